@@ -1,0 +1,70 @@
+// The one small interface between kdebug and the outside world, and the closed list of
+// commands kdebug may run on a node. Every command is read-only and has a fixed argv: nothing
+// from the cluster is ever spliced into a shell string.
+import type { KubeObject, SnapshotMeta } from '../core/model.js';
+
+/** Every command kdebug can run on a node. Adding one means adding it here, nowhere else. */
+export type NodeCommand =
+  | { kind: 'iptables-save'; backend: 'auto' | 'legacy' | 'nft'; table?: 'nat' | 'filter' }
+  | { kind: 'ip6tables-save'; backend: 'auto' | 'legacy' | 'nft'; table?: 'nat' | 'filter' }
+  | { kind: 'proxy-mode' }
+  | { kind: 'proxy-metrics' }
+  | { kind: 'ip-addr' }
+  | { kind: 'dns-lookup'; name: string; server: string; type: 'A' | 'AAAA' | 'SRV' | 'CNAME' }
+  | { kind: 'tcp-connect'; ip: string; port: number }
+  | { kind: 'udp-probe'; ip: string; port: number }
+  | { kind: 'icmp-echo'; ip: string };
+
+/** The file stem a command's stdout is stored under in a snapshot (`nodes/<node>/<stem>.txt`). */
+export function commandStem(c: NodeCommand): string {
+  switch (c.kind) {
+    case 'iptables-save':
+    case 'ip6tables-save': {
+      const backend = c.backend === 'auto' ? '' : `-${c.backend}`;
+      const base = c.kind === 'iptables-save' ? `iptables${backend}-save` : `ip6tables${backend}-save`;
+      return c.table ? `${base}-${c.table}` : base;
+    }
+    case 'proxy-mode':
+      return 'proxy-mode';
+    case 'proxy-metrics':
+      return 'proxy-metrics';
+    case 'ip-addr':
+      return 'ip-addr';
+    case 'dns-lookup':
+      return `dns-lookup_${c.type}_${c.name}_${c.server}`;
+    case 'tcp-connect':
+      return `tcp-connect_${c.ip}_${c.port}`;
+    case 'udp-probe':
+      return `udp-probe_${c.ip}_${c.port}`;
+    case 'icmp-echo':
+      return `icmp-echo_${c.ip}`;
+  }
+}
+
+export interface NodeResult {
+  stdout: string;
+  stderr: string;
+  /** null when the command could not run at all (see `error`). */
+  exitCode: number | null;
+  error?: string;
+  /** Which transport ran it, e.g. "ssh root@192.0.2.10" or "exec kube-system/kube-proxy-abcde". */
+  via: string;
+}
+
+/** What to read from the API for one target. */
+export interface ReadRequest {
+  /** A path under the API server, e.g. "/api/v1/namespaces/default/services". */
+  path: string;
+  labelSelector?: string;
+  fieldSelector?: string;
+}
+
+export interface Cluster {
+  readonly meta: SnapshotMeta;
+  /** The items of one list request, exactly as the API returned them. */
+  list(request: ReadRequest): Promise<KubeObject[]>;
+  /** Runs one command from the closed list on a node. Never throws for a failed command. */
+  run(node: string, command: NodeCommand): Promise<NodeResult>;
+  /** Releases connections and removes anything kdebug created (debug Pods). */
+  close(): Promise<void>;
+}

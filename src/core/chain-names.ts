@@ -1,0 +1,40 @@
+// kube-proxy's chain names: base32(sha256(servicePortName + protocol [+ "ip:port"])) cut to 16
+// characters. Computing them lets kdebug say which chain a Service port must have on a node.
+import { createHash } from 'node:crypto';
+
+export type ServiceChainPrefix = 'KUBE-SVC' | 'KUBE-SVL' | 'KUBE-EXT' | 'KUBE-FW' | 'KUBE-XLB';
+
+const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+
+/** The first 16 characters of RFC 4648 base32 (standard alphabet) of sha256(input). */
+export function hash16(input: string): string {
+  const digest = createHash('sha256').update(input).digest();
+  let out = '';
+  let bits = 0;
+  let acc = 0;
+  for (let i = 0; out.length < 16; i++) {
+    acc = ((acc << 8) | digest[i]!) & 0xffff;
+    bits += 8;
+    while (bits >= 5 && out.length < 16) {
+      out += BASE32[(acc >>> (bits - 5)) & 31];
+      bits -= 5;
+    }
+  }
+  return out;
+}
+
+/** KUBE-SVC-/SVL-/EXT-/FW-/XLB- chain of a Service port ("ns/name:port", protocol "tcp"). */
+export function kubeProxyChain(prefix: ServiceChainPrefix, servicePortName: string, protocol: string): string {
+  return `${prefix}-${hash16(servicePortName + protocol.toLowerCase())}`;
+}
+
+/** KUBE-SEP- chain of one endpoint ("10.244.0.3:80", IPv6 as "[fd00::1]:80"). */
+export function endpointChain(servicePortName: string, protocol: string, endpoint: string): string {
+  return `KUBE-SEP-${hash16(servicePortName + protocol.toLowerCase() + endpoint)}`;
+}
+
+/** The hash suffix shared by a Service port's SVC, SVL, EXT, FW and XLB chains. */
+export function serviceHashOf(chain: string): string | undefined {
+  const m = /^KUBE-(?:SVC|SVL|EXT|FW|XLB)-([A-Z2-7]{16})$/.exec(chain);
+  return m?.[1];
+}

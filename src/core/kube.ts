@@ -1,0 +1,537 @@
+// Raw API JSON -> the model kdebug reasons over. Lenient on shape (objects come from real
+// clusters and hand-made snapshots), strict on meaning (defaults as the API server applies them).
+import { load as loadYaml } from 'js-yaml';
+import type { KubeObject, ServicePortName } from './model.js';
+
+export type Protocol = 'TCP' | 'UDP' | 'SCTP';
+
+export interface ServicePort {
+  name: string;
+  protocol: Protocol;
+  port: number;
+  /** A number, or a container port name. */
+  targetPort: number | string;
+  nodePort?: number;
+  appProtocol?: string;
+}
+
+export interface Service {
+  namespace: string;
+  name: string;
+  type: 'ClusterIP' | 'NodePort' | 'LoadBalancer' | 'ExternalName';
+  /** The primary ClusterIP; "None" for headless Services. */
+  clusterIP?: string;
+  clusterIPs: string[];
+  headless: boolean;
+  ports: ServicePort[];
+  /** Undefined when the Service has no selector (endpoints managed by hand). */
+  selector?: Record<string, string>;
+  externalIPs: string[];
+  /** status.loadBalancer.ingress IPs kube-proxy programs (ipMode Proxy excluded). */
+  loadBalancerIPs: string[];
+  loadBalancerSourceRanges: string[];
+  externalTrafficPolicy: 'Cluster' | 'Local';
+  internalTrafficPolicy: 'Cluster' | 'Local';
+  sessionAffinity: 'None' | 'ClientIP';
+  sessionAffinityTimeout: number;
+  publishNotReadyAddresses: boolean;
+  healthCheckNodePort?: number;
+  externalName?: string;
+  raw: KubeObject;
+}
+
+export interface EndpointConditions {
+  ready: boolean;
+  serving: boolean;
+  terminating: boolean;
+}
+
+export interface SliceEndpoint {
+  addresses: string[];
+  conditions: EndpointConditions;
+  nodeName?: string;
+  hostname?: string;
+  zone?: string;
+  targetRef?: { kind?: string; name?: string; namespace?: string };
+}
+
+export interface EndpointSlice {
+  namespace: string;
+  name: string;
+  /** The kubernetes.io/service-name label. */
+  serviceName?: string;
+  addressType: 'IPv4' | 'IPv6' | 'FQDN';
+  ports: { name: string; port?: number; protocol: Protocol; appProtocol?: string }[];
+  endpoints: SliceEndpoint[];
+  managedBy?: string;
+  raw: KubeObject;
+}
+
+/** The legacy v1 Endpoints object. */
+export interface LegacyEndpoints {
+  namespace: string;
+  name: string;
+  subsets: {
+    addresses: { ip: string; nodeName?: string; targetRef?: { name?: string } }[];
+    notReadyAddresses: { ip: string; nodeName?: string; targetRef?: { name?: string } }[];
+    ports: { name: string; port: number; protocol: Protocol }[];
+  }[];
+  raw: KubeObject;
+}
+
+export interface ContainerPort {
+  name?: string;
+  containerPort: number;
+  protocol: Protocol;
+}
+
+export interface Probe {
+  kind: 'httpGet' | 'tcpSocket' | 'exec' | 'grpc' | 'unknown';
+  port?: number | string;
+  path?: string;
+  command?: string[];
+}
+
+export interface Container {
+  name: string;
+  ports: ContainerPort[];
+  readinessProbe?: Probe;
+  livenessProbe?: Probe;
+}
+
+export interface ContainerStatus {
+  name: string;
+  ready: boolean;
+  restartCount: number;
+  state: { kind: 'running' | 'waiting' | 'terminated' | 'unknown'; reason?: string; message?: string; exitCode?: number };
+  lastState?: { kind: 'running' | 'waiting' | 'terminated' | 'unknown'; reason?: string; exitCode?: number };
+}
+
+export interface PodCondition {
+  type: string;
+  status: 'True' | 'False' | 'Unknown';
+  reason?: string;
+  message?: string;
+}
+
+export interface Pod {
+  namespace: string;
+  name: string;
+  labels: Record<string, string>;
+  nodeName?: string;
+  podIP?: string;
+  podIPs: string[];
+  hostIP?: string;
+  phase: string;
+  hostNetwork: boolean;
+  hostname?: string;
+  subdomain?: string;
+  containers: Container[];
+  containerStatuses: ContainerStatus[];
+  conditions: PodCondition[];
+  deleting: boolean;
+  ownerKind?: string;
+  ownerName?: string;
+  raw: KubeObject;
+}
+
+export interface NodeAddress {
+  type: string;
+  address: string;
+}
+
+export interface Node {
+  name: string;
+  addresses: NodeAddress[];
+  /** InternalIP addresses first, then ExternalIP. */
+  ips: string[];
+  podCIDRs: string[];
+  labels: Record<string, string>;
+  ready: boolean | undefined;
+  raw: KubeObject;
+}
+
+export interface ConfigMap {
+  namespace: string;
+  name: string;
+  data: Record<string, string>;
+  raw: KubeObject;
+}
+
+/** What kube-proxy was configured with (the kube-proxy ConfigMap's config.conf). */
+export interface KubeProxyConfig {
+  mode: 'iptables' | 'ipvs' | 'nftables' | 'kernelspace' | 'userspace' | string;
+  clusterCIDR?: string;
+  detectLocalMode: 'ClusterCIDR' | 'NodeCIDR' | 'BridgeInterface' | 'InterfaceNamePrefix' | string;
+  bridgeInterface?: string;
+  interfaceNamePrefix?: string;
+  masqueradeAll: boolean;
+  masqueradeBit: number;
+  localhostNodePorts: boolean;
+  nodePortAddresses: string[];
+  /** Where the values came from, for evidence. */
+  source: string;
+}
+
+// --- small readers over unknown JSON ---------------------------------------------------------
+
+type J = Record<string, unknown>;
+const obj = (v: unknown): J => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as J) : {});
+const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+const num = (v: unknown): number | undefined =>
+  typeof v === 'number' ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : undefined;
+const strMap = (v: unknown): Record<string, string> =>
+  Object.fromEntries(Object.entries(obj(v)).filter(([, x]) => typeof x === 'string')) as Record<string, string>;
+const protocol = (v: unknown): Protocol => {
+  const p = str(v)?.toUpperCase();
+  return p === 'UDP' || p === 'SCTP' ? p : 'TCP';
+};
+
+export const kindOf = (o: KubeObject) => o.kind ?? '';
+export const nameOf = (o: KubeObject) => o.metadata?.name ?? '';
+export const namespaceOf = (o: KubeObject) => o.metadata?.namespace ?? '';
+
+// --- objects ----------------------------------------------------------------------------------
+
+export function toService(raw: KubeObject): Service {
+  const spec = obj(raw['spec']);
+  const status = obj(raw['status']);
+  const clusterIP = str(spec['clusterIP']);
+  const clusterIPs = arr(spec['clusterIPs']).map(str).filter((x): x is string => !!x);
+  const type = (str(spec['type']) ?? 'ClusterIP') as Service['type'];
+  const ports: ServicePort[] = arr(spec['ports']).map((p) => {
+    const o = obj(p);
+    const port = num(o['port']) ?? 0;
+    const tp = o['targetPort'];
+    return {
+      name: str(o['name']) ?? '',
+      protocol: protocol(o['protocol']),
+      port,
+      // an unset targetPort defaults to port; "8080" written as a string is still a number
+      targetPort: typeof tp === 'number' ? tp : typeof tp === 'string' ? (/^\d+$/.test(tp) ? Number(tp) : tp) : port,
+      nodePort: num(o['nodePort']),
+      appProtocol: str(o['appProtocol']),
+    };
+  });
+  const selector = spec['selector'] === undefined || spec['selector'] === null ? undefined : strMap(spec['selector']);
+  const affinityTimeout = num(obj(obj(spec['sessionAffinityConfig'])['clientIP'])['timeoutSeconds']);
+  const lbIngress = arr(obj(status['loadBalancer'])['ingress']).map(obj);
+  return {
+    namespace: namespaceOf(raw) || 'default',
+    name: nameOf(raw),
+    type,
+    clusterIP,
+    clusterIPs: clusterIPs.length > 0 ? clusterIPs : clusterIP && clusterIP !== 'None' ? [clusterIP] : [],
+    headless: clusterIP === 'None',
+    ports,
+    selector: selector && Object.keys(selector).length > 0 ? selector : undefined,
+    externalIPs: arr(spec['externalIPs']).map(str).filter((x): x is string => !!x).map((x) => x.trim()),
+    loadBalancerIPs: lbIngress
+      .filter((i) => str(i['ipMode']) !== 'Proxy')
+      .map((i) => str(i['ip']))
+      .filter((x): x is string => !!x),
+    loadBalancerSourceRanges: arr(spec['loadBalancerSourceRanges']).map(str).filter((x): x is string => !!x).map((x) => x.trim()),
+    externalTrafficPolicy: str(spec['externalTrafficPolicy']) === 'Local' ? 'Local' : 'Cluster',
+    internalTrafficPolicy: str(spec['internalTrafficPolicy']) === 'Local' ? 'Local' : 'Cluster',
+    sessionAffinity: str(spec['sessionAffinity']) === 'ClientIP' ? 'ClientIP' : 'None',
+    sessionAffinityTimeout: affinityTimeout ?? 10800,
+    publishNotReadyAddresses: spec['publishNotReadyAddresses'] === true,
+    healthCheckNodePort: num(spec['healthCheckNodePort']),
+    externalName: str(spec['externalName']),
+    raw,
+  };
+}
+
+/** kube-proxy's ServicePortName: "ns/name:port", or "ns/name" for an unnamed port. */
+export function servicePortName(svc: { namespace: string; name: string }, port: { name: string }): ServicePortName {
+  return port.name ? `${svc.namespace}/${svc.name}:${port.name}` : `${svc.namespace}/${svc.name}`;
+}
+
+export function toEndpointSlice(raw: KubeObject): EndpointSlice {
+  const labels = raw.metadata?.labels ?? {};
+  const at = str(raw['addressType']);
+  return {
+    namespace: namespaceOf(raw) || 'default',
+    name: nameOf(raw),
+    serviceName: labels['kubernetes.io/service-name'],
+    addressType: at === 'IPv6' || at === 'FQDN' ? at : 'IPv4',
+    ports: arr(raw['ports']).map((p) => {
+      const o = obj(p);
+      return { name: str(o['name']) ?? '', port: num(o['port']), protocol: protocol(o['protocol']), appProtocol: str(o['appProtocol']) };
+    }),
+    endpoints: arr(raw['endpoints']).map((e) => {
+      const o = obj(e);
+      const c = obj(o['conditions']);
+      const ref = obj(o['targetRef']);
+      return {
+        addresses: arr(o['addresses']).map(str).filter((x): x is string => !!x),
+        // nil ready/serving mean true; nil terminating means false (discovery/v1)
+        conditions: { ready: c['ready'] !== false, serving: c['serving'] !== false, terminating: c['terminating'] === true },
+        nodeName: str(o['nodeName']) ?? strMap(o['topology'])['kubernetes.io/hostname'],
+        hostname: str(o['hostname']),
+        zone: str(o['zone']),
+        targetRef: o['targetRef'] ? { kind: str(ref['kind']), name: str(ref['name']), namespace: str(ref['namespace']) } : undefined,
+      };
+    }),
+    managedBy: labels['endpointslice.kubernetes.io/managed-by'],
+    raw,
+  };
+}
+
+export function toLegacyEndpoints(raw: KubeObject): LegacyEndpoints {
+  const addr = (a: unknown) => {
+    const o = obj(a);
+    return { ip: str(o['ip']) ?? '', nodeName: str(o['nodeName']), targetRef: o['targetRef'] ? { name: str(obj(o['targetRef'])['name']) } : undefined };
+  };
+  return {
+    namespace: namespaceOf(raw) || 'default',
+    name: nameOf(raw),
+    subsets: arr(raw['subsets']).map((s) => {
+      const o = obj(s);
+      return {
+        addresses: arr(o['addresses']).map(addr),
+        notReadyAddresses: arr(o['notReadyAddresses']).map(addr),
+        ports: arr(o['ports']).map((p) => {
+          const q = obj(p);
+          return { name: str(q['name']) ?? '', port: num(q['port']) ?? 0, protocol: protocol(q['protocol']) };
+        }),
+      };
+    }),
+    raw,
+  };
+}
+
+function probe(v: unknown): Probe | undefined {
+  const o = obj(v);
+  if (Object.keys(o).length === 0) return undefined;
+  if (o['httpGet']) {
+    const h = obj(o['httpGet']);
+    return { kind: 'httpGet', port: (num(h['port']) ?? str(h['port'])) as number | string | undefined, path: str(h['path']) };
+  }
+  if (o['tcpSocket']) return { kind: 'tcpSocket', port: (num(obj(o['tcpSocket'])['port']) ?? str(obj(o['tcpSocket'])['port'])) as number | string | undefined };
+  if (o['exec']) return { kind: 'exec', command: arr(obj(o['exec'])['command']).map(String) };
+  if (o['grpc']) return { kind: 'grpc', port: num(obj(o['grpc'])['port']) };
+  return { kind: 'unknown' };
+}
+
+function containerState(v: unknown): ContainerStatus['state'] {
+  const o = obj(v);
+  for (const kind of ['running', 'waiting', 'terminated'] as const) {
+    if (o[kind]) {
+      const s = obj(o[kind]);
+      return { kind, reason: str(s['reason']), message: str(s['message']), exitCode: num(s['exitCode']) };
+    }
+  }
+  return { kind: 'unknown' };
+}
+
+export function toPod(raw: KubeObject): Pod {
+  const spec = obj(raw['spec']);
+  const status = obj(raw['status']);
+  const owner = obj(arr(raw.metadata?.['ownerReferences'])[0]);
+  const podIPs = arr(status['podIPs']).map((x) => str(obj(x)['ip'])).filter((x): x is string => !!x);
+  const podIP = str(status['podIP']);
+  return {
+    namespace: namespaceOf(raw) || 'default',
+    name: nameOf(raw),
+    labels: raw.metadata?.labels ?? {},
+    nodeName: str(spec['nodeName']),
+    podIP,
+    podIPs: podIPs.length > 0 ? podIPs : podIP ? [podIP] : [],
+    hostIP: str(status['hostIP']),
+    phase: str(status['phase']) ?? 'Unknown',
+    hostNetwork: spec['hostNetwork'] === true,
+    hostname: str(spec['hostname']),
+    subdomain: str(spec['subdomain']),
+    containers: arr(spec['containers']).map((c) => {
+      const o = obj(c);
+      return {
+        name: str(o['name']) ?? '',
+        ports: arr(o['ports']).map((p) => {
+          const q = obj(p);
+          return { name: str(q['name']), containerPort: num(q['containerPort']) ?? 0, protocol: protocol(q['protocol']) };
+        }),
+        readinessProbe: probe(o['readinessProbe']),
+        livenessProbe: probe(o['livenessProbe']),
+      };
+    }),
+    containerStatuses: arr(status['containerStatuses']).map((c) => {
+      const o = obj(c);
+      const last = containerState(o['lastState']);
+      return {
+        name: str(o['name']) ?? '',
+        ready: o['ready'] === true,
+        restartCount: num(o['restartCount']) ?? 0,
+        state: containerState(o['state']),
+        lastState: last.kind === 'unknown' ? undefined : last,
+      };
+    }),
+    conditions: arr(status['conditions']).map((c) => {
+      const o = obj(c);
+      const s = str(o['status']);
+      return {
+        type: str(o['type']) ?? '',
+        status: s === 'True' || s === 'False' ? s : 'Unknown',
+        reason: str(o['reason']),
+        message: str(o['message']),
+      };
+    }),
+    deleting: typeof raw.metadata?.['deletionTimestamp'] === 'string',
+    ownerKind: str(owner['kind']),
+    ownerName: str(owner['name']),
+    raw,
+  };
+}
+
+export function toNode(raw: KubeObject): Node {
+  const spec = obj(raw['spec']);
+  const status = obj(raw['status']);
+  const addresses = arr(status['addresses']).map((a) => ({ type: str(obj(a)['type']) ?? '', address: str(obj(a)['address']) ?? '' }));
+  const ready = arr(status['conditions']).map(obj).find((c) => c['type'] === 'Ready');
+  const podCIDRs = arr(spec['podCIDRs']).map(str).filter((x): x is string => !!x);
+  const podCIDR = str(spec['podCIDR']);
+  const ips = [
+    ...addresses.filter((a) => a.type === 'InternalIP'),
+    ...addresses.filter((a) => a.type === 'ExternalIP'),
+  ].map((a) => a.address);
+  return {
+    name: nameOf(raw),
+    addresses,
+    ips,
+    podCIDRs: podCIDRs.length > 0 ? podCIDRs : podCIDR ? [podCIDR] : [],
+    labels: raw.metadata?.labels ?? {},
+    ready: ready ? ready['status'] === 'True' : undefined,
+    raw,
+  };
+}
+
+export function toConfigMap(raw: KubeObject): ConfigMap {
+  return { namespace: namespaceOf(raw), name: nameOf(raw), data: strMap(raw['data']), raw };
+}
+
+/**
+ * kube-proxy's configuration from its ConfigMap (kubeadm's `config.conf`, a
+ * KubeProxyConfiguration in YAML). Throws with a message naming the key when it cannot be read.
+ */
+export function toKubeProxyConfig(cm: ConfigMap): KubeProxyConfig {
+  const key = cm.data['config.conf'] !== undefined ? 'config.conf' : Object.keys(cm.data).find((k) => /conf/.test(k));
+  const source = `ConfigMap ${cm.namespace}/${cm.name}${key ? ` key ${key}` : ''}`;
+  let c: J = {};
+  if (key) {
+    try {
+      c = obj(loadYaml(cm.data[key]!));
+    } catch (e) {
+      throw new Error(`${source}: not valid YAML: ${(e as Error).message.split('\n')[0]}`);
+    }
+  }
+  const ipt = obj(c['iptables']);
+  const cidr = str(c['clusterCIDR']);
+  return {
+    mode: str(c['mode']) || 'iptables',
+    clusterCIDR: cidr || undefined,
+    detectLocalMode: str(c['detectLocalMode']) || 'ClusterCIDR',
+    bridgeInterface: str(obj(c['detectLocal'])['bridgeInterface']),
+    interfaceNamePrefix: str(obj(c['detectLocal'])['interfaceNamePrefix']),
+    masqueradeAll: ipt['masqueradeAll'] === true,
+    masqueradeBit: num(ipt['masqueradeBit']) ?? 14,
+    localhostNodePorts: ipt['localhostNodePorts'] !== false,
+    nodePortAddresses: arr(c['nodePortAddresses']).map(str).filter((x): x is string => !!x),
+    source,
+  };
+}
+
+/** The default when a cluster has no kube-proxy ConfigMap (k3s, managed clusters). */
+export const DEFAULT_KUBE_PROXY_CONFIG: KubeProxyConfig = {
+  mode: 'iptables',
+  detectLocalMode: 'ClusterCIDR',
+  masqueradeAll: false,
+  masqueradeBit: 14,
+  localhostNodePorts: true,
+  nodePortAddresses: [],
+  source: 'defaults (no kube-proxy ConfigMap)',
+};
+
+// --- the whole cluster view -----------------------------------------------------------------
+
+/** Every object of a Facts list, typed and indexed. */
+export interface ClusterView {
+  services: Service[];
+  endpointSlices: EndpointSlice[];
+  endpoints: LegacyEndpoints[];
+  pods: Pod[];
+  nodes: Node[];
+  configMaps: ConfigMap[];
+  networkPolicies: KubeObject[];
+  daemonSets: KubeObject[];
+  other: KubeObject[];
+}
+
+/** Flattens `List` objects (as `kubectl get -o json` prints them) into their items. */
+export function flattenObjects(objects: KubeObject[]): KubeObject[] {
+  const out: KubeObject[] = [];
+  for (const o of objects) {
+    if (Array.isArray(o['items'])) {
+      // list items carry no kind: take it from "ServiceList" etc.
+      const itemKind = kindOf(o).endsWith('List') && kindOf(o) !== 'List' ? kindOf(o).slice(0, -4) : undefined;
+      for (const item of o['items'] as KubeObject[]) {
+        out.push(...flattenObjects([item.kind || !itemKind ? item : { kind: itemKind, apiVersion: o.apiVersion, ...item }]));
+      }
+    } else out.push(o);
+  }
+  return out;
+}
+
+export function clusterView(objects: KubeObject[]): ClusterView {
+  const v: ClusterView = { services: [], endpointSlices: [], endpoints: [], pods: [], nodes: [], configMaps: [], networkPolicies: [], daemonSets: [], other: [] };
+  for (const o of flattenObjects(objects)) {
+    switch (kindOf(o)) {
+      case 'Service':
+        v.services.push(toService(o));
+        break;
+      case 'EndpointSlice':
+        v.endpointSlices.push(toEndpointSlice(o));
+        break;
+      case 'Endpoints':
+        v.endpoints.push(toLegacyEndpoints(o));
+        break;
+      case 'Pod':
+        v.pods.push(toPod(o));
+        break;
+      case 'Node':
+        v.nodes.push(toNode(o));
+        break;
+      case 'ConfigMap':
+        v.configMaps.push(toConfigMap(o));
+        break;
+      case 'NetworkPolicy':
+        v.networkPolicies.push(o);
+        break;
+      case 'DaemonSet':
+        v.daemonSets.push(o);
+        break;
+      default:
+        v.other.push(o);
+    }
+  }
+  return v;
+}
+
+/** The kube-proxy ConfigMap in kube-system (kubeadm's "kube-proxy", EKS's "kube-proxy-config"). */
+export function kubeProxyConfigOf(view: ClusterView): KubeProxyConfig {
+  const cm = view.configMaps.find((c) => c.namespace === 'kube-system' && (c.name === 'kube-proxy' || c.name === 'kube-proxy-config'));
+  return cm ? toKubeProxyConfig(cm) : DEFAULT_KUBE_PROXY_CONFIG;
+}
+
+/** Does the label selector match these labels (equality-based, as Service selectors are)? */
+export function selectorMatches(selector: Record<string, string>, labels: Record<string, string>): boolean {
+  return Object.entries(selector).every(([k, v]) => labels[k] === v);
+}
+
+export function findService(view: ClusterView, namespace: string, name: string): Service | undefined {
+  return view.services.find((s) => s.namespace === namespace && s.name === name);
+}
+
+export function slicesOf(view: ClusterView, svc: { namespace: string; name: string }): EndpointSlice[] {
+  return view.endpointSlices.filter((s) => s.namespace === svc.namespace && s.serviceName === svc.name);
+}

@@ -1,0 +1,71 @@
+// The vocabulary every layer shares: Facts in, Report out. Names follow kube-proxy's words.
+
+/** "ns/name:port", or "ns/name" for an unnamed port: kube-proxy's ServicePortName.String(). */
+export type ServicePortName = string;
+
+/** One Kubernetes object exactly as the API returned it (raw JSON, unknown fields kept). */
+export interface KubeObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: {
+    name?: string;
+    namespace?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    [key: string]: unknown;
+  };
+  [key: string]: unknown;
+}
+
+/** What a capture records about itself (snapshot meta.json). */
+export interface SnapshotMeta {
+  context?: string;
+  server?: string;
+  namespace?: string;
+  service?: string;
+  capturedAt?: string;
+  kdebugVersion?: string;
+  [key: string]: unknown;
+}
+
+/** The raw stdout of one node command, keyed by its file stem (e.g. "iptables-save"). */
+export type NodeOutputs = Record<string, string>;
+
+/**
+ * Everything kdebug observed, uninterpreted: API objects, and the raw output of each node
+ * command per node. A snapshot directory is Facts on disk.
+ */
+export interface Facts {
+  objects: KubeObject[];
+  nodes: Record<string, NodeOutputs>;
+  meta: SnapshotMeta;
+}
+
+export type Status = 'pass' | 'warn' | 'fail' | 'skip' | 'pending';
+export type Severity = 'error' | 'warning' | 'info';
+
+/** One verdict with its evidence. `id` is a stable slug: a contract for scripts. */
+export interface Finding {
+  id: string;
+  status: Status;
+  title: string;
+  explanation: string;
+  evidence: string[];
+  next?: string;
+  node?: string;
+  service?: ServicePortName;
+}
+
+export interface Step {
+  id: string;
+  title: string;
+  status: Status;
+  findings: Finding[];
+}
+
+export interface Report {
+  schemaVersion: number;
+  target: { namespace: string; service: string };
+  context?: string;
+  steps: Step[];
+}
