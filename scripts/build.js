@@ -17,7 +17,9 @@ await build({
   // ssh2 loads optional native addons with require(); keep it a real package.
   external: ['ssh2'],
   define: { 'process.env.NODE_ENV': '"production"', KDEBUG_VERSION: JSON.stringify(version) },
-  banner: { js: "import { createRequire as __kdCreateRequire } from 'node:module'; const require = __kdCreateRequire(import.meta.url);" },
+  banner: {
+    js: "import { createRequire as __kdCreateRequire } from 'node:module'; const require = __kdCreateRequire(import.meta.url);",
+  },
   legalComments: 'none',
   logLevel: 'warning',
 });

@@ -6,7 +6,11 @@ import { join } from 'node:path';
 
 const walk = (dir) =>
   readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? walk(join(dir, e.name)) : /\.test\.tsx?$/.test(e.name) ? [join(dir, e.name)] : [],
+    e.isDirectory()
+      ? walk(join(dir, e.name))
+      : /\.test\.tsx?$/.test(e.name)
+        ? [join(dir, e.name)]
+        : [],
   );
 const words = process.argv.slice(2);
 const files = walk('test')

@@ -21,7 +21,8 @@ export function commandStem(c: NodeCommand): string {
     case 'iptables-save':
     case 'ip6tables-save': {
       const backend = c.backend === 'auto' ? '' : `-${c.backend}`;
-      const base = c.kind === 'iptables-save' ? `iptables${backend}-save` : `ip6tables${backend}-save`;
+      const base =
+        c.kind === 'iptables-save' ? `iptables${backend}-save` : `ip6tables${backend}-save`;
       return c.table ? `${base}-${c.table}` : base;
     }
     case 'proxy-mode':
@@ -60,9 +61,15 @@ export interface ReadRequest {
 }
 
 export interface Cluster {
+  /** Where the objects come from: context and server (snapshot meta.json). */
   readonly meta: SnapshotMeta;
-  /** The items of one list request, exactly as the API returned them. */
+  /**
+   * The items of one list request, exactly as the API returned them, with kind and apiVersion
+   * filled in from the list (the API leaves them out of items), as `kubectl get -o json` prints.
+   */
   list(request: ReadRequest): Promise<KubeObject[]>;
+  /** One object (path ends in its name), exactly as the API returned it; undefined when it does not exist. */
+  get(path: string): Promise<KubeObject | undefined>;
   /** Runs one command from the closed list on a node. Never throws for a failed command. */
   run(node: string, command: NodeCommand): Promise<NodeResult>;
   /** Releases connections and removes anything kdebug created (debug Pods). */

@@ -32,7 +32,10 @@ export async function readSnapshot(dir: string): Promise<Facts> {
   try {
     text = await readFile(objectsFile, 'utf8');
   } catch {
-    throw new SnapshotError(objectsFile, 'missing: a snapshot needs at least objects.json (kubectl get svc,endpointslices,pods,nodes,cm -A -o json)');
+    throw new SnapshotError(
+      objectsFile,
+      'missing: a snapshot needs at least objects.json (kubectl get svc,endpointslices,pods,nodes,cm -A -o json)',
+    );
   }
   const objects = parseObjects(objectsFile, text);
   let meta: SnapshotMeta = {};
@@ -40,7 +43,8 @@ export async function readSnapshot(dir: string): Promise<Facts> {
   try {
     meta = JSON.parse(await readFile(metaFile, 'utf8')) as SnapshotMeta;
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw new SnapshotError(metaFile, `not valid JSON: ${(e as Error).message}`);
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT')
+      throw new SnapshotError(metaFile, `not valid JSON: ${(e as Error).message}`);
   }
   const nodes: Facts['nodes'] = {};
   const nodesDir = join(dir, 'nodes');
@@ -64,7 +68,10 @@ function parseObjects(file: string, text: string): KubeObject[] {
   } catch (e) {
     const m = /position (\d+)/.exec((e as Error).message);
     const line = m ? text.slice(0, Number(m[1])).split('\n').length : undefined;
-    throw new SnapshotError(line ? `${file}:${line}` : file, `not valid JSON: ${(e as Error).message}`);
+    throw new SnapshotError(
+      line ? `${file}:${line}` : file,
+      `not valid JSON: ${(e as Error).message}`,
+    );
   }
   // Lists (kubectl get -o json) are flattened: Facts hold one object per item, kind filled in
   if (Array.isArray(parsed)) return flattenObjects(parsed as KubeObject[]);
@@ -75,7 +82,12 @@ function parseObjects(file: string, text: string): KubeObject[] {
 /** Writes Facts as a snapshot directory that readSnapshot gives back unchanged. */
 export async function writeSnapshot(dir: string, facts: Facts): Promise<void> {
   await mkdir(dir, { recursive: true });
-  const list = { apiVersion: 'v1', kind: 'List', metadata: { resourceVersion: '' }, items: facts.objects };
+  const list = {
+    apiVersion: 'v1',
+    kind: 'List',
+    metadata: { resourceVersion: '' },
+    items: facts.objects,
+  };
   await writeFile(join(dir, 'objects.json'), JSON.stringify(list, null, 2) + '\n');
   await writeFile(join(dir, 'meta.json'), JSON.stringify(facts.meta, null, 2) + '\n');
   for (const [node, outputs] of Object.entries(facts.nodes)) {

@@ -24,7 +24,11 @@ export function hash16(input: string): string {
 }
 
 /** KUBE-SVC-/SVL-/EXT-/FW-/XLB- chain of a Service port ("ns/name:port", protocol "tcp"). */
-export function kubeProxyChain(prefix: ServiceChainPrefix, servicePortName: string, protocol: string): string {
+export function kubeProxyChain(
+  prefix: ServiceChainPrefix,
+  servicePortName: string,
+  protocol: string,
+): string {
   return `${prefix}-${hash16(servicePortName + protocol.toLowerCase())}`;
 }
 

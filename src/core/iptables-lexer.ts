@@ -94,7 +94,8 @@ export class RuleLexer {
         if (e >= end) throw new LineSyntaxError('unterminated quoted string');
         s = i + 1;
         i = e + 1;
-        if (i < end && b[i] !== SP && b[i] !== TAB) throw new LineSyntaxError('text right after a closing quote');
+        if (i < end && b[i] !== SP && b[i] !== TAB)
+          throw new LineSyntaxError('text right after a closing quote');
       } else {
         e = i;
         while (e < end && (c = b[e]!) !== SP && c !== TAB) e++;
@@ -119,7 +120,8 @@ export class RuleLexer {
       }
       const isOption = !quoted && len >= 2 && b[s] === DASH && !isNumberStart(b, s, e);
       if (!isOption) {
-        if (this.count === 0 || lastOption < 0) throw new LineSyntaxError(`unexpected "${text(b, s, e)}"`);
+        if (this.count === 0 || lastOption < 0)
+          throw new LineSyntaxError(`unexpected "${text(b, s, e)}"`);
         if (negate) throw new LineSyntaxError(`"!" before a value "${text(b, s, e)}"`);
         this.push(s, e, Role.Value, quoted ? Flag.Quoted : 0, 0);
         continue;
@@ -134,7 +136,8 @@ export class RuleLexer {
       if (letter === 0 || state === 2) {
         // a module or target option
         if (b[s + 1] !== DASH) throw new LineSyntaxError(`unknown option "${text(b, s, e)}"`);
-        if (state === 0 && module < 0) throw new LineSyntaxError(`option "${text(b, s, e)}" before any -m or -j`);
+        if (state === 0 && module < 0)
+          throw new LineSyntaxError(`option "${text(b, s, e)}" before any -m or -j`);
         const role = state === 2 ? Role.TargetOption : Role.ModuleOption;
         lastOption = this.count;
         this.push(s, e, role, negate ? Flag.Negated : 0, role === Role.ModuleOption ? module : 0);
@@ -217,7 +220,8 @@ export class RuleLexer {
     }
     let e = i;
     while (e < end && b[e] !== SP && b[e] !== TAB) e++;
-    if (b[i] === DASH && e - i > 1 && !isNumberStart(b, i, e)) throw new LineSyntaxError(`expected ${what}`);
+    if (b[i] === DASH && e - i > 1 && !isNumberStart(b, i, e))
+      throw new LineSyntaxError(`expected ${what}`);
     return { s: i, e, quoted: false };
   }
 

@@ -162,9 +162,34 @@ export const DNAT_QUIRK =
 
 const VERDICTS = new Set(['ACCEPT', 'DROP', 'RETURN', 'QUEUE']);
 const EXTENSIONS = new Set([
-  'CHECKSUM', 'CLASSIFY', 'CLUSTERIP', 'CONNMARK', 'CONNSECMARK', 'CT', 'DSCP', 'HL', 'HMARK', 'IDLETIMER',
-  'LED', 'NETMAP', 'NFLOG', 'NFQUEUE', 'NOTRACK', 'REDIRECT', 'SECMARK', 'SET', 'SYNPROXY', 'TCPMSS',
-  'TCPOPTSTRIP', 'TEE', 'TOS', 'TPROXY', 'TRACE', 'TTL', 'ULOG', 'AUDIT',
+  'CHECKSUM',
+  'CLASSIFY',
+  'CLUSTERIP',
+  'CONNMARK',
+  'CONNSECMARK',
+  'CT',
+  'DSCP',
+  'HL',
+  'HMARK',
+  'IDLETIMER',
+  'LED',
+  'NETMAP',
+  'NFLOG',
+  'NFQUEUE',
+  'NOTRACK',
+  'REDIRECT',
+  'SECMARK',
+  'SET',
+  'SYNPROXY',
+  'TCPMSS',
+  'TCPOPTSTRIP',
+  'TEE',
+  'TOS',
+  'TPROXY',
+  'TRACE',
+  'TTL',
+  'ULOG',
+  'AUDIT',
 ]);
 
 let lexer: RuleLexer | undefined;
@@ -188,7 +213,9 @@ export function buildRule(
   let goto = false;
   const value = (k: number) => {
     const q = (t[k * SLOT + 3]! & Flag.Quoted) !== 0;
-    return q ? unescaped(buf, t[k * SLOT]!, t[k * SLOT + 1]!) : text(buf, t[k * SLOT]!, t[k * SLOT + 1]!);
+    return q
+      ? unescaped(buf, t[k * SLOT]!, t[k * SLOT + 1]!)
+      : text(buf, t[k * SLOT]!, t[k * SLOT + 1]!);
   };
   for (let k = 1; k < n; k++) {
     const role = t[k * SLOT + 2]!;
@@ -215,7 +242,12 @@ export function buildRule(
       modules.set(k, m);
       rule.matches.push(m as Match);
     } else if (role === Role.ModuleOption || role === Role.TargetOption) {
-      const opt: Option = { name: text(buf, t[k * SLOT]! + 2, t[k * SLOT + 1]!), values: [], negated, quoted: [] };
+      const opt: Option = {
+        name: text(buf, t[k * SLOT]! + 2, t[k * SLOT + 1]!),
+        values: [],
+        negated,
+        quoted: [],
+      };
       while (k + 1 < n && t[(k + 1) * SLOT + 2] === Role.Value) {
         k++;
         opt.values.push(value(k));
@@ -263,7 +295,9 @@ function ports(o: Option | undefined): Ports | undefined {
 }
 
 function types(o: Option | undefined): Types | undefined {
-  return o && o.values.length > 0 ? { types: o.values[0]!.split(','), negated: o.negated } : undefined;
+  return o && o.values.length > 0
+    ? { types: o.values[0]!.split(','), negated: o.negated }
+    : undefined;
 }
 
 function num(s: string | undefined): number | undefined {
@@ -318,7 +352,12 @@ function typeMatch(m: MatchBase): Match {
     }
     case 'mark': {
       const mk = o('mark');
-      return { ...m, kind: 'mark', ...parseMark(mk?.values[0] ?? '0'), negated: mk?.negated ?? false };
+      return {
+        ...m,
+        kind: 'mark',
+        ...parseMark(mk?.values[0] ?? '0'),
+        negated: mk?.negated ?? false,
+      };
     }
     case 'addrtype':
       return {
@@ -333,7 +372,9 @@ function typeMatch(m: MatchBase): Match {
     case 'state':
       return { ...m, kind: 'conntrack', ctstate: types(o('ctstate') ?? o('state')) };
     case 'recent': {
-      const action = (['set', 'rcheck', 'update', 'remove'] as const).find((a) => o(a) !== undefined);
+      const action = (['set', 'rcheck', 'update', 'remove'] as const).find(
+        (a) => o(a) !== undefined,
+      );
       return {
         ...m,
         kind: 'recent',
@@ -349,10 +390,17 @@ function typeMatch(m: MatchBase): Match {
     }
     case 'set': {
       const s = o('match-set') ?? o('set');
-      return { ...m, kind: 'set', name: s?.values[0] ?? '', flags: (s?.values[1] ?? '').split(',').filter(Boolean), negated: s?.negated ?? false };
+      return {
+        ...m,
+        kind: 'set',
+        name: s?.values[0] ?? '',
+        flags: (s?.values[1] ?? '').split(',').filter(Boolean),
+        negated: s?.negated ?? false,
+      };
     }
     case 'physdev': {
-      const named = (x: Option | undefined) => (x ? { name: x.values[0] ?? '', negated: x.negated } : undefined);
+      const named = (x: Option | undefined) =>
+        x ? { name: x.values[0] ?? '', negated: x.negated } : undefined;
       const flag = (x: Option | undefined) => (x ? { negated: x.negated } : undefined);
       return {
         ...m,
@@ -373,13 +421,19 @@ function natTo(o: Option | undefined): NatTo | undefined {
   const v = o?.values[0];
   if (v === undefined) return undefined;
   // "10.0.0.1:80", "[fd00::1]:80", "10.0.0.1", ":80"
-  const m = /^(?:\[([^\]]+)\]|([^:]*|[0-9a-fA-F:]*::?[0-9a-fA-F:]*))(?::(\d+)(?:-(\d+))?)?$/.exec(v);
+  const m = /^(?:\[([^\]]+)\]|([^:]*|[0-9a-fA-F:]*::?[0-9a-fA-F:]*))(?::(\d+)(?:-(\d+))?)?$/.exec(
+    v,
+  );
   const bracketed = v.startsWith('[');
   if (!bracketed && (v.match(/:/g) ?? []).length > 1) return { text: v, address: v }; // bare IPv6
   if (!m) return { text: v };
   const address = (m[1] ?? m[2]) || undefined;
   const from = m[3] === undefined ? undefined : Number(m[3]);
-  return { text: v, address, ports: from === undefined ? undefined : { from, to: m[4] === undefined ? from : Number(m[4]) } };
+  return {
+    text: v,
+    address,
+    ports: from === undefined ? undefined : { from, to: m[4] === undefined ? from : Number(m[4]) },
+  };
 }
 
 function typeTarget(name: string, goto: boolean, options: Option[]): Target {
@@ -388,8 +442,11 @@ function typeTarget(name: string, goto: boolean, options: Option[]): Target {
   switch (name) {
     case 'DNAT': {
       const tos = options.filter((x) => x.name === 'to-destination');
-      const quirk = tos.some((x) => x.values[0] === ':0') && (tos.length > 1 || o('persistent') !== undefined);
-      return quirk ? { ...base, kind: 'dnat', quirk: DNAT_QUIRK } : { ...base, kind: 'dnat', to: natTo(tos[0]) };
+      const quirk =
+        tos.some((x) => x.values[0] === ':0') && (tos.length > 1 || o('persistent') !== undefined);
+      return quirk
+        ? { ...base, kind: 'dnat', quirk: DNAT_QUIRK }
+        : { ...base, kind: 'dnat', to: natTo(tos[0]) };
     }
     case 'SNAT':
       return { ...base, kind: 'snat', to: natTo(o('to-source')) };
@@ -404,9 +461,18 @@ function typeTarget(name: string, goto: boolean, options: Option[]): Target {
     case 'MARK':
       return { ...base, kind: 'mark', ...markTarget(options) };
     case 'REJECT':
-      return { ...base, kind: 'reject', rejectWith: o('reject-with')?.values[0] ?? 'icmp-port-unreachable' };
+      return {
+        ...base,
+        kind: 'reject',
+        rejectWith: o('reject-with')?.values[0] ?? 'icmp-port-unreachable',
+      };
     case 'LOG':
-      return { ...base, kind: 'log', prefix: o('log-prefix')?.values[0], level: o('log-level')?.values[0] };
+      return {
+        ...base,
+        kind: 'log',
+        prefix: o('log-prefix')?.values[0],
+        level: o('log-level')?.values[0],
+      };
     default:
       if (VERDICTS.has(name)) return { ...base, kind: 'verdict' };
       if (EXTENSIONS.has(name)) return { ...base, kind: 'other' };
@@ -467,6 +533,7 @@ export function printRule(rule: Rule): string {
   if (rule.fragment) out += ` ${neg(rule.fragment)}-f`;
   for (const m of rule.matches) out += ` -m ${m.module}${printOptions(m.options)}`;
   if (rule.counters) out += ` -c ${rule.counters.packets} ${rule.counters.bytes}`;
-  if (rule.target) out += ` ${rule.target.goto ? '-g' : '-j'} ${rule.target.name}${printOptions(rule.target.options)}`;
+  if (rule.target)
+    out += ` ${rule.target.goto ? '-g' : '-j'} ${rule.target.name}${printOptions(rule.target.options)}`;
   return out;
 }

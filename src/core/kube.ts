@@ -103,8 +103,17 @@ export interface ContainerStatus {
   name: string;
   ready: boolean;
   restartCount: number;
-  state: { kind: 'running' | 'waiting' | 'terminated' | 'unknown'; reason?: string; message?: string; exitCode?: number };
-  lastState?: { kind: 'running' | 'waiting' | 'terminated' | 'unknown'; reason?: string; exitCode?: number };
+  state: {
+    kind: 'running' | 'waiting' | 'terminated' | 'unknown';
+    reason?: string;
+    message?: string;
+    exitCode?: number;
+  };
+  lastState?: {
+    kind: 'running' | 'waiting' | 'terminated' | 'unknown';
+    reason?: string;
+    exitCode?: number;
+  };
 }
 
 export interface PodCondition {
@@ -176,13 +185,17 @@ export interface KubeProxyConfig {
 // --- small readers over unknown JSON ---------------------------------------------------------
 
 type J = Record<string, unknown>;
-const obj = (v: unknown): J => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as J) : {});
+const obj = (v: unknown): J =>
+  v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as J) : {};
 const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 const num = (v: unknown): number | undefined =>
   typeof v === 'number' ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : undefined;
 const strMap = (v: unknown): Record<string, string> =>
-  Object.fromEntries(Object.entries(obj(v)).filter(([, x]) => typeof x === 'string')) as Record<string, string>;
+  Object.fromEntries(Object.entries(obj(v)).filter(([, x]) => typeof x === 'string')) as Record<
+    string,
+    string
+  >;
 const protocol = (v: unknown): Protocol => {
   const p = str(v)?.toUpperCase();
   return p === 'UDP' || p === 'SCTP' ? p : 'TCP';
@@ -198,7 +211,9 @@ export function toService(raw: KubeObject): Service {
   const spec = obj(raw['spec']);
   const status = obj(raw['status']);
   const clusterIP = str(spec['clusterIP']);
-  const clusterIPs = arr(spec['clusterIPs']).map(str).filter((x): x is string => !!x);
+  const clusterIPs = arr(spec['clusterIPs'])
+    .map(str)
+    .filter((x): x is string => !!x);
   const type = (str(spec['type']) ?? 'ClusterIP') as Service['type'];
   const ports: ServicePort[] = arr(spec['ports']).map((p) => {
     const o = obj(p);
@@ -209,29 +224,48 @@ export function toService(raw: KubeObject): Service {
       protocol: protocol(o['protocol']),
       port,
       // an unset targetPort defaults to port; "8080" written as a string is still a number
-      targetPort: typeof tp === 'number' ? tp : typeof tp === 'string' ? (/^\d+$/.test(tp) ? Number(tp) : tp) : port,
+      targetPort:
+        typeof tp === 'number'
+          ? tp
+          : typeof tp === 'string'
+            ? /^\d+$/.test(tp)
+              ? Number(tp)
+              : tp
+            : port,
       nodePort: num(o['nodePort']),
       appProtocol: str(o['appProtocol']),
     };
   });
-  const selector = spec['selector'] === undefined || spec['selector'] === null ? undefined : strMap(spec['selector']);
-  const affinityTimeout = num(obj(obj(spec['sessionAffinityConfig'])['clientIP'])['timeoutSeconds']);
+  const selector =
+    spec['selector'] === undefined || spec['selector'] === null
+      ? undefined
+      : strMap(spec['selector']);
+  const affinityTimeout = num(
+    obj(obj(spec['sessionAffinityConfig'])['clientIP'])['timeoutSeconds'],
+  );
   const lbIngress = arr(obj(status['loadBalancer'])['ingress']).map(obj);
   return {
     namespace: namespaceOf(raw) || 'default',
     name: nameOf(raw),
     type,
     clusterIP,
-    clusterIPs: clusterIPs.length > 0 ? clusterIPs : clusterIP && clusterIP !== 'None' ? [clusterIP] : [],
+    clusterIPs:
+      clusterIPs.length > 0 ? clusterIPs : clusterIP && clusterIP !== 'None' ? [clusterIP] : [],
     headless: clusterIP === 'None',
     ports,
     selector: selector && Object.keys(selector).length > 0 ? selector : undefined,
-    externalIPs: arr(spec['externalIPs']).map(str).filter((x): x is string => !!x).map((x) => x.trim()),
+    externalIPs: arr(spec['externalIPs'])
+      .map(str)
+      .filter((x): x is string => !!x)
+      .map((x) => x.trim()),
     loadBalancerIPs: lbIngress
       .filter((i) => str(i['ipMode']) !== 'Proxy')
       .map((i) => str(i['ip']))
       .filter((x): x is string => !!x),
-    loadBalancerSourceRanges: arr(spec['loadBalancerSourceRanges']).map(str).filter((x): x is string => !!x).map((x) => x.trim()),
+    loadBalancerSourceRanges: arr(spec['loadBalancerSourceRanges'])
+      .map(str)
+      .filter((x): x is string => !!x)
+      .map((x) => x.trim()),
     externalTrafficPolicy: str(spec['externalTrafficPolicy']) === 'Local' ? 'Local' : 'Cluster',
     internalTrafficPolicy: str(spec['internalTrafficPolicy']) === 'Local' ? 'Local' : 'Cluster',
     sessionAffinity: str(spec['sessionAffinity']) === 'ClientIP' ? 'ClientIP' : 'None',
@@ -244,7 +278,10 @@ export function toService(raw: KubeObject): Service {
 }
 
 /** kube-proxy's ServicePortName: "ns/name:port", or "ns/name" for an unnamed port. */
-export function servicePortName(svc: { namespace: string; name: string }, port: { name: string }): ServicePortName {
+export function servicePortName(
+  svc: { namespace: string; name: string },
+  port: { name: string },
+): ServicePortName {
   return port.name ? `${svc.namespace}/${svc.name}:${port.name}` : `${svc.namespace}/${svc.name}`;
 }
 
@@ -258,20 +295,33 @@ export function toEndpointSlice(raw: KubeObject): EndpointSlice {
     addressType: at === 'IPv6' || at === 'FQDN' ? at : 'IPv4',
     ports: arr(raw['ports']).map((p) => {
       const o = obj(p);
-      return { name: str(o['name']) ?? '', port: num(o['port']), protocol: protocol(o['protocol']), appProtocol: str(o['appProtocol']) };
+      return {
+        name: str(o['name']) ?? '',
+        port: num(o['port']),
+        protocol: protocol(o['protocol']),
+        appProtocol: str(o['appProtocol']),
+      };
     }),
     endpoints: arr(raw['endpoints']).map((e) => {
       const o = obj(e);
       const c = obj(o['conditions']);
       const ref = obj(o['targetRef']);
       return {
-        addresses: arr(o['addresses']).map(str).filter((x): x is string => !!x),
+        addresses: arr(o['addresses'])
+          .map(str)
+          .filter((x): x is string => !!x),
         // nil ready/serving mean true; nil terminating means false (discovery/v1)
-        conditions: { ready: c['ready'] !== false, serving: c['serving'] !== false, terminating: c['terminating'] === true },
+        conditions: {
+          ready: c['ready'] !== false,
+          serving: c['serving'] !== false,
+          terminating: c['terminating'] === true,
+        },
         nodeName: str(o['nodeName']) ?? strMap(o['topology'])['kubernetes.io/hostname'],
         hostname: str(o['hostname']),
         zone: str(o['zone']),
-        targetRef: o['targetRef'] ? { kind: str(ref['kind']), name: str(ref['name']), namespace: str(ref['namespace']) } : undefined,
+        targetRef: o['targetRef']
+          ? { kind: str(ref['kind']), name: str(ref['name']), namespace: str(ref['namespace']) }
+          : undefined,
       };
     }),
     managedBy: labels['endpointslice.kubernetes.io/managed-by'],
@@ -282,7 +332,11 @@ export function toEndpointSlice(raw: KubeObject): EndpointSlice {
 export function toLegacyEndpoints(raw: KubeObject): LegacyEndpoints {
   const addr = (a: unknown) => {
     const o = obj(a);
-    return { ip: str(o['ip']) ?? '', nodeName: str(o['nodeName']), targetRef: o['targetRef'] ? { name: str(obj(o['targetRef'])['name']) } : undefined };
+    return {
+      ip: str(o['ip']) ?? '',
+      nodeName: str(o['nodeName']),
+      targetRef: o['targetRef'] ? { name: str(obj(o['targetRef'])['name']) } : undefined,
+    };
   };
   return {
     namespace: namespaceOf(raw) || 'default',
@@ -294,7 +348,11 @@ export function toLegacyEndpoints(raw: KubeObject): LegacyEndpoints {
         notReadyAddresses: arr(o['notReadyAddresses']).map(addr),
         ports: arr(o['ports']).map((p) => {
           const q = obj(p);
-          return { name: str(q['name']) ?? '', port: num(q['port']) ?? 0, protocol: protocol(q['protocol']) };
+          return {
+            name: str(q['name']) ?? '',
+            port: num(q['port']) ?? 0,
+            protocol: protocol(q['protocol']),
+          };
         }),
       };
     }),
@@ -307,9 +365,18 @@ function probe(v: unknown): Probe | undefined {
   if (Object.keys(o).length === 0) return undefined;
   if (o['httpGet']) {
     const h = obj(o['httpGet']);
-    return { kind: 'httpGet', port: (num(h['port']) ?? str(h['port'])) as number | string | undefined, path: str(h['path']) };
+    return {
+      kind: 'httpGet',
+      port: (num(h['port']) ?? str(h['port'])) as number | string | undefined,
+      path: str(h['path']),
+    };
   }
-  if (o['tcpSocket']) return { kind: 'tcpSocket', port: (num(obj(o['tcpSocket'])['port']) ?? str(obj(o['tcpSocket'])['port'])) as number | string | undefined };
+  if (o['tcpSocket'])
+    return {
+      kind: 'tcpSocket',
+      port: (num(obj(o['tcpSocket'])['port']) ?? str(obj(o['tcpSocket'])['port'])) as
+        number | string | undefined,
+    };
   if (o['exec']) return { kind: 'exec', command: arr(obj(o['exec'])['command']).map(String) };
   if (o['grpc']) return { kind: 'grpc', port: num(obj(o['grpc'])['port']) };
   return { kind: 'unknown' };
@@ -320,7 +387,12 @@ function containerState(v: unknown): ContainerStatus['state'] {
   for (const kind of ['running', 'waiting', 'terminated'] as const) {
     if (o[kind]) {
       const s = obj(o[kind]);
-      return { kind, reason: str(s['reason']), message: str(s['message']), exitCode: num(s['exitCode']) };
+      return {
+        kind,
+        reason: str(s['reason']),
+        message: str(s['message']),
+        exitCode: num(s['exitCode']),
+      };
     }
   }
   return { kind: 'unknown' };
@@ -330,7 +402,9 @@ export function toPod(raw: KubeObject): Pod {
   const spec = obj(raw['spec']);
   const status = obj(raw['status']);
   const owner = obj(arr(raw.metadata?.['ownerReferences'])[0]);
-  const podIPs = arr(status['podIPs']).map((x) => str(obj(x)['ip'])).filter((x): x is string => !!x);
+  const podIPs = arr(status['podIPs'])
+    .map((x) => str(obj(x)['ip']))
+    .filter((x): x is string => !!x);
   const podIP = str(status['podIP']);
   return {
     namespace: namespaceOf(raw) || 'default',
@@ -350,7 +424,11 @@ export function toPod(raw: KubeObject): Pod {
         name: str(o['name']) ?? '',
         ports: arr(o['ports']).map((p) => {
           const q = obj(p);
-          return { name: str(q['name']), containerPort: num(q['containerPort']) ?? 0, protocol: protocol(q['protocol']) };
+          return {
+            name: str(q['name']),
+            containerPort: num(q['containerPort']) ?? 0,
+            protocol: protocol(q['protocol']),
+          };
         }),
         readinessProbe: probe(o['readinessProbe']),
         livenessProbe: probe(o['livenessProbe']),
@@ -387,9 +465,16 @@ export function toPod(raw: KubeObject): Pod {
 export function toNode(raw: KubeObject): Node {
   const spec = obj(raw['spec']);
   const status = obj(raw['status']);
-  const addresses = arr(status['addresses']).map((a) => ({ type: str(obj(a)['type']) ?? '', address: str(obj(a)['address']) ?? '' }));
-  const ready = arr(status['conditions']).map(obj).find((c) => c['type'] === 'Ready');
-  const podCIDRs = arr(spec['podCIDRs']).map(str).filter((x): x is string => !!x);
+  const addresses = arr(status['addresses']).map((a) => ({
+    type: str(obj(a)['type']) ?? '',
+    address: str(obj(a)['address']) ?? '',
+  }));
+  const ready = arr(status['conditions'])
+    .map(obj)
+    .find((c) => c['type'] === 'Ready');
+  const podCIDRs = arr(spec['podCIDRs'])
+    .map(str)
+    .filter((x): x is string => !!x);
   const podCIDR = str(spec['podCIDR']);
   const ips = [
     ...addresses.filter((a) => a.type === 'InternalIP'),
@@ -415,7 +500,10 @@ export function toConfigMap(raw: KubeObject): ConfigMap {
  * KubeProxyConfiguration in YAML). Throws with a message naming the key when it cannot be read.
  */
 export function toKubeProxyConfig(cm: ConfigMap): KubeProxyConfig {
-  const key = cm.data['config.conf'] !== undefined ? 'config.conf' : Object.keys(cm.data).find((k) => /conf/.test(k));
+  const key =
+    cm.data['config.conf'] !== undefined
+      ? 'config.conf'
+      : Object.keys(cm.data).find((k) => /conf/.test(k));
   const source = `ConfigMap ${cm.namespace}/${cm.name}${key ? ` key ${key}` : ''}`;
   let c: J = {};
   if (key) {
@@ -436,7 +524,9 @@ export function toKubeProxyConfig(cm: ConfigMap): KubeProxyConfig {
     masqueradeAll: ipt['masqueradeAll'] === true,
     masqueradeBit: num(ipt['masqueradeBit']) ?? 14,
     localhostNodePorts: ipt['localhostNodePorts'] !== false,
-    nodePortAddresses: arr(c['nodePortAddresses']).map(str).filter((x): x is string => !!x),
+    nodePortAddresses: arr(c['nodePortAddresses'])
+      .map(str)
+      .filter((x): x is string => !!x),
     source,
   };
 }
@@ -473,9 +563,14 @@ export function flattenObjects(objects: KubeObject[]): KubeObject[] {
   for (const o of objects) {
     if (Array.isArray(o['items'])) {
       // list items carry no kind: take it from "ServiceList" etc.
-      const itemKind = kindOf(o).endsWith('List') && kindOf(o) !== 'List' ? kindOf(o).slice(0, -4) : undefined;
+      const itemKind =
+        kindOf(o).endsWith('List') && kindOf(o) !== 'List' ? kindOf(o).slice(0, -4) : undefined;
       for (const item of o['items'] as KubeObject[]) {
-        out.push(...flattenObjects([item.kind || !itemKind ? item : { kind: itemKind, apiVersion: o.apiVersion, ...item }]));
+        out.push(
+          ...flattenObjects([
+            item.kind || !itemKind ? item : { kind: itemKind, apiVersion: o.apiVersion, ...item },
+          ]),
+        );
       }
     } else out.push(o);
   }
@@ -483,7 +578,17 @@ export function flattenObjects(objects: KubeObject[]): KubeObject[] {
 }
 
 export function clusterView(objects: KubeObject[]): ClusterView {
-  const v: ClusterView = { services: [], endpointSlices: [], endpoints: [], pods: [], nodes: [], configMaps: [], networkPolicies: [], daemonSets: [], other: [] };
+  const v: ClusterView = {
+    services: [],
+    endpointSlices: [],
+    endpoints: [],
+    pods: [],
+    nodes: [],
+    configMaps: [],
+    networkPolicies: [],
+    daemonSets: [],
+    other: [],
+  };
   for (const o of flattenObjects(objects)) {
     switch (kindOf(o)) {
       case 'Service':
@@ -519,19 +624,34 @@ export function clusterView(objects: KubeObject[]): ClusterView {
 
 /** The kube-proxy ConfigMap in kube-system (kubeadm's "kube-proxy", EKS's "kube-proxy-config"). */
 export function kubeProxyConfigOf(view: ClusterView): KubeProxyConfig {
-  const cm = view.configMaps.find((c) => c.namespace === 'kube-system' && (c.name === 'kube-proxy' || c.name === 'kube-proxy-config'));
+  const cm = view.configMaps.find(
+    (c) =>
+      c.namespace === 'kube-system' && (c.name === 'kube-proxy' || c.name === 'kube-proxy-config'),
+  );
   return cm ? toKubeProxyConfig(cm) : DEFAULT_KUBE_PROXY_CONFIG;
 }
 
 /** Does the label selector match these labels (equality-based, as Service selectors are)? */
-export function selectorMatches(selector: Record<string, string>, labels: Record<string, string>): boolean {
+export function selectorMatches(
+  selector: Record<string, string>,
+  labels: Record<string, string>,
+): boolean {
   return Object.entries(selector).every(([k, v]) => labels[k] === v);
 }
 
-export function findService(view: ClusterView, namespace: string, name: string): Service | undefined {
+export function findService(
+  view: ClusterView,
+  namespace: string,
+  name: string,
+): Service | undefined {
   return view.services.find((s) => s.namespace === namespace && s.name === name);
 }
 
-export function slicesOf(view: ClusterView, svc: { namespace: string; name: string }): EndpointSlice[] {
-  return view.endpointSlices.filter((s) => s.namespace === svc.namespace && s.serviceName === svc.name);
+export function slicesOf(
+  view: ClusterView,
+  svc: { namespace: string; name: string },
+): EndpointSlice[] {
+  return view.endpointSlices.filter(
+    (s) => s.namespace === svc.namespace && s.serviceName === svc.name,
+  );
 }

@@ -36,7 +36,11 @@ export function services(shape: DumpShape): GeneratedService[] {
     const endpoints = [];
     for (let e = 0; e < (noEndpoints ? 0 : shape.endpoints); e++) {
       const n = s * shape.endpoints + e;
-      endpoints.push({ ip: `10.${128 + ((n >> 16) & 127)}.${(n >> 8) & 255}.${n & 255}`, port: 8080, node: NODES[e % 3]! });
+      endpoints.push({
+        ip: `10.${128 + ((n >> 16) & 127)}.${(n >> 8) & 255}.${n & 255}`,
+        port: 8080,
+        node: NODES[e % 3]!,
+      });
     }
     endpoints.sort((a, b) => (`${a.ip}:${a.port}` < `${b.ip}:${b.port}` ? -1 : 1));
     out.push({
@@ -60,25 +64,41 @@ export function clusterDump(shape: DumpShape): string {
     rules.push(`-A ${chain} ${rule}`);
   };
   const filter: string[] = [];
-  for (const chain of ['KUBE-SERVICES', 'KUBE-NODEPORTS', 'KUBE-MARK-MASQ', 'KUBE-POSTROUTING']) nat.set(chain, []);
+  for (const chain of ['KUBE-SERVICES', 'KUBE-NODEPORTS', 'KUBE-MARK-MASQ', 'KUBE-POSTROUTING'])
+    nat.set(chain, []);
   for (const s of svcs) {
     const svc = kubeProxyChain('KUBE-SVC', s.name, 'tcp');
     const svl = kubeProxyChain('KUBE-SVL', s.name, 'tcp');
     const ext = kubeProxyChain('KUBE-EXT', s.name, 'tcp');
     if (s.endpoints.length === 0) {
-      filter.push(`-A KUBE-SERVICES -d ${s.clusterIP}/32 -p tcp -m comment --comment "${s.name} has no endpoints" -m tcp --dport 80 -j REJECT --reject-with icmp-port-unreachable`);
+      filter.push(
+        `-A KUBE-SERVICES -d ${s.clusterIP}/32 -p tcp -m comment --comment "${s.name} has no endpoints" -m tcp --dport 80 -j REJECT --reject-with icmp-port-unreachable`,
+      );
       if (s.nodePort) {
-        filter.push(`-A KUBE-EXTERNAL-SERVICES -p tcp -m comment --comment "${s.name} has no endpoints" -m addrtype --dst-type LOCAL -m tcp --dport ${s.nodePort} -j REJECT --reject-with icmp-port-unreachable`);
+        filter.push(
+          `-A KUBE-EXTERNAL-SERVICES -p tcp -m comment --comment "${s.name} has no endpoints" -m addrtype --dst-type LOCAL -m tcp --dport ${s.nodePort} -j REJECT --reject-with icmp-port-unreachable`,
+        );
       }
       continue;
     }
-    add('KUBE-SERVICES', `-d ${s.clusterIP}/32 -p tcp -m comment --comment "${s.name} cluster IP" -m tcp --dport 80 -j ${svc}`);
-    add(svc, `! -s ${CLUSTER_CIDR} -d ${s.clusterIP}/32 -p tcp -m comment --comment "${s.name} cluster IP" -m tcp --dport 80 -j KUBE-MARK-MASQ`);
+    add(
+      'KUBE-SERVICES',
+      `-d ${s.clusterIP}/32 -p tcp -m comment --comment "${s.name} cluster IP" -m tcp --dport 80 -j ${svc}`,
+    );
+    add(
+      svc,
+      `! -s ${CLUSTER_CIDR} -d ${s.clusterIP}/32 -p tcp -m comment --comment "${s.name} cluster IP" -m tcp --dport 80 -j KUBE-MARK-MASQ`,
+    );
     const jumps = (chain: string, eps: GeneratedService['endpoints']) =>
       eps.forEach((ep, i) => {
         const sep = endpointChain(s.name, 'tcp', `${ep.ip}:${ep.port}`);
-        const comment = largeCluster ? '' : ` -m comment --comment "${s.name} -> ${ep.ip}:${ep.port}"`;
-        const stat = i < eps.length - 1 ? ` -m statistic --mode random --probability ${savedProbability(eps.length - i)}` : '';
+        const comment = largeCluster
+          ? ''
+          : ` -m comment --comment "${s.name} -> ${ep.ip}:${ep.port}"`;
+        const stat =
+          i < eps.length - 1
+            ? ` -m statistic --mode random --probability ${savedProbability(eps.length - i)}`
+            : '';
         add(chain, `${comment}${stat} -j ${sep}`.trimStart());
       });
     jumps(svc, s.endpoints);
@@ -89,25 +109,46 @@ export function clusterDump(shape: DumpShape): string {
       add(sep, `-p tcp${comment} -m tcp -j DNAT --to-destination ${ep.ip}:${ep.port}`);
     }
     if (s.nodePort) {
-      add('KUBE-NODEPORTS', `-p tcp -m comment --comment "${s.name}" -m tcp --dport ${s.nodePort} -j ${ext}`);
+      add(
+        'KUBE-NODEPORTS',
+        `-p tcp -m comment --comment "${s.name}" -m tcp --dport ${s.nodePort} -j ${ext}`,
+      );
       if (s.local) {
         const local = s.endpoints.filter((e) => e.node === 'node-a');
-        add(ext, `-s ${CLUSTER_CIDR} -m comment --comment "pod traffic for ${s.name} external destinations" -j ${svc}`);
-        add(ext, `-m comment --comment "masquerade LOCAL traffic for ${s.name} external destinations" -m addrtype --src-type LOCAL -j KUBE-MARK-MASQ`);
-        add(ext, `-m comment --comment "route LOCAL traffic for ${s.name} external destinations" -m addrtype --src-type LOCAL -j ${svc}`);
+        add(
+          ext,
+          `-s ${CLUSTER_CIDR} -m comment --comment "pod traffic for ${s.name} external destinations" -j ${svc}`,
+        );
+        add(
+          ext,
+          `-m comment --comment "masquerade LOCAL traffic for ${s.name} external destinations" -m addrtype --src-type LOCAL -j KUBE-MARK-MASQ`,
+        );
+        add(
+          ext,
+          `-m comment --comment "route LOCAL traffic for ${s.name} external destinations" -m addrtype --src-type LOCAL -j ${svc}`,
+        );
         add(ext, `-j ${svl}`);
         jumps(svl, local);
       } else {
-        add(ext, `-m comment --comment "masquerade traffic for ${s.name} external destinations" -j KUBE-MARK-MASQ`);
+        add(
+          ext,
+          `-m comment --comment "masquerade traffic for ${s.name} external destinations" -j KUBE-MARK-MASQ`,
+        );
         add(ext, `-j ${svc}`);
       }
     }
   }
-  add('KUBE-SERVICES', '-m comment --comment "kubernetes service nodeports; NOTE: this must be the last rule in this chain" -m addrtype --dst-type LOCAL -j KUBE-NODEPORTS');
+  add(
+    'KUBE-SERVICES',
+    '-m comment --comment "kubernetes service nodeports; NOTE: this must be the last rule in this chain" -m addrtype --dst-type LOCAL -j KUBE-NODEPORTS',
+  );
   add('KUBE-MARK-MASQ', '-j MARK --set-xmark 0x4000/0x4000');
   add('KUBE-POSTROUTING', '-m mark ! --mark 0x4000/0x4000 -j RETURN');
   add('KUBE-POSTROUTING', '-j MARK --set-xmark 0x4000/0x0');
-  add('KUBE-POSTROUTING', '-m comment --comment "kubernetes service traffic requiring SNAT" -j MASQUERADE --random-fully');
+  add(
+    'KUBE-POSTROUTING',
+    '-m comment --comment "kubernetes service traffic requiring SNAT" -j MASQUERADE --random-fully',
+  );
   const chains = [...nat.keys()].sort();
   const header = '# Generated by iptables-save v1.8.9 (nf_tables) on Sun Nov 29 08:56:34 2026';
   return [

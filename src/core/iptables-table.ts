@@ -1,0 +1,579 @@
+// Storage of one parsed table: every rule's hot fields as byte offsets in chunked Int32Arrays
+// (no object per rule), chains found by their name's bytes, and typed rules built on demand.
+import { Flag, LineSyntaxError, Role, type RuleLexer, SLOT, text, unescaped } from './iptables-lexer.js';
+import { buildRule, type Rule } from './iptables-rule.js';
+
+const BUILTINS: Record<string, readonly string[]> = {
+  raw: ['PREROUTING', 'OUTPUT'],
+  mangle: ['PREROUTING', 'INPUT', 'FORWARD', 'OUTPUT', 'POSTROUTING'],
+  nat: ['PREROUTING', 'INPUT', 'OUTPUT', 'POSTROUTING'],
+  filter: ['INPUT', 'FORWARD', 'OUTPUT'],
+  security: ['INPUT', 'FORWARD', 'OUTPUT'],
+};
+
+export class Chain {
+  policy: string | undefined;
+  /** Declared by `:CHAIN`, `-N` or `-P`; false when only seen in rules (e.g. grep removed it). */
+  declared = false;
+  line: number | undefined;
+  // Rules of a chain are contiguous in a dump: [first, first + count); `scattered` otherwise.
+  private first = -1;
+  private count = 0;
+  private scattered: number[] | undefined;
+  private typed: Rule[] | undefined;
+
+  private decoded: string | undefined;
+
+  constructor(
+    readonly table: Table,
+    /** Position in the table. */
+    readonly index: number,
+    private readonly nameStart: number,
+    private readonly nameEnd: number,
+    /** kube-proxy's per-Service chains by name shape, read from the bytes. */
+    readonly kind: ChainKind,
+  ) {}
+
+  /** Decoded on first use: most of a big dump's chain names are never read. */
+  get name(): string {
+    return (this.decoded ??= this.table.bytesText(this.nameStart, this.nameEnd));
+  }
+
+  get builtin(): boolean {
+    return (BUILTINS[this.table.name] ?? []).includes(this.name);
+  }
+
+  get ruleCount(): number {
+    return this.scattered ? this.scattered.length : this.count;
+  }
+
+  /** The table-wide id of this chain's k-th rule. */
+  ruleId(k: number): number {
+    return this.scattered ? this.scattered[k]! : this.first + k;
+  }
+
+  get ruleIds(): number[] {
+    return this.scattered
+      ? [...this.scattered]
+      : Array.from({ length: this.count }, (_, k) => this.first + k);
+  }
+
+  /** Typed rules, parsed on first use. */
+  get rules(): Rule[] {
+    this.typed ??= this.ruleIds.map((r) => this.table.rule(r));
+    return this.typed;
+  }
+
+  addRuleId(id: number): void {
+    if (this.scattered) this.scattered.push(id);
+    else if (this.count === 0) {
+      this.first = id;
+      this.count = 1;
+    } else if (this.first + this.count === id) this.count++;
+    else this.scattered = [...this.ruleIds, id];
+  }
+}
+
+// Hot-field layout of one rule. Pairs are [start, end) byte offsets; end 0 means absent.
+const F = {
+  lineStart: 0, // start of "-A"
+  specStart: 1, // start of the chain name after "-A "
+  lineEnd: 2,
+  lineNo: 3,
+  flags: 4,
+  chain: 5, // index of the rule's chain
+  targetChain: 6, // index of the chain it jumps to, or -1
+  target: 7,
+  comment: 9,
+  src: 11,
+  dst: 13,
+  proto: 15,
+  dport: 17,
+  probability: 19,
+  to: 21, // DNAT/SNAT --to-destination / --to-source
+} as const;
+const STRIDE = 23;
+const UNRESOLVED = -2;
+const CHUNK_BITS = 12; // 4096 rules a chunk: no copying as a table grows
+const CHUNK = 1 << CHUNK_BITS;
+const MASK = CHUNK - 1;
+
+/** Bits of the flags field. */
+export const RuleFlag = {
+  goto: 1,
+  srcNegated: 2,
+  dstNegated: 4,
+  protoNegated: 8,
+  dportNegated: 16,
+  commentQuoted: 32,
+  recentRcheck: 64,
+  recentSet: 128,
+  dnatQuirk: 256,
+  /** Matches other than comment, tcp/udp/sctp and statistic. */
+  hasOtherMatches: 512,
+  targetDnat: 1024,
+  targetMarkMasq: 2048,
+} as const;
+
+/** The fields the Service trees and the search need, read straight from the bytes. */
+export interface HotRule {
+  id: number;
+  line: number;
+  chain: string;
+  target: string | undefined;
+  goto: boolean;
+  comment: string | undefined;
+  source: string | undefined;
+  sourceNegated: boolean;
+  destination: string | undefined;
+  destinationNegated: boolean;
+  protocol: string | undefined;
+  dport: string | undefined;
+  probability: number | undefined;
+  /** DNAT/SNAT target address, as written (`10.244.0.3:80`). */
+  to: string | undefined;
+  flags: number;
+}
+
+export class Table {
+  /** Chains in declaration order. */
+  readonly chains: Chain[] = [];
+  ruleCount = 0;
+  committed = false;
+  private chunks: Int32Array[] = [];
+  // open-addressing hash of chain names by their bytes: slot -> chain index + 1
+  private slots = new Int32Array(1024);
+  private nameAt: number[] = []; // chain index -> [start, end) of a name occurrence in buf
+
+  constructor(
+    public name: string,
+    private readonly buf: Uint8Array,
+    /** The line of `*table`, or of the first line of an `iptables -S` listing. */
+    readonly startLine: number | undefined,
+  ) {}
+
+  chain(name: string): Chain | undefined {
+    const i = this.find(name);
+    return i >= 0 ? this.chains[i] : undefined;
+  }
+
+  bytesText(s: number, e: number): string {
+    return text(this.buf, s, e);
+  }
+
+  /** The chain named by the bytes [s, e), created undeclared when new. `near` is tried first,
+   * then the chain declared after it: iptables-save writes rules in declaration order. */
+  chainAt(s: number, e: number, near?: Chain): Chain {
+    if (near) {
+      if (this.named(near, s, e)) return near;
+      const next = this.chains[near.index + 1];
+      if (next && this.named(next, s, e)) return next;
+    }
+    const found = this.lookup(s, e);
+    if (found >= 0) return this.chains[found]!;
+    const c = new Chain(this, this.chains.length, s, e, chainKind(this.buf, s, e));
+    this.chains.push(c);
+    this.nameAt.push(s, e);
+    this.insert(c.index, s, e);
+    return c;
+  }
+
+  private named(c: Chain, s: number, e: number): boolean {
+    const b = this.buf;
+    const cs = this.nameAt[c.index * 2]!;
+    if (this.nameAt[c.index * 2 + 1]! - cs !== e - s) return false;
+    for (let k = e - s - 1; k >= 0; k--) if (b[cs + k] !== b[s + k]) return false;
+    return true;
+  }
+
+  /** The index of the chain with this name (a string: hashed like the bytes), or -1. */
+  private find(name: string): number {
+    let h = 0x811c9dc5;
+    for (let k = 0; k < name.length; k++) h = Math.imul(h ^ (name.charCodeAt(k) & 0xff), 16777619);
+    const mask = this.slots.length - 1;
+    for (let i = (h >>> 0) & mask; ; i = (i + 1) & mask) {
+      const v = this.slots[i]!;
+      if (v === 0) return -1;
+      if (this.chains[v - 1]!.name === name) return v - 1;
+    }
+  }
+
+  private lookup(s: number, e: number): number {
+    const b = this.buf;
+    const mask = this.slots.length - 1;
+    for (let i = hashBytes(b, s, e) & mask; ; i = (i + 1) & mask) {
+      const v = this.slots[i]!;
+      if (v === 0) return -1;
+      const cs = this.nameAt[(v - 1) * 2]!;
+      const ce = this.nameAt[(v - 1) * 2 + 1]!;
+      if (ce - cs === e - s) {
+        let k = 0;
+        while (k < e - s && b[cs + k] === b[s + k]) k++;
+        if (k === e - s) return v - 1;
+      }
+    }
+  }
+
+  private insert(index: number, s: number, e: number): void {
+    if ((this.chains.length + 1) * 2 > this.slots.length) {
+      this.slots = new Int32Array(this.slots.length * 2);
+      for (let i = 0; i < this.chains.length - 1; i++)
+        this.place(i, this.nameAt[i * 2]!, this.nameAt[i * 2 + 1]!);
+    }
+    this.place(index, s, e);
+  }
+
+  private place(index: number, s: number, e: number): void {
+    const mask = this.slots.length - 1;
+    let i = hashBytes(this.buf, s, e) & mask;
+    while (this.slots[i] !== 0) i = (i + 1) & mask;
+    this.slots[i] = index + 1;
+  }
+
+  /** Appends a rule's hot fields from the lexer's tokens; returns its id. */
+  addRule(
+    lex: RuleLexer,
+    chain: Chain,
+    lineStart: number,
+    specStart: number,
+    lineEnd: number,
+    lineNo: number,
+  ): number {
+    const id = this.ruleCount++;
+    if ((id & MASK) === 0) this.chunks.push(new Int32Array(CHUNK * STRIDE));
+    const c = this.chunks[id >> CHUNK_BITS]!;
+    const at = (id & MASK) * STRIDE; // fresh zeros: every slot is written once
+    c[at + F.lineStart] = lineStart;
+    c[at + F.specStart] = specStart;
+    c[at + F.lineEnd] = lineEnd;
+    c[at + F.lineNo] = lineNo;
+    c[at + F.chain] = chain.index;
+    readHotFields(this.buf, lex, c, at);
+    c[at + F.targetChain] = UNRESOLVED; // looked up on first use: most jumps are never followed
+    chain.addRuleId(id);
+    return id;
+  }
+
+  private int(id: number, field: number): number {
+    return this.chunks[id >> CHUNK_BITS]![(id & MASK) * STRIDE + field]!;
+  }
+
+  private field(id: number, field: number): string | undefined {
+    const c = this.chunks[id >> CHUNK_BITS]!;
+    const at = (id & MASK) * STRIDE + field;
+    const e = c[at + 1]!;
+    return e > 0 ? text(this.buf, c[at]!, e) : undefined;
+  }
+
+  private has(id: number, field: number): boolean {
+    return this.int(id, field + 1) > 0;
+  }
+
+  /** The rule line exactly as it appears in the dump (without a `[p:b]` counters prefix). */
+  text(id: number): string {
+    return text(this.buf, this.int(id, F.lineStart), this.int(id, F.lineEnd));
+  }
+
+  line(id: number): number {
+    return this.int(id, F.lineNo);
+  }
+
+  chainOf(id: number): Chain {
+    return this.chains[this.int(id, F.chain)]!;
+  }
+
+  /** The full typed rule. */
+  rule(id: number): Rule {
+    return buildRule(this.buf, this.int(id, F.specStart), this.int(id, F.lineEnd), {
+      table: this.name,
+      chain: this.chainOf(id).name,
+      line: this.line(id),
+    });
+  }
+
+  hot(id: number): HotRule {
+    const flags = this.flags(id);
+    return {
+      id,
+      line: this.line(id),
+      chain: this.chainOf(id).name,
+      target: this.target(id),
+      goto: (flags & RuleFlag.goto) !== 0,
+      comment: this.comment(id),
+      source: this.source(id),
+      sourceNegated: (flags & RuleFlag.srcNegated) !== 0,
+      destination: this.destination(id),
+      destinationNegated: (flags & RuleFlag.dstNegated) !== 0,
+      protocol: this.protocol(id),
+      dport: this.dport(id),
+      probability: this.probability(id),
+      to: this.to(id),
+      flags,
+    };
+  }
+
+  // Single hot fields, for bulk readers that must not build a HotRule per rule.
+  flags(id: number): number {
+    return this.int(id, F.flags);
+  }
+  target(id: number): string | undefined {
+    const c = this.targetChain(id);
+    return c ? c.name : this.field(id, F.target);
+  }
+  /** The chain this rule jumps or goes to, when its target is a chain of this table. */
+  targetChain(id: number): Chain | undefined {
+    const c = this.chunks[id >> CHUNK_BITS]!;
+    const at = (id & MASK) * STRIDE;
+    let i = c[at + F.targetChain]!;
+    if (i === UNRESOLVED) {
+      const te = c[at + F.target + 1]!;
+      i = c[at + F.targetChain] = te > 0 ? this.lookup(c[at + F.target]!, te) : -1;
+    }
+    return i >= 0 ? this.chains[i] : undefined;
+  }
+  source(id: number): string | undefined {
+    return this.field(id, F.src);
+  }
+  hasSource(id: number): boolean {
+    return this.has(id, F.src);
+  }
+  destination(id: number): string | undefined {
+    return this.field(id, F.dst);
+  }
+  protocol(id: number): string | undefined {
+    return this.field(id, F.proto);
+  }
+  dport(id: number): string | undefined {
+    return this.field(id, F.dport);
+  }
+  comment(id: number): string | undefined {
+    const c = this.chunks[id >> CHUNK_BITS]!;
+    const at = (id & MASK) * STRIDE;
+    const e = c[at + F.comment + 1]!;
+    if (e === 0) return undefined;
+    const s = c[at + F.comment]!;
+    return (c[at + F.flags]! & RuleFlag.commentQuoted) !== 0
+      ? unescaped(this.buf, s, e)
+      : text(this.buf, s, e);
+  }
+  /** DNAT/SNAT address as written, undefined when the old-iptables quirk hides it. */
+  to(id: number): string | undefined {
+    return (this.flags(id) & RuleFlag.dnatQuirk) !== 0 ? undefined : this.field(id, F.to);
+  }
+  /** The statistic probability, read from the bytes without building a string. */
+  probability(id: number): number | undefined {
+    const c = this.chunks[id >> CHUNK_BITS]!;
+    const at = (id & MASK) * STRIDE + F.probability;
+    const e = c[at + 1]!;
+    if (e === 0) return undefined;
+    const b = this.buf;
+    let whole = 0;
+    let frac = 0;
+    let scale = 1;
+    let k = c[at]!;
+    for (; k < e && b[k] !== 46; k++) whole = whole * 10 + b[k]! - 48;
+    if (e - k > 16) return Number(text(b, c[at]!, e));
+    for (k++; k < e; k++) {
+      frac = frac * 10 + b[k]! - 48;
+      scale *= 10;
+    }
+    return whole + frac / scale;
+  }
+}
+
+export type ChainKind =
+  'KUBE-SVC' | 'KUBE-SVL' | 'KUBE-EXT' | 'KUBE-FW' | 'KUBE-XLB' | 'KUBE-SEP' | undefined;
+
+const KINDS = ['KUBE-SVC-', 'KUBE-SVL-', 'KUBE-EXT-', 'KUBE-FW-', 'KUBE-XLB-', 'KUBE-SEP-'].map(
+  (p) => Array.from(p, (c) => c.charCodeAt(0)),
+);
+
+/** Which kube-proxy chain a name is: prefix plus a 16-character base32 hash. */
+function chainKind(b: Uint8Array, s: number, e: number): ChainKind {
+  if (b[s] !== 75 /* K */ || b[s + 4] !== 45) return undefined;
+  for (const p of KINDS) {
+    if (e - s !== p.length + 16) continue;
+    let k = 5;
+    while (k < p.length && b[s + k] === p[k]) k++;
+    if (k < p.length) continue;
+    for (; k < e - s; k++) {
+      const ch = b[s + k]!;
+      if (!((ch >= 65 && ch <= 90) || (ch >= 50 && ch <= 55))) return undefined;
+    }
+    return String.fromCharCode(...p.slice(0, -1)) as ChainKind;
+  }
+  return undefined;
+}
+
+/** FNV-1a over bytes. */
+function hashBytes(b: Uint8Array, s: number, e: number): number {
+  let h = 0x811c9dc5;
+  for (let k = s; k < e; k++) h = Math.imul(h ^ b[k]!, 16777619);
+  return h >>> 0;
+}
+
+// Module and option names compared as bytes.
+const enc = (s: string) => Array.from(s, (ch) => ch.charCodeAt(0));
+const M_COMMENT = enc('comment');
+const M_TCP = enc('tcp');
+const M_UDP = enc('udp');
+const M_SCTP = enc('sctp');
+const M_STATISTIC = enc('statistic');
+const M_RECENT = enc('recent');
+const O_COMMENT = enc('--comment');
+const O_DPORT = enc('--dport');
+const O_DPORT_LONG = enc('--destination-port');
+const O_PROBABILITY = enc('--probability');
+const O_RCHECK = enc('--rcheck');
+const O_SET = enc('--set');
+const O_TO_DEST = enc('--to-destination');
+const O_TO_SRC = enc('--to-source');
+const O_PERSISTENT = enc('--persistent');
+const T_DNAT = enc('DNAT');
+const T_MARK_MASQ = enc('KUBE-MARK-MASQ');
+
+function is(b: Uint8Array, s: number, e: number, word: number[]): boolean {
+  if (e - s !== word.length) return false;
+  for (let k = 0; k < word.length; k++) if (b[s + k] !== word[k]) return false;
+  return true;
+}
+
+/** Copies the offsets of the hot fields from the lexer's tokens into the rule's columns. */
+function readHotFields(b: Uint8Array, lex: RuleLexer, c: Int32Array, at: number): void {
+  const t = lex.tokens;
+  const n = lex.count * SLOT;
+  let flags = 0;
+  let toCount = 0;
+  for (let k = SLOT; k < n; k += SLOT) {
+    const role = t[k + 2]!;
+    const f = t[k + 3]!;
+    if (role === Role.Top) {
+      const letter = t[k + 4]!;
+      const vs = t[k + SLOT]!;
+      const ve = t[k + SLOT + 1]!;
+      const neg = (f & Flag.Negated) !== 0;
+      if (letter === 115 || letter === 100) {
+        checkAddress(b, vs, ve);
+        const slot = letter === 115 ? F.src : F.dst;
+        if (c[at + slot + 1]! === 0) {
+          c[at + slot] = vs;
+          c[at + slot + 1] = ve;
+          if (neg) flags |= letter === 115 ? RuleFlag.srcNegated : RuleFlag.dstNegated;
+        }
+      } else if (letter === 112) {
+        c[at + F.proto] = vs;
+        c[at + F.proto + 1] = ve;
+        if (neg) flags |= RuleFlag.protoNegated;
+      }
+    } else if (role === Role.Module) {
+      const s = t[k]!;
+      const e = t[k + 1]!;
+      if (
+        !is(b, s, e, M_COMMENT) &&
+        !is(b, s, e, M_TCP) &&
+        !is(b, s, e, M_UDP) &&
+        !is(b, s, e, M_SCTP) &&
+        !is(b, s, e, M_STATISTIC)
+      ) {
+        flags |= RuleFlag.hasOtherMatches;
+      }
+    } else if (role === Role.ModuleOption) {
+      const s = t[k]!;
+      const e = t[k + 1]!;
+      const m = t[k + 4]! * SLOT;
+      const ms = t[m]!;
+      const me = t[m + 1]!;
+      const hasValue = k + SLOT < n && t[k + SLOT + 2] === Role.Value;
+      const vs = hasValue ? t[k + SLOT]! : 0;
+      const ve = hasValue ? t[k + SLOT + 1]! : 0;
+      if (is(b, s, e, O_COMMENT) && is(b, ms, me, M_COMMENT)) {
+        if (!hasValue) throw new LineSyntaxError('--comment without text');
+        if (c[at + F.comment + 1] === 0) {
+          c[at + F.comment] = vs;
+          c[at + F.comment + 1] = ve;
+          if ((t[k + SLOT + 3]! & Flag.Quoted) !== 0) flags |= RuleFlag.commentQuoted;
+        }
+      } else if (
+        (is(b, s, e, O_DPORT) || is(b, s, e, O_DPORT_LONG)) &&
+        (is(b, ms, me, M_TCP) || is(b, ms, me, M_UDP) || is(b, ms, me, M_SCTP))
+      ) {
+        if (!hasValue) throw new LineSyntaxError(`${text(b, s, e)} without a port`);
+        checkPorts(b, vs, ve);
+        c[at + F.dport] = vs;
+        c[at + F.dport + 1] = ve;
+        if ((f & Flag.Negated) !== 0) flags |= RuleFlag.dportNegated;
+      } else if (is(b, s, e, O_PROBABILITY) && is(b, ms, me, M_STATISTIC)) {
+        if (!hasValue) throw new LineSyntaxError('--probability without a value');
+        checkProbability(b, vs, ve);
+        c[at + F.probability] = vs;
+        c[at + F.probability + 1] = ve;
+      } else if (is(b, ms, me, M_RECENT)) {
+        if (is(b, s, e, O_RCHECK)) flags |= RuleFlag.recentRcheck;
+        else if (is(b, s, e, O_SET)) flags |= RuleFlag.recentSet;
+      }
+    } else if (role === Role.Target) {
+      c[at + F.target] = t[k]!;
+      c[at + F.target + 1] = t[k + 1]!;
+      if ((f & Flag.Goto) !== 0) flags |= RuleFlag.goto;
+      if (is(b, t[k]!, t[k + 1]!, T_DNAT)) flags |= RuleFlag.targetDnat;
+      else if (is(b, t[k]!, t[k + 1]!, T_MARK_MASQ)) flags |= RuleFlag.targetMarkMasq;
+    } else if (role === Role.TargetOption) {
+      const s = t[k]!;
+      const e = t[k + 1]!;
+      if (is(b, s, e, O_TO_DEST) || is(b, s, e, O_TO_SRC)) {
+        toCount++;
+        const hasValue = k + SLOT < n && t[k + SLOT + 2] === Role.Value;
+        if (!hasValue) throw new LineSyntaxError(`${text(b, s, e)} without an address`);
+        const vs = t[k + SLOT]!;
+        const ve = t[k + SLOT + 1]!;
+        if (toCount === 1) {
+          c[at + F.to] = vs;
+          c[at + F.to + 1] = ve;
+        }
+        // iptables 1.4.x cannot print a DNAT range it did not write: ":0 --persistent ..."
+        if (b[vs] === 58 /* : */ && ve - vs === 2 && b[vs + 1] === 48) flags |= RuleFlag.dnatQuirk;
+      } else if (is(b, s, e, O_PERSISTENT) && toCount > 0 && b[c[at + F.to]!] === 58) {
+        flags |= RuleFlag.dnatQuirk;
+      }
+    }
+  }
+  c[at + F.flags] = flags;
+}
+
+function checkAddress(b: Uint8Array, s: number, e: number): void {
+  for (let k = s; k < e; k++) {
+    const ch = b[k]!;
+    const ok =
+      (ch >= 48 && ch <= 58) ||
+      ch === 46 ||
+      ch === 47 ||
+      (ch >= 97 && ch <= 102) ||
+      (ch >= 65 && ch <= 70);
+    if (!ok) throw new LineSyntaxError(`"${text(b, s, e)}" is not an address`);
+  }
+}
+
+function checkPorts(b: Uint8Array, s: number, e: number): void {
+  for (let k = s; k < e; k++) {
+    const ch = b[k]!;
+    if (!((ch >= 48 && ch <= 57) || ch === 58))
+      throw new LineSyntaxError(`"${text(b, s, e)}" is not a port`);
+  }
+}
+
+function checkProbability(b: Uint8Array, s: number, e: number): void {
+  // "0.33333333349" or "1": digits with at most one dot, no more than 1
+  let dots = 0;
+  for (let k = s; k < e; k++) {
+    const ch = b[k]!;
+    if (ch === 46) dots++;
+    else if (ch < 48 || ch > 57) dots = 2;
+  }
+  if (
+    dots > 1 ||
+    e === s ||
+    (b[s] !== 48 && !(b[s] === 49 && (e - s === 1 || b[s + 1] === 46)) && b[s] !== 46)
+  ) {
+    throw new LineSyntaxError(`"${text(b, s, e)}" is not a probability`);
+  }
+}

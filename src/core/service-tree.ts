@@ -1,0 +1,482 @@
+// A rules dump read back into Service -> KUBE-SVC -> KUBE-SEP -> DNAT trees, one per Service
+// port. Trees come from following the jumps; comments only name them (large clusters have none on
+// the SVC -> SEP jumps, and old dumps none at all).
+import { hash16 } from './chain-names.js';
+import type { Chain, Ruleset, Table } from './iptables.js';
+import { RuleFlag } from './iptables.js';
+import { DNAT_QUIRK } from './iptables-rule.js';
+import type { ServicePortName } from './model.js';
+
+export type EntryKind = 'cluster-ip' | 'external-ip' | 'load-balancer' | 'node-port';
+
+/** A rule in KUBE-SERVICES or KUBE-NODEPORTS that sends traffic into a Service port's chains. */
+export interface EntryPoint {
+  kind: EntryKind;
+  /** The VIP without its /32, absent for node ports. */
+  address?: string;
+  port?: number;
+  protocol: string;
+  /** The chain it jumps to (KUBE-SVC-, KUBE-EXT-, KUBE-FW-, ...). */
+  chain: string;
+  from: 'KUBE-SERVICES' | 'KUBE-NODEPORTS';
+  line: number;
+}
+
+export interface TreeEndpoint {
+  /** "10.244.0.3:80" as the DNAT rule says; undefined when the dump cannot show it. */
+  address: string | undefined;
+  /** The Pod IP read from the hairpin rule, when the DNAT target is unreadable. */
+  inferredIP?: string;
+  chain: string;
+  /** Effective share of this Service port's new connections (chained probabilities applied). */
+  probability: number;
+  /** The probability written on the jump; undefined on the last, unconditional jump. */
+  ruleProbability?: number;
+  /** The KUBE-SEP chain marks a Pod reaching itself for masquerade (`-s podIP -j KUBE-MARK-MASQ`). */
+  hairpinMasquerade: boolean;
+  /** Reached first by a `-m recent --rcheck` rule (sessionAffinity: ClientIP). */
+  affinity: boolean;
+  /** The jump names a chain that is not in the dump. */
+  chainMissing?: boolean;
+  quirk?: string;
+  line: number;
+}
+
+/** A masquerade (KUBE-MARK-MASQ) rule for this Service port's traffic. */
+export interface MasqueradeRule {
+  chain: string;
+  /** What traffic it marks: "! -s 10.244.0.0/16", "all", "--src-type LOCAL" ... */
+  condition: string;
+  line: number;
+}
+
+/** A filter (or old nat) rule that rejects or drops the Service port's traffic. */
+export interface Verdict {
+  kind: 'reject' | 'drop';
+  table: string;
+  chain: string;
+  comment?: string;
+  address?: string;
+  port?: number;
+  line: number;
+}
+
+export interface ServiceTree {
+  /** The ServicePortName ("ns/name:port"), from comments or from known Service ports. */
+  name?: ServicePortName;
+  /** Identity: the name, else "VIP:port/protocol", else the chain hash. */
+  id: string;
+  /** The 16-character hash its KUBE-SVC/SVL/EXT/FW chains share. */
+  hash?: string;
+  protocol: string;
+  clusterIP?: string;
+  port?: number;
+  nodePorts: number[];
+  externalIPs: string[];
+  loadBalancerIPs: string[];
+  entries: EntryPoint[];
+  chains: { svc?: string; svl?: string; ext?: string; fw?: string; xlb?: string };
+  masquerade: MasqueradeRule[];
+  /** recent --seconds of the affinity rules, when sessionAffinity is ClientIP. */
+  affinitySeconds?: number;
+  /** Endpoints reached through KUBE-SVC (all endpoints). */
+  endpoints: TreeEndpoint[];
+  /** Endpoints reached through KUBE-SVL (or the old KUBE-XLB): this node's own. */
+  localEndpoints?: TreeEndpoint[];
+  /** Share of new connections that no endpoint jump takes (probabilities that do not add up). */
+  fallThrough: number;
+  verdicts: Verdict[];
+}
+
+export interface OrphanChain {
+  chain: string;
+  rules: number;
+}
+
+export interface ServiceTrees {
+  services: ServiceTree[];
+  /** Service and endpoint chains no entry point reaches. */
+  orphans: OrphanChain[];
+}
+
+export interface TreeOptions {
+  /** Service ports the caller knows (from API objects): names trees of dumps without comments. */
+  servicePorts?: { name: ServicePortName; protocol: string }[];
+}
+
+const SERVICE_CHAIN = /^KUBE-(SVC|SVL|EXT|FW|XLB)-([A-Z2-7]{16})$/;
+const KUBE_CHAIN = /^KUBE-(SVC|SVL|EXT|FW|XLB|SEP)-[A-Z2-7]{16}$/;
+const COMMENT_KIND: [string, EntryKind][] = [
+  [' cluster IP', 'cluster-ip'],
+  [' external IP', 'external-ip'],
+  [' loadbalancer IP', 'load-balancer'],
+];
+
+const stripHost = (cidr: string | undefined) => cidr?.replace(/\/(32|128)$/, '');
+
+export function buildServiceTrees(rs: Ruleset, options: TreeOptions = {}): ServiceTrees {
+  return new TreeBuilder(rs, options).build();
+}
+
+class TreeBuilder {
+  private readonly nat: Table | undefined;
+  private readonly filter: Table | undefined;
+  private readonly trees: ServiceTree[] = [];
+  private readonly byHash = new Map<string, ServiceTree>();
+  private readonly byVip = new Map<string, ServiceTree>(); // "10.1.0.1:443/tcp"
+  private visited: Uint8Array = new Uint8Array(0); // by nat chain index
+  private readonly names = new Map<string, ServicePortName>(); // hash -> name
+
+  constructor(rs: Ruleset, options: TreeOptions) {
+    this.nat = rs.table('nat');
+    this.filter = rs.table('filter');
+    this.visited = new Uint8Array(this.nat?.chains.length ?? 0);
+    for (const sp of options.servicePorts ?? [])
+      this.names.set(hash16(sp.name + sp.protocol.toLowerCase()), sp.name);
+  }
+
+  build(): ServiceTrees {
+    const nat = this.nat;
+    if (nat) {
+      this.entries(nat, 'KUBE-SERVICES');
+      this.entries(nat, 'KUBE-NODEPORTS');
+      for (const tree of this.trees) if (tree.hash) this.follow(nat, tree);
+    }
+    if (this.filter) {
+      for (const chain of ['KUBE-SERVICES', 'KUBE-EXTERNAL-SERVICES', 'KUBE-PROXY-FIREWALL'])
+        this.verdicts(this.filter, chain);
+    }
+    for (const t of this.trees)
+      t.id =
+        t.name ??
+        (t.clusterIP
+          ? `${t.clusterIP}:${t.port}/${t.protocol}`
+          : `${t.hash ?? t.entries[0]?.address}/${t.protocol}`);
+    const services = this.trees.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return { services, orphans: this.orphans() };
+  }
+
+  /** The tree of a chain hash (or of a Service port name), created on first sight. */
+  private tree(hash: string | undefined, name: string | undefined, protocol: string): ServiceTree {
+    name ??= hash ? this.names.get(hash) : undefined;
+    if (!hash && name) hash = hash16(name + protocol);
+    let tree = hash ? this.byHash.get(hash) : undefined;
+    if (!tree) {
+      tree = {
+        name,
+        id: '',
+        hash,
+        protocol,
+        nodePorts: [],
+        externalIPs: [],
+        loadBalancerIPs: [],
+        entries: [],
+        chains: {},
+        masquerade: [],
+        endpoints: [],
+        fallThrough: 0,
+        verdicts: [],
+      };
+      this.trees.push(tree);
+      if (hash) this.byHash.set(hash, tree);
+    }
+    tree.name ??= name;
+    return tree;
+  }
+
+  /** Entry rules of KUBE-SERVICES / KUBE-NODEPORTS. */
+  private entries(nat: Table, from: 'KUBE-SERVICES' | 'KUBE-NODEPORTS'): void {
+    const chain = nat.chain(from);
+    if (!chain) return;
+    const masq: number[] = [];
+    for (let k = 0; k < chain.ruleCount; k++) {
+      const id = chain.ruleId(k);
+      if ((nat.flags(id) & RuleFlag.targetMarkMasq) !== 0) {
+        masq.push(id);
+        continue;
+      }
+      const tc = nat.targetChain(id);
+      if (!tc?.kind || tc.kind === 'KUBE-SEP') continue;
+      const target = tc.name;
+      const m = SERVICE_CHAIN.exec(target)!;
+      const comment = nat.comment(id);
+      const protocol = nat.protocol(id) ?? 'tcp';
+      const address = stripHost(nat.destination(id));
+      const dport = nat.dport(id);
+      const port = dport === undefined ? undefined : Number(dport);
+      const named = comment === undefined ? undefined : commentName(comment, from);
+      const tree = this.tree(m[2], named?.name, protocol);
+      let kind: EntryKind = named?.kind ?? (from === 'KUBE-NODEPORTS' ? 'node-port' : 'cluster-ip');
+      if (!named && from === 'KUBE-SERVICES') {
+        // no comment: the first VIP jumping to SVC/SVL is the ClusterIP, FW means a load balancer
+        if (m[1] === 'FW') kind = 'load-balancer';
+        else if (m[1] === 'EXT' || tree.clusterIP !== undefined) kind = 'external-ip';
+      }
+      tree.entries.push({
+        kind,
+        address,
+        port,
+        protocol,
+        chain: target!,
+        from,
+        line: nat.line(id),
+      });
+      if (kind === 'cluster-ip' && tree.clusterIP === undefined) {
+        tree.clusterIP = address;
+        tree.port = port;
+        this.byVip.set(`${address}:${port}/${protocol}`, tree);
+      } else if (kind === 'external-ip' && address && !tree.externalIPs.includes(address))
+        tree.externalIPs.push(address);
+      else if (kind === 'load-balancer' && address && !tree.loadBalancerIPs.includes(address))
+        tree.loadBalancerIPs.push(address);
+      else if (kind === 'node-port' && port !== undefined && !tree.nodePorts.includes(port))
+        tree.nodePorts.push(port);
+    }
+    // old kube-proxy (<= 1.20) marked Service traffic in KUBE-SERVICES / KUBE-NODEPORTS itself
+    for (const id of masq) {
+      const comment = nat.comment(id);
+      const protocol = nat.protocol(id) ?? 'tcp';
+      const named = comment === undefined ? undefined : commentName(comment, from);
+      const tree = named
+        ? this.byHash.get(hash16(named.name + protocol))
+        : this.byVip.get(`${stripHost(nat.destination(id))}:${nat.dport(id)}/${protocol}`);
+      tree?.masquerade.push({
+        chain: from,
+        condition: masqueradeCondition(nat, id),
+        line: nat.line(id),
+      });
+    }
+  }
+
+  /** Walks a tree's SVC / SVL / EXT / FW / XLB chains and their KUBE-SEP chains. */
+  private follow(nat: Table, tree: ServiceTree): void {
+    const chains = this.serviceChains(nat).get(tree.hash!) ?? {};
+    for (const c of Object.values(chains)) this.visited[c.index] = 1;
+    const { svc, svl, ext, fw, xlb } = chains;
+    tree.chains = { svc: svc?.name, svl: svl?.name, ext: ext?.name, fw: fw?.name, xlb: xlb?.name };
+    if (svc) {
+      const r = this.endpoints(nat, tree, svc);
+      tree.endpoints = r.endpoints;
+      tree.fallThrough = r.fallThrough;
+    }
+    const local = svl ?? xlb;
+    if (local) tree.localEndpoints = this.endpoints(nat, tree, local).endpoints;
+    for (const c of [ext, fw]) if (c) this.sideRules(nat, tree, c);
+  }
+
+  private byHashChains:
+    Map<string, Partial<Record<'svc' | 'svl' | 'ext' | 'fw' | 'xlb', Chain>>> | undefined;
+
+  /** The SVC/SVL/EXT/FW/XLB chains of the dump by their hash, read once. */
+  private serviceChains(nat: Table) {
+    if (this.byHashChains) return this.byHashChains;
+    const map = new Map<string, Partial<Record<'svc' | 'svl' | 'ext' | 'fw' | 'xlb', Chain>>>();
+    for (const c of nat.chains) {
+      if (c.kind === undefined || c.kind === 'KUBE-SEP') continue;
+      const hash = c.name.slice(-16);
+      let entry = map.get(hash);
+      if (!entry) map.set(hash, (entry = {}));
+      entry[c.kind.slice(5).toLowerCase() as 'svc'] = c;
+    }
+    return (this.byHashChains = map);
+  }
+
+  /** Masquerade and drop rules in EXT / FW chains. */
+  private sideRules(nat: Table, tree: ServiceTree, chain: Chain): void {
+    for (let k = 0; k < chain.ruleCount; k++) {
+      const id = chain.ruleId(k);
+      if ((nat.flags(id) & RuleFlag.targetMarkMasq) !== 0)
+        tree.masquerade.push({
+          chain: chain.name,
+          condition: masqueradeCondition(nat, id),
+          line: nat.line(id),
+        });
+      else if (nat.targetChain(id)?.name === 'KUBE-MARK-DROP')
+        tree.verdicts.push({
+          kind: 'drop',
+          table: 'nat',
+          chain: chain.name,
+          comment: nat.comment(id),
+          line: nat.line(id),
+        });
+    }
+  }
+
+  /** The endpoint jumps of one SVC/SVL/XLB chain with their effective shares. */
+  private endpoints(
+    nat: Table,
+    tree: ServiceTree,
+    chain: Chain,
+  ): { endpoints: TreeEndpoint[]; fallThrough: number } {
+    const endpoints: TreeEndpoint[] = [];
+    let bySep: Map<Chain, TreeEndpoint> | undefined;
+    let remaining = 1;
+    for (let k = 0; k < chain.ruleCount; k++) {
+      const id = chain.ruleId(k);
+      const flags = nat.flags(id);
+      if ((flags & RuleFlag.targetMarkMasq) !== 0) {
+        tree.masquerade.push({
+          chain: chain.name,
+          condition: masqueradeCondition(nat, id),
+          line: nat.line(id),
+        });
+        continue;
+      }
+      const sep = nat.targetChain(id);
+      if (sep?.kind !== 'KUBE-SEP') {
+        const target = nat.target(id);
+        if (target === 'KUBE-MARK-DROP')
+          tree.verdicts.push({
+            kind: 'drop',
+            table: 'nat',
+            chain: chain.name,
+            comment: nat.comment(id),
+            line: nat.line(id),
+          });
+        else if (target?.startsWith('KUBE-SEP-'))
+          endpoints.push(this.missingEndpoint(target, nat.line(id)));
+        continue;
+      }
+      let ep = bySep?.get(sep);
+      if (!ep) {
+        ep = this.endpoint(nat, sep, nat.line(id));
+        (bySep ??= new Map()).set(sep, ep);
+        endpoints.push(ep);
+      }
+      if ((flags & RuleFlag.recentRcheck) !== 0) {
+        ep.affinity = true;
+        tree.affinitySeconds ??= affinitySeconds(nat, id);
+        continue;
+      }
+      const p = nat.probability(id);
+      const share = remaining * (p ?? 1);
+      ep.probability += share;
+      ep.ruleProbability = p;
+      ep.line = nat.line(id);
+      remaining -= share;
+    }
+    return { endpoints, fallThrough: remaining < 1e-9 ? 0 : remaining };
+  }
+
+  /** A jump to a KUBE-SEP chain the dump does not have. */
+  private missingEndpoint(name: string, line: number): TreeEndpoint {
+    return {
+      address: undefined,
+      chain: name,
+      probability: 0,
+      hairpinMasquerade: false,
+      affinity: false,
+      chainMissing: true,
+      line,
+    };
+  }
+
+  private endpoint(nat: Table, chain: Chain, line: number): TreeEndpoint {
+    const ep: TreeEndpoint = {
+      address: undefined,
+      chain: chain.name,
+      probability: 0,
+      hairpinMasquerade: false,
+      affinity: false,
+      line,
+    };
+    this.visited[chain.index] = 1;
+    let hairpin = -1;
+    for (let k = 0; k < chain.ruleCount; k++) {
+      const id = chain.ruleId(k);
+      const flags = nat.flags(id);
+      if ((flags & RuleFlag.targetDnat) !== 0) {
+        ep.address = nat.to(id);
+        if ((flags & RuleFlag.dnatQuirk) !== 0) ep.quirk = DNAT_QUIRK;
+      } else if ((flags & RuleFlag.targetMarkMasq) !== 0 && nat.hasSource(id)) {
+        ep.hairpinMasquerade = true;
+        hairpin = id;
+      }
+    }
+    if (ep.address === undefined && ep.quirk && hairpin >= 0)
+      ep.inferredIP = stripHost(nat.source(hairpin));
+    return ep;
+  }
+
+  /** REJECT / DROP rules kube-proxy writes in filter for Services without (local) endpoints. */
+  private verdicts(filter: Table, name: string): void {
+    const chain = filter.chain(name);
+    if (!chain) return;
+    for (let k = 0; k < chain.ruleCount; k++) {
+      const id = chain.ruleId(k);
+      const target = filter.target(id);
+      if (target !== 'REJECT' && target !== 'DROP') continue;
+      const comment = filter.comment(id);
+      const protocol = filter.protocol(id) ?? 'tcp';
+      const address = stripHost(filter.destination(id));
+      const dport = filter.dport(id);
+      const port = dport === undefined ? undefined : Number(dport);
+      const m = comment ? VERDICT_COMMENT.exec(comment) : null;
+      if (!m && (address === undefined || port === undefined)) continue; // not a per-Service rule
+      const vip = `${address}:${port}/${protocol}`;
+      const tree = m
+        ? this.tree(undefined, m[1], protocol)
+        : (this.byVip.get(vip) ?? this.tree(undefined, undefined, protocol));
+      tree.verdicts.push({
+        kind: target === 'REJECT' ? 'reject' : 'drop',
+        table: 'filter',
+        chain: name,
+        comment,
+        address,
+        port,
+        line: filter.line(id),
+      });
+      if (name === 'KUBE-SERVICES' && address && tree.clusterIP === undefined) {
+        tree.clusterIP = address;
+        tree.port = port;
+        this.byVip.set(vip, tree);
+      }
+    }
+  }
+
+  private orphans(): OrphanChain[] {
+    const out: OrphanChain[] = [];
+    if (!this.nat) return out;
+    for (const chain of this.nat.chains) {
+      if (this.visited[chain.index] === 0 && KUBE_CHAIN.test(chain.name))
+        out.push({ chain: chain.name, rules: chain.ruleCount });
+    }
+    return out.sort((a, b) => (a.chain < b.chain ? -1 : 1));
+  }
+}
+
+const VERDICT_COMMENT =
+  /^(.*) (?:has no endpoints|has no local endpoints|traffic not accepted by KUBE-FW-[A-Z2-7]{16})$/;
+
+/** The Service port name and entry kind a kube-proxy comment gives. */
+function commentName(comment: string, from: string): { name: string; kind: EntryKind } | undefined {
+  for (const [suffix, kind] of COMMENT_KIND)
+    if (comment.endsWith(suffix)) return { name: comment.slice(0, -suffix.length), kind };
+  // node-port rules carry the bare name
+  return from === 'KUBE-NODEPORTS' && /^[^ ]+\/[^ ]+$/.test(comment)
+    ? { name: comment, kind: 'node-port' }
+    : undefined;
+}
+
+/** What a KUBE-MARK-MASQ rule selects, in iptables words. */
+function masqueradeCondition(t: Table, id: number): string {
+  const flags = t.flags(id);
+  const src = t.source(id);
+  if (src) return `${(flags & RuleFlag.srcNegated) !== 0 ? '! ' : ''}-s ${src}`;
+  if ((flags & RuleFlag.hasOtherMatches) === 0) return 'all';
+  const rule = t.rule(id);
+  const parts: string[] = [];
+  if (rule.inInterface)
+    parts.push(`${rule.inInterface.negated ? '! ' : ''}-i ${rule.inInterface.name}`);
+  for (const m of rule.matches) {
+    if (m.kind === 'addrtype' && m.srcType)
+      parts.push(`${m.srcType.negated ? '! ' : ''}--src-type ${m.srcType.types.join(',')}`);
+    if (m.kind === 'physdev') parts.push('physdev');
+  }
+  return parts.length > 0 ? parts.join(' ') : 'all';
+}
+
+function affinitySeconds(t: Table, id: number): number | undefined {
+  for (const m of t.rule(id).matches) if (m.kind === 'recent') return m.seconds;
+  return undefined;
+}

@@ -1,0 +1,125 @@
+// Speed of the parts that have targets: parse + trees against the floor of reading and splitting
+// the same bytes, peak memory, and fuzzy query latency. Not a test: it reports numbers.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseIptables } from '../../src/core/iptables.js';
+import { buildSearchIndex } from '../../src/core/search.js';
+import { buildServiceTrees } from '../../src/core/service-tree.js';
+import { clusterDump } from './cluster-dump.js';
+
+const args = new Map<string, string>();
+for (let i = 2; i < process.argv.length; i += 2)
+  args.set(process.argv[i]!.replace(/^--/, ''), process.argv[i + 1] ?? '');
+
+const child = args.get('child');
+if (child) {
+  // one measurement in a fresh process: peak RSS of exactly this work
+  const file = args.get('file')!;
+  if (child === 'floor') readFileSync(file, 'utf8').split('\n');
+  if (child === 'trees') buildServiceTrees(parseIptables(readFileSync(file)));
+  // VmHWM is this process's own peak (ru_maxrss would include the parent's, inherited at fork)
+  const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'))!;
+  process.stdout.write(String(Number(hwm[1]) * 1024));
+  process.exit(0);
+}
+
+const services = Number(args.get('services') ?? 10000);
+const endpoints = Number(args.get('endpoints') ?? 10);
+const runs = Number(args.get('runs') ?? 7);
+const dir = mkdtempSync(join(tmpdir(), 'kdebug-bench-'));
+const file = join(dir, 'iptables-save.txt');
+const mb = (n: number) => `${(n / 1e6).toFixed(1)} MB`;
+const ms = (n: number) => `${n.toFixed(1)} ms`;
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const time = (f: () => unknown) => {
+  globalThis.gc?.();
+  const t = performance.now();
+  f();
+  return performance.now() - t;
+};
+
+try {
+  let t = performance.now();
+  const dump = clusterDump({ services, endpoints });
+  writeFileSync(file, dump);
+  const size = Buffer.byteLength(dump);
+  console.log(
+    `dump: ${services} Services x ${endpoints} endpoints, ${mb(size)}, ${dump.split('\n').length} lines (generated in ${ms(performance.now() - t)})`,
+  );
+
+  const floor: number[] = [];
+  const parse: number[] = [];
+  const trees: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    floor.push(time(() => readFileSync(file, 'utf8').split('\n')));
+    parse.push(time(() => parseIptables(readFileSync(file))));
+    trees.push(time(() => buildServiceTrees(parseIptables(readFileSync(file)))));
+  }
+  const f = median(floor);
+  console.log(`read + split (floor)  ${ms(f)}`);
+  console.log(
+    `read + parse          ${ms(median(parse))}  (${(median(parse) / f).toFixed(2)}x floor)`,
+  );
+  console.log(
+    `read + parse + trees  ${ms(median(trees))}  (${(median(trees) / f).toFixed(2)}x floor, target <= 1.5x)`,
+  );
+
+  const rss = (what: string) =>
+    Number(
+      spawnSync(process.execPath, [
+        process.argv[1]!,
+        '--child',
+        what,
+        '--file',
+        file,
+      ]).stdout.toString(),
+    );
+  const base = rss('none');
+  const floorRss = rss('floor') - base;
+  const treesRss = rss('trees') - base;
+  console.log(
+    `peak memory (RSS above an idle node ${mb(base)}): floor ${mb(floorRss)}, parse + trees ${mb(treesRss)} = ${(treesRss / size).toFixed(2)}x the dump (target < 4x)`,
+  );
+
+  const rs = parseIptables(readFileSync(file));
+  const forest = buildServiceTrees(rs);
+  t = performance.now();
+  const index = buildSearchIndex(rs, forest);
+  console.log(
+    `search index: ${index.docs.length} documents, built in ${ms(performance.now() - t)}`,
+  );
+  const sample = forest.services[Math.floor(forest.services.length / 2)]!;
+  const ep = sample.endpoints[0];
+  const queries = [
+    'nginx',
+    'svc-4242',
+    'ns17/svc-1717',
+    'svc-99',
+    sample.hash!.slice(0, 4),
+    sample.chains.svc!,
+    ep?.address ?? '10.128.0.1',
+    '8080',
+    '30080',
+    sample.clusterIP!,
+    'kube-sep',
+    'nodeports',
+    'masquerade',
+    'sv-4242',
+    'ns1/svc-1:http',
+    '10.1',
+    'KUBE-MARK-MASQ',
+    'zzzzzz',
+    'cluster ip',
+    '172.30.1',
+  ];
+  for (const q of queries) index.search(q); // warm
+  const lat: number[] = [];
+  for (let i = 0; i < 3; i++) for (const q of queries) lat.push(time(() => index.search(q)));
+  console.log(
+    `fuzzy query over ${index.docs.length} documents: median ${ms(median(lat))}, worst ${ms(Math.max(...lat))} (targets 16 ms / 50 ms; ${lat.length} queries)`,
+  );
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
