@@ -11,6 +11,7 @@ import type { Facts } from './core/model.js';
 import { buildSearchIndex } from './core/search.js';
 import { buildServiceTrees } from './core/service-tree.js';
 import { SnapshotError, readSnapshot } from './cluster/snapshot.js';
+import { KubeApiError } from './cluster/kube-errors.js';
 import { rulesJson, rulesText, searchJson, searchText, type RulesSource } from './output/rules.js';
 
 declare const KDEBUG_VERSION: string;
@@ -142,6 +143,41 @@ async function demoCommand(g: GlobalOptions): Promise<number> {
   return EXIT.ok;
 }
 
+interface SnapshotSaveFlags {
+  service?: string;
+  all?: boolean;
+  allNamespaces?: boolean;
+}
+
+async function snapshotSaveCommand(
+  dir: string,
+  o: SnapshotSaveFlags,
+  g: GlobalOptions,
+): Promise<number> {
+  // client-node and the live-cluster code load only here, never for offline commands
+  const { saveSnapshot, SnapshotSaveError } = await import('./cluster/snapshot-save.js');
+  try {
+    const r = await saveSnapshot({
+      dir,
+      namespace: g.namespace,
+      service: o.service,
+      all: o.all,
+      allNamespaces: o.allNamespaces,
+      context: g.context,
+      kubeconfig: g.kubeconfig,
+      kdebugVersion: VERSION,
+    });
+    for (const e of r.readErrors)
+      process.stderr.write(`kdebug: warning: could not read ${e.what}: ${e.error}\n`);
+    const nodes = r.nodes ? ` and the output of commands on ${r.nodes} nodes` : '';
+    write(`saved ${r.objects} objects${nodes} from context ${r.meta.context} to ${dir}\n`);
+    return EXIT.ok;
+  } catch (e) {
+    if (e instanceof SnapshotSaveError) throw new UsageError(e.message);
+    throw e;
+  }
+}
+
 export function buildProgram(run: (code: Promise<number>) => void): Command {
   const program = new Command('kdebug')
     .description(
@@ -182,6 +218,16 @@ export function buildProgram(run: (code: Promise<number>) => void): Command {
     .description('kdebug on the bundled demo snapshot (the nginx-svc cluster), no cluster needed')
     .action(() => run(demoCommand(g())));
 
+  program
+    .command('snapshot')
+    .description('capture cluster facts into a directory that --snapshot replays')
+    .command('save <dir>')
+    .description('read a Service (or every Service) from the cluster and save it as a snapshot')
+    .option('--service <name>', 'the Service to capture')
+    .option('--all', 'every Service in the namespace (-n, default: the context namespace)')
+    .option('-A, --all-namespaces', 'with --all: every Service in the cluster')
+    .action((dir: string, o: SnapshotSaveFlags) => run(snapshotSaveCommand(dir, o, g())));
+
   return program;
 }
 
@@ -189,7 +235,7 @@ export function buildProgram(run: (code: Promise<number>) => void): Command {
 function fail(e: unknown): number {
   if (e instanceof IptablesParseError) {
     process.stderr.write(`${e.message}\n`); // FILE:LINE: message, then the line
-  } else if (e instanceof SnapshotError || e instanceof UsageError) {
+  } else if (e instanceof SnapshotError || e instanceof UsageError || e instanceof KubeApiError) {
     process.stderr.write(`kdebug: ${e.message}\n`);
   } else {
     process.stderr.write(`kdebug: internal error: ${(e as Error)?.message ?? String(e)}\n`);

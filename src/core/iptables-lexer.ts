@@ -48,6 +48,18 @@ const TOP_LONG: Record<string, number> = {
 /** The letter of a long top-level option ("--source" is -s), or 0; compares bytes, no string. */
 function topLong(b: Uint8Array, s: number, e: number): number {
   const len = e - s;
+  // the lengths of the names below: most module options are none of them
+  if (
+    len !== 5 &&
+    len !== 6 &&
+    len !== 7 &&
+    len !== 8 &&
+    len !== 10 &&
+    len !== 13 &&
+    len !== 14 &&
+    len !== 15
+  )
+    return 0;
   for (const name in TOP_LONG) {
     if (name.length !== len || name.charCodeAt(2) !== b[s + 2]) continue;
     let k = 3;
@@ -57,8 +69,14 @@ function topLong(b: Uint8Array, s: number, e: number): number {
   return 0;
 }
 
-/** Letters of the top-level options that take exactly one value. */
-const ONE_VALUE = new Set([115, 100, 105, 111, 112]);
+/** What word() was asked for, in an error message. */
+function expected(what: number): string {
+  if (what === 1) return 'packets after -c';
+  if (what === 2) return 'bytes after -c';
+  if (what === 109) return 'a module name after -m';
+  if (what === 106 || what === 103) return `a target after -${String.fromCharCode(what)}`;
+  return `a value after -${String.fromCharCode(what)}`;
+}
 
 export class RuleLexer {
   tokens = new Int32Array(64 * SLOT);
@@ -150,43 +168,48 @@ export class RuleLexer {
       if (letter === 109) {
         // -m MODULE
         if (neg) throw new LineSyntaxError('"!" before -m');
-        const t = this.word(i, end, 'a module name after -m');
+        this.word(i, end, 109);
         module = this.count;
-        this.push(t.s, t.e, Role.Module, 0, 0);
-        i = t.e;
+        this.push(this.ws, this.we, Role.Module, 0, 0);
+        i = this.wnext;
         state = 1;
         lastOption = -1;
       } else if (letter === 106 || letter === 103) {
         if (neg) throw new LineSyntaxError('"!" before the target');
-        const t = this.word(i, end, `a target after -${String.fromCharCode(letter)}`);
-        this.push(t.s, t.e, Role.Target, letter === 103 ? Flag.Goto : 0, 0);
-        i = t.e;
+        this.word(i, end, letter);
+        this.push(this.ws, this.we, Role.Target, letter === 103 ? Flag.Goto : 0, 0);
+        i = this.wnext;
         state = 2;
         lastOption = -1;
-      } else if (ONE_VALUE.has(letter)) {
-        let t = this.word(i, end, `a value after -${String.fromCharCode(letter)}`);
+      } else if (
+        letter === 115 ||
+        letter === 100 ||
+        letter === 105 ||
+        letter === 111 ||
+        letter === 112
+      ) {
+        this.word(i, end, letter);
         let flags = neg;
-        if (!t.quoted && t.e - t.s === 1 && b[t.s] === BANG) {
+        if (!this.wq && this.we - this.ws === 1 && b[this.ws] === BANG) {
           // "-s ! 10.0.0.1" (iptables < 1.4.3)
           flags = Flag.Negated;
-          t = this.word(t.e, end, `a value after -${String.fromCharCode(letter)} !`);
+          this.word(this.wnext, end, letter);
         }
         this.push(s, e, Role.Top, flags, letter);
-        this.push(t.s, t.e, Role.Value, t.quoted ? Flag.Quoted : 0, 0);
-        i = t.e;
-        if (t.quoted) i++;
+        this.push(this.ws, this.we, Role.Value, this.wq ? Flag.Quoted : 0, 0);
+        i = this.wnext;
         lastOption = -1;
       } else if (letter === 102) {
         this.push(s, e, Role.Top, neg, letter);
         lastOption = -1;
       } else if (letter === 99) {
         // -c PACKETS BYTES (iptables -S -v)
-        const p = this.word(i, end, 'packets after -c');
-        const q = this.word(p.e, end, 'bytes after -c');
         this.push(s, e, Role.Top, 0, letter);
-        this.push(p.s, p.e, Role.Value, 0, 0);
-        this.push(q.s, q.e, Role.Value, 0, 0);
-        i = q.e;
+        this.word(i, end, 1);
+        this.push(this.ws, this.we, Role.Value, 0, 0);
+        this.word(this.wnext, end, 2);
+        this.push(this.ws, this.we, Role.Value, 0, 0);
+        i = this.wnext;
         lastOption = -1;
       } else {
         throw new LineSyntaxError(`unknown option "${text(b, s, e)}"`);
@@ -207,22 +230,35 @@ export class RuleLexer {
     return i < end && (b[i] !== DASH || isNumberStart(b, i, end));
   }
 
-  /** The next whitespace-separated (or quoted) word, or an error naming what was expected. */
-  private word(i: number, end: number, what: string): { s: number; e: number; quoted: boolean } {
+  // The word read by word(): [ws, we), quoted, and where reading goes on (past a closing quote).
+  private ws = 0;
+  private we = 0;
+  private wq = false;
+  private wnext = 0;
+
+  /** Reads the next whitespace-separated (or quoted) word; `what` names it in the error. */
+  private word(i: number, end: number, what: number): void {
     const b = this.buf;
     while (i < end && (b[i] === SP || b[i] === TAB)) i++;
-    if (i >= end) throw new LineSyntaxError(`expected ${what}`);
+    if (i >= end) throw new LineSyntaxError(`expected ${expected(what)}`);
     if (b[i] === QUOTE) {
       let e = i + 1;
       while (e < end && b[e] !== QUOTE) e += b[e] === BACKSLASH ? 2 : 1;
       if (e >= end) throw new LineSyntaxError('unterminated quoted string');
-      return { s: i + 1, e, quoted: true };
+      this.ws = i + 1;
+      this.we = e;
+      this.wq = true;
+      this.wnext = e + 1;
+      return;
     }
     let e = i;
     while (e < end && b[e] !== SP && b[e] !== TAB) e++;
     if (b[i] === DASH && e - i > 1 && !isNumberStart(b, i, e))
-      throw new LineSyntaxError(`expected ${what}`);
-    return { s: i, e, quoted: false };
+      throw new LineSyntaxError(`expected ${expected(what)}`);
+    this.ws = i;
+    this.we = e;
+    this.wq = false;
+    this.wnext = e;
   }
 
   private push(s: number, e: number, role: Role, flags: number, aux: number): void {

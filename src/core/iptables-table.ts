@@ -1,6 +1,14 @@
 // Storage of one parsed table: every rule's hot fields as byte offsets in chunked Int32Arrays
 // (no object per rule), chains found by their name's bytes, and typed rules built on demand.
-import { Flag, LineSyntaxError, Role, type RuleLexer, SLOT, text, unescaped } from './iptables-lexer.js';
+import {
+  Flag,
+  LineSyntaxError,
+  Role,
+  type RuleLexer,
+  SLOT,
+  text,
+  unescaped,
+} from './iptables-lexer.js';
 import { buildRule, type Rule } from './iptables-rule.js';
 
 const BUILTINS: Record<string, readonly string[]> = {
@@ -169,12 +177,13 @@ export class Table {
       const next = this.chains[near.index + 1];
       if (next && this.named(next, s, e)) return next;
     }
-    const found = this.lookup(s, e);
+    const found = this.probe(s, e);
     if (found >= 0) return this.chains[found]!;
     const c = new Chain(this, this.chains.length, s, e, chainKind(this.buf, s, e));
     this.chains.push(c);
     this.nameAt.push(s, e);
-    this.insert(c.index, s, e);
+    if ((this.chains.length + 1) * 2 > this.slots.length) this.rehash();
+    else this.slots[-found - 1] = c.index + 1;
     return c;
   }
 
@@ -199,11 +208,17 @@ export class Table {
   }
 
   private lookup(s: number, e: number): number {
+    const found = this.probe(s, e);
+    return found >= 0 ? found : -1;
+  }
+
+  /** The chain index for the name bytes, or -(empty slot + 1) where it would go. */
+  private probe(s: number, e: number): number {
     const b = this.buf;
     const mask = this.slots.length - 1;
     for (let i = hashBytes(b, s, e) & mask; ; i = (i + 1) & mask) {
       const v = this.slots[i]!;
-      if (v === 0) return -1;
+      if (v === 0) return -i - 1;
       const cs = this.nameAt[(v - 1) * 2]!;
       const ce = this.nameAt[(v - 1) * 2 + 1]!;
       if (ce - cs === e - s) {
@@ -214,20 +229,14 @@ export class Table {
     }
   }
 
-  private insert(index: number, s: number, e: number): void {
-    if ((this.chains.length + 1) * 2 > this.slots.length) {
-      this.slots = new Int32Array(this.slots.length * 2);
-      for (let i = 0; i < this.chains.length - 1; i++)
-        this.place(i, this.nameAt[i * 2]!, this.nameAt[i * 2 + 1]!);
-    }
-    this.place(index, s, e);
-  }
-
-  private place(index: number, s: number, e: number): void {
+  private rehash(): void {
+    this.slots = new Int32Array(this.slots.length * 2);
     const mask = this.slots.length - 1;
-    let i = hashBytes(this.buf, s, e) & mask;
-    while (this.slots[i] !== 0) i = (i + 1) & mask;
-    this.slots[i] = index + 1;
+    for (let c = 0; c < this.chains.length; c++) {
+      let i = hashBytes(this.buf, this.nameAt[c * 2]!, this.nameAt[c * 2 + 1]!) & mask;
+      while (this.slots[i] !== 0) i = (i + 1) & mask;
+      this.slots[i] = c + 1;
+    }
   }
 
   /** Appends a rule's hot fields from the lexer's tokens; returns its id. */
@@ -385,22 +394,25 @@ export type ChainKind =
   'KUBE-SVC' | 'KUBE-SVL' | 'KUBE-EXT' | 'KUBE-FW' | 'KUBE-XLB' | 'KUBE-SEP' | undefined;
 
 const KINDS = ['KUBE-SVC-', 'KUBE-SVL-', 'KUBE-EXT-', 'KUBE-FW-', 'KUBE-XLB-', 'KUBE-SEP-'].map(
-  (p) => Array.from(p, (c) => c.charCodeAt(0)),
+  (p) => ({
+    bytes: Array.from(p, (c) => c.charCodeAt(0)),
+    kind: p.slice(0, -1) as ChainKind,
+  }),
 );
 
 /** Which kube-proxy chain a name is: prefix plus a 16-character base32 hash. */
 function chainKind(b: Uint8Array, s: number, e: number): ChainKind {
   if (b[s] !== 75 /* K */ || b[s + 4] !== 45) return undefined;
-  for (const p of KINDS) {
-    if (e - s !== p.length + 16) continue;
+  for (const { bytes, kind } of KINDS) {
+    if (e - s !== bytes.length + 16) continue;
     let k = 5;
-    while (k < p.length && b[s + k] === p[k]) k++;
-    if (k < p.length) continue;
+    while (k < bytes.length && b[s + k] === bytes[k]) k++;
+    if (k < bytes.length) continue;
     for (; k < e - s; k++) {
       const ch = b[s + k]!;
       if (!((ch >= 65 && ch <= 90) || (ch >= 50 && ch <= 55))) return undefined;
     }
-    return String.fromCharCode(...p.slice(0, -1)) as ChainKind;
+    return kind;
   }
   return undefined;
 }
@@ -562,18 +574,17 @@ function checkPorts(b: Uint8Array, s: number, e: number): void {
 }
 
 function checkProbability(b: Uint8Array, s: number, e: number): void {
-  // "0.33333333349" or "1": digits with at most one dot, no more than 1
-  let dots = 0;
-  for (let k = s; k < e; k++) {
-    const ch = b[k]!;
-    if (ch === 46) dots++;
-    else if (ch < 48 || ch > 57) dots = 2;
+  // "0.33333333349", "1", "1.0", ".5": a number from 0 to 1
+  let k = s;
+  let whole = 0;
+  for (; k < e && b[k] !== 46; k++) {
+    if (b[k]! < 48 || b[k]! > 57) break;
+    whole = whole * 10 + b[k]! - 48;
   }
-  if (
-    dots > 1 ||
-    e === s ||
-    (b[s] !== 48 && !(b[s] === 49 && (e - s === 1 || b[s + 1] === 46)) && b[s] !== 46)
-  ) {
+  let ok = k > s || (k < e && b[k] === 46);
+  if (k < e && b[k] === 46) {
+    for (k++; k < e && ok; k++) ok = b[k]! >= 48 && b[k]! <= 57 && (whole === 0 || b[k] === 48);
+  }
+  if (!ok || k !== e || whole > 1)
     throw new LineSyntaxError(`"${text(b, s, e)}" is not a probability`);
-  }
 }

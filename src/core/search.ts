@@ -38,10 +38,14 @@ export class SearchIndex {
   private counts: Uint16Array = new Uint16Array(0);
   private readonly seen = new Map<string, number>();
 
-  /** Adds a document once per (kind, text, chain). */
+  /** Adds a document once per (kind, text, chain); a later copy may name the Service. */
   add(doc: SearchDoc): void {
     const key = `${doc.kind}\u0000${doc.text}\u0000${doc.chain ?? ''}`;
-    if (this.seen.has(key)) return;
+    const seen = this.seen.get(key);
+    if (seen !== undefined) {
+      this.docs[seen]!.service ??= doc.service;
+      return;
+    }
     this.seen.set(key, this.docs.length);
     this.docs.push(doc);
   }
@@ -86,20 +90,24 @@ export class SearchIndex {
         minMatchCharLength: Math.min(2, q.length),
       },
     );
-    return fuse
-      .search(q, { limit: limit * 2 })
-      .map((r) => ({
-        ...r.item,
-        score: r.score ?? 1,
-        ranges: (r.matches?.[0]?.indices ?? []).map(([s, e]) => [s, e] as [number, number]),
-      }))
-      .sort(
-        (a, b) =>
-          a.score - b.score ||
-          KIND_ORDER[a.kind] - KIND_ORDER[b.kind] ||
-          a.text.length - b.text.length,
-      )
-      .slice(0, limit);
+    return (
+      fuse
+        .search(q, { limit: limit * 2 })
+        .map((r) => ({
+          ...r.item,
+          score: r.score ?? 1,
+          ranges: (r.matches?.[0]?.indices ?? []).map(([s, e]) => [s, e] as [number, number]),
+        }))
+        // near-equal scores rank a Service before a chain, an endpoint, then a single rule
+        .sort(
+          (a, b) =>
+            Math.round(a.score * 5) - Math.round(b.score * 5) ||
+            KIND_ORDER[a.kind] - KIND_ORDER[b.kind] ||
+            a.score - b.score ||
+            a.text.length - b.text.length,
+        )
+        .slice(0, limit)
+    );
   }
 
   /** Docs containing the query, then docs sharing most of its trigrams; shortest first. */
@@ -165,7 +173,10 @@ const stripHost = (cidr: string) => cidr.replace(/\/(32|128)$/, '');
 export function buildSearchIndex(rs: Ruleset, trees: ServiceTrees): SearchIndex {
   const index = new SearchIndex();
   const owner = new Map<string, string>(); // chain -> tree id
+  const byLine = new Map<string, string>(); // "table:line" -> tree id, for rules in shared chains
   for (const t of trees.services) {
+    for (const r of [...t.entries, ...t.masquerade]) byLine.set(`nat:${r.line}`, t.id);
+    for (const v of t.verdicts) byLine.set(`${v.table}:${v.line}`, t.id);
     index.add({ kind: 'service', text: t.id, service: t.id, chain: t.chains.svc });
     if (t.clusterIP)
       index.add({
@@ -205,10 +216,10 @@ export function buildSearchIndex(rs: Ruleset, trees: ServiceTrees): SearchIndex 
       for (let k = 0; k < chain.ruleCount; k++) {
         const id = chain.ruleId(k);
         const line = table.line(id);
-        // a rule in a shared chain (KUBE-SERVICES ...) belongs to the Service it jumps to
+        // a rule in a shared chain (KUBE-SERVICES ...) belongs to the Service its tree names
         const at = {
           kind: 'rule' as const,
-          service: service ?? owner.get(table.targetChain(id)?.name ?? ''),
+          service: service ?? byLine.get(`${table.name}:${line}`),
           table: table.name,
           chain: name,
           line,

@@ -1,0 +1,28 @@
+// Runs the built CLI as a user would: `node bin/kdebug.js ...`, building it first when needed.
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export function kdebug(
+  args: string[],
+  options: { input?: string; env?: Record<string, string> } = {},
+): CliResult {
+  if (!existsSync(`${ROOT}/dist/cli.js`))
+    spawnSync(process.execPath, ['scripts/build.js'], { cwd: ROOT, stdio: 'inherit' });
+  const r = spawnSync(process.execPath, ['bin/kdebug.js', ...args], {
+    cwd: ROOT,
+    input: options.input ?? '',
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1', ...options.env },
+    timeout: 60_000,
+  });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
