@@ -28,39 +28,41 @@ export interface SearchHit extends SearchDoc {
 
 const KIND_ORDER: Record<SearchKind, number> = { service: 0, chain: 1, endpoint: 2, rule: 3 };
 const MAX_CANDIDATES = 400;
+/** With this many exact substring hits, typo-tolerant candidates add nothing worth their cost. */
+const ENOUGH_EXACT = 25;
+/** Trigrams shared by more documents than this narrow nothing; rarer ones are used first. */
+const COMMON_GRAM = 5000;
 const SEP = '\n';
 
 export class SearchIndex {
   readonly docs: SearchDoc[] = [];
+  private readonly words: number[] = []; // docs that typos should still find: names, comments
   private corpus = ''; // every doc's lower-cased text, SEP-separated
   private starts: Int32Array = new Int32Array(0);
   private trigrams = new Map<number, number[]>();
   private counts: Uint16Array = new Uint16Array(0);
-  private readonly seen = new Map<string, number>();
 
-  /** Adds a document once per (kind, text, chain); a later copy may name the Service. */
-  add(doc: SearchDoc): void {
-    const key = `${doc.kind}\u0000${doc.text}\u0000${doc.chain ?? ''}`;
-    const seen = this.seen.get(key);
-    if (seen !== undefined) {
-      this.docs[seen]!.service ??= doc.service;
-      return;
-    }
-    this.seen.set(key, this.docs.length);
+  /** Adds a document; `words` marks names and comments, the texts worth a fuzzy match. */
+  add(doc: SearchDoc, words = false): void {
+    if (words) this.words.push(this.docs.length);
     this.docs.push(doc);
   }
 
   /** Builds the lookup structures; call once after the last add(). */
   seal(): this {
-    this.seen.clear();
-    const parts: string[] = [];
+    const parts: string[] = new Array(this.docs.length);
     this.starts = new Int32Array(this.docs.length + 1);
     let at = 0;
     for (let i = 0; i < this.docs.length; i++) {
       const t = this.docs[i]!.text.toLowerCase();
-      parts.push(t);
+      parts[i] = t;
       this.starts[i] = at;
       at += t.length + 1;
+    }
+    this.starts[this.docs.length] = at;
+    this.corpus = parts.join(SEP) + SEP;
+    for (const i of this.words) {
+      const t = parts[i]!;
       for (let k = 0; k + 3 <= t.length; k++) {
         const g = gram(t, k);
         const list = this.trigrams.get(g);
@@ -68,8 +70,6 @@ export class SearchIndex {
         else if (list[list.length - 1] !== i) list.push(i);
       }
     }
-    this.starts[this.docs.length] = at;
-    this.corpus = parts.join(SEP) + SEP;
     this.counts = new Uint16Array(this.docs.length);
     return this;
   }
@@ -90,9 +90,10 @@ export class SearchIndex {
         minMatchCharLength: Math.min(2, q.length),
       },
     );
+    const seen = new Set<string>();
     return (
       fuse
-        .search(q, { limit: limit * 2 })
+        .search(q, { limit: limit * 3 })
         .map((r) => ({
           ...r.item,
           score: r.score ?? 1,
@@ -106,39 +107,39 @@ export class SearchIndex {
             a.score - b.score ||
             a.text.length - b.text.length,
         )
+        // the same text in the same chain twice (two rules) is one answer
+        .filter((h) => {
+          const key = `${h.kind}\u0000${h.text}\u0000${h.chain ?? ''}`;
+          if (seen.has(key)) return false;
+          seen.add(key);
+          return true;
+        })
         .slice(0, limit)
     );
   }
 
-  /** Docs containing the query, then docs sharing most of its trigrams; shortest first. */
+  /** Docs containing the query; when few, also names and comments sharing most of its trigrams. */
   private candidates(q: string): number[] {
     const picked = new Set<number>();
     // substring hits: one native scan of the corpus
-    for (
-      let at = this.corpus.indexOf(q);
-      at >= 0 && picked.size < MAX_CANDIDATES;
-      at = this.corpus.indexOf(q, at + 1)
-    ) {
+    for (let at = this.corpus.indexOf(q); at >= 0 && picked.size < MAX_CANDIDATES; at = this.corpus.indexOf(q, at + 1)) {
       const doc = this.docAt(at);
       picked.add(doc);
       at = this.starts[doc + 1]! - 1; // next doc
     }
-    if (picked.size >= MAX_CANDIDATES || q.length < 3) return [...picked];
-    // fuzzy hits: documents that share the most trigrams with the query
+    if (picked.size >= ENOUGH_EXACT || q.length < 3) return [...picked];
+    // fuzzy hits: names and comments that share the most trigrams with the query, rare ones first
+    const grams = [...new Set(Array.from({ length: q.length - 2 }, (_, k) => gram(q, k)))]
+      .map((g) => this.trigrams.get(g) ?? [])
+      .sort((a, b) => a.length - b.length);
+    const usable = grams.filter((list, i) => i === 0 || list.length <= COMMON_GRAM);
     const touched: number[] = [];
-    const grams = new Set<number>();
-    for (let k = 0; k + 3 <= q.length; k++) grams.add(gram(q, k));
-    for (const g of grams) {
-      for (const d of this.trigrams.get(g) ?? []) {
-        if (this.counts[d]!++ === 0) touched.push(d);
-      }
+    for (const list of usable) {
+      for (const d of list) if (this.counts[d]!++ === 0) touched.push(d);
     }
-    const need = Math.max(1, Math.ceil(grams.size / 3));
+    const need = Math.max(1, Math.ceil(grams.length / 3));
     const best = touched.filter((d) => this.counts[d]! >= need);
-    best.sort(
-      (a, b) =>
-        this.counts[b]! - this.counts[a]! || this.docs[a]!.text.length - this.docs[b]!.text.length,
-    );
+    best.sort((a, b) => this.counts[b]! - this.counts[a]! || this.docs[a]!.text.length - this.docs[b]!.text.length);
     for (const d of touched) this.counts[d] = 0;
     for (const d of best) {
       if (picked.size >= MAX_CANDIDATES) break;
@@ -177,7 +178,7 @@ export function buildSearchIndex(rs: Ruleset, trees: ServiceTrees): SearchIndex 
   for (const t of trees.services) {
     for (const r of [...t.entries, ...t.masquerade]) byLine.set(`nat:${r.line}`, t.id);
     for (const v of t.verdicts) byLine.set(`${v.table}:${v.line}`, t.id);
-    index.add({ kind: 'service', text: t.id, service: t.id, chain: t.chains.svc });
+    index.add({ kind: 'service', text: t.id, service: t.id, chain: t.chains.svc }, true);
     if (t.clusterIP)
       index.add({
         kind: 'service',
@@ -225,7 +226,7 @@ export function buildSearchIndex(rs: Ruleset, trees: ServiceTrees): SearchIndex 
           line,
         };
         const comment = table.comment(id);
-        if (comment) index.add({ ...at, text: comment });
+        if (comment) index.add({ ...at, text: comment }, true);
         const dst = table.destination(id);
         if (dst) index.add({ ...at, text: stripHost(dst) });
         const src = table.source(id);
