@@ -19,32 +19,33 @@ const BUILTINS: Record<string, readonly string[]> = {
   security: ['INPUT', 'FORWARD', 'OUTPUT'],
 };
 
+// A big dump has 100,000 chains: a Chain keeps few fields, the rest lives in its Table.
 export class Chain {
   policy: string | undefined;
-  /** Declared by `:CHAIN`, `-N` or `-P`; false when only seen in rules (e.g. grep removed it). */
-  declared = false;
+  /** The line that declared it (`:CHAIN`, `-N` or `-P`). */
   line: number | undefined;
   // Rules of a chain are contiguous in a dump: [first, first + count); `scattered` otherwise.
   private first = -1;
   private count = 0;
   private scattered: number[] | undefined;
-  private typed: Rule[] | undefined;
-
   private decoded: string | undefined;
 
   constructor(
     readonly table: Table,
     /** Position in the table. */
     readonly index: number,
-    private readonly nameStart: number,
-    private readonly nameEnd: number,
     /** kube-proxy's per-Service chains by name shape, read from the bytes. */
     readonly kind: ChainKind,
   ) {}
 
   /** Decoded on first use: most of a big dump's chain names are never read. */
   get name(): string {
-    return (this.decoded ??= this.table.bytesText(this.nameStart, this.nameEnd));
+    return (this.decoded ??= this.table.nameOf(this.index));
+  }
+
+  /** Declared by `:CHAIN`, `-N` or `-P`; false when only rules name it (grep removed the line). */
+  get declared(): boolean {
+    return this.line !== undefined;
   }
 
   get builtin(): boolean {
@@ -68,8 +69,7 @@ export class Chain {
 
   /** Typed rules, parsed on first use. */
   get rules(): Rule[] {
-    this.typed ??= this.ruleIds.map((r) => this.table.rule(r));
-    return this.typed;
+    return this.table.typedRules(this);
   }
 
   addRuleId(id: number): void {
@@ -82,29 +82,46 @@ export class Chain {
   }
 }
 
-// Hot-field layout of one rule. Pairs are [start, end) byte offsets; end 0 means absent.
-const F = {
-  lineStart: 0, // start of "-A"
-  specStart: 1, // start of the chain name after "-A "
-  lineEnd: 2,
-  lineNo: 3,
-  flags: 4,
-  chain: 5, // index of the rule's chain
-  targetChain: 6, // index of the chain it jumps to, or -1
-  target: 7,
-  comment: 9,
-  src: 11,
-  dst: 13,
-  proto: 15,
-  dport: 17,
-  probability: 19,
-  to: 21, // DNAT/SNAT --to-destination / --to-source
+// A rule is a fixed record in chunked Int32Arrays, plus the [start, end) byte offsets of only
+// the hot fields it has, packed in a second store: a big dump costs ~50 bytes a rule.
+const R = {
+  specStart: 0, // the chain name after "-A "
+  lineEnd: 1,
+  lineNo: 2,
+  flags: 3, // RuleFlag bits, and which hot fields are present from bit 16
+  chain: 4, // index of the rule's chain
+  targetChain: 5, // index of the chain it jumps to, -1 for none, UNRESOLVED until asked
+  pairs: 6, // where its hot fields start in the pair store
 } as const;
-const STRIDE = 23;
+const STRIDE = 7;
 const UNRESOLVED = -2;
 const CHUNK_BITS = 12; // 4096 rules a chunk: no copying as a table grows
 const CHUNK = 1 << CHUNK_BITS;
 const MASK = CHUNK - 1;
+const PAIR_BITS = 16; // the pair store grows in chunks of 65536 ints
+const PAIR_CHUNK = 1 << PAIR_BITS;
+const PRESENT_SHIFT = 16;
+
+/** The hot fields, in the order they are packed. */
+const H = {
+  target: 0,
+  comment: 1,
+  src: 2,
+  dst: 3,
+  proto: 4,
+  dport: 5,
+  probability: 6,
+  to: 7,
+} as const;
+const HOT_FIELDS = 8;
+/** How many of the fields below bit k are present, for each presence byte. */
+const BEFORE = Array.from({ length: HOT_FIELDS }, (_, k) =>
+  Uint8Array.from({ length: 256 }, (_, m) => {
+    let n = 0;
+    for (let j = 0; j < k; j++) if (m & (1 << j)) n++;
+    return n;
+  }),
+);
 
 /** Bits of the flags field. */
 export const RuleFlag = {
@@ -121,6 +138,8 @@ export const RuleFlag = {
   hasOtherMatches: 512,
   targetDnat: 1024,
   targetMarkMasq: 2048,
+  /** The line starts with iptables-save -c counters: "[packets:bytes] -A ...". */
+  counters: 4096,
 } as const;
 
 /** The fields the Service trees and the search need, read straight from the bytes. */
@@ -149,9 +168,14 @@ export class Table {
   ruleCount = 0;
   committed = false;
   private chunks: Int32Array[] = [];
+  private pairChunks: Int32Array[] = [];
+  private pairTop = PAIR_CHUNK; // next free int in the pair store (full: a chunk is added)
+  private readonly hotScratch = new Int32Array(HOT_FIELDS * 2 + 1);
+  private readonly lineStarts = new Map<number, number>(); // rules with a counters prefix
   // open-addressing hash of chain names by their bytes: slot -> chain index + 1
   private slots = new Int32Array(1024);
   private nameAt: number[] = []; // chain index -> [start, end) of a name occurrence in buf
+  private typed = new Map<Chain, Rule[]>(); // typed rules of the chains asked for
 
   constructor(
     public name: string,
@@ -165,8 +189,15 @@ export class Table {
     return i >= 0 ? this.chains[i] : undefined;
   }
 
-  bytesText(s: number, e: number): string {
-    return text(this.buf, s, e);
+  /** The name of the chain at this index, decoded from the dump. */
+  nameOf(index: number): string {
+    return text(this.buf, this.nameAt[index * 2]!, this.nameAt[index * 2 + 1]!);
+  }
+
+  typedRules(chain: Chain): Rule[] {
+    let rules = this.typed.get(chain);
+    if (!rules) this.typed.set(chain, (rules = chain.ruleIds.map((r) => this.rule(r))));
+    return rules;
   }
 
   /** The chain named by the bytes [s, e), created undeclared when new. `near` is tried first,
@@ -179,7 +210,7 @@ export class Table {
     }
     const found = this.probe(s, e);
     if (found >= 0) return this.chains[found]!;
-    const c = new Chain(this, this.chains.length, s, e, chainKind(this.buf, s, e));
+    const c = new Chain(this, this.chains.length, chainKind(this.buf, s, e));
     this.chains.push(c);
     this.nameAt.push(s, e);
     if ((this.chains.length + 1) * 2 > this.slots.length) this.rehash();
@@ -251,14 +282,35 @@ export class Table {
     const id = this.ruleCount++;
     if ((id & MASK) === 0) this.chunks.push(new Int32Array(CHUNK * STRIDE));
     const c = this.chunks[id >> CHUNK_BITS]!;
-    const at = (id & MASK) * STRIDE; // fresh zeros: every slot is written once
-    c[at + F.lineStart] = lineStart;
-    c[at + F.specStart] = specStart;
-    c[at + F.lineEnd] = lineEnd;
-    c[at + F.lineNo] = lineNo;
-    c[at + F.chain] = chain.index;
-    readHotFields(this.buf, lex, c, at);
-    c[at + F.targetChain] = UNRESOLVED; // looked up on first use: most jumps are never followed
+    const at = (id & MASK) * STRIDE;
+    const hot = this.hotScratch.fill(0);
+    let flags = readHotFields(this.buf, lex, hot);
+    if (lineStart !== specStart - 3) {
+      flags |= RuleFlag.counters;
+      this.lineStarts.set(id, lineStart);
+    }
+    // pack the present fields; a rule's pairs never straddle two chunks
+    if (this.pairTop + HOT_FIELDS * 2 > PAIR_CHUNK * this.pairChunks.length) {
+      this.pairChunks.push(new Int32Array(PAIR_CHUNK));
+      this.pairTop = PAIR_CHUNK * (this.pairChunks.length - 1);
+    }
+    const store = this.pairChunks[this.pairChunks.length - 1]!;
+    let top = this.pairTop & (PAIR_CHUNK - 1);
+    let present = 0;
+    for (let f = 0; f < HOT_FIELDS; f++) {
+      if (hot[f * 2 + 1] === 0) continue;
+      present |= 1 << f;
+      store[top++] = hot[f * 2]!;
+      store[top++] = hot[f * 2 + 1]!;
+    }
+    c[at + R.specStart] = specStart;
+    c[at + R.lineEnd] = lineEnd;
+    c[at + R.lineNo] = lineNo;
+    c[at + R.flags] = flags | (present << PRESENT_SHIFT);
+    c[at + R.chain] = chain.index;
+    c[at + R.targetChain] = UNRESOLVED; // looked up on first use: most jumps are never followed
+    c[at + R.pairs] = this.pairTop;
+    this.pairTop = (this.pairTop & ~(PAIR_CHUNK - 1)) + top;
     chain.addRuleId(id);
     return id;
   }
@@ -267,33 +319,47 @@ export class Table {
     return this.chunks[id >> CHUNK_BITS]![(id & MASK) * STRIDE + field]!;
   }
 
-  private field(id: number, field: number): string | undefined {
+  /** Where a present hot field's [start, end) sits in the pair store, or -1. */
+  private pair(id: number, field: number): number {
     const c = this.chunks[id >> CHUNK_BITS]!;
-    const at = (id & MASK) * STRIDE + field;
-    const e = c[at + 1]!;
-    return e > 0 ? text(this.buf, c[at]!, e) : undefined;
+    const at = (id & MASK) * STRIDE;
+    const present = c[at + R.flags]! >>> PRESENT_SHIFT;
+    if ((present & (1 << field)) === 0) return -1;
+    return c[at + R.pairs]! + 2 * BEFORE[field]![present]!;
+  }
+
+  private field(id: number, field: number): string | undefined {
+    const p = this.pair(id, field);
+    if (p < 0) return undefined;
+    const store = this.pairChunks[p >>> PAIR_BITS]!;
+    const k = p & (PAIR_CHUNK - 1);
+    return text(this.buf, store[k]!, store[k + 1]!);
   }
 
   private has(id: number, field: number): boolean {
-    return this.int(id, field + 1) > 0;
+    return ((this.int(id, R.flags) >>> PRESENT_SHIFT) & (1 << field)) !== 0;
   }
 
   /** The rule line exactly as it appears in the dump (without a `[p:b]` counters prefix). */
   text(id: number): string {
-    return text(this.buf, this.int(id, F.lineStart), this.int(id, F.lineEnd));
+    const start =
+      (this.flags(id) & RuleFlag.counters) !== 0
+        ? this.lineStarts.get(id)!
+        : this.int(id, R.specStart) - 3;
+    return text(this.buf, start, this.int(id, R.lineEnd));
   }
 
   line(id: number): number {
-    return this.int(id, F.lineNo);
+    return this.int(id, R.lineNo);
   }
 
   chainOf(id: number): Chain {
-    return this.chains[this.int(id, F.chain)]!;
+    return this.chains[this.int(id, R.chain)]!;
   }
 
   /** The full typed rule. */
   rule(id: number): Rule {
-    return buildRule(this.buf, this.int(id, F.specStart), this.int(id, F.lineEnd), {
+    return buildRule(this.buf, this.int(id, R.specStart), this.int(id, R.lineEnd), {
       table: this.name,
       chain: this.chainOf(id).name,
       line: this.line(id),
@@ -323,65 +389,67 @@ export class Table {
 
   // Single hot fields, for bulk readers that must not build a HotRule per rule.
   flags(id: number): number {
-    return this.int(id, F.flags);
+    return this.int(id, R.flags) & 0xffff;
   }
   target(id: number): string | undefined {
     const c = this.targetChain(id);
-    return c ? c.name : this.field(id, F.target);
+    return c ? c.name : this.field(id, H.target);
   }
   /** The chain this rule jumps or goes to, when its target is a chain of this table. */
   targetChain(id: number): Chain | undefined {
     const c = this.chunks[id >> CHUNK_BITS]!;
     const at = (id & MASK) * STRIDE;
-    let i = c[at + F.targetChain]!;
+    let i = c[at + R.targetChain]!;
     if (i === UNRESOLVED) {
-      const te = c[at + F.target + 1]!;
-      i = c[at + F.targetChain] = te > 0 ? this.lookup(c[at + F.target]!, te) : -1;
+      const p = this.pair(id, H.target);
+      const store = this.pairChunks[p >>> PAIR_BITS];
+      const k = p & (PAIR_CHUNK - 1);
+      i = c[at + R.targetChain] = p < 0 ? -1 : this.lookup(store![k]!, store![k + 1]!);
     }
     return i >= 0 ? this.chains[i] : undefined;
   }
   source(id: number): string | undefined {
-    return this.field(id, F.src);
+    return this.field(id, H.src);
   }
   hasSource(id: number): boolean {
-    return this.has(id, F.src);
+    return this.has(id, H.src);
   }
   destination(id: number): string | undefined {
-    return this.field(id, F.dst);
+    return this.field(id, H.dst);
   }
   protocol(id: number): string | undefined {
-    return this.field(id, F.proto);
+    return this.field(id, H.proto);
   }
   dport(id: number): string | undefined {
-    return this.field(id, F.dport);
+    return this.field(id, H.dport);
   }
   comment(id: number): string | undefined {
-    const c = this.chunks[id >> CHUNK_BITS]!;
-    const at = (id & MASK) * STRIDE;
-    const e = c[at + F.comment + 1]!;
-    if (e === 0) return undefined;
-    const s = c[at + F.comment]!;
-    return (c[at + F.flags]! & RuleFlag.commentQuoted) !== 0
-      ? unescaped(this.buf, s, e)
-      : text(this.buf, s, e);
+    const p = this.pair(id, H.comment);
+    if (p < 0) return undefined;
+    const store = this.pairChunks[p >>> PAIR_BITS]!;
+    const k = p & (PAIR_CHUNK - 1);
+    return (this.flags(id) & RuleFlag.commentQuoted) !== 0
+      ? unescaped(this.buf, store[k]!, store[k + 1]!)
+      : text(this.buf, store[k]!, store[k + 1]!);
   }
   /** DNAT/SNAT address as written, undefined when the old-iptables quirk hides it. */
   to(id: number): string | undefined {
-    return (this.flags(id) & RuleFlag.dnatQuirk) !== 0 ? undefined : this.field(id, F.to);
+    return (this.flags(id) & RuleFlag.dnatQuirk) !== 0 ? undefined : this.field(id, H.to);
   }
   /** The statistic probability, read from the bytes without building a string. */
   probability(id: number): number | undefined {
-    const c = this.chunks[id >> CHUNK_BITS]!;
-    const at = (id & MASK) * STRIDE + F.probability;
-    const e = c[at + 1]!;
-    if (e === 0) return undefined;
+    const p = this.pair(id, H.probability);
+    if (p < 0) return undefined;
+    const store = this.pairChunks[p >>> PAIR_BITS]!;
+    const s = store[p & (PAIR_CHUNK - 1)]!;
+    const e = store[(p & (PAIR_CHUNK - 1)) + 1]!;
     const b = this.buf;
     let whole = 0;
     let frac = 0;
     let scale = 1;
-    let k = c[at]!;
+    let k = s;
     for (; k < e && b[k] !== 46; k++) whole = whole * 10 + b[k]! - 48;
-    if (e - k > 16) return Number(text(b, c[at]!, e));
+    if (e - k > 16) return Number(text(b, s, e));
     for (k++; k < e; k++) {
       frac = frac * 10 + b[k]! - 48;
       scale *= 10;
@@ -450,8 +518,10 @@ function is(b: Uint8Array, s: number, e: number, word: number[]): boolean {
   return true;
 }
 
-/** Copies the offsets of the hot fields from the lexer's tokens into the rule's columns. */
-function readHotFields(b: Uint8Array, lex: RuleLexer, c: Int32Array, at: number): void {
+/** Reads the offsets of the hot fields from the lexer's tokens into `c` (pairs in H order) and
+ * returns the rule's flags. */
+function readHotFields(b: Uint8Array, lex: RuleLexer, c: Int32Array): number {
+  const at = 0;
   const t = lex.tokens;
   const n = lex.count * SLOT;
   let flags = 0;
@@ -466,15 +536,15 @@ function readHotFields(b: Uint8Array, lex: RuleLexer, c: Int32Array, at: number)
       const neg = (f & Flag.Negated) !== 0;
       if (letter === 115 || letter === 100) {
         checkAddress(b, vs, ve);
-        const slot = letter === 115 ? F.src : F.dst;
+        const slot = letter === 115 ? 2 * H.src : 2 * H.dst;
         if (c[at + slot + 1]! === 0) {
           c[at + slot] = vs;
           c[at + slot + 1] = ve;
           if (neg) flags |= letter === 115 ? RuleFlag.srcNegated : RuleFlag.dstNegated;
         }
       } else if (letter === 112) {
-        c[at + F.proto] = vs;
-        c[at + F.proto + 1] = ve;
+        c[at + 2 * H.proto] = vs;
+        c[at + 2 * H.proto + 1] = ve;
         if (neg) flags |= RuleFlag.protoNegated;
       }
     } else if (role === Role.Module) {
@@ -500,9 +570,9 @@ function readHotFields(b: Uint8Array, lex: RuleLexer, c: Int32Array, at: number)
       const ve = hasValue ? t[k + SLOT + 1]! : 0;
       if (is(b, s, e, O_COMMENT) && is(b, ms, me, M_COMMENT)) {
         if (!hasValue) throw new LineSyntaxError('--comment without text');
-        if (c[at + F.comment + 1] === 0) {
-          c[at + F.comment] = vs;
-          c[at + F.comment + 1] = ve;
+        if (c[at + 2 * H.comment + 1] === 0) {
+          c[at + 2 * H.comment] = vs;
+          c[at + 2 * H.comment + 1] = ve;
           if ((t[k + SLOT + 3]! & Flag.Quoted) !== 0) flags |= RuleFlag.commentQuoted;
         }
       } else if (
@@ -511,21 +581,21 @@ function readHotFields(b: Uint8Array, lex: RuleLexer, c: Int32Array, at: number)
       ) {
         if (!hasValue) throw new LineSyntaxError(`${text(b, s, e)} without a port`);
         checkPorts(b, vs, ve);
-        c[at + F.dport] = vs;
-        c[at + F.dport + 1] = ve;
+        c[at + 2 * H.dport] = vs;
+        c[at + 2 * H.dport + 1] = ve;
         if ((f & Flag.Negated) !== 0) flags |= RuleFlag.dportNegated;
       } else if (is(b, s, e, O_PROBABILITY) && is(b, ms, me, M_STATISTIC)) {
         if (!hasValue) throw new LineSyntaxError('--probability without a value');
         checkProbability(b, vs, ve);
-        c[at + F.probability] = vs;
-        c[at + F.probability + 1] = ve;
+        c[at + 2 * H.probability] = vs;
+        c[at + 2 * H.probability + 1] = ve;
       } else if (is(b, ms, me, M_RECENT)) {
         if (is(b, s, e, O_RCHECK)) flags |= RuleFlag.recentRcheck;
         else if (is(b, s, e, O_SET)) flags |= RuleFlag.recentSet;
       }
     } else if (role === Role.Target) {
-      c[at + F.target] = t[k]!;
-      c[at + F.target + 1] = t[k + 1]!;
+      c[at + 2 * H.target] = t[k]!;
+      c[at + 2 * H.target + 1] = t[k + 1]!;
       if ((f & Flag.Goto) !== 0) flags |= RuleFlag.goto;
       if (is(b, t[k]!, t[k + 1]!, T_DNAT)) flags |= RuleFlag.targetDnat;
       else if (is(b, t[k]!, t[k + 1]!, T_MARK_MASQ)) flags |= RuleFlag.targetMarkMasq;
@@ -539,17 +609,17 @@ function readHotFields(b: Uint8Array, lex: RuleLexer, c: Int32Array, at: number)
         const vs = t[k + SLOT]!;
         const ve = t[k + SLOT + 1]!;
         if (toCount === 1) {
-          c[at + F.to] = vs;
-          c[at + F.to + 1] = ve;
+          c[at + 2 * H.to] = vs;
+          c[at + 2 * H.to + 1] = ve;
         }
         // iptables 1.4.x cannot print a DNAT range it did not write: ":0 --persistent ..."
         if (b[vs] === 58 /* : */ && ve - vs === 2 && b[vs + 1] === 48) flags |= RuleFlag.dnatQuirk;
-      } else if (is(b, s, e, O_PERSISTENT) && toCount > 0 && b[c[at + F.to]!] === 58) {
+      } else if (is(b, s, e, O_PERSISTENT) && toCount > 0 && b[c[at + 2 * H.to]!] === 58) {
         flags |= RuleFlag.dnatQuirk;
       }
     }
   }
-  c[at + F.flags] = flags;
+  return flags;
 }
 
 function checkAddress(b: Uint8Array, s: number, e: number): void {

@@ -204,7 +204,6 @@ class DumpParser {
       this.fail('expected ":CHAIN POLICY [packets:bytes]"');
     const chain = this.target().chainAt(s + 1, k);
     if (chain.declared) this.fail(`chain ${chain.name} is declared twice`);
-    chain.declared = true;
     chain.line = this.lineNo;
     chain.policy = p === k + 2 && b[k + 1] === 45 ? undefined : text(b, k + 1, p);
   }
@@ -227,7 +226,6 @@ class DumpParser {
       );
     if (this.sectionHasRules) this.closeSection(); // a second `iptables -S` listing starts here
     const chain = this.target().chainAt(words[2]!, words[3]!);
-    chain.declared = true;
     chain.line = this.lineNo;
     if (policy) chain.policy = text(b, words[4]!, words[5]!);
   }
