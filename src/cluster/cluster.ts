@@ -52,6 +52,21 @@ export interface NodeResult {
   via: string;
 }
 
+/** A path under the API server: /api/v1/... for the core group, /apis/GROUP/VERSION/... otherwise. */
+export function apiPath(p: {
+  group?: string;
+  version?: string;
+  resource: string;
+  namespace?: string;
+  name?: string;
+  subresource?: string;
+}): string {
+  const base = p.group ? `/apis/${p.group}/${p.version ?? 'v1'}` : `/api/${p.version ?? 'v1'}`;
+  const ns = p.namespace ? `/namespaces/${encodeURIComponent(p.namespace)}` : '';
+  const name = p.name ? `/${encodeURIComponent(p.name)}` : '';
+  return `${base}${ns}/${p.resource}${name}${p.subresource ? `/${p.subresource}` : ''}`;
+}
+
 /** What to read from the API for one target. */
 export interface ReadRequest {
   /** A path under the API server, e.g. "/api/v1/namespaces/default/services". */

@@ -1,0 +1,405 @@
+// What to read for a target Service, read in parallel, turned into Facts (the same shape as a
+// snapshot). Progress events say what is being read, so the TUI can show it. Secrets are
+// never read. Only the target Service is required: any other read that RBAC refuses or that
+// fails is recorded in meta.readErrors and the rest carries on.
+import type { Facts, KubeObject, SnapshotMeta } from '../core/model.js';
+import {
+  apiPath,
+  commandStem,
+  type Cluster,
+  type NodeCommand,
+  type ReadRequest,
+} from './cluster.js';
+import { KubeApiError } from './kube-errors.js';
+import { serviceNotFound } from './service-suggestions.js';
+
+export interface CollectProgress {
+  phase: 'api' | 'node';
+  /** What is read or run, e.g. "EndpointSlices of default/web" or "iptables-save". */
+  what: string;
+  node?: string;
+  state: 'start' | 'done' | 'failed';
+  /** Objects a read returned. */
+  count?: number;
+  error?: string;
+}
+
+export interface CollectOptions {
+  onProgress?: (p: CollectProgress) => void;
+  /** Commands to run on each node; their stdout lands in facts.nodes[node][commandStem]. Default none. */
+  nodeCommands?: NodeCommand[];
+  /** Nodes to run them on. Default: every Node read. */
+  nodes?: string[];
+  /** Added to facts.meta (e.g. kdebugVersion). */
+  meta?: SnapshotMeta;
+  /** Nodes handled at once. Default 8. */
+  nodeConcurrency?: number;
+  now?: () => Date;
+}
+
+export interface ReadError {
+  what: string;
+  error: string;
+}
+
+export interface NodeError {
+  node: string;
+  command: string;
+  exitCode: number | null;
+  error: string;
+}
+
+// Failures that will fail every other read too: stop rather than record
+const FATAL = new Set([
+  'unauthorized',
+  'unreachable',
+  'timeout',
+  'no-kubeconfig',
+  'kubeconfig',
+  'credentials',
+]);
+
+const KIND_ORDER = [
+  'Service',
+  'EndpointSlice',
+  'Endpoints',
+  'Pod',
+  'Node',
+  'ConfigMap',
+  'DaemonSet',
+  'NetworkPolicy',
+];
+
+const keyOf = (o: KubeObject) =>
+  `${o.kind}/${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`;
+
+/** Service selector -> labelSelector ("app=web,tier=front"). */
+const equalitySelector = (s: Record<string, string>) =>
+  Object.entries(s)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(',');
+
+interface LabelSelectorSpec {
+  matchLabels?: Record<string, string>;
+  matchExpressions?: { key: string; operator: string; values?: string[] }[];
+}
+
+/** A workload's metav1.LabelSelector -> the labelSelector query syntax. */
+export function labelSelectorString(s: LabelSelectorSpec): string {
+  const exprs = (s.matchExpressions ?? []).map((e) => {
+    const values = (e.values ?? []).join(',');
+    switch (e.operator) {
+      case 'In':
+        return `${e.key} in (${values})`;
+      case 'NotIn':
+        return `${e.key} notin (${values})`;
+      case 'DoesNotExist':
+        return `!${e.key}`;
+      default:
+        return e.key;
+    }
+  });
+  return [equalitySelector(s.matchLabels ?? {}), ...exprs].filter(Boolean).join(',');
+}
+
+/** Reads through a Cluster, keeping every object once and reporting progress and failures. */
+class Reader {
+  private readonly objects = new Map<string, KubeObject>();
+  readonly errors: ReadError[] = [];
+
+  constructor(
+    private readonly cluster: Cluster,
+    private readonly progress: (p: CollectProgress) => void,
+  ) {}
+
+  private async read<T>(
+    what: string,
+    f: () => Promise<T>,
+    count: (t: T) => number,
+    required: boolean,
+    fallback: T,
+  ): Promise<T> {
+    this.progress({ phase: 'api', what, state: 'start' });
+    try {
+      const r = await f();
+      this.progress({ phase: 'api', what, state: 'done', count: count(r) });
+      return r;
+    } catch (e) {
+      const message = (e as Error).message;
+      this.progress({ phase: 'api', what, state: 'failed', error: message });
+      if (required || !(e instanceof KubeApiError) || FATAL.has(e.reason)) throw e;
+      this.errors.push({ what, error: message });
+      return fallback;
+    }
+  }
+
+  async list(what: string, request: ReadRequest, required = false): Promise<KubeObject[]> {
+    const items = await this.read(
+      what,
+      () => this.cluster.list(request),
+      (r) => r.length,
+      required,
+      [] as KubeObject[],
+    );
+    this.keep(items);
+    return items;
+  }
+
+  async get(what: string, path: string, required = false): Promise<KubeObject | undefined> {
+    const o = await this.read(
+      what,
+      () => this.cluster.get(path),
+      (r) => (r ? 1 : 0),
+      required,
+      undefined,
+    );
+    if (o) this.keep([o]);
+    return o;
+  }
+
+  has(kind: string, namespace: string, name: string): boolean {
+    return this.objects.has(`${kind}/${namespace}/${name}`);
+  }
+
+  private keep(objects: KubeObject[]): void {
+    for (const o of objects) if (!this.objects.has(keyOf(o))) this.objects.set(keyOf(o), o);
+  }
+
+  /** Every object read, in a stable order: by kind, then namespace, then name. */
+  sorted(): KubeObject[] {
+    const rank = (o: KubeObject) => {
+      const i = KIND_ORDER.indexOf(o.kind ?? '');
+      return i < 0 ? KIND_ORDER.length : i;
+    };
+    return [...this.objects.values()].sort(
+      (a, b) => rank(a) - rank(b) || (keyOf(a) < keyOf(b) ? -1 : keyOf(a) > keyOf(b) ? 1 : 0),
+    );
+  }
+}
+
+/** The Pods a Service's EndpointSlices and Endpoints point at (targetRef kind Pod). */
+function endpointPodRefs(
+  namespace: string,
+  slices: KubeObject[],
+  endpoints: KubeObject | undefined,
+): { namespace: string; name: string }[] {
+  type Ref = { kind?: string; name?: string; namespace?: string };
+  const refs: Ref[] = [];
+  for (const s of slices)
+    for (const e of (s['endpoints'] as { targetRef?: Ref }[] | undefined) ?? [])
+      if (e.targetRef) refs.push(e.targetRef);
+  for (const subset of (endpoints?.['subsets'] as
+    Record<string, { targetRef?: Ref }[] | undefined>[] | undefined) ?? []) {
+    for (const a of [...(subset['addresses'] ?? []), ...(subset['notReadyAddresses'] ?? [])])
+      if (a.targetRef) refs.push(a.targetRef);
+  }
+  const seen = new Map<string, { namespace: string; name: string }>();
+  for (const r of refs) {
+    if ((r.kind ?? 'Pod') !== 'Pod' || !r.name) continue;
+    const ref = { namespace: r.namespace || namespace, name: r.name };
+    seen.set(`${ref.namespace}/${ref.name}`, ref);
+  }
+  return [...seen.values()];
+}
+
+const SYSTEM = 'kube-system';
+
+/** kube-proxy (ConfigMap, DaemonSet and its Pods) and cluster DNS (kube-dns Service, slices, CoreDNS Pods, Corefile). */
+function readClusterAddons(r: Reader): Promise<unknown>[] {
+  const kubeProxy = r
+    .get(
+      `DaemonSet ${SYSTEM}/kube-proxy`,
+      apiPath({ group: 'apps', resource: 'daemonsets', namespace: SYSTEM, name: 'kube-proxy' }),
+    )
+    .then((ds) => {
+      const selector = (ds?.['spec'] as { selector?: LabelSelectorSpec } | undefined)?.selector;
+      return r.list('kube-proxy Pods', {
+        path: apiPath({ resource: 'pods', namespace: SYSTEM }),
+        labelSelector: selector ? labelSelectorString(selector) : 'k8s-app=kube-proxy',
+      });
+    });
+  const dns = r
+    .get(
+      `Service ${SYSTEM}/kube-dns`,
+      apiPath({ resource: 'services', namespace: SYSTEM, name: 'kube-dns' }),
+    )
+    .then((svc) => {
+      const selector = (svc?.['spec'] as { selector?: Record<string, string> } | undefined)
+        ?.selector;
+      return r.list('CoreDNS Pods', {
+        path: apiPath({ resource: 'pods', namespace: SYSTEM }),
+        labelSelector:
+          selector && Object.keys(selector).length > 0
+            ? equalitySelector(selector)
+            : 'k8s-app=kube-dns',
+      });
+    });
+  return [
+    kubeProxy,
+    dns,
+    // kubeadm names it kube-proxy, EKS kube-proxy-config
+    r.get(
+      `ConfigMap ${SYSTEM}/kube-proxy`,
+      apiPath({ resource: 'configmaps', namespace: SYSTEM, name: 'kube-proxy' }),
+    ),
+    r.get(
+      `ConfigMap ${SYSTEM}/kube-proxy-config`,
+      apiPath({ resource: 'configmaps', namespace: SYSTEM, name: 'kube-proxy-config' }),
+    ),
+    r.list(`EndpointSlices of ${SYSTEM}/kube-dns`, {
+      path: apiPath({ group: 'discovery.k8s.io', resource: 'endpointslices', namespace: SYSTEM }),
+      labelSelector: 'kubernetes.io/service-name=kube-dns',
+    }),
+    r.get(
+      `ConfigMap ${SYSTEM}/coredns`,
+      apiPath({ resource: 'configmaps', namespace: SYSTEM, name: 'coredns' }),
+    ),
+  ];
+}
+
+async function runNodeCommands(
+  cluster: Cluster,
+  nodes: string[],
+  commands: NodeCommand[],
+  o: CollectOptions,
+  progress: (p: CollectProgress) => void,
+) {
+  const outputs: Facts['nodes'] = {};
+  const errors: NodeError[] = [];
+  const queue = [...nodes];
+  const worker = async () => {
+    for (let node = queue.shift(); node !== undefined; node = queue.shift()) {
+      // one command at a time per node: kinder to the node and to the transport's session
+      for (const command of commands) {
+        const stem = commandStem(command);
+        progress({ phase: 'node', what: stem, node, state: 'start' });
+        const r = await cluster.run(node, command);
+        if (r.exitCode !== null) (outputs[node] ??= {})[stem] = r.stdout;
+        if (r.exitCode === 0) {
+          progress({ phase: 'node', what: stem, node, state: 'done' });
+        } else {
+          const error = r.error ?? (r.stderr.trim().split('\n')[0] || `exit code ${r.exitCode}`);
+          errors.push({ node, command: stem, exitCode: r.exitCode, error });
+          progress({ phase: 'node', what: stem, node, state: 'failed', error });
+        }
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(o.nodeConcurrency ?? 8, nodes.length) }, worker));
+  return { outputs, errors };
+}
+
+async function finish(
+  cluster: Cluster,
+  r: Reader,
+  meta: SnapshotMeta,
+  o: CollectOptions,
+  progress: (p: CollectProgress) => void,
+): Promise<Facts> {
+  const objects = r.sorted();
+  const nodes =
+    o.nodes ?? objects.filter((x) => x.kind === 'Node').map((x) => x.metadata?.name ?? '');
+  const { outputs, errors } = o.nodeCommands?.length
+    ? await runNodeCommands(cluster, nodes, o.nodeCommands, o, progress)
+    : { outputs: {}, errors: [] };
+  return {
+    objects,
+    nodes: outputs,
+    meta: {
+      ...cluster.meta,
+      ...meta,
+      capturedAt: (o.now?.() ?? new Date()).toISOString(),
+      ...o.meta,
+      ...(r.errors.length > 0 ? { readErrors: r.errors } : {}),
+      ...(errors.length > 0 ? { nodeErrors: errors } : {}),
+    },
+  };
+}
+
+/** Reads everything kdebug needs to diagnose one Service. Throws ServiceNotFoundError with suggestions. */
+export async function collect(
+  cluster: Cluster,
+  target: { namespace: string; service: string },
+  o: CollectOptions = {},
+): Promise<Facts> {
+  const progress = o.onProgress ?? (() => undefined);
+  const r = new Reader(cluster, progress);
+  const { namespace: ns, service: name } = target;
+  const svc = r.get(
+    `Service ${ns}/${name}`,
+    apiPath({ resource: 'services', namespace: ns, name }),
+    true,
+  );
+  const slices = r.list(`EndpointSlices of ${ns}/${name}`, {
+    path: apiPath({ group: 'discovery.k8s.io', resource: 'endpointslices', namespace: ns }),
+    labelSelector: `kubernetes.io/service-name=${name}`,
+  });
+  const endpoints = r.get(
+    `Endpoints ${ns}/${name}`,
+    apiPath({ resource: 'endpoints', namespace: ns, name }),
+  );
+  const selected = svc.then((s) => {
+    const selector = (s?.['spec'] as { selector?: Record<string, string> } | undefined)?.selector;
+    if (!selector || Object.keys(selector).length === 0) return [];
+    return r.list(`Pods selected by ${ns}/${name}`, {
+      path: apiPath({ resource: 'pods', namespace: ns }),
+      labelSelector: equalitySelector(selector),
+    });
+  });
+  // endpoints may point at Pods the selector no longer matches (or that are gone): read those too
+  const pointedAt = Promise.all([slices, endpoints, selected.catch(() => [])]).then(([sl, ep]) =>
+    Promise.all(
+      endpointPodRefs(ns, sl, ep)
+        .filter((p) => !r.has('Pod', p.namespace, p.name))
+        .map((p) =>
+          r.get(
+            `Pod ${p.namespace}/${p.name}`,
+            apiPath({ resource: 'pods', namespace: p.namespace, name: p.name }),
+          ),
+        ),
+    ),
+  );
+  const reads = [
+    svc,
+    slices,
+    endpoints,
+    selected,
+    pointedAt,
+    r.list('Nodes', { path: apiPath({ resource: 'nodes' }) }),
+    ...readClusterAddons(r),
+    r.list(`NetworkPolicies in ${ns}`, {
+      path: apiPath({ group: 'networking.k8s.io', resource: 'networkpolicies', namespace: ns }),
+    }),
+  ];
+  // only fatal failures reject (the rest are recorded): the first one ends the wait
+  await Promise.all(reads);
+  if (!(await svc)) throw await serviceNotFound(cluster, ns, name);
+  return finish(cluster, r, { namespace: ns, service: name }, o, progress);
+}
+
+/** Every Service in a namespace (or, without one, the cluster) and what they need: for `snapshot save --all`. */
+export async function collectAll(
+  cluster: Cluster,
+  scope: { namespace?: string },
+  o: CollectOptions = {},
+): Promise<Facts> {
+  const progress = o.onProgress ?? (() => undefined);
+  const r = new Reader(cluster, progress);
+  const ns = scope.namespace;
+  const where = ns ? ` in ${ns}` : ' in all namespaces';
+  await Promise.all([
+    // the Service list is the point of --all: failing to read it fails the capture
+    r.list(`Services${where}`, { path: apiPath({ resource: 'services', namespace: ns }) }, true),
+    r.list(`EndpointSlices${where}`, {
+      path: apiPath({ group: 'discovery.k8s.io', resource: 'endpointslices', namespace: ns }),
+    }),
+    r.list(`Endpoints${where}`, { path: apiPath({ resource: 'endpoints', namespace: ns }) }),
+    r.list(`Pods${where}`, { path: apiPath({ resource: 'pods', namespace: ns }) }),
+    r.list('Nodes', { path: apiPath({ resource: 'nodes' }) }),
+    ...readClusterAddons(r),
+    r.list(`NetworkPolicies${where}`, {
+      path: apiPath({ group: 'networking.k8s.io', resource: 'networkpolicies', namespace: ns }),
+    }),
+  ]);
+  return finish(cluster, r, ns ? { namespace: ns } : {}, o, progress);
+}

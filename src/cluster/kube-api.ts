@@ -1,0 +1,500 @@
+// The Kubernetes API through the user's kubeconfig (@kubernetes/client-node 1.4 for kubeconfig,
+// credentials, TLS and exec). Reads use raw HTTP so objects stay exactly as the API returned
+// them: client-node's typed models drop unknown fields and turn timestamps into Dates.
+// Every request has a deadline; client-node has none.
+import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { setMaxListeners } from 'node:events';
+import http from 'node:http';
+import https from 'node:https';
+import type { IncomingMessage } from 'node:http';
+import { Writable } from 'node:stream';
+import type { KubeConfig } from '@kubernetes/client-node';
+import type * as ClientNodeModule from '@kubernetes/client-node';
+import type { KubeObject } from '../core/model.js';
+import { apiPath } from './cluster.js';
+import { loadKubeconfig, type KubeconfigOptions, type LoadedKubeconfig } from './kubeconfig.js';
+import {
+  credentialsError,
+  httpError,
+  KubeApiError,
+  refusal,
+  timeoutError,
+  transportError,
+  type Endpoint,
+  type KubeStatus,
+  type RequestInfo,
+} from './kube-errors.js';
+
+export interface KubeApiOptions extends KubeconfigOptions {
+  /** Deadline for each request, credentials and connection included. Default 15 s. */
+  timeoutMs?: number;
+  /** Items per page for lists (the API's limit/continue). Default 500, as kubectl. */
+  pageSize?: number;
+}
+
+export interface RequestOptions {
+  query?: Record<string, string | number | boolean | undefined>;
+  body?: unknown;
+  timeoutMs?: number;
+}
+
+export interface ListResult {
+  /** Items with apiVersion and kind filled in from the list, as `kubectl get -o json` prints them. */
+  items: KubeObject[];
+  resourceVersion: string;
+}
+
+export interface ExecResult {
+  stdout: string;
+  stderr: string;
+  /** null when the command could not run at all (see `error`). */
+  exitCode: number | null;
+  error?: string;
+}
+
+export interface AccessCheck {
+  verb: string;
+  resource: string;
+  group?: string;
+  subresource?: string;
+  namespace?: string;
+  name?: string;
+}
+
+/** The exit code from an exec's channel-3 Status (INTEGRATION.md 2.6). */
+export function execOutcome(status: KubeStatus | undefined): {
+  exitCode: number | null;
+  error?: string;
+} {
+  if (!status) return { exitCode: null, error: 'the exec stream closed without an exit status' };
+  if (status.status === 'Success') return { exitCode: 0 };
+  if (status.reason === 'NonZeroExitCode') {
+    const code = Number(status.details?.causes?.find((c) => c.reason === 'ExitCode')?.message);
+    if (Number.isInteger(code)) return { exitCode: code };
+  }
+  return { exitCode: null, error: status.message || status.reason || 'the command could not run' };
+}
+
+type ClientNode = typeof ClientNodeModule;
+
+export class KubeApi {
+  readonly endpoint: Endpoint;
+  private readonly timeoutMs: number;
+  private readonly pageSize: number;
+  /** Exec credential plugins still running. */
+  private readonly plugins = new Set<ChildProcess>();
+  /** Aborted by close(): ends every request, stream and exec still running. */
+  private readonly closing = new AbortController();
+
+  private constructor(
+    private readonly k8s: ClientNode,
+    readonly config: LoadedKubeconfig,
+    o: KubeApiOptions,
+  ) {
+    this.endpoint = { server: config.server, context: config.context, user: config.user };
+    this.timeoutMs = o.timeoutMs ?? 15_000;
+    this.pageSize = o.pageSize ?? 500;
+    // every request in flight listens here; collect runs a dozen at once
+    setMaxListeners(0, this.closing.signal);
+    trackPlugins(config.kc, this.plugins);
+  }
+
+  /** Loads the kubeconfig (kubectl's rules) and client-node, lazily: neither is needed offline. */
+  static async connect(o: KubeApiOptions = {}): Promise<KubeApi> {
+    const config = await loadKubeconfig(o);
+    return new KubeApi(await import('@kubernetes/client-node'), config, o);
+  }
+
+  get namespace(): string {
+    return this.config.namespace;
+  }
+
+  /** Ends every request, watch stream and exec still running; later calls fail. */
+  close(): void {
+    this.closing.abort();
+    this.stopPlugins();
+  }
+
+  /** A credential plugin past the deadline (waiting for a login, say) would keep kdebug alive. */
+  private stopPlugins(): void {
+    for (const child of this.plugins) child.kill('SIGKILL');
+  }
+
+  /** An AbortController that close() aborts too; call the returned function when done. */
+  private controller(): [AbortController, () => void] {
+    const ac = new AbortController();
+    const stop = () => ac.abort();
+    if (this.closing.signal.aborted) ac.abort();
+    this.closing.signal.addEventListener('abort', stop, { once: true });
+    return [ac, () => this.closing.signal.removeEventListener('abort', stop)];
+  }
+
+  private closedError(): KubeApiError {
+    return new KubeApiError(
+      'closed',
+      `the connection to ${this.endpoint.server} was closed by kdebug`,
+    );
+  }
+
+  /** Opens one request and returns the response once its headers arrive (2xx only). */
+  private async open(
+    method: string,
+    path: string,
+    o: RequestOptions,
+    signal: AbortSignal,
+    info: RequestInfo,
+  ): Promise<IncomingMessage> {
+    const url = new URL(this.endpoint.server + path);
+    for (const [k, v] of Object.entries(o.query ?? {}))
+      if (v !== undefined) url.searchParams.set(k, String(v));
+    const body = o.body === undefined ? undefined : JSON.stringify(o.body);
+    const opts: https.RequestOptions = {
+      method,
+      headers: {
+        Accept: 'application/json',
+        ...(body ? { 'Content-Type': 'application/json' } : {}),
+      },
+    };
+    try {
+      // credentials may come from an exec plugin: that counts against the deadline too
+      await raceAbort(this.config.kc.applyToHTTPSOptions(opts), signal);
+    } catch (e) {
+      if (signal.aborted) {
+        this.stopPlugins();
+        throw e;
+      }
+      throw credentialsError(this.endpoint, this.config.execPlugin, e);
+    }
+    const res = await new Promise<IncomingMessage>((resolve, reject) => {
+      const req = (url.protocol === 'http:' ? http : https).request(
+        url,
+        { ...opts, signal },
+        resolve,
+      );
+      req.on('error', reject);
+      req.end(body);
+    }).catch((e: unknown) => {
+      throw signal.aborted ? e : transportError(this.endpoint, e);
+    });
+    if (res.statusCode && res.statusCode >= 200 && res.statusCode < 300) return res;
+    const text = await readText(res);
+    throw httpError(this.endpoint, info, res.statusCode ?? 0, text);
+  }
+
+  /** One request with a deadline; returns the parsed JSON body exactly as sent. */
+  async request(method: string, path: string, o: RequestOptions = {}): Promise<unknown> {
+    const ms = o.timeoutMs ?? this.timeoutMs;
+    const info: RequestInfo = { method, path, watch: o.query?.['watch'] === true };
+    const [ac, done] = this.controller();
+    const timer = setTimeout(() => ac.abort(), ms);
+    try {
+      const res = await this.open(method, path, o, ac.signal, info);
+      const text = await readText(res);
+      const type = res.headers['content-type'] ?? 'no Content-Type';
+      const notJson = (why: string) =>
+        new KubeApiError(
+          'server',
+          `the API server at ${this.endpoint.server} answered ${method} ${path} with ${why}`,
+        );
+      if (!/json/.test(type)) throw notJson(`${type}, not JSON`);
+      try {
+        return JSON.parse(text) as unknown;
+      } catch (e) {
+        throw notJson(`invalid JSON: ${(e as Error).message}`);
+      }
+    } catch (e) {
+      if (this.closing.signal.aborted) throw this.closedError();
+      if (ac.signal.aborted) throw timeoutError(this.endpoint, info, ms);
+      throw e;
+    } finally {
+      clearTimeout(timer);
+      done();
+    }
+  }
+
+  /** A streaming GET (watch): resolves once the headers arrive; `signal` ends it. */
+  async stream(
+    path: string,
+    query: RequestOptions['query'],
+    signal: AbortSignal,
+    connectTimeoutMs = this.timeoutMs,
+  ): Promise<IncomingMessage> {
+    const info: RequestInfo = { method: 'GET', path, watch: true };
+    const [ac, done] = this.controller();
+    const onAbort = () => ac.abort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    const timer = setTimeout(() => ac.abort(), connectTimeoutMs);
+    try {
+      const res = await this.open('GET', path, { query }, ac.signal, info);
+      res.on('close', () => {
+        signal.removeEventListener('abort', onAbort);
+        done();
+      });
+      return res;
+    } catch (e) {
+      signal.removeEventListener('abort', onAbort);
+      done();
+      if (this.closing.signal.aborted) throw this.closedError();
+      if (ac.signal.aborted && !signal.aborted)
+        throw timeoutError(this.endpoint, info, connectTimeoutMs);
+      throw e;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** One object as the API returned it. */
+  async get(path: string): Promise<KubeObject> {
+    return (await this.request('GET', path)) as KubeObject;
+  }
+
+  /** One object, or undefined when the API says 404. */
+  async getIfExists(path: string): Promise<KubeObject | undefined> {
+    try {
+      return await this.get(path);
+    } catch (e) {
+      if (e instanceof KubeApiError && e.reason === 'not-found') return undefined;
+      throw e;
+    }
+  }
+
+  /** Every item of a list, page by page (limit/continue), with kind and apiVersion filled in. */
+  async list(
+    path: string,
+    o: { labelSelector?: string; fieldSelector?: string } = {},
+  ): Promise<ListResult> {
+    const items: KubeObject[] = [];
+    let resourceVersion = '';
+    let cont: string | undefined;
+    do {
+      const page = (await this.request('GET', path, {
+        query: {
+          labelSelector: o.labelSelector,
+          fieldSelector: o.fieldSelector,
+          limit: this.pageSize,
+          continue: cont,
+        },
+      })) as {
+        apiVersion?: string;
+        kind?: string;
+        metadata?: { resourceVersion?: string; continue?: string };
+        items?: KubeObject[];
+      };
+      const kind = page.kind?.endsWith('List') ? page.kind.slice(0, -4) : undefined;
+      for (const item of page.items ?? [])
+        items.push({ apiVersion: page.apiVersion, kind, ...item });
+      resourceVersion ||= page.metadata?.resourceVersion ?? '';
+      cont = page.metadata?.continue || undefined;
+    } while (cont);
+    return { items, resourceVersion };
+  }
+
+  async createPod(namespace: string, pod: KubeObject): Promise<KubeObject> {
+    const body = { apiVersion: 'v1', kind: 'Pod', ...pod };
+    return (await this.request('POST', apiPath({ resource: 'pods', namespace }), {
+      body,
+    })) as KubeObject;
+  }
+
+  /** Deletes a Pod; false when it was already gone. */
+  async deletePod(
+    namespace: string,
+    name: string,
+    o: { gracePeriodSeconds?: number } = {},
+  ): Promise<boolean> {
+    try {
+      await this.request('DELETE', apiPath({ resource: 'pods', namespace, name }), {
+        query: { gracePeriodSeconds: o.gracePeriodSeconds },
+      });
+      return true;
+    } catch (e) {
+      if (e instanceof KubeApiError && e.reason === 'not-found') return false;
+      throw e;
+    }
+  }
+
+  getPod(namespace: string, name: string): Promise<KubeObject | undefined> {
+    return this.getIfExists(apiPath({ resource: 'pods', namespace, name }));
+  }
+
+  /** SelfSubjectAccessReview: may the current user do this? (`kubectl auth can-i`) */
+  async canI(a: AccessCheck): Promise<{ allowed: boolean; reason?: string }> {
+    const review = (await this.request(
+      'POST',
+      apiPath({ group: 'authorization.k8s.io', resource: 'selfsubjectaccessreviews' }),
+      {
+        body: {
+          apiVersion: 'authorization.k8s.io/v1',
+          kind: 'SelfSubjectAccessReview',
+          spec: { resourceAttributes: { group: a.group ?? '', ...a } },
+        },
+      },
+    )) as { status?: { allowed?: boolean; reason?: string } };
+    return { allowed: review.status?.allowed === true, reason: review.status?.reason || undefined };
+  }
+
+  /** A namespace's labels (Pod Security levels live there). */
+  async namespaceLabels(namespace: string): Promise<Record<string, string>> {
+    return (
+      (await this.get(apiPath({ resource: 'namespaces', name: namespace }))).metadata?.labels ?? {}
+    );
+  }
+
+  /**
+   * Runs a command in a container over WebSocket (v5.channel.k8s.io) and waits for its exit
+   * status. Never throws for a failed command. Closing the socket does not stop the remote
+   * process, so callers wrap long commands in `timeout N`.
+   */
+  async exec(
+    namespace: string,
+    pod: string,
+    container: string | undefined,
+    command: string[],
+    o: { timeoutMs?: number } = {},
+  ): Promise<ExecResult> {
+    const ms = o.timeoutMs ?? this.timeoutMs;
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    const sink = (into: Buffer[]) =>
+      new Writable({
+        write(chunk: Buffer, _enc, cb) {
+          into.push(chunk);
+          cb();
+        },
+      });
+    let status: KubeStatus | undefined;
+    const result = (extra: { exitCode: number | null; error?: string }): ExecResult => ({
+      stdout: Buffer.concat(out).toString('utf8'),
+      stderr: Buffer.concat(err).toString('utf8'),
+      ...extra,
+    });
+    let timer: NodeJS.Timeout | undefined;
+    let socket:
+      { close(): void; terminate?(): void; on(ev: 'close', f: () => void): void } | undefined;
+    const expired = new Promise<'timeout'>(
+      (resolve) => (timer = setTimeout(() => resolve('timeout'), ms)),
+    );
+    try {
+      const connecting = new this.k8s.Exec(this.config.kc).exec(
+        namespace,
+        pod,
+        container ?? '',
+        command,
+        sink(out),
+        sink(err),
+        null,
+        false,
+        (s) => {
+          status = s as KubeStatus;
+        },
+      );
+      const ws = await Promise.race([connecting, expired]);
+      if (ws === 'timeout') {
+        void connecting.then(
+          (w) => w.close(),
+          () => undefined,
+        );
+        return result({
+          exitCode: null,
+          error: `exec in pod ${namespace}/${pod} did not connect within ${ms / 1000}s`,
+        });
+      }
+      socket = ws as unknown as typeof socket;
+      const closed = new Promise<'closed'>((resolve) =>
+        socket!.on('close', () => resolve('closed')),
+      );
+      const terminate = () => socket!.terminate?.();
+      this.closing.signal.addEventListener('abort', terminate, { once: true });
+      void closed.then(() => this.closing.signal.removeEventListener('abort', terminate));
+      if ((await Promise.race([closed, expired])) === 'timeout') {
+        socket!.terminate?.();
+        return result({
+          exitCode: null,
+          error: `command in pod ${namespace}/${pod} did not finish within ${ms / 1000}s`,
+        });
+      }
+      return result(execOutcome(status));
+    } catch (e) {
+      return result({
+        exitCode: null,
+        error: await this.explainExecFailure(namespace, pod, container, e),
+      });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** The WebSocket handshake loses the Status body; say what went wrong from what we can ask. */
+  private async explainExecFailure(
+    namespace: string,
+    pod: string,
+    container: string | undefined,
+    e: unknown,
+  ): Promise<string> {
+    const ev = e as { message?: string; error?: unknown };
+    const code = Number(/Unexpected server response: (\d+)/.exec(ev.message ?? '')?.[1]);
+    if (!code) {
+      if (e instanceof KubeApiError) return e.message;
+      return ev.error
+        ? transportError(this.endpoint, ev.error).message
+        : credentialsError(this.endpoint, this.config.execPlugin, e).message;
+    }
+    const what = `exec into pod ${namespace}/${pod}`;
+    try {
+      if (code === 403 || code === 401) {
+        if (code === 401)
+          return `${what}: ${httpError(this.endpoint, { method: 'GET', path: '' }, 401, '').message}`;
+        for (const verb of ['create', 'get']) {
+          const check = { verb, resource: 'pods', subresource: 'exec', namespace };
+          if (!(await this.canI(check)).allowed)
+            return `${what}: access denied by RBAC: user "${this.endpoint.user}" ${refusal({ verb, resource: 'pods/exec', namespace })}`;
+        }
+        return `${what} was refused (403 Forbidden)`;
+      }
+      const p = await this.getPod(namespace, pod);
+      if (!p) return `${what}: pod "${pod}" not found in namespace ${namespace}`;
+      const spec = (p['spec'] ?? {}) as { nodeName?: string; containers?: { name: string }[] };
+      const names = (spec.containers ?? []).map((c) => c.name);
+      if (container && !names.includes(container))
+        return `${what}: container ${container} is not valid for pod ${pod} (containers: ${names.join(', ')})`;
+      if (!container && names.length > 1)
+        return `${what}: a container name must be specified, choose one of: ${names.join(', ')}`;
+      if (!spec.nodeName) return `${what}: pod ${pod} does not have a node assigned yet`;
+    } catch (inner) {
+      if (inner instanceof KubeApiError) return `${what} failed (${code}); ${inner.message}`;
+    }
+    return `${what} failed: the API server answered ${code}`;
+  }
+}
+
+/**
+ * client-node spawns exec credential plugins and keeps no handle; give its ExecAuth a spawn that
+ * records them, so a deadline or close() can stop one that hangs. (Pinned to client-node ~1.4.)
+ */
+function trackPlugins(kc: KubeConfig, running: Set<ChildProcess>): void {
+  const authenticators =
+    (kc as unknown as { authenticators?: { execFn?: typeof spawn }[] }).authenticators ?? [];
+  const execAuth = authenticators.find((a) => typeof a.execFn === 'function');
+  if (!execAuth) return;
+  execAuth.execFn = ((command: string, args: string[], options: SpawnOptions) => {
+    const child = spawn(command, args, options);
+    running.add(child);
+    child.on('exit', () => running.delete(child));
+    return child;
+  }) as typeof spawn;
+}
+
+async function readText(res: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of res) chunks.push(c as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function raceAbort<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}

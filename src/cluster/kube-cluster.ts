@@ -1,0 +1,77 @@
+// A live cluster behind the Cluster interface: API reads through the user's kubeconfig, node
+// commands through whichever node transport is plugged in (exec in kube-proxy, a debug Pod, SSH).
+import type { SnapshotMeta } from '../core/model.js';
+import type { Cluster, NodeCommand, NodeResult, ReadRequest } from './cluster.js';
+import { commandStem } from './cluster.js';
+import { KubeApi, type KubeApiOptions } from './kube-api.js';
+import type { KubeObject } from '../core/model.js';
+
+/** Runs node commands for a live cluster; node-*.ts provide these. */
+export interface NodeTransport {
+  run(node: string, command: NodeCommand): Promise<NodeResult>;
+  /** Removes what it created (debug Pods) and closes connections. */
+  close?(): Promise<void>;
+}
+
+/** Builds the transport once the API is connected (transports create Pods and exec through it). */
+export type NodeTransportFactory = (api: KubeApi) => NodeTransport | Promise<NodeTransport>;
+
+/** The transport until one is configured: every command says so instead of failing obscurely. */
+export const noNodeTransport: NodeTransport = {
+  run: async (node, command) => ({
+    stdout: '',
+    stderr: '',
+    exitCode: null,
+    error: `no node transport configured: cannot run ${commandStem(command)} on node ${node}`,
+    via: 'none',
+  }),
+};
+
+export interface KubeClusterOptions extends KubeApiOptions {
+  transport?: NodeTransportFactory;
+}
+
+export class KubeCluster implements Cluster {
+  readonly meta: SnapshotMeta;
+
+  private constructor(
+    readonly api: KubeApi,
+    private readonly transport: NodeTransport,
+  ) {
+    this.meta = { context: api.config.context, server: api.config.server };
+  }
+
+  static async connect(o: KubeClusterOptions = {}): Promise<KubeCluster> {
+    const api = await KubeApi.connect(o);
+    return new KubeCluster(api, o.transport ? await o.transport(api) : noNodeTransport);
+  }
+
+  /** The context's namespace: the default for -n. */
+  get defaultNamespace(): string {
+    return this.api.namespace;
+  }
+
+  async list(request: ReadRequest): Promise<KubeObject[]> {
+    return (await this.api.list(request.path, request)).items;
+  }
+
+  get(path: string): Promise<KubeObject | undefined> {
+    return this.api.getIfExists(path);
+  }
+
+  async run(node: string, command: NodeCommand): Promise<NodeResult> {
+    try {
+      return await this.transport.run(node, command);
+    } catch (e) {
+      return { stdout: '', stderr: '', exitCode: null, error: (e as Error).message, via: 'none' };
+    }
+  }
+
+  async close(): Promise<void> {
+    try {
+      await this.transport.close?.();
+    } finally {
+      this.api.close();
+    }
+  }
+}

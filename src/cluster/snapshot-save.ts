@@ -1,0 +1,94 @@
+// `kdebug snapshot save DIR`: collect Facts from the live cluster and write them as a snapshot
+// directory that `--snapshot DIR` replays. Returns what was written; cli.ts prints it.
+import { readdir, stat } from 'node:fs/promises';
+import type { SnapshotMeta } from '../core/model.js';
+import type { NodeCommand } from './cluster.js';
+import {
+  collect,
+  collectAll,
+  type CollectProgress,
+  type NodeError,
+  type ReadError,
+} from './collect.js';
+import { KubeCluster, type KubeClusterOptions } from './kube-cluster.js';
+import { writeSnapshot } from './snapshot.js';
+
+/** Bad input to `snapshot save` (exit code 2, like every "could not do its job"). */
+export class SnapshotSaveError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'SnapshotSaveError';
+  }
+}
+
+export interface SnapshotSaveOptions extends KubeClusterOptions {
+  dir: string;
+  /** -n; default: the context's namespace. */
+  namespace?: string;
+  /** --service NAME */
+  service?: string;
+  /** --all: every Service in the namespace... */
+  all?: boolean;
+  /** ...or, with -A, in the cluster. */
+  allNamespaces?: boolean;
+  kdebugVersion?: string;
+  nodeCommands?: NodeCommand[];
+  onProgress?: (p: CollectProgress) => void;
+}
+
+export interface SnapshotSaveResult {
+  dir: string;
+  objects: number;
+  nodes: number;
+  meta: SnapshotMeta;
+  readErrors: ReadError[];
+  nodeErrors: NodeError[];
+}
+
+/** A snapshot goes into a new or empty directory: stale node files from another capture would be read back. */
+async function checkTarget(dir: string): Promise<void> {
+  let s;
+  try {
+    s = await stat(dir);
+  } catch {
+    return;
+  }
+  if (!s.isDirectory()) throw new SnapshotSaveError(`${dir} exists and is not a directory`);
+  if ((await readdir(dir)).length > 0)
+    throw new SnapshotSaveError(
+      `${dir} is not empty; snapshot save writes into a new or empty directory`,
+    );
+}
+
+export async function saveSnapshot(o: SnapshotSaveOptions): Promise<SnapshotSaveResult> {
+  if (o.service && o.all) throw new SnapshotSaveError('choose one: --service NAME or --all');
+  if (!o.service && !o.all)
+    throw new SnapshotSaveError('say what to capture: --service NAME, or --all for every Service');
+  if (o.allNamespaces && !o.all) throw new SnapshotSaveError('-A/--all-namespaces goes with --all');
+  if (o.allNamespaces && o.namespace)
+    throw new SnapshotSaveError('choose one: -n NAMESPACE or -A/--all-namespaces');
+  await checkTarget(o.dir);
+  const cluster = await KubeCluster.connect(o);
+  try {
+    const namespace = o.namespace ?? cluster.defaultNamespace;
+    const options = {
+      onProgress: o.onProgress,
+      nodeCommands: o.nodeCommands,
+      meta: o.kdebugVersion ? { kdebugVersion: o.kdebugVersion } : {},
+    };
+    const facts = o.service
+      ? await collect(cluster, { namespace, service: o.service }, options)
+      : await collectAll(cluster, { namespace: o.allNamespaces ? undefined : namespace }, options);
+    await writeSnapshot(o.dir, facts);
+    return {
+      dir: o.dir,
+      objects: facts.objects.length,
+      nodes: Object.keys(facts.nodes).length,
+      meta: facts.meta,
+      readErrors: (facts.meta['readErrors'] as ReadError[] | undefined) ?? [],
+      nodeErrors: (facts.meta['nodeErrors'] as NodeError[] | undefined) ?? [],
+    };
+  } finally {
+    await cluster.close();
+  }
+}

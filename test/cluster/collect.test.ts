@@ -1,0 +1,488 @@
+// collect() against the fake API server: it reads exactly the objects a diagnosis of one Service
+// needs, in parallel, as the API returned them (so Facts equal the snapshot served), says what it
+// is reading, never reads Secrets, explains a missing Service with "did you mean", and records
+// reads RBAC refuses instead of failing.
+// IP conventions: see objects.ts; the demo snapshot's are in test/snapshots/demo-snapshot.test.ts.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { commandStem, type NodeCommand } from '../../src/cluster/cluster.js';
+import {
+  collect,
+  collectAll,
+  labelSelectorString,
+  type CollectProgress,
+} from '../../src/cluster/collect.js';
+import { KubeCluster, type NodeTransport } from '../../src/cluster/kube-cluster.js';
+import { KubeApiError } from '../../src/cluster/kube-errors.js';
+import { ServiceNotFoundError } from '../../src/cluster/service-suggestions.js';
+import { readSnapshot } from '../../src/cluster/snapshot.js';
+import type { Facts, KubeObject } from '../../src/core/model.js';
+import { startFakeApi, type FakeApi, type FakeApiOptions } from '../support/fake-api/server.js';
+import { aPod, aService, anEndpointSlice, webCluster } from './objects.js';
+
+const key = (o: KubeObject) => `${o.kind} ${o.metadata?.namespace ?? ''}/${o.metadata?.name}`;
+const keys = (objects: KubeObject[]) => objects.map(key).sort();
+const sorted = (objects: KubeObject[]) => [...objects].sort((a, b) => (key(a) < key(b) ? -1 : 1));
+
+const fakes: FakeApi[] = [];
+after(() => Promise.all(fakes.map((f) => f.close())));
+
+async function serve(
+  objects: KubeObject[],
+  options: FakeApiOptions = {},
+  transport?: NodeTransport,
+) {
+  const fake = await startFakeApi({ objects, ...options });
+  fakes.push(fake);
+  const cluster = await KubeCluster.connect({
+    kubeconfig: fake.kubeconfig({ namespace: 'default' }),
+    env: {},
+    transport: transport && (() => transport),
+  });
+  return { fake, cluster };
+}
+
+describe('collect for one Service', () => {
+  const { relevant, irrelevant } = webCluster();
+  let fake: FakeApi;
+  let facts: Facts;
+  const progress: CollectProgress[] = [];
+  before(async () => {
+    const s = await serve([...relevant, ...irrelevant]);
+    fake = s.fake;
+    facts = await collect(
+      s.cluster,
+      { namespace: 'default', service: 'web' },
+      {
+        onProgress: (p) => progress.push(p),
+        meta: { kdebugVersion: '9.9.9' },
+        now: () => new Date('2025-01-02T03:04:05Z'),
+      },
+    );
+  });
+
+  it('reads the Service, its slices, Endpoints, Pods (selected and pointed at), Nodes, kube-proxy, DNS and NetworkPolicies', () => {
+    assert.deepEqual(keys(facts.objects), keys(relevant));
+  });
+
+  it('keeps every object exactly as served (unknown fields, string timestamps): Facts equal the snapshot', () => {
+    assert.deepEqual(sorted(facts.objects), sorted(relevant));
+    const svc = facts.objects.find((o) => key(o) === 'Service default/web')!;
+    assert.deepEqual(
+      [
+        typeof svc.metadata?.['creationTimestamp'],
+        (svc['spec'] as Record<string, unknown>)['futureField'],
+      ],
+      ['string', { keep: true }],
+    );
+  });
+
+  it('orders objects by kind, then namespace and name', () => {
+    assert.deepEqual(
+      facts.objects.map((o) => o.kind),
+      [
+        'Service',
+        'Service',
+        'EndpointSlice',
+        'EndpointSlice',
+        'Endpoints',
+        'Pod',
+        'Pod',
+        'Pod',
+        'Pod',
+        'Pod',
+        'Pod',
+        'Node',
+        'Node',
+        'ConfigMap',
+        'ConfigMap',
+        'DaemonSet',
+        'NetworkPolicy',
+      ],
+    );
+  });
+
+  it('records context, server, target, time and version in meta', () => {
+    assert.deepEqual(facts.meta, {
+      context: 'fake',
+      server: fake.url,
+      namespace: 'default',
+      service: 'web',
+      capturedAt: '2025-01-02T03:04:05.000Z',
+      kdebugVersion: '9.9.9',
+    });
+  });
+
+  it('never reads Secrets', () => {
+    assert.deepEqual(
+      fake.requests.filter((r) => /secrets/.test(r.path)),
+      [],
+    );
+  });
+
+  it('says what it reads: each start ends in done or failed, with counts', () => {
+    const starts = progress.filter((p) => p.state === 'start').map((p) => p.what);
+    const ends = progress.filter((p) => p.state !== 'start').map((p) => p.what);
+    assert.deepEqual([...starts].sort(), [...ends].sort());
+    const done = Object.fromEntries(
+      progress.filter((p) => p.state === 'done').map((p) => [p.what, p.count]),
+    );
+    assert.deepEqual(done, {
+      'Service default/web': 1,
+      'EndpointSlices of default/web': 1,
+      'Endpoints default/web': 1,
+      'Pods selected by default/web': 2,
+      'Pod default/old-web-0': 1,
+      Nodes: 2,
+      'DaemonSet kube-system/kube-proxy': 1,
+      'kube-proxy Pods': 2,
+      'ConfigMap kube-system/kube-proxy': 1,
+      'ConfigMap kube-system/kube-proxy-config': 0,
+      'Service kube-system/kube-dns': 1,
+      'EndpointSlices of kube-system/kube-dns': 1,
+      'CoreDNS Pods': 1,
+      'ConfigMap kube-system/coredns': 1,
+      'NetworkPolicies in default': 1,
+    });
+    assert.ok(progress.every((p) => p.phase === 'api'));
+  });
+
+  it('runs its reads in parallel', async () => {
+    const { cluster } = await serve([...relevant, ...irrelevant], { delayMs: 100 });
+    const t = Date.now();
+    await collect(cluster, { namespace: 'default', service: 'web' });
+    // 17 reads, at most 3 in a row (Service -> selected Pods -> Pods the endpoints point at): one
+    // after another they would take 1.7 s
+    const took = Date.now() - t;
+    assert.ok(took < 1000, `took ${took} ms`);
+  });
+});
+
+describe('collect: a Service that does not exist', () => {
+  let s: Awaited<ReturnType<typeof serve>>;
+  before(async () => {
+    const { relevant, irrelevant } = webCluster();
+    s = await serve([
+      ...relevant,
+      ...irrelevant,
+      aService('nginx-svc', 'team-a'),
+      aService('api-gateway', 'team-a'),
+    ]);
+  });
+
+  const cases: [string, string, string, string[]][] = [
+    ['a typo', 'default', 'wbe', ['default/web', 'default/webapp', 'prod/web']],
+    [
+      'the right name in the wrong namespace',
+      'staging',
+      'web',
+      ['default/web', 'prod/web', 'default/webapp'],
+    ],
+    ['a transposition, elsewhere', 'default', 'ngnix-svc', ['team-a/nginx-svc']],
+    ['nothing alike', 'default', 'zzzzzz', []],
+  ];
+  for (const [name, ns, svc, want] of cases) {
+    it(`suggests names for ${name}`, async () => {
+      const e = await collect(s.cluster, { namespace: ns, service: svc }).then(
+        () => assert.fail('expected ServiceNotFoundError'),
+        (err: unknown) => err,
+      );
+      assert.ok(e instanceof ServiceNotFoundError);
+      assert.deepEqual(
+        e.suggestions.map((x) => `${x.namespace}/${x.name}`),
+        want,
+      );
+    });
+  }
+
+  it('words it for a person', async () => {
+    const messages = await Promise.all(
+      [
+        ['default', 'wbe'],
+        ['staging', 'web'],
+        ['default', 'zzzzzz'],
+        ['empty', 'web'],
+      ].map(([namespace, service]) =>
+        collect(s.cluster, { namespace: namespace!, service: service! }).catch(
+          (e: Error) => e.message,
+        ),
+      ),
+    );
+    assert.deepEqual(messages, [
+      'service "wbe" not found in namespace default; did you mean "web", "webapp" or "web" in namespace prod (-n prod)?',
+      'service "web" not found in namespace staging; did you mean "web" in namespace default (-n default), "web" in namespace prod (-n prod) or "webapp" in namespace default (-n default)?',
+      'service "zzzzzz" not found in namespace default (no Service has a similar name)',
+      'service "web" not found in namespace empty; did you mean "web" in namespace default (-n default), "web" in namespace prod (-n prod) or "webapp" in namespace default (-n default)?',
+    ]);
+  });
+});
+
+describe('collect when RBAC refuses a read', () => {
+  const { relevant } = webCluster();
+
+  it('records a refused optional read and carries on', async () => {
+    const { cluster } = await serve(relevant, {
+      rbac: {
+        deny: [
+          { verbs: ['list'], resources: ['networkpolicies.networking.k8s.io'] },
+          { verbs: ['get'], resources: ['configmaps'], namespaces: ['kube-system'] },
+        ],
+      },
+    });
+    const progress: CollectProgress[] = [];
+    const facts = await collect(
+      cluster,
+      { namespace: 'default', service: 'web' },
+      { onProgress: (p) => progress.push(p) },
+    );
+    assert.deepEqual(
+      keys(facts.objects),
+      keys(relevant.filter((o) => o.kind !== 'NetworkPolicy' && o.kind !== 'ConfigMap')),
+    );
+    const byWhat = (a: { what: string }, b: { what: string }) => (a.what < b.what ? -1 : 1);
+    const refused = (what: string) =>
+      `access denied by RBAC: user "admin" cannot ${what} (context "fake")`;
+    assert.deepEqual((facts.meta['readErrors'] as { what: string }[]).sort(byWhat), [
+      {
+        what: 'ConfigMap kube-system/coredns',
+        error: refused('get configmaps in namespace kube-system'),
+      },
+      {
+        what: 'ConfigMap kube-system/kube-proxy',
+        error: refused('get configmaps in namespace kube-system'),
+      },
+      {
+        what: 'ConfigMap kube-system/kube-proxy-config',
+        error: refused('get configmaps in namespace kube-system'),
+      },
+      {
+        what: 'NetworkPolicies in default',
+        error: refused('list networkpolicies.networking.k8s.io in namespace default'),
+      },
+    ]);
+    assert.equal(progress.filter((p) => p.state === 'failed').length, 4);
+  });
+
+  it('fails when the Service itself cannot be read', async () => {
+    const { cluster } = await serve(relevant, {
+      rbac: { deny: [{ verbs: ['get'], resources: ['services'], namespaces: ['default'] }] },
+    });
+    await assert.rejects(collect(cluster, { namespace: 'default', service: 'web' }), {
+      name: 'KubeApiError',
+      message:
+        'access denied by RBAC: user "admin" cannot get services in namespace default (context "fake")',
+    });
+  });
+
+  it('fails fast when the credentials are refused', async () => {
+    const fake = await startFakeApi({ objects: relevant });
+    fakes.push(fake);
+    const cluster = await KubeCluster.connect({
+      kubeconfig: fake.kubeconfig({ token: 'expired' }),
+      env: {},
+    });
+    await assert.rejects(
+      collect(cluster, { namespace: 'default', service: 'web' }),
+      (e: unknown) => e instanceof KubeApiError && e.reason === 'unauthorized',
+    );
+  });
+});
+
+describe('collect: Services without a selector, and node commands', () => {
+  it('reads the Pods the endpoints name when the Service selects none', async () => {
+    const manual = aService('legacy', 'default', { selector: {} });
+    const slice = anEndpointSlice('legacy', 'default', [{ ip: '10.244.1.40', pod: 'legacy-db-0' }]);
+    const { fake, cluster } = await serve([
+      manual,
+      slice,
+      aPod('legacy-db-0', 'default', { labels: { app: 'db' }, ip: '10.244.1.40' }),
+      aPod('web-1'),
+    ]);
+    const facts = await collect(cluster, { namespace: 'default', service: 'legacy' });
+    assert.deepEqual(keys(facts.objects.filter((o) => o.kind === 'Pod')), [
+      'Pod default/legacy-db-0',
+    ]);
+    assert.equal(
+      fake.requests.filter((r) => r.path === '/api/v1/namespaces/default/pods').length,
+      0,
+    );
+  });
+
+  const commands: NodeCommand[] = [
+    { kind: 'iptables-save', backend: 'auto' },
+    { kind: 'proxy-mode' },
+  ];
+
+  it('runs node commands through the transport and keeps their stdout per node', async () => {
+    const ran: string[] = [];
+    const transport: NodeTransport = {
+      run: async (node, c) => {
+        ran.push(`${node} ${commandStem(c)}`);
+        if (node === 'node-b' && c.kind === 'proxy-mode')
+          return {
+            stdout: '',
+            stderr: 'curl: (7) Failed to connect to 127.0.0.1 port 10249',
+            exitCode: 7,
+            via: 'test',
+          };
+        return { stdout: `${commandStem(c)} of ${node}\n`, stderr: '', exitCode: 0, via: 'test' };
+      },
+    };
+    const { cluster } = await serve(webCluster().relevant, {}, transport);
+    const progress: CollectProgress[] = [];
+    const facts = await collect(
+      cluster,
+      { namespace: 'default', service: 'web' },
+      { nodeCommands: commands, onProgress: (p) => progress.push(p) },
+    );
+    assert.deepEqual(facts.nodes, {
+      'node-a': {
+        'iptables-save': 'iptables-save of node-a\n',
+        'proxy-mode': 'proxy-mode of node-a\n',
+      },
+      'node-b': { 'iptables-save': 'iptables-save of node-b\n', 'proxy-mode': '' },
+    });
+    assert.deepEqual(facts.meta['nodeErrors'], [
+      {
+        node: 'node-b',
+        command: 'proxy-mode',
+        exitCode: 7,
+        error: 'curl: (7) Failed to connect to 127.0.0.1 port 10249',
+      },
+    ]);
+    assert.deepEqual(ran.sort(), [
+      'node-a iptables-save',
+      'node-a proxy-mode',
+      'node-b iptables-save',
+      'node-b proxy-mode',
+    ]);
+    assert.deepEqual(
+      progress
+        .filter((p) => p.phase === 'node' && p.state !== 'start')
+        .map((p) => `${p.node} ${p.what} ${p.state}`)
+        .sort(),
+      [
+        'node-a iptables-save done',
+        'node-a proxy-mode done',
+        'node-b iptables-save done',
+        'node-b proxy-mode failed',
+      ],
+    );
+  });
+
+  it('says so when no node transport is configured', async () => {
+    const { cluster } = await serve(webCluster().relevant);
+    const facts = await collect(
+      cluster,
+      { namespace: 'default', service: 'web' },
+      { nodeCommands: [commands[0]!], nodes: ['node-a'] },
+    );
+    assert.deepEqual(facts.nodes, {});
+    assert.deepEqual(facts.meta['nodeErrors'], [
+      {
+        node: 'node-a',
+        command: 'iptables-save',
+        exitCode: null,
+        error: 'no node transport configured: cannot run iptables-save on node node-a',
+      },
+    ]);
+  });
+});
+
+describe('collectAll (snapshot save --all)', () => {
+  const { relevant, irrelevant } = webCluster();
+  let cluster: KubeCluster;
+  before(async () => {
+    ({ cluster } = await serve([...relevant, ...irrelevant]));
+  });
+
+  it('reads every Service of a namespace and what they need', async () => {
+    const facts = await collectAll(cluster, { namespace: 'default' });
+    const want = [...relevant, ...irrelevant].filter(
+      (o) =>
+        o.kind !== 'Secret' &&
+        !(o.kind === 'ConfigMap' && o.metadata?.namespace === 'default') &&
+        o.metadata?.namespace !== 'prod',
+    );
+    assert.deepEqual(sorted(facts.objects), sorted(want));
+    assert.deepEqual([facts.meta.namespace, facts.meta.service], ['default', undefined]);
+  });
+
+  it('reads every Service of the cluster', async () => {
+    const facts = await collectAll(cluster, {});
+    assert.deepEqual(
+      keys(facts.objects.filter((o) => o.kind === 'Service' || o.kind === 'NetworkPolicy')),
+      [
+        'NetworkPolicy default/default-deny',
+        'NetworkPolicy prod/prod-deny',
+        'Service default/web',
+        'Service default/webapp',
+        'Service kube-system/kube-dns',
+        'Service prod/payments',
+        'Service prod/web',
+      ],
+    );
+    assert.equal(facts.meta.namespace, undefined);
+  });
+});
+
+describe('collect against the demo snapshot (snapshots/nginx-svc)', () => {
+  let served: Facts;
+  let facts: Facts;
+  before(async () => {
+    served = await readSnapshot('snapshots/nginx-svc');
+    const { cluster } = await serve(served.objects);
+    facts = await collect(cluster, { namespace: 'default', service: 'nginx-svc' });
+  });
+
+  it('reads what nginx-svc needs, each object identical to the snapshot', () => {
+    assert.deepEqual(keys(facts.objects), [
+      'ConfigMap kube-system/coredns',
+      'ConfigMap kube-system/kube-proxy',
+      'DaemonSet kube-system/kube-proxy',
+      'EndpointSlice default/nginx-svc-7c6vz',
+      'EndpointSlice kube-system/kube-dns-q8mtw',
+      'Endpoints default/nginx-svc',
+      'Node /vm-12-11-centos',
+      'Node /vm-12-7-centos',
+      'Pod default/nginx-55fc968d9-4pddn',
+      'Pod default/nginx-55fc968d9-kh24k',
+      'Pod kube-system/coredns-5c98db65d4-gtwn8',
+      'Pod kube-system/coredns-5c98db65d4-xmzd5',
+      'Pod kube-system/kube-proxy-8vbqn',
+      'Pod kube-system/kube-proxy-n2jtl',
+      'Service default/nginx-svc',
+      'Service kube-system/kube-dns',
+    ]);
+    const original = new Map(served.objects.map((o) => [key(o), o]));
+    for (const o of facts.objects) assert.deepEqual(o, original.get(key(o)), key(o));
+  });
+});
+
+describe('labelSelectorString', () => {
+  it('writes a workload selector in the query syntax', () => {
+    const table: [Parameters<typeof labelSelectorString>[0], string][] = [
+      [{ matchLabels: { 'k8s-app': 'kube-proxy' } }, 'k8s-app=kube-proxy'],
+      [
+        {
+          matchLabels: { a: 'b' },
+          matchExpressions: [
+            { key: 'tier', operator: 'In', values: ['x', 'y'] },
+            { key: 'gone', operator: 'DoesNotExist' },
+          ],
+        },
+        'a=b,tier in (x,y),!gone',
+      ],
+      [
+        {
+          matchExpressions: [
+            { key: 'env', operator: 'NotIn', values: ['dev'] },
+            { key: 'team', operator: 'Exists' },
+          ],
+        },
+        'env notin (dev),team',
+      ],
+    ];
+    for (const [selector, want] of table) assert.equal(labelSelectorString(selector), want);
+  });
+});

@@ -1,0 +1,247 @@
+// The built CLI end to end against the fake API server: `kdebug snapshot save` writes what the
+// cluster serves, fails with exit 2 and one line when it cannot, and a saved snapshot replays:
+// `kdebug rules --snapshot` prints the same as on the original snapshot.
+// IP conventions: the demo snapshot's (SEEDS.md section 3): nodes 10.0.12.7 and 10.0.12.11,
+// Pod CIDR 10.244.0.0/16, Service CIDR 10.1.0.0/16.
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { commandStem, type NodeCommand } from '../../src/cluster/cluster.js';
+import { saveSnapshot } from '../../src/cluster/snapshot-save.js';
+import { readSnapshot } from '../../src/cluster/snapshot.js';
+import type { Facts, KubeObject } from '../../src/core/model.js';
+import { ROOT } from '../support/cli.js';
+import { startFakeApi, type FakeApi } from '../support/fake-api/server.js';
+
+const DEMO = 'snapshots/nginx-svc';
+const key = (o: KubeObject) => `${o.kind} ${o.metadata?.namespace ?? ''}/${o.metadata?.name}`;
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** The built CLI, asynchronously: the fake API server lives in this process and must keep answering. */
+function kdebug(args: string[], env: Record<string, string> = {}): Promise<Run> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['bin/kdebug.js', ...args], {
+      cwd: ROOT,
+      env: { PATH: process.env['PATH'] ?? '', NO_COLOR: '1', ...env },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d));
+    child.stderr.on('data', (d: Buffer) => (stderr += d));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('kdebug snapshot save (built CLI)', () => {
+  let served: Facts;
+  let fake: FakeApi;
+  let tmp: string;
+  let kubeconfig: string;
+  before(async () => {
+    if (!existsSync(join(ROOT, 'dist/cli.js')))
+      spawnSync(process.execPath, ['scripts/build.js'], { cwd: ROOT, stdio: 'inherit' });
+    served = await readSnapshot(DEMO);
+    fake = await startFakeApi({
+      objects: served.objects,
+      rbac: {
+        deny: [
+          { users: ['viewer'], verbs: ['get'], resources: ['services'], namespaces: ['default'] },
+        ],
+      },
+      tokens: { 'admin-token': 'admin', 'viewer-token': 'viewer' },
+    });
+    kubeconfig = fake.kubeconfig({ namespace: 'default' });
+    tmp = mkdtempSync(join(tmpdir(), 'kdebug-cli-save-'));
+  });
+  after(async () => {
+    await fake.close();
+    rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it('saves a Service and what it needs, objects identical to what the cluster served', async () => {
+    const dir = join(tmp, 'nginx');
+    const r = await kdebug([
+      'snapshot',
+      'save',
+      dir,
+      '--service',
+      'nginx-svc',
+      '--kubeconfig',
+      kubeconfig,
+    ]);
+    assert.deepEqual(
+      [r.code, r.stdout, r.stderr],
+      [0, `saved 16 objects from context fake to ${dir}\n`, ''],
+    );
+    const saved = await readSnapshot(dir);
+    const original = new Map(served.objects.map((o) => [key(o), o]));
+    for (const o of saved.objects) assert.deepEqual(o, original.get(key(o)), key(o));
+    const version = (
+      JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }
+    ).version;
+    assert.deepEqual(
+      [
+        saved.meta.context,
+        saved.meta.server,
+        saved.meta.namespace,
+        saved.meta.service,
+        saved.meta.kdebugVersion,
+      ],
+      ['fake', fake.url, 'default', 'nginx-svc', version],
+    );
+  });
+
+  it('takes -n and --context, and KUBECONFIG like kubectl', async () => {
+    const other = fake.kubeconfig({
+      context: 'other',
+      namespace: 'kube-system',
+      file: 'other.yaml',
+      setCurrent: false,
+    });
+    const dir = join(tmp, 'dns');
+    const r = await kdebug(
+      ['snapshot', 'save', dir, '--service', 'kube-dns', '--context', 'other'],
+      { KUBECONFIG: `${kubeconfig}:${join(tmp, 'missing')}:${other}` },
+    );
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(
+      [(await readSnapshot(dir)).meta.namespace, (await readSnapshot(dir)).meta.context],
+      ['kube-system', 'other'],
+    );
+    const r2 = await kdebug([
+      'snapshot',
+      'save',
+      join(tmp, 'dns-2'),
+      '-n',
+      'kube-system',
+      '--service',
+      'kube-dns',
+      '--kubeconfig',
+      kubeconfig,
+    ]);
+    assert.equal(r2.code, 0, r2.stderr);
+  });
+
+  const failures: [string, (dir: string) => string[], Record<string, string>, RegExp][] = [
+    [
+      'a Service that does not exist: did you mean',
+      (d) => ['snapshot', 'save', d, '--service', 'ngnix-svc', '--kubeconfig', '$KC'],
+      {},
+      /^kdebug: service "ngnix-svc" not found in namespace default; did you mean "nginx-svc"\?\n$/,
+    ],
+    [
+      'RBAC refusing the Service',
+      (d) => ['snapshot', 'save', d, '--service', 'nginx-svc', '--kubeconfig', '$VIEWER'],
+      {},
+      /^kdebug: access denied by RBAC: user "viewer" cannot get services in namespace default \(context "fake"\)\n$/,
+    ],
+    [
+      'no kubeconfig at all',
+      (d) => ['snapshot', 'save', d, '--service', 'nginx-svc'],
+      { HOME: '$EMPTY' },
+      /^kdebug: no kubeconfig: .*\/\.kube\/config does not exist and neither --kubeconfig nor KUBECONFIG is set\n$/,
+    ],
+    [
+      'an unreachable API server',
+      (d) => ['snapshot', 'save', d, '--service', 'nginx-svc', '--kubeconfig', '$DOWN'],
+      {},
+      /^kdebug: cannot reach the API server at https:\/\/127\.0\.0\.1:1 \(context "fake"\): connection refused \(ECONNREFUSED\)\n$/,
+    ],
+    [
+      'neither --service nor --all',
+      (d) => ['snapshot', 'save', d, '--kubeconfig', '$KC'],
+      {},
+      /^kdebug: say what to capture: --service NAME, or --all for every Service\n$/,
+    ],
+  ];
+  for (const [name, args, env, stderr] of failures) {
+    it(`exits 2 with one line for ${name}`, async () => {
+      const empty = join(tmp, 'empty-home');
+      mkdirSync(empty, { recursive: true });
+      const vars: Record<string, string> = {
+        $KC: kubeconfig,
+        $VIEWER: fake.kubeconfig({ user: 'viewer' }),
+        $DOWN: fake.kubeconfig({ server: 'https://127.0.0.1:1' }),
+        $EMPTY: empty,
+      };
+      const sub = (s: string) => vars[s] ?? s;
+      const dir = join(tmp, `fail-${name.replace(/\W+/g, '-')}`);
+      const r = await kdebug(
+        args(dir).map(sub),
+        Object.fromEntries(Object.entries(env).map(([k, v]) => [k, sub(v)])),
+      );
+      assert.deepEqual([r.code, r.stdout], [2, '']);
+      assert.match(r.stderr, stderr);
+      assert.equal(existsSync(join(dir, 'objects.json')), false);
+    });
+  }
+
+  it('replays: `kdebug rules` and `kdebug svc` on a saved snapshot print what they print on the original', async () => {
+    // node commands come from a transport; this one answers with what the original nodes printed
+    const replay = {
+      run: async (node: string, c: NodeCommand) => {
+        const out = served.nodes[node]?.[commandStem(c)];
+        return out === undefined
+          ? { stdout: '', stderr: 'not recorded', exitCode: 1, via: 'replay' }
+          : { stdout: out, stderr: '', exitCode: 0, via: 'replay' };
+      },
+    };
+    const nodeCommands: NodeCommand[] = [
+      { kind: 'iptables-save', backend: 'auto' },
+      { kind: 'proxy-mode' },
+      { kind: 'ip-addr' },
+    ];
+    // the same context name as the original capture, so reports that name it match
+    const original = fake.kubeconfig({
+      context: String(served.meta.context),
+      namespace: 'default',
+    });
+    const dirs = { service: join(tmp, 'replay-service'), all: join(tmp, 'replay-all') };
+    await saveSnapshot({
+      dir: dirs.service,
+      service: 'nginx-svc',
+      kubeconfig: original,
+      env: {},
+      nodeCommands,
+      transport: () => replay,
+    });
+    await saveSnapshot({
+      dir: dirs.all,
+      all: true,
+      allNamespaces: true,
+      kubeconfig: original,
+      env: {},
+      nodeCommands,
+      transport: () => replay,
+    });
+    assert.deepEqual((await readSnapshot(dirs.all)).nodes, served.nodes);
+    const commands = [
+      ...Object.keys(served.nodes).flatMap((node) =>
+        ['text', 'json'].map((o) => ['rules', '--node', node, '-o', o]),
+      ),
+      ['svc', 'nginx-svc', '-o', 'json'],
+      ['svc', 'nginx-svc', '-o', 'text'],
+    ];
+    for (const args of commands) {
+      const want = await kdebug([...args, '--snapshot', DEMO]);
+      assert.equal(want.stderr, '');
+      for (const dir of Object.values(dirs)) {
+        const got = await kdebug([...args, '--snapshot', dir]);
+        // the text report names (and wraps) the snapshot path: compare with the path swapped, spacing aside
+        const norm = (r: Run, path: string) => ({
+          ...r,
+          stdout: r.stdout.replaceAll(path, DEMO).replace(/\s+/g, ' '),
+        });
+        assert.deepEqual(norm(got, dir), norm(want, DEMO), `${args.join(' ')} on ${dir}`);
+      }
+    }
+  });
+});
