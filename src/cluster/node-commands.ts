@@ -1,0 +1,287 @@
+// The fixed argv of every NodeCommand, for each place a command can run. Values from the
+// cluster (IPs, ports, DNS names) are validated strictly and only ever passed as separate
+// argv elements; the probe scripts are constants that read them as "$1", "$2", "$3".
+import type { NodeCommand } from './cluster.js';
+
+/** Where a command runs; each place has its own binaries and privileges. */
+export type CommandPlace =
+  /** A shell on the node itself (SSH). `sudo` for a non-root user: rules need root. */
+  | { kind: 'host'; sudo: boolean }
+  /** A privileged hostNetwork debug Pod with the node's `/` at `/host`. */
+  | { kind: 'debug-pod' }
+  /** The node's kube-proxy container: exec the binary directly, the image may have no shell. */
+  | { kind: 'kube-proxy-pod' };
+
+/** Seconds each kind of command may run on the node before `timeout` stops it. */
+export const TIME_LIMIT = { rules: 30, addresses: 10, http: 6, probe: 6 } as const;
+
+/** A command that cannot run in a place (e.g. a probe in the kube-proxy image, which has no tools). */
+export class UnsupportedCommandError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UnsupportedCommandError';
+  }
+}
+
+/** A command object that is not a member of the closed list, or carries a bad value. */
+export class InvalidNodeCommandError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'InvalidNodeCommandError';
+  }
+}
+
+// Standard directories first, so the probes find the same tools whoever logs in.
+const PATHS = 'PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:$PATH';
+const have = (tool: string) => `command -v ${tool} >/dev/null 2>&1`;
+const trailer = (kind: string) => `echo "kdebug-probe ${kind} tool=$t exit=$?"`;
+
+/**
+ * The probe scripts: constants on one line (any login shell parses them), arguments only as
+ * positional parameters. Each prints the tool's own output, then `kdebug-probe KIND tool=T exit=N`
+ * so the stored stdout alone says how the probe ended (see core/probes.ts).
+ */
+export const PROBE_SCRIPTS = {
+  // $1 ip, $2 port. bash's /dev/tcp is the fallback for nodes without nc.
+  'tcp-connect': [
+    PATHS,
+    `if ${have('nc')}; then t=nc; timeout ${TIME_LIMIT.probe} nc -z -v -w 3 "$1" "$2" 2>&1`,
+    `elif ${have('bash')}; then t=bash; timeout 4 bash -c 'exec 3<>"/dev/tcp/$0/$1"' "$1" "$2" 2>&1`,
+    `else t=none; echo "neither nc nor bash on this node"; (exit 127); fi`,
+    trailer('tcp-connect'),
+  ].join('; '),
+  // $1 ip, $2 port. UDP has no handshake: only an ICMP port-unreachable proves "closed".
+  'udp-probe': [
+    PATHS,
+    `if ${have('nc')}; then t=nc; timeout ${TIME_LIMIT.probe} nc -u -z -v -w 2 "$1" "$2" 2>&1`,
+    `else t=none; echo "no nc on this node"; (exit 127); fi`,
+    trailer('udp-probe'),
+  ].join('; '),
+  // $1 ip
+  'icmp-echo': [
+    PATHS,
+    `if ${have('ping')}; then t=ping; timeout ${TIME_LIMIT.probe} ping -c 1 -W 2 "$1" 2>&1`,
+    `else t=none; echo "no ping on this node"; (exit 127); fi`,
+    trailer('icmp-echo'),
+  ].join('; '),
+  // $1 name, $2 server ip, $3 record type
+  'dns-lookup': [
+    PATHS,
+    `if ${have('dig')}; then t=dig; timeout ${TIME_LIMIT.probe} dig +time=2 +tries=1 +noall +comments +answer "@$2" "$1" "$3" 2>&1`,
+    `elif ${have('nslookup')}; then t=nslookup; timeout ${TIME_LIMIT.probe} nslookup -type="$3" "$1" "$2" 2>&1`,
+    `else t=none; echo "neither dig nor nslookup on this node"; (exit 127); fi`,
+    trailer('dns-lookup'),
+  ].join('; '),
+  // $1 url. The body alone goes to stdout: it is what the snapshot stores.
+  http: [
+    PATHS,
+    `if ${have('curl')}; then exec timeout ${TIME_LIMIT.http} curl -sS --max-time 4 "$1"`,
+    `elif ${have('wget')}; then exec timeout ${TIME_LIMIT.http} wget -q -O - -T 4 "$1"`,
+    `else echo "neither curl nor wget on this node" >&2; exit 127; fi`,
+  ].join('; '),
+} as const;
+
+/** kube-proxy's metrics server; it binds to the node's loopback by default. */
+export const KUBE_PROXY_METRICS = 'http://127.0.0.1:10249';
+
+const SAVE_BINARY: Record<
+  'iptables-save' | 'ip6tables-save',
+  Record<'auto' | 'legacy' | 'nft', string>
+> = {
+  'iptables-save': {
+    auto: 'iptables-save',
+    legacy: 'iptables-legacy-save',
+    nft: 'iptables-nft-save',
+  },
+  'ip6tables-save': {
+    auto: 'ip6tables-save',
+    legacy: 'ip6tables-legacy-save',
+    nft: 'ip6tables-nft-save',
+  },
+};
+
+/**
+ * The argv that runs `command` in `place`. Validates the command first, so a forged object or a
+ * value like "1.2.3.4; rm -rf /" never reaches a node.
+ */
+export function nodeArgv(command: NodeCommand, place: CommandPlace): string[] {
+  const c = validNodeCommand(command);
+  switch (c.kind) {
+    case 'iptables-save':
+    case 'ip6tables-save': {
+      const bin = SAVE_BINARY[c.kind][c.backend];
+      const args = c.table ? ['-t', c.table] : [];
+      if (place.kind === 'kube-proxy-pod') return [bin, ...args]; // its wrapper picks kube-proxy's backend
+      if (place.kind === 'debug-pod')
+        return ['timeout', `${TIME_LIMIT.rules}`, 'chroot', '/host', `/usr/sbin/${bin}`, ...args];
+      const save = [`/usr/sbin/${bin}`, ...args];
+      return [
+        '/usr/bin/timeout',
+        `${TIME_LIMIT.rules}`,
+        ...(place.sudo ? ['sudo', '-n', ...save] : save),
+      ];
+    }
+    case 'ip-addr':
+      if (place.kind === 'kube-proxy-pod') throw unsupported(c, place);
+      if (place.kind === 'debug-pod')
+        return [
+          'timeout',
+          `${TIME_LIMIT.addresses}`,
+          'chroot',
+          '/host',
+          '/usr/sbin/ip',
+          '-br',
+          'addr',
+        ];
+      return ['/usr/bin/timeout', `${TIME_LIMIT.addresses}`, '/usr/sbin/ip', '-br', 'addr'];
+    case 'proxy-mode':
+      return script(place, c, 'http', [`${KUBE_PROXY_METRICS}/proxyMode`]);
+    case 'proxy-metrics':
+      return script(place, c, 'http', [`${KUBE_PROXY_METRICS}/metrics`]);
+    case 'dns-lookup':
+      return script(place, c, 'dns-lookup', [c.name, c.server, c.type]);
+    case 'tcp-connect':
+    case 'udp-probe':
+      return script(place, c, c.kind, [c.ip, `${c.port}`]);
+    case 'icmp-echo':
+      return script(place, c, 'icmp-echo', [c.ip]);
+  }
+}
+
+// Probes need no root: never sudo; in a debug Pod they use the image's tools on the host network.
+function script(
+  place: CommandPlace,
+  c: NodeCommand,
+  name: keyof typeof PROBE_SCRIPTS,
+  args: string[],
+): string[] {
+  if (place.kind === 'kube-proxy-pod') throw unsupported(c, place);
+  return [
+    place.kind === 'host' ? '/bin/sh' : 'sh',
+    '-c',
+    PROBE_SCRIPTS[name],
+    'kdebug-probe',
+    ...args,
+  ];
+}
+
+function unsupported(c: NodeCommand, place: CommandPlace): UnsupportedCommandError {
+  return new UnsupportedCommandError(
+    `${c.kind} cannot run in the ${place.kind}: its image has no tools for it`,
+  );
+}
+
+const RECORD_TYPES = ['A', 'AAAA', 'SRV', 'CNAME'] as const;
+const BACKENDS = ['auto', 'legacy', 'nft'] as const;
+const TABLES = ['nat', 'filter'] as const;
+
+/** Checks, at run time, that `value` is a member of the closed list with valid fields. */
+export function validNodeCommand(value: unknown): NodeCommand {
+  const c = (value ?? {}) as Record<string, unknown>;
+  const bad = (what: string) => new InvalidNodeCommandError(`not a kdebug node command: ${what}`);
+  const allowed = (keys: string[]) => {
+    const extra = Object.keys(c).filter((k) => k !== 'kind' && !keys.includes(k));
+    if (extra.length > 0)
+      throw bad(`${String(c['kind'])} has unexpected field ${extra.join(', ')}`);
+  };
+  switch (c['kind']) {
+    case 'iptables-save':
+    case 'ip6tables-save':
+      allowed(['backend', 'table']);
+      if (!BACKENDS.includes(c['backend'] as never))
+        throw bad(`backend ${JSON.stringify(c['backend'])}`);
+      if (c['table'] !== undefined && !TABLES.includes(c['table'] as never))
+        throw bad(`table ${JSON.stringify(c['table'])}`);
+      break;
+    case 'proxy-mode':
+    case 'proxy-metrics':
+    case 'ip-addr':
+      allowed([]);
+      break;
+    case 'dns-lookup':
+      allowed(['name', 'server', 'type']);
+      checkDnsName(c['name']);
+      checkIp(c['server']);
+      if (!RECORD_TYPES.includes(c['type'] as never))
+        throw bad(`record type ${JSON.stringify(c['type'])}`);
+      break;
+    case 'tcp-connect':
+    case 'udp-probe':
+      allowed(['ip', 'port']);
+      checkIp(c['ip']);
+      checkPort(c['port']);
+      break;
+    case 'icmp-echo':
+      allowed(['ip']);
+      checkIp(c['ip']);
+      break;
+    default:
+      throw bad(`unknown kind ${JSON.stringify(c['kind'])}`);
+  }
+  return value as NodeCommand;
+}
+
+const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
+const IPV6_CHARS = /^[0-9a-fA-F:.]{2,45}$/;
+
+/** A plain IPv4 or IPv6 address: no zone, no brackets, no prefix length, no spaces. */
+export function isPlainIp(value: unknown): value is string {
+  if (typeof value !== 'string') return false;
+  if (IPV4.test(value)) return true;
+  return IPV6_CHARS.test(value) && isIPv6Text(value);
+}
+
+// RFC 4291 text form: at most one "::", eight groups of 1-4 hex digits, optional dotted IPv4 tail.
+function isIPv6Text(v: string): boolean {
+  const halves = v.split('::');
+  if (halves.length > 2) return false;
+  const groups = (s: string) => (s === '' ? [] : s.split(':'));
+  const all = halves.flatMap(groups);
+  const last = all[all.length - 1];
+  const v4Tail = last !== undefined && last.includes('.');
+  if (v4Tail && !IPV4.test(last)) return false;
+  const hex = v4Tail ? all.slice(0, -1) : all;
+  if (!hex.every((g) => /^[0-9a-fA-F]{1,4}$/.test(g))) return false;
+  const size = hex.length + (v4Tail ? 2 : 0);
+  return halves.length === 2 ? size <= 7 : size === 8;
+}
+
+const LABEL = '[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?';
+const DNS_NAME = new RegExp(`^${LABEL}(?:\\.${LABEL})*\\.?$`);
+
+/** A DNS name: letters, digits, '-', '_' (SRV labels), labels of 1-63, at most 253 characters. */
+export function isDnsName(value: unknown): value is string {
+  return typeof value === 'string' && value.length <= 254 && DNS_NAME.test(value);
+}
+
+export function isPort(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= 65535;
+}
+
+function checkIp(v: unknown): void {
+  if (!isPlainIp(v)) throw new InvalidNodeCommandError(`not an IP address: ${JSON.stringify(v)}`);
+}
+function checkPort(v: unknown): void {
+  if (!isPort(v)) throw new InvalidNodeCommandError(`not a port (1-65535): ${JSON.stringify(v)}`);
+}
+function checkDnsName(v: unknown): void {
+  if (!isDnsName(v)) throw new InvalidNodeCommandError(`not a DNS name: ${JSON.stringify(v)}`);
+}
+
+// Left bare only when no shell (sh, bash, zsh, fish, csh) gives any of these characters a meaning.
+const SAFE_WORD = /^[A-Za-z0-9_.,:/-]+$/;
+
+/**
+ * One shell word for `arg`: POSIX single quotes, a quote inside written as '\''. SSH sends one
+ * command string that the login shell splits again; this is the only way argv becomes a string.
+ */
+export function shellQuote(arg: string): string {
+  if (arg.includes('\0')) throw new InvalidNodeCommandError('an argument contains a NUL byte');
+  if (SAFE_WORD.test(arg)) return arg;
+  return `'${arg.replaceAll("'", `'\\''`)}'`;
+}
+
+/** The command line a shell splits back into exactly `argv`. */
+export function shellCommand(argv: readonly string[]): string {
+  return argv.map(shellQuote).join(' ');
+}

@@ -1,0 +1,348 @@
+// The closed list of node commands: the exact argv of every kind in every place, the values that
+// are refused before they reach a node, and the one quoting function SSH relies on.
+// Addresses: ClusterIP 10.96.190.219 (Service CIDR 10.96.0.0/16), kube-dns 10.96.0.10.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
+import { describe, it } from 'node:test';
+import { commandStem, type NodeCommand } from '../../src/cluster/cluster.js';
+import {
+  InvalidNodeCommandError,
+  nodeArgv,
+  PROBE_SCRIPTS,
+  shellCommand,
+  shellQuote,
+  UnsupportedCommandError,
+  validNodeCommand,
+  type CommandPlace,
+} from '../../src/cluster/node-commands.js';
+import type { SshSession } from '../../src/cluster/node-ssh.js';
+import { parseProbe } from '../../src/core/probes.js';
+
+const ROOT: CommandPlace = { kind: 'host', sudo: false };
+const SUDO: CommandPlace = { kind: 'host', sudo: true };
+const POD: CommandPlace = { kind: 'debug-pod' };
+const KUBE_PROXY: CommandPlace = { kind: 'kube-proxy-pod' };
+const SH = (name: keyof typeof PROBE_SCRIPTS, ...args: string[]) => [
+  '/bin/sh',
+  '-c',
+  PROBE_SCRIPTS[name],
+  'kdebug-probe',
+  ...args,
+];
+
+// One row per kind: the command, its argv as root over SSH, and its snapshot stem.
+const KINDS: [NodeCommand, string[], string][] = [
+  [
+    { kind: 'iptables-save', backend: 'auto' },
+    ['/usr/bin/timeout', '30', '/usr/sbin/iptables-save'],
+    'iptables-save',
+  ],
+  [
+    { kind: 'iptables-save', backend: 'legacy', table: 'nat' },
+    ['/usr/bin/timeout', '30', '/usr/sbin/iptables-legacy-save', '-t', 'nat'],
+    'iptables-legacy-save-nat',
+  ],
+  [
+    { kind: 'iptables-save', backend: 'nft', table: 'filter' },
+    ['/usr/bin/timeout', '30', '/usr/sbin/iptables-nft-save', '-t', 'filter'],
+    'iptables-nft-save-filter',
+  ],
+  [
+    { kind: 'ip6tables-save', backend: 'auto', table: 'nat' },
+    ['/usr/bin/timeout', '30', '/usr/sbin/ip6tables-save', '-t', 'nat'],
+    'ip6tables-save-nat',
+  ],
+  [
+    { kind: 'ip6tables-save', backend: 'legacy' },
+    ['/usr/bin/timeout', '30', '/usr/sbin/ip6tables-legacy-save'],
+    'ip6tables-legacy-save',
+  ],
+  [{ kind: 'proxy-mode' }, SH('http', 'http://127.0.0.1:10249/proxyMode'), 'proxy-mode'],
+  [{ kind: 'proxy-metrics' }, SH('http', 'http://127.0.0.1:10249/metrics'), 'proxy-metrics'],
+  [{ kind: 'ip-addr' }, ['/usr/bin/timeout', '10', '/usr/sbin/ip', '-br', 'addr'], 'ip-addr'],
+  [
+    {
+      kind: 'dns-lookup',
+      name: 'kube-dns.kube-system.svc.cluster.local.',
+      server: '10.96.0.10',
+      type: 'A',
+    },
+    SH('dns-lookup', 'kube-dns.kube-system.svc.cluster.local.', '10.96.0.10', 'A'),
+    'dns-lookup_A_kube-dns.kube-system.svc.cluster.local._10.96.0.10',
+  ],
+  [
+    {
+      kind: 'dns-lookup',
+      name: '_dns._udp.kube-dns.kube-system.svc.cluster.local',
+      server: 'fd00::a',
+      type: 'SRV',
+    },
+    SH('dns-lookup', '_dns._udp.kube-dns.kube-system.svc.cluster.local', 'fd00::a', 'SRV'),
+    'dns-lookup_SRV__dns._udp.kube-dns.kube-system.svc.cluster.local_fd00::a',
+  ],
+  [
+    { kind: 'tcp-connect', ip: '10.96.190.219', port: 8080 },
+    SH('tcp-connect', '10.96.190.219', '8080'),
+    'tcp-connect_10.96.190.219_8080',
+  ],
+  [
+    { kind: 'udp-probe', ip: '10.96.0.10', port: 53 },
+    SH('udp-probe', '10.96.0.10', '53'),
+    'udp-probe_10.96.0.10_53',
+  ],
+  [
+    { kind: 'icmp-echo', ip: '10.96.190.219' },
+    SH('icmp-echo', '10.96.190.219'),
+    'icmp-echo_10.96.190.219',
+  ],
+];
+
+describe('node commands', () => {
+  it('has a row for every kind of the NodeCommand union', () => {
+    // Adding a kind to cluster.ts without a row here fails to compile
+    const all = {
+      'iptables-save': 1,
+      'ip6tables-save': 1,
+      'proxy-mode': 1,
+      'proxy-metrics': 1,
+      'ip-addr': 1,
+      'dns-lookup': 1,
+      'tcp-connect': 1,
+      'udp-probe': 1,
+      'icmp-echo': 1,
+    } satisfies Record<NodeCommand['kind'], 1>;
+    assert.deepEqual(new Set(KINDS.map(([c]) => c.kind)), new Set(Object.keys(all)));
+  });
+
+  for (const [command, argv, stem] of KINDS) {
+    it(`${stem}: fixed argv as root over SSH`, () => {
+      assert.deepEqual(nodeArgv(command, ROOT), argv);
+      assert.equal(commandStem(command), stem);
+    });
+  }
+
+  it('reads rules through sudo -n with absolute paths for a non-root user; probes never use sudo', () => {
+    assert.deepEqual(nodeArgv({ kind: 'iptables-save', backend: 'auto', table: 'nat' }, SUDO), [
+      '/usr/bin/timeout',
+      '30',
+      'sudo',
+      '-n',
+      '/usr/sbin/iptables-save',
+      '-t',
+      'nat',
+    ]);
+    assert.deepEqual(nodeArgv({ kind: 'ip6tables-save', backend: 'nft' }, SUDO).slice(2), [
+      'sudo',
+      '-n',
+      '/usr/sbin/ip6tables-nft-save',
+    ]);
+    for (const [command] of KINDS.filter(([c]) => !c.kind.endsWith('tables-save'))) {
+      assert.ok(!nodeArgv(command, SUDO).includes('sudo'), command.kind);
+      assert.deepEqual(nodeArgv(command, SUDO), nodeArgv(command, ROOT));
+    }
+  });
+
+  it('reads rules with the host binaries through chroot /host in a debug Pod, probes with the image tools', () => {
+    assert.deepEqual(nodeArgv({ kind: 'iptables-save', backend: 'legacy', table: 'nat' }, POD), [
+      'timeout',
+      '30',
+      'chroot',
+      '/host',
+      '/usr/sbin/iptables-legacy-save',
+      '-t',
+      'nat',
+    ]);
+    assert.deepEqual(nodeArgv({ kind: 'ip-addr' }, POD), [
+      'timeout',
+      '10',
+      'chroot',
+      '/host',
+      '/usr/sbin/ip',
+      '-br',
+      'addr',
+    ]);
+    assert.deepEqual(nodeArgv({ kind: 'icmp-echo', ip: '10.96.0.10' }, POD), [
+      'sh',
+      ...SH('icmp-echo', '10.96.0.10').slice(1),
+    ]);
+  });
+
+  it('execs the save binary directly in the kube-proxy container and refuses what its image cannot run', () => {
+    assert.deepEqual(
+      nodeArgv({ kind: 'iptables-save', backend: 'auto', table: 'nat' }, KUBE_PROXY),
+      ['iptables-save', '-t', 'nat'],
+    );
+    assert.deepEqual(nodeArgv({ kind: 'iptables-save', backend: 'nft' }, KUBE_PROXY), [
+      'iptables-nft-save',
+    ]);
+    for (const c of [
+      { kind: 'ip-addr' },
+      { kind: 'proxy-mode' },
+      { kind: 'tcp-connect', ip: '10.96.0.10', port: 53 },
+    ] as NodeCommand[]) {
+      assert.throws(() => nodeArgv(c, KUBE_PROXY), UnsupportedCommandError, c.kind);
+    }
+  });
+
+  it('keeps every probe script constant: cluster values only ever arrive as separate, final arguments', () => {
+    const other: Record<string, NodeCommand> = {
+      'dns-lookup': {
+        kind: 'dns-lookup',
+        name: 'web.default.svc.cluster.local',
+        server: '10.96.0.11',
+        type: 'AAAA',
+      },
+      'tcp-connect': { kind: 'tcp-connect', ip: 'fd00::1', port: 443 },
+      'udp-probe': { kind: 'udp-probe', ip: '192.0.2.1', port: 1 },
+      'icmp-echo': { kind: 'icmp-echo', ip: '192.0.2.1' },
+    };
+    for (const [command] of KINDS.filter(([c]) => other[c.kind])) {
+      const values = Object.entries(command)
+        .filter(([k]) => k !== 'kind')
+        .map(([, v]) => String(v));
+      const argv = nodeArgv(command, ROOT);
+      const otherArgv = nodeArgv(other[command.kind]!, ROOT);
+      assert.deepEqual(argv.slice(-values.length), values, command.kind);
+      assert.deepEqual(
+        argv.slice(0, -values.length),
+        otherArgv.slice(0, -values.length),
+        `${command.kind}: the script depends on the values`,
+      );
+    }
+    for (const script of Object.values(PROBE_SCRIPTS))
+      assert.ok(!script.includes('\n') && !script.includes('\\'), 'one line, no backslash');
+  });
+
+  // Values that must never reach a node, each in the field that would carry it.
+  const REFUSED: [string, unknown][] = [
+    ['shell in an IP', { kind: 'tcp-connect', ip: '1.2.3.4; rm -rf /', port: 80 }],
+    ['command substitution', { kind: 'icmp-echo', ip: '$(reboot)' }],
+    ['backticks', { kind: 'icmp-echo', ip: '`id`' }],
+    ['newline', { kind: 'icmp-echo', ip: '10.0.0.1\nreboot' }],
+    ['IPv4 with a leading zero', { kind: 'icmp-echo', ip: '010.0.0.1' }],
+    ['IPv4 out of range', { kind: 'icmp-echo', ip: '10.0.0.256' }],
+    ['IPv4 with a prefix', { kind: 'icmp-echo', ip: '10.0.0.0/8' }],
+    ['IPv6 with a zone', { kind: 'icmp-echo', ip: 'fe80::1%eth0' }],
+    ['IPv6 with two ::', { kind: 'icmp-echo', ip: 'fd00::1::2' }],
+    ['bracketed IPv6', { kind: 'icmp-echo', ip: '[fd00::1]' }],
+    ['an option as IP', { kind: 'icmp-echo', ip: '-f' }],
+    ['port 0', { kind: 'tcp-connect', ip: '10.96.0.10', port: 0 }],
+    ['port too big', { kind: 'udp-probe', ip: '10.96.0.10', port: 65536 }],
+    ['port as string', { kind: 'tcp-connect', ip: '10.96.0.10', port: '80; id' }],
+    ['port fraction', { kind: 'tcp-connect', ip: '10.96.0.10', port: 80.5 }],
+    ['dig option as name', { kind: 'dns-lookup', name: '+short', server: '10.96.0.10', type: 'A' }],
+    [
+      'name starting with a dash',
+      { kind: 'dns-lookup', name: '-x.example', server: '10.96.0.10', type: 'A' },
+    ],
+    [
+      'shell in a name',
+      { kind: 'dns-lookup', name: 'a.b;reboot', server: '10.96.0.10', type: 'A' },
+    ],
+    ['space in a name', { kind: 'dns-lookup', name: 'a b', server: '10.96.0.10', type: 'A' }],
+    [
+      'label over 63',
+      { kind: 'dns-lookup', name: `${'a'.repeat(64)}.svc`, server: '10.96.0.10', type: 'A' },
+    ],
+    [
+      'name as server',
+      { kind: 'dns-lookup', name: 'web.default.svc', server: 'dns.example', type: 'A' },
+    ],
+    ['record type', { kind: 'dns-lookup', name: 'web', server: '10.96.0.10', type: 'ANY' }],
+    ['unknown backend', { kind: 'iptables-save', backend: '/bin/sh' }],
+    ['unknown table', { kind: 'iptables-save', backend: 'auto', table: 'nat; reboot' }],
+    ['extra field', { kind: 'ip-addr', argv: ['rm', '-rf', '/'] }],
+    ['unknown kind', { kind: 'shell', command: 'rm -rf /' }],
+    ['a string', 'iptables-save; rm -rf /'],
+    ['nothing', undefined],
+  ];
+  for (const [why, value] of REFUSED) {
+    it(`refuses ${why}`, () => {
+      assert.throws(() => validNodeCommand(value), InvalidNodeCommandError);
+      assert.throws(() => nodeArgv(value as NodeCommand, ROOT), InvalidNodeCommandError);
+    });
+  }
+
+  it('accepts the transports only a NodeCommand (compile-time check)', () => {
+    // Never called: tsc --noEmit fails if run() accepted anything else
+    const typeOnly = (s: SshSession) => {
+      // @ts-expect-error a command line is not a NodeCommand
+      void s.run('iptables-save; rm -rf /');
+      // @ts-expect-error an unknown kind is not a NodeCommand
+      void s.run({ kind: 'shell', command: 'id' });
+      // @ts-expect-error a port must be a number
+      void s.run({ kind: 'tcp-connect', ip: '10.96.0.10', port: '53' });
+    };
+    assert.equal(typeof typeOnly, 'function');
+  });
+});
+
+describe('shellQuote', () => {
+  const NASTY = [
+    "it's",
+    'a b',
+    '$(id)',
+    '`id`',
+    '"; rm -rf / #',
+    'x\ny',
+    '\\',
+    '*',
+    '~root',
+    '!',
+    '-n',
+    '',
+    "''",
+    'é ü',
+    '%h',
+    '=cmd',
+    '{a,b}',
+  ];
+
+  it('leaves plain words bare and quotes everything else', () => {
+    assert.equal(shellQuote('/usr/sbin/iptables-save'), '/usr/sbin/iptables-save');
+    assert.equal(shellQuote('10.96.0.10'), '10.96.0.10');
+    assert.equal(shellQuote("it's"), `'it'\\''s'`);
+    assert.equal(shellQuote(''), "''");
+    assert.throws(() => shellQuote('a\0b'), InvalidNodeCommandError);
+  });
+
+  for (const shell of ['/bin/sh', '/bin/bash']) {
+    it(`gives ${shell} back exactly the argv`, () => {
+      const argv = [...NASTY, PROBE_SCRIPTS['tcp-connect'], PROBE_SCRIPTS.http];
+      const r = spawnSync(shell, ['-c', `printf '%s\\0' ${shellCommand(argv)}`], {
+        encoding: 'utf8',
+      });
+      assert.equal(r.status, 0, r.stderr);
+      assert.deepEqual(r.stdout.split('\0').slice(0, -1), argv);
+    });
+  }
+});
+
+// The scripts themselves, run by the local /bin/sh against loopback only.
+describe('probe scripts on this machine (loopback)', () => {
+  const probe = (command: NodeCommand) => {
+    const [cmd, ...args] = nodeArgv(command, ROOT);
+    return spawnSync(cmd!, args, { encoding: 'utf8', timeout: 15_000 }).stdout;
+  };
+
+  it('tcp-connect passes against a listening port and says refused against a closed one', async () => {
+    const server = createServer((s) => s.end()).listen(0, '127.0.0.1');
+    await new Promise((r) => server.once('listening', r));
+    const port = (server.address() as AddressInfo).port;
+    try {
+      const open = parseProbe('tcp-connect', probe({ kind: 'tcp-connect', ip: '127.0.0.1', port }));
+      assert.equal(open.status, 'pass', open.detail);
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
+    const closed = parseProbe('tcp-connect', probe({ kind: 'tcp-connect', ip: '127.0.0.1', port }));
+    assert.deepEqual([closed.status, closed.detail], ['fail', 'connection refused']);
+  });
+
+  it('icmp-echo gets a reply from 127.0.0.1', () => {
+    const r = parseProbe('icmp-echo', probe({ kind: 'icmp-echo', ip: '127.0.0.1' }));
+    assert.equal(r.status, 'pass', r.detail);
+    assert.match(r.detail, /^reply in [\d.]+ ms$/);
+  });
+});
