@@ -14,8 +14,9 @@ await build({
   platform: 'node',
   target: 'node20',
   chunkNames: 'chunks/[name]-[hash]',
-  // ssh2 loads optional native addons with require(); keep it a real package.
-  external: ['ssh2'],
+  // ssh2 loads optional native addons with require(); keep it a real package. Ink imports
+  // react-devtools-core only when DEV=true, from a chunk nothing else loads.
+  external: ['ssh2', 'react-devtools-core'],
   define: { 'process.env.NODE_ENV': '"production"', KDEBUG_VERSION: JSON.stringify(version) },
   banner: {
     js: "import { createRequire as __kdCreateRequire } from 'node:module'; const require = __kdCreateRequire(import.meta.url);",

@@ -1,0 +1,359 @@
+// The TUI: reads keys through the keymap into the reducer, loads facts (again on ctrl-r) and
+// lays out the header, the current screen or overlay, and the footer at the terminal's size.
+import { Box, useApp, useInput } from 'ink';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import type { Facts, Report } from '../core/model.js';
+import { Footer } from './components/footer.js';
+import { Header } from './components/header.js';
+import { T, ThemeContext } from './components/text.js';
+import { useTerminalSize, type Size } from './components/terminal-size.js';
+import { analyze, type AnalyzeOptions, type TuiData } from './data.js';
+import {
+  completeCommand,
+  keyName,
+  lookup,
+  parseCommand,
+  splitKeys,
+  type KeyFlags,
+  type ScreenName,
+} from './keymap.js';
+import { initialState, reduce, type Action, type State, type View } from './state.js';
+import {
+  Diagnosis,
+  diagModel,
+  diagView,
+  firstProblem,
+  type DiagModel,
+} from './screens/Diagnosis.js';
+import { Drift, driftFinding, driftModel, driftView, type DriftModel } from './screens/Drift.js';
+import { Help, helpLines, helpView } from './screens/Help.js';
+import { Rules, rulesModel, rulesView, type RulesModel } from './screens/Rules.js';
+import { locate } from './screens/rules-rows.js';
+import { Search, searchModel, searchView, type SearchModel } from './screens/Search.js';
+import { Trace, traceModel, traceView, type TraceModel } from './screens/Trace.js';
+import { SPINNER, theme } from './theme.js';
+
+/** A read starting or ending, as cluster/collect.ts reports it. */
+export interface Progress {
+  what: string;
+  node?: string;
+  state: 'start' | 'done' | 'failed';
+  error?: string;
+}
+
+/** Facts read so far, and what is still being read: the steps that can run, run. */
+export type PartialFacts = (facts: Facts, collecting: AnalyzeOptions['collecting']) => void;
+
+export interface TuiInput extends AnalyzeOptions {
+  /**
+   * Reads the facts (again, on ctrl-r); progress says what is being read, and `partial` may
+   * hand over the facts read so far (the API objects before the node commands, say).
+   */
+  load: (progress: (p: Progress) => void, partial: PartialFacts) => Promise<Facts>;
+  /** Facts already read: the first frame shows them without waiting. */
+  facts?: Facts;
+  start: ScreenName;
+  /** The node to show first on the Rules screen. */
+  node?: string;
+  /** Start with the search open on this query (`rules --search`). */
+  search?: string;
+}
+
+export interface AppProps extends TuiInput {
+  color: boolean;
+  /** A fixed size (tests); otherwise the terminal's, followed on resize. */
+  size?: Size;
+  onQuit?: (report: Report | undefined) => void;
+}
+
+const MIN = { columns: 40, rows: 12 };
+
+interface Models {
+  diag?: DiagModel;
+  rules?: RulesModel;
+  trace?: TraceModel;
+  drift?: DriftModel;
+  search?: SearchModel;
+}
+const EMPTY: Facts = { objects: [], nodes: {}, meta: {} };
+
+/** Facts and what the core made of them, with what is being read while loading. */
+function useFacts(input: TuiInput) {
+  const options = useRef(input).current;
+  const [data, setData] = useState<TuiData>(() =>
+    analyze(options.facts ?? EMPTY, {
+      ...options,
+      collecting: options.facts ? undefined : { objects: true, nodes: true },
+    }),
+  );
+  const [activity, setActivity] = useState<string[]>([]);
+  const [error, setError] = useState<string>();
+  const busy = useRef(false);
+  const mounted = useRef(true);
+  useEffect(
+    () => () => {
+      mounted.current = false;
+    },
+    [],
+  );
+  const load = useCallback(() => {
+    if (busy.current) return;
+    busy.current = true;
+    setError(undefined);
+    setActivity(['reading facts']);
+    const label = (p: Progress) => (p.node ? `node ${p.node}: ${p.what}` : `reading ${p.what}`);
+    const onProgress = (p: Progress) => {
+      if (!mounted.current) return;
+      setActivity((a) => {
+        const rest = a.filter((x) => x !== label(p) && x !== 'reading facts');
+        return p.state === 'start' ? [...rest, label(p)] : rest;
+      });
+      if (p.state === 'failed') setError(`${label(p)} failed: ${p.error ?? ''}`);
+    };
+    const onPartial: PartialFacts = (facts, collecting) => {
+      if (mounted.current) setData(analyze(facts, { ...options, collecting }));
+    };
+    options
+      .load(onProgress, onPartial)
+      .then((facts) => mounted.current && setData(analyze(facts, options)))
+      .catch((e: Error) => mounted.current && setError(e.message))
+      .finally(() => {
+        busy.current = false;
+        if (mounted.current) setActivity([]);
+      });
+  }, [options]);
+  useEffect(() => {
+    if (options.facts === undefined) load();
+  }, [options, load]);
+  return { data, activity, error, load };
+}
+
+/** The node index of a name, else the first node. */
+const nodeIndex = (data: TuiData, name: string | undefined) =>
+  Math.max(
+    0,
+    data.nodes.findIndex((n) => n.name === name),
+  );
+
+const printable = (input: string, key: KeyFlags) =>
+  input.length > 0 && !key.ctrl && !key.meta && !/[\x00-\x1f\x7f]/.test(input); // eslint-disable-line no-control-regex
+
+export function App(props: AppProps) {
+  const { data, activity, error, load } = useFacts(props);
+  // keys can arrive several in one read ("jj\r"): each is reduced from the state the previous
+  // one left, not from the last render's
+  const [state, setState] = useState((): State => {
+    const s = initialState(props.start, nodeIndex(data, props.node));
+    return props.search ? { ...s, modal: 'search', query: props.search } : s;
+  });
+  const latest = useRef(state);
+  const dispatch = useCallback((a: Action) => {
+    latest.current = reduce(latest.current, a);
+    setState(latest.current);
+  }, []);
+  const size = useTerminalSize(props.size);
+  const { exit } = useApp();
+  const [tick, setTick] = useState(0);
+  const report = data.report;
+  const focus = data.target ? `${data.target.namespace}/${data.target.service}` : undefined;
+
+  // follow the first failing step as results arrive, until the user picks one
+  useEffect(() => dispatch({ type: 'report', firstProblem: firstProblem(report) }), [report]);
+  useEffect(() => {
+    if (error) dispatch({ type: 'flash', text: error });
+  }, [error]);
+  const pending = activity.length > 0 || report?.steps.some((s) => s.status === 'pending');
+  useEffect(() => {
+    if (!pending) return;
+    const timer = setInterval(() => setTick((t) => t + 1), 100);
+    return () => clearInterval(timer);
+  }, [pending]);
+
+  const width = size.columns;
+  // one line is left free so the last frame never scrolls the terminal
+  const bodyHeight = size.rows - 4;
+  // what each screen shows, computed once per state (the key handler and the render share it)
+  const cache = useMemo(() => new WeakMap<State, Models>(), [data, width, bodyHeight]);
+  const modelsOf = (s: State): Models => {
+    let m = cache.get(s);
+    if (!m) {
+      m = {
+        diag: s.screen === 'diag' ? diagModel(s, report, width, bodyHeight) : undefined,
+        rules:
+          s.screen === 'rules' ? rulesModel(s, data.nodes, focus, width, bodyHeight) : undefined,
+        trace: s.screen === 'trace' ? traceModel(s, data, width, bodyHeight) : undefined,
+        drift: s.screen === 'drift' ? driftModel(s, data.nodes, width, bodyHeight) : undefined,
+        search: s.modal === 'search' ? searchModel(s, data.nodes, width, bodyHeight) : undefined,
+      };
+      cache.set(s, m);
+    }
+    return m;
+  };
+  const models = modelsOf(state);
+
+  const viewOf = (s: State): View => {
+    const m = modelsOf(s);
+    if (s.modal === 'help') return helpView(helpLines().length, bodyHeight);
+    if (m.search) return searchView(m.search);
+    if (m.diag) return diagView(m.diag);
+    if (m.rules) return rulesView(m.rules);
+    if (m.trace) return traceView(m.trace);
+    if (m.drift) return driftView(m.drift);
+    return { lists: [], page: 1 };
+  };
+
+  const quit = () => {
+    props.onQuit?.(report);
+    exit();
+  };
+
+  /** enter on a search hit: its chain in the Rules screen. */
+  const jumpToHit = (s: State) => {
+    const m = modelsOf(s).search;
+    const hit = m?.hits[m.cursor];
+    if (!hit) return;
+    const trees = data.nodes[hit.node]?.trees;
+    // a Service hit lands on the Service, any other on its chain
+    const chain = hit.kind === 'service' ? undefined : hit.chain;
+    const at = trees && locate(trees, hit.service, chain, { open: s.open, focus });
+    if (at) dispatch({ type: 'jumpRules', node: hit.node, ...at });
+    else if (hit.chain)
+      dispatch({
+        type: 'jumpRules',
+        node: hit.node,
+        open: [],
+        row: 0,
+        rawChain: { table: hit.table ?? 'nat', chain: hit.chain },
+      });
+  };
+
+  /** The Rules screen on a node, at a Service's tree (the target's when none is named). */
+  const jumpToRules = (s: State, node: number, service: string | undefined) => {
+    const trees = data.nodes[node]?.trees;
+    const name = service ?? focus;
+    const tree = trees?.services.find(
+      (t) => t.id === name || t.name === name || t.name?.startsWith(`${name}:`),
+    );
+    const at =
+      trees && tree ? locate(trees, tree.id, undefined, { open: s.open, focus }) : undefined;
+    dispatch({ type: 'jumpRules', node, open: at?.open ?? [], row: at?.row ?? 0 });
+  };
+
+  /**
+   * enter on a finding: the drift behind it, else the rules of its Service (the target when it
+   * names none) on its node (the one shown last when it names none).
+   */
+  const jumpToFinding = (s: State) => {
+    const f = modelsOf(s).diag?.finding;
+    if (!f) return;
+    if (data.nodes.length === 0) {
+      dispatch({ type: 'flash', text: 'no node rules were read' });
+      return;
+    }
+    const node = f.node ? nodeIndex(data, f.node) : Math.min(s.node.rules, data.nodes.length - 1);
+    const m = driftModel({ ...s, node: { ...s.node, drift: node } }, data.nodes, width, bodyHeight);
+    const match = m.findings.findIndex(
+      (d) => d.id === f.id && (f.service === undefined || d.service === f.service),
+    );
+    const row = m.stops.findIndex((at) => m.lines[at]?.finding === match);
+    if (f.node && match >= 0 && row >= 0) dispatch({ type: 'jumpDrift', node, row });
+    else jumpToRules(s, node, f.service);
+  };
+
+  const runCommand = (s: State) => {
+    const c = parseCommand(s.commandLine);
+    if (!c) {
+      dispatch({
+        type: 'flash',
+        text: `unknown screen ":${s.commandLine}": try :diag :rules :drift :trace`,
+      });
+      dispatch({ type: 'closeModal' });
+    } else if (c.kind === 'quit') quit();
+    else if (c.kind === 'help') dispatch({ type: 'help' });
+    else dispatch({ type: 'screen', screen: c.screen });
+  };
+
+  useInput((input, key) => {
+    // keys typed faster than a read arrive together ("jjj"): outside text entry, one at a time
+    const text = latest.current.modal === 'search' || latest.current.modal === 'command';
+    if (!text && input.length > 1 && !key.ctrl && !key.meta) {
+      for (const k of splitKeys(input)) onKey(k.input, k.key);
+      return;
+    }
+    onKey(input, key);
+  });
+
+  function onKey(input: string, key: KeyFlags) {
+    const s = latest.current;
+    const where = s.modal === 'none' ? s.screen : s.modal;
+    const binding = lookup(where, keyName(input, key));
+    if (!binding) {
+      if ((s.modal === 'search' || s.modal === 'command') && printable(input, key))
+        dispatch({ type: 'type', text: input });
+      return;
+    }
+    switch (binding.action) {
+      case 'quit':
+        return quit();
+      case 'recollect':
+        return load();
+      case 'accept':
+        return s.modal === 'search' ? jumpToHit(s) : runCommand(s);
+      case 'complete':
+        return dispatch({ type: 'setCommand', text: completeCommand(s.commandLine) });
+      case 'drill':
+        if (s.screen === 'diag' && s.pane.diag === 1) return jumpToFinding(s);
+        if (s.screen === 'drift') {
+          const m = modelsOf(s).drift!;
+          const f = driftFinding(m);
+          return f ? jumpToRules(s, m.nodeIndex, f.service) : undefined;
+        }
+    }
+    dispatch({ type: 'key', action: binding.action, view: viewOf(s) });
+  }
+
+  const t = useMemo(() => theme(props.color), [props.color]);
+  if (size.columns < MIN.columns || size.rows < MIN.rows) {
+    return (
+      <ThemeContext.Provider value={t}>
+        <T tone="warn">
+          kdebug needs at least {MIN.columns}x{MIN.rows} (now {size.columns}x{size.rows})
+        </T>
+      </ThemeContext.Provider>
+    );
+  }
+
+  let body;
+  if (state.modal === 'help')
+    body = <Help top={state.cursor['help'] ?? 0} width={width} height={bodyHeight} />;
+  else if (models.search) body = <Search model={models.search} />;
+  else if (models.diag) body = <Diagnosis model={models.diag} state={state} tick={tick} />;
+  else if (models.rules) body = <Rules model={models.rules} state={state} />;
+  else if (models.trace) body = <Trace model={models.trace} state={state} />;
+  else if (models.drift) body = <Drift model={models.drift} />;
+
+  const rulesNode = data.nodes[Math.min(state.node.rules, data.nodes.length - 1)];
+  return (
+    <ThemeContext.Provider value={t}>
+      <Box flexDirection="column" width={width} height={size.rows - 1}>
+        <Header
+          screen={state.screen}
+          report={report}
+          service={data.service}
+          context={data.facts.meta.context}
+          source={rulesNode ? `rules of ${rulesNode.name}` : undefined}
+          width={width}
+        />
+        <Box height={bodyHeight} flexShrink={0}>
+          {body}
+        </Box>
+        <Footer
+          state={state}
+          activity={activity}
+          spinner={SPINNER[tick % SPINNER.length]!}
+          width={width}
+        />
+      </Box>
+    </ThemeContext.Provider>
+  );
+}

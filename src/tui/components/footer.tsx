@@ -1,0 +1,48 @@
+// The last line: the command line while typing `:`, else what is being read (long waits say
+// what they wait for), else a message, else the keys that matter here.
+import { Box } from 'ink';
+import { completeCommand } from '../keymap.js';
+import type { State } from '../state.js';
+import { S, T } from './text.js';
+
+interface Props {
+  state: State;
+  /** What is being read right now ("node vm-12-11: iptables-save"). */
+  activity: string[];
+  spinner: string;
+  width: number;
+}
+
+const HINTS = '?help  /search  :screen  tab pane  esc back  q quit';
+
+export function Footer({ state, activity, spinner, width }: Props) {
+  let line;
+  if (state.modal === 'command') {
+    const completion = completeCommand(state.commandLine);
+    line = (
+      <T>
+        <S tone="key">:</S>
+        {state.commandLine}
+        <S tone="accent">▏</S>
+        {completion !== state.commandLine ? <S tone="muted"> {completion} (tab)</S> : null}
+        <S tone="muted"> rules drift trace diag help q</S>
+      </T>
+    );
+  } else if (activity.length > 0) {
+    line = (
+      <T tone="accent">
+        {spinner} {activity[activity.length - 1]}
+        {activity.length > 1 ? <S tone="muted"> (+{activity.length - 1} more)</S> : null}
+      </T>
+    );
+  } else if (state.flash) {
+    line = <T tone="warn">{state.flash}</T>;
+  } else {
+    line = <T tone="muted">{HINTS}</T>;
+  }
+  return (
+    <Box width={width} flexShrink={0}>
+      {line}
+    </Box>
+  );
+}

@@ -1,0 +1,9 @@
+// A step's or finding's status as a mark: a spinner while pending, then ✓ ! ✗ -.
+import type { Status } from '../../core/model.js';
+import { SPINNER, STATUS_MARK, STATUS_TONE } from '../theme.js';
+import { S } from './text.js';
+
+export function Mark({ status, tick }: { status: Status; tick: number }) {
+  const glyph = status === 'pending' ? SPINNER[tick % SPINNER.length]! : STATUS_MARK[status];
+  return <S tone={STATUS_TONE[status]}>{glyph}</S>;
+}

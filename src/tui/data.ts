@@ -1,0 +1,159 @@
+// What the screens show, computed by the core from Facts: the Report, each node's parsed rules
+// and Service trees, the search index (built on first use). Nothing here decides a verdict.
+import { nodeDump, recordedNodes } from '../core/facts.js';
+import { IptablesParseError, parseIptables, type Ruleset } from '../core/iptables.js';
+import {
+  DriftInputError,
+  nodeDrift,
+  optionsFromDump,
+  unsupportedMode,
+  type NodeDrift,
+} from '../core/drift.js';
+import { expectedRules } from '../core/expected.js';
+import {
+  clusterView,
+  kubeProxyConfigOf,
+  servicePortName,
+  type ClusterView,
+  type Service,
+} from '../core/kube.js';
+import { diagnose, type DiagnoseOptions, type Target } from '../core/diagnose.js';
+import type { Facts, Report } from '../core/model.js';
+import { buildSearchIndex, type SearchHit, type SearchIndex } from '../core/search.js';
+import { buildServiceTrees, type ServiceTrees } from '../core/service-tree.js';
+
+export type { Target };
+
+export interface NodeData {
+  name: string;
+  /** "nodes/NODE/iptables-save.txt", or the file given to `rules --file`. */
+  source?: string;
+  rs?: Ruleset;
+  trees?: ServiceTrees;
+  /** Why the node's rules could not be read. */
+  error?: string;
+  search(): SearchIndex | undefined;
+  /** Expected vs actual (computed on first use), or why it cannot be. */
+  drift(): NodeDrift | { error: string };
+}
+
+export interface TuiData {
+  facts: Facts;
+  target?: Target;
+  report?: Report;
+  /** The target Service as the API has it (the header's ports). */
+  service?: Service;
+  /** The objects, typed. */
+  view: ClusterView;
+  nodes: NodeData[];
+}
+
+/** A node's rules, parsed and read into trees; a parse error is kept, not thrown. */
+export function nodeData(
+  name: string,
+  dump: { text: string; source: string; table?: string } | undefined,
+  view: ClusterView,
+  facts: Facts,
+): NodeData {
+  const servicePorts = view.services.flatMap((s) =>
+    s.ports.map((p) => ({ name: servicePortName(s, p), protocol: p.protocol })),
+  );
+  let index: SearchIndex | undefined;
+  let drift: NodeDrift | { error: string } | undefined;
+  const node: NodeData = {
+    name,
+    source: dump?.source,
+    search() {
+      if (!index && node.rs && node.trees) index = buildSearchIndex(node.rs, node.trees);
+      return index;
+    },
+    drift() {
+      drift ??= driftOf(node, view, facts);
+      return drift;
+    },
+  };
+  if (!dump) {
+    node.error = 'no rules recorded for this node';
+    return node;
+  }
+  try {
+    node.rs = parseIptables(dump.text, { file: dump.source, table: dump.table });
+    node.trees = buildServiceTrees(node.rs, { servicePorts });
+  } catch (e) {
+    if (!(e instanceof IptablesParseError)) throw e;
+    node.error = e.message.split('\n')[0];
+  }
+  return node;
+}
+
+export interface AnalyzeOptions {
+  target?: Target;
+  /** Rules read from a file rather than a node (`kdebug rules --file`). */
+  rules?: { label: string; text: string; table?: string };
+  /** Facts still being read: steps without their input are pending, not skipped. */
+  collecting?: DiagnoseOptions['collecting'];
+}
+
+/** The core's expected rules for the node, compared with its dump. */
+function driftOf(node: NodeData, view: ClusterView, facts: Facts): NodeDrift | { error: string } {
+  if (!node.rs) return { error: node.error ?? 'no rules recorded for this node' };
+  if (view.services.length === 0)
+    return {
+      error:
+        'drift compares the rules with the Services and their endpoints: read them from a cluster or a snapshot (--snapshot DIR)',
+    };
+  const mode = unsupportedMode(
+    kubeProxyConfigOf(view).mode,
+    facts.nodes[node.name]?.['proxy-mode'],
+  );
+  if (mode) return { error: mode };
+  try {
+    const expected = expectedRules(view, node.name, optionsFromDump(node.rs));
+    const source = node.source ?? node.name;
+    return nodeDrift({ node: node.name, source, expected, actual: node.rs, view });
+  } catch (e) {
+    if (e instanceof DriftInputError) return { error: e.message };
+    throw e;
+  }
+}
+
+export function analyze(facts: Facts, o: AnalyzeOptions = {}): TuiData {
+  const view = clusterView(facts.objects);
+  const nodes = o.rules
+    ? [nodeData(o.rules.label, { ...o.rules, source: o.rules.label }, view, facts)]
+    : recordedNodes(facts).map((n) => nodeData(n, nodeDump(facts, n), view, facts));
+  const report = o.target ? diagnose(facts, o.target, { collecting: o.collecting }) : undefined;
+  const service = o.target
+    ? view.services.find((s) => s.namespace === o.target!.namespace && s.name === o.target!.service)
+    : undefined;
+  return { facts, target: o.target, report, service, view, nodes };
+}
+
+export interface NodeHit extends SearchHit {
+  node: number;
+}
+
+/**
+ * Hits over every node's rules: the node shown (`current`) first, in the core's order, then what
+ * only other nodes have. The same chain or address on several nodes is listed once.
+ */
+export function searchNodes(
+  nodes: NodeData[],
+  query: string,
+  current: number,
+  limit = 50,
+): NodeHit[] {
+  const order = [current, ...nodes.map((_, i) => i).filter((i) => i !== current)];
+  const seen = new Set<string>();
+  const hits: NodeHit[] = [];
+  for (const i of order) {
+    for (const h of nodes[i]?.search()?.search(query, limit) ?? []) {
+      // as the core's index does within a node: one hit per kind, text and chain
+      const key = `${h.kind}\u0000${h.text}\u0000${h.chain ?? ''}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      hits.push({ ...h, node: i });
+    }
+  }
+  return hits.slice(0, limit);
+}

@@ -1,0 +1,47 @@
+// Text from the cluster or a node reaches the terminal only through here: a Service name, a rule
+// comment or a Pod's status message could carry escape sequences that move the cursor, retitle the
+// window or hide text.
+
+/* eslint-disable no-control-regex -- matching control characters is the point */
+// ESC/CSI sequences, OSC/DCS/APC/PM/SOS strings (to BEL or ST), then any C0/C1 control left over
+const ESCAPES =
+  /(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]|(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?|\x1b[ -/]*[0-~]?/g;
+const CONTROLS = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
+/* eslint-enable no-control-regex */
+// bidirectional overrides and isolates reorder what is shown ("Trojan Source")
+const BIDI = /[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/g;
+
+/** One line of display text: escape sequences and control characters removed, tabs and newlines as spaces. */
+export function sanitize(s: string): string {
+  return s
+    .replace(ESCAPES, '')
+    .replace(/[\t\n]/g, ' ')
+    .replace(CONTROLS, '')
+    .replace(BIDI, '');
+}
+
+/**
+ * sanitize(), cutting the result into pieces by a mark on the original characters (the matched
+ * ones of a search hit): what is removed is removed whole, whichever pieces it spanned.
+ */
+export function sanitizeMarked(
+  s: string,
+  marked: (index: number) => boolean,
+): { text: string; marked: boolean }[] {
+  const removed = new Uint8Array(s.length);
+  for (const m of s.matchAll(ESCAPES)) removed.fill(1, m.index, m.index + m[0].length);
+  const parts: { text: string; marked: boolean }[] = [];
+  for (let i = 0; i < s.length; i++) {
+    if (removed[i]) continue;
+    let ch = s[i]!;
+    if (ch === '\t' || ch === '\n') ch = ' ';
+    else if (/^[\x00-\x1f\x7f-\x9f]$/.test(ch) || BIDI_CHAR.test(ch)) continue; // eslint-disable-line no-control-regex
+    const m = marked(i);
+    const last = parts[parts.length - 1];
+    if (last && last.marked === m) last.text += ch;
+    else parts.push({ text: ch, marked: m });
+  }
+  return parts;
+}
+
+const BIDI_CHAR = /^[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]$/;

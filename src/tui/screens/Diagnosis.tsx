@@ -1,0 +1,191 @@
+// The Diagnosis screen: the Report's steps with their marks on the left, the selected step's
+// findings (explanation, evidence, next action) on the right. It renders the Report as it is.
+import { Box } from 'ink';
+import type { Finding, Report, Status, Step } from '../../core/model.js';
+import { Mark } from '../components/mark.js';
+import { Pane, innerLines } from '../components/pane.js';
+import { T } from '../components/text.js';
+import { useWindow } from '../components/window.js';
+import { cursorOf, type State, type View } from '../state.js';
+import type { Tone } from '../theme.js';
+import { wrap } from '../wrap.js';
+
+export interface FindingLine {
+  text: string;
+  tone: Tone;
+  /** The finding this line belongs to (-1: the step's own lines). */
+  finding: number;
+  /** The finding's first line: carries its mark. */
+  status?: Status;
+}
+
+export interface DiagModel {
+  steps: Step[];
+  step: number;
+  lines: FindingLine[];
+  /** Lines the cursor of the right pane stops at: each finding's start, then every page. */
+  stops: number[];
+  stop: number;
+  /** The finding under the cursor of the right pane. */
+  finding: Finding | undefined;
+  leftWidth: number;
+  rightWidth: number;
+  height: number;
+}
+
+const STATUS_WORD: Record<Status, string> = {
+  pass: 'passed',
+  warn: 'warning',
+  fail: 'failed',
+  skip: 'skipped',
+  pending: 'waiting for facts',
+};
+
+/** The index of the step to show first: the first failing, else the first warning, else 0. */
+export function firstProblem(report: Report | undefined): number {
+  const steps = report?.steps ?? [];
+  const fail = steps.findIndex((s) => s.status === 'fail');
+  return fail >= 0 ? fail : steps.findIndex((s) => s.status === 'warn');
+}
+
+/** The right pane's text for one step, wrapped to `width`. */
+export function stepLines(step: Step | undefined, width: number): FindingLine[] {
+  if (!step) return [];
+  const out: FindingLine[] = [];
+  const add = (text: string, tone: Tone, finding: number, lead = '', indent = lead) =>
+    wrap(text, width - lead.length, indent.slice(lead.length)).forEach((t) =>
+      out.push({ text: lead + t, tone, finding }),
+    );
+  add(`${step.title}: ${STATUS_WORD[step.status]}`, 'title', -1);
+  if (step.findings.length === 0)
+    add(
+      step.status === 'pending' ? 'waiting for the facts this step reads' : 'nothing to report',
+      'muted',
+      -1,
+    );
+  step.findings.forEach((f, i) => {
+    out.push({ text: '', tone: 'text', finding: i });
+    const first = out.length;
+    // the first line carries the mark: two columns less
+    wrap(f.title, width - 2).forEach((t, k) =>
+      out.push({
+        text: k === 0 ? t : `  ${t}`,
+        tone: f.status === 'fail' ? 'bad' : 'text',
+        finding: i,
+      }),
+    );
+    out[first]!.status = f.status;
+    const where = [f.id, f.node ? `node ${f.node}` : '', f.service ?? ''].filter(Boolean);
+    add(where.join('  '), 'muted', i, '  ');
+    if (f.explanation) add(f.explanation, 'text', i, '  ');
+    if (f.evidence.length > 0) {
+      add('Evidence:', 'accent', i, '  ');
+      for (const e of f.evidence)
+        for (const l of e.split('\n')) add(l, 'muted', i, '    ', '      ');
+    }
+    if (f.next) add(`Next: ${f.next}`, 'key', i, '  ', '    ');
+  });
+  return out;
+}
+
+/** Cursor stops: a finding's first line, and further pages of a finding taller than a page. */
+function stopsOf(lines: FindingLine[], page: number): number[] {
+  const stops: number[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const l = lines[i]!;
+    if (l.status !== undefined) stops.push(i);
+    else if (i > 0 && stops.length > 0 && i - stops[stops.length - 1]! >= page) stops.push(i);
+  }
+  return stops.length > 0 ? stops : [0];
+}
+
+export function diagModel(
+  s: State,
+  report: Report | undefined,
+  width: number,
+  height: number,
+): DiagModel {
+  const steps = report?.steps ?? [];
+  const leftWidth = Math.min(34, Math.max(24, Math.floor(width * 0.36)));
+  const rightWidth = width - leftWidth;
+  const step = Math.min(cursorOf(s, 'diag', 0), Math.max(0, steps.length - 1));
+  // borders take two columns, the selection gutter one
+  const lines = stepLines(steps[step], rightWidth - 3);
+  const stops = stopsOf(lines, innerLines(height));
+  const stop = Math.min(cursorOf(s, 'diag', 1), stops.length - 1);
+  const at = lines[stops[stop]!];
+  const finding = at && at.finding >= 0 ? steps[step]?.findings[at.finding] : undefined;
+  return { steps, step, lines, stops, stop, finding, leftWidth, rightWidth, height };
+}
+
+export function diagView(m: DiagModel): View {
+  return { lists: [m.steps.length, m.stops.length], page: innerLines(m.height) };
+}
+
+export function Diagnosis({
+  model: m,
+  state,
+  tick,
+}: {
+  model: DiagModel;
+  state: State;
+  tick: number;
+}) {
+  const page = innerLines(m.height);
+  const stepStart = useWindow(m.step, m.steps.length, page);
+  const focus = state.pane.diag;
+  // the first stop shows the step's own title line too
+  const top = m.stop === 0 ? 0 : Math.min(m.stops[m.stop]!, Math.max(0, m.lines.length - page));
+  const selectedFinding = focus === 1 ? (m.lines[m.stops[m.stop]!]?.finding ?? -1) : -1;
+  const problems = m.steps.filter((s) => s.status === 'fail').length;
+  return (
+    <Box width={m.leftWidth + m.rightWidth}>
+      <Pane
+        title="Steps"
+        info={problems > 0 ? `${problems} failed` : ''}
+        focused={focus === 0}
+        width={m.leftWidth}
+        height={m.height}
+      >
+        {m.steps.length === 0 ? (
+          <T tone="muted" wrap="wrap">
+            no Service diagnosed here: kdebug svc NAME diagnoses one
+          </T>
+        ) : null}
+        {m.steps.slice(stepStart, stepStart + page).map((st, i) => {
+          const index = stepStart + i;
+          const selected = index === m.step;
+          return (
+            <T key={st.id} selected={selected && focus === 0}>
+              {selected ? '›' : ' '}
+              <Mark status={st.status} tick={tick} /> {String(index + 1).padStart(2)} {st.title}
+            </T>
+          );
+        })}
+      </Pane>
+      <Pane
+        title="Findings"
+        info={focus === 0 ? 'enter: open' : 'enter: its rules'}
+        focused={focus === 1}
+        width={m.rightWidth}
+        height={m.height}
+      >
+        {m.lines.slice(top, top + page).map((l, i) => (
+          <T
+            key={top + i}
+            tone={l.tone}
+            selected={l.status !== undefined && l.finding === selectedFinding}
+          >
+            {l.status !== undefined && l.finding === selectedFinding ? '›' : ' '}
+            {l.status !== undefined ? (
+              <>
+                <Mark status={l.status} tick={tick} />{' '}
+              </>
+            ) : null}
+            {l.status !== undefined ? l.text : l.text || ' '}
+          </T>
+        ))}
+      </Pane>
+    </Box>
+  );
+}

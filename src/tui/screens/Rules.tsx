@@ -1,0 +1,234 @@
+// The Rules screen: a node's Service -> KUBE-SVC -> KUBE-SEP -> DNAT trees, opened and closed in
+// place, with effective shares, hairpin and masquerade marks, and the raw rule lines on demand.
+import { Box } from 'ink';
+import type { NodeData } from '../data.js';
+import { Pane, innerLines } from '../components/pane.js';
+import { S, T } from '../components/text.js';
+import { useWindow } from '../components/window.js';
+import { cursorOf, type State, type View } from '../state.js';
+import { wrap } from '../wrap.js';
+import { chainLines, pct, rawLines, treeRows, type RawLine, type TreeRow } from './rules-rows.js';
+
+export interface RulesModel {
+  node: NodeData | undefined;
+  nodeIndex: number;
+  nodeCount: number;
+  rows: TreeRow[];
+  cursor: number;
+  /** The raw pane: its title and wrapped lines, when shown. */
+  raw?: { title: string; lines: { text: string; lead: boolean }[] };
+  treeHeight: number;
+  rawHeight: number;
+  width: number;
+}
+
+export function rulesModel(
+  s: State,
+  nodes: NodeData[],
+  focus: string | undefined,
+  width: number,
+  height: number,
+): RulesModel {
+  const nodeIndex = Math.min(s.node.rules, Math.max(0, nodes.length - 1));
+  const node = nodes[nodeIndex];
+  const rows = node?.trees ? treeRows(node.trees, { open: s.open, focus }) : [];
+  const cursor = Math.min(cursorOf(s, 'rules', 0), Math.max(0, rows.length - 1));
+  const treeHeight = s.raw ? Math.max(5, Math.floor(height / 2)) : height;
+  const rawHeight = height - treeHeight;
+  const m: RulesModel = {
+    node,
+    nodeIndex,
+    nodeCount: nodes.length,
+    rows,
+    cursor,
+    treeHeight,
+    rawHeight,
+    width,
+  };
+  if (s.raw && node?.rs) {
+    const row = rows[cursor];
+    const lines: RawLine[] = s.rawChain
+      ? chainLines(node.rs, s.rawChain.table, s.rawChain.chain)
+      : row
+        ? rawLines(node.rs, row)
+        : [];
+    const title = s.rawChain
+      ? `${s.rawChain.table} ${s.rawChain.chain}`
+      : row
+        ? (row.chain ?? row.tree.id)
+        : '';
+    m.raw = {
+      title,
+      lines: lines.flatMap((l) =>
+        wrap(`${l.line}: ${l.text}`, width - 2, '    ').map((text, i) => ({ text, lead: i === 0 })),
+      ),
+    };
+  }
+  return m;
+}
+
+/** What the reducer needs to know about the Rules screen. */
+export function rulesView(m: RulesModel): View {
+  const row = m.rows[m.cursor];
+  const rawLines = m.raw?.lines.length ?? 0;
+  const rawPage = innerLines(m.rawHeight);
+  return {
+    lists: m.raw ? [m.rows.length, Math.max(1, rawLines - rawPage + 1)] : [m.rows.length],
+    page: innerLines(m.treeHeight),
+    nodes: m.nodeCount,
+    row: row ? { key: row.key, open: row.open, parent: row.parent } : undefined,
+  };
+}
+
+const ENTRY_KIND = {
+  'cluster-ip': 'cluster IP',
+  'external-ip': 'external IP',
+  'load-balancer': 'load balancer',
+  'node-port': 'node port',
+} as const;
+
+function RowLine({ row }: { row: TreeRow }) {
+  const t = row.tree;
+  const fold = row.open === undefined ? '  ' : row.open ? '▾ ' : '▸ ';
+  switch (row.kind) {
+    case 'service': {
+      const addr = t.clusterIP ? `${t.clusterIP}:${t.port}/${t.protocol}` : t.protocol;
+      const eps = t.endpoints.length;
+      return (
+        <>
+          {fold}
+          <S tone="title">{t.id}</S> <S tone="accent">{t.name ? addr : ''}</S>
+          {t.nodePorts.length > 0 ? <S tone="accent"> np {t.nodePorts.join(',')}</S> : null}
+          {eps === 0 ? (
+            <S tone={t.verdicts.length > 0 ? 'warn' : 'bad'}> no endpoints</S>
+          ) : (
+            <S tone="muted">
+              {' '}
+              {eps} endpoint{eps === 1 ? '' : 's'}
+            </S>
+          )}
+        </>
+      );
+    }
+    case 'entry': {
+      const e = row.entry!;
+      const where = e.kind === 'node-port' ? `${e.port}` : `${e.address}:${e.port}`;
+      return (
+        <>
+          <S tone="muted">{ENTRY_KIND[e.kind]}</S> {where}/{e.protocol} <S tone="muted">→</S>{' '}
+          {e.chain}
+        </>
+      );
+    }
+    case 'masquerade':
+      return (
+        <>
+          <S tone="accent">masq</S> {row.masquerade!.condition}{' '}
+          <S tone="muted">({row.masquerade!.chain})</S>
+        </>
+      );
+    case 'verdict': {
+      const v = row.verdict!;
+      return (
+        <>
+          <S tone="bad">{v.kind.toUpperCase()}</S> {v.comment ?? ''}{' '}
+          <S tone="muted">
+            ({v.table} {v.chain})
+          </S>
+        </>
+      );
+    }
+    case 'chain': {
+      const eps = row.chain === t.chains.svc ? t.endpoints : (t.localEndpoints ?? []);
+      return (
+        <>
+          {fold}
+          {row.chain}
+          {row.open === undefined ? <S tone="bad"> no endpoints</S> : null}
+          {row.chain !== t.chains.svc ? <S tone="muted"> local only</S> : null}
+          {eps.length > 0 ? <S tone="muted"> ({eps.length})</S> : null}
+        </>
+      );
+    }
+    case 'endpoint': {
+      const ep = row.endpoint!;
+      const share = ep.affinity && ep.probability === 0 ? 'affin.' : pct(ep.probability);
+      const to = ep.address ?? (ep.inferredIP ? `${ep.inferredIP}:?` : '?');
+      return (
+        <>
+          <S tone={ep.probability > 0 ? 'text' : 'warn'}>{share.padStart(6)}</S>{' '}
+          {ep.chainMissing ? <S tone="bad">chain missing</S> : <S tone="accent">{to}</S>}{' '}
+          <S tone="muted">{ep.chain}</S>{' '}
+          {ep.hairpinMasquerade ? <S tone="ok">hairpin✓</S> : <S tone="warn">hairpin✗</S>}
+          {ep.affinity ? <S tone="muted"> affinity</S> : null}
+        </>
+      );
+    }
+    case 'note':
+      return <S tone="muted">{row.note}</S>;
+  }
+}
+
+export function Rules({ model: m, state }: { model: RulesModel; state: State }) {
+  const page = innerLines(m.treeHeight);
+  const start = useWindow(m.cursor, m.rows.length, page);
+  const focus = state.pane.rules;
+  const rawStart = cursorOf(state, 'rules', 1);
+  const nodeInfo =
+    m.nodeCount > 1
+      ? `${m.node?.name} (${m.nodeIndex + 1}/${m.nodeCount}, n/p)`
+      : (m.node?.name ?? '');
+  const body = !m.node ? (
+    <T tone="muted">no rules recorded</T>
+  ) : m.node.error ? (
+    <T tone="bad" wrap="wrap">
+      {m.node.error}
+    </T>
+  ) : m.rows.length === 0 ? (
+    <T tone="muted">no Service rules (no KUBE-SERVICES entries in the nat table)</T>
+  ) : (
+    m.rows.slice(start, start + page).map((row, i) => {
+      const selected = start + i === m.cursor;
+      return (
+        <T key={row.key} selected={selected && focus === 0}>
+          {selected ? '›' : ' '}
+          {'  '.repeat(row.depth)}
+          <RowLine row={row} />
+        </T>
+      );
+    })
+  );
+  const rawPage = innerLines(m.rawHeight);
+  return (
+    <Box flexDirection="column" width={m.width}>
+      <Pane
+        title="Rules"
+        info={nodeInfo}
+        focused={focus === 0}
+        height={m.treeHeight}
+        width={m.width}
+      >
+        {body}
+      </Pane>
+      {m.raw ? (
+        <Pane
+          title={`Raw rules ${m.raw.title}`}
+          info={`${m.raw.lines.filter((l) => l.lead).length} lines, r closes`}
+          focused={focus === 1}
+          height={m.rawHeight}
+          width={m.width}
+        >
+          {m.raw.lines.length === 0 ? (
+            <T tone="muted">no rule lines for this row</T>
+          ) : (
+            m.raw.lines.slice(rawStart, rawStart + rawPage).map((l, i) => (
+              <T key={i} tone={l.lead ? 'text' : 'muted'}>
+                {l.text}
+              </T>
+            ))
+          )}
+        </Pane>
+      ) : null}
+    </Box>
+  );
+}

@@ -1,0 +1,206 @@
+// The Rules screen's tree as flat rows: Service -> entry points, masquerade, verdicts -> KUBE-SVC
+// (and KUBE-SVL) -> endpoints. Opening and closing rows only changes which rows are listed; the
+// raw rule lines behind a row are looked up in the parsed dump by line number.
+import type { Ruleset, Table } from '../../core/iptables.js';
+import type {
+  EntryPoint,
+  MasqueradeRule,
+  ServiceTree,
+  ServiceTrees,
+  TreeEndpoint,
+  Verdict,
+} from '../../core/service-tree.js';
+
+export type RowKind =
+  'service' | 'entry' | 'masquerade' | 'verdict' | 'chain' | 'endpoint' | 'note';
+
+export interface TreeRow {
+  key: string;
+  kind: RowKind;
+  depth: number;
+  tree: ServiceTree;
+  /** Whether the row is open; undefined for rows without children. */
+  open?: boolean;
+  /** Index of the parent row. */
+  parent?: number;
+  chain?: string;
+  entry?: EntryPoint;
+  masquerade?: MasqueradeRule;
+  verdict?: Verdict;
+  endpoint?: TreeEndpoint;
+  note?: string;
+}
+
+export const serviceKey = (t: ServiceTree) => `svc:${t.id}`;
+export const chainKey = (t: ServiceTree, chain: string) => `chain:${t.id}:${chain}`;
+
+/** Opens the target Service's tree by default and keeps the rest closed: the list stays short. */
+export interface RowOptions {
+  open: Record<string, boolean>;
+  /** "ns/name": trees of this Service start open. */
+  focus?: string;
+}
+
+const isFocus = (t: ServiceTree, focus: string | undefined) =>
+  focus !== undefined && (t.name === focus || t.name?.startsWith(`${focus}:`) === true);
+
+export function treeRows(trees: ServiceTrees, o: RowOptions): TreeRow[] {
+  const rows: TreeRow[] = [];
+  for (const tree of trees.services) {
+    const key = serviceKey(tree);
+    const open = o.open[key] ?? isFocus(tree, o.focus);
+    const parent = rows.length;
+    rows.push({ key, kind: 'service', depth: 0, tree, open });
+    if (open) serviceChildren(rows, tree, parent, o);
+  }
+  return rows;
+}
+
+function serviceChildren(rows: TreeRow[], tree: ServiceTree, parent: number, o: RowOptions) {
+  const leaf = (r: Omit<TreeRow, 'tree' | 'parent' | 'depth'>, depth = 1, p = parent) =>
+    rows.push({ ...r, tree, parent: p, depth });
+  for (const e of tree.entries)
+    leaf({ key: `entry:${tree.id}:${e.line}`, kind: 'entry', entry: e, chain: e.chain });
+  for (const m of tree.masquerade)
+    leaf({ key: `masq:${tree.id}:${m.line}`, kind: 'masquerade', masquerade: m, chain: m.chain });
+  for (const v of tree.verdicts)
+    leaf({
+      key: `verdict:${tree.id}:${v.table}:${v.line}`,
+      kind: 'verdict',
+      verdict: v,
+      chain: v.chain,
+    });
+  const lists: [string | undefined, TreeEndpoint[]][] = [
+    [tree.chains.svc, tree.endpoints],
+    [tree.chains.svl ?? tree.chains.xlb, tree.localEndpoints ?? []],
+  ];
+  for (const [chain, endpoints] of lists) {
+    if (!chain) continue;
+    const key = chainKey(tree, chain);
+    const open = endpoints.length > 0 ? (o.open[key] ?? true) : undefined;
+    const at = rows.length;
+    leaf({ key, kind: 'chain', chain, open });
+    if (open)
+      for (const ep of endpoints)
+        leaf(
+          {
+            key: `ep:${tree.id}:${chain}:${ep.chain}`,
+            kind: 'endpoint',
+            chain: ep.chain,
+            endpoint: ep,
+          },
+          2,
+          at,
+        );
+  }
+  if (tree.fallThrough > 0)
+    leaf({
+      key: `note:${tree.id}:fall`,
+      kind: 'note',
+      note: `${pct(tree.fallThrough)} of new connections match no endpoint rule`,
+    });
+  if (tree.affinitySeconds !== undefined)
+    leaf({
+      key: `note:${tree.id}:affinity`,
+      kind: 'note',
+      note: `session affinity ClientIP, ${tree.affinitySeconds}s`,
+    });
+}
+
+export const pct = (p: number) => `${(p * 100).toFixed(p === 1 || p === 0 ? 0 : 1)}%`;
+
+/** The row to put the cursor on for a chain of a tree (a search hit), opening what hides it. */
+export function locate(
+  trees: ServiceTrees,
+  treeId: string | undefined,
+  chain: string | undefined,
+  o: RowOptions,
+): { open: string[]; row: number } | undefined {
+  const tree = trees.services.find((t) => t.id === treeId);
+  if (!tree) return undefined;
+  const open = [serviceKey(tree)];
+  const endpointOf = (eps: TreeEndpoint[] | undefined) => eps?.some((e) => e.chain === chain);
+  if (chain && endpointOf(tree.endpoints) && tree.chains.svc)
+    open.push(chainKey(tree, tree.chains.svc));
+  const local = tree.chains.svl ?? tree.chains.xlb;
+  if (chain && endpointOf(tree.localEndpoints) && local) open.push(chainKey(tree, local));
+  const opened = { ...o.open, ...Object.fromEntries(open.map((k) => [k, true])) };
+  const rows = treeRows(trees, { ...o, open: opened });
+  const service = rows.findIndex((r) => r.kind === 'service' && r.tree === tree);
+  const exact = rows.findIndex(
+    (r) => r.tree === tree && r.chain === chain && (r.kind === 'chain' || r.kind === 'endpoint'),
+  );
+  return { open, row: exact >= 0 ? exact : service };
+}
+
+export interface RawLine {
+  table: string;
+  chain: string;
+  line: number;
+  text: string;
+}
+
+/** Rule ids of a dump by line number, built once per dump on first use. */
+const byLine = new WeakMap<Ruleset, Map<number, { table: Table; id: number }>>();
+
+function ruleAt(rs: Ruleset, line: number): { table: Table; id: number } | undefined {
+  let map = byLine.get(rs);
+  if (!map) {
+    map = new Map();
+    for (const table of rs.tables)
+      for (const chain of table.chains)
+        for (let k = 0; k < chain.ruleCount; k++) {
+          const id = chain.ruleId(k);
+          map.set(table.line(id), { table, id });
+        }
+    byLine.set(rs, map);
+  }
+  return map.get(line);
+}
+
+const lineOf = (rs: Ruleset, line: number): RawLine[] => {
+  const at = ruleAt(rs, line);
+  return at
+    ? [
+        {
+          table: at.table.name,
+          chain: at.table.chainOf(at.id).name,
+          line,
+          text: at.table.text(at.id),
+        },
+      ]
+    : [];
+};
+
+/** Every rule of one chain, in order. */
+export function chainLines(rs: Ruleset, table: string, chain: string): RawLine[] {
+  const t = rs.table(table);
+  const c = t?.chain(chain);
+  if (!t || !c) return [];
+  return c.ruleIds.map((id) => ({ table, chain, line: t.line(id), text: t.text(id) }));
+}
+
+/** The dump's own lines behind a row: what a person would grep for. */
+export function rawLines(rs: Ruleset, row: TreeRow): RawLine[] {
+  const t = row.tree;
+  switch (row.kind) {
+    case 'service':
+      return [
+        ...t.entries.flatMap((e) => lineOf(rs, e.line)),
+        ...t.masquerade.flatMap((m) => lineOf(rs, m.line)),
+        ...t.verdicts.flatMap((v) => lineOf(rs, v.line)),
+      ];
+    case 'entry':
+      return [...lineOf(rs, row.entry!.line), ...chainLines(rs, 'nat', row.entry!.chain)];
+    case 'masquerade':
+      return lineOf(rs, row.masquerade!.line);
+    case 'verdict':
+      return lineOf(rs, row.verdict!.line);
+    case 'chain':
+      return chainLines(rs, 'nat', row.chain!);
+    case 'endpoint':
+      return [...lineOf(rs, row.endpoint!.line), ...chainLines(rs, 'nat', row.endpoint!.chain)];
+    case 'note':
+      return t.chains.svc ? chainLines(rs, 'nat', t.chains.svc) : [];
+  }
+}

@@ -1,0 +1,139 @@
+// What the Trace screen offers to walk: sources (a Pod, a process on a node, a client outside)
+// and destinations (the Service addresses in the source node's rules, and a ping to a ClusterIP),
+// and the walk itself, done by the core's tracer.
+import {
+  nodeNetwork,
+  tracePacket,
+  type TraceProtocol,
+  type TraceResult,
+} from '../../core/trace.js';
+import type { TuiData } from '../data.js';
+
+export interface TraceSource {
+  kind: 'pod' | 'node' | 'outside';
+  label: string;
+  node: string;
+  ip: string;
+  fromHost: boolean;
+}
+
+export interface TraceDestination {
+  label: string;
+  ip: string;
+  port?: number;
+  protocol: TraceProtocol;
+}
+
+/** A client outside the cluster (TEST-NET-3): reaching a node port or external IP. */
+export const OUTSIDE_CLIENT = '203.0.113.10';
+
+/** Names in the target's namespace without it: the picker columns are narrow at 80. */
+const shortName = (namespace: string | undefined) => (name: string) =>
+  namespace !== undefined && name.startsWith(`${namespace}/`)
+    ? name.slice(namespace.length + 1)
+    : name;
+
+const byTarget = (target: string | undefined) => (name: string | undefined) =>
+  target !== undefined && (name === target || name?.startsWith(`${target}:`) === true) ? 0 : 1;
+
+export function traceSources(data: TuiData): TraceSource[] {
+  const view = data.view;
+  const withRules = new Set(data.nodes.filter((n) => n.rs).map((n) => n.name));
+  const target = data.target;
+  const short = shortName(target?.namespace);
+  const pods = view.pods
+    .filter((p) => p.podIP && !p.hostNetwork && p.nodeName && withRules.has(p.nodeName))
+    // the target's namespace first: its Pods are the likeliest clients
+    .sort(
+      (a, b) =>
+        Number(a.namespace !== target?.namespace) - Number(b.namespace !== target?.namespace) ||
+        `${a.namespace}/${a.name}`.localeCompare(`${b.namespace}/${b.name}`),
+    )
+    .map((p): TraceSource => ({
+      kind: 'pod',
+      label: `Pod ${short(`${p.namespace}/${p.name}`)} ${p.podIP}`,
+      node: p.nodeName!,
+      ip: p.podIP!,
+      fromHost: false,
+    }));
+  const nodes = view.nodes.filter((n) => withRules.has(n.name) && n.ips[0]);
+  return [
+    ...pods,
+    ...nodes.map((n): TraceSource => ({
+      kind: 'node',
+      label: `node ${n.name} ${n.ips[0]}`,
+      node: n.name,
+      ip: n.ips[0]!,
+      fromHost: true,
+    })),
+    ...nodes.map((n): TraceSource => ({
+      kind: 'outside',
+      label: `outside, via ${n.name}`,
+      node: n.name,
+      ip: OUTSIDE_CLIENT,
+      fromHost: false,
+    })),
+  ];
+}
+
+/** The Service addresses in the source node's rules, the target Service's first. */
+export function traceDestinations(
+  data: TuiData,
+  source: TraceSource | undefined,
+): TraceDestination[] {
+  const node = data.nodes.find((n) => n.name === source?.node);
+  if (!source || !node?.trees) return [];
+  const nodeIP = data.view.nodes.find((n) => n.name === node.name)?.ips[0];
+  const first = byTarget(
+    data.target ? `${data.target.namespace}/${data.target.service}` : undefined,
+  );
+  const short = shortName(data.target?.namespace);
+  const trees = [...node.trees.services].sort((a, b) => first(a.name) - first(b.name));
+  const out: TraceDestination[] = [];
+  const seen = new Set<string>();
+  const add = (d: TraceDestination) => {
+    const key = `${d.protocol} ${d.ip}:${d.port}`;
+    if (seen.has(key)) return;
+    seen.add(key);
+    out.push(d);
+  };
+  for (const t of trees) {
+    const protocol = t.protocol.toLowerCase() as TraceProtocol;
+    for (const e of t.entries) {
+      const ip = e.kind === 'node-port' ? nodeIP : e.address;
+      if (!ip || e.port === undefined) continue;
+      const what = e.kind === 'node-port' ? 'node port' : e.kind === 'cluster-ip' ? '' : e.kind;
+      const label = `${ip}:${e.port}/${protocol} ${what ? `${what} ` : ''}${short(t.id)}`;
+      add({ label, ip, port: e.port, protocol });
+    }
+    // why ping to a ClusterIP gets no answer, one keystroke away
+    if (t.clusterIP && first(t.name) === 0)
+      add({ label: `ping ${t.clusterIP} ${short(t.id)}`, ip: t.clusterIP, protocol: 'icmp' });
+  }
+  return out;
+}
+
+/** Walks one packet from the source to the destination through the source node's rules. */
+export function walk(
+  data: TuiData,
+  source: TraceSource,
+  dest: TraceDestination,
+): TraceResult | { error: string } {
+  const node = data.nodes.find((n) => n.name === source.node);
+  if (!node?.rs) return { error: `no rules recorded for node ${source.node}` };
+  const net = nodeNetwork(
+    data.view.nodes.find((n) => n.name === node.name),
+    data.facts.nodes[node.name]?.['ip-addr'],
+  );
+  try {
+    return tracePacket(node.rs, net, {
+      src: source.ip,
+      dst: dest.ip,
+      dport: dest.port,
+      protocol: dest.protocol,
+      fromHost: source.fromHost,
+    });
+  } catch (e) {
+    return { error: (e as Error).message };
+  }
+}

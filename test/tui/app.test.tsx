@@ -1,0 +1,300 @@
+// The whole TUI driven by keys, on the demo snapshot (IP conventions: SEEDS.md section 3, Pod
+// CIDR 10.244.0.0/16, nginx-svc 10.1.190.219:8080 -> 10.244.0.3:80 and 10.244.1.7:80).
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import { readSnapshot } from '../../src/cluster/snapshot.js';
+import type { Facts } from '../../src/core/model.js';
+import { App, type AppProps, type PartialFacts, type Progress } from '../../src/tui/App.js';
+import { frame, press, render, settle, waitFrame } from './harness.js';
+
+const facts = await readSnapshot(new URL('../../snapshots/nginx-svc', import.meta.url).pathname);
+const TARGET = { namespace: 'default', service: 'nginx-svc' };
+const SIZE = { columns: 80, rows: 24 };
+
+async function app(props: Partial<AppProps> = {}) {
+  const r = render(
+    <App
+      start="diag"
+      target={TARGET}
+      facts={facts}
+      load={async () => facts}
+      color={false}
+      size={SIZE}
+      {...props}
+    />,
+  );
+  await settle(30);
+  return r;
+}
+
+const lines = (f: string) => f.split('\n');
+
+describe('the TUI on the demo', () => {
+  it('fits 80x24: 23 lines of at most 80 columns, one left free', async () => {
+    const r = await app();
+    const f = frame(r);
+    assert.equal(lines(f).length, 23);
+    assert.ok(lines(f).every((l) => [...l].length <= 80));
+    r.unmount();
+  });
+
+  it('shows context, namespace, Service, type, ClusterIP:port and proxy mode on top', async () => {
+    const r = await app();
+    const [top, second] = lines(frame(r));
+    assert.match(top!, /\[Diagnosis\].*ctx kubernetes-admin@kubernetes/);
+    assert.equal(second, 'default/nginx-svc  ClusterIP 10.1.190.219:8080/TCP  mode iptables');
+    r.unmount();
+  });
+
+  it('goes from a step to its rules on the node in two keys', async () => {
+    const r = await app();
+    // the Rules step, then enter (its findings), enter (the rules of its first finding's node)
+    let f = await press(r, 'j', 'j', 'j', 'j', 'j', 'j');
+    assert.match(f, /›✓ +7 Rules/);
+    f = await press(r, 'enter', 'enter');
+    assert.match(lines(f)[0]!, /\[Rules\]/);
+    assert.match(f, /Rules +vm-12-11-centos \(1\/2, n\/p\)/);
+    assert.match(f, /›▾ default\/nginx-svc:http 10\.1\.190\.219:8080\/tcp 2 endpoints/);
+    // esc comes back to the step
+    f = await press(r, 'esc');
+    assert.match(lines(f)[0]!, /\[Diagnosis\]/);
+    r.unmount();
+  });
+
+  it('/nginx then enter jumps to its chain in the Rules screen', async () => {
+    const r = await app();
+    let f = await press(r, '/', 'nginx');
+    assert.match(f, /\/nginx▏/);
+    assert.match(f, /›service +default\/nginx-svc:http/);
+    f = await press(r, 'enter');
+    assert.match(lines(f)[0]!, /\[Rules\]/);
+    assert.match(f, /›▾ default\/nginx-svc:http/);
+    r.unmount();
+  });
+
+  it('search results update with every key, and esc closes without moving', async () => {
+    const r = await app();
+    const f1 = await press(r, '/', '10.244.1');
+    assert.match(f1, /endpoint +10\.244\.1\.7:80/);
+    const f2 = await press(r, '.', '2');
+    assert.doesNotMatch(f2, /10\.244\.1\.7:80/);
+    const f3 = await press(r, 'esc');
+    assert.match(lines(f3)[0]!, /\[Diagnosis\]/);
+    r.unmount();
+  });
+
+  it(':drift, :trace, :rules and :diag switch screens; an unknown name says so', async () => {
+    const r = await app();
+    for (const [name, title] of [
+      ['drift', 'Drift'],
+      ['trace', 'Trace'],
+      ['rules', 'Rules'],
+      ['diag', 'Diagnosis'],
+    ]) {
+      const f = await press(r, ':', name!, 'enter');
+      assert.match(lines(f)[0]!, new RegExp(`\\[${title}\\]`), name);
+    }
+    const f = await press(r, ':', 'nope', 'enter');
+    assert.match(lines(f).at(-1)!, /unknown screen ":nope"/);
+    r.unmount();
+  });
+
+  it('the Drift screen shows each node against what kube-proxy would write', async () => {
+    const r = await app();
+    let f = await press(r, ':', 'drift', 'enter');
+    assert.match(f, /Drift +vm-12-11-centos \(1\/2, n\/p\)/);
+    assert.match(f, /- missing \(expected, not on the node\) +\+ unexpected/);
+    f = await press(r, 'n');
+    assert.match(f, /Drift +vm-12-7-centos \(2\/2, n\/p\)/);
+    r.unmount();
+  });
+
+  it('the Trace screen walks a Pod to nginx-svc: two branches, the hairpin one masqueraded', async () => {
+    const r = await app();
+    const f = await press(r, ':', 'trace', 'enter');
+    assert.match(f, /›Pod nginx-55fc968d9-4pddn 10\.244\.1\.7/);
+    assert.match(f, /›10\.1\.190\.219:8080\/tcp nginx-svc:http/);
+    assert.match(f, /50\.0% +DNAT to 10\.244\.0\.3:80 +not masqueraded/);
+    assert.match(f, /50\.0% +DNAT to 10\.244\.1\.7:80 +masqueraded/);
+    r.unmount();
+  });
+
+  it('pinging a ClusterIP: no rule matches it', async () => {
+    const r = await app();
+    const f = await press(r, ':', 'trace', 'enter', 'tab', 'j');
+    assert.match(f, /›ping 10\.1\.190\.219/);
+    assert.match(f, /no rule matched: routed unchanged/);
+    r.unmount();
+  });
+
+  it('? shows the help from the keymap; esc closes it', async () => {
+    const r = await app();
+    let f = await press(r, '?');
+    assert.match(f, /Keys/);
+    assert.match(f, /ctrl\+r +re-collect the facts/);
+    f = await press(r, 'esc');
+    assert.doesNotMatch(f, /re-collect the facts/);
+    r.unmount();
+  });
+
+  it('q quits and hands back the last Report', async () => {
+    let quit: string | undefined;
+    const r = await app({ onQuit: (report) => (quit = report?.status) });
+    await press(r, 'q');
+    assert.equal(quit, 'pass');
+    r.unmount();
+  });
+
+  it('keys typed faster than a read are taken one by one', async () => {
+    const r = await app();
+    r.stdin.write('jjj\r');
+    const f = await waitFrame(r, /┃Findings/);
+    assert.match(f, /›✓ +4 Endpoints/);
+    assert.match(f, /┃Findings/); // enter moved the focus to the findings
+    r.unmount();
+  });
+});
+
+describe('live', () => {
+  it('shows pending steps and what is being read, then the results as they arrive', async () => {
+    let finish: (f: Facts) => void = () => undefined;
+    let report: (p: Progress) => void = () => undefined;
+    const r = await app({
+      facts: undefined,
+      load: (progress) => {
+        report = progress;
+        return new Promise<Facts>((resolve) => (finish = resolve));
+      },
+    });
+    report({ what: 'Service default/nginx-svc', state: 'start' });
+    report({ what: 'iptables-save', node: 'vm-12-7-centos', state: 'start' });
+    let f = await waitFrame(r, /node vm-12-7-centos: iptables-save \(\+1 more\)$/);
+    assert.match(f, /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] +1 Service/);
+    assert.match(lines(f)[1]!, /default\/nginx-svc +reading…/);
+    report({ what: 'iptables-save', node: 'vm-12-7-centos', state: 'done' });
+    await waitFrame(r, /reading Service default\/nginx-svc$/);
+    finish(facts);
+    f = await waitFrame(r, /✓ +1 Service/);
+    assert.doesNotMatch(f, /reading/);
+    r.unmount();
+  });
+
+  it('runs the steps whose facts have arrived while the nodes are still read', async () => {
+    let finish: (f: Facts) => void = () => undefined;
+    let partial: PartialFacts = () => undefined;
+    const r = await app({
+      facts: undefined,
+      load: (_progress, p) => {
+        partial = p;
+        return new Promise<Facts>((resolve) => (finish = resolve));
+      },
+    });
+    await waitFrame(r, /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] +1 Service/);
+    // the API objects are in, the node commands are not
+    partial({ ...facts, nodes: {} }, { nodes: true });
+    let f = await waitFrame(r, /✓ +1 Service/);
+    assert.match(f, /✓ +3 Selector/);
+    assert.match(f, /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] +7 Rules/);
+    finish(facts);
+    f = await waitFrame(r, /✓ +7 Rules/);
+    assert.doesNotMatch(f, /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] +\d+ /);
+    r.unmount();
+  });
+
+  it('ctrl-r reads the facts again', async () => {
+    let reads = 0;
+    const r = await app({
+      load: async () => {
+        reads++;
+        return facts;
+      },
+    });
+    assert.equal(reads, 0, 'the facts given are shown without reading');
+    await press(r, 'ctrl+r');
+    for (let i = 0; i < 100 && reads === 0; i++) await settle(10);
+    assert.equal(reads, 1);
+    r.unmount();
+  });
+
+  it('a failed read says which', async () => {
+    const r = await app({
+      facts: undefined,
+      load: async (progress) => {
+        progress({ what: 'Nodes', state: 'failed', error: 'forbidden' });
+        throw new Error('cannot read Service default/nginx-svc: forbidden');
+      },
+    });
+    await waitFrame(r, /cannot read Service default\/nginx-svc: forbidden$/);
+    r.unmount();
+  });
+});
+
+describe('terminal size', () => {
+  it('follows a resize live', async () => {
+    const r = await app({ size: undefined });
+    const out = r.stdout as unknown as { columns: number; rows: number; emit(e: string): void };
+    Object.defineProperty(out, 'columns', { value: 120, configurable: true });
+    Object.defineProperty(out, 'rows', { value: 30, configurable: true });
+    out.emit('resize');
+    let f = await waitFrame(r, /^.{120}$/mu);
+    assert.equal(lines(f).length, 29);
+    assert.equal(Math.max(...lines(f).map((l) => [...l].length)), 120);
+    Object.defineProperty(out, 'columns', { value: 80, configurable: true });
+    Object.defineProperty(out, 'rows', { value: 24, configurable: true });
+    out.emit('resize');
+    f = await waitFrame(r, /^┗━{26}┛└─{50}┘$/m);
+    assert.equal(lines(f).length, 23);
+    assert.equal(Math.max(...lines(f).map((l) => [...l].length)), 80);
+    r.unmount();
+  });
+
+  it('says so when the terminal is too small', async () => {
+    const r = await app({ size: { columns: 30, rows: 10 } });
+    assert.match(frame(r), /kdebug needs at least 40x12 \(now 30x10\)/);
+    r.unmount();
+  });
+});
+
+describe('text from the cluster', () => {
+  it('reaches the terminal without control characters', async () => {
+    const evil = structuredClone(facts);
+    const dump = evil.nodes['vm-12-7-centos']!['iptables-save']!;
+    evil.nodes['vm-12-7-centos']!['iptables-save'] = dump.replaceAll(
+      'default/nginx-svc:http cluster IP',
+      'default/nginx-svc:http \x1b]0;pwned\x07\x1b[2J cluster IP',
+    );
+    evil.meta.context = 'ctx\x1b[31m-red';
+    const r = await app({ facts: evil, start: 'rules', node: 'vm-12-7-centos' });
+    let f = await press(r, 'j', 'j', 'r');
+    f += await press(r, '/', 'pwned');
+    assert.doesNotMatch(f, /[\x00-\x08\x0b-\x1f\x7f-\x9f]/); // eslint-disable-line no-control-regex
+    assert.match(f, /ctx ctx-red/);
+    assert.match(f, /"default\/nginx-svc:http {2}cluster IP"/, 'the sequences are gone, whole');
+    assert.match(f, /rule +default\/nginx-svc:http {2}cluster IP/, 'and from search results');
+    r.unmount();
+  });
+});
+
+describe('kdebug rules --file', () => {
+  it('shows the trees of a pasted dump; the screens that need the cluster say so', async () => {
+    const text = readFileSync(new URL('../fixtures/seed-nat-S.txt', import.meta.url), 'utf8');
+    const empty: Facts = { objects: [], nodes: {}, meta: {} };
+    const r = await app({
+      start: 'rules',
+      target: undefined,
+      facts: empty,
+      rules: { label: 'seed-nat-S.txt', text, table: 'nat' },
+    });
+    let f = frame(r);
+    assert.match(lines(f)[1]!, /rules of seed-nat-S\.txt/);
+    assert.match(f, /▸ default\/nginx-svc:http 10\.1\.190\.219:8080\/tcp 2 endpoints/);
+    f = await press(r, ':', 'diag', 'enter');
+    assert.match(f, /no Service diagnosed here:/);
+    f = await press(r, ':', 'drift', 'enter');
+    assert.match(f, /drift compares the rules with the Services/);
+    f = await press(r, ':', 'trace', 'enter');
+    assert.match(f, /no Pods or nodes with rules/);
+    r.unmount();
+  });
+});

@@ -1,0 +1,132 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import {
+  KEYMAP,
+  SCREENS,
+  completeCommand,
+  helpSections,
+  keyName,
+  lookup,
+  parseCommand,
+  splitKeys,
+  type KeyFlags,
+  type Where,
+} from '../../src/tui/keymap.js';
+
+describe('key names', () => {
+  const cases: [string, KeyFlags, string][] = [
+    // Ink's input and flags, the name the table uses
+    ['j', {}, 'j'],
+    ['G', { shift: true }, 'G'],
+    ['', { downArrow: true }, 'down'],
+    ['', { upArrow: true }, 'up'],
+    ['', { return: true }, 'enter'],
+    ['', { escape: true }, 'esc'],
+    ['', { tab: true }, 'tab'],
+    ['', { tab: true, shift: true }, 'shift+tab'],
+    ['', { backspace: true }, 'backspace'],
+    ['', { delete: true }, 'backspace'],
+    ['r', { ctrl: true }, 'ctrl+r'],
+    ['', { pageDown: true }, 'pgdn'],
+    [' ', {}, 'space'],
+    ['/', {}, '/'],
+  ];
+  for (const [input, key, name] of cases) {
+    it(`${JSON.stringify(input)} ${JSON.stringify(key)} is ${name}`, () =>
+      assert.equal(keyName(input, key), name));
+  }
+
+  it('splits keys that arrived in one read', () => {
+    assert.deepEqual(
+      splitKeys('jj\r\x1b\x12').map((k) => keyName(k.input, k.key)),
+      ['j', 'j', 'enter', 'esc', 'ctrl+r'],
+    );
+  });
+});
+
+describe('the keymap', () => {
+  const cases: [Where, string, string | undefined][] = [
+    // where, key, action
+    ['diag', 'j', 'down'],
+    ['rules', 'down', 'down'],
+    ['drift', 'k', 'up'],
+    ['diag', 'enter', 'drill'],
+    ['rules', 'enter', 'drill'],
+    ['rules', 'r', 'raw'],
+    ['diag', 'r', undefined],
+    ['rules', 'n', 'nextNode'],
+    ['trace', 'tab', 'nextPane'],
+    ['trace', 'esc', 'back'],
+    ['diag', '/', 'search'],
+    ['diag', ':', 'command'],
+    ['diag', '?', 'help'],
+    ['diag', 'ctrl+r', 'recollect'],
+    ['diag', 'q', 'quit'],
+    // typing in the search box types: j and q are letters there
+    ['search', 'j', undefined],
+    ['search', 'q', undefined],
+    ['search', 'down', 'down'],
+    ['search', 'enter', 'accept'],
+    ['search', 'esc', 'cancel'],
+    ['search', 'ctrl+c', 'quit'],
+    ['command', 'tab', 'complete'],
+    ['command', 'backspace', 'erase'],
+    ['help', 'q', 'cancel'],
+    ['help', 'j', 'down'],
+  ];
+  for (const [where, key, action] of cases) {
+    it(`${key} on ${where}: ${action ?? 'nothing'}`, () =>
+      assert.equal(lookup(where, key)?.action, action));
+  }
+
+  it('has no key bound twice in one place', () => {
+    const wheres: Where[] = ['all', 'search', 'command', 'help', ...SCREENS.map((s) => s.name)];
+    for (const where of wheres) {
+      const keys = KEYMAP.filter((b) => b.screens.includes(where)).flatMap((b) => b.keys);
+      assert.deepEqual(
+        keys.filter((k, i) => keys.indexOf(k) !== i),
+        [],
+        `${where} binds a key twice`,
+      );
+    }
+  });
+
+  it('writes the help from the table: every binding is in it', () => {
+    const rows = helpSections().flatMap((s) => s.rows);
+    for (const b of KEYMAP.filter((b) => !b.screens.every((w) => w === 'help'))) {
+      assert.ok(
+        rows.some((r) => r.keys === b.keys.join(' ') && r.description === b.description),
+        `${b.keys.join(' ')} missing from help`,
+      );
+    }
+    for (const s of SCREENS)
+      assert.ok(
+        rows.some((r) => r.keys === `:${s.command}`),
+        s.command,
+      );
+  });
+});
+
+describe('the command line', () => {
+  const cases: [string, ReturnType<typeof parseCommand>][] = [
+    ['rules', { kind: 'screen', screen: 'rules' }],
+    [':drift', { kind: 'screen', screen: 'drift' }],
+    ['trace', { kind: 'screen', screen: 'trace' }],
+    ['diag', { kind: 'screen', screen: 'diag' }],
+    ['Diagnosis', { kind: 'screen', screen: 'diag' }],
+    ['q', { kind: 'quit' }],
+    ['help', { kind: 'help' }],
+    ['nope', undefined],
+  ];
+  for (const [text, command] of cases) {
+    it(`:${text}`, () => assert.deepEqual(parseCommand(text), command));
+  }
+
+  it('completes a name only one command starts with', () => {
+    assert.equal(completeCommand('dr'), 'drift');
+    assert.equal(completeCommand('tra'), 'trace');
+    assert.equal(completeCommand('tr'), 'tr'); // trace, tree
+    assert.equal(completeCommand('d'), 'd'); // diag, diagnosis, drift
+    assert.equal(completeCommand(''), '');
+  });
+});

@@ -1,0 +1,63 @@
+// Start-up pays only for what the run uses: in the build, Ink and React are reached from the CLI
+// only through a dynamic import (the TUI), and client-node and ssh2 not even from the TUI's own
+// static imports (only live runs load them). Reads dist/ (npm test builds first).
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { describe, it } from 'node:test';
+
+const DIST = new URL('../../dist/', import.meta.url).pathname;
+const built = existsSync(join(DIST, 'cli.js'));
+if (!built && process.env['CI'] === 'true') throw new Error('no build in dist/');
+
+// strings only each package's code contains
+const MARKERS: Record<string, RegExp> = {
+  ink: /so Ink tried to import/,
+  react: /react\.transitional\.element/,
+  'client-node': /loadFromDefault/,
+  ssh2: /from ["']ssh2["']|require\(["']ssh2["']\)/,
+};
+
+/** Files a module loads before it runs: its static imports, transitively. */
+function staticGraph(file: string, seen = new Set<string>()): Set<string> {
+  if (seen.has(file)) return seen;
+  seen.add(file);
+  const code = readFileSync(file, 'utf8');
+  for (const m of code.matchAll(
+    /(?:^|[;\n}])\s*(?:import|export)\s*(?:[\w*${}\s,]+from\s*)?["'](\.[^"']+)["']/g,
+  ))
+    staticGraph(resolve(dirname(file), m[1]!), seen);
+  return seen;
+}
+
+const has = (files: Set<string>, marker: RegExp) =>
+  [...files].filter((f) => marker.test(readFileSync(f, 'utf8')));
+
+describe(
+  'lazy loading in the build',
+  { skip: built ? false : 'no build: run node scripts/build.js' },
+  () => {
+    const chunks = built
+      ? readdirSync(join(DIST, 'chunks')).map((f) => join(DIST, 'chunks', f))
+      : [];
+    const tuiChunk = chunks.find((f) => MARKERS['ink']!.test(readFileSync(f, 'utf8')));
+
+    it('bundles Ink into a chunk of its own', () => assert.ok(tuiChunk, 'no chunk holds Ink'));
+
+    it('text and JSON runs load neither Ink nor React', () => {
+      const cli = staticGraph(join(DIST, 'cli.js'));
+      assert.deepEqual(has(cli, MARKERS['ink']!), []);
+      assert.deepEqual(has(cli, MARKERS['react']!), []);
+      assert.match(
+        readFileSync(join(DIST, 'cli.js'), 'utf8'),
+        /import\("\.\/chunks\/run-[\w-]+\.js"\)/,
+      );
+    });
+
+    it('neither the CLI nor the TUI loads client-node or ssh2 up front', () => {
+      const loaded = new Set([...staticGraph(join(DIST, 'cli.js')), ...staticGraph(tuiChunk!)]);
+      assert.deepEqual(has(loaded, MARKERS['client-node']!), []);
+      assert.deepEqual(has(loaded, MARKERS['ssh2']!), []);
+    });
+  },
+);

@@ -1,0 +1,107 @@
+// IP conventions: the demo snapshot (SEEDS.md section 3): Pod CIDR 10.244.0.0/16, Service CIDR
+// 10.1.0.0/16, nginx-svc 10.1.190.219:8080 -> 10.244.0.3:80 and 10.244.1.7:80.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { readSnapshot } from '../../src/cluster/snapshot.js';
+import { analyze } from '../../src/tui/data.js';
+import { locate, rawLines, treeRows } from '../../src/tui/screens/rules-rows.js';
+
+const facts = await readSnapshot(new URL('../../snapshots/nginx-svc', import.meta.url).pathname);
+const node = analyze(facts).nodes.find((n) => n.name === 'vm-12-7-centos')!;
+const trees = node.trees!;
+const NGINX = 'default/nginx-svc:http';
+const text = (rows: ReturnType<typeof treeRows>) =>
+  rows.map(
+    (r) =>
+      `${'  '.repeat(r.depth)}${r.kind} ${r.chain ?? r.tree.id}${r.open === undefined ? '' : r.open ? ' open' : ' closed'}`,
+  );
+
+describe('the Rules tree as rows', () => {
+  it("opens the target Service's tree and keeps the others closed", () => {
+    assert.deepEqual(text(treeRows(trees, { open: {}, focus: 'default/nginx-svc' })), [
+      'service default/kubernetes:https closed',
+      'service default/nginx-svc:http open',
+      '  entry KUBE-SVC-ELCM5PCEQWBTUJ2I',
+      '  masquerade KUBE-SERVICES',
+      '  chain KUBE-SVC-ELCM5PCEQWBTUJ2I open',
+      '    endpoint KUBE-SEP-SMDVMBZNJPO5AA7R',
+      '    endpoint KUBE-SEP-FNO4E6JYD7EGUHTP',
+      'service kube-system/kube-dns:dns closed',
+      'service kube-system/kube-dns:dns-tcp closed',
+      'service kube-system/kube-dns:metrics closed',
+    ]);
+  });
+
+  it('closes and opens rows by key', () => {
+    const rows = treeRows(trees, {
+      open: {
+        [`svc:${NGINX}`]: true,
+        [`chain:${NGINX}:KUBE-SVC-ELCM5PCEQWBTUJ2I`]: false,
+        'svc:default/kubernetes:https': true,
+      },
+    });
+    assert.deepEqual(text(rows).slice(0, 7), [
+      'service default/kubernetes:https open',
+      '  entry KUBE-SVC-NPX46M4PTMTKRN6Y',
+      '  masquerade KUBE-SERVICES',
+      '  chain KUBE-SVC-NPX46M4PTMTKRN6Y open',
+      '    endpoint KUBE-SEP-DW2K7X6GK2FMAPJW',
+      'service default/nginx-svc:http open',
+      '  entry KUBE-SVC-ELCM5PCEQWBTUJ2I',
+    ]);
+    assert.equal(text(rows)[8], '  chain KUBE-SVC-ELCM5PCEQWBTUJ2I closed');
+  });
+
+  it('gives each row its parent', () => {
+    const rows = treeRows(trees, { open: {}, focus: 'default/nginx-svc' });
+    assert.deepEqual(
+      rows.map((r) => r.parent),
+      [undefined, undefined, 1, 1, 1, 4, 4, undefined, undefined, undefined],
+    );
+  });
+
+  it('finds the row of an endpoint chain, opening what hides it', () => {
+    const at = locate(trees, NGINX, 'KUBE-SEP-FNO4E6JYD7EGUHTP', { open: {} })!;
+    assert.deepEqual(at.open, [`svc:${NGINX}`, `chain:${NGINX}:KUBE-SVC-ELCM5PCEQWBTUJ2I`]);
+    const rows = treeRows(trees, { open: Object.fromEntries(at.open.map((k) => [k, true])) });
+    assert.equal(rows[at.row]?.chain, 'KUBE-SEP-FNO4E6JYD7EGUHTP');
+  });
+
+  it('finds the Service row when the chain is not in its tree', () => {
+    const at = locate(trees, 'kube-system/kube-dns:dns', 'KUBE-SERVICES', { open: {} })!;
+    const rows = treeRows(trees, { open: Object.fromEntries(at.open.map((k) => [k, true])) });
+    assert.deepEqual(
+      [rows[at.row]?.kind, rows[at.row]?.tree.id],
+      ['service', 'kube-system/kube-dns:dns'],
+    );
+  });
+
+  it('has no row for a Service the dump does not have', () => {
+    assert.equal(locate(trees, 'default/gone:http', undefined, { open: {} }), undefined);
+  });
+});
+
+describe('raw rule lines behind a row', () => {
+  const rows = treeRows(trees, { open: {}, focus: 'default/nginx-svc' });
+  const lines = (kind: string, chain?: string) =>
+    rawLines(
+      node.rs!,
+      rows.find((r) => r.kind === kind && (chain === undefined || r.chain === chain))!,
+    ).map((l) => `${l.table} ${l.chain} ${l.text}`);
+
+  it('an endpoint: the jump to it, then its KUBE-SEP chain', () => {
+    assert.deepEqual(lines('endpoint', 'KUBE-SEP-FNO4E6JYD7EGUHTP'), [
+      'nat KUBE-SVC-ELCM5PCEQWBTUJ2I -A KUBE-SVC-ELCM5PCEQWBTUJ2I -j KUBE-SEP-FNO4E6JYD7EGUHTP',
+      'nat KUBE-SEP-FNO4E6JYD7EGUHTP -A KUBE-SEP-FNO4E6JYD7EGUHTP -s 10.244.1.7/32 -j KUBE-MARK-MASQ',
+      'nat KUBE-SEP-FNO4E6JYD7EGUHTP -A KUBE-SEP-FNO4E6JYD7EGUHTP -p tcp -m tcp -j DNAT --to-destination 10.244.1.7:80',
+    ]);
+  });
+
+  it('a Service: its entry and masquerade rules in KUBE-SERVICES', () => {
+    const nginx = rawLines(node.rs!, rows[1]!).map((l) => l.text);
+    assert.deepEqual(nginx, [
+      '-A KUBE-SERVICES -d 10.1.190.219/32 -p tcp -m comment --comment "default/nginx-svc:http cluster IP" -m tcp --dport 8080 -j KUBE-SVC-ELCM5PCEQWBTUJ2I',
+      '-A KUBE-SERVICES ! -s 10.244.0.0/16 -d 10.1.190.219/32 -p tcp -m comment --comment "default/nginx-svc:http cluster IP" -m tcp --dport 8080 -j KUBE-MARK-MASQ',
+    ]);
+  });
+});

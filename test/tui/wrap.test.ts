@@ -1,0 +1,38 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { fit, wrap } from '../../src/tui/wrap.js';
+
+describe('wrap', () => {
+  const cases: [string, string, number, string, string[]][] = [
+    // what, text, width, indent, lines
+    ['short text stays one line', 'a b c', 10, '', ['a b c']],
+    ['breaks at spaces', 'hello world this is', 10, '', ['hello', 'world this', 'is']],
+    ['indents continuation lines', 'aaa bbb ccc', 7, '  ', ['aaa bbb', '  ccc']],
+    [
+      'a word longer than a line fills it and carries on',
+      '-A KUBE-SEP-FNO4E6JYD7EGUHTP -j DNAT',
+      20,
+      '    ',
+      ['-A KUBE-SEP-FNO4E6JY', '    D7EGUHTP -j DNAT'],
+    ],
+    ['keeps paragraphs', 'a\nb c', 5, '', ['a', 'b c']],
+    ['empty text is one empty line', '', 5, '', ['']],
+    ['strips control characters', 'a\x1b[31mb', 5, '', ['ab']],
+  ];
+  for (const [what, text, width, indent, lines] of cases) {
+    it(what, () => assert.deepEqual(wrap(text, width, indent), lines));
+  }
+
+  it('never returns a line wider than asked', () => {
+    const text = 'x'.repeat(57) + ' ' + 'y '.repeat(40) + 'z'.repeat(33);
+    for (const w of [5, 13, 20, 48, 78])
+      for (const line of wrap(text, w, '  ')) assert.ok(line.length <= w, `${line.length} > ${w}`);
+  });
+});
+
+describe('fit', () => {
+  it('cuts with an ellipsis', () => {
+    assert.equal(fit('kube-system/kube-dns:dns', 10), 'kube-syst…');
+    assert.equal(fit('short', 10), 'short');
+  });
+});
