@@ -7,12 +7,28 @@ import { fileURLToPath } from 'node:url';
 import { nodeDump, recordedNodes } from './core/facts.js';
 import { IptablesParseError, parseIptables, type Ruleset } from './core/iptables.js';
 import { clusterView, servicePortName } from './core/kube.js';
-import type { Facts } from './core/model.js';
+import { diagnose, type Target } from './core/diagnose.js';
+import type { Facts, Report } from './core/model.js';
 import { buildSearchIndex } from './core/search.js';
 import { buildServiceTrees } from './core/service-tree.js';
+import { DriftInputError, isDrift, recordedNodeDrift } from './core/drift.js';
+import { expectedRules, expectedSave } from './core/expected.js';
+import { isIPv4 } from './core/ipv4.js';
+import { nodeNetwork, tracePacket, type TraceProtocol } from './core/trace.js';
+import type { KubeCluster } from './cluster/kube-cluster.js';
+import type { NodeAccessFlags } from './cluster/node-flags.js';
+import { DEFAULT_DEBUG_IMAGE } from './cluster/node-pod.js';
 import { SnapshotError, readSnapshot } from './cluster/snapshot.js';
 import { KubeApiError } from './cluster/kube-errors.js';
+import type { SshFlags } from './cluster/ssh-route.js';
+import { nodeAccessLine, type NodeAccess } from './core/node-access.js';
+import { reportJson } from './output/json.js';
 import { rulesJson, rulesText, searchJson, searchText, type RulesSource } from './output/rules.js';
+import { reportText } from './output/text.js';
+import { driftJson, driftText } from './output/drift.js';
+import { labelsFor, traceJson, traceText } from './output/trace.js';
+import { colorEnabled } from './tui/theme.js';
+import type { TuiInput } from './tui/App.js';
 
 declare const KDEBUG_VERSION: string;
 const VERSION = typeof KDEBUG_VERSION === 'string' ? KDEBUG_VERSION : 'dev';
@@ -90,19 +106,36 @@ function servicePortsOf(facts: Facts) {
   );
 }
 
-interface RulesOptions {
+interface RulesOptions extends SshFlags {
   file?: string;
   snapshot?: string;
   node?: string;
   table?: string;
   search?: string;
+  ssh?: string;
+}
+
+/** `rules --ssh`: a host's rules read straight over SSH, no cluster; the SSH code loads only here. */
+async function loadRulesOverSsh(o: RulesOptions): Promise<{ rs: Ruleset; source: RulesSource }> {
+  const { readRulesOverSsh, sshOptionsFromFlags, SshError } =
+    await import('./cluster/ssh-rules.js');
+  try {
+    const r = await readRulesOverSsh(o.ssh!, sshOptionsFromFlags(o, process.env));
+    for (const note of r.notes) process.stderr.write(`kdebug: ${note}\n`);
+    const rs = parseIptables(r.text, { file: `${r.via}: ${r.stem}`, table: o.table });
+    return { rs, source: { label: r.via } };
+  } catch (e) {
+    if (e instanceof SshError) throw new UsageError(e.message);
+    throw e;
+  }
 }
 
 async function loadRules(
   o: RulesOptions,
 ): Promise<{ rs: Ruleset; source: RulesSource; facts?: Facts }> {
-  if (o.file !== undefined && o.snapshot !== undefined)
-    throw new UsageError('give either --file or --snapshot, not both');
+  if ([o.file, o.snapshot, o.ssh].filter((x) => x !== undefined).length > 1)
+    throw new UsageError('give one of --file, --snapshot or --ssh');
+  if (o.ssh !== undefined) return loadRulesOverSsh(o);
   if (o.file !== undefined) {
     const file = o.file === '-' ? '<stdin>' : o.file;
     return {
@@ -118,11 +151,47 @@ async function loadRules(
     return { rs, source: { label: `node ${node}`, node }, facts };
   }
   throw new UsageError(
-    'give the rules to read: --file PATH (or - for stdin), or --snapshot DIR --node NODE',
+    'give the rules to read: --file PATH (or - for stdin), --snapshot DIR --node NODE, or --ssh [USER@]HOST[:PORT]',
   );
 }
 
+/** The TUI, imported only now: text and JSON runs never load Ink and React. */
+async function interactive(input: TuiInput, g: GlobalOptions): Promise<number> {
+  // Ink draws only a last frame when CI is set (read as it loads); on a terminal, draw them all
+  const ci = {
+    CI: process.env['CI'],
+    CONTINUOUS_INTEGRATION: process.env['CONTINUOUS_INTEGRATION'],
+  };
+  delete process.env['CI'];
+  delete process.env['CONTINUOUS_INTEGRATION'];
+  const { runTui } = await import('./tui/run.js').finally(() => {
+    for (const [k, v] of Object.entries(ci)) if (v !== undefined) process.env[k] = v;
+  });
+  const color = colorEnabled(g.color, process.env);
+  const report = await runTui({ ...input, color, stdin: process.stdin, stdout: process.stdout });
+  return report ? exitFor(report) : EXIT.ok;
+}
+
+/** `rules` in the TUI: every node of a snapshot (--node first), or the one file. */
+async function rulesTui(o: RulesOptions, g: GlobalOptions): Promise<number> {
+  if (o.file !== undefined && o.snapshot !== undefined)
+    throw new UsageError('give either --file or --snapshot, not both');
+  const common = { start: 'rules' as const, node: o.node, search: o.search };
+  if (o.file !== undefined) {
+    const label = o.file === '-' ? '<stdin>' : o.file;
+    const rules = { label, text: (await readInput(o.file)).toString('utf8'), table: o.table };
+    const facts: Facts = { objects: [], nodes: {}, meta: {} };
+    return interactive({ ...common, facts, rules, load: async () => facts }, g);
+  }
+  if (o.snapshot === undefined) return rulesCommand(o, { ...g, output: 'text' });
+  const dir = o.snapshot;
+  const facts = await readSnapshot(dir);
+  if (o.node !== undefined) pickNode(facts, dir, o.node);
+  return interactive({ ...common, facts, load: () => readSnapshot(dir) }, g);
+}
+
 async function rulesCommand(o: RulesOptions, g: GlobalOptions): Promise<number> {
+  if (format(g) === 'tui') return rulesTui(o, g);
   const { rs, source, facts } = await loadRules(o);
   const trees = buildServiceTrees(rs, { servicePorts: facts ? servicePortsOf(facts) : undefined });
   const json = format(g) === 'json';
@@ -135,15 +204,327 @@ async function rulesCommand(o: RulesOptions, g: GlobalOptions): Promise<number> 
   return EXIT.ok;
 }
 
-async function demoCommand(g: GlobalOptions): Promise<number> {
-  const facts = await readSnapshot(DEMO_SNAPSHOT);
-  for (const node of recordedNodes(facts).filter((n) => nodeDump(facts, n))) {
-    await rulesCommand({ snapshot: DEMO_SNAPSHOT, node }, g);
-  }
+interface ExpectOptions {
+  snapshot?: string;
+  node?: string;
+  table?: 'nat' | 'filter';
+  randomFully: boolean;
+  nfacct?: boolean;
+  tcpBeLiberal?: boolean;
+}
+
+/** A node of a snapshot to compute rules for: one of its Node objects or recorded nodes. */
+function pickObjectNode(facts: Facts, dir: string, node: string | undefined): string {
+  const names = clusterView(facts.objects).nodes.map((n) => n.name);
+  const known = [...new Set([...names, ...recordedNodes(facts)])].sort();
+  if (node !== undefined && known.includes(node)) return node;
+  if (node === undefined && known.length === 1) return known[0]!;
+  const list = known.length ? ` (nodes: ${known.join(', ')})` : '';
+  throw new UsageError(
+    node === undefined
+      ? `${dir}: pick a node with --node${list}`
+      : `${dir}: no node "${node}"${list}`,
+  );
+}
+
+async function expectCommand(o: ExpectOptions): Promise<number> {
+  if (o.snapshot === undefined)
+    throw new UsageError('give the objects to compute from: --snapshot DIR');
+  const facts = await readSnapshot(o.snapshot);
+  const node = pickObjectNode(facts, o.snapshot, o.node);
+  const exp = expectedRules(clusterView(facts.objects), node, {
+    randomFully: o.randomFully,
+    nfacct: o.nfacct,
+    conntrackTcpBeLiberal: o.tcpBeLiberal,
+  });
+  write(expectedSave(exp, { tables: o.table ? [o.table] : undefined }));
   return EXIT.ok;
 }
 
-interface SnapshotSaveFlags {
+/** drift/trace --ssh: the snapshot's objects, with one node's rules read over SSH right now. */
+interface SshRulesOptions extends SshFlags {
+  ssh?: string;
+  node?: string;
+}
+
+/**
+ * Replaces the rules of the node behind `o.ssh` in `facts` by what its host holds now (a kubeadm
+ * node whose API server is down); returns that node: --node, or the Node whose name or address
+ * is the SSH host.
+ */
+async function readNodeOverSsh(facts: Facts, dir: string, o: SshRulesOptions): Promise<string> {
+  const { readRulesOverSsh, sshOptionsFromFlags, SshError } =
+    await import('./cluster/ssh-rules.js');
+  const { parseSshDestination } = await import('./cluster/ssh-config.js');
+  let host: string;
+  try {
+    host = parseSshDestination(o.ssh!).host;
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  const nodes = clusterView(facts.objects).nodes;
+  const node =
+    o.node ??
+    nodes.find((n) => n.name === host || n.addresses.some((a) => a.address === host))?.name;
+  if (node === undefined)
+    throw new UsageError(
+      `${dir}: which node is ${host}? give --node (nodes: ${nodes.map((n) => n.name).join(', ') || 'none'})`,
+    );
+  try {
+    const r = await readRulesOverSsh(o.ssh!, sshOptionsFromFlags(o, process.env));
+    for (const note of r.notes) process.stderr.write(`kdebug: ${note}\n`);
+    const outputs = { ...facts.nodes[node] };
+    for (const stem of ['iptables-save', 'iptables-nft-save', 'iptables-legacy-save'])
+      delete outputs[stem];
+    facts.nodes[node] = { ...outputs, [r.stem]: r.text };
+    return node;
+  } catch (e) {
+    if (e instanceof SshError) throw new UsageError(e.message);
+    throw e;
+  }
+}
+
+interface DriftOptions extends SshRulesOptions {
+  snapshot?: string;
+  allNodes?: boolean;
+}
+
+async function driftCommand(o: DriftOptions, g: GlobalOptions): Promise<number> {
+  if (o.snapshot === undefined)
+    throw new UsageError(
+      'give a snapshot: --snapshot DIR (objects.json and nodes/<node>/iptables-save.txt)',
+    );
+  if (o.node !== undefined && o.allNodes)
+    throw new UsageError('give --node or --all-nodes, not both');
+  if (o.ssh !== undefined && o.allNodes)
+    throw new UsageError('--ssh reads one node: give --node (or none), not --all-nodes');
+  const dir = o.snapshot;
+  const facts = await readSnapshot(dir);
+  if (o.ssh !== undefined) o.node = await readNodeOverSsh(facts, dir, o);
+  const recorded = recordedNodes(facts).filter((n) => nodeDump(facts, n));
+  if (!o.allNodes && o.node === undefined && recorded.length > 1)
+    throw new UsageError(
+      `${dir}: pick a node with --node, or --all-nodes (recorded: ${recorded.join(', ')})`,
+    );
+  const nodes = o.allNodes ? recorded : [pickNode(facts, dir, o.node)];
+  if (nodes.length === 0)
+    throw new UsageError(`${dir}: no node rules recorded (nodes/<node>/iptables-save.txt)`);
+  const view = clusterView(facts.objects);
+  const results = nodes.map((n) => recordedNodeDrift(facts, view, n, dir));
+  const label = `snapshot ${dir}`;
+  write(format(g) === 'json' ? driftJson(label, results) : driftText(label, results));
+  return results.some((r) => r.findings.some(isDrift)) ? EXIT.problem : EXIT.ok;
+}
+
+interface TraceOptions extends SshRulesOptions {
+  snapshot?: string;
+  src?: string;
+  dst?: string;
+  proto: TraceProtocol;
+  fromHost?: boolean;
+}
+
+async function traceCommand(o: TraceOptions, g: GlobalOptions): Promise<number> {
+  if (o.snapshot === undefined)
+    throw new UsageError('give the node rules to walk: --snapshot DIR --node NODE');
+  const m = /^([^:]+)(?::(\d+))?$/.exec(o.dst ?? '');
+  if (!m || !isIPv4(m[1]!)) throw new UsageError('give the destination as --dst IP:PORT (IPv4)');
+  if (o.proto !== 'icmp' && m[2] === undefined)
+    throw new UsageError(`--dst needs a port for ${o.proto}: IP:PORT`);
+  const facts = await readSnapshot(o.snapshot);
+  if (o.ssh !== undefined) o.node = await readNodeOverSsh(facts, o.snapshot, o);
+  const node = pickNode(facts, o.snapshot, o.node);
+  const dump = nodeDump(facts, node)!;
+  const rs = parseIptables(dump.text, { file: join(o.snapshot, dump.source) });
+  const view = clusterView(facts.objects);
+  const net = nodeNetwork(
+    view.nodes.find((n) => n.name === node),
+    facts.nodes[node]?.['ip-addr'],
+  );
+  const src = o.src ?? (o.fromHost ? view.nodes.find((n) => n.name === node)?.ips[0] : undefined);
+  if (src === undefined || !isIPv4(src))
+    throw new UsageError(
+      o.src === undefined
+        ? 'give the source: --src IP (a Pod IP, or a client outside the cluster; with --from-host it defaults to the node IP)'
+        : `--src ${o.src} is not an IPv4 address`,
+    );
+  const packet = {
+    src,
+    dst: m[1]!,
+    dport: m[2] ? Number(m[2]) : undefined,
+    protocol: o.proto,
+    fromHost: !!o.fromHost,
+  };
+  const result = tracePacket(rs, net, packet);
+  const labels = labelsFor(view, node, packet);
+  write(format(g) === 'json' ? traceJson(result, labels) : traceText(result, labels));
+  return EXIT.ok;
+}
+
+interface SvcOptions extends LiveOptions {
+  snapshot?: string;
+  verbose?: boolean;
+  /** How the text header names the snapshot (default: "snapshot DIR"). */
+  label?: string;
+}
+
+/** Exit code of a diagnosis: 1 when a step failed or warned, else 0. */
+function exitFor(report: Report): number {
+  return report.steps.some((s) => s.status === 'fail' || s.status === 'warn')
+    ? EXIT.problem
+    : EXIT.ok;
+}
+
+type Progress = (p: { what: string; node?: string; state: 'start' | 'done' | 'failed' }) => void;
+
+/** What to release when kdebug is interrupted (debug Pods above all). */
+const onInterrupt = new Set<() => Promise<void>>();
+const SIGNAL_EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 };
+
+/**
+ * Ctrl-C, SIGTERM and SIGHUP delete what kdebug created, then exit with 128 + the signal number.
+ * A second Ctrl-C leaves at once (activeDeadlineSeconds and `kdebug cleanup` remain).
+ */
+function cleanUpOnSignals(): void {
+  let cleaning = false;
+  const handler = (signal: NodeJS.Signals) => {
+    const code = SIGNAL_EXIT[signal] ?? 1;
+    if (cleaning) {
+      if (signal !== 'SIGINT') return; // the TUI re-raises SIGTERM/SIGHUP after restoring the screen
+      process.stderr.write(
+        'kdebug: interrupted again: leaving now (kdebug cleanup removes what is left)\n',
+      );
+      process.exit(code);
+    }
+    cleaning = true;
+    if (onInterrupt.size === 0) process.exit(code);
+    process.stderr.write(
+      `kdebug: ${signal === 'SIGINT' ? 'interrupted' : signal}: deleting the debug Pods kdebug created\n`,
+    );
+    void Promise.allSettled([...onInterrupt].map((f) => f())).then((results) => {
+      for (const r of results)
+        if (r.status === 'rejected')
+          process.stderr.write(`kdebug: ${(r.reason as Error).message}\n`);
+      process.exit(code);
+    });
+  };
+  for (const s of Object.keys(SIGNAL_EXIT)) process.on(s, handler);
+}
+
+type LiveOptions = NodeAccessFlags;
+
+/** The node transport of --via and its flags; `created` hands it back to describe and close it. */
+async function nodeTransport(o: LiveOptions, created: (t: { close(): Promise<void> }) => void) {
+  const { nodeAccess } = await import('./cluster/node-transport.js');
+  const { nodeAccessOptions, NodeFlagsError } = await import('./cluster/node-flags.js');
+  try {
+    // the TUI's own question is the hook here (DebugPodConsent); until then: --yes or no Pod
+    return nodeAccess(nodeAccessOptions(o, process.env), created);
+  } catch (e) {
+    if (e instanceof NodeFlagsError) throw new UsageError(e.message);
+    throw e;
+  }
+}
+
+/** The live cluster of --context / --kubeconfig; client-node loads only here. */
+async function connectLive(g: GlobalOptions, o: LiveOptions = {}): Promise<KubeCluster> {
+  const { KubeCluster } = await import('./cluster/kube-cluster.js');
+  const transport = await nodeTransport(o, () => undefined);
+  const cluster = await KubeCluster.connect({
+    kubeconfig: g.kubeconfig,
+    context: g.context,
+    transport,
+  });
+  onInterrupt.add(() => cluster.close());
+  return cluster;
+}
+
+async function closeLive(cluster: KubeCluster): Promise<void> {
+  onInterrupt.clear();
+  await cluster.close();
+}
+
+/** How each node was reached, one line each on stderr (stdout stays the report). */
+function tellNodeAccess(access: NodeAccess[]): void {
+  for (const a of access) process.stderr.write(`kdebug: ${nodeAccessLine(a)}\n`);
+}
+
+/**
+ * A live diagnosis's facts: the API objects for the Service, then, on every node (a bounded
+ * number at once), the basics and the probes the steps read. A node command that cannot run is
+ * not recorded: the steps that need it say so. A Service that does not exist gives facts without
+ * it and the API's suggestions, so the report can say "did you mean".
+ */
+async function readLive(
+  cluster: KubeCluster,
+  target: Target,
+  progress?: Progress,
+): Promise<{ facts: Facts; suggestions?: { namespace: string; name: string }[] }> {
+  const { collect, diagnosisCommands } = await import('./cluster/collect.js');
+  const { ServiceNotFoundError } = await import('./cluster/service-suggestions.js');
+  try {
+    const facts = await collect(cluster, target, {
+      onProgress: progress,
+      meta: { kdebugVersion: VERSION },
+      nodeCommands: (f) => diagnosisCommands(f, target),
+    });
+    const access = cluster.nodeAccess();
+    if (access.length > 0) facts.meta['nodeAccess'] = access;
+    return { facts };
+  } catch (e) {
+    if (!(e instanceof ServiceNotFoundError)) throw e;
+    return { facts: { objects: [], nodes: {}, meta: cluster.meta }, suggestions: e.suggestions };
+  }
+}
+
+function writeReport(report: Report, g: GlobalOptions, o: SvcOptions, source?: string): number {
+  if (format(g) === 'json') write(reportJson(report));
+  else
+    write(
+      reportText(report, {
+        color: colorEnabled(g.color, process.env) && process.stdout.isTTY === true,
+        verbose: o.verbose,
+        source,
+      }),
+    );
+  return exitFor(report);
+}
+
+async function svcCommand(name: string, o: SvcOptions, g: GlobalOptions): Promise<number> {
+  if (o.snapshot !== undefined) {
+    const dir = o.snapshot;
+    const facts = await readSnapshot(dir);
+    const target = { namespace: g.namespace ?? facts.meta.namespace ?? 'default', service: name };
+    if (format(g) === 'tui')
+      return interactive({ start: 'diag', target, facts, load: () => readSnapshot(dir) }, g);
+    return writeReport(diagnose(facts, target), g, o, o.label ?? `snapshot ${dir}`);
+  }
+  const cluster = await connectLive(g, o);
+  try {
+    const target = { namespace: g.namespace ?? cluster.defaultNamespace, service: name };
+    if (format(g) === 'tui') {
+      // no facts yet: the TUI shows the steps completing as they arrive
+      const load = async (progress: Progress) => (await readLive(cluster, target, progress)).facts;
+      return await interactive({ start: 'diag', target, load }, g);
+    }
+    const { facts, suggestions } = await readLive(cluster, target);
+    tellNodeAccess(cluster.nodeAccess());
+    return writeReport(diagnose(facts, target, { suggestions }), g, o);
+  } finally {
+    await closeLive(cluster);
+  }
+}
+
+async function demoCommand(g: GlobalOptions): Promise<number> {
+  const label = 'the bundled demo snapshot';
+  return svcCommand(
+    'nginx-svc',
+    { snapshot: DEMO_SNAPSHOT, label },
+    { ...g, namespace: 'default' },
+  );
+}
+
+interface SnapshotSaveFlags extends LiveOptions {
   service?: string;
   all?: boolean;
   allNamespaces?: boolean;
@@ -156,8 +537,11 @@ async function snapshotSaveCommand(
 ): Promise<number> {
   // client-node and the live-cluster code load only here, never for offline commands
   const { saveSnapshot, SnapshotSaveError } = await import('./cluster/snapshot-save.js');
+  const transport = await nodeTransport(o, (t) => onInterrupt.add(() => t.close()));
   try {
     const r = await saveSnapshot({
+      transport,
+      nodeCommands: 'diagnosis',
       dir,
       namespace: g.namespace,
       service: o.service,
@@ -169,13 +553,77 @@ async function snapshotSaveCommand(
     });
     for (const e of r.readErrors)
       process.stderr.write(`kdebug: warning: could not read ${e.what}: ${e.error}\n`);
+    tellNodeAccess(r.nodeAccess);
     const nodes = r.nodes ? ` and the output of commands on ${r.nodes} nodes` : '';
     write(`saved ${r.objects} objects${nodes} from context ${r.meta.context} to ${dir}\n`);
     return EXIT.ok;
   } catch (e) {
     if (e instanceof SnapshotSaveError) throw new UsageError(e.message);
     throw e;
+  } finally {
+    onInterrupt.clear();
   }
+}
+
+async function cleanupCommand(g: GlobalOptions): Promise<number> {
+  const { KubeApi } = await import('./cluster/kube-api.js');
+  const { cleanupDebugPods } = await import('./cluster/node-pod.js');
+  const api = await KubeApi.connect({ kubeconfig: g.kubeconfig, context: g.context });
+  try {
+    const r = await cleanupDebugPods(api, { namespace: g.namespace });
+    if (r.note) process.stderr.write(`kdebug: ${r.note}\n`);
+    for (const d of r.deleted)
+      write(
+        `deleted Pod ${d.namespace}/${d.name}${d.node ? ` (node ${d.node}, ${d.phase})` : ''}\n`,
+      );
+    if (r.deleted.length === 0) write(`no kdebug debug Pods in ${r.scope}\n`);
+    return EXIT.ok;
+  } finally {
+    api.close();
+  }
+}
+
+/** --ssh-user ... --ssh-timeout: how SSH connects, wherever kdebug may use it. */
+function sshOptions(c: Command): Command {
+  return c
+    .option(
+      '--ssh-user <user>',
+      'SSH login (default: User from ~/.ssh/config, then your user name)',
+    )
+    .option('--ssh-key <file>', 'SSH private key, tried before IdentityFile and ssh-agent')
+    .option('--ssh-config <file>', 'ssh config file (default: ~/.ssh/config; "none" for none)')
+    .option('--known-hosts <file>', 'known_hosts file (default: ~/.ssh/known_hosts)')
+    .option('--ssh-timeout <seconds>', 'SSH connect timeout per hop (default: 10)');
+}
+
+/** How a live run reaches the nodes: --via and what each way needs. */
+function nodeAccessOptions(c: Command): Command {
+  return sshOptions(
+    c
+      .addOption(
+        new Option(
+          '--via <how>',
+          'how to reach the nodes: auto tries exec in the kube-proxy Pod, then a debug Pod, then SSH',
+        )
+          .choices(['auto', 'kube-proxy', 'pod', 'ssh'])
+          .default('auto'),
+      )
+      .option('--yes', 'create privileged debug Pods without asking')
+      .option('--image <image>', `debug Pod image (default: ${DEFAULT_DEBUG_IMAGE})`)
+      .option(
+        '--debug-namespace <ns>',
+        'namespace for debug Pods (default: the context namespace; needs Pod Security "privileged")',
+      )
+      .option(
+        '--node-timeout <seconds>',
+        'per node: connecting, a debug Pod starting, and each command (default: 60)',
+      )
+      .addOption(
+        new Option('--ssh-address-type <type>', 'which Node address SSH connects to')
+          .choices(['InternalIP', 'ExternalIP', 'Hostname'])
+          .default('InternalIP'),
+      ),
+  );
 }
 
 export function buildProgram(run: (code: Promise<number>) => void): Command {
@@ -199,34 +647,107 @@ export function buildProgram(run: (code: Promise<number>) => void): Command {
     .exitOverride();
   const g = () => program.opts<GlobalOptions>();
 
+  sshOptions(
+    program
+      .command('rules')
+      .description("the Service -> KUBE-SVC -> KUBE-SEP -> DNAT trees of a node's rules")
+      .option('--file <path>', 'iptables-save or iptables -S output ("-" for stdin)')
+      .option('--snapshot <dir>', 'a recorded snapshot directory')
+      .option('--node <node>', 'the node whose rules to read (from the snapshot)')
+      .addOption(
+        new Option(
+          '--table <table>',
+          'the table of iptables -S output without *table lines',
+        ).choices(['nat', 'filter', 'mangle', 'raw', 'security']),
+      )
+      .option('--search <query>', 'fuzzy search chains, comments, IPs, ports and Service names')
+      .option('--ssh <[user@]host[:port]>', "read this host's rules over SSH (no cluster needed)"),
+  ).action((o: RulesOptions) => run(rulesCommand(o, g())));
+
   program
-    .command('rules')
-    .description("the Service -> KUBE-SVC -> KUBE-SEP -> DNAT trees of a node's rules")
-    .option('--file <path>', 'iptables-save or iptables -S output ("-" for stdin)')
-    .option('--snapshot <dir>', 'a recorded snapshot directory')
-    .option('--node <node>', 'the node whose rules to read (from the snapshot)')
-    .addOption(
-      new Option('--table <table>', 'the table of iptables -S output without *table lines').choices(
-        ['nat', 'filter', 'mangle', 'raw', 'security'],
-      ),
+    .command('expect')
+    .description(
+      'the rules kube-proxy (1.28+, iptables mode) would write on a node, as iptables-save text',
     )
-    .option('--search <query>', 'fuzzy search chains, comments, IPs, ports and Service names')
-    .action((o: RulesOptions) => run(rulesCommand(o, g())));
+    .option('--snapshot <dir>', 'a snapshot directory: its objects.json is read')
+    .option('--node <node>', 'the node to compute the rules for')
+    .addOption(new Option('--table <table>', 'only this table').choices(['nat', 'filter']))
+    .option(
+      '--no-random-fully',
+      'the iptables binary lacks MASQUERADE --random-fully (iptables < 1.6.2)',
+    )
+    .option('--nfacct', 'the node has nfacct counters (kube-proxy 1.30+ adds -m nfacct rules)')
+    .option('--tcp-be-liberal', 'sysctl nf_conntrack_tcp_be_liberal=1 (no INVALID drop rule)')
+    .action((o: ExpectOptions) => run(expectCommand(o)));
+
+  sshOptions(
+    program
+      .command('drift')
+      .description(
+        "what each node's rules do differently from what kube-proxy would write (exit 1 on drift)",
+      )
+      .option('--snapshot <dir>', 'a recorded snapshot directory')
+      .option('--node <node>', 'the node to check')
+      .option('--all-nodes', 'every node with recorded rules')
+      .option('--ssh <[user@]host[:port]>', "with --snapshot: that node's rules read over SSH now"),
+  ).action((o: DriftOptions) => run(driftCommand(o, g())));
+
+  sshOptions(
+    program
+      .command('trace')
+      .description(
+        "walk one packet through a node's rules: every outcome, its chance, the rules it matched",
+      )
+      .option('--snapshot <dir>', 'a recorded snapshot directory')
+      .option('--node <node>', 'the node whose rules to walk')
+      .option('--src <ip>', 'source address (a Pod IP, or a client outside the cluster)')
+      .option(
+        '--dst <ip:port>',
+        'destination, e.g. a ClusterIP and port or a node IP and node port',
+      )
+      .addOption(
+        new Option('--proto <protocol>', 'protocol')
+          .choices(['tcp', 'udp', 'sctp', 'icmp'])
+          .default('tcp'),
+      )
+      .option(
+        '--from-host',
+        'sent by a process on the node (nat OUTPUT) rather than a Pod or the network',
+      )
+      .option('--ssh <[user@]host[:port]>', "with --snapshot: that node's rules read over SSH now"),
+  ).action((o: TraceOptions) => run(traceCommand(o, g())));
+
+  nodeAccessOptions(
+    program
+      .command('svc <name>')
+      .description('the guided diagnosis of one Service, step by step, with evidence')
+      .option('--snapshot <dir>', 'a recorded snapshot directory instead of the live cluster')
+      .option('-v, --verbose', 'text: expand every finding, not only the failing ones'),
+  ).action((name: string, o: SvcOptions) => run(svcCommand(name, o, g())));
 
   program
     .command('demo')
     .description('kdebug on the bundled demo snapshot (the nginx-svc cluster), no cluster needed')
     .action(() => run(demoCommand(g())));
 
-  program
+  const snapshot = program
     .command('snapshot')
-    .description('capture cluster facts into a directory that --snapshot replays')
-    .command('save <dir>')
-    .description('read a Service (or every Service) from the cluster and save it as a snapshot')
-    .option('--service <name>', 'the Service to capture')
-    .option('--all', 'every Service in the namespace (-n, default: the context namespace)')
-    .option('-A, --all-namespaces', 'with --all: every Service in the cluster')
-    .action((dir: string, o: SnapshotSaveFlags) => run(snapshotSaveCommand(dir, o, g())));
+    .description('capture cluster facts into a directory that --snapshot replays');
+  nodeAccessOptions(
+    snapshot
+      .command('save <dir>')
+      .description('read a Service (or every Service) from the cluster and save it as a snapshot')
+      .option('--service <name>', 'the Service to capture')
+      .option('--all', 'every Service in the namespace (-n, default: the context namespace)')
+      .option('-A, --all-namespaces', 'with --all: every Service in the cluster'),
+  ).action((dir: string, o: SnapshotSaveFlags) => run(snapshotSaveCommand(dir, o, g())));
+
+  program
+    .command('cleanup')
+    .description(
+      'delete the debug Pods a killed kdebug left behind (label app.kubernetes.io/managed-by=kdebug; all namespaces, or -n)',
+    )
+    .action(() => run(cleanupCommand(g())));
 
   return program;
 }
@@ -235,7 +756,12 @@ export function buildProgram(run: (code: Promise<number>) => void): Command {
 function fail(e: unknown): number {
   if (e instanceof IptablesParseError) {
     process.stderr.write(`${e.message}\n`); // FILE:LINE: message, then the line
-  } else if (e instanceof SnapshotError || e instanceof UsageError || e instanceof KubeApiError) {
+  } else if (
+    e instanceof SnapshotError ||
+    e instanceof UsageError ||
+    e instanceof KubeApiError ||
+    e instanceof DriftInputError
+  ) {
     process.stderr.write(`kdebug: ${e.message}\n`);
   } else {
     process.stderr.write(`kdebug: internal error: ${(e as Error)?.message ?? String(e)}\n`);
@@ -257,5 +783,6 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 if (process.env['KDEBUG_NO_MAIN'] === undefined) {
+  cleanUpOnSignals();
   process.exitCode = await main(process.argv);
 }

@@ -1,4 +1,5 @@
 // Reading Facts: which nodes were recorded and the rules dump of each. Pure lookups, no verdicts.
+import { hasKubeChains } from './iptables-backend.js';
 import type { Facts } from './model.js';
 
 /** The file stems a node's rules can be stored under, best first. */
@@ -15,13 +16,14 @@ export function recordedNodes(facts: Facts): string[] {
   return Object.keys(facts.nodes).sort();
 }
 
-/** The node's iptables-save output, if recorded. */
+/** The node's iptables-save output, if recorded: the first with kube-proxy's chains, else the first. */
 export function nodeDump(facts: Facts, node: string): NodeDump | undefined {
   const outputs = facts.nodes[node];
   if (!outputs) return undefined;
-  for (const stem of DUMP_STEMS) {
-    const text = outputs[stem];
-    if (text !== undefined) return { source: `nodes/${node}/${stem}.txt`, text };
-  }
-  return undefined;
+  const present = DUMP_STEMS.filter((stem) => outputs[stem] !== undefined);
+  // the default iptables-save may read the backend kube-proxy does not write to
+  const stem = present.find((s) => hasKubeChains(outputs[s]!)) ?? present[0];
+  return stem === undefined
+    ? undefined
+    : { source: `nodes/${node}/${stem}.txt`, text: outputs[stem]! };
 }

@@ -54,6 +54,8 @@ export interface Finding {
   next?: string;
   node?: string;
   service?: ServicePortName;
+  /** An explanation rather than a verdict (e.g. why ping to a ClusterIP gets no answer). */
+  info?: boolean;
 }
 
 export interface Step {
@@ -63,9 +65,24 @@ export interface Step {
   findings: Finding[];
 }
 
+/** What the header of a diagnosis shows about the Service. */
+export interface ServiceSummary {
+  type: string;
+  /** "10.1.190.219", "None" (headless), or absent (ExternalName). */
+  clusterIP?: string;
+  /** "http 8080/TCP -> 80" per Service port. */
+  ports: string[];
+  externalName?: string;
+  /** kube-proxy's mode, when known ("iptables", "ipvs", "nftables"). */
+  proxyMode?: string;
+}
+
 export interface Report {
   schemaVersion: number;
   target: { namespace: string; service: string };
   context?: string;
+  /** The worst step status: fail, warn, pending, else pass. */
+  status?: Status;
+  service?: ServiceSummary;
   steps: Step[];
 }

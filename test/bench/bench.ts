@@ -120,6 +120,41 @@ try {
   console.log(
     `fuzzy query over ${index.docs.length} documents: median ${ms(median(lat))}, worst ${ms(Math.max(...lat))} (targets 16 ms / 50 ms; ${lat.length} queries)`,
   );
+
+  // --- expect + drift (issue 3): the rules kube-proxy should have written for node-a, from the
+  // API objects the dump was rendered from, compared with the parsed dump (parsing is timed above)
+  {
+    const { clusterObjects, NODE } = await import('./cluster-dump.js');
+    const { clusterView } = await import('../../src/core/kube.js');
+    const { expectedRules } = await import('../../src/core/expected.js');
+    const { nodeDrift } = await import('../../src/core/drift.js');
+    const objects = clusterObjects({ services, endpoints });
+    const expect: number[] = [];
+    const drift: number[] = [];
+    let findings = 0;
+    for (let i = 0; i < runs; i++) {
+      const actual = parseIptables(readFileSync(file));
+      let view = clusterView([]);
+      let exp = expectedRules(view, NODE);
+      expect.push(
+        time(() => {
+          view = clusterView(objects);
+          exp = expectedRules(view, NODE);
+        }),
+      );
+      drift.push(
+        time(() => {
+          findings = nodeDrift({ node: NODE, source: file, expected: exp, actual, view }).findings
+            .length;
+        }),
+      );
+    }
+    const e = median(expect);
+    const d = median(drift);
+    console.log(
+      `expect ${ms(e)} + drift ${ms(d)} = ${ms(e + d)} for ${services} Services on ${NODE} (target < 1000 ms; ${findings} findings, 0 expected)`,
+    );
+  }
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -1,0 +1,81 @@
+// The shape of one diagnostic step, and the small builders its findings are made with.
+import type { Finding, Status } from '../model.js';
+import type { CheckContext } from './context.js';
+
+/** A step's input is not there yet (live runs): the step shows as pending. */
+export interface Pending {
+  pending: string;
+}
+
+export interface Check {
+  /** Stable step id: "service", "ports", ... */
+  id: string;
+  title: string;
+  run(ctx: CheckContext): Finding[] | Pending;
+}
+
+export const pending = (why: string): Pending => ({ pending: why });
+export const isPending = (r: Finding[] | Pending): r is Pending => !Array.isArray(r);
+
+export interface FindingParts {
+  explanation: string;
+  evidence?: string[];
+  next?: string;
+  node?: string;
+  service?: string;
+  /** An explanation worth reading even when nothing is wrong (shown expanded). */
+  info?: boolean;
+}
+
+export function finding(id: string, status: Status, title: string, p: FindingParts): Finding {
+  return {
+    id,
+    status,
+    title,
+    explanation: p.explanation,
+    evidence: p.evidence ?? [],
+    ...(p.next ? { next: p.next } : {}),
+    ...(p.node ? { node: p.node } : {}),
+    ...(p.service ? { service: p.service } : {}),
+    ...(p.info ? { info: true } : {}),
+  };
+}
+
+/** A finding of an earlier step (or of this one) that explains a later failure. */
+export interface Cause {
+  finding: Finding;
+  /** The step it belongs to, by title. */
+  step: string;
+}
+
+/**
+ * A failure that an earlier finding already explains becomes a warning that points at it, so a
+ * report fails once, at the root cause.
+ */
+export function consequence(f: Finding, cause: Cause | undefined): Finding {
+  if (!cause || f.status !== 'fail') return f;
+  return {
+    ...f,
+    status: 'warn',
+    explanation: `${f.explanation} This follows from ${cause.finding.id} (${cause.step}, above): fix that first.`,
+  };
+}
+
+/** "kubectl -n NS" for commands a person can paste. */
+export const kubectl = (namespace: string, rest: string) => `kubectl -n ${namespace} ${rest}`;
+
+/** "1 Pod", "2 Pods". */
+export const count = (n: number, word: string, plural = `${word}s`) =>
+  `${n} ${n === 1 ? word : plural}`;
+
+/** "a, b and c" (or "a, b or c"). */
+export function list(items: string[], conjunction = 'and'): string {
+  if (items.length <= 1) return items.join('');
+  return `${items.slice(0, -1).join(', ')} ${conjunction} ${items[items.length - 1]}`;
+}
+
+/** "app=nginx,tier=web" */
+export const labelText = (labels: Record<string, string>) =>
+  Object.entries(labels)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(',');

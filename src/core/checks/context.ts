@@ -1,0 +1,244 @@
+// What every diagnostic step reads: the typed cluster view, the target Service, each node's
+// parsed rules and recorded probes (parsed once, on first use), and the findings of the steps
+// before it, so a step can say "this follows from step 3" instead of failing a second time.
+import { nodeDump } from '../facts.js';
+import { IptablesParseError, parseIptables, type Ruleset } from '../iptables.js';
+import {
+  clusterView,
+  kubeProxyConfigOf,
+  selectorMatches,
+  servicePortName,
+  slicesOf,
+  type ClusterView,
+  type EndpointSlice,
+  type KubeProxyConfig,
+  type Pod,
+  type Service,
+  type ServicePort,
+} from '../kube.js';
+import type { Facts } from '../model.js';
+import type { Cause } from './check.js';
+import { parseProbe, type ProbeResult } from '../probes.js';
+import { buildServiceTrees, type ServiceTrees } from '../service-tree.js';
+import { probeStem, type Probe } from './probe-stems.js';
+
+export interface Target {
+  namespace: string;
+  service: string;
+}
+
+export interface DiagnoseOptions {
+  /**
+   * Facts still arriving (live runs): a step whose input is missing is pending rather than
+   * skipped. `objects`: the API reads are not done; `nodes`: the node commands are not done.
+   */
+  collecting?: { objects?: boolean; nodes?: boolean };
+  /** Services with a similar name, when the API said the target does not exist (live 404). */
+  suggestions?: { namespace: string; name: string }[];
+}
+
+/** One endpoint of one Service port, as the EndpointSlices say, with the Pod behind it. */
+export interface PortEndpoint {
+  ip: string;
+  port: number;
+  ready: boolean;
+  serving: boolean;
+  terminating: boolean;
+  nodeName?: string;
+  /** The endpoint's hostname (StatefulSet Pods, hostname + subdomain). */
+  hostname?: string;
+  podName?: string;
+  pod?: Pod;
+  slice: string;
+}
+
+export interface NodeRules {
+  node: string;
+  source: string;
+  ruleset?: Ruleset;
+  trees?: ServiceTrees;
+  /** Why the dump could not be read ("nodes/x/iptables-save.txt:12: ..."). */
+  error?: string;
+}
+
+export class CheckContext {
+  readonly view: ClusterView;
+  readonly service: Service | undefined;
+  /** Fail and warn findings of the steps already run, in order, with their step. */
+  readonly earlier: Cause[] = [];
+  private readonly rulesCache = new Map<string, NodeRules | undefined>();
+  private proxyConfig: { config: KubeProxyConfig; error?: string } | undefined;
+
+  constructor(
+    readonly facts: Facts,
+    readonly target: Target,
+    readonly options: DiagnoseOptions = {},
+  ) {
+    this.view = clusterView(facts.objects);
+    this.service = this.view.services.find(
+      (s) => s.namespace === target.namespace && s.name === target.service,
+    );
+  }
+
+  /** Is this input still being collected (so its absence means "not yet", not "never")? */
+  waiting(input: 'objects' | 'nodes'): boolean {
+    return this.options.collecting?.[input] === true;
+  }
+
+  /** The first earlier fail/warn finding with one of these ids: the cause of what follows. */
+  causedBy(...ids: string[]): Cause | undefined {
+    return this.earlier.find((c) => ids.includes(c.finding.id));
+  }
+
+  /** kube-proxy's configuration; a ConfigMap that cannot be read falls back to the defaults. */
+  kubeProxyConfig(): { config: KubeProxyConfig; error?: string } {
+    if (!this.proxyConfig) {
+      try {
+        this.proxyConfig = { config: kubeProxyConfigOf(this.view) };
+      } catch (e) {
+        const config = kubeProxyConfigOf({ ...this.view, configMaps: [] });
+        this.proxyConfig = { config, error: (e as Error).message };
+      }
+    }
+    return this.proxyConfig;
+  }
+
+  /** Pods of the Service's namespace its selector matches (none without a selector). */
+  selectedPods(): Pod[] {
+    const svc = this.service;
+    if (!svc?.selector) return [];
+    return this.view.pods.filter(
+      (p) => p.namespace === svc.namespace && selectorMatches(svc.selector!, p.labels),
+    );
+  }
+
+  slices(): EndpointSlice[] {
+    return this.service ? slicesOf(this.view, this.service) : [];
+  }
+
+  pod(namespace: string, name: string): Pod | undefined {
+    return this.view.pods.find((p) => p.namespace === namespace && p.name === name);
+  }
+
+  /** The endpoints of one port of the target Service. */
+  endpoints(port: ServicePort): PortEndpoint[] {
+    return this.service ? this.endpointsOf(this.service, port) : [];
+  }
+
+  /** The endpoints of one Service port (slice ports matched by name and protocol, as kube-proxy does). */
+  endpointsOf(svc: Service, port: ServicePort): PortEndpoint[] {
+    const out = new Map<string, PortEndpoint>();
+    for (const slice of slicesOf(this.view, svc)) {
+      if (slice.addressType === 'FQDN') continue;
+      const sp = slice.ports.find((p) => p.name === port.name && p.protocol === port.protocol);
+      if (!sp?.port) continue;
+      for (const e of slice.endpoints) {
+        const ip = e.addresses[0];
+        if (!ip) continue;
+        const key = `${ip}:${sp.port}`;
+        const prev = out.get(key);
+        if (prev && !prev.terminating) continue; // duplicates: a non-terminating copy wins
+        const ns = e.targetRef?.namespace || svc.namespace;
+        const podName =
+          e.targetRef?.kind === 'Pod' || !e.targetRef?.kind ? e.targetRef?.name : undefined;
+        out.set(key, {
+          ip,
+          port: sp.port,
+          ...e.conditions,
+          nodeName: e.nodeName,
+          hostname: e.hostname,
+          podName,
+          pod: podName ? this.pod(ns, podName) : undefined,
+          slice: slice.name,
+        });
+      }
+    }
+    return [...out.values()].sort((a, b) => (`${a.ip}:${a.port}` < `${b.ip}:${b.port}` ? -1 : 1));
+  }
+
+  /** Every endpoint address of the Service, any port, once. */
+  endpointAddresses(): PortEndpoint[] {
+    const svc = this.service;
+    if (!svc) return [];
+    const seen = new Map<string, PortEndpoint>();
+    for (const port of svc.ports)
+      for (const e of this.endpoints(port)) seen.set(e.ip, seen.get(e.ip) ?? e);
+    return [...seen.values()];
+  }
+
+  servicePortName(port: ServicePort): string {
+    return servicePortName(this.service ?? { namespace: '', name: '' }, port);
+  }
+
+  /** Node names from the Node objects and from the recorded outputs, sorted. */
+  nodeNames(): string[] {
+    const names = new Set([
+      ...this.view.nodes.map((n) => n.name),
+      ...Object.keys(this.facts.nodes),
+    ]);
+    return [...names].filter(Boolean).sort();
+  }
+
+  /** Nodes with a recorded rules dump. */
+  nodesWithRules(): string[] {
+    return this.nodeNames().filter((n) => nodeDump(this.facts, n));
+  }
+
+  /** The node's rules, parsed and read into Service trees; undefined when none were recorded. */
+  rules(node: string): NodeRules | undefined {
+    if (this.rulesCache.has(node)) return this.rulesCache.get(node);
+    const dump = nodeDump(this.facts, node);
+    let r: NodeRules | undefined;
+    if (dump) {
+      try {
+        const ruleset = parseIptables(dump.text, { file: dump.source });
+        const servicePorts = this.view.services.flatMap((s) =>
+          s.ports.map((p) => ({ name: servicePortName(s, p), protocol: p.protocol })),
+        );
+        r = {
+          node,
+          source: dump.source,
+          ruleset,
+          trees: buildServiceTrees(ruleset, { servicePorts }),
+        };
+      } catch (e) {
+        const msg =
+          e instanceof IptablesParseError ? e.message.split('\n')[0]! : (e as Error).message;
+        r = { node, source: dump.source, error: msg };
+      }
+    }
+    this.rulesCache.set(node, r);
+    return r;
+  }
+
+  /** A chain's rules as evidence: "nodes/n/iptables-save.txt:42: -A KUBE-SEP-... -j DNAT ...". */
+  chainEvidence(node: string, table: string, chain: string): string[] {
+    const r = this.rules(node);
+    const t = r?.ruleset?.table(table);
+    const c = t?.chain(chain);
+    if (!r || !t || !c) return [];
+    return c.ruleIds.map((id) => `${r.source}:${t.line(id)}: ${t.text(id)}`);
+  }
+
+  /** One rule line of a node's dump as evidence, found by its line number. */
+  lineEvidence(node: string, table: string, line: number): string | undefined {
+    const r = this.rules(node);
+    const t = r?.ruleset?.table(table);
+    if (!r || !t) return undefined;
+    for (const c of t.chains)
+      for (const id of c.ruleIds)
+        if (t.line(id) === line) return `${r.source}:${line}: ${t.text(id)}`;
+    return undefined;
+  }
+
+  /** A recorded probe's verdict on a node, if that probe was run there. */
+  probe(node: string, probe: Probe): ProbeResult | undefined {
+    const stdout = this.facts.nodes[node]?.[probeStem(probe)];
+    return stdout === undefined ? undefined : parseProbe(probe.kind, stdout);
+  }
+
+  /** The raw stdout of a node command, by its stem ("proxy-mode", "ip-addr" ...). */
+  output(node: string, stem: string): string | undefined {
+    return this.facts.nodes[node]?.[stem];
+  }
+}

@@ -1,0 +1,273 @@
+// Step 4: the EndpointSlices: each endpoint's ready / serving / terminating state and the Pod and
+// node behind it; why a Pod is not ready; the legacy Endpoints agreeing with the slices.
+import type { Pod, Service } from '../kube.js';
+import type { Finding } from '../model.js';
+import { consequence, count, finding, kubectl, pending, type Check } from './check.js';
+import type { CheckContext, PortEndpoint } from './context.js';
+import { podReady, whyNotReady } from './pod-health.js';
+import { connectProbe, probeText } from './probe-stems.js';
+
+const state = (e: PortEndpoint) =>
+  e.ready
+    ? 'ready'
+    : e.serving && e.terminating
+      ? 'terminating (still serving)'
+      : e.terminating
+        ? 'terminating'
+        : 'not ready';
+
+export const endpointLine = (e: PortEndpoint) =>
+  `${e.ip}:${e.port} ${state(e)}${e.podName ? `  Pod ${e.podName}` : ''}${e.nodeName ? ` on ${e.nodeName}` : ''}`;
+
+function notReady(ctx: CheckContext, svc: Service, e: PortEndpoint, anyReady: boolean): Finding {
+  const why = e.pod ? whyNotReady(e.pod) : undefined;
+  const who = e.podName ? `Pod ${e.podName}` : e.ip;
+  // a direct connection that works means the application runs: the probe's own check fails
+  const probe = connectProbe(
+    e.ip,
+    e.port,
+    svc.ports.find((p) => ctx.endpoints(p).includes(e))?.protocol ?? 'TCP',
+  );
+  const direct = probe
+    ? ctx.nodeNames().flatMap((n) => {
+        const r = ctx.probe(n, probe);
+        return r ? [{ n, r }] : [];
+      })
+    : [];
+  const answers = why?.probeFailing && direct.some((d) => d.r.status === 'pass');
+  return finding(
+    'endpoint-not-ready',
+    anyReady ? 'warn' : 'fail',
+    `${who} is not ready: ${why?.short ?? state(e)}`,
+    {
+      explanation: `${who} (${e.ip}) is selected, but ${why?.reason ?? 'it is not ready'}. A Pod that is not ready stays in the EndpointSlice with ready=false and gets no Service traffic${anyReady ? ' while the other endpoints take it' : ''}.${answers ? ` It does accept connections on port ${e.port} (a direct probe connected), so the application runs: it is the readiness check itself that fails. Check what the probe asks for against what the application serves; the Pod's events give the probe's error.` : ''}`,
+      evidence: [
+        `EndpointSlice ${e.slice}: ${endpointLine(e)}`,
+        ...(why?.evidence ?? []),
+        ...(probe ? direct.map((d) => `${d.n}: ${probeText(probe)}: ${d.r.detail}`) : []),
+      ],
+      next: e.podName
+        ? why?.crashed
+          ? kubectl(svc.namespace, `logs ${e.podName} --previous`)
+          : kubectl(svc.namespace, `describe pod ${e.podName}`)
+        : kubectl(
+            svc.namespace,
+            `get endpointslices -l kubernetes.io/service-name=${svc.name} -o yaml`,
+          ),
+      node: e.nodeName,
+    },
+  );
+}
+
+/** Legacy Endpoints (ready addresses) against the slices' ready endpoints. */
+function legacyAgreement(ctx: CheckContext, svc: Service, all: PortEndpoint[]): Finding[] {
+  const legacy = ctx.view.endpoints.find(
+    (e) => e.namespace === svc.namespace && e.name === svc.name,
+  );
+  if (!legacy || ctx.slices().length === 0) return [];
+  const fromLegacy = new Set(legacy.subsets.flatMap((s) => s.addresses.map((a) => a.ip)));
+  const fromSlices = new Set(all.filter((e) => e.ready).map((e) => e.ip));
+  const onlyLegacy = [...fromLegacy].filter((ip) => !fromSlices.has(ip));
+  const onlySlices = [...fromSlices].filter((ip) => !fromLegacy.has(ip));
+  if (onlyLegacy.length === 0 && onlySlices.length === 0) return [];
+  return [
+    finding(
+      'endpoints-disagree',
+      'warn',
+      'the legacy Endpoints and the EndpointSlices list different ready addresses',
+      {
+        explanation: `kube-proxy and CoreDNS read the EndpointSlices, not the legacy Endpoints object, so a tool that reads Endpoints (an older ingress controller, a script) sees a different set of Pods. One of the controllers is behind or the objects were edited by hand.`,
+        evidence: [
+          ...onlyLegacy.map((ip) => `only in Endpoints ${svc.name}: ${ip}`),
+          ...onlySlices.map((ip) => `only in the EndpointSlices: ${ip}`),
+        ],
+        next: kubectl(
+          svc.namespace,
+          `get endpoints,endpointslices -l kubernetes.io/service-name=${svc.name} -o wide`,
+        ),
+      },
+    ),
+  ];
+}
+
+/** Selected, ready Pods the slices do not list, and endpoints whose Pod is gone. */
+function mismatches(ctx: CheckContext, svc: Service, all: PortEndpoint[]): Finding[] {
+  const out: Finding[] = [];
+  const listed = new Set(all.map((e) => e.ip));
+  const missing = ctx
+    .selectedPods()
+    .filter((p) => podReady(p) && p.podIP && !listed.has(p.podIP) && !p.deleting);
+  if (missing.length > 0 && all.length > 0)
+    out.push(
+      finding(
+        'pod-missing-from-endpoints',
+        'warn',
+        `${count(missing.length, 'ready Pod')} selected but not in the EndpointSlices`,
+        {
+          explanation: `The selector matches ${missing.map((p) => p.name).join(', ')} and ${missing.length === 1 ? 'it is' : 'they are'} ready, but no EndpointSlice lists ${missing.length === 1 ? 'its' : 'their'} IP. Either the endpoint controller is behind (kube-controller-manager), or a named targetPort cannot be resolved on ${missing.length === 1 ? 'that Pod' : 'those Pods'}.`,
+          evidence: missing.map(
+            (p: Pod) => `Pod ${p.name}: ${p.podIP} on ${p.nodeName ?? '?'}, Ready`,
+          ),
+          next: kubectl('kube-system', 'logs -l component=kube-controller-manager --tail=50'),
+        },
+      ),
+    );
+  const gone = all.filter((e) => e.podName && !e.pod && ctx.view.pods.length > 0);
+  if (gone.length > 0)
+    out.push(
+      finding(
+        'endpoint-pod-gone',
+        'warn',
+        `${count(gone.length, 'endpoint')} point${gone.length === 1 ? 's' : ''} at Pods that do not exist`,
+        {
+          explanation:
+            'The EndpointSlices name Pods that were not found: the slices are stale, which usually means the endpoint controller is not running or cannot write.',
+          evidence: gone.map((e) => `EndpointSlice ${e.slice}: ${endpointLine(e)}`),
+          next: kubectl(
+            svc.namespace,
+            `get endpointslices -l kubernetes.io/service-name=${svc.name} -o yaml`,
+          ),
+        },
+      ),
+    );
+  const restarting = all.filter(
+    (e) => e.ready && e.pod && e.pod.containerStatuses.some((c) => c.restartCount >= 3),
+  );
+  for (const e of restarting)
+    out.push(
+      finding(
+        'pod-restarting',
+        'warn',
+        `Pod ${e.podName} is ready but has restarted ${Math.max(...e.pod!.containerStatuses.map((c) => c.restartCount))} times`,
+        {
+          explanation:
+            'Each restart drops the connections it was serving and takes the endpoint out of rotation until the readiness probe passes again: intermittent failures.',
+          evidence: whyNotReady(e.pod!).evidence,
+          next: kubectl(svc.namespace, `logs ${e.podName} --previous`),
+          node: e.nodeName,
+        },
+      ),
+    );
+  return out;
+}
+
+function check(ctx: CheckContext, svc: Service): Finding[] {
+  const out: Finding[] = [];
+  const cause = ctx.causedBy('selector-matches-no-pods', 'target-port-not-exposed');
+  const slices = ctx.slices();
+  const all = ctx.endpointAddresses();
+  for (const port of svc.ports.length > 0 ? svc.ports : [undefined]) {
+    const eps = port ? ctx.endpoints(port) : all;
+    const spn = port ? ctx.servicePortName(port) : undefined;
+    const ready = eps.filter((e) => e.ready);
+    const serving = eps.filter((e) => !e.ready && e.serving && e.terminating);
+    const evidence = [
+      ...(slices.length === 0
+        ? [`no EndpointSlice has label kubernetes.io/service-name=${svc.name}`]
+        : []),
+      ...slices
+        .filter((s) => s.endpoints.length === 0)
+        .map((s) => `EndpointSlice ${s.name}: no endpoints`),
+      ...eps.map((e) => `EndpointSlice ${e.slice}: ${endpointLine(e)}`),
+    ];
+    const what = port ? `${port.port}/${port.protocol}` : svc.name;
+    if (ready.length > 0) {
+      out.push(
+        finding(
+          'endpoints-ready',
+          'pass',
+          `${what}: ${ready.length} of ${count(eps.length, 'endpoint')} ready`,
+          {
+            explanation: `Traffic for ${what} is balanced across ${list2(ready)}.`,
+            evidence,
+            service: spn,
+          },
+        ),
+      );
+    } else if (serving.length > 0) {
+      out.push(
+        finding(
+          'only-terminating-endpoints',
+          'warn',
+          `${what}: no ready endpoint, only ${count(serving.length, 'terminating one')}`,
+          {
+            explanation:
+              'Every endpoint is terminating. kube-proxy 1.28+ keeps sending new connections to terminating endpoints that are still serving, but only until they are gone: the replacement Pods are not ready.',
+            evidence,
+            next: kubectl(
+              svc.namespace,
+              `get pods -l ${Object.entries(svc.selector ?? {})
+                .map(([k, v]) => `${k}=${v}`)
+                .join(',')} -o wide`,
+            ),
+            service: spn,
+          },
+        ),
+      );
+    } else {
+      out.push(
+        consequence(
+          finding('no-ready-endpoints', 'fail', `${what}: no ready endpoints`, {
+            explanation:
+              eps.length === 0
+                ? `No endpoint is listed for ${what}: nothing can answer. ${effect(svc)}`
+                : `${eps.length === 1 ? 'The only endpoint' : eps.length === 2 ? 'Both endpoints' : `All ${eps.length} endpoints`} of ${what} ${eps.length === 1 ? 'is' : 'are'} not ready, so none gets traffic. ${effect(svc)}`,
+            evidence,
+            next: kubectl(
+              svc.namespace,
+              `get endpointslices -l kubernetes.io/service-name=${svc.name} -o wide`,
+            ),
+            service: spn,
+          }),
+          cause,
+        ),
+      );
+    }
+  }
+  const anyReady = all.some((e) => e.ready);
+  for (const e of all.filter((x) => !x.ready && !x.terminating))
+    out.push(notReady(ctx, svc, e, anyReady));
+  if (svc.publishNotReadyAddresses)
+    out.push(
+      finding(
+        'publish-not-ready-addresses',
+        'pass',
+        'publishNotReadyAddresses: Pods get traffic before they are ready',
+        {
+          explanation:
+            'With spec.publishNotReadyAddresses the endpoint controller marks every selected Pod ready, whatever its readiness probe says (StatefulSet peers use this to find each other). Clients may reach Pods that are still starting.',
+          evidence: ['spec.publishNotReadyAddresses: true'],
+          info: true,
+        },
+      ),
+    );
+  return [...out, ...legacyAgreement(ctx, svc, all), ...mismatches(ctx, svc, all)];
+}
+
+/** What a Service without ready endpoints does to its clients. */
+const effect = (svc: Service) =>
+  svc.headless
+    ? 'Its DNS name has no address records, so clients get NXDOMAIN.'
+    : 'kube-proxy writes a REJECT rule for the ClusterIP instead of forwarding, so clients get "connection refused" at once.';
+
+const list2 = (eps: PortEndpoint[]) =>
+  eps.length <= 3 ? eps.map((e) => `${e.ip}:${e.port}`).join(', ') : `${eps.length} endpoints`;
+
+export const endpointsCheck: Check = {
+  id: 'endpoints',
+  title: 'Endpoints',
+  run(ctx) {
+    const svc = ctx.service;
+    if (!svc) return ctx.waiting('objects') ? pending('reading the Service') : [];
+    if (svc.type === 'ExternalName')
+      return [
+        finding('endpoints-not-used', 'skip', 'ExternalName: no endpoints', {
+          explanation:
+            'An ExternalName Service has no endpoints: DNS sends the client to the external name.',
+        }),
+      ];
+    if (ctx.slices().length === 0 && ctx.waiting('objects'))
+      return pending('reading the EndpointSlices');
+    return check(ctx, svc);
+  },
+};

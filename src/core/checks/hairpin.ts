@@ -1,0 +1,133 @@
+// Step 10: a Pod reaching itself through its own Service. The DNAT makes source and destination
+// the same Pod; unless the KUBE-SEP chain marks that packet for masquerade, the reply goes back
+// inside the Pod from its own address and the client drops it. Checked on each endpoint's node.
+import type { Finding } from '../model.js';
+import { consequence, finding, kubectl, pending, type Check } from './check.js';
+import type { CheckContext } from './context.js';
+import { kubeProxyPods, proxyModes, replacement } from './kube-proxy.js';
+
+const BRIDGE_NOTE =
+  'The bridge must also send the packet back out of the port it came in on: kubelet --hairpin-mode (hairpin-veth or promiscuous-bridge) or the CNI plugin\'s "hairpinMode": true. If a Pod still cannot reach itself through the Service, read /sys/class/net/<bridge>/brif/*/hairpin_mode on its node (1 is on).';
+
+function check(ctx: CheckContext): Finding[] {
+  const svc = ctx.service!;
+  const out: Finding[] = [];
+  const present: string[] = [];
+  const cause = ctx.causedBy(
+    'masquerade-missing',
+    'endpoint-missing',
+    'service-rules-missing',
+    'svc-chain-missing',
+  );
+  for (const port of svc.ports) {
+    const spn = ctx.servicePortName(port);
+    for (const e of ctx.endpoints(port).filter((x) => x.ready && x.nodeName)) {
+      const node = e.nodeName!;
+      const tree = ctx.rules(node)?.trees?.services.find((t) => t.name === spn);
+      const ep = [...(tree?.endpoints ?? []), ...(tree?.localEndpoints ?? [])].find(
+        (x) => x.address === `${e.ip}:${e.port}` || x.inferredIP === e.ip,
+      );
+      if (!ep) continue; // no KUBE-SEP chain at all: the Rules step says so
+      const rules = ctx.chainEvidence(node, 'nat', ep.chain);
+      if (ep.hairpinMasquerade) {
+        present.push(...rules.filter((r) => r.includes('KUBE-MARK-MASQ')));
+        continue;
+      }
+      const pod = kubeProxyPods(ctx).find((p) => p.nodeName === node);
+      out.push(
+        consequence(
+          finding(
+            'hairpin-masquerade-missing',
+            'fail',
+            `${e.podName ?? e.ip} cannot reach itself through the Service: ${ep.chain} on ${node} has no masquerade rule`,
+            {
+              explanation: `When ${e.podName ?? 'the Pod'} (${e.ip}) connects to the Service and is balanced to itself, the DNAT makes source and destination both ${e.ip}. kube-proxy writes "-s ${e.ip}/32 -j KUBE-MARK-MASQ" first in the endpoint's KUBE-SEP chain so the packet is masqueraded to the node's address; ${ep.chain} on ${node} lacks it, so the reply goes back inside the Pod from its own address and the connection hangs. The other Pods are not affected. kube-proxy rewrites every rule when it restarts: delete its Pod on ${node}. ${BRIDGE_NOTE}`,
+              evidence: rules,
+              next: pod
+                ? kubectl('kube-system', `delete pod ${pod.name}`)
+                : `kdebug drift --node ${node}`,
+              node,
+              service: spn,
+            },
+          ),
+          cause,
+        ),
+      );
+    }
+  }
+  if (out.length === 0 && present.length > 0)
+    out.push(
+      finding(
+        'hairpin-masquerade-present',
+        'pass',
+        'a Pod reaching itself through the Service is masqueraded',
+        {
+          explanation: `Every endpoint's KUBE-SEP chain on its own node marks hairpin traffic for masquerade. ${BRIDGE_NOTE}`,
+          evidence: present,
+        },
+      ),
+    );
+  return out;
+}
+
+export const hairpinCheck: Check = {
+  id: 'hairpin',
+  title: 'Hairpin',
+  run(ctx) {
+    const svc = ctx.service;
+    if (!svc) return ctx.waiting('objects') ? pending('reading the Service') : [];
+    if (svc.type === 'ExternalName' || svc.headless)
+      return [
+        finding('hairpin-not-used', 'skip', 'no virtual IP: a Pod connects to itself directly', {
+          explanation:
+            'Hairpin masquerade is only needed when a Service address is translated to the Pod that sent the packet.',
+        }),
+      ];
+    if (replacement(ctx))
+      return [
+        finding('hairpin-not-checked', 'skip', 'no kube-proxy rules to read', {
+          explanation: 'The Service proxy is not kube-proxy (see kube-proxy above).',
+        }),
+      ];
+    const nodes = ctx.nodesWithRules();
+    if (nodes.length === 0) {
+      if (ctx.waiting('nodes')) return pending('waiting for the node rules');
+      return [
+        finding('hairpin-not-checked', 'skip', 'no node rules recorded', {
+          explanation:
+            "The hairpin rule lives in each node's nat table; no rules dump was recorded.",
+        }),
+      ];
+    }
+    const modes = proxyModes(ctx).filter((m) => nodes.includes(m.node) && m.mode !== 'iptables');
+    if (modes.length === nodes.length)
+      return [
+        finding(
+          'hairpin-not-checked',
+          'skip',
+          `${modes[0]!.mode} mode: hairpin is handled outside the iptables chains`,
+          {
+            explanation:
+              'In IPVS mode the KUBE-LOOP-BACK ipset masquerades hairpin traffic; in nftables mode the endpoint chains do. kdebug reads iptables-mode rules.',
+          },
+        ),
+      ];
+    const found = check(ctx);
+    if (found.length === 0 && !ctx.endpointAddresses().some((e) => e.ready))
+      return [
+        finding('hairpin-not-checked', 'skip', 'no ready endpoints: no Pod can be sent to itself', {
+          explanation: 'Hairpin traffic needs an endpoint that is also the client.',
+        }),
+      ];
+    if (found.length === 0)
+      return [
+        finding(
+          'hairpin-not-checked',
+          'skip',
+          'no ready endpoint has a KUBE-SEP chain on its node',
+          { explanation: 'There is nothing to check until the endpoints have rules (see Rules).' },
+        ),
+      ];
+    return found;
+  },
+};

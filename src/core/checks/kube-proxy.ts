@@ -1,0 +1,336 @@
+// Step 6: who programs the Service on each node. kube-proxy's mode per node (its /proxyMode,
+// else the ConfigMap), a kube-proxy Pod running on every node, how fresh its last sync is (its
+// /metrics), or a replacement such as Cilium, said plainly.
+import { nodeDump } from '../facts.js';
+import { modeFromRules, nodeBackends } from '../iptables-backend.js';
+import { DEFAULT_KUBE_PROXY_CONFIG, type Pod, type Service } from '../kube.js';
+import type { Finding } from '../model.js';
+import { parseProxyMode } from '../probes.js';
+import { count, finding, kubectl, list, pending, type Check } from './check.js';
+import type { CheckContext } from './context.js';
+import { podReady, whyNotReady } from './pod-health.js';
+
+export interface NodeMode {
+  node: string;
+  mode: string;
+  source: string;
+}
+
+/**
+ * kube-proxy's mode on each node: what /proxyMode said there, else the ConfigMap, else what the
+ * node's rules show (no ConfigMap: k3s, some managed clusters), else kube-proxy's default.
+ */
+export function proxyModes(ctx: CheckContext): NodeMode[] {
+  const { config } = ctx.kubeProxyConfig();
+  const configured = config !== DEFAULT_KUBE_PROXY_CONFIG;
+  return ctx.nodeNames().map((node) => {
+    const said = parseProxyMode(ctx.output(node, 'proxy-mode') ?? '');
+    if (said) return { node, mode: said, source: `/proxyMode on ${node}` };
+    const dump = configured ? undefined : nodeDump(ctx.facts, node);
+    const shown = dump ? modeFromRules(dump.text) : undefined;
+    if (shown) return { node, mode: shown, source: `the rules in ${dump!.source}` };
+    return { node, mode: config.mode || 'iptables', source: config.source };
+  });
+}
+
+/** The mode most nodes run (the header shows it). */
+export function clusterMode(ctx: CheckContext): string | undefined {
+  if (replacement(ctx)) return undefined;
+  const modes = proxyModes(ctx).map((m) => m.mode);
+  if (modes.length === 0) return ctx.kubeProxyConfig().config.mode;
+  return modes.sort(
+    (a, b) => modes.filter((m) => m === b).length - modes.filter((m) => m === a).length,
+  )[0];
+}
+
+export function kubeProxyPods(ctx: CheckContext): Pod[] {
+  return ctx.view.pods.filter(
+    (p) =>
+      p.namespace === 'kube-system' &&
+      (p.labels['k8s-app'] === 'kube-proxy' ||
+        (p.ownerKind === 'DaemonSet' && p.ownerName === 'kube-proxy')),
+  );
+}
+
+/** A kube-proxy replacement, with the command that shows its Service table. */
+export function replacement(
+  ctx: CheckContext,
+): { name: string; evidence: string[]; next: string } | undefined {
+  if (kubeProxyPods(ctx).length > 0) return undefined;
+  const cilium = ctx.view.pods.filter((p) => p.labels['k8s-app'] === 'cilium');
+  const cfg = ctx.view.configMaps.find((c) => c.name === 'cilium-config')?.data[
+    'kube-proxy-replacement'
+  ];
+  if (cilium.length > 0 || (cfg && cfg !== 'false' && cfg !== 'disabled'))
+    return {
+      name: 'Cilium',
+      evidence: [
+        ...(cfg ? [`ConfigMap cilium-config: kube-proxy-replacement: ${cfg}`] : []),
+        `${count(cilium.length, 'cilium Pod')} in kube-system, no kube-proxy Pods`,
+      ],
+      next: kubectl('kube-system', 'exec ds/cilium -- cilium-dbg service list'),
+    };
+  const dumps = ctx
+    .nodesWithRules()
+    .map((n) => ctx.rules(n))
+    .filter((r) => r?.ruleset);
+  const kubeChains = dumps.some((r) => r!.ruleset!.table('nat')?.chain('KUBE-SERVICES'));
+  const hasDaemonSet = ctx.view.daemonSets.some((d) => d.metadata?.name === 'kube-proxy');
+  if (dumps.length > 0 && !kubeChains && !hasDaemonSet)
+    return {
+      name: 'another Service proxy',
+      evidence: [
+        `no kube-proxy Pods, and no KUBE-SERVICES chain in the rules of ${list(ctx.nodesWithRules())}`,
+      ],
+      next: kubectl('kube-system', 'get pods -o wide'),
+    };
+  return undefined;
+}
+
+interface Metrics {
+  lastSync?: number;
+  lastQueued?: number;
+  failures: number;
+}
+
+/** kube-proxy's /metrics: the sync timestamps and the restore failure counters. */
+export function parseProxyMetrics(text: string): Metrics {
+  const value = (name: string) => {
+    const m = new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)`, 'm').exec(text);
+    return m ? Number(m[1]) : undefined;
+  };
+  const failures =
+    (value('kubeproxy_sync_proxy_rules_iptables_restore_failures_total') ?? 0) +
+    (value('kubeproxy_sync_proxy_rules_nftables_sync_failures_total') ?? 0);
+  return {
+    lastSync: value('kubeproxy_sync_proxy_rules_last_timestamp_seconds'),
+    lastQueued: value('kubeproxy_sync_proxy_rules_last_queued_timestamp_seconds'),
+    failures,
+  };
+}
+
+function freshness(ctx: CheckContext): Finding[] {
+  const out: Finding[] = [];
+  const captured = ctx.facts.meta.capturedAt
+    ? Date.parse(ctx.facts.meta.capturedAt) / 1000
+    : undefined;
+  for (const node of ctx.nodeNames()) {
+    const text = ctx.output(node, 'proxy-metrics');
+    if (text === undefined) continue;
+    const m = parseProxyMetrics(text);
+    const ev = [
+      `${node}: kubeproxy_sync_proxy_rules_last_timestamp_seconds ${m.lastSync ?? '(absent)'}`,
+      `${node}: kubeproxy_sync_proxy_rules_last_queued_timestamp_seconds ${m.lastQueued ?? '(absent)'}`,
+      ...(m.failures > 0 ? [`${node}: restore/sync failures ${m.failures}`] : []),
+    ];
+    const behind =
+      m.lastSync !== undefined && m.lastQueued !== undefined ? m.lastQueued - m.lastSync : 0;
+    const age =
+      captured !== undefined && m.lastQueued !== undefined ? captured - m.lastQueued : undefined;
+    if ((behind > 0 && (age === undefined || age > 60)) || m.failures > 0)
+      out.push(
+        finding(
+          'kube-proxy-sync-stale',
+          'warn',
+          `kube-proxy on ${node} ${m.failures > 0 ? `failed to write its rules ${count(m.failures, 'time')}` : 'has changes it has not written'}`,
+          {
+            explanation: `kube-proxy queued a change${age !== undefined ? ` ${Math.round(age)}s before the capture` : ''} that its last successful sync does not include, so the node's rules lag behind the API. Its log says why (often an iptables-restore error or a lock held by another program).`,
+            evidence: ev,
+            next: kubectl(
+              'kube-system',
+              `logs ${kubeProxyPods(ctx).find((p) => p.nodeName === node)?.name ?? 'ds/kube-proxy'} --tail=50`,
+            ),
+            node,
+          },
+        ),
+      );
+    else
+      out.push(
+        finding('kube-proxy-synced', 'pass', `kube-proxy on ${node} is in sync`, {
+          explanation: 'Its last sync includes every change it was told about.',
+          evidence: ev,
+          node,
+        }),
+      );
+  }
+  return out;
+}
+
+function running(ctx: CheckContext): Finding[] {
+  const pods = kubeProxyPods(ctx);
+  const out: Finding[] = [];
+  for (const node of ctx.view.nodes.map((n) => n.name).sort()) {
+    const pod = pods.find((p) => p.nodeName === node);
+    if (pod && podReady(pod) && pod.phase === 'Running') continue;
+    const why = pod ? whyNotReady(pod) : undefined;
+    out.push(
+      finding(
+        'kube-proxy-not-running',
+        'fail',
+        pod
+          ? `kube-proxy on ${node} is not running: ${why!.short}`
+          : `no kube-proxy Pod on node ${node}`,
+        {
+          explanation: `Nothing updates the Service rules on ${node}: new Services and endpoint changes never reach it, and Pods there keep using whatever rules were left, or none.`,
+          evidence: why?.evidence ?? [
+            `kube-proxy Pods: ${pods.map((p) => `${p.name} on ${p.nodeName}`).join(', ') || 'none'}`,
+          ],
+          next: pod
+            ? kubectl('kube-system', `logs ${pod.name} --previous`)
+            : kubectl('kube-system', 'describe daemonset kube-proxy'),
+          node,
+        },
+      ),
+    );
+  }
+  return out;
+}
+
+function modes(ctx: CheckContext): Finding[] {
+  const { config, error } = ctx.kubeProxyConfig();
+  const per = proxyModes(ctx);
+  const distinct = [...new Set(per.map((m) => m.mode))];
+  const out: Finding[] = [];
+  if (error)
+    out.push(
+      finding('kube-proxy-config-unreadable', 'warn', 'the kube-proxy ConfigMap cannot be read', {
+        explanation: `${error}. kdebug assumes kube-proxy's defaults (iptables mode).`,
+        next: kubectl('kube-system', 'get configmap kube-proxy -o yaml'),
+      }),
+    );
+  const evidence = per.map((m) => `${m.node}: ${m.mode} (${m.source})`);
+  const drifted = per.filter(
+    (m) => m.source.startsWith('/proxyMode') && m.mode !== (config.mode || 'iptables'),
+  );
+  if (distinct.length > 1 || drifted.length > 0)
+    out.push(
+      finding(
+        'proxy-mode-differs',
+        'warn',
+        distinct.length > 1
+          ? `the nodes run different proxy modes: ${list(distinct)}`
+          : `${list(drifted.map((m) => m.node))} run${drifted.length === 1 ? 's' : ''} ${drifted[0]!.mode}, the ConfigMap says ${config.mode}`,
+        {
+          explanation: `kube-proxy reads its mode when it starts: a ConfigMap edited without restarting every kube-proxy Pod leaves nodes in different modes, and the rules of the old mode stay behind on the nodes that switched.`,
+          evidence,
+          next: kubectl('kube-system', 'rollout restart daemonset kube-proxy'),
+        },
+      ),
+    );
+  else if (distinct.length === 1)
+    out.push(
+      finding('proxy-mode', 'pass', `${distinct[0]} mode on ${count(per.length, 'node')}`, {
+        explanation: `kube-proxy runs in ${distinct[0]} mode.`,
+        evidence,
+      }),
+    );
+  return out;
+}
+
+/**
+ * Which iptables backend holds kube-proxy's chains on each node. Both at once means one set is
+ * stale: the kernel runs the legacy and the nft tables alike, so the stale set still matches.
+ */
+function backends(ctx: CheckContext): Finding[] {
+  const per = ctx
+    .nodeNames()
+    .map((node) => ({ node, ...nodeBackends(ctx.facts.nodes[node]) }))
+    .filter((b) => b.verdict !== 'unknown');
+  if (per.length === 0) return [];
+  const evidence = per.map(
+    (b) =>
+      `${b.node}: KUBE-SERVICES in ${b.verdict === 'both' ? 'legacy and nft' : b.verdict === 'none' ? 'neither backend' : `${b.verdict} only`} (${b.sources.join(', ')})`,
+  );
+  const both = per.filter((b) => b.verdict === 'both');
+  if (both.length === 0) {
+    const used = [...new Set(per.map((b) => b.verdict).filter((v) => v !== 'none'))];
+    if (used.length === 0) return [];
+    return [
+      finding(
+        'iptables-backend',
+        'pass',
+        `kube-proxy's chains are in the ${list(used)} backend${used.length > 1 ? 's' : ''}, one per node`,
+        {
+          explanation:
+            'Each node keeps its Service rules in one iptables backend; the other holds no kube-proxy chain.',
+          evidence,
+        },
+      ),
+    ];
+  }
+  return both.map((b) =>
+    finding(
+      'iptables-backends-both',
+      'warn',
+      `${b.node}: kube-proxy chains in both iptables backends, legacy and nft`,
+      {
+        explanation: `The kernel runs the rules of both backends, so a packet meets both sets. kube-proxy writes to one of them (the one its image's iptables wrapper picked); the other set is stale, left by an older kube-proxy or by a switch of backend, and can still send a Service's traffic to endpoints that no longer exist. kdebug diagnosed ${nodeDump(ctx.facts, b.node)?.source ?? 'the default dump'}.`,
+        evidence,
+        next: `on ${b.node}: iptables-legacy-save -t nat | grep -c '^-A KUBE-SEP' ; iptables-nft-save -t nat | grep -c '^-A KUBE-SEP'   (the stale set is the one that disagrees with the EndpointSlices)`,
+        node: b.node,
+      },
+    ),
+  );
+}
+
+export const kubeProxyCheck: Check = {
+  id: 'kube-proxy',
+  title: 'kube-proxy',
+  run(ctx) {
+    const svc: Service | undefined = ctx.service;
+    if (!svc) return ctx.waiting('objects') ? pending('reading the Service') : [];
+    if (svc.type === 'ExternalName' || svc.headless)
+      return [
+        finding(
+          'kube-proxy-not-involved',
+          'skip',
+          `kube-proxy writes no rules for ${svc.type === 'ExternalName' ? 'an ExternalName' : 'a headless'} Service`,
+          {
+            explanation:
+              'There is no virtual IP to translate: clients reach the Pods (or the external name) directly.',
+          },
+        ),
+      ];
+    if (ctx.waiting('objects')) return pending('reading kube-proxy');
+    const other = replacement(ctx);
+    if (other)
+      return [
+        finding(
+          'kube-proxy-replaced',
+          'pass',
+          `no kube-proxy: Services are handled by ${other.name}`,
+          {
+            explanation: `This cluster runs without kube-proxy; ${other.name} programs Services (Cilium with eBPF, not iptables), so the iptables steps below do not apply. Its own Service table shows the ClusterIP and the backends it uses.`,
+            evidence: other.evidence,
+            next: other.next,
+            info: true,
+          },
+        ),
+      ];
+    if (kubeProxyPods(ctx).length === 0 && ctx.view.daemonSets.length === 0)
+      return [
+        finding('kube-proxy-not-recorded', 'skip', 'no kube-proxy Pods in the facts', {
+          explanation:
+            'kdebug read no kube-proxy DaemonSet or Pods (some distributions, like k3s, run it inside another process). The node rules below show whether it did its work.',
+          next: kubectl('kube-system', 'get pods -o wide'),
+        }),
+        ...modes(ctx),
+        ...backends(ctx),
+      ];
+    const out = [...running(ctx), ...modes(ctx), ...backends(ctx), ...freshness(ctx)];
+    const pods = kubeProxyPods(ctx);
+    if (!out.some((f) => f.id === 'kube-proxy-not-running'))
+      out.unshift(
+        finding(
+          'kube-proxy-running',
+          'pass',
+          `kube-proxy running on ${count(pods.length, 'node')}`,
+          {
+            explanation: 'Every node has a ready kube-proxy Pod.',
+            evidence: pods.map((p) => `Pod ${p.name} on ${p.nodeName}: ${p.phase}, Ready`),
+          },
+        ),
+      );
+    return out;
+  },
+};

@@ -1,0 +1,304 @@
+// Step 8: does a connection get through? The recorded probes from the nodes: TCP (or UDP) to
+// ClusterIP:port and to each endpoint directly, ICMP echo to the ClusterIP. Then why ping and
+// curl disagree in this cluster's proxy mode, with the rules (and the packet walk) as proof.
+import type { Service, ServicePort } from '../kube.js';
+import type { Finding } from '../model.js';
+import { parseIpBrief, type ProbeResult } from '../probes.js';
+import { consequence, count, finding, list, pending, type Check } from './check.js';
+import type { CheckContext } from './context.js';
+import { clusterMode, replacement } from './kube-proxy.js';
+import { connectProbe, probeText, type Probe } from './probe-stems.js';
+import { treeOf } from './rules.js';
+import { policiesFor } from './network-policy.js';
+import { packetWalk } from './walk.js';
+
+/** Findings of earlier steps that explain a connection failing. */
+const ENDPOINT_CAUSES = [
+  'target-port-not-exposed',
+  'port-protocol-mismatch',
+  'endpoint-not-ready',
+  'no-ready-endpoints',
+  'selector-matches-no-pods',
+];
+const CLUSTERIP_CAUSES = [
+  ...ENDPOINT_CAUSES,
+  'kube-proxy-not-running',
+  'service-rules-missing',
+  'svc-chain-missing',
+  'endpoint-missing',
+  'endpoint-stale',
+  'no-endpoints-reject-missing',
+  'local-policy-wrong',
+  'no-local-endpoint',
+];
+
+interface Probed {
+  node: string;
+  probe: Probe;
+  result: ProbeResult;
+}
+
+function probed(ctx: CheckContext, probe: Probe): Probed[] {
+  return ctx.nodeNames().flatMap((node) => {
+    const result = ctx.probe(node, probe);
+    return result ? [{ node, probe, result }] : [];
+  });
+}
+
+const line = (p: Probed) => `${p.node}: ${probeText(p.probe)}: ${p.result.detail}`;
+const refused = (p: Probed) => /refused|unreachable: nothing listens/.test(p.result.detail);
+
+function endpointProbes(
+  ctx: CheckContext,
+  port: ServicePort,
+): { findings: Finding[]; all: Probed[] } {
+  const findings: Finding[] = [];
+  const all: Probed[] = [];
+  const cause = ctx.causedBy(...ENDPOINT_CAUSES);
+  const policies = policiesFor(ctx);
+  for (const e of ctx.endpoints(port)) {
+    const probe = connectProbe(e.ip, e.port, port.protocol);
+    if (!probe) continue;
+    const got = probed(ctx, probe);
+    all.push(...got);
+    const failed = got.filter((p) => p.result.status === 'fail');
+    if (failed.length === 0) continue;
+    const who = e.podName ? `Pod ${e.podName}` : e.ip;
+    const r = failed.find(refused);
+    findings.push(
+      consequence(
+        finding(
+          'endpoint-unreachable',
+          'fail',
+          `endpoint ${e.ip}:${e.port}: ${failed[0]!.result.detail}`,
+          {
+            explanation: r
+              ? `The connection straight to ${who}, bypassing the Service, was refused: the Pod is there, but nothing listens on port ${e.port} in it. Either the application listens on another port (check targetPort) or it only listens on 127.0.0.1.`
+              : `The connection straight to ${who}, bypassing the Service, got no answer from ${list(failed.map((p) => p.node))}: the packets are lost between the node and the Pod (the Pod network or overlay between nodes, a NetworkPolicy, or a host firewall), or the Pod is hung.${policies.length > 0 ? ` NetworkPolicy ${list(policies.map((x) => x.name))} ${policies.some((x) => x.maybe) ? 'may select' : 'selects'} this Pod: traffic its rules do not allow is dropped like this.` : ''}`,
+            evidence: got.map(line),
+            next: e.podName
+              ? // an ephemeral busybox shares the Pod's network: its netstat shows what listens
+                `kubectl -n ${ctx.service!.namespace} debug -it ${e.podName} --image=busybox --target=${e.pod?.containers[0]?.name ?? 'app'} -- netstat -tln`
+              : `kubectl get pods -A -o wide | grep ${e.ip}`,
+            node: e.nodeName,
+            service: ctx.servicePortName(port),
+          },
+        ),
+        cause,
+      ),
+    );
+  }
+  return { findings, all };
+}
+
+function clusterIpProbes(
+  ctx: CheckContext,
+  svc: Service,
+  port: ServicePort,
+  earlier: Finding[],
+): Finding[] {
+  const ip = svc.clusterIP!;
+  const probe = connectProbe(ip, port.port, port.protocol);
+  if (!probe) return [];
+  const got = probed(ctx, probe);
+  if (got.length === 0) return [];
+  const failed = got.filter((p) => p.result.status === 'fail');
+  const spn = ctx.servicePortName(port);
+  if (failed.length === 0)
+    return [
+      finding(
+        'clusterip-reachable',
+        'pass',
+        `ClusterIP ${ip}:${port.port} answers from ${list(got.map((p) => p.node))}`,
+        {
+          explanation: `A ${port.protocol} connection to the ClusterIP is translated to an endpoint and answered.`,
+          evidence: got.map(line),
+          service: spn,
+        },
+      ),
+    ];
+  const inStep = earlier.find((f) => f.id === 'endpoint-unreachable');
+  const cause =
+    ctx.causedBy(...CLUSTERIP_CAUSES) ??
+    (inStep ? { finding: inStep, step: 'Reachability' } : undefined);
+  const r = failed.find(refused);
+  const forwarded = ctx.endpoints(port).some((e) => e.ready || (e.serving && e.terminating));
+  const explanation = r
+    ? forwarded
+      ? `The connection to ${ip}:${port.port} was refused. The Service has ready endpoints, so kube-proxy forwarded it to a Pod, and the Pod refused it: nothing listens on the targetPort there.`
+      : `The connection to ${ip}:${port.port} was refused at once, by the REJECT rule kube-proxy writes for a Service without ready endpoints.`
+    : `The connection to ${ip}:${port.port} got no answer from ${list(failed.map((p) => p.node))}. Either the node has no rule for it (so the packet leaves unchanged towards the default route, where nobody owns the ClusterIP), or it was forwarded to an endpoint that does not answer.`;
+  return [
+    consequence(
+      finding(
+        'clusterip-unreachable',
+        'fail',
+        `ClusterIP ${ip}:${port.port}: ${failed[0]!.result.detail}`,
+        {
+          explanation: `${explanation}${failed.length < got.length ? ` It works from ${list(got.filter((p) => !failed.includes(p)).map((p) => p.node))}: compare that node's rules with the failing one's (Rules step).` : ''}`,
+          evidence: got.map(line),
+          next: `kdebug trace --node ${failed[0]!.node} --src ${nodeIp(ctx, failed[0]!.node) ?? '<node IP>'} --dst ${ip}:${port.port} --proto ${port.protocol.toLowerCase()} --from-host`,
+          node: failed.length === 1 ? failed[0]!.node : undefined,
+          service: spn,
+        },
+      ),
+      cause,
+    ),
+  ];
+}
+
+const nodeIp = (ctx: CheckContext, node: string) =>
+  ctx.view.nodes.find((n) => n.name === node)?.ips[0];
+
+/** Who owns the ClusterIP on each node, from `ip -br addr`. */
+function owners(ctx: CheckContext, ip: string): string[] {
+  return ctx.nodeNames().flatMap((node) => {
+    const text = ctx.output(node, 'ip-addr');
+    if (text === undefined) return [];
+    const dev = parseIpBrief(text).find((i) => i.addresses.some((a) => a.split('/')[0] === ip));
+    return [
+      dev
+        ? `${node}: ${ip} is bound to ${dev.name} (ip -br addr)`
+        : `${node}: no interface holds ${ip} (ip -br addr)`,
+    ];
+  });
+}
+
+/** Why ping to the ClusterIP and a connection to its port behave differently, for this mode. */
+function pingExplained(ctx: CheckContext, svc: Service): Finding | undefined {
+  const ip = svc.clusterIP!;
+  const port = svc.ports[0];
+  if (!port) return undefined;
+  const mode = clusterMode(ctx) ?? 'iptables';
+  const pings = probed(ctx, { kind: 'icmp-echo', ip });
+  const connect = connectProbe(ip, port.port, port.protocol);
+  const conns = connect ? probed(ctx, connect) : [];
+  const evidence = [...pings.map(line), ...conns.map(line), ...owners(ctx, ip)];
+  // walk on a node the probes ran from, so the walk and the recorded results tell one story
+  const withRules = ctx.nodesWithRules();
+  const programmed = withRules.filter((n) => treeOf(ctx, n, port));
+  const node =
+    programmed.find((n) => pings.some((p) => p.node === n)) ?? programmed[0] ?? withRules[0];
+  if (node && mode === 'iptables') {
+    const tree = treeOf(ctx, node, port);
+    for (const e of tree?.entries ?? []) {
+      const text = ctx.lineEvidence(node, 'nat', e.line);
+      if (text && e.address === ip) evidence.push(text);
+    }
+    evidence.push(
+      ...packetWalk(ctx, node, { dst: ip, proto: 'icmp' }),
+      ...packetWalk(ctx, node, { dst: ip, port: port.port, proto: port.protocol.toLowerCase() }),
+    );
+  }
+  const proto = port.protocol;
+  const answered = pings.some((p) => p.result.status === 'pass');
+  const connected = conns.some((p) => p.result.status === 'pass');
+  const forwarded = ctx.endpoints(port).some((e) => e.ready || (e.serving && e.terminating));
+  const curl =
+    proto === 'TCP' ? `curl ${ip}:${port.port}` : `a ${proto} client on port ${port.port}`;
+  const ping =
+    pings.length === 0
+      ? `ping ${ip}`
+      : answered
+        ? `ping ${ip} answers`
+        : `ping ${ip} gets no answer`;
+  const title = (normal: string) => `${ping}${connected ? `, ${curl} connects` : ''}: ${normal}`;
+  const byMode: Record<string, { title: string; text: string }> = {
+    iptables: {
+      title: answered
+        ? title('unusual in iptables mode')
+        : title(
+            pings.length > 0
+              ? 'normal in iptables mode'
+              : `no answer in iptables mode, ${curl} is the test`,
+          ),
+      text: `In iptables mode no interface owns a ClusterIP: ${ip} exists only as a match in kube-proxy's nat rules, and those rules match only its protocol and port (${proto.toLowerCase()} port ${svc.ports.map((p) => p.port).join(', ')}). ${forwarded ? `A ${proto} packet to ${ip}:${port.port} is DNATed to a Pod by the node it is sent from.` : `A ${proto} packet to ${ip}:${port.port} is rejected right now, because the Service has no ready endpoints; once it has some, it is DNATed to one of them by the node it is sent from.`} An ICMP echo matches no rule at all, leaves the node unchanged towards the default route, and nobody answers it${answered ? ' (the answer recorded here came from something else on the path that owns the address, which is unusual)' : ''}. So a failing ping says nothing about the Service: test it with ${curl}.`,
+    },
+    ipvs: {
+      title: title('in IPVS mode the node itself answers a ping'),
+      text: `In IPVS mode kube-proxy binds every ClusterIP to the dummy interface kube-ipvs0 on every node, so the node owns ${ip} and answers the ping itself: the answer proves nothing about the Pods. ${curl} goes through the IPVS virtual server to an endpoint: that is the test that counts.`,
+    },
+    nftables: {
+      title: title('in nftables mode other ports are rejected at once'),
+      text: `In nftables mode kube-proxy knows every ClusterIP and rejects any packet for one that is not for a Service port: a ping or a connection to another port fails at once with an ICMP error instead of timing out. ${curl} is DNATed to an endpoint: that is the test that counts.`,
+    },
+  };
+  const m = byMode[mode];
+  if (!m) return undefined;
+  return finding('ping-clusterip-explained', 'pass', m.title, {
+    explanation: m.text,
+    evidence,
+    info: true,
+  });
+}
+
+export const reachabilityCheck: Check = {
+  id: 'reachability',
+  title: 'Reachability',
+  run(ctx) {
+    const svc = ctx.service;
+    if (!svc) return ctx.waiting('objects') ? pending('reading the Service') : [];
+    if (svc.type === 'ExternalName')
+      return [
+        finding(
+          'reachability-not-checked',
+          'skip',
+          'ExternalName: the external name is not probed',
+          {
+            explanation: `Clients connect to ${svc.externalName} directly; kdebug does not probe addresses outside the cluster.`,
+          },
+        ),
+      ];
+    const out: Finding[] = [];
+    for (const port of svc.ports) {
+      // the endpoints are probed first: their failures explain the ClusterIP's, shown first
+      const eps = endpointProbes(ctx, port);
+      if (!svc.headless) out.push(...clusterIpProbes(ctx, svc, port, eps.findings));
+      out.push(...eps.findings);
+      if (eps.all.length > 0 && eps.findings.length === 0)
+        out.push(
+          finding(
+            'endpoints-reachable',
+            'pass',
+            `${count(eps.all.length, 'endpoint')} answer${eps.all.length === 1 ? 's' : ''} directly on the targetPort`,
+            {
+              explanation: 'Connections straight to the Pods, bypassing the Service, get through.',
+              evidence: eps.all.map(line),
+              service: ctx.servicePortName(port),
+            },
+          ),
+        );
+    }
+    if (out.length === 0) {
+      if (ctx.waiting('nodes')) return pending('waiting for the probes from the nodes');
+      out.push(
+        finding('probes-not-recorded', 'skip', 'no probe results recorded', {
+          explanation:
+            'kdebug probes the ClusterIP and each endpoint from the nodes when it can reach them; these facts hold no probe results.',
+          next: `kdebug svc ${svc.name} -n ${svc.namespace}   (live, with node access)`,
+        }),
+      );
+    }
+    const policies = policiesFor(ctx);
+    if (policies.length > 0)
+      out.push(
+        finding(
+          'network-policy-applies',
+          'pass',
+          `NetworkPolicy ${list(policies.map((p) => p.name))} limits who reaches these Pods`,
+          {
+            explanation: `${policies.length === 1 ? 'This NetworkPolicy' : 'These NetworkPolicies'} ${policies.some((p) => p.maybe) ? 'may select' : 'select'} the Service's Pods for ingress: only the sources ${policies.length === 1 ? 'its' : 'their'} rules allow can connect, to the Service or to the Pods directly. Anyone else's connections are dropped silently and time out; kdebug's probes from the nodes may be allowed where a client Pod is not.`,
+            evidence: policies.map(
+              (p) =>
+                `NetworkPolicy ${svc.namespace}/${p.name}: policyTypes Ingress${p.maybe ? ' (podSelector with matchExpressions, not evaluated)' : ''}`,
+            ),
+            next: `kubectl -n ${svc.namespace} describe networkpolicy ${policies[0]!.name}`,
+            info: true,
+          },
+        ),
+      );
+    const ping = !svc.headless && !replacement(ctx) ? pingExplained(ctx, svc) : undefined;
+    if (ping) out.push(ping);
+    return out;
+  },
+};

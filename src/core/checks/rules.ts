@@ -1,0 +1,274 @@
+// Step 7: per node, the Service's tree read back from the node's rules, and the drift from what
+// kube-proxy should have written there. The node that differs from the others is named.
+import {
+  DriftInputError,
+  driftToFinding,
+  nodeDrift,
+  optionsFromDump,
+  type DriftFinding,
+} from '../drift.js';
+import { expectedRules } from '../expected.js';
+import type { Service, ServicePort } from '../kube.js';
+import type { Finding } from '../model.js';
+import { rulesReadError } from '../node-access.js';
+import { parseIpBrief } from '../probes.js';
+import type { ServiceTree } from '../service-tree.js';
+import { consequence, count, finding, list, pending, type Check } from './check.js';
+import type { CheckContext } from './context.js';
+import { proxyModes, replacement } from './kube-proxy.js';
+
+const pct = (p: number) => `${Math.round(p * 1000) / 10}%`;
+
+/** The tree of one Service port in a node's rules. */
+export function treeOf(
+  ctx: CheckContext,
+  node: string,
+  port: ServicePort,
+): ServiceTree | undefined {
+  const spn = ctx.servicePortName(port);
+  const svc = ctx.service!;
+  return ctx
+    .rules(node)
+    ?.trees?.services.find(
+      (t) =>
+        t.name === spn ||
+        (t.clusterIP === svc.clusterIP &&
+          t.port === port.port &&
+          t.protocol === port.protocol.toLowerCase()),
+    );
+}
+
+/** A tree as evidence lines: entry rules, then each endpoint with its share and DNAT. */
+export function treeEvidence(ctx: CheckContext, node: string, tree: ServiceTree): string[] {
+  const out: string[] = [];
+  for (const e of tree.entries)
+    out.push(ctx.lineEvidence(node, 'nat', e.line) ?? `nat ${e.from} line ${e.line} -> ${e.chain}`);
+  for (const ep of tree.endpoints)
+    out.push(
+      `  ${pct(ep.probability)} -> ${ep.chain}: ${ep.chainMissing ? 'chain missing' : `DNAT ${ep.address ?? ep.inferredIP ?? '?'}`}`,
+    );
+  for (const v of tree.verdicts)
+    out.push(
+      ctx.lineEvidence(node, v.table, v.line) ?? `${v.table} ${v.chain} line ${v.line}: ${v.kind}`,
+    );
+  return out;
+}
+
+function summary(ctx: CheckContext, node: string, svc: Service): Finding {
+  const lines: string[] = [];
+  const parts: string[] = [];
+  for (const port of svc.ports) {
+    const tree = treeOf(ctx, node, port);
+    if (!tree) {
+      parts.push(`${port.port}/${port.protocol}: no rules`);
+      continue;
+    }
+    lines.push(...treeEvidence(ctx, node, tree));
+    const reject = tree.verdicts.find((v) => v.kind === 'reject');
+    parts.push(
+      tree.endpoints.length > 0
+        ? `${port.port}/${port.protocol} -> ${count(tree.endpoints.length, 'endpoint')}`
+        : reject
+          ? `${port.port}/${port.protocol} -> REJECT (no endpoints)`
+          : `${port.port}/${port.protocol} -> no endpoints`,
+    );
+  }
+  return finding('rules-present', 'pass', `${node}: ${parts.join(', ')}`, {
+    explanation: `What kube-proxy wrote on ${node} for ${svc.namespace}/${svc.name}, read back from its rules.`,
+    evidence: lines,
+    node,
+  });
+}
+
+/**
+ * `next` is the command to run: drift's advice may lead with prose, which joins the explanation
+ * (unless a cause found earlier already says it).
+ */
+function withCommand(f: Finding, node: string, explained: boolean): Finding {
+  const advice = f.next ?? '';
+  // the command runs to the end, or to a ";" or ")" that closes the prose around it
+  const command = /\b(?:kubectl|kdebug) [^;)]*/.exec(advice)?.[0].trim();
+  const prose = (command ? advice.replace(` (${command})`, '').replace(command, '') : advice)
+    .trim()
+    .replace(/[:;,]$/, '')
+    .trim();
+  return {
+    ...f,
+    explanation:
+      prose && !explained
+        ? `${f.explanation} ${prose[0]!.toUpperCase()}${prose.slice(1).replace(/([^.])$/, '$1.')}`
+        : f.explanation,
+
+    next: command ?? `kdebug drift --node ${node}`,
+  };
+}
+
+/** The node's drift for this Service's ports (and node-wide drift that affects every Service). */
+function drift(ctx: CheckContext, node: string, svc: Service): Finding[] {
+  const r = ctx.rules(node)!;
+  const names = new Set(svc.ports.map((p) => ctx.servicePortName(p)));
+  const addresses = parseIpBrief(ctx.output(node, 'ip-addr') ?? '').flatMap((i) =>
+    i.addresses.filter((a) => !a.includes(':')).map((a) => a.split('/')[0]!),
+  );
+  let found: DriftFinding[];
+  try {
+    const expected = expectedRules(ctx.view, node, {
+      ...optionsFromDump(r.ruleset!),
+      interfaceAddresses: addresses,
+    });
+    // notes explain what a correct dump does on purpose (e.g. no local endpoint: DROP)
+    const d = nodeDrift({ node, source: r.source, expected, actual: r.ruleset!, view: ctx.view });
+    found = [...d.findings, ...(d.notes ?? [])];
+
+  } catch (e) {
+    if (!(e instanceof DriftInputError)) throw e;
+    return [
+      finding('rules-not-checked', 'skip', `${node}: ${e.message}`, {
+        explanation: e.message,
+        node,
+      }),
+    ];
+  }
+  // a kube-proxy that is not running explains whatever its node's rules got wrong since
+  const down = ctx.earlier.find(
+    (c) => c.finding.id === 'kube-proxy-not-running' && c.finding.node === node,
+  );
+  return found
+    .filter((d) =>
+      d.service ? names.has(d.service) : d.id !== 'orphan-chain' && d.id !== 'rule-text-differs',
+    )
+    .filter((d) => d.id !== 'rule-text-differs') // spelling only: the trees already show what the rules do
+    .map((d) => consequence(withCommand(driftToFinding(d), node, down !== undefined), down));
+}
+
+/** Nodes whose rules a live run tried and failed to read: the Service is unchecked there. */
+function notRead(ctx: CheckContext, read: string[]): Finding[] {
+  const svc = ctx.service!;
+  return ctx
+    .nodeNames()
+    .filter((n) => !read.includes(n))
+    .flatMap((node) => {
+      const error = rulesReadError(ctx.facts, node);
+      if (error === undefined) return [];
+      return [
+        finding('rules-not-read', 'warn', `${node}: rules not read`, {
+          explanation: `kdebug could not read the rules of ${node}, so ${svc.namespace}/${svc.name} is not checked there; the other nodes are. ${error}`,
+          next: `kdebug svc ${svc.name} -n ${svc.namespace} --via pod --yes   (or --via ssh, --via kube-proxy)`,
+          node,
+        }),
+      ];
+    });
+}
+
+export const rulesCheck: Check = {
+  id: 'rules',
+  title: 'Rules',
+  run(ctx) {
+    const svc = ctx.service;
+    if (!svc) return ctx.waiting('objects') ? pending('reading the Service') : [];
+    if (svc.type === 'ExternalName' || svc.headless)
+      return [
+        finding(
+          'rules-not-used',
+          'skip',
+          `kube-proxy writes no rules for ${svc.type === 'ExternalName' ? 'an ExternalName' : 'a headless'} Service`,
+          { explanation: 'There is no virtual IP to translate.' },
+        ),
+      ];
+    const other = replacement(ctx);
+    if (other)
+      return [
+        finding(
+          'rules-not-kube-proxy',
+          'skip',
+          `Services are handled by ${other.name}, not by iptables rules`,
+          {
+            explanation: "The rules step reads kube-proxy's iptables rules; this cluster has none.",
+            next: other.next,
+          },
+        ),
+      ];
+    const nodes = ctx.nodesWithRules();
+    const unread = notRead(ctx, nodes);
+    if (nodes.length === 0) {
+      if (ctx.waiting('nodes')) return pending('waiting for the node rules');
+      if (unread.length > 0) return unread;
+      return [
+        finding('rules-not-recorded', 'skip', 'no node rules recorded', {
+          explanation: `kdebug compares each node's rules with what kube-proxy should have written, but no rules dump was read${ctx.nodeNames().length > 0 ? ` from ${list(ctx.nodeNames())}` : ''}. Give kdebug access to the nodes, or add nodes/<node>/iptables-save.txt to the snapshot.`,
+          next: 'iptables-save > nodes/<node>/iptables-save.txt   (on each node)',
+        }),
+      ];
+    }
+    const out: Finding[] = [];
+    const modes = proxyModes(ctx);
+    const clean: string[] = [];
+    const drifted: string[] = [];
+    for (const node of nodes) {
+      const mode = modes.find((m) => m.node === node)?.mode ?? 'iptables';
+      const r = ctx.rules(node)!;
+      if (r.error) {
+        out.push(
+          finding('rules-unreadable', 'warn', `${node}: the rules dump cannot be read`, {
+            explanation: r.error,
+            evidence: [r.source],
+            node,
+          }),
+        );
+        continue;
+      }
+      if (mode !== 'iptables') {
+        out.push(
+          finding(
+            'rules-other-mode',
+            'skip',
+            `${node}: ${mode} mode, kdebug reads iptables-mode rules`,
+            {
+              explanation:
+                mode === 'ipvs'
+                  ? 'In IPVS mode the Service is an IPVS virtual server; compare it with the endpoints.'
+                  : 'In nftables mode the rules are in the "kube-proxy" nftables table.',
+              next:
+                mode === 'ipvs'
+                  ? `ipvsadm -Ln -t ${svc.clusterIP}:${svc.ports[0]?.port ?? ''}`
+                  : 'nft list table ip kube-proxy',
+              node,
+            },
+          ),
+        );
+        continue;
+      }
+      const found = drift(ctx, node, svc);
+      if (found.some((f) => f.status === 'fail' || f.status === 'warn')) drifted.push(node);
+      else clean.push(node);
+      out.push(...found);
+    }
+    const ok = clean.map((node) => summary(ctx, node, svc));
+    if (ok.length > 0) {
+      // one line for all the nodes that agree with the expected rules
+      const same = ok.every(
+        (f) =>
+          f.title.slice(f.title.indexOf(':')) === ok[0]!.title.slice(ok[0]!.title.indexOf(':')),
+      );
+      const named = drifted.length > 0 ? `${list(clean)}` : count(clean.length, 'node');
+      out.unshift(
+        finding(
+          'rules-match',
+          'pass',
+          same
+            ? `${named}${ok[0]!.title.slice(ok[0]!.title.indexOf(':'))}, as expected`
+            : `${named}: as expected`,
+          {
+            explanation: `On ${list(clean)} the rules for ${svc.namespace}/${svc.name} are what kube-proxy should have written for the current objects.`,
+            evidence: ok.flatMap((f) => [`${f.node}:`, ...f.evidence]),
+          },
+        ),
+      );
+    }
+    if (drifted.length > 0 && clean.length > 0)
+      for (const f of out)
+        if (f.node && drifted.includes(f.node) && f.status !== 'pass')
+          f.title = `${f.node}: ${f.title} (unlike ${list(clean)})`;
+    return [...out, ...unread];
+  },
+};

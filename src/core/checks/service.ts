@@ -1,0 +1,150 @@
+// Step 1: does the Service exist, and what is it? Headless and ExternalName Services are said
+// to be what they are, since most of the later steps do not apply to them.
+import type { Service, ServicePort } from '../kube.js';
+import type { Finding } from '../model.js';
+import { count, finding, kubectl, labelText, list, pending, type Check } from './check.js';
+import type { CheckContext } from './context.js';
+
+export const portText = (p: ServicePort) =>
+  `${p.name ? `${p.name} ` : ''}${p.port}/${p.protocol} -> ${p.targetPort}${p.nodePort ? ` (node port ${p.nodePort})` : ''}`;
+
+/** The Service's spec as evidence lines. */
+export function serviceEvidence(svc: Service): string[] {
+  const out = [`Service ${svc.namespace}/${svc.name}: type ${svc.type}`];
+  if (svc.type === 'ExternalName') out.push(`spec.externalName: ${svc.externalName ?? '(empty)'}`);
+  else out.push(`spec.clusterIP: ${svc.clusterIP ?? '(none)'}`);
+  for (const p of svc.ports) out.push(`spec.ports: ${portText(p)}`);
+  if (svc.type !== 'ExternalName')
+    out.push(`spec.selector: ${svc.selector ? labelText(svc.selector) : '(none)'}`);
+  if (svc.externalIPs.length > 0) out.push(`spec.externalIPs: ${svc.externalIPs.join(', ')}`);
+  if (svc.loadBalancerIPs.length > 0)
+    out.push(`status.loadBalancer.ingress: ${svc.loadBalancerIPs.join(', ')}`);
+  if (svc.externalTrafficPolicy === 'Local' && svc.type !== 'ClusterIP')
+    out.push('spec.externalTrafficPolicy: Local');
+  if (svc.internalTrafficPolicy === 'Local') out.push('spec.internalTrafficPolicy: Local');
+  if (svc.sessionAffinity === 'ClientIP')
+    out.push(`spec.sessionAffinity: ClientIP (${svc.sessionAffinityTimeout}s)`);
+  if (svc.publishNotReadyAddresses) out.push('spec.publishNotReadyAddresses: true');
+  return out;
+}
+
+/** Levenshtein distance, for "did you mean". */
+function distance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++)
+      row[j] = Math.min(
+        prev[j]! + 1,
+        row[j - 1]! + 1,
+        prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+    prev = row;
+  }
+  return prev[b.length]!;
+}
+
+/** Services named like the target: the same name elsewhere first, then close spellings. */
+export function similarServices(
+  services: { namespace: string; name: string }[],
+  namespace: string,
+  name: string,
+): { namespace: string; name: string }[] {
+  const limit = Math.max(2, Math.floor(name.length / 3));
+  return services
+    .filter((s) => !(s.namespace === namespace && s.name === name))
+    .map((s) => ({
+      s,
+      d:
+        s.name === name
+          ? 0
+          : s.name.includes(name) || name.includes(s.name)
+            ? 1
+            : distance(s.name, name),
+    }))
+    .filter((x) => x.d <= limit)
+    .sort(
+      (a, b) =>
+        a.d - b.d || Number(a.s.namespace !== namespace) - Number(b.s.namespace !== namespace),
+    )
+    .slice(0, 3)
+    .map((x) => x.s);
+}
+
+function notFound(ctx: CheckContext): Finding {
+  const { namespace, service } = ctx.target;
+  const suggestions =
+    ctx.options.suggestions ?? similarServices(ctx.view.services, namespace, service);
+  const phrase = (s: { namespace: string; name: string }) =>
+    s.namespace === namespace ? `"${s.name}"` : `"${s.name}" in namespace ${s.namespace}`;
+  const first = suggestions[0];
+  return finding('service-not-found', 'fail', `Service ${namespace}/${service} does not exist`, {
+    explanation:
+      suggestions.length > 0
+        ? `There is no Service "${service}" in namespace ${namespace}. Did you mean ${list(suggestions.map(phrase), 'or')}? A client that uses the name gets NXDOMAIN from cluster DNS.`
+        : `There is no Service "${service}" in namespace ${namespace}, and no Service with a similar name${ctx.view.services.length === 0 ? ' was read' : ''}. A client that uses the name gets NXDOMAIN from cluster DNS: create the Service, or check the namespace.`,
+    evidence: [
+      `${count(ctx.view.services.length, 'Service')} read, in ${count(new Set(ctx.view.services.map((s) => s.namespace)).size, 'namespace')}`,
+      ...suggestions.map((s) => `similar: ${s.namespace}/${s.name}`),
+    ],
+    next: first
+      ? `kdebug svc ${first.name} -n ${first.namespace}`
+      : `kubectl get services -A | grep ${service}`,
+  });
+}
+
+function describe(svc: Service): Finding {
+  const evidence = serviceEvidence(svc);
+  const ref = `${svc.namespace}/${svc.name}`;
+  if (svc.type === 'ExternalName') {
+    const target = svc.externalName ?? '';
+    const isIp = /^\d+\.\d+\.\d+\.\d+$|:/.test(target);
+    return finding(
+      isIp ? 'external-name-is-ip' : 'service-external-name',
+      isIp ? 'fail' : 'pass',
+      isIp
+        ? `ExternalName ${target} is an IP address, not a DNS name`
+        : `ExternalName: an alias for ${target}`,
+      {
+        explanation: isIp
+          ? `An ExternalName Service is only a DNS CNAME, and a CNAME must name a host: cluster DNS answers with a CNAME record "${target}", which clients cannot resolve. For a fixed IP use a Service without a selector and an EndpointSlice holding that IP.`
+          : `${ref} has no ClusterIP, no endpoints and no kube-proxy rules: cluster DNS answers its name with a CNAME to ${target}, and the client resolves and connects to ${target} itself. The Service's ports are not used. What matters is that ${target} resolves from inside the cluster and accepts the connection.`,
+        evidence,
+        info: !isIp,
+        next: isIp ? kubectl(svc.namespace, `get service ${svc.name} -o yaml`) : undefined,
+      },
+    );
+  }
+  if (svc.headless)
+    return finding(
+      'service-headless',
+      'pass',
+      'headless Service (clusterIP: None): no virtual IP',
+      {
+        explanation: `${ref} has no ClusterIP, so kube-proxy writes no rules for it and there is nothing to load-balance: its DNS name answers with the IP of every ready Pod, and clients connect to a Pod directly${svc.ports.length > 0 ? ' on the targetPort' : ''}.`,
+        evidence,
+        info: true,
+      },
+    );
+  const ports = svc.ports.map((p) => `${p.port}/${p.protocol}`);
+  const where = [
+    `ClusterIP ${svc.clusterIP}${ports.length === 1 ? `:${ports[0]}` : ` ${ports.join(', ')}`}`,
+  ];
+  const nps = svc.ports.map((p) => p.nodePort).filter(Boolean);
+  if (nps.length > 0) where.push(`node port ${nps.join(', ')}`);
+  return finding(
+    'service-found',
+    'pass',
+    `${svc.type === 'ClusterIP' ? '' : `${svc.type}: `}${where.join(', ')}`,
+    { explanation: `${ref} exists.`, evidence },
+  );
+}
+
+export const serviceCheck: Check = {
+  id: 'service',
+  title: 'Service',
+  run(ctx) {
+    if (!ctx.service && ctx.waiting('objects')) return pending('reading the Service');
+    return [ctx.service ? describe(ctx.service) : notFound(ctx)];
+  },
+};

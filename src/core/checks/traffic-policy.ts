@@ -1,0 +1,163 @@
+// Step 9: externalTrafficPolicy / internalTrafficPolicy Local. Local keeps the client's source
+// IP (or keeps traffic on its node) by using only the node's own endpoints: a node without one
+// drops the traffic. Which nodes have a local ready endpoint, and which will drop.
+import { categorize, portEndpoints } from '../expected-endpoints.js';
+import type { Service, ServicePort } from '../kube.js';
+import type { Finding } from '../model.js';
+import { finding, kubectl, list, pending, type Check } from './check.js';
+import type { CheckContext } from './context.js';
+
+const externallyAccessible = (svc: Service) =>
+  svc.type === 'NodePort' ||
+  svc.type === 'LoadBalancer' ||
+  svc.externalIPs.length > 0 ||
+  svc.ports.some((p) => p.nodePort);
+
+interface NodeLocal {
+  node: string;
+  local: string[];
+}
+
+function localEndpoints(ctx: CheckContext, svc: Service, port: ServicePort): NodeLocal[] {
+  return ctx.nodeNames().map((node) => {
+    const cat = categorize(portEndpoints(ctx.slices(), port, node), { cluster: true, local: true });
+    return { node, local: cat.local.map((e) => e.address) };
+  });
+}
+
+/** The DROP rules a node's dump holds for this port ("... has no local endpoints"). */
+function dropRules(ctx: CheckContext, node: string, spn: string): string[] {
+  const tree = ctx.rules(node)?.trees?.services.find((t) => t.name === spn);
+  return (tree?.verdicts ?? [])
+    .filter((v) => v.kind === 'drop' && v.comment?.includes('no local endpoints'))
+    .map((v) => ctx.lineEvidence(node, v.table, v.line) ?? `${v.table} ${v.chain} line ${v.line}`);
+}
+
+function external(ctx: CheckContext, svc: Service): Finding[] {
+  const out: Finding[] = [];
+  for (const port of svc.ports) {
+    const spn = ctx.servicePortName(port);
+    const per = localEndpoints(ctx, svc, port);
+    const without = per.filter((n) => n.local.length === 0);
+    const entry = [
+      ...(port.nodePort ? [`node port ${port.nodePort}`] : []),
+      ...svc.externalIPs.map((ip) => `${ip}:${port.port}`),
+      ...svc.loadBalancerIPs.map((ip) => `${ip}:${port.port}`),
+    ];
+    const evidence = per.map(
+      (n) =>
+        `${n.node}: ${n.local.length > 0 ? `local endpoint ${n.local.join(', ')}` : 'no local endpoint'}`,
+    );
+    if (without.length === 0) {
+      out.push(
+        finding(
+          'local-endpoints-everywhere',
+          'pass',
+          `externalTrafficPolicy Local: every node has a local endpoint for ${port.port}/${port.protocol}`,
+          {
+            explanation: `Traffic arriving on ${list(entry)} of any node is sent to a Pod on that same node, keeping the client's source IP.`,
+            evidence,
+            service: spn,
+          },
+        ),
+      );
+      continue;
+    }
+    const lb = svc.type === 'LoadBalancer';
+    out.push(
+      finding(
+        'no-local-endpoint',
+        lb ? 'warn' : 'fail',
+        `externalTrafficPolicy Local: ${list(without.map((n) => n.node))} ${without.length === 1 ? 'has' : 'have'} no local endpoint and drop${without.length === 1 ? 's' : ''} ${list(entry)}`,
+        {
+          explanation: `With externalTrafficPolicy: Local a node only forwards external traffic to Pods running on itself, so that the Pod sees the client's real IP. ${list(without.map((n) => n.node))} ${without.length === 1 ? 'runs' : 'run'} no ready Pod of this Service, so kube-proxy there drops new connections to ${list(entry)} (a filter DROP rule): a client sent to ${without.length === 1 ? 'that node' : 'those nodes'} times out. ${lb ? `A load balancer that honours the health check node port ${svc.healthCheckNodePort ?? ''} avoids such nodes by design; check that it does.` : 'Clients of a NodePort choose the node themselves, so some of them fail.'} Fix: run a Pod on every node that receives traffic (a DaemonSet, or more replicas spread across nodes), send clients only to nodes with a Pod, or use externalTrafficPolicy: Cluster if the client IP does not matter.`,
+          evidence: [...evidence, ...without.flatMap((n) => dropRules(ctx, n.node, spn))],
+          next: kubectl(
+            svc.namespace,
+            `get pods -l ${Object.entries(svc.selector ?? {})
+              .map(([k, v]) => `${k}=${v}`)
+              .join(',')} -o wide`,
+          ),
+          service: spn,
+          node: without.length === 1 ? without[0]!.node : undefined,
+        },
+      ),
+    );
+  }
+  return out;
+}
+
+function internal(ctx: CheckContext, svc: Service): Finding[] {
+  return svc.ports.map((port) => {
+    const spn = ctx.servicePortName(port);
+    const per = localEndpoints(ctx, svc, port);
+    const without = per.filter((n) => n.local.length === 0);
+    const evidence = per.map(
+      (n) =>
+        `${n.node}: ${n.local.length > 0 ? `local endpoint ${n.local.join(', ')}` : 'no local endpoint'}`,
+    );
+    if (without.length === 0)
+      return finding(
+        'local-endpoints-everywhere',
+        'pass',
+        `internalTrafficPolicy Local: every node has a local endpoint for ${port.port}/${port.protocol}`,
+        {
+          explanation: 'Pods reach the ClusterIP on their own node everywhere.',
+          evidence,
+          service: spn,
+        },
+      );
+    return finding(
+      'no-local-endpoint',
+      'warn',
+      `internalTrafficPolicy Local: Pods on ${list(without.map((n) => n.node))} cannot reach ${svc.clusterIP}:${port.port}`,
+      {
+        explanation: `With internalTrafficPolicy: Local, a Pod reaching the ClusterIP is only sent to an endpoint on its own node. ${list(without.map((n) => n.node))} ${without.length === 1 ? 'has' : 'have'} none, so kube-proxy there drops the traffic (filter KUBE-SERVICES DROP "has no local endpoints"). This suits node-local agents run as a DaemonSet; anything else should use Cluster.`,
+        evidence: [...evidence, ...without.flatMap((n) => dropRules(ctx, n.node, spn))],
+        next: kubectl(
+          svc.namespace,
+          `patch service ${svc.name} -p '{"spec":{"internalTrafficPolicy":"Cluster"}}'`,
+        ),
+        service: spn,
+      },
+    );
+  });
+}
+
+export const trafficPolicyCheck: Check = {
+  id: 'traffic-policy',
+  title: 'Traffic policy',
+  run(ctx) {
+    const svc = ctx.service;
+    if (!svc) return ctx.waiting('objects') ? pending('reading the Service') : [];
+    if (svc.type === 'ExternalName' || svc.headless)
+      return [
+        finding('traffic-policy-not-used', 'skip', 'no virtual IP, no traffic policy', {
+          explanation:
+            'Traffic policies apply to the ClusterIP and node ports that kube-proxy programs.',
+        }),
+      ];
+    if (ctx.waiting('objects')) return pending('reading the Nodes and EndpointSlices');
+    const etpLocal = svc.externalTrafficPolicy === 'Local' && externallyAccessible(svc);
+    const itpLocal = svc.internalTrafficPolicy === 'Local';
+    const out = [...(etpLocal ? external(ctx, svc) : []), ...(itpLocal ? internal(ctx, svc) : [])];
+    if (out.length > 0) return out;
+    const ext = externallyAccessible(svc);
+    return [
+      finding(
+        'traffic-policy-cluster',
+        'pass',
+        'policy Cluster: any node forwards to any ready endpoint',
+        {
+          explanation: ext
+            ? "Every node accepts the node port and forwards to any ready endpoint, on any node; the connection is masqueraded on the way, so the Pod sees the node's address instead of the client's. externalTrafficPolicy: Local keeps the client IP, at the cost of dropping traffic on nodes without a local Pod."
+            : 'Every node sends the ClusterIP traffic to any ready endpoint, on any node.',
+          evidence: [
+            ...(ext ? [`spec.externalTrafficPolicy: ${svc.externalTrafficPolicy}`] : []),
+            `spec.internalTrafficPolicy: ${svc.internalTrafficPolicy}`,
+          ],
+        },
+      ),
+    ];
+  },
+};

@@ -1,0 +1,151 @@
+// The guided diagnosis: every step in order over the same Facts, into one Report. Pure and total:
+// partial facts (a live run still collecting) give pending steps, never an exception.
+import { portText } from './checks/service.js';
+import { isPending, type Check } from './checks/check.js';
+import { CheckContext, type DiagnoseOptions, type Target } from './checks/context.js';
+import { clusterDomain, dnsCheck, kubeDnsService } from './checks/dns.js';
+import { endpointsCheck } from './checks/endpoints.js';
+import { clusterMode, kubeProxyCheck } from './checks/kube-proxy.js';
+import { hairpinCheck } from './checks/hairpin.js';
+import { portsCheck } from './checks/ports.js';
+import { connectProbe, type Probe } from './checks/probe-stems.js';
+import { reachabilityCheck } from './checks/reachability.js';
+import { rulesCheck } from './checks/rules.js';
+import { selectorCheck } from './checks/selector.js';
+import { serviceCheck } from './checks/service.js';
+import { trafficPolicyCheck } from './checks/traffic-policy.js';
+import type { Facts, Finding, Report, Status, Step } from './model.js';
+
+export type { DiagnoseOptions, Target } from './checks/context.js';
+export type { Probe } from './checks/probe-stems.js';
+
+export const REPORT_SCHEMA_VERSION = 1;
+
+/** The steps, in the order a person debugging a Service would take them. */
+export const STEPS: Check[] = [
+  serviceCheck,
+  portsCheck,
+  selectorCheck,
+  endpointsCheck,
+  dnsCheck,
+  kubeProxyCheck,
+  rulesCheck,
+  reachabilityCheck,
+  trafficPolicyCheck,
+  hairpinCheck,
+];
+
+const RANK: Record<Status, number> = { fail: 4, warn: 3, pending: 2, pass: 1, skip: 0 };
+
+/** The worst status; informational findings count only when there is nothing else. */
+export function worst(statuses: Status[]): Status {
+  return statuses.reduce<Status>((w, s) => (RANK[s] > RANK[w] ? s : w), 'skip');
+}
+
+function stepStatus(findings: Finding[]): Status {
+  const verdicts = findings.filter((f) => !f.info);
+  if (verdicts.length > 0) return worst(verdicts.map((f) => f.status));
+  return findings.length > 0 ? 'pass' : 'skip';
+}
+
+function runStep(check: Check, ctx: CheckContext): Step {
+  let result: ReturnType<Check['run']>;
+  try {
+    result = check.run(ctx);
+  } catch (e) {
+    // a bug in one step must not hide the others: say so in that step
+    result = [
+      {
+        id: 'check-crashed',
+        status: 'warn',
+        title: `kdebug could not finish this step: ${(e as Error).message}`,
+        explanation:
+          'This is a bug in kdebug; the other steps are unaffected. Please report it with the snapshot (kdebug snapshot save).',
+        evidence: [],
+      },
+    ];
+  }
+  if (isPending(result))
+    return {
+      id: check.id,
+      title: check.title,
+      status: 'pending',
+      findings: [
+        { id: 'pending', status: 'pending', title: result.pending, explanation: '', evidence: [] },
+      ],
+    };
+  if (result.length === 0 && !ctx.service)
+    result = [
+      {
+        id: 'needs-service',
+        status: 'skip',
+        title: 'needs the Service',
+        explanation: 'This step looks at the Service, which does not exist.',
+        evidence: [],
+      },
+    ];
+  for (const finding of result)
+    if (finding.status === 'fail' || finding.status === 'warn')
+      ctx.earlier.push({ finding, step: check.title });
+  return { id: check.id, title: check.title, status: stepStatus(result), findings: result };
+}
+
+export function diagnose(facts: Facts, target: Target, options: DiagnoseOptions = {}): Report {
+  const ctx = new CheckContext(facts, target, options);
+  const steps = STEPS.map((check) => runStep(check, ctx));
+  const svc = ctx.service;
+  return {
+    schemaVersion: REPORT_SCHEMA_VERSION,
+    target,
+    ...(facts.meta.context ? { context: facts.meta.context } : {}),
+    status:
+      worst(steps.map((s) => s.status)) === 'skip' ? 'pass' : worst(steps.map((s) => s.status)),
+    ...(svc
+      ? {
+          service: {
+            type: svc.type,
+            ...(svc.type !== 'ExternalName' ? { clusterIP: svc.clusterIP ?? 'None' } : {}),
+            ports: svc.ports.map(portText),
+            ...(svc.externalName ? { externalName: svc.externalName } : {}),
+            ...(svc.type !== 'ExternalName' && !svc.headless
+              ? { proxyMode: clusterMode(ctx) }
+              : {}),
+          },
+        }
+      : {}),
+    steps,
+  };
+}
+
+/**
+ * The probes the Reachability and DNS steps read, for a live run to execute on each node:
+ * the ClusterIP (connect and ping), each endpoint directly, and a lookup of the Service's name
+ * against the kube-dns ClusterIP. Empty until the Service has been read.
+ */
+export function probePlan(facts: Facts, target: Target, maxEndpoints = 16): Probe[] {
+  const ctx = new CheckContext(facts, target);
+  const svc = ctx.service;
+  if (!svc) return [];
+  const out: Probe[] = [];
+  const dns = kubeDnsService(ctx);
+  if (dns?.clusterIP && dns.clusterIP !== 'None')
+    out.push({
+      kind: 'dns-lookup',
+      name: `${svc.name}.${svc.namespace}.svc.${clusterDomain(ctx)}`,
+      server: dns.clusterIP,
+      type: svc.type === 'ExternalName' ? 'CNAME' : 'A',
+    });
+  if (svc.type === 'ExternalName') return out;
+  for (const port of svc.ports) {
+    if (!svc.headless && svc.clusterIP) {
+      const p = connectProbe(svc.clusterIP, port.port, port.protocol);
+      if (p) out.push(p);
+    }
+    for (const e of ctx.endpoints(port).slice(0, maxEndpoints)) {
+      const p = connectProbe(e.ip, e.port, port.protocol);
+      if (p) out.push(p);
+    }
+  }
+  if (!svc.headless && svc.clusterIP) out.push({ kind: 'icmp-echo', ip: svc.clusterIP });
+  return out;
+}

@@ -1,0 +1,95 @@
+// What the drift checks share: the node's rules, trees and objects (DriftContext), and the
+// helpers that turn rules into evidence lines and sentences.
+import type { DriftFinding } from './drift.js';
+import type { ExpectedRules, ExpectedServicePort } from './expected.js';
+import type { Table } from './iptables.js';
+import type { Pod } from './kube.js';
+import type { ServiceTree } from './service-tree.js';
+
+export interface MasqueradeDiff {
+  service: string;
+  want: string;
+  got: string;
+  expected: string[];
+  actual: string[];
+}
+
+export interface DriftContext {
+  node: string;
+  exp: ExpectedRules;
+  nat: Table;
+  filter: Table | undefined;
+  /** The node's Service trees by chain hash. */
+  trees: Map<string, ServiceTree>;
+  pods: Map<string, Pod[]>;
+  /** The node's kube-proxy Pod, with what is wrong with it (not ready, crash-looping). */
+  kubeProxy?: { pod: string; problem?: string; restarts: number };
+  masquerade: MasqueradeDiff[];
+  add(f: Omit<DriftFinding, 'node' | 'severity'>): void;
+  /** An explanation of what the node does as designed (not drift), e.g. no local endpoint. */
+  note(f: Omit<DriftFinding, 'node' | 'severity'>): void;
+}
+
+/** "-t nat -A ..." lines of a chain as the node has them. */
+export function chainLines(table: Table | undefined, chain: string | undefined): string[] {
+  const c = chain ? table?.chain(chain) : undefined;
+  if (!table || !c) return [];
+  return c.ruleIds.map((id) => `-t ${table.name} ${table.text(id)}`);
+}
+
+export const nat = (lines: { text: string }[]) => lines.map((l) => `-t nat ${l.text}`);
+export const filterLines = (lines: { text: string }[]) => lines.map((l) => `-t filter ${l.text}`);
+export const pct = (p: number) =>
+  `${(p * 100).toFixed(Math.abs(p * 100 - Math.round(p * 100)) < 0.05 ? 0 : 1)}%`;
+export const vip = (ip: string, port: number, proto: string) => `${ip}:${port}/${proto}`;
+
+/** What to run when kube-proxy on the node lags behind the API. */
+export function syncNext(c: DriftContext): string {
+  const kp = c.kubeProxy;
+  if (kp?.problem)
+    return `kube-proxy on ${c.node} is not running (Pod kube-system/${kp.pod}: ${kp.problem}); the node keeps the rules of its last successful sync. Find out why it stops: kubectl -n kube-system logs ${kp.pod}${kp.restarts ? ' --previous' : ''}`;
+  const logs = kp
+    ? `kubectl -n kube-system logs ${kp.pod}`
+    : `kubectl -n kube-system get pods -l k8s-app=kube-proxy -o wide --field-selector spec.nodeName=${c.node}, then its logs`;
+  return `kube-proxy on ${c.node} has not applied the current Services and EndpointSlices: look for sync or iptables-restore errors (${logs}); deleting that Pod makes it resync everything`;
+}
+
+const indexes = new WeakMap<
+  DriftContext,
+  { vip: Map<string, string[]>; verdicts: Map<string, string[]> }
+>();
+
+/** The node's shared-chain rules by address (nat KUBE-SERVICES) and by Service port (filter), read once. */
+function index(c: DriftContext) {
+  let ix = indexes.get(c);
+  if (ix) return ix;
+  ix = { vip: new Map(), verdicts: new Map() };
+  const push = (m: Map<string, string[]>, k: string, line: string) => {
+    const list = m.get(k);
+    if (list) list.push(line);
+    else m.set(k, [line]);
+  };
+  const services = c.nat.chain('KUBE-SERVICES');
+  for (const id of services?.ruleIds ?? []) {
+    const d = c.nat.destination(id);
+    if (d) push(ix.vip, `${d}:${c.nat.dport(id)}`, `-t nat ${c.nat.text(id)}`);
+  }
+  for (const chain of ['KUBE-SERVICES', 'KUBE-EXTERNAL-SERVICES', 'KUBE-PROXY-FIREWALL']) {
+    const f = c.filter;
+    for (const id of (f && f.chain(chain)?.ruleIds) || []) {
+      const name = /^(\S+) (?:has no|traffic not accepted)/.exec(f!.comment(id) ?? '')?.[1];
+      if (name) push(ix.verdicts, name, `-t filter ${f!.text(id)}`);
+    }
+  }
+  indexes.set(c, ix);
+  return ix;
+}
+
+/** The node's KUBE-SERVICES rules for the Service port's cluster IP and port. */
+export function entryLines(c: DriftContext, sp: ExpectedServicePort): string[] {
+  return index(c).vip.get(`${sp.clusterIP}/32:${sp.port}`) ?? [];
+}
+
+/** The node's filter REJECT / DROP rules that name the Service port. */
+export const verdictLines = (c: DriftContext, sp: ExpectedServicePort) =>
+  index(c).verdicts.get(sp.name) ?? [];

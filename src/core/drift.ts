@@ -1,0 +1,321 @@
+// Expected vs actual, per node and per Service port, semantic first: what matters is where each
+// Service port's traffic goes (entry rules, endpoints and their shares, masquerading, local
+// policy, rejects), not how the rules are spelled. A dump written by an older kube-proxy that
+// routes correctly shows only `rule-text-differs` (info); an exact dump shows nothing.
+import type { DriftContext, MasqueradeDiff } from './drift-context.js';
+import { externalPath, firewall } from './drift-external.js';
+import { internalPath } from './drift-service.js';
+import { nodeLevelChecks, orphanChains } from './drift-node.js';
+import { textDifferences } from './drift-text.js';
+import {
+  expectedRules,
+  type ExpectOptions,
+  type ExpectedRules,
+  type ExpectedServicePort,
+} from './expected.js';
+import { nodeDump } from './facts.js';
+import { parseIptables, type Ruleset } from './iptables.js';
+import { kubeProxyConfigOf, type ClusterView, type Pod } from './kube.js';
+import type { Facts, Finding, ServicePortName, Severity } from './model.js';
+import { buildServiceTrees, type ServiceTree } from './service-tree.js';
+
+export type DriftId =
+  | 'service-rules-missing'
+  | 'svc-chain-missing'
+  | 'endpoint-missing'
+  | 'endpoint-stale'
+  | 'weights-uneven'
+  | 'affinity-wrong'
+  | 'masquerade-missing'
+  | 'masquerade-differs'
+  | 'nodeport-missing'
+  | 'local-policy-wrong'
+  | 'no-endpoints-reject-missing'
+  | 'firewall-missing'
+  | 'entry-jump-missing'
+  | 'orphan-chain'
+  | 'no-local-endpoints'
+  | 'rule-text-differs';
+
+export const SEVERITY: Record<DriftId, Severity> = {
+  'service-rules-missing': 'error',
+  'svc-chain-missing': 'error',
+  'endpoint-stale': 'error',
+  'local-policy-wrong': 'error',
+  'nodeport-missing': 'error',
+  'entry-jump-missing': 'error',
+  'endpoint-missing': 'warning',
+  'weights-uneven': 'warning',
+  'affinity-wrong': 'warning',
+  'masquerade-missing': 'warning',
+  'masquerade-differs': 'warning',
+  'no-endpoints-reject-missing': 'warning',
+  'firewall-missing': 'warning',
+  'orphan-chain': 'warning',
+  'no-local-endpoints': 'info',
+  'rule-text-differs': 'info',
+};
+
+export interface DriftFinding {
+  id: DriftId;
+  severity: Severity;
+  node: string;
+  /** The ServicePortName, when the finding is about one Service port. */
+  service?: ServicePortName;
+  /** One line: what is wrong. */
+  title: string;
+  /** The sentence a person needs: what the node does, and why it matters. */
+  message: string;
+  /** Rule lines kube-proxy would have written ("-t nat -A ..."). */
+  expected: string[];
+  /** Rule lines the node has. */
+  actual: string[];
+  /** What to do about it. */
+  next?: string;
+}
+
+export interface NodeDrift {
+  node: string;
+  /** Where the rules came from ("nodes/vm-12-7-centos/iptables-save.txt"). */
+  source: string;
+  /** Service ports compared. */
+  servicePorts: number;
+  /** Signs of an older kube-proxy, when the dump shows them. */
+  writtenBy?: string;
+  findings: DriftFinding[];
+  /** What the node does as designed that a person may not expect (not drift): e.g. a node
+   * without a local endpoint dropping externalTrafficPolicy Local traffic. */
+  notes?: DriftFinding[];
+}
+
+/** The dump cannot be checked (no nat table, or kube-proxy is not in iptables mode). */
+export class DriftInputError extends Error {}
+
+/** More lines than this in one evidence list are summarised. */
+const EVIDENCE_LINES = 24;
+
+export interface DriftInput {
+  node: string;
+  source: string;
+  expected: ExpectedRules;
+  actual: Ruleset;
+  view: ClusterView;
+}
+
+export function nodeDrift(input: DriftInput): NodeDrift {
+  const { expected: exp, actual } = input;
+  const nat = actual.table('nat');
+  if (!nat)
+    throw new DriftInputError(
+      `${input.source}: the dump has no nat table, where kube-proxy's Service rules live`,
+    );
+  const servicePorts = exp.servicePorts.map((sp) => ({ name: sp.name, protocol: sp.protocol }));
+  const trees = buildServiceTrees(actual, { servicePorts });
+  const byHash = new Map<string, ServiceTree>();
+  for (const t of trees.services) if (t.hash) byHash.set(t.hash, t);
+  const findings: DriftFinding[] = [];
+  const notes: DriftFinding[] = [];
+  const masq: MasqueradeDiff[] = [];
+  const ctx: DriftContext = {
+    node: input.node,
+    exp,
+    nat,
+    filter: actual.table('filter'),
+    trees: byHash,
+    pods: podsByIP(input.view.pods),
+    kubeProxy: kubeProxyPodOn(input.view.pods, input.node),
+    masquerade: masq,
+    add: (f) =>
+      findings.push({
+        ...f,
+        severity: SEVERITY[f.id],
+        node: input.node,
+        expected: capped(f.expected),
+        actual: capped(f.actual),
+      }),
+    note: (f) => notes.push({ ...f, severity: 'info', node: input.node }),
+  };
+  const flagged = new Set<string>();
+  for (const sp of exp.servicePorts) {
+    const before = findings.length;
+    checkServicePort(sp, ctx);
+    if (findings.slice(before).some((f) => f.severity !== 'info')) flagged.add(sp.name);
+  }
+  reportMasquerade(masq, ctx);
+  nodeLevelChecks(ctx);
+  orphanChains(ctx, trees.orphans);
+  const text = textDifferences(ctx, flagged);
+  return {
+    node: input.node,
+    source: input.source,
+    servicePorts: exp.servicePorts.length,
+    ...(text.writtenBy ? { writtenBy: text.writtenBy } : {}),
+    findings: sortFindings(findings),
+    notes,
+  };
+}
+
+/**
+ * Drift of one recorded node: its dump parsed, the expected rules for it (knobs read from the
+ * dump), compared. `dir` prefixes file names in messages. Throws DriftInputError when the node
+ * cannot be checked, IptablesParseError when its dump cannot be read.
+ */
+export function recordedNodeDrift(
+  facts: Facts,
+  view: ClusterView,
+  node: string,
+  dir = '',
+): NodeDrift {
+  const dump = nodeDump(facts, node);
+  if (!dump) throw new DriftInputError(`no rules recorded for node "${node}"`);
+  const mode = unsupportedMode(kubeProxyConfigOf(view).mode, facts.nodes[node]?.['proxy-mode']);
+  if (mode) throw new DriftInputError(`node ${node}: ${mode}`);
+  const source = dir ? `${dir.replace(/\/$/, '')}/${dump.source}` : dump.source;
+  const actual = parseIptables(dump.text, { file: source });
+  const expected = expectedRules(view, node, optionsFromDump(actual));
+  return nodeDrift({ node, source: dump.source, expected, actual, view });
+}
+
+/** The semantic checks of one Service port: cluster IP traffic, external traffic, firewall. */
+function checkServicePort(sp: ExpectedServicePort, c: DriftContext): void {
+  const t = c.trees.get(sp.hash);
+  const internalCompared = internalPath(sp, t, c);
+  externalPath(sp, t, c, internalCompared);
+  firewall(sp, t, c);
+}
+
+/** Knobs the dump itself tells (so a node without nfacct is not drift). */
+export function optionsFromDump(rs: Ruleset): ExpectOptions {
+  const nat = rs.table('nat');
+  const filter = rs.table('filter');
+  const rules = (t: typeof nat, chain: string) => t?.chain(chain)?.rules ?? [];
+  const post = rules(nat, 'KUBE-POSTROUTING');
+  const forward = rules(filter, 'KUBE-FORWARD');
+  const masquerade = post.find((r) => r.target?.kind === 'masquerade');
+  const nfacct = [...forward, ...rules(nat, 'KUBE-NODEPORTS').slice(0, 50)].some((r) =>
+    r.matches.some((m) => m.module === 'nfacct'),
+  );
+  const invalidDrop = forward.some((r) =>
+    r.matches.some((m) => m.kind === 'conntrack' && m.ctstate?.types.includes('INVALID')),
+  );
+  return {
+    randomFully: masquerade?.target?.kind === 'masquerade' ? masquerade.target.randomFully : true,
+    nfacct,
+    conntrackTcpBeLiberal: forward.length > 0 && !invalidDrop,
+  };
+}
+
+/** Why drift cannot be computed for this kube-proxy, if it cannot. */
+export function unsupportedMode(configMode: string, recordedMode?: string): string | undefined {
+  const mode = (recordedMode?.trim() || configMode || 'iptables').toLowerCase();
+  if (mode === 'iptables' || mode === '') return undefined;
+  return `kube-proxy runs in ${mode} mode; the expected rules and the drift check model iptables mode only`;
+}
+
+function capped(lines: string[]): string[] {
+  if (lines.length <= EVIDENCE_LINES) return lines;
+  return [
+    ...lines.slice(0, EVIDENCE_LINES - 1),
+    `... ${lines.length - EVIDENCE_LINES + 1} more rules`,
+  ];
+}
+
+const ORDER: Record<Severity, number> = { error: 0, warning: 1, info: 2 };
+
+function sortFindings(f: DriftFinding[]): DriftFinding[] {
+  return f
+    .map((x, i) => ({ x, i }))
+    .sort(
+      (a, b) =>
+        ORDER[a.x.severity] - ORDER[b.x.severity] ||
+        (a.x.service ?? '').localeCompare(b.x.service ?? '') ||
+        a.i - b.i,
+    )
+    .map((e) => e.x);
+}
+
+function podsByIP(pods: Pod[]): Map<string, Pod[]> {
+  const map = new Map<string, Pod[]>();
+  for (const p of pods) {
+    if (p.hostNetwork) continue;
+    for (const ip of p.podIPs) {
+      const list = map.get(ip);
+      if (list) list.push(p);
+      else map.set(ip, [p]);
+    }
+  }
+  return map;
+}
+
+/** The kube-proxy Pod of a node, and what is wrong with it when it is not running and ready. */
+function kubeProxyPodOn(pods: Pod[], node: string): DriftContext['kubeProxy'] {
+  const p = pods.find(
+    (x) =>
+      x.nodeName === node &&
+      x.namespace === 'kube-system' &&
+      (x.labels['k8s-app'] === 'kube-proxy' || x.name.startsWith('kube-proxy-')),
+  );
+  if (!p) return undefined;
+  const c = p.containerStatuses[0];
+  const ready = p.conditions.find((x) => x.type === 'Ready')?.status === 'True';
+  const state = c?.state.reason ?? (c?.state.kind === 'running' ? undefined : c?.state.kind);
+  const problem =
+    p.deleting || !ready || (c && c.state.kind !== 'running')
+      ? `${p.deleting ? 'being deleted' : (state ?? p.phase)}${c?.restartCount ? `, ${c.restartCount} restarts` : ''}`
+      : undefined;
+  return { pod: p.name, ...(problem ? { problem } : {}), restarts: c?.restartCount ?? 0 };
+}
+
+/** Masquerade rules that differ the same way on every Service port are one finding. */
+function reportMasquerade(diffs: MasqueradeDiff[], ctx: DriftContext): void {
+  if (diffs.length === 0) return;
+  const same = diffs.every((d) => d.want === diffs[0]!.want && d.got === diffs[0]!.got);
+  if (diffs.length > 1 && same) {
+    const d = diffs[0]!;
+    ctx.add({
+      id: 'masquerade-differs',
+      title: `cluster IP traffic is masqueraded on "${d.got}", not "${d.want}"`,
+      message: `node ${ctx.node} masquerades cluster IP traffic of all ${diffs.length} Service ports when it matches "${d.got}", but the kube-proxy configuration (${ctx.exp.config.source}) says "${d.want}": kube-proxy on this node runs with other settings than the ConfigMap (command-line flags, or not restarted since the ConfigMap changed).`,
+      expected: diffs.slice(0, 3).flatMap((x) => x.expected),
+      actual: diffs.slice(0, 3).flatMap((x) => x.actual),
+      next: `compare kube-proxy's flags and its ConfigMap (kubectl -n kube-system get cm kube-proxy -o yaml); restart kube-proxy on ${ctx.node} after changing it`,
+    });
+    return;
+  }
+  for (const d of diffs)
+    ctx.add({
+      id: 'masquerade-differs',
+      service: d.service,
+      title: `cluster IP traffic masqueraded on "${d.got}", expected "${d.want}"`,
+      message: `node ${ctx.node} masquerades traffic to ${d.service}'s cluster IP when it matches "${d.got}", but kube-proxy's configuration says "${d.want}".`,
+      expected: d.expected,
+      actual: d.actual,
+    });
+}
+
+const STATUS: Record<Severity, Finding['status']> = {
+  error: 'fail',
+  warning: 'warn',
+  info: 'pass',
+};
+
+/** A drift finding as a diagnosis Finding (evidence: expected lines, then actual lines). */
+export function driftToFinding(d: DriftFinding): Finding {
+  return {
+    id: d.id,
+    status: STATUS[d.severity],
+    title: d.title,
+    explanation: d.message,
+    evidence: [
+      ...d.expected.map((l) => `expected: ${l}`),
+      ...d.actual.map((l) => `actual:   ${l}`),
+    ],
+    ...(d.next ? { next: d.next } : {}),
+    node: d.node,
+    ...(d.service ? { service: d.service } : {}),
+    ...(d.severity === 'info' ? { info: true } : {}),
+  };
+}
+
+/** Findings that make `kdebug drift` exit 1 (information alone does not). */
+export const isDrift = (f: DriftFinding) => f.severity !== 'info';

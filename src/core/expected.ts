@@ -1,0 +1,432 @@
+// The iptables-mode rules current kube-proxy (1.28 and later) writes on one node, computed from
+// the API objects (pkg/proxy/iptables/proxier.go syncProxyRules): a model per Service port for the
+// drift check, and the rules in iptables-save's canonical form for `kdebug expect`.
+//
+// Knobs kube-proxy reads from the node rather than from the objects are options (ExpectOptions);
+// the ConfigMap gives clusterCIDR / detectLocalMode, masqueradeAll, masqueradeBit,
+// localhostNodePorts and nodePortAddresses. IPv4 only (the iptables, not ip6tables, rule set).
+import { hash16 } from './chain-names.js';
+import { categorize, portEndpoints, type ProxyEndpoint } from './expected-endpoints.js';
+import {
+  fixedRules,
+  servicePortRules,
+  type RuleLine,
+  type ServiceRulesContext,
+} from './expected-text.js';
+import { canonicalCidr, contains, isIPv4, parseCidr } from './ipv4.js';
+import {
+  kubeProxyConfigOf,
+  servicePortName,
+  type ClusterView,
+  type EndpointSlice,
+  type KubeProxyConfig,
+  type Service,
+  type ServicePort,
+} from './kube.js';
+import type { ServicePortName } from './model.js';
+
+export type { RuleLine } from './expected-text.js';
+export { declaredChains, expectedSave } from './expected-save.js';
+
+/** What kube-proxy learns from the node itself, not from the API objects. */
+export interface ExpectOptions {
+  /** MASQUERADE --random-fully: on whenever the iptables binary supports it (1.6.2+). Default true. */
+  randomFully?: boolean;
+  /** nfacct counters exist (kube-proxy 1.30+, nfnetlink_acct loaded): `-m nfacct` rules. Default false. */
+  nfacct?: boolean;
+  /** sysctl net.netfilter.nf_conntrack_tcp_be_liberal=1: no INVALID drop in KUBE-FORWARD. Default false. */
+  conntrackTcpBeLiberal?: boolean;
+  /** Overrides the ConfigMap's iptables.localhostNodePorts (default true). */
+  localhostNodePorts?: boolean;
+  /** Extra addresses of the node's interfaces, for nodePortAddresses CIDRs (the Node's IPs are always used). */
+  interfaceAddresses?: string[];
+}
+
+export const DEFAULT_EXPECT_OPTIONS = {
+  randomFully: true,
+  nfacct: false,
+  conntrackTcpBeLiberal: false,
+} as const;
+
+export interface ExpectedNode {
+  name: string;
+  /** InternalIP then ExternalIP addresses (IPv4). */
+  ips: string[];
+  podCIDR?: string;
+  /** A Node object was found; otherwise only the name is known. */
+  known: boolean;
+}
+
+/** How kube-proxy tells Pod traffic from other traffic (its LocalTrafficDetector). */
+export interface LocalDetector {
+  /** e.g. "ClusterCIDR 10.244.0.0/16" */
+  description: string;
+  /** The match for Pod traffic ("-s 10.244.0.0/16", "-i cni0"), canonical position in a rule. */
+  ifLocal: { source?: string; inInterface?: string };
+}
+
+/** An endpoint with its KUBE-SEP chain (`chain`, computed on first use). */
+export type ExpectedEndpoint = ProxyEndpoint;
+
+export interface ExpectedServicePort {
+  name: ServicePortName;
+  namespace: string;
+  service: string;
+  protocol: 'tcp' | 'udp' | 'sctp';
+  /** The suffix its KUBE-SVC/SVL/EXT/FW chains share. */
+  hash: string;
+  clusterIP: string;
+  port: number;
+  nodePort?: number;
+  healthCheckNodePort?: number;
+  externalIPs: string[];
+  loadBalancerIPs: string[];
+  sourceRanges: string[];
+  externallyAccessible: boolean;
+  externalPolicyLocal: boolean;
+  internalPolicyLocal: boolean;
+  /** sessionAffinity ClientIP timeout, seconds. */
+  affinitySeconds?: number;
+  hasEndpoints: boolean;
+  hasInternalEndpoints: boolean;
+  hasExternalEndpoints: boolean;
+  /** The chains kube-proxy creates for it (absent: not created). */
+  chains: { svc?: string; svl?: string; ext?: string; fw?: string };
+  /** Where cluster IP traffic jumps (KUBE-SVC, or KUBE-SVL with internalTrafficPolicy Local). */
+  internalChain: string;
+  /** Where external traffic ends up (KUBE-SVC, or KUBE-SVL with externalTrafficPolicy Local). */
+  externalPolicyChain: string;
+  clusterEndpoints: ExpectedEndpoint[];
+  localEndpoints: ExpectedEndpoint[];
+  reachableEndpoints: ExpectedEndpoint[];
+  /** Every endpoint the slices list for this port, usable or not (for messages). */
+  allEndpoints: ProxyEndpoint[];
+  terminatingFallback: boolean;
+  /** What the cluster IP masquerade rule matches: "! -s 10.244.0.0/16", "all", or none. */
+  clusterIPMasquerade?: string;
+  /** The filter target when traffic has nowhere to go: REJECT (no endpoints) or DROP (no local). */
+  internalVerdict?: 'REJECT' | 'DROP';
+  externalVerdict?: 'REJECT' | 'DROP';
+  /** Its nat and filter rules, each chain's together, computed on first use (rulesOf: uncached). */
+  readonly nat: RuleLine[];
+  readonly filter: RuleLine[];
+}
+
+export interface ExpectedRules {
+  node: ExpectedNode;
+  config: KubeProxyConfig;
+  options: Required<Omit<ExpectOptions, 'interfaceAddresses'>> & { interfaceAddresses: string[] };
+  /** The mark KUBE-MARK-MASQ sets, e.g. 0x4000. */
+  masqueradeMark: number;
+  localDetector?: LocalDetector;
+  /** More than 1000 endpoints: no comments on KUBE-SEP rules and SVC -> SEP jumps. */
+  largeClusterMode: boolean;
+  servicePorts: ExpectedServicePort[];
+  /** Rules written on every sync whatever the Services: jumps, KUBE-POSTROUTING, KUBE-FORWARD ... */
+  fixed: { nat: RuleLine[]; filter: RuleLine[] };
+  /** What was left out and why ("headless", "IPv6 only", ...). */
+  notes: string[];
+  /** What the rule text of every Service port depends on besides the port itself. */
+  ruleContext: ServiceRulesContext;
+}
+
+/** The rules kube-proxy would write on `nodeName` for the objects in `view`. */
+export function expectedRules(
+  view: ClusterView,
+  nodeName: string,
+  options: ExpectOptions = {},
+): ExpectedRules {
+  const config = kubeProxyConfigOf(view);
+  const node = nodeOf(view, nodeName);
+  const notes: string[] = [];
+  if (!node.known) notes.push(`no Node object named ${nodeName}: its IPs and Pod CIDR are unknown`);
+  const nodePortCidrs = nodePortAddresses(config, node);
+  const localhostNodePorts =
+    (options.localhostNodePorts ?? config.localhostNodePorts) &&
+    (nodePortCidrs === 'all' || nodePortCidrs.some((c) => contains(c, '127.0.0.1')));
+  const opts = {
+    ...DEFAULT_EXPECT_OPTIONS,
+    ...definedOnly(options),
+    localhostNodePorts,
+    interfaceAddresses: options.interfaceAddresses ?? [],
+  };
+  const localDetector = detectorOf(config, node, notes);
+  const slices = slicesByService(view.endpointSlices);
+  const ports = view.services
+    .flatMap((svc) => servicePortsOf(svc, slices, node, config, localDetector, notes))
+    .sort((a, b) =>
+      a.name < b.name ? -1 : a.name > b.name ? 1 : a.protocol < b.protocol ? -1 : 1,
+    );
+  const total = ports.reduce((n, p) => n + p.allEndpoints.length, 0);
+  const largeClusterMode = total > 1000;
+  const masqueradeMark = 2 ** config.masqueradeBit;
+  const local = localDetector?.ifLocal;
+  const ctx = {
+    largeClusterMode,
+    nodeIPs: node.ips,
+    localhostCounter: localhostNodePorts && opts.nfacct,
+    podTraffic: local?.source
+      ? `-s ${local.source}`
+      : local
+        ? `-i ${local.inInterface}`
+        : undefined,
+  };
+  for (const sp of ports) (sp as unknown as { context: ServiceRulesContext }).context = ctx;
+  const fixed = fixedRules({
+    masqueradeMark,
+    randomFully: opts.randomFully,
+    nfacct: opts.nfacct,
+    conntrackTcpBeLiberal: opts.conntrackTcpBeLiberal,
+    localhostNodePorts,
+    nodePortDestinations:
+      nodePortCidrs === 'all'
+        ? 'all'
+        : [...node.ips, ...opts.interfaceAddresses].filter(
+            (ip, i, all) =>
+              isIPv4(ip) &&
+              all.indexOf(ip) === i &&
+              (ip.startsWith('127.') ? localhostNodePorts : true) &&
+              nodePortCidrs.some((c) => contains(c, ip)),
+          ),
+  });
+  return {
+    node,
+    config,
+    options: opts,
+    masqueradeMark,
+    localDetector,
+    largeClusterMode,
+    servicePorts: ports,
+    fixed,
+    notes,
+    ruleContext: ctx,
+  };
+}
+
+/** The text of 10,000 Service ports is 40 MB: it is made when asked for, and kept once asked for. */
+class ServicePortRules {
+  declare context: ServiceRulesContext;
+  private rules: { nat: RuleLine[]; filter: RuleLine[] } | undefined;
+  get nat(): RuleLine[] {
+    return (this.rules ??= servicePortRules(this as unknown as ExpectedServicePort, this.context))
+      .nat;
+  }
+  get filter(): RuleLine[] {
+    return (this.rules ??= servicePortRules(this as unknown as ExpectedServicePort, this.context))
+      .filter;
+  }
+}
+
+/**
+ * A Service port's rules, computed afresh and not kept (for one pass over every port); with
+ * `sample`, per-endpoint rules only for its first and last endpoint, each with its position.
+ */
+export function rulesOf(exp: ExpectedRules, sp: ExpectedServicePort, sample = false) {
+  return servicePortRules(sp, exp.ruleContext, sample);
+}
+
+function definedOnly<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+function nodeOf(view: ClusterView, name: string): ExpectedNode {
+  const n = view.nodes.find((x) => x.name === name);
+  if (!n) return { name, ips: [], known: false };
+  return {
+    name,
+    ips: n.ips.filter(isIPv4),
+    podCIDR: n.podCIDRs.map(canonicalCidr).find((c) => c !== undefined),
+    known: true,
+  };
+}
+
+/** The CIDRs node ports listen on ("all" when nodePortAddresses is empty or 0.0.0.0/0). */
+function nodePortAddresses(config: KubeProxyConfig, node: ExpectedNode): 'all' | string[] {
+  const v4: string[] = [];
+  for (const a of config.nodePortAddresses) {
+    if (a === 'primary') v4.push(...node.ips.slice(0, 1).map((ip) => `${ip}/32`));
+    else {
+      const c = canonicalCidr(a);
+      if (c) v4.push(c);
+    }
+  }
+  return v4.length === 0 || v4.includes('0.0.0.0/0') ? 'all' : v4;
+}
+
+function detectorOf(
+  config: KubeProxyConfig,
+  node: ExpectedNode,
+  notes: string[],
+): LocalDetector | undefined {
+  const mode = config.detectLocalMode || 'ClusterCIDR';
+  if (mode === 'ClusterCIDR') {
+    const cidr = (config.clusterCIDR ?? '')
+      .split(',')
+      .map(canonicalCidr)
+      .find((c) => c !== undefined);
+    if (!cidr) {
+      notes.push('kube-proxy has no clusterCIDR: no masquerade rule for cluster IP traffic');
+      return undefined;
+    }
+    return { description: `ClusterCIDR ${cidr}`, ifLocal: { source: cidr } };
+  }
+  if (mode === 'NodeCIDR') {
+    if (!node.podCIDR) {
+      notes.push(`detectLocalMode NodeCIDR but node ${node.name} has no IPv4 Pod CIDR`);
+      return undefined;
+    }
+    return { description: `NodeCIDR ${node.podCIDR}`, ifLocal: { source: node.podCIDR } };
+  }
+  if (mode === 'BridgeInterface' && config.bridgeInterface)
+    return {
+      description: `BridgeInterface ${config.bridgeInterface}`,
+      ifLocal: { inInterface: config.bridgeInterface },
+    };
+  if (mode === 'InterfaceNamePrefix' && config.interfaceNamePrefix)
+    return {
+      description: `InterfaceNamePrefix ${config.interfaceNamePrefix}`,
+      ifLocal: { inInterface: `${config.interfaceNamePrefix}+` },
+    };
+  notes.push(`detectLocalMode ${mode} is not usable with this configuration: no local detector`);
+  return undefined;
+}
+
+function slicesByService(slices: EndpointSlice[]): Map<string, EndpointSlice[]> {
+  const map = new Map<string, EndpointSlice[]>();
+  for (const s of slices) {
+    if (!s.serviceName) continue;
+    const key = `${s.namespace}/${s.serviceName}`;
+    const list = map.get(key);
+    if (list) list.push(s);
+    else map.set(key, [s]);
+  }
+  return map;
+}
+
+function servicePortsOf(
+  svc: Service,
+  slices: Map<string, EndpointSlice[]>,
+  node: ExpectedNode,
+  config: KubeProxyConfig,
+  detector: LocalDetector | undefined,
+  notes: string[],
+): ExpectedServicePort[] {
+  const id = `${svc.namespace}/${svc.name}`;
+  if (svc.type === 'ExternalName' || svc.headless) return [];
+  const clusterIP = svc.clusterIPs.find(isIPv4);
+  if (!clusterIP) {
+    if (svc.clusterIPs.length > 0)
+      notes.push(`${id}: IPv6 only (ip6tables rules are not modelled)`);
+    return [];
+  }
+  const externalIPs = svc.externalIPs.map(canonicalCidr).filter(isHost);
+  const loadBalancerIPs = svc.loadBalancerIPs.map(canonicalCidr).filter(isHost);
+  const sourceRanges = svc.loadBalancerSourceRanges
+    .map((r) => (parseCidr(r) ? canonicalCidr(r) : undefined))
+    .filter((r): r is string => r !== undefined);
+  const apiExternal =
+    svc.type === 'LoadBalancer' ||
+    svc.type === 'NodePort' ||
+    (svc.type === 'ClusterIP' && svc.externalIPs.length > 0);
+  return svc.ports
+    .filter((p) => p.port > 0)
+    .map((port) =>
+      servicePort(svc, port, {
+        slices: slices.get(id) ?? [],
+        node,
+        config,
+        detector,
+        clusterIP,
+        externalIPs,
+        loadBalancerIPs,
+        sourceRanges,
+        externalPolicyLocal: apiExternal && svc.externalTrafficPolicy === 'Local',
+      }),
+    );
+}
+
+const isHost = (c: string | undefined): c is string => c !== undefined && c.endsWith('/32');
+
+interface PortContext {
+  slices: EndpointSlice[];
+  node: ExpectedNode;
+  config: KubeProxyConfig;
+  detector: LocalDetector | undefined;
+  clusterIP: string;
+  externalIPs: string[];
+  loadBalancerIPs: string[];
+  sourceRanges: string[];
+  externalPolicyLocal: boolean;
+}
+
+function servicePort(svc: Service, port: ServicePort, c: PortContext): ExpectedServicePort {
+  const name = servicePortName(svc, port);
+  const protocol = port.protocol.toLowerCase() as ExpectedServicePort['protocol'];
+  const nodePort = port.nodePort || undefined;
+  const externalIPs = c.externalIPs.map((x) => x.slice(0, -3));
+  const loadBalancerIPs = c.loadBalancerIPs.map((x) => x.slice(0, -3));
+  const externallyAccessible =
+    nodePort !== undefined || loadBalancerIPs.length > 0 || externalIPs.length > 0;
+  const internalPolicyLocal = svc.internalTrafficPolicy === 'Local';
+  const externalPolicyLocal = c.externalPolicyLocal;
+  const all = portEndpoints(c.slices, port, c.node.name, { name, protocol });
+  const eps = categorize(all, {
+    cluster: !internalPolicyLocal || externallyAccessible,
+    local: internalPolicyLocal || (externalPolicyLocal && externallyAccessible),
+  });
+  const withChain = (list: ProxyEndpoint[]) => list;
+  const hasEndpoints = eps.hasAny;
+  const hasInternalEndpoints = hasEndpoints && (!internalPolicyLocal || eps.local.length > 0);
+  const hasExternalEndpoints = hasEndpoints && (!externalPolicyLocal || eps.local.length > 0);
+  const hash = hash16(name + protocol);
+  const svcChain = `KUBE-SVC-${hash}`;
+  const svlChain = `KUBE-SVL-${hash}`;
+  const usesFW = hasEndpoints && loadBalancerIPs.length > 0 && c.sourceRanges.length > 0;
+  const chains: ExpectedServicePort['chains'] = {};
+  if (eps.cluster.length > 0) chains.svc = svcChain;
+  if (eps.local.length > 0) chains.svl = svlChain;
+  if (hasEndpoints && externallyAccessible) chains.ext = `KUBE-EXT-${hash}`;
+  if (usesFW) chains.fw = `KUBE-FW-${hash}`;
+  const noEndpoints = hasEndpoints ? undefined : 'REJECT';
+  return Object.assign(new ServicePortRules(), {
+    name,
+    namespace: svc.namespace,
+    service: svc.name,
+    protocol,
+    hash,
+    clusterIP: c.clusterIP,
+    port: port.port,
+    nodePort,
+    healthCheckNodePort:
+      svc.type === 'LoadBalancer' && svc.externalTrafficPolicy === 'Local'
+        ? svc.healthCheckNodePort
+        : undefined,
+    externalIPs,
+    loadBalancerIPs,
+    sourceRanges: c.sourceRanges,
+    externallyAccessible,
+    externalPolicyLocal,
+    internalPolicyLocal,
+    affinitySeconds: svc.sessionAffinity === 'ClientIP' ? svc.sessionAffinityTimeout : undefined,
+    hasEndpoints,
+    hasInternalEndpoints,
+    hasExternalEndpoints,
+    chains,
+    internalChain: internalPolicyLocal ? svlChain : svcChain,
+    externalPolicyChain: externalPolicyLocal ? svlChain : svcChain,
+    clusterEndpoints: withChain(eps.cluster),
+    localEndpoints: withChain(eps.local),
+    reachableEndpoints: withChain(eps.reachable),
+    allEndpoints: all,
+    terminatingFallback: eps.clusterTerminating || eps.localTerminating,
+    clusterIPMasquerade: c.config.masqueradeAll
+      ? 'all'
+      : c.detector?.ifLocal.source
+        ? `! -s ${c.detector.ifLocal.source}`
+        : c.detector?.ifLocal.inInterface
+          ? `! -i ${c.detector.ifLocal.inInterface}`
+          : undefined,
+    internalVerdict: noEndpoints ?? (hasInternalEndpoints ? undefined : 'DROP'),
+    externalVerdict: noEndpoints ?? (hasExternalEndpoints ? undefined : 'DROP'),
+  }) as unknown as ExpectedServicePort;
+}

@@ -1,0 +1,72 @@
+// IPv4 addresses and CIDRs as numbers: what the expected rules, the drift check and the packet
+// walk need to canonicalise "10.244.0.3/16" the way kube-proxy prints it and to test membership.
+
+/** The address as an unsigned 32-bit number, or undefined when it is not dotted-quad IPv4. */
+export function ipv4(text: string): number | undefined {
+  let n = 0;
+  let octet = 0;
+  let digits = 0;
+  let dots = 0;
+  for (let k = 0; k < text.length; k++) {
+    const c = text.charCodeAt(k);
+    if (c === 46) {
+      // leading zeros are accepted, as Go's ParseIPSloppy does
+      if (digits === 0 || ++dots > 3) return undefined;
+      n = n * 256 + octet;
+      octet = 0;
+      digits = 0;
+    } else if (c >= 48 && c <= 57 && digits < 3) {
+      octet = octet * 10 + c - 48;
+      digits++;
+      if (octet > 255) return undefined;
+    } else return undefined;
+  }
+  if (dots !== 3 || digits === 0) return undefined;
+  return n * 256 + octet;
+}
+
+export const isIPv4 = (text: string) => ipv4(text) !== undefined;
+
+export function formatIPv4(n: number): string {
+  return `${(n >>> 24) & 255}.${(n >>> 16) & 255}.${(n >>> 8) & 255}.${n & 255}`;
+}
+
+export interface Cidr {
+  /** The network address (host bits cleared). */
+  network: number;
+  bits: number;
+}
+
+/** "10.244.0.3/16" or a bare address (a /32); undefined when not IPv4. */
+export function parseCidr(text: string): Cidr | undefined {
+  const [addr, len, extra] = text.trim().split('/');
+  if (extra !== undefined || addr === undefined) return undefined;
+  const n = ipv4(addr);
+  const bits = len === undefined ? 32 : /^\d{1,2}$/.test(len) ? Number(len) : NaN;
+  if (n === undefined || !(bits >= 0 && bits <= 32)) return undefined;
+  return { network: (n & mask(bits)) >>> 0, bits };
+}
+
+const mask = (bits: number) => (bits === 0 ? 0 : (0xffffffff << (32 - bits)) >>> 0);
+
+export function cidrContains(c: Cidr, address: number): boolean {
+  return (address & mask(c.bits)) >>> 0 === c.network;
+}
+
+/** "10.244.0.0/16": the form kube-proxy writes (Go's IPNet.String()) and iptables-save prints. */
+export function formatCidr(c: Cidr): string {
+  return `${formatIPv4(c.network)}/${c.bits}`;
+}
+
+/** The canonical text of a CIDR (or address, as a /32), or undefined when not IPv4. */
+export function canonicalCidr(text: string): string | undefined {
+  const c = parseCidr(text);
+  return c ? formatCidr(c) : undefined;
+}
+
+/** Does the CIDR (or address) text contain the address text? */
+export function contains(cidr: string, address: string): boolean {
+  const c = parseCidr(cidr);
+  const a = ipv4(address);
+  return c !== undefined && a !== undefined && cidrContains(c, a);
+}

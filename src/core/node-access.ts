@@ -1,0 +1,94 @@
+// How kdebug reached each node, as a live run records it in Facts meta: which transport ran which
+// commands, which were skipped and why, and the commands that failed. Pure readers and wording.
+import type { Facts } from './model.js';
+
+export type TransportName = 'kube-proxy' | 'pod' | 'ssh';
+
+export interface NodeAccess {
+  node: string;
+  /** Which transport ran which commands (snapshot stems), e.g. "exec kube-system/kube-proxy-x". */
+  used: { via: string; commands: string[] }[];
+  /** Transports that could not serve some commands, in the order they were tried, and why. */
+  skipped: {
+    transport: TransportName;
+    reason: string;
+    commands: string[];
+    /** The transport cannot run these commands anywhere (not a failure to reach the node). */
+    cannotRun?: boolean;
+  }[];
+}
+
+export interface NodeError {
+  node: string;
+  command: string;
+  exitCode: number | null;
+  error: string;
+}
+
+const TRANSPORT_NAMES: Record<TransportName, string> = {
+  'kube-proxy': 'kube-proxy Pod',
+  pod: 'debug Pod',
+  ssh: 'SSH',
+};
+
+/** What a command is for, in a person's words ("rules", "probes" ...). */
+export function commandGroup(stem: string): string {
+  if (/^ip6?tables/.test(stem)) return 'rules';
+  if (stem === 'proxy-mode' || stem === 'proxy-metrics') return 'kube-proxy status';
+  if (stem === 'ip-addr') return 'addresses';
+  return 'probes';
+}
+
+function groups(stems: string[]): string {
+  const order = ['rules', 'addresses', 'kube-proxy status', 'probes'];
+  const present = [...new Set(stems.map(commandGroup))].sort(
+    (a, b) => order.indexOf(a) - order.indexOf(b),
+  );
+  return present.length <= 1
+    ? (present[0] ?? '')
+    : `${present.slice(0, -1).join(', ')} and ${present[present.length - 1]}`;
+}
+
+const ORDER: TransportName[] = ['kube-proxy', 'pod', 'ssh'];
+
+/**
+ * One line per node: which way ran what, and why the ways before it were skipped; or, for a
+ * node kdebug could not reach, what each way said.
+ */
+export function nodeAccessLine(a: NodeAccess): string {
+  const skipped = [...a.skipped].sort(
+    (x, y) => ORDER.indexOf(x.transport) - ORDER.indexOf(y.transport),
+  );
+  if (a.used.length === 0) {
+    const failures = skipped.filter((s) => !s.cannotRun);
+    // "debug Pod: debug Pod default/x: ..." says it twice
+    const said = (failures.length > 0 ? failures : skipped).map((s) =>
+      s.reason.startsWith(`${TRANSPORT_NAMES[s.transport]} `)
+        ? s.reason
+        : `${TRANSPORT_NAMES[s.transport]}: ${s.reason}`,
+    );
+    return `${a.node}: not reached${said.length ? ` (${said.join('; ')})` : ''}`;
+  }
+  const used = a.used.map((u) => `${groups(u.commands)} via ${u.via}`);
+  const why = skipped.map(
+    (s) => `${TRANSPORT_NAMES[s.transport]} skipped for ${groups(s.commands)}: ${s.reason}`,
+  );
+  return `${a.node}: ${used.join('; ')}${why.length ? ` (${why.join('; ')})` : ''}`;
+}
+
+/** The node access recorded in a capture's meta, if any. */
+export function nodeAccessOf(facts: Facts): NodeAccess[] {
+  const v = facts.meta['nodeAccess'];
+  return Array.isArray(v) ? (v as NodeAccess[]) : [];
+}
+
+/** The node commands that failed in a capture (meta.nodeErrors). */
+export function nodeErrorsOf(facts: Facts): NodeError[] {
+  const v = facts.meta['nodeErrors'];
+  return Array.isArray(v) ? (v as NodeError[]) : [];
+}
+
+/** Why a node's rules were not read, when the capture tried and failed. */
+export function rulesReadError(facts: Facts, node: string): string | undefined {
+  return nodeErrorsOf(facts).find((e) => e.node === node && e.command === 'iptables-save')?.error;
+}

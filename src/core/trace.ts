@@ -1,0 +1,383 @@
+// Walks one new connection's first packet through a node's parsed rules, as netfilter would: nat
+// PREROUTING (from a Pod or the network) or nat OUTPUT (from a process on the node), the routing
+// decision, filter INPUT / FORWARD / OUTPUT, then nat POSTROUTING, where the mark decides
+// masquerading. `statistic random` splits the walk; every outcome carries its probability, the
+// rules it matched in order, and the assumptions it rests on. Docker's, flannel's or anyone
+// else's rules in those chains are walked like kube-proxy's.
+import { cidrContains, formatIPv4, ipv4, parseCidr } from './ipv4.js';
+import type { Ruleset, Table } from './iptables.js';
+import type { Node } from './kube.js';
+import { parseIpBrief } from './probes.js';
+import { printRule, type Rule } from './iptables-rule.js';
+import { packetAddress, ruleMatches, type PacketState, type TraceProtocol } from './trace-match.js';
+
+export type { TraceProtocol } from './trace-match.js';
+
+export interface TracePacket {
+  src: string;
+  dst: string;
+  /** Destination port (ignored for icmp). */
+  dport?: number;
+  /** Source port; kube-proxy's rules never look at it. Default 40000. */
+  sport?: number;
+  protocol: TraceProtocol;
+  /** From a process on the node (nat OUTPUT) rather than a Pod or the network (nat PREROUTING). */
+  fromHost: boolean;
+}
+
+/** What the walk knows about the node. */
+export interface NodeNetwork {
+  /** The node's addresses: its IPs and every interface address (addrtype LOCAL). */
+  localAddresses: string[];
+  /** Interfaces and their CIDRs ("cni0", ["10.244.0.1/24"]), to tell which one a packet uses. */
+  interfaces: { name: string; cidrs: string[] }[];
+  /** The interface of the node's own IP, taken for traffic from and to everything else. */
+  defaultInterface?: string;
+}
+
+export interface MatchedRule {
+  table: string;
+  chain: string;
+  line: number;
+  rule: string;
+  /** What the rule did: "jump", "mark 0x4000", "DNAT 10.244.0.3:80", "50% branch" ... */
+  effect: string;
+}
+
+export interface TraceOutcome {
+  /** Chance of this outcome for a new connection, 0..1. */
+  probability: number;
+  /** "IP:PORT" after DNAT, "REJECT", "DROP", or null: no rule changed it, routed unchanged. */
+  destination: string | null;
+  /** SNAT (MASQUERADE) in nat POSTROUTING. */
+  masquerade: boolean;
+  verdict: 'ACCEPT' | 'DROP' | 'REJECT';
+  /** Delivered to the node itself, or forwarded on. */
+  delivery: 'local' | 'forward';
+  /** The DNAT target when the destination was changed. */
+  dnat?: string;
+  mark: number;
+  rules: MatchedRule[];
+  assumptions: string[];
+}
+
+export interface TraceResult {
+  packet: TracePacket;
+  outcomes: TraceOutcome[];
+  /** What the walk could not do ("the dump has no filter table"). */
+  notes: string[];
+}
+
+/** Too many branches or rules means a loop or a pathological dump: stop with a note. */
+const MAX_STEPS = 200_000;
+const MAX_OUTCOMES = 4096;
+
+interface Walk {
+  p: number;
+  pkt: PacketState;
+  rules: MatchedRule[];
+  assumptions: Set<string>;
+  end?: 'ACCEPT' | 'DROP' | 'REJECT';
+}
+
+interface Frame {
+  chain: string;
+  index: number;
+}
+
+/**
+ * What a node's facts say about its network: its IPs (Node object) and, when recorded, its
+ * interfaces and their addresses (`ip -br addr`).
+ */
+export function nodeNetwork(node: Node | undefined, ipBrief?: string): NodeNetwork {
+  const ifaces = ipBrief ? parseIpBrief(ipBrief) : [];
+  const addresses = ifaces.flatMap((i) => i.addresses.map((a) => a.split('/')[0]!));
+  const ips = node?.ips ?? [];
+  return {
+    localAddresses: [...new Set([...ips, ...addresses])].filter((a) => ipv4(a) !== undefined),
+    interfaces: ifaces.map((i) => ({ name: i.name, cidrs: i.addresses })),
+    defaultInterface: ifaces.find((i) => i.addresses.some((a) => ips.includes(a.split('/')[0]!)))
+      ?.name,
+  };
+}
+
+export function tracePacket(rs: Ruleset, net: NodeNetwork, packet: TracePacket): TraceResult {
+  return new Tracer(rs, net).run(packet);
+}
+
+class Tracer {
+  private readonly local: { c: ReturnType<typeof parseCidr> }[];
+  private readonly ifaces: { name: string; cidr: NonNullable<ReturnType<typeof parseCidr>> }[];
+  private readonly notes: string[] = [];
+  private steps = 0;
+
+  constructor(
+    private readonly rs: Ruleset,
+    private readonly net: NodeNetwork,
+  ) {
+    this.local = net.localAddresses.map((a) => ({ c: parseCidr(a.split('/')[0]!) }));
+    this.local.push({ c: parseCidr('127.0.0.0/8') });
+    this.ifaces = net.interfaces.flatMap((i) =>
+      i.cidrs.flatMap((c) => {
+        const cidr = parseCidr(c);
+        return cidr && cidr.bits < 32 ? [{ name: i.name, cidr }] : [];
+      }),
+    );
+  }
+
+  private isLocal = (a: number) =>
+    this.local.some((l) => l.c !== undefined && cidrContains(l.c, a));
+
+  /** Sets the interface a packet arrives on or leaves by: the one whose network holds the
+   * address, else the default one (a guess, noted when a rule looks at it), else unknown. */
+  private route(pkt: PacketState, side: 'in' | 'out', address: number | undefined): void {
+    const key = side === 'in' ? 'inInterface' : 'outInterface';
+    if (pkt.guessed) delete pkt.guessed[side];
+    if (address === undefined) {
+      pkt[key] = 'lo';
+      return;
+    }
+    const hit = this.ifaces
+      .filter((i) => cidrContains(i.cidr, address))
+      .sort((a, b) => b.cidr.bits - a.cidr.bits)[0];
+    if (hit) pkt[key] = hit.name;
+    else if (this.net.defaultInterface) {
+      pkt[key] = this.net.defaultInterface;
+      pkt.guessed = {
+        ...pkt.guessed,
+        [side]: `${formatIPv4(address)} is taken to be ${side === 'in' ? 'reached through' : 'reached by'} ${this.net.defaultInterface}, the interface of the node's own IP (routes are not recorded)`,
+      };
+    } else pkt[key] = '?';
+  }
+
+  run(packet: TracePacket): TraceResult {
+    const src = packetAddress(packet.src, 'source');
+    const dst = packetAddress(packet.dst, 'destination');
+    const start: Walk = {
+      p: 1,
+      pkt: {
+        src,
+        dst,
+        sport: packet.sport ?? 40000,
+        dport: packet.protocol === 'icmp' ? 0 : (packet.dport ?? 0),
+        protocol: packet.protocol,
+        mark: 0,
+        dnat: false,
+        snat: false,
+      },
+      rules: [],
+      assumptions: new Set(),
+    };
+    if (packet.fromHost) this.route(start.pkt, 'out', this.isLocal(dst) ? undefined : dst);
+    else this.route(start.pkt, 'in', this.isLocal(src) ? undefined : src);
+    const outcomes: TraceOutcome[] = [];
+    const nat = this.table('nat');
+    const filter = this.table('filter');
+    for (const w of this.hook(nat, packet.fromHost ? 'OUTPUT' : 'PREROUTING', [start])) {
+      if (w.end !== 'ACCEPT') {
+        outcomes.push(this.outcome(w, 'local'));
+        continue;
+      }
+      const toNode = this.isLocal(w.pkt.dst);
+      if (!toNode || packet.fromHost) this.route(w.pkt, 'out', toNode ? undefined : w.pkt.dst);
+      const chains: [Table | undefined, string][] = packet.fromHost
+        ? [
+            [filter, 'OUTPUT'],
+            [nat, 'POSTROUTING'],
+            ...(toNode ? ([[filter, 'INPUT']] as [Table | undefined, string][]) : []),
+          ]
+        : toNode
+          ? [
+              [nat, 'INPUT'],
+              [filter, 'INPUT'],
+            ]
+          : [
+              [filter, 'FORWARD'],
+              [nat, 'POSTROUTING'],
+            ];
+      let walks = [w];
+      for (const [table, chain] of chains) {
+        const done = walks.filter((x) => x.end !== 'ACCEPT');
+        walks = [
+          ...done,
+          ...this.hook(
+            table,
+            chain,
+            walks.filter((x) => x.end === 'ACCEPT'),
+          ),
+        ];
+      }
+      for (const x of walks) outcomes.push(this.outcome(x, toNode ? 'local' : 'forward'));
+    }
+    return { packet, outcomes, notes: this.notes };
+  }
+
+  private table(name: string): Table | undefined {
+    const t = this.rs.table(name);
+    if (!t) this.notes.push(`the dump has no ${name} table: its chains are taken as empty`);
+    return t;
+  }
+
+  private outcome(w: Walk, delivery: 'local' | 'forward'): TraceOutcome {
+    const end = w.end ?? 'ACCEPT';
+    const dnat = w.pkt.dnat ? `${formatIPv4(w.pkt.dst)}:${w.pkt.dport}` : undefined;
+    return {
+      probability: w.p,
+      destination: end !== 'ACCEPT' ? end : (dnat ?? null),
+      masquerade: w.pkt.snat,
+      verdict: end,
+      delivery,
+      ...(dnat ? { dnat } : {}),
+      mark: w.pkt.mark,
+      rules: w.rules,
+      assumptions: [...w.assumptions],
+    };
+  }
+
+  /** Runs the walks through one built-in chain; each ends ACCEPT (go on), DROP or REJECT. */
+  private hook(table: Table | undefined, builtin: string, walks: Walk[]): Walk[] {
+    const out: Walk[] = [];
+    for (const w of walks) {
+      if (!table || !table.chain(builtin)) {
+        out.push({ ...w, end: 'ACCEPT' });
+        continue;
+      }
+      const stack: Frame[] = [{ chain: builtin, index: 0 }];
+      w.end = undefined;
+      this.walk(table, w, stack, out);
+    }
+    return out;
+  }
+
+  private walk(table: Table, w: Walk, stack: Frame[], out: Walk[]): void {
+    while (w.end === undefined) {
+      if (++this.steps > MAX_STEPS || out.length > MAX_OUTCOMES) {
+        this.notes.push('the walk was stopped: too many rules or branches (a loop in the rules?)');
+        w.end = 'DROP';
+        break;
+      }
+      const frame = stack[stack.length - 1];
+      if (!frame) break;
+      const chain = table.chain(frame.chain);
+      if (!chain || frame.index >= chain.ruleCount) {
+        stack.pop();
+        if (stack.length === 0) {
+          const policy = chain?.policy ?? 'ACCEPT';
+          if (policy === 'DROP') {
+            w.rules.push(
+              this.step(table.name, frame.chain, 0, `:${frame.chain} DROP`, 'policy DROP'),
+            );
+            w.end = 'DROP';
+          } else w.end = 'ACCEPT';
+        }
+        continue;
+      }
+      const rule = chain.rules[frame.index++]!;
+      const p = ruleMatches(rule, w.pkt, {
+        isLocal: this.isLocal,
+        assume: (a) => w.assumptions.add(a),
+      });
+      if (p === 0) continue;
+      if (p < 1) {
+        // the rule fires for a share p of new connections: follow both
+        const taken: Walk = {
+          p: w.p * p,
+          pkt: { ...w.pkt, guessed: { ...w.pkt.guessed } },
+          rules: [...w.rules],
+          assumptions: new Set(w.assumptions),
+        };
+        const branchStack = stack.map((f) => ({ ...f }));
+        w.p *= 1 - p;
+        this.apply(table, rule, taken, branchStack, `${pct(p)} branch, `);
+        this.walk(table, taken, branchStack, out);
+        continue;
+      }
+      this.apply(table, rule, w, stack, '');
+    }
+    out.push(w);
+  }
+
+  /** Applies a matching rule's target. */
+  private apply(table: Table, rule: Rule, w: Walk, stack: Frame[], prefix: string): void {
+    const t = rule.target;
+    const record = (effect: string) => {
+      w.rules.push(this.step(table.name, rule.chain, rule.line, printRule(rule), prefix + effect));
+    };
+    if (!t) return record('counts the packet');
+    switch (t.kind) {
+      case 'chain':
+        if (!table.chain(t.name)) {
+          record(`${t.goto ? 'goto' : 'jump'} to ${t.name}, which is not in the dump: skipped`);
+          return;
+        }
+        record(`${t.goto ? 'goto' : 'jump'} ${t.name}`);
+        if (t.goto) stack.pop();
+        stack.push({ chain: t.name, index: 0 });
+        return;
+      case 'verdict':
+        if (t.name === 'RETURN') {
+          record('return');
+          stack.pop();
+          if (stack.length === 0) w.end = 'ACCEPT';
+          return;
+        }
+        record(t.name);
+        w.end = t.name === 'DROP' ? 'DROP' : 'ACCEPT';
+        if (t.name === 'QUEUE')
+          w.assumptions.add('QUEUE: the userspace program accepts the packet');
+        return;
+      case 'reject':
+        record(`REJECT (${t.rejectWith})`);
+        w.end = 'REJECT';
+        return;
+      case 'mark':
+        w.pkt.mark = ((w.pkt.mark & ~t.mask) ^ t.value) >>> 0;
+        record(`mark is now 0x${w.pkt.mark.toString(16)}`);
+        return;
+      case 'dnat': {
+        const to = t.to;
+        const address = to?.address !== undefined ? ipv4(to.address) : undefined;
+        if (address === undefined && to?.ports === undefined) {
+          record('DNAT to an address the dump does not show');
+          w.assumptions.add(t.quirk ?? 'the DNAT target could not be read');
+        } else {
+          if (address !== undefined) w.pkt.dst = address;
+          if (to?.ports) w.pkt.dport = to.ports.from;
+          w.pkt.dnat = true;
+          record(`DNAT to ${formatIPv4(w.pkt.dst)}:${w.pkt.dport}`);
+        }
+        w.end = 'ACCEPT';
+        return;
+      }
+      case 'snat':
+      case 'masquerade':
+        w.pkt.snat = true;
+        record(t.kind === 'snat' ? `SNAT to ${t.to?.text ?? '?'}` : 'MASQUERADE');
+        w.end = 'ACCEPT';
+        return;
+      default:
+        if (t.name === 'REDIRECT') {
+          w.pkt.dst = packetAddress('127.0.0.1', 'redirect');
+          const port = t.options.find((o) => o.name === 'to-ports')?.values[0];
+          if (port) w.pkt.dport = Number(port.split('-')[0]);
+          w.pkt.dnat = true;
+          record(`REDIRECT to local port ${w.pkt.dport}`);
+          w.end = 'ACCEPT';
+          return;
+        }
+        record(`${t.name} (does not stop the walk)`);
+    }
+  }
+
+  private step(
+    table: string,
+    chain: string,
+    line: number,
+    rule: string,
+    effect: string,
+  ): MatchedRule {
+    return { table, chain, line, rule, effect };
+  }
+}
+
+const pct = (p: number) => `${(p * 100).toFixed(p === 0.5 ? 0 : 1)}%`;

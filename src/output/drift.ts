@@ -1,0 +1,119 @@
+// The `kdebug drift` presentations: what each node does differently from what kube-proxy would
+// have written, worst first, in sentences with the rule lines as evidence; or JSON.
+import type { DriftFinding, NodeDrift } from '../core/drift.js';
+import type { Severity } from '../core/model.js';
+
+export const DRIFT_SCHEMA_VERSION = 1;
+
+const LABEL: Record<Severity, string> = { error: 'ERROR', warning: 'WARNING', info: 'info' };
+
+function counts(findings: DriftFinding[]) {
+  const c = { error: 0, warning: 0, info: 0 };
+  for (const f of findings) c[f.severity]++;
+  return c;
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+function verdictLine(findings: DriftFinding[]): string {
+  const c = counts(findings);
+  const parts = [plural(c.error, 'error'), plural(c.warning, 'warning'), `${c.info} info`];
+  return `${parts.join(', ')}: ${c.error + c.warning > 0 ? 'drift found' : 'no drift'}`;
+}
+
+function indent(lines: string[], by = '    '): string[] {
+  return lines.map((l) => by + l);
+}
+
+function findingText(f: DriftFinding): string[] {
+  const out = [
+    `${LABEL[f.severity]} ${f.id}${f.service ? `  ${f.service}` : ''}`,
+    `  ${f.message}`,
+  ];
+  if (f.actual.length > 0) out.push('  on the node:', ...indent(f.actual));
+  else if (f.expected.length > 0) out.push('  on the node: no such rules');
+  if (f.expected.length > 0) out.push('  kube-proxy would write:', ...indent(f.expected));
+  if (f.next) out.push(`  next: ${f.next}`);
+  return out;
+}
+
+/** Informational findings: one line each; rule-text-differs of Service ports folded into one. */
+function infoText(findings: DriftFinding[]): string[] {
+  const out: string[] = [];
+  const spelled = findings.filter((f) => f.id === 'rule-text-differs' && f.service);
+  if (spelled.length > 0)
+    out.push(
+      `info rule-text-differs  ${plural(spelled.length, 'Service port')} route as kube-proxy would, with rules spelled differently: ${spelled.map((f) => f.service).join(', ')} (the lines: -o json)`,
+    );
+  for (const f of findings) {
+    if (f.id === 'rule-text-differs' && f.service) continue;
+    if (f.id === 'rule-text-differs') {
+      out.push(`info rule-text-differs  ${f.message} (the lines: -o json)`);
+      continue;
+    }
+    out.push(`info ${f.id}${f.service ? `  ${f.service}` : ''}`, `  ${f.message}`);
+    if (f.next) out.push(`  next: ${f.next}`);
+  }
+  return out;
+}
+
+export function driftText(label: string, nodes: NodeDrift[]): string {
+  const out: string[] = [];
+  for (const n of nodes) {
+    out.push(
+      `node ${n.node} (${label}, ${n.source}): ${plural(n.servicePorts, 'Service port')} compared with what kube-proxy 1.28+ would write`,
+    );
+    if (n.writtenBy) out.push(`  written by ${n.writtenBy}`);
+    const serious = n.findings.filter((f) => f.severity !== 'info');
+    const info = n.findings.filter((f) => f.severity === 'info');
+    out.push(
+      serious.length === 0
+        ? `  no drift: every Service port routes as kube-proxy would`
+        : `  ${verdictLine(n.findings)}`,
+    );
+    out.push('');
+    for (const f of serious) out.push(...indent(findingText(f), '  '), '');
+    if (info.length > 0) out.push(...indent(infoText(info), '  '), '');
+    for (const f of n.notes ?? []) {
+      out.push(`  note ${f.id}${f.service ? `  ${f.service}` : ''}`, `    ${f.message}`);
+      if (f.next) out.push(`    next: ${f.next}`);
+      out.push('');
+    }
+  }
+  const all = nodes.flatMap((n) => n.findings);
+  out.push(`${plural(nodes.length, 'node')}: ${verdictLine(all)}`);
+  return out.join('\n') + '\n';
+}
+
+const findingJson = (f: DriftFinding) => ({
+  id: f.id,
+  severity: f.severity,
+  node: f.node,
+  service: f.service ?? null,
+  title: f.title,
+  message: f.message,
+  expected: f.expected,
+  actual: f.actual,
+  next: f.next ?? null,
+});
+
+export function driftJson(label: string, nodes: NodeDrift[]): string {
+  const all = nodes.flatMap((n) => n.findings);
+  const c = counts(all);
+  const doc = {
+    schemaVersion: DRIFT_SCHEMA_VERSION,
+    source: label,
+    nodes: nodes.map((n) => ({
+      node: n.node,
+      source: n.source,
+      servicePorts: n.servicePorts,
+      writtenBy: n.writtenBy ?? null,
+      drift: n.findings.some((f) => f.severity !== 'info'),
+      counts: counts(n.findings),
+    })),
+    findings: all.map(findingJson),
+    notes: nodes.flatMap((n) => n.notes ?? []).map(findingJson),
+    summary: { ...c, drift: c.error + c.warning > 0 },
+  };
+  return JSON.stringify(doc, null, 2) + '\n';
+}

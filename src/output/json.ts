@@ -1,0 +1,34 @@
+// `kdebug svc -o json`: the Report as a stable document. Every finding carries every field
+// (`next` is null when there is none) so scripts need no guards. Documented in the README.
+import type { Finding, Report } from '../core/model.js';
+
+function findingJson(f: Finding) {
+  return {
+    id: f.id,
+    status: f.status,
+    title: f.title,
+    explanation: f.explanation,
+    evidence: f.evidence,
+    next: f.next ?? null,
+    ...(f.node ? { node: f.node } : {}),
+    ...(f.service ? { service: f.service } : {}),
+    ...(f.info ? { info: true } : {}),
+  };
+}
+
+export function reportJson(report: Report): string {
+  const doc = {
+    schemaVersion: report.schemaVersion,
+    target: report.target,
+    context: report.context ?? null,
+    status: report.status ?? null,
+    service: report.service ?? null,
+    steps: report.steps.map((s) => ({
+      id: s.id,
+      title: s.title,
+      status: s.status,
+      findings: s.findings.map(findingJson),
+    })),
+  };
+  return JSON.stringify(doc, null, 2) + '\n';
+}

@@ -1,0 +1,39 @@
+// The few colours plain-text output uses, by meaning. Off when the caller says so (--no-color,
+// NO_COLOR, not a terminal): then every token is the identity and the text is plain.
+import type { Status } from '../core/model.js';
+
+export interface Palette {
+  status(s: Status, text: string): string;
+  heading(text: string): string;
+  /** Secondary text: finding ids, labels. */
+  muted(text: string): string;
+  /** A command to run. */
+  command(text: string): string;
+}
+
+const sgr = (code: string) => (text: string) => `\x1b[${code}m${text}\x1b[0m`;
+const STATUS: Record<Status, (t: string) => string> = {
+  pass: sgr('32'),
+  fail: sgr('1;31'),
+  warn: sgr('33'),
+  skip: sgr('2'),
+  pending: sgr('36'),
+};
+
+export function palette(color: boolean): Palette {
+  if (!color) {
+    const id = (t: string) => t;
+    return { status: (_s, t) => t, heading: id, muted: id, command: id };
+  }
+  return { status: (s, t) => STATUS[s](t), heading: sgr('1'), muted: sgr('2'), command: sgr('36') };
+}
+
+/** Replaces control characters in text that came from a cluster or a node (C0, DEL, C1). */
+export function clean(text: string): string {
+  let out = '';
+  for (const ch of text.replace(/\r?\n|\t/g, ' ')) {
+    const c = ch.codePointAt(0)!;
+    out += c < 0x20 || (c >= 0x7f && c <= 0x9f) ? '?' : ch;
+  }
+  return out;
+}

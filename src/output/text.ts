@@ -1,0 +1,167 @@
+// `kdebug svc` as text: one line per step with its mark, the failing and warning steps expanded
+// with their explanation, evidence and next action, then one line saying what to do first.
+// Fits 80 columns; commands are wrapped with shell continuations so they still paste.
+import type { Finding, Report, Status, Step } from '../core/model.js';
+import { clean, palette, type Palette } from './palette.js';
+
+export const MARK: Record<Status, string> = {
+  pass: '✓',
+  fail: '✗',
+  warn: '!',
+  skip: '-',
+  pending: '…',
+};
+
+export interface TextOptions {
+  color?: boolean;
+  width?: number;
+  /** Expand every finding, not only the failing ones. */
+  verbose?: boolean;
+  /** Where the facts came from, for the header ("snapshot snapshots/nginx-svc"). */
+  source?: string;
+}
+
+/** Greedy word wrap; words longer than the line are cut. */
+export function wrap(text: string, width: number, indent: string, hanging = indent): string[] {
+  const out: string[] = [];
+  let line = indent;
+  let fresh = true;
+  for (let word of text.split(' ')) {
+    while (word.length > width - hanging.length) {
+      if (!fresh) out.push(line);
+      const room = width - (fresh ? line.length : hanging.length);
+      out.push((fresh ? line : hanging) + word.slice(0, room));
+      word = word.slice(room);
+      line = hanging;
+      fresh = true;
+    }
+    if (!fresh && line.length + 1 + word.length > width) {
+      out.push(line);
+      line = hanging + word;
+    } else line = fresh ? line + word : `${line} ${word}`;
+    fresh = false;
+  }
+  if (!fresh || out.length === 0) out.push(line);
+  return out;
+}
+
+/** A command wrapped at spaces outside quotes, each broken line ending in " \". */
+export function wrapCommand(cmd: string, width: number, indent: string): string[] {
+  const words = cmd.match(/(?:'[^']*'|"[^"]*"|\S)+/g) ?? [];
+  const out: string[] = [];
+  let line = indent;
+  for (const w of words) {
+    if (line.trim() !== '' && line.length + 1 + w.length + 2 > width) {
+      out.push(`${line} \\`);
+      line = `${indent}  ${w}`;
+    } else line = line.trim() === '' ? line + w : `${line} ${w}`;
+  }
+  out.push(line);
+  return out;
+}
+
+function headline(step: Step): Finding | undefined {
+  const verdicts = step.findings.filter((f) => !f.info);
+  const rank: Status[] = ['fail', 'warn', 'pending', 'pass', 'skip'];
+  for (const s of rank) {
+    const f = verdicts.find((x) => x.status === s);
+    if (f) return f;
+  }
+  return step.findings[0];
+}
+
+function expanded(f: Finding, p: Palette, width: number): string[] {
+  const mark = f.info ? 'i' : MARK[f.status];
+  const out = wrap(`${mark} ${clean(f.title)}`, width, '     ', '       ');
+  out[0] = `     ${f.info ? p.muted(mark) : p.status(f.status, mark)}${out[0]!.slice(6)}`;
+  out.push(`       ${p.muted(`[${f.id}]`)}`);
+  if (f.explanation) out.push(...wrap(clean(f.explanation), width, '       '));
+  if (f.evidence.length > 0) {
+    out.push(`       ${p.muted('evidence:')}`);
+    for (const e of f.evidence) out.push(...wrap(clean(e), width, '         ', '           '));
+  }
+  if (f.next) {
+    out.push(`       ${p.muted('next:')}`);
+    out.push(...wrapCommand(clean(f.next), width, '         ').map((l) => p.command(l)));
+  }
+  return out;
+}
+
+function stepLines(
+  step: Step,
+  n: number,
+  p: Palette,
+  o: Required<Pick<TextOptions, 'width' | 'verbose'>>,
+): string[] {
+  const head = headline(step);
+  const label = `${String(n).padStart(2)} ${step.title.padEnd(15)}`;
+  const more = step.findings.filter(
+    (f) => f !== head && (f.status === 'fail' || f.status === 'warn'),
+  ).length;
+  let summary = head ? clean(head.title) : '';
+  if (more > 0) summary += ` (+${more} more)`;
+  const room = o.width - 4 - label.length;
+  if (summary.length > room) summary = `${summary.slice(0, room - 1)}…`;
+  const out = [` ${p.status(step.status, MARK[step.status])} ${p.heading(label)} ${summary}`];
+  for (const f of step.findings) {
+    const show = o.verbose || f.info || f.status === 'fail' || f.status === 'warn';
+    if (show && f.status !== 'pending') out.push(...expanded(f, p, o.width), '');
+  }
+  return out;
+}
+
+function verdict(report: Report, p: Palette, width: number): string[] {
+  const steps = report.steps.map((s, i) => ({ s, n: i + 1 }));
+  for (const status of ['fail', 'warn'] as const) {
+    const hit = steps.find(({ s }) => s.status === status);
+    const f = hit?.s.findings.find((x) => x.status === status);
+    if (hit && f) {
+      const word = status === 'fail' ? 'Problem' : 'Warning';
+      return [
+        ...wrap(
+          `${word} at step ${hit.n} (${hit.s.title}): ${clean(f.title)} [${f.id}]`,
+          width,
+          '',
+          '  ',
+        ).map((l) => p.status(status, l)),
+        ...(f.next
+          ? wrapCommand(`Next: ${clean(f.next)}`, width, '').map((l) => p.command(l))
+          : []),
+      ];
+    }
+  }
+  if (steps.some(({ s }) => s.status === 'pending'))
+    return ['Still collecting: some steps are pending.'];
+  return [p.status('pass', 'No problem found in the steps kdebug could check.')];
+}
+
+export function reportText(report: Report, o: TextOptions = {}): string {
+  const p = palette(o.color ?? false);
+  const width = o.width ?? 80;
+  const opts = { width, verbose: o.verbose ?? false };
+  const { namespace, service } = report.target;
+  const out = [p.heading(`kdebug svc ${namespace}/${service}`)];
+  const from = [report.context ? `context ${clean(report.context)}` : '', o.source ?? ''].filter(
+    Boolean,
+  );
+  if (from.length > 0) out.push(...wrap(from.join(', '), width, '', '  '));
+  const s = report.service;
+  if (s) {
+    const parts = [
+      s.type,
+      ...(s.externalName
+        ? [`-> ${clean(s.externalName)}`]
+        : s.clusterIP
+          ? [s.clusterIP === 'None' ? 'headless' : s.clusterIP]
+          : []),
+      ...s.ports.map(clean),
+      ...(s.proxyMode ? [`kube-proxy ${s.proxyMode}`] : []),
+    ];
+    out.push(...wrap(parts.join('  '), width, '', '  '));
+  }
+  out.push('');
+  report.steps.forEach((step, i) => out.push(...stepLines(step, i + 1, p, opts)));
+  if (out[out.length - 1] !== '') out.push('');
+  out.push(...verdict(report, p, width));
+  return out.join('\n') + '\n';
+}

@@ -1,0 +1,114 @@
+// The `kdebug trace` presentations: every outcome of one packet with its probability, and the
+// rules it matched in order, as text a person follows or as JSON.
+import type { ClusterView } from '../core/kube.js';
+import type { TraceOutcome, TraceResult } from '../core/trace.js';
+
+export const TRACE_SCHEMA_VERSION = 1;
+
+export interface TraceLabels {
+  node: string;
+  /** What the destination address is, when kdebug knows ("ClusterIP of default/nginx-svc ..."). */
+  destinationIs?: string;
+  /** What the destination's rules match, for "no rule matched" ("tcp port 8080"). */
+  servicePorts?: string[];
+}
+
+const pct = (p: number) => `${(p * 100).toFixed(1)}%`;
+
+function packetText(r: TraceResult): string {
+  const p = r.packet;
+  const dst = p.protocol === 'icmp' ? p.dst : `${p.dst}:${p.dport}`;
+  const from = p.fromHost
+    ? 'from a process on the node (enters nat OUTPUT)'
+    : 'from a Pod or the network (enters nat PREROUTING)';
+  return `${p.protocol} ${p.src} -> ${dst}, ${from}`;
+}
+
+function summary(o: TraceOutcome): string {
+  if (o.verdict === 'REJECT')
+    return 'REJECTED (the client gets "connection refused" / port unreachable)';
+  if (o.verdict === 'DROP') return 'DROPPED (the client waits for a timeout)';
+  const where = o.dnat ? `DNAT to ${o.dnat}` : 'no rule changed the destination: routed unchanged';
+  const to = o.delivery === 'local' ? 'delivered to the node itself' : 'forwarded';
+  return `${where}, ${to}, ${o.masquerade ? 'masqueraded (source NAT to the node)' : 'not masqueraded'}`;
+}
+
+export function traceText(r: TraceResult, labels: TraceLabels): string {
+  const out = [`packet walk on node ${labels.node}: ${packetText(r)}`];
+  if (labels.destinationIs) out.push(`  ${r.packet.dst} is ${labels.destinationIs}`);
+  out.push('', `${r.outcomes.length} outcome${r.outcomes.length === 1 ? '' : 's'}:`);
+  for (const o of r.outcomes) out.push(`  ${pct(o.probability).padStart(6)}  ${summary(o)}`);
+  const unchanged = r.outcomes.some((o) => o.destination === null);
+  if (unchanged && labels.servicePorts?.length) {
+    out.push(
+      '',
+      `  No Service rule matched: the rules for ${r.packet.dst} only match ${labels.servicePorts.join(', ')}. The packet goes on to ${r.packet.dst} unchanged; a ClusterIP is bound to no interface, so nothing answers it (this is why ping to a ClusterIP fails while curl to its port works).`,
+    );
+  }
+  r.outcomes.forEach((o, i) => {
+    out.push('', `outcome ${i + 1}: ${pct(o.probability)}  ${summary(o)}`);
+    o.rules.forEach((m, k) => {
+      out.push(
+        `  ${String(k + 1).padStart(2)}. ${m.table} ${m.chain}${m.line ? ` (line ${m.line})` : ''}: ${m.effect}`,
+      );
+      out.push(`      ${m.rule}`);
+    });
+    if (o.rules.length === 0) out.push('  no rule matched in any chain it passed');
+    for (const a of o.assumptions) out.push(`  assumes: ${a}`);
+  });
+  for (const n of r.notes) out.push('', `note: ${n}`);
+  return out.join('\n') + '\n';
+}
+
+export function traceJson(r: TraceResult, labels: TraceLabels): string {
+  const doc = {
+    schemaVersion: TRACE_SCHEMA_VERSION,
+    node: labels.node,
+    packet: {
+      src: r.packet.src,
+      dst: r.packet.dst,
+      dport: r.packet.protocol === 'icmp' ? null : (r.packet.dport ?? null),
+      protocol: r.packet.protocol,
+      from: r.packet.fromHost ? 'host' : 'network',
+      enters: r.packet.fromHost ? 'nat OUTPUT' : 'nat PREROUTING',
+    },
+    destinationIs: labels.destinationIs ?? null,
+    outcomes: r.outcomes.map((o) => ({
+      probability: o.probability,
+      destination: o.destination,
+      masquerade: o.masquerade,
+      verdict: o.verdict,
+      delivery: o.delivery,
+      rules: o.rules,
+      assumptions: o.assumptions,
+    })),
+    notes: r.notes,
+  };
+  return JSON.stringify(doc, null, 2) + '\n';
+}
+
+/** What the destination is, from the objects: a Service address or a node's. */
+export function labelsFor(
+  view: ClusterView,
+  node: string,
+  packet: { dst: string; protocol: string },
+): TraceLabels {
+  for (const s of view.services) {
+    const kind = s.clusterIPs.includes(packet.dst)
+      ? 'the ClusterIP'
+      : s.externalIPs.includes(packet.dst)
+        ? 'an external IP'
+        : s.loadBalancerIPs.includes(packet.dst)
+          ? 'a load-balancer IP'
+          : undefined;
+    if (!kind) continue;
+    const ports = s.ports.map((p) => `${p.protocol.toLowerCase()} port ${p.port}`);
+    return {
+      node,
+      destinationIs: `${kind} of Service ${s.namespace}/${s.name} (${ports.join(', ')})`,
+      servicePorts: ports,
+    };
+  }
+  const owner = view.nodes.find((n) => n.ips.includes(packet.dst));
+  return owner ? { node, destinationIs: `an address of node ${owner.name}` } : { node };
+}

@@ -1,0 +1,298 @@
+// The built `kdebug expect`, `kdebug drift` and `kdebug trace` on the snapshots: exit codes,
+// the JSON contracts, and the whole drift output against the goldens in test/golden/drift/
+// (KDEBUG_UPDATE_GOLDEN=1 rewrites them; read every diff before keeping it).
+//
+// IP conventions (the demo cluster): nodes vm-12-7-centos 10.0.12.7, vm-12-11-centos 10.0.12.11;
+// Pod CIDR 10.244.0.0/16; nginx-svc 10.1.190.219:8080 -> 10.244.0.3:80, 10.244.1.7:80.
+import assert from 'node:assert/strict';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { kdebug } from '../support/cli.js';
+
+const UPDATE = process.env['KDEBUG_UPDATE_GOLDEN'] === '1';
+const GOLDEN = 'test/golden/drift';
+
+function golden(file: string, actual: string): void {
+  const path = join(GOLDEN, file);
+  if (UPDATE) {
+    mkdirSync(GOLDEN, { recursive: true });
+    writeFileSync(path, actual);
+    return;
+  }
+  assert.equal(
+    actual,
+    readFileSync(path, 'utf8'),
+    `${path} differs (KDEBUG_UPDATE_GOLDEN=1 rewrites it)`,
+  );
+}
+
+describe('kdebug drift', () => {
+  const scenarios: [string, number, string[]][] = [
+    // snapshot, exit code, finding ids that count
+    ['nginx-svc', 0, []],
+    ['stale-endpoint', 1, ['endpoint-stale', 'endpoint-missing']],
+    ['missing-service-rules', 1, ['service-rules-missing']],
+    ['nodeport-local-no-endpoint', 0, []],
+    ['orphan-chains', 1, ['orphan-chain']],
+  ];
+  for (const [dir, code, ids] of scenarios) {
+    it(`${dir}: exit ${code}, ${ids.length ? ids.join(', ') : 'no drift'}, text and JSON as the goldens`, () => {
+      const text = kdebug(['drift', '--snapshot', `snapshots/${dir}`, '--all-nodes', '-o', 'text']);
+      assert.equal(text.code, code, text.stderr);
+      golden(`${dir}.txt`, text.stdout);
+      const json = kdebug(['drift', '--snapshot', `snapshots/${dir}`, '--all-nodes', '-o', 'json']);
+      assert.equal(json.code, code, json.stderr);
+      golden(`${dir}.json`, json.stdout);
+      const doc = JSON.parse(json.stdout);
+      assert.equal(doc.schemaVersion, 1);
+      assert.deepEqual(
+        doc.findings
+          .filter((f: { severity: string }) => f.severity !== 'info')
+          .map((f: { id: string }) => f.id),
+        ids,
+      );
+      for (const f of doc.findings) {
+        assert.deepEqual(Object.keys(f), [
+          'id',
+          'severity',
+          'node',
+          'service',
+          'title',
+          'message',
+          'expected',
+          'actual',
+          'next',
+        ]);
+        assert.ok(['error', 'warning', 'info'].includes(f.severity));
+      }
+      assert.equal(doc.summary.drift, code === 1);
+    });
+  }
+
+  it('checks one node with --node', () => {
+    const r = kdebug([
+      'drift',
+      '--snapshot',
+      'snapshots/stale-endpoint',
+      '--node',
+      'vm-12-7-centos',
+      '-o',
+      'json',
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(
+      JSON.parse(r.stdout).nodes.map((n: { node: string }) => n.node),
+      ['vm-12-7-centos'],
+    );
+  });
+
+  const failures: [string, string[], RegExp][] = [
+    ['no snapshot', ['drift'], /give a snapshot: --snapshot DIR/],
+    [
+      'two nodes and no --node',
+      ['drift', '--snapshot', 'snapshots/nginx-svc'],
+      /pick a node with --node, or --all-nodes \(recorded: vm-12-11-centos, vm-12-7-centos\)/,
+    ],
+    [
+      '--node and --all-nodes',
+      ['drift', '--snapshot', 'snapshots/nginx-svc', '--node', 'vm-12-7-centos', '--all-nodes'],
+      /give --node or --all-nodes, not both/,
+    ],
+    [
+      'an unknown node',
+      ['drift', '--snapshot', 'snapshots/nginx-svc', '--node', 'vm-1'],
+      /no rules recorded for node "vm-1"/,
+    ],
+  ];
+  for (const [what, args, message] of failures) {
+    it(`exits 2 with a one-line reason for ${what}`, () => {
+      const r = kdebug(args);
+      assert.equal(r.code, 2);
+      assert.equal(r.stdout, '');
+      assert.match(r.stderr, message);
+      assert.doesNotMatch(r.stderr, /\n\s+at /);
+    });
+  }
+});
+
+describe('kdebug expect', () => {
+  it('prints the rules as iptables-save text, loadable as is', () => {
+    const r = kdebug(['expect', '--snapshot', 'snapshots/nginx-svc', '--node', 'vm-12-7-centos']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(
+      r.stdout,
+      /^# kdebug expect: the rules kube-proxy \(1\.28\+, iptables mode\) writes on node vm-12-7-centos\n\*filter\n/,
+    );
+    assert.match(
+      r.stdout,
+      /^-A KUBE-SERVICES -d 10\.1\.190\.219\/32 -p tcp -m comment --comment "default\/nginx-svc:http cluster IP" -m tcp --dport 8080 -j KUBE-SVC-ELCM5PCEQWBTUJ2I$/m,
+    );
+    assert.match(
+      r.stdout,
+      /^-A KUBE-POSTROUTING -m comment --comment "kubernetes service traffic requiring SNAT" -j MASQUERADE --random-fully$/m,
+    );
+    assert.equal(r.stdout.match(/^COMMIT$/gm)?.length, 2);
+  });
+
+  it('prints one table with --table, and takes the knobs kube-proxy reads from the node', () => {
+    const r = kdebug([
+      'expect',
+      '--snapshot',
+      'snapshots/nginx-svc',
+      '--node',
+      'vm-12-7-centos',
+      '--table',
+      'nat',
+      '--no-random-fully',
+      '--nfacct',
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.doesNotMatch(r.stdout, /\*filter/);
+    assert.match(r.stdout, /-j MASQUERADE\n/);
+  });
+
+  it('exits 2 for a node the snapshot does not know', () => {
+    const r = kdebug(['expect', '--snapshot', 'snapshots/nginx-svc', '--node', 'vm-1']);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /no node "vm-1" \(nodes: vm-12-11-centos, vm-12-7-centos\)/);
+  });
+});
+
+describe('kdebug trace', () => {
+  it('prints every outcome as JSON with the documented fields', () => {
+    const r = kdebug([
+      'trace',
+      '--snapshot',
+      'snapshots/nginx-svc',
+      '--node',
+      'vm-12-7-centos',
+      '--src',
+      '10.244.0.3',
+      '--dst',
+      '10.1.190.219:8080',
+      '-o',
+      'json',
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    const doc = JSON.parse(r.stdout);
+    assert.equal(doc.schemaVersion, 1);
+    assert.deepEqual(doc.packet, {
+      src: '10.244.0.3',
+      dst: '10.1.190.219',
+      dport: 8080,
+      protocol: 'tcp',
+      from: 'network',
+      enters: 'nat PREROUTING',
+    });
+    assert.deepEqual(
+      doc.outcomes.map((o: { probability: number; destination: string; masquerade: boolean }) => [
+        o.probability,
+        o.destination,
+        o.masquerade,
+      ]),
+      [
+        [0.5, '10.244.0.3:80', true],
+        [0.5, '10.244.1.7:80', false],
+      ],
+    );
+    const rule = doc.outcomes[0].rules[0];
+    assert.deepEqual(Object.keys(rule), ['table', 'chain', 'line', 'rule', 'effect']);
+    assert.deepEqual([rule.table, rule.chain], ['nat', 'PREROUTING']);
+  });
+
+  it('explains why ping to a ClusterIP gets no answer', () => {
+    const r = kdebug([
+      'trace',
+      '--snapshot',
+      'snapshots/nginx-svc',
+      '--node',
+      'vm-12-7-centos',
+      '--src',
+      '10.244.0.2',
+      '--dst',
+      '10.1.190.219',
+      '--proto',
+      'icmp',
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(
+      r.stdout,
+      /10\.1\.190\.219 is the ClusterIP of Service default\/nginx-svc \(tcp port 8080\)/,
+    );
+    assert.match(
+      r.stdout,
+      /No Service rule matched: the rules for 10\.1\.190\.219 only match tcp port 8080\./,
+    );
+    const json = JSON.parse(
+      kdebug([
+        'trace',
+        '--snapshot',
+        'snapshots/nginx-svc',
+        '--node',
+        'vm-12-7-centos',
+        '--src',
+        '10.244.0.2',
+        '--dst',
+        '10.1.190.219',
+        '--proto',
+        'icmp',
+        '-o',
+        'json',
+      ]).stdout,
+    );
+    assert.equal(json.outcomes[0].destination, null);
+  });
+
+  it('defaults the source to the node IP with --from-host', () => {
+    const r = kdebug([
+      'trace',
+      '--snapshot',
+      'snapshots/nginx-svc',
+      '--node',
+      'vm-12-7-centos',
+      '--from-host',
+      '--dst',
+      '10.1.190.219:8080',
+      '-o',
+      'json',
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    const doc = JSON.parse(r.stdout);
+    assert.deepEqual([doc.packet.src, doc.packet.from], ['10.0.12.7', 'host']);
+    assert.ok(doc.outcomes.every((o: { masquerade: boolean }) => o.masquerade));
+  });
+
+  const failures: [string, string[], RegExp][] = [
+    [
+      'a destination without a port',
+      ['--dst', '10.1.190.219'],
+      /--dst needs a port for tcp: IP:PORT/,
+    ],
+    [
+      'a destination that is not IPv4',
+      ['--dst', 'nginx-svc:8080'],
+      /give the destination as --dst IP:PORT \(IPv4\)/,
+    ],
+    ['no source', ['--dst', '10.1.190.219:8080'], /give the source: --src IP/],
+    [
+      'a bad protocol',
+      ['--dst', '10.1.190.219:8080', '--src', '10.244.0.2', '--proto', 'gre'],
+      /argument 'gre' is invalid/,
+    ],
+  ];
+  for (const [what, args, message] of failures) {
+    it(`exits 2 for ${what}`, () => {
+      const r = kdebug([
+        'trace',
+        '--snapshot',
+        'snapshots/nginx-svc',
+        '--node',
+        'vm-12-7-centos',
+        ...args,
+      ]);
+      assert.equal(r.code, 2);
+      assert.match(r.stderr, message);
+    });
+  }
+});

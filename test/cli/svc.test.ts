@@ -1,0 +1,146 @@
+// `kdebug svc` and `kdebug demo` as a user runs them: the built CLI, its output and exit codes,
+// offline on the scenario snapshots and live against the fake API server.
+// IP conventions: the demo snapshot's (SEEDS.md section 3): nodes 10.0.12.7 and 10.0.12.11,
+// Pod CIDR 10.244.0.0/16, Service CIDR 10.1.0.0/16, nginx-svc 10.1.190.219:8080.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { readSnapshot } from '../../src/cluster/snapshot.js';
+import { kdebug, ROOT } from '../support/cli.js';
+import { startFakeApi, type FakeApi } from '../support/fake-api/server.js';
+
+const golden = (name: string) => readFileSync(join(ROOT, 'test/golden/svc', name), 'utf8');
+
+/** The built CLI, asynchronously: the fake API server in this process must keep answering. */
+function live(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['bin/kdebug.js', ...args], {
+      cwd: ROOT,
+      env: { PATH: process.env['PATH'] ?? '', NO_COLOR: '1', ...env },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d));
+    child.stderr.on('data', (d: Buffer) => (stderr += d));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('kdebug svc (built CLI)', () => {
+
+  it('prints the golden text for a healthy Service and exits 0', () => {
+    const r = kdebug(['svc', 'nginx-svc', '--snapshot', 'snapshots/nginx-svc', '-o', 'text']);
+    assert.deepEqual([r.code, r.stderr], [0, '']);
+    assert.equal(r.stdout, golden('nginx-svc.txt'));
+  });
+
+  it('exits 1 with the golden JSON when a step fails', () => {
+    const r = kdebug(['svc', 'nginx-svc', '--snapshot', 'snapshots/selector-typo', '-o', 'json']);
+    assert.equal(r.code, 1);
+    assert.equal(r.stdout, golden('selector-typo.json'));
+  });
+
+  it('says "did you mean" for a Service that does not exist, exit 1', () => {
+    const r = kdebug(['svc', 'ngnix-svc', '--snapshot', 'snapshots/nginx-svc', '-o', 'text']);
+    assert.equal(r.code, 1);
+    assert.match(r.stdout, /Did you mean\s+"nginx-svc"\?/);
+    assert.match(r.stdout, /^Next: kdebug svc nginx-svc -n default$/m);
+  });
+
+  it('takes -n for the namespace', () => {
+    const r = kdebug([
+      'svc',
+      'kube-dns',
+      '-n',
+      'kube-system',
+      '--snapshot',
+      'snapshots/nginx-svc',
+      '-o',
+      'json',
+    ]);
+    assert.equal(r.code, 0, r.stdout);
+    assert.deepEqual(JSON.parse(r.stdout).target, {
+      namespace: 'kube-system',
+      service: 'kube-dns',
+    });
+  });
+
+  it('exits 2 with one line when it cannot do its job', () => {
+    const r = kdebug(['svc', 'nginx-svc', '--snapshot', 'snapshots/does-not-exist']);
+    assert.equal(r.code, 2);
+    assert.equal(r.stderr, 'kdebug: snapshots/does-not-exist: no such snapshot directory\n');
+    const none = kdebug(['svc', 'nginx-svc', '-o', 'text'], {
+      env: { KUBECONFIG: join(ROOT, 'no-such-kubeconfig'), HOME: join(ROOT, 'no-such-home') },
+    });
+    assert.equal(none.code, 2);
+    assert.equal(none.stderr.split('\n').filter(Boolean).length, 1, none.stderr);
+    assert.match(none.stderr, /^kdebug: .*kubeconfig/i);
+  });
+
+  it('kdebug demo is svc nginx-svc on the bundled snapshot', () => {
+    const r = kdebug(['demo', '-o', 'text']);
+    assert.equal(r.code, 0);
+    assert.equal(
+      r.stdout,
+      golden('nginx-svc.txt').replace('snapshot snapshots/nginx-svc', 'the bundled demo snapshot'),
+    );
+    const json = kdebug(['demo', '-o', 'json']);
+    assert.equal(json.stdout, golden('nginx-svc.json'));
+  });
+
+  describe('live, against the fake API server', () => {
+    let fake: FakeApi;
+    let kubeconfig: string;
+    let tmp: string;
+    before(async () => {
+      fake = await startFakeApi({
+        objects: (await readSnapshot('snapshots/pods-not-ready')).objects,
+        tokens: { 'admin-token': 'admin' },
+      });
+      kubeconfig = fake.kubeconfig({ namespace: 'default' });
+      tmp = mkdtempSync(join(tmpdir(), 'kdebug-svc-'));
+    });
+    after(async () => {
+      await fake.close();
+      rmSync(tmp, { recursive: true, force: true });
+    });
+
+    it('reads the Service and what it needs, and finds the same fault as offline', async () => {
+      const r = await live(
+        ['svc', 'nginx-svc', '--kubeconfig', kubeconfig, '-o', 'json', '--via', 'kube-proxy'],
+        { HOME: tmp },
+      );
+      assert.equal(r.code, 1, r.stderr);
+      const doc = JSON.parse(r.stdout);
+      assert.equal(doc.context, 'fake');
+      assert.deepEqual(
+        doc.steps
+          .filter((s: { status: string }) => s.status === 'fail')
+          .map((s: { id: string }) => s.id),
+        ['endpoints'],
+      );
+      const rules = doc.steps.find((s: { id: string }) => s.id === 'rules');
+      // this fake server runs no exec: each node's rules are said to be unread, not guessed
+      assert.deepEqual(
+        rules.findings.map((f: { id: string; node: string }) => `${f.id} ${f.node}`),
+        ['rules-not-read vm-12-11-centos', 'rules-not-read vm-12-7-centos'],
+      );
+    });
+
+    it('turns the API 404 into service-not-found with its suggestions', async () => {
+      const r = await live(['svc', 'nginx', '--kubeconfig', kubeconfig, '-o', 'json'], {
+        HOME: tmp,
+      });
+      assert.equal(r.code, 1, r.stderr);
+      const f = JSON.parse(r.stdout).steps[0].findings[0];
+      assert.equal(f.id, 'service-not-found');
+      assert.match(f.explanation, /"nginx-svc"/);
+    });
+  });
+});

@@ -1,0 +1,174 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { endpointsCheck } from '../../../src/core/checks/endpoints.js';
+import { diagnose } from '../../../src/core/diagnose.js';
+import type { KubeObject } from '../../../src/core/model.js';
+import { aPod, aService, anEndpointSlice, facts, ids, run, TARGET, webPods } from './builders.js';
+
+const legacy = (ips: string[]): KubeObject => ({
+  apiVersion: 'v1',
+  kind: 'Endpoints',
+  metadata: { name: 'web', namespace: 'default' },
+  subsets: [
+    {
+      addresses: ips.map((ip) => ({ ip })),
+      ports: [{ name: 'http', port: 8080, protocol: 'TCP' }],
+    },
+  ],
+});
+
+describe('endpoints step', () => {
+  const cases: { name: string; objects: KubeObject[]; want: string[] }[] = [
+    {
+      name: 'both endpoints ready',
+      objects: [aService(), anEndpointSlice(), ...webPods()],
+      want: ['endpoints-ready:pass'],
+    },
+    {
+      name: 'one of two not ready',
+      objects: [
+        aService(),
+        anEndpointSlice({
+          endpoints: [
+            { ip: '10.244.0.5', node: 'node-a', pod: 'web-1' },
+            { ip: '10.244.1.6', node: 'node-b', pod: 'web-2', ready: false },
+          ],
+        }),
+        aPod({ name: 'web-1' }),
+        aPod({ name: 'web-2', ip: '10.244.1.6', node: 'node-b', ready: false, why: 'probe' }),
+      ],
+      want: ['endpoints-ready:pass', 'endpoint-not-ready:warn'],
+    },
+    {
+      name: 'none ready',
+      objects: [
+        aService(),
+        anEndpointSlice({
+          endpoints: [
+            { ip: '10.244.0.5', pod: 'web-1', ready: false },
+            { ip: '10.244.1.6', pod: 'web-2', ready: false },
+          ],
+        }),
+        ...webPods({ ready: false, why: 'probe' }),
+      ],
+      want: ['no-ready-endpoints:fail', 'endpoint-not-ready:fail', 'endpoint-not-ready:fail'],
+    },
+    {
+      name: 'no EndpointSlice at all',
+      objects: [aService(), ...webPods()],
+      want: ['no-ready-endpoints:fail'],
+    },
+    {
+      name: 'only terminating, still serving',
+      objects: [
+        aService(),
+        anEndpointSlice({
+          endpoints: [
+            { ip: '10.244.0.5', pod: 'web-1', ready: false, serving: true, terminating: true },
+          ],
+        }),
+        aPod(),
+      ],
+      want: ['only-terminating-endpoints:warn'],
+    },
+    {
+      name: 'legacy Endpoints behind the slices',
+      objects: [aService(), anEndpointSlice(), ...webPods(), legacy(['10.244.0.5'])],
+      want: ['endpoints-ready:pass', 'endpoints-disagree:warn'],
+    },
+    {
+      name: 'legacy Endpoints agreeing',
+      objects: [aService(), anEndpointSlice(), ...webPods(), legacy(['10.244.1.6', '10.244.0.5'])],
+      want: ['endpoints-ready:pass'],
+    },
+    {
+      name: 'a ready Pod the slices do not list',
+      objects: [
+        aService(),
+        anEndpointSlice({ endpoints: [{ ip: '10.244.0.5', pod: 'web-1' }] }),
+        ...webPods(),
+      ],
+      want: ['endpoints-ready:pass', 'pod-missing-from-endpoints:warn'],
+    },
+    {
+      name: 'a ready Pod that keeps restarting',
+      objects: [aService(), anEndpointSlice(), ...webPods({ restarts: 7 })],
+      want: ['endpoints-ready:pass', 'pod-restarting:warn', 'pod-restarting:warn'],
+    },
+    {
+      name: 'publishNotReadyAddresses is said',
+      objects: [
+        aService({ spec: { publishNotReadyAddresses: true } }),
+        anEndpointSlice(),
+        ...webPods(),
+      ],
+      want: ['endpoints-ready:pass', 'publish-not-ready-addresses:pass'],
+    },
+  ];
+  for (const c of cases)
+    it(c.name, () => assert.deepEqual(ids(run(endpointsCheck, facts(c.objects))), c.want));
+
+  it('says why a Pod is not ready, and where to look', () => {
+    const objects = [
+      aService(),
+      anEndpointSlice({ endpoints: [{ ip: '10.244.0.5', pod: 'web-1', ready: false }] }),
+    ];
+    const probe = run(
+      endpointsCheck,
+      facts([...objects, aPod({ ready: false, why: 'probe' })]),
+    )[1]!;
+    assert.equal(probe.title, 'Pod web-1 is not ready: readiness probe failing');
+    assert.match(
+      probe.explanation,
+      /its readiness probe \(httpGet \/ready on port 8080\) is failing while container app runs/,
+    );
+    assert.equal(probe.next, 'kubectl -n default describe pod web-1');
+    const crash = run(
+      endpointsCheck,
+      facts([...objects, aPod({ ready: false, why: 'crash', restarts: 9 })]),
+    )[1]!;
+    assert.equal(crash.title, 'Pod web-1 is not ready: CrashLoopBackOff');
+    assert.match(
+      crash.explanation,
+      /keeps crashing \(CrashLoopBackOff after 9 restarts, last exit code 1\)/,
+    );
+    assert.equal(crash.next, 'kubectl -n default logs web-1 --previous');
+  });
+
+  it('tells a failing readiness check from a dead application with a direct probe', () => {
+    const objects = [
+      aService(),
+      anEndpointSlice({ endpoints: [{ ip: '10.244.0.5', pod: 'web-1', ready: false }] }),
+      aPod({ ready: false, why: 'probe' }),
+    ];
+    const ok =
+      'Connection to 10.244.0.5 8080 port [tcp/*] succeeded!\nkdebug-probe tcp-connect tool=nc exit=0\n';
+    const f = run(
+      endpointsCheck,
+      facts(objects, { 'node-a': { 'tcp-connect_10.244.0.5_8080': ok } }),
+    )[1]!;
+    assert.match(f.explanation, /does accept connections on port 8080/);
+    assert.ok(f.evidence.includes('node-a: TCP connect 10.244.0.5:8080: connected'));
+  });
+
+  it('a headless Service without ready endpoints has no DNS records', () => {
+    const [f] = run(
+      endpointsCheck,
+      facts([aService({ spec: { clusterIP: 'None', clusterIPs: ['None'] } }), ...webPods()]),
+    );
+    assert.match(f!.explanation, /NXDOMAIN/);
+  });
+
+  it('is a warning, not a second failure, when the selector matches nothing', () => {
+    const report = diagnose(
+      facts([aService({ spec: { selector: { app: 'wbe' } } }), ...webPods()]),
+      TARGET,
+    );
+    const step = report.steps.find((s) => s.id === 'endpoints')!;
+    assert.deepEqual(ids(step.findings), ['no-ready-endpoints:warn']);
+    assert.match(
+      step.findings[0]!.explanation,
+      /follows from selector-matches-no-pods \(Selector, above\)/,
+    );
+  });
+});

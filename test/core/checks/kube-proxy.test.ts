@@ -1,0 +1,132 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { kubeProxyCheck, parseProxyMetrics } from '../../../src/core/checks/kube-proxy.js';
+import type { KubeObject } from '../../../src/core/model.js';
+import {
+  aPod,
+  aService,
+  anEndpointSlice,
+  facts,
+  ids,
+  kubeProxy,
+  run,
+  twoNodes,
+  webPods,
+} from './builders.js';
+
+const base = () => [aService(), anEndpointSlice(), ...webPods(), ...twoNodes()];
+const cilium = () =>
+  ['node-a', 'node-b'].map((n, i) =>
+    aPod({
+      name: `cilium-${i}abc`,
+      namespace: 'kube-system',
+      labels: { 'k8s-app': 'cilium' },
+      node: n,
+      owner: { kind: 'DaemonSet', name: 'cilium' },
+      ports: [],
+    }),
+  );
+const metrics = (last: number, queued: number, failures = 0) =>
+  `# HELP kubeproxy_sync_proxy_rules_last_timestamp_seconds ...\nkubeproxy_sync_proxy_rules_last_timestamp_seconds ${last}\nkubeproxy_sync_proxy_rules_last_queued_timestamp_seconds ${queued}\nkubeproxy_sync_proxy_rules_iptables_restore_failures_total ${failures}\n`;
+const CAPTURED = Date.parse('2024-05-01T12:00:00Z') / 1000;
+
+describe('kube-proxy step', () => {
+  const cases: {
+    name: string;
+    objects: KubeObject[];
+    nodes?: Record<string, Record<string, string>>;
+    want: string[];
+  }[] = [
+    {
+      name: 'running on every node, mode from the defaults',
+      objects: [...base(), ...kubeProxy()],
+      want: ['kube-proxy-running:pass', 'proxy-mode:pass'],
+    },
+    {
+      name: 'crash-looping on one node',
+      objects: [...base(), ...kubeProxy(['node-a', 'node-b'], { notReadyOn: 'node-b' })],
+      want: ['kube-proxy-not-running:fail', 'proxy-mode:pass'],
+    },
+    {
+      name: 'missing on one node',
+      objects: [...base(), ...kubeProxy(['node-a'])],
+      want: ['kube-proxy-not-running:fail', 'proxy-mode:pass'],
+    },
+    {
+      name: 'nodes in different modes',
+      objects: [...base(), ...kubeProxy()],
+      nodes: { 'node-a': { 'proxy-mode': 'iptables' }, 'node-b': { 'proxy-mode': 'ipvs' } },
+      want: ['kube-proxy-running:pass', 'proxy-mode-differs:warn'],
+    },
+    {
+      name: 'replaced by Cilium',
+      objects: [...base(), ...cilium()],
+      want: ['kube-proxy-replaced:pass'],
+    },
+    {
+      name: 'synced recently',
+      objects: [...base(), ...kubeProxy()],
+      nodes: { 'node-a': { 'proxy-metrics': metrics(CAPTURED - 5, CAPTURED - 6) } },
+      want: ['kube-proxy-running:pass', 'proxy-mode:pass', 'kube-proxy-synced:pass'],
+    },
+    {
+      name: 'a change queued for minutes, never written',
+      objects: [...base(), ...kubeProxy()],
+      nodes: { 'node-a': { 'proxy-metrics': metrics(CAPTURED - 900, CAPTURED - 600) } },
+      want: ['kube-proxy-running:pass', 'proxy-mode:pass', 'kube-proxy-sync-stale:warn'],
+    },
+    {
+      name: 'iptables-restore failing',
+      objects: [...base(), ...kubeProxy()],
+      nodes: { 'node-a': { 'proxy-metrics': metrics(CAPTURED - 5, CAPTURED - 6, 3) } },
+      want: ['kube-proxy-running:pass', 'proxy-mode:pass', 'kube-proxy-sync-stale:warn'],
+    },
+  ];
+  for (const c of cases)
+    it(c.name, () => {
+      const f = facts(c.objects, c.nodes);
+      f.meta.capturedAt = '2024-05-01T12:00:00Z';
+      assert.deepEqual(ids(run(kubeProxyCheck, f)), c.want);
+    });
+
+  it('names the node and the command for a kube-proxy that is not running', () => {
+    const [f] = run(
+      kubeProxyCheck,
+      facts([...base(), ...kubeProxy(['node-a', 'node-b'], { notReadyOn: 'node-b' })]),
+    );
+    assert.equal(f!.title, 'kube-proxy on node-b is not running: CrashLoopBackOff');
+    assert.equal(f!.node, 'node-b');
+    assert.equal(f!.next, 'kubectl -n kube-system logs kube-proxy-1x9z --previous');
+  });
+
+  it("gives the command that shows Cilium's Service table", () => {
+    const [f] = run(kubeProxyCheck, facts([...base(), ...cilium()]));
+    assert.equal(f!.next, 'kubectl -n kube-system exec ds/cilium -- cilium-dbg service list');
+    assert.equal(f!.info, true);
+  });
+
+  it('reads the sync timestamps and failure counters from /metrics', () => {
+    assert.deepEqual(parseProxyMetrics(metrics(100, 90, 2)), {
+      lastSync: 100,
+      lastQueued: 90,
+      failures: 2,
+    });
+    assert.deepEqual(parseProxyMetrics(''), {
+      lastSync: undefined,
+      lastQueued: undefined,
+      failures: 0,
+    });
+  });
+
+  it('is skipped for a headless Service', () => {
+    assert.deepEqual(
+      ids(
+        run(
+          kubeProxyCheck,
+          facts([aService({ spec: { clusterIP: 'None', clusterIPs: ['None'] } })]),
+        ),
+      ),
+      ['kube-proxy-not-involved:skip'],
+    );
+  });
+});

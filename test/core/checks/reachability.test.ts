@@ -1,0 +1,211 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { reachabilityCheck } from '../../../src/core/checks/reachability.js';
+import { diagnose } from '../../../src/core/diagnose.js';
+import {
+  aService,
+  dumpFor,
+  facts,
+  healthy,
+  ids,
+  probeOut as p,
+  replace,
+  run,
+  TARGET,
+} from './builders.js';
+
+const VIP = '10.96.0.50';
+const IP_ADDR = 'lo UNKNOWN 127.0.0.1/8\neth0 UP 192.0.2.10/24\ncni0 UP 10.244.0.1/24\n';
+/** node-a's recorded outputs: its rules and addresses, and these probes. */
+const nodeA = (probes: Record<string, string>) => ({
+  'node-a': { 'iptables-save': dumpFor(healthy(), 'node-a'), 'ip-addr': IP_ADDR, ...probes },
+});
+const allOk = {
+  [`tcp-connect_${VIP}_80`]: p.tcpOk(VIP, 80),
+  'tcp-connect_10.244.0.5_8080': p.tcpOk('10.244.0.5', 8080),
+  'tcp-connect_10.244.1.6_8080': p.tcpOk('10.244.1.6', 8080),
+  [`icmp-echo_${VIP}`]: p.pingLost(VIP),
+};
+
+describe('reachability step', () => {
+  const cases: { name: string; probes: Record<string, string>; want: string[] }[] = [
+    {
+      name: 'everything answers, ping does not',
+      probes: allOk,
+      want: [
+        'clusterip-reachable:pass',
+        'endpoints-reachable:pass',
+        'ping-clusterip-explained:pass',
+      ],
+    },
+    {
+      name: 'one Pod refuses on the targetPort',
+      probes: { ...allOk, 'tcp-connect_10.244.1.6_8080': p.tcpRefused('10.244.1.6', 8080) },
+      want: [
+        'clusterip-reachable:pass',
+        'endpoint-unreachable:fail',
+        'ping-clusterip-explained:pass',
+      ],
+    },
+    {
+      name: 'the Pods answer, the ClusterIP times out',
+      probes: { ...allOk, [`tcp-connect_${VIP}_80`]: p.tcpTimeout() },
+      want: [
+        'clusterip-unreachable:fail',
+        'endpoints-reachable:pass',
+        'ping-clusterip-explained:pass',
+      ],
+    },
+    {
+      name: 'no probes recorded',
+      probes: {},
+      want: ['probes-not-recorded:skip', 'ping-clusterip-explained:pass'],
+    },
+  ];
+  for (const c of cases)
+    it(c.name, () =>
+      assert.deepEqual(ids(run(reachabilityCheck, facts(healthy(), nodeA(c.probes)))), c.want),
+    );
+
+  it('proves ping-vs-curl in iptables mode with the packet walk', () => {
+    const f = run(reachabilityCheck, facts(healthy(), nodeA(allOk))).find(
+      (x) => x.id === 'ping-clusterip-explained',
+    )!;
+    assert.equal(
+      f.title,
+      `ping ${VIP} gets no answer, curl ${VIP}:80 connects: normal in iptables mode`,
+    );
+    assert.equal(f.info, true);
+    assert.match(f.explanation, /no interface owns a ClusterIP/);
+    assert.ok(
+      f.evidence.includes(`node-a: no interface holds ${VIP} (ip -br addr)`),
+      f.evidence.join('\n'),
+    );
+    assert.ok(
+      f.evidence.includes(
+        `packet walk on node-a, icmp 192.0.2.10 -> ${VIP}: no rule matched it: routed unchanged`,
+      ),
+      f.evidence.join('\n'),
+    );
+    assert.ok(
+      f.evidence.some((e) =>
+        e.startsWith(
+          `packet walk on node-a, tcp 192.0.2.10 -> ${VIP}:80: 50% DNAT to 10.244.0.5:8080`,
+        ),
+      ),
+      f.evidence.join('\n'),
+    );
+  });
+
+  it('explains an answered ping in IPVS mode: the node owns the address', () => {
+    const nodes = {
+      'node-a': {
+        'proxy-mode': 'ipvs',
+        'ip-addr': `${IP_ADDR}kube-ipvs0 DOWN ${VIP}/32 10.96.0.10/32\n`,
+        [`icmp-echo_${VIP}`]: p.pingOk(VIP),
+      },
+    };
+    const f = run(reachabilityCheck, facts(healthy(), nodes)).find(
+      (x) => x.id === 'ping-clusterip-explained',
+    )!;
+    assert.equal(f.title, `ping ${VIP} answers: in IPVS mode the node itself answers a ping`);
+    assert.ok(f.evidence.includes(`node-a: ${VIP} is bound to kube-ipvs0 (ip -br addr)`));
+  });
+
+  it('explains the immediate rejection in nftables mode', () => {
+    const f = run(
+      reachabilityCheck,
+      facts(healthy(), { 'node-a': { 'proxy-mode': 'nftables' } }),
+    ).find((x) => x.id === 'ping-clusterip-explained')!;
+    assert.match(f.explanation, /rejects any packet for one that is not for a Service port/);
+  });
+
+  it('is pending while the probes run', () => {
+    assert.deepEqual(
+      ids(run(reachabilityCheck, facts(healthy()), { collecting: { nodes: true } })),
+      ['pending:pending'],
+    );
+  });
+
+  it('probes only the endpoints of a headless Service', () => {
+    const objects = replace(
+      healthy(),
+      'Service',
+      'web',
+      aService({ spec: { clusterIP: 'None', clusterIPs: ['None'] } }),
+    );
+    assert.deepEqual(ids(run(reachabilityCheck, facts(objects, nodeA(allOk)))), [
+      'endpoints-reachable:pass',
+    ]);
+  });
+
+  it('a refused ClusterIP behind a refusing Pod is a consequence, not a second failure', () => {
+    const probes = {
+      ...allOk,
+      [`tcp-connect_${VIP}_80`]: p.tcpRefused(VIP, 80),
+      'tcp-connect_10.244.0.5_8080': p.tcpRefused('10.244.0.5', 8080),
+      'tcp-connect_10.244.1.6_8080': p.tcpRefused('10.244.1.6', 8080),
+    };
+    const step = diagnose(facts(healthy(), nodeA(probes)), TARGET).steps.find(
+      (s) => s.id === 'reachability',
+    )!;
+    assert.deepEqual(ids(step.findings), [
+      'clusterip-unreachable:warn',
+      'endpoint-unreachable:fail',
+      'endpoint-unreachable:fail',
+      'ping-clusterip-explained:pass',
+    ]);
+    assert.match(
+      step.findings[0]!.explanation,
+      /kube-proxy forwarded it to a Pod, and the Pod refused it/,
+    );
+  });
+});
+
+describe('reachability step: NetworkPolicies', () => {
+  const policy = (podSelector: Record<string, unknown>, policyTypes?: string[]) => ({
+    apiVersion: 'networking.k8s.io/v1',
+    kind: 'NetworkPolicy',
+    metadata: { name: 'only-frontend', namespace: 'default' },
+    spec: {
+      podSelector,
+      ...(policyTypes ? { policyTypes } : {}),
+      ingress: [{ from: [{ podSelector: { matchLabels: { app: 'frontend' } } }] }],
+    },
+  });
+  const cases: {
+    name: string;
+    selector: Record<string, unknown>;
+    types?: string[];
+    applies: boolean;
+  }[] = [
+    {
+      name: 'selecting the Pods by label',
+      selector: { matchLabels: { app: 'web' } },
+      applies: true,
+    },
+    { name: 'selecting every Pod of the namespace', selector: {}, applies: true },
+    { name: 'selecting other Pods', selector: { matchLabels: { app: 'db' } }, applies: false },
+    { name: 'egress only', selector: {}, types: ['Egress'], applies: false },
+  ];
+  for (const c of cases)
+    it(c.name, () => {
+      const found = run(
+        reachabilityCheck,
+        facts([...healthy(), policy(c.selector, c.types)], nodeA(allOk)),
+      );
+      assert.equal(
+        found.some((f) => f.id === 'network-policy-applies'),
+        c.applies,
+      );
+    });
+
+  it('names the policy when a Pod does not answer', () => {
+    const probes = { ...allOk, 'tcp-connect_10.244.1.6_8080': p.tcpTimeout() };
+    const f = run(
+      reachabilityCheck,
+      facts([...healthy(), policy({ matchLabels: { app: 'web' } })], nodeA(probes)),
+    ).find((x) => x.id === 'endpoint-unreachable')!;
+    assert.match(f.explanation, /NetworkPolicy only-frontend selects this Pod/);
+  });
+});

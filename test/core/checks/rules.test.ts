@@ -1,0 +1,125 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { rulesCheck } from '../../../src/core/checks/rules.js';
+import type { KubeObject } from '../../../src/core/model.js';
+import {
+  aPod,
+  anEndpointSlice,
+  dumpFor,
+  dumps,
+  facts,
+  healthy,
+  ids,
+  replace,
+  run,
+} from './builders.js';
+
+/** The cluster as a node still believes it is: web-2 was 10.244.1.9 before it was replaced. */
+const staleObjects = () =>
+  replace(
+    healthy(),
+    'EndpointSlice',
+    'web-abcde',
+    anEndpointSlice({
+      endpoints: [
+        { ip: '10.244.0.5', node: 'node-a', pod: 'web-1' },
+        { ip: '10.244.1.9', node: 'node-b', pod: 'web-2' },
+      ],
+    }),
+  );
+const withoutWeb = (dump: string) =>
+  dump
+    .split('\n')
+    .filter((l) => !l.includes('default/web:http'))
+    .join('\n');
+
+describe('rules step', () => {
+  const cases: {
+    name: string;
+    nodes: () => Record<string, Record<string, string>>;
+    want: string[];
+  }[] = [
+    { name: 'both nodes as expected', nodes: () => dumps(healthy()), want: ['rules-match:pass'] },
+    {
+      name: 'one node still DNATs to a replaced Pod',
+      nodes: () => ({
+        'node-a': { 'iptables-save': dumpFor(healthy(), 'node-a') },
+        'node-b': { 'iptables-save': dumpFor(staleObjects(), 'node-b') },
+      }),
+      want: ['rules-match:pass', 'endpoint-stale:fail', 'endpoint-missing:warn'],
+    },
+    {
+      name: 'one node without the Service rules',
+      nodes: () => ({
+        'node-a': { 'iptables-save': dumpFor(healthy(), 'node-a') },
+        'node-b': { 'iptables-save': withoutWeb(dumpFor(healthy(), 'node-b')) },
+      }),
+      want: ['rules-match:pass', 'service-rules-missing:fail'],
+    },
+    {
+      name: 'a dump that cannot be parsed',
+      nodes: () => ({ 'node-a': { 'iptables-save': '*nat\n-A KUBE-SERVICES -j\nCOMMIT\n' } }),
+      want: ['rules-unreadable:warn'],
+    },
+    {
+      name: 'IPVS mode',
+      nodes: () => ({
+        'node-a': { 'iptables-save': dumpFor(healthy(), 'node-a'), 'proxy-mode': 'ipvs\n' },
+      }),
+      want: ['rules-other-mode:skip'],
+    },
+    { name: 'nothing recorded', nodes: () => ({}), want: ['rules-not-recorded:skip'] },
+  ];
+  for (const c of cases)
+    it(c.name, () => assert.deepEqual(ids(run(rulesCheck, facts(healthy(), c.nodes()))), c.want));
+
+  it('names the node that differs from the others', () => {
+    const found = run(
+      rulesCheck,
+      facts(healthy(), {
+        'node-a': { 'iptables-save': dumpFor(healthy(), 'node-a') },
+        'node-b': { 'iptables-save': dumpFor(staleObjects(), 'node-b') },
+      }),
+    );
+    const stale = found.find((f) => f.id === 'endpoint-stale')!;
+    assert.match(stale.title, /^node-b: .* \(unlike node-a\)$/);
+    assert.equal(stale.node, 'node-b');
+    assert.ok(
+      stale.evidence.some((e) => e.startsWith('actual:') && e.includes('10.244.1.9:8080')),
+      stale.evidence.join('\n'),
+    );
+    assert.equal(found[0]!.title, 'node-a: 80/TCP -> 2 endpoints, as expected');
+  });
+
+  it('summarises agreeing nodes in one line, with each tree as evidence', () => {
+    const [f] = run(rulesCheck, facts(healthy(), dumps(healthy())));
+    assert.equal(f!.title, '2 nodes: 80/TCP -> 2 endpoints, as expected');
+    assert.ok(
+      f!.evidence.includes('  50% -> KUBE-SEP-7U6MWNJWR3SADOJA: DNAT 10.244.0.5:8080'),
+      f!.evidence.join('\n'),
+    );
+  });
+
+  it('shows the REJECT rule of a Service without endpoints', () => {
+    const objects: KubeObject[] = replace(
+      healthy(),
+      'EndpointSlice',
+      'web-abcde',
+      anEndpointSlice({ endpoints: [] }),
+    );
+    const [f] = run(rulesCheck, facts(objects, dumps(objects)));
+    assert.equal(f!.title, '2 nodes: 80/TCP -> REJECT (no endpoints), as expected');
+    assert.ok(f!.evidence.some((e) => e.includes('-j REJECT')));
+  });
+
+  it('is pending while the node rules are read, skipped for a Cilium cluster', () => {
+    assert.deepEqual(ids(run(rulesCheck, facts(healthy()), { collecting: { nodes: true } })), [
+      'pending:pending',
+    ]);
+    const cilium = [
+      ...healthy().filter((o) => !o.metadata?.name?.startsWith('kube-proxy')),
+      aPod({ name: 'cilium-x', namespace: 'kube-system', labels: { 'k8s-app': 'cilium' } }),
+    ];
+    assert.deepEqual(ids(run(rulesCheck, facts(cilium))), ['rules-not-kube-proxy:skip']);
+  });
+});

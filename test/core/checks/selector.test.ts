@@ -1,0 +1,95 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { selectorCheck } from '../../../src/core/checks/selector.js';
+import { aPod, aService, anEndpointSlice, facts, ids, run, webPods } from './builders.js';
+
+const withSelector = (selector: Record<string, string> | undefined) =>
+  aService({ spec: { selector } });
+
+describe('selector step', () => {
+  it('counts the Pods it matches and names their workload', () => {
+    const [f] = run(selectorCheck, facts([aService(), ...webPods()]));
+    assert.equal(f!.id, 'selector-matches-pods');
+    assert.equal(f!.title, 'selector app=web matches 2 Pods');
+    assert.match(f!.explanation, /Deployment web/);
+  });
+
+  const misses: {
+    name: string;
+    selector: Record<string, string>;
+    labels: Record<string, string>;
+    differs: RegExp;
+    patch?: string;
+  }[] = [
+    {
+      name: 'a typo in the value',
+      selector: { app: 'wbe' },
+      labels: { app: 'web' },
+      differs: /app=web where the selector wants app=wbe/,
+      patch: '{"spec":{"selector":{"app":"web"}}}',
+    },
+    {
+      name: 'run= instead of app=',
+      selector: { app: 'web' },
+      labels: { run: 'web' },
+      differs: /run=web where the selector wants app=web/,
+      patch: '{"spec":{"selector":{"run":"web","app":null}}}',
+    },
+    {
+      name: 'a typo in the key',
+      selector: { ap: 'web' },
+      labels: { app: 'web' },
+      differs: /app=web where the selector wants ap=web/,
+      patch: '{"spec":{"selector":{"app":"web","ap":null}}}',
+    },
+    {
+      name: 'one of two labels wrong',
+      selector: { app: 'web', tier: 'front' },
+      labels: { app: 'web', tier: 'frontend' },
+      differs: /tier=frontend where the selector wants tier=front/,
+    },
+  ];
+  for (const m of misses)
+    it(`no match, nearest miss: ${m.name}`, () => {
+      const [f] = run(
+        selectorCheck,
+        facts([
+          withSelector(m.selector),
+          aPod({ labels: m.labels }),
+          aPod({ name: 'db-0', labels: { app: 'postgres' } }),
+        ]),
+      );
+      assert.equal(`${f!.id}:${f!.status}`, 'selector-matches-no-pods:fail');
+      assert.match(f!.explanation, m.differs);
+      assert.doesNotMatch(f!.explanation, /postgres/);
+      if (m.patch)
+        assert.equal(f!.next, `kubectl -n default patch service web --type=merge -p '${m.patch}'`);
+      else assert.equal(f!.next, 'kubectl -n default get pods --show-labels');
+    });
+
+  it('says so when no Pod is even close', () => {
+    const [f] = run(
+      selectorCheck,
+      facts([withSelector({ app: 'web' }), aPod({ labels: { app: 'postgres' } })]),
+    );
+    assert.match(f!.explanation, /None of the 1 Pod read in the namespace has labels close to it/);
+  });
+
+  it('warns when the selector spans several workloads', () => {
+    const other = aPod({
+      name: 'api-1',
+      labels: { app: 'web', 'pod-template-hash': '55aa' },
+      owner: { kind: 'ReplicaSet', name: 'api-55aa' },
+    });
+    assert.deepEqual(ids(run(selectorCheck, facts([aService(), ...webPods(), other]))), [
+      'selector-matches-pods:pass',
+      'selector-matches-several-workloads:warn',
+    ]);
+  });
+
+  it('recognises a Service without a selector', () => {
+    assert.deepEqual(ids(run(selectorCheck, facts([withSelector(undefined), anEndpointSlice()]))), [
+      'selector-none:pass',
+    ]);
+  });
+});

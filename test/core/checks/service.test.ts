@@ -1,0 +1,127 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { serviceCheck, similarServices } from '../../../src/core/checks/service.js';
+import { aService, facts, ids, run, TARGET } from './builders.js';
+
+describe('service step', () => {
+  const cases: {
+    name: string;
+    objects: ReturnType<typeof aService>[];
+    want: string[];
+    text?: RegExp;
+  }[] = [
+    {
+      name: 'a ClusterIP Service',
+      objects: [aService()],
+      want: ['service-found:pass'],
+      text: /^ClusterIP 10\.96\.0\.50:80\/TCP /,
+    },
+    {
+      name: 'a NodePort names its node port',
+      objects: [
+        aService({
+          spec: {
+            type: 'NodePort',
+            ports: [{ name: 'http', port: 80, targetPort: 8080, nodePort: 30080 }],
+          },
+        }),
+      ],
+      want: ['service-found:pass'],
+      text: /^NodePort: ClusterIP 10\.96\.0\.50:80\/TCP, node port 30080 /,
+    },
+    {
+      name: 'headless',
+      objects: [aService({ spec: { clusterIP: 'None', clusterIPs: ['None'] } })],
+      want: ['service-headless:pass'],
+      text: /headless/,
+    },
+    {
+      name: 'ExternalName',
+      objects: [
+        aService({
+          spec: {
+            type: 'ExternalName',
+            externalName: 'db.example.com',
+            clusterIP: undefined,
+            clusterIPs: undefined,
+            selector: undefined,
+          },
+        }),
+      ],
+      want: ['service-external-name:pass'],
+      text: /an alias for db\.example\.com.*CNAME to db\.example\.com/,
+    },
+    {
+      name: 'ExternalName holding an IP',
+      objects: [
+        aService({
+          spec: {
+            type: 'ExternalName',
+            externalName: '203.0.113.7',
+            clusterIP: undefined,
+            clusterIPs: undefined,
+            selector: undefined,
+          },
+        }),
+      ],
+      want: ['external-name-is-ip:fail'],
+      text: /is an IP address/,
+    },
+    {
+      name: 'missing, a close name exists',
+      objects: [aService({ name: 'wbe' })],
+      want: ['service-not-found:fail'],
+      text: /Did you mean "wbe"\?/,
+    },
+    {
+      name: 'missing, same name elsewhere',
+      objects: [aService({ namespace: 'prod' })],
+      want: ['service-not-found:fail'],
+      text: /"web" in namespace prod/,
+    },
+    {
+      name: 'missing, nothing alike',
+      objects: [aService({ name: 'database' })],
+      want: ['service-not-found:fail'],
+      text: /no Service with a similar name/,
+    },
+  ];
+  for (const c of cases)
+    it(c.name, () => {
+      const found = run(serviceCheck, facts(c.objects));
+      assert.deepEqual(ids(found), c.want);
+      if (c.text) assert.match(`${found[0]!.title} ${found[0]!.explanation}`, c.text);
+    });
+
+  it('points the next command at the best suggestion', () => {
+    const [f] = run(serviceCheck, facts([aService({ namespace: 'prod' })]));
+    assert.equal(f!.next, 'kdebug svc web -n prod');
+  });
+
+  it('takes the live API suggestions when the Service was not read', () => {
+    const [f] = run(serviceCheck, facts([]), {
+      suggestions: [{ namespace: 'shop', name: 'web-svc' }],
+    });
+    assert.match(f!.explanation, /"web-svc" in namespace shop/);
+  });
+
+  it('is pending while the objects are still being read', () => {
+    assert.deepEqual(ids(run(serviceCheck, facts([]), { collecting: { objects: true } })), [
+      'pending:pending',
+    ]);
+  });
+
+  it('ranks suggestions: exact name elsewhere, then the namespace, then spelling', () => {
+    const services = [
+      { namespace: 'default', name: 'wbe' },
+      { namespace: 'other', name: 'web' },
+      { namespace: 'other', name: 'webb' },
+      { namespace: 'default', name: 'unrelated' },
+    ];
+    assert.deepEqual(similarServices(services, TARGET.namespace, 'web'), [
+      { namespace: 'other', name: 'web' },
+      { namespace: 'other', name: 'webb' },
+      { namespace: 'default', name: 'wbe' },
+    ]);
+  });
+});

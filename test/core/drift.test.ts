@@ -1,0 +1,391 @@
+// Drift per fault: the expected rules of a small cluster, changed the way nodes go wrong, must
+// give the finding that names the fault (and nothing louder); the scenario snapshots and the
+// v1.15 demo must give what their READMEs say.
+//
+// IP conventions (kube-proxy's proxier_test.go): Pod IPs 10.180.0.0/16 in the cluster CIDR
+// 10.0.0.0/8, ClusterIPs 172.30.0.0/16, node test-node 192.168.0.2 (Pods 10.180.0.0/24), other
+// node 192.168.0.3 (Pods 10.180.1.0/24), load balancer 5.6.7.8, source range 203.0.113.0/25.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { readSnapshot } from '../../src/cluster/snapshot.js';
+import { endpointChain, kubeProxyChain } from '../../src/core/chain-names.js';
+import {
+  driftToFinding,
+  nodeDrift,
+  optionsFromDump,
+  recordedNodeDrift,
+  unsupportedMode,
+  type DriftFinding,
+} from '../../src/core/drift.js';
+import { expectedRules, expectedSave } from '../../src/core/expected.js';
+import { parseIptables } from '../../src/core/iptables.js';
+import { clusterView } from '../../src/core/kube.js';
+import type { KubeObject } from '../../src/core/model.js';
+import { aKubeProxyConfig, aNode, aService, anEndpointSlice } from '../support/builders.js';
+
+const NODE = 'test-node';
+const objects: KubeObject[] = [
+  aNode(NODE, '192.168.0.2', '10.180.0.0/24'),
+  aNode('other-node', '192.168.0.3', '10.180.1.0/24'),
+  aKubeProxyConfig('clusterCIDR: 10.0.0.0/8\n'),
+  aService('ns1/web', { clusterIP: '172.30.0.41' }),
+  anEndpointSlice('ns1/web', ['10.180.0.1', ['10.180.1.2', { node: 'other-node' }], '10.180.0.3']),
+  aService('ns1/local', {
+    type: 'NodePort',
+    clusterIP: '172.30.0.42',
+    externalTrafficPolicy: 'Local',
+    ports: [['p80', 80, 'TCP', 3001]],
+  }),
+  anEndpointSlice('ns1/local', [
+    ['10.180.0.4', { node: NODE }],
+    ['10.180.1.4', { node: 'other-node' }],
+  ]),
+  aService('ns1/lb', {
+    type: 'LoadBalancer',
+    clusterIP: '172.30.0.43',
+    ports: [['p80', 80, 'TCP', 3002]],
+    loadBalancerIPs: ['5.6.7.8'],
+    sourceRanges: ['203.0.113.0/25'],
+    affinity: 10800,
+  }),
+  anEndpointSlice('ns1/lb', ['10.180.0.5']),
+  aService('ns1/empty', { clusterIP: '172.30.0.44' }),
+];
+const view = clusterView(objects);
+const clean = expectedSave(expectedRules(view, NODE, { randomFully: true }));
+
+function drift(text: string, v = view) {
+  const rs = parseIptables(text, { file: 'test' });
+  return nodeDrift({
+    node: NODE,
+    source: 'test',
+    expected: expectedRules(v, NODE, optionsFromDump(rs)),
+    actual: rs,
+    view: v,
+  });
+}
+const ids = (fs: DriftFinding[]) =>
+  fs.map((f) => `${f.severity} ${f.id}${f.service ? ` ${f.service}` : ''}`);
+
+const WEB = 'ns1/web:p80';
+const SVC = kubeProxyChain('KUBE-SVC', WEB, 'tcp');
+const LOCAL = 'ns1/local:p80';
+const LB = 'ns1/lb:p80';
+const SEP = (name: string, ep: string) => endpointChain(name, 'tcp', ep);
+
+/** Removes the lines containing all of `parts`, or replaces text, in the clean dump. */
+const without = (...parts: string[]) =>
+  clean
+    .split('\n')
+    .filter((l) => !(l.startsWith('-A ') && parts.every((p) => l.includes(p))))
+    .join('\n');
+const swap = (from: string | RegExp, to: string) => {
+  const out = clean.replace(from, to);
+  assert.notEqual(out, clean, `${from} not in the clean dump`);
+  return out;
+};
+
+describe('drift', () => {
+  it('finds nothing at all in the rules kube-proxy would write', () => {
+    const d = drift(clean);
+    assert.deepEqual(d.findings, []);
+    assert.equal(d.servicePorts, 4);
+  });
+
+  const faults: [string, string, string[]][] = [
+    // what, the dump, the findings (severity, id, Service port) it must give
+    [
+      'a DNAT to a Pod that is gone',
+      swap(/10\.180\.1\.2/g, '10.180.1.9'),
+      [`error endpoint-stale ${WEB}`, `warning endpoint-missing ${WEB}`],
+    ],
+    [
+      'an endpoint with no KUBE-SEP jump',
+      without(`-j ${SEP(WEB, '10.180.0.3:80')}`),
+      [`warning endpoint-missing ${WEB}`],
+    ],
+    [
+      'probabilities that give uneven shares',
+      swap('--probability 0.33333333349', '--probability 0.50000000000'),
+      [`warning weights-uneven ${WEB}`],
+    ],
+    [
+      'no cluster IP rule (kube-proxy never wrote the Service)',
+      without('"ns1/web:p80 cluster IP"', '-A KUBE-SERVICES'),
+      [`error service-rules-missing ${WEB}`],
+    ],
+    [
+      'a cluster IP rule to a chain that does not exist',
+      swap(`-m tcp --dport 80 -j ${SVC}`, '-m tcp --dport 80 -j KUBE-SVC-AAAAAAAAAAAAAAAA'),
+      [`error svc-chain-missing ${WEB}`],
+    ],
+    [
+      'no masquerade rule for cluster IP traffic',
+      without(`-A ${SVC} ! -s`),
+      [`warning masquerade-missing ${WEB}`],
+    ],
+    [
+      'no hairpin masquerade',
+      without(`-A ${SEP(WEB, '10.180.0.1:80')} -s`),
+      [`warning masquerade-missing ${WEB}`],
+    ],
+    [
+      'no node port rule',
+      without('-A KUBE-NODEPORTS', '--dport 3001'),
+      [`error nodeport-missing ${LOCAL}`],
+    ],
+    [
+      'externalTrafficPolicy Local sent to every node',
+      swap(
+        `-A ${kubeProxyChain('KUBE-EXT', LOCAL, 'tcp')} -j ${kubeProxyChain('KUBE-SVL', LOCAL, 'tcp')}`,
+        `-A ${kubeProxyChain('KUBE-EXT', LOCAL, 'tcp')} -j ${kubeProxyChain('KUBE-SVC', LOCAL, 'tcp')}`,
+      ),
+      [`error local-policy-wrong ${LOCAL}`],
+    ],
+    [
+      'no REJECT for a Service without endpoints',
+      without('"ns1/empty:p80 has no endpoints"'),
+      [`warning no-endpoints-reject-missing ns1/empty:p80`],
+    ],
+    [
+      'loadBalancerSourceRanges not enforced',
+      without('-A KUBE-PROXY-FIREWALL'),
+      [`warning firewall-missing ${LB}`],
+    ],
+    ['no session affinity', without('--rcheck'), [`warning affinity-wrong ${LB}`]],
+    [
+      'no jump from PREROUTING',
+      without('-A PREROUTING', '-j KUBE-SERVICES'),
+      ['error entry-jump-missing'],
+    ],
+    [
+      'marked packets not masqueraded',
+      without('-A KUBE-POSTROUTING', 'MASQUERADE'),
+      ['warning masquerade-missing'],
+    ],
+    [
+      'leftover chains',
+      clean
+        .replace(
+          ':KUBE-SERVICES - [0:0]',
+          ':KUBE-SERVICES - [0:0]\n:KUBE-SVC-ZZZZZZZZZZZZZZZZ - [0:0]',
+        )
+        .replace('COMMIT\n*nat', 'COMMIT\n*nat')
+        .replace(
+          /(-A KUBE-SERVICES [^\n]*\n)(?![\s\S]*-A KUBE-SERVICES)/,
+          '$1-A KUBE-SVC-ZZZZZZZZZZZZZZZZ -m comment --comment "ns9/gone:http -> 10.180.0.99:80" -j KUBE-MARK-MASQ\n',
+        ),
+      ['warning orphan-chain ns9/gone:http'],
+    ],
+  ];
+  for (const [what, dump, want] of faults) {
+    it(`names ${want[0]} for ${what}`, () => {
+      assert.deepEqual(ids(drift(dump).findings.filter((f) => f.severity !== 'info')), want);
+    });
+  }
+
+  const spelling: [string, string][] = [
+    [
+      'a probability spelled otherwise but equal after quantisation (round(p * 2^31))',
+      swap('--probability 0.33333333349', '--probability 0.33333333333'),
+    ],
+    [
+      "old kube-proxy's %0.5f probability",
+      swap('--probability 0.33333333349', '--probability 0.33332000021'),
+    ],
+    [
+      'no comments on the KUBE-SEP rules',
+      clean.replace(/(-A KUBE-SEP-\S+ .*?) -m comment --comment "[^"]*"/g, '$1'),
+    ],
+    ['the Services in another order in KUBE-SERVICES', reorderServices(clean)],
+  ];
+  for (const [what, dump] of spelling) {
+    it(`reports only rule-text-differs (info) for ${what}`, () => {
+      const d = drift(dump);
+      assert.ok(d.findings.length > 0 || what.includes('order'), 'something reported');
+      assert.deepEqual(
+        d.findings.filter((f) => f.id !== 'rule-text-differs'),
+        [],
+      );
+      assert.ok(d.findings.every((f) => f.severity === 'info'));
+    });
+  }
+
+  it('says what the stale endpoint is and what to do, with the rule lines as evidence', () => {
+    const d = drift(swap(/10\.180\.1\.2/g, '10.180.1.9'));
+    const stale = d.findings.find((f) => f.id === 'endpoint-stale')!;
+    assert.equal(
+      stale.message,
+      `node ${NODE} still sends 33.3% of ${WEB} to 10.180.1.9:80, a Pod that no longer exists: those connections time out.`,
+    );
+    assert.ok(
+      stale.actual.some((l) => l.startsWith(`-t nat -A ${SVC} `) && l.includes('10.180.1.9:80')),
+    );
+    assert.ok(stale.expected.every((l) => l.startsWith(`-t nat -A ${SVC} `)));
+    assert.match(stale.next!, /kube-proxy on test-node has not applied/);
+    const f = driftToFinding(stale);
+    assert.deepEqual([f.id, f.status, f.node, f.service], ['endpoint-stale', 'fail', NODE, WEB]);
+    assert.ok(f.evidence.some((e) => e.startsWith('actual:   -t nat')));
+  });
+
+  it('collapses one masquerade difference on every Service port into one node finding', () => {
+    const d = drift(clean.replaceAll('! -s 10.0.0.0/8', '! -s 10.244.0.0/16'));
+    assert.deepEqual(ids(d.findings.filter((f) => f.severity !== 'info')), [
+      'warning masquerade-differs',
+    ]);
+    assert.match(
+      d.findings[0]!.message,
+      /"! -s 10\.244\.0\.0\/16", but the kube-proxy configuration .* says "! -s 10\.0\.0\.0\/8"/,
+    );
+  });
+
+  it('explains (as a note, not drift) a node dropping externalTrafficPolicy Local traffic without a local endpoint', () => {
+    const v = clusterView([
+      ...objects.filter((o) => o.metadata?.name !== 'local-abcde'),
+      anEndpointSlice('ns1/local', [['10.180.1.4', { node: 'other-node' }]]),
+    ]);
+    const d = drift(expectedSave(expectedRules(v, NODE, { randomFully: true })), v);
+    assert.deepEqual(d.findings, []);
+    assert.deepEqual(
+      d.notes?.map((n) => [n.id, n.service]),
+      [['no-local-endpoints', LOCAL]],
+    );
+    assert.match(
+      d.notes![0]!.message,
+      /drops traffic arriving here for node port 3001, as designed; only other-node answers/,
+    );
+  });
+
+  it('reads knobs from the dump: random-fully, nfacct, tcp_be_liberal', () => {
+    assert.deepEqual(optionsFromDump(parseIptables(clean)), {
+      randomFully: true,
+      nfacct: false,
+      conntrackTcpBeLiberal: false,
+    });
+    const plain = expectedSave(
+      expectedRules(view, NODE, { randomFully: false, nfacct: true, conntrackTcpBeLiberal: true }),
+    );
+    assert.deepEqual(optionsFromDump(parseIptables(plain)), {
+      randomFully: false,
+      nfacct: true,
+      conntrackTcpBeLiberal: true,
+    });
+    assert.equal(drift(plain).findings.length, 0);
+  });
+
+  it('refuses kube-proxy modes it does not model', () => {
+    assert.equal(unsupportedMode(''), undefined);
+    assert.equal(unsupportedMode('iptables', 'iptables'), undefined);
+    assert.match(unsupportedMode('', 'ipvs')!, /ipvs mode/);
+    assert.match(unsupportedMode('nftables')!, /nftables mode/);
+  });
+});
+
+describe('drift in large-cluster mode (per-endpoint rules sampled)', () => {
+  const ips = Array.from({ length: 1200 }, (_, i) => `10.180.${i >> 8}.${i & 255}`);
+  const big = clusterView([
+    ...objects.slice(0, 3),
+    aService('ns1/big'),
+    anEndpointSlice('ns1/big', ips),
+  ]);
+  const text = expectedSave(expectedRules(big, NODE, { randomFully: true }));
+  const BIG = 'ns1/big:p80';
+
+  it('finds nothing in exact rules', () => assert.deepEqual(drift(text, big).findings, []));
+
+  it('still checks every endpoint semantically', () => {
+    const d = drift(text.replaceAll('10.180.2.100:80', '10.180.9.100:80'), big);
+    assert.deepEqual(ids(d.findings.filter((f) => f.severity !== 'info')), [
+      `error endpoint-stale ${BIG}`,
+      `warning endpoint-missing ${BIG}`,
+    ]);
+  });
+
+  it('notices spelling in the sampled endpoint and then compares the port in full', () => {
+    const first = endpointChain(BIG, 'tcp', '10.180.0.0:80');
+    const d = drift(
+      text.replace(
+        `-A ${first} -p tcp -m tcp -j DNAT`,
+        `-A ${first} -p tcp -m tcp -m comment --comment "x" -j DNAT`,
+      ),
+      big,
+    );
+    assert.deepEqual(ids(d.findings), [`info rule-text-differs ${BIG}`]);
+  });
+});
+
+describe('drift on the snapshots', () => {
+  const cases: [string, string, string[], string[]][] = [
+    // snapshot, node, findings that count, notes
+    [
+      'stale-endpoint',
+      'vm-12-11-centos',
+      [
+        'error endpoint-stale default/nginx-svc:http',
+        'warning endpoint-missing default/nginx-svc:http',
+      ],
+      [],
+    ],
+    ['stale-endpoint', 'vm-12-7-centos', [], []],
+    [
+      'missing-service-rules',
+      'vm-12-11-centos',
+      ['error service-rules-missing default/nginx-svc:http'],
+      [],
+    ],
+    ['missing-service-rules', 'vm-12-7-centos', [], []],
+    ['nodeport-local-no-endpoint', 'vm-12-11-centos', [], ['no-local-endpoints']],
+    ['nodeport-local-no-endpoint', 'vm-12-7-centos', [], []],
+    ['orphan-chains', 'vm-12-7-centos', ['warning orphan-chain default/old-web:http'], []],
+    ['orphan-chains', 'vm-12-11-centos', [], []],
+    // the demo: kube-proxy v1.15 rules that route correctly: spelling only
+    ['nginx-svc', 'vm-12-7-centos', [], []],
+    ['nginx-svc', 'vm-12-11-centos', [], []],
+  ];
+  for (const [dir, node, want, notes] of cases) {
+    it(`${dir} ${node}: ${want.length ? want.join(', ') : 'no drift'}`, async () => {
+      const facts = await readSnapshot(`snapshots/${dir}`);
+      const d = recordedNodeDrift(facts, clusterView(facts.objects), node, `snapshots/${dir}`);
+      assert.deepEqual(ids(d.findings.filter((f) => f.severity !== 'info')), want);
+      assert.deepEqual(d.notes?.map((n) => n.id) ?? [], notes);
+      if (dir !== 'nginx-svc')
+        assert.deepEqual(
+          d.findings.filter((f) => f.severity === 'info'),
+          [],
+          'current kube-proxy: spelled exactly',
+        );
+    });
+  }
+
+  it('the v1.15 demo: every Service port routes as expected, spelled as an older kube-proxy writes', async () => {
+    const facts = await readSnapshot('snapshots/nginx-svc');
+    const d = recordedNodeDrift(facts, clusterView(facts.objects), 'vm-12-7-centos');
+    assert.match(d.writtenBy!, /masquerade rules in KUBE-SERVICES \(v1\.20 or earlier\)/);
+    assert.deepEqual(
+      d.findings.map((f) => f.service ?? '(node)'),
+      [
+        '(node)',
+        'default/kubernetes:https',
+        'default/nginx-svc:http',
+        'kube-system/kube-dns:dns',
+        'kube-system/kube-dns:dns-tcp',
+        'kube-system/kube-dns:metrics',
+      ],
+    );
+    assert.ok(d.findings.every((f) => f.id === 'rule-text-differs' && f.severity === 'info'));
+  });
+});
+
+/** The clean dump with its KUBE-SERVICES rules in reverse (Go's map order differs per sync). */
+function reorderServices(text: string): string {
+  const lines = text.split('\n');
+  const nat = lines.indexOf('*nat');
+  const idx = lines
+    .map((l, i) =>
+      i > nat && l.startsWith('-A KUBE-SERVICES ') && !l.includes('nodeports') ? i : -1,
+    )
+    .filter((i) => i >= 0);
+  const reversed = idx.map((i) => lines[i]!).reverse();
+  idx.forEach((i, k) => (lines[i] = reversed[k]!));
+  return lines.join('\n');
+}

@@ -1,0 +1,402 @@
+// The packet walk, in kube-proxy's tracer style: tables of {source, destination, protocol,
+// outcomes, masquerade}. The seed's four ways to reach a Service (SEEDS.md sections 3 and 5) on
+// the demo and on the node-port scenario, then the matches one by one on small dumps.
+//
+// IP conventions (the demo cluster): nodes vm-12-7-centos 10.0.12.7 (Pods 10.244.0.0/24, cni0
+// 10.244.0.1) and vm-12-11-centos 10.0.12.11 (Pods 10.244.1.0/24); Pod CIDR 10.244.0.0/16;
+// nginx-svc 10.1.190.219:8080 -> 10.244.0.3:80 (vm-12-7-centos), 10.244.1.7:80 (vm-12-11-centos);
+// kube-dns 10.1.0.10 -> CoreDNS 10.244.0.2, 10.244.1.2; clients outside 203.0.113.0/24.
+// Small dumps: node 192.0.2.10, Pods 10.244.0.0/16, Services 10.96.0.0/16.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { readSnapshot } from '../../src/cluster/snapshot.js';
+import { parseIptables } from '../../src/core/iptables.js';
+import { clusterView } from '../../src/core/kube.js';
+import {
+  nodeNetwork,
+  tracePacket,
+  type TracePacket,
+  type TraceResult,
+} from '../../src/core/trace.js';
+
+async function walker(dir: string, node: string) {
+  const facts = await readSnapshot(`snapshots/${dir}`);
+  const rs = parseIptables(facts.nodes[node]!['iptables-save']!);
+  const net = nodeNetwork(
+    clusterView(facts.objects).nodes.find((n) => n.name === node),
+    facts.nodes[node]!['ip-addr'],
+  );
+  return (p: TracePacket) => tracePacket(rs, net, p);
+}
+
+/** Outcomes as [destination, probability, masquerade], sorted by destination. */
+const outcomes = (r: TraceResult) =>
+  r.outcomes
+    .map((o) => [o.destination, Math.round(o.probability * 1000) / 1000, o.masquerade] as const)
+    .sort((a, b) => String(a[0]).localeCompare(String(b[0])));
+
+type Row = [
+  string,
+  string,
+  number | undefined,
+  TracePacket['protocol'],
+  boolean,
+  (readonly [string | null, number, boolean])[],
+];
+
+describe('the four ways to a Service on the demo (vm-12-7-centos, kube-proxy v1.15 rules)', () => {
+  const rows: Row[] = [
+    // what, source, destination port, protocol, from the host, outcomes
+    [
+      'Pod -> Service -> Pod on the other node: not masqueraded',
+      '10.244.0.2',
+      8080,
+      'tcp',
+      false,
+      [
+        ['10.244.0.3:80', 0.5, false],
+        ['10.244.1.7:80', 0.5, false],
+      ],
+    ],
+    [
+      'Pod -> its own Service -> itself (hairpin): masqueraded',
+      '10.244.0.3',
+      8080,
+      'tcp',
+      false,
+      [
+        ['10.244.0.3:80', 0.5, true],
+        ['10.244.1.7:80', 0.5, false],
+      ],
+    ],
+    [
+      'a process on the node -> Service: masqueraded (source outside the Pod CIDR)',
+      '10.0.12.7',
+      8080,
+      'tcp',
+      true,
+      [
+        ['10.244.0.3:80', 0.5, true],
+        ['10.244.1.7:80', 0.5, true],
+      ],
+    ],
+    [
+      'ping to the ClusterIP: no rule matched, routed unchanged',
+      '10.244.0.2',
+      undefined,
+      'icmp',
+      false,
+      [[null, 1, true]],
+    ],
+    [
+      'the ClusterIP on a port the Service does not have',
+      '10.244.0.2',
+      80,
+      'tcp',
+      false,
+      [[null, 1, true]],
+    ],
+  ];
+  for (const [what, src, port, protocol, fromHost, want] of rows) {
+    it(what, async () => {
+      const walk = await walker('nginx-svc', 'vm-12-7-centos');
+      const r = walk({ src, dst: '10.1.190.219', dport: port, protocol, fromHost });
+      assert.deepEqual(outcomes(r), want);
+    });
+  }
+
+  it('walks the hairpin path rule by rule: mark, DNAT, forward accepted on the mark, MASQUERADE', async () => {
+    const walk = await walker('nginx-svc', 'vm-12-7-centos');
+    const hairpin = walk({
+      src: '10.244.0.3',
+      dst: '10.1.190.219',
+      dport: 8080,
+      protocol: 'tcp',
+      fromHost: false,
+    }).outcomes.find((o) => o.masquerade)!;
+    assert.deepEqual(
+      hairpin.rules.map((m) => `${m.table} ${m.chain}: ${m.effect}`),
+      [
+        'nat PREROUTING: jump KUBE-SERVICES',
+        'nat KUBE-SERVICES: jump KUBE-SVC-ELCM5PCEQWBTUJ2I',
+        'nat KUBE-SVC-ELCM5PCEQWBTUJ2I: 50% branch, jump KUBE-SEP-SMDVMBZNJPO5AA7R',
+        'nat KUBE-SEP-SMDVMBZNJPO5AA7R: jump KUBE-MARK-MASQ',
+        'nat KUBE-MARK-MASQ: mark is now 0x4000',
+        'nat KUBE-SEP-SMDVMBZNJPO5AA7R: DNAT to 10.244.0.3:80',
+        'filter FORWARD: jump KUBE-FORWARD',
+        'filter KUBE-FORWARD: ACCEPT',
+        'nat POSTROUTING: jump KUBE-POSTROUTING',
+        'nat KUBE-POSTROUTING: MASQUERADE',
+      ],
+    );
+    assert.equal(
+      hairpin.rules[3]!.rule,
+      '-A KUBE-SEP-SMDVMBZNJPO5AA7R -s 10.244.0.3/32 -j KUBE-MARK-MASQ',
+    );
+    assert.equal(hairpin.delivery, 'forward');
+  });
+
+  it('passes over docker and flannel rules like any other', async () => {
+    const walk = await walker('nginx-svc', 'vm-12-7-centos');
+    const r = walk({
+      src: '10.244.0.2',
+      dst: '10.1.190.219',
+      dport: 8080,
+      protocol: 'tcp',
+      fromHost: false,
+    });
+    const chains = r.outcomes[1]!.rules.map((m) => m.chain);
+    assert.ok(chains.includes('DOCKER-USER') && chains.includes('DOCKER-ISOLATION-STAGE-1'));
+    assert.equal(
+      r.outcomes[1]!.rules.at(-1)!.rule,
+      '-A POSTROUTING -s 10.244.0.0/16 -d 10.244.0.0/16 -j RETURN',
+    );
+  });
+
+  it('spreads DNS over both CoreDNS Pods for udp', async () => {
+    const walk = await walker('nginx-svc', 'vm-12-7-centos');
+    const r = walk({
+      src: '10.244.0.3',
+      dst: '10.1.0.10',
+      dport: 53,
+      protocol: 'udp',
+      fromHost: false,
+    });
+    assert.deepEqual(outcomes(r), [
+      ['10.244.0.2:53', 0.5, false],
+      ['10.244.1.2:53', 0.5, false],
+    ]);
+  });
+});
+
+describe('node ports (the nodeport-local-no-endpoint scenario, current kube-proxy rules)', () => {
+  const rows: [
+    string,
+    string,
+    string,
+    string,
+    number,
+    boolean,
+    (readonly [string | null, number, boolean])[],
+  ][] = [
+    // what, node, source, destination, port, from the host, outcomes
+    [
+      'outside -> node port (externalTrafficPolicy Cluster): masqueraded, either Pod',
+      'vm-12-11-centos',
+      '203.0.113.50',
+      '10.0.12.11',
+      30081,
+      false,
+      [
+        ['10.244.0.5:8080', 0.5, true],
+        ['10.244.1.5:8080', 0.5, true],
+      ],
+    ],
+    [
+      'outside -> node port (Local) on the node with the Pod: client IP kept',
+      'vm-12-7-centos',
+      '203.0.113.50',
+      '10.0.12.7',
+      30080,
+      false,
+      [['10.244.0.3:80', 1, false]],
+    ],
+    [
+      'outside -> node port (Local) on a node without a local Pod: dropped',
+      'vm-12-11-centos',
+      '203.0.113.50',
+      '10.0.12.11',
+      30080,
+      false,
+      [['DROP', 1, false]],
+    ],
+    [
+      'the node itself -> its node port (Local): short-circuited to every endpoint, masqueraded',
+      'vm-12-11-centos',
+      '10.0.12.11',
+      '10.0.12.11',
+      30080,
+      true,
+      [['10.244.0.3:80', 1, true]],
+    ],
+    [
+      'a Pod on that node -> its node port (Local): short-circuited, Pod source kept',
+      'vm-12-11-centos',
+      '10.244.1.2',
+      '10.0.12.11',
+      30080,
+      false,
+      [['10.244.0.3:80', 1, false]],
+    ],
+  ];
+  for (const [what, node, src, dst, port, fromHost, want] of rows) {
+    it(what, async () => {
+      const walk = await walker('nodeport-local-no-endpoint', node);
+      assert.deepEqual(outcomes(walk({ src, dst, dport: port, protocol: 'tcp', fromHost })), want);
+    });
+  }
+
+  it('the drop happens in filter KUBE-EXTERNAL-SERVICES, after KUBE-EXT found nothing for outside traffic', async () => {
+    const walk = await walker('nodeport-local-no-endpoint', 'vm-12-11-centos');
+    const o = walk({
+      src: '203.0.113.50',
+      dst: '10.0.12.11',
+      dport: 30080,
+      protocol: 'tcp',
+      fromHost: false,
+    }).outcomes[0]!;
+    assert.deepEqual([o.verdict, o.delivery], ['DROP', 'local']);
+    assert.match(
+      o.rules.at(-1)!.rule,
+      /^-A KUBE-EXTERNAL-SERVICES -p tcp -m comment --comment "default\/nginx-svc:http has no local endpoints" -m addrtype --dst-type LOCAL -m tcp --dport 30080 -j DROP$/,
+    );
+  });
+});
+
+describe('matches and targets, on small dumps', () => {
+  const net = {
+    localAddresses: ['192.0.2.10'],
+    interfaces: [
+      { name: 'eth0', cidrs: ['192.0.2.10/24'] },
+      { name: 'cni0', cidrs: ['10.244.0.1/24'] },
+    ],
+    defaultInterface: 'eth0',
+  };
+  const walk = (nat: string, filter: string, p: Partial<TracePacket>) =>
+    tracePacket(
+      parseIptables(`*nat\n${nat.trim()}\nCOMMIT\n*filter\n${filter.trim()}\nCOMMIT\n`),
+      net,
+      {
+        src: '10.244.0.5',
+        dst: '10.96.0.1',
+        dport: 80,
+        protocol: 'tcp',
+        fromHost: false,
+        ...p,
+      },
+    );
+  const dnat = (ip: string) => `-j DNAT --to-destination ${ip}`;
+  const summary = (r: TraceResult) =>
+    r.outcomes.map((o) =>
+      `${o.destination} ${Math.round(o.probability * 100)}% ${o.masquerade ? 'masq' : ''}`.trim(),
+    );
+
+  const cases: [string, string, string, Partial<TracePacket>, string[]][] = [
+    [
+      'a negated source: ! -s the Pod CIDR misses a Pod',
+      ':PREROUTING ACCEPT [0:0]\n-A PREROUTING ! -s 10.244.0.0/16 ' + dnat('1.1.1.1:1'),
+      '',
+      {},
+      ['null 100%'],
+    ],
+    [
+      'a negated source matches the node',
+      ':OUTPUT ACCEPT [0:0]\n-A OUTPUT ! -s 10.244.0.0/16 -p tcp -m tcp --dport 80 ' +
+        dnat('1.1.1.1:1'),
+      '',
+      { src: '192.0.2.10', fromHost: true },
+      ['1.1.1.1:1 100%'],
+    ],
+    [
+      'protocol and port must both match',
+      ':PREROUTING ACCEPT [0:0]\n-A PREROUTING -p udp -m udp --dport 80 ' + dnat('1.1.1.1:1'),
+      '',
+      {},
+      ['null 100%'],
+    ],
+    [
+      'port ranges and multiport',
+      ':PREROUTING ACCEPT [0:0]\n-A PREROUTING -p tcp -m multiport --dports 53,70:90 ' +
+        dnat('1.1.1.1:1'),
+      '',
+      {},
+      ['1.1.1.1:1 100%'],
+    ],
+    [
+      'a chain jump returns to the next rule; goto does not',
+      ':PREROUTING ACCEPT [0:0]\n:A - [0:0]\n:B - [0:0]\n-A PREROUTING -j A\n-A PREROUTING ' +
+        dnat('2.2.2.2:2') +
+        '\n-A A -g B\n-A A ' +
+        dnat('3.3.3.3:3') +
+        '\n-A B -j RETURN',
+      '',
+      {},
+      ['2.2.2.2:2 100%'],
+    ],
+    [
+      'statistic random splits, the rest falls through',
+      ':PREROUTING ACCEPT [0:0]\n-A PREROUTING -m statistic --mode random --probability 0.25000000000 ' +
+        dnat('1.1.1.1:1'),
+      '',
+      {},
+      ['1.1.1.1:1 25%', 'null 75%'],
+    ],
+    [
+      'a MARK then a mark match',
+      ':PREROUTING ACCEPT [0:0]\n:POSTROUTING ACCEPT [0:0]\n-A PREROUTING -j MARK --set-xmark 0x4000/0x4000\n-A POSTROUTING -m mark --mark 0x4000/0x4000 -j MASQUERADE',
+      '',
+      {},
+      ['null 100% masq'],
+    ],
+    [
+      'REJECT in filter',
+      '',
+      ':FORWARD ACCEPT [0:0]\n-A FORWARD -d 10.96.0.1/32 -p tcp -m tcp --dport 80 -j REJECT --reject-with icmp-port-unreachable',
+      {},
+      ['REJECT 100%'],
+    ],
+    [
+      'a built-in chain policy of DROP',
+      '',
+      ':FORWARD DROP [0:0]\n-A FORWARD -s 10.245.0.0/16 -j ACCEPT',
+      {},
+      ['DROP 100%'],
+    ],
+    [
+      'conntrack state: a first packet is NEW, and DNAT once DNATed',
+      ':PREROUTING ACCEPT [0:0]\n-A PREROUTING ' + dnat('10.244.0.9:8080'),
+      ':FORWARD ACCEPT [0:0]\n-A FORWARD -m conntrack --ctstate RELATED,ESTABLISHED -j DROP\n-A FORWARD -m conntrack ! --ctstate DNAT -j DROP',
+      {},
+      ['10.244.0.9:8080 100%'],
+    ],
+    [
+      "addrtype LOCAL: the node's own address",
+      ':PREROUTING ACCEPT [0:0]\n-A PREROUTING -m addrtype --dst-type LOCAL ' + dnat('1.1.1.1:1'),
+      '',
+      { dst: '192.0.2.10' },
+      ['1.1.1.1:1 100%'],
+    ],
+    [
+      'interfaces from the addresses: a Pod arrives on cni0',
+      ':PREROUTING ACCEPT [0:0]\n-A PREROUTING -i cni0 ' + dnat('1.1.1.1:1'),
+      '',
+      {},
+      ['1.1.1.1:1 100%'],
+    ],
+  ];
+  for (const [what, nat, filter, p, want] of cases)
+    it(what, () => assert.deepEqual(summary(walk(nat, filter, p)), want));
+
+  it('notes the assumptions it rests on: session affinity lists, ipsets', () => {
+    const r = walk(
+      ':PREROUTING ACCEPT [0:0]\n-A PREROUTING -m recent --rcheck --seconds 10800 --reap --name KUBE-SEP-X --mask 255.255.255.255 --rsource ' +
+        dnat('1.1.1.1:1') +
+        '\n-A PREROUTING -m set --match-set KUBE-CLUSTER-IP dst,dst ' +
+        dnat('2.2.2.2:2'),
+      '',
+      {},
+    );
+    assert.deepEqual(summary(r), ['null 100%']);
+    assert.deepEqual(r.outcomes[0]!.assumptions, [
+      'no earlier connection from this client in the recent list KUBE-SEP-X (session affinity starts fresh)',
+      'the packet is not in ipset KUBE-CLUSTER-IP (ipset contents are not in the dump)',
+    ]);
+  });
+
+  it('rejects an address that is not IPv4 with a readable error', () => {
+    assert.throws(
+      () => walk('', '', { dst: 'fd00::1' }),
+      /destination "fd00::1" is not an IPv4 address/,
+    );
+  });
+});

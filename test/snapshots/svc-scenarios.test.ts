@@ -1,0 +1,76 @@
+// `kdebug svc` on every scenario snapshot: the step that fails and its finding id, no other
+// failing step, and the whole text and JSON output against the goldens in test/golden/svc/
+// (KDEBUG_UPDATE_GOLDEN=1 rewrites them; read every diff before committing it).
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { readSnapshot } from '../../src/cluster/snapshot.js';
+import { diagnose } from '../../src/core/diagnose.js';
+import type { Report } from '../../src/core/model.js';
+import { reportJson } from '../../src/output/json.js';
+import { reportText } from '../../src/output/text.js';
+
+interface Scenario {
+  dir: string;
+  service: string;
+  /** The one failing step and the finding that says why; undefined for a healthy scenario. */
+  fails?: { step: string; id: string };
+  /** Other findings that must be there. */
+  has?: string[];
+  /** Snapshots another issue provides: skipped, with the reason, until they exist. */
+  from?: string;
+}
+
+export const SCENARIOS: Scenario[] = [
+  { dir: 'nginx-svc', service: 'nginx-svc', has: ['rules-match', 'hairpin-masquerade-present', 'ping-clusterip-explained'] },
+  { dir: 'selector-typo', service: 'nginx-svc', fails: { step: 'selector', id: 'selector-matches-no-pods' }, has: ['no-ready-endpoints', 'clusterip-unreachable'] },
+  { dir: 'target-port-wrong', service: 'nginx-svc', fails: { step: 'ports', id: 'target-port-not-exposed' }, has: ['endpoint-unreachable', 'clusterip-unreachable', 'ping-clusterip-explained'] },
+  { dir: 'pods-not-ready', service: 'nginx-svc', fails: { step: 'endpoints', id: 'no-ready-endpoints' }, has: ['endpoint-not-ready'] },
+  { dir: 'coredns-down', service: 'nginx-svc', fails: { step: 'dns', id: 'coredns-unavailable' }, has: ['dns-answer-wrong', 'clusterip-reachable'] },
+  { dir: 'headless', service: 'nginx-headless', has: ['service-headless', 'dns-answer-ok', 'endpoints-reachable'] },
+  { dir: 'external-name', service: 'payments-api', has: ['service-external-name', 'dns-answer-ok'] },
+  // kube-proxy crash-looping on one node is the cause; the stale rules it left are its consequence
+  { dir: 'stale-endpoint', service: 'nginx-svc', fails: { step: 'kube-proxy', id: 'kube-proxy-not-running' }, has: ['endpoint-stale'], from: 'issue 3' },
+  { dir: 'missing-service-rules', service: 'nginx-svc', fails: { step: 'rules', id: 'service-rules-missing' }, from: 'issue 3' },
+  { dir: 'nodeport-local-no-endpoint', service: 'nginx-svc', fails: { step: 'traffic-policy', id: 'no-local-endpoint' }, from: 'issue 3' },
+];
+
+const UPDATE = process.env['KDEBUG_UPDATE_GOLDEN'] === '1';
+
+async function golden(file: string, actual: string): Promise<void> {
+  const path = join('test/golden/svc', file);
+  if (UPDATE) {
+    await mkdir('test/golden/svc', { recursive: true });
+    await writeFile(path, actual);
+    return;
+  }
+  assert.equal(actual, await readFile(path, 'utf8'), `${path} differs (KDEBUG_UPDATE_GOLDEN=1 rewrites it)`);
+}
+
+/** What `kdebug svc SERVICE --snapshot snapshots/DIR` prints. */
+export async function scenarioReport(s: Scenario): Promise<Report> {
+  const facts = await readSnapshot(join('snapshots', s.dir));
+  return diagnose(facts, { namespace: facts.meta.namespace ?? 'default', service: s.service });
+}
+
+describe('kdebug svc scenarios', () => {
+  for (const s of SCENARIOS) {
+    const missing = !existsSync(join('snapshots', s.dir, 'objects.json'));
+    const skip = missing && s.from ? `snapshots/${s.dir} comes with ${s.from} and is not there yet` : false;
+    it(`${s.dir}: ${s.fails ? `fails at ${s.fails.step} with ${s.fails.id}` : 'no step fails'}`, { skip }, async () => {
+      const report = await scenarioReport(s);
+      const failing = report.steps.filter((step) => step.status === 'fail');
+      assert.deepEqual(failing.map((step) => step.id), s.fails ? [s.fails.step] : [], 'failing steps');
+      if (s.fails) assert.ok(failing[0]!.findings.some((f) => f.id === s.fails!.id && f.status === 'fail'), `${s.fails.id} fails`);
+      const all = report.steps.flatMap((step) => step.findings.map((f) => f.id));
+      assert.ok(!all.includes('check-crashed'), JSON.stringify(report.steps.map((st) => st.findings[0]?.title)));
+      for (const id of s.has ?? []) assert.ok(all.includes(id), `${id} in ${all.join(' ')}`);
+      const text = reportText(report, { source: `snapshot snapshots/${s.dir}` });
+      for (const line of text.split('\n')) assert.ok([...line].length <= 80, `wider than 80 columns: ${line}`);
+      await golden(`${s.dir}.txt`, text);
+      await golden(`${s.dir}.json`, reportJson(report));
+    });
+  }
+});

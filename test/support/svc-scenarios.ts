@@ -1,0 +1,422 @@
+// Derives the `kdebug svc` scenario snapshots from the demo (snapshots/nginx-svc): each one
+// breaks one thing the way it breaks in a real cluster (objects, the rules kube-proxy v1.15
+// would then write, and what the node probes record), and says so in its README.
+// Regenerate: node --import tsx test/support/svc-scenarios.ts
+//
+// IP conventions (the demo cluster): nodes vm-12-7-centos 10.0.12.7 (Pods 10.244.0.0/24) and
+// vm-12-11-centos 10.0.12.11 (Pods 10.244.1.0/24); Pod CIDR 10.244.0.0/16; Service CIDR
+// 10.1.0.0/16; nginx-svc 10.1.190.219:8080 -> Pods 10.244.0.3:80, 10.244.1.7:80; kube-dns
+// 10.1.0.10 -> CoreDNS 10.244.0.2, 10.244.1.2. Probes are recorded on vm-12-7-centos.
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { endpointChain, kubeProxyChain } from '../../src/core/chain-names.js';
+import type { Facts, KubeObject } from '../../src/core/model.js';
+import { readSnapshot, writeSnapshot } from '../../src/cluster/snapshot.js';
+
+const DEMO = 'snapshots/nginx-svc';
+const PROBE_NODE = 'vm-12-7-centos';
+const NGINX_IP = '10.1.190.219';
+const DNS_IP = '10.1.0.10';
+const FQDN = (svc: string) => `${svc}.default.svc.cluster.local`;
+
+type J = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+// --- what the probe scripts of cluster/node-commands.ts print -----------------------------------
+
+const trailer = (kind: string, tool: string, exit: number) =>
+  `kdebug-probe ${kind} tool=${tool} exit=${exit}\n`;
+const probe = {
+  tcpOk: (ip: string, port: number) =>
+    `Connection to ${ip} ${port} port [tcp/*] succeeded!\n${trailer('tcp-connect', 'nc', 0)}`,
+  tcpRefused: (ip: string, port: number) =>
+    `nc: connect to ${ip} port ${port} (tcp) failed: Connection refused\n${trailer('tcp-connect', 'nc', 1)}`,
+  pingLost: (ip: string) =>
+    `PING ${ip} (${ip}) 56(84) bytes of data.\n\n--- ${ip} ping statistics ---\n1 packets transmitted, 0 received, 100% packet loss, time 0ms\n\n${trailer('icmp-echo', 'ping', 1)}`,
+  dig: (name: string, type: string, answers: string[]) =>
+    [
+      ';; Got answer:',
+      `;; ->>HEADER<<- opcode: QUERY, status: NOERROR, id: 40522`,
+      `;; flags: qr aa rd; QUERY: 1, ANSWER: ${answers.length}, AUTHORITY: 0, ADDITIONAL: 0`,
+      ';; WARNING: recursion requested but not available',
+      '',
+      ';; ANSWER SECTION:',
+      ...answers.map((a) => `${name}.\t30\tIN\t${type}\t${a}`),
+      '',
+      trailer('dns-lookup', 'dig', 0),
+    ].join('\n'),
+  digRefused: (server: string) =>
+    `;; communications error to ${server}#53: connection refused\n;; communications error to ${server}#53: connection refused\n;; no servers could be reached\n\n${trailer('dns-lookup', 'dig', 9)}`,
+};
+
+const stem = {
+  tcp: (ip: string, port: number) => `tcp-connect_${ip}_${port}`,
+  ping: (ip: string) => `icmp-echo_${ip}`,
+  dns: (type: string, name: string) => `dns-lookup_${type}_${name}_${DNS_IP}`,
+};
+
+// --- editing objects -----------------------------------------------------------------------------
+
+function find(facts: Facts, kind: string, namespace: string, name: string): J {
+  const o = facts.objects.find(
+    (x) => x.kind === kind && x.metadata?.namespace === namespace && x.metadata?.name === name,
+  );
+  if (!o) throw new Error(`${kind} ${namespace}/${name} not in the demo`);
+  return o as J;
+}
+
+function findAll(facts: Facts, kind: string, namespace: string, prefix: string): J[] {
+  return facts.objects.filter(
+    (x) =>
+      x.kind === kind &&
+      x.metadata?.namespace === namespace &&
+      x.metadata?.name?.startsWith(prefix),
+  ) as J[];
+}
+
+function slice(facts: Facts, namespace: string, service: string): J {
+  const s = facts.objects.find(
+    (x) =>
+      x.kind === 'EndpointSlice' &&
+      x.metadata?.namespace === namespace &&
+      x.metadata?.labels?.['kubernetes.io/service-name'] === service,
+  );
+  if (!s) throw new Error(`no EndpointSlice for ${namespace}/${service}`);
+  return s as J;
+}
+
+/** A Pod whose container runs but whose readiness probe fails. */
+function notReady(pod: J, restarts = 0, crash = false): void {
+  const status = pod['status'];
+  for (const c of status.conditions)
+    if (c.type === 'Ready' || c.type === 'ContainersReady') {
+      c.status = 'False';
+      c.reason = 'ContainersNotReady';
+      c.message = `containers with unready status: [${pod['spec'].containers[0].name}]`;
+    }
+  const cs = status.containerStatuses[0];
+  cs.ready = false;
+  cs.restartCount = restarts;
+  if (crash) {
+    cs.state = {
+      waiting: {
+        reason: 'CrashLoopBackOff',
+        message: `back-off 5m0s restarting failed container=${cs.name} pod=${pod['metadata'].name}`,
+      },
+    };
+    cs.lastState = {
+      terminated: {
+        exitCode: 1,
+        reason: 'Error',
+        startedAt: '2019-08-22T08:35:02Z',
+        finishedAt: '2019-08-22T08:35:04Z',
+      },
+    };
+  }
+}
+
+// --- editing rules (kube-proxy v1.15's spelling) ------------------------------------------------
+
+/** Removes a Service port's nat rules and chains; adds the filter REJECT v1.15 writes instead. */
+function noEndpointsRules(
+  dump: string,
+  spn: string,
+  proto: string,
+  vip: string,
+  port: number,
+): string {
+  const svc = kubeProxyChain('KUBE-SVC', spn, proto);
+  const seps = [...dump.matchAll(new RegExp(`^-A ${svc} .*-j (KUBE-SEP-[A-Z2-7]{16})$`, 'gm'))].map(
+    (m) => m[1]!,
+  );
+  const gone = [svc, ...seps];
+  const lines = dump.split('\n').filter((l) => {
+    if (gone.some((c) => l.startsWith(`:${c} `) || l.startsWith(`-A ${c} `))) return false;
+    return !l.includes(`--comment "${spn} cluster IP"`);
+  });
+  const reject = `-A KUBE-SERVICES -d ${vip}/32 -p ${proto} -m comment --comment "${spn} has no endpoints" -m ${proto} --dport ${port} -j REJECT --reject-with icmp-port-unreachable`;
+  // filter's KUBE-SERVICES sorts last of its chains: its rules go right before filter's COMMIT
+  const filter = lines.indexOf('*filter');
+  const commit = lines.indexOf('COMMIT', filter);
+  lines.splice(commit, 0, reject);
+  return lines.join('\n');
+}
+
+/** Moves a Service port's endpoints to another target port (new KUBE-SEP names, new DNATs). */
+function retargetRules(
+  dump: string,
+  spn: string,
+  proto: string,
+  ips: string[],
+  from: number,
+  to: number,
+): string {
+  let out = dump;
+  for (const ip of ips) {
+    const old = endpointChain(spn, proto, `${ip}:${from}`);
+    const now = endpointChain(spn, proto, `${ip}:${to}`);
+    out = out
+      .replaceAll(old, now)
+      .replaceAll(`--to-destination ${ip}:${from}`, `--to-destination ${ip}:${to}`);
+  }
+  return out;
+}
+
+// --- the scenarios -------------------------------------------------------------------------------
+
+interface Scenario {
+  name: string;
+  /** The Service `kdebug svc` is run on. */
+  service: string;
+  title: string;
+  fault: string;
+  expect: string;
+  derive(f: Facts): void;
+}
+
+const nodes = (f: Facts) => Object.keys(f.nodes);
+const record = (f: Facts, outputs: Record<string, string>) =>
+  Object.assign((f.nodes[PROBE_NODE] ??= {}), outputs);
+const editDumps = (f: Facts, edit: (dump: string) => string) => {
+  for (const n of nodes(f)) f.nodes[n]!['iptables-save'] = edit(f.nodes[n]!['iptables-save']!);
+};
+
+/** The probes of a healthy nginx-svc, from vm-12-7-centos. */
+const healthyProbes = (): Record<string, string> => ({
+  [stem.tcp(NGINX_IP, 8080)]: probe.tcpOk(NGINX_IP, 8080),
+  [stem.tcp('10.244.0.3', 80)]: probe.tcpOk('10.244.0.3', 80),
+  [stem.tcp('10.244.1.7', 80)]: probe.tcpOk('10.244.1.7', 80),
+  [stem.ping(NGINX_IP)]: probe.pingLost(NGINX_IP),
+  [stem.dns('A', FQDN('nginx-svc'))]: probe.dig(FQDN('nginx-svc'), 'A', [NGINX_IP]),
+});
+
+const SCENARIOS: Scenario[] = [
+  {
+    name: 'selector-typo',
+    service: 'nginx-svc',
+    title: 'a typo in the Service selector: no endpoints',
+    fault:
+      'The Service selects `app=ngnix` (a typo); the Pods are labelled `app=nginx`. The endpoint controller finds no Pods, so the EndpointSlice is empty and kube-proxy v1.15 replaces the Service chains with a filter REJECT rule on both nodes.',
+    expect:
+      'step 3 Selector fails with `selector-matches-no-pods`, naming the nearest miss (`app=nginx`) and the patch that fixes it; Endpoints and Reachability warn as consequences.',
+    derive(f) {
+      find(f, 'Service', 'default', 'nginx-svc')['spec'].selector = { app: 'ngnix' };
+      const s = slice(f, 'default', 'nginx-svc');
+      s['endpoints'] = [];
+      s['ports'] = null;
+      find(f, 'Endpoints', 'default', 'nginx-svc')['subsets'] = null;
+      editDumps(f, (d) => noEndpointsRules(d, 'default/nginx-svc:http', 'tcp', NGINX_IP, 8080));
+      record(f, {
+        [stem.tcp(NGINX_IP, 8080)]: probe.tcpRefused(NGINX_IP, 8080),
+        [stem.ping(NGINX_IP)]: probe.pingLost(NGINX_IP),
+        [stem.dns('A', FQDN('nginx-svc'))]: probe.dig(FQDN('nginx-svc'), 'A', [NGINX_IP]),
+      });
+    },
+  },
+  {
+    name: 'target-port-wrong',
+    service: 'nginx-svc',
+    title: 'targetPort points where nothing listens',
+    fault:
+      'The Service sends 8080 to `targetPort: 8080`, but nginx listens on (and declares) port 80. The endpoints exist and are ready (the readiness probe checks port 80), kube-proxy DNATs to 10.244.0.3:8080 and 10.244.1.7:8080, and every connection is refused by the Pods.',
+    expect:
+      'step 2 Ports fails with `target-port-not-exposed` (the Pods declare 80; the probes to :8080 were refused); Reachability warns with `endpoint-unreachable` and `clusterip-unreachable` as consequences.',
+    derive(f) {
+      find(f, 'Service', 'default', 'nginx-svc')['spec'].ports[0].targetPort = 8080;
+      slice(f, 'default', 'nginx-svc')['ports'][0].port = 8080;
+      find(f, 'Endpoints', 'default', 'nginx-svc')['subsets'][0].ports[0].port = 8080;
+      editDumps(f, (d) =>
+        retargetRules(d, 'default/nginx-svc:http', 'tcp', ['10.244.0.3', '10.244.1.7'], 80, 8080),
+      );
+      record(f, {
+        [stem.tcp(NGINX_IP, 8080)]: probe.tcpRefused(NGINX_IP, 8080),
+        [stem.tcp('10.244.0.3', 8080)]: probe.tcpRefused('10.244.0.3', 8080),
+        [stem.tcp('10.244.1.7', 8080)]: probe.tcpRefused('10.244.1.7', 8080),
+        [stem.ping(NGINX_IP)]: probe.pingLost(NGINX_IP),
+        [stem.dns('A', FQDN('nginx-svc'))]: probe.dig(FQDN('nginx-svc'), 'A', [NGINX_IP]),
+      });
+    },
+  },
+  {
+    name: 'pods-not-ready',
+    service: 'nginx-svc',
+    title: 'the readiness probe fails on every Pod',
+    fault:
+      'The nginx Pods run, but their readiness probe asks for `/healthz`, which nginx answers with 404. Both Pods stay not ready, the EndpointSlice lists them with `ready: false`, and kube-proxy v1.15 writes a REJECT rule instead of the Service chains.',
+    expect:
+      'step 4 Endpoints fails with `no-ready-endpoints` and one `endpoint-not-ready` per Pod, saying the readiness probe (httpGet /healthz on port 80) is failing; the Pods answer on port 80 directly, the ClusterIP is refused (a consequence).',
+    derive(f) {
+      for (const pod of findAll(f, 'Pod', 'default', 'nginx-')) {
+        pod['spec'].containers[0].readinessProbe.httpGet.path = '/healthz';
+        notReady(pod);
+      }
+      for (const e of slice(f, 'default', 'nginx-svc')['endpoints'])
+        e.conditions = { ready: false, serving: false, terminating: false };
+      const ep = find(f, 'Endpoints', 'default', 'nginx-svc')['subsets'][0];
+      ep.notReadyAddresses = ep.addresses;
+      delete ep.addresses;
+      editDumps(f, (d) => noEndpointsRules(d, 'default/nginx-svc:http', 'tcp', NGINX_IP, 8080));
+      record(f, {
+        [stem.tcp(NGINX_IP, 8080)]: probe.tcpRefused(NGINX_IP, 8080),
+        [stem.tcp('10.244.0.3', 80)]: probe.tcpOk('10.244.0.3', 80),
+        [stem.tcp('10.244.1.7', 80)]: probe.tcpOk('10.244.1.7', 80),
+        [stem.ping(NGINX_IP)]: probe.pingLost(NGINX_IP),
+        [stem.dns('A', FQDN('nginx-svc'))]: probe.dig(FQDN('nginx-svc'), 'A', [NGINX_IP]),
+      });
+    },
+  },
+  {
+    name: 'coredns-down',
+    service: 'nginx-svc',
+    title: 'CoreDNS crash-loops: no name resolves',
+    fault:
+      'Both CoreDNS Pods are in CrashLoopBackOff (exit code 1, 14 restarts), so kube-dns has no ready endpoints and kube-proxy v1.15 rejects 10.1.0.10:53. nginx-svc itself is healthy: its ClusterIP and Pods answer, but its name does not resolve.',
+    expect:
+      'step 5 DNS fails with `coredns-unavailable`; the recorded lookup of nginx-svc.default.svc.cluster.local was refused (`dns-answer-wrong`, a warning that follows from it). Every other step passes.',
+    derive(f) {
+      for (const pod of findAll(f, 'Pod', 'kube-system', 'coredns-')) notReady(pod, 14, true);
+      for (const e of slice(f, 'kube-system', 'kube-dns')['endpoints'])
+        e.conditions = { ready: false, serving: false, terminating: false };
+      for (const subset of find(f, 'Endpoints', 'kube-system', 'kube-dns')['subsets']) {
+        subset.notReadyAddresses = subset.addresses;
+        delete subset.addresses;
+      }
+      editDumps(f, (d) =>
+        [
+          ['dns', 'udp', 53],
+          ['dns-tcp', 'tcp', 53],
+          ['metrics', 'tcp', 9153],
+        ].reduce(
+          (x, [name, proto, port]) =>
+            noEndpointsRules(
+              x,
+              `kube-system/kube-dns:${name}`,
+              proto as string,
+              DNS_IP,
+              port as number,
+            ),
+          d,
+        ),
+      );
+      record(f, {
+        ...healthyProbes(),
+        [stem.dns('A', FQDN('nginx-svc'))]: probe.digRefused(DNS_IP),
+      });
+    },
+  },
+  {
+    name: 'headless',
+    service: 'nginx-headless',
+    title: 'a headless Service (no fault)',
+    fault:
+      'No fault. `nginx-headless` (clusterIP: None) selects the two nginx Pods. kube-proxy writes no rules for it; cluster DNS answers its name with the two Pod IPs, and clients connect to the Pods directly.',
+    expect:
+      'no step fails: step 1 says it is headless, the kube-proxy, Rules, Traffic policy and Hairpin steps are skipped, DNS expects and finds the two Pod IPs, and the Pods answer directly.',
+    derive(f) {
+      const svc = structuredClone(find(f, 'Service', 'default', 'nginx-svc')) as J;
+      svc['metadata'] = {
+        name: 'nginx-headless',
+        namespace: 'default',
+        uid: '0d1e2f30-4152-4637-8899-aabbccddeeff',
+        creationTimestamp: '2019-08-21T07:02:11Z',
+        resourceVersion: '123001',
+      };
+      svc['spec'] = {
+        clusterIP: 'None',
+        ports: [{ name: 'http', port: 80, protocol: 'TCP', targetPort: 80 }],
+        selector: { app: 'nginx' },
+        sessionAffinity: 'None',
+        type: 'ClusterIP',
+      };
+      const sl = structuredClone(slice(f, 'default', 'nginx-svc')) as J;
+      sl['metadata'].name = 'nginx-headless-x2k9d';
+      sl['metadata'].generateName = 'nginx-headless-';
+      sl['metadata'].labels['kubernetes.io/service-name'] = 'nginx-headless';
+      sl['metadata'].labels['service.kubernetes.io/headless'] = '';
+      sl['metadata'].ownerReferences[0].name = 'nginx-headless';
+      const ep = structuredClone(find(f, 'Endpoints', 'default', 'nginx-svc')) as J;
+      ep['metadata'].name = 'nginx-headless';
+      ep['metadata'].labels = { 'service.kubernetes.io/headless': '' };
+      f.objects.push(svc as KubeObject, sl as KubeObject, ep as KubeObject);
+      record(f, {
+        [stem.tcp('10.244.0.3', 80)]: probe.tcpOk('10.244.0.3', 80),
+        [stem.tcp('10.244.1.7', 80)]: probe.tcpOk('10.244.1.7', 80),
+        [stem.dns('A', FQDN('nginx-headless'))]: probe.dig(FQDN('nginx-headless'), 'A', [
+          '10.244.1.7',
+          '10.244.0.3',
+        ]),
+      });
+    },
+  },
+  {
+    name: 'external-name',
+    service: 'payments-api',
+    title: 'an ExternalName Service (no fault)',
+    fault:
+      'No fault. `payments-api` is an ExternalName Service for `api.payments.example.com`: cluster DNS answers its name with a CNAME, and there are no endpoints, no selector and no kube-proxy rules.',
+    expect:
+      'no step fails: step 1 says it is an alias for api.payments.example.com, DNS expects and finds the CNAME, and every step about Pods, endpoints and rules is skipped.',
+    derive(f) {
+      f.objects.push({
+        apiVersion: 'v1',
+        kind: 'Service',
+        metadata: {
+          name: 'payments-api',
+          namespace: 'default',
+          uid: '7a8b9c0d-1e2f-4a3b-9c4d-5e6f7a8b9c0d',
+          creationTimestamp: '2019-08-21T09:15:00Z',
+          resourceVersion: '124410',
+        },
+        spec: {
+          externalName: 'api.payments.example.com',
+          sessionAffinity: 'None',
+          type: 'ExternalName',
+        },
+        status: { loadBalancer: {} },
+      });
+      record(f, {
+        [stem.dns('CNAME', FQDN('payments-api'))]: probe.dig(FQDN('payments-api'), 'CNAME', [
+          'api.payments.example.com.',
+        ]),
+      });
+    },
+  },
+];
+
+function readme(s: Scenario): string {
+  return `# Scenario: ${s.title}
+
+Derived from the demo snapshot (\`snapshots/nginx-svc\`) by \`test/support/svc-scenarios.ts\`;
+regenerate with \`node --import tsx test/support/svc-scenarios.ts\`.
+
+**The fault.** ${s.fault}
+
+**What \`kdebug svc ${s.service} --snapshot snapshots/${s.name}\` finds.** ${s.expect}
+
+Probe results (\`nodes/${PROBE_NODE}/tcp-connect_*.txt\`, \`icmp-echo_*.txt\`, \`dns-lookup_*.txt\`) are
+what the probe scripts of \`src/cluster/node-commands.ts\` print on a node in that state. The
+golden output is in \`test/golden/svc/${s.name}.txt\` and \`.json\`.
+`;
+}
+
+export const SVC_SCENARIOS = SCENARIOS.map(({ name, service }) => ({ name, service }));
+
+async function main(): Promise<void> {
+  for (const s of SCENARIOS) {
+    const facts = await readSnapshot(DEMO);
+    s.derive(facts);
+    facts.meta = {
+      ...facts.meta,
+      namespace: 'default',
+      service: s.service,
+      note: `Derived from ${DEMO}: ${s.title}. See README.md.`,
+    };
+    const dir = join('snapshots', s.name);
+    await rm(dir, { recursive: true, force: true });
+    await mkdir(dir, { recursive: true });
+    await writeSnapshot(dir, facts);
+    await writeFile(join(dir, 'README.md'), readme(s));
+    console.log(`wrote ${dir}`);
+  }
+}
+
+if (process.argv[1]?.endsWith('svc-scenarios.ts')) await main();
