@@ -17,7 +17,7 @@ import { isIPv4 } from './core/ipv4.js';
 import { nodeNetwork, tracePacket, type TraceProtocol } from './core/trace.js';
 import type { KubeCluster } from './cluster/kube-cluster.js';
 import type { NodeAccessFlags } from './cluster/node-flags.js';
-import { DEFAULT_DEBUG_IMAGE } from './cluster/node-pod.js';
+import { DEFAULT_DEBUG_IMAGE, type DebugPodConsent } from './cluster/node-pod.js';
 import { SnapshotError, readSnapshot } from './cluster/snapshot.js';
 import { KubeApiError } from './cluster/kube-errors.js';
 import type { SshFlags } from './cluster/ssh-route.js';
@@ -252,7 +252,11 @@ interface SshRulesOptions extends SshFlags {
  * node whose API server is down); returns that node: --node, or the Node whose name or address
  * is the SSH host.
  */
-async function readNodeOverSsh(facts: Facts, dir: string, o: SshRulesOptions): Promise<string> {
+async function readNodeOverSsh(
+  facts: Facts,
+  dir: string,
+  o: SshRulesOptions,
+): Promise<{ node: string; via: string }> {
   const { readRulesOverSsh, sshOptionsFromFlags, SshError } =
     await import('./cluster/ssh-rules.js');
   const { parseSshDestination } = await import('./cluster/ssh-config.js');
@@ -277,7 +281,7 @@ async function readNodeOverSsh(facts: Facts, dir: string, o: SshRulesOptions): P
     for (const stem of ['iptables-save', 'iptables-nft-save', 'iptables-legacy-save'])
       delete outputs[stem];
     facts.nodes[node] = { ...outputs, [r.stem]: r.text };
-    return node;
+    return { node, via: r.via };
   } catch (e) {
     if (e instanceof SshError) throw new UsageError(e.message);
     throw e;
@@ -300,7 +304,8 @@ async function driftCommand(o: DriftOptions, g: GlobalOptions): Promise<number> 
     throw new UsageError('--ssh reads one node: give --node (or none), not --all-nodes');
   const dir = o.snapshot;
   const facts = await readSnapshot(dir);
-  if (o.ssh !== undefined) o.node = await readNodeOverSsh(facts, dir, o);
+  const ssh = o.ssh !== undefined ? await readNodeOverSsh(facts, dir, o) : undefined;
+  if (ssh) o.node = ssh.node;
   const recorded = recordedNodes(facts).filter((n) => nodeDump(facts, n));
   if (!o.allNodes && o.node === undefined && recorded.length > 1)
     throw new UsageError(
@@ -311,7 +316,9 @@ async function driftCommand(o: DriftOptions, g: GlobalOptions): Promise<number> 
     throw new UsageError(`${dir}: no node rules recorded (nodes/<node>/iptables-save.txt)`);
   const view = clusterView(facts.objects);
   const results = nodes.map((n) => recordedNodeDrift(facts, view, n, dir));
-  const label = `snapshot ${dir}`;
+  const label = ssh
+    ? `snapshot ${dir}, ${ssh.node}'s rules read now (${ssh.via})`
+    : `snapshot ${dir}`;
   write(format(g) === 'json' ? driftJson(label, results) : driftText(label, results));
   return results.some((r) => r.findings.some(isDrift)) ? EXIT.problem : EXIT.ok;
 }
@@ -332,7 +339,7 @@ async function traceCommand(o: TraceOptions, g: GlobalOptions): Promise<number> 
   if (o.proto !== 'icmp' && m[2] === undefined)
     throw new UsageError(`--dst needs a port for ${o.proto}: IP:PORT`);
   const facts = await readSnapshot(o.snapshot);
-  if (o.ssh !== undefined) o.node = await readNodeOverSsh(facts, o.snapshot, o);
+  if (o.ssh !== undefined) o.node = (await readNodeOverSsh(facts, o.snapshot, o)).node;
   const node = pickNode(facts, o.snapshot, o.node);
   const dump = nodeDump(facts, node)!;
   const rs = parseIptables(dump.text, { file: join(o.snapshot, dump.source) });
@@ -414,12 +421,20 @@ function cleanUpOnSignals(): void {
 type LiveOptions = NodeAccessFlags;
 
 /** The node transport of --via and its flags; `created` hands it back to describe and close it. */
-async function nodeTransport(o: LiveOptions, created: (t: { close(): Promise<void> }) => void) {
+/**
+ * The node transport of --via and its flags; `created` hands it back so a signal can close it.
+ * `confirm` asks the person before a debug Pod is created (the TUI's hook: DebugPodConsent in,
+ * yes or no out); without it, and without --yes, no debug Pod is created.
+ */
+async function nodeTransport(
+  o: LiveOptions,
+  created: (t: { close(): Promise<void> }) => void,
+  confirm?: (q: DebugPodConsent) => Promise<boolean>,
+) {
   const { nodeAccess } = await import('./cluster/node-transport.js');
   const { nodeAccessOptions, NodeFlagsError } = await import('./cluster/node-flags.js');
   try {
-    // the TUI's own question is the hook here (DebugPodConsent); until then: --yes or no Pod
-    return nodeAccess(nodeAccessOptions(o, process.env), created);
+    return nodeAccess(nodeAccessOptions(o, process.env, confirm), created);
   } catch (e) {
     if (e instanceof NodeFlagsError) throw new UsageError(e.message);
     throw e;
@@ -427,9 +442,13 @@ async function nodeTransport(o: LiveOptions, created: (t: { close(): Promise<voi
 }
 
 /** The live cluster of --context / --kubeconfig; client-node loads only here. */
-async function connectLive(g: GlobalOptions, o: LiveOptions = {}): Promise<KubeCluster> {
+async function connectLive(
+  g: GlobalOptions,
+  o: LiveOptions = {},
+  confirm?: (q: DebugPodConsent) => Promise<boolean>,
+): Promise<KubeCluster> {
   const { KubeCluster } = await import('./cluster/kube-cluster.js');
-  const transport = await nodeTransport(o, () => undefined);
+  const transport = await nodeTransport(o, () => undefined, confirm);
   const cluster = await KubeCluster.connect({
     kubeconfig: g.kubeconfig,
     context: g.context,
@@ -499,6 +518,8 @@ async function svcCommand(name: string, o: SvcOptions, g: GlobalOptions): Promis
       return interactive({ start: 'diag', target, facts, load: () => readSnapshot(dir) }, g);
     return writeReport(diagnose(facts, target), g, o, o.label ?? `snapshot ${dir}`);
   }
+  // TODO(tui): a debug Pod prompt in the TUI plugs in here as connectLive's `confirm`; until
+  // then the TUI, like text mode, creates debug Pods only with --yes (the node access says so)
   const cluster = await connectLive(g, o);
   try {
     const target = { namespace: g.namespace ?? cluster.defaultNamespace, service: name };
@@ -616,7 +637,7 @@ function nodeAccessOptions(c: Command): Command {
       )
       .option(
         '--node-timeout <seconds>',
-        'per node: connecting, a debug Pod starting, and each command (default: 60)',
+        'how long a debug Pod may take to start, and each command on a node (default: 60)',
       )
       .addOption(
         new Option('--ssh-address-type <type>', 'which Node address SSH connects to')

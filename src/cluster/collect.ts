@@ -2,7 +2,10 @@
 // snapshot). Progress events say what is being read, so the TUI can show it. Secrets are
 // never read. Only the target Service is required: any other read that RBAC refuses or that
 // fails is recorded in meta.readErrors and the rest carries on.
+import { probePlan, type Target } from '../core/diagnose.js';
+import { backendToRead } from '../core/iptables-backend.js';
 import type { Facts, KubeObject, SnapshotMeta } from '../core/model.js';
+import type { NodeError } from '../core/node-access.js';
 import {
   apiPath,
   commandStem,
@@ -26,8 +29,11 @@ export interface CollectProgress {
 
 export interface CollectOptions {
   onProgress?: (p: CollectProgress) => void;
-  /** Commands to run on each node; their stdout lands in facts.nodes[node][commandStem]. Default none. */
-  nodeCommands?: NodeCommand[];
+  /**
+   * Commands to run on each node, or a function of the objects read that says which; their
+   * stdout lands in facts.nodes[node][commandStem]. Default none.
+   */
+  nodeCommands?: NodeCommand[] | ((facts: Facts) => NodeCommand[]);
   /** Nodes to run them on. Default: every Node read. */
   nodes?: string[];
   /** Added to facts.meta (e.g. kdebugVersion). */
@@ -42,12 +48,28 @@ export interface ReadError {
   error: string;
 }
 
-export interface NodeError {
-  node: string;
-  command: string;
-  exitCode: number | null;
-  error: string;
+export type { NodeError } from '../core/node-access.js';
+
+/**
+ * What every diagnosis reads on a node, whatever the Service: the rules (kube-proxy's backend as
+ * the node's iptables-save sees it, and each backend's nat table to find stale chains in the
+ * other), kube-proxy's mode and metrics, and the node's addresses.
+ */
+export const NODE_BASICS: NodeCommand[] = [
+  { kind: 'iptables-save', backend: 'auto' },
+  { kind: 'iptables-save', backend: 'legacy', table: 'nat' },
+  { kind: 'iptables-save', backend: 'nft', table: 'nat' },
+  { kind: 'proxy-mode' },
+  { kind: 'proxy-metrics' },
+  { kind: 'ip-addr' },
+];
+
+/** The node commands of a diagnosis of `target`: the basics, then the probes its steps read. */
+export function diagnosisCommands(facts: Facts, target: Target): NodeCommand[] {
+  return [...NODE_BASICS, ...probePlan(facts, target)];
 }
+
+const isRulesDump = (c: NodeCommand) => c.kind === 'iptables-save' || c.kind === 'ip6tables-save';
 
 // Failures that will fail every other read too: stop rather than record
 const FATAL = new Set([
@@ -267,22 +289,28 @@ async function runNodeCommands(
   const outputs: Facts['nodes'] = {};
   const errors: NodeError[] = [];
   const queue = [...nodes];
+  const runOne = async (node: string, command: NodeCommand) => {
+    const stem = commandStem(command);
+    progress({ phase: 'node', what: stem, node, state: 'start' });
+    const r = await cluster.run(node, command);
+    // a failed dump is no dump: an empty one would read as "no rules in this backend"
+    if (r.exitCode === 0 || (r.exitCode !== null && !isRulesDump(command)))
+      (outputs[node] ??= {})[stem] = r.stdout;
+    if (r.exitCode === 0) {
+      progress({ phase: 'node', what: stem, node, state: 'done' });
+    } else {
+      const error = r.error ?? (r.stderr.trim().split('\n')[0] || `exit code ${r.exitCode}`);
+      errors.push({ node, command: stem, exitCode: r.exitCode, error });
+      progress({ phase: 'node', what: stem, node, state: 'failed', error });
+    }
+  };
   const worker = async () => {
     for (let node = queue.shift(); node !== undefined; node = queue.shift()) {
       // one command at a time per node: kinder to the node and to the transport's session
-      for (const command of commands) {
-        const stem = commandStem(command);
-        progress({ phase: 'node', what: stem, node, state: 'start' });
-        const r = await cluster.run(node, command);
-        if (r.exitCode !== null) (outputs[node] ??= {})[stem] = r.stdout;
-        if (r.exitCode === 0) {
-          progress({ phase: 'node', what: stem, node, state: 'done' });
-        } else {
-          const error = r.error ?? (r.stderr.trim().split('\n')[0] || `exit code ${r.exitCode}`);
-          errors.push({ node, command: stem, exitCode: r.exitCode, error });
-          progress({ phase: 'node', what: stem, node, state: 'failed', error });
-        }
-      }
+      for (const command of commands) await runOne(node, command);
+      // the default iptables-save reads the other backend: read the one with kube-proxy's chains
+      const backend = backendToRead(outputs[node]);
+      if (backend) await runOne(node, { kind: 'iptables-save', backend });
     }
   };
   await Promise.all(Array.from({ length: Math.min(o.nodeConcurrency ?? 8, nodes.length) }, worker));
@@ -299,8 +327,11 @@ async function finish(
   const objects = r.sorted();
   const nodes =
     o.nodes ?? objects.filter((x) => x.kind === 'Node').map((x) => x.metadata?.name ?? '');
-  const { outputs, errors } = o.nodeCommands?.length
-    ? await runNodeCommands(cluster, nodes, o.nodeCommands, o, progress)
+  const base = { objects, nodes: {}, meta: { ...cluster.meta, ...meta } };
+  const commands =
+    typeof o.nodeCommands === 'function' ? o.nodeCommands(base) : (o.nodeCommands ?? []);
+  const { outputs, errors } = commands.length
+    ? await runNodeCommands(cluster, nodes, commands, o, progress)
     : { outputs: {}, errors: [] };
   return {
     objects,
@@ -338,13 +369,19 @@ export async function collect(
     `Endpoints ${ns}/${name}`,
     apiPath({ resource: 'endpoints', namespace: ns, name }),
   );
-  const selected = svc.then((s) => {
+  const selected = svc.then(async (s) => {
     const selector = (s?.['spec'] as { selector?: Record<string, string> } | undefined)?.selector;
     if (!selector || Object.keys(selector).length === 0) return [];
-    return r.list(`Pods selected by ${ns}/${name}`, {
+    const pods = await r.list(`Pods selected by ${ns}/${name}`, {
       path: apiPath({ resource: 'pods', namespace: ns }),
       labelSelector: equalitySelector(selector),
     });
+    // none: the namespace's Pods show the nearest miss (a typo in a label, app= vs run=)
+    if (pods.length === 0)
+      await r.list(`Pods in ${ns} (the selector matches none)`, {
+        path: apiPath({ resource: 'pods', namespace: ns }),
+      });
+    return pods;
   });
   // endpoints may point at Pods the selector no longer matches (or that are gone): read those too
   const pointedAt = Promise.all([slices, endpoints, selected.catch(() => [])]).then(([sl, ep]) =>

@@ -5,12 +5,15 @@ import type { Cluster, NodeCommand, NodeResult, ReadRequest } from './cluster.js
 import { commandStem } from './cluster.js';
 import { KubeApi, type KubeApiOptions } from './kube-api.js';
 import type { KubeObject } from '../core/model.js';
+import type { NodeAccess } from '../core/node-access.js';
 
 /** Runs node commands for a live cluster; node-*.ts provide these. */
 export interface NodeTransport {
   run(node: string, command: NodeCommand): Promise<NodeResult>;
   /** Removes what it created (debug Pods) and closes connections. */
   close?(): Promise<void>;
+  /** Per node: which way ran which commands, and why others were skipped. */
+  describe?(): NodeAccess[];
 }
 
 /** Builds the transport once the API is connected (transports create Pods and exec through it). */
@@ -65,6 +68,11 @@ export class KubeCluster implements Cluster {
     } catch (e) {
       return { stdout: '', stderr: '', exitCode: null, error: (e as Error).message, via: 'none' };
     }
+  }
+
+  /** How each node was reached so far (empty without a node transport). */
+  nodeAccess(): NodeAccess[] {
+    return this.transport.describe?.() ?? [];
   }
 
   async close(): Promise<void> {

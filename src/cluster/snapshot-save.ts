@@ -1,14 +1,17 @@
 // `kdebug snapshot save DIR`: collect Facts from the live cluster and write them as a snapshot
 // directory that `--snapshot DIR` replays. Returns what was written; cli.ts prints it.
 import { readdir, stat } from 'node:fs/promises';
-import type { SnapshotMeta } from '../core/model.js';
-import type { NodeCommand } from './cluster.js';
+import type { Facts, SnapshotMeta } from '../core/model.js';
+import type { NodeAccess } from '../core/node-access.js';
 import {
   collect,
   collectAll,
+  type CollectOptions,
   type CollectProgress,
   type NodeError,
   type ReadError,
+  diagnosisCommands,
+  NODE_BASICS,
 } from './collect.js';
 import { KubeCluster, type KubeClusterOptions } from './kube-cluster.js';
 import { writeSnapshot } from './snapshot.js';
@@ -32,7 +35,8 @@ export interface SnapshotSaveOptions extends KubeClusterOptions {
   /** ...or, with -A, in the cluster. */
   allNamespaces?: boolean;
   kdebugVersion?: string;
-  nodeCommands?: NodeCommand[];
+  /** What to run on each node; `"diagnosis"`: what `kdebug svc` runs for --service, the basics for --all. */
+  nodeCommands?: CollectOptions['nodeCommands'] | 'diagnosis';
   onProgress?: (p: CollectProgress) => void;
 }
 
@@ -43,6 +47,8 @@ export interface SnapshotSaveResult {
   meta: SnapshotMeta;
   readErrors: ReadError[];
   nodeErrors: NodeError[];
+  /** How each node was reached. */
+  nodeAccess: NodeAccess[];
 }
 
 /** A snapshot goes into a new or empty directory: stale node files from another capture would be read back. */
@@ -71,14 +77,22 @@ export async function saveSnapshot(o: SnapshotSaveOptions): Promise<SnapshotSave
   const cluster = await KubeCluster.connect(o);
   try {
     const namespace = o.namespace ?? cluster.defaultNamespace;
+    const target = o.service ? { namespace, service: o.service } : undefined;
     const options = {
       onProgress: o.onProgress,
-      nodeCommands: o.nodeCommands,
+      nodeCommands:
+        o.nodeCommands === 'diagnosis'
+          ? target
+            ? (f: Facts) => diagnosisCommands(f, target)
+            : NODE_BASICS
+          : o.nodeCommands,
       meta: o.kdebugVersion ? { kdebugVersion: o.kdebugVersion } : {},
     };
-    const facts = o.service
-      ? await collect(cluster, { namespace, service: o.service }, options)
+    const facts = target
+      ? await collect(cluster, target, options)
       : await collectAll(cluster, { namespace: o.allNamespaces ? undefined : namespace }, options);
+    const access = cluster.nodeAccess();
+    if (access.length > 0) facts.meta['nodeAccess'] = access;
     await writeSnapshot(o.dir, facts);
     return {
       dir: o.dir,
@@ -87,6 +101,7 @@ export async function saveSnapshot(o: SnapshotSaveOptions): Promise<SnapshotSave
       meta: facts.meta,
       readErrors: (facts.meta['readErrors'] as ReadError[] | undefined) ?? [],
       nodeErrors: (facts.meta['nodeErrors'] as NodeError[] | undefined) ?? [],
+      nodeAccess: access,
     };
   } finally {
     await cluster.close();

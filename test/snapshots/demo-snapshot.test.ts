@@ -26,6 +26,8 @@ import {
   type ServicePort,
 } from '../../src/core/kube.js';
 import type { Facts } from '../../src/core/model.js';
+import { probePlan } from '../../src/core/diagnose.js';
+import { probeStem } from '../../src/core/checks/probe-stems.js';
 
 const DIR = 'snapshots/nginx-svc';
 const SEED = 'default/nginx-svc:http';
@@ -314,10 +316,15 @@ describe('demo snapshot: API objects', () => {
 });
 
 describe('demo snapshot: node outputs', () => {
-  it('every node has its iptables-save, ip-addr and proxy-mode output, and no other node does', () => {
+  it('every node has its iptables-save, ip-addr and proxy-mode output and the probes svc runs, and no other node does', () => {
     assert.deepEqual(Object.keys(facts.nodes).sort(), view.nodes.map((n) => n.name).sort());
+    // the probes were recorded in the lab (see README.md): exactly what kdebug svc nginx-svc runs
+    const probes = probePlan(facts, { namespace: 'default', service: 'nginx-svc' }).map(probeStem);
     for (const out of Object.values(facts.nodes)) {
-      assert.deepEqual(Object.keys(out).sort(), ['ip-addr', 'iptables-save', 'proxy-mode']);
+      assert.deepEqual(
+        Object.keys(out).sort(),
+        ['ip-addr', 'iptables-save', 'proxy-mode', ...probes].sort(),
+      );
     }
   });
 

@@ -28,7 +28,10 @@ export interface LabNode {
   gateway: string;
   sshPort: number;
   backend: 'nft' | 'legacy';
-  rules: 'generated' | 'seed';
+  /** The expected-rules shape for the lab's Services, the seed's dumps, or this iptables-save text. */
+  rules: 'generated' | 'seed' | { text: string };
+  /** Reachable from the workstation only through this node (ProxyJump). */
+  jumpHost?: string;
 }
 
 export interface LabPod {
@@ -67,6 +70,7 @@ export const NODES: LabNode[] = [
     sshPort: 2222,
     backend: 'legacy',
     rules: 'generated',
+    jumpHost: 'node-a',
   },
 ];
 export const PODS: LabPod[] = [
@@ -126,6 +130,24 @@ export const DNS_RECORDS: Record<string, string> = Object.fromEntries(
   SERVICES.map((s) => [`${s.name}.${s.namespace}.svc.cluster.local`, s.clusterIP]),
 );
 
+/** What a lab is made of; a variant (the demo's addresses, say) is another value of this. */
+export interface LabTopology {
+  nodes: LabNode[];
+  pods: LabPod[];
+  services: LabService[];
+  clusterCIDR: string;
+  /** The names the DNS Pods answer. */
+  dnsRecords: Record<string, string>;
+}
+
+export const TOPOLOGY: LabTopology = {
+  nodes: NODES,
+  pods: PODS,
+  services: SERVICES,
+  clusterCIDR: CLUSTER_CIDR,
+  dnsRecords: DNS_RECORDS,
+};
+
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const BASE_DIR = '/tmp/kdebug-lab';
 const PREFIX = /^[a-z0-9][a-z0-9-]{0,15}$/;
@@ -174,12 +196,16 @@ export function labUnavailable(): string | undefined {
 
 export class Lab {
   readonly dir: string;
-  readonly nodes = NODES;
-  readonly pods = PODS;
-  readonly services = SERVICES;
+  readonly nodes: LabNode[];
+  readonly pods: LabPod[];
+  readonly services: LabService[];
 
-  private constructor(readonly prefix: string) {
+  private constructor(
+    readonly prefix: string,
+    readonly topology: LabTopology = TOPOLOGY,
+  ) {
     this.dir = join(BASE_DIR, prefix);
+    ({ nodes: this.nodes, pods: this.pods, services: this.services } = topology);
   }
 
   /** The namespace of a node ("node-a"), a Pod, "ws" (the workstation) or "sw" (the switch). */
@@ -228,11 +254,11 @@ export class Lab {
   }
 
   /** Builds the lab; leftovers of a killed run with the same prefix are removed first. */
-  static async up(prefix = 'kdlab'): Promise<Lab> {
+  static async up(prefix = 'kdlab', topology: LabTopology = TOPOLOGY): Promise<Lab> {
     if (!PREFIX.test(prefix)) throw new Error(`lab: prefix must match ${PREFIX}`);
     const why = labUnavailable();
     if (why) throw new Error(`lab: ${why}`);
-    const lab = new Lab(prefix);
+    const lab = new Lab(prefix, topology);
     const owner = lab.owner();
     if (owner !== undefined && owner !== process.pid && alive(owner))
       throw new Error(`lab ${prefix} is in use by process ${owner}`);
@@ -314,13 +340,14 @@ export class Lab {
       inNs(pod.name, 'link', 'set', 'eth0', 'up');
       inNs(pod.name, 'route', 'add', 'default', 'via', node.gateway);
     });
-    // node-c is private: the workstation reaches its sshd only through a jump host
-    const nodeC = this.node('node-c');
-    this.loadIptables(
-      'ws',
-      'nft',
-      `*filter\n-A OUTPUT -d ${nodeC.ip}/32 -p tcp -j REJECT --reject-with tcp-reset\nCOMMIT\n`,
-    );
+    // a node behind a jump host is private: the workstation reaches its sshd only through it
+    const hidden = this.nodes.filter((n) => n.jumpHost);
+    if (hidden.length > 0)
+      this.loadIptables(
+        'ws',
+        'nft',
+        `*filter\n${hidden.map((n) => `-A OUTPUT -d ${n.ip}/32 -p tcp -j REJECT --reject-with tcp-reset\n`).join('')}COMMIT\n`,
+      );
   }
 
   /** Loads any iptables-save text into a lab namespace with the real iptables-restore. */
@@ -329,10 +356,13 @@ export class Lab {
   }
 
   private loadRules(): void {
-    const generated = generateRules(this.services, CLUSTER_CIDR);
+    const generated = generateRules(this.services, this.topology.clusterCIDR);
     const seed = seedRules(this.services[0]!.clusterIP);
-    for (const node of this.nodes)
-      this.loadIptables(node.name, node.backend, node.rules === 'seed' ? seed : generated);
+    for (const node of this.nodes) {
+      const text =
+        node.rules === 'seed' ? seed : node.rules === 'generated' ? generated : node.rules.text;
+      this.loadIptables(node.name, node.backend, text);
+    }
   }
 
   private writeKeys(): void {
@@ -376,7 +406,7 @@ export class Lab {
         `Host ${n.name}`,
         `  HostName ${n.ip}`,
         `  Port ${n.sshPort}`,
-        ...(n.name === 'node-c' ? ['  ProxyJump node-a'] : []),
+        ...(n.jumpHost ? [`  ProxyJump ${n.jumpHost}`] : []),
       ].join('\n'),
     );
     const all = [
@@ -427,7 +457,7 @@ export class Lab {
             '--import',
             'tsx',
             join(ROOT, 'test/support/lab/dns-server.ts'),
-            JSON.stringify(DNS_RECORDS),
+            JSON.stringify(this.topology.dnsRecords),
           ],
           log,
         );

@@ -1,0 +1,236 @@
+// How kdebug reaches the nodes of a live cluster (`--via ssh|kube-proxy|pod|auto`). Each way is a
+// channel: exec in the node's kube-proxy Pod, a privileged debug Pod, or SSH to the node's
+// address. `auto` tries them in that order for every command, falls through when one cannot
+// serve, and records per node which one ran what and why the others were skipped.
+import { toNode } from '../core/kube.js';
+import type { NodeAccess, TransportName } from '../core/node-access.js';
+import type { NodeCommand, NodeResult } from './cluster.js';
+import { apiPath, commandStem } from './cluster.js';
+import type { KubeApi } from './kube-api.js';
+import type { NodeTransport, NodeTransportFactory } from './kube-cluster.js';
+import { KubeApiError } from './kube-errors.js';
+import { KubeProxyExec } from './node-kube-proxy.js';
+import { DebugPods, type DebugPodOptions } from './node-pod.js';
+import { nodeSshHost, SshSession, type SshAddressType } from './node-ssh.js';
+import { SshError, type SshOptions } from './ssh-route.js';
+import { NodeUnavailable, type NodeChannel, type NodeRunner } from './node-channel.js';
+
+export { NodeUnavailable, type NodeChannel, type NodeRunner } from './node-channel.js';
+
+export type Via = TransportName | 'auto';
+export const VIAS: readonly Via[] = ['auto', 'kube-proxy', 'pod', 'ssh'];
+
+export const DEFAULT_NODE_TIMEOUT_MS = 60_000;
+
+const NAMES: Record<TransportName, string> = {
+  'kube-proxy': 'kube-proxy Pod',
+  pod: 'debug Pod',
+  ssh: 'SSH',
+};
+
+/** SSH to the node's address from its Node object (--ssh-address-type), with ~/.ssh/config. */
+export class SshChannel implements NodeChannel {
+  readonly name = 'ssh';
+  private readonly sessions = new Map<string, Promise<SshSession>>();
+
+  constructor(
+    private readonly api: KubeApi,
+    private readonly o: SshOptions & { addressType?: SshAddressType },
+  ) {}
+
+  cannotRun(): undefined {
+    return undefined;
+  }
+
+  async open(node: string): Promise<NodeRunner> {
+    let session = this.sessions.get(node);
+    if (!session) {
+      session = this.connect(node);
+      this.sessions.set(node, session);
+    }
+    const s = await session;
+    return { via: s.via, run: (c) => s.run(c) };
+  }
+
+  private async connect(node: string): Promise<SshSession> {
+    const type = this.o.addressType ?? 'InternalIP';
+    let raw;
+    try {
+      raw = await this.api.get(apiPath({ resource: 'nodes', name: node }));
+    } catch (e) {
+      throw new NodeUnavailable(
+        e instanceof KubeApiError ? `cannot read Node ${node}: ${e.message}` : String(e),
+      );
+    }
+    const host = nodeSshHost(toNode(raw), type);
+    if (!host)
+      throw new NodeUnavailable(`Node ${node} has no ${type} address (see --ssh-address-type)`);
+    try {
+      return await SshSession.open({ host }, this.o);
+    } catch (e) {
+      throw new NodeUnavailable(
+        e instanceof SshError ? e.message : `ssh ${host}: ${(e as Error).message}`,
+      );
+    }
+  }
+
+  async close(): Promise<void> {
+    const open = await Promise.allSettled(this.sessions.values());
+    this.sessions.clear();
+    for (const s of open) if (s.status === 'fulfilled') await s.value.close();
+  }
+}
+
+export interface NodeAccessOptions {
+  via?: Via;
+  /** Each command, and a debug Pod starting (SSH connects within its own --ssh-timeout). */
+  timeoutMs?: number;
+  ssh?: SshOptions & { addressType?: SshAddressType };
+  pod?: Omit<DebugPodOptions, 'timeoutMs'>;
+}
+
+/** A failure's message naming where it happened, unless it already does. */
+function named(r: NodeResult): string {
+  const error = r.error ?? 'the command could not run';
+  const where = r.via.split(' ').pop() ?? r.via;
+  return error.includes(where) ? error : `${r.via}: ${error}`;
+}
+
+const failed = (error: string, via: string): NodeResult => ({
+  stdout: '',
+  stderr: '',
+  exitCode: null,
+  error,
+  via,
+});
+
+/**
+ * The node transport of a live cluster: the channels of --via, tried in order for each command.
+ * `describe()` tells, per node, which channel ran which commands and why others were skipped.
+ */
+export class NodeAccessTransport implements NodeTransport {
+  private readonly runners = new Map<string, Promise<NodeRunner>>();
+  /** A channel that failed on a node stays failed there: its reason, per "channel node". */
+  private readonly dead = new Map<string, string>();
+  private readonly access = new Map<string, NodeAccess>();
+
+  constructor(private readonly channels: NodeChannel[]) {}
+
+  /** Builds the channels of `--via` on a connected API. */
+  static create(api: KubeApi, o: NodeAccessOptions = {}): NodeAccessTransport {
+    const timeoutMs = o.timeoutMs ?? DEFAULT_NODE_TIMEOUT_MS;
+    const make: Record<TransportName, () => NodeChannel> = {
+      'kube-proxy': () => new KubeProxyExec(api, { timeoutMs }),
+      pod: () => new DebugPods(api, { ...o.pod, timeoutMs }),
+      // SSH connects within --ssh-timeout (10 s by default), like `rules --ssh`
+      ssh: () => new SshChannel(api, { ...o.ssh, commandTimeoutMs: timeoutMs }),
+    };
+    const via = o.via ?? 'auto';
+    const order: TransportName[] = via === 'auto' ? ['kube-proxy', 'pod', 'ssh'] : [via];
+    return new NodeAccessTransport(order.map((n) => make[n]()));
+  }
+
+  async run(node: string, command: NodeCommand): Promise<NodeResult> {
+    const stem = commandStem(command);
+    const reasons: string[] = [];
+    let last: NodeResult | undefined;
+    for (const channel of this.channels) {
+      const key = `${channel.name} ${node}`;
+      const cannot = channel.cannotRun(command);
+      const why = cannot ?? this.dead.get(key);
+      if (why !== undefined) {
+        this.skip(node, channel.name, why, stem, cannot !== undefined);
+        reasons.push(`${NAMES[channel.name]}: ${why}`);
+        continue;
+      }
+      let runner: NodeRunner;
+      try {
+        runner = await this.runner(channel, node);
+      } catch (e) {
+        const reason = (e as Error).message;
+        this.dead.set(key, reason);
+        this.skip(node, channel.name, reason, stem);
+        reasons.push(`${NAMES[channel.name]}: ${reason}`);
+        continue;
+      }
+      const r = await runner.run(command);
+      if (r.exitCode !== null) {
+        this.use(node, r.via, stem);
+        return r;
+      }
+      // it could not run there at all: that channel is done with this node, try the next
+      const reason = named(r);
+      this.dead.set(key, reason);
+      this.skip(node, channel.name, reason, stem);
+      reasons.push(`${NAMES[channel.name]}: ${reason}`);
+      last = r;
+    }
+    if (this.channels.length === 1 && last) return { ...last, error: named(last) };
+    return failed(`cannot run ${stem} on node ${node}: ${reasons.join('; ')}`, 'none');
+  }
+
+  private runner(channel: NodeChannel, node: string): Promise<NodeRunner> {
+    const key = `${channel.name} ${node}`;
+    let r = this.runners.get(key);
+    if (!r) {
+      r = channel.open(node);
+      r.catch(() => undefined); // reported through run()
+      this.runners.set(key, r);
+    }
+    return r;
+  }
+
+  private entry(node: string): NodeAccess {
+    let a = this.access.get(node);
+    if (!a) this.access.set(node, (a = { node, used: [], skipped: [] }));
+    return a;
+  }
+
+  private use(node: string, via: string, stem: string): void {
+    const a = this.entry(node);
+    const u =
+      a.used.find((x) => x.via === via) ?? (a.used.push({ via, commands: [] }), a.used.at(-1)!);
+    if (!u.commands.includes(stem)) u.commands.push(stem);
+  }
+
+  private skip(
+    node: string,
+    transport: TransportName,
+    reason: string,
+    stem: string,
+    cannotRun = false,
+  ): void {
+    const a = this.entry(node);
+    const s =
+      a.skipped.find((x) => x.transport === transport && x.reason === reason) ??
+      (a.skipped.push({ transport, reason, commands: [], ...(cannotRun ? { cannotRun } : {}) }),
+      a.skipped.at(-1)!);
+    if (!s.commands.includes(stem)) s.commands.push(stem);
+  }
+
+  /** Per node, sorted: which channel ran which commands, and why others were skipped. */
+  describe(): NodeAccess[] {
+    return [...this.access.values()]
+      .map((a) => structuredClone(a))
+      .sort((a, b) => (a.node < b.node ? -1 : a.node > b.node ? 1 : 0));
+  }
+
+  async close(): Promise<void> {
+    // every channel cleans up, even when one fails
+    const results = await Promise.allSettled(this.channels.map((c) => c.close()));
+    const failure = results.find((r) => r.status === 'rejected');
+    if (failure) throw (failure as PromiseRejectedResult).reason;
+  }
+}
+
+/** The transport factory KubeCluster.connect takes; `onCreate` hands the transport back for describe(). */
+export function nodeAccess(
+  o: NodeAccessOptions,
+  onCreate?: (t: NodeAccessTransport) => void,
+): NodeTransportFactory {
+  return (api) => {
+    const t = NodeAccessTransport.create(api, o);
+    onCreate?.(t);
+    return t;
+  };
+}

@@ -1,0 +1,310 @@
+// --via against the fake API server: the order auto tries the ways in and what it says about each
+// node, the kube-proxy Pod (found by its DaemonSet's selector, exec'd without a shell), command
+// and connect timeouts, one unreachable node among reachable ones, and bounded parallelism.
+// No SSH connection is ever opened here: without a key kdebug refuses before connecting.
+// IP conventions: the lab's (test/support/lab/lab.ts): nodes 192.0.2.11-13, Pods 10.244.0.0/16.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, afterEach, describe, it } from 'node:test';
+import type { NodeCommand } from '../../src/cluster/cluster.js';
+import { collect } from '../../src/cluster/collect.js';
+import { KubeApi } from '../../src/cluster/kube-api.js';
+import { KubeCluster } from '../../src/cluster/kube-cluster.js';
+import {
+  NodeAccessTransport,
+  nodeAccess,
+  type NodeAccessOptions,
+} from '../../src/cluster/node-transport.js';
+import type { KubeObject } from '../../src/core/model.js';
+import { nodeAccessLine } from '../../src/core/node-access.js';
+import type { ExecHandler } from '../support/fake-api/exec.js';
+import { startFakeApi, type FakeApiOptions } from '../support/fake-api/server.js';
+import { TOPOLOGY } from '../support/lab/lab.js';
+import { labObjects } from '../support/lab/objects.js';
+
+const home = mkdtempSync(join(tmpdir(), 'kdebug-transport-'));
+// no key, no agent, no config: SSH gives up before it would connect anywhere
+const NO_SSH = { home, configFile: 'none', knownHostsFiles: [join(home, 'known_hosts')] };
+
+const RULES: NodeCommand = { kind: 'iptables-save', backend: 'auto' };
+const PING: NodeCommand = { kind: 'icmp-echo', ip: '10.96.190.219' };
+
+/** The lab's objects with node-b's kube-proxy Pod Pending and node-c's gone. */
+function cluster(): KubeObject[] {
+  return labObjects(TOPOLOGY).flatMap((o) => {
+    if (o.kind !== 'Pod' || !o.metadata?.name?.startsWith('kube-proxy-')) return [o];
+    const node = (o['spec'] as { nodeName: string }).nodeName;
+    if (node === 'node-c') return [];
+    if (node === 'node-b')
+      return [
+        {
+          ...o,
+          status: {
+            phase: 'Pending',
+            containerStatuses: [
+              { name: 'kube-proxy', state: { waiting: { reason: 'ContainerCreating' } } },
+            ],
+          },
+        },
+      ];
+    return [o];
+  });
+}
+
+/** Each exec answers with where it ran and what. */
+const where: ExecHandler = (req) => ({
+  stdout: `${(req.pod['spec'] as { nodeName: string }).nodeName} ${req.container}: ${req.command.join(' ')}\n`,
+  exitCode: 0,
+});
+
+const opened: (() => Promise<void>)[] = [];
+async function connect(o: FakeApiOptions = {}, user = 'admin') {
+  const fake = await startFakeApi({
+    objects: cluster(),
+    exec: where,
+    tokens: { 'admin-token': 'admin', 'dev-token': 'dev' },
+    ...o,
+  });
+  const api = await KubeApi.connect({
+    kubeconfig: fake.kubeconfig({ user, namespace: 'default' }),
+    env: {},
+    timeoutMs: 5000,
+  });
+  const transports: NodeAccessTransport[] = [];
+  const transport = (t: NodeAccessOptions) => {
+    const x = NodeAccessTransport.create(api, { ssh: NO_SSH, timeoutMs: 3000, ...t });
+    transports.push(x);
+    return x;
+  };
+  opened.push(async () => {
+    for (const t of transports) await t.close();
+    api.close();
+    await fake.close();
+  });
+  return { fake, api, transport };
+}
+
+describe('reaching the nodes (--via)', () => {
+  afterEach(async () => {
+    for (const close of opened.splice(0)) await close();
+  });
+  after(() => rmSync(home, { recursive: true, force: true }));
+
+  it('auto: the kube-proxy Pod for rules, a debug Pod for the rest and where kube-proxy is missing; says why', async () => {
+    const { fake, transport } = await connect();
+    const t = transport({ via: 'auto', pod: { yes: true } });
+    const out: string[] = [];
+    for (const node of ['node-a', 'node-b', 'node-c'])
+      for (const c of [RULES, PING]) {
+        const r = await t.run(node, c);
+        out.push(`${node} ${c.kind}: ${r.exitCode} ${r.stdout.trim().split(':')[0]}`);
+      }
+    assert.deepEqual(out, [
+      'node-a iptables-save: 0 node-a kube-proxy',
+      'node-a icmp-echo: 0 node-a debugger',
+      'node-b iptables-save: 0 node-b debugger',
+      'node-b icmp-echo: 0 node-b debugger',
+      'node-c iptables-save: 0 node-c debugger',
+      'node-c icmp-echo: 0 node-c debugger',
+    ]);
+    const lines = t
+      .describe()
+      .map((a) => nodeAccessLine(a).replace(/kdebug-(node-.)-\w{5}/g, 'kdebug-$1-xxxxx'));
+    assert.deepEqual(lines, [
+      'node-a: rules via exec kube-system/kube-proxy-x7k2p; probes via debug Pod default/kdebug-node-a-xxxxx (kube-proxy Pod skipped for probes: its image has no tools for them, kdebug runs only iptables-save there)',
+      'node-b: rules and probes via debug Pod default/kdebug-node-b-xxxxx (kube-proxy Pod skipped for rules: kube-proxy Pod kube-system/kube-proxy-q4n8d on node-b is not running (Pending, ContainerCreating); kube-proxy Pod skipped for probes: its image has no tools for them, kdebug runs only iptables-save there)',
+      'node-c: rules and probes via debug Pod default/kdebug-node-c-xxxxx (kube-proxy Pod skipped for rules: no kube-proxy Pod on node node-c; kube-proxy Pod skipped for probes: its image has no tools for them, kdebug runs only iptables-save there)',
+    ]);
+    // the kube-proxy Pods were found by the DaemonSet's selector
+    assert.ok(fake.requests.some((r) => r.query.get('labelSelector') === 'k8s-app=kube-proxy'));
+  });
+
+  it('auto without --yes: no debug Pod, then SSH, and the node is not reached for probes', async () => {
+    const { fake, transport } = await connect();
+    const t = transport({ via: 'auto' });
+    const rules = await t.run('node-a', RULES);
+    const ping = await t.run('node-a', PING);
+    assert.equal(rules.exitCode, 0);
+    assert.equal(ping.exitCode, null);
+    assert.equal(
+      ping.error,
+      'cannot run icmp-echo_10.96.190.219 on node node-a: kube-proxy Pod: its image has no tools for them, kdebug runs only iptables-save there; debug Pod: kdebug creates a privileged debug Pod only with your consent: add --yes; SSH: no SSH key to offer root@192.0.2.11: pass --ssh-key, set IdentityFile in ~/.ssh/config, or start ssh-agent.',
+    );
+    assert.equal(
+      fake.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/pods')).length,
+      0,
+    );
+  });
+
+  it('kube-proxy: exec of the save binary itself, no shell; probes are said to be impossible there', async () => {
+    const seen: string[][] = [];
+    const { transport } = await connect({ exec: (req) => (seen.push(req.command), where(req)) });
+    const t = transport({ via: 'kube-proxy' });
+    const r = await t.run('node-a', { kind: 'iptables-save', backend: 'legacy', table: 'nat' });
+    assert.equal(r.via, 'exec kube-system/kube-proxy-x7k2p');
+    assert.deepEqual(seen, [['iptables-legacy-save', '-t', 'nat']]);
+    const p = await t.run('node-a', PING);
+    assert.match(
+      p.error!,
+      /^cannot run icmp-echo_10\.96\.190\.219 on node node-a: kube-proxy Pod: its image has no tools/,
+    );
+  });
+
+  it('kube-proxy: static Pods without the DaemonSet label are found by name', async () => {
+    const statics = labObjects(TOPOLOGY)
+      .filter((o) => o.kind !== 'DaemonSet')
+      .map((o) =>
+        o.metadata?.name?.startsWith('kube-proxy-')
+          ? { ...o, metadata: { ...o.metadata, labels: { component: 'kube-proxy', tier: 'node' } } }
+          : o,
+      );
+    const { transport } = await connect({ objects: statics });
+    const r = await transport({ via: 'kube-proxy' }).run('node-c', RULES);
+    assert.deepEqual([r.exitCode, r.via], [0, 'exec kube-system/kube-proxy-m2v9z']);
+  });
+
+  it('kube-proxy: RBAC refusing exec in kube-system is said before trying', async () => {
+    const { fake, transport } = await connect(
+      {
+        rbac: {
+          deny: [
+            {
+              users: ['dev'],
+              verbs: ['create'],
+              resources: ['pods/exec'],
+              namespaces: ['kube-system'],
+            },
+          ],
+        },
+      },
+      'dev',
+    );
+    const r = await transport({ via: 'kube-proxy' }).run('node-a', RULES);
+    assert.equal(
+      r.error,
+      'cannot run iptables-save on node node-a: kube-proxy Pod: access denied by RBAC: user "dev" cannot create pods/exec in namespace kube-system',
+    );
+    assert.equal(fake.requests.filter((q) => q.path.endsWith('/exec')).length, 0);
+  });
+
+  it('one node that does not answer does not stop the others, and is marked', async () => {
+    const { fake, api } = await connect({
+      exec: (req) => {
+        if ((req.pod['spec'] as { nodeName: string }).nodeName === 'node-c')
+          throw new Error(
+            'error dialing backend: dial tcp 192.0.2.13:10250: connect: no route to host',
+          );
+        return where(req);
+      },
+    });
+    fake.store.put(labObjects(TOPOLOGY).find((o) => o.metadata?.name === 'kube-proxy-m2v9z')!);
+    fake.store.put(labObjects(TOPOLOGY).find((o) => o.metadata?.name === 'kube-proxy-q4n8d')!);
+    const kc = await KubeCluster.connect({
+      kubeconfig: fake.kubeconfig({ namespace: 'default' }),
+      env: {},
+      transport: nodeAccess({ via: 'kube-proxy', ssh: NO_SSH }),
+    });
+    api.close();
+    try {
+      const facts = await collect(
+        kc,
+        { namespace: 'default', service: 'nginx-svc' },
+        {
+          nodeCommands: [RULES],
+        },
+      );
+      assert.deepEqual(Object.keys(facts.nodes).sort(), ['node-a', 'node-b']);
+      assert.deepEqual(facts.meta['nodeErrors'], [
+        {
+          node: 'node-c',
+          command: 'iptables-save',
+          exitCode: null,
+          error:
+            'exec kube-system/kube-proxy-m2v9z: error dialing backend: dial tcp 192.0.2.13:10250: connect: no route to host',
+        },
+      ]);
+      assert.equal(
+        nodeAccessLine(kc.nodeAccess().find((a) => a.node === 'node-c')!),
+        'node-c: not reached (kube-proxy Pod: exec kube-system/kube-proxy-m2v9z: error dialing backend: dial tcp 192.0.2.13:10250: connect: no route to host)',
+      );
+    } finally {
+      await kc.close();
+    }
+  });
+
+  it('a command past its time limit is given up on; the others still run', async () => {
+    const { transport } = await connect({
+      exec: (req) =>
+        (req.pod['spec'] as { nodeName: string }).nodeName === 'node-b'
+          ? new Promise(() => undefined)
+          : where(req),
+    });
+    const t = transport({ via: 'pod', pod: { yes: true }, timeoutMs: 800 });
+    const started = Date.now();
+    const [a, b] = await Promise.all([t.run('node-a', RULES), t.run('node-b', RULES)]);
+    assert.equal(a.exitCode, 0);
+    assert.equal(b.exitCode, null);
+    assert.match(
+      b.error!,
+      /^command in pod default\/kdebug-node-b-\w{5} did not finish within 0\.8s$/,
+    );
+    assert.ok(Date.now() - started < 5000);
+  });
+
+  it('reads a bounded number of nodes at once', async () => {
+    let now = 0;
+    let most = 0;
+    const nodes = Array.from({ length: 6 }, (_, i) => `node-${i}`);
+    const objects: KubeObject[] = [
+      ...labObjects(TOPOLOGY).filter((o) => o.kind === 'Service' || o.kind === 'EndpointSlice'),
+      ...nodes.flatMap((n) => [
+        { apiVersion: 'v1', kind: 'Node', metadata: { name: n } },
+        {
+          apiVersion: 'v1',
+          kind: 'Pod',
+          metadata: {
+            name: `kube-proxy-${n}`,
+            namespace: 'kube-system',
+            labels: { 'k8s-app': 'kube-proxy' },
+          },
+          spec: { nodeName: n, containers: [{ name: 'kube-proxy', image: 'kube-proxy' }] },
+          status: {
+            phase: 'Running',
+            containerStatuses: [{ name: 'kube-proxy', state: { running: {} } }],
+          },
+        },
+      ]),
+    ];
+    const fake = await startFakeApi({
+      objects,
+      exec: async (req) => {
+        most = Math.max(most, ++now);
+        await new Promise((r) => setTimeout(r, 100));
+        now--;
+        return where(req);
+      },
+    });
+    const kc = await KubeCluster.connect({
+      kubeconfig: fake.kubeconfig({ namespace: 'default' }),
+      env: {},
+      transport: nodeAccess({ via: 'kube-proxy' }),
+    });
+    try {
+      const facts = await collect(
+        kc,
+        { namespace: 'default', service: 'nginx-svc' },
+        {
+          nodeCommands: [RULES, { kind: 'iptables-save', backend: 'nft', table: 'nat' }],
+          nodeConcurrency: 3,
+        },
+      );
+      assert.equal(Object.keys(facts.nodes).length, 6);
+      assert.equal(most, 3);
+    } finally {
+      await kc.close();
+      await fake.close();
+    }
+  });
+});
