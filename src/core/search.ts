@@ -122,7 +122,11 @@ export class SearchIndex {
   private candidates(q: string): number[] {
     const picked = new Set<number>();
     // substring hits: one native scan of the corpus
-    for (let at = this.corpus.indexOf(q); at >= 0 && picked.size < MAX_CANDIDATES; at = this.corpus.indexOf(q, at + 1)) {
+    for (
+      let at = this.corpus.indexOf(q);
+      at >= 0 && picked.size < MAX_CANDIDATES;
+      at = this.corpus.indexOf(q, at + 1)
+    ) {
       const doc = this.docAt(at);
       picked.add(doc);
       at = this.starts[doc + 1]! - 1; // next doc
@@ -139,7 +143,10 @@ export class SearchIndex {
     }
     const need = Math.max(1, Math.ceil(grams.length / 3));
     const best = touched.filter((d) => this.counts[d]! >= need);
-    best.sort((a, b) => this.counts[b]! - this.counts[a]! || this.docs[a]!.text.length - this.docs[b]!.text.length);
+    best.sort(
+      (a, b) =>
+        this.counts[b]! - this.counts[a]! || this.docs[a]!.text.length - this.docs[b]!.text.length,
+    );
     for (const d of touched) this.counts[d] = 0;
     for (const d of best) {
       if (picked.size >= MAX_CANDIDATES) break;

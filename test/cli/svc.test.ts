@@ -33,7 +33,6 @@ function live(
 }
 
 describe('kdebug svc (built CLI)', () => {
-
   it('prints the golden text for a healthy Service and exits 0', () => {
     const r = kdebug(['svc', 'nginx-svc', '--snapshot', 'snapshots/nginx-svc', '-o', 'text']);
     assert.deepEqual([r.code, r.stderr], [0, '']);

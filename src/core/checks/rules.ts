@@ -119,7 +119,6 @@ function drift(ctx: CheckContext, node: string, svc: Service): Finding[] {
     // notes explain what a correct dump does on purpose (e.g. no local endpoint: DROP)
     const d = nodeDrift({ node, source: r.source, expected, actual: r.ruleset!, view: ctx.view });
     found = [...d.findings, ...(d.notes ?? [])];
-
   } catch (e) {
     if (!(e instanceof DriftInputError)) throw e;
     return [
