@@ -27,7 +27,9 @@ import { rulesJson, rulesText, searchJson, searchText, type RulesSource } from '
 import { reportText } from './output/text.js';
 import { driftJson, driftText } from './output/drift.js';
 import { labelsFor, traceJson, traceText } from './output/trace.js';
+import { questions } from './tui/questions.js';
 import { colorEnabled } from './tui/theme.js';
+
 import type { TuiInput } from './tui/App.js';
 
 declare const KDEBUG_VERSION: string;
@@ -463,7 +465,17 @@ async function closeLive(cluster: KubeCluster): Promise<void> {
   await cluster.close();
 }
 
+/** What the person is asked before kdebug creates debug Pods. */
+function consentLines(q: DebugPodConsent): string[] {
+  return [
+    `Some nodes can only be read through a privileged debug Pod: kdebug would create one on each of them, in namespace ${q.namespace} (image ${q.image}), as kubectl debug node --profile=sysadmin does.`,
+    `It reads the node's rules with the node's own iptables-save and runs the probes (TCP connect, ping, a DNS lookup); it changes nothing on the node.`,
+    `Each Pod is deleted when kdebug ends (also on Ctrl-C) and stops by itself after ${q.lifetimeSeconds}s. --yes skips this question.`,
+  ];
+}
+
 /** How each node was reached, one line each on stderr (stdout stays the report). */
+
 function tellNodeAccess(access: NodeAccess[]): void {
   for (const a of access) process.stderr.write(`kdebug: ${nodeAccessLine(a)}\n`);
 }
@@ -478,6 +490,7 @@ async function readLive(
   cluster: KubeCluster,
   target: Target,
   progress?: Progress,
+  partial?: (facts: Facts, collecting: { nodes: boolean }) => void,
 ): Promise<{ facts: Facts; suggestions?: { namespace: string; name: string }[] }> {
   const { collect, diagnosisCommands } = await import('./cluster/collect.js');
   const { ServiceNotFoundError } = await import('./cluster/service-suggestions.js');
@@ -485,14 +498,20 @@ async function readLive(
     const facts = await collect(cluster, target, {
       onProgress: progress,
       meta: { kdebugVersion: VERSION },
-      nodeCommands: (f) => diagnosisCommands(f, target),
+      nodeCommands: (f) => {
+        // the API objects are in: the steps that need only them can finish now
+        partial?.(f, { nodes: true });
+        return diagnosisCommands(f, target);
+      },
     });
     const access = cluster.nodeAccess();
     if (access.length > 0) facts.meta['nodeAccess'] = access;
     return { facts };
   } catch (e) {
     if (!(e instanceof ServiceNotFoundError)) throw e;
-    return { facts: { objects: [], nodes: {}, meta: cluster.meta }, suggestions: e.suggestions };
+    // the API's "did you mean" travels with the facts, so the TUI's diagnosis says it too
+    const meta = { ...cluster.meta, suggestions: e.suggestions };
+    return { facts: { objects: [], nodes: {}, meta }, suggestions: e.suggestions };
   }
 }
 
@@ -518,16 +537,19 @@ async function svcCommand(name: string, o: SvcOptions, g: GlobalOptions): Promis
       return interactive({ start: 'diag', target, facts, load: () => readSnapshot(dir) }, g);
     return writeReport(diagnose(facts, target), g, o, o.label ?? `snapshot ${dir}`);
   }
-  // TODO(tui): a debug Pod prompt in the TUI plugs in here as connectLive's `confirm`; until
-  // then the TUI, like text mode, creates debug Pods only with --yes (the node access says so)
-  const cluster = await connectLive(g, o);
+  // in the TUI a debug Pod is created only after the person says yes there (or --yes)
+  const tui = format(g) === 'tui';
+  const asks = questions();
+  const cluster = await connectLive(g, o, tui ? (q) => asks.ask(consentLines(q)) : undefined);
   try {
     const target = { namespace: g.namespace ?? cluster.defaultNamespace, service: name };
-    if (format(g) === 'tui') {
+    if (tui) {
       // no facts yet: the TUI shows the steps completing as they arrive
-      const load = async (progress: Progress) => (await readLive(cluster, target, progress)).facts;
-      return await interactive({ start: 'diag', target, load }, g);
+      const load: TuiInput['load'] = async (progress, partial) =>
+        (await readLive(cluster, target, progress, partial)).facts;
+      return await interactive({ start: 'diag', target, load, questions: asks }, g);
     }
+
     const { facts, suggestions } = await readLive(cluster, target);
     tellNodeAccess(cluster.nodeAccess());
     return writeReport(diagnose(facts, target, { suggestions }), g, o);

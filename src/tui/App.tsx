@@ -26,7 +26,10 @@ import {
   type DiagModel,
 } from './screens/Diagnosis.js';
 import { Drift, driftFinding, driftModel, driftView, type DriftModel } from './screens/Drift.js';
+import { Confirm } from './screens/Confirm.js';
 import { Help, helpLines, helpView } from './screens/Help.js';
+import type { Question, Questions } from './questions.js';
+
 import { Rules, rulesModel, rulesView, type RulesModel } from './screens/Rules.js';
 import { locate } from './screens/rules-rows.js';
 import { Search, searchModel, searchView, type SearchModel } from './screens/Search.js';
@@ -57,6 +60,8 @@ export interface TuiInput extends AnalyzeOptions {
   node?: string;
   /** Start with the search open on this query (`rules --search`). */
   search?: string;
+  /** Questions to ask before acting on the cluster (creating debug Pods). */
+  questions?: Questions;
 }
 
 export interface AppProps extends TuiInput {
@@ -162,6 +167,25 @@ export function App(props: AppProps) {
   useEffect(() => {
     if (error) dispatch({ type: 'flash', text: error });
   }, [error]);
+
+  // questions wait in order; the first is shown, and unanswered ones are "no" when the TUI ends
+  const asked = useRef<Question[]>([]);
+  useEffect(() => {
+    const unlisten = props.questions?.listen((q) => {
+      asked.current.push(q);
+      if (asked.current.length === 1) dispatch({ type: 'ask', lines: q.lines });
+    });
+    return () => {
+      unlisten?.();
+      for (const q of asked.current.splice(0)) q.answer(false);
+    };
+  }, [props.questions]);
+  const answer = (yes: boolean) => {
+    asked.current.shift()?.answer(yes);
+    dispatch({ type: 'answered' });
+    const next = asked.current[0];
+    if (next) dispatch({ type: 'ask', lines: next.lines });
+  };
   const pending = activity.length > 0 || report?.steps.some((s) => s.status === 'pending');
   useEffect(() => {
     if (!pending) return;
@@ -292,6 +316,11 @@ export function App(props: AppProps) {
         dispatch({ type: 'type', text: input });
       return;
     }
+    if (s.modal === 'confirm') {
+      if (binding.action === 'accept' || binding.action === 'cancel')
+        return answer(binding.action === 'accept');
+      if (binding.action !== 'quit') return;
+    }
     switch (binding.action) {
       case 'quit':
         return quit();
@@ -324,7 +353,9 @@ export function App(props: AppProps) {
   }
 
   let body;
-  if (state.modal === 'help')
+  if (state.modal === 'confirm')
+    body = <Confirm lines={state.question ?? []} width={width} height={bodyHeight} />;
+  else if (state.modal === 'help')
     body = <Help top={state.cursor['help'] ?? 0} width={width} height={bodyHeight} />;
   else if (models.search) body = <Search model={models.search} />;
   else if (models.diag) body = <Diagnosis model={models.diag} state={state} tick={tick} />;

@@ -122,7 +122,12 @@ export function analyze(facts: Facts, o: AnalyzeOptions = {}): TuiData {
   const nodes = o.rules
     ? [nodeData(o.rules.label, { ...o.rules, source: o.rules.label }, view, facts)]
     : recordedNodes(facts).map((n) => nodeData(n, nodeDump(facts, n), view, facts));
-  const report = o.target ? diagnose(facts, o.target, { collecting: o.collecting }) : undefined;
+  // a live read that found no such Service carries the API's "did you mean" in its meta
+  const suggestions = facts.meta['suggestions'] as DiagnoseOptions['suggestions'];
+  const report = o.target
+    ? diagnose(facts, o.target, { collecting: o.collecting, suggestions })
+    : undefined;
+
   const service = o.target
     ? view.services.find((s) => s.namespace === o.target!.namespace && s.name === o.target!.service)
     : undefined;

@@ -3,7 +3,7 @@
 
 export type ScreenName = 'diag' | 'rules' | 'drift' | 'trace';
 /** Where a binding applies: a screen, a modal (search, command line, help), or every screen. */
-export type Where = ScreenName | 'search' | 'command' | 'help' | 'all';
+export type Where = ScreenName | 'search' | 'command' | 'help' | 'confirm' | 'all';
 
 export type KeyAction =
   | 'up'
@@ -87,7 +87,7 @@ export const KEYMAP: Binding[] = [
     keys: ['ctrl+c'],
     action: 'quit',
     description: 'quit from anywhere',
-    screens: ['all', 'search', 'command', 'help'],
+    screens: ['all', 'search', 'command', 'help', 'confirm'],
   },
   { keys: ['down', 'ctrl+n'], action: 'down', description: 'next result', screens: ['search'] },
   { keys: ['up', 'ctrl+p'], action: 'up', description: 'previous result', screens: ['search'] },
@@ -107,6 +107,18 @@ export const KEYMAP: Binding[] = [
   },
   { keys: ['esc'], action: 'cancel', description: 'close', screens: ['search', 'command'] },
   { keys: ['esc', '?', 'q'], action: 'cancel', description: 'close the help', screens: ['help'] },
+  {
+    keys: ['y'],
+    action: 'accept',
+    description: 'yes: create the debug Pods',
+    screens: ['confirm'],
+  },
+  {
+    keys: ['n', 'esc'],
+    action: 'cancel',
+    description: 'no: read the nodes without them',
+    screens: ['confirm'],
+  },
 ];
 
 /** The subset of Ink's Key this module reads (kept structural so tests need no Ink). */
@@ -181,6 +193,7 @@ const HELP_TITLES: [Where, string][] = [
   ...SCREENS.map((s) => [s.name, s.title] as [Where, string]),
   ['search', 'Search (/)'],
   ['command', 'Command line (:)'],
+  ['confirm', 'Before creating debug Pods'],
 ];
 
 /** The help screen, section by section, straight from the table. */

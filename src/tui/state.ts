@@ -3,7 +3,7 @@
 // the cursor), so the reducer needs no data and every transition is testable without rendering.
 import type { KeyAction, ScreenName } from './keymap.js';
 
-export type Modal = 'none' | 'search' | 'command' | 'help';
+export type Modal = 'none' | 'search' | 'command' | 'help' | 'confirm';
 
 export interface State {
   screen: ScreenName;
@@ -27,6 +27,8 @@ export interface State {
   rawChain?: { table: string; chain: string };
   query: string;
   commandLine: string;
+  /** The question shown while modal is 'confirm' (a debug Pod about to be created). */
+  question?: string[];
   /** One line for the footer: an unknown command, nothing to drill into ... */
   flash?: string;
 }
@@ -65,7 +67,10 @@ export type Action =
     }
   | { type: 'jumpDrift'; node: number; row: number }
   | { type: 'flash'; text: string | undefined }
-  | { type: 'setCommand'; text: string };
+  | { type: 'setCommand'; text: string }
+  /** A question from outside (y or n), and its answer given. */
+  | { type: 'ask'; lines: string[] }
+  | { type: 'answered' };
 
 export function initialState(screen: ScreenName = 'diag', node = 0): State {
   return {
@@ -216,6 +221,9 @@ function openRow(s: State, view: View, open: boolean): State {
 }
 
 function modalKey(s: State, action: KeyAction, view: View): State {
+  // a question waits for y or n: the App answers it, nothing else moves
+  if (s.modal === 'confirm') return s;
+
   if (s.modal === 'help') {
     const at = s.cursor['help'] ?? 0;
     if (action === 'down') return setCursor(s, 'help', clamp(at + 1, view.lists[0] ?? 0));
@@ -285,5 +293,9 @@ export function reduce(s: State, a: Action): State {
       return { ...s, flash: a.text };
     case 'setCommand':
       return { ...s, commandLine: a.text };
+    case 'ask':
+      return { ...s, modal: 'confirm', question: a.lines };
+    case 'answered':
+      return { ...s, modal: 'none', question: undefined };
   }
 }

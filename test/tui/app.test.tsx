@@ -6,6 +6,7 @@ import { describe, it } from 'node:test';
 import { readSnapshot } from '../../src/cluster/snapshot.js';
 import type { Facts } from '../../src/core/model.js';
 import { App, type AppProps, type PartialFacts, type Progress } from '../../src/tui/App.js';
+import { questions } from '../../src/tui/questions.js';
 import { frame, press, render, settle, waitFrame } from './harness.js';
 
 const facts = await readSnapshot(new URL('../../snapshots/nginx-svc', import.meta.url).pathname);
@@ -200,6 +201,52 @@ describe('live', () => {
     f = await waitFrame(r, /✓ +7 Rules/);
     assert.doesNotMatch(f, /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] +\d+ /);
     r.unmount();
+  });
+
+  it('asks before debug Pods are created, and goes on with the answer', async () => {
+    const asks = questions();
+    const answers: boolean[] = [];
+    let finish: (f: Facts) => void = () => undefined;
+    const r = await app({
+      facts: undefined,
+      questions: asks,
+      load: async () => {
+        answers.push(await asks.ask(['kdebug would create a debug Pod on vm-12-11-centos.']));
+        answers.push(await asks.ask(['and one more question']));
+        return new Promise<Facts>((resolve) => (finish = resolve));
+      },
+    });
+    let f = await waitFrame(r, /Create debug Pods\?/);
+    assert.match(f, /kdebug would create a debug Pod on vm-12-11-centos\./);
+    assert.match(f, /^y yes n no \(ctrl\+c quits\)$/m);
+    // other keys do nothing while it waits
+    f = await press(r, 'j', ':');
+    assert.match(f, /Create debug Pods\?/);
+    await press(r, 'y');
+    f = await waitFrame(r, /and one more question/);
+    await press(r, 'n');
+    await waitFrame(r, /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] +1 Service/);
+    assert.deepEqual(answers, [true, false]);
+    finish(facts);
+    await waitFrame(r, /✓ +7 Rules/);
+    r.unmount();
+  });
+
+  it('a question left open when the TUI ends is a no', async () => {
+    const asks = questions();
+    let answer: boolean | undefined;
+    const r = await app({
+      facts: undefined,
+      questions: asks,
+      load: async () => {
+        answer = await asks.ask(['create?']);
+        return facts;
+      },
+    });
+    await waitFrame(r, /Create debug Pods\?/);
+    r.unmount();
+    for (let i = 0; i < 50 && answer === undefined; i++) await settle(10);
+    assert.equal(answer, false);
   });
 
   it('ctrl-r reads the facts again', async () => {

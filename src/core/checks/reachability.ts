@@ -255,12 +255,15 @@ export const reachabilityCheck: Check = {
       const eps = endpointProbes(ctx, port);
       if (!svc.headless) out.push(...clusterIpProbes(ctx, svc, port, eps.findings));
       out.push(...eps.findings);
+      // probes count node x endpoint: the title counts the endpoints
+      const answering = new Set(eps.all.map((p) => probeText(p.probe))).size;
       if (eps.all.length > 0 && eps.findings.length === 0)
         out.push(
           finding(
             'endpoints-reachable',
             'pass',
-            `${count(eps.all.length, 'endpoint')} answer${eps.all.length === 1 ? 's' : ''} directly on the targetPort`,
+            `${count(answering, 'endpoint')} answer${answering === 1 ? 's' : ''} directly on the targetPort`,
+
             {
               explanation: 'Connections straight to the Pods, bypassing the Service, get through.',
               evidence: eps.all.map(line),

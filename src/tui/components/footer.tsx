@@ -17,7 +17,13 @@ const HINTS = '?help  /search  :screen  tab pane  esc back  q quit';
 
 export function Footer({ state, activity, spinner, width }: Props) {
   let line;
-  if (state.modal === 'command') {
+  if (state.modal === 'confirm') {
+    line = (
+      <T>
+        <S tone="key">y</S> yes <S tone="key">n</S> no <S tone="muted">(ctrl+c quits)</S>
+      </T>
+    );
+  } else if (state.modal === 'command') {
     const completion = completeCommand(state.commandLine);
     line = (
       <T>

@@ -67,6 +67,17 @@ describe('reachability step', () => {
       assert.deepEqual(ids(run(reachabilityCheck, facts(healthy(), nodeA(c.probes)))), c.want),
     );
 
+  it('counts endpoints, not probes, when several nodes probed them', () => {
+    const twoNodes = {
+      ...nodeA(allOk),
+      'node-b': { 'iptables-save': dumpFor(healthy(), 'node-b'), 'ip-addr': IP_ADDR, ...allOk },
+    };
+    const found = run(reachabilityCheck, facts(healthy(), twoNodes));
+    const reached = found.find((f) => f.id === 'endpoints-reachable')!;
+    assert.equal(reached.title, '2 endpoints answer directly on the targetPort');
+    assert.equal(reached.evidence.length, 4);
+  });
+
   it('proves ping-vs-curl in iptables mode with the packet walk', () => {
     const f = run(reachabilityCheck, facts(healthy(), nodeA(allOk))).find(
       (x) => x.id === 'ping-clusterip-explained',
