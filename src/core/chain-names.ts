@@ -1,6 +1,6 @@
 // kube-proxy's chain names: base32(sha256(servicePortName + protocol [+ "ip:port"])) cut to 16
 // characters. Computing them lets kdebug say which chain a Service port must have on a node.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 export type ServiceChainPrefix = 'KUBE-SVC' | 'KUBE-SVL' | 'KUBE-EXT' | 'KUBE-FW' | 'KUBE-XLB';
 
@@ -8,7 +8,8 @@ const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
 
 /** The first 16 characters of RFC 4648 base32 (standard alphabet) of sha256(input). */
 export function hash16(input: string): string {
-  const digest = createHash('sha256').update(input).digest();
+  const digest = hash('sha256', input, 'buffer');
+
   let out = '';
   let bits = 0;
   let acc = 0;

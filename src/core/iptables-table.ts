@@ -172,9 +172,10 @@ export class Table {
   private pairTop = PAIR_CHUNK; // next free int in the pair store (full: a chunk is added)
   private readonly hotScratch = new Int32Array(HOT_FIELDS * 2 + 1);
   private readonly lineStarts = new Map<number, number>(); // rules with a counters prefix
-  // open-addressing hash of chain names by their bytes: slot -> chain index + 1
-  private slots = new Int32Array(1024);
-  private nameAt: number[] = []; // chain index -> [start, end) of a name occurrence in buf
+  // open-addressing hash of chain names by their bytes: slot i holds [hash, chain index + 1], so
+  // a probe compares hashes before it reads any name
+  private slots = new Int32Array(2048);
+  private nameAt = new Int32Array(2048); // chain index -> [start, end) of a name in buf
   private typed = new Map<Chain, Rule[]>(); // typed rules of the chains asked for
 
   constructor(
@@ -208,13 +209,20 @@ export class Table {
       const next = this.chains[near.index + 1];
       if (next && this.named(next, s, e)) return next;
     }
-    const found = this.probe(s, e);
+    const h = hashBytes(this.buf, s, e);
+    const found = this.probe(h, s, e);
     if (found >= 0) return this.chains[found]!;
     const c = new Chain(this, this.chains.length, chainKind(this.buf, s, e));
     this.chains.push(c);
-    this.nameAt.push(s, e);
-    if ((this.chains.length + 1) * 2 > this.slots.length) this.rehash();
-    else this.slots[-found - 1] = c.index + 1;
+    if (c.index * 2 + 2 > this.nameAt.length) {
+      const grown = new Int32Array(this.nameAt.length * 2);
+      grown.set(this.nameAt);
+      this.nameAt = grown;
+    }
+    this.nameAt[c.index * 2] = s;
+    this.nameAt[c.index * 2 + 1] = e;
+    if ((this.chains.length + 1) * 4 > this.slots.length) this.rehash();
+    else this.place(-found - 1, h, c.index);
     return c;
   }
 
@@ -226,30 +234,30 @@ export class Table {
     return true;
   }
 
-  /** The index of the chain with this name (a string: hashed like the bytes), or -1. */
+  /** The index of the chain with this name, or -1. */
   private find(name: string): number {
-    let h = 0x811c9dc5;
-    for (let k = 0; k < name.length; k++) h = Math.imul(h ^ (name.charCodeAt(k) & 0xff), 16777619);
-    const mask = this.slots.length - 1;
-    for (let i = (h >>> 0) & mask; ; i = (i + 1) & mask) {
-      const v = this.slots[i]!;
+    const h = hashName(name);
+    const mask = this.slots.length / 2 - 1;
+    for (let i = h & mask; ; i = (i + 1) & mask) {
+      const v = this.slots[i * 2 + 1]!;
       if (v === 0) return -1;
-      if (this.chains[v - 1]!.name === name) return v - 1;
+      if (this.slots[i * 2] === (h | 0) && this.chains[v - 1]!.name === name) return v - 1;
     }
   }
 
   private lookup(s: number, e: number): number {
-    const found = this.probe(s, e);
+    const found = this.probe(hashBytes(this.buf, s, e), s, e);
     return found >= 0 ? found : -1;
   }
 
   /** The chain index for the name bytes, or -(empty slot + 1) where it would go. */
-  private probe(s: number, e: number): number {
+  private probe(h: number, s: number, e: number): number {
     const b = this.buf;
-    const mask = this.slots.length - 1;
-    for (let i = hashBytes(b, s, e) & mask; ; i = (i + 1) & mask) {
-      const v = this.slots[i]!;
+    const mask = this.slots.length / 2 - 1;
+    for (let i = h & mask; ; i = (i + 1) & mask) {
+      const v = this.slots[i * 2 + 1]!;
       if (v === 0) return -i - 1;
+      if (this.slots[i * 2] !== (h | 0)) continue;
       const cs = this.nameAt[(v - 1) * 2]!;
       const ce = this.nameAt[(v - 1) * 2 + 1]!;
       if (ce - cs === e - s) {
@@ -260,13 +268,19 @@ export class Table {
     }
   }
 
+  private place(slot: number, h: number, index: number): void {
+    this.slots[slot * 2] = h;
+    this.slots[slot * 2 + 1] = index + 1;
+  }
+
   private rehash(): void {
     this.slots = new Int32Array(this.slots.length * 2);
-    const mask = this.slots.length - 1;
+    const mask = this.slots.length / 2 - 1;
     for (let c = 0; c < this.chains.length; c++) {
-      let i = hashBytes(this.buf, this.nameAt[c * 2]!, this.nameAt[c * 2 + 1]!) & mask;
-      while (this.slots[i] !== 0) i = (i + 1) & mask;
-      this.slots[i] = c + 1;
+      const h = hashBytes(this.buf, this.nameAt[c * 2]!, this.nameAt[c * 2 + 1]!);
+      let i = h & mask;
+      while (this.slots[i * 2 + 1] !== 0) i = (i + 1) & mask;
+      this.place(i, h, c);
     }
   }
 
@@ -483,6 +497,22 @@ function chainKind(b: Uint8Array, s: number, e: number): ChainKind {
     return kind;
   }
   return undefined;
+}
+
+const encoder = new TextEncoder();
+
+/** hashBytes of a name's UTF-8 bytes; ASCII (every real chain name) needs no encoding. */
+function hashName(name: string): number {
+  let h = 0x811c9dc5;
+  for (let k = 0; k < name.length; k++) {
+    const c = name.charCodeAt(k);
+    if (c >= 0x80) {
+      const bytes = encoder.encode(name);
+      return hashBytes(bytes, 0, bytes.length);
+    }
+    h = Math.imul(h ^ c, 16777619);
+  }
+  return h >>> 0;
 }
 
 /** FNV-1a over bytes. */
