@@ -20,8 +20,7 @@ import type { NodeAccessFlags } from './cluster/node-flags.js';
 import { DEFAULT_DEBUG_IMAGE, type DebugPodConsent } from './cluster/node-pod.js';
 import { SnapshotError, readSnapshot } from './cluster/snapshot.js';
 import { KubeApiError } from './cluster/kube-errors.js';
-import type { SshFlags } from './cluster/ssh-route.js';
-import { nodeAccessLine, type NodeAccess } from './core/node-access.js';
+import { nodeAccessLine, rulesReadError, type NodeAccess } from './core/node-access.js';
 import { reportJson } from './output/json.js';
 import { rulesJson, rulesText, searchJson, searchText, type RulesSource } from './output/rules.js';
 import { reportText } from './output/text.js';
@@ -108,7 +107,7 @@ function servicePortsOf(facts: Facts) {
   );
 }
 
-interface RulesOptions extends SshFlags {
+interface RulesOptions extends LiveOptions {
   file?: string;
   snapshot?: string;
   node?: string;
@@ -118,26 +117,100 @@ interface RulesOptions extends SshFlags {
 }
 
 /** `rules --ssh`: a host's rules read straight over SSH, no cluster; the SSH code loads only here. */
-async function loadRulesOverSsh(o: RulesOptions): Promise<{ rs: Ruleset; source: RulesSource }> {
+async function sshRulesText(
+  o: RulesOptions,
+): Promise<{ text: string; label: string; file: string }> {
   const { readRulesOverSsh, sshOptionsFromFlags, SshError } =
     await import('./cluster/ssh-rules.js');
   try {
     const r = await readRulesOverSsh(o.ssh!, sshOptionsFromFlags(o, process.env));
     for (const note of r.notes) process.stderr.write(`kdebug: ${note}\n`);
-    const rs = parseIptables(r.text, { file: `${r.via}: ${r.stem}`, table: o.table });
-    return { rs, source: { label: r.via } };
+    return { text: r.text, label: r.via, file: `${r.via}: ${r.stem}` };
   } catch (e) {
     if (e instanceof SshError) throw new UsageError(e.message);
     throw e;
   }
 }
 
+/** Where rules/expect/drift/trace read from: a snapshot, or (without --snapshot) the cluster. */
+interface FactsOptions extends LiveOptions {
+  snapshot?: string;
+  node?: string;
+  allNodes?: boolean;
+}
+
+/**
+ * The facts of a snapshot, or of the live cluster read now: every Service, EndpointSlice and Node,
+ * kube-proxy's configuration, and with `rules` the rules of the nodes asked for (--node, or
+ * --all-nodes, or the only node). `label` names the source in messages.
+ */
+async function readFacts(
+  o: FactsOptions,
+  g: GlobalOptions,
+  rules: boolean,
+): Promise<{ facts: Facts; label: string }> {
+  if (o.snapshot !== undefined) return { facts: await readSnapshot(o.snapshot), label: o.snapshot };
+  const cluster = await connectLive(g, o);
+  try {
+    const { collectAll, NODE_BASICS } = await import('./cluster/collect.js');
+    const facts = await collectAll(
+      cluster,
+      {},
+      {
+        meta: { kdebugVersion: VERSION },
+        // a node that does not exist, or several nodes and none picked: nothing to run
+        nodeCommands: (f) => {
+          const nodes = clusterView(f.objects).nodes.map((n) => n.name);
+          const picked =
+            o.node !== undefined ? nodes.includes(o.node) : o.allNodes || nodes.length === 1;
+          return rules && picked ? NODE_BASICS : [];
+        },
+        nodes: o.node !== undefined ? [o.node] : undefined,
+      },
+    );
+    tellNodeAccess(cluster.nodeAccess());
+    const label = `context ${cluster.meta.context ?? ''}`.trim();
+    if (rules) checkLiveNodes(facts, label, o);
+    return { facts, label };
+  } finally {
+    await closeLive(cluster);
+  }
+}
+
+/** A live run's node choice, said in cluster words: which nodes exist, why one was not read. */
+function checkLiveNodes(facts: Facts, label: string, o: FactsOptions): void {
+  const nodes = clusterView(facts.objects).nodes.map((n) => n.name);
+  const list = `(nodes: ${nodes.join(', ') || 'none'})`;
+  if (o.node !== undefined && !nodes.includes(o.node))
+    throw new UsageError(`${label}: no node "${o.node}" ${list}`);
+  if (o.node === undefined && !o.allNodes && nodes.length !== 1)
+    throw new UsageError(`${label}: pick a node with --node ${list}`);
+  const unread = (o.node !== undefined ? [o.node] : nodes).filter((n) => !nodeDump(facts, n));
+  if (unread.length > 0 && unread.length === (o.node !== undefined ? 1 : nodes.length))
+    throw new UsageError(
+      `${label}: could not read the rules of ${unread
+        .map((n) => `${n} (${rulesReadError(facts, n) ?? 'not reached'})`)
+        .join(', ')}`,
+    );
+}
+
+/** The file name a node's dump is reported under: its snapshot path, or the node's command. */
+const dumpFile = (o: FactsOptions, node: string, source: string) =>
+  o.snapshot !== undefined ? join(o.snapshot, source) : `${node}: ${source.split('/').pop()}`;
+
 async function loadRules(
   o: RulesOptions,
+  g: GlobalOptions,
 ): Promise<{ rs: Ruleset; source: RulesSource; facts?: Facts }> {
   if ([o.file, o.snapshot, o.ssh].filter((x) => x !== undefined).length > 1)
     throw new UsageError('give one of --file, --snapshot or --ssh');
-  if (o.ssh !== undefined) return loadRulesOverSsh(o);
+  if (o.ssh !== undefined) {
+    const r = await sshRulesText(o);
+    return {
+      rs: parseIptables(r.text, { file: r.file, table: o.table }),
+      source: { label: r.label },
+    };
+  }
   if (o.file !== undefined) {
     const file = o.file === '-' ? '<stdin>' : o.file;
     return {
@@ -145,16 +218,12 @@ async function loadRules(
       source: { label: `file ${file}` },
     };
   }
-  if (o.snapshot !== undefined) {
-    const facts = await readSnapshot(o.snapshot);
-    const node = pickNode(facts, o.snapshot, o.node);
-    const dump = nodeDump(facts, node)!;
-    const rs = parseIptables(dump.text, { file: join(o.snapshot, dump.source), table: o.table });
-    return { rs, source: { label: `node ${node}`, node }, facts };
-  }
-  throw new UsageError(
-    'give the rules to read: --file PATH (or - for stdin), --snapshot DIR --node NODE, or --ssh [USER@]HOST[:PORT]',
-  );
+  // a snapshot's node, or without one the live cluster's
+  const { facts, label } = await readFacts(o, g, true);
+  const node = pickNode(facts, label, o.node);
+  const dump = nodeDump(facts, node)!;
+  const rs = parseIptables(dump.text, { file: dumpFile(o, node, dump.source), table: o.table });
+  return { rs, source: { label: `node ${node}`, node }, facts };
 }
 
 /** The TUI, imported only now: text and JSON runs never load Ink and React. */
@@ -176,25 +245,32 @@ async function interactive(input: TuiInput, g: GlobalOptions): Promise<number> {
 
 /** `rules` in the TUI: every node of a snapshot (--node first), or the one file. */
 async function rulesTui(o: RulesOptions, g: GlobalOptions): Promise<number> {
-  if (o.file !== undefined && o.snapshot !== undefined)
-    throw new UsageError('give either --file or --snapshot, not both');
+  if ([o.file, o.snapshot, o.ssh].filter((x) => x !== undefined).length > 1)
+    throw new UsageError('give one of --file, --snapshot or --ssh');
   const common = { start: 'rules' as const, node: o.node, search: o.search };
-  if (o.file !== undefined) {
-    const label = o.file === '-' ? '<stdin>' : o.file;
-    const rules = { label, text: (await readInput(o.file)).toString('utf8'), table: o.table };
+  if (o.file !== undefined || o.ssh !== undefined) {
+    // one dump, no objects: the screens that need the cluster say so
+    const read =
+      o.file !== undefined
+        ? {
+            label: o.file === '-' ? '<stdin>' : o.file,
+            text: (await readInput(o.file)).toString('utf8'),
+          }
+        : await sshRulesText(o);
+    const rules = { label: read.label, text: read.text, table: o.table };
     const facts: Facts = { objects: [], nodes: {}, meta: {} };
     return interactive({ ...common, facts, rules, load: async () => facts }, g);
   }
-  if (o.snapshot === undefined) return rulesCommand(o, { ...g, output: 'text' });
-  const dir = o.snapshot;
-  const facts = await readSnapshot(dir);
-  if (o.node !== undefined) pickNode(facts, dir, o.node);
-  return interactive({ ...common, facts, load: () => readSnapshot(dir) }, g);
+  // a snapshot, or the live cluster (read again on ctrl-r)
+  const read = async () => (await readFacts(o, g, true)).facts;
+  const facts = await read();
+  if (o.node !== undefined && o.snapshot !== undefined) pickNode(facts, o.snapshot, o.node);
+  return interactive({ ...common, facts, load: read }, g);
 }
 
 async function rulesCommand(o: RulesOptions, g: GlobalOptions): Promise<number> {
   if (format(g) === 'tui') return rulesTui(o, g);
-  const { rs, source, facts } = await loadRules(o);
+  const { rs, source, facts } = await loadRules(o, g);
   const trees = buildServiceTrees(rs, { servicePorts: facts ? servicePortsOf(facts) : undefined });
   const json = format(g) === 'json';
   if (o.search !== undefined) {
@@ -206,9 +282,7 @@ async function rulesCommand(o: RulesOptions, g: GlobalOptions): Promise<number> 
   return EXIT.ok;
 }
 
-interface ExpectOptions {
-  snapshot?: string;
-  node?: string;
+interface ExpectOptions extends FactsOptions {
   table?: 'nat' | 'filter';
   randomFully: boolean;
   nfacct?: boolean;
@@ -229,11 +303,9 @@ function pickObjectNode(facts: Facts, dir: string, node: string | undefined): st
   );
 }
 
-async function expectCommand(o: ExpectOptions): Promise<number> {
-  if (o.snapshot === undefined)
-    throw new UsageError('give the objects to compute from: --snapshot DIR');
-  const facts = await readSnapshot(o.snapshot);
-  const node = pickObjectNode(facts, o.snapshot, o.node);
+async function expectCommand(o: ExpectOptions, g: GlobalOptions): Promise<number> {
+  const { facts, label } = await readFacts(o, g, false);
+  const node = pickObjectNode(facts, label, o.node);
   const exp = expectedRules(clusterView(facts.objects), node, {
     randomFully: o.randomFully,
     nfacct: o.nfacct,
@@ -244,9 +316,8 @@ async function expectCommand(o: ExpectOptions): Promise<number> {
 }
 
 /** drift/trace --ssh: the snapshot's objects, with one node's rules read over SSH right now. */
-interface SshRulesOptions extends SshFlags {
+interface SshRulesOptions extends FactsOptions {
   ssh?: string;
-  node?: string;
 }
 
 /**
@@ -290,22 +361,16 @@ async function readNodeOverSsh(
   }
 }
 
-interface DriftOptions extends SshRulesOptions {
-  snapshot?: string;
-  allNodes?: boolean;
-}
+type DriftOptions = SshRulesOptions;
 
 async function driftCommand(o: DriftOptions, g: GlobalOptions): Promise<number> {
-  if (o.snapshot === undefined)
-    throw new UsageError(
-      'give a snapshot: --snapshot DIR (objects.json and nodes/<node>/iptables-save.txt)',
-    );
   if (o.node !== undefined && o.allNodes)
     throw new UsageError('give --node or --all-nodes, not both');
+  if (o.ssh !== undefined && o.snapshot === undefined)
+    throw new UsageError('--ssh takes the objects from a snapshot: give --snapshot DIR too');
   if (o.ssh !== undefined && o.allNodes)
     throw new UsageError('--ssh reads one node: give --node (or none), not --all-nodes');
-  const dir = o.snapshot;
-  const facts = await readSnapshot(dir);
+  const { facts, label: dir } = await readFacts(o, g, o.ssh === undefined);
   const ssh = o.ssh !== undefined ? await readNodeOverSsh(facts, dir, o) : undefined;
   if (ssh) o.node = ssh.node;
   const recorded = recordedNodes(facts).filter((n) => nodeDump(facts, n));
@@ -318,15 +383,13 @@ async function driftCommand(o: DriftOptions, g: GlobalOptions): Promise<number> 
     throw new UsageError(`${dir}: no node rules recorded (nodes/<node>/iptables-save.txt)`);
   const view = clusterView(facts.objects);
   const results = nodes.map((n) => recordedNodeDrift(facts, view, n, dir));
-  const label = ssh
-    ? `snapshot ${dir}, ${ssh.node}'s rules read now (${ssh.via})`
-    : `snapshot ${dir}`;
+  const from = o.snapshot !== undefined ? `snapshot ${dir}` : dir;
+  const label = ssh ? `${from}, ${ssh.node}'s rules read now (${ssh.via})` : from;
   write(format(g) === 'json' ? driftJson(label, results) : driftText(label, results));
   return results.some((r) => r.findings.some(isDrift)) ? EXIT.problem : EXIT.ok;
 }
 
 interface TraceOptions extends SshRulesOptions {
-  snapshot?: string;
   src?: string;
   dst?: string;
   proto: TraceProtocol;
@@ -334,17 +397,17 @@ interface TraceOptions extends SshRulesOptions {
 }
 
 async function traceCommand(o: TraceOptions, g: GlobalOptions): Promise<number> {
-  if (o.snapshot === undefined)
-    throw new UsageError('give the node rules to walk: --snapshot DIR --node NODE');
   const m = /^([^:]+)(?::(\d+))?$/.exec(o.dst ?? '');
   if (!m || !isIPv4(m[1]!)) throw new UsageError('give the destination as --dst IP:PORT (IPv4)');
   if (o.proto !== 'icmp' && m[2] === undefined)
     throw new UsageError(`--dst needs a port for ${o.proto}: IP:PORT`);
-  const facts = await readSnapshot(o.snapshot);
-  if (o.ssh !== undefined) o.node = (await readNodeOverSsh(facts, o.snapshot, o)).node;
-  const node = pickNode(facts, o.snapshot, o.node);
+  if (o.ssh !== undefined && o.snapshot === undefined)
+    throw new UsageError('--ssh takes the objects from a snapshot: give --snapshot DIR too');
+  const { facts, label } = await readFacts(o, g, o.ssh === undefined);
+  if (o.ssh !== undefined) o.node = (await readNodeOverSsh(facts, label, o)).node;
+  const node = pickNode(facts, label, o.node);
   const dump = nodeDump(facts, node)!;
-  const rs = parseIptables(dump.text, { file: join(o.snapshot, dump.source) });
+  const rs = parseIptables(dump.text, { file: dumpFile(o, node, dump.source) });
   const view = clusterView(facts.objects);
   const net = nodeNetwork(
     view.nodes.find((n) => n.name === node),
@@ -690,13 +753,13 @@ export function buildProgram(run: (code: Promise<number>) => void): Command {
     .exitOverride();
   const g = () => program.opts<GlobalOptions>();
 
-  sshOptions(
+  nodeAccessOptions(
     program
       .command('rules')
       .description("the Service -> KUBE-SVC -> KUBE-SEP -> DNAT trees of a node's rules")
       .option('--file <path>', 'iptables-save or iptables -S output ("-" for stdin)')
-      .option('--snapshot <dir>', 'a recorded snapshot directory')
-      .option('--node <node>', 'the node whose rules to read (from the snapshot)')
+      .option('--snapshot <dir>', 'a recorded snapshot directory (default: the live cluster)')
+      .option('--node <node>', 'the node whose rules to read')
       .addOption(
         new Option(
           '--table <table>',
@@ -712,7 +775,10 @@ export function buildProgram(run: (code: Promise<number>) => void): Command {
     .description(
       'the rules kube-proxy (1.28+, iptables mode) would write on a node, as iptables-save text',
     )
-    .option('--snapshot <dir>', 'a snapshot directory: its objects.json is read')
+    .option(
+      '--snapshot <dir>',
+      'a snapshot directory: its objects.json (default: the live cluster)',
+    )
     .option('--node <node>', 'the node to compute the rules for')
     .addOption(new Option('--table <table>', 'only this table').choices(['nat', 'filter']))
     .option(
@@ -721,27 +787,27 @@ export function buildProgram(run: (code: Promise<number>) => void): Command {
     )
     .option('--nfacct', 'the node has nfacct counters (kube-proxy 1.30+ adds -m nfacct rules)')
     .option('--tcp-be-liberal', 'sysctl nf_conntrack_tcp_be_liberal=1 (no INVALID drop rule)')
-    .action((o: ExpectOptions) => run(expectCommand(o)));
+    .action((o: ExpectOptions) => run(expectCommand(o, g())));
 
-  sshOptions(
+  nodeAccessOptions(
     program
       .command('drift')
       .description(
         "what each node's rules do differently from what kube-proxy would write (exit 1 on drift)",
       )
-      .option('--snapshot <dir>', 'a recorded snapshot directory')
+      .option('--snapshot <dir>', 'a recorded snapshot directory (default: the live cluster)')
       .option('--node <node>', 'the node to check')
-      .option('--all-nodes', 'every node with recorded rules')
+      .option('--all-nodes', 'every node')
       .option('--ssh <[user@]host[:port]>', "with --snapshot: that node's rules read over SSH now"),
   ).action((o: DriftOptions) => run(driftCommand(o, g())));
 
-  sshOptions(
+  nodeAccessOptions(
     program
       .command('trace')
       .description(
         "walk one packet through a node's rules: every outcome, its chance, the rules it matched",
       )
-      .option('--snapshot <dir>', 'a recorded snapshot directory')
+      .option('--snapshot <dir>', 'a recorded snapshot directory (default: the live cluster)')
       .option('--node <node>', 'the node whose rules to walk')
       .option('--src <ip>', 'source address (a Pod IP, or a client outside the cluster)')
       .option(

@@ -88,7 +88,12 @@ describe('kdebug drift', () => {
   });
 
   const failures: [string, string[], RegExp][] = [
-    ['no snapshot', ['drift'], /give a snapshot: --snapshot DIR/],
+    [
+      'no snapshot and no kubeconfig',
+      ['drift'],
+      /^kdebug: no kubeconfig: .*\.kube\/config does not exist/,
+    ],
+
     [
       'two nodes and no --node',
       ['drift', '--snapshot', 'snapshots/nginx-svc'],

@@ -112,7 +112,8 @@ describe('kdebug rules', () => {
       undefined,
       /no\/such\/dir: no such snapshot directory/,
     ],
-    ['no source at all', ['rules'], undefined, /give the rules to read/],
+    ['no source and no kubeconfig', ['rules'], undefined, /^kdebug: no kubeconfig: /],
+
     [
       'a bad --output',
       ['rules', '--file', SEED_NAT, '-o', 'yaml'],
