@@ -67,6 +67,15 @@ export function apiPath(p: {
   return `${base}${ns}/${p.resource}${name}${p.subresource ? `/${p.subresource}` : ''}`;
 }
 
+/** A command that could not run at all: no output, and why. */
+export const failedResult = (error: string, via: string): NodeResult => ({
+  stdout: '',
+  stderr: '',
+  exitCode: null,
+  error,
+  via,
+});
+
 /** What to read from the API for one target. */
 export interface ReadRequest {
   /** A path under the API server, e.g. "/api/v1/namespaces/default/services". */

@@ -2,7 +2,7 @@
 // the closed NodeCommand list (rules through `sudo -n` for a non-root user). A node that cannot
 // be reached gives a NodeResult with an error; it never stops the others.
 import type { Node } from '../core/kube.js';
-import type { NodeCommand, NodeResult } from './cluster.js';
+import { failedResult, type NodeCommand, type NodeResult } from './cluster.js';
 import { isDnsName, isPlainIp, nodeArgv, shellCommand } from './node-commands.js';
 import { connectRoute, type SshConnection } from './ssh-connect.js';
 import {
@@ -149,7 +149,7 @@ export class SshNodes {
     const type = this.opts.addressType ?? 'InternalIP';
     const host = nodeSshHost(node, type);
     if (!host)
-      return failed(
+      return failedResult(
         `node ${node.name} has no ${type} address (try --ssh-address-type)`,
         `ssh ${node.name}`,
       );
@@ -164,7 +164,7 @@ export class SshNodes {
     } catch (err) {
       const message =
         err instanceof SshError ? err.message : `ssh ${host}: ${(err as Error).message}`;
-      return failed(message, `ssh ${host}`);
+      return failedResult(message, `ssh ${host}`);
     }
   }
 
@@ -174,11 +174,3 @@ export class SshNodes {
     for (const s of open) if (s.status === 'fulfilled') await s.value.close();
   }
 }
-
-const failed = (error: string, via: string): NodeResult => ({
-  stdout: '',
-  stderr: '',
-  exitCode: null,
-  error,
-  via,
-});

@@ -5,7 +5,7 @@
 import { toNode } from '../core/kube.js';
 import type { NodeAccess, TransportName } from '../core/node-access.js';
 import type { NodeCommand, NodeResult } from './cluster.js';
-import { apiPath, commandStem } from './cluster.js';
+import { apiPath, commandStem, failedResult } from './cluster.js';
 import type { KubeApi } from './kube-api.js';
 import type { NodeTransport, NodeTransportFactory } from './kube-cluster.js';
 import { KubeApiError } from './kube-errors.js';
@@ -96,14 +96,6 @@ function named(r: NodeResult): string {
   return error.includes(where) ? error : `${r.via}: ${error}`;
 }
 
-const failed = (error: string, via: string): NodeResult => ({
-  stdout: '',
-  stderr: '',
-  exitCode: null,
-  error,
-  via,
-});
-
 /**
  * The node transport of a live cluster: the channels of --via, tried in order for each command.
  * `describe()` tells, per node, which channel ran which commands and why others were skipped.
@@ -166,7 +158,7 @@ export class NodeAccessTransport implements NodeTransport {
       last = r;
     }
     if (this.channels.length === 1 && last) return { ...last, error: named(last) };
-    return failed(`cannot run ${stem} on node ${node}: ${reasons.join('; ')}`, 'none');
+    return failedResult(`cannot run ${stem} on node ${node}: ${reasons.join('; ')}`, 'none');
   }
 
   private runner(channel: NodeChannel, node: string): Promise<NodeRunner> {

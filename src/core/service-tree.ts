@@ -285,20 +285,8 @@ class TreeBuilder {
   private sideRules(nat: Table, tree: ServiceTree, chain: Chain): void {
     for (let k = 0; k < chain.ruleCount; k++) {
       const id = chain.ruleId(k);
-      if ((nat.flags(id) & RuleFlag.targetMarkMasq) !== 0)
-        tree.masquerade.push({
-          chain: chain.name,
-          condition: masqueradeCondition(nat, id),
-          line: nat.line(id),
-        });
-      else if (nat.targetChain(id)?.name === 'KUBE-MARK-DROP')
-        tree.verdicts.push({
-          kind: 'drop',
-          table: 'nat',
-          chain: chain.name,
-          comment: nat.comment(id),
-          line: nat.line(id),
-        });
+      if ((nat.flags(id) & RuleFlag.targetMarkMasq) !== 0) masquerades(tree, nat, chain, id);
+      else if (nat.targetChain(id)?.name === 'KUBE-MARK-DROP') drops(tree, nat, chain, id);
     }
   }
 
@@ -315,24 +303,13 @@ class TreeBuilder {
       const id = chain.ruleId(k);
       const flags = nat.flags(id);
       if ((flags & RuleFlag.targetMarkMasq) !== 0) {
-        tree.masquerade.push({
-          chain: chain.name,
-          condition: masqueradeCondition(nat, id),
-          line: nat.line(id),
-        });
+        masquerades(tree, nat, chain, id);
         continue;
       }
       const sep = nat.targetChain(id);
       if (sep?.kind !== 'KUBE-SEP') {
         const target = nat.target(id);
-        if (target === 'KUBE-MARK-DROP')
-          tree.verdicts.push({
-            kind: 'drop',
-            table: 'nat',
-            chain: chain.name,
-            comment: nat.comment(id),
-            line: nat.line(id),
-          });
+        if (target === 'KUBE-MARK-DROP') drops(tree, nat, chain, id);
         else if (target?.startsWith('KUBE-SEP-'))
           endpoints.push(this.missingEndpoint(target, nat.line(id)));
         continue;
@@ -459,6 +436,26 @@ function commentName(comment: string, from: string): { name: string; kind: Entry
   return from === 'KUBE-NODEPORTS' && /^[^ ]+\/[^ ]+$/.test(comment)
     ? { name: comment, kind: 'node-port' }
     : undefined;
+}
+
+/** A KUBE-MARK-MASQ rule of the tree's own chains. */
+function masquerades(tree: ServiceTree, nat: Table, chain: Chain, id: number): void {
+  tree.masquerade.push({
+    chain: chain.name,
+    condition: masqueradeCondition(nat, id),
+    line: nat.line(id),
+  });
+}
+
+/** A jump to KUBE-MARK-DROP (old kube-proxy: "has no local endpoints", KUBE-FW). */
+function drops(tree: ServiceTree, nat: Table, chain: Chain, id: number): void {
+  tree.verdicts.push({
+    kind: 'drop',
+    table: 'nat',
+    chain: chain.name,
+    comment: nat.comment(id),
+    line: nat.line(id),
+  });
 }
 
 /** What a KUBE-MARK-MASQ rule selects, in iptables words. */

@@ -18,18 +18,11 @@ import { clusterView } from '../../src/core/kube.js';
 import type { KubeObject } from '../../src/core/model.js';
 import { buildServiceTrees } from '../../src/core/service-tree.js';
 import { aKubeProxyConfig, aNode, aService, anEndpointSlice } from '../support/builders.js';
+import { realIptablesMissing } from '../support/real-iptables.js';
 
 const NODE = 'test-node';
 const ns = `kd-expect-${process.pid}`;
-const root = process.getuid?.() === 0;
-const tools =
-  spawnSync('sh', [
-    '-c',
-    'command -v ip && command -v iptables-restore && command -v iptables-save',
-  ]).status === 0;
-const missing = !root ? 'not root' : !tools ? 'ip or iptables missing' : '';
-if (missing && process.env['CI'] === 'true')
-  throw new Error(`real-iptables tests cannot run in CI: ${missing}`);
+const missing = realIptablesMissing();
 
 const common = [
   aNode(NODE, '192.168.0.2', '10.180.0.0/24'),

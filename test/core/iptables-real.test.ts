@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { parseIptables, printRule } from '../../src/core/iptables.js';
+import { realIptablesMissing } from '../support/real-iptables.js';
 
 const PAYLOAD = `*filter
 :KUBE-FIREWALL - [0:0]
@@ -44,15 +45,7 @@ COMMIT
 `;
 
 const ns = `kd-parse-${process.pid}`;
-const root = process.getuid?.() === 0;
-const tools =
-  spawnSync('sh', [
-    '-c',
-    'command -v ip && command -v iptables-restore && command -v iptables-save',
-  ]).status === 0;
-const missing = !root ? 'not root' : !tools ? 'ip or iptables missing' : '';
-if (missing && process.env['CI'] === 'true')
-  throw new Error(`real-iptables tests cannot run in CI: ${missing}`);
+const missing = realIptablesMissing();
 
 describe(
   'parser against the real iptables',

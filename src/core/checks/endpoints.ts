@@ -2,7 +2,7 @@
 // node behind it; why a Pod is not ready; the legacy Endpoints agreeing with the slices.
 import type { Pod, Service } from '../kube.js';
 import type { Finding } from '../model.js';
-import { consequence, count, finding, kubectl, pending, type Check } from './check.js';
+import { consequence, count, finding, kubectl, labelText, pending, type Check } from './check.js';
 import type { CheckContext, PortEndpoint } from './context.js';
 import { podReady, whyNotReady } from './pod-health.js';
 import { connectProbe, probeText } from './probe-stems.js';
@@ -194,12 +194,7 @@ function check(ctx: CheckContext, svc: Service): Finding[] {
             explanation:
               'Every endpoint is terminating. kube-proxy 1.28+ keeps sending new connections to terminating endpoints that are still serving, but only until they are gone: the replacement Pods are not ready.',
             evidence,
-            next: kubectl(
-              svc.namespace,
-              `get pods -l ${Object.entries(svc.selector ?? {})
-                .map(([k, v]) => `${k}=${v}`)
-                .join(',')} -o wide`,
-            ),
+            next: kubectl(svc.namespace, `get pods -l ${labelText(svc.selector ?? {})} -o wide`),
             service: spn,
           },
         ),

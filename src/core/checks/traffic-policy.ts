@@ -4,7 +4,7 @@
 import { categorize, portEndpoints } from '../expected-endpoints.js';
 import type { Service, ServicePort } from '../kube.js';
 import type { Finding } from '../model.js';
-import { finding, kubectl, list, pending, type Check } from './check.js';
+import { finding, kubectl, labelText, list, pending, type Check } from './check.js';
 import type { CheckContext } from './context.js';
 
 const externallyAccessible = (svc: Service) =>
@@ -72,12 +72,7 @@ function external(ctx: CheckContext, svc: Service): Finding[] {
         {
           explanation: `With externalTrafficPolicy: Local a node only forwards external traffic to Pods running on itself, so that the Pod sees the client's real IP. ${list(without.map((n) => n.node))} ${without.length === 1 ? 'runs' : 'run'} no ready Pod of this Service, so kube-proxy there drops new connections to ${list(entry)} (a filter DROP rule): a client sent to ${without.length === 1 ? 'that node' : 'those nodes'} times out. ${lb ? `A load balancer that honours the health check node port ${svc.healthCheckNodePort ?? ''} avoids such nodes by design; check that it does.` : 'Clients of a NodePort choose the node themselves, so some of them fail.'} Fix: run a Pod on every node that receives traffic (a DaemonSet, or more replicas spread across nodes), send clients only to nodes with a Pod, or use externalTrafficPolicy: Cluster if the client IP does not matter.`,
           evidence: [...evidence, ...without.flatMap((n) => dropRules(ctx, n.node, spn))],
-          next: kubectl(
-            svc.namespace,
-            `get pods -l ${Object.entries(svc.selector ?? {})
-              .map(([k, v]) => `${k}=${v}`)
-              .join(',')} -o wide`,
-          ),
+          next: kubectl(svc.namespace, `get pods -l ${labelText(svc.selector ?? {})} -o wide`),
           service: spn,
           node: without.length === 1 ? without[0]!.node : undefined,
         },
