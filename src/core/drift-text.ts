@@ -175,7 +175,7 @@ function sameSample(
     const l = lines[k]!;
     const index = l.index ?? k - from;
     const of = l.of ?? to - from;
-    if (c.ruleCount !== of || nat.text(c.ruleId(index)) !== l.text) return -2;
+    if (c.ruleCount !== of || !nat.textEquals(c.ruleId(index), l.text)) return -2;
   }
   return c.index;
 }
@@ -193,7 +193,9 @@ function compareChain(
   const c = nat.chain(chain);
   const count = c?.ruleCount ?? 0;
   let same = count === to - from;
-  for (let k = 0; same && k < count; k++) same = nat.text(c!.ruleId(k)) === lines[from + k]!.text;
+  for (let k = 0; same && k < count; k++)
+    same = nat.textEquals(c!.ruleId(k), lines[from + k]!.text);
+
   if (same) return c!.index;
   const expected = lines.slice(from, to).map((l) => l.text);
   const actual = c ? c.ruleIds.map((id) => nat.text(id)) : [];

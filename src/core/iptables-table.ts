@@ -363,6 +363,23 @@ export class Table {
     return text(this.buf, start, this.int(id, R.lineEnd));
   }
 
+  /** Whether the rule line is exactly `s`, compared on the bytes: no string is built. */
+  textEquals(id: number, s: string): boolean {
+    const b = this.buf;
+    const end = this.int(id, R.lineEnd);
+    const start =
+      (this.flags(id) & RuleFlag.counters) !== 0
+        ? this.lineStarts.get(id)!
+        : this.int(id, R.specStart) - 3;
+    if (end - start !== s.length) return s.length > end - start ? false : this.text(id) === s;
+    for (let k = 0; k < s.length; k++) {
+      const c = b[start + k]!;
+      if (c >= 0x80) return this.text(id) === s; // UTF-8: compare the decoded text
+      if (c !== s.charCodeAt(k)) return false;
+    }
+    return true;
+  }
+
   line(id: number): number {
     return this.int(id, R.lineNo);
   }
