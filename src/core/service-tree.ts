@@ -350,7 +350,7 @@ class TreeBuilder {
   }
 
   // Endpoints are filled in after every tree is followed, in the KUBE-SEP chains' own order: a
-  // big dump's memory is then read front to back instead of at random (3x faster on 100,000).
+  // big dump's memory is then read front to back instead of at random.
   private pendingEps: TreeEndpoint[] = [];
   private pendingChains: Chain[] = [];
 
