@@ -189,7 +189,7 @@ describe('kdebug snapshot save (built CLI)', () => {
     });
   }
 
-  it('replays: `kdebug rules` and `kdebug svc` on a saved snapshot print what they print on the original', async () => {
+  it('replays: `kdebug rules`, `svc` and `drift` on a saved snapshot print what they print on the original', async () => {
     // node commands come from a transport; this one answers with what the original nodes printed
     const replay = {
       run: async (node: string, c: NodeCommand) => {
@@ -236,11 +236,14 @@ describe('kdebug snapshot save (built CLI)', () => {
       ),
       ['svc', 'nginx-svc', '-o', 'json'],
       ['svc', 'nginx-svc', '-o', 'text'],
+      // drift compares a node with every Service: only a capture of all of them replays it
+      ['drift', '--all-nodes', '-o', 'json'],
+      ['drift', '--all-nodes', '-o', 'text'],
     ];
     for (const args of commands) {
       const want = await kdebug([...args, '--snapshot', DEMO]);
       assert.equal(want.stderr, '');
-      for (const dir of Object.values(dirs)) {
+      for (const dir of args[0] === 'drift' ? [dirs.all] : Object.values(dirs)) {
         const got = await kdebug([...args, '--snapshot', dir]);
         // the text report names (and wraps) the snapshot path: compare with the path swapped, spacing aside
         const norm = (r: Run, path: string) => ({
