@@ -7,8 +7,8 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { hostNetworkState, labSuite, requireLab } from '../support/lab/harness.js';
-import { CLUSTER_CIDR, Lab, PODS, SERVICES } from '../support/lab/lab.js';
-import { generateRules } from '../support/lab/rules.js';
+import { Lab, PODS, SERVICES } from '../support/lab/lab.js';
+import { expectedLabRules } from '../support/lab/rules.js';
 
 const PREFIX = 'kdt-net';
 const NGINX = SERVICES.find((s) => s.name === 'nginx-svc')!;
@@ -64,7 +64,7 @@ describe('the lab', labSuite(), () => {
       const r = lab.exec('node-a', ['curl', '-sS', '-m', '2', URL_]);
       assert.notEqual(r.code, 0, `answered without rules: ${r.stdout}`);
     } finally {
-      lab.loadIptables('node-a', 'nft', generateRules(SERVICES, CLUSTER_CIDR));
+      lab.loadIptables('node-a', 'nft', expectedLabRules(lab.topology, 'node-a'));
     }
     assert.equal(lab.exec('node-a', ['curl', '-sS', '-m', '3', URL_]).code, 0);
   });

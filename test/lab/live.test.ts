@@ -18,9 +18,9 @@ import { startFakeApi, type FakeApi } from '../support/fake-api/server.js';
 import { relayApi, type ApiRelay } from '../support/lab/api-relay.js';
 import { labSuite, requireLab } from '../support/lab/harness.js';
 import { labExec, type LabExecOptions } from '../support/lab/lab-exec.js';
-import { CLUSTER_CIDR, Lab, SERVICES } from '../support/lab/lab.js';
+import { Lab, SERVICES } from '../support/lab/lab.js';
 import { labObjects } from '../support/lab/objects.js';
-import { generateRules } from '../support/lab/rules.js';
+import { expectedLabRules } from '../support/lab/rules.js';
 
 const PREFIX = 'kdt-live';
 const POD = typeOfKind('Pod')!;
@@ -329,7 +329,7 @@ describe('kdebug live against the fake API server and the lab', labSuite(), () =
   });
 
   it('finds kube-proxy chains in both backends of a node: one set is stale', async () => {
-    lab.loadIptables('node-a', 'legacy', generateRules(lab.services, CLUSTER_CIDR));
+    lab.loadIptables('node-a', 'legacy', expectedLabRules(lab.topology, 'node-a'));
     try {
       const r = await kdebug('svc', 'nginx-svc', '--via', 'kube-proxy', '-o', 'json');
       const kp = step(r.stdout, 'kube-proxy');

@@ -18,7 +18,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { generateRules, seedRules, type LabService } from './rules.js';
+import { expectedLabRules, seedRules, type LabService } from './rules.js';
 
 export interface LabNode {
   name: string;
@@ -356,11 +356,14 @@ export class Lab {
   }
 
   private loadRules(): void {
-    const generated = generateRules(this.services, this.topology.clusterCIDR);
     const seed = seedRules(this.services[0]!.clusterIP);
     for (const node of this.nodes) {
       const text =
-        node.rules === 'seed' ? seed : node.rules === 'generated' ? generated : node.rules.text;
+        node.rules === 'seed'
+          ? seed
+          : node.rules === 'generated'
+            ? expectedLabRules(this.topology, node.name)
+            : node.rules.text;
       this.loadIptables(node.name, node.backend, text);
     }
   }
