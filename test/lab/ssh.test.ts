@@ -13,7 +13,7 @@ import { kubeProxyChain } from '../../src/core/chain-names.js';
 import { parseIptables } from '../../src/core/iptables.js';
 import { parseProbe, parseProxyMode } from '../../src/core/probes.js';
 import { labSuite, requireLab, wsRun, type WsReply } from '../support/lab/harness.js';
-import { Lab, SERVICES } from '../support/lab/lab.js';
+import { LAB_USERS, Lab, SERVICES } from '../support/lab/lab.js';
 
 const PREFIX = 'kdt-ssh';
 const NGINX = SERVICES.find((s) => s.name === 'nginx-svc')!;
@@ -62,6 +62,31 @@ describe('SSH to the lab nodes', labSuite(), () => {
     spawnSync('ssh-keygen', ['-lf', `${lab.files.hostKey(node)}.pub`], {
       encoding: 'utf8',
     }).stdout.split(' ')[1]!;
+
+  it('a non-root login reads the rules through sudo -n, the real sudo on the node', async () => {
+    const { results } = await run(`${LAB_USERS.sudoer}@192.0.2.11`, [
+      { kind: 'iptables-save', backend: 'auto' },
+      { kind: 'ip-addr' },
+    ]);
+    const [save, addr] = results;
+    assert.equal(save!.exitCode, 0, save!.stderr);
+    assert.ok(parseIptables(save!.stdout).table('nat')!.chain(NGINX_SVC), 'no Service chain');
+    // probes need no root: they run without sudo
+    assert.equal(addr!.exitCode, 0, addr!.stderr);
+  });
+
+  it('a login without sudo rights is told what to allow, not given an empty dump', async () => {
+    const { results } = await run(`${LAB_USERS.other}@192.0.2.11`, [
+      { kind: 'iptables-save', backend: 'auto' },
+    ]);
+    const [save] = results;
+    assert.notEqual(save!.exitCode, 0);
+    assert.equal(save!.stdout, '');
+    assert.match(
+      save!.error ?? '',
+      /^kdlab-guest may not run \/usr\/sbin\/iptables-save with sudo -n \(.*\)\. Allow it without a password in sudoers, or connect as root\.$/,
+    );
+  });
 
   it('reads iptables-save from node-a over real sshd, and the rules hold the Service chains', async () => {
     const { results, via } = await run('root@192.0.2.11', [

@@ -6,8 +6,10 @@
 //   Pods         10.244.0.0/16, one /24 per node (node-a 10.244.0.0/24 ...), one bridge cni0 each
 //   Services     10.96.0.0/16: default/nginx-svc 10.96.190.219:8080/tcp -> the nginx Pods' :80,
 //                kube-system/kube-dns 10.96.0.10:53/udp -> the DNS Pod 10.244.2.10 on node-c
-// Each node runs a real sshd (root, key only; node-c on port 2222 and reachable from the
-// workstation only through node-a) and holds kube-proxy-shaped rules loaded with the real
+// Each node runs a real sshd (key only; node-c on port 2222 and reachable from the workstation
+// only through node-a) in a private mount namespace that adds two users to /etc/passwd for it
+// alone: kdlab-ops may run the iptables-save binaries with `sudo -n`, kdlab-guest may not; the
+// host's own account files are never changed. Each node holds kube-proxy-shaped rules loaded with the real
 // iptables-restore: node-a generated (nft), node-b the seed dumps (nft), node-c generated
 // (legacy backend; node-b's seed rules have no kube-dns, like a node kube-proxy left behind).
 // The nginx Pods answer HTTP with their Pod name; the DNS Pod answers A queries for the
@@ -15,7 +17,15 @@
 //
 // By hand (root):  npx tsx test/support/lab/lab.ts up|down|status [--prefix NAME]
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expectedLabRules, seedRules, type LabService } from './rules.js';
@@ -102,6 +112,8 @@ export const PODS: LabPod[] = [
 const endpointsOf = (app: LabPod['app']) =>
   PODS.filter((p) => p.app === app).map((p) => ({ ip: p.ip, port: p.port }));
 export const CLUSTER_CIDR = '10.244.0.0/16';
+/** Non-root logins of the lab's sshd: one with passwordless sudo for iptables-save, one without. */
+export const LAB_USERS = { sudoer: 'kdlab-ops', other: 'kdlab-guest' } as const;
 export const SERVICE_CIDR = '10.96.0.0/16';
 export const SWITCH_IP = '192.0.2.1';
 export const WORKSTATION_IP = '192.0.2.100';
@@ -188,6 +200,8 @@ export function labUnavailable(): string | undefined {
     'ping',
     'nc',
     'dig',
+    'unshare',
+    'sudo',
   ];
   const missing = tools.filter((t) => run('sh', ['-c', `command -v ${t}`]).code !== 0);
   if (!existsSync('/usr/sbin/sshd')) missing.push('/usr/sbin/sshd (openssh-server)');
@@ -422,14 +436,70 @@ export class Lab {
     writeFileSync(this.files.sshConfig, [...hosts, all.join('\n'), ''].join('\n'));
   }
 
+  /**
+   * Account files for the sshd mount namespaces: the host's, plus the lab's two users, and a
+   * sudoers directory that lets kdlab-ops run only the iptables-save binaries without a password.
+   */
+  private writeAccounts(): { bind: [string, string][] } {
+    const dir = join(this.dir, 'accounts');
+    const home = join(this.dir, 'home');
+    mkdirSync(join(dir, 'sudoers.d'), { recursive: true });
+    mkdirSync(home, { recursive: true });
+    const users = [LAB_USERS.sudoer, LAB_USERS.other].map((name, i) => ({ name, id: 64100 + i }));
+    const add = (file: string, lines: string[]) => {
+      writeFileSync(
+        join(dir, file),
+        readFileSync(`/etc/${file}`, 'utf8').trimEnd() + '\n' + lines.join('\n') + '\n',
+      );
+    };
+    add(
+      'passwd',
+      users.map((u) => `${u.name}:x:${u.id}:${u.id}::${home}:/bin/sh`),
+    );
+    add(
+      'group',
+      users.map((u) => `${u.name}:x:${u.id}:`),
+    );
+    add(
+      'shadow',
+      users.map((u) => `${u.name}:*:20000:0:99999:7:::`),
+    );
+    chmodSync(join(dir, 'shadow'), 0o640);
+    const saves = ['iptables-save', 'iptables-legacy-save', 'iptables-nft-save'].map(
+      (b) => `/usr/sbin/${b}`,
+    );
+    const sudoers = join(dir, 'sudoers.d', 'kdlab');
+    writeFileSync(sudoers, `${LAB_USERS.sudoer} ALL=(root) NOPASSWD: ${saves.join(', ')}\n`);
+    chmodSync(sudoers, 0o440);
+    return {
+      bind: [
+        [join(dir, 'passwd'), '/etc/passwd'],
+        [join(dir, 'group'), '/etc/group'],
+        [join(dir, 'shadow'), '/etc/shadow'],
+        [join(dir, 'sudoers.d'), '/etc/sudoers.d'],
+      ],
+    };
+  }
+
   private startServers(): void {
     mkdirSync('/run/sshd', { recursive: true }); // sshd's privilege-separation directory
+    const { bind } = this.writeAccounts();
+    // bind mounts in a private mount namespace: only this sshd and its sessions see them
+    const mounts = bind.map(([from, to]) => `mount --bind '${from}' '${to}'`).join(' && ');
     for (const node of this.nodes) {
       const config = join(this.dir, node.name, 'sshd_config');
       must('/usr/sbin/sshd', ['-t', '-f', config]);
       this.detach(
         node.name,
-        ['/usr/sbin/sshd', '-D', '-e', '-f', config],
+        [
+          'unshare',
+          '--mount',
+          '--propagation',
+          'private',
+          'sh',
+          '-c',
+          `${mounts} && exec /usr/sbin/sshd -D -e -f '${config}'`,
+        ],
         join(this.dir, node.name, 'sshd.log'),
       );
     }
