@@ -35,7 +35,7 @@ const restrict = (patterns, paths = []) => ({
 });
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'snapshots/', 'coverage/'] },
+  { ignores: ['dist/', 'node_modules/', 'snapshots/', 'coverage/', '.scratch/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
