@@ -21,13 +21,9 @@ const BUILTINS: Record<string, readonly string[]> = {
 
 // A big dump has 100,000 chains: a Chain keeps few fields, the rest lives in its Table.
 export class Chain {
-  policy: string | undefined;
-  /** The line that declared it (`:CHAIN`, `-N` or `-P`). */
-  line: number | undefined;
-  // Rules of a chain are contiguous in a dump: [first, first + count); `scattered` otherwise.
+  // Rules of a chain are contiguous in a dump: [first, first + count), else listed by the table.
   private first = -1;
   private count = 0;
-  private scattered: number[] | undefined;
   private decoded: string | undefined;
 
   constructor(
@@ -43,6 +39,22 @@ export class Chain {
     return (this.decoded ??= this.table.nameOf(this.index));
   }
 
+  /** The policy of a builtin chain (ACCEPT, DROP); undefined for user chains. */
+  get policy(): string | undefined {
+    return this.table.chainPolicy(this.index);
+  }
+  set policy(policy: string | undefined) {
+    this.table.setChainPolicy(this.index, policy);
+  }
+
+  /** The line that declared it (`:CHAIN`, `-N` or `-P`). */
+  get line(): number | undefined {
+    return this.table.chainLine(this.index);
+  }
+  set line(line: number | undefined) {
+    this.table.setChainLine(this.index, line);
+  }
+
   /** Declared by `:CHAIN`, `-N` or `-P`; false when only rules name it (grep removed the line). */
   get declared(): boolean {
     return this.line !== undefined;
@@ -53,17 +65,19 @@ export class Chain {
   }
 
   get ruleCount(): number {
-    return this.scattered ? this.scattered.length : this.count;
+    return this.count < 0 ? this.table.scattered(this.index)!.length : this.count;
   }
 
   /** The table-wide id of this chain's k-th rule. */
   ruleId(k: number): number {
-    return this.scattered ? this.scattered[k]! : this.first + k;
+    const scattered = this.count < 0 ? this.table.scattered(this.index) : undefined;
+    return scattered ? scattered[k]! : this.first + k;
   }
 
   get ruleIds(): number[] {
-    return this.scattered
-      ? [...this.scattered]
+    const scattered = this.count < 0 ? this.table.scattered(this.index) : undefined;
+    return scattered
+      ? [...scattered]
       : Array.from({ length: this.count }, (_, k) => this.first + k);
   }
 
@@ -73,12 +87,16 @@ export class Chain {
   }
 
   addRuleId(id: number): void {
-    if (this.scattered) this.scattered.push(id);
+    if (this.count < 0) this.table.scattered(this.index)!.push(id);
     else if (this.count === 0) {
       this.first = id;
       this.count = 1;
     } else if (this.first + this.count === id) this.count++;
-    else this.scattered = [...this.ruleIds, id];
+    else {
+      // rules of this chain interleaved with another's (hand-edited): list them
+      this.table.scatter(this.index, [...this.ruleIds, id]);
+      this.count = -1;
+    }
   }
 }
 
@@ -177,6 +195,10 @@ export class Table {
   private slots = new Int32Array(2048);
   private nameAt = new Int32Array(2048); // chain index -> [start, end) of a name in buf
   private typed = new Map<Chain, Rule[]>(); // typed rules of the chains asked for
+  // rarely set per-chain facts, kept here so that 100,000 Chain objects stay small
+  private lines = new Int32Array(1024); // chain index -> declaring line, 0 when none
+  private policies = new Map<number, string>();
+  private scatteredRules = new Map<number, number[]>();
 
   constructor(
     public name: string,
@@ -188,6 +210,32 @@ export class Table {
   chain(name: string): Chain | undefined {
     const i = this.find(name);
     return i >= 0 ? this.chains[i] : undefined;
+  }
+
+  chainLine(index: number): number | undefined {
+    return this.lines[index] || undefined;
+  }
+  setChainLine(index: number, line: number | undefined): void {
+    if (index >= this.lines.length) {
+      const grown = new Int32Array(Math.max(index + 1, this.lines.length * 2));
+      grown.set(this.lines);
+      this.lines = grown;
+    }
+    this.lines[index] = line ?? 0;
+  }
+  chainPolicy(index: number): string | undefined {
+    return this.policies.get(index);
+  }
+  setChainPolicy(index: number, policy: string | undefined): void {
+    if (policy === undefined) this.policies.delete(index);
+    else this.policies.set(index, policy);
+  }
+  /** The rule ids of a chain whose rules are not contiguous in the dump. */
+  scattered(index: number): number[] | undefined {
+    return this.scatteredRules.get(index);
+  }
+  scatter(index: number, ids: number[]): void {
+    this.scatteredRules.set(index, ids);
   }
 
   /** The name of the chain at this index, decoded from the dump. */
