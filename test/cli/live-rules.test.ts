@@ -3,33 +3,13 @@
 // IP conventions: the demo snapshot's (SEEDS.md section 3): nodes 10.0.12.7 and 10.0.12.11,
 // Pod CIDR 10.244.0.0/16, Service CIDR 10.1.0.0/16, nginx-svc 10.1.190.219:8080.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { readSnapshot } from '../../src/cluster/snapshot.js';
 import type { Facts } from '../../src/core/model.js';
-import { hermetic, kdebug as kdebugSync, ROOT } from '../support/cli.js';
+import { kdebug as kdebugSync, kdebugAsync } from '../support/cli.js';
 import { startFakeApi, type FakeApi } from '../support/fake-api/server.js';
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** The built CLI, asynchronously: the fake API server lives in this process. */
-function kdebug(args: string[]): Promise<Run> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['bin/kdebug.js', ...args], {
-      cwd: ROOT,
-      env: { ...hermetic(), NO_COLOR: '1' },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d));
-    child.stderr.on('data', (d: Buffer) => (stderr += d));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const kdebug = (args: string[]) => kdebugAsync(args);
 
 describe('rules, expect, drift and trace on the live cluster', () => {
   let demo: Facts;

@@ -3,34 +3,17 @@
 // IP conventions: the demo snapshot's (SEEDS.md section 3): nodes 10.0.12.7 and 10.0.12.11,
 // Pod CIDR 10.244.0.0/16, Service CIDR 10.1.0.0/16, nginx-svc 10.1.190.219:8080.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { readSnapshot } from '../../src/cluster/snapshot.js';
-import { kdebug, ROOT } from '../support/cli.js';
+import { kdebug, kdebugAsync, ROOT } from '../support/cli.js';
 import { startFakeApi, type FakeApi } from '../support/fake-api/server.js';
 
 const golden = (name: string) => readFileSync(join(ROOT, 'test/golden/svc', name), 'utf8');
 
-/** The built CLI, asynchronously: the fake API server in this process must keep answering. */
-function live(
-  args: string[],
-  env: Record<string, string>,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['bin/kdebug.js', ...args], {
-      cwd: ROOT,
-      env: { PATH: process.env['PATH'] ?? '', NO_COLOR: '1', ...env },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d));
-    child.stderr.on('data', (d: Buffer) => (stderr += d));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const live = kdebugAsync;
 
 describe('kdebug svc (built CLI)', () => {
   it('prints the golden text for a healthy Service and exits 0', () => {

@@ -4,7 +4,7 @@
 // IP conventions: the demo snapshot's (SEEDS.md section 3): nodes 10.0.12.7 and 10.0.12.11,
 // Pod CIDR 10.244.0.0/16, Service CIDR 10.1.0.0/16.
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,33 +14,17 @@ import { saveSnapshot } from '../../src/cluster/snapshot-save.js';
 import { readSnapshot } from '../../src/cluster/snapshot.js';
 import { probePlan } from '../../src/core/diagnose.js';
 import type { Facts, KubeObject } from '../../src/core/model.js';
-import { ROOT } from '../support/cli.js';
+import { kdebugAsync, ROOT, type CliResult } from '../support/cli.js';
 import { startFakeApi, type FakeApi } from '../support/fake-api/server.js';
 
 const DEMO = 'snapshots/nginx-svc';
 const key = (o: KubeObject) => `${o.kind} ${o.metadata?.namespace ?? ''}/${o.metadata?.name}`;
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+type Run = CliResult;
 
-/** The built CLI, asynchronously: the fake API server lives in this process and must keep answering. */
+/** The built CLI; never SSH from here: the served nodes' addresses are not the test's own. */
 function kdebug(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  // never SSH from here: the served nodes' addresses are not the test's own
-  const via = args[0] === 'snapshot' ? ['--via', 'kube-proxy'] : [];
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['bin/kdebug.js', ...args, ...via], {
-      cwd: ROOT,
-      env: { PATH: process.env['PATH'] ?? '', NO_COLOR: '1', ...env },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d));
-    child.stderr.on('data', (d: Buffer) => (stderr += d));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return kdebugAsync([...args, ...(args[0] === 'snapshot' ? ['--via', 'kube-proxy'] : [])], env);
 }
 
 describe('kdebug snapshot save (built CLI)', () => {

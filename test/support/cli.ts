@@ -1,5 +1,5 @@
 // Runs the built CLI as a user would: `node bin/kdebug.js ...`, building it first when needed.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -38,4 +38,22 @@ export function hermetic(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, HOME: home };
   delete env['KUBECONFIG'];
   return env;
+}
+
+/**
+ * The built CLI, asynchronously, for tests whose fake API server lives in this process and must
+ * keep answering. Only PATH, an empty HOME and `env` reach it.
+ */
+export function kdebugAsync(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['bin/kdebug.js', ...args], {
+      cwd: ROOT,
+      env: { PATH: process.env['PATH'] ?? '', HOME: hermetic()['HOME'], NO_COLOR: '1', ...env },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d));
+    child.stderr.on('data', (d: Buffer) => (stderr += d));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
 }
