@@ -71,8 +71,9 @@ export function textDifferences(c: DriftContext, flagged: Set<string>): { writte
     byName.set(sp.name, sp);
     byHash.set(sp.hash, sp.name);
     byVip.set(`${sp.clusterIP}/32:${sp.port}/${sp.protocol}`, sp.name);
-    for (const ip of [...sp.externalIPs, ...sp.loadBalancerIPs])
-      byVip.set(`${ip}/32:${sp.port}/${sp.protocol}`, sp.name);
+    for (const ips of [sp.externalIPs, sp.loadBalancerIPs])
+      for (const ip of ips) byVip.set(`${ip}/32:${sp.port}/${sp.protocol}`, sp.name);
+
     const shared =
       (sample && comparePort(c, rulesOf(c.exp, sp, true), seen)) ||
       comparePort(c, rulesOf(c.exp, sp), seen, () => diff(sp.name)) ||

@@ -289,8 +289,21 @@ export class Table {
     for (let i = h & mask; ; i = (i + 1) & mask) {
       const v = this.slots[i * 2 + 1]!;
       if (v === 0) return -1;
-      if (this.slots[i * 2] === (h | 0) && this.chains[v - 1]!.name === name) return v - 1;
+      if (this.slots[i * 2] === (h | 0) && this.spells(v - 1, name)) return v - 1;
     }
+  }
+
+  /** Whether the chain at index is named `name`, compared on the bytes (no name decoded). */
+  private spells(index: number, name: string): boolean {
+    const s = this.nameAt[index * 2]!;
+    const e = this.nameAt[index * 2 + 1]!;
+    if (e - s !== name.length) return e - s > name.length && this.nameOf(index) === name;
+    for (let k = 0; k < name.length; k++) {
+      const c = this.buf[s + k]!;
+      if (c >= 0x80) return this.nameOf(index) === name;
+      if (c !== name.charCodeAt(k)) return false;
+    }
+    return true;
   }
 
   private lookup(s: number, e: number): number {
