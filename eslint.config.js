@@ -124,7 +124,7 @@ export default tseslint.config(
     rules: restrict(
       [
         {
-          group: ['**/cluster/*', '!**/cluster/cluster.js', '!**/cluster/collect.js'],
+          group: ['**/cluster/**', '!**/cluster/cluster.js', '!**/cluster/collect.js'],
           message: 'tui/ uses cluster/cluster.ts and cluster/collect.ts only, never an adapter',
         },
         {

@@ -19,7 +19,7 @@ import type { KubeCluster } from './cluster/kube-cluster.js';
 import type { NodeAccessFlags } from './cluster/node-flags.js';
 import { DEFAULT_DEBUG_IMAGE, type DebugPodConsent } from './cluster/node-pod.js';
 import { SnapshotError, readSnapshot } from './cluster/snapshot.js';
-import { KubeApiError } from './cluster/kube-errors.js';
+import { KubeApiError } from './cluster/kube/errors.js';
 import { nodeAccessLine, rulesReadError, type NodeAccess } from './core/node-access.js';
 import { reportJson } from './output/json.js';
 import { rulesJson, rulesText, searchJson, searchText, type RulesSource } from './output/rules.js';
@@ -121,7 +121,7 @@ async function sshRulesText(
   o: RulesOptions,
 ): Promise<{ text: string; label: string; file: string }> {
   const { readRulesOverSsh, sshOptionsFromFlags, SshError } =
-    await import('./cluster/ssh-rules.js');
+    await import('./cluster/ssh/rules.js');
   try {
     const r = await readRulesOverSsh(o.ssh!, sshOptionsFromFlags(o, process.env));
     for (const note of r.notes) process.stderr.write(`kdebug: ${note}\n`);
@@ -331,8 +331,8 @@ async function readNodeOverSsh(
   o: SshRulesOptions,
 ): Promise<{ node: string; via: string }> {
   const { readRulesOverSsh, sshOptionsFromFlags, SshError } =
-    await import('./cluster/ssh-rules.js');
-  const { parseSshDestination } = await import('./cluster/ssh-config.js');
+    await import('./cluster/ssh/rules.js');
+  const { parseSshDestination } = await import('./cluster/ssh/config.js');
   let host: string;
   try {
     host = parseSshDestination(o.ssh!).host;
@@ -556,7 +556,7 @@ async function readLive(
   partial?: (facts: Facts, collecting: { nodes: boolean }) => void,
 ): Promise<{ facts: Facts; suggestions?: { namespace: string; name: string }[] }> {
   const { collect, diagnosisCommands } = await import('./cluster/collect.js');
-  const { ServiceNotFoundError } = await import('./cluster/service-suggestions.js');
+  const { ServiceNotFoundError } = await import('./cluster/kube/suggestions.js');
   try {
     const facts = await collect(cluster, target, {
       onProgress: progress,

@@ -3,7 +3,7 @@
 // never read. Only the target Service is required: any other read that RBAC refuses or that
 // fails is recorded in meta.readErrors and the rest carries on.
 import { probePlan, type Target } from '../core/diagnose.js';
-import { backendToRead } from '../core/iptables-backend.js';
+import { backendToRead } from '../core/iptables/backend.js';
 import type { Facts, KubeObject, SnapshotMeta } from '../core/model.js';
 import type { NodeError } from '../core/node-access.js';
 import {
@@ -13,8 +13,8 @@ import {
   type NodeCommand,
   type ReadRequest,
 } from './cluster.js';
-import { KubeApiError } from './kube-errors.js';
-import { serviceNotFound } from './service-suggestions.js';
+import { KubeApiError } from './kube/errors.js';
+import { serviceNotFound } from './kube/suggestions.js';
 
 export interface CollectProgress {
   phase: 'api' | 'node';

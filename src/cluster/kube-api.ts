@@ -12,7 +12,11 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type * as ClientNodeModule from '@kubernetes/client-node';
 import type { KubeObject } from '../core/model.js';
 import { apiPath } from './cluster.js';
-import { loadKubeconfig, type KubeconfigOptions, type LoadedKubeconfig } from './kubeconfig.js';
+import {
+  loadKubeconfig,
+  type KubeconfigOptions,
+  type LoadedKubeconfig,
+} from './kube/kubeconfig.js';
 import {
   credentialsError,
   httpError,
@@ -23,7 +27,7 @@ import {
   type Endpoint,
   type KubeStatus,
   type RequestInfo,
-} from './kube-errors.js';
+} from './kube/errors.js';
 
 export interface KubeApiOptions extends KubeconfigOptions {
   /** Deadline for each request, credentials and connection included. Default 15 s. */

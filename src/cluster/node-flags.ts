@@ -4,7 +4,7 @@
 import type { DebugPodConsent } from './node-pod.js';
 import type { SshAddressType } from './node-ssh.js';
 import type { NodeAccessOptions, Via } from './node-transport.js';
-import { sshOptionsFromFlags, type SshFlags } from './ssh-route.js';
+import { sshOptionsFromFlags, type SshFlags } from './ssh/route.js';
 
 export interface NodeAccessFlags extends SshFlags {
   via?: Via;

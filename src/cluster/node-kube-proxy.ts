@@ -6,7 +6,7 @@ import type { NodeCommand, NodeResult } from './cluster.js';
 import { apiPath } from './cluster.js';
 import { labelSelectorString } from './collect.js';
 import type { KubeApi } from './kube-api.js';
-import { KubeApiError } from './kube-errors.js';
+import { KubeApiError } from './kube/errors.js';
 import { nodeArgv, UnsupportedCommandError } from './node-commands.js';
 import { NodeUnavailable, type NodeChannel, type NodeRunner } from './node-channel.js';
 

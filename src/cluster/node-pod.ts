@@ -9,7 +9,7 @@ import type { KubeObject } from '../core/model.js';
 import type { NodeCommand, NodeResult } from './cluster.js';
 import { apiPath } from './cluster.js';
 import type { KubeApi } from './kube-api.js';
-import { KubeApiError } from './kube-errors.js';
+import { KubeApiError } from './kube/errors.js';
 import { NodeUnavailable, type NodeChannel, type NodeRunner } from './node-channel.js';
 import { nodeArgv } from './node-commands.js';
 

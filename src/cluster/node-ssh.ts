@@ -4,15 +4,15 @@
 import type { Node } from '../core/kube.js';
 import { failedResult, type NodeCommand, type NodeResult } from './cluster.js';
 import { isDnsName, isPlainIp, nodeArgv, shellCommand } from './node-commands.js';
-import { connectRoute, type SshConnection } from './ssh-connect.js';
+import { connectRoute, type SshConnection } from './ssh/connect.js';
 import {
   DEFAULT_COMMAND_TIMEOUT_MS,
   hopLabel,
   resolveRoute,
   SshError,
   type SshOptions,
-} from './ssh-route.js';
-import type { SshDestination } from './ssh-config.js';
+} from './ssh/route.js';
+import type { SshDestination } from './ssh/config.js';
 
 export type SshAddressType = 'InternalIP' | 'ExternalIP' | 'Hostname';
 

@@ -8,11 +8,11 @@ import type { NodeCommand, NodeResult } from './cluster.js';
 import { apiPath, commandStem, failedResult } from './cluster.js';
 import type { KubeApi } from './kube-api.js';
 import type { NodeTransport, NodeTransportFactory } from './kube-cluster.js';
-import { KubeApiError } from './kube-errors.js';
+import { KubeApiError } from './kube/errors.js';
 import { KubeProxyExec } from './node-kube-proxy.js';
 import { DebugPods, type DebugPodOptions } from './node-pod.js';
 import { nodeSshHost, SshSession, type SshAddressType } from './node-ssh.js';
-import { SshError, type SshOptions } from './ssh-route.js';
+import { SshError, type SshOptions } from './ssh/route.js';
 import { NodeUnavailable, type NodeChannel, type NodeRunner } from './node-channel.js';
 
 export { NodeUnavailable, type NodeChannel, type NodeRunner } from './node-channel.js';

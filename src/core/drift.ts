@@ -2,11 +2,11 @@
 // Service port's traffic goes (entry rules, endpoints and their shares, masquerading, local
 // policy, rejects), not how the rules are spelled. A dump written by an older kube-proxy that
 // routes correctly shows only `rule-text-differs` (info); an exact dump shows nothing.
-import type { DriftContext, MasqueradeDiff } from './drift-context.js';
-import { externalPath, firewall } from './drift-external.js';
-import { internalPath } from './drift-service.js';
-import { nodeLevelChecks, orphanChains } from './drift-node.js';
-import { textDifferences } from './drift-text.js';
+import type { DriftContext, MasqueradeDiff } from './drift/context.js';
+import { externalPath, firewall } from './drift/external.js';
+import { internalPath } from './drift/service.js';
+import { nodeLevelChecks, orphanChains } from './drift/node.js';
+import { textDifferences } from './drift/text.js';
 import {
   expectedRules,
   type ExpectOptions,

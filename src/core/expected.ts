@@ -6,13 +6,13 @@
 // the ConfigMap gives clusterCIDR / detectLocalMode, masqueradeAll, masqueradeBit,
 // localhostNodePorts and nodePortAddresses. IPv4 only (the iptables, not ip6tables, rule set).
 import { hash16 } from './chain-names.js';
-import { categorize, portEndpoints, type ProxyEndpoint } from './expected-endpoints.js';
+import { categorize, portEndpoints, type ProxyEndpoint } from './expected/endpoints.js';
 import {
   fixedRules,
   servicePortRules,
   type RuleLine,
   type ServiceRulesContext,
-} from './expected-text.js';
+} from './expected/text.js';
 import { canonicalCidr, contains, isIPv4, parseCidr } from './ipv4.js';
 import {
   kubeProxyConfigOf,
@@ -25,8 +25,8 @@ import {
 } from './kube.js';
 import type { ServicePortName } from './model.js';
 
-export type { RuleLine } from './expected-text.js';
-export { declaredChains, expectedSave } from './expected-save.js';
+export type { RuleLine } from './expected/text.js';
+export { declaredChains, expectedSave } from './expected/save.js';
 
 /** What kube-proxy learns from the node itself, not from the API objects. */
 export interface ExpectOptions {

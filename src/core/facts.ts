@@ -1,5 +1,5 @@
 // Reading Facts: which nodes were recorded and the rules dump of each. Pure lookups, no verdicts.
-import { hasKubeChains } from './iptables-backend.js';
+import { hasKubeChains } from './iptables/backend.js';
 import type { Facts } from './model.js';
 
 /** The file stems a node's rules can be stored under, best first. */

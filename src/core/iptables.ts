@@ -2,12 +2,12 @@
 // tables, chains and rules. One pass over the bytes records each rule's hot fields as offsets
 // in a flat Int32Array; typed rules are built on demand (chain.rules), so a 50 MB dump costs
 // little more than reading it.
-import { LineSyntaxError, RuleLexer, text } from './iptables-lexer.js';
-import { type Chain, Table } from './iptables-table.js';
+import { LineSyntaxError, RuleLexer, text } from './iptables/lexer.js';
+import { type Chain, Table } from './iptables/table.js';
 
-export type { Rule } from './iptables-rule.js';
-export { printRule, parseRuleLine } from './iptables-rule.js';
-export { Chain, Table, RuleFlag, type HotRule } from './iptables-table.js';
+export type { Rule } from './iptables/rule.js';
+export { printRule, parseRuleLine } from './iptables/rule.js';
+export { Chain, Table, RuleFlag, type HotRule } from './iptables/table.js';
 
 export type DumpFormat = 'iptables-save' | 'iptables -S';
 export const TABLES = ['raw', 'mangle', 'nat', 'filter', 'security'] as const;

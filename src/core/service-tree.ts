@@ -4,7 +4,7 @@
 import { hash16 } from './chain-names.js';
 import type { Chain, Ruleset, Table } from './iptables.js';
 import { RuleFlag } from './iptables.js';
-import { DNAT_QUIRK } from './iptables-rule.js';
+import { DNAT_QUIRK } from './iptables/rule.js';
 import type { ServicePortName } from './model.js';
 
 export type EntryKind = 'cluster-ip' | 'external-ip' | 'load-balancer' | 'node-port';

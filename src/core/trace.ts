@@ -8,10 +8,10 @@ import { cidrContains, formatIPv4, ipv4, parseCidr } from './ipv4.js';
 import type { Ruleset, Table } from './iptables.js';
 import type { Node } from './kube.js';
 import { parseIpBrief } from './probes.js';
-import { printRule, type Rule } from './iptables-rule.js';
-import { packetAddress, ruleMatches, type PacketState, type TraceProtocol } from './trace-match.js';
+import { printRule, type Rule } from './iptables/rule.js';
+import { packetAddress, ruleMatches, type PacketState, type TraceProtocol } from './trace/match.js';
 
-export type { TraceProtocol } from './trace-match.js';
+export type { TraceProtocol } from './trace/match.js';
 
 export interface TracePacket {
   src: string;

@@ -13,8 +13,8 @@ import {
   type CollectProgress,
 } from '../../src/cluster/collect.js';
 import { KubeCluster, type NodeTransport } from '../../src/cluster/kube-cluster.js';
-import { KubeApiError } from '../../src/cluster/kube-errors.js';
-import { ServiceNotFoundError } from '../../src/cluster/service-suggestions.js';
+import { KubeApiError } from '../../src/cluster/kube/errors.js';
+import { ServiceNotFoundError } from '../../src/cluster/kube/suggestions.js';
 import { readSnapshot } from '../../src/cluster/snapshot.js';
 import type { Facts, KubeObject } from '../../src/core/model.js';
 import { startFakeApi, type FakeApi, type FakeApiOptions } from '../support/fake-api/server.js';

@@ -7,7 +7,7 @@ import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { KubeApi } from '../../src/cluster/kube-api.js';
-import { KubeApiError, rbacAttributes } from '../../src/cluster/kube-errors.js';
+import { KubeApiError, rbacAttributes } from '../../src/cluster/kube/errors.js';
 import type { KubeObject } from '../../src/core/model.js';
 import { startFakeApi, type FakeApi } from '../support/fake-api/server.js';
 import { webCluster } from './objects.js';

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { nodeArgv } from '../../src/cluster/node-commands.js';
 import { explainFailure, nodeSshHost } from '../../src/cluster/node-ssh.js';
-import { SshError, sshOptionsFromFlags } from '../../src/cluster/ssh-route.js';
+import { SshError, sshOptionsFromFlags } from '../../src/cluster/ssh/route.js';
 
 const RULES_AS_USER = nodeArgv(
   { kind: 'iptables-save', backend: 'auto', table: 'nat' },
@@ -120,6 +120,6 @@ describe('SSH node transport', () => {
       /^\s*import\s+(?!type\b)[^;]*from\s+['"]ssh2['"]/m.test(readFileSync(f, 'utf8')),
     );
     assert.deepEqual(eager, []);
-    assert.match(readFileSync('src/cluster/ssh-connect.ts', 'utf8'), /await import\('ssh2'\)/);
+    assert.match(readFileSync('src/cluster/ssh/connect.ts', 'utf8'), /await import\('ssh2'\)/);
   });
 });

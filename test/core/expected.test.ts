@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { endpointChain, kubeProxyChain } from '../../src/core/chain-names.js';
-import { categorize, portEndpoints, savedProbability } from '../../src/core/expected-endpoints.js';
+import { categorize, portEndpoints, savedProbability } from '../../src/core/expected/endpoints.js';
 import {
   expectedRules,
   expectedSave,

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { IptablesParseError, parseIptables, printRule, RuleFlag } from '../../src/core/iptables.js';
-import { parseRuleLine, type Match, type Rule, type Target } from '../../src/core/iptables-rule.js';
+import { parseRuleLine, type Match, type Rule, type Target } from '../../src/core/iptables/rule.js';
 
 const fixture = (name: string) =>
   readFileSync(new URL(`../fixtures/${name}`, import.meta.url), 'utf8');

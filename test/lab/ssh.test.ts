@@ -8,7 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { NodeCommand, NodeResult } from '../../src/cluster/cluster.js';
-import type { SshOptions } from '../../src/cluster/ssh-route.js';
+import type { SshOptions } from '../../src/cluster/ssh/route.js';
 import { kubeProxyChain } from '../../src/core/chain-names.js';
 import { parseIptables } from '../../src/core/iptables.js';
 import { parseProbe, parseProxyMode } from '../../src/core/probes.js';

@@ -2,7 +2,7 @@
 // else the ConfigMap), a kube-proxy Pod running on every node, how fresh its last sync is (its
 // /metrics), or a replacement such as Cilium, said plainly.
 import { nodeDump } from '../facts.js';
-import { modeFromRules, nodeBackends } from '../iptables-backend.js';
+import { modeFromRules, nodeBackends } from '../iptables/backend.js';
 import { DEFAULT_KUBE_PROXY_CONFIG, type Pod, type Service } from '../kube.js';
 import type { Finding } from '../model.js';
 import { parseProxyMode } from '../probes.js';

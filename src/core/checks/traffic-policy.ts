@@ -1,7 +1,7 @@
 // Step 9: externalTrafficPolicy / internalTrafficPolicy Local. Local keeps the client's source
 // IP (or keeps traffic on its node) by using only the node's own endpoints: a node without one
 // drops the traffic. Which nodes have a local ready endpoint, and which will drop.
-import { categorize, portEndpoints } from '../expected-endpoints.js';
+import { categorize, portEndpoints } from '../expected/endpoints.js';
 import type { Service, ServicePort } from '../kube.js';
 import type { Finding } from '../model.js';
 import { finding, kubectl, labelText, list, pending, type Check } from './check.js';

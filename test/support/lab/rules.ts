@@ -3,7 +3,7 @@
 // (SEEDS.md section 3) turned into restore input with the lab's ClusterIP.
 import { readFileSync } from 'node:fs';
 import { expectedRules } from '../../../src/core/expected.js';
-import { expectedSave } from '../../../src/core/expected-save.js';
+import { expectedSave } from '../../../src/core/expected/save.js';
 import { clusterView } from '../../../src/core/kube.js';
 import type { LabTopology } from './lab.js';
 import { labObjects } from './objects.js';

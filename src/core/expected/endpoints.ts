@@ -2,9 +2,9 @@
 // and sorted as pkg/proxy/endpointslicecache.go does, then split into the endpoints Cluster and
 // Local traffic policy use, as CategorizeEndpoints (pkg/proxy/topology.go) does. Terminating
 // endpoints are used only when no ready one exists. Topology hints are not modelled.
-import { endpointChain } from './chain-names.js';
-import { formatIPv4, ipv4 } from './ipv4.js';
-import type { EndpointSlice, ServicePort } from './kube.js';
+import { endpointChain } from '../chain-names.js';
+import { formatIPv4, ipv4 } from '../ipv4.js';
+import type { EndpointSlice, ServicePort } from '../kube.js';
 
 /** One endpoint of one Service port, as kube-proxy tracks it. */
 export class ProxyEndpoint {

@@ -2,13 +2,13 @@
 // IP conventions: Service CIDR 10.96.0.0/16 (web 10.96.0.20), Pod CIDR 10.244.0.0/16.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { nodeDump } from '../../src/core/facts.js';
+import { nodeDump } from '../../../src/core/facts.js';
 import {
   backendToRead,
   modeFromRules,
   nodeBackends,
   type NodeBackends,
-} from '../../src/core/iptables-backend.js';
+} from '../../../src/core/iptables/backend.js';
 
 // the nat tables as each save binary prints them
 const KUBE_NAT = [

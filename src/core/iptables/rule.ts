@@ -1,6 +1,6 @@
 // The typed form of one rule: top-level matches, -m modules with their options, and the
 // target. Options a module does not model stay verbatim in `options`, so printing loses nothing.
-import { Flag, Role, RuleLexer, SLOT, text, unescaped } from './iptables-lexer.js';
+import { Flag, Role, RuleLexer, SLOT, text, unescaped } from './lexer.js';
 
 /** One `--name value...` of a module or target, as written. */
 export interface Option {

@@ -2,9 +2,9 @@
 // and jitter (it re-watches in a tight loop), a relist after 410 Expired, a watchdog for streams
 // that go silent, and a stop for errors that retrying cannot fix (401, 403, 404).
 import { createInterface } from 'node:readline';
-import type { KubeObject } from '../core/model.js';
-import type { KubeApi } from './kube-api.js';
-import { KubeApiError, type KubeStatus } from './kube-errors.js';
+import type { KubeObject } from '../../core/model.js';
+import type { KubeApi } from '../kube-api.js';
+import { KubeApiError, type KubeStatus } from './errors.js';
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 

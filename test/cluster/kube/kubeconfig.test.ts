@@ -10,11 +10,11 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { dump, load as loadYaml } from 'js-yaml';
-import { KubeApi } from '../../src/cluster/kube-api.js';
-import { KubeApiError } from '../../src/cluster/kube-errors.js';
-import { loadKubeconfig } from '../../src/cluster/kubeconfig.js';
-import { startFakeApi, type FakeApi } from '../support/fake-api/server.js';
-import { aNode } from './objects.js';
+import { KubeApi } from '../../../src/cluster/kube-api.js';
+import { KubeApiError } from '../../../src/cluster/kube/errors.js';
+import { loadKubeconfig } from '../../../src/cluster/kube/kubeconfig.js';
+import { startFakeApi, type FakeApi } from '../../support/fake-api/server.js';
+import { aNode } from '../objects.js';
 
 const FILE_A = `apiVersion: v1
 kind: Config

@@ -21,7 +21,7 @@ import {
   type HostKeyCheck,
   type KnownHost,
 } from './known-hosts.js';
-import { hopLabel, SshError, type SshHop, type SshOptions } from './ssh-route.js';
+import { hopLabel, SshError, type SshHop, type SshOptions } from './route.js';
 
 /** Open clients from the first hop to the target; close them in reverse. */
 export interface SshConnection {

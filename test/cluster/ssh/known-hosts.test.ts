@@ -12,8 +12,8 @@ import {
   knownKeyTypes,
   keyTypeOf,
   parseKnownHosts,
-} from '../../src/cluster/known-hosts.js';
-import { hostKeyAlgorithms } from '../../src/cluster/ssh-connect.js';
+} from '../../../src/cluster/ssh/known-hosts.js';
+import { hostKeyAlgorithms } from '../../../src/cluster/ssh/connect.js';
 
 const K1 = 'AAAAC3NzaC1lZDI1NTE5AAAAIN0PKb7Y/khXR1i94xjitrkd0prc2FY3N5P8IZ9FKZdt'; // SHA256:/CSG8hCTsmjoHLpKZIBXmcKFJ64ncqkgTB7s0eer5aM
 const K2 = 'AAAAC3NzaC1lZDI1NTE5AAAAIDXufl7QfSs+M/f7gU9IoZ+eaD/alqfPkM2By0AXJ5D/'; // SHA256:Fm+bpZP07vSD8T9jlT10QjUmqNm6Hc5H6vTCubWGRe8

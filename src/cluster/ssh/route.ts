@@ -3,7 +3,7 @@
 // CLI's SSH flags and the one error type every SSH failure is told with.
 import { homedir, userInfo } from 'node:os';
 import { join } from 'node:path';
-import { isDnsName, isPlainIp } from './node-commands.js';
+import { isDnsName, isPlainIp } from '../node-commands.js';
 import {
   computeSshConfig,
   loadSshConfig,
@@ -12,7 +12,7 @@ import {
   type ConfigLine,
   type SshDestination,
   type SshHostConfig,
-} from './ssh-config.js';
+} from './config.js';
 
 export interface SshOptions {
   /** --ssh-user: the login on the target (not on jump hosts); `user@` in a destination wins. */

@@ -2,9 +2,9 @@
 // `-s/-d/-i/-p` first (addresses with their /32), then the matches in the order kube-proxy wrote
 // them, comments always quoted, `--or-mark 0x4000` as `--set-xmark 0x4000/0x4000`, probabilities
 // quantised, `-j REJECT` with its default `--reject-with`. Checked against iptables 1.8.9.
-import { savedProbability } from './expected-endpoints.js';
-import type { ExpectedEndpoint, ExpectedServicePort } from './expected.js';
-import { contains } from './ipv4.js';
+import { savedProbability } from './endpoints.js';
+import type { ExpectedEndpoint, ExpectedServicePort } from '../expected.js';
+import { contains } from '../ipv4.js';
 
 /** One rule: its chain and its full text ("-A CHAIN ..."). */
 export interface RuleLine {

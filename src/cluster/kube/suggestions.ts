@@ -1,7 +1,7 @@
 // "service "wbe" not found; did you mean "web"?": a fuzzy match (fuse.js) over the Service
 // names in the namespace, and the same or similar names in other namespaces.
-import { apiPath, type Cluster } from './cluster.js';
-import { KubeApiError } from './kube-errors.js';
+import { apiPath, type Cluster } from '../cluster.js';
+import { KubeApiError } from './errors.js';
 
 export interface ServiceRef {
   namespace: string;

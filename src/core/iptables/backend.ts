@@ -1,6 +1,6 @@
 // Which iptables backend holds kube-proxy's chains on a node (legacy, nft or both), and which
 // proxy mode a node's rules show, read from the raw dumps in Facts. Pure: text in, verdicts out.
-import type { NodeOutputs } from './model.js';
+import type { NodeOutputs } from '../model.js';
 
 export type IptablesBackend = 'legacy' | 'nft';
 

@@ -1,8 +1,8 @@
 // Does one typed rule match one packet? Every match kdebug types is evaluated (addresses with
 // negation, protocol, interfaces, ports, marks, addrtype, conntrack state of a new connection);
 // what a dump cannot tell (recent lists, ipsets, bridging) is decided by a stated assumption.
-import { cidrContains, ipv4, parseCidr } from './ipv4.js';
-import type { Match, Ports, Rule } from './iptables-rule.js';
+import { cidrContains, ipv4, parseCidr } from '../ipv4.js';
+import type { Match, Ports, Rule } from '../iptables/rule.js';
 
 export type TraceProtocol = 'tcp' | 'udp' | 'sctp' | 'icmp';
 

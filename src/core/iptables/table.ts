@@ -1,15 +1,7 @@
 // Storage of one parsed table: every rule's hot fields as byte offsets in chunked Int32Arrays
 // (no object per rule), chains found by their name's bytes, and typed rules built on demand.
-import {
-  Flag,
-  LineSyntaxError,
-  Role,
-  type RuleLexer,
-  SLOT,
-  text,
-  unescaped,
-} from './iptables-lexer.js';
-import { buildRule, type Rule } from './iptables-rule.js';
+import { Flag, LineSyntaxError, Role, type RuleLexer, SLOT, text, unescaped } from './lexer.js';
+import { buildRule, type Rule } from './rule.js';
 
 const BUILTINS: Record<string, readonly string[]> = {
   raw: ['PREROUTING', 'OUTPUT'],

@@ -11,8 +11,8 @@ import {
   matchPatternList,
   parseSshConfig,
   parseSshDestination,
-} from '../../src/cluster/ssh-config.js';
-import { resolveRoute, SshError, type SshHop } from '../../src/cluster/ssh-route.js';
+} from '../../../src/cluster/ssh/config.js';
+import { resolveRoute, SshError, type SshHop } from '../../../src/cluster/ssh/route.js';
 
 const HOME = '/home/me';
 const ctx = { home: HOME, localUser: 'me' };

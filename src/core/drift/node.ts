@@ -1,12 +1,12 @@
 // Drift that belongs to the node rather than to one Service port: the jumps into kube-proxy's
 // chains, the masquerade machinery (KUBE-MARK-MASQ, KUBE-POSTROUTING), the node-ports rule, and
 // chains no current Service accounts for.
-import { chainLines, type DriftContext } from './drift-context.js';
-import { hexMark } from './expected-text.js';
-import type { ExpectedServicePort } from './expected.js';
-import type { Table } from './iptables.js';
-import type { OrphanChain } from './service-tree.js';
-import { ruleMatches, type PacketState } from './trace-match.js';
+import { chainLines, type DriftContext } from './context.js';
+import { hexMark } from '../expected/text.js';
+import type { ExpectedServicePort } from '../expected.js';
+import type { Table } from '../iptables.js';
+import type { OrphanChain } from '../service-tree.js';
+import { ruleMatches, type PacketState } from '../trace/match.js';
 
 const jumpsTo = (t: Table | undefined, chain: string, target: string) =>
   t?.chain(chain)?.ruleIds.some((id) => t.target(id) === target) ?? false;

@@ -1,10 +1,10 @@
 // What the drift checks share: the node's rules, trees and objects (DriftContext), and the
 // helpers that turn rules into evidence lines and sentences.
-import type { DriftFinding } from './drift.js';
-import type { ExpectedRules, ExpectedServicePort } from './expected.js';
-import type { Table } from './iptables.js';
-import type { Pod } from './kube.js';
-import type { ServiceTree } from './service-tree.js';
+import type { DriftFinding } from '../drift.js';
+import type { ExpectedRules, ExpectedServicePort } from '../expected.js';
+import type { Table } from '../iptables.js';
+import type { Pod } from '../kube.js';
+import type { ServiceTree } from '../service-tree.js';
 
 export interface MasqueradeDiff {
   service: string;

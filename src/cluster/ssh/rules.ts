@@ -1,12 +1,12 @@
 // `kdebug rules --ssh [USER@]HOST[:PORT]`: a host's rules read straight over SSH, with no cluster
 // at all (a kubeadm node whose API server is down). When the default iptables-save shows no
 // kube-proxy chain, the other backend (legacy or nft) is read too.
-import type { NodeCommand } from './cluster.js';
-import { commandStem } from './cluster.js';
-import { SshSession } from './node-ssh.js';
-import { SshError, type SshOptions } from './ssh-route.js';
+import type { NodeCommand } from '../cluster.js';
+import { commandStem } from '../cluster.js';
+import { SshSession } from '../node-ssh.js';
+import { SshError, type SshOptions } from './route.js';
 
-export { SshError, sshOptionsFromFlags, type SshFlags } from './ssh-route.js';
+export { SshError, sshOptionsFromFlags, type SshFlags } from './route.js';
 
 export interface SshRules {
   /** The whole iptables-save output (every table) of the backend that holds kube-proxy's chains. */

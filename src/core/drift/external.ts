@@ -10,12 +10,12 @@ import {
   verdictLines,
   vip,
   type DriftContext,
-} from './drift-context.js';
-import { compareEndpoints, isOnNode, noVerdict, stale } from './drift-service.js';
-import { podOf } from './expected-endpoints.js';
-import type { ExpectedServicePort } from './expected.js';
-import type { Rule } from './iptables.js';
-import type { EntryPoint, ServiceTree } from './service-tree.js';
+} from './context.js';
+import { compareEndpoints, isOnNode, noVerdict, stale } from './service.js';
+import { podOf } from '../expected/endpoints.js';
+import type { ExpectedServicePort } from '../expected.js';
+import type { Rule } from '../iptables.js';
+import type { EntryPoint, ServiceTree } from '../service-tree.js';
 
 /** Where a Service port's external traffic ends up: its local or cluster endpoints, or nowhere. */
 function externalTarget(

@@ -3,9 +3,9 @@
 // chain, comment or address) or to the node. Service ports that route correctly but read
 // differently get one informational `rule-text-differs`; so do the node's own chains.
 // Per-Service chains are compared in order, chain by chain; shared chains as multisets.
-import type { DriftContext } from './drift-context.js';
-import { rulesOf, type ExpectedServicePort, type RuleLine } from './expected.js';
-import type { Table } from './iptables.js';
+import type { DriftContext } from './context.js';
+import { rulesOf, type ExpectedServicePort, type RuleLine } from '../expected.js';
+import type { Table } from '../iptables.js';
 
 const SHARED: Record<'nat' | 'filter', string[]> = {
   nat: ['KUBE-SERVICES', 'KUBE-NODEPORTS'],

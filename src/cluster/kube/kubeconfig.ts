@@ -13,7 +13,7 @@ import type {
   User as KcUser,
 } from '@kubernetes/client-node';
 import type * as ClientNodeModule from '@kubernetes/client-node';
-import { KubeApiError } from './kube-errors.js';
+import { KubeApiError } from './errors.js';
 
 export interface KubeconfigOptions {
   /** --kubeconfig: this file only. */

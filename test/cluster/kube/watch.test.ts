@@ -4,16 +4,16 @@
 // IP conventions: see objects.ts (Pods 10.244.0.0/16, nodes 192.0.2.10/11).
 import assert from 'node:assert/strict';
 import { after, afterEach, describe, it } from 'node:test';
-import { KubeApi } from '../../src/cluster/kube-api.js';
+import { KubeApi } from '../../../src/cluster/kube-api.js';
 import {
   backoffDelay,
   watchList,
   type WatchEventType,
   type WatchHandle,
-} from '../../src/cluster/kube-watch.js';
-import type { KubeObject } from '../../src/core/model.js';
-import { startFakeApi, type FakeApiOptions, type FakeApi } from '../support/fake-api/server.js';
-import { aPod } from './objects.js';
+} from '../../../src/cluster/kube/watch.js';
+import type { KubeObject } from '../../../src/core/model.js';
+import { startFakeApi, type FakeApiOptions, type FakeApi } from '../../support/fake-api/server.js';
+import { aPod } from '../objects.js';
 
 const PODS = '/api/v1/namespaces/default/pods';
 

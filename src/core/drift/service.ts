@@ -11,10 +11,10 @@ import {
   verdictLines,
   vip,
   type DriftContext,
-} from './drift-context.js';
-import { podOf, quantisedProbability } from './expected-endpoints.js';
-import type { ExpectedEndpoint, ExpectedServicePort } from './expected.js';
-import type { EntryPoint, ServiceTree, TreeEndpoint } from './service-tree.js';
+} from './context.js';
+import { podOf, quantisedProbability } from '../expected/endpoints.js';
+import type { ExpectedEndpoint, ExpectedServicePort } from '../expected.js';
+import type { EntryPoint, ServiceTree, TreeEndpoint } from '../service-tree.js';
 
 /** Cluster IP traffic. Returns whether the endpoints of the SVC chain were compared. */
 export function internalPath(
