@@ -141,7 +141,6 @@ class TreeBuilder {
       this.entries(nat, 'KUBE-SERVICES');
       this.entries(nat, 'KUBE-NODEPORTS');
       for (const tree of this.trees) if (tree.hash) this.follow(nat, tree);
-      this.fillEndpoints(nat);
     }
     if (this.filter) {
       for (const chain of ['KUBE-SERVICES', 'KUBE-EXTERNAL-SERVICES', 'KUBE-PROXY-FIREWALL'])
@@ -317,7 +316,7 @@ class TreeBuilder {
       }
       let ep = bySep?.get(sep);
       if (!ep) {
-        ep = this.endpoint(sep, nat.line(id));
+        ep = this.endpoint(nat, sep, nat.line(id));
         (bySep ??= new Map()).set(sep, ep);
         endpoints.push(ep);
       }
@@ -349,63 +348,57 @@ class TreeBuilder {
     };
   }
 
-  // Endpoints are filled in after every tree is followed, in the KUBE-SEP chains' own order: a
-  // big dump's memory is then read front to back instead of at random.
-  private pendingEps: TreeEndpoint[] = [];
-  private pendingChains: Chain[] = [];
+  // What every KUBE-SEP chain does, read once in the dump's own order into compact arrays by
+  // chain index: following the jumps then reads these instead of the dump at random.
+  private seps:
+    | { names: string[]; addresses: (string | undefined)[]; hairpin: Int32Array; quirk: Uint8Array }
+    | undefined;
 
-  private endpoint(chain: Chain, line: number): TreeEndpoint {
-    this.visited[chain.index] = 1;
-    const ep: TreeEndpoint = {
-      address: undefined,
-      ruleProbability: undefined,
-      chain: '',
-      probability: 0,
-      hairpinMasquerade: false,
-      affinity: false,
-      line,
+  private sepsOf(nat: Table) {
+    if (this.seps) return this.seps;
+    const n = nat.chains.length;
+    const seps = {
+      names: new Array<string>(n),
+      addresses: new Array<string | undefined>(n),
+      hairpin: new Int32Array(n).fill(-1),
+      quirk: new Uint8Array(n),
     };
-    this.pendingEps.push(ep);
-    this.pendingChains.push(chain);
-    return ep;
-  }
-
-  /** Each pending endpoint's chain name, DNAT target and hairpin rule, in chain order. */
-  private fillEndpoints(nat: Table): void {
-    const n = this.pendingEps.length;
-    // endpoints by chain index, as linked lists (a chain may serve KUBE-SVC and KUBE-SVL)
-    const head = new Int32Array(nat.chains.length).fill(-1);
-    const next = new Int32Array(n);
-    for (let i = n - 1; i >= 0; i--) {
-      const c = this.pendingChains[i]!.index;
-      next[i] = head[c]!;
-      head[c] = i;
-    }
-    for (let c = 0; c < head.length; c++) {
-      if (head[c]! < 0) continue;
-      const chain = nat.chains[c]!;
-      let address: string | undefined;
-      let quirk = false;
-      let hairpin = -1;
+    for (const chain of nat.chains) {
+      if (chain.kind !== 'KUBE-SEP') continue;
+      const c = chain.index;
+      seps.names[c] = chain.name;
       for (let k = 0; k < chain.ruleCount; k++) {
         const id = chain.ruleId(k);
         const flags = nat.flags(id);
         if ((flags & RuleFlag.targetDnat) !== 0) {
-          address = nat.to(id);
-          quirk = (flags & RuleFlag.dnatQuirk) !== 0;
-        } else if ((flags & RuleFlag.targetMarkMasq) !== 0 && nat.hasSource(id)) hairpin = id;
-      }
-      for (let i = head[c]!; i >= 0; i = next[i]!) {
-        const ep = this.pendingEps[i]!;
-        ep.chain = chain.name;
-        ep.address = address;
-        ep.hairpinMasquerade = hairpin >= 0;
-        if (quirk) {
-          ep.quirk = DNAT_QUIRK;
-          if (address === undefined && hairpin >= 0) ep.inferredIP = stripHost(nat.source(hairpin));
-        }
+          seps.addresses[c] = nat.to(id);
+          if ((flags & RuleFlag.dnatQuirk) !== 0) seps.quirk[c] = 1;
+        } else if ((flags & RuleFlag.targetMarkMasq) !== 0 && nat.hasSource(id))
+          seps.hairpin[c] = id;
       }
     }
+    return (this.seps = seps);
+  }
+
+  private endpoint(nat: Table, chain: Chain, line: number): TreeEndpoint {
+    const c = chain.index;
+    this.visited[c] = 1;
+    const seps = this.sepsOf(nat);
+    const hairpin = seps.hairpin[c]!;
+    const ep: TreeEndpoint = {
+      address: seps.addresses[c],
+      ruleProbability: undefined,
+      chain: seps.names[c]!,
+      probability: 0,
+      hairpinMasquerade: hairpin >= 0,
+      affinity: false,
+      line,
+    };
+    if (seps.quirk[c]) {
+      ep.quirk = DNAT_QUIRK;
+      if (ep.address === undefined && hairpin >= 0) ep.inferredIP = stripHost(nat.source(hairpin));
+    }
+    return ep;
   }
 
   /** REJECT / DROP rules kube-proxy writes in filter for Services without (local) endpoints. */
