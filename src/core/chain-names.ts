@@ -37,9 +37,3 @@ export function kubeProxyChain(
 export function endpointChain(servicePortName: string, protocol: string, endpoint: string): string {
   return `KUBE-SEP-${hash16(servicePortName + protocol.toLowerCase() + endpoint)}`;
 }
-
-/** The hash suffix shared by a Service port's SVC, SVL, EXT, FW and XLB chains. */
-export function serviceHashOf(chain: string): string | undefined {
-  const m = /^KUBE-(?:SVC|SVL|EXT|FW|XLB)-([A-Z2-7]{16})$/.exec(chain);
-  return m?.[1];
-}

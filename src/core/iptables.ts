@@ -7,7 +7,7 @@ import { type Chain, Table } from './iptables/table.js';
 
 export type { Rule } from './iptables/rule.js';
 export { printRule, parseRuleLine } from './iptables/rule.js';
-export { Chain, Table, RuleFlag, type HotRule } from './iptables/table.js';
+export { Chain, Table, RuleFlag } from './iptables/table.js';
 
 export type DumpFormat = 'iptables-save' | 'iptables -S';
 export const TABLES = ['raw', 'mangle', 'nat', 'filter', 'security'] as const;

@@ -1,11 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import {
-  endpointChain,
-  hash16,
-  kubeProxyChain,
-  serviceHashOf,
-} from '../../src/core/chain-names.js';
+import { endpointChain, hash16, kubeProxyChain } from '../../src/core/chain-names.js';
 
 describe('kube-proxy chain names', () => {
   // pairs read from real dumps (SEEDS.md section 3) and kube-proxy's own tests
@@ -38,11 +33,5 @@ describe('kube-proxy chain names', () => {
   it('uses 16 characters of the base32 alphabet', () => {
     for (const s of ['', 'a', 'ns/name:port', 'x'.repeat(500)])
       assert.match(hash16(s), /^[A-Z2-7]{16}$/);
-  });
-
-  it('finds the shared hash of a Service chain', () => {
-    assert.equal(serviceHashOf('KUBE-FW-XPGD46QRK7WJZT7O'), 'XPGD46QRK7WJZT7O');
-    assert.equal(serviceHashOf('KUBE-SEP-SMDVMBZNJPO5AA7R'), undefined);
-    assert.equal(serviceHashOf('KUBE-SVC-short'), undefined);
   });
 });

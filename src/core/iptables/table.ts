@@ -152,26 +152,6 @@ export const RuleFlag = {
   counters: 4096,
 } as const;
 
-/** The fields the Service trees and the search need, read straight from the bytes. */
-export interface HotRule {
-  id: number;
-  line: number;
-  chain: string;
-  target: string | undefined;
-  goto: boolean;
-  comment: string | undefined;
-  source: string | undefined;
-  sourceNegated: boolean;
-  destination: string | undefined;
-  destinationNegated: boolean;
-  protocol: string | undefined;
-  dport: string | undefined;
-  probability: number | undefined;
-  /** DNAT/SNAT target address, as written (`10.244.0.3:80`). */
-  to: string | undefined;
-  flags: number;
-}
-
 export class Table {
   /** Chains in declaration order. */
   readonly chains: Chain[] = [];
@@ -450,28 +430,7 @@ export class Table {
     });
   }
 
-  hot(id: number): HotRule {
-    const flags = this.flags(id);
-    return {
-      id,
-      line: this.line(id),
-      chain: this.chainOf(id).name,
-      target: this.target(id),
-      goto: (flags & RuleFlag.goto) !== 0,
-      comment: this.comment(id),
-      source: this.source(id),
-      sourceNegated: (flags & RuleFlag.srcNegated) !== 0,
-      destination: this.destination(id),
-      destinationNegated: (flags & RuleFlag.dstNegated) !== 0,
-      protocol: this.protocol(id),
-      dport: this.dport(id),
-      probability: this.probability(id),
-      to: this.to(id),
-      flags,
-    };
-  }
-
-  // Single hot fields, for bulk readers that must not build a HotRule per rule.
+  // Hot fields one at a time: bulk readers build no object per rule.
   flags(id: number): number {
     return this.int(id, R.flags) & 0xffff;
   }
