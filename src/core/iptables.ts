@@ -3,7 +3,7 @@
 // in a flat Int32Array; typed rules are built on demand (chain.rules), so a 50 MB dump costs
 // little more than reading it.
 import { LineSyntaxError, RuleLexer, text } from './iptables/lexer.js';
-import { type Chain, Table } from './iptables/table.js';
+import { Table } from './iptables/table.js';
 
 export type { Rule } from './iptables/rule.js';
 export { printRule, parseRuleLine } from './iptables/rule.js';
@@ -55,7 +55,7 @@ export class Ruleset {
   }
 
   get chainCount(): number {
-    return this.tables.reduce((n, t) => n + t.chains.length, 0);
+    return this.tables.reduce((n, t) => n + t.chainCount, 0);
   }
 
   get ruleCount(): number {
@@ -90,7 +90,8 @@ class DumpParser {
   private warnings: ParseWarning[] = [];
   private generator: string | undefined;
   private lineNo = 0;
-  private lastChain: Chain | undefined;
+  private lastTable: Table | undefined; // the table and chain of the last rule line
+  private lastChain = -1;
   private lineStart = 0;
   private lineEnd = 0;
 
@@ -202,10 +203,12 @@ class DumpParser {
     if (k >= e || p === k + 1) this.fail('expected ":CHAIN POLICY [packets:bytes]"');
     if (p < e && !(b[p + 1] === 91 && b[e - 1] === 93))
       this.fail('expected ":CHAIN POLICY [packets:bytes]"');
-    const chain = this.target().chainAt(s + 1, k);
-    if (chain.declared) this.fail(`chain ${chain.name} is declared twice`);
-    chain.line = this.lineNo;
-    chain.policy = p === k + 2 && b[k + 1] === 45 ? undefined : text(b, k + 1, p);
+    const table = this.target();
+    const chain = table.chainAt(s + 1, k);
+    if (table.chainLine(chain) !== undefined)
+      this.fail(`chain ${table.nameOf(chain)} is declared twice`);
+    table.setChainLine(chain, this.lineNo);
+    if (!(p === k + 2 && b[k + 1] === 45)) table.setChainPolicy(chain, text(b, k + 1, p));
   }
 
   /** "-N CHAIN" or "-P CHAIN POLICY" (iptables -S). */
@@ -225,9 +228,10 @@ class DumpParser {
         `${policy ? '-P' : '-N'} line inside *${this.current.name}: iptables-save does not write these`,
       );
     if (this.sectionHasRules) this.closeSection(); // a second `iptables -S` listing starts here
-    const chain = this.target().chainAt(words[2]!, words[3]!);
-    chain.line = this.lineNo;
-    if (policy) chain.policy = text(b, words[4]!, words[5]!);
+    const table = this.target();
+    const chain = table.chainAt(words[2]!, words[3]!);
+    table.setChainLine(chain, this.lineNo);
+    if (policy) table.setChainPolicy(chain, text(b, words[4]!, words[5]!));
   }
 
   private rule(lineStart: number, a: number, e: number): void {
@@ -241,11 +245,8 @@ class DumpParser {
     }
     const t = this.lex.tokens;
     const table = this.target();
-    const chain = table.chainAt(
-      t[0]!,
-      t[1]!,
-      this.lastChain?.table === table ? this.lastChain : undefined,
-    );
+    const chain = table.chainAt(t[0]!, t[1]!, this.lastTable === table ? this.lastChain : -1);
+    this.lastTable = table;
     this.lastChain = chain;
     try {
       table.addRule(this.lex, chain, lineStart, specStart, e, this.lineNo);

@@ -2,7 +2,7 @@
 // port. Trees come from following the jumps; comments only name them (large clusters have none on
 // the SVC -> SEP jumps, and old dumps none at all).
 import { hash16 } from './chain-names.js';
-import type { Chain, Ruleset, Table } from './iptables.js';
+import type { Ruleset, Table } from './iptables.js';
 import { RuleFlag } from './iptables.js';
 import { DNAT_QUIRK } from './iptables/rule.js';
 import type { ServicePortName } from './model.js';
@@ -130,7 +130,7 @@ class TreeBuilder {
   constructor(rs: Ruleset, options: TreeOptions) {
     this.nat = rs.table('nat');
     this.filter = rs.table('filter');
-    this.visited = new Uint8Array(this.nat?.chains.length ?? 0);
+    this.visited = new Uint8Array(this.nat?.chainCount ?? 0);
     for (const sp of options.servicePorts ?? [])
       this.names.set(hash16(sp.name + sp.protocol.toLowerCase()), sp.name);
   }
@@ -195,9 +195,10 @@ class TreeBuilder {
         masq.push(id);
         continue;
       }
-      const tc = nat.targetChain(id);
-      if (!tc?.kind || tc.kind === 'KUBE-SEP') continue;
-      const target = tc.name;
+      const tc = nat.targetIndex(id);
+      const tkind = tc >= 0 ? nat.kindOf(tc) : undefined;
+      if (!tkind || tkind === 'KUBE-SEP') continue;
+      const target = nat.nameOf(tc);
       const m = SERVICE_CHAIN.exec(target)!;
       const comment = nat.comment(id);
       const protocol = nat.protocol(id) ?? 'tcp';
@@ -250,74 +251,76 @@ class TreeBuilder {
 
   /** Walks a tree's SVC / SVL / EXT / FW / XLB chains and their KUBE-SEP chains. */
   private follow(nat: Table, tree: ServiceTree): void {
-    const chains = this.serviceChains(nat).get(tree.hash!) ?? {};
-    for (const c of Object.values(chains)) this.visited[c.index] = 1;
-    const { svc, svl, ext, fw, xlb } = chains;
-    tree.chains = { svc: svc?.name, svl: svl?.name, ext: ext?.name, fw: fw?.name, xlb: xlb?.name };
-    if (svc) {
+    const chain = (prefix: string) => {
+      const c = nat.indexOf(prefix + tree.hash!);
+      if (c >= 0) this.visited[c] = 1;
+      return c;
+    };
+    const name = (c: number) => (c >= 0 ? nat.nameOf(c) : undefined);
+    const svc = chain('KUBE-SVC-');
+    const svl = chain('KUBE-SVL-');
+    const ext = chain('KUBE-EXT-');
+    const fw = chain('KUBE-FW-');
+    const xlb = chain('KUBE-XLB-');
+    tree.chains = { svc: name(svc), svl: name(svl), ext: name(ext), fw: name(fw), xlb: name(xlb) };
+    if (svc >= 0) {
       const r = this.endpoints(nat, tree, svc);
       tree.endpoints = r.endpoints;
       tree.fallThrough = r.fallThrough;
     }
-    const local = svl ?? xlb;
-    if (local) tree.localEndpoints = this.endpoints(nat, tree, local).endpoints;
-    for (const c of [ext, fw]) if (c) this.sideRules(nat, tree, c);
-  }
-
-  private byHashChains:
-    Map<string, Partial<Record<'svc' | 'svl' | 'ext' | 'fw' | 'xlb', Chain>>> | undefined;
-
-  /** The SVC/SVL/EXT/FW/XLB chains of the dump by their hash, read once. */
-  private serviceChains(nat: Table) {
-    if (this.byHashChains) return this.byHashChains;
-    const map = new Map<string, Partial<Record<'svc' | 'svl' | 'ext' | 'fw' | 'xlb', Chain>>>();
-    for (const c of nat.chains) {
-      if (c.kind === undefined || c.kind === 'KUBE-SEP') continue;
-      const hash = c.name.slice(-16);
-      let entry = map.get(hash);
-      if (!entry) map.set(hash, (entry = {}));
-      entry[c.kind.slice(5).toLowerCase() as 'svc'] = c;
-    }
-    return (this.byHashChains = map);
+    const local = svl >= 0 ? svl : xlb;
+    if (local >= 0) tree.localEndpoints = this.endpoints(nat, tree, local).endpoints;
+    if (ext >= 0) this.sideRules(nat, tree, ext);
+    if (fw >= 0) this.sideRules(nat, tree, fw);
   }
 
   /** Masquerade and drop rules in EXT / FW chains. */
-  private sideRules(nat: Table, tree: ServiceTree, chain: Chain): void {
-    for (let k = 0; k < chain.ruleCount; k++) {
-      const id = chain.ruleId(k);
+  private sideRules(nat: Table, tree: ServiceTree, chain: number): void {
+    for (let k = 0; k < nat.ruleCountOf(chain); k++) {
+      const id = nat.ruleIdOf(chain, k);
       if ((nat.flags(id) & RuleFlag.targetMarkMasq) !== 0) masquerades(tree, nat, chain, id);
-      else if (nat.targetChain(id)?.name === 'KUBE-MARK-DROP') drops(tree, nat, chain, id);
+      else if (nat.target(id) === 'KUBE-MARK-DROP') drops(tree, nat, chain, id);
     }
   }
+
+  // Dedupes the jumps of one SVC/SVL/XLB chain by KUBE-SEP chain index (affinity rules come
+  // first): `seen` holds the call's number, `at` the endpoint's position.
+  private call = 0;
+  private seen: Int32Array = new Int32Array(0);
+  private at: Int32Array = new Int32Array(0);
 
   /** The endpoint jumps of one SVC/SVL/XLB chain with their effective shares. */
   private endpoints(
     nat: Table,
     tree: ServiceTree,
-    chain: Chain,
+    chain: number,
   ): { endpoints: TreeEndpoint[]; fallThrough: number } {
     const endpoints: TreeEndpoint[] = [];
-    let bySep: Map<Chain, TreeEndpoint> | undefined;
+    const call = ++this.call;
     let remaining = 1;
-    for (let k = 0; k < chain.ruleCount; k++) {
-      const id = chain.ruleId(k);
+    const count = nat.ruleCountOf(chain);
+    for (let k = 0; k < count; k++) {
+      const id = nat.ruleIdOf(chain, k);
       const flags = nat.flags(id);
       if ((flags & RuleFlag.targetMarkMasq) !== 0) {
         masquerades(tree, nat, chain, id);
         continue;
       }
-      const sep = nat.targetChain(id);
-      if (sep?.kind !== 'KUBE-SEP') {
+      const sep = nat.targetIndex(id);
+      if (sep < 0 || nat.kindOf(sep) !== 'KUBE-SEP') {
         const target = nat.target(id);
         if (target === 'KUBE-MARK-DROP') drops(tree, nat, chain, id);
         else if (target?.startsWith('KUBE-SEP-'))
           endpoints.push(this.missingEndpoint(target, nat.line(id)));
         continue;
       }
-      let ep = bySep?.get(sep);
-      if (!ep) {
+      let ep: TreeEndpoint;
+      // a KUBE-SEP chain not reached before cannot repeat in this chain: skip the dedupe lookup
+      if (this.visited[sep] !== 0 && this.seen[sep] === call) ep = endpoints[this.at[sep]!]!;
+      else {
         ep = this.endpoint(nat, sep, nat.line(id));
-        (bySep ??= new Map()).set(sep, ep);
+        this.seen[sep] = call;
+        this.at[sep] = endpoints.length;
         endpoints.push(ep);
       }
       if ((flags & RuleFlag.recentRcheck) !== 0) {
@@ -348,57 +351,57 @@ class TreeBuilder {
     };
   }
 
-  // What every KUBE-SEP chain does, read once in the dump's own order into compact arrays by
-  // chain index: following the jumps then reads these instead of the dump at random.
-  private seps:
-    | { names: string[]; addresses: (string | undefined)[]; hairpin: Int32Array; quirk: Uint8Array }
-    | undefined;
+  // The endpoint of every KUBE-SEP chain, read once in the dump's own order: following the jumps
+  // then touches one object per endpoint instead of the dump at random.
+  private seps: (TreeEndpoint | undefined)[] | undefined;
 
-  private sepsOf(nat: Table) {
+  private sepsOf(nat: Table): (TreeEndpoint | undefined)[] {
     if (this.seps) return this.seps;
-    const n = nat.chains.length;
-    const seps = {
-      names: new Array<string>(n),
-      addresses: new Array<string | undefined>(n),
-      hairpin: new Int32Array(n).fill(-1),
-      quirk: new Uint8Array(n),
-    };
-    for (const chain of nat.chains) {
-      if (chain.kind !== 'KUBE-SEP') continue;
-      const c = chain.index;
-      seps.names[c] = chain.name;
-      for (let k = 0; k < chain.ruleCount; k++) {
-        const id = chain.ruleId(k);
+    const n = nat.chainCount;
+    const seps = new Array<TreeEndpoint | undefined>(n);
+    this.seen = new Int32Array(n);
+    this.at = new Int32Array(n);
+    for (let c = 0; c < n; c++) {
+      if (nat.kindOf(c) !== 'KUBE-SEP') continue;
+      let address: string | undefined;
+      let quirk = false;
+      let hairpin = -1;
+      const count = nat.ruleCountOf(c);
+      for (let k = 0; k < count; k++) {
+        const id = nat.ruleIdOf(c, k);
         const flags = nat.flags(id);
         if ((flags & RuleFlag.targetDnat) !== 0) {
-          seps.addresses[c] = nat.to(id);
-          if ((flags & RuleFlag.dnatQuirk) !== 0) seps.quirk[c] = 1;
-        } else if ((flags & RuleFlag.targetMarkMasq) !== 0 && nat.hasSource(id))
-          seps.hairpin[c] = id;
+          address = nat.to(id);
+          quirk ||= (flags & RuleFlag.dnatQuirk) !== 0;
+        } else if ((flags & RuleFlag.targetMarkMasq) !== 0 && nat.hasSource(id)) hairpin = id;
       }
+      const ep: TreeEndpoint = {
+        address,
+        ruleProbability: undefined,
+        chain: nat.nameOf(c),
+        probability: 0,
+        hairpinMasquerade: hairpin >= 0,
+        affinity: false,
+        line: 0,
+      };
+      if (quirk) {
+        ep.quirk = DNAT_QUIRK;
+        if (address === undefined && hairpin >= 0) ep.inferredIP = stripHost(nat.source(hairpin));
+      }
+      seps[c] = ep;
     }
     return (this.seps = seps);
   }
 
-  private endpoint(nat: Table, chain: Chain, line: number): TreeEndpoint {
-    const c = chain.index;
-    this.visited[c] = 1;
-    const seps = this.sepsOf(nat);
-    const hairpin = seps.hairpin[c]!;
-    const ep: TreeEndpoint = {
-      address: seps.addresses[c],
-      ruleProbability: undefined,
-      chain: seps.names[c]!,
-      probability: 0,
-      hairpinMasquerade: hairpin >= 0,
-      affinity: false,
-      line,
-    };
-    if (seps.quirk[c]) {
-      ep.quirk = DNAT_QUIRK;
-      if (ep.address === undefined && hairpin >= 0) ep.inferredIP = stripHost(nat.source(hairpin));
+  /** The endpoint of the KUBE-SEP chain at index c; a copy when another chain jumped there first. */
+  private endpoint(nat: Table, c: number, line: number): TreeEndpoint {
+    const ep = this.sepsOf(nat)[c]!;
+    if (this.visited[c] === 0) {
+      this.visited[c] = 1;
+      ep.line = line;
+      return ep;
     }
-    return ep;
+    return { ...ep, ruleProbability: undefined, probability: 0, affinity: false, line };
   }
 
   /** REJECT / DROP rules kube-proxy writes in filter for Services without (local) endpoints. */
@@ -440,9 +443,10 @@ class TreeBuilder {
   private orphans(): OrphanChain[] {
     const out: OrphanChain[] = [];
     if (!this.nat) return out;
-    for (const chain of this.nat.chains) {
-      if (this.visited[chain.index] === 0 && KUBE_CHAIN.test(chain.name))
-        out.push({ chain: chain.name, rules: chain.ruleCount });
+    const nat = this.nat;
+    for (let c = 0; c < nat.chainCount; c++) {
+      if (this.visited[c] === 0 && nat.kindOf(c) !== undefined && KUBE_CHAIN.test(nat.nameOf(c)))
+        out.push({ chain: nat.nameOf(c), rules: nat.ruleCountOf(c) });
     }
     return out.sort((a, b) => (a.chain < b.chain ? -1 : 1));
   }
@@ -462,20 +466,20 @@ function commentName(comment: string, from: string): { name: string; kind: Entry
 }
 
 /** A KUBE-MARK-MASQ rule of the tree's own chains. */
-function masquerades(tree: ServiceTree, nat: Table, chain: Chain, id: number): void {
+function masquerades(tree: ServiceTree, nat: Table, chain: number, id: number): void {
   tree.masquerade.push({
-    chain: chain.name,
+    chain: nat.nameOf(chain),
     condition: masqueradeCondition(nat, id),
     line: nat.line(id),
   });
 }
 
 /** A jump to KUBE-MARK-DROP (old kube-proxy: "has no local endpoints", KUBE-FW). */
-function drops(tree: ServiceTree, nat: Table, chain: Chain, id: number): void {
+function drops(tree: ServiceTree, nat: Table, chain: number, id: number): void {
   tree.verdicts.push({
     kind: 'drop',
     table: 'nat',
-    chain: chain.name,
+    chain: nat.nameOf(chain),
     comment: nat.comment(id),
     line: nat.line(id),
   });

@@ -63,7 +63,7 @@ export function textDifferences(c: DriftContext, flagged: Set<string>): { writte
   const byName = new Map<string, ExpectedServicePort>();
   const byHash = new Map<string, string>();
   const byVip = new Map<string, string>();
-  const seen = new Uint8Array(c.nat.chains.length); // per-Service chains compared, by index
+  const seen = new Uint8Array(c.nat.chainCount); // per-Service chains compared, by index
   // huge dumps (large-cluster mode): per-endpoint rules are sampled, the first and last endpoint
   // of each port (every endpoint is still checked semantically); a difference compares in full
   const sample = c.exp.largeClusterMode;
@@ -256,7 +256,7 @@ function ruleOwner(
 function fingerprint(c: DriftContext): string | undefined {
   const signs: string[] = [];
   const nat = c.nat;
-  if (nat.chains.some((ch) => ch.kind === 'KUBE-XLB'))
+  if (Array.from({ length: nat.chainCount }, (_, i) => nat.kindOf(i)).includes('KUBE-XLB'))
     signs.push('KUBE-XLB chains (v1.23 or earlier)');
   const services = nat.chain('KUBE-SERVICES');
   if (services?.ruleIds.some((id) => nat.target(id) === 'KUBE-MARK-MASQ'))

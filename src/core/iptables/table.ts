@@ -11,24 +11,23 @@ const BUILTINS: Record<string, readonly string[]> = {
   security: ['INPUT', 'FORWARD', 'OUTPUT'],
 };
 
-// A big dump has 100,000 chains: a Chain keeps few fields, the rest lives in its Table.
+// A big dump has 100,000 chains: a Chain is a view of its table's per-chain records, made only
+// when asked for (bulk readers use chain indexes and build none).
 export class Chain {
-  // Rules of a chain are contiguous in a dump: [first, first + count), else listed by the table.
-  private first = -1;
-  private count = 0;
-  private decoded: string | undefined;
-
   constructor(
     readonly table: Table,
     /** Position in the table. */
     readonly index: number,
-    /** kube-proxy's per-Service chains by name shape, read from the bytes. */
-    readonly kind: ChainKind,
   ) {}
+
+  /** kube-proxy's per-Service chains by name shape, read from the bytes. */
+  get kind(): ChainKind {
+    return this.table.kindOf(this.index);
+  }
 
   /** Decoded on first use: most of a big dump's chain names are never read. */
   get name(): string {
-    return (this.decoded ??= this.table.nameOf(this.index));
+    return this.table.nameOf(this.index);
   }
 
   /** The policy of a builtin chain (ACCEPT, DROP); undefined for user chains. */
@@ -57,40 +56,28 @@ export class Chain {
   }
 
   get ruleCount(): number {
-    return this.count < 0 ? this.table.scattered(this.index)!.length : this.count;
+    return this.table.ruleCountOf(this.index);
   }
 
   /** The table-wide id of this chain's k-th rule. */
   ruleId(k: number): number {
-    const scattered = this.count < 0 ? this.table.scattered(this.index) : undefined;
-    return scattered ? scattered[k]! : this.first + k;
+    return this.table.ruleIdOf(this.index, k);
   }
 
   get ruleIds(): number[] {
-    const scattered = this.count < 0 ? this.table.scattered(this.index) : undefined;
-    return scattered
-      ? [...scattered]
-      : Array.from({ length: this.count }, (_, k) => this.first + k);
+    return this.table.ruleIdsOf(this.index);
   }
 
   /** Typed rules, parsed on first use. */
   get rules(): Rule[] {
-    return this.table.typedRules(this);
-  }
-
-  addRuleId(id: number): void {
-    if (this.count < 0) this.table.scattered(this.index)!.push(id);
-    else if (this.count === 0) {
-      this.first = id;
-      this.count = 1;
-    } else if (this.first + this.count === id) this.count++;
-    else {
-      // rules of this chain interleaved with another's (hand-edited): list them
-      this.table.scatter(this.index, [...this.ruleIds, id]);
-      this.count = -1;
-    }
+    return this.table.typedRules(this.index);
   }
 }
+
+/** A chain's record in its table: name bytes, rules [first, first + count) (count -1: listed
+ * apart, interleaved with another chain's), declaring line (0 for none) and kind. */
+const C = { nameStart: 0, nameEnd: 1, first: 2, count: 3, line: 4, kind: 5 } as const;
+const C_STRIDE = 6;
 
 // A rule is a fixed record in chunked Int32Arrays, plus the [start, end) byte offsets of only
 // the hot fields it has, packed in a second store: a big dump costs ~50 bytes a rule.
@@ -153,8 +140,8 @@ export const RuleFlag = {
 } as const;
 
 export class Table {
-  /** Chains in declaration order. */
-  readonly chains: Chain[] = [];
+  /** How many chains the table has. */
+  chainCount = 0;
   ruleCount = 0;
   committed = false;
   private chunks: Int32Array[] = [];
@@ -162,13 +149,14 @@ export class Table {
   private pairTop = PAIR_CHUNK; // next free int in the pair store (full: a chunk is added)
   private readonly hotScratch = new Int32Array(HOT_FIELDS * 2 + 1);
   private readonly lineStarts = new Map<number, number>(); // rules with a counters prefix
-  // open-addressing hash of chain names by their bytes: slot i holds [hash, chain index + 1], so
-  // a probe compares hashes before it reads any name
-  private slots = new Int32Array(2048);
-  private nameAt = new Int32Array(2048); // chain index -> [start, end) of a name in buf
-  private typed = new Map<Chain, Rule[]>(); // typed rules of the chains asked for
-  // rarely set per-chain facts, kept here so that 100,000 Chain objects stay small
-  private lines = new Int32Array(1024); // chain index -> declaring line, 0 when none
+  // open-addressing hash of chain names by their bytes: slot i holds [hash, chain index + 1, name
+  // start, name end], so a probe compares hashes, then the name's bytes, with no other lookup
+  private slots = new Int32Array(4096);
+  private lastTarget = -1; // the chain the last resolved jump went to: KUBE-MARK-MASQ comes often
+  private records = new Int32Array(1024 * C_STRIDE); // per chain, see C
+  private names: (string | undefined)[] = []; // decoded chain names, by index
+  private chainViews: Chain[] | undefined;
+  private typed = new Map<number, Rule[]>(); // typed rules of the chains asked for
   private policies = new Map<number, string>();
   private scatteredRules = new Map<number, number[]>();
 
@@ -179,21 +167,32 @@ export class Table {
     readonly startLine: number | undefined,
   ) {}
 
+  /** Chains in declaration order. */
+  get chains(): readonly Chain[] {
+    const views = (this.chainViews ??= []);
+    for (let i = views.length; i < this.chainCount; i++) views.push(new Chain(this, i));
+    return views;
+  }
+
   chain(name: string): Chain | undefined {
     const i = this.find(name);
-    return i >= 0 ? this.chains[i] : undefined;
+    return i >= 0 ? this.chainAtIndex(i) : undefined;
+  }
+
+  /** The index of the chain with this name, or -1. */
+  indexOf(name: string): number {
+    return this.find(name);
+  }
+
+  chainAtIndex(index: number): Chain {
+    return this.chainViews?.[index] ?? new Chain(this, index);
   }
 
   chainLine(index: number): number | undefined {
-    return this.lines[index] || undefined;
+    return this.records[index * C_STRIDE + C.line] || undefined;
   }
   setChainLine(index: number, line: number | undefined): void {
-    if (index >= this.lines.length) {
-      const grown = new Int32Array(Math.max(index + 1, this.lines.length * 2));
-      grown.set(this.lines);
-      this.lines = grown;
-    }
-    this.lines[index] = line ?? 0;
+    this.records[index * C_STRIDE + C.line] = line ?? 0;
   }
   chainPolicy(index: number): string | undefined {
     return this.policies.get(index);
@@ -202,73 +201,109 @@ export class Table {
     if (policy === undefined) this.policies.delete(index);
     else this.policies.set(index, policy);
   }
-  /** The rule ids of a chain whose rules are not contiguous in the dump. */
-  scattered(index: number): number[] | undefined {
-    return this.scatteredRules.get(index);
-  }
-  scatter(index: number, ids: number[]): void {
-    this.scatteredRules.set(index, ids);
+  ruleCountOf(index: number): number {
+    const count = this.records[index * C_STRIDE + C.count]!;
+    return count < 0 ? this.scatteredRules.get(index)!.length : count;
   }
 
-  /** The name of the chain at this index, decoded from the dump. */
+  /** The table-wide id of the k-th rule of the chain at index. */
+  ruleIdOf(index: number, k: number): number {
+    const at = index * C_STRIDE;
+    const count = this.records[at + C.count]!;
+    return count < 0 ? this.scatteredRules.get(index)![k]! : this.records[at + C.first]! + k;
+  }
+
+  ruleIdsOf(index: number): number[] {
+    const at = index * C_STRIDE;
+    const count = this.records[at + C.count]!;
+    if (count < 0) return [...this.scatteredRules.get(index)!];
+    const first = this.records[at + C.first]!;
+    return Array.from({ length: count }, (_, k) => first + k);
+  }
+
+  private addRuleTo(index: number, id: number): void {
+    const at = index * C_STRIDE;
+    const count = this.records[at + C.count]!;
+    if (count < 0) this.scatteredRules.get(index)!.push(id);
+    else if (count === 0) {
+      this.records[at + C.first] = id;
+      this.records[at + C.count] = 1;
+    } else if (this.records[at + C.first]! + count === id) this.records[at + C.count] = count + 1;
+    else {
+      // rules of this chain interleaved with another's (hand-edited): list them
+      this.scatteredRules.set(index, [...this.ruleIdsOf(index), id]);
+      this.records[at + C.count] = -1;
+    }
+  }
+
+  /** kube-proxy's per-Service chain kind of the chain at this index. */
+  kindOf(index: number): ChainKind {
+    const k = this.records[index * C_STRIDE + C.kind]!;
+    return k === 0 ? undefined : KINDS[k - 1]!.kind;
+  }
+
+  /** The name of the chain at this index, decoded from the dump on first use. */
   nameOf(index: number): string {
-    return text(this.buf, this.nameAt[index * 2]!, this.nameAt[index * 2 + 1]!);
+    const at = index * C_STRIDE;
+    return (this.names[index] ??= text(
+      this.buf,
+      this.records[at + C.nameStart]!,
+      this.records[at + C.nameEnd]!,
+    ));
   }
 
-  typedRules(chain: Chain): Rule[] {
-    let rules = this.typed.get(chain);
-    if (!rules) this.typed.set(chain, (rules = chain.ruleIds.map((r) => this.rule(r))));
+  typedRules(index: number): Rule[] {
+    let rules = this.typed.get(index);
+    if (!rules) this.typed.set(index, (rules = this.ruleIdsOf(index).map((r) => this.rule(r))));
     return rules;
   }
 
-  /** The chain named by the bytes [s, e), created undeclared when new. `near` is tried first,
-   * then the chain declared after it: iptables-save writes rules in declaration order. */
-  chainAt(s: number, e: number, near?: Chain): Chain {
-    if (near) {
+  /** The index of the chain named by the bytes [s, e), created undeclared when new. `near` is
+   * tried first, then the chain declared after it: iptables-save writes rules in declaration
+   * order. */
+  chainAt(s: number, e: number, near = -1): number {
+    if (near >= 0) {
       if (this.named(near, s, e)) return near;
-      const next = this.chains[near.index + 1];
-      if (next && this.named(next, s, e)) return next;
+      if (near + 1 < this.chainCount && this.named(near + 1, s, e)) return near + 1;
     }
     const h = hashBytes(this.buf, s, e);
     const found = this.probe(h, s, e);
-    if (found >= 0) return this.chains[found]!;
-    const c = new Chain(this, this.chains.length, chainKind(this.buf, s, e));
-    this.chains.push(c);
-    if (c.index * 2 + 2 > this.nameAt.length) {
-      const grown = new Int32Array(this.nameAt.length * 2);
-      grown.set(this.nameAt);
-      this.nameAt = grown;
+    if (found >= 0) return found;
+    const index = this.chainCount++;
+    if ((index + 1) * C_STRIDE > this.records.length) {
+      const grown = new Int32Array(this.records.length * 2);
+      grown.set(this.records);
+      this.records = grown;
     }
-    this.nameAt[c.index * 2] = s;
-    this.nameAt[c.index * 2 + 1] = e;
-    if ((this.chains.length + 1) * 4 > this.slots.length) this.rehash();
-    else this.place(-found - 1, h, c.index);
-    return c;
+    const at = index * C_STRIDE;
+    this.records[at + C.nameStart] = s;
+    this.records[at + C.nameEnd] = e;
+    this.records[at + C.kind] = chainKind(this.buf, s, e);
+    if ((this.chainCount + 1) * 2 * SLOT_INTS > this.slots.length) this.rehash();
+    else this.place(-found - 1, h, index);
+    return index;
   }
 
-  private named(c: Chain, s: number, e: number): boolean {
-    const b = this.buf;
-    const cs = this.nameAt[c.index * 2]!;
-    if (this.nameAt[c.index * 2 + 1]! - cs !== e - s) return false;
-    for (let k = e - s - 1; k >= 0; k--) if (b[cs + k] !== b[s + k]) return false;
-    return true;
+  private named(index: number, s: number, e: number): boolean {
+    const at = index * C_STRIDE;
+    return this.sameBytes(this.records[at + C.nameStart]!, this.records[at + C.nameEnd]!, s, e);
   }
 
   /** The index of the chain with this name, or -1. */
   private find(name: string): number {
     const h = hashName(name);
-    const mask = this.slots.length / 2 - 1;
+    const mask = this.slots.length / SLOT_INTS - 1;
     for (let i = h & mask; ; i = (i + 1) & mask) {
-      const v = this.slots[i * 2 + 1]!;
+      const v = this.slots[i * SLOT_INTS + 1]!;
       if (v === 0) return -1;
-      if (this.slots[i * 2] === (h | 0) && this.spells(v - 1, name)) return v - 1;
+      if (this.slots[i * SLOT_INTS] === h && this.spells(v - 1, name)) return v - 1;
     }
   }
 
   /** Whether the chain at index is named `name`, compared on the bytes (no name decoded). */
   private spells(index: number, name: string): boolean {
-    const s = this.nameAt[index * 2]!;
-    const e = this.nameAt[index * 2 + 1]!;
+    const s = this.records[index * C_STRIDE + C.nameStart]!;
+    const e = this.records[index * C_STRIDE + C.nameEnd]!;
     if (e - s !== name.length) return e - s > name.length && this.nameOf(index) === name;
     for (let k = 0; k < name.length; k++) {
       const c = this.buf[s + k]!;
@@ -279,40 +314,48 @@ export class Table {
   }
 
   private lookup(s: number, e: number): number {
+    const last = this.lastTarget;
+    if (last >= 0 && this.named(last, s, e)) return last;
     const found = this.probe(hashBytes(this.buf, s, e), s, e);
+    if (found >= 0) this.lastTarget = found;
     return found >= 0 ? found : -1;
+  }
+
+  private sameBytes(as: number, ae: number, s: number, e: number): boolean {
+    if (ae - as !== e - s) return false;
+    const b = this.buf;
+    for (let k = e - s - 1; k >= 0; k--) if (b[as + k] !== b[s + k]) return false;
+    return true;
   }
 
   /** The chain index for the name bytes, or -(empty slot + 1) where it would go. */
   private probe(h: number, s: number, e: number): number {
-    const b = this.buf;
-    const mask = this.slots.length / 2 - 1;
+    const slots = this.slots;
+    const mask = slots.length / SLOT_INTS - 1;
     for (let i = h & mask; ; i = (i + 1) & mask) {
-      const v = this.slots[i * 2 + 1]!;
+      const at = i * SLOT_INTS;
+      const v = slots[at + 1]!;
       if (v === 0) return -i - 1;
-      if (this.slots[i * 2] !== (h | 0)) continue;
-      const cs = this.nameAt[(v - 1) * 2]!;
-      const ce = this.nameAt[(v - 1) * 2 + 1]!;
-      if (ce - cs === e - s) {
-        let k = 0;
-        while (k < e - s && b[cs + k] === b[s + k]) k++;
-        if (k === e - s) return v - 1;
-      }
+      if (slots[at] === h && this.sameBytes(slots[at + 2]!, slots[at + 3]!, s, e)) return v - 1;
     }
   }
 
   private place(slot: number, h: number, index: number): void {
-    this.slots[slot * 2] = h;
-    this.slots[slot * 2 + 1] = index + 1;
+    const at = slot * SLOT_INTS;
+    this.slots[at] = h;
+    this.slots[at + 1] = index + 1;
+    this.slots[at + 2] = this.records[index * C_STRIDE + C.nameStart]!;
+    this.slots[at + 3] = this.records[index * C_STRIDE + C.nameEnd]!;
   }
 
   private rehash(): void {
     this.slots = new Int32Array(this.slots.length * 2);
-    const mask = this.slots.length / 2 - 1;
-    for (let c = 0; c < this.chains.length; c++) {
-      const h = hashBytes(this.buf, this.nameAt[c * 2]!, this.nameAt[c * 2 + 1]!);
+    const mask = this.slots.length / SLOT_INTS - 1;
+    for (let c = 0; c < this.chainCount; c++) {
+      const at = c * C_STRIDE;
+      const h = hashBytes(this.buf, this.records[at + C.nameStart]!, this.records[at + C.nameEnd]!);
       let i = h & mask;
-      while (this.slots[i * 2 + 1] !== 0) i = (i + 1) & mask;
+      while (this.slots[i * SLOT_INTS + 1] !== 0) i = (i + 1) & mask;
       this.place(i, h, c);
     }
   }
@@ -320,7 +363,7 @@ export class Table {
   /** Appends a rule's hot fields from the lexer's tokens; returns its id. */
   addRule(
     lex: RuleLexer,
-    chain: Chain,
+    chain: number,
     lineStart: number,
     specStart: number,
     lineEnd: number,
@@ -354,11 +397,11 @@ export class Table {
     c[at + R.lineEnd] = lineEnd;
     c[at + R.lineNo] = lineNo;
     c[at + R.flags] = flags | (present << PRESENT_SHIFT);
-    c[at + R.chain] = chain.index;
+    c[at + R.chain] = chain;
     c[at + R.targetChain] = UNRESOLVED; // looked up on first use: most jumps are never followed
     c[at + R.pairs] = this.pairTop;
     this.pairTop = (this.pairTop & ~(PAIR_CHUNK - 1)) + top;
-    chain.addRuleId(id);
+    this.addRuleTo(chain, id);
     return id;
   }
 
@@ -418,14 +461,14 @@ export class Table {
   }
 
   chainOf(id: number): Chain {
-    return this.chains[this.int(id, R.chain)]!;
+    return this.chainAtIndex(this.int(id, R.chain));
   }
 
   /** The full typed rule. */
   rule(id: number): Rule {
     return buildRule(this.buf, this.int(id, R.specStart), this.int(id, R.lineEnd), {
       table: this.name,
-      chain: this.chainOf(id).name,
+      chain: this.nameOf(this.int(id, R.chain)),
       line: this.line(id),
     });
   }
@@ -440,6 +483,11 @@ export class Table {
   }
   /** The chain this rule jumps or goes to, when its target is a chain of this table. */
   targetChain(id: number): Chain | undefined {
+    const i = this.targetIndex(id);
+    return i >= 0 ? this.chainAtIndex(i) : undefined;
+  }
+  /** The index of targetChain(id), or -1: bulk readers touch no Chain object. */
+  targetIndex(id: number): number {
     const c = this.chunks[id >> CHUNK_BITS]!;
     const at = (id & MASK) * STRIDE;
     let i = c[at + R.targetChain]!;
@@ -449,7 +497,7 @@ export class Table {
       const k = p & (PAIR_CHUNK - 1);
       i = c[at + R.targetChain] = p < 0 ? -1 : this.lookup(store![k]!, store![k + 1]!);
     }
-    return i >= 0 ? this.chains[i] : undefined;
+    return i;
   }
   source(id: number): string | undefined {
     return this.field(id, H.src);
@@ -511,44 +559,74 @@ const KINDS = ['KUBE-SVC-', 'KUBE-SVL-', 'KUBE-EXT-', 'KUBE-FW-', 'KUBE-XLB-', '
   }),
 );
 
-/** Which kube-proxy chain a name is: prefix plus a 16-character base32 hash. */
-function chainKind(b: Uint8Array, s: number, e: number): ChainKind {
-  if (b[s] !== 75 /* K */ || b[s + 4] !== 45) return undefined;
-  for (const { bytes, kind } of KINDS) {
+/** Which kube-proxy chain a name is (1 + its index in KINDS, 0 for none): prefix plus a
+ * 16-character base32 hash. */
+function chainKind(b: Uint8Array, s: number, e: number): number {
+  if (b[s] !== 75 /* K */ || b[s + 4] !== 45) return 0;
+  for (let i = 0; i < KINDS.length; i++) {
+    const bytes = KINDS[i]!.bytes;
     if (e - s !== bytes.length + 16) continue;
     let k = 5;
     while (k < bytes.length && b[s + k] === bytes[k]) k++;
     if (k < bytes.length) continue;
     for (; k < e - s; k++) {
       const ch = b[s + k]!;
-      if (!((ch >= 65 && ch <= 90) || (ch >= 50 && ch <= 55))) return undefined;
+      if (!((ch >= 65 && ch <= 90) || (ch >= 50 && ch <= 55))) return 0;
     }
-    return kind;
+    return i + 1;
   }
-  return undefined;
+  return 0;
 }
 
 const encoder = new TextEncoder();
 
+const SLOT_INTS = 4;
+
 /** hashBytes of a name's UTF-8 bytes; ASCII (every real chain name) needs no encoding. */
 function hashName(name: string): number {
-  let h = 0x811c9dc5;
   for (let k = 0; k < name.length; k++) {
-    const c = name.charCodeAt(k);
-    if (c >= 0x80) {
+    if (name.charCodeAt(k) >= 0x80) {
       const bytes = encoder.encode(name);
       return hashBytes(bytes, 0, bytes.length);
     }
-    h = Math.imul(h ^ c, 16777619);
   }
-  return h >>> 0;
+  const n = name.length;
+  let h = HASH_SEED ^ n;
+  let k = 0;
+  for (; k + 4 <= n; k += 4) {
+    const w =
+      name.charCodeAt(k) |
+      (name.charCodeAt(k + 1) << 8) |
+      (name.charCodeAt(k + 2) << 16) |
+      (name.charCodeAt(k + 3) << 24);
+    h = Math.imul(h ^ w, HASH_PRIME);
+  }
+  for (; k < n; k++) h = Math.imul(h ^ name.charCodeAt(k), HASH_PRIME);
+  return avalanche(h);
 }
 
-/** FNV-1a over bytes. */
+/** A hash of bytes four at a time (names are long and alike up to their last 16 characters). */
 function hashBytes(b: Uint8Array, s: number, e: number): number {
-  let h = 0x811c9dc5;
-  for (let k = s; k < e; k++) h = Math.imul(h ^ b[k]!, 16777619);
-  return h >>> 0;
+  let h = HASH_SEED ^ (e - s);
+  let k = s;
+  for (; k + 4 <= e; k += 4)
+    h = Math.imul(
+      h ^ (b[k]! | (b[k + 1]! << 8) | (b[k + 2]! << 16) | (b[k + 3]! << 24)),
+      HASH_PRIME,
+    );
+  for (; k < e; k++) h = Math.imul(h ^ b[k]!, HASH_PRIME);
+  return avalanche(h);
+}
+
+const HASH_SEED = 0x811c9dc5 | 0;
+const HASH_PRIME = 0x9e3779b1 | 0;
+
+/** Mixes high bits into the low ones that pick the slot; a signed int, as slots store it. */
+function avalanche(h: number): number {
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  return h | 0;
 }
 
 // Module and option names compared as bytes.
