@@ -510,6 +510,12 @@ describe('bad input', () => {
     ['an iptables command instead of a dump', '-I INPUT -j ACCEPT\n', 1, /is an iptables command/],
     ['a rule after COMMIT', '*nat\nCOMMIT\n-A X -j ACCEPT\n', 3, /outside a \*table/],
     ['a dangling "!"', '-A X -j ACCEPT !\n', 1, /"!"/],
+    [
+      'a rule too long for any iptables',
+      `-N X\n-A X -m comment --comment "${'x'.repeat(70_000)}" -j ACCEPT\n`,
+      2,
+      /longer than 65,535 bytes/,
+    ],
   ];
   for (const [name, text, line, message] of cases) {
     it(`reports ${name} with its line`, () => {

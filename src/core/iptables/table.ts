@@ -95,7 +95,7 @@ const UNRESOLVED = -2;
 const CHUNK_BITS = 12; // 4096 rules a chunk: no copying as a table grows
 const CHUNK = 1 << CHUNK_BITS;
 const MASK = CHUNK - 1;
-const PAIR_BITS = 16; // the pair store grows in chunks of 65536 ints
+const PAIR_BITS = 16; // the pair store grows in chunks of 65536 offsets
 const PAIR_CHUNK = 1 << PAIR_BITS;
 const PRESENT_SHIFT = 16;
 
@@ -145,13 +145,16 @@ export class Table {
   ruleCount = 0;
   committed = false;
   private chunks: Int32Array[] = [];
-  private pairChunks: Int32Array[] = [];
+  // a field's [start, end) as Uint16 offsets from its rule's specStart: half the bytes of Int32
+  private pairChunks: Uint16Array[] = [];
+  private fs = 0; // the field span() found
+  private fe = 0;
   private pairTop = PAIR_CHUNK; // next free int in the pair store (full: a chunk is added)
   private readonly hotScratch = new Int32Array(HOT_FIELDS * 2 + 1);
   private readonly lineStarts = new Map<number, number>(); // rules with a counters prefix
-  // open-addressing hash of chain names by their bytes: slot i holds [hash, chain index + 1, name
-  // start, name end], so a probe compares hashes, then the name's bytes, with no other lookup
-  private slots = new Int32Array(4096);
+  // open-addressing hash of chain names by their bytes: slot i holds [hash, chain index + 1], so
+  // a probe compares hashes before it reads any name
+  private slots = new Int32Array(2048);
   private lastTarget = -1; // the chain the last resolved jump went to: KUBE-MARK-MASQ comes often
   private records = new Int32Array(1024 * C_STRIDE); // per chain, see C
   private names: (string | undefined)[] = []; // decoded chain names, by index
@@ -336,7 +339,7 @@ export class Table {
       const at = i * SLOT_INTS;
       const v = slots[at + 1]!;
       if (v === 0) return -i - 1;
-      if (slots[at] === h && this.sameBytes(slots[at + 2]!, slots[at + 3]!, s, e)) return v - 1;
+      if (slots[at] === h && this.named(v - 1, s, e)) return v - 1;
     }
   }
 
@@ -344,8 +347,6 @@ export class Table {
     const at = slot * SLOT_INTS;
     this.slots[at] = h;
     this.slots[at + 1] = index + 1;
-    this.slots[at + 2] = this.records[index * C_STRIDE + C.nameStart]!;
-    this.slots[at + 3] = this.records[index * C_STRIDE + C.nameEnd]!;
   }
 
   private rehash(): void {
@@ -381,7 +382,7 @@ export class Table {
     }
     // pack the present fields; a rule's pairs never straddle two chunks
     if (this.pairTop + HOT_FIELDS * 2 > PAIR_CHUNK * this.pairChunks.length) {
-      this.pairChunks.push(new Int32Array(PAIR_CHUNK));
+      this.pairChunks.push(new Uint16Array(PAIR_CHUNK));
       this.pairTop = PAIR_CHUNK * (this.pairChunks.length - 1);
     }
     const store = this.pairChunks[this.pairChunks.length - 1]!;
@@ -390,8 +391,10 @@ export class Table {
     for (let f = 0; f < HOT_FIELDS; f++) {
       if (hot[f * 2 + 1] === 0) continue;
       present |= 1 << f;
-      store[top++] = hot[f * 2]!;
-      store[top++] = hot[f * 2 + 1]!;
+      if (hot[f * 2 + 1]! - specStart > 0xffff)
+        throw new LineSyntaxError('a rule longer than 65,535 bytes: iptables-save writes none');
+      store[top++] = hot[f * 2]! - specStart;
+      store[top++] = hot[f * 2 + 1]! - specStart;
     }
     c[at + R.specStart] = specStart;
     c[at + R.lineEnd] = lineEnd;
@@ -409,21 +412,23 @@ export class Table {
     return this.chunks[id >> CHUNK_BITS]![(id & MASK) * STRIDE + field]!;
   }
 
-  /** Where a present hot field's [start, end) sits in the pair store, or -1. */
-  private pair(id: number, field: number): number {
+  /** Puts a present hot field's [start, end) bytes in fs / fe; false when the rule has none. */
+  private span(id: number, field: number): boolean {
     const c = this.chunks[id >> CHUNK_BITS]!;
     const at = (id & MASK) * STRIDE;
     const present = c[at + R.flags]! >>> PRESENT_SHIFT;
-    if ((present & (1 << field)) === 0) return -1;
-    return c[at + R.pairs]! + 2 * BEFORE[field]![present]!;
+    if ((present & (1 << field)) === 0) return false;
+    const p = c[at + R.pairs]! + 2 * BEFORE[field]![present]!;
+    const store = this.pairChunks[p >>> PAIR_BITS]!;
+    const k = p & (PAIR_CHUNK - 1);
+    const base = c[at + R.specStart]!;
+    this.fs = base + store[k]!;
+    this.fe = base + store[k + 1]!;
+    return true;
   }
 
   private field(id: number, field: number): string | undefined {
-    const p = this.pair(id, field);
-    if (p < 0) return undefined;
-    const store = this.pairChunks[p >>> PAIR_BITS]!;
-    const k = p & (PAIR_CHUNK - 1);
-    return text(this.buf, store[k]!, store[k + 1]!);
+    return this.span(id, field) ? text(this.buf, this.fs, this.fe) : undefined;
   }
 
   private has(id: number, field: number): boolean {
@@ -491,12 +496,8 @@ export class Table {
     const c = this.chunks[id >> CHUNK_BITS]!;
     const at = (id & MASK) * STRIDE;
     let i = c[at + R.targetChain]!;
-    if (i === UNRESOLVED) {
-      const p = this.pair(id, H.target);
-      const store = this.pairChunks[p >>> PAIR_BITS];
-      const k = p & (PAIR_CHUNK - 1);
-      i = c[at + R.targetChain] = p < 0 ? -1 : this.lookup(store![k]!, store![k + 1]!);
-    }
+    if (i === UNRESOLVED)
+      i = c[at + R.targetChain] = this.span(id, H.target) ? this.lookup(this.fs, this.fe) : -1;
     return i;
   }
   source(id: number): string | undefined {
@@ -515,13 +516,10 @@ export class Table {
     return this.field(id, H.dport);
   }
   comment(id: number): string | undefined {
-    const p = this.pair(id, H.comment);
-    if (p < 0) return undefined;
-    const store = this.pairChunks[p >>> PAIR_BITS]!;
-    const k = p & (PAIR_CHUNK - 1);
+    if (!this.span(id, H.comment)) return undefined;
     return (this.flags(id) & RuleFlag.commentQuoted) !== 0
-      ? unescaped(this.buf, store[k]!, store[k + 1]!)
-      : text(this.buf, store[k]!, store[k + 1]!);
+      ? unescaped(this.buf, this.fs, this.fe)
+      : text(this.buf, this.fs, this.fe);
   }
   /** DNAT/SNAT address as written, undefined when the old-iptables quirk hides it. */
   to(id: number): string | undefined {
@@ -529,11 +527,9 @@ export class Table {
   }
   /** The statistic probability, read from the bytes without building a string. */
   probability(id: number): number | undefined {
-    const p = this.pair(id, H.probability);
-    if (p < 0) return undefined;
-    const store = this.pairChunks[p >>> PAIR_BITS]!;
-    const s = store[p & (PAIR_CHUNK - 1)]!;
-    const e = store[(p & (PAIR_CHUNK - 1)) + 1]!;
+    if (!this.span(id, H.probability)) return undefined;
+    const s = this.fs;
+    const e = this.fe;
     const b = this.buf;
     let whole = 0;
     let frac = 0;
@@ -580,7 +576,7 @@ function chainKind(b: Uint8Array, s: number, e: number): number {
 
 const encoder = new TextEncoder();
 
-const SLOT_INTS = 4;
+const SLOT_INTS = 2;
 
 /** hashBytes of a name's UTF-8 bytes; ASCII (every real chain name) needs no encoding. */
 function hashName(name: string): number {
