@@ -105,7 +105,6 @@ export interface TreeOptions {
 }
 
 const SERVICE_CHAIN = /^KUBE-(SVC|SVL|EXT|FW|XLB)-([A-Z2-7]{16})$/;
-const KUBE_CHAIN = /^KUBE-(SVC|SVL|EXT|FW|XLB|SEP)-[A-Z2-7]{16}$/;
 const COMMENT_KIND: [string, EntryKind][] = [
   [' cluster IP', 'cluster-ip'],
   [' external IP', 'external-ip'],
@@ -124,13 +123,16 @@ class TreeBuilder {
   private readonly trees: ServiceTree[] = [];
   private readonly byHash = new Map<string, ServiceTree>();
   private readonly byVip = new Map<string, ServiceTree>(); // "10.1.0.1:443/tcp"
-  private visited: Uint8Array = new Uint8Array(0); // by nat chain index
+  private readonly visited: Uint8Array; // by nat chain index
   private readonly names = new Map<string, ServicePortName>(); // hash -> name
 
   constructor(rs: Ruleset, options: TreeOptions) {
     this.nat = rs.table('nat');
     this.filter = rs.table('filter');
-    this.visited = new Uint8Array(this.nat?.chainCount ?? 0);
+    const chains = this.nat?.chainCount ?? 0;
+    this.visited = new Uint8Array(chains);
+    this.seen = new Int32Array(chains);
+    this.at = new Int32Array(chains);
     for (const sp of options.servicePorts ?? [])
       this.names.set(hash16(sp.name + sp.protocol.toLowerCase()), sp.name);
   }
@@ -286,8 +288,8 @@ class TreeBuilder {
   // Dedupes the jumps of one SVC/SVL/XLB chain by KUBE-SEP chain index (affinity rules come
   // first): `seen` holds the call's number, `at` the endpoint's position.
   private call = 0;
-  private seen: Int32Array = new Int32Array(0);
-  private at: Int32Array = new Int32Array(0);
+  private readonly seen: Int32Array;
+  private readonly at: Int32Array;
 
   /** The endpoint jumps of one SVC/SVL/XLB chain with their effective shares. */
   private endpoints(
@@ -359,8 +361,6 @@ class TreeBuilder {
     if (this.seps) return this.seps;
     const n = nat.chainCount;
     const seps = new Array<TreeEndpoint | undefined>(n);
-    this.seen = new Int32Array(n);
-    this.at = new Int32Array(n);
     for (let c = 0; c < n; c++) {
       if (nat.kindOf(c) !== 'KUBE-SEP') continue;
       let address: string | undefined;
@@ -445,7 +445,7 @@ class TreeBuilder {
     if (!this.nat) return out;
     const nat = this.nat;
     for (let c = 0; c < nat.chainCount; c++) {
-      if (this.visited[c] === 0 && nat.kindOf(c) !== undefined && KUBE_CHAIN.test(nat.nameOf(c)))
+      if (this.visited[c] === 0 && nat.kindOf(c) !== undefined)
         out.push({ chain: nat.nameOf(c), rules: nat.ruleCountOf(c) });
     }
     return out.sort((a, b) => (a.chain < b.chain ? -1 : 1));

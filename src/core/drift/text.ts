@@ -256,8 +256,9 @@ function ruleOwner(
 function fingerprint(c: DriftContext): string | undefined {
   const signs: string[] = [];
   const nat = c.nat;
-  if (Array.from({ length: nat.chainCount }, (_, i) => nat.kindOf(i)).includes('KUBE-XLB'))
-    signs.push('KUBE-XLB chains (v1.23 or earlier)');
+  let xlb = false;
+  for (let i = 0; i < nat.chainCount && !xlb; i++) xlb = nat.kindOf(i) === 'KUBE-XLB';
+  if (xlb) signs.push('KUBE-XLB chains (v1.23 or earlier)');
   const services = nat.chain('KUBE-SERVICES');
   if (services?.ruleIds.some((id) => nat.target(id) === 'KUBE-MARK-MASQ'))
     signs.push('masquerade rules in KUBE-SERVICES (v1.20 or earlier)');

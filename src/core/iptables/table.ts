@@ -178,13 +178,8 @@ export class Table {
   }
 
   chain(name: string): Chain | undefined {
-    const i = this.find(name);
+    const i = this.indexOf(name);
     return i >= 0 ? this.chainAtIndex(i) : undefined;
-  }
-
-  /** The index of the chain with this name, or -1. */
-  indexOf(name: string): number {
-    return this.find(name);
   }
 
   chainAtIndex(index: number): Chain {
@@ -293,7 +288,7 @@ export class Table {
   }
 
   /** The index of the chain with this name, or -1. */
-  private find(name: string): number {
+  indexOf(name: string): number {
     const h = hashName(name);
     const mask = this.slots.length / SLOT_INTS - 1;
     for (let i = h & mask; ; i = (i + 1) & mask) {
@@ -578,27 +573,14 @@ const encoder = new TextEncoder();
 
 const SLOT_INTS = 2;
 
-/** hashBytes of a name's UTF-8 bytes; ASCII (every real chain name) needs no encoding. */
+const nameScratch = new Uint8Array(64); // chain names are at most 28 bytes
+
+/** hashBytes of a name's UTF-8 bytes. */
 function hashName(name: string): number {
-  for (let k = 0; k < name.length; k++) {
-    if (name.charCodeAt(k) >= 0x80) {
-      const bytes = encoder.encode(name);
-      return hashBytes(bytes, 0, bytes.length);
-    }
-  }
-  const n = name.length;
-  let h = HASH_SEED ^ n;
-  let k = 0;
-  for (; k + 4 <= n; k += 4) {
-    const w =
-      name.charCodeAt(k) |
-      (name.charCodeAt(k + 1) << 8) |
-      (name.charCodeAt(k + 2) << 16) |
-      (name.charCodeAt(k + 3) << 24);
-    h = Math.imul(h ^ w, HASH_PRIME);
-  }
-  for (; k < n; k++) h = Math.imul(h ^ name.charCodeAt(k), HASH_PRIME);
-  return avalanche(h);
+  const { read, written } = encoder.encodeInto(name, nameScratch);
+  if (read === name.length) return hashBytes(nameScratch, 0, written);
+  const bytes = encoder.encode(name);
+  return hashBytes(bytes, 0, bytes.length);
 }
 
 /** A hash of bytes four at a time (names are long and alike up to their last 16 characters). */
