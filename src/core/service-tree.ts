@@ -353,55 +353,60 @@ class TreeBuilder {
     };
   }
 
-  // The endpoint of every KUBE-SEP chain, read once in the dump's own order: following the jumps
-  // then touches one object per endpoint instead of the dump at random.
-  private seps: (TreeEndpoint | undefined)[] | undefined;
+  // What every KUBE-SEP chain says, read once in the dump's own order and kept by chain index:
+  // its DNAT address and SEP_* flags. Endpoint objects are then made in tree order, so following
+  // the jumps reads these arrays instead of writing to objects scattered over the heap.
+  private sepAddress: (string | undefined)[] | undefined;
+  private sepFlags: Uint8Array | undefined;
+  private sepInferredIP = new Map<number, string>();
 
-  private sepsOf(nat: Table): (TreeEndpoint | undefined)[] {
-    if (this.seps) return this.seps;
+  private readSeps(nat: Table): void {
     const n = nat.chainCount;
-    const seps = new Array<TreeEndpoint | undefined>(n);
+    const addresses = (this.sepAddress = new Array<string | undefined>(n));
+    const flags = (this.sepFlags = new Uint8Array(n));
     for (let c = 0; c < n; c++) {
       if (nat.kindOf(c) !== 'KUBE-SEP') continue;
+      nat.nameOf(c); // decoded here, in the dump's order; endpoints read the table's cache
       let address: string | undefined;
-      let quirk = false;
+      let f = 0;
       let hairpin = -1;
       const count = nat.ruleCountOf(c);
       for (let k = 0; k < count; k++) {
         const id = nat.ruleIdOf(c, k);
-        const flags = nat.flags(id);
-        if ((flags & RuleFlag.targetDnat) !== 0) {
+        const rf = nat.flags(id);
+        if ((rf & RuleFlag.targetDnat) !== 0) {
           address = nat.to(id);
-          quirk ||= (flags & RuleFlag.dnatQuirk) !== 0;
-        } else if ((flags & RuleFlag.targetMarkMasq) !== 0 && nat.hasSource(id)) hairpin = id;
+          if ((rf & RuleFlag.dnatQuirk) !== 0) f |= SEP_QUIRK;
+        } else if ((rf & RuleFlag.targetMarkMasq) !== 0 && nat.hasSource(id)) hairpin = id;
       }
-      const ep: TreeEndpoint = {
-        address,
-        ruleProbability: undefined,
-        chain: nat.nameOf(c),
-        probability: 0,
-        hairpinMasquerade: hairpin >= 0,
-        affinity: false,
-        line: 0,
-      };
-      if (quirk) {
-        ep.quirk = DNAT_QUIRK;
-        if (address === undefined && hairpin >= 0) ep.inferredIP = stripHost(nat.source(hairpin));
-      }
-      seps[c] = ep;
+      if (hairpin >= 0) f |= SEP_HAIRPIN;
+      if (f & SEP_QUIRK && address === undefined && hairpin >= 0)
+        this.sepInferredIP.set(c, stripHost(nat.source(hairpin))!);
+      addresses[c] = address;
+      flags[c] = f;
     }
-    return (this.seps = seps);
   }
 
-  /** The endpoint of the KUBE-SEP chain at index c; a copy when another chain jumped there first. */
+  /** A new endpoint for the KUBE-SEP chain at index c, jumped to from `line`. */
   private endpoint(nat: Table, c: number, line: number): TreeEndpoint {
-    const ep = this.sepsOf(nat)[c]!;
-    if (this.visited[c] === 0) {
-      this.visited[c] = 1;
-      ep.line = line;
-      return ep;
+    if (!this.sepFlags) this.readSeps(nat);
+    this.visited[c] = 1;
+    const f = this.sepFlags![c]!;
+    const ep: TreeEndpoint = {
+      address: this.sepAddress![c],
+      ruleProbability: undefined,
+      chain: nat.nameOf(c),
+      probability: 0,
+      hairpinMasquerade: (f & SEP_HAIRPIN) !== 0,
+      affinity: false,
+      line,
+    };
+    if ((f & SEP_QUIRK) !== 0) {
+      ep.quirk = DNAT_QUIRK;
+      const ip = this.sepInferredIP.get(c);
+      if (ip !== undefined) ep.inferredIP = ip;
     }
-    return { ...ep, ruleProbability: undefined, probability: 0, affinity: false, line };
+    return ep;
   }
 
   /** REJECT / DROP rules kube-proxy writes in filter for Services without (local) endpoints. */
@@ -451,6 +456,9 @@ class TreeBuilder {
     return out.sort((a, b) => (a.chain < b.chain ? -1 : 1));
   }
 }
+
+const SEP_HAIRPIN = 1;
+const SEP_QUIRK = 2;
 
 const VERDICT_COMMENT =
   /^(.*) (?:has no endpoints|has no local endpoints|traffic not accepted by KUBE-FW-[A-Z2-7]{16})$/;

@@ -17,32 +17,36 @@ import type { ExpectedServicePort } from '../expected.js';
 import type { Rule } from '../iptables.js';
 import type { EntryPoint, ServiceTree } from '../service-tree.js';
 
+const unconditional = (r: Rule) =>
+  !r.source && !r.inInterface && r.matches.every((m) => m.kind === 'comment');
+
 /** Where a Service port's external traffic ends up: its local or cluster endpoints, or nowhere. */
 function externalTarget(
   c: DriftContext,
   t: ServiceTree,
   entry: EntryPoint,
 ): 'local' | 'cluster' | 'none' {
+  const nat = c.nat;
   const seen = new Set<string>();
   let chain: string | undefined = entry.chain;
   while (chain && !seen.has(chain)) {
     seen.add(chain);
     if (/^KUBE-(SVL|XLB)-/.test(chain)) return 'local';
     if (chain.startsWith('KUBE-SVC-')) return 'cluster';
-    const rules: Rule[] = c.nat.chain(chain)?.rules ?? [];
     // KUBE-FW: the jump allowed sources take; elsewhere the last unconditional jump (KUBE-EXT
-    // sends Pod and local traffic elsewhere first)
+    // sends Pod and local traffic elsewhere first). Hot fields find it; one typed rule checks it.
     const fw = chain.startsWith('KUBE-FW-');
-    const last: Rule | undefined = [...rules]
-      .reverse()
-      .find(
-        (r) =>
-          r.target?.kind === 'chain' &&
-          /^KUBE-(SVC|SVL|XLB|EXT)-/.test(r.target.name) &&
-          r.target.name.endsWith(t.hash ?? '') &&
-          (fw || (!r.source && !r.inInterface && r.matches.every((m) => m.kind === 'comment'))),
-      );
-    chain = last?.target?.name;
+    const index = nat.indexOf(chain);
+    let next: string | undefined;
+    for (let k = index < 0 ? -1 : nat.ruleCountOf(index) - 1; k >= 0 && !next; k--) {
+      const id = nat.ruleIdOf(index, k);
+      const to = nat.targetIndex(id);
+      const kind = to >= 0 ? nat.kindOf(to) : undefined;
+      if (kind === undefined || kind === 'KUBE-SEP' || kind === 'KUBE-FW') continue;
+      if (!nat.nameOf(to).endsWith(t.hash ?? '')) continue;
+      if (fw || unconditional(nat.rule(id))) next = nat.nameOf(to);
+    }
+    chain = next;
   }
   return 'none';
 }

@@ -60,20 +60,11 @@ export function textDifferences(c: DriftContext, flagged: Set<string>): { writte
     if (a && a.ids.length > 0) a.ids.pop();
     else diff(owner).expected.push(line);
   };
-  const byName = new Map<string, ExpectedServicePort>();
-  const byHash = new Map<string, string>();
-  const byVip = new Map<string, string>();
   const seen = new Uint8Array(c.nat.chainCount); // per-Service chains compared, by index
   // huge dumps (large-cluster mode): per-endpoint rules are sampled, the first and last endpoint
   // of each port (every endpoint is still checked semantically); a difference compares in full
   const sample = c.exp.largeClusterMode;
   for (const sp of c.exp.servicePorts) {
-    byName.set(sp.name, sp);
-    byHash.set(sp.hash, sp.name);
-    byVip.set(`${sp.clusterIP}/32:${sp.port}/${sp.protocol}`, sp.name);
-    for (const ips of [sp.externalIPs, sp.loadBalancerIPs])
-      for (const ip of ips) byVip.set(`${ip}/32:${sp.port}/${sp.protocol}`, sp.name);
-
     const shared =
       (sample && comparePort(c, rulesOf(c.exp, sp, true), seen)) ||
       comparePort(c, rulesOf(c.exp, sp), seen, () => diff(sp.name)) ||
@@ -82,12 +73,15 @@ export function textDifferences(c: DriftContext, flagged: Set<string>): { writte
   }
   for (const table of ['nat', 'filter'] as const)
     for (const l of c.exp.fixed[table]) take(NODE, `-t ${table} ${l.text}`);
+  let owners: Owners | undefined; // built only when a shared rule is left over
   for (const [line, a] of actual)
-    for (const id of a.ids) diff(ruleOwner(a.table, id, byName, byHash, byVip)).actual.push(line);
+    for (const id of a.ids)
+      diff(ruleOwner(a.table, id, (owners ??= ownersOf(c.exp.servicePorts)))).actual.push(line);
   // per-Service chains the node has and kube-proxy would not write now (stale endpoints, KUBE-XLB)
-  for (const t of c.trees.values()) {
-    const owner = t.hash ? byHash.get(t.hash) : undefined;
-    if (!owner) continue;
+  for (const sp of c.exp.servicePorts) {
+    const t = c.trees.get(sp.hash);
+    if (!t) continue;
+    const owner = sp.name;
     const extra = (name: string | undefined) => {
       const ch = name ? c.nat.chain(name) : undefined;
       if (!ch || seen[ch.index]) return;
@@ -225,14 +219,27 @@ function compareChain(
   return c ? c.index : -1;
 }
 
+/** Service port names by name, chain hash and VIP ("10.96.0.10/32:53/udp"). */
+interface Owners {
+  byName: Set<string>;
+  byHash: Map<string, string>;
+  byVip: Map<string, string>;
+}
+
+function ownersOf(ports: ExpectedServicePort[]): Owners {
+  const o: Owners = { byName: new Set(), byHash: new Map(), byVip: new Map() };
+  for (const sp of ports) {
+    o.byName.add(sp.name);
+    o.byHash.set(sp.hash, sp.name);
+    o.byVip.set(`${sp.clusterIP}/32:${sp.port}/${sp.protocol}`, sp.name);
+    for (const ips of [sp.externalIPs, sp.loadBalancerIPs])
+      for (const ip of ips) o.byVip.set(`${ip}/32:${sp.port}/${sp.protocol}`, sp.name);
+  }
+  return o;
+}
+
 /** Which Service port a rule of a shared chain belongs to ('' for the node's own rules). */
-function ruleOwner(
-  table: Table,
-  id: number,
-  byName: Map<string, ExpectedServicePort>,
-  byHash: Map<string, string>,
-  byVip: Map<string, string>,
-): string {
+function ruleOwner(table: Table, id: number, { byName, byHash, byVip }: Owners): string {
   const comment = table.comment(id);
   if (comment !== undefined) {
     if (byName.has(comment)) return comment;
