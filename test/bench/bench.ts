@@ -61,14 +61,14 @@ try {
     parse.push(time(() => parseIptables(readFileSync(file))));
     trees.push(time(() => buildServiceTrees(parseIptables(readFileSync(file)))));
   }
+  // median and best of the runs, each against the floor's: noise on a shared VM only adds time
   const f = median(floor);
-  console.log(`read + split (floor)  ${ms(f)}`);
-  console.log(
-    `read + parse          ${ms(median(parse))}  (${(median(parse) / f).toFixed(2)}x floor)`,
-  );
-  console.log(
-    `read + parse + trees  ${ms(median(trees))}  (${(median(trees) / f).toFixed(2)}x floor, target <= 1.5x)`,
-  );
+  const fb = Math.min(...floor);
+  const vs = (xs: number[]) =>
+    `${ms(median(xs))} (${(median(xs) / f).toFixed(2)}x floor); best ${ms(Math.min(...xs))} (${(Math.min(...xs) / fb).toFixed(2)}x)`;
+  console.log(`read + split (floor)  ${ms(f)}; best ${ms(fb)}`);
+  console.log(`read + parse          ${vs(parse)}`);
+  console.log(`read + parse + trees  ${vs(trees)}  target <= 1.5x`);
 
   const rss = (what: string) =>
     Number(
@@ -156,10 +156,9 @@ try {
         }),
       );
     }
-    const e = median(expect);
-    const d = median(drift);
+    const sum = expect.map((e, i) => e + drift[i]!);
     console.log(
-      `expect ${ms(e)} + drift ${ms(d)} = ${ms(e + d)} for ${services} Services on ${NODE} (target < 1000 ms; ${findings} findings, 0 expected)`,
+      `expect ${ms(median(expect))} + drift ${ms(median(drift))} = ${ms(median(sum))}; best ${ms(Math.min(...sum))} for ${services} Services on ${NODE} (target < 1000 ms; ${findings} findings, 0 expected)`,
     );
   }
 } finally {

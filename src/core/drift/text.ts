@@ -83,10 +83,10 @@ export function textDifferences(c: DriftContext, flagged: Set<string>): { writte
     if (!t) continue;
     const owner = sp.name;
     const extra = (name: string | undefined) => {
-      const ch = name ? c.nat.chain(name) : undefined;
-      if (!ch || seen[ch.index]) return;
-      seen[ch.index] = 1;
-      for (const id of ch.ruleIds) diff(owner).actual.push(`-t nat ${c.nat.text(id)}`);
+      const ch = name ? c.nat.indexOf(name) : -1;
+      if (ch < 0 || seen[ch]) return;
+      seen[ch] = 1;
+      for (const id of c.nat.ruleIdsOf(ch)) diff(owner).actual.push(`-t nat ${c.nat.text(id)}`);
     };
     extra(t.chains.svc);
     extra(t.chains.svl);
@@ -164,15 +164,16 @@ function sameSample(
   from: number,
   to: number,
 ): number {
-  const c = nat.chain(chain);
-  if (!c) return -2;
+  const c = nat.indexOf(chain);
+  if (c < 0) return -2;
+  const count = nat.ruleCountOf(c);
   for (let k = from; k < to; k++) {
     const l = lines[k]!;
     const index = l.index ?? k - from;
     const of = l.of ?? to - from;
-    if (c.ruleCount !== of || !nat.textEquals(c.ruleId(index), l.text)) return -2;
+    if (count !== of || !nat.textEquals(nat.ruleIdOf(c, index), l.text)) return -2;
   }
-  return c.index;
+  return c;
 }
 
 /** One per-Service chain (expected lines [from, to)), in order; a difference adds both sides'
