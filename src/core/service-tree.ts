@@ -104,14 +104,17 @@ export interface TreeOptions {
   servicePorts?: { name: ServicePortName; protocol: string }[];
 }
 
-const SERVICE_CHAIN = /^KUBE-(SVC|SVL|EXT|FW|XLB)-([A-Z2-7]{16})$/;
 const COMMENT_KIND: [string, EntryKind][] = [
   [' cluster IP', 'cluster-ip'],
   [' external IP', 'external-ip'],
   [' loadbalancer IP', 'load-balancer'],
 ];
 
-const stripHost = (cidr: string | undefined) => cidr?.replace(/\/(32|128)$/, '');
+/** The address of a host CIDR ("10.0.0.1/32" is 10.0.0.1). */
+function stripHost(cidr: string | undefined): string | undefined {
+  if (cidr?.endsWith('/32')) return cidr.slice(0, -3);
+  return cidr?.endsWith('/128') ? cidr.slice(0, -4) : cidr;
+}
 
 export function buildServiceTrees(rs: Ruleset, options: TreeOptions = {}): ServiceTrees {
   return new TreeBuilder(rs, options).build();
@@ -201,19 +204,19 @@ class TreeBuilder {
       const tkind = tc >= 0 ? nat.kindOf(tc) : undefined;
       if (!tkind || tkind === 'KUBE-SEP') continue;
       const target = nat.nameOf(tc);
-      const m = SERVICE_CHAIN.exec(target)!;
+      const hash = target.slice(-16); // a kube-proxy chain kind: prefix and 16-character hash
       const comment = nat.comment(id);
       const protocol = nat.protocol(id) ?? 'tcp';
       const address = stripHost(nat.destination(id));
       const dport = nat.dport(id);
       const port = dport === undefined ? undefined : Number(dport);
       const named = comment === undefined ? undefined : commentName(comment, from);
-      const tree = this.tree(m[2], named?.name, protocol);
+      const tree = this.tree(hash, named?.name, protocol);
       let kind: EntryKind = named?.kind ?? (from === 'KUBE-NODEPORTS' ? 'node-port' : 'cluster-ip');
       if (!named && from === 'KUBE-SERVICES') {
         // no comment: the first VIP jumping to SVC/SVL is the ClusterIP, FW means a load balancer
-        if (m[1] === 'FW') kind = 'load-balancer';
-        else if (m[1] === 'EXT' || tree.clusterIP !== undefined) kind = 'external-ip';
+        if (tkind === 'KUBE-FW') kind = 'load-balancer';
+        else if (tkind === 'KUBE-EXT' || tree.clusterIP !== undefined) kind = 'external-ip';
       }
       tree.entries.push({
         kind,
