@@ -103,6 +103,27 @@ describe('dump structure', () => {
     );
   });
 
+  it('finds chains by name, ASCII of any length or UTF-8, as the jumps to them do', () => {
+    const names = ['A', 'AB', 'ABC', 'ABCD', 'ABCDE', 'MY-CHAIN-7', 'ÄRGER', 'x-é-y', 'ネット'];
+    const rs = parseIptables(
+      [
+        '*filter',
+        ':INPUT ACCEPT [0:0]',
+        ...names.map((n) => `:${n} - [0:0]`),
+        ...names.map((n) => `-A INPUT -j ${n}`),
+        'COMMIT',
+      ].join('\n'),
+    );
+    const filter = rs.table('filter')!;
+    const input = filter.chain('INPUT')!;
+    names.forEach((n, k) => {
+      assert.equal(filter.chain(n)?.name, n);
+      assert.equal(filter.targetIndex(input.ruleId(k)), filter.indexOf(n));
+    });
+    assert.equal(filter.chain('ÄRGEr'), undefined);
+    assert.equal(filter.chain('ABCDEF'), undefined);
+  });
+
   it('reads iptables-save -c counters and CRLF line ends', () => {
     const rs = parseIptables(
       '*nat\r\n:POSTROUTING ACCEPT [1:2]\r\n[5:300] -A POSTROUTING -s 172.17.0.0/16 ! -o docker0 -j MASQUERADE\r\nCOMMIT\r\n',
