@@ -145,6 +145,7 @@ class TreeBuilder {
     if (nat) {
       this.entries(nat, 'KUBE-SERVICES');
       this.entries(nat, 'KUBE-NODEPORTS');
+      this.readSeps(nat);
       for (const tree of this.trees) if (tree.hash) this.follow(nat, tree);
     }
     if (this.filter) {
@@ -359,9 +360,9 @@ class TreeBuilder {
   // What every KUBE-SEP chain says, read once in the dump's own order and kept by chain index:
   // its DNAT address and SEP_* flags. Endpoint objects are then made in tree order, so following
   // the jumps reads these arrays instead of writing to objects scattered over the heap.
-  private sepAddress: (string | undefined)[] | undefined;
-  private sepFlags: Uint8Array | undefined;
-  private sepInferredIP = new Map<number, string>();
+  private sepAddress: (string | undefined)[] = [];
+  private sepFlags = new Uint8Array(0);
+  private readonly sepInferredIP = new Map<number, string>();
 
   private readSeps(nat: Table): void {
     const n = nat.chainCount;
@@ -392,11 +393,10 @@ class TreeBuilder {
 
   /** A new endpoint for the KUBE-SEP chain at index c, jumped to from `line`. */
   private endpoint(nat: Table, c: number, line: number): TreeEndpoint {
-    if (!this.sepFlags) this.readSeps(nat);
     this.visited[c] = 1;
-    const f = this.sepFlags![c]!;
+    const f = this.sepFlags[c]!;
     const ep: TreeEndpoint = {
-      address: this.sepAddress![c],
+      address: this.sepAddress[c],
       ruleProbability: undefined,
       chain: nat.nameOf(c),
       probability: 0,

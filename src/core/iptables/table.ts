@@ -573,28 +573,14 @@ const encoder = new TextEncoder();
 
 const SLOT_INTS = 2;
 
-/** hashBytes of a name's UTF-8 bytes; an ASCII name is hashed from its characters (no encoding). */
+const nameScratch = new Uint8Array(64); // chain names are at most 28 bytes
+
+/** hashBytes of a name's UTF-8 bytes; an ASCII name is copied as is (no TextEncoder call). */
 function hashName(name: string): number {
   const n = name.length;
-  let h = HASH_SEED ^ n;
-  let k = 0;
-  for (; k + 4 <= n; k += 4) {
-    const a = name.charCodeAt(k);
-    const b = name.charCodeAt(k + 1);
-    const c = name.charCodeAt(k + 2);
-    const d = name.charCodeAt(k + 3);
-    if ((a | b | c | d) >= 0x80) return hashUtf8(name);
-    h = Math.imul(h ^ (a | (b << 8) | (c << 16) | (d << 24)), HASH_PRIME);
-  }
-  for (; k < n; k++) {
-    const c = name.charCodeAt(k);
-    if (c >= 0x80) return hashUtf8(name);
-    h = Math.imul(h ^ c, HASH_PRIME);
-  }
-  return avalanche(h);
-}
-
-function hashUtf8(name: string): number {
+  let ascii = n <= nameScratch.length;
+  for (let k = 0; k < n && ascii; k++) ascii = (nameScratch[k] = name.charCodeAt(k)) < 0x80;
+  if (ascii) return hashBytes(nameScratch, 0, n);
   const bytes = encoder.encode(name);
   return hashBytes(bytes, 0, bytes.length);
 }
