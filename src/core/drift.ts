@@ -109,8 +109,7 @@ export function nodeDrift(input: DriftInput): NodeDrift {
     throw new DriftInputError(
       `${input.source}: the dump has no nat table, where kube-proxy's Service rules live`,
     );
-  const servicePorts = exp.servicePorts.map((sp) => ({ name: sp.name, protocol: sp.protocol }));
-  const trees = buildServiceTrees(actual, { servicePorts });
+  const trees = buildServiceTrees(actual, { servicePorts: exp.servicePorts });
   const byHash = new Map<string, ServiceTree>();
   for (const t of trees.services) if (t.hash) byHash.set(t.hash, t);
   const findings: DriftFinding[] = [];

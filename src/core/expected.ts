@@ -152,8 +152,9 @@ export function expectedRules(
   };
   const localDetector = detectorOf(config, node, notes);
   const slices = slicesByService(view.endpointSlices);
+  const shared: SharedContext = { rules: undefined };
   const ports = view.services
-    .flatMap((svc) => servicePortsOf(svc, slices, node, config, localDetector, notes))
+    .flatMap((svc) => servicePortsOf(svc, slices, node, config, localDetector, notes, shared))
     .sort((a, b) =>
       a.name < b.name ? -1 : a.name > b.name ? 1 : a.protocol < b.protocol ? -1 : 1,
     );
@@ -171,7 +172,7 @@ export function expectedRules(
         ? `-i ${local.inInterface}`
         : undefined,
   };
-  for (const sp of ports) (sp as unknown as { context: ServiceRulesContext }).context = ctx;
+  shared.rules = ctx;
   const fixed = fixedRules({
     masqueradeMark,
     randomFully: opts.randomFully,
@@ -204,16 +205,26 @@ export function expectedRules(
 }
 
 /** The text of 10,000 Service ports is 40 MB: it is made when asked for, and kept once asked for. */
+/** What every Service port's rules depend on, known once all ports are (large-cluster mode). */
+interface SharedContext {
+  rules: ServiceRulesContext | undefined;
+}
+
+/** The prototype of the Service port literals: their rules, made on first use. */
 class ServicePortRules {
-  declare context: ServiceRulesContext;
-  private rules: { nat: RuleLine[]; filter: RuleLine[] } | undefined;
+  declare shared: SharedContext;
+  declare rules: { nat: RuleLine[]; filter: RuleLine[] } | undefined;
   get nat(): RuleLine[] {
-    return (this.rules ??= servicePortRules(this as unknown as ExpectedServicePort, this.context))
-      .nat;
+    return this.made().nat;
   }
   get filter(): RuleLine[] {
-    return (this.rules ??= servicePortRules(this as unknown as ExpectedServicePort, this.context))
-      .filter;
+    return this.made().filter;
+  }
+  private made() {
+    return (this.rules ??= servicePortRules(
+      this as unknown as ExpectedServicePort,
+      this.shared.rules!,
+    ));
   }
 }
 
@@ -310,6 +321,7 @@ function servicePortsOf(
   config: KubeProxyConfig,
   detector: LocalDetector | undefined,
   notes: string[],
+  shared: SharedContext,
 ): ExpectedServicePort[] {
   const id = `${svc.namespace}/${svc.name}`;
   if (svc.type === 'ExternalName' || svc.headless) return [];
@@ -341,6 +353,7 @@ function servicePortsOf(
         loadBalancerIPs,
         sourceRanges,
         externalPolicyLocal: apiExternal && svc.externalTrafficPolicy === 'Local',
+        shared,
       }),
     );
 }
@@ -357,6 +370,7 @@ interface PortContext {
   loadBalancerIPs: string[];
   sourceRanges: string[];
   externalPolicyLocal: boolean;
+  shared: SharedContext;
 }
 
 function servicePort(svc: Service, port: ServicePort, c: PortContext): ExpectedServicePort {
@@ -374,7 +388,6 @@ function servicePort(svc: Service, port: ServicePort, c: PortContext): ExpectedS
     cluster: !internalPolicyLocal || externallyAccessible,
     local: internalPolicyLocal || (externalPolicyLocal && externallyAccessible),
   });
-  const withChain = (list: ProxyEndpoint[]) => list;
   const hasEndpoints = eps.hasAny;
   const hasInternalEndpoints = hasEndpoints && (!internalPolicyLocal || eps.local.length > 0);
   const hasExternalEndpoints = hasEndpoints && (!externalPolicyLocal || eps.local.length > 0);
@@ -388,7 +401,12 @@ function servicePort(svc: Service, port: ServicePort, c: PortContext): ExpectedS
   if (hasEndpoints && externallyAccessible) chains.ext = `KUBE-EXT-${hash}`;
   if (usesFW) chains.fw = `KUBE-FW-${hash}`;
   const noEndpoints = hasEndpoints ? undefined : 'REJECT';
-  return Object.assign(new ServicePortRules(), {
+  // one literal with every field and its prototype: V8 keeps its properties fast (Object.assign
+  // onto a class instance, or getters in the literal, turn 32 properties into a dictionary)
+  return {
+    __proto__: ServicePortRules.prototype,
+    shared: c.shared,
+    rules: undefined,
     name,
     namespace: svc.namespace,
     service: svc.name,
@@ -414,9 +432,9 @@ function servicePort(svc: Service, port: ServicePort, c: PortContext): ExpectedS
     chains,
     internalChain: internalPolicyLocal ? svlChain : svcChain,
     externalPolicyChain: externalPolicyLocal ? svlChain : svcChain,
-    clusterEndpoints: withChain(eps.cluster),
-    localEndpoints: withChain(eps.local),
-    reachableEndpoints: withChain(eps.reachable),
+    clusterEndpoints: eps.cluster,
+    localEndpoints: eps.local,
+    reachableEndpoints: eps.reachable,
     allEndpoints: all,
     terminatingFallback: eps.clusterTerminating || eps.localTerminating,
     clusterIPMasquerade: c.config.masqueradeAll
@@ -428,5 +446,5 @@ function servicePort(svc: Service, port: ServicePort, c: PortContext): ExpectedS
           : undefined,
     internalVerdict: noEndpoints ?? (hasInternalEndpoints ? undefined : 'DROP'),
     externalVerdict: noEndpoints ?? (hasExternalEndpoints ? undefined : 'DROP'),
-  }) as unknown as ExpectedServicePort;
+  } as unknown as ExpectedServicePort;
 }

@@ -191,6 +191,16 @@ const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 const num = (v: unknown): number | undefined =>
   typeof v === 'number' ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : undefined;
+/** The non-empty strings of a JSON array, in one pass. */
+function strings(v: unknown): string[] {
+  const out: string[] = [];
+  for (const x of arr(v)) if (typeof x === 'string' && x) out.push(x);
+  return out;
+}
+// a big cluster's 100,000 endpoints share these eight read-only objects
+const CONDITIONS: readonly EndpointConditions[] = Array.from({ length: 8 }, (_, k) =>
+  Object.freeze({ ready: (k & 1) !== 0, serving: (k & 2) !== 0, terminating: (k & 4) !== 0 }),
+);
 const strMap = (v: unknown): Record<string, string> =>
   Object.fromEntries(Object.entries(obj(v)).filter(([, x]) => typeof x === 'string')) as Record<
     string,
@@ -307,15 +317,14 @@ export function toEndpointSlice(raw: KubeObject): EndpointSlice {
       const c = obj(o['conditions']);
       const ref = obj(o['targetRef']);
       return {
-        addresses: arr(o['addresses'])
-          .map(str)
-          .filter((x): x is string => !!x),
+        addresses: strings(o['addresses']),
         // nil ready/serving mean true; nil terminating means false (discovery/v1)
-        conditions: {
-          ready: c['ready'] !== false,
-          serving: c['serving'] !== false,
-          terminating: c['terminating'] === true,
-        },
+        conditions:
+          CONDITIONS[
+            (c['ready'] !== false ? 1 : 0) |
+              (c['serving'] !== false ? 2 : 0) |
+              (c['terminating'] === true ? 4 : 0)
+          ]!,
         nodeName: str(o['nodeName']) ?? strMap(o['topology'])['kubernetes.io/hostname'],
         hostname: str(o['hostname']),
         zone: str(o['zone']),

@@ -100,8 +100,9 @@ export interface ServiceTrees {
 }
 
 export interface TreeOptions {
-  /** Service ports the caller knows (from API objects): names trees of dumps without comments. */
-  servicePorts?: { name: ServicePortName; protocol: string }[];
+  /** Service ports the caller knows (from API objects): names trees of dumps without comments;
+   * `hash`, their chains' suffix, saves hashing the name again. */
+  servicePorts?: { name: ServicePortName; protocol: string; hash?: string }[];
 }
 
 const COMMENT_KIND: [string, EntryKind][] = [
@@ -137,7 +138,7 @@ class TreeBuilder {
     this.seen = new Int32Array(chains);
     this.at = new Int32Array(chains);
     for (const sp of options.servicePorts ?? [])
-      this.names.set(hash16(sp.name + sp.protocol.toLowerCase()), sp.name);
+      this.names.set(sp.hash ?? hash16(sp.name + sp.protocol.toLowerCase()), sp.name);
   }
 
   build(): ServiceTrees {
