@@ -211,6 +211,15 @@ describe('drift', () => {
     });
   }
 
+  it("shows a shared chain's rule spelled otherwise, as both lines, on the Service port it belongs to", () => {
+    const line = clean.split('\n').find((l) => l.includes('"ns1/web:p80 cluster IP"'))!;
+    const other = line.replace('-d 172.30.0.41/32', '-d 172.30.0.41');
+    const d = drift(clean.replace(line, other));
+    assert.deepEqual(ids(d.findings), [`info rule-text-differs ${WEB}`]);
+    assert.deepEqual(d.findings[0]!.expected, [`-t nat ${line}`]);
+    assert.deepEqual(d.findings[0]!.actual, [`-t nat ${other}`]);
+  });
+
   it('says what the stale endpoint is and what to do, with the rule lines as evidence', () => {
     const d = drift(swap(/10\.180\.1\.2/g, '10.180.1.9'));
     const stale = d.findings.find((f) => f.id === 'endpoint-stale')!;

@@ -39,26 +39,28 @@ export function textDifferences(c: DriftContext, flagged: Set<string>): { writte
     if (!d) diffs.set(owner, (d = { expected: [], actual: [] }));
     return d;
   };
-  // the shared chains' rules as a multiset: each expected line takes one copy away
-  const actual = new Map<string, { table: Table; ids: number[] }>();
+  // the shared chains' rules as a multiset per table, keyed by rule text: each expected line
+  // takes one copy away
+  const actual = { nat: new Map<string, number[]>(), filter: new Map<string, number[]>() };
   for (const name of ['nat', 'filter'] as const) {
     const table = name === 'nat' ? c.nat : c.filter;
     if (!table) continue;
     const owned = new Set([...SHARED[name], ...FIXED[name]]);
+    const lines = actual[name];
     for (const chain of [...SHARED[name], ...FIXED[name], ...BUILTIN]) {
       for (const id of table.chain(chain)?.ruleIds ?? []) {
         if (BUILTIN.includes(chain) && !owned.has(table.target(id) ?? '')) continue;
-        const line = `-t ${name} ${table.text(id)}`;
-        const a = actual.get(line);
-        if (a) a.ids.push(id);
-        else actual.set(line, { table, ids: [id] });
+        const text = table.text(id);
+        const ids = lines.get(text);
+        if (ids) ids.push(id);
+        else lines.set(text, [id]);
       }
     }
   }
-  const take = (owner: string, line: string) => {
-    const a = actual.get(line);
-    if (a && a.ids.length > 0) a.ids.pop();
-    else diff(owner).expected.push(line);
+  const take = (owner: string, table: 'nat' | 'filter', text: string) => {
+    const ids = actual[table].get(text);
+    if (ids && ids.length > 0) ids.pop();
+    else diff(owner).expected.push(`-t ${table} ${text}`);
   };
   const seen = new Uint8Array(c.nat.chainCount); // per-Service chains compared, by index
   // huge dumps (large-cluster mode): per-endpoint rules are sampled, the first and last endpoint
@@ -67,16 +69,24 @@ export function textDifferences(c: DriftContext, flagged: Set<string>): { writte
   for (const sp of c.exp.servicePorts) {
     const shared =
       (sample && comparePort(c, rulesOf(c.exp, sp, true), seen)) ||
-      comparePort(c, rulesOf(c.exp, sp), seen, () => diff(sp.name)) ||
-      [];
-    for (const line of shared) take(sp.name, line);
+      comparePort(c, rulesOf(c.exp, sp), seen, () => diff(sp.name));
+    if (!shared) continue;
+    for (const text of shared.nat) take(sp.name, 'nat', text);
+    for (const l of shared.filter) take(sp.name, 'filter', l.text);
   }
   for (const table of ['nat', 'filter'] as const)
-    for (const l of c.exp.fixed[table]) take(NODE, `-t ${table} ${l.text}`);
+    for (const l of c.exp.fixed[table]) take(NODE, table, l.text);
   let owners: Owners | undefined; // built only when a shared rule is left over
-  for (const [line, a] of actual)
-    for (const id of a.ids)
-      diff(ruleOwner(a.table, id, (owners ??= ownersOf(c.exp.servicePorts)))).actual.push(line);
+  for (const name of ['nat', 'filter'] as const)
+    for (const [text, ids] of actual[name])
+      for (const id of ids) {
+        const owner = ruleOwner(
+          (name === 'nat' ? c.nat : c.filter)!,
+          id,
+          (owners ??= ownersOf(c.exp.servicePorts)),
+        );
+        diff(owner).actual.push(`-t ${name} ${text}`);
+      }
   // per-Service chains the node has and kube-proxy would not write now (stale endpoints, KUBE-XLB)
   for (const sp of c.exp.servicePorts) {
     const t = c.trees.get(sp.hash);
@@ -125,15 +135,15 @@ export function textDifferences(c: DriftContext, flagged: Set<string>): { writte
 
 /**
  * Compares one port's per-Service chains chain by chain (expected.ts writes each chain's rules
- * together) and returns its shared-chain lines. Sampled (no `diff`): undefined at the first
- * difference, nothing recorded.
+ * together) and returns its shared-chain rules: nat texts and filter lines. Sampled (no `diff`):
+ * undefined at the first difference, nothing recorded.
  */
 function comparePort(
   c: DriftContext,
   rules: { nat: RuleLine[]; filter: RuleLine[] },
   seen: Uint8Array,
   diff?: () => Diff,
-): string[] | undefined {
+): { nat: string[]; filter: RuleLine[] } | undefined {
   const nat = rules.nat;
   const shared: string[] = [];
   let start = 0;
@@ -141,7 +151,7 @@ function comparePort(
     if (k < nat.length && nat[k]!.chain === nat[start]!.chain) continue;
     const chain = nat[start]!.chain;
     if (chain === 'KUBE-SERVICES' || chain === 'KUBE-NODEPORTS')
-      for (let i = start; i < k; i++) shared.push(`-t nat ${nat[i]!.text}`);
+      for (let i = start; i < k; i++) shared.push(nat[i]!.text);
     else {
       const index = diff
         ? compareChain(c.nat, chain, nat, start, k, diff)
@@ -151,8 +161,7 @@ function comparePort(
     }
     start = k;
   }
-  for (const l of rules.filter) shared.push(`-t filter ${l.text}`);
-  return shared;
+  return { nat: shared, filter: rules.filter };
 }
 
 /** A sampled chain: the rule count and the sampled rules at their positions. Returns the
