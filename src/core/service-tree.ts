@@ -147,7 +147,10 @@ class TreeBuilder {
       this.entries(nat, 'KUBE-SERVICES');
       this.entries(nat, 'KUBE-NODEPORTS');
       this.readSeps(nat);
-      for (const tree of this.trees) if (tree.hash) this.follow(nat, tree);
+      const own = this.ownChains(nat);
+      this.trees.forEach((tree, i) => {
+        if (tree.hash) this.follow(nat, tree, own.subarray(i * 5, i * 5 + 5));
+      });
     }
     if (this.filter) {
       for (const chain of ['KUBE-SERVICES', 'KUBE-EXTERNAL-SERVICES', 'KUBE-PROXY-FIREWALL'])
@@ -256,19 +259,27 @@ class TreeBuilder {
     }
   }
 
+  /** Each tree's SVC / SVL / EXT / FW / XLB chain indexes (-1: none), five per tree in tree
+   * order: one pass over the chains, whose names end in their tree's hash. */
+  private ownChains(nat: Table): Int32Array {
+    const own = new Int32Array(this.trees.length * 5).fill(-1);
+    const at = new Map<string, number>();
+    this.trees.forEach((t, i) => t.hash && at.set(t.hash, i));
+    for (let c = 0; c < nat.chainCount; c++) {
+      const slot = OWN_SLOT[nat.kindOf(c) ?? ''];
+      if (slot === undefined) continue;
+      const i = at.get(nat.nameOf(c).slice(-16));
+      if (i === undefined) continue;
+      own[i * 5 + slot] = c;
+      this.visited[c] = 1;
+    }
+    return own;
+  }
+
   /** Walks a tree's SVC / SVL / EXT / FW / XLB chains and their KUBE-SEP chains. */
-  private follow(nat: Table, tree: ServiceTree): void {
-    const chain = (prefix: string) => {
-      const c = nat.indexOf(prefix + tree.hash!);
-      if (c >= 0) this.visited[c] = 1;
-      return c;
-    };
+  private follow(nat: Table, tree: ServiceTree, own: Int32Array): void {
     const name = (c: number) => (c >= 0 ? nat.nameOf(c) : undefined);
-    const svc = chain('KUBE-SVC-');
-    const svl = chain('KUBE-SVL-');
-    const ext = chain('KUBE-EXT-');
-    const fw = chain('KUBE-FW-');
-    const xlb = chain('KUBE-XLB-');
+    const [svc = -1, svl = -1, ext = -1, fw = -1, xlb = -1] = own;
     tree.chains = { svc: name(svc), svl: name(svl), ext: name(ext), fw: name(fw), xlb: name(xlb) };
     if (svc >= 0) {
       const r = this.endpoints(nat, tree, svc);
@@ -460,6 +471,15 @@ class TreeBuilder {
     return out.sort((a, b) => (a.chain < b.chain ? -1 : 1));
   }
 }
+
+/** Where ownChains keeps each kind of a tree's own chains. */
+const OWN_SLOT: Record<string, number> = {
+  'KUBE-SVC': 0,
+  'KUBE-SVL': 1,
+  'KUBE-EXT': 2,
+  'KUBE-FW': 3,
+  'KUBE-XLB': 4,
+};
 
 const SEP_HAIRPIN = 1;
 const SEP_QUIRK = 2;
