@@ -135,8 +135,6 @@ class TreeBuilder {
     this.filter = rs.table('filter');
     const chains = this.nat?.chainCount ?? 0;
     this.visited = new Uint8Array(chains);
-    this.seen = new Int32Array(chains);
-    this.at = new Int32Array(chains);
     for (const sp of options.servicePorts ?? [])
       this.names.set(sp.hash ?? hash16(sp.name + sp.protocol.toLowerCase()), sp.name);
   }
@@ -302,11 +300,7 @@ class TreeBuilder {
     }
   }
 
-  // Dedupes the jumps of one SVC/SVL/XLB chain by KUBE-SEP chain index (affinity rules come
-  // first): `seen` holds the call's number, `at` the endpoint's position.
-  private call = 0;
-  private readonly seen: Int32Array;
-  private readonly at: Int32Array;
+  private call = 0; // numbers the calls of endpoints(), for its dedupe
 
   /** The endpoint jumps of one SVC/SVL/XLB chain with their effective shares. */
   private endpoints(
@@ -326,7 +320,8 @@ class TreeBuilder {
         continue;
       }
       const sep = nat.targetIndex(id);
-      if (sep < 0 || nat.kindOf(sep) !== 'KUBE-SEP') {
+      const at = sep * SEP_STRIDE;
+      if (sep < 0 || (this.sep[at + SEP.flags]! & SEP_CHAIN) === 0) {
         const target = nat.target(id);
         if (target === 'KUBE-MARK-DROP') drops(tree, nat, chain, id);
         else if (target?.startsWith('KUBE-SEP-'))
@@ -334,12 +329,12 @@ class TreeBuilder {
         continue;
       }
       let ep: TreeEndpoint;
-      // a KUBE-SEP chain not reached before cannot repeat in this chain: skip the dedupe lookup
-      if (this.visited[sep] !== 0 && this.seen[sep] === call) ep = endpoints[this.at[sep]!]!;
+      // affinity rules come first: the jump after one reaches the same endpoint
+      if (this.sep[at + SEP.call] === call) ep = endpoints[this.sep[at + SEP.position]!]!;
       else {
-        ep = this.endpoint(nat, sep, nat.line(id));
-        this.seen[sep] = call;
-        this.at[sep] = endpoints.length;
+        ep = this.endpoint(sep, nat.line(id));
+        this.sep[at + SEP.call] = call;
+        this.sep[at + SEP.position] = endpoints.length;
         endpoints.push(ep);
       }
       if ((flags & RuleFlag.recentRcheck) !== 0) {
@@ -370,22 +365,22 @@ class TreeBuilder {
     };
   }
 
-  // What every KUBE-SEP chain says, read once in the dump's own order and kept by chain index:
-  // its DNAT address and SEP_* flags. Endpoint objects are then made in tree order, so following
-  // the jumps reads these arrays instead of writing to objects scattered over the heap.
-  private sepAddress: (string | undefined)[] = [];
-  private sepFlags = new Uint8Array(0);
+  // What every KUBE-SEP chain says, read once in the dump's own order and kept by chain index,
+  // side by side so that following a jump reads one place for each (the jumps come in random
+  // order: each separate array would be a cache miss): its numbers in `sep` (see SEP), its DNAT
+  // address and name in `sepText` [2c, 2c + 1].
+  private sep = new Int32Array(0);
+  private sepText: (string | undefined)[] = [];
   private readonly sepInferredIP = new Map<number, string>();
 
   private readSeps(nat: Table): void {
     const n = nat.chainCount;
-    const addresses = (this.sepAddress = new Array<string | undefined>(n));
-    const flags = (this.sepFlags = new Uint8Array(n));
+    const numbers = (this.sep = new Int32Array(n * SEP_STRIDE));
+    const text = (this.sepText = new Array<string | undefined>(2 * n));
     for (let c = 0; c < n; c++) {
       if (nat.kindOf(c) !== 'KUBE-SEP') continue;
-      nat.nameOf(c); // decoded here, in the dump's order; endpoints read the table's cache
       let address: string | undefined;
-      let f = 0;
+      let f = SEP_CHAIN;
       let hairpin = -1;
       const count = nat.ruleCountOf(c);
       for (let k = 0; k < count; k++) {
@@ -399,19 +394,19 @@ class TreeBuilder {
       if (hairpin >= 0) f |= SEP_HAIRPIN;
       if (f & SEP_QUIRK && address === undefined && hairpin >= 0)
         this.sepInferredIP.set(c, stripHost(nat.source(hairpin))!);
-      addresses[c] = address;
-      flags[c] = f;
+      numbers[c * SEP_STRIDE + SEP.flags] = f;
+      text[2 * c] = address;
+      text[2 * c + 1] = nat.nameOf(c);
     }
   }
 
   /** A new endpoint for the KUBE-SEP chain at index c, jumped to from `line`. */
-  private endpoint(nat: Table, c: number, line: number): TreeEndpoint {
-    this.visited[c] = 1;
-    const f = this.sepFlags[c]!;
+  private endpoint(c: number, line: number): TreeEndpoint {
+    const f = (this.sep[c * SEP_STRIDE + SEP.flags]! |= SEP_REACHED);
     const ep: TreeEndpoint = {
-      address: this.sepAddress[c],
+      address: this.sepText[2 * c],
       ruleProbability: undefined,
-      chain: nat.nameOf(c),
+      chain: this.sepText[2 * c + 1]!,
       probability: 0,
       hairpinMasquerade: (f & SEP_HAIRPIN) !== 0,
       affinity: false,
@@ -466,7 +461,8 @@ class TreeBuilder {
     if (!this.nat) return out;
     const nat = this.nat;
     for (let c = 0; c < nat.chainCount; c++) {
-      if (this.visited[c] === 0 && nat.kindOf(c) !== undefined)
+      const reached = (this.sep[c * SEP_STRIDE + SEP.flags]! & SEP_REACHED) !== 0;
+      if (this.visited[c] === 0 && !reached && nat.kindOf(c) !== undefined)
         out.push({ chain: nat.nameOf(c), rules: nat.ruleCountOf(c) });
     }
     return out.sort((a, b) => (a.chain < b.chain ? -1 : 1));
@@ -493,8 +489,14 @@ const OWN_SLOT: Record<string, number> = {
   'KUBE-XLB': 4,
 };
 
-const SEP_HAIRPIN = 1;
-const SEP_QUIRK = 2;
+/** A KUBE-SEP chain's numbers: the endpoints() call that last reached it and its endpoint's
+ * position in that call's list (the dedupe), and SEP_* flags. */
+const SEP = { call: 0, position: 1, flags: 2 } as const;
+const SEP_STRIDE = 3;
+const SEP_CHAIN = 1; // the chain is a KUBE-SEP chain
+const SEP_HAIRPIN = 2;
+const SEP_QUIRK = 4;
+const SEP_REACHED = 8; // a jump reached it (not an orphan)
 
 const VERDICT_COMMENT =
   /^(.*) (?:has no endpoints|has no local endpoints|traffic not accepted by KUBE-FW-[A-Z2-7]{16})$/;
