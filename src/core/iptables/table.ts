@@ -152,11 +152,9 @@ export class Table {
   private pairTop = PAIR_CHUNK; // next free int in the pair store (full: a chunk is added)
   private readonly hotScratch = new Int32Array(HOT_FIELDS * 2 + 1);
   private readonly lineStarts = new Map<number, number>(); // rules with a counters prefix
-  // open-addressing table of chain names, slot i [tag, chain index + 1, k0, k1]: a kube-proxy
-  // name is its kind and 80-bit hash (tag and k0, k1: matched exactly without reading the name,
-  // which a big dump's random jumps would fetch from all over the buffer); any other name is
-  // tagged with its hash and compared on its bytes
-  private slots = new Int32Array(4096);
+  // open-addressing hash of chain names by their bytes: slot i holds [hash, chain index + 1], so
+  // a probe compares hashes before it reads any name
+  private slots = new Int32Array(2048);
   private lastTarget = -1; // the chain the last resolved jump went to: KUBE-MARK-MASQ comes often
   private records = new Int32Array(1024 * C_STRIDE); // per chain, see C
   private names: (string | undefined)[] = []; // decoded chain names, by index
@@ -266,9 +264,8 @@ export class Table {
       if (this.named(near, s, e)) return near;
       if (near + 1 < this.chainCount && this.named(near + 1, s, e)) return near + 1;
     }
-    const kind = chainKind(this.buf, s, e);
-    const tag = kind ? key[2]! : hashBytes(this.buf, s, e) | NAMED;
-    let found = this.probe(tag, s, e);
+    const h = hashBytes(this.buf, s, e);
+    const found = this.probe(h, s, e);
     if (found >= 0) return found;
     const index = this.chainCount++;
     if ((index + 1) * C_STRIDE > this.records.length) {
@@ -279,16 +276,9 @@ export class Table {
     const at = index * C_STRIDE;
     this.records[at + C.nameStart] = s;
     this.records[at + C.nameEnd] = e;
-    this.records[at + C.kind] = kind;
-    if ((this.chainCount + 1) * 2 * SLOT_INTS > this.slots.length) {
-      this.rehash();
-      found = this.probe(tag, s, e);
-    }
-    const slot = (-found - 1) * SLOT_INTS;
-    this.slots[slot] = tag;
-    this.slots[slot + 1] = index + 1;
-    this.slots[slot + 2] = kind ? key[0]! : 0;
-    this.slots[slot + 3] = kind ? key[1]! : 0;
+    this.records[at + C.kind] = chainKind(this.buf, s, e);
+    if ((this.chainCount + 1) * 2 * SLOT_INTS > this.slots.length) this.rehash();
+    else this.place(-found - 1, h, index);
     return index;
   }
 
@@ -299,10 +289,13 @@ export class Table {
 
   /** The index of the chain with this name, or -1. */
   indexOf(name: string): number {
-    const b = utf8(name);
-    const n = utf8Length;
-    const tag = chainKind(b, 0, n) ? key[2]! : hashBytes(b, 0, n) | NAMED;
-    return Math.max(-1, this.probe(tag, 0, 0, name));
+    const h = hashName(name);
+    const mask = this.slots.length / SLOT_INTS - 1;
+    for (let i = h & mask; ; i = (i + 1) & mask) {
+      const v = this.slots[i * SLOT_INTS + 1]!;
+      if (v === 0) return -1;
+      if (this.slots[i * SLOT_INTS] === h && this.spells(v - 1, name)) return v - 1;
+    }
   }
 
   /** Whether the chain at index is named `name`, compared on the bytes (no name decoded). */
@@ -319,10 +312,9 @@ export class Table {
   }
 
   private lookup(s: number, e: number): number {
-    if (chainKind(this.buf, s, e)) return Math.max(-1, this.probe(key[2]!, s, e));
     const last = this.lastTarget;
     if (last >= 0 && this.named(last, s, e)) return last;
-    const found = this.probe(hashBytes(this.buf, s, e) | NAMED, s, e);
+    const found = this.probe(hashBytes(this.buf, s, e), s, e);
     if (found >= 0) this.lastTarget = found;
     return found >= 0 ? found : -1;
   }
@@ -334,41 +326,33 @@ export class Table {
     return true;
   }
 
-  /**
-   * The chain index for a tag (a kube-proxy name's, with its key in `key`; else a hash with the
-   * name's bytes [s, e) or, from indexOf, the name), or -(empty slot + 1) where it would go.
-   */
-  private probe(tag: number, s: number, e: number, name?: string): number {
+  /** The chain index for the name bytes, or -(empty slot + 1) where it would go. */
+  private probe(h: number, s: number, e: number): number {
     const slots = this.slots;
     const mask = slots.length / SLOT_INTS - 1;
-    const k0 = key[0]!;
-    const k1 = key[1]!;
-    for (let i = home(tag, k0, k1) & mask; ; i = (i + 1) & mask) {
+    for (let i = h & mask; ; i = (i + 1) & mask) {
       const at = i * SLOT_INTS;
       const v = slots[at + 1]!;
       if (v === 0) return -i - 1;
-      if (slots[at] !== tag) continue;
-      if (
-        tag >= 0
-          ? slots[at + 2] === k0 && slots[at + 3] === k1
-          : name === undefined
-            ? this.named(v - 1, s, e)
-            : this.spells(v - 1, name)
-      )
-        return v - 1;
+      if (slots[at] === h && this.named(v - 1, s, e)) return v - 1;
     }
   }
 
-  /** Doubles the slots, moving each entry by what it holds (no name is read again). */
+  private place(slot: number, h: number, index: number): void {
+    const at = slot * SLOT_INTS;
+    this.slots[at] = h;
+    this.slots[at + 1] = index + 1;
+  }
+
   private rehash(): void {
-    const old = this.slots;
-    const slots = (this.slots = new Int32Array(old.length * 2));
-    const mask = slots.length / SLOT_INTS - 1;
-    for (let at = 0; at < old.length; at += SLOT_INTS) {
-      if (old[at + 1] === 0) continue;
-      let i = home(old[at]!, old[at + 2]!, old[at + 3]!) & mask;
-      while (slots[i * SLOT_INTS + 1] !== 0) i = (i + 1) & mask;
-      for (let k = 0; k < SLOT_INTS; k++) slots[i * SLOT_INTS + k] = old[at + k]!;
+    this.slots = new Int32Array(this.slots.length * 2);
+    const mask = this.slots.length / SLOT_INTS - 1;
+    for (let c = 0; c < this.chainCount; c++) {
+      const at = c * C_STRIDE;
+      const h = hashBytes(this.buf, this.records[at + C.nameStart]!, this.records[at + C.nameEnd]!);
+      let i = h & mask;
+      while (this.slots[i * SLOT_INTS + 1] !== 0) i = (i + 1) & mask;
+      this.place(i, h, c);
     }
   }
 
@@ -566,11 +550,8 @@ const KINDS = ['KUBE-SVC-', 'KUBE-SVL-', 'KUBE-EXT-', 'KUBE-FW-', 'KUBE-XLB-', '
   }),
 );
 
-/**
- * Which kube-proxy chain a name is (1 + its index in KINDS, 0 for none): prefix plus a
- * 16-character base32 hash. For one, `key` gets the exact key of the slots: k0 and k1 the first
- * 12 characters (30 bits each), then the tag: KUBE_TAG, the kind and the last 4 characters.
- */
+/** Which kube-proxy chain a name is (1 + its index in KINDS, 0 for none): prefix plus a
+ * 16-character base32 hash. */
 function chainKind(b: Uint8Array, s: number, e: number): number {
   if (b[s] !== 75 /* K */ || b[s + 4] !== 45) return 0;
   for (let i = 0; i < KINDS.length; i++) {
@@ -579,54 +560,29 @@ function chainKind(b: Uint8Array, s: number, e: number): number {
     let k = 5;
     while (k < bytes.length && b[s + k] === bytes[k]) k++;
     if (k < bytes.length) continue;
-    let k0 = 0;
-    let k1 = 0;
-    let k2 = 0;
-    for (let j = 0; j < 16; j++) {
-      const ch = b[s + k + j]!;
-      const v = ch >= 65 && ch <= 90 ? ch - 65 : ch >= 50 && ch <= 55 ? ch - 24 : -1; // A-Z2-7
-      if (v < 0) return 0;
-      if (j < 6) k0 = (k0 << 5) | v;
-      else if (j < 12) k1 = (k1 << 5) | v;
-      else k2 = (k2 << 5) | v;
+    for (; k < e - s; k++) {
+      const ch = b[s + k]!;
+      if (!((ch >= 65 && ch <= 90) || (ch >= 50 && ch <= 55))) return 0;
     }
-    key[0] = k0;
-    key[1] = k1;
-    key[2] = KUBE_TAG | (i << 20) | k2;
     return i + 1;
   }
   return 0;
 }
 
-const SLOT_INTS = 4;
-/** Tags: a kube-proxy name's are positive (this bit set), any other name's negative (its hash). */
-const KUBE_TAG = 1 << 23;
-const NAMED = 1 << 31;
-/** The key chainKind read last. */
-const key = new Int32Array(3);
-
-/** The slot a tag starts probing from: a hash's own bits, or a kube-proxy key mixed. */
-function home(tag: number, k0: number, k1: number): number {
-  return tag < 0 ? tag : avalanche(k0 ^ Math.imul(k1, HASH_PRIME) ^ Math.imul(tag, 0x27d4eb2d));
-}
-
 const encoder = new TextEncoder();
-const nameScratch = new Uint8Array(64); // chain names are at most 28 bytes
-let utf8Length = 0;
 
-/** A name's UTF-8 bytes (their count in utf8Length): ASCII is copied into a scratch array, with
- * no TextEncoder call. */
-function utf8(name: string): Uint8Array {
+const SLOT_INTS = 2;
+
+const nameScratch = new Uint8Array(64); // chain names are at most 28 bytes
+
+/** hashBytes of a name's UTF-8 bytes; an ASCII name is copied as is (no TextEncoder call). */
+function hashName(name: string): number {
   const n = name.length;
-  let k = 0;
-  if (n <= nameScratch.length) while (k < n && (nameScratch[k] = name.charCodeAt(k)) < 0x80) k++;
-  if (k === n) {
-    utf8Length = n;
-    return nameScratch;
-  }
+  let ascii = n <= nameScratch.length;
+  for (let k = 0; k < n && ascii; k++) ascii = (nameScratch[k] = name.charCodeAt(k)) < 0x80;
+  if (ascii) return hashBytes(nameScratch, 0, n);
   const bytes = encoder.encode(name);
-  utf8Length = bytes.length;
-  return bytes;
+  return hashBytes(bytes, 0, bytes.length);
 }
 
 /** A hash of bytes four at a time (names are long and alike up to their last 16 characters). */
