@@ -125,7 +125,7 @@ class TreeBuilder {
   private readonly nat: Table | undefined;
   private readonly filter: Table | undefined;
   private readonly trees: ServiceTree[] = [];
-  private readonly byHash = new Map<string, ServiceTree>();
+  private readonly byHash = new Map<string, number>(); // chain hash -> position in trees
   private readonly byVip = new Map<string, ServiceTree>(); // "10.1.0.1:443/tcp"
   private readonly visited: Uint8Array; // by nat chain index
   private readonly names = new Map<string, ServicePortName>(); // hash -> name
@@ -169,7 +169,7 @@ class TreeBuilder {
   private tree(hash: string | undefined, name: string | undefined, protocol: string): ServiceTree {
     name ??= hash ? this.names.get(hash) : undefined;
     if (!hash && name) hash = hash16(name + protocol);
-    let tree = hash ? this.byHash.get(hash) : undefined;
+    let tree = hash ? this.trees[this.byHash.get(hash) ?? -1] : undefined;
     if (!tree) {
       tree = {
         name,
@@ -186,8 +186,8 @@ class TreeBuilder {
         fallThrough: 0,
         verdicts: [],
       };
+      if (hash) this.byHash.set(hash, this.trees.length);
       this.trees.push(tree);
-      if (hash) this.byHash.set(hash, tree);
     }
     tree.name ??= name;
     return tree;
@@ -248,11 +248,11 @@ class TreeBuilder {
       const protocol = nat.protocol(id) ?? 'tcp';
       const named = comment === undefined ? undefined : commentName(comment, from);
       const tree = named
-        ? this.byHash.get(hash16(named.name + protocol))
+        ? this.trees[this.byHash.get(hash16(named.name + protocol)) ?? -1]
         : this.byVip.get(`${stripHost(nat.destination(id))}:${nat.dport(id)}/${protocol}`);
       tree?.masquerade.push({
         chain: from,
-        condition: masqueradeCondition(nat, id),
+        condition: this.condition(nat, id),
         line: nat.line(id),
       });
     }
@@ -262,12 +262,10 @@ class TreeBuilder {
    * order: one pass over the chains, whose names end in their tree's hash. */
   private ownChains(nat: Table): Int32Array {
     const own = new Int32Array(this.trees.length * 5).fill(-1);
-    const at = new Map<string, number>();
-    this.trees.forEach((t, i) => t.hash && at.set(t.hash, i));
     for (let c = 0; c < nat.chainCount; c++) {
       const slot = OWN_SLOT[nat.kindOf(c) ?? ''];
       if (slot === undefined) continue;
-      const i = at.get(nat.nameOf(c).slice(-16));
+      const i = this.byHash.get(nat.nameOf(c).slice(-16));
       if (i === undefined) continue;
       own[i * 5 + slot] = c;
       this.visited[c] = 1;
@@ -295,7 +293,7 @@ class TreeBuilder {
   private sideRules(nat: Table, tree: ServiceTree, chain: number): void {
     for (let k = 0; k < nat.ruleCountOf(chain); k++) {
       const id = nat.ruleIdOf(chain, k);
-      if ((nat.flags(id) & RuleFlag.targetMarkMasq) !== 0) masquerades(tree, nat, chain, id);
+      if ((nat.flags(id) & RuleFlag.targetMarkMasq) !== 0) this.masquerades(tree, nat, chain, id);
       else if (nat.target(id) === 'KUBE-MARK-DROP') drops(tree, nat, chain, id);
     }
   }
@@ -316,7 +314,7 @@ class TreeBuilder {
       const id = nat.ruleIdOf(chain, k);
       const flags = nat.flags(id);
       if ((flags & RuleFlag.targetMarkMasq) !== 0) {
-        masquerades(tree, nat, chain, id);
+        this.masquerades(tree, nat, chain, id);
         continue;
       }
       const sep = nat.targetIndex(id);
@@ -332,7 +330,7 @@ class TreeBuilder {
       // affinity rules come first: the jump after one reaches the same endpoint
       if (this.sep[at + SEP.call] === call) ep = endpoints[this.sep[at + SEP.position]!]!;
       else {
-        ep = this.endpoint(sep, nat.line(id));
+        ep = this.endpoint(nat, sep, nat.line(id));
         this.sep[at + SEP.call] = call;
         this.sep[at + SEP.position] = endpoints.length;
         endpoints.push(ep);
@@ -365,18 +363,17 @@ class TreeBuilder {
     };
   }
 
-  // What every KUBE-SEP chain says, read once in the dump's own order and kept by chain index,
-  // side by side so that following a jump reads one place for each (the jumps come in random
-  // order: each separate array would be a cache miss): its numbers in `sep` (see SEP), its DNAT
-  // address and name in `sepText` [2c, 2c + 1].
+  // What every KUBE-SEP chain says, read once in the dump's own order and kept by chain index:
+  // its numbers side by side in `sep` (see SEP: the jumps come in random order, and each
+  // separate array would be a cache miss) and its DNAT address.
   private sep = new Int32Array(0);
-  private sepText: (string | undefined)[] = [];
+  private sepAddress: (string | undefined)[] = [];
   private readonly sepInferredIP = new Map<number, string>();
 
   private readSeps(nat: Table): void {
     const n = nat.chainCount;
     const numbers = (this.sep = new Int32Array(n * SEP_STRIDE));
-    const text = (this.sepText = new Array<string | undefined>(2 * n));
+    const addresses = (this.sepAddress = new Array<string | undefined>(n));
     for (let c = 0; c < n; c++) {
       if (nat.kindOf(c) !== 'KUBE-SEP') continue;
       let address: string | undefined;
@@ -395,18 +392,18 @@ class TreeBuilder {
       if (f & SEP_QUIRK && address === undefined && hairpin >= 0)
         this.sepInferredIP.set(c, stripHost(nat.source(hairpin))!);
       numbers[c * SEP_STRIDE + SEP.flags] = f;
-      text[2 * c] = address;
-      text[2 * c + 1] = nat.nameOf(c);
+      addresses[c] = address;
+      nat.nameOf(c); // decoded here, in the dump's order; endpoints read the table's cache
     }
   }
 
   /** A new endpoint for the KUBE-SEP chain at index c, jumped to from `line`. */
-  private endpoint(c: number, line: number): TreeEndpoint {
+  private endpoint(nat: Table, c: number, line: number): TreeEndpoint {
     const f = (this.sep[c * SEP_STRIDE + SEP.flags]! |= SEP_REACHED);
     const ep: TreeEndpoint = {
-      address: this.sepText[2 * c],
+      address: this.sepAddress[c],
       ruleProbability: undefined,
-      chain: this.sepText[2 * c + 1]!,
+      chain: nat.nameOf(c),
       probability: 0,
       hairpinMasquerade: (f & SEP_HAIRPIN) !== 0,
       affinity: false,
@@ -418,6 +415,26 @@ class TreeBuilder {
       if (ip !== undefined) ep.inferredIP = ip;
     }
     return ep;
+  }
+
+  /** A KUBE-MARK-MASQ rule of the tree's own chains. */
+  private masquerades(tree: ServiceTree, nat: Table, chain: number, id: number): void {
+    tree.masquerade.push({
+      chain: nat.nameOf(chain),
+      condition: this.condition(nat, id),
+      line: nat.line(id),
+    });
+  }
+
+  // thousands of rules share a few conditions ("! -s 10.244.0.0/16"): one string for each
+  private readonly conditions = new Map<string, string>();
+
+  private condition(nat: Table, id: number): string {
+    const c = masqueradeCondition(nat, id);
+    const known = this.conditions.get(c);
+    if (known !== undefined) return known;
+    this.conditions.set(c, c);
+    return c;
   }
 
   /** REJECT / DROP rules kube-proxy writes in filter for Services without (local) endpoints. */
@@ -511,15 +528,6 @@ function commentName(comment: string, from: string): { name: string; kind: Entry
     : undefined;
 }
 
-/** A KUBE-MARK-MASQ rule of the tree's own chains. */
-function masquerades(tree: ServiceTree, nat: Table, chain: number, id: number): void {
-  tree.masquerade.push({
-    chain: nat.nameOf(chain),
-    condition: masqueradeCondition(nat, id),
-    line: nat.line(id),
-  });
-}
-
 /** A jump to KUBE-MARK-DROP (old kube-proxy: "has no local endpoints", KUBE-FW). */
 function drops(tree: ServiceTree, nat: Table, chain: number, id: number): void {
   tree.verdicts.push({
@@ -535,7 +543,7 @@ function drops(tree: ServiceTree, nat: Table, chain: number, id: number): void {
 function masqueradeCondition(t: Table, id: number): string {
   const flags = t.flags(id);
   const src = t.source(id);
-  if (src) return `${(flags & RuleFlag.srcNegated) !== 0 ? '! ' : ''}-s ${src}`;
+  if (src) return ((flags & RuleFlag.srcNegated) !== 0 ? '! -s ' : '-s ') + src;
   if ((flags & RuleFlag.hasOtherMatches) === 0) return 'all';
   const rule = t.rule(id);
   const parts: string[] = [];

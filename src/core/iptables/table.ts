@@ -505,7 +505,15 @@ export class Table {
     return this.field(id, H.dst);
   }
   protocol(id: number): string | undefined {
-    return this.field(id, H.proto);
+    if (!this.span(id, H.proto)) return undefined;
+    // one string for each of the usual protocols, not one per rule
+    const b = this.buf;
+    const s = this.fs;
+    if (this.fe - s === 3 && b[s + 1] === 99 /* c */ && b[s + 2] === 112 /* p */) {
+      if (b[s] === 116 /* t */) return 'tcp';
+      if (b[s] === 117 /* u */) return 'udp';
+    }
+    return text(b, s, this.fe);
   }
   dport(id: number): string | undefined {
     return this.field(id, H.dport);
