@@ -222,7 +222,7 @@ class TreeBuilder {
         if (tkind === 'KUBE-FW') kind = 'load-balancer';
         else if (tkind === 'KUBE-EXT' || tree.clusterIP !== undefined) kind = 'external-ip';
       }
-      tree.entries.push({
+      tree.entries = append(tree.entries, {
         kind,
         address,
         port,
@@ -236,11 +236,11 @@ class TreeBuilder {
         tree.port = port;
         this.byVip.set(`${address}:${port}/${protocol}`, tree);
       } else if (kind === 'external-ip' && address && !tree.externalIPs.includes(address))
-        tree.externalIPs.push(address);
+        tree.externalIPs = append(tree.externalIPs, address);
       else if (kind === 'load-balancer' && address && !tree.loadBalancerIPs.includes(address))
-        tree.loadBalancerIPs.push(address);
+        tree.loadBalancerIPs = append(tree.loadBalancerIPs, address);
       else if (kind === 'node-port' && port !== undefined && !tree.nodePorts.includes(port))
-        tree.nodePorts.push(port);
+        tree.nodePorts = append(tree.nodePorts, port);
     }
     // old kube-proxy (<= 1.20) marked Service traffic in KUBE-SERVICES / KUBE-NODEPORTS itself
     for (const id of masq) {
@@ -250,11 +250,12 @@ class TreeBuilder {
       const tree = named
         ? this.trees[this.byHash.get(hash16(named.name + protocol)) ?? -1]
         : this.byVip.get(`${stripHost(nat.destination(id))}:${nat.dport(id)}/${protocol}`);
-      tree?.masquerade.push({
-        chain: from,
-        condition: this.condition(nat, id),
-        line: nat.line(id),
-      });
+      if (tree)
+        tree.masquerade = append(tree.masquerade, {
+          chain: from,
+          condition: this.condition(nat, id),
+          line: nat.line(id),
+        });
     }
   }
 
@@ -419,7 +420,7 @@ class TreeBuilder {
 
   /** A KUBE-MARK-MASQ rule of the tree's own chains. */
   private masquerades(tree: ServiceTree, nat: Table, chain: number, id: number): void {
-    tree.masquerade.push({
+    tree.masquerade = append(tree.masquerade, {
       chain: nat.nameOf(chain),
       condition: this.condition(nat, id),
       line: nat.line(id),
@@ -512,6 +513,14 @@ const SEP = { call: 0, position: 1, flags: 2 } as const;
 const SEP_STRIDE = 3;
 const SEP_CHAIN = 1; // the chain is a KUBE-SEP chain
 const SEP_HAIRPIN = 2;
+
+/** Adds an item to a tree's list: short lists are copied at their exact size (a push onto []
+ * reserves 17 slots, and most trees' lists hold one or two items). */
+function append<T>(list: T[], item: T): T[] {
+  if (list.length < 4) return list.concat([item]);
+  list.push(item);
+  return list;
+}
 const SEP_QUIRK = 4;
 const SEP_REACHED = 8; // a jump reached it (not an orphan)
 
