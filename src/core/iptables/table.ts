@@ -265,7 +265,7 @@ export class Table {
       if (near + 1 < this.chainCount && this.named(near + 1, s, e)) return near + 1;
     }
     const h = hashBytes(this.buf, s, e);
-    const found = this.probe(h, s, e);
+    let found = this.probe(h, s, e);
     if (found >= 0) return found;
     const index = this.chainCount++;
     if ((index + 1) * C_STRIDE > this.records.length) {
@@ -277,8 +277,11 @@ export class Table {
     this.records[at + C.nameStart] = s;
     this.records[at + C.nameEnd] = e;
     this.records[at + C.kind] = chainKind(this.buf, s, e);
-    if ((this.chainCount + 1) * 2 * SLOT_INTS > this.slots.length) this.rehash();
-    else this.place(-found - 1, h, index);
+    if ((this.chainCount + 1) * 2 * SLOT_INTS > this.slots.length) {
+      this.rehash();
+      found = this.probe(h, s, e);
+    }
+    this.place(-found - 1, h, index);
     return index;
   }
 
@@ -344,15 +347,17 @@ export class Table {
     this.slots[at + 1] = index + 1;
   }
 
+  /** Doubles the slots, moving each entry by the hash it holds (no name is read again). */
   private rehash(): void {
-    this.slots = new Int32Array(this.slots.length * 2);
+    const old = this.slots;
+    this.slots = new Int32Array(old.length * 2);
     const mask = this.slots.length / SLOT_INTS - 1;
-    for (let c = 0; c < this.chainCount; c++) {
-      const at = c * C_STRIDE;
-      const h = hashBytes(this.buf, this.records[at + C.nameStart]!, this.records[at + C.nameEnd]!);
-      let i = h & mask;
+    for (let at = 0; at < old.length; at += SLOT_INTS) {
+      const v = old[at + 1]!;
+      if (v === 0) continue;
+      let i = old[at]! & mask;
       while (this.slots[i * SLOT_INTS + 1] !== 0) i = (i + 1) & mask;
-      this.place(i, h, c);
+      this.place(i, old[at]!, v - 1);
     }
   }
 
