@@ -3,7 +3,13 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { IptablesParseError, parseIptables, printRule, RuleFlag } from '../../src/core/iptables.js';
+import {
+  IptablesParseError,
+  parseIptables,
+  printRule,
+  RuleFlag,
+  type Table,
+} from '../../src/core/iptables.js';
 import { parseRuleLine, type Match, type Rule, type Target } from '../../src/core/iptables/rule.js';
 
 const fixture = (name: string) =>
@@ -105,88 +111,33 @@ describe('dump structure', () => {
 
   it('finds chains by name, ASCII of any length or UTF-8, as the jumps to them do', () => {
     const names = ['A', 'AB', 'ABC', 'ABCD', 'ABCDE', 'MY-CHAIN-7', 'ÄRGER', 'x-é-y', 'ネット'];
-    const rs = parseIptables(
-      [
-        '*filter',
-        ':INPUT ACCEPT [0:0]',
-        ...names.map((n) => `:${n} - [0:0]`),
-        ...names.map((n) => `-A INPUT -j ${n}`),
-        'COMMIT',
-      ].join('\n'),
-    );
-    const filter = rs.table('filter')!;
-    const input = filter.chain('INPUT')!;
-    names.forEach((n, k) => {
-      assert.equal(filter.chain(n)?.name, n);
-      assert.equal(filter.targetIndex(input.ruleId(k)), filter.indexOf(n));
-    });
-    assert.equal(filter.chain('ÄRGEr'), undefined);
-    assert.equal(filter.chain('ABCDEF'), undefined);
+    const nat = jumpsTo(names);
+    assert.equal(nat.chain('ÄRGEr'), undefined);
+    assert.equal(nat.chain('ABCDEF'), undefined);
   });
 
-  it('tells apart kube-proxy chain names that differ in one character or only in their kind', () => {
+  it('tells apart thousands of kube-proxy chain names that differ in one kind or character', () => {
+    const B32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
     const hash = 'ELCM5PCEQWBTUJ2I';
     const at = (k: number, c: string) => hash.slice(0, k) + c + hash.slice(k + 1);
-    const names = [
-      ...['SVC', 'SVL', 'EXT', 'FW', 'XLB', 'SEP'].map((kind) => `KUBE-${kind}-${hash}`),
-      // one character changed in each 30-, 30- and 20-bit part of the key, and at the ends
-      ...[0, 5, 6, 11, 12, 15].map((k) => `KUBE-SEP-${at(k, hash[k] === 'A' ? 'B' : 'A')}`),
-      `KUBE-SEP-${at(3, '7')}`,
-      // kube-proxy-like but not base32 (looked up by their bytes): '1', '8' and lower case
-      `KUBE-SEP-${at(3, '1')}`,
-      `KUBE-SEP-${at(3, '8')}`,
-      `KUBE-SEP-${hash.toLowerCase()}`,
-      `KUBE-SEP-${hash}X`,
-      `KUBE-SEPX${hash}`,
-    ];
-    const rs = parseIptables(
-      [
-        '*nat',
-        ':PREROUTING ACCEPT [0:0]',
-        ...names.map((n) => `:${n} - [0:0]`),
-        ...names.map((n) => `-A PREROUTING -j ${n}`),
-        'COMMIT',
-      ].join('\n'),
-    );
-    const nat = rs.table('nat')!;
-    const pre = nat.chain('PREROUTING')!;
-    assert.equal(nat.chainCount, names.length + 1, 'every name is its own chain');
-    names.forEach((n, k) => {
-      assert.equal(nat.chain(n)?.name, n);
-      assert.equal(nat.targetIndex(pre.ruleId(k)), nat.indexOf(n));
-    });
-    assert.equal(nat.indexOf(`KUBE-SEP-${at(7, hash[7] === 'A' ? 'B' : 'A')}`), -1);
-    assert.equal(nat.indexOf(`KUBE-SVC-${at(15, '7')}`), -1);
-  });
-
-  it('finds each of thousands of kube-proxy names that differ only in one part of their hash', () => {
-    const B32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
     const digits = (n: number, width: number) =>
       Array.from({ length: width }, (_, k) => B32[(n >> (5 * k)) & 31]).join('');
-    const hash = 'ELCM5PCEQWBTUJ2I';
-    // 1500 names varying the first 6 characters, 1500 the next 6, 1500 the last 4
-    const names = Array.from({ length: 1500 }, (_, i) => [
-      `KUBE-SEP-${digits(i * 7919, 6)}${hash.slice(6)}`,
-      `KUBE-SEP-${hash.slice(0, 6)}${digits(i * 7919, 6)}${hash.slice(12)}`,
-      `KUBE-SEP-${hash.slice(0, 12)}${digits(i * 7919, 4)}`,
-    ]).flat();
-    const unique = [...new Set(names)];
-    const rs = parseIptables(
-      [
-        '*nat',
-        ':PREROUTING ACCEPT [0:0]',
-        ...unique.map((n) => `:${n} - [0:0]`),
-        ...unique.map((n) => `-A PREROUTING -j ${n}`),
-        'COMMIT',
-      ].join('\n'),
-    );
-    const nat = rs.table('nat')!;
-    const pre = nat.chain('PREROUTING')!;
-    assert.equal(nat.chainCount, unique.length + 1);
-    unique.forEach((n, k) => {
-      assert.equal(nat.nameOf(nat.indexOf(n)), n);
-      assert.equal(nat.targetIndex(pre.ruleId(k)), k + 1);
-    });
+    const names = [
+      ...['SVC', 'SVL', 'EXT', 'FW', 'XLB', 'SEP'].map((kind) => `KUBE-${kind}-${hash}`),
+      ...[0, 5, 6, 11, 12, 15].map((k) => `KUBE-SEP-${at(k, hash[k] === 'A' ? 'B' : 'A')}`),
+      // the same shape but not base32, or one character longer
+      ...['1', '8', 'a'].map((c) => `KUBE-SEP-${at(3, c)}`),
+      `KUBE-SEP-${hash}X`,
+      `KUBE-SEPX${hash}`,
+      // 1500 names varying the first 6 characters, 1500 the next 6, 1500 the last 4
+      ...Array.from({ length: 1500 }, (_, i) => [
+        `KUBE-SEP-${digits(i * 7919, 6)}${hash.slice(6)}`,
+        `KUBE-SEP-${hash.slice(0, 6)}${digits(i * 7919, 6)}${hash.slice(12)}`,
+        `KUBE-SEP-${hash.slice(0, 12)}${digits(i * 7919, 4)}`,
+      ]).flat(),
+    ];
+    const nat = jumpsTo([...new Set(names)]);
+    assert.equal(nat.indexOf(`KUBE-SVC-${at(15, '7')}`), -1);
   });
 
   it('reads iptables-save -c counters and CRLF line ends', () => {
@@ -616,3 +567,26 @@ describe('bad input', () => {
     });
   }
 });
+
+/** A nat table declaring the names in order, with a jump to each from PREROUTING: checks that
+ * every name is its own chain, found by name and by the jump to it. */
+function jumpsTo(names: string[]): Table {
+  const rs = parseIptables(
+    [
+      '*nat',
+      ':PREROUTING ACCEPT [0:0]',
+      ...names.map((n) => `:${n} - [0:0]`),
+      ...names.map((n) => `-A PREROUTING -j ${n}`),
+      'COMMIT',
+    ].join('\n'),
+  );
+  const nat = rs.table('nat')!;
+  const jumps = nat.chain('PREROUTING')!;
+  assert.equal(nat.chainCount, names.length + 1, 'every name is its own chain');
+  names.forEach((n, k) => {
+    assert.equal(nat.chain(n)?.name, n);
+    assert.equal(nat.indexOf(n), k + 1);
+    assert.equal(nat.targetIndex(jumps.ruleId(k)), k + 1);
+  });
+  return nat;
+}
