@@ -125,7 +125,7 @@ class TreeBuilder {
   private readonly nat: Table | undefined;
   private readonly filter: Table | undefined;
   private readonly trees: ServiceTree[] = [];
-  private readonly byHash = new Map<string, number>(); // chain hash -> position in trees
+  private readonly positions = new Map<string, number>(); // chain hash -> position in trees
   private readonly byVip = new Map<string, ServiceTree>(); // "10.1.0.1:443/tcp"
   private readonly visited: Uint8Array; // by nat chain index
   private readonly names = new Map<string, ServicePortName>(); // hash -> name
@@ -169,7 +169,7 @@ class TreeBuilder {
   private tree(hash: string | undefined, name: string | undefined, protocol: string): ServiceTree {
     name ??= hash ? this.names.get(hash) : undefined;
     if (!hash && name) hash = hash16(name + protocol);
-    let tree = hash ? this.trees[this.byHash.get(hash) ?? -1] : undefined;
+    let tree = this.byHash(hash);
     if (!tree) {
       tree = {
         name,
@@ -186,11 +186,17 @@ class TreeBuilder {
         fallThrough: 0,
         verdicts: [],
       };
-      if (hash) this.byHash.set(hash, this.trees.length);
+      if (hash) this.positions.set(hash, this.trees.length);
       this.trees.push(tree);
     }
     tree.name ??= name;
     return tree;
+  }
+
+  /** The tree of a chain hash, if there is one yet. */
+  private byHash(hash: string | undefined): ServiceTree | undefined {
+    const at = hash === undefined ? undefined : this.positions.get(hash);
+    return at === undefined ? undefined : this.trees[at];
   }
 
   /** Entry rules of KUBE-SERVICES / KUBE-NODEPORTS. */
@@ -248,7 +254,7 @@ class TreeBuilder {
       const protocol = nat.protocol(id) ?? 'tcp';
       const named = comment === undefined ? undefined : commentName(comment, from);
       const tree = named
-        ? this.trees[this.byHash.get(hash16(named.name + protocol)) ?? -1]
+        ? this.byHash(hash16(named.name + protocol))
         : this.byVip.get(`${stripHost(nat.destination(id))}:${nat.dport(id)}/${protocol}`);
       if (tree)
         tree.masquerade = append(tree.masquerade, {
@@ -266,7 +272,7 @@ class TreeBuilder {
     for (let c = 0; c < nat.chainCount; c++) {
       const slot = OWN_SLOT[nat.kindOf(c) ?? ''];
       if (slot === undefined) continue;
-      const i = this.byHash.get(nat.nameOf(c).slice(-16));
+      const i = this.positions.get(nat.nameOf(c).slice(-16));
       if (i === undefined) continue;
       own[i * 5 + slot] = c;
       this.visited[c] = 1;

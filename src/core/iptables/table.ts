@@ -243,6 +243,9 @@ export class Table {
   /** The name of the chain at this index, decoded from the dump on first use. */
   nameOf(index: number): string {
     const at = index * C_STRIDE;
+    // sized to every chain at once: a first write far past the end (names[4240] of []) would
+    // turn the array into a dictionary, slow and four times the size
+    if (this.names.length < this.chainCount) this.names.length = this.chainCount;
     return (this.names[index] ??= text(
       this.buf,
       this.records[at + C.nameStart]!,
