@@ -204,13 +204,13 @@ export function expectedRules(
   };
 }
 
-/** The text of 10,000 Service ports is 40 MB: it is made when asked for, and kept once asked for. */
 /** What every Service port's rules depend on, known once all ports are (large-cluster mode). */
 interface SharedContext {
   rules: ServiceRulesContext | undefined;
 }
 
-/** The prototype of the Service port literals: their rules, made on first use. */
+/** The prototype of the Service port literals. The text of 10,000 Service ports is 40 MB: it is
+ * made when asked for, and kept once asked for. */
 class ServicePortRules {
   declare shared: SharedContext;
   declare rules: { nat: RuleLine[]; filter: RuleLine[] } | undefined;

@@ -42,8 +42,9 @@ export function textDifferences(c: DriftContext, flagged: Set<string>): { writte
   // the shared chains' rules as a multiset per table, keyed by rule text: each expected line
   // takes one copy away
   const actual = { nat: new Map<string, number[]>(), filter: new Map<string, number[]>() };
+  const tables = { nat: c.nat, filter: c.filter };
   for (const name of ['nat', 'filter'] as const) {
-    const table = name === 'nat' ? c.nat : c.filter;
+    const table = tables[name];
     if (!table) continue;
     const owned = new Set([...SHARED[name], ...FIXED[name]]);
     const lines = actual[name];
@@ -80,11 +81,7 @@ export function textDifferences(c: DriftContext, flagged: Set<string>): { writte
   for (const name of ['nat', 'filter'] as const)
     for (const [text, ids] of actual[name])
       for (const id of ids) {
-        const owner = ruleOwner(
-          (name === 'nat' ? c.nat : c.filter)!,
-          id,
-          (owners ??= ownersOf(c.exp.servicePorts)),
-        );
+        const owner = ruleOwner(tables[name]!, id, (owners ??= ownersOf(c.exp.servicePorts)));
         diff(owner).actual.push(`-t ${name} ${text}`);
       }
   // per-Service chains the node has and kube-proxy would not write now (stale endpoints, KUBE-XLB)

@@ -244,7 +244,7 @@ export class Table {
   nameOf(index: number): string {
     const at = index * C_STRIDE;
     // sized to every chain at once: a first write far past the end (names[4240] of []) would
-    // turn the array into a dictionary, slow and four times the size
+    // turn the array into a dictionary, slower to read and several times the size
     if (this.names.length < this.chainCount) this.names.length = this.chainCount;
     return (this.names[index] ??= text(
       this.buf,
