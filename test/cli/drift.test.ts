@@ -164,21 +164,13 @@ describe('kdebug expect', () => {
   });
 });
 
+/** `kdebug trace` on the demo snapshot's node vm-12-7-centos. */
+const traceDemo = (args: string[]) =>
+  kdebug(['trace', '--snapshot', 'snapshots/nginx-svc', '--node', 'vm-12-7-centos', ...args]);
+
 describe('kdebug trace', () => {
   it('prints every outcome as JSON with the documented fields', () => {
-    const r = kdebug([
-      'trace',
-      '--snapshot',
-      'snapshots/nginx-svc',
-      '--node',
-      'vm-12-7-centos',
-      '--src',
-      '10.244.0.3',
-      '--dst',
-      '10.1.190.219:8080',
-      '-o',
-      'json',
-    ]);
+    const r = traceDemo(['--src', '10.244.0.3', '--dst', '10.1.190.219:8080', '-o', 'json']);
     assert.equal(r.code, 0, r.stderr);
     const doc = JSON.parse(r.stdout);
     assert.equal(doc.schemaVersion, 1);
@@ -207,19 +199,7 @@ describe('kdebug trace', () => {
   });
 
   it('explains why ping to a ClusterIP gets no answer', () => {
-    const r = kdebug([
-      'trace',
-      '--snapshot',
-      'snapshots/nginx-svc',
-      '--node',
-      'vm-12-7-centos',
-      '--src',
-      '10.244.0.2',
-      '--dst',
-      '10.1.190.219',
-      '--proto',
-      'icmp',
-    ]);
+    const r = traceDemo(['--src', '10.244.0.2', '--dst', '10.1.190.219', '--proto', 'icmp']);
     assert.equal(r.code, 0, r.stderr);
     assert.match(
       r.stdout,
@@ -230,38 +210,14 @@ describe('kdebug trace', () => {
       /No Service rule matched: the rules for 10\.1\.190\.219 only match tcp port 8080\./,
     );
     const json = JSON.parse(
-      kdebug([
-        'trace',
-        '--snapshot',
-        'snapshots/nginx-svc',
-        '--node',
-        'vm-12-7-centos',
-        '--src',
-        '10.244.0.2',
-        '--dst',
-        '10.1.190.219',
-        '--proto',
-        'icmp',
-        '-o',
-        'json',
-      ]).stdout,
+      traceDemo(['--src', '10.244.0.2', '--dst', '10.1.190.219', '--proto', 'icmp', '-o', 'json'])
+        .stdout,
     );
     assert.equal(json.outcomes[0].destination, null);
   });
 
   it('defaults the source to the node IP with --from-host', () => {
-    const r = kdebug([
-      'trace',
-      '--snapshot',
-      'snapshots/nginx-svc',
-      '--node',
-      'vm-12-7-centos',
-      '--from-host',
-      '--dst',
-      '10.1.190.219:8080',
-      '-o',
-      'json',
-    ]);
+    const r = traceDemo(['--from-host', '--dst', '10.1.190.219:8080', '-o', 'json']);
     assert.equal(r.code, 0, r.stderr);
     const doc = JSON.parse(r.stdout);
     assert.deepEqual([doc.packet.src, doc.packet.from], ['10.0.12.7', 'host']);
@@ -288,14 +244,7 @@ describe('kdebug trace', () => {
   ];
   for (const [what, args, message] of failures) {
     it(`exits 2 for ${what}`, () => {
-      const r = kdebug([
-        'trace',
-        '--snapshot',
-        'snapshots/nginx-svc',
-        '--node',
-        'vm-12-7-centos',
-        ...args,
-      ]);
+      const r = traceDemo([...args]);
       assert.equal(r.code, 2);
       assert.match(r.stderr, message);
     });
