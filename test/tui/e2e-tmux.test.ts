@@ -108,7 +108,8 @@ describe('kdebug demo in a terminal', { skip }, () => {
 
     // the window resized: the TUI follows, wider and taller, then back
     tmux('resize-window', '-t', SESSION, '-x', '110', '-y', '30');
-    s = await waitFor('the wider frame', (x) => x.split('\n').some((l) => [...l].length === 110));
+    // the whole frame, down to its bottom border: a capture can fall in the middle of a redraw
+    s = await waitFor('the wider frame', (x) => /^┗━{108}┛$/m.test(x));
     assert.equal(s.split('\n').filter((l) => l.length > 0).length, 29);
     tmux('resize-window', '-t', SESSION, '-x', '80', '-y', '24');
     s = await waitFor('the 80-column frame', (x) => /^┗━{78}┛$/m.test(x) && x.includes('[Drift]'));
