@@ -27,13 +27,3 @@ export function palette(color: boolean): Palette {
   }
   return { status: (s, t) => STATUS[s](t), heading: sgr('1'), muted: sgr('2'), command: sgr('36') };
 }
-
-/** Replaces control characters in text that came from a cluster or a node (C0, DEL, C1). */
-export function clean(text: string): string {
-  let out = '';
-  for (const ch of text.replace(/\r?\n|\t/g, ' ')) {
-    const c = ch.codePointAt(0)!;
-    out += c < 0x20 || (c >= 0x7f && c <= 0x9f) ? '?' : ch;
-  }
-  return out;
-}

@@ -2,7 +2,8 @@
 // with their explanation, evidence and next action, then one line saying what to do first.
 // Fits 80 columns; commands are wrapped with shell continuations so they still paste.
 import type { Finding, Report, Status, Step } from '../core/model.js';
-import { clean, palette, type Palette } from './palette.js';
+import { sanitize } from '../core/sanitize.js';
+import { palette, type Palette } from './palette.js';
 
 export const MARK: Record<Status, string> = {
   pass: '✓',
@@ -72,17 +73,17 @@ function headline(step: Step): Finding | undefined {
 
 function expanded(f: Finding, p: Palette, width: number): string[] {
   const mark = f.info ? 'i' : MARK[f.status];
-  const out = wrap(`${mark} ${clean(f.title)}`, width, '     ', '       ');
+  const out = wrap(`${mark} ${sanitize(f.title)}`, width, '     ', '       ');
   out[0] = `     ${f.info ? p.muted(mark) : p.status(f.status, mark)}${out[0]!.slice(6)}`;
   out.push(`       ${p.muted(`[${f.id}]`)}`);
-  if (f.explanation) out.push(...wrap(clean(f.explanation), width, '       '));
+  if (f.explanation) out.push(...wrap(sanitize(f.explanation), width, '       '));
   if (f.evidence.length > 0) {
     out.push(`       ${p.muted('evidence:')}`);
-    for (const e of f.evidence) out.push(...wrap(clean(e), width, '         ', '           '));
+    for (const e of f.evidence) out.push(...wrap(sanitize(e), width, '         ', '           '));
   }
   if (f.next) {
     out.push(`       ${p.muted('next:')}`);
-    out.push(...wrapCommand(clean(f.next), width, '         ').map((l) => p.command(l)));
+    out.push(...wrapCommand(sanitize(f.next), width, '         ').map((l) => p.command(l)));
   }
   return out;
 }
@@ -98,7 +99,7 @@ function stepLines(
   const more = step.findings.filter(
     (f) => f !== head && (f.status === 'fail' || f.status === 'warn'),
   ).length;
-  let summary = head ? clean(head.title) : '';
+  let summary = head ? sanitize(head.title) : '';
   if (more > 0) summary += ` (+${more} more)`;
   const room = o.width - 4 - label.length;
   if (summary.length > room) summary = `${summary.slice(0, room - 1)}…`;
@@ -119,13 +120,13 @@ function verdict(report: Report, p: Palette, width: number): string[] {
       const word = status === 'fail' ? 'Problem' : 'Warning';
       return [
         ...wrap(
-          `${word} at step ${hit.n} (${hit.s.title}): ${clean(f.title)} [${f.id}]`,
+          `${word} at step ${hit.n} (${hit.s.title}): ${sanitize(f.title)} [${f.id}]`,
           width,
           '',
           '  ',
         ).map((l) => p.status(status, l)),
         ...(f.next
-          ? wrapCommand(`Next: ${clean(f.next)}`, width, '').map((l) => p.command(l))
+          ? wrapCommand(`Next: ${sanitize(f.next)}`, width, '').map((l) => p.command(l))
           : []),
       ];
     }
@@ -141,7 +142,7 @@ export function reportText(report: Report, o: TextOptions = {}): string {
   const opts = { width, verbose: o.verbose ?? false };
   const { namespace, service } = report.target;
   const out = [p.heading(`kdebug svc ${namespace}/${service}`)];
-  const from = [report.context ? `context ${clean(report.context)}` : '', o.source ?? ''].filter(
+  const from = [report.context ? `context ${sanitize(report.context)}` : '', o.source ?? ''].filter(
     Boolean,
   );
   if (from.length > 0) out.push(...wrap(from.join(', '), width, '', '  '));
@@ -150,11 +151,11 @@ export function reportText(report: Report, o: TextOptions = {}): string {
     const parts = [
       s.type,
       ...(s.externalName
-        ? [`-> ${clean(s.externalName)}`]
+        ? [`-> ${sanitize(s.externalName)}`]
         : s.clusterIP
           ? [s.clusterIP === 'None' ? 'headless' : s.clusterIP]
           : []),
-      ...s.ports.map(clean),
+      ...s.ports.map(sanitize),
       ...(s.proxyMode ? [`kube-proxy ${s.proxyMode}`] : []),
     ];
     out.push(...wrap(parts.join('  '), width, '', '  '));

@@ -1,5 +1,5 @@
 // Word wrapping to a width, done here rather than by Ink so panes can scroll by line.
-import { sanitize } from './sanitize.js';
+import { sanitize } from '../core/sanitize.js';
 
 /**
  * The lines of `text` at `width` columns, every line after the first starting with `indent`:

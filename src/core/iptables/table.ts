@@ -325,6 +325,11 @@ export class Table {
     return found >= 0 ? found : -1;
   }
 
+  /** Whether the rule's line, from its "-A", is the bytes [s, e) of the dump. */
+  ruleIs(id: number, s: number, e: number): boolean {
+    return this.sameBytes(this.int(id, R.specStart) - 3, this.int(id, R.lineEnd), s, e);
+  }
+
   private sameBytes(as: number, ae: number, s: number, e: number): boolean {
     if (ae - as !== e - s) return false;
     const b = this.buf;

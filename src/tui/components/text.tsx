@@ -1,7 +1,7 @@
 // The only way text reaches the screen: every string is sanitized and coloured by meaning.
 import { Text } from 'ink';
 import { createContext, useContext, type ReactNode } from 'react';
-import { sanitize } from '../sanitize.js';
+import { sanitize } from '../../core/sanitize.js';
 import { theme, type Theme, type Tone } from '../theme.js';
 
 export const ThemeContext = createContext<Theme>(theme(true));

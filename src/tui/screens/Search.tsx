@@ -5,7 +5,7 @@ import { searchNodes, type NodeData, type NodeHit } from '../data.js';
 import { Pane, innerLines } from '../components/pane.js';
 import { S, T } from '../components/text.js';
 import { useWindow } from '../components/window.js';
-import { sanitizeMarked } from '../sanitize.js';
+import { sanitizeMarked } from '../../core/sanitize.js';
 import type { State, View } from '../state.js';
 
 export interface SearchModel {

@@ -1,6 +1,6 @@
-// Text from the cluster or a node reaches the terminal only through here: a Service name, a rule
-// comment or a Pod's status message could carry escape sequences that move the cursor, retitle the
-// window or hide text.
+// Text from the cluster, a node or a pasted file reaches the terminal only through here: a Service
+// name, a rule comment or a pasted line could carry escape sequences that move the cursor, retitle
+// the window or hide text.
 
 /* eslint-disable no-control-regex -- matching control characters is the point */
 // ESC/CSI sequences, OSC/DCS/APC/PM/SOS strings (to BEL or ST), then any C0/C1 control left over
@@ -45,3 +45,20 @@ export function sanitizeMarked(
 }
 
 const BIDI_CHAR = /^[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]$/;
+
+const UNSAFE = /[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/g; // eslint-disable-line no-control-regex
+
+/** An excerpt of input quoted in a message: every control or BIDI character shown escaped
+ * (`\x1b`, `\u202e`), so the reader sees what the input holds and the terminal obeys none of it. */
+export function escapeControls(s: string): string {
+  return s.replace(UNSAFE, (ch) => {
+    const c = ch.charCodeAt(0);
+    return c < 0x100 ? `\\x${c.toString(16).padStart(2, '0')}` : `\\u${c.toString(16)}`;
+  });
+}
+
+/** A short, escaped excerpt of one input line. */
+export function excerpt(s: string, max = 80): string {
+  const cut = s.length > max ? s.slice(0, max) + '...' : s;
+  return escapeControls(cut);
+}

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { sanitize, sanitizeMarked } from '../../src/tui/sanitize.js';
+import { sanitize, sanitizeMarked } from '../../src/core/sanitize.js';
 
 describe('sanitize: text from the cluster reaches the terminal inert', () => {
   const cases: [string, string, string][] = [

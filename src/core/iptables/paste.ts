@@ -1,0 +1,121 @@
+// What people paste around a rules dump: shell prompts, prose, `grep -n` prefixes, log lines, and
+// listings of other tools. The parser asks here only about lines that are not dump lines, so a
+// clean dump never pays for it.
+
+/** Why a line was skipped or doubted (JSON `warnings[].kind`). */
+export type WarningKind =
+  | 'blank'
+  | 'prompt' // a shell prompt and the command typed after it
+  | 'command' // a command line without a prompt (`sudo iptables-save`, `iptables -I ...`)
+  | 'prose'
+  | 'elision' // `...`, grep's `--`
+  | 'fence' // markdown ``` fences
+  | 'log' // klog / kubectl log lines
+  | 'foreign' // a line of another tool's listing (see ForeignKind)
+  | 'prefix' // grep -n / grep -H / prompt prefixes stripped, the rule after them read
+  | 'duplicate' // a line pasted twice, read once
+  | 'truncated' // the dump looks cut short
+  | 'table' // which table a listing without `*table` belongs to
+  | 'backend' // iptables-legacy / iptables-nft
+  | 'mode'; // the dump is of another kube-proxy mode (IPVS, userspace)
+
+/** Other tools' output that a paste may hold instead of (or beside) a rules dump. */
+export type ForeignKind = 'iptables-list' | 'nft' | 'kube-proxy-nft' | 'ipvsadm' | 'ipset';
+
+/** What each foreign listing is, and what to run instead (or until kdebug reads it). */
+export const FOREIGN: Record<ForeignKind, string> = {
+  'iptables-list':
+    'this is `iptables -L` output, which drops the matches kdebug needs: run `iptables-save` or `iptables -t nat -S`',
+  nft: 'these are iptables-nft rules as printed by `nft list ruleset` / `nft list table ip nat`: run `iptables-nft-save` (or `iptables-save`)',
+  'kube-proxy-nft':
+    "this is kube-proxy's nftables table (`table ip kube-proxy`): kube-proxy runs in nftables mode, which kdebug does not read yet; `nft list table ip kube-proxy` shows its Services",
+  ipvsadm:
+    'this is `ipvsadm` output (kube-proxy IPVS mode), which kdebug does not read yet: the Services are IPVS virtual servers; `ipvsadm -Ln` lists them with their real servers',
+  ipset:
+    'this is `ipset list` output (the sets of kube-proxy IPVS mode), which kdebug does not read yet',
+};
+
+/** A line that is not a dump line: what it is, or the rule left after a known prefix. */
+export type LineClass =
+  | { kind: 'prefix'; rest: number } // the dump line starts at byte `rest`
+  | { kind: Exclude<WarningKind, 'prefix' | 'foreign'> }
+  | { kind: 'foreign'; foreign: ForeignKind };
+
+/** What the bytes after a stripped prefix must start with to be read as a dump line. */
+const DUMP_LINE =
+  /^(?:-[ANP] |:\S|\*[a-z]|COMMIT$|# (?:Generated|Completed|Warning)|\[\d+:\d+\] -A )/;
+
+const PREFIXES = [
+  /^(?:[^\s:]+:)?\d+[:-]/, // grep -n (and -Hn): "123:" or "dump.txt:123:", context lines "123-"
+  /^[^\s:]+:/, // grep -H: "dump.txt:"
+  /^\$ +/, // a "$ " prompt left on the line
+  /^[+>] ?/, // diff's "+", a quote's "> "
+];
+
+const KLOG = /^[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ [^\s:]+:\d+\]/;
+const TIMESTAMP = /^(?:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d|time="|level=|\{"(?:level|ts|time)")/;
+const PROMPT = /^(?:\S*[@:]\S*\s*[$#%] |\[[^\]]*\][$#] |\S+ [$#] |[$%] )/;
+const COMMANDS =
+  /^(?:sudo|kubectl|k|iptables\S*|ip6tables\S*|nft|ipvsadm|ipset|grep|egrep|cat|less|docker|crictl|ssh|minikube|kind|k3s|oc|journalctl|conntrack)(?: |$)/;
+
+const FOREIGN_LINES: [RegExp, ForeignKind][] = [
+  [/^Chain \S+ \((?:policy \w+|\d+ references)/, 'iptables-list'],
+  [
+    /^(?:num +)?(?:pkts +bytes +)?target +prot +opt +(?:in +out +)?source +destination/,
+    'iptables-list',
+  ],
+  [
+    /^(?:\d+[KMGT]? +){0,3}[\w-]+ +(?:all|tcp|udp|sctp|icmp|ipv6-icmp|\d+) +(?:--|-f|!f) +/,
+    'iptables-list',
+  ],
+  [/^(?:add |delete |flush )?(?:table|chain|map|set) (?:ip6?|inet) kube-proxy\b/, 'kube-proxy-nft'],
+  [/^table (?:ip6?|inet) kube-proxy\b/, 'kube-proxy-nft'],
+  [/^(?:add|insert|replace|delete|flush) (?:rule|element|table|chain|map|set) /, 'nft'],
+  [/^(?:table (?:ip6?|inet|arp|bridge|netdev) \S+|chain \S+|(?:map|set) \S+) \{$/, 'nft'],
+  [/^(?:type (?:nat|filter|route) hook \w+|policy \w+;|elements = \{|\})/, 'nft'],
+  [/ counter packets \d+ bytes \d+/, 'nft'],
+  [
+    /^IP Virtual Server version|^Prot LocalAddress:Port|^ *-> (?:RemoteAddress|\[?[\d.:a-f]+\]?:\d+ )/,
+    'ipvsadm',
+  ],
+  [/^(?:TCP|UDP|SCTP) +\S+:\d+ +\w+/, 'ipvsadm'],
+  [/^-[AaEeDd] -[tuf] \S+/, 'ipvsadm'],
+  [/^(?:Name|Type|Revision|Header|Size in memory|References|Number of entries|Members): /, 'ipset'],
+  [/^(?:create|add) KUBE-[\w-]+ /, 'ipset'],
+];
+
+/** What a line that is not a dump line is, given its text (without leading blanks). */
+export function classifyLine(line: string): LineClass {
+  if (line.length === 0) return { kind: 'blank' };
+  for (const p of PREFIXES) {
+    const m = p.exec(line);
+    if (m && m[0].length < line.length && DUMP_LINE.test(line.slice(m[0].length).trimStart()))
+      return { kind: 'prefix', rest: m[0].length + leadingBlanks(line.slice(m[0].length)) };
+  }
+  if (/^(?:```|~~~)/.test(line)) return { kind: 'fence' };
+  if (/^(?:\.\.\.|…|\[\.\.\.\]|--)$/.test(line) || /^\.\.\. ?\(.*\)$/.test(line))
+    return { kind: 'elision' };
+  if (KLOG.test(line) || TIMESTAMP.test(line)) return { kind: 'log' };
+  for (const [re, foreign] of FOREIGN_LINES) if (re.test(line)) return { kind: 'foreign', foreign };
+  if (PROMPT.test(line) || (line.startsWith('# ') && COMMANDS.test(line.slice(2))))
+    return { kind: 'prompt' };
+  if (COMMANDS.test(line) || /^-[IDXFRZCLS]\b/.test(line)) return { kind: 'command' };
+  return { kind: 'prose' };
+}
+
+function leadingBlanks(s: string): number {
+  let k = 0;
+  while (k < s.length && (s[k] === ' ' || s[k] === '\t')) k++;
+  return k;
+}
+
+/** The words a warning uses for a skipped line of this kind. */
+export const SKIPPED_AS: Record<string, string> = {
+  blank: 'a blank line',
+  prompt: 'a shell prompt',
+  command: 'a command, not a line of its output',
+  prose: 'not a line of iptables-save or iptables -S output',
+  elision: 'an elision',
+  fence: 'a markdown fence',
+  log: 'a log line',
+};

@@ -1,0 +1,272 @@
+// What people paste: the seed dumps wrapped in prompts, prose, grep prefixes, cut short or doubled.
+// IP conventions: Pod CIDR 10.244.0.0/16, Service CIDR 10.1.0.0/16 (nginx-svc 10.1.190.219:8080),
+// endpoints 10.244.0.3:80 and 10.244.1.7:80.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import {
+  IptablesParseError,
+  NoRulesError,
+  parseIptables,
+  type Ruleset,
+} from '../../../src/core/iptables.js';
+
+const fixture = (name: string) =>
+  readFileSync(new URL(`../../fixtures/${name}`, import.meta.url), 'utf8');
+const NAT_S = fixture('seed-nat-S.txt');
+const SAVE = readFileSync(
+  new URL('../../../snapshots/nginx-svc/nodes/vm-12-7-centos/iptables-save.txt', import.meta.url),
+  'utf8',
+);
+const lines = (t: string) => t.trimEnd().split('\n');
+const CLEAN_S = parseIptables(NAT_S, { table: 'nat' });
+const CLEAN_SAVE = parseIptables(SAVE);
+
+/** Every rule of the clean dump was read, rule for rule. */
+function sameRules(rs: Ruleset, clean: Ruleset): void {
+  assert.equal(rs.ruleCount, clean.ruleCount);
+  const bare = (line: string) => line.replace(/^\[\d+:\d+\] /, ''); // iptables-save -c
+  for (const t of clean.tables)
+    for (const c of t.chains)
+      assert.deepEqual(
+        rs
+          .table(t.name)!
+          .chain(c.name)!
+          .ruleIds.map((id) => bare(rs.table(t.name)!.text(id))),
+        c.ruleIds.map((id) => t.text(id)),
+        `${t.name} ${c.name}`,
+      );
+}
+
+const kinds = (rs: Ruleset) =>
+  rs.warnings.filter((w) => w.kind !== 'table').map((w) => `${w.line}:${w.kind}`);
+
+describe('pastes: what is not a rule is skipped and said, the rules are read', () => {
+  const cases: { what: string; text: string; warnings: string[]; excerpt?: RegExp }[] = [
+    {
+      what: 'a shell prompt and the command before the output',
+      text: `controlplane $ kubectl exec -n kube-system kube-proxy-x -- iptables-save | grep KUBE\n${NAT_S}`,
+      warnings: ['1:prompt'],
+      excerpt: /controlplane \$ kubectl exec/,
+    },
+    {
+      what: 'a root prompt',
+      text: `root@node-a:~# iptables -t nat -S | grep KUBE\n${NAT_S}`,
+      warnings: ['1:prompt'],
+    },
+    {
+      what: 'a "$ " prompt with the command',
+      text: `$ sudo iptables -t nat -S\n${NAT_S}`,
+      warnings: ['1:prompt'],
+    },
+    {
+      what: 'a command line without a prompt',
+      text: `sudo iptables -t nat -S\n${NAT_S}`,
+      warnings: ['1:command'],
+    },
+    {
+      what: 'a sentence of prose and a blank line',
+      text: `Here are the rules on the node:\n\n${NAT_S}`,
+      warnings: ['1:prose', '2:blank'],
+      excerpt: /Here are the rules on the node:/,
+    },
+    {
+      what: 'a markdown fence around the dump',
+      text: `\`\`\`\n${NAT_S}\`\`\`\n`,
+      warnings: ['1:fence', `${lines(NAT_S).length + 2}:fence`],
+    },
+    {
+      what: 'an elision in the middle',
+      text: [...lines(NAT_S).slice(0, 8), '...', ...lines(NAT_S).slice(8)].join('\n'),
+      warnings: ['9:elision'],
+    },
+    {
+      what: 'klog lines of kube-proxy',
+      text: `I1201 10:00:00.123456       1 proxier.go:825] "Syncing iptables rules"\n${NAT_S}`,
+      warnings: ['1:log'],
+    },
+    {
+      what: 'grep -n prefixes',
+      text: lines(NAT_S)
+        .map((l, i) => `${i + 1}:${l}`)
+        .join('\n'),
+      warnings: ['1:prefix'],
+    },
+    {
+      what: 'grep -Hn prefixes of a log file',
+      text: lines(NAT_S)
+        .map((l, i) => `kube-proxy.log:${i + 123}:${l}`)
+        .join('\n'),
+      warnings: ['1:prefix'],
+    },
+    {
+      what: 'grep -H prefixes',
+      text: lines(NAT_S)
+        .map((l) => `dump.txt:${l}`)
+        .join('\n'),
+      warnings: ['1:prefix'],
+    },
+    {
+      what: 'diff "+" and "$ " prefixes',
+      text: lines(NAT_S)
+        .map((l, i) => (i % 2 ? `+${l}` : `$ ${l}`))
+        .join('\n'),
+      warnings: ['1:prefix'],
+    },
+    {
+      what: 'lines pasted twice',
+      text: NAT_S + lines(NAT_S).slice(8).join('\n') + '\n',
+      warnings: ['23:duplicate'],
+    },
+    {
+      what: 'one rule pasted twice in a row',
+      text: [...lines(NAT_S).slice(0, 15), ...lines(NAT_S).slice(14)].join('\n'),
+      warnings: ['16:duplicate'],
+    },
+    {
+      what: 'an iptables command among the rules',
+      text: `-I INPUT -j ACCEPT\n${NAT_S}`,
+      warnings: ['1:command'],
+    },
+  ];
+  for (const c of cases)
+    it(c.what, () => {
+      const rs = parseIptables(c.text, { table: 'nat' });
+      sameRules(rs, CLEAN_S);
+      assert.deepEqual(kinds(rs), c.warnings);
+      if (c.excerpt) assert.match(rs.warnings[0]!.message, c.excerpt);
+    });
+
+  it('iptables-save -c counters and a save dump pasted twice', () => {
+    const counted = SAVE.replace(/^-A /gm, '[0:0] -A ');
+    sameRules(parseIptables(counted), CLEAN_SAVE);
+    const twice = parseIptables(SAVE + SAVE);
+    sameRules(twice, CLEAN_SAVE);
+    assert.ok(twice.warnings.every((w) => w.kind === 'duplicate'));
+    assert.equal(twice.warnings.length, CLEAN_SAVE.tables.length);
+    assert.match(
+      twice.warnings[0]!.message,
+      /table mangle from line 144 repeats the one from line 2 byte for byte/,
+    );
+  });
+
+  it('a chain declared twice is read once', () => {
+    const rs = parseIptables('*nat\n:X - [0:0]\n:X - [0:0]\n-A X -j ACCEPT\nCOMMIT\n');
+    assert.equal(rs.table('nat')!.chain('X')!.line, 2);
+    assert.deepEqual(kinds(rs), ['3:duplicate']);
+  });
+});
+
+describe('pastes cut short', () => {
+  it('a table with no COMMIT is read up to the cut', () => {
+    const cut = SAVE.slice(0, SAVE.lastIndexOf('COMMIT'));
+    const rs = parseIptables(cut);
+    assert.equal(rs.ruleCount, CLEAN_SAVE.ruleCount);
+    const last = rs.warnings.at(-1)!;
+    assert.equal(last.kind, 'truncated');
+    assert.match(
+      last.message,
+      new RegExp(`cut short after line ${lines(cut).length}: table filter has no COMMIT`),
+    );
+  });
+
+  it('a last line cut mid-rule is left out, with or without a *table line', () => {
+    // the nat table of the save dump, cut inside the quoted comment of its line 82
+    const nat = lines(SAVE).slice(23, 81);
+    const cut = [
+      ...nat,
+      '-A KUBE-SERVICES -d 10.1.190.219/32 -p tcp -m comment --comment "default/nginx-',
+    ];
+    for (const text of [cut, cut.slice(1)]) {
+      const rs = parseIptables(text.join('\n'), { table: 'nat' });
+      assert.equal(rs.table('nat')!.chain('KUBE-SERVICES')!.ruleCount, 1);
+      const w = rs.warnings.find((x) => x.kind === 'truncated')!;
+      assert.equal(w.line, text.length);
+      assert.match(
+        w.message,
+        new RegExp(
+          `cut short after line ${text.length - 1}: line ${text.length} ends mid-rule \\(unterminated quoted string\\)`,
+        ),
+      );
+    }
+  });
+});
+
+describe('input that holds no rule at all', () => {
+  const cases: { what: string; text: string; message: RegExp }[] = [
+    { what: 'empty input', text: '', message: /^no iptables rules in dump\.txt \(empty input/ },
+    {
+      what: 'only a prompt',
+      text: '$ sudo iptables-save\n',
+      message: /^no iptables rules in dump\.txt/,
+    },
+    {
+      what: 'iptables -L output',
+      text: 'Chain KUBE-SERVICES (2 references)\ntarget     prot opt source               destination\nKUBE-SVC-ELCM5PCEQWBTUJ2I  tcp  --  0.0.0.0/0            10.1.190.219         /* default/nginx-svc:http cluster IP */ tcp dpt:8080\n',
+      message: /`iptables -L` output.*run `iptables-save` or `iptables -t nat -S`/,
+    },
+    {
+      what: 'iptables -L -v -n --line-numbers output',
+      text: 'Chain PREROUTING (policy ACCEPT 0 packets, 0 bytes)\nnum   pkts bytes target     prot opt in     out     source               destination\n1     1234  100K KUBE-SERVICES  all  --  *      *       0.0.0.0/0            0.0.0.0/0\n',
+      message: /`iptables -L` output/,
+    },
+    {
+      what: 'iptables-nft rules printed by nft',
+      text: 'table ip nat {\n\tchain KUBE-SERVICES {\n\t\tmeta l4proto tcp ip daddr 10.1.190.219 tcp dport 8080 counter packets 0 bytes 0 jump KUBE-SVC-ELCM5PCEQWBTUJ2I\n\t}\n}\n',
+      message: /iptables-nft rules as printed by `nft list ruleset`.*run `iptables-nft-save`/,
+    },
+    {
+      what: "kube-proxy's nftables table",
+      text: 'table ip kube-proxy {\n\tcomment "rules for kube-proxy"\n\tchain services {\n\t\tip daddr . meta l4proto . th dport vmap @service-ips\n\t}\n}\n',
+      message: /kube-proxy's nftables table.*nftables mode/,
+    },
+    {
+      what: "kube-proxy's nftables table inside nft list ruleset",
+      text: 'table ip nat {\n\tchain POSTROUTING {\n\t\ttype nat hook postrouting priority srcnat; policy accept;\n\t}\n}\ntable ip kube-proxy {\n\tchain services {\n\t}\n}\n',
+      message: /nftables mode/,
+    },
+    {
+      what: 'ipvsadm -Ln output',
+      text: 'IP Virtual Server version 1.2.1 (size=4096)\nProt LocalAddress:Port Scheduler Flags\n  -> RemoteAddress:Port           Forward Weight ActiveConn InActConn\nTCP  10.1.190.219:8080 rr\n  -> 10.244.0.3:80                Masq    1      0          0\n',
+      message: /`ipvsadm` output \(kube-proxy IPVS mode\).*`ipvsadm -Ln`/,
+    },
+    {
+      what: 'ipvsadm-save output',
+      text: '-A -t 10.1.190.219:8080 -s rr\n-a -t 10.1.190.219:8080 -r 10.244.0.3:80 -m -w 1\n',
+      message: /`ipvsadm` output/,
+    },
+    {
+      what: 'ipset list output',
+      text: 'Name: KUBE-CLUSTER-IP\nType: hash:ip,port\nRevision: 5\nHeader: family inet hashsize 1024 maxelem 65536\nMembers:\n10.1.190.219,tcp:8080\n',
+      message: /`ipset list` output/,
+    },
+  ];
+  for (const c of cases)
+    it(c.what, () => {
+      assert.throws(
+        () => parseIptables(c.text, { file: 'dump.txt' }),
+        (e: unknown) => e instanceof NoRulesError && c.message.test(e.message),
+      );
+    });
+
+  it('another listing beside the rules is named and skipped, the rules read', () => {
+    const ipvs =
+      'TCP  10.1.190.219:8080 rr\n  -> 10.244.0.3:80                Masq    1      0          0\n';
+    const rs = parseIptables(NAT_S + ipvs, { table: 'nat' });
+    sameRules(rs, CLEAN_S);
+    assert.deepEqual(rs.foreign, ['ipvsadm']);
+    assert.match(rs.warnings.at(-1)!.message, /^lines 23, 24 not read: this is `ipvsadm` output/);
+  });
+});
+
+describe('echoed input is inert', () => {
+  it('escapes control characters and BIDI overrides in warnings and errors', () => {
+    const rs = parseIptables(`evil \x1b]0;owned\x07 \u202etext\n${NAT_S}`, { table: 'nat' });
+    assert.match(rs.warnings[0]!.message, /evil \\x1b\]0;owned\\x07 \\u202etext/);
+    assert.throws(
+      () => parseIptables('-A X -s 10.0.0.\x1b[2J -j ACCEPT\n-A X -j ACCEPT\n', { file: 'd' }),
+      (e: unknown) =>
+        e instanceof IptablesParseError && /\\x1b\[2J/.test(e.message) && !/\x1b/.test(e.message), // eslint-disable-line no-control-regex
+    );
+  });
+});
