@@ -5,7 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { nodeDump, recordedNodes } from './core/facts.js';
-import { IptablesParseError, parseIptables, type Ruleset } from './core/iptables.js';
+import { IptablesParseError, NoRulesError, parseIptables, type Ruleset } from './core/iptables.js';
 import { clusterView, servicePortName } from './core/kube.js';
 import { diagnose, type Target } from './core/diagnose.js';
 import type { Facts, Report } from './core/model.js';
@@ -75,9 +75,9 @@ async function readInput(path: string): Promise<Buffer> {
   try {
     return await readFile(path);
   } catch (e) {
-    throw new UsageError(
-      `${path}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`,
-    );
+    const code = (e as NodeJS.ErrnoException).code;
+    const why = { ENOENT: 'no such file', EISDIR: 'is a directory', EACCES: 'permission denied' };
+    throw new UsageError(`${path}: ${why[code as keyof typeof why] ?? (e as Error).message}`);
   }
 }
 
@@ -868,6 +868,7 @@ function fail(e: unknown): number {
   } else if (
     e instanceof SnapshotError ||
     e instanceof UsageError ||
+    e instanceof NoRulesError ||
     e instanceof KubeApiError ||
     e instanceof DriftInputError
   ) {

@@ -3,6 +3,11 @@
 /** "ns/name:port", or "ns/name" for an unnamed port: kube-proxy's ServicePortName.String(). */
 export type ServicePortName = string;
 
+/** A ServicePortName as a person reads it: old kube-proxy wrote an unnamed port as "ns/name:". */
+export function portNameText(name: ServicePortName): string {
+  return name.endsWith(':') ? `${name.slice(0, -1)} (port unnamed)` : name;
+}
+
 /** One Kubernetes object exactly as the API returned it (raw JSON, unknown fields kept). */
 export interface KubeObject {
   apiVersion?: string;

@@ -18,9 +18,22 @@ export interface EntryPoint {
   protocol: string;
   /** The chain it jumps to (KUBE-SVC-, KUBE-EXT-, KUBE-FW-, ...). */
   chain: string;
-  from: 'KUBE-SERVICES' | 'KUBE-NODEPORTS';
+  /** KUBE-SERVICES / KUBE-NODEPORTS, or a userspace-mode portal chain. */
+  from: EntryChain;
+  /** Userspace mode: the port kube-proxy itself listens on, where the portal sends traffic. */
+  proxyPort?: number;
   line: number;
 }
+
+export type EntryChain = 'KUBE-SERVICES' | 'KUBE-NODEPORTS' | (typeof PORTAL_CHAINS)[number];
+
+/** Userspace mode (kube-proxy before v1.2 by default, removed in v1.26): portals, no KUBE-SVC. */
+const PORTAL_CHAINS = [
+  'KUBE-PORTALS-CONTAINER',
+  'KUBE-PORTALS-HOST',
+  'KUBE-NODEPORT-CONTAINER',
+  'KUBE-NODEPORT-HOST',
+] as const;
 
 export interface TreeEndpoint {
   /** "10.244.0.3:80" as the DNAT rule says; undefined when the dump cannot show it. */
@@ -32,11 +45,12 @@ export interface TreeEndpoint {
   probability: number;
   /** The probability written on the jump; undefined on the last, unconditional jump. */
   ruleProbability?: number;
-  /** The KUBE-SEP chain marks a Pod reaching itself for masquerade (`-s podIP -j KUBE-MARK-MASQ`). */
-  hairpinMasquerade: boolean;
+  /** The KUBE-SEP chain marks a Pod reaching itself for masquerade (`-s podIP -j KUBE-MARK-MASQ`);
+   * null when the chain is not in this paste. */
+  hairpinMasquerade: boolean | null;
   /** Reached first by a `-m recent --rcheck` rule (sessionAffinity: ClientIP). */
   affinity: boolean;
-  /** The jump names a chain that is not in the dump. */
+  /** The jump names a chain that is not in this paste: address and hairpin rule unknown. */
   chainMissing?: boolean;
   quirk?: string;
   line: number;
@@ -86,11 +100,17 @@ export interface ServiceTree {
   /** Share of new connections that no endpoint jump takes (probabilities that do not add up). */
   fallThrough: number;
   verdicts: Verdict[];
+  /** Chains its entry points jump to that are not in this paste. */
+  absentChains?: string[];
+  /** Its chains are in the paste but no entry point is (KUBE-SERVICES was not pasted). */
+  entryAbsent?: boolean;
 }
 
 export interface OrphanChain {
   chain: string;
   rules: number;
+  /** For a Service port's own chain (KUBE-SVC, SVL, EXT, FW, XLB): what it would do if reached. */
+  tree?: ServiceTree;
 }
 
 export interface ServiceTrees {
@@ -128,22 +148,29 @@ class TreeBuilder {
   private readonly positions = new Map<string, number>(); // chain hash -> position in trees
   private readonly byVip = new Map<string, ServiceTree>(); // "10.1.0.1:443/tcp"
   private readonly visited: Uint8Array; // by nat chain index
-  private readonly names = new Map<string, ServicePortName>(); // hash -> name
+  private readonly names = new Map<string, { name: ServicePortName; protocol: string }>(); // by hash
+  private readonly sepTargets = new Map<string, TreeEndpoint>(); // absent KUBE-SEP chains, by name
 
   constructor(rs: Ruleset, options: TreeOptions) {
     this.nat = rs.table('nat');
     this.filter = rs.table('filter');
     const chains = this.nat?.chainCount ?? 0;
     this.visited = new Uint8Array(chains);
-    for (const sp of options.servicePorts ?? [])
-      this.names.set(sp.hash ?? hash16(sp.name + sp.protocol.toLowerCase()), sp.name);
+    for (const sp of options.servicePorts ?? []) {
+      const protocol = sp.protocol.toLowerCase();
+      this.names.set(sp.hash ?? hash16(sp.name + protocol), { name: sp.name, protocol });
+    }
   }
 
   build(): ServiceTrees {
     const nat = this.nat;
+    let entered = 0; // trees from entry points; the ones unreached() adds after them may be reached by none
     if (nat) {
       this.entries(nat, 'KUBE-SERVICES');
       this.entries(nat, 'KUBE-NODEPORTS');
+      for (const portal of PORTAL_CHAINS) this.portals(nat, portal);
+      entered = this.trees.length;
+      this.unreached(nat);
       this.readSeps(nat);
       const own = this.ownChains(nat);
       resolveEndpointJumps(nat);
@@ -159,15 +186,23 @@ class TreeBuilder {
       t.id =
         t.name ??
         (t.clusterIP
-          ? `${t.clusterIP}:${t.port}/${t.protocol}`
+          ? `${t.clusterIP}:${t.port ?? 'any'}/${t.protocol}`
           : `${t.hash ?? t.entries[0]?.address}/${t.protocol}`);
-    const services = this.trees.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    return { services, orphans: this.orphans() };
+    // a paste without KUBE-SERVICES: its Service chains are trees whose entry is not in it
+    const entryPasted = nat !== undefined && nat.indexOf('KUBE-SERVICES') >= 0;
+    const unreached = this.trees.filter(
+      (t, i) => i >= entered && t.entries.length === 0 && t.verdicts.length === 0,
+    );
+    if (!entryPasted) for (const t of unreached) t.entryAbsent = true;
+    const byId = (a: ServiceTree, b: ServiceTree) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+    const apart = new Set(unreached);
+    const services = entryPasted ? this.trees.filter((t) => !apart.has(t)) : this.trees;
+    return { services: services.sort(byId), orphans: this.orphans(entryPasted ? unreached : []) };
   }
 
   /** The tree of a chain hash (or of a Service port name), created on first sight. */
   private tree(hash: string | undefined, name: string | undefined, protocol: string): ServiceTree {
-    name ??= hash ? this.names.get(hash) : undefined;
+    name ??= hash ? this.names.get(hash)?.name : undefined;
     if (!hash && name) hash = hash16(name + protocol);
     let tree = this.byHash(hash);
     if (!tree) {
@@ -211,9 +246,9 @@ class TreeBuilder {
         continue;
       }
       const tc = nat.targetIndex(id);
-      const tkind = tc >= 0 ? nat.kindOf(tc) : undefined;
-      if (!tkind || tkind === 'KUBE-SEP') continue;
-      const target = nat.nameOf(tc);
+      const target = tc >= 0 ? nat.nameOf(tc) : nat.target(id);
+      const tkind = tc >= 0 ? nat.kindOf(tc) : absentKind(target);
+      if (!tkind || tkind === 'KUBE-SEP' || target === undefined) continue;
       const hash = target.slice(-16); // a kube-proxy chain kind: prefix and 16-character hash
       const comment = nat.comment(id);
       const protocol = nat.protocol(id) ?? 'tcp';
@@ -222,6 +257,8 @@ class TreeBuilder {
       const port = dport === undefined ? undefined : Number(dport);
       const named = comment === undefined ? undefined : commentName(comment, from);
       const tree = this.tree(hash, named?.name, protocol);
+      if (tc < 0 && !tree.absentChains?.includes(target))
+        tree.absentChains = append(tree.absentChains ?? [], target);
       let kind: EntryKind = named?.kind ?? (from === 'KUBE-NODEPORTS' ? 'node-port' : 'cluster-ip');
       if (!named && from === 'KUBE-SERVICES') {
         // no comment: the first VIP jumping to SVC/SVL is the ClusterIP, FW means a load balancer
@@ -326,17 +363,23 @@ class TreeBuilder {
       }
       const sep = nat.targetIndex(id);
       const at = sep * SEP_STRIDE;
+      let ep: TreeEndpoint;
       if (sep < 0 || (this.sep[at + SEP.flags]! & SEP_CHAIN) === 0) {
         const target = nat.target(id);
         if (target === 'KUBE-MARK-DROP') drops(tree, nat, chain, id);
-        else if (target?.startsWith('KUBE-SEP-'))
-          endpoints.push(this.missingEndpoint(target, nat.line(id)));
-        continue;
-      }
-      let ep: TreeEndpoint;
-      // affinity rules come first: the jump after one reaches the same endpoint
-      if (this.sep[at + SEP.call] === call) ep = endpoints[this.sep[at + SEP.position]!]!;
-      else {
+        if (sep >= 0 || !target?.startsWith('KUBE-SEP-')) continue;
+        // a KUBE-SEP chain not in this paste: its share is known from the jumps, not its target
+        const known = this.sepTargets.get(target);
+        if (known && endpoints.includes(known)) ep = known;
+        else {
+          ep = this.absentEndpoint(target, nat.line(id));
+          this.sepTargets.set(target, ep);
+          endpoints.push(ep);
+        }
+      } else if (this.sep[at + SEP.call] === call) {
+        // affinity rules come first: the jump after one reaches the same endpoint
+        ep = endpoints[this.sep[at + SEP.position]!]!;
+      } else {
         ep = this.endpoint(nat, sep, nat.line(id));
         this.sep[at + SEP.call] = call;
         this.sep[at + SEP.position] = endpoints.length;
@@ -357,13 +400,13 @@ class TreeBuilder {
     return { endpoints, fallThrough: remaining < 1e-9 ? 0 : remaining };
   }
 
-  /** A jump to a KUBE-SEP chain the dump does not have. */
-  private missingEndpoint(name: string, line: number): TreeEndpoint {
+  /** A jump to a KUBE-SEP chain the paste does not have. */
+  private absentEndpoint(name: string, line: number): TreeEndpoint {
     return {
       address: undefined,
       chain: name,
       probability: 0,
-      hairpinMasquerade: false,
+      hairpinMasquerade: null,
       affinity: false,
       chainMissing: true,
       line,
@@ -394,6 +437,8 @@ class TreeBuilder {
           address = nat.to(id);
           if ((rf & RuleFlag.dnatQuirk) !== 0) f |= SEP_QUIRK;
         } else if ((rf & RuleFlag.targetMarkMasq) !== 0 && nat.hasSource(id)) hairpin = id;
+        else if (nat.hasSource(id) && nat.target(id) === 'MARK' && OLD_HAIRPIN.test(nat.text(id)))
+          hairpin = id; // kube-proxy v1.1: the masquerade mark set in the KUBE-SEP chain itself
       }
       if (hairpin >= 0) f |= SEP_HAIRPIN;
       if (f & SEP_QUIRK && address === undefined && hairpin >= 0)
@@ -480,7 +525,9 @@ class TreeBuilder {
     }
   }
 
-  private orphans(): OrphanChain[] {
+  /** Chains no entry point reaches: KUBE-SEP chains no tree jumps to, and the own chains of
+   * the trees built for them (`unreached`), each with its tree. */
+  private orphans(unreached: ServiceTree[]): OrphanChain[] {
     const out: OrphanChain[] = [];
     if (!this.nat) return out;
     const nat = this.nat;
@@ -489,7 +536,65 @@ class TreeBuilder {
       if (this.visited[c] === 0 && !reached && nat.kindOf(c) !== undefined)
         out.push({ chain: nat.nameOf(c), rules: nat.ruleCountOf(c) });
     }
+    const seps = new Set<string>();
+    for (const tree of unreached) {
+      for (const chain of Object.values(tree.chains))
+        if (chain) out.push({ chain, rules: nat.chain(chain)!.ruleCount, tree });
+      for (const ep of [...tree.endpoints, ...(tree.localEndpoints ?? [])])
+        if (!ep.chainMissing && !seps.has(ep.chain)) {
+          seps.add(ep.chain);
+          out.push({ chain: ep.chain, rules: nat.chain(ep.chain)!.ruleCount });
+        }
+    }
     return out.sort((a, b) => (a.chain < b.chain ? -1 : 1));
+  }
+
+  /** Trees for the Service chains no entry point reached (a paste of `grep KUBE-SVC`, or chains
+   * kube-proxy left behind): named from the known Service ports or from their comments. */
+  private unreached(nat: Table): void {
+    const reached = new Set(this.positions.keys());
+    for (let c = 0; c < nat.chainCount; c++) {
+      const kind = nat.kindOf(c);
+      if (kind === undefined || kind === 'KUBE-SEP') continue;
+      const hash = nat.nameOf(c).slice(-16);
+      if (reached.has(hash)) continue;
+      const known = this.names.get(hash) ?? nameFromComments(nat, c, hash);
+      this.tree(hash, known?.name, known?.protocol ?? 'tcp');
+    }
+  }
+
+  /** Userspace-mode portals: each rule sends a Service port's traffic to kube-proxy itself. */
+  private portals(nat: Table, from: (typeof PORTAL_CHAINS)[number]): void {
+    const chain = nat.chain(from);
+    if (!chain) return;
+    for (let k = 0; k < chain.ruleCount; k++) {
+      const id = chain.ruleId(k);
+      const comment = nat.comment(id);
+      const m = /(?:--to-ports |--to-destination [^ ]*:)(\d+)/.exec(nat.text(id));
+      if (!comment || !m) continue;
+      const protocol = nat.protocol(id) ?? 'tcp';
+      const nodePort = from.startsWith('KUBE-NODEPORT-');
+      const dport = nat.dport(id);
+      const port = dport === undefined ? undefined : Number(dport);
+      const address = stripHost(nat.destination(id));
+      const tree = this.tree(undefined, comment, protocol);
+      tree.entries = append(tree.entries, {
+        kind: nodePort ? 'node-port' : 'cluster-ip',
+        address: nodePort ? undefined : address,
+        port,
+        protocol,
+        chain: from,
+        from,
+        proxyPort: Number(m[1]),
+        line: nat.line(id),
+      });
+      if (nodePort && port !== undefined && !tree.nodePorts.includes(port))
+        tree.nodePorts = append(tree.nodePorts, port);
+      if (!nodePort && tree.clusterIP === undefined) {
+        tree.clusterIP = address;
+        tree.port = port;
+      }
+    }
   }
 }
 
@@ -529,6 +634,33 @@ function append<T>(list: T[], item: T): T[] {
 }
 const SEP_QUIRK = 4;
 const SEP_REACHED = 8; // a jump reached it (not an orphan)
+
+/** kube-proxy v1.1's hairpin rule: `-s podIP -j MARK --set-xmark 0x4d415351/0xffffffff`. */
+const OLD_HAIRPIN = / --set-x?mark 0x4d415351(?:\/0xffffffff)?(?: |$)/;
+
+/** The kube-proxy chain kind a name that is not in the paste has, by its shape. */
+function absentKind(name: string | undefined): string | undefined {
+  const m =
+    name === undefined ? null : /^(KUBE-(?:SVC|SVL|EXT|FW|XLB|SEP))-[A-Z2-7]{16}$/.exec(name);
+  return m?.[1];
+}
+
+/** A Service chain's name from its rules' comments ("ns/svc:port -> 10.244.0.3:80", or the bare
+ * name of older versions), checked against the chain's hash for each protocol. */
+function nameFromComments(
+  nat: Table,
+  c: number,
+  hash: string,
+): { name: string; protocol: string } | undefined {
+  for (let k = 0; k < nat.ruleCountOf(c); k++) {
+    const comment = nat.comment(nat.ruleIdOf(c, k));
+    const name = comment?.replace(/ -> .*$/, '');
+    if (!name || !name.includes('/')) continue;
+    for (const protocol of ['tcp', 'udp', 'sctp'])
+      if (hash16(name + protocol) === hash) return { name, protocol };
+  }
+  return undefined;
+}
 
 const VERDICT_COMMENT =
   /^(.*) (?:has no endpoints|has no local endpoints|traffic not accepted by KUBE-FW-[A-Z2-7]{16})$/;

@@ -81,6 +81,50 @@ describe('kdebug rules', () => {
     );
   });
 
+  it('reads a paste with a prompt, prose and grep -n prefixes, and lists what it skipped', () => {
+    const paste = [
+      'controlplane $ kubectl exec -n kube-system kube-proxy-x -- iptables-save | grep -n nginx',
+      'Here is what I get:',
+      ...readFileSync(SEED_NAT, 'utf8')
+        .trimEnd()
+        .split('\n')
+        .map((l, i) => `${i + 1}:${l}`),
+    ].join('\n');
+    const json = kdebug(['rules', '--file', '-', '-o', 'json'], { input: paste });
+    assert.equal(json.code, 0, json.stderr);
+    const doc = JSON.parse(json.stdout);
+    assert.equal(doc.services[0].name, 'default/nginx-svc:http');
+    assert.deepEqual(
+      doc.warnings.map((w: { line: number; kind: string }) => [w.line, w.kind]),
+      [
+        [1, 'prompt'],
+        [2, 'prose'],
+        [3, 'table'],
+        [3, 'prefix'],
+      ],
+    );
+    const text = kdebug(['rules', '--file', '-', '-o', 'text'], { input: paste });
+    assert.match(
+      text.stdout,
+      /^warning: line 1: a shell prompt, skipped: "controlplane \$ kubectl/m,
+    );
+    assert.match(text.stdout, /^warning: line 3: 22 lines had a prefix before the dump line/m);
+    assert.match(text.stdout, /^file <stdin>: 1 table \(nat\), 11 chains, 14 rules$/m);
+  });
+
+  it('summarises many skipped lines in one line', () => {
+    const prose = ['Some notes:', 'first', 'second', 'third', 'fourth'].join('\n');
+    const r = kdebug(['rules', '--file', '-', '-o', 'text'], {
+      input: `${prose}\n${readFileSync(SEED_NAT, 'utf8')}`,
+    });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(
+      r.stdout,
+      /^warning: 5 lines skipped: 1, 2, 3, 4, 5 — not rules \(-o json lists each\)$/m,
+    );
+    assert.doesNotMatch(r.stdout, /skipped: "first"/);
+  });
+
   const failures: [string, string[], string | undefined, RegExp][] = [
     [
       'a dump it cannot read, as FILE:LINE',
@@ -113,6 +157,30 @@ describe('kdebug rules', () => {
       /no\/such\/dir: no such snapshot directory/,
     ],
     ['no source and no kubeconfig', ['rules'], undefined, /^kdebug: no kubeconfig: /],
+    [
+      'empty input (the command before the pipe failed)',
+      ['rules', '--file', '-'],
+      '',
+      /^kdebug: no iptables rules in <stdin> \(empty input often means the command before the pipe failed/,
+    ],
+    [
+      'a directory',
+      ['rules', '--file', 'test/fixtures'],
+      undefined,
+      /^kdebug: test\/fixtures: is a directory\n$/,
+    ],
+    [
+      'ipvsadm output, named with what to run',
+      ['rules', '--file', '-'],
+      'IP Virtual Server version 1.2.1 (size=4096)\nProt LocalAddress:Port Scheduler Flags\nTCP  10.1.190.219:8080 rr\n',
+      /^kdebug: <stdin>: this is `ipvsadm` output \(kube-proxy IPVS mode\)/,
+    ],
+    [
+      'an escape sequence in a bad line, shown escaped',
+      ['rules', '--file', '-'],
+      '-A X -s \x1b]0;owned\x07 -j ACCEPT\n-A X -j ACCEPT\n',
+      /^<stdin>:1: "\\x1b\]0;owned\\x07" is not an address\n/,
+    ],
 
     [
       'a bad --output',

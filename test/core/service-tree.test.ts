@@ -216,12 +216,19 @@ ${sep(A)}
 -A ${old} -j ${oldSep}
 -A ${oldSep} -p tcp -m tcp -j DNAT --to-destination 10.244.9.9:80`);
     assert.deepEqual(
-      t.orphans,
+      t.orphans.map((o) => ({ chain: o.chain, rules: o.rules, tree: o.tree?.id })),
       [
-        { chain: old, rules: 1 },
-        { chain: oldSep, rules: 1 },
+        { chain: old, rules: 1, tree: `${old.slice(-16)}/tcp` },
+        { chain: oldSep, rules: 1, tree: undefined },
       ].sort((a, b) => (a.chain < b.chain ? -1 : 1)),
     );
+    // what the orphan would do if reached (no comment names it: its hash does)
+    const tree = t.orphans.find((o) => o.tree)!.tree!;
+    assert.deepEqual(
+      tree.endpoints.map((e) => [e.address, e.probability]),
+      [['10.244.9.9:80', 1]],
+    );
+    assert.equal(t.services.length, 1, 'the orphan is not a Service of this node');
   });
 
   it('marks a jump to a KUBE-SEP chain the dump does not have', () => {
@@ -233,6 +240,105 @@ ${clusterIP}
     assert.deepEqual(
       t.endpoints.map((e) => [e.chain, e.chainMissing, e.address]),
       [[SEP(A), true, undefined]],
+    );
+  });
+
+  it('a paste without some KUBE-SEP chains: their shares from the jumps, target and hairpin unknown', () => {
+    const t = only(`
+${clusterIP}
+-A ${SVC} -m statistic --mode random --probability 0.33333333349 -j ${SEP(A)}
+-A ${SVC} -m statistic --mode random --probability 0.50000000000 -j ${SEP(B)}
+-A ${SVC} -j ${SEP(C)}
+${sep(B)}`);
+    assert.deepEqual(
+      t.endpoints.map((e) => [e.chain, e.address, e.hairpinMasquerade, e.chainMissing ?? false]),
+      [
+        [SEP(A), undefined, null, true],
+        [SEP(B), B, true, false],
+        [SEP(C), undefined, null, true],
+      ],
+    );
+    t.endpoints.forEach((e) => close(e.probability, 1 / 3));
+    assert.equal(t.fallThrough, 0, 'nothing falls through: the last jump takes the rest');
+  });
+
+  it('an entry whose Service chain is not in the paste is kept, with its entry point', () => {
+    const t = only(`
+${clusterIP}
+-A KUBE-SERVICES -m comment --comment "${N} loadbalancer IP" -m tcp -p tcp -d 203.0.113.9 --dport 80 -j ${FW}`);
+    assert.equal(t.name, N);
+    assert.deepEqual([t.clusterIP, t.port], ['172.30.0.41', 80]);
+    assert.deepEqual(t.loadBalancerIPs, ['203.0.113.9']);
+    assert.deepEqual(t.absentChains, [SVC, FW]);
+    assert.deepEqual(t.endpoints, []);
+  });
+
+  it('Service chains of a paste without KUBE-SERVICES get their trees, entry not in the paste', () => {
+    const named = kubeProxyChain('KUBE-SVC', 'ns2/api:https', 'tcp');
+    const t = trees(`
+-A ${SVC} -m recent --name ${SEP(A)} --mask 255.255.255.255 --rsource --rcheck --seconds 10800 --reap -j ${SEP(A)}
+-A ${SVC} -m statistic --mode random --probability 0.50000000000 -j ${SEP(A)}
+-A ${SVC} -j ${SEP(B)}
+-A ${SVL} -j ${SEP(A)}
+-A ${named} -m comment --comment "ns2/api:https -> 10.244.3.3:443" -j KUBE-SEP-AAAAAAAAAAAAAAAA`);
+    assert.deepEqual(
+      t.services.map((x) => [x.id, x.entryAbsent, x.entries.length]),
+      [
+        [`${SVC.slice(-16)}/tcp`, true, 0],
+        ['ns2/api:https', true, 0],
+      ],
+    );
+    const svc = t.services[0]!;
+    assert.equal(svc.affinitySeconds, 10800);
+    assert.deepEqual(
+      svc.endpoints.map((e) => [e.chain, e.probability, e.affinity]),
+      [
+        [SEP(A), 0.5, true],
+        [SEP(B), 0.5, false],
+      ],
+    );
+    assert.deepEqual(
+      svc.localEndpoints!.map((e) => [e.chain, e.probability]),
+      [[SEP(A), 1]],
+    );
+    assert.deepEqual(t.orphans, []);
+  });
+
+  it('a rule without --dport is "any port", never undefined', () => {
+    const t =
+      only(`-A KUBE-SERVICES -d 10.0.91.63/32 -p tcp -m comment --comment "${N} cluster IP" -j ${SVC}
+-A ${SVC} -j ${SEP(A)}
+${sep(A)}`);
+    assert.equal(t.port, undefined);
+    assert.equal(t.entries[0]!.port, undefined);
+  });
+
+  it('reads kube-proxy v1.1 hairpin rules (MARK 0x4d415351 in the KUBE-SEP chain)', () => {
+    const t = only(`
+-A KUBE-SERVICES -d 10.0.0.10/32 -p udp -m comment --comment "kube-system/kube-dns:dns cluster IP" -m udp --dport 53 -j KUBE-SVC-TCOU7JCQXEZGVUNU
+-A KUBE-SVC-TCOU7JCQXEZGVUNU -m comment --comment "kube-system/kube-dns:dns" -j KUBE-SEP-ZD6GQMTZDZ7ZTQJ7
+-A KUBE-SEP-ZD6GQMTZDZ7ZTQJ7 -s 10.244.1.4/32 -m comment --comment "kube-system/kube-dns:dns" -j MARK --set-xmark 0x4d415351/0xffffffff
+-A KUBE-SEP-ZD6GQMTZDZ7ZTQJ7 -p udp -m comment --comment "kube-system/kube-dns:dns" -m udp -j DNAT --to-destination 10.244.1.4:53`);
+    assert.deepEqual(
+      t.endpoints.map((e) => [e.address, e.hairpinMasquerade]),
+      [['10.244.1.4:53', true]],
+    );
+  });
+
+  it('shows each userspace-mode portal as an entry proxied by kube-proxy itself', () => {
+    const t = only(`
+-A KUBE-PORTALS-CONTAINER -d 10.0.0.1/32 -p tcp -m comment --comment "default/kubernetes:https" -m tcp --dport 443 -j REDIRECT --to-ports 36647
+-A KUBE-PORTALS-HOST -d 10.0.0.1/32 -p tcp -m comment --comment "default/kubernetes:https" -m tcp --dport 443 -j DNAT --to-destination 192.0.2.2:36647
+-A KUBE-NODEPORT-CONTAINER -p tcp -m comment --comment "default/kubernetes:https" -m tcp --dport 30443 -j REDIRECT --to-ports 36648`);
+    assert.equal(t.name, 'default/kubernetes:https');
+    assert.deepEqual([t.clusterIP, t.port, t.nodePorts], ['10.0.0.1', 443, [30443]]);
+    assert.deepEqual(
+      t.entries.map((e) => [e.kind, e.from, e.proxyPort]),
+      [
+        ['cluster-ip', 'KUBE-PORTALS-CONTAINER', 36647],
+        ['cluster-ip', 'KUBE-PORTALS-HOST', 36647],
+        ['node-port', 'KUBE-NODEPORT-CONTAINER', 36648],
+      ],
     );
   });
 

@@ -45,7 +45,7 @@ export function treeEvidence(ctx: CheckContext, node: string, tree: ServiceTree)
     out.push(ctx.lineEvidence(node, 'nat', e.line) ?? `nat ${e.from} line ${e.line} -> ${e.chain}`);
   for (const ep of tree.endpoints)
     out.push(
-      `  ${pct(ep.probability)} -> ${ep.chain}: ${ep.chainMissing ? 'chain missing' : `DNAT ${ep.address ?? ep.inferredIP ?? '?'}`}`,
+      `  ${pct(ep.probability)} -> ${ep.chain}: ${ep.chainMissing ? 'chain not in the dump' : `DNAT ${ep.address ?? ep.inferredIP ?? '?'}`}`,
     );
   for (const v of tree.verdicts)
     out.push(

@@ -157,9 +157,15 @@ function RowLine({ row }: { row: TreeRow }) {
       return (
         <>
           <S tone={ep.probability > 0 ? 'text' : 'warn'}>{share.padStart(6)}</S>{' '}
-          {ep.chainMissing ? <S tone="bad">chain missing</S> : <S tone="accent">{to}</S>}{' '}
+          {ep.chainMissing ? <S tone="warn">not in paste</S> : <S tone="accent">{to}</S>}{' '}
           <S tone="muted">{ep.chain}</S>{' '}
-          {ep.hairpinMasquerade ? <S tone="ok">hairpin✓</S> : <S tone="warn">hairpin✗</S>}
+          {ep.hairpinMasquerade === null ? (
+            <S tone="muted">hairpin?</S>
+          ) : ep.hairpinMasquerade ? (
+            <S tone="ok">hairpin✓</S>
+          ) : (
+            <S tone="warn">hairpin✗</S>
+          )}
           {ep.affinity ? <S tone="muted"> affinity</S> : null}
         </>
       );
