@@ -171,6 +171,7 @@ class DumpParser {
     }
     this.closeSection();
     this.summarise();
+    this.proxyModes();
     const format: DumpFormat = this.sawSave ? 'iptables-save' : 'iptables -S';
     const rs = new Ruleset(format, this.lineNo);
     rs.tables.push(...this.tables);
@@ -267,6 +268,32 @@ class DumpParser {
         'foreign',
         `line${lines.length === 1 ? '' : 's'} ${list(lines)} not read: ${FOREIGN[kind]}`,
         lines[0]!,
+      );
+  }
+
+  /** Other kube-proxy modes whose rules an iptables dump shows only in part: said once each. */
+  private proxyModes(): void {
+    const nat = this.tables.find((t) => t.name === 'nat');
+    if (!nat) return;
+    const has = (...names: string[]) => names.some((n) => nat.indexOf(n) >= 0);
+    const services = nat.indexOf('KUBE-SERVICES');
+    let matchSet = false; // IPVS mode's KUBE-SERVICES starts with its ipset rules
+    for (let k = 0; services >= 0 && k < Math.min(20, nat.ruleCountOf(services)); k++)
+      matchSet ||= nat.text(nat.ruleIdOf(services, k)).includes('--match-set KUBE-CLUSTER-IP');
+    if (matchSet || has('KUBE-NODE-PORT', 'KUBE-LOAD-BALANCER', 'KUBE-LOOP-BACK')) {
+      let leftovers = 0;
+      for (let c = 0; c < nat.chainCount; c++) if (nat.kindOf(c) !== undefined) leftovers++;
+      this.warn(
+        'mode',
+        `IPVS mode: the Services are in IPVS, read them with \`ipvsadm -Ln\`${leftovers > 0 ? `; the ${leftovers} KUBE-SVC/KUBE-SEP chains here are leftovers from iptables mode` : ''}`,
+        null,
+      );
+    }
+    if (has('KUBE-PORTALS-CONTAINER', 'KUBE-PORTALS-HOST', 'KUBE-NODEPORT-CONTAINER'))
+      this.warn(
+        'mode',
+        'userspace mode: kube-proxy itself proxies each Service on a port of its own (the portal rules send traffic there); the endpoints are not in iptables',
+        null,
       );
   }
 

@@ -1,7 +1,8 @@
-// Fuzzy search over everything a person types when hunting a Service in the rules: Service names,
-// chain names, comments, IPs and ports. fuse.js ranks; it only ever sees a few hundred candidates,
-// found first by substring and trigram lookups over a deduplicated corpus (a 10,000-Service dump
-// holds ~400,000 searchable strings, which fuse.js alone takes about a second to scan).
+// Search over everything a person types when hunting a Service in the rules: Service names,
+// chain names, comments, IPs and ports, targets and marks. An address or a port matches exactly
+// (10.244.1.8 is never 10.244.1.80); words match fuzzily. fuse.js ranks; it only ever sees a few
+// hundred candidates, found first by substring and trigram lookups over a deduplicated corpus (a
+// 10,000-Service dump holds ~400,000 searchable strings, which fuse.js alone takes a second to scan).
 import Fuse from 'fuse.js';
 import type { Ruleset } from './iptables.js';
 import type { ServiceTrees } from './service-tree.js';
@@ -33,6 +34,24 @@ const ENOUGH_EXACT = 25;
 /** Trigrams shared by more documents than this narrow nothing; rarer ones are used first. */
 const COMMON_GRAM = 5000;
 const SEP = '\n';
+/** Targets a person searches for; looked up in the rules when asked, not indexed. */
+const TARGETS = new Set([
+  'ACCEPT',
+  'DROP',
+  'REJECT',
+  'RETURN',
+  'DNAT',
+  'SNAT',
+  'MASQUERADE',
+  'REDIRECT',
+  'MARK',
+  'CONNMARK',
+  'LOG',
+  'NOTRACK',
+  'KUBE-MARK-MASQ',
+  'KUBE-MARK-DROP',
+]);
+const IPV4 = /^(\d{1,3}(?:\.\d{1,3}){3})(?:\/(\d{1,2}))?(?::(\d{1,5}))?$/;
 
 export class SearchIndex {
   readonly docs: SearchDoc[] = [];
@@ -41,6 +60,13 @@ export class SearchIndex {
   private starts: Int32Array = new Int32Array(0);
   private trigrams = new Map<number, number[]>();
   private counts: Uint16Array = new Uint16Array(0);
+  private cidrs = new Map<string, number[]>(); // docs that are CIDRs, by text
+  private vocabulary: Map<string, string[]> | undefined; // words of names, by first letter
+  /** The rules, for what is looked up in them when asked (targets, marks). */
+  rules?: {
+    rs: Ruleset;
+    serviceOf: (table: string, chain: string, line: number) => string | undefined;
+  };
 
   /** Adds a document; `words` marks names and comments, the texts worth a fuzzy match. */
   add(doc: SearchDoc, words = false): void {
@@ -56,11 +82,15 @@ export class SearchIndex {
     for (let i = 0; i < this.docs.length; i++) {
       const t = this.docs[i]!.text.toLowerCase();
       parts[i] = t;
-      this.starts[i] = at;
+      this.starts[i] = at + 1; // after the corpus's leading SEP
       at += t.length + 1;
     }
-    this.starts[this.docs.length] = at;
-    this.corpus = parts.join(SEP) + SEP;
+    this.starts[this.docs.length] = at + 1;
+    this.corpus = SEP + parts.join(SEP) + SEP;
+    for (let i = 0; i < this.docs.length; i++) {
+      const t = this.docs[i]!.text;
+      if (t.includes('/') && IPV4.test(t)) this.cidrs.set(t, (this.cidrs.get(t) ?? []).concat(i));
+    }
     for (const i of this.words) {
       const t = parts[i]!;
       for (let k = 0; k + 3 <= t.length; k++) {
@@ -77,6 +107,136 @@ export class SearchIndex {
   search(query: string, limit = 50): SearchHit[] {
     const q = query.trim().toLowerCase();
     if (q.length === 0) return [];
+    if (IPV4.test(q) || /^\d{1,5}$/.test(q)) return this.addresses(q, limit);
+    const hits = [...this.targets(query.trim(), limit), ...this.fuzzy(q, limit)];
+    if (hits.length < ENOUGH_EXACT && /^[a-z][a-z0-9-]{2,}$/.test(q))
+      for (const [word, distance] of this.corrections(q))
+        for (const h of this.fuzzy(word, limit))
+          hits.push({ ...h, score: Math.min(1, h.score + 0.15 * distance) });
+    return rank(hits, limit);
+  }
+
+  /** Docs that are this address or port exactly: an IP (with any port, or a CIDR holding it), a
+   * CIDR (the IPs inside it), IP:port, or a port (alone or after an IP). */
+  private addresses(q: string, limit: number): SearchHit[] {
+    const hits: SearchHit[] = [];
+    const add = (i: number, score: number, from = 0, to = this.docs[i]!.text.length - 1) =>
+      hits.push({ ...this.docs[i]!, score, ranges: [[from, to]] });
+    const m = IPV4.exec(q);
+    if (!m) {
+      // a port: the whole text, or after a colon
+      for (const needle of [`${SEP}${q}${SEP}`, `:${q}${SEP}`])
+        for (const i of this.containing(needle, hits.length, limit * 4)) {
+          const t = this.docs[i]!.text;
+          add(i, 0, t.length - q.length);
+        }
+      return rank(hits, limit);
+    }
+    const [, ip, len, port] = m;
+    if (len === undefined) {
+      // the IP itself, bounded: not a prefix of a longer address, with or without :port or /len
+      for (const i of this.containing(`${SEP}${ip}`, 0, limit * 4)) {
+        const t = this.docs[i]!.text;
+        const next = t[ip!.length];
+        if (next !== undefined && next !== ':' && next !== '/') continue;
+        if (port !== undefined && t !== q) continue;
+        add(i, t === q ? 0 : 0.05, 0, ip!.length - 1);
+      }
+      if (port === undefined)
+        for (const [cidr, docs] of this.cidrs)
+          if (cidr !== ip && cidrContains(cidr, ip!)) for (const i of docs) add(i, 0.2);
+    } else {
+      for (const [cidr, docs] of this.cidrs) if (cidr === q) for (const i of docs) add(i, 0);
+      // the addresses inside: docs that start with the CIDR's whole octets
+      const fixed = ip!.split('.').slice(0, Math.floor(Number(len) / 8));
+      const needle = fixed.length > 0 ? `${SEP}${fixed.join('.')}.` : SEP;
+      for (const d of this.containing(needle, hits.length, limit * 4)) {
+        const a = IPV4.exec(this.docs[d]!.text);
+        if (a && a[2] === undefined && cidrContains(q, a[1]!)) add(d, 0.1, 0, a[1]!.length - 1);
+      }
+    }
+    return rank(hits, limit);
+  }
+
+  /** Docs whose SEP-bounded corpus text contains the needle. */
+  private containing(needle: string, have: number, max: number): number[] {
+    const out: number[] = [];
+    for (
+      let at = this.corpus.indexOf(needle);
+      at >= 0 && have + out.length < max;
+      at = this.corpus.indexOf(needle, at + 1)
+    ) {
+      const doc = this.docAt(needle.startsWith(SEP) ? at + 1 : at);
+      if (out[out.length - 1] !== doc) out.push(doc);
+    }
+    return out;
+  }
+
+  /** Rules whose target is the query (MASQUERADE, DNAT, KUBE-MARK-MASQ ...) or that set or
+   * match the mark it names (0x4000): looked up in the rules, which the index does not hold. */
+  private targets(query: string, limit: number): SearchHit[] {
+    const r = this.rules;
+    if (!r) return [];
+    const target = query.toUpperCase();
+    const mark = /^0x[0-9a-f]+(?:\/0x[0-9a-f]+)?$/i.test(query) ? query.toLowerCase() : undefined;
+    if (!TARGETS.has(target) && !mark) return [];
+    const hits: SearchHit[] = [];
+    for (const table of r.rs.tables)
+      for (let c = 0; c < table.chainCount && hits.length < limit; c++) {
+        // a Service's own chains jump to KUBE-SEP / KUBE-MARK-MASQ or DNAT, and set no mark
+        const own = table.kindOf(c) !== undefined;
+        if (own && (mark || !['DNAT', 'KUBE-MARK-MASQ', 'KUBE-MARK-DROP'].includes(target)))
+          continue;
+        const chain = table.nameOf(c);
+        for (let k = 0; k < table.ruleCountOf(c) && hits.length < limit; k++) {
+          const id = table.ruleIdOf(c, k);
+          let text: string | undefined;
+          if (mark) {
+            const line = table.text(id).toLowerCase();
+            const at = line.indexOf(mark);
+            if (at < 0 || /[0-9a-fx]/.test(line[at + mark.length] ?? ' ')) continue;
+            text = /^\S+/.exec(line.slice(at))![0];
+          } else if (table.target(id) === target) text = target;
+          if (text === undefined) continue;
+          const line = table.line(id);
+          hits.push({
+            kind: 'rule',
+            text,
+            service: r.serviceOf(table.name, chain, line),
+            table: table.name,
+            chain,
+            line,
+            score: 0,
+            ranges: [[0, text.length - 1]],
+          });
+        }
+      }
+    return hits;
+  }
+
+  /** Words of the names and comments one or two typos away from the query ("ngnix" is nginx). */
+  private corrections(q: string): [string, number][] {
+    const vocabulary = (this.vocabulary ??= this.words.reduce((byLetter, i) => {
+      for (const w of this.docs[i]!.text.toLowerCase().split(/[^a-z0-9]+/)) {
+        if (w.length < 3) continue;
+        const list = byLetter.get(w[0]!) ?? [];
+        if (list.length === 0) byLetter.set(w[0]!, list);
+        if (!list.includes(w)) list.push(w);
+      }
+      return byLetter;
+    }, new Map<string, string[]>()));
+    const most = q.length <= 4 ? 1 : 2;
+    const out: [string, number][] = [];
+    for (const w of vocabulary.get(q[0]!) ?? []) {
+      if (Math.abs(w.length - q.length) > most || w === q) continue;
+      const d = typos(q, w, most);
+      if (d <= most) out.push([w, d]);
+    }
+    return out.sort((a, b) => a[1] - b[1]).slice(0, 3);
+  }
+
+  /** fuse.js over the candidates of one word or phrase. */
+  private fuzzy(q: string, limit: number): SearchHit[] {
     const candidates = this.candidates(q);
     if (candidates.length === 0) return [];
     const fuse = new Fuse(
@@ -90,32 +250,11 @@ export class SearchIndex {
         minMatchCharLength: Math.min(2, q.length),
       },
     );
-    const seen = new Set<string>();
-    return (
-      fuse
-        .search(q, { limit: limit * 3 })
-        .map((r) => ({
-          ...r.item,
-          score: r.score ?? 1,
-          ranges: (r.matches?.[0]?.indices ?? []).map(([s, e]) => [s, e] as [number, number]),
-        }))
-        // near-equal scores rank a Service before a chain, an endpoint, then a single rule
-        .sort(
-          (a, b) =>
-            Math.round(a.score * 5) - Math.round(b.score * 5) ||
-            KIND_ORDER[a.kind] - KIND_ORDER[b.kind] ||
-            a.score - b.score ||
-            a.text.length - b.text.length,
-        )
-        // the same text in the same chain twice (two rules) is one answer
-        .filter((h) => {
-          const key = `${h.kind}\u0000${h.text}\u0000${h.chain ?? ''}`;
-          if (seen.has(key)) return false;
-          seen.add(key);
-          return true;
-        })
-        .slice(0, limit)
-    );
+    return fuse.search(q, { limit: limit * 3 }).map((r) => ({
+      ...r.item,
+      score: r.score ?? 1,
+      ranges: (r.matches?.[0]?.indices ?? []).map(([s, e]) => [s, e] as [number, number]),
+    }));
   }
 
   /** Docs containing the query; when few, also names and comments sharing most of its trigrams. */
@@ -167,6 +306,58 @@ export class SearchIndex {
   }
 }
 
+/** Hits best first, each text once per chain. */
+function rank(hits: SearchHit[], limit: number): SearchHit[] {
+  const seen = new Set<string>();
+  return (
+    hits
+      // near-equal scores rank a Service before a chain, an endpoint, then a single rule
+      .sort(
+        (a, b) =>
+          Math.round(a.score * 5) - Math.round(b.score * 5) ||
+          KIND_ORDER[a.kind] - KIND_ORDER[b.kind] ||
+          a.score - b.score ||
+          a.text.length - b.text.length,
+      )
+      // the same text in the same chain twice (two rules) is one answer
+      .filter((h) => {
+        const key = `${h.kind}\u0000${h.text}\u0000${h.chain ?? ''}`;
+        if (seen.has(key)) return false;
+        seen.add(key);
+        return true;
+      })
+      .slice(0, limit)
+  );
+}
+
+/** Edits (insert, delete, substitute, swap two neighbours) from a to b, or most + 1 past most. */
+function typos(a: string, b: string, most: number): number {
+  const rows = [Array.from({ length: b.length + 1 }, (_, j) => j)];
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    let best = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let d = Math.min(rows[i - 1]![j]! + 1, row[j - 1]! + 1, rows[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        d = Math.min(d, rows[i - 2]![j - 2]! + 1);
+      row.push(d);
+      best = Math.min(best, d);
+    }
+    if (best > most) return most + 1;
+    rows.push(row);
+  }
+  return rows[a.length]![b.length]!;
+}
+
+/** Whether the IPv4 CIDR holds the address. */
+function cidrContains(cidr: string, ip: string): boolean {
+  const [base, len] = cidr.split('/');
+  const block = 2 ** (32 - Math.min(32, Number(len ?? 32)));
+  const n = (a: string) => a.split('.').reduce((v, o) => v * 256 + Number(o), 0);
+  return Math.floor(n(base!) / block) === Math.floor(n(ip) / block);
+}
+
 function gram(s: string, k: number): number {
   return (
     ((s.charCodeAt(k) & 0x3ff) << 20) |
@@ -209,6 +400,10 @@ export function buildSearchIndex(rs: Ruleset, trees: ServiceTrees): SearchIndex 
       if (text) index.add({ kind: 'endpoint', text, service: t.id, chain: ep.chain, table: 'nat' });
     }
   }
+  index.rules = {
+    rs,
+    serviceOf: (table, chain, line) => owner.get(chain) ?? byLine.get(`${table}:${line}`),
+  };
   for (const table of rs.tables) {
     for (const chain of table.chains) {
       const name = chain.name;

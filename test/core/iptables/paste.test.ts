@@ -270,3 +270,34 @@ describe('echoed input is inert', () => {
     );
   });
 });
+
+describe('other proxy modes seen in an iptables dump are named', () => {
+  it('IPVS mode, with the iptables-mode chains it left behind', () => {
+    const rs = parseIptables(
+      `-N KUBE-NODE-PORT\n${NAT_S}-A KUBE-SERVICES ! -s 10.244.0.0/16 -m comment --comment "Kubernetes service cluster ip + port for masquerade purpose" -m set --match-set KUBE-CLUSTER-IP dst,dst -j KUBE-MARK-MASQ\n`,
+      { table: 'nat' },
+    );
+    const mode = rs.warnings.filter((w) => w.kind === 'mode');
+    assert.deepEqual(
+      mode.map((w) => w.message),
+      [
+        'IPVS mode: the Services are in IPVS, read them with `ipvsadm -Ln`; the 3 KUBE-SVC/KUBE-SEP chains here are leftovers from iptables mode',
+      ],
+    );
+  });
+
+  it('userspace mode', () => {
+    const rs = parseIptables(
+      '-A KUBE-PORTALS-CONTAINER -d 10.0.0.1/32 -p tcp -m comment --comment "default/kubernetes:https" -m tcp --dport 443 -j REDIRECT --to-ports 36647\n',
+      { table: 'nat' },
+    );
+    assert.match(rs.warnings.find((w) => w.kind === 'mode')!.message, /^userspace mode: /);
+  });
+
+  it('a clean iptables-mode dump names none', () => {
+    assert.deepEqual(
+      CLEAN_SAVE.warnings.filter((w) => w.kind === 'mode'),
+      [],
+    );
+  });
+});
