@@ -71,6 +71,11 @@ export class SearchIndex {
   /** Adds a document; `words` marks names and comments, the texts worth a fuzzy match. */
   add(doc: SearchDoc, words = false): void {
     if (words) this.words.push(this.docs.length);
+    else if (doc.text.includes('/') && IPV4.test(doc.text)) {
+      const docs = this.cidrs.get(doc.text);
+      if (docs) docs.push(this.docs.length);
+      else this.cidrs.set(doc.text, [this.docs.length]);
+    }
     this.docs.push(doc);
   }
 
@@ -87,10 +92,6 @@ export class SearchIndex {
     }
     this.starts[this.docs.length] = at + 1;
     this.corpus = SEP + parts.join(SEP) + SEP;
-    for (let i = 0; i < this.docs.length; i++) {
-      const t = this.docs[i]!.text;
-      if (t.includes('/') && IPV4.test(t)) this.cidrs.set(t, (this.cidrs.get(t) ?? []).concat(i));
-    }
     for (const i of this.words) {
       const t = parts[i]!;
       for (let k = 0; k + 3 <= t.length; k++) {
@@ -109,7 +110,8 @@ export class SearchIndex {
     if (q.length === 0) return [];
     if (IPV4.test(q) || /^\d{1,5}$/.test(q)) return this.addresses(q, limit);
     const hits = [...this.targets(query.trim(), limit), ...this.fuzzy(q, limit)];
-    if (hits.length < ENOUGH_EXACT && /^[a-z][a-z0-9-]{2,}$/.test(q))
+    // a word found nowhere as typed may be a typo of one that is there
+    if (/^[a-z][a-z0-9-]{2,}$/.test(q) && !this.corpus.includes(q))
       for (const [word, distance] of this.corrections(q))
         for (const h of this.fuzzy(word, limit))
           hits.push({ ...h, score: Math.min(1, h.score + 0.15 * distance) });

@@ -2,6 +2,7 @@
 // have written, worst first, in sentences with the rule lines as evidence; or JSON.
 import type { DriftFinding, NodeDrift } from '../core/drift.js';
 import type { Severity } from '../core/model.js';
+import { sanitize } from '../core/sanitize.js';
 
 export const DRIFT_SCHEMA_VERSION = 1;
 
@@ -82,7 +83,7 @@ export function driftText(label: string, nodes: NodeDrift[]): string {
   }
   const all = nodes.flatMap((n) => n.findings);
   out.push(`${plural(nodes.length, 'node')}: ${verdictLine(all)}`);
-  return out.join('\n') + '\n';
+  return out.map(sanitize).join('\n') + '\n'; // rule lines and comments come from the node
 }
 
 const findingJson = (f: DriftFinding) => ({

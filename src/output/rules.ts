@@ -178,8 +178,8 @@ export function rulesJson(rs: Ruleset, trees: ServiceTrees, source: RulesSource)
 }
 
 export function searchText(query: string, hits: SearchHit[]): string {
-  if (hits.length === 0) return `no match for "${query}"\n`;
-  const out = [`${hits.length} matches for "${query}", best first:`];
+  if (hits.length === 0) return `no match for "${sanitize(query)}"\n`;
+  const out = [`${hits.length} matches for "${query}", best first:`]; // sanitised with the rest
   for (const h of hits) {
     const where = [
       h.table && h.chain && h.kind === 'rule'
@@ -191,7 +191,7 @@ export function searchText(query: string, hits: SearchHit[]): string {
       .join('  ');
     out.push(`  ${h.kind.padEnd(8)} ${h.text}${where ? `   ${where}` : ''}`);
   }
-  return out.join('\n') + '\n';
+  return out.map(sanitize).join('\n') + '\n';
 }
 
 export function searchJson(query: string, hits: SearchHit[]): string {

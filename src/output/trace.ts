@@ -2,6 +2,7 @@
 // rules it matched in order, as text a person follows or as JSON.
 import type { ClusterView } from '../core/kube.js';
 import type { TraceOutcome, TraceResult } from '../core/trace.js';
+import { sanitize } from '../core/sanitize.js';
 
 export const TRACE_SCHEMA_VERSION = 1;
 
@@ -57,7 +58,7 @@ export function traceText(r: TraceResult, labels: TraceLabels): string {
     for (const a of o.assumptions) out.push(`  assumes: ${a}`);
   });
   for (const n of r.notes) out.push('', `note: ${n}`);
-  return out.join('\n') + '\n';
+  return out.map(sanitize).join('\n') + '\n'; // rule lines and comments come from the node
 }
 
 export function traceJson(r: TraceResult, labels: TraceLabels): string {
