@@ -21,6 +21,7 @@ import { DEFAULT_DEBUG_IMAGE, type DebugPodConsent } from './cluster/node-pod.js
 import { SnapshotError, readSnapshot } from './cluster/snapshot.js';
 import { KubeApiError } from './cluster/kube/errors.js';
 import { nodeAccessLine, rulesReadError, type NodeAccess } from './core/node-access.js';
+import { escapeControls } from './core/sanitize.js';
 import { reportJson } from './output/json.js';
 import { rulesJson, rulesText, searchJson, searchText, type RulesSource } from './output/rules.js';
 import { reportText } from './output/text.js';
@@ -861,10 +862,13 @@ export function buildProgram(run: (code: Promise<number>) => void): Command {
   return program;
 }
 
+/** A message to print: each of its lines with control characters shown escaped. */
+const inert = (message: string) => message.split('\n').map(escapeControls).join('\n');
+
 /** Turns any failure into a one-line message and exit 2; a stack trace only with KDEBUG_DEBUG. */
 function fail(e: unknown): number {
   if (e instanceof IptablesParseError) {
-    process.stderr.write(`${e.message}\n`); // FILE:LINE: message, then the line
+    process.stderr.write(`${e.message}\n`); // FILE:LINE: message, then the line, escaped
   } else if (
     e instanceof SnapshotError ||
     e instanceof UsageError ||
@@ -872,9 +876,9 @@ function fail(e: unknown): number {
     e instanceof KubeApiError ||
     e instanceof DriftInputError
   ) {
-    process.stderr.write(`kdebug: ${e.message}\n`);
+    process.stderr.write(`kdebug: ${inert(e.message)}\n`); // names and paths are input
   } else {
-    process.stderr.write(`kdebug: internal error: ${(e as Error)?.message ?? String(e)}\n`);
+    process.stderr.write(`kdebug: internal error: ${inert((e as Error)?.message ?? String(e))}\n`);
     if (process.env['KDEBUG_DEBUG']) process.stderr.write(`${(e as Error)?.stack}\n`);
   }
   return EXIT.failed;

@@ -315,9 +315,8 @@ class DumpParser {
     } else if (t.startsWith('# Warning:')) {
       this.dumpLines++;
       this.warn('backend', backendWarning(t.slice(2)));
-    } else {
-      const cls = classifyLine(t);
-      this.skip(cls.kind === 'prompt' ? 'prompt' : 'prose');
+    } else if (classifyLine(t).kind === 'prompt') {
+      this.skip('prompt'); // a root prompt ("# iptables-save"); other comments are the format's own
     }
   }
 

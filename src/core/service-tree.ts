@@ -339,6 +339,11 @@ class TreeBuilder {
       const id = nat.ruleIdOf(chain, k);
       if ((nat.flags(id) & RuleFlag.targetMarkMasq) !== 0) this.masquerades(tree, nat, chain, id);
       else if (nat.target(id) === 'KUBE-MARK-DROP') drops(tree, nat, chain, id);
+      else if (nat.targetIndex(id) < 0) {
+        const target = nat.target(id)!;
+        if (absentKind(target) && !tree.absentChains?.includes(target))
+          tree.absentChains = append(tree.absentChains ?? [], target);
+      }
     }
   }
 

@@ -1,7 +1,7 @@
 // What the screens show, computed by the core from Facts: the Report, each node's parsed rules
 // and Service trees, the search index (built on first use). Nothing here decides a verdict.
 import { nodeDump, recordedNodes } from '../core/facts.js';
-import { IptablesParseError, parseIptables, type Ruleset } from '../core/iptables.js';
+import { IptablesParseError, NoRulesError, parseIptables, type Ruleset } from '../core/iptables.js';
 import {
   DriftInputError,
   nodeDrift,
@@ -80,7 +80,7 @@ export function nodeData(
     node.rs = parseIptables(dump.text, { file: dump.source, table: dump.table });
     node.trees = buildServiceTrees(node.rs, { servicePorts });
   } catch (e) {
-    if (!(e instanceof IptablesParseError)) throw e;
+    if (!(e instanceof IptablesParseError) && !(e instanceof NoRulesError)) throw e;
     node.error = e.message.split('\n')[0];
   }
   return node;

@@ -273,6 +273,19 @@ ${clusterIP}
     assert.deepEqual(t.endpoints, []);
   });
 
+  it('a node port entry to an absent KUBE-EXT chain, and a KUBE-EXT chain to an absent KUBE-SVC', () => {
+    const nodePort = only(`
+-A KUBE-NODEPORTS -p tcp -m comment --comment "${N}" -m tcp --dport 30080 -j ${EXT}`);
+    assert.deepEqual([nodePort.nodePorts, nodePort.absentChains], [[30080], [EXT]]);
+    const ext = only(`
+-A KUBE-NODEPORTS -p tcp -m comment --comment "${N}" -m tcp --dport 30080 -j ${EXT}
+-A ${EXT} -m comment --comment "masquerade traffic for ${N} external destinations" -j KUBE-MARK-MASQ
+-A ${EXT} -j ${SVC}`);
+    assert.equal(ext.chains.ext, EXT);
+    assert.deepEqual(ext.absentChains, [SVC]);
+    assert.equal(ext.masquerade.length, 1);
+  });
+
   it('Service chains of a paste without KUBE-SERVICES get their trees, entry not in the paste', () => {
     const named = kubeProxyChain('KUBE-SVC', 'ns2/api:https', 'tcp');
     const t = trees(`

@@ -10,6 +10,7 @@ import {
   parseIptables,
   type Ruleset,
 } from '../../../src/core/iptables.js';
+import { buildServiceTrees } from '../../../src/core/service-tree.js';
 
 const fixture = (name: string) =>
   readFileSync(new URL(`../../fixtures/${name}`, import.meta.url), 'utf8');
@@ -157,6 +158,24 @@ describe('pastes: what is not a rule is skipped and said, the rules are read', (
   });
 });
 
+describe("kube-proxy's own restore payload, as it logs it", () => {
+  it('reads unquoted comments and -d after -p into the same trees as iptables-save text', () => {
+    const payload = fixture('kube-proxy-overall-payload.txt');
+    const rs = parseIptables(payload);
+    assert.deepEqual(
+      rs.warnings.map((w) => w.kind),
+      [],
+    );
+    const trees = buildServiceTrees(rs);
+    const svc1 = trees.services.find((t) => t.name === 'ns1/svc1:p80')!;
+    assert.deepEqual([svc1.clusterIP, svc1.port], ['172.30.0.41', 80]);
+    assert.deepEqual(
+      svc1.endpoints.map((e) => [e.address, e.probability, e.hairpinMasquerade]),
+      [['10.180.0.1:80', 1, true]],
+    );
+  });
+});
+
 describe('pastes cut short', () => {
   it('a table with no COMMIT is read up to the cut', () => {
     const cut = SAVE.slice(0, SAVE.lastIndexOf('COMMIT'));
@@ -299,5 +318,12 @@ describe('other proxy modes seen in an iptables dump are named', () => {
       CLEAN_SAVE.warnings.filter((w) => w.kind === 'mode'),
       [],
     );
+  });
+});
+
+describe('comments', () => {
+  it('are the format’s own, except a root prompt and its command', () => {
+    const rs = parseIptables(`# iptables -t nat -S\n# rules of node-a\n${NAT_S}`, { table: 'nat' });
+    assert.deepEqual(kinds(rs), ['1:prompt']);
   });
 });
