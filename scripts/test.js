@@ -1,6 +1,7 @@
 // Runs every test file under test/ with node's own runner (Node 20 has no --test globs).
 // Arguments narrow the run: `npm test -- parser trace` runs files whose path contains a word.
-import { spawnSync } from 'node:child_process';
+// With CI=true a skipped test fails the run: CI must have every tool the tests need.
+import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -17,12 +18,26 @@ const files = walk('test')
   .filter((f) => words.length === 0 || words.some((w) => f.includes(w)))
   .sort();
 if (files.length === 0) {
-  console.error(`no test files match ${words.join(' ')}`);
+  console.error(
+    `no test files match ${words.join(' ')}: give words of test file paths, e.g. npm test -- iptables trace`,
+  );
   process.exit(1);
 }
-const r = spawnSync(
+const child = spawn(
   process.execPath,
   ['--import', 'tsx', '--test', '--test-concurrency=3', '--test-reporter=spec', ...files],
-  { stdio: 'inherit' },
+  { stdio: ['inherit', 'pipe', 'inherit'] },
 );
-process.exit(r.status ?? 1);
+let tail = ''; // the runner's closing lines: the summary counts
+child.stdout.on('data', (chunk) => {
+  process.stdout.write(chunk);
+  tail = (tail + chunk.toString()).slice(-4096);
+});
+child.on('close', (code) => {
+  const skipped = Number(/ℹ skipped (\d+)/.exec(tail)?.[1] ?? 0);
+  if (code === 0 && skipped > 0 && process.env.CI === 'true') {
+    console.error(`CI: ${skipped} test(s) skipped; in CI a skip is a failure (see "# SKIP" above)`);
+    process.exit(1);
+  }
+  process.exit(code ?? 1);
+});

@@ -8,6 +8,7 @@ import { nodeDump, recordedNodes } from './core/facts.js';
 import { IptablesParseError, NoRulesError, parseIptables, type Ruleset } from './core/iptables.js';
 import { clusterView, servicePortName } from './core/kube.js';
 import { diagnose, type Target } from './core/diagnose.js';
+import { parseServiceRef } from './core/service-ref.js';
 import type { Facts, Report } from './core/model.js';
 import { buildSearchIndex } from './core/search.js';
 import { buildServiceTrees } from './core/service-tree.js';
@@ -59,8 +60,34 @@ export const DEMO_SNAPSHOT = resolve(
   'nginx-svc',
 );
 
-function format(opts: GlobalOptions): Format {
-  return opts.output ?? (process.stdout.isTTY ? 'tui' : 'text');
+/** What a command can print, and what it says when asked for something else. */
+const OUTPUTS: Record<string, { formats: Format[]; refusal?: string }> = {
+  svc: { formats: ['tui', 'text', 'json'] },
+  rules: { formats: ['tui', 'text', 'json'] },
+  drift: { formats: ['text', 'json'] },
+  trace: { formats: ['text', 'json'] },
+  version: { formats: ['text', 'json'] },
+  expect: { formats: ['text'], refusal: 'expect prints iptables-save text; use -o text' },
+  snapshot: { formats: ['text'], refusal: 'snapshot save writes a directory; use -o text' },
+  cleanup: { formats: ['text'], refusal: 'cleanup prints what it deleted as text; use -o text' },
+  completion: { formats: ['text'], refusal: 'completion prints a shell script; use -o text' },
+};
+
+/** The presentation: -o when the command has it (else a refusal), the TUI on a terminal (stdin
+ * and stdout: Ink reads keys from stdin), text otherwise. */
+function format(opts: GlobalOptions, command = 'svc'): Format {
+  const can = OUTPUTS[command] ?? OUTPUTS['svc']!;
+  const terminal = process.stdout.isTTY === true && process.stdin.isTTY === true;
+  if (opts.output !== undefined && !can.formats.includes(opts.output))
+    throw new UsageError(
+      can.refusal ??
+        `${command} has no ${opts.output} output; use ${can.formats.map((f) => `-o ${f}`).join(' or ')}`,
+    );
+  if (opts.output === 'tui' && !terminal)
+    throw new UsageError(
+      `-o tui needs a terminal on stdin and stdout (${!process.stdin.isTTY && !process.stdout.isTTY ? 'neither is one' : `${process.stdin.isTTY ? 'stdout' : 'stdin'} is not one`}): use -o text or -o json`,
+    );
+  return opts.output ?? (terminal && can.formats.includes('tui') ? 'tui' : 'text');
 }
 
 function write(text: string): void {
@@ -270,10 +297,10 @@ async function rulesTui(o: RulesOptions, g: GlobalOptions): Promise<number> {
 }
 
 async function rulesCommand(o: RulesOptions, g: GlobalOptions): Promise<number> {
-  if (format(g) === 'tui') return rulesTui(o, g);
+  if (format(g, 'rules') === 'tui') return rulesTui(o, g);
   const { rs, source, facts } = await loadRules(o, g);
   const trees = buildServiceTrees(rs, { servicePorts: facts ? servicePortsOf(facts) : undefined });
-  const json = format(g) === 'json';
+  const json = format(g, 'rules') === 'json';
   if (o.search !== undefined) {
     const hits = buildSearchIndex(rs, trees).search(o.search);
     write(json ? searchJson(o.search, hits) : searchText(o.search, hits));
@@ -305,6 +332,7 @@ function pickObjectNode(facts: Facts, dir: string, node: string | undefined): st
 }
 
 async function expectCommand(o: ExpectOptions, g: GlobalOptions): Promise<number> {
+  format(g, 'expect');
   const { facts, label } = await readFacts(o, g, false);
   const node = pickObjectNode(facts, label, o.node);
   const exp = expectedRules(clusterView(facts.objects), node, {
@@ -365,6 +393,7 @@ async function readNodeOverSsh(
 type DriftOptions = SshRulesOptions;
 
 async function driftCommand(o: DriftOptions, g: GlobalOptions): Promise<number> {
+  format(g, 'drift'); // a refused -o before anything is read
   if (o.node !== undefined && o.allNodes)
     throw new UsageError('give --node or --all-nodes, not both');
   if (o.ssh !== undefined && o.snapshot === undefined)
@@ -386,7 +415,7 @@ async function driftCommand(o: DriftOptions, g: GlobalOptions): Promise<number> 
   const results = nodes.map((n) => recordedNodeDrift(facts, view, n, dir));
   const from = o.snapshot !== undefined ? `snapshot ${dir}` : dir;
   const label = ssh ? `${from}, ${ssh.node}'s rules read now (${ssh.via})` : from;
-  write(format(g) === 'json' ? driftJson(label, results) : driftText(label, results));
+  write(format(g, 'drift') === 'json' ? driftJson(label, results) : driftText(label, results));
   return results.some((r) => r.findings.some(isDrift)) ? EXIT.problem : EXIT.ok;
 }
 
@@ -398,6 +427,7 @@ interface TraceOptions extends SshRulesOptions {
 }
 
 async function traceCommand(o: TraceOptions, g: GlobalOptions): Promise<number> {
+  format(g, 'trace'); // a refused -o before anything is read
   const m = /^([^:]+)(?::(\d+))?$/.exec(o.dst ?? '');
   if (!m || !isIPv4(m[1]!)) throw new UsageError('give the destination as --dst IP:PORT (IPv4)');
   if (o.proto !== 'icmp' && m[2] === undefined)
@@ -430,7 +460,7 @@ async function traceCommand(o: TraceOptions, g: GlobalOptions): Promise<number> 
   };
   const result = tracePacket(rs, net, packet);
   const labels = labelsFor(view, node, packet);
-  write(format(g) === 'json' ? traceJson(result, labels) : traceText(result, labels));
+  write(format(g, 'trace') === 'json' ? traceJson(result, labels) : traceText(result, labels));
   return EXIT.ok;
 }
 
@@ -592,7 +622,15 @@ function writeReport(report: Report, g: GlobalOptions, o: SvcOptions, source?: s
   return exitFor(report);
 }
 
-async function svcCommand(name: string, o: SvcOptions, g: GlobalOptions): Promise<number> {
+async function svcCommand(arg: string, o: SvcOptions, given: GlobalOptions): Promise<number> {
+  const ref = parseServiceRef(arg);
+  if ('error' in ref) throw new UsageError(`${ref.error}; see kdebug svc --help`);
+  if (ref.namespace && given.namespace && ref.namespace !== given.namespace)
+    throw new UsageError(
+      `"${arg}" is in namespace ${ref.namespace}, but -n says ${given.namespace}`,
+    );
+  const name = ref.name;
+  const g = { ...given, namespace: ref.namespace ?? given.namespace };
   if (o.snapshot !== undefined) {
     const dir = o.snapshot;
     const facts = await readSnapshot(dir);
@@ -642,6 +680,7 @@ async function snapshotSaveCommand(
   o: SnapshotSaveFlags,
   g: GlobalOptions,
 ): Promise<number> {
+  format(g, 'snapshot');
   // client-node and the live-cluster code load only here, never for offline commands
   const { saveSnapshot, SnapshotSaveError } = await import('./cluster/snapshot-save.js');
   const transport = await nodeTransport(o, (t) => onInterrupt.add(() => t.close()));
@@ -672,7 +711,39 @@ async function snapshotSaveCommand(
   }
 }
 
+/** kdebug's version; with -o json also Node's and, when a kubeconfig reaches one, the API server's. */
+async function versionCommand(g: GlobalOptions): Promise<number> {
+  if (format(g, 'version') !== 'json') {
+    write(`kdebug ${VERSION} (Node.js ${process.version})\n`);
+    return EXIT.ok;
+  }
+  const doc: Record<string, string | null> = {
+    kdebug: VERSION,
+    node: process.version,
+    server: null,
+  };
+  try {
+    const { KubeApi } = await import('./cluster/kube-api.js');
+    const api = await KubeApi.connect({
+      kubeconfig: g.kubeconfig,
+      context: g.context,
+      timeoutMs: 5000,
+    });
+    try {
+      doc['server'] =
+        ((await api.request('GET', '/version')) as { gitVersion?: string }).gitVersion ?? null;
+    } finally {
+      api.close();
+    }
+  } catch (e) {
+    doc['serverError'] = (e as Error).message; // no cluster is not an error for `version`
+  }
+  write(JSON.stringify(doc, null, 2) + '\n');
+  return EXIT.ok;
+}
+
 async function cleanupCommand(g: GlobalOptions): Promise<number> {
+  format(g, 'cleanup');
   const { KubeApi } = await import('./cluster/kube-api.js');
   const { cleanupDebugPods } = await import('./cluster/node-pod.js');
   const api = await KubeApi.connect({ kubeconfig: g.kubeconfig, context: g.context });
@@ -733,12 +804,32 @@ function nodeAccessOptions(c: Command): Command {
   );
 }
 
+/** Examples at the end of each command's --help. */
+const EXAMPLES: Record<string, string[]> = {
+  svc: [
+    'kdebug svc nginx-svc                          # the current context and namespace',
+    'kdebug svc shop/web --context prod -o json    # NS/NAME, like kubectl',
+    'kdebug svc nginx-svc --snapshot DIR           # offline, from a snapshot',
+  ],
+  rules: [
+    'sudo iptables-save | kdebug rules --file -',
+    'kdebug rules --snapshot DIR --node node-a --search 10.244.1.7',
+    'kdebug rules --ssh root@192.0.2.10',
+  ],
+  expect: ['kdebug expect --snapshot DIR --node node-a > expected.txt'],
+  drift: ['kdebug drift --all-nodes', 'kdebug drift --snapshot DIR --node node-a -o json'],
+  trace: ['kdebug trace --node node-a --src 10.244.0.5 --dst 10.96.0.10:53 --proto udp'],
+  demo: ['kdebug demo', 'kdebug demo -o text'],
+  cleanup: ['kdebug cleanup', 'kdebug cleanup -n kdebug'],
+  version: ['kdebug version -o json'],
+};
+
 export function buildProgram(run: (code: Promise<number>) => void): Command {
   const program = new Command('kdebug')
     .description(
       "Why can't I reach my Service? kube-proxy's rules read back, checked and explained.",
     )
-    .version(VERSION)
+    .version(`kdebug ${VERSION}`)
     .option('-n, --namespace <ns>', 'namespace of the Service (default: the context namespace)')
     .option('--context <name>', 'kubeconfig context to use')
     .option('--kubeconfig <file>', 'kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)')
@@ -750,7 +841,7 @@ export function buildProgram(run: (code: Promise<number>) => void): Command {
       ]),
     )
     .option('--no-color', 'no colours (NO_COLOR is honoured too)')
-    .showHelpAfterError()
+    .configureHelp({ showGlobalOptions: true })
     .exitOverride();
   const g = () => program.opts<GlobalOptions>();
 
@@ -859,6 +950,22 @@ export function buildProgram(run: (code: Promise<number>) => void): Command {
     )
     .action(() => run(cleanupCommand(g())));
 
+  program
+    .command('version')
+    .description('the version of kdebug (-o json: also of Node.js and the API server)')
+    .action(() => run(versionCommand(g())));
+
+  for (const [name, lines] of Object.entries(EXAMPLES))
+    program.commands
+      .find((c) => c.name() === name)
+      ?.addHelpText('after', `\nExamples:\n${lines.map((l) => `  ${l}`).join('\n')}`);
+  // a wrong or missing argument: the reason and where to read more, not the whole help
+  const path = (c: Command): string => (c.parent ? `${path(c.parent)} ${c.name()}` : c.name());
+  const short = (c: Command): void => {
+    c.showHelpAfterError(`see ${path(c)} --help`);
+    c.commands.forEach(short);
+  };
+  short(program);
   return program;
 }
 
@@ -898,5 +1005,10 @@ export async function main(argv: string[]): Promise<number> {
 
 if (process.env['KDEBUG_NO_MAIN'] === undefined) {
   cleanUpOnSignals();
+  // `kdebug ... | head`: the reader left; end quietly with what was decided so far
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE') process.exit(process.exitCode ?? EXIT.ok);
+    throw e;
+  });
   process.exitCode = await main(process.argv);
 }

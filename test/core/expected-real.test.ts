@@ -19,6 +19,7 @@ import type { KubeObject } from '../../src/core/model.js';
 import { buildServiceTrees } from '../../src/core/service-tree.js';
 import { aKubeProxyConfig, aNode, aService, anEndpointSlice } from '../support/builders.js';
 import { realIptablesMissing } from '../support/real-iptables.js';
+import { skipWithout } from '../support/skip.js';
 
 const NODE = 'test-node';
 const ns = `kd-expect-${process.pid}`;
@@ -139,7 +140,7 @@ const rules = (saved: string) =>
 
 describe(
   'expected rules against the real iptables',
-  { skip: missing ? `skipped: ${missing} (needs root, iproute2 and iptables)` : false },
+  skipWithout(missing && `${missing} (needs root, iproute2 and iptables)`),
   () => {
     before(() => {
       execFileSync('ip', ['netns', 'add', ns]);

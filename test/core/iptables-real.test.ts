@@ -8,6 +8,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { parseIptables, printRule } from '../../src/core/iptables.js';
 import { realIptablesMissing } from '../support/real-iptables.js';
+import { skipWithout } from '../support/skip.js';
 
 const PAYLOAD = `*filter
 :KUBE-FIREWALL - [0:0]
@@ -49,7 +50,7 @@ const missing = realIptablesMissing();
 
 describe(
   'parser against the real iptables',
-  { skip: missing ? `skipped: ${missing} (needs root, iproute2 and iptables)` : false },
+  skipWithout(missing && `${missing} (needs root, iproute2 and iptables)`),
   () => {
     let saved = '';
     before(() => {

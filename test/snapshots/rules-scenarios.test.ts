@@ -13,6 +13,7 @@ import { after, before, describe, it } from 'node:test';
 import { clusterView } from '../../src/core/kube.js';
 import { SNAPSHOTS, scenarioFiles } from '../support/make-scenarios.js';
 import { SCENARIOS } from '../support/scenarios.js';
+import { skipWithout } from '../support/skip.js';
 
 const made = SCENARIOS.map((make) => make());
 
@@ -58,7 +59,7 @@ const tools =
 const missing = !root ? 'not root' : !tools ? 'ip or iptables missing' : '';
 if (missing && process.env['CI'] === 'true') throw new Error(`real-iptables tests cannot run in CI: ${missing}`);
 
-describe('scenario dumps against the real iptables', { skip: missing ? `skipped: ${missing} (needs root, iproute2 and iptables)` : false }, () => {
+describe('scenario dumps against the real iptables', skipWithout(missing && `${missing} (needs root, iproute2 and iptables)`), () => {
   before(() => execFileSync('ip', ['netns', 'add', ns]));
   after(() => {
     spawnSync('ip', ['netns', 'del', ns]);

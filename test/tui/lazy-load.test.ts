@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
+import { skipWithout } from '../support/skip.js';
 
 const DIST = new URL('../../dist/', import.meta.url).pathname;
 const built = existsSync(join(DIST, 'cli.js'));
@@ -35,7 +36,7 @@ const has = (files: Set<string>, marker: RegExp) =>
 
 describe(
   'lazy loading in the build',
-  { skip: built ? false : 'no build: run node scripts/build.js' },
+  skipWithout(built ? '' : 'no build: run node scripts/build.js'),
   () => {
     const chunks = built
       ? readdirSync(join(DIST, 'chunks')).map((f) => join(DIST, 'chunks', f))

@@ -28,7 +28,7 @@ export async function suggestServices(
 ): Promise<ServiceRef[]> {
   const { default: Fuse } = await import('fuse.js');
   const others = candidates.filter((c) => !(c.namespace === namespace && c.name === name));
-  const exact = others.filter((c) => c.name === name);
+  const exact = others.filter((c) => c.name === name.toLowerCase()); // names are lower case
   const fuzzy = new Fuse(others, {
     keys: ['name'],
     threshold: 0.35,
@@ -36,7 +36,7 @@ export async function suggestServices(
     includeScore: true,
   })
     .search(name)
-    .filter((r) => r.item.name !== name)
+    .filter((r) => r.item.name !== name.toLowerCase())
     // same namespace first, then by score, then the length closest to what was typed
     .sort(
       (a, b) =>

@@ -51,16 +51,17 @@ export function similarServices(
   name: string,
 ): { namespace: string; name: string }[] {
   const limit = Math.max(2, Math.floor(name.length / 3));
+  const typed = name.toLowerCase(); // "Nginx-Svc" means nginx-svc: names are lower case
   return services
     .filter((s) => !(s.namespace === namespace && s.name === name))
     .map((s) => ({
       s,
       d:
-        s.name === name
+        s.name === typed
           ? 0
-          : s.name.includes(name) || name.includes(s.name)
+          : s.name.includes(typed) || typed.includes(s.name)
             ? 1
-            : distance(s.name, name),
+            : distance(s.name, typed),
     }))
     .filter((x) => x.d <= limit)
     .sort(

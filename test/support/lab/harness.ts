@@ -5,15 +5,15 @@ import { spawnSync } from 'node:child_process';
 import type { NodeResult } from '../../../src/cluster/cluster.js';
 import { labUnavailable, type Lab } from './lab.js';
 import type { WsRequest } from './ws-run.js';
+import { skipWithout } from '../skip.js';
 
 /** `describe(name, labSuite(), ...)`: skipped with the reason locally, never skipped in CI. */
 export function labSuite(): { skip?: string } {
   const why = labUnavailable();
   if (!why || process.env['CI'] === 'true') return {}; // in CI, Lab.up fails with the reason
-  console.log(
-    `# lab tests SKIPPED: ${why} (run as root with the tools installed, or set CI=true to make this a failure)`,
+  return skipWithout(
+    `lab unavailable: ${why} (run as root with the tools installed; with CI=true this fails)`,
   );
-  return { skip: `lab unavailable: ${why}` };
 }
 
 /** First thing in a lab suite's before(): in CI, a missing prerequisite fails with its reason. */
