@@ -609,12 +609,20 @@ async function readLive(
   }
 }
 
+/** The terminal's width (COLUMNS first, as shells set it); a file is not cut, only wrapped. */
+function textWidth(): { width: number; truncate: boolean } {
+  const tty = process.stdout.isTTY === true;
+  const columns = Number(process.env['COLUMNS']) || (tty ? process.stdout.columns : 0) || 80;
+  return { width: Math.max(40, columns), truncate: tty };
+}
+
 function writeReport(report: Report, g: GlobalOptions, o: SvcOptions, source?: string): number {
   if (format(g) === 'json') write(reportJson(report));
   else
     write(
       reportText(report, {
         color: colorEnabled(g.color, process.env) && process.stdout.isTTY === true,
+        ...textWidth(),
         verbose: o.verbose,
         source,
       }),
@@ -635,9 +643,13 @@ async function svcCommand(arg: string, o: SvcOptions, given: GlobalOptions): Pro
     const dir = o.snapshot;
     const facts = await readSnapshot(dir);
     const target = { namespace: g.namespace ?? facts.meta.namespace ?? 'default', service: name };
+    const invocation = { snapshot: dir, context: g.context };
     if (format(g) === 'tui')
-      return interactive({ start: 'diag', target, facts, load: () => readSnapshot(dir) }, g);
-    return writeReport(diagnose(facts, target), g, o, o.label ?? `snapshot ${dir}`);
+      return interactive(
+        { start: 'diag', target, facts, invocation, load: () => readSnapshot(dir) },
+        g,
+      );
+    return writeReport(diagnose(facts, target, { invocation }), g, o, o.label ?? `snapshot ${dir}`);
   }
   // in the TUI a debug Pod is created only after the person says yes there (or --yes)
   const tui = format(g) === 'tui';
@@ -649,12 +661,17 @@ async function svcCommand(arg: string, o: SvcOptions, given: GlobalOptions): Pro
       // no facts yet: the TUI shows the steps completing as they arrive
       const load: TuiInput['load'] = async (progress, partial) =>
         (await readLive(cluster, target, progress, partial)).facts;
-      return await interactive({ start: 'diag', target, load, questions: asks }, g);
+      const invocation = { context: g.context };
+      return await interactive({ start: 'diag', target, load, questions: asks, invocation }, g);
     }
 
     const { facts, suggestions } = await readLive(cluster, target);
     tellNodeAccess(cluster.nodeAccess());
-    return writeReport(diagnose(facts, target, { suggestions }), g, o);
+    return writeReport(
+      diagnose(facts, target, { suggestions, invocation: { context: g.context } }),
+      g,
+      o,
+    );
   } finally {
     await closeLive(cluster);
   }

@@ -15,6 +15,7 @@ import { selectorCheck } from './checks/selector.js';
 import { serviceCheck } from './checks/service.js';
 import { trafficPolicyCheck } from './checks/traffic-policy.js';
 import type { Facts, Finding, Report, Status, Step } from './model.js';
+import { runnable } from './next-command.js';
 
 export type { DiagnoseOptions, Target } from './checks/context.js';
 export type { Probe } from './checks/probe-stems.js';
@@ -93,6 +94,9 @@ function runStep(check: Check, ctx: CheckContext): Step {
 export function diagnose(facts: Facts, target: Target, options: DiagnoseOptions = {}): Report {
   const ctx = new CheckContext(facts, target, options);
   const steps = STEPS.map((check) => runStep(check, ctx));
+  const how = options.invocation;
+  if (how)
+    for (const f of steps.flatMap((s) => s.findings)) if (f.next) f.next = runnable(f.next, how);
   const svc = ctx.service;
   return {
     schemaVersion: REPORT_SCHEMA_VERSION,

@@ -61,6 +61,8 @@ export interface Finding {
   service?: ServicePortName;
   /** An explanation rather than a verdict (e.g. why ping to a ClusterIP gets no answer). */
   info?: boolean;
+  /** An explanation nothing here calls for: its title only, unless asked (--verbose). */
+  folded?: boolean;
 }
 
 export interface Step {

@@ -16,6 +16,8 @@ export const MARK: Record<Status, string> = {
 export interface TextOptions {
   color?: boolean;
   width?: number;
+  /** Cut a step's summary to one line (a terminal); else wrap it (a file keeps every word). */
+  truncate?: boolean;
   /** Expand every finding, not only the failing ones. */
   verbose?: boolean;
   /** Where the facts came from, for the header ("snapshot snapshots/nginx-svc"). */
@@ -92,7 +94,7 @@ function stepLines(
   step: Step,
   n: number,
   p: Palette,
-  o: Required<Pick<TextOptions, 'width' | 'verbose'>>,
+  o: Required<Pick<TextOptions, 'width' | 'verbose' | 'truncate'>>,
 ): string[] {
   const head = headline(step);
   const label = `${String(n).padStart(2)} ${step.title.padEnd(15)}`;
@@ -102,13 +104,29 @@ function stepLines(
   let summary = head ? sanitize(head.title) : '';
   if (more > 0) summary += ` (+${more} more)`;
   const room = o.width - 4 - label.length;
-  if (summary.length > room) summary = `${summary.slice(0, room - 1)}…`;
-  const out = [` ${p.status(step.status, MARK[step.status])} ${p.heading(label)} ${summary}`];
+  if (o.truncate && summary.length > room) summary = `${summary.slice(0, room - 1)}…`;
+  const [first = '', ...rest] = wrap(summary, o.width, ' '.repeat(4 + label.length));
+  const out = [
+    ` ${p.status(step.status, MARK[step.status])} ${p.heading(label)} ${first.trimStart()}`,
+    ...rest,
+  ];
   for (const f of step.findings) {
+    if (f.info && f.folded && !o.verbose) {
+      out.push(...wrap(`i ${sanitize(f.title)} (--verbose explains)`, o.width, '     ', '       '));
+      out[out.length - 1] = out[out.length - 1]!.replace(/^( {5})i/, `$1${p.muted('i')}`);
+      continue;
+    }
     const show = o.verbose || f.info || f.status === 'fail' || f.status === 'warn';
     if (show && f.status !== 'pending') out.push(...expanded(f, p, o.width), '');
   }
   return out;
+}
+
+/** Steps 2..N of a missing Service all say "needs the Service": one line says it for them. */
+function needsService(steps: Step[], from: number): number {
+  let k = from;
+  while (k < steps.length && steps[k]!.findings.every((f) => f.id === 'needs-service')) k++;
+  return k;
 }
 
 function verdict(report: Report, p: Palette, width: number): string[] {
@@ -139,7 +157,7 @@ function verdict(report: Report, p: Palette, width: number): string[] {
 export function reportText(report: Report, o: TextOptions = {}): string {
   const p = palette(o.color ?? false);
   const width = o.width ?? 80;
-  const opts = { width, verbose: o.verbose ?? false };
+  const opts = { width, verbose: o.verbose ?? false, truncate: o.truncate ?? false };
   const { namespace, service } = report.target;
   const out = [p.heading(`kdebug svc ${namespace}/${service}`)];
   const from = [report.context ? `context ${sanitize(report.context)}` : '', o.source ?? ''].filter(
@@ -161,7 +179,14 @@ export function reportText(report: Report, o: TextOptions = {}): string {
     out.push(...wrap(parts.join('  '), width, '', '  '));
   }
   out.push('');
-  report.steps.forEach((step, i) => out.push(...stepLines(step, i + 1, p, opts)));
+  for (let i = 0; i < report.steps.length; i++) {
+    const end = needsService(report.steps, i);
+    if (end - i > 1) {
+      const span = `${i + 1}-${end}`.padStart(2);
+      out.push(` ${p.status('skip', MARK.skip)} ${p.heading(span.padEnd(18))} need the Service`);
+      i = end - 1;
+    } else out.push(...stepLines(report.steps[i]!, i + 1, p, opts));
+  }
   if (out[out.length - 1] !== '') out.push('');
   out.push(...verdict(report, p, width));
   return out.join('\n') + '\n';

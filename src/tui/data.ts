@@ -92,6 +92,8 @@ export interface AnalyzeOptions {
   rules?: { label: string; text: string; table?: string };
   /** Facts still being read: steps without their input are pending, not skipped. */
   collecting?: DiagnoseOptions['collecting'];
+  /** How kdebug was run: "next" commands carry the same snapshot and context. */
+  invocation?: DiagnoseOptions['invocation'];
 }
 
 /** The core's expected rules for the node, compared with its dump. */
@@ -125,7 +127,7 @@ export function analyze(facts: Facts, o: AnalyzeOptions = {}): TuiData {
   // a live read that found no such Service carries the API's "did you mean" in its meta
   const suggestions = facts.meta['suggestions'] as DiagnoseOptions['suggestions'];
   const report = o.target
-    ? diagnose(facts, o.target, { collecting: o.collecting, suggestions })
+    ? diagnose(facts, o.target, { collecting: o.collecting, suggestions, invocation: o.invocation })
     : undefined;
 
   const service = o.target

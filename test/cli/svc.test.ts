@@ -32,7 +32,10 @@ describe('kdebug svc (built CLI)', () => {
     const r = kdebug(['svc', 'ngnix-svc', '--snapshot', 'snapshots/nginx-svc', '-o', 'text']);
     assert.equal(r.code, 1);
     assert.match(r.stdout, /Did you mean\s+"nginx-svc"\?/);
-    assert.match(r.stdout, /^Next: kdebug svc nginx-svc -n default$/m);
+    assert.match(
+      r.stdout,
+      /^Next: kdebug svc nginx-svc -n default --snapshot snapshots\/nginx-svc$/m,
+    );
   });
 
   it('takes -n for the namespace', () => {

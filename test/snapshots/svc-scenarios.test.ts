@@ -51,8 +51,10 @@ async function golden(file: string, actual: string): Promise<void> {
 
 /** What `kdebug svc SERVICE --snapshot snapshots/DIR` prints. */
 export async function scenarioReport(s: Scenario): Promise<Report> {
-  const facts = await readSnapshot(join('snapshots', s.dir));
-  return diagnose(facts, { namespace: facts.meta.namespace ?? 'default', service: s.service });
+  const dir = join('snapshots', s.dir);
+  const facts = await readSnapshot(dir);
+  const target = { namespace: facts.meta.namespace ?? 'default', service: s.service };
+  return diagnose(facts, target, { invocation: { snapshot: dir } });
 }
 
 describe('kdebug svc scenarios', () => {

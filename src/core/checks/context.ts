@@ -2,6 +2,7 @@
 // parsed rules and recorded probes (parsed once, on first use), and the findings of the steps
 // before it, so a step can say "this follows from step 3" instead of failing a second time.
 import { nodeDump } from '../facts.js';
+import type { Invocation } from '../next-command.js';
 import { IptablesParseError, parseIptables, type Ruleset } from '../iptables.js';
 import {
   clusterView,
@@ -35,6 +36,8 @@ export interface DiagnoseOptions {
   collecting?: { objects?: boolean; nodes?: boolean };
   /** Services with a similar name, when the API said the target does not exist (live 404). */
   suggestions?: { namespace: string; name: string }[];
+  /** How the person ran kdebug: the "next" commands carry the same snapshot and context. */
+  invocation?: Invocation;
 }
 
 /** One endpoint of one Service port, as the EndpointSlices say, with the Pod behind it. */

@@ -225,10 +225,13 @@ function pingExplained(ctx: CheckContext, svc: Service): Finding | undefined {
   };
   const m = byMode[mode];
   if (!m) return undefined;
+  // worth reading at once only where the recorded ping and connect disagree
+  const disagree = pings.length > 0 && conns.length > 0 && answered !== connected;
   return finding('ping-clusterip-explained', 'pass', m.title, {
     explanation: m.text,
     evidence,
     info: true,
+    ...(disagree ? {} : { folded: true }),
   });
 }
 
