@@ -27,7 +27,7 @@ import { reportJson } from './output/json.js';
 import { rulesJson, rulesText, searchJson, searchText, type RulesSource } from './output/rules.js';
 import { reportText } from './output/text.js';
 import { driftJson, driftText } from './output/drift.js';
-import { labelsFor, traceJson, traceText } from './output/trace.js';
+import { labelsFor, traceBlocked, traceJson, traceText } from './output/trace.js';
 import { questions } from './tui/questions.js';
 import { colorEnabled } from './tui/theme.js';
 
@@ -461,7 +461,7 @@ async function traceCommand(o: TraceOptions, g: GlobalOptions): Promise<number> 
   const result = tracePacket(rs, net, packet);
   const labels = labelsFor(view, node, packet);
   write(format(g, 'trace') === 'json' ? traceJson(result, labels) : traceText(result, labels));
-  return EXIT.ok;
+  return traceBlocked(result) ? EXIT.problem : EXIT.ok;
 }
 
 interface SvcOptions extends LiveOptions {

@@ -34,7 +34,7 @@ export type DriftId =
   | 'firewall-missing'
   | 'entry-jump-missing'
   | 'orphan-chain'
-  | 'no-local-endpoints'
+  | 'no-local-endpoint'
   | 'rule-text-differs';
 
 export const SEVERITY: Record<DriftId, Severity> = {
@@ -52,7 +52,7 @@ export const SEVERITY: Record<DriftId, Severity> = {
   'no-endpoints-reject-missing': 'warning',
   'firewall-missing': 'warning',
   'orphan-chain': 'warning',
-  'no-local-endpoints': 'info',
+  'no-local-endpoint': 'info',
   'rule-text-differs': 'info',
 };
 

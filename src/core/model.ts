@@ -3,6 +3,11 @@
 /** "ns/name:port", or "ns/name" for an unnamed port: kube-proxy's ServicePortName.String(). */
 export type ServicePortName = string;
 
+/** Finding ids renamed, with the old ids JSON still carries as `aliases` for one release. */
+export const RENAMED_IDS: Record<string, string[]> = {
+  'no-local-endpoint': ['no-local-endpoints'], // drift used the plural before 0.2
+};
+
 /** A ServicePortName as a person reads it: old kube-proxy wrote an unnamed port as "ns/name:". */
 export function portNameText(name: ServicePortName): string {
   return name.endsWith(':') ? `${name.slice(0, -1)} (port unnamed)` : name;

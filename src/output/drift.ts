@@ -1,7 +1,7 @@
 // The `kdebug drift` presentations: what each node does differently from what kube-proxy would
 // have written, worst first, in sentences with the rule lines as evidence; or JSON.
 import type { DriftFinding, NodeDrift } from '../core/drift.js';
-import type { Severity } from '../core/model.js';
+import { RENAMED_IDS, type Severity } from '../core/model.js';
 import { sanitize } from '../core/sanitize.js';
 
 export const DRIFT_SCHEMA_VERSION = 1;
@@ -88,6 +88,7 @@ export function driftText(label: string, nodes: NodeDrift[]): string {
 
 const findingJson = (f: DriftFinding) => ({
   id: f.id,
+  ...(RENAMED_IDS[f.id] ? { aliases: RENAMED_IDS[f.id] } : {}),
   severity: f.severity,
   node: f.node,
   service: f.service ?? null,

@@ -1,10 +1,11 @@
 // `kdebug svc -o json`: the Report as a stable document. Every finding carries every field
 // (`next` is null when there is none) so scripts need no guards. Documented in the README.
-import type { Finding, Report } from '../core/model.js';
+import { RENAMED_IDS, type Finding, type Report } from '../core/model.js';
 
 function findingJson(f: Finding) {
   return {
     id: f.id,
+    ...(RENAMED_IDS[f.id] ? { aliases: RENAMED_IDS[f.id] } : {}),
     status: f.status,
     title: f.title,
     explanation: f.explanation,

@@ -12,6 +12,8 @@ export interface TraceLabels {
   destinationIs?: string;
   /** What the destination's rules match, for "no rule matched" ("tcp port 8080"). */
   servicePorts?: string[];
+  /** The Pod IPs the objects hold; absent when no Pod was captured (then nothing is said). */
+  podIPs?: Set<string>;
 }
 
 const pct = (p: number) => `${(p * 100).toFixed(1)}%`;
@@ -25,20 +27,43 @@ function packetText(r: TraceResult): string {
   return `${p.protocol} ${p.src} -> ${dst}, ${from}`;
 }
 
-function summary(o: TraceOutcome): string {
+function summary(o: TraceOutcome, r: TraceResult, labels: TraceLabels): string {
   if (o.verdict === 'REJECT')
     return 'REJECTED (the client gets "connection refused" / port unreachable)';
   if (o.verdict === 'DROP') return 'DROPPED (the client waits for a timeout)';
-  const where = o.dnat ? `DNAT to ${o.dnat}` : 'no rule changed the destination: routed unchanged';
-  const to = o.delivery === 'local' ? 'delivered to the node itself' : 'forwarded';
+  const gone = podGone(o, labels)
+    ? ` (no Pod has ${o.dnat!.replace(/:\d+$/, '')} now: a stale rule)`
+    : '';
+  const where = o.dnat
+    ? `DNAT to ${o.dnat}${gone}`
+    : 'no rule changed the destination: routed unchanged';
+  // a process on the node sends; only a packet that came in is forwarded
+  const to =
+    o.delivery === 'local'
+      ? 'delivered to the node itself'
+      : r.packet.fromHost
+        ? 'sent out by the node'
+        : 'forwarded';
   return `${where}, ${to}, ${o.masquerade ? 'masqueraded (source NAT to the node)' : 'not masqueraded'}`;
+}
+
+/** A DNAT to an address no captured Pod has (said only when Pods were captured). */
+function podGone(o: TraceOutcome, labels: TraceLabels): boolean {
+  const ip = o.dnat?.replace(/:\d+$/, '');
+  return ip !== undefined && labels.podIPs !== undefined && !labels.podIPs.has(ip);
+}
+
+/** Whether the traffic asked about is refused or dropped on some outcome (exit 1). */
+export function traceBlocked(r: TraceResult): boolean {
+  return r.outcomes.some((o) => o.verdict === 'REJECT' || o.verdict === 'DROP');
 }
 
 export function traceText(r: TraceResult, labels: TraceLabels): string {
   const out = [`packet walk on node ${labels.node}: ${packetText(r)}`];
   if (labels.destinationIs) out.push(`  ${r.packet.dst} is ${labels.destinationIs}`);
   out.push('', `${r.outcomes.length} outcome${r.outcomes.length === 1 ? '' : 's'}:`);
-  for (const o of r.outcomes) out.push(`  ${pct(o.probability).padStart(6)}  ${summary(o)}`);
+  for (const o of r.outcomes)
+    out.push(`  ${pct(o.probability).padStart(6)}  ${summary(o, r, labels)}`);
   const unchanged = r.outcomes.some((o) => o.destination === null);
   if (unchanged && labels.servicePorts?.length) {
     out.push(
@@ -47,7 +72,7 @@ export function traceText(r: TraceResult, labels: TraceLabels): string {
     );
   }
   r.outcomes.forEach((o, i) => {
-    out.push('', `outcome ${i + 1}: ${pct(o.probability)}  ${summary(o)}`);
+    out.push('', `outcome ${i + 1}: ${pct(o.probability)}  ${summary(o, r, labels)}`);
     o.rules.forEach((m, k) => {
       out.push(
         `  ${String(k + 1).padStart(2)}. ${m.table} ${m.chain}${m.line ? ` (line ${m.line})` : ''}: ${m.effect}`,
@@ -80,6 +105,7 @@ export function traceJson(r: TraceResult, labels: TraceLabels): string {
       masquerade: o.masquerade,
       verdict: o.verdict,
       delivery: o.delivery,
+      ...(podGone(o, labels) ? { noPodHasTarget: true } : {}),
       rules: o.rules,
       assumptions: o.assumptions,
     })),
@@ -94,6 +120,10 @@ export function labelsFor(
   node: string,
   packet: { dst: string; protocol: string },
 ): TraceLabels {
+  const pods = view.pods.flatMap((p) =>
+    p.podIPs.length > 0 ? p.podIPs : p.podIP ? [p.podIP] : [],
+  );
+  const podIPs = pods.length > 0 ? { podIPs: new Set(pods) } : {};
   for (const s of view.services) {
     const kind = s.clusterIPs.includes(packet.dst)
       ? 'the ClusterIP'
@@ -108,8 +138,11 @@ export function labelsFor(
       node,
       destinationIs: `${kind} of Service ${s.namespace}/${s.name} (${ports.join(', ')})`,
       servicePorts: ports,
+      ...podIPs,
     };
   }
   const owner = view.nodes.find((n) => n.ips.includes(packet.dst));
-  return owner ? { node, destinationIs: `an address of node ${owner.name}` } : { node };
+  return owner
+    ? { node, destinationIs: `an address of node ${owner.name}`, ...podIPs }
+    : { node, ...podIPs };
 }

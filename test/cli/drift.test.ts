@@ -224,6 +224,36 @@ describe('kdebug trace', () => {
     assert.ok(doc.outcomes.every((o: { masquerade: boolean }) => o.masquerade));
   });
 
+  it('says the node sends what a process on it sends, never "forwarded"', () => {
+    const r = traceDemo(['--from-host', '--dst', '10.1.190.219:8080']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /DNAT to 10\.244\.0\.3:80, sent out by the node, masqueraded/);
+    assert.doesNotMatch(r.stdout, /forwarded/);
+  });
+
+  it('exits 1 when the traffic asked about is rejected (a Service without endpoints)', () => {
+    const r = kdebug([
+      'trace',
+      ...['--snapshot', 'snapshots/selector-typo', '--node', 'vm-12-7-centos'],
+      ...['--from-host', '--dst', '10.1.190.219:8080'],
+    ]);
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stdout, /100\.0% {2}REJECTED/);
+  });
+
+  it('notes a DNAT to an address that no Pod has any more', () => {
+    const args = ['--node', 'vm-12-11-centos', '--from-host', '--dst', '10.1.190.219:8080'];
+    const r = kdebug(['trace', '--snapshot', 'snapshots/stale-endpoint', ...args, '-o', 'json']);
+    assert.equal(r.code, 0, r.stderr);
+    const gone = JSON.parse(r.stdout).outcomes.map(
+      (o: { destination: string; noPodHasTarget?: boolean }) => [o.destination, !!o.noPodHasTarget],
+    );
+    assert.deepEqual(gone, [
+      ['10.244.0.3:80', false],
+      ['10.244.1.7:80', true],
+    ]);
+  });
+
   const failures: [string, string[], RegExp][] = [
     [
       'a destination without a port',

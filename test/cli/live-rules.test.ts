@@ -1,6 +1,6 @@
 // `rules`, `expect`, `drift` and `trace` without --snapshot read the live cluster: the built CLI
 // against the fake API server, whose kube-proxy Pods answer `iptables-save` with the demo's dumps.
-// IP conventions: the demo snapshot's (SEEDS.md section 3): nodes 10.0.12.7 and 10.0.12.11,
+// IP conventions: the demo snapshot's (the demo cluster): nodes 10.0.12.7 and 10.0.12.11,
 // Pod CIDR 10.244.0.0/16, Service CIDR 10.1.0.0/16, nginx-svc 10.1.190.219:8080.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';

@@ -1,4 +1,4 @@
-// The built `kdebug rules` against the seed dumps and the demo snapshot (SEEDS.md section 3:
+// The built `kdebug rules` against the seed dumps and the demo snapshot (the demo cluster:
 // Pod CIDR 10.244.0.0/16, Service CIDR 10.1.0.0/16, nginx-svc 10.1.190.219:8080).
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';

@@ -1,7 +1,7 @@
 // The built CLI end to end against the fake API server: `kdebug snapshot save` writes what the
 // cluster serves, fails with exit 2 and one line when it cannot, and a saved snapshot replays:
 // `kdebug rules --snapshot` prints the same as on the original snapshot.
-// IP conventions: the demo snapshot's (SEEDS.md section 3): nodes 10.0.12.7 and 10.0.12.11,
+// IP conventions: the demo snapshot's (the demo cluster): nodes 10.0.12.7 and 10.0.12.11,
 // Pod CIDR 10.244.0.0/16, Service CIDR 10.1.0.0/16.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { endpointChain, hash16, kubeProxyChain } from '../../src/core/chain-names.js';
 
 describe('kube-proxy chain names', () => {
-  // pairs read from real dumps (SEEDS.md section 3) and kube-proxy's own tests
+  // pairs read from real dumps (the demo cluster's dumps) and kube-proxy's own tests
   const services: [Parameters<typeof kubeProxyChain>, string][] = [
     [['KUBE-SVC', 'default/nginx-svc:http', 'tcp'], 'KUBE-SVC-ELCM5PCEQWBTUJ2I'],
     [['KUBE-SVC', 'default/kubernetes:https', 'tcp'], 'KUBE-SVC-NPX46M4PTMTKRN6Y'],

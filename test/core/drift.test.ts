@@ -257,7 +257,7 @@ describe('drift', () => {
     assert.deepEqual(d.findings, []);
     assert.deepEqual(
       d.notes?.map((n) => [n.id, n.service]),
-      [['no-local-endpoints', LOCAL]],
+      [['no-local-endpoint', LOCAL]],
     );
     assert.match(
       d.notes![0]!.message,
@@ -343,7 +343,7 @@ describe('drift on the snapshots', () => {
       [],
     ],
     ['missing-service-rules', 'vm-12-7-centos', [], []],
-    ['nodeport-local-no-endpoint', 'vm-12-11-centos', [], ['no-local-endpoints']],
+    ['nodeport-local-no-endpoint', 'vm-12-11-centos', [], ['no-local-endpoint']],
     ['nodeport-local-no-endpoint', 'vm-12-7-centos', [], []],
     ['orphan-chains', 'vm-12-7-centos', ['warning orphan-chain default/old-web:http'], []],
     ['orphan-chains', 'vm-12-11-centos', [], []],

@@ -1,5 +1,5 @@
 // The packet walk, in kube-proxy's tracer style: tables of {source, destination, protocol,
-// outcomes, masquerade}. The seed's four ways to reach a Service (SEEDS.md sections 3 and 5) on
+// outcomes, masquerade}. The seed's four ways to reach a Service (the demo cluster) on
 // the demo and on the node-port scenario, then the matches one by one on small dumps.
 //
 // IP conventions (the demo cluster): nodes vm-12-7-centos 10.0.12.7 (Pods 10.244.0.0/24, cni0

@@ -2,7 +2,7 @@
 // objects agree with each other, and each node's iptables-save is what kube-proxy v1.15 (plus
 // kubelet, docker and flannel) wrote for exactly those objects, containing the seed's rules.
 //
-// IP conventions (the seed cluster of SEEDS.md section 3): node vm-12-7-centos 10.0.12.7 (master,
+// IP conventions (the demo cluster, a real kube-proxy v1.15 cluster): node vm-12-7-centos 10.0.12.7 (master,
 // Pods 10.244.0.0/24), node vm-12-11-centos 10.0.12.11 (Pods 10.244.1.0/24); Pod CIDR
 // 10.244.0.0/16; Service CIDR 10.1.0.0/16; docker0 172.17.0.0/16.
 import assert from 'node:assert/strict';

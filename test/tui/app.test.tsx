@@ -1,4 +1,4 @@
-// The whole TUI driven by keys, on the demo snapshot (IP conventions: SEEDS.md section 3, Pod
+// The whole TUI driven by keys, on the demo snapshot (IP conventions of the demo cluster: Pod
 // CIDR 10.244.0.0/16, nginx-svc 10.1.190.219:8080 -> 10.244.0.3:80 and 10.244.1.7:80).
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// IP conventions: the demo snapshot (SEEDS.md section 3): Pod CIDR 10.244.0.0/16, Service CIDR
+// IP conventions: the demo snapshot (the demo cluster): Pod CIDR 10.244.0.0/16, Service CIDR
 // 10.1.0.0/16, nodes vm-12-7-centos (10.0.12.7) and vm-12-11-centos (10.0.12.11).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

@@ -1,4 +1,4 @@
-// IP conventions: the demo snapshot (SEEDS.md section 3): Pod CIDR 10.244.0.0/16, Service CIDR
+// IP conventions: the demo snapshot (the demo cluster): Pod CIDR 10.244.0.0/16, Service CIDR
 // 10.1.0.0/16, nginx-svc 10.1.190.219:8080 -> 10.244.0.3:80 and 10.244.1.7:80.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

@@ -1,6 +1,6 @@
 // Rules for the lab nodes, as iptables-save text that `iptables-restore` loads: what kube-proxy
 // would write for the lab's Services (src/core/expected.ts), or the seed's `iptables -S` dumps
-// (SEEDS.md section 3) turned into restore input with the lab's ClusterIP.
+// (the demo cluster's) turned into restore input with the lab's ClusterIP.
 import { readFileSync } from 'node:fs';
 import { expectedRules } from '../../../src/core/expected.js';
 import { expectedSave } from '../../../src/core/expected/save.js';
