@@ -759,6 +759,23 @@ async function versionCommand(g: GlobalOptions): Promise<number> {
   return EXIT.ok;
 }
 
+async function completionCommand(shell: string, g: GlobalOptions): Promise<number> {
+  format(g, 'completion');
+  const { completionScript } = await import('./completion.js');
+  const script = completionScript(shell);
+  if (!script) throw new UsageError(`no completion for "${shell}": give bash, zsh or fish`);
+  write(script);
+  return EXIT.ok;
+}
+
+/** What the completion scripts call: candidates one a line, then cobra's ":4" (no files). */
+async function completeCommand(program: Command, words: string[]): Promise<number> {
+  const { complete } = await import('./completion.js');
+  const candidates = await complete(program, words.length > 0 ? words : ['']);
+  write([...candidates, ':4'].join('\n') + '\n');
+  return EXIT.ok;
+}
+
 async function cleanupCommand(g: GlobalOptions): Promise<number> {
   format(g, 'cleanup');
   const { KubeApi } = await import('./cluster/kube-api.js');
@@ -838,6 +855,7 @@ const EXAMPLES: Record<string, string[]> = {
   trace: ['kdebug trace --node node-a --src 10.244.0.5 --dst 10.96.0.10:53 --proto udp'],
   demo: ['kdebug demo', 'kdebug demo -o text'],
   cleanup: ['kdebug cleanup', 'kdebug cleanup -n kdebug'],
+  completion: ['source <(kdebug completion bash)', 'kdebug completion fish | source'],
   version: ['kdebug version -o json'],
 };
 
@@ -972,6 +990,11 @@ export function buildProgram(run: (code: Promise<number>) => void): Command {
     .description('the version of kdebug (-o json: also of Node.js and the API server)')
     .action(() => run(versionCommand(g())));
 
+  program
+    .command('completion <shell>')
+    .description('a completion script for bash, zsh or fish (Service names come from the cluster)')
+    .action((shell: string) => run(completionCommand(shell, g())));
+
   for (const [name, lines] of Object.entries(EXAMPLES))
     program.commands
       .find((c) => c.name() === name)
@@ -1011,6 +1034,8 @@ function fail(e: unknown): number {
 export async function main(argv: string[]): Promise<number> {
   let pending: Promise<number> | undefined;
   const program = buildProgram((p) => (pending = p));
+  // the completion scripts' question, words as typed: before commander reads any flag
+  if (argv[2] === '__complete') return completeCommand(program, argv.slice(3));
   try {
     await program.parseAsync(argv);
     return pending ? await pending : EXIT.ok;

@@ -1,0 +1,63 @@
+// Shell completion as a shell runs it: the bash script, sourced, completes commands, flags and
+// the Services of a snapshot; kubectl's plugin completion gets the same answers.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync, chmodSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { hermetic, kdebug, ROOT } from '../support/cli.js';
+
+describe('shell completion', () => {
+  // `kdebug` on the PATH, as an install puts it there
+  const bin = mkdtempSync(join(tmpdir(), 'kdebug-bin-'));
+  writeFileSync(
+    join(bin, 'kdebug'),
+    `#!/bin/sh\nexec ${process.execPath} ${ROOT}/bin/kdebug.js "$@"\n`,
+  );
+  chmodSync(join(bin, 'kdebug'), 0o755);
+  const script = kdebug(['completion', 'bash']).stdout;
+
+  /** COMPREPLY for the words typed after the prompt, the last one being completed. */
+  const bash = (line: string): string[] => {
+    const words = line.split(' ');
+    const program = `${script}\nCOMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _kdebug; printf '%s\\n' "\${COMPREPLY[@]}"`;
+    const r = spawnSync('bash', ['-c', program], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      env: { ...hermetic(), PATH: `${bin}:${process.env['PATH']}` },
+    });
+    assert.equal(r.status, 0, r.stderr);
+    return r.stdout.split('\n').filter(Boolean);
+  };
+
+  const cases: { typed: string; offers: string[] }[] = [
+    { typed: 'kdebug sv', offers: ['svc'] },
+    { typed: 'kdebug svc --snapshot snapshots/nginx-svc ng', offers: ['nginx-svc'] },
+    { typed: 'kdebug svc --snapshot snapshots/nginx-svc -n kube-system ', offers: ['kube-dns'] },
+    {
+      typed: 'kdebug drift --snapshot snapshots/nginx-svc --node vm-12-7',
+      offers: ['vm-12-7-centos'],
+    },
+    { typed: 'kdebug rules --ta', offers: ['--table'] },
+    { typed: 'kdebug svc web -o j', offers: ['json'] },
+    { typed: 'kdebug svc web', offers: [] }, // no cluster here: nothing, quickly
+  ];
+  for (const c of cases)
+    it(`${c.typed}⇥ offers ${c.offers.join(', ') || 'nothing'}`, () =>
+      assert.deepEqual(bash(c.typed), c.offers));
+
+  it('answers kubectl the cobra way, and prints each shell its script', () => {
+    const r = spawnSync(
+      process.execPath,
+      ['bin/kubectl_complete-kdebug.js', 'svc', '--snapshot', 'snapshots/nginx-svc', 'ng'],
+      { cwd: ROOT, encoding: 'utf8', env: hermetic() },
+    );
+    assert.equal(r.stdout, 'nginx-svc\n:4\n');
+    for (const shell of ['zsh', 'fish'])
+      assert.match(kdebug(['completion', shell]).stdout, /kdebug __complete/);
+    const bad = kdebug(['completion', 'tcsh']);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /no completion for "tcsh": give bash, zsh or fish/);
+  });
+});
