@@ -267,8 +267,9 @@ async function interactive(input: TuiInput, g: GlobalOptions): Promise<number> {
     for (const [k, v] of Object.entries(ci)) if (v !== undefined) process.env[k] = v;
   });
   const color = colorEnabled(g.color, process.env);
-  const report = await runTui({ ...input, color, stdin: process.stdin, stdout: process.stdout });
-  return report ? exitFor(report) : EXIT.ok;
+  const r = await runTui({ ...input, color, stdin: process.stdin, stdout: process.stdout });
+  if (r.failed) return EXIT.failed;
+  return r.report ? exitFor(r.report) : EXIT.ok;
 }
 
 /** `rules` in the TUI: every node of a snapshot (--node first), or the one file. */
@@ -293,7 +294,7 @@ async function rulesTui(o: RulesOptions, g: GlobalOptions): Promise<number> {
   const read = async () => (await readFacts(o, g, true)).facts;
   const facts = await read();
   if (o.node !== undefined && o.snapshot !== undefined) pickNode(facts, o.snapshot, o.node);
-  return interactive({ ...common, facts, load: read }, g);
+  return interactive({ ...common, facts, load: read, snapshot: o.snapshot }, g);
 }
 
 async function rulesCommand(o: RulesOptions, g: GlobalOptions): Promise<number> {
@@ -646,7 +647,7 @@ async function svcCommand(arg: string, o: SvcOptions, given: GlobalOptions): Pro
     const invocation = { snapshot: dir, context: g.context };
     if (format(g) === 'tui')
       return interactive(
-        { start: 'diag', target, facts, invocation, load: () => readSnapshot(dir) },
+        { start: 'diag', target, facts, invocation, snapshot: dir, load: () => readSnapshot(dir) },
         g,
       );
     return writeReport(diagnose(facts, target, { invocation }), g, o, o.label ?? `snapshot ${dir}`);
@@ -662,7 +663,11 @@ async function svcCommand(arg: string, o: SvcOptions, given: GlobalOptions): Pro
       const load: TuiInput['load'] = async (progress, partial) =>
         (await readLive(cluster, target, progress, partial)).facts;
       const invocation = { context: g.context };
-      return await interactive({ start: 'diag', target, load, questions: asks, invocation }, g);
+      const deadlines = { apiMs: 15_000, nodeMs: 1000 * (Number(o.nodeTimeout) || 60) };
+      return await interactive(
+        { start: 'diag', target, load, questions: asks, invocation, deadlines },
+        g,
+      );
     }
 
     const { facts, suggestions } = await readLive(cluster, target);

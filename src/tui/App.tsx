@@ -35,6 +35,7 @@ import { locate } from './screens/rules-rows.js';
 import { Search, searchModel, searchView, type SearchModel } from './screens/Search.js';
 import { Trace, traceModel, traceView, type TraceModel } from './screens/Trace.js';
 import { SPINNER, theme } from './theme.js';
+import { wrap } from './wrap.js';
 
 /** A read starting or ending, as cluster/collect.ts reports it. */
 export interface Progress {
@@ -62,13 +63,25 @@ export interface TuiInput extends AnalyzeOptions {
   search?: string;
   /** Questions to ask before acting on the cluster (creating debug Pods). */
   questions?: Questions;
+  /** Replaying a snapshot: the header names it instead of a context. */
+  snapshot?: string;
+  /** How long each read may take before it gives up (the footer says so while waiting). */
+  deadlines?: { apiMs: number; nodeMs: number };
 }
 
 export interface AppProps extends TuiInput {
   color: boolean;
   /** A fixed size (tests); otherwise the terminal's, followed on resize. */
   size?: Size;
-  onQuit?: (report: Report | undefined) => void;
+  /** `failed`: the diagnosis could not run at all (the API unreachable, say): exit 2. */
+  onQuit?: (report: Report | undefined, failed: boolean) => void;
+}
+
+/** What is being read, since when, and when it gives up. */
+export interface Activity {
+  label: string;
+  since: number;
+  deadlineMs?: number;
 }
 
 const MIN = { columns: 40, rows: 12 };
@@ -91,8 +104,9 @@ function useFacts(input: TuiInput) {
       collecting: options.facts ? undefined : { objects: true, nodes: true },
     }),
   );
-  const [activity, setActivity] = useState<string[]>([]);
+  const [activity, setActivity] = useState<Activity[]>([]);
   const [error, setError] = useState<string>();
+  const [fatal, setFatal] = useState<string>(); // the load failed as a whole: nothing to show
   const busy = useRef(false);
   const mounted = useRef(true);
   useEffect(
@@ -105,13 +119,18 @@ function useFacts(input: TuiInput) {
     if (busy.current) return;
     busy.current = true;
     setError(undefined);
-    setActivity(['reading facts']);
+    setFatal(undefined);
+    const deadlines = options.deadlines;
+    setActivity([{ label: 'reading facts', since: Date.now(), deadlineMs: deadlines?.apiMs }]);
     const label = (p: Progress) => (p.node ? `node ${p.node}: ${p.what}` : `reading ${p.what}`);
     const onProgress = (p: Progress) => {
       if (!mounted.current) return;
       setActivity((a) => {
-        const rest = a.filter((x) => x !== label(p) && x !== 'reading facts');
-        return p.state === 'start' ? [...rest, label(p)] : rest;
+        const rest = a.filter((x) => x.label !== label(p) && x.label !== 'reading facts');
+        const deadlineMs = p.node ? deadlines?.nodeMs : deadlines?.apiMs;
+        return p.state === 'start'
+          ? [...rest, { label: label(p), since: Date.now(), deadlineMs }]
+          : rest;
       });
       if (p.state === 'failed') setError(`${label(p)} failed: ${p.error ?? ''}`);
     };
@@ -121,7 +140,12 @@ function useFacts(input: TuiInput) {
     options
       .load(onProgress, onPartial)
       .then((facts) => mounted.current && setData(analyze(facts, options)))
-      .catch((e: Error) => mounted.current && setError(e.message))
+      .catch((e: Error) => {
+        if (!mounted.current) return;
+        // nothing was read that a step could use: the reason replaces the spinners
+        setFatal(e.message);
+        setData((d) => analyze(d.facts, options));
+      })
       .finally(() => {
         busy.current = false;
         if (mounted.current) setActivity([]);
@@ -130,7 +154,7 @@ function useFacts(input: TuiInput) {
   useEffect(() => {
     if (options.facts === undefined) load();
   }, [options, load]);
-  return { data, activity, error, load };
+  return { data, activity, error, fatal, load };
 }
 
 /** The node index of a name, else the first node. */
@@ -144,7 +168,7 @@ const printable = (input: string, key: KeyFlags) =>
   input.length > 0 && !key.ctrl && !key.meta && !/[\x00-\x1f\x7f]/.test(input); // eslint-disable-line no-control-regex
 
 export function App(props: AppProps) {
-  const { data, activity, error, load } = useFacts(props);
+  const { data, activity, error, fatal, load } = useFacts(props);
   // keys can arrive several in one read ("jj\r"): each is reduced from the state the previous
   // one left, not from the last render's
   const [state, setState] = useState((): State => {
@@ -186,7 +210,8 @@ export function App(props: AppProps) {
     const next = asked.current[0];
     if (next) dispatch({ type: 'ask', lines: next.lines });
   };
-  const pending = activity.length > 0 || report?.steps.some((s) => s.status === 'pending');
+  const pending =
+    !fatal && (activity.length > 0 || report?.steps.some((s) => s.status === 'pending'));
   useEffect(() => {
     if (!pending) return;
     const timer = setInterval(() => setTick((t) => t + 1), 100);
@@ -227,7 +252,7 @@ export function App(props: AppProps) {
   };
 
   const quit = () => {
-    props.onQuit?.(report);
+    props.onQuit?.(report, fatal !== undefined);
     exit();
   };
 
@@ -353,7 +378,18 @@ export function App(props: AppProps) {
   }
 
   let body;
-  if (state.modal === 'confirm')
+  if (fatal && state.modal !== 'help')
+    body = (
+      <Box flexDirection="column" width={width}>
+        {wrap(`kdebug: ${fatal}`, width, '  ').map((line, i) => (
+          <T key={i} tone="bad">
+            {line}
+          </T>
+        ))}
+        <T tone="muted">q quits (exit 2) · ctrl+r tries again</T>
+      </Box>
+    );
+  else if (state.modal === 'confirm')
     body = <Confirm lines={state.question ?? []} width={width} height={bodyHeight} />;
   else if (state.modal === 'help')
     body = <Help top={state.cursor['help'] ?? 0} width={width} height={bodyHeight} />;
@@ -372,6 +408,12 @@ export function App(props: AppProps) {
           report={report}
           service={data.service}
           context={data.facts.meta.context}
+          unread={fatal !== undefined}
+          snapshot={
+            props.snapshot
+              ? { dir: props.snapshot, capturedAt: data.facts.meta.capturedAt }
+              : undefined
+          }
           source={rulesNode ? `rules of ${rulesNode.name}` : undefined}
           width={width}
         />

@@ -227,14 +227,32 @@ export function parseCommand(text: string): Command | undefined {
   if (name === 'q' || name === 'quit' || name === 'q!') return { kind: 'quit' };
   if (name === 'help' || name === '?') return { kind: 'help' };
   const screen = SCREENS.find((s) => s.command === name || s.aliases.includes(name));
-  return screen ? { kind: 'screen', screen: screen.name } : undefined;
+  if (screen) return { kind: 'screen', screen: screen.name };
+  // a unique prefix, as k9s takes it (":r" is :rules; ":t" is :trace or :tree, so neither)
+  const all: { names: string[]; command: Command }[] = [
+    ...SCREENS.map((s) => ({
+      names: [s.command, ...s.aliases],
+      command: { kind: 'screen', screen: s.name } as Command,
+    })),
+    { names: ['help'], command: { kind: 'help' } },
+    { names: ['quit'], command: { kind: 'quit' } },
+  ];
+  const hits = all.filter((e) => e.names.some((n) => n.startsWith(name)));
+  return name !== '' && hits.length === 1 ? hits[0]!.command : undefined;
 }
 
-/** Completes a partial command name when exactly one name starts with it. */
+/** Completes a partial command name: to the command when it names one (":r" to rules), else
+ * to what the names it starts share. */
 export function completeCommand(text: string): string {
   const t = text.trim().toLowerCase();
   if (t === '') return text;
+  const one = parseCommand(t);
+  if (one?.kind === 'screen') return SCREENS.find((s) => s.name === one.screen)!.command;
+  if (one) return one.kind;
   const names = [...SCREENS.flatMap((s) => [s.command, ...s.aliases]), 'help', 'quit'];
-  const matches = [...new Set(names.filter((n) => n.startsWith(t)))];
-  return matches.length === 1 ? matches[0]! : text;
+  const matches = names.filter((n) => n.startsWith(t));
+  if (matches.length === 0) return text;
+  let shared = matches[0]!;
+  for (const m of matches) while (!m.startsWith(shared)) shared = shared.slice(0, -1);
+  return shared;
 }

@@ -15,10 +15,12 @@ const LEAVE_ALT_SCREEN = '\x1b[?1049l';
 const SHOW_CURSOR = '\x1b[?25h';
 const CLEAR_SCREEN = '\x1b[2J\x1b[H';
 
-/** Runs the TUI until the user quits; resolves with the last Report shown. */
-export async function runTui(o: RunOptions): Promise<Report | undefined> {
+/** Runs the TUI until the user quits; resolves with the last Report shown, and whether the
+ * diagnosis could not run at all. */
+export async function runTui(o: RunOptions): Promise<{ report?: Report; failed: boolean }> {
   const { stdin, stdout, color, ...input } = o;
   let report: Report | undefined;
+  let failed = false;
   let restored = false;
   const restore = () => {
     if (restored) return;
@@ -36,7 +38,11 @@ export async function runTui(o: RunOptions): Promise<Report | undefined> {
   for (const s of signals) process.on(s, onSignal);
   stdout.write(ENTER_ALT_SCREEN);
   try {
-    const app = render(<App {...input} color={color} onQuit={(r) => (report = r)} />, {
+    const onQuit = (r: Report | undefined, f: boolean) => {
+      report = r;
+      failed = f;
+    };
+    const app = render(<App {...input} color={color} onQuit={onQuit} />, {
       stdin,
       stdout,
       exitOnCtrlC: false,
@@ -50,5 +56,5 @@ export async function runTui(o: RunOptions): Promise<Report | undefined> {
     process.off('exit', restore);
     for (const s of signals) process.off(s, onSignal);
   }
-  return report;
+  return { report, failed };
 }

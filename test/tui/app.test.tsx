@@ -170,11 +170,11 @@ describe('live', () => {
     });
     report({ what: 'Service default/nginx-svc', state: 'start' });
     report({ what: 'iptables-save', node: 'vm-12-7-centos', state: 'start' });
-    let f = await waitFrame(r, /node vm-12-7-centos: iptables-save \(\+1 more\)$/);
+    let f = await waitFrame(r, /node vm-12-7-centos: iptables-save \d+s \(\+1 more\)$/);
     assert.match(f, /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] +1 Service/);
     assert.match(lines(f)[1]!, /default\/nginx-svc +reading…/);
     report({ what: 'iptables-save', node: 'vm-12-7-centos', state: 'done' });
-    await waitFrame(r, /reading Service default\/nginx-svc$/);
+    await waitFrame(r, /reading Service default\/nginx-svc \d+s$/);
     finish(facts);
     f = await waitFrame(r, /✓ +1 Service/);
     assert.doesNotMatch(f, /reading/);
@@ -264,15 +264,35 @@ describe('live', () => {
     r.unmount();
   });
 
-  it('a failed read says which', async () => {
+  it('a failed read says which; the reason replaces the spinners, and q exits as failed', async () => {
+    let failed: boolean | undefined;
     const r = await app({
       facts: undefined,
       load: async (progress) => {
         progress({ what: 'Nodes', state: 'failed', error: 'forbidden' });
         throw new Error('cannot read Service default/nginx-svc: forbidden');
       },
+      onQuit: (_report, f) => (failed = f),
     });
-    await waitFrame(r, /cannot read Service default\/nginx-svc: forbidden$/);
+    const f = await waitFrame(r, /^kdebug: cannot read Service default\/nginx-svc: forbidden/m);
+    assert.match(f, /q quits \(exit 2\) · ctrl\+r tries again/);
+    assert.match(f, /reading Nodes failed: forbidden$/m);
+    assert.doesNotMatch(f, /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/, 'no spinner is left');
+    await press(r, 'q');
+    assert.equal(failed, true);
+    r.unmount();
+  });
+
+  it('says how long each read may take while it waits', async () => {
+    const r = await app({
+      facts: undefined,
+      deadlines: { apiMs: 15_000, nodeMs: 60_000 },
+      load: (progress) => {
+        progress({ what: 'iptables-save', node: 'vm-12-7-centos', state: 'start' });
+        return new Promise<Facts>(() => undefined);
+      },
+    });
+    await waitFrame(r, /node vm-12-7-centos: iptables-save 0s \(gives up at 60s\)$/m);
     r.unmount();
   });
 });

@@ -131,3 +131,112 @@ describe('kdebug demo in a terminal', { skip }, () => {
     assert.equal(paneFlag('cursor_flag'), '1', 'the cursor is shown');
   });
 });
+
+describe('the traps of the first ten minutes, in a terminal', { skip }, () => {
+  const S2 = `${SESSION}-traps`;
+  const t2 = (...args: string[]) => tmux(...args.map((a) => (a === SESSION ? S2 : a)));
+  const screen2 = () => t2('capture-pane', '-p', '-t', SESSION);
+  const run = (line: string) => {
+    t2('send-keys', '-t', SESSION, '-l', `clear; ${line}; echo "kdebug-exit=$?"`);
+    t2('send-keys', '-t', SESSION, 'Enter');
+  };
+  async function waitFor2(what: string, test: (s: string) => boolean, ms = 8000) {
+    const until = Date.now() + ms;
+    let last = '';
+    while (Date.now() < until) {
+      last = screen2();
+      if (test(last)) return last;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    return assert.fail(`timed out waiting for ${what}; the screen:\n${last}`);
+  }
+  // an API server nothing listens on (loopback, port 1): refused at once
+  const kubeconfig = `/tmp/kdebug-e2e-kubeconfig-${process.pid}`;
+  before(async () => {
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(
+      kubeconfig,
+      'apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "https://127.0.0.1:1", insecure-skip-tls-verify: true}}]\nusers: [{name: u, user: {token: t}}]\ncontexts: [{name: lab, context: {cluster: c, user: u, namespace: default}}]\ncurrent-context: lab\n',
+    );
+    tmux(
+      'new-session',
+      '-d',
+      '-s',
+      S2,
+      '-x',
+      '80',
+      '-y',
+      '24',
+      '-c',
+      ROOT,
+      'env PS1="$ " TERM=xterm-256color bash --norc --noprofile',
+    );
+  });
+  after(async () => {
+    spawnSync('tmux', ['-L', SOCKET, 'kill-session', '-t', S2]);
+    (await import('node:fs')).rmSync(kubeconfig, { force: true });
+  });
+
+  it('a dump piped into rules prints text on the terminal, no raw-mode error', async () => {
+    await waitFor2('the shell prompt', (s) => s.startsWith('$'));
+    run('cat test/fixtures/seed-nat-S.txt | node bin/kdebug.js rules --file -');
+    const s = await waitFor2('the exit line', (x) => x.includes('kdebug-exit='));
+    assert.match(s, /KUBE-SVC-ELCM5PCEQWBTUJ2I/);
+    assert.match(s, /kdebug-exit=0/);
+    assert.doesNotMatch(s, /Raw mode|internal error/);
+  });
+
+  it('-o tui into a closed pipe ends quietly with a reason', async () => {
+    run('node bin/kdebug.js demo -o tui | head -1');
+    const s = await waitFor2('the exit line', (x) => x.includes('kdebug-exit='));
+    assert.match(s, /-o tui needs a terminal on stdin and stdout \(stdout is not one\)/);
+    assert.doesNotMatch(s, /EPIPE|at .*\.js/);
+    run('node bin/kdebug.js demo -o text | head -1');
+    assert.match(
+      await waitFor2('the exit line', (x) => x.includes('kdebug-exit=')),
+      /kdebug svc default\/nginx-svc\n.*kdebug-exit=0/,
+    );
+  });
+
+  it('an unreachable API server: the TUI says why at once, q exits 2', async () => {
+    run(`node bin/kdebug.js svc web --kubeconfig ${kubeconfig}`);
+    let s = await waitFor2(
+      'the reason',
+      (x) => x.includes('kdebug: cannot reach the API server'),
+      15_000,
+    );
+    assert.match(s, /default\/web +not read/);
+    assert.match(s, /q quits \(exit 2\)/);
+    assert.doesNotMatch(
+      s.split('\n').slice(0, -2).join('\n'),
+      /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/,
+      'no spinner in the body',
+    );
+    t2('send-keys', '-t', SESSION, 'q');
+    s = await waitFor2('the shell back', (x) => x.includes('kdebug-exit='));
+    assert.match(s, /kdebug-exit=2/);
+  });
+
+  it('80x24: a unique prefix after ":" switches screen, the snapshot is named on top', async () => {
+    run('node bin/kdebug.js svc nginx-svc --snapshot snapshots/nginx-svc');
+    let s = await waitFor2('the first frame', (x) => x.includes('10 Hairpin'));
+    assert.match(
+      s.split('\n')[0]!,
+      /snapshot snapshots\/nginx-svc \(captured 2019-08-22 08:41Z\)$/,
+    );
+    assert.equal(s.split('\n').filter((l) => l.length > 0).length, 23);
+    assert.ok(s.split('\n').every((l) => [...l].length <= 80));
+    t2('send-keys', '-t', SESSION, '-l', ':r');
+    t2('send-keys', '-t', SESSION, 'Enter');
+    s = await waitFor2('the Rules screen', (x) => x.includes('[Rules]'));
+    assert.match(s, /10\.244\.0\.3:80/, 'the endpoints keep their IPs at 80 columns');
+    t2('send-keys', '-t', SESSION, '-l', ':dr');
+    t2('send-keys', '-t', SESSION, 'Tab');
+    await waitFor2('the completed name', (x) => /:drift▏/.test(x));
+    t2('send-keys', '-t', SESSION, 'Enter');
+    await waitFor2('the Drift screen', (x) => x.includes('[Drift]'));
+    t2('send-keys', '-t', SESSION, 'q');
+    s = await waitFor2('the shell back', (x) => x.includes('kdebug-exit='));
+    assert.match(s, /kdebug-exit=0/);
+  });
+});

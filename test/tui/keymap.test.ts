@@ -117,6 +117,13 @@ describe('the command line', () => {
     ['q', { kind: 'quit' }],
     ['help', { kind: 'help' }],
     ['nope', undefined],
+    // unique prefixes, as k9s takes them
+    ['r', { kind: 'screen', screen: 'rules' }],
+    ['dri', { kind: 'screen', screen: 'drift' }],
+    ['h', { kind: 'help' }],
+    ['qu', { kind: 'quit' }],
+    ['d', undefined], // diag or drift
+    ['t', undefined], // trace or tree (rules)
   ];
   for (const [text, command] of cases) {
     it(`:${text}`, () => assert.deepEqual(parseCommand(text), command));
@@ -125,8 +132,10 @@ describe('the command line', () => {
   it('completes a name only one command starts with', () => {
     assert.equal(completeCommand('dr'), 'drift');
     assert.equal(completeCommand('tra'), 'trace');
+    assert.equal(completeCommand('r'), 'rules'); // rules and its alias rule: one screen
     assert.equal(completeCommand('tr'), 'tr'); // trace, tree
     assert.equal(completeCommand('d'), 'd'); // diag, diagnosis, drift
+    assert.equal(completeCommand('dia'), 'diag');
     assert.equal(completeCommand(''), '');
   });
 });

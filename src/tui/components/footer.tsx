@@ -2,13 +2,14 @@
 // what they wait for), else a message, else the keys that matter here.
 import { Box } from 'ink';
 import { completeCommand } from '../keymap.js';
+import type { Activity } from '../App.js';
 import type { State } from '../state.js';
 import { S, T } from './text.js';
 
 interface Props {
   state: State;
-  /** What is being read right now ("node vm-12-11: iptables-save"). */
-  activity: string[];
+  /** What is being read right now ("node vm-12-11: iptables-save"), since when, until when. */
+  activity: Activity[];
   spinner: string;
   width: number;
 }
@@ -35,9 +36,15 @@ export function Footer({ state, activity, spinner, width }: Props) {
       </T>
     );
   } else if (activity.length > 0) {
+    const a = activity[activity.length - 1]!;
+    const seconds = Math.floor((Date.now() - a.since) / 1000);
     line = (
       <T tone="accent">
-        {spinner} {activity[activity.length - 1]}
+        {spinner} {a.label}
+        <S tone="muted">
+          {' '}
+          {seconds}s{a.deadlineMs ? ` (gives up at ${Math.round(a.deadlineMs / 1000)}s)` : ''}
+        </S>
         {activity.length > 1 ? <S tone="muted"> (+{activity.length - 1} more)</S> : null}
       </T>
     );

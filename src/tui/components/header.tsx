@@ -13,6 +13,10 @@ interface Props {
   /** The second line when there is no Report (`kdebug rules`): where the rules came from. */
   source?: string;
   context?: string;
+  /** The facts could not be read at all: the Service is "not read", not "not found". */
+  unread?: boolean;
+  /** Replaying a snapshot: its directory and when it was captured (shown instead of the context). */
+  snapshot?: { dir: string; capturedAt?: string };
   width: number;
 }
 
@@ -24,9 +28,19 @@ export function addressText(svc: Service): string {
   return `${svc.type} ${svc.clusterIP ?? '?'}:${ports}`;
 }
 
-export function Header({ screen, report, service, source, context, width }: Props) {
+export function Header(props: Props) {
+  const { screen, report, service, source, context, snapshot, unread, width } = props;
   const target = report ? `${report.target.namespace}/${report.target.service}` : undefined;
   const ctx = report?.context ?? context;
+  const captured = snapshot?.capturedAt?.replace('T', ' ').replace(/:\d\d(\.\d+)?Z$/, 'Z');
+  const where = snapshot
+    ? `snapshot ${snapshot.dir}${captured ? ` (captured ${captured})` : ''}`
+    : ctx
+      ? `ctx ${ctx}`
+      : undefined;
+  // where the facts come from matters more than the other screens' names: those go first
+  const tabs = SCREENS.map((s) => (s.name === screen ? ` [${s.title}]` : `  ${s.title} `));
+  const compact = 6 + tabs.join('').length + 1 + (where?.length ?? 0) > width;
   const mode = report?.service?.proxyMode;
   return (
     <Box flexDirection="column" width={width} flexShrink={0}>
@@ -34,16 +48,22 @@ export function Header({ screen, report, service, source, context, width }: Prop
         <Box flexShrink={0}>
           <T>
             <S tone="title">kdebug</S>
-            {SCREENS.map((s) => (
-              <S key={s.name} tone={s.name === screen ? 'focus' : 'muted'} bold={s.name === screen}>
-                {s.name === screen ? ` [${s.title}]` : `  ${s.title} `}
-              </S>
-            ))}
+            {SCREENS.map((s, i) =>
+              compact && s.name !== screen ? null : (
+                <S
+                  key={s.name}
+                  tone={s.name === screen ? 'focus' : 'muted'}
+                  bold={s.name === screen}
+                >
+                  {tabs[i]}
+                </S>
+              ),
+            )}
           </T>
         </Box>
-        {ctx ? (
+        {where ? (
           <Box flexShrink={1}>
-            <T tone="muted"> ctx {ctx}</T>
+            <T tone="muted"> {where}</T>
           </Box>
         ) : null}
       </Box>
@@ -56,6 +76,8 @@ export function Header({ screen, report, service, source, context, width }: Prop
                 {'  '}
                 {addressText(service)}
               </S>
+            ) : unread ? (
+              <S tone="warn">{'  '}not read</S>
             ) : report?.steps.some((st) => st.status === 'pending') ? (
               <S tone="muted">{'  '}reading…</S>
             ) : (
