@@ -35,6 +35,8 @@ export interface NodeData {
   search(): SearchIndex | undefined;
   /** Expected vs actual (computed on first use), or why it cannot be. */
   drift(): NodeDrift | { error: string };
+  /** Whether the node's dump holds this rule ("-t nat -A ..."), for the Drift diff. */
+  hasRule(line: string): boolean;
 }
 
 export interface TuiData {
@@ -60,6 +62,7 @@ export function nodeData(
   );
   let index: SearchIndex | undefined;
   let drift: NodeDrift | { error: string } | undefined;
+  let rules: Set<string> | undefined; // "-t nat -A ..." of every rule, made on first use
   const node: NodeData = {
     name,
     source: dump?.source,
@@ -70,6 +73,16 @@ export function nodeData(
     drift() {
       drift ??= driftOf(node, view, facts);
       return drift;
+    },
+    hasRule(line) {
+      rules ??= new Set(
+        (node.rs?.tables ?? []).flatMap((t) =>
+          t.chains.flatMap((c) =>
+            c.ruleIds.map((id) => `-t ${t.name} ${t.text(id).replace(/^\[\d+:\d+\] /, '')}`),
+          ),
+        ),
+      );
+      return rules.has(line.trim());
     },
   };
   if (!dump) {

@@ -45,6 +45,8 @@ export interface View {
   row?: { key: string; open?: boolean; parent?: number };
   /** Search results. */
   hits?: number;
+  /** Where each pane's cursor is while it has not been moved (Diagnosis: the first problem). */
+  starts?: number[];
 }
 
 export type Action =
@@ -106,7 +108,7 @@ function move(s: State, action: KeyAction, view: View): State {
   const pane = s.pane[s.screen];
   const length = view.lists[pane] ?? 0;
   const key = cursorKey(s.screen, pane);
-  const at = s.cursor[key] ?? 0;
+  const at = s.cursor[key] ?? view.starts?.[pane] ?? 0;
   const page = Math.max(1, view.page);
   const to = {
     up: at - 1,
@@ -120,9 +122,10 @@ function move(s: State, action: KeyAction, view: View): State {
   // a new row shows its own raw rules
   if (s.screen === 'rules' && pane === 0)
     next = { ...setCursor(next, cursorKey('rules', 1), 0), rawChain: undefined };
-  // a new step shows its own findings from the top
+  // a new step shows its own findings, its first failing or warning one selected
   if (s.screen === 'diag' && pane === 0) {
-    next = setCursor({ ...next, stepPinned: true }, cursorKey('diag', 1), 0);
+    const { [cursorKey('diag', 1)]: _unset, ...cursor } = next.cursor;
+    next = { ...next, cursor, stepPinned: true };
   }
   // a new source or destination starts its walk from the top
   if (s.screen === 'trace' && pane < 2) next = setCursor(next, cursorKey('trace', 2), 0);

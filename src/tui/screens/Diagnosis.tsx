@@ -6,7 +6,7 @@ import { Mark } from '../components/mark.js';
 import { Pane, innerLines } from '../components/pane.js';
 import { T } from '../components/text.js';
 import { useWindow } from '../components/window.js';
-import { cursorOf, type State, type View } from '../state.js';
+import { cursorKey, cursorOf, type State, type View } from '../state.js';
 import type { Tone } from '../theme.js';
 import { wrap } from '../wrap.js';
 
@@ -22,6 +22,8 @@ export interface FindingLine {
 export interface DiagModel {
   steps: Step[];
   step: number;
+  /** Where the findings cursor is until it is moved: the step's first problem. */
+  start: number;
   lines: FindingLine[];
   /** Lines the cursor of the right pane stops at: each finding's start, then every page. */
   stops: number[];
@@ -112,14 +114,27 @@ export function diagModel(
   // borders take two columns, the selection gutter one
   const lines = stepLines(steps[step], rightWidth - 3);
   const stops = stopsOf(lines, innerLines(height));
-  const stop = Math.min(cursorOf(s, 'diag', 1), stops.length - 1);
+  // until moved, the findings pane starts at the step's first failing, else warning, finding
+  const findings = steps[step]?.findings ?? [];
+  const worst = ['fail', 'warn'].map((st) => findings.findIndex((f) => f.status === st));
+  const problem = worst.find((i) => i >= 0) ?? -1;
+  const start = Math.max(
+    0,
+    stops.findIndex((at) => lines[at]?.finding === problem),
+  );
+  const moved = s.cursor[cursorKey('diag', 1)];
+  const stop = Math.min(moved ?? start, stops.length - 1);
   const at = lines[stops[stop]!];
   const finding = at && at.finding >= 0 ? steps[step]?.findings[at.finding] : undefined;
-  return { steps, step, lines, stops, stop, finding, leftWidth, rightWidth, height };
+  return { steps, step, start, lines, stops, stop, finding, leftWidth, rightWidth, height };
 }
 
 export function diagView(m: DiagModel): View {
-  return { lists: [m.steps.length, m.stops.length], page: innerLines(m.height) };
+  return {
+    lists: [m.steps.length, m.stops.length],
+    page: innerLines(m.height),
+    starts: [0, m.start],
+  };
 }
 
 export function Diagnosis({

@@ -40,13 +40,18 @@ const SEVERITY_MARK: Record<Severity, string> = { error: '✗', warning: '!', in
 /** "-t nat -A X ..." and "-A X ..." are the same line for telling missing from unexpected. */
 const bare = (line: string) => line.replace(/^-t \S+ /, '').trim();
 
-/** Expected lines the node lacks, lines the node has that were not expected, and the rest. */
-export function diffLines(f: Pick<DriftFinding, 'expected' | 'actual'>) {
+/** Expected lines the node lacks, lines the node has that were not expected, and the rest.
+ * `onNode` says whether the node's dump holds a line: a finding's `actual` shows only the lines
+ * that differ, so an expected line absent from it may still be on the node. */
+export function diffLines(
+  f: Pick<DriftFinding, 'expected' | 'actual'>,
+  onNode: (line: string) => boolean = () => false,
+) {
   const actual = new Set(f.actual.map(bare));
   const expected = new Set(f.expected.map(bare));
   return [
     ...f.expected.map(
-      (l) => ({ line: l, kind: actual.has(bare(l)) ? 'same' : 'missing' }) as const,
+      (l) => ({ line: l, kind: actual.has(bare(l)) || onNode(l) ? 'same' : 'missing' }) as const,
     ),
     ...f.actual
       .filter((l) => !expected.has(bare(l)))
@@ -55,7 +60,11 @@ export function diffLines(f: Pick<DriftFinding, 'expected' | 'actual'>) {
 }
 
 /** Findings grouped by Service port (node-wide ones last), as wrapped lines. */
-export function driftLines(findings: DriftFinding[], width: number): DriftLine[] {
+export function driftLines(
+  findings: DriftFinding[],
+  width: number,
+  onNode?: (line: string) => boolean,
+): DriftLine[] {
   const out: DriftLine[] = [];
   const add = (text: string, tone: Tone, finding: number, lead = '', indent = lead) =>
     wrap(text, width - lead.length, indent.slice(lead.length)).forEach((t) =>
@@ -84,7 +93,7 @@ export function driftLines(findings: DriftFinding[], width: number): DriftLine[]
       );
       out[head]!.head = true;
       if (f.message) add(f.message, 'text', i, '    ');
-      for (const d of diffLines(f)) {
+      for (const d of diffLines(f, onNode)) {
         const [mark, tone]: [string, Tone] =
           d.kind === 'missing'
             ? ['- ', 'missing']
@@ -105,7 +114,7 @@ export function driftModel(s: State, nodes: NodeData[], width: number, height: n
   const drift = node?.drift();
   const findings = drift && 'findings' in drift ? drift.findings : [];
   // borders take two columns, the selection gutter one
-  const lines = driftLines(findings, width - 3);
+  const lines = driftLines(findings, width - 3, node ? (l) => node.hasRule(l) : undefined);
   const stops = lines.flatMap((l, i) => (l.head ? [i] : []));
   const cursor = Math.min(cursorOf(s, 'drift', 0), Math.max(0, stops.length - 1));
   return {
