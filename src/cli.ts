@@ -294,7 +294,8 @@ async function rulesTui(o: RulesOptions, g: GlobalOptions): Promise<number> {
   const read = async () => (await readFacts(o, g, true)).facts;
   const facts = await read();
   if (o.node !== undefined && o.snapshot !== undefined) pickNode(facts, o.snapshot, o.node);
-  return interactive({ ...common, facts, load: read, snapshot: o.snapshot }, g);
+  const snapshot = o.snapshot !== undefined ? `snapshot ${o.snapshot}` : undefined;
+  return interactive({ ...common, facts, load: read, snapshot }, g);
 }
 
 async function rulesCommand(o: RulesOptions, g: GlobalOptions): Promise<number> {
@@ -647,7 +648,14 @@ async function svcCommand(arg: string, o: SvcOptions, given: GlobalOptions): Pro
     const invocation = { snapshot: dir, context: g.context };
     if (format(g) === 'tui')
       return interactive(
-        { start: 'diag', target, facts, invocation, snapshot: dir, load: () => readSnapshot(dir) },
+        {
+          start: 'diag',
+          target,
+          facts,
+          invocation,
+          snapshot: o.label ?? `snapshot ${dir}`,
+          load: () => readSnapshot(dir),
+        },
         g,
       );
     return writeReport(diagnose(facts, target, { invocation }), g, o, o.label ?? `snapshot ${dir}`);
@@ -683,7 +691,7 @@ async function svcCommand(arg: string, o: SvcOptions, given: GlobalOptions): Pro
 }
 
 async function demoCommand(g: GlobalOptions): Promise<number> {
-  const label = 'the bundled demo snapshot';
+  const label = 'the demo snapshot';
   return svcCommand(
     'nginx-svc',
     { snapshot: DEMO_SNAPSHOT, label },

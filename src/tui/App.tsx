@@ -63,7 +63,7 @@ export interface TuiInput extends AnalyzeOptions {
   search?: string;
   /** Questions to ask before acting on the cluster (creating debug Pods). */
   questions?: Questions;
-  /** Replaying a snapshot: the header names it instead of a context. */
+  /** Replaying a snapshot: how the header names it ("snapshot DIR") instead of a context. */
   snapshot?: string;
   /** How long each read may take before it gives up (the footer says so while waiting). */
   deadlines?: { apiMs: number; nodeMs: number };
@@ -411,7 +411,7 @@ export function App(props: AppProps) {
           unread={fatal !== undefined}
           snapshot={
             props.snapshot
-              ? { dir: props.snapshot, capturedAt: data.facts.meta.capturedAt }
+              ? { label: props.snapshot, capturedAt: data.facts.meta.capturedAt }
               : undefined
           }
           source={rulesNode ? `rules of ${rulesNode.name}` : undefined}

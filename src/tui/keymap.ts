@@ -49,10 +49,15 @@ const SCREEN_NAMES: Where[] = SCREENS.map((s) => s.name);
 export const KEYMAP: Binding[] = [
   { keys: ['j', 'down'], action: 'down', description: 'move down', screens: ['all', 'help'] },
   { keys: ['k', 'up'], action: 'up', description: 'move up', screens: ['all', 'help'] },
-  { keys: ['pgdn', 'ctrl+f'], action: 'pageDown', description: 'page down', screens: ['all'] },
-  { keys: ['pgup', 'ctrl+b'], action: 'pageUp', description: 'page up', screens: ['all'] },
-  { keys: ['g', 'home'], action: 'top', description: 'first line', screens: ['all'] },
-  { keys: ['G', 'end'], action: 'bottom', description: 'last line', screens: ['all'] },
+  {
+    keys: ['pgdn', 'ctrl+f'],
+    action: 'pageDown',
+    description: 'page down',
+    screens: ['all', 'help'],
+  },
+  { keys: ['pgup', 'ctrl+b'], action: 'pageUp', description: 'page up', screens: ['all', 'help'] },
+  { keys: ['g', 'home'], action: 'top', description: 'first line', screens: ['all', 'help'] },
+  { keys: ['G', 'end'], action: 'bottom', description: 'last line', screens: ['all', 'help'] },
   {
     keys: ['enter'],
     action: 'drill',

@@ -229,8 +229,17 @@ function modalKey(s: State, action: KeyAction, view: View): State {
 
   if (s.modal === 'help') {
     const at = s.cursor['help'] ?? 0;
-    if (action === 'down') return setCursor(s, 'help', clamp(at + 1, view.lists[0] ?? 0));
-    if (action === 'up') return setCursor(s, 'help', clamp(at - 1, view.lists[0] ?? 0));
+    const length = view.lists[0] ?? 0;
+    const page = Math.max(1, view.page);
+    const to: Partial<Record<KeyAction, number>> = {
+      down: at + 1,
+      up: at - 1,
+      pageDown: at + page,
+      pageUp: at - page,
+      top: 0,
+      bottom: length - 1,
+    };
+    if (to[action] !== undefined) return setCursor(s, 'help', clamp(to[action]!, length));
     if (action === 'cancel') return { ...s, modal: 'none' };
     return s;
   }

@@ -73,7 +73,7 @@ describe('kdebug svc (built CLI)', () => {
     assert.equal(r.code, 0);
     assert.equal(
       r.stdout,
-      golden('nginx-svc.txt').replace('snapshot snapshots/nginx-svc', 'the bundled demo snapshot'),
+      golden('nginx-svc.txt').replace('snapshot snapshots/nginx-svc', 'the demo snapshot'),
     );
     const json = kdebug(['demo', '-o', 'json']);
     assert.equal(json.stdout, golden('nginx-svc.json'));

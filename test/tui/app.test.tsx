@@ -114,7 +114,7 @@ describe('the TUI on the demo', () => {
   it('the Trace screen walks a Pod to nginx-svc: two branches, the hairpin one masqueraded', async () => {
     const r = await app();
     const f = await press(r, ':', 'trace', 'enter');
-    assert.match(f, /›Pod nginx-55fc968d9-4pddn 10\.244\.1\.7/);
+    assert.match(f, /›Pod 10\.244\.1\.7 nginx-55fc968d9-4pddn/);
     assert.match(f, /›10\.1\.190\.219:8080\/tcp nginx-svc:http/);
     assert.match(f, /50\.0% +DNAT to 10\.244\.0\.3:80 +not masqueraded/);
     assert.match(f, /50\.0% +DNAT to 10\.244\.1\.7:80 +masqueraded/);
@@ -357,7 +357,7 @@ describe('kdebug rules --file', () => {
     assert.match(lines(f)[1]!, /rules of seed-nat-S\.txt/);
     assert.match(f, /▸ default\/nginx-svc:http 10\.1\.190\.219:8080\/tcp 2 endpoints/);
     f = await press(r, ':', 'diag', 'enter');
-    assert.match(f, /no Service diagnosed here:/);
+    assert.match(f, /no Service diagnosed +┃│These rules were read without a Service/);
     f = await press(r, ':', 'drift', 'enter');
     assert.match(f, /drift compares the rules with the Services/);
     f = await press(r, ':', 'trace', 'enter');

@@ -109,7 +109,7 @@ describe('Rules frame', () => {
       await shot(<Rules model={m} state={s} />),
       `
 ┏━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━┓
-┃Rules                                                vm-12-7-centos (2/2, n/p)┃
+┃Rules                                        vm-12-7-centos (2/2, n/p)  1-7/10┃
 ┃ ▸ default/kubernetes:https 10.1.0.1:443/tcp 1 endpoint                       ┃
 ┃ ▾ default/nginx-svc:http 10.1.190.219:8080/tcp 2 endpoints                   ┃
 ┃   cluster IP 10.1.190.219:8080/tcp → KUBE-SVC-ELCM5PCEQWBTUJ2I               ┃
@@ -190,6 +190,7 @@ describe('Drift frame', () => {
       name: 'vm-12-11-centos',
       search: () => undefined,
       drift: () => staleDrift,
+      hasRule: () => false,
     } as NodeData;
     const m = driftModel(initialState('drift'), [node], WIDTH, HEIGHT);
     assert.equal(
@@ -224,7 +225,7 @@ describe('Trace frame', () => {
   it('source and destination pickers, the walk with each branch and its share', async () => {
     const pod: TraceSource = {
       kind: 'pod',
-      label: 'Pod nginx-55fc968d9-4pddn 10.244.1.7',
+      label: 'Pod 10.244.1.7 nginx-55fc968d9-4pddn',
       node: 'vm-12-11-centos',
       ip: '10.244.1.7',
       fromHost: false,
@@ -232,7 +233,7 @@ describe('Trace frame', () => {
     const host: TraceSource = {
       ...pod,
       kind: 'node',
-      label: 'node vm-12-11-centos 10.0.12.11',
+      label: 'node 10.0.12.11 vm-12-11-centos',
       ip: '10.0.12.11',
       fromHost: true,
     };
@@ -263,8 +264,8 @@ describe('Trace frame', () => {
       `
 ┏━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━┓┌──────────────────────────────────────┐
 ┃Source                             1/2┃│Destination                        1/2│
-┃›Pod nginx-55fc968d9-4pddn 10.244.1.7 ┃│›10.1.190.219:8080/tcp nginx-svc:http │
-┃ node vm-12-11-centos 10.0.12.11      ┃│ ping 10.1.190.219 nginx-svc:http     │
+┃›Pod 10.244.1.7 nginx-55fc968d9-4pddn ┃│›10.1.190.219:8080/tcp nginx-svc:http │
+┃ node 10.0.12.11 vm-12-11-centos      ┃│ ping 10.1.190.219 nginx-svc:http     │
 ┃                                      ┃│                                      │
 ┃                                      ┃│                                      │
 ┃                                      ┃│                                      │

@@ -190,6 +190,12 @@ describe('search and the command line', () => {
     s = press(s, 'down', { lists: [5] });
     s = press(s, 'down', { lists: [5] });
     assert.equal(s.cursor['help'], 2);
+    // every key the help lists for moving works in the help itself
+    const view = { lists: [30], page: 10 };
+    assert.equal(press(s, 'pageDown', view).cursor['help'], 12);
+    assert.equal(press(s, 'bottom', view).cursor['help'], 29);
+    assert.equal(press(press(s, 'bottom', view), 'top', view).cursor['help'], 0);
+    assert.equal(press(press(s, 'bottom', view), 'pageUp', view).cursor['help'], 19);
     assert.equal(press(s, 'cancel').modal, 'none');
   });
 

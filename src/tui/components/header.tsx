@@ -16,7 +16,7 @@ interface Props {
   /** The facts could not be read at all: the Service is "not read", not "not found". */
   unread?: boolean;
   /** Replaying a snapshot: its directory and when it was captured (shown instead of the context). */
-  snapshot?: { dir: string; capturedAt?: string };
+  snapshot?: { label: string; capturedAt?: string };
   width: number;
 }
 
@@ -34,7 +34,7 @@ export function Header(props: Props) {
   const ctx = report?.context ?? context;
   const captured = snapshot?.capturedAt?.replace('T', ' ').replace(/:\d\d(\.\d+)?Z$/, 'Z');
   const where = snapshot
-    ? `snapshot ${snapshot.dir}${captured ? ` (captured ${captured})` : ''}`
+    ? `${snapshot.label}${captured ? ` (captured ${captured})` : ''}`
     : ctx
       ? `ctx ${ctx}`
       : undefined;

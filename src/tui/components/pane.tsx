@@ -8,13 +8,22 @@ interface Props {
   /** Right-aligned part of the title line (counts, node name). */
   info?: string;
   focused: boolean;
+  /** A list longer than the pane: which lines show ("12-30/85" joins the info). */
+  scroll?: { top: number; shown: number; total: number };
   width?: number | string;
   height: number;
   children?: ReactNode;
 }
 
-export function Pane({ title, info, focused, width, height, children }: Props) {
+/** "12-30/85" when not every line fits, else nothing. */
+export function position(scroll: Props['scroll']): string {
+  if (!scroll || scroll.total <= scroll.shown) return '';
+  return `${scroll.top + 1}-${Math.min(scroll.top + scroll.shown, scroll.total)}/${scroll.total}`;
+}
+
+export function Pane({ title, info, focused, scroll, width, height, children }: Props) {
   const t = useTheme();
+  const right = [info, position(scroll)].filter(Boolean).join('  ');
   const border = t.style(focused ? 'focus' : 'border').color;
   return (
     <Box
@@ -28,7 +37,7 @@ export function Pane({ title, info, focused, width, height, children }: Props) {
     >
       <Box justifyContent="space-between" flexShrink={0}>
         <T tone="title">{title}</T>
-        {info ? <T tone="muted">{info}</T> : null}
+        {right ? <T tone="muted">{right}</T> : null}
       </Box>
       {children}
     </Box>

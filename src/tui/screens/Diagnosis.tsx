@@ -43,6 +43,10 @@ const STATUS_WORD: Record<Status, string> = {
   pending: 'waiting for facts',
 };
 
+/** What the Diagnosis screen says where no Service is diagnosed (`kdebug rules`). */
+const NO_REPORT =
+  'These rules were read without a Service to diagnose. The steps need one: kdebug svc NAME (live, or with --snapshot DIR). Here the Rules screen (:rules) shows the Service trees, :trace walks a packet, and / searches.';
+
 /** The index of the step to show first: the first failing, else the first warning, else 0. */
 export function firstProblem(report: Report | undefined): number {
   const steps = report?.steps ?? [];
@@ -158,15 +162,12 @@ export function Diagnosis({
       <Pane
         title="Steps"
         info={problems > 0 ? `${problems} failed` : ''}
+        scroll={{ top: stepStart, shown: page, total: m.steps.length }}
         focused={focus === 0}
         width={m.leftWidth}
         height={m.height}
       >
-        {m.steps.length === 0 ? (
-          <T tone="muted" wrap="wrap">
-            no Service diagnosed here: kdebug svc NAME diagnoses one
-          </T>
-        ) : null}
+        {m.steps.length === 0 ? <T tone="muted">no Service diagnosed</T> : null}
         {m.steps.slice(stepStart, stepStart + page).map((st, i) => {
           const index = stepStart + i;
           const selected = index === m.step;
@@ -181,10 +182,18 @@ export function Diagnosis({
       <Pane
         title="Findings"
         info={focus === 0 ? 'enter: open' : 'enter: its rules'}
+        scroll={{ top, shown: page, total: m.lines.length }}
         focused={focus === 1}
         width={m.rightWidth}
         height={m.height}
       >
+        {m.steps.length === 0
+          ? wrap(NO_REPORT, m.rightWidth - 3).map((l, i) => (
+              <T key={i} tone="muted">
+                {l}
+              </T>
+            ))
+          : null}
         {m.lines.slice(top, top + page).map((l, i) => (
           <T
             key={top + i}

@@ -177,7 +177,14 @@ export function Drift({ model: m }: { model: DriftModel }) {
     ));
   return (
     <Box flexDirection="column" width={m.width}>
-      <Pane title="Drift" info={info} focused height={m.height} width={m.width}>
+      <Pane
+        title="Drift"
+        info={info}
+        scroll={{ top, shown: page, total: m.lines.length }}
+        focused
+        height={m.height}
+        width={m.width}
+      >
         <T>
           <S tone="muted">{`${errors} to fix  `}</S>
           <S tone="missing">- missing (expected, not on the node)</S>

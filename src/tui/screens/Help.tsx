@@ -30,7 +30,14 @@ export function Help({ top, width, height }: { top: number; width: number; heigh
   const keysWidth = Math.max(...lines.map((l) => l.keys?.length ?? 0)) + 2;
   return (
     <Box flexDirection="column" width={width}>
-      <Pane title="Keys" info="j/k scroll, esc closes" focused height={height} width={width}>
+      <Pane
+        title="Keys"
+        info="j/k scroll, esc closes"
+        scroll={{ top, shown: page, total: lines.length }}
+        focused
+        height={height}
+        width={width}
+      >
         {lines.slice(top, top + page).map((l, i) =>
           l.title ? (
             <T key={i} tone="title">

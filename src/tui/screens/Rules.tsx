@@ -210,6 +210,7 @@ export function Rules({ model: m, state }: { model: RulesModel; state: State }) 
       <Pane
         title="Rules"
         info={nodeInfo}
+        scroll={{ top: start, shown: page, total: m.rows.length }}
         focused={focus === 0}
         height={m.treeHeight}
         width={m.width}
@@ -220,6 +221,7 @@ export function Rules({ model: m, state }: { model: RulesModel; state: State }) 
         <Pane
           title={`Raw rules ${m.raw.title}`}
           info={`${m.raw.lines.filter((l) => l.lead).length} lines, r closes`}
+          scroll={{ top: rawStart, shown: rawPage, total: m.raw.lines.length }}
           focused={focus === 1}
           height={m.rawHeight}
           width={m.width}

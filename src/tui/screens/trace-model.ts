@@ -51,7 +51,7 @@ export function traceSources(data: TuiData): TraceSource[] {
     )
     .map((p): TraceSource => ({
       kind: 'pod',
-      label: `Pod ${short(`${p.namespace}/${p.name}`)} ${p.podIP}`,
+      label: `Pod ${p.podIP} ${short(`${p.namespace}/${p.name}`)}`, // the IP first: a narrow pane cuts the name
       node: p.nodeName!,
       ip: p.podIP!,
       fromHost: false,
@@ -61,7 +61,7 @@ export function traceSources(data: TuiData): TraceSource[] {
     ...pods,
     ...nodes.map((n): TraceSource => ({
       kind: 'node',
-      label: `node ${n.name} ${n.ips[0]}`,
+      label: `node ${n.ips[0]} ${n.name}`,
       node: n.name,
       ip: n.ips[0]!,
       fromHost: true,
