@@ -323,9 +323,11 @@ export function App(props: AppProps) {
   };
 
   useInput((input, key) => {
-    // keys typed faster than a read arrive together ("jjj"): outside text entry, one at a time
+    // keys typed faster than a read arrive together ("jjj", three backspaces): one at a time,
+    // except plain text typed into the search or command line
     const text = latest.current.modal === 'search' || latest.current.modal === 'command';
-    if (!text && input.length > 1 && !key.ctrl && !key.meta) {
+    const controls = /[\x00-\x1f\x7f]/.test(input); // eslint-disable-line no-control-regex
+    if ((!text || controls) && input.length > 1 && !key.ctrl && !key.meta) {
       for (const k of splitKeys(input)) onKey(k.input, k.key);
       return;
     }

@@ -155,6 +155,18 @@ describe('the TUI on the demo', () => {
     assert.match(f, /┃Findings/); // enter moved the focus to the findings
     r.unmount();
   });
+
+  it('several backspaces arriving together in the command line are all applied', async () => {
+    const r = await app();
+    r.stdin.write(':');
+    r.stdin.write('drxx');
+    await waitFrame(r, /:drxx▏/);
+    r.stdin.write('\x7f\x7f');
+    await waitFrame(r, /:dr▏/);
+    r.stdin.write('\t');
+    await waitFrame(r, /:drift▏/);
+    r.unmount();
+  });
 });
 
 describe('live', () => {

@@ -7,6 +7,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { after, before, describe, it } from 'node:test';
+import { skipWithout } from '../support/skip.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const SOCKET = `kdebug-e2e-${process.pid}`;
@@ -16,11 +17,13 @@ const hasTmux = spawnSync('tmux', ['-V']).status === 0;
 const built = existsSync(`${ROOT}dist/cli.js`);
 
 if (!hasTmux && onCI) throw new Error('tmux is required on CI for the terminal test');
-const skip = !hasTmux
-  ? 'tmux is not installed'
-  : !built
-    ? 'no build: run `node scripts/build.js` (npm test does)'
-    : false;
+const skip = skipWithout(
+  !hasTmux
+    ? 'tmux is not installed'
+    : !built
+      ? 'no build: run `node scripts/build.js` (npm test does)'
+      : '',
+);
 
 const tmux = (...args: string[]) =>
   execFileSync('tmux', ['-L', SOCKET, ...args], { encoding: 'utf8' });
@@ -42,7 +45,7 @@ async function waitFor(what: string, test: (s: string) => boolean, ms = 5000): P
   assert.fail(`timed out waiting for ${what}; the screen:\n${last}`);
 }
 
-describe('kdebug demo in a terminal', { skip }, () => {
+describe('kdebug demo in a terminal', skip, () => {
   before(() => {
     // a shell of our own on a private tmux server (CI stays set when it is: kdebug copes)
     tmux(
@@ -136,7 +139,7 @@ describe('kdebug demo in a terminal', { skip }, () => {
   });
 });
 
-describe('the traps of the first ten minutes, in a terminal', { skip }, () => {
+describe('the traps of the first ten minutes, in a terminal', skip, () => {
   const S2 = `${SESSION}-traps`;
   const t2 = (...args: string[]) => tmux(...args.map((a) => (a === SESSION ? S2 : a)));
   const screen2 = () => t2('capture-pane', '-p', '-t', SESSION);
