@@ -56,6 +56,8 @@ export interface ParseWarning {
   line: number | null;
   kind: WarningKind;
   message: string;
+  /** Every line a summary warning stands for (prefixes stripped, repeats, another listing). */
+  lines?: number[];
 }
 
 export interface ParseOptions {
@@ -243,8 +245,13 @@ class DumpParser {
     this.warn(kind, kind === 'blank' ? `${what}, skipped` : `${what}, skipped: "${excerpt(line)}"`);
   }
 
-  private warn(kind: WarningKind, message: string, line: number | null = this.lineNo): void {
-    this.warnings.push({ line, kind, message });
+  private warn(
+    kind: WarningKind,
+    message: string,
+    line: number | null = this.lineNo,
+    lines?: number[],
+  ): void {
+    this.warnings.push(lines ? { line, kind, message, lines } : { line, kind, message });
   }
 
   /** One warning for each kind of line that is read in bulk: prefixes, repeats, listings. */
@@ -256,18 +263,21 @@ class DumpParser {
         'prefix',
         `${this.prefixed.length} line${this.prefixed.length === 1 ? '' : 's'} had a prefix before the dump line (grep -n / grep -H / a prompt): stripped and read (line${this.prefixed.length === 1 ? '' : 's'} ${list(this.prefixed)})`,
         this.prefixed[0]!,
+        this.prefixed,
       );
     if (this.duplicates.length > 0)
       this.warn(
         'duplicate',
         `${this.duplicates.length} rule line${this.duplicates.length === 1 ? '' : 's'} repeat${this.duplicates.length === 1 ? 's' : ''} an earlier one (pasted twice?): read once (line${this.duplicates.length === 1 ? '' : 's'} ${list(this.duplicates)})`,
         this.duplicates[0]!,
+        this.duplicates,
       );
     for (const [kind, lines] of this.foreign)
       this.warn(
         'foreign',
         `line${lines.length === 1 ? '' : 's'} ${list(lines)} not read: ${FOREIGN[kind]}`,
         lines[0]!,
+        lines,
       );
   }
 

@@ -138,6 +138,17 @@ describe('pastes: what is not a rule is skipped and said, the rules are read', (
       if (c.excerpt) assert.match(rs.warnings[0]!.message, c.excerpt);
     });
 
+  it('a summary warning carries every line it stands for', () => {
+    const text = lines(NAT_S)
+      .map((l, i) => `${i + 1}:${l}`)
+      .join('\n');
+    const w = parseIptables(text, { table: 'nat' }).warnings.find((x) => x.kind === 'prefix')!;
+    assert.deepEqual(
+      w.lines,
+      lines(NAT_S).map((_, i) => i + 1),
+    );
+  });
+
   it('iptables-save -c counters and a save dump pasted twice', () => {
     const counted = SAVE.replace(/^-A /gm, '[0:0] -A ');
     sameRules(parseIptables(counted), CLEAN_SAVE);
