@@ -118,8 +118,14 @@ export function diagnose(facts: Facts, target: Target, options: DiagnoseOptions 
         }
       : {}),
     steps,
+    unobserved: steps.flatMap((st) =>
+      st.findings.filter((f) => UNOBSERVED.test(f.id)).map((f) => `${st.title}: ${f.title}`),
+    ),
   };
 }
+
+/** Findings that say a source of evidence could not be observed (a tool missing on the node). */
+const UNOBSERVED = /-not-observed$/;
 
 /**
  * The probes the Reachability and DNS steps read, for a live run to execute on each node:

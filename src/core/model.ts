@@ -97,4 +97,7 @@ export interface Report {
   status?: Status;
   service?: ServiceSummary;
   steps: Step[];
+  /** What a step could not observe ("Reachability: ClusterIP ...: not observed on node-a"): a
+   * run with nothing failed but these is green only as far as it could see. */
+  unobserved?: string[];
 }

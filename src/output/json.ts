@@ -23,6 +23,7 @@ export function reportJson(report: Report): string {
     target: report.target,
     context: report.context ?? null,
     status: report.status ?? null,
+    unobserved: report.unobserved ?? [],
     service: report.service ?? null,
     steps: report.steps.map((s) => ({
       id: s.id,

@@ -151,7 +151,18 @@ function verdict(report: Report, p: Palette, width: number): string[] {
   }
   if (steps.some(({ s }) => s.status === 'pending'))
     return ['Still collecting: some steps are pending.'];
-  return [p.status('pass', 'No problem found in the steps kdebug could check.')];
+  const blind = report.unobserved ?? [];
+  return [
+    p.status('pass', 'No problem found in the steps kdebug could check.'),
+    ...(blind.length > 0
+      ? wrap(
+          `${blind.length} ${blind.length === 1 ? 'check' : 'checks'} not observed: ${blind.map(sanitize).join('; ')}`,
+          width,
+          '',
+          '  ',
+        )
+      : []),
+  ];
 }
 
 export function reportText(report: Report, o: TextOptions = {}): string {

@@ -173,6 +173,23 @@ function lookups(
         if (result) break;
       }
       if (!result || !probe) continue;
+      if (result.status === 'unknown') {
+        // no lookup was made: the answer is neither right nor wrong
+        out.push(
+          finding(
+            'dns-lookup-not-observed',
+            'skip',
+            `lookup of ${exp.name} not observed on ${node}`,
+            {
+              explanation: `The lookup could not run on ${node} (${result.detail}), so kdebug did not see what CoreDNS answers. Run it with an image that has dig or nslookup (--image nicolaka/netshoot:v0.13), or over SSH (--via ssh).`,
+              evidence: [`${node}: ${probeText(probe)}: not observed: ${result.detail}`],
+              next: `dig @${server} ${exp.name}`,
+              node,
+            },
+          ),
+        );
+        continue;
+      }
       const got = (result.answers ?? []).map(norm).sort();
       const want = exp.answers.map(norm).sort();
       const matches =

@@ -45,21 +45,46 @@ function probed(ctx: CheckContext, probe: Probe): Probed[] {
   });
 }
 
-const line = (p: Probed) => `${p.node}: ${probeText(p.probe)}: ${p.result.detail}`;
+const line = (p: Probed) =>
+  `${p.node}: ${probeText(p.probe)}: ${p.result.status === 'unknown' ? 'not observed: ' : ''}${p.result.detail}`;
+/** A probe that ran and saw something: its tool was there and it gave an answer or an error. */
+const observed = (p: Probed) => p.result.status !== 'unknown';
+
+/** Probes that did not observe anything, said as such: neither reachable nor unreachable. */
+function notObserved(
+  ctx: CheckContext,
+  what: string,
+  blind: Probed[],
+  port: ServicePort,
+): Finding[] {
+  if (blind.length === 0) return [];
+  const nodes = [...new Set(blind.map((p) => p.node))];
+  return [
+    finding('probe-not-observed', 'skip', `${what}: not observed on ${list(nodes)}`, {
+      explanation: `The probe could not run there (${blind[0]!.result.detail}), so kdebug does not know whether ${what} answers from ${nodes.length === 1 ? 'that node' : 'those nodes'}. Run it with an image that has nc and bash (--image nicolaka/netshoot:v0.13), or reach the node over SSH (--via ssh).`,
+      evidence: blind.map(line),
+      next: `kdebug svc ${ctx.service!.name} -n ${ctx.service!.namespace} --via pod --yes --image nicolaka/netshoot:v0.13   (live)`,
+      service: ctx.servicePortName(port),
+    }),
+  ];
+}
 const refused = (p: Probed) => /refused|unreachable: nothing listens/.test(p.result.detail);
 
 function endpointProbes(
   ctx: CheckContext,
   port: ServicePort,
-): { findings: Finding[]; all: Probed[] } {
+): { findings: Finding[]; all: Probed[]; blind: Probed[] } {
   const findings: Finding[] = [];
   const all: Probed[] = [];
+  const blind: Probed[] = [];
   const cause = ctx.causedBy(...ENDPOINT_CAUSES);
   const policies = policiesFor(ctx);
   for (const e of ctx.endpoints(port)) {
     const probe = connectProbe(e.ip, e.port, port.protocol);
     if (!probe) continue;
-    const got = probed(ctx, probe);
+    const ran = probed(ctx, probe);
+    blind.push(...ran.filter((p) => !observed(p)));
+    const got = ran.filter(observed);
     all.push(...got);
     const failed = got.filter((p) => p.result.status === 'fail');
     if (failed.length === 0) continue;
@@ -88,7 +113,7 @@ function endpointProbes(
       ),
     );
   }
-  return { findings, all };
+  return { findings, all, blind };
 }
 
 function clusterIpProbes(
@@ -100,8 +125,15 @@ function clusterIpProbes(
   const ip = svc.clusterIP!;
   const probe = connectProbe(ip, port.port, port.protocol);
   if (!probe) return [];
-  const got = probed(ctx, probe);
-  if (got.length === 0) return [];
+  const ran = probed(ctx, probe);
+  const got = ran.filter(observed);
+  const blind = notObserved(
+    ctx,
+    `ClusterIP ${ip}:${port.port}`,
+    ran.filter((p) => !observed(p)),
+    port,
+  );
+  if (got.length === 0) return blind;
   const failed = got.filter((p) => p.result.status === 'fail');
   const spn = ctx.servicePortName(port);
   if (failed.length === 0)
@@ -116,6 +148,7 @@ function clusterIpProbes(
           service: spn,
         },
       ),
+      ...blind,
     ];
   const inStep = earlier.find((f) => f.id === 'endpoint-unreachable');
   const cause =
@@ -144,6 +177,7 @@ function clusterIpProbes(
       ),
       cause,
     ),
+    ...blind,
   ];
 }
 
@@ -170,9 +204,10 @@ function pingExplained(ctx: CheckContext, svc: Service): Finding | undefined {
   const port = svc.ports[0];
   if (!port) return undefined;
   const mode = clusterMode(ctx) ?? 'iptables';
-  const pings = probed(ctx, { kind: 'icmp-echo', ip });
+  // only what a probe saw counts: a ping that could not run answered nothing
+  const pings = probed(ctx, { kind: 'icmp-echo', ip }).filter(observed);
   const connect = connectProbe(ip, port.port, port.protocol);
-  const conns = connect ? probed(ctx, connect) : [];
+  const conns = connect ? probed(ctx, connect).filter(observed) : [];
   const evidence = [...pings.map(line), ...conns.map(line), ...owners(ctx, ip)];
   // walk on a node the probes ran from, so the walk and the recorded results tell one story
   const withRules = ctx.nodesWithRules();
@@ -258,6 +293,7 @@ export const reachabilityCheck: Check = {
       const eps = endpointProbes(ctx, port);
       if (!svc.headless) out.push(...clusterIpProbes(ctx, svc, port, eps.findings));
       out.push(...eps.findings);
+      out.push(...notObserved(ctx, 'the endpoints', eps.blind, port));
       // probes count node x endpoint: the title counts the endpoints
       const answering = new Set(eps.all.map((p) => probeText(p.probe))).size;
       if (eps.all.length > 0 && eps.findings.length === 0)

@@ -1,0 +1,68 @@
+// What kdebug did not observe, it neither passes nor blames: the demo snapshot with one source
+// of evidence blinded at a time (a probe tool missing on every node).
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { readSnapshot } from '../../../src/cluster/snapshot.js';
+import { diagnose } from '../../../src/core/diagnose.js';
+import type { Facts, Report } from '../../../src/core/model.js';
+
+const TARGET = { namespace: 'default', service: 'nginx-svc' };
+const NO_TOOL = {
+  'tcp-connect': 'neither nc nor bash on this node\nkdebug-probe tcp-connect tool=none exit=127\n',
+  'icmp-echo': 'ping: command not found\nkdebug-probe icmp-echo tool=none exit=127\n',
+  'dns-lookup':
+    'neither dig nor nslookup on this node\nkdebug-probe dns-lookup tool=none exit=127\n',
+};
+
+/** The demo's facts with every recorded probe of one kind replaced by "the tool is missing". */
+async function blinded(kind: keyof typeof NO_TOOL): Promise<Facts> {
+  const facts = await readSnapshot('snapshots/nginx-svc');
+  for (const outputs of Object.values(facts.nodes))
+    for (const stem of Object.keys(outputs))
+      if (stem.startsWith(`${kind}_`)) outputs[stem] = NO_TOOL[kind];
+  return facts;
+}
+const step = (r: Report, id: string) => r.steps.find((s) => s.id === id)!;
+const ids = (r: Report, id: string) => step(r, id).findings.map((f) => `${f.id}:${f.status}`);
+
+describe('blinded evidence is not observed, never a verdict', () => {
+  it('no nc or bash: neither the ClusterIP nor the endpoints pass or fail', async () => {
+    const r = diagnose(await blinded('tcp-connect'), TARGET);
+    const reach = ids(r, 'reachability');
+    assert.ok(
+      !reach.some((x) => /^(clusterip|endpoints?)-(reachable|unreachable)/.test(x)),
+      reach.join(' '),
+    );
+    assert.ok(reach.includes('probe-not-observed:skip'), reach.join(' '));
+    assert.equal(step(r, 'reachability').status, 'skip');
+    const f = step(r, 'reachability').findings.find((x) => x.id === 'probe-not-observed')!;
+    assert.match(f.explanation, /neither nc nor bash on this node.*--image nicolaka\/netshoot/);
+    assert.deepEqual(r.unobserved, [
+      'Reachability: ClusterIP 10.1.190.219:8080: not observed on vm-12-11-centos and vm-12-7-centos',
+      'Reachability: the endpoints: not observed on vm-12-11-centos and vm-12-7-centos',
+    ]);
+  });
+
+  it('no ping: the ping explanation does not claim ping got no answer', async () => {
+    const r = diagnose(await blinded('icmp-echo'), TARGET);
+    const ping = step(r, 'reachability').findings.find((f) => f.id === 'ping-clusterip-explained')!;
+    assert.doesNotMatch(ping.title, /gets no answer|answers/);
+    assert.ok(!ping.evidence.some((e) => /ping .*no reply/.test(e)));
+  });
+
+  it('no dig or nslookup: no wrong DNS answer, the lookup is not observed', async () => {
+    const r = diagnose(await blinded('dns-lookup'), TARGET);
+    const dns = ids(r, 'dns');
+    assert.ok(!dns.some((x) => x.startsWith('dns-answer-')), dns.join(' '));
+    assert.ok(dns.includes('dns-lookup-not-observed:skip'), dns.join(' '));
+    assert.notEqual(r.status, 'fail');
+    assert.ok(
+      r.unobserved?.some((u) => u.startsWith('DNS: lookup of nginx-svc.default.svc.cluster.local')),
+    );
+  });
+
+  it('the demo as recorded has nothing unobserved', async () => {
+    const r = diagnose(await readSnapshot('snapshots/nginx-svc'), TARGET);
+    assert.deepEqual(r.unobserved ?? [], []);
+  });
+});
