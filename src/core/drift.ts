@@ -35,7 +35,8 @@ export type DriftId =
   | 'entry-jump-missing'
   | 'orphan-chain'
   | 'no-local-endpoint'
-  | 'rule-text-differs';
+  | 'rule-text-differs'
+  | 'table-not-captured';
 
 export const SEVERITY: Record<DriftId, Severity> = {
   'service-rules-missing': 'error',
@@ -54,6 +55,7 @@ export const SEVERITY: Record<DriftId, Severity> = {
   'orphan-chain': 'warning',
   'no-local-endpoint': 'info',
   'rule-text-differs': 'info',
+  'table-not-captured': 'info',
 };
 
 export interface DriftFinding {
@@ -86,6 +88,8 @@ export interface NodeDrift {
   /** What the node does as designed that a person may not expect (not drift): e.g. a node
    * without a local endpoint dropping externalTrafficPolicy Local traffic. */
   notes?: DriftFinding[];
+  /** The tables compared: nat, and filter when the dump has it. */
+  tables?: string[];
 }
 
 /** The dump cannot be checked (no nat table, or kube-proxy is not in iptables mode). */
@@ -115,23 +119,31 @@ export function nodeDrift(input: DriftInput): NodeDrift {
   const findings: DriftFinding[] = [];
   const notes: DriftFinding[] = [];
   const masq: MasqueradeDiff[] = [];
+  const filter = actual.table('filter');
+  const uncompared: string[] = []; // checks of the filter table, in a dump that has none
   const ctx: DriftContext = {
     node: input.node,
     exp,
     nat,
-    filter: actual.table('filter'),
+    filter,
     trees: byHash,
     pods: podsByIP(input.view.pods),
     kubeProxy: kubeProxyPodOn(input.view.pods, input.node),
     masquerade: masq,
-    add: (f) =>
+    add: (f) => {
+      // rules expected in a table that was not captured are not missing: they were not seen
+      if (!filter && f.expected.length > 0 && f.expected.every((l) => l.startsWith('-t filter '))) {
+        if (SEVERITY[f.id] !== 'info') uncompared.push(f.title);
+        return;
+      }
       findings.push({
         ...f,
         severity: SEVERITY[f.id],
         node: input.node,
         expected: capped(f.expected),
         actual: capped(f.actual),
-      }),
+      });
+    },
     note: (f) => notes.push({ ...f, severity: 'info', node: input.node }),
   };
   const flagged = new Set<string>();
@@ -144,7 +156,19 @@ export function nodeDrift(input: DriftInput): NodeDrift {
   nodeLevelChecks(ctx);
   orphanChains(ctx, trees.orphans);
   const text = textDifferences(ctx, flagged);
+  if (!filter)
+    notes.push({
+      id: 'table-not-captured',
+      severity: 'info',
+      node: input.node,
+      title: 'filter table not captured: only nat was compared',
+      message: `The dump of ${input.node} has no filter table (a nat-only dump, such as iptables -t nat -S), so kube-proxy's REJECT and DROP rules and the jumps to them were not compared${uncompared.length > 0 ? `; not checked: ${uncompared.join('; ')}` : ''}.`,
+      expected: [],
+      actual: [],
+      next: `iptables-save (every table) on ${input.node}`,
+    });
   return {
+    tables: filter ? ['nat', 'filter'] : ['nat'],
     node: input.node,
     source: input.source,
     servicePorts: exp.servicePorts.length,

@@ -62,7 +62,7 @@ export function driftText(label: string, nodes: NodeDrift[]): string {
   const out: string[] = [];
   for (const n of nodes) {
     out.push(
-      `node ${n.node} (${label}, ${n.source}): ${plural(n.servicePorts, 'Service port')} compared with what kube-proxy 1.28+ would write`,
+      `node ${n.node} (${label}, ${n.source}): ${plural(n.servicePorts, 'Service port')} compared with what kube-proxy 1.28+ would write${n.tables?.includes('filter') === false ? ' (nat table only: the dump has no filter table)' : ''}`,
     );
     if (n.writtenBy) out.push(`  written by ${n.writtenBy}`);
     const serious = n.findings.filter((f) => f.severity !== 'info');
@@ -110,6 +110,7 @@ export function driftJson(label: string, nodes: NodeDrift[]): string {
       source: n.source,
       servicePorts: n.servicePorts,
       writtenBy: n.writtenBy ?? null,
+      tables: n.tables ?? ['nat', 'filter'],
       drift: n.findings.some((f) => f.severity !== 'info'),
       counts: counts(n.findings),
     })),

@@ -144,6 +144,21 @@ function freshness(ctx: CheckContext): Finding[] {
           },
         ),
       );
+    else if (m.lastSync === undefined || m.lastQueued === undefined)
+      // a metrics answer without the sync metrics (another proxy, an old version): not seen
+      out.push(
+        finding(
+          'kube-proxy-sync-not-observed',
+          'skip',
+          `kube-proxy's sync on ${node} not observed`,
+          {
+            explanation: `${node}'s /metrics answer has no kubeproxy_sync_proxy_rules timestamps, so kdebug cannot tell whether kube-proxy has written every change it was told about. kube-proxy 1.x serves them on its metrics port (10249); another proxy, or a kube-proxy with metrics off, does not.`,
+            evidence: ev,
+            next: `curl -s http://127.0.0.1:10249/metrics | grep kubeproxy_sync_proxy_rules   (on ${node})`,
+            node,
+          },
+        ),
+      );
     else
       out.push(
         finding('kube-proxy-synced', 'pass', `kube-proxy on ${node} is in sync`, {

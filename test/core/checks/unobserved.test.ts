@@ -61,8 +61,59 @@ describe('blinded evidence is not observed, never a verdict', () => {
     );
   });
 
+  it('/metrics without the sync metrics: kube-proxy-synced is not observed, not passed', async () => {
+    const facts = await readSnapshot('snapshots/nginx-svc');
+    facts.nodes['vm-12-7-centos']!['proxy-metrics'] = '# HELP go_goroutines\ngo_goroutines 42\n';
+    facts.nodes['vm-12-11-centos']!['proxy-metrics'] =
+      'kubeproxy_sync_proxy_rules_last_timestamp_seconds 1.7e9\nkubeproxy_sync_proxy_rules_last_queued_timestamp_seconds 1.7e9\n';
+    const r = diagnose(facts, TARGET);
+    const kp = ids(r, 'kube-proxy');
+    assert.ok(kp.includes('kube-proxy-sync-not-observed:skip'), kp.join(' '));
+    assert.ok(kp.includes('kube-proxy-synced:pass'), 'the node that has the metrics is observed');
+    const f = step(r, 'kube-proxy').findings.find((x) => x.id === 'kube-proxy-sync-not-observed')!;
+    assert.equal(f.node, 'vm-12-7-centos');
+  });
+
   it('the demo as recorded has nothing unobserved', async () => {
     const r = diagnose(await readSnapshot('snapshots/nginx-svc'), TARGET);
     assert.deepEqual(r.unobserved ?? [], []);
+  });
+});
+
+describe('a table that was not captured', () => {
+  it('a nat-only dump: filter rules are not compared, and drift says so, not "missing"', async () => {
+    const { clusterView } = await import('../../../src/core/kube.js');
+    const { recordedNodeDrift } = await import('../../../src/core/drift.js');
+    const facts = await readSnapshot('snapshots/selector-typo');
+    for (const outputs of Object.values(facts.nodes)) {
+      const save = outputs['iptables-save']!;
+      outputs['iptables-save'] = save.slice(
+        save.indexOf('*nat'),
+        save.indexOf('COMMIT', save.indexOf('*nat')) + 7,
+      );
+    }
+    const whole = recordedNodeDrift(
+      await readSnapshot('snapshots/selector-typo'),
+      clusterView(facts.objects),
+      'vm-12-7-centos',
+    );
+    assert.ok(whole.findings.length === 0 || whole.findings.every((f) => f.severity === 'info'));
+    const d = recordedNodeDrift(facts, clusterView(facts.objects), 'vm-12-7-centos');
+    assert.deepEqual(d.tables, ['nat']);
+    assert.deepEqual(
+      d.findings.filter((f) => f.severity !== 'info').map((f) => f.id),
+      [],
+    );
+    const note = d.notes!.find((n) => n.id === 'table-not-captured')!;
+    assert.match(
+      note.message,
+      /no filter table .* not compared; not checked: no REJECT rule for 10\.1\.190\.219:8080\/tcp/,
+    );
+    const r = diagnose(facts, TARGET);
+    assert.ok(
+      !step(r, 'rules').findings.some(
+        (f) => f.id === 'no-endpoints-reject-missing' || f.id === 'entry-jump-missing',
+      ),
+    );
   });
 });
