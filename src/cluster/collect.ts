@@ -4,6 +4,7 @@
 // fails is recorded in meta.readErrors and the rest carries on.
 import { probePlan, type Target } from '../core/diagnose.js';
 import { backendToRead } from '../core/iptables/backend.js';
+import { isWindows, toNode } from '../core/kube.js';
 import type { Facts, KubeObject, SnapshotMeta } from '../core/model.js';
 import type { NodeError } from '../core/node-access.js';
 import {
@@ -325,8 +326,15 @@ async function finish(
   progress: (p: CollectProgress) => void,
 ): Promise<Facts> {
   const objects = r.sorted();
-  const nodes =
-    o.nodes ?? objects.filter((x) => x.kind === 'Node').map((x) => x.metadata?.name ?? '');
+  // Windows nodes have no iptables and no Linux debug Pod: nothing is run there
+  const windows = new Set(
+    objects
+      .filter((x) => x.kind === 'Node' && isWindows(toNode(x)))
+      .map((x) => x.metadata?.name ?? ''),
+  );
+  const nodes = (
+    o.nodes ?? objects.filter((x) => x.kind === 'Node').map((x) => x.metadata?.name ?? '')
+  ).filter((n) => !windows.has(n));
   const base = { objects, nodes: {}, meta: { ...cluster.meta, ...meta } };
   const commands =
     typeof o.nodeCommands === 'function' ? o.nodeCommands(base) : (o.nodeCommands ?? []);

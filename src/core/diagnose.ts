@@ -125,7 +125,7 @@ export function diagnose(facts: Facts, target: Target, options: DiagnoseOptions 
 }
 
 /** Findings that say a source of evidence could not be observed (a tool missing on the node). */
-const UNOBSERVED = /-not-observed$/;
+const UNOBSERVED = /-not-(?:observed|linux)$/;
 
 /**
  * The probes the Reachability and DNS steps read, for a live run to execute on each node:

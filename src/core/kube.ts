@@ -157,8 +157,13 @@ export interface Node {
   podCIDRs: string[];
   labels: Record<string, string>;
   ready: boolean | undefined;
+  /** status.nodeInfo.operatingSystem, else the kubernetes.io/os label ("linux", "windows"). */
+  os?: string;
   raw: KubeObject;
 }
+
+/** A Windows node runs kube-proxy in kernelspace (HNS) mode: no iptables to read. */
+export const isWindows = (n: Pick<Node, 'os'>) => n.os === 'windows';
 
 export interface ConfigMap {
   namespace: string;
@@ -497,8 +502,15 @@ export function toNode(raw: KubeObject): Node {
     podCIDRs: podCIDRs.length > 0 ? podCIDRs : podCIDR ? [podCIDR] : [],
     labels: raw.metadata?.labels ?? {},
     ready: ready ? ready['status'] === 'True' : undefined,
+    ...osOf(raw, status),
     raw,
   };
+}
+
+function osOf(raw: KubeObject, status: Record<string, unknown>): { os?: string } {
+  const os =
+    str(obj(status['nodeInfo'])['operatingSystem']) ?? raw.metadata?.labels?.['kubernetes.io/os'];
+  return os ? { os: os.toLowerCase() } : {};
 }
 
 export function toConfigMap(raw: KubeObject): ConfigMap {

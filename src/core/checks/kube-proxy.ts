@@ -3,7 +3,7 @@
 // /metrics), or a replacement such as Cilium, said plainly.
 import { nodeDump } from '../facts.js';
 import { modeFromRules, nodeBackends } from '../iptables/backend.js';
-import { DEFAULT_KUBE_PROXY_CONFIG, type Pod, type Service } from '../kube.js';
+import { DEFAULT_KUBE_PROXY_CONFIG, isWindows, type Pod, type Service } from '../kube.js';
 import type { Finding } from '../model.js';
 import { parseProxyMode } from '../probes.js';
 import { count, finding, kubectl, list, pending, type Check } from './check.js';
@@ -23,14 +23,19 @@ export interface NodeMode {
 export function proxyModes(ctx: CheckContext): NodeMode[] {
   const { config } = ctx.kubeProxyConfig();
   const configured = config !== DEFAULT_KUBE_PROXY_CONFIG;
-  return ctx.nodeNames().map((node) => {
-    const said = parseProxyMode(ctx.output(node, 'proxy-mode') ?? '');
-    if (said) return { node, mode: said, source: `/proxyMode on ${node}` };
-    const dump = configured ? undefined : nodeDump(ctx.facts, node);
-    const shown = dump ? modeFromRules(dump.text) : undefined;
-    if (shown) return { node, mode: shown, source: `the rules in ${dump!.source}` };
-    return { node, mode: config.mode || 'iptables', source: config.source };
-  });
+  // Windows nodes run kube-proxy in kernelspace mode: no Linux mode to compare
+  const windows = new Set(ctx.view.nodes.filter(isWindows).map((n) => n.name));
+  return ctx
+    .nodeNames()
+    .filter((node) => !windows.has(node))
+    .map((node) => {
+      const said = parseProxyMode(ctx.output(node, 'proxy-mode') ?? '');
+      if (said) return { node, mode: said, source: `/proxyMode on ${node}` };
+      const dump = configured ? undefined : nodeDump(ctx.facts, node);
+      const shown = dump ? modeFromRules(dump.text) : undefined;
+      if (shown) return { node, mode: shown, source: `the rules in ${dump!.source}` };
+      return { node, mode: config.mode || 'iptables', source: config.source };
+    });
 }
 
 /** The mode most nodes run (the header shows it). */
@@ -174,9 +179,11 @@ function freshness(ctx: CheckContext): Finding[] {
 function running(ctx: CheckContext): Finding[] {
   const pods = kubeProxyPods(ctx);
   const out: Finding[] = [];
-  for (const node of ctx.view.nodes.map((n) => n.name).sort()) {
+  for (const n of [...ctx.view.nodes].sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    const node = n.name;
     const pod = pods.find((p) => p.nodeName === node);
     if (pod && podReady(pod) && pod.phase === 'Running') continue;
+    if (!pod && isWindows(n)) continue; // Windows runs its own kube-proxy (a service or kube-proxy-windows)
     const why = pod ? whyNotReady(pod) : undefined;
     out.push(
       finding(

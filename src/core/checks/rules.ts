@@ -8,7 +8,7 @@ import {
   type DriftFinding,
 } from '../drift.js';
 import { expectedRules } from '../expected.js';
-import type { Service, ServicePort } from '../kube.js';
+import { isWindows, type Service, type ServicePort } from '../kube.js';
 import type { Finding } from '../model.js';
 import { rulesReadError } from '../node-access.js';
 import { parseIpBrief } from '../probes.js';
@@ -140,15 +140,34 @@ function drift(ctx: CheckContext, node: string, svc: Service): Finding[] {
     .map((d) => consequence(withCommand(driftToFinding(d), node, down !== undefined), down));
 }
 
-/** Nodes whose rules a live run tried and failed to read: the Service is unchecked there. */
+/** Nodes whose rules were not read: a live run that failed (with why), a snapshot without their
+ * dump, a Windows node. The Service is unchecked there, and the step says so by name. */
 function notRead(ctx: CheckContext, read: string[]): Finding[] {
   const svc = ctx.service!;
+  const windows = new Set(ctx.view.nodes.filter(isWindows).map((n) => n.name));
   return ctx
     .nodeNames()
     .filter((n) => !read.includes(n))
     .flatMap((node) => {
+      if (windows.has(node))
+        return [
+          finding('rules-not-linux', 'skip', `${node}: Windows node, not read`, {
+            explanation: `${node} is a Windows node: kube-proxy runs there in kernelspace mode (HNS load balancers), with no iptables rules. kdebug reads Linux nodes only, so ${svc.namespace}/${svc.name} is not checked on it.`,
+            next: `hnsdiag list loadbalancers   (on ${node}, in PowerShell)`,
+            node,
+          }),
+        ];
       const error = rulesReadError(ctx.facts, node);
-      if (error === undefined) return [];
+      if (error === undefined)
+        return ctx.waiting('nodes')
+          ? []
+          : [
+              finding('rules-not-observed', 'skip', `${node}: rules not observed`, {
+                explanation: `No rules dump of ${node} was read (nodes/${node}/iptables-save.txt is not in the facts), so ${svc.namespace}/${svc.name} is not checked there; the other nodes are.`,
+                next: `iptables-save > nodes/${node}/iptables-save.txt   (on ${node})`,
+                node,
+              }),
+            ];
       return [
         finding('rules-not-read', 'warn', `${node}: rules not read`, {
           explanation: `kdebug could not read the rules of ${node}, so ${svc.namespace}/${svc.name} is not checked there; the other nodes are. ${error}`,
@@ -191,7 +210,9 @@ export const rulesCheck: Check = {
     const unread = notRead(ctx, nodes);
     if (nodes.length === 0) {
       if (ctx.waiting('nodes')) return pending('waiting for the node rules');
-      if (unread.length > 0) return unread;
+      // no node read at all: one finding says so, with the nodes that failed or cannot be read
+      const said = unread.filter((f) => f.id !== 'rules-not-observed');
+      if (said.length > 0) return said;
       return [
         finding('rules-not-recorded', 'skip', 'no node rules recorded', {
           explanation: `kdebug compares each node's rules with what kube-proxy should have written, but no rules dump was read${ctx.nodeNames().length > 0 ? ` from ${list(ctx.nodeNames())}` : ''}. Give kdebug access to the nodes, or add nodes/<node>/iptables-save.txt to the snapshot.`,

@@ -117,3 +117,40 @@ describe('a table that was not captured', () => {
     );
   });
 });
+
+describe('nodes without data', () => {
+  it("a snapshot without one node's dump names that node in the Rules step", async () => {
+    const facts = await readSnapshot('snapshots/nginx-svc');
+    delete facts.nodes['vm-12-11-centos']!['iptables-save'];
+    const r = diagnose(facts, TARGET);
+    const f = step(r, 'rules').findings.find((x) => x.id === 'rules-not-observed')!;
+    assert.equal(f.node, 'vm-12-11-centos');
+    assert.match(f.title, /^vm-12-11-centos: rules not observed$/);
+    assert.ok(r.unobserved!.includes('Rules: vm-12-11-centos: rules not observed'));
+    assert.ok(
+      step(r, 'rules').findings.some((x) => x.id === 'rules-match' && /1 node/.test(x.title)),
+    );
+  });
+
+  it('a Windows node: no Linux verdicts about it, said as such', async () => {
+    const facts = await readSnapshot('snapshots/nginx-svc');
+    facts.objects.push({
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: { name: 'win-1', labels: { 'kubernetes.io/os': 'windows' } },
+      status: {
+        nodeInfo: { operatingSystem: 'windows', kubeProxyVersion: 'v1.15.0' },
+        addresses: [{ type: 'InternalIP', address: '10.0.12.20' }],
+        conditions: [{ type: 'Ready', status: 'True' }],
+      },
+    });
+    const r = diagnose(facts, TARGET);
+    const win = r.steps.flatMap((s) => s.findings).filter((f) => f.node === 'win-1');
+    assert.deepEqual(
+      win.map((f) => `${f.id}:${f.status}`),
+      ['rules-not-linux:skip'],
+    );
+    assert.match(win[0]!.explanation, /kernelspace mode \(HNS/);
+    assert.ok(!step(r, 'kube-proxy').findings.some((f) => f.id === 'proxy-mode-differs'));
+  });
+});
