@@ -15,7 +15,12 @@ import {
 } from './expected.js';
 import { nodeDump } from './facts.js';
 import { parseIptables, type Ruleset } from './iptables.js';
-import { kubeProxyConfigOf, type ClusterView, type Pod } from './kube.js';
+import {
+  DEFAULT_KUBE_PROXY_CONFIG,
+  kubeProxyConfigOf,
+  type ClusterView,
+  type Pod,
+} from './kube.js';
 import type { Facts, Finding, ServicePortName, Severity } from './model.js';
 import { buildServiceTrees, type ServiceTree } from './service-tree.js';
 
@@ -293,6 +298,25 @@ function kubeProxyPodOn(pods: Pod[], node: string): DriftContext['kubeProxy'] {
 function reportMasquerade(diffs: MasqueradeDiff[], ctx: DriftContext): void {
   if (diffs.length === 0) return;
   const same = diffs.every((d) => d.want === diffs[0]!.want && d.got === diffs[0]!.got);
+  if (ctx.exp.config === DEFAULT_KUBE_PROXY_CONFIG) {
+    // the configuration was not read: nothing to compare with but the node's own consistency
+    const ways = [...new Set(diffs.map((d) => d.got))];
+    const f = {
+      id: 'masquerade-differs' as const,
+      title:
+        ways.length === 1
+          ? 'kube-proxy configuration not read: masquerade condition taken from the rules'
+          : `Service ports masquerade cluster IP traffic in ${ways.length} different ways`,
+      message: `kdebug read no kube-proxy configuration (no ConfigMap; kube-proxy may run with flags, or with EKS's kube-proxy-config), so the masquerade condition is not checked against it. On ${ctx.node} ${ways.length === 1 ? `every Service port masquerades on "${ways[0]}"` : `Service ports masquerade in ${ways.length} different ways (${ways.map((w) => `"${w}"`).join(', ')}): one kube-proxy writes one condition for all, so some of these rules are stale or were written by someone else`}.`,
+      expected: [],
+      actual: diffs.slice(0, 3).flatMap((x) => x.actual),
+      next: 'kubectl -n kube-system get cm -o name | grep -i proxy   (the configuration kube-proxy mounts)',
+    };
+    // consistent: information; inconsistent among themselves: observed bad, a warning
+    if (ways.length === 1) ctx.note(f);
+    else ctx.add(f);
+    return;
+  }
   if (diffs.length > 1 && same) {
     const d = diffs[0]!;
     ctx.add({

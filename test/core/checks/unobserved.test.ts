@@ -154,3 +154,31 @@ describe('nodes without data', () => {
     assert.ok(!step(r, 'kube-proxy').findings.some((f) => f.id === 'proxy-mode-differs'));
   });
 });
+
+describe("kube-proxy's configuration not read", () => {
+  it('no kube-proxy ConfigMap: no masquerade-differs on a healthy cluster, a note instead', async () => {
+    const { clusterView } = await import('../../../src/core/kube.js');
+    const { recordedNodeDrift } = await import('../../../src/core/drift.js');
+    const facts = await readSnapshot('snapshots/nginx-svc');
+    facts.objects = facts.objects.filter(
+      (o) => !(o.kind === 'ConfigMap' && o.metadata?.name === 'kube-proxy'),
+    );
+    const r = diagnose(facts, TARGET);
+    assert.ok(
+      !r.steps
+        .flatMap((s) => s.findings)
+        .some((f) => f.id === 'masquerade-differs' && f.status !== 'pass'),
+    );
+    assert.notEqual(r.status, 'fail');
+    const d = recordedNodeDrift(facts, clusterView(facts.objects), 'vm-12-7-centos');
+    assert.deepEqual(
+      d.findings.filter((f) => f.severity !== 'info').map((f) => f.id),
+      [],
+    );
+    const note = d.notes!.find((n) => n.id === 'masquerade-differs')!;
+    assert.match(
+      note.message,
+      /read no kube-proxy configuration .* every Service port masquerades on "! -s 10\.244\.0\.0\/16"/,
+    );
+  });
+});
