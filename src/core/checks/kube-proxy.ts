@@ -14,6 +14,8 @@ export interface NodeMode {
   node: string;
   mode: string;
   source: string;
+  /** kube-proxy's own answer, recorded while its Pod is not running or not ready: stale. */
+  stale?: boolean;
 }
 
 /**
@@ -30,7 +32,17 @@ export function proxyModes(ctx: CheckContext): NodeMode[] {
     .filter((node) => !windows.has(node))
     .map((node) => {
       const said = parseProxyMode(ctx.output(node, 'proxy-mode') ?? '');
-      if (said) return { node, mode: said, source: `/proxyMode on ${node}` };
+      if (said) {
+        const pod = kubeProxyPods(ctx).find((p) => p.nodeName === node);
+        if (pod && !(podReady(pod) && pod.phase === 'Running'))
+          return {
+            node,
+            mode: said,
+            source: `/proxyMode on ${node}, answered before kube-proxy stopped running (stale)`,
+            stale: true,
+          };
+        return { node, mode: said, source: `/proxyMode on ${node}` };
+      }
       const dump = configured ? undefined : nodeDump(ctx.facts, node);
       const shown = dump ? modeFromRules(dump.text) : undefined;
       if (shown) return { node, mode: shown, source: `the rules in ${dump!.source}` };
@@ -210,9 +222,25 @@ function running(ctx: CheckContext): Finding[] {
 
 function modes(ctx: CheckContext): Finding[] {
   const { config, error } = ctx.kubeProxyConfig();
-  const per = proxyModes(ctx);
+  const all = proxyModes(ctx);
+  // a stale answer is evidence of nothing now: it is shown, never counted
+  const per = all.filter((m) => !m.stale);
   const distinct = [...new Set(per.map((m) => m.mode))];
   const out: Finding[] = [];
+  const stale = all.filter((m) => m.stale);
+  if (stale.length > 0)
+    out.push(
+      finding(
+        'proxy-mode-not-observed',
+        'skip',
+        `proxy mode on ${list(stale.map((m) => m.node))} not observed: kube-proxy is not running there`,
+        {
+          explanation: `The recorded /proxyMode answer of ${list(stale.map((m) => m.node))} came from a kube-proxy that is not running now (its Pod is not Running and Ready): it says what mode it had, not what runs.`,
+          evidence: stale.map((m) => `${m.node}: ${m.mode} (${m.source})`),
+          next: kubectl('kube-system', 'get pods -l k8s-app=kube-proxy -o wide'),
+        },
+      ),
+    );
   if (error)
     out.push(
       finding('kube-proxy-config-unreadable', 'warn', 'the kube-proxy ConfigMap cannot be read', {

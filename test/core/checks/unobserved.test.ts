@@ -182,3 +182,19 @@ describe("kube-proxy's configuration not read", () => {
     );
   });
 });
+
+describe('kube-proxy not running', () => {
+  it('a /proxyMode answer from a crash-looping kube-proxy is stale, never a ✓', async () => {
+    const r = diagnose(await readSnapshot('snapshots/stale-endpoint'), TARGET);
+    const kp = step(r, 'kube-proxy').findings;
+    const stale = kp.find((f) => f.id === 'proxy-mode-not-observed')!;
+    assert.equal(stale.status, 'skip');
+    assert.match(
+      stale.title,
+      /^proxy mode on vm-12-11-centos not observed: kube-proxy is not running there$/,
+    );
+    const mode = kp.find((f) => f.id === 'proxy-mode')!;
+    assert.equal(mode.title, 'iptables mode on 1 node', 'only the running kube-proxy counts');
+    assert.ok(!mode.evidence.some((e) => e.startsWith('vm-12-11-centos')));
+  });
+});
