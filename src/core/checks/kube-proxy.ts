@@ -191,6 +191,14 @@ function freshness(ctx: CheckContext): Finding[] {
 function running(ctx: CheckContext): Finding[] {
   const pods = kubeProxyPods(ctx);
   const out: Finding[] = [];
+  const notCaptured = pods.length === 0 ? ctx.podsNotCaptured() : undefined;
+  if (notCaptured)
+    return [
+      finding('kube-proxy-not-observed', 'skip', 'kube-proxy Pods not captured', {
+        explanation: `kdebug did not see the Pods (${notCaptured}), so it cannot tell whether kube-proxy runs on each node; the node rules (step 7) show whether it did its work.`,
+        next: kubectl('kube-system', 'get pods -l k8s-app=kube-proxy -o wide'),
+      }),
+    ];
   for (const n of [...ctx.view.nodes].sort((a, b) => (a.name < b.name ? -1 : 1))) {
     const node = n.name;
     const pod = pods.find((p) => p.nodeName === node);

@@ -217,6 +217,19 @@ export const portsCheck: Check = {
         }),
       ];
     if (!svc.selector) return manualEndpoints(ctx, svc);
+    const notCaptured = ctx.podsNotCaptured();
+    if (ctx.selectedPods().length === 0 && notCaptured && !ctx.waiting('objects'))
+      return [
+        finding(
+          'pods-not-observed',
+          'skip',
+          'Pods not captured: the containerPorts are not checked',
+          {
+            explanation: `The targetPorts are compared with the containerPorts of the selected Pods, and kdebug did not see the Pods (${notCaptured}).`,
+            evidence: svc.ports.map((p) => `Service port ${portText(p)}`),
+          },
+        ),
+      ];
     if (ctx.selectedPods().length === 0)
       return ctx.waiting('objects')
         ? pending('reading the Pods')

@@ -204,6 +204,19 @@ export const selectorCheck: Check = {
       ];
     const pods = ctx.selectedPods();
     if (pods.length === 0 && ctx.waiting('objects')) return pending('reading the Pods');
+    const why = pods.length === 0 ? ctx.podsNotCaptured() : undefined;
+    if (why)
+      return [
+        finding(
+          'pods-not-observed',
+          'skip',
+          `selector ${labelText(svc.selector)}: Pods not captured`,
+          {
+            explanation: `kdebug did not see the Pods (${why}), so it cannot tell whether the selector matches any: "no Pods" would be a guess. The EndpointSlices (step 4) show what the endpoint controller matched.`,
+            next: kubectl(svc.namespace, `get pods -l ${labelText(svc.selector)} -o wide`),
+          },
+        ),
+      ];
     return pods.length === 0 ? [noMatch(ctx, svc)] : matched(svc, pods);
   },
 };

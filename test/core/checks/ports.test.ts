@@ -102,7 +102,10 @@ describe('ports step', () => {
   });
 
   it('skips when the selector matches nothing, and is pending while Pods are read', () => {
-    assert.deepEqual(ids(run(portsCheck, facts([aService()]))), ['ports-no-pods:skip']);
+    const other = aPod({ name: 'db-1', labels: { app: 'db' } });
+    assert.deepEqual(ids(run(portsCheck, facts([aService(), other]))), ['ports-no-pods:skip']);
+    // no Pod captured at all: not "none selected", but not seen
+    assert.deepEqual(ids(run(portsCheck, facts([aService()]))), ['pods-not-observed:skip']);
     assert.deepEqual(ids(run(portsCheck, facts([aService()]), { collecting: { objects: true } })), [
       'pending:pending',
     ]);

@@ -198,3 +198,22 @@ describe('kube-proxy not running', () => {
     assert.ok(!mode.evidence.some((e) => e.startsWith('vm-12-11-centos')));
   });
 });
+
+describe('objects not captured', () => {
+  it('a hand-made snapshot without Pods: "Pods not captured", never "matches no Pods"', async () => {
+    const facts = await readSnapshot('snapshots/nginx-svc');
+    facts.objects = facts.objects.filter((o) => o.kind !== 'Pod');
+    const r = diagnose(facts, TARGET);
+    const all = r.steps.flatMap((s) => s.findings.map((f) => `${s.id}/${f.id}:${f.status}`));
+    assert.ok(all.includes('selector/pods-not-observed:skip'), all.join(' '));
+    assert.ok(all.includes('ports/pods-not-observed:skip'), all.join(' '));
+    assert.ok(
+      !all.some((x) => /selector-matches-no-pods|endpoint-pod-gone/.test(x)),
+      all.join(' '),
+    );
+    assert.deepEqual(
+      r.steps.filter((s) => s.status === 'fail').map((s) => s.id),
+      [],
+    );
+  });
+});
