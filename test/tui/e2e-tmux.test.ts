@@ -27,41 +27,47 @@ const skip = skipWithout(
 
 const tmux = (...args: string[]) =>
   execFileSync('tmux', ['-L', SOCKET, ...args], { encoding: 'utf8' });
-const screen = () => tmux('capture-pane', '-p', '-t', SESSION);
+const screen = (session = SESSION) => tmux('capture-pane', '-p', '-t', session);
 const send = (...keys: string[]) => tmux('send-keys', '-t', SESSION, ...keys);
 const sendText = (text: string) => tmux('send-keys', '-t', SESSION, '-l', text);
 const paneFlag = (flag: string) =>
   tmux('display-message', '-p', '-t', SESSION, `#{${flag}}`).trim();
 
 /** Polls the screen until `test` holds; fails with the last screen after `ms`. */
-async function waitFor(what: string, test: (s: string) => boolean, ms = 5000): Promise<string> {
+async function waitFor(
+  what: string,
+  test: (s: string) => boolean,
+  ms = 5000,
+  session = SESSION,
+): Promise<string> {
   const until = Date.now() + ms;
   let last = '';
   while (Date.now() < until) {
-    last = screen();
+    last = screen(session);
     if (test(last)) return last;
     await new Promise((r) => setTimeout(r, 10));
   }
-  assert.fail(`timed out waiting for ${what}; the screen:\n${last}`);
+  return assert.fail(`timed out waiting for ${what}; the screen:\n${last}`);
 }
 
+/** A shell of our own, 80x24, on the private tmux server (CI stays set when it is: kdebug copes). */
+const newShell = (session: string) =>
+  tmux(
+    'new-session',
+    '-d',
+    '-s',
+    session,
+    '-x',
+    '80',
+    '-y',
+    '24',
+    '-c',
+    ROOT,
+    'env PS1="$ " TERM=xterm-256color bash --norc --noprofile',
+  );
+
 describe('kdebug demo in a terminal', skip, () => {
-  before(() => {
-    // a shell of our own on a private tmux server (CI stays set when it is: kdebug copes)
-    tmux(
-      'new-session',
-      '-d',
-      '-s',
-      SESSION,
-      '-x',
-      '80',
-      '-y',
-      '24',
-      '-c',
-      ROOT,
-      'env PS1="$ " TERM=xterm-256color bash --norc --noprofile',
-    );
-  });
+  before(() => newShell(SESSION));
   after(() => {
     spawnSync('tmux', ['-L', SOCKET, 'kill-server']);
   });
@@ -142,21 +148,12 @@ describe('kdebug demo in a terminal', skip, () => {
 describe('the traps of the first ten minutes, in a terminal', skip, () => {
   const S2 = `${SESSION}-traps`;
   const t2 = (...args: string[]) => tmux(...args.map((a) => (a === SESSION ? S2 : a)));
-  const screen2 = () => t2('capture-pane', '-p', '-t', SESSION);
   const run = (line: string) => {
     t2('send-keys', '-t', SESSION, '-l', `clear; ${line}; echo "kdebug-exit=$?"`);
     t2('send-keys', '-t', SESSION, 'Enter');
   };
-  async function waitFor2(what: string, test: (s: string) => boolean, ms = 8000) {
-    const until = Date.now() + ms;
-    let last = '';
-    while (Date.now() < until) {
-      last = screen2();
-      if (test(last)) return last;
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    return assert.fail(`timed out waiting for ${what}; the screen:\n${last}`);
-  }
+  const waitFor2 = (what: string, test: (s: string) => boolean, ms = 8000) =>
+    waitFor(what, test, ms, S2);
   // an API server nothing listens on (loopback, port 1): refused at once
   const kubeconfig = `/tmp/kdebug-e2e-kubeconfig-${process.pid}`;
   before(async () => {
@@ -165,19 +162,7 @@ describe('the traps of the first ten minutes, in a terminal', skip, () => {
       kubeconfig,
       'apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "https://127.0.0.1:1", insecure-skip-tls-verify: true}}]\nusers: [{name: u, user: {token: t}}]\ncontexts: [{name: lab, context: {cluster: c, user: u, namespace: default}}]\ncurrent-context: lab\n',
     );
-    tmux(
-      'new-session',
-      '-d',
-      '-s',
-      S2,
-      '-x',
-      '80',
-      '-y',
-      '24',
-      '-c',
-      ROOT,
-      'env PS1="$ " TERM=xterm-256color bash --norc --noprofile',
-    );
+    newShell(S2);
   });
   after(async () => {
     spawnSync('tmux', ['-L', SOCKET, 'kill-session', '-t', S2]);
