@@ -66,7 +66,12 @@ function legacyAgreement(ctx: CheckContext, svc: Service, all: PortEndpoint[]): 
   );
   if (!legacy || ctx.slices().length === 0) return [];
   const fromLegacy = new Set(legacy.subsets.flatMap((s) => s.addresses.map((a) => a.ip)));
-  const fromSlices = new Set(all.filter((e) => e.ready).map((e) => e.ip));
+  // the legacy object holds one family (the Service's first): compare that family only
+  const families = new Set([...fromLegacy].map(family));
+  if (families.size === 0) families.add(family(svc.clusterIP ?? ''));
+  const fromSlices = new Set(
+    all.filter((e) => e.ready && families.has(family(e.ip))).map((e) => e.ip),
+  );
   const onlyLegacy = [...fromLegacy].filter((ip) => !fromSlices.has(ip));
   const onlySlices = [...fromSlices].filter((ip) => !fromLegacy.has(ip));
   if (onlyLegacy.length === 0 && onlySlices.length === 0) return [];
@@ -151,6 +156,17 @@ function mismatches(ctx: CheckContext, svc: Service, all: PortEndpoint[]): Findi
   return out;
 }
 
+const family = (ip: string) => (ip.includes(':') ? 'IPv6' : 'IPv4');
+
+/** Endpoints counted as Pods: a dual-stack Pod is one endpoint with an address in each family. */
+function perFamily(eps: PortEndpoint[]): { count: (list: PortEndpoint[]) => number; note: string } {
+  const families = [...new Set(eps.map((e) => family(e.ip)))].sort();
+  if (families.length < 2) return { count: (l) => l.length, note: '' };
+  const most = (l: PortEndpoint[]) =>
+    Math.max(...families.map((f) => l.filter((e) => family(e.ip) === f).length));
+  return { count: most, note: ` (${families.join(' and ')})` };
+}
+
 function check(ctx: CheckContext, svc: Service): Finding[] {
   const out: Finding[] = [];
   const cause = ctx.causedBy('selector-matches-no-pods', 'target-port-not-exposed');
@@ -171,12 +187,13 @@ function check(ctx: CheckContext, svc: Service): Finding[] {
       ...eps.map((e) => `EndpointSlice ${e.slice}: ${endpointLine(e)}`),
     ];
     const what = port ? `${port.port}/${port.protocol}` : svc.name;
+    const pods = perFamily(eps);
     if (ready.length > 0) {
       out.push(
         finding(
           'endpoints-ready',
           'pass',
-          `${what}: ${ready.length} of ${count(eps.length, 'endpoint')} ready`,
+          `${what}: ${pods.count(ready)} of ${count(pods.count(eps), 'endpoint')} ready${pods.note}`,
           {
             explanation: `Traffic for ${what} is balanced across ${list2(ready)}.`,
             evidence,

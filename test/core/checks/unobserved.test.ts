@@ -217,3 +217,30 @@ describe('objects not captured', () => {
     );
   });
 });
+
+describe('dual-stack, on the API side', () => {
+  it('two Pods with an IPv4 and an IPv6 address each are two endpoints; Endpoints agree', async () => {
+    const facts = await readSnapshot('snapshots/nginx-svc');
+    const v4 = facts.objects.find(
+      (o) => o.kind === 'EndpointSlice' && o.metadata?.name?.startsWith('nginx-svc'),
+    )!;
+    const six: Record<string, string> = {
+      '10.244.0.3': 'fd00:10:244::3',
+      '10.244.1.7': 'fd00:10:244:1::7',
+    };
+    const v6 = JSON.parse(JSON.stringify(v4)) as typeof v4 & {
+      endpoints: { addresses: string[] }[];
+    };
+    v6['addressType'] = 'IPv6';
+    v6.metadata!.name = `${v4.metadata!.name}-v6`;
+    for (const e of v6.endpoints) e.addresses = [six[e.addresses[0]!]!];
+    facts.objects.push(v6);
+    const r = diagnose(facts, TARGET);
+    const eps = step(r, 'endpoints').findings;
+    assert.equal(
+      eps.find((f) => f.id === 'endpoints-ready')!.title,
+      '8080/TCP: 2 of 2 endpoints ready (IPv4 and IPv6)',
+    );
+    assert.ok(!eps.some((f) => f.id === 'endpoints-disagree'), eps.map((f) => f.id).join(' '));
+  });
+});
