@@ -27,6 +27,16 @@ export function ipv4(text: string): number | undefined {
 
 export const isIPv4 = (text: string) => ipv4(text) !== undefined;
 
+/** An address as kube-proxy writes it: IPv4 without leading zeros ("172.30.0.041" is
+ * 172.30.0.41, as Go's ParseIPSloppy reads it), an IPv4-mapped IPv6 address as IPv4; any
+ * other text as it is. */
+export function canonicalIP(text: string): string {
+  const t = text.trim();
+  const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(t)?.[1];
+  const n = ipv4(mapped ?? t);
+  return n === undefined ? t : formatIPv4(n);
+}
+
 export function formatIPv4(n: number): string {
   return `${(n >>> 24) & 255}.${(n >>> 16) & 255}.${(n >>> 8) & 255}.${n & 255}`;
 }

@@ -2,6 +2,7 @@
 // clusters and hand-made snapshots), strict on meaning (defaults as the API server applies them).
 import { load as loadYaml } from 'js-yaml';
 import type { KubeObject, ServicePortName } from './model.js';
+import { canonicalIP } from './ipv4.js';
 
 export type Protocol = 'TCP' | 'UDP' | 'SCTP';
 
@@ -226,10 +227,13 @@ export const namespaceOf = (o: KubeObject) => o.metadata?.namespace ?? '';
 export function toService(raw: KubeObject): Service {
   const spec = obj(raw['spec']);
   const status = obj(raw['status']);
-  const clusterIP = str(spec['clusterIP']);
+  // addresses as kube-proxy reads them: "172.30.0.041" is 172.30.0.41 in its rules
+  const ip = (x: string) => (x === 'None' ? x : canonicalIP(x));
+  const clusterIP = str(spec['clusterIP']) === undefined ? undefined : ip(str(spec['clusterIP'])!);
   const clusterIPs = arr(spec['clusterIPs'])
     .map(str)
-    .filter((x): x is string => !!x);
+    .filter((x): x is string => !!x)
+    .map(ip);
   const type = (str(spec['type']) ?? 'ClusterIP') as Service['type'];
   const ports: ServicePort[] = arr(spec['ports']).map((p) => {
     const o = obj(p);
@@ -273,11 +277,12 @@ export function toService(raw: KubeObject): Service {
     externalIPs: arr(spec['externalIPs'])
       .map(str)
       .filter((x): x is string => !!x)
-      .map((x) => x.trim()),
+      .map(ip),
     loadBalancerIPs: lbIngress
       .filter((i) => str(i['ipMode']) !== 'Proxy')
       .map((i) => str(i['ip']))
-      .filter((x): x is string => !!x),
+      .filter((x): x is string => !!x)
+      .map(ip),
     loadBalancerSourceRanges: arr(spec['loadBalancerSourceRanges'])
       .map(str)
       .filter((x): x is string => !!x)
@@ -323,7 +328,7 @@ export function toEndpointSlice(raw: KubeObject): EndpointSlice {
       const c = obj(o['conditions']);
       const ref = obj(o['targetRef']);
       return {
-        addresses: strings(o['addresses']),
+        addresses: strings(o['addresses']).map(canonicalIP),
         // nil ready/serving mean true; nil terminating means false (discovery/v1)
         conditions:
           CONDITIONS[

@@ -244,3 +244,32 @@ describe('dual-stack, on the API side', () => {
     assert.ok(!eps.some((f) => f.id === 'endpoints-disagree'), eps.map((f) => f.id).join(' '));
   });
 });
+
+describe("kube-proxy's own reading of the API objects", () => {
+  it('addresses written with leading zeros are read as kube-proxy reads them: no false drift', async () => {
+    const { clusterView } = await import('../../../src/core/kube.js');
+    const { recordedNodeDrift } = await import('../../../src/core/drift.js');
+    const facts = await readSnapshot('snapshots/nginx-svc');
+    const svc = facts.objects.find(
+      (o) => o.kind === 'Service' && o.metadata?.name === 'nginx-svc',
+    )!;
+    const spec = svc['spec'] as { clusterIP: string; clusterIPs?: string[] };
+    spec.clusterIP = '010.01.190.219';
+    spec.clusterIPs = ['010.01.190.219'];
+    const slice = facts.objects.find(
+      (o) => o.kind === 'EndpointSlice' && o.metadata?.name?.startsWith('nginx-svc'),
+    )!;
+    for (const e of slice['endpoints'] as { addresses: string[] }[])
+      e.addresses = e.addresses.map((a) => (a === '10.244.0.3' ? '10.244.000.003' : `::ffff:${a}`));
+    const view = clusterView(facts.objects);
+    assert.equal(view.services.find((s) => s.name === 'nginx-svc')!.clusterIP, '10.1.190.219');
+    for (const node of ['vm-12-7-centos', 'vm-12-11-centos']) {
+      const d = recordedNodeDrift(facts, view, node);
+      assert.deepEqual(
+        d.findings.filter((f) => f.severity !== 'info').map((f) => f.id),
+        [],
+        node,
+      );
+    }
+  });
+});
