@@ -649,13 +649,60 @@ export function clusterView(objects: KubeObject[]): ClusterView {
   return v;
 }
 
-/** The kube-proxy ConfigMap in kube-system (kubeadm's "kube-proxy", EKS's "kube-proxy-config"). */
+/**
+ * What kube-proxy runs with, as far as the objects say: the ConfigMap its Pod mounts (else
+ * kubeadm's "kube-proxy" or EKS's "kube-proxy-config" in kube-system), then the command-line
+ * flags of its Pod on top (they override the file). DEFAULT_KUBE_PROXY_CONFIG when none is read.
+ */
 export function kubeProxyConfigOf(view: ClusterView): KubeProxyConfig {
-  const cm = view.configMaps.find(
-    (c) =>
-      c.namespace === 'kube-system' && (c.name === 'kube-proxy' || c.name === 'kube-proxy-config'),
+  const pods = view.pods.filter(
+    (p) =>
+      p.namespace === 'kube-system' &&
+      (p.labels['k8s-app'] === 'kube-proxy' || p.name.startsWith('kube-proxy-')),
   );
-  return cm ? toKubeProxyConfig(cm) : DEFAULT_KUBE_PROXY_CONFIG;
+  const mounted = new Set(
+    pods.flatMap((p) =>
+      arr(obj(p.raw['spec'])['volumes']).map((v) => str(obj(obj(v)['configMap'])['name'])),
+    ),
+  );
+  const inSystem = view.configMaps.filter((c) => c.namespace === 'kube-system');
+  const cm =
+    inSystem.find((c) => mounted.has(c.name)) ??
+    inSystem.find((c) => c.name === 'kube-proxy' || c.name === 'kube-proxy-config');
+  const base = cm ? toKubeProxyConfig(cm) : DEFAULT_KUBE_PROXY_CONFIG;
+  const pod = pods[0];
+  const flags = pod ? proxyFlags(pod) : {};
+  if (Object.keys(flags).length === 0) return base;
+  return {
+    ...base,
+    ...flags,
+    source: `${cm ? `${base.source}, ` : ''}the flags of Pod kube-system/${pod!.name}`,
+  };
+}
+
+/** The kube-proxy flags that change its rules, from its container's command and args. */
+function proxyFlags(pod: Pod): Partial<KubeProxyConfig> {
+  const c = obj(arr(obj(pod.raw['spec'])['containers'])[0]);
+  const words = [...arr(c['command']), ...arr(c['args'])].map(str).filter((x): x is string => !!x);
+  const value = (name: string) => {
+    for (let i = 0; i < words.length; i++) {
+      if (words[i] === `--${name}`) return words[i + 1];
+      if (words[i]!.startsWith(`--${name}=`)) return words[i]!.slice(name.length + 3);
+    }
+    return undefined;
+  };
+  const out: Partial<KubeProxyConfig> = {};
+  const mode = value('proxy-mode');
+  if (mode) out.mode = mode;
+  const cidr = value('cluster-cidr');
+  if (cidr) out.clusterCIDR = cidr;
+  const local = value('detect-local-mode');
+  if (local) out.detectLocalMode = local;
+  if (words.includes('--masquerade-all') || value('masquerade-all') === 'true')
+    out.masqueradeAll = true;
+  const bit = value('iptables-masquerade-bit');
+  if (bit && /^\d+$/.test(bit)) out.masqueradeBit = Number(bit);
+  return out;
 }
 
 /** Does the label selector match these labels (equality-based, as Service selectors are)? */

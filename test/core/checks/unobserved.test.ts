@@ -273,3 +273,48 @@ describe("kube-proxy's own reading of the API objects", () => {
     }
   });
 });
+
+describe("kube-proxy's configuration, from what kube-proxy runs with", () => {
+  interface ProxyPod {
+    spec: { volumes: { configMap: { name: string } }[]; containers: { command: string[] }[] };
+  }
+  interface Named {
+    metadata: { name: string };
+  }
+  const withPod = async (change: (pod: ProxyPod, cm: Named) => void) => {
+    const { clusterView, kubeProxyConfigOf } = await import('../../../src/core/kube.js');
+    const facts = await readSnapshot('snapshots/nginx-svc');
+    const pods = facts.objects.filter(
+      (o) => o.kind === 'Pod' && o.metadata?.name?.startsWith('kube-proxy-'),
+    );
+    const cm = facts.objects.find(
+      (o) => o.kind === 'ConfigMap' && o.metadata?.name === 'kube-proxy',
+    )!;
+    for (const p of pods) change(p as unknown as ProxyPod, cm as unknown as Named);
+    return kubeProxyConfigOf(clusterView(facts.objects));
+  };
+
+  it('the ConfigMap its Pod mounts, whatever its name', async () => {
+    const c = await withPod((pod, cm) => {
+      cm.metadata.name = 'proxy-settings';
+      pod.spec.volumes[0]!.configMap.name = 'proxy-settings';
+    });
+    assert.match(c.source, /^ConfigMap kube-system\/proxy-settings/);
+    assert.equal(c.clusterCIDR, '10.244.0.0/16');
+  });
+
+  it('its command-line flags over the file', async () => {
+    const c = await withPod((pod, cm) => {
+      cm.metadata.name = 'unrelated';
+      pod.spec.containers[0]!.command = [
+        'kube-proxy',
+        '--proxy-mode=ipvs',
+        '--cluster-cidr',
+        '10.42.0.0/16',
+        '--masquerade-all',
+      ];
+    });
+    assert.deepEqual([c.mode, c.clusterCIDR, c.masqueradeAll], ['ipvs', '10.42.0.0/16', true]);
+    assert.match(c.source, /the flags of Pod kube-system\/kube-proxy-/);
+  });
+});
