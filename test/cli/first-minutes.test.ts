@@ -1,0 +1,84 @@
+// What a new user types first, as the built CLI answers it.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { kdebug } from '../support/cli.js';
+
+const DEMO = ['--snapshot', 'snapshots/nginx-svc'];
+
+describe('the first ten minutes', () => {
+  it('--version and version say the version; -o json adds Node.js and, without a cluster, why no server', () => {
+    assert.match(kdebug(['--version']).stdout, /^kdebug \d+\.\d+\.\d+\n$/);
+    assert.match(kdebug(['version']).stdout, /^kdebug \d+\.\d+\.\d+ \(Node\.js v\d+/);
+    const doc = JSON.parse(kdebug(['version', '-o', 'json']).stdout);
+    assert.deepEqual(Object.keys(doc), ['kdebug', 'node', 'server', 'serverError']);
+    assert.equal(doc.server, null);
+    assert.match(doc.serverError, /no kubeconfig/);
+  });
+
+  it('a missing argument is one line and where to read more; --help lists the global flags and examples', () => {
+    const r = kdebug(['svc']);
+    assert.equal(r.code, 2);
+    assert.equal(r.stderr, "error: missing required argument 'name'\nsee kdebug svc --help\n");
+    const help = kdebug(['svc', '--help']).stdout;
+    assert.match(
+      help,
+      /Global Options:\n(.|\n)*-n, --namespace(.|\n)*--context(.|\n)*--kubeconfig(.|\n)*-o, --output/,
+    );
+    assert.match(help, /Examples:\n {2}kdebug svc nginx-svc/);
+  });
+
+  const refusals: [string[], RegExp][] = [
+    [
+      ['expect', ...DEMO, '--node', 'vm-12-7-centos', '-o', 'json'],
+      /^kdebug: expect prints iptables-save text; use -o text\n$/,
+    ],
+    [
+      ['drift', ...DEMO, '--all-nodes', '-o', 'tui'],
+      /^kdebug: drift has no tui output; use -o text or -o json\n$/,
+    ],
+    [
+      ['svc', 'nginx-svc', ...DEMO, '-o', 'tui'],
+      /^kdebug: -o tui needs a terminal on stdin and stdout \(neither is one\)/,
+    ],
+    [['completion', 'bash', '-o', 'json'], /completion prints a shell script; use -o text/],
+  ];
+  for (const [args, message] of refusals)
+    it(`refuses ${args.slice(-2).join(' ')} for ${args[0]} with exit 2`, () => {
+      const r = kdebug(args);
+      assert.equal(r.code, 2);
+      assert.equal(r.stdout, '');
+      assert.match(r.stderr, message);
+    });
+
+  it('svc takes the forms people type, and did-you-mean ignores case', () => {
+    for (const name of [
+      'default/nginx-svc',
+      'svc/nginx-svc',
+      'nginx-svc.default',
+      'nginx-svc.default.svc.cluster.local',
+    ])
+      assert.match(
+        kdebug(['svc', name, ...DEMO, '-o', 'text']).stdout,
+        /^kdebug svc default\/nginx-svc\n/,
+        name,
+      );
+    const wrong = kdebug(['svc', 'kube-system/nginx-svc', ...DEMO, '-n', 'default']);
+    assert.equal(wrong.code, 2);
+    assert.match(wrong.stderr, /is in namespace kube-system, but -n says default/);
+    assert.match(
+      kdebug(['svc', 'NGINX-SVC', ...DEMO, '-o', 'text']).stdout,
+      /Did you mean\s+"nginx-svc"\?/,
+    );
+  });
+
+  it('text follows COLUMNS', () => {
+    const wide = kdebug(['demo', '-o', 'text'], { env: { COLUMNS: '120' } }).stdout.split('\n');
+    assert.ok(Math.max(...wide.map((l) => l.length)) > 80);
+    assert.ok(wide.every((l) => l.length <= 120));
+    const narrow = kdebug(['demo', '-o', 'text'], { env: { COLUMNS: '60' } }).stdout.split('\n');
+    assert.ok(
+      narrow.every((l) => [...l].length <= 60),
+      narrow.find((l) => [...l].length > 60),
+    );
+  });
+});
