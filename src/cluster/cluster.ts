@@ -9,6 +9,7 @@ export type NodeCommand =
   | { kind: 'ip6tables-save'; backend: 'auto' | 'legacy' | 'nft'; table?: 'nat' | 'filter' }
   | { kind: 'proxy-mode' }
   | { kind: 'proxy-metrics' }
+  | { kind: 'proxy-configz' }
   | { kind: 'ip-addr' }
   | { kind: 'dns-lookup'; name: string; server: string; type: 'A' | 'AAAA' | 'SRV' | 'CNAME' }
   | { kind: 'tcp-connect'; ip: string; port: number }
@@ -29,6 +30,8 @@ export function commandStem(c: NodeCommand): string {
       return 'proxy-mode';
     case 'proxy-metrics':
       return 'proxy-metrics';
+    case 'proxy-configz':
+      return 'proxy-configz';
     case 'ip-addr':
       return 'ip-addr';
     case 'dns-lookup':

@@ -62,6 +62,7 @@ export const NODE_BASICS: NodeCommand[] = [
   { kind: 'iptables-save', backend: 'nft', table: 'nat' },
   { kind: 'proxy-mode' },
   { kind: 'proxy-metrics' },
+  { kind: 'proxy-configz' },
   { kind: 'ip-addr' },
 ];
 

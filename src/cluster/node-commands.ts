@@ -138,6 +138,9 @@ export function nodeArgv(command: NodeCommand, place: CommandPlace): string[] {
       return script(place, c, 'http', [`${KUBE_PROXY_METRICS}/proxyMode`]);
     case 'proxy-metrics':
       return script(place, c, 'http', [`${KUBE_PROXY_METRICS}/metrics`]);
+    case 'proxy-configz':
+      // the configuration kube-proxy runs with, as it serves it
+      return script(place, c, 'http', [`${KUBE_PROXY_METRICS}/configz`]);
     case 'dns-lookup':
       return script(place, c, 'dns-lookup', [c.name, c.server, c.type]);
     case 'tcp-connect':
@@ -195,6 +198,7 @@ export function validNodeCommand(value: unknown): NodeCommand {
       break;
     case 'proxy-mode':
     case 'proxy-metrics':
+    case 'proxy-configz':
     case 'ip-addr':
       allowed([]);
       break;

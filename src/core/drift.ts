@@ -17,6 +17,7 @@ import { nodeDump } from './facts.js';
 import { parseIptables, type Ruleset } from './iptables.js';
 import {
   DEFAULT_KUBE_PROXY_CONFIG,
+  configFromConfigz,
   kubeProxyConfigOf,
   type ClusterView,
   type Pod,
@@ -200,7 +201,8 @@ export function recordedNodeDrift(
   if (mode) throw new DriftInputError(`node ${node}: ${mode}`);
   const source = dir ? `${dir.replace(/\/$/, '')}/${dump.source}` : dump.source;
   const actual = parseIptables(dump.text, { file: source });
-  const expected = expectedRules(view, node, optionsFromDump(actual));
+  const config = configFromConfigz(facts.nodes[node]?.['proxy-configz'] ?? '', node);
+  const expected = expectedRules(view, node, { ...optionsFromDump(actual), config });
   return nodeDrift({ node, source: dump.source, expected, actual, view });
 }
 

@@ -30,6 +30,8 @@ export { declaredChains, expectedSave } from './expected/save.js';
 
 /** What kube-proxy learns from the node itself, not from the API objects. */
 export interface ExpectOptions {
+  /** The configuration kube-proxy runs with on the node (its /configz), over the objects'. */
+  config?: KubeProxyConfig;
   /** MASQUERADE --random-fully: on whenever the iptables binary supports it (1.6.2+). Default true. */
   randomFully?: boolean;
   /** nfacct counters exist (kube-proxy 1.30+, nfnetlink_acct loaded): `-m nfacct` rules. Default false. */
@@ -115,7 +117,9 @@ export interface ExpectedServicePort {
 export interface ExpectedRules {
   node: ExpectedNode;
   config: KubeProxyConfig;
-  options: Required<Omit<ExpectOptions, 'interfaceAddresses'>> & { interfaceAddresses: string[] };
+  options: Required<Omit<ExpectOptions, 'interfaceAddresses' | 'config'>> & {
+    interfaceAddresses: string[];
+  };
   /** The mark KUBE-MARK-MASQ sets, e.g. 0x4000. */
   masqueradeMark: number;
   localDetector?: LocalDetector;
@@ -136,7 +140,7 @@ export function expectedRules(
   nodeName: string,
   options: ExpectOptions = {},
 ): ExpectedRules {
-  const config = kubeProxyConfigOf(view);
+  const config = options.config ?? kubeProxyConfigOf(view);
   const node = nodeOf(view, nodeName);
   const notes: string[] = [];
   if (!node.known) notes.push(`no Node object named ${nodeName}: its IPs and Pod CIDR are unknown`);

@@ -540,6 +540,25 @@ export function toKubeProxyConfig(cm: ConfigMap): KubeProxyConfig {
       throw new Error(`${source}: not valid YAML: ${(e as Error).message.split('\n')[0]}`);
     }
   }
+  return configFrom(c, source);
+}
+
+/** kube-proxy's answer on /configz ({"kubeproxy.config.k8s.io": {...}}): what it runs with, or
+ * undefined when the text is not such an answer (kube-proxy down, an older version). */
+export function configFromConfigz(text: string, node: string): KubeProxyConfig | undefined {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const c = obj(obj(doc)['kubeproxy.config.k8s.io']);
+  if (Object.keys(c).length === 0) return undefined;
+  return configFrom(c, `/configz of kube-proxy on ${node}`);
+}
+
+/** A KubeProxyConfiguration document (the ConfigMap's file, or /configz) as the model. */
+function configFrom(c: J, source: string): KubeProxyConfig {
   const ipt = obj(c['iptables']);
   const cidr = str(c['clusterCIDR']);
   return {

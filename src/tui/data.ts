@@ -12,6 +12,7 @@ import {
 import { expectedRules } from '../core/expected.js';
 import {
   clusterView,
+  configFromConfigz,
   kubeProxyConfigOf,
   servicePortName,
   type ClusterView,
@@ -123,7 +124,8 @@ function driftOf(node: NodeData, view: ClusterView, facts: Facts): NodeDrift | {
   );
   if (mode) return { error: mode };
   try {
-    const expected = expectedRules(view, node.name, optionsFromDump(node.rs));
+    const config = configFromConfigz(facts.nodes[node.name]?.['proxy-configz'] ?? '', node.name);
+    const expected = expectedRules(view, node.name, { ...optionsFromDump(node.rs), config });
     const source = node.source ?? node.name;
     return nodeDrift({ node: node.name, source, expected, actual: node.rs, view });
   } catch (e) {

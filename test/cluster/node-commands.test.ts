@@ -61,6 +61,7 @@ const KINDS: [NodeCommand, string[], string][] = [
   ],
   [{ kind: 'proxy-mode' }, SH('http', 'http://127.0.0.1:10249/proxyMode'), 'proxy-mode'],
   [{ kind: 'proxy-metrics' }, SH('http', 'http://127.0.0.1:10249/metrics'), 'proxy-metrics'],
+  [{ kind: 'proxy-configz' }, SH('http', 'http://127.0.0.1:10249/configz'), 'proxy-configz'],
   [{ kind: 'ip-addr' }, ['/usr/bin/timeout', '10', '/usr/sbin/ip', '-br', 'addr'], 'ip-addr'],
   [
     {
@@ -107,6 +108,7 @@ describe('node commands', () => {
       'ip6tables-save': 1,
       'proxy-mode': 1,
       'proxy-metrics': 1,
+      'proxy-configz': 1,
       'ip-addr': 1,
       'dns-lookup': 1,
       'tcp-connect': 1,

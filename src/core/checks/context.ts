@@ -6,6 +6,7 @@ import type { Invocation } from '../next-command.js';
 import { IptablesParseError, parseIptables, type Ruleset } from '../iptables.js';
 import {
   clusterView,
+  configFromConfigz,
   kubeProxyConfigOf,
   selectorMatches,
   servicePortName,
@@ -96,6 +97,11 @@ export class CheckContext {
   /** kube-proxy's configuration; a ConfigMap that cannot be read falls back to the defaults. */
   kubeProxyConfig(): { config: KubeProxyConfig; error?: string } {
     if (!this.proxyConfig) {
+      // what a kube-proxy serves on /configz is what it runs with: it comes first
+      const served = this.nodeNames()
+        .map((n) => configFromConfigz(this.output(n, 'proxy-configz') ?? '', n))
+        .find((c) => c !== undefined);
+      if (served) return (this.proxyConfig = { config: served });
       try {
         this.proxyConfig = { config: kubeProxyConfigOf(this.view) };
       } catch (e) {

@@ -8,7 +8,7 @@ import {
   type DriftFinding,
 } from '../drift.js';
 import { expectedRules } from '../expected.js';
-import { isWindows, type Service, type ServicePort } from '../kube.js';
+import { configFromConfigz, isWindows, type Service, type ServicePort } from '../kube.js';
 import type { Finding } from '../model.js';
 import { rulesReadError } from '../node-access.js';
 import { parseIpBrief } from '../probes.js';
@@ -115,6 +115,7 @@ function drift(ctx: CheckContext, node: string, svc: Service): Finding[] {
     const expected = expectedRules(ctx.view, node, {
       ...optionsFromDump(r.ruleset!),
       interfaceAddresses: addresses,
+      config: configFromConfigz(ctx.output(node, 'proxy-configz') ?? '', node),
     });
     // notes explain what a correct dump does on purpose (e.g. no local endpoint: DROP)
     const d = nodeDrift({ node, source: r.source, expected, actual: r.ruleset!, view: ctx.view });

@@ -318,3 +318,33 @@ describe("kube-proxy's configuration, from what kube-proxy runs with", () => {
     assert.match(c.source, /the flags of Pod kube-system\/kube-proxy-/);
   });
 });
+
+describe('/configz: what kube-proxy serves is what it runs with', () => {
+  const configz = (clusterCIDR: string) =>
+    JSON.stringify({
+      'kubeproxy.config.k8s.io': { mode: 'iptables', clusterCIDR, iptables: { masqueradeBit: 14 } },
+    });
+
+  it('comes before the ConfigMap, per node, and a difference is observed drift', async () => {
+    const { clusterView } = await import('../../../src/core/kube.js');
+    const { recordedNodeDrift } = await import('../../../src/core/drift.js');
+    const facts = await readSnapshot('snapshots/nginx-svc');
+    facts.nodes['vm-12-7-centos']!['proxy-configz'] = configz('10.99.0.0/16');
+    facts.nodes['vm-12-11-centos']!['proxy-configz'] = 'curl: (7) Failed to connect\n'; // not an answer
+    const view = clusterView(facts.objects);
+    const d = recordedNodeDrift(facts, view, 'vm-12-7-centos');
+    const f = d.findings.find((x) => x.id === 'masquerade-differs')!;
+    assert.match(
+      f.message,
+      /masquerades cluster IP traffic .* "! -s 10\.244\.0\.0\/16".* says "! -s 10\.99\.0\.0\/16"/,
+    );
+    assert.match(f.message, /\/configz of kube-proxy on vm-12-7-centos/);
+    // the other node has no readable answer: its ConfigMap is used, and agrees
+    assert.deepEqual(
+      recordedNodeDrift(facts, view, 'vm-12-11-centos').findings.filter(
+        (x) => x.severity !== 'info',
+      ),
+      [],
+    );
+  });
+});
