@@ -27,11 +27,20 @@ export interface FindingParts {
   info?: boolean;
 }
 
+/** Evidence lines that record something seen (not "not observed: ..."). */
+const observed = (evidence: string[] | undefined) =>
+  (evidence ?? []).some((e) => !/\bnot observed\b/.test(e));
+
+/**
+ * A finding. A pass needs observed evidence: one built without any (or with only lines that say
+ * what was not observed) is made a skip that says so, whatever the check meant.
+ */
 export function finding(id: string, status: Status, title: string, p: FindingParts): Finding {
+  const unproven = status === 'pass' && !p.info && !observed(p.evidence);
   return {
     id,
-    status,
-    title,
+    status: unproven ? 'skip' : status,
+    title: unproven ? `${title} (not observed: no evidence recorded)` : title,
     explanation: p.explanation,
     evidence: p.evidence ?? [],
     ...(p.next ? { next: p.next } : {}),
