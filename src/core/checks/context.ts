@@ -113,12 +113,18 @@ export class CheckContext {
   }
 
   /** Pods of the Service's namespace its selector matches (none without a selector). */
+  /** "the read of X failed: why" for a read of the live run that failed (RBAC, say), if one did. */
+  readError(what: RegExp): string | undefined {
+    const errors = (this.facts.meta['readErrors'] as { what: string; error: string }[]) ?? [];
+    const failed = errors.find((e) => what.test(e.what));
+    return failed ? `the read of ${failed.what} failed: ${failed.error}` : undefined;
+  }
+
   /** Why the Pods of the namespace were not captured (none in the facts at all, or the read of
    * them failed), or undefined when they were: "no Pods" then means none exist. */
   podsNotCaptured(): string | undefined {
-    const errors = (this.facts.meta['readErrors'] as { what: string; error: string }[]) ?? [];
-    const failed = errors.find((e) => /^Pods\b/.test(e.what));
-    if (failed) return `the read of ${failed.what} failed: ${failed.error}`;
+    const failed = this.readError(/^Pods\b/);
+    if (failed) return failed;
     if (!this.facts.objects.some((o) => o.kind === 'Pod'))
       return 'the facts hold no Pod at all (objects.json has none)';
     return undefined;

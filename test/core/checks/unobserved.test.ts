@@ -348,3 +348,26 @@ describe('/configz: what kube-proxy serves is what it runs with', () => {
     );
   });
 });
+
+describe('reads refused by RBAC', () => {
+  it('the kube-dns Service not read is not a missing kube-dns', async () => {
+    const facts = await readSnapshot('snapshots/nginx-svc');
+    facts.objects = facts.objects.filter(
+      (o) => !(o.kind === 'Service' && o.metadata?.name === 'kube-dns'),
+    );
+    facts.meta['readErrors'] = [
+      {
+        what: 'Service kube-system/kube-dns',
+        error: 'services "kube-dns" is forbidden: User "limited" cannot get resource "services"',
+      },
+    ];
+    const r = diagnose(facts, TARGET);
+    const dns = ids(r, 'dns');
+    assert.ok(dns.includes('coredns-not-observed:skip'), dns.join(' '));
+    assert.ok(!dns.includes('coredns-unavailable:fail'));
+    assert.ok(r.unobserved!.includes('DNS: the kube-dns Service was not read'));
+    // the same facts without the refusal: the Service is missing, observed
+    delete facts.meta['readErrors'];
+    assert.ok(ids(diagnose(facts, TARGET), 'dns').includes('coredns-unavailable:fail'));
+  });
+});
