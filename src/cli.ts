@@ -287,8 +287,8 @@ async function rulesTui(o: RulesOptions, g: GlobalOptions): Promise<number> {
           }
         : await sshRulesText(o);
     // input kdebug cannot read at all is said before a screen opens, as in text mode
-    parseIptables(read.text, { file: read.label, table: o.table });
-    const rules = { label: read.label, text: read.text, table: o.table };
+    const ruleset = parseIptables(read.text, { file: read.label, table: o.table });
+    const rules = { label: read.label, text: read.text, table: o.table, ruleset };
     const facts: Facts = { objects: [], nodes: {}, meta: {} };
     return interactive({ ...common, facts, rules, load: async () => facts }, g);
   }

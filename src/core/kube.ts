@@ -163,6 +163,12 @@ export interface Node {
   raw: KubeObject;
 }
 
+/** kube-proxy's own Pod (kubeadm's DaemonSet, or any Pod labelled k8s-app=kube-proxy). */
+export const isKubeProxyPod = (p: Pod) =>
+  p.namespace === 'kube-system' &&
+  (p.labels['k8s-app'] === 'kube-proxy' ||
+    (p.ownerKind === 'DaemonSet' && p.ownerName === 'kube-proxy'));
+
 /** A Windows node runs kube-proxy in kernelspace (HNS) mode: no iptables to read. */
 export const isWindows = (n: Pick<Node, 'os'>) => n.os === 'windows';
 
@@ -674,11 +680,7 @@ export function clusterView(objects: KubeObject[]): ClusterView {
  * flags of its Pod on top (they override the file). DEFAULT_KUBE_PROXY_CONFIG when none is read.
  */
 export function kubeProxyConfigOf(view: ClusterView): KubeProxyConfig {
-  const pods = view.pods.filter(
-    (p) =>
-      p.namespace === 'kube-system' &&
-      (p.labels['k8s-app'] === 'kube-proxy' || p.name.startsWith('kube-proxy-')),
-  );
+  const pods = view.pods.filter(isKubeProxyPod);
   const mounted = new Set(
     pods.flatMap((p) =>
       arr(obj(p.raw['spec'])['volumes']).map((v) => str(obj(obj(v)['configMap'])['name'])),

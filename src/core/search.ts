@@ -5,6 +5,7 @@
 // 10,000-Service dump holds ~400,000 searchable strings, which fuse.js alone takes a second to scan).
 import Fuse from 'fuse.js';
 import type { Ruleset } from './iptables.js';
+import { contains } from './ipv4.js';
 import type { ServiceTrees } from './service-tree.js';
 
 export type SearchKind = 'service' | 'chain' | 'endpoint' | 'rule';
@@ -146,7 +147,7 @@ export class SearchIndex {
       }
       if (port === undefined)
         for (const [cidr, docs] of this.cidrs)
-          if (cidr !== ip && cidrContains(cidr, ip!)) for (const i of docs) add(i, 0.2);
+          if (cidr !== ip && contains(cidr, ip!)) for (const i of docs) add(i, 0.2);
     } else {
       for (const [cidr, docs] of this.cidrs) if (cidr === q) for (const i of docs) add(i, 0);
       // the addresses inside: docs that start with the CIDR's whole octets
@@ -154,7 +155,7 @@ export class SearchIndex {
       const needle = fixed.length > 0 ? `${SEP}${fixed.join('.')}.` : SEP;
       for (const d of this.containing(needle, hits.length, limit * 4)) {
         const a = IPV4.exec(this.docs[d]!.text);
-        if (a && a[2] === undefined && cidrContains(q, a[1]!)) add(d, 0.1, 0, a[1]!.length - 1);
+        if (a && a[2] === undefined && contains(q, a[1]!)) add(d, 0.1, 0, a[1]!.length - 1);
       }
     }
     return rank(hits, limit);
@@ -350,14 +351,6 @@ function typos(a: string, b: string, most: number): number {
     rows.push(row);
   }
   return rows[a.length]![b.length]!;
-}
-
-/** Whether the IPv4 CIDR holds the address. */
-function cidrContains(cidr: string, ip: string): boolean {
-  const [base, len] = cidr.split('/');
-  const block = 2 ** (32 - Math.min(32, Number(len ?? 32)));
-  const n = (a: string) => a.split('.').reduce((v, o) => v * 256 + Number(o), 0);
-  return Math.floor(n(base!) / block) === Math.floor(n(ip) / block);
 }
 
 function gram(s: string, k: number): number {

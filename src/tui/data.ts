@@ -54,7 +54,7 @@ export interface TuiData {
 /** A node's rules, parsed and read into trees; a parse error is kept, not thrown. */
 export function nodeData(
   name: string,
-  dump: { text: string; source: string; table?: string } | undefined,
+  dump: { text: string; source: string; table?: string; ruleset?: Ruleset } | undefined,
   view: ClusterView,
   facts: Facts,
 ): NodeData {
@@ -91,7 +91,7 @@ export function nodeData(
     return node;
   }
   try {
-    node.rs = parseIptables(dump.text, { file: dump.source, table: dump.table });
+    node.rs = dump.ruleset ?? parseIptables(dump.text, { file: dump.source, table: dump.table });
     node.trees = buildServiceTrees(node.rs, { servicePorts });
   } catch (e) {
     if (!(e instanceof IptablesParseError) && !(e instanceof NoRulesError)) throw e;
@@ -103,7 +103,7 @@ export function nodeData(
 export interface AnalyzeOptions {
   target?: Target;
   /** Rules read from a file rather than a node (`kdebug rules --file`). */
-  rules?: { label: string; text: string; table?: string };
+  rules?: { label: string; text: string; table?: string; ruleset?: Ruleset };
   /** Facts still being read: steps without their input are pending, not skipped. */
   collecting?: DiagnoseOptions['collecting'];
   /** How kdebug was run: "next" commands carry the same snapshot and context. */

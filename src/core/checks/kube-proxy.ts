@@ -3,7 +3,13 @@
 // /metrics), or a replacement such as Cilium, said plainly.
 import { nodeDump } from '../facts.js';
 import { modeFromRules, nodeBackends } from '../iptables/backend.js';
-import { DEFAULT_KUBE_PROXY_CONFIG, isWindows, type Pod, type Service } from '../kube.js';
+import {
+  DEFAULT_KUBE_PROXY_CONFIG,
+  isKubeProxyPod,
+  isWindows,
+  type Pod,
+  type Service,
+} from '../kube.js';
 import type { Finding } from '../model.js';
 import { parseProxyMode } from '../probes.js';
 import { count, finding, kubectl, list, pending, type Check } from './check.js';
@@ -61,12 +67,7 @@ export function clusterMode(ctx: CheckContext): string | undefined {
 }
 
 export function kubeProxyPods(ctx: CheckContext): Pod[] {
-  return ctx.view.pods.filter(
-    (p) =>
-      p.namespace === 'kube-system' &&
-      (p.labels['k8s-app'] === 'kube-proxy' ||
-        (p.ownerKind === 'DaemonSet' && p.ownerName === 'kube-proxy')),
-  );
+  return ctx.view.pods.filter(isKubeProxyPod);
 }
 
 /** A kube-proxy replacement, with the command that shows its Service table. */
