@@ -286,7 +286,10 @@ describe('live', () => {
       },
       onQuit: (_report, f) => (failed = f),
     });
-    const f = await waitFrame(r, /^kdebug: cannot read Service default\/nginx-svc: forbidden/m);
+    await waitFrame(r, /^kdebug: cannot read Service default\/nginx-svc: forbidden/m);
+    // the failed read's flash arrives in a render of its own, before or after the reason
+    const f = await waitFrame(r, /reading Nodes failed: forbidden$/m);
+    assert.match(f, /^kdebug: cannot read Service default\/nginx-svc: forbidden/m);
     assert.match(f, /q quits \(exit 2\) · ctrl\+r tries again/);
     assert.match(f, /reading Nodes failed: forbidden$/m);
     assert.doesNotMatch(f, /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/, 'no spinner is left');
