@@ -13,6 +13,7 @@ import type { Facts, Report } from './core/model.js';
 import { buildSearchIndex } from './core/search.js';
 import { buildServiceTrees } from './core/service-tree.js';
 import { DriftInputError, isDrift, recordedNodeDrift } from './core/drift.js';
+import { nodeKnobs } from './core/expected/knobs.js';
 import { expectedRules, expectedSave } from './core/expected.js';
 import { isIPv4 } from './core/ipv4.js';
 import { nodeNetwork, tracePacket, type TraceProtocol } from './core/trace.js';
@@ -339,13 +340,29 @@ async function expectCommand(o: ExpectOptions, g: GlobalOptions): Promise<number
   format(g, 'expect');
   const { facts, label } = await readFacts(o, g, false);
   const node = pickObjectNode(facts, label, o.node);
-  const exp = expectedRules(clusterView(facts.objects), node, {
-    randomFully: o.randomFully,
-    nfacct: o.nfacct,
-    conntrackTcpBeLiberal: o.tcpBeLiberal,
+  const view = clusterView(facts.objects);
+  const dump = nodeDump(facts, node);
+  const rules = dump ? readableRules(dump.text, dump.source) : undefined;
+  const knobs = nodeKnobs(node, facts.nodes[node], rules, view);
+  // a flag given on the command line wins over what the node's recordings tell
+  const exp = expectedRules(view, node, {
+    ...knobs.options,
+    ...(o.randomFully === false ? { randomFully: false } : {}),
+    ...(o.nfacct !== undefined ? { nfacct: o.nfacct } : {}),
+    ...(o.tcpBeLiberal !== undefined ? { conntrackTcpBeLiberal: o.tcpBeLiberal } : {}),
   });
+  if (o.nfacct === undefined) exp.notes.push(...knobs.notes);
   write(expectedSave(exp, { tables: o.table ? [o.table] : undefined }));
   return EXIT.ok;
+}
+
+/** A recorded dump to read knobs from; one that does not parse just tells nothing. */
+function readableRules(text: string, file: string): Ruleset | undefined {
+  try {
+    return parseIptables(text, { file });
+  } catch {
+    return undefined;
+  }
 }
 
 /** drift/trace --ssh: the snapshot's objects, with one node's rules read over SSH right now. */
@@ -928,6 +945,7 @@ export function buildProgram(run: (code: Promise<number>) => void): Command {
       'the iptables binary lacks MASQUERADE --random-fully (iptables < 1.6.2)',
     )
     .option('--nfacct', 'the node has nfacct counters (kube-proxy 1.30+ adds -m nfacct rules)')
+    .option('--no-nfacct', 'the node has no nfacct counters (default: read from its recordings)')
     .option('--tcp-be-liberal', 'sysctl nf_conntrack_tcp_be_liberal=1 (no INVALID drop rule)')
     .action((o: ExpectOptions) => run(expectCommand(o, g())));
 

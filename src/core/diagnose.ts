@@ -14,7 +14,14 @@ import { rulesCheck } from './checks/rules.js';
 import { selectorCheck } from './checks/selector.js';
 import { serviceCheck } from './checks/service.js';
 import { trafficPolicyCheck } from './checks/traffic-policy.js';
-import type { Facts, Finding, Report, Status, Step } from './model.js';
+import {
+  isUnobserved,
+  type Facts,
+  type Finding,
+  type Report,
+  type Status,
+  type Step,
+} from './model.js';
 import { runnable } from './next-command.js';
 
 export type { DiagnoseOptions, Target } from './checks/context.js';
@@ -119,13 +126,10 @@ export function diagnose(facts: Facts, target: Target, options: DiagnoseOptions 
       : {}),
     steps,
     unobserved: steps.flatMap((st) =>
-      st.findings.filter((f) => UNOBSERVED.test(f.id)).map((f) => `${st.title}: ${f.title}`),
+      st.findings.filter(isUnobserved).map((f) => `${st.title}: ${f.title}`),
     ),
   };
 }
-
-/** Findings that say a source of evidence could not be observed (a tool missing on the node). */
-const UNOBSERVED = /-not-(?:observed|linux)$/;
 
 /**
  * The probes the Reachability and DNS steps read, for a live run to execute on each node:

@@ -7,17 +7,12 @@ import { externalPath, firewall } from './drift/external.js';
 import { internalPath } from './drift/service.js';
 import { nodeLevelChecks, orphanChains } from './drift/node.js';
 import { textDifferences } from './drift/text.js';
-import {
-  expectedRules,
-  type ExpectOptions,
-  type ExpectedRules,
-  type ExpectedServicePort,
-} from './expected.js';
+import { expectedRules, type ExpectedRules, type ExpectedServicePort } from './expected.js';
+import { nodeKnobs } from './expected/knobs.js';
 import { nodeDump } from './facts.js';
 import { parseIptables, type Ruleset } from './iptables.js';
 import {
   DEFAULT_KUBE_PROXY_CONFIG,
-  configFromConfigz,
   kubeProxyConfigOf,
   type ClusterView,
   type Pod,
@@ -201,8 +196,7 @@ export function recordedNodeDrift(
   if (mode) throw new DriftInputError(`node ${node}: ${mode}`);
   const source = dir ? `${dir.replace(/\/$/, '')}/${dump.source}` : dump.source;
   const actual = parseIptables(dump.text, { file: source });
-  const config = configFromConfigz(facts.nodes[node]?.['proxy-configz'] ?? '', node);
-  const expected = expectedRules(view, node, { ...optionsFromDump(actual), config });
+  const expected = expectedRules(view, node, nodeKnobs(node, facts.nodes[node], actual).options);
   return nodeDrift({ node, source: dump.source, expected, actual, view });
 }
 
@@ -212,27 +206,6 @@ function checkServicePort(sp: ExpectedServicePort, c: DriftContext): void {
   const internalCompared = internalPath(sp, t, c);
   externalPath(sp, t, c, internalCompared);
   firewall(sp, t, c);
-}
-
-/** Knobs the dump itself tells (so a node without nfacct is not drift). */
-export function optionsFromDump(rs: Ruleset): ExpectOptions {
-  const nat = rs.table('nat');
-  const filter = rs.table('filter');
-  const rules = (t: typeof nat, chain: string) => t?.chain(chain)?.rules ?? [];
-  const post = rules(nat, 'KUBE-POSTROUTING');
-  const forward = rules(filter, 'KUBE-FORWARD');
-  const masquerade = post.find((r) => r.target?.kind === 'masquerade');
-  const nfacct = [...forward, ...rules(nat, 'KUBE-NODEPORTS').slice(0, 50)].some((r) =>
-    r.matches.some((m) => m.module === 'nfacct'),
-  );
-  const invalidDrop = forward.some((r) =>
-    r.matches.some((m) => m.kind === 'conntrack' && m.ctstate?.types.includes('INVALID')),
-  );
-  return {
-    randomFully: masquerade?.target?.kind === 'masquerade' ? masquerade.target.randomFully : true,
-    nfacct,
-    conntrackTcpBeLiberal: forward.length > 0 && !invalidDrop,
-  };
 }
 
 /** Why drift cannot be computed for this kube-proxy, if it cannot. */

@@ -70,6 +70,19 @@ export interface Finding {
   folded?: boolean;
 }
 
+/** Finding ids that say a source of evidence could not be observed (a tool missing on the node). */
+const UNOBSERVED = /-not-(?:observed|linux)$/;
+
+/** A skip that says what was not seen, and why: neither a pass nor a fail. */
+export const isUnobserved = (f: Pick<Finding, 'id' | 'status'>) =>
+  f.status === 'skip' && UNOBSERVED.test(f.id);
+
+/** What a mark shows: the status, or "unobserved" (its own mark, ?) for what was not seen. */
+export type Shown = Status | 'unobserved';
+export const shownStatus = (f: Finding): Shown => (isUnobserved(f) ? 'unobserved' : f.status);
+export const shownStepStatus = (s: Step): Shown =>
+  s.status === 'skip' && s.findings.some(isUnobserved) ? 'unobserved' : s.status;
+
 export interface Step {
   id: string;
   title: string;

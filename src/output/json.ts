@@ -1,6 +1,6 @@
 // `kdebug svc -o json`: the Report as a stable document. Every finding carries every field
 // (`next` is null when there is none) so scripts need no guards. Documented in the README.
-import { RENAMED_IDS, type Finding, type Report } from '../core/model.js';
+import { RENAMED_IDS, isUnobserved, type Finding, type Report } from '../core/model.js';
 
 function findingJson(f: Finding) {
   return {
@@ -14,6 +14,7 @@ function findingJson(f: Finding) {
     ...(f.node ? { node: f.node } : {}),
     ...(f.service ? { service: f.service } : {}),
     ...(f.info ? { info: true } : {}),
+    ...(isUnobserved(f) ? { observed: false } : {}),
   };
 }
 

@@ -1,16 +1,25 @@
 // `kdebug svc` as text: one line per step with its mark, the failing and warning steps expanded
 // with their explanation, evidence and next action, then one line saying what to do first.
 // Fits 80 columns; commands are wrapped with shell continuations so they still paste.
-import type { Finding, Report, Status, Step } from '../core/model.js';
+import {
+  shownStatus,
+  shownStepStatus,
+  type Finding,
+  type Report,
+  type Shown,
+  type Status,
+  type Step,
+} from '../core/model.js';
 import { sanitize } from '../core/sanitize.js';
 import { palette, type Palette } from './palette.js';
 
-export const MARK: Record<Status, string> = {
+export const MARK: Record<Shown, string> = {
   pass: '✓',
   fail: '✗',
   warn: '!',
   skip: '-',
   pending: '…',
+  unobserved: '?',
 };
 
 export interface TextOptions {
@@ -74,7 +83,7 @@ function headline(step: Step): Finding | undefined {
 }
 
 function expanded(f: Finding, p: Palette, width: number): string[] {
-  const mark = f.info ? 'i' : MARK[f.status];
+  const mark = f.info ? 'i' : MARK[shownStatus(f)];
   const out = wrap(`${mark} ${sanitize(f.title)}`, width, '     ', '       ');
   out[0] = `     ${f.info ? p.muted(mark) : p.status(f.status, mark)}${out[0]!.slice(6)}`;
   out.push(`       ${p.muted(`[${f.id}]`)}`);
@@ -107,7 +116,7 @@ function stepLines(
   if (o.truncate && summary.length > room) summary = `${summary.slice(0, room - 1)}…`;
   const [first = '', ...rest] = wrap(summary, o.width, ' '.repeat(4 + label.length));
   const out = [
-    ` ${p.status(step.status, MARK[step.status])} ${p.heading(label)} ${first.trimStart()}`,
+    ` ${p.status(step.status, MARK[shownStepStatus(step)])} ${p.heading(label)} ${first.trimStart()}`,
     ...rest,
   ];
   for (const f of step.findings) {

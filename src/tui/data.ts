@@ -2,17 +2,11 @@
 // and Service trees, the search index (built on first use). Nothing here decides a verdict.
 import { nodeDump, recordedNodes } from '../core/facts.js';
 import { IptablesParseError, NoRulesError, parseIptables, type Ruleset } from '../core/iptables.js';
-import {
-  DriftInputError,
-  nodeDrift,
-  optionsFromDump,
-  unsupportedMode,
-  type NodeDrift,
-} from '../core/drift.js';
+import { DriftInputError, nodeDrift, unsupportedMode, type NodeDrift } from '../core/drift.js';
 import { expectedRules } from '../core/expected.js';
+import { nodeKnobs } from '../core/expected/knobs.js';
 import {
   clusterView,
-  configFromConfigz,
   kubeProxyConfigOf,
   servicePortName,
   type ClusterView,
@@ -124,8 +118,8 @@ function driftOf(node: NodeData, view: ClusterView, facts: Facts): NodeDrift | {
   );
   if (mode) return { error: mode };
   try {
-    const config = configFromConfigz(facts.nodes[node.name]?.['proxy-configz'] ?? '', node.name);
-    const expected = expectedRules(view, node.name, { ...optionsFromDump(node.rs), config });
+    const { options } = nodeKnobs(node.name, facts.nodes[node.name], node.rs);
+    const expected = expectedRules(view, node.name, options);
     const source = node.source ?? node.name;
     return nodeDrift({ node: node.name, source, expected, actual: node.rs, view });
   } catch (e) {

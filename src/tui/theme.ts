@@ -65,13 +65,21 @@ export function colorEnabled(flag: boolean, env: Record<string, string | undefin
 }
 
 /** The marks of step and finding statuses: readable without colour. */
-export const STATUS_MARK = { pass: '✓', warn: '!', fail: '✗', skip: '-', pending: '…' } as const;
+export const STATUS_MARK = {
+  pass: '✓',
+  warn: '!',
+  fail: '✗',
+  skip: '-',
+  pending: '…',
+  unobserved: '?',
+} as const;
 export const STATUS_TONE = {
   pass: 'ok',
   warn: 'warn',
   fail: 'bad',
   skip: 'muted',
   pending: 'accent',
+  unobserved: 'accent',
 } as const satisfies Record<keyof typeof STATUS_MARK, Tone>;
 
 /** Spinner frames for pending steps. */

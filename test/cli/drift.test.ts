@@ -5,7 +5,8 @@
 // IP conventions (the demo cluster): nodes vm-12-7-centos 10.0.12.7, vm-12-11-centos 10.0.12.11;
 // Pod CIDR 10.244.0.0/16; nginx-svc 10.1.190.219:8080 -> 10.244.0.3:80, 10.244.1.7:80.
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { kdebug } from '../support/cli.js';
@@ -133,9 +134,10 @@ describe('kdebug expect', () => {
       r.stdout,
       /^-A KUBE-SERVICES -d 10\.1\.190\.219\/32 -p tcp -m comment --comment "default\/nginx-svc:http cluster IP" -m tcp --dport 8080 -j KUBE-SVC-ELCM5PCEQWBTUJ2I$/m,
     );
+    // the node's recorded rules tell its iptables has no --random-fully (CentOS 7's 1.4.21)
     assert.match(
       r.stdout,
-      /^-A KUBE-POSTROUTING -m comment --comment "kubernetes service traffic requiring SNAT" -j MASQUERADE --random-fully$/m,
+      /^-A KUBE-POSTROUTING -m comment --comment "kubernetes service traffic requiring SNAT" -j MASQUERADE$/m,
     );
     assert.equal(r.stdout.match(/^COMMIT$/gm)?.length, 2);
   });
@@ -155,6 +157,29 @@ describe('kdebug expect', () => {
     assert.equal(r.code, 0, r.stderr);
     assert.doesNotMatch(r.stdout, /\*filter/);
     assert.match(r.stdout, /-j MASQUERADE\n/);
+  });
+
+  it('takes the nfacct counters from what the node recorded: its rules, else its /metrics; a flag wins', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kdebug-expect-'));
+    cpSync('snapshots/nodeport-local-no-endpoint', dir, { recursive: true });
+    const counter =
+      /^-A KUBE-NODEPORTS -d 127\.0\.0\.0\/8 .*--nfacct-name {2}localhost_nps_accepted_pkts -j KUBE-EXT-/m;
+    const expect = (node: string, ...flags: string[]) =>
+      kdebug(['expect', '--snapshot', dir, '--node', node, '--table', 'nat', ...flags]);
+    // the recorded rules have no counter: none expected, and nothing assumed
+    const fromRules = expect('vm-12-7-centos');
+    assert.equal(fromRules.code, 0, fromRules.stderr);
+    assert.doesNotMatch(fromRules.stdout, counter);
+    assert.match(expect('vm-12-7-centos', '--nfacct').stdout, counter);
+    // without the rules, kube-proxy's /metrics reporting the counter tells it exists
+    rmSync(join(dir, 'nodes/vm-12-11-centos/iptables-save.txt'));
+    writeFileSync(
+      join(dir, 'nodes/vm-12-11-centos/proxy-metrics.txt'),
+      'kubeproxy_sync_proxy_rules_last_timestamp_seconds 1.7e9\nkubeproxy_iptables_localhost_nodeports_accepted_packets_total 3\n',
+    );
+    assert.match(expect('vm-12-11-centos').stdout, counter);
+    assert.doesNotMatch(expect('vm-12-11-centos', '--no-nfacct').stdout, counter);
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it('exits 2 for a node the snapshot does not know', () => {

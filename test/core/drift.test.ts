@@ -12,11 +12,11 @@ import { endpointChain, kubeProxyChain } from '../../src/core/chain-names.js';
 import {
   driftToFinding,
   nodeDrift,
-  optionsFromDump,
   recordedNodeDrift,
   unsupportedMode,
   type DriftFinding,
 } from '../../src/core/drift.js';
+import { optionsFromDump } from '../../src/core/expected/knobs.js';
 import { expectedRules, expectedSave } from '../../src/core/expected.js';
 import { parseIptables } from '../../src/core/iptables.js';
 import { clusterView } from '../../src/core/kube.js';

@@ -112,7 +112,6 @@ export class CheckContext {
     return this.proxyConfig;
   }
 
-  /** Pods of the Service's namespace its selector matches (none without a selector). */
   /** "the read of X failed: why" for a read of the live run that failed (RBAC, say), if one did. */
   readError(what: RegExp): string | undefined {
     const errors = (this.facts.meta['readErrors'] as { what: string; error: string }[]) ?? [];
@@ -120,16 +119,17 @@ export class CheckContext {
     return failed ? `the read of ${failed.what} failed: ${failed.error}` : undefined;
   }
 
-  /** Why the Pods of the namespace were not captured (none in the facts at all, or the read of
-   * them failed), or undefined when they were: "no Pods" then means none exist. */
-  podsNotCaptured(): string | undefined {
-    const failed = this.readError(/^Pods\b/);
+  /** Why the objects of a kind were not captured (none in the facts at all, or the read of them
+   * failed), or undefined when they were: "no Pods" then means none exist. */
+  notCaptured(kind: 'Pod' | 'Node'): string | undefined {
+    const failed = this.readError(new RegExp(`^${kind}s\\b`));
     if (failed) return failed;
-    if (!this.facts.objects.some((o) => o.kind === 'Pod'))
-      return 'the facts hold no Pod at all (objects.json has none)';
+    if (!this.facts.objects.some((o) => o.kind === kind))
+      return `the facts hold no ${kind} at all (objects.json has none)`;
     return undefined;
   }
 
+  /** Pods of the Service's namespace its selector matches (none without a selector). */
   selectedPods(): Pod[] {
     const svc = this.service;
     if (!svc?.selector) return [];

@@ -192,7 +192,7 @@ function freshness(ctx: CheckContext): Finding[] {
 function running(ctx: CheckContext): Finding[] {
   const pods = kubeProxyPods(ctx);
   const out: Finding[] = [];
-  const notCaptured = pods.length === 0 ? ctx.podsNotCaptured() : undefined;
+  const notCaptured = pods.length === 0 ? ctx.notCaptured('Pod') : undefined;
   if (notCaptured)
     return [
       finding('kube-proxy-not-observed', 'skip', 'kube-proxy Pods not captured', {
@@ -378,6 +378,7 @@ export const kubeProxyCheck: Check = {
       ];
     const out = [...running(ctx), ...modes(ctx), ...backends(ctx), ...freshness(ctx)];
     const pods = kubeProxyPods(ctx);
+    const nodesUnseen = ctx.notCaptured('Node');
     if (!out.some((f) => f.id === 'kube-proxy-not-running'))
       out.unshift(
         finding(
@@ -385,10 +386,22 @@ export const kubeProxyCheck: Check = {
           'pass',
           `kube-proxy running on ${count(pods.length, 'node')}`,
           {
-            explanation: 'Every node has a ready kube-proxy Pod.',
+            explanation: nodesUnseen
+              ? 'Each kube-proxy Pod kdebug read is ready.'
+              : 'Every node has a ready kube-proxy Pod.',
             evidence: pods.map((p) => `Pod ${p.name} on ${p.nodeName}: ${p.phase}, Ready`),
           },
         ),
+      );
+    // without the Nodes, a node that has no kube-proxy Pod at all cannot show
+    if (nodesUnseen)
+      out.splice(
+        1,
+        0,
+        finding('nodes-not-observed', 'skip', 'Nodes not captured', {
+          explanation: `kdebug did not see the Nodes (${nodesUnseen}), so it cannot tell whether every node runs kube-proxy, nor compare node addresses with the rules.`,
+          next: 'kubectl get nodes -o wide',
+        }),
       );
     return out;
   },

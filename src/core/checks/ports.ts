@@ -217,7 +217,7 @@ export const portsCheck: Check = {
         }),
       ];
     if (!svc.selector) return manualEndpoints(ctx, svc);
-    const notCaptured = ctx.podsNotCaptured();
+    const notCaptured = ctx.notCaptured('Pod');
     if (ctx.selectedPods().length === 0 && notCaptured && !ctx.waiting('objects'))
       return [
         finding(

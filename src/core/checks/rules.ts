@@ -1,14 +1,9 @@
 // Step 7: per node, the Service's tree read back from the node's rules, and the drift from what
 // kube-proxy should have written there. The node that differs from the others is named.
-import {
-  DriftInputError,
-  driftToFinding,
-  nodeDrift,
-  optionsFromDump,
-  type DriftFinding,
-} from '../drift.js';
+import { DriftInputError, driftToFinding, nodeDrift, type DriftFinding } from '../drift.js';
 import { expectedRules } from '../expected.js';
-import { configFromConfigz, isWindows, type Service, type ServicePort } from '../kube.js';
+import { nodeKnobs } from '../expected/knobs.js';
+import { isWindows, type Service, type ServicePort } from '../kube.js';
 import type { Finding } from '../model.js';
 import { rulesReadError } from '../node-access.js';
 import { parseIpBrief } from '../probes.js';
@@ -113,9 +108,8 @@ function drift(ctx: CheckContext, node: string, svc: Service): Finding[] {
   let found: DriftFinding[];
   try {
     const expected = expectedRules(ctx.view, node, {
-      ...optionsFromDump(r.ruleset!),
+      ...nodeKnobs(node, ctx.facts.nodes[node], r.ruleset!).options,
       interfaceAddresses: addresses,
-      config: configFromConfigz(ctx.output(node, 'proxy-configz') ?? '', node),
     });
     // notes explain what a correct dump does on purpose (e.g. no local endpoint: DROP)
     const d = nodeDrift({ node, source: r.source, expected, actual: r.ruleset!, view: ctx.view });

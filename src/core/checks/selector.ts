@@ -204,7 +204,7 @@ export const selectorCheck: Check = {
       ];
     const pods = ctx.selectedPods();
     if (pods.length === 0 && ctx.waiting('objects')) return pending('reading the Pods');
-    const why = pods.length === 0 ? ctx.podsNotCaptured() : undefined;
+    const why = pods.length === 0 ? ctx.notCaptured('Pod') : undefined;
     if (why)
       return [
         finding(

@@ -1,9 +1,10 @@
-// A step's or finding's status as a mark: a spinner while pending, then ✓ ! ✗ -.
-import type { Status } from '../../core/model.js';
+// A step's or finding's status as a mark: a spinner while pending, then ✓ ! ✗ -, and ? for what
+// was not observed.
+import type { Shown } from '../../core/model.js';
 import { SPINNER, STATUS_MARK, STATUS_TONE } from '../theme.js';
 import { S } from './text.js';
 
-export function Mark({ status, tick }: { status: Status; tick: number }) {
+export function Mark({ status, tick }: { status: Shown; tick: number }) {
   const glyph = status === 'pending' ? SPINNER[tick % SPINNER.length]! : STATUS_MARK[status];
   return <S tone={STATUS_TONE[status]}>{glyph}</S>;
 }

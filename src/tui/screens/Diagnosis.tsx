@@ -1,7 +1,14 @@
 // The Diagnosis screen: the Report's steps with their marks on the left, the selected step's
 // findings (explanation, evidence, next action) on the right. It renders the Report as it is.
 import { Box } from 'ink';
-import type { Finding, Report, Status, Step } from '../../core/model.js';
+import {
+  shownStatus,
+  shownStepStatus,
+  type Finding,
+  type Report,
+  type Shown,
+  type Step,
+} from '../../core/model.js';
 import { Mark } from '../components/mark.js';
 import { Pane, innerLines } from '../components/pane.js';
 import { T } from '../components/text.js';
@@ -16,7 +23,7 @@ export interface FindingLine {
   /** The finding this line belongs to (-1: the step's own lines). */
   finding: number;
   /** The finding's first line: carries its mark. */
-  status?: Status;
+  status?: Shown;
 }
 
 export interface DiagModel {
@@ -35,11 +42,12 @@ export interface DiagModel {
   height: number;
 }
 
-const STATUS_WORD: Record<Status, string> = {
+const STATUS_WORD: Record<Shown, string> = {
   pass: 'passed',
   warn: 'warning',
   fail: 'failed',
   skip: 'skipped',
+  unobserved: 'not observed',
   pending: 'waiting for facts',
 };
 
@@ -62,7 +70,7 @@ export function stepLines(step: Step | undefined, width: number): FindingLine[] 
     wrap(text, width - lead.length, indent.slice(lead.length)).forEach((t) =>
       out.push({ text: lead + t, tone, finding }),
     );
-  add(`${step.title}: ${STATUS_WORD[step.status]}`, 'title', -1);
+  add(`${step.title}: ${STATUS_WORD[shownStepStatus(step)]}`, 'title', -1);
   if (step.findings.length === 0)
     add(
       step.status === 'pending' ? 'waiting for the facts this step reads' : 'nothing to report',
@@ -80,7 +88,7 @@ export function stepLines(step: Step | undefined, width: number): FindingLine[] 
         finding: i,
       }),
     );
-    out[first]!.status = f.status;
+    out[first]!.status = shownStatus(f);
     const where = [f.id, f.node ? `node ${f.node}` : '', f.service ?? ''].filter(Boolean);
     add(where.join('  '), 'muted', i, '  ');
     if (f.explanation) add(f.explanation, 'text', i, '  ');
@@ -174,7 +182,8 @@ export function Diagnosis({
           return (
             <T key={st.id} selected={selected && focus === 0}>
               {selected ? '›' : ' '}
-              <Mark status={st.status} tick={tick} /> {String(index + 1).padStart(2)} {st.title}
+              <Mark status={shownStepStatus(st)} tick={tick} /> {String(index + 1).padStart(2)}{' '}
+              {st.title}
             </T>
           );
         })}

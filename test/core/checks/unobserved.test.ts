@@ -371,3 +371,31 @@ describe('reads refused by RBAC', () => {
     assert.ok(ids(diagnose(facts, TARGET), 'dns').includes('coredns-unavailable:fail'));
   });
 });
+
+describe('Nodes not captured', () => {
+  it('the Nodes refused: kube-proxy is not said to run on every node, and nothing fails for it', async () => {
+    const facts = await readSnapshot('snapshots/nginx-svc');
+    facts.objects = facts.objects.filter((o) => o.kind !== 'Node');
+    facts.meta['readErrors'] = [
+      {
+        what: 'Nodes',
+        error: 'nodes is forbidden: User "limited" cannot list resource "nodes"',
+      },
+    ];
+    const r = diagnose(facts, TARGET);
+    const kp = step(r, 'kube-proxy').findings;
+    assert.deepEqual(
+      kp.slice(0, 2).map((f) => `${f.id}:${f.status}`),
+      ['kube-proxy-running:pass', 'nodes-not-observed:skip'],
+    );
+    assert.doesNotMatch(kp[0]!.explanation ?? '', /every node/i);
+    assert.match(kp[1]!.explanation ?? '', /nodes is forbidden/);
+    assert.deepEqual(
+      r.steps.filter((s) => s.status === 'fail').map((s) => s.id),
+      [],
+    );
+    // with the Nodes read, no such finding
+    const whole = diagnose(await readSnapshot('snapshots/nginx-svc'), TARGET);
+    assert.ok(!ids(whole, 'kube-proxy').includes('nodes-not-observed:skip'));
+  });
+});

@@ -1,0 +1,103 @@
+// What kube-proxy takes from the node rather than from the API objects, read from what was
+// recorded on the node: its rules first, then /metrics and its version, else nothing assumed.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { nodeKnobs } from '../../src/core/expected/knobs.js';
+import { parseIptables } from '../../src/core/iptables.js';
+import { clusterView } from '../../src/core/kube.js';
+import type { KubeObject } from '../../src/core/model.js';
+
+const NODE = 'node-a';
+const kubeProxyPod = (image: string): KubeObject => ({
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: {
+    namespace: 'kube-system',
+    name: 'kube-proxy-x1',
+    labels: { 'k8s-app': 'kube-proxy' },
+  },
+  spec: { nodeName: NODE, containers: [{ name: 'kube-proxy', image }] },
+  status: { phase: 'Running' },
+});
+const view = (...objects: KubeObject[]) => clusterView(objects);
+const SYNC = 'kubeproxy_sync_proxy_rules_last_timestamp_seconds 1.7e9\n';
+
+describe('node knobs: nfacct counters', () => {
+  it('are read off the rules when the node has them, whatever else says', () => {
+    const rules = parseIptables(
+      [
+        '*filter',
+        ':KUBE-FORWARD - [0:0]',
+        '-A KUBE-FORWARD -m conntrack --ctstate INVALID -m nfacct --nfacct-name  ct_state_invalid_dropped_pkts -j DROP',
+        'COMMIT',
+      ].join('\n'),
+    );
+    const k = nodeKnobs(NODE, { 'proxy-metrics': SYNC }, rules, view(kubeProxyPod('kp:v1.29.0')));
+    assert.equal(k.options.nfacct, true);
+    assert.deepEqual(k.notes, []);
+  });
+
+  it('are present when /metrics reports the localhost node-ports counter', () => {
+    const metrics = `${SYNC}kubeproxy_iptables_localhost_nodeports_accepted_packets_total 0\n`;
+    const k = nodeKnobs(NODE, { 'proxy-metrics': metrics });
+    assert.equal(k.options.nfacct, true);
+    assert.deepEqual(k.notes, []);
+  });
+
+  it("are absent when /metrics is kube-proxy's and reports no counter (HELP lines are not samples)", () => {
+    const metrics = `${SYNC}# HELP kubeproxy_iptables_localhost_nodeports_accepted_packets_total Number\n`;
+    const k = nodeKnobs(
+      NODE,
+      { 'proxy-metrics': metrics },
+      undefined,
+      view(kubeProxyPod('registry.k8s.io/kube-proxy:v1.33.1')),
+    );
+    assert.equal(k.options.nfacct, false);
+  });
+
+  it('follow the version of the kube-proxy image on the node when nothing else tells, and say so', () => {
+    const recent = nodeKnobs(
+      NODE,
+      {},
+      undefined,
+      view(kubeProxyPod('registry.k8s.io/kube-proxy:v1.33.1')),
+    );
+    assert.equal(recent.options.nfacct, true);
+    assert.match(recent.notes.join('\n'), /assumed from kube-proxy v1\.33 on node-a/);
+    const old = nodeKnobs(
+      NODE,
+      {},
+      undefined,
+      view(kubeProxyPod('registry.k8s.io/kube-proxy:v1.29.4@sha256:ab')),
+    );
+    assert.equal(old.options.nfacct, false);
+    assert.deepEqual(old.notes, []);
+  });
+
+  it('follow the build info in /metrics when its version is all it tells', () => {
+    const k = nodeKnobs(NODE, {
+      'proxy-metrics': 'kubernetes_build_info{git_version="v1.31.2",major="1"} 1\n',
+    });
+    assert.equal(k.options.nfacct, true);
+  });
+
+  it('are not assumed when nothing about the node is known, with a note saying how to say', () => {
+    const k = nodeKnobs(NODE, undefined);
+    assert.equal(k.options.nfacct, false);
+    assert.match(k.notes.join('\n'), /version on node-a is unknown.*--nfacct/);
+  });
+});
+
+describe('node knobs: configuration', () => {
+  it('takes /configz as the configuration the node runs with', () => {
+    const configz = JSON.stringify({
+      'kubeproxy.config.k8s.io': { mode: 'iptables', clusterCIDR: '10.9.0.0/16' },
+    });
+    const k = nodeKnobs(NODE, { 'proxy-configz': configz });
+    assert.equal(k.options.config?.clusterCIDR, '10.9.0.0/16');
+    assert.equal(
+      nodeKnobs(NODE, { 'proxy-configz': 'connection refused' }).options.config,
+      undefined,
+    );
+  });
+});
