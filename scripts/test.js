@@ -1,6 +1,7 @@
 // Runs every test file under test/ with node's own runner (Node 20 has no --test globs).
 // Arguments narrow the run: `npm test -- parser trace` runs files whose path contains a word.
 // With CI=true a skipped test fails the run: CI must have every tool the tests need.
+// `--cluster` runs the suites against the lab cluster (*.cluster.test.ts) instead, one at a time.
 import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,8 +14,10 @@ const walk = (dir) =>
         ? [join(dir, e.name)]
         : [],
   );
-const words = process.argv.slice(2);
+const cluster = process.argv.includes('--cluster');
+const words = process.argv.slice(2).filter((a) => a !== '--cluster');
 const files = walk('test')
+  .filter((f) => f.endsWith('.cluster.test.ts') === cluster)
   .filter((f) => words.length === 0 || words.some((w) => f.includes(w)))
   .sort();
 if (files.length === 0) {
@@ -25,7 +28,14 @@ if (files.length === 0) {
 }
 const child = spawn(
   process.execPath,
-  ['--import', 'tsx', '--test', '--test-concurrency=3', '--test-reporter=spec', ...files],
+  [
+    '--import',
+    'tsx',
+    '--test',
+    `--test-concurrency=${cluster ? 1 : 3}`,
+    '--test-reporter=spec',
+    ...files,
+  ],
   { stdio: ['inherit', 'pipe', 'inherit'] },
 );
 let tail = ''; // the runner's closing lines: the summary counts

@@ -1,0 +1,90 @@
+// The lab cluster's binaries, built from the Go modules pinned in go.mod (VERSION names the
+// Kubernetes release) into a cache outside the work tree, keyed by everything that goes into
+// them: a second `up` with the same pins builds nothing.
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const MODULE_DIR = fileURLToPath(new URL('.', import.meta.url));
+export const K8S_VERSION = readFileSync(join(MODULE_DIR, 'VERSION'), 'utf8').trim();
+
+const TOOLS = [
+  'kube-apiserver',
+  'kube-controller-manager',
+  'kube-scheduler',
+  'kube-proxy',
+  'kubectl',
+] as const;
+const OWN = ['etcd', 'lab-kubelet'] as const;
+export type Binary = (typeof TOOLS)[number] | (typeof OWN)[number];
+
+/** Why the cluster cannot be built here (no Go), or undefined. */
+export function goUnavailable(): string | undefined {
+  const r = spawnSync('go', ['version'], { encoding: 'utf8' });
+  return r.status === 0
+    ? undefined
+    : 'Go is not installed (the lab cluster builds from Go modules)';
+}
+
+function sourceHash(): string {
+  const h = createHash('sha256');
+  const add = (dir: string) => {
+    for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) =>
+      a.name < b.name ? -1 : 1,
+    )) {
+      const p = join(dir, e.name);
+      if (e.isDirectory()) add(p);
+      else if (e.name.endsWith('.go')) h.update(p.slice(MODULE_DIR.length)).update(readFileSync(p));
+    }
+  };
+  for (const f of ['go.mod', 'go.sum', 'VERSION']) h.update(readFileSync(join(MODULE_DIR, f)));
+  add(join(MODULE_DIR, 'cmd'));
+  return h.digest('hex').slice(0, 16);
+}
+
+/** The directory holding every binary, built first when the cache has none for these sources. */
+export function buildBinaries(log: (s: string) => void = () => {}): string {
+  const cache = process.env['XDG_CACHE_HOME'] ?? join(homedir(), '.cache');
+  const bin = join(cache, 'kdebug-lab', `${K8S_VERSION}-${sourceHash()}`);
+  if ([...TOOLS, ...OWN].every((b) => existsSync(join(bin, b)))) return bin;
+  const tmp = `${bin}.tmp-${process.pid}`;
+  rmSync(tmp, { recursive: true, force: true });
+  mkdirSync(tmp, { recursive: true });
+  const [major, minor] = K8S_VERSION.replace(/^v/, '').split('.');
+  // the release the binaries report (kube-proxy's build info, the API server's /version)
+  const ldflags = [
+    `-X k8s.io/component-base/version.gitVersion=${K8S_VERSION}`,
+    `-X k8s.io/component-base/version.gitMajor=${major}`,
+    `-X k8s.io/component-base/version.gitMinor=${minor}`,
+    '-X k8s.io/component-base/version.gitTreeState=clean',
+    '-s -w',
+  ].join(' ');
+  const started = Date.now();
+  log(`building ${[...TOOLS, ...OWN].join(', ')} (${K8S_VERSION}) into ${bin} ...`);
+  const r = spawnSync(
+    'go',
+    [
+      'build',
+      '-trimpath',
+      '-ldflags',
+      ldflags,
+      '-o',
+      tmp + '/',
+      ...TOOLS.map((t) => `k8s.io/kubernetes/cmd/${t}`),
+      ...OWN.map((o) => `./cmd/${o}`),
+    ],
+    {
+      cwd: MODULE_DIR,
+      stdio: ['ignore', 'inherit', 'inherit'],
+      env: { ...process.env, CGO_ENABLED: '0' },
+    },
+  );
+  if (r.status !== 0) throw new Error(`go build failed (exit ${r.status})`);
+  rmSync(bin, { recursive: true, force: true });
+  renameSync(tmp, bin);
+  log(`built in ${Math.round((Date.now() - started) / 1000)} s`);
+  return bin;
+}
