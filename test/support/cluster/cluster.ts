@@ -219,7 +219,14 @@ export async function up(
     writeFileSync(join(DIR, 'cluster.json'), JSON.stringify(info, null, 2) + '\n');
     return info;
   } catch (e) {
-    console.error(`cluster: up failed; logs in ${join(DIR, 'logs')}`);
+    console.error(`cluster: up failed; the end of each log in ${join(DIR, 'logs')}:`);
+    for (const f of readdirSync(join(DIR, 'logs')))
+      console.error(
+        `--- ${f}\n${readFileSync(join(DIR, 'logs', f), 'utf8')
+          .split('\n')
+          .slice(-8)
+          .join('\n')}`,
+      );
     throw e;
   }
 }

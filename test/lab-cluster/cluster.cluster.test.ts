@@ -1,0 +1,270 @@
+// kdebug against the lab cluster: the real kube-apiserver, controllers and kube-proxy (built from
+// their Go modules), Pods as network namespaces. `npm run test:cluster` (after `npm run check`
+// in CI). The suite brings the cluster up and down itself, and checks the host is as it was.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { goUnavailable } from '../support/cluster/build.js';
+import { ClusterClient } from '../support/cluster/client.js';
+import { clusterUnavailable, down, up } from '../support/cluster/cluster.js';
+import { LB_INGRESS, MATRIX_NAMESPACE, MATRIX_OBJECTS } from '../support/cluster/matrix.js';
+import { differences, roundTrip, scratchNamespace } from '../support/cluster/truth.js';
+import { skipWithout } from '../support/skip.js';
+
+const PREFIX = 'kdc';
+
+/** What the host's network looks like: rules, routes, links, and the netfilter sysctls. */
+function hostState(): string {
+  const out = (argv: string[]) =>
+    spawnSync(argv[0]!, argv.slice(1), { encoding: 'utf8' }).stdout ?? '';
+  const rules = (text: string) =>
+    text
+      .split('\n')
+      .filter((l) => !l.startsWith('#'))
+      .map((l) => l.replace(/\[\d+:\d+\]/, ''))
+      .join('\n');
+  const sysctls = out([
+    'sysctl',
+    'net.netfilter',
+    'net.ipv4.ip_forward',
+    'net.ipv4.conf.all',
+    'net.ipv4.conf.default',
+  ])
+    .split('\n')
+    .filter((l) => !/nf_conntrack_count|nf_conntrack_expect_count/.test(l))
+    .join('\n');
+  return [
+    rules(out(['iptables-save'])),
+    rules(out(['ip6tables-save'])),
+    out(['ip', '-o', 'link', 'show']).replace(/ +link\/\S+ .*$/gm, ''),
+    out(['ip', 'route', 'show', 'table', 'all']),
+    sysctls,
+  ].join('\n=====\n');
+}
+
+const ready = (c: ClusterClient, ns: string) =>
+  (
+    c
+      .kubectl([
+        '-n',
+        ns,
+        'get',
+        'pods',
+        '-o',
+        'jsonpath={range .items[*]}{.status.conditions[?(@.type=="Ready")].status}{" "}{end}',
+      ])
+      .match(/True/g) ?? []
+  ).length;
+
+describe(
+  'kdebug against the lab cluster',
+  skipWithout(goUnavailable() ?? clusterUnavailable() ?? ''),
+  () => {
+    let c: ClusterClient;
+    let host: string;
+    let scratch: string;
+    const snapshots: string[] = [];
+
+    before(async () => {
+      host = hostState();
+      c = new ClusterClient(await up({ prefix: PREFIX, nodes: 2 }));
+      scratch = scratchNamespace(PREFIX);
+    });
+    after(() => {
+      down();
+      for (const s of snapshots) rmSync(s, { recursive: true, force: true });
+    });
+
+    /** Waits until kube-proxy on every node wrote a DNAT to each ready Pod of `ns` and the
+     * LoadBalancer IPs (set on the Services' status after they were created). */
+    const synced = (ns: string) => {
+      const ips = c
+        .kubectl([
+          '-n',
+          ns,
+          'get',
+          'pods',
+          '-o',
+          'jsonpath={range .items[*]}{.status.podIP}{" "}{end}',
+        ])
+        .split(' ')
+        .filter(Boolean);
+      return c.until('kube-proxy to write the endpoints and LoadBalancer IPs', () =>
+        c.info.nodes.every((n) => {
+          const rules = c.onNode(n.name, ['iptables-save']).stdout;
+          return (
+            Object.values(LB_INGRESS).every((ip) => rules.includes(`-d ${ip}/32`)) &&
+            rules.includes(`"${ns}/lb:http loadbalancer IP"`) &&
+            ips.every((ip) => rules.includes(`--to-destination ${ip}:`))
+          );
+        }),
+      );
+    };
+
+    /** A snapshot of every Service read live, with each node's rules read through its kube-proxy Pod. */
+    const save = () => {
+      const dir = mkdtempSync(join(tmpdir(), 'kdc-snapshot-'));
+      snapshots.push(dir);
+      rmSync(dir, { recursive: true });
+      const r = c.kdebug(['snapshot', 'save', dir, '--all', '-A', '--via', 'kube-proxy']);
+      assert.equal(r.code, 0, r.stderr);
+      return dir;
+    };
+
+    /** `kdebug expect` against what the real kube-proxy wrote on each node. */
+    const truth = (dir: string) => {
+      for (const n of c.info.nodes) {
+        const e = c.kdebug(['expect', '--snapshot', dir, '--node', n.name]);
+        assert.equal(e.code, 0, e.stderr);
+        const actual = c.onNode(n.name, ['iptables-save']);
+        assert.equal(actual.code, 0, actual.stderr);
+        const d = differences(roundTrip(scratch, e.stdout), roundTrip(scratch, actual.stdout));
+        assert.deepEqual(
+          d,
+          [],
+          `${n.name}: kdebug expect differs from kube-proxy's rules:\n${d.join('\n')}`,
+        );
+      }
+    };
+
+    it('kdebug svc on a healthy Service: every step passes, from real objects, rules and probes', async () => {
+      c.kubectl(['apply', '-f', '-'], {
+        input: `apiVersion: v1
+kind: Namespace
+metadata: {name: demo}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: nginx, namespace: demo}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: nginx}}
+  template:
+    metadata: {labels: {app: nginx}}
+    spec:
+      containers:
+      - name: nginx
+        image: nginx:1.27
+        ports: [{containerPort: 80, name: http}]
+        readinessProbe: {httpGet: {path: /, port: 80}}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: nginx-svc, namespace: demo}
+spec:
+  selector: {app: nginx}
+  ports: [{name: http, port: 8080, targetPort: 80}]
+`,
+      });
+      await c.until('the nginx Pods ready', () => ready(c, 'demo') === 2);
+      // kube-proxy has written the Service once a node's rules hold its cluster IP
+      const ip = c.kubectl([
+        '-n',
+        'demo',
+        'get',
+        'svc',
+        'nginx-svc',
+        '-o',
+        'jsonpath={.spec.clusterIP}',
+      ]);
+      await c.until('kube-proxy to write nginx-svc', () =>
+        c.info.nodes.every((n) =>
+          c.onNode(n.name, ['iptables-save', '-t', 'nat']).stdout.includes(`${ip}/32`),
+        ),
+      );
+      const r = c.kdebug([
+        'svc',
+        'nginx-svc',
+        '-n',
+        'demo',
+        '--via',
+        'pod',
+        '--yes',
+        '--debug-namespace',
+        'default',
+        '-o',
+        'json',
+      ]);
+      assert.equal(r.code, 0, r.stderr);
+      const doc = JSON.parse(r.stdout) as {
+        status: string;
+        unobserved: string[];
+        steps: { id: string; status: string; findings: { id: string; status: string }[] }[];
+      };
+      assert.equal(doc.status, 'pass');
+      assert.deepEqual(doc.unobserved, []);
+      for (const s of doc.steps)
+        assert.equal(
+          s.status,
+          'pass',
+          `${s.id}: ${s.findings.map((f) => `${f.id}:${f.status}`).join(' ')}`,
+        );
+      // the probes were really made: the ClusterIP answered through the real rules from both nodes
+      const reach = doc.steps.find((s) => s.id === 'reachability')!;
+      assert.ok(reach.findings.some((f) => f.id === 'clusterip-reachable' && f.status === 'pass'));
+      // and the debug Pods are gone
+      await c.until(
+        'the debug Pods to be deleted',
+        () => !/kdebug-/.test(c.kubectl(['-n', 'default', 'get', 'pods', '-o', 'name'])),
+      );
+    });
+
+    it('truth: kdebug expect equals what the real kube-proxy wrote, for every Service shape; drift reports nothing', async () => {
+      c.kubectl(['apply', '-f', '-'], { input: MATRIX_OBJECTS });
+      for (const [svc, ip] of Object.entries(LB_INGRESS))
+        c.kubectl([
+          '-n',
+          MATRIX_NAMESPACE,
+          'patch',
+          'service',
+          svc,
+          '--subresource=status',
+          '--type=merge',
+          '-p',
+          JSON.stringify({ status: { loadBalancer: { ingress: [{ ip }] } } }),
+        ]);
+      await c.until('the matrix Pods ready', () => ready(c, MATRIX_NAMESPACE) === 3);
+      await synced(MATRIX_NAMESPACE);
+      truth(save());
+      const drift = c.kdebug(['drift', '--all-nodes', '--via', 'kube-proxy', '-o', 'json']);
+      assert.equal(drift.code, 0, drift.stdout + drift.stderr);
+    });
+
+    it('truth with terminating endpoints: the only Pod of an ETP=Local Service being deleted', async () => {
+      c.kubectl(['-n', MATRIX_NAMESPACE, 'scale', 'deployment', 'solo', '--replicas=0']);
+      await c.until('the solo endpoint to be terminating and serving', () =>
+        /"terminating":true/.test(
+          c
+            .kubectl([
+              '-n',
+              MATRIX_NAMESPACE,
+              'get',
+              'endpointslices',
+              '-l',
+              'kubernetes.io/service-name=lb-local',
+              '-o',
+              'json',
+            ])
+            .replace(/\s/g, ''),
+        ),
+      );
+      // kube-proxy's minSyncPeriod is 0 in the lab: give it a sync period to write the change
+      await new Promise((r) => setTimeout(r, 3000));
+      truth(save());
+    });
+
+    it('down leaves nothing: no namespace, no process, and the host as it was', () => {
+      down();
+      const left = spawnSync('ip', ['netns', 'list'], { encoding: 'utf8' })
+        .stdout.split('\n')
+        .filter((l) => l.startsWith(`${PREFIX}.`));
+      assert.deepEqual(left, []);
+      const procs = spawnSync('pgrep', ['-f', 'kdebug-lab/'], { encoding: 'utf8' }).stdout.trim();
+      assert.equal(procs, '', `processes left: ${procs}`);
+      assert.equal(hostState(), host);
+    });
+  },
+);

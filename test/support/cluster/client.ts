@@ -1,0 +1,72 @@
+// Driving a running lab cluster from its cluster.json alone: kubectl and kdebug inside the
+// client namespace, commands inside a node's namespace.
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ClusterInfo } from './cluster.js';
+import { DIR, ROOT } from './cluster.js';
+
+export interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export class ClusterClient {
+  constructor(readonly info: ClusterInfo) {}
+
+  static fromFile(file = join(DIR, 'cluster.json')): ClusterClient {
+    return new ClusterClient(JSON.parse(readFileSync(file, 'utf8')) as ClusterInfo);
+  }
+
+  private run(netns: string, argv: string[], input = '', timeoutMs = 120_000): Run {
+    const r = spawnSync('ip', ['netns', 'exec', netns, ...argv], {
+      cwd: ROOT,
+      input,
+      encoding: 'utf8',
+      timeout: timeoutMs,
+      env: { ...process.env, NO_COLOR: '1', COLUMNS: '100' },
+    });
+    return { code: r.status, stdout: r.stdout ?? '', stderr: r.stderr ?? r.error?.message ?? '' };
+  }
+
+  /** kubectl as the admin (or the limited user), failing the test on an error. */
+  kubectl(args: string[], o: { input?: string; limited?: boolean } = {}): string {
+    const config = o.limited ? this.info.limitedKubeconfig : this.info.kubeconfig;
+    const r = this.run(
+      this.info.clientNetns,
+      [this.info.kubectl, `--kubeconfig=${config}`, ...args],
+      o.input,
+    );
+    if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')}: ${r.stderr.trim()}`);
+    return r.stdout;
+  }
+
+  /** The built kdebug, as a user on the client machine runs it. */
+  kdebug(args: string[], o: { limited?: boolean } = {}): Run {
+    const config = o.limited ? this.info.limitedKubeconfig : this.info.kubeconfig;
+    return this.run(this.info.clientNetns, [
+      process.execPath,
+      join(ROOT, 'bin/kdebug.js'),
+      ...args,
+      `--kubeconfig=${config}`,
+    ]);
+  }
+
+  /** A command inside a node's namespace (what is on that node). */
+  onNode(node: string, argv: string[], input = ''): Run {
+    const n = this.info.nodes.find((x) => x.name === node);
+    if (!n) throw new Error(`no node ${node}`);
+    return this.run(n.netns, argv, input);
+  }
+
+  /** Waits until `ok` holds (the controllers and kube-proxy work asynchronously). */
+  async until(what: string, ok: () => boolean, ms = 60_000): Promise<void> {
+    const end = Date.now() + ms;
+    while (Date.now() < end) {
+      if (ok()) return;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    throw new Error(`timed out waiting for ${what}`);
+  }
+}
