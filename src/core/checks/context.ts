@@ -129,6 +129,16 @@ export class CheckContext {
     return undefined;
   }
 
+  /** Why the EndpointSlices of `svc` were not captured (the read of them, or of every slice of its
+   * namespace, failed), or undefined: then "no EndpointSlice" means the controller wrote none. */
+  slicesNotCaptured(svc: Pick<Service, 'namespace' | 'name'>): string | undefined {
+    // names are DNS labels: nothing in them needs escaping
+    const { namespace: ns, name } = svc;
+    return this.readError(
+      new RegExp(`^EndpointSlices(?: of ${ns}/${name}| in ${ns}| in all namespaces)?$`),
+    );
+  }
+
   /** Pods of the Service's namespace its selector matches (none without a selector). */
   selectedPods(): Pod[] {
     const svc = this.service;

@@ -92,6 +92,16 @@ function coreDns(ctx: CheckContext, dns: Service | undefined): Finding {
       explanation: `${unread[0]!.toUpperCase()}${unread.slice(1)}, so kdebug does not know whether cluster DNS is there; a missing read is not a missing Service.`,
       next: kubectl('kube-system', 'get service kube-dns'),
     });
+  const first = dns?.ports[0];
+  const slicesUnread =
+    dns && first && ctx.endpointsOf(dns, first).length === 0
+      ? ctx.slicesNotCaptured(dns)
+      : undefined;
+  if (slicesUnread)
+    return finding('coredns-not-observed', 'skip', "kube-dns's endpoints were not read", {
+      explanation: `${slicesUnread[0]!.toUpperCase()}${slicesUnread.slice(1)}, so kdebug does not know whether CoreDNS is behind the kube-dns Service; a missing read is not a DNS outage.`,
+      next: kubectl('kube-system', 'get endpointslices -l kubernetes.io/service-name=kube-dns'),
+    });
   if (!dns)
     return finding('coredns-unavailable', 'fail', 'no kube-dns Service in kube-system', {
       explanation:

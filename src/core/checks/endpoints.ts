@@ -171,6 +171,17 @@ function check(ctx: CheckContext, svc: Service): Finding[] {
   const out: Finding[] = [];
   const cause = ctx.causedBy('selector-matches-no-pods', 'target-port-not-exposed');
   const slices = ctx.slices();
+  const unseen = slices.length === 0 ? ctx.slicesNotCaptured(svc) : undefined;
+  if (unseen)
+    return [
+      finding('endpoints-not-observed', 'skip', 'EndpointSlices not captured', {
+        explanation: `kdebug did not see the EndpointSlices of ${svc.namespace}/${svc.name} (${unseen}), so it cannot tell which endpoints kube-proxy sends traffic to; a refused read is not an empty Service.`,
+        next: kubectl(
+          svc.namespace,
+          `get endpointslices -l kubernetes.io/service-name=${svc.name} -o wide`,
+        ),
+      }),
+    ];
   const all = ctx.endpointAddresses();
   for (const port of svc.ports.length > 0 ? svc.ports : [undefined]) {
     const eps = port ? ctx.endpoints(port) : all;

@@ -8,7 +8,7 @@ import type { Finding } from '../model.js';
 import { rulesReadError } from '../node-access.js';
 import { parseIpBrief } from '../probes.js';
 import type { ServiceTree } from '../service-tree.js';
-import { consequence, count, finding, list, pending, type Check } from './check.js';
+import { consequence, count, finding, kubectl, list, pending, type Check } from './check.js';
 import type { CheckContext } from './context.js';
 import { proxyModes, replacement } from './kube-proxy.js';
 
@@ -200,6 +200,19 @@ export const rulesCheck: Check = {
             next: other.next,
           },
         ),
+      ];
+    // without the EndpointSlices the expected rules would be those of a Service without endpoints
+    const slicesUnseen = ctx.slices().length === 0 ? ctx.slicesNotCaptured(svc) : undefined;
+    if (slicesUnseen)
+      return [
+        ...notRead(ctx, ctx.nodesWithRules()),
+        finding('rules-not-checked', 'skip', 'rules not compared: EndpointSlices not captured', {
+          explanation: `kdebug compares each node's rules with what kube-proxy writes for the Service's endpoints, and it did not see them (${slicesUnseen}).`,
+          next: kubectl(
+            svc.namespace,
+            `get endpointslices -l kubernetes.io/service-name=${svc.name}`,
+          ),
+        }),
       ];
     const nodes = ctx.nodesWithRules();
     const unread = notRead(ctx, nodes);

@@ -399,3 +399,29 @@ describe('Nodes not captured', () => {
     assert.ok(!ids(whole, 'kube-proxy').includes('nodes-not-observed:skip'));
   });
 });
+
+describe('EndpointSlices not captured', () => {
+  it("the Service's slices refused: no 'no ready endpoints', no drift, no DNS outage", async () => {
+    const facts = await readSnapshot('snapshots/nginx-svc');
+    facts.objects = facts.objects.filter((o) => o.kind !== 'EndpointSlice');
+    const refused = (what: string) => ({
+      what,
+      error: 'access denied by RBAC: user "limited" cannot list endpointslices.discovery.k8s.io',
+    });
+    facts.meta['readErrors'] = [
+      refused('EndpointSlices of default/nginx-svc'),
+      refused('EndpointSlices of kube-system/kube-dns'),
+    ];
+    const r = diagnose(facts, TARGET);
+    assert.deepEqual(ids(r, 'endpoints'), ['endpoints-not-observed:skip']);
+    assert.ok(ids(r, 'rules').includes('rules-not-checked:skip'), ids(r, 'rules').join(' '));
+    assert.ok(ids(r, 'dns').includes('coredns-not-observed:skip'), ids(r, 'dns').join(' '));
+    assert.deepEqual(
+      r.steps.filter((s) => s.status === 'fail').map((s) => s.id),
+      [],
+    );
+    // the same facts without the refusals: no endpoints, observed
+    delete facts.meta['readErrors'];
+    assert.ok(ids(diagnose(facts, TARGET), 'endpoints').includes('no-ready-endpoints:fail'));
+  });
+});

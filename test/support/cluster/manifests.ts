@@ -20,7 +20,7 @@ export function kubeProxyConfig(o: { clusterCIDR: string; mode: ProxyMode }): st
     '  tcpCloseWaitTimeout: 0s',
     'iptables:',
     '  minSyncPeriod: 0s',
-    '  syncPeriod: 10s',
+    '  syncPeriod: 1h', // a rule deleted by hand stays deleted until a Service changes
     'metricsBindAddress: 127.0.0.1:10249',
     '',
   ].join('\n');

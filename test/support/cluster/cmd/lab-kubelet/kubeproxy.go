@@ -30,7 +30,16 @@ func (k *kubelet) runKubeProxy(ctx context.Context, p *labPod, c corev1.Containe
 		return
 	}
 	defer log.Close()
+	// a test stops kube-proxy on this node by creating this file, and lets it start again by removing it
+	stopped := filepath.Join(k.c.dir, "kube-proxy.stopped")
 	for ctx.Err() == nil {
+		if exists(stopped) {
+			select {
+			case <-ctx.Done():
+			case <-time.After(500 * time.Millisecond):
+			}
+			continue
+		}
 		cmd := exec.CommandContext(ctx, k.c.kubeProxy, "--config="+conf, "--hostname-override="+k.c.node)
 		cmd.Stdout, cmd.Stderr = log, log
 		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
@@ -39,7 +48,21 @@ func (k *kubelet) runKubeProxy(ctx context.Context, p *labPod, c corev1.Containe
 			return
 		}
 		k.setRunning(p, c.Name, cmd)
+		done := make(chan struct{})
+		go func() {
+			for {
+				select {
+				case <-done:
+					return
+				case <-time.After(500 * time.Millisecond):
+					if exists(stopped) {
+						_ = cmd.Process.Kill()
+					}
+				}
+			}
+		}()
 		_ = cmd.Wait()
+		close(done)
 		k.setRunning(p, c.Name, nil)
 		if ctx.Err() != nil {
 			return
@@ -52,6 +75,11 @@ func (k *kubelet) runKubeProxy(ctx context.Context, p *labPod, c corev1.Containe
 		case <-time.After(5 * time.Second):
 		}
 	}
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 // setRunning records the process behind a container (nil: it is not running).

@@ -1,0 +1,262 @@
+// Each fault made for real on the lab cluster (through the API, on a node, or by stopping
+// kube-proxy), and kdebug's answer: its finding id at the right step, and no other step failing.
+import assert from 'node:assert/strict';
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { goUnavailable } from '../support/cluster/build.js';
+import { ClusterClient, type Run } from '../support/cluster/client.js';
+import { clusterUnavailable, DIR, down, up } from '../support/cluster/cluster.js';
+import { FAULT_OBJECTS, FAULTS_NAMESPACE } from '../support/cluster/faults.js';
+import { skipWithout } from '../support/skip.js';
+
+interface Doc {
+  status: string;
+  unobserved: string[];
+  steps: {
+    id: string;
+    status: string;
+    findings: { id: string; status: string; node?: string; explanation: string }[];
+  }[];
+}
+
+const VIA_POD = ['--via', 'pod', '--yes', '--debug-namespace', 'default'];
+
+describe(
+  'faults made on the lab cluster',
+  skipWithout(goUnavailable() ?? clusterUnavailable() ?? ''),
+  () => {
+    let c: ClusterClient;
+    before(async () => {
+      c = new ClusterClient(await up({ prefix: 'kdc', nodes: 2 }));
+      c.kubectl(['apply', '-f', '-'], { input: FAULT_OBJECTS });
+      // web, scaled: 2 Pods each; unready: 1 Pod that never gets ready; solo: 1
+      await c.until('the Pods to run, ready where they can be', () => {
+        const out = c.kubectl([
+          '-n',
+          FAULTS_NAMESPACE,
+          'get',
+          'pods',
+          '-o',
+          'jsonpath={range .items[*]}{.status.conditions[?(@.type=="Ready")].status} {end}',
+        ]);
+        return (out.match(/True/g) ?? []).length === 5 && (out.match(/False/g) ?? []).length === 1;
+      });
+      await synced(['web', 'scaled', 'solo']);
+    });
+    after(() => down());
+
+    /** Waits until every node's rules send traffic to each ready Pod of these apps. */
+    const synced = (apps: string[]) =>
+      c.until('kube-proxy to write the endpoints', () => {
+        const ips = c
+          .kubectl([
+            '-n',
+            FAULTS_NAMESPACE,
+            'get',
+            'pods',
+            '-l',
+            `app in (${apps.join(',')})`,
+            '-o',
+            'jsonpath={range .items[*]}{.status.podIP} {end}',
+          ])
+          .split(' ')
+          .filter(Boolean);
+        return c.info.nodes.every((n) => {
+          const nat = c.onNode(n.name, ['iptables-save', '-t', 'nat']).stdout;
+          return ips.every((ip) => nat.includes(`--to-destination ${ip}:`));
+        });
+      });
+
+    const svc = (
+      name: string,
+      extra: string[] = ['--via', 'kube-proxy'],
+      limited = false,
+    ): { r: Run; doc: Doc } => {
+      const r = c.kdebug(['svc', name, '-n', FAULTS_NAMESPACE, '-o', 'json', ...extra], {
+        limited,
+      });
+      assert.ok(r.code === 0 || r.code === 1, `exit ${r.code}: ${r.stderr}`);
+      return { r, doc: JSON.parse(r.stdout) as Doc };
+    };
+
+    /** `id` is reported at `step` with `status`; no step fails but `failing` (root cause first). */
+    function finds(
+      doc: Doc,
+      step: string,
+      id: string,
+      status: string,
+      failing: string[] = [step],
+      node?: string,
+    ) {
+      const s = doc.steps.find((x) => x.id === step)!;
+      const all = doc.steps
+        .map(
+          (x) =>
+            `${x.id}:${x.status} [${x.findings.map((f) => `${f.id}:${f.status}${f.node ? `@${f.node}` : ''}`).join(' ')}]`,
+        )
+        .join('\n');
+      assert.ok(
+        s.findings.some(
+          (f) => f.id === id && f.status === status && (node === undefined || f.node === node),
+        ),
+        `${id}:${status} not at ${step}:\n${all}`,
+      );
+      const failed = doc.steps.filter((x) => x.status === 'fail').map((x) => x.id);
+      assert.ok(
+        failed.every((f) => failing.includes(f)),
+        `only ${failing.join(', ') || 'no step'} may fail:\n${all}`,
+      );
+    }
+
+    it('a selector typo: selector-matches-no-pods at Selector', () => {
+      finds(svc('typo').doc, 'selector', 'selector-matches-no-pods', 'fail');
+    });
+
+    it('a wrong targetPort: target-port-not-exposed at Ports', () => {
+      finds(svc('wrong-port').doc, 'ports', 'target-port-not-exposed', 'fail');
+    });
+
+    it('a Pod failing its readiness check: endpoint-not-ready at Endpoints', () => {
+      finds(svc('unready').doc, 'endpoints', 'endpoint-not-ready', 'fail');
+    });
+
+    it('externalTrafficPolicy Local without a local endpoint: no-local-endpoint at Traffic policy', () => {
+      finds(svc('local').doc, 'traffic-policy', 'no-local-endpoint', 'fail');
+    });
+
+    it('a Pod reaching its own Service is masqueraded: hairpin-masquerade-present at Hairpin', () => {
+      const { doc } = svc('web');
+      const hairpin = doc.steps.find((s) => s.id === 'hairpin')!;
+      assert.equal(hairpin.status, 'pass');
+      assert.ok(hairpin.findings.some((f) => f.id === 'hairpin-masquerade-present'));
+    });
+
+    it('the limited user: refused reads are not observed (RBAC said so), never an outage', () => {
+      const { r, doc } = svc('web', ['--via', 'kube-proxy'], true);
+      assert.match(
+        r.stderr,
+        /access denied by RBAC: user "kdebug-limited" cannot get or create pods\/exec in namespace kube-system/,
+      );
+      const ids = (step: string) =>
+        doc.steps.find((s) => s.id === step)!.findings.map((f) => `${f.id}:${f.status}`);
+      assert.ok(
+        ids('endpoints').includes('endpoints-not-observed:skip'),
+        ids('endpoints').join(' '),
+      );
+      assert.ok(ids('dns').includes('coredns-not-observed:skip'), ids('dns').join(' '));
+      assert.match(
+        doc.steps.find((s) => s.id === 'endpoints')!.findings[0]!.explanation,
+        /access denied by RBAC: user "kdebug-limited" cannot list endpointslices/,
+      );
+      assert.deepEqual(
+        doc.steps.filter((s) => s.status === 'fail').map((s) => s.id),
+        [],
+      );
+    });
+
+    it('a namespace that enforces Pod Security restricted: the debug Pod is refused up front, with the fix', () => {
+      const { r, doc } = svc('web', ['--via', 'pod', '--yes', '--debug-namespace', 'locked']);
+      assert.match(r.stderr, /namespace locked enforces Pod Security "restricted"/);
+      assert.match(
+        r.stderr,
+        /kubectl label namespace locked pod-security\.kubernetes\.io\/enforce=privileged/,
+      );
+      finds(doc, 'rules', 'rules-not-read', 'warn', []);
+      // refused before creating anything
+      assert.equal(c.kubectl(['-n', 'locked', 'get', 'pods', '-o', 'name']).trim(), '');
+    });
+
+    it('a rule deleted by hand on one node: endpoint-missing at Rules, on that node only', () => {
+      const nat = c.onNode('node-a', ['iptables-save', '-t', 'nat']).stdout.split('\n');
+      const jump = nat.find(
+        (l) => l.startsWith('-A KUBE-SVC-') && l.includes(`"${FAULTS_NAMESPACE}/web:http -> `),
+      );
+      assert.ok(jump, 'no KUBE-SVC jump for web on node-a');
+      const del = c.onNode('node-a', [
+        'iptables',
+        '-t',
+        'nat',
+        ...jump
+          .replace(/^-A/, '-D')
+          .match(/"[^"]*"|\S+/g)!
+          .map((w) => w.replace(/^"|"$/g, '')),
+      ]);
+      assert.equal(del.code, 0, del.stderr);
+      const { doc } = svc('web');
+      finds(doc, 'rules', 'endpoint-missing', 'warn', [], 'node-a');
+      const rules = doc.steps.find((s) => s.id === 'rules')!;
+      assert.ok(!rules.findings.some((f) => f.status === 'warn' && f.node === 'node-b'));
+    });
+
+    it('kube-proxy stopped on one node, then the Deployment scaled: not running there, its rules stale there only', async () => {
+      const stop = join(DIR, 'nodes', 'node-b', 'kube-proxy.stopped');
+      writeFileSync(stop, '');
+      try {
+        await c.until('kube-proxy on node-b to stop', () =>
+          /False/.test(
+            c.kubectl([
+              '-n',
+              'kube-system',
+              'get',
+              'pods',
+              '--field-selector',
+              'spec.nodeName=node-b',
+              '-l',
+              'k8s-app=kube-proxy',
+              '-o',
+              'jsonpath={.items[0].status.conditions[?(@.type=="Ready")].status}',
+            ]),
+          ),
+        );
+        c.kubectl(['-n', FAULTS_NAMESPACE, 'scale', 'deployment', 'scaled', '--replicas=4']);
+        await c.until(
+          '4 ready Pods',
+          () =>
+            (
+              c
+                .kubectl([
+                  '-n',
+                  FAULTS_NAMESPACE,
+                  'get',
+                  'pods',
+                  '-l',
+                  'app=scaled',
+                  '-o',
+                  'jsonpath={range .items[*]}{.status.conditions[?(@.type=="Ready")].status} {end}',
+                ])
+                .match(/True/g) ?? []
+            ).length === 4,
+        );
+        await c.until('node-a to write them', () => {
+          const ips = c
+            .kubectl([
+              '-n',
+              FAULTS_NAMESPACE,
+              'get',
+              'pods',
+              '-l',
+              'app=scaled',
+              '-o',
+              'jsonpath={range .items[*]}{.status.podIP} {end}',
+            ])
+            .split(' ')
+            .filter(Boolean);
+          const nat = c.onNode('node-a', ['iptables-save', '-t', 'nat']).stdout;
+          return ips.every((ip) => nat.includes(`--to-destination ${ip}:`));
+        });
+        // the kube-proxy Pod cannot be exec'd into while it is down: read the nodes with debug Pods
+        const { doc } = svc('scaled', VIA_POD);
+        finds(doc, 'kube-proxy', 'kube-proxy-not-running', 'fail', ['kube-proxy'], 'node-b');
+        finds(doc, 'rules', 'endpoint-missing', 'warn', ['kube-proxy'], 'node-b');
+        const rules = doc.steps.find((s) => s.id === 'rules')!;
+        assert.ok(
+          !rules.findings.some((f) => f.status === 'warn' && f.node === 'node-a'),
+          'node-a is in sync',
+        );
+      } finally {
+        rmSync(stop, { force: true });
+      }
+    });
+  },
+);
