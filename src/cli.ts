@@ -944,7 +944,7 @@ export function buildProgram(run: (code: Promise<number>) => void): Command {
       '--no-random-fully',
       'the iptables binary lacks MASQUERADE --random-fully (iptables < 1.6.2)',
     )
-    .option('--nfacct', 'the node has nfacct counters (kube-proxy 1.30+ adds -m nfacct rules)')
+    .option('--nfacct', 'the node has nfacct counters (kube-proxy 1.31+ adds -m nfacct rules)')
     .option('--no-nfacct', 'the node has no nfacct counters (default: read from its recordings)')
     .option('--tcp-be-liberal', 'sysctl nf_conntrack_tcp_be_liberal=1 (no INVALID drop rule)')
     .action((o: ExpectOptions) => run(expectCommand(o, g())));

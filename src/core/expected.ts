@@ -34,7 +34,7 @@ export interface ExpectOptions {
   config?: KubeProxyConfig;
   /** MASQUERADE --random-fully: on whenever the iptables binary supports it (1.6.2+). Default true. */
   randomFully?: boolean;
-  /** nfacct counters exist (kube-proxy 1.30+, nfnetlink_acct loaded): `-m nfacct` rules. Default false. */
+  /** nfacct counters exist (kube-proxy 1.31+, nfnetlink_acct loaded): `-m nfacct` rules. Default false. */
   nfacct?: boolean;
   /** sysctl net.netfilter.nf_conntrack_tcp_be_liberal=1: no INVALID drop in KUBE-FORWARD. Default false. */
   conntrackTcpBeLiberal?: boolean;

@@ -68,7 +68,7 @@ describe('node knobs: nfacct counters', () => {
       NODE,
       {},
       undefined,
-      view(kubeProxyPod('registry.k8s.io/kube-proxy:v1.29.4@sha256:ab')),
+      view(kubeProxyPod('registry.k8s.io/kube-proxy:v1.30.4@sha256:ab')),
     );
     assert.equal(old.options.nfacct, false);
     assert.deepEqual(old.notes, []);

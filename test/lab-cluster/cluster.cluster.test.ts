@@ -3,9 +3,9 @@
 // in CI). The suite brings the cluster up and down itself, and checks the host is as it was.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { goUnavailable } from '../support/cluster/build.js';
 import { ClusterClient } from '../support/cluster/client.js';
@@ -212,6 +212,29 @@ spec:
       );
     });
 
+    it('snapshot save from the live cluster, then replay: the same svc, rules and drift answers', () => {
+      const dir = mkdtempSync(join(tmpdir(), 'kdc-replay-'));
+      snapshots.push(dir);
+      rmSync(dir, { recursive: true });
+      const via = ['--via', 'kube-proxy'];
+      const saved = c.kdebug(['snapshot', 'save', dir, '--all', '-A', ...via]);
+      assert.equal(saved.code, 0, saved.stderr);
+      const both = (args: string[]) => {
+        const live = c.kdebug([...args, ...via, '-o', 'json']);
+        const replay = c.kdebug([...args, '--snapshot', dir, '-o', 'json']);
+        assert.equal(replay.code, live.code, `${args.join(' ')}: ${live.stderr}${replay.stderr}`);
+        return [JSON.parse(live.stdout), JSON.parse(replay.stdout)] as const;
+      };
+      const [svcLive, svcReplay] = both(['svc', 'nginx-svc', '-n', 'demo']);
+      assert.deepEqual(svcReplay, svcLive);
+      const [rulesLive, rulesReplay] = both(['rules', '--node', 'node-a']);
+      assert.deepEqual(rulesReplay, rulesLive);
+      // where the rules came from is the one field that differs
+      const [driftLive, driftReplay] = both(['drift', '--all-nodes']);
+      assert.deepEqual({ ...driftReplay, source: '' }, { ...driftLive, source: '' });
+      assert.match(driftReplay.source, /^snapshot /);
+    });
+
     it('truth: kdebug expect equals what the real kube-proxy wrote, for every Service shape; drift reports nothing', async () => {
       c.kubectl(['apply', '-f', '-'], { input: MATRIX_OBJECTS });
       for (const [svc, ip] of Object.entries(LB_INGRESS))
@@ -254,6 +277,41 @@ spec:
       // kube-proxy's minSyncPeriod is 0 in the lab: give it a sync period to write the change
       await new Promise((r) => setTimeout(r, 3000));
       truth(save());
+    });
+
+    it('lab-kubelet (which starts kube-proxy) refuses to run outside the node namespace it is given', () => {
+      const bin = join(dirname(c.info.kubectl), 'lab-kubelet');
+      const host = String(statSync('/proc/self/ns/net').ino);
+      const refuse = (args: string[], why: RegExp) => {
+        const r = spawnSync(bin, [...args, `--host-netns-inode=${host}`], {
+          encoding: 'utf8',
+          timeout: 10_000,
+        });
+        assert.equal(r.status, 1, r.stderr);
+        assert.match(r.stderr, why);
+      };
+      // here, in the host's namespace, pointed at a node's: not inside it
+      refuse(
+        [`--netns=/run/netns/${PREFIX}.node-a`, `--prefix=${PREFIX}`],
+        /refusing to run: not inside/,
+      );
+      // a namespace that is not the lab's
+      refuse(['--netns=/proc/self/ns/net', `--prefix=${PREFIX}`], /is not a lab namespace/);
+      // inside the node's namespace but told the host's is that one: refused too
+      const inside = spawnSync(
+        'nsenter',
+        [
+          `--net=/run/netns/${PREFIX}.node-a`,
+          '--',
+          bin,
+          `--netns=/run/netns/${PREFIX}.node-a`,
+          `--prefix=${PREFIX}`,
+          `--host-netns-inode=${statSync(`/run/netns/${PREFIX}.node-a`).ino}`,
+        ],
+        { encoding: 'utf8', timeout: 10_000 },
+      );
+      assert.equal(inside.status, 1);
+      assert.match(inside.stderr, /refusing to run/);
     });
 
     it('down leaves nothing: no namespace, no process, and the host as it was', () => {

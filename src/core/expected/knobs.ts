@@ -11,8 +11,9 @@ export interface NodeKnobs {
   notes: string[];
 }
 
-/** kube-proxy has written `-m nfacct` counters since v1.30, where the kernel has nfnetlink_acct. */
-const NFACCT_SINCE = [1, 30] as const;
+/** kube-proxy has written `-m nfacct` counters since v1.31 (its 1.31 release notes: the
+ * ct_state_invalid and localhost node-port metrics), where the kernel has nfnetlink_acct. */
+const NFACCT_SINCE = [1, 31] as const;
 const LOCALHOST_COUNTER = 'kubeproxy_iptables_localhost_nodeports_accepted_packets_total';
 
 /**
@@ -41,7 +42,7 @@ export function nodeKnobs(
     );
   } else if (!version)
     notes.push(
-      `kube-proxy's version on ${node} is unknown: no nfacct counter rules (--nfacct for kube-proxy 1.30+)`,
+      `kube-proxy's version on ${node} is unknown: no nfacct counter rules (--nfacct for kube-proxy 1.31+)`,
     );
   return { options: { nfacct, config }, notes };
 }

@@ -19,7 +19,14 @@ import (
 // (checked when this process started), with the configuration of the ConfigMap the Pod mounts;
 // it is restarted when it exits, and its container shows as crash-looping meanwhile.
 func (k *kubelet) runKubeProxy(ctx context.Context, p *labPod, c corev1.Container) {
+	// the Node authorizer lets a node read a Pod's ConfigMap only once it has seen the Pod bound
+	// there: retry, as the kubelet retries a volume mount
 	conf, err := k.kubeProxyConfig(ctx, p.pod)
+	for try := 0; err != nil && try < 60 && ctx.Err() == nil; try++ {
+		klog.V(2).Infof("kube-proxy on %s: %v (retrying)", k.c.node, err)
+		time.Sleep(time.Second)
+		conf, err = k.kubeProxyConfig(ctx, p.pod)
+	}
 	if err != nil {
 		klog.Errorf("kube-proxy on %s: %v", k.c.node, err)
 		return

@@ -1,0 +1,102 @@
+// `npm run bench:cluster` (root, Go): the lab cluster with 1,000 Services × 5 endpoints created in
+// bulk through the API (selector-less Services with their own EndpointSlices: no 5,000 Pods),
+// then the truth check at that size and `kdebug svc` on one Service, timed. A bench, not a test.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ClusterClient } from '../support/cluster/client.js';
+import { down, up } from '../support/cluster/cluster.js';
+import { differences, roundTrip, scratchNamespace } from '../support/cluster/truth.js';
+
+const SERVICES = Number(process.argv[process.argv.indexOf('--services') + 1]) || 1000;
+const ENDPOINTS = 5;
+const NS = 'scale';
+
+function objects(nodes: { name: string; podCIDR: string }[]): string {
+  const docs = [`apiVersion: v1\nkind: Namespace\nmetadata: {name: ${NS}}\n`];
+  for (let i = 0; i < SERVICES; i++) {
+    const name = `svc-${String(i).padStart(4, '0')}`;
+    docs.push(`apiVersion: v1
+kind: Service
+metadata: {name: ${name}, namespace: ${NS}}
+spec:
+  ports: [{name: http, port: 80, targetPort: 8080}]
+`);
+    const eps = Array.from({ length: ENDPOINTS }, (_, k) => {
+      const node = nodes[(i + k) % nodes.length]!;
+      const base = node.podCIDR.split('.').slice(0, 3).join('.');
+      return `- addresses: [${base}.${10 + ((i * ENDPOINTS + k) % 240)}]\n  conditions: {ready: true, serving: true, terminating: false}\n  nodeName: ${node.name}`;
+    });
+    docs.push(`apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata:
+  name: ${name}-1
+  namespace: ${NS}
+  labels: {kubernetes.io/service-name: ${name}, endpointslice.kubernetes.io/managed-by: kdebug-bench}
+addressType: IPv4
+ports: [{name: http, port: 8080, protocol: TCP}]
+endpoints:
+${eps.join('\n')}
+`);
+  }
+  return docs.join('---\n');
+}
+
+const ms = (start: bigint) => Number(process.hrtime.bigint() - start) / 1e6;
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+async function main(): Promise<void> {
+  const c = new ClusterClient(await up({ nodes: 2 }));
+  try {
+    let t = process.hrtime.bigint();
+    c.kubectl(['apply', '--server-side', '-f', '-'], { input: objects(c.info.nodes) });
+    console.log(`created ${SERVICES} Services × ${ENDPOINTS} endpoints: ${Math.round(ms(t))} ms`);
+    t = process.hrtime.bigint();
+    await c.until(
+      'kube-proxy to write every Service',
+      () =>
+        c.info.nodes.every(
+          (n) =>
+            (c.onNode(n.name, ['iptables-save', '-t', 'nat']).stdout.match(/^:KUBE-SVC-/gm) ?? [])
+              .length >= SERVICES,
+        ),
+      600_000,
+    );
+    console.log(`kube-proxy synced on every node: ${Math.round(ms(t))} ms`);
+    const runs: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      t = process.hrtime.bigint();
+      const r = c.kdebug(['svc', 'svc-0500', '-n', NS, '--via', 'kube-proxy', '-o', 'json']);
+      runs.push(ms(t));
+      if (r.code !== 0) console.log(`kdebug svc exit ${r.code}: ${r.stderr.slice(0, 400)}`);
+    }
+    console.log(
+      `kdebug svc svc-0500 (live, both nodes' rules via kube-proxy): median ${Math.round(median(runs))} ms of ${runs.map(Math.round).join(', ')}`,
+    );
+    const dir = join(mkdtempSync(join(tmpdir(), 'kdc-scale-')), 'snap');
+    t = process.hrtime.bigint();
+    const s = c.kdebug(['snapshot', 'save', dir, '--all', '-n', NS, '--via', 'kube-proxy']);
+    console.log(`snapshot save --all -n ${NS}: exit ${s.code}, ${Math.round(ms(t))} ms`);
+    const scratch = scratchNamespace('kdc');
+    for (const n of c.info.nodes) {
+      t = process.hrtime.bigint();
+      const e = c.kdebug(['expect', '--snapshot', dir, '--node', n.name]);
+      const took = ms(t);
+      const d = differences(
+        roundTrip(scratch, e.stdout),
+        roundTrip(scratch, c.onNode(n.name, ['iptables-save']).stdout),
+      );
+      console.log(
+        `${n.name}: kdebug expect ${Math.round(took)} ms; differences from the real kube-proxy: ${d.length}${d.length ? `\n  ${d.slice(0, 10).join('\n  ')}` : ''}`,
+      );
+    }
+    t = process.hrtime.bigint();
+    const drift = c.kdebug(['drift', '--snapshot', dir, '--all-nodes', '-o', 'json']);
+    console.log(`drift --all-nodes on the snapshot: exit ${drift.code}, ${Math.round(ms(t))} ms`);
+    rmSync(dir, { recursive: true, force: true });
+  } finally {
+    down();
+  }
+}
+
+await main();
