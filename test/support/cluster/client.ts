@@ -25,6 +25,7 @@ export class ClusterClient {
       input,
       encoding: 'utf8',
       timeout: timeoutMs,
+      maxBuffer: 1 << 30,
       env: { ...process.env, NO_COLOR: '1', COLUMNS: '100' },
     });
     return { code: r.status, stdout: r.stdout ?? '', stderr: r.stderr ?? r.error?.message ?? '' };

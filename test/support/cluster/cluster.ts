@@ -237,6 +237,7 @@ function inNs(t: Topology, name: string, argv: string[]): string {
   const r = spawnSync('ip', ['netns', 'exec', ns(t, name), ...argv], {
     encoding: 'utf8',
     timeout: 30_000,
+    maxBuffer: 1 << 30,
   });
   return r.status === 0 ? r.stdout : '';
 }

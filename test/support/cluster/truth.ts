@@ -21,7 +21,12 @@ const LAST = 'NOTE: this must be the last rule in this chain';
 type Saved = Map<string, { chains: Set<string>; rules: Map<string, string[]> }>;
 
 function run(argv: string[], input = ''): string {
-  const r = spawnSync(argv[0]!, argv.slice(1), { input, encoding: 'utf8', timeout: 30_000 });
+  const r = spawnSync(argv[0]!, argv.slice(1), {
+    input,
+    encoding: 'utf8',
+    timeout: 30_000,
+    maxBuffer: 1 << 30,
+  });
   if (r.status !== 0) throw new Error(`${argv.join(' ')}: ${r.stderr.trim()}`);
   return r.stdout;
 }
