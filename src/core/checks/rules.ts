@@ -135,6 +135,18 @@ function drift(ctx: CheckContext, node: string, svc: Service): Finding[] {
     .map((d) => consequence(withCommand(driftToFinding(d), node, down !== undefined), down));
 }
 
+/** A dual-stack or IPv6 Service: its IPv6 cluster IP lives in ip6tables, which is not compared. */
+function ipv6NotObserved(svc: Service): Finding[] {
+  const v6 = svc.clusterIPs.filter((ip) => ip.includes(':'));
+  if (v6.length === 0) return [];
+  return [
+    finding('rules-ipv6-not-observed', 'skip', `IPv6 rules for ${v6.join(', ')} not compared`, {
+      explanation: `kdebug reads and compares kube-proxy's iptables (IPv4) rules; the IPv6 cluster IP ${v6.join(', ')} is served by ip6tables rules, which it does not compare yet.`,
+      next: `ip6tables-save -t nat | grep '${svc.namespace}/${svc.name}'   (on a node)`,
+    }),
+  ];
+}
+
 /** Nodes whose rules were not read: a live run that failed (with why), a snapshot without their
  * dump, a Windows node. The Service is unchecked there, and the step says so by name. */
 function notRead(ctx: CheckContext, read: string[]): Finding[] {
@@ -297,6 +309,6 @@ export const rulesCheck: Check = {
       for (const f of out)
         if (f.node && drifted.includes(f.node) && f.status !== 'pass')
           f.title = `${f.node}: ${f.title} (unlike ${list(clean)})`;
-    return [...out, ...unread];
+    return [...out, ...ipv6NotObserved(svc), ...unread];
   },
 };

@@ -243,6 +243,22 @@ describe('dual-stack, on the API side', () => {
     );
     assert.ok(!eps.some((f) => f.id === 'endpoints-disagree'), eps.map((f) => f.id).join(' '));
   });
+
+  it('an IPv6 cluster IP: its ip6tables rules are not observed, and the IPv4 verdict stays', async () => {
+    const facts = await readSnapshot('snapshots/nginx-svc');
+    const svc = facts.objects.find(
+      (o) => o.kind === 'Service' && o.metadata?.name === 'nginx-svc',
+    )!;
+    const spec = svc['spec'] as { clusterIPs: string[]; ipFamilies: string[] };
+    spec.clusterIPs = ['10.1.190.219', 'fd00:10:96::be'];
+    spec.ipFamilies = ['IPv4', 'IPv6'];
+    const r = diagnose(facts, TARGET);
+    assert.deepEqual(ids(r, 'rules'), ['rules-match:pass', 'rules-ipv6-not-observed:skip']);
+    assert.ok(r.unobserved!.includes('Rules: IPv6 rules for fd00:10:96::be not compared'));
+    // IPv4 only: nothing said about IPv6
+    const plain = diagnose(await readSnapshot('snapshots/nginx-svc'), TARGET);
+    assert.deepEqual(ids(plain, 'rules'), ['rules-match:pass']);
+  });
 });
 
 describe("kube-proxy's own reading of the API objects", () => {

@@ -3,7 +3,8 @@
 // namespaces it creates (topology.ts). `up` writes .cluster/cluster.json for the tests; `down`
 // removes every process, namespace and file it made.
 //
-//   npm run cluster -- up [--nodes 2|3] [--mode iptables|nftables]   |   npm run cluster -- down
+//   npm run cluster -- up [--nodes 2|3] [--mode iptables|nftables] [--families ipv4|dual]
+//   npm run cluster -- down
 import { spawn, spawnSync } from 'node:child_process';
 import {
   existsSync,
@@ -27,7 +28,12 @@ import {
   KUBERNETES_SERVICE_IP,
   SERVICE_CIDR,
   SWITCH_IP,
+  CLUSTER_CIDR6,
+  SERVICE_CIDR6,
+  SWITCH_IP6,
   topology,
+  twin,
+  type Families,
   type ProxyMode,
   type Topology,
 } from './topology.js';
@@ -72,9 +78,11 @@ export function clusterUnavailable(): string | undefined {
 }
 
 export async function up(
-  o: { nodes?: number; mode?: ProxyMode; prefix?: string } = {},
+  o: { nodes?: number; mode?: ProxyMode; prefix?: string; families?: Families } = {},
 ): Promise<ClusterInfo> {
-  const t = topology(o.prefix ?? 'kdc', o.mode ?? 'iptables', o.nodes ?? 2);
+  const t = topology(o.prefix ?? 'kdc', o.mode ?? 'iptables', o.nodes ?? 2, o.families);
+  const dual = t.families === 'dual';
+  const both = (v4: string, v6: string) => (dual ? `${v4},${v6}` : v4);
   if (!PREFIX.test(t.prefix)) throw new Error(`cluster: prefix must match ${PREFIX}`);
   const why = clusterUnavailable();
   if (why) throw new Error(`cluster: ${why}`);
@@ -126,7 +134,7 @@ export async function up(
       `--tls-cert-file=${pki}/apiserver.crt`,
       `--tls-private-key-file=${pki}/apiserver.key`,
       `--client-ca-file=${pki}/ca.crt`,
-      `--service-cluster-ip-range=${SERVICE_CIDR}`,
+      `--service-cluster-ip-range=${both(SERVICE_CIDR, SERVICE_CIDR6)}`,
       '--service-node-port-range=30000-32767',
       '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
       `--service-account-key-file=${pki}/sa.pub`,
@@ -150,7 +158,7 @@ export async function up(
       '--use-service-account-credentials=true',
       `--service-account-private-key-file=${pki}/sa.key`,
       `--root-ca-file=${pki}/ca.crt`,
-      `--cluster-cidr=${CLUSTER_CIDR}`,
+      `--cluster-cidr=${both(CLUSTER_CIDR, CLUSTER_CIDR6)}`,
       // nodes are registered with their Pod CIDR: no CIDR allocation
       '--controllers=*,-node-ipam-controller',
       '--bind-address=127.0.0.1',
@@ -166,7 +174,11 @@ export async function up(
       bin,
       admin,
       ['apply', '-f', '-'],
-      manifests({ clusterCIDR: CLUSTER_CIDR, mode: t.mode, version: K8S_VERSION }),
+      manifests({
+        clusterCIDR: both(CLUSTER_CIDR, CLUSTER_CIDR6),
+        mode: t.mode,
+        version: K8S_VERSION,
+      }),
     );
     const proxyKc = kc('kube-proxy', 'system:kube-proxy');
     for (const n of t.nodes) {
@@ -175,8 +187,8 @@ export async function up(
       start(n.name, `lab-kubelet-${n.name}`, [
         join(bin, 'lab-kubelet'),
         `--node=${n.name}`,
-        `--ip=${n.ip}`,
-        `--pod-cidr=${n.podCIDR}`,
+        `--ip=${n.ip6 ? `${n.ip},${n.ip6}` : n.ip}`,
+        `--pod-cidr=${n.podCIDR6 ? `${n.podCIDR},${n.podCIDR6}` : n.podCIDR}`,
         `--netns=/run/netns/${ns(t, n.name)}`,
         `--prefix=${t.prefix}`,
         `--dir=${dir}`,
@@ -329,11 +341,15 @@ function network(t: Topology): void {
   inNsIp('sw', 'link', 'add', 'br0', 'type', 'bridge');
   inNsIp('sw', 'addr', 'add', `${SWITCH_IP}/24`, 'dev', 'br0');
   inNsIp('sw', 'link', 'set', 'br0', 'up');
+  const v6 = (name: string, ...args: string[]) => sh('ip', ['-6', '-n', ns(t, name), ...args]);
+  const dual = t.families === 'dual';
+  if (dual) v6('sw', 'addr', 'add', `${SWITCH_IP6}/64`, 'dev', 'br0', 'nodad');
   const plug = (name: string, address: string) => {
     // both ends are created inside lab namespaces: the host's never sees them
     inNsIp('sw', 'link', 'add', name, 'type', 'veth', 'peer', 'name', 'eth0', 'netns', ns(t, name));
     inNsIp('sw', 'link', 'set', name, 'master', 'br0', 'up');
     inNsIp(name, 'addr', 'add', `${address}/24`, 'dev', 'eth0');
+    if (dual) v6(name, 'addr', 'add', `${twin(address)}/64`, 'dev', 'eth0', 'nodad');
     inNsIp(name, 'link', 'set', 'eth0', 'up');
   };
   plug('cp', API_IP);
@@ -345,12 +361,19 @@ function network(t: Topology): void {
     sysctl(n.name, 'net.ipv4.ip_forward=1');
     inNsIp(n.name, 'link', 'add', 'cni0', 'type', 'bridge');
     inNsIp(n.name, 'addr', 'add', `${n.podCIDR.replace(/0\/24$/, '1')}/24`, 'dev', 'cni0');
+    if (n.podCIDR6) {
+      v6(n.name, 'addr', 'add', `${n.podCIDR6.replace(/\/64$/, '1')}/64`, 'dev', 'cni0', 'nodad');
+      v6(n.name, 'route', 'add', 'default', 'via', SWITCH_IP6);
+      sysctl(n.name, 'net.ipv6.conf.all.forwarding=1');
+    }
     inNsIp(n.name, 'link', 'set', 'cni0', 'up');
   }
   // every namespace reaches every node's Pods through that node
   for (const from of ['cp', 'ws', ...t.nodes.map((n) => n.name)])
-    for (const to of t.nodes.filter((n) => n.name !== from))
+    for (const to of t.nodes.filter((n) => n.name !== from)) {
       inNsIp(from, 'route', 'add', to.podCIDR, 'via', to.ip);
+      if (to.podCIDR6 && to.ip6) v6(from, 'route', 'add', to.podCIDR6, 'via', to.ip6);
+    }
 }
 
 /** Stops every process `up` started and removes every namespace of its prefix and .cluster/. */
@@ -400,7 +423,11 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
     return i >= 0 ? rest[i + 1] : undefined;
   };
   if (cmd === 'up') {
-    up({ nodes: Number(flag('nodes') ?? 2), mode: (flag('mode') as ProxyMode) ?? 'iptables' })
+    up({
+      nodes: Number(flag('nodes') ?? 2),
+      mode: (flag('mode') as ProxyMode) ?? 'iptables',
+      families: (flag('families') as Families) ?? 'ipv4',
+    })
       .then((info) => console.log(JSON.stringify(info, null, 2)))
       .catch((e: Error) => {
         console.error(e.message);
@@ -408,7 +435,9 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
       });
   } else if (cmd === 'down') down();
   else {
-    console.error('usage: cluster up [--nodes 2|3] [--mode iptables|nftables] | down');
+    console.error(
+      'usage: cluster up [--nodes 2|3] [--mode iptables|nftables] [--families ipv4|dual] | down',
+    );
     process.exit(2);
   }
 }

@@ -34,7 +34,7 @@ func (k *kubelet) serveKubeletAPI(ctx context.Context) {
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok") })
 	mux.HandleFunc("/exec/{namespace}/{pod}/{container}", k.serveExec)
 	srv := &http.Server{
-		Addr:      net.JoinHostPort(k.c.ip, strconv.Itoa(kubeletPort)),
+		Addr:      net.JoinHostPort(k.c.ips[0], strconv.Itoa(kubeletPort)),
 		Handler:   mux,
 		TLSConfig: &tls.Config{ClientCAs: pool, ClientAuth: tls.RequireAndVerifyClientCert, MinVersion: tls.VersionTLS12},
 	}

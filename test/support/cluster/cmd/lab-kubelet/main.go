@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"k8s.io/client-go/kubernetes"
@@ -19,11 +20,11 @@ import (
 
 type config struct {
 	node        string
-	ip          string
-	podCIDR     string
-	netns       string // the node's namespace, /run/netns/<prefix>.<node>: this process must be in it
-	prefix      string // every namespace this stand-in creates is named <prefix>.<...>
-	dir         string // the node's directory: Pod files, kube-proxy's configuration
+	ips         []string // InternalIPs, IPv4 first (dual-stack: then IPv6)
+	podCIDRs    []string // one per family, in the same order
+	netns       string   // the node's namespace, /run/netns/<prefix>.<node>: this process must be in it
+	prefix      string   // every namespace this stand-in creates is named <prefix>.<...>
+	dir         string   // the node's directory: Pod files, kube-proxy's configuration
 	kubeconfig  string
 	proxyConfig string // kubeconfig kube-proxy uses (system:kube-proxy)
 	kubeProxy   string // the kube-proxy binary
@@ -40,8 +41,9 @@ func main() {
 	}
 	var c config
 	flag.StringVar(&c.node, "node", "", "node name")
-	flag.StringVar(&c.ip, "ip", "", "node InternalIP")
-	flag.StringVar(&c.podCIDR, "pod-cidr", "", "the node's Pod CIDR")
+	var ips, cidrs string
+	flag.StringVar(&ips, "ip", "", "node InternalIPs, comma-separated, IPv4 first")
+	flag.StringVar(&cidrs, "pod-cidr", "", "the node's Pod CIDRs, comma-separated, IPv4 first")
 	flag.StringVar(&c.netns, "netns", "", "the node's network namespace (a file under /run/netns)")
 	flag.StringVar(&c.prefix, "prefix", "", "name prefix of the lab's namespaces")
 	flag.StringVar(&c.dir, "dir", "", "the node's working directory")
@@ -53,6 +55,7 @@ func main() {
 	flag.StringVar(&c.caFile, "client-ca", "", "CA of the clients (the API server)")
 	flag.Uint64Var(&c.hostInode, "host-netns-inode", 0, "inode of the host's network namespace")
 	flag.Parse()
+	c.ips, c.podCIDRs = strings.Split(ips, ","), strings.Split(cidrs, ",")
 	if err := run(c); err != nil {
 		fmt.Fprintf(os.Stderr, "lab-kubelet %s: %v\n", c.node, err)
 		os.Exit(1)

@@ -38,7 +38,7 @@ func (k *kubelet) registerNode(ctx context.Context) error {
 				"kubernetes.io/arch":     "amd64",
 			},
 		},
-		Spec: corev1.NodeSpec{PodCIDR: k.c.podCIDR, PodCIDRs: []string{k.c.podCIDR}},
+		Spec: corev1.NodeSpec{PodCIDR: k.c.podCIDRs[0], PodCIDRs: k.c.podCIDRs},
 	}
 	_, err := k.client.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{})
 	if err != nil && !apierrors.IsAlreadyExists(err) {
@@ -66,10 +66,7 @@ func (k *kubelet) updateNodeStatus(ctx context.Context) error {
 			Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady",
 			Message: "lab-kubelet is posting ready status", LastHeartbeatTime: now, LastTransitionTime: now,
 		}},
-		Addresses: []corev1.NodeAddress{
-			{Type: corev1.NodeInternalIP, Address: k.c.ip},
-			{Type: corev1.NodeHostName, Address: k.c.node},
-		},
+		Addresses:       append(internalIPs(k.c.ips), corev1.NodeAddress{Type: corev1.NodeHostName, Address: k.c.node}),
 		DaemonEndpoints: corev1.NodeDaemonEndpoints{KubeletEndpoint: corev1.DaemonEndpoint{Port: kubeletPort}},
 		NodeInfo: corev1.NodeSystemInfo{
 			OperatingSystem: "linux", Architecture: "amd64", OSImage: "kdebug lab (network namespaces)",
@@ -78,6 +75,14 @@ func (k *kubelet) updateNodeStatus(ctx context.Context) error {
 	}
 	_, err = k.client.CoreV1().Nodes().UpdateStatus(ctx, node, metav1.UpdateOptions{})
 	return err
+}
+
+func internalIPs(ips []string) []corev1.NodeAddress {
+	out := make([]corev1.NodeAddress, 0, len(ips)+1)
+	for _, ip := range ips {
+		out = append(out, corev1.NodeAddress{Type: corev1.NodeInternalIP, Address: ip})
+	}
+	return out
 }
 
 // heartbeat keeps the Ready condition fresh for the node lifecycle controller.

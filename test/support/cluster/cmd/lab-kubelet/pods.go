@@ -24,8 +24,8 @@ import (
 type labPod struct {
 	mu          sync.Mutex
 	pod         *corev1.Pod
-	ip          string
-	netns       string // "" with hostNetwork: the node's own
+	ips         []string // one per family, IPv4 first
+	netns       string   // "" with hostNetwork: the node's own
 	procs       []*exec.Cmd
 	running     map[string]*exec.Cmd // containers with a process of their own (kube-proxy)
 	terminating bool
@@ -110,14 +110,14 @@ func (k *kubelet) start(ctx context.Context, pod *corev1.Pod) (*labPod, error) {
 	pctx, stop := context.WithCancel(ctx)
 	p := &labPod{pod: pod, ready: map[string]bool{}, restart: map[string]int32{}, started: metav1.Now(), stop: stop}
 	if pod.Spec.HostNetwork {
-		p.ip = k.c.ip
+		p.ips = k.c.ips
 	} else {
-		ip, err := k.allocate()
+		ips, err := k.allocate()
 		if err != nil {
 			stop()
 			return nil, err
 		}
-		p.ip = ip
+		p.ips = ips
 		p.netns = fmt.Sprintf("%s.pod-%s", k.c.prefix, string(pod.UID)[:8])
 		if err := k.plumb(p); err != nil {
 			k.release(p)
@@ -135,41 +135,54 @@ func (k *kubelet) start(ctx context.Context, pod *corev1.Pod) (*labPod, error) {
 	return p, nil
 }
 
-// allocate hands out the next free address of the node's Pod CIDR (from .2; .1 is the bridge).
-func (k *kubelet) allocate() (string, error) {
-	prefix, err := netip.ParsePrefix(k.c.podCIDR)
-	if err != nil {
-		return "", err
-	}
+// allocate hands out the next free address of each of the node's Pod CIDRs (from .2 or ::2;
+// the first is the bridge's).
+func (k *kubelet) allocate() ([]string, error) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	for a := prefix.Addr().Next().Next(); prefix.Contains(a); a = a.Next() {
-		if !k.used[a.String()] {
-			k.used[a.String()] = true
-			return a.String(), nil
+	var out []string
+	for _, cidr := range k.c.podCIDRs {
+		prefix, err := netip.ParsePrefix(cidr)
+		if err != nil {
+			return nil, err
 		}
+		a := prefix.Addr().Next().Next()
+		for prefix.Contains(a) && k.used[a.String()] {
+			a = a.Next()
+		}
+		if !prefix.Contains(a) {
+			return nil, fmt.Errorf("pod CIDR %s is full", cidr)
+		}
+		k.used[a.String()] = true
+		out = append(out, a.String())
 	}
-	return "", fmt.Errorf("pod CIDR %s is full", k.c.podCIDR)
+	return out, nil
 }
 
 func (k *kubelet) release(p *labPod) {
 	k.mu.Lock()
-	delete(k.used, p.ip)
+	for _, ip := range p.ips {
+		delete(k.used, ip)
+	}
 	k.mu.Unlock()
 }
 
 // plumb gives the Pod its namespace: a veth to the node's cni0 bridge, its IP, a default route.
 func (k *kubelet) plumb(p *labPod) error {
-	gw := gateway(k.c.podCIDR)
 	host := "veth" + string(p.pod.UID)[:8]
 	steps := [][]string{
 		{"ip", "netns", "add", p.netns},
 		{"ip", "-n", p.netns, "link", "set", "lo", "up"},
 		{"ip", "link", "add", host, "type", "veth", "peer", "name", "eth0", "netns", p.netns},
 		{"ip", "link", "set", host, "master", "cni0", "up"},
-		{"ip", "-n", p.netns, "addr", "add", p.ip + "/" + strings.Split(k.c.podCIDR, "/")[1], "dev", "eth0"},
 		{"ip", "-n", p.netns, "link", "set", "eth0", "up"},
-		{"ip", "-n", p.netns, "route", "add", "default", "via", gw},
+	}
+	for i, cidr := range k.c.podCIDRs {
+		add := []string{"ip", "-n", p.netns, "addr", "add", p.ips[i] + "/" + strings.Split(cidr, "/")[1], "dev", "eth0"}
+		if strings.Contains(cidr, ":") {
+			add = append(add, "nodad") // usable at once, not after duplicate address detection
+		}
+		steps = append(steps, add, []string{"ip", "-n", p.netns, "route", "add", "default", "via", gateway(cidr)})
 	}
 	for _, s := range steps {
 		if out, err := exec.Command(s[0], s[1:]...).CombinedOutput(); err != nil {

@@ -60,7 +60,7 @@ func (k *kubelet) ready(ctx context.Context, p *labPod, c corev1.Container) bool
 		if err != nil {
 			return false
 		}
-		url := fmt.Sprintf("http://%s%s", net.JoinHostPort(p.ip, strconv.Itoa(port)), probe.HTTPGet.Path)
+		url := fmt.Sprintf("http://%s%s", net.JoinHostPort(p.ips[0], strconv.Itoa(port)), probe.HTTPGet.Path)
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 		resp, err := (&http.Client{Timeout: timeout}).Do(req)
 		if err != nil {
@@ -73,7 +73,7 @@ func (k *kubelet) ready(ctx context.Context, p *labPod, c corev1.Container) bool
 		if err != nil {
 			return false
 		}
-		conn, err := net.DialTimeout("tcp", net.JoinHostPort(p.ip, strconv.Itoa(port)), timeout)
+		conn, err := net.DialTimeout("tcp", net.JoinHostPort(p.ips[0], strconv.Itoa(port)), timeout)
 		if err != nil {
 			return false
 		}
@@ -138,10 +138,14 @@ func (k *kubelet) writeStatus(ctx context.Context, p *labPod) error {
 		return corev1.PodCondition{Type: t, Status: s, Reason: reason, LastTransitionTime: metav1.Now()}
 	}
 	pod.Status.Phase = corev1.PodRunning
-	pod.Status.HostIP = k.c.ip
-	pod.Status.HostIPs = []corev1.HostIP{{IP: k.c.ip}}
-	pod.Status.PodIP = p.ip
-	pod.Status.PodIPs = []corev1.PodIP{{IP: p.ip}}
+	pod.Status.HostIP, pod.Status.PodIP = k.c.ips[0], p.ips[0]
+	pod.Status.HostIPs, pod.Status.PodIPs = nil, nil
+	for _, ip := range k.c.ips {
+		pod.Status.HostIPs = append(pod.Status.HostIPs, corev1.HostIP{IP: ip})
+	}
+	for _, ip := range p.ips {
+		pod.Status.PodIPs = append(pod.Status.PodIPs, corev1.PodIP{IP: ip})
+	}
 	pod.Status.StartTime = &p.started
 	pod.Status.ContainerStatuses = statuses
 	pod.Status.Conditions = []corev1.PodCondition{

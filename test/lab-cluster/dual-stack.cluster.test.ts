@@ -1,0 +1,113 @@
+// The lab cluster dual-stack (--families dual): a RequireDualStack Service whose IPv6 cluster IP
+// really answers through the rules the real kube-proxy wrote with ip6tables, and what kdebug
+// says of it: endpoints counted per family, and the IPv6 rules said to be not compared.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { goUnavailable } from '../support/cluster/build.js';
+import { ClusterClient } from '../support/cluster/client.js';
+import { clusterUnavailable, down, up } from '../support/cluster/cluster.js';
+import { skipWithout } from '../support/skip.js';
+
+const OBJECTS = `apiVersion: v1
+kind: Namespace
+metadata: {name: ds}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: ds}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - name: web
+        image: nginx:1.27
+        ports: [{containerPort: 80, name: http}]
+        readinessProbe: {httpGet: {path: /, port: 80}}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: ds}
+spec:
+  ipFamilyPolicy: RequireDualStack
+  selector: {app: web}
+  ports: [{name: http, port: 80, targetPort: 80}]
+`;
+
+describe(
+  'the lab cluster, dual-stack',
+  skipWithout(goUnavailable() ?? clusterUnavailable() ?? ''),
+  () => {
+    let c: ClusterClient;
+    let v4: string;
+    let v6: string;
+    before(async () => {
+      c = new ClusterClient(await up({ prefix: 'kdc', nodes: 2, families: 'dual' }));
+      c.kubectl(['apply', '-f', '-'], { input: OBJECTS });
+      await c.until(
+        'both Pods ready',
+        () =>
+          (
+            c
+              .kubectl([
+                '-n',
+                'ds',
+                'get',
+                'pods',
+                '-o',
+                'jsonpath={range .items[*]}{.status.conditions[?(@.type=="Ready")].status} {end}',
+              ])
+              .match(/True/g) ?? []
+          ).length === 2,
+      );
+      [v4, v6] = JSON.parse(
+        c.kubectl(['-n', 'ds', 'get', 'svc', 'web', '-o', 'jsonpath={.spec.clusterIPs}']),
+      ) as [string, string];
+      await c.until('kube-proxy to write both families', () =>
+        c.info.nodes.every(
+          (n) =>
+            c.onNode(n.name, ['iptables-save', '-t', 'nat']).stdout.includes(`-d ${v4}/32`) &&
+            c.onNode(n.name, ['ip6tables-save', '-t', 'nat']).stdout.includes(`-d ${v6}/128`),
+        ),
+      );
+    });
+    after(() => down());
+
+    it('the IPv6 cluster IP answers from every node, through the real ip6tables rules', () => {
+      const pods = c
+        .kubectl(['-n', 'ds', 'get', 'pods', '-o', 'jsonpath={.items[*].metadata.name}'])
+        .split(' ');
+      for (const n of c.info.nodes) {
+        const r = c.onNode(n.name, ['curl', '-s', '-g', '--max-time', '3', `http://[${v6}]:80/`]);
+        assert.equal(r.code, 0, `${n.name}: ${r.stderr}`);
+        assert.ok(pods.includes(r.stdout.trim()), `${n.name} got ${r.stdout}`);
+      }
+    });
+
+    it('kdebug svc: two Pods are two endpoints (IPv4 and IPv6), and the IPv6 rules are not observed, not passed', () => {
+      const r = c.kdebug(['svc', 'web', '-n', 'ds', '--via', 'kube-proxy', '-o', 'json']);
+      assert.equal(r.code, 0, r.stderr);
+      const doc = JSON.parse(r.stdout) as {
+        unobserved: string[];
+        steps: {
+          id: string;
+          status: string;
+          findings: { id: string; status: string; title: string; observed?: boolean }[];
+        }[];
+      };
+      const step = (id: string) => doc.steps.find((s) => s.id === id)!;
+      assert.equal(
+        step('endpoints').findings[0]!.title,
+        '80/TCP: 2 of 2 endpoints ready (IPv4 and IPv6)',
+      );
+      assert.ok(!step('endpoints').findings.some((f) => f.id === 'endpoints-disagree'));
+      const v6rules = step('rules').findings.find((f) => f.id === 'rules-ipv6-not-observed');
+      assert.equal(v6rules?.status, 'skip');
+      assert.equal(v6rules?.observed, false);
+      assert.deepEqual(doc.unobserved, [`Rules: IPv6 rules for ${v6} not compared`]);
+      assert.ok(step('rules').findings.some((f) => f.id === 'rules-match' && f.status === 'pass'));
+    });
+  },
+);
