@@ -11,6 +11,7 @@ import { goUnavailable } from '../support/cluster/build.js';
 import { ClusterClient } from '../support/cluster/client.js';
 import { clusterUnavailable, down, up } from '../support/cluster/cluster.js';
 import { LB_INGRESS, MATRIX_NAMESPACE, MATRIX_OBJECTS } from '../support/cluster/matrix.js';
+import { deployment, manifest, namespace, service } from '../support/cluster/objects.js';
 import { differences, roundTrip, scratchNamespace } from '../support/cluster/truth.js';
 import { skipWithout } from '../support/skip.js';
 
@@ -45,19 +46,7 @@ function hostState(): string {
   ].join('\n=====\n');
 }
 
-const ready = (c: ClusterClient, ns: string) =>
-  (
-    c
-      .kubectl([
-        '-n',
-        ns,
-        'get',
-        'pods',
-        '-o',
-        'jsonpath={range .items[*]}{.status.conditions[?(@.type=="Ready")].status}{" "}{end}',
-      ])
-      .match(/True/g) ?? []
-  ).length;
+const ready = (c: ClusterClient, ns: string) => c.readiness(ns).filter((r) => r === 'True').length;
 
 describe(
   'kdebug against the lab cluster',
@@ -81,17 +70,7 @@ describe(
     /** Waits until kube-proxy on every node wrote a DNAT to each ready Pod of `ns` and the
      * LoadBalancer IPs (set on the Services' status after they were created). */
     const synced = (ns: string) => {
-      const ips = c
-        .kubectl([
-          '-n',
-          ns,
-          'get',
-          'pods',
-          '-o',
-          'jsonpath={range .items[*]}{.status.podIP}{" "}{end}',
-        ])
-        .split(' ')
-        .filter(Boolean);
+      const ips = c.podIPs(ns);
       return c.until('kube-proxy to write the endpoints and LoadBalancer IPs', () =>
         c.info.nodes.every((n) => {
           const rules = c.onNode(n.name, ['iptables-save']).stdout;
@@ -132,32 +111,15 @@ describe(
 
     it('kdebug svc on a healthy Service: every step passes, from real objects, rules and probes', async () => {
       c.kubectl(['apply', '-f', '-'], {
-        input: `apiVersion: v1
-kind: Namespace
-metadata: {name: demo}
----
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: nginx, namespace: demo}
-spec:
-  replicas: 2
-  selector: {matchLabels: {app: nginx}}
-  template:
-    metadata: {labels: {app: nginx}}
-    spec:
-      containers:
-      - name: nginx
-        image: nginx:1.27
-        ports: [{containerPort: 80, name: http}]
-        readinessProbe: {httpGet: {path: /, port: 80}}
----
-apiVersion: v1
-kind: Service
-metadata: {name: nginx-svc, namespace: demo}
-spec:
-  selector: {app: nginx}
-  ports: [{name: http, port: 8080, targetPort: 80}]
-`,
+        input: manifest(
+          namespace('demo'),
+          deployment('demo', 'nginx'),
+          service(
+            'demo',
+            'nginx-svc',
+            'selector: {app: nginx}\nports: [{name: http, port: 8080, targetPort: 80}]',
+          ),
+        ),
       });
       await c.until('the nginx Pods ready', () => ready(c, 'demo') === 2);
       // kube-proxy has written the Service once a node's rules hold its cluster IP

@@ -6,35 +6,18 @@ import { after, before, describe, it } from 'node:test';
 import { goUnavailable } from '../support/cluster/build.js';
 import { ClusterClient } from '../support/cluster/client.js';
 import { clusterUnavailable, down, up } from '../support/cluster/cluster.js';
+import { deployment, manifest, namespace, service } from '../support/cluster/objects.js';
 import { skipWithout } from '../support/skip.js';
 
-const OBJECTS = `apiVersion: v1
-kind: Namespace
-metadata: {name: ds}
----
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web, namespace: ds}
-spec:
-  replicas: 2
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec:
-      containers:
-      - name: web
-        image: nginx:1.27
-        ports: [{containerPort: 80, name: http}]
-        readinessProbe: {httpGet: {path: /, port: 80}}
----
-apiVersion: v1
-kind: Service
-metadata: {name: web, namespace: ds}
-spec:
-  ipFamilyPolicy: RequireDualStack
-  selector: {app: web}
-  ports: [{name: http, port: 80, targetPort: 80}]
-`;
+const OBJECTS = manifest(
+  namespace('ds'),
+  deployment('ds', 'web'),
+  service(
+    'ds',
+    'web',
+    'ipFamilyPolicy: RequireDualStack\nselector: {app: web}\nports: [{name: http, port: 80, targetPort: 80}]',
+  ),
+);
 
 describe(
   'the lab cluster, dual-stack',
@@ -48,19 +31,7 @@ describe(
       c.kubectl(['apply', '-f', '-'], { input: OBJECTS });
       await c.until(
         'both Pods ready',
-        () =>
-          (
-            c
-              .kubectl([
-                '-n',
-                'ds',
-                'get',
-                'pods',
-                '-o',
-                'jsonpath={range .items[*]}{.status.conditions[?(@.type=="Ready")].status} {end}',
-              ])
-              .match(/True/g) ?? []
-          ).length === 2,
+        () => c.readiness('ds').every((r) => r === 'True') && c.readiness('ds').length === 2,
       );
       [v4, v6] = JSON.parse(
         c.kubectl(['-n', 'ds', 'get', 'svc', 'web', '-o', 'jsonpath={.spec.clusterIPs}']),

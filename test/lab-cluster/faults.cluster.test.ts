@@ -32,15 +32,8 @@ describe(
       c.kubectl(['apply', '-f', '-'], { input: FAULT_OBJECTS });
       // web, scaled: 2 Pods each; unready: 1 Pod that never gets ready; solo: 1
       await c.until('the Pods to run, ready where they can be', () => {
-        const out = c.kubectl([
-          '-n',
-          FAULTS_NAMESPACE,
-          'get',
-          'pods',
-          '-o',
-          'jsonpath={range .items[*]}{.status.conditions[?(@.type=="Ready")].status} {end}',
-        ]);
-        return (out.match(/True/g) ?? []).length === 5 && (out.match(/False/g) ?? []).length === 1;
+        const ready = c.readiness(FAULTS_NAMESPACE);
+        return ready.filter((r) => r === 'True').length === 5 && ready.includes('False');
       });
       await synced(['web', 'scaled', 'solo']);
     });
@@ -48,25 +41,9 @@ describe(
 
     /** Waits until every node's rules send traffic to each ready Pod of these apps. */
     const synced = (apps: string[]) =>
-      c.until('kube-proxy to write the endpoints', () => {
-        const ips = c
-          .kubectl([
-            '-n',
-            FAULTS_NAMESPACE,
-            'get',
-            'pods',
-            '-l',
-            `app in (${apps.join(',')})`,
-            '-o',
-            'jsonpath={range .items[*]}{.status.podIP} {end}',
-          ])
-          .split(' ')
-          .filter(Boolean);
-        return c.info.nodes.every((n) => {
-          const nat = c.onNode(n.name, ['iptables-save', '-t', 'nat']).stdout;
-          return ips.every((ip) => nat.includes(`--to-destination ${ip}:`));
-        });
-      });
+      c.until('kube-proxy to write the endpoints', () =>
+        c.dnatEverywhere(c.podIPs(FAULTS_NAMESPACE, `app in (${apps.join(',')})`)),
+      );
 
     const svc = (
       name: string,
@@ -213,38 +190,11 @@ describe(
         await c.until(
           '4 ready Pods',
           () =>
-            (
-              c
-                .kubectl([
-                  '-n',
-                  FAULTS_NAMESPACE,
-                  'get',
-                  'pods',
-                  '-l',
-                  'app=scaled',
-                  '-o',
-                  'jsonpath={range .items[*]}{.status.conditions[?(@.type=="Ready")].status} {end}',
-                ])
-                .match(/True/g) ?? []
-            ).length === 4,
+            c.readiness(FAULTS_NAMESPACE, 'app=scaled').filter((r) => r === 'True').length === 4,
         );
-        await c.until('node-a to write them', () => {
-          const ips = c
-            .kubectl([
-              '-n',
-              FAULTS_NAMESPACE,
-              'get',
-              'pods',
-              '-l',
-              'app=scaled',
-              '-o',
-              'jsonpath={range .items[*]}{.status.podIP} {end}',
-            ])
-            .split(' ')
-            .filter(Boolean);
-          const nat = c.onNode('node-a', ['iptables-save', '-t', 'nat']).stdout;
-          return ips.every((ip) => nat.includes(`--to-destination ${ip}:`));
-        });
+        await c.until('node-a to write them', () =>
+          c.dnatEverywhere(c.podIPs(FAULTS_NAMESPACE, 'app=scaled'), ['node-a']),
+        );
         // the kube-proxy Pod cannot be exec'd into while it is down: read the nodes with debug Pods
         const { doc } = svc('scaled', VIA_POD);
         finds(doc, 'kube-proxy', 'kube-proxy-not-running', 'fail', ['kube-proxy'], 'node-b');

@@ -43,6 +43,30 @@ export class ClusterClient {
     return r.stdout;
   }
 
+  /** The Ready condition of each Pod of `ns` (those matching `selector`), "True" or "False". */
+  readiness(ns: string, selector?: string): string[] {
+    return this.podField(ns, selector, '{.status.conditions[?(@.type=="Ready")].status}');
+  }
+
+  /** The IP of each Pod of `ns` (those matching `selector`). */
+  podIPs(ns: string, selector?: string): string[] {
+    return this.podField(ns, selector, '{.status.podIP}');
+  }
+
+  private podField(ns: string, selector: string | undefined, field: string): string[] {
+    const args = ['-n', ns, 'get', 'pods', ...(selector ? ['-l', selector] : [])];
+    const out = this.kubectl([...args, '-o', `jsonpath={range .items[*]}${field}{" "}{end}`]);
+    return out.split(' ').filter(Boolean);
+  }
+
+  /** Whether kube-proxy on each of these nodes (default: all) has a DNAT to every one of `ips`. */
+  dnatEverywhere(ips: string[], nodes = this.info.nodes.map((n) => n.name)): boolean {
+    return nodes.every((node) => {
+      const nat = this.onNode(node, ['iptables-save', '-t', 'nat']).stdout;
+      return ips.every((ip) => nat.includes(`--to-destination ${ip}:`));
+    });
+  }
+
   /** The built kdebug, as a user on the client machine runs it. */
   kdebug(args: string[], o: { limited?: boolean } = {}): Run {
     const config = o.limited ? this.info.limitedKubeconfig : this.info.kubeconfig;

@@ -37,6 +37,7 @@ import {
   type ProxyMode,
   type Topology,
 } from './topology.js';
+import { alive } from '../process.js';
 
 export const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 export const DIR = join(ROOT, '.cluster');
@@ -404,15 +405,6 @@ function kill(pid: number, signal: NodeJS.Signals): void {
     } catch {
       // gone
     }
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
   }
 }
 

@@ -1,41 +1,16 @@
 // The objects the fault suite creates in namespace "faults", one broken Service each, beside a
 // healthy one ("web"): every fault is made through the API or on a node, never in a snapshot.
+import { deployment, manifest, namespace, service as svc, type AppOptions } from './objects.js';
+
 export const FAULTS_NAMESPACE = 'faults';
 
-const app = (
-  name: string,
-  o: { replicas?: number; readinessPort?: number; node?: string } = {},
-) => `apiVersion: apps/v1
-kind: Deployment
-metadata: {name: ${name}, namespace: ${FAULTS_NAMESPACE}}
-spec:
-  replicas: ${o.replicas ?? 2}
-  selector: {matchLabels: {app: ${name}}}
-  template:
-    metadata: {labels: {app: ${name}}}
-    spec:
-${o.node ? `      nodeSelector: {kubernetes.io/hostname: ${o.node}}\n` : ''}      containers:
-      - name: app
-        image: nginx:1.27
-        ports: [{name: http, containerPort: 80}]
-        readinessProbe: {httpGet: {path: /, port: ${o.readinessPort ?? 80}}}
-`;
+const app = (name: string, o: AppOptions = {}) => deployment(FAULTS_NAMESPACE, name, o);
+const service = (name: string, spec: string) => svc(FAULTS_NAMESPACE, name, spec);
 
-const service = (name: string, spec: string) => `apiVersion: v1
-kind: Service
-metadata: {name: ${name}, namespace: ${FAULTS_NAMESPACE}}
-spec:
-${spec
-  .trim()
-  .split('\n')
-  .map((l) => `  ${l}`)
-  .join('\n')}
-`;
-
-export const FAULT_OBJECTS = [
-  `apiVersion: v1\nkind: Namespace\nmetadata: {name: ${FAULTS_NAMESPACE}}\n`,
+export const FAULT_OBJECTS = manifest(
+  namespace(FAULTS_NAMESPACE),
   // a namespace whose Pod Security refuses kdebug's privileged debug Pod
-  `apiVersion: v1\nkind: Namespace\nmetadata:\n  name: locked\n  labels: {pod-security.kubernetes.io/enforce: restricted}\n`,
+  namespace('locked', '{pod-security.kubernetes.io/enforce: restricted}'),
   app('web'),
   app('scaled'),
   // its readiness check asks a port nothing listens on
@@ -50,4 +25,4 @@ export const FAULT_OBJECTS = [
     'local',
     'type: NodePort\nexternalTrafficPolicy: Local\nselector: {app: solo}\nports: [{name: http, port: 80, targetPort: 80}]',
   ),
-].join('---\n');
+);

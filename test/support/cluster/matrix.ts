@@ -1,49 +1,33 @@
 // The Services the truth test creates through the API, one feature each (several at once in
 // "kitchen"), over two Deployments: web (2 Pods, http 80 and 8443 named, dns-ish UDP 5353,
 // SCTP 9000) and the Pods of a StatefulSet-like lone Pod per node (local).
+import { deployment as app, manifest, namespace, service as svc } from './objects.js';
+
 export const MATRIX_NAMESPACE = 'matrix';
 
-const deployment = (name: string, replicas: number, extra = '') => `apiVersion: apps/v1
-kind: Deployment
-metadata: {name: ${name}, namespace: ${MATRIX_NAMESPACE}}
-spec:
-  replicas: ${replicas}
-  selector: {matchLabels: {app: ${name}}}
-  template:
-    metadata: {labels: {app: ${name}}}
-    spec:
-      terminationGracePeriodSeconds: 600
-${extra}      containers:
-      - name: app
-        image: registry.k8s.io/e2e-test-images/agnhost:2.53
-        ports:
-        - {name: http, containerPort: 80}
-        - {name: https, containerPort: 8443}
-        - {name: udp, containerPort: 5353, protocol: UDP}
-        - {name: sctp, containerPort: 9000, protocol: SCTP}
-        readinessProbe:
-          httpGet: {path: /, port: http}
-`;
-
-const service = (name: string, spec: string) => `apiVersion: v1
-kind: Service
-metadata: {name: ${name}, namespace: ${MATRIX_NAMESPACE}}
-spec:
-${spec
-  .trim()
-  .split('\n')
-  .map((l) => `  ${l}`)
-  .join('\n')}
-`;
+const MATRIX_PORTS = [
+  '{name: https, containerPort: 8443}',
+  '{name: udp, containerPort: 5353, protocol: UDP}',
+  '{name: sctp, containerPort: 9000, protocol: SCTP}',
+];
+const deployment = (name: string, replicas: number, node?: string) =>
+  app(MATRIX_NAMESPACE, name, {
+    replicas,
+    node,
+    ports: MATRIX_PORTS,
+    grace: 600,
+    readinessPort: 'http',
+  });
+const service = (name: string, spec: string) => svc(MATRIX_NAMESPACE, name, spec);
 
 const web = 'selector: {app: web}';
 const http = 'ports: [{name: http, port: 80, targetPort: http}]';
 
-export const MATRIX_OBJECTS = [
-  `apiVersion: v1\nkind: Namespace\nmetadata: {name: ${MATRIX_NAMESPACE}}\n`,
+export const MATRIX_OBJECTS = manifest(
+  namespace(MATRIX_NAMESPACE),
   deployment('web', 2),
   // one Pod, pinned to the first node: local endpoints there, none elsewhere
-  deployment('solo', 1, '      nodeSelector: {kubernetes.io/hostname: node-a}\n'),
+  deployment('solo', 1, 'node-a'),
   service('cluster-ip', `${web}\n${http}`),
   service(
     'multi-port',
@@ -71,7 +55,7 @@ export const MATRIX_OBJECTS = [
     'kitchen',
     `type: LoadBalancer\nexternalTrafficPolicy: Local\nsessionAffinity: ClientIP\n${web}\nexternalIPs: [203.0.113.11]\nloadBalancerSourceRanges: [198.51.100.0/25, 192.0.2.0/24]\nports:\n- {name: http, port: 80, targetPort: http}\n- {name: udp, port: 53, targetPort: udp, protocol: UDP}`,
   ),
-].join('---\n');
+);
 
 /** LoadBalancer Services and the ingress IP the test writes on their status (no cloud here). */
 export const LB_INGRESS: Record<string, string> = {

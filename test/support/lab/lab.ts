@@ -29,6 +29,7 @@ import {
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expectedLabRules, seedRules, type LabService } from './rules.js';
+import { alive } from '../process.js';
 
 export interface LabNode {
   name: string;
@@ -611,15 +612,6 @@ export class Lab {
       .stdout.split('\n')
       .map((l) => l.split(' ')[0]!)
       .filter((n) => n.startsWith(`${prefix}.`));
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
   }
 }
 
