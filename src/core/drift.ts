@@ -18,7 +18,7 @@ import {
   type Pod,
 } from './kube.js';
 import type { Facts, Finding, ServicePortName, Severity } from './model.js';
-import { buildServiceTrees, type ServiceTree } from './service-tree.js';
+import { buildServiceTrees, type ServiceTree, type ServiceTrees } from './service-tree.js';
 
 export type DriftId =
   | 'service-rules-missing'
@@ -105,6 +105,11 @@ export interface DriftInput {
   expected: ExpectedRules;
   actual: Ruleset;
   view: ClusterView;
+  /** The trees of `actual`, when the caller has built them already. */
+  trees?: ServiceTrees;
+  /** Only what one Service's answer uses: its ports and the node-wide checks, not the chains
+   * no Service reaches nor how every rule is spelled (`kdebug svc` drops those). */
+  servicePortsOnly?: boolean;
 }
 
 export function nodeDrift(input: DriftInput): NodeDrift {
@@ -114,7 +119,7 @@ export function nodeDrift(input: DriftInput): NodeDrift {
     throw new DriftInputError(
       `${input.source}: the dump has no nat table, where kube-proxy's Service rules live`,
     );
-  const trees = buildServiceTrees(actual, { servicePorts: exp.servicePorts });
+  const trees = input.trees ?? buildServiceTrees(actual, { servicePorts: exp.servicePorts });
   const byHash = new Map<string, ServiceTree>();
   for (const t of trees.services) if (t.hash) byHash.set(t.hash, t);
   const findings: DriftFinding[] = [];
@@ -155,8 +160,8 @@ export function nodeDrift(input: DriftInput): NodeDrift {
   }
   reportMasquerade(masq, ctx);
   nodeLevelChecks(ctx);
-  orphanChains(ctx, trees.orphans);
-  const text = textDifferences(ctx, flagged);
+  if (!input.servicePortsOnly) orphanChains(ctx, trees.orphans);
+  const text = input.servicePortsOnly ? {} : textDifferences(ctx, flagged);
   if (!filter)
     notes.push({
       id: 'table-not-captured',

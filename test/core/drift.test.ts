@@ -398,3 +398,48 @@ function reorderServices(text: string): string {
   idx.forEach((i, k) => (lines[i] = reversed[k]!));
   return lines.join('\n');
 }
+
+describe("one Service's answer: drift of its ports and the node, not of every chain", () => {
+  it('servicePortsOnly reports every finding but orphan chains and spelling, with the same trees', () => {
+    // an orphan chain, a stale endpoint of web, and a rule spelled another way
+    const text = clean
+      .replace(
+        ':KUBE-SERVICES - [0:0]',
+        ':KUBE-SERVICES - [0:0]\n:KUBE-SVC-ZZZZZZZZZZZZZZZZ - [0:0]',
+      )
+      .replace(
+        /(-A KUBE-SERVICES [^\n]*\n)(?![\s\S]*-A KUBE-SERVICES)/,
+        '$1-A KUBE-SVC-ZZZZZZZZZZZZZZZZ -m comment --comment "ns9/gone:http -> 10.180.0.99:80" -j KUBE-MARK-MASQ\n',
+      )
+      .replace(
+        /^-A KUBE-POSTROUTING -m mark ! --mark 0x4000\/0x4000 -j RETURN$/m,
+        '-A KUBE-POSTROUTING -m mark ! --mark 0x4000/0x4000 -m comment --comment "x" -j RETURN',
+      )
+      .replace(/10\.180\.0\.3/g, '10.180.0.9');
+    const rs = parseIptables(text, { file: 'test' });
+    const input = {
+      node: NODE,
+      source: 'test',
+      expected: expectedRules(view, NODE, optionsFromDump(rs)),
+      actual: rs,
+      view,
+    };
+    const full = nodeDrift(input);
+    const some = nodeDrift({ ...input, servicePortsOnly: true });
+    const dropped = (f: DriftFinding) => f.id === 'orphan-chain' || f.id === 'rule-text-differs';
+    assert.ok(
+      full.findings.some((f) => f.id === 'orphan-chain'),
+      ids(full.findings).join('\n'),
+    );
+    assert.ok(
+      full.findings.some((f) => f.id === 'rule-text-differs'),
+      ids(full.findings).join('\n'),
+    );
+    assert.ok(full.findings.some((f) => f.service === WEB && !dropped(f)));
+    assert.deepEqual(
+      some.findings,
+      full.findings.filter((f) => !dropped(f)),
+    );
+    assert.deepEqual(some.notes, full.notes);
+  });
+});

@@ -112,7 +112,15 @@ function drift(ctx: CheckContext, node: string, svc: Service): Finding[] {
       interfaceAddresses: addresses,
     });
     // notes explain what a correct dump does on purpose (e.g. no local endpoint: DROP)
-    const d = nodeDrift({ node, source: r.source, expected, actual: r.ruleset!, view: ctx.view });
+    const d = nodeDrift({
+      node,
+      source: r.source,
+      expected,
+      actual: r.ruleset!,
+      view: ctx.view,
+      trees: r.trees,
+      servicePortsOnly: true,
+    });
     found = [...d.findings, ...(d.notes ?? [])];
   } catch (e) {
     if (!(e instanceof DriftInputError)) throw e;
