@@ -255,16 +255,7 @@ export const rulesCheck: Check = {
     for (const node of nodes) {
       const mode = modes.find((m) => m.node === node)?.mode ?? 'iptables';
       const r = ctx.rules(node)!;
-      if (r.error) {
-        out.push(
-          finding('rules-unreadable', 'warn', `${node}: the rules dump cannot be read`, {
-            explanation: r.error,
-            evidence: [r.source],
-            node,
-          }),
-        );
-        continue;
-      }
+      // another mode writes no iptables rules: an empty dump there is expected, not unreadable
       if (mode !== 'iptables') {
         out.push(
           finding(
@@ -283,6 +274,16 @@ export const rulesCheck: Check = {
               node,
             },
           ),
+        );
+        continue;
+      }
+      if (r.error) {
+        out.push(
+          finding('rules-unreadable', 'warn', `${node}: the rules dump cannot be read`, {
+            explanation: r.error,
+            evidence: [r.source],
+            node,
+          }),
         );
         continue;
       }

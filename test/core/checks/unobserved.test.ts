@@ -441,3 +441,16 @@ describe('EndpointSlices not captured', () => {
     assert.ok(ids(diagnose(facts, TARGET), 'endpoints').includes('no-ready-endpoints:fail'));
   });
 });
+
+describe('another proxy mode', () => {
+  it('nftables mode on every node: an empty iptables dump is that mode, not an unreadable dump', async () => {
+    const facts = await readSnapshot('snapshots/nginx-svc');
+    for (const outputs of Object.values(facts.nodes)) {
+      outputs['proxy-mode'] = 'nftables';
+      outputs['iptables-save'] = '';
+    }
+    const r = diagnose(facts, TARGET);
+    assert.deepEqual(ids(r, 'rules'), ['rules-other-mode:skip', 'rules-other-mode:skip']);
+    assert.equal(step(r, 'rules').status, 'skip');
+  });
+});

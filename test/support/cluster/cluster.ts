@@ -218,8 +218,14 @@ export async function up(
       },
       120_000,
     );
+    const written = (node: string) =>
+      t.mode === 'nftables'
+        ? inNs(t, node, ['nft', 'list', 'table', 'ip', 'kube-proxy']).includes(
+            'kube-system/kube-dns',
+          )
+        : /KUBE-SVC-/.test(inNs(t, node, ['iptables-save', '-t', 'nat']));
     await waitFor('kube-proxy to write the kube-dns rules on every node', () =>
-      t.nodes.every((n) => /KUBE-SVC-/.test(inNs(t, n.name, ['iptables-save', '-t', 'nat']))),
+      t.nodes.every((n) => written(n.name)),
     );
     const info: ClusterInfo = {
       clientNetns: ns(t, 'ws'),
