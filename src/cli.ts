@@ -35,7 +35,10 @@ import { colorEnabled } from './tui/theme.js';
 import type { TuiInput } from './tui/App.js';
 
 declare const KDEBUG_VERSION: string;
+declare const KDEBUG_COMMIT: string;
 const VERSION = typeof KDEBUG_VERSION === 'string' ? KDEBUG_VERSION : 'dev';
+/** The git commit the bundle was built from. */
+const COMMIT = typeof KDEBUG_COMMIT === 'string' ? KDEBUG_COMMIT : 'unknown';
 
 /** Exit codes: 0 healthy, 1 a problem was found, 2 kdebug could not do its job. */
 export const EXIT = { ok: 0, problem: 1, failed: 2 } as const;
@@ -763,11 +766,12 @@ async function snapshotSaveCommand(
 /** kdebug's version; with -o json also Node's and, when a kubeconfig reaches one, the API server's. */
 async function versionCommand(g: GlobalOptions): Promise<number> {
   if (format(g, 'version') !== 'json') {
-    write(`kdebug ${VERSION} (Node.js ${process.version})\n`);
+    write(`kdebug ${VERSION} (commit ${COMMIT}, Node.js ${process.version})\n`);
     return EXIT.ok;
   }
   const doc: Record<string, string | null> = {
     kdebug: VERSION,
+    commit: COMMIT,
     node: process.version,
     server: null,
   };
@@ -896,7 +900,7 @@ export function buildProgram(run: (code: Promise<number>) => void): Command {
     .description(
       "Why can't I reach my Service? kube-proxy's rules read back, checked and explained.",
     )
-    .version(`kdebug ${VERSION}`)
+    .version(`kdebug ${VERSION} (commit ${COMMIT})`)
     .option('-n, --namespace <ns>', 'namespace of the Service (default: the context namespace)')
     .option('--context <name>', 'kubeconfig context to use')
     .option('--kubeconfig <file>', 'kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)')

@@ -1,16 +1,26 @@
 // What a new user types first, as the built CLI answers it.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { kdebug } from '../support/cli.js';
 
 const DEMO = ['--snapshot', 'snapshots/nginx-svc'];
 
 describe('the first ten minutes', () => {
-  it('--version and version say the version; -o json adds Node.js and, without a cluster, why no server', () => {
-    assert.match(kdebug(['--version']).stdout, /^kdebug \d+\.\d+\.\d+\n$/);
-    assert.match(kdebug(['version']).stdout, /^kdebug \d+\.\d+\.\d+ \(Node\.js v\d+/);
+  it('--version and version say the version and the commit built; -o json adds Node.js and, without a cluster, why no server', () => {
+    const head = spawnSync('git', ['rev-parse', '--short=12', 'HEAD'], { encoding: 'utf8' });
+    const commit = `${head.stdout.trim()}(?:-dirty)?`;
+    assert.match(
+      kdebug(['--version']).stdout,
+      new RegExp(`^kdebug \\d+\\.\\d+\\.\\d+ \\(commit ${commit}\\)\\n$`),
+    );
+    assert.match(
+      kdebug(['version']).stdout,
+      new RegExp(`^kdebug \\d+\\.\\d+\\.\\d+ \\(commit ${commit}, Node\\.js v\\d+`),
+    );
     const doc = JSON.parse(kdebug(['version', '-o', 'json']).stdout);
-    assert.deepEqual(Object.keys(doc), ['kdebug', 'node', 'server', 'serverError']);
+    assert.deepEqual(Object.keys(doc), ['kdebug', 'commit', 'node', 'server', 'serverError']);
+    assert.match(doc.commit, new RegExp(`^${commit}$`));
     assert.equal(doc.server, null);
     assert.match(doc.serverError, /no kubeconfig/);
   });
