@@ -1,7 +1,7 @@
 // Speed of the parts that have targets: parse + trees against the floor of reading and splitting
 // the same bytes, peak memory, and fuzzy query latency. Not a test: it reports numbers.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseIptables } from '../../src/core/iptables.js';
@@ -165,6 +165,27 @@ try {
     console.log(
       `expect ${ms(median(expect))} + drift ${ms(median(drift))} = ${ms(median(sum))}; best ${ms(Math.min(...sum))} for ${services} Services on ${NODE} (target < 1000 ms; ${findings} findings, 0 expected)`,
     );
+  }
+  {
+    // whole processes: the npm-installed CLI against the single executable (npm run build:exe)
+    const exe = 'release/kdebug-linux-x64';
+    const whole = (cmd: string, argv: string[]) =>
+      Array.from({ length: runs }, () =>
+        time(() =>
+          spawnSync(cmd, argv, { env: { ...process.env, XDG_CACHE_HOME: join(dir, 'cache') } }),
+        ),
+      );
+    const npm = whole(process.execPath, ['bin/kdebug.js', 'demo', '-o', 'text']);
+    if (existsSync(exe)) {
+      whole(exe, ['--version']); // the first run writes its files
+      const single = whole(exe, ['demo', '-o', 'text']);
+      console.log(
+        `kdebug demo -o text, whole process: npm install ${ms(median(npm))}, single executable ${ms(median(single))}`,
+      );
+    } else
+      console.log(
+        `kdebug demo -o text, whole process: ${ms(median(npm))} (${exe}: npm run build:exe first)`,
+      );
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });

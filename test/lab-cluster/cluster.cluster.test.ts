@@ -137,6 +137,10 @@ describe(
           c.onNode(n.name, ['iptables-save', '-t', 'nat']).stdout.includes(`${ip}/32`),
         ),
       );
+      await c.until(
+        'the legacy Endpoints to list both Pods',
+        () => c.legacyEndpoints('demo', 'nginx-svc').length === 2,
+      );
       const r = c.kdebug([
         'svc',
         'nginx-svc',

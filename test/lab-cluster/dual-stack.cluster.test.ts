@@ -43,6 +43,11 @@ describe(
             c.onNode(n.name, ['ip6tables-save', '-t', 'nat']).stdout.includes(`-d ${v6}/128`),
         ),
       );
+      // the Endpoints controller (the legacy object kdebug compares) may write after the slices
+      await c.until(
+        'the legacy Endpoints to list both Pods',
+        () => c.legacyEndpoints('ds', 'web').length === 2,
+      );
     });
     after(() => down());
 
@@ -59,7 +64,6 @@ describe(
 
     it('kdebug svc: two Pods are two endpoints (IPv4 and IPv6), and the IPv6 rules are not observed, not passed', () => {
       const r = c.kdebug(['svc', 'web', '-n', 'ds', '--via', 'kube-proxy', '-o', 'json']);
-      assert.equal(r.code, 0, r.stderr);
       const doc = JSON.parse(r.stdout) as {
         unobserved: string[];
         steps: {
@@ -69,6 +73,10 @@ describe(
         }[];
       };
       const step = (id: string) => doc.steps.find((s) => s.id === id)!;
+      const said = doc.steps.map(
+        (s) => `${s.id}:${s.status} ${s.findings.map((f) => `${f.id}:${f.status}`).join(' ')}`,
+      );
+      assert.equal(r.code, 0, `${r.stderr}\n${said.join('\n')}`);
       assert.equal(
         step('endpoints').findings[0]!.title,
         '80/TCP: 2 of 2 endpoints ready (IPv4 and IPv6)',

@@ -59,6 +59,21 @@ export class ClusterClient {
     return out.split(' ').filter(Boolean);
   }
 
+  /** The addresses of a Service's legacy Endpoints object (its controller may write after the
+   * EndpointSlices; kdebug compares the two). */
+  legacyEndpoints(ns: string, svc: string): string[] {
+    const out = this.kubectl([
+      '-n',
+      ns,
+      'get',
+      'endpoints',
+      svc,
+      '-o',
+      'jsonpath={.subsets[*].addresses[*].ip}',
+    ]);
+    return out.split(' ').filter(Boolean);
+  }
+
   /** Whether kube-proxy on each of these nodes (default: all) has a DNAT to every one of `ips`. */
   dnatEverywhere(ips: string[], nodes = this.info.nodes.map((n) => n.name)): boolean {
     return nodes.every((node) => {
