@@ -1,6 +1,7 @@
-// `npm run release:archives`: the release archive kdebug's krew manifest points to, made from
+// `npm run release:archives`: the release archives kdebug's krew manifest points to, in release/:
 // the npm package itself (its tarball installed without dev dependencies or install scripts:
-// the bundle, the snapshots and ssh2), with its sha256 and the manifest filled in, in release/.
+// the bundle, the snapshots and ssh2; it needs Node.js) and, for linux/amd64, the single
+// executable; their sha256 sums, and the manifest filled in.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -42,15 +43,32 @@ try {
   renameSync(join(prefix, 'lib/node_modules/kdebug'), join(work, 'kdebug'));
   const archive = `kdebug-v${version}.tar.gz`;
   must('tar', ['-czf', resolve(out, archive), '--owner=0', '--group=0', 'kdebug'], work);
-  const sha256 = createHash('sha256')
-    .update(readFileSync(join(out, archive)))
-    .digest('hex');
-  writeFileSync(join(out, 'SHA256SUMS'), `${sha256}  ${archive}\n`);
+  // linux/amd64: the single executable, named as kubectl finds a plugin
+  must(process.execPath, ['scripts/build-exe.js', '--out', work]);
+  renameSync(join(work, 'kdebug-linux-x64'), join(work, 'kubectl-kdebug'));
+  const exeArchive = `kdebug-v${version}-linux-amd64.tar.gz`;
+  must('tar', ['-czf', resolve(out, exeArchive), '--owner=0', '--group=0', 'kubectl-kdebug'], work);
+  const sha = (f) =>
+    createHash('sha256')
+      .update(readFileSync(join(out, f)))
+      .digest('hex');
+  const sums = { [archive]: sha(archive), [exeArchive]: sha(exeArchive) };
+  writeFileSync(
+    join(out, 'SHA256SUMS'),
+    Object.entries(sums)
+      .map(([f, s]) => `${s}  ${f}\n`)
+      .join(''),
+  );
   const manifest = readFileSync('plugins/kdebug.yaml', 'utf8')
     .replaceAll('{{VERSION}}', version)
-    .replaceAll('{{SHA256}}', sha256);
+    .replaceAll('{{SHA256}}', sums[archive])
+    .replaceAll('{{SHA256_LINUX_AMD64}}', sums[exeArchive]);
   writeFileSync(join(out, 'kdebug.yaml'), manifest);
-  console.log(`${out}/${archive}  sha256 ${sha256}\n${out}/kdebug.yaml`);
+  console.log(
+    `${Object.keys(sums)
+      .map((f) => `${out}/${f}`)
+      .join('\n')}\n${out}/kdebug.yaml`,
+  );
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

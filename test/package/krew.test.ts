@@ -41,14 +41,19 @@ describe('the krew plugin', skipWithout(goUnavailable() ?? ''), () => {
 
   const release = (f: string) => join(dir, 'release', f);
 
-  it('the release archive and its sha256, named in the rendered manifest', () => {
-    const archive = `kdebug-v${version}.tar.gz`;
-    const sha = createHash('sha256')
-      .update(readFileSync(release(archive)))
-      .digest('hex');
-    assert.equal(readFileSync(release('SHA256SUMS'), 'utf8'), `${sha}  ${archive}\n`);
+  it('the release archives and their sha256 sums, named in the rendered manifest', () => {
     const manifest = readFileSync(release('kdebug.yaml'), 'utf8');
-    assert.match(manifest, new RegExp(`sha256: '${sha}'\\n`));
+    const sums = readFileSync(release('SHA256SUMS'), 'utf8');
+    for (const archive of [`kdebug-v${version}.tar.gz`, `kdebug-v${version}-linux-amd64.tar.gz`]) {
+      const sha = createHash('sha256')
+        .update(readFileSync(release(archive)))
+        .digest('hex');
+      assert.ok(sums.includes(`${sha}  ${archive}\n`), sums);
+      assert.match(
+        manifest,
+        new RegExp(`uri: \\S+/v${version}/${archive}\\n +sha256: '${sha}'\\n`),
+      );
+    }
     assert.match(manifest, new RegExp(`version: v${version.replace(/\./g, '\\.')}\\n`));
     assert.doesNotMatch(manifest, /\{\{/);
   });
@@ -63,22 +68,39 @@ describe('the krew plugin', skipWithout(goUnavailable() ?? ''), () => {
     assert.match(r.stderr, /structural validation OK/);
   });
 
-  it('installs with krew from the archive and runs as kubectl-kdebug', () => {
-    const root = join(dir, 'krew-root');
-    const archive = release(`kdebug-v${version}.tar.gz`);
+  /** krew installs the archive its platform picks for os/arch, and kubectl-kdebug runs. */
+  const installs = (
+    os: string,
+    arch: string,
+    archive: string,
+    path = process.env['PATH'] ?? '',
+  ) => {
+    const root = join(dir, `krew-${os}-${arch}`);
+    const env = { KREW_ROOT: root, KREW_OS: os, KREW_ARCH: arch };
     const r = run(
       join(tools, 'krew'),
-      ['install', `--manifest=${release('kdebug.yaml')}`, `--archive=${archive}`],
-      { KREW_ROOT: root },
+      ['install', `--manifest=${release('kdebug.yaml')}`, `--archive=${release(archive)}`],
+      env,
     );
     assert.equal(r.code, 0, r.stderr);
     const bin = join(root, 'bin', 'kubectl-kdebug');
-    const demo = run(bin, ['demo', '-o', 'text']);
+    const demo = run(bin, ['demo', '-o', 'text'], {
+      PATH: path,
+      XDG_CACHE_HOME: join(root, 'cache'),
+    });
     assert.equal(demo.code, 0, demo.stderr);
     assert.match(demo.stdout, /^kdebug svc default\/nginx-svc\n/);
     assert.match(
-      run(bin, ['--version']).stdout,
+      run(bin, ['--version'], { PATH: path, XDG_CACHE_HOME: join(root, 'cache') }).stdout,
       new RegExp(`^kdebug ${version.replace(/\./g, '\\.')} \\(commit `),
     );
+  };
+
+  it('linux/amd64: krew installs the single executable, which runs with no Node.js on the PATH', () => {
+    installs('linux', 'amd64', `kdebug-v${version}-linux-amd64.tar.gz`, '');
+  });
+
+  it('elsewhere (linux/arm64 here): krew installs the package, which runs on the Node.js of the PATH', () => {
+    installs('linux', 'arm64', `kdebug-v${version}.tar.gz`);
   });
 });
