@@ -148,9 +148,18 @@ describe('kdebug demo in a terminal', skip, () => {
 describe('the traps of the first ten minutes, in a terminal', skip, () => {
   const S2 = `${SESSION}-traps`;
   const t2 = (...args: string[]) => tmux(...args.map((a) => (a === SESSION ? S2 : a)));
+  // each run echoes an exit line of its own: the typed command (whose "$?" is no digit) and an
+  // earlier run's line still on screen before `clear` runs never pass for it
+  let runs = 0;
   const run = (line: string) => {
-    t2('send-keys', '-t', SESSION, '-l', `clear; ${line}; echo "kdebug-exit=$?"`);
+    const n = ++runs;
+    t2('send-keys', '-t', SESSION, '-l', `clear; ${line}; echo "kdebug-exit-${n}=$?"`);
     t2('send-keys', '-t', SESSION, 'Enter');
+    const exitLine = new RegExp(`kdebug-exit-${n}=(\\d+)`);
+    return {
+      exited: (x: string) => exitLine.test(x),
+      code: (x: string) => Number(exitLine.exec(x)?.[1]),
+    };
   };
   const waitFor2 = (what: string, test: (s: string) => boolean, ms = 8000) =>
     waitFor(what, test, ms, S2);
@@ -171,26 +180,26 @@ describe('the traps of the first ten minutes, in a terminal', skip, () => {
 
   it('a dump piped into rules prints text on the terminal, no raw-mode error', async () => {
     await waitFor2('the shell prompt', (s) => s.startsWith('$'));
-    run('cat test/fixtures/seed-nat-S.txt | node bin/kdebug.js rules --file -');
-    const s = await waitFor2('the exit line', (x) => x.includes('kdebug-exit='));
+    const r = run('cat test/fixtures/seed-nat-S.txt | node bin/kdebug.js rules --file -');
+    const s = await waitFor2('the exit line', r.exited);
     assert.match(s, /KUBE-SVC-ELCM5PCEQWBTUJ2I/);
-    assert.match(s, /kdebug-exit=0/);
+    assert.equal(r.code(s), 0);
     assert.doesNotMatch(s, /Raw mode|internal error/);
   });
 
   it('-o tui into a closed pipe ends quietly with a reason', async () => {
-    run('node bin/kdebug.js demo -o tui | head -1');
-    const s = await waitFor2('the exit line', (x) => x.includes('kdebug-exit='));
+    const r = run('node bin/kdebug.js demo -o tui | head -1');
+    const s = await waitFor2('the exit line', r.exited);
     assert.match(s, /-o tui needs a terminal on stdin and stdout \(stdout is not one\)/);
     assert.doesNotMatch(s, /EPIPE|at .*\.js/);
-    run('node bin/kdebug.js demo -o text | head -1');
-    // the first run's exit line may still be on screen until `clear` runs: wait for this one's
-    const text = /kdebug svc default\/nginx-svc\n.*kdebug-exit=0/;
-    assert.match(await waitFor2('the text run and its exit line', (x) => text.test(x)), text);
+    const text = run('node bin/kdebug.js demo -o text | head -1');
+    const t = await waitFor2('the text run and its exit line', text.exited);
+    assert.match(t, /kdebug svc default\/nginx-svc\n/);
+    assert.equal(text.code(t), 0);
   });
 
   it('an unreachable API server: the TUI says why at once, q exits 2', async () => {
-    run(`node bin/kdebug.js svc web --kubeconfig ${kubeconfig}`);
+    const r = run(`node bin/kdebug.js svc web --kubeconfig ${kubeconfig}`);
     let s = await waitFor2(
       'the reason',
       (x) => x.includes('kdebug: cannot reach the API server'),
@@ -204,12 +213,12 @@ describe('the traps of the first ten minutes, in a terminal', skip, () => {
       'no spinner in the body',
     );
     t2('send-keys', '-t', SESSION, 'q');
-    s = await waitFor2('the shell back', (x) => x.includes('kdebug-exit='));
-    assert.match(s, /kdebug-exit=2/);
+    s = await waitFor2('the shell back', r.exited);
+    assert.equal(r.code(s), 2);
   });
 
   it('80x24: a unique prefix after ":" switches screen, the snapshot is named on top', async () => {
-    run('node bin/kdebug.js svc nginx-svc --snapshot snapshots/nginx-svc');
+    const r = run('node bin/kdebug.js svc nginx-svc --snapshot snapshots/nginx-svc');
     let s = await waitFor2(
       'the first frame',
       (x) => x.includes('10 Hairpin') && x.split('\n').filter((l) => l.length > 0).length === 23,
@@ -230,7 +239,7 @@ describe('the traps of the first ten minutes, in a terminal', skip, () => {
     t2('send-keys', '-t', SESSION, 'Enter');
     await waitFor2('the Drift screen', (x) => x.includes('[Drift]'));
     t2('send-keys', '-t', SESSION, 'q');
-    s = await waitFor2('the shell back', (x) => x.includes('kdebug-exit='));
-    assert.match(s, /kdebug-exit=0/);
+    s = await waitFor2('the shell back', r.exited);
+    assert.equal(r.code(s), 0);
   });
 });
