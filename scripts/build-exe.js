@@ -4,7 +4,6 @@
 // executable carries the installed package as assets and, on its first run, writes them to
 // ~/.cache/kdebug/<version>-<hash>/ and imports the CLI from there; later runs import at once.
 // Nothing is downloaded. Output: release/kdebug-linux-x64 (--out DIR for another directory).
-import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
   copyFileSync,
@@ -18,6 +17,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
+import { installedPackage, must } from './installed-package.js';
 
 // Runs inside the executable: the package's files, written once per build, then the CLI.
 const MAIN = `'use strict';
@@ -49,11 +49,6 @@ import(pathToFileURL(path.join(root, 'dist', 'cli.js')).href).catch((e) => {
 });
 `;
 
-const must = (cmd, args, o = {}) => {
-  const r = spawnSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], ...o });
-  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (${r.status})`);
-  return r.stdout;
-};
 const { version } = JSON.parse(readFileSync('package.json', 'utf8'));
 // --out DIR (default release/)
 const out = resolve(
@@ -61,23 +56,7 @@ const out = resolve(
 );
 const work = mkdtempSync(join(tmpdir(), 'kdebug-exe-'));
 try {
-  // the package as npm installs it: the bundle, the snapshots, ssh2 (its pure-JS fallback)
-  const [packed] = JSON.parse(
-    must('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work]),
-  );
-  const prefix = join(work, 'prefix');
-  must('npm', [
-    'install',
-    '-g',
-    '--prefix',
-    prefix,
-    '--omit=dev',
-    '--ignore-scripts',
-    '--no-audit',
-    '--no-fund',
-    join(work, packed.filename),
-  ]);
-  const pkg = join(prefix, 'lib/node_modules/kdebug');
+  const pkg = installedPackage(work);
   const files = [];
   const walk = (dir) => {
     for (const e of readdirSync(dir, { withFileTypes: true })) {

@@ -2,52 +2,32 @@
 // the npm package itself (its tarball installed without dev dependencies or install scripts:
 // the bundle, the snapshots and ssh2; it needs Node.js) and, for linux/amd64, the single
 // executable; their sha256 sums, and the manifest filled in.
-import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { installedPackage, must } from './installed-package.js';
 
-const must = (cmd, args, cwd) => {
-  const r = spawnSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
-  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (${r.status})`);
-  return r.stdout;
-};
 const { version } = JSON.parse(readFileSync('package.json', 'utf8'));
 // --out DIR (default release/); --no-build packs the bundle already built (the tests use it)
 const arg = (name) => process.argv[process.argv.indexOf(name) + 1];
 const out = process.argv.includes('--out') ? arg('--out') : 'release';
-const pack = [
-  'pack',
-  '--json',
-  ...(process.argv.includes('--no-build') ? ['--ignore-scripts'] : []),
-];
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
 const work = mkdtempSync(join(tmpdir(), 'kdebug-release-'));
 try {
-  const [packed] = JSON.parse(must('npm', [...pack, '--pack-destination', work]));
-  const prefix = join(work, 'prefix');
-  must('npm', [
-    'install',
-    '-g',
-    '--prefix',
-    prefix,
-    '--omit=dev',
-    '--ignore-scripts',
-    '--no-audit',
-    '--no-fund',
-    join(work, packed.filename),
-  ]);
+  const pkg = installedPackage(work, { build: !process.argv.includes('--no-build') });
   // the archive holds one directory, kdebug/, as the manifest's `files` expects
-  renameSync(join(prefix, 'lib/node_modules/kdebug'), join(work, 'kdebug'));
+  renameSync(pkg, join(work, 'kdebug'));
   const archive = `kdebug-v${version}.tar.gz`;
-  must('tar', ['-czf', resolve(out, archive), '--owner=0', '--group=0', 'kdebug'], work);
+  must('tar', ['-czf', resolve(out, archive), '--owner=0', '--group=0', 'kdebug'], { cwd: work });
   // linux/amd64: the single executable, named as kubectl finds a plugin
   must(process.execPath, ['scripts/build-exe.js', '--out', work]);
   renameSync(join(work, 'kdebug-linux-x64'), join(work, 'kubectl-kdebug'));
   const exeArchive = `kdebug-v${version}-linux-amd64.tar.gz`;
-  must('tar', ['-czf', resolve(out, exeArchive), '--owner=0', '--group=0', 'kubectl-kdebug'], work);
+  must('tar', ['-czf', resolve(out, exeArchive), '--owner=0', '--group=0', 'kubectl-kdebug'], {
+    cwd: work,
+  });
   const sha = (f) =>
     createHash('sha256')
       .update(readFileSync(join(out, f)))
