@@ -2,7 +2,7 @@
 // client namespace, commands inside a node's namespace.
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { ClusterInfo } from './cluster.js';
 import { DIR, ROOT } from './cluster.js';
 
@@ -33,7 +33,7 @@ export class ClusterClient {
 
   /** kubectl as the admin (or the limited user), failing the test on an error. */
   kubectl(args: string[], o: { input?: string; limited?: boolean } = {}): string {
-    const config = o.limited ? this.info.limitedKubeconfig : this.info.kubeconfig;
+    const config = resolve(ROOT, o.limited ? this.info.limitedKubeconfig : this.info.kubeconfig);
     const r = this.run(
       this.info.clientNetns,
       [this.info.kubectl, `--kubeconfig=${config}`, ...args],
@@ -84,7 +84,7 @@ export class ClusterClient {
 
   /** The built kdebug, as a user on the client machine runs it. */
   kdebug(args: string[], o: { limited?: boolean } = {}): Run {
-    const config = o.limited ? this.info.limitedKubeconfig : this.info.kubeconfig;
+    const config = resolve(ROOT, o.limited ? this.info.limitedKubeconfig : this.info.kubeconfig);
     return this.run(this.info.clientNetns, [
       process.execPath,
       join(ROOT, 'bin/kdebug.js'),

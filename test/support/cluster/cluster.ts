@@ -16,7 +16,7 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildBinaries, K8S_VERSION } from './build.js';
 import { LIMITED_USER, manifests } from './manifests.js';
@@ -46,6 +46,7 @@ const PREFIX = /^[a-z][a-z0-9-]{0,11}$/;
 /** What `up` leaves for the tests: everything they need to drive the cluster. */
 export interface ClusterInfo {
   clientNetns: string;
+  /** Paths relative to the repository root: ".cluster/admin.kubeconfig". */
   kubeconfig: string;
   limitedKubeconfig: string;
   /** kubectl built with the cluster, to run inside clientNetns. */
@@ -233,8 +234,9 @@ export async function up(
     );
     const info: ClusterInfo = {
       clientNetns: ns(t, 'ws'),
-      kubeconfig: admin,
-      limitedKubeconfig: limited,
+      // relative to the repository root, as a check written elsewhere expects them
+      kubeconfig: relative(ROOT, admin),
+      limitedKubeconfig: relative(ROOT, limited),
       kubectl: join(bin, 'kubectl'),
       version: K8S_VERSION,
       nodes: t.nodes.map((n) => ({ ...n, netns: ns(t, n.name), proxyMode: t.mode })),
