@@ -139,6 +139,7 @@ describe(
         '-o',
         'jsonpath={.spec.clusterIP}',
       ]);
+      await c.until('kube-proxy to write both endpoints', () => c.dnatEverywhere(c.podIPs('demo')));
       await c.until('kube-proxy to write nginx-svc', () =>
         c.info.nodes.every((n) =>
           c.onNode(n.name, ['iptables-save', '-t', 'nat']).stdout.includes(`${ip}/32`),

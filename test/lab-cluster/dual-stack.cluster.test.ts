@@ -36,6 +36,7 @@ describe(
       [v4, v6] = JSON.parse(
         c.kubectl(['-n', 'ds', 'get', 'svc', 'web', '-o', 'jsonpath={.spec.clusterIPs}']),
       ) as [string, string];
+      await c.until('kube-proxy to write both endpoints', () => c.dnatEverywhere(c.podIPs('ds')));
       await c.until('kube-proxy to write both families', () =>
         c.info.nodes.every(
           (n) =>
