@@ -6,21 +6,12 @@ import {
   shownStepStatus,
   type Finding,
   type Report,
-  type Shown,
   type Status,
   type Step,
 } from '../core/model.js';
 import { sanitize } from '../core/sanitize.js';
+import { MARK } from './marks.js';
 import { palette, type Palette } from './palette.js';
-
-export const MARK: Record<Shown, string> = {
-  pass: '✓',
-  fail: '✗',
-  warn: '!',
-  skip: '-',
-  pending: '…',
-  unobserved: '?',
-};
 
 export interface TextOptions {
   color?: boolean;

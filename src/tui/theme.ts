@@ -1,6 +1,7 @@
 // Colours by meaning, never by name at the point of use: a screen says "bad" or "missing", and
 // this table decides what that looks like. Without colour every token still reads through its
 // glyph or prefix, so nothing is conveyed by colour alone.
+import type { Shown } from '../core/model.js';
 
 export type Tone =
   | 'text'
@@ -64,15 +65,7 @@ export function colorEnabled(flag: boolean, env: Record<string, string | undefin
   return flag && !(env['NO_COLOR'] !== undefined && env['NO_COLOR'] !== '');
 }
 
-/** The marks of step and finding statuses: readable without colour. */
-export const STATUS_MARK = {
-  pass: '✓',
-  warn: '!',
-  fail: '✗',
-  skip: '-',
-  pending: '…',
-  unobserved: '?',
-} as const;
+/** The tone of each status's mark (the marks themselves: output/marks.ts). */
 export const STATUS_TONE = {
   pass: 'ok',
   warn: 'warn',
@@ -80,7 +73,7 @@ export const STATUS_TONE = {
   skip: 'muted',
   pending: 'accent',
   unobserved: 'accent',
-} as const satisfies Record<keyof typeof STATUS_MARK, Tone>;
+} as const satisfies Record<Shown, Tone>;
 
 /** Spinner frames for pending steps. */
 export const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];

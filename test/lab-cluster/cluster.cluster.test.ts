@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { goUnavailable } from '../support/cluster/build.js';
-import { ClusterClient } from '../support/cluster/client.js';
+import { ClusterClient, type SvcJson } from '../support/cluster/client.js';
 import { clusterUnavailable, down, up } from '../support/cluster/cluster.js';
 import { LB_INGRESS, MATRIX_NAMESPACE, MATRIX_OBJECTS } from '../support/cluster/matrix.js';
 import { deployment, manifest, namespace, service } from '../support/cluster/objects.js';
@@ -163,11 +163,7 @@ describe(
         'json',
       ]);
       assert.equal(r.code, 0, r.stderr);
-      const doc = JSON.parse(r.stdout) as {
-        status: string;
-        unobserved: string[];
-        steps: { id: string; status: string; findings: { id: string; status: string }[] }[];
-      };
+      const doc = JSON.parse(r.stdout) as SvcJson;
       assert.equal(doc.status, 'pass');
       assert.deepEqual(doc.unobserved, []);
       for (const s of doc.steps)

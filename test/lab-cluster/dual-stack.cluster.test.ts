@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { goUnavailable } from '../support/cluster/build.js';
-import { ClusterClient } from '../support/cluster/client.js';
+import { ClusterClient, type SvcJson } from '../support/cluster/client.js';
 import { clusterUnavailable, down, up } from '../support/cluster/cluster.js';
 import { deployment, manifest, namespace, service } from '../support/cluster/objects.js';
 import { skipWithout } from '../support/skip.js';
@@ -65,14 +65,7 @@ describe(
 
     it('kdebug svc: two Pods are two endpoints (IPv4 and IPv6), and the IPv6 rules are not observed, not passed', () => {
       const r = c.kdebug(['svc', 'web', '-n', 'ds', '--via', 'kube-proxy', '-o', 'json']);
-      const doc = JSON.parse(r.stdout) as {
-        unobserved: string[];
-        steps: {
-          id: string;
-          status: string;
-          findings: { id: string; status: string; title: string; observed?: boolean }[];
-        }[];
-      };
+      const doc = JSON.parse(r.stdout) as SvcJson;
       const step = (id: string) => doc.steps.find((s) => s.id === id)!;
       const said = doc.steps.map(
         (s) => `${s.id}:${s.status} ${s.findings.map((f) => `${f.id}:${f.status}`).join(' ')}`,

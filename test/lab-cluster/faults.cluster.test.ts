@@ -5,20 +5,10 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { goUnavailable } from '../support/cluster/build.js';
-import { ClusterClient, type Run } from '../support/cluster/client.js';
+import { ClusterClient, type Run, type SvcJson } from '../support/cluster/client.js';
 import { clusterUnavailable, DIR, down, up } from '../support/cluster/cluster.js';
 import { FAULT_OBJECTS, FAULTS_NAMESPACE } from '../support/cluster/faults.js';
 import { skipWithout } from '../support/skip.js';
-
-interface Doc {
-  status: string;
-  unobserved: string[];
-  steps: {
-    id: string;
-    status: string;
-    findings: { id: string; status: string; node?: string; explanation: string }[];
-  }[];
-}
 
 const VIA_POD = ['--via', 'pod', '--yes', '--debug-namespace', 'default'];
 
@@ -49,17 +39,17 @@ describe(
       name: string,
       extra: string[] = ['--via', 'kube-proxy'],
       limited = false,
-    ): { r: Run; doc: Doc } => {
+    ): { r: Run; doc: SvcJson } => {
       const r = c.kdebug(['svc', name, '-n', FAULTS_NAMESPACE, '-o', 'json', ...extra], {
         limited,
       });
       assert.ok(r.code === 0 || r.code === 1, `exit ${r.code}: ${r.stderr}`);
-      return { r, doc: JSON.parse(r.stdout) as Doc };
+      return { r, doc: JSON.parse(r.stdout) as SvcJson };
     };
 
     /** `id` is reported at `step` with `status`; no step fails but `failing` (root cause first). */
     function finds(
-      doc: Doc,
+      doc: SvcJson,
       step: string,
       id: string,
       status: string,

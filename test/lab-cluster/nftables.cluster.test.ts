@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { goUnavailable } from '../support/cluster/build.js';
-import { ClusterClient } from '../support/cluster/client.js';
+import { ClusterClient, type SvcJson } from '../support/cluster/client.js';
 import { clusterUnavailable, down, up } from '../support/cluster/cluster.js';
 import { hasCommand, skipWithout } from '../support/skip.js';
 
@@ -49,15 +49,8 @@ describe('the lab cluster, kube-proxy in nftables mode', skipWithout(why), () =>
       'json',
     ]);
     assert.equal(r.code, 0, r.stderr);
-    const doc = JSON.parse(r.stdout) as {
-      service: { proxyMode: string };
-      steps: {
-        id: string;
-        status: string;
-        findings: { id: string; status: string; node?: string }[];
-      }[];
-    };
-    assert.equal(doc.service.proxyMode, 'nftables');
+    const doc = JSON.parse(r.stdout) as SvcJson;
+    assert.equal(doc.service?.proxyMode, 'nftables');
     const rules = doc.steps.find((s) => s.id === 'rules')!;
     assert.equal(rules.status, 'skip');
     assert.deepEqual(

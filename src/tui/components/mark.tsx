@@ -1,10 +1,11 @@
 // A step's or finding's status as a mark: a spinner while pending, then ✓ ! ✗ -, and ? for what
 // was not observed.
 import type { Shown } from '../../core/model.js';
-import { SPINNER, STATUS_MARK, STATUS_TONE } from '../theme.js';
+import { MARK } from '../../output/marks.js';
+import { SPINNER, STATUS_TONE } from '../theme.js';
 import { S } from './text.js';
 
 export function Mark({ status, tick }: { status: Shown; tick: number }) {
-  const glyph = status === 'pending' ? SPINNER[tick % SPINNER.length]! : STATUS_MARK[status];
+  const glyph = status === 'pending' ? SPINNER[tick % SPINNER.length]! : MARK[status];
   return <S tone={STATUS_TONE[status]}>{glyph}</S>;
 }

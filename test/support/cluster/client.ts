@@ -3,6 +3,7 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import type { Finding, Report, Step } from '../../../src/core/model.js';
 import type { ClusterInfo } from './cluster.js';
 import { DIR, ROOT } from './cluster.js';
 
@@ -11,6 +12,11 @@ export interface Run {
   stdout: string;
   stderr: string;
 }
+
+/** `kdebug svc -o json` as the suites read it: the Report, its findings with `observed`. */
+export type SvcJson = Omit<Report, 'steps'> & {
+  steps: (Omit<Step, 'findings'> & { findings: (Finding & { observed?: boolean })[] })[];
+};
 
 export class ClusterClient {
   constructor(readonly info: ClusterInfo) {}
