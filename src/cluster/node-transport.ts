@@ -18,7 +18,6 @@ import { NodeUnavailable, type NodeChannel, type NodeRunner } from './node-chann
 export { NodeUnavailable, type NodeChannel, type NodeRunner } from './node-channel.js';
 
 export type Via = TransportName | 'auto';
-export const VIAS: readonly Via[] = ['auto', 'kube-proxy', 'pod', 'ssh'];
 
 export const DEFAULT_NODE_TIMEOUT_MS = 60_000;
 

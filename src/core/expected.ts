@@ -6,7 +6,12 @@
 // the ConfigMap gives clusterCIDR / detectLocalMode, masqueradeAll, masqueradeBit,
 // localhostNodePorts and nodePortAddresses. IPv4 only (the iptables, not ip6tables, rule set).
 import { hash16 } from './chain-names.js';
-import { categorize, portEndpoints, type ProxyEndpoint } from './expected/endpoints.js';
+import {
+  categorize,
+  portEndpointCount,
+  portEndpoints,
+  type ProxyEndpoint,
+} from './expected/endpoints.js';
 import {
   fixedRules,
   servicePortRules,
@@ -134,11 +139,18 @@ export interface ExpectedRules {
   ruleContext: ServiceRulesContext;
 }
 
+/** Which Services to model: all (the node's whole rule set), or only some (one Service's answer;
+ * what depends on every Service, large-cluster mode, is still counted over all). */
+export interface ExpectScope {
+  only?: Pick<Service, 'namespace' | 'name'>[];
+}
+
 /** The rules kube-proxy would write on `nodeName` for the objects in `view`. */
 export function expectedRules(
   view: ClusterView,
   nodeName: string,
   options: ExpectOptions = {},
+  scope: ExpectScope = {},
 ): ExpectedRules {
   const config = options.config ?? kubeProxyConfigOf(view);
   const node = nodeOf(view, nodeName);
@@ -157,12 +169,16 @@ export function expectedRules(
   const localDetector = detectorOf(config, node, notes);
   const slices = slicesByService(view.endpointSlices);
   const shared: SharedContext = { rules: undefined };
+  const only = scope.only && new Set(scope.only.map((s) => `${s.namespace}/${s.name}`));
   const ports = view.services
+    .filter((svc) => !only || only.has(`${svc.namespace}/${svc.name}`))
     .flatMap((svc) => servicePortsOf(svc, slices, node, config, localDetector, notes, shared))
     .sort((a, b) =>
       a.name < b.name ? -1 : a.name > b.name ? 1 : a.protocol < b.protocol ? -1 : 1,
     );
-  const total = ports.reduce((n, p) => n + p.allEndpoints.length, 0);
+  const total = only
+    ? endpointTotal(view.services, slices)
+    : ports.reduce((n, p) => n + p.allEndpoints.length, 0);
   const largeClusterMode = total > 1000;
   const masqueradeMark = 2 ** config.masqueradeBit;
   const local = localDetector?.ifLocal;
@@ -360,6 +376,17 @@ function servicePortsOf(
         shared,
       }),
     );
+}
+
+/** How many endpoints kube-proxy programs for all these Services (its totalEndpoints). */
+function endpointTotal(services: Service[], slices: Map<string, EndpointSlice[]>): number {
+  let total = 0;
+  for (const svc of services) {
+    if (svc.type === 'ExternalName' || svc.headless || !svc.clusterIPs.some(isIPv4)) continue;
+    const own = slices.get(`${svc.namespace}/${svc.name}`) ?? [];
+    for (const port of svc.ports) if (port.port > 0) total += portEndpointCount(own, port);
+  }
+  return total;
 }
 
 const isHost = (c: string | undefined): c is string => c !== undefined && c.endsWith('/32');

@@ -77,12 +77,6 @@ export function nodeAccessLine(a: NodeAccess): string {
   return `${a.node}: ${used.join('; ')}${why.length ? ` (${why.join('; ')})` : ''}`;
 }
 
-/** The node access recorded in a capture's meta, if any. */
-export function nodeAccessOf(facts: Facts): NodeAccess[] {
-  const v = facts.meta['nodeAccess'];
-  return Array.isArray(v) ? (v as NodeAccess[]) : [];
-}
-
 /** The node commands that failed in a capture (meta.nodeErrors). */
 export function nodeErrorsOf(facts: Facts): NodeError[] {
   const v = facts.meta['nodeErrors'];

@@ -123,6 +123,9 @@ export interface TreeOptions {
   /** Service ports the caller knows (from API objects): names trees of dumps without comments;
    * `hash`, their chains' suffix, saves hashing the name again. */
   servicePorts?: { name: ServicePortName; protocol: string; hash?: string }[];
+  /** Build only the trees of these Service ports (one Service's answer): the rest of the dump
+   * is not walked, and no orphan chains are looked for. */
+  only?: { name: ServicePortName; protocol: string; hash?: string }[];
 }
 
 const COMMENT_KIND: [string, EntryKind][] = [
@@ -150,6 +153,8 @@ class TreeBuilder {
   private readonly visited: Uint8Array; // by nat chain index
   private readonly names = new Map<string, { name: ServicePortName; protocol: string }>(); // by hash
   private readonly sepTargets = new Map<string, TreeEndpoint>(); // absent KUBE-SEP chains, by name
+  private readonly only: Set<string> | undefined; // chain hashes of the trees asked for
+  private readonly onlyNames: Set<string> | undefined;
 
   constructor(rs: Ruleset, options: TreeOptions) {
     this.nat = rs.table('nat');
@@ -159,6 +164,17 @@ class TreeBuilder {
     for (const sp of options.servicePorts ?? []) {
       const protocol = sp.protocol.toLowerCase();
       this.names.set(sp.hash ?? hash16(sp.name + protocol), { name: sp.name, protocol });
+    }
+    if (options.only) {
+      this.only = new Set();
+      this.onlyNames = new Set();
+      for (const sp of options.only) {
+        const protocol = sp.protocol.toLowerCase();
+        const hash = sp.hash ?? hash16(sp.name + protocol);
+        this.names.set(hash, { name: sp.name, protocol });
+        this.only.add(hash);
+        this.onlyNames.add(sp.name);
+      }
     }
   }
 
@@ -170,10 +186,15 @@ class TreeBuilder {
       this.entries(nat, 'KUBE-NODEPORTS');
       for (const portal of PORTAL_CHAINS) this.portals(nat, portal);
       entered = this.trees.length;
-      this.unreached(nat);
-      this.readSeps(nat);
-      const own = this.ownChains(nat);
-      resolveEndpointJumps(nat);
+      this.sep = new Int32Array(nat.chainCount * SEP_STRIDE);
+      this.sepAddress = new Array<string | undefined>(nat.chainCount);
+      if (this.only) this.unreachedOf(nat, this.only);
+      else {
+        this.unreached(nat);
+        for (let c = 0; c < nat.chainCount; c++) this.readSep(nat, c);
+        resolveEndpointJumps(nat);
+      }
+      const own = this.only ? this.ownChainsOf(nat) : this.ownChains(nat);
       this.trees.forEach((tree, i) => {
         if (tree.hash) this.follow(nat, tree, own.subarray(i * 5, i * 5 + 5));
       });
@@ -197,7 +218,8 @@ class TreeBuilder {
     const byId = (a: ServiceTree, b: ServiceTree) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
     const apart = new Set(unreached);
     const services = entryPasted ? this.trees.filter((t) => !apart.has(t)) : this.trees;
-    return { services: services.sort(byId), orphans: this.orphans(entryPasted ? unreached : []) };
+    const orphans = this.only ? [] : this.orphans(entryPasted ? unreached : []);
+    return { services: services.sort(byId), orphans };
   }
 
   /** The tree of a chain hash (or of a Service port name), created on first sight. */
@@ -250,6 +272,7 @@ class TreeBuilder {
       const tkind = tc >= 0 ? nat.kindOf(tc) : absentKind(target);
       if (!tkind || tkind === 'KUBE-SEP' || target === undefined) continue;
       const hash = target.slice(-16); // a kube-proxy chain kind: prefix and 16-character hash
+      if (this.only && !this.only.has(hash)) continue;
       const comment = nat.comment(id);
       const protocol = nat.protocol(id) ?? 'tcp';
       const address = stripHost(nat.destination(id));
@@ -317,6 +340,21 @@ class TreeBuilder {
     return own;
   }
 
+  /** ownChains for the trees asked for, found by name. */
+  private ownChainsOf(nat: Table): Int32Array {
+    const own = new Int32Array(this.trees.length * 5).fill(-1);
+    this.trees.forEach((tree, i) => {
+      if (!tree.hash) return;
+      for (const [kind, slot] of Object.entries(OWN_SLOT)) {
+        const c = nat.indexOf(`${kind}-${tree.hash}`);
+        if (c < 0) continue;
+        own[i * 5 + slot] = c;
+        this.visited[c] = 1;
+      }
+    });
+    return own;
+  }
+
   /** Walks a tree's SVC / SVL / EXT / FW / XLB chains and their KUBE-SEP chains. */
   private follow(nat: Table, tree: ServiceTree, own: Int32Array): void {
     const name = (c: number) => (c >= 0 ? nat.nameOf(c) : undefined);
@@ -367,6 +405,7 @@ class TreeBuilder {
         continue;
       }
       const sep = nat.targetIndex(id);
+      if (this.only && sep >= 0) this.readSep(nat, sep);
       const at = sep * SEP_STRIDE;
       let ep: TreeEndpoint;
       if (sep < 0 || (this.sep[at + SEP.flags]! & SEP_CHAIN) === 0) {
@@ -425,33 +464,32 @@ class TreeBuilder {
   private sepAddress: (string | undefined)[] = [];
   private readonly sepInferredIP = new Map<number, string>();
 
-  private readSeps(nat: Table): void {
-    const n = nat.chainCount;
-    const numbers = (this.sep = new Int32Array(n * SEP_STRIDE));
-    const addresses = (this.sepAddress = new Array<string | undefined>(n));
-    for (let c = 0; c < n; c++) {
-      if (nat.kindOf(c) !== 'KUBE-SEP') continue;
-      let address: string | undefined;
-      let f = SEP_CHAIN;
-      let hairpin = -1;
-      const count = nat.ruleCountOf(c);
-      for (let k = 0; k < count; k++) {
-        const id = nat.ruleIdOf(c, k);
-        const rf = nat.flags(id);
-        if ((rf & RuleFlag.targetDnat) !== 0) {
-          address = nat.to(id);
-          if ((rf & RuleFlag.dnatQuirk) !== 0) f |= SEP_QUIRK;
-        } else if ((rf & RuleFlag.targetMarkMasq) !== 0 && nat.hasSource(id)) hairpin = id;
-        else if (nat.hasSource(id) && nat.target(id) === 'MARK' && OLD_HAIRPIN.test(nat.text(id)))
-          hairpin = id; // kube-proxy v1.1: the masquerade mark set in the KUBE-SEP chain itself
-      }
-      if (hairpin >= 0) f |= SEP_HAIRPIN;
-      if (f & SEP_QUIRK && address === undefined && hairpin >= 0)
-        this.sepInferredIP.set(c, stripHost(nat.source(hairpin))!);
-      numbers[c * SEP_STRIDE + SEP.flags] = f;
-      addresses[c] = address;
-      nat.nameOf(c); // decoded here, in the dump's order; endpoints read the table's cache
+  /** Reads KUBE-SEP chain c once (the whole dump in its own order, or on first jump to it). */
+  private readSep(nat: Table, c: number): void {
+    const at = c * SEP_STRIDE + SEP.flags;
+    if ((this.sep[at]! & SEP_READ) !== 0) return;
+    this.sep[at] = SEP_READ;
+    if (nat.kindOf(c) !== 'KUBE-SEP') return;
+    let address: string | undefined;
+    let f = SEP_CHAIN | SEP_READ;
+    let hairpin = -1;
+    const count = nat.ruleCountOf(c);
+    for (let k = 0; k < count; k++) {
+      const id = nat.ruleIdOf(c, k);
+      const rf = nat.flags(id);
+      if ((rf & RuleFlag.targetDnat) !== 0) {
+        address = nat.to(id);
+        if ((rf & RuleFlag.dnatQuirk) !== 0) f |= SEP_QUIRK;
+      } else if ((rf & RuleFlag.targetMarkMasq) !== 0 && nat.hasSource(id)) hairpin = id;
+      else if (nat.hasSource(id) && nat.target(id) === 'MARK' && OLD_HAIRPIN.test(nat.text(id)))
+        hairpin = id; // kube-proxy v1.1: the masquerade mark set in the KUBE-SEP chain itself
     }
+    if (hairpin >= 0) f |= SEP_HAIRPIN;
+    if (f & SEP_QUIRK && address === undefined && hairpin >= 0)
+      this.sepInferredIP.set(c, stripHost(nat.source(hairpin))!);
+    this.sep[at] = f;
+    this.sepAddress[c] = address;
+    nat.nameOf(c); // decoded here, in the dump's order; endpoints read the table's cache
   }
 
   /** A new endpoint for the KUBE-SEP chain at index c, jumped to from `line`. */
@@ -510,6 +548,7 @@ class TreeBuilder {
       const m = comment ? VERDICT_COMMENT.exec(comment) : null;
       if (!m && (address === undefined || port === undefined)) continue; // not a per-Service rule
       const vip = `${address}:${port}/${protocol}`;
+      if (this.onlyNames && (m ? !this.onlyNames.has(m[1]!) : !this.byVip.has(vip))) continue;
       const tree = m
         ? this.tree(undefined, m[1], protocol)
         : (this.byVip.get(vip) ?? this.tree(undefined, undefined, protocol));
@@ -568,6 +607,16 @@ class TreeBuilder {
     }
   }
 
+  /** unreached() for the trees asked for: their chains, found by name. */
+  private unreachedOf(nat: Table, only: Set<string>): void {
+    for (const hash of only) {
+      if (this.positions.has(hash)) continue;
+      if (!Object.keys(OWN_SLOT).some((kind) => nat.indexOf(`${kind}-${hash}`) >= 0)) continue;
+      const known = this.names.get(hash)!;
+      this.tree(hash, known.name, known.protocol);
+    }
+  }
+
   /** Userspace-mode portals: each rule sends a Service port's traffic to kube-proxy itself. */
   private portals(nat: Table, from: (typeof PORTAL_CHAINS)[number]): void {
     const chain = nat.chain(from);
@@ -576,7 +625,7 @@ class TreeBuilder {
       const id = chain.ruleId(k);
       const comment = nat.comment(id);
       const m = /(?:--to-ports |--to-destination [^ ]*:)(\d+)/.exec(nat.text(id));
-      if (!comment || !m) continue;
+      if (!comment || !m || this.onlyNames?.has(comment) === false) continue;
       const protocol = nat.protocol(id) ?? 'tcp';
       const nodePort = from.startsWith('KUBE-NODEPORT-');
       const dport = nat.dport(id);
@@ -639,6 +688,7 @@ function append<T>(list: T[], item: T): T[] {
 }
 const SEP_QUIRK = 4;
 const SEP_REACHED = 8; // a jump reached it (not an orphan)
+const SEP_READ = 16; // readSep has read it
 
 /** kube-proxy v1.1's hairpin rule: `-s podIP -j MARK --set-xmark 0x4d415351/0xffffffff`. */
 const OLD_HAIRPIN = / --set-x?mark 0x4d415351(?:\/0xffffffff)?(?: |$)/;

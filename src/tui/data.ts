@@ -1,21 +1,14 @@
 // What the screens show, computed by the core from Facts: the Report, each node's parsed rules
 // and Service trees, the search index (built on first use). Nothing here decides a verdict.
-import { nodeDump, recordedNodes } from '../core/facts.js';
-import { IptablesParseError, NoRulesError, parseIptables, type Ruleset } from '../core/iptables.js';
-import { DriftInputError, nodeDrift, unsupportedMode, type NodeDrift } from '../core/drift.js';
-import { expectedRules } from '../core/expected.js';
-import { nodeKnobs } from '../core/expected/knobs.js';
-import {
-  clusterView,
-  kubeProxyConfigOf,
-  servicePortName,
-  type ClusterView,
-  type Service,
-} from '../core/kube.js';
+import { Analysis, type NodeAnalysis } from '../core/analysis.js';
+import { recordedNodes } from '../core/facts.js';
+import type { Ruleset } from '../core/iptables.js';
+import { DriftInputError, type NodeDrift } from '../core/drift.js';
+import { findService, type ClusterView, type Service } from '../core/kube.js';
 import { diagnose, type DiagnoseOptions, type Target } from '../core/diagnose.js';
 import type { Facts, Report } from '../core/model.js';
 import { buildSearchIndex, type SearchHit, type SearchIndex } from '../core/search.js';
-import { buildServiceTrees, type ServiceTrees } from '../core/service-tree.js';
+import type { ServiceTrees } from '../core/service-tree.js';
 
 export type { Target };
 
@@ -45,33 +38,36 @@ export interface TuiData {
   nodes: NodeData[];
 }
 
-/** A node's rules, parsed and read into trees; a parse error is kept, not thrown. */
-export function nodeData(
-  name: string,
-  dump: { text: string; source: string; table?: string; ruleset?: Ruleset } | undefined,
-  view: ClusterView,
-  facts: Facts,
-): NodeData {
-  const servicePorts = view.services.flatMap((s) =>
-    s.ports.map((p) => ({ name: servicePortName(s, p), protocol: p.protocol })),
-  );
+/** A node's rules, parsed and read into trees when a screen first asks; a parse error is kept. */
+export function nodeData(node: NodeAnalysis, view: ClusterView): NodeData {
   let index: SearchIndex | undefined;
   let drift: NodeDrift | { error: string } | undefined;
   let rules: Set<string> | undefined; // "-t nat -A ..." of every rule, made on first use
-  const node: NodeData = {
-    name,
-    source: dump?.source,
+  const data: NodeData = {
+    name: node.name,
+    source: node.rules()?.source,
+    get rs() {
+      return node.rules()?.ruleset;
+    },
+    get trees() {
+      return node.trees();
+    },
+    get error() {
+      const r = node.rules();
+      return r ? r.failure?.message.split('\n')[0] : 'no rules recorded for this node';
+    },
     search() {
-      if (!index && node.rs && node.trees) index = buildSearchIndex(node.rs, node.trees);
+      const trees = node.trees();
+      if (!index && data.rs && trees) index = buildSearchIndex(data.rs, trees);
       return index;
     },
     drift() {
-      drift ??= driftOf(node, view, facts);
+      drift ??= driftOf(node, view);
       return drift;
     },
     hasRule(line) {
       rules ??= new Set(
-        (node.rs?.tables ?? []).flatMap((t) =>
+        (data.rs?.tables ?? []).flatMap((t) =>
           t.chains.flatMap((c) =>
             c.ruleIds.map((id) => `-t ${t.name} ${t.text(id).replace(/^\[\d+:\d+\] /, '')}`),
           ),
@@ -80,18 +76,7 @@ export function nodeData(
       return rules.has(line.trim());
     },
   };
-  if (!dump) {
-    node.error = 'no rules recorded for this node';
-    return node;
-  }
-  try {
-    node.rs = dump.ruleset ?? parseIptables(dump.text, { file: dump.source, table: dump.table });
-    node.trees = buildServiceTrees(node.rs, { servicePorts });
-  } catch (e) {
-    if (!(e instanceof IptablesParseError) && !(e instanceof NoRulesError)) throw e;
-    node.error = e.message.split('\n')[0];
-  }
-  return node;
+  return data;
 }
 
 export interface AnalyzeOptions {
@@ -104,24 +89,18 @@ export interface AnalyzeOptions {
   invocation?: DiagnoseOptions['invocation'];
 }
 
-/** The core's expected rules for the node, compared with its dump. */
-function driftOf(node: NodeData, view: ClusterView, facts: Facts): NodeDrift | { error: string } {
-  if (!node.rs) return { error: node.error ?? 'no rules recorded for this node' };
+/** The core's expected rules for the node, compared with its dump, or why they cannot be. */
+function driftOf(node: NodeAnalysis, view: ClusterView): NodeDrift | { error: string } {
+  const r = node.rules();
+  if (!r?.ruleset)
+    return { error: r?.failure?.message.split('\n')[0] ?? 'no rules recorded for this node' };
   if (view.services.length === 0)
     return {
       error:
         'drift compares the rules with the Services and their endpoints: read them from a cluster or a snapshot (--snapshot DIR)',
     };
-  const mode = unsupportedMode(
-    kubeProxyConfigOf(view).mode,
-    facts.nodes[node.name]?.['proxy-mode'],
-  );
-  if (mode) return { error: mode };
   try {
-    const { options } = nodeKnobs(node.name, facts.nodes[node.name], node.rs);
-    const expected = expectedRules(view, node.name, options);
-    const source = node.source ?? node.name;
-    return nodeDrift({ node: node.name, source, expected, actual: node.rs, view });
+    return node.drift();
   } catch (e) {
     if (e instanceof DriftInputError) return { error: e.message };
     throw e;
@@ -129,19 +108,18 @@ function driftOf(node: NodeData, view: ClusterView, facts: Facts): NodeDrift | {
 }
 
 export function analyze(facts: Facts, o: AnalyzeOptions = {}): TuiData {
-  const view = clusterView(facts.objects);
+  const analysis = Analysis.of(facts);
+  const view = analysis.view;
   const nodes = o.rules
-    ? [nodeData(o.rules.label, { ...o.rules, source: o.rules.label }, view, facts)]
-    : recordedNodes(facts).map((n) => nodeData(n, nodeDump(facts, n), view, facts));
+    ? [nodeData(analysis.node(o.rules.label, { ...o.rules, source: o.rules.label }), view)]
+    : recordedNodes(facts).map((n) => nodeData(analysis.node(n), view));
   // a live read that found no such Service carries the API's "did you mean" in its meta
   const suggestions = facts.meta['suggestions'] as DiagnoseOptions['suggestions'];
   const report = o.target
     ? diagnose(facts, o.target, { collecting: o.collecting, suggestions, invocation: o.invocation })
     : undefined;
 
-  const service = o.target
-    ? view.services.find((s) => s.namespace === o.target!.namespace && s.name === o.target!.service)
-    : undefined;
+  const service = o.target ? findService(view, o.target.namespace, o.target.service) : undefined;
   return { facts, target: o.target, report, service, view, nodes };
 }
 

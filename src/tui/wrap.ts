@@ -32,9 +32,3 @@ export function wrap(text: string, width: number, indent = ''): string[] {
   }
   return out;
 }
-
-/** Cuts a string to `width` columns with an ellipsis. */
-export function fit(text: string, width: number): string {
-  if (text.length <= width) return text;
-  return width <= 1 ? text.slice(0, Math.max(0, width)) : `${text.slice(0, width - 1)}…`;
-}

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { fit, wrap } from '../../src/tui/wrap.js';
+import { wrap } from '../../src/tui/wrap.js';
 
 describe('wrap', () => {
   const cases: [string, string, number, string, string[]][] = [
@@ -27,12 +27,5 @@ describe('wrap', () => {
     const text = 'x'.repeat(57) + ' ' + 'y '.repeat(40) + 'z'.repeat(33);
     for (const w of [5, 13, 20, 48, 78])
       for (const line of wrap(text, w, '  ')) assert.ok(line.length <= w, `${line.length} > ${w}`);
-  });
-});
-
-describe('fit', () => {
-  it('cuts with an ellipsis', () => {
-    assert.equal(fit('kube-system/kube-dns:dns', 10), 'kube-syst…');
-    assert.equal(fit('short', 10), 'short');
   });
 });

@@ -1,11 +1,11 @@
 // What every diagnostic step reads: the typed cluster view, the target Service, each node's
 // parsed rules and recorded probes (parsed once, on first use), and the findings of the steps
 // before it, so a step can say "this follows from step 3" instead of failing a second time.
+import { Analysis, type Scope } from '../analysis.js';
 import { nodeDump } from '../facts.js';
 import type { Invocation } from '../next-command.js';
-import { IptablesParseError, parseIptables, type Ruleset } from '../iptables.js';
+import type { Ruleset } from '../iptables.js';
 import {
-  clusterView,
   configFromConfigz,
   kubeProxyConfigOf,
   selectorMatches,
@@ -17,11 +17,12 @@ import {
   type Pod,
   type Service,
   type ServicePort,
+  findService,
 } from '../kube.js';
 import type { Facts } from '../model.js';
 import type { Cause } from './check.js';
 import { parseProbe, type ProbeResult } from '../probes.js';
-import { buildServiceTrees, type ServiceTrees } from '../service-tree.js';
+import type { ServiceTrees } from '../service-tree.js';
 import { probeStem, type Probe } from './probe-stems.js';
 
 export interface Target {
@@ -66,7 +67,11 @@ export interface NodeRules {
 }
 
 export class CheckContext {
+  /** The node dataplanes, parsed and analysed once for all the steps. */
+  readonly analysis: Analysis;
   readonly view: ClusterView;
+  /** What the analysis is asked about: the diagnosed Service. */
+  readonly scope: Scope;
   readonly service: Service | undefined;
   /** Fail and warn findings of the steps already run, in order, with their step. */
   readonly earlier: Cause[] = [];
@@ -78,10 +83,10 @@ export class CheckContext {
     readonly target: Target,
     readonly options: DiagnoseOptions = {},
   ) {
-    this.view = clusterView(facts.objects);
-    this.service = this.view.services.find(
-      (s) => s.namespace === target.namespace && s.name === target.service,
-    );
+    this.analysis = Analysis.of(facts);
+    this.view = this.analysis.view;
+    this.service = findService(this.view, target.namespace, target.service);
+    this.scope = this.service && [this.service];
   }
 
   /** Is this input still being collected (so its absence means "not yet", not "never")? */
@@ -220,29 +225,19 @@ export class CheckContext {
     return this.nodeNames().filter((n) => nodeDump(this.facts, n));
   }
 
-  /** The node's rules, parsed and read into Service trees; undefined when none were recorded. */
+  /** The node's rules, parsed and read into the Service's trees; undefined when none were
+   * recorded. */
   rules(node: string): NodeRules | undefined {
     if (this.rulesCache.has(node)) return this.rulesCache.get(node);
-    const dump = nodeDump(this.facts, node);
-    let r: NodeRules | undefined;
-    if (dump) {
-      try {
-        const ruleset = parseIptables(dump.text, { file: dump.source });
-        const servicePorts = this.view.services.flatMap((s) =>
-          s.ports.map((p) => ({ name: servicePortName(s, p), protocol: p.protocol })),
-        );
-        r = {
-          node,
-          source: dump.source,
-          ruleset,
-          trees: buildServiceTrees(ruleset, { servicePorts }),
-        };
-      } catch (e) {
-        const msg =
-          e instanceof IptablesParseError ? e.message.split('\n')[0]! : (e as Error).message;
-        r = { node, source: dump.source, error: msg };
-      }
-    }
+    const n = this.analysis.node(node);
+    const read = n.rules();
+    const r: NodeRules | undefined = read && {
+      node,
+      source: read.source,
+      ruleset: read.ruleset,
+      trees: n.trees(this.scope),
+      error: read.failure?.message.split('\n')[0],
+    };
     this.rulesCache.set(node, r);
     return r;
   }

@@ -1,12 +1,9 @@
 // Step 7: per node, the Service's tree read back from the node's rules, and the drift from what
 // kube-proxy should have written there. The node that differs from the others is named.
-import { DriftInputError, driftToFinding, nodeDrift, type DriftFinding } from '../drift.js';
-import { expectedRules } from '../expected.js';
-import { nodeKnobs } from '../expected/knobs.js';
+import { DriftInputError, driftToFinding, type DriftFinding } from '../drift.js';
 import { isWindows, type Service, type ServicePort } from '../kube.js';
 import type { Finding } from '../model.js';
 import { rulesReadError } from '../node-access.js';
-import { parseIpBrief } from '../probes.js';
 import type { ServiceTree } from '../service-tree.js';
 import { consequence, count, finding, kubectl, list, pending, type Check } from './check.js';
 import type { CheckContext } from './context.js';
@@ -100,27 +97,11 @@ function withCommand(f: Finding, node: string, explained: boolean): Finding {
 
 /** The node's drift for this Service's ports (and node-wide drift that affects every Service). */
 function drift(ctx: CheckContext, node: string, svc: Service): Finding[] {
-  const r = ctx.rules(node)!;
   const names = new Set(svc.ports.map((p) => ctx.servicePortName(p)));
-  const addresses = parseIpBrief(ctx.output(node, 'ip-addr') ?? '').flatMap((i) =>
-    i.addresses.filter((a) => !a.includes(':')).map((a) => a.split('/')[0]!),
-  );
   let found: DriftFinding[];
   try {
-    const expected = expectedRules(ctx.view, node, {
-      ...nodeKnobs(node, ctx.facts.nodes[node], r.ruleset!).options,
-      interfaceAddresses: addresses,
-    });
     // notes explain what a correct dump does on purpose (e.g. no local endpoint: DROP)
-    const d = nodeDrift({
-      node,
-      source: r.source,
-      expected,
-      actual: r.ruleset!,
-      view: ctx.view,
-      trees: r.trees,
-      servicePortsOnly: true,
-    });
+    const d = ctx.analysis.node(node).drift(ctx.scope);
     found = [...d.findings, ...(d.notes ?? [])];
   } catch (e) {
     if (!(e instanceof DriftInputError)) throw e;

@@ -1,0 +1,207 @@
+// One analysis of Facts: each node's rules parsed once, and their Service trees, the rules
+// kube-proxy would write there, the drift and the packet walk computed when first asked for, for
+// every Service or only for the ones asked about (one Service's answer on a big cluster), and kept.
+// The checks, the commands and the TUI all read the node's dataplane through here.
+import { DriftInputError, nodeDrift, unsupportedMode, type NodeDrift } from './drift.js';
+import { expectedRules, type ExpectOptions, type ExpectedRules } from './expected.js';
+import { nodeKnobs, type NodeKnobs } from './expected/knobs.js';
+import { nodeDump, type NodeDump } from './facts.js';
+import { IptablesParseError, NoRulesError, parseIptables, type Ruleset } from './iptables.js';
+import { clusterView, kubeProxyConfigOf, servicePortName, type ClusterView } from './kube.js';
+import type { Service } from './kube.js';
+import type { Facts } from './model.js';
+import { parseIpBrief } from './probes.js';
+import { buildServiceTrees, type ServiceTrees } from './service-tree.js';
+import { nodeNetwork, tracePacket, type NodeNetwork, type TracePacket } from './trace.js';
+import type { TraceResult } from './trace.js';
+
+/** The Services to analyse: undefined for every Service (the whole node), else only these. */
+export type Scope = readonly Pick<Service, 'namespace' | 'name' | 'ports'>[] | undefined;
+
+/** A node's rules dump as read: its rule set, or why it cannot be read (FILE:LINE first). */
+export interface ReadRules {
+  /** "nodes/NODE/iptables-save.txt", or the file a person gave. */
+  source: string;
+  ruleset?: Ruleset;
+  /** The parse error, thrown again where a command must fail on it. */
+  failure?: IptablesParseError | NoRulesError;
+}
+
+export interface AnalysisOptions {
+  /** Prefix of the dumps' file names in parse errors (the snapshot directory). */
+  dir?: string;
+}
+
+const analyses = new WeakMap<Facts, Analysis>();
+
+/** The analysis of Facts, Facts by Facts. */
+export class Analysis {
+  private viewMemo: ClusterView | undefined;
+  private readonly nodes = new Map<string, NodeAnalysis>();
+
+  constructor(
+    readonly facts: Facts,
+    readonly options: AnalysisOptions = {},
+  ) {}
+
+  /** The one analysis of these Facts (what the checks share); commands make their own. */
+  static of(facts: Facts): Analysis {
+    let a = analyses.get(facts);
+    if (!a) analyses.set(facts, (a = new Analysis(facts)));
+    return a;
+  }
+
+  get view(): ClusterView {
+    return (this.viewMemo ??= clusterView(this.facts.objects));
+  }
+
+  /** The node's analysis: its recorded dump, or `dump` (a file given on the command line). */
+  node(name: string, dump?: NodeDump & { table?: string; ruleset?: Ruleset }): NodeAnalysis {
+    let n = this.nodes.get(name);
+    if (!n) this.nodes.set(name, (n = new NodeAnalysis(this, name, dump)));
+    return n;
+  }
+}
+
+/** One node's dataplane (iptables mode): rules, trees, expected rules, drift, network, trace. */
+export class NodeAnalysis {
+  private read: ReadRules | undefined | null = null;
+  private readonly treesMemo = new Map<string, ServiceTrees>();
+  private readonly expectedMemo = new Map<string, ExpectedRules>();
+  private readonly driftMemo = new Map<string, NodeDrift>();
+  private knobsMemo: NodeKnobs | undefined;
+  private networkMemo: NodeNetwork | undefined;
+
+  constructor(
+    private readonly analysis: Analysis,
+    readonly name: string,
+    private readonly given?: NodeDump & { table?: string; ruleset?: Ruleset },
+  ) {}
+
+  private get facts(): Facts {
+    return this.analysis.facts;
+  }
+
+  /** The node's rules dump, parsed once; undefined when none was recorded. */
+  rules(): ReadRules | undefined {
+    if (this.read !== null) return this.read;
+    const dump = this.given ?? nodeDump(this.facts, this.name);
+    if (!dump) return (this.read = undefined);
+    const dir = this.analysis.options.dir?.replace(/\/$/, '');
+    const file = dir && !this.given ? `${dir}/${dump.source}` : dump.source;
+    try {
+      const ruleset =
+        this.given?.ruleset ?? parseIptables(dump.text, { file, table: this.given?.table });
+      this.read = { source: dump.source, ruleset };
+    } catch (e) {
+      if (!(e instanceof IptablesParseError) && !(e instanceof NoRulesError)) throw e;
+      this.read = { source: dump.source, failure: e };
+    }
+    return this.read;
+  }
+
+  /** The rule set, or the parse error thrown (commands that cannot go on without it). */
+  ruleset(): Ruleset {
+    const r = this.rules();
+    if (!r) throw new DriftInputError(`no rules recorded for node "${this.name}"`);
+    if (r.failure) throw r.failure;
+    return r.ruleset!;
+  }
+
+  /** The Service trees of the node's rules, for `scope`'s Services or all. */
+  trees(scope?: Scope): ServiceTrees | undefined {
+    const rs = this.rules()?.ruleset;
+    if (!rs) return undefined;
+    const key = scopeKey(scope);
+    let t = this.treesMemo.get(key);
+    if (!t) {
+      const ports = servicePortsOf(scope ?? this.analysis.view.services);
+      t = buildServiceTrees(rs, scope ? { only: ports } : { servicePorts: ports });
+      this.treesMemo.set(key, t);
+    }
+    return t;
+  }
+
+  /** What kube-proxy on this node takes from the node itself (see expected/knobs.ts). */
+  knobs(): NodeKnobs {
+    return (this.knobsMemo ??= nodeKnobs(
+      this.name,
+      this.facts.nodes[this.name],
+      this.rules()?.ruleset,
+      this.analysis.view,
+    ));
+  }
+
+  /** The rules kube-proxy would write here; `overrides` (command-line flags) win over the knobs. */
+  expected(scope?: Scope, overrides: ExpectOptions = {}): ExpectedRules {
+    const key = `${scopeKey(scope)}\u0000${JSON.stringify(overrides)}`;
+    let exp = this.expectedMemo.get(key);
+    if (!exp) {
+      const addresses = parseIpBrief(this.facts.nodes[this.name]?.['ip-addr'] ?? '').flatMap((i) =>
+        i.addresses.filter((a) => !a.includes(':')).map((a) => a.split('/')[0]!),
+      );
+      const options = { ...this.knobs().options, interfaceAddresses: addresses, ...overrides };
+      exp = expectedRules(this.analysis.view, this.name, options, { only: scope && [...scope] });
+      this.expectedMemo.set(key, exp);
+    }
+    return exp;
+  }
+
+  /** Why drift cannot be computed here (another proxy mode, no Services), if it cannot. */
+  driftUnavailable(): string | undefined {
+    const view = this.analysis.view;
+    const mode = unsupportedMode(
+      kubeProxyConfigOf(view).mode,
+      this.facts.nodes[this.name]?.['proxy-mode'],
+    );
+    return mode ? `node ${this.name}: ${mode}` : undefined;
+  }
+
+  /**
+   * Expected vs actual, for `scope`'s Services (then only what their answer uses) or the whole
+   * node. Throws DriftInputError when the node cannot be checked, the parse error when its dump
+   * cannot be read.
+   */
+  drift(scope?: Scope): NodeDrift {
+    const key = scopeKey(scope);
+    let d = this.driftMemo.get(key);
+    if (!d) {
+      const actual = this.ruleset();
+      const unavailable = this.driftUnavailable();
+      if (unavailable) throw new DriftInputError(unavailable);
+      d = nodeDrift({
+        node: this.name,
+        source: this.rules()!.source,
+        expected: this.expected(scope),
+        actual,
+        view: this.analysis.view,
+        trees: this.trees(scope),
+        servicePortsOnly: scope !== undefined,
+      });
+      this.driftMemo.set(key, d);
+    }
+    return d;
+  }
+
+  /** The node's addresses and interfaces, for the packet walk. */
+  network(): NodeNetwork {
+    return (this.networkMemo ??= nodeNetwork(
+      this.analysis.view.nodes.find((n) => n.name === this.name),
+      this.facts.nodes[this.name]?.['ip-addr'],
+    ));
+  }
+
+  /** One packet walked through the node's rules. */
+  trace(packet: TracePacket): TraceResult {
+    return tracePacket(this.ruleset(), this.network(), packet);
+  }
+}
+
+function servicePortsOf(services: Scope & object) {
+  return services.flatMap((s) =>
+    s.ports.map((p) => ({ name: servicePortName(s, p), protocol: p.protocol })),
+  );
+}
+
+const scopeKey = (scope: Scope) =>
+  scope ? scope.map((s) => `${s.namespace}/${s.name}`).join(',') : '*';
