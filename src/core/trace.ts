@@ -9,7 +9,13 @@ import type { Ruleset, Table } from './iptables.js';
 import type { Node } from './kube.js';
 import { parseIpBrief } from './probes.js';
 import { printRule, type Rule } from './iptables/rule.js';
-import { packetAddress, ruleMatches, type PacketState, type TraceProtocol } from './trace/match.js';
+import {
+  addressMatches,
+  packetAddress,
+  ruleMatches,
+  type PacketState,
+  type TraceProtocol,
+} from './trace/match.js';
 
 export type { TraceProtocol } from './trace/match.js';
 
@@ -249,6 +255,25 @@ class Tracer {
     return out;
   }
 
+  private readonly rules = new Map<Table, Map<number, Rule>>();
+
+  /** A rule typed once per walk, on first reach. */
+  private typed(table: Table, id: number): Rule {
+    let byId = this.rules.get(table);
+    if (!byId) this.rules.set(table, (byId = new Map()));
+    let rule = byId.get(id);
+    if (!rule) byId.set(id, (rule = table.rule(id)));
+    return rule;
+  }
+
+  /** The rule's -s and -d (what ruleMatches tests first) admit the packet. */
+  private addressesMatch(table: Table, id: number, pkt: PacketState): boolean {
+    const src = table.addressMatch(id, 'source');
+    if (src && !addressMatches(src.cidr, src.negated, pkt.src)) return false;
+    const dst = table.addressMatch(id, 'destination');
+    return !dst || addressMatches(dst.cidr, dst.negated, pkt.dst);
+  }
+
   private walk(table: Table, w: Walk, stack: Frame[], out: Walk[]): void {
     while (w.end === undefined) {
       if (++this.steps > MAX_STEPS || out.length > MAX_OUTCOMES) {
@@ -272,7 +297,9 @@ class Tracer {
         }
         continue;
       }
-      const rule = chain.rules[frame.index++]!;
+      const id = chain.ruleId(frame.index++);
+      if (!this.addressesMatch(table, id, w.pkt)) continue; // most rules, before typing them
+      const rule = this.typed(table, id);
       const p = ruleMatches(rule, w.pkt, {
         isLocal: this.isLocal,
         assume: (a) => w.assumptions.add(a),

@@ -66,6 +66,20 @@ describe('dump structure', () => {
     assert.deepEqual(rs.warnings, []);
   });
 
+  it('finds each rule by the line it was read from, and no rule on other lines', () => {
+    const rs = parseIptables(fixture('seed-nat-S.txt') + fixture('seed-filter-S.txt'));
+    for (const t of rs.tables) {
+      const lines = new Set<number>();
+      for (const c of t.chains)
+        for (const id of c.ruleIds) {
+          assert.equal(t.ruleAtLine(t.line(id)), id);
+          lines.add(t.line(id));
+        }
+      for (let line = 0; line < 400; line++)
+        if (!lines.has(line)) assert.equal(t.ruleAtLine(line), -1, `line ${line}`);
+    }
+  });
+
   it('reads iptables -S output and tells the nat listing from the filter one', () => {
     const rs = parseIptables(fixture('seed-nat-S.txt') + fixture('seed-filter-S.txt'));
     assert.equal(rs.format, 'iptables -S');

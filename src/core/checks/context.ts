@@ -255,11 +255,8 @@ export class CheckContext {
   lineEvidence(node: string, table: string, line: number): string | undefined {
     const r = this.rules(node);
     const t = r?.ruleset?.table(table);
-    if (!r || !t) return undefined;
-    for (const c of t.chains)
-      for (const id of c.ruleIds)
-        if (t.line(id) === line) return `${r.source}:${line}: ${t.text(id)}`;
-    return undefined;
+    const id = t ? t.ruleAtLine(line) : -1;
+    return r && t && id >= 0 ? `${r.source}:${line}: ${t.text(id)}` : undefined;
   }
 
   /** A recorded probe's verdict on a node, if that probe was run there. */

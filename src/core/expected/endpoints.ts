@@ -115,14 +115,14 @@ export function portEndpoints(
 
 /** How many endpoints portEndpoints gives, without making them (large-cluster mode counts all). */
 export function portEndpointCount(slices: EndpointSlice[], port: ServicePort): number {
-  const seen = new Set<string>();
+  const seen = new Set<number>();
   for (const slice of slices) {
     if (slice.addressType !== 'IPv4') continue;
     for (const sp of slice.ports) {
       if (sp.name !== port.name || sp.protocol !== port.protocol || !sp.port) continue;
       for (const e of slice.endpoints) {
         const n = e.addresses[0] === undefined ? undefined : ipv4(e.addresses[0]);
-        if (n !== undefined) seen.add(`${n}:${sp.port}`);
+        if (n !== undefined) seen.add(n * 65536 + sp.port); // ip:port as one exact number
       }
     }
   }

@@ -55,9 +55,14 @@ export function optionsFromDump(rs: Ruleset): ExpectOptions {
   const post = rules(nat, 'KUBE-POSTROUTING');
   const forward = rules(filter, 'KUBE-FORWARD');
   const masquerade = post.find((r) => r.target?.kind === 'masquerade');
-  const nfacct = [...forward, ...rules(nat, 'KUBE-NODEPORTS').slice(0, 50)].some((r) =>
-    r.matches.some((m) => m.module === 'nfacct'),
-  );
+  // the localhost counter is among KUBE-NODEPORTS' first rules: 50 are typed, not thousands
+  const nodePorts = nat?.chain('KUBE-NODEPORTS');
+  const first = nodePorts
+    ? Array.from({ length: Math.min(50, nodePorts.ruleCount) }, (_, k) =>
+        nat!.rule(nodePorts.ruleId(k)),
+      )
+    : [];
+  const nfacct = [...forward, ...first].some((r) => r.matches.some((m) => m.module === 'nfacct'));
   const invalidDrop = forward.some((r) =>
     r.matches.some((m) => m.kind === 'conntrack' && m.ctstate?.types.includes('INVALID')),
   );

@@ -139,6 +139,11 @@ export const RuleFlag = {
   counters: 4096,
 } as const;
 
+export interface AddressMatch {
+  cidr: string;
+  negated: boolean;
+}
+
 export class Table {
   /** How many chains the table has. */
   chainCount = 0;
@@ -209,6 +214,20 @@ export class Table {
     const at = index * C_STRIDE;
     const count = this.records[at + C.count]!;
     return count < 0 ? this.scatteredRules.get(index)![k]! : this.records[at + C.first]! + k;
+  }
+
+  /** The rule read from this line, or -1: rule ids follow the input's order, as lines do. */
+  ruleAtLine(line: number): number {
+    let lo = 0;
+    let hi = this.ruleCount - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const at = this.line(mid);
+      if (at === line) return mid;
+      if (at < line) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return -1;
   }
 
   ruleIdsOf(index: number): number[] {
@@ -516,6 +535,13 @@ export class Table {
   }
   destination(id: number): string | undefined {
     return this.field(id, H.dst);
+  }
+  /** The rule's -s / -d match, read without typing the rule (a packet walk skips most rules). */
+  addressMatch(id: number, side: 'source' | 'destination'): AddressMatch | undefined {
+    const cidr = side === 'source' ? this.source(id) : this.destination(id);
+    if (cidr === undefined) return undefined;
+    const negated = RuleFlag[side === 'source' ? 'srcNegated' : 'dstNegated'];
+    return { cidr, negated: (this.flags(id) & negated) !== 0 };
   }
   protocol(id: number): string | undefined {
     if (!this.span(id, H.proto)) return undefined;
