@@ -28,8 +28,10 @@ export interface ReadRules {
 }
 
 export interface AnalysisOptions {
-  /** Prefix of the dumps' file names in parse errors (the snapshot directory). */
-  dir?: string;
+  /** A dump's file name in parse errors (the snapshot's path, a live node's command). */
+  fileOf?(node: string, source: string): string;
+  /** The table of `iptables -S` dumps without `*table` lines. */
+  table?: string;
 }
 
 const analyses = new WeakMap<Facts, Analysis>();
@@ -87,11 +89,12 @@ export class NodeAnalysis {
     if (this.read !== null) return this.read;
     const dump = this.given ?? nodeDump(this.facts, this.name);
     if (!dump) return (this.read = undefined);
-    const dir = this.analysis.options.dir?.replace(/\/$/, '');
-    const file = dir && !this.given ? `${dir}/${dump.source}` : dump.source;
+    const { fileOf, table } = this.analysis.options;
+    const file = fileOf && !this.given ? fileOf(this.name, dump.source) : dump.source;
     try {
       const ruleset =
-        this.given?.ruleset ?? parseIptables(dump.text, { file, table: this.given?.table });
+        this.given?.ruleset ??
+        parseIptables(dump.text, { file, table: this.given?.table ?? table });
       this.read = { source: dump.source, ruleset };
     } catch (e) {
       if (!(e instanceof IptablesParseError) && !(e instanceof NoRulesError)) throw e;
@@ -166,9 +169,9 @@ export class NodeAnalysis {
     const key = scopeKey(scope);
     let d = this.driftMemo.get(key);
     if (!d) {
-      const actual = this.ruleset();
       const unavailable = this.driftUnavailable();
       if (unavailable) throw new DriftInputError(unavailable);
+      const actual = this.ruleset();
       d = nodeDrift({
         node: this.name,
         source: this.rules()!.source,

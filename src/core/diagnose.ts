@@ -18,6 +18,7 @@ import {
   isUnobserved,
   type Facts,
   type Finding,
+  type FirstProblem,
   type Report,
   type Status,
   type Step,
@@ -98,6 +99,40 @@ function runStep(check: Check, ctx: CheckContext): Step {
   return { id: check.id, title: check.title, status: stepStatus(result), findings: result };
 }
 
+/** A Report's conclusions, from its steps: each step's headline, the first problem, whether
+ * some step is pending, the exit status. Renderers read these; none decides them. */
+export function concluded(report: Omit<Report, 'firstProblem' | 'pending' | 'exitCode'>): Report {
+  const steps = report.steps.map((s) => ({ ...s, headline: headline(s.findings) }));
+  const problem = firstProblem(steps);
+  return {
+    ...report,
+    steps,
+    ...(problem ? { firstProblem: problem } : {}),
+    pending: steps.some((s) => s.status === 'pending'),
+    exitCode: steps.some((s) => s.status === 'fail' || s.status === 'warn') ? 1 : 0,
+  };
+}
+
+/** The finding a step's summary line shows: its worst verdict, else its first finding. */
+function headline(findings: Finding[]): Finding | undefined {
+  const verdicts = findings.filter((f) => !f.info);
+  for (const s of ['fail', 'warn', 'pending', 'pass', 'skip'] as const) {
+    const f = verdicts.find((x) => x.status === s);
+    if (f) return f;
+  }
+  return findings[0];
+}
+
+/** The first failing step, else the first warning one, with the finding that says why. */
+function firstProblem(steps: Step[]): FirstProblem | undefined {
+  for (const status of ['fail', 'warn'] as const) {
+    const step = steps.findIndex((s) => s.status === status);
+    const finding = steps[step]?.findings.find((f) => f.status === status);
+    if (finding) return { step, status, finding };
+  }
+  return undefined;
+}
+
 export function diagnose(facts: Facts, target: Target, options: DiagnoseOptions = {}): Report {
   const ctx = new CheckContext(facts, target, options);
   const steps = STEPS.map((check) => runStep(check, ctx));
@@ -105,7 +140,7 @@ export function diagnose(facts: Facts, target: Target, options: DiagnoseOptions 
   if (how)
     for (const f of steps.flatMap((s) => s.findings)) if (f.next) f.next = runnable(f.next, how);
   const svc = ctx.service;
-  return {
+  return concluded({
     schemaVersion: REPORT_SCHEMA_VERSION,
     target,
     ...(facts.meta.context ? { context: facts.meta.context } : {}),
@@ -128,7 +163,7 @@ export function diagnose(facts: Facts, target: Target, options: DiagnoseOptions 
     unobserved: steps.flatMap((st) =>
       st.findings.filter(isUnobserved).map((f) => `${st.title}: ${f.title}`),
     ),
-  };
+  });
 }
 
 /**

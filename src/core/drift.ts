@@ -91,6 +91,20 @@ export interface NodeDrift {
   notes?: DriftFinding[];
   /** The tables compared: nat, and filter when the dump has it. */
   tables?: string[];
+  /** Some finding is an error or a warning (information alone is no drift). */
+  drifted: boolean;
+}
+
+/** `kdebug drift`'s answer: each node's drift, and whether there is any (exit 1). */
+export interface DriftAnswer {
+  /** Where the facts came from ("snapshot DIR", "context NAME"). */
+  label: string;
+  nodes: NodeDrift[];
+  drifted: boolean;
+}
+
+export function driftAnswer(label: string, nodes: NodeDrift[]): DriftAnswer {
+  return { label, nodes, drifted: nodes.some((n) => n.drifted) };
 }
 
 /** The dump cannot be checked (no nat table, or kube-proxy is not in iptables mode). */
@@ -181,6 +195,7 @@ export function nodeDrift(input: DriftInput): NodeDrift {
     ...(text.writtenBy ? { writtenBy: text.writtenBy } : {}),
     findings: sortFindings(findings),
     notes,
+    drifted: findings.some(isDrift),
   };
 }
 

@@ -88,6 +88,16 @@ export interface Step {
   title: string;
   status: Status;
   findings: Finding[];
+  /** The finding its one-line summary shows: the worst verdict, else the first finding. */
+  headline?: Finding;
+}
+
+/** What to look at first: the first failing step (else the first warning one) and its finding. */
+export interface FirstProblem {
+  /** The step's index in `steps`. */
+  step: number;
+  status: 'fail' | 'warn';
+  finding: Finding;
 }
 
 /** What the header of a diagnosis shows about the Service. */
@@ -113,4 +123,9 @@ export interface Report {
   /** What a step could not observe ("Reachability: ClusterIP ...: not observed on node-a"): a
    * run with nothing failed but these is green only as far as it could see. */
   unobserved?: string[];
+  firstProblem?: FirstProblem;
+  /** Some step is still collecting (a live run). */
+  pending: boolean;
+  /** 1 when a step failed or warned, else 0 (kdebug's exit status for this answer). */
+  exitCode: 0 | 1;
 }

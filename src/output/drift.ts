@@ -1,6 +1,6 @@
 // The `kdebug drift` presentations: what each node does differently from what kube-proxy would
 // have written, worst first, in sentences with the rule lines as evidence; or JSON.
-import type { DriftFinding, NodeDrift } from '../core/drift.js';
+import type { DriftAnswer, DriftFinding } from '../core/drift.js';
 import { RENAMED_IDS, type Severity } from '../core/model.js';
 import { sanitize } from '../core/sanitize.js';
 
@@ -58,7 +58,7 @@ function infoText(findings: DriftFinding[]): string[] {
   return out;
 }
 
-export function driftText(label: string, nodes: NodeDrift[]): string {
+export function driftText({ label, nodes }: DriftAnswer): string {
   const out: string[] = [];
   for (const n of nodes) {
     out.push(
@@ -68,7 +68,7 @@ export function driftText(label: string, nodes: NodeDrift[]): string {
     const serious = n.findings.filter((f) => f.severity !== 'info');
     const info = n.findings.filter((f) => f.severity === 'info');
     out.push(
-      serious.length === 0
+      !n.drifted
         ? `  no drift: every Service port routes as kube-proxy would`
         : `  ${verdictLine(n.findings)}`,
     );
@@ -99,7 +99,7 @@ const findingJson = (f: DriftFinding) => ({
   next: f.next ?? null,
 });
 
-export function driftJson(label: string, nodes: NodeDrift[]): string {
+export function driftJson({ label, nodes, drifted }: DriftAnswer): string {
   const all = nodes.flatMap((n) => n.findings);
   const c = counts(all);
   const doc = {
@@ -111,12 +111,12 @@ export function driftJson(label: string, nodes: NodeDrift[]): string {
       servicePorts: n.servicePorts,
       writtenBy: n.writtenBy ?? null,
       tables: n.tables ?? ['nat', 'filter'],
-      drift: n.findings.some((f) => f.severity !== 'info'),
+      drift: n.drifted,
       counts: counts(n.findings),
     })),
     findings: all.map(findingJson),
     notes: nodes.flatMap((n) => n.notes ?? []).map(findingJson),
-    summary: { ...c, drift: c.error + c.warning > 0 },
+    summary: { ...c, drift: drifted },
   };
   return JSON.stringify(doc, null, 2) + '\n';
 }

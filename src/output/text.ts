@@ -6,7 +6,6 @@ import {
   shownStepStatus,
   type Finding,
   type Report,
-  type Status,
   type Step,
 } from '../core/model.js';
 import { sanitize } from '../core/sanitize.js';
@@ -63,16 +62,6 @@ export function wrapCommand(cmd: string, width: number, indent: string): string[
   return out;
 }
 
-function headline(step: Step): Finding | undefined {
-  const verdicts = step.findings.filter((f) => !f.info);
-  const rank: Status[] = ['fail', 'warn', 'pending', 'pass', 'skip'];
-  for (const s of rank) {
-    const f = verdicts.find((x) => x.status === s);
-    if (f) return f;
-  }
-  return step.findings[0];
-}
-
 function expanded(f: Finding, p: Palette, width: number): string[] {
   const mark = f.info ? 'i' : MARK[shownStatus(f)];
   const out = wrap(`${mark} ${sanitize(f.title)}`, width, '     ', '       ');
@@ -96,7 +85,7 @@ function stepLines(
   p: Palette,
   o: Required<Pick<TextOptions, 'width' | 'verbose' | 'truncate'>>,
 ): string[] {
-  const head = headline(step);
+  const head = step.headline;
   const label = `${String(n).padStart(2)} ${step.title.padEnd(15)}`;
   const more = step.findings.filter(
     (f) => f !== head && (f.status === 'fail' || f.status === 'warn'),
@@ -130,27 +119,24 @@ function needsService(steps: Step[], from: number): number {
 }
 
 function verdict(report: Report, p: Palette, width: number): string[] {
-  const steps = report.steps.map((s, i) => ({ s, n: i + 1 }));
-  for (const status of ['fail', 'warn'] as const) {
-    const hit = steps.find(({ s }) => s.status === status);
-    const f = hit?.s.findings.find((x) => x.status === status);
-    if (hit && f) {
-      const word = status === 'fail' ? 'Problem' : 'Warning';
-      return [
-        ...wrap(
-          `${word} at step ${hit.n} (${hit.s.title}): ${sanitize(f.title)} [${f.id}]`,
-          width,
-          '',
-          '  ',
-        ).map((l) => p.status(status, l)),
-        ...(f.next
-          ? wrapCommand(`Next: ${sanitize(f.next)}`, width, '').map((l) => p.command(l))
-          : []),
-      ];
-    }
+  const problem = report.firstProblem;
+  if (problem) {
+    const { status, finding: f } = problem;
+    const step = report.steps[problem.step]!;
+    const word = status === 'fail' ? 'Problem' : 'Warning';
+    return [
+      ...wrap(
+        `${word} at step ${problem.step + 1} (${step.title}): ${sanitize(f.title)} [${f.id}]`,
+        width,
+        '',
+        '  ',
+      ).map((l) => p.status(status, l)),
+      ...(f.next
+        ? wrapCommand(`Next: ${sanitize(f.next)}`, width, '').map((l) => p.command(l))
+        : []),
+    ];
   }
-  if (steps.some(({ s }) => s.status === 'pending'))
-    return ['Still collecting: some steps are pending.'];
+  if (report.pending) return ['Still collecting: some steps are pending.'];
   const blind = report.unobserved ?? [];
   return [
     p.status('pass', 'No problem found in the steps kdebug could check.'),

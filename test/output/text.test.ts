@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { concluded } from '../../src/core/diagnose.js';
 import type { Finding, Report, Status } from '../../src/core/model.js';
 import { reportText, wrap, wrapCommand } from '../../src/output/text.js';
 
@@ -11,18 +12,19 @@ const f = (id: string, status: Status, extra: Partial<Finding> = {}): Finding =>
   evidence: [`${id} evidence`],
   ...extra,
 });
-const report = (steps: { id: string; status: Status; findings: Finding[] }[]): Report => ({
-  schemaVersion: 1,
-  target: { namespace: 'default', service: 'web' },
-  context: 'kind-kind',
-  service: {
-    type: 'ClusterIP',
-    clusterIP: '10.96.0.50',
-    ports: ['http 80/TCP -> 8080'],
-    proxyMode: 'iptables',
-  },
-  steps: steps.map((s) => ({ ...s, title: s.id[0]!.toUpperCase() + s.id.slice(1) })),
-});
+const report = (steps: { id: string; status: Status; findings: Finding[] }[]): Report =>
+  concluded({
+    schemaVersion: 1,
+    target: { namespace: 'default', service: 'web' },
+    context: 'kind-kind',
+    service: {
+      type: 'ClusterIP',
+      clusterIP: '10.96.0.50',
+      ports: ['http 80/TCP -> 8080'],
+      proxyMode: 'iptables',
+    },
+    steps: steps.map((s) => ({ ...s, title: s.id[0]!.toUpperCase() + s.id.slice(1) })),
+  });
 
 describe('text output', () => {
   it('wraps at the width with a hanging indent, cutting only words longer than a line', () => {

@@ -1,6 +1,7 @@
 // The findings pane of a step starts at its first failing finding, else its first warning.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { concluded } from '../../src/core/diagnose.js';
 import type { Finding, Report, Status } from '../../src/core/model.js';
 import { diagModel, diagView } from '../../src/tui/screens/Diagnosis.js';
 import { initialState, reduce, type State } from '../../src/tui/state.js';
@@ -12,16 +13,17 @@ const f = (id: string, status: Status): Finding => ({
   explanation: '',
   evidence: [],
 });
-const report = (findings: Finding[][]): Report => ({
-  schemaVersion: 1,
-  target: { namespace: 'default', service: 'web' },
-  steps: findings.map((fs, i) => ({
-    id: `s${i}`,
-    title: `step ${i}`,
-    status: fs[0]?.status ?? 'skip',
-    findings: fs,
-  })),
-});
+const report = (findings: Finding[][]): Report =>
+  concluded({
+    schemaVersion: 1,
+    target: { namespace: 'default', service: 'web' },
+    steps: findings.map((fs, i) => ({
+      id: `s${i}`,
+      title: `step ${i}`,
+      status: fs[0]?.status ?? 'skip',
+      findings: fs,
+    })),
+  });
 const R = report([
   [f('ok-1', 'pass'), f('ok-2', 'pass'), f('bad', 'fail'), f('meh', 'warn')],
   [f('ok', 'pass'), f('meh', 'warn')],

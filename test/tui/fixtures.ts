@@ -1,6 +1,7 @@
 // Hand-made Reports, drift and walks for frame tests: the screens' layout is tested on its own,
 // whatever wording the checks use today. IP conventions as in the demo snapshot: Pod CIDR
 // 10.244.0.0/16, Service CIDR 10.1.0.0/16, node vm-12-11-centos 10.0.12.11.
+import { concluded } from '../../src/core/diagnose.js';
 import type { DriftFinding, NodeDrift } from '../../src/core/drift.js';
 import type { Finding, Report, Status, Step } from '../../src/core/model.js';
 import type { TraceResult } from '../../src/core/trace.js';
@@ -14,7 +15,7 @@ export function aStep(id: string, status: Status, findings: Finding[] = []): Ste
 }
 
 export function aReport(steps: Step[]): Report {
-  return {
+  return concluded({
     schemaVersion: 1,
     target: { namespace: 'default', service: 'nginx-svc' },
     context: 'kind-lab',
@@ -26,7 +27,7 @@ export function aReport(steps: Step[]): Report {
       proxyMode: 'iptables',
     },
     steps,
-  };
+  });
 }
 
 /** Selector typo: step 3 fails, 4 warns because of it, 6 still collecting. */
@@ -66,6 +67,7 @@ export const staleDrift: NodeDrift = {
   node: 'vm-12-11-centos',
   source: 'nodes/vm-12-11-centos/iptables-save.txt',
   servicePorts: 5,
+  drifted: true,
   findings: [
     aDriftFinding({
       id: 'endpoint-stale',

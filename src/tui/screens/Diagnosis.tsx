@@ -55,11 +55,9 @@ const STATUS_WORD: Record<Shown, string> = {
 const NO_REPORT =
   'These rules were read without a Service to diagnose. The steps need one: kdebug svc NAME (live, or with --snapshot DIR). Here the Rules screen (:rules) shows the Service trees, :trace walks a packet, and / searches.';
 
-/** The index of the step to show first: the first failing, else the first warning, else 0. */
+/** The index of the step to show first: the report's first problem, else none (-1). */
 export function firstProblem(report: Report | undefined): number {
-  const steps = report?.steps ?? [];
-  const fail = steps.findIndex((s) => s.status === 'fail');
-  return fail >= 0 ? fail : steps.findIndex((s) => s.status === 'warn');
+  return report?.firstProblem?.step ?? -1;
 }
 
 /** The right pane's text for one step, wrapped to `width`. */

@@ -1,0 +1,279 @@
+// Where a command's Facts come from: a snapshot directory, the live cluster read now, or one
+// node's rules read over SSH into a snapshot's objects; and the one node picker. The adapters
+// (client-node, ssh2) load only when a source needs them.
+import { nodeDump, recordedNodes } from '../core/facts.js';
+import { clusterView } from '../core/kube.js';
+import type { Target } from '../core/diagnose.js';
+import type { Facts } from '../core/model.js';
+import { nodeAccessLine, rulesReadError, type NodeAccess } from '../core/node-access.js';
+import type { KubeCluster } from './kube-cluster.js';
+import type { NodeAccessFlags } from './node-flags.js';
+import type { DebugPodConsent } from './node-pod.js';
+import { readSnapshot } from './snapshot.js';
+
+/** A source that cannot give what was asked (no such node, several and none picked): exit 2. */
+export class FactsSourceError extends Error {}
+
+/** Where to read from: --snapshot, else the live cluster; --node / --all-nodes; --ssh. */
+export interface SourceFlags extends NodeAccessFlags {
+  snapshot?: string;
+  node?: string;
+  allNodes?: boolean;
+  ssh?: string;
+}
+
+/** What reading needs from the process: the kubeconfig flags, the environment, a voice. */
+export interface SourceContext {
+  kubeconfig?: string;
+  context?: string;
+  env: Record<string, string | undefined>;
+  kdebugVersion: string;
+  /** A line for stderr ("kdebug: ..."). */
+  tell(line: string): void;
+  /** Cleanups a signal runs (a live cluster's debug Pods). */
+  release: Set<() => Promise<void>>;
+}
+
+export interface SourcedFacts {
+  facts: Facts;
+  /** The source in messages: the snapshot directory, or "context NAME". */
+  label: string;
+  /** The snapshot directory: its dumps' file names in parse errors. */
+  dir?: string;
+}
+
+/**
+ * The facts of a snapshot, or of the live cluster read now: every Service, EndpointSlice and Node,
+ * kube-proxy's configuration, and with `rules` the rules of the nodes asked for (--node, or
+ * --all-nodes, or the only node).
+ */
+export async function readFacts(
+  o: SourceFlags,
+  c: SourceContext,
+  want: { rules: boolean },
+): Promise<SourcedFacts> {
+  if (o.snapshot !== undefined)
+    return { facts: await readSnapshot(o.snapshot), label: o.snapshot, dir: o.snapshot };
+  const cluster = await connectLive(o, c);
+  try {
+    const { collectAll, NODE_BASICS } = await import('./collect.js');
+    const facts = await collectAll(
+      cluster,
+      {},
+      {
+        meta: { kdebugVersion: c.kdebugVersion },
+        // a node that does not exist, or several nodes and none picked: nothing to run
+        nodeCommands: (f) => {
+          const nodes = clusterView(f.objects).nodes.map((n) => n.name);
+          const picked =
+            o.node !== undefined ? nodes.includes(o.node) : o.allNodes || nodes.length === 1;
+          return want.rules && picked ? NODE_BASICS : [];
+        },
+        nodes: o.node !== undefined ? [o.node] : undefined,
+      },
+    );
+    tellNodeAccess(cluster.nodeAccess(), c);
+    const label = `context ${cluster.meta.context ?? ''}`.trim();
+    if (want.rules) checkLiveNodes(facts, label, o);
+    return { facts, label };
+  } finally {
+    await closeLive(cluster, c);
+  }
+}
+
+/** A live run's node choice, said in cluster words: which nodes exist, why one was not read. */
+function checkLiveNodes(facts: Facts, label: string, o: SourceFlags): void {
+  const nodes = clusterView(facts.objects).nodes.map((n) => n.name);
+  const list = `(nodes: ${nodes.join(', ') || 'none'})`;
+  if (o.node !== undefined && !nodes.includes(o.node))
+    throw new FactsSourceError(`${label}: no node "${o.node}" ${list}`);
+  if (o.node === undefined && !o.allNodes && nodes.length !== 1)
+    throw new FactsSourceError(`${label}: pick a node with --node ${list}`);
+  const unread = (o.node !== undefined ? [o.node] : nodes).filter((n) => !nodeDump(facts, n));
+  if (unread.length > 0 && unread.length === (o.node !== undefined ? 1 : nodes.length))
+    throw new FactsSourceError(
+      `${label}: could not read the rules of ${unread
+        .map((n) => `${n} (${rulesReadError(facts, n) ?? 'not reached'})`)
+        .join(', ')}`,
+    );
+}
+
+/**
+ * The nodes a command works on: --node, or every one with --all-nodes, or the only one. `among`
+ * says which count: nodes with recorded rules (rules, drift, trace) or every known node, from
+ * the Node objects too (expect computes rules for a node whose rules were not read).
+ */
+export function pickNodes(
+  facts: Facts,
+  label: string,
+  o: { node?: string; allNodes?: boolean },
+  among: 'recorded rules' | 'known',
+  offerAllNodes = false,
+): string[] {
+  const recorded = recordedNodes(facts).filter((n) => nodeDump(facts, n));
+  const names =
+    among === 'known'
+      ? [...new Set([...clusterView(facts.objects).nodes.map((n) => n.name), ...recorded])].sort()
+      : recorded;
+  const what = among === 'known' ? 'nodes' : 'recorded';
+  const list = names.length ? ` (${what}: ${names.join(', ')})` : '';
+  if (o.node !== undefined) {
+    if (names.includes(o.node)) return [o.node];
+    throw new FactsSourceError(
+      among === 'known'
+        ? `${label}: no node "${o.node}"${list}`
+        : `${label}: no rules recorded for node "${o.node}"${list}`,
+    );
+  }
+  if (names.length === 0)
+    throw new FactsSourceError(
+      among === 'known'
+        ? `${label}: pick a node with --node`
+        : `${label}: no node rules recorded (nodes/<node>/iptables-save.txt)`,
+    );
+  if (o.allNodes || names.length === 1) return o.allNodes ? names : [names[0]!];
+  throw new FactsSourceError(
+    `${label}: pick a node with --node${offerAllNodes ? ', or --all-nodes' : ''}${list}`,
+  );
+}
+
+/** `rules --ssh`: a host's rules read straight over SSH, no cluster; ssh2 loads only here. */
+export async function sshRulesText(
+  destination: string,
+  o: NodeAccessFlags,
+  c: SourceContext,
+): Promise<{ text: string; label: string; file: string; stem: string }> {
+  const { readRulesOverSsh, sshOptionsFromFlags, SshError } = await import('./ssh/rules.js');
+  try {
+    const r = await readRulesOverSsh(destination, sshOptionsFromFlags(o, c.env));
+    for (const note of r.notes) c.tell(note);
+    return { text: r.text, label: r.via, file: `${r.via}: ${r.stem}`, stem: r.stem };
+  } catch (e) {
+    if (e instanceof SshError) throw new FactsSourceError(e.message);
+    throw e;
+  }
+}
+
+/**
+ * Replaces the rules of the node behind `o.ssh` in `facts` by what its host holds now (a kubeadm
+ * node whose API server is down); returns that node: --node, or the Node whose name or address
+ * is the SSH host.
+ */
+export async function readNodeOverSsh(
+  facts: Facts,
+  label: string,
+  o: SourceFlags & { ssh: string },
+  c: SourceContext,
+): Promise<{ node: string; via: string }> {
+  const { parseSshDestination } = await import('./ssh/config.js');
+  let host: string;
+  try {
+    host = parseSshDestination(o.ssh).host;
+  } catch (e) {
+    throw new FactsSourceError((e as Error).message);
+  }
+  const nodes = clusterView(facts.objects).nodes;
+  const node =
+    o.node ??
+    nodes.find((n) => n.name === host || n.addresses.some((a) => a.address === host))?.name;
+  if (node === undefined)
+    throw new FactsSourceError(
+      `${label}: which node is ${host}? give --node (nodes: ${nodes.map((n) => n.name).join(', ') || 'none'})`,
+    );
+  const r = await sshRulesText(o.ssh, o, c);
+  const outputs = { ...facts.nodes[node] };
+  for (const stem of ['iptables-save', 'iptables-nft-save', 'iptables-legacy-save'])
+    delete outputs[stem];
+  facts.nodes[node] = { ...outputs, [r.stem]: r.text };
+  return { node, via: r.label };
+}
+
+/**
+ * The live cluster of --context / --kubeconfig, with the node transport of --via; client-node
+ * loads only here. `confirm` asks the person before a debug Pod is created (the TUI's hook);
+ * without it, and without --yes, no debug Pod is created.
+ */
+export async function connectLive(
+  o: NodeAccessFlags,
+  c: SourceContext,
+  confirm?: (q: DebugPodConsent) => Promise<boolean>,
+): Promise<KubeCluster> {
+  const { KubeCluster } = await import('./kube-cluster.js');
+  const transport = await nodeTransport(o, c, () => undefined, confirm);
+  const cluster = await KubeCluster.connect({
+    kubeconfig: c.kubeconfig,
+    context: c.context,
+    transport,
+  });
+  c.release.add(() => cluster.close());
+  return cluster;
+}
+
+export async function closeLive(cluster: KubeCluster, c: SourceContext): Promise<void> {
+  c.release.clear();
+  await cluster.close();
+}
+
+/** The node transport of --via and its flags; `created` hands it back so a signal can close it. */
+export async function nodeTransport(
+  o: NodeAccessFlags,
+  c: SourceContext,
+  created: (t: { close(): Promise<void> }) => void,
+  confirm?: (q: DebugPodConsent) => Promise<boolean>,
+) {
+  const { nodeAccess } = await import('./node-transport.js');
+  const { nodeAccessOptions, NodeFlagsError } = await import('./node-flags.js');
+  try {
+    return nodeAccess(nodeAccessOptions(o, c.env, confirm), created);
+  } catch (e) {
+    if (e instanceof NodeFlagsError) throw new FactsSourceError(e.message);
+    throw e;
+  }
+}
+
+/** How each node was reached, one line each. */
+export function tellNodeAccess(access: NodeAccess[], c: Pick<SourceContext, 'tell'>): void {
+  for (const a of access) c.tell(nodeAccessLine(a));
+}
+
+export type Progress = (p: {
+  what: string;
+  node?: string;
+  state: 'start' | 'done' | 'failed';
+}) => void;
+
+/**
+ * A live diagnosis's facts: the API objects for the Service, then, on every node (a bounded
+ * number at once), the basics and the probes the steps read. A node command that cannot run is
+ * not recorded: the steps that need it say so. A Service that does not exist gives facts without
+ * it and the API's suggestions, so the report can say "did you mean".
+ */
+export async function readLive(
+  cluster: KubeCluster,
+  target: Target,
+  kdebugVersion: string,
+  progress?: Progress,
+  partial?: (facts: Facts, collecting: { nodes: boolean }) => void,
+): Promise<{ facts: Facts; suggestions?: { namespace: string; name: string }[] }> {
+  const { collect, diagnosisCommands } = await import('./collect.js');
+  const { ServiceNotFoundError } = await import('./kube/suggestions.js');
+  try {
+    const facts = await collect(cluster, target, {
+      onProgress: progress,
+      meta: { kdebugVersion },
+      nodeCommands: (f) => {
+        // the API objects are in: the steps that need only them can finish now
+        partial?.(f, { nodes: true });
+        return diagnosisCommands(f, target);
+      },
+    });
+    const access = cluster.nodeAccess();
+    if (access.length > 0) facts.meta['nodeAccess'] = access;
+    return { facts };
+  } catch (e) {
+    if (!(e instanceof ServiceNotFoundError)) throw e;
+    // the API's "did you mean" travels with the facts, so the TUI's diagnosis says it too
+    const meta = { ...cluster.meta, suggestions: e.suggestions };
+    return { facts: { objects: [], nodes: {}, meta }, suggestions: e.suggestions };
+  }
+}

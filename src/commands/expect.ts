@@ -1,0 +1,28 @@
+// `kdebug expect`: the rules kube-proxy would write on one node, as iptables-save text.
+import { Analysis } from '../core/analysis.js';
+import { expectedSave } from '../core/expected.js';
+import { pickNodes, readFacts, type SourceFlags } from '../cluster/facts-source.js';
+import { EXIT, format, sourceContext, write, type GlobalOptions } from './io.js';
+
+export interface ExpectOptions extends SourceFlags {
+  table?: 'nat' | 'filter';
+  randomFully: boolean;
+  nfacct?: boolean;
+  tcpBeLiberal?: boolean;
+}
+
+export async function expectCommand(o: ExpectOptions, g: GlobalOptions): Promise<number> {
+  format(g, 'expect');
+  const { facts, label } = await readFacts(o, sourceContext(g), { rules: false });
+  const [name] = pickNodes(facts, label, o, 'known');
+  const node = new Analysis(facts).node(name!);
+  // a flag given on the command line wins over what the node's recordings tell
+  const exp = node.expected(undefined, {
+    ...(o.randomFully === false ? { randomFully: false } : {}),
+    ...(o.nfacct !== undefined ? { nfacct: o.nfacct } : {}),
+    ...(o.tcpBeLiberal !== undefined ? { conntrackTcpBeLiberal: o.tcpBeLiberal } : {}),
+  });
+  const notes = o.nfacct === undefined ? [...exp.notes, ...node.knobs().notes] : exp.notes;
+  write(expectedSave({ ...exp, notes }, { tables: o.table ? [o.table] : undefined }));
+  return EXIT.ok;
+}

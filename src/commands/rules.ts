@@ -1,0 +1,88 @@
+// `kdebug rules`: the Service trees of one node's rules (a file, stdin, a host over SSH, a
+// snapshot's node or the live cluster's), as text, JSON, a search, or the TUI.
+import { Analysis } from '../core/analysis.js';
+import { parseIptables, type Ruleset } from '../core/iptables.js';
+import type { ServiceTrees } from '../core/service-tree.js';
+import type { Facts } from '../core/model.js';
+import { buildSearchIndex } from '../core/search.js';
+import { pickNodes, readFacts, sshRulesText, type SourceFlags } from '../cluster/facts-source.js';
+import { rulesJson, rulesText, searchJson, searchText } from '../output/rules.js';
+import {
+  dumpFile,
+  EXIT,
+  format,
+  readInput,
+  sourceContext,
+  UsageError,
+  write,
+  type GlobalOptions,
+} from './io.js';
+import { interactive } from './tui.js';
+
+export interface RulesOptions extends SourceFlags {
+  file?: string;
+  table?: string;
+  search?: string;
+}
+
+/** The one dump of --file or --ssh, read as it was given. */
+async function givenDump(o: RulesOptions, g: GlobalOptions) {
+  if (o.file !== undefined) {
+    const label = o.file === '-' ? '<stdin>' : o.file;
+    return { text: (await readInput(o.file)).toString('utf8'), label, file: label };
+  }
+  return sshRulesText(o.ssh!, o, sourceContext(g));
+}
+
+export async function rulesCommand(o: RulesOptions, g: GlobalOptions): Promise<number> {
+  if ([o.file, o.snapshot, o.ssh].filter((x) => x !== undefined).length > 1)
+    throw new UsageError('give one of --file, --snapshot or --ssh');
+  const shown = format(g, 'rules');
+  const common = { start: 'rules' as const, node: o.node, search: o.search };
+  if (o.file !== undefined || o.ssh !== undefined) {
+    const d = await givenDump(o, g);
+    // input kdebug cannot read at all is said before a screen opens, as in text mode
+    const ruleset = parseIptables(d.text, { file: d.file, table: o.table });
+    if (shown === 'tui') {
+      // one dump, no objects: the screens that need the cluster say so
+      const rules = { label: d.label, text: d.text, table: o.table, ruleset };
+      const facts: Facts = { objects: [], nodes: {}, meta: {} };
+      return interactive({ ...common, facts, rules, load: async () => facts }, g);
+    }
+    const node = new Analysis({ objects: [], nodes: {}, meta: {} }).node(d.label, {
+      source: d.label,
+      text: d.text,
+      ruleset,
+    });
+    const label = o.file !== undefined ? `file ${d.label}` : d.label;
+    return print(o, shown, ruleset, node.trees()!, { label });
+  }
+  // a snapshot's node, or without one the live cluster's (read again on ctrl-r in the TUI)
+  const source = await readFacts(o, sourceContext(g), { rules: true });
+  if (shown === 'tui') {
+    if (o.node !== undefined && o.snapshot !== undefined)
+      pickNodes(source.facts, source.label, o, 'recorded rules');
+    const load = async () => (await readFacts(o, sourceContext(g), { rules: true })).facts;
+    const snapshot = o.snapshot !== undefined ? `snapshot ${o.snapshot}` : undefined;
+    return interactive({ ...common, facts: source.facts, load, snapshot }, g);
+  }
+  const [name] = pickNodes(source.facts, source.label, o, 'recorded rules');
+  const node = new Analysis(source.facts, { fileOf: dumpFile(o), table: o.table }).node(name!);
+  const rs = node.ruleset();
+  return print(o, shown, rs, node.trees()!, { label: `node ${name}`, node: name });
+}
+
+function print(
+  o: RulesOptions,
+  shown: string,
+  rs: Ruleset,
+  trees: ServiceTrees,
+  source: { label: string; node?: string },
+): number {
+  const json = shown === 'json';
+  if (o.search !== undefined) {
+    const hits = buildSearchIndex(rs, trees).search(o.search);
+    write(json ? searchJson(o.search, hits) : searchText(o.search, hits));
+  } else write(json ? rulesJson(rs, trees, source) : rulesText(rs, trees, source));
+  return EXIT.ok;
+}

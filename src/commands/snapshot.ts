@@ -1,0 +1,55 @@
+// `kdebug snapshot save DIR`: the cluster's facts written as a directory --snapshot replays.
+import { nodeTransport, tellNodeAccess, type SourceFlags } from '../cluster/facts-source.js';
+import {
+  EXIT,
+  format,
+  onInterrupt,
+  sourceContext,
+  tell,
+  UsageError,
+  VERSION,
+  write,
+  type GlobalOptions,
+} from './io.js';
+
+export interface SnapshotSaveFlags extends SourceFlags {
+  service?: string;
+  all?: boolean;
+  allNamespaces?: boolean;
+}
+
+export async function snapshotSaveCommand(
+  dir: string,
+  o: SnapshotSaveFlags,
+  g: GlobalOptions,
+): Promise<number> {
+  format(g, 'snapshot');
+  // client-node and the live-cluster code load only here, never for offline commands
+  const { saveSnapshot, SnapshotSaveError } = await import('../cluster/snapshot-save.js');
+  const c = sourceContext(g);
+  const transport = await nodeTransport(o, c, (t) => onInterrupt.add(() => t.close()));
+  try {
+    const r = await saveSnapshot({
+      transport,
+      nodeCommands: 'diagnosis',
+      dir,
+      namespace: g.namespace,
+      service: o.service,
+      all: o.all,
+      allNamespaces: o.allNamespaces,
+      context: g.context,
+      kubeconfig: g.kubeconfig,
+      kdebugVersion: VERSION,
+    });
+    for (const e of r.readErrors) tell(`warning: could not read ${e.what}: ${e.error}`);
+    tellNodeAccess(r.nodeAccess, c);
+    const nodes = r.nodes ? ` and the output of commands on ${r.nodes} nodes` : '';
+    write(`saved ${r.objects} objects${nodes} from context ${r.meta.context} to ${dir}\n`);
+    return EXIT.ok;
+  } catch (e) {
+    if (e instanceof SnapshotSaveError) throw new UsageError(e.message);
+    throw e;
+  } finally {
+    onInterrupt.clear();
+  }
+}

@@ -1,0 +1,118 @@
+// `kdebug svc NAME` (and `kdebug demo`): the guided diagnosis of one Service, from a snapshot or
+// the live cluster, as the TUI, text or JSON.
+import { diagnose, type Target } from '../core/diagnose.js';
+import type { Report } from '../core/model.js';
+import { parseServiceRef } from '../core/service-ref.js';
+import { closeLive, connectLive, readLive, tellNodeAccess } from '../cluster/facts-source.js';
+import type { NodeAccessFlags } from '../cluster/node-flags.js';
+import type { DebugPodConsent } from '../cluster/node-pod.js';
+import { readSnapshot } from '../cluster/snapshot.js';
+import { reportJson } from '../output/json.js';
+import { reportText } from '../output/text.js';
+import type { TuiInput } from '../tui/App.js';
+import { questions } from '../tui/questions.js';
+import { colorEnabled } from '../tui/theme.js';
+import {
+  DEMO_SNAPSHOT,
+  format,
+  sourceContext,
+  textWidth,
+  UsageError,
+  VERSION,
+  write,
+  type GlobalOptions,
+} from './io.js';
+import { interactive } from './tui.js';
+
+export interface SvcOptions extends NodeAccessFlags {
+  snapshot?: string;
+  verbose?: boolean;
+  /** How the text header names the snapshot (default: "snapshot DIR"). */
+  label?: string;
+}
+
+/** What the person is asked before kdebug creates debug Pods. */
+function consentLines(q: DebugPodConsent): string[] {
+  return [
+    `Some nodes can only be read through a privileged debug Pod: kdebug would create one on each of them, in namespace ${q.namespace} (image ${q.image}), as kubectl debug node --profile=sysadmin does.`,
+    `It reads the node's rules with the node's own iptables-save and runs the probes (TCP connect, ping, a DNS lookup); it changes nothing on the node.`,
+    `Each Pod is deleted when kdebug ends (also on Ctrl-C) and stops by itself after ${q.lifetimeSeconds}s. --yes skips this question.`,
+  ];
+}
+
+function writeReport(report: Report, g: GlobalOptions, o: SvcOptions, source?: string): number {
+  if (format(g) === 'json') write(reportJson(report));
+  else
+    write(
+      reportText(report, {
+        color: colorEnabled(g.color, process.env) && process.stdout.isTTY === true,
+        ...textWidth(),
+        verbose: o.verbose,
+        source,
+      }),
+    );
+  return report.exitCode;
+}
+
+export async function svcCommand(
+  arg: string,
+  o: SvcOptions,
+  given: GlobalOptions,
+): Promise<number> {
+  const ref = parseServiceRef(arg);
+  if ('error' in ref) throw new UsageError(`${ref.error}; see kdebug svc --help`);
+  if (ref.namespace && given.namespace && ref.namespace !== given.namespace)
+    throw new UsageError(
+      `"${arg}" is in namespace ${ref.namespace}, but -n says ${given.namespace}`,
+    );
+  const name = ref.name;
+  const g = { ...given, namespace: ref.namespace ?? given.namespace };
+  if (o.snapshot !== undefined) {
+    const dir = o.snapshot;
+    const facts = await readSnapshot(dir);
+    const target = { namespace: g.namespace ?? facts.meta.namespace ?? 'default', service: name };
+    const invocation = { snapshot: dir, context: g.context };
+    const snapshot = o.label ?? `snapshot ${dir}`;
+    if (format(g) === 'tui')
+      return interactive(
+        { start: 'diag', target, facts, invocation, snapshot, load: () => readSnapshot(dir) },
+        g,
+      );
+    return writeReport(diagnose(facts, target, { invocation }), g, o, snapshot);
+  }
+  // in the TUI a debug Pod is created only after the person says yes there (or --yes)
+  const tui = format(g) === 'tui';
+  const asks = questions();
+  const c = sourceContext(g);
+  const cluster = await connectLive(o, c, tui ? (q) => asks.ask(consentLines(q)) : undefined);
+  try {
+    const target: Target = { namespace: g.namespace ?? cluster.defaultNamespace, service: name };
+    if (tui) {
+      // no facts yet: the TUI shows the steps completing as they arrive
+      const load: TuiInput['load'] = async (progress, partial) =>
+        (await readLive(cluster, target, VERSION, progress, partial)).facts;
+      const invocation = { context: g.context };
+      const deadlines = { apiMs: 15_000, nodeMs: 1000 * (Number(o.nodeTimeout) || 60) };
+      return await interactive(
+        { start: 'diag', target, load, questions: asks, invocation, deadlines },
+        g,
+      );
+    }
+    const { facts, suggestions } = await readLive(cluster, target, VERSION);
+    tellNodeAccess(cluster.nodeAccess(), c);
+    const report = diagnose(facts, target, { suggestions, invocation: { context: g.context } });
+    return writeReport(report, g, o);
+  } finally {
+    await closeLive(cluster, c);
+  }
+}
+
+/** `kdebug demo`: svc nginx-svc on the bundled snapshot. */
+export async function demoCommand(g: GlobalOptions): Promise<number> {
+  const label = 'the demo snapshot';
+  return svcCommand(
+    'nginx-svc',
+    { snapshot: DEMO_SNAPSHOT, label },
+    { ...g, namespace: 'default' },
+  );
+}

@@ -1,0 +1,34 @@
+// `kdebug version`: kdebug's version; with -o json also Node's and, when a kubeconfig reaches
+// one, the API server's.
+import { COMMIT, EXIT, format, VERSION, write, type GlobalOptions } from './io.js';
+
+export async function versionCommand(g: GlobalOptions): Promise<number> {
+  if (format(g, 'version') !== 'json') {
+    write(`kdebug ${VERSION} (commit ${COMMIT}, Node.js ${process.version})\n`);
+    return EXIT.ok;
+  }
+  const doc: Record<string, string | null> = {
+    kdebug: VERSION,
+    commit: COMMIT,
+    node: process.version,
+    server: null,
+  };
+  try {
+    const { KubeApi } = await import('../cluster/kube-api.js');
+    const api = await KubeApi.connect({
+      kubeconfig: g.kubeconfig,
+      context: g.context,
+      timeoutMs: 5000,
+    });
+    try {
+      doc['server'] =
+        ((await api.request('GET', '/version')) as { gitVersion?: string }).gitVersion ?? null;
+    } finally {
+      api.close();
+    }
+  } catch (e) {
+    doc['serverError'] = (e as Error).message; // no cluster is not an error for `version`
+  }
+  write(JSON.stringify(doc, null, 2) + '\n');
+  return EXIT.ok;
+}

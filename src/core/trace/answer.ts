@@ -1,0 +1,50 @@
+// What one packet walk concludes, in cluster words: what the destination is, whether some
+// outcome refuses or drops the packet (exit 1), which DNATs reach no captured Pod (stale rules),
+// and why a packet no Service rule matched gets no answer (the ping-to-a-ClusterIP question).
+import type { ClusterView } from '../kube.js';
+import type { TraceResult } from '../trace.js';
+
+export interface TraceAnswer {
+  result: TraceResult;
+  node: string;
+  /** What the destination address is, when kdebug knows ("the ClusterIP of Service ..."). */
+  destinationIs?: string;
+  /** Outcome indexes whose DNAT target no captured Pod has (said only when Pods were captured). */
+  stale: number[];
+  /** Some outcome is REJECT or DROP: the traffic asked about is refused somewhere. */
+  blocked: boolean;
+  /** Why nothing answers a packet no Service rule matched (a ClusterIP's other protocols, ping). */
+  unmatched?: string;
+}
+
+export function traceAnswer(result: TraceResult, view: ClusterView, node: string): TraceAnswer {
+  const dst = result.packet.dst;
+  const captured = view.pods.flatMap((p) =>
+    p.podIPs.length > 0 ? p.podIPs : p.podIP ? [p.podIP] : [],
+  );
+  const pods = new Set(captured);
+  const stale = result.outcomes.flatMap((o, i) => {
+    const ip = o.dnat?.replace(/:\d+$/, '');
+    return ip !== undefined && captured.length > 0 && !pods.has(ip) ? [i] : [];
+  });
+  const blocked = result.outcomes.some((o) => o.verdict === 'REJECT' || o.verdict === 'DROP');
+  const answer: TraceAnswer = { result, node, stale, blocked };
+  for (const s of view.services) {
+    const kind = s.clusterIPs.includes(dst)
+      ? 'the ClusterIP'
+      : s.externalIPs.includes(dst)
+        ? 'an external IP'
+        : s.loadBalancerIPs.includes(dst)
+          ? 'a load-balancer IP'
+          : undefined;
+    if (!kind) continue;
+    const ports = s.ports.map((p) => `${p.protocol.toLowerCase()} port ${p.port}`);
+    answer.destinationIs = `${kind} of Service ${s.namespace}/${s.name} (${ports.join(', ')})`;
+    if (ports.length > 0 && result.outcomes.some((o) => o.destination === null))
+      answer.unmatched = `No Service rule matched: the rules for ${dst} only match ${ports.join(', ')}. The packet goes on to ${dst} unchanged; a ClusterIP is bound to no interface, so nothing answers it (this is why ping to a ClusterIP fails while curl to its port works).`;
+    return answer;
+  }
+  const owner = view.nodes.find((n) => n.ips.includes(dst));
+  if (owner) answer.destinationIs = `an address of node ${owner.name}`;
+  return answer;
+}
