@@ -1,7 +1,7 @@
 // The guided diagnosis: every step in order over the same Facts, into one Report. Pure and total:
 // partial facts (a live run still collecting) give pending steps, never an exception.
 import { portText } from './checks/service.js';
-import { isPending, type Check } from './checks/check.js';
+import { finding, isPending, pending, serviceKind, type Check } from './checks/check.js';
 import { CheckContext, type DiagnoseOptions, type Target } from './checks/context.js';
 import { clusterDomain, dnsCheck, kubeDnsService } from './checks/dns.js';
 import { endpointsCheck } from './checks/endpoints.js';
@@ -57,10 +57,26 @@ function stepStatus(findings: Finding[]): Status {
   return findings.length > 0 ? 'pass' : 'skip';
 }
 
-function runStep(check: Check, ctx: CheckContext): Step {
+/** What the step says without running it: pending or skipped for want of the Service, or the
+ * skip for a kind of Service it does not apply to. */
+function precondition(check: Check, ctx: CheckContext): ReturnType<Check['run']> | undefined {
+  const svc = ctx.service;
+  if (check.needs?.includes('service') && !svc)
+    return ctx.waiting('objects') ? pending('reading the Service') : [];
+  const kind = svc && serviceKind(svc);
+  const skip = check.skipFor;
+  if (!svc || !kind || !skip?.kinds.includes(kind)) return undefined;
+  const title = typeof skip.title === 'string' ? skip.title : skip.title(kind);
+  const explanation =
+    typeof skip.explanation === 'string' ? skip.explanation : skip.explanation(svc);
+  return [finding(skip.id, 'skip', title, { explanation })];
+}
+
+/** One step run over the context, its preconditions first (what diagnose does for each). */
+export function runStep(check: Check, ctx: CheckContext): Step {
   let result: ReturnType<Check['run']>;
   try {
-    result = check.run(ctx);
+    result = precondition(check, ctx) ?? check.run(ctx);
   } catch (e) {
     // a bug in one step must not hide the others: say so in that step
     result = [

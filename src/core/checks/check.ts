@@ -1,4 +1,5 @@
 // The shape of one diagnostic step, and the small builders its findings are made with.
+import type { Service } from '../kube.js';
 import type { Finding, Status } from '../model.js';
 import type { CheckContext } from './context.js';
 
@@ -7,12 +8,29 @@ export interface Pending {
   pending: string;
 }
 
+/** Services a step may have nothing to check for: no virtual IP (headless) or no Pods at all. */
+export type ServiceKind = 'ExternalName' | 'headless';
+
 export interface Check {
   /** Stable step id: "service", "ports", ... */
   id: string;
   title: string;
+  /** What must be read first: the Service (pending while it is read, "needs the Service" without
+   * it); `run` is then called only with `ctx.service` set. */
+  needs?: 'service'[];
+  /** The kinds of Service this step does not apply to, and the skip it says for them. */
+  skipFor?: {
+    kinds: ServiceKind[];
+    id: string;
+    title: string | ((kind: ServiceKind) => string);
+    explanation: string | ((svc: Service) => string);
+  };
   run(ctx: CheckContext): Finding[] | Pending;
 }
+
+/** The kind of Service a step may skip, if it is one. */
+export const serviceKind = (svc: Service): ServiceKind | undefined =>
+  svc.type === 'ExternalName' ? 'ExternalName' : svc.headless ? 'headless' : undefined;
 
 export const pending = (why: string): Pending => ({ pending: why });
 export const isPending = (r: Finding[] | Pending): r is Pending => !Array.isArray(r);

@@ -281,9 +281,9 @@ function names(svc: Service, expected: Expected[], domain: string): Finding {
 export const dnsCheck: Check = {
   id: 'dns',
   title: 'DNS',
+  needs: ['service'],
   run(ctx) {
-    const svc = ctx.service;
-    if (!svc) return ctx.waiting('objects') ? pending('reading the Service') : [];
+    const svc = ctx.service!;
     const dns = kubeDnsService(ctx);
     if (!dns && ctx.waiting('objects')) return pending('reading the kube-dns Service');
     const recordedSystem =

@@ -279,16 +279,16 @@ const list2 = (eps: PortEndpoint[]) =>
 export const endpointsCheck: Check = {
   id: 'endpoints',
   title: 'Endpoints',
+  needs: ['service'],
+  skipFor: {
+    kinds: ['ExternalName'],
+    id: 'endpoints-not-used',
+    title: 'ExternalName: no endpoints',
+    explanation:
+      'An ExternalName Service has no endpoints: DNS sends the client to the external name.',
+  },
   run(ctx) {
-    const svc = ctx.service;
-    if (!svc) return ctx.waiting('objects') ? pending('reading the Service') : [];
-    if (svc.type === 'ExternalName')
-      return [
-        finding('endpoints-not-used', 'skip', 'ExternalName: no endpoints', {
-          explanation:
-            'An ExternalName Service has no endpoints: DNS sends the client to the external name.',
-        }),
-      ];
+    const svc = ctx.service!;
     if (ctx.slices().length === 0 && ctx.waiting('objects'))
       return pending('reading the EndpointSlices');
     return check(ctx, svc);

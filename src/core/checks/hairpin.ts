@@ -73,16 +73,15 @@ function check(ctx: CheckContext): Finding[] {
 export const hairpinCheck: Check = {
   id: 'hairpin',
   title: 'Hairpin',
+  needs: ['service'],
+  skipFor: {
+    kinds: ['ExternalName', 'headless'],
+    id: 'hairpin-not-used',
+    title: 'no virtual IP: a Pod connects to itself directly',
+    explanation:
+      'Hairpin masquerade is only needed when a Service address is translated to the Pod that sent the packet.',
+  },
   run(ctx) {
-    const svc = ctx.service;
-    if (!svc) return ctx.waiting('objects') ? pending('reading the Service') : [];
-    if (svc.type === 'ExternalName' || svc.headless)
-      return [
-        finding('hairpin-not-used', 'skip', 'no virtual IP: a Pod connects to itself directly', {
-          explanation:
-            'Hairpin masquerade is only needed when a Service address is translated to the Pod that sent the packet.',
-        }),
-      ];
     if (replacement(ctx))
       return [
         finding('hairpin-not-checked', 'skip', 'no kube-proxy rules to read', {

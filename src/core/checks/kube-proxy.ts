@@ -3,13 +3,7 @@
 // /metrics), or a replacement such as Cilium, said plainly.
 import { nodeDump } from '../facts.js';
 import { modeFromRules, nodeBackends } from '../iptables/backend.js';
-import {
-  DEFAULT_KUBE_PROXY_CONFIG,
-  isKubeProxyPod,
-  isWindows,
-  type Pod,
-  type Service,
-} from '../kube.js';
+import { DEFAULT_KUBE_PROXY_CONFIG, isKubeProxyPod, isWindows, type Pod } from '../kube.js';
 import type { Finding } from '../model.js';
 import { parseProxyMode } from '../probes.js';
 import { count, finding, kubectl, list, pending, type Check } from './check.js';
@@ -335,21 +329,16 @@ function backends(ctx: CheckContext): Finding[] {
 export const kubeProxyCheck: Check = {
   id: 'kube-proxy',
   title: 'kube-proxy',
+  needs: ['service'],
+  skipFor: {
+    kinds: ['ExternalName', 'headless'],
+    id: 'kube-proxy-not-involved',
+    title: (kind) =>
+      `kube-proxy writes no rules for ${kind === 'ExternalName' ? 'an ExternalName' : 'a headless'} Service`,
+    explanation:
+      'There is no virtual IP to translate: clients reach the Pods (or the external name) directly.',
+  },
   run(ctx) {
-    const svc: Service | undefined = ctx.service;
-    if (!svc) return ctx.waiting('objects') ? pending('reading the Service') : [];
-    if (svc.type === 'ExternalName' || svc.headless)
-      return [
-        finding(
-          'kube-proxy-not-involved',
-          'skip',
-          `kube-proxy writes no rules for ${svc.type === 'ExternalName' ? 'an ExternalName' : 'a headless'} Service`,
-          {
-            explanation:
-              'There is no virtual IP to translate: clients reach the Pods (or the external name) directly.',
-          },
-        ),
-      ];
     if (ctx.waiting('objects')) return pending('reading kube-proxy');
     const other = replacement(ctx);
     if (other)

@@ -206,16 +206,16 @@ function manualEndpoints(ctx: CheckContext, svc: Service): Finding[] {
 export const portsCheck: Check = {
   id: 'ports',
   title: 'Ports',
+  needs: ['service'],
+  skipFor: {
+    kinds: ['ExternalName'],
+    id: 'ports-not-used',
+    title: 'ExternalName: the ports are not used',
+    explanation:
+      'An ExternalName Service only aliases a DNS name; its ports are never used for forwarding.',
+  },
   run(ctx) {
-    const svc = ctx.service;
-    if (!svc) return ctx.waiting('objects') ? pending('reading the Service') : [];
-    if (svc.type === 'ExternalName')
-      return [
-        finding('ports-not-used', 'skip', 'ExternalName: the ports are not used', {
-          explanation:
-            'An ExternalName Service only aliases a DNS name; its ports are never used for forwarding.',
-        }),
-      ];
+    const svc = ctx.service!;
     if (!svc.selector) return manualEndpoints(ctx, svc);
     const notCaptured = ctx.notCaptured('Pod');
     if (ctx.selectedPods().length === 0 && notCaptured && !ctx.waiting('objects'))

@@ -273,20 +273,16 @@ function pingExplained(ctx: CheckContext, svc: Service): Finding | undefined {
 export const reachabilityCheck: Check = {
   id: 'reachability',
   title: 'Reachability',
+  needs: ['service'],
+  skipFor: {
+    kinds: ['ExternalName'],
+    id: 'reachability-not-checked',
+    title: 'ExternalName: the external name is not probed',
+    explanation: (svc) =>
+      `Clients connect to ${svc.externalName} directly; kdebug does not probe addresses outside the cluster.`,
+  },
   run(ctx) {
-    const svc = ctx.service;
-    if (!svc) return ctx.waiting('objects') ? pending('reading the Service') : [];
-    if (svc.type === 'ExternalName')
-      return [
-        finding(
-          'reachability-not-checked',
-          'skip',
-          'ExternalName: the external name is not probed',
-          {
-            explanation: `Clients connect to ${svc.externalName} directly; kdebug does not probe addresses outside the cluster.`,
-          },
-        ),
-      ];
+    const svc = ctx.service!;
     const out: Finding[] = [];
     for (const port of svc.ports) {
       // the endpoints are probed first: their failures explain the ClusterIP's, shown first

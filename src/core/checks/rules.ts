@@ -46,7 +46,14 @@ export function treeEvidence(ctx: CheckContext, node: string, tree: ServiceTree)
   return out;
 }
 
-function summary(ctx: CheckContext, node: string, svc: Service): Finding {
+/** What one node's rules do for the Service: "80/TCP -> 3 endpoints", with the rules. */
+interface NodeSummary {
+  node: string;
+  ports: string;
+  evidence: string[];
+}
+
+function summary(ctx: CheckContext, node: string, svc: Service): NodeSummary {
   const lines: string[] = [];
   const parts: string[] = [];
   for (const port of svc.ports) {
@@ -65,11 +72,7 @@ function summary(ctx: CheckContext, node: string, svc: Service): Finding {
           : `${port.port}/${port.protocol} -> no endpoints`,
     );
   }
-  return finding('rules-present', 'pass', `${node}: ${parts.join(', ')}`, {
-    explanation: `What kube-proxy wrote on ${node} for ${svc.namespace}/${svc.name}, read back from its rules.`,
-    evidence: lines,
-    node,
-  });
+  return { node, ports: parts.join(', '), evidence: lines };
 }
 
 /**
@@ -177,18 +180,16 @@ function notRead(ctx: CheckContext, read: string[]): Finding[] {
 export const rulesCheck: Check = {
   id: 'rules',
   title: 'Rules',
+  needs: ['service'],
+  skipFor: {
+    kinds: ['ExternalName', 'headless'],
+    id: 'rules-not-used',
+    title: (kind) =>
+      `kube-proxy writes no rules for ${kind === 'ExternalName' ? 'an ExternalName' : 'a headless'} Service`,
+    explanation: 'There is no virtual IP to translate.',
+  },
   run(ctx) {
-    const svc = ctx.service;
-    if (!svc) return ctx.waiting('objects') ? pending('reading the Service') : [];
-    if (svc.type === 'ExternalName' || svc.headless)
-      return [
-        finding(
-          'rules-not-used',
-          'skip',
-          `kube-proxy writes no rules for ${svc.type === 'ExternalName' ? 'an ExternalName' : 'a headless'} Service`,
-          { explanation: 'There is no virtual IP to translate.' },
-        ),
-      ];
+    const svc = ctx.service!;
     const other = replacement(ctx);
     if (other)
       return [
@@ -276,21 +277,16 @@ export const rulesCheck: Check = {
     const ok = clean.map((node) => summary(ctx, node, svc));
     if (ok.length > 0) {
       // one line for all the nodes that agree with the expected rules
-      const same = ok.every(
-        (f) =>
-          f.title.slice(f.title.indexOf(':')) === ok[0]!.title.slice(ok[0]!.title.indexOf(':')),
-      );
+      const same = ok.every((n) => n.ports === ok[0]!.ports);
       const named = drifted.length > 0 ? `${list(clean)}` : count(clean.length, 'node');
       out.unshift(
         finding(
           'rules-match',
           'pass',
-          same
-            ? `${named}${ok[0]!.title.slice(ok[0]!.title.indexOf(':'))}, as expected`
-            : `${named}: as expected`,
+          same ? `${named}: ${ok[0]!.ports}, as expected` : `${named}: as expected`,
           {
             explanation: `On ${list(clean)} the rules for ${svc.namespace}/${svc.name} are what kube-proxy should have written for the current objects.`,
-            evidence: ok.flatMap((f) => [`${f.node}:`, ...f.evidence]),
+            evidence: ok.flatMap((n) => [`${n.node}:`, ...n.evidence]),
           },
         ),
       );

@@ -180,15 +180,15 @@ function matched(svc: Service, pods: Pod[]): Finding[] {
 export const selectorCheck: Check = {
   id: 'selector',
   title: 'Selector',
+  needs: ['service'],
+  skipFor: {
+    kinds: ['ExternalName'],
+    id: 'selector-not-used',
+    title: 'ExternalName: no selector, no Pods',
+    explanation: 'An ExternalName Service points at a DNS name, not at Pods.',
+  },
   run(ctx) {
-    const svc = ctx.service;
-    if (!svc) return ctx.waiting('objects') ? pending('reading the Service') : [];
-    if (svc.type === 'ExternalName')
-      return [
-        finding('selector-not-used', 'skip', 'ExternalName: no selector, no Pods', {
-          explanation: 'An ExternalName Service points at a DNS name, not at Pods.',
-        }),
-      ];
+    const svc = ctx.service!;
     if (!svc.selector)
       return [
         finding('selector-none', 'pass', 'no selector: the endpoints are managed by hand', {

@@ -122,16 +122,15 @@ function internal(ctx: CheckContext, svc: Service): Finding[] {
 export const trafficPolicyCheck: Check = {
   id: 'traffic-policy',
   title: 'Traffic policy',
+  needs: ['service'],
+  skipFor: {
+    kinds: ['ExternalName', 'headless'],
+    id: 'traffic-policy-not-used',
+    title: 'no virtual IP, no traffic policy',
+    explanation: 'Traffic policies apply to the ClusterIP and node ports that kube-proxy programs.',
+  },
   run(ctx) {
-    const svc = ctx.service;
-    if (!svc) return ctx.waiting('objects') ? pending('reading the Service') : [];
-    if (svc.type === 'ExternalName' || svc.headless)
-      return [
-        finding('traffic-policy-not-used', 'skip', 'no virtual IP, no traffic policy', {
-          explanation:
-            'Traffic policies apply to the ClusterIP and node ports that kube-proxy programs.',
-        }),
-      ];
+    const svc = ctx.service!;
     if (ctx.waiting('objects')) return pending('reading the Nodes and EndpointSlices');
     const etpLocal = svc.externalTrafficPolicy === 'Local' && externallyAccessible(svc);
     const itpLocal = svc.internalTrafficPolicy === 'Local';

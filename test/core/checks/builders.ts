@@ -10,7 +10,7 @@ import { clusterView } from '../../../src/core/kube.js';
 import type { Facts, KubeObject } from '../../../src/core/model.js';
 import { CheckContext, type DiagnoseOptions } from '../../../src/core/checks/context.js';
 import type { Check } from '../../../src/core/checks/check.js';
-import { isPending } from '../../../src/core/checks/check.js';
+import { runStep } from '../../../src/core/diagnose.js';
 import type { Finding } from '../../../src/core/model.js';
 
 type J = Record<string, unknown>;
@@ -269,10 +269,7 @@ export function run(
   options: DiagnoseOptions = {},
   target = TARGET,
 ): Finding[] {
-  const r = check.run(new CheckContext(f, target, options));
-  return isPending(r)
-    ? [{ id: 'pending', status: 'pending', title: r.pending, explanation: '', evidence: [] }]
-    : r;
+  return runStep(check, new CheckContext(f, target, options)).findings;
 }
 
 /** "id:status" of each finding, for one-line table assertions. */
