@@ -1,49 +1,10 @@
 // The one small interface between kdebug and the outside world, and the closed list of
 // commands kdebug may run on a node. Every command is read-only and has a fixed argv: nothing
 // from the cluster is ever spliced into a shell string.
+import type { NodeCommand } from '../core/node-command.js';
 import type { KubeObject, SnapshotMeta } from '../core/model.js';
 
-/** Every command kdebug can run on a node. Adding one means adding it here, nowhere else. */
-export type NodeCommand =
-  | { kind: 'iptables-save'; backend: 'auto' | 'legacy' | 'nft'; table?: 'nat' | 'filter' }
-  | { kind: 'ip6tables-save'; backend: 'auto' | 'legacy' | 'nft'; table?: 'nat' | 'filter' }
-  | { kind: 'proxy-mode' }
-  | { kind: 'proxy-metrics' }
-  | { kind: 'proxy-configz' }
-  | { kind: 'ip-addr' }
-  | { kind: 'dns-lookup'; name: string; server: string; type: 'A' | 'AAAA' | 'SRV' | 'CNAME' }
-  | { kind: 'tcp-connect'; ip: string; port: number }
-  | { kind: 'udp-probe'; ip: string; port: number }
-  | { kind: 'icmp-echo'; ip: string };
-
-/** The file stem a command's stdout is stored under in a snapshot (`nodes/<node>/<stem>.txt`). */
-export function commandStem(c: NodeCommand): string {
-  switch (c.kind) {
-    case 'iptables-save':
-    case 'ip6tables-save': {
-      const backend = c.backend === 'auto' ? '' : `-${c.backend}`;
-      const base =
-        c.kind === 'iptables-save' ? `iptables${backend}-save` : `ip6tables${backend}-save`;
-      return c.table ? `${base}-${c.table}` : base;
-    }
-    case 'proxy-mode':
-      return 'proxy-mode';
-    case 'proxy-metrics':
-      return 'proxy-metrics';
-    case 'proxy-configz':
-      return 'proxy-configz';
-    case 'ip-addr':
-      return 'ip-addr';
-    case 'dns-lookup':
-      return `dns-lookup_${c.type}_${c.name}_${c.server}`;
-    case 'tcp-connect':
-      return `tcp-connect_${c.ip}_${c.port}`;
-    case 'udp-probe':
-      return `udp-probe_${c.ip}_${c.port}`;
-    case 'icmp-echo':
-      return `icmp-echo_${c.ip}`;
-  }
-}
+export { commandStem, type NodeCommand } from '../core/node-command.js';
 
 export interface NodeResult {
   stdout: string;

@@ -2,7 +2,7 @@
 // snapshot). Progress events say what is being read, so the TUI can show it. Secrets are
 // never read. Only the target Service is required: any other read that RBAC refuses or that
 // fails is recorded in meta.readErrors and the rest carries on.
-import { probePlan, type Target } from '../core/diagnose.js';
+import { probePlan, type DiagnosedService } from '../core/diagnose.js';
 import { backendToRead } from '../core/iptables/backend.js';
 import { isWindows, toNode } from '../core/kube.js';
 import type { Facts, KubeObject, SnapshotMeta } from '../core/model.js';
@@ -67,7 +67,7 @@ export const NODE_BASICS: NodeCommand[] = [
 ];
 
 /** The node commands of a diagnosis of `target`: the basics, then the probes its steps read. */
-export function diagnosisCommands(facts: Facts, target: Target): NodeCommand[] {
+export function diagnosisCommands(facts: Facts, target: DiagnosedService): NodeCommand[] {
   return [...NODE_BASICS, ...probePlan(facts, target)];
 }
 

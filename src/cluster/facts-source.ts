@@ -3,7 +3,7 @@
 // (client-node, ssh2) load only when a source needs them.
 import { nodeDump, recordedNodes } from '../core/facts.js';
 import { clusterView } from '../core/kube.js';
-import type { Target } from '../core/diagnose.js';
+import type { DiagnosedService } from '../core/diagnose.js';
 import type { Facts } from '../core/model.js';
 import { nodeAccessLine, rulesReadError, type NodeAccess } from '../core/node-access.js';
 import type { KubeCluster } from './kube-cluster.js';
@@ -250,7 +250,7 @@ export type Progress = (p: {
  */
 export async function readLive(
   cluster: KubeCluster,
-  target: Target,
+  target: DiagnosedService,
   kdebugVersion: string,
   progress?: Progress,
   partial?: (facts: Facts, collecting: { nodes: boolean }) => void,

@@ -1,6 +1,6 @@
 // `kdebug svc NAME` (and `kdebug demo`): the guided diagnosis of one Service, from a snapshot or
 // the live cluster, as the TUI, text or JSON.
-import { diagnose, type Target } from '../core/diagnose.js';
+import { diagnose, type DiagnosedService } from '../core/diagnose.js';
 import type { Report } from '../core/model.js';
 import { parseServiceRef } from '../core/service-ref.js';
 import { closeLive, connectLive, readLive, tellNodeAccess } from '../cluster/facts-source.js';
@@ -86,7 +86,10 @@ export async function svcCommand(
   const c = sourceContext(g);
   const cluster = await connectLive(o, c, tui ? (q) => asks.ask(consentLines(q)) : undefined);
   try {
-    const target: Target = { namespace: g.namespace ?? cluster.defaultNamespace, service: name };
+    const target: DiagnosedService = {
+      namespace: g.namespace ?? cluster.defaultNamespace,
+      service: name,
+    };
     if (tui) {
       // no facts yet: the TUI shows the steps completing as they arrive
       const load: TuiInput['load'] = async (progress, partial) =>

@@ -10,7 +10,7 @@ import { IptablesParseError, NoRulesError, parseIptables, type Ruleset } from '.
 import { clusterView, kubeProxyConfigOf, servicePortName, type ClusterView } from './kube.js';
 import type { Service } from './kube.js';
 import type { Facts } from './model.js';
-import { parseIpBrief } from './probes.js';
+import { parseIpBrief } from './node-outputs.js';
 import { buildServiceTrees, type ServiceTrees } from './service-tree.js';
 import { nodeNetwork, tracePacket, type NodeNetwork, type TracePacket } from './trace.js';
 import type { TraceResult } from './trace.js';

@@ -2,13 +2,13 @@
 // partial facts (a live run still collecting) give pending steps, never an exception.
 import { portText } from './checks/service.js';
 import { finding, isPending, pending, serviceKind, type Check } from './checks/check.js';
-import { CheckContext, type DiagnoseOptions, type Target } from './checks/context.js';
+import { CheckContext, type DiagnoseOptions, type DiagnosedService } from './checks/context.js';
 import { clusterDomain, dnsCheck, kubeDnsService } from './checks/dns.js';
 import { endpointsCheck } from './checks/endpoints.js';
 import { clusterMode, kubeProxyCheck } from './checks/kube-proxy.js';
 import { hairpinCheck } from './checks/hairpin.js';
 import { portsCheck } from './checks/ports.js';
-import { connectProbe, type Probe } from './checks/probe-stems.js';
+import { connectProbe, type NodeProbe } from './checks/node-probes.js';
 import { reachabilityCheck } from './checks/reachability.js';
 import { rulesCheck } from './checks/rules.js';
 import { selectorCheck } from './checks/selector.js';
@@ -25,8 +25,8 @@ import {
 } from './model.js';
 import { runnable } from './next-command.js';
 
-export type { DiagnoseOptions, Target } from './checks/context.js';
-export type { Probe } from './checks/probe-stems.js';
+export type { DiagnoseOptions, DiagnosedService } from './checks/context.js';
+export type { NodeProbe } from './checks/node-probes.js';
 
 export const REPORT_SCHEMA_VERSION = 1;
 
@@ -149,7 +149,11 @@ function firstProblem(steps: Step[]): FirstProblem | undefined {
   return undefined;
 }
 
-export function diagnose(facts: Facts, target: Target, options: DiagnoseOptions = {}): Report {
+export function diagnose(
+  facts: Facts,
+  target: DiagnosedService,
+  options: DiagnoseOptions = {},
+): Report {
   const ctx = new CheckContext(facts, target, options);
   const steps = STEPS.map((check) => runStep(check, ctx));
   const how = options.invocation;
@@ -187,11 +191,11 @@ export function diagnose(facts: Facts, target: Target, options: DiagnoseOptions 
  * the ClusterIP (connect and ping), each endpoint directly, and a lookup of the Service's name
  * against the kube-dns ClusterIP. Empty until the Service has been read.
  */
-export function probePlan(facts: Facts, target: Target, maxEndpoints = 16): Probe[] {
+export function probePlan(facts: Facts, target: DiagnosedService, maxEndpoints = 16): NodeProbe[] {
   const ctx = new CheckContext(facts, target);
   const svc = ctx.service;
   if (!svc) return [];
-  const out: Probe[] = [];
+  const out: NodeProbe[] = [];
   const dns = kubeDnsService(ctx);
   if (dns?.clusterIP && dns.clusterIP !== 'None')
     out.push({

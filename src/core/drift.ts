@@ -22,7 +22,7 @@ import { buildServiceTrees, type ServiceTree, type ServiceTrees } from './servic
 
 export type DriftId =
   | 'service-rules-missing'
-  | 'svc-chain-missing'
+  | 'service-chain-missing'
   | 'endpoint-missing'
   | 'endpoint-stale'
   | 'weights-uneven'
@@ -41,7 +41,7 @@ export type DriftId =
 
 export const SEVERITY: Record<DriftId, Severity> = {
   'service-rules-missing': 'error',
-  'svc-chain-missing': 'error',
+  'service-chain-missing': 'error',
   'endpoint-stale': 'error',
   'local-policy-wrong': 'error',
   'nodeport-missing': 'error',

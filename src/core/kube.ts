@@ -86,7 +86,7 @@ export interface ContainerPort {
   protocol: Protocol;
 }
 
-export interface Probe {
+export interface ContainerProbe {
   kind: 'httpGet' | 'tcpSocket' | 'exec' | 'grpc' | 'unknown';
   port?: number | string;
   path?: string;
@@ -96,8 +96,8 @@ export interface Probe {
 export interface Container {
   name: string;
   ports: ContainerPort[];
-  readinessProbe?: Probe;
-  livenessProbe?: Probe;
+  readinessProbe?: ContainerProbe;
+  livenessProbe?: ContainerProbe;
 }
 
 export interface ContainerStatus {
@@ -386,7 +386,7 @@ export function toLegacyEndpoints(raw: KubeObject): LegacyEndpoints {
   };
 }
 
-function probe(v: unknown): Probe | undefined {
+function probe(v: unknown): ContainerProbe | undefined {
   const o = obj(v);
   if (Object.keys(o).length === 0) return undefined;
   if (o['httpGet']) {

@@ -6,7 +6,11 @@ export type ServicePortName = string;
 /** Finding ids renamed, with the old ids JSON still carries as `aliases` for one release. */
 export const RENAMED_IDS: Record<string, string[]> = {
   'no-local-endpoint': ['no-local-endpoints'], // drift used the plural before 0.2
+  'service-chain-missing': ['svc-chain-missing'], // drift ids say "service-" from 0.2 on
 };
+
+/** A share as a person reads it: "50%", "33.3%", "100%" (one decimal, none when whole). */
+export const percent = (p: number): string => `${Math.round(p * 1000) / 10}%`;
 
 /** A ServicePortName as a person reads it: old kube-proxy wrote an unnamed port as "ns/name:". */
 export function portNameText(name: ServicePortName): string {

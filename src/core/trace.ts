@@ -7,7 +7,7 @@
 import { cidrContains, formatIPv4, ipv4, parseCidr } from './ipv4.js';
 import type { Ruleset, Table } from './iptables.js';
 import type { Node } from './kube.js';
-import { parseIpBrief } from './probes.js';
+import { parseIpBrief } from './node-outputs.js';
 import { printRule, type Rule } from './iptables/rule.js';
 import {
   addressMatches,
@@ -16,6 +16,7 @@ import {
   type PacketState,
   type TraceProtocol,
 } from './trace/match.js';
+import { percent } from './model.js';
 
 export type { TraceProtocol } from './trace/match.js';
 
@@ -315,7 +316,7 @@ class Tracer {
         };
         const branchStack = stack.map((f) => ({ ...f }));
         w.p *= 1 - p;
-        this.apply(table, rule, taken, branchStack, `${pct(p)} branch, `);
+        this.apply(table, rule, taken, branchStack, `${percent(p)} branch, `);
         this.walk(table, taken, branchStack, out);
         continue;
       }
@@ -406,5 +407,3 @@ class Tracer {
     return { table, chain, line, rule, effect };
   }
 }
-
-const pct = (p: number) => `${(p * 100).toFixed(p === 0.5 ? 0 : 1)}%`;

@@ -5,6 +5,7 @@ import { count } from '../core/checks/check.js';
 import { portNameText } from '../core/model.js';
 import { sanitize } from '../core/sanitize.js';
 import type { EntryPoint, ServiceTree, ServiceTrees, TreeEndpoint } from '../core/service-tree.js';
+import { percent } from '../core/model.js';
 
 export const RULES_SCHEMA_VERSION = 1;
 
@@ -13,8 +14,6 @@ export interface RulesSource {
   label: string;
   node?: string;
 }
-
-const pct = (p: number) => `${(p * 100).toFixed(p === 1 || p === 0 ? 0 : 1)}%`;
 
 function entryText(e: EntryPoint): string {
   const kind = {
@@ -31,7 +30,7 @@ function entryText(e: EntryPoint): string {
 }
 
 function endpointText(ep: TreeEndpoint): string {
-  const share = ep.affinity && ep.probability === 0 ? 'affinity' : pct(ep.probability);
+  const share = ep.affinity && ep.probability === 0 ? 'affinity' : percent(ep.probability);
   let to = ep.address
     ? `DNAT -> ${ep.address}`
     : ep.inferredIP
@@ -73,7 +72,7 @@ function treeText(t: ServiceTree): string[] {
   list(t.chains.svl ?? t.chains.xlb, t.localEndpoints ?? []);
   if (t.fallThrough > 0)
     out.push(
-      `  ${pct(t.fallThrough)} of new connections match no endpoint rule and leave the chain unchanged`,
+      `  ${percent(t.fallThrough)} of new connections match no endpoint rule and leave the chain unchanged`,
     );
   if (t.affinitySeconds !== undefined)
     out.push(`  session affinity: ClientIP, ${t.affinitySeconds}s`);

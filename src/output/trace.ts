@@ -3,10 +3,9 @@
 import type { TraceOutcome, TraceResult } from '../core/trace.js';
 import type { TraceAnswer } from '../core/trace/answer.js';
 import { sanitize } from '../core/sanitize.js';
+import { percent } from '../core/model.js';
 
 export const TRACE_SCHEMA_VERSION = 1;
-
-const pct = (p: number) => `${(p * 100).toFixed(1)}%`;
 
 function packetText(r: TraceResult): string {
   const p = r.packet;
@@ -44,11 +43,11 @@ export function traceText(a: TraceAnswer): string {
   if (a.destinationIs) out.push(`  ${r.packet.dst} is ${a.destinationIs}`);
   out.push('', `${r.outcomes.length} outcome${r.outcomes.length === 1 ? '' : 's'}:`);
   r.outcomes.forEach((o, i) =>
-    out.push(`  ${pct(o.probability).padStart(6)}  ${summary(o, i, a)}`),
+    out.push(`  ${percent(o.probability).padStart(6)}  ${summary(o, i, a)}`),
   );
   if (a.unmatched) out.push('', `  ${a.unmatched}`);
   r.outcomes.forEach((o, i) => {
-    out.push('', `outcome ${i + 1}: ${pct(o.probability)}  ${summary(o, i, a)}`);
+    out.push('', `outcome ${i + 1}: ${percent(o.probability)}  ${summary(o, i, a)}`);
     o.rules.forEach((m, k) => {
       out.push(
         `  ${String(k + 1).padStart(2)}. ${m.table} ${m.chain}${m.line ? ` (line ${m.line})` : ''}: ${m.effect}`,

@@ -5,12 +5,12 @@ import { recordedNodes } from '../core/facts.js';
 import type { Ruleset } from '../core/iptables.js';
 import { DriftInputError, type NodeDrift } from '../core/drift.js';
 import { findService, type ClusterView, type Service } from '../core/kube.js';
-import { diagnose, type DiagnoseOptions, type Target } from '../core/diagnose.js';
+import { diagnose, type DiagnoseOptions, type DiagnosedService } from '../core/diagnose.js';
 import type { Facts, Report } from '../core/model.js';
 import { buildSearchIndex, type SearchHit, type SearchIndex } from '../core/search.js';
 import type { ServiceTrees } from '../core/service-tree.js';
 
-export type { Target };
+export type { DiagnosedService };
 
 export interface NodeData {
   name: string;
@@ -29,7 +29,7 @@ export interface NodeData {
 
 export interface TuiData {
   facts: Facts;
-  target?: Target;
+  target?: DiagnosedService;
   report?: Report;
   /** The target Service as the API has it (the header's ports). */
   service?: Service;
@@ -80,7 +80,7 @@ export function nodeData(node: NodeAnalysis, view: ClusterView): NodeData {
 }
 
 export interface AnalyzeOptions {
-  target?: Target;
+  target?: DiagnosedService;
   /** Rules read from a file rather than a node (`kdebug rules --file`). */
   rules?: { label: string; text: string; table?: string; ruleset?: Ruleset };
   /** Facts still being read: steps without their input are pending, not skipped. */

@@ -15,9 +15,9 @@ describe('kdebug rules', () => {
     assert.match(r.stdout, /^default\/nginx-svc:http {2}10\.1\.190\.219:8080\/tcp$/m);
     assert.match(
       r.stdout,
-      /├─ 50\.0% {2}KUBE-SEP-SMDVMBZNJPO5AA7R {2}DNAT -> 10\.244\.0\.3:80 {2}\(hairpin masquerade\)/,
+      /├─ +50% {2}KUBE-SEP-SMDVMBZNJPO5AA7R {2}DNAT -> 10\.244\.0\.3:80 {2}\(hairpin masquerade\)/,
     );
-    assert.match(r.stdout, /└─ 50\.0% {2}KUBE-SEP-FNO4E6JYD7EGUHTP {2}DNAT -> 10\.244\.1\.7:80/);
+    assert.match(r.stdout, /└─ +50% {2}KUBE-SEP-FNO4E6JYD7EGUHTP {2}DNAT -> 10\.244\.1\.7:80/);
     assert.match(r.stdout, /masquerade {2}! -s 10\.244\.0\.0\/16 {2}\(KUBE-SERVICES line 19\)/);
   });
 

@@ -117,7 +117,7 @@ describe('drift', () => {
     [
       'a cluster IP rule to a chain that does not exist',
       swap(`-m tcp --dport 80 -j ${SVC}`, '-m tcp --dport 80 -j KUBE-SVC-AAAAAAAAAAAAAAAA'),
-      [`error svc-chain-missing ${WEB}`],
+      [`error service-chain-missing ${WEB}`],
     ],
     [
       'no masquerade rule for cluster IP traffic',

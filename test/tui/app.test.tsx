@@ -116,8 +116,8 @@ describe('the TUI on the demo', () => {
     const f = await press(r, ':', 'trace', 'enter');
     assert.match(f, /›Pod 10\.244\.1\.7 nginx-55fc968d9-4pddn/);
     assert.match(f, /›10\.1\.190\.219:8080\/tcp nginx-svc:http/);
-    assert.match(f, /50\.0% +DNAT to 10\.244\.0\.3:80 +not masqueraded/);
-    assert.match(f, /50\.0% +DNAT to 10\.244\.1\.7:80 +masqueraded/);
+    assert.match(f, /50% +DNAT to 10\.244\.0\.3:80 +not masqueraded/);
+    assert.match(f, /50% +DNAT to 10\.244\.1\.7:80 +masqueraded/);
     r.unmount();
   });
 

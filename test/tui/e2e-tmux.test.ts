@@ -112,7 +112,7 @@ describe('kdebug demo in a terminal', skip, () => {
     send('Enter');
     s = await waitFor('the Rules screen', (x) => x.includes('[Rules]'));
     assert.match(s, /›▾ default\/nginx-svc:http 10\.1\.190\.219:8080\/tcp 2 endpoints/);
-    assert.match(s, /50\.0% 10\.244\.0\.3:80 KUBE-SEP-SMDVMBZNJPO5AA7R hairpin✓/);
+    assert.match(s, /50% 10\.244\.0\.3:80 KUBE-SEP-SMDVMBZNJPO5AA7R hairpin✓/);
 
     sendText(':drift');
     send('Enter');

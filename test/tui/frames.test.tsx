@@ -115,8 +115,8 @@ describe('Rules frame', () => {
 ┃   cluster IP 10.1.190.219:8080/tcp → KUBE-SVC-ELCM5PCEQWBTUJ2I               ┃
 ┃   masq ! -s 10.244.0.0/16 (KUBE-SERVICES)                                    ┃
 ┃   ▾ KUBE-SVC-ELCM5PCEQWBTUJ2I (2)                                            ┃
-┃›     50.0% 10.244.0.3:80 KUBE-SEP-SMDVMBZNJPO5AA7R hairpin✓                  ┃
-┃      50.0% 10.244.1.7:80 KUBE-SEP-FNO4E6JYD7EGUHTP hairpin✓                  ┃
+┃›       50% 10.244.0.3:80 KUBE-SEP-SMDVMBZNJPO5AA7R hairpin✓                  ┃
+┃        50% 10.244.1.7:80 KUBE-SEP-FNO4E6JYD7EGUHTP hairpin✓                  ┃
 ┗━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━┛
 ┌──────────────────────────────────────────────────────────────────────────────┐
 │Raw rules KUBE-SEP-SMDVMBZNJPO5AA7R                          3 lines, r closes│
@@ -274,10 +274,10 @@ describe('Trace frame', () => {
 │Packet walk                                                             1-9/12│
 │tcp 10.244.1.7 -> 10.1.190.219:8080 on vm-12-11-centos, from a Pod (nat       │
 │PREROUTING)                                                                   │
-│  50.0%  DNAT to 10.244.0.3:80  not masqueraded  forwarded                    │
-│  50.0%  DNAT to 10.244.1.7:80  masqueraded  forwarded                        │
+│  50%  DNAT to 10.244.0.3:80  not masqueraded  forwarded                      │
+│  50%  DNAT to 10.244.1.7:80  masqueraded  forwarded                          │
 │                                                                              │
-│branch 1: 50.0%  DNAT to 10.244.0.3:80  not masqueraded  forwarded            │
+│branch 1: 50%  DNAT to 10.244.0.3:80  not masqueraded  forwarded              │
 │  nat KUBE-SVC-ELCM5PCEQWBTUJ2I:92  50% branch, jump KUBE-SEP-SMDVMBZNJPO5AA7R│
 │    -A KUBE-SVC-ELCM5PCEQWBTUJ2I -m statistic --mode random --probability 0.5 │
 │      -j KUBE-SEP-SMDVMBZNJPO5AA7R                                            │

@@ -21,11 +21,12 @@ import {
 } from '../kube.js';
 import type { Facts } from '../model.js';
 import type { Cause } from './check.js';
-import { parseProbe, type ProbeResult } from '../probes.js';
+import { parseProbe, type ProbeResult } from '../node-outputs.js';
 import type { ServiceTrees } from '../service-tree.js';
-import { probeStem, type Probe } from './probe-stems.js';
+import { probeStem, type NodeProbe } from './node-probes.js';
 
-export interface Target {
+/** The Service a diagnosis is about (the JSON keeps calling it "target"). */
+export interface DiagnosedService {
   namespace: string;
   service: string;
 }
@@ -80,7 +81,7 @@ export class CheckContext {
 
   constructor(
     readonly facts: Facts,
-    readonly target: Target,
+    readonly target: DiagnosedService,
     readonly options: DiagnoseOptions = {},
   ) {
     this.analysis = Analysis.of(facts);
@@ -260,7 +261,7 @@ export class CheckContext {
   }
 
   /** A recorded probe's verdict on a node, if that probe was run there. */
-  probe(node: string, probe: Probe): ProbeResult | undefined {
+  probe(node: string, probe: NodeProbe): ProbeResult | undefined {
     const stdout = this.facts.nodes[node]?.[probeStem(probe)];
     return stdout === undefined ? undefined : parseProbe(probe.kind, stdout);
   }

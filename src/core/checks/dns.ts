@@ -6,7 +6,7 @@ import type { Finding } from '../model.js';
 import { consequence, count, finding, kubectl, pending, type Cause, type Check } from './check.js';
 import type { CheckContext } from './context.js';
 import { podReady, whyNotReady } from './pod-health.js';
-import { probeText, type Probe } from './probe-stems.js';
+import { probeText, type NodeProbe } from './node-probes.js';
 
 /** The cluster domain: the first zone of the Corefile's kubernetes plugin, else cluster.local. */
 export function clusterDomain(ctx: CheckContext): string {
@@ -181,7 +181,7 @@ function lookups(
   const cause = dnsDown ?? ctx.causedBy('no-ready-endpoints', 'selector-matches-no-pods');
   for (const node of ctx.nodeNames()) {
     for (const exp of expected) {
-      let probe: Probe | undefined;
+      let probe: NodeProbe | undefined;
       let result;
       for (const name of [exp.name, `${exp.name}.`]) {
         probe = { kind: 'dns-lookup', name, server, type: exp.type };

@@ -5,7 +5,7 @@ import type { Finding } from '../model.js';
 import { consequence, count, finding, kubectl, labelText, pending, type Check } from './check.js';
 import type { CheckContext, PortEndpoint } from './context.js';
 import { podReady, whyNotReady } from './pod-health.js';
-import { connectProbe, probeText } from './probe-stems.js';
+import { connectProbe, probeText } from './node-probes.js';
 
 const state = (e: PortEndpoint) =>
   e.ready

@@ -17,7 +17,7 @@ function check(ctx: CheckContext): Finding[] {
     'masquerade-missing',
     'endpoint-missing',
     'service-rules-missing',
-    'svc-chain-missing',
+    'service-chain-missing',
   );
   for (const port of svc.ports) {
     const spn = ctx.servicePortName(port);

@@ -5,7 +5,7 @@ import { nodeDump } from '../facts.js';
 import { modeFromRules, nodeBackends } from '../iptables/backend.js';
 import { DEFAULT_KUBE_PROXY_CONFIG, isKubeProxyPod, isWindows, type Pod } from '../kube.js';
 import type { Finding } from '../model.js';
-import { parseProxyMode } from '../probes.js';
+import { parseProxyMode } from '../node-outputs.js';
 import { count, finding, kubectl, list, pending, type Check } from './check.js';
 import type { CheckContext } from './context.js';
 import { podReady, whyNotReady } from './pod-health.js';

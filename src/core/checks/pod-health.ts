@@ -1,8 +1,8 @@
 // Why a Pod is not ready, in the words `kubectl describe pod` would make a person hunt for:
 // its phase, the Ready condition, each container's state and restarts, the readiness probe.
-import type { Pod, Probe } from '../kube.js';
+import type { Pod, ContainerProbe } from '../kube.js';
 
-export function probeSpec(p: Probe): string {
+export function probeSpec(p: ContainerProbe): string {
   switch (p.kind) {
     case 'httpGet':
       return `httpGet ${p.path ?? '/'} on port ${p.port}`;

@@ -5,7 +5,7 @@ import type { Pod, Service, ServicePort } from '../kube.js';
 import type { Finding } from '../model.js';
 import { count, finding, kubectl, list, pending, type Check } from './check.js';
 import type { CheckContext } from './context.js';
-import { connectProbe, probeText } from './probe-stems.js';
+import { connectProbe, probeText } from './node-probes.js';
 import { portText } from './service.js';
 
 const declared = (pod: Pod) =>

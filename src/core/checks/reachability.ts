@@ -3,11 +3,11 @@
 // curl disagree in this cluster's proxy mode, with the rules (and the packet walk) as proof.
 import type { Service, ServicePort } from '../kube.js';
 import type { Finding } from '../model.js';
-import { parseIpBrief, type ProbeResult } from '../probes.js';
+import { parseIpBrief, type ProbeResult } from '../node-outputs.js';
 import { consequence, count, finding, list, pending, type Check } from './check.js';
 import type { CheckContext } from './context.js';
 import { clusterMode, replacement } from './kube-proxy.js';
-import { connectProbe, probeText, type Probe } from './probe-stems.js';
+import { connectProbe, probeText, type NodeProbe } from './node-probes.js';
 import { treeOf } from './rules.js';
 import { policiesFor } from './network-policy.js';
 import { packetWalk } from './walk.js';
@@ -24,7 +24,7 @@ const CLUSTERIP_CAUSES = [
   ...ENDPOINT_CAUSES,
   'kube-proxy-not-running',
   'service-rules-missing',
-  'svc-chain-missing',
+  'service-chain-missing',
   'endpoint-missing',
   'endpoint-stale',
   'no-endpoints-reject-missing',
@@ -34,11 +34,11 @@ const CLUSTERIP_CAUSES = [
 
 interface Probed {
   node: string;
-  probe: Probe;
+  probe: NodeProbe;
   result: ProbeResult;
 }
 
-function probed(ctx: CheckContext, probe: Probe): Probed[] {
+function probed(ctx: CheckContext, probe: NodeProbe): Probed[] {
   return ctx.nodeNames().flatMap((node) => {
     const result = ctx.probe(node, probe);
     return result ? [{ node, probe, result }] : [];

@@ -8,8 +8,7 @@ import type { ServiceTree } from '../service-tree.js';
 import { consequence, count, finding, kubectl, list, pending, type Check } from './check.js';
 import type { CheckContext } from './context.js';
 import { proxyModes, replacement } from './kube-proxy.js';
-
-const pct = (p: number) => `${Math.round(p * 1000) / 10}%`;
+import { percent } from '../model.js';
 
 /** The tree of one Service port in a node's rules. */
 export function treeOf(
@@ -37,7 +36,7 @@ export function treeEvidence(ctx: CheckContext, node: string, tree: ServiceTree)
     out.push(ctx.lineEvidence(node, 'nat', e.line) ?? `nat ${e.from} line ${e.line} -> ${e.chain}`);
   for (const ep of tree.endpoints)
     out.push(
-      `  ${pct(ep.probability)} -> ${ep.chain}: ${ep.chainMissing ? 'chain not in the dump' : `DNAT ${ep.address ?? ep.inferredIP ?? '?'}`}`,
+      `  ${percent(ep.probability)} -> ${ep.chain}: ${ep.chainMissing ? 'chain not in the dump' : `DNAT ${ep.address ?? ep.inferredIP ?? '?'}`}`,
     );
   for (const v of tree.verdicts)
     out.push(

@@ -2,14 +2,13 @@
 // packet a process on that node sends, e.g. an ICMP echo or a TCP SYN to a ClusterIP.
 import type { TraceProtocol } from '../trace.js';
 import type { CheckContext } from './context.js';
+import { percent } from '../model.js';
 
 export interface WalkRequest {
   dst: string;
   port?: number;
   proto: string;
 }
-
-const pct = (p: number) => `${Math.round(p * 1000) / 10}%`;
 
 /** "packet walk on NODE, icmp 10.0.12.7 -> 10.1.190.219: no rule matched, routed unchanged". */
 export function packetWalk(ctx: CheckContext, node: string, r: WalkRequest): string[] {
@@ -31,7 +30,7 @@ export function packetWalk(ctx: CheckContext, node: string, r: WalkRequest): str
   const outcomes = result.outcomes.map((o) =>
     o.destination === null
       ? 'no rule matched it: routed unchanged'
-      : `${result.outcomes.length > 1 ? `${pct(o.probability)} ` : ''}${o.destination === 'REJECT' || o.destination === 'DROP' ? o.destination : `DNAT to ${o.destination}`}${o.masquerade ? ', masqueraded' : ''}`,
+      : `${result.outcomes.length > 1 ? `${percent(o.probability)} ` : ''}${o.destination === 'REJECT' || o.destination === 'DROP' ? o.destination : `DNAT to ${o.destination}`}${o.masquerade ? ', masqueraded' : ''}`,
   );
   return [`${head} ${outcomes.join('; ') || 'no outcome'}`];
 }

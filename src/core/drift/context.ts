@@ -39,8 +39,6 @@ export function chainLines(table: Table | undefined, chain: string | undefined):
 
 export const nat = (lines: { text: string }[]) => lines.map((l) => `-t nat ${l.text}`);
 export const filterLines = (lines: { text: string }[]) => lines.map((l) => `-t filter ${l.text}`);
-export const pct = (p: number) =>
-  `${(p * 100).toFixed(Math.abs(p * 100 - Math.round(p * 100)) < 0.05 ? 0 : 1)}%`;
 export const vip = (ip: string, port: number, proto: string) => `${ip}:${port}/${proto}`;
 
 /** What to run when kube-proxy on the node lags behind the API. */

@@ -1,11 +1,11 @@
 // The semantic checks of a Service port's external traffic (node ports, external IPs,
 // load-balancer IPs): entry rules, where externalTrafficPolicy sends it, masquerading, the
 // REJECT / DROP rules when there is no (local) endpoint, and loadBalancerSourceRanges.
+import { percent } from '../model.js';
 import {
   chainLines,
   filterLines,
   nat,
-  pct,
   syncNext,
   verdictLines,
   vip,
@@ -146,7 +146,7 @@ export function externalPath(
     } else {
       if (target !== 'cluster')
         c.add({
-          id: target === 'local' ? 'local-policy-wrong' : 'svc-chain-missing',
+          id: target === 'local' ? 'local-policy-wrong' : 'service-chain-missing',
           service: sp.name,
           title:
             target === 'local'
@@ -176,7 +176,7 @@ export function externalPath(
           id: 'local-policy-wrong',
           service: sp.name,
           title: `external traffic sent off-node to ${ep.address}`,
-          message: `node ${c.node} sends ${pct(ep.probability)} of ${sp.name}'s external traffic to ${ep.address} on another node, although the Service has externalTrafficPolicy: Local and this node runs none of its endpoints: it should drop it.`,
+          message: `node ${c.node} sends ${percent(ep.probability)} of ${sp.name}'s external traffic to ${ep.address} on another node, although the Service has externalTrafficPolicy: Local and this node runs none of its endpoints: it should drop it.`,
           expected: nat(sp.nat.filter((l) => l.chain === sp.chains.ext)),
           actual: extLines(),
           next: syncNext(c),

@@ -1,12 +1,12 @@
 // The semantic checks of a Service port's cluster IP traffic and of its endpoints: does the node
 // send it to the endpoints kube-proxy would choose, in the shares it would give them,
 // masqueraded when it would masquerade, and rejected when it would reject?
+import { percent } from '../model.js';
 import {
   chainLines,
   entryLines,
   filterLines,
   nat,
-  pct,
   syncNext,
   verdictLines,
   vip,
@@ -91,7 +91,7 @@ function missingEntry(sp: ExpectedServicePort, t: ServiceTree | undefined, c: Dr
   if (dangling) {
     const target = /-j (\S+)/.exec(dangling)?.[1];
     c.add({
-      id: 'svc-chain-missing',
+      id: 'service-chain-missing',
       service: sp.name,
       title: `the cluster IP rule jumps to ${target}, which does not exist`,
       message: `node ${c.node} sends ${sp.name} (${where}) to ${target}, a chain that is not in the dump: connections to the cluster IP are not load-balanced to any endpoint.`,
@@ -180,7 +180,7 @@ export function stale(
     id: 'endpoint-stale',
     service: sp.name,
     title: `stale endpoint ${ep.address ?? ep.chain}`,
-    message: `node ${c.node} still sends ${pct(ep.probability)} of ${sp.name}${traffic} to ${ep.address ?? ep.chain}, ${what}${why ? ` ${why}` : ''}${what.startsWith('a Pod that no longer exists') ? ': those connections time out' : ''}.`,
+    message: `node ${c.node} still sends ${percent(ep.probability)} of ${sp.name}${traffic} to ${ep.address ?? ep.chain}, ${what}${why ? ` ${why}` : ''}${what.startsWith('a Pod that no longer exists') ? ': those connections time out' : ''}.`,
     expected: nat(sp.nat.filter((l) => l.chain === chain)),
     actual: [
       ...chainLines(c.nat, chain).filter((l) => l.endsWith(` ${ep.chain}`)),
@@ -226,10 +226,10 @@ export function compareEndpoints(
   for (const a of extra) {
     if (a.chainMissing) {
       c.add({
-        id: 'svc-chain-missing',
+        id: 'service-chain-missing',
         service: sp.name,
         title: `jump to ${a.chain}, which does not exist`,
-        message: `node ${c.node} sends ${pct(a.probability)} of ${sp.name}${traffic} to ${a.chain}, a chain that is not in the dump.`,
+        message: `node ${c.node} sends ${percent(a.probability)} of ${sp.name}${traffic} to ${a.chain}, a chain that is not in the dump.`,
         expected: nat(sp.nat.filter((l) => l.chain === chain)),
         actual: chainLines(c.nat, chain),
         next: syncNext(c),
@@ -242,7 +242,7 @@ export function compareEndpoints(
         id: 'local-policy-wrong',
         service: sp.name,
         title: `external traffic sent off-node to ${a.address}`,
-        message: `node ${c.node} sends ${pct(a.probability)} of ${sp.name}'s external traffic to ${a.address}, which does not run on this node, although the Service has externalTrafficPolicy: Local: the client IP is lost and the traffic takes an extra hop.`,
+        message: `node ${c.node} sends ${percent(a.probability)} of ${sp.name}'s external traffic to ${a.address}, which does not run on this node, although the Service has externalTrafficPolicy: Local: the client IP is lost and the traffic takes an extra hop.`,
         expected: nat(sp.nat.filter((l) => l.chain === chain)),
         actual: chainLines(c.nat, chain),
         next: syncNext(c),
@@ -306,15 +306,15 @@ function weights(
   const total = actual.reduce((s, a) => s + a.probability, 0);
   const uneven = actual.some((a) => Math.abs(a.probability - 1 / n) > 0.0005) || 1 - total > 0.0005;
   if (!uneven) return;
-  const shares = actual.map((a) => `${a.address ?? a.chain} ${pct(a.probability)}`).join(', ');
+  const shares = actual.map((a) => `${a.address ?? a.chain} ${percent(a.probability)}`).join(', ');
   c.add({
     id: 'weights-uneven',
     service: sp.name,
     title: `endpoints get uneven shares (${shares})`,
     message:
       1 - total > 0.0005
-        ? `node ${c.node}'s ${chain} lets ${pct(1 - total)} of new connections to ${sp.name}${traffic} match no endpoint jump (${shares}); each of the ${n} endpoints should get ${pct(1 / n)}.`
-        : `node ${c.node} splits new connections to ${sp.name}${traffic} unevenly: ${shares}; each of the ${n} endpoints should get ${pct(1 / n)}.`,
+        ? `node ${c.node}'s ${chain} lets ${percent(1 - total)} of new connections to ${sp.name}${traffic} match no endpoint jump (${shares}); each of the ${n} endpoints should get ${percent(1 / n)}.`
+        : `node ${c.node} splits new connections to ${sp.name}${traffic} unevenly: ${shares}; each of the ${n} endpoints should get ${percent(1 / n)}.`,
     expected: nat(sp.nat.filter((l) => l.chain === chain)),
     actual: chainLines(c.nat, chain),
     next: syncNext(c),

@@ -1,5 +1,6 @@
 // The Rules screen: a node's Service -> KUBE-SVC -> KUBE-SEP -> DNAT trees, opened and closed in
 // place, with effective shares, hairpin and masquerade marks, and the raw rule lines on demand.
+import { percent } from '../../core/model.js';
 import { Box } from 'ink';
 import type { NodeData } from '../data.js';
 import { Pane, innerLines } from '../components/pane.js';
@@ -7,7 +8,7 @@ import { S, T } from '../components/text.js';
 import { useWindow } from '../components/window.js';
 import { cursorOf, type State, type View } from '../state.js';
 import { wrap } from '../wrap.js';
-import { chainLines, pct, rawLines, treeRows, type RawLine, type TreeRow } from './rules-rows.js';
+import { chainLines, rawLines, treeRows, type RawLine, type TreeRow } from './rules-rows.js';
 
 export interface RulesModel {
   node: NodeData | undefined;
@@ -152,7 +153,7 @@ function RowLine({ row }: { row: TreeRow }) {
     }
     case 'endpoint': {
       const ep = row.endpoint!;
-      const share = ep.affinity && ep.probability === 0 ? 'affin.' : pct(ep.probability);
+      const share = ep.affinity && ep.probability === 0 ? 'affin.' : percent(ep.probability);
       const to = ep.address ?? (ep.inferredIP ? `${ep.inferredIP}:?` : '?');
       return (
         <>

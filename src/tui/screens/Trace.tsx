@@ -1,5 +1,6 @@
 // The Trace screen: pick a source and a destination, see the packet walk rule by rule, every
 // branch with its probability, where it is DNATed and whether it is masqueraded.
+import { percent } from '../../core/model.js';
 import { Box } from 'ink';
 import type { TraceResult } from '../../core/trace.js';
 import { Pane, innerLines } from '../components/pane.js';
@@ -9,7 +10,6 @@ import type { TuiData } from '../data.js';
 import { cursorOf, type State, type View } from '../state.js';
 import type { Tone } from '../theme.js';
 import { wrap } from '../wrap.js';
-import { pct } from './rules-rows.js';
 import {
   traceDestinations,
   traceSources,
@@ -50,7 +50,7 @@ function outcomeHead(o: TraceResult['outcomes'][number], many: boolean): string 
         : `DNAT to ${o.destination}`;
   const masq = o.masquerade ? 'masqueraded' : 'not masqueraded';
   const end = o.verdict === 'ACCEPT' ? (o.delivery === 'local' ? 'to this node' : 'forwarded') : '';
-  return [many || o.probability < 1 ? pct(o.probability) : '', to, masq, end]
+  return [many || o.probability < 1 ? percent(o.probability) : '', to, masq, end]
     .filter(Boolean)
     .join('  ');
 }

@@ -10,6 +10,7 @@ import type {
   TreeEndpoint,
   Verdict,
 } from '../../core/service-tree.js';
+import { percent } from '../../core/model.js';
 
 export type RowKind =
   'service' | 'entry' | 'masquerade' | 'verdict' | 'chain' | 'endpoint' | 'note';
@@ -97,7 +98,7 @@ function serviceChildren(rows: TreeRow[], tree: ServiceTree, parent: number, o: 
     leaf({
       key: `note:${tree.id}:fall`,
       kind: 'note',
-      note: `${pct(tree.fallThrough)} of new connections match no endpoint rule`,
+      note: `${percent(tree.fallThrough)} of new connections match no endpoint rule`,
     });
   if (tree.affinitySeconds !== undefined)
     leaf({
@@ -106,8 +107,6 @@ function serviceChildren(rows: TreeRow[], tree: ServiceTree, parent: number, o: 
       note: `session affinity ClientIP, ${tree.affinitySeconds}s`,
     });
 }
-
-export const pct = (p: number) => `${(p * 100).toFixed(p === 1 || p === 0 ? 0 : 1)}%`;
 
 /** The row to put the cursor on for a chain of a tree (a search hit), opening what hides it. */
 export function locate(

@@ -10,7 +10,7 @@ import {
   parseProxyMode,
   type ProbeKind,
   type ProbeResult,
-} from '../../src/core/probes.js';
+} from '../../src/core/node-outputs.js';
 
 const trailer = (kind: string, tool: string, exit: number) =>
   `kdebug-probe ${kind} tool=${tool} exit=${exit}\n`;

@@ -1,0 +1,28 @@
+// The probes the diagnosis asks a live run to make on each node, and how each reads in evidence.
+import { commandStem, type NodeProbe } from '../node-command.js';
+
+export type { NodeProbe } from '../node-command.js';
+
+/** The file stem a probe's stdout is recorded under. */
+export const probeStem = (p: NodeProbe): string => commandStem(p);
+
+/** A connect probe of the right protocol for a Service port (SCTP is not probed). */
+export function connectProbe(ip: string, port: number, protocol: string): NodeProbe | undefined {
+  if (protocol === 'TCP') return { kind: 'tcp-connect', ip, port };
+  if (protocol === 'UDP') return { kind: 'udp-probe', ip, port };
+  return undefined;
+}
+
+/** How a probe reads in evidence: "TCP connect 10.1.190.219:8080". */
+export function probeText(p: NodeProbe): string {
+  switch (p.kind) {
+    case 'tcp-connect':
+      return `TCP connect ${p.ip}:${p.port}`;
+    case 'udp-probe':
+      return `UDP probe ${p.ip}:${p.port}`;
+    case 'icmp-echo':
+      return `ping ${p.ip}`;
+    case 'dns-lookup':
+      return `DNS ${p.type} ${p.name} @${p.server}`;
+  }
+}

@@ -1,0 +1,45 @@
+// The closed list of commands kdebug may run on a node, and the file stem each one's stdout is
+// recorded under (`nodes/<node>/<stem>.txt`). One home: the checks read the stems, the cluster
+// adapters run the commands (their argv is in cluster/node-commands.ts).
+
+/** Every command kdebug can run on a node. Adding one means adding it here, nowhere else. */
+export type NodeCommand =
+  | { kind: 'iptables-save'; backend: 'auto' | 'legacy' | 'nft'; table?: 'nat' | 'filter' }
+  | { kind: 'ip6tables-save'; backend: 'auto' | 'legacy' | 'nft'; table?: 'nat' | 'filter' }
+  | { kind: 'proxy-mode' }
+  | { kind: 'proxy-metrics' }
+  | { kind: 'proxy-configz' }
+  | { kind: 'ip-addr' }
+  | NodeProbe;
+
+/** The node commands that probe: a connection, a ping, a DNS lookup from the node. */
+export type NodeProbe =
+  | { kind: 'dns-lookup'; name: string; server: string; type: 'A' | 'AAAA' | 'SRV' | 'CNAME' }
+  | { kind: 'tcp-connect'; ip: string; port: number }
+  | { kind: 'udp-probe'; ip: string; port: number }
+  | { kind: 'icmp-echo'; ip: string };
+
+/** The file stem a command's stdout is stored under in a snapshot (`nodes/<node>/<stem>.txt`). */
+export function commandStem(c: NodeCommand): string {
+  switch (c.kind) {
+    case 'iptables-save':
+    case 'ip6tables-save': {
+      const backend = c.backend === 'auto' ? '' : `-${c.backend}`;
+      const base =
+        c.kind === 'iptables-save' ? `iptables${backend}-save` : `ip6tables${backend}-save`;
+      return c.table ? `${base}-${c.table}` : base;
+    }
+    case 'proxy-mode':
+    case 'proxy-metrics':
+    case 'proxy-configz':
+    case 'ip-addr':
+      return c.kind;
+    case 'dns-lookup':
+      return `dns-lookup_${c.type}_${c.name}_${c.server}`;
+    case 'tcp-connect':
+    case 'udp-probe':
+      return `${c.kind}_${c.ip}_${c.port}`;
+    case 'icmp-echo':
+      return `icmp-echo_${c.ip}`;
+  }
+}
