@@ -8,32 +8,17 @@ import { Header } from './components/header.js';
 import { T, ThemeContext } from './components/text.js';
 import { useTerminalSize, type Size } from './components/terminal-size.js';
 import { analyze, type AnalyzeOptions, type TuiData } from './data.js';
-import {
-  completeCommand,
-  keyName,
-  lookup,
-  parseCommand,
-  splitKeys,
-  type KeyFlags,
-  type ScreenName,
-} from './keymap.js';
-import { initialState, reduce, type Action, type State, type View } from './state.js';
-import {
-  Diagnosis,
-  diagModel,
-  diagView,
-  firstProblem,
-  type DiagModel,
-} from './screens/Diagnosis.js';
-import { Drift, driftFinding, driftModel, driftView, type DriftModel } from './screens/Drift.js';
+import { keyName, lookup, splitKeys, type KeyFlags, type ScreenName } from './keymap.js';
+import { models, navigate, nodeIndex, type Models, type Screen } from './navigation.js';
+import { initialState, reduce, type Action, type State } from './state.js';
+import { Diagnosis, firstProblem } from './screens/Diagnosis.js';
+import { Drift } from './screens/Drift.js';
 import { Confirm } from './screens/Confirm.js';
-import { Help, helpLines, helpView } from './screens/Help.js';
+import { Help } from './screens/Help.js';
 import type { Question, Questions } from './questions.js';
-
-import { Rules, rulesModel, rulesView, type RulesModel } from './screens/Rules.js';
-import { locate } from './screens/rules-rows.js';
-import { Search, searchModel, searchView, type SearchModel } from './screens/Search.js';
-import { Trace, traceModel, traceView, type TraceModel } from './screens/Trace.js';
+import { Rules } from './screens/Rules.js';
+import { Search } from './screens/Search.js';
+import { Trace } from './screens/Trace.js';
 import { SPINNER, theme } from './theme.js';
 import { wrap } from './wrap.js';
 
@@ -86,13 +71,6 @@ export interface Activity {
 
 const MIN = { columns: 40, rows: 12 };
 
-interface Models {
-  diag?: DiagModel;
-  rules?: RulesModel;
-  trace?: TraceModel;
-  drift?: DriftModel;
-  search?: SearchModel;
-}
 const EMPTY: Facts = { objects: [], nodes: {}, meta: {} };
 
 /** Facts and what the core made of them, with what is being read while loading. */
@@ -157,13 +135,6 @@ function useFacts(input: TuiInput) {
   return { data, activity, error, fatal, load };
 }
 
-/** The node index of a name, else the first node. */
-const nodeIndex = (data: TuiData, name: string | undefined) =>
-  Math.max(
-    0,
-    data.nodes.findIndex((n) => n.name === name),
-  );
-
 const printable = (input: string, key: KeyFlags) =>
   input.length > 0 && !key.ctrl && !key.meta && !/[\x00-\x1f\x7f]/.test(input); // eslint-disable-line no-control-regex
 
@@ -184,7 +155,6 @@ export function App(props: AppProps) {
   const { exit } = useApp();
   const [tick, setTick] = useState(0);
   const report = data.report;
-  const focus = data.target ? `${data.target.namespace}/${data.target.service}` : undefined;
 
   // follow the first failing step as results arrive, until the user picks one
   useEffect(() => dispatch({ type: 'report', firstProblem: firstProblem(report) }), [report]);
@@ -223,103 +193,17 @@ export function App(props: AppProps) {
   const bodyHeight = size.rows - 4;
   // what each screen shows, computed once per state (the key handler and the render share it)
   const cache = useMemo(() => new WeakMap<State, Models>(), [data, width, bodyHeight]);
+  const screen: Screen = { data, width, bodyHeight };
   const modelsOf = (s: State): Models => {
     let m = cache.get(s);
-    if (!m) {
-      m = {
-        diag: s.screen === 'diag' ? diagModel(s, report, width, bodyHeight) : undefined,
-        rules:
-          s.screen === 'rules' ? rulesModel(s, data.nodes, focus, width, bodyHeight) : undefined,
-        trace: s.screen === 'trace' ? traceModel(s, data, width, bodyHeight) : undefined,
-        drift: s.screen === 'drift' ? driftModel(s, data.nodes, width, bodyHeight) : undefined,
-        search: s.modal === 'search' ? searchModel(s, data.nodes, width, bodyHeight) : undefined,
-      };
-      cache.set(s, m);
-    }
+    if (!m) cache.set(s, (m = models(s, screen)));
     return m;
   };
-  const models = modelsOf(state);
-
-  const viewOf = (s: State): View => {
-    const m = modelsOf(s);
-    if (s.modal === 'help') return helpView(helpLines().length, bodyHeight);
-    if (m.search) return searchView(m.search);
-    if (m.diag) return diagView(m.diag);
-    if (m.rules) return rulesView(m.rules);
-    if (m.trace) return traceView(m.trace);
-    if (m.drift) return driftView(m.drift);
-    return { lists: [], page: 1 };
-  };
+  const shown = modelsOf(state);
 
   const quit = () => {
     props.onQuit?.(report, fatal !== undefined);
     exit();
-  };
-
-  /** enter on a search hit: its chain in the Rules screen. */
-  const jumpToHit = (s: State) => {
-    const m = modelsOf(s).search;
-    const hit = m?.hits[m.cursor];
-    if (!hit) return;
-    const trees = data.nodes[hit.node]?.trees;
-    // a Service hit lands on the Service, any other on its chain
-    const chain = hit.kind === 'service' ? undefined : hit.chain;
-    const at = trees && locate(trees, hit.service, chain, { open: s.open, focus });
-    if (at) dispatch({ type: 'jumpRules', node: hit.node, ...at });
-    else if (hit.chain)
-      dispatch({
-        type: 'jumpRules',
-        node: hit.node,
-        open: [],
-        row: 0,
-        rawChain: { table: hit.table ?? 'nat', chain: hit.chain },
-      });
-  };
-
-  /** The Rules screen on a node, at a Service's tree (the target's when none is named). */
-  const jumpToRules = (s: State, node: number, service: string | undefined) => {
-    const trees = data.nodes[node]?.trees;
-    const name = service ?? focus;
-    const tree = trees?.services.find(
-      (t) => t.id === name || t.name === name || t.name?.startsWith(`${name}:`),
-    );
-    const at =
-      trees && tree ? locate(trees, tree.id, undefined, { open: s.open, focus }) : undefined;
-    dispatch({ type: 'jumpRules', node, open: at?.open ?? [], row: at?.row ?? 0 });
-  };
-
-  /**
-   * enter on a finding: the drift behind it, else the rules of its Service (the target when it
-   * names none) on its node (the one shown last when it names none).
-   */
-  const jumpToFinding = (s: State) => {
-    const f = modelsOf(s).diag?.finding;
-    if (!f) return;
-    if (data.nodes.length === 0) {
-      dispatch({ type: 'flash', text: 'no node rules were read' });
-      return;
-    }
-    const node = f.node ? nodeIndex(data, f.node) : Math.min(s.node.rules, data.nodes.length - 1);
-    const m = driftModel({ ...s, node: { ...s.node, drift: node } }, data.nodes, width, bodyHeight);
-    const match = m.findings.findIndex(
-      (d) => d.id === f.id && (f.service === undefined || d.service === f.service),
-    );
-    const row = m.stops.findIndex((at) => m.lines[at]?.finding === match);
-    if (f.node && match >= 0 && row >= 0) dispatch({ type: 'jumpDrift', node, row });
-    else jumpToRules(s, node, f.service);
-  };
-
-  const runCommand = (s: State) => {
-    const c = parseCommand(s.commandLine);
-    if (!c) {
-      dispatch({
-        type: 'flash',
-        text: `unknown screen ":${s.commandLine}": try :diag :rules :drift :trace`,
-      });
-      dispatch({ type: 'closeModal' });
-    } else if (c.kind === 'quit') quit();
-    else if (c.kind === 'help') dispatch({ type: 'help' });
-    else dispatch({ type: 'screen', screen: c.screen });
   };
 
   useInput((input, key) => {
@@ -343,29 +227,12 @@ export function App(props: AppProps) {
         dispatch({ type: 'type', text: input });
       return;
     }
-    if (s.modal === 'confirm') {
-      if (binding.action === 'accept' || binding.action === 'cancel')
-        return answer(binding.action === 'accept');
-      if (binding.action !== 'quit') return;
+    for (const e of navigate(latest.current, binding.action, modelsOf(latest.current), screen)) {
+      if (e.do === 'dispatch') dispatch(e.action);
+      else if (e.do === 'quit') return quit();
+      else if (e.do === 'recollect') load();
+      else answer(e.yes);
     }
-    switch (binding.action) {
-      case 'quit':
-        return quit();
-      case 'recollect':
-        return load();
-      case 'accept':
-        return s.modal === 'search' ? jumpToHit(s) : runCommand(s);
-      case 'complete':
-        return dispatch({ type: 'setCommand', text: completeCommand(s.commandLine) });
-      case 'drill':
-        if (s.screen === 'diag' && s.pane.diag === 1) return jumpToFinding(s);
-        if (s.screen === 'drift') {
-          const m = modelsOf(s).drift!;
-          const f = driftFinding(m);
-          return f ? jumpToRules(s, m.nodeIndex, f.service) : undefined;
-        }
-    }
-    dispatch({ type: 'key', action: binding.action, view: viewOf(s) });
   }
 
   const t = useMemo(() => theme(props.color), [props.color]);
@@ -395,11 +262,11 @@ export function App(props: AppProps) {
     body = <Confirm lines={state.question ?? []} width={width} height={bodyHeight} />;
   else if (state.modal === 'help')
     body = <Help top={state.cursor['help'] ?? 0} width={width} height={bodyHeight} />;
-  else if (models.search) body = <Search model={models.search} />;
-  else if (models.diag) body = <Diagnosis model={models.diag} state={state} tick={tick} />;
-  else if (models.rules) body = <Rules model={models.rules} state={state} />;
-  else if (models.trace) body = <Trace model={models.trace} state={state} />;
-  else if (models.drift) body = <Drift model={models.drift} />;
+  else if (shown.search) body = <Search model={shown.search} />;
+  else if (shown.diag) body = <Diagnosis model={shown.diag} state={state} tick={tick} />;
+  else if (shown.rules) body = <Rules model={shown.rules} state={state} />;
+  else if (shown.trace) body = <Trace model={shown.trace} state={state} />;
+  else if (shown.drift) body = <Drift model={shown.drift} />;
 
   const rulesNode = data.nodes[Math.min(state.node.rules, data.nodes.length - 1)];
   return (

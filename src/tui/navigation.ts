@@ -1,0 +1,164 @@
+// What a key does beyond moving a cursor: which screen Enter opens (a finding's drift or its
+// rules, a search hit's chain), the ":" commands, quitting, reading again, answering a question.
+// Pure: a key and the state in, the effects out; App.tsx runs them. Tested without Ink.
+import type { TuiData } from './data.js';
+import { completeCommand, parseCommand, type KeyAction } from './keymap.js';
+import type { Action, State, View } from './state.js';
+import { diagModel, diagView, type DiagModel } from './screens/Diagnosis.js';
+import { driftFinding, driftModel, driftView, type DriftModel } from './screens/Drift.js';
+import { helpLines, helpView } from './screens/Help.js';
+import { rulesModel, rulesView, type RulesModel } from './screens/Rules.js';
+import { locate } from './screens/rules-rows.js';
+import { searchModel, searchView, type SearchModel } from './screens/Search.js';
+import { traceModel, traceView, type TraceModel } from './screens/Trace.js';
+
+/** What each screen shows for a state. */
+export interface Models {
+  diag?: DiagModel;
+  rules?: RulesModel;
+  trace?: TraceModel;
+  drift?: DriftModel;
+  search?: SearchModel;
+}
+
+/** What the screens are computed from: the data and the size of the body. */
+export interface Screen {
+  data: TuiData;
+  width: number;
+  bodyHeight: number;
+}
+
+/** What App.tsx does for a key: reduce an action, or act on the world. */
+export type Effect =
+  | { do: 'dispatch'; action: Action }
+  | { do: 'quit' }
+  | { do: 'recollect' }
+  | { do: 'answer'; yes: boolean };
+
+/** "ns/name" of the diagnosed Service, which the Rules screen opens at. */
+export const focusOf = (data: TuiData) =>
+  data.target ? `${data.target.namespace}/${data.target.service}` : undefined;
+
+export function models(s: State, sc: Screen): Models {
+  const { data, width, bodyHeight } = sc;
+  const focus = focusOf(data);
+  return {
+    diag: s.screen === 'diag' ? diagModel(s, data.report, width, bodyHeight) : undefined,
+    rules: s.screen === 'rules' ? rulesModel(s, data.nodes, focus, width, bodyHeight) : undefined,
+    trace: s.screen === 'trace' ? traceModel(s, data, width, bodyHeight) : undefined,
+    drift: s.screen === 'drift' ? driftModel(s, data.nodes, width, bodyHeight) : undefined,
+    search: s.modal === 'search' ? searchModel(s, data.nodes, width, bodyHeight) : undefined,
+  };
+}
+
+/** The lists and page size the reducer moves cursors in. */
+export function view(s: State, m: Models, bodyHeight: number): View {
+  if (s.modal === 'help') return helpView(helpLines().length, bodyHeight);
+  if (m.search) return searchView(m.search);
+  if (m.diag) return diagView(m.diag);
+  if (m.rules) return rulesView(m.rules);
+  if (m.trace) return traceView(m.trace);
+  if (m.drift) return driftView(m.drift);
+  return { lists: [], page: 1 };
+}
+
+/** The node index of a name, else the first node. */
+export const nodeIndex = (data: TuiData, name: string | undefined) =>
+  Math.max(
+    0,
+    data.nodes.findIndex((n) => n.name === name),
+  );
+
+const dispatch = (action: Action): Effect => ({ do: 'dispatch', action });
+
+/** The effects of a bound key in state `s`; `m` is what the screens show for `s`. */
+export function navigate(s: State, action: KeyAction, m: Models, sc: Screen): Effect[] {
+  if (s.modal === 'confirm') {
+    if (action === 'accept' || action === 'cancel')
+      return [{ do: 'answer', yes: action === 'accept' }];
+    if (action !== 'quit') return [];
+  }
+  switch (action) {
+    case 'quit':
+      return [{ do: 'quit' }];
+    case 'recollect':
+      return [{ do: 'recollect' }];
+    case 'accept':
+      return s.modal === 'search' ? searchHit(s, m, sc) : command(s);
+    case 'complete':
+      return [dispatch({ type: 'setCommand', text: completeCommand(s.commandLine) })];
+    case 'drill':
+      if (s.screen === 'diag' && s.pane.diag === 1) return findingJump(s, m, sc);
+      if (s.screen === 'drift') {
+        const f = driftFinding(m.drift!);
+        return f ? [rulesJump(s, sc, m.drift!.nodeIndex, f.service)] : [];
+      }
+  }
+  return [dispatch({ type: 'key', action, view: view(s, m, sc.bodyHeight) })];
+}
+
+/** Enter on a search hit: its chain in the Rules screen (a Service hit: the Service). */
+function searchHit(s: State, m: Models, sc: Screen): Effect[] {
+  const hit = m.search?.hits[m.search.cursor];
+  if (!hit) return [];
+  const trees = sc.data.nodes[hit.node]?.trees;
+  const chain = hit.kind === 'service' ? undefined : hit.chain;
+  const at = trees && locate(trees, hit.service, chain, { open: s.open, focus: focusOf(sc.data) });
+  if (at) return [dispatch({ type: 'jumpRules', node: hit.node, ...at })];
+  if (!hit.chain) return [];
+  const rawChain = { table: hit.table ?? 'nat', chain: hit.chain };
+  return [dispatch({ type: 'jumpRules', node: hit.node, open: [], row: 0, rawChain })];
+}
+
+/** The Rules screen on a node, at a Service's tree (the diagnosed Service's when none is named). */
+function rulesJump(s: State, sc: Screen, node: number, service: string | undefined): Effect {
+  const focus = focusOf(sc.data);
+  const trees = sc.data.nodes[node]?.trees;
+  const name = service ?? focus;
+  const tree = trees?.services.find(
+    (t) => t.id === name || t.name === name || t.name?.startsWith(`${name}:`),
+  );
+  const at = trees && tree ? locate(trees, tree.id, undefined, { open: s.open, focus }) : undefined;
+  return dispatch({ type: 'jumpRules', node, open: at?.open ?? [], row: at?.row ?? 0 });
+}
+
+/**
+ * Enter on a finding: the drift behind it, else the rules of its Service (the diagnosed one when
+ * it names none) on its node (the one shown last when it names none).
+ */
+function findingJump(s: State, m: Models, sc: Screen): Effect[] {
+  const f = m.diag?.finding;
+  const { data, width, bodyHeight } = sc;
+  if (!f) return [];
+  if (data.nodes.length === 0)
+    return [dispatch({ type: 'flash', text: 'no node rules were read' })];
+  const node = f.node ? nodeIndex(data, f.node) : Math.min(s.node.rules, data.nodes.length - 1);
+  const drift = driftModel(
+    { ...s, node: { ...s.node, drift: node } },
+    data.nodes,
+    width,
+    bodyHeight,
+  );
+  const match = drift.findings.findIndex(
+    (d) => d.id === f.id && (f.service === undefined || d.service === f.service),
+  );
+  const row = drift.stops.findIndex((at) => drift.lines[at]?.finding === match);
+  if (f.node && match >= 0 && row >= 0) return [dispatch({ type: 'jumpDrift', node, row })];
+  return [rulesJump(s, sc, node, f.service)];
+}
+
+/** Enter on the ":" line: a screen, help or quit; anything else is said and closed. */
+function command(s: State): Effect[] {
+  const c = parseCommand(s.commandLine);
+  if (!c)
+    return [
+      dispatch({
+        type: 'flash',
+        text: `unknown screen ":${s.commandLine}": try :diag :rules :drift :trace`,
+      }),
+      dispatch({ type: 'closeModal' }),
+    ];
+  if (c.kind === 'quit') return [{ do: 'quit' }];
+  if (c.kind === 'help') return [dispatch({ type: 'help' })];
+  return [dispatch({ type: 'screen', screen: c.screen })];
+}
