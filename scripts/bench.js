@@ -3,6 +3,9 @@
 import { build } from 'esbuild';
 import { spawnSync } from 'node:child_process';
 
+// the whole-process measurements run the CLI as built from this tree
+const cli = spawnSync(process.execPath, ['scripts/build.js'], { stdio: 'inherit' });
+if (cli.status !== 0) process.exit(cli.status ?? 1);
 await build({
   entryPoints: ['test/bench/bench.ts'],
   outfile: 'dist/bench/bench.js',

@@ -1,7 +1,8 @@
 // Snapshot directories: Facts on disk. `objects.json` is what `kubectl get ... -o json` prints
 // (a List, or a single object, or an array), `meta.json` is optional, and
 // `nodes/<node>/<command>.txt` holds the raw stdout of each node command.
-import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { mkdir, readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { flattenObjects } from '../core/kube.js';
 import type { Facts, KubeObject, SnapshotMeta } from '../core/model.js';
@@ -25,12 +26,16 @@ async function isDir(path: string): Promise<boolean> {
   }
 }
 
+/** A file read in one go: fs/promises reads big files 512 KiB at a time, a thread-pool round
+ * trip each (150 ms of waiting for a 34 MB dump). */
+const readText = async (file: string) => readFileSync(file, 'utf8');
+
 export async function readSnapshot(dir: string): Promise<Facts> {
   if (!(await isDir(dir))) throw new SnapshotError(dir, 'no such snapshot directory');
   const objectsFile = join(dir, 'objects.json');
   let text: string;
   try {
-    text = await readFile(objectsFile, 'utf8');
+    text = await readText(objectsFile);
   } catch {
     throw new SnapshotError(
       objectsFile,
@@ -41,7 +46,7 @@ export async function readSnapshot(dir: string): Promise<Facts> {
   let meta: SnapshotMeta = {};
   const metaFile = join(dir, 'meta.json');
   try {
-    meta = JSON.parse(await readFile(metaFile, 'utf8')) as SnapshotMeta;
+    meta = JSON.parse(await readText(metaFile)) as SnapshotMeta;
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT')
       throw new SnapshotError(metaFile, `not valid JSON: ${(e as Error).message}`);
@@ -54,7 +59,7 @@ export async function readSnapshot(dir: string): Promise<Facts> {
       nodes[node] = {};
       for (const file of (await readdir(join(nodesDir, node))).sort()) {
         if (!file.endsWith('.txt')) continue;
-        nodes[node]![file.slice(0, -4)] = await readFile(join(nodesDir, node, file), 'utf8');
+        nodes[node]![file.slice(0, -4)] = await readText(join(nodesDir, node, file));
       }
     }
   }
