@@ -16,7 +16,7 @@ import { escapeControls, excerpt } from './sanitize.js';
 export type { Rule } from './iptables/rule.js';
 export type { ForeignKind, WarningKind } from './iptables/paste.js';
 export { printRule, parseRuleLine } from './iptables/rule.js';
-export { Chain, Table, RuleFlag } from './iptables/table.js';
+export { Chain, Table } from './iptables/table.js';
 
 export type DumpFormat = 'iptables-save' | 'iptables -S';
 export const TABLES = ['raw', 'mangle', 'nat', 'filter', 'security'] as const;

@@ -3,7 +3,6 @@
 // the SVC -> SEP jumps, and old dumps none at all).
 import { hash16 } from './chain-names.js';
 import type { Ruleset, Table } from './iptables.js';
-import { RuleFlag } from './iptables.js';
 import { DNAT_QUIRK } from './iptables/rule.js';
 import type { ServicePortName } from './model.js';
 
@@ -263,7 +262,7 @@ class TreeBuilder {
     const masq: number[] = [];
     for (let k = 0; k < chain.ruleCount; k++) {
       const id = chain.ruleId(k);
-      if ((nat.flags(id) & RuleFlag.targetMarkMasq) !== 0) {
+      if (nat.marksForMasquerade(id)) {
         masq.push(id);
         continue;
       }
@@ -375,7 +374,7 @@ class TreeBuilder {
   private sideRules(nat: Table, tree: ServiceTree, chain: number): void {
     for (let k = 0; k < nat.ruleCountOf(chain); k++) {
       const id = nat.ruleIdOf(chain, k);
-      if ((nat.flags(id) & RuleFlag.targetMarkMasq) !== 0) this.masquerades(tree, nat, chain, id);
+      if (nat.marksForMasquerade(id)) this.masquerades(tree, nat, chain, id);
       else if (nat.target(id) === 'KUBE-MARK-DROP') drops(tree, nat, chain, id);
       else if (nat.targetIndex(id) < 0) {
         const target = nat.target(id)!;
@@ -399,8 +398,7 @@ class TreeBuilder {
     const count = nat.ruleCountOf(chain);
     for (let k = 0; k < count; k++) {
       const id = nat.ruleIdOf(chain, k);
-      const flags = nat.flags(id);
-      if ((flags & RuleFlag.targetMarkMasq) !== 0) {
+      if (nat.marksForMasquerade(id)) {
         this.masquerades(tree, nat, chain, id);
         continue;
       }
@@ -429,7 +427,7 @@ class TreeBuilder {
         this.sep[at + SEP.position] = endpoints.length;
         endpoints.push(ep);
       }
-      if ((flags & RuleFlag.recentRcheck) !== 0) {
+      if (nat.checksRecent(id)) {
         ep.affinity = true;
         tree.affinitySeconds ??= affinitySeconds(nat, id);
         continue;
@@ -476,11 +474,10 @@ class TreeBuilder {
     const count = nat.ruleCountOf(c);
     for (let k = 0; k < count; k++) {
       const id = nat.ruleIdOf(c, k);
-      const rf = nat.flags(id);
-      if ((rf & RuleFlag.targetDnat) !== 0) {
+      if (nat.isDnat(id)) {
         address = nat.to(id);
-        if ((rf & RuleFlag.dnatQuirk) !== 0) f |= SEP_QUIRK;
-      } else if ((rf & RuleFlag.targetMarkMasq) !== 0 && nat.hasSource(id)) hairpin = id;
+        if (nat.hidesDnatTarget(id)) f |= SEP_QUIRK;
+      } else if (nat.marksForMasquerade(id) && nat.hasSource(id)) hairpin = id;
       else if (nat.hasSource(id) && nat.target(id) === 'MARK' && OLD_HAIRPIN.test(nat.text(id)))
         hairpin = id; // kube-proxy v1.1: the masquerade mark set in the KUBE-SEP chain itself
     }
@@ -743,10 +740,9 @@ function drops(tree: ServiceTree, nat: Table, chain: number, id: number): void {
 
 /** What a KUBE-MARK-MASQ rule selects, in iptables words. */
 function masqueradeCondition(t: Table, id: number): string {
-  const flags = t.flags(id);
-  const src = t.source(id);
-  if (src) return ((flags & RuleFlag.srcNegated) !== 0 ? '! -s ' : '-s ') + src;
-  if ((flags & RuleFlag.hasOtherMatches) === 0) return 'all';
+  const src = t.addressMatch(id, 'source');
+  if (src) return (src.negated ? '! -s ' : '-s ') + src.cidr;
+  if (!t.hasOtherMatches(id)) return 'all';
   const rule = t.rule(id);
   const parts: string[] = [];
   if (rule.inInterface)

@@ -7,7 +7,6 @@ import {
   IptablesParseError,
   parseIptables,
   printRule,
-  RuleFlag,
   type Table,
 } from '../../src/core/iptables.js';
 import { parseRuleLine, type Match, type Rule, type Target } from '../../src/core/iptables/rule.js';
@@ -64,6 +63,23 @@ describe('dump structure', () => {
     assert.equal(rs.ruleCount, 3);
     assert.equal(rs.chainCount, 9);
     assert.deepEqual(rs.warnings, []);
+  });
+
+  it('reads --dport the same way in the hot fields and the typed rule, for every port module', () => {
+    for (const proto of ['tcp', 'udp', 'sctp', 'udplite', 'dccp']) {
+      const rs = parseIptables(
+        `*nat\n:KUBE-SERVICES - [0:0]\n-A KUBE-SERVICES -d 10.1.0.1/32 -p ${proto} -m ${proto} --dport 53 -j ACCEPT\nCOMMIT\n`,
+      );
+      const nat = rs.table('nat')!;
+      const typed = nat.rule(0).matches.find((m) => m.kind === 'ports');
+      assert.equal(nat.dport(0), '53', proto);
+      assert.deepEqual(
+        typed?.kind === 'ports' && typed.dport?.ranges,
+        [{ from: 53, to: 53 }],
+        proto,
+      );
+      assert.equal(nat.hasOtherMatches(0), false, proto);
+    }
   });
 
   it('finds each rule by the line it was read from, and no rule on other lines', () => {
@@ -481,7 +497,7 @@ describe('typed rules', () => {
 
     const nat = parseIptables(line + '\n').table('nat')!;
     assert.equal(nat.to(0), undefined);
-    assert.ok((nat.flags(0) & RuleFlag.dnatQuirk) !== 0);
+    assert.ok(nat.hidesDnatTarget(0));
   });
 });
 

@@ -39,7 +39,7 @@ export interface CommentMatch extends MatchBase {
   kind: 'comment';
   comment: string;
 }
-/** tcp, udp and sctp: --dport / --sport (also --destination-port / --source-port). */
+/** tcp, udp, sctp, udplite and dccp: --dport / --sport (also --destination-port / --source-port). */
 export interface PortMatch extends MatchBase {
   kind: 'ports';
   dport?: Ports;
@@ -312,22 +312,21 @@ export function parseMark(s: string): { value: number; mask: number } {
   return { value: Number(v) >>> 0, mask: m === undefined ? 0xffffffff : Number(m) >>> 0 };
 }
 
+/** The match modules with --dport / --sport (table.ts reads the hot --dport of the same list). */
+export const PORT_MODULES = ['tcp', 'udp', 'sctp', 'udplite', 'dccp'];
+
 function typeMatch(m: MatchBase): Match {
   const o = (name: string) => opt(m, name);
+  if (PORT_MODULES.includes(m.module))
+    return {
+      ...m,
+      kind: 'ports',
+      dport: ports(o('dport') ?? o('destination-port')),
+      sport: ports(o('sport') ?? o('source-port')),
+    };
   switch (m.module) {
     case 'comment':
       return { ...m, kind: 'comment', comment: o('comment')?.values[0] ?? '' };
-    case 'tcp':
-    case 'udp':
-    case 'sctp':
-    case 'udplite':
-    case 'dccp':
-      return {
-        ...m,
-        kind: 'ports',
-        dport: ports(o('dport') ?? o('destination-port')),
-        sport: ports(o('sport') ?? o('source-port')),
-      };
     case 'multiport':
       return {
         ...m,

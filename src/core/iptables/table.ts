@@ -1,7 +1,7 @@
 // Storage of one parsed table: every rule's hot fields as byte offsets in chunked Int32Arrays
 // (no object per rule), chains found by their name's bytes, and typed rules built on demand.
 import { Flag, LineSyntaxError, Role, type RuleLexer, SLOT, text, unescaped } from './lexer.js';
-import { buildRule, type Rule } from './rule.js';
+import { buildRule, PORT_MODULES, type Rule } from './rule.js';
 
 const BUILTINS: Record<string, readonly string[]> = {
   raw: ['PREROUTING', 'OUTPUT'],
@@ -536,6 +536,26 @@ export class Table {
   destination(id: number): string | undefined {
     return this.field(id, H.dst);
   }
+  /** Jumps to KUBE-MARK-MASQ (marks the packet for masquerading). */
+  marksForMasquerade(id: number): boolean {
+    return (this.flags(id) & RuleFlag.targetMarkMasq) !== 0;
+  }
+  /** Its target is DNAT. */
+  isDnat(id: number): boolean {
+    return (this.flags(id) & RuleFlag.targetDnat) !== 0;
+  }
+  /** A DNAT whose --to-destination old iptables did not print (see to()). */
+  hidesDnatTarget(id: number): boolean {
+    return (this.flags(id) & RuleFlag.dnatQuirk) !== 0;
+  }
+  /** Matches `-m recent --rcheck` (session affinity's lookup). */
+  checksRecent(id: number): boolean {
+    return (this.flags(id) & RuleFlag.recentRcheck) !== 0;
+  }
+  /** Matches something besides addresses, protocol, ports, comment and statistic. */
+  hasOtherMatches(id: number): boolean {
+    return (this.flags(id) & RuleFlag.hasOtherMatches) !== 0;
+  }
   /** The rule's -s / -d match, read without typing the rule (a packet walk skips most rules). */
   addressMatch(id: number, side: 'source' | 'destination'): AddressMatch | undefined {
     const cidr = side === 'source' ? this.source(id) : this.destination(id);
@@ -659,9 +679,10 @@ function avalanche(h: number): number {
 // Module and option names compared as bytes.
 const enc = (s: string) => Array.from(s, (ch) => ch.charCodeAt(0));
 const M_COMMENT = enc('comment');
-const M_TCP = enc('tcp');
-const M_UDP = enc('udp');
-const M_SCTP = enc('sctp');
+// the modules whose --dport the typed rule reads too (rule.ts PORT_MODULES): one list
+const M_PORTS = PORT_MODULES.map(enc);
+const isPortModule = (b: Uint8Array, s: number, e: number) =>
+  M_PORTS.some((word) => is(b, s, e, word));
 const M_STATISTIC = enc('statistic');
 const M_RECENT = enc('recent');
 const O_COMMENT = enc('--comment');
@@ -714,13 +735,7 @@ function readHotFields(b: Uint8Array, lex: RuleLexer, c: Int32Array): number {
     } else if (role === Role.Module) {
       const s = t[k]!;
       const e = t[k + 1]!;
-      if (
-        !is(b, s, e, M_COMMENT) &&
-        !is(b, s, e, M_TCP) &&
-        !is(b, s, e, M_UDP) &&
-        !is(b, s, e, M_SCTP) &&
-        !is(b, s, e, M_STATISTIC)
-      ) {
+      if (!is(b, s, e, M_COMMENT) && !isPortModule(b, s, e) && !is(b, s, e, M_STATISTIC)) {
         flags |= RuleFlag.hasOtherMatches;
       }
     } else if (role === Role.ModuleOption) {
@@ -739,10 +754,7 @@ function readHotFields(b: Uint8Array, lex: RuleLexer, c: Int32Array): number {
           c[at + 2 * H.comment + 1] = ve;
           if ((t[k + SLOT + 3]! & Flag.Quoted) !== 0) flags |= RuleFlag.commentQuoted;
         }
-      } else if (
-        (is(b, s, e, O_DPORT) || is(b, s, e, O_DPORT_LONG)) &&
-        (is(b, ms, me, M_TCP) || is(b, ms, me, M_UDP) || is(b, ms, me, M_SCTP))
-      ) {
+      } else if ((is(b, s, e, O_DPORT) || is(b, s, e, O_DPORT_LONG)) && isPortModule(b, ms, me)) {
         if (!hasValue) throw new LineSyntaxError(`${text(b, s, e)} without a port`);
         checkPorts(b, vs, ve);
         c[at + 2 * H.dport] = vs;
