@@ -5,28 +5,15 @@
 // IP conventions (the demo cluster): nodes vm-12-7-centos 10.0.12.7, vm-12-11-centos 10.0.12.11;
 // Pod CIDR 10.244.0.0/16; nginx-svc 10.1.190.219:8080 -> 10.244.0.3:80, 10.244.1.7:80.
 import assert from 'node:assert/strict';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { kdebug } from '../support/cli.js';
+import { golden as check } from '../support/golden.js';
 
-const UPDATE = process.env['KDEBUG_UPDATE_GOLDEN'] === '1';
 const GOLDEN = 'test/golden/drift';
-
-function golden(file: string, actual: string): void {
-  const path = join(GOLDEN, file);
-  if (UPDATE) {
-    mkdirSync(GOLDEN, { recursive: true });
-    writeFileSync(path, actual);
-    return;
-  }
-  assert.equal(
-    actual,
-    readFileSync(path, 'utf8'),
-    `${path} differs (KDEBUG_UPDATE_GOLDEN=1 rewrites it)`,
-  );
-}
+const golden = (file: string, actual: string) => check(join(GOLDEN, file), actual);
 
 describe('kdebug drift', () => {
   const scenarios: [string, number, string[]][] = [

@@ -35,69 +35,69 @@ const outcomes = (r: TraceResult) =>
     .map((o) => [o.destination, Math.round(o.probability * 1000) / 1000, o.masquerade] as const)
     .sort((a, b) => String(a[0]).localeCompare(String(b[0])));
 
-type Row = [
-  string,
-  string,
-  number | undefined,
-  TracePacket['protocol'],
-  boolean,
-  (readonly [string | null, number, boolean])[],
-];
+/** One walk to the demo's nginx-svc ClusterIP and the outcomes it must have. */
+interface Row {
+  what: string;
+  src: string;
+  port: number | undefined;
+  protocol: TracePacket['protocol'];
+  fromHost: boolean;
+  want: (readonly [string | null, number, boolean])[];
+}
 
 describe('the four ways to a Service on the demo (vm-12-7-centos, kube-proxy v1.15 rules)', () => {
   const rows: Row[] = [
-    // what, source, destination port, protocol, from the host, outcomes
-    [
-      'Pod -> Service -> Pod on the other node: not masqueraded',
-      '10.244.0.2',
-      8080,
-      'tcp',
-      false,
-      [
+    {
+      what: 'Pod -> Service -> Pod on the other node: not masqueraded',
+      src: '10.244.0.2',
+      port: 8080,
+      protocol: 'tcp',
+      fromHost: false,
+      want: [
         ['10.244.0.3:80', 0.5, false],
         ['10.244.1.7:80', 0.5, false],
       ],
-    ],
-    [
-      'Pod -> its own Service -> itself (hairpin): masqueraded',
-      '10.244.0.3',
-      8080,
-      'tcp',
-      false,
-      [
+    },
+    {
+      what: 'Pod -> its own Service -> itself (hairpin): masqueraded',
+      src: '10.244.0.3',
+      port: 8080,
+      protocol: 'tcp',
+      fromHost: false,
+      want: [
         ['10.244.0.3:80', 0.5, true],
         ['10.244.1.7:80', 0.5, false],
       ],
-    ],
-    [
-      'a process on the node -> Service: masqueraded (source outside the Pod CIDR)',
-      '10.0.12.7',
-      8080,
-      'tcp',
-      true,
-      [
+    },
+    {
+      what: 'a process on the node -> Service: masqueraded (source outside the Pod CIDR)',
+      src: '10.0.12.7',
+      port: 8080,
+      protocol: 'tcp',
+      fromHost: true,
+      want: [
         ['10.244.0.3:80', 0.5, true],
         ['10.244.1.7:80', 0.5, true],
       ],
-    ],
-    [
-      'ping to the ClusterIP: no rule matched, routed unchanged',
-      '10.244.0.2',
-      undefined,
-      'icmp',
-      false,
-      [[null, 1, true]],
-    ],
-    [
-      'the ClusterIP on a port the Service does not have',
-      '10.244.0.2',
-      80,
-      'tcp',
-      false,
-      [[null, 1, true]],
-    ],
+    },
+    {
+      what: 'ping to the ClusterIP: no rule matched, routed unchanged',
+      src: '10.244.0.2',
+      port: undefined,
+      protocol: 'icmp',
+      fromHost: false,
+      want: [[null, 1, true]],
+    },
+    {
+      what: 'the ClusterIP on a port the Service does not have',
+      src: '10.244.0.2',
+      port: 80,
+      protocol: 'tcp',
+      fromHost: false,
+      want: [[null, 1, true]],
+    },
   ];
-  for (const [what, src, port, protocol, fromHost, want] of rows) {
+  for (const { what, src, port, protocol, fromHost, want } of rows) {
     it(what, async () => {
       const walk = await walker('nginx-svc', 'vm-12-7-centos');
       const r = walk({ src, dst: '10.1.190.219', dport: port, protocol, fromHost });
@@ -170,66 +170,65 @@ describe('the four ways to a Service on the demo (vm-12-7-centos, kube-proxy v1.
 });
 
 describe('node ports (the nodeport-local-no-endpoint scenario, current kube-proxy rules)', () => {
-  const rows: [
-    string,
-    string,
-    string,
-    string,
-    number,
-    boolean,
-    (readonly [string | null, number, boolean])[],
-  ][] = [
-    // what, node, source, destination, port, from the host, outcomes
-    [
-      'outside -> node port (externalTrafficPolicy Cluster): masqueraded, either Pod',
-      'vm-12-11-centos',
-      '203.0.113.50',
-      '10.0.12.11',
-      30081,
-      false,
-      [
+  const rows: {
+    what: string;
+    node: string;
+    src: string;
+    dst: string;
+    port: number;
+    fromHost: boolean;
+    want: (readonly [string | null, number, boolean])[];
+  }[] = [
+    {
+      what: 'outside -> node port (externalTrafficPolicy Cluster): masqueraded, either Pod',
+      node: 'vm-12-11-centos',
+      src: '203.0.113.50',
+      dst: '10.0.12.11',
+      port: 30081,
+      fromHost: false,
+      want: [
         ['10.244.0.5:8080', 0.5, true],
         ['10.244.1.5:8080', 0.5, true],
       ],
-    ],
-    [
-      'outside -> node port (Local) on the node with the Pod: client IP kept',
-      'vm-12-7-centos',
-      '203.0.113.50',
-      '10.0.12.7',
-      30080,
-      false,
-      [['10.244.0.3:80', 1, false]],
-    ],
-    [
-      'outside -> node port (Local) on a node without a local Pod: dropped',
-      'vm-12-11-centos',
-      '203.0.113.50',
-      '10.0.12.11',
-      30080,
-      false,
-      [['DROP', 1, false]],
-    ],
-    [
-      'the node itself -> its node port (Local): short-circuited to every endpoint, masqueraded',
-      'vm-12-11-centos',
-      '10.0.12.11',
-      '10.0.12.11',
-      30080,
-      true,
-      [['10.244.0.3:80', 1, true]],
-    ],
-    [
-      'a Pod on that node -> its node port (Local): short-circuited, Pod source kept',
-      'vm-12-11-centos',
-      '10.244.1.2',
-      '10.0.12.11',
-      30080,
-      false,
-      [['10.244.0.3:80', 1, false]],
-    ],
+    },
+    {
+      what: 'outside -> node port (Local) on the node with the Pod: client IP kept',
+      node: 'vm-12-7-centos',
+      src: '203.0.113.50',
+      dst: '10.0.12.7',
+      port: 30080,
+      fromHost: false,
+      want: [['10.244.0.3:80', 1, false]],
+    },
+    {
+      what: 'outside -> node port (Local) on a node without a local Pod: dropped',
+      node: 'vm-12-11-centos',
+      src: '203.0.113.50',
+      dst: '10.0.12.11',
+      port: 30080,
+      fromHost: false,
+      want: [['DROP', 1, false]],
+    },
+    {
+      what: 'the node itself -> its node port (Local): short-circuited to every endpoint, masqueraded',
+      node: 'vm-12-11-centos',
+      src: '10.0.12.11',
+      dst: '10.0.12.11',
+      port: 30080,
+      fromHost: true,
+      want: [['10.244.0.3:80', 1, true]],
+    },
+    {
+      what: 'a Pod on that node -> its node port (Local): short-circuited, Pod source kept',
+      node: 'vm-12-11-centos',
+      src: '10.244.1.2',
+      dst: '10.0.12.11',
+      port: 30080,
+      fromHost: false,
+      want: [['10.244.0.3:80', 1, false]],
+    },
   ];
-  for (const [what, node, src, dst, port, fromHost, want] of rows) {
+  for (const { what, node, src, dst, port, fromHost, want } of rows) {
     it(what, async () => {
       const walk = await walker('nodeport-local-no-endpoint', node);
       assert.deepEqual(outcomes(walk({ src, dst, dport: port, protocol: 'tcp', fromHost })), want);
@@ -281,100 +280,113 @@ describe('matches and targets, on small dumps', () => {
       `${o.destination} ${Math.round(o.probability * 100)}% ${o.masquerade ? 'masq' : ''}`.trim(),
     );
 
-  const cases: [string, string, string, Partial<TracePacket>, string[]][] = [
-    [
-      'a negated source: ! -s the Pod CIDR misses a Pod',
-      ':PREROUTING ACCEPT [0:0]\n-A PREROUTING ! -s 10.244.0.0/16 ' + dnat('1.1.1.1:1'),
-      '',
-      {},
-      ['null 100%'],
-    ],
-    [
-      'a negated source matches the node',
-      ':OUTPUT ACCEPT [0:0]\n-A OUTPUT ! -s 10.244.0.0/16 -p tcp -m tcp --dport 80 ' +
+  const cases: {
+    what: string;
+    nat: string;
+    filter: string;
+    packet: Partial<TracePacket>;
+    want: string[];
+  }[] = [
+    {
+      what: 'a negated source: ! -s the Pod CIDR misses a Pod',
+      nat: ':PREROUTING ACCEPT [0:0]\n-A PREROUTING ! -s 10.244.0.0/16 ' + dnat('1.1.1.1:1'),
+      filter: '',
+      packet: {},
+      want: ['null 100%'],
+    },
+    {
+      what: 'a negated source matches the node',
+      nat:
+        ':OUTPUT ACCEPT [0:0]\n-A OUTPUT ! -s 10.244.0.0/16 -p tcp -m tcp --dport 80 ' +
         dnat('1.1.1.1:1'),
-      '',
-      { src: '192.0.2.10', fromHost: true },
-      ['1.1.1.1:1 100%'],
-    ],
-    [
-      'protocol and port must both match',
-      ':PREROUTING ACCEPT [0:0]\n-A PREROUTING -p udp -m udp --dport 80 ' + dnat('1.1.1.1:1'),
-      '',
-      {},
-      ['null 100%'],
-    ],
-    [
-      'port ranges and multiport',
-      ':PREROUTING ACCEPT [0:0]\n-A PREROUTING -p tcp -m multiport --dports 53,70:90 ' +
+      filter: '',
+      packet: { src: '192.0.2.10', fromHost: true },
+      want: ['1.1.1.1:1 100%'],
+    },
+    {
+      what: 'protocol and port must both match',
+      nat: ':PREROUTING ACCEPT [0:0]\n-A PREROUTING -p udp -m udp --dport 80 ' + dnat('1.1.1.1:1'),
+      filter: '',
+      packet: {},
+      want: ['null 100%'],
+    },
+    {
+      what: 'port ranges and multiport',
+      nat:
+        ':PREROUTING ACCEPT [0:0]\n-A PREROUTING -p tcp -m multiport --dports 53,70:90 ' +
         dnat('1.1.1.1:1'),
-      '',
-      {},
-      ['1.1.1.1:1 100%'],
-    ],
-    [
-      'a chain jump returns to the next rule; goto does not',
-      ':PREROUTING ACCEPT [0:0]\n:A - [0:0]\n:B - [0:0]\n-A PREROUTING -j A\n-A PREROUTING ' +
+      filter: '',
+      packet: {},
+      want: ['1.1.1.1:1 100%'],
+    },
+    {
+      what: 'a chain jump returns to the next rule; goto does not',
+      nat:
+        ':PREROUTING ACCEPT [0:0]\n:A - [0:0]\n:B - [0:0]\n-A PREROUTING -j A\n-A PREROUTING ' +
         dnat('2.2.2.2:2') +
         '\n-A A -g B\n-A A ' +
         dnat('3.3.3.3:3') +
         '\n-A B -j RETURN',
-      '',
-      {},
-      ['2.2.2.2:2 100%'],
-    ],
-    [
-      'statistic random splits, the rest falls through',
-      ':PREROUTING ACCEPT [0:0]\n-A PREROUTING -m statistic --mode random --probability 0.25000000000 ' +
+      filter: '',
+      packet: {},
+      want: ['2.2.2.2:2 100%'],
+    },
+    {
+      what: 'statistic random splits, the rest falls through',
+      nat:
+        ':PREROUTING ACCEPT [0:0]\n-A PREROUTING -m statistic --mode random --probability 0.25000000000 ' +
         dnat('1.1.1.1:1'),
-      '',
-      {},
-      ['1.1.1.1:1 25%', 'null 75%'],
-    ],
-    [
-      'a MARK then a mark match',
-      ':PREROUTING ACCEPT [0:0]\n:POSTROUTING ACCEPT [0:0]\n-A PREROUTING -j MARK --set-xmark 0x4000/0x4000\n-A POSTROUTING -m mark --mark 0x4000/0x4000 -j MASQUERADE',
-      '',
-      {},
-      ['null 100% masq'],
-    ],
-    [
-      'REJECT in filter',
-      '',
-      ':FORWARD ACCEPT [0:0]\n-A FORWARD -d 10.96.0.1/32 -p tcp -m tcp --dport 80 -j REJECT --reject-with icmp-port-unreachable',
-      {},
-      ['REJECT 100%'],
-    ],
-    [
-      'a built-in chain policy of DROP',
-      '',
-      ':FORWARD DROP [0:0]\n-A FORWARD -s 10.245.0.0/16 -j ACCEPT',
-      {},
-      ['DROP 100%'],
-    ],
-    [
-      'conntrack state: a first packet is NEW, and DNAT once DNATed',
-      ':PREROUTING ACCEPT [0:0]\n-A PREROUTING ' + dnat('10.244.0.9:8080'),
-      ':FORWARD ACCEPT [0:0]\n-A FORWARD -m conntrack --ctstate RELATED,ESTABLISHED -j DROP\n-A FORWARD -m conntrack ! --ctstate DNAT -j DROP',
-      {},
-      ['10.244.0.9:8080 100%'],
-    ],
-    [
-      "addrtype LOCAL: the node's own address",
-      ':PREROUTING ACCEPT [0:0]\n-A PREROUTING -m addrtype --dst-type LOCAL ' + dnat('1.1.1.1:1'),
-      '',
-      { dst: '192.0.2.10' },
-      ['1.1.1.1:1 100%'],
-    ],
-    [
-      'interfaces from the addresses: a Pod arrives on cni0',
-      ':PREROUTING ACCEPT [0:0]\n-A PREROUTING -i cni0 ' + dnat('1.1.1.1:1'),
-      '',
-      {},
-      ['1.1.1.1:1 100%'],
-    ],
+      filter: '',
+      packet: {},
+      want: ['1.1.1.1:1 25%', 'null 75%'],
+    },
+    {
+      what: 'a MARK then a mark match',
+      nat: ':PREROUTING ACCEPT [0:0]\n:POSTROUTING ACCEPT [0:0]\n-A PREROUTING -j MARK --set-xmark 0x4000/0x4000\n-A POSTROUTING -m mark --mark 0x4000/0x4000 -j MASQUERADE',
+      filter: '',
+      packet: {},
+      want: ['null 100% masq'],
+    },
+    {
+      what: 'REJECT in filter',
+      nat: '',
+      filter:
+        ':FORWARD ACCEPT [0:0]\n-A FORWARD -d 10.96.0.1/32 -p tcp -m tcp --dport 80 -j REJECT --reject-with icmp-port-unreachable',
+      packet: {},
+      want: ['REJECT 100%'],
+    },
+    {
+      what: 'a built-in chain policy of DROP',
+      nat: '',
+      filter: ':FORWARD DROP [0:0]\n-A FORWARD -s 10.245.0.0/16 -j ACCEPT',
+      packet: {},
+      want: ['DROP 100%'],
+    },
+    {
+      what: 'conntrack state: a first packet is NEW, and DNAT once DNATed',
+      nat: ':PREROUTING ACCEPT [0:0]\n-A PREROUTING ' + dnat('10.244.0.9:8080'),
+      filter:
+        ':FORWARD ACCEPT [0:0]\n-A FORWARD -m conntrack --ctstate RELATED,ESTABLISHED -j DROP\n-A FORWARD -m conntrack ! --ctstate DNAT -j DROP',
+      packet: {},
+      want: ['10.244.0.9:8080 100%'],
+    },
+    {
+      what: "addrtype LOCAL: the node's own address",
+      nat:
+        ':PREROUTING ACCEPT [0:0]\n-A PREROUTING -m addrtype --dst-type LOCAL ' + dnat('1.1.1.1:1'),
+      filter: '',
+      packet: { dst: '192.0.2.10' },
+      want: ['1.1.1.1:1 100%'],
+    },
+    {
+      what: 'interfaces from the addresses: a Pod arrives on cni0',
+      nat: ':PREROUTING ACCEPT [0:0]\n-A PREROUTING -i cni0 ' + dnat('1.1.1.1:1'),
+      filter: '',
+      packet: {},
+      want: ['1.1.1.1:1 100%'],
+    },
   ];
-  for (const [what, nat, filter, p, want] of cases)
+  for (const { what, nat, filter, packet: p, want } of cases)
     it(what, () => assert.deepEqual(summary(walk(nat, filter, p)), want));
 
   it('notes the assumptions it rests on: session affinity lists, ipsets', () => {

@@ -3,7 +3,7 @@
 // (KDEBUG_UPDATE_GOLDEN=1 rewrites them; read every diff before committing it).
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { golden } from '../support/golden.js';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { readSnapshot } from '../../src/cluster/snapshot.js';
@@ -37,18 +37,6 @@ export const SCENARIOS: Scenario[] = [
   { dir: 'nodeport-local-no-endpoint', service: 'nginx-svc', fails: { step: 'traffic-policy', id: 'no-local-endpoint' }, from: 'issue 3' },
 ];
 
-const UPDATE = process.env['KDEBUG_UPDATE_GOLDEN'] === '1';
-
-async function golden(file: string, actual: string): Promise<void> {
-  const path = join('test/golden/svc', file);
-  if (UPDATE) {
-    await mkdir('test/golden/svc', { recursive: true });
-    await writeFile(path, actual);
-    return;
-  }
-  assert.equal(actual, await readFile(path, 'utf8'), `${path} differs (KDEBUG_UPDATE_GOLDEN=1 rewrites it)`);
-}
-
 /** What `kdebug svc SERVICE --snapshot snapshots/DIR` prints. */
 export async function scenarioReport(s: Scenario): Promise<Report> {
   const dir = join('snapshots', s.dir);
@@ -71,8 +59,8 @@ describe('kdebug svc scenarios', () => {
       for (const id of s.has ?? []) assert.ok(all.includes(id), `${id} in ${all.join(' ')}`);
       const text = reportText(report, { source: `snapshot snapshots/${s.dir}` });
       for (const line of text.split('\n')) assert.ok([...line].length <= 80, `wider than 80 columns: ${line}`);
-      await golden(`${s.dir}.txt`, text);
-      await golden(`${s.dir}.json`, reportJson(report));
+      golden(join('test/golden/svc', `${s.dir}.txt`), text);
+      golden(join('test/golden/svc', `${s.dir}.json`), reportJson(report));
     });
   }
 });
