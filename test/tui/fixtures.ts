@@ -1,53 +1,36 @@
-// Hand-made Reports, drift and walks for frame tests: the screens' layout is tested on its own,
-// whatever wording the checks use today. IP conventions as in the demo snapshot: Pod CIDR
-// 10.244.0.0/16, Service CIDR 10.1.0.0/16, node vm-12-11-centos 10.0.12.11.
-import { concluded } from '../../src/core/diagnose.js';
+// Fixtures for the frame tests: a Report the core builds from the diagnosis tests' builders (IP
+// conventions of test/core/checks/builders.ts), and hand-made drift and walks in the demo
+// snapshot's addresses (Pod CIDR 10.244.0.0/16, Service CIDR 10.1.0.0/16, node vm-12-11-centos
+// 10.0.12.11).
+import { diagnose } from '../../src/core/diagnose.js';
 import type { DriftFinding, NodeDrift } from '../../src/core/drift.js';
-import type { Finding, Report, Status, Step } from '../../src/core/model.js';
+import type { Report } from '../../src/core/model.js';
 import type { TraceResult } from '../../src/core/trace.js';
+import {
+  aService,
+  anEndpointSlice,
+  facts,
+  kubeDns,
+  kubeProxy,
+  TARGET,
+  twoNodes,
+  webPods,
+} from '../core/checks/builders.js';
 
-export function aFinding(status: Status, title: string, more: Partial<Finding> = {}): Finding {
-  return { id: `${status}-finding`, status, title, explanation: '', evidence: [], ...more };
-}
-
-export function aStep(id: string, status: Status, findings: Finding[] = []): Step {
-  return { id, title: id[0]!.toUpperCase() + id.slice(1), status, findings };
-}
-
-export function aReport(steps: Step[]): Report {
-  return concluded({
-    schemaVersion: 1,
-    target: { namespace: 'default', service: 'nginx-svc' },
-    context: 'kind-lab',
-    status: 'fail',
-    service: {
-      type: 'ClusterIP',
-      clusterIP: '10.1.190.219',
-      ports: ['http 8080/TCP -> 80'],
-      proxyMode: 'iptables',
-    },
-    steps,
-  });
-}
-
-/** Selector typo: step 3 fails, 4 warns because of it, 6 still collecting. */
-export const typoReport = aReport([
-  aStep('service', 'pass', [aFinding('pass', 'ClusterIP Service 10.1.190.219:8080/TCP')]),
-  aStep('ports', 'skip', [aFinding('skip', 'no Pods to compare with')]),
-  aStep('selector', 'fail', [
-    aFinding('fail', 'selector app=ngnix matches no Pods', {
-      id: 'selector-matches-no-pods',
-      service: 'default/nginx-svc:http',
-      explanation: 'No Pod in default has app=ngnix; 2 Pods of Deployment nginx have app=nginx.',
-      evidence: ['spec.selector: app=ngnix', 'Pod nginx-1: app=nginx'],
-      next: 'kubectl -n default edit service nginx-svc',
-    }),
-    aFinding('warn', 'a second, lesser finding', { id: 'second' }),
+/** Selector typo (app=wbe), the node reads still running: step 3 fails, 4 follows from it, the
+ * steps that read the nodes pend. Built by the core from the diagnosis tests' builders. */
+export const typoReport: Report = diagnose(
+  facts([
+    aService({ spec: { selector: { app: 'wbe' } } }),
+    anEndpointSlice({ endpoints: [] }),
+    ...webPods(),
+    ...twoNodes(),
+    ...kubeDns(),
+    ...kubeProxy(),
   ]),
-  aStep('endpoints', 'warn', [aFinding('warn', 'no endpoints (follows from the selector)')]),
-  aStep('dns', 'pass', [aFinding('pass', 'CoreDNS up')]),
-  aStep('kube-proxy', 'pending', [aFinding('pending', 'waiting for the node reads')]),
-]);
+  TARGET,
+  { collecting: { nodes: true } },
+);
 
 function aDriftFinding(
   f: Partial<DriftFinding> & Pick<DriftFinding, 'id' | 'title'>,

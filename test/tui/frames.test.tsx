@@ -1,7 +1,7 @@
 // Exact frames of each screen at 80 columns (the body of a 24-line terminal), read and checked by
-// a person: layout, marks, the selection gutter, wrapping. Screens get hand-made Reports, drift
-// and walks (test/tui/fixtures.ts), so wording changes in the checks do not move these frames;
-// Rules and Search read the demo snapshot. IP conventions: see fixtures.ts.
+// a person: layout, marks, the selection gutter, wrapping. The Diagnosis gets a Report the core
+// builds from builders (test/tui/fixtures.ts), Drift and Trace hand-made drift and walks; Rules
+// and Search read the demo snapshot. IP conventions: see fixtures.ts.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ReactNode } from 'react';
@@ -45,24 +45,24 @@ describe('Diagnosis frames', () => {
       out,
       `
 ┏━━━━━━━━━━━━━━━━━━━━━━━━━━┓┌──────────────────────────────────────────────────┐
-┃Steps             1 failed┃│Findings                               enter: open│
+┃Steps             1 failed┃│Findings                      enter: open  1-17/22│
 ┃ ✓  1 Service             ┃│ Selector: failed                                 │
 ┃ -  2 Ports               ┃│                                                  │
-┃›✗  3 Selector            ┃│ ✗ selector app=ngnix matches no Pods             │
+┃›✗  3 Selector            ┃│ ✗ selector app=wbe matches no Pods               │
 ┃ !  4 Endpoints           ┃│   selector-matches-no-pods                       │
-┃ ✓  5 Dns                 ┃│   default/nginx-svc:http                         │
-┃ ⠋  6 Kube-proxy          ┃│   No Pod in default has app=ngnix; 2 Pods of     │
-┃                          ┃│   Deployment nginx have app=nginx.               │
+┃ ⠋  5 DNS                 ┃│   No Pod in namespace default has all the labels │
+┃ ✓  6 kube-proxy          ┃│   app=wbe, so the endpoint controller finds no   │
+┃ ⠋  7 Rules               ┃│   Pods: the Service has no endpoints, and        │
+┃ ⠋  8 Reachability        ┃│   kube-proxy rejects connections to it. The      │
+┃ ✓  9 Traffic policy      ┃│   nearest miss: Pods web-1 and web-2 of          │
+┃ ⠋ 10 Hairpin             ┃│   Deployment web have app=web where the selector │
+┃                          ┃│   wants app=wbe. Either correct the Service's    │
+┃                          ┃│   selector or the Pods' labels (in their         │
+┃                          ┃│   workload's Pod template).                      │
 ┃                          ┃│   Evidence:                                      │
-┃                          ┃│     spec.selector: app=ngnix                     │
-┃                          ┃│     Pod nginx-1: app=nginx                       │
-┃                          ┃│   Next: kubectl -n default edit service nginx-svc│
-┃                          ┃│                                                  │
-┃                          ┃│ ! a second, lesser finding                       │
-┃                          ┃│   second                                         │
-┃                          ┃│                                                  │
-┃                          ┃│                                                  │
-┃                          ┃│                                                  │
+┃                          ┃│     Service default/web: spec.selector app=wbe   │
+┃                          ┃│     2 Pods in namespace default, none with       │
+┃                          ┃│       app=wbe                                    │
 ┗━━━━━━━━━━━━━━━━━━━━━━━━━━┛└──────────────────────────────────────────────────┘
 `,
     );
@@ -77,24 +77,24 @@ describe('Diagnosis frames', () => {
       out,
       `
 ┌──────────────────────────┐┏━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━┓
-│Steps             1 failed│┃Findings                          enter: its rules┃
+│Steps             1 failed│┃Findings                 enter: its rules  1-17/22┃
 │ ✓  1 Service             │┃ Selector: failed                                 ┃
 │ -  2 Ports               │┃                                                  ┃
-│›✗  3 Selector            │┃›✗ selector app=ngnix matches no Pods             ┃
+│›✗  3 Selector            │┃›✗ selector app=wbe matches no Pods               ┃
 │ !  4 Endpoints           │┃   selector-matches-no-pods                       ┃
-│ ✓  5 Dns                 │┃   default/nginx-svc:http                         ┃
-│ ⠸  6 Kube-proxy          │┃   No Pod in default has app=ngnix; 2 Pods of     ┃
-│                          │┃   Deployment nginx have app=nginx.               ┃
+│ ⠸  5 DNS                 │┃   No Pod in namespace default has all the labels ┃
+│ ✓  6 kube-proxy          │┃   app=wbe, so the endpoint controller finds no   ┃
+│ ⠸  7 Rules               │┃   Pods: the Service has no endpoints, and        ┃
+│ ⠸  8 Reachability        │┃   kube-proxy rejects connections to it. The      ┃
+│ ✓  9 Traffic policy      │┃   nearest miss: Pods web-1 and web-2 of          ┃
+│ ⠸ 10 Hairpin             │┃   Deployment web have app=web where the selector ┃
+│                          │┃   wants app=wbe. Either correct the Service's    ┃
+│                          │┃   selector or the Pods' labels (in their         ┃
+│                          │┃   workload's Pod template).                      ┃
 │                          │┃   Evidence:                                      ┃
-│                          │┃     spec.selector: app=ngnix                     ┃
-│                          │┃     Pod nginx-1: app=nginx                       ┃
-│                          │┃   Next: kubectl -n default edit service nginx-svc┃
-│                          │┃                                                  ┃
-│                          │┃ ! a second, lesser finding                       ┃
-│                          │┃   second                                         ┃
-│                          │┃                                                  ┃
-│                          │┃                                                  ┃
-│                          │┃                                                  ┃
+│                          │┃     Service default/web: spec.selector app=wbe   ┃
+│                          │┃     2 Pods in namespace default, none with       ┃
+│                          │┃       app=wbe                                    ┃
 └──────────────────────────┘┗━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━┛
 `,
     );
