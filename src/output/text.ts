@@ -11,6 +11,9 @@ import {
 import { sanitize } from '../core/sanitize.js';
 import { MARK } from './marks.js';
 import { palette, type Palette } from './palette.js';
+import { wrap } from './wrap.js';
+
+export { wrap } from './wrap.js';
 
 export interface TextOptions {
   color?: boolean;
@@ -21,30 +24,6 @@ export interface TextOptions {
   verbose?: boolean;
   /** Where the facts came from, for the header ("snapshot snapshots/nginx-svc"). */
   source?: string;
-}
-
-/** Greedy word wrap; words longer than the line are cut. */
-export function wrap(text: string, width: number, indent: string, hanging = indent): string[] {
-  const out: string[] = [];
-  let line = indent;
-  let fresh = true;
-  for (let word of text.split(' ')) {
-    while (word.length > width - hanging.length) {
-      if (!fresh) out.push(line);
-      const room = width - (fresh ? line.length : hanging.length);
-      out.push((fresh ? line : hanging) + word.slice(0, room));
-      word = word.slice(room);
-      line = hanging;
-      fresh = true;
-    }
-    if (!fresh && line.length + 1 + word.length > width) {
-      out.push(line);
-      line = hanging + word;
-    } else line = fresh ? line + word : `${line} ${word}`;
-    fresh = false;
-  }
-  if (!fresh || out.length === 0) out.push(line);
-  return out;
 }
 
 /** A command wrapped at spaces outside quotes, each broken line ending in " \". */
