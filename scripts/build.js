@@ -16,7 +16,8 @@ const commit = head
   : 'unknown';
 rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
 await build({
-  entryPoints: ['src/cli.ts'],
+  // the parse worker is an entry of its own: a Worker loads it by file, beside cli.js
+  entryPoints: { cli: 'src/cli.ts', 'parse-worker': 'src/cluster/parse-worker.ts' },
   outdir: 'dist',
   bundle: true,
   splitting: true,

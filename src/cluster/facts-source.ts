@@ -1,7 +1,7 @@
 // Where a command's Facts come from: a snapshot directory, the live cluster read now, or one
 // node's rules read over SSH into a snapshot's objects; and the one node picker. The adapters
 // (client-node, ssh2) load only when a source needs them.
-import { nodeDump, recordedNodes } from '../core/facts.js';
+import { DUMP_STEMS, nodeDump, recordedNodes } from '../core/facts.js';
 import { clusterView } from '../core/kube.js';
 import type { DiagnosedService } from '../core/diagnose.js';
 import type { Facts } from '../core/model.js';
@@ -182,8 +182,7 @@ export async function readNodeOverSsh(
     );
   const r = await sshRulesText(o.ssh, o, c);
   const outputs = { ...facts.nodes[node] };
-  for (const stem of ['iptables-save', 'iptables-nft-save', 'iptables-legacy-save'])
-    delete outputs[stem];
+  for (const stem of DUMP_STEMS) delete outputs[stem];
   facts.nodes[node] = { ...outputs, [r.stem]: r.text };
   return { node, via: r.label };
 }

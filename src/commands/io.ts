@@ -35,6 +35,9 @@ export const DEMO_SNAPSHOT = resolve(
   'nginx-svc',
 );
 
+/** The parse worker's bundle, beside the CLI's (absent when the sources run unbundled). */
+export const PARSE_WORKER = new URL('./parse-worker.js', import.meta.url);
+
 /** What a command can print, and what it says when asked for something else. */
 const OUTPUTS: Record<string, { formats: Format[]; refusal?: string }> = {
   svc: { formats: ['tui', 'text', 'json'] },

@@ -1,9 +1,12 @@
 // `kdebug svc NAME` (and `kdebug demo`): the guided diagnosis of one Service, from a snapshot or
 // the live cluster, as the TUI, text or JSON.
+import { Analysis } from '../core/analysis.js';
 import { diagnose, type DiagnosedService } from '../core/diagnose.js';
+import { clusterView } from '../core/kube.js';
 import type { Report } from '../core/model.js';
 import { parseServiceRef } from '../core/service-ref.js';
 import { closeLive, connectLive, readLive, tellNodeAccess } from '../cluster/facts-source.js';
+import { parseDumpsAside } from '../cluster/dump-parse.js';
 import type { NodeAccessFlags } from '../cluster/node-flags.js';
 import type { DebugPodConsent } from '../cluster/node-pod.js';
 import { readSnapshot } from '../cluster/snapshot.js';
@@ -14,6 +17,7 @@ import { questions } from '../tui/questions.js';
 import { colorEnabled } from '../tui/theme.js';
 import {
   DEMO_SNAPSHOT,
+  PARSE_WORKER,
   format,
   sourceContext,
   textWidth,
@@ -69,7 +73,11 @@ export async function svcCommand(
   const g = { ...given, namespace: ref.namespace ?? given.namespace };
   if (o.snapshot !== undefined) {
     const dir = o.snapshot;
+    // big dumps parse on worker threads while this one reads and types the objects
+    const aside = parseDumpsAside(dir, PARSE_WORKER);
     const facts = await readSnapshot(dir);
+    const view = clusterView(facts.objects);
+    Analysis.of(facts, { view, parsed: await aside });
     const target = { namespace: g.namespace ?? facts.meta.namespace ?? 'default', service: name };
     const invocation = { snapshot: dir, context: g.context };
     const snapshot = o.label ?? `snapshot ${dir}`;

@@ -32,6 +32,10 @@ export interface AnalysisOptions {
   fileOf?(node: string, source: string): string;
   /** The table of `iptables -S` dumps without `*table` lines. */
   table?: string;
+  /** The objects, typed already (while the dumps were parsed aside). */
+  view?: ClusterView;
+  /** Dumps already parsed (on another thread), by source: their rule set or parse error. */
+  parsed?: Map<string, Ruleset | IptablesParseError | NoRulesError>;
 }
 
 const analyses = new WeakMap<Facts, Analysis>();
@@ -46,15 +50,16 @@ export class Analysis {
     readonly options: AnalysisOptions = {},
   ) {}
 
-  /** The one analysis of these Facts (what the checks share); commands make their own. */
-  static of(facts: Facts): Analysis {
+  /** The one analysis of these Facts (what the checks and the TUI share); the first call's
+   * options hold (a command passes the dumps it parsed aside). */
+  static of(facts: Facts, options?: AnalysisOptions): Analysis {
     let a = analyses.get(facts);
-    if (!a) analyses.set(facts, (a = new Analysis(facts)));
+    if (!a) analyses.set(facts, (a = new Analysis(facts, options)));
     return a;
   }
 
   get view(): ClusterView {
-    return (this.viewMemo ??= clusterView(this.facts.objects));
+    return (this.viewMemo ??= this.options.view ?? clusterView(this.facts.objects));
   }
 
   /** The node's analysis: its recorded dump, or `dump` (a file given on the command line). */
@@ -89,8 +94,14 @@ export class NodeAnalysis {
     if (this.read !== null) return this.read;
     const dump = this.given ?? nodeDump(this.facts, this.name);
     if (!dump) return (this.read = undefined);
-    const { fileOf, table } = this.analysis.options;
+    const { fileOf, table, parsed } = this.analysis.options;
     const file = fileOf && !this.given ? fileOf(this.name, dump.source) : dump.source;
+    const aside = this.given ? undefined : parsed?.get(dump.source);
+    if (aside)
+      return (this.read =
+        aside instanceof Error
+          ? { source: dump.source, failure: aside }
+          : { source: dump.source, ruleset: aside });
     try {
       const ruleset =
         this.given?.ruleset ??

@@ -3,7 +3,7 @@ import { hasKubeChains } from './iptables/backend.js';
 import type { Facts } from './model.js';
 
 /** The file stems a node's rules can be stored under, best first. */
-const DUMP_STEMS = ['iptables-save', 'iptables-nft-save', 'iptables-legacy-save'];
+export const DUMP_STEMS = ['iptables-save', 'iptables-nft-save', 'iptables-legacy-save'];
 
 export interface NodeDump {
   /** Where it came from, e.g. "nodes/vm-12-7-centos/iptables-save.txt". */

@@ -10,7 +10,7 @@ import {
   type ForeignKind,
   type WarningKind,
 } from './iptables/paste.js';
-import { Table } from './iptables/table.js';
+import { Table, type TableState } from './iptables/table.js';
 import { escapeControls, excerpt } from './sanitize.js';
 
 export type { Rule } from './iptables/rule.js';
@@ -91,6 +91,38 @@ export class Ruleset {
   get ruleCount(): number {
     return this.tables.reduce((n, t) => n + t.ruleCount, 0);
   }
+}
+
+/** A parsed dump as data another thread can receive (see Table.state). */
+export interface RulesetState {
+  format: DumpFormat;
+  lineCount: number;
+  buf: Uint8Array;
+  tables: TableState[];
+  warnings: ParseWarning[];
+  generator: string | undefined;
+  foreign: ForeignKind[];
+}
+
+export function rulesetState(rs: Ruleset, buf: Uint8Array): RulesetState {
+  return {
+    format: rs.format,
+    lineCount: rs.lineCount,
+    buf,
+    tables: rs.tables.map((t) => t.state()),
+    warnings: rs.warnings,
+    generator: rs.generator,
+    foreign: rs.foreign,
+  };
+}
+
+export function rulesetFromState(s: RulesetState): Ruleset {
+  const rs = new Ruleset(s.format, s.lineCount);
+  rs.tables.push(...s.tables.map((t) => Table.fromState(t, s.buf)));
+  rs.warnings.push(...s.warnings);
+  rs.generator = s.generator;
+  rs.foreign = s.foreign;
+  return rs;
 }
 
 /** Parses a dump. Throws IptablesParseError with the line for anything it cannot read. */

@@ -139,6 +139,23 @@ export const RuleFlag = {
   counters: 4096,
 } as const;
 
+/** What Table.state() hands over: plain data, typed arrays and Maps (structured-clonable). */
+export interface TableState {
+  name: string;
+  startLine: number | undefined;
+  chainCount: number;
+  ruleCount: number;
+  committed: boolean;
+  chunks: Int32Array[];
+  pairChunks: Uint16Array[];
+  pairTop: number;
+  lineStarts: Map<number, number>;
+  slots: Int32Array;
+  records: Int32Array;
+  policies: Map<number, string>;
+  scatteredRules: Map<number, number[]>;
+}
+
 export interface AddressMatch {
   cidr: string;
   negated: boolean;
@@ -159,9 +176,9 @@ export class Table {
   private readonly lineStarts = new Map<number, number>(); // rules with a counters prefix
   // open-addressing hash of chain names by their bytes: slot i holds [hash, chain index + 1], so
   // a probe compares hashes before it reads any name
-  private slots = new Int32Array(2048);
+  private slots: Int32Array = new Int32Array(2048);
   private lastTarget = -1; // the chain the last resolved jump went to: KUBE-MARK-MASQ comes often
-  private records = new Int32Array(1024 * C_STRIDE); // per chain, see C
+  private records: Int32Array = new Int32Array(1024 * C_STRIDE); // per chain, see C
   private names: (string | undefined)[] = []; // decoded chain names, by index
   private chainViews: Chain[] | undefined;
   private typed = new Map<number, Rule[]>(); // typed rules of the chains asked for
@@ -174,6 +191,42 @@ export class Table {
     /** The line of `*table`, or of the first line of an `iptables -S` listing. */
     readonly startLine: number | undefined,
   ) {}
+
+  /** The table's read state, to hand to another thread (its typed arrays transfer, the dump's
+   * bytes travel once for all tables); `fromState` gives the same table back. */
+  state(): TableState {
+    return {
+      name: this.name,
+      startLine: this.startLine,
+      chainCount: this.chainCount,
+      ruleCount: this.ruleCount,
+      committed: this.committed,
+      chunks: this.chunks,
+      pairChunks: this.pairChunks,
+      pairTop: this.pairTop,
+      lineStarts: this.lineStarts,
+      slots: this.slots,
+      records: this.records,
+      policies: this.policies,
+      scatteredRules: this.scatteredRules,
+    };
+  }
+
+  static fromState(s: TableState, buf: Uint8Array): Table {
+    const t = new Table(s.name, buf, s.startLine);
+    t.chainCount = s.chainCount;
+    t.ruleCount = s.ruleCount;
+    t.committed = s.committed;
+    t.chunks = s.chunks;
+    t.pairChunks = s.pairChunks;
+    t.pairTop = s.pairTop;
+    for (const [k, v] of s.lineStarts) t.lineStarts.set(k, v);
+    t.slots = s.slots;
+    t.records = s.records;
+    t.policies = s.policies;
+    t.scatteredRules = s.scatteredRules;
+    return t;
+  }
 
   /** Chains in declaration order. */
   get chains(): readonly Chain[] {

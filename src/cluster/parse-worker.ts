@@ -1,0 +1,35 @@
+// A worker thread that reads and parses one big rules dump while the main thread reads and types
+// the API objects; the parsed dump comes back as transferable data (core/iptables.ts
+// RulesetState), a parse error as its fields.
+import { readFileSync } from 'node:fs';
+import { parentPort, workerData } from 'node:worker_threads';
+import { IptablesParseError, NoRulesError, parseIptables, rulesetState } from '../core/iptables.js';
+
+export type WorkerAnswer =
+  | { state: ReturnType<typeof rulesetState> }
+  | { parseError: { file: string; line: number; lineText: string; reason: string } }
+  | { noRules: { file: string; foreign: NoRulesError['foreign'] } }
+  | { failed: string };
+
+const { path, file } = workerData as { path: string; file: string };
+let answer: WorkerAnswer;
+let transfer: ArrayBuffer[] = [];
+try {
+  const read = readFileSync(path);
+  // the file's own memory, so it can move to the main thread (a small read shares a pool)
+  const buf =
+    read.byteOffset === 0 && read.byteLength === read.buffer.byteLength ? read : Buffer.from(read);
+  const state = rulesetState(parseIptables(buf, { file }), buf);
+  answer = { state };
+  const buffers = new Set<ArrayBuffer>([buf.buffer as ArrayBuffer]);
+  for (const t of state.tables)
+    for (const a of [...t.chunks, ...t.pairChunks, t.slots, t.records])
+      buffers.add(a.buffer as ArrayBuffer);
+  transfer = [...buffers];
+} catch (e) {
+  if (e instanceof IptablesParseError)
+    answer = { parseError: { file: e.file, line: e.line, lineText: e.lineText, reason: e.reason } };
+  else if (e instanceof NoRulesError) answer = { noRules: { file: e.file, foreign: e.foreign } };
+  else answer = { failed: (e as Error).message };
+}
+parentPort!.postMessage(answer, transfer);
