@@ -24,7 +24,7 @@ import {
   refusal,
   timeoutError,
   transportError,
-  type Endpoint,
+  type ApiServer,
   type KubeStatus,
   type RequestInfo,
 } from './kube/errors.js';
@@ -82,7 +82,7 @@ export function execOutcome(status: KubeStatus | undefined): {
 type ClientNode = typeof ClientNodeModule;
 
 export class KubeApi {
-  readonly endpoint: Endpoint;
+  readonly apiServer: ApiServer;
   private readonly timeoutMs: number;
   private readonly pageSize: number;
   /** Exec credential plugins still running. */
@@ -95,7 +95,7 @@ export class KubeApi {
     readonly config: LoadedKubeconfig,
     o: KubeApiOptions,
   ) {
-    this.endpoint = { server: config.server, context: config.context, user: config.user };
+    this.apiServer = { server: config.server, context: config.context, user: config.user };
     this.timeoutMs = o.timeoutMs ?? 15_000;
     this.pageSize = o.pageSize ?? 500;
     // every request in flight listens here; collect runs a dozen at once
@@ -136,7 +136,7 @@ export class KubeApi {
   private closedError(): KubeApiError {
     return new KubeApiError(
       'closed',
-      `the connection to ${this.endpoint.server} was closed by kdebug`,
+      `the connection to ${this.apiServer.server} was closed by kdebug`,
     );
   }
 
@@ -148,7 +148,7 @@ export class KubeApi {
     signal: AbortSignal,
     info: RequestInfo,
   ): Promise<IncomingMessage> {
-    const url = new URL(this.endpoint.server + path);
+    const url = new URL(this.apiServer.server + path);
     for (const [k, v] of Object.entries(o.query ?? {}))
       if (v !== undefined) url.searchParams.set(k, String(v));
     const body = o.body === undefined ? undefined : JSON.stringify(o.body);
@@ -167,7 +167,7 @@ export class KubeApi {
         this.stopPlugins();
         throw e;
       }
-      throw credentialsError(this.endpoint, this.config.execPlugin, e);
+      throw credentialsError(this.apiServer, this.config.execPlugin, e);
     }
     const res = await new Promise<IncomingMessage>((resolve, reject) => {
       const req = (url.protocol === 'http:' ? http : https).request(
@@ -178,11 +178,11 @@ export class KubeApi {
       req.on('error', reject);
       req.end(body);
     }).catch((e: unknown) => {
-      throw signal.aborted ? e : transportError(this.endpoint, e);
+      throw signal.aborted ? e : transportError(this.apiServer, e);
     });
     if (res.statusCode && res.statusCode >= 200 && res.statusCode < 300) return res;
     const text = await readText(res);
-    throw httpError(this.endpoint, info, res.statusCode ?? 0, text);
+    throw httpError(this.apiServer, info, res.statusCode ?? 0, text);
   }
 
   /** One request with a deadline; returns the parsed JSON body exactly as sent. */
@@ -198,7 +198,7 @@ export class KubeApi {
       const notJson = (why: string) =>
         new KubeApiError(
           'server',
-          `the API server at ${this.endpoint.server} answered ${method} ${path} with ${why}`,
+          `the API server at ${this.apiServer.server} answered ${method} ${path} with ${why}`,
         );
       if (!/json/.test(type)) throw notJson(`${type}, not JSON`);
       try {
@@ -208,7 +208,7 @@ export class KubeApi {
       }
     } catch (e) {
       if (this.closing.signal.aborted) throw this.closedError();
-      if (ac.signal.aborted) throw timeoutError(this.endpoint, info, ms);
+      if (ac.signal.aborted) throw timeoutError(this.apiServer, info, ms);
       throw e;
     } finally {
       clearTimeout(timer);
@@ -240,7 +240,7 @@ export class KubeApi {
       done();
       if (this.closing.signal.aborted) throw this.closedError();
       if (ac.signal.aborted && !signal.aborted)
-        throw timeoutError(this.endpoint, info, connectTimeoutMs);
+        throw timeoutError(this.apiServer, info, connectTimeoutMs);
       throw e;
     } finally {
       clearTimeout(timer);
@@ -440,18 +440,18 @@ export class KubeApi {
     if (!code) {
       if (e instanceof KubeApiError) return e.message;
       return ev.error
-        ? transportError(this.endpoint, ev.error).message
-        : credentialsError(this.endpoint, this.config.execPlugin, e).message;
+        ? transportError(this.apiServer, ev.error).message
+        : credentialsError(this.apiServer, this.config.execPlugin, e).message;
     }
     const what = `exec into pod ${namespace}/${pod}`;
     try {
       if (code === 403 || code === 401) {
         if (code === 401)
-          return `${what}: ${httpError(this.endpoint, { method: 'GET', path: '' }, 401, '').message}`;
+          return `${what}: ${httpError(this.apiServer, { method: 'GET', path: '' }, 401, '').message}`;
         for (const verb of ['create', 'get']) {
           const check = { verb, resource: 'pods', subresource: 'exec', namespace };
           if (!(await this.canI(check)).allowed)
-            return `${what}: access denied by RBAC: user "${this.endpoint.user}" ${refusal({ verb, resource: 'pods/exec', namespace })}`;
+            return `${what}: access denied by RBAC: user "${this.apiServer.user}" ${refusal({ verb, resource: 'pods/exec', namespace })}`;
         }
         return `${what} was refused (403 Forbidden)`;
       }

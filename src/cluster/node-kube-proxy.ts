@@ -95,7 +95,7 @@ export class KubeProxyExec implements NodeChannel {
         if (!(await this.api.canI(check)).allowed) refused.push(verb);
       }
       if (refused.length === 0) return undefined;
-      return `access denied by RBAC: user "${this.api.endpoint.user}" cannot ${refused.join(' or ')} pods/exec in namespace ${SYSTEM}`;
+      return `access denied by RBAC: user "${this.api.apiServer.user}" cannot ${refused.join(' or ')} pods/exec in namespace ${SYSTEM}`;
     } catch (e) {
       // the review itself failed: exec will say what is wrong
       return e instanceof KubeApiError && e.reason !== 'forbidden' ? e.message : undefined;

@@ -130,7 +130,7 @@ export async function debugPodAccess(api: KubeApi, namespace: string): Promise<s
   );
   if (refused.length === 0) return undefined;
   return (
-    `access denied by RBAC: user "${api.endpoint.user}" cannot ${refused.join(', ')} in namespace ${namespace}. ` +
+    `access denied by RBAC: user "${api.apiServer.user}" cannot ${refused.join(', ')} in namespace ${namespace}. ` +
     `A debug Pod needs create, get and delete on pods and get and create on pods/exec there: ` +
     `ask for them, pick another namespace with --debug-namespace, or use --via kube-proxy or --via ssh`
   );

@@ -52,8 +52,8 @@ export function worst(statuses: Status[]): Status {
 }
 
 function stepStatus(findings: Finding[]): Status {
-  const verdicts = findings.filter((f) => !f.info);
-  if (verdicts.length > 0) return worst(verdicts.map((f) => f.status));
+  const judged = findings.filter((f) => !f.info);
+  if (judged.length > 0) return worst(judged.map((f) => f.status));
   return findings.length > 0 ? 'pass' : 'skip';
 }
 
@@ -129,11 +129,11 @@ export function concluded(report: Omit<Report, 'firstProblem' | 'pending' | 'exi
   };
 }
 
-/** The finding a step's summary line shows: its worst verdict, else its first finding. */
+/** The finding a step's summary line shows: its worst judgement, else its first finding. */
 function headline(findings: Finding[]): Finding | undefined {
-  const verdicts = findings.filter((f) => !f.info);
+  const judged = findings.filter((f) => !f.info);
   for (const s of ['fail', 'warn', 'pending', 'pass', 'skip'] as const) {
-    const f = verdicts.find((x) => x.status === s);
+    const f = judged.find((x) => x.status === s);
     if (f) return f;
   }
   return findings[0];

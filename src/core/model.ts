@@ -58,7 +58,7 @@ export interface Facts {
 export type Status = 'pass' | 'warn' | 'fail' | 'skip' | 'pending';
 export type Severity = 'error' | 'warning' | 'info';
 
-/** One verdict with its evidence. `id` is a stable slug: a contract for scripts. */
+/** One judgement with its evidence. `id` is a stable slug: a contract for scripts. */
 export interface Finding {
   id: string;
   status: Status;
@@ -68,7 +68,7 @@ export interface Finding {
   next?: string;
   node?: string;
   service?: ServicePortName;
-  /** An explanation rather than a verdict (e.g. why ping to a ClusterIP gets no answer). */
+  /** An explanation rather than a judgement (e.g. why ping to a ClusterIP gets no answer). */
   info?: boolean;
   /** An explanation nothing here calls for: its title only, unless asked (--verbose). */
   folded?: boolean;
@@ -92,7 +92,7 @@ export interface Step {
   title: string;
   status: Status;
   findings: Finding[];
-  /** The finding its one-line summary shows: the worst verdict, else the first finding. */
+  /** The finding its one-line summary shows: the worst judgement, else the first finding. */
   headline?: Finding;
 }
 

@@ -1,4 +1,4 @@
-// Reads the stored stdout of a node probe back into a verdict. The probes (cluster/
+// Reads the stored stdout of a node probe back into an outcome. The probes (cluster/
 // node-commands.ts) print the tool's own output, then `kdebug-probe KIND tool=T exit=N`; output
 // pasted by hand without that line is read from the tool's words alone.
 
@@ -65,7 +65,7 @@ export function parseProbe(kind: ProbeKind, stdout: string): ProbeResult {
   }
 }
 
-type Verdict = Pick<ProbeResult, 'status' | 'detail' | 'answers' | 'rcode'>;
+type ProbeOutcome = Pick<ProbeResult, 'status' | 'detail' | 'answers' | 'rcode'>;
 
 // Words used by OpenBSD nc, ncat, busybox nc and bash's /dev/tcp.
 function connectFailure(text: string): string | undefined {
@@ -78,7 +78,7 @@ function connectFailure(text: string): string | undefined {
   return undefined;
 }
 
-function tcp(body: string[], exit: number | undefined): Verdict {
+function tcp(body: string[], exit: number | undefined): ProbeOutcome {
   const text = body.join('\n');
   if (exit === 0 || (exit === undefined && /succeeded|connected to|\bopen\b/i.test(text)))
     return { status: 'pass', detail: 'connected' };
@@ -88,7 +88,7 @@ function tcp(body: string[], exit: number | undefined): Verdict {
   };
 }
 
-function udp(body: string[], exit: number | undefined): Verdict {
+function udp(body: string[], exit: number | undefined): ProbeOutcome {
   const text = body.join('\n');
   const failure = connectFailure(text);
   // nc -u -z fails only when an ICMP port-unreachable comes back, and says nothing about it
@@ -102,7 +102,7 @@ function udp(body: string[], exit: number | undefined): Verdict {
   return { status: 'fail', detail: failure ?? (lastWords(body) || `failed (exit ${exit})`) };
 }
 
-function icmp(body: string[], exit: number | undefined): Verdict {
+function icmp(body: string[], exit: number | undefined): ProbeOutcome {
   const text = body.join('\n');
   const rtt = /time[=<]([\d.]+) ?ms/.exec(text);
   const received = /(\d+) (?:packets )?received/.exec(text);
@@ -117,7 +117,7 @@ function icmp(body: string[], exit: number | undefined): Verdict {
   };
 }
 
-function dns(body: string[], exit: number | undefined, tool: string | undefined): Verdict {
+function dns(body: string[], exit: number | undefined, tool: string | undefined): ProbeOutcome {
   // Without the closing line, nslookup gives itself away by its "Server:" header
   const isNslookup = tool
     ? tool === 'nslookup'
@@ -126,7 +126,7 @@ function dns(body: string[], exit: number | undefined, tool: string | undefined)
 }
 
 // dig +noall +comments +answer (or +short: bare answer lines).
-function dig(body: string[], exit: number | undefined): Verdict {
+function dig(body: string[], exit: number | undefined): ProbeOutcome {
   const text = body.join('\n');
   if (/communications error.*refused/i.test(text))
     return {
@@ -145,10 +145,14 @@ function dig(body: string[], exit: number | undefined): Verdict {
       return (at > 0 ? f.slice(at + 2) : f).join(' ');
     })
     .filter((a) => a !== '');
-  return verdict(rcode ?? (answers.length > 0 ? 'NOERROR' : undefined), answers, lastWords(body));
+  return dnsOutcome(
+    rcode ?? (answers.length > 0 ? 'NOERROR' : undefined),
+    answers,
+    lastWords(body),
+  );
 }
 
-function nslookup(body: string[]): Verdict {
+function nslookup(body: string[]): ProbeOutcome {
   const text = body.join('\n');
   if (/timed out|no servers could be reached/i.test(text))
     return { status: 'fail', detail: 'no reply from the DNS server (timed out)' };
@@ -171,10 +175,10 @@ function nslookup(body: string[]): Verdict {
   }
   const code =
     rcode === undefined ? undefined : /no answer/i.test(rcode) ? 'NOERROR' : rcode.toUpperCase();
-  return verdict(code ?? (answers.length > 0 ? 'NOERROR' : undefined), answers, lastWords(body));
+  return dnsOutcome(code ?? (answers.length > 0 ? 'NOERROR' : undefined), answers, lastWords(body));
 }
 
-function verdict(rcode: string | undefined, answers: string[], last: string): Verdict {
+function dnsOutcome(rcode: string | undefined, answers: string[], last: string): ProbeOutcome {
   const code = rcode ? { rcode } : {};
   if (rcode === 'NOERROR' && answers.length > 0)
     return { status: 'pass', detail: answers.join(', '), answers, ...code };

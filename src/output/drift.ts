@@ -16,7 +16,7 @@ function counts(findings: DriftFinding[]) {
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
-function verdictLine(findings: DriftFinding[]): string {
+function countsLine(findings: DriftFinding[]): string {
   const c = counts(findings);
   const parts = [plural(c.error, 'error'), plural(c.warning, 'warning'), `${c.info} info`];
   return `${parts.join(', ')}: ${c.error + c.warning > 0 ? 'drift found' : 'no drift'}`;
@@ -70,7 +70,7 @@ export function driftText({ label, nodes }: DriftAnswer): string {
     out.push(
       !n.drifted
         ? `  no drift: every Service port routes as kube-proxy would`
-        : `  ${verdictLine(n.findings)}`,
+        : `  ${countsLine(n.findings)}`,
     );
     out.push('');
     for (const f of serious) out.push(...indent(findingText(f), '  '), '');
@@ -82,7 +82,7 @@ export function driftText({ label, nodes }: DriftAnswer): string {
     }
   }
   const all = nodes.flatMap((n) => n.findings);
-  out.push(`${plural(nodes.length, 'node')}: ${verdictLine(all)}`);
+  out.push(`${plural(nodes.length, 'node')}: ${countsLine(all)}`);
   return out.map(sanitize).join('\n') + '\n'; // rule lines and comments come from the node
 }
 

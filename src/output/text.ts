@@ -97,7 +97,7 @@ function needsService(steps: Step[], from: number): number {
   return k;
 }
 
-function verdict(report: Report, p: Palette, width: number): string[] {
+function conclusion(report: Report, p: Palette, width: number): string[] {
   const problem = report.firstProblem;
   if (problem) {
     const { status, finding: f } = problem;
@@ -164,6 +164,6 @@ export function reportText(report: Report, o: TextOptions = {}): string {
     } else out.push(...stepLines(report.steps[i]!, i + 1, p, opts));
   }
   if (out[out.length - 1] !== '') out.push('');
-  out.push(...verdict(report, p, width));
+  out.push(...conclusion(report, p, width));
   return out.join('\n') + '\n';
 }

@@ -1,5 +1,5 @@
 // What the screens show, computed by the core from Facts: the Report, each node's parsed rules
-// and Service trees, the search index (built on first use). Nothing here decides a verdict.
+// and Service trees, the search index (built on first use). Nothing here decides a status.
 import { Analysis, type NodeAnalysis } from '../core/analysis.js';
 import { recordedNodes } from '../core/facts.js';
 import type { Ruleset } from '../core/iptables.js';

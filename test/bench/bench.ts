@@ -191,10 +191,10 @@ try {
     copyFileSync(file, join(snap, 'nodes', 'node-a', 'iptables-save.txt'));
     writeFileSync(join(snap, 'meta.json'), '{}');
     const hwm = join(dir, 'hwm.mjs');
-    // each process reports its own peak RSS (VmHWM) on fd 3 as it exits
+    // each process reports its peak RSS (VmHWM, worker threads included) on fd 3 as it exits
     writeFileSync(
       hwm,
-      "import { readFileSync, writeSync } from 'node:fs';\nprocess.on('exit', () => writeSync(3, /VmHWM:\\s+(\\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))[1]));\n",
+      "import { readFileSync, writeSync } from 'node:fs';\nimport { isMainThread } from 'node:worker_threads';\nif (isMainThread) process.on('exit', () => writeSync(3, /VmHWM:\\s+(\\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))[1]));\n",
     );
     const floorJs = join(dir, 'floor.mjs');
     writeFileSync(

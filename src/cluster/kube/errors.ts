@@ -44,8 +44,8 @@ export class KubeApiError extends Error {
   }
 }
 
-/** Where a request went, for messages. */
-export interface Endpoint {
+/** The API server a request went to, and as whom, for messages. */
+export interface ApiServer {
   server: string;
   context: string;
   user: string;
@@ -124,7 +124,7 @@ function parseStatus(text: string): KubeStatus | undefined {
 
 /** A non-2xx answer from the API server, explained. */
 export function httpError(
-  where: Endpoint,
+  where: ApiServer,
   r: RequestInfo,
   code: number,
   body: string,
@@ -237,7 +237,7 @@ const CAUSES: Record<string, string> = {
 };
 
 /** A connection that never produced an HTTP answer: refused, DNS, TLS, reset. */
-export function transportError(where: Endpoint, e: unknown): KubeApiError {
+export function transportError(where: ApiServer, e: unknown): KubeApiError {
   const err = e as NodeJS.ErrnoException & { reason?: string };
   const code = err?.code ?? '';
   const known =
@@ -250,7 +250,7 @@ export function transportError(where: Endpoint, e: unknown): KubeApiError {
   );
 }
 
-export function timeoutError(where: Endpoint, r: RequestInfo, ms: number): KubeApiError {
+export function timeoutError(where: ApiServer, r: RequestInfo, ms: number): KubeApiError {
   return new KubeApiError(
     'timeout',
     `the API server at ${where.server} did not answer ${r.method} ${r.path} within ${ms / 1000}s (context "${where.context}")`,
@@ -259,7 +259,7 @@ export function timeoutError(where: Endpoint, r: RequestInfo, ms: number): KubeA
 
 /** A failure to get credentials before any request was sent (exec plugin, token file). */
 export function credentialsError(
-  where: Endpoint,
+  where: ApiServer,
   plugin: string | undefined,
   e: unknown,
 ): KubeApiError {

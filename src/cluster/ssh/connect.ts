@@ -92,7 +92,7 @@ async function connectHop(
     // The one place a host key is accepted: only when known_hosts holds exactly this key
     hostVerifier: (key: Buffer) => {
       const check = checkHostKey(known, hop.keyName, hop.port, key);
-      if (check.verdict === 'known') return true;
+      if (check.status === 'known') return true;
       keyProblem = hostKeyError(check, hop, key);
       return false;
     },
@@ -147,15 +147,15 @@ export function hostKeyAlgorithms(knownTypes: string[]): ServerHostKeyAlgorithm[
 }
 
 function hostKeyError(
-  check: Exclude<HostKeyCheck, { verdict: 'known' }>,
+  check: Exclude<HostKeyCheck, { status: 'known' }>,
   hop: SshHop,
   key: Buffer,
 ): SshError {
   const name = hostKeyName(hop.keyName, hop.port);
   const line = knownHostsLine(hop.keyName, hop.port, key);
   const file = hop.knownHostsFiles[0] ?? '~/.ssh/known_hosts';
-  const offered = `${check.verdict === 'revoked' ? check.entry.keyType : line.split(' ')[1]} key ${fingerprint(key)}`;
-  switch (check.verdict) {
+  const offered = `${check.status === 'revoked' ? check.entry.keyType : line.split(' ')[1]} key ${fingerprint(key)}`;
+  switch (check.status) {
     case 'revoked':
       return new SshError(
         'host-key-revoked',

@@ -81,12 +81,12 @@ export function entryMatches(entry: Pick<KnownHost, 'hosts'>, name: string): boo
 }
 
 export type HostKeyCheck =
-  | { verdict: 'known'; entry: KnownHost }
-  | { verdict: 'revoked'; entry: KnownHost }
+  | { status: 'known'; entry: KnownHost }
+  | { status: 'revoked'; entry: KnownHost }
   /** Entries for this host hold another key of the same type: possibly an attack, or a reinstall. */
-  | { verdict: 'changed'; entries: KnownHost[] }
+  | { status: 'changed'; entries: KnownHost[] }
   /** No entry for this host with this key; `otherTypes` lists key types that are known. */
-  | { verdict: 'unknown'; otherTypes: string[] };
+  | { status: 'unknown'; otherTypes: string[] };
 
 export function checkHostKey(
   entries: readonly KnownHost[],
@@ -97,14 +97,14 @@ export function checkHostKey(
   const name = hostKeyName(host, port);
   const mine = entries.filter((e) => e.marker !== 'cert-authority' && entryMatches(e, name));
   const revoked = mine.find((e) => e.marker === 'revoked' && e.key.equals(key));
-  if (revoked) return { verdict: 'revoked', entry: revoked };
+  if (revoked) return { status: 'revoked', entry: revoked };
   const plain = mine.filter((e) => e.marker === undefined);
   const known = plain.find((e) => e.key.equals(key));
-  if (known) return { verdict: 'known', entry: known };
+  if (known) return { status: 'known', entry: known };
   const type = keyTypeOf(key);
   const sameType = plain.filter((e) => e.keyType === type);
-  if (sameType.length > 0) return { verdict: 'changed', entries: sameType };
-  return { verdict: 'unknown', otherTypes: [...new Set(plain.map((e) => e.keyType))] };
+  if (sameType.length > 0) return { status: 'changed', entries: sameType };
+  return { status: 'unknown', otherTypes: [...new Set(plain.map((e) => e.keyType))] };
 }
 
 /** Key types known for this host, so the client can ask the server for one of them first. */

@@ -260,7 +260,7 @@ export class CheckContext {
     return r && t && id >= 0 ? `${r.source}:${line}: ${t.text(id)}` : undefined;
   }
 
-  /** A recorded probe's verdict on a node, if that probe was run there. */
+  /** A recorded probe's outcome on a node, if that probe was run there. */
   probe(node: string, probe: NodeProbe): ProbeResult | undefined {
     const stdout = this.facts.nodes[node]?.[probeStem(probe)];
     return stdout === undefined ? undefined : parseProbe(probe.kind, stdout);

@@ -288,15 +288,15 @@ function backends(ctx: CheckContext): Finding[] {
   const per = ctx
     .nodeNames()
     .map((node) => ({ node, ...nodeBackends(ctx.facts.nodes[node]) }))
-    .filter((b) => b.verdict !== 'unknown');
+    .filter((b) => b.chains !== 'unknown');
   if (per.length === 0) return [];
   const evidence = per.map(
     (b) =>
-      `${b.node}: KUBE-SERVICES in ${b.verdict === 'both' ? 'legacy and nft' : b.verdict === 'none' ? 'neither backend' : `${b.verdict} only`} (${b.sources.join(', ')})`,
+      `${b.node}: KUBE-SERVICES in ${b.chains === 'both' ? 'legacy and nft' : b.chains === 'none' ? 'neither backend' : `${b.chains} only`} (${b.sources.join(', ')})`,
   );
-  const both = per.filter((b) => b.verdict === 'both');
+  const both = per.filter((b) => b.chains === 'both');
   if (both.length === 0) {
-    const used = [...new Set(per.map((b) => b.verdict).filter((v) => v !== 'none'))];
+    const used = [...new Set(per.map((b) => b.chains).filter((v) => v !== 'none'))];
     if (used.length === 0) return [];
     return [
       finding(

@@ -1,5 +1,5 @@
 // Which iptables backend holds kube-proxy's chains on a node (legacy, nft or both), and which
-// proxy mode a node's rules show, read from the raw dumps in Facts. Pure: text in, verdicts out.
+// proxy mode a node's rules show, read from the raw dumps in Facts. Pure: text in, findings out.
 import type { NodeOutputs } from '../model.js';
 
 export type IptablesBackend = 'legacy' | 'nft';
@@ -7,10 +7,10 @@ export type IptablesBackend = 'legacy' | 'nft';
 /** What the dumps of one node say about the two backends. */
 export interface NodeBackends {
   /** kube-proxy's chains are in: one backend, both (one set is stale), none, or unknown (not read). */
-  verdict: IptablesBackend | 'both' | 'none' | 'unknown';
+  chains: IptablesBackend | 'both' | 'none' | 'unknown';
   /** Per backend: true when its dump has KUBE-SERVICES, false when read without, absent when not read. */
   kubeChains: Partial<Record<IptablesBackend, boolean>>;
-  /** The stems each verdict was read from, e.g. "iptables-legacy-save-nat". */
+  /** The stems this was read from, e.g. "iptables-legacy-save-nat". */
   sources: string[];
   /** iptables-nft-save said "iptables-legacy tables present" (its own warning line). */
   legacyTablesWarning: boolean;
@@ -41,7 +41,7 @@ export function nodeBackends(outputs: NodeOutputs | undefined): NodeBackends {
     LEGACY_WARNING.test(outputs?.[s] ?? ''),
   );
   const { legacy, nft } = kubeChains;
-  const verdict =
+  const chains =
     legacy && nft
       ? 'both'
       : legacy
@@ -51,7 +51,7 @@ export function nodeBackends(outputs: NodeOutputs | undefined): NodeBackends {
           : legacy === false && nft === false
             ? 'none'
             : 'unknown';
-  return { verdict, kubeChains, sources, legacyTablesWarning };
+  return { chains, kubeChains, sources, legacyTablesWarning };
 }
 
 /**

@@ -87,24 +87,24 @@ describe('known_hosts', () => {
     ['a revoked key, even for a known host pattern', 'node-7.lab.example', 22, K2, 'revoked'],
     ['a cert-authority line is not a host key', 'ca.example.com', 22, K1, 'unknown'],
   ];
-  for (const [why, host, port, b64, verdict] of CHECKS) {
+  for (const [why, host, port, b64, status] of CHECKS) {
     it(`check: ${why}`, () =>
-      assert.equal(checkHostKey(entries, host, port, key(b64)).verdict, verdict));
+      assert.equal(checkHostKey(entries, host, port, key(b64)).status, status));
   }
 
   it('reports a changed key with the entries that hold the old one', () => {
     const mine = parseKnownHosts(`192.0.2.11 ssh-ed25519 ${K1}\n`, 'kh');
     const check = checkHostKey(mine, '192.0.2.11', 22, key(K2));
-    assert.equal(check.verdict, 'changed');
+    assert.equal(check.status, 'changed');
     assert.deepEqual(
-      check.verdict === 'changed' && check.entries.map((e) => `${e.file}:${e.line}`),
+      check.status === 'changed' && check.entries.map((e) => `${e.file}:${e.line}`),
       ['kh:1'],
     );
   });
 
   it('reports an unknown key type for a host known by another type', () => {
     const check = checkHostKey(entries, 'node-b', 22, key(K1));
-    assert.deepEqual(check, { verdict: 'unknown', otherTypes: ['ssh-rsa'] });
+    assert.deepEqual(check, { status: 'unknown', otherTypes: ['ssh-rsa'] });
     assert.deepEqual(knownKeyTypes(entries, 'node-b', 22), ['ssh-rsa']);
     assert.deepEqual(hostKeyAlgorithms(['ssh-rsa']).slice(0, 4), [
       'rsa-sha2-512',
@@ -126,7 +126,7 @@ describe('known_hosts', () => {
     );
     // the printed line is itself read back as the known key
     const added = parseKnownHosts(knownHostsLine('192.0.2.13', 2222, key(K2)));
-    assert.equal(checkHostKey(added, '192.0.2.13', 2222, key(K2)).verdict, 'known');
+    assert.equal(checkHostKey(added, '192.0.2.13', 2222, key(K2)).status, 'known');
   });
 
   it('names hosts as ssh does and reads key types from blobs', () => {

@@ -25,7 +25,7 @@ async function blinded(kind: keyof typeof NO_TOOL): Promise<Facts> {
 const step = (r: Report, id: string) => r.steps.find((s) => s.id === id)!;
 const ids = (r: Report, id: string) => step(r, id).findings.map((f) => `${f.id}:${f.status}`);
 
-describe('blinded evidence is not observed, never a verdict', () => {
+describe('blinded evidence is not observed, never a pass or a fail', () => {
   it('no nc or bash: neither the ClusterIP nor the endpoints pass or fail', async () => {
     const r = diagnose(await blinded('tcp-connect'), TARGET);
     const reach = ids(r, 'reachability');
@@ -244,7 +244,7 @@ describe('dual-stack, on the API side', () => {
     assert.ok(!eps.some((f) => f.id === 'endpoints-disagree'), eps.map((f) => f.id).join(' '));
   });
 
-  it('an IPv6 cluster IP: its ip6tables rules are not observed, and the IPv4 verdict stays', async () => {
+  it('an IPv6 cluster IP: its ip6tables rules are not observed, and the IPv4 judgement stays', async () => {
     const facts = await readSnapshot('snapshots/nginx-svc');
     const svc = facts.objects.find(
       (o) => o.kind === 'Service' && o.metadata?.name === 'nginx-svc',

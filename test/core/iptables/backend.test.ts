@@ -34,7 +34,7 @@ const IPVS_NAT = [
 const WARNING = '# Warning: iptables-legacy tables present, use iptables-legacy-save to see them\n';
 
 describe('iptables backend per node', () => {
-  const cases: [string, Record<string, string> | undefined, NodeBackends['verdict'], boolean?][] = [
+  const cases: [string, Record<string, string> | undefined, NodeBackends['chains'], boolean?][] = [
     ['nothing read', undefined, 'unknown'],
     ['only the default dump', { 'iptables-save': KUBE_NAT }, 'unknown'],
     [
@@ -69,10 +69,10 @@ describe('iptables backend per node', () => {
       true,
     ],
   ];
-  for (const [name, outputs, verdict, warning = false] of cases)
+  for (const [name, outputs, chains, warning = false] of cases)
     it(name, () => {
       const b = nodeBackends(outputs);
-      assert.equal(b.verdict, verdict);
+      assert.equal(b.chains, chains);
       assert.equal(b.legacyTablesWarning, warning);
     });
 
