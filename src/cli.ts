@@ -22,7 +22,8 @@ import {
 } from './commands/io.js';
 import { rulesCommand, type RulesOptions } from './commands/rules.js';
 import { snapshotSaveCommand, type SnapshotSaveFlags } from './commands/snapshot.js';
-import { demoCommand, svcCommand, type SvcOptions } from './commands/svc.js';
+import { demoCommand } from './commands/demo.js';
+import { svcCommand, type SvcOptions } from './commands/svc.js';
 import { traceCommand, type TraceOptions } from './commands/trace.js';
 import { versionCommand } from './commands/version.js';
 import type { SourceFlags } from './cluster/facts-source.js';

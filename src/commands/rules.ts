@@ -26,12 +26,16 @@ export interface RulesOptions extends SourceFlags {
 }
 
 /** The one dump of --file or --ssh, read as it was given. */
-async function givenDump(o: RulesOptions, g: GlobalOptions) {
+async function givenDump(
+  o: RulesOptions,
+  g: GlobalOptions,
+): Promise<{ bytes: Uint8Array | string; label: string; file: string }> {
   if (o.file !== undefined) {
     const label = o.file === '-' ? '<stdin>' : o.file;
-    return { text: (await readInput(o.file)).toString('utf8'), label, file: label };
+    return { bytes: await readInput(o.file), label, file: label };
   }
-  return sshRulesText(o.ssh!, o, sourceContext(g));
+  const r = await sshRulesText(o.ssh!, o, sourceContext(g));
+  return { ...r, bytes: r.text };
 }
 
 export async function rulesCommand(o: RulesOptions, g: GlobalOptions): Promise<number> {
@@ -42,16 +46,17 @@ export async function rulesCommand(o: RulesOptions, g: GlobalOptions): Promise<n
   if (o.file !== undefined || o.ssh !== undefined) {
     const d = await givenDump(o, g);
     // input kdebug cannot read at all is said before a screen opens, as in text mode
-    const ruleset = parseIptables(d.text, { file: d.file, table: o.table });
+    // the bytes as read: a text would be encoded again for the parser
+    const ruleset = parseIptables(d.bytes, { file: d.file, table: o.table });
     if (shown === 'tui') {
       // one dump, no objects: the screens that need the cluster say so
-      const rules = { label: d.label, text: d.text, table: o.table, ruleset };
+      const text = typeof d.bytes === 'string' ? d.bytes : Buffer.from(d.bytes).toString('utf8');
+      const rules = { label: d.label, text, table: o.table, ruleset };
       const facts: Facts = { objects: [], nodes: {}, meta: {} };
       return interactive({ ...common, facts, rules, load: async () => facts }, g);
     }
     const node = new Analysis({ objects: [], nodes: {}, meta: {} }).node(d.label, {
       source: d.label,
-      text: d.text,
       ruleset,
     });
     const label = o.file !== undefined ? `file ${d.label}` : d.label;

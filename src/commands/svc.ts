@@ -1,4 +1,4 @@
-// `kdebug svc NAME` (and `kdebug demo`): the guided diagnosis of one Service, from a snapshot or
+// `kdebug svc NAME`: the guided diagnosis of one Service, from a snapshot or
 // the live cluster, as the TUI, text or JSON.
 import { Analysis } from '../core/analysis.js';
 import { diagnose, type DiagnosedService } from '../core/diagnose.js';
@@ -16,7 +16,6 @@ import type { TuiInput } from '../tui/App.js';
 import { questions } from '../tui/questions.js';
 import { colorEnabled } from '../tui/theme.js';
 import {
-  DEMO_SNAPSHOT,
   PARSE_WORKER,
   format,
   sourceContext,
@@ -116,14 +115,4 @@ export async function svcCommand(
   } finally {
     await closeLive(cluster, c);
   }
-}
-
-/** `kdebug demo`: svc nginx-svc on the bundled snapshot. */
-export async function demoCommand(g: GlobalOptions): Promise<number> {
-  const label = 'the demo snapshot';
-  return svcCommand(
-    'nginx-svc',
-    { snapshot: DEMO_SNAPSHOT, label },
-    { ...g, namespace: 'default' },
-  );
 }

@@ -5,7 +5,7 @@
 import { DriftInputError, nodeDrift, unsupportedMode, type NodeDrift } from './drift.js';
 import { expectedRules, type ExpectOptions, type ExpectedRules } from './expected.js';
 import { nodeKnobs, type NodeKnobs } from './expected/knobs.js';
-import { nodeDump, type NodeDump } from './facts.js';
+import { nodeDump } from './facts.js';
 import { IptablesParseError, NoRulesError, parseIptables, type Ruleset } from './iptables.js';
 import { clusterView, kubeProxyConfigOf, servicePortName, type ClusterView } from './kube.js';
 import type { Service } from './kube.js';
@@ -25,6 +25,14 @@ export interface ReadRules {
   ruleset?: Ruleset;
   /** The parse error, thrown again where a command must fail on it. */
   failure?: IptablesParseError | NoRulesError;
+}
+
+/** A dump given on the command line: read already (its text), or parsed already (its rules). */
+export interface GivenDump {
+  source: string;
+  text?: string;
+  table?: string;
+  ruleset?: Ruleset;
 }
 
 export interface AnalysisOptions {
@@ -63,7 +71,7 @@ export class Analysis {
   }
 
   /** The node's analysis: its recorded dump, or `dump` (a file given on the command line). */
-  node(name: string, dump?: NodeDump & { table?: string; ruleset?: Ruleset }): NodeAnalysis {
+  node(name: string, dump?: GivenDump): NodeAnalysis {
     let n = this.nodes.get(name);
     if (!n) this.nodes.set(name, (n = new NodeAnalysis(this, name, dump)));
     return n;
@@ -82,7 +90,7 @@ export class NodeAnalysis {
   constructor(
     private readonly analysis: Analysis,
     readonly name: string,
-    private readonly given?: NodeDump & { table?: string; ruleset?: Ruleset },
+    private readonly given?: GivenDump,
   ) {}
 
   private get facts(): Facts {
@@ -105,7 +113,7 @@ export class NodeAnalysis {
     try {
       const ruleset =
         this.given?.ruleset ??
-        parseIptables(dump.text, { file, table: this.given?.table ?? table });
+        parseIptables(dump.text ?? '', { file, table: this.given?.table ?? table });
       this.read = { source: dump.source, ruleset };
     } catch (e) {
       if (!(e instanceof IptablesParseError) && !(e instanceof NoRulesError)) throw e;

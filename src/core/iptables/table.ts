@@ -734,8 +734,10 @@ const enc = (s: string) => Array.from(s, (ch) => ch.charCodeAt(0));
 const M_COMMENT = enc('comment');
 // the modules whose --dport the typed rule reads too (rule.ts PORT_MODULES): one list
 const M_PORTS = PORT_MODULES.map(enc);
-const isPortModule = (b: Uint8Array, s: number, e: number) =>
-  M_PORTS.some((word) => is(b, s, e, word));
+function isPortModule(b: Uint8Array, s: number, e: number): boolean {
+  for (let i = 0; i < M_PORTS.length; i++) if (is(b, s, e, M_PORTS[i]!)) return true;
+  return false;
+}
 const M_STATISTIC = enc('statistic');
 const M_RECENT = enc('recent');
 const O_COMMENT = enc('--comment');
