@@ -133,7 +133,8 @@ describe('kdebug demo in a terminal', skip, () => {
     );
 
     send('q');
-    s = await waitFor('the shell back', (x) => x.includes('kdebug-exit=0'));
+    // the exit line and the prompt after it: the shell prints them a moment apart
+    s = await waitFor('the shell back', (x) => /kdebug-exit=0\n\$/.test(x));
     // the main screen is back as it was: the command line, then the exit line, then a prompt
     assert.match(
       s,
