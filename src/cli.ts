@@ -3,6 +3,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { IptablesParseError, NoRulesError } from './core/iptables.js';
 import { DriftInputError } from './core/drift.js';
+import { NftParseError } from './core/nftables/listing.js';
 import { escapeControls } from './core/sanitize.js';
 import { FactsSourceError } from './cluster/facts-source.js';
 import { DEFAULT_DEBUG_IMAGE } from './cluster/node-pod.js';
@@ -288,7 +289,8 @@ function fail(e: unknown): number {
     e instanceof NoRulesError ||
     e instanceof KubeApiError ||
     e instanceof DriftInputError ||
-    e instanceof FactsSourceError
+    e instanceof FactsSourceError ||
+    e instanceof NftParseError
   ) {
     process.stderr.write(`kdebug: ${inert(e.message)}\n`); // names and paths are input
   } else {

@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { mkdir, readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { jsonErrorLine } from '../core/json-position.js';
 import { flattenObjects } from '../core/kube.js';
 import type { Facts, KubeObject, SnapshotMeta } from '../core/model.js';
 
@@ -71,8 +72,7 @@ function parseObjects(file: string, text: string): KubeObject[] {
   try {
     parsed = JSON.parse(text);
   } catch (e) {
-    const m = /position (\d+)/.exec((e as Error).message);
-    const line = m ? text.slice(0, Number(m[1])).split('\n').length : undefined;
+    const line = jsonErrorLine(text);
     throw new SnapshotError(
       line ? `${file}:${line}` : file,
       `not valid JSON: ${(e as Error).message}`,

@@ -2,6 +2,8 @@
 // snapshot's node or the live cluster's), as text, JSON, a search, or the TUI.
 import { Analysis } from '../core/analysis.js';
 import { parseIptables, type Ruleset } from '../core/iptables.js';
+import { isNftJson, parseNftJson } from '../core/nftables/listing.js';
+import { buildNftServiceTrees } from '../core/nftables/trees.js';
 import type { ServiceTrees } from '../core/service-tree.js';
 import type { Facts } from '../core/model.js';
 import { buildSearchIndex } from '../core/search.js';
@@ -45,6 +47,11 @@ export async function rulesCommand(o: RulesOptions, g: GlobalOptions): Promise<n
   const common = { start: 'rules' as const, node: o.node, search: o.search };
   if (o.file !== undefined || o.ssh !== undefined) {
     const d = await givenDump(o, g);
+    const head =
+      typeof d.bytes === 'string'
+        ? d.bytes.slice(0, 200)
+        : Buffer.from(d.bytes.subarray(0, 200)).toString('utf8');
+    if (isNftJson(head)) return nftRules(o, shown, d);
     // input kdebug cannot read at all is said before a screen opens, as in text mode
     // the bytes as read: a text would be encoded again for the parser
     const ruleset = parseIptables(d.bytes, { file: d.file, table: o.table });
@@ -75,6 +82,34 @@ export async function rulesCommand(o: RulesOptions, g: GlobalOptions): Promise<n
   const node = new Analysis(source.facts, { fileOf: dumpFile(o), table: o.table }).node(name!);
   const rs = node.ruleset();
   return print(o, shown, rs, node.trees()!, { label: `node ${name}`, node: name });
+}
+
+/** `nft -j list table ip kube-proxy` output: kube-proxy's nftables table as Service trees. */
+function nftRules(
+  o: RulesOptions,
+  shown: string,
+  d: { bytes: Uint8Array | string; label: string; file: string },
+): number {
+  if (shown === 'tui')
+    throw new UsageError(
+      'the TUI reads iptables dumps; for an nftables table use -o text or -o json',
+    );
+  if (o.search !== undefined)
+    throw new UsageError('--search reads iptables dumps; it does not search nftables tables yet');
+  const text = typeof d.bytes === 'string' ? d.bytes : Buffer.from(d.bytes).toString('utf8');
+  const listing = parseNftJson(text, d.file);
+  const table =
+    listing.table('ip', 'kube-proxy') ??
+    listing.table('ip6', 'kube-proxy') ??
+    listing.tables.find((t) => t.name === 'kube-proxy');
+  if (!table)
+    throw new UsageError(
+      `${d.file}: no kube-proxy table in this nft listing (tables: ${listing.tables.map((t) => `${t.family} ${t.name}`).join(', ')})`,
+    );
+  const trees = buildNftServiceTrees(table);
+  const label = o.file !== undefined ? `file ${d.label}` : d.label;
+  write(shown === 'json' ? rulesJson(table, trees, { label }) : rulesText(table, trees, { label }));
+  return EXIT.ok;
 }
 
 function print(

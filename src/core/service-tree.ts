@@ -17,14 +17,20 @@ export interface EntryPoint {
   protocol: string;
   /** The chain it jumps to (KUBE-SVC-, KUBE-EXT-, KUBE-FW-, ...). */
   chain: string;
-  /** KUBE-SERVICES / KUBE-NODEPORTS, or a userspace-mode portal chain. */
+  /** KUBE-SERVICES / KUBE-NODEPORTS, a userspace-mode portal chain, or an nftables map. */
   from: EntryChain;
   /** Userspace mode: the port kube-proxy itself listens on, where the portal sends traffic. */
   proxyPort?: number;
   line: number;
 }
 
-export type EntryChain = 'KUBE-SERVICES' | 'KUBE-NODEPORTS' | (typeof PORTAL_CHAINS)[number];
+export type EntryChain =
+  | 'KUBE-SERVICES'
+  | 'KUBE-NODEPORTS'
+  | (typeof PORTAL_CHAINS)[number]
+  // nftables mode: the verdict maps the services chain looks packets up in
+  | 'service-ips'
+  | 'service-nodeports';
 
 /** Userspace mode (kube-proxy before v1.2 by default, removed in v1.26): portals, no KUBE-SVC. */
 const PORTAL_CHAINS = [

@@ -21,6 +21,46 @@ describe('kdebug rules', () => {
     assert.match(r.stdout, /masquerade {2}! -s 10\.244\.0\.0\/16 {2}\(KUBE-SERVICES line 19\)/);
   });
 
+  // what the real kube-proxy 1.37 wrote in nftables mode (see test/core/nftables.test.ts)
+  const NFT = 'test/fixtures/nft/kube-proxy-1.37-node-a.json';
+
+  it('reads nft -j list table ip kube-proxy: the same trees, as text and JSON with mode nftables', () => {
+    const text = kdebug(['rules', '--file', NFT, '-o', 'text']);
+    assert.equal(text.code, 0, text.stderr);
+    assert.match(text.stdout, /^file .*: nftables table ip kube-proxy, 53 chains, 89 rules/);
+    assert.match(
+      text.stdout,
+      /matrix\/cluster-ip:http {2}10\.96\.33\.216:80\/tcp\n {2}entry {2}cluster IP 10\.96\.33\.216:80\/tcp {2}\(service-ips -> service-FN4G4LLS-matrix\/cluster-ip\/tcp\/http\)/,
+    );
+    const json = kdebug(['rules', '--file', NFT, '-o', 'json']);
+    const doc = JSON.parse(json.stdout) as {
+      mode: string;
+      services: { name: string; endpoints: { address: string; probability: number }[] }[];
+    };
+    assert.equal(doc.mode, 'nftables');
+    assert.deepEqual(
+      doc.services
+        .find((t) => t.name === 'matrix/cluster-ip:http')
+        ?.endpoints.map((e) => [e.address, e.probability]),
+      [
+        ['10.244.1.4:80', 0.5],
+        ['10.244.2.2:80', 0.5],
+      ],
+    );
+  });
+
+  it('says what it cannot do yet with an nftables table, and where a bad listing breaks', () => {
+    const search = kdebug(['rules', '--file', NFT, '--search', 'kitchen']);
+    assert.equal(search.code, 2);
+    assert.match(
+      search.stderr,
+      /--search reads iptables dumps; it does not search nftables tables yet/,
+    );
+    const bad = kdebug(['rules', '--file', '-'], { input: '{"nftables": [\n{"table": }\n]}' });
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /^kdebug: <stdin>:2: not valid JSON/);
+  });
+
   it('reads stdin with --file -', () => {
     const r = kdebug(['rules', '--file', '-', '-o', 'json'], {
       input: readFileSync(SEED_NAT, 'utf8'),

@@ -1,0 +1,227 @@
+// `nft -j list table ip kube-proxy` (or `nft -j list ruleset`) read into typed tables: chains
+// with their hooks and rules, sets and maps with their elements. The rules keep nft's own JSON
+// expressions (its stable machine format); what the Service trees need is read from them in
+// trees.ts. Bad input gets FILE:LINE, as the iptables parser gives.
+import { jsonErrorLine } from '../json-position.js';
+import { escapeControls } from '../sanitize.js';
+
+export type NftFamily = 'ip' | 'ip6' | 'inet' | 'arp' | 'bridge' | 'netdev';
+
+/** One expression of a rule, as nft -j writes it ({"match": ...}, {"dnat": ...}, ...). */
+export type NftExpr = Record<string, unknown>;
+
+export interface NftRule {
+  chain: string;
+  handle?: number;
+  comment?: string;
+  expr: NftExpr[];
+}
+
+export interface NftChain {
+  name: string;
+  /** Base chains: the netfilter hook, the chain type and its priority. */
+  hook?: string;
+  type?: string;
+  prio?: number;
+  policy?: string;
+  rules: NftRule[];
+}
+
+/** A map or set element: its key (an address, "tcp", a port ... in order) and what it maps to. */
+export interface NftElement {
+  key: (string | number)[];
+  comment?: string;
+  /** A verdict map's verdict: goto/jump to a chain, or drop/accept/... */
+  verdict?: { kind: string; target?: string };
+}
+
+export interface NftSet {
+  name: string;
+  kind: 'set' | 'map';
+  type: string[];
+  /** What a map maps to ("verdict", "ipv4_addr" ...). */
+  map?: string;
+  flags: string[];
+  /** Seconds an element lives (affinity sets). */
+  timeout?: number;
+  comment?: string;
+  elements: NftElement[];
+}
+
+export interface NftTable {
+  family: NftFamily;
+  name: string;
+  comment?: string;
+  chains: NftChain[];
+  sets: NftSet[];
+  chain(name: string): NftChain | undefined;
+  set(name: string): NftSet | undefined;
+}
+
+export interface NftListing {
+  /** The nft that printed it ("1.0.6"), when it said. */
+  version?: string;
+  tables: NftTable[];
+  table(family: NftFamily, name: string): NftTable | undefined;
+}
+
+/** Input that is not an nft JSON listing, with where and why. */
+export class NftParseError extends Error {
+  constructor(
+    readonly file: string,
+    readonly line: number | undefined,
+    readonly reason: string,
+  ) {
+    super(`${file}${line !== undefined ? `:${line}` : ''}: ${escapeControls(reason)}`);
+    this.name = 'NftParseError';
+  }
+}
+
+/** Does this text look like nft's JSON output (so `rules --file` reads it as such)? */
+export const isNftJson = (text: string) => /^\s*\{\s*"nftables"\s*:/.test(text.slice(0, 200));
+
+type J = Record<string, unknown>;
+const isObject = (v: unknown): v is J => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+export function parseNftJson(text: string, file = '<input>'): NftListing {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (e) {
+    throw new NftParseError(file, jsonErrorLine(text), `not valid JSON: ${(e as Error).message}`);
+  }
+  const items = isObject(doc) ? doc['nftables'] : undefined;
+  if (!Array.isArray(items))
+    throw new NftParseError(file, 1, 'not an nft -j listing: no top-level "nftables" array');
+  interface Building {
+    family: NftFamily;
+    name: string;
+    comment?: string;
+    chains: Map<string, NftChain>;
+    sets: Map<string, NftSet>;
+  }
+  const tables = new Map<string, Building>();
+  const tableOf = (o: J): Building => {
+    const family = String(o['family']) as NftFamily;
+    const name = String(o['table'] ?? o['name']);
+    const key = `${family} ${name}`;
+    let t = tables.get(key);
+    if (!t) tables.set(key, (t = { family, name, chains: new Map(), sets: new Map() }));
+    return t;
+  };
+  let version: string | undefined;
+  for (const item of items) {
+    if (!isObject(item)) continue;
+    const [kind, body] = Object.entries(item)[0] ?? [];
+    if (!isObject(body)) continue;
+    if (kind === 'metainfo')
+      version = typeof body['version'] === 'string' ? body['version'] : undefined;
+    else if (kind === 'table') {
+      const t = tableOf({ ...body, table: body['name'] });
+      if (typeof body['comment'] === 'string') t.comment = body['comment'];
+    } else if (kind === 'chain') {
+      const t = tableOf(body);
+      const name = String(body['name']);
+      if (t.chains.has(name)) continue;
+      t.chains.set(name, {
+        name,
+        ...(typeof body['hook'] === 'string' ? { hook: body['hook'] } : {}),
+        ...(typeof body['type'] === 'string' ? { type: body['type'] } : {}),
+        ...(typeof body['prio'] === 'number' ? { prio: body['prio'] } : {}),
+        ...(typeof body['policy'] === 'string' ? { policy: body['policy'] } : {}),
+        rules: [],
+      });
+    } else if (kind === 'set' || kind === 'map') {
+      const set = setOf(kind, body);
+      tableOf(body).sets.set(set.name, set);
+    } else if (kind === 'rule') {
+      const t = tableOf(body);
+      const chainName = String(body['chain']);
+      let chain = t.chains.get(chainName);
+      if (!chain) t.chains.set(chainName, (chain = { name: chainName, rules: [] }));
+      chain.rules.push({
+        chain: chainName,
+        ...(typeof body['handle'] === 'number' ? { handle: body['handle'] } : {}),
+        ...(typeof body['comment'] === 'string' ? { comment: body['comment'] } : {}),
+        expr: Array.isArray(body['expr']) ? (body['expr'] as unknown[]).filter(isObject) : [],
+      });
+    }
+  }
+  const list: NftTable[] = [...tables.values()].map((t) => ({
+    family: t.family,
+    name: t.name,
+    ...(t.comment !== undefined ? { comment: t.comment } : {}),
+    chains: [...t.chains.values()],
+    sets: [...t.sets.values()],
+    chain: (n) => t.chains.get(n),
+    set: (n) => t.sets.get(n),
+  }));
+  if (list.length === 0) throw new NftParseError(file, undefined, 'the nft listing holds no table');
+  return {
+    ...(version ? { version } : {}),
+    tables: list,
+    table: (family, name) => list.find((t) => t.family === family && t.name === name),
+  };
+}
+
+function setOf(kind: 'set' | 'map', o: J): NftSet {
+  const type = Array.isArray(o['type'])
+    ? (o['type'] as unknown[]).map(String)
+    : [String(o['type'])];
+  const elements = (Array.isArray(o['elem']) ? (o['elem'] as unknown[]) : []).map((e) =>
+    elementOf(kind, e),
+  );
+  return {
+    name: String(o['name']),
+    kind,
+    type,
+    ...(typeof o['map'] === 'string' ? { map: o['map'] } : {}),
+    flags: Array.isArray(o['flags']) ? (o['flags'] as unknown[]).map(String) : [],
+    ...(typeof o['timeout'] === 'number' ? { timeout: o['timeout'] } : {}),
+    ...(typeof o['comment'] === 'string' ? { comment: o['comment'] } : {}),
+    elements,
+  };
+}
+
+/** `[key, value]` for map elements, `key` for sets; a key is a value or {"concat": [...]},
+ * possibly wrapped in {"elem": {"val": ..., "comment": ...}}. */
+function elementOf(kind: 'set' | 'map', e: unknown): NftElement {
+  const [rawKey, value] = kind === 'map' && Array.isArray(e) ? e : [e, undefined];
+  let key: unknown = rawKey;
+  let comment: string | undefined;
+  if (isObject(key) && isObject(key['elem'])) {
+    const el = key['elem'];
+    if (typeof el['comment'] === 'string') comment = el['comment'];
+    key = el['val'];
+  }
+  const parts =
+    isObject(key) && Array.isArray(key['concat']) ? (key['concat'] as unknown[]) : [key];
+  const out: NftElement = { key: parts.map(scalar) };
+  if (comment !== undefined) out.comment = comment;
+  const verdict = verdictOf(value);
+  if (verdict) out.verdict = verdict;
+  return out;
+}
+
+/** A verdict expression: {"goto": {"target": "x"}}, {"jump": ...}, {"drop": null} ... */
+export function verdictOf(v: unknown): { kind: string; target?: string } | undefined {
+  if (!isObject(v)) return undefined;
+  for (const kind of ['goto', 'jump', 'drop', 'accept', 'reject', 'return', 'continue']) {
+    if (!(kind in v)) continue;
+    const body = v[kind];
+    const target =
+      isObject(body) && typeof body['target'] === 'string' ? body['target'] : undefined;
+    return target ? { kind, target } : { kind };
+  }
+  return undefined;
+}
+
+/** An address prefix {"prefix": {"addr", "len"}} as "a/len"; numbers and strings as they are. */
+export function scalar(v: unknown): string | number {
+  if (typeof v === 'number' || typeof v === 'string') return v;
+  if (isObject(v) && isObject(v['prefix']))
+    return `${String(v['prefix']['addr'])}/${String(v['prefix']['len'])}`;
+  if (isObject(v) && Array.isArray(v['range']))
+    return (v['range'] as unknown[]).map((x) => String(scalar(x))).join('-');
+  return JSON.stringify(v);
+}

@@ -1,0 +1,276 @@
+// kube-proxy's nftables table read back into Service trees. The fixture is what the real
+// kube-proxy v1.37.2 wrote in --proxy-mode=nftables in the lab cluster (test/support/cluster,
+// the truth matrix's Services): `nft -j list table ip kube-proxy` on node-a.
+// IP conventions: Pod CIDR 10.244.0.0/16 (node-a 10.244.1.0/24, node-b 10.244.2.0/24), Service
+// CIDR 10.96.0.0/16, node-a 192.0.2.21, external IPs 203.0.113.10-11, LB IPs 198.51.100.20-23.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import { NftParseError, isNftJson, parseNftJson } from '../../src/core/nftables/listing.js';
+import { buildNftServiceTrees, portChain } from '../../src/core/nftables/trees.js';
+import type { ServiceTree } from '../../src/core/service-tree.js';
+
+const fixture = readFileSync(
+  new URL('../fixtures/nft/kube-proxy-1.37-node-a.json', import.meta.url),
+  'utf8',
+);
+const table = parseNftJson(fixture, 'node-a.json').table('ip', 'kube-proxy')!;
+const trees = buildNftServiceTrees(table);
+const tree = (name: string): ServiceTree => {
+  const t = trees.services.find((x) => x.name === name);
+  assert.ok(t, `no tree for ${name}`);
+  return t;
+};
+const eps = (list: ServiceTree['endpoints'] | undefined) =>
+  (list ?? []).map(
+    (e) => `${e.address} ${Math.round(e.probability * 100)}%${e.affinity ? ' affinity' : ''}`,
+  );
+
+describe('the nft -j listing', () => {
+  it('is told from other input by its first bytes', () => {
+    assert.ok(isNftJson(fixture));
+    assert.ok(!isNftJson('*nat\n:PREROUTING ACCEPT [0:0]\nCOMMIT\n'));
+  });
+
+  it('reads the table, its base chains with hooks and priorities, its sets and maps', () => {
+    assert.equal(table.comment, undefined); // nft -j puts the table comment nowhere it can be read
+    assert.deepEqual(
+      table.chains.filter((c) => c.hook).map((c) => `${c.name} ${c.type} ${c.hook} ${c.prio}`),
+      [
+        'filter-prerouting-pre-dnat filter prerouting -110',
+        'filter-output-pre-dnat filter output -110',
+        'filter-input filter input 0',
+        'filter-forward filter forward 0',
+        'filter-output filter output 0',
+        'nat-prerouting nat prerouting -100',
+        'nat-output nat output -100',
+        'nat-postrouting nat postrouting 100',
+      ],
+    );
+    const serviceIPs = table.set('service-ips')!;
+    assert.equal(serviceIPs.kind, 'map');
+    assert.deepEqual(serviceIPs.type, ['ipv4_addr', 'inet_proto', 'inet_service']);
+    assert.deepEqual(
+      serviceIPs.elements.find((e) => e.key[0] === '10.96.0.1'),
+      {
+        key: ['10.96.0.1', 'tcp', 443],
+        verdict: { kind: 'goto', target: 'service-2QRHZV4L-default/kubernetes/tcp/https' },
+      },
+    );
+    assert.equal(
+      table.set('no-endpoint-services')!.elements[0]!.comment,
+      'matrix/lb-local-empty:http',
+    );
+  });
+
+  it('says FILE:LINE for JSON that does not parse, and what is missing otherwise', () => {
+    assert.throws(
+      () => parseNftJson('{"nftables": [\n{"table": }\n]}', 'x.json'),
+      (e: Error) => e instanceof NftParseError && /^x\.json:2: not valid JSON/.test(e.message),
+    );
+    assert.throws(
+      () => parseNftJson('{"rules": []}', 'x.json'),
+      /x\.json:1: not an nft -j listing: no top-level "nftables" array/,
+    );
+  });
+});
+
+describe('Service trees from kube-proxy 1.37 nftables rules', () => {
+  const cases: { name: string; clusterIP?: string; want: Partial<Record<string, unknown>> }[] = [
+    {
+      name: 'matrix/cluster-ip:http',
+      want: { endpoints: ['10.244.1.4:80 50%', '10.244.2.2:80 50%'], nodePorts: [], local: [] },
+    },
+    {
+      name: 'matrix/affinity:http',
+      want: {
+        endpoints: ['10.244.1.4:80 50% affinity', '10.244.2.2:80 50% affinity'],
+        affinitySeconds: 10800,
+      },
+    },
+    {
+      name: 'matrix/node-port:http',
+      want: { nodePorts: [32548], chains: ['svc', 'ext'] },
+    },
+    {
+      name: 'matrix/np-local:http',
+      want: {
+        endpoints: ['10.244.1.3:80 100%'],
+        local: ['10.244.1.3:80 100%'],
+        chains: ['svc', 'svl', 'ext'],
+      },
+    },
+    {
+      name: 'matrix/itp-local:http',
+      want: { endpoints: [], local: ['10.244.1.3:80 100%'], chains: ['svl'] },
+    },
+    {
+      name: 'matrix/lb:http',
+      want: { loadBalancerIPs: ['198.51.100.20'], chains: ['fw', 'svc', 'ext'] },
+    },
+    {
+      name: 'matrix/external-ip:http',
+      want: { externalIPs: ['203.0.113.10'], loadBalancerIPs: [] },
+    },
+    {
+      name: 'matrix/no-endpoints:http',
+      want: {
+        endpoints: [],
+        verdicts: ['reject no-endpoint-services', 'reject no-endpoint-nodeports'],
+      },
+    },
+  ];
+  for (const c of cases)
+    it(c.name, () => {
+      const t = tree(c.name);
+      const got: Record<string, unknown> = {
+        endpoints: eps(t.endpoints),
+        local: eps(t.localEndpoints),
+        nodePorts: t.nodePorts,
+        chains: Object.keys(t.chains).sort(),
+        loadBalancerIPs: t.loadBalancerIPs,
+        externalIPs: t.externalIPs,
+        affinitySeconds: t.affinitySeconds,
+        verdicts: t.verdicts.map((v) => `${v.kind} ${v.chain}`),
+      };
+      for (const [k, v] of Object.entries(c.want))
+        assert.deepEqual(
+          got[k],
+          k === 'chains' ? [...(v as string[])].sort() : v,
+          `${c.name}: ${k}`,
+        );
+    });
+
+  it('every ClusterIP of the listing has its tree; no chain is an orphan', () => {
+    const vips = table.set('cluster-ips')!.elements.map((e) => String(e.key[0]));
+    for (const ip of vips)
+      assert.ok(
+        trees.services.some((t) => t.clusterIP === ip),
+        ip,
+      );
+    assert.deepEqual(trees.orphans, []);
+  });
+
+  it('marks ClusterIP traffic from outside the Pod CIDR for masquerade, and hairpin for local endpoints', () => {
+    const t = tree('matrix/cluster-ip:http');
+    assert.deepEqual(t.masquerade, [
+      { chain: 'services', condition: 'ip saddr != 10.244.0.0/16', line: 0 },
+    ]);
+    // node-a's own endpoint is in hairpin-connections; node-b's is not this node's to masquerade
+    assert.deepEqual(
+      t.endpoints.map((e) => e.hairpinMasquerade),
+      [true, null],
+    );
+  });
+
+  it('reads the endpoint chains of kube-proxy 1.29-1.32, with the hairpin mark in them', () => {
+    const old = parseNftJson(
+      JSON.stringify({
+        nftables: [
+          { table: { family: 'ip', name: 'kube-proxy' } },
+          {
+            set: {
+              family: 'ip',
+              table: 'kube-proxy',
+              name: 'cluster-ips',
+              type: 'ipv4_addr',
+              elem: ['172.30.0.41'],
+            },
+          },
+          {
+            map: {
+              family: 'ip',
+              table: 'kube-proxy',
+              name: 'service-ips',
+              type: ['ipv4_addr', 'inet_proto', 'inet_service'],
+              map: 'verdict',
+              elem: [
+                [
+                  { concat: ['172.30.0.41', 'tcp', 80] },
+                  { goto: { target: 'service-ULMVA6XW-ns1/svc1/tcp/p80' } },
+                ],
+              ],
+            },
+          },
+          {
+            chain: { family: 'ip', table: 'kube-proxy', name: 'service-ULMVA6XW-ns1/svc1/tcp/p80' },
+          },
+          {
+            chain: {
+              family: 'ip',
+              table: 'kube-proxy',
+              name: 'endpoint-5OJB2KTY-ns1/svc1/tcp/p80__10.180.0.1/80',
+            },
+          },
+          {
+            rule: {
+              family: 'ip',
+              table: 'kube-proxy',
+              chain: 'service-ULMVA6XW-ns1/svc1/tcp/p80',
+              expr: [
+                {
+                  vmap: {
+                    key: { numgen: { mode: 'random', mod: 1, offset: 0 } },
+                    data: {
+                      set: [
+                        [
+                          0,
+                          { goto: { target: 'endpoint-5OJB2KTY-ns1/svc1/tcp/p80__10.180.0.1/80' } },
+                        ],
+                      ],
+                    },
+                  },
+                },
+              ],
+            },
+          },
+          {
+            rule: {
+              family: 'ip',
+              table: 'kube-proxy',
+              chain: 'endpoint-5OJB2KTY-ns1/svc1/tcp/p80__10.180.0.1/80',
+              expr: [
+                {
+                  match: {
+                    op: '==',
+                    left: { payload: { protocol: 'ip', field: 'saddr' } },
+                    right: '10.180.0.1',
+                  },
+                },
+                { jump: { target: 'mark-for-masquerade' } },
+              ],
+            },
+          },
+          {
+            rule: {
+              family: 'ip',
+              table: 'kube-proxy',
+              chain: 'endpoint-5OJB2KTY-ns1/svc1/tcp/p80__10.180.0.1/80',
+              expr: [
+                { match: { op: '==', left: { meta: { key: 'l4proto' } }, right: 'tcp' } },
+                { dnat: { addr: '10.180.0.1', port: 80 } },
+              ],
+            },
+          },
+        ],
+      }),
+    ).table('ip', 'kube-proxy')!;
+    const [t] = buildNftServiceTrees(old).services;
+    assert.equal(t?.name, 'ns1/svc1:p80');
+    assert.deepEqual(
+      t?.endpoints.map((e) => [e.address, e.probability, e.hairpinMasquerade, e.chain]),
+      [['10.180.0.1:80', 1, true, 'endpoint-5OJB2KTY-ns1/svc1/tcp/p80__10.180.0.1/80']],
+    );
+  });
+
+  it('names a chain by its Service port, whatever its kind', () => {
+    assert.deepEqual(portChain('endpoint-WAVNJ3E2-matrix/kitchen/tcp/http__10.244.1.4/80'), {
+      kind: 'endpoint',
+      hash: 'WAVNJ3E2',
+      name: 'matrix/kitchen:http',
+      protocol: 'tcp',
+      endpoint: '10.244.1.4/80',
+    });
+    assert.equal(portChain('services'), undefined);
+  });
+});
