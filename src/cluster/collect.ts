@@ -4,7 +4,7 @@
 // fails is recorded in meta.readErrors and the rest carries on.
 import { probePlan, type DiagnosedService } from '../core/diagnose.js';
 import { backendToRead } from '../core/iptables/backend.js';
-import { isWindows, toNode } from '../core/kube.js';
+import { clusterView, isWindows, kubeProxyConfigOf, toNode } from '../core/kube.js';
 import type { Facts, KubeObject, SnapshotMeta } from '../core/model.js';
 import type { NodeError } from '../core/node-access.js';
 import {
@@ -66,9 +66,20 @@ export const NODE_BASICS: NodeCommand[] = [
   { kind: 'ip-addr' },
 ];
 
+/** The basics, and kube-proxy's nftables table where kube-proxy is configured for that mode. */
+export function nodeBasics(facts: Facts): NodeCommand[] {
+  let mode = '';
+  try {
+    mode = kubeProxyConfigOf(clusterView(facts.objects)).mode;
+  } catch {
+    // a configuration that cannot be read: the iptables basics, the steps say the rest
+  }
+  return mode === 'nftables' ? [...NODE_BASICS, { kind: 'nft-list', family: 'ip' }] : NODE_BASICS;
+}
+
 /** The node commands of a diagnosis of `target`: the basics, then the probes its steps read. */
 export function diagnosisCommands(facts: Facts, target: DiagnosedService): NodeCommand[] {
-  return [...NODE_BASICS, ...probePlan(facts, target)];
+  return [...nodeBasics(facts), ...probePlan(facts, target)];
 }
 
 const isRulesDump = (c: NodeCommand) => c.kind === 'iptables-save' || c.kind === 'ip6tables-save';

@@ -56,7 +56,7 @@ export async function readFacts(
     return { facts: await readSnapshot(o.snapshot), label: o.snapshot, dir: o.snapshot };
   const cluster = await connectLive(o, c);
   try {
-    const { collectAll, NODE_BASICS } = await import('./collect.js');
+    const { collectAll, nodeBasics } = await import('./collect.js');
     const facts = await collectAll(
       cluster,
       {},
@@ -67,7 +67,7 @@ export async function readFacts(
           const nodes = clusterView(f.objects).nodes.map((n) => n.name);
           const picked =
             o.node !== undefined ? nodes.includes(o.node) : o.allNodes || nodes.length === 1;
-          return want.rules && picked ? NODE_BASICS : [];
+          return want.rules && picked ? nodeBasics(f) : [];
         },
         nodes: o.node !== undefined ? [o.node] : undefined,
       },

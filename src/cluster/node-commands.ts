@@ -134,6 +134,19 @@ export function nodeArgv(command: NodeCommand, place: CommandPlace): string[] {
           'addr',
         ];
       return ['/usr/bin/timeout', `${TIME_LIMIT.addresses}`, '/usr/sbin/ip', '-br', 'addr'];
+    case 'nft-list': {
+      // `list` only reads; kube-proxy's own image has nft (it writes the table with it)
+      const list = ['-j', 'list', 'table', c.family, 'kube-proxy'];
+      if (place.kind === 'kube-proxy-pod') return ['nft', ...list];
+      if (place.kind === 'debug-pod')
+        return ['timeout', `${TIME_LIMIT.rules}`, 'chroot', '/host', '/usr/sbin/nft', ...list];
+      const nft = ['/usr/sbin/nft', ...list];
+      return [
+        '/usr/bin/timeout',
+        `${TIME_LIMIT.rules}`,
+        ...(place.sudo ? ['sudo', '-n', ...nft] : nft),
+      ];
+    }
     case 'proxy-mode':
       return script(place, c, 'http', [`${KUBE_PROXY_METRICS}/proxyMode`]);
     case 'proxy-metrics':
@@ -201,6 +214,11 @@ export function validNodeCommand(value: unknown): NodeCommand {
     case 'proxy-configz':
     case 'ip-addr':
       allowed([]);
+      break;
+    case 'nft-list':
+      allowed(['family']);
+      if (c['family'] !== 'ip' && c['family'] !== 'ip6')
+        throw bad(`family ${JSON.stringify(c['family'])}`);
       break;
     case 'dns-lookup':
       allowed(['name', 'server', 'type']);

@@ -11,7 +11,7 @@ import {
   type NodeError,
   type ReadError,
   diagnosisCommands,
-  NODE_BASICS,
+  nodeBasics,
 } from './collect.js';
 import { KubeCluster, type KubeClusterOptions } from './kube-cluster.js';
 import { writeSnapshot } from './snapshot.js';
@@ -84,7 +84,7 @@ export async function saveSnapshot(o: SnapshotSaveOptions): Promise<SnapshotSave
         o.nodeCommands === 'diagnosis'
           ? target
             ? (f: Facts) => diagnosisCommands(f, target)
-            : NODE_BASICS
+            : nodeBasics
           : o.nodeCommands,
       meta: o.kdebugVersion ? { kdebugVersion: o.kdebugVersion } : {},
     };

@@ -6,6 +6,9 @@ import { DriftInputError, nodeDrift, unsupportedMode, type NodeDrift } from './d
 import { expectedRules, type ExpectOptions, type ExpectedRules } from './expected.js';
 import { nodeKnobs, type NodeKnobs } from './expected/knobs.js';
 import { nodeDump } from './facts.js';
+import { commandStem } from './node-command.js';
+import { NftParseError, parseNftJson } from './nftables/listing.js';
+import { buildNftServiceTrees } from './nftables/trees.js';
 import { IptablesParseError, NoRulesError, parseIptables, type Ruleset } from './iptables.js';
 import { clusterView, kubeProxyConfigOf, servicePortName, type ClusterView } from './kube.js';
 import type { Service } from './kube.js';
@@ -48,6 +51,9 @@ export interface AnalysisOptions {
 
 const analyses = new WeakMap<Facts, Analysis>();
 
+/** Where a node's nftables table is recorded (core/node-command.ts commandStem of nft-list). */
+const NFT_STEM = commandStem({ kind: 'nft-list', family: 'ip' });
+
 /** The analysis of Facts, Facts by Facts. */
 export class Analysis {
   private viewMemo: ClusterView | undefined;
@@ -86,6 +92,7 @@ export class NodeAnalysis {
   private readonly driftMemo = new Map<string, NodeDrift>();
   private knobsMemo: NodeKnobs | undefined;
   private networkMemo: NodeNetwork | undefined;
+  private nftMemo: ReturnType<NodeAnalysis['nft']> | null = null;
 
   constructor(
     private readonly analysis: Analysis,
@@ -203,6 +210,25 @@ export class NodeAnalysis {
       this.driftMemo.set(key, d);
     }
     return d;
+  }
+
+  /** kube-proxy's nftables table as the node recorded it (nftables mode), read into trees. */
+  nft(): { source: string; trees?: ServiceTrees; error?: string } | undefined {
+    if (this.nftMemo !== null) return this.nftMemo;
+    const text = this.facts.nodes[this.name]?.[NFT_STEM];
+    if (text === undefined) return (this.nftMemo = undefined);
+    const source = `nodes/${this.name}/${NFT_STEM}.txt`;
+    try {
+      const table = parseNftJson(text, source).table('ip', 'kube-proxy');
+      if (!table) return (this.nftMemo = { source, error: `${source}: no table ip kube-proxy` });
+      const loadBalancerIPs = new Set(
+        this.analysis.view.services.flatMap((s) => s.loadBalancerIPs),
+      );
+      return (this.nftMemo = { source, trees: buildNftServiceTrees(table, { loadBalancerIPs }) });
+    } catch (e) {
+      if (!(e instanceof NftParseError)) throw e;
+      return (this.nftMemo = { source, error: e.message });
+    }
   }
 
   /** The node's addresses and interfaces, for the packet walk. */

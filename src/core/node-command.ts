@@ -10,6 +10,8 @@ export type NodeCommand =
   | { kind: 'proxy-metrics' }
   | { kind: 'proxy-configz' }
   | { kind: 'ip-addr' }
+  /** kube-proxy's nftables table (nftables mode), as JSON: `nft -j list table ip kube-proxy`. */
+  | { kind: 'nft-list'; family: 'ip' | 'ip6' }
   | NodeProbe;
 
 /** The node commands that probe: a connection, a ping, a DNS lookup from the node. */
@@ -34,6 +36,8 @@ export function commandStem(c: NodeCommand): string {
     case 'proxy-configz':
     case 'ip-addr':
       return c.kind;
+    case 'nft-list':
+      return `nft-${c.family}-kube-proxy`;
     case 'dns-lookup':
       return `dns-lookup_${c.type}_${c.name}_${c.server}`;
     case 'tcp-connect':

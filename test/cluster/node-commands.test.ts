@@ -98,6 +98,11 @@ const KINDS: [NodeCommand, string[], string][] = [
     SH('icmp-echo', '10.96.190.219'),
     'icmp-echo_10.96.190.219',
   ],
+  [
+    { kind: 'nft-list', family: 'ip' },
+    ['/usr/bin/timeout', '30', '/usr/sbin/nft', '-j', 'list', 'table', 'ip', 'kube-proxy'],
+    'nft-ip-kube-proxy',
+  ],
 ];
 
 describe('node commands', () => {
@@ -114,6 +119,7 @@ describe('node commands', () => {
       'tcp-connect': 1,
       'udp-probe': 1,
       'icmp-echo': 1,
+      'nft-list': 1,
     } satisfies Record<NodeCommand['kind'], 1>;
     assert.deepEqual(new Set(KINDS.map(([c]) => c.kind)), new Set(Object.keys(all)));
   });
@@ -140,7 +146,18 @@ describe('node commands', () => {
       '-n',
       '/usr/sbin/ip6tables-nft-save',
     ]);
-    for (const [command] of KINDS.filter(([c]) => !c.kind.endsWith('tables-save'))) {
+    assert.deepEqual(nodeArgv({ kind: 'nft-list', family: 'ip6' }, SUDO).slice(2), [
+      'sudo',
+      '-n',
+      '/usr/sbin/nft',
+      '-j',
+      'list',
+      'table',
+      'ip6',
+      'kube-proxy',
+    ]);
+    const readsRules = (k: string) => k.endsWith('tables-save') || k === 'nft-list';
+    for (const [command] of KINDS.filter(([c]) => !readsRules(c.kind))) {
       assert.ok(!nodeArgv(command, SUDO).includes('sudo'), command.kind);
       assert.deepEqual(nodeArgv(command, SUDO), nodeArgv(command, ROOT));
     }
@@ -256,6 +273,8 @@ describe('node commands', () => {
     ['unknown backend', { kind: 'iptables-save', backend: '/bin/sh' }],
     ['unknown table', { kind: 'iptables-save', backend: 'auto', table: 'nat; reboot' }],
     ['extra field', { kind: 'ip-addr', argv: ['rm', '-rf', '/'] }],
+    ['an nft family that is not one', { kind: 'nft-list', family: 'ip; nft flush ruleset' }],
+    ['an nft table of its own', { kind: 'nft-list', family: 'ip', table: 'filter' }],
     ['unknown kind', { kind: 'shell', command: 'rm -rf /' }],
     ['a string', 'iptables-save; rm -rf /'],
     ['nothing', undefined],

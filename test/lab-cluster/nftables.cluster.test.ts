@@ -1,7 +1,10 @@
 // The lab cluster with kube-proxy in nftables mode (--mode nftables): the real kube-proxy writes
-// its "kube-proxy" nftables table and traffic goes through it; kdebug reads iptables-mode rules
-// only, and must say so per node, not call an empty iptables dump unreadable nor pass it.
+// its "kube-proxy" nftables table and traffic goes through it; kdebug reads that table on each
+// node, compares the Service's endpoints in it, and says what it does not compare yet.
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { goUnavailable } from '../support/cluster/build.js';
 import { ClusterClient, type SvcJson } from '../support/cluster/client.js';
@@ -37,7 +40,7 @@ describe('the lab cluster, kube-proxy in nftables mode', skipWithout(why), () =>
     }
   });
 
-  it('kdebug svc: nftables mode said per node at Rules (not unreadable, not passed), nothing fails', () => {
+  it("kdebug svc: each node's nftables table read, the endpoints in it as expected, what is not compared said", () => {
     const r = c.kdebug([
       'svc',
       'kube-dns',
@@ -52,14 +55,39 @@ describe('the lab cluster, kube-proxy in nftables mode', skipWithout(why), () =>
     const doc = JSON.parse(r.stdout) as SvcJson;
     assert.equal(doc.service?.proxyMode, 'nftables');
     const rules = doc.steps.find((s) => s.id === 'rules')!;
-    assert.equal(rules.status, 'skip');
+    assert.equal(rules.status, 'pass');
     assert.deepEqual(
       rules.findings.map((f) => `${f.id}:${f.status}@${f.node}`),
-      c.info.nodes.map((n) => `rules-other-mode:skip@${n.name}`),
+      c.info.nodes.flatMap((n) => [
+        `rules-match:pass@${n.name}`,
+        `rules-nftables-partly-observed:skip@${n.name}`,
+      ]),
     );
     assert.deepEqual(
       doc.steps.filter((s) => s.status === 'fail' || s.status === 'warn').map((s) => s.id),
       [],
+    );
+  });
+
+  it('kdebug rules --file: the table the real kube-proxy wrote, read back into the Service trees', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'kdebug-nft-')), 'node-a.json');
+    writeFileSync(
+      file,
+      c.onNode('node-a', ['nft', '-j', 'list', 'table', 'ip', 'kube-proxy']).stdout,
+    );
+    const r = c.kdebug(['rules', '--file', file, '-o', 'json']);
+    rmSync(dirname(file), { recursive: true, force: true });
+    assert.equal(r.code, 0, r.stderr);
+    const doc = JSON.parse(r.stdout) as {
+      mode: string;
+      services: { name: string; clusterIP: string; endpoints: { address: string }[] }[];
+    };
+    assert.equal(doc.mode, 'nftables');
+    const dns = doc.services.find((t) => t.name === 'kube-system/kube-dns:dns');
+    assert.equal(dns?.clusterIP, '10.96.0.10');
+    assert.deepEqual(
+      dns?.endpoints.map((e) => e.address.split(':')[0]).sort(),
+      c.podIPs('kube-system', 'k8s-app=kube-dns').sort(),
     );
   });
 });

@@ -8,6 +8,7 @@ import type { ServiceTree } from '../service-tree.js';
 import { consequence, count, finding, kubectl, list, pending, type Check } from './check.js';
 import type { CheckContext } from './context.js';
 import { proxyModes, replacement } from './kube-proxy.js';
+import { nftablesNode } from './rules-nftables.js';
 import { percent } from '../model.js';
 
 /** The tree of one Service port in a node's rules. */
@@ -156,6 +157,10 @@ function notRead(ctx: CheckContext, read: string[]): Finding[] {
           }),
         ];
       const error = rulesReadError(ctx.facts, node);
+      // a node in nftables mode says how to read its table, not its iptables dump
+      const nftables = proxyModes(ctx).find((m) => m.node === node)?.mode === 'nftables';
+      if (error === undefined && nftables && !ctx.waiting('nodes'))
+        return nftablesNode(ctx, node, svc);
       if (error === undefined)
         return ctx.waiting('nodes')
           ? []
@@ -215,7 +220,13 @@ export const rulesCheck: Check = {
           ),
         }),
       ];
-    const nodes = ctx.nodesWithRules();
+    // nodes with an iptables dump, and nodes in nftables mode with their table
+    const nodes = [
+      ...new Set([
+        ...ctx.nodesWithRules(),
+        ...ctx.nodeNames().filter((n) => ctx.analysis.node(n).nft()),
+      ]),
+    ].sort();
     const unread = notRead(ctx, nodes);
     if (nodes.length === 0) {
       if (ctx.waiting('nodes')) return pending('waiting for the node rules');
@@ -235,6 +246,12 @@ export const rulesCheck: Check = {
     const drifted: string[] = [];
     for (const node of nodes) {
       const mode = modes.find((m) => m.node === node)?.mode ?? 'iptables';
+      if (mode === 'nftables') {
+        const found = nftablesNode(ctx, node, svc);
+        if (found.some((f) => f.status === 'fail' || f.status === 'warn')) drifted.push(node);
+        out.push(...found);
+        continue;
+      }
       const r = ctx.rules(node)!;
       // another mode writes no iptables rules: an empty dump there is expected, not unreadable
       if (mode !== 'iptables') {
@@ -247,11 +264,11 @@ export const rulesCheck: Check = {
               explanation:
                 mode === 'ipvs'
                   ? 'In IPVS mode the Service is an IPVS virtual server; compare it with the endpoints.'
-                  : 'In nftables mode the rules are in the "kube-proxy" nftables table.',
+                  : `kube-proxy runs in ${mode} mode, whose rules kdebug does not read.`,
               next:
                 mode === 'ipvs'
                   ? `ipvsadm -Ln -t ${svc.clusterIP}:${svc.ports[0]?.port ?? ''}`
-                  : 'nft list table ip kube-proxy',
+                  : `kubectl -n kube-system logs -l k8s-app=kube-proxy --field-selector spec.nodeName=${node}`,
               node,
             },
           ),

@@ -443,14 +443,18 @@ describe('EndpointSlices not captured', () => {
 });
 
 describe('another proxy mode', () => {
-  it('nftables mode on every node: an empty iptables dump is that mode, not an unreadable dump', async () => {
+  it('nftables mode on every node, its table not read: not observed (not an unreadable iptables dump)', async () => {
     const facts = await readSnapshot('snapshots/nginx-svc');
     for (const outputs of Object.values(facts.nodes)) {
       outputs['proxy-mode'] = 'nftables';
       outputs['iptables-save'] = '';
     }
     const r = diagnose(facts, TARGET);
-    assert.deepEqual(ids(r, 'rules'), ['rules-other-mode:skip', 'rules-other-mode:skip']);
+    assert.deepEqual(ids(r, 'rules'), [
+      'rules-nftables-not-observed:skip',
+      'rules-nftables-not-observed:skip',
+    ]);
     assert.equal(step(r, 'rules').status, 'skip');
+    assert.equal(r.unobserved?.filter((u) => u.startsWith('Rules: ')).length, 2);
   });
 });

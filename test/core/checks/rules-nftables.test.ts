@@ -1,0 +1,93 @@
+// The Rules step on a node in nftables mode: the Service's tree read from the table the real
+// kube-proxy v1.37.2 wrote in the lab (test/fixtures/nft, node-a), its endpoints compared with the
+// EndpointSlice's. The objects are built to match it: matrix/cluster-ip is 10.96.33.216:80 ->
+// 10.244.1.4:80 (node-a) and 10.244.2.2:80 (node-b); the Pod CIDR is 10.244.0.0/16.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import { rulesCheck } from '../../../src/core/checks/rules.js';
+import type { KubeObject } from '../../../src/core/model.js';
+import {
+  aService,
+  anEndpointSlice,
+  facts,
+  ids,
+  run,
+  twoNodes,
+  type EndpointSpec,
+} from './builders.js';
+
+const TABLE = readFileSync(
+  new URL('../../fixtures/nft/kube-proxy-1.37-node-a.json', import.meta.url),
+  'utf8',
+);
+const TARGET = { namespace: 'matrix', service: 'cluster-ip' };
+const config: KubeObject = {
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name: 'kube-proxy', namespace: 'kube-system' },
+  data: { 'config.conf': 'mode: nftables\nclusterCIDR: 10.244.0.0/16\n' },
+};
+const objects = (endpoints: EndpointSpec[]) => [
+  aService({
+    name: 'cluster-ip',
+    namespace: 'matrix',
+    spec: {
+      clusterIP: '10.96.33.216',
+      clusterIPs: ['10.96.33.216'],
+      ports: [{ name: 'http', port: 80, protocol: 'TCP', targetPort: 80 }],
+    },
+  }),
+  anEndpointSlice({ service: 'cluster-ip', namespace: 'matrix', port: 80, endpoints }),
+  ...twoNodes(),
+  config,
+];
+const both: EndpointSpec[] = [
+  { ip: '10.244.1.4', node: 'node-a' },
+  { ip: '10.244.2.2', node: 'node-b' },
+];
+const step = (endpoints: EndpointSpec[], nodes = { 'node-a': { 'nft-ip-kube-proxy': TABLE } }) =>
+  run(rulesCheck, facts(objects(endpoints), nodes), {}, TARGET);
+
+describe('the Rules step in nftables mode', () => {
+  const cases: { what: string; endpoints: EndpointSpec[]; want: string[] }[] = [
+    {
+      what: 'the table sends to exactly the endpoints: passed, what is not compared said',
+      endpoints: both,
+      want: ['rules-match:pass', 'rules-nftables-partly-observed:skip'],
+    },
+    {
+      what: 'an endpoint gone from the slice but still in the table: stale',
+      endpoints: [both[0]!],
+      want: ['endpoint-stale:fail', 'rules-nftables-partly-observed:skip'],
+    },
+    {
+      what: 'a new ready endpoint the table does not have: missing',
+      endpoints: [...both, { ip: '10.244.1.9', node: 'node-a' }],
+      want: ['endpoint-missing:fail', 'rules-nftables-partly-observed:skip'],
+    },
+  ];
+  for (const c of cases)
+    it(c.what, () => {
+      const found = step(c.endpoints).filter((f) => f.node === 'node-a');
+      assert.deepEqual(ids(found), c.want);
+    });
+
+  it('names the endpoints in the pass, and the stale one in its finding', () => {
+    assert.match(step(both)[0]!.title, /^node-a: 80\/TCP -> 2 endpoints in nftables, as expected$/);
+    assert.match(
+      step([both[0]!])[0]!.title,
+      /sends 80\/TCP to 10\.244\.2\.2:80, no longer an endpoint/,
+    );
+  });
+
+  it('a node in nftables mode whose table was not read: not observed, with how to read it', () => {
+    const found = step(both, {
+      'node-a': { 'nft-ip-kube-proxy': TABLE },
+      'node-b': { 'ip-addr': '' },
+    } as never);
+    const b = found.filter((f) => f.node === 'node-b');
+    assert.deepEqual(ids(b), ['rules-nftables-not-observed:skip']);
+    assert.match(b[0]!.next ?? '', /nft -j list table ip kube-proxy/);
+  });
+});
