@@ -3,6 +3,7 @@
 import { Analysis } from '../core/analysis.js';
 import { parseIptables, type Ruleset } from '../core/iptables.js';
 import { isNftJson, parseNftJson } from '../core/nftables/listing.js';
+import { isNftText, parseNftText } from '../core/nftables/text.js';
 import { buildNftServiceTrees } from '../core/nftables/trees.js';
 import type { ServiceTrees } from '../core/service-tree.js';
 import type { Facts } from '../core/model.js';
@@ -12,6 +13,7 @@ import { rulesJson, rulesText, searchJson, searchText } from '../output/rules.js
 import {
   dumpFile,
   EXIT,
+  tell,
   format,
   readInput,
   sourceContext,
@@ -49,9 +51,9 @@ export async function rulesCommand(o: RulesOptions, g: GlobalOptions): Promise<n
     const d = await givenDump(o, g);
     const head =
       typeof d.bytes === 'string'
-        ? d.bytes.slice(0, 200)
-        : Buffer.from(d.bytes.subarray(0, 200)).toString('utf8');
-    if (isNftJson(head)) return nftRules(o, shown, d);
+        ? d.bytes.slice(0, 4096)
+        : Buffer.from(d.bytes.subarray(0, 4096)).toString('utf8');
+    if (isNftJson(head) || isNftText(head)) return nftRules(o, shown, d);
     // input kdebug cannot read at all is said before a screen opens, as in text mode
     // the bytes as read: a text would be encoded again for the parser
     const ruleset = parseIptables(d.bytes, { file: d.file, table: o.table });
@@ -84,7 +86,10 @@ export async function rulesCommand(o: RulesOptions, g: GlobalOptions): Promise<n
   return print(o, shown, rs, node.trees()!, { label: `node ${name}`, node: name });
 }
 
-/** `nft -j list table ip kube-proxy` output: kube-proxy's nftables table as Service trees. */
+const IPTABLES_TABLES = ['nat', 'filter', 'mangle', 'raw', 'security'];
+
+/** `nft [-j] list table ip kube-proxy` (or `list ruleset`) output: kube-proxy's nftables table
+ * as Service trees. */
 function nftRules(
   o: RulesOptions,
   shown: string,
@@ -97,17 +102,27 @@ function nftRules(
   if (o.search !== undefined)
     throw new UsageError('--search reads iptables dumps; it does not search nftables tables yet');
   const text = typeof d.bytes === 'string' ? d.bytes : Buffer.from(d.bytes).toString('utf8');
-  const listing = parseNftJson(text, d.file);
+  const listing = isNftJson(text) ? parseNftJson(text, d.file) : parseNftText(text, d.file);
   const table =
     listing.table('ip', 'kube-proxy') ??
     listing.table('ip6', 'kube-proxy') ??
     listing.tables.find((t) => t.name === 'kube-proxy');
-  if (!table)
+  if (!table) {
+    const names = listing.tables.map((t) => `${t.family} ${t.name}`);
+    // iptables-nft keeps iptables' own tables in nftables: nat, filter ... are not kube-proxy's
+    const iptables = listing.tables.every((t) => IPTABLES_TABLES.includes(t.name));
     throw new UsageError(
-      `${d.file}: no kube-proxy table in this nft listing (tables: ${listing.tables.map((t) => `${t.family} ${t.name}`).join(', ')})`,
+      iptables
+        ? `${d.file}: these are iptables-nft's tables (${names.join(', ')}), iptables rules seen through nft: read them with iptables-save`
+        : `${d.file}: no kube-proxy table in this nft listing (tables: ${names.join(', ')})`,
     );
+  }
   const trees = buildNftServiceTrees(table);
   const label = o.file !== undefined ? `file ${d.label}` : d.label;
+  if (listing.skipped)
+    tell(
+      `warning: skipped ${listing.skipped.length === 1 ? 'line' : 'lines'} ${listing.skipped.join(', ')} of ${d.file}: not part of an nft table (a prompt, a command, prose)`,
+    );
   write(shown === 'json' ? rulesJson(table, trees, { label }) : rulesText(table, trees, { label }));
   return EXIT.ok;
 }

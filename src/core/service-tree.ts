@@ -145,6 +145,22 @@ function stripHost(cidr: string | undefined): string | undefined {
   return cidr?.endsWith('/128') ? cidr.slice(0, -4) : cidr;
 }
 
+/** A Service port's tree before its rules are read: the one shape every dataplane fills in. */
+export function emptyTree(o: Pick<ServiceTree, 'name' | 'id' | 'hash' | 'protocol'>): ServiceTree {
+  return {
+    ...o,
+    nodePorts: [],
+    externalIPs: [],
+    loadBalancerIPs: [],
+    entries: [],
+    chains: {},
+    masquerade: [],
+    endpoints: [],
+    fallThrough: 0,
+    verdicts: [],
+  };
+}
+
 export function buildServiceTrees(rs: Ruleset, options: TreeOptions = {}): ServiceTrees {
   return new TreeBuilder(rs, options).build();
 }
@@ -233,21 +249,7 @@ class TreeBuilder {
     if (!hash && name) hash = hash16(name + protocol);
     let tree = this.byHash(hash);
     if (!tree) {
-      tree = {
-        name,
-        id: '',
-        hash,
-        protocol,
-        nodePorts: [],
-        externalIPs: [],
-        loadBalancerIPs: [],
-        entries: [],
-        chains: {},
-        masquerade: [],
-        endpoints: [],
-        fallThrough: 0,
-        verdicts: [],
-      };
+      tree = emptyTree({ name, id: '', hash, protocol });
       if (hash) this.positions.set(hash, this.trees.length);
       this.trees.push(tree);
     }

@@ -49,6 +49,32 @@ describe('kdebug rules', () => {
     );
   });
 
+  it('reads the text listing a person pastes (nft list table), and names iptables-nft tables as such', () => {
+    const text = kdebug(['rules', '--file', NFT.replace(/\.json$/, '.txt'), '-o', 'json']);
+    assert.equal(text.code, 0, text.stderr);
+    const json = kdebug(['rules', '--file', NFT, '-o', 'json']);
+    const services = (out: string) => (JSON.parse(out) as { services: unknown }).services;
+    assert.deepEqual(services(text.stdout), services(json.stdout));
+    const pasted = kdebug(['rules', '--file', '-', '-o', 'json'], {
+      input: `$ sudo nft list table ip kube-proxy\n${readFileSync(NFT.replace(/\.json$/, '.txt'), 'utf8')}$ \n`,
+    });
+    assert.equal(pasted.code, 0, pasted.stderr);
+    assert.deepEqual(services(pasted.stdout), services(json.stdout));
+    assert.match(
+      pasted.stderr,
+      /warning: skipped lines 1, 398 of <stdin>: not part of an nft table/,
+    );
+    const nat = kdebug(['rules', '--file', '-'], {
+      input:
+        'table ip nat {\n\tchain PREROUTING {\n\t\ttype nat hook prerouting priority dstnat; policy accept;\n\t\tcounter packets 0 bytes 0 jump KUBE-SERVICES\n\t}\n}\n',
+    });
+    assert.equal(nat.code, 2);
+    assert.match(
+      nat.stderr,
+      /these are iptables-nft's tables \(ip nat\), iptables rules seen through nft: read them with iptables-save/,
+    );
+  });
+
   it('says what it cannot do yet with an nftables table, and where a bad listing breaks', () => {
     const search = kdebug(['rules', '--file', NFT, '--search', 'kitchen']);
     assert.equal(search.code, 2);

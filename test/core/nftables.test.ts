@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { NftParseError, isNftJson, parseNftJson } from '../../src/core/nftables/listing.js';
+import { isNftText, parseNftText } from '../../src/core/nftables/text.js';
 import { buildNftServiceTrees, portChain } from '../../src/core/nftables/trees.js';
 import type { ServiceTree } from '../../src/core/service-tree.js';
 
@@ -272,5 +273,58 @@ describe('Service trees from kube-proxy 1.37 nftables rules', () => {
       endpoint: '10.244.1.4/80',
     });
     assert.equal(portChain('services'), undefined);
+  });
+});
+
+describe('the nft text listing', () => {
+  // the same table, as `nft list table ip kube-proxy` printed it on node-a at the same moment
+  const text = readFileSync(
+    new URL('../fixtures/nft/kube-proxy-1.37-node-a.txt', import.meta.url),
+    'utf8',
+  );
+  const fromText = parseNftText(text, 'node-a.txt').table('ip', 'kube-proxy')!;
+
+  it('is told from other input', () => {
+    assert.ok(isNftText(text));
+    assert.ok(!isNftText(fixture));
+    assert.ok(!isNftText('*nat\n:PREROUTING ACCEPT [0:0]\nCOMMIT\n'));
+  });
+
+  it('gives the same trees as the JSON listing', () => {
+    assert.deepEqual(buildNftServiceTrees(fromText), trees);
+  });
+
+  it('reads base chains, named priorities, sets, maps, element comments and timeouts as the JSON does', () => {
+    const shape = (t: typeof table) => ({
+      chains: t.chains.map((c) => [c.name, c.type, c.hook, c.prio, c.policy, c.rules.length]),
+      sets: t.sets.map((s) => [
+        s.name,
+        s.kind,
+        s.type,
+        s.map,
+        s.timeout,
+        s.comment,
+        s.elements.length,
+      ]),
+    });
+    assert.deepEqual(shape(fromText), shape(table));
+    assert.deepEqual(
+      fromText.set('no-endpoint-services')!.elements,
+      table.set('no-endpoint-services')!.elements,
+    );
+  });
+
+  it('reads every table of a ruleset, and says FILE:LINE for a line it cannot place', () => {
+    const ruleset = `${text}\ntable ip6 kube-proxy {\n\tcomment "rules for kube-proxy"\n}\n`;
+    assert.deepEqual(
+      parseNftText(ruleset).tables.map((t) => `${t.family} ${t.name}`),
+      ['ip kube-proxy', 'ip6 kube-proxy'],
+    );
+    assert.throws(
+      () => parseNftText('table ip kube-proxy {\n}\n}\n', 'x.txt'),
+      (e: Error) =>
+        e instanceof NftParseError &&
+        /^x\.txt:3: a closing brace that closes nothing/.test(e.message),
+    );
   });
 });

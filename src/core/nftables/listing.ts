@@ -63,6 +63,8 @@ export interface NftListing {
   version?: string;
   tables: NftTable[];
   table(family: NftFamily, name: string): NftTable | undefined;
+  /** Lines outside any table that were skipped (a prompt, the command, prose), 1-based. */
+  skipped?: number[];
 }
 
 /** Input that is not an nft JSON listing, with where and why. */

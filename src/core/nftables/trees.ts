@@ -8,13 +8,14 @@
 // (1.29-1.32), and the DNAT inlined in the service chain through a numgen map, with endpoint
 // chains only for session affinity (1.33 on, as 1.37 writes it in the lab).
 import type { ServicePortName } from '../model.js';
-import type {
-  EntryPoint,
-  MasqueradeRule,
-  OrphanChain,
-  ServiceTree,
-  ServiceTrees,
-  TreeEndpoint,
+import {
+  emptyTree,
+  type EntryPoint,
+  type MasqueradeRule,
+  type OrphanChain,
+  type ServiceTree,
+  type ServiceTrees,
+  type TreeEndpoint,
 } from '../service-tree.js';
 import { scalar, verdictOf, type NftExpr, type NftRule, type NftTable } from './listing.js';
 
@@ -64,21 +65,7 @@ export function buildNftServiceTrees(t: NftTable, o: NftTreeOptions = {}): Servi
     if (!x)
       trees.set(
         c.name,
-        (x = {
-          name: c.name,
-          id: c.name,
-          hash: c.hash,
-          protocol: c.protocol,
-          nodePorts: [],
-          externalIPs: [],
-          loadBalancerIPs: [],
-          entries: [],
-          chains: {},
-          masquerade: [],
-          endpoints: [],
-          fallThrough: 0,
-          verdicts: [],
-        }),
+        (x = emptyTree({ name: c.name, id: c.name, hash: c.hash, protocol: c.protocol })),
       );
     return x;
   };
@@ -360,6 +347,7 @@ function hairpinSet(t: NftTable): Set<string> | undefined {
 export function matchText(e: NftExpr): string {
   const m = e['match'];
   if (!isObject(m)) return JSON.stringify(e);
+  if (typeof m['text'] === 'string') return m['text']; // read from the text listing as it was
   const side = (v: unknown): string => {
     if (isObject(v) && isObject(v['payload']))
       return `${String(v['payload']['protocol'])} ${String(v['payload']['field'])}`;

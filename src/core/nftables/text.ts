@@ -1,0 +1,299 @@
+// `nft list table ip kube-proxy` (and the kube-proxy tables of `nft list ruleset`) read into the
+// same typed tables as the JSON listing. Only what kube-proxy writes is understood: its rules
+// are read into the few expressions the Service trees look at (verdicts, DNAT, numgen maps,
+// affinity sets, mark sets, matches kept as their text); anything else stays as text.
+import type {
+  NftChain,
+  NftElement,
+  NftExpr,
+  NftFamily,
+  NftListing,
+  NftRule,
+  NftSet,
+  NftTable,
+} from './listing.js';
+import { NftParseError } from './listing.js';
+
+/** Does this look like nft's text listing of a table (so `rules --file` reads it as such)? */
+export const isNftText = (text: string) =>
+  /^\s*table (?:ip|ip6|inet) \S+ \{/m.test(text.slice(0, 4096));
+
+interface Line {
+  text: string;
+  no: number;
+}
+
+export function parseNftText(input: string, file = '<input>'): NftListing {
+  // elements and rules may wrap: join a line to the next while its braces are open
+  const lines: Line[] = [];
+  const raw = input.split('\n');
+  for (let i = 0; i < raw.length; i++) {
+    let text = raw[i]!.trim();
+    const no = i + 1;
+    while (open(text) > 0 && i + 1 < raw.length && !/^(chain|set|map|table) /.test(text)) {
+      i++;
+      text += ` ${raw[i]!.trim()}`;
+    }
+    if (text) lines.push({ text, no });
+  }
+  const tables: NftTable[] = [];
+  let table:
+    | { family: NftFamily; name: string; comment?: string; chains: NftChain[]; sets: NftSet[] }
+    | undefined;
+  let chain: NftChain | undefined;
+  let set: NftSet | undefined;
+  const skipped: number[] = [];
+  const fail = (l: Line, why: string): never => {
+    throw new NftParseError(file, l.no, `${why}: ${l.text.slice(0, 200)}`);
+  };
+  for (const l of lines) {
+    const t = l.text;
+    let m: RegExpExecArray | null;
+    if ((m = /^table (ip|ip6|inet|arp|bridge|netdev) (\S+) \{$/.exec(t))) {
+      if (table) fail(l, 'a table inside a table');
+      table = { family: m[1] as NftFamily, name: m[2]!, chains: [], sets: [] };
+    } else if ((m = /^chain (\S+) \{$/.exec(t))) {
+      if (!table) fail(l, 'a chain outside a table');
+      table!.chains.push((chain = { name: m[1]!, rules: [] }));
+    } else if ((m = /^(set|map) (\S+) \{$/.exec(t))) {
+      if (!table) fail(l, `a ${m[1]} outside a table`);
+      table!.sets.push(
+        (set = { name: m[2]!, kind: m[1] as 'set' | 'map', type: [], flags: [], elements: [] }),
+      );
+    } else if (t === '}') {
+      if (chain) chain = undefined;
+      else if (set) set = undefined;
+      else if (table) {
+        tables.push(finished(table));
+        table = undefined;
+      } else fail(l, 'a closing brace that closes nothing');
+    } else if (/^#/.test(t))
+      continue; // iptables-nft's "# Warning: table ... managed by iptables-nft"
+    else if (set) setLine(set, t);
+    else if (chain) chainLine(chain, t);
+    else if (table && (m = /^comment "(.*)"$/.exec(t))) table.comment = m[1];
+    else if (!table)
+      skipped.push(l.no); // a prompt, the command, prose around the paste
+    else fail(l, 'not a line of an nft table listing');
+  }
+  if (table) tables.push(finished(table));
+  if (tables.length === 0)
+    throw new NftParseError(file, undefined, 'the nft listing holds no table');
+  return {
+    tables,
+    table: (family, name) => tables.find((t) => t.family === family && t.name === name),
+    ...(skipped.length > 0 ? { skipped } : {}),
+  };
+}
+
+function finished(t: {
+  family: NftFamily;
+  name: string;
+  comment?: string;
+  chains: NftChain[];
+  sets: NftSet[];
+}): NftTable {
+  const chains = new Map(t.chains.map((c) => [c.name, c]));
+  const sets = new Map(t.sets.map((s) => [s.name, s]));
+  return { ...t, chain: (n) => chains.get(n), set: (n) => sets.get(n) };
+}
+
+/** How many braces a line leaves open. */
+function open(text: string): number {
+  let n = 0;
+  let quoted = false;
+  for (const ch of text) {
+    if (ch === '"') quoted = !quoted;
+    else if (!quoted && ch === '{') n++;
+    else if (!quoted && ch === '}') n--;
+  }
+  return n;
+}
+
+function setLine(s: NftSet, t: string): void {
+  let m: RegExpExecArray | null;
+  if ((m = /^type (.+?)(?: : (\S+))?;?$/.exec(t))) {
+    s.type = m[1]!.split(' . ');
+    if (m[2]) s.map = m[2];
+  } else if ((m = /^flags (\S+?);?$/.exec(t))) s.flags = m[1]!.split(',');
+  else if ((m = /^timeout (\S+?);?$/.exec(t))) s.timeout = seconds(m[1]!);
+  else if ((m = /^comment "(.*)";?$/.exec(t))) s.comment = m[1];
+  else if ((m = /^elements = \{ (.*) \}$/.exec(t)))
+    s.elements = splitTop(m[1]!).map((e) => element(s, e));
+}
+
+/** "3h", "10800s", "1h30m" as seconds. */
+function seconds(v: string): number {
+  let n = 0;
+  for (const [, num, unit] of v.matchAll(/(\d+)([dhms])/g))
+    n += Number(num) * { d: 86400, h: 3600, m: 60, s: 1 }[unit as 'd' | 'h' | 'm' | 's'];
+  return n;
+}
+
+/** "10.96.0.10 . udp . 53 comment \"x\" : goto service-..." */
+function element(s: NftSet, e: string): NftElement {
+  const [keyPart, value] = s.kind === 'map' ? splitOnce(e, ' : ') : [e, undefined];
+  let key = keyPart.trim();
+  let comment: string | undefined;
+  const c = / comment "(.*)"$/.exec(key);
+  if (c) {
+    comment = c[1];
+    key = key.slice(0, c.index);
+  }
+  const out: NftElement = { key: key.split(' . ').map(value_) };
+  if (comment !== undefined) out.comment = comment;
+  const v = value ? verdict(value.trim()) : undefined;
+  if (v) out.verdict = v;
+  return out;
+}
+
+const value_ = (v: string): string | number => (/^\d+$/.test(v) ? Number(v) : v);
+
+function verdict(v: string): { kind: string; target?: string } | undefined {
+  const m = /^(goto|jump) (\S+)$/.exec(v);
+  if (m) return { kind: m[1]!, target: m[2]! };
+  return /^(drop|accept|reject|return|continue)$/.test(v) ? { kind: v } : undefined;
+}
+
+function chainLine(c: NftChain, t: string): void {
+  let m: RegExpExecArray | null;
+  if ((m = /^type (\S+) hook (\S+) priority (.+?); policy (\S+);$/.exec(t))) {
+    c.type = m[1];
+    c.hook = m[2];
+    c.prio = priority(m[3]!);
+    c.policy = m[4];
+    return;
+  }
+  if (/^comment "(.*)"$/.test(t)) return;
+  c.rules.push(rule(c.name, t));
+}
+
+/** nft's named priorities ("dstnat - 10") as numbers. */
+function priority(p: string): number {
+  const NAMED: Record<string, number> = {
+    raw: -300,
+    mangle: -150,
+    dstnat: -100,
+    filter: 0,
+    security: 50,
+    srcnat: 100,
+  };
+  const m = /^(-?\d+|[a-z]+)(?: ([+-]) (\d+))?$/.exec(p.trim());
+  if (!m) return 0;
+  const base = NAMED[m[1]!] ?? Number(m[1]);
+  return m[2] ? base + (m[2] === '+' ? 1 : -1) * Number(m[3]) : base;
+}
+
+/** A rule's text read into the expressions the trees look at; the rest kept as match text. */
+function rule(chain: string, text: string): NftRule {
+  let t = text;
+  let comment: string | undefined;
+  const c = / comment "(.*)"$/.exec(t);
+  if (c) {
+    comment = c[1];
+    t = t.slice(0, c.index);
+  }
+  const expr: NftExpr[] = [];
+  let m: RegExpExecArray | null;
+  // the statement at the end: a verdict, a numgen vmap, a DNAT, a mark, masquerade
+  if ((m = /(?:^| )numgen random mod (\d+) vmap \{ (.*) \}$/.exec(t))) {
+    const set = splitTop(m[2]!).map((p) => {
+      const [k, v] = splitOnce(p, ' : ');
+      return [Number(k), toVerdictExpr(v.trim())];
+    });
+    t = t.slice(0, m.index);
+    expr.push(...matches(t), {
+      vmap: { key: { numgen: { mode: 'random', mod: Number(m[1]) } }, data: { set } },
+    });
+  } else if ((m = /(?:^| )dnat ip to numgen random mod (\d+) map \{ (.*) \}$/.exec(t))) {
+    const set = splitTop(m[2]!).map((p) => {
+      const [k, v] = splitOnce(p, ' : ');
+      return [Number(k), { concat: v.trim().split(' . ').map(value_) }];
+    });
+    t = t.slice(0, m.index);
+    expr.push(...matches(t), {
+      dnat: {
+        family: 'ip',
+        addr: { map: { key: { numgen: { mode: 'random', mod: Number(m[1]) } }, data: { set } } },
+      },
+    });
+  } else if ((m = /(?:^| )dnat to (\S+?):(\d+)$/.exec(t))) {
+    t = t.slice(0, m.index);
+    expr.push(...matches(t), { dnat: { addr: m[1], port: Number(m[2]) } });
+  } else if ((m = /(?:^| )(goto|jump) (\S+)$/.exec(t))) {
+    t = t.slice(0, m.index);
+    expr.push(...matches(t), { [m[1]!]: { target: m[2] } });
+  } else if ((m = /(?:^| )meta mark set meta mark \| (0x[0-9a-f]+)(.*)$/.exec(t))) {
+    t = t.slice(0, m.index);
+    expr.push(...matches(t), {
+      mangle: {
+        key: { meta: { key: 'mark' } },
+        value: { '|': [{ meta: { key: 'mark' } }, Number(m[1])] },
+      },
+    });
+  } else if ((m = /^update (@\S+) \{ ip saddr \}$/.exec(t))) {
+    expr.push({
+      set: { op: 'update', elem: { payload: { protocol: 'ip', field: 'saddr' } }, set: m[1] },
+    });
+  } else expr.push(...matches(t));
+  return { chain, ...(comment !== undefined ? { comment } : {}), expr };
+}
+
+function toVerdictExpr(v: string): NftExpr {
+  const x = verdict(v);
+  return x?.target ? { [x.kind]: { target: x.target } } : { [x?.kind ?? v]: null };
+}
+
+/** The matches before a rule's statement: `ip saddr @affinity-...` read as a set lookup (the
+ * trees follow those), every other kept as its text. */
+function matches(t: string): NftExpr[] {
+  const out: NftExpr[] = [];
+  const rest = t.trim();
+  if (!rest) return out;
+  // one match per left-hand side: "ip daddr @cluster-ips ip saddr != 10.0.0.0/8" is two
+  const starts = [...rest.matchAll(LEFT)].map((x) => x.index);
+  const pieces = (starts.length > 0 && starts[0] === 0 ? starts : [0, ...starts]).map(
+    (at, i, all) => rest.slice(at, all[i + 1]).trim(),
+  );
+  for (const piece of pieces) {
+    const m = /^ip saddr (@affinity-\S+)$/.exec(piece);
+    if (m)
+      out.push({
+        match: { op: '==', left: { payload: { protocol: 'ip', field: 'saddr' } }, right: m[1] },
+      });
+    else out.push({ match: { text: piece } });
+  }
+  return out;
+}
+
+/** Where a match starts: its left-hand side. */
+const LEFT = /(?:^| )(?=(?:ip6? [sd]addr|meta [a-z0-9]+|fib [a-z]+ type|ct [a-z]+|th [sd]port)\b)/g;
+
+/** Splits "a, b { c, d }, e" at the top-level commas. */
+function splitTop(s: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let quoted = false;
+  let cur = '';
+  for (const ch of s) {
+    if (ch === '"') quoted = !quoted;
+    if (!quoted && (ch === '{' || ch === '[')) depth++;
+    if (!quoted && (ch === '}' || ch === ']')) depth--;
+    if (!quoted && depth === 0 && ch === ',') {
+      out.push(cur.trim());
+      cur = '';
+    } else cur += ch;
+  }
+  if (cur.trim()) out.push(cur.trim());
+  return out;
+}
+
+function splitOnce(s: string, sep: string): [string, string] {
+  // the last " : " outside quotes separates a map key from its value
+  let quoted = false;
+  for (let i = s.length - sep.length; i >= 0; i--) {
+    if (s[i] === '"') quoted = !quoted;
+    if (!quoted && s.startsWith(sep, i)) return [s.slice(0, i), s.slice(i + sep.length)];
+  }
+  return [s, ''];
+}
