@@ -3,7 +3,7 @@
 import { Analysis } from '../core/analysis.js';
 import { parseIptables, type Ruleset } from '../core/iptables.js';
 import { isNftJson, parseNftJson } from '../core/nftables/listing.js';
-import { isNftText, parseNftText } from '../core/nftables/text.js';
+import { isNftScript, isNftText, parseNftScript, parseNftText } from '../core/nftables/text.js';
 import { buildNftServiceTrees } from '../core/nftables/trees.js';
 import type { ServiceTrees } from '../core/service-tree.js';
 import type { Facts } from '../core/model.js';
@@ -53,7 +53,7 @@ export async function rulesCommand(o: RulesOptions, g: GlobalOptions): Promise<n
       typeof d.bytes === 'string'
         ? d.bytes.slice(0, 4096)
         : Buffer.from(d.bytes.subarray(0, 4096)).toString('utf8');
-    if (isNftJson(head) || isNftText(head)) return nftRules(o, shown, d);
+    if (isNftJson(head) || isNftText(head) || isNftScript(head)) return nftRules(o, shown, d);
     // input kdebug cannot read at all is said before a screen opens, as in text mode
     // the bytes as read: a text would be encoded again for the parser
     const ruleset = parseIptables(d.bytes, { file: d.file, table: o.table });
@@ -102,7 +102,11 @@ function nftRules(
   if (o.search !== undefined)
     throw new UsageError('--search reads iptables dumps; it does not search nftables tables yet');
   const text = typeof d.bytes === 'string' ? d.bytes : Buffer.from(d.bytes).toString('utf8');
-  const listing = isNftJson(text) ? parseNftJson(text, d.file) : parseNftText(text, d.file);
+  const listing = isNftJson(text)
+    ? parseNftJson(text, d.file)
+    : isNftText(text)
+      ? parseNftText(text, d.file)
+      : parseNftScript(text, d.file);
   const table =
     listing.table('ip', 'kube-proxy') ??
     listing.table('ip6', 'kube-proxy') ??
@@ -119,9 +123,10 @@ function nftRules(
   }
   const trees = buildNftServiceTrees(table);
   const label = o.file !== undefined ? `file ${d.label}` : d.label;
-  if (listing.skipped)
+  const skipped = listing.skipped ?? [];
+  if (skipped.length > 0)
     tell(
-      `warning: skipped ${listing.skipped.length === 1 ? 'line' : 'lines'} ${listing.skipped.join(', ')} of ${d.file}: not part of an nft table (a prompt, a command, prose)`,
+      `warning: skipped ${skipped.length === 1 ? 'line' : 'lines'} ${skipped.slice(0, 10).join(', ')}${skipped.length > 10 ? ` and ${skipped.length - 10} more` : ''} of ${d.file}: not part of an nft table (a prompt, a command, prose)`,
     );
   write(shown === 'json' ? rulesJson(table, trees, { label }) : rulesText(table, trees, { label }));
   return EXIT.ok;

@@ -14,6 +14,115 @@ import type {
 } from './listing.js';
 import { NftParseError } from './listing.js';
 
+/** Does this look like the script kube-proxy feeds `nft -f` (and logs)? */
+export const isNftScript = (text: string) =>
+  /^\s*(?:add|create|flush) (?:table|chain|rule|set|map|element) /m.test(text.slice(0, 4096));
+
+/**
+ * The `add table / add chain / add rule / add set / add map / add element` script kube-proxy
+ * gives `nft -f`, applied in order (with the `flush` and `delete` lines of a resync) to an empty
+ * ruleset, as nft itself would.
+ */
+export function parseNftScript(input: string, file = '<input>'): NftListing {
+  type Building = {
+    family: NftFamily;
+    name: string;
+    comment?: string;
+    chains: NftChain[];
+    sets: NftSet[];
+  };
+  const tables = new Map<string, Building>();
+  const skipped: number[] = [];
+  const lines = input.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const no = i + 1;
+    const t = lines[i]!.trim();
+    if (!t || t.startsWith('#')) continue;
+    const m =
+      /^(add|create|insert|flush|delete|destroy) (table|chain|rule|set|map|element) (ip|ip6|inet) (\S+)(?: (.*))?$/.exec(
+        t,
+      );
+    if (!m) {
+      if (!/^(add|create|insert|flush|delete|destroy) /.test(t)) skipped.push(no);
+      else throw new NftParseError(file, no, `not a line of an nft script: ${t.slice(0, 200)}`);
+      continue;
+    }
+    const [, verb, what, family, tableName, rest = ''] = m;
+    const key = `${family} ${tableName}`;
+    let table = tables.get(key);
+    if (!table)
+      tables.set(
+        key,
+        (table = { family: family as NftFamily, name: tableName!, chains: [], sets: [] }),
+      );
+    const chainNamed = (n: string) => table!.chains.find((c) => c.name === n);
+    const setNamed = (n: string) => table!.sets.find((x) => x.name === n);
+    const [name = '', body = ''] = splitName(rest);
+    if (what === 'table') {
+      const c = /comment "(.*?)"/.exec(rest);
+      if (c) table.comment = c[1];
+      if (verb === 'flush') {
+        for (const ch of table.chains) ch.rules = [];
+        for (const st of table.sets) st.elements = [];
+      } else if (verb === 'delete' || verb === 'destroy') tables.delete(key);
+    } else if (what === 'chain') {
+      let c = chainNamed(name);
+      if (verb === 'add' || verb === 'create') {
+        if (!c) table.chains.push((c = { name, rules: [] }));
+        for (const part of body.replace(/^\{|\}$/g, '').split(';')) {
+          const h = /^\s*type (\S+) hook (\S+) priority (.+?)\s*$/.exec(part);
+          if (h) [c.type, c.hook, c.prio] = [h[1], h[2], priority(h[3]!)];
+          const pol = /^\s*policy (\S+)\s*$/.exec(part);
+          if (pol) c.policy = pol[1];
+        }
+      } else if (verb === 'flush' && c) c.rules = [];
+      else if ((verb === 'delete' || verb === 'destroy') && c)
+        table.chains.splice(table.chains.indexOf(c), 1);
+    } else if (what === 'set' || what === 'map') {
+      let st = setNamed(name);
+      if (verb === 'add' || verb === 'create') {
+        if (!st) table.sets.push((st = { name, kind: what, type: [], flags: [], elements: [] }));
+        for (const part of body.replace(/^\{|\}$/g, '').split(';')) setLine(st, part.trim());
+      } else if (verb === 'flush' && st) st.elements = [];
+      else if ((verb === 'delete' || verb === 'destroy') && st)
+        table.sets.splice(table.sets.indexOf(st), 1);
+    } else if (what === 'element') {
+      const st = setNamed(name);
+      if (!st)
+        throw new NftParseError(file, no, `element of a set or map not added before: ${name}`);
+      const elems = splitTop(body.replace(/^\{\s*|\s*\}$/g, '')).map((e) => element(st, e));
+      if (verb === 'add' || verb === 'create' || verb === 'insert') {
+        const keys = new Set(elems.map((e) => JSON.stringify(e.key)));
+        st.elements = [...st.elements.filter((e) => !keys.has(JSON.stringify(e.key))), ...elems];
+      } else if (verb === 'delete' || verb === 'destroy') {
+        const keys = new Set(elems.map((e) => JSON.stringify(e.key)));
+        st.elements = st.elements.filter((e) => !keys.has(JSON.stringify(e.key)));
+      }
+    } else if (what === 'rule') {
+      let c = chainNamed(name);
+      if (!c) table.chains.push((c = { name, rules: [] }));
+      if (verb === 'add' || verb === 'insert') {
+        const r = rule(name, body);
+        if (verb === 'insert') c.rules.unshift(r);
+        else c.rules.push(r);
+      }
+    }
+  }
+  const list = [...tables.values()].map(finished);
+  if (list.length === 0) throw new NftParseError(file, undefined, 'the nft script adds no table');
+  return {
+    tables: list,
+    table: (family, name) => list.find((t) => t.family === family && t.name === name),
+    ...(skipped.length > 0 ? { skipped } : {}),
+  };
+}
+
+/** "NAME rest..." for the words after the table (a chain, set or map name, then its body). */
+function splitName(rest: string): [string, string] {
+  const at = rest.indexOf(' ');
+  return at < 0 ? [rest, ''] : [rest.slice(0, at), rest.slice(at + 1).trim()];
+}
+
 /** Does this look like nft's text listing of a table (so `rules --file` reads it as such)? */
 export const isNftText = (text: string) =>
   /^\s*table (?:ip|ip6|inet) \S+ \{/m.test(text.slice(0, 4096));

@@ -153,6 +153,11 @@ export function buildNftServiceTrees(t: NftTable, o: NftTreeOptions = {}): Servi
     x.chains[slot] = chain.name;
     reached.add(chain.name);
     if (c.kind === 'service' || c.kind === 'local') {
+      // 1.29-1.32 mark cluster IP traffic in the service chain itself
+      for (const r of chain.rules) {
+        const m = goesTo(r) === 'mark-for-masquerade' ? markRule(r) : undefined;
+        if (m) x.masquerade.push({ chain: chain.name, condition: m, line: 0 });
+      }
       const eps = endpointsOf(t, chain.rules, reached, x);
       if (c.kind === 'service') x.endpoints = eps;
       else x.localEndpoints = eps;
