@@ -82,6 +82,16 @@ export async function rulesCommand(o: RulesOptions, g: GlobalOptions): Promise<n
   }
   const [name] = pickNodes(source.facts, source.label, o, 'recorded rules');
   const node = new Analysis(source.facts, { fileOf: dumpFile(o), table: o.table }).node(name!);
+  const nft = node.mode() === 'nftables' ? node.nft() : undefined;
+  if (nft?.table && nft.trees) {
+    if (o.search !== undefined)
+      throw new UsageError('--search reads iptables dumps; it does not search nftables tables yet');
+    const at = { label: `node ${name}`, node: name };
+    write(
+      shown === 'json' ? rulesJson(nft.table, nft.trees, at) : rulesText(nft.table, nft.trees, at),
+    );
+    return EXIT.ok;
+  }
   const rs = node.ruleset();
   return print(o, shown, rs, node.trees()!, { label: `node ${name}`, node: name });
 }

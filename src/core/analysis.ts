@@ -5,9 +5,9 @@
 import { DriftInputError, nodeDrift, unsupportedMode, type NodeDrift } from './drift.js';
 import { expectedRules, type ExpectOptions, type ExpectedRules } from './expected.js';
 import { nodeKnobs, type NodeKnobs } from './expected/knobs.js';
-import { nodeDump } from './facts.js';
-import { commandStem } from './node-command.js';
-import { NftParseError, parseNftJson } from './nftables/listing.js';
+import { NFT_STEM, nodeDump } from './facts.js';
+import { NftParseError, parseNftJson, type NftTable } from './nftables/listing.js';
+import { nftablesDrift } from './nftables/drift.js';
 import { buildNftServiceTrees } from './nftables/trees.js';
 import { IptablesParseError, NoRulesError, parseIptables, type Ruleset } from './iptables.js';
 import { clusterView, kubeProxyConfigOf, servicePortName, type ClusterView } from './kube.js';
@@ -50,9 +50,6 @@ export interface AnalysisOptions {
 }
 
 const analyses = new WeakMap<Facts, Analysis>();
-
-/** Where a node's nftables table is recorded (core/node-command.ts commandStem of nft-list). */
-const NFT_STEM = commandStem({ kind: 'nft-list', family: 'ip' });
 
 /** The analysis of Facts, Facts by Facts. */
 export class Analysis {
@@ -176,11 +173,20 @@ export class NodeAnalysis {
     return exp;
   }
 
+  /** The node's proxy mode as it recorded it (/proxyMode), else as its configuration says. */
+  mode(): string {
+    const said = this.facts.nodes[this.name]?.['proxy-mode']?.trim();
+    return (said || kubeProxyConfigOf(this.analysis.view).mode || 'iptables').toLowerCase();
+  }
+
   /** Why drift cannot be computed here (another proxy mode, no Services), if it cannot. */
   driftUnavailable(): string | undefined {
-    const view = this.analysis.view;
+    if (this.mode() === 'nftables')
+      return this.nft()?.trees
+        ? undefined
+        : `node ${this.name}: kube-proxy runs in nftables mode and its table (nft -j list table ip kube-proxy) was not read`;
     const mode = unsupportedMode(
-      kubeProxyConfigOf(view).mode,
+      kubeProxyConfigOf(this.analysis.view).mode,
       this.facts.nodes[this.name]?.['proxy-mode'],
     );
     return mode ? `node ${this.name}: ${mode}` : undefined;
@@ -197,6 +203,17 @@ export class NodeAnalysis {
     if (!d) {
       const unavailable = this.driftUnavailable();
       if (unavailable) throw new DriftInputError(unavailable);
+      const nft = this.mode() === 'nftables' ? this.nft() : undefined;
+      if (nft?.trees) {
+        d = nftablesDrift({
+          node: this.name,
+          source: nft.source,
+          expected: this.expected(scope),
+          trees: nft.trees,
+        });
+        this.driftMemo.set(key, d);
+        return d;
+      }
       const actual = this.ruleset();
       d = nodeDrift({
         node: this.name,
@@ -213,7 +230,7 @@ export class NodeAnalysis {
   }
 
   /** kube-proxy's nftables table as the node recorded it (nftables mode), read into trees. */
-  nft(): { source: string; trees?: ServiceTrees; error?: string } | undefined {
+  nft(): { source: string; table?: NftTable; trees?: ServiceTrees; error?: string } | undefined {
     if (this.nftMemo !== null) return this.nftMemo;
     const text = this.facts.nodes[this.name]?.[NFT_STEM];
     if (text === undefined) return (this.nftMemo = undefined);
@@ -224,7 +241,8 @@ export class NodeAnalysis {
       const loadBalancerIPs = new Set(
         this.analysis.view.services.flatMap((s) => s.loadBalancerIPs),
       );
-      return (this.nftMemo = { source, trees: buildNftServiceTrees(table, { loadBalancerIPs }) });
+      const trees = buildNftServiceTrees(table, { loadBalancerIPs });
+      return (this.nftMemo = { source, table, trees });
     } catch (e) {
       if (!(e instanceof NftParseError)) throw e;
       return (this.nftMemo = { source, error: e.message });

@@ -37,7 +37,8 @@ export type DriftId =
   | 'orphan-chain'
   | 'no-local-endpoint'
   | 'rule-text-differs'
-  | 'table-not-captured';
+  | 'table-not-captured'
+  | 'nftables-partly-compared';
 
 export const SEVERITY: Record<DriftId, Severity> = {
   'service-rules-missing': 'error',
@@ -57,6 +58,7 @@ export const SEVERITY: Record<DriftId, Severity> = {
   'no-local-endpoint': 'info',
   'rule-text-differs': 'info',
   'table-not-captured': 'info',
+  'nftables-partly-compared': 'info',
 };
 
 export interface DriftFinding {

@@ -27,3 +27,10 @@ export function nodeDump(facts: Facts, node: string): NodeDump | undefined {
     ? undefined
     : { source: `nodes/${node}/${stem}.txt`, text: outputs[stem]! };
 }
+
+/** Where a node's nftables table is recorded (the stem of the nft-list node command). */
+export const NFT_STEM = 'nft-ip-kube-proxy';
+
+/** The node recorded its rules: an iptables dump, or kube-proxy's nftables table. */
+export const hasRules = (facts: Facts, node: string): boolean =>
+  nodeDump(facts, node) !== undefined || facts.nodes[node]?.[NFT_STEM] !== undefined;

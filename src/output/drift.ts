@@ -62,7 +62,7 @@ export function driftText({ label, nodes }: DriftAnswer): string {
   const out: string[] = [];
   for (const n of nodes) {
     out.push(
-      `node ${n.node} (${label}, ${n.source}): ${plural(n.servicePorts, 'Service port')} compared with what kube-proxy 1.28+ would write${n.tables?.includes('filter') === false ? ' (nat table only: the dump has no filter table)' : ''}`,
+      `node ${n.node} (${label}, ${n.source}): ${plural(n.servicePorts, 'Service port')} compared with what kube-proxy ${n.tables?.[0] === 'ip kube-proxy' ? 'would write in nftables mode (entries, endpoints, no-endpoint rejects)' : `1.28+ would write${n.tables?.includes('filter') === false ? ' (nat table only: the dump has no filter table)' : ''}`}`,
     );
     if (n.writtenBy) out.push(`  written by ${n.writtenBy}`);
     const serious = n.findings.filter((f) => f.severity !== 'info');

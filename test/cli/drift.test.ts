@@ -109,6 +109,91 @@ describe('kdebug drift', () => {
   }
 });
 
+describe('kdebug drift in nftables mode', () => {
+  // node-a's table as the real kube-proxy 1.37 wrote it in the lab (test/fixtures/nft): it sends
+  // matrix/cluster-ip (10.96.33.216:80) to 10.244.1.4:80 and 10.244.2.2:80
+  const snapshot = (endpoints: string[]) => {
+    const dir = mkdtempSync(join(tmpdir(), 'kdebug-nft-drift-'));
+    cpSync(
+      'test/fixtures/nft/kube-proxy-1.37-node-a.json',
+      join(dir, 'nodes/node-a/nft-ip-kube-proxy.txt'),
+    );
+    writeFileSync(join(dir, 'nodes/node-a/proxy-mode.txt'), 'nftables');
+    const items = [
+      {
+        apiVersion: 'v1',
+        kind: 'Service',
+        metadata: { name: 'cluster-ip', namespace: 'matrix' },
+        spec: {
+          type: 'ClusterIP',
+          clusterIP: '10.96.33.216',
+          clusterIPs: ['10.96.33.216'],
+          ports: [{ name: 'http', port: 80, protocol: 'TCP', targetPort: 80 }],
+        },
+      },
+      {
+        apiVersion: 'discovery.k8s.io/v1',
+        kind: 'EndpointSlice',
+        metadata: {
+          name: 'cluster-ip-x',
+          namespace: 'matrix',
+          labels: { 'kubernetes.io/service-name': 'cluster-ip' },
+        },
+        addressType: 'IPv4',
+        ports: [{ name: 'http', port: 80, protocol: 'TCP' }],
+        endpoints: endpoints.map((ip) => ({
+          addresses: [ip],
+          conditions: { ready: true, serving: true, terminating: false },
+        })),
+      },
+      {
+        apiVersion: 'v1',
+        kind: 'Node',
+        metadata: { name: 'node-a' },
+        status: { addresses: [{ type: 'InternalIP', address: '192.0.2.21' }] },
+      },
+      {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'kube-proxy', namespace: 'kube-system' },
+        data: { 'config.conf': 'mode: nftables\nclusterCIDR: 10.244.0.0/16\n' },
+      },
+    ];
+    writeFileSync(
+      join(dir, 'objects.json'),
+      JSON.stringify({ apiVersion: 'v1', kind: 'List', items }),
+    );
+    return dir;
+  };
+
+  it('compares entries and endpoints with the table: none stale, exit 0; a gone endpoint, exit 1', () => {
+    const cases: { endpoints: string[]; code: number; ids: string[] }[] = [
+      { endpoints: ['10.244.1.4', '10.244.2.2'], code: 0, ids: [] },
+      { endpoints: ['10.244.1.4'], code: 1, ids: ['endpoint-stale'] },
+      { endpoints: ['10.244.1.4', '10.244.2.2', '10.244.1.9'], code: 1, ids: ['endpoint-missing'] },
+    ];
+    for (const c of cases) {
+      const dir = snapshot(c.endpoints);
+      try {
+        const r = kdebug(['drift', '--snapshot', dir, '--node', 'node-a', '-o', 'json']);
+        assert.equal(r.code, c.code, r.stderr);
+        const doc = JSON.parse(r.stdout) as { findings: { id: string }[]; notes: { id: string }[] };
+        assert.deepEqual(
+          doc.findings.map((f) => f.id),
+          c.ids,
+          c.endpoints.join(','),
+        );
+        assert.deepEqual(
+          doc.notes.map((n) => n.id),
+          ['nftables-partly-compared'],
+        );
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }
+  });
+});
+
 describe('kdebug expect', () => {
   it('prints the rules as iptables-save text, loadable as is', () => {
     const r = kdebug(['expect', '--snapshot', 'snapshots/nginx-svc', '--node', 'vm-12-7-centos']);

@@ -90,4 +90,30 @@ describe('the lab cluster, kube-proxy in nftables mode', skipWithout(why), () =>
       c.podIPs('kube-system', 'k8s-app=kube-dns').sort(),
     );
   });
+  // last: it deletes a map element kube-proxy may not restore before the lab goes down
+  it('kdebug drift: nothing on what the real kube-proxy wrote; a map element deleted by hand is found on that node only', () => {
+    const clean = c.kdebug(['drift', '--all-nodes', '--via', 'kube-proxy', '-o', 'json']);
+    assert.equal(clean.code, 0, clean.stdout + clean.stderr);
+    assert.deepEqual((JSON.parse(clean.stdout) as { findings: unknown[] }).findings, []);
+    // inside node-a's own network namespace: the element kube-dns:dns is entered by
+    const del = c.onNode('node-a', [
+      'nft',
+      'delete',
+      'element',
+      'ip',
+      'kube-proxy',
+      'service-ips',
+      '{ 10.96.0.10 . udp . 53 }',
+    ]);
+    assert.equal(del.code, 0, del.stderr);
+    const r = c.kdebug(['drift', '--all-nodes', '--via', 'kube-proxy', '-o', 'json']);
+    assert.equal(r.code, 1, r.stdout + r.stderr);
+    const found = (
+      JSON.parse(r.stdout) as { findings: { id: string; node: string; service?: string }[] }
+    ).findings;
+    assert.deepEqual(
+      found.map((f) => `${f.id} ${f.node} ${f.service}`),
+      ['service-rules-missing node-a kube-system/kube-dns:dns'],
+    );
+  });
 });

@@ -4,7 +4,9 @@
 // the local policies). What is not compared yet in this mode is said, not passed.
 import type { Service } from '../kube.js';
 import type { Finding } from '../model.js';
-import { finding, count, kubectl } from './check.js';
+import { driftToFinding } from '../drift.js';
+import { percent } from '../model.js';
+import { count, finding } from './check.js';
 import type { CheckContext } from './context.js';
 
 /** The Rules step's findings for one nftables-mode node. */
@@ -26,79 +28,38 @@ export function nftablesNode(ctx: CheckContext, node: string, svc: Service): Fin
         node,
       }),
     ];
-  const expected = ctx.analysis.node(node).expected(ctx.scope);
-  const out: Finding[] = [];
+  // the drift of this Service's ports, as `kdebug drift` computes it in this mode
+  const out: Finding[] = ctx.analysis
+    .node(node)
+    .drift(ctx.scope)
+    .findings.map((d) => ({
+      ...driftToFinding(d),
+      evidence: [read.source, ...driftToFinding(d).evidence],
+    }));
   const parts: string[] = [];
   const evidence: string[] = [];
   for (const port of svc.ports) {
-    const name = ctx.servicePortName(port);
-    const sp = expected.servicePorts.find((p) => p.name === name);
-    const tree = read.trees.services.find((t) => t.name === name);
+    const tree = read.trees.services.find((t) => t.name === ctx.servicePortName(port));
+    if (!tree) continue;
     const label = `${port.port}/${port.protocol}`;
-    if (!sp) continue; // not modelled (another family): said by the IPv6 finding
-    const want = (sp.chains.svc ? sp.clusterEndpoints : sp.localEndpoints).map((e) => e.address);
-    const got = (tree ? (tree.chains.svc ? tree.endpoints : (tree.localEndpoints ?? [])) : [])
-      .map((e) => e.address)
-      .filter((a): a is string => a !== undefined);
-    if (!tree || (tree.entries.length === 0 && want.length > 0)) {
-      out.push(
-        finding('service-rules-missing', 'fail', `${node}: no nftables rules for ${label}`, {
-          explanation: `kube-proxy's table on ${node} has no service-ips element for ${name}, although the Service has ${count(want.length, 'endpoint')}: connections to it from ${node} are not translated.`,
-          evidence: [read.source],
-          next: kubectl(
-            'kube-system',
-            `logs -l k8s-app=kube-proxy --field-selector spec.nodeName=${node}`,
-          ),
-          node,
-          service: name,
-        }),
-      );
-      continue;
-    }
+    const eps = tree.chains.svc ? tree.endpoints : (tree.localEndpoints ?? []);
     evidence.push(
       ...tree.entries.map(
         (e) =>
-          `${read.source}: ${e.from} ${e.address ?? ''}${e.address ? ' . ' : ''}${e.protocol} . ${e.port} : goto ${e.chain}`,
+          `${read.source}: ${e.from} ${e.address ? `${e.address} . ` : ''}${e.protocol} . ${e.port} : goto ${e.chain}`,
       ),
-      ...tree.endpoints.map(
-        (e) => `  ${Math.round(e.probability * 1000) / 10}% -> ${e.address ?? '?'} (${e.chain})`,
-      ),
+      ...eps.map((e) => `  ${percent(e.probability)} -> ${e.address ?? '?'} (${e.chain})`),
     );
-    const missing = want.filter((a) => !got.includes(a));
-    const stale = got.filter((a) => !want.includes(a));
-    for (const a of missing)
-      out.push(
-        finding('endpoint-missing', 'fail', `${node}: endpoint ${a} of ${label} missing`, {
-          explanation: `${a} is a ready endpoint of ${name}, but kube-proxy's nftables table on ${node} does not send to it: that node's kube-proxy has not synced since it became ready.`,
-          evidence: [read.source],
-          node,
-          service: name,
-        }),
-      );
-    for (const a of stale)
-      out.push(
-        finding(
-          'endpoint-stale',
-          'fail',
-          `${node}: sends ${label} to ${a}, no longer an endpoint`,
-          {
-            explanation: `kube-proxy's nftables table on ${node} still sends ${name} to ${a}, which is not an endpoint kube-proxy should use now: those connections go to a Pod that is gone or not ready.`,
-            evidence: [read.source],
-            node,
-            service: name,
-          },
-        ),
-      );
     const reject = tree.verdicts.some((v) => v.kind === 'reject');
     parts.push(
-      got.length > 0
-        ? `${label} -> ${count(got.length, 'endpoint')}`
+      eps.length > 0
+        ? `${label} -> ${count(eps.length, 'endpoint')}`
         : reject
           ? `${label} -> REJECT (no endpoints)`
           : `${label} -> no endpoints`,
     );
   }
-  if (out.length === 0 && parts.length > 0)
+  if (!out.some((f) => f.status === 'fail' || f.status === 'warn') && parts.length > 0)
     out.push(
       finding('rules-match', 'pass', `${node}: ${parts.join(', ')} in nftables, as expected`, {
         explanation: `kube-proxy's nftables table on ${node} sends ${svc.namespace}/${svc.name} to exactly the endpoints it should for the current objects.`,
