@@ -8,6 +8,7 @@ import {
   mkdtempSync,
   readFileSync,
   rmSync,
+  statSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -248,6 +249,22 @@ try {
     }
     console.log(
       `kdebug rules --file (${mb(size)}) -o json, whole process: ${ms(rules)} = ${(rules / split).toFixed(2)}x read + split (${ms(split)}; target 6x); iptables-restore --test ${restore.length ? ms(median(restore)) : 'not run (needs root, unshare and iptables)'}`,
+    );
+    // kdebug rules on kube-proxy's nftables table of the same cluster (JSON listing), against
+    // read + JSON.parse of that listing (issue 17): the same ratio as the iptables parser's
+    const { nftListing } = await import('./nft-dump.js');
+    const nftFile = join(dir, 'nft.json');
+    writeFileSync(nftFile, nftListing({ services, endpoints }));
+    const floorNft = join(dir, 'nft-floor.mjs');
+    writeFileSync(
+      floorNft,
+      `import { readFileSync } from 'node:fs';\nJSON.parse(readFileSync(${JSON.stringify(nftFile)}, 'utf8'));\n`,
+    );
+    const nr = side([floorNft], ['bin/kdebug.js', 'rules', '--file', nftFile, '-o', 'json']);
+    const nftParse = median(nr.a.map((x) => x.ms));
+    const nftRules = median(nr.b.map((x) => x.ms));
+    console.log(
+      `kdebug rules --file (nftables JSON, ${mb(statSync(nftFile).size)}) -o json, whole process: ${ms(nftRules)} = ${(nftRules / nftParse).toFixed(2)}x read + JSON.parse (${ms(nftParse)}); iptables: ${(rules / split).toFixed(2)}x read + split`,
     );
     // the TUI: first frame of the demo against `node -e 0`, and the Diagnosis screen complete on
     // the big snapshot, each in a pseudo-terminal (script) until the frame shows the last step

@@ -166,6 +166,20 @@ describe('kdebug drift in nftables mode', () => {
     return dir;
   };
 
+  it('kdebug expect says it models iptables mode only, rather than print rules kube-proxy does not write', () => {
+    const dir = snapshot(['10.244.1.4']);
+    try {
+      const r = kdebug(['expect', '--snapshot', dir, '--node', 'node-a']);
+      assert.equal(r.code, 2);
+      assert.match(
+        r.stderr,
+        /node node-a: kube-proxy runs in nftables mode; expect prints the rules of iptables mode only/,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('compares entries and endpoints with the table: none stale, exit 0; a gone endpoint, exit 1', () => {
     const cases: { endpoints: string[]; code: number; ids: string[] }[] = [
       { endpoints: ['10.244.1.4', '10.244.2.2'], code: 0, ids: [] },
