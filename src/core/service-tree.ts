@@ -148,7 +148,10 @@ function stripHost(cidr: string | undefined): string | undefined {
 /** A Service port's tree before its rules are read: the one shape every dataplane fills in. */
 export function emptyTree(o: Pick<ServiceTree, 'name' | 'id' | 'hash' | 'protocol'>): ServiceTree {
   return {
-    ...o,
+    name: o.name,
+    id: o.id,
+    hash: o.hash,
+    protocol: o.protocol,
     nodePorts: [],
     externalIPs: [],
     loadBalancerIPs: [],
