@@ -199,6 +199,46 @@ function owners(ctx: CheckContext, ip: string): string[] {
 }
 
 /** Why ping to the ClusterIP and a connection to its port behave differently, for this mode. */
+/** What kube-proxy's nftables table on a node says about a ping to the ClusterIP: the address
+ * is a cluster IP, only its Service ports are in service-ips, and anything else for it is
+ * rejected by cluster-ips-check (where the ping ends, with an ICMP error). */
+function nftablesPingEvidence(
+  ctx: CheckContext,
+  ip: string,
+  port: number,
+  protocol: string,
+): string[] {
+  for (const node of ctx.nodeNames()) {
+    const nft = ctx.analysis.node(node).nft();
+    if (!nft?.table) continue;
+    const t = nft.table;
+    const out: string[] = [];
+    if (t.set('cluster-ips')?.elements.some((e) => e.key[0] === ip))
+      out.push(`${nft.source}: set cluster-ips holds ${ip}`);
+    const proto = protocol.toLowerCase();
+    const entry = t
+      .set('service-ips')
+      ?.elements.find((e) => e.key[0] === ip && e.key[1] === proto && e.key[2] === port);
+    if (entry?.verdict?.target)
+      out.push(
+        `${nft.source}: map service-ips: ${ip} . ${proto} . ${port} : ${entry.verdict.kind} ${entry.verdict.target} (the only way in for ${ip})`,
+      );
+    const reject = t
+      .chain('cluster-ips-check')
+      ?.rules.find(
+        (r) =>
+          r.expr.some((e) => JSON.stringify(e).includes('@cluster-ips')) &&
+          r.expr.some((e) => 'reject' in e),
+      );
+    if (reject)
+      out.push(
+        `${nft.source}: chain cluster-ips-check: ip daddr @cluster-ips reject${reject.comment ? ` ("${reject.comment}")` : ''}`,
+      );
+    if (out.length > 0) return [`kube-proxy's nftables table on ${node}:`, ...out];
+  }
+  return [];
+}
+
 function pingExplained(ctx: CheckContext, svc: Service): Finding | undefined {
   const ip = svc.clusterIP!;
   const port = svc.ports[0];
@@ -225,6 +265,8 @@ function pingExplained(ctx: CheckContext, svc: Service): Finding | undefined {
       ...packetWalk(ctx, node, { dst: ip, port: port.port, proto: port.protocol.toLowerCase() }),
     );
   }
+  if (mode === 'nftables')
+    evidence.push(...nftablesPingEvidence(ctx, ip, port.port, port.protocol));
   const proto = port.protocol;
   const answered = pings.some((p) => p.result.status === 'pass');
   const connected = conns.some((p) => p.result.status === 'pass');

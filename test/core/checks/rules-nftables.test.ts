@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
+import { reachabilityCheck } from '../../../src/core/checks/reachability.js';
 import { rulesCheck } from '../../../src/core/checks/rules.js';
 import type { KubeObject } from '../../../src/core/model.js';
 import {
@@ -86,5 +87,23 @@ describe('the Rules step in nftables mode', () => {
     const b = found.filter((f) => f.node === 'node-b');
     assert.deepEqual(ids(b), ['rules-nftables-not-observed:skip']);
     assert.match(b[0]!.next ?? '', /nft -j list table ip kube-proxy/);
+  });
+
+  it('explains ping to the ClusterIP with what the table says: a cluster IP, one way in, the rest rejected', () => {
+    const found = run(
+      reachabilityCheck,
+      facts(objects(both), { 'node-a': { 'nft-ip-kube-proxy': TABLE } }),
+      {},
+      TARGET,
+    );
+    const ping = found.find((f) => f.id === 'ping-clusterip-explained');
+    assert.ok(ping, JSON.stringify(found.map((f) => f.id)));
+    assert.match(ping.title, /in nftables mode other ports are rejected at once/);
+    assert.deepEqual(ping.evidence.slice(-4), [
+      "kube-proxy's nftables table on node-a:",
+      'nodes/node-a/nft-ip-kube-proxy.txt: set cluster-ips holds 10.96.33.216',
+      'nodes/node-a/nft-ip-kube-proxy.txt: map service-ips: 10.96.33.216 . tcp . 80 : goto service-FN4G4LLS-matrix/cluster-ip/tcp/http (the only way in for 10.96.33.216)',
+      'nodes/node-a/nft-ip-kube-proxy.txt: chain cluster-ips-check: ip daddr @cluster-ips reject ("Reject traffic to invalid ports of ClusterIPs")',
+    ]);
   });
 });
