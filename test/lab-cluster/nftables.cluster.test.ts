@@ -67,6 +67,15 @@ describe('the lab cluster, kube-proxy in nftables mode', skipWithout(why), () =>
       doc.steps.filter((s) => s.status === 'fail' || s.status === 'warn').map((s) => s.id),
       [],
     );
+    // ping to the cluster IP, explained from the table the real kube-proxy wrote
+    const ping = doc.steps
+      .find((s) => s.id === 'reachability')!
+      .findings.find((f) => f.id === 'ping-clusterip-explained');
+    assert.ok(
+      ping?.evidence.some((e) => /: chain cluster-ips-check: ip daddr @cluster-ips reject/.test(e)),
+      JSON.stringify(ping?.evidence),
+    );
+    assert.ok(ping?.evidence.some((e) => /: set cluster-ips holds 10\.96\.0\.10$/.test(e)));
   });
 
   it('kdebug rules --file: the table the real kube-proxy wrote, read back into the Service trees', () => {
