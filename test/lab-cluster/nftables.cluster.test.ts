@@ -76,6 +76,13 @@ describe('the lab cluster, kube-proxy in nftables mode', skipWithout(why), () =>
       JSON.stringify(ping?.evidence),
     );
     assert.ok(ping?.evidence.some((e) => /: set cluster-ips holds 10\.96\.0\.10$/.test(e)));
+    // CoreDNS reaching itself through kube-dns: in its node's hairpin-connections set
+    const hairpin = doc.steps.find((s) => s.id === 'hairpin')!;
+    assert.deepEqual(
+      hairpin.findings.map((f) => `${f.id}:${f.status}`),
+      ['hairpin-masquerade-present:pass'],
+    );
+    assert.ok(hairpin.findings[0]!.evidence.every((e) => /set hairpin-connections holds /.test(e)));
   });
 
   it('kdebug rules --file: the table the real kube-proxy wrote, read back into the Service trees', () => {

@@ -70,6 +70,80 @@ function check(ctx: CheckContext): Finding[] {
   return out;
 }
 
+/**
+ * In nftables mode (1.33 on) kube-proxy masquerades hairpin traffic through the `masquerading`
+ * chain's `hairpin-connections` set, which holds "podIP . podIP . proto . port" for each of the
+ * node's endpoints (1.29-1.32: `ip saddr podIP jump mark-for-masquerade` in the endpoint chain).
+ * Checked on each ready endpoint's own node; undefined when no endpoint node's table was read.
+ */
+function nftablesHairpin(ctx: CheckContext): Finding[] | undefined {
+  const svc = ctx.service!;
+  const out: Finding[] = [];
+  const present: string[] = [];
+  let read = false;
+  for (const port of svc.ports) {
+    const spn = ctx.servicePortName(port);
+    for (const e of ctx.endpoints(port).filter((x) => x.ready && x.nodeName)) {
+      const node = e.nodeName!;
+      const n = ctx.analysis.node(node);
+      const nft = n.mode() === 'nftables' ? n.nft() : undefined;
+      if (!nft?.trees) continue;
+      read = true;
+      const tree = nft.trees.services.find((t) => t.name === spn);
+      const ep = [...(tree?.endpoints ?? []), ...(tree?.localEndpoints ?? [])].find(
+        (x) => x.address === `${e.ip}:${e.port}`,
+      );
+      if (!ep) continue; // not in the table at all: the Rules step says so
+      const element = `${e.ip} . ${e.ip} . ${port.protocol.toLowerCase()} . ${e.port}`;
+      if (ep.hairpinMasquerade) {
+        present.push(
+          `${nft.source}: ${ep.chain.startsWith('endpoint-') && !nft.table?.set('hairpin-connections') ? `${ep.chain}: ip saddr ${e.ip} jump mark-for-masquerade` : `set hairpin-connections holds ${element}`}`,
+        );
+        continue;
+      }
+      out.push(
+        finding(
+          'hairpin-masquerade-missing',
+          'fail',
+          `${e.podName ?? e.ip} cannot reach itself through the Service: ${node}'s nftables table does not masquerade it`,
+          {
+            explanation: `When ${e.podName ?? 'the Pod'} (${e.ip}) connects to the Service and is balanced to itself, source and destination are both ${e.ip}; kube-proxy lists such connections in the hairpin-connections set (${element}) so the masquerading chain rewrites the source, and ${node}'s table lacks that element: the reply goes back inside the Pod from its own address and the connection hangs. kube-proxy rewrites its table when it restarts.`,
+            evidence: [nft.source],
+            next: `nft list set ip kube-proxy hairpin-connections   (on ${node})`,
+            node,
+            service: spn,
+          },
+        ),
+      );
+    }
+  }
+  if (!read) return undefined;
+  if (out.length === 0 && present.length > 0)
+    out.push(
+      finding(
+        'hairpin-masquerade-present',
+        'pass',
+        'a Pod reaching itself through the Service is masqueraded',
+        {
+          explanation: `On its own node every endpoint's hairpin connection is masqueraded by kube-proxy's nftables table. ${BRIDGE_NOTE}`,
+          evidence: present,
+        },
+      ),
+    );
+  return out.length > 0
+    ? out
+    : [
+        finding(
+          'hairpin-not-checked',
+          'skip',
+          "no ready endpoint is in its node's nftables table",
+          {
+            explanation: 'There is nothing to check until the endpoints have rules (see Rules).',
+          },
+        ),
+      ];
+}
+
 export const hairpinCheck: Check = {
   id: 'hairpin',
   title: 'Hairpin',
@@ -88,6 +162,9 @@ export const hairpinCheck: Check = {
           explanation: 'The Service proxy is not kube-proxy (see kube-proxy above).',
         }),
       ];
+    // nftables mode: the node's table lists its own hairpin connections
+    const nft = nftablesHairpin(ctx);
+    if (nft) return nft;
     const nodes = ctx.nodesWithRules();
     if (nodes.length === 0) {
       if (ctx.waiting('nodes')) return pending('waiting for the node rules');
@@ -107,7 +184,7 @@ export const hairpinCheck: Check = {
           `${modes[0]!.mode} mode: hairpin is handled outside the iptables chains`,
           {
             explanation:
-              'In IPVS mode the KUBE-LOOP-BACK ipset masquerades hairpin traffic; in nftables mode the endpoint chains do. kdebug reads iptables-mode rules.',
+              "In IPVS mode the KUBE-LOOP-BACK ipset masquerades hairpin traffic; in nftables mode kube-proxy's table does, and it was not read (nft -j list table ip kube-proxy).",
           },
         ),
       ];

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
+import { hairpinCheck } from '../../../src/core/checks/hairpin.js';
 import { reachabilityCheck } from '../../../src/core/checks/reachability.js';
 import { rulesCheck } from '../../../src/core/checks/rules.js';
 import type { KubeObject } from '../../../src/core/model.js';
@@ -105,5 +106,22 @@ describe('the Rules step in nftables mode', () => {
       'nodes/node-a/nft-ip-kube-proxy.txt: map service-ips: 10.96.33.216 . tcp . 80 : goto service-FN4G4LLS-matrix/cluster-ip/tcp/http (the only way in for 10.96.33.216)',
       'nodes/node-a/nft-ip-kube-proxy.txt: chain cluster-ips-check: ip daddr @cluster-ips reject ("Reject traffic to invalid ports of ClusterIPs")',
     ]);
+  });
+
+  it('hairpin: the endpoint on node-a is in its hairpin-connections set; one that is not, fails there', () => {
+    const nodes = { 'node-a': { 'nft-ip-kube-proxy': TABLE } };
+    const ok = run(hairpinCheck, facts(objects(both), nodes), {}, TARGET);
+    assert.deepEqual(ids(ok), ['hairpin-masquerade-present:pass']);
+    assert.deepEqual(ok[0]!.evidence, [
+      'nodes/node-a/nft-ip-kube-proxy.txt: set hairpin-connections holds 10.244.1.4 . 10.244.1.4 . tcp . 80',
+    ]);
+    // 10.244.2.2 is node-b's Pod: said to run on node-a, node-a's set does not hold it
+    const moved = both.map((e) => ({ ...e, node: 'node-a' }));
+    const bad = run(hairpinCheck, facts(objects(moved), nodes), {}, TARGET);
+    assert.deepEqual(ids(bad), ['hairpin-masquerade-missing:fail']);
+    assert.match(
+      bad[0]!.title,
+      /10\.244\.2\.2 cannot reach itself through the Service: node-a's nftables table does not masquerade it/,
+    );
   });
 });
