@@ -29,14 +29,14 @@ async function isDir(path: string): Promise<boolean> {
 
 /** A file read in one go: fs/promises reads big files 512 KiB at a time, a thread-pool round
  * trip each (150 ms of waiting for a 34 MB dump). */
-const readText = async (file: string) => readFileSync(file, 'utf8');
+const readText = (file: string) => readFileSync(file, 'utf8');
 
 export async function readSnapshot(dir: string): Promise<Facts> {
   if (!(await isDir(dir))) throw new SnapshotError(dir, 'no such snapshot directory');
   const objectsFile = join(dir, 'objects.json');
   let text: string;
   try {
-    text = await readText(objectsFile);
+    text = readText(objectsFile);
   } catch {
     throw new SnapshotError(
       objectsFile,
@@ -47,7 +47,7 @@ export async function readSnapshot(dir: string): Promise<Facts> {
   let meta: SnapshotMeta = {};
   const metaFile = join(dir, 'meta.json');
   try {
-    meta = JSON.parse(await readText(metaFile)) as SnapshotMeta;
+    meta = JSON.parse(readText(metaFile)) as SnapshotMeta;
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT')
       throw new SnapshotError(metaFile, `not valid JSON: ${(e as Error).message}`);
@@ -60,7 +60,7 @@ export async function readSnapshot(dir: string): Promise<Facts> {
       nodes[node] = {};
       for (const file of (await readdir(join(nodesDir, node))).sort()) {
         if (!file.endsWith('.txt')) continue;
-        nodes[node]![file.slice(0, -4)] = await readText(join(nodesDir, node, file));
+        nodes[node]![file.slice(0, -4)] = readText(join(nodesDir, node, file));
       }
     }
   }

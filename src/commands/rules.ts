@@ -84,8 +84,7 @@ export async function rulesCommand(o: RulesOptions, g: GlobalOptions): Promise<n
   const node = new Analysis(source.facts, { fileOf: dumpFile(o), table: o.table }).node(name!);
   const nft = node.mode() === 'nftables' ? node.nft() : undefined;
   if (nft?.table && nft.trees) {
-    if (o.search !== undefined)
-      throw new UsageError('--search reads iptables dumps; it does not search nftables tables yet');
+    if (o.search !== undefined) throw new UsageError(NO_NFT_SEARCH);
     const at = { label: `node ${name}`, node: name };
     write(
       shown === 'json' ? rulesJson(nft.table, nft.trees, at) : rulesText(nft.table, nft.trees, at),
@@ -97,6 +96,7 @@ export async function rulesCommand(o: RulesOptions, g: GlobalOptions): Promise<n
 }
 
 const IPTABLES_TABLES = ['nat', 'filter', 'mangle', 'raw', 'security'];
+const NO_NFT_SEARCH = '--search reads iptables dumps; it does not search nftables tables yet';
 
 /** `nft [-j] list table ip kube-proxy` (or `list ruleset`) output: kube-proxy's nftables table
  * as Service trees. */
@@ -109,8 +109,7 @@ function nftRules(
     throw new UsageError(
       'the TUI reads iptables dumps; for an nftables table use -o text or -o json',
     );
-  if (o.search !== undefined)
-    throw new UsageError('--search reads iptables dumps; it does not search nftables tables yet');
+  if (o.search !== undefined) throw new UsageError(NO_NFT_SEARCH);
   const text = typeof d.bytes === 'string' ? d.bytes : Buffer.from(d.bytes).toString('utf8');
   const listing = isNftJson(text)
     ? parseNftJson(text, d.file)

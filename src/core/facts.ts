@@ -1,6 +1,7 @@
 // Reading Facts: which nodes were recorded and the rules dump of each. Pure lookups, no verdicts.
 import { hasKubeChains } from './iptables/backend.js';
 import type { Facts } from './model.js';
+import { commandStem } from './node-command.js';
 
 /** The file stems a node's rules can be stored under, best first. */
 export const DUMP_STEMS = ['iptables-save', 'iptables-nft-save', 'iptables-legacy-save'];
@@ -28,8 +29,8 @@ export function nodeDump(facts: Facts, node: string): NodeDump | undefined {
     : { source: `nodes/${node}/${stem}.txt`, text: outputs[stem]! };
 }
 
-/** Where a node's nftables table is recorded (the stem of the nft-list node command). */
-export const NFT_STEM = 'nft-ip-kube-proxy';
+/** Where a node's nftables table is recorded: the stem of the nft-list node command. */
+export const NFT_STEM = commandStem({ kind: 'nft-list', family: 'ip' });
 
 /** The node recorded its rules: an iptables dump, or kube-proxy's nftables table. */
 export const hasRules = (facts: Facts, node: string): boolean =>

@@ -9,6 +9,18 @@ import { kubeProxyPods, proxyModes, replacement } from './kube-proxy.js';
 const BRIDGE_NOTE =
   'The bridge must also send the packet back out of the port it came in on: kubelet --hairpin-mode (hairpin-veth or promiscuous-bridge) or the CNI plugin\'s "hairpinMode": true. If a Pod still cannot reach itself through the Service, read /sys/class/net/<bridge>/brif/*/hairpin_mode on its node (1 is on).';
 
+/** Every ready endpoint is masqueraded when it reaches itself: `how`, with the rules that do it. */
+const hairpinPresent = (how: string, evidence: string[]): Finding =>
+  finding(
+    'hairpin-masquerade-present',
+    'pass',
+    'a Pod reaching itself through the Service is masqueraded',
+    {
+      explanation: `${how} ${BRIDGE_NOTE}`,
+      evidence,
+    },
+  );
+
 function check(ctx: CheckContext): Finding[] {
   const svc = ctx.service!;
   const out: Finding[] = [];
@@ -57,14 +69,9 @@ function check(ctx: CheckContext): Finding[] {
   }
   if (out.length === 0 && present.length > 0)
     out.push(
-      finding(
-        'hairpin-masquerade-present',
-        'pass',
-        'a Pod reaching itself through the Service is masqueraded',
-        {
-          explanation: `Every endpoint's KUBE-SEP chain on its own node marks hairpin traffic for masquerade. ${BRIDGE_NOTE}`,
-          evidence: present,
-        },
+      hairpinPresent(
+        "Every endpoint's KUBE-SEP chain on its own node marks hairpin traffic for masquerade.",
+        present,
       ),
     );
   return out;
@@ -120,14 +127,9 @@ function nftablesHairpin(ctx: CheckContext): Finding[] | undefined {
   if (!read) return undefined;
   if (out.length === 0 && present.length > 0)
     out.push(
-      finding(
-        'hairpin-masquerade-present',
-        'pass',
-        'a Pod reaching itself through the Service is masqueraded',
-        {
-          explanation: `On its own node every endpoint's hairpin connection is masqueraded by kube-proxy's nftables table. ${BRIDGE_NOTE}`,
-          evidence: present,
-        },
+      hairpinPresent(
+        "On its own node every endpoint's hairpin connection is masqueraded by kube-proxy's nftables table.",
+        present,
       ),
     );
   return out.length > 0

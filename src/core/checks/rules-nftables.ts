@@ -5,6 +5,7 @@
 import type { Service } from '../kube.js';
 import type { Finding } from '../model.js';
 import { driftToFinding } from '../drift.js';
+import { NFT_STEM } from '../facts.js';
 import { percent } from '../model.js';
 import { count, finding } from './check.js';
 import type { CheckContext } from './context.js';
@@ -15,8 +16,8 @@ export function nftablesNode(ctx: CheckContext, node: string, svc: Service): Fin
   if (!read)
     return [
       finding('rules-nftables-not-observed', 'skip', `${node}: nftables mode, its table not read`, {
-        explanation: `kube-proxy on ${node} runs in nftables mode and kdebug did not read its table (nodes/${node}/nft-ip-kube-proxy.txt is not in the facts), so ${svc.namespace}/${svc.name} is not checked there.`,
-        next: `nft -j list table ip kube-proxy > nodes/${node}/nft-ip-kube-proxy.txt   (on ${node})`,
+        explanation: `kube-proxy on ${node} runs in nftables mode and kdebug did not read its table (nodes/${node}/${NFT_STEM}.txt is not in the facts), so ${svc.namespace}/${svc.name} is not checked there.`,
+        next: `nft -j list table ip kube-proxy > nodes/${node}/${NFT_STEM}.txt   (on ${node})`,
         node,
       }),
     ];
@@ -32,10 +33,8 @@ export function nftablesNode(ctx: CheckContext, node: string, svc: Service): Fin
   const out: Finding[] = ctx.analysis
     .node(node)
     .drift(ctx.scope)
-    .findings.map((d) => ({
-      ...driftToFinding(d),
-      evidence: [read.source, ...driftToFinding(d).evidence],
-    }));
+    .findings.map(driftToFinding)
+    .map((f) => ({ ...f, evidence: [read.source, ...f.evidence] }));
   const parts: string[] = [];
   const evidence: string[] = [];
   for (const port of svc.ports) {
