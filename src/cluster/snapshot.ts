@@ -31,6 +31,27 @@ async function isDir(path: string): Promise<boolean> {
  * trip each (150 ms of waiting for a 34 MB dump). */
 const readText = (file: string) => readFileSync(file, 'utf8');
 
+/** A node output read on first use: a big dump parsed on a worker is never read here. */
+function lazyText(outputs: Record<string, string>, stem: string, file: string): void {
+  const settle = (value: string) =>
+    Object.defineProperty(outputs, stem, {
+      value,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  Object.defineProperty(outputs, stem, {
+    enumerable: true,
+    configurable: true,
+    get() {
+      const text = readText(file);
+      settle(text);
+      return text;
+    },
+    set: settle,
+  });
+}
+
 export async function readSnapshot(dir: string): Promise<Facts> {
   if (!(await isDir(dir))) throw new SnapshotError(dir, 'no such snapshot directory');
   const objectsFile = join(dir, 'objects.json');
@@ -60,7 +81,7 @@ export async function readSnapshot(dir: string): Promise<Facts> {
       nodes[node] = {};
       for (const file of (await readdir(join(nodesDir, node))).sort()) {
         if (!file.endsWith('.txt')) continue;
-        nodes[node]![file.slice(0, -4)] = readText(join(nodesDir, node, file));
+        lazyText(nodes[node]!, file.slice(0, -4), join(nodesDir, node, file));
       }
     }
   }

@@ -11,8 +11,13 @@ export async function interactive(input: TuiInput, g: GlobalOptions): Promise<nu
   };
   delete process.env['CI'];
   delete process.env['CONTINUOUS_INTEGRATION'];
+  // Ink's layout engine (yoga) loads its wasm with fetch() where there is one: 40 ms of starting
+  // undici for a data: URL it can as well decode itself
+  const fetch = globalThis.fetch;
+  (globalThis as { fetch?: unknown }).fetch = undefined;
   const { runTui } = await import('../tui/run.js').finally(() => {
     for (const [k, v] of Object.entries(ci)) if (v !== undefined) process.env[k] = v;
+    globalThis.fetch = fetch;
   });
   const color = colorEnabled(g.color, process.env);
   const r = await runTui({ ...input, color, stdin: process.stdin, stdout: process.stdout });

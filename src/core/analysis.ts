@@ -9,6 +9,7 @@ import { NFT_STEM, nodeDump } from './facts.js';
 import { NftParseError, parseNftJson, type NftTable } from './nftables/listing.js';
 import { nftablesDrift } from './nftables/drift.js';
 import { buildNftServiceTrees } from './nftables/trees.js';
+import { rulesetSigns, textSigns, type DumpSigns } from './iptables/backend.js';
 import { IptablesParseError, NoRulesError, parseIptables, type Ruleset } from './iptables.js';
 import { clusterView, kubeProxyConfigOf, servicePortName, type ClusterView } from './kube.js';
 import type { Service } from './kube.js';
@@ -90,6 +91,7 @@ export class NodeAnalysis {
   private knobsMemo: NodeKnobs | undefined;
   private networkMemo: NodeNetwork | undefined;
   private nftMemo: ReturnType<NodeAnalysis['nft']> | null = null;
+  private readonly signsMemo = new Map<string, DumpSigns | undefined>();
 
   constructor(
     private readonly analysis: Analysis,
@@ -124,6 +126,24 @@ export class NodeAnalysis {
       this.read = { source: dump.source, failure: e };
     }
     return this.read;
+  }
+
+  /** What the node's iptables dump `stem` shows of kube-proxy: read from the parsed rules when it
+   * is the dump analysed (a big dump's text is never scanned again), else from its text. */
+  signs(stem: string): DumpSigns | undefined {
+    if (!this.signsMemo.has(stem)) {
+      const outputs = this.facts.nodes[this.name];
+      const read = outputs && stem in outputs ? this.rules() : undefined;
+      this.signsMemo.set(
+        stem,
+        read?.ruleset && !this.given && read.source === `nodes/${this.name}/${stem}.txt`
+          ? rulesetSigns(read.ruleset)
+          : outputs && stem in outputs
+            ? textSigns(outputs[stem]!)
+            : undefined,
+      );
+    }
+    return this.signsMemo.get(stem);
   }
 
   /** The rule set, or the parse error thrown (commands that cannot go on without it). */

@@ -176,10 +176,9 @@ export function expectedRules(
     .sort((a, b) =>
       a.name < b.name ? -1 : a.name > b.name ? 1 : a.protocol < b.protocol ? -1 : 1,
     );
-  const total = only
-    ? endpointTotal(view.services, slices)
-    : ports.reduce((n, p) => n + p.allEndpoints.length, 0);
-  const largeClusterMode = total > 1000;
+  const largeClusterMode = only
+    ? endpointsExceed(view.services, slices, LARGE_CLUSTER_ENDPOINTS)
+    : ports.reduce((n, p) => n + p.allEndpoints.length, 0) > LARGE_CLUSTER_ENDPOINTS;
   const masqueradeMark = 2 ** config.masqueradeBit;
   const local = localDetector?.ifLocal;
   const ctx = {
@@ -379,14 +378,23 @@ function servicePortsOf(
 }
 
 /** How many endpoints kube-proxy programs for all these Services (its totalEndpoints). */
-function endpointTotal(services: Service[], slices: Map<string, EndpointSlice[]>): number {
+/** kube-proxy's largeClusterEndpointsThreshold: above it, no per-endpoint comments. */
+const LARGE_CLUSTER_ENDPOINTS = 1000;
+
+/** The whole node's endpoint count is over `limit` (counted only as far as it takes to know). */
+function endpointsExceed(
+  services: Service[],
+  slices: Map<string, EndpointSlice[]>,
+  limit: number,
+): boolean {
   let total = 0;
   for (const svc of services) {
     if (svc.type === 'ExternalName' || svc.headless || !svc.clusterIPs.some(isIPv4)) continue;
     const own = slices.get(`${svc.namespace}/${svc.name}`) ?? [];
     for (const port of svc.ports) if (port.port > 0) total += portEndpointCount(own, port);
+    if (total > limit) return true;
   }
-  return total;
+  return false;
 }
 
 const isHost = (c: string | undefined): c is string => c !== undefined && c.endsWith('/32');

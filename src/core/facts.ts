@@ -9,6 +9,8 @@ export const DUMP_STEMS = ['iptables-save', 'iptables-nft-save', 'iptables-legac
 export interface NodeDump {
   /** Where it came from, e.g. "nodes/vm-12-7-centos/iptables-save.txt". */
   source: string;
+  /** The node command's stem, e.g. "iptables-save". */
+  stem: string;
   text: string;
 }
 
@@ -21,12 +23,21 @@ export function recordedNodes(facts: Facts): string[] {
 export function nodeDump(facts: Facts, node: string): NodeDump | undefined {
   const outputs = facts.nodes[node];
   if (!outputs) return undefined;
-  const present = DUMP_STEMS.filter((stem) => outputs[stem] !== undefined);
+  // `in`, not a read: a snapshot reads a node's output on first use
+  const present = DUMP_STEMS.filter((stem) => stem in outputs);
   // the default iptables-save may read the backend kube-proxy does not write to
-  const stem = present.find((s) => hasKubeChains(outputs[s]!)) ?? present[0];
-  return stem === undefined
-    ? undefined
-    : { source: `nodes/${node}/${stem}.txt`, text: outputs[stem]! };
+  const stem =
+    present.length > 1
+      ? (present.find((s) => hasKubeChains(outputs[s]!)) ?? present[0])
+      : present[0];
+  if (stem === undefined) return undefined;
+  return {
+    source: `nodes/${node}/${stem}.txt`,
+    stem,
+    get text() {
+      return outputs[stem]!;
+    },
+  };
 }
 
 /** Where a node's nftables table is recorded: the stem of the nft-list node command. */

@@ -32,7 +32,9 @@ export const isIPv4 = (text: string) => ipv4(text) !== undefined;
  * other text as it is. */
 export function canonicalIP(text: string): string {
   const t = text.trim();
-  const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(t)?.[1];
+  const mapped = t.startsWith('::')
+    ? /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(t)?.[1]
+    : undefined;
   const n = ipv4(mapped ?? t);
   return n === undefined ? t : formatIPv4(n);
 }
@@ -61,6 +63,47 @@ const mask = (bits: number) => (bits === 0 ? 0 : (0xffffffff << (32 - bits)) >>>
 
 export function cidrContains(c: Cidr, address: number): boolean {
   return (address & mask(c.bits)) >>> 0 === c.network;
+}
+
+/**
+ * Does the CIDR (or address) written in bytes[s, e) contain `address`? Read as parseCidr reads
+ * text (false when it is not IPv4), without making a string: a packet walk tests most rules so.
+ */
+export function bytesCidrContains(b: Uint8Array, s: number, e: number, address: number): boolean {
+  let n = 0;
+  let octet = 0;
+  let digits = 0;
+  let dots = 0;
+  let k = s;
+  for (; k < e && b[k] !== 47; /* / */ k++) {
+    const c = b[k]!;
+    if (c === 46) {
+      if (digits === 0 || ++dots > 3) return false;
+      n = n * 256 + octet;
+      octet = 0;
+      digits = 0;
+    } else if (c >= 48 && c <= 57 && digits < 3) {
+      octet = octet * 10 + c - 48;
+      digits++;
+      if (octet > 255) return false;
+    } else return false;
+  }
+  if (dots !== 3 || digits === 0) return false;
+  n = n * 256 + octet;
+  let bits = 32;
+  if (k < e) {
+    // one or two digits after the slash, as parseCidr takes them
+    if (e - k - 1 < 1 || e - k - 1 > 2) return false;
+    bits = 0;
+    for (let j = k + 1; j < e; j++) {
+      const c = b[j]!;
+      if (c < 48 || c > 57) return false;
+      bits = bits * 10 + c - 48;
+    }
+    if (bits > 32) return false;
+  }
+  const m = mask(bits);
+  return (address & m) >>> 0 === (n & m) >>> 0;
 }
 
 /** "10.244.0.0/16": the form kube-proxy writes (Go's IPNet.String()) and iptables-save prints. */

@@ -315,6 +315,7 @@ export function servicePortName(
 export function toEndpointSlice(raw: KubeObject): EndpointSlice {
   const labels = raw.metadata?.labels ?? {};
   const at = str(raw['addressType']);
+  let endpoints: SliceEndpoint[] | undefined;
   return {
     namespace: namespaceOf(raw) || 'default',
     name: nameOf(raw),
@@ -329,29 +330,34 @@ export function toEndpointSlice(raw: KubeObject): EndpointSlice {
         appProtocol: str(o['appProtocol']),
       };
     }),
-    endpoints: arr(raw['endpoints']).map((e) => {
-      const o = obj(e);
-      const c = obj(o['conditions']);
-      const ref = obj(o['targetRef']);
-      return {
-        addresses: strings(o['addresses']).map(canonicalIP),
-        // nil ready/serving mean true; nil terminating means false (discovery/v1)
-        conditions:
-          CONDITIONS[
-            (c['ready'] !== false ? 1 : 0) |
-              (c['serving'] !== false ? 2 : 0) |
-              (c['terminating'] === true ? 4 : 0)
-          ]!,
-        nodeName: str(o['nodeName']) ?? strMap(o['topology'])['kubernetes.io/hostname'],
-        hostname: str(o['hostname']),
-        zone: str(o['zone']),
-        targetRef: o['targetRef']
-          ? { kind: str(ref['kind']), name: str(ref['name']), namespace: str(ref['namespace']) }
-          : undefined,
-      };
-    }),
+    // typed on first use: one Service's answer on a big cluster reads few of the slices
+    get endpoints() {
+      return (endpoints ??= arr(raw['endpoints']).map(sliceEndpoint));
+    },
     managedBy: labels['endpointslice.kubernetes.io/managed-by'],
     raw,
+  };
+}
+
+function sliceEndpoint(e: unknown): SliceEndpoint {
+  const o = obj(e);
+  const c = obj(o['conditions']);
+  const ref = obj(o['targetRef']);
+  return {
+    addresses: strings(o['addresses']).map(canonicalIP),
+    // nil ready/serving mean true; nil terminating means false (discovery/v1)
+    conditions:
+      CONDITIONS[
+        (c['ready'] !== false ? 1 : 0) |
+          (c['serving'] !== false ? 2 : 0) |
+          (c['terminating'] === true ? 4 : 0)
+      ]!,
+    nodeName: str(o['nodeName']) ?? strMap(o['topology'])['kubernetes.io/hostname'],
+    hostname: str(o['hostname']),
+    zone: str(o['zone']),
+    targetRef: o['targetRef']
+      ? { kind: str(ref['kind']), name: str(ref['name']), namespace: str(ref['namespace']) }
+      : undefined,
   };
 }
 

@@ -271,6 +271,8 @@ class TreeBuilder {
     const chain = nat.chain(from);
     if (!chain) return;
     const masq: number[] = [];
+    // the asked trees' own chains by index: the other Services' rules are passed without a name
+    const wanted = this.only && this.ownIndexes(nat, this.only);
     for (let k = 0; k < chain.ruleCount; k++) {
       const id = chain.ruleId(k);
       if (nat.marksForMasquerade(id)) {
@@ -278,6 +280,7 @@ class TreeBuilder {
         continue;
       }
       const tc = nat.targetIndex(id);
+      if (wanted && tc >= 0 && !wanted.has(tc)) continue;
       const target = tc >= 0 ? nat.nameOf(tc) : nat.target(id);
       const tkind = tc >= 0 ? nat.kindOf(tc) : absentKind(target);
       if (!tkind || tkind === 'KUBE-SEP' || target === undefined) continue;
@@ -348,6 +351,17 @@ class TreeBuilder {
       this.visited[c] = 1;
     }
     return own;
+  }
+
+  /** The indexes of the SVC / SVL / EXT / FW / XLB chains of these hashes that are in the table. */
+  private ownIndexes(nat: Table, hashes: Set<string>): Set<number> {
+    const out = new Set<number>();
+    for (const hash of hashes)
+      for (const kind of Object.keys(OWN_SLOT)) {
+        const c = nat.indexOf(`${kind}-${hash}`);
+        if (c >= 0) out.add(c);
+      }
+    return out;
   }
 
   /** ownChains for the trees asked for, found by name. */

@@ -9,13 +9,7 @@ import type { Ruleset, Table } from './iptables.js';
 import type { Node } from './kube.js';
 import { parseIpBrief } from './node-outputs.js';
 import { printRule, type Rule } from './iptables/rule.js';
-import {
-  addressMatches,
-  packetAddress,
-  ruleMatches,
-  type PacketState,
-  type TraceProtocol,
-} from './trace/match.js';
+import { packetAddress, ruleMatches, type PacketState, type TraceProtocol } from './trace/match.js';
 import { percent } from './model.js';
 
 export type { TraceProtocol } from './trace/match.js';
@@ -269,10 +263,7 @@ class Tracer {
 
   /** The rule's -s and -d (what ruleMatches tests first) admit the packet. */
   private addressesMatch(table: Table, id: number, pkt: PacketState): boolean {
-    const src = table.addressMatch(id, 'source');
-    if (src && !addressMatches(src.cidr, src.negated, pkt.src)) return false;
-    const dst = table.addressMatch(id, 'destination');
-    return !dst || addressMatches(dst.cidr, dst.negated, pkt.dst);
+    return table.admits(id, 'source', pkt.src) && table.admits(id, 'destination', pkt.dst);
   }
 
   private walk(table: Table, w: Walk, stack: Frame[], out: Walk[]): void {

@@ -3,6 +3,7 @@
 // kube-proxy chain, the other backend (legacy or nft) is read too.
 import type { NodeCommand } from '../cluster.js';
 import { commandStem } from '../cluster.js';
+import { hasKubeChains } from '../../core/iptables/backend.js';
 import { SshSession } from '../node-ssh.js';
 import { SshError, type SshOptions } from './route.js';
 
@@ -18,8 +19,6 @@ export interface SshRules {
   /** What a person should know about how the rules were found. */
   notes: string[];
 }
-
-const hasKubeChains = (text: string) => /^:KUBE-/m.test(text);
 
 /** Connects, reads the rules and disconnects. Throws SshError with a message to show as is. */
 export async function readRulesOverSsh(

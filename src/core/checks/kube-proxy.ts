@@ -2,7 +2,7 @@
 // else the ConfigMap), a kube-proxy Pod running on every node, how fresh its last sync is (its
 // /metrics), or a replacement such as Cilium, said plainly.
 import { nodeDump } from '../facts.js';
-import { modeFromRules, nodeBackends } from '../iptables/backend.js';
+import { nodeBackends } from '../iptables/backend.js';
 import { DEFAULT_KUBE_PROXY_CONFIG, isKubeProxyPod, isWindows, type Pod } from '../kube.js';
 import type { Finding } from '../model.js';
 import { parseProxyMode } from '../node-outputs.js';
@@ -44,7 +44,7 @@ export function proxyModes(ctx: CheckContext): NodeMode[] {
         return { node, mode: said, source: `/proxyMode on ${node}` };
       }
       const dump = configured ? undefined : nodeDump(ctx.facts, node);
-      const shown = dump ? modeFromRules(dump.text) : undefined;
+      const shown = dump ? ctx.analysis.node(node).signs(dump.stem)?.mode : undefined;
       if (shown) return { node, mode: shown, source: `the rules in ${dump!.source}` };
       return { node, mode: config.mode || 'iptables', source: config.source };
     });
@@ -287,7 +287,12 @@ function modes(ctx: CheckContext): Finding[] {
 function backends(ctx: CheckContext): Finding[] {
   const per = ctx
     .nodeNames()
-    .map((node) => ({ node, ...nodeBackends(ctx.facts.nodes[node]) }))
+    .map((node) => ({
+      node,
+      ...nodeBackends(Object.keys(ctx.facts.nodes[node] ?? {}), (s) =>
+        ctx.analysis.node(node).signs(s),
+      ),
+    }))
     .filter((b) => b.chains !== 'unknown');
   if (per.length === 0) return [];
   const evidence = per.map(

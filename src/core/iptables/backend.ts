@@ -1,5 +1,6 @@
 // Which iptables backend holds kube-proxy's chains on a node (legacy, nft or both), and which
-// proxy mode a node's rules show, read from the raw dumps in Facts. Pure: text in, findings out.
+// proxy mode a node's rules show: from a dump's parsed rules where there are, else its text.
+import type { Ruleset } from '../iptables.js';
 import type { NodeOutputs } from '../model.js';
 
 export type IptablesBackend = 'legacy' | 'nft';
@@ -18,9 +19,47 @@ export interface NodeBackends {
 
 /** kube-proxy's entry chain: in iptables and in ipvs mode it is declared in the nat table. */
 const KUBE_SERVICES = /^:KUBE-SERVICES /m;
-const LEGACY_WARNING = /^# Warning: iptables-legacy tables present/m;
+const LEGACY_NOTE = 'Warning: iptables-legacy tables present';
+const LEGACY_WARNING = new RegExp(`^# ${LEGACY_NOTE}`, 'm');
+const IPVS_MATCH = '--match-set KUBE-CLUSTER-IP ';
 
 export const hasKubeChains = (dump: string): boolean => KUBE_SERVICES.test(dump);
+
+export type RulesMode = 'iptables' | 'ipvs';
+
+/** What one iptables dump shows of kube-proxy. */
+export interface DumpSigns {
+  /** kube-proxy's entry chain, KUBE-SERVICES, is declared in it. */
+  kubeChains: boolean;
+  /** iptables-nft-save's "iptables-legacy tables present" line. */
+  legacyTablesWarning: boolean;
+  mode: RulesMode | undefined;
+}
+
+/** The signs read from a dump's text (one that was not parsed). */
+export const textSigns = (dump: string): DumpSigns => ({
+  kubeChains: hasKubeChains(dump),
+  legacyTablesWarning: LEGACY_WARNING.test(dump),
+  mode: modeFromRules(dump),
+});
+
+/** The same signs read from a parsed dump: no second pass over its text. */
+export function rulesetSigns(rs: Ruleset): DumpSigns {
+  const nat = rs.table('nat');
+  const services = nat?.chain('KUBE-SERVICES');
+  // IPVS mode matches every ClusterIP through one ipset rule in KUBE-SERVICES
+  const ipvs = services?.ruleIds.some(
+    (id) => nat!.targetChain(id)?.kind === undefined && nat!.text(id).includes(IPVS_MATCH),
+  );
+  const iptables = nat?.chains.some((c) => c.kind === 'KUBE-SVC' || c.kind === 'KUBE-SEP');
+  return {
+    kubeChains: services?.declared === true,
+    legacyTablesWarning: rs.warnings.some(
+      (w) => w.kind === 'backend' && w.message.startsWith(LEGACY_NOTE),
+    ),
+    mode: ipvs ? 'ipvs' : iptables ? 'iptables' : undefined,
+  };
+}
 
 /** The stems a backend's dump may be stored under, nat-only first (that is where the chains are). */
 const STEMS: Record<IptablesBackend, string[]> = {
@@ -28,17 +67,21 @@ const STEMS: Record<IptablesBackend, string[]> = {
   nft: ['iptables-nft-save-nat', 'iptables-nft-save'],
 };
 
-export function nodeBackends(outputs: NodeOutputs | undefined): NodeBackends {
+/** The backends of a node whose dumps are `stems`, each read through `signs`. */
+export function nodeBackends(
+  stems: readonly string[],
+  signs: (stem: string) => DumpSigns | undefined,
+): NodeBackends {
   const kubeChains: NodeBackends['kubeChains'] = {};
   const sources: string[] = [];
   for (const backend of ['legacy', 'nft'] as const) {
-    const read = STEMS[backend].filter((s) => outputs?.[s] !== undefined);
+    const read = STEMS[backend].filter((s) => stems.includes(s));
     if (read.length === 0) continue;
-    kubeChains[backend] = read.some((s) => hasKubeChains(outputs![s]!));
+    kubeChains[backend] = read.some((s) => signs(s)?.kubeChains);
     sources.push(...read);
   }
-  const legacyTablesWarning = ['iptables-save', ...STEMS.nft].some((s) =>
-    LEGACY_WARNING.test(outputs?.[s] ?? ''),
+  const legacyTablesWarning = ['iptables-save', ...STEMS.nft].some(
+    (s) => stems.includes(s) && signs(s)?.legacyTablesWarning,
   );
   const { legacy, nft } = kubeChains;
   const chains =
@@ -69,14 +112,12 @@ export function backendToRead(outputs: NodeOutputs | undefined): IptablesBackend
   return undefined;
 }
 
-export type RulesMode = 'iptables' | 'ipvs';
-
 /**
  * The proxy mode a rules dump shows: IPVS mode matches ClusterIPs through the KUBE-CLUSTER-IP
  * ipset, iptables mode writes KUBE-SVC-* chains. nftables mode leaves nothing in iptables.
  */
 export function modeFromRules(dump: string): RulesMode | undefined {
-  if (/--match-set KUBE-CLUSTER-IP /.test(dump)) return 'ipvs';
+  if (dump.includes(IPVS_MATCH)) return 'ipvs';
   if (/^:KUBE-(SVC|SEP)-/m.test(dump)) return 'iptables';
   return undefined;
 }

@@ -2,6 +2,7 @@
 // (no object per rule), chains found by their name's bytes, and typed rules built on demand.
 import { Flag, LineSyntaxError, Role, type RuleLexer, SLOT, text, unescaped } from './lexer.js';
 import { buildRule, PORT_MODULES, type Rule } from './rule.js';
+import { bytesCidrContains } from '../ipv4.js';
 
 const BUILTINS: Record<string, readonly string[]> = {
   raw: ['PREROUTING', 'OUTPUT'],
@@ -609,7 +610,14 @@ export class Table {
   hasOtherMatches(id: number): boolean {
     return (this.flags(id) & RuleFlag.hasOtherMatches) !== 0;
   }
-  /** The rule's -s / -d match, read without typing the rule (a packet walk skips most rules). */
+  /** The rule's -s / -d admits the IPv4 address `ip` (true when it has none), read from the
+   * bytes: a packet walk passes most rules without typing them or making a string. */
+  admits(id: number, side: 'source' | 'destination', ip: number): boolean {
+    if (!this.span(id, side === 'source' ? H.src : H.dst)) return true;
+    const negated = RuleFlag[side === 'source' ? 'srcNegated' : 'dstNegated'];
+    return bytesCidrContains(this.buf, this.fs, this.fe, ip) !== ((this.flags(id) & negated) !== 0);
+  }
+  /** The rule's -s / -d match, read without typing the rule. */
   addressMatch(id: number, side: 'source' | 'destination'): AddressMatch | undefined {
     const cidr = side === 'source' ? this.source(id) : this.destination(id);
     if (cidr === undefined) return undefined;

@@ -59,7 +59,7 @@ export function ruleMatches(rule: Rule, pkt: PacketState, ctx: MatchContext): nu
 
 const parsed = new Map<string, ReturnType<typeof parseCidr>>();
 
-export function addressMatches(cidr: string, negated: boolean, address: number): boolean {
+function addressMatches(cidr: string, negated: boolean, address: number): boolean {
   let c = parsed.get(cidr);
   if (c === undefined && !parsed.has(cidr)) parsed.set(cidr, (c = parseCidr(cidr)));
   // an IPv6 address in an IPv4 walk never matches

@@ -3,10 +3,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { nodeDump } from '../../../src/core/facts.js';
+import { parseIptables } from '../../../src/core/iptables.js';
 import {
   backendToRead,
   modeFromRules,
   nodeBackends,
+  rulesetSigns,
+  textSigns,
   type NodeBackends,
 } from '../../../src/core/iptables/backend.js';
 
@@ -71,7 +74,7 @@ describe('iptables backend per node', () => {
   ];
   for (const [name, outputs, chains, warning = false] of cases)
     it(name, () => {
-      const b = nodeBackends(outputs);
+      const b = nodeBackends(Object.keys(outputs ?? {}), (s) => textSigns(outputs![s]!));
       assert.equal(b.chains, chains);
       assert.equal(b.legacyTablesWarning, warning);
     });
@@ -130,4 +133,29 @@ describe('proxy mode from the rules', () => {
     ['nothing of kube-proxy: cannot tell', EMPTY_NAT, undefined],
   ];
   for (const [name, dump, want] of cases) it(name, () => assert.equal(modeFromRules(dump), want));
+});
+
+describe('a parsed dump shows the same signs as its text', () => {
+  const cases: [string, string][] = [
+    ['iptables mode', KUBE_NAT],
+    ['ipvs mode', IPVS_NAT],
+    ['no kube-proxy chains', EMPTY_NAT],
+    ['iptables-nft-save with the legacy warning', KUBE_NAT + WARNING],
+    ['ipvs mode with the legacy warning', WARNING + IPVS_NAT],
+  ];
+  for (const [name, dump] of cases)
+    it(name, () => assert.deepEqual(rulesetSigns(parseIptables(dump)), textSigns(dump)));
+  it('each sign can be seen (the cases are not all alike)', () => {
+    const signs = cases.map(([, d]) => textSigns(d));
+    assert.deepEqual(
+      signs.map((s) => [s.kubeChains, s.legacyTablesWarning, s.mode]),
+      [
+        [true, false, 'iptables'],
+        [true, false, 'ipvs'],
+        [false, false, undefined],
+        [true, true, 'iptables'],
+        [true, true, 'ipvs'],
+      ],
+    );
+  });
 });
