@@ -82,13 +82,13 @@ export async function rulesCommand(o: RulesOptions, g: GlobalOptions): Promise<n
   }
   const [name] = pickNodes(source.facts, source.label, o, 'recorded rules');
   const node = new Analysis(source.facts, { fileOf: dumpFile(o), table: o.table }).node(name!);
-  const nft = node.mode() === 'nftables' ? node.nft() : undefined;
-  if (nft?.table && nft.trees) {
+  const dataplane = node.dataplane();
+  if (dataplane?.mode === 'nftables') {
     if (o.search !== undefined) throw new UsageError(NO_NFT_SEARCH);
     const at = { label: `node ${name}`, node: name };
-    write(
-      shown === 'json' ? rulesJson(nft.table, nft.trees, at) : rulesText(nft.table, nft.trees, at),
-    );
+    const trees = node.trees()!;
+    const t = dataplane.table;
+    write(shown === 'json' ? rulesJson(t, trees, at) : rulesText(t, trees, at));
     return EXIT.ok;
   }
   const rs = node.ruleset();

@@ -2,20 +2,19 @@
 // kube-proxy would write there, the drift and the packet walk computed when first asked for, for
 // every Service or only for the ones asked about (one Service's answer on a big cluster), and kept.
 // The checks, the commands and the TUI all read the node's dataplane through here.
-import { DriftInputError, nodeDrift, unsupportedMode, type NodeDrift } from './drift.js';
+import { iptablesDataplane, nftablesDataplane, type Dataplane } from './dataplane.js';
+import { DriftInputError, unsupportedMode, type NodeDrift } from './drift.js';
 import { expectedRules, type ExpectOptions, type ExpectedRules } from './expected.js';
 import { nodeKnobs, type NodeKnobs } from './expected/knobs.js';
 import { NFT_STEM, nodeDump } from './facts.js';
 import { NftParseError, parseNftJson, type NftTable } from './nftables/listing.js';
-import { nftablesDrift } from './nftables/drift.js';
-import { buildNftServiceTrees } from './nftables/trees.js';
 import { rulesetSigns, textSigns, type DumpSigns } from './iptables/backend.js';
 import { IptablesParseError, NoRulesError, parseIptables, type Ruleset } from './iptables.js';
 import { clusterView, kubeProxyConfigOf, servicePortName, type ClusterView } from './kube.js';
 import type { Service } from './kube.js';
 import type { Facts } from './model.js';
 import { parseIpBrief } from './node-outputs.js';
-import { buildServiceTrees, type ServiceTrees } from './service-tree.js';
+import type { ServiceTrees } from './service-tree.js';
 import { nodeNetwork, tracePacket, type NodeNetwork, type TracePacket } from './trace.js';
 import type { TraceResult } from './trace.js';
 
@@ -91,6 +90,7 @@ export class NodeAnalysis {
   private knobsMemo: NodeKnobs | undefined;
   private networkMemo: NodeNetwork | undefined;
   private nftMemo: ReturnType<NodeAnalysis['nft']> | null = null;
+  private dataplaneMemo: Dataplane | undefined | null = null;
   private readonly signsMemo = new Map<string, DumpSigns | undefined>();
 
   constructor(
@@ -154,15 +154,28 @@ export class NodeAnalysis {
     return r.ruleset!;
   }
 
+  /** The node's rules in its proxy mode: kube-proxy's nftables table on a node in nftables mode
+   * where it was read, else its iptables dump; undefined when neither was. */
+  dataplane(): Dataplane | undefined {
+    if (this.dataplaneMemo !== null) return this.dataplaneMemo;
+    const nft = this.mode() === 'nftables' ? this.nft() : undefined;
+    const rules = this.rules();
+    return (this.dataplaneMemo = nft?.table
+      ? nftablesDataplane(nft.table, nft.source, this.analysis.view)
+      : rules?.ruleset
+        ? iptablesDataplane(rules.ruleset, rules.source, this.analysis.view)
+        : undefined);
+  }
+
   /** The Service trees of the node's rules, for `scope`'s Services or all. */
   trees(scope?: Scope): ServiceTrees | undefined {
-    const rs = this.rules()?.ruleset;
-    if (!rs) return undefined;
+    const dataplane = this.dataplane();
+    if (!dataplane) return undefined;
     const key = scopeKey(scope);
     let t = this.treesMemo.get(key);
     if (!t) {
-      const ports = servicePortsOf(scope ?? this.analysis.view.services);
-      t = buildServiceTrees(rs, scope ? { only: ports } : { servicePorts: ports });
+      const known = servicePortsOf(scope ?? this.analysis.view.services);
+      t = dataplane.trees({ only: scope && known, known });
       this.treesMemo.set(key, t);
     }
     return t;
@@ -202,7 +215,7 @@ export class NodeAnalysis {
   /** Why drift cannot be computed here (another proxy mode, no Services), if it cannot. */
   driftUnavailable(): string | undefined {
     if (this.mode() === 'nftables')
-      return this.nft()?.trees
+      return this.nft()?.table
         ? undefined
         : `node ${this.name}: kube-proxy runs in nftables mode and its table (nft -j list table ip kube-proxy) was not read`;
     const mode = unsupportedMode(
@@ -223,46 +236,28 @@ export class NodeAnalysis {
     if (!d) {
       const unavailable = this.driftUnavailable();
       if (unavailable) throw new DriftInputError(unavailable);
-      const nft = this.mode() === 'nftables' ? this.nft() : undefined;
-      if (nft?.trees) {
-        d = nftablesDrift({
-          node: this.name,
-          source: nft.source,
-          expected: this.expected(scope),
-          trees: nft.trees,
-        });
-        this.driftMemo.set(key, d);
-        return d;
+      const dataplane = this.dataplane();
+      if (!dataplane) {
+        this.ruleset(); // throws why: the dump's parse error
+        throw new DriftInputError(`no rules recorded for node "${this.name}"`);
       }
-      const actual = this.ruleset();
-      d = nodeDrift({
-        node: this.name,
-        source: this.rules()!.source,
-        expected: this.expected(scope),
-        actual,
-        view: this.analysis.view,
-        trees: this.trees(scope),
-        servicePortsOnly: scope !== undefined,
-      });
+      d = dataplane.drift(this.name, this.expected(scope), this.trees(scope)!, scope !== undefined);
       this.driftMemo.set(key, d);
     }
     return d;
   }
 
-  /** kube-proxy's nftables table as the node recorded it (nftables mode), read into trees. */
-  nft(): { source: string; table?: NftTable; trees?: ServiceTrees; error?: string } | undefined {
+  /** kube-proxy's nftables table as the node recorded it (nftables mode), or why it is unreadable. */
+  nft(): { source: string; table?: NftTable; error?: string } | undefined {
     if (this.nftMemo !== null) return this.nftMemo;
     const text = this.facts.nodes[this.name]?.[NFT_STEM];
     if (text === undefined) return (this.nftMemo = undefined);
     const source = `nodes/${this.name}/${NFT_STEM}.txt`;
     try {
       const table = parseNftJson(text, source).table('ip', 'kube-proxy');
-      if (!table) return (this.nftMemo = { source, error: `${source}: no table ip kube-proxy` });
-      const loadBalancerIPs = new Set(
-        this.analysis.view.services.flatMap((s) => s.loadBalancerIPs),
-      );
-      const trees = buildNftServiceTrees(table, { loadBalancerIPs });
-      return (this.nftMemo = { source, table, trees });
+      return (this.nftMemo = table
+        ? { source, table }
+        : { source, error: `${source}: no table ip kube-proxy` });
     } catch (e) {
       if (!(e instanceof NftParseError)) throw e;
       return (this.nftMemo = { source, error: e.message });

@@ -7,17 +7,10 @@ import { externalPath, firewall } from './drift/external.js';
 import { internalPath } from './drift/service.js';
 import { nodeLevelChecks, orphanChains } from './drift/node.js';
 import { textDifferences } from './drift/text.js';
-import { expectedRules, type ExpectedRules, type ExpectedServicePort } from './expected.js';
-import { nodeKnobs } from './expected/knobs.js';
-import { nodeDump } from './facts.js';
-import { parseIptables, type Ruleset } from './iptables.js';
-import {
-  DEFAULT_KUBE_PROXY_CONFIG,
-  kubeProxyConfigOf,
-  type ClusterView,
-  type Pod,
-} from './kube.js';
-import type { Facts, Finding, ServicePortName, Severity } from './model.js';
+import type { ExpectedRules, ExpectedServicePort } from './expected.js';
+import type { Ruleset } from './iptables.js';
+import { DEFAULT_KUBE_PROXY_CONFIG, type ClusterView, type Pod } from './kube.js';
+import type { Finding, ServicePortName, Severity } from './model.js';
 import { buildServiceTrees, type ServiceTree, type ServiceTrees } from './service-tree.js';
 
 export type DriftId =
@@ -199,27 +192,6 @@ export function nodeDrift(input: DriftInput): NodeDrift {
     notes,
     drifted: findings.some(isDrift),
   };
-}
-
-/**
- * Drift of one recorded node: its dump parsed, the expected rules for it (knobs read from the
- * dump), compared. `dir` prefixes file names in messages. Throws DriftInputError when the node
- * cannot be checked, IptablesParseError when its dump cannot be read.
- */
-export function recordedNodeDrift(
-  facts: Facts,
-  view: ClusterView,
-  node: string,
-  dir = '',
-): NodeDrift {
-  const dump = nodeDump(facts, node);
-  if (!dump) throw new DriftInputError(`no rules recorded for node "${node}"`);
-  const mode = unsupportedMode(kubeProxyConfigOf(view).mode, facts.nodes[node]?.['proxy-mode']);
-  if (mode) throw new DriftInputError(`node ${node}: ${mode}`);
-  const source = dir ? `${dir.replace(/\/$/, '')}/${dump.source}` : dump.source;
-  const actual = parseIptables(dump.text, { file: source });
-  const expected = expectedRules(view, node, nodeKnobs(node, facts.nodes[node], actual).options);
-  return nodeDrift({ node, source: dump.source, expected, actual, view });
 }
 
 /** The semantic checks of one Service port: cluster IP traffic, external traffic, firewall. */

@@ -5,6 +5,7 @@
 // IP conventions (kube-proxy's proxier_test.go): Pod IPs 10.180.0.0/16 in the cluster CIDR
 // 10.0.0.0/8, ClusterIPs 172.30.0.0/16, node test-node 192.168.0.2 (Pods 10.180.0.0/24), other
 // node 192.168.0.3 (Pods 10.180.1.0/24), load balancer 5.6.7.8, source range 203.0.113.0/25.
+import { Analysis } from '../../src/core/analysis.js';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { readSnapshot } from '../../src/cluster/snapshot.js';
@@ -12,7 +13,6 @@ import { endpointChain, kubeProxyChain } from '../../src/core/chain-names.js';
 import {
   driftToFinding,
   nodeDrift,
-  recordedNodeDrift,
   unsupportedMode,
   type DriftFinding,
 } from '../../src/core/drift.js';
@@ -354,7 +354,7 @@ describe('drift on the snapshots', () => {
   for (const [dir, node, want, notes] of cases) {
     it(`${dir} ${node}: ${want.length ? want.join(', ') : 'no drift'}`, async () => {
       const facts = await readSnapshot(`snapshots/${dir}`);
-      const d = recordedNodeDrift(facts, clusterView(facts.objects), node, `snapshots/${dir}`);
+      const d = new Analysis(facts).node(node).drift();
       assert.deepEqual(ids(d.findings.filter((f) => f.severity !== 'info')), want);
       assert.deepEqual(d.notes?.map((n) => n.id) ?? [], notes);
       if (dir !== 'nginx-svc')
@@ -368,7 +368,7 @@ describe('drift on the snapshots', () => {
 
   it('the v1.15 demo: every Service port routes as expected, spelled as an older kube-proxy writes', async () => {
     const facts = await readSnapshot('snapshots/nginx-svc');
-    const d = recordedNodeDrift(facts, clusterView(facts.objects), 'vm-12-7-centos');
+    const d = new Analysis(facts).node('vm-12-7-centos').drift();
     assert.match(d.writtenBy!, /masquerade rules in KUBE-SERVICES \(v1\.20 or earlier\)/);
     assert.deepEqual(
       d.findings.map((f) => f.service ?? '(node)'),

@@ -93,10 +93,10 @@ function nftablesHairpin(ctx: CheckContext): Finding[] | undefined {
     for (const e of ctx.endpoints(port).filter((x) => x.ready && x.nodeName)) {
       const node = e.nodeName!;
       const n = ctx.analysis.node(node);
-      const nft = n.mode() === 'nftables' ? n.nft() : undefined;
-      if (!nft?.trees) continue;
+      const nft = n.dataplane();
+      if (nft?.mode !== 'nftables') continue;
       read = true;
-      const tree = nft.trees.services.find((t) => t.name === spn);
+      const tree = n.trees(ctx.scope)?.services.find((t) => t.name === spn);
       const ep = [...(tree?.endpoints ?? []), ...(tree?.localEndpoints ?? [])].find(
         (x) => x.address === `${e.ip}:${e.port}`,
       );
@@ -104,7 +104,7 @@ function nftablesHairpin(ctx: CheckContext): Finding[] | undefined {
       const element = `${e.ip} . ${e.ip} . ${port.protocol.toLowerCase()} . ${e.port}`;
       if (ep.hairpinMasquerade) {
         present.push(
-          `${nft.source}: ${ep.chain.startsWith('endpoint-') && !nft.table?.set('hairpin-connections') ? `${ep.chain}: ip saddr ${e.ip} jump mark-for-masquerade` : `set hairpin-connections holds ${element}`}`,
+          `${nft.source}: ${ep.chain.startsWith('endpoint-') && !nft.table.set('hairpin-connections') ? `${ep.chain}: ip saddr ${e.ip} jump mark-for-masquerade` : `set hairpin-connections holds ${element}`}`,
         );
         continue;
       }

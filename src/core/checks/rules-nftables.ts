@@ -12,7 +12,8 @@ import type { CheckContext } from './context.js';
 
 /** The Rules step's findings for one nftables-mode node. */
 export function nftablesNode(ctx: CheckContext, node: string, svc: Service): Finding[] {
-  const read = ctx.analysis.node(node).nft();
+  const n = ctx.analysis.node(node);
+  const read = n.nft();
   if (!read)
     return [
       finding('rules-nftables-not-observed', 'skip', `${node}: nftables mode, its table not read`, {
@@ -21,7 +22,8 @@ export function nftablesNode(ctx: CheckContext, node: string, svc: Service): Fin
         node,
       }),
     ];
-  if (!read.trees)
+  const trees = read.table && n.trees(ctx.scope);
+  if (!trees)
     return [
       finding('rules-unreadable', 'warn', `${node}: the nftables table cannot be read`, {
         explanation: read.error ?? 'unreadable',
@@ -30,15 +32,14 @@ export function nftablesNode(ctx: CheckContext, node: string, svc: Service): Fin
       }),
     ];
   // the drift of this Service's ports, as `kdebug drift` computes it in this mode
-  const out: Finding[] = ctx.analysis
-    .node(node)
+  const out: Finding[] = n
     .drift(ctx.scope)
     .findings.map(driftToFinding)
     .map((f) => ({ ...f, evidence: [read.source, ...f.evidence] }));
   const parts: string[] = [];
   const evidence: string[] = [];
   for (const port of svc.ports) {
-    const tree = read.trees.services.find((t) => t.name === ctx.servicePortName(port));
+    const tree = trees.services.find((t) => t.name === ctx.servicePortName(port));
     if (!tree) continue;
     const label = `${port.port}/${port.protocol}`;
     const eps = tree.chains.svc ? tree.endpoints : (tree.localEndpoints ?? []);

@@ -5,6 +5,10 @@ import { describe, it } from 'node:test';
 import { readSnapshot } from '../../../src/cluster/snapshot.js';
 import { diagnose } from '../../../src/core/diagnose.js';
 import type { Facts, Report } from '../../../src/core/model.js';
+import { Analysis } from '../../../src/core/analysis.js';
+
+/** One node's drift, as `kdebug drift` computes it (a fresh analysis: the tests edit the facts). */
+const driftOf = (facts: Facts, node: string) => new Analysis(facts).node(node).drift();
 
 const TARGET = { namespace: 'default', service: 'nginx-svc' };
 const NO_TOOL = {
@@ -82,8 +86,6 @@ describe('blinded evidence is not observed, never a pass or a fail', () => {
 
 describe('a table that was not captured', () => {
   it('a nat-only dump: filter rules are not compared, and drift says so, not "missing"', async () => {
-    const { clusterView } = await import('../../../src/core/kube.js');
-    const { recordedNodeDrift } = await import('../../../src/core/drift.js');
     const facts = await readSnapshot('snapshots/selector-typo');
     for (const outputs of Object.values(facts.nodes)) {
       const save = outputs['iptables-save']!;
@@ -92,13 +94,9 @@ describe('a table that was not captured', () => {
         save.indexOf('COMMIT', save.indexOf('*nat')) + 7,
       );
     }
-    const whole = recordedNodeDrift(
-      await readSnapshot('snapshots/selector-typo'),
-      clusterView(facts.objects),
-      'vm-12-7-centos',
-    );
+    const whole = driftOf(await readSnapshot('snapshots/selector-typo'), 'vm-12-7-centos');
     assert.ok(whole.findings.length === 0 || whole.findings.every((f) => f.severity === 'info'));
-    const d = recordedNodeDrift(facts, clusterView(facts.objects), 'vm-12-7-centos');
+    const d = driftOf(facts, 'vm-12-7-centos');
     assert.deepEqual(d.tables, ['nat']);
     assert.deepEqual(
       d.findings.filter((f) => f.severity !== 'info').map((f) => f.id),
@@ -157,8 +155,6 @@ describe('nodes without data', () => {
 
 describe("kube-proxy's configuration not read", () => {
   it('no kube-proxy ConfigMap: no masquerade-differs on a healthy cluster, a note instead', async () => {
-    const { clusterView } = await import('../../../src/core/kube.js');
-    const { recordedNodeDrift } = await import('../../../src/core/drift.js');
     const facts = await readSnapshot('snapshots/nginx-svc');
     facts.objects = facts.objects.filter(
       (o) => !(o.kind === 'ConfigMap' && o.metadata?.name === 'kube-proxy'),
@@ -170,7 +166,7 @@ describe("kube-proxy's configuration not read", () => {
         .some((f) => f.id === 'masquerade-differs' && f.status !== 'pass'),
     );
     assert.notEqual(r.status, 'fail');
-    const d = recordedNodeDrift(facts, clusterView(facts.objects), 'vm-12-7-centos');
+    const d = driftOf(facts, 'vm-12-7-centos');
     assert.deepEqual(
       d.findings.filter((f) => f.severity !== 'info').map((f) => f.id),
       [],
@@ -264,7 +260,6 @@ describe('dual-stack, on the API side', () => {
 describe("kube-proxy's own reading of the API objects", () => {
   it('addresses written with leading zeros are read as kube-proxy reads them: no false drift', async () => {
     const { clusterView } = await import('../../../src/core/kube.js');
-    const { recordedNodeDrift } = await import('../../../src/core/drift.js');
     const facts = await readSnapshot('snapshots/nginx-svc');
     const svc = facts.objects.find(
       (o) => o.kind === 'Service' && o.metadata?.name === 'nginx-svc',
@@ -280,7 +275,7 @@ describe("kube-proxy's own reading of the API objects", () => {
     const view = clusterView(facts.objects);
     assert.equal(view.services.find((s) => s.name === 'nginx-svc')!.clusterIP, '10.1.190.219');
     for (const node of ['vm-12-7-centos', 'vm-12-11-centos']) {
-      const d = recordedNodeDrift(facts, view, node);
+      const d = driftOf(facts, node);
       assert.deepEqual(
         d.findings.filter((f) => f.severity !== 'info').map((f) => f.id),
         [],
@@ -342,13 +337,10 @@ describe('/configz: what kube-proxy serves is what it runs with', () => {
     });
 
   it('comes before the ConfigMap, per node, and a difference is observed drift', async () => {
-    const { clusterView } = await import('../../../src/core/kube.js');
-    const { recordedNodeDrift } = await import('../../../src/core/drift.js');
     const facts = await readSnapshot('snapshots/nginx-svc');
     facts.nodes['vm-12-7-centos']!['proxy-configz'] = configz('10.99.0.0/16');
     facts.nodes['vm-12-11-centos']!['proxy-configz'] = 'curl: (7) Failed to connect\n'; // not an answer
-    const view = clusterView(facts.objects);
-    const d = recordedNodeDrift(facts, view, 'vm-12-7-centos');
+    const d = driftOf(facts, 'vm-12-7-centos');
     const f = d.findings.find((x) => x.id === 'masquerade-differs')!;
     assert.match(
       f.message,
@@ -357,9 +349,7 @@ describe('/configz: what kube-proxy serves is what it runs with', () => {
     assert.match(f.message, /\/configz of kube-proxy on vm-12-7-centos/);
     // the other node has no readable answer: its ConfigMap is used, and agrees
     assert.deepEqual(
-      recordedNodeDrift(facts, view, 'vm-12-11-centos').findings.filter(
-        (x) => x.severity !== 'info',
-      ),
+      driftOf(facts, 'vm-12-11-centos').findings.filter((x) => x.severity !== 'info'),
       [],
     );
   });

@@ -1,0 +1,83 @@
+// A node's dataplane: the rules kube-proxy wrote there, read in the node's own proxy mode, behind
+// one interface. The analysis asks it for Service trees and drift without knowing the mode; a new
+// mode (IPVS) is one more implementation here.
+import { nodeDrift, type NodeDrift } from './drift.js';
+import type { ExpectedRules } from './expected.js';
+import type { Ruleset } from './iptables.js';
+import type { ClusterView } from './kube.js';
+import type { ServicePortName } from './model.js';
+import { nftablesDrift } from './nftables/drift.js';
+import type { NftTable } from './nftables/listing.js';
+import { buildNftServiceTrees } from './nftables/trees.js';
+import { buildServiceTrees, type ServiceTrees } from './service-tree.js';
+
+/** The Service ports trees are built for: `only` these (one Service's answer), else all of the
+ * node's, named by `known` where the rules carry no comments. */
+export interface TreePorts {
+  only?: { name: ServicePortName; protocol: string }[];
+  known: { name: ServicePortName; protocol: string }[];
+}
+
+interface Common {
+  /** Where the rules were read from: "nodes/NODE/iptables-save.txt". */
+  readonly source: string;
+  trees(ports: TreePorts): ServiceTrees;
+  /** What kube-proxy would write (`expected`) against these rules; `trees` are theirs. */
+  drift(node: string, expected: ExpectedRules, trees: ServiceTrees, scoped: boolean): NodeDrift;
+}
+
+export interface IptablesDataplane extends Common {
+  readonly mode: 'iptables';
+  readonly ruleset: Ruleset;
+}
+
+export interface NftablesDataplane extends Common {
+  readonly mode: 'nftables';
+  readonly table: NftTable;
+}
+
+export type Dataplane = IptablesDataplane | NftablesDataplane;
+
+export function iptablesDataplane(
+  ruleset: Ruleset,
+  source: string,
+  view: ClusterView,
+): IptablesDataplane {
+  return {
+    mode: 'iptables',
+    source,
+    ruleset,
+    // one Service's trees walk only its chains; the whole node's are named by every port known
+    trees: (ports) =>
+      buildServiceTrees(ruleset, ports.only ? { only: ports.only } : { servicePorts: ports.known }),
+    drift: (node, expected, trees, scoped) =>
+      nodeDrift({
+        node,
+        source,
+        expected,
+        actual: ruleset,
+        view,
+        trees,
+        servicePortsOnly: scoped,
+      }),
+  };
+}
+
+export function nftablesDataplane(
+  table: NftTable,
+  source: string,
+  view: ClusterView,
+): NftablesDataplane {
+  let trees: ServiceTrees | undefined;
+  return {
+    mode: 'nftables',
+    source,
+    table,
+    // the table's maps are read whole: building it costs less than choosing in it
+    trees: () =>
+      (trees ??= buildNftServiceTrees(table, {
+        loadBalancerIPs: new Set(view.services.flatMap((s) => s.loadBalancerIPs)),
+      })),
+    drift: (node, expected, own) => nftablesDrift({ node, source, expected, trees: own }),
+  };
+}
