@@ -242,7 +242,11 @@ export function buildProgram(run: (code: Promise<number>) => void): Command {
       .description('read a Service (or every Service) from the cluster and save it as a snapshot')
       .option('--service <name>', 'the Service to capture')
       .option('--all', 'every Service in the namespace (-n, default: the context namespace)')
-      .option('-A, --all-namespaces', 'with --all: every Service in the cluster'),
+      .option('-A, --all-namespaces', 'with --all: every Service in the cluster')
+      .option(
+        '--no-redact',
+        'keep env values, secret-looking arguments, annotations, managedFields, ConfigMap data and the server URL (redacted by default)',
+      ),
   ).action((dir: string, o: SnapshotSaveFlags) => run(snapshotSaveCommand(dir, o, g())));
 
   program

@@ -3,6 +3,7 @@
 import { readdir, stat } from 'node:fs/promises';
 import type { Facts, SnapshotMeta } from '../core/model.js';
 import type { NodeAccess } from '../core/node-access.js';
+import { redactFacts, type Redaction } from '../core/redact.js';
 import {
   collect,
   collectAll,
@@ -37,6 +38,8 @@ export interface SnapshotSaveOptions extends KubeClusterOptions {
   kdebugVersion?: string;
   /** What to run on each node; `"diagnosis"`: what `kdebug svc` runs for --service, the basics for --all. */
   nodeCommands?: CollectOptions['nodeCommands'] | 'diagnosis';
+  /** Take secrets out before writing (core/redact.ts); default true. */
+  redact?: boolean;
   onProgress?: (p: CollectProgress) => void;
 }
 
@@ -49,6 +52,8 @@ export interface SnapshotSaveResult {
   nodeErrors: NodeError[];
   /** How each node was reached. */
   nodeAccess: NodeAccess[];
+  /** What was taken out; undefined when not redacted. */
+  redaction?: Redaction;
 }
 
 /** A snapshot goes into a new or empty directory: stale node files from another capture would be read back. */
@@ -93,15 +98,21 @@ export async function saveSnapshot(o: SnapshotSaveOptions): Promise<SnapshotSave
       : await collectAll(cluster, { namespace: o.allNamespaces ? undefined : namespace }, options);
     const access = cluster.nodeAccess();
     if (access.length > 0) facts.meta['nodeAccess'] = access;
-    await writeSnapshot(o.dir, facts);
+    const redacted = o.redact === false ? undefined : redactFacts(facts);
+    const written = redacted?.facts ?? {
+      ...facts,
+      meta: { ...facts.meta, redaction: { redacted: false } },
+    };
+    await writeSnapshot(o.dir, written);
     return {
       dir: o.dir,
       objects: facts.objects.length,
       nodes: Object.keys(facts.nodes).length,
-      meta: facts.meta,
+      meta: written.meta,
       readErrors: (facts.meta['readErrors'] as ReadError[] | undefined) ?? [],
       nodeErrors: (facts.meta['nodeErrors'] as NodeError[] | undefined) ?? [],
       nodeAccess: access,
+      redaction: redacted?.redaction,
     };
   } finally {
     await cluster.close();

@@ -16,6 +16,8 @@ export interface SnapshotSaveFlags extends SourceFlags {
   service?: string;
   all?: boolean;
   allNamespaces?: boolean;
+  /** false with --no-redact */
+  redact?: boolean;
 }
 
 export async function snapshotSaveCommand(
@@ -37,6 +39,7 @@ export async function snapshotSaveCommand(
       service: o.service,
       all: o.all,
       allNamespaces: o.allNamespaces,
+      redact: o.redact !== false,
       context: g.context,
       kubeconfig: g.kubeconfig,
       kdebugVersion: VERSION,
@@ -45,6 +48,11 @@ export async function snapshotSaveCommand(
     tellNodeAccess(r.nodeAccess, c);
     const nodes = r.nodes ? ` and the output of commands on ${r.nodes} nodes` : '';
     write(`saved ${r.objects} objects${nodes} from context ${r.meta.context} to ${dir}\n`);
+    write(
+      r.redaction
+        ? `redacted: ${r.redaction.removed.map((x) => x.what).join(', ') || 'nothing was there to redact'} (listed in meta.json; --no-redact keeps everything)\n`
+        : 'not redacted (--no-redact): it holds env values, annotations and ConfigMap data as the API returned them\n',
+    );
     return EXIT.ok;
   } catch (e) {
     if (e instanceof SnapshotSaveError) throw new UsageError(e.message);

@@ -680,6 +680,18 @@ export function clusterView(objects: KubeObject[]): ClusterView {
   return v;
 }
 
+/** The names of the ConfigMaps kube-proxy's Pods mount (where its configuration file is). */
+export function kubeProxyMounts(view: Pick<ClusterView, 'pods'>): Set<string> {
+  return new Set(
+    view.pods
+      .filter(isKubeProxyPod)
+      .flatMap((p) =>
+        arr(obj(p.raw['spec'])['volumes']).map((v) => str(obj(obj(v)['configMap'])['name']) ?? ''),
+      )
+      .filter((n) => n !== ''),
+  );
+}
+
 /**
  * What kube-proxy runs with, as far as the objects say: the ConfigMap its Pod mounts (else
  * kubeadm's "kube-proxy" or EKS's "kube-proxy-config" in kube-system), then the command-line
@@ -687,11 +699,7 @@ export function clusterView(objects: KubeObject[]): ClusterView {
  */
 export function kubeProxyConfigOf(view: ClusterView): KubeProxyConfig {
   const pods = view.pods.filter(isKubeProxyPod);
-  const mounted = new Set(
-    pods.flatMap((p) =>
-      arr(obj(p.raw['spec'])['volumes']).map((v) => str(obj(obj(v)['configMap'])['name'])),
-    ),
-  );
+  const mounted = kubeProxyMounts(view);
   const inSystem = view.configMaps.filter((c) => c.namespace === 'kube-system');
   const cm =
     inSystem.find((c) => mounted.has(c.name)) ??

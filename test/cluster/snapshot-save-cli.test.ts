@@ -53,7 +53,7 @@ describe('kdebug snapshot save (built CLI)', () => {
     rmSync(tmp, { recursive: true, force: true });
   });
 
-  it('saves a Service and what it needs, objects identical to what the cluster served', async () => {
+  it('--no-redact: saves a Service and what it needs, objects identical to what the cluster served', async () => {
     const dir = join(tmp, 'nginx');
     const r = await kdebug([
       'snapshot',
@@ -61,10 +61,15 @@ describe('kdebug snapshot save (built CLI)', () => {
       dir,
       '--service',
       'nginx-svc',
+      '--no-redact',
       '--kubeconfig',
       kubeconfig,
     ]);
-    assert.deepEqual([r.code, r.stdout], [0, `saved 16 objects from context fake to ${dir}\n`]);
+    assert.deepEqual(
+      [r.code, r.stdout.split('\n')[0]],
+      [0, `saved 16 objects from context fake to ${dir}`],
+    );
+    assert.match(r.stdout, /^not redacted \(--no-redact\)/m);
     // this fake server runs no exec: each node is said to be out of reach, and why
     assert.deepEqual(
       r.stderr.split('\n').map((l) => l.replace(/ \(.*/, '')),
@@ -86,6 +91,32 @@ describe('kdebug snapshot save (built CLI)', () => {
       ],
       ['fake', fake.url, 'default', 'nginx-svc', version],
     );
+  });
+
+  it('redacts by default, says what it took, and the server URL is not in the snapshot', async () => {
+    const dir = join(tmp, 'nginx-redacted');
+    const r = await kdebug([
+      'snapshot',
+      'save',
+      dir,
+      '--service',
+      'nginx-svc',
+      '--kubeconfig',
+      kubeconfig,
+    ]);
+    assert.equal(r.code, 0);
+    assert.match(
+      r.stdout,
+      /^redacted: .*annotations holding an object dump.*meta\.json server.* \(listed in meta\.json; --no-redact keeps everything\)$/m,
+    );
+    const text = ['objects.json', 'meta.json']
+      .map((f) => readFileSync(join(dir, f), 'utf8'))
+      .join('');
+    assert.ok(!text.includes(fake.url));
+    assert.ok(!text.includes('last-applied-configuration'));
+    const saved = await readSnapshot(dir);
+    assert.equal(saved.objects.length, 16);
+    assert.equal((saved.meta['redaction'] as { redacted: boolean }).redacted, true);
   });
 
   it('takes -n and --context, and KUBECONFIG like kubectl', async () => {

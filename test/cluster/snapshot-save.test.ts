@@ -56,11 +56,12 @@ describe('saveSnapshot', () => {
     rmSync(tmp, { recursive: true, force: true });
   });
 
-  it('writes a snapshot that reads back as the Facts collected, objects exactly as served', async () => {
+  it('--no-redact: a snapshot that reads back as the Facts collected, objects exactly as served', async () => {
     const dir = join(tmp, 'web');
     const r = await saveSnapshot({
       dir,
       service: 'web',
+      redact: false,
       kubeconfig,
       env: {},
       kdebugVersion: '1.2.3',
@@ -86,9 +87,31 @@ describe('saveSnapshot', () => {
       namespace: 'default',
       service: 'web',
       kdebugVersion: '1.2.3',
+      redaction: { redacted: false },
     });
     assert.ok(!Number.isNaN(Date.parse(String(capturedAt))));
     assert.deepEqual(facts.meta, r.meta);
+  });
+
+  it('redacts by default: the server URL becomes its hash, and meta.json lists what was taken', async () => {
+    const dir = join(tmp, 'web-redacted');
+    const r = await saveSnapshot({
+      dir,
+      service: 'web',
+      kubeconfig,
+      env: {},
+      nodeCommands: COMMANDS,
+      transport: () => transport,
+    });
+    const facts = await readSnapshot(dir);
+    assert.match(String(facts.meta.server), /^sha256:[0-9a-f]{16}$/);
+    assert.ok(!readFileSync(join(dir, 'meta.json'), 'utf8').includes(fake.url));
+    assert.deepEqual(facts.meta['redaction'], r.redaction);
+    assert.ok(
+      r.redaction!.removed.some((x) => x.what.startsWith('meta.json server')),
+      JSON.stringify(r.redaction),
+    );
+    assert.equal(facts.objects.length, relevant.length);
   });
 
   it('round-trips: writing what was read back gives the same files', async () => {

@@ -393,7 +393,8 @@ describe('kdebug live against the fake API server and the lab', labSuite(), () =
       assert.equal(r.code, 0, r.stderr);
       assert.equal(
         r.stdout,
-        `saved 15 objects and the output of commands on 3 nodes from context fake to ${dir}\n`,
+        `saved 15 objects and the output of commands on 3 nodes from context fake to ${dir}\n` +
+          'redacted: meta.json server (replaced by its hash) (listed in meta.json; --no-redact keeps everything)\n',
       );
       const node = (n: string, stem: string) =>
         readFileSync(join(dir, 'nodes', n, `${stem}.txt`), 'utf8');
