@@ -3,25 +3,31 @@
 
 /** The address as an unsigned 32-bit number, or undefined when it is not dotted-quad IPv4. */
 export function ipv4(text: string): number | undefined {
+  const n = readIPv4((k) => text.charCodeAt(k), 0, text.length);
+  return n < 0 ? undefined : n;
+}
+
+/** Dotted-quad IPv4 in the characters [s, e) that `at` gives; -1 when it is not. */
+function readIPv4(at: (k: number) => number, s: number, e: number): number {
   let n = 0;
   let octet = 0;
   let digits = 0;
   let dots = 0;
-  for (let k = 0; k < text.length; k++) {
-    const c = text.charCodeAt(k);
+  for (let k = s; k < e; k++) {
+    const c = at(k);
     if (c === 46) {
       // leading zeros are accepted, as Go's ParseIPSloppy does
-      if (digits === 0 || ++dots > 3) return undefined;
+      if (digits === 0 || ++dots > 3) return -1;
       n = n * 256 + octet;
       octet = 0;
       digits = 0;
     } else if (c >= 48 && c <= 57 && digits < 3) {
       octet = octet * 10 + c - 48;
       digits++;
-      if (octet > 255) return undefined;
-    } else return undefined;
+      if (octet > 255) return -1;
+    } else return -1;
   }
-  if (dots !== 3 || digits === 0) return undefined;
+  if (dots !== 3 || digits === 0) return -1;
   return n * 256 + octet;
 }
 
@@ -70,32 +76,16 @@ export function cidrContains(c: Cidr, address: number): boolean {
  * text (false when it is not IPv4), without making a string: a packet walk tests most rules so.
  */
 export function bytesCidrContains(b: Uint8Array, s: number, e: number, address: number): boolean {
-  let n = 0;
-  let octet = 0;
-  let digits = 0;
-  let dots = 0;
-  let k = s;
-  for (; k < e && b[k] !== 47; /* / */ k++) {
-    const c = b[k]!;
-    if (c === 46) {
-      if (digits === 0 || ++dots > 3) return false;
-      n = n * 256 + octet;
-      octet = 0;
-      digits = 0;
-    } else if (c >= 48 && c <= 57 && digits < 3) {
-      octet = octet * 10 + c - 48;
-      digits++;
-      if (octet > 255) return false;
-    } else return false;
-  }
-  if (dots !== 3 || digits === 0) return false;
-  n = n * 256 + octet;
+  let slash = s;
+  while (slash < e && b[slash] !== 47 /* / */) slash++;
+  const n = readIPv4((k) => b[k]!, s, slash);
+  if (n < 0) return false;
   let bits = 32;
-  if (k < e) {
+  if (slash < e) {
     // one or two digits after the slash, as parseCidr takes them
-    if (e - k - 1 < 1 || e - k - 1 > 2) return false;
+    if (e - slash - 1 < 1 || e - slash - 1 > 2) return false;
     bits = 0;
-    for (let j = k + 1; j < e; j++) {
+    for (let j = slash + 1; j < e; j++) {
       const c = b[j]!;
       if (c < 48 || c > 57) return false;
       bits = bits * 10 + c - 48;
