@@ -133,14 +133,11 @@ export class NodeAnalysis {
   signs(stem: string): DumpSigns | undefined {
     if (!this.signsMemo.has(stem)) {
       const outputs = this.facts.nodes[this.name];
-      const read = outputs && stem in outputs ? this.rules() : undefined;
+      const analysed = !this.given && nodeDump(this.facts, this.name)?.stem === stem;
+      const rs = analysed ? this.rules()?.ruleset : undefined;
       this.signsMemo.set(
         stem,
-        read?.ruleset && !this.given && read.source === `nodes/${this.name}/${stem}.txt`
-          ? rulesetSigns(read.ruleset)
-          : outputs && stem in outputs
-            ? textSigns(outputs[stem]!)
-            : undefined,
+        rs ? rulesetSigns(rs) : outputs && stem in outputs ? textSigns(outputs[stem]!) : undefined,
       );
     }
     return this.signsMemo.get(stem);

@@ -38,7 +38,9 @@ export const stableHash = (text: string) => `sha256:${hash('sha256', text).slice
 /** The Facts with their secrets taken out (the input is not changed), and what was taken. */
 export function redactFacts(facts: Facts): { facts: Facts; redaction: Redaction } {
   const counts = new Map<string, number>();
-  const took = (what: string, n = 1) => n > 0 && counts.set(what, (counts.get(what) ?? 0) + n);
+  const took = (what: string, n = 1) => {
+    if (n > 0) counts.set(what, (counts.get(what) ?? 0) + n);
+  };
   const mounted = kubeProxyMounts(clusterView(facts.objects));
   const objects = facts.objects.map((o) => redactObject(structuredClone(o), mounted, took));
   const meta: SnapshotMeta = { ...facts.meta };
