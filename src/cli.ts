@@ -9,7 +9,7 @@ import { FactsSourceError } from './cluster/facts-source.js';
 import { DEFAULT_DEBUG_IMAGE } from './cluster/node-pod.js';
 import { SnapshotError } from './cluster/snapshot.js';
 import { KubeApiError } from './cluster/kube/errors.js';
-import { cleanupCommand } from './commands/cleanup.js';
+import { cleanupCommand, type CleanupFlags } from './commands/cleanup.js';
 import { completeCommand, completionCommand } from './commands/completion.js';
 import { driftCommand } from './commands/drift.js';
 import { expectCommand, type ExpectOptions } from './commands/expect.js';
@@ -27,6 +27,7 @@ import { demoCommand } from './commands/demo.js';
 import { svcCommand, type SvcOptions } from './commands/svc.js';
 import { traceCommand, type TraceOptions } from './commands/trace.js';
 import { versionCommand } from './commands/version.js';
+import { rbacCommand, type RbacFlags } from './commands/rbac.js';
 import type { SourceFlags } from './cluster/facts-source.js';
 
 const SIGNAL_EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 };
@@ -121,6 +122,11 @@ const EXAMPLES: Record<string, string[]> = {
   trace: ['kdebug trace --node node-a --src 10.244.0.5 --dst 10.96.0.10:53 --proto udp'],
   demo: ['kdebug demo', 'kdebug demo -o text'],
   cleanup: ['kdebug cleanup', 'kdebug cleanup -n kdebug'],
+  rbac: [
+    'kdebug rbac -n shop --user alice | kubectl apply -f -',
+    'kdebug rbac --via pod --debug-namespace kdebug --serviceaccount ci:kdebug',
+    'kdebug rbac -A --via kube-proxy             # for snapshot save --all -A',
+  ],
   completion: ['source <(kdebug completion bash)', 'kdebug completion fish | source'],
   version: ['kdebug version -o json'],
 };
@@ -238,23 +244,50 @@ export function buildProgram(run: (code: Promise<number>) => void): Command {
     .description('capture cluster facts into a directory that --snapshot replays');
   nodeAccessOptions(
     snapshot
-      .command('save <dir>')
+      .command('save [dir]')
       .description('read a Service (or every Service) from the cluster and save it as a snapshot')
       .option('--service <name>', 'the Service to capture')
       .option('--all', 'every Service in the namespace (-n, default: the context namespace)')
       .option('-A, --all-namespaces', 'with --all: every Service in the cluster')
       .option(
+        '--archive <file.tar.gz>',
+        'also (or instead of a directory) one file to attach; --snapshot reads it',
+      )
+      .option(
         '--no-redact',
         'keep env values, secret-looking arguments, annotations, managedFields, ConfigMap data and the server URL (redacted by default)',
       ),
-  ).action((dir: string, o: SnapshotSaveFlags) => run(snapshotSaveCommand(dir, o, g())));
+  ).action((dir: string | undefined, o: SnapshotSaveFlags) =>
+    run(snapshotSaveCommand(dir, o, g())),
+  );
 
   program
     .command('cleanup')
     .description(
-      'delete the debug Pods a killed kdebug left behind (label app.kubernetes.io/managed-by=kdebug; all namespaces, or -n)',
+      'delete the debug Pods a killed kdebug left behind (label app.kubernetes.io/managed-by=kdebug; all namespaces, or -n); those of live runs are spared',
     )
-    .action(() => run(cleanupCommand(g())));
+    .option('--all', 'also the Pods of kdebug runs that are still alive (asks first)')
+    .option('--yes', 'with --all: do not ask')
+    .action((o: CleanupFlags) => run(cleanupCommand(o, g())));
+
+  program
+    .command('rbac')
+    .description('the ClusterRole and Roles kdebug needs for what you ask of it, as YAML to apply')
+    .addOption(
+      new Option(
+        '--via <how>',
+        'node access to grant too: none, kube-proxy, pod, ssh, or auto (all three)',
+      )
+        .choices(['none', 'ssh', 'kube-proxy', 'pod', 'auto'])
+        .default('none'),
+    )
+    .option('-A, --all-namespaces', 'Services of every namespace (snapshot save --all -A)')
+    .option('--debug-namespace <ns>', 'where debug Pods are made (default: -n, else default)')
+    .option('--name <name>', 'name of the roles and bindings', 'kdebug')
+    .option('--user <name>', 'bind them to this user')
+    .option('--group <name>', 'bind them to this group')
+    .option('--serviceaccount <ns:name>', 'bind them to this ServiceAccount')
+    .action((o: RbacFlags) => run(Promise.resolve(rbacCommand(o, g()))));
 
   program
     .command('version')
@@ -283,6 +316,8 @@ export function buildProgram(run: (code: Promise<number>) => void): Command {
 /** A message to print: each of its lines with control characters shown escaped. */
 const inert = (message: string) => message.split('\n').map(escapeControls).join('\n');
 
+const RBAC_HINT = '; kdebug rbac prints the Roles kdebug needs (README: Permissions)';
+
 /** Turns any failure into a one-line message and exit 2; a stack trace only with KDEBUG_DEBUG. */
 function fail(e: unknown): number {
   if (e instanceof IptablesParseError) {
@@ -296,7 +331,9 @@ function fail(e: unknown): number {
     e instanceof FactsSourceError ||
     e instanceof NftParseError
   ) {
-    process.stderr.write(`kdebug: ${inert(e.message)}\n`); // names and paths are input
+    // names and paths are input; a refusal by RBAC says where the needed Roles are
+    const rbac = e instanceof KubeApiError && /^access denied by RBAC/.test(e.message);
+    process.stderr.write(`kdebug: ${inert(e.message)}${rbac ? RBAC_HINT : ''}\n`);
   } else {
     process.stderr.write(`kdebug: internal error: ${inert((e as Error)?.message ?? String(e))}\n`);
     if (process.env['KDEBUG_DEBUG']) process.stderr.write(`${(e as Error)?.stack}\n`);

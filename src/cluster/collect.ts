@@ -16,6 +16,7 @@ import {
 } from './cluster.js';
 import { KubeApiError } from './kube/errors.js';
 import { serviceNotFound } from './kube/suggestions.js';
+import { SYSTEM } from './permissions.js';
 
 export interface CollectProgress {
   phase: 'api' | 'node';
@@ -236,8 +237,6 @@ function endpointPodRefs(
   }
   return [...seen.values()];
 }
-
-const SYSTEM = 'kube-system';
 
 /** kube-proxy (ConfigMap, DaemonSet and its Pods) and cluster DNS (kube-dns Service, slices, CoreDNS Pods, Corefile). */
 function readClusterAddons(r: Reader): Promise<unknown>[] {

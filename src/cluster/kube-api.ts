@@ -39,6 +39,8 @@ export interface KubeApiOptions extends KubeconfigOptions {
 export interface RequestOptions {
   query?: Record<string, string | number | boolean | undefined>;
   body?: unknown;
+  /** The body's type; default application/json (PATCH needs a patch type). */
+  contentType?: string;
   timeoutMs?: number;
 }
 
@@ -156,7 +158,7 @@ export class KubeApi {
       method,
       headers: {
         Accept: 'application/json',
-        ...(body ? { 'Content-Type': 'application/json' } : {}),
+        ...(body ? { 'Content-Type': o.contentType ?? 'application/json' } : {}),
       },
     };
     try {
@@ -297,6 +299,14 @@ export class KubeApi {
     const body = { apiVersion: 'v1', kind: 'Pod', ...pod };
     return (await this.request('POST', apiPath({ resource: 'pods', namespace }), {
       body,
+    })) as KubeObject;
+  }
+
+  /** A JSON merge patch of a Pod (RFC 7386: what is given replaces, null removes). */
+  async patchPod(namespace: string, name: string, patch: unknown): Promise<KubeObject> {
+    return (await this.request('PATCH', apiPath({ resource: 'pods', namespace, name }), {
+      body: patch,
+      contentType: 'application/merge-patch+json',
     })) as KubeObject;
   }
 

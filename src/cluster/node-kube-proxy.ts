@@ -9,8 +9,7 @@ import type { KubeApi } from './kube-api.js';
 import { KubeApiError } from './kube/errors.js';
 import { nodeArgv, UnsupportedCommandError } from './node-commands.js';
 import { NodeUnavailable, type NodeChannel, type NodeRunner } from './node-channel.js';
-
-const SYSTEM = 'kube-system';
+import { KUBE_PROXY_EXEC, SYSTEM } from './permissions.js';
 
 /** Running, with the container kdebug execs in running too. */
 function usable(p: Pod, container: string): boolean {
@@ -90,7 +89,7 @@ export class KubeProxyExec implements NodeChannel {
   private async checkExec(): Promise<string | undefined> {
     try {
       const refused: string[] = [];
-      for (const verb of ['get', 'create'] as const) {
+      for (const verb of KUBE_PROXY_EXEC.verbs) {
         const check = { verb, resource: 'pods', subresource: 'exec', namespace: SYSTEM };
         if (!(await this.api.canI(check)).allowed) refused.push(verb);
       }

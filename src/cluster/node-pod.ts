@@ -3,7 +3,10 @@
 // read with the node's own binaries (`chroot /host`), probes with the image's tools on the
 // node's network. Before creating one kdebug checks RBAC and the namespace's Pod Security level
 // and asks (or needs --yes); it deletes its Pods when it ends, and activeDeadlineSeconds stops
-// them even if kdebug is killed (`kdebug cleanup` then removes what is left).
+// them even if kdebug is killed (`kdebug cleanup` then removes what is left). Each Pod names the
+// run that owns it and carries a lease that run renews: cleanup spares the Pods of live runs.
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import { toPod, type Pod } from '../core/kube.js';
 import type { KubeObject } from '../core/model.js';
 import type { NodeCommand, NodeResult } from './cluster.js';
@@ -12,6 +15,7 @@ import type { KubeApi } from './kube-api.js';
 import { KubeApiError } from './kube/errors.js';
 import { NodeUnavailable, type NodeChannel, type NodeRunner } from './node-channel.js';
 import { nodeArgv } from './node-commands.js';
+import { DEBUG_POD_RULES } from './permissions.js';
 
 export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
 /** Every Pod kdebug creates carries this label: `kdebug cleanup` finds them by it. */
@@ -25,6 +29,29 @@ export const DEFAULT_DEBUG_IMAGE = 'nicolaka/netshoot:v0.13';
 export const DEBUG_POD_LIFETIME_S = 900;
 const CONTAINER = 'debugger';
 const POLL_MS = 250;
+/** A run that has not renewed its Pods' lease for this long is gone (kill -9, a closed laptop). */
+export const LEASE_SECONDS = 60;
+
+/** The annotations that say who owns a debug Pod and whether that owner still lives. */
+export const OWNER = {
+  run: 'kdebug.io/run',
+  owner: 'kdebug.io/owner',
+  renewed: 'kdebug.io/lease-renewed',
+  lease: 'kdebug.io/lease-seconds',
+  deadline: 'kdebug.io/deadline',
+} as const;
+
+/** Which kdebug process made a Pod: a random id, the host, the pid and when the process started. */
+export interface RunOwner {
+  id: string;
+  owner: string;
+}
+
+/** This process as a run owner (one per process: its Pods share it). */
+export const THIS_RUN: RunOwner = {
+  id: randomBytes(8).toString('hex'),
+  owner: `${hostname()} pid ${process.pid} started ${new Date(Date.now() - process.uptime() * 1000).toISOString()}`,
+};
 
 /** What a person is asked before kdebug creates debug Pods. */
 export interface DebugPodConsent {
@@ -45,22 +72,35 @@ export interface DebugPodOptions {
   /** Waiting for the Pod to run, and each command. */
   timeoutMs?: number;
   lifetimeSeconds?: number;
+  /** Who owns the Pods; default this process. */
+  run?: RunOwner;
+  /** How often the lease is renewed; default a quarter of LEASE_SECONDS. */
+  renewEveryMs?: number;
 }
 
 /** The debug Pod for one node, as POSTed (the API adds its defaults). */
 export function debugPodManifest(
   node: string,
-  o: { image: string; lifetimeSeconds: number },
+  o: { image: string; lifetimeSeconds: number; run?: RunOwner; now?: Date },
 ): KubeObject {
   // a valid name prefix however long or dotted the node name is
   const base = `kdebug-${node}`.slice(0, 52).replace(/[.-]+$/, '');
+  const now = o.now ?? new Date();
+  const run = o.run ?? THIS_RUN;
   return {
     apiVersion: 'v1',
     kind: 'Pod',
     metadata: {
       generateName: `${base}-`,
       labels: { [MANAGED_BY_LABEL]: 'kdebug', 'app.kubernetes.io/name': 'kdebug-node-debugger' },
-      annotations: { 'kdebug.io/node': node },
+      annotations: {
+        'kdebug.io/node': node,
+        [OWNER.run]: run.id,
+        [OWNER.owner]: run.owner,
+        [OWNER.renewed]: now.toISOString(),
+        [OWNER.lease]: String(LEASE_SECONDS),
+        [OWNER.deadline]: new Date(now.getTime() + o.lifetimeSeconds * 1000).toISOString(),
+      },
     },
     spec: {
       nodeName: node,
@@ -105,14 +145,11 @@ export function podSecurityRefusal(
   );
 }
 
-/** What a debug Pod needs from RBAC in its namespace. */
-const NEEDED = [
-  { verb: 'create', resource: 'pods' },
-  { verb: 'get', resource: 'pods' },
-  { verb: 'delete', resource: 'pods' },
-  { verb: 'get', resource: 'pods', subresource: 'exec' },
-  { verb: 'create', resource: 'pods', subresource: 'exec' },
-] as const;
+/** What a debug Pod needs from RBAC in its namespace, one review per verb. */
+const NEEDED = DEBUG_POD_RULES.flatMap((r) => {
+  const [resource, subresource] = r.resource.split('/') as [string, string | undefined];
+  return r.verbs.map((verb) => ({ verb, resource, ...(subresource ? { subresource } : {}) }));
+});
 
 /** SelfSubjectAccessReviews for everything a debug Pod needs; the refusal in words, or undefined. */
 export async function debugPodAccess(api: KubeApi, namespace: string): Promise<string | undefined> {
@@ -126,13 +163,13 @@ export async function debugPodAccess(api: KubeApi, namespace: string): Promise<s
     ),
   );
   const refused = NEEDED.filter((_, i) => !answers[i]).map(
-    (n) => `${n.verb} ${n.resource}${'subresource' in n ? `/${n.subresource}` : ''}`,
+    (n) => `${n.verb} ${n.resource}${n.subresource ? `/${n.subresource}` : ''}`,
   );
   if (refused.length === 0) return undefined;
   return (
     `access denied by RBAC: user "${api.apiServer.user}" cannot ${refused.join(', ')} in namespace ${namespace}. ` +
-    `A debug Pod needs create, get and delete on pods and get and create on pods/exec there: ` +
-    `ask for them, pick another namespace with --debug-namespace, or use --via kube-proxy or --via ssh`
+    `A debug Pod needs create, get, patch and delete on pods and get and create on pods/exec there ` +
+    `(kdebug rbac --via pod prints the Role): ask for them, pick another namespace with --debug-namespace, or use --via kube-proxy or --via ssh`
   );
 }
 
@@ -167,6 +204,9 @@ export class DebugPods implements NodeChannel {
   private readonly created = new Map<string, string>();
   private readonly creating = new Set<Promise<unknown>>();
   private closing = false;
+  /** Pods someone else deleted while this run used them. */
+  private readonly lost = new Set<string>();
+  private renewer?: ReturnType<typeof setInterval>;
 
   constructor(
     private readonly api: KubeApi,
@@ -229,7 +269,11 @@ export class DebugPods implements NodeChannel {
     try {
       pod = await this.api.createPod(
         this.namespace,
-        debugPodManifest(node, { image: this.image, lifetimeSeconds: this.lifetime }),
+        debugPodManifest(node, {
+          image: this.image,
+          lifetimeSeconds: this.lifetime,
+          run: this.o.run,
+        }),
       );
     } catch (e) {
       const message = (e as Error).message;
@@ -243,6 +287,10 @@ export class DebugPods implements NodeChannel {
     }
     const name = pod.metadata?.name ?? '';
     this.created.set(name, node);
+    this.renewer ??= setInterval(
+      () => void this.renew(),
+      this.o.renewEveryMs ?? (LEASE_SECONDS * 1000) / 4,
+    ).unref();
     // close() began while the create was on its way: the Pod must not outlive kdebug
     if (this.closing) {
       await this.remove(name);
@@ -300,16 +348,50 @@ export class DebugPods implements NodeChannel {
     }
   }
 
+  /** Renews the lease of every Pod of this run; one found gone was deleted by someone else. */
+  private async renew(): Promise<void> {
+    const renewed = new Date().toISOString();
+    await Promise.all(
+      [...this.created.keys()].map((name) =>
+        this.api
+          .patchPod(this.namespace, name, {
+            metadata: { annotations: { [OWNER.renewed]: renewed } },
+          })
+          .catch((e: unknown) => {
+            if (e instanceof KubeApiError && e.reason === 'not-found') {
+              this.created.delete(name);
+              this.lost.add(name);
+            }
+            // anything else: the next renewal tries again, well within the lease
+          }),
+      ),
+    );
+  }
+
   private async exec(
     name: string,
     via: string,
     node: string,
     command: NodeCommand,
   ): Promise<NodeResult> {
+    const gone = () => ({
+      stdout: '',
+      stderr: '',
+      exitCode: null,
+      error: `${via} on ${node} was deleted by someone else while kdebug used it`,
+      via,
+    });
+    if (this.lost.has(name)) return gone();
     const argv = nodeArgv(command, { kind: 'debug-pod' });
     const r = await this.api.exec(this.namespace, name, CONTAINER, argv, {
       timeoutMs: this.timeoutMs,
     });
+    // a stream that broke off: was the Pod deleted under it?
+    if (r.exitCode === null && !(await this.getPod(name, Date.now() + 5000).catch(() => true))) {
+      this.created.delete(name);
+      this.lost.add(name);
+      return gone();
+    }
     // the rules are read with the node's binaries: one may simply not be installed there
     const host = argv.indexOf('/host');
     if (host > 0 && r.exitCode === 127)
@@ -336,6 +418,7 @@ export class DebugPods implements NodeChannel {
   /** Deletes every Pod this run created, waiting for creates still on their way. */
   async close(): Promise<void> {
     this.closing = true;
+    clearInterval(this.renewer);
     await Promise.allSettled([...this.creating]);
     const results = await Promise.allSettled([...this.created.keys()].map((n) => this.remove(n)));
     const left = this.pods;
@@ -348,18 +431,49 @@ export class DebugPods implements NodeChannel {
   }
 }
 
-export interface CleanupResult {
-  deleted: { namespace: string; name: string; node?: string; phase: string }[];
+/** A debug Pod found by `kdebug cleanup`, and whether the run that made it still lives. */
+export interface LeftPod {
+  namespace: string;
+  name: string;
+  node?: string;
+  phase: string;
+  /** Who made it ("host pid N started T"), when it says. */
+  owner?: string;
+  /** Why it is left behind, or (live) how recently its run renewed it. */
+  why: string;
+  live: boolean;
+}
+
+export interface CleanupPlan {
+  pods: LeftPod[];
   /** Where it looked: "all namespaces" or "namespace X". */
   scope: string;
   note?: string;
 }
 
-/** `kdebug cleanup`: deletes the debug Pods any kdebug left behind, found by their label. */
-export async function cleanupDebugPods(
+/** Whether a debug Pod's run still lives: it renewed the lease in time and the deadline is ahead. */
+export function podLiveness(raw: KubeObject, now: Date): { live: boolean; why: string } {
+  const p = toPod(raw);
+  const a = raw.metadata?.annotations ?? {};
+  if (p.phase === 'Succeeded' || p.phase === 'Failed')
+    return { live: false, why: `it ended (${p.phase})` };
+  const deadline = Date.parse(a[OWNER.deadline] ?? '');
+  if (deadline <= now.getTime()) return { live: false, why: 'its deadline passed' };
+  const renewed = Date.parse(a[OWNER.renewed] ?? '');
+  if (Number.isNaN(renewed))
+    return { live: false, why: 'it has no lease (made by an older kdebug)' };
+  const lease = Number(a[OWNER.lease]) || LEASE_SECONDS;
+  const ago = Math.max(0, Math.round((now.getTime() - renewed) / 1000));
+  return ago > lease
+    ? { live: false, why: `its run stopped renewing it ${ago}s ago (lease ${lease}s)` }
+    : { live: true, why: `its run renewed it ${ago}s ago` };
+}
+
+/** `kdebug cleanup`'s look: every debug Pod, found by its label, with its owner's liveness. */
+export async function debugPodsLeft(
   api: KubeApi,
-  o: { namespace?: string } = {},
-): Promise<CleanupResult> {
+  o: { namespace?: string; now?: Date } = {},
+): Promise<CleanupPlan> {
   let items: KubeObject[];
   let scope = o.namespace ? `namespace ${o.namespace}` : 'all namespaces';
   let note: string | undefined;
@@ -380,11 +494,26 @@ export async function cleanupDebugPods(
       })
     ).items;
   }
-  const deleted: CleanupResult['deleted'] = [];
-  for (const raw of items) {
+  const now = o.now ?? new Date();
+  const pods = items.map((raw): LeftPod => {
     const p = toPod(raw);
-    if (await api.deletePod(p.namespace, p.name, { gracePeriodSeconds: 0 }))
-      deleted.push({ namespace: p.namespace, name: p.name, node: p.nodeName, phase: p.phase });
-  }
-  return { deleted, scope, ...(note ? { note } : {}) };
+    const owner = raw.metadata?.annotations?.[OWNER.owner];
+    return {
+      namespace: p.namespace,
+      name: p.name,
+      ...(p.nodeName ? { node: p.nodeName } : {}),
+      phase: p.phase,
+      ...(owner ? { owner } : {}),
+      ...podLiveness(raw, now),
+    };
+  });
+  return { pods, scope, ...(note ? { note } : {}) };
+}
+
+/** Deletes these Pods; returns those that were still there. */
+export async function deleteDebugPods(api: KubeApi, pods: LeftPod[]): Promise<LeftPod[]> {
+  const deleted: LeftPod[] = [];
+  for (const p of pods)
+    if (await api.deletePod(p.namespace, p.name, { gracePeriodSeconds: 0 })) deleted.push(p);
+  return deleted;
 }

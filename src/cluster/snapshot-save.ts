@@ -15,7 +15,12 @@ import {
   nodeBasics,
 } from './collect.js';
 import { KubeCluster, type KubeClusterOptions } from './kube-cluster.js';
-import { writeSnapshot } from './snapshot.js';
+import {
+  isArchiveName,
+  writeSnapshot,
+  writeSnapshotArchive,
+  type WriteOptions,
+} from './snapshot.js';
 
 /** Bad input to `snapshot save` (exit code 2, like every "could not do its job"). */
 export class SnapshotSaveError extends Error {
@@ -25,8 +30,11 @@ export class SnapshotSaveError extends Error {
   }
 }
 
-export interface SnapshotSaveOptions extends KubeClusterOptions {
-  dir: string;
+export interface SnapshotSaveOptions extends KubeClusterOptions, WriteOptions {
+  /** A directory to write, and/or... */
+  dir?: string;
+  /** ...one .tar.gz file (--archive). */
+  archive?: string;
   /** -n; default: the context's namespace. */
   namespace?: string;
   /** --service NAME */
@@ -44,7 +52,8 @@ export interface SnapshotSaveOptions extends KubeClusterOptions {
 }
 
 export interface SnapshotSaveResult {
-  dir: string;
+  /** What was written: the directory and/or the archive. */
+  written: string[];
   objects: number;
   nodes: number;
   meta: SnapshotMeta;
@@ -54,6 +63,19 @@ export interface SnapshotSaveResult {
   nodeAccess: NodeAccess[];
   /** What was taken out; undefined when not redacted. */
   redaction?: Redaction;
+}
+
+/** An archive is a new file named .tar.gz or .tgz (the name is how --snapshot knows it). */
+async function checkArchive(file: string): Promise<void> {
+  if (!isArchiveName(file))
+    throw new SnapshotSaveError(`${file}: an archive's name ends in .tar.gz or .tgz`);
+  if (
+    await stat(file).then(
+      () => true,
+      () => false,
+    )
+  )
+    throw new SnapshotSaveError(`${file} exists; snapshot save writes a new archive`);
 }
 
 /** A snapshot goes into a new or empty directory: stale node files from another capture would be read back. */
@@ -78,7 +100,10 @@ export async function saveSnapshot(o: SnapshotSaveOptions): Promise<SnapshotSave
   if (o.allNamespaces && !o.all) throw new SnapshotSaveError('-A/--all-namespaces goes with --all');
   if (o.allNamespaces && o.namespace)
     throw new SnapshotSaveError('choose one: -n NAMESPACE or -A/--all-namespaces');
-  await checkTarget(o.dir);
+  if (!o.dir && !o.archive)
+    throw new SnapshotSaveError('say where to write: a directory, --archive FILE.tar.gz, or both');
+  if (o.dir) await checkTarget(o.dir);
+  if (o.archive) await checkArchive(o.archive);
   const cluster = await KubeCluster.connect(o);
   try {
     const namespace = o.namespace ?? cluster.defaultNamespace;
@@ -103,9 +128,10 @@ export async function saveSnapshot(o: SnapshotSaveOptions): Promise<SnapshotSave
       ...facts,
       meta: { ...facts.meta, redaction: { redacted: false } },
     };
-    await writeSnapshot(o.dir, written);
+    if (o.dir) await writeSnapshot(o.dir, written, o);
+    if (o.archive) await writeSnapshotArchive(o.archive, written, o);
     return {
-      dir: o.dir,
+      written: [o.dir, o.archive].filter((x): x is string => x !== undefined),
       objects: facts.objects.length,
       nodes: Object.keys(facts.nodes).length,
       meta: written.meta,

@@ -1,19 +1,47 @@
-// `kdebug cleanup`: the debug Pods a killed kdebug left behind, deleted.
-import { EXIT, format, tell, write, type GlobalOptions } from './io.js';
+// `kdebug cleanup`: the debug Pods a killed kdebug left behind, deleted; those of a kdebug still
+// running elsewhere are spared (their run renews a lease), unless --all and a yes.
+import type { LeftPod } from '../cluster/node-pod.js';
+import { sanitize } from '../core/sanitize.js';
+import { ask, EXIT, format, tell, UsageError, write, type GlobalOptions } from './io.js';
 
-export async function cleanupCommand(g: GlobalOptions): Promise<number> {
+export interface CleanupFlags {
+  /** Delete the Pods of live runs too. */
+  all?: boolean;
+  yes?: boolean;
+}
+
+const line = (p: LeftPod) =>
+  sanitize(
+    `Pod ${p.namespace}/${p.name}${p.node ? ` (node ${p.node}, ${p.phase})` : ` (${p.phase})`}: ${p.why}${p.owner ? `; owner ${p.owner}` : ''}`,
+  );
+
+export async function cleanupCommand(o: CleanupFlags, g: GlobalOptions): Promise<number> {
   format(g, 'cleanup');
   const { KubeApi } = await import('../cluster/kube-api.js');
-  const { cleanupDebugPods } = await import('../cluster/node-pod.js');
+  const { debugPodsLeft, deleteDebugPods } = await import('../cluster/node-pod.js');
   const api = await KubeApi.connect({ kubeconfig: g.kubeconfig, context: g.context });
   try {
-    const r = await cleanupDebugPods(api, { namespace: g.namespace });
-    if (r.note) tell(r.note);
-    for (const d of r.deleted)
+    const plan = await debugPodsLeft(api, { namespace: g.namespace });
+    if (plan.note) tell(plan.note);
+    const live = plan.pods.filter((p) => p.live);
+    let doomed = plan.pods.filter((p) => !p.live);
+    if (o.all && live.length > 0) {
+      const question = `delete ${live.length} debug Pod${live.length > 1 ? 's' : ''} of kdebug runs that are still alive?\n${live.map((p) => `  ${line(p)}`).join('\n')}\n`;
+      if (o.yes || (await ask(question))) doomed = plan.pods;
+      else if (!process.stdin.isTTY)
+        throw new UsageError(
+          `cleanup --all deletes the Pods of live kdebug runs only after a yes: add --yes (${live.length} live)`,
+        );
+    }
+    const deleted = await deleteDebugPods(api, doomed);
+    for (const d of deleted) write(`deleted ${line(d)}\n`);
+    const spared = live.filter((p) => !deleted.includes(p));
+    for (const p of spared) write(`spared ${line(p)}\n`);
+    if (plan.pods.length === 0) write(`no kdebug debug Pods in ${plan.scope}\n`);
+    if (spared.length > 0)
       write(
-        `deleted Pod ${d.namespace}/${d.name}${d.node ? ` (node ${d.node}, ${d.phase})` : ''}\n`,
+        `${spared.length} Pod${spared.length > 1 ? 's' : ''} of live runs spared (--all deletes them too)\n`,
       );
-    if (r.deleted.length === 0) write(`no kdebug debug Pods in ${r.scope}\n`);
     return EXIT.ok;
   } finally {
     api.close();

@@ -48,6 +48,7 @@ const OUTPUTS: Record<string, { formats: Format[]; refusal?: string }> = {
   expect: { formats: ['text'], refusal: 'expect prints iptables-save text; use -o text' },
   snapshot: { formats: ['text'], refusal: 'snapshot save writes a directory; use -o text' },
   cleanup: { formats: ['text'], refusal: 'cleanup prints what it deleted as text; use -o text' },
+  rbac: { formats: ['text'], refusal: 'rbac prints Kubernetes YAML; use -o text' },
   completion: { formats: ['text'], refusal: 'completion prints a shell script; use -o text' },
 };
 
@@ -75,6 +76,18 @@ export function write(text: string): void {
 /** A line on stderr ("kdebug: ..."): stdout stays the report. */
 export function tell(line: string): void {
   process.stderr.write(`kdebug: ${line}\n`);
+}
+
+/** A yes/no question on the terminal (stderr, so stdout stays the answer); false without one. */
+export async function ask(question: string): Promise<boolean> {
+  if (!process.stdin.isTTY || !process.stderr.isTTY) return false;
+  const { createInterface } = await import('node:readline/promises');
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return /^y(es)?$/i.test((await rl.question(`${question} [y/N] `)).trim());
+  } finally {
+    rl.close();
+  }
 }
 
 /** A file's bytes, or stdin's for "-"; a file that cannot be read is a usage error. */

@@ -18,10 +18,12 @@ export interface SnapshotSaveFlags extends SourceFlags {
   allNamespaces?: boolean;
   /** false with --no-redact */
   redact?: boolean;
+  /** --archive FILE.tar.gz */
+  archive?: string;
 }
 
 export async function snapshotSaveCommand(
-  dir: string,
+  dir: string | undefined,
   o: SnapshotSaveFlags,
   g: GlobalOptions,
 ): Promise<number> {
@@ -35,6 +37,8 @@ export async function snapshotSaveCommand(
       transport,
       nodeCommands: 'diagnosis',
       dir,
+      archive: o.archive,
+      release: onInterrupt,
       namespace: g.namespace,
       service: o.service,
       all: o.all,
@@ -47,7 +51,9 @@ export async function snapshotSaveCommand(
     for (const e of r.readErrors) tell(`warning: could not read ${e.what}: ${e.error}`);
     tellNodeAccess(r.nodeAccess, c);
     const nodes = r.nodes ? ` and the output of commands on ${r.nodes} nodes` : '';
-    write(`saved ${r.objects} objects${nodes} from context ${r.meta.context} to ${dir}\n`);
+    write(
+      `saved ${r.objects} objects${nodes} from context ${r.meta.context} to ${r.written.join(' and ')}\n`,
+    );
     write(
       r.redaction
         ? `redacted: ${r.redaction.removed.map((x) => x.what).join(', ') || 'nothing was there to redact'} (listed in meta.json; --no-redact keeps everything)\n`

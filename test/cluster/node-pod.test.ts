@@ -1,15 +1,18 @@
 // The debug Pod against the fake API server: its shape, the checks before creating one (RBAC,
 // Pod Security, consent) with their exact words, its life cycle (deleted on close, while being
-// created, when it cannot start, when the API fails in the middle) and `kdebug cleanup`.
+// created, when it cannot start, when the API fails in the middle), its owner's lease, and
+// `kdebug cleanup`, which spares the Pods of live runs.
 // IP conventions: the lab's (test/support/lab/lab.ts): nodes 192.0.2.11-13, Pods 10.244.0.0/16.
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { KubeApi } from '../../src/cluster/kube-api.js';
 import {
-  cleanupDebugPods,
   DEBUG_POD_SELECTOR,
   debugPodManifest,
   DebugPods,
+  debugPodsLeft,
+  deleteDebugPods,
+  OWNER,
   type DebugPodOptions,
 } from '../../src/cluster/node-pod.js';
 import type { KubeObject } from '../../src/core/model.js';
@@ -146,7 +149,7 @@ describe('the debug Pod', () => {
       { rbac: { deny: [{ users: ['dev'], verbs: ['create'], resources: ['pods'] }] } },
       'dev',
       {},
-      /^access denied by RBAC: user "dev" cannot create pods in namespace default\. A debug Pod needs create, get and delete on pods and get and create on pods\/exec there: ask for them, pick another namespace with --debug-namespace, or use --via kube-proxy or --via ssh$/,
+      /^access denied by RBAC: user "dev" cannot create pods in namespace default\. A debug Pod needs create, get, patch and delete on pods and get and create on pods\/exec there \(kdebug rbac --via pod prints the Role\): ask for them, pick another namespace with --debug-namespace, or use --via kube-proxy or --via ssh$/,
     ],
     [
       'RBAC: exec refused (1.35+ authorizes it as create too)',
@@ -328,13 +331,94 @@ describe('the debug Pod', () => {
   });
 });
 
-describe('kdebug cleanup (cleanupDebugPods)', () => {
+describe("the debug Pod's owner and lease", () => {
+  afterEach(async () => {
+    for (const { fake, api } of opened.splice(0)) {
+      api.close();
+      await fake.close();
+    }
+  });
+  const run = { id: 'a1b2c3d4e5f60718', owner: 'laptop pid 4242 started 2026-12-01T10:00:00.000Z' };
+
+  it('names its run, and the run renews the lease while it lives, and stops when closed', async () => {
+    const { fake, api } = await serve();
+    const p = pods(api, { run, renewEveryMs: 40 });
+    await p.open('node-a');
+    const [made] = podsIn(fake);
+    const a = made!.metadata!.annotations!;
+    assert.deepEqual([a[OWNER.run], a[OWNER.owner], a[OWNER.lease]], [run.id, run.owner, '60']);
+    const deadlineIn = Date.parse(a[OWNER.deadline]!) - Date.now();
+    assert.ok(deadlineIn > 895_000 && deadlineIn <= 900_000, `deadline in ${deadlineIn} ms`);
+    const first = a[OWNER.renewed]!;
+    await new Promise((r) => setTimeout(r, 150));
+    const renewed = podsIn(fake)[0]!.metadata!.annotations![OWNER.renewed]!;
+    assert.ok(renewed > first, `${renewed} after ${first}`);
+    const patches = fake.requests.filter((r) => r.method === 'PATCH').length;
+    assert.ok(patches >= 2, `${patches} renewals`);
+    await p.close();
+    await new Promise((r) => setTimeout(r, 150));
+    assert.equal(fake.requests.filter((r) => r.method === 'PATCH').length, patches);
+  });
+
+  it('says a Pod someone else deleted while it was used was deleted, and close() does not fail', async () => {
+    const { fake, api } = await serve();
+    const p = pods(api, { renewEveryMs: 40 });
+    const runner = await p.open('node-a');
+    assert.equal((await runner.run({ kind: 'ip-addr' })).exitCode, 0);
+    const [made] = podsIn(fake);
+    fake.store.remove(POD, 'default', made!.metadata!.name!);
+    await new Promise((r) => setTimeout(r, 150));
+    const r = await runner.run({ kind: 'ip-addr' });
+    assert.equal(r.exitCode, null);
+    assert.match(
+      r.error!,
+      /^debug Pod default\/kdebug-node-a-\w{5} on node-a was deleted by someone else while kdebug used it$/,
+    );
+    assert.deepEqual(p.pods, []);
+    await p.close();
+  });
+
+  it('finds a Pod deleted mid-command by the broken stream, not only by the renewal', async () => {
+    const served: { fake?: FakeApi } = {};
+    const { fake, api } = await serve({
+      exec: () => {
+        const pod = podsIn(served.fake!)[0]!;
+        served.fake!.store.remove(POD, 'default', pod.metadata!.name!);
+        return { stdout: 'half a dump\n', drop: true, exitCode: 0 };
+      },
+    });
+    served.fake = fake;
+    const p = pods(api);
+    const runner = await p.open('node-a');
+    const r = await runner.run({ kind: 'iptables-save', backend: 'auto' });
+    assert.equal(r.exitCode, null);
+    assert.match(r.error!, /was deleted by someone else while kdebug used it$/);
+    await p.close();
+  });
+});
+
+describe('kdebug cleanup (debugPodsLeft, deleteDebugPods)', () => {
   let fake: FakeApi;
-  const leftover = (name: string, namespace: string, phase: string): KubeObject => {
-    const p = debugPodManifest('node-a', { image: 'i', lifetimeSeconds: 900 });
+  const NOW = new Date('2026-12-01T12:00:00Z');
+  const ago = (s: number) => new Date(NOW.getTime() - s * 1000);
+  const leftover = (
+    name: string,
+    namespace: string,
+    phase: string,
+    renewedSecondsAgo?: number,
+  ): KubeObject => {
+    const p = debugPodManifest('node-a', {
+      image: 'i',
+      lifetimeSeconds: 900,
+      run: { id: name, owner: `host-${name} pid 1 started x` },
+      now: ago(renewedSecondsAgo ?? 30),
+    });
+    const annotations = { ...p.metadata!.annotations! };
+    if (renewedSecondsAgo === undefined)
+      for (const k of Object.values(OWNER)) delete annotations[k]; // an older kdebug's Pod
     return {
       ...p,
-      metadata: { ...p.metadata, name, namespace },
+      metadata: { ...p.metadata, name, namespace, annotations },
       status: { phase, reason: phase === 'Failed' ? 'DeadlineExceeded' : undefined },
     };
   };
@@ -355,49 +439,78 @@ describe('kdebug cleanup (cleanupDebugPods)', () => {
     for (const p of fake.store.list(POD))
       if (p.metadata?.labels?.['app.kubernetes.io/managed-by'] === 'kdebug')
         fake.store.remove(POD, p.metadata.namespace, p.metadata.name!);
-    fake.store.put(leftover('kdebug-node-a-b2c4d', 'default', 'Failed'));
-    fake.store.put(leftover('kdebug-node-b-x7z9q', 'tools', 'Running'));
+    fake.store.put(leftover('kdebug-node-a-b2c4d', 'default', 'Failed', 5));
+    fake.store.put(leftover('kdebug-node-b-x7z9q', 'tools', 'Running', 200));
+    fake.store.put(leftover('kdebug-node-c-live1', 'tools', 'Running', 10));
+    fake.store.put(leftover('kdebug-node-a-old99', 'default', 'Running'));
   };
   const connect = (user: string) =>
     KubeApi.connect({ kubeconfig: fake.kubeconfig({ user, namespace: 'default' }), env: {} });
 
-  it('deletes the debug Pods kdebug left in every namespace, and nothing else', async () => {
+  it('finds every debug Pod by its label, says which runs are alive and why the rest are left', async () => {
     reset();
     const api = await connect('admin');
-    const before = fake.store.list(POD).length;
-    const r = await cleanupDebugPods(api);
+    const r = await debugPodsLeft(api, { now: NOW });
     api.close();
     assert.equal(r.scope, 'all namespaces');
     assert.deepEqual(
-      r.deleted.map((d) => `${d.namespace}/${d.name} ${d.node} ${d.phase}`),
-      ['default/kdebug-node-a-b2c4d node-a Failed', 'tools/kdebug-node-b-x7z9q node-a Running'],
+      r.pods.map((d) => `${d.namespace}/${d.name} ${d.phase} live=${d.live}: ${d.why}; ${d.owner}`),
+      [
+        'default/kdebug-node-a-b2c4d Failed live=false: it ended (Failed); host-kdebug-node-a-b2c4d pid 1 started x',
+        'default/kdebug-node-a-old99 Running live=false: it has no lease (made by an older kdebug); undefined',
+        'tools/kdebug-node-b-x7z9q Running live=false: its run stopped renewing it 200s ago (lease 60s); host-kdebug-node-b-x7z9q pid 1 started x',
+        'tools/kdebug-node-c-live1 Running live=true: its run renewed it 10s ago; host-kdebug-node-c-live1 pid 1 started x',
+      ],
     );
-    assert.equal(fake.store.list(POD).length, before - 2);
-    assert.equal(
-      fake.requests.filter((q) => q.query.get('labelSelector') === DEBUG_POD_SELECTOR).length > 0,
-      true,
+    assert.ok(fake.requests.some((q) => q.query.get('labelSelector') === DEBUG_POD_SELECTOR));
+  });
+
+  it('a deadline that passed ends the lease too', async () => {
+    reset();
+    const api = await connect('admin');
+    const r = await debugPodsLeft(api, { now: new Date(NOW.getTime() + 900_000) });
+    api.close();
+    const live = r.pods.find((p) => p.name === 'kdebug-node-c-live1')!;
+    assert.deepEqual([live.live, live.why], [false, 'its deadline passed']);
+  });
+
+  it('deletes what it is given and nothing else', async () => {
+    reset();
+    const api = await connect('admin');
+    const before = fake.store.list(POD).length;
+    const r = await debugPodsLeft(api, { now: NOW });
+    const deleted = await deleteDebugPods(
+      api,
+      r.pods.filter((p) => !p.live),
     );
+    api.close();
+    assert.deepEqual(
+      deleted.map((d) => d.name),
+      ['kdebug-node-a-b2c4d', 'kdebug-node-a-old99', 'kdebug-node-b-x7z9q'],
+    );
+    assert.equal(fake.store.list(POD).length, before - 3);
+    assert.ok(fake.store.get(POD, 'tools', 'kdebug-node-c-live1'));
   });
 
   it('looks in one namespace with -n', async () => {
     reset();
     const api = await connect('admin');
-    const r = await cleanupDebugPods(api, { namespace: 'tools' });
+    const r = await debugPodsLeft(api, { namespace: 'tools', now: NOW });
     api.close();
     assert.deepEqual(
-      [r.scope, r.deleted.map((d) => d.name)],
-      ['namespace tools', ['kdebug-node-b-x7z9q']],
+      [r.scope, r.pods.map((d) => d.name)],
+      ['namespace tools', ['kdebug-node-b-x7z9q', 'kdebug-node-c-live1']],
     );
   });
 
   it("falls back to the context's namespace when it may not list Pods everywhere, and says so", async () => {
     reset();
     const api = await connect('dev');
-    const r = await cleanupDebugPods(api);
+    const r = await debugPodsLeft(api, { now: NOW });
     api.close();
     assert.deepEqual(
-      [r.scope, r.deleted.map((d) => d.name)],
-      ['namespace default', ['kdebug-node-a-b2c4d']],
+      [r.scope, r.pods.map((d) => d.name)],
+      ['namespace default', ['kdebug-node-a-b2c4d', 'kdebug-node-a-old99']],
     );
     assert.match(
       r.note!,

@@ -4,8 +4,8 @@
 // IP conventions: the demo snapshot's (the demo cluster): nodes 10.0.12.7 and 10.0.12.11,
 // Pod CIDR 10.244.0.0/16, Service CIDR 10.1.0.0/16.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -15,6 +15,7 @@ import { readSnapshot } from '../../src/cluster/snapshot.js';
 import { probePlan } from '../../src/core/diagnose.js';
 import type { Facts, KubeObject } from '../../src/core/model.js';
 import { kdebugAsync, ROOT, type CliResult } from '../support/cli.js';
+import { typeOfKind } from '../support/fake-api/resources.js';
 import { startFakeApi, type FakeApi } from '../support/fake-api/server.js';
 
 const DEMO = 'snapshots/nginx-svc';
@@ -161,7 +162,7 @@ describe('kdebug snapshot save (built CLI)', () => {
       'RBAC refusing the Service',
       (d) => ['snapshot', 'save', d, '--service', 'nginx-svc', '--kubeconfig', '$VIEWER'],
       {},
-      /^kdebug: access denied by RBAC: user "viewer" cannot get services in namespace default \(context "fake"\)\n$/,
+      /^kdebug: access denied by RBAC: user "viewer" cannot get services in namespace default \(context "fake"\); kdebug rbac prints the Roles kdebug needs \(README: Permissions\)\n$/,
     ],
     [
       'no kubeconfig at all',
@@ -226,7 +227,11 @@ describe('kdebug snapshot save (built CLI)', () => {
       context: String(served.meta.context),
       namespace: 'default',
     });
-    const dirs = { service: join(tmp, 'replay-service'), all: join(tmp, 'replay-all') };
+    const dirs = {
+      service: join(tmp, 'replay-service'),
+      all: join(tmp, 'replay-all'),
+      archive: join(tmp, 'replay-all.tar.gz'),
+    };
     await saveSnapshot({
       dir: dirs.service,
       service: 'nginx-svc',
@@ -237,6 +242,7 @@ describe('kdebug snapshot save (built CLI)', () => {
     });
     await saveSnapshot({
       dir: dirs.all,
+      archive: dirs.archive,
       all: true,
       allNamespaces: true,
       kubeconfig: original,
@@ -245,6 +251,10 @@ describe('kdebug snapshot save (built CLI)', () => {
       transport: () => replay,
     });
     assert.deepEqual((await readSnapshot(dirs.all)).nodes, served.nodes);
+    assert.deepEqual(
+      JSON.parse(JSON.stringify(await readSnapshot(dirs.archive))),
+      JSON.parse(JSON.stringify(await readSnapshot(dirs.all))),
+    );
     const commands = [
       ...Object.keys(served.nodes).flatMap((node) =>
         ['text', 'json'].map((o) => ['rules', '--node', node, '-o', o]),
@@ -258,7 +268,7 @@ describe('kdebug snapshot save (built CLI)', () => {
     for (const args of commands) {
       const want = await kdebug([...args, '--snapshot', DEMO]);
       assert.equal(want.stderr, '');
-      for (const dir of args[0] === 'drift' ? [dirs.all] : Object.values(dirs)) {
+      for (const dir of args[0] === 'drift' ? [dirs.all, dirs.archive] : Object.values(dirs)) {
         const got = await kdebug([...args, '--snapshot', dir]);
         // the text report names (and wraps) the snapshot path: compare with the path swapped, spacing aside
         const norm = (r: Run, path: string) => ({
@@ -267,6 +277,62 @@ describe('kdebug snapshot save (built CLI)', () => {
         });
         assert.deepEqual(norm(got, dir), norm(want, DEMO), `${args.join(' ')} on ${dir}`);
       }
+    }
+  });
+});
+
+describe('kdebug snapshot save interrupted (built CLI)', () => {
+  it('Ctrl-C while a node command hangs: exit 130, the debug Pods deleted, no directory or archive, whole or partial', async () => {
+    const served = await readSnapshot(DEMO);
+    const fake = await startFakeApi({
+      objects: served.objects,
+      exec: () => new Promise(() => undefined), // every node command hangs
+    });
+    const tmp = mkdtempSync(join(tmpdir(), 'kdebug-cli-interrupt-'));
+    try {
+      const dir = join(tmp, 'snap');
+      const child = spawn(
+        process.execPath,
+        [
+          'bin/kdebug.js',
+          'snapshot',
+          'save',
+          dir,
+          '--archive',
+          `${dir}.tar.gz`,
+          '--service',
+          'nginx-svc',
+          '--via',
+          'pod',
+          '--yes',
+          '--kubeconfig',
+          fake.kubeconfig({ namespace: 'default' }),
+        ],
+        { cwd: ROOT, env: { PATH: process.env['PATH'] ?? '', HOME: tmp, NO_COLOR: '1' } },
+      );
+      let stderr = '';
+      child.stderr.on('data', (d: Buffer) => (stderr += d));
+      const exited = new Promise<number | null>((r) => child.on('close', r));
+      const debugPods = () =>
+        fake.store
+          .list(typeOfKind('Pod')!, 'default')
+          .filter((p) => p.metadata?.labels?.['app.kubernetes.io/managed-by'] === 'kdebug')
+          .map((p) => p.metadata?.name);
+      // wait until a command runs on a node (its exec is open): the capture is in the middle
+      while (!fake.requests.some((r) => r.path.endsWith('/exec')))
+        await new Promise((r) => setTimeout(r, 20));
+      assert.ok(debugPods().length > 0, 'debug Pods made');
+      child.kill('SIGINT');
+      assert.equal(await exited, 130, stderr);
+      assert.match(stderr, /interrupted: deleting the debug Pods kdebug created/);
+      assert.deepEqual(debugPods(), []);
+      assert.deepEqual(
+        readdirSync(tmp).filter((n) => n.includes('snap')),
+        [],
+      );
+    } finally {
+      await fake.close();
+      rmSync(tmp, { recursive: true, force: true });
     }
   });
 });

@@ -302,28 +302,69 @@ describe('kdebug live against the fake API server and the lab', labSuite(), () =
     ).done;
     assert.equal(
       r.stderr.split('\n')[0],
-      'kdebug: node-a: not reached (debug Pod: access denied by RBAC: user "dev" cannot create pods in namespace default. A debug Pod needs create, get and delete on pods and get and create on pods/exec there: ask for them, pick another namespace with --debug-namespace, or use --via kube-proxy or --via ssh)',
+      'kdebug: node-a: not reached (debug Pod: access denied by RBAC: user "dev" cannot create pods in namespace default. A debug Pod needs create, get, patch and delete on pods and get and create on pods/exec there (kdebug rbac --via pod prints the Role): ask for them, pick another namespace with --debug-namespace, or use --via kube-proxy or --via ssh)',
     );
   });
 
-  it('kdebug cleanup removes the debug Pods a killed kdebug left, and only those', async () => {
-    const leftover = (name: string, namespace: string): KubeObject => ({
+  it('kdebug cleanup removes the debug Pods a killed kdebug left, spares those of a live run, and --all --yes takes them too', async () => {
+    const leftover = (
+      name: string,
+      namespace: string,
+      phase = 'Failed',
+      annotations = {},
+    ): KubeObject => ({
       apiVersion: 'v1',
       kind: 'Pod',
-      metadata: { name, namespace, labels: { 'app.kubernetes.io/managed-by': 'kdebug' } },
+      metadata: {
+        name,
+        namespace,
+        labels: { 'app.kubernetes.io/managed-by': 'kdebug' },
+        annotations,
+      },
       spec: { nodeName: 'node-a', containers: [{ name: 'debugger', image: 'x' }] },
-      status: { phase: 'Failed', reason: 'DeadlineExceeded' },
+      status: { phase },
     });
+    const now = Date.now();
     fake.store.put(leftover('kdebug-node-a-k2x4z', 'default'));
     fake.store.put(leftover('kdebug-node-c-p9q8r', 'kube-system'));
+    fake.store.put(
+      leftover('kdebug-node-b-live1', 'default', 'Running', {
+        'kdebug.io/owner': 'laptop pid 7 started 2026-12-01T09:00:00.000Z',
+        'kdebug.io/lease-renewed': new Date(now - 5000).toISOString(),
+        'kdebug.io/lease-seconds': '60',
+        'kdebug.io/deadline': new Date(now + 600_000).toISOString(),
+      }),
+    );
     const pods = fake.store.list(POD).length;
     const r = await kdebug('cleanup');
     assert.deepEqual([r.code, r.stderr], [0, '']);
     assert.equal(
-      r.stdout,
-      'deleted Pod default/kdebug-node-a-k2x4z (node node-a, Failed)\ndeleted Pod kube-system/kdebug-node-c-p9q8r (node node-a, Failed)\n',
+      r.stdout.replace(/renewed it [4-9]s ago/, 'renewed it Ns ago'),
+      [
+        'deleted Pod default/kdebug-node-a-k2x4z (node node-a, Failed): it ended (Failed)',
+        'deleted Pod kube-system/kdebug-node-c-p9q8r (node node-a, Failed): it ended (Failed)',
+        'spared Pod default/kdebug-node-b-live1 (node node-a, Running): its run renewed it Ns ago; owner laptop pid 7 started 2026-12-01T09:00:00.000Z',
+        '1 Pod of live runs spared (--all deletes them too)',
+        '',
+      ].join('\n'),
     );
     assert.equal(fake.store.list(POD).length, pods - 2);
+    // no terminal to ask on: --all needs --yes, and nothing is deleted meanwhile
+    const refused = await kdebug('cleanup', '--all');
+    assert.deepEqual(
+      [refused.code, refused.stderr],
+      [
+        2,
+        'kdebug: cleanup --all deletes the Pods of live kdebug runs only after a yes: add --yes (1 live)\n',
+      ],
+    );
+    assert.equal(fake.store.list(POD).length, pods - 2);
+    const all = await kdebug('cleanup', '--all', '--yes');
+    assert.match(
+      all.stdout,
+      /^deleted Pod default\/kdebug-node-b-live1 \(node node-a, Running\): its run renewed it \d+s ago/,
+    );
+    assert.equal(fake.store.list(POD).length, pods - 3);
     const again = await kdebug('cleanup');
     assert.equal(again.stdout, 'no kdebug debug Pods in all namespaces\n');
   });

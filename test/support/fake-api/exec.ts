@@ -24,6 +24,8 @@ export interface ExecOutput {
   stdout?: string | Buffer;
   stderr?: string | Buffer;
   exitCode: number;
+  /** The connection breaks after the output, before any status (a node or proxy that went away). */
+  drop?: boolean;
 }
 
 /**
@@ -90,6 +92,7 @@ export async function serveExec(
   if (!isProcess(result)) {
     if (req.stdout && result.stdout?.length) send(CH.stdout, result.stdout);
     if (req.stderr && !req.tty && result.stderr?.length) send(CH.stderr, result.stderr);
+    if (result.drop) return void ws.terminate();
     finish(exitStatus(result.exitCode));
     return;
   }

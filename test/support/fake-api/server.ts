@@ -16,7 +16,7 @@ import { certs, type Certs } from './certs.js';
 import { queryBool, serveExec, type ExecHandler } from './exec.js';
 import { writeKubeconfig, type KubeconfigOptions } from './kubeconfig.js';
 import { defaultPod, generateName, runningPod } from './pods.js';
-import { allowed, type RbacTable } from './rbac.js';
+import { allowed, type Attributes, type RbacTable } from './rbac.js';
 import {
   apiVersionOf,
   parseApiPath,
@@ -63,6 +63,9 @@ export interface RequestRecord {
   user?: string;
   /** When it arrived (Date.now()). */
   at: number;
+  /** What RBAC was asked for it (exec: get and create), and whether it refused. */
+  authorized?: Attributes[];
+  refused?: boolean;
 }
 
 export interface FakeApi {
@@ -83,6 +86,18 @@ export interface FakeApi {
 }
 
 const JSON_HEADERS = { 'Content-Type': 'application/json' };
+
+/** RFC 7386: objects merge key by key, null removes, anything else replaces. */
+function mergePatch(target: unknown, patch: unknown): unknown {
+  if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) return patch;
+  const out: Record<string, unknown> =
+    target && typeof target === 'object' && !Array.isArray(target) ? { ...(target as object) } : {};
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === null) delete out[k];
+    else out[k] = mergePatch(out[k], v);
+  }
+  return out;
+}
 
 function send(res: ServerResponse, code: number, body: unknown): void {
   const text = JSON.stringify(body);
@@ -157,14 +172,15 @@ export async function startFakeApi(options: FakeApiOptions = {}): Promise<FakeAp
       name: p.name,
     });
 
-  const may = (user: string, verb: string, p: ApiPath) =>
-    allowed(options.rbac, {
-      user,
-      verb,
-      type: p.type,
-      subresource: p.subresource,
-      namespace: p.namespace,
-    });
+  const may = (user: string, verb: string, p: ApiPath, record?: RequestRecord) => {
+    const a = { user, verb, type: p.type, subresource: p.subresource, namespace: p.namespace };
+    const ok = allowed(options.rbac, a);
+    if (record) {
+      (record.authorized ??= []).push(a);
+      record.refused ||= !ok;
+    }
+    return ok;
+  };
 
   function list(res: ServerResponse, p: ApiPath, q: URLSearchParams): void {
     const match = compileSelectors(p, q);
@@ -376,6 +392,25 @@ export async function startFakeApi(options: FakeApiOptions = {}): Promise<FakeAp
     send(res, 201, pod);
   }
 
+  /** PATCH as the apiserver takes a JSON merge patch (RFC 7386); other patch types are 415. */
+  async function patch(req: IncomingMessage, res: ServerResponse, p: ApiPath): Promise<void> {
+    const type = req.headers['content-type'] ?? '';
+    if (type !== 'application/merge-patch+json') {
+      send(res, 415, {
+        ...status.badRequest(
+          `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml`,
+        ),
+        reason: 'UnsupportedMediaType',
+        code: 415,
+      });
+      return;
+    }
+    const current = store.get(p.type, p.namespace, p.name!);
+    if (!current) return send(res, 404, status.notFound(p.type, p.name!));
+    const body = await readBody(req);
+    send(res, 200, withKind(p.type, store.put(mergePatch(current, body) as KubeObject)));
+  }
+
   function remove(res: ServerResponse, p: ApiPath): void {
     if (p.type.kind !== 'Pod' || !p.name) {
       send(res, 405, status.methodNotAllowed());
@@ -430,9 +465,11 @@ export async function startFakeApi(options: FakeApiOptions = {}): Promise<FakeAp
           ? 'create'
           : req.method === 'DELETE'
             ? 'delete'
-            : undefined;
+            : req.method === 'PATCH' && p.name
+              ? 'patch'
+              : undefined;
     if (!verb) return send(res, 405, status.methodNotAllowed());
-    if (p.type.resource !== 'selfsubjectaccessreviews' && !may(user, verb, p))
+    if (p.type.resource !== 'selfsubjectaccessreviews' && !may(user, verb, p, record))
       return send(res, 403, refuse(user, verb, p));
     if (p.subresource === 'exec')
       return send(res, 400, status.badRequest('Upgrade request required'));
@@ -446,6 +483,7 @@ export async function startFakeApi(options: FakeApiOptions = {}): Promise<FakeAp
       if (verb === 'list') return list(res, p, q);
       if (verb === 'watch') return watch(res, p, q);
       if (verb === 'create') return await create(req, res, p, user);
+      if (verb === 'patch') return await patch(req, res, p);
       return remove(res, p);
     } catch (e) {
       if (e instanceof SelectorError) return send(res, 400, status.badRequest(e.message));
@@ -501,7 +539,7 @@ export async function startFakeApi(options: FakeApiOptions = {}): Promise<FakeAp
     if (!p || p.type.kind !== 'Pod' || p.subresource !== 'exec' || !p.name || !p.namespace)
       return reject(404, status.noSuchResource());
     for (const verb of ['get', 'create']) {
-      if (!may(user, verb, p)) return reject(403, refuse(user, verb, p));
+      if (!may(user, verb, p, record)) return reject(403, refuse(user, verb, p));
     }
     const q = url.searchParams;
     const streams = {
