@@ -3,7 +3,7 @@
 // in CI). The suite brings the cluster up and down itself, and checks the host is as it was.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -180,6 +180,70 @@ describe(
         'the debug Pods to be deleted',
         () => !/kdebug-/.test(c.kubectl(['-n', 'default', 'get', 'pods', '-o', 'name'])),
       );
+    });
+
+    it('kdebug rbac, applied to the real apiserver: a ServiceAccount with only that runs svc (debug Pods and kube-proxy exec), cleanup and snapshot save -A, never refused', () => {
+      const debugNs = 'kdebug-debug';
+      c.kubectl(['create', 'namespace', debugNs]);
+      c.kubectl(['label', 'namespace', debugNs, 'pod-security.kubernetes.io/enforce=privileged']);
+      c.kubectl(['-n', 'default', 'create', 'serviceaccount', 'kdebug-sa']);
+      const grant = (args: string[]) => {
+        const r = c.kdebug(['rbac', ...args, '--serviceaccount', 'default:kdebug-sa']);
+        assert.equal(r.code, 0, r.stderr);
+        c.kubectl(['apply', '-f', '-'], { input: r.stdout });
+      };
+      // a kubeconfig for the ServiceAccount: the admin's cluster, the account's token
+      const asAccount = () => {
+        const config = JSON.parse(
+          c.kubectl(['config', 'view', '--raw', '--minify', '-o', 'json']),
+        ) as {
+          users: { name: string; user: Record<string, unknown> }[];
+        };
+        config.users = config.users.map((u) => ({
+          name: u.name,
+          user: { token: c.kubectl(['-n', 'default', 'create', 'token', 'kdebug-sa']).trim() },
+        }));
+        const file = join(mkdtempSync(join(tmpdir(), 'kdc-sa-')), 'kubeconfig');
+        snapshots.push(dirname(file));
+        writeFileSync(file, JSON.stringify(config));
+        return file;
+      };
+      grant(['-n', 'demo', '--via', 'auto', '--debug-namespace', debugNs]);
+      const kubeconfig = asAccount();
+      const refused = /access denied|forbidden|could not read/i;
+      for (const via of [
+        ['--via', 'pod', '--yes', '--debug-namespace', debugNs],
+        ['--via', 'kube-proxy'],
+      ]) {
+        const r = c.kdebug(['svc', 'nginx-svc', '-n', 'demo', '-o', 'json', ...via], {
+          kubeconfig,
+        });
+        assert.doesNotMatch(r.stderr, refused, r.stderr);
+        assert.equal(r.code, 0, r.stderr);
+        assert.doesNotMatch(r.stdout, /access denied/);
+        const doc = JSON.parse(r.stdout) as SvcJson;
+        assert.equal(doc.status, 'pass', JSON.stringify(doc.unobserved));
+      }
+      const clean = c.kdebug(['cleanup', '-n', debugNs], { kubeconfig });
+      assert.deepEqual([clean.code, clean.stderr], [0, '']);
+      // without a grant for every namespace, -A is refused (the Role is what was asked, no more)
+      const dir = mkdtempSync(join(tmpdir(), 'kdc-rbac-'));
+      snapshots.push(dir);
+      const narrow = c.kdebug(
+        ['snapshot', 'save', join(dir, 'a'), '--all', '-A', '--via', 'kube-proxy'],
+        { kubeconfig },
+      );
+      assert.match(
+        narrow.stderr,
+        /access denied by RBAC: user "system:serviceaccount:default:kdebug-sa" cannot list services at the cluster scope/,
+      );
+      grant(['-A', '--via', 'kube-proxy', '--name', 'kdebug-all']);
+      const wide = c.kdebug(
+        ['snapshot', 'save', join(dir, 'b'), '--all', '-A', '--via', 'kube-proxy'],
+        { kubeconfig },
+      );
+      assert.doesNotMatch(wide.stderr, refused, wide.stderr);
+      assert.equal(wide.code, 0, wide.stderr);
     });
 
     it('snapshot save from the live cluster, then replay: the same svc, rules and drift answers', () => {

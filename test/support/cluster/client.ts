@@ -88,9 +88,11 @@ export class ClusterClient {
     });
   }
 
-  /** The built kdebug, as a user on the client machine runs it. */
-  kdebug(args: string[], o: { limited?: boolean } = {}): Run {
-    const config = resolve(ROOT, o.limited ? this.info.limitedKubeconfig : this.info.kubeconfig);
+  /** The built kdebug, as a user on the client machine runs it (the admin, the limited user, or
+   * the user of another kubeconfig). */
+  kdebug(args: string[], o: { limited?: boolean; kubeconfig?: string } = {}): Run {
+    const config =
+      o.kubeconfig ?? resolve(ROOT, o.limited ? this.info.limitedKubeconfig : this.info.kubeconfig);
     return this.run(this.info.clientNetns, [
       process.execPath,
       join(ROOT, 'bin/kdebug.js'),
