@@ -12,6 +12,9 @@ export interface NodeResult {
   /** null when the command could not run at all (see `error`). */
   exitCode: number | null;
   error?: string;
+  /** The command began and did not finish: its stream dropped, it ran past its time, or its Pod
+   * went away. What it printed is not its output (a run with one is partial). */
+  lost?: boolean;
   /** Which transport ran it, e.g. "ssh root@192.0.2.10" or "exec kube-system/kube-proxy-abcde". */
   via: string;
 }

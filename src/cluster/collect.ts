@@ -7,6 +7,7 @@ import { backendToRead } from '../core/iptables/backend.js';
 import { clusterView, isWindows, kubeProxyConfigOf, toNode } from '../core/kube.js';
 import type { Facts, KubeObject, SnapshotMeta } from '../core/model.js';
 import type { NodeError } from '../core/node-access.js';
+import type { ReadError } from '../core/not-read.js';
 import {
   apiPath,
   commandStem,
@@ -45,12 +46,8 @@ export interface CollectOptions {
   now?: () => Date;
 }
 
-export interface ReadError {
-  what: string;
-  error: string;
-}
-
 export type { NodeError } from '../core/node-access.js';
+export type { ReadError } from '../core/not-read.js';
 
 /**
  * What every diagnosis reads on a node, whatever the Service: the rules (kube-proxy's backend as
@@ -85,15 +82,9 @@ export function diagnosisCommands(facts: Facts, target: DiagnosedService): NodeC
 
 const isRulesDump = (c: NodeCommand) => c.kind === 'iptables-save' || c.kind === 'ip6tables-save';
 
-// Failures that will fail every other read too: stop rather than record
-const FATAL = new Set([
-  'unauthorized',
-  'unreachable',
-  'timeout',
-  'no-kubeconfig',
-  'kubeconfig',
-  'credentials',
-]);
+// Failures that no read can get past: stop rather than record. An API server that goes away or
+// stops answering after the Service was read is recorded: the report says what it lost.
+const FATAL = new Set(['no-kubeconfig', 'kubeconfig', 'credentials', 'closed']);
 
 const KIND_ORDER = [
   'Service',
@@ -164,7 +155,7 @@ class Reader {
       const message = (e as Error).message;
       this.progress({ phase: 'api', what, state: 'failed', error: message });
       if (required || !(e instanceof KubeApiError) || FATAL.has(e.reason)) throw e;
-      this.errors.push({ what, error: message });
+      this.errors.push({ what, error: message, reason: e.reason });
       return fallback;
     }
   }
@@ -312,7 +303,13 @@ async function runNodeCommands(
       progress({ phase: 'node', what: stem, node, state: 'done' });
     } else {
       const error = r.error ?? (r.stderr.trim().split('\n')[0] || `exit code ${r.exitCode}`);
-      errors.push({ node, command: stem, exitCode: r.exitCode, error });
+      errors.push({
+        node,
+        command: stem,
+        exitCode: r.exitCode,
+        error,
+        ...(r.lost ? { lost: true } : {}),
+      });
       progress({ phase: 'node', what: stem, node, state: 'failed', error });
     }
   };

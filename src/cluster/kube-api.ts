@@ -56,6 +56,8 @@ export interface ExecResult {
   /** null when the command could not run at all (see `error`). */
   exitCode: number | null;
   error?: string;
+  /** It began and did not finish (see NodeResult). */
+  lost?: boolean;
 }
 
 export interface AccessCheck {
@@ -272,27 +274,39 @@ export class KubeApi {
     const items: KubeObject[] = [];
     let resourceVersion = '';
     let cont: string | undefined;
-    do {
-      const page = (await this.request('GET', path, {
-        query: {
-          labelSelector: o.labelSelector,
-          fieldSelector: o.fieldSelector,
-          limit: this.pageSize,
-          continue: cont,
-        },
-      })) as {
-        apiVersion?: string;
-        kind?: string;
-        metadata?: { resourceVersion?: string; continue?: string };
-        items?: KubeObject[];
-      };
+    let limit: number | undefined = this.pageSize;
+    for (;;) {
+      let page;
+      try {
+        page = (await this.request('GET', path, {
+          query: {
+            labelSelector: o.labelSelector,
+            fieldSelector: o.fieldSelector,
+            limit,
+            continue: cont,
+          },
+        })) as {
+          apiVersion?: string;
+          kind?: string;
+          metadata?: { resourceVersion?: string; continue?: string };
+          items?: KubeObject[];
+        };
+      } catch (e) {
+        // the continue token expired (410): start again in one page, as client-go's pager does
+        if (!(e instanceof KubeApiError && e.reason === 'expired' && cont)) throw e;
+        items.length = 0;
+        resourceVersion = '';
+        cont = undefined;
+        limit = undefined;
+        continue;
+      }
       const kind = page.kind?.endsWith('List') ? page.kind.slice(0, -4) : undefined;
       for (const item of page.items ?? [])
         items.push({ apiVersion: page.apiVersion, kind, ...item });
       resourceVersion ||= page.metadata?.resourceVersion ?? '';
       cont = page.metadata?.continue || undefined;
-    } while (cont);
-    return { items, resourceVersion };
+      if (!cont) return { items, resourceVersion };
+    }
   }
 
   async createPod(namespace: string, pod: KubeObject): Promise<KubeObject> {
@@ -377,7 +391,11 @@ export class KubeApi {
         },
       });
     let status: KubeStatus | undefined;
-    const result = (extra: { exitCode: number | null; error?: string }): ExecResult => ({
+    const result = (extra: {
+      exitCode: number | null;
+      error?: string;
+      lost?: boolean;
+    }): ExecResult => ({
       stdout: Buffer.concat(out).toString('utf8'),
       stderr: Buffer.concat(err).toString('utf8'),
       ...extra,
@@ -411,6 +429,7 @@ export class KubeApi {
         return result({
           exitCode: null,
           error: `exec in pod ${namespace}/${pod} did not connect within ${ms / 1000}s`,
+          lost: true,
         });
       }
       socket = ws as unknown as typeof socket;
@@ -425,9 +444,11 @@ export class KubeApi {
         return result({
           exitCode: null,
           error: `command in pod ${namespace}/${pod} did not finish within ${ms / 1000}s`,
+          lost: true,
         });
       }
-      return result(execOutcome(status));
+      // no status: the stream broke off before the command ended
+      return result({ ...execOutcome(status), ...(status ? {} : { lost: true }) });
     } catch (e) {
       return result({
         exitCode: null,

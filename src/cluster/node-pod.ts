@@ -380,6 +380,7 @@ export class DebugPods implements NodeChannel {
       exitCode: null,
       error: `${via} on ${node} was deleted by someone else while kdebug used it`,
       via,
+      lost: true,
     });
     if (this.lost.has(name)) return gone();
     const argv = nodeArgv(command, { kind: 'debug-pod' });

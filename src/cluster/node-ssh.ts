@@ -90,7 +90,14 @@ export class SshSession {
           ? `stopped by signal ${signal}`
           : 'the connection closed before it finished';
         const why = error ?? (exitCode === null ? lost : undefined);
-        resolve({ stdout, stderr, exitCode, ...(why ? { error: why } : {}) });
+        // begun on an open connection and ended without an exit status: lost, not failed
+        resolve({
+          stdout,
+          stderr,
+          exitCode,
+          ...(why ? { error: why } : {}),
+          ...(exitCode === null ? { lost: true } : {}),
+        });
       };
       this.conn.target.exec(line, (e, stream) => {
         if (e) return done(`could not start the command: ${e.message}`);

@@ -103,6 +103,8 @@ export class NodeAccessTransport implements NodeTransport {
   private readonly runners = new Map<string, Promise<NodeRunner>>();
   /** A channel that failed on a node stays failed there: its reason, per "channel node". */
   private readonly dead = new Map<string, string>();
+  /** Channels that died with a command half done: what they skip afterwards is lost too. */
+  private readonly broken = new Set<string>();
   private readonly access = new Map<string, NodeAccess>();
 
   constructor(private readonly channels: NodeChannel[]) {}
@@ -125,11 +127,13 @@ export class NodeAccessTransport implements NodeTransport {
     const stem = commandStem(command);
     const reasons: string[] = [];
     let last: NodeResult | undefined;
+    let lost = false;
     for (const channel of this.channels) {
       const key = `${channel.name} ${node}`;
       const cannot = channel.cannotRun(command);
       const why = cannot ?? this.dead.get(key);
       if (why !== undefined) {
+        lost ||= cannot === undefined && this.broken.has(key);
         this.skip(node, channel.name, why, stem, cannot !== undefined);
         reasons.push(`${NAMES[channel.name]}: ${why}`);
         continue;
@@ -150,14 +154,20 @@ export class NodeAccessTransport implements NodeTransport {
         return r;
       }
       // it could not run there at all: that channel is done with this node, try the next
+      lost ||= r.lost === true;
       const reason = named(r);
       this.dead.set(key, reason);
+      if (r.lost) this.broken.add(key);
       this.skip(node, channel.name, reason, stem);
       reasons.push(`${NAMES[channel.name]}: ${reason}`);
       last = r;
     }
-    if (this.channels.length === 1 && last) return { ...last, error: named(last) };
-    return failedResult(`cannot run ${stem} on node ${node}: ${reasons.join('; ')}`, 'none');
+    if (this.channels.length === 1 && last)
+      return { ...last, error: named(last), ...(lost ? { lost } : {}) };
+    return {
+      ...failedResult(`cannot run ${stem} on node ${node}: ${reasons.join('; ')}`, 'none'),
+      ...(lost ? { lost } : {}),
+    };
   }
 
   private runner(channel: NodeChannel, node: string): Promise<NodeRunner> {

@@ -3,6 +3,7 @@
 import { readdir, stat } from 'node:fs/promises';
 import type { Facts, SnapshotMeta } from '../core/model.js';
 import type { NodeAccess } from '../core/node-access.js';
+import { notRead, type NotRead } from '../core/not-read.js';
 import { redactFacts, type Redaction } from '../core/redact.js';
 import {
   collect,
@@ -63,6 +64,8 @@ export interface SnapshotSaveResult {
   nodeAccess: NodeAccess[];
   /** What was taken out; undefined when not redacted. */
   redaction?: Redaction;
+  /** What the capture began to read and lost (recorded in meta.json too): the snapshot is partial. */
+  notRead: NotRead[];
 }
 
 /** An archive is a new file named .tar.gz or .tgz (the name is how --snapshot knows it). */
@@ -139,6 +142,7 @@ export async function saveSnapshot(o: SnapshotSaveOptions): Promise<SnapshotSave
       nodeErrors: (facts.meta['nodeErrors'] as NodeError[] | undefined) ?? [],
       nodeAccess: access,
       redaction: redacted?.redaction,
+      notRead: notRead(facts),
     };
   } finally {
     await cluster.close();

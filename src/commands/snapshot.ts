@@ -48,7 +48,10 @@ export async function snapshotSaveCommand(
       kubeconfig: g.kubeconfig,
       kdebugVersion: VERSION,
     });
-    for (const e of r.readErrors) tell(`warning: could not read ${e.what}: ${e.error}`);
+    const lost = new Set(r.notRead.map((n) => n.what));
+    for (const e of r.readErrors)
+      if (!lost.has(e.what)) tell(`warning: could not read ${e.what}: ${e.error}`);
+    for (const n of r.notRead) tell(`lost: ${n.what}: ${n.why}`);
     tellNodeAccess(r.nodeAccess, c);
     const nodes = r.nodes ? ` and the output of commands on ${r.nodes} nodes` : '';
     write(
@@ -59,6 +62,13 @@ export async function snapshotSaveCommand(
         ? `redacted: ${r.redaction.removed.map((x) => x.what).join(', ') || 'nothing was there to redact'} (listed in meta.json; --no-redact keeps everything)\n`
         : 'not redacted (--no-redact): it holds env values, annotations and ConfigMap data as the API returned them\n',
     );
+    if (r.notRead.length > 0) {
+      // whole on disk, partial in content: scripts must not take it for a full capture
+      tell(
+        `the snapshot is partial: ${r.notRead.length} ${r.notRead.length === 1 ? 'read was' : 'reads were'} lost (listed in meta.json); replaying it says so`,
+      );
+      return EXIT.failed;
+    }
     return EXIT.ok;
   } catch (e) {
     if (e instanceof SnapshotSaveError) throw new UsageError(e.message);

@@ -1,5 +1,6 @@
 // `kdebug version`: kdebug's version; with -o json also Node's and, when a kubeconfig reaches
 // one, the API server's.
+import { jsonText } from '../core/sanitize.js';
 import { COMMIT, EXIT, format, VERSION, write, type GlobalOptions } from './io.js';
 
 export async function versionCommand(g: GlobalOptions): Promise<number> {
@@ -29,6 +30,6 @@ export async function versionCommand(g: GlobalOptions): Promise<number> {
   } catch (e) {
     doc['serverError'] = (e as Error).message; // no cluster is not an error for `version`
   }
-  write(JSON.stringify(doc, null, 2) + '\n');
+  write(jsonText(doc));
   return EXIT.ok;
 }

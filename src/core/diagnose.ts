@@ -24,6 +24,7 @@ import {
   type Step,
 } from './model.js';
 import { runnable } from './next-command.js';
+import { notRead, type NotRead } from './not-read.js';
 
 export type { DiagnoseOptions, DiagnosedService } from './checks/context.js';
 export type { NodeProbe } from './checks/node-probes.js';
@@ -117,7 +118,10 @@ export function runStep(check: Check, ctx: CheckContext): Step {
 
 /** A Report's conclusions, from its steps: each step's headline, the first problem, whether
  * some step is pending, the exit status. Renderers read these; none decides them. */
-export function concluded(report: Omit<Report, 'firstProblem' | 'pending' | 'exitCode'>): Report {
+export function concluded(
+  report: Omit<Report, 'firstProblem' | 'pending' | 'exitCode' | 'notRead'>,
+  lost: NotRead[] = [],
+): Report {
   const steps = report.steps.map((s) => ({ ...s, headline: headline(s.findings) }));
   const problem = firstProblem(steps);
   return {
@@ -125,7 +129,12 @@ export function concluded(report: Omit<Report, 'firstProblem' | 'pending' | 'exi
     steps,
     ...(problem ? { firstProblem: problem } : {}),
     pending: steps.some((s) => s.status === 'pending'),
-    exitCode: steps.some((s) => s.status === 'fail' || s.status === 'warn') ? 1 : 0,
+    notRead: lost,
+    exitCode: steps.some((s) => s.status === 'fail' || s.status === 'warn')
+      ? 1
+      : lost.length > 0
+        ? 2
+        : 0,
   };
 }
 
@@ -160,30 +169,33 @@ export function diagnose(
   if (how)
     for (const f of steps.flatMap((s) => s.findings)) if (f.next) f.next = runnable(f.next, how);
   const svc = ctx.service;
-  return concluded({
-    schemaVersion: REPORT_SCHEMA_VERSION,
-    target,
-    ...(facts.meta.context ? { context: facts.meta.context } : {}),
-    status:
-      worst(steps.map((s) => s.status)) === 'skip' ? 'pass' : worst(steps.map((s) => s.status)),
-    ...(svc
-      ? {
-          service: {
-            type: svc.type,
-            ...(svc.type !== 'ExternalName' ? { clusterIP: svc.clusterIP ?? 'None' } : {}),
-            ports: svc.ports.map(portText),
-            ...(svc.externalName ? { externalName: svc.externalName } : {}),
-            ...(svc.type !== 'ExternalName' && !svc.headless
-              ? { proxyMode: clusterMode(ctx) }
-              : {}),
-          },
-        }
-      : {}),
-    steps,
-    unobserved: steps.flatMap((st) =>
-      st.findings.filter(isUnobserved).map((f) => `${st.title}: ${f.title}`),
-    ),
-  });
+  return concluded(
+    {
+      schemaVersion: REPORT_SCHEMA_VERSION,
+      target,
+      ...(facts.meta.context ? { context: facts.meta.context } : {}),
+      status:
+        worst(steps.map((s) => s.status)) === 'skip' ? 'pass' : worst(steps.map((s) => s.status)),
+      ...(svc
+        ? {
+            service: {
+              type: svc.type,
+              ...(svc.type !== 'ExternalName' ? { clusterIP: svc.clusterIP ?? 'None' } : {}),
+              ports: svc.ports.map(portText),
+              ...(svc.externalName ? { externalName: svc.externalName } : {}),
+              ...(svc.type !== 'ExternalName' && !svc.headless
+                ? { proxyMode: clusterMode(ctx) }
+                : {}),
+            },
+          }
+        : {}),
+      steps,
+      unobserved: steps.flatMap((st) =>
+        st.findings.filter(isUnobserved).map((f) => `${st.title}: ${f.title}`),
+      ),
+    },
+    notRead(facts),
+  );
 }
 
 /**

@@ -116,6 +116,8 @@ export interface ServiceSummary {
   proxyMode?: string;
 }
 
+import type { NotRead } from './not-read.js';
+
 export interface Report {
   schemaVersion: number;
   target: { namespace: string; service: string };
@@ -130,6 +132,9 @@ export interface Report {
   firstProblem?: FirstProblem;
   /** Some step is still collecting (a live run). */
   pending: boolean;
-  /** 1 when a step failed or warned, else 0 (kdebug's exit status for this answer). */
-  exitCode: 0 | 1;
+  /** What the run began to read and lost (core/not-read.ts); the report is partial when any. */
+  notRead: NotRead[];
+  /** 1 when a step failed or warned, else 2 when the report is partial, else 0 (kdebug's exit
+   * status for this answer). */
+  exitCode: 0 | 1 | 2;
 }

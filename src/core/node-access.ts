@@ -23,6 +23,8 @@ export interface NodeError {
   command: string;
   exitCode: number | null;
   error: string;
+  /** It began and did not finish (a dropped stream, a hang, a Pod gone): the run is partial. */
+  lost?: boolean;
 }
 
 const TRANSPORT_NAMES: Record<TransportName, string> = {

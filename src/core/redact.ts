@@ -5,6 +5,16 @@ import { hash } from 'node:crypto';
 import { clusterView, kubeProxyMounts } from './kube.js';
 import type { Facts, KubeObject, SnapshotMeta } from './model.js';
 
+/** Every string inside `v` with each [from, to] replaced. */
+function replaceStrings(v: unknown, pairs: [string, string][]): unknown {
+  if (pairs.length === 0) return v;
+  if (typeof v === 'string') return pairs.reduce((s, [a, b]) => s.replaceAll(a, b), v);
+  if (Array.isArray(v)) return v.map((x) => replaceStrings(x, pairs));
+  if (v && typeof v === 'object')
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, replaceStrings(x, pairs)]));
+  return v;
+}
+
 /** What a redaction took out, by kind, with how many of each (written to meta.json). */
 export interface Redaction {
   redacted: true;
@@ -44,13 +54,20 @@ export function redactFacts(facts: Facts): { facts: Facts; redaction: Redaction 
   const mounted = kubeProxyMounts(clusterView(facts.objects));
   const objects = facts.objects.map((o) => redactObject(structuredClone(o), mounted, took));
   const meta: SnapshotMeta = { ...facts.meta };
+  const hidden: [string, string][] = [];
   for (const key of ['server', 'user'] as const) {
     const v = meta[key];
     if (typeof v === 'string' && v !== '') {
       meta[key] = stableHash(v);
       took(`meta.json ${key} (replaced by its hash)`);
+      hidden.push(
+        key === 'server' ? [v, stableHash(v)] : [`user "${v}"`, `user "${stableHash(v)}"`],
+      );
     }
   }
+  // the errors a capture recorded name the server and the user too
+  for (const [k, v] of Object.entries(meta))
+    if (k !== 'server' && k !== 'user') meta[k] = replaceStrings(v, hidden);
   const redaction: Redaction = {
     redacted: true,
     removed: [...counts].map(([what, count]) => ({ what, count })),

@@ -11,13 +11,34 @@ const CONTROLS = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
 // bidirectional overrides and isolates reorder what is shown ("Trojan Source")
 const BIDI = /[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/g;
 
-/** One line of display text: escape sequences and control characters removed, tabs and newlines as spaces. */
+/** The most of one string a screen or a text report shows: a 1 MB label is data, not a page. */
+export const MAX_SHOWN = 4096;
+
+/** One line of display text: escape sequences and control characters removed, tabs and newlines
+ * as spaces, at most MAX_SHOWN characters (the rest counted, not shown). */
 export function sanitize(s: string): string {
-  return s
+  const clean = (s.length > MAX_SHOWN * 4 ? s.slice(0, MAX_SHOWN * 4) : s)
     .replace(ESCAPES, '')
     .replace(/[\t\n]/g, ' ')
     .replace(CONTROLS, '')
     .replace(BIDI, '');
+  if (clean.length <= MAX_SHOWN && s.length <= MAX_SHOWN * 4) return clean;
+  // the note fits in MAX_SHOWN: sanitising the result again changes nothing
+  const note = `… (${s.length - (MAX_SHOWN - 40)} more characters)`;
+  return clean.slice(0, MAX_SHOWN - 40) + note;
+}
+
+// what JSON.stringify leaves raw but a terminal may obey or reorder: C1 controls, BIDI, line separators
+const JSON_UNSAFE = /[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/g; // eslint-disable-line no-control-regex
+
+/** A document as JSON text that is exact (it parses back to the same strings) and inert on a terminal. */
+export function jsonText(doc: unknown): string {
+  return (
+    JSON.stringify(doc, null, 2).replace(
+      JSON_UNSAFE,
+      (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`,
+    ) + '\n'
+  );
 }
 
 /**

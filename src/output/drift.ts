@@ -2,7 +2,7 @@
 // have written, worst first, in sentences with the rule lines as evidence; or JSON.
 import type { DriftAnswer, DriftFinding } from '../core/drift.js';
 import { RENAMED_IDS, type Severity } from '../core/model.js';
-import { sanitize } from '../core/sanitize.js';
+import { sanitize, jsonText } from '../core/sanitize.js';
 
 export const DRIFT_SCHEMA_VERSION = 1;
 
@@ -118,5 +118,5 @@ export function driftJson({ label, nodes, drifted }: DriftAnswer): string {
     notes: nodes.flatMap((n) => n.notes ?? []).map(findingJson),
     summary: { ...c, drift: drifted },
   };
-  return JSON.stringify(doc, null, 2) + '\n';
+  return jsonText(doc);
 }

@@ -1,6 +1,7 @@
 // `kdebug svc -o json`: the Report as a stable document. Every finding carries every field
 // (`next` is null when there is none) so scripts need no guards. Documented in the README.
 import { RENAMED_IDS, isUnobserved, type Finding, type Report } from '../core/model.js';
+import { jsonText } from '../core/sanitize.js';
 
 function findingJson(f: Finding) {
   return {
@@ -25,6 +26,8 @@ export function reportJson(report: Report): string {
     context: report.context ?? null,
     status: report.status ?? null,
     unobserved: report.unobserved ?? [],
+    partial: report.notRead.length > 0,
+    notRead: report.notRead,
     service: report.service ?? null,
     steps: report.steps.map((s) => ({
       id: s.id,
@@ -33,5 +36,5 @@ export function reportJson(report: Report): string {
       findings: s.findings.map(findingJson),
     })),
   };
-  return JSON.stringify(doc, null, 2) + '\n';
+  return jsonText(doc);
 }

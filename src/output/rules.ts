@@ -4,7 +4,7 @@ import type { Ruleset } from '../core/iptables.js';
 import type { SearchHit } from '../core/search.js';
 import { count } from '../core/checks/check.js';
 import { portNameText } from '../core/model.js';
-import { sanitize } from '../core/sanitize.js';
+import { sanitize, jsonText } from '../core/sanitize.js';
 import type { EntryPoint, ServiceTree, ServiceTrees, TreeEndpoint } from '../core/service-tree.js';
 import { percent } from '../core/model.js';
 
@@ -201,7 +201,7 @@ export function rulesJson(dump: RulesDump, trees: ServiceTrees, source: RulesSou
       ...(o.tree ? { tree: tree(o.tree) } : {}),
     })),
   };
-  return JSON.stringify(doc, null, 2) + '\n';
+  return jsonText(doc);
 }
 
 export function searchText(query: string, hits: SearchHit[]): string {
@@ -222,5 +222,5 @@ export function searchText(query: string, hits: SearchHit[]): string {
 }
 
 export function searchJson(query: string, hits: SearchHit[]): string {
-  return JSON.stringify({ schemaVersion: RULES_SCHEMA_VERSION, query, hits }, null, 2) + '\n';
+  return jsonText({ schemaVersion: RULES_SCHEMA_VERSION, query, hits });
 }

@@ -27,7 +27,8 @@ export interface TextOptions {
 }
 
 /** A command wrapped at spaces outside quotes, each broken line ending in " \". */
-export function wrapCommand(cmd: string, width: number, indent: string): string[] {
+export function wrapCommand(raw: string, width: number, indent: string): string[] {
+  const cmd = sanitize(raw);
   const words = cmd.match(/(?:'[^']*'|"[^"]*"|\S)+/g) ?? [];
   const out: string[] = [];
   let line = indent;
@@ -165,5 +166,14 @@ export function reportText(report: Report, o: TextOptions = {}): string {
   }
   if (out[out.length - 1] !== '') out.push('');
   out.push(...conclusion(report, p, width));
+  if (report.notRead.length > 0)
+    out.push(
+      ...wrap(
+        `Partial: the run lost ${report.notRead.length === 1 ? 'one read' : `${report.notRead.length} reads`}, so the steps hold for what was read only: ${report.notRead.map((n) => sanitize(`${n.what} (${n.why})`)).join('; ')}`,
+        width,
+        '',
+        '  ',
+      ).map((l) => p.status('warn', l)),
+    );
   return out.join('\n') + '\n';
 }

@@ -2,7 +2,7 @@
 // rules it matched in order, as text a person follows or as JSON.
 import type { TraceOutcome, TraceResult } from '../core/trace.js';
 import type { TraceAnswer } from '../core/trace/answer.js';
-import { sanitize } from '../core/sanitize.js';
+import { sanitize, jsonText } from '../core/sanitize.js';
 import { percent } from '../core/model.js';
 
 export const TRACE_SCHEMA_VERSION = 1;
@@ -87,5 +87,5 @@ export function traceJson(a: TraceAnswer): string {
     })),
     notes: r.notes,
   };
-  return JSON.stringify(doc, null, 2) + '\n';
+  return jsonText(doc);
 }

@@ -1,13 +1,15 @@
 // Word wrapping to a width, for text output and the TUI's panes alike: breaks at spaces; a word
 // longer than a line fills the line and carries on in the next (a rule's long tokens stay whole
-// as far as they fit). Callers sanitise what came from the cluster.
+// as far as they fit). What is wrapped is sanitised here: it came from the cluster or a node.
+import { sanitize } from '../core/sanitize.js';
 
 /**
  * The lines of `text` at `width` columns: the first starts with `indent`, the others with
  * `hanging`. Never returns a line wider than `width` (a hanging indent wider than half the width
  * is dropped).
  */
-export function wrap(text: string, width: number, indent = '', hanging = indent): string[] {
+export function wrap(raw: string, width: number, indent = '', hanging = indent): string[] {
+  const text = sanitize(raw);
   const w = Math.max(1, width);
   const pad = hanging.length * 2 > w ? '' : hanging;
   const first = indent.length * 2 > w ? '' : indent;

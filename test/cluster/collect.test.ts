@@ -246,18 +246,22 @@ describe('collect when RBAC refuses a read', () => {
       {
         what: 'ConfigMap kube-system/coredns',
         error: refused('get configmaps in namespace kube-system'),
+        reason: 'forbidden',
       },
       {
         what: 'ConfigMap kube-system/kube-proxy',
         error: refused('get configmaps in namespace kube-system'),
+        reason: 'forbidden',
       },
       {
         what: 'ConfigMap kube-system/kube-proxy-config',
         error: refused('get configmaps in namespace kube-system'),
+        reason: 'forbidden',
       },
       {
         what: 'NetworkPolicies in default',
         error: refused('list networkpolicies.networking.k8s.io in namespace default'),
+        reason: 'forbidden',
       },
     ]);
     assert.equal(progress.filter((p) => p.state === 'failed').length, 4);

@@ -75,6 +75,37 @@ describe('KubeApi reads', () => {
       );
   });
 
+  it('lists again in one page when a continue token expired (410), as client-go does', async () => {
+    const expiring = await startFakeApi({ objects, expireContinue: true });
+    try {
+      const paged = await KubeApi.connect({
+        kubeconfig: expiring.kubeconfig({ namespace: 'team-a' }),
+        env: {},
+        pageSize: 2,
+      });
+      const { items } = await paged.list('/api/v1/pods');
+      paged.close();
+      assert.deepEqual(
+        expiring.requests.map((r) => [r.query.get('limit'), r.query.get('continue') !== null]),
+        [
+          ['2', false],
+          ['2', true], // 410 Expired
+          [null, false],
+        ],
+      );
+      // every Pod once: the first page's were dropped, not kept twice
+      assert.deepEqual(
+        items.map((o) => o.metadata?.name).sort(),
+        objects
+          .filter((o) => o.kind === 'Pod')
+          .map((o) => o.metadata?.name)
+          .sort(),
+      );
+    } finally {
+      await expiring.close();
+    }
+  });
+
   it('sends label and field selectors', async () => {
     const { items } = await api.list('/api/v1/namespaces/default/pods', {
       labelSelector: 'app in (web,old-web)',

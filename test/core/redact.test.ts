@@ -62,7 +62,23 @@ const secret: KubeObject = {
 const facts: Facts = {
   objects: [pod, kubeProxyCm, coredns, appCm, secret],
   nodes: {},
-  meta: { context: 'prod', server: 'https://203.0.113.10:6443', user: 'alice' },
+  meta: {
+    context: 'prod',
+    server: 'https://203.0.113.10:6443',
+    user: 'alice',
+    readErrors: [
+      {
+        what: 'Nodes',
+        error:
+          'cannot reach the API server at https://203.0.113.10:6443 (context "prod"): connection reset by the server (ECONNRESET)',
+        reason: 'unreachable',
+      },
+      {
+        what: 'Pods',
+        error: 'access denied by RBAC: user "alice" cannot list pods (context "prod")',
+      },
+    ],
+  },
 };
 
 describe('redacting a snapshot', () => {
@@ -113,6 +129,11 @@ describe('redacting a snapshot', () => {
     );
     assert.notEqual(out.meta['user'], 'alice');
     assert.equal(out.meta.context, 'prod');
+    // nor do the errors the capture recorded name them
+    const errors = JSON.stringify(out.meta['readErrors']);
+    assert.ok(!errors.includes('203.0.113.10') && !errors.includes('"alice"'), errors);
+    assert.match(errors, /at sha256:[0-9a-f]{16} \(context/);
+    assert.match(errors, /user \\"sha256:[0-9a-f]{16}\\" cannot list pods/);
     assert.deepEqual(out.meta['redaction'], redaction);
     const removed = Object.fromEntries(redaction.removed.map((r) => [r.what, r.count]));
     assert.equal(removed['container env values (names kept)'], 1);

@@ -14,6 +14,7 @@ import { Pane, innerLines } from '../components/pane.js';
 import { T } from '../components/text.js';
 import { useWindow } from '../components/window.js';
 import { cursorKey, cursorOf, type State, type View } from '../state.js';
+import type { NotRead } from '../../core/not-read.js';
 import type { Tone } from '../theme.js';
 import { wrap } from '../wrap.js';
 
@@ -40,6 +41,8 @@ export interface DiagModel {
   leftWidth: number;
   rightWidth: number;
   height: number;
+  /** What the run lost: the Steps pane says the report is partial. */
+  notRead: NotRead[];
 }
 
 const STATUS_WORD: Record<Shown, string> = {
@@ -136,7 +139,20 @@ export function diagModel(
   const stop = Math.min(moved ?? start, stops.length - 1);
   const at = lines[stops[stop]!];
   const finding = at && at.finding >= 0 ? steps[step]?.findings[at.finding] : undefined;
-  return { steps, step, start, lines, stops, stop, finding, leftWidth, rightWidth, height };
+  const notRead = report?.notRead ?? [];
+  return {
+    steps,
+    step,
+    start,
+    lines,
+    stops,
+    stop,
+    finding,
+    leftWidth,
+    rightWidth,
+    height,
+    notRead,
+  };
 }
 
 export function diagView(m: DiagModel): View {
@@ -163,11 +179,17 @@ export function Diagnosis({
   const top = m.stop === 0 ? 0 : Math.min(m.stops[m.stop]!, Math.max(0, m.lines.length - page));
   const selectedFinding = focus === 1 ? (m.lines[m.stops[m.stop]!]?.finding ?? -1) : -1;
   const problems = m.steps.filter((s) => s.status === 'fail').length;
+  const notRead = m.notRead.length;
   return (
     <Box width={m.leftWidth + m.rightWidth}>
       <Pane
         title="Steps"
-        info={problems > 0 ? `${problems} failed` : ''}
+        info={[
+          problems > 0 ? `${problems} failed` : '',
+          notRead > 0 ? `partial: ${notRead} not read` : '',
+        ]
+          .filter(Boolean)
+          .join(', ')}
         scroll={{ top: stepStart, shown: page, total: m.steps.length }}
         focused={focus === 0}
         width={m.leftWidth}

@@ -48,6 +48,10 @@ export interface FakeApiOptions {
   bookmarkEveryMs?: number;
   /** Requests for which the server never answers (to test timeouts). */
   stall?: (r: RequestRecord) => boolean;
+  /** Requests whose connection is reset unanswered (the API server went away). */
+  drop?: (r: RequestRecord) => boolean;
+  /** Lists that carry a continue token get 410 Expired (compacted meanwhile), as the apiserver answers. */
+  expireContinue?: boolean;
   /** Answer every request this much later (a distant API server). */
   delayMs?: number;
   /** An admission check for created Pods: return a refusal (e.g. a PodSecurity violation) or undefined. */
@@ -188,6 +192,14 @@ export async function startFakeApi(options: FakeApiOptions = {}): Promise<FakeAp
     const metadata: Record<string, unknown> = { resourceVersion: String(store.rv) };
     // paging: continue holds the last key served, like the apiserver's continue token
     const cont = q.get('continue');
+    if (cont && options.expireContinue)
+      return send(
+        res,
+        410,
+        status.expired(
+          'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.',
+        ),
+      );
     if (cont) {
       const start = (
         JSON.parse(Buffer.from(cont, 'base64url').toString('utf8')) as { start: string }
@@ -446,6 +458,7 @@ export async function startFakeApi(options: FakeApiOptions = {}): Promise<FakeAp
       stalled.add(res);
       return;
     }
+    if (options.drop?.(record)) return void req.socket.destroy();
     if (options.delayMs) await new Promise((r) => setTimeout(r, options.delayMs));
     const user = authenticate(req);
     if (!user) return send(res, 401, status.unauthorized());
@@ -526,6 +539,7 @@ export async function startFakeApi(options: FakeApiOptions = {}): Promise<FakeAp
       at: Date.now(),
     };
     requests.push(record);
+    if (options.drop?.(record)) return void socket.destroy();
     const reject = (code: number, body: unknown) => {
       const text = JSON.stringify(body);
       socket.end(
