@@ -232,4 +232,43 @@ describe('faults in the middle of a live run (built CLI, fake API server)', () =
       rmSync(tmp, { recursive: true, force: true });
     }
   });
+
+  it('a node that answers in shell changes nothing: no command runs, only the fixed ones are sent, the report is inert', async () => {
+    const tmp = mkdtempSync(join(tmpdir(), 'kdebug-hostile-node-'));
+    const marker = join(tmp, 'pwned');
+    const shell = `$(touch ${marker}) \`touch ${marker}\` ; touch ${marker} && echo; ${'\x1b]0;owned\x07'}\nroot@node:~# touch ${marker}\n`;
+    const sent: string[][] = [];
+    try {
+      const r = await run({}, (req) => {
+        sent.push(req.command);
+        const out = replay(req);
+        // the real output, with shell around every line (comments of rules included)
+        return {
+          ...out,
+          stdout: String(out.stdout ?? '')
+            .split('\n')
+            .map((l) =>
+              l.startsWith('-A ')
+                ? `${l} -m comment --comment "${shell.replace(/"/g, '')}"`
+                : `${shell}${l}`,
+            )
+            .join('\n'),
+        };
+      });
+      assert.equal(existsSync(marker), false, 'nothing the node said was run');
+      const fixed = new Set(stems.keys());
+      assert.deepEqual(
+        sent.map((a) => JSON.stringify(a)).filter((a) => !fixed.has(a)),
+        [],
+        'every command sent is on the closed list, unchanged',
+      );
+      // eslint-disable-next-line no-control-regex
+      const raw = /[\x00-\x09\x0b-\x1f\x7f-\x9f]/;
+      assert.ok(!raw.test(r.text.stdout.replace(/\n/g, '')), 'text is inert');
+      assert.ok(!raw.test(r.json.stdout.replace(/\n/g, '')), 'JSON is inert');
+      assert.deepEqual(debugPods(r.fake), []);
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  });
 });

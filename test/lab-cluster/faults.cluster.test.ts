@@ -92,6 +92,91 @@ describe(
       finds(svc('local').doc, 'traffic-policy', 'no-local-endpoint', 'fail');
     });
 
+    it('a debug Pod deleted by someone else while kdebug uses it: a complete report marked partial, the loss named, no Pod left', async () => {
+      // a Service whose only endpoint nobody on the node subnet has: each probe waits out its
+      // 3 s (ARP), so the debug Pods are in use long enough to be deleted under kdebug
+      c.kubectl(['apply', '-f', '-'], {
+        input: `apiVersion: v1
+kind: Service
+metadata: {name: away, namespace: ${FAULTS_NAMESPACE}}
+spec: {ports: [{name: http, port: 80, targetPort: 80}]}
+---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: {name: away-1, namespace: ${FAULTS_NAMESPACE}, labels: {kubernetes.io/service-name: away}}
+addressType: IPv4
+ports: [{name: http, port: 80, protocol: TCP}]
+endpoints: [{addresses: [192.0.2.99], conditions: {ready: true}}]
+`,
+      });
+      const running = c.kdebugAsync([
+        'svc',
+        'away',
+        '-n',
+        FAULTS_NAMESPACE,
+        '-o',
+        'json',
+        '--via',
+        'pod',
+        '--yes',
+        '--debug-namespace',
+        'default',
+      ]);
+      const podOn = (node: string) =>
+        c
+          .kubectl([
+            '-n',
+            'default',
+            'get',
+            'pods',
+            '-l',
+            'app.kubernetes.io/managed-by=kdebug',
+            '-o',
+            `jsonpath={range .items[?(@.spec.nodeName=="${node}")]}{.metadata.name} {.status.phase}{"\\n"}{end}`,
+          ])
+          .split('\n')
+          .find((l) => l.endsWith(' Running'))
+          ?.split(' ')[0];
+      let victim: string | undefined;
+      await c.until(
+        'the debug Pod on node-b to run',
+        () => (victim = podOn('node-b')) !== undefined,
+        30_000,
+      );
+      await new Promise((r) => setTimeout(r, 2000)); // in its probes now
+      c.kubectl([
+        '-n',
+        'default',
+        'delete',
+        'pod',
+        victim!,
+        '--grace-period=0',
+        '--force',
+        '--wait=false',
+      ]);
+      const r = await running;
+      assert.ok(r.code === 1 || r.code === 2, `exit ${r.code}: ${r.stderr}`);
+      const doc = JSON.parse(r.stdout) as SvcJson & {
+        partial: boolean;
+        notRead: { what: string; why: string }[];
+      };
+      assert.equal(doc.steps.length, 10);
+      assert.equal(doc.partial, true, r.stderr);
+      assert.ok(
+        doc.notRead.some(
+          (n) =>
+            n.what.endsWith('on node node-b') &&
+            /was deleted by someone else while kdebug used it/.test(n.why),
+        ),
+        JSON.stringify(doc.notRead),
+      );
+      assert.ok(!doc.notRead.some((n) => n.what.endsWith('on node node-a')), 'node-a lost nothing');
+      await c.until(
+        'no debug Pod left',
+        () => !/kdebug-/.test(c.kubectl(['-n', 'default', 'get', 'pods', '-o', 'name'])),
+      );
+    });
+
     it('a Pod reaching its own Service is masqueraded: hairpin-masquerade-present at Hairpin', () => {
       const { doc } = svc('web');
       const hairpin = doc.steps.find((s) => s.id === 'hairpin')!;

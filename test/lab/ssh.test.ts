@@ -63,6 +63,37 @@ describe('SSH to the lab nodes', labSuite(), () => {
       encoding: 'utf8',
     }).stdout.split(' ')[1]!;
 
+  it('a connection that drops in the middle of a command: the command is lost, not failed, and says so', async () => {
+    // a connect to an address nobody on node-a's subnet has waits out its 3 s (ARP): time enough
+    // to kill the sshd session that runs it, as a node that reboots or a network that drops does
+    const running = wsRun(lab, {
+      op: 'run',
+      destination: 'root@192.0.2.11',
+      options: opts,
+      commands: [{ kind: 'tcp-connect', ip: '192.0.2.99', port: 80 }],
+    });
+    const session = await until(() => {
+      for (const pid of spawnSync('ip', ['netns', 'pids', lab.ns('node-a')], { encoding: 'utf8' })
+        .stdout.split('\n')
+        .filter(Boolean)) {
+        const cmd = cmdline(pid);
+        if (!/\bnc\b.*192\.0\.2\.99/.test(cmd)) continue;
+        // up the tree to the sshd process of this session
+        for (let p = parentOf(pid); p && p !== '1'; p = parentOf(p))
+          if (/^sshd: root/.test(cmdline(p))) return p;
+      }
+      return undefined;
+    });
+    process.kill(Number(session), 'SIGKILL');
+    const reply = (await running) as Extract<WsReply, { ok: true }> & { results: NodeResult[] };
+    assert.ok(reply.ok);
+    const [r] = reply.results;
+    assert.deepEqual(
+      [r!.exitCode, r!.lost, r!.error],
+      [null, true, 'the connection closed before it finished'],
+    );
+  });
+
   it('a non-root login reads the rules through sudo -n, the real sudo on the node', async () => {
     const { results } = await run(`${LAB_USERS.sudoer}@192.0.2.11`, [
       { kind: 'iptables-save', backend: 'auto' },
@@ -298,3 +329,29 @@ describe('SSH to the lab nodes', labSuite(), () => {
     assert.match(results[1]!.error!, /connection refused/);
   });
 });
+
+const cmdline = (pid: string) => {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').trim();
+  } catch {
+    return '';
+  }
+};
+
+const parentOf = (pid: string) => {
+  try {
+    return /^PPid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+  } catch {
+    return undefined;
+  }
+};
+
+/** Polls until `f` gives a value (5 s at most). */
+async function until<T>(f: () => T | undefined): Promise<T> {
+  for (const end = Date.now() + 5000; Date.now() < end;) {
+    const v = f();
+    if (v !== undefined) return v;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error('timed out');
+}

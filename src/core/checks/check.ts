@@ -43,6 +43,8 @@ export interface FindingParts {
   service?: string;
   /** An explanation worth reading even when nothing is wrong (shown expanded). */
   info?: boolean;
+  /** An explanation text shows in one line unless --verbose. */
+  folded?: boolean;
 }
 
 /** Evidence lines that record something seen (not "not observed: ..."). */
@@ -65,6 +67,7 @@ export function finding(id: string, status: Status, title: string, p: FindingPar
     ...(p.node ? { node: p.node } : {}),
     ...(p.service ? { service: p.service } : {}),
     ...(p.info ? { info: true } : {}),
+    ...(p.info && p.folded ? { folded: true } : {}),
   };
 }
 

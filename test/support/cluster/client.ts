@@ -1,6 +1,6 @@
 // Driving a running lab cluster from its cluster.json alone: kubectl and kdebug inside the
 // client namespace, commands inside a node's namespace.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Finding, Report, Step } from '../../../src/core/model.js';
@@ -99,6 +99,28 @@ export class ClusterClient {
       ...args,
       `--kubeconfig=${config}`,
     ]);
+  }
+
+  /** The built kdebug as admin, not waiting for it: for a test that acts on the cluster meanwhile. */
+  kdebugAsync(args: string[]): Promise<Run> {
+    const child = spawn(
+      'ip',
+      [
+        'netns',
+        'exec',
+        this.info.clientNetns,
+        process.execPath,
+        join(ROOT, 'bin/kdebug.js'),
+        ...args,
+        `--kubeconfig=${resolve(ROOT, this.info.kubeconfig)}`,
+      ],
+      { cwd: ROOT, env: { ...process.env, NO_COLOR: '1', COLUMNS: '100' } },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d));
+    child.stderr.on('data', (d: Buffer) => (stderr += d));
+    return new Promise((done) => child.on('close', (code) => done({ code, stdout, stderr })));
   }
 
   /** A command inside a node's namespace (what is on that node). */
