@@ -29,7 +29,7 @@ export function sanitize(s: string): string {
 }
 
 // what JSON.stringify leaves raw but a terminal may obey or reorder: C1 controls, BIDI, line separators
-const JSON_UNSAFE = /[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/g; // eslint-disable-line no-control-regex
+const JSON_UNSAFE = /[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/g;
 
 /** A document as JSON text that is exact (it parses back to the same strings) and inert on a terminal. */
 export function jsonText(doc: unknown): string {

@@ -61,10 +61,10 @@ function leaves(v: unknown, out: Leaf[] = []): Leaf[] {
   if (Array.isArray(v))
     v.forEach((x, i) => (typeof x === 'string' ? out.push({ parent: v, key: i }) : leaves(x, out)));
   else if (v && typeof v === 'object')
-    for (const [k, x] of Object.entries(v as Record<string, unknown>))
-      typeof x === 'string'
-        ? out.push({ parent: v as Record<string, unknown>, key: k })
-        : leaves(x, out);
+    for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+      if (typeof x === 'string') out.push({ parent: v as Record<string, unknown>, key: k });
+      else leaves(x, out);
+    }
   return out;
 }
 
