@@ -359,6 +359,16 @@ describe('kdebug live against the fake API server and the lab', labSuite(), () =
       ],
     );
     assert.equal(fake.store.list(POD).length, pods - 2);
+    // on a terminal it asks, naming the live Pods and their owners; "n" spares them
+    const declined = await onTerminal(
+      `${process.execPath} bin/kdebug.js cleanup --all --kubeconfig ${kubeconfig}`,
+      'n',
+    );
+    assert.match(
+      declined.replace(/\r/g, ''),
+      /delete 1 debug Pod of kdebug runs that are still alive\?\n {2}Pod default\/kdebug-node-b-live1 \(node node-a, Running\): its run renewed it \d+s ago; owner laptop pid 7 started 2026-12-01T09:00:00\.000Z\n \[y\/N\] n\nspared Pod default\/kdebug-node-b-live1/,
+    );
+    assert.equal(fake.store.list(POD).length, pods - 2);
     const all = await kdebug('cleanup', '--all', '--yes');
     assert.match(
       all.stdout,
@@ -531,3 +541,21 @@ describe('kdebug live against the fake API server and the lab', labSuite(), () =
     });
   });
 });
+
+/** A command on a terminal (script(1) gives it a pty): types `answer` once it asks [y/N]. */
+function onTerminal(command: string, answer: string): Promise<string> {
+  return new Promise((resolve) => {
+    const child = spawn('script', ['-qec', command, '/dev/null'], {
+      cwd: ROOT,
+      env: { PATH: process.env['PATH'] ?? '', HOME: tmpdir(), NO_COLOR: '1', TERM: 'dumb' },
+    });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => {
+      out += d;
+      if (out.includes('[y/N]') && !out.includes(`[y/N] ${answer}`))
+        child.stdin.write(`${answer}\r`);
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    child.on('close', () => (clearTimeout(timer), resolve(out)));
+  });
+}
