@@ -180,6 +180,12 @@ export function buildProgram(run: (code: Promise<number>) => void): Command {
     )
     .option('--node <node>', 'the node to compute the rules for')
     .addOption(new Option('--table <table>', 'only this table').choices(['nat', 'filter']))
+    .addOption(
+      new Option(
+        '--family <family>',
+        "which proxier's rules: ipv4 (iptables-save), ipv6 (ip6tables-save) or both (default: the cluster's primary family)",
+      ).choices(['ipv4', 'ipv6', 'both']),
+    )
     .option(
       '--no-random-fully',
       'the iptables binary lacks MASQUERADE --random-fully (iptables < 1.6.2)',

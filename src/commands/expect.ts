@@ -1,11 +1,15 @@
 // `kdebug expect`: the rules kube-proxy would write on one node, as iptables-save text.
 import { Analysis } from '../core/analysis.js';
 import { expectedSave } from '../core/expected.js';
+import type { IPFamily } from '../core/ipv6.js';
+import type { ClusterView } from '../core/kube.js';
 import { pickNodes, readFacts, type SourceFlags } from '../cluster/facts-source.js';
 import { EXIT, format, sourceContext, UsageError, write, type GlobalOptions } from './io.js';
 
 export interface ExpectOptions extends SourceFlags {
   table?: 'nat' | 'filter';
+  /** ipv4 (iptables-save), ipv6 (ip6tables-save) or both; default the cluster's primary family. */
+  family?: 'ipv4' | 'ipv6' | 'both';
   randomFully: boolean;
   nfacct?: boolean;
   tcpBeLiberal?: boolean;
@@ -15,19 +19,47 @@ export async function expectCommand(o: ExpectOptions, g: GlobalOptions): Promise
   format(g, 'expect');
   const { facts, label } = await readFacts(o, sourceContext(g), { rules: false });
   const [name] = pickNodes(facts, label, o, 'known');
-  const node = new Analysis(facts).node(name!);
+  const analysis = new Analysis(facts);
+  const node = analysis.node(name!);
   // the rules of another mode would be kube-proxy's in no sense: say so rather than print them
   if (node.mode() !== 'iptables')
     throw new UsageError(
       `node ${name}: kube-proxy runs in ${node.mode()} mode; expect prints the rules of iptables mode only (${node.mode() === 'nftables' ? 'kdebug rules and drift read its nftables table' : 'kdebug rules reads what it can of it'})`,
     );
   // a flag given on the command line wins over what the node's recordings tell
-  const exp = node.expected(undefined, {
+  const flags = {
     ...(o.randomFully === false ? { randomFully: false } : {}),
     ...(o.nfacct !== undefined ? { nfacct: o.nfacct } : {}),
     ...(o.tcpBeLiberal !== undefined ? { conntrackTcpBeLiberal: o.tcpBeLiberal } : {}),
+  };
+  const families: IPFamily[] =
+    o.family === 'both'
+      ? ['IPv4', 'IPv6']
+      : [
+          o.family === 'ipv6'
+            ? 'IPv6'
+            : o.family === 'ipv4'
+              ? 'IPv4'
+              : primaryFamily(analysis.view),
+        ];
+  const out = families.map((family) => {
+    const exp = node.expected(undefined, { ...flags, family });
+    const notes = o.nfacct === undefined ? [...exp.notes, ...node.knobs().notes] : exp.notes;
+    const text = expectedSave({ ...exp, notes }, { tables: o.table ? [o.table] : undefined });
+    // two rule sets in one output: each says which restore loads it
+    return families.length > 1
+      ? `# ${family}: ${family === 'IPv4' ? 'iptables-restore' : 'ip6tables-restore'} loads this part\n${text}`
+      : text;
   });
-  const notes = o.nfacct === undefined ? [...exp.notes, ...node.knobs().notes] : exp.notes;
-  write(expectedSave({ ...exp, notes }, { tables: o.table ? [o.table] : undefined }));
+  write(out.join('\n'));
   return EXIT.ok;
+}
+
+/** The family of the cluster's first Service cluster IP (the kubernetes Service's, else any): an
+ * IPv6-only cluster gets its ip6tables rules without --family. */
+function primaryFamily(view: ClusterView): IPFamily {
+  const first =
+    view.services.find((s) => s.namespace === 'default' && s.name === 'kubernetes') ??
+    view.services.find((s) => s.clusterIPs.length > 0);
+  return first?.clusterIPs[0]?.includes(':') ? 'IPv6' : 'IPv4';
 }

@@ -193,8 +193,9 @@ export class NodeAnalysis {
     const key = `${scopeKey(scope)}\u0000${JSON.stringify(overrides)}`;
     let exp = this.expectedMemo.get(key);
     if (!exp) {
+      // both families: each rule set takes its own
       const addresses = parseIpBrief(this.facts.nodes[this.name]?.['ip-addr'] ?? '').flatMap((i) =>
-        i.addresses.filter((a) => !a.includes(':')).map((a) => a.split('/')[0]!),
+        i.addresses.map((a) => a.split('/')[0]!),
       );
       const options = { ...this.knobs().options, interfaceAddresses: addresses, ...overrides };
       exp = expectedRules(this.analysis.view, this.name, options, { only: scope && [...scope] });

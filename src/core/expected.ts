@@ -4,7 +4,8 @@
 //
 // Knobs kube-proxy reads from the node rather than from the objects are options (ExpectOptions);
 // the ConfigMap gives clusterCIDR / detectLocalMode, masqueradeAll, masqueradeBit,
-// localhostNodePorts and nodePortAddresses. IPv4 only (the iptables, not ip6tables, rule set).
+// localhostNodePorts and nodePortAddresses. One family at a time, as kube-proxy runs one proxier
+// per family: IPv4 (iptables) by default, IPv6 (ip6tables) with `family`.
 import { hash16 } from './chain-names.js';
 import {
   categorize,
@@ -18,7 +19,14 @@ import {
   type RuleLine,
   type ServiceRulesContext,
 } from './expected/text.js';
-import { canonicalCidr, contains, isIPv4, parseCidr } from './ipv4.js';
+import {
+  canonicalAddress,
+  canonicalCidrOf,
+  containsAny,
+  FAMILY,
+  familyOf,
+  type IPFamily,
+} from './ipv6.js';
 import {
   kubeProxyConfigOf,
   servicePortName,
@@ -35,6 +43,8 @@ export { declaredChains, expectedSave } from './expected/save.js';
 
 /** What kube-proxy learns from the node itself, not from the API objects. */
 export interface ExpectOptions {
+  /** Which proxier: IPv4 (iptables-save, the default) or IPv6 (ip6tables-save). */
+  family?: IPFamily;
   /** The configuration kube-proxy runs with on the node (its /configz), over the objects'. */
   config?: KubeProxyConfig;
   /** MASQUERADE --random-fully: on whenever the iptables binary supports it (1.6.2+). Default true. */
@@ -57,7 +67,7 @@ export const DEFAULT_EXPECT_OPTIONS = {
 
 export interface ExpectedNode {
   name: string;
-  /** InternalIP then ExternalIP addresses (IPv4). */
+  /** InternalIP then ExternalIP addresses of the rule set's family. */
   ips: string[];
   podCIDR?: string;
   /** A Node object was found; otherwise only the name is known. */
@@ -120,9 +130,10 @@ export interface ExpectedServicePort {
 }
 
 export interface ExpectedRules {
+  family: IPFamily;
   node: ExpectedNode;
   config: KubeProxyConfig;
-  options: Required<Omit<ExpectOptions, 'interfaceAddresses' | 'config'>> & {
+  options: Required<Omit<ExpectOptions, 'interfaceAddresses' | 'config' | 'family'>> & {
     interfaceAddresses: string[];
   };
   /** The mark KUBE-MARK-MASQ sets, e.g. 0x4000. */
@@ -152,36 +163,41 @@ export function expectedRules(
   options: ExpectOptions = {},
   scope: ExpectScope = {},
 ): ExpectedRules {
+  const family = options.family ?? 'IPv4';
   const config = options.config ?? kubeProxyConfigOf(view);
-  const node = nodeOf(view, nodeName);
+  const node = nodeOf(view, nodeName, family);
   const notes: string[] = [];
   if (!node.known) notes.push(`no Node object named ${nodeName}: its IPs and Pod CIDR are unknown`);
-  const nodePortCidrs = nodePortAddresses(config, node);
+  const nodePortCidrs = nodePortAddresses(config, node, family);
+  // localhost node ports (route_localnet) exist in IPv4 only
   const localhostNodePorts =
+    family === 'IPv4' &&
     (options.localhostNodePorts ?? config.localhostNodePorts) &&
-    (nodePortCidrs === 'all' || nodePortCidrs.some((c) => contains(c, '127.0.0.1')));
+    (nodePortCidrs === 'all' || nodePortCidrs.some((c) => containsAny(c, '127.0.0.1')));
+  const { family: _family, ...rest } = definedOnly(options);
   const opts = {
     ...DEFAULT_EXPECT_OPTIONS,
-    ...definedOnly(options),
+    ...rest,
     localhostNodePorts,
     interfaceAddresses: options.interfaceAddresses ?? [],
   };
-  const localDetector = detectorOf(config, node, notes);
+  const localDetector = detectorOf(config, node, family, notes);
   const slices = slicesByService(view.endpointSlices);
   const shared: SharedContext = { rules: undefined };
   const only = scope.only && new Set(scope.only.map((s) => `${s.namespace}/${s.name}`));
   const ports = view.services
     .filter((svc) => !only || only.has(`${svc.namespace}/${svc.name}`))
-    .flatMap((svc) => servicePortsOf(svc, slices, node, config, localDetector, notes, shared))
+    .flatMap((svc) => servicePortsOf(svc, slices, node, family, config, localDetector, shared))
     .sort((a, b) =>
       a.name < b.name ? -1 : a.name > b.name ? 1 : a.protocol < b.protocol ? -1 : 1,
     );
   const largeClusterMode = only
-    ? endpointsExceed(view.services, slices, LARGE_CLUSTER_ENDPOINTS)
+    ? endpointsExceed(view.services, slices, family, LARGE_CLUSTER_ENDPOINTS)
     : ports.reduce((n, p) => n + p.allEndpoints.length, 0) > LARGE_CLUSTER_ENDPOINTS;
   const masqueradeMark = 2 ** config.masqueradeBit;
   const local = localDetector?.ifLocal;
   const ctx = {
+    family,
     largeClusterMode,
     nodeIPs: node.ips,
     localhostCounter: localhostNodePorts && opts.nfacct,
@@ -193,6 +209,7 @@ export function expectedRules(
   };
   shared.rules = ctx;
   const fixed = fixedRules({
+    family,
     masqueradeMark,
     randomFully: opts.randomFully,
     nfacct: opts.nfacct,
@@ -203,13 +220,14 @@ export function expectedRules(
         ? 'all'
         : [...node.ips, ...opts.interfaceAddresses].filter(
             (ip, i, all) =>
-              isIPv4(ip) &&
+              familyOf(ip) === family &&
               all.indexOf(ip) === i &&
-              (ip.startsWith('127.') ? localhostNodePorts : true) &&
-              nodePortCidrs.some((c) => contains(c, ip)),
+              (ip.startsWith('127.') ? localhostNodePorts : ip !== '::1') &&
+              nodePortCidrs.some((c) => containsAny(c, ip)),
           ),
   });
   return {
+    family,
     node,
     config,
     options: opts,
@@ -259,41 +277,48 @@ function definedOnly<T extends object>(o: T): Partial<T> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
-function nodeOf(view: ClusterView, name: string): ExpectedNode {
+function nodeOf(view: ClusterView, name: string, family: IPFamily): ExpectedNode {
   const n = view.nodes.find((x) => x.name === name);
   if (!n) return { name, ips: [], known: false };
   return {
     name,
-    ips: n.ips.filter(isIPv4),
-    podCIDR: n.podCIDRs.map(canonicalCidr).find((c) => c !== undefined),
+    ips: n.ips.filter((ip) => familyOf(ip) === family).map(canonicalAddress),
+    podCIDR: n.podCIDRs.map(canonicalCidrOf).find((c) => c !== undefined && familyOf(c) === family),
     known: true,
   };
 }
 
-/** The CIDRs node ports listen on ("all" when nodePortAddresses is empty or 0.0.0.0/0). */
-function nodePortAddresses(config: KubeProxyConfig, node: ExpectedNode): 'all' | string[] {
-  const v4: string[] = [];
+/** The CIDRs node ports listen on ("all" when nodePortAddresses has none of this family, or
+ * the family's 0/0). */
+function nodePortAddresses(
+  config: KubeProxyConfig,
+  node: ExpectedNode,
+  family: IPFamily,
+): 'all' | string[] {
+  const cidrs: string[] = [];
   for (const a of config.nodePortAddresses) {
-    if (a === 'primary') v4.push(...node.ips.slice(0, 1).map((ip) => `${ip}/32`));
+    if (a === 'primary')
+      cidrs.push(...node.ips.slice(0, 1).map((ip) => `${ip}${FAMILY[family].host}`));
     else {
-      const c = canonicalCidr(a);
-      if (c) v4.push(c);
+      const c = canonicalCidrOf(a);
+      if (c && familyOf(c) === family) cidrs.push(c);
     }
   }
-  return v4.length === 0 || v4.includes('0.0.0.0/0') ? 'all' : v4;
+  return cidrs.length === 0 || cidrs.includes(FAMILY[family].any) ? 'all' : cidrs;
 }
 
 function detectorOf(
   config: KubeProxyConfig,
   node: ExpectedNode,
+  family: IPFamily,
   notes: string[],
 ): LocalDetector | undefined {
   const mode = config.detectLocalMode || 'ClusterCIDR';
   if (mode === 'ClusterCIDR') {
     const cidr = (config.clusterCIDR ?? '')
       .split(',')
-      .map(canonicalCidr)
-      .find((c) => c !== undefined);
+      .map(canonicalCidrOf)
+      .find((c) => c !== undefined && familyOf(c) === family);
     if (!cidr) {
       notes.push('kube-proxy has no clusterCIDR: no masquerade rule for cluster IP traffic');
       return undefined;
@@ -302,7 +327,7 @@ function detectorOf(
   }
   if (mode === 'NodeCIDR') {
     if (!node.podCIDR) {
-      notes.push(`detectLocalMode NodeCIDR but node ${node.name} has no IPv4 Pod CIDR`);
+      notes.push(`detectLocalMode NodeCIDR but node ${node.name} has no ${family} Pod CIDR`);
       return undefined;
     }
     return { description: `NodeCIDR ${node.podCIDR}`, ifLocal: { source: node.podCIDR } };
@@ -337,24 +362,23 @@ function servicePortsOf(
   svc: Service,
   slices: Map<string, EndpointSlice[]>,
   node: ExpectedNode,
+  family: IPFamily,
   config: KubeProxyConfig,
   detector: LocalDetector | undefined,
-  notes: string[],
   shared: SharedContext,
 ): ExpectedServicePort[] {
   const id = `${svc.namespace}/${svc.name}`;
   if (svc.type === 'ExternalName' || svc.headless) return [];
-  const clusterIP = svc.clusterIPs.find(isIPv4);
-  if (!clusterIP) {
-    if (svc.clusterIPs.length > 0)
-      notes.push(`${id}: IPv6 only (ip6tables rules are not modelled)`);
-    return [];
-  }
-  const externalIPs = svc.externalIPs.map(canonicalCidr).filter(isHost);
-  const loadBalancerIPs = svc.loadBalancerIPs.map(canonicalCidr).filter(isHost);
+  // the other family's proxier writes a Service with no cluster IP of this family
+  const clusterIP = svc.clusterIPs.filter((ip) => familyOf(ip) === family).map(canonicalAddress)[0];
+  if (!clusterIP) return [];
+  const host = (c: string | undefined): c is string =>
+    c !== undefined && familyOf(c) === family && c.endsWith(FAMILY[family].host);
+  const externalIPs = svc.externalIPs.map(canonicalCidrOf).filter(host);
+  const loadBalancerIPs = svc.loadBalancerIPs.map(canonicalCidrOf).filter(host);
   const sourceRanges = svc.loadBalancerSourceRanges
-    .map((r) => (parseCidr(r) ? canonicalCidr(r) : undefined))
-    .filter((r): r is string => r !== undefined);
+    .map(canonicalCidrOf)
+    .filter((r): r is string => r !== undefined && familyOf(r) === family);
   const apiExternal =
     svc.type === 'LoadBalancer' ||
     svc.type === 'NodePort' ||
@@ -365,6 +389,7 @@ function servicePortsOf(
       servicePort(svc, port, {
         slices: slices.get(id) ?? [],
         node,
+        family,
         config,
         detector,
         clusterIP,
@@ -385,23 +410,24 @@ const LARGE_CLUSTER_ENDPOINTS = 1000;
 function endpointsExceed(
   services: Service[],
   slices: Map<string, EndpointSlice[]>,
+  family: IPFamily,
   limit: number,
 ): boolean {
   let total = 0;
   for (const svc of services) {
-    if (svc.type === 'ExternalName' || svc.headless || !svc.clusterIPs.some(isIPv4)) continue;
+    if (svc.type === 'ExternalName' || svc.headless) continue;
+    if (!svc.clusterIPs.some((ip) => familyOf(ip) === family)) continue;
     const own = slices.get(`${svc.namespace}/${svc.name}`) ?? [];
-    for (const port of svc.ports) if (port.port > 0) total += portEndpointCount(own, port);
+    for (const port of svc.ports) if (port.port > 0) total += portEndpointCount(own, port, family);
     if (total > limit) return true;
   }
   return false;
 }
 
-const isHost = (c: string | undefined): c is string => c !== undefined && c.endsWith('/32');
-
 interface PortContext {
   slices: EndpointSlice[];
   node: ExpectedNode;
+  family: IPFamily;
   config: KubeProxyConfig;
   detector: LocalDetector | undefined;
   clusterIP: string;
@@ -416,13 +442,14 @@ function servicePort(svc: Service, port: ServicePort, c: PortContext): ExpectedS
   const name = servicePortName(svc, port);
   const protocol = port.protocol.toLowerCase() as ExpectedServicePort['protocol'];
   const nodePort = port.nodePort || undefined;
-  const externalIPs = c.externalIPs.map((x) => x.slice(0, -3));
-  const loadBalancerIPs = c.loadBalancerIPs.map((x) => x.slice(0, -3));
+  const bare = (x: string) => x.slice(0, x.lastIndexOf('/'));
+  const externalIPs = c.externalIPs.map(bare);
+  const loadBalancerIPs = c.loadBalancerIPs.map(bare);
   const externallyAccessible =
     nodePort !== undefined || loadBalancerIPs.length > 0 || externalIPs.length > 0;
   const internalPolicyLocal = svc.internalTrafficPolicy === 'Local';
   const externalPolicyLocal = c.externalPolicyLocal;
-  const all = portEndpoints(c.slices, port, c.node.name, { name, protocol });
+  const all = portEndpoints(c.slices, port, c.node.name, { name, protocol }, c.family);
   const eps = categorize(all, {
     cluster: !internalPolicyLocal || externallyAccessible,
     local: internalPolicyLocal || (externalPolicyLocal && externallyAccessible),

@@ -2,11 +2,21 @@
 // really answers through the rules the real kube-proxy wrote with ip6tables, and what kdebug
 // says of it: endpoints counted per family, and the IPv6 rules said to be not compared.
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { goUnavailable } from '../support/cluster/build.js';
 import { ClusterClient, type SvcJson } from '../support/cluster/client.js';
 import { clusterUnavailable, down, up } from '../support/cluster/cluster.js';
+import {
+  DUAL_MATRIX_OBJECTS,
+  LB_INGRESS,
+  LB_INGRESS_V6,
+  MATRIX_NAMESPACE,
+} from '../support/cluster/matrix.js';
 import { deployment, manifest, namespace, service } from '../support/cluster/objects.js';
+import { differences, roundTrip, scratchNamespace } from '../support/cluster/truth.js';
 import { skipWithout } from '../support/skip.js';
 
 const OBJECTS = manifest(
@@ -50,7 +60,93 @@ describe(
         () => c.legacyEndpoints('ds', 'web').length === 2,
       );
     });
-    after(() => down());
+    after(() => {
+      down();
+      rmSync(snapshot, { recursive: true, force: true });
+    });
+
+    let snapshot = '';
+    /** What `kdebug expect --family F` gets wrong about each node's real rules of that family. */
+    const wrong = (family: 'ipv4' | 'ipv6') => {
+      rmSync(snapshot, { recursive: true, force: true });
+      snapshot = mkdtempSync(join(tmpdir(), 'kdc-ds-'));
+      rmSync(snapshot, { recursive: true });
+      const saved = c.kdebug(['snapshot', 'save', snapshot, '--all', '-A', '--via', 'kube-proxy']);
+      assert.equal(saved.code, 0, saved.stderr);
+      const scratch = scratchNamespace('kdc');
+      const ip6 = family === 'ipv6';
+      return c.info.nodes.flatMap((n) => {
+        const e = c.kdebug([
+          'expect',
+          '--snapshot',
+          snapshot,
+          '--node',
+          n.name,
+          '--family',
+          family,
+        ]);
+        assert.equal(e.code, 0, e.stderr);
+        const actual = c.onNode(n.name, [ip6 ? 'ip6tables-save' : 'iptables-save']);
+        assert.equal(actual.code, 0, actual.stderr);
+        const d = differences(
+          roundTrip(scratch, e.stdout, ip6),
+          roundTrip(scratch, actual.stdout, ip6),
+        );
+        return d.length > 0 ? [`${n.name}:`, ...d] : [];
+      });
+    };
+
+    for (const family of ['ipv4', 'ipv6'] as const)
+      it(`truth, ${family}: kdebug expect --family ${family} equals what the real kube-proxy wrote`, async () => {
+        let d = wrong(family);
+        for (const end = Date.now() + 30_000; d.length > 0 && Date.now() < end; d = wrong(family))
+          await new Promise((r) => setTimeout(r, 1000));
+        assert.deepEqual(d, [], `kdebug expect differs from kube-proxy's rules:\n${d.join('\n')}`);
+      });
+
+    it('truth for every Service shape in both families: NodePort, LoadBalancer with source ranges, external IPs, affinity, traffic policies', async () => {
+      c.kubectl(['apply', '-f', '-'], { input: DUAL_MATRIX_OBJECTS });
+      for (const [svc, ip] of Object.entries(LB_INGRESS))
+        c.kubectl([
+          '-n',
+          MATRIX_NAMESPACE,
+          'patch',
+          'service',
+          svc,
+          '--subresource=status',
+          '--type=merge',
+          '-p',
+          JSON.stringify({
+            status: { loadBalancer: { ingress: [{ ip }, { ip: LB_INGRESS_V6[svc] }] } },
+          }),
+        ]);
+      await c.until('the matrix Pods ready', () => {
+        const r = c.readiness(MATRIX_NAMESPACE);
+        return r.length === 3 && r.every((x) => x === 'True');
+      });
+      const ips = c.podIPs(MATRIX_NAMESPACE);
+      await c.until('kube-proxy to write the matrix in both families', () =>
+        c.info.nodes.every((n) => {
+          const v4rules = c.onNode(n.name, ['iptables-save']).stdout;
+          const v6rules = c.onNode(n.name, ['ip6tables-save']).stdout;
+          return (
+            Object.values(LB_INGRESS).every((ip) => v4rules.includes(`-d ${ip}/32`)) &&
+            Object.values(LB_INGRESS_V6).every((ip) => v6rules.includes(`-d ${ip}/128`)) &&
+            ips.every((ip) => v4rules.includes(`--to-destination ${ip}:`))
+          );
+        }),
+      );
+      for (const family of ['ipv4', 'ipv6'] as const) {
+        let d = wrong(family);
+        for (const end = Date.now() + 30_000; d.length > 0 && Date.now() < end; d = wrong(family))
+          await new Promise((r) => setTimeout(r, 1000));
+        assert.deepEqual(
+          d,
+          [],
+          `${family}: kdebug expect differs from kube-proxy's rules:\n${d.join('\n')}`,
+        );
+      }
+    });
 
     it('the IPv6 cluster IP answers from every node, through the real ip6tables rules', () => {
       const pods = c

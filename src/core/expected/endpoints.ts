@@ -4,6 +4,7 @@
 // endpoints are used only when no ready one exists. Topology hints are not modelled.
 import { endpointChain } from '../chain-names.js';
 import { formatIPv4, ipv4 } from '../ipv4.js';
+import { FAMILY, formatIPv6, ipv6, type IPFamily } from '../ipv6.js';
 import type { EndpointSlice, ServicePort } from '../kube.js';
 
 /** One endpoint of one Service port, as kube-proxy tracks it. */
@@ -12,7 +13,7 @@ export class ProxyEndpoint {
   constructor(
     readonly ip: string,
     readonly port: number,
-    /** "10.244.0.3:80": the sort key, the DNAT target and part of the KUBE-SEP hash input. */
+    /** "10.244.0.3:80" ("[fd00::3]:80"): the sort key, the DNAT target and part of the KUBE-SEP hash input. */
     readonly address: string,
     readonly nodeName: string | undefined,
     /** On this node (the endpoint's nodeName is kube-proxy's node name). */
@@ -60,32 +61,44 @@ export interface Categorized {
   localTerminating: boolean;
 }
 
-/** The endpoints of one Service port from its IPv4 slices, sorted by "ip:port" as strings. */
+/** An endpoint address printed canonically (Go's IP.String()), or undefined when not of `family`. */
+function endpointIP(raw: string | undefined, family: IPFamily): string | undefined {
+  if (raw === undefined) return undefined;
+  if (family === 'IPv6') {
+    const n = ipv6(raw);
+    return n === undefined ? undefined : formatIPv6(n);
+  }
+  const n = ipv4(raw);
+  if (n === undefined) return undefined;
+  // only leading zeros change the text
+  return /(?:^|\.)0\d/.test(raw) ? formatIPv4(n) : raw;
+}
+
+/** The endpoints of one Service port from its slices of one family, sorted by "ip:port" as strings. */
 export function portEndpoints(
   slices: EndpointSlice[],
   port: ServicePort,
   nodeName: string,
   owner?: { name: string; protocol: string },
+  family: IPFamily = 'IPv4',
 ): ProxyEndpoint[] {
   const list: ProxyEndpoint[] = [];
+  const hostPort = FAMILY[family].hostPort;
   for (const slice of slices) {
-    if (slice.addressType !== 'IPv4') continue;
+    if (slice.addressType !== family) continue;
     for (const sp of slice.ports) {
       // matched by port name and protocol; a slice port without a number is ignored
       if (sp.name !== port.name || sp.protocol !== port.protocol || !sp.port) continue;
       for (const e of slice.endpoints) {
-        const raw = e.addresses[0];
-        const n = raw === undefined ? undefined : ipv4(raw);
-        if (n === undefined) continue;
-        // printed canonically (Go's IP.String()): only leading zeros change the text
-        const ip = /(?:^|\.)0\d/.test(raw!) ? formatIPv4(n) : raw!;
+        const ip = endpointIP(e.addresses[0], family);
+        if (ip === undefined) continue;
         const local = nodeName !== '' && e.nodeName === nodeName;
         const c = e.conditions;
         list.push(
           new ProxyEndpoint(
             ip,
             sp.port,
-            `${ip}:${sp.port}`,
+            hostPort(ip, sp.port),
             e.nodeName,
             local,
             c.ready,
@@ -114,15 +127,26 @@ export function portEndpoints(
 }
 
 /** How many endpoints portEndpoints gives, without making them (large-cluster mode counts all). */
-export function portEndpointCount(slices: EndpointSlice[], port: ServicePort): number {
-  const seen = new Set<number>();
+export function portEndpointCount(
+  slices: EndpointSlice[],
+  port: ServicePort,
+  family: IPFamily = 'IPv4',
+): number {
+  const seen = new Set<number | string>();
   for (const slice of slices) {
-    if (slice.addressType !== 'IPv4') continue;
+    if (slice.addressType !== family) continue;
     for (const sp of slice.ports) {
       if (sp.name !== port.name || sp.protocol !== port.protocol || !sp.port) continue;
       for (const e of slice.endpoints) {
-        const n = e.addresses[0] === undefined ? undefined : ipv4(e.addresses[0]);
-        if (n !== undefined) seen.add(n * 65536 + sp.port); // ip:port as one exact number
+        const raw = e.addresses[0];
+        if (raw === undefined) continue;
+        if (family === 'IPv6') {
+          const n = ipv6(raw);
+          if (n !== undefined) seen.add(`${n}:${sp.port}`);
+        } else {
+          const n = ipv4(raw);
+          if (n !== undefined) seen.add(n * 65536 + sp.port); // ip:port as one exact number
+        }
       }
     }
   }

@@ -11,7 +11,9 @@ export function declaredChains(exp: ExpectedRules): { nat: string[]; filter: str
   }
   const filter = [
     'KUBE-EXTERNAL-SERVICES',
-    ...(exp.options.localhostNodePorts ? ['KUBE-FIREWALL'] : []),
+    // kube-proxy ensures it (and its INPUT/OUTPUT jumps) in both families on every full sync;
+    // only IPv4 with localhost node ports fills it
+    'KUBE-FIREWALL',
     'KUBE-FORWARD',
     'KUBE-NODEPORTS',
     'KUBE-PROXY-CANARY',

@@ -1,10 +1,10 @@
 // The text of the rules kube-proxy writes, in the canonical form iptables-save prints them back:
-// `-s/-d/-i/-p` first (addresses with their /32), then the matches in the order kube-proxy wrote
+// `-s/-d/-i/-p` first (addresses with their /32 or /128), then the matches in the order kube-proxy wrote
 // them, comments always quoted, `--or-mark 0x4000` as `--set-xmark 0x4000/0x4000`, probabilities
 // quantised, `-j REJECT` with its default `--reject-with`. Checked against iptables 1.8.9.
 import { savedProbability } from './endpoints.js';
 import type { ExpectedEndpoint, ExpectedServicePort } from '../expected.js';
-import { contains } from '../ipv4.js';
+import { containsAny, FAMILY, type IPFamily } from '../ipv6.js';
 
 /** One rule: its chain and its full text ("-A CHAIN ..."). */
 export interface RuleLine {
@@ -15,7 +15,6 @@ export interface RuleLine {
   of?: number;
 }
 
-const REJECT = 'REJECT --reject-with icmp-port-unreachable';
 const NODEPORTS_COMMENT =
   'kubernetes service nodeports; NOTE: this must be the last rule in this chain';
 
@@ -23,6 +22,8 @@ const NODEPORTS_COMMENT =
 export const hexMark = (mark: number) => `0x${mark.toString(16)}`;
 
 export interface ServiceRulesContext {
+  /** The rule set's family: iptables (IPv4) or ip6tables (IPv6). */
+  family: IPFamily;
   largeClusterMode: boolean;
   nodeIPs: string[];
   /** localhost node ports with the nfacct counter: an extra counting rule per node port. */
@@ -42,11 +43,13 @@ export function servicePortRules(
   const filter: RuleLine[] = [];
   const N = sp.name;
   const P = sp.protocol;
+  const F = FAMILY[ctx.family];
   const rule = (list: RuleLine[], chain: string, spec: string) =>
     list.push({ chain, text: `-A ${chain} ${spec}` });
   const vip = (ip: string, port: number, comment: string, jump: string) =>
-    `-d ${ip}/32 -p ${P} -m comment --comment "${comment}" -m ${P} --dport ${port} -j ${jump}`;
-  const verdictFor = (v: 'REJECT' | 'DROP' | undefined) => (v === 'REJECT' ? REJECT : 'DROP');
+    `-d ${ip}${F.host} -p ${P} -m comment --comment "${comment}" -m ${P} --dport ${port} -j ${jump}`;
+  const verdictFor = (v: 'REJECT' | 'DROP' | undefined) =>
+    v === 'REJECT' ? `REJECT --reject-with ${F.reject}` : 'DROP';
   const verdictComment = (v: 'REJECT' | 'DROP' | undefined) =>
     v === 'REJECT' ? `${N} has no endpoints` : `${N} has no local endpoints`;
   const ext = sp.chains.ext;
@@ -159,8 +162,8 @@ export function servicePortRules(
   if (fw && ext) {
     const lb = `-m comment --comment "${N} loadbalancer IP" -j ${ext}`;
     for (const cidr of sp.sourceRanges) rule(nat, fw, `-s ${cidr} ${lb}`);
-    if (sp.sourceRanges.some((c) => ctx.nodeIPs.some((ip) => contains(c, ip))))
-      for (const ip of sp.loadBalancerIPs) rule(nat, fw, `-s ${ip}/32 ${lb}`);
+    if (sp.sourceRanges.some((c) => ctx.nodeIPs.some((ip) => containsAny(c, ip))))
+      for (const ip of sp.loadBalancerIPs) rule(nat, fw, `-s ${ip}${F.host} ${lb}`);
     rule(
       nat,
       fw,
@@ -183,10 +186,10 @@ export function servicePortRules(
       rule(
         nat,
         chain,
-        `${src}-d ${sp.clusterIP}/32${iface} -p ${P} -m comment --comment "${N} cluster IP" -m ${P} --dport ${sp.port} -j KUBE-MARK-MASQ`,
+        `${src}-d ${sp.clusterIP}${F.host}${iface} -p ${P} -m comment --comment "${N} cluster IP" -m ${P} --dport ${sp.port} -j KUBE-MARK-MASQ`,
       );
     }
-    jumps(nat, sp, chain, eps, ctx.largeClusterMode, sample, masq ? 1 : 0);
+    jumps(nat, sp, chain, eps, ctx, sample, masq ? 1 : 0);
     if (sample && nat.length > start && nat[nat.length - 1]!.of !== undefined) {
       if (masq) Object.assign(nat[start]!, { index: 0, of: nat[nat.length - 1]!.of });
     }
@@ -197,11 +200,11 @@ export function servicePortRules(
     const comment = ctx.largeClusterMode ? '' : ` -m comment --comment "${N}"`;
     const recent =
       sp.affinitySeconds !== undefined
-        ? ` -m recent --set --name ${ep.chain} --mask 255.255.255.255 --rsource`
+        ? ` -m recent --set --name ${ep.chain} --mask ${F.mask} --rsource`
         : '';
     nat.push({
       chain: ep.chain,
-      text: `-A ${ep.chain} -s ${ep.ip}/32${comment} -j KUBE-MARK-MASQ`,
+      text: `-A ${ep.chain} -s ${ep.ip}${F.host}${comment} -j KUBE-MARK-MASQ`,
       ...(sample ? { index: 0, of: 2 } : {}),
     });
     nat.push({
@@ -218,12 +221,13 @@ function jumps(
   sp: ExpectedServicePort,
   chain: string,
   eps: ExpectedEndpoint[],
-  large: boolean,
+  ctx: ServiceRulesContext,
   sample: boolean,
   base: number,
 ): void {
   const comment = (ep: ExpectedEndpoint) =>
-    large ? '' : `-m comment --comment "${sp.name} -> ${ep.address}" `;
+    ctx.largeClusterMode ? '' : `-m comment --comment "${sp.name} -> ${ep.address}" `;
+  const mask = FAMILY[ctx.family].mask;
   const n = eps.length;
   const affinity = sp.affinitySeconds !== undefined;
   const of = base + (affinity ? n : 0) + n;
@@ -234,7 +238,7 @@ function jumps(
       const ep = eps[i]!;
       out.push({
         chain,
-        text: `-A ${chain} ${comment(ep)}-m recent --rcheck --seconds ${sp.affinitySeconds} --reap --name ${ep.chain} --mask 255.255.255.255 --rsource -j ${ep.chain}`,
+        text: `-A ${chain} ${comment(ep)}-m recent --rcheck --seconds ${sp.affinitySeconds} --reap --name ${ep.chain} --mask ${mask} --rsource -j ${ep.chain}`,
         ...at(base + i),
       });
     }
@@ -251,6 +255,7 @@ function jumps(
 }
 
 export interface FixedRulesOptions {
+  family: IPFamily;
   masqueradeMark: number;
   randomFully: boolean;
   nfacct: boolean;
@@ -282,12 +287,18 @@ export function fixedRules(o: FixedRulesOptions): { nat: RuleLine[]; filter: Rul
     nat.push(
       l(
         'KUBE-SERVICES',
-        `${o.localhostNodePorts ? '' : '! -d 127.0.0.0/8 '}${comment(NODEPORTS_COMMENT)} -m addrtype --dst-type LOCAL -j KUBE-NODEPORTS`,
+        // IPv6 never reaches node ports on loopback; IPv4 does with localhostNodePorts
+        `${o.family === 'IPv6' ? '! -d ::1/128 ' : o.localhostNodePorts ? '' : '! -d 127.0.0.0/8 '}${comment(NODEPORTS_COMMENT)} -m addrtype --dst-type LOCAL -j KUBE-NODEPORTS`,
       ),
     );
   else
     for (const ip of o.nodePortDestinations)
-      nat.push(l('KUBE-SERVICES', `-d ${ip}/32 ${comment(NODEPORTS_COMMENT)} -j KUBE-NODEPORTS`));
+      nat.push(
+        l(
+          'KUBE-SERVICES',
+          `-d ${ip}${FAMILY[o.family].host} ${comment(NODEPORTS_COMMENT)} -j KUBE-NODEPORTS`,
+        ),
+      );
   // built-in chain jumps are prepended one by one, so they end up in reverse order; kubelet's
   // KUBE-FIREWALL jumps were there first
   const filter = [

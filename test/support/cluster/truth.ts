@@ -42,10 +42,12 @@ export function scratchNamespace(prefix: string): string {
   return netns;
 }
 
-/** `text` loaded into the (empty, lab-made) namespace `netns` and saved back. */
-export function roundTrip(netns: string, text: string): string {
-  run(['ip', 'netns', 'exec', netns, 'iptables-restore'], text);
-  return run(['ip', 'netns', 'exec', netns, 'iptables-save']);
+/** `text` loaded into the (empty, lab-made) namespace `netns` and saved back, by iptables or
+ * (`ip6`) ip6tables. */
+export function roundTrip(netns: string, text: string, ip6 = false): string {
+  const tool = ip6 ? 'ip6tables' : 'iptables';
+  run(['ip', 'netns', 'exec', netns, `${tool}-restore`], text);
+  return run(['ip', 'netns', 'exec', netns, `${tool}-save`]);
 }
 
 function parse(text: string, tables: string[]): Saved {
