@@ -64,15 +64,22 @@ export const NODE_BASICS: NodeCommand[] = [
   { kind: 'ip-addr' },
 ];
 
-/** The basics, and kube-proxy's nftables table where kube-proxy is configured for that mode. */
+/** The basics, kube-proxy's nftables table where kube-proxy is configured for that mode, and
+ * the IPv6 proxier's rules where some Service has an IPv6 cluster IP. */
 export function nodeBasics(facts: Facts): NodeCommand[] {
+  const view = clusterView(facts.objects);
   let mode = '';
   try {
-    mode = kubeProxyConfigOf(clusterView(facts.objects)).mode;
+    mode = kubeProxyConfigOf(view).mode;
   } catch {
     // a configuration that cannot be read: the iptables basics, the steps say the rest
   }
-  return mode === 'nftables' ? [...NODE_BASICS, { kind: 'nft-list', family: 'ip' }] : NODE_BASICS;
+  const ipv6 = view.services.some((s) => s.clusterIPs.some((ip) => ip.includes(':')));
+  return [
+    ...NODE_BASICS,
+    ...(ipv6 ? [{ kind: 'ip6tables-save', backend: 'auto' } as const] : []),
+    ...(mode === 'nftables' ? [{ kind: 'nft-list', family: 'ip' } as const] : []),
+  ];
 }
 
 /** The node commands of a diagnosis of `target`: the basics, then the probes its steps read. */

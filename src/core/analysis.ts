@@ -5,6 +5,7 @@
 import { iptablesDataplane, nftablesDataplane, type Dataplane } from './dataplane.js';
 import { DriftInputError, unsupportedMode, type NodeDrift } from './drift.js';
 import { expectedRules, type ExpectOptions, type ExpectedRules } from './expected.js';
+import type { IPFamily } from './ipv6.js';
 import { nodeKnobs, type NodeKnobs } from './expected/knobs.js';
 import { NFT_STEM, nodeDump } from './facts.js';
 import { NftParseError, parseNftJson, type NftTable } from './nftables/listing.js';
@@ -73,15 +74,18 @@ export class Analysis {
     return (this.viewMemo ??= this.options.view ?? clusterView(this.facts.objects));
   }
 
-  /** The node's analysis: its recorded dump, or `dump` (a file given on the command line). */
-  node(name: string, dump?: GivenDump): NodeAnalysis {
-    let n = this.nodes.get(name);
-    if (!n) this.nodes.set(name, (n = new NodeAnalysis(this, name, dump)));
+  /** The node's analysis for one family's proxier (IPv4 unless asked): its recorded dump, or
+   * `dump` (a file given on the command line). */
+  node(name: string, dump?: GivenDump, family: IPFamily = 'IPv4'): NodeAnalysis {
+    const key = `${family} ${name}`;
+    let n = this.nodes.get(key);
+    if (!n) this.nodes.set(key, (n = new NodeAnalysis(this, name, dump, family)));
     return n;
   }
 }
 
-/** One node's dataplane (iptables mode): rules, trees, expected rules, drift, network, trace. */
+/** One node's dataplane for one family (iptables mode: iptables-save for IPv4, ip6tables-save
+ * for IPv6): rules, trees, expected rules, drift, network, trace. */
 export class NodeAnalysis {
   private read: ReadRules | undefined | null = null;
   private readonly treesMemo = new Map<string, ServiceTrees>();
@@ -97,6 +101,7 @@ export class NodeAnalysis {
     private readonly analysis: Analysis,
     readonly name: string,
     private readonly given?: GivenDump,
+    readonly family: IPFamily = 'IPv4',
   ) {}
 
   private get facts(): Facts {
@@ -106,7 +111,7 @@ export class NodeAnalysis {
   /** The node's rules dump, parsed once; undefined when none was recorded. */
   rules(): ReadRules | undefined {
     if (this.read !== null) return this.read;
-    const dump = this.given ?? nodeDump(this.facts, this.name);
+    const dump = this.given ?? nodeDump(this.facts, this.name, this.family);
     if (!dump) return (this.read = undefined);
     const { fileOf, table, parsed } = this.analysis.options;
     const file = fileOf && !this.given ? fileOf(this.name, dump.source) : dump.source;
@@ -133,7 +138,7 @@ export class NodeAnalysis {
   signs(stem: string): DumpSigns | undefined {
     if (!this.signsMemo.has(stem)) {
       const outputs = this.facts.nodes[this.name];
-      const analysed = !this.given && nodeDump(this.facts, this.name)?.stem === stem;
+      const analysed = !this.given && nodeDump(this.facts, this.name, this.family)?.stem === stem;
       const rs = analysed ? this.rules()?.ruleset : undefined;
       this.signsMemo.set(
         stem,
@@ -155,6 +160,9 @@ export class NodeAnalysis {
    * where it was read, else its iptables dump; undefined when neither was. */
   dataplane(): Dataplane | undefined {
     if (this.dataplaneMemo !== null) return this.dataplaneMemo;
+    // kube-proxy's ip6 nftables table is not modelled: an IPv6 nftables node has no dataplane here
+    if (this.mode() === 'nftables' && this.family === 'IPv6')
+      return (this.dataplaneMemo = undefined);
     const nft = this.mode() === 'nftables' ? this.nft() : undefined;
     const rules = this.rules();
     return (this.dataplaneMemo = nft?.table
@@ -197,7 +205,12 @@ export class NodeAnalysis {
       const addresses = parseIpBrief(this.facts.nodes[this.name]?.['ip-addr'] ?? '').flatMap((i) =>
         i.addresses.map((a) => a.split('/')[0]!),
       );
-      const options = { ...this.knobs().options, interfaceAddresses: addresses, ...overrides };
+      const options = {
+        ...this.knobs().options,
+        interfaceAddresses: addresses,
+        family: this.family,
+        ...overrides,
+      };
       exp = expectedRules(this.analysis.view, this.name, options, { only: scope && [...scope] });
       this.expectedMemo.set(key, exp);
     }

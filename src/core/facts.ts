@@ -1,10 +1,17 @@
 // Reading Facts: which nodes were recorded and the rules dump of each. Pure lookups, no verdicts.
 import { hasKubeChains } from './iptables/backend.js';
+import type { IPFamily } from './ipv6.js';
 import type { Facts } from './model.js';
 import { commandStem } from './node-command.js';
 
 /** The file stems a node's rules can be stored under, best first. */
 export const DUMP_STEMS = ['iptables-save', 'iptables-nft-save', 'iptables-legacy-save'];
+
+/** The same for each family's proxier: iptables for IPv4, ip6tables for IPv6. */
+export const FAMILY_DUMP_STEMS = {
+  IPv4: DUMP_STEMS,
+  IPv6: ['ip6tables-save', 'ip6tables-nft-save', 'ip6tables-legacy-save'],
+} as const;
 
 export interface NodeDump {
   /** Where it came from, e.g. "nodes/vm-12-7-centos/iptables-save.txt". */
@@ -20,11 +27,15 @@ export function recordedNodes(facts: Facts): string[] {
 }
 
 /** The node's iptables-save output, if recorded: the first with kube-proxy's chains, else the first. */
-export function nodeDump(facts: Facts, node: string): NodeDump | undefined {
+export function nodeDump(
+  facts: Facts,
+  node: string,
+  family: IPFamily = 'IPv4',
+): NodeDump | undefined {
   const outputs = facts.nodes[node];
   if (!outputs) return undefined;
   // `in`, not a read: a snapshot reads a node's output on first use
-  const present = DUMP_STEMS.filter((stem) => stem in outputs);
+  const present = FAMILY_DUMP_STEMS[family].filter((stem) => stem in outputs);
   // the default iptables-save may read the backend kube-proxy does not write to
   const stem =
     present.length > 1

@@ -1,6 +1,8 @@
 // The lab cluster dual-stack (--families dual): a RequireDualStack Service whose IPv6 cluster IP
 // really answers through the rules the real kube-proxy wrote with ip6tables, and what kdebug
-// says of it: endpoints counted per family, and the IPv6 rules said to be not compared.
+// says of it: endpoints counted per family, each family's rules compared with what kube-proxy
+// should have written (expect equals the real rules for every Service shape), and a fault in
+// one family found in that family only.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -159,24 +161,73 @@ describe(
       }
     });
 
-    it('kdebug svc: two Pods are two endpoints (IPv4 and IPv6), and the IPv6 rules are not observed, not passed', () => {
+    const svcJson = () => {
       const r = c.kdebug(['svc', 'web', '-n', 'ds', '--via', 'kube-proxy', '-o', 'json']);
       const doc = JSON.parse(r.stdout) as SvcJson;
-      const step = (id: string) => doc.steps.find((s) => s.id === id)!;
       const said = doc.steps.map(
-        (s) => `${s.id}:${s.status} ${s.findings.map((f) => `${f.id}:${f.status}`).join(' ')}`,
+        (s) =>
+          `${s.id}:${s.status} ${s.findings.map((f) => `${f.id}:${f.status} ${f.title}`).join(' | ')}`,
       );
-      assert.equal(r.code, 0, `${r.stderr}\n${said.join('\n')}`);
+      return {
+        r,
+        doc,
+        said: said.join('\n'),
+        step: (id: string) => doc.steps.find((s) => s.id === id)!,
+      };
+    };
+
+    it("kdebug svc: two Pods are two endpoints (IPv4 and IPv6), and both families' rules compared on every node", () => {
+      const { r, doc, said, step } = svcJson();
+      assert.equal(r.code, 0, `${r.stderr}\n${said}`);
       assert.equal(
         step('endpoints').findings[0]!.title,
         '80/TCP: 2 of 2 endpoints ready (IPv4 and IPv6)',
       );
       assert.ok(!step('endpoints').findings.some((f) => f.id === 'endpoints-disagree'));
-      const v6rules = step('rules').findings.find((f) => f.id === 'rules-ipv6-not-observed');
-      assert.equal(v6rules?.status, 'skip');
-      assert.equal(v6rules?.observed, false);
-      assert.deepEqual(doc.unobserved, [`Rules: IPv6 rules for ${v6} not compared`]);
-      assert.ok(step('rules').findings.some((f) => f.id === 'rules-match' && f.status === 'pass'));
+      const matches = step('rules')
+        .findings.filter((f) => f.id === 'rules-match' && f.status === 'pass')
+        .map((f) => f.title);
+      assert.deepEqual(
+        matches,
+        [
+          'IPv4: 2 nodes: 80/TCP -> 2 endpoints, as expected',
+          'IPv6: 2 nodes: 80/TCP -> 2 endpoints, as expected',
+        ],
+        said,
+      );
+      assert.deepEqual(doc.unobserved, [], said);
+    });
+
+    it('a fault in one family is found in that family only: an IPv6 endpoint rule deleted on node-a', () => {
+      const nat = c.onNode('node-a', ['ip6tables-save', '-t', 'nat']).stdout.split('\n');
+      const jump = nat.find((l) => l.startsWith('-A KUBE-SVC-') && l.includes('"ds/web:http -> ['));
+      assert.ok(jump, 'no IPv6 KUBE-SVC jump for ds/web on node-a');
+      const del = c.onNode('node-a', [
+        'ip6tables',
+        '-t',
+        'nat',
+        ...jump
+          .replace(/^-A/, '-D')
+          .match(/"[^"]*"|\S+/g)!
+          .map((w) => w.replace(/^"|"$/g, '')),
+      ]);
+      assert.equal(del.code, 0, del.stderr);
+      const { doc, said, step } = svcJson();
+      const rules = step('rules').findings;
+      const missing = rules.filter((f) => f.id === 'endpoint-missing');
+      assert.ok(missing.length > 0, said);
+      for (const f of missing) {
+        assert.equal(f.node, 'node-a', said);
+        assert.match(f.title, /^IPv6: /, said);
+      }
+      // IPv4 still matches everywhere, IPv6 on node-b
+      const matches = rules.filter((f) => f.id === 'rules-match').map((f) => f.title);
+      assert.ok(matches.includes('IPv4: 2 nodes: 80/TCP -> 2 endpoints, as expected'), said);
+      assert.ok(
+        matches.some((t) => /^IPv6: 1 node: /.test(t)),
+        said,
+      );
+      assert.equal(doc.steps.find((s) => s.id === 'rules')!.status, 'warn');
     });
   },
 );

@@ -4,6 +4,7 @@ import { DriftInputError, driftToFinding, type DriftFinding } from '../drift.js'
 import { isWindows, type Service, type ServicePort } from '../kube.js';
 import type { Finding } from '../model.js';
 import { rulesReadError } from '../node-access.js';
+import type { NodeAnalysis } from '../analysis.js';
 import type { ServiceTree } from '../service-tree.js';
 import { consequence, count, finding, kubectl, list, pending, type Check } from './check.js';
 import type { CheckContext } from './context.js';
@@ -53,16 +54,53 @@ interface NodeSummary {
   evidence: string[];
 }
 
-function summary(ctx: CheckContext, node: string, svc: Service): NodeSummary {
+/** Where a summary reads a node's trees and rule lines: the IPv4 rules the context holds, or
+ * another family's. */
+interface TreeSource {
+  tree(port: ServicePort): ServiceTree | undefined;
+  evidence(tree: ServiceTree): string[];
+}
+
+const ipv4Source = (ctx: CheckContext, node: string): TreeSource => ({
+  tree: (port) => treeOf(ctx, node, port),
+  evidence: (tree) => treeEvidence(ctx, node, tree),
+});
+
+/** The IPv6 trees of a node, found by Service port name, with ip6tables-save's lines. */
+function ipv6Source(ctx: CheckContext, na: NodeAnalysis): TreeSource {
+  const read = na.rules();
+  const line = (table: string, n: number) => {
+    const t = read?.ruleset?.table(table);
+    const id = t ? t.ruleAtLine(n) : -1;
+    return t && id >= 0 ? `${read!.source}:${n}: ${t.text(id)}` : undefined;
+  };
+  return {
+    tree: (port) => na.trees(ctx.scope)?.services.find((t) => t.name === ctx.servicePortName(port)),
+    evidence: (tree) => [
+      ...tree.entries.map(
+        (e) => line('nat', e.line) ?? `nat ${e.from} line ${e.line} -> ${e.chain}`,
+      ),
+      ...tree.endpoints.map(
+        (ep) =>
+          `  ${percent(ep.probability)} -> ${ep.chain}: ${ep.chainMissing ? 'chain not in the dump' : `DNAT ${ep.address ?? ep.inferredIP ?? '?'}`}`,
+      ),
+      ...tree.verdicts.map(
+        (v) => line(v.table, v.line) ?? `${v.table} ${v.chain} line ${v.line}: ${v.kind}`,
+      ),
+    ],
+  };
+}
+
+function summary(node: string, svc: Service, from: TreeSource): NodeSummary {
   const lines: string[] = [];
   const parts: string[] = [];
   for (const port of svc.ports) {
-    const tree = treeOf(ctx, node, port);
+    const tree = from.tree(port);
     if (!tree) {
       parts.push(`${port.port}/${port.protocol}: no rules`);
       continue;
     }
-    lines.push(...treeEvidence(ctx, node, tree));
+    lines.push(...from.evidence(tree));
     const reject = tree.verdicts.find((v) => v.kind === 'reject');
     parts.push(
       tree.endpoints.length > 0
@@ -98,18 +136,25 @@ function withCommand(f: Finding, node: string, explained: boolean): Finding {
   };
 }
 
-/** The node's drift for this Service's ports (and node-wide drift that affects every Service). */
-function drift(ctx: CheckContext, node: string, svc: Service): Finding[] {
+/** "IPv6: " or, for a dual-stack Service, "IPv4: ": what starts a finding of one family. */
+const familyLabel = (svc: Service, family: 'IPv4' | 'IPv6') =>
+  family === 'IPv6' ? 'IPv6: ' : svc.clusterIPs.some((ip) => ip.includes(':')) ? 'IPv4: ' : '';
+
+/** The node's drift for this Service's ports (and node-wide drift that affects every Service);
+ * the IPv6 proxier's findings say "IPv6:" first. */
+function drift(ctx: CheckContext, na: NodeAnalysis, svc: Service): Finding[] {
+  const node = na.name;
+  const family = familyLabel(svc, na.family);
   const names = new Set(svc.ports.map((p) => ctx.servicePortName(p)));
   let found: DriftFinding[];
   try {
     // notes explain what a correct dump does on purpose (e.g. no local endpoint: DROP)
-    const d = ctx.analysis.node(node).drift(ctx.scope);
+    const d = na.drift(ctx.scope);
     found = [...d.findings, ...(d.notes ?? [])];
   } catch (e) {
     if (!(e instanceof DriftInputError)) throw e;
     return [
-      finding('rules-not-checked', 'skip', `${node}: ${e.message}`, {
+      finding('rules-not-checked', 'skip', `${family}${node}: ${e.message}`, {
         explanation: e.message,
         node,
       }),
@@ -124,19 +169,70 @@ function drift(ctx: CheckContext, node: string, svc: Service): Finding[] {
       d.service ? names.has(d.service) : d.id !== 'orphan-chain' && d.id !== 'rule-text-differs',
     )
     .filter((d) => d.id !== 'rule-text-differs') // spelling only: the trees already show what the rules do
-    .map((d) => consequence(withCommand(driftToFinding(d), node, down !== undefined), down));
+    .map((d) => {
+      const f = consequence(withCommand(driftToFinding(d), node, down !== undefined), down);
+      return family ? { ...f, title: `${family}${f.title}` } : f;
+    });
 }
 
-/** A dual-stack or IPv6 Service: its IPv6 cluster IP lives in ip6tables, which is not compared. */
-function ipv6NotObserved(svc: Service): Finding[] {
+/** The Service's IPv6 half: on each node whose IPv4 rules were compared, its ip6tables rules are
+ * compared the same way, every finding naming the family; nodes without an ip6tables dump say so. */
+function ipv6Rules(ctx: CheckContext, svc: Service, nodes: string[]): Finding[] {
   const v6 = svc.clusterIPs.filter((ip) => ip.includes(':'));
   if (v6.length === 0) return [];
-  return [
-    finding('rules-ipv6-not-observed', 'skip', `IPv6 rules for ${v6.join(', ')} not compared`, {
-      explanation: `kdebug reads and compares kube-proxy's iptables (IPv4) rules; the IPv6 cluster IP ${v6.join(', ')} is served by ip6tables rules, which it does not compare yet.`,
-      next: `ip6tables-save -t nat | grep '${svc.namespace}/${svc.name}'   (on a node)`,
-    }),
-  ];
+  const out: Finding[] = [];
+  const clean: NodeSummary[] = [];
+  const unread: string[] = [];
+  for (const node of nodes) {
+    const na = ctx.analysis.node(node, undefined, 'IPv6');
+    const read = na.rules();
+    if (!read) {
+      unread.push(node);
+      continue;
+    }
+    if (read.failure) {
+      out.push(
+        finding('rules-unreadable', 'warn', `IPv6: ${node}: the ip6tables dump cannot be read`, {
+          explanation: read.failure.message.split('\n')[0]!,
+          evidence: [read.source],
+          node,
+        }),
+      );
+      continue;
+    }
+    const found = drift(ctx, na, svc);
+    if (!found.some((f) => f.status === 'fail' || f.status === 'warn'))
+      clean.push(summary(node, svc, ipv6Source(ctx, na)));
+    out.push(...found);
+  }
+  if (clean.length > 0) {
+    const same = clean.every((n) => n.ports === clean[0]!.ports);
+    const named = count(clean.length, 'node');
+    out.unshift(
+      finding(
+        'rules-match',
+        'pass',
+        same ? `IPv6: ${named}: ${clean[0]!.ports}, as expected` : `IPv6: ${named}: as expected`,
+        {
+          explanation: `On ${list(clean.map((n) => n.node))} the ip6tables rules for ${svc.namespace}/${svc.name} (${v6.join(', ')}) are what kube-proxy's IPv6 proxier should have written for the current objects.`,
+          evidence: clean.flatMap((n) => [`${n.node}:`, ...n.evidence]),
+        },
+      ),
+    );
+  }
+  if (unread.length > 0)
+    out.push(
+      finding(
+        'rules-ipv6-not-observed',
+        'skip',
+        `IPv6: rules for ${v6.join(', ')} not read on ${list(unread)}`,
+        {
+          explanation: `The IPv6 cluster IP ${v6.join(', ')} is served by kube-proxy's ip6tables rules, and no ip6tables dump of ${list(unread)} was read (nodes/<node>/ip6tables-save.txt), so the IPv6 half of ${svc.namespace}/${svc.name} is not checked there.`,
+          next: `ip6tables-save > nodes/${unread[0]}/ip6tables-save.txt   (on ${unread[0]})`,
+        },
+      ),
+    );
+  return out;
 }
 
 /** Nodes whose rules were not read: a live run that failed (with why), a snapshot without their
@@ -285,16 +381,16 @@ export const rulesCheck: Check = {
         );
         continue;
       }
-      const found = drift(ctx, node, svc);
+      const found = drift(ctx, ctx.analysis.node(node), svc);
       if (found.some((f) => f.status === 'fail' || f.status === 'warn')) drifted.push(node);
       else clean.push(node);
       out.push(...found);
     }
-    const ok = clean.map((node) => summary(ctx, node, svc));
+    const ok = clean.map((node) => summary(node, svc, ipv4Source(ctx, node)));
     if (ok.length > 0) {
       // one line for all the nodes that agree with the expected rules
       const same = ok.every((n) => n.ports === ok[0]!.ports);
-      const named = drifted.length > 0 ? `${list(clean)}` : count(clean.length, 'node');
+      const named = `${familyLabel(svc, 'IPv4')}${drifted.length > 0 ? `${list(clean)}` : count(clean.length, 'node')}`;
       out.unshift(
         finding(
           'rules-match',
@@ -311,6 +407,9 @@ export const rulesCheck: Check = {
       for (const f of out)
         if (f.node && drifted.includes(f.node) && f.status !== 'pass')
           f.title = `${f.node}: ${f.title} (unlike ${list(clean)})`;
-    return [...out, ...ipv6NotObserved(svc), ...unread];
+    const iptablesNodes = nodes.filter(
+      (n) => (modes.find((m) => m.node === n)?.mode ?? 'iptables') === 'iptables',
+    );
+    return [...out, ...ipv6Rules(ctx, svc, iptablesNodes), ...unread];
   },
 };

@@ -6,6 +6,7 @@ import { readSnapshot } from '../../../src/cluster/snapshot.js';
 import { diagnose } from '../../../src/core/diagnose.js';
 import type { Facts, Report } from '../../../src/core/model.js';
 import { Analysis } from '../../../src/core/analysis.js';
+import { expectedSave } from '../../../src/core/expected.js';
 
 /** One node's drift, as `kdebug drift` computes it (a fresh analysis: the tests edit the facts). */
 const driftOf = (facts: Facts, node: string) => new Analysis(facts).node(node).drift();
@@ -240,7 +241,8 @@ describe('dual-stack, on the API side', () => {
     assert.ok(!eps.some((f) => f.id === 'endpoints-disagree'), eps.map((f) => f.id).join(' '));
   });
 
-  it('an IPv6 cluster IP: its ip6tables rules are not observed, and the IPv4 judgement stays', async () => {
+  /** The demo with nginx-svc dual-stack: an IPv6 cluster IP and an IPv6 slice beside the IPv4 one. */
+  async function dualStack(): Promise<Facts> {
     const facts = await readSnapshot('snapshots/nginx-svc');
     const svc = facts.objects.find(
       (o) => o.kind === 'Service' && o.metadata?.name === 'nginx-svc',
@@ -248,12 +250,72 @@ describe('dual-stack, on the API side', () => {
     const spec = svc['spec'] as { clusterIPs: string[]; ipFamilies: string[] };
     spec.clusterIPs = ['10.1.190.219', 'fd00:10:96::be'];
     spec.ipFamilies = ['IPv4', 'IPv6'];
-    const r = diagnose(facts, TARGET);
+    const v4 = facts.objects.find(
+      (o) => o.kind === 'EndpointSlice' && o.metadata?.name?.startsWith('nginx-svc'),
+    )!;
+    const v6 = structuredClone(v4);
+    v6.metadata = { ...v6.metadata, name: 'nginx-svc-v6' };
+    v6['addressType'] = 'IPv6';
+    for (const [n, e] of (v6['endpoints'] as { addresses: string[] }[]).entries())
+      e.addresses = [`fd00:10:244:${n}::7`];
+    facts.objects.push(v6);
+    return facts;
+  }
+
+  it('an IPv6 cluster IP without ip6tables dumps: not observed on each node, and the IPv4 judgement stays', async () => {
+    const r = diagnose(await dualStack(), TARGET);
     assert.deepEqual(ids(r, 'rules'), ['rules-match:pass', 'rules-ipv6-not-observed:skip']);
-    assert.ok(r.unobserved!.includes('Rules: IPv6 rules for fd00:10:96::be not compared'));
-    // IPv4 only: nothing said about IPv6
+    assert.deepEqual(r.unobserved, [
+      'Rules: IPv6: rules for fd00:10:96::be not read on vm-12-11-centos and vm-12-7-centos',
+    ]);
+    assert.match(step(r, 'rules').findings[0]!.title, /^IPv4: 2 nodes: /);
+    // IPv4 only: nothing said about IPv6, nor of families
     const plain = diagnose(await readSnapshot('snapshots/nginx-svc'), TARGET);
     assert.deepEqual(ids(plain, 'rules'), ['rules-match:pass']);
+    assert.match(step(plain, 'rules').findings[0]!.title, /^2 nodes: /);
+  });
+
+  it('with ip6tables dumps: the IPv6 half compared on each node, and a fault found in that family only', async () => {
+    const facts = await dualStack();
+    // each node's ip6tables-save as the IPv6 proxier writes it (the lab proves expect against the real one)
+    for (const node of Object.keys(facts.nodes)) {
+      const exp = new Analysis(facts).node(node).expected(undefined, { family: 'IPv6' });
+      facts.nodes[node]!['ip6tables-save'] = expectedSave(exp);
+    }
+    const good = diagnose(facts, TARGET);
+    assert.deepEqual(ids(good, 'rules'), ['rules-match:pass', 'rules-match:pass']);
+    assert.deepEqual(
+      step(good, 'rules').findings.map((f) => f.title),
+      [
+        'IPv4: 2 nodes: 8080/TCP -> 2 endpoints, as expected',
+        'IPv6: 2 nodes: 8080/TCP -> 2 endpoints, as expected',
+      ],
+    );
+    assert.deepEqual(good.unobserved, []);
+    // one endpoint's IPv6 DNAT gone on one node (new Facts: an analysis is kept per Facts)
+    const node = 'vm-12-7-centos';
+    const dump = facts.nodes[node]!['ip6tables-save']!;
+    const cut = dump
+      .split('\n')
+      .filter((l) => !l.includes('-j DNAT --to-destination [fd00:10:244::7]:80'))
+      .join('\n');
+    assert.notEqual(cut, dump);
+    const bad = diagnose(
+      {
+        ...facts,
+        nodes: { ...facts.nodes, [node]: { ...facts.nodes[node], 'ip6tables-save': cut } },
+      },
+      TARGET,
+    );
+    const rules = step(bad, 'rules').findings;
+    const faults = rules.filter((f) => f.status === 'warn' || f.status === 'fail');
+    assert.ok(faults.length > 0, rules.map((f) => `${f.id}:${f.status} ${f.title}`).join('\n'));
+    for (const f of faults) {
+      assert.equal(f.node, node);
+      assert.match(f.title, /^IPv6: /);
+    }
+    assert.ok(rules.some((f) => f.title === 'IPv4: 2 nodes: 8080/TCP -> 2 endpoints, as expected'));
+    assert.ok(rules.some((f) => /^IPv6: 1 node: /.test(f.title)));
   });
 });
 
