@@ -11,7 +11,7 @@ import { SnapshotError } from './cluster/snapshot.js';
 import { KubeApiError } from './cluster/kube/errors.js';
 import { cleanupCommand, type CleanupFlags } from './commands/cleanup.js';
 import { completeCommand, completionCommand } from './commands/completion.js';
-import { driftCommand } from './commands/drift.js';
+import { driftCommand, type DriftFlags } from './commands/drift.js';
 import { expectCommand, type ExpectOptions } from './commands/expect.js';
 import {
   COMMIT,
@@ -28,7 +28,6 @@ import { svcCommand, type SvcOptions } from './commands/svc.js';
 import { traceCommand, type TraceOptions } from './commands/trace.js';
 import { versionCommand } from './commands/version.js';
 import { rbacCommand, type RbacFlags } from './commands/rbac.js';
-import type { SourceFlags } from './cluster/facts-source.js';
 
 const SIGNAL_EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 };
 
@@ -203,9 +202,15 @@ export function buildProgram(run: (code: Promise<number>) => void): Command {
       )
       .option('--snapshot <dir>', 'a recorded snapshot directory (default: the live cluster)')
       .option('--node <node>', 'the node to check')
+      .addOption(
+        new Option(
+          '--family <family>',
+          'which rule set: ipv4 (iptables), ipv6 (ip6tables) or both (default: each one recorded)',
+        ).choices(['ipv4', 'ipv6', 'both']),
+      )
       .option('--all-nodes', 'every node')
       .option('--ssh <[user@]host[:port]>', "with --snapshot: that node's rules read over SSH now"),
-  ).action((o: SourceFlags) => run(driftCommand(o, g())));
+  ).action((o: DriftFlags) => run(driftCommand(o, g())));
 
   nodeAccessOptions(
     program

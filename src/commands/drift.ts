@@ -1,6 +1,8 @@
 // `kdebug drift`: what each node's rules do differently from what kube-proxy would write.
 import { Analysis } from '../core/analysis.js';
 import { driftAnswer } from '../core/drift.js';
+import { nodeDump } from '../core/facts.js';
+import type { IPFamily } from '../core/ipv6.js';
 import {
   pickNodes,
   readFacts,
@@ -18,7 +20,12 @@ import {
   type GlobalOptions,
 } from './io.js';
 
-export async function driftCommand(o: SourceFlags, g: GlobalOptions): Promise<number> {
+export interface DriftFlags extends SourceFlags {
+  /** ipv4, ipv6 or both; default each family recorded for the node. */
+  family?: 'ipv4' | 'ipv6' | 'both';
+}
+
+export async function driftCommand(o: DriftFlags, g: GlobalOptions): Promise<number> {
   const shown = format(g, 'drift'); // a refused -o before anything is read
   if (o.node !== undefined && o.allNodes)
     throw new UsageError('give --node or --all-nodes, not both');
@@ -34,9 +41,20 @@ export async function driftCommand(o: SourceFlags, g: GlobalOptions): Promise<nu
   const analysis = new Analysis(facts, { fileOf: dumpFile(o) });
   const from = o.snapshot !== undefined ? `snapshot ${dir}` : dir;
   const label = ssh ? `${from}, ${ssh.node}'s rules read now (${ssh.via})` : from;
+  const asked: IPFamily[] =
+    o.family === 'ipv4' ? ['IPv4'] : o.family === 'ipv6' ? ['IPv6'] : ['IPv4', 'IPv6'];
   const answer = driftAnswer(
     label,
-    nodes.map((n) => analysis.node(n).drift()),
+    nodes.flatMap((n) =>
+      asked
+        // without --family, a family is compared where its dump was recorded
+        .filter((f) => o.family !== undefined || f === 'IPv4' || nodeDump(facts, n, f))
+        .map((f) => {
+          if (f === 'IPv6' && !nodeDump(facts, n, f))
+            throw new UsageError(`no ip6tables-save recorded for node ${n}`);
+          return analysis.node(n, undefined, f).drift();
+        }),
+    ),
   );
   write(shown === 'json' ? driftJson(answer) : driftText(answer));
   return answer.drifted ? EXIT.problem : EXIT.ok;

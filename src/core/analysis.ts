@@ -252,7 +252,20 @@ export class NodeAnalysis {
         this.ruleset(); // throws why: the dump's parse error
         throw new DriftInputError(`no rules recorded for node "${this.name}"`);
       }
-      d = dataplane.drift(this.name, this.expected(scope), this.trees(scope)!, scope !== undefined);
+      const found = dataplane.drift(
+        this.name,
+        this.expected(scope),
+        this.trees(scope)!,
+        scope !== undefined,
+      );
+      // every finding names the rule set it was found in
+      const family = this.family;
+      d = {
+        ...found,
+        family,
+        findings: found.findings.map((f) => ({ ...f, family })),
+        ...(found.notes ? { notes: found.notes.map((f) => ({ ...f, family })) } : {}),
+      };
       this.driftMemo.set(key, d);
     }
     return d;

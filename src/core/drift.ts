@@ -12,6 +12,7 @@ import type { Ruleset } from './iptables.js';
 import { DEFAULT_KUBE_PROXY_CONFIG, type ClusterView, type Pod } from './kube.js';
 import type { Finding, ServicePortName, Severity } from './model.js';
 import { buildServiceTrees, type ServiceTree, type ServiceTrees } from './service-tree.js';
+import type { IPFamily } from './ipv6.js';
 
 export type DriftId =
   | 'service-rules-missing'
@@ -70,10 +71,14 @@ export interface DriftFinding {
   actual: string[];
   /** What to do about it. */
   next?: string;
+  /** The family of the rule set it was found in (the IPv4 iptables or the IPv6 ip6tables one). */
+  family?: IPFamily;
 }
 
 export interface NodeDrift {
   node: string;
+  /** The proxier compared: IPv4 (iptables-save) or IPv6 (ip6tables-save). */
+  family?: IPFamily;
   /** Where the rules came from ("nodes/vm-12-7-centos/iptables-save.txt"). */
   source: string;
   /** Service ports compared. */

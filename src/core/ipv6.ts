@@ -99,6 +99,10 @@ export function containsAny(cidr: string, address: string): boolean {
   return (a & mask) === c.network;
 }
 
+/** "ip:port", IPv6 in brackets ("[fd00::be]:80"), as kube-proxy and a person write it. */
+export const hostPort = (ip: string, port: number | string): string =>
+  ip.includes(':') ? `[${ip}]:${port}` : `${ip}:${port}`;
+
 /** What kube-proxy writes for one address of a family: its host prefix and its ip:port form. */
 export const FAMILY = {
   IPv4: {

@@ -5,6 +5,7 @@ import { hash16 } from './chain-names.js';
 import type { Ruleset, Table } from './iptables.js';
 import { DNAT_QUIRK } from './iptables/rule.js';
 import type { ServicePortName } from './model.js';
+import { hostPort } from './ipv6.js';
 
 export type EntryKind = 'cluster-ip' | 'external-ip' | 'load-balancer' | 'node-port';
 
@@ -231,7 +232,7 @@ class TreeBuilder {
       t.id =
         t.name ??
         (t.clusterIP
-          ? `${t.clusterIP}:${t.port ?? 'any'}/${t.protocol}`
+          ? `${hostPort(t.clusterIP, t.port ?? 'any')}/${t.protocol}`
           : `${t.hash ?? t.entries[0]?.address}/${t.protocol}`);
     // a paste without KUBE-SERVICES: its Service chains are trees whose entry is not in it
     const entryPasted = nat !== undefined && nat.indexOf('KUBE-SERVICES') >= 0;

@@ -62,7 +62,7 @@ export function driftText({ label, nodes }: DriftAnswer): string {
   const out: string[] = [];
   for (const n of nodes) {
     out.push(
-      `node ${n.node} (${label}, ${n.source}): ${plural(n.servicePorts, 'Service port')} compared with what kube-proxy ${n.tables?.[0] === 'ip kube-proxy' ? 'would write in nftables mode (entries, endpoints, no-endpoint rejects)' : `1.28+ would write${n.tables?.includes('filter') === false ? ' (nat table only: the dump has no filter table)' : ''}`}`,
+      `node ${n.node}${n.family === 'IPv6' ? ' IPv6' : ''} (${label}, ${n.source}): ${plural(n.servicePorts, 'Service port')} compared with what kube-proxy ${n.tables?.[0] === 'ip kube-proxy' ? 'would write in nftables mode (entries, endpoints, no-endpoint rejects)' : `1.28+ would write${n.tables?.includes('filter') === false ? ' (nat table only: the dump has no filter table)' : ''}`}`,
     );
     if (n.writtenBy) out.push(`  written by ${n.writtenBy}`);
     const serious = n.findings.filter((f) => f.severity !== 'info');
@@ -97,6 +97,7 @@ const findingJson = (f: DriftFinding) => ({
   expected: f.expected,
   actual: f.actual,
   next: f.next ?? null,
+  family: f.family ?? 'IPv4',
 });
 
 export function driftJson({ label, nodes, drifted }: DriftAnswer): string {
@@ -107,6 +108,7 @@ export function driftJson({ label, nodes, drifted }: DriftAnswer): string {
     source: label,
     nodes: nodes.map((n) => ({
       node: n.node,
+      family: n.family ?? 'IPv4',
       source: n.source,
       servicePorts: n.servicePorts,
       writtenBy: n.writtenBy ?? null,

@@ -7,6 +7,7 @@ import { portNameText } from '../core/model.js';
 import { sanitize, jsonText } from '../core/sanitize.js';
 import type { EntryPoint, ServiceTree, ServiceTrees, TreeEndpoint } from '../core/service-tree.js';
 import { percent } from '../core/model.js';
+import { hostPort } from '../core/ipv6.js';
 
 export const RULES_SCHEMA_VERSION = 1;
 
@@ -51,7 +52,8 @@ function endpointText(ep: TreeEndpoint): string {
 
 function treeText(t: ServiceTree): string[] {
   const head = [t.name ? portNameText(t.name) : t.id];
-  if (t.name && t.clusterIP) head.push(`${t.clusterIP}:${t.port ?? 'any port'}/${t.protocol}`);
+  if (t.name && t.clusterIP)
+    head.push(`${hostPort(t.clusterIP, t.port ?? 'any port')}/${t.protocol}`);
   if (t.nodePorts.length > 0) head.push(`node port ${t.nodePorts.join(', ')}`);
   const out = [head.join('  ')];
   if (t.entryAbsent) out.push('  entry not in this paste (no KUBE-SERVICES rules in it)');

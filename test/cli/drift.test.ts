@@ -51,8 +51,10 @@ describe('kdebug drift', () => {
           'expected',
           'actual',
           'next',
+          'family',
         ]);
         assert.ok(['error', 'warning', 'info'].includes(f.severity));
+        assert.equal(f.family, 'IPv4');
       }
       assert.equal(doc.summary.drift, code === 1);
     });

@@ -148,6 +148,19 @@ describe(
           `${family}: kdebug expect differs from kube-proxy's rules:\n${d.join('\n')}`,
         );
       }
+      // drift compares each family with its own dump: none on kube-proxy's own rules
+      const drift = c.kdebug(['drift', '--all-nodes', '--via', 'kube-proxy', '-o', 'json']);
+      assert.equal(drift.code, 0, drift.stdout + drift.stderr);
+      const doc = JSON.parse(drift.stdout) as {
+        nodes: { node: string; family: string; source: string }[];
+      };
+      assert.deepEqual(
+        doc.nodes.map((n) => `${n.node} ${n.family} ${n.source.split('/').pop()}`),
+        c.info.nodes.flatMap((n) => [
+          `${n.name} IPv4 iptables-save.txt`,
+          `${n.name} IPv6 ip6tables-save.txt`,
+        ]),
+      );
     });
 
     it('the IPv6 cluster IP answers from every node, through the real ip6tables rules', () => {

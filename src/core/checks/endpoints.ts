@@ -6,6 +6,7 @@ import { consequence, count, finding, kubectl, labelText, pending, type Check } 
 import type { CheckContext, PortEndpoint } from './context.js';
 import { podReady, whyNotReady } from './pod-health.js';
 import { connectProbe, probeText } from './node-probes.js';
+import { hostPort } from '../ipv6.js';
 
 const state = (e: PortEndpoint) =>
   e.ready
@@ -17,7 +18,7 @@ const state = (e: PortEndpoint) =>
         : 'not ready';
 
 export const endpointLine = (e: PortEndpoint) =>
-  `${e.ip}:${e.port} ${state(e)}${e.podName ? `  Pod ${e.podName}` : ''}${e.nodeName ? ` on ${e.nodeName}` : ''}`;
+  `${hostPort(e.ip, e.port)} ${state(e)}${e.podName ? `  Pod ${e.podName}` : ''}${e.nodeName ? ` on ${e.nodeName}` : ''}`;
 
 function notReady(ctx: CheckContext, svc: Service, e: PortEndpoint, anyReady: boolean): Finding {
   const why = e.pod ? whyNotReady(e.pod) : undefined;
@@ -274,7 +275,7 @@ const effect = (svc: Service) =>
     : 'kube-proxy writes a REJECT rule for the ClusterIP instead of forwarding, so clients get "connection refused" at once.';
 
 const list2 = (eps: PortEndpoint[]) =>
-  eps.length <= 3 ? eps.map((e) => `${e.ip}:${e.port}`).join(', ') : `${eps.length} endpoints`;
+  eps.length <= 3 ? eps.map((e) => hostPort(e.ip, e.port)).join(', ') : `${eps.length} endpoints`;
 
 export const endpointsCheck: Check = {
   id: 'endpoints',

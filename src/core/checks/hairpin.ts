@@ -5,6 +5,7 @@ import type { Finding } from '../model.js';
 import { consequence, finding, kubectl, pending, type Check } from './check.js';
 import type { CheckContext } from './context.js';
 import { kubeProxyPods, proxyModes, replacement } from './kube-proxy.js';
+import { hostPort } from '../ipv6.js';
 
 const BRIDGE_NOTE =
   'The bridge must also send the packet back out of the port it came in on: kubelet --hairpin-mode (hairpin-veth or promiscuous-bridge) or the CNI plugin\'s "hairpinMode": true. If a Pod still cannot reach itself through the Service, read /sys/class/net/<bridge>/brif/*/hairpin_mode on its node (1 is on).';
@@ -37,7 +38,7 @@ function check(ctx: CheckContext): Finding[] {
       const node = e.nodeName!;
       const tree = ctx.rules(node)?.trees?.services.find((t) => t.name === spn);
       const ep = [...(tree?.endpoints ?? []), ...(tree?.localEndpoints ?? [])].find(
-        (x) => x.address === `${e.ip}:${e.port}` || x.inferredIP === e.ip,
+        (x) => x.address === hostPort(e.ip, e.port) || x.inferredIP === e.ip,
       );
       if (!ep) continue; // no KUBE-SEP chain at all: the Rules step says so
       const rules = ctx.chainEvidence(node, 'nat', ep.chain);
@@ -98,7 +99,7 @@ function nftablesHairpin(ctx: CheckContext): Finding[] | undefined {
       read = true;
       const tree = n.trees(ctx.scope)?.services.find((t) => t.name === spn);
       const ep = [...(tree?.endpoints ?? []), ...(tree?.localEndpoints ?? [])].find(
-        (x) => x.address === `${e.ip}:${e.port}`,
+        (x) => x.address === hostPort(e.ip, e.port),
       );
       if (!ep) continue; // not in the table at all: the Rules step says so
       const element = `${e.ip} . ${e.ip} . ${port.protocol.toLowerCase()} . ${e.port}`;

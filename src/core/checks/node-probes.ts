@@ -1,5 +1,6 @@
 // The probes the diagnosis asks a live run to make on each node, and how each reads in evidence.
 import { commandStem, type NodeProbe } from '../node-command.js';
+import { hostPort } from '../ipv6.js';
 
 export type { NodeProbe } from '../node-command.js';
 
@@ -17,9 +18,9 @@ export function connectProbe(ip: string, port: number, protocol: string): NodePr
 export function probeText(p: NodeProbe): string {
   switch (p.kind) {
     case 'tcp-connect':
-      return `TCP connect ${p.ip}:${p.port}`;
+      return `TCP connect ${hostPort(p.ip, p.port)}`;
     case 'udp-probe':
-      return `UDP probe ${p.ip}:${p.port}`;
+      return `UDP probe ${hostPort(p.ip, p.port)}`;
     case 'icmp-echo':
       return `ping ${p.ip}`;
     case 'dns-lookup':

@@ -11,6 +11,7 @@ import { connectProbe, probeText, type NodeProbe } from './node-probes.js';
 import { treeOf } from './rules.js';
 import { policiesFor } from './network-policy.js';
 import { packetWalk } from './walk.js';
+import { hostPort } from '../ipv6.js';
 
 /** Findings of earlier steps that explain a connection failing. */
 const ENDPOINT_CAUSES = [
@@ -95,7 +96,7 @@ function endpointProbes(
         finding(
           'endpoint-unreachable',
           'fail',
-          `endpoint ${e.ip}:${e.port}: ${failed[0]!.result.detail}`,
+          `endpoint ${hostPort(e.ip, e.port)}: ${failed[0]!.result.detail}`,
           {
             explanation: r
               ? `The connection straight to ${who}, bypassing the Service, was refused: the Pod is there, but nothing listens on port ${e.port} in it. Either the application listens on another port (check targetPort) or it only listens on 127.0.0.1.`
@@ -129,7 +130,7 @@ function clusterIpProbes(
   const got = ran.filter(observed);
   const blind = notObserved(
     ctx,
-    `ClusterIP ${ip}:${port.port}`,
+    `ClusterIP ${hostPort(ip, port.port)}`,
     ran.filter((p) => !observed(p)),
     port,
   );
@@ -141,7 +142,7 @@ function clusterIpProbes(
       finding(
         'clusterip-reachable',
         'pass',
-        `ClusterIP ${ip}:${port.port} answers from ${list(got.map((p) => p.node))}`,
+        `ClusterIP ${hostPort(ip, port.port)} answers from ${list(got.map((p) => p.node))}`,
         {
           explanation: `A ${port.protocol} connection to the ClusterIP is translated to an endpoint and answered.`,
           evidence: got.map(line),

@@ -5,6 +5,7 @@ import { isWindows, type Service, type ServicePort } from '../kube.js';
 import type { Finding } from '../model.js';
 import { rulesReadError } from '../node-access.js';
 import type { NodeAnalysis } from '../analysis.js';
+import { nodeDump } from '../facts.js';
 import type { ServiceTree } from '../service-tree.js';
 import { consequence, count, finding, kubectl, list, pending, type Check } from './check.js';
 import type { CheckContext } from './context.js';
@@ -317,10 +318,14 @@ export const rulesCheck: Check = {
         }),
       ];
     // nodes with an iptables dump, and nodes in nftables mode with their table
+    // an IPv6-only Service has no IPv4 rules to compare, and its nodes may hold ip6tables only
+    const v4 = svc.clusterIPs.some((ip) => !ip.includes(':'));
+    const v6 = svc.clusterIPs.some((ip) => ip.includes(':'));
     const nodes = [
       ...new Set([
         ...ctx.nodesWithRules(),
         ...ctx.nodeNames().filter((n) => ctx.analysis.node(n).nft()),
+        ...(v6 ? ctx.nodeNames().filter((n) => nodeDump(ctx.facts, n, 'IPv6')) : []),
       ]),
     ].sort();
     const unread = notRead(ctx, nodes);
@@ -348,7 +353,6 @@ export const rulesCheck: Check = {
         out.push(...found);
         continue;
       }
-      const r = ctx.rules(node)!;
       // another mode writes no iptables rules: an empty dump there is expected, not unreadable
       if (mode !== 'iptables') {
         out.push(
@@ -371,6 +375,8 @@ export const rulesCheck: Check = {
         );
         continue;
       }
+      const r = ctx.rules(node);
+      if (!v4 || !r) continue;
       if (r.error) {
         out.push(
           finding('rules-unreadable', 'warn', `${node}: the rules dump cannot be read`, {

@@ -6,6 +6,7 @@ import type { Service, ServicePort } from '../kube.js';
 import type { Finding } from '../model.js';
 import { finding, kubectl, labelText, list, pending, type Check } from './check.js';
 import type { CheckContext } from './context.js';
+import { hostPort } from '../ipv6.js';
 
 const externallyAccessible = (svc: Service) =>
   svc.type === 'NodePort' ||
@@ -41,8 +42,8 @@ function external(ctx: CheckContext, svc: Service): Finding[] {
     const without = per.filter((n) => n.local.length === 0);
     const entry = [
       ...(port.nodePort ? [`node port ${port.nodePort}`] : []),
-      ...svc.externalIPs.map((ip) => `${ip}:${port.port}`),
-      ...svc.loadBalancerIPs.map((ip) => `${ip}:${port.port}`),
+      ...svc.externalIPs.map((ip) => hostPort(ip, port.port)),
+      ...svc.loadBalancerIPs.map((ip) => hostPort(ip, port.port)),
     ];
     const evidence = per.map(
       (n) =>

@@ -9,6 +9,7 @@ import { useWindow } from '../components/window.js';
 import { cursorOf, type State, type View } from '../state.js';
 import { wrap } from '../wrap.js';
 import { chainLines, rawLines, treeRows, type RawLine, type TreeRow } from './rules-rows.js';
+import { hostPort } from '../../core/ipv6.js';
 
 export interface RulesModel {
   node: NodeData | undefined;
@@ -93,7 +94,9 @@ function RowLine({ row }: { row: TreeRow }) {
   const fold = row.open === undefined ? '  ' : row.open ? '▾ ' : '▸ ';
   switch (row.kind) {
     case 'service': {
-      const addr = t.clusterIP ? `${t.clusterIP}:${t.port}/${t.protocol}` : t.protocol;
+      const addr = t.clusterIP
+        ? `${hostPort(t.clusterIP, t.port ?? 'any')}/${t.protocol}`
+        : t.protocol;
       const eps = t.endpoints.length;
       return (
         <>

@@ -275,6 +275,26 @@ describe('dual-stack, on the API side', () => {
     assert.match(step(plain, 'rules').findings[0]!.title, /^2 nodes: /);
   });
 
+  it('an IPv6-only Service is compared in IPv6 only, as an IPv4 one is in IPv4', async () => {
+    const facts = await dualStack();
+    const svc = facts.objects.find(
+      (o) => o.kind === 'Service' && o.metadata?.name === 'nginx-svc',
+    )!;
+    const spec = svc['spec'] as { clusterIP: string; clusterIPs: string[]; ipFamilies: string[] };
+    spec.clusterIP = 'fd00:10:96::be';
+    spec.clusterIPs = ['fd00:10:96::be'];
+    spec.ipFamilies = ['IPv6'];
+    for (const node of Object.keys(facts.nodes)) {
+      const exp = new Analysis(facts).node(node).expected(undefined, { family: 'IPv6' });
+      facts.nodes[node]!['ip6tables-save'] = expectedSave(exp);
+    }
+    const r = diagnose(facts, TARGET);
+    assert.deepEqual(
+      step(r, 'rules').findings.map((f) => `${f.id}:${f.status} ${f.title}`),
+      ['rules-match:pass IPv6: 2 nodes: 8080/TCP -> 2 endpoints, as expected'],
+    );
+  });
+
   it('with ip6tables dumps: the IPv6 half compared on each node, and a fault found in that family only', async () => {
     const facts = await dualStack();
     // each node's ip6tables-save as the IPv6 proxier writes it (the lab proves expect against the real one)
