@@ -89,8 +89,9 @@ export function diagnosisCommands(facts: Facts, target: DiagnosedService): NodeC
 
 const isRulesDump = (c: NodeCommand) => c.kind === 'iptables-save' || c.kind === 'ip6tables-save';
 
-// Failures that no read can get past: stop rather than record. An API server that goes away or
-// stops answering after the Service was read is recorded: the report says what it lost.
+// Failures that no read can get past: stop rather than record. Others are recorded: an API
+// server that goes away after the Service was read leaves a report that says what it lost; one
+// that never answered fails the Service read, which stops the run.
 const FATAL = new Set(['no-kubeconfig', 'kubeconfig', 'credentials', 'closed']);
 
 const KIND_ORDER = [
@@ -140,6 +141,8 @@ export function labelSelectorString(s: LabelSelectorSpec): string {
 class Reader {
   private readonly objects = new Map<string, KubeObject>();
   readonly errors: ReadError[] = [];
+  /** A read the run cannot do without failed: nothing more is started. */
+  private stopped = false;
 
   constructor(
     private readonly cluster: Cluster,
@@ -153,6 +156,7 @@ class Reader {
     required: boolean,
     fallback: T,
   ): Promise<T> {
+    if (this.stopped) return fallback;
     this.progress({ phase: 'api', what, state: 'start' });
     try {
       const r = await f();
@@ -161,7 +165,11 @@ class Reader {
     } catch (e) {
       const message = (e as Error).message;
       this.progress({ phase: 'api', what, state: 'failed', error: message });
-      if (required || !(e instanceof KubeApiError) || FATAL.has(e.reason)) throw e;
+      if (this.stopped) return fallback;
+      if (required || !(e instanceof KubeApiError) || FATAL.has(e.reason)) {
+        this.stopped = true;
+        throw e;
+      }
       this.errors.push({ what, error: message, reason: e.reason });
       return fallback;
     }

@@ -181,6 +181,7 @@ export function diagnose(
             service: {
               type: svc.type,
               ...(svc.type !== 'ExternalName' ? { clusterIP: svc.clusterIP ?? 'None' } : {}),
+              ...(svc.clusterIPs.length > 1 ? { clusterIPs: svc.clusterIPs } : {}),
               ports: svc.ports.map(portText),
               ...(svc.externalName ? { externalName: svc.externalName } : {}),
               ...(svc.type !== 'ExternalName' && !svc.headless
@@ -200,8 +201,8 @@ export function diagnose(
 
 /**
  * The probes the Reachability and DNS steps read, for a live run to execute on each node:
- * the ClusterIP (connect and ping), each endpoint directly, and a lookup of the Service's name
- * against the kube-dns ClusterIP. Empty until the Service has been read.
+ * each ClusterIP (connect; ping the first), each endpoint directly, and a lookup of the Service's
+ * name against the kube-dns ClusterIP. Empty until the Service has been read.
  */
 export function probePlan(facts: Facts, target: DiagnosedService, maxEndpoints = 16): NodeProbe[] {
   const ctx = new CheckContext(facts, target);
@@ -209,17 +210,22 @@ export function probePlan(facts: Facts, target: DiagnosedService, maxEndpoints =
   if (!svc) return [];
   const out: NodeProbe[] = [];
   const dns = kubeDnsService(ctx);
-  if (dns?.clusterIP && dns.clusterIP !== 'None')
-    out.push({
-      kind: 'dns-lookup',
-      name: `${svc.name}.${svc.namespace}.svc.${clusterDomain(ctx)}`,
-      server: dns.clusterIP,
-      type: svc.type === 'ExternalName' ? 'CNAME' : 'A',
-    });
+  if (dns?.clusterIP && dns.clusterIP !== 'None') {
+    const name = `${svc.name}.${svc.namespace}.svc.${clusterDomain(ctx)}`;
+    const v6 = svc.clusterIPs.some((ip) => ip.includes(':'));
+    const v4 = svc.clusterIPs.some((ip) => !ip.includes(':'));
+    // the record of each family the Service has (AAAA for IPv6), one CNAME for ExternalName
+    const types: ('A' | 'AAAA' | 'CNAME')[] =
+      svc.type === 'ExternalName'
+        ? ['CNAME']
+        : [...(v4 || !v6 ? ['A' as const] : []), ...(v6 ? ['AAAA' as const] : [])];
+    for (const type of types) out.push({ kind: 'dns-lookup', name, server: dns.clusterIP, type });
+  }
   if (svc.type === 'ExternalName') return out;
   for (const port of svc.ports) {
-    if (!svc.headless && svc.clusterIP) {
-      const p = connectProbe(svc.clusterIP, port.port, port.protocol);
+    // both families of a dual-stack Service
+    for (const ip of svc.headless ? [] : svc.clusterIPs) {
+      const p = connectProbe(ip, port.port, port.protocol);
       if (p) out.push(p);
     }
     for (const e of ctx.endpoints(port).slice(0, maxEndpoints)) {

@@ -109,6 +109,8 @@ export interface ServiceSummary {
   type: string;
   /** "10.1.190.219", "None" (headless), or absent (ExternalName). */
   clusterIP?: string;
+  /** A dual-stack Service's cluster IPs, both families (absent for one). */
+  clusterIPs?: string[];
   /** "http 8080/TCP -> 80" per Service port. */
   ports: string[];
   externalName?: string;

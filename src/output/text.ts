@@ -148,7 +148,7 @@ export function reportText(report: Report, o: TextOptions = {}): string {
       ...(s.externalName
         ? [`-> ${sanitize(s.externalName)}`]
         : s.clusterIP
-          ? [s.clusterIP === 'None' ? 'headless' : s.clusterIP]
+          ? [s.clusterIP === 'None' ? 'headless' : (s.clusterIPs ?? [s.clusterIP]).join(', ')]
           : []),
       ...s.ports.map(sanitize),
       ...(s.proxyMode ? [`kube-proxy ${s.proxyMode}`] : []),

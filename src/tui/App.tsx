@@ -101,8 +101,10 @@ function useFacts(input: TuiInput) {
     const deadlines = options.deadlines;
     setActivity([{ label: 'reading facts', since: Date.now(), deadlineMs: deadlines?.apiMs }]);
     const label = (p: Progress) => (p.node ? `node ${p.node}: ${p.what}` : `reading ${p.what}`);
+    // reads still on their way when the load ended (it failed) are not activity any more
+    let settled = false;
     const onProgress = (p: Progress) => {
-      if (!mounted.current) return;
+      if (!mounted.current || settled) return;
       setActivity((a) => {
         const rest = a.filter((x) => x.label !== label(p) && x.label !== 'reading facts');
         const deadlineMs = p.node ? deadlines?.nodeMs : deadlines?.apiMs;
@@ -125,6 +127,7 @@ function useFacts(input: TuiInput) {
         setData((d) => analyze(d.facts, options));
       })
       .finally(() => {
+        settled = true;
         busy.current = false;
         if (mounted.current) setActivity([]);
       });

@@ -211,6 +211,42 @@ describe(
       assert.deepEqual(doc.unobserved, [], said);
     });
 
+    it('kdebug svc --via pod: both ClusterIPs answer from every node, and DNS has an A and an AAAA record', () => {
+      const r = c.kdebug([
+        'svc',
+        'web',
+        '-n',
+        'ds',
+        '-o',
+        'json',
+        '--via',
+        'pod',
+        '--yes',
+        '--debug-namespace',
+        'default',
+      ]);
+      const doc = JSON.parse(r.stdout) as SvcJson;
+      const said = doc.steps
+        .map(
+          (s) =>
+            `${s.id}:${s.status} ${s.findings.map((f) => `${f.id}:${f.status} ${f.title}`).join(' | ')}`,
+        )
+        .join('\n');
+      assert.equal(r.code, 0, `${r.stderr}\n${said}`);
+      const titles = (id: string) =>
+        doc.steps.find((s) => s.id === id)!.findings.map((f) => f.title);
+      assert.ok(
+        titles('reachability').some((t) => t.startsWith(`IPv4: ClusterIP ${v4}:80 answers from`)),
+        said,
+      );
+      assert.ok(
+        titles('reachability').some((t) => t.startsWith(`IPv6: ClusterIP [${v6}]:80 answers from`)),
+        said,
+      );
+      assert.ok(titles('dns').includes(`web.ds AAAA -> ${v6}`), said);
+      assert.ok(titles('dns').includes(`web.ds A -> ${v4}`), said);
+    });
+
     it('a fault in one family is found in that family only: an IPv6 endpoint rule deleted on node-a', () => {
       const nat = c.onNode('node-a', ['ip6tables-save', '-t', 'nat']).stdout.split('\n');
       const jump = nat.find((l) => l.startsWith('-A KUBE-SVC-') && l.includes('"ds/web:http -> ['));

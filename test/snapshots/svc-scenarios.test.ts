@@ -35,6 +35,8 @@ export const SCENARIOS: Scenario[] = [
   { dir: 'stale-endpoint', service: 'nginx-svc', fails: { step: 'kube-proxy', id: 'kube-proxy-not-running' }, has: ['endpoint-stale'], from: 'issue 3' },
   { dir: 'missing-service-rules', service: 'nginx-svc', fails: { step: 'rules', id: 'service-rules-missing' }, from: 'issue 3' },
   { dir: 'nodeport-local-no-endpoint', service: 'nginx-svc', fails: { step: 'traffic-policy', id: 'no-local-endpoint' }, from: 'issue 3' },
+  // works on IPv4 everywhere and on IPv6 from one node: the family is named where it fails
+  { dir: 'dual-stack-ipv6-rules-missing', service: 'nginx-svc', fails: { step: 'rules', id: 'service-rules-missing' }, has: ['rules-match', 'dns-answer-ok', 'clusterip-reachable'] },
 ];
 
 /** What `kdebug svc SERVICE --snapshot snapshots/DIR` prints. */

@@ -12,6 +12,8 @@ import { join } from 'node:path';
 import { endpointChain, kubeProxyChain } from '../../src/core/chain-names.js';
 import type { Facts, KubeObject } from '../../src/core/model.js';
 import { readSnapshot, writeSnapshot } from '../../src/cluster/snapshot.js';
+import { Analysis } from '../../src/core/analysis.js';
+import { expectedSave } from '../../src/core/expected.js';
 
 const DEMO = 'snapshots/nginx-svc';
 const PROBE_NODE = 'vm-12-7-centos';
@@ -188,6 +190,58 @@ const healthyProbes = (): Record<string, string> => ({
   [stem.ping(NGINX_IP)]: probe.pingLost(NGINX_IP),
   [stem.dns('A', FQDN('nginx-svc'))]: probe.dig(FQDN('nginx-svc'), 'A', [NGINX_IP]),
 });
+
+// --- dual-stack -----------------------------------------------------------------------------------
+
+const NGINX_IP6 = 'fd00:10:96::be';
+/** Each IPv4 address of the demo with its IPv6 twin in the cluster's IPv6 ranges. */
+const TWIN: Record<string, string> = {
+  '10.244.0.3': 'fd00:10:244::3',
+  '10.244.1.7': 'fd00:10:244:1::7',
+  '10.0.12.7': 'fd00:10:0:12::7',
+  '10.0.12.11': 'fd00:10:0:12::11',
+};
+
+/** The demo made dual-stack: nginx-svc, its Pods and the nodes get their IPv6 half, with the
+ * IPv6 EndpointSlice, and each node the ip6tables-save kube-proxy's IPv6 proxier writes. */
+function dualStack(f: Facts): void {
+  const svc = find(f, 'Service', 'default', 'nginx-svc');
+  svc['spec'].clusterIPs = [NGINX_IP, NGINX_IP6];
+  svc['spec'].ipFamilies = ['IPv4', 'IPv6'];
+  svc['spec'].ipFamilyPolicy = 'PreferDualStack';
+  for (const pod of findAll(f, 'Pod', 'default', 'nginx-')) {
+    const ip = pod['status'].podIP as string;
+    pod['status'].podIPs = [{ ip }, { ip: TWIN[ip] }];
+  }
+  for (const node of f.objects.filter((o) => o.kind === 'Node') as J[]) {
+    const v4 = (node['status'].addresses as { type: string; address: string }[]).find(
+      (a) => a.type === 'InternalIP',
+    )!.address;
+    node['status'].addresses.push({ type: 'InternalIP', address: TWIN[v4] });
+    node['spec'].podCIDRs = [
+      node['spec'].podCIDR,
+      v4.endsWith('.7') ? 'fd00:10:244::/64' : 'fd00:10:244:1::/64',
+    ].filter(Boolean);
+  }
+  const cm = find(f, 'ConfigMap', 'kube-system', 'kube-proxy');
+  cm['data']['config.conf'] = cm['data']['config.conf'].replace(
+    'clusterCIDR: 10.244.0.0/16',
+    'clusterCIDR: 10.244.0.0/16,fd00:10:244::/56',
+  );
+  const v6 = structuredClone(slice(f, 'default', 'nginx-svc'));
+  v6['metadata'] = {
+    ...v6['metadata'],
+    name: 'nginx-svc-v6x4q',
+    uid: 'a6f0c1de-0000-4c6b-9d1e-dual0000v6',
+  };
+  v6['addressType'] = 'IPv6';
+  for (const e of v6['endpoints']) e.addresses = [TWIN[e.addresses[0]]];
+  f.objects.push(v6 as KubeObject);
+  for (const n of nodes(f)) {
+    const exp = new Analysis(f).node(n).expected(undefined, { family: 'IPv6' });
+    f.nodes[n]!['ip6tables-save'] = expectedSave(exp);
+  }
+}
 
 const SCENARIOS: Scenario[] = [
   {
@@ -377,6 +431,41 @@ const SCENARIOS: Scenario[] = [
         [stem.dns('CNAME', FQDN('payments-api'))]: probe.dig(FQDN('payments-api'), 'CNAME', [
           'api.payments.example.com.',
         ]),
+      });
+    },
+  },
+  {
+    name: 'dual-stack-ipv6-rules-missing',
+    service: 'nginx-svc',
+    title: 'a dual-stack Service that works on IPv4 and not on IPv6 from one node',
+    fault:
+      'nginx-svc is dual-stack (10.1.190.219 and fd00:10:96::be), its Pods have an address in each family. On vm-12-11-centos the IPv6 proxier of kube-proxy failed its last sync: its ip6tables rules have nothing for nginx-svc (no KUBE-SERVICES entry, no KUBE-SVC or KUBE-SEP chains), while its iptables (IPv4) rules are complete and vm-12-7-centos is fine in both families.',
+    expect:
+      'step 7 Rules fails with `service-rules-missing` for IPv6 on vm-12-11-centos, the finding starting with `IPv6:`; IPv4 matches on both nodes, IPv6 on vm-12-7-centos; DNS has the A and the AAAA record; both ClusterIPs answer from vm-12-7-centos.',
+    derive(f) {
+      dualStack(f);
+      // vm-12-11-centos: the IPv6 rules of nginx-svc gone, the chains with them
+      const broken = 'vm-12-11-centos';
+      const dump = f.nodes[broken]!['ip6tables-save']!;
+      const chains = new Set(
+        [...dump.matchAll(/^-A (KUBE-(?:SVC|SEP)-\w+) .*default\/nginx-svc:http/gm)].map(
+          (m) => m[1]!,
+        ),
+      );
+      f.nodes[broken]!['ip6tables-save'] = dump
+        .split('\n')
+        .filter(
+          (l) =>
+            !l.includes('default/nginx-svc:http') &&
+            ![...chains].some((c) => l.startsWith(`:${c} `) || l.startsWith(`-A ${c} `)),
+        )
+        .join('\n');
+      record(f, {
+        ...healthyProbes(),
+        [stem.tcp(NGINX_IP6, 8080)]: probe.tcpOk(NGINX_IP6, 8080),
+        [stem.tcp(TWIN['10.244.0.3']!, 80)]: probe.tcpOk(TWIN['10.244.0.3']!, 80),
+        [stem.tcp(TWIN['10.244.1.7']!, 80)]: probe.tcpOk(TWIN['10.244.1.7']!, 80),
+        [stem.dns('AAAA', FQDN('nginx-svc'))]: probe.dig(FQDN('nginx-svc'), 'AAAA', [NGINX_IP6]),
       });
     },
   },

@@ -32,7 +32,7 @@ export function kubeDnsService(ctx: CheckContext): Service | undefined {
 
 interface Expected {
   name: string;
-  type: 'A' | 'CNAME' | 'SRV';
+  type: 'A' | 'AAAA' | 'CNAME' | 'SRV';
   /** The answers CoreDNS should give; empty for NXDOMAIN. */
   answers: string[];
 }
@@ -43,14 +43,13 @@ function expectedRecords(ctx: CheckContext, svc: Service, domain: string): Expec
   if (svc.type === 'ExternalName')
     return [{ name: fqdn, type: 'CNAME', answers: [`${svc.externalName}.`] }];
   const eps = ctx.endpointAddresses().filter((e) => e.ready || svc.publishNotReadyAddresses);
+  // one address record per family the Service has: A for IPv4, AAAA for IPv6
+  const addresses = svc.headless ? eps.map((e) => e.ip).sort() : svc.clusterIPs;
+  const v4 = addresses.filter((ip) => !ip.includes(':'));
+  const v6 = addresses.filter((ip) => ip.includes(':'));
   const out: Expected[] = [
-    {
-      name: fqdn,
-      type: 'A',
-      answers: svc.headless
-        ? eps.map((e) => e.ip).sort()
-        : svc.clusterIPs.filter((ip) => !ip.includes(':')),
-    },
+    ...(v4.length > 0 || v6.length === 0 ? [{ name: fqdn, type: 'A' as const, answers: v4 }] : []),
+    ...(v6.length > 0 ? [{ name: fqdn, type: 'AAAA' as const, answers: v6 }] : []),
   ];
   if (svc.headless) {
     const slicesHost = ctx
@@ -61,7 +60,11 @@ function expectedRecords(ctx: CheckContext, svc: Service, domain: string): Expec
         ),
       );
     for (const e of slicesHost)
-      out.push({ name: `${e.hostname}.${fqdn}`, type: 'A', answers: [e.addresses[0]!] });
+      out.push({
+        name: `${e.hostname}.${fqdn}`,
+        type: e.addresses[0]!.includes(':') ? 'AAAA' : 'A',
+        answers: [e.addresses[0]!],
+      });
   }
   for (const p of svc.ports.filter((x) => x.name)) {
     // headless: one SRV per endpoint, to its hostname or dashed IP, with CoreDNS's even weights
@@ -212,7 +215,9 @@ function lookups(
         want.length === 0
           ? result.rcode === 'NXDOMAIN'
           : result.status === 'pass' &&
-            (exp.type === 'A' ? got.join() === want.join() : want.every((w) => got.includes(w)));
+            (exp.type === 'A' || exp.type === 'AAAA'
+              ? got.join() === want.join()
+              : want.every((w) => got.includes(w)));
       const ev = [
         `${node}: ${probeText(probe)}: ${result.detail}`,
         `expected: ${want.length > 0 ? exp.answers.join(', ') : 'NXDOMAIN (no ready endpoints)'}`,

@@ -122,15 +122,17 @@ function clusterIpProbes(
   svc: Service,
   port: ServicePort,
   earlier: Finding[],
+  ip: string,
 ): Finding[] {
-  const ip = svc.clusterIP!;
+  // a dual-stack Service's findings say which family they are about
+  const family = svc.clusterIPs.length > 1 ? (ip.includes(':') ? 'IPv6: ' : 'IPv4: ') : '';
   const probe = connectProbe(ip, port.port, port.protocol);
   if (!probe) return [];
   const ran = probed(ctx, probe);
   const got = ran.filter(observed);
   const blind = notObserved(
     ctx,
-    `ClusterIP ${hostPort(ip, port.port)}`,
+    `${family}ClusterIP ${hostPort(ip, port.port)}`,
     ran.filter((p) => !observed(p)),
     port,
   );
@@ -142,7 +144,7 @@ function clusterIpProbes(
       finding(
         'clusterip-reachable',
         'pass',
-        `ClusterIP ${hostPort(ip, port.port)} answers from ${list(got.map((p) => p.node))}`,
+        `${family}ClusterIP ${hostPort(ip, port.port)} answers from ${list(got.map((p) => p.node))}`,
         {
           explanation: `A ${port.protocol} connection to the ClusterIP is translated to an endpoint and answered.`,
           evidence: got.map(line),
@@ -167,11 +169,11 @@ function clusterIpProbes(
       finding(
         'clusterip-unreachable',
         'fail',
-        `ClusterIP ${ip}:${port.port}: ${failed[0]!.result.detail}`,
+        `${family}ClusterIP ${hostPort(ip, port.port)}: ${failed[0]!.result.detail}`,
         {
           explanation: `${explanation}${failed.length < got.length ? ` It works from ${list(got.filter((p) => !failed.includes(p)).map((p) => p.node))}: compare that node's rules with the failing one's (Rules step).` : ''}`,
           evidence: got.map(line),
-          next: `kdebug trace --node ${failed[0]!.node} --src ${nodeIp(ctx, failed[0]!.node) ?? '<node IP>'} --dst ${ip}:${port.port} --proto ${port.protocol.toLowerCase()} --from-host`,
+          next: `kdebug trace --node ${failed[0]!.node} --src ${nodeIp(ctx, failed[0]!.node) ?? '<node IP>'} --dst ${hostPort(ip, port.port)} --proto ${port.protocol.toLowerCase()} --from-host`,
           node: failed.length === 1 ? failed[0]!.node : undefined,
           service: spn,
         },
@@ -330,7 +332,10 @@ export const reachabilityCheck: Check = {
     for (const port of svc.ports) {
       // the endpoints are probed first: their failures explain the ClusterIP's, shown first
       const eps = endpointProbes(ctx, port);
-      if (!svc.headless) out.push(...clusterIpProbes(ctx, svc, port, eps.findings));
+      // each family's cluster IP is probed and judged on its own
+      if (!svc.headless)
+        for (const ip of svc.clusterIPs)
+          out.push(...clusterIpProbes(ctx, svc, port, eps.findings, ip));
       out.push(...eps.findings);
       out.push(...notObserved(ctx, 'the endpoints', eps.blind, port));
       // probes count node x endpoint: the title counts the endpoints

@@ -5,6 +5,7 @@ import type { ExpectedRules, ExpectedServicePort } from '../expected.js';
 import type { Table } from '../iptables.js';
 import type { Pod } from '../kube.js';
 import type { ServiceTree } from '../service-tree.js';
+import { hostPort } from '../ipv6.js';
 
 export interface MasqueradeDiff {
   service: string;
@@ -39,7 +40,7 @@ export function chainLines(table: Table | undefined, chain: string | undefined):
 
 export const nat = (lines: { text: string }[]) => lines.map((l) => `-t nat ${l.text}`);
 export const filterLines = (lines: { text: string }[]) => lines.map((l) => `-t filter ${l.text}`);
-export const vip = (ip: string, port: number, proto: string) => `${ip}:${port}/${proto}`;
+export const vip = (ip: string, port: number, proto: string) => `${hostPort(ip, port)}/${proto}`;
 
 /** What to run when kube-proxy on the node lags behind the API. */
 export function syncNext(c: DriftContext): string {

@@ -238,9 +238,10 @@ function ownersOf(ports: ExpectedServicePort[]): Owners {
   for (const sp of ports) {
     o.byName.add(sp.name);
     o.byHash.set(sp.hash, sp.name);
-    o.byVip.set(`${sp.clusterIP}/32:${sp.port}/${sp.protocol}`, sp.name);
+    const host = (ip: string) => (ip.includes(':') ? '/128' : '/32');
+    o.byVip.set(`${sp.clusterIP}${host(sp.clusterIP)}:${sp.port}/${sp.protocol}`, sp.name);
     for (const ips of [sp.externalIPs, sp.loadBalancerIPs])
-      for (const ip of ips) o.byVip.set(`${ip}/32:${sp.port}/${sp.protocol}`, sp.name);
+      for (const ip of ips) o.byVip.set(`${ip}${host(ip)}:${sp.port}/${sp.protocol}`, sp.name);
   }
   return o;
 }

@@ -3,7 +3,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { readSnapshot } from '../../../src/cluster/snapshot.js';
-import { diagnose } from '../../../src/core/diagnose.js';
+import { diagnose, probePlan } from '../../../src/core/diagnose.js';
+import { commandStem } from '../../../src/core/node-command.js';
 import type { Facts, Report } from '../../../src/core/model.js';
 import { Analysis } from '../../../src/core/analysis.js';
 import { expectedSave } from '../../../src/core/expected.js';
@@ -273,6 +274,42 @@ describe('dual-stack, on the API side', () => {
     const plain = diagnose(await readSnapshot('snapshots/nginx-svc'), TARGET);
     assert.deepEqual(ids(plain, 'rules'), ['rules-match:pass']);
     assert.match(step(plain, 'rules').findings[0]!.title, /^2 nodes: /);
+  });
+
+  it('probes and DNS per family: both ClusterIPs probed, an AAAA lookup; the family that fails is named', async () => {
+    const facts = await dualStack();
+    const plan = probePlan(facts, TARGET).map((p) => commandStem(p));
+    assert.ok(plan.includes('tcp-connect_fd00:10:96::be_8080'), plan.join(' '));
+    assert.ok(
+      plan.includes('dns-lookup_AAAA_nginx-svc.default.svc.cluster.local_10.1.0.10'),
+      plan.join(' '),
+    );
+    const node = 'vm-12-7-centos';
+    const outputs = facts.nodes[node]!;
+    outputs['dns-lookup_AAAA_nginx-svc.default.svc.cluster.local_10.1.0.10'] =
+      ';; ->>HEADER<<- opcode: QUERY, status: NOERROR, id: 1\n;; ANSWER SECTION:\nnginx-svc.default.svc.cluster.local. 30 IN AAAA fd00:10:96::be\n\nkdebug-probe dns-lookup tool=dig exit=0\n';
+    outputs['tcp-connect_fd00:10:96::be_8080'] =
+      'nc: connect to fd00:10:96::be port 8080 (tcp) timed out: Operation now in progress\nkdebug-probe tcp-connect tool=nc exit=1\n';
+    const r = diagnose(facts, TARGET);
+    const dns = step(r, 'dns').findings.map((f) => `${f.id}:${f.status} ${f.title}`);
+    assert.ok(
+      dns.includes('dns-answer-ok:pass nginx-svc.default AAAA -> fd00:10:96::be'),
+      dns.join('\n'),
+    );
+    const reach = step(r, 'reachability').findings.map((f) => `${f.id}:${f.status} ${f.title}`);
+    assert.ok(
+      reach.some((t) =>
+        t.startsWith('clusterip-reachable:pass IPv4: ClusterIP 10.1.190.219:8080 answers'),
+      ),
+      reach.join('\n'),
+    );
+    assert.ok(
+      reach.some((t) =>
+        t.startsWith('clusterip-unreachable:fail IPv6: ClusterIP [fd00:10:96::be]:8080: '),
+      ),
+      reach.join('\n'),
+    );
+    assert.equal(step(r, 'reachability').status, 'fail');
   });
 
   it('an IPv6-only Service is compared in IPv6 only, as an IPv4 one is in IPv4', async () => {

@@ -21,7 +21,7 @@ import (
 
 // serveMain is what a Pod's containers do, run inside its namespace: on each TCP port an HTTP
 // server that answers with the Pod's name, on each UDP port an echo, or with --dns-kubeconfig the
-// cluster DNS on UDP 53 (A records of the Services' ClusterIPs, the lab's stand-in for CoreDNS).
+// cluster DNS on UDP 53 (A and AAAA records of the Services' ClusterIPs, the lab's stand-in for CoreDNS).
 func serveMain(args []string) {
 	fs := flag.NewFlagSet("serve", flag.ExitOnError)
 	name := fs.String("name", "", "the Pod's name")
@@ -70,12 +70,13 @@ func echo(conn net.PacketConn) {
 	}
 }
 
-// records are the Services' names and ClusterIPs, read from the API at most once a second.
+// records are the Services' names and ClusterIPs (both families), read from the API at most
+// once a second.
 type records struct {
 	mu     sync.Mutex
 	client kubernetes.Interface
 	at     time.Time
-	byName map[string]netip.Addr
+	byName map[string][]netip.Addr
 }
 
 func newRecords(kubeconfig string) *records {
@@ -87,17 +88,20 @@ func newRecords(kubeconfig string) *records {
 	return &records{client: kubernetes.NewForConfigOrDie(rest)}
 }
 
-func (r *records) lookup(name string) (netip.Addr, bool) {
+func (r *records) lookup(name string) ([]netip.Addr, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if time.Since(r.at) > time.Second {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
 		if list, err := r.client.CoreV1().Services("").List(ctx, metav1.ListOptions{}); err == nil {
-			r.byName = map[string]netip.Addr{}
+			r.byName = map[string][]netip.Addr{}
 			for _, s := range list.Items {
-				if a, err := netip.ParseAddr(s.Spec.ClusterIP); err == nil {
-					r.byName[fmt.Sprintf("%s.%s.svc.cluster.local.", s.Name, s.Namespace)] = a
+				name := fmt.Sprintf("%s.%s.svc.cluster.local.", s.Name, s.Namespace)
+				for _, ip := range s.Spec.ClusterIPs {
+					if a, err := netip.ParseAddr(ip); err == nil {
+						r.byName[name] = append(r.byName[name], a)
+					}
 				}
 			}
 			r.at = time.Now()
@@ -121,15 +125,19 @@ func serveDNS(conn net.PacketConn, r *records) {
 		q := msg.Questions[0]
 		msg.Header.Response, msg.Header.Authoritative, msg.Header.RecursionAvailable = true, true, true
 		msg.Answers = nil
-		a, ok := r.lookup(q.Name.String())
-		switch {
-		case !ok:
+		addrs, ok := r.lookup(q.Name.String())
+		if !ok {
 			msg.Header.RCode = dnsmessage.RCodeNameError
-		case q.Type == dnsmessage.TypeA && a.Is4():
-			msg.Answers = []dnsmessage.Resource{{
-				Header: dnsmessage.ResourceHeader{Name: q.Name, Type: dnsmessage.TypeA, Class: dnsmessage.ClassINET, TTL: 30},
-				Body:   &dnsmessage.AResource{A: a.As4()},
-			}}
+		}
+		// A for the IPv4 cluster IP, AAAA for the IPv6 one
+		for _, a := range addrs {
+			header := dnsmessage.ResourceHeader{Name: q.Name, Type: q.Type, Class: dnsmessage.ClassINET, TTL: 30}
+			switch {
+			case q.Type == dnsmessage.TypeA && a.Is4():
+				msg.Answers = append(msg.Answers, dnsmessage.Resource{Header: header, Body: &dnsmessage.AResource{A: a.As4()}})
+			case q.Type == dnsmessage.TypeAAAA && a.Is6():
+				msg.Answers = append(msg.Answers, dnsmessage.Resource{Header: header, Body: &dnsmessage.AAAAResource{AAAA: a.As16()}})
+			}
 		}
 		if out, err := msg.Pack(); err == nil {
 			_, _ = conn.WriteTo(out, addr)
