@@ -207,6 +207,7 @@ export class DebugPods implements NodeChannel {
   /** Pods someone else deleted while this run used them. */
   private readonly lost = new Set<string>();
   private renewer?: ReturnType<typeof setInterval>;
+  private renewing?: Promise<void>;
 
   constructor(
     private readonly api: KubeApi,
@@ -288,7 +289,7 @@ export class DebugPods implements NodeChannel {
     const name = pod.metadata?.name ?? '';
     this.created.set(name, node);
     this.renewer ??= setInterval(
-      () => void this.renew(),
+      () => void (this.renewing = this.renew()),
       this.o.renewEveryMs ?? (LEASE_SECONDS * 1000) / 4,
     ).unref();
     // close() began while the create was on its way: the Pod must not outlive kdebug
@@ -420,6 +421,7 @@ export class DebugPods implements NodeChannel {
   async close(): Promise<void> {
     this.closing = true;
     clearInterval(this.renewer);
+    await this.renewing; // a renewal on its way lands before the Pods go
     await Promise.allSettled([...this.creating]);
     const results = await Promise.allSettled([...this.created.keys()].map((n) => this.remove(n)));
     const left = this.pods;

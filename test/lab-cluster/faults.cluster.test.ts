@@ -1,12 +1,15 @@
 // Each fault made for real on the lab cluster (through the API, on a node, or by stopping
 // kube-proxy), and kdebug's answer: its finding id at the right step, and no other step failing.
 import assert from 'node:assert/strict';
-import { rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { goUnavailable } from '../support/cluster/build.js';
 import { ClusterClient, type Run, type SvcJson } from '../support/cluster/client.js';
-import { clusterUnavailable, DIR, down, up } from '../support/cluster/cluster.js';
+import { clusterUnavailable, DIR, down, ROOT, up } from '../support/cluster/cluster.js';
+import { API_IP } from '../support/cluster/topology.js';
 import { FAULT_OBJECTS, FAULTS_NAMESPACE } from '../support/cluster/faults.js';
 import { skipWithout } from '../support/skip.js';
 
@@ -175,6 +178,68 @@ endpoints: [{addresses: [192.0.2.99], conditions: {ready: true}}]
         'no debug Pod left',
         () => !/kdebug-/.test(c.kubectl(['-n', 'default', 'get', 'pods', '-o', 'name'])),
       );
+    });
+
+    it('the real API server goes away after the first read: a complete report marked partial, what was lost and why, exit 2 or 1', async () => {
+      // kdebug reaches the API server through a relay that lets its first connection through
+      // (the Service read) and resets every later one
+      const relay = spawn(
+        'ip',
+        [
+          'netns',
+          'exec',
+          c.info.clientNetns,
+          process.execPath,
+          '--import',
+          'tsx',
+          join(ROOT, 'test/support/cluster/api-cut.ts'),
+          '16443',
+          API_IP,
+          '6443',
+          '1',
+        ],
+        { cwd: ROOT },
+      );
+      try {
+        await new Promise<void>((ready, failed) => {
+          relay.stdout.on('data', (d: Buffer) => d.toString().includes('ready') && ready());
+          relay.on('exit', (code) => failed(new Error(`relay exited ${code}`)));
+        });
+        const config = JSON.parse(
+          c.kubectl(['config', 'view', '--raw', '--minify', '-o', 'json']),
+        ) as {
+          clusters: { cluster: { server: string } }[];
+        };
+        for (const cl of config.clusters) cl.cluster.server = 'https://127.0.0.1:16443';
+        const dir = mkdtempSync(join(tmpdir(), 'kdc-cut-'));
+        const kubeconfig = join(dir, 'kubeconfig');
+        writeFileSync(kubeconfig, JSON.stringify(config));
+        try {
+          const r = c.kdebug(
+            ['svc', 'web', '-n', FAULTS_NAMESPACE, '-o', 'json', '--via', 'kube-proxy'],
+            { kubeconfig },
+          );
+          assert.ok(r.code === 1 || r.code === 2, `exit ${r.code}: ${r.stderr}`);
+          const doc = JSON.parse(r.stdout) as SvcJson & {
+            partial: boolean;
+            notRead: { what: string; why: string }[];
+          };
+          assert.equal(doc.steps.length, 10);
+          assert.equal(doc.steps[0]!.findings[0]!.id, 'service-found');
+          assert.equal(doc.partial, true);
+          assert.ok(doc.notRead.length > 0);
+          for (const n of doc.notRead)
+            assert.match(
+              n.why,
+              /cannot reach the API server|reset|closed|socket hang up/,
+              `${n.what}: ${n.why}`,
+            );
+        } finally {
+          rmSync(dir, { recursive: true, force: true });
+        }
+      } finally {
+        relay.kill();
+      }
     });
 
     it('a Pod reaching its own Service is masqueraded: hairpin-masquerade-present at Hairpin', () => {
