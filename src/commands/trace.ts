@@ -1,6 +1,6 @@
 // `kdebug trace`: one packet walked through a node's rules, every outcome with its chance.
 import { Analysis } from '../core/analysis.js';
-import { isIPv4 } from '../core/ipv4.js';
+import { canonicalAddress, familyOf } from '../core/ipv6.js';
 import type { TraceProtocol } from '../core/trace.js';
 import { traceAnswer } from '../core/trace/answer.js';
 import {
@@ -29,9 +29,16 @@ export interface TraceOptions extends SourceFlags {
 
 export async function traceCommand(o: TraceOptions, g: GlobalOptions): Promise<number> {
   const shown = format(g, 'trace'); // a refused -o before anything is read
-  const m = /^([^:]+)(?::(\d+))?$/.exec(o.dst ?? '');
-  if (!m || !isIPv4(m[1]!)) throw new UsageError('give the destination as --dst IP:PORT (IPv4)');
-  if (o.proto !== 'icmp' && m[2] === undefined)
+  // "10.96.0.10:53", "[fd00::a]:53", or an address alone (icmp)
+  const m =
+    /^\[([^\]]+)\](?::(\d+))?$/.exec(o.dst ?? '') ??
+    /^([^:]+)(?::(\d+))?$/.exec(o.dst ?? '') ??
+    /^([0-9a-fA-F:.]+)()$/.exec(o.dst ?? '');
+  const family = m ? familyOf(m[1]!) : undefined;
+  if (!m || !family)
+    throw new UsageError('give the destination as --dst IP:PORT ([IPv6]:PORT for IPv6)');
+  const port = m[2] || undefined;
+  if (o.proto !== 'icmp' && port === undefined)
     throw new UsageError(`--dst needs a port for ${o.proto}: IP:PORT`);
   if (o.ssh !== undefined && o.snapshot === undefined)
     throw new UsageError('--ssh takes the objects from a snapshot: give --snapshot DIR too');
@@ -41,20 +48,23 @@ export async function traceCommand(o: TraceOptions, g: GlobalOptions): Promise<n
     o.ssh !== undefined ? await readNodeOverSsh(facts, label, { ...o, ssh: o.ssh }, c) : undefined;
   const [name] = pickNodes(facts, label, { node: ssh?.node ?? o.node }, 'recorded rules');
   const analysis = new Analysis(facts, { fileOf: dumpFile(o) });
-  const node = analysis.node(name!);
+  // an IPv6 packet walks the node's ip6tables rules
+  const node = analysis.node(name!, undefined, family);
   node.ruleset(); // an unreadable dump is said before the source address is asked for
-  const nodeIP = analysis.view.nodes.find((n) => n.name === name)?.ips[0];
+  const nodeIP = analysis.view.nodes
+    .find((n) => n.name === name)
+    ?.ips.find((ip) => familyOf(ip) === family);
   const src = o.src ?? (o.fromHost ? nodeIP : undefined);
-  if (src === undefined || !isIPv4(src))
+  if (src === undefined || familyOf(src) !== family)
     throw new UsageError(
       o.src === undefined
-        ? 'give the source: --src IP (a Pod IP, or a client outside the cluster; with --from-host it defaults to the node IP)'
-        : `--src ${o.src} is not an IPv4 address`,
+        ? `give the source: --src IP (a Pod IP, or a client outside the cluster; with --from-host it defaults to the node's ${family} address)`
+        : `--src ${o.src} is not an ${family} address (the destination is ${family})`,
     );
   const result = node.trace({
-    src,
-    dst: m[1]!,
-    dport: m[2] ? Number(m[2]) : undefined,
+    src: canonicalAddress(src),
+    dst: canonicalAddress(m[1]!),
+    dport: port ? Number(port) : undefined,
     protocol: o.proto,
     fromHost: !!o.fromHost,
   });

@@ -151,7 +151,10 @@ export class NodeAnalysis {
   /** The rule set, or the parse error thrown (commands that cannot go on without it). */
   ruleset(): Ruleset {
     const r = this.rules();
-    if (!r) throw new DriftInputError(`no rules recorded for node "${this.name}"`);
+    if (!r)
+      throw new DriftInputError(
+        `no ${this.family === 'IPv6' ? 'ip6tables ' : ''}rules recorded for node "${this.name}"`,
+      );
     if (r.failure) throw r.failure;
     return r.ruleset!;
   }

@@ -69,6 +69,12 @@ export function parseCidr6(text: string): { network: bigint; bits: number } | un
   return { network: a & mask, bits };
 }
 
+/** Does the parsed IPv6 CIDR hold the address? */
+export function cidr6Contains(c: { network: bigint; bits: number }, address: bigint): boolean {
+  const mask = c.bits === 0 ? 0n : ((1n << BigInt(c.bits)) - 1n) << BigInt(128 - c.bits);
+  return (address & mask) === c.network;
+}
+
 /** The family of an address or CIDR text, or undefined when it is neither. */
 export function familyOf(text: string): IPFamily | undefined {
   const a = text.split('/')[0] ?? '';
@@ -94,9 +100,7 @@ export function containsAny(cidr: string, address: string): boolean {
   if (familyOf(cidr) === 'IPv4') return contains4(cidr, address);
   const c = parseCidr6(cidr);
   const a = ipv6(address);
-  if (!c || a === undefined) return false;
-  const mask = c.bits === 0 ? 0n : ((1n << BigInt(c.bits)) - 1n) << BigInt(128 - c.bits);
-  return (a & mask) === c.network;
+  return c !== undefined && a !== undefined && cidr6Contains(c, a);
 }
 
 /** "ip:port", IPv6 in brackets ("[fd00::be]:80"), as kube-proxy and a person write it. */

@@ -4,12 +4,21 @@
 // masquerading. `statistic random` splits the walk; every outcome carries its probability, the
 // rules it matched in order, and the assumptions it rests on. Docker's, flannel's or anyone
 // else's rules in those chains are walked like kube-proxy's.
-import { cidrContains, formatIPv4, ipv4, parseCidr } from './ipv4.js';
+import { cidrContains, ipv4, parseCidr } from './ipv4.js';
+import { cidr6Contains, ipv6, parseCidr6 } from './ipv6.js';
 import type { Ruleset, Table } from './iptables.js';
 import type { Node } from './kube.js';
 import { parseIpBrief } from './node-outputs.js';
 import { printRule, type Rule } from './iptables/rule.js';
-import { packetAddress, ruleMatches, type PacketState, type TraceProtocol } from './trace/match.js';
+import {
+  addressPort,
+  formatAddress,
+  packetAddress,
+  ruleMatches,
+  type Address,
+  type PacketState,
+  type TraceProtocol,
+} from './trace/match.js';
 import { percent } from './model.js';
 
 export type { TraceProtocol } from './trace/match.js';
@@ -95,7 +104,9 @@ export function nodeNetwork(node: Node | undefined, ipBrief?: string): NodeNetwo
   const addresses = ifaces.flatMap((i) => i.addresses.map((a) => a.split('/')[0]!));
   const ips = node?.ips ?? [];
   return {
-    localAddresses: [...new Set([...ips, ...addresses])].filter((a) => ipv4(a) !== undefined),
+    localAddresses: [...new Set([...ips, ...addresses])].filter(
+      (a) => ipv4(a) !== undefined || ipv6(a) !== undefined,
+    ),
     interfaces: ifaces.map((i) => ({ name: i.name, cidrs: i.addresses })),
     defaultInterface: ifaces.find((i) => i.addresses.some((a) => ips.includes(a.split('/')[0]!)))
       ?.name,
@@ -106,9 +117,26 @@ export function tracePacket(rs: Ruleset, net: NodeNetwork, packet: TracePacket):
   return new Tracer(rs, net).run(packet);
 }
 
+/** A CIDR of either family, parsed once, and whether it holds an address of the walk. */
+type AnyCidr =
+  | { v4: NonNullable<ReturnType<typeof parseCidr>>; bits: number }
+  | { v6: NonNullable<ReturnType<typeof parseCidr6>>; bits: number };
+
+function anyCidr(text: string): AnyCidr | undefined {
+  const c4 = parseCidr(text);
+  if (c4) return { v4: c4, bits: c4.bits };
+  const c6 = parseCidr6(text);
+  return c6 ? { v6: c6, bits: c6.bits } : undefined;
+}
+
+const holds = (c: AnyCidr, a: Address): boolean =>
+  'v4' in c
+    ? typeof a === 'number' && cidrContains(c.v4, a)
+    : typeof a === 'bigint' && cidr6Contains(c.v6, a);
+
 class Tracer {
-  private readonly local: { c: ReturnType<typeof parseCidr> }[];
-  private readonly ifaces: { name: string; cidr: NonNullable<ReturnType<typeof parseCidr>> }[];
+  private readonly local: AnyCidr[];
+  private readonly ifaces: { name: string; cidr: AnyCidr }[];
   private readonly notes: string[] = [];
   private steps = 0;
 
@@ -116,22 +144,23 @@ class Tracer {
     private readonly rs: Ruleset,
     private readonly net: NodeNetwork,
   ) {
-    this.local = net.localAddresses.map((a) => ({ c: parseCidr(a.split('/')[0]!) }));
-    this.local.push({ c: parseCidr('127.0.0.0/8') });
+    this.local = [...net.localAddresses.map((a) => a.split('/')[0]!), '127.0.0.0/8', '::1/128']
+      .map(anyCidr)
+      .filter((c): c is AnyCidr => c !== undefined);
     this.ifaces = net.interfaces.flatMap((i) =>
       i.cidrs.flatMap((c) => {
-        const cidr = parseCidr(c);
-        return cidr && cidr.bits < 32 ? [{ name: i.name, cidr }] : [];
+        const cidr = anyCidr(c);
+        // a host address (/32, /128) is no network to route by
+        return cidr && cidr.bits < ('v4' in cidr ? 32 : 128) ? [{ name: i.name, cidr }] : [];
       }),
     );
   }
 
-  private isLocal = (a: number) =>
-    this.local.some((l) => l.c !== undefined && cidrContains(l.c, a));
+  private isLocal = (a: Address) => this.local.some((l) => holds(l, a));
 
   /** Sets the interface a packet arrives on or leaves by: the one whose network holds the
    * address, else the default one (a guess, noted when a rule looks at it), else unknown. */
-  private route(pkt: PacketState, side: 'in' | 'out', address: number | undefined): void {
+  private route(pkt: PacketState, side: 'in' | 'out', address: Address | undefined): void {
     const key = side === 'in' ? 'inInterface' : 'outInterface';
     if (pkt.guessed) delete pkt.guessed[side];
     if (address === undefined) {
@@ -139,14 +168,14 @@ class Tracer {
       return;
     }
     const hit = this.ifaces
-      .filter((i) => cidrContains(i.cidr, address))
+      .filter((i) => holds(i.cidr, address))
       .sort((a, b) => b.cidr.bits - a.cidr.bits)[0];
     if (hit) pkt[key] = hit.name;
     else if (this.net.defaultInterface) {
       pkt[key] = this.net.defaultInterface;
       pkt.guessed = {
         ...pkt.guessed,
-        [side]: `${formatIPv4(address)} is taken to be ${side === 'in' ? 'reached through' : 'reached by'} ${this.net.defaultInterface}, the interface of the node's own IP (routes are not recorded)`,
+        [side]: `${formatAddress(address)} is taken to be ${side === 'in' ? 'reached through' : 'reached by'} ${this.net.defaultInterface}, the interface of the node's own IP (routes are not recorded)`,
       };
     } else pkt[key] = '?';
   }
@@ -221,7 +250,7 @@ class Tracer {
 
   private outcome(w: Walk, delivery: 'local' | 'forward'): TraceOutcome {
     const end = w.end ?? 'ACCEPT';
-    const dnat = w.pkt.dnat ? `${formatIPv4(w.pkt.dst)}:${w.pkt.dport}` : undefined;
+    const dnat = w.pkt.dnat ? addressPort(w.pkt.dst, w.pkt.dport) : undefined;
     return {
       probability: w.p,
       destination: end !== 'ACCEPT' ? end : (dnat ?? null),
@@ -261,8 +290,10 @@ class Tracer {
     return rule;
   }
 
-  /** The rule's -s and -d (what ruleMatches tests first) admit the packet. */
+  /** The rule's -s and -d (what ruleMatches tests first) admit the packet; an IPv6 walk has no
+   * such shortcut (the bytes are read as IPv4): ruleMatches decides. */
   private addressesMatch(table: Table, id: number, pkt: PacketState): boolean {
+    if (typeof pkt.src === 'bigint' || typeof pkt.dst === 'bigint') return true;
     return table.admits(id, 'source', pkt.src) && table.admits(id, 'destination', pkt.dst);
   }
 
@@ -355,7 +386,8 @@ class Tracer {
         return;
       case 'dnat': {
         const to = t.to;
-        const address = to?.address !== undefined ? ipv4(to.address) : undefined;
+        const address =
+          to?.address !== undefined ? (ipv4(to.address) ?? ipv6(to.address)) : undefined;
         if (address === undefined && to?.ports === undefined) {
           record('DNAT to an address the dump does not show');
           w.assumptions.add(t.quirk ?? 'the DNAT target could not be read');
@@ -363,7 +395,7 @@ class Tracer {
           if (address !== undefined) w.pkt.dst = address;
           if (to?.ports) w.pkt.dport = to.ports.from;
           w.pkt.dnat = true;
-          record(`DNAT to ${formatIPv4(w.pkt.dst)}:${w.pkt.dport}`);
+          record(`DNAT to ${addressPort(w.pkt.dst, w.pkt.dport)}`);
         }
         w.end = 'ACCEPT';
         return;
@@ -376,7 +408,10 @@ class Tracer {
         return;
       default:
         if (t.name === 'REDIRECT') {
-          w.pkt.dst = packetAddress('127.0.0.1', 'redirect');
+          w.pkt.dst = packetAddress(
+            typeof w.pkt.dst === 'bigint' ? '::1' : '127.0.0.1',
+            'redirect',
+          );
           const port = t.options.find((o) => o.name === 'to-ports')?.values[0];
           if (port) w.pkt.dport = Number(port.split('-')[0]);
           w.pkt.dnat = true;

@@ -4,12 +4,13 @@ import type { TraceOutcome, TraceResult } from '../core/trace.js';
 import type { TraceAnswer } from '../core/trace/answer.js';
 import { sanitize, jsonText } from '../core/sanitize.js';
 import { percent } from '../core/model.js';
+import { hostPort } from '../core/ipv6.js';
 
 export const TRACE_SCHEMA_VERSION = 1;
 
 function packetText(r: TraceResult): string {
   const p = r.packet;
-  const dst = p.protocol === 'icmp' ? p.dst : `${p.dst}:${p.dport}`;
+  const dst = p.protocol === 'icmp' ? p.dst : hostPort(p.dst, p.dport ?? 0);
   const from = p.fromHost
     ? 'from a process on the node (enters nat OUTPUT)'
     : 'from a Pod or the network (enters nat PREROUTING)';

@@ -374,9 +374,9 @@ describe('kdebug trace', () => {
       /--dst needs a port for tcp: IP:PORT/,
     ],
     [
-      'a destination that is not IPv4',
+      'a destination that is not an IP address',
       ['--dst', 'nginx-svc:8080'],
-      /give the destination as --dst IP:PORT \(IPv4\)/,
+      /give the destination as --dst IP:PORT \(\[IPv6\]:PORT for IPv6\)/,
     ],
     ['no source', ['--dst', '10.1.190.219:8080'], /give the source: --src IP/],
     [
@@ -392,4 +392,89 @@ describe('kdebug trace', () => {
       assert.match(r.stderr, message);
     });
   }
+});
+
+describe('kdebug expect, drift and trace in both families (the dual-stack scenario)', () => {
+  const S = ['--snapshot', 'snapshots/dual-stack-ipv6-rules-missing'];
+  it('expect --family both prints each rule set, headed by the restore that loads it', () => {
+    const r = kdebug(['expect', ...S, '--node', 'vm-12-7-centos', '--family', 'both']);
+    assert.equal(r.code, 0, r.stderr);
+    const [v4, v6] = r.stdout.split(/^# IPv6: ip6tables-restore loads this part$/m);
+    assert.match(v4!, /^# IPv4: iptables-restore loads this part$/m);
+    assert.match(v4!, /-d 10\.1\.190\.219\/32 -p tcp/);
+    assert.match(v6!, /-d fd00:10:96::be\/128 -p tcp/);
+    assert.doesNotMatch(v6!, /10\.1\.190\.219/);
+  });
+
+  it('drift compares each family with its own dump and names it: IPv6 drifts on one node only', () => {
+    const r = kdebug(['drift', ...S, '--all-nodes', '-o', 'json']);
+    assert.equal(r.code, 1, r.stderr);
+    const doc = JSON.parse(r.stdout);
+    assert.deepEqual(
+      doc.nodes.map(
+        (n: { node: string; family: string; drift: boolean }) => `${n.node} ${n.family} ${n.drift}`,
+      ),
+      [
+        'vm-12-11-centos IPv4 false',
+        'vm-12-11-centos IPv6 true',
+        'vm-12-7-centos IPv4 false',
+        'vm-12-7-centos IPv6 false',
+      ],
+    );
+    const ids = doc.findings
+      .filter((f: { severity: string }) => f.severity !== 'info')
+      .map((f: { id: string; family: string; node: string }) => `${f.id} ${f.family} ${f.node}`);
+    assert.deepEqual(ids, ['service-rules-missing IPv6 vm-12-11-centos']);
+    const v4only = kdebug(['drift', ...S, '--all-nodes', '--family', 'ipv4']);
+    assert.equal(v4only.code, 0, v4only.stdout);
+  });
+
+  it('trace walks an IPv6 packet through ip6tables, [ip]:port in and out; the node without rules is said', () => {
+    const ok = kdebug([
+      'trace',
+      ...S,
+      '--node',
+      'vm-12-7-centos',
+      '--src',
+      'fd00:10:244::3',
+      '--dst',
+      '[fd00:10:96::be]:8080',
+      '-o',
+      'json',
+    ]);
+    assert.equal(ok.code, 0, ok.stderr);
+    const doc = JSON.parse(ok.stdout);
+    assert.deepEqual(doc.outcomes.map((o: { destination: string }) => o.destination).sort(), [
+      '[fd00:10:244:1::7]:80',
+      '[fd00:10:244::3]:80',
+    ]);
+    const bad = kdebug([
+      'trace',
+      ...S,
+      '--node',
+      'vm-12-11-centos',
+      '--src',
+      'fd00:10:244:1::7',
+      '--dst',
+      '[fd00:10:96::be]:8080',
+    ]);
+    assert.match(
+      bad.stdout.replace(/\s+/g, ' '),
+      /No rule matched tcp port 8080 of fd00:10:96::be, a port of the Service: kube-proxy has not written this Service on node vm-12-11-centos/,
+    );
+    const mixed = kdebug([
+      'trace',
+      ...S,
+      '--node',
+      'vm-12-7-centos',
+      '--src',
+      '10.244.0.3',
+      '--dst',
+      '[fd00:10:96::be]:8080',
+    ]);
+    assert.deepEqual(
+      [mixed.code, mixed.stderr],
+      [2, 'kdebug: --src 10.244.0.3 is not an IPv6 address (the destination is IPv6)\n'],
+    );
+  });
 });

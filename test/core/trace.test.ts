@@ -405,10 +405,98 @@ describe('matches and targets, on small dumps', () => {
     ]);
   });
 
-  it('rejects an address that is not IPv4 with a readable error', () => {
+  it('rejects an address that is not an IP address with a readable error', () => {
     assert.throws(
-      () => walk('', '', { dst: 'fd00::1' }),
-      /destination "fd00::1" is not an IPv4 address/,
+      () => walk('', '', { dst: 'fd00::g' }),
+      /destination "fd00::g" is not an IP address/,
     );
+  });
+});
+
+describe('IPv6: the ip6tables rules of the dual-stack scenario (nginx-svc fd00:10:96::be:8080)', () => {
+  async function walker6(node: string) {
+    const facts = await readSnapshot('snapshots/dual-stack-ipv6-rules-missing');
+    const rs = parseIptables(facts.nodes[node]!['ip6tables-save']!);
+    const net = nodeNetwork(
+      clusterView(facts.objects).nodes.find((n) => n.name === node),
+      facts.nodes[node]!['ip-addr'],
+    );
+    return (p: TracePacket) => tracePacket(rs, net, p);
+  }
+  const rows: Row[] = [
+    {
+      what: 'a Pod to the ClusterIP: half to each endpoint, [ip]:port, its own endpoint masqueraded',
+      src: 'fd00:10:244::3',
+      port: 8080,
+      protocol: 'tcp',
+      fromHost: false,
+      want: [
+        ['[fd00:10:244::3]:80', 0.5, true],
+        ['[fd00:10:244:1::7]:80', 0.5, false],
+      ],
+    },
+    {
+      what: 'a client outside the cluster: masqueraded to every endpoint (not from the Pod network)',
+      src: '2001:db8:9::1',
+      port: 8080,
+      protocol: 'tcp',
+      fromHost: false,
+      want: [
+        ['[fd00:10:244::3]:80', 0.5, true],
+        ['[fd00:10:244:1::7]:80', 0.5, true],
+      ],
+    },
+    {
+      what: 'another port of the ClusterIP: no rule, routed unchanged',
+      src: 'fd00:10:244::3',
+      port: 80,
+      protocol: 'tcp',
+      fromHost: false,
+      want: [[null, 1, false]],
+    },
+    {
+      what: 'ping: no rule matches icmp',
+      src: 'fd00:10:244::3',
+      port: undefined,
+      protocol: 'icmp',
+      fromHost: false,
+      want: [[null, 1, false]],
+    },
+  ];
+  for (const r of rows)
+    it(r.what, async () => {
+      const walk = await walker6('vm-12-7-centos');
+      const got = walk({
+        src: r.src,
+        dst: 'fd00:10:96::be',
+        dport: r.port,
+        protocol: r.protocol,
+        fromHost: r.fromHost,
+      });
+      assert.deepEqual(outcomes(got), r.want);
+    });
+
+  it('the node whose IPv6 rules lack the Service routes the packet unchanged', async () => {
+    const walk = await walker6('vm-12-11-centos');
+    const got = walk({
+      src: 'fd00:10:244:1::7',
+      dst: 'fd00:10:96::be',
+      dport: 8080,
+      protocol: 'tcp',
+      fromHost: false,
+    });
+    assert.deepEqual(outcomes(got), [[null, 1, false]]);
+  });
+
+  it('an IPv4 packet never matches an IPv6 rule, nor the other way round', async () => {
+    const walk = await walker6('vm-12-7-centos');
+    const got = walk({
+      src: '10.244.0.3',
+      dst: '10.1.190.219',
+      dport: 8080,
+      protocol: 'tcp',
+      fromHost: false,
+    });
+    assert.deepEqual(outcomes(got), [[null, 1, false]]);
   });
 });

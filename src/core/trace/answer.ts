@@ -24,7 +24,8 @@ export function traceAnswer(result: TraceResult, view: ClusterView, node: string
   );
   const pods = new Set(captured);
   const stale = result.outcomes.flatMap((o, i) => {
-    const ip = o.dnat?.replace(/:\d+$/, '');
+    // "10.244.0.3:80" or "[fd00::3]:80"
+    const ip = o.dnat?.replace(/:\d+$/, '').replace(/^\[(.*)\]$/, '$1');
     return ip !== undefined && captured.length > 0 && !pods.has(ip) ? [i] : [];
   });
   const blocked = result.outcomes.some((o) => o.verdict === 'REJECT' || o.verdict === 'DROP');
@@ -40,8 +41,15 @@ export function traceAnswer(result: TraceResult, view: ClusterView, node: string
     if (!kind) continue;
     const ports = s.ports.map((p) => `${p.protocol.toLowerCase()} port ${p.port}`);
     answer.destinationIs = `${kind} of Service ${s.namespace}/${s.name} (${ports.join(', ')})`;
+    const { protocol, dport } = result.packet;
+    // the packet is for one of the Service's ports: no rule means none was written here
+    const servicePort = s.ports.some(
+      (p) => p.protocol.toLowerCase() === protocol && p.port === dport,
+    );
     if (ports.length > 0 && result.outcomes.some((o) => o.destination === null))
-      answer.unmatched = `No Service rule matched: the rules for ${dst} only match ${ports.join(', ')}. The packet goes on to ${dst} unchanged; a ClusterIP is bound to no interface, so nothing answers it (this is why ping to a ClusterIP fails while curl to its port works).`;
+      answer.unmatched = servicePort
+        ? `No rule matched ${protocol} port ${dport} of ${dst}, a port of the Service: kube-proxy has not written this Service on node ${node} (kdebug drift --node ${node}). The packet goes on to ${dst} unchanged, and nothing answers it.`
+        : `No Service rule matched: the rules for ${dst} only match ${ports.join(', ')}. The packet goes on to ${dst} unchanged; a ClusterIP is bound to no interface, so nothing answers it (this is why ping to a ClusterIP fails while curl to its port works).`;
     return answer;
   }
   const owner = view.nodes.find((n) => n.ips.includes(dst));

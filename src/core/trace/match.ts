@@ -1,15 +1,26 @@
 // Does one typed rule match one packet? Every match kdebug types is evaluated (addresses with
 // negation, protocol, interfaces, ports, marks, addrtype, conntrack state of a new connection);
 // what a dump cannot tell (recent lists, ipsets, bridging) is decided by a stated assumption.
-import { cidrContains, ipv4, parseCidr } from '../ipv4.js';
+import { cidrContains, formatIPv4, ipv4, parseCidr } from '../ipv4.js';
+import { cidr6Contains, formatIPv6, hostPort, ipv6, parseCidr6 } from '../ipv6.js';
 import type { Match, Ports, Rule } from '../iptables/rule.js';
 
 export type TraceProtocol = 'tcp' | 'udp' | 'sctp' | 'icmp';
 
+/** An address in a walk: an IPv4 one as a number, an IPv6 one as 128 bits (an ip6tables walk). */
+export type Address = number | bigint;
+
+/** An address as kube-proxy and a person write it. */
+export const formatAddress = (a: Address) =>
+  typeof a === 'bigint' ? formatIPv6(a) : formatIPv4(a);
+
+/** "ip:port", IPv6 in brackets. */
+export const addressPort = (a: Address, port: number) => hostPort(formatAddress(a), port);
+
 /** The packet as it is at this point of the walk (addresses may have been DNATed). */
 export interface PacketState {
-  src: number;
-  dst: number;
+  src: Address;
+  dst: Address;
   sport: number;
   dport: number;
   protocol: TraceProtocol;
@@ -27,7 +38,7 @@ export interface PacketState {
 
 export interface MatchContext {
   /** addrtype LOCAL. */
-  isLocal(address: number): boolean;
+  isLocal(address: Address): boolean;
   /** Notes an assumption the verdict depends on. */
   assume(text: string): void;
 }
@@ -58,12 +69,20 @@ export function ruleMatches(rule: Rule, pkt: PacketState, ctx: MatchContext): nu
 }
 
 const parsed = new Map<string, ReturnType<typeof parseCidr>>();
+const parsed6 = new Map<string, ReturnType<typeof parseCidr6>>();
 
-function addressMatches(cidr: string, negated: boolean, address: number): boolean {
-  let c = parsed.get(cidr);
-  if (c === undefined && !parsed.has(cidr)) parsed.set(cidr, (c = parseCidr(cidr)));
-  // an IPv6 address in an IPv4 walk never matches
-  const inside = c !== undefined && cidrContains(c, address);
+function addressMatches(cidr: string, negated: boolean, address: Address): boolean {
+  // an address of one family never lies in a CIDR of the other
+  let inside: boolean;
+  if (typeof address === 'bigint') {
+    let c = parsed6.get(cidr);
+    if (c === undefined && !parsed6.has(cidr)) parsed6.set(cidr, (c = parseCidr6(cidr)));
+    inside = c !== undefined && cidr6Contains(c, address);
+  } else {
+    let c = parsed.get(cidr);
+    if (c === undefined && !parsed.has(cidr)) parsed.set(cidr, (c = parseCidr(cidr)));
+    inside = c !== undefined && cidrContains(c, address);
+  }
   return inside !== negated;
 }
 
@@ -103,8 +122,9 @@ function portsMatch(ports: Ports | undefined, port: number): boolean {
   return inside !== ports.negated;
 }
 
-function addressType(address: number, ctx: MatchContext): string {
+function addressType(address: Address, ctx: MatchContext): string {
   if (ctx.isLocal(address)) return 'LOCAL';
+  if (typeof address === 'bigint') return address >> 120n === 0xffn ? 'MULTICAST' : 'UNICAST';
   if (address >>> 28 === 14) return 'MULTICAST';
   if (address === 0xffffffff) return 'BROADCAST';
   return 'UNICAST';
@@ -138,7 +158,7 @@ function matchOne(m: Match, pkt: PacketState, ctx: MatchContext): number {
     case 'addrtype': {
       if (m.limitIfaceIn || m.limitIfaceOut)
         ctx.assume('addrtype --limit-iface-* read as if it were not limited to one interface');
-      const t = (types: { types: string[]; negated: boolean } | undefined, a: number) =>
+      const t = (types: { types: string[]; negated: boolean } | undefined, a: Address) =>
         !types || types.types.includes(addressType(a, ctx)) !== types.negated;
       return t(m.srcType, pkt.src) && t(m.dstType, pkt.dst) ? 1 : 0;
     }
@@ -173,9 +193,9 @@ function matchOne(m: Match, pkt: PacketState, ctx: MatchContext): number {
   }
 }
 
-/** "10.244.0.3" -> number; throws a readable error for anything else. */
-export function packetAddress(text: string, what: string): number {
-  const n = ipv4(text);
-  if (n === undefined) throw new Error(`${what} "${text}" is not an IPv4 address`);
+/** "10.244.0.3" -> a number, "fd00::3" -> 128 bits; throws a readable error for anything else. */
+export function packetAddress(text: string, what: string): Address {
+  const n = ipv4(text) ?? ipv6(text);
+  if (n === undefined) throw new Error(`${what} "${text}" is not an IP address`);
   return n;
 }
