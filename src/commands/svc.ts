@@ -25,7 +25,7 @@ import {
   write,
   type GlobalOptions,
 } from './io.js';
-import { interactive } from './tui.js';
+import { interactive, loadTui } from './tui.js';
 
 export interface SvcOptions extends NodeAccessFlags {
   snapshot?: string;
@@ -72,6 +72,8 @@ export async function svcCommand(
   const g = { ...given, namespace: ref.namespace ?? given.namespace };
   if (o.snapshot !== undefined) {
     const dir = o.snapshot;
+    // the TUI loads while the snapshot is read and its dumps parse
+    if (format(g) === 'tui') void loadTui();
     // big dumps parse on worker threads while this one reads and types the objects
     const aside = parseDumpsAside(dir, PARSE_WORKER);
     const facts = await readSnapshot(dir);

@@ -3,7 +3,12 @@ import type { TuiInput } from '../tui/App.js';
 import { colorEnabled } from '../tui/theme.js';
 import { EXIT, type GlobalOptions } from './io.js';
 
-export async function interactive(input: TuiInput, g: GlobalOptions): Promise<number> {
+let loading: Promise<typeof import('../tui/run.js')> | undefined;
+
+/** Starts loading the TUI (Ink, React, yoga): a command calls it early, so the load overlaps
+ * reading the facts; once per process. */
+export function loadTui(): Promise<typeof import('../tui/run.js')> {
+  if (loading) return loading;
   // Ink draws only a last frame when CI is set (read as it loads); on a terminal, draw them all
   const ci = {
     CI: process.env['CI'],
@@ -15,10 +20,14 @@ export async function interactive(input: TuiInput, g: GlobalOptions): Promise<nu
   // undici for a data: URL it can as well decode itself
   const fetch = globalThis.fetch;
   (globalThis as { fetch?: unknown }).fetch = undefined;
-  const { runTui } = await import('../tui/run.js').finally(() => {
+  return (loading = import('../tui/run.js').finally(() => {
     for (const [k, v] of Object.entries(ci)) if (v !== undefined) process.env[k] = v;
     globalThis.fetch = fetch;
-  });
+  }));
+}
+
+export async function interactive(input: TuiInput, g: GlobalOptions): Promise<number> {
+  const { runTui } = await loadTui();
   const color = colorEnabled(g.color, process.env);
   const r = await runTui({ ...input, color, stdin: process.stdin, stdout: process.stdout });
   if (r.failed) return EXIT.failed;
