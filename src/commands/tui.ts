@@ -1,13 +1,15 @@
 // The TUI, imported only now: text and JSON runs never load Ink and React.
 import type { TuiInput } from '../tui/App.js';
+import type * as TuiRun from '../tui/run.js';
 import { colorEnabled } from '../tui/theme.js';
 import { EXIT, type GlobalOptions } from './io.js';
 
-let loading: Promise<typeof import('../tui/run.js')> | undefined;
+type TuiModule = typeof TuiRun;
+let loading: Promise<TuiModule> | undefined;
 
 /** Starts loading the TUI (Ink, React, yoga): a command calls it early, so the load overlaps
  * reading the facts; once per process. */
-export function loadTui(): Promise<typeof import('../tui/run.js')> {
+export function loadTui(): Promise<TuiModule> {
   if (loading) return loading;
   // Ink draws only a last frame when CI is set (read as it loads); on a terminal, draw them all
   const ci = {
