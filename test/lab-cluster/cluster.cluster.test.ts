@@ -271,18 +271,10 @@ describe(
 
     it('truth: kdebug expect equals what the real kube-proxy wrote, for every Service shape; drift reports nothing', async () => {
       c.kubectl(['apply', '-f', '-'], { input: MATRIX_OBJECTS });
-      for (const [svc, ip] of Object.entries(LB_INGRESS))
-        c.kubectl([
-          '-n',
-          MATRIX_NAMESPACE,
-          'patch',
-          'service',
-          svc,
-          '--subresource=status',
-          '--type=merge',
-          '-p',
-          JSON.stringify({ status: { loadBalancer: { ingress: [{ ip }] } } }),
-        ]);
+      c.setIngress(
+        MATRIX_NAMESPACE,
+        Object.fromEntries(Object.entries(LB_INGRESS).map(([svc, ip]) => [svc, [ip]])),
+      );
       await c.until('the matrix Pods ready', () => ready(c, MATRIX_NAMESPACE) === 3);
       await synced(MATRIX_NAMESPACE);
       await truth();

@@ -108,20 +108,12 @@ describe(
 
     it('truth for every Service shape in both families: NodePort, LoadBalancer with source ranges, external IPs, affinity, traffic policies', async () => {
       c.kubectl(['apply', '-f', '-'], { input: DUAL_MATRIX_OBJECTS });
-      for (const [svc, ip] of Object.entries(LB_INGRESS))
-        c.kubectl([
-          '-n',
-          MATRIX_NAMESPACE,
-          'patch',
-          'service',
-          svc,
-          '--subresource=status',
-          '--type=merge',
-          '-p',
-          JSON.stringify({
-            status: { loadBalancer: { ingress: [{ ip }, { ip: LB_INGRESS_V6[svc] }] } },
-          }),
-        ]);
+      c.setIngress(
+        MATRIX_NAMESPACE,
+        Object.fromEntries(
+          Object.entries(LB_INGRESS).map(([svc, ip]) => [svc, [ip, LB_INGRESS_V6[svc]!]]),
+        ),
+      );
       await c.until('the matrix Pods ready', () => {
         const r = c.readiness(MATRIX_NAMESPACE);
         return r.length === 3 && r.every((x) => x === 'True');
@@ -251,15 +243,7 @@ describe(
       const nat = c.onNode('node-a', ['ip6tables-save', '-t', 'nat']).stdout.split('\n');
       const jump = nat.find((l) => l.startsWith('-A KUBE-SVC-') && l.includes('"ds/web:http -> ['));
       assert.ok(jump, 'no IPv6 KUBE-SVC jump for ds/web on node-a');
-      const del = c.onNode('node-a', [
-        'ip6tables',
-        '-t',
-        'nat',
-        ...jump
-          .replace(/^-A/, '-D')
-          .match(/"[^"]*"|\S+/g)!
-          .map((w) => w.replace(/^"|"$/g, '')),
-      ]);
+      const del = c.deleteRule('node-a', jump, true);
       assert.equal(del.code, 0, del.stderr);
       const { doc, said, step } = svcJson();
       const rules = step('rules').findings;

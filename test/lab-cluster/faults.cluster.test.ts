@@ -290,15 +290,7 @@ endpoints: [{addresses: [192.0.2.99], conditions: {ready: true}}]
         (l) => l.startsWith('-A KUBE-SVC-') && l.includes(`"${FAULTS_NAMESPACE}/web:http -> `),
       );
       assert.ok(jump, 'no KUBE-SVC jump for web on node-a');
-      const del = c.onNode('node-a', [
-        'iptables',
-        '-t',
-        'nat',
-        ...jump
-          .replace(/^-A/, '-D')
-          .match(/"[^"]*"|\S+/g)!
-          .map((w) => w.replace(/^"|"$/g, '')),
-      ]);
+      const del = c.deleteRule('node-a', jump);
       assert.equal(del.code, 0, del.stderr);
       const { doc } = svc('web');
       finds(doc, 'rules', 'endpoint-missing', 'warn', [], 'node-a');

@@ -123,6 +123,31 @@ export class ClusterClient {
     return new Promise((done) => child.on('close', (code) => done({ code, stdout, stderr })));
   }
 
+  /** Writes each LoadBalancer Service's ingress IPs on its status (there is no cloud here). */
+  setIngress(ns: string, ingress: Record<string, string[]>): void {
+    for (const [svc, ips] of Object.entries(ingress))
+      this.kubectl([
+        '-n',
+        ns,
+        'patch',
+        'service',
+        svc,
+        '--subresource=status',
+        '--type=merge',
+        '-p',
+        JSON.stringify({ status: { loadBalancer: { ingress: ips.map((ip) => ({ ip })) } } }),
+      ]);
+  }
+
+  /** Deletes by hand, on a node, the nat rule `line` of its iptables-save (ip6tables with `ip6`). */
+  deleteRule(node: string, line: string, ip6 = false): Run {
+    const words = line
+      .replace(/^-A/, '-D')
+      .match(/"[^"]*"|\S+/g)!
+      .map((w) => w.replace(/^"|"$/g, ''));
+    return this.onNode(node, [ip6 ? 'ip6tables' : 'iptables', '-t', 'nat', ...words]);
+  }
+
   /** A command inside a node's namespace (what is on that node). */
   onNode(node: string, argv: string[], input = ''): Run {
     const n = this.info.nodes.find((x) => x.name === node);
