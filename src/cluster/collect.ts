@@ -75,9 +75,15 @@ export function nodeBasics(facts: Facts): NodeCommand[] {
     // a configuration that cannot be read: the iptables basics, the steps say the rest
   }
   const ipv6 = view.services.some((s) => s.clusterIPs.some((ip) => ip.includes(':')));
+  // the IPv6 rules as the IPv4 ones: the default backend, and each backend's nat table
+  const ipv6Rules: NodeCommand[] = [
+    { kind: 'ip6tables-save', backend: 'auto' },
+    { kind: 'ip6tables-save', backend: 'legacy', table: 'nat' },
+    { kind: 'ip6tables-save', backend: 'nft', table: 'nat' },
+  ];
   return [
     ...NODE_BASICS,
-    ...(ipv6 ? [{ kind: 'ip6tables-save', backend: 'auto' } as const] : []),
+    ...(ipv6 ? ipv6Rules : []),
     ...(mode === 'nftables' ? [{ kind: 'nft-list', family: 'ip' } as const] : []),
   ];
 }
@@ -335,6 +341,10 @@ async function runNodeCommands(
       // the default iptables-save reads the other backend: read the one with kube-proxy's chains
       const backend = backendToRead(outputs[node]);
       if (backend) await runOne(node, { kind: 'iptables-save', backend });
+      // the same for the IPv6 proxier's rules, where they are read
+      const backend6 = backendToRead(outputs[node], 'ip6tables');
+      if (backend6 && commands.some((c) => c.kind === 'ip6tables-save'))
+        await runOne(node, { kind: 'ip6tables-save', backend: backend6 });
     }
   };
   await Promise.all(Array.from({ length: Math.min(o.nodeConcurrency ?? 8, nodes.length) }, worker));

@@ -101,12 +101,15 @@ export function nodeBackends(
  * When the default `iptables-save` shows no kube-proxy chain but one backend's nat table has
  * them, that backend's whole dump is the one to read (the default binary reads the other one).
  */
-export function backendToRead(outputs: NodeOutputs | undefined): IptablesBackend | undefined {
-  const auto = outputs?.['iptables-save'];
+export function backendToRead(
+  outputs: NodeOutputs | undefined,
+  tool: 'iptables' | 'ip6tables' = 'iptables',
+): IptablesBackend | undefined {
+  const auto = outputs?.[`${tool}-save`];
   if (auto !== undefined && hasKubeChains(auto)) return undefined;
   for (const backend of ['legacy', 'nft'] as const) {
-    if (outputs?.[`iptables-${backend}-save`] !== undefined) continue;
-    const nat = outputs?.[`iptables-${backend}-save-nat`];
+    if (outputs?.[`${tool}-${backend}-save`] !== undefined) continue;
+    const nat = outputs?.[`${tool}-${backend}-save-nat`];
     if (nat !== undefined && hasKubeChains(nat)) return backend;
   }
   return undefined;

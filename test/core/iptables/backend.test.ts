@@ -108,6 +108,15 @@ describe('iptables backend per node', () => {
       ],
     ];
     for (const [name, outputs, want] of cases) assert.equal(backendToRead(outputs), want, name);
+    // the same for the IPv6 proxier's dumps, each family on its own
+    const ip6 = (o: Record<string, string>) =>
+      Object.fromEntries(
+        Object.entries(o).map(([k, v]) => [k.replace(/^iptables/, 'ip6tables'), v]),
+      );
+    for (const [name, outputs, want] of cases) {
+      assert.equal(backendToRead(ip6(outputs), 'ip6tables'), want, `IPv6: ${name}`);
+      assert.equal(backendToRead(ip6(outputs)), undefined, `IPv4 unread: ${name}`);
+    }
   });
 
   it('diagnoses the dump with kube-proxy chains, whatever stem it is under', () => {
