@@ -391,11 +391,7 @@ export class KubeApi {
         },
       });
     let status: KubeStatus | undefined;
-    const result = (extra: {
-      exitCode: number | null;
-      error?: string;
-      lost?: boolean;
-    }): ExecResult => ({
+    const result = (extra: Omit<ExecResult, 'stdout' | 'stderr'>): ExecResult => ({
       stdout: Buffer.concat(out).toString('utf8'),
       stderr: Buffer.concat(err).toString('utf8'),
       ...extra,

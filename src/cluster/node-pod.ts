@@ -48,7 +48,7 @@ export interface RunOwner {
 }
 
 /** This process as a run owner (one per process: its Pods share it). */
-export const THIS_RUN: RunOwner = {
+const THIS_RUN: RunOwner = {
   id: randomBytes(8).toString('hex'),
   owner: `${hostname()} pid ${process.pid} started ${new Date(Date.now() - process.uptime() * 1000).toISOString()}`,
 };
@@ -455,7 +455,7 @@ export interface CleanupPlan {
 }
 
 /** Whether a debug Pod's run still lives: it renewed the lease in time and the deadline is ahead. */
-export function podLiveness(raw: KubeObject, now: Date): { live: boolean; why: string } {
+function podLiveness(raw: KubeObject, now: Date): { live: boolean; why: string } {
   const p = toPod(raw);
   const a = raw.metadata?.annotations ?? {};
   if (p.phase === 'Succeeded' || p.phase === 'Failed')

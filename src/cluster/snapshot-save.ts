@@ -3,7 +3,8 @@
 import { readdir, stat } from 'node:fs/promises';
 import type { Facts, SnapshotMeta } from '../core/model.js';
 import type { NodeAccess } from '../core/node-access.js';
-import { notRead, type NotRead } from '../core/not-read.js';
+import { nodeErrorsOf } from '../core/node-access.js';
+import { notRead, readErrorsOf, type NotRead } from '../core/not-read.js';
 import { redactFacts, type Redaction } from '../core/redact.js';
 import {
   collect,
@@ -138,8 +139,8 @@ export async function saveSnapshot(o: SnapshotSaveOptions): Promise<SnapshotSave
       objects: facts.objects.length,
       nodes: Object.keys(facts.nodes).length,
       meta: written.meta,
-      readErrors: (facts.meta['readErrors'] as ReadError[] | undefined) ?? [],
-      nodeErrors: (facts.meta['nodeErrors'] as NodeError[] | undefined) ?? [],
+      readErrors: readErrorsOf(facts),
+      nodeErrors: nodeErrorsOf(facts),
       nodeAccess: access,
       redaction: redacted?.redaction,
       notRead: notRead(facts),

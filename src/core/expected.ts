@@ -130,7 +130,6 @@ export interface ExpectedServicePort {
 }
 
 export interface ExpectedRules {
-  family: IPFamily;
   node: ExpectedNode;
   config: KubeProxyConfig;
   options: Required<Omit<ExpectOptions, 'interfaceAddresses' | 'config' | 'family'>> & {
@@ -227,7 +226,6 @@ export function expectedRules(
           ),
   });
   return {
-    family,
     node,
     config,
     options: opts,

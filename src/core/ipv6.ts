@@ -37,7 +37,7 @@ export function ipv6(text: string): bigint | undefined {
   return all.reduce((n, g) => (n << 16n) | BigInt(g), 0n);
 }
 
-export const isIPv6 = (text: string) => ipv6(text) !== undefined;
+const isIPv6 = (text: string) => ipv6(text) !== undefined;
 
 /** Go's IP.String() for a 128-bit address (an IPv4-mapped one prints as IPv6 here). */
 export function formatIPv6(n: bigint): string {
@@ -102,6 +102,10 @@ export function containsAny(cidr: string, address: string): boolean {
   const a = ipv6(address);
   return c !== undefined && a !== undefined && cidr6Contains(c, a);
 }
+
+/** An address with its host prefix (/32, /128); a CIDR as it is. */
+export const hostCidr = (address: string): string =>
+  address.includes('/') ? address : `${address}${address.includes(':') ? '/128' : '/32'}`;
 
 /** "ip:port", IPv6 in brackets ("[fd00::be]:80"), as kube-proxy and a person write it. */
 export const hostPort = (ip: string, port: number | string): string =>

@@ -1,4 +1,5 @@
 // The vocabulary every layer shares: Facts in, Report out. Names follow kube-proxy's words.
+import type { NotRead } from './not-read.js';
 
 /** "ns/name:port", or "ns/name" for an unnamed port: kube-proxy's ServicePortName.String(). */
 export type ServicePortName = string;
@@ -117,8 +118,6 @@ export interface ServiceSummary {
   /** kube-proxy's mode, when known ("iptables", "ipvs", "nftables"). */
   proxyMode?: string;
 }
-
-import type { NotRead } from './not-read.js';
 
 export interface Report {
   schemaVersion: number;

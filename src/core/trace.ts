@@ -4,18 +4,21 @@
 // masquerading. `statistic random` splits the walk; every outcome carries its probability, the
 // rules it matched in order, and the assumptions it rests on. Docker's, flannel's or anyone
 // else's rules in those chains are walked like kube-proxy's.
-import { cidrContains, ipv4, parseCidr } from './ipv4.js';
-import { cidr6Contains, ipv6, parseCidr6 } from './ipv6.js';
+import { ipv4 } from './ipv4.js';
+import { ipv6 } from './ipv6.js';
 import type { Ruleset, Table } from './iptables.js';
 import type { Node } from './kube.js';
 import { parseIpBrief } from './node-outputs.js';
 import { printRule, type Rule } from './iptables/rule.js';
 import {
   addressPort,
+  anyCidr,
   formatAddress,
+  holds,
   packetAddress,
   ruleMatches,
   type Address,
+  type AnyCidr,
   type PacketState,
   type TraceProtocol,
 } from './trace/match.js';
@@ -116,23 +119,6 @@ export function nodeNetwork(node: Node | undefined, ipBrief?: string): NodeNetwo
 export function tracePacket(rs: Ruleset, net: NodeNetwork, packet: TracePacket): TraceResult {
   return new Tracer(rs, net).run(packet);
 }
-
-/** A CIDR of either family, parsed once, and whether it holds an address of the walk. */
-type AnyCidr =
-  | { v4: NonNullable<ReturnType<typeof parseCidr>>; bits: number }
-  | { v6: NonNullable<ReturnType<typeof parseCidr6>>; bits: number };
-
-function anyCidr(text: string): AnyCidr | undefined {
-  const c4 = parseCidr(text);
-  if (c4) return { v4: c4, bits: c4.bits };
-  const c6 = parseCidr6(text);
-  return c6 ? { v6: c6, bits: c6.bits } : undefined;
-}
-
-const holds = (c: AnyCidr, a: Address): boolean =>
-  'v4' in c
-    ? typeof a === 'number' && cidrContains(c.v4, a)
-    : typeof a === 'bigint' && cidr6Contains(c.v6, a);
 
 class Tracer {
   private readonly local: AnyCidr[];

@@ -44,17 +44,17 @@ export function wrapCommand(raw: string, width: number, indent: string): string[
 
 function expanded(f: Finding, p: Palette, width: number): string[] {
   const mark = f.info ? 'i' : MARK[shownStatus(f)];
-  const out = wrap(`${mark} ${sanitize(f.title)}`, width, '     ', '       ');
+  const out = wrap(`${mark} ${f.title}`, width, '     ', '       ');
   out[0] = `     ${f.info ? p.muted(mark) : p.status(f.status, mark)}${out[0]!.slice(6)}`;
   out.push(`       ${p.muted(`[${f.id}]`)}`);
-  if (f.explanation) out.push(...wrap(sanitize(f.explanation), width, '       '));
+  if (f.explanation) out.push(...wrap(f.explanation, width, '       '));
   if (f.evidence.length > 0) {
     out.push(`       ${p.muted('evidence:')}`);
-    for (const e of f.evidence) out.push(...wrap(sanitize(e), width, '         ', '           '));
+    for (const e of f.evidence) out.push(...wrap(e, width, '         ', '           '));
   }
   if (f.next) {
     out.push(`       ${p.muted('next:')}`);
-    out.push(...wrapCommand(sanitize(f.next), width, '         ').map((l) => p.command(l)));
+    out.push(...wrapCommand(f.next, width, '         ').map((l) => p.command(l)));
   }
   return out;
 }
@@ -81,7 +81,7 @@ function stepLines(
   ];
   for (const f of step.findings) {
     if (f.info && f.folded && !o.verbose) {
-      out.push(...wrap(`i ${sanitize(f.title)} (--verbose explains)`, o.width, '     ', '       '));
+      out.push(...wrap(`i ${f.title} (--verbose explains)`, o.width, '     ', '       '));
       out[out.length - 1] = out[out.length - 1]!.replace(/^( {5})i/, `$1${p.muted('i')}`);
       continue;
     }
@@ -106,14 +106,12 @@ function conclusion(report: Report, p: Palette, width: number): string[] {
     const word = status === 'fail' ? 'Problem' : 'Warning';
     return [
       ...wrap(
-        `${word} at step ${problem.step + 1} (${step.title}): ${sanitize(f.title)} [${f.id}]`,
+        `${word} at step ${problem.step + 1} (${step.title}): ${f.title} [${f.id}]`,
         width,
         '',
         '  ',
       ).map((l) => p.status(status, l)),
-      ...(f.next
-        ? wrapCommand(`Next: ${sanitize(f.next)}`, width, '').map((l) => p.command(l))
-        : []),
+      ...(f.next ? wrapCommand(`Next: ${f.next}`, width, '').map((l) => p.command(l)) : []),
     ];
   }
   if (report.pending) return ['Still collecting: some steps are pending.'];
@@ -122,7 +120,7 @@ function conclusion(report: Report, p: Palette, width: number): string[] {
     p.status('pass', 'No problem found in the steps kdebug could check.'),
     ...(blind.length > 0
       ? wrap(
-          `${blind.length} ${blind.length === 1 ? 'check' : 'checks'} not observed: ${blind.map(sanitize).join('; ')}`,
+          `${blind.length} ${blind.length === 1 ? 'check' : 'checks'} not observed: ${blind.join('; ')}`,
           width,
           '',
           '  ',
@@ -137,20 +135,18 @@ export function reportText(report: Report, o: TextOptions = {}): string {
   const opts = { width, verbose: o.verbose ?? false, truncate: o.truncate ?? false };
   const { namespace, service } = report.target;
   const out = [p.heading(`kdebug svc ${namespace}/${service}`)];
-  const from = [report.context ? `context ${sanitize(report.context)}` : '', o.source ?? ''].filter(
-    Boolean,
-  );
+  const from = [report.context ? `context ${report.context}` : '', o.source ?? ''].filter(Boolean);
   if (from.length > 0) out.push(...wrap(from.join(', '), width, '', '  '));
   const s = report.service;
   if (s) {
     const parts = [
       s.type,
       ...(s.externalName
-        ? [`-> ${sanitize(s.externalName)}`]
+        ? [`-> ${s.externalName}`]
         : s.clusterIP
           ? [s.clusterIP === 'None' ? 'headless' : (s.clusterIPs ?? [s.clusterIP]).join(', ')]
           : []),
-      ...s.ports.map(sanitize),
+      ...s.ports,
       ...(s.proxyMode ? [`kube-proxy ${s.proxyMode}`] : []),
     ];
     out.push(...wrap(parts.join('  '), width, '', '  '));
@@ -169,7 +165,7 @@ export function reportText(report: Report, o: TextOptions = {}): string {
   if (report.notRead.length > 0)
     out.push(
       ...wrap(
-        `Partial: the run lost ${report.notRead.length === 1 ? 'one read' : `${report.notRead.length} reads`}, so the steps hold for what was read only: ${report.notRead.map((n) => sanitize(`${n.what} (${n.why})`)).join('; ')}`,
+        `Partial: the run lost ${report.notRead.length === 1 ? 'one read' : `${report.notRead.length} reads`}, so the steps hold for what was read only: ${report.notRead.map((n) => `${n.what} (${n.why})`).join('; ')}`,
         width,
         '',
         '  ',

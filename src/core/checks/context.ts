@@ -3,6 +3,7 @@
 // before it, so a step can say "this follows from step 3" instead of failing a second time.
 import { Analysis, type Scope } from '../analysis.js';
 import { nodeDump } from '../facts.js';
+import { readErrorsOf } from '../not-read.js';
 import type { Invocation } from '../next-command.js';
 import type { Ruleset } from '../iptables.js';
 import {
@@ -120,8 +121,7 @@ export class CheckContext {
 
   /** "the read of X failed: why" for a read of the live run that failed (RBAC, say), if one did. */
   readError(what: RegExp): string | undefined {
-    const errors = (this.facts.meta['readErrors'] as { what: string; error: string }[]) ?? [];
-    const failed = errors.find((e) => what.test(e.what));
+    const failed = readErrorsOf(this.facts).find((e) => what.test(e.what));
     return failed ? `the read of ${failed.what} failed: ${failed.error}` : undefined;
   }
 

@@ -32,19 +32,20 @@ export function treeOf(
     );
 }
 
+/** A rule line as evidence ("nodes/n/iptables-save.txt:42: -A ..."), by table and line. */
+type LineReader = (table: string, line: number) => string | undefined;
+
 /** A tree as evidence lines: entry rules, then each endpoint with its share and DNAT. */
-export function treeEvidence(ctx: CheckContext, node: string, tree: ServiceTree): string[] {
+function treeEvidence(tree: ServiceTree, line: LineReader): string[] {
   const out: string[] = [];
   for (const e of tree.entries)
-    out.push(ctx.lineEvidence(node, 'nat', e.line) ?? `nat ${e.from} line ${e.line} -> ${e.chain}`);
+    out.push(line('nat', e.line) ?? `nat ${e.from} line ${e.line} -> ${e.chain}`);
   for (const ep of tree.endpoints)
     out.push(
       `  ${percent(ep.probability)} -> ${ep.chain}: ${ep.chainMissing ? 'chain not in the dump' : `DNAT ${ep.address ?? ep.inferredIP ?? '?'}`}`,
     );
   for (const v of tree.verdicts)
-    out.push(
-      ctx.lineEvidence(node, v.table, v.line) ?? `${v.table} ${v.chain} line ${v.line}: ${v.kind}`,
-    );
+    out.push(line(v.table, v.line) ?? `${v.table} ${v.chain} line ${v.line}: ${v.kind}`);
   return out;
 }
 
@@ -59,36 +60,24 @@ interface NodeSummary {
  * another family's. */
 interface TreeSource {
   tree(port: ServicePort): ServiceTree | undefined;
-  evidence(tree: ServiceTree): string[];
+  line: LineReader;
 }
 
 const ipv4Source = (ctx: CheckContext, node: string): TreeSource => ({
   tree: (port) => treeOf(ctx, node, port),
-  evidence: (tree) => treeEvidence(ctx, node, tree),
+  line: (table, n) => ctx.lineEvidence(node, table, n),
 });
 
 /** The IPv6 trees of a node, found by Service port name, with ip6tables-save's lines. */
 function ipv6Source(ctx: CheckContext, na: NodeAnalysis): TreeSource {
   const read = na.rules();
-  const line = (table: string, n: number) => {
-    const t = read?.ruleset?.table(table);
-    const id = t ? t.ruleAtLine(n) : -1;
-    return t && id >= 0 ? `${read!.source}:${n}: ${t.text(id)}` : undefined;
-  };
   return {
     tree: (port) => na.trees(ctx.scope)?.services.find((t) => t.name === ctx.servicePortName(port)),
-    evidence: (tree) => [
-      ...tree.entries.map(
-        (e) => line('nat', e.line) ?? `nat ${e.from} line ${e.line} -> ${e.chain}`,
-      ),
-      ...tree.endpoints.map(
-        (ep) =>
-          `  ${percent(ep.probability)} -> ${ep.chain}: ${ep.chainMissing ? 'chain not in the dump' : `DNAT ${ep.address ?? ep.inferredIP ?? '?'}`}`,
-      ),
-      ...tree.verdicts.map(
-        (v) => line(v.table, v.line) ?? `${v.table} ${v.chain} line ${v.line}: ${v.kind}`,
-      ),
-    ],
+    line: (table, n) => {
+      const t = read?.ruleset?.table(table);
+      const id = t ? t.ruleAtLine(n) : -1;
+      return t && id >= 0 ? `${read!.source}:${n}: ${t.text(id)}` : undefined;
+    },
   };
 }
 
@@ -101,7 +90,7 @@ function summary(node: string, svc: Service, from: TreeSource): NodeSummary {
       parts.push(`${port.port}/${port.protocol}: no rules`);
       continue;
     }
-    lines.push(...from.evidence(tree));
+    lines.push(...treeEvidence(tree, from.line));
     const reject = tree.verdicts.find((v) => v.kind === 'reject');
     parts.push(
       tree.endpoints.length > 0

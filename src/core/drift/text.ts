@@ -6,6 +6,7 @@
 import type { DriftContext } from './context.js';
 import { rulesOf, type ExpectedServicePort, type RuleLine } from '../expected.js';
 import type { Table } from '../iptables.js';
+import { hostCidr } from '../ipv6.js';
 
 const SHARED: Record<'nat' | 'filter', string[]> = {
   nat: ['KUBE-SERVICES', 'KUBE-NODEPORTS'],
@@ -238,10 +239,9 @@ function ownersOf(ports: ExpectedServicePort[]): Owners {
   for (const sp of ports) {
     o.byName.add(sp.name);
     o.byHash.set(sp.hash, sp.name);
-    const host = (ip: string) => (ip.includes(':') ? '/128' : '/32');
-    o.byVip.set(`${sp.clusterIP}${host(sp.clusterIP)}:${sp.port}/${sp.protocol}`, sp.name);
+    o.byVip.set(`${hostCidr(sp.clusterIP)}:${sp.port}/${sp.protocol}`, sp.name);
     for (const ips of [sp.externalIPs, sp.loadBalancerIPs])
-      for (const ip of ips) o.byVip.set(`${ip}${host(ip)}:${sp.port}/${sp.protocol}`, sp.name);
+      for (const ip of ips) o.byVip.set(`${hostCidr(ip)}:${sp.port}/${sp.protocol}`, sp.name);
   }
   return o;
 }

@@ -1,5 +1,6 @@
 // The typed form of one rule: top-level matches, -m modules with their options, and the
 // target. Options a module does not model stay verbatim in `options`, so printing loses nothing.
+import { hostCidr } from '../ipv6.js';
 import { Flag, Role, RuleLexer, SLOT, text, unescaped } from './lexer.js';
 
 /** One `--name value...` of a module or target, as written. */
@@ -232,8 +233,8 @@ export function buildRule(
         continue;
       }
       const v = value(++k);
-      if (letter === 's') rule.source = { cidr: withPrefix(v), negated };
-      else if (letter === 'd') rule.destination = { cidr: withPrefix(v), negated };
+      if (letter === 's') rule.source = { cidr: hostCidr(v), negated };
+      else if (letter === 'd') rule.destination = { cidr: hostCidr(v), negated };
       else if (letter === 'i') rule.inInterface = { name: v, negated };
       else if (letter === 'o') rule.outInterface = { name: v, negated };
       else rule.protocol = { name: v, negated };
@@ -274,11 +275,6 @@ export function parseRuleLine(line: string, table = 'filter'): Rule {
   const sp = line.trim().indexOf(' ', 3);
   rule.chain = line.trim().slice(3, sp < 0 ? undefined : sp);
   return rule;
-}
-
-function withPrefix(address: string): string {
-  if (address.includes('/')) return address;
-  return address.includes(':') ? `${address}/128` : `${address}/32`;
 }
 
 const opt = (m: MatchBase | Option[], name: string) =>

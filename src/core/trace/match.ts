@@ -68,22 +68,30 @@ export function ruleMatches(rule: Rule, pkt: PacketState, ctx: MatchContext): nu
   return p;
 }
 
-const parsed = new Map<string, ReturnType<typeof parseCidr>>();
-const parsed6 = new Map<string, ReturnType<typeof parseCidr6>>();
+/** A CIDR of either family, parsed once. */
+export type AnyCidr =
+  | { v4: NonNullable<ReturnType<typeof parseCidr>>; bits: number }
+  | { v6: NonNullable<ReturnType<typeof parseCidr6>>; bits: number };
+
+export function anyCidr(text: string): AnyCidr | undefined {
+  const c4 = parseCidr(text);
+  if (c4) return { v4: c4, bits: c4.bits };
+  const c6 = parseCidr6(text);
+  return c6 ? { v6: c6, bits: c6.bits } : undefined;
+}
+
+/** Does the CIDR hold the address? One family's address never lies in the other's CIDR. */
+export const holds = (c: AnyCidr, a: Address): boolean =>
+  'v4' in c
+    ? typeof a === 'number' && cidrContains(c.v4, a)
+    : typeof a === 'bigint' && cidr6Contains(c.v6, a);
+
+const parsed = new Map<string, AnyCidr | undefined>();
 
 function addressMatches(cidr: string, negated: boolean, address: Address): boolean {
-  // an address of one family never lies in a CIDR of the other
-  let inside: boolean;
-  if (typeof address === 'bigint') {
-    let c = parsed6.get(cidr);
-    if (c === undefined && !parsed6.has(cidr)) parsed6.set(cidr, (c = parseCidr6(cidr)));
-    inside = c !== undefined && cidr6Contains(c, address);
-  } else {
-    let c = parsed.get(cidr);
-    if (c === undefined && !parsed.has(cidr)) parsed.set(cidr, (c = parseCidr(cidr)));
-    inside = c !== undefined && cidrContains(c, address);
-  }
-  return inside !== negated;
+  let c = parsed.get(cidr);
+  if (c === undefined && !parsed.has(cidr)) parsed.set(cidr, (c = anyCidr(cidr)));
+  return (c !== undefined && holds(c, address)) !== negated;
 }
 
 const PROTOCOL_NUMBERS: Record<string, string> = {
