@@ -54,9 +54,15 @@ export function rbacCommand(o: RbacFlags, g: GlobalOptions): number {
       ? `# and debug Pods in namespace ${o.debugNamespace ?? namespace ?? 'default'} (it needs Pod Security "privileged")`
       : '',
     via.length === 0
-      ? '# Node rules are not covered: --via kube-proxy or --via pod adds what they need; SSH needs none.'
+      ? '# Node rules are not covered: --via kube-proxy, pod or ssh adds what each needs.'
       : '',
-    '# Read-only on the API objects; Secrets are never read.',
+    // pods/exec in the Services' own namespace reaches every Pod there
+    via.includes('pod') && (o.debugNamespace ?? namespace) === namespace
+      ? `# exec on pods in ${namespace ?? 'default'} lets the holder run commands in every Pod there: give debug Pods a namespace of their own (--debug-namespace).`
+      : '',
+    via.includes('pod')
+      ? '# Read-only on the API objects but its own debug Pods; Secrets are never read.'
+      : '# Read-only on the API objects; Secrets are never read.',
     subject
       ? ''
       : '# Bind it with --user, --group or --serviceaccount NS:NAME (bindings are then printed too).',
