@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { goUnavailable } from '../support/cluster/build.js';
-import { ClusterClient, type SvcJson } from '../support/cluster/client.js';
+import { ClusterClient, VIA_POD, type SvcJson } from '../support/cluster/client.js';
 import { clusterUnavailable, down, up } from '../support/cluster/cluster.js';
 import { LB_INGRESS, MATRIX_NAMESPACE, MATRIX_OBJECTS } from '../support/cluster/matrix.js';
 import { deployment, manifest, namespace, service } from '../support/cluster/objects.js';
@@ -149,19 +149,7 @@ describe(
         'the legacy Endpoints to list both Pods',
         () => c.legacyEndpoints('demo', 'nginx-svc').length === 2,
       );
-      const r = c.kdebug([
-        'svc',
-        'nginx-svc',
-        '-n',
-        'demo',
-        '--via',
-        'pod',
-        '--yes',
-        '--debug-namespace',
-        'default',
-        '-o',
-        'json',
-      ]);
+      const r = c.kdebug(['svc', 'nginx-svc', '-n', 'demo', ...VIA_POD, '-o', 'json']);
       assert.equal(r.code, 0, r.stderr);
       const doc = JSON.parse(r.stdout) as SvcJson;
       assert.equal(doc.status, 'pass');

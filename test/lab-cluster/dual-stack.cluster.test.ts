@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { goUnavailable } from '../support/cluster/build.js';
-import { ClusterClient, type SvcJson } from '../support/cluster/client.js';
+import { ClusterClient, VIA_POD, type SvcJson } from '../support/cluster/client.js';
 import { clusterUnavailable, down, up } from '../support/cluster/cluster.js';
 import {
   DUAL_MATRIX_OBJECTS,
@@ -204,19 +204,7 @@ describe(
     });
 
     it('kdebug svc --via pod: both ClusterIPs answer from every node, and DNS has an A and an AAAA record', () => {
-      const r = c.kdebug([
-        'svc',
-        'web',
-        '-n',
-        'ds',
-        '-o',
-        'json',
-        '--via',
-        'pod',
-        '--yes',
-        '--debug-namespace',
-        'default',
-      ]);
+      const r = c.kdebug(['svc', 'web', '-n', 'ds', '-o', 'json', ...VIA_POD]);
       const doc = JSON.parse(r.stdout) as SvcJson;
       const said = doc.steps
         .map(

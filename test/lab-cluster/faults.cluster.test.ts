@@ -7,13 +7,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { goUnavailable } from '../support/cluster/build.js';
-import { ClusterClient, type Run, type SvcJson } from '../support/cluster/client.js';
+import { ClusterClient, VIA_POD, type Run, type SvcJson } from '../support/cluster/client.js';
 import { clusterUnavailable, DIR, down, ROOT, up } from '../support/cluster/cluster.js';
 import { API_IP } from '../support/cluster/topology.js';
 import { FAULT_OBJECTS, FAULTS_NAMESPACE } from '../support/cluster/faults.js';
 import { skipWithout } from '../support/skip.js';
-
-const VIA_POD = ['--via', 'pod', '--yes', '--debug-namespace', 'default'];
 
 describe(
   'faults made on the lab cluster',
@@ -119,11 +117,7 @@ endpoints: [{addresses: [192.0.2.99], conditions: {ready: true}}]
         FAULTS_NAMESPACE,
         '-o',
         'json',
-        '--via',
-        'pod',
-        '--yes',
-        '--debug-namespace',
-        'default',
+        ...VIA_POD,
       ]);
       const podOn = (node: string) =>
         c

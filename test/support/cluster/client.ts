@@ -18,6 +18,9 @@ export type SvcJson = Omit<Report, 'steps'> & {
   steps: (Omit<Step, 'findings'> & { findings: (Finding & { observed?: boolean })[] })[];
 };
 
+/** kdebug's debug Pods in namespace default, without asking: the lab's --via pod. */
+export const VIA_POD = ['--via', 'pod', '--yes', '--debug-namespace', 'default'];
+
 export class ClusterClient {
   constructor(readonly info: ClusterInfo) {}
 
