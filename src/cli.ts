@@ -171,7 +171,7 @@ export function buildProgram(run: (code: Promise<number>) => void): Command {
   program
     .command('expect')
     .description(
-      'the rules kube-proxy (1.28+, iptables mode) would write on a node, as iptables-save text',
+      "the rules kube-proxy would write on a node: iptables-save text (iptables mode), or its table's nft -f script (nftables mode)",
     )
     .option(
       '--snapshot <dir>',

@@ -85,6 +85,7 @@ export function nodeBasics(facts: Facts): NodeCommand[] {
     ...NODE_BASICS,
     ...(ipv6 ? ipv6Rules : []),
     ...(mode === 'nftables' ? [{ kind: 'nft-list', family: 'ip' } as const] : []),
+    ...(mode === 'nftables' && ipv6 ? [{ kind: 'nft-list', family: 'ip6' } as const] : []),
   ];
 }
 
@@ -93,7 +94,8 @@ export function diagnosisCommands(facts: Facts, target: DiagnosedService): NodeC
   return [...nodeBasics(facts), ...probePlan(facts, target)];
 }
 
-const isRulesDump = (c: NodeCommand) => c.kind === 'iptables-save' || c.kind === 'ip6tables-save';
+const isRulesDump = (c: NodeCommand) =>
+  c.kind === 'iptables-save' || c.kind === 'ip6tables-save' || c.kind === 'nft-list';
 
 // Failures that no read can get past: stop rather than record. Others are recorded: an API
 // server that goes away after the Service was read leaves a report that says what it lost; one
@@ -106,6 +108,7 @@ const KIND_ORDER = [
   'Endpoints',
   'Pod',
   'Node',
+  'ServiceCIDR',
   'ConfigMap',
   'DaemonSet',
   'NetworkPolicy',
@@ -181,10 +184,20 @@ class Reader {
     }
   }
 
-  async list(what: string, request: ReadRequest, required = false): Promise<KubeObject[]> {
+  /** `absentIsEmpty`: an API server that does not serve the resource (404) has none of it. */
+  async list(
+    what: string,
+    request: ReadRequest,
+    required = false,
+    absentIsEmpty = false,
+  ): Promise<KubeObject[]> {
     const items = await this.read(
       what,
-      () => this.cluster.list(request),
+      () =>
+        this.cluster.list(request).catch((e: unknown) => {
+          if (absentIsEmpty && e instanceof KubeApiError && e.reason === 'not-found') return [];
+          throw e;
+        }),
       (r) => r.length,
       required,
       [] as KubeObject[],
@@ -250,6 +263,16 @@ function endpointPodRefs(
   return [...seen.values()];
 }
 
+/** The ServiceCIDRs (networking.k8s.io/v1, 1.33+): a cluster that does not serve them has none. */
+function readServiceCIDRs(r: Reader): Promise<unknown> {
+  return r.list(
+    'ServiceCIDRs',
+    { path: apiPath({ group: 'networking.k8s.io', resource: 'servicecidrs' }) },
+    false,
+    true,
+  );
+}
+
 /** kube-proxy (ConfigMap, DaemonSet and its Pods) and cluster DNS (kube-dns Service, slices, CoreDNS Pods, Corefile). */
 function readClusterAddons(r: Reader): Promise<unknown>[] {
   const kubeProxy = r
@@ -312,6 +335,7 @@ async function runNodeCommands(
 ) {
   const outputs: Facts['nodes'] = {};
   const errors: NodeError[] = [];
+  const failed = new Set<string>();
   const queue = [...nodes];
   const runOne = async (node: string, command: NodeCommand) => {
     const stem = commandStem(command);
@@ -323,6 +347,7 @@ async function runNodeCommands(
     if (r.exitCode === 0) {
       progress({ phase: 'node', what: stem, node, state: 'done' });
     } else {
+      if (r.exitCode !== null) failed.add(`${node} ${stem}`);
       const error = r.error ?? (r.stderr.trim().split('\n')[0] || `exit code ${r.exitCode}`);
       errors.push({
         node,
@@ -345,6 +370,16 @@ async function runNodeCommands(
       const backend6 = backendToRead(outputs[node], 'ip6tables');
       if (backend6 && commands.some((c) => c.kind === 'ip6tables-save'))
         await runOne(node, { kind: 'ip6tables-save', backend: backend6 });
+      // an nft built without JSON still lists the table as text
+      for (const c of commands) {
+        const stem = commandStem(c);
+        if (c.kind !== 'nft-list' || !failed.has(`${node} ${stem}`)) continue;
+        const text = { kind: 'nft-list', family: c.family, format: 'text' } as const;
+        await runOne(node, text);
+        // the table was read: the JSON attempt's failure is no longer a loss
+        const lost = errors.findIndex((e) => e.node === node && e.command === stem);
+        if (outputs[node]?.[commandStem(text)] !== undefined && lost >= 0) errors.splice(lost, 1);
+      }
     }
   };
   await Promise.all(Array.from({ length: Math.min(o.nodeConcurrency ?? 8, nodes.length) }, worker));
@@ -444,6 +479,7 @@ export async function collect(
     selected,
     pointedAt,
     r.list('Nodes', { path: apiPath({ resource: 'nodes' }) }),
+    readServiceCIDRs(r),
     ...readClusterAddons(r),
     r.list(`NetworkPolicies in ${ns}`, {
       path: apiPath({ group: 'networking.k8s.io', resource: 'networkpolicies', namespace: ns }),
@@ -474,6 +510,7 @@ export async function collectAll(
     r.list(`Endpoints${where}`, { path: apiPath({ resource: 'endpoints', namespace: ns }) }),
     r.list(`Pods${where}`, { path: apiPath({ resource: 'pods', namespace: ns }) }),
     r.list('Nodes', { path: apiPath({ resource: 'nodes' }) }),
+    readServiceCIDRs(r),
     ...readClusterAddons(r),
     r.list(`NetworkPolicies${where}`, {
       path: apiPath({ group: 'networking.k8s.io', resource: 'networkpolicies', namespace: ns }),

@@ -136,7 +136,13 @@ export function nodeArgv(command: NodeCommand, place: CommandPlace): string[] {
       return ['/usr/bin/timeout', `${TIME_LIMIT.addresses}`, '/usr/sbin/ip', '-br', 'addr'];
     case 'nft-list': {
       // `list` only reads; kube-proxy's own image has nft (it writes the table with it)
-      const list = ['-j', 'list', 'table', c.family, 'kube-proxy'];
+      const list = [
+        ...(c.format === 'text' ? [] : ['-j']),
+        'list',
+        'table',
+        c.family,
+        'kube-proxy',
+      ];
       if (place.kind === 'kube-proxy-pod') return ['nft', ...list];
       if (place.kind === 'debug-pod')
         return ['timeout', `${TIME_LIMIT.rules}`, 'chroot', '/host', '/usr/sbin/nft', ...list];
@@ -216,9 +222,11 @@ export function validNodeCommand(value: unknown): NodeCommand {
       allowed([]);
       break;
     case 'nft-list':
-      allowed(['family']);
+      allowed(['family', 'format']);
       if (c['family'] !== 'ip' && c['family'] !== 'ip6')
         throw bad(`family ${JSON.stringify(c['family'])}`);
+      if (c['format'] !== undefined && c['format'] !== 'text')
+        throw bad(`format ${JSON.stringify(c['format'])}`);
       break;
     case 'dns-lookup':
       allowed(['name', 'server', 'type']);

@@ -106,6 +106,12 @@ const CLUSTER_READS: PermissionRule[] = [
     why: 'the nodes, their addresses and Pod CIDRs',
   },
   {
+    group: 'networking.k8s.io',
+    resource: 'servicecidrs',
+    verbs: ['list'],
+    why: 'the Service CIDRs (kube-proxy in nftables mode drops traffic to their unused addresses)',
+  },
+  {
     group: 'authorization.k8s.io',
     resource: 'selfsubjectaccessreviews',
     verbs: ['create'],

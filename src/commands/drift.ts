@@ -1,7 +1,7 @@
 // `kdebug drift`: what each node's rules do differently from what kube-proxy would write.
 import { Analysis } from '../core/analysis.js';
 import { driftAnswer } from '../core/drift.js';
-import { nodeDump } from '../core/facts.js';
+import { hasRules } from '../core/facts.js';
 import type { IPFamily } from '../core/ipv6.js';
 import {
   pickNodes,
@@ -48,10 +48,12 @@ export async function driftCommand(o: DriftFlags, g: GlobalOptions): Promise<num
     nodes.flatMap((n) =>
       asked
         // without --family, a family is compared where its dump was recorded
-        .filter((f) => o.family !== undefined || f === 'IPv4' || nodeDump(facts, n, f))
+        .filter((f) => o.family !== undefined || f === 'IPv4' || hasRules(facts, n, f))
         .map((f) => {
-          if (f === 'IPv6' && !nodeDump(facts, n, f))
-            throw new UsageError(`no ip6tables-save recorded for node ${n}`);
+          if (f === 'IPv6' && !hasRules(facts, n, f))
+            throw new UsageError(
+              `no ip6tables-save (or ip6 nftables table) recorded for node ${n}`,
+            );
           return analysis.node(n, undefined, f).drift();
         }),
     ),

@@ -1,8 +1,10 @@
-// `kdebug expect`: the rules kube-proxy would write on one node, as iptables-save text.
+// `kdebug expect`: the rules kube-proxy would write on one node, as iptables-save text (iptables
+// mode) or as the nft -f script of its table (nftables mode).
 import { Analysis } from '../core/analysis.js';
 import { expectedSave } from '../core/expected.js';
+import { expectedNftText } from '../core/nftables/expected.js';
 import type { IPFamily } from '../core/ipv6.js';
-import type { ClusterView } from '../core/kube.js';
+import { serviceCIDRs, type ClusterView } from '../core/kube.js';
 import { pickNodes, readFacts, type SourceFlags } from '../cluster/facts-source.js';
 import { EXIT, format, sourceContext, UsageError, write, type GlobalOptions } from './io.js';
 
@@ -21,10 +23,15 @@ export async function expectCommand(o: ExpectOptions, g: GlobalOptions): Promise
   const [name] = pickNodes(facts, label, o, 'known');
   const analysis = new Analysis(facts);
   const node = analysis.node(name!);
+  const mode = node.mode();
   // the rules of another mode would be kube-proxy's in no sense: say so rather than print them
-  if (node.mode() !== 'iptables')
+  if (mode !== 'iptables' && mode !== 'nftables')
     throw new UsageError(
-      `node ${name}: kube-proxy runs in ${node.mode()} mode; expect prints the rules of iptables mode only (${node.mode() === 'nftables' ? 'kdebug rules and drift read its nftables table' : 'kdebug rules reads what it can of it'})`,
+      `node ${name}: kube-proxy runs in ${mode} mode; expect prints the rules of iptables and nftables modes only (kdebug rules reads what it can of it)`,
+    );
+  if (mode === 'nftables' && o.table)
+    throw new UsageError(
+      `node ${name}: kube-proxy runs in nftables mode, where its rules are one table (ip kube-proxy): --table names an iptables table`,
     );
   // a flag given on the command line wins over what the node's recordings tell
   const flags = {
@@ -43,6 +50,10 @@ export async function expectCommand(o: ExpectOptions, g: GlobalOptions): Promise
               : primaryFamily(analysis.view),
         ];
   const out = families.map((family) => {
+    if (mode === 'nftables') {
+      const exp = analysis.node(name!, undefined, family).expected();
+      return expectedNftText(exp, serviceCIDRs(analysis.view));
+    }
     const exp = node.expected(undefined, { ...flags, family });
     const notes = o.nfacct === undefined ? [...exp.notes, ...node.knobs().notes] : exp.notes;
     const text = expectedSave({ ...exp, notes }, { tables: o.table ? [o.table] : undefined });

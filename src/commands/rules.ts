@@ -2,7 +2,8 @@
 // snapshot's node or the live cluster's), as text, JSON, a search, or the TUI.
 import { Analysis } from '../core/analysis.js';
 import { parseIptables, type Ruleset } from '../core/iptables.js';
-import { isNftJson, parseNftJson } from '../core/nftables/listing.js';
+import { isNftJson, parseNftJson, type NftTable } from '../core/nftables/listing.js';
+import { buildNftSearchIndex } from '../core/nftables/search.js';
 import { isNftScript, isNftText, parseNftScript, parseNftText } from '../core/nftables/text.js';
 import { buildNftServiceTrees } from '../core/nftables/trees.js';
 import type { ServiceTrees } from '../core/service-tree.js';
@@ -83,20 +84,13 @@ export async function rulesCommand(o: RulesOptions, g: GlobalOptions): Promise<n
   const [name] = pickNodes(source.facts, source.label, o, 'recorded rules');
   const node = new Analysis(source.facts, { fileOf: dumpFile(o), table: o.table }).node(name!);
   const dataplane = node.dataplane();
-  if (dataplane?.mode === 'nftables') {
-    if (o.search !== undefined) throw new UsageError(NO_NFT_SEARCH);
-    const at = { label: `node ${name}`, node: name };
-    const trees = node.trees()!;
-    const t = dataplane.table;
-    write(shown === 'json' ? rulesJson(t, trees, at) : rulesText(t, trees, at));
-    return EXIT.ok;
-  }
+  if (dataplane?.mode === 'nftables')
+    return print(o, shown, dataplane.table, node.trees()!, { label: `node ${name}`, node: name });
   const rs = node.ruleset();
   return print(o, shown, rs, node.trees()!, { label: `node ${name}`, node: name });
 }
 
 const IPTABLES_TABLES = ['nat', 'filter', 'mangle', 'raw', 'security'];
-const NO_NFT_SEARCH = '--search reads iptables dumps; it does not search nftables tables yet';
 
 /** `nft [-j] list table ip kube-proxy` (or `list ruleset`) output: kube-proxy's nftables table
  * as Service trees. */
@@ -109,7 +103,6 @@ function nftRules(
     throw new UsageError(
       'the TUI reads iptables dumps; for an nftables table use -o text or -o json',
     );
-  if (o.search !== undefined) throw new UsageError(NO_NFT_SEARCH);
   const text = typeof d.bytes === 'string' ? d.bytes : Buffer.from(d.bytes).toString('utf8');
   const listing = isNftJson(text)
     ? parseNftJson(text, d.file)
@@ -137,20 +130,21 @@ function nftRules(
     tell(
       `warning: skipped ${skipped.length === 1 ? 'line' : 'lines'} ${skipped.slice(0, 10).join(', ')}${skipped.length > 10 ? ` and ${skipped.length - 10} more` : ''} of ${d.file}: not part of an nft table (a prompt, a command, prose)`,
     );
-  write(shown === 'json' ? rulesJson(table, trees, { label }) : rulesText(table, trees, { label }));
-  return EXIT.ok;
+  return print(o, shown, table, trees, { label });
 }
 
+/** The rules as trees, or what --search finds in them, as text or JSON. */
 function print(
   o: RulesOptions,
   shown: string,
-  rs: Ruleset,
+  rs: Ruleset | NftTable,
   trees: ServiceTrees,
   source: { label: string; node?: string },
 ): number {
   const json = shown === 'json';
   if (o.search !== undefined) {
-    const hits = buildSearchIndex(rs, trees).search(o.search);
+    const index = 'family' in rs ? buildNftSearchIndex(rs, trees) : buildSearchIndex(rs, trees);
+    const hits = index.search(o.search);
     write(json ? searchJson(o.search, hits) : searchText(o.search, hits));
   } else write(json ? rulesJson(rs, trees, source) : rulesText(rs, trees, source));
   return EXIT.ok;

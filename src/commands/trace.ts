@@ -50,7 +50,11 @@ export async function traceCommand(o: TraceOptions, g: GlobalOptions): Promise<n
   const analysis = new Analysis(facts, { fileOf: dumpFile(o) });
   // an IPv6 packet walks the node's ip6tables rules
   const node = analysis.node(name!, undefined, family);
-  node.ruleset(); // an unreadable dump is said before the source address is asked for
+  // an unreadable dump or table is said before the source address is asked for
+  if (node.mode() === 'nftables') {
+    const unavailable = node.driftUnavailable() ?? node.nft()?.error;
+    if (unavailable) throw new UsageError(unavailable);
+  } else node.ruleset();
   const nodeIP = analysis.view.nodes
     .find((n) => n.name === name)
     ?.ips.find((ip) => familyOf(ip) === family);

@@ -7,8 +7,10 @@ import { DriftInputError, unsupportedMode, type NodeDrift } from './drift.js';
 import { expectedRules, type ExpectOptions, type ExpectedRules } from './expected.js';
 import type { IPFamily } from './ipv6.js';
 import { nodeKnobs, type NodeKnobs } from './expected/knobs.js';
-import { NFT_STEM, nodeDump } from './facts.js';
-import { NftParseError, parseNftJson, type NftTable } from './nftables/listing.js';
+import { nftStems, nodeDump } from './facts.js';
+import { isNftJson, NftParseError, parseNftJson, type NftTable } from './nftables/listing.js';
+import { parseNftText } from './nftables/text.js';
+import { traceNftPacket } from './nftables/trace.js';
 import { rulesetSigns, textSigns, type DumpSigns } from './iptables/backend.js';
 import { IptablesParseError, NoRulesError, parseIptables, type Ruleset } from './iptables.js';
 import { clusterView, kubeProxyConfigOf, servicePortName, type ClusterView } from './kube.js';
@@ -163,9 +165,6 @@ export class NodeAnalysis {
    * where it was read, else its iptables dump; undefined when neither was. */
   dataplane(): Dataplane | undefined {
     if (this.dataplaneMemo !== null) return this.dataplaneMemo;
-    // kube-proxy's ip6 nftables table is not modelled: an IPv6 nftables node has no dataplane here
-    if (this.mode() === 'nftables' && this.family === 'IPv6')
-      return (this.dataplaneMemo = undefined);
     const nft = this.mode() === 'nftables' ? this.nft() : undefined;
     const rules = this.rules();
     return (this.dataplaneMemo = nft?.table
@@ -231,7 +230,7 @@ export class NodeAnalysis {
     if (this.mode() === 'nftables')
       return this.nft()?.table
         ? undefined
-        : `node ${this.name}: kube-proxy runs in nftables mode and its table (nft -j list table ip kube-proxy) was not read`;
+        : `node ${this.name}: kube-proxy runs in nftables mode and its table (nft -j list table ${this.family === 'IPv6' ? 'ip6' : 'ip'} kube-proxy) was not read`;
     const mode = unsupportedMode(
       kubeProxyConfigOf(this.analysis.view).mode,
       this.facts.nodes[this.name]?.['proxy-mode'],
@@ -274,17 +273,23 @@ export class NodeAnalysis {
     return d;
   }
 
-  /** kube-proxy's nftables table as the node recorded it (nftables mode), or why it is unreadable. */
+  /** kube-proxy's nftables table of this family (`ip` or `ip6` kube-proxy) as the node recorded
+   * it (nftables mode): its JSON listing, else its text listing; or why it is unreadable. */
   nft(): { source: string; table?: NftTable; error?: string } | undefined {
     if (this.nftMemo !== null) return this.nftMemo;
-    const text = this.facts.nodes[this.name]?.[NFT_STEM];
+    const outputs = this.facts.nodes[this.name];
+    const stems = nftStems(this.family);
+    const stem = outputs?.[stems.json] !== undefined ? stems.json : stems.text;
+    const text = outputs?.[stem];
     if (text === undefined) return (this.nftMemo = undefined);
-    const source = `nodes/${this.name}/${NFT_STEM}.txt`;
+    const source = `nodes/${this.name}/${stem}.txt`;
+    const family = this.family === 'IPv6' ? 'ip6' : 'ip';
     try {
-      const table = parseNftJson(text, source).table('ip', 'kube-proxy');
+      const listing = isNftJson(text) ? parseNftJson(text, source) : parseNftText(text, source);
+      const table = listing.table(family, 'kube-proxy');
       return (this.nftMemo = table
         ? { source, table }
-        : { source, error: `${source}: no table ip kube-proxy` });
+        : { source, error: `${source}: no table ${family} kube-proxy` });
     } catch (e) {
       if (!(e instanceof NftParseError)) throw e;
       return (this.nftMemo = { source, error: e.message });
@@ -300,7 +305,11 @@ export class NodeAnalysis {
   }
 
   /** One packet walked through the node's rules. */
+  /** One packet walked through the node's rules in its proxy mode. */
   trace(packet: TracePacket): TraceResult {
+    const dataplane = this.dataplane();
+    if (dataplane?.mode === 'nftables')
+      return traceNftPacket(dataplane.table, this.network(), packet);
     return tracePacket(this.ruleset(), this.network(), packet);
   }
 }

@@ -50,3 +50,19 @@ export function kubeProxyChain(
 export function endpointChain(servicePortName: string, protocol: string, endpoint: string): string {
   return `KUBE-SEP-${hash16(servicePortName + protocol.toLowerCase() + endpoint)}`;
 }
+
+/**
+ * nftables mode's name suffix: "HASH-ns/name/proto/port" (and "__ip/port" for an endpoint, an
+ * IPv6 address with dots for colons), HASH the first 8 base32 characters of the sha256 of what
+ * follows it, cut to 240 characters as kube-proxy does.
+ */
+export function nftChainBase(
+  svc: { namespace: string; service: string; port: string },
+  protocol: string,
+  endpoint?: { ip: string; port: number },
+): string {
+  let name = `${svc.namespace}/${svc.service}/${protocol.toLowerCase()}/${svc.port}`;
+  if (endpoint) name += `__${endpoint.ip.replaceAll(':', '.')}/${endpoint.port}`;
+  const out = `${hash16(name).slice(0, 8)}-${name}`;
+  return out.length > 240 ? `${out.slice(0, 237)}...` : out;
+}

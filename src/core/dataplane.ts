@@ -4,7 +4,7 @@
 import { nodeDrift, type NodeDrift } from './drift.js';
 import type { ExpectedRules } from './expected.js';
 import type { Ruleset } from './iptables.js';
-import type { ClusterView } from './kube.js';
+import { serviceCIDRs, type ClusterView } from './kube.js';
 import type { ServicePortName } from './model.js';
 import { nftablesDrift } from './nftables/drift.js';
 import type { NftTable } from './nftables/listing.js';
@@ -78,6 +78,15 @@ export function nftablesDataplane(
       (trees ??= buildNftServiceTrees(table, {
         loadBalancerIPs: new Set(view.services.flatMap((s) => s.loadBalancerIPs)),
       })),
-    drift: (node, expected, own) => nftablesDrift({ node, source, expected, trees: own }),
+    drift: (node, expected, own, scoped) =>
+      nftablesDrift({
+        node,
+        source,
+        expected,
+        serviceCIDRs: serviceCIDRs(view),
+        table,
+        trees: own,
+        scoped,
+      }),
   };
 }

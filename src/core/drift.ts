@@ -32,7 +32,8 @@ export type DriftId =
   | 'no-local-endpoint'
   | 'rule-text-differs'
   | 'table-not-captured'
-  | 'nftables-partly-compared';
+  | 'element-chain-missing'
+  | 'endpoint-not-in-numgen';
 
 export const SEVERITY: Record<DriftId, Severity> = {
   'service-rules-missing': 'error',
@@ -52,7 +53,8 @@ export const SEVERITY: Record<DriftId, Severity> = {
   'no-local-endpoint': 'info',
   'rule-text-differs': 'info',
   'table-not-captured': 'info',
-  'nftables-partly-compared': 'info',
+  'element-chain-missing': 'error',
+  'endpoint-not-in-numgen': 'warning',
 };
 
 export interface DriftFinding {

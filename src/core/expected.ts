@@ -143,6 +143,8 @@ export interface ExpectedRules {
   servicePorts: ExpectedServicePort[];
   /** Rules written on every sync whatever the Services: jumps, KUBE-POSTROUTING, KUBE-FORWARD ... */
   fixed: { nat: RuleLine[]; filter: RuleLine[] };
+  /** The node's addresses node ports answer on ("all": every local address). */
+  nodePortIPs: 'all' | string[];
   /** What was left out and why ("headless", "IPv6 only", ...). */
   notes: string[];
   /** What the rule text of every Service port depends on besides the port itself. */
@@ -207,6 +209,16 @@ export function expectedRules(
         : undefined,
   };
   shared.rules = ctx;
+  const nodePortIPs =
+    nodePortCidrs === 'all'
+      ? 'all'
+      : [...node.ips, ...opts.interfaceAddresses].filter(
+          (ip, i, all) =>
+            familyOf(ip) === family &&
+            all.indexOf(ip) === i &&
+            (ip.startsWith('127.') ? localhostNodePorts : ip !== '::1') &&
+            nodePortCidrs.some((c) => containsAny(c, ip)),
+        );
   const fixed = fixedRules({
     family,
     masqueradeMark,
@@ -214,16 +226,7 @@ export function expectedRules(
     nfacct: opts.nfacct,
     conntrackTcpBeLiberal: opts.conntrackTcpBeLiberal,
     localhostNodePorts,
-    nodePortDestinations:
-      nodePortCidrs === 'all'
-        ? 'all'
-        : [...node.ips, ...opts.interfaceAddresses].filter(
-            (ip, i, all) =>
-              familyOf(ip) === family &&
-              all.indexOf(ip) === i &&
-              (ip.startsWith('127.') ? localhostNodePorts : ip !== '::1') &&
-              nodePortCidrs.some((c) => containsAny(c, ip)),
-          ),
+    nodePortDestinations: nodePortIPs,
   });
   return {
     node,
@@ -234,6 +237,7 @@ export function expectedRules(
     largeClusterMode,
     servicePorts: ports,
     fixed,
+    nodePortIPs,
     notes,
     ruleContext: ctx,
   };

@@ -51,9 +51,21 @@ export function nodeDump(
   };
 }
 
-/** Where a node's nftables table is recorded: the stem of the nft-list node command. */
-export const NFT_STEM = commandStem({ kind: 'nft-list', family: 'ip' });
+/** Where a node's nftables table of one family is recorded: as JSON, else as its listing (an
+ * nft without JSON). */
+export function nftStems(family: IPFamily): { json: string; text: string } {
+  const f = family === 'IPv6' ? 'ip6' : 'ip';
+  return {
+    json: commandStem({ kind: 'nft-list', family: f }),
+    text: commandStem({ kind: 'nft-list', family: f, format: 'text' }),
+  };
+}
 
-/** The node recorded its rules: an iptables dump, or kube-proxy's nftables table. */
-export const hasRules = (facts: Facts, node: string): boolean =>
-  nodeDump(facts, node) !== undefined || facts.nodes[node]?.[NFT_STEM] !== undefined;
+/** The node recorded its rules of a family: an ip(6)tables dump, or kube-proxy's nftables table. */
+export function hasRules(facts: Facts, node: string, family: IPFamily = 'IPv4'): boolean {
+  const outputs = facts.nodes[node];
+  if (!outputs) return false;
+  const { json, text } = nftStems(family);
+  // `in`, not a read: a snapshot reads a node's output on first use
+  return nodeDump(facts, node, family) !== undefined || json in outputs || text in outputs;
+}

@@ -3,6 +3,7 @@
 import { load as loadYaml } from 'js-yaml';
 import type { KubeObject, ServicePortName } from './model.js';
 import { canonicalIP } from './ipv4.js';
+import { canonicalCidrOf } from './ipv6.js';
 
 export type Protocol = 'TCP' | 'UDP' | 'SCTP';
 
@@ -571,17 +572,19 @@ export function configFromConfigz(text: string, node: string): KubeProxyConfig |
 
 /** A KubeProxyConfiguration document (the ConfigMap's file, or /configz) as the model. */
 function configFrom(c: J, source: string): KubeProxyConfig {
-  const ipt = obj(c['iptables']);
+  const mode = str(c['mode']) || 'iptables';
+  // the masquerade knobs live in the section of the mode kube-proxy runs in
+  const ipt = obj(c[mode === 'nftables' ? 'nftables' : 'iptables']);
   const cidr = str(c['clusterCIDR']);
   return {
-    mode: str(c['mode']) || 'iptables',
+    mode,
     clusterCIDR: cidr || undefined,
     detectLocalMode: str(c['detectLocalMode']) || 'ClusterCIDR',
     bridgeInterface: str(obj(c['detectLocal'])['bridgeInterface']),
     interfaceNamePrefix: str(obj(c['detectLocal'])['interfaceNamePrefix']),
     masqueradeAll: ipt['masqueradeAll'] === true,
     masqueradeBit: num(ipt['masqueradeBit']) ?? 14,
-    localhostNodePorts: ipt['localhostNodePorts'] !== false,
+    localhostNodePorts: obj(c['iptables'])['localhostNodePorts'] !== false,
     nodePortAddresses: arr(c['nodePortAddresses'])
       .map(str)
       .filter((x): x is string => !!x),
@@ -678,6 +681,19 @@ export function clusterView(objects: KubeObject[]): ClusterView {
     }
   }
   return v;
+}
+
+/** The cluster's ServiceCIDRs (networking.k8s.io ServiceCIDR spec.cidrs), sorted: kube-proxy
+ * in nftables mode drops traffic to the addresses in them that no Service holds. */
+export function serviceCIDRs(view: Pick<ClusterView, 'other'>): string[] {
+  const out = new Set<string>();
+  for (const o of view.other)
+    if (kindOf(o) === 'ServiceCIDR')
+      for (const c of strings(obj(o['spec'])['cidrs'])) {
+        const cidr = canonicalCidrOf(c);
+        if (cidr) out.add(cidr);
+      }
+  return [...out].sort();
 }
 
 /** The names of the ConfigMaps kube-proxy's Pods mount (where its configuration file is). */

@@ -10,8 +10,9 @@ export type NodeCommand =
   | { kind: 'proxy-metrics' }
   | { kind: 'proxy-configz' }
   | { kind: 'ip-addr' }
-  /** kube-proxy's nftables table (nftables mode), as JSON: `nft -j list table ip kube-proxy`. */
-  | { kind: 'nft-list'; family: 'ip' | 'ip6' }
+  /** kube-proxy's nftables table (nftables mode), as JSON (`nft -j list table ip kube-proxy`),
+   * or as its listing where the node's nft has no JSON (`format: 'text'`). */
+  | { kind: 'nft-list'; family: 'ip' | 'ip6'; format?: 'text' }
   | NodeProbe;
 
 /** The node commands that probe: a connection, a ping, a DNS lookup from the node. */
@@ -37,7 +38,7 @@ export function commandStem(c: NodeCommand): string {
     case 'ip-addr':
       return c.kind;
     case 'nft-list':
-      return `nft-${c.family}-kube-proxy`;
+      return `nft-${c.family}-kube-proxy${c.format === 'text' ? '-text' : ''}`;
     case 'dns-lookup':
       return `dns-lookup_${c.type}_${c.name}_${c.server}`;
     case 'tcp-connect':

@@ -366,35 +366,7 @@ const stripHost = (cidr: string) => cidr.replace(/\/(32|128)$/, '');
 /** Indexes a node's rules and its Service trees. */
 export function buildSearchIndex(rs: Ruleset, trees: ServiceTrees): SearchIndex {
   const index = new SearchIndex();
-  const owner = new Map<string, string>(); // chain -> tree id
-  const byLine = new Map<string, string>(); // "table:line" -> tree id, for rules in shared chains
-  for (const t of trees.services) {
-    for (const r of [...t.entries, ...t.masquerade]) byLine.set(`nat:${r.line}`, t.id);
-    for (const v of t.verdicts) byLine.set(`${v.table}:${v.line}`, t.id);
-    index.add({ kind: 'service', text: t.id, service: t.id, chain: t.chains.svc }, true);
-    if (t.clusterIP)
-      index.add({
-        kind: 'service',
-        text: `${t.clusterIP}:${t.port}`,
-        service: t.id,
-        chain: t.chains.svc,
-      });
-    for (const np of t.nodePorts)
-      index.add({
-        kind: 'service',
-        text: String(np),
-        service: t.id,
-        chain: t.chains.ext ?? t.chains.svc,
-      });
-    for (const ip of [...t.externalIPs, ...t.loadBalancerIPs])
-      index.add({ kind: 'service', text: ip, service: t.id, chain: t.chains.ext ?? t.chains.fw });
-    for (const c of Object.values(t.chains)) if (c) owner.set(c, t.id);
-    for (const ep of [...t.endpoints, ...(t.localEndpoints ?? [])]) {
-      owner.set(ep.chain, t.id);
-      const text = ep.address ?? ep.inferredIP;
-      if (text) index.add({ kind: 'endpoint', text, service: t.id, chain: ep.chain, table: 'nat' });
-    }
-  }
+  const { owner, byLine } = addTreeDocs(index, trees, 'nat');
   index.rules = {
     rs,
     serviceOf: (table, chain, line) => owner.get(chain) ?? byLine.get(`${table}:${line}`),
@@ -436,4 +408,39 @@ export function buildSearchIndex(rs: Ruleset, trees: ServiceTrees): SearchIndex 
     }
   }
   return index.seal();
+}
+
+/** The Service trees' documents (names, cluster IP:ports, node ports, external and load-balancer
+ * IPs, endpoints), whichever dataplane they were read from; which chain and rule line is whose. */
+export function addTreeDocs(index: SearchIndex, trees: ServiceTrees, table: string) {
+  const owner = new Map<string, string>(); // chain -> tree id
+  const byLine = new Map<string, string>(); // "table:line" -> tree id, for rules in shared chains
+  for (const t of trees.services) {
+    for (const r of [...t.entries, ...t.masquerade]) byLine.set(`nat:${r.line}`, t.id);
+    for (const v of t.verdicts) byLine.set(`${v.table}:${v.line}`, t.id);
+    index.add({ kind: 'service', text: t.id, service: t.id, chain: t.chains.svc }, true);
+    if (t.clusterIP)
+      index.add({
+        kind: 'service',
+        text: `${t.clusterIP}:${t.port}`,
+        service: t.id,
+        chain: t.chains.svc,
+      });
+    for (const np of t.nodePorts)
+      index.add({
+        kind: 'service',
+        text: String(np),
+        service: t.id,
+        chain: t.chains.ext ?? t.chains.svc,
+      });
+    for (const ip of [...t.externalIPs, ...t.loadBalancerIPs])
+      index.add({ kind: 'service', text: ip, service: t.id, chain: t.chains.ext ?? t.chains.fw });
+    for (const c of Object.values(t.chains)) if (c) owner.set(c, t.id);
+    for (const ep of [...t.endpoints, ...(t.localEndpoints ?? [])]) {
+      owner.set(ep.chain, t.id);
+      const text = ep.address ?? ep.inferredIP;
+      if (text) index.add({ kind: 'endpoint', text, service: t.id, chain: ep.chain, table });
+    }
+  }
+  return { owner, byLine };
 }

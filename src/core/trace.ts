@@ -12,16 +12,13 @@ import { parseIpBrief } from './node-outputs.js';
 import { printRule, type Rule } from './iptables/rule.js';
 import {
   addressPort,
-  anyCidr,
-  formatAddress,
-  holds,
   packetAddress,
   ruleMatches,
   type Address,
-  type AnyCidr,
   type PacketState,
   type TraceProtocol,
 } from './trace/match.js';
+import { NodeRoutes } from './trace/route.js';
 import { percent } from './model.js';
 
 export type { TraceProtocol } from './trace/match.js';
@@ -76,6 +73,8 @@ export interface TraceOutcome {
 
 export interface TraceResult {
   packet: TracePacket;
+  /** Where the walk starts: "nat OUTPUT" / "nat PREROUTING" (iptables), "the output hook" ... */
+  enters: string;
   outcomes: TraceOutcome[];
   /** What the walk could not do ("the dump has no filter table"). */
   notes: string[];
@@ -121,49 +120,21 @@ export function tracePacket(rs: Ruleset, net: NodeNetwork, packet: TracePacket):
 }
 
 class Tracer {
-  private readonly local: AnyCidr[];
-  private readonly ifaces: { name: string; cidr: AnyCidr }[];
+  private readonly routes: NodeRoutes;
   private readonly notes: string[] = [];
   private steps = 0;
 
   constructor(
     private readonly rs: Ruleset,
-    private readonly net: NodeNetwork,
+    net: NodeNetwork,
   ) {
-    this.local = [...net.localAddresses.map((a) => a.split('/')[0]!), '127.0.0.0/8', '::1/128']
-      .map(anyCidr)
-      .filter((c): c is AnyCidr => c !== undefined);
-    this.ifaces = net.interfaces.flatMap((i) =>
-      i.cidrs.flatMap((c) => {
-        const cidr = anyCidr(c);
-        // a host address (/32, /128) is no network to route by
-        return cidr && cidr.bits < ('v4' in cidr ? 32 : 128) ? [{ name: i.name, cidr }] : [];
-      }),
-    );
+    this.routes = new NodeRoutes(net);
   }
 
-  private isLocal = (a: Address) => this.local.some((l) => holds(l, a));
+  private isLocal = (a: Address) => this.routes.isLocal(a);
 
-  /** Sets the interface a packet arrives on or leaves by: the one whose network holds the
-   * address, else the default one (a guess, noted when a rule looks at it), else unknown. */
   private route(pkt: PacketState, side: 'in' | 'out', address: Address | undefined): void {
-    const key = side === 'in' ? 'inInterface' : 'outInterface';
-    if (pkt.guessed) delete pkt.guessed[side];
-    if (address === undefined) {
-      pkt[key] = 'lo';
-      return;
-    }
-    const hit = this.ifaces
-      .filter((i) => holds(i.cidr, address))
-      .sort((a, b) => b.cidr.bits - a.cidr.bits)[0];
-    if (hit) pkt[key] = hit.name;
-    else if (this.net.defaultInterface) {
-      pkt[key] = this.net.defaultInterface;
-      pkt.guessed = {
-        ...pkt.guessed,
-        [side]: `${formatAddress(address)} is taken to be ${side === 'in' ? 'reached through' : 'reached by'} ${this.net.defaultInterface}, the interface of the node's own IP (routes are not recorded)`,
-      };
-    } else pkt[key] = '?';
+    this.routes.route(pkt, side, address);
   }
 
   run(packet: TracePacket): TraceResult {
@@ -225,7 +196,8 @@ class Tracer {
       }
       for (const x of walks) outcomes.push(this.outcome(x, toNode ? 'local' : 'forward'));
     }
-    return { packet, outcomes, notes: this.notes };
+    const enters = packet.fromHost ? 'nat OUTPUT' : 'nat PREROUTING';
+    return { packet, enters, outcomes, notes: this.notes };
   }
 
   private table(name: string): Table | undefined {

@@ -12,8 +12,8 @@ function packetText(r: TraceResult): string {
   const p = r.packet;
   const dst = p.protocol === 'icmp' ? p.dst : hostPort(p.dst, p.dport ?? 0);
   const from = p.fromHost
-    ? 'from a process on the node (enters nat OUTPUT)'
-    : 'from a Pod or the network (enters nat PREROUTING)';
+    ? `from a process on the node (enters ${r.enters})`
+    : `from a Pod or the network (enters ${r.enters})`;
   return `${p.protocol} ${p.src} -> ${dst}, ${from}`;
 }
 
@@ -73,7 +73,7 @@ export function traceJson(a: TraceAnswer): string {
       dport: r.packet.protocol === 'icmp' ? null : (r.packet.dport ?? null),
       protocol: r.packet.protocol,
       from: r.packet.fromHost ? 'host' : 'network',
-      enters: r.packet.fromHost ? 'nat OUTPUT' : 'nat PREROUTING',
+      enters: r.enters,
     },
     destinationIs: a.destinationIs ?? null,
     outcomes: r.outcomes.map((o, i) => ({

@@ -9,22 +9,32 @@ import { diagnose, type DiagnoseOptions, type DiagnosedService } from '../core/d
 import type { Facts, Report } from '../core/model.js';
 import { buildSearchIndex, type SearchHit, type SearchIndex } from '../core/search.js';
 import type { ServiceTrees } from '../core/service-tree.js';
+import type { NftTable } from '../core/nftables/listing.js';
+import { ruleText } from '../core/nftables/render.js';
+import { buildNftSearchIndex } from '../core/nftables/search.js';
+import type { TracePacket, TraceResult } from '../core/trace.js';
 
 export type { DiagnosedService };
 
 export interface NodeData {
   name: string;
-  /** "nodes/NODE/iptables-save.txt", or the file given to `rules --file`. */
+  /** "nodes/NODE/iptables-save.txt" (or nft-ip-kube-proxy.txt), or the file given to `rules --file`. */
   source?: string;
+  /** The iptables dump (iptables mode). */
   rs?: Ruleset;
+  /** kube-proxy's nftables table (nftables mode). */
+  nft?: NftTable;
   trees?: ServiceTrees;
   /** Why the node's rules could not be read. */
   error?: string;
   search(): SearchIndex | undefined;
   /** Expected vs actual (computed on first use), or why it cannot be. */
   drift(): NodeDrift | { error: string };
-  /** Whether the node's dump holds this rule ("-t nat -A ..."), for the Drift diff. */
+  /** Whether the node's dump holds this rule ("-t nat -A ...", "add rule ip kube-proxy ..."),
+   * for the Drift diff. */
   hasRule(line: string): boolean;
+  /** One packet walked through the node's rules, in its proxy mode. */
+  trace(packet: TracePacket): TraceResult;
 }
 
 export interface TuiData {
@@ -43,29 +53,39 @@ export function nodeData(node: NodeAnalysis, view: ClusterView): NodeData {
   let index: SearchIndex | undefined;
   let drift: NodeDrift | { error: string } | undefined;
   let rules: Set<string> | undefined; // "-t nat -A ..." of every rule, made on first use
+  const nft = node.mode() === 'nftables' ? node.nft() : undefined;
   const data: NodeData = {
     name: node.name,
-    source: node.rules()?.source,
+    source: nft?.source ?? node.rules()?.source,
     get rs() {
-      return node.rules()?.ruleset;
+      return nft ? undefined : node.rules()?.ruleset;
     },
+    nft: nft?.table,
     get trees() {
       return node.trees();
     },
     get error() {
+      if (nft) return nft.error;
       const r = node.rules();
       return r ? r.failure?.message.split('\n')[0] : 'no rules recorded for this node';
     },
     search() {
       const trees = node.trees();
+      if (!index && trees && nft?.table) index = buildNftSearchIndex(nft.table, trees);
       if (!index && data.rs && trees) index = buildSearchIndex(data.rs, trees);
       return index;
     },
+    trace: (packet) => node.trace(packet),
     drift() {
       drift ??= driftOf(node, view);
       return drift;
     },
     hasRule(line) {
+      if (nft?.table) {
+        // "add rule ip kube-proxy CHAIN TEXT": the chain holds a rule written so
+        const [, chain, text] = /^add rule \S+ \S+ (\S+) (.*)$/.exec(line.trim()) ?? [];
+        return !!nft.table.chain(chain ?? '')?.rules.some((r) => ruleText(r) === text);
+      }
       rules ??= new Set(
         (data.rs?.tables ?? []).flatMap((t) =>
           t.chains.flatMap((c) =>
@@ -92,8 +112,13 @@ export interface AnalyzeOptions {
 /** The core's expected rules for the node, compared with its dump, or why they cannot be. */
 function driftOf(node: NodeAnalysis, view: ClusterView): NodeDrift | { error: string } {
   const r = node.rules();
-  if (!r?.ruleset)
-    return { error: r?.failure?.message.split('\n')[0] ?? 'no rules recorded for this node' };
+  if (!node.dataplane())
+    return {
+      error:
+        r?.failure?.message.split('\n')[0] ??
+        node.driftUnavailable() ??
+        'no rules recorded for this node',
+    };
   if (view.services.length === 0)
     return {
       error:

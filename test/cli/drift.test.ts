@@ -114,11 +114,12 @@ describe('kdebug drift', () => {
 describe('kdebug drift in nftables mode', () => {
   // node-a's table as the real kube-proxy 1.37 wrote it in the lab (test/fixtures/nft): it sends
   // matrix/cluster-ip (10.96.33.216:80) to 10.244.1.4:80 and 10.244.2.2:80
-  const snapshot = (endpoints: string[]) => {
+  // `text`: the table recorded as nft lists it (a node whose nft has no JSON)
+  const snapshot = (endpoints: string[], text = false) => {
     const dir = mkdtempSync(join(tmpdir(), 'kdebug-nft-drift-'));
     cpSync(
-      'test/fixtures/nft/kube-proxy-1.37-node-a.json',
-      join(dir, 'nodes/node-a/nft-ip-kube-proxy.txt'),
+      `test/fixtures/nft/kube-proxy-1.37-node-a.${text ? 'txt' : 'json'}`,
+      join(dir, `nodes/node-a/nft-ip-kube-proxy${text ? '-text' : ''}.txt`),
     );
     writeFileSync(join(dir, 'nodes/node-a/proxy-mode.txt'), 'nftables');
     const items = [
@@ -168,28 +169,85 @@ describe('kdebug drift in nftables mode', () => {
     return dir;
   };
 
-  it('kdebug expect says it models iptables mode only, rather than print rules kube-proxy does not write', () => {
-    const dir = snapshot(['10.244.1.4']);
+  it('kdebug expect prints the nft -f script of the table kube-proxy writes there', () => {
+    const dir = snapshot(['10.244.1.4', '10.244.2.2']);
     try {
       const r = kdebug(['expect', '--snapshot', dir, '--node', 'node-a']);
-      assert.equal(r.code, 2);
+      assert.equal(r.code, 0, r.stderr);
+      const lines = r.stdout.split('\n');
       assert.match(
-        r.stderr,
-        /node node-a: kube-proxy runs in nftables mode; expect prints the rules of iptables mode only/,
+        lines[0]!,
+        /^# kdebug expect: the table ip kube-proxy .* nftables mode.* node-a$/,
       );
+      // the chain name is the one the real kube-proxy gave it in the fixture
+      const chain = 'service-FN4G4LLS-matrix/cluster-ip/tcp/http';
+      assert.ok(lines.includes(`add chain ip kube-proxy ${chain}`));
+      assert.ok(
+        lines.includes(
+          `add element ip kube-proxy service-ips { 10.96.33.216 . tcp . 80 : goto ${chain} }`,
+        ),
+      );
+      assert.ok(
+        lines.includes(
+          `add rule ip kube-proxy ${chain} meta l4proto tcp dnat ip addr . port to numgen random mod 2 map { 0 : 10.244.1.4 . 80 , 1 : 10.244.2.2 . 80 }`,
+        ),
+      );
+      assert.ok(lines.includes('add element ip kube-proxy nodeport-ips { 192.0.2.21 }'));
+      // no ServiceCIDR in the snapshot: said, and its drop left out
+      assert.ok(lines.some((l) => /^# note: no ServiceCIDR of this family was read/.test(l)));
+      const table = kdebug(['expect', '--snapshot', dir, '--node', 'node-a', '--table', 'nat']);
+      assert.equal(table.code, 2);
+      assert.match(table.stderr, /nftables mode, where its rules are one table/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   });
 
-  it('compares entries and endpoints with the table: none stale, exit 0; a gone endpoint, exit 1', () => {
-    const cases: { endpoints: string[]; code: number; ids: string[] }[] = [
+  it('kdebug trace walks a packet through the table: its numgen shares; a ping rejected (exit 1)', () => {
+    const dir = snapshot(['10.244.1.4', '10.244.2.2']);
+    try {
+      const args = ['trace', '--snapshot', dir, '--node', 'node-a', '--src', '10.244.1.9'];
+      const r = kdebug([...args, '--dst', '10.96.33.216:80', '-o', 'json']);
+      assert.equal(r.code, 0, r.stderr);
+      const doc = JSON.parse(r.stdout) as {
+        packet: { enters: string };
+        outcomes: {
+          probability: number;
+          destination: string;
+          rules: { table: string; chain: string }[];
+        }[];
+      };
+      assert.equal(doc.packet.enters, 'the prerouting hook');
+      assert.deepEqual(doc.outcomes.map((o) => `${o.probability} ${o.destination}`).sort(), [
+        '0.5 10.244.1.4:80',
+        '0.5 10.244.2.2:80',
+      ]);
+      assert.ok(
+        doc.outcomes[0]!.rules.some(
+          (x) =>
+            x.table === 'ip kube-proxy' &&
+            x.chain === 'service-FN4G4LLS-matrix/cluster-ip/tcp/http',
+        ),
+      );
+      const ping = kdebug([...args, '--dst', '10.96.33.216', '--proto', 'icmp']);
+      assert.equal(ping.code, 1, ping.stderr);
+      assert.match(ping.stdout, /REJECT/);
+      assert.match(ping.stdout, /cluster-ips-check/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('compares the table with what kube-proxy should write: none stale, exit 0; a gone endpoint, exit 1', () => {
+    const cases: { endpoints: string[]; code: number; ids: string[]; text?: boolean }[] = [
       { endpoints: ['10.244.1.4', '10.244.2.2'], code: 0, ids: [] },
+      { endpoints: ['10.244.1.4', '10.244.2.2'], code: 0, ids: [], text: true },
+      { endpoints: ['10.244.1.4'], code: 1, ids: ['endpoint-stale'], text: true },
       { endpoints: ['10.244.1.4'], code: 1, ids: ['endpoint-stale'] },
       { endpoints: ['10.244.1.4', '10.244.2.2', '10.244.1.9'], code: 1, ids: ['endpoint-missing'] },
     ];
     for (const c of cases) {
-      const dir = snapshot(c.endpoints);
+      const dir = snapshot(c.endpoints, c.text);
       try {
         const r = kdebug(['drift', '--snapshot', dir, '--node', 'node-a', '-o', 'json']);
         assert.equal(r.code, c.code, r.stderr);
@@ -199,9 +257,10 @@ describe('kdebug drift in nftables mode', () => {
           c.ids,
           c.endpoints.join(','),
         );
+        // the whole table is compared now: nothing left to say it was not
         assert.deepEqual(
-          doc.notes.map((n) => n.id),
-          ['nftables-partly-compared'],
+          (doc.notes ?? []).map((n) => n.id),
+          [],
         );
       } finally {
         rmSync(dir, { recursive: true, force: true });

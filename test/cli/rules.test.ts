@@ -75,13 +75,40 @@ describe('kdebug rules', () => {
     );
   });
 
-  it('says what it cannot do yet with an nftables table, and where a bad listing breaks', () => {
-    const search = kdebug(['rules', '--file', NFT, '--search', 'kitchen']);
-    assert.equal(search.code, 2);
-    assert.match(
-      search.stderr,
-      /--search reads iptables dumps; it does not search nftables tables yet/,
+  it('searches an nftables table: a ClusterIP finds its Services and map elements, a typo its chains', () => {
+    type Hits = { hits: { kind: string; text: string; chain?: string; service?: string }[] };
+    const hits = (q: string) => {
+      const r = kdebug(['rules', '--file', NFT, '--search', q, '-o', 'json']);
+      assert.equal(r.code, 0, r.stderr);
+      return (JSON.parse(r.stdout) as Hits).hits;
+    };
+    const dns = hits('10.96.0.10');
+    assert.deepEqual(
+      dns.filter((h) => h.kind === 'service').map((h) => `${h.text} ${h.service}`),
+      [
+        '10.96.0.10:53 kube-system/kube-dns:dns',
+        '10.96.0.10:53 kube-system/kube-dns:dns-tcp',
+        '10.96.0.10:9153 kube-system/kube-dns:metrics',
+      ],
     );
+    assert.ok(dns.some((h) => h.chain === 'service-ips' && h.text === '10.96.0.10:9153'));
+    assert.ok(dns.some((h) => h.chain === 'cluster-ips' && h.text === '10.96.0.10'));
+    // 10.96.0.100 would be a prefix: an address matches whole
+    assert.deepEqual(
+      hits('10.96.0.1').filter((h) => h.text.startsWith('10.96.0.10')),
+      [],
+    );
+    assert.deepEqual(
+      hits('31768').map((h) => `${h.kind} ${h.chain ?? ''} ${h.service}`),
+      [
+        'service external-AZMIQ6IG-matrix/lb/tcp/http matrix/lb:http',
+        'rule service-nodeports matrix/lb:http',
+      ],
+    );
+    assert.ok(hits('kitchn').some((h) => h.text === 'service-JO4CTW7L-matrix/kitchen/tcp/http'));
+  });
+
+  it('says where a bad nftables listing breaks', () => {
     const bad = kdebug(['rules', '--file', '-'], { input: '{"nftables": [\n{"table": }\n]}' });
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /^kdebug: <stdin>:2: not valid JSON/);

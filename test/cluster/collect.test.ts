@@ -134,6 +134,7 @@ describe('collect for one Service', () => {
       'Pods selected by default/web': 2,
       'Pod default/old-web-0': 1,
       Nodes: 2,
+      ServiceCIDRs: 0,
       'DaemonSet kube-system/kube-proxy': 1,
       'kube-proxy Pods': 2,
       'ConfigMap kube-system/kube-proxy': 1,
@@ -371,6 +372,55 @@ describe('collect: Services without a selector, and node commands', () => {
         'node-b iptables-save done',
         'node-b proxy-mode failed',
       ],
+    );
+  });
+
+  it("lists kube-proxy's nftables table as text where the node's nft has no JSON", async () => {
+    const ran: string[] = [];
+    const transport: NodeTransport = {
+      run: async (node, c) => {
+        ran.push(`${node} ${commandStem(c)}`);
+        // node-a's nft was built without JSON; node-b has no table at all
+        if (c.kind === 'nft-list' && c.format !== 'text' && node === 'node-a')
+          return {
+            stdout: '',
+            stderr: 'Error: JSON support not compiled-in',
+            exitCode: 1,
+            via: 'test',
+          };
+        if (c.kind === 'nft-list' && node === 'node-b')
+          return {
+            stdout: '',
+            stderr:
+              'Error: No such file or directory; did you mean table ‘kube-proxy’ in family ip6?',
+            exitCode: 1,
+            via: 'test',
+          };
+        return { stdout: `${commandStem(c)} of ${node}\n`, stderr: '', exitCode: 0, via: 'test' };
+      },
+    };
+    const { cluster } = await serve(webCluster().relevant, {}, transport);
+    const facts = await collect(
+      cluster,
+      { namespace: 'default', service: 'web' },
+      { nodeCommands: [{ kind: 'nft-list', family: 'ip' }] },
+    );
+    assert.deepEqual(ran.sort(), [
+      'node-a nft-ip-kube-proxy',
+      'node-a nft-ip-kube-proxy-text',
+      'node-b nft-ip-kube-proxy',
+      'node-b nft-ip-kube-proxy-text',
+    ]);
+    // a failed listing is no listing: only node-a's text one is kept
+    assert.deepEqual(facts.nodes, {
+      'node-a': { 'nft-ip-kube-proxy-text': 'nft-ip-kube-proxy-text of node-a\n' },
+    });
+    // node-a's table was read (as text); node-b's in neither form
+    assert.deepEqual(
+      (facts.meta['nodeErrors'] as { node: string; command: string }[]).map(
+        (e) => `${e.node} ${e.command}`,
+      ),
+      ['node-b nft-ip-kube-proxy', 'node-b nft-ip-kube-proxy-text'],
     );
   });
 

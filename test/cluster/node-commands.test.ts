@@ -103,6 +103,11 @@ const KINDS: [NodeCommand, string[], string][] = [
     ['/usr/bin/timeout', '30', '/usr/sbin/nft', '-j', 'list', 'table', 'ip', 'kube-proxy'],
     'nft-ip-kube-proxy',
   ],
+  [
+    { kind: 'nft-list', family: 'ip6', format: 'text' },
+    ['/usr/bin/timeout', '30', '/usr/sbin/nft', 'list', 'table', 'ip6', 'kube-proxy'],
+    'nft-ip6-kube-proxy-text',
+  ],
 ];
 
 describe('node commands', () => {
@@ -275,6 +280,7 @@ describe('node commands', () => {
     ['extra field', { kind: 'ip-addr', argv: ['rm', '-rf', '/'] }],
     ['an nft family that is not one', { kind: 'nft-list', family: 'ip; nft flush ruleset' }],
     ['an nft table of its own', { kind: 'nft-list', family: 'ip', table: 'filter' }],
+    ['an nft format that is not one', { kind: 'nft-list', family: 'ip', format: '-f /tmp/x' }],
     ['unknown kind', { kind: 'shell', command: 'rm -rf /' }],
     ['a string', 'iptables-save; rm -rf /'],
     ['nothing', undefined],

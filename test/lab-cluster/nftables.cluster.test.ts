@@ -1,6 +1,7 @@
-// The lab cluster with kube-proxy in nftables mode (--mode nftables): the real kube-proxy writes
-// its "kube-proxy" nftables table and traffic goes through it; kdebug reads that table on each
-// node, compares the Service's endpoints in it, and says what it does not compare yet.
+// The lab cluster with kube-proxy in nftables mode (--mode nftables), dual-stack: the real
+// kube-proxy writes its "ip kube-proxy" and "ip6 kube-proxy" nftables tables and traffic goes
+// through them; kdebug reads both on each node and compares them with the tables kube-proxy
+// should write (kdebug expect's).
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,6 +10,13 @@ import { after, before, describe, it } from 'node:test';
 import { goUnavailable } from '../support/cluster/build.js';
 import { ClusterClient, type SvcJson } from '../support/cluster/client.js';
 import { clusterUnavailable, down, up } from '../support/cluster/cluster.js';
+import {
+  DUAL_MATRIX_OBJECTS,
+  LB_INGRESS,
+  LB_INGRESS_V6,
+  MATRIX_NAMESPACE,
+} from '../support/cluster/matrix.js';
+import { nftDifferences, nftRoundTrip, scratchNamespace } from '../support/cluster/truth.js';
 import { hasCommand, skipWithout } from '../support/skip.js';
 
 const why =
@@ -17,7 +25,9 @@ const why =
 describe('the lab cluster, kube-proxy in nftables mode', skipWithout(why), () => {
   let c: ClusterClient;
   before(async () => {
-    c = new ClusterClient(await up({ prefix: 'kdc', nodes: 2, mode: 'nftables' }));
+    c = new ClusterClient(
+      await up({ prefix: 'kdc', nodes: 2, mode: 'nftables', families: 'dual' }),
+    );
   });
   after(() => down());
 
@@ -40,7 +50,7 @@ describe('the lab cluster, kube-proxy in nftables mode', skipWithout(why), () =>
     }
   });
 
-  it("kdebug svc: each node's nftables table read, the endpoints in it as expected, what is not compared said", () => {
+  it("kdebug svc: each node's nftables table read and compared with what kube-proxy should write", () => {
     const r = c.kdebug([
       'svc',
       'kube-dns',
@@ -58,10 +68,7 @@ describe('the lab cluster, kube-proxy in nftables mode', skipWithout(why), () =>
     assert.equal(rules.status, 'pass');
     assert.deepEqual(
       rules.findings.map((f) => `${f.id}:${f.status}@${f.node}`),
-      c.info.nodes.flatMap((n) => [
-        `rules-match:pass@${n.name}`,
-        `rules-nftables-partly-observed:skip@${n.name}`,
-      ]),
+      c.info.nodes.map((n) => `rules-match:pass@${n.name}`),
     );
     assert.deepEqual(
       doc.steps.filter((s) => s.status === 'fail' || s.status === 'warn').map((s) => s.id),
@@ -106,6 +113,73 @@ describe('the lab cluster, kube-proxy in nftables mode', skipWithout(why), () =>
       c.podIPs('kube-system', 'k8s-app=kube-dns').sort(),
     );
   });
+  it('truth: kdebug expect equals the ip and ip6 tables the real kube-proxy wrote, for every Service shape', async () => {
+    c.kubectl(['apply', '-f', '-'], { input: DUAL_MATRIX_OBJECTS });
+    c.setIngress(
+      MATRIX_NAMESPACE,
+      Object.fromEntries(
+        Object.entries(LB_INGRESS).map(([svc, ip]) => [svc, [ip, LB_INGRESS_V6[svc]!]]),
+      ),
+    );
+    const scratch = scratchNamespace('kdc');
+    const wrong = () => {
+      const dir = mkdtempSync(join(tmpdir(), 'kdc-nft-snapshot-'));
+      rmSync(dir, { recursive: true });
+      try {
+        const saved = c.kdebug(['snapshot', 'save', dir, '--all', '-A', '--via', 'kube-proxy']);
+        assert.equal(saved.code, 0, saved.stderr);
+        return c.info.nodes.flatMap((n) =>
+          (['ip', 'ip6'] as const).flatMap((family) => {
+            const e = c.kdebug([
+              'expect',
+              ...['--snapshot', dir, '--node', n.name],
+              ...['--family', family === 'ip' ? 'ipv4' : 'ipv6'],
+            ]);
+            assert.equal(e.code, 0, e.stderr);
+            const actual = c.onNode(n.name, ['nft', 'list', 'table', family, 'kube-proxy']);
+            assert.equal(actual.code, 0, actual.stderr);
+            const d = nftDifferences(
+              nftRoundTrip(scratch, e.stdout, family),
+              nftRoundTrip(scratch, actual.stdout, family),
+            );
+            return d.length > 0 ? [`${n.name} ${family}:`, ...d] : [];
+          }),
+        );
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    };
+    // kube-proxy catches up with the API in its own time: its table must come to equal expect
+    await c.until(
+      'the matrix Pods ready',
+      () =>
+        c.readiness(MATRIX_NAMESPACE).length === 3 &&
+        c.readiness(MATRIX_NAMESPACE).every((r) => r === 'True'),
+    );
+    let d = wrong();
+    for (const end = Date.now() + 30_000; d.length > 0 && Date.now() < end; d = wrong())
+      await new Promise((r) => setTimeout(r, 1000));
+    assert.deepEqual(d, [], `kdebug expect differs from kube-proxy's table:\n${d.join('\n')}`);
+    // a dual-stack Service: each family's table compared, each finding naming its family
+    const r = c.kdebug([
+      'svc',
+      'cluster-ip',
+      '-n',
+      MATRIX_NAMESPACE,
+      '--via',
+      'kube-proxy',
+      '-o',
+      'json',
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    const rules = (JSON.parse(r.stdout) as SvcJson).steps.find((s) => s.id === 'rules')!;
+    assert.equal(rules.status, 'pass');
+    assert.deepEqual(
+      rules.findings.map((f) => `${f.id}:${f.status} ${f.title.split(':')[0]}`).sort(),
+      c.info.nodes.flatMap(() => ['rules-match:pass IPv4', 'rules-match:pass IPv6']).sort(),
+    );
+  });
+
   // last: it deletes a map element kube-proxy may not restore before the lab goes down
   it('kdebug drift: nothing on what the real kube-proxy wrote; a map element deleted by hand is found on that node only', () => {
     const clean = c.kdebug(['drift', '--all-nodes', '--via', 'kube-proxy', '-o', 'json']);

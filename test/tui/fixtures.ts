@@ -72,6 +72,7 @@ export const staleDrift: NodeDrift = {
 /** Pod 10.244.1.7 to nginx-svc: half to the other node, half back to itself (hairpin). */
 export const hairpinWalk: TraceResult = {
   packet: { src: '10.244.1.7', dst: '10.1.190.219', dport: 8080, protocol: 'tcp', fromHost: false },
+  enters: 'nat PREROUTING',
   notes: [],
   outcomes: [
     {

@@ -191,6 +191,9 @@ describe('Drift frame', () => {
       search: () => undefined,
       drift: () => staleDrift,
       hasRule: () => false,
+      trace: () => {
+        throw new Error('not walked here');
+      },
     } as NodeData;
     const m = driftModel(initialState('drift'), [node], WIDTH, HEIGHT);
     assert.equal(

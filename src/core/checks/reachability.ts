@@ -268,8 +268,24 @@ function pingExplained(ctx: CheckContext, svc: Service): Finding | undefined {
       ...packetWalk(ctx, node, { dst: ip, port: port.port, proto: port.protocol.toLowerCase() }),
     );
   }
-  if (mode === 'nftables')
+  if (mode === 'nftables') {
     evidence.push(...nftablesPingEvidence(ctx, ip, port.port, port.protocol));
+    // and the walk through that table: the ping rejected, the port DNATed
+    const walked =
+      ctx
+        .nodeNames()
+        .find((n) => pings.some((p) => p.node === n) && ctx.analysis.node(n).nft()?.table) ??
+      ctx.nodeNames().find((n) => ctx.analysis.node(n).nft()?.table);
+    if (walked)
+      evidence.push(
+        ...packetWalk(ctx, walked, { dst: ip, proto: 'icmp' }),
+        ...packetWalk(ctx, walked, {
+          dst: ip,
+          port: port.port,
+          proto: port.protocol.toLowerCase(),
+        }),
+      );
+  }
   const proto = port.protocol;
   const answered = pings.some((p) => p.result.status === 'pass');
   const connected = conns.some((p) => p.result.status === 'pass');

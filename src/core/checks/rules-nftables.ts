@@ -1,31 +1,48 @@
 // Step 7 on a node whose kube-proxy runs in nftables mode: the Service's trees read back from
 // its nftables table, and their endpoints compared with the ones kube-proxy should send to (the
 // same endpoint choice as iptables mode: ready, else serving and terminating; local ones for
-// the local policies). What is not compared yet in this mode is said, not passed.
+// the local policies), and every other part of the table kube-proxy should write, as
+// `kdebug drift` compares it.
 import type { Service } from '../kube.js';
 import type { Finding } from '../model.js';
 import { driftToFinding } from '../drift.js';
-import { NFT_STEM } from '../facts.js';
+import { nftStems } from '../facts.js';
+import type { IPFamily } from '../ipv6.js';
 import { percent } from '../model.js';
 import { count, finding } from './check.js';
 import type { CheckContext } from './context.js';
 
-/** The Rules step's findings for one nftables-mode node. */
-export function nftablesNode(ctx: CheckContext, node: string, svc: Service): Finding[] {
-  const n = ctx.analysis.node(node);
+/** The Rules step's findings for one nftables-mode node, in one family's table (`ip` or `ip6`
+ * kube-proxy); a dual-stack Service's findings start with their family. */
+export function nftablesNode(
+  ctx: CheckContext,
+  node: string,
+  svc: Service,
+  family: IPFamily = 'IPv4',
+): Finding[] {
+  const label =
+    family === 'IPv6' ? 'IPv6: ' : svc.clusterIPs.some((ip) => ip.includes(':')) ? 'IPv4: ' : '';
+  const table = `${family === 'IPv6' ? 'ip6' : 'ip'} kube-proxy`;
+  const n = ctx.analysis.node(node, undefined, family);
   const read = n.nft();
+  const stem = nftStems(family).json;
   if (!read)
     return [
-      finding('rules-nftables-not-observed', 'skip', `${node}: nftables mode, its table not read`, {
-        explanation: `kube-proxy on ${node} runs in nftables mode and kdebug did not read its table (nodes/${node}/${NFT_STEM}.txt is not in the facts), so ${svc.namespace}/${svc.name} is not checked there.`,
-        next: `nft -j list table ip kube-proxy > nodes/${node}/${NFT_STEM}.txt   (on ${node})`,
-        node,
-      }),
+      finding(
+        'rules-nftables-not-observed',
+        'skip',
+        `${label}${node}: nftables mode, its table not read`,
+        {
+          explanation: `kube-proxy on ${node} runs in nftables mode and kdebug did not read its table ${table} (nodes/${node}/${stem}.txt is not in the facts), so ${svc.namespace}/${svc.name} is not checked there.`,
+          next: `nft -j list table ${table} > nodes/${node}/${stem}.txt   (on ${node})`,
+          node,
+        },
+      ),
     ];
   const trees = read.table && n.trees(ctx.scope);
   if (!trees)
     return [
-      finding('rules-unreadable', 'warn', `${node}: the nftables table cannot be read`, {
+      finding('rules-unreadable', 'warn', `${label}${node}: the nftables table cannot be read`, {
         explanation: read.error ?? 'unreadable',
         evidence: [read.source],
         node,
@@ -35,7 +52,7 @@ export function nftablesNode(ctx: CheckContext, node: string, svc: Service): Fin
   const out: Finding[] = n
     .drift(ctx.scope)
     .findings.map(driftToFinding)
-    .map((f) => ({ ...f, evidence: [read.source, ...f.evidence] }));
+    .map((f) => ({ ...f, title: `${label}${f.title}`, evidence: [read.source, ...f.evidence] }));
   const parts: string[] = [];
   const evidence: string[] = [];
   for (const port of svc.ports) {
@@ -61,23 +78,16 @@ export function nftablesNode(ctx: CheckContext, node: string, svc: Service): Fin
   }
   if (!out.some((f) => f.status === 'fail' || f.status === 'warn') && parts.length > 0)
     out.push(
-      finding('rules-match', 'pass', `${node}: ${parts.join(', ')} in nftables, as expected`, {
-        explanation: `kube-proxy's nftables table on ${node} sends ${svc.namespace}/${svc.name} to exactly the endpoints it should for the current objects.`,
-        evidence,
-        node,
-      }),
+      finding(
+        'rules-match',
+        'pass',
+        `${label}${node}: ${parts.join(', ')} in nftables, as expected`,
+        {
+          explanation: `kube-proxy's nftables table on ${node} sends ${svc.namespace}/${svc.name} to exactly the endpoints it should for the current objects.`,
+          evidence,
+          node,
+        },
+      ),
     );
-  out.push(
-    finding(
-      'rules-nftables-partly-observed',
-      'skip',
-      `${node}: nftables masquerade, node ports, firewall and rule text not compared yet`,
-      {
-        explanation: `In nftables mode kdebug compares the Service's entry and its endpoints; the masquerade marks, node ports, load-balancer source ranges and the exact rules kube-proxy writes are not compared with what it should write yet.`,
-        next: `nft list table ip kube-proxy   (on ${node})`,
-        node,
-      },
-    ),
-  );
   return out;
 }

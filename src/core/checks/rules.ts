@@ -405,6 +405,12 @@ export const rulesCheck: Check = {
     const iptablesNodes = nodes.filter(
       (n) => (modes.find((m) => m.node === n)?.mode ?? 'iptables') === 'iptables',
     );
-    return [...out, ...ipv6Rules(ctx, svc, iptablesNodes), ...unread];
+    // the IPv6 half on nftables nodes: kube-proxy's ip6 table, compared as the ip one
+    const ipv6Tables = svc.clusterIPs.some((ip) => ip.includes(':'))
+      ? nodes
+          .filter((n) => modes.find((m) => m.node === n)?.mode === 'nftables')
+          .flatMap((n) => nftablesNode(ctx, n, svc, 'IPv6'))
+      : [];
+    return [...out, ...ipv6Rules(ctx, svc, iptablesNodes), ...ipv6Tables, ...unread];
   },
 };

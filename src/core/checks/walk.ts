@@ -13,7 +13,7 @@ export interface WalkRequest {
 /** "packet walk on NODE, icmp 10.0.12.7 -> 10.1.190.219: no rule matched, routed unchanged". */
 export function packetWalk(ctx: CheckContext, node: string, r: WalkRequest): string[] {
   const src = ctx.view.nodes.find((n) => n.name === node)?.ips[0];
-  if (!ctx.rules(node)?.ruleset || !src) return [];
+  if (!ctx.analysis.node(node).dataplane() || !src) return [];
   let result;
   try {
     result = ctx.analysis.node(node).trace({

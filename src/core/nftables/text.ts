@@ -314,25 +314,30 @@ function rule(chain: string, text: string): NftRule {
     expr.push(...matches(t), {
       vmap: { key: { numgen: { mode: 'random', mod: Number(m[1]) } }, data: { set } },
     });
-  } else if ((m = /(?:^| )dnat ip to numgen random mod (\d+) map \{ (.*) \}$/.exec(t))) {
-    const set = splitTop(m[2]!).map((p) => {
+  } else if (
+    // the listing's "dnat ip to numgen ..."; the script's "dnat ip addr . port to numgen ..."
+    (m = /(?:^| )dnat (ip6?)(?: addr \. port)? to numgen random mod (\d+) map \{ (.*) \}$/.exec(t))
+  ) {
+    const family = m[1]!;
+    const mod = Number(m[2]);
+    const set = splitTop(m[3]!).map((p) => {
       const [k, v] = splitOnce(p, ' : ');
       return [Number(k), { concat: v.trim().split(' . ').map(value_) }];
     });
     t = t.slice(0, m.index);
     expr.push(...matches(t), {
-      dnat: {
-        family: 'ip',
-        addr: { map: { key: { numgen: { mode: 'random', mod: Number(m[1]) } }, data: { set } } },
-      },
+      dnat: { family, addr: { map: { key: { numgen: { mode: 'random', mod } }, data: { set } } } },
     });
-  } else if ((m = /(?:^| )dnat to (\S+?):(\d+)$/.exec(t))) {
+  } else if ((m = /(?:^| )dnat to \[?([^\s\]]+?)\]?:(\d+)$/.exec(t))) {
     t = t.slice(0, m.index);
     expr.push(...matches(t), { dnat: { addr: m[1], port: Number(m[2]) } });
   } else if ((m = /(?:^| )(goto|jump) (\S+)$/.exec(t))) {
     t = t.slice(0, m.index);
     expr.push(...matches(t), { [m[1]!]: { target: m[2] } });
-  } else if ((m = /(?:^| )meta mark set meta mark \| (0x[0-9a-f]+)(.*)$/.exec(t))) {
+  } else if (
+    // the listing's "meta mark set meta mark | 0x00004000"; the script's "mark set mark or 0x4000"
+    (m = /(?:^| )(?:meta mark set meta mark \||mark set mark or) (0x[0-9a-f]+)(.*)$/.exec(t))
+  ) {
     t = t.slice(0, m.index);
     expr.push(...matches(t), {
       mangle: {
@@ -340,9 +345,9 @@ function rule(chain: string, text: string): NftRule {
         value: { '|': [{ meta: { key: 'mark' } }, Number(m[1])] },
       },
     });
-  } else if ((m = /^update (@\S+) \{ ip saddr \}$/.exec(t))) {
+  } else if ((m = /^update (@\S+) \{ (ip6?) saddr \}$/.exec(t))) {
     expr.push({
-      set: { op: 'update', elem: { payload: { protocol: 'ip', field: 'saddr' } }, set: m[1] },
+      set: { op: 'update', elem: { payload: { protocol: m[2], field: 'saddr' } }, set: m[1] },
     });
   } else expr.push(...matches(t));
   return { chain, ...(comment !== undefined ? { comment } : {}), expr };
@@ -365,10 +370,10 @@ function matches(t: string): NftExpr[] {
     (at, i, all) => rest.slice(at, all[i + 1]).trim(),
   );
   for (const piece of pieces) {
-    const m = /^ip saddr (@affinity-\S+)$/.exec(piece);
+    const m = /^(ip6?) saddr (@affinity-\S+)$/.exec(piece);
     if (m)
       out.push({
-        match: { op: '==', left: { payload: { protocol: 'ip', field: 'saddr' } }, right: m[1] },
+        match: { op: '==', left: { payload: { protocol: m[1], field: 'saddr' } }, right: m[2] },
       });
     else out.push({ match: { text: piece } });
   }

@@ -7,6 +7,7 @@
 // Two generations of kube-proxy are read: the endpoint-<H>-... chain per endpoint, DNATing
 // (1.29-1.32), and the DNAT inlined in the service chain through a numgen map, with endpoint
 // chains only for session affinity (1.33 on, as 1.37 writes it in the lab).
+import { hostPort } from '../ipv6.js';
 import type { ServicePortName } from '../model.js';
 import {
   emptyTree,
@@ -231,7 +232,8 @@ function endpointsOf(
     }
     const vmap = numgenVmap(r);
     if (vmap) {
-      for (const target of vmap) endpointChain(target).probability += 1 / vmap.length;
+      // numgen random mod N picks each of 0..N-1 alike: a listed target gets 1/N
+      for (const target of vmap.targets) endpointChain(target).probability += 1 / vmap.mod;
       continue;
     }
     const dnat = dnatOf(r);
@@ -245,11 +247,11 @@ function endpointsOf(
         line: 0,
       });
     else if (dnat)
-      for (const address of dnat)
+      for (const address of dnat.targets)
         out.push({
           address,
           chain: r.chain,
-          probability: 1 / dnat.length,
+          probability: 1 / dnat.mod,
           hairpinMasquerade: null,
           affinity: false,
           line: 0,
@@ -264,36 +266,43 @@ function endpointsOf(
   return out;
 }
 
-/** A DNAT: "ip:port", or the list of a numgen map's "ip:port" targets. */
-function dnatOf(r: NftRule): string | string[] | undefined {
+/** A DNAT: "ip:port", or a numgen map's N and its "ip:port" targets. */
+function dnatOf(r: NftRule): string | { mod: number; targets: string[] } | undefined {
   for (const e of r.expr) {
     const d = e['dnat'];
     if (!isObject(d)) continue;
     const addr = d['addr'];
     if (typeof addr === 'string')
-      return d['port'] !== undefined ? `${addr}:${String(d['port'])}` : addr;
+      return d['port'] !== undefined ? hostPort(addr, String(d['port'])) : addr;
     const map = isObject(addr) && isObject(addr['map']) ? addr['map'] : undefined;
     const set = map && isObject(map['data']) ? map['data']['set'] : undefined;
-    if (Array.isArray(set))
-      return set.map((pair) => {
+    if (Array.isArray(set)) {
+      const numgen = map && isObject(map['key']) ? map['key']['numgen'] : undefined;
+      const mod = isObject(numgen) ? Number(numgen['mod']) : 0;
+      const targets = set.map((pair) => {
         const v = Array.isArray(pair) ? pair[1] : undefined;
         const parts = isObject(v) && Array.isArray(v['concat']) ? (v['concat'] as unknown[]) : [v];
-        return parts.map((p) => String(scalar(p))).join(':');
+        const [ip, port] = parts.map((p) => String(scalar(p)));
+        return port === undefined ? ip! : hostPort(ip!, port);
       });
+      return { mod: mod > 0 ? mod : targets.length, targets };
+    }
   }
   return undefined;
 }
 
-/** `numgen random mod N vmap { 0 : goto X, ... }`: the N targets in order. */
-function numgenVmap(r: NftRule): string[] | undefined {
+/** `numgen random mod N vmap { 0 : goto X, ... }`: N and the targets in order. */
+function numgenVmap(r: NftRule): { mod: number; targets: string[] } | undefined {
   for (const e of r.expr) {
     const v = e['vmap'];
-    if (!isObject(v) || !isObject(v['key']) || !('numgen' in v['key'])) continue;
+    if (!isObject(v) || !isObject(v['key']) || !isObject(v['key']['numgen'])) continue;
     const set = isObject(v['data']) ? v['data']['set'] : undefined;
     if (!Array.isArray(set)) continue;
-    return set
+    const targets = set
       .map((pair) => (Array.isArray(pair) ? verdictOf(pair[1])?.target : undefined))
       .filter((x): x is string => x !== undefined);
+    const mod = Number(v['key']['numgen']['mod']);
+    return { mod: mod > 0 ? mod : targets.length, targets };
   }
   return undefined;
 }

@@ -8,7 +8,15 @@ import { S, T } from '../components/text.js';
 import { useWindow } from '../components/window.js';
 import { cursorOf, type State, type View } from '../state.js';
 import { wrap } from '../wrap.js';
-import { chainLines, rawLines, treeRows, type RawLine, type TreeRow } from './rules-rows.js';
+import {
+  chainLines,
+  nftChainLines,
+  nftRawLines,
+  rawLines,
+  treeRows,
+  type RawLine,
+  type TreeRow,
+} from './rules-rows.js';
 import { hostPort } from '../../core/ipv6.js';
 
 export interface RulesModel {
@@ -47,13 +55,20 @@ export function rulesModel(
     rawHeight,
     width,
   };
-  if (s.raw && node?.rs) {
+  if (s.raw && (node?.rs || node?.nft)) {
     const row = rows[cursor];
-    const lines: RawLine[] = s.rawChain
-      ? chainLines(node.rs, s.rawChain.table, s.rawChain.chain)
-      : row
-        ? rawLines(node.rs, row)
-        : [];
+    const { rs, nft } = node;
+    const lines: RawLine[] = nft
+      ? s.rawChain
+        ? nftChainLines(nft, s.rawChain.chain)
+        : row
+          ? nftRawLines(nft, row)
+          : []
+      : s.rawChain
+        ? chainLines(rs!, s.rawChain.table, s.rawChain.chain)
+        : row
+          ? rawLines(rs!, row)
+          : [];
     const title = s.rawChain
       ? `${s.rawChain.table} ${s.rawChain.chain}`
       : row

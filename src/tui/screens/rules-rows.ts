@@ -2,6 +2,8 @@
 // (and KUBE-SVL) -> endpoints. Opening and closing rows only changes which rows are listed; the
 // raw rule lines behind a row are looked up in the parsed dump by line number.
 import type { Ruleset, Table } from '../../core/iptables.js';
+import type { NftTable } from '../../core/nftables/listing.js';
+import { ruleText } from '../../core/nftables/render.js';
 import type {
   EntryPoint,
   MasqueradeRule,
@@ -202,4 +204,60 @@ export function rawLines(rs: Ruleset, row: TreeRow): RawLine[] {
     case 'note':
       return t.chains.svc ? chainLines(rs, 'nat', t.chains.svc) : [];
   }
+}
+
+/** kube-proxy's nftables table behind a row: the map elements and chains it comes from. */
+export function nftRawLines(t: NftTable, row: TreeRow): RawLine[] {
+  const tree = row.tree;
+  const chains = (...names: (string | undefined)[]) =>
+    names.flatMap((n) => (n ? nftChainLines(t, n) : []));
+  switch (row.kind) {
+    case 'service':
+      return [
+        ...tree.entries.flatMap((e) => elementLines(t, e.from, e.chain)),
+        ...tree.verdicts.flatMap((v) => elementLines(t, v.chain, undefined, v.comment)),
+        ...chains(tree.chains.svc, tree.chains.svl, tree.chains.ext, tree.chains.fw),
+      ];
+    case 'entry':
+      return [...elementLines(t, row.entry!.from, row.entry!.chain), ...chains(row.entry!.chain)];
+    case 'masquerade':
+      return chains(row.masquerade!.chain);
+    case 'verdict':
+      return elementLines(t, row.verdict!.chain, undefined, row.verdict!.comment);
+    case 'chain':
+      return chains(row.chain);
+    case 'endpoint':
+      return chains(row.endpoint!.chain);
+    case 'note':
+      return chains(tree.chains.svc);
+  }
+}
+
+/** Every rule of one chain of the table, in nft's words. */
+export function nftChainLines(t: NftTable, chain: string): RawLine[] {
+  const table = `${t.family} ${t.name}`;
+  return (t.chain(chain)?.rules ?? []).map((r, k) => ({
+    table,
+    chain,
+    line: k + 1,
+    text: ruleText(r),
+  }));
+}
+
+/** The elements of a map that go to `target` (or carry `comment`), as nft lists them. */
+function elementLines(t: NftTable, map: string, target?: string, comment?: string): RawLine[] {
+  const set = t.set(map);
+  const table = `${t.family} ${t.name}`;
+  return (set?.elements ?? []).flatMap((e, k) =>
+    (target && e.verdict?.target === target) || (comment && e.comment === comment)
+      ? [
+          {
+            table,
+            chain: map,
+            line: k + 1,
+            text: `${e.key.join(' . ')}${e.comment ? ` comment "${e.comment}"` : ''} : ${e.verdict?.kind ?? ''}${e.verdict?.target ? ` ${e.verdict.target}` : ''}`,
+          },
+        ]
+      : [],
+  );
 }

@@ -1,12 +1,7 @@
 // What the Trace screen offers to walk: sources (a Pod, a process on a node, a client outside)
 // and destinations (the Service addresses in the source node's rules, and a ping to a ClusterIP),
 // and the walk itself, done by the core's tracer.
-import {
-  nodeNetwork,
-  tracePacket,
-  type TraceProtocol,
-  type TraceResult,
-} from '../../core/trace.js';
+import type { TraceProtocol, TraceResult } from '../../core/trace.js';
 import type { TuiData } from '../data.js';
 
 export interface TraceSource {
@@ -38,7 +33,7 @@ const byTarget = (target: string | undefined) => (name: string | undefined) =>
 
 export function traceSources(data: TuiData): TraceSource[] {
   const view = data.view;
-  const withRules = new Set(data.nodes.filter((n) => n.rs).map((n) => n.name));
+  const withRules = new Set(data.nodes.filter((n) => n.rs || n.nft).map((n) => n.name));
   const target = data.target;
   const short = shortName(target?.namespace);
   const pods = view.pods
@@ -120,13 +115,9 @@ export function walk(
   dest: TraceDestination,
 ): TraceResult | { error: string } {
   const node = data.nodes.find((n) => n.name === source.node);
-  if (!node?.rs) return { error: `no rules recorded for node ${source.node}` };
-  const net = nodeNetwork(
-    data.view.nodes.find((n) => n.name === node.name),
-    data.facts.nodes[node.name]?.['ip-addr'],
-  );
+  if (!node?.rs && !node?.nft) return { error: `no rules recorded for node ${source.node}` };
   try {
-    return tracePacket(node.rs, net, {
+    return node.trace({
       src: source.ip,
       dst: dest.ip,
       dport: dest.port,

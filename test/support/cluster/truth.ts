@@ -114,3 +114,56 @@ export function differences(
   }
   return out;
 }
+
+/** kube-proxy's nftables `table` (`ip` or `ip6` kube-proxy), given as a script or a listing,
+ * loaded into the empty lab namespace `netns` with nft -f and listed back as nft's JSON. */
+export function nftRoundTrip(netns: string, text: string, family: 'ip' | 'ip6' = 'ip'): string {
+  run(['ip', 'netns', 'exec', netns, 'nft', 'flush', 'ruleset']);
+  run(['ip', 'netns', 'exec', netns, 'nft', '-f', '-'], text);
+  return run(['ip', 'netns', 'exec', netns, 'nft', '-j', 'list', 'table', family, 'kube-proxy']);
+}
+
+/**
+ * Two nft -j listings of kube-proxy's table compared as kube-proxy's tests compare its
+ * transactions: each chain's rules in order, each set's and map's elements as a set (nft lists a
+ * hash set in its own order); handles and the clients an affinity set has learnt are left out.
+ */
+export function nftDifferences(expected: string, actual: string): string[] {
+  const e = nftItems(expected);
+  const a = nftItems(actual);
+  const out: string[] = [];
+  for (const key of [...new Set([...e.keys(), ...a.keys()])].sort()) {
+    const want = e.get(key);
+    const got = a.get(key);
+    if (want === got) continue;
+    if (!got) out.push(`missing: ${key} ${want}`);
+    else if (!want) out.push(`extra:   ${key} ${got}`);
+    else out.push(`${key} differs:`, `  expected ${want}`, `  actual   ${got}`);
+  }
+  return out;
+}
+
+/** "chain NAME" / "set NAME" -> its normalised JSON (a chain with its rules). */
+function nftItems(listing: string): Map<string, string> {
+  type J = Record<string, unknown>;
+  const items = (JSON.parse(listing) as { nftables: J[] }).nftables;
+  const out = new Map<string, string>();
+  const chains = new Map<string, { chain: J; rules: unknown[] }>();
+  for (const item of items) {
+    const [kind, body] = Object.entries(item)[0] as [string, J];
+    const { handle: _h, ...rest } = body;
+    if (kind === 'chain') chains.set(String(body['name']), { chain: rest, rules: [] });
+    else if (kind === 'rule') {
+      const { handle: _r, chain, ...rule } = rest as J;
+      chains.get(String(chain))?.rules.push(rule);
+    } else if (kind === 'set' || kind === 'map') {
+      const name = String(body['name']);
+      const elem = name.startsWith('affinity-')
+        ? []
+        : ((rest['elem'] as unknown[] | undefined) ?? []).map((x) => JSON.stringify(x)).sort();
+      out.set(`${kind} ${name}`, JSON.stringify({ ...rest, elem }));
+    } else if (kind === 'table') out.set('table', JSON.stringify(rest));
+  }
+  for (const [name, c] of chains) out.set(`chain ${name}`, JSON.stringify(c));
+  return out;
+}

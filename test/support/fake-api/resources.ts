@@ -115,6 +115,14 @@ export const RESOURCE_TYPES: ResourceType[] = [
     fields: META,
   },
   {
+    resource: 'servicecidrs',
+    group: 'networking.k8s.io',
+    version: 'v1',
+    kind: 'ServiceCIDR',
+    namespaced: false,
+    fields: ['metadata.name'],
+  },
+  {
     resource: 'selfsubjectaccessreviews',
     group: 'authorization.k8s.io',
     version: 'v1',

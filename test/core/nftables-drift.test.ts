@@ -1,0 +1,221 @@
+// Drift in nftables mode, as a table test: the table kube-proxy should write for the objects of
+// its TestOverallNFTablesRules (plus an internalTrafficPolicy Local Service) compares clean with
+// itself, read as a script, as nft's JSON and as its listing (the last two from the real nft);
+// and each edit of one line of it is found as the one drift it is.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { describe, it } from 'node:test';
+import { expectedRules } from '../../src/core/expected.js';
+import { clusterView, serviceCIDRs } from '../../src/core/kube.js';
+import type { KubeObject } from '../../src/core/model.js';
+import { nftablesDrift } from '../../src/core/nftables/drift.js';
+import { expectedNftScript, nftPortChains } from '../../src/core/nftables/expected.js';
+import { parseNftJson, type NftTable } from '../../src/core/nftables/listing.js';
+import { parseNftScript, parseNftText } from '../../src/core/nftables/text.js';
+import { buildNftServiceTrees } from '../../src/core/nftables/trees.js';
+import { aService, anEndpointSlice } from '../support/builders.js';
+import { NODE, objects } from '../support/nft-overall.js';
+import { hasCommand, skipWithout } from '../support/skip.js';
+
+const all: KubeObject[] = [
+  ...objects,
+  aService('ns9/itp', { clusterIP: '172.30.0.49', internalTrafficPolicy: 'Local' }),
+  anEndpointSlice('ns9/itp', [
+    ['10.180.0.9', { node: NODE }],
+    ['10.180.1.9', { node: 'other-node' }],
+  ]),
+  // a source range holding the node and its load-balancer IP: nft merges the IP kube-proxy adds
+  aService('ns12/lb-range', {
+    type: 'LoadBalancer',
+    clusterIP: '172.30.0.52',
+    ports: [['p80', 80, 'TCP', 3012]],
+    loadBalancerIPs: ['192.168.77.7'],
+    sourceRanges: ['192.168.0.0/16'],
+  }),
+  anEndpointSlice('ns12/lb-range', ['10.180.0.12']),
+];
+const view = clusterView(all);
+const exp = expectedRules(view, NODE);
+const script = expectedNftScript(exp, serviceCIDRs(view));
+const itp = nftPortChains(exp.servicePorts.find((sp) => sp.name === 'ns9/itp:p80')!);
+
+/** Drift of `table` against the objects: "id service" per finding. */
+const drift = (table: NftTable) =>
+  nftablesDrift({
+    node: NODE,
+    source: 'nodes/test-node/nft-ip-kube-proxy.txt',
+    expected: exp,
+    serviceCIDRs: serviceCIDRs(view),
+    table,
+    trees: buildNftServiceTrees(table, {
+      loadBalancerIPs: new Set(['1.2.3.4', '5.6.7.8', '192.168.77.7']),
+    }),
+    scoped: false,
+  }).findings.map((f) => `${f.id}${f.service ? ` ${f.service}` : ''}`);
+
+/** The script with the lines matching `drop` left out and `more` added. */
+const edited = (drop: RegExp | undefined, more: string[] = [], swap?: [RegExp, string]) =>
+  parseNftScript(
+    [
+      ...script
+        .filter((l) => !drop || !drop.test(l))
+        .map((l) => (swap ? l.replace(swap[0], swap[1]) : l)),
+      ...more,
+    ].join('\n'),
+  ).tables[0]!;
+
+describe('nftables drift', () => {
+  it('finds nothing in the table kube-proxy should write', () => {
+    assert.deepEqual(drift(edited(undefined)), []);
+    // the node is in the source range: kube-proxy lets its load-balancer IP through too
+    assert.ok(script.some((l) => l.endsWith('ip saddr != { 192.168.0.0/16, 192.168.77.7 } drop')));
+  });
+
+  const cases: [string, NftTable, string[]][] = [
+    [
+      'a cluster IP element deleted',
+      edited(/service-ips \{ 172\.30\.0\.41 /),
+      ['service-rules-missing ns1/svc1:p80'],
+    ],
+    [
+      'a node port element deleted',
+      edited(/service-nodeports \{ tcp \. 3003 /),
+      ['nodeport-missing ns3/svc3:p80'],
+    ],
+    [
+      'an endpoint left out of the numgen map',
+      edited(
+        undefined,
+        [],
+        [
+          /numgen random mod 2 map \{ 0 : 10\.180\.0\.4 \. 80 , 1 : 10\.180\.0\.5 \. 80 \}/,
+          'numgen random mod 1 map { 0 : 10.180.0.4 . 80 }',
+        ],
+      ),
+      ['endpoint-missing ns4/svc4:p80'],
+    ],
+    [
+      'a gone endpoint still in the map',
+      edited(
+        undefined,
+        [],
+        [
+          /dnat to 10\.180\.0\.1:80$/,
+          'dnat ip addr . port to numgen random mod 2 map { 0 : 10.180.0.1 . 80 , 1 : 10.180.0.99 . 80 }',
+        ],
+      ),
+      ['endpoint-stale ns1/svc1:p80'],
+    ],
+    [
+      'numgen mod 3 over two endpoints',
+      edited(undefined, [], [/numgen random mod 2 map/, 'numgen random mod 3 map']),
+      ['weights-uneven ns4/svc4:p80'],
+    ],
+    [
+      'the masquerade mark of an external chain deleted',
+      edited(/external-4AT6LBPK-ns3\/svc3\/tcp\/p80 mark set/),
+      ['masquerade-missing ns3/svc3:p80'],
+    ],
+    [
+      'internalTrafficPolicy Local sent to every endpoint',
+      edited(
+        undefined,
+        [
+          `add chain ip kube-proxy ${itp.service}`,
+          `add rule ip kube-proxy ${itp.service} meta l4proto tcp dnat ip addr . port to numgen random mod 2 map { 0 : 10.180.0.9 . 80 , 1 : 10.180.1.9 . 80 }`,
+        ],
+        [new RegExp(`goto ${itp.local.replace(/[/.]/g, '\\$&')} \\}`), `goto ${itp.service} }`],
+      ),
+      ['local-policy-wrong ns9/itp:p80'],
+    ],
+    [
+      'the firewall-ips element deleted',
+      edited(/firewall-ips \{ 5\.6\.7\.8 /),
+      ['firewall-missing ns5/svc5:p80'],
+    ],
+    [
+      'the firewall lets a wider range through',
+      edited(undefined, [], [/203\.0\.113\.0\/25/, '203.0.113.0/24']),
+      ['firewall-missing ns5/svc5:p80'],
+    ],
+    [
+      'the no-endpoint reject deleted',
+      edited(/no-endpoint-services \{ 172\.30\.0\.46 /),
+      ['no-endpoints-reject-missing ns6/svc6:p80'],
+    ],
+    [
+      'a hairpin element deleted',
+      edited(/hairpin-connections \{ 10\.180\.0\.1 /),
+      ['masquerade-missing ns1/svc1:p80'],
+    ],
+    [
+      'a session affinity timeout changed',
+      edited(undefined, [], [/timeout 10800s/, 'timeout 3600s']),
+      ['affinity-wrong ns5/svc5:p80'],
+    ],
+    [
+      'an affinity endpoint left out of the numgen map',
+      edited(/numgen random mod 1 vmap \{ 0 : goto endpoint-GTK6MW7G/),
+      ['endpoint-not-in-numgen ns5/svc5:p80'],
+    ],
+    [
+      'a service chain deleted under its map element',
+      edited(/ service-ULMVA6XW-ns1\/svc1\/tcp\/p80$| service-ULMVA6XW-ns1\/svc1\/tcp\/p80 meta/),
+      ['element-chain-missing ns1/svc1:p80'],
+    ],
+    [
+      'the jump from nat-prerouting deleted',
+      edited(/nat-prerouting jump services/),
+      ['entry-jump-missing'],
+    ],
+    [
+      'the cluster IP masquerade deleted',
+      edited(/masquerade clusterIP traffic from outside cluster/),
+      ['masquerade-missing'],
+    ],
+    [
+      'a node port address deleted',
+      edited(/nodeport-ips \{ 192\.168\.0\.2 \}/),
+      ['nodeport-missing'],
+    ],
+    [
+      'a chain left over with rules',
+      edited(undefined, [
+        'add chain ip kube-proxy service-AAAAAAAA-ns9/gone/tcp/p80',
+        'add rule ip kube-proxy service-AAAAAAAA-ns9/gone/tcp/p80 meta l4proto tcp dnat to 10.180.0.77:80',
+      ]),
+      ['orphan-chain'],
+    ],
+  ];
+  for (const [what, table, ids] of cases)
+    it(`finds ${ids.join(', ')}: ${what}`, () => {
+      assert.deepEqual(drift(table), ids);
+    });
+});
+
+const why =
+  hasCommand('nft') && hasCommand('unshare') ? '' : 'nft and unshare (nftables, util-linux)';
+describe('nftables drift on what the real nft lists', skipWithout(why), () => {
+  const listed = (args: string[]) => {
+    const r = spawnSync('unshare', ['-n', 'sh', '-c', `nft -f - && nft ${args.join(' ')}`], {
+      input: script.join('\n') + '\n',
+      encoding: 'utf8',
+    });
+    assert.equal(r.status, 0, r.stderr);
+    return r.stdout;
+  };
+
+  it('finds nothing in the table loaded and listed as JSON (nft -j list table)', () => {
+    assert.deepEqual(
+      drift(parseNftJson(listed(['-j', 'list', 'table', 'ip', 'kube-proxy'])).tables[0]!),
+      [],
+    );
+  });
+
+  it('finds nothing in the table loaded and listed as text (nft list table)', () => {
+    assert.deepEqual(
+      drift(parseNftText(listed(['list', 'table', 'ip', 'kube-proxy'])).tables[0]!),
+      [],
+    );
+  });
+});
