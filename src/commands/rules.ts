@@ -54,7 +54,7 @@ export async function rulesCommand(o: RulesOptions, g: GlobalOptions): Promise<n
       typeof d.bytes === 'string'
         ? d.bytes.slice(0, 4096)
         : Buffer.from(d.bytes.subarray(0, 4096)).toString('utf8');
-    if (isNftJson(head) || isNftText(head) || isNftScript(head)) return nftRules(o, shown, d);
+    if (isNftJson(head) || isNftText(head) || isNftScript(head)) return nftRules(o, shown, d, g);
     // input kdebug cannot read at all is said before a screen opens, as in text mode
     // the bytes as read: a text would be encoded again for the parser
     const ruleset = parseIptables(d.bytes, { file: d.file, table: o.table });
@@ -98,11 +98,8 @@ function nftRules(
   o: RulesOptions,
   shown: string,
   d: { bytes: Uint8Array | string; label: string; file: string },
-): number {
-  if (shown === 'tui')
-    throw new UsageError(
-      'the TUI reads iptables dumps; for an nftables table use -o text or -o json',
-    );
+  g: GlobalOptions,
+): Promise<number> | number {
   const text = typeof d.bytes === 'string' ? d.bytes : Buffer.from(d.bytes).toString('utf8');
   const listing = isNftJson(text)
     ? parseNftJson(text, d.file)
@@ -123,13 +120,22 @@ function nftRules(
         : `${d.file}: no kube-proxy table in this nft listing (tables: ${names.join(', ')})`,
     );
   }
-  const trees = buildNftServiceTrees(table);
-  const label = o.file !== undefined ? `file ${d.label}` : d.label;
   const skipped = listing.skipped ?? [];
   if (skipped.length > 0)
     tell(
       `warning: skipped ${skipped.length === 1 ? 'line' : 'lines'} ${skipped.slice(0, 10).join(', ')}${skipped.length > 10 ? ` and ${skipped.length - 10} more` : ''} of ${d.file}: not part of an nft table (a prompt, a command, prose)`,
     );
+  if (shown === 'tui') {
+    // one table, no objects: the screens that need the cluster say so
+    const facts: Facts = { objects: [], nodes: {}, meta: {} };
+    const rules = { label: d.label, text, nft: table };
+    return interactive(
+      { start: 'rules', node: o.node, search: o.search, facts, rules, load: async () => facts },
+      g,
+    );
+  }
+  const trees = buildNftServiceTrees(table);
+  const label = o.file !== undefined ? `file ${d.label}` : d.label;
   return print(o, shown, table, trees, { label });
 }
 

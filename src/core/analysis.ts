@@ -9,7 +9,7 @@ import type { IPFamily } from './ipv6.js';
 import { nodeKnobs, type NodeKnobs } from './expected/knobs.js';
 import { nftStems, nodeDump } from './facts.js';
 import { isNftJson, NftParseError, parseNftJson, type NftTable } from './nftables/listing.js';
-import { parseNftText } from './nftables/text.js';
+import { isNftScript, parseNftScript, parseNftText } from './nftables/text.js';
 import { traceNftPacket } from './nftables/trace.js';
 import { rulesetSigns, textSigns, type DumpSigns } from './iptables/backend.js';
 import { IptablesParseError, NoRulesError, parseIptables, type Ruleset } from './iptables.js';
@@ -39,6 +39,8 @@ export interface GivenDump {
   text?: string;
   table?: string;
   ruleset?: Ruleset;
+  /** kube-proxy's nftables table, read already (`rules --file` of an nft listing). */
+  nft?: NftTable;
 }
 
 export interface AnalysisOptions {
@@ -113,6 +115,7 @@ export class NodeAnalysis {
   /** The node's rules dump, parsed once; undefined when none was recorded. */
   rules(): ReadRules | undefined {
     if (this.read !== null) return this.read;
+    if (this.given?.nft) return (this.read = undefined); // an nftables table, no iptables dump
     const dump = this.given ?? nodeDump(this.facts, this.name, this.family);
     if (!dump) return (this.read = undefined);
     const { fileOf, table, parsed } = this.analysis.options;
@@ -221,6 +224,7 @@ export class NodeAnalysis {
 
   /** The node's proxy mode as it recorded it (/proxyMode), else as its configuration says. */
   mode(): string {
+    if (this.given?.nft) return 'nftables';
     const said = this.facts.nodes[this.name]?.['proxy-mode']?.trim();
     return (said || kubeProxyConfigOf(this.analysis.view).mode || 'iptables').toLowerCase();
   }
@@ -277,6 +281,8 @@ export class NodeAnalysis {
    * it (nftables mode): its JSON listing, else its text listing; or why it is unreadable. */
   nft(): { source: string; table?: NftTable; error?: string } | undefined {
     if (this.nftMemo !== null) return this.nftMemo;
+    if (this.given?.nft)
+      return (this.nftMemo = { source: this.given.source, table: this.given.nft });
     const outputs = this.facts.nodes[this.name];
     const stems = nftStems(this.family);
     const stem = outputs?.[stems.json] !== undefined ? stems.json : stems.text;
@@ -285,7 +291,12 @@ export class NodeAnalysis {
     const source = `nodes/${this.name}/${stem}.txt`;
     const family = this.family === 'IPv6' ? 'ip6' : 'ip';
     try {
-      const listing = isNftJson(text) ? parseNftJson(text, source) : parseNftText(text, source);
+      // nft's JSON, its listing, or the script kube-proxy feeds nft -f (put in a snapshot by hand)
+      const listing = isNftJson(text)
+        ? parseNftJson(text, source)
+        : isNftScript(text)
+          ? parseNftScript(text, source)
+          : parseNftText(text, source);
       const table = listing.table(family, 'kube-proxy');
       return (this.nftMemo = table
         ? { source, table }

@@ -53,25 +53,33 @@ export function nodeData(node: NodeAnalysis, view: ClusterView): NodeData {
   let index: SearchIndex | undefined;
   let drift: NodeDrift | { error: string } | undefined;
   let rules: Set<string> | undefined; // "-t nat -A ..." of every rule, made on first use
-  const nft = node.mode() === 'nftables' ? node.nft() : undefined;
+  // kube-proxy's nftables table where the node runs in that mode, read when first asked
+  let nftRead: { read: ReturnType<NodeAnalysis['nft']> } | undefined;
+  const nft = () =>
+    (nftRead ??= { read: node.mode() === 'nftables' ? node.nft() : undefined }).read;
   const data: NodeData = {
     name: node.name,
-    source: nft?.source ?? node.rules()?.source,
-    get rs() {
-      return nft ? undefined : node.rules()?.ruleset;
+    get source() {
+      return nft()?.source ?? node.rules()?.source;
     },
-    nft: nft?.table,
+    get rs() {
+      return nft() ? undefined : node.rules()?.ruleset;
+    },
+    get nft() {
+      return nft()?.table;
+    },
     get trees() {
       return node.trees();
     },
     get error() {
-      if (nft) return nft.error;
+      if (nft()) return nft()!.error;
       const r = node.rules();
       return r ? r.failure?.message.split('\n')[0] : 'no rules recorded for this node';
     },
     search() {
       const trees = node.trees();
-      if (!index && trees && nft?.table) index = buildNftSearchIndex(nft.table, trees);
+      const table = nft()?.table;
+      if (!index && trees && table) index = buildNftSearchIndex(table, trees);
       if (!index && data.rs && trees) index = buildSearchIndex(data.rs, trees);
       return index;
     },
@@ -81,10 +89,11 @@ export function nodeData(node: NodeAnalysis, view: ClusterView): NodeData {
       return drift;
     },
     hasRule(line) {
-      if (nft?.table) {
+      const table = nft()?.table;
+      if (table) {
         // "add rule ip kube-proxy CHAIN TEXT": the chain holds a rule written so
         const [, chain, text] = /^add rule \S+ \S+ (\S+) (.*)$/.exec(line.trim()) ?? [];
-        return !!nft.table.chain(chain ?? '')?.rules.some((r) => ruleText(r) === text);
+        return !!table.chain(chain ?? '')?.rules.some((r) => ruleText(r) === text);
       }
       rules ??= new Set(
         (data.rs?.tables ?? []).flatMap((t) =>
@@ -102,7 +111,7 @@ export function nodeData(node: NodeAnalysis, view: ClusterView): NodeData {
 export interface AnalyzeOptions {
   target?: DiagnosedService;
   /** Rules read from a file rather than a node (`kdebug rules --file`). */
-  rules?: { label: string; text: string; table?: string; ruleset?: Ruleset };
+  rules?: { label: string; text: string; table?: string; ruleset?: Ruleset; nft?: NftTable };
   /** Facts still being read: steps without their input are pending, not skipped. */
   collecting?: DiagnoseOptions['collecting'];
   /** How kdebug was run: "next" commands carry the same snapshot and context. */

@@ -14,7 +14,7 @@ import { expectedNftScript } from '../../src/core/nftables/expected.js';
 import { parseNftJson } from '../../src/core/nftables/listing.js';
 import { parseNftScript } from '../../src/core/nftables/text.js';
 import { buildNftServiceTrees } from '../../src/core/nftables/trees.js';
-import { NODE, objects } from '../support/nft-overall.js';
+import { NODE, objects, objectsV6 } from '../support/nft-overall.js';
 import { hasCommand, skipWithout } from '../support/skip.js';
 
 /** kube-proxy's TestOverallNFTablesRules expected transaction (baseRules and the six Services). */
@@ -124,6 +124,113 @@ add element ip kube-proxy cluster-ips { 172.30.0.46 }
 add element ip kube-proxy no-endpoint-services { 172.30.0.46 . tcp . 80 comment "ns6/svc6:p80" : goto reject-chain }
 `;
 
+/** kube-proxy's TestOverallNFTablesRulesIPv6 expected transaction, the same six Services. */
+const KUBE_PROXY_V6 = `
+add table ip6 kube-proxy { comment "rules for kube-proxy" ; }
+add set ip6 kube-proxy cluster-ips { type ipv6_addr ; comment "Active ClusterIPs" ; }
+add set ip6 kube-proxy nodeport-ips { type ipv6_addr ; comment "IPs that accept NodePort traffic" ; }
+add set ip6 kube-proxy hairpin-connections { type ipv6_addr . ipv6_addr . inet_proto . inet_service ; comment "service hairpin connections" ; }
+add map ip6 kube-proxy firewall-ips { type ipv6_addr . inet_proto . inet_service : verdict ; comment "destinations that are subject to LoadBalancerSourceRanges" ; }
+add map ip6 kube-proxy no-endpoint-nodeports { type inet_proto . inet_service : verdict ; comment "vmap to drop or reject packets to service nodeports with no endpoints" ; }
+add map ip6 kube-proxy no-endpoint-services { type ipv6_addr . inet_proto . inet_service : verdict ; comment "vmap to drop or reject packets to services with no endpoints" ; }
+add map ip6 kube-proxy service-ips { type ipv6_addr . inet_proto . inet_service : verdict ; comment "ClusterIP, ExternalIP and LoadBalancer IP traffic" ; }
+add map ip6 kube-proxy service-nodeports { type inet_proto . inet_service : verdict ; comment "NodePort traffic" ; }
+add chain ip6 kube-proxy cluster-ips-check
+add chain ip6 kube-proxy filter-prerouting-pre-dnat { type filter hook prerouting priority -110 ; }
+add chain ip6 kube-proxy filter-output-pre-dnat { type filter hook output priority -110 ; }
+add chain ip6 kube-proxy filter-forward { type filter hook forward priority 0 ; }
+add chain ip6 kube-proxy filter-input { type filter hook input priority 0 ; }
+add chain ip6 kube-proxy filter-output { type filter hook output priority 0 ; }
+add chain ip6 kube-proxy firewall-check
+add chain ip6 kube-proxy masquerading
+add chain ip6 kube-proxy nat-output { type nat hook output priority -100 ; }
+add chain ip6 kube-proxy nat-postrouting { type nat hook postrouting priority 100 ; }
+add chain ip6 kube-proxy nat-prerouting { type nat hook prerouting priority -100 ; }
+add chain ip6 kube-proxy nodeport-endpoints-check
+add chain ip6 kube-proxy reject-chain { comment "helper for @no-endpoint-services / @no-endpoint-nodeports" ; }
+add chain ip6 kube-proxy services
+add chain ip6 kube-proxy service-endpoints-check
+add rule ip6 kube-proxy cluster-ips-check ip6 daddr @cluster-ips reject comment "Reject traffic to invalid ports of ClusterIPs"
+add rule ip6 kube-proxy cluster-ips-check ip6 daddr { fd00:10:96::/112 } drop comment "Drop traffic to unallocated ClusterIPs"
+add rule ip6 kube-proxy filter-prerouting-pre-dnat ct state new jump firewall-check
+add rule ip6 kube-proxy filter-forward ct state new jump service-endpoints-check
+add rule ip6 kube-proxy filter-forward ct state new jump cluster-ips-check
+add rule ip6 kube-proxy filter-input ct state new jump nodeport-endpoints-check
+add rule ip6 kube-proxy filter-input ct state new jump service-endpoints-check
+add rule ip6 kube-proxy filter-output ct state new jump service-endpoints-check
+add rule ip6 kube-proxy filter-output-pre-dnat ct state new jump firewall-check
+add rule ip6 kube-proxy filter-output ct state new jump cluster-ips-check
+add rule ip6 kube-proxy firewall-check ip6 daddr . meta l4proto . th dport vmap @firewall-ips
+add rule ip6 kube-proxy masquerading mark and 0x4000 != 0 mark set mark xor 0x4000 masquerade fully-random
+add rule ip6 kube-proxy masquerading ct status dnat ip6 saddr . ip6 daddr . meta l4proto . th dport @hairpin-connections masquerade fully-random
+add rule ip6 kube-proxy nat-output jump services
+add rule ip6 kube-proxy nat-postrouting jump masquerading
+add rule ip6 kube-proxy nat-prerouting jump services
+add rule ip6 kube-proxy nodeport-endpoints-check ip6 daddr @nodeport-ips meta l4proto . th dport vmap @no-endpoint-nodeports
+add rule ip6 kube-proxy reject-chain reject
+add rule ip6 kube-proxy services ip6 daddr @cluster-ips ip6 saddr != fd00:10::/64 mark set mark or 0x4000 comment "masquerade clusterIP traffic from outside cluster"
+add rule ip6 kube-proxy services ip6 daddr . meta l4proto . th dport vmap @service-ips
+add rule ip6 kube-proxy services ip6 daddr @nodeport-ips meta l4proto . th dport vmap @service-nodeports
+add element ip6 kube-proxy nodeport-ips { 2001:db8::1 }
+add rule ip6 kube-proxy service-endpoints-check ip6 daddr . meta l4proto . th dport vmap @no-endpoint-services
+add chain ip6 kube-proxy service-ULMVA6XW-ns1/svc1/tcp/p80
+add rule ip6 kube-proxy service-ULMVA6XW-ns1/svc1/tcp/p80 meta l4proto tcp dnat to [fd00:10:180::1]:80
+add element ip6 kube-proxy cluster-ips { fd00:172:30::41 }
+add element ip6 kube-proxy service-ips { fd00:172:30::41 . tcp . 80 : goto service-ULMVA6XW-ns1/svc1/tcp/p80 }
+add element ip6 kube-proxy hairpin-connections { fd00:10:180::1 . fd00:10:180::1 . tcp . 80 }
+add chain ip6 kube-proxy service-42NFTM6N-ns2/svc2/tcp/p80
+add rule ip6 kube-proxy service-42NFTM6N-ns2/svc2/tcp/p80 meta l4proto tcp dnat to [fd00:10:180::2]:80
+add chain ip6 kube-proxy external-42NFTM6N-ns2/svc2/tcp/p80
+add rule ip6 kube-proxy external-42NFTM6N-ns2/svc2/tcp/p80 ip6 saddr fd00:10::/64 goto service-42NFTM6N-ns2/svc2/tcp/p80 comment "short-circuit pod traffic"
+add rule ip6 kube-proxy external-42NFTM6N-ns2/svc2/tcp/p80 fib saddr type local mark set mark or 0x4000 comment "masquerade local traffic"
+add rule ip6 kube-proxy external-42NFTM6N-ns2/svc2/tcp/p80 fib saddr type local goto service-42NFTM6N-ns2/svc2/tcp/p80 comment "short-circuit local traffic"
+add element ip6 kube-proxy cluster-ips { fd00:172:30::42 }
+add element ip6 kube-proxy service-ips { fd00:172:30::42 . tcp . 80 : goto service-42NFTM6N-ns2/svc2/tcp/p80 }
+add element ip6 kube-proxy service-ips { 2001:db8:99::22 . tcp . 80 : goto external-42NFTM6N-ns2/svc2/tcp/p80 }
+add element ip6 kube-proxy service-ips { 5555::1 . tcp . 80 : goto external-42NFTM6N-ns2/svc2/tcp/p80 }
+add element ip6 kube-proxy service-nodeports { tcp . 3001 : goto external-42NFTM6N-ns2/svc2/tcp/p80 }
+add element ip6 kube-proxy no-endpoint-nodeports { tcp . 3001 comment "ns2/svc2:p80" : drop }
+add element ip6 kube-proxy no-endpoint-services { 5555::1 . tcp . 80 comment "ns2/svc2:p80" : drop }
+add element ip6 kube-proxy no-endpoint-services { 2001:db8:99::22 . tcp . 80 comment "ns2/svc2:p80" : drop }
+add chain ip6 kube-proxy service-4AT6LBPK-ns3/svc3/tcp/p80
+add rule ip6 kube-proxy service-4AT6LBPK-ns3/svc3/tcp/p80 meta l4proto tcp dnat to [fd00:10:180::3]:80
+add chain ip6 kube-proxy external-4AT6LBPK-ns3/svc3/tcp/p80
+add rule ip6 kube-proxy external-4AT6LBPK-ns3/svc3/tcp/p80 mark set mark or 0x4000 comment "masquerade"
+add rule ip6 kube-proxy external-4AT6LBPK-ns3/svc3/tcp/p80 goto service-4AT6LBPK-ns3/svc3/tcp/p80
+add element ip6 kube-proxy cluster-ips { fd00:172:30::43 }
+add element ip6 kube-proxy service-ips { fd00:172:30::43 . tcp . 80 : goto service-4AT6LBPK-ns3/svc3/tcp/p80 }
+add element ip6 kube-proxy service-nodeports { tcp . 3003 : goto external-4AT6LBPK-ns3/svc3/tcp/p80 }
+add element ip6 kube-proxy hairpin-connections { fd00:10:180::3 . fd00:10:180::3 . tcp . 80 }
+add chain ip6 kube-proxy service-LAUZTJTB-ns4/svc4/tcp/p80
+add rule ip6 kube-proxy service-LAUZTJTB-ns4/svc4/tcp/p80 meta l4proto tcp dnat ip6 addr . port to numgen random mod 2 map { 0 : fd00:10:180::4 . 80 , 1 : fd00:10:180::5 . 80 }
+add chain ip6 kube-proxy external-LAUZTJTB-ns4/svc4/tcp/p80
+add rule ip6 kube-proxy external-LAUZTJTB-ns4/svc4/tcp/p80 mark set mark or 0x4000 comment "masquerade"
+add rule ip6 kube-proxy external-LAUZTJTB-ns4/svc4/tcp/p80 goto service-LAUZTJTB-ns4/svc4/tcp/p80
+add element ip6 kube-proxy cluster-ips { fd00:172:30::44 }
+add element ip6 kube-proxy service-ips { fd00:172:30::44 . tcp . 80 : goto service-LAUZTJTB-ns4/svc4/tcp/p80 }
+add element ip6 kube-proxy service-ips { 2001:db8:99::33 . tcp . 80 : goto external-LAUZTJTB-ns4/svc4/tcp/p80 }
+add element ip6 kube-proxy hairpin-connections { fd00:10:180::5 . fd00:10:180::5 . tcp . 80 }
+add set ip6 kube-proxy affinity-5HFFSBBM-ns5/svc5/tcp/p80__fd00.10.180..3/80 { type ipv6_addr ; flags dynamic,timeout ; timeout 10800s ; }
+add chain ip6 kube-proxy service-HVFWP5L3-ns5/svc5/tcp/p80
+add rule ip6 kube-proxy service-HVFWP5L3-ns5/svc5/tcp/p80 ip6 saddr @affinity-5HFFSBBM-ns5/svc5/tcp/p80__fd00.10.180..3/80 goto endpoint-5HFFSBBM-ns5/svc5/tcp/p80__fd00.10.180..3/80
+add rule ip6 kube-proxy service-HVFWP5L3-ns5/svc5/tcp/p80 numgen random mod 1 vmap { 0 : goto endpoint-5HFFSBBM-ns5/svc5/tcp/p80__fd00.10.180..3/80 }
+add chain ip6 kube-proxy external-HVFWP5L3-ns5/svc5/tcp/p80
+add rule ip6 kube-proxy external-HVFWP5L3-ns5/svc5/tcp/p80 mark set mark or 0x4000 comment "masquerade"
+add rule ip6 kube-proxy external-HVFWP5L3-ns5/svc5/tcp/p80 goto service-HVFWP5L3-ns5/svc5/tcp/p80
+add chain ip6 kube-proxy endpoint-5HFFSBBM-ns5/svc5/tcp/p80__fd00.10.180..3/80
+add rule ip6 kube-proxy endpoint-5HFFSBBM-ns5/svc5/tcp/p80__fd00.10.180..3/80 update @affinity-5HFFSBBM-ns5/svc5/tcp/p80__fd00.10.180..3/80 { ip6 saddr }
+add rule ip6 kube-proxy endpoint-5HFFSBBM-ns5/svc5/tcp/p80__fd00.10.180..3/80 meta l4proto tcp dnat to [fd00:10:180::3]:80
+add chain ip6 kube-proxy firewall-HVFWP5L3-ns5/svc5/tcp/p80
+add rule ip6 kube-proxy firewall-HVFWP5L3-ns5/svc5/tcp/p80 ip6 saddr != { 2001:db8:203::/64 } drop
+add element ip6 kube-proxy cluster-ips { fd00:172:30::45 }
+add element ip6 kube-proxy service-ips { fd00:172:30::45 . tcp . 80 : goto service-HVFWP5L3-ns5/svc5/tcp/p80 }
+add element ip6 kube-proxy service-ips { 5555::2 . tcp . 80 : goto external-HVFWP5L3-ns5/svc5/tcp/p80 }
+add element ip6 kube-proxy service-nodeports { tcp . 3002 : goto external-HVFWP5L3-ns5/svc5/tcp/p80 }
+add element ip6 kube-proxy firewall-ips { 5555::2 . tcp . 80 : goto firewall-HVFWP5L3-ns5/svc5/tcp/p80 }
+add element ip6 kube-proxy cluster-ips { fd00:172:30::46 }
+add element ip6 kube-proxy no-endpoint-services { fd00:172:30::46 . tcp . 80 comment "ns6/svc6:p80" : goto reject-chain }
+`;
+
 const view = () => clusterView(objects);
 const script = () => {
   const v = view();
@@ -134,6 +241,12 @@ describe('the nftables table kube-proxy should write', () => {
   it("is kube-proxy's own expected transaction for the objects of its TestOverallNFTablesRules", () => {
     const theirs = KUBE_PROXY.trim().split('\n');
     assert.deepEqual([...script()].sort(), [...theirs].sort());
+  });
+
+  it("is kube-proxy's own IPv6 transaction for the objects of its TestOverallNFTablesRulesIPv6", () => {
+    const v = clusterView(objectsV6);
+    const ours = expectedNftScript(expectedRules(v, NODE, { family: 'IPv6' }), serviceCIDRs(v));
+    assert.deepEqual([...ours].sort(), KUBE_PROXY_V6.trim().split('\n').sort());
   });
 
   it('adds every chain before a rule or element points at it', () => {

@@ -1,10 +1,12 @@
 // IP conventions: the demo snapshot (the demo cluster): Pod CIDR 10.244.0.0/16, Service CIDR
 // 10.1.0.0/16, nodes vm-12-7-centos (10.0.12.7) and vm-12-11-centos (10.0.12.11).
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { readSnapshot } from '../../src/cluster/snapshot.js';
 import type { Facts } from '../../src/core/model.js';
 import { analyze, searchNodes } from '../../src/tui/data.js';
+import { nftRawLines, type TreeRow } from '../../src/tui/screens/rules-rows.js';
 
 const facts = await readSnapshot(new URL('../../snapshots/nginx-svc', import.meta.url).pathname);
 const target = { namespace: 'default', service: 'nginx-svc' };
@@ -58,6 +60,105 @@ describe('what the screens get from the core', () => {
     assert.match(
       (onlyRules.nodes[0]!.drift() as { error: string }).error,
       /Services and their endpoints/,
+    );
+  });
+});
+
+describe('what the screens get from a node in nftables mode', () => {
+  // node-a's table as the real kube-proxy 1.37 wrote it in the lab (test/fixtures/nft): it sends
+  // matrix/cluster-ip (10.96.33.216:80) to 10.244.1.4:80 and 10.244.2.2:80
+  const table = readFileSync(
+    new URL('../fixtures/nft/kube-proxy-1.37-node-a.json', import.meta.url),
+    'utf8',
+  );
+  const objects = [
+    {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'cluster-ip', namespace: 'matrix' },
+      spec: {
+        clusterIP: '10.96.33.216',
+        clusterIPs: ['10.96.33.216'],
+        ports: [{ name: 'http', port: 80, protocol: 'TCP', targetPort: 80 }],
+      },
+    },
+    {
+      apiVersion: 'discovery.k8s.io/v1',
+      kind: 'EndpointSlice',
+      metadata: {
+        name: 'cluster-ip-x',
+        namespace: 'matrix',
+        labels: { 'kubernetes.io/service-name': 'cluster-ip' },
+      },
+      addressType: 'IPv4',
+      ports: [{ name: 'http', port: 80, protocol: 'TCP' }],
+      endpoints: ['10.244.1.4', '10.244.2.2'].map((ip) => ({
+        addresses: [ip],
+        conditions: { ready: true },
+      })),
+    },
+    {
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: { name: 'node-a' },
+      status: { addresses: [{ type: 'InternalIP', address: '192.0.2.21' }] },
+    },
+    {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'kube-proxy', namespace: 'kube-system' },
+      data: { 'config.conf': 'mode: nftables\nclusterCIDR: 10.244.0.0/16\n' },
+    },
+  ];
+  const nft: Facts = { objects, nodes: { 'node-a': { 'nft-ip-kube-proxy': table } }, meta: {} };
+  const node = analyze(nft, { target: { namespace: 'matrix', service: 'cluster-ip' } }).nodes[0]!;
+
+  it('its table and trees, no iptables dump', () => {
+    assert.equal(node.source, 'nodes/node-a/nft-ip-kube-proxy.txt');
+    assert.equal(node.rs, undefined);
+    assert.equal(node.nft?.name, 'kube-proxy');
+    assert.ok(node.trees?.services.some((t) => t.name === 'matrix/cluster-ip:http'));
+    assert.equal(node.error, undefined);
+  });
+
+  it('searches the table, compares it, and walks a packet through it', () => {
+    assert.ok(
+      node
+        .search()!
+        .search('10.96.33.216')
+        .some((h) => h.chain === 'service-ips'),
+    );
+    const drift = node.drift();
+    assert.ok('findings' in drift, JSON.stringify(drift));
+    assert.deepEqual(drift.findings, []);
+    const walk = node.trace({
+      src: '10.244.1.9',
+      dst: '10.96.33.216',
+      dport: 80,
+      protocol: 'tcp',
+      fromHost: false,
+    });
+    assert.deepEqual(walk.outcomes.map((o) => o.destination).sort(), [
+      '10.244.1.4:80',
+      '10.244.2.2:80',
+    ]);
+  });
+
+  it('shows the map elements and chains behind a row in the raw pane', () => {
+    const tree = node.trees!.services.find((t) => t.name === 'matrix/cluster-ip:http')!;
+    const lines = nftRawLines(node.nft!, {
+      key: 's',
+      kind: 'service',
+      tree,
+      depth: 0,
+      text: '',
+    } as TreeRow);
+    assert.deepEqual(
+      lines.map((l) => l.text),
+      [
+        'service-ips { 10.96.33.216 . tcp . 80 : goto service-FN4G4LLS-matrix/cluster-ip/tcp/http }',
+        'service-FN4G4LLS-matrix/cluster-ip/tcp/http: meta l4proto tcp dnat ip to numgen random mod 2 map { 0 : 10.244.1.4 . 80, 1 : 10.244.2.2 . 80 }',
+      ],
     );
   });
 });

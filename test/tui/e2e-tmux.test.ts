@@ -218,6 +218,32 @@ describe('the traps of the first ten minutes, in a terminal', skip, () => {
     assert.equal(r.code(s), 2);
   });
 
+  it("an nftables table in the TUI: its Services, the table's own lines, a search, a clean quit", async () => {
+    const r = run('node bin/kdebug.js rules --file test/fixtures/nft/kube-proxy-1.37-node-a.json');
+    let s = await waitFor2(
+      'the Rules screen',
+      (x) => x.includes('[Rules]') && x.includes('kube-dns'),
+    );
+    assert.match(s, /kube-system\/kube-dns:dns/);
+    // the raw pane shows the map element and the chain in nft's words
+    t2('send-keys', '-t', SESSION, 'r');
+    s = await waitFor2('the raw pane', (x) => x.includes('service-ips { 10.96.0.1 . tcp . 443'));
+    assert.match(s, /service-2QRHZV4L-default\/kubernetes\/tcp\/https: meta l4proto tcp dnat to/);
+    t2('send-keys', '-t', SESSION, 'r');
+    t2('send-keys', '-t', SESSION, '-l', '/10.96.0.10');
+    s = await waitFor2(
+      'search hits',
+      (x) => /\[Search\]|Search/.test(x) && /10\.96\.0\.10:9153/.test(x),
+    );
+    // ESC and q in one read are Alt-q: let the search close first
+    t2('send-keys', '-t', SESSION, 'Escape');
+    await waitFor2('the search closed', (x) => !x.includes('esc closes'));
+    t2('send-keys', '-t', SESSION, 'q');
+    s = await waitFor2('the shell back', r.exited);
+    assert.equal(r.code(s), 0);
+    assert.doesNotMatch(s, /internal error|at .*\.js/);
+  });
+
   it('80x24: a unique prefix after ":" switches screen, the snapshot is named on top', async () => {
     const r = run('node bin/kdebug.js svc nginx-svc --snapshot snapshots/nginx-svc');
     let s = await waitFor2(

@@ -26,8 +26,20 @@ function localEndpoints(ctx: CheckContext, svc: Service, port: ServicePort): Nod
   });
 }
 
-/** The DROP rules a node's dump holds for this port ("... has no local endpoints"). */
+/** The DROP rules a node's dump holds for this port ("... has no local endpoints"), or in
+ * nftables mode the no-endpoint map elements that drop it. */
 function dropRules(ctx: CheckContext, node: string, spn: string): string[] {
+  const n = ctx.analysis.node(node);
+  const nft = n.mode() === 'nftables' ? n.nft() : undefined;
+  if (nft?.table) {
+    const tree = n.trees(ctx.scope)?.services.find((t) => t.name === spn);
+    return (tree?.verdicts ?? [])
+      .filter((v) => v.kind === 'drop')
+      .map(
+        (v) =>
+          `${nft.source}: ${v.chain} ${v.address ? `${v.address} . ` : ''}${tree!.protocol} . ${v.port} : drop`,
+      );
+  }
   const tree = ctx.rules(node)?.trees?.services.find((t) => t.name === spn);
   return (tree?.verdicts ?? [])
     .filter((v) => v.kind === 'drop' && v.comment?.includes('no local endpoints'))

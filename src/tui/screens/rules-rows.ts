@@ -233,18 +233,18 @@ export function nftRawLines(t: NftTable, row: TreeRow): RawLine[] {
   }
 }
 
-/** Every rule of one chain of the table, in nft's words. */
+/** Every rule of one chain of the table, in nft's words, after its chain's name. */
 export function nftChainLines(t: NftTable, chain: string): RawLine[] {
   const table = `${t.family} ${t.name}`;
   return (t.chain(chain)?.rules ?? []).map((r, k) => ({
     table,
     chain,
     line: k + 1,
-    text: ruleText(r),
+    text: `${chain}: ${ruleText(r)}`,
   }));
 }
 
-/** The elements of a map that go to `target` (or carry `comment`), as nft lists them. */
+/** The elements of a map that go to `target` (or carry `comment`), as nft writes them. */
 function elementLines(t: NftTable, map: string, target?: string, comment?: string): RawLine[] {
   const set = t.set(map);
   const table = `${t.family} ${t.name}`;
@@ -255,7 +255,7 @@ function elementLines(t: NftTable, map: string, target?: string, comment?: strin
             table,
             chain: map,
             line: k + 1,
-            text: `${e.key.join(' . ')}${e.comment ? ` comment "${e.comment}"` : ''} : ${e.verdict?.kind ?? ''}${e.verdict?.target ? ` ${e.verdict.target}` : ''}`,
+            text: `${map} { ${e.key.join(' . ')}${e.comment ? ` comment "${e.comment}"` : ''} : ${e.verdict?.kind ?? ''}${e.verdict?.target ? ` ${e.verdict.target}` : ''} }`,
           },
         ]
       : [],

@@ -8,6 +8,11 @@ import { describe, it } from 'node:test';
 import { hairpinCheck } from '../../../src/core/checks/hairpin.js';
 import { reachabilityCheck } from '../../../src/core/checks/reachability.js';
 import { rulesCheck } from '../../../src/core/checks/rules.js';
+import { expectedRules, expectedSave } from '../../../src/core/expected.js';
+import { clusterView, serviceCIDRs } from '../../../src/core/kube.js';
+import { expectedNftScript } from '../../../src/core/nftables/expected.js';
+import { trafficPolicyCheck } from '../../../src/core/checks/traffic-policy.js';
+import { NODE, objects as overall } from '../../support/nft-overall.js';
 import type { KubeObject } from '../../../src/core/model.js';
 import {
   aNode,
@@ -114,6 +119,27 @@ describe('the Rules step in nftables mode', () => {
     ]);
   });
 
+  it('a cluster with a node in each mode: each node compared in its own mode', () => {
+    // node-b's kube-proxy runs in iptables mode: its dump is the rules kube-proxy writes there
+    const view = clusterView(objects(both));
+    const dump = expectedSave(expectedRules(view, 'node-b'), { header: false });
+    const nodes = {
+      'node-a': { 'nft-ip-kube-proxy': TABLE, 'proxy-mode': 'nftables' },
+      'node-b': { 'iptables-save': dump, 'proxy-mode': 'iptables' },
+    };
+    const found = run(rulesCheck, facts(objects(both), nodes), {}, TARGET);
+    assert.deepEqual(
+      found.map((f) => `${f.id}:${f.status} ${f.title}`),
+      [
+        'rules-match:pass 1 node: 80/TCP -> 2 endpoints, as expected',
+        'rules-match:pass node-a: 80/TCP -> 2 endpoints in nftables, as expected',
+      ],
+    );
+    // the iptables one is node-b's, read from its iptables-save
+    assert.match(found[0]!.explanation, /^On node-b the rules for matrix\/cluster-ip are/);
+    assert.ok(found[0]!.evidence.some((e) => e.startsWith('nodes/node-b/iptables-save.txt')));
+  });
+
   it('hairpin: the endpoint on node-a is in its hairpin-connections set; one that is not, fails there', () => {
     const nodes = { 'node-a': { 'nft-ip-kube-proxy': TABLE } };
     const ok = run(hairpinCheck, facts(objects(both), nodes), {}, TARGET);
@@ -128,6 +154,29 @@ describe('the Rules step in nftables mode', () => {
     assert.match(
       bad[0]!.title,
       /10\.244\.2\.2 cannot reach itself through the Service: node-a's nftables table does not masquerade it/,
+    );
+  });
+
+  it('traffic policy: a node without a local endpoint drops through its no-endpoint elements', () => {
+    // kube-proxy's TestOverallNFTablesRules objects: ns2/svc2 (externalTrafficPolicy Local) has
+    // its one endpoint on other-node, so test-node's table drops its external traffic
+    const view = clusterView(overall);
+    const table = expectedNftScript(expectedRules(view, NODE), serviceCIDRs(view)).join('\n');
+    const found = run(
+      trafficPolicyCheck,
+      facts(overall, { [NODE]: { 'nft-ip-kube-proxy': table, 'proxy-mode': 'nftables' } }),
+      {},
+      { namespace: 'ns2', service: 'svc2' },
+    );
+    const drop = found.find((f) => f.id === 'no-local-endpoint' && f.node === NODE);
+    assert.ok(drop, JSON.stringify(found.map((f) => `${f.id} ${f.node}`)));
+    assert.deepEqual(
+      drop.evidence.filter((e) => e.startsWith('nodes/')),
+      [
+        'nodes/test-node/nft-ip-kube-proxy.txt: no-endpoint-services 192.168.99.22 . tcp . 80 : drop',
+        'nodes/test-node/nft-ip-kube-proxy.txt: no-endpoint-services 1.2.3.4 . tcp . 80 : drop',
+        'nodes/test-node/nft-ip-kube-proxy.txt: no-endpoint-nodeports tcp . 3001 : drop',
+      ],
     );
   });
 });

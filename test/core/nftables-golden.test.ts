@@ -1,0 +1,115 @@
+// Goldens of the nftables table kdebug expects kube-proxy to write: a small one (the objects of
+// kube-proxy's TestOverallNFTablesRules) and a large generated one (120 Services of every shape:
+// ClusterIP, NodePort, LoadBalancer with and without source ranges, both traffic policies,
+// session affinity, no endpoints, udp and sctp), each also loaded into the real nft and compared
+// clean with itself through nft's JSON listing. A changed golden is read, then accepted with
+// KDEBUG_UPDATE_GOLDEN=1.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { describe, it } from 'node:test';
+import { expectedRules } from '../../src/core/expected.js';
+import { clusterView, serviceCIDRs } from '../../src/core/kube.js';
+import type { KubeObject } from '../../src/core/model.js';
+import { nftablesDrift } from '../../src/core/nftables/drift.js';
+import { expectedNftText } from '../../src/core/nftables/expected.js';
+import { parseNftJson } from '../../src/core/nftables/listing.js';
+import { buildNftServiceTrees } from '../../src/core/nftables/trees.js';
+import { aService, anEndpointSlice, type ServiceOptions } from '../support/builders.js';
+import { golden } from '../support/golden.js';
+import { NODE, objects } from '../support/nft-overall.js';
+import { hasCommand, skipWithout } from '../support/skip.js';
+
+/** 120 Services cycling through the shapes, 0-4 endpoints each, half of them on this node. */
+function generated(): KubeObject[] {
+  const out: KubeObject[] = objects.filter(
+    (o) => o.kind !== 'Service' && o.kind !== 'EndpointSlice',
+  );
+  const shapes: ServiceOptions[] = [
+    {},
+    { type: 'NodePort' },
+    { type: 'NodePort', externalTrafficPolicy: 'Local' },
+    { type: 'LoadBalancer', sourceRanges: ['203.0.113.0/25', '192.168.0.0/16'] },
+    { type: 'LoadBalancer', externalTrafficPolicy: 'Local' },
+    { internalTrafficPolicy: 'Local' },
+    { affinity: 600 },
+    { externalIPs: ['192.168.99.50'] },
+  ];
+  for (let s = 0; s < 120; s++) {
+    const shape = shapes[s % shapes.length]!;
+    const proto = ['TCP', 'UDP', 'SCTP'][s % 3]!;
+    const nodePort = shape.type ? 30000 + s : undefined;
+    const id = `ns${s % 7}/svc-${s}`;
+    out.push(
+      aService(id, {
+        ...shape,
+        clusterIP: `172.30.${Math.floor(s / 200)}.${(s % 200) + 20}`,
+        ports: [['p', 80 + (s % 5), proto, nodePort]],
+        ...(shape.type === 'LoadBalancer' ? { loadBalancerIPs: [`5.6.${s}.8`] } : {}),
+      }),
+      anEndpointSlice(
+        id,
+        Array.from({ length: s % 5 }, (_, e) => [
+          `10.180.${e % 2}.${s}`,
+          { node: e % 2 === 0 ? NODE : 'other-node' },
+        ]),
+        [['p', 8080 + (s % 5), proto]],
+      ),
+    );
+  }
+  return out;
+}
+
+const text = (objs: KubeObject[]) => {
+  const view = clusterView(objs);
+  return expectedNftText(expectedRules(view, NODE), serviceCIDRs(view));
+};
+const small = () => text(objects);
+const large = () => text(generated());
+
+describe('the expected nftables table, as goldens', () => {
+  it('small: the objects of kube-proxy TestOverallNFTablesRules', () => {
+    golden('test/golden/expect/nft-overall.nft', small());
+  });
+
+  it('large: 120 generated Services of every shape', () => {
+    golden('test/golden/expect/nft-generated.nft', large());
+  });
+});
+
+const why =
+  hasCommand('nft') && hasCommand('unshare') ? '' : 'nft and unshare (nftables, util-linux)';
+describe('the golden nftables tables in the real nft', skipWithout(why), () => {
+  for (const [what, objs] of [
+    ['small', objects],
+    ['large', generated()],
+  ] as const)
+    it(`${what}: loads with nft -f and compares clean with itself through nft -j`, () => {
+      const view = clusterView(objs);
+      const exp = expectedRules(view, NODE);
+      const r = spawnSync(
+        'unshare',
+        ['-n', 'sh', '-c', 'nft -f - && nft -j list table ip kube-proxy'],
+        {
+          input: expectedNftText(exp, serviceCIDRs(view)),
+          encoding: 'utf8',
+          maxBuffer: 1 << 28,
+        },
+      );
+      assert.equal(r.status, 0, r.stderr);
+      const table = parseNftJson(r.stdout).tables[0]!;
+      const lb = new Set(view.services.flatMap((s) => s.loadBalancerIPs));
+      const found = nftablesDrift({
+        node: NODE,
+        source: 'nft -j list table ip kube-proxy',
+        expected: exp,
+        serviceCIDRs: serviceCIDRs(view),
+        table,
+        trees: buildNftServiceTrees(table, { loadBalancerIPs: lb }),
+        scoped: false,
+      }).findings;
+      assert.deepEqual(
+        found.map((f) => `${f.id} ${f.service ?? ''}: ${f.title}`),
+        [],
+      );
+    });
+});
