@@ -19,6 +19,7 @@ import {
   type TraceProtocol,
 } from './trace/match.js';
 import { NodeRoutes } from './trace/route.js';
+import { outcomeOf, startWalk, type Walk } from './trace/walk.js';
 import { percent } from './model.js';
 
 export type { TraceProtocol } from './trace/match.js';
@@ -84,14 +85,6 @@ export interface TraceResult {
 const MAX_STEPS = 200_000;
 const MAX_OUTCOMES = 4096;
 
-interface Walk {
-  p: number;
-  pkt: PacketState;
-  rules: MatchedRule[];
-  assumptions: Set<string>;
-  end?: 'ACCEPT' | 'DROP' | 'REJECT';
-}
-
 interface Frame {
   chain: string;
   index: number;
@@ -138,31 +131,13 @@ class Tracer {
   }
 
   run(packet: TracePacket): TraceResult {
-    const src = packetAddress(packet.src, 'source');
-    const dst = packetAddress(packet.dst, 'destination');
-    const start: Walk = {
-      p: 1,
-      pkt: {
-        src,
-        dst,
-        sport: packet.sport ?? 40000,
-        dport: packet.protocol === 'icmp' ? 0 : (packet.dport ?? 0),
-        protocol: packet.protocol,
-        mark: 0,
-        dnat: false,
-        snat: false,
-      },
-      rules: [],
-      assumptions: new Set(),
-    };
-    if (packet.fromHost) this.route(start.pkt, 'out', this.isLocal(dst) ? undefined : dst);
-    else this.route(start.pkt, 'in', this.isLocal(src) ? undefined : src);
+    const start = startWalk(packet, this.routes);
     const outcomes: TraceOutcome[] = [];
     const nat = this.table('nat');
     const filter = this.table('filter');
     for (const w of this.hook(nat, packet.fromHost ? 'OUTPUT' : 'PREROUTING', [start])) {
       if (w.end !== 'ACCEPT') {
-        outcomes.push(this.outcome(w, 'local'));
+        outcomes.push(outcomeOf(w, 'local'));
         continue;
       }
       const toNode = this.isLocal(w.pkt.dst);
@@ -194,7 +169,7 @@ class Tracer {
           ),
         ];
       }
-      for (const x of walks) outcomes.push(this.outcome(x, toNode ? 'local' : 'forward'));
+      for (const x of walks) outcomes.push(outcomeOf(x, toNode ? 'local' : 'forward'));
     }
     const enters = packet.fromHost ? 'nat OUTPUT' : 'nat PREROUTING';
     return { packet, enters, outcomes, notes: this.notes };
@@ -204,22 +179,6 @@ class Tracer {
     const t = this.rs.table(name);
     if (!t) this.notes.push(`the dump has no ${name} table: its chains are taken as empty`);
     return t;
-  }
-
-  private outcome(w: Walk, delivery: 'local' | 'forward'): TraceOutcome {
-    const end = w.end ?? 'ACCEPT';
-    const dnat = w.pkt.dnat ? addressPort(w.pkt.dst, w.pkt.dport) : undefined;
-    return {
-      probability: w.p,
-      destination: end !== 'ACCEPT' ? end : (dnat ?? null),
-      masquerade: w.pkt.snat,
-      verdict: end,
-      delivery,
-      ...(dnat ? { dnat } : {}),
-      mark: w.pkt.mark,
-      rules: w.rules,
-      assumptions: [...w.assumptions],
-    };
   }
 
   /** Runs the walks through one built-in chain; each ends ACCEPT (go on), DROP or REJECT. */

@@ -1,7 +1,8 @@
 // What the screens show, computed by the core from Facts: the Report, each node's parsed rules
 // and Service trees, the search index (built on first use). Nothing here decides a status.
 import { Analysis, type NodeAnalysis } from '../core/analysis.js';
-import { recordedNodes } from '../core/facts.js';
+import { hasRules, recordedNodes } from '../core/facts.js';
+import type { IPFamily } from '../core/ipv6.js';
 import type { Ruleset } from '../core/iptables.js';
 import { DriftInputError, type NodeDrift } from '../core/drift.js';
 import { findService, type ClusterView, type Service } from '../core/kube.js';
@@ -18,6 +19,10 @@ export type { DiagnosedService };
 
 export interface NodeData {
   name: string;
+  /** The rules' family: a dual-stack node has an IPv4 and an IPv6 entry. */
+  family: IPFamily;
+  /** What the screens call it: "node-a", or "node-a IPv6" for its IPv6 rules. */
+  label: string;
   /** "nodes/NODE/iptables-save.txt" (or nft-ip-kube-proxy.txt), or the file given to `rules --file`. */
   source?: string;
   /** The iptables dump (iptables mode). */
@@ -59,6 +64,8 @@ export function nodeData(node: NodeAnalysis, view: ClusterView): NodeData {
     (nftRead ??= { read: node.mode() === 'nftables' ? node.nft() : undefined }).read;
   const data: NodeData = {
     name: node.name,
+    family: node.family,
+    label: node.family === 'IPv6' ? `${node.name} IPv6` : node.name,
     get source() {
       return nft()?.source ?? node.rules()?.source;
     },
@@ -146,7 +153,13 @@ export function analyze(facts: Facts, o: AnalyzeOptions = {}): TuiData {
   const view = analysis.view;
   const nodes = o.rules
     ? [nodeData(analysis.node(o.rules.label, { ...o.rules, source: o.rules.label }), view)]
-    : recordedNodes(facts).map((n) => nodeData(analysis.node(n), view));
+    : recordedNodes(facts).flatMap((n) => [
+        nodeData(analysis.node(n), view),
+        // the IPv6 proxier's rules, where they were read, beside the IPv4 ones
+        ...(hasRules(facts, n, 'IPv6')
+          ? [nodeData(analysis.node(n, undefined, 'IPv6'), view)]
+          : []),
+      ]);
   // a live read that found no such Service carries the API's "did you mean" in its meta
   const suggestions = facts.meta['suggestions'] as DiagnoseOptions['suggestions'];
   const report = o.target

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { kdebug } from '../support/cli.js';
 import { golden as check } from '../support/golden.js';
+import { clusterIpObjects, NODE_A_TABLE } from '../support/nft-lab.js';
 
 const GOLDEN = 'test/golden/drift';
 const golden = (file: string, actual: string) => check(join(GOLDEN, file), actual);
@@ -112,59 +113,18 @@ describe('kdebug drift', () => {
 });
 
 describe('kdebug drift in nftables mode', () => {
-  // node-a's table as the real kube-proxy 1.37 wrote it in the lab (test/fixtures/nft): it sends
-  // matrix/cluster-ip (10.96.33.216:80) to 10.244.1.4:80 and 10.244.2.2:80
+  // a snapshot of node-a's lab table (support/nft-lab.ts) and matrix/cluster-ip with `endpoints`;
   // `text`: the table recorded as nft lists it (a node whose nft has no JSON)
   const snapshot = (endpoints: string[], text = false) => {
     const dir = mkdtempSync(join(tmpdir(), 'kdebug-nft-drift-'));
     cpSync(
-      `test/fixtures/nft/kube-proxy-1.37-node-a.${text ? 'txt' : 'json'}`,
+      `${NODE_A_TABLE}.${text ? 'txt' : 'json'}`,
       join(dir, `nodes/node-a/nft-ip-kube-proxy${text ? '-text' : ''}.txt`),
     );
     writeFileSync(join(dir, 'nodes/node-a/proxy-mode.txt'), 'nftables');
-    const items = [
-      {
-        apiVersion: 'v1',
-        kind: 'Service',
-        metadata: { name: 'cluster-ip', namespace: 'matrix' },
-        spec: {
-          type: 'ClusterIP',
-          clusterIP: '10.96.33.216',
-          clusterIPs: ['10.96.33.216'],
-          ports: [{ name: 'http', port: 80, protocol: 'TCP', targetPort: 80 }],
-        },
-      },
-      {
-        apiVersion: 'discovery.k8s.io/v1',
-        kind: 'EndpointSlice',
-        metadata: {
-          name: 'cluster-ip-x',
-          namespace: 'matrix',
-          labels: { 'kubernetes.io/service-name': 'cluster-ip' },
-        },
-        addressType: 'IPv4',
-        ports: [{ name: 'http', port: 80, protocol: 'TCP' }],
-        endpoints: endpoints.map((ip) => ({
-          addresses: [ip],
-          conditions: { ready: true, serving: true, terminating: false },
-        })),
-      },
-      {
-        apiVersion: 'v1',
-        kind: 'Node',
-        metadata: { name: 'node-a' },
-        status: { addresses: [{ type: 'InternalIP', address: '192.0.2.21' }] },
-      },
-      {
-        apiVersion: 'v1',
-        kind: 'ConfigMap',
-        metadata: { name: 'kube-proxy', namespace: 'kube-system' },
-        data: { 'config.conf': 'mode: nftables\nclusterCIDR: 10.244.0.0/16\n' },
-      },
-    ];
     writeFileSync(
       join(dir, 'objects.json'),
-      JSON.stringify({ apiVersion: 'v1', kind: 'List', items }),
+      JSON.stringify({ apiVersion: 'v1', kind: 'List', items: clusterIpObjects(endpoints) }),
     );
     return dir;
   };

@@ -2,7 +2,8 @@
 // the rules kdebug expects kube-proxy's IPv6 proxier to write for a NodePort Service, walked with
 // the packets that test sends. A Pod reaches the cluster IP unmasqueraded; an outside client and
 // the node itself reach the node port masqueraded; ::1 never reaches a node port (no localhost
-// node ports in IPv6); the node's second address answers only when nodePortAddresses holds it.
+// node ports in IPv6); the node's second address answers only when nodePortAddresses holds it;
+// a link-local address answers when nodePortAddresses holds fe80::/10, as any address would.
 // IP conventions (that test's): node 2001:db8::1 and 2001:db8:1::2, Pod CIDR fd00:10::/64,
 // cluster IP fd00:172:30::41, endpoints fd00:10:180::1 (another node) and fd00:10:180::2:1 (this one).
 import assert from 'node:assert/strict';
@@ -15,7 +16,14 @@ import { tracePacket, type TracePacket } from '../../src/core/trace.js';
 import { aKubeProxyConfig, aService, anEndpointSlice } from '../support/builders.js';
 
 const NODE = 'test-node';
-const ADDRESSES = ['192.168.0.2', '192.168.1.2', '2001:db8::1', '2001:db8:1::2'];
+// and the link-local address every IPv6 interface has
+const ADDRESSES = [
+  '192.168.0.2',
+  '192.168.1.2',
+  '2001:db8::1',
+  '2001:db8:1::2',
+  'fe80::5054:ff:fe12:3456',
+];
 
 function objects(nodePortAddresses?: readonly string[]): KubeObject[] {
   const slice = anEndpointSlice('ns1/svc1', [
@@ -59,7 +67,9 @@ function walk(
   const rs = parseIptables(expectedSave(exp), { file: 'expected' });
   const net = {
     localAddresses: ADDRESSES,
-    interfaces: [{ name: 'eth0', cidrs: ['2001:db8::1/64', '2001:db8:1::2/64'] }],
+    interfaces: [
+      { name: 'eth0', cidrs: ['2001:db8::1/64', '2001:db8:1::2/64', 'fe80::5054:ff:fe12:3456/64'] },
+    ],
     defaultInterface: 'eth0',
   };
   // a packet from one of the node's own addresses starts in nat OUTPUT, as in kube-proxy's tracer
@@ -111,4 +121,21 @@ describe("kube-proxy's IPv6 NodePort cases", () => {
       });
     });
   }
+
+  // kube-proxy answers node ports on the interface addresses nodePortAddresses holds: a link-local
+  // address is one like any other (no special case in 1.37), reached by a client on the link
+  describe('nodePortAddresses fe80::/10', () => {
+    it('the link-local address answers the node port', () => {
+      assert.deepEqual(
+        walk(['fe80::/10'], { src: 'fe80::1', dst: 'fe80::5054:ff:fe12:3456', dport: 3001 }),
+        masq(BOTH),
+      );
+    });
+    it("the node's global address does not", () => {
+      assert.deepEqual(
+        walk(['fe80::/10'], { src: '2600:5200::1', dst: '2001:db8::1', dport: 3001 }),
+        ['unchanged'],
+      );
+    });
+  });
 });

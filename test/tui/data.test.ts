@@ -7,6 +7,8 @@ import { readSnapshot } from '../../src/cluster/snapshot.js';
 import type { Facts } from '../../src/core/model.js';
 import { analyze, searchNodes } from '../../src/tui/data.js';
 import { nftRawLines, type TreeRow } from '../../src/tui/screens/rules-rows.js';
+import { traceDestinations, traceSources, walk } from '../../src/tui/screens/trace-model.js';
+import { clusterIpObjects, NODE_A_TABLE } from '../support/nft-lab.js';
 
 const facts = await readSnapshot(new URL('../../snapshots/nginx-svc', import.meta.url).pathname);
 const target = { namespace: 'default', service: 'nginx-svc' };
@@ -65,51 +67,8 @@ describe('what the screens get from the core', () => {
 });
 
 describe('what the screens get from a node in nftables mode', () => {
-  // node-a's table as the real kube-proxy 1.37 wrote it in the lab (test/fixtures/nft): it sends
-  // matrix/cluster-ip (10.96.33.216:80) to 10.244.1.4:80 and 10.244.2.2:80
-  const table = readFileSync(
-    new URL('../fixtures/nft/kube-proxy-1.37-node-a.json', import.meta.url),
-    'utf8',
-  );
-  const objects = [
-    {
-      apiVersion: 'v1',
-      kind: 'Service',
-      metadata: { name: 'cluster-ip', namespace: 'matrix' },
-      spec: {
-        clusterIP: '10.96.33.216',
-        clusterIPs: ['10.96.33.216'],
-        ports: [{ name: 'http', port: 80, protocol: 'TCP', targetPort: 80 }],
-      },
-    },
-    {
-      apiVersion: 'discovery.k8s.io/v1',
-      kind: 'EndpointSlice',
-      metadata: {
-        name: 'cluster-ip-x',
-        namespace: 'matrix',
-        labels: { 'kubernetes.io/service-name': 'cluster-ip' },
-      },
-      addressType: 'IPv4',
-      ports: [{ name: 'http', port: 80, protocol: 'TCP' }],
-      endpoints: ['10.244.1.4', '10.244.2.2'].map((ip) => ({
-        addresses: [ip],
-        conditions: { ready: true },
-      })),
-    },
-    {
-      apiVersion: 'v1',
-      kind: 'Node',
-      metadata: { name: 'node-a' },
-      status: { addresses: [{ type: 'InternalIP', address: '192.0.2.21' }] },
-    },
-    {
-      apiVersion: 'v1',
-      kind: 'ConfigMap',
-      metadata: { name: 'kube-proxy', namespace: 'kube-system' },
-      data: { 'config.conf': 'mode: nftables\nclusterCIDR: 10.244.0.0/16\n' },
-    },
-  ];
+  const table = readFileSync(`${NODE_A_TABLE}.json`, 'utf8');
+  const objects = clusterIpObjects(['10.244.1.4', '10.244.2.2']);
   const nft: Facts = { objects, nodes: { 'node-a': { 'nft-ip-kube-proxy': table } }, meta: {} };
   const node = analyze(nft, { target: { namespace: 'matrix', service: 'cluster-ip' } }).nodes[0]!;
 
@@ -160,5 +119,38 @@ describe('what the screens get from a node in nftables mode', () => {
         'service-FN4G4LLS-matrix/cluster-ip/tcp/http: meta l4proto tcp dnat ip to numgen random mod 2 map { 0 : 10.244.1.4 . 80, 1 : 10.244.2.2 . 80 }',
       ],
     );
+  });
+});
+
+const dual = await readSnapshot(
+  new URL('../../snapshots/dual-stack-ipv6-rules-missing', import.meta.url).pathname,
+);
+
+describe('what the screens get from a dual-stack snapshot', () => {
+  const data = analyze(dual, { target });
+
+  it("each node's IPv6 rules beside its IPv4 ones, named so", () => {
+    assert.deepEqual(
+      data.nodes.map((n) => `${n.label} ${n.source}`),
+      [
+        'vm-12-11-centos nodes/vm-12-11-centos/iptables-save.txt',
+        'vm-12-11-centos IPv6 nodes/vm-12-11-centos/ip6tables-save.txt',
+        'vm-12-7-centos nodes/vm-12-7-centos/iptables-save.txt',
+        'vm-12-7-centos IPv6 nodes/vm-12-7-centos/ip6tables-save.txt',
+      ],
+    );
+  });
+
+  it('the Trace screen walks an IPv6 Pod to the IPv6 cluster IP through the IPv6 rules', () => {
+    const pod = traceSources(data).find((s) => s.ip === 'fd00:10:244::3')!;
+    assert.deepEqual([pod.kind, pod.node, pod.family], ['pod', 'vm-12-7-centos', 'IPv6']);
+    const dest = traceDestinations(data, pod).find((d) => d.ip === 'fd00:10:96::be')!;
+    assert.match(dest.label, /^\[fd00:10:96::be\]:8080\/tcp nginx-svc:http$/);
+    const result = walk(data, pod, dest);
+    assert.ok('outcomes' in result, JSON.stringify(result));
+    assert.deepEqual(result.outcomes.map((o) => o.destination).sort(), [
+      '[fd00:10:244:1::7]:80',
+      '[fd00:10:244::3]:80',
+    ]);
   });
 });

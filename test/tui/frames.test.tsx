@@ -188,6 +188,8 @@ describe('Drift frame', () => {
   it('grouped by Service port, ids shown, missing and unexpected lines told apart', async () => {
     const node = {
       name: 'vm-12-11-centos',
+      family: 'IPv4',
+      label: 'vm-12-11-centos',
       search: () => undefined,
       drift: () => staleDrift,
       hasRule: () => false,
@@ -231,6 +233,7 @@ describe('Trace frame', () => {
       label: 'Pod 10.244.1.7 nginx-55fc968d9-4pddn',
       node: 'vm-12-11-centos',
       ip: '10.244.1.7',
+      family: 'IPv4',
       fromHost: false,
     };
     const host: TraceSource = {
@@ -238,6 +241,7 @@ describe('Trace frame', () => {
       kind: 'node',
       label: 'node 10.0.12.11 vm-12-11-centos',
       ip: '10.0.12.11',
+      family: 'IPv4',
       fromHost: true,
     };
     const svc: TraceDestination = {

@@ -285,19 +285,26 @@ function modes(ctx: CheckContext): Finding[] {
  * stale: the kernel runs the legacy and the nft tables alike, so the stale set still matches.
  */
 function backends(ctx: CheckContext): Finding[] {
+  // the IPv6 proxier's rules live in ip6tables, with backends of their own
   const per = ctx
     .nodeNames()
-    .map((node) => ({
-      node,
-      ...nodeBackends(Object.keys(ctx.facts.nodes[node] ?? {}), (s) =>
-        ctx.analysis.node(node).signs(s),
-      ),
-    }))
+    .flatMap((node) =>
+      (['iptables', 'ip6tables'] as const).map((tool) => ({
+        node,
+        tool,
+        label: tool === 'ip6tables' ? 'IPv6: ' : '',
+        ...nodeBackends(
+          Object.keys(ctx.facts.nodes[node] ?? {}),
+          (s) => ctx.analysis.node(node).signs(s),
+          tool,
+        ),
+      })),
+    )
     .filter((b) => b.chains !== 'unknown');
   if (per.length === 0) return [];
   const evidence = per.map(
     (b) =>
-      `${b.node}: KUBE-SERVICES in ${b.chains === 'both' ? 'legacy and nft' : b.chains === 'none' ? 'neither backend' : `${b.chains} only`} (${b.sources.join(', ')})`,
+      `${b.label}${b.node}: KUBE-SERVICES in ${b.chains === 'both' ? 'legacy and nft' : b.chains === 'none' ? 'neither backend' : `${b.chains} only`} (${b.sources.join(', ')})`,
   );
   const both = per.filter((b) => b.chains === 'both');
   if (both.length === 0) {
@@ -320,11 +327,11 @@ function backends(ctx: CheckContext): Finding[] {
     finding(
       'iptables-backends-both',
       'warn',
-      `${b.node}: kube-proxy chains in both iptables backends, legacy and nft`,
+      `${b.label}${b.node}: kube-proxy chains in both ${b.tool} backends, legacy and nft`,
       {
-        explanation: `The kernel runs the rules of both backends, so a packet meets both sets. kube-proxy writes to one of them (the one its image's iptables wrapper picked); the other set is stale, left by an older kube-proxy or by a switch of backend, and can still send a Service's traffic to endpoints that no longer exist. kdebug diagnosed ${nodeDump(ctx.facts, b.node)?.source ?? 'the default dump'}.`,
+        explanation: `The kernel runs the rules of both backends, so a packet meets both sets. kube-proxy writes to one of them (the one its image's ${b.tool} wrapper picked); the other set is stale, left by an older kube-proxy or by a switch of backend, and can still send a Service's traffic to endpoints that no longer exist. kdebug diagnosed ${nodeDump(ctx.facts, b.node, b.tool === 'ip6tables' ? 'IPv6' : 'IPv4')?.source ?? 'the default dump'}.`,
         evidence,
-        next: `on ${b.node}: iptables-legacy-save -t nat | grep -c '^-A KUBE-SEP' ; iptables-nft-save -t nat | grep -c '^-A KUBE-SEP'   (the stale set is the one that disagrees with the EndpointSlices)`,
+        next: `on ${b.node}: ${b.tool}-legacy-save -t nat | grep -c '^-A KUBE-SEP' ; ${b.tool}-nft-save -t nat | grep -c '^-A KUBE-SEP'   (the stale set is the one that disagrees with the EndpointSlices)`,
         node: b.node,
       },
     ),

@@ -61,17 +61,20 @@ export function rulesetSigns(rs: Ruleset): DumpSigns {
   };
 }
 
-/** The stems a backend's dump may be stored under, nat-only first (that is where the chains are). */
-const STEMS: Record<IptablesBackend, string[]> = {
-  legacy: ['iptables-legacy-save-nat', 'iptables-legacy-save'],
-  nft: ['iptables-nft-save-nat', 'iptables-nft-save'],
-};
+/** The stems a backend's dump may be stored under, nat-only first (that is where the chains
+ * are): iptables' for the IPv4 rules, ip6tables' for the IPv6 ones. */
+const stemsOf = (tool: 'iptables' | 'ip6tables'): Record<IptablesBackend, string[]> => ({
+  legacy: [`${tool}-legacy-save-nat`, `${tool}-legacy-save`],
+  nft: [`${tool}-nft-save-nat`, `${tool}-nft-save`],
+});
 
 /** The backends of a node whose dumps are `stems`, each read through `signs`. */
 export function nodeBackends(
   stems: readonly string[],
   signs: (stem: string) => DumpSigns | undefined,
+  tool: 'iptables' | 'ip6tables' = 'iptables',
 ): NodeBackends {
+  const STEMS = stemsOf(tool);
   const kubeChains: NodeBackends['kubeChains'] = {};
   const sources: string[] = [];
   for (const backend of ['legacy', 'nft'] as const) {
@@ -80,7 +83,7 @@ export function nodeBackends(
     kubeChains[backend] = read.some((s) => signs(s)?.kubeChains);
     sources.push(...read);
   }
-  const legacyTablesWarning = ['iptables-save', ...STEMS.nft].some(
+  const legacyTablesWarning = [`${tool}-save`, ...STEMS.nft].some(
     (s) => stems.includes(s) && signs(s)?.legacyTablesWarning,
   );
   const { legacy, nft } = kubeChains;

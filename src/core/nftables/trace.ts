@@ -6,28 +6,12 @@
 import { ipv4 } from '../ipv4.js';
 import { ipv6 } from '../ipv6.js';
 import { percent } from '../model.js';
-import type { MatchedRule, NodeNetwork, TracePacket, TraceOutcome, TraceResult } from '../trace.js';
-import {
-  addressPort,
-  anyCidr,
-  holds,
-  packetAddress,
-  type Address,
-  type PacketState,
-} from '../trace/match.js';
+import type { NodeNetwork, TracePacket, TraceOutcome, TraceResult } from '../trace.js';
+import { addressPort, anyCidr, holds, type Address, type PacketState } from '../trace/match.js';
 import { NodeRoutes } from '../trace/route.js';
+import { outcomeOf, startWalk, type Walk } from '../trace/walk.js';
 import type { NftChain, NftElement, NftRule, NftTable } from './listing.js';
 import { ruleText } from './render.js';
-
-type Verdict = 'ACCEPT' | 'DROP' | 'REJECT';
-
-interface Walk {
-  p: number;
-  pkt: PacketState;
-  rules: MatchedRule[];
-  assumptions: Set<string>;
-  end?: Verdict;
-}
 
 /** What one rule does to one walk: the shares of the walk it sends each way. */
 interface Result {
@@ -62,29 +46,11 @@ class NftTracer {
   }
 
   run(packet: TracePacket): TraceResult {
-    const start: Walk = {
-      p: 1,
-      pkt: {
-        src: packetAddress(packet.src, 'source'),
-        dst: packetAddress(packet.dst, 'destination'),
-        sport: packet.sport ?? 40000,
-        dport: packet.protocol === 'icmp' ? 0 : (packet.dport ?? 0),
-        protocol: packet.protocol,
-        mark: 0,
-        dnat: false,
-        snat: false,
-      },
-      rules: [],
-      assumptions: new Set(),
-    };
-    const { pkt } = start;
-    if (packet.fromHost)
-      this.routes.route(pkt, 'out', this.routes.isLocal(pkt.dst) ? undefined : pkt.dst);
-    else this.routes.route(pkt, 'in', this.routes.isLocal(pkt.src) ? undefined : pkt.src);
+    const start = startWalk(packet, this.routes);
     const outcomes: TraceOutcome[] = [];
     for (const w of this.hook(packet.fromHost ? 'output' : 'prerouting', [start])) {
       if (w.end !== 'ACCEPT') {
-        outcomes.push(this.outcome(w, 'local'));
+        outcomes.push(outcomeOf(w, 'local'));
         continue;
       }
       const toNode = this.routes.isLocal(w.pkt.dst);
@@ -104,26 +70,10 @@ class NftTracer {
             walks.filter((x) => x.end === 'ACCEPT'),
           ),
         ];
-      for (const x of walks) outcomes.push(this.outcome(x, toNode ? 'local' : 'forward'));
+      for (const x of walks) outcomes.push(outcomeOf(x, toNode ? 'local' : 'forward'));
     }
     const enters = `the ${packet.fromHost ? 'output' : 'prerouting'} hook`;
     return { packet, enters, outcomes, notes: this.notes };
-  }
-
-  private outcome(w: Walk, delivery: 'local' | 'forward'): TraceOutcome {
-    const end = w.end ?? 'ACCEPT';
-    const dnat = w.pkt.dnat ? addressPort(w.pkt.dst, w.pkt.dport) : undefined;
-    return {
-      probability: w.p,
-      destination: end !== 'ACCEPT' ? end : (dnat ?? null),
-      masquerade: w.pkt.snat,
-      verdict: end,
-      delivery,
-      ...(dnat ? { dnat } : {}),
-      mark: w.pkt.mark,
-      rules: w.rules,
-      assumptions: [...w.assumptions],
-    };
   }
 
   /** The walks through every base chain of one hook, lowest priority first. */

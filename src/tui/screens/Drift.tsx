@@ -148,8 +148,8 @@ export function Drift({ model: m }: { model: DriftModel }) {
   const errors = m.findings.filter((f) => f.severity !== 'info').length;
   const info = [
     m.node && m.nodeCount > 1
-      ? `${m.node.name} (${m.nodeIndex + 1}/${m.nodeCount}, n/p)`
-      : m.node?.name,
+      ? `${m.node.label} (${m.nodeIndex + 1}/${m.nodeCount}, n/p)`
+      : m.node?.label,
   ]
     .filter(Boolean)
     .join('  ');

@@ -201,8 +201,8 @@ export function Rules({ model: m, state }: { model: RulesModel; state: State }) 
   const rawStart = cursorOf(state, 'rules', 1);
   const nodeInfo =
     m.nodeCount > 1
-      ? `${m.node?.name} (${m.nodeIndex + 1}/${m.nodeCount}, n/p)`
-      : (m.node?.name ?? '');
+      ? `${m.node?.label} (${m.nodeIndex + 1}/${m.nodeCount}, n/p)`
+      : (m.node?.label ?? '');
   const body = !m.node ? (
     <T tone="muted">no rules recorded</T>
   ) : m.node.error ? (

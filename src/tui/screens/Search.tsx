@@ -48,7 +48,7 @@ function where(h: NodeHit, m: SearchModel): string {
   if (h.kind === 'rule' && h.table && h.chain) parts.push(`${h.table} ${h.chain}:${h.line ?? '?'}`);
   else if (h.kind === 'endpoint' && h.chain) parts.push(h.chain);
   if (h.service && !h.text.includes(h.service)) parts.push(h.service);
-  if (h.node !== m.current && m.nodes.length > 1) parts.push(`on ${m.nodes[h.node]?.name}`);
+  if (h.node !== m.current && m.nodes.length > 1) parts.push(`on ${m.nodes[h.node]?.label}`);
   return parts.join('  ');
 }
 

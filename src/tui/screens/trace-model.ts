@@ -1,14 +1,17 @@
 // What the Trace screen offers to walk: sources (a Pod, a process on a node, a client outside)
 // and destinations (the Service addresses in the source node's rules, and a ping to a ClusterIP),
 // and the walk itself, done by the core's tracer.
+import { familyOf, hostPort, type IPFamily } from '../../core/ipv6.js';
 import type { TraceProtocol, TraceResult } from '../../core/trace.js';
-import type { TuiData } from '../data.js';
+import type { NodeData, TuiData } from '../data.js';
 
 export interface TraceSource {
   kind: 'pod' | 'node' | 'outside';
   label: string;
   node: string;
   ip: string;
+  /** The family of its address: its packets walk the node's rules of that family. */
+  family: IPFamily;
   fromHost: boolean;
 }
 
@@ -19,8 +22,14 @@ export interface TraceDestination {
   protocol: TraceProtocol;
 }
 
-/** A client outside the cluster (TEST-NET-3): reaching a node port or external IP. */
+/** A client outside the cluster (TEST-NET-3; 2001:db8::/32 for IPv6): reaching a node port or
+ * external IP. */
 export const OUTSIDE_CLIENT = '203.0.113.10';
+export const OUTSIDE_CLIENT6 = '2001:db8:ffff::10';
+
+/** The node's rules of one family, as the screens hold them. */
+const rulesOf = (data: TuiData, node: string | undefined, family: IPFamily | undefined) =>
+  data.nodes.find((n) => n.name === node && n.family === family);
 
 /** Names in the target's namespace without it: the picker columns are narrow at 80. */
 const shortName = (namespace: string | undefined) => (name: string) =>
@@ -33,39 +42,61 @@ const byTarget = (target: string | undefined) => (name: string | undefined) =>
 
 export function traceSources(data: TuiData): TraceSource[] {
   const view = data.view;
-  const withRules = new Set(data.nodes.filter((n) => n.rs || n.nft).map((n) => n.name));
+  // a node's rules of one family were read (an IPv6 address walks the IPv6 rules)
+  const read = (node: string | undefined, family: IPFamily) => {
+    const n = rulesOf(data, node, family);
+    return !!(n?.rs || n?.nft);
+  };
   const target = data.target;
   const short = shortName(target?.namespace);
   const pods = view.pods
-    .filter((p) => p.podIP && !p.hostNetwork && p.nodeName && withRules.has(p.nodeName))
+    .filter((p) => p.podIP && !p.hostNetwork && p.nodeName)
     // the target's namespace first: its Pods are the likeliest clients
     .sort(
       (a, b) =>
         Number(a.namespace !== target?.namespace) - Number(b.namespace !== target?.namespace) ||
         `${a.namespace}/${a.name}`.localeCompare(`${b.namespace}/${b.name}`),
     )
-    .map((p): TraceSource => ({
-      kind: 'pod',
-      label: `Pod ${p.podIP} ${short(`${p.namespace}/${p.name}`)}`, // the IP first: a narrow pane cuts the name
-      node: p.nodeName!,
-      ip: p.podIP!,
-      fromHost: false,
-    }));
-  const nodes = view.nodes.filter((n) => withRules.has(n.name) && n.ips[0]);
+    .flatMap((p) =>
+      (p.podIPs.length > 0 ? p.podIPs : [p.podIP!]).flatMap((ip): TraceSource[] => {
+        const family = familyOf(ip);
+        return family && read(p.nodeName, family)
+          ? [
+              {
+                kind: 'pod',
+                label: `Pod ${ip} ${short(`${p.namespace}/${p.name}`)}`, // the IP first: a narrow pane cuts the name
+                node: p.nodeName!,
+                ip,
+                family,
+                fromHost: false,
+              },
+            ]
+          : [];
+      }),
+    );
+  // each node's first address of each family whose rules were read
+  const nodes = view.nodes.flatMap((n) =>
+    (['IPv4', 'IPv6'] as const).flatMap((family) => {
+      const ip = n.ips.find((x) => familyOf(x) === family);
+      return ip && read(n.name, family) ? [{ name: n.name, ip, family }] : [];
+    }),
+  );
   return [
     ...pods,
     ...nodes.map((n): TraceSource => ({
       kind: 'node',
-      label: `node ${n.ips[0]} ${n.name}`,
+      label: `node ${n.ip} ${n.name}`,
       node: n.name,
-      ip: n.ips[0]!,
+      ip: n.ip,
+      family: n.family,
       fromHost: true,
     })),
     ...nodes.map((n): TraceSource => ({
       kind: 'outside',
-      label: `outside, via ${n.name}`,
+      label: `outside, via ${n.name}${n.family === 'IPv6' ? ' (IPv6)' : ''}`,
       node: n.name,
-      ip: OUTSIDE_CLIENT,
+      ip: n.family === 'IPv6' ? OUTSIDE_CLIENT6 : OUTSIDE_CLIENT,
+      family: n.family,
       fromHost: false,
     })),
   ];
@@ -76,9 +107,11 @@ export function traceDestinations(
   data: TuiData,
   source: TraceSource | undefined,
 ): TraceDestination[] {
-  const node = data.nodes.find((n) => n.name === source?.node);
+  const node: NodeData | undefined = rulesOf(data, source?.node, source?.family);
   if (!source || !node?.trees) return [];
-  const nodeIP = data.view.nodes.find((n) => n.name === node.name)?.ips[0];
+  const nodeIP = data.view.nodes
+    .find((n) => n.name === node.name)
+    ?.ips.find((ip) => familyOf(ip) === source.family);
   const first = byTarget(
     data.target ? `${data.target.namespace}/${data.target.service}` : undefined,
   );
@@ -98,7 +131,7 @@ export function traceDestinations(
       const ip = e.kind === 'node-port' ? nodeIP : e.address;
       if (!ip || e.port === undefined) continue;
       const what = e.kind === 'node-port' ? 'node port' : e.kind === 'cluster-ip' ? '' : e.kind;
-      const label = `${ip}:${e.port}/${protocol} ${what ? `${what} ` : ''}${short(t.id)}`;
+      const label = `${hostPort(ip, e.port)}/${protocol} ${what ? `${what} ` : ''}${short(t.id)}`;
       add({ label, ip, port: e.port, protocol });
     }
     // why ping to a ClusterIP gets no answer, one keystroke away
@@ -114,7 +147,7 @@ export function walk(
   source: TraceSource,
   dest: TraceDestination,
 ): TraceResult | { error: string } {
-  const node = data.nodes.find((n) => n.name === source.node);
+  const node = rulesOf(data, source.node, familyOf(dest.ip) ?? source.family);
   if (!node?.rs && !node?.nft) return { error: `no rules recorded for node ${source.node}` };
   try {
     return node.trace({

@@ -84,6 +84,36 @@ describe('iptables backend findings', () => {
     ]);
     assert.match(f!.next!, /^on node-b: iptables-legacy-save -t nat .*; iptables-nft-save -t nat/);
   });
+
+  it('reads the IPv6 backends apart: kube-proxy chains in both ip6tables backends is a finding of its own', () => {
+    // the same chain names in ip6tables (the content does not matter to the backend check)
+    const found = run(
+      kubeProxyCheck,
+      facts(objects, {
+        'node-b': {
+          'iptables-save': b,
+          'iptables-nft-save-nat': nat(b),
+          'iptables-legacy-save-nat': EMPTY_NAT,
+          'ip6tables-legacy-save-nat': nat(b),
+          'ip6tables-nft-save-nat': nat(b),
+        },
+      }),
+    ).filter((x) => x.id.startsWith('iptables-backend'));
+    assert.deepEqual(
+      found.map((f) => `${f.id} ${f.title}`),
+      [
+        'iptables-backends-both IPv6: node-b: kube-proxy chains in both ip6tables backends, legacy and nft',
+      ],
+    );
+    assert.deepEqual(found[0]!.evidence, [
+      'node-b: KUBE-SERVICES in nft only (iptables-legacy-save-nat, iptables-nft-save-nat)',
+      'IPv6: node-b: KUBE-SERVICES in legacy and nft (ip6tables-legacy-save-nat, ip6tables-nft-save-nat)',
+    ]);
+    assert.match(
+      found[0]!.next!,
+      /^on node-b: ip6tables-legacy-save -t nat .*; ip6tables-nft-save -t nat/,
+    );
+  });
 });
 
 describe('proxy mode per node', () => {
