@@ -2,7 +2,7 @@
 // snapshot). Progress events say what is being read, so the TUI can show it. Secrets are
 // never read. Only the target Service is required: any other read that RBAC refuses or that
 // fails is recorded in meta.readErrors and the rest carries on.
-import { probePlan, type DiagnosedService } from '../core/diagnose.js';
+import { conntrackPlan, probePlan, type DiagnosedService } from '../core/diagnose.js';
 import { backendToRead } from '../core/iptables/backend.js';
 import { clusterView, isWindows, kubeProxyConfigOf, toNode } from '../core/kube.js';
 import type { Facts, KubeObject, SnapshotMeta } from '../core/model.js';
@@ -91,11 +91,16 @@ export function nodeBasics(facts: Facts): NodeCommand[] {
 
 /** The node commands of a diagnosis of `target`: the basics, then the probes its steps read. */
 export function diagnosisCommands(facts: Facts, target: DiagnosedService): NodeCommand[] {
-  return [...nodeBasics(facts), ...probePlan(facts, target)];
+  return [...nodeBasics(facts), ...probePlan(facts, target), ...conntrackPlan(facts, target)];
 }
 
+/** Commands whose failed run records no output: an empty one would read as "none there". */
 const isRulesDump = (c: NodeCommand) =>
-  c.kind === 'iptables-save' || c.kind === 'ip6tables-save' || c.kind === 'nft-list';
+  c.kind === 'iptables-save' ||
+  c.kind === 'ip6tables-save' ||
+  c.kind === 'nft-list' ||
+  c.kind === 'conntrack-list' ||
+  c.kind === 'conntrack-stats';
 
 // Failures that no read can get past: stop rather than record. Others are recorded: an API
 // server that goes away after the Service was read leaves a report that says what it lost; one

@@ -153,6 +153,27 @@ export function nodeArgv(command: NodeCommand, place: CommandPlace): string[] {
         ...(place.sudo ? ['sudo', '-n', ...nft] : nft),
       ];
     }
+    case 'conntrack-list':
+    case 'conntrack-stats': {
+      // -L and -S only read the table; the rules' root is needed, as for iptables-save
+      const args = c.kind === 'conntrack-stats' ? ['-S'] : ['-L', '-p', c.protocol, '-d', c.dst];
+      if (place.kind === 'kube-proxy-pod') throw unsupported(c, place);
+      if (place.kind === 'debug-pod')
+        return [
+          'timeout',
+          `${TIME_LIMIT.rules}`,
+          'chroot',
+          '/host',
+          '/usr/sbin/conntrack',
+          ...args,
+        ];
+      const conntrack = ['/usr/sbin/conntrack', ...args];
+      return [
+        '/usr/bin/timeout',
+        `${TIME_LIMIT.rules}`,
+        ...(place.sudo ? ['sudo', '-n', ...conntrack] : conntrack),
+      ];
+    }
     case 'proxy-mode':
       return script(place, c, 'http', [`${KUBE_PROXY_METRICS}/proxyMode`]);
     case 'proxy-metrics':
@@ -227,6 +248,15 @@ export function validNodeCommand(value: unknown): NodeCommand {
         throw bad(`family ${JSON.stringify(c['family'])}`);
       if (c['format'] !== undefined && c['format'] !== 'text')
         throw bad(`format ${JSON.stringify(c['format'])}`);
+      break;
+    case 'conntrack-list':
+      allowed(['protocol', 'dst']);
+      if (c['protocol'] !== 'udp' && c['protocol'] !== 'tcp')
+        throw bad(`protocol ${JSON.stringify(c['protocol'])}`);
+      checkIp(c['dst']);
+      break;
+    case 'conntrack-stats':
+      allowed([]);
       break;
     case 'dns-lookup':
       allowed(['name', 'server', 'type']);

@@ -9,6 +9,7 @@ import { clusterMode, kubeProxyCheck } from './checks/kube-proxy.js';
 import { hairpinCheck } from './checks/hairpin.js';
 import { portsCheck } from './checks/ports.js';
 import { connectProbe, type NodeProbe } from './checks/node-probes.js';
+import type { NodeCommand } from './node-command.js';
 import { reachabilityCheck } from './checks/reachability.js';
 import { rulesCheck } from './checks/rules.js';
 import { selectorCheck } from './checks/selector.js';
@@ -235,4 +236,26 @@ export function probePlan(facts: Facts, target: DiagnosedService, maxEndpoints =
   }
   if (!svc.headless && svc.clusterIP) out.push({ kind: 'icmp-echo', ip: svc.clusterIP });
   return out;
+}
+
+/**
+ * What Reachability reads of each node's connection tracking: the entries to each of the
+ * Service's cluster IPs, per protocol of its ports, and the counters. Read only, never changed.
+ */
+export function conntrackPlan(facts: Facts, target: DiagnosedService): NodeCommand[] {
+  const svc = new CheckContext(facts, target).service;
+  if (!svc || svc.headless || svc.type === 'ExternalName') return [];
+  const protocols = [
+    ...new Set(
+      svc.ports
+        .map((p) => p.protocol.toLowerCase())
+        .filter((p): p is 'udp' | 'tcp' => p === 'udp' || p === 'tcp'),
+    ),
+  ];
+  return [
+    ...svc.clusterIPs.flatMap((dst) =>
+      protocols.map((protocol): NodeCommand => ({ kind: 'conntrack-list', protocol, dst })),
+    ),
+    { kind: 'conntrack-stats' },
+  ];
 }

@@ -13,6 +13,10 @@ export type NodeCommand =
   /** kube-proxy's nftables table (nftables mode), as JSON (`nft -j list table ip kube-proxy`),
    * or as its listing where the node's nft has no JSON (`format: 'text'`). */
   | { kind: 'nft-list'; family: 'ip' | 'ip6'; format?: 'text' }
+  /** The conntrack entries of one protocol to one Service address: `conntrack -L -p udp -d IP`. */
+  | { kind: 'conntrack-list'; protocol: 'udp' | 'tcp'; dst: string }
+  /** conntrack's counters (insert_failed, drop): `conntrack -S`. */
+  | { kind: 'conntrack-stats' }
   | NodeProbe;
 
 /** The node commands that probe: a connection, a ping, a DNS lookup from the node. */
@@ -39,6 +43,10 @@ export function commandStem(c: NodeCommand): string {
       return c.kind;
     case 'nft-list':
       return `nft-${c.family}-kube-proxy${c.format === 'text' ? '-text' : ''}`;
+    case 'conntrack-list':
+      return `conntrack_${c.protocol}_${c.dst}`;
+    case 'conntrack-stats':
+      return 'conntrack-stats';
     case 'dns-lookup':
       return `dns-lookup_${c.type}_${c.name}_${c.server}`;
     case 'tcp-connect':

@@ -108,6 +108,16 @@ const KINDS: [NodeCommand, string[], string][] = [
     ['/usr/bin/timeout', '30', '/usr/sbin/nft', 'list', 'table', 'ip6', 'kube-proxy'],
     'nft-ip6-kube-proxy-text',
   ],
+  [
+    { kind: 'conntrack-list', protocol: 'udp', dst: '10.96.0.10' },
+    ['/usr/bin/timeout', '30', '/usr/sbin/conntrack', '-L', '-p', 'udp', '-d', '10.96.0.10'],
+    'conntrack_udp_10.96.0.10',
+  ],
+  [
+    { kind: 'conntrack-stats' },
+    ['/usr/bin/timeout', '30', '/usr/sbin/conntrack', '-S'],
+    'conntrack-stats',
+  ],
 ];
 
 describe('node commands', () => {
@@ -125,6 +135,8 @@ describe('node commands', () => {
       'udp-probe': 1,
       'icmp-echo': 1,
       'nft-list': 1,
+      'conntrack-list': 1,
+      'conntrack-stats': 1,
     } satisfies Record<NodeCommand['kind'], 1>;
     assert.deepEqual(new Set(KINDS.map(([c]) => c.kind)), new Set(Object.keys(all)));
   });
@@ -161,7 +173,15 @@ describe('node commands', () => {
       'ip6',
       'kube-proxy',
     ]);
-    const readsRules = (k: string) => k.endsWith('tables-save') || k === 'nft-list';
+    // conntrack reads a kernel table, with the same root the rules need
+    assert.deepEqual(nodeArgv({ kind: 'conntrack-stats' }, SUDO).slice(2), [
+      'sudo',
+      '-n',
+      '/usr/sbin/conntrack',
+      '-S',
+    ]);
+    const readsRules = (k: string) =>
+      k.endsWith('tables-save') || k === 'nft-list' || k.startsWith('conntrack');
     for (const [command] of KINDS.filter(([c]) => !readsRules(c.kind))) {
       assert.ok(!nodeArgv(command, SUDO).includes('sudo'), command.kind);
       assert.deepEqual(nodeArgv(command, SUDO), nodeArgv(command, ROOT));
@@ -205,6 +225,9 @@ describe('node commands', () => {
       { kind: 'ip-addr' },
       { kind: 'proxy-mode' },
       { kind: 'tcp-connect', ip: '10.96.0.10', port: 53 },
+      // the image may lack conntrack-tools: read through a debug Pod or SSH
+      { kind: 'conntrack-list', protocol: 'udp', dst: '10.96.0.10' },
+      { kind: 'conntrack-stats' },
     ] as NodeCommand[]) {
       assert.throws(() => nodeArgv(c, KUBE_PROXY), UnsupportedCommandError, c.kind);
     }
@@ -281,6 +304,12 @@ describe('node commands', () => {
     ['an nft family that is not one', { kind: 'nft-list', family: 'ip; nft flush ruleset' }],
     ['an nft table of its own', { kind: 'nft-list', family: 'ip', table: 'filter' }],
     ['an nft format that is not one', { kind: 'nft-list', family: 'ip', format: '-f /tmp/x' }],
+    ['a conntrack address that is not one', { kind: 'conntrack-list', protocol: 'udp', dst: '-D' }],
+    [
+      'a conntrack protocol of its own',
+      { kind: 'conntrack-list', protocol: '-D', dst: '10.96.0.10' },
+    ],
+    ['a conntrack flag smuggled in', { kind: 'conntrack-stats', flags: ['-F'] }],
     ['unknown kind', { kind: 'shell', command: 'rm -rf /' }],
     ['a string', 'iptables-save; rm -rf /'],
     ['nothing', undefined],

@@ -48,6 +48,18 @@ describe(
       return { r, doc: JSON.parse(r.stdout) as SvcJson };
     };
 
+    /** Waits until the kube-proxy Pod of `node` is not ready (its process stopped by the lab). */
+    const kubeProxyStopped = (node: string) =>
+      c.until(`kube-proxy on ${node} to stop`, () =>
+        /False/.test(
+          c.kubectl([
+            ...['-n', 'kube-system', 'get', 'pods', '--field-selector', `spec.nodeName=${node}`],
+            ...['-l', 'k8s-app=kube-proxy', '-o'],
+            'jsonpath={.items[0].status.conditions[?(@.type=="Ready")].status}',
+          ]),
+        ),
+      );
+
     /** `id` is reported at `step` with `status`; no step fails but `failing` (root cause first). */
     function finds(
       doc: SvcJson,
@@ -292,26 +304,74 @@ endpoints: [{addresses: [192.0.2.99], conditions: {ready: true}}]
       assert.ok(!rules.findings.some((f) => f.status === 'warn' && f.node === 'node-b'));
     });
 
+    it("kube-proxy stopped on one node, then CoreDNS moved: node-b's UDP conntrack entries still go to the old Pod, found with the command that clears them", async () => {
+      const stop = join(DIR, 'nodes', 'node-b', 'kube-proxy.stopped');
+      writeFileSync(stop, '');
+      const dns = () => c.podIPs('kube-system', 'k8s-app=kube-dns');
+      const lookup = () =>
+        c.onNode('node-b', [
+          'dig',
+          '+short',
+          '+time=1',
+          '+tries=1',
+          '@10.96.0.10',
+          'kubernetes.default.svc.cluster.local',
+        ]);
+      try {
+        await kubeProxyStopped('node-b');
+        const old = dns();
+        // a lookup from node-b: the kernel tracks it, DNATed to a CoreDNS Pod
+        assert.equal(lookup().stdout.trim(), '10.96.0.1');
+        const tracked = c.onNode('node-b', ['conntrack', '-L', '-p', 'udp', '-d', '10.96.0.10']);
+        assert.ok(
+          old.some((ip) => tracked.stdout.includes(`src=${ip} `)),
+          `${old.join(', ')} in ${tracked.stdout}${tracked.stderr}`,
+        );
+        // CoreDNS moves: its Pods are replaced by ones with other addresses
+        c.kubectl(['-n', 'kube-system', 'delete', 'pod', '-l', 'k8s-app=kube-dns', '--wait=false']);
+        await c.until(
+          'CoreDNS ready again, elsewhere',
+          () =>
+            c.readiness('kube-system', 'k8s-app=kube-dns').every((r) => r === 'True') &&
+            dns().length === old.length &&
+            dns().every((ip) => !old.includes(ip)),
+          60_000,
+        );
+        // node-b's kube-proxy, stopped, neither rewrote its rules nor cleared its entries: a new
+        // lookup there goes to the old Pod too
+        lookup();
+        const { doc } = svc('kube-dns', ['-n', 'kube-system', ...VIA_POD]);
+        const reach = doc.steps.find((s) => s.id === 'reachability')!;
+        const stale = reach.findings.filter(
+          (f) => f.id === 'conntrack-stale-entries' && f.node === 'node-b',
+        );
+        assert.ok(
+          stale.some((f) => old.some((ip) => f.title.includes(`still go to ${ip},`))),
+          JSON.stringify(reach.findings.map((f) => `${f.id}:${f.status}@${f.node} ${f.title}`)),
+        );
+        assert.equal(stale[0]!.status, 'fail');
+        assert.match(
+          stale[0]!.next ?? '',
+          /^conntrack -D -p udp --orig-dst 10\.96\.0\.10 --reply-src 10\.244\.\d+\.\d+ {3}\(on node-b; kdebug deletes nothing\)$/,
+        );
+        // node-a's kube-proxy cleared its own
+        assert.ok(
+          !reach.findings.some((f) => f.id === 'conntrack-stale-entries' && f.node === 'node-a'),
+        );
+      } finally {
+        rmSync(stop, { force: true });
+        // the next fault starts from a node-b that sends DNS to the CoreDNS Pods there are now
+        await c.until('node-b to write the new CoreDNS Pods', () =>
+          c.dnatEverywhere(dns(), ['node-b']),
+        );
+      }
+    });
+
     it('kube-proxy stopped on one node, then the Deployment scaled: not running there, its rules stale there only', async () => {
       const stop = join(DIR, 'nodes', 'node-b', 'kube-proxy.stopped');
       writeFileSync(stop, '');
       try {
-        await c.until('kube-proxy on node-b to stop', () =>
-          /False/.test(
-            c.kubectl([
-              '-n',
-              'kube-system',
-              'get',
-              'pods',
-              '--field-selector',
-              'spec.nodeName=node-b',
-              '-l',
-              'k8s-app=kube-proxy',
-              '-o',
-              'jsonpath={.items[0].status.conditions[?(@.type=="Ready")].status}',
-            ]),
-          ),
-        );
+        await kubeProxyStopped('node-b');
         c.kubectl(['-n', FAULTS_NAMESPACE, 'scale', 'deployment', 'scaled', '--replicas=4']);
         await c.until(
           '4 ready Pods',

@@ -10,6 +10,7 @@ import { clusterMode, replacement } from './kube-proxy.js';
 import { connectProbe, probeText, type NodeProbe } from './node-probes.js';
 import { treeOf } from './rules.js';
 import { policiesFor } from './network-policy.js';
+import { conntrackFindings } from './conntrack.js';
 import { packetWalk } from './walk.js';
 import { hostPort } from '../ipv6.js';
 
@@ -381,6 +382,7 @@ export const reachabilityCheck: Check = {
         }),
       );
     }
+    out.push(...conntrackFindings(ctx, svc));
     const policies = policiesFor(ctx);
     if (policies.length > 0)
       out.push(

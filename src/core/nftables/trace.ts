@@ -258,7 +258,7 @@ class RuleRun {
       }
       const negated = what === '!=';
       const operand = negated || what === '==' ? this.next()! : what!;
-      if (key.length !== 1 || compare(key[0]!, operand, this.t) === negated) return this.nomatch();
+      if (key.length !== 1 || compare(key[0]!, operand) === negated) return this.nomatch();
     }
     return [{ p: 1, pkt: this.pkt, matched: true, effect: this.effect }];
   }
@@ -358,7 +358,7 @@ class RuleRun {
     }
     if (name.startsWith('affinity-') && set.elements.length === 0)
       this.assume(`a new client: not yet in ${name}`);
-    return set.elements.some((e) => keyMatches(key, e.key, this.t));
+    return set.elements.some((e) => keyMatches(key, e.key));
   }
 
   /** `KEY vmap @map` or `numgen random mod N vmap { 0 : goto a, ... }`. */
@@ -385,7 +385,7 @@ class RuleRun {
       }
       return merge(out);
     }
-    const hit = elements.find((e) => keyMatches(key, e.key, this.t));
+    const hit = elements.find((e) => keyMatches(key, e.key));
     if (!hit?.verdict) return this.nomatch();
     this.effect.push(`${data} holds ${hit.key.join(' . ')}`);
     return this.done(hit.verdict);
@@ -457,12 +457,12 @@ interface Value {
 }
 
 /** Is `value` (the packet's) `operand` (a rule's literal, prefix, `{ set }` or flags list)? */
-function compare(value: Value, operand: string, t: NftTracer): boolean {
+function compare(value: Value, operand: string): boolean {
   const options = operand.startsWith('{') ? group(operand) : operand.split(',');
-  return options.some((o) => one(value, o.replace(/^"|"$/g, ''), t));
+  return options.some((o) => one(value, o.replace(/^"|"$/g, '')));
 }
 
-function one(value: Value, o: string, _t: NftTracer): boolean {
+function one(value: Value, o: string): boolean {
   if (value.address !== undefined) {
     const c = anyCidr(o.includes('/') ? o : `${o}/${o.includes(':') ? 128 : 32}`);
     return c !== undefined && holds(c, value.address);
@@ -475,8 +475,8 @@ function one(value: Value, o: string, _t: NftTracer): boolean {
 const PROTOCOLS: Record<string, string> = { '6': 'tcp', '17': 'udp', '132': 'sctp', '1': 'icmp' };
 
 /** A packet's concatenated key against an element's (each part a value, a prefix or a range). */
-function keyMatches(key: Value[], element: (string | number)[], t: NftTracer): boolean {
-  return key.length === element.length && key.every((v, k) => one(v, String(element[k]), t));
+function keyMatches(key: Value[], element: (string | number)[]): boolean {
+  return key.length === element.length && key.every((v, k) => one(v, String(element[k])));
 }
 
 /** Merges a numgen vmap's shares that do the same (no element: the walk goes on). */

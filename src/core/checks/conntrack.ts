@@ -1,0 +1,140 @@
+// Part of step 8: the connections the kernel still tracks to the Service's cluster IPs. A UDP
+// entry (a DNS client's, say) whose answers come from an address that is no longer an endpoint
+// keeps sending that client to a Pod that is gone, until the entry times out; kube-proxy clears
+// such entries when an endpoint goes, and when it has not, they are shown here with the command
+// that clears them. kdebug deletes nothing. conntrack's insert_failed counter is the SNAT race.
+import { parseConntrack, parseConntrackStats, type ConntrackEntry } from '../conntrack.js';
+import type { Service } from '../kube.js';
+import type { Finding } from '../model.js';
+import { nodeErrorsOf } from '../node-access.js';
+import { commandStem } from '../node-command.js';
+import { count, finding, list } from './check.js';
+import type { CheckContext } from './context.js';
+
+/** Entries shown per finding; the rest are counted. */
+const SHOWN = 8;
+
+export function conntrackFindings(ctx: CheckContext, svc: Service): Finding[] {
+  if (svc.headless || svc.type === 'ExternalName') return [];
+  const out: Finding[] = [];
+  const clean: string[] = [];
+  const blind: string[] = [];
+  let entries = 0;
+  for (const node of ctx.nodeNames())
+    for (const dst of svc.clusterIPs)
+      for (const protocol of ['udp', 'tcp'] as const) {
+        const ports = svc.ports.filter((p) => p.protocol.toLowerCase() === protocol);
+        if (ports.length === 0) continue;
+        const stem = commandStem({ kind: 'conntrack-list', protocol, dst });
+        const text = ctx.output(node, stem);
+        if (text === undefined) {
+          const error = nodeErrorsOf(ctx.facts).find((e) => e.node === node && e.command === stem);
+          if (error) blind.push(`${node}: conntrack -L -p ${protocol} -d ${dst}: ${error.error}`);
+          continue;
+        }
+        // what the clients sent to one of the Service's ports, DNATed (answered from elsewhere)
+        const own = parseConntrack(text).filter(
+          (e) =>
+            e.orig.dst === dst && ports.some((p) => p.port === e.orig.dport) && e.reply.src !== dst,
+        );
+        entries += own.length;
+        const current = new Set(
+          ports.flatMap((p) =>
+            ctx
+              .endpoints(p)
+              .filter((x) => x.ready || x.serving)
+              .map((x) => x.ip),
+          ),
+        );
+        const stale = new Map<string, ConntrackEntry[]>(); // old endpoint -> its entries
+        for (const e of own.filter((x) => !current.has(x.reply.src)))
+          stale.set(e.reply.src, [...(stale.get(e.reply.src) ?? []), e]);
+        for (const [old, list] of stale)
+          out.push(staleFinding(ctx, node, dst, protocol, old, list, stem));
+        if (stale.size === 0)
+          clean.push(
+            `${node}: ${count(own.length, `${protocol.toUpperCase()} entry`, `${protocol.toUpperCase()} entries`)} to ${dst}, each to a current endpoint (nodes/${node}/${stem}.txt)`,
+          );
+      }
+  if (clean.length > 0 && out.length === 0)
+    out.push(
+      finding(
+        'conntrack-entries-current',
+        'pass',
+        entries > 0
+          ? `conntrack: ${count(entries, 'tracked connection')} to the Service, each to a current endpoint`
+          : 'conntrack: no tracked connection to the Service on the nodes read',
+        {
+          explanation:
+            'The kernel tracks each connection to a ClusterIP with the endpoint it was DNATed to; none of those read goes to an address that is no longer an endpoint.',
+          evidence: clean,
+        },
+      ),
+    );
+  if (blind.length > 0)
+    out.push(
+      finding('conntrack-not-observed', 'skip', 'conntrack entries not observed', {
+        explanation: `kdebug could not list the connections the kernel tracks to the Service (${blind[0]!.replace(/^[^:]+: [^:]+: /, '')}), so it cannot say whether some still go to an old endpoint. The node needs the conntrack tool (conntrack-tools) and the rights iptables-save needs.`,
+        evidence: blind,
+        next: `conntrack -L -d ${svc.clusterIP}   (on the node)`,
+      }),
+    );
+  out.push(...insertFailed(ctx));
+  return out;
+}
+
+function staleFinding(
+  ctx: CheckContext,
+  node: string,
+  dst: string,
+  protocol: 'udp' | 'tcp',
+  old: string,
+  entries: ConntrackEntry[],
+  stem: string,
+): Finding {
+  const svc = ctx.service!;
+  const udp = protocol === 'udp';
+  const ports = [...new Set(entries.map((e) => e.orig.dport))].join(', ');
+  return finding(
+    'conntrack-stale-entries',
+    udp ? 'fail' : 'warn',
+    `${node}: ${count(entries.length, `${protocol.toUpperCase()} conntrack entry`, `${protocol.toUpperCase()} conntrack entries`)} to ${dst}:${ports} still go to ${old}, no longer an endpoint`,
+    {
+      explanation: udp
+        ? `The kernel keeps a UDP "connection" while packets keep coming, and sends each of them to the endpoint it first picked: these clients on ${node} still send ${svc.namespace}/${svc.name}'s traffic to ${old}, which is no longer an endpoint (the DNS-lookups-time-out-after-CoreDNS-moved case). kube-proxy clears such entries when an endpoint goes; these were not. Clearing them sends the next packet through the Service's rules again.`
+        : `These TCP connections on ${node} were DNATed to ${old}, which is no longer an endpoint: they fail or hang, while new connections reach the current endpoints.`,
+      evidence: [
+        ...entries.slice(0, SHOWN).map((e) => `nodes/${node}/${stem}.txt: ${e.text}`),
+        ...(entries.length > SHOWN ? [`... and ${entries.length - SHOWN} more`] : []),
+      ],
+      next: `conntrack -D -p ${protocol} --orig-dst ${dst} --reply-src ${old}   (on ${node}; kdebug deletes nothing)`,
+      node,
+    },
+  );
+}
+
+/** conntrack -S: insert_failed counts the packets dropped because two connections raced for one
+ * tuple (the SNAT race of parallel UDP lookups). One read says since boot, not whether it grows. */
+function insertFailed(ctx: CheckContext): Finding[] {
+  const hit = ctx.nodeNames().flatMap((node) => {
+    const stats = parseConntrackStats(ctx.output(node, 'conntrack-stats') ?? '');
+    return stats && stats.insertFailed > 0 ? [{ node, stats }] : [];
+  });
+  if (hit.length === 0) return [];
+  return [
+    finding(
+      'conntrack-insert-failed',
+      'warn',
+      `conntrack insert_failed on ${list(hit.map((h) => `${h.node} (${h.stats.insertFailed})`))}`,
+      {
+        explanation:
+          "The kernel failed to insert a connection's entry because another one raced it for the same tuple (the conntrack SNAT/DNAT race): that packet is dropped. With parallel UDP lookups (glibc's A and AAAA) it shows as DNS lookups that take 5 s. The counter is since boot and kdebug read it once: read it twice, a minute apart, to see it grow.",
+        evidence: hit.map(
+          (h) =>
+            `nodes/${h.node}/conntrack-stats.txt: insert_failed=${h.stats.insertFailed} drop=${h.stats.drop} over ${count(h.stats.cpus, 'CPU')}`,
+        ),
+        next: `conntrack -S   (on ${hit[0]!.node}, twice, a minute apart)`,
+      },
+    ),
+  ];
+}

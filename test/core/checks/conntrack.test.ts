@@ -1,0 +1,145 @@
+// conntrack at step 8, from recorded `conntrack -L` and `conntrack -S` outputs: the DNS case (a
+// UDP entry to kube-dns still answered by a CoreDNS Pod that moved away) is found with the entries
+// and the command that clears them; current entries pass; a node whose conntrack could not run
+// is not observed; insert_failed is said since boot. The lines are the real conntrack 1.4.7's.
+// IP conventions: builders.ts (kube-dns 10.96.0.10, CoreDNS 10.244.0.2 on node-a).
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { parseConntrack, parseConntrackStats } from '../../../src/core/conntrack.js';
+import { conntrackPlan } from '../../../src/core/diagnose.js';
+import { reachabilityCheck } from '../../../src/core/checks/reachability.js';
+import { facts, kubeDns, run, twoNodes } from './builders.js';
+
+const DNS = { namespace: 'kube-system', service: 'kube-dns' };
+const objects = [...kubeDns(), ...twoNodes()];
+const udp = (client: string, sport: number, server: string) =>
+  `udp      17 119 src=${client} dst=10.96.0.10 sport=${sport} dport=53 src=${server} dst=${client} sport=53 dport=${sport} mark=0 use=1`;
+/** conntrack -S of a two-CPU node with these insert_failed counts. */
+const stats = (...failed: number[]) =>
+  failed
+    .map(
+      (n, cpu) =>
+        `cpu=${cpu}   \tfound=0 invalid=0 insert=2 insert_failed=${n} drop=0 early_drop=0 error=0 search_restart=0 clash_resolve=0 chaintoolong=0 \n`,
+    )
+    .join('');
+
+const conntrack = (nodes: Record<string, Record<string, string>>, meta = {}) =>
+  run(
+    reachabilityCheck,
+    { ...facts(objects, nodes), meta: { context: 'test', ...meta } },
+    {},
+    DNS,
+  ).filter((f) => f.id.startsWith('conntrack'));
+
+describe('conntrack output', () => {
+  it('reads the entries of conntrack -L, UDP and TCP, and leaves its summary out', () => {
+    const entries = parseConntrack(
+      `${udp('10.244.1.5', 40000, '10.244.9.9')}\ntcp      6 119 ESTABLISHED src=10.244.1.5 dst=10.96.0.10 sport=40001 dport=53 src=10.244.0.2 dst=10.244.1.5 sport=53 dport=40001 [ASSURED] mark=0 use=1\nconntrack v1.4.7 (conntrack-tools): 2 flow entries have been shown.\n`,
+    );
+    assert.deepEqual(
+      entries.map((e) => [e.protocol, e.state, e.orig.dst, e.orig.dport, e.reply.src]),
+      [
+        ['udp', undefined, '10.96.0.10', 53, '10.244.9.9'],
+        ['tcp', 'ESTABLISHED', '10.96.0.10', 53, '10.244.0.2'],
+      ],
+    );
+  });
+
+  it('sums the counters of every CPU', () => {
+    assert.deepEqual(parseConntrackStats(stats(7, 0)), {
+      insertFailed: 7,
+      drop: 0,
+      cpus: 2,
+    });
+    assert.equal(parseConntrackStats('conntrack: not found'), undefined);
+  });
+
+  it("is read per cluster IP and protocol of the Service's ports, with the counters", () => {
+    assert.deepEqual(conntrackPlan(facts(objects), DNS), [
+      { kind: 'conntrack-list', protocol: 'udp', dst: '10.96.0.10' },
+      { kind: 'conntrack-stats' },
+    ]);
+  });
+});
+
+describe('conntrack at Reachability', () => {
+  it('a UDP entry still answered by a gone CoreDNS: failed, with the entries and how to clear them', () => {
+    const found = conntrack({
+      'node-b': {
+        'conntrack_udp_10.96.0.10': [
+          udp('10.244.1.5', 40000, '10.244.9.9'),
+          udp('10.244.1.6', 40002, '10.244.9.9'),
+          udp('10.244.1.7', 40003, '10.244.0.2'),
+        ].join('\n'),
+        'conntrack-stats': stats(0, 0),
+      },
+    });
+    assert.deepEqual(
+      found.map((f) => `${f.id}:${f.status} ${f.title}`),
+      [
+        'conntrack-stale-entries:fail node-b: 2 UDP conntrack entries to 10.96.0.10:53 still go to 10.244.9.9, no longer an endpoint',
+      ],
+    );
+    assert.equal(found[0]!.evidence.length, 2);
+    assert.match(
+      found[0]!.evidence[0]!,
+      /^nodes\/node-b\/conntrack_udp_10\.96\.0\.10\.txt: udp +17 119 src=10\.244\.1\.5 /,
+    );
+    assert.equal(
+      found[0]!.next,
+      'conntrack -D -p udp --orig-dst 10.96.0.10 --reply-src 10.244.9.9   (on node-b; kdebug deletes nothing)',
+    );
+  });
+
+  it('entries to current endpoints only: passed, counted', () => {
+    const found = conntrack({
+      'node-a': { 'conntrack_udp_10.96.0.10': udp('10.244.1.7', 40003, '10.244.0.2') },
+      'node-b': { 'conntrack_udp_10.96.0.10': '' },
+    });
+    assert.deepEqual(
+      found.map((f) => `${f.id}:${f.status} ${f.title}`),
+      [
+        'conntrack-entries-current:pass conntrack: 1 tracked connection to the Service, each to a current endpoint',
+      ],
+    );
+  });
+
+  it('conntrack missing on a node: not observed, with why', () => {
+    const found = conntrack(
+      { 'node-a': {} },
+      {
+        nodeErrors: [
+          {
+            node: 'node-a',
+            command: 'conntrack_udp_10.96.0.10',
+            exitCode: 127,
+            error:
+              'timeout: failed to run command ‘/usr/sbin/conntrack’: No such file or directory',
+          },
+        ],
+      },
+    );
+    assert.deepEqual(
+      found.map((f) => `${f.id}:${f.status}`),
+      ['conntrack-not-observed:skip'],
+    );
+    assert.match(found[0]!.explanation, /No such file or directory/);
+  });
+
+  it('insert_failed above zero: said as a count since boot, to be read again', () => {
+    const found = conntrack({
+      'node-a': {
+        'conntrack_udp_10.96.0.10': '',
+        'conntrack-stats': stats(41, 1),
+      },
+    });
+    const f = found.find((x) => x.id === 'conntrack-insert-failed')!;
+    assert.equal(f.status, 'warn');
+    assert.equal(f.title, 'conntrack insert_failed on node-a (42)');
+    assert.match(f.explanation, /since boot/);
+  });
+
+  it('nothing recorded (an older snapshot): nothing said', () => {
+    assert.deepEqual(conntrack({ 'node-a': {} }), []);
+  });
+});
