@@ -3,6 +3,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { IptablesParseError, NoRulesError } from './core/iptables.js';
 import { DriftInputError } from './core/drift.js';
+import { IpvsParseError } from './core/ipvs/listing.js';
 import { NftParseError } from './core/nftables/listing.js';
 import { escapeControls } from './core/sanitize.js';
 import { FactsSourceError } from './cluster/facts-source.js';
@@ -340,7 +341,8 @@ function fail(e: unknown): number {
     e instanceof KubeApiError ||
     e instanceof DriftInputError ||
     e instanceof FactsSourceError ||
-    e instanceof NftParseError
+    e instanceof NftParseError ||
+    e instanceof IpvsParseError
   ) {
     // names and paths are input; a refusal by RBAC says where the needed Roles are
     const rbac = e instanceof KubeApiError && /^access denied by RBAC/.test(e.message);

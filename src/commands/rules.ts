@@ -8,7 +8,9 @@ import { isNftScript, isNftText, parseNftScript, parseNftText } from '../core/nf
 import { buildNftServiceTrees } from '../core/nftables/trees.js';
 import type { ServiceTrees } from '../core/service-tree.js';
 import type { Facts } from '../core/model.js';
-import { buildSearchIndex } from '../core/search.js';
+import { buildSearchIndex, treeSearchIndex } from '../core/search.js';
+import { isIpvs, parseIpvs, type IpvsTable } from '../core/ipvs/listing.js';
+import { buildIpvsTrees } from '../core/ipvs/trees.js';
 import { pickNodes, readFacts, sshRulesText, type SourceFlags } from '../cluster/facts-source.js';
 import { rulesJson, rulesText, searchJson, searchText } from '../output/rules.js';
 import {
@@ -55,6 +57,7 @@ export async function rulesCommand(o: RulesOptions, g: GlobalOptions): Promise<n
         ? d.bytes.slice(0, 4096)
         : Buffer.from(d.bytes.subarray(0, 4096)).toString('utf8');
     if (isNftJson(head) || isNftText(head) || isNftScript(head)) return nftRules(o, shown, d, g);
+    if (isIpvs(head)) return ipvsRules(o, shown, d);
     // input kdebug cannot read at all is said before a screen opens, as in text mode
     // the bytes as read: a text would be encoded again for the parser
     const ruleset = parseIptables(d.bytes, { file: d.file, table: o.table });
@@ -121,10 +124,7 @@ function nftRules(
     );
   }
   const skipped = listing.skipped ?? [];
-  if (skipped.length > 0)
-    tell(
-      `warning: skipped ${skipped.length === 1 ? 'line' : 'lines'} ${skipped.slice(0, 10).join(', ')}${skipped.length > 10 ? ` and ${skipped.length - 10} more` : ''} of ${d.file}: not part of an nft table (a prompt, a command, prose)`,
-    );
+  tellSkipped(skipped, d.file, 'an nft table');
   if (shown === 'tui') {
     // one table, no objects: the screens that need the cluster say so
     const facts: Facts = { objects: [], nodes: {}, meta: {} };
@@ -139,17 +139,46 @@ function nftRules(
   return print(o, shown, table, trees, { label });
 }
 
+/** `ipvsadm -Ln` or `ipvsadm-save -n` output: IPVS mode's virtual servers as Service trees. */
+function ipvsRules(
+  o: RulesOptions,
+  shown: string,
+  d: { bytes: Uint8Array | string; label: string; file: string },
+): number {
+  if (shown === 'tui')
+    throw new UsageError('the TUI does not show IPVS listings yet: use -o text or -o json');
+  const text = typeof d.bytes === 'string' ? d.bytes : Buffer.from(d.bytes).toString('utf8');
+  const table = parseIpvs(text, d.file);
+  tellSkipped(table.skipped, d.file, 'an ipvsadm listing');
+  const label = o.file !== undefined ? `file ${d.label}` : d.label;
+  return print(o, shown, table, buildIpvsTrees(table), { label });
+}
+
+/** Says which lines around a pasted listing were skipped (a prompt, the command, prose). */
+function tellSkipped(skipped: number[], file: string, what: string): void {
+  if (skipped.length === 0) return;
+  const more = skipped.length > 10 ? ` and ${skipped.length - 10} more` : '';
+  tell(
+    `warning: skipped ${skipped.length === 1 ? 'line' : 'lines'} ${skipped.slice(0, 10).join(', ')}${more} of ${file}: not part of ${what} (a prompt, a command, prose)`,
+  );
+}
+
 /** The rules as trees, or what --search finds in them, as text or JSON. */
 function print(
   o: RulesOptions,
   shown: string,
-  rs: Ruleset | NftTable,
+  rs: Ruleset | NftTable | IpvsTable,
   trees: ServiceTrees,
   source: { label: string; node?: string },
 ): number {
   const json = shown === 'json';
   if (o.search !== undefined) {
-    const index = 'family' in rs ? buildNftSearchIndex(rs, trees) : buildSearchIndex(rs, trees);
+    const index =
+      'kind' in rs
+        ? treeSearchIndex(trees, 'ipvs')
+        : 'family' in rs
+          ? buildNftSearchIndex(rs, trees)
+          : buildSearchIndex(rs, trees);
     const hits = index.search(o.search);
     write(json ? searchJson(o.search, hits) : searchText(o.search, hits));
   } else write(json ? rulesJson(rs, trees, source) : rulesText(rs, trees, source));

@@ -410,6 +410,13 @@ export function buildSearchIndex(rs: Ruleset, trees: ServiceTrees): SearchIndex 
   return index.seal();
 }
 
+/** An index of the Service trees alone (a dataplane with no rules to search: IPVS). */
+export function treeSearchIndex(trees: ServiceTrees, table: string): SearchIndex {
+  const index = new SearchIndex();
+  addTreeDocs(index, trees, table);
+  return index.seal();
+}
+
 /** The Service trees' documents (names, cluster IP:ports, node ports, external and load-balancer
  * IPs, endpoints), whichever dataplane they were read from; which chain and rule line is whose. */
 export function addTreeDocs(index: SearchIndex, trees: ServiceTrees, table: string) {

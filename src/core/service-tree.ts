@@ -31,7 +31,9 @@ export type EntryChain =
   | (typeof PORTAL_CHAINS)[number]
   // nftables mode: the verdict maps the services chain looks packets up in
   | 'service-ips'
-  | 'service-nodeports';
+  | 'service-nodeports'
+  // IPVS mode: a virtual server
+  | 'ipvs';
 
 /** Userspace mode (kube-proxy before v1.2 by default, removed in v1.26): portals, no KUBE-SVC. */
 const PORTAL_CHAINS = [

@@ -1,4 +1,5 @@
 // The `kdebug rules` presentations: Service trees as an indented tree a person reads, or JSON.
+import type { IpvsTable } from '../core/ipvs/listing.js';
 import type { NftTable } from '../core/nftables/listing.js';
 import type { Ruleset } from '../core/iptables.js';
 import type { SearchHit } from '../core/search.js';
@@ -105,11 +106,15 @@ export function warningLines(rs: Ruleset): string[] {
   return out;
 }
 
-/** A dump as read: iptables rules, or kube-proxy's nftables table. */
-export type RulesDump = Ruleset | NftTable;
+/** A dump as read: iptables rules, kube-proxy's nftables table, or IPVS's virtual servers. */
+export type RulesDump = Ruleset | NftTable | IpvsTable;
 const isNft = (d: RulesDump): d is NftTable => 'sets' in d;
+const isIpvs = (d: RulesDump): d is IpvsTable => 'kind' in d && d.kind === 'ipvs';
+const realServers = (d: IpvsTable) => d.services.reduce((n, s) => n + s.realServers.length, 0);
 
 function headline(d: RulesDump, label: string): string {
+  if (isIpvs(d))
+    return `${label}: IPVS, ${count(d.services.length, 'virtual server')}, ${count(realServers(d), 'real server')}`;
   if (isNft(d)) {
     const rules = d.chains.reduce((n, c) => n + c.rules.length, 0);
     return `${label}: nftables table ${d.family} ${d.name}, ${count(d.chains.length, 'chain')}, ${count(rules, 'rule')}, ${count(d.sets.length, 'set')} and maps`;
@@ -119,13 +124,15 @@ function headline(d: RulesDump, label: string): string {
 
 export function rulesText(dump: RulesDump, trees: ServiceTrees, source: RulesSource): string {
   const out = [headline(dump, source.label)];
-  if (!isNft(dump)) out.push(...warningLines(dump));
+  if (!isNft(dump) && !isIpvs(dump)) out.push(...warningLines(dump));
   out.push('');
   if (trees.services.length === 0)
     out.push(
-      isNft(dump)
-        ? 'no Service rules found (no service-ips elements in the table)'
-        : 'no Service rules found (no KUBE-SERVICES entries in the nat table)',
+      isIpvs(dump)
+        ? 'no Service found (no virtual server in the listing)'
+        : isNft(dump)
+          ? 'no Service rules found (no service-ips elements in the table)'
+          : 'no Service rules found (no KUBE-SERVICES entries in the nat table)',
     );
   for (const t of trees.services) out.push(...treeText(t), '');
   out.push(
@@ -179,23 +186,29 @@ export function rulesJson(dump: RulesDump, trees: ServiceTrees, source: RulesSou
     schemaVersion: RULES_SCHEMA_VERSION,
     source: source.label,
     node: source.node ?? null,
-    ...(isNft(dump)
+    ...(isIpvs(dump)
       ? {
-          mode: 'nftables',
-          counts: {
-            tables: 1,
-            chains: dump.chains.length,
-            rules: dump.chains.reduce((n, c) => n + c.rules.length, 0),
-            sets: dump.sets.length,
-          },
+          mode: 'ipvs',
+          counts: { virtualServers: dump.services.length, realServers: realServers(dump) },
           warnings: [],
         }
-      : {
-          mode: 'iptables',
-          counts: { tables: dump.tables.length, chains: dump.chainCount, rules: dump.ruleCount },
-          warnings: dump.warnings,
-          ...(dump.foreign.length > 0 ? { foreign: dump.foreign } : {}),
-        }),
+      : isNft(dump)
+        ? {
+            mode: 'nftables',
+            counts: {
+              tables: 1,
+              chains: dump.chains.length,
+              rules: dump.chains.reduce((n, c) => n + c.rules.length, 0),
+              sets: dump.sets.length,
+            },
+            warnings: [],
+          }
+        : {
+            mode: 'iptables',
+            counts: { tables: dump.tables.length, chains: dump.chainCount, rules: dump.ruleCount },
+            warnings: dump.warnings,
+            ...(dump.foreign.length > 0 ? { foreign: dump.foreign } : {}),
+          }),
     services: trees.services.map(tree),
     orphans: trees.orphans.map((o) => ({
       chain: o.chain,

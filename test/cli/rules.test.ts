@@ -263,12 +263,6 @@ describe('kdebug rules', () => {
       /^kdebug: test\/fixtures: is a directory\n$/,
     ],
     [
-      'ipvsadm output, named with what to run',
-      ['rules', '--file', '-'],
-      'IP Virtual Server version 1.2.1 (size=4096)\nProt LocalAddress:Port Scheduler Flags\nTCP  10.1.190.219:8080 rr\n',
-      /^kdebug: <stdin>: this is `ipvsadm` output \(kube-proxy IPVS mode\)/,
-    ],
-    [
       'an escape sequence in a bad line, shown escaped',
       ['rules', '--file', '-'],
       '-A X -s \x1b]0;owned\x07 -j ACCEPT\n-A X -j ACCEPT\n',

@@ -28,7 +28,10 @@ export function conntrackFindings(ctx: CheckContext, svc: Service): Finding[] {
         const stem = commandStem({ kind: 'conntrack-list', protocol, dst });
         const text = ctx.output(node, stem);
         if (text === undefined) {
-          const error = nodeErrorsOf(ctx.facts).find((e) => e.node === node && e.command === stem);
+          // it ran and failed (a command not run on this transport is said in the access line)
+          const error = nodeErrorsOf(ctx.facts).find(
+            (e) => e.node === node && e.command === stem && e.exitCode !== null,
+          );
           if (error) blind.push(`${node}: conntrack -L -p ${protocol} -d ${dst}: ${error.error}`);
           continue;
         }

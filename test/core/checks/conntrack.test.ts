@@ -139,6 +139,23 @@ describe('conntrack at Reachability', () => {
     assert.match(f.explanation, /since boot/);
   });
 
+  it('not run on that transport (the kube-proxy image): nothing said, the access line says why', () => {
+    const found = conntrack(
+      { 'node-a': {} },
+      {
+        nodeErrors: [
+          {
+            node: 'node-a',
+            command: 'conntrack_udp_10.96.0.10',
+            exitCode: null,
+            error: 'conntrack-list cannot run in the kube-proxy-pod: its image has no tools for it',
+          },
+        ],
+      },
+    );
+    assert.deepEqual(found, []);
+  });
+
   it('nothing recorded (an older snapshot): nothing said', () => {
     assert.deepEqual(conntrack({ 'node-a': {} }), []);
   });

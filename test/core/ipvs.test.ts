@@ -1,0 +1,127 @@
+// IPVS mode's virtual servers read from what people paste: `ipvsadm -Ln` (with the prompt and the
+// command around it) and `ipvsadm-save -n`, into the same Service trees: each real server's share
+// (weight / sum for rr: kube-proxy's weight 1, 0 for a terminating endpoint), persistence as
+// session affinity, the connection-based schedulers said as such. This kernel has no IPVS, so the
+// listings are written in ipvsadm 1.31's layout (ipvsadm.c print_service_entry) rather than taken
+// from a live node. IP conventions: Service CIDR 10.96.0.0/16, Pods 10.244.0.0/16, node 192.168.0.10.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { IpvsParseError, isIpvs, parseIpvs } from '../../src/core/ipvs/listing.js';
+import { buildIpvsTrees } from '../../src/core/ipvs/trees.js';
+import { kdebug } from '../support/cli.js';
+
+const LIST = `$ sudo ipvsadm -Ln
+IP Virtual Server version 1.2.1 (size=4096)
+Prot LocalAddress:Port Scheduler Flags
+  -> RemoteAddress:Port           Forward Weight ActiveConn InActConn
+TCP  10.96.0.10:53 rr
+  -> 10.244.0.2:53                Masq    1      0          0
+  -> 10.244.1.3:53                Masq    1      0          0
+UDP  10.96.0.10:53 rr
+  -> 10.244.0.2:53                Masq    1      0          4
+  -> 10.244.1.3:53                Masq    0      0          0
+TCP  10.96.120.5:80 rr persistent 10800
+  -> 10.244.1.7:80                Masq    1      0          0
+TCP  10.96.7.7:8080 lc
+  -> 10.244.1.8:8080              Masq    1      5          0
+  -> 10.244.0.9:8080              Masq    1      0          0
+TCP  [fd00:10:96::be]:80 rr
+  -> [fd00:10:244:1::7]:80        Masq    1      0          0
+$
+`;
+
+const SAVE = `-A -t 10.96.0.10:53 -s rr
+-a -t 10.96.0.10:53 -r 10.244.0.2:53 -m -w 1
+-a -t 10.96.0.10:53 -r 10.244.1.3:53 -m -w 1
+-A -u 10.96.0.10:53 -s rr
+-a -u 10.96.0.10:53 -r 10.244.0.2:53 -m -w 1
+-a -u 10.96.0.10:53 -r 10.244.1.3:53 -m -w 0
+-A -t 10.96.120.5:80 -s rr -p 10800
+-a -t 10.96.120.5:80 -r 10.244.1.7:80 -m -w 1
+-A -t 10.96.7.7:8080 -s lc
+-a -t 10.96.7.7:8080 -r 10.244.1.8:8080 -m -w 1
+-a -t 10.96.7.7:8080 -r 10.244.0.9:8080 -m -w 1
+-A -t [fd00:10:96::be]:80 -s rr
+-a -t [fd00:10:96::be]:80 -r [fd00:10:244:1::7]:80 -m -w 1
+`;
+
+/** Each tree: its id, affinity, and each endpoint's address and share. */
+const brief = (text: string) =>
+  buildIpvsTrees(parseIpvs(text)).services.map((t) => ({
+    id: t.id,
+    affinity: t.affinitySeconds,
+    endpoints: t.endpoints.map(
+      (e) => `${e.address} ${e.probability}${e.quirk ? ' (by connections)' : ''}`,
+    ),
+  }));
+
+describe('IPVS listings', () => {
+  it('are told apart from other input', () => {
+    assert.ok(isIpvs(LIST) && isIpvs(SAVE));
+    assert.ok(!isIpvs('*nat\n:KUBE-SERVICES - [0:0]\nCOMMIT\n'));
+  });
+
+  it('read into trees: shares by weight, persistence as affinity, lc by connections, IPv6', () => {
+    assert.deepEqual(brief(LIST), [
+      {
+        id: 'TCP 10.96.0.10:53',
+        affinity: undefined,
+        endpoints: ['10.244.0.2:53 0.5', '10.244.1.3:53 0.5'],
+      },
+      { id: 'TCP 10.96.120.5:80', affinity: 10800, endpoints: ['10.244.1.7:80 1'] },
+      {
+        id: 'TCP 10.96.7.7:8080',
+        affinity: undefined,
+        endpoints: ['10.244.1.8:8080 0.5 (by connections)', '10.244.0.9:8080 0.5 (by connections)'],
+      },
+      {
+        id: 'TCP [fd00:10:96::be]:80',
+        affinity: undefined,
+        endpoints: ['[fd00:10:244:1::7]:80 1'],
+      },
+      // a terminating endpoint (weight 0) gets no new connection
+      {
+        id: 'UDP 10.96.0.10:53',
+        affinity: undefined,
+        endpoints: ['10.244.0.2:53 1', '10.244.1.3:53 0'],
+      },
+    ]);
+  });
+
+  it('ipvsadm-save -n reads into the same trees as ipvsadm -Ln', () => {
+    assert.deepEqual(brief(SAVE), brief(LIST));
+  });
+
+  it('skips the lines around a paste and names them; a broken line of its own is FILE:LINE', () => {
+    assert.deepEqual(parseIpvs(LIST).skipped, [1, 18]);
+    assert.throws(
+      () => parseIpvs('TCP  10.96.0.10:53 rr\n  -> garbage\n', 'pasted.txt'),
+      (e: unknown) => e instanceof IpvsParseError && /^pasted\.txt:2: /.test(e.message),
+    );
+  });
+
+  it('kdebug rules --file prints them, in JSON with mode ipvs, and searches them', () => {
+    const r = kdebug(['rules', '--file', '-', '-o', 'json'], { input: LIST });
+    assert.equal(r.code, 0, r.stderr);
+    const doc = JSON.parse(r.stdout) as {
+      mode: string;
+      counts: { virtualServers: number; realServers: number };
+      services: { id: string; endpoints: { address: string; probability: number }[] }[];
+    };
+    assert.equal(doc.mode, 'ipvs');
+    assert.deepEqual(doc.counts, { virtualServers: 5, realServers: 8 });
+    assert.match(
+      r.stderr,
+      /warning: skipped lines 1, 18 of <stdin>: not part of an ipvsadm listing/,
+    );
+    const search = kdebug(['rules', '--file', '-', '--search', '10.244.1.7', '-o', 'json'], {
+      input: LIST,
+    });
+    assert.equal(search.code, 0, search.stderr);
+    assert.ok(
+      (JSON.parse(search.stdout) as { hits: { text: string }[] }).hits.some(
+        (h) => h.text === '10.244.1.7:80',
+      ),
+    );
+  });
+});
