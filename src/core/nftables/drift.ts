@@ -9,9 +9,10 @@ import type { ExpectedRules, ExpectedServicePort } from '../expected.js';
 import { percent } from '../model.js';
 import type { ServiceTree, ServiceTrees, TreeEndpoint } from '../service-tree.js';
 import { expectedNftScript, nftPortChains } from './expected.js';
-import { verdictOf, type NftExpr, type NftRule, type NftTable } from './listing.js';
+import type { NftExpr, NftRule, NftTable } from './listing.js';
+import { ruleText } from './render.js';
 import { parseNftScript } from './text.js';
-import { buildNftServiceTrees, matchText, portChain } from './trees.js';
+import { buildNftServiceTrees, portChain } from './trees.js';
 
 export interface NftDriftInput {
   node: string;
@@ -305,9 +306,7 @@ function fixedChains(want: NftTable, c: PortCheck): void {
   for (const w of want.chains) {
     if (portChain(w.name)) continue;
     const a = c.table.chain(w.name);
-    const id =
-      FIXED_ID[w.name] ??
-      (w.name === 'services' || w.hook ? 'entry-jump-missing' : 'no-endpoints-reject-missing');
+    const id = FIXED_ID[w.name] ?? (w.hook ? 'entry-jump-missing' : 'no-endpoints-reject-missing');
     const hook = (x: typeof w) =>
       x.hook ? `type ${x.type} hook ${x.hook} priority ${x.prio}` : '';
     if (!a || hook(a) !== hook(w)) {
@@ -417,16 +416,3 @@ function words(text: string): string[] {
 const isAddress = (w: string) =>
   /^\d+\.\d+\.\d+\.\d+(\/\d+)?$/.test(w) ||
   (/^[0-9a-f:]+(\/\d+)?$/i.test(w) && w.includes(':') && /[0-9a-f]/i.test(w));
-
-/** A rule in nft words, near enough to read. */
-function ruleText(r: NftRule): string {
-  return r.expr
-    .map((e) => {
-      if ('match' in e) return matchText(e);
-      const v = verdictOf(e);
-      if (v) return v.target ? `${v.kind} ${v.target}` : v.kind;
-      const [k, body] = Object.entries(e)[0] ?? ['', null];
-      return body === null ? k : `${k} ${JSON.stringify(body)}`;
-    })
-    .join(' ');
-}

@@ -358,7 +358,7 @@ function hairpinSet(t: NftTable): Set<string> | undefined {
 }
 
 /** A match expression as nft prints it, near enough to read: "ip saddr != 10.244.0.0/16". */
-export function matchText(e: NftExpr): string {
+function matchText(e: NftExpr): string {
   const m = e['match'];
   if (!isObject(m)) return JSON.stringify(e);
   if (typeof m['text'] === 'string') return m['text']; // read from the text listing as it was
