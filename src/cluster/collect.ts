@@ -340,7 +340,6 @@ async function runNodeCommands(
 ) {
   const outputs: Facts['nodes'] = {};
   const errors: NodeError[] = [];
-  const failed = new Set<string>();
   const queue = [...nodes];
   const runOne = async (node: string, command: NodeCommand) => {
     const stem = commandStem(command);
@@ -352,7 +351,6 @@ async function runNodeCommands(
     if (r.exitCode === 0) {
       progress({ phase: 'node', what: stem, node, state: 'done' });
     } else {
-      if (r.exitCode !== null) failed.add(`${node} ${stem}`);
       const error = r.error ?? (r.stderr.trim().split('\n')[0] || `exit code ${r.exitCode}`);
       errors.push({
         node,
@@ -377,13 +375,18 @@ async function runNodeCommands(
         await runOne(node, { kind: 'ip6tables-save', backend: backend6 });
       // an nft built without JSON still lists the table as text
       for (const c of commands) {
+        if (c.kind !== 'nft-list') continue;
         const stem = commandStem(c);
-        if (c.kind !== 'nft-list' || !failed.has(`${node} ${stem}`)) continue;
+        // it ran and failed (not one the transport could not make)
+        const failed = errors.find(
+          (e) => e.node === node && e.command === stem && e.exitCode !== null,
+        );
+        if (!failed) continue;
         const text = { kind: 'nft-list', family: c.family, format: 'text' } as const;
         await runOne(node, text);
         // the table was read: the JSON attempt's failure is no longer a loss
-        const lost = errors.findIndex((e) => e.node === node && e.command === stem);
-        if (outputs[node]?.[commandStem(text)] !== undefined && lost >= 0) errors.splice(lost, 1);
+        if (outputs[node]?.[commandStem(text)] !== undefined)
+          errors.splice(errors.indexOf(failed), 1);
       }
     }
   };

@@ -112,14 +112,7 @@ export function nodeArgv(command: NodeCommand, place: CommandPlace): string[] {
       const bin = SAVE_BINARY[c.kind][c.backend];
       const args = c.table ? ['-t', c.table] : [];
       if (place.kind === 'kube-proxy-pod') return [bin, ...args]; // its wrapper picks kube-proxy's backend
-      if (place.kind === 'debug-pod')
-        return ['timeout', `${TIME_LIMIT.rules}`, 'chroot', '/host', `/usr/sbin/${bin}`, ...args];
-      const save = [`/usr/sbin/${bin}`, ...args];
-      return [
-        '/usr/bin/timeout',
-        `${TIME_LIMIT.rules}`,
-        ...(place.sudo ? ['sudo', '-n', ...save] : save),
-      ];
+      return rootRead(place, bin, args);
     }
     case 'ip-addr':
       if (place.kind === 'kube-proxy-pod') throw unsupported(c, place);
@@ -144,35 +137,14 @@ export function nodeArgv(command: NodeCommand, place: CommandPlace): string[] {
         'kube-proxy',
       ];
       if (place.kind === 'kube-proxy-pod') return ['nft', ...list];
-      if (place.kind === 'debug-pod')
-        return ['timeout', `${TIME_LIMIT.rules}`, 'chroot', '/host', '/usr/sbin/nft', ...list];
-      const nft = ['/usr/sbin/nft', ...list];
-      return [
-        '/usr/bin/timeout',
-        `${TIME_LIMIT.rules}`,
-        ...(place.sudo ? ['sudo', '-n', ...nft] : nft),
-      ];
+      return rootRead(place, 'nft', list);
     }
     case 'conntrack-list':
     case 'conntrack-stats': {
       // -L and -S only read the table; the rules' root is needed, as for iptables-save
       const args = c.kind === 'conntrack-stats' ? ['-S'] : ['-L', '-p', c.protocol, '-d', c.dst];
       if (place.kind === 'kube-proxy-pod') throw unsupported(c, place);
-      if (place.kind === 'debug-pod')
-        return [
-          'timeout',
-          `${TIME_LIMIT.rules}`,
-          'chroot',
-          '/host',
-          '/usr/sbin/conntrack',
-          ...args,
-        ];
-      const conntrack = ['/usr/sbin/conntrack', ...args];
-      return [
-        '/usr/bin/timeout',
-        `${TIME_LIMIT.rules}`,
-        ...(place.sudo ? ['sudo', '-n', ...conntrack] : conntrack),
-      ];
+      return rootRead(place, 'conntrack', args);
     }
     case 'proxy-mode':
       return script(place, c, 'http', [`${KUBE_PROXY_METRICS}/proxyMode`]);
@@ -205,6 +177,20 @@ function script(
     PROBE_SCRIPTS[name],
     'kdebug-probe',
     ...args,
+  ];
+}
+
+/** A read that needs root, with the host's binary: through chroot /host in a debug Pod, with
+ * sudo -n for a non-root SSH user; bounded by the rules' time limit either way. */
+function rootRead(place: CommandPlace, bin: string, args: string[]): string[] {
+  if (place.kind === 'debug-pod')
+    return ['timeout', `${TIME_LIMIT.rules}`, 'chroot', '/host', `/usr/sbin/${bin}`, ...args];
+  const command = [`/usr/sbin/${bin}`, ...args];
+  const sudo = place.kind === 'host' && place.sudo;
+  return [
+    '/usr/bin/timeout',
+    `${TIME_LIMIT.rules}`,
+    ...(sudo ? ['sudo', '-n', ...command] : command),
   ];
 }
 

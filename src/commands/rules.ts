@@ -2,9 +2,9 @@
 // snapshot's node or the live cluster's), as text, JSON, a search, or the TUI.
 import { Analysis } from '../core/analysis.js';
 import { parseIptables, type Ruleset } from '../core/iptables.js';
-import { isNftJson, parseNftJson, type NftTable } from '../core/nftables/listing.js';
+import { isNftJson, type NftTable } from '../core/nftables/listing.js';
 import { buildNftSearchIndex } from '../core/nftables/search.js';
-import { isNftScript, isNftText, parseNftScript, parseNftText } from '../core/nftables/text.js';
+import { isNftScript, isNftText, parseNftAny } from '../core/nftables/text.js';
 import { buildNftServiceTrees } from '../core/nftables/trees.js';
 import type { ServiceTrees } from '../core/service-tree.js';
 import type { Facts } from '../core/model.js';
@@ -104,11 +104,7 @@ function nftRules(
   g: GlobalOptions,
 ): Promise<number> | number {
   const text = typeof d.bytes === 'string' ? d.bytes : Buffer.from(d.bytes).toString('utf8');
-  const listing = isNftJson(text)
-    ? parseNftJson(text, d.file)
-    : isNftText(text)
-      ? parseNftText(text, d.file)
-      : parseNftScript(text, d.file);
+  const listing = parseNftAny(text, d.file);
   const table =
     listing.table('ip', 'kube-proxy') ??
     listing.table('ip6', 'kube-proxy') ??

@@ -8,8 +8,8 @@ import { expectedRules, type ExpectOptions, type ExpectedRules } from './expecte
 import type { IPFamily } from './ipv6.js';
 import { nodeKnobs, type NodeKnobs } from './expected/knobs.js';
 import { nftStems, nodeDump } from './facts.js';
-import { isNftJson, NftParseError, parseNftJson, type NftTable } from './nftables/listing.js';
-import { isNftScript, parseNftScript, parseNftText } from './nftables/text.js';
+import { NftParseError, type NftTable } from './nftables/listing.js';
+import { parseNftAny } from './nftables/text.js';
 import { traceNftPacket } from './nftables/trace.js';
 import { rulesetSigns, textSigns, type DumpSigns } from './iptables/backend.js';
 import { IptablesParseError, NoRulesError, parseIptables, type Ruleset } from './iptables.js';
@@ -285,19 +285,14 @@ export class NodeAnalysis {
       return (this.nftMemo = { source: this.given.source, table: this.given.nft });
     const outputs = this.facts.nodes[this.name];
     const stems = nftStems(this.family);
-    const stem = outputs?.[stems.json] !== undefined ? stems.json : stems.text;
+    const stem = outputs && stems.json in outputs ? stems.json : stems.text;
     const text = outputs?.[stem];
     if (text === undefined) return (this.nftMemo = undefined);
     const source = `nodes/${this.name}/${stem}.txt`;
     const family = this.family === 'IPv6' ? 'ip6' : 'ip';
     try {
       // nft's JSON, its listing, or the script kube-proxy feeds nft -f (put in a snapshot by hand)
-      const listing = isNftJson(text)
-        ? parseNftJson(text, source)
-        : isNftScript(text)
-          ? parseNftScript(text, source)
-          : parseNftText(text, source);
-      const table = listing.table(family, 'kube-proxy');
+      const table = parseNftAny(text, source).table(family, 'kube-proxy');
       return (this.nftMemo = table
         ? { source, table }
         : { source, error: `${source}: no table ${family} kube-proxy` });

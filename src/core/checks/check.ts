@@ -95,6 +95,10 @@ export function consequence(f: Finding, cause: Cause | undefined): Finding {
 export const kubectl = (namespace: string, rest: string) => `kubectl -n ${namespace} ${rest}`;
 
 /** "1 Pod", "2 Pods". */
+/** "IPv6: " or, for a dual-stack Service, "IPv4: ": what starts a finding of one family. */
+export const familyLabel = (svc: { clusterIPs: string[] }, family: 'IPv4' | 'IPv6') =>
+  family === 'IPv6' ? 'IPv6: ' : svc.clusterIPs.some((ip) => ip.includes(':')) ? 'IPv4: ' : '';
+
 export const count = (n: number, word: string, plural = `${word}s`) =>
   `${n} ${n === 1 ? word : plural}`;
 

@@ -9,7 +9,7 @@ import { driftToFinding } from '../drift.js';
 import { nftStems } from '../facts.js';
 import type { IPFamily } from '../ipv6.js';
 import { percent } from '../model.js';
-import { count, finding } from './check.js';
+import { count, familyLabel, finding } from './check.js';
 import type { CheckContext } from './context.js';
 
 /** The Rules step's findings for one nftables-mode node, in one family's table (`ip` or `ip6`
@@ -20,8 +20,7 @@ export function nftablesNode(
   svc: Service,
   family: IPFamily = 'IPv4',
 ): Finding[] {
-  const label =
-    family === 'IPv6' ? 'IPv6: ' : svc.clusterIPs.some((ip) => ip.includes(':')) ? 'IPv4: ' : '';
+  const label = familyLabel(svc, family);
   const table = `${family === 'IPv6' ? 'ip6' : 'ip'} kube-proxy`;
   const n = ctx.analysis.node(node, undefined, family);
   const read = n.nft();

@@ -7,7 +7,16 @@ import { rulesReadError } from '../node-access.js';
 import type { NodeAnalysis } from '../analysis.js';
 import { nodeDump } from '../facts.js';
 import type { ServiceTree } from '../service-tree.js';
-import { consequence, count, finding, kubectl, list, pending, type Check } from './check.js';
+import {
+  consequence,
+  count,
+  familyLabel,
+  finding,
+  kubectl,
+  list,
+  pending,
+  type Check,
+} from './check.js';
 import type { CheckContext } from './context.js';
 import { proxyModes, replacement } from './kube-proxy.js';
 import { nftablesNode } from './rules-nftables.js';
@@ -125,10 +134,6 @@ function withCommand(f: Finding, node: string, explained: boolean): Finding {
     next: command ?? `kdebug drift --node ${node}`,
   };
 }
-
-/** "IPv6: " or, for a dual-stack Service, "IPv4: ": what starts a finding of one family. */
-const familyLabel = (svc: Service, family: 'IPv4' | 'IPv6') =>
-  family === 'IPv6' ? 'IPv6: ' : svc.clusterIPs.some((ip) => ip.includes(':')) ? 'IPv4: ' : '';
 
 /** The node's drift for this Service's ports (and node-wide drift that affects every Service);
  * the IPv6 proxier's findings say "IPv6:" first. */

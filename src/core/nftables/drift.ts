@@ -8,7 +8,7 @@ import { SEVERITY, type DriftFinding, type DriftId, type NodeDrift } from '../dr
 import type { ExpectedRules, ExpectedServicePort } from '../expected.js';
 import { percent } from '../model.js';
 import type { ServiceTree, ServiceTrees, TreeEndpoint } from '../service-tree.js';
-import { expectedNftScript, nftPortChains } from './expected.js';
+import { expectedNftLines } from './expected.js';
 import type { NftExpr, NftRule, NftTable } from './listing.js';
 import { ruleText } from './render.js';
 import { parseNftScript } from './text.js';
@@ -37,14 +37,15 @@ export function nftablesDrift(input: NftDriftInput): NodeDrift {
   const findings: DriftFinding[] = [];
   const add: Add = (id, f) =>
     findings.push({ id, severity: SEVERITY[id], node, expected: [], actual: [], ...f });
-  const script = expectedNftScript(exp, input.serviceCIDRs);
+  const { lines: script, ports } = expectedNftLines(exp, input.serviceCIDRs);
   const want = parseNftScript(script.join('\n'), 'kdebug expect').tables[0]!;
   const lbIPs = new Set(exp.servicePorts.flatMap((sp) => sp.loadBalancerIPs));
   const wantTrees = byName(buildNftServiceTrees(want, { loadBalancerIPs: lbIPs }));
   const got = byName(input.trees);
   const hairpin = new Set(table.set('hairpin-connections')?.elements.map(keyText) ?? []);
   const c: PortCheck = { node, source, table, want, add, script, hairpin };
-  for (const sp of exp.servicePorts) servicePort(sp, wantTrees.get(sp.name), got.get(sp.name), c);
+  for (const sp of exp.servicePorts)
+    servicePort(sp, wantTrees.get(sp.name), got.get(sp.name), ports.get(sp) ?? [], c);
   fixedChains(want, c);
   elementTargets(c, input.scoped ? new Set(exp.servicePorts.map((sp) => sp.name)) : undefined);
   // a chain some current Service port has is not left over, even where nothing leads to it
@@ -86,15 +87,11 @@ function servicePort(
   sp: ExpectedServicePort,
   w: ServiceTree | undefined,
   a: ServiceTree | undefined,
+  /** The script lines kube-proxy writes for this port: each finding's `expected`. */
+  expected: string[],
   c: PortCheck,
 ): void {
   const { node, source, table } = c;
-  const names = nftPortChains(sp);
-  const own = (l: string) =>
-    [names.service, names.local, names.external, names.firewall].some((n) => l.includes(n)) ||
-    l.includes(`comment "${sp.name}"`) ||
-    l.includes(`-${sp.namespace}/${sp.service}/${sp.protocol}/`);
-  const expected = c.script.filter(own);
   const add: Add = (id, f) => c.add(id, { service: sp.name, expected, ...f });
   const sync = `kubectl -n kube-system logs -l k8s-app=kube-proxy --field-selector spec.nodeName=${node}`;
   let entryWrong = false;

@@ -45,6 +45,14 @@ const portOf = (sp: ExpectedServicePort) => ({
  * `serviceCIDRs` feed the drop of unallocated cluster IPs (none: no such rule).
  */
 export function expectedNftScript(exp: ExpectedRules, serviceCIDRs: string[]): string[] {
+  return expectedNftLines(exp, serviceCIDRs).lines;
+}
+
+/** The same script, with the lines each Service port adds (drift's evidence) kept apart. */
+export function expectedNftLines(
+  exp: ExpectedRules,
+  serviceCIDRs: string[],
+): { lines: string[]; ports: Map<ExpectedServicePort, string[]> } {
   const family = exp.ruleContext.family;
   const ipX = family === 'IPv6' ? 'ip6' : 'ip';
   const addr = family === 'IPv6' ? 'ipv6_addr' : 'ipv4_addr';
@@ -149,9 +157,13 @@ export function expectedNftScript(exp: ExpectedRules, serviceCIDRs: string[]): s
   );
 
   const hairpins = new Set<string>();
-  for (const sp of exp.servicePorts)
+  const ports = new Map<ExpectedServicePort, string[]>();
+  for (const sp of exp.servicePorts) {
+    const from = out.length;
     servicePortScript(sp, { t, ipX, addr, masquerade, ifLocal, exp, ensure, add, rule, hairpins });
-  return out;
+    ports.set(sp, out.slice(from));
+  }
+  return { lines: out, ports };
 }
 
 /** What kube-proxy answers node ports on: `nodePortAddresses` ("primary", the nftables-mode

@@ -12,7 +12,7 @@ import type {
   NftSet,
   NftTable,
 } from './listing.js';
-import { NftParseError } from './listing.js';
+import { isNftJson, NftParseError, parseNftJson } from './listing.js';
 
 /** Does this look like the script kube-proxy feeds `nft -f` (and logs)? */
 export const isNftScript = (text: string) =>
@@ -410,4 +410,11 @@ function splitOnce(s: string, sep: string): [string, string] {
     if (!quoted && s.startsWith(sep, i)) return [s.slice(0, i), s.slice(i + sep.length)];
   }
   return [s, ''];
+}
+
+/** Any form nft's tables come in: its JSON (`nft -j list`), the script kube-proxy feeds `nft -f`,
+ * or the text listing (`nft list`). */
+export function parseNftAny(text: string, file = '<input>'): NftListing {
+  if (isNftJson(text)) return parseNftJson(text, file);
+  return isNftScript(text) ? parseNftScript(text, file) : parseNftText(text, file);
 }
