@@ -10,7 +10,10 @@ import { after, before, describe, it } from 'node:test';
 import { skipWithout } from '../support/skip.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
-const SOCKET = `kdebug-e2e-${process.pid}`;
+// each suite has a tmux server of its own: one killed by a suite may still be exiting when the
+// next suite starts a server on the same socket ("server exited unexpectedly")
+let socket = '';
+const useServer = (suite: string) => (socket = `kdebug-e2e-${process.pid}-${suite}`);
 const SESSION = 'e2e';
 const onCI = process.env['CI'] === 'true';
 const hasTmux = spawnSync('tmux', ['-V']).status === 0;
@@ -26,7 +29,7 @@ const skip = skipWithout(
 );
 
 const tmux = (...args: string[]) =>
-  execFileSync('tmux', ['-L', SOCKET, ...args], { encoding: 'utf8' });
+  execFileSync('tmux', ['-L', socket, ...args], { encoding: 'utf8' });
 const screen = (session = SESSION) => tmux('capture-pane', '-p', '-t', session);
 const send = (...keys: string[]) => tmux('send-keys', '-t', SESSION, ...keys);
 const sendText = (text: string) => tmux('send-keys', '-t', SESSION, '-l', text);
@@ -67,9 +70,12 @@ const newShell = (session: string) =>
   );
 
 describe('kdebug demo in a terminal', skip, () => {
-  before(() => newShell(SESSION));
+  before(() => {
+    useServer('demo');
+    newShell(SESSION);
+  });
   after(() => {
-    spawnSync('tmux', ['-L', SOCKET, 'kill-server']);
+    spawnSync('tmux', ['-L', socket, 'kill-server']);
   });
 
   it('starts fast, moves, opens a step, searches, switches screen and quits cleanly', async (t) => {
@@ -172,10 +178,11 @@ describe('the traps of the first ten minutes, in a terminal', skip, () => {
       kubeconfig,
       'apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "https://127.0.0.1:1", insecure-skip-tls-verify: true}}]\nusers: [{name: u, user: {token: t}}]\ncontexts: [{name: lab, context: {cluster: c, user: u, namespace: default}}]\ncurrent-context: lab\n',
     );
+    useServer('traps');
     newShell(S2);
   });
   after(async () => {
-    spawnSync('tmux', ['-L', SOCKET, 'kill-session', '-t', S2]);
+    spawnSync('tmux', ['-L', socket, 'kill-server']);
     (await import('node:fs')).rmSync(kubeconfig, { force: true });
   });
 
