@@ -64,8 +64,12 @@ export const NODE_BASICS: NodeCommand[] = [
   { kind: 'ip-addr' },
 ];
 
-/** The basics, kube-proxy's nftables table where kube-proxy is configured for that mode, and
- * the IPv6 proxier's rules where some Service has an IPv6 cluster IP. */
+/** IPVS mode's own state: the virtual servers and kube-proxy's ipsets (the VIPs on kube-ipvs0
+ * are in the basics' `ip -br addr`). */
+const IPVS_READS: NodeCommand[] = [{ kind: 'ipvs-save' }, { kind: 'ipset-save' }];
+
+/** The basics, kube-proxy's nftables table or IPVS state where kube-proxy is configured for that
+ * mode, and the IPv6 proxier's rules where some Service has an IPv6 cluster IP. */
 export function nodeBasics(facts: Facts): NodeCommand[] {
   const view = clusterView(facts.objects);
   let mode = '';
@@ -86,6 +90,7 @@ export function nodeBasics(facts: Facts): NodeCommand[] {
     ...(ipv6 ? ipv6Rules : []),
     ...(mode === 'nftables' ? [{ kind: 'nft-list', family: 'ip' } as const] : []),
     ...(mode === 'nftables' && ipv6 ? [{ kind: 'nft-list', family: 'ip6' } as const] : []),
+    ...(mode === 'ipvs' ? IPVS_READS : []),
   ];
 }
 
@@ -99,6 +104,8 @@ const isRulesDump = (c: NodeCommand) =>
   c.kind === 'iptables-save' ||
   c.kind === 'ip6tables-save' ||
   c.kind === 'nft-list' ||
+  c.kind === 'ipvs-save' ||
+  c.kind === 'ipset-save' ||
   c.kind === 'conntrack-list' ||
   c.kind === 'conntrack-stats';
 

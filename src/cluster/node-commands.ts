@@ -146,6 +146,13 @@ export function nodeArgv(command: NodeCommand, place: CommandPlace): string[] {
       if (place.kind === 'kube-proxy-pod') throw unsupported(c, place);
       return rootRead(place, 'conntrack', args);
     }
+    case 'ipvs-save':
+    case 'ipset-save': {
+      const [bin, args] =
+        c.kind === 'ipvs-save' ? ['ipvsadm-save', ['-n']] : ['ipset', ['list', '-o', 'save']];
+      if (place.kind === 'kube-proxy-pod') return [bin, ...args];
+      return rootRead(place, bin, args);
+    }
     case 'proxy-mode':
       return script(place, c, 'http', [`${KUBE_PROXY_METRICS}/proxyMode`]);
     case 'proxy-metrics':
@@ -242,6 +249,8 @@ export function validNodeCommand(value: unknown): NodeCommand {
       checkIp(c['dst']);
       break;
     case 'conntrack-stats':
+    case 'ipvs-save':
+    case 'ipset-save':
       allowed([]);
       break;
     case 'dns-lookup':

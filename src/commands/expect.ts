@@ -1,7 +1,9 @@
 // `kdebug expect`: the rules kube-proxy would write on one node, as iptables-save text (iptables
-// mode) or as the nft -f script of its table (nftables mode).
+// mode), as the nft -f script of its table (nftables mode), or as its virtual servers, ipsets and
+// kube-ipvs0 addresses (IPVS mode).
 import { Analysis } from '../core/analysis.js';
 import { expectedSave } from '../core/expected.js';
+import { expectedIpvs, expectedIpvsText } from '../core/ipvs/expected.js';
 import { expectedNftText } from '../core/nftables/expected.js';
 import type { IPFamily } from '../core/ipv6.js';
 import { serviceCIDRs, type ClusterView } from '../core/kube.js';
@@ -25,13 +27,13 @@ export async function expectCommand(o: ExpectOptions, g: GlobalOptions): Promise
   const node = analysis.node(name!);
   const mode = node.mode();
   // the rules of another mode would be kube-proxy's in no sense: say so rather than print them
-  if (mode !== 'iptables' && mode !== 'nftables')
+  if (mode !== 'iptables' && mode !== 'nftables' && mode !== 'ipvs')
     throw new UsageError(
-      `node ${name}: kube-proxy runs in ${mode} mode; expect prints the rules of iptables and nftables modes only (kdebug rules reads what it can of it)`,
+      `node ${name}: kube-proxy runs in ${mode} mode; expect prints what the iptables, nftables and IPVS modes write only (kdebug rules reads what it can of it)`,
     );
-  if (mode === 'nftables' && o.table)
+  if (mode !== 'iptables' && o.table)
     throw new UsageError(
-      `node ${name}: kube-proxy runs in nftables mode, where its rules are one table (ip kube-proxy): --table names an iptables table`,
+      `node ${name}: kube-proxy runs in ${mode === 'ipvs' ? 'IPVS mode, where its Services are virtual servers' : 'nftables mode, where its rules are one table (ip kube-proxy)'}: --table names an iptables table`,
     );
   // a flag given on the command line wins over what the node's recordings tell
   const flags = {
@@ -53,6 +55,10 @@ export async function expectCommand(o: ExpectOptions, g: GlobalOptions): Promise
     if (mode === 'nftables') {
       const exp = analysis.node(name!, undefined, family).expected();
       return expectedNftText(exp, serviceCIDRs(analysis.view));
+    }
+    if (mode === 'ipvs') {
+      const n = analysis.node(name!, undefined, family);
+      return expectedIpvsText(expectedIpvs(n.expected(), n.ipvsOptions()));
     }
     const exp = node.expected(undefined, { ...flags, family });
     const notes = o.nfacct === undefined ? [...exp.notes, ...node.knobs().notes] : exp.notes;

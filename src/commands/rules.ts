@@ -87,7 +87,7 @@ export async function rulesCommand(o: RulesOptions, g: GlobalOptions): Promise<n
   const [name] = pickNodes(source.facts, source.label, o, 'recorded rules');
   const node = new Analysis(source.facts, { fileOf: dumpFile(o), table: o.table }).node(name!);
   const dataplane = node.dataplane();
-  if (dataplane?.mode === 'nftables')
+  if (dataplane?.mode === 'nftables' || dataplane?.mode === 'ipvs')
     return print(o, shown, dataplane.table, node.trees()!, { label: `node ${name}`, node: name });
   const rs = node.ruleset();
   return print(o, shown, rs, node.trees()!, { label: `node ${name}`, node: name });

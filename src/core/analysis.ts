@@ -2,7 +2,18 @@
 // kube-proxy would write there, the drift and the packet walk computed when first asked for, for
 // every Service or only for the ones asked about (one Service's answer on a big cluster), and kept.
 // The checks, the commands and the TUI all read the node's dataplane through here.
-import { iptablesDataplane, nftablesDataplane, type Dataplane } from './dataplane.js';
+import {
+  iptablesDataplane,
+  ipvsDataplane,
+  nftablesDataplane,
+  type Dataplane,
+  type IpvsRead,
+} from './dataplane.js';
+import { expectedIpvs, type IpvsExpectOptions } from './ipvs/expected.js';
+import { IpsetParseError, parseIpsets } from './ipvs/ipset.js';
+import { IpvsParseError, parseIpvs } from './ipvs/listing.js';
+import type { IpvsKnown } from './ipvs/trees.js';
+import { commandStem } from './node-command.js';
 import { DriftInputError, unsupportedMode, type NodeDrift } from './drift.js';
 import { expectedRules, type ExpectOptions, type ExpectedRules } from './expected.js';
 import type { IPFamily } from './ipv6.js';
@@ -98,6 +109,7 @@ export class NodeAnalysis {
   private knobsMemo: NodeKnobs | undefined;
   private networkMemo: NodeNetwork | undefined;
   private nftMemo: ReturnType<NodeAnalysis['nft']> | null = null;
+  private ipvsMemo: ReturnType<NodeAnalysis['ipvs']> | null = null;
   private dataplaneMemo: Dataplane | undefined | null = null;
   private readonly signsMemo = new Map<string, DumpSigns | undefined>();
 
@@ -169,12 +181,15 @@ export class NodeAnalysis {
   dataplane(): Dataplane | undefined {
     if (this.dataplaneMemo !== null) return this.dataplaneMemo;
     const nft = this.mode() === 'nftables' ? this.nft() : undefined;
+    const ipvs = this.mode() === 'ipvs' ? this.ipvs() : undefined;
     const rules = this.rules();
     return (this.dataplaneMemo = nft?.table
       ? nftablesDataplane(nft.table, nft.source, this.analysis.view)
-      : rules?.ruleset
-        ? iptablesDataplane(rules.ruleset, rules.source, this.analysis.view)
-        : undefined);
+      : ipvs?.read
+        ? ipvsDataplane(ipvs.read, ipvs.source, () => this.ipvsKnown(ipvs.read!))
+        : rules?.ruleset
+          ? iptablesDataplane(rules.ruleset, rules.source, this.analysis.view)
+          : undefined);
   }
 
   /** The Service trees of the node's rules, for `scope`'s Services or all. */
@@ -231,6 +246,10 @@ export class NodeAnalysis {
 
   /** Why drift cannot be computed here (another proxy mode, no Services), if it cannot. */
   driftUnavailable(): string | undefined {
+    if (this.mode() === 'ipvs')
+      return this.ipvs()?.read
+        ? undefined
+        : `node ${this.name}: kube-proxy runs in IPVS mode and its virtual servers (ipvsadm-save -n) were not read${this.ipvs()?.error ? `: ${this.ipvs()!.error}` : ''}`;
     if (this.mode() === 'nftables')
       return this.nft()?.table
         ? undefined
@@ -300,6 +319,71 @@ export class NodeAnalysis {
       if (!(e instanceof NftParseError)) throw e;
       return (this.nftMemo = { source, error: e.message });
     }
+  }
+
+  /** IPVS mode's state as the node recorded it: the virtual servers of this family (ipvsadm-save
+   * -n), kube-proxy's ipsets and kube-ipvs0's addresses where read; or why it is unreadable. */
+  ipvs(): { source: string; read?: IpvsRead; error?: string } | undefined {
+    if (this.ipvsMemo !== null) return this.ipvsMemo;
+    const outputs = this.facts.nodes[this.name];
+    const stem = commandStem({ kind: 'ipvs-save' });
+    const text = outputs?.[stem];
+    if (text === undefined) return (this.ipvsMemo = undefined);
+    const source = `nodes/${this.name}/${stem}.txt`;
+    const v6 = this.family === 'IPv6';
+    const setsSource = `nodes/${this.name}/${commandStem({ kind: 'ipset-save' })}.txt`;
+    try {
+      const table = parseIpvs(text, source);
+      const sets = outputs?.[commandStem({ kind: 'ipset-save' })];
+      const bound = this.interfaceAddresses((n) => n === 'kube-ipvs0');
+      const read: IpvsRead = {
+        // one family's proxier programs its own family's virtual servers
+        table: {
+          ...table,
+          services: table.services.filter((s) => s.address.startsWith('[') === v6),
+        },
+        ...(sets !== undefined
+          ? { ipsets: parseIpsets(sets, setsSource), ipsetsSource: setsSource }
+          : {}),
+        ...(bound ? { bound: new Set(bound) } : {}),
+        expect: this.ipvsOptions(),
+      };
+      return (this.ipvsMemo = { source, read });
+    } catch (e) {
+      if (!(e instanceof IpvsParseError) && !(e instanceof IpsetParseError)) throw e;
+      return (this.ipvsMemo = { source, error: e.message });
+    }
+  }
+
+  /** What IPVS mode's expected state takes from the node: the scheduler, its own addresses
+   * (outside kube-ipvs0) where `ip -br addr` was recorded. */
+  ipvsOptions(): IpvsExpectOptions {
+    const own = this.interfaceAddresses((n) => n !== 'kube-ipvs0');
+    return {
+      scheduler: kubeProxyConfigOf(this.analysis.view).ipvsScheduler,
+      ...(own ? { nodeAddresses: own } : {}),
+    };
+  }
+
+  /** The addresses of the node's interfaces `on` picks, from `ip -br addr`; undefined when it
+   * was not recorded. */
+  private interfaceAddresses(on: (name: string) => boolean): string[] | undefined {
+    const text = this.facts.nodes[this.name]?.['ip-addr'];
+    if (text === undefined) return undefined;
+    return parseIpBrief(text)
+      .filter((i) => on(i.name))
+      .flatMap((i) => i.addresses.map((a) => a.split('/')[0]!));
+  }
+
+  /** What the objects say each of this node's virtual servers is, from what kube-proxy would
+   * program here. */
+  private ipvsKnown(read: IpvsRead): Map<string, IpvsKnown> {
+    const known = new Map<string, IpvsKnown>();
+    for (const v of expectedIpvs(this.expected(), read.expect).virtualServers) {
+      const m = /^\[?(.+?)\]?:(\d+)$/.exec(v.address)!;
+      known.set(`${v.protocol} ${m[1]}:${m[2]}`, { name: v.name, kind: v.kind });
+    }
+    return known;
   }
 
   /** The node's addresses and interfaces, for the packet walk. */

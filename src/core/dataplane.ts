@@ -4,6 +4,11 @@
 import { nodeDrift, type NodeDrift } from './drift.js';
 import type { ExpectedRules } from './expected.js';
 import type { Ruleset } from './iptables.js';
+import { ipvsDrift } from './ipvs/drift.js';
+import { expectedIpvs, type IpvsExpectOptions } from './ipvs/expected.js';
+import type { Ipset } from './ipvs/ipset.js';
+import type { IpvsTable } from './ipvs/listing.js';
+import { buildIpvsTrees, type IpvsKnown } from './ipvs/trees.js';
 import { serviceCIDRs, type ClusterView } from './kube.js';
 import type { ServicePortName } from './model.js';
 import { nftablesDrift } from './nftables/drift.js';
@@ -36,7 +41,17 @@ export interface NftablesDataplane extends Common {
   readonly table: NftTable;
 }
 
-export type Dataplane = IptablesDataplane | NftablesDataplane;
+export interface IpvsDataplane extends Common {
+  readonly mode: 'ipvs';
+  /** The virtual servers of this family. */
+  readonly table: IpvsTable;
+  /** kube-proxy's ipsets (undefined: not read). */
+  readonly ipsets?: Map<string, Ipset>;
+  /** The addresses on kube-ipvs0 (undefined: not read). */
+  readonly bound?: Set<string>;
+}
+
+export type Dataplane = IptablesDataplane | NftablesDataplane | IpvsDataplane;
 
 export function iptablesDataplane(
   ruleset: Ruleset,
@@ -88,5 +103,54 @@ export function nftablesDataplane(
         trees: own,
         scoped,
       }),
+  };
+}
+
+/** IPVS mode's state as the node listed it: virtual servers (of one family), kube-proxy's
+ * ipsets and kube-ipvs0's addresses, each undefined where not read. */
+export interface IpvsRead {
+  table: IpvsTable;
+  ipsets?: Map<string, Ipset>;
+  /** Where the ipsets were read from ("nodes/NODE/ipset-save.txt"). */
+  ipsetsSource?: string;
+  bound?: Set<string>;
+  /** Options for the expected state: the scheduler, the node's own addresses. */
+  expect: IpvsExpectOptions;
+}
+
+/** `known`: what the objects say each virtual server is ("tcp 10.96.0.10:53" -> its Service
+ * port), from what kube-proxy would program. */
+export function ipvsDataplane(
+  read: IpvsRead,
+  source: string,
+  known: () => Map<string, IpvsKnown>,
+): IpvsDataplane {
+  return {
+    mode: 'ipvs',
+    source,
+    ...read,
+    trees: (ports) => {
+      const all = buildIpvsTrees(read.table, { known: known() });
+      if (!ports.only) return all;
+      const only = new Set(ports.only.map((p) => `${p.name} ${p.protocol.toLowerCase()}`));
+      return { ...all, services: all.services.filter((t) => only.has(`${t.name} ${t.protocol}`)) };
+    },
+    drift: (node, expected, _trees, scoped) => {
+      const exp = expectedIpvs(expected, read.expect);
+      return ipvsDrift({
+        node,
+        source,
+        expected: exp,
+        table: read.table,
+        ...(read.ipsets ? { ipsets: read.ipsets, ipsetsSource: read.ipsetsSource } : {}),
+        ...(read.bound ? { bound: read.bound } : {}),
+        localEndpoints: new Set(
+          expected.servicePorts.flatMap((sp) =>
+            sp.allEndpoints.filter((e) => e.local).map((e) => e.address),
+          ),
+        ),
+        scoped,
+      });
+    },
   };
 }

@@ -33,7 +33,10 @@ export type DriftId =
   | 'rule-text-differs'
   | 'table-not-captured'
   | 'element-chain-missing'
-  | 'endpoint-not-in-numgen';
+  | 'endpoint-not-in-numgen'
+  | 'vip-not-on-kube-ipvs0'
+  | 'ipset-entry-missing'
+  | 'real-server-weight-zero';
 
 export const SEVERITY: Record<DriftId, Severity> = {
   'service-rules-missing': 'error',
@@ -55,6 +58,9 @@ export const SEVERITY: Record<DriftId, Severity> = {
   'table-not-captured': 'info',
   'element-chain-missing': 'error',
   'endpoint-not-in-numgen': 'warning',
+  'vip-not-on-kube-ipvs0': 'error',
+  'ipset-entry-missing': 'warning',
+  'real-server-weight-zero': 'warning',
 };
 
 export interface DriftFinding {
@@ -212,8 +218,8 @@ function checkServicePort(sp: ExpectedServicePort, c: DriftContext): void {
 /** Why drift cannot be computed for this kube-proxy, if it cannot. */
 export function unsupportedMode(configMode: string, recordedMode?: string): string | undefined {
   const mode = (recordedMode?.trim() || configMode || 'iptables').toLowerCase();
-  if (mode === 'iptables' || mode === '') return undefined;
-  return `kube-proxy runs in ${mode} mode; the expected rules and the drift check model iptables mode only`;
+  if (mode === 'iptables' || mode === 'ipvs' || mode === '') return undefined;
+  return `kube-proxy runs in ${mode} mode; the expected rules and the drift check model the iptables, nftables and IPVS modes only`;
 }
 
 function capped(lines: string[]): string[] {
@@ -226,7 +232,8 @@ function capped(lines: string[]): string[] {
 
 const ORDER: Record<Severity, number> = { error: 0, warning: 1, info: 2 };
 
-function sortFindings(f: DriftFinding[]): DriftFinding[] {
+/** Worst first, then by Service, else in the order found. */
+export function sortFindings(f: DriftFinding[]): DriftFinding[] {
   return f
     .map((x, i) => ({ x, i }))
     .sort(

@@ -191,6 +191,8 @@ export interface KubeProxyConfig {
   masqueradeBit: number;
   localhostNodePorts: boolean;
   nodePortAddresses: string[];
+  /** IPVS mode's scheduler (`ipvs.scheduler`; kube-proxy's default, rr, when unset). */
+  ipvsScheduler?: string;
   /** Where the values came from, for evidence. */
   source: string;
 }
@@ -588,6 +590,9 @@ function configFrom(c: J, source: string): KubeProxyConfig {
     nodePortAddresses: arr(c['nodePortAddresses'])
       .map(str)
       .filter((x): x is string => !!x),
+    ...(str(obj(c['ipvs'])['scheduler'])
+      ? { ipvsScheduler: str(obj(c['ipvs'])['scheduler']) }
+      : {}),
     source,
   };
 }
@@ -751,6 +756,8 @@ function proxyFlags(pod: Pod): Partial<KubeProxyConfig> {
   if (local) out.detectLocalMode = local;
   if (words.includes('--masquerade-all') || value('masquerade-all') === 'true')
     out.masqueradeAll = true;
+  const scheduler = value('ipvs-scheduler');
+  if (scheduler) out.ipvsScheduler = scheduler;
   const bit = value('iptables-masquerade-bit');
   if (bit && /^\d+$/.test(bit)) out.masqueradeBit = Number(bit);
   return out;

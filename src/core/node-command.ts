@@ -17,6 +17,10 @@ export type NodeCommand =
   | { kind: 'conntrack-list'; protocol: 'udp' | 'tcp'; dst: string }
   /** conntrack's counters (insert_failed, drop): `conntrack -S`. */
   | { kind: 'conntrack-stats' }
+  /** IPVS mode's virtual and real servers: `ipvsadm-save -n`. */
+  | { kind: 'ipvs-save' }
+  /** IPVS mode's ipsets and their entries: `ipset list -o save`. */
+  | { kind: 'ipset-save' }
   | NodeProbe;
 
 /** The node commands that probe: a connection, a ping, a DNS lookup from the node. */
@@ -47,6 +51,10 @@ export function commandStem(c: NodeCommand): string {
       return `conntrack_${c.protocol}_${c.dst}`;
     case 'conntrack-stats':
       return 'conntrack-stats';
+    case 'ipvs-save':
+      return 'ipvsadm-save';
+    case 'ipset-save':
+      return 'ipset-save';
     case 'dns-lookup':
       return `dns-lookup_${c.type}_${c.name}_${c.server}`;
     case 'tcp-connect':

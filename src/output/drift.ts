@@ -62,7 +62,7 @@ export function driftText({ label, nodes }: DriftAnswer): string {
   const out: string[] = [];
   for (const n of nodes) {
     out.push(
-      `node ${n.node}${n.family === 'IPv6' ? ' IPv6' : ''} (${label}, ${n.source}): ${plural(n.servicePorts, 'Service port')} compared with what kube-proxy ${n.tables?.[0] === 'ip kube-proxy' ? 'would write in nftables mode (entries, endpoints, no-endpoint rejects)' : `1.28+ would write${n.tables?.includes('filter') === false ? ' (nat table only: the dump has no filter table)' : ''}`}`,
+      `node ${n.node}${n.family === 'IPv6' ? ' IPv6' : ''} (${label}, ${n.source}): ${plural(n.servicePorts, 'Service port')} compared with what kube-proxy ${comparedWith(n.tables)}`,
     );
     if (n.writtenBy) out.push(`  written by ${n.writtenBy}`);
     const serious = n.findings.filter((f) => f.severity !== 'info');
@@ -121,4 +121,13 @@ export function driftJson({ label, nodes, drifted }: DriftAnswer): string {
     summary: { ...c, drift: drifted },
   };
   return jsonText(doc);
+}
+
+/** What a node's drift compared, in a person's words. */
+function comparedWith(tables: string[] | undefined): string {
+  if (tables?.[0]?.endsWith(' kube-proxy'))
+    return 'would write in nftables mode (entries, endpoints, no-endpoint rejects)';
+  if (tables?.[0] === 'ipvs')
+    return `would program in IPVS mode (virtual servers, real servers, kube-ipvs0${tables.includes('ipset') ? ', ipsets' : '; its ipsets were not read'})`;
+  return `1.28+ would write${tables?.includes('filter') === false ? ' (nat table only: the dump has no filter table)' : ''}`;
 }

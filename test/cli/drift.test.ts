@@ -24,6 +24,8 @@ describe('kdebug drift', () => {
     ['missing-service-rules', 1, ['service-rules-missing']],
     ['nodeport-local-no-endpoint', 0, []],
     ['orphan-chains', 1, ['orphan-chain']],
+    // IPVS mode: the virtual servers, ipsets and kube-ipvs0 compared
+    ['ipvs-stale-real-server', 1, ['endpoint-stale', 'endpoint-missing', 'ipset-entry-missing']],
   ];
   for (const [dir, code, ids] of scenarios) {
     it(`${dir}: exit ${code}, ${ids.length ? ids.join(', ') : 'no drift'}, text and JSON as the goldens`, () => {

@@ -118,6 +118,16 @@ const KINDS: [NodeCommand, string[], string][] = [
     ['/usr/bin/timeout', '30', '/usr/sbin/conntrack', '-S'],
     'conntrack-stats',
   ],
+  [
+    { kind: 'ipvs-save' },
+    ['/usr/bin/timeout', '30', '/usr/sbin/ipvsadm-save', '-n'],
+    'ipvsadm-save',
+  ],
+  [
+    { kind: 'ipset-save' },
+    ['/usr/bin/timeout', '30', '/usr/sbin/ipset', 'list', '-o', 'save'],
+    'ipset-save',
+  ],
 ];
 
 describe('node commands', () => {
@@ -137,6 +147,8 @@ describe('node commands', () => {
       'nft-list': 1,
       'conntrack-list': 1,
       'conntrack-stats': 1,
+      'ipvs-save': 1,
+      'ipset-save': 1,
     } satisfies Record<NodeCommand['kind'], 1>;
     assert.deepEqual(new Set(KINDS.map(([c]) => c.kind)), new Set(Object.keys(all)));
   });
@@ -181,7 +193,11 @@ describe('node commands', () => {
       '-S',
     ]);
     const readsRules = (k: string) =>
-      k.endsWith('tables-save') || k === 'nft-list' || k.startsWith('conntrack');
+      k.endsWith('tables-save') ||
+      k === 'nft-list' ||
+      k.startsWith('conntrack') ||
+      k === 'ipvs-save' ||
+      k === 'ipset-save';
     for (const [command] of KINDS.filter(([c]) => !readsRules(c.kind))) {
       assert.ok(!nodeArgv(command, SUDO).includes('sudo'), command.kind);
       assert.deepEqual(nodeArgv(command, SUDO), nodeArgv(command, ROOT));
@@ -310,6 +326,7 @@ describe('node commands', () => {
       { kind: 'conntrack-list', protocol: '-D', dst: '10.96.0.10' },
     ],
     ['a conntrack flag smuggled in', { kind: 'conntrack-stats', flags: ['-F'] }],
+    ['an ipset command smuggled in', { kind: 'ipset-save', set: 'x; ipset flush' }],
     ['unknown kind', { kind: 'shell', command: 'rm -rf /' }],
     ['a string', 'iptables-save; rm -rf /'],
     ['nothing', undefined],

@@ -17,10 +17,13 @@ const snapshots = new URL('../../snapshots/', import.meta.url);
 const recordedDumps = readdirSync(snapshots).flatMap((dir) => {
   const nodes = new URL(`${dir}/nodes/`, snapshots);
   if (!existsSync(nodes)) return [];
-  return readdirSync(nodes)
-    .map((n) => new URL(`${n}/iptables-save.txt`, nodes))
-    .filter((f) => existsSync(f))
-    .map((f) => ({ label: f.pathname.split('/snapshots/')[1]!, text: readFileSync(f, 'utf8') }));
+  return (
+    readdirSync(nodes)
+      .map((n) => new URL(`${n}/iptables-save.txt`, nodes))
+      // a node in IPVS mode keeps its Services out of iptables
+      .filter((f) => existsSync(f) && !existsSync(new URL('ipvsadm-save.txt', f)))
+      .map((f) => ({ label: f.pathname.split('/snapshots/')[1]!, text: readFileSync(f, 'utf8') }))
+  );
 });
 
 describe('scoped Service trees', () => {

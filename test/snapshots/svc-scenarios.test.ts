@@ -36,6 +36,8 @@ export const SCENARIOS: Scenario[] = [
   { dir: 'missing-service-rules', service: 'nginx-svc', fails: { step: 'rules', id: 'service-rules-missing' }, from: 'issue 3' },
   { dir: 'nodeport-local-no-endpoint', service: 'nginx-svc', fails: { step: 'traffic-policy', id: 'no-local-endpoint' }, from: 'issue 3' },
   // works on IPv4 everywhere and on IPv6 from one node: the family is named where it fails
+  // IPVS mode: the stale real server found from ipvsadm-save, the ping note from kube-ipvs0
+  { dir: 'ipvs-stale-real-server', service: 'nginx-svc', fails: { step: 'rules', id: 'endpoint-stale' }, has: ['endpoint-missing', 'ipset-entry-missing', 'ping-clusterip-explained'] },
   { dir: 'dual-stack-ipv6-rules-missing', service: 'nginx-svc', fails: { step: 'rules', id: 'service-rules-missing' }, has: ['rules-match', 'dns-answer-ok', 'clusterip-reachable'] },
 ];
 

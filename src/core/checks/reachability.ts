@@ -243,6 +243,25 @@ function nftablesPingEvidence(
   return [];
 }
 
+/** IPVS mode's virtual server for the Service port on each node read: it takes that port only
+ * (who owns the address, so answers a ping, is in `owners`). */
+function ipvsPingEvidence(ctx: CheckContext, ip: string, port: number, protocol: string): string[] {
+  const address = hostPort(ip, port);
+  const family = ip.includes(':') ? 'IPv6' : 'IPv4';
+  return ctx.nodeNames().flatMap((node) => {
+    const read = ctx.analysis.node(node, undefined, family).ipvs()?.read;
+    if (!read) return [];
+    const vs = read.table.services.find(
+      (s) => s.address === address && s.protocol === protocol.toLowerCase(),
+    );
+    return [
+      vs
+        ? `nodes/${node}/ipvsadm-save.txt:${vs.line}: virtual server ${vs.protocol.toUpperCase()} ${address} -> ${count(vs.realServers.length, 'real server')}`
+        : `${node}: no virtual server ${protocol} ${address} (ipvsadm-save -n)`,
+    ];
+  });
+}
+
 function pingExplained(ctx: CheckContext, svc: Service): Finding | undefined {
   const ip = svc.clusterIP!;
   const port = svc.ports[0];
@@ -287,6 +306,7 @@ function pingExplained(ctx: CheckContext, svc: Service): Finding | undefined {
         }),
       );
   }
+  if (mode === 'ipvs') evidence.push(...ipvsPingEvidence(ctx, ip, port.port, port.protocol));
   const proto = port.protocol;
   const answered = pings.some((p) => p.result.status === 'pass');
   const connected = conns.some((p) => p.result.status === 'pass');

@@ -19,7 +19,7 @@ import {
 } from './check.js';
 import type { CheckContext } from './context.js';
 import { proxyModes, replacement } from './kube-proxy.js';
-import { nftablesNode } from './rules-nftables.js';
+import { tableNode } from './rules-table.js';
 import { percent } from '../model.js';
 
 /** The tree of one Service port in a node's rules. */
@@ -248,10 +248,10 @@ function notRead(ctx: CheckContext, read: string[]): Finding[] {
           }),
         ];
       const error = rulesReadError(ctx.facts, node);
-      // a node in nftables mode says how to read its table, not its iptables dump
-      const nftables = proxyModes(ctx).find((m) => m.node === node)?.mode === 'nftables';
-      if (error === undefined && nftables && !ctx.waiting('nodes'))
-        return nftablesNode(ctx, node, svc);
+      // a node in nftables or IPVS mode says how to read its state, not its iptables dump
+      const mode = proxyModes(ctx).find((m) => m.node === node)?.mode;
+      if (error === undefined && (mode === 'nftables' || mode === 'ipvs') && !ctx.waiting('nodes'))
+        return tableNode(ctx, node, svc, mode);
       if (error === undefined)
         return ctx.waiting('nodes')
           ? []
@@ -318,7 +318,7 @@ export const rulesCheck: Check = {
     const nodes = [
       ...new Set([
         ...ctx.nodesWithRules(),
-        ...ctx.nodeNames().filter((n) => ctx.analysis.node(n).nft()),
+        ...ctx.nodeNames().filter((n) => ctx.analysis.node(n).nft() ?? ctx.analysis.node(n).ipvs()),
         ...(v6 ? ctx.nodeNames().filter((n) => nodeDump(ctx.facts, n, 'IPv6')) : []),
       ]),
     ].sort();
@@ -341,8 +341,8 @@ export const rulesCheck: Check = {
     const drifted: string[] = [];
     for (const node of nodes) {
       const mode = modes.find((m) => m.node === node)?.mode ?? 'iptables';
-      if (mode === 'nftables') {
-        const found = nftablesNode(ctx, node, svc);
+      if (mode === 'nftables' || mode === 'ipvs') {
+        const found = tableNode(ctx, node, svc, mode);
         if (found.some((f) => f.status === 'fail' || f.status === 'warn')) drifted.push(node);
         out.push(...found);
         continue;
@@ -355,14 +355,8 @@ export const rulesCheck: Check = {
             'skip',
             `${node}: ${mode} mode, kdebug reads iptables-mode rules`,
             {
-              explanation:
-                mode === 'ipvs'
-                  ? 'In IPVS mode the Service is an IPVS virtual server; compare it with the endpoints.'
-                  : `kube-proxy runs in ${mode} mode, whose rules kdebug does not read.`,
-              next:
-                mode === 'ipvs'
-                  ? `ipvsadm -Ln -t ${svc.clusterIP}:${svc.ports[0]?.port ?? ''}`
-                  : `kubectl -n kube-system logs -l k8s-app=kube-proxy --field-selector spec.nodeName=${node}`,
+              explanation: `kube-proxy runs in ${mode} mode, whose rules kdebug does not read.`,
+              next: `kubectl -n kube-system logs -l k8s-app=kube-proxy --field-selector spec.nodeName=${node}`,
               node,
             },
           ),
@@ -410,11 +404,12 @@ export const rulesCheck: Check = {
     const iptablesNodes = nodes.filter(
       (n) => (modes.find((m) => m.node === n)?.mode ?? 'iptables') === 'iptables',
     );
-    // the IPv6 half on nftables nodes: kube-proxy's ip6 table, compared as the ip one
+    // the IPv6 half on nftables and IPVS nodes, compared as the IPv4 one
     const ipv6Tables = svc.clusterIPs.some((ip) => ip.includes(':'))
-      ? nodes
-          .filter((n) => modes.find((m) => m.node === n)?.mode === 'nftables')
-          .flatMap((n) => nftablesNode(ctx, n, svc, 'IPv6'))
+      ? nodes.flatMap((n) => {
+          const mode = modes.find((m) => m.node === n)?.mode;
+          return mode === 'nftables' || mode === 'ipvs' ? tableNode(ctx, n, svc, mode, 'IPv6') : [];
+        })
       : [];
     return [...out, ...ipv6Rules(ctx, svc, iptablesNodes), ...ipv6Tables, ...unread];
   },

@@ -1,0 +1,116 @@
+// Step 7 on a node whose kube-proxy keeps its Services outside iptables: nftables mode (its
+// nftables table) and IPVS mode (its virtual servers, ipsets and kube-ipvs0). The Service's trees
+// are read back from that state, and their endpoints compared with the ones kube-proxy should
+// send to (the same endpoint choice as iptables mode: ready, else serving and terminating; local
+// ones for the local policies), and every other part kube-proxy should write, as `kdebug drift`
+// compares it.
+import type { Service } from '../kube.js';
+import type { Finding } from '../model.js';
+import { driftToFinding } from '../drift.js';
+import { nftStems } from '../facts.js';
+import type { IPFamily } from '../ipv6.js';
+import { percent } from '../model.js';
+import { commandStem } from '../node-command.js';
+import { count, familyLabel, finding } from './check.js';
+import type { CheckContext } from './context.js';
+
+/** How each mode's state is read and named. */
+const MODES = {
+  nftables: {
+    id: 'rules-nftables-not-observed',
+    word: 'nftables',
+    what: (family: IPFamily) => `its table ${family === 'IPv6' ? 'ip6' : 'ip'} kube-proxy`,
+    stem: (family: IPFamily) => nftStems(family).json,
+    command: (family: IPFamily) =>
+      `nft -j list table ${family === 'IPv6' ? 'ip6' : 'ip'} kube-proxy`,
+  },
+  ipvs: {
+    id: 'rules-ipvs-not-observed',
+    word: 'IPVS',
+    what: () => 'its virtual servers',
+    stem: () => commandStem({ kind: 'ipvs-save' }),
+    command: () => 'ipvsadm-save -n',
+  },
+} as const;
+
+/** The Rules step's findings for one node in nftables or IPVS mode, in one family; a
+ * dual-stack Service's findings start with their family. */
+export function tableNode(
+  ctx: CheckContext,
+  node: string,
+  svc: Service,
+  mode: keyof typeof MODES,
+  family: IPFamily = 'IPv4',
+): Finding[] {
+  const m = MODES[mode];
+  const label = familyLabel(svc, family);
+  const n = ctx.analysis.node(node, undefined, family);
+  const read = mode === 'nftables' ? n.nft() : n.ipvs();
+  const stem = m.stem(family);
+  if (!read)
+    return [
+      finding(m.id, 'skip', `${label}${node}: ${m.word} mode, ${m.what(family)} not read`, {
+        explanation: `kube-proxy on ${node} runs in ${m.word} mode and kdebug did not read ${m.what(family)} (nodes/${node}/${stem}.txt is not in the facts), so ${svc.namespace}/${svc.name} is not checked there.`,
+        next: `${m.command(family)} > nodes/${node}/${stem}.txt   (on ${node})`,
+        node,
+      }),
+    ];
+  const trees = !read.error ? n.trees(ctx.scope) : undefined;
+  if (!trees)
+    return [
+      finding('rules-unreadable', 'warn', `${label}${node}: the ${m.word} state cannot be read`, {
+        explanation: read.error ?? 'unreadable',
+        evidence: [read.source],
+        node,
+      }),
+    ];
+  // the drift of this Service's ports, as `kdebug drift` computes it in this mode
+  const drift = n.drift(ctx.scope);
+  const out: Finding[] = drift.findings
+    .map(driftToFinding)
+    .map((f) => ({ ...f, title: `${label}${f.title}`, evidence: [read.source, ...f.evidence] }));
+  const parts: string[] = [];
+  const evidence: string[] = [];
+  for (const port of svc.ports) {
+    const tree = trees.services.find((t) => t.name === ctx.servicePortName(port));
+    if (!tree) continue;
+    const label = `${port.port}/${port.protocol}`;
+    const eps = tree.chains.svc ? tree.endpoints : (tree.localEndpoints ?? []);
+    evidence.push(
+      ...tree.entries.map((e) =>
+        e.from === 'ipvs'
+          ? `${read.source}:${e.line}: ${e.kind} virtual server ${e.chain}`
+          : `${read.source}: ${e.from} ${e.address ? `${e.address} . ` : ''}${e.protocol} . ${e.port} : goto ${e.chain}`,
+      ),
+      ...eps.map((e) => `  ${percent(e.probability)} -> ${e.address ?? '?'} (${e.chain})`),
+    );
+    const reject = tree.verdicts.some((v) => v.kind === 'reject');
+    parts.push(
+      eps.length > 0
+        ? `${label} -> ${count(eps.length, 'endpoint')}`
+        : reject
+          ? `${label} -> REJECT (no endpoints)`
+          : `${label} -> no endpoints`,
+    );
+  }
+  if (!out.some((f) => f.status === 'fail' || f.status === 'warn') && parts.length > 0)
+    out.push(
+      finding(
+        'rules-match',
+        'pass',
+        `${label}${node}: ${parts.join(', ')} in ${m.word}, as expected`,
+        {
+          explanation: `kube-proxy's ${m.word} state on ${node} sends ${svc.namespace}/${svc.name} to exactly the endpoints it should for the current objects${mode === 'ipvs' ? notCompared(drift.tables) : ''}.`,
+          evidence,
+          node,
+        },
+      ),
+    );
+  return out;
+}
+
+/** What of IPVS mode's state was not there to compare. */
+const notCompared = (tables: string[] | undefined) =>
+  tables?.includes('ipset')
+    ? ''
+    : " (kube-proxy's ipsets were not read, so they were not compared)";

@@ -1,0 +1,302 @@
+// IPVS mode: what kube-proxy programs (virtual servers, real servers, kube-ipvs0, ipsets) from the
+// objects, the drift of a node's state from it, and kube-proxy's ipsets read back from the real
+// ipset (a network namespace of our own: its sets are its own).
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { describe, it } from 'node:test';
+import { Analysis } from '../../src/core/analysis.js';
+import { expectedRules } from '../../src/core/expected.js';
+import { ipvsDrift } from '../../src/core/ipvs/drift.js';
+import {
+  expectedIpvs,
+  ipsetSaveLines,
+  ipvsadmSaveLines,
+  type ExpectedIpvs,
+} from '../../src/core/ipvs/expected.js';
+import { parseIpsets } from '../../src/core/ipvs/ipset.js';
+import { parseIpvs } from '../../src/core/ipvs/listing.js';
+import { clusterView } from '../../src/core/kube.js';
+import type { Facts } from '../../src/core/model.js';
+import { aKubeProxyConfig, aNode, aService, anEndpointSlice } from '../support/builders.js';
+import { skipWithout } from '../support/skip.js';
+
+const NODE = 'node-a';
+const OBJECTS = [
+  aNode(NODE, '192.0.2.11', '10.244.0.0/24'),
+  aNode('node-b', '192.0.2.12', '10.244.1.0/24'),
+  aKubeProxyConfig('mode: ipvs\nclusterCIDR: 10.244.0.0/16\nipvs:\n  scheduler: wrr\n'),
+  aService('shop/web', {
+    type: 'LoadBalancer',
+    clusterIP: '10.96.0.20',
+    ports: [['http', 80, 'TCP', 30080]],
+    externalIPs: ['192.0.2.11', '203.0.113.5'],
+    loadBalancerIPs: ['198.51.100.7'],
+    sourceRanges: ['192.0.2.0/24'],
+    externalTrafficPolicy: 'Local',
+    healthCheckNodePort: 32000,
+    affinity: 600,
+  }),
+  anEndpointSlice(
+    'shop/web',
+    [
+      ['10.244.0.5', { node: NODE }],
+      ['10.244.1.6', { node: 'node-b' }],
+    ],
+    [['http', 8080]],
+  ),
+  aService('shop/sctp', {
+    clusterIP: '10.96.0.30',
+    type: 'NodePort',
+    ports: [['s', 9000, 'SCTP', 30900]],
+  }),
+  anEndpointSlice('shop/sctp', ['10.244.1.9'], [['s', 9000, 'SCTP']]),
+];
+const view = clusterView(OBJECTS);
+// the node's own addresses; kube-ipvs0's are not among them
+const OWN = ['192.0.2.11', '10.244.0.1', '127.0.0.1'];
+const want = expectedIpvs(expectedRules(view, NODE), { scheduler: 'wrr', nodeAddresses: OWN });
+const vs = (address: string, protocol = 'tcp') =>
+  want.virtualServers.find((v) => v.address === address && v.protocol === protocol);
+
+describe('IPVS mode: what kube-proxy programs on a node', () => {
+  const cases = [
+    // address, protocol, kind, real servers, persistence
+    { address: '10.96.0.20:80', kind: 'cluster-ip', real: ['10.244.0.5:8080', '10.244.1.6:8080'] },
+    { address: '203.0.113.5:80', kind: 'external-ip', real: ['10.244.0.5:8080'] },
+    { address: '198.51.100.7:80', kind: 'load-balancer', real: ['10.244.0.5:8080'] },
+    { address: '192.0.2.11:30080', kind: 'node-port', real: ['10.244.0.5:8080'] },
+    { address: '10.244.0.1:30080', kind: 'node-port', real: ['10.244.0.5:8080'] },
+  ];
+  for (const c of cases)
+    it(`${c.kind} ${c.address}: Local policy applies to external entries only`, () => {
+      const v = vs(c.address);
+      assert.ok(v, `no virtual server ${c.address}`);
+      assert.equal(v.kind, c.kind);
+      assert.deepEqual(v.realServers, c.real);
+      assert.equal(v.scheduler, 'wrr');
+      assert.equal(v.persistent, 600);
+    });
+
+  it('no node port on loopback, nor on an address it was not given', () => {
+    assert.equal(vs('127.0.0.1:30080'), undefined);
+    assert.equal(vs('192.0.2.12:30080'), undefined);
+  });
+
+  it('binds cluster, external and load-balancer IPs to kube-ipvs0, but not a node address', () => {
+    assert.deepEqual(want.bound.sort(), [
+      '10.96.0.20',
+      '10.96.0.30',
+      '198.51.100.7',
+      '203.0.113.5',
+    ]);
+  });
+
+  it('fills the ipsets kube-proxy matches in its iptables rules', () => {
+    const set = (name: string) => want.ipsets.get(name)?.sort();
+    assert.deepEqual(set('KUBE-LOOP-BACK'), ['10.244.0.5,tcp:8080,10.244.0.5']);
+    assert.deepEqual(set('KUBE-CLUSTER-IP'), ['10.96.0.20,tcp:80', '10.96.0.30,sctp:9000']);
+    assert.deepEqual(set('KUBE-EXTERNAL-IP-LOCAL'), ['192.0.2.11,tcp:80', '203.0.113.5,tcp:80']);
+    assert.equal(set('KUBE-EXTERNAL-IP'), undefined);
+    assert.deepEqual(set('KUBE-LOAD-BALANCER-LOCAL'), ['198.51.100.7,tcp:80']);
+    assert.deepEqual(set('KUBE-LOAD-BALANCER-SOURCE-CIDR'), ['198.51.100.7,tcp:80,192.0.2.0/24']);
+    // the node's own address is in the source range: it may reach the load balancer
+    assert.deepEqual(set('KUBE-LOAD-BALANCER-SOURCE-IP'), ['198.51.100.7,tcp:80,198.51.100.7']);
+    assert.deepEqual(set('KUBE-NODE-PORT-TCP'), ['30080']);
+    assert.deepEqual(set('KUBE-NODE-PORT-LOCAL-TCP'), ['30080']);
+    // SCTP node ports are kept per node address
+    assert.deepEqual(set('KUBE-NODE-PORT-SCTP-HASH'), [
+      '10.244.0.1,sctp:30900',
+      '192.0.2.11,sctp:30900',
+    ]);
+    assert.deepEqual(set('KUBE-HEALTH-CHECK-NODE-PORT'), ['32000']);
+    assert.equal(vs('192.0.2.11:30900', 'sctp')?.realServers[0], '10.244.1.9:9000');
+  });
+});
+
+/** The node's state as kube-proxy would leave it, read back as kdebug reads a node. */
+const asRead = (e: ExpectedIpvs) => ({
+  table: parseIpvs(`${ipvsadmSaveLines(e).join('\n')}\n`, 'ipvsadm-save.txt'),
+  ipsets: parseIpsets(`${ipsetSaveLines(e).join('\n')}\n`, 'ipset-save.txt'),
+  bound: new Set(e.bound),
+});
+const driftOf = (read: ReturnType<typeof asRead>) =>
+  ipvsDrift({
+    node: NODE,
+    source: 'ipvsadm-save.txt',
+    expected: want,
+    ...read,
+    localEndpoints: new Set(['10.244.0.5:8080']),
+    scoped: false,
+  }).findings.map((f) => `${f.id} ${f.title}`);
+
+describe('IPVS mode: drift', () => {
+  it("finds nothing on kube-proxy's own state", () => {
+    assert.deepEqual(driftOf(asRead(want)), []);
+  });
+
+  const faults: { what: string; edit: (r: ReturnType<typeof asRead>) => void; found: string }[] = [
+    {
+      what: 'a cluster IP virtual server deleted',
+      edit: (r) =>
+        (r.table.services = r.table.services.filter((s) => s.address !== '10.96.0.20:80')),
+      found: 'service-rules-missing no virtual server TCP 10.96.0.20:80',
+    },
+    {
+      what: 'a node port virtual server deleted',
+      edit: (r) =>
+        (r.table.services = r.table.services.filter((s) => s.address !== '192.0.2.11:30080')),
+      found: 'nodeport-missing no virtual server TCP 192.0.2.11:30080',
+    },
+    {
+      what: 'a ready endpoint at weight 0',
+      edit: (r) =>
+        (r.table.services.find((s) => s.address === '10.96.0.20:80')!.realServers[0]!.weight = 0),
+      found: 'real-server-weight-zero 10.96.0.20:80: real server 10.244.0.5:8080 at weight 0',
+    },
+    {
+      what: 'a remote endpoint behind a Local policy',
+      edit: (r) =>
+        r.table.services
+          .find((s) => s.address === '203.0.113.5:80')!
+          .realServers.push({ address: '10.244.1.6:8080', forward: 'Masq', weight: 1, line: 99 }),
+      found: 'local-policy-wrong 203.0.113.5:80: 10.244.1.6:8080 is not on node-a',
+    },
+    {
+      what: 'persistence lost',
+      edit: (r) => delete r.table.services.find((s) => s.address === '10.96.0.20:80')!.persistent,
+      found: 'affinity-wrong 10.96.0.20:80: persistence off, expected 600',
+    },
+    {
+      what: 'the cluster IP taken off kube-ipvs0',
+      edit: (r) => r.bound.delete('10.96.0.20'),
+      found: 'vip-not-on-kube-ipvs0 10.96.0.20 not on kube-ipvs0',
+    },
+    {
+      what: 'a KUBE-CLUSTER-IP entry deleted',
+      edit: (r) => r.ipsets.get('KUBE-CLUSTER-IP')!.entries.delete('10.96.0.30,sctp:9000'),
+      found: 'ipset-entry-missing KUBE-CLUSTER-IP: 10.96.0.30,sctp:9000 missing',
+    },
+    {
+      what: 'a virtual server no Service needs',
+      edit: (r) =>
+        r.table.services.push({
+          protocol: 'udp',
+          address: '10.96.0.99:53',
+          scheduler: 'rr',
+          realServers: [],
+          line: 50,
+        }),
+      found: 'orphan-chain virtual server UDP 10.96.0.99:53 is left over',
+    },
+  ];
+  for (const f of faults)
+    it(f.what, () => {
+      const read = asRead(want);
+      f.edit(read);
+      assert.deepEqual(driftOf(read), [f.found]);
+    });
+
+  it('an endpoint kube-proxy drains (weight 0, no longer an endpoint) is a note, not drift', () => {
+    const read = asRead(want);
+    read.table.services
+      .find((s) => s.address === '10.96.0.20:80')!
+      .realServers.push({ address: '10.244.1.99:8080', forward: 'Masq', weight: 0, line: 98 });
+    const d = ipvsDrift({
+      node: NODE,
+      source: 's',
+      expected: want,
+      ...read,
+      localEndpoints: new Set(),
+      scoped: true,
+    });
+    assert.deepEqual(d.findings, []);
+    assert.deepEqual(
+      d.notes?.map((n) => n.title),
+      ['10.96.0.20:80: 10.244.1.99:8080 draining (weight 0)'],
+    );
+  });
+});
+
+describe('IPVS mode through the analysis', () => {
+  const facts = (outputs: Record<string, string>): Facts => ({
+    objects: OBJECTS,
+    nodes: { [NODE]: outputs },
+    meta: { capturedAt: '2026-12-01T00:00:00Z', kdebugVersion: 'test' },
+  });
+  const state = asRead(want);
+  const outputs = {
+    'proxy-mode': 'ipvs',
+    'ipvsadm-save': `${ipvsadmSaveLines(want).join('\n')}\n`,
+    'ipset-save': `${ipsetSaveLines(want).join('\n')}\n`,
+    'ip-addr': `lo UNKNOWN 127.0.0.1/8\neth0 UP 192.0.2.11/24\ncni0 UP 10.244.0.1/24\nkube-ipvs0 DOWN ${[...state.bound].map((ip) => `${ip}/32`).join(' ')}\n`,
+  };
+
+  it('reads the node in IPVS mode: trees named by the objects, no drift', () => {
+    const n = new Analysis(facts(outputs)).node(NODE);
+    assert.equal(n.dataplane()?.mode, 'ipvs');
+    const web = n.trees()!.services.find((t) => t.name === 'shop/web:http');
+    assert.equal(web?.clusterIP, '10.96.0.20');
+    assert.deepEqual(web?.nodePorts, [30080]);
+    assert.deepEqual(
+      web?.endpoints.map((e) => [e.address, e.probability]),
+      [
+        ['10.244.0.5:8080', 0.5],
+        ['10.244.1.6:8080', 0.5],
+      ],
+    );
+    assert.deepEqual(n.drift().findings, []);
+  });
+
+  it('says what was not read: without ipvsadm-save no drift, without ipset-save no ipsets compared', () => {
+    const { 'ipvsadm-save': _, ...noServers } = outputs;
+    assert.match(
+      new Analysis(facts(noServers)).node(NODE).driftUnavailable() ?? '',
+      /IPVS mode and its virtual servers \(ipvsadm-save -n\) were not read/,
+    );
+    const { 'ipset-save': __, ...noSets } = outputs;
+    assert.deepEqual(new Analysis(facts(noSets)).node(NODE).drift().tables, ['ipvs']);
+  });
+});
+
+const hasIpset =
+  spawnSync('ipset', ['--version']).status === 0 &&
+  spawnSync('unshare', ['--version']).status === 0;
+const ns = (script: string, input = '') =>
+  spawnSync('unshare', ['-n', 'sh', '-c', script], { input, encoding: 'utf8' });
+
+describe(
+  'kube-proxy ipsets in the real ipset',
+  skipWithout(hasIpset ? '' : 'ipset or unshare is not installed'),
+  () => {
+    const v6svc = aService('shop/v6', { clusterIP: 'fd00:10:96::14' });
+    Object.assign(v6svc['spec'] as object, {
+      clusterIPs: ['fd00:10:96::14'],
+      ipFamilies: ['IPv6'],
+    });
+    const v6 = expectedIpvs(
+      expectedRules(clusterView([...OBJECTS.slice(0, 3), v6svc]), NODE, { family: 'IPv6' }),
+    );
+
+    for (const [family, e] of [
+      ['IPv4', want],
+      ['IPv6', v6],
+    ] as const)
+      it(`${family}: what expect prints loads with ipset restore, and ipset's own listings read back the same`, () => {
+        const save = ns('ipset restore && ipset list -o save', `${ipsetSaveLines(e).join('\n')}\n`);
+        assert.equal(save.status, 0, save.stderr);
+        const plain = ns('ipset restore && ipset list', `${ipsetSaveLines(e).join('\n')}\n`);
+        assert.equal(plain.status, 0, plain.stderr);
+        for (const text of [save.stdout, plain.stdout]) {
+          const read = parseIpsets(text, 'ipset');
+          for (const [name, entries] of e.ipsets)
+            assert.deepEqual(
+              [...(read.get(name)?.entries ?? [])].sort(),
+              [...entries].sort(),
+              name,
+            );
+        }
+        if (family === 'IPv6')
+          assert.ok(e.ipsets.get('KUBE-6-CLUSTER-IP')?.includes('fd00:10:96::14,tcp:80'));
+      });
+  },
+);
