@@ -4,7 +4,10 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { describe, it } from 'node:test';
+import { readSnapshot } from '../../src/cluster/snapshot.js';
 import { Analysis } from '../../src/core/analysis.js';
+import { hairpinCheck } from '../../src/core/checks/hairpin.js';
+import { trafficPolicyCheck } from '../../src/core/checks/traffic-policy.js';
 import { expectedRules } from '../../src/core/expected.js';
 import { ipvsDrift } from '../../src/core/ipvs/drift.js';
 import {
@@ -19,6 +22,7 @@ import { clusterView } from '../../src/core/kube.js';
 import type { Facts } from '../../src/core/model.js';
 import { aKubeProxyConfig, aNode, aService, anEndpointSlice } from '../support/builders.js';
 import { skipWithout } from '../support/skip.js';
+import { ids, run } from './checks/builders.js';
 
 const NODE = 'node-a';
 const OBJECTS = [
@@ -300,3 +304,82 @@ describe(
       });
   },
 );
+
+describe('IPVS mode in the steps', () => {
+  const SNAPSHOT = 'snapshots/ipvs-stale-real-server';
+  const NGINX = { namespace: 'default', service: 'nginx-svc' };
+  const edited = async (node: string, stem: string, edit: (text: string) => string) => {
+    const f = await readSnapshot(SNAPSHOT);
+    const outputs = { ...f.nodes[node]! };
+    outputs[stem] = edit(outputs[stem]!);
+    return { ...f, nodes: { ...f.nodes, [node]: outputs } };
+  };
+
+  it("Hairpin: each endpoint in its node's KUBE-LOOP-BACK, which KUBE-POSTROUTING masquerades", async () => {
+    const f = await readSnapshot(SNAPSHOT);
+    const [ok] = run(hairpinCheck, f, {}, NGINX);
+    assert.equal(ok?.id, 'hairpin-masquerade-present');
+    assert.ok(
+      ok.evidence.includes(
+        'nodes/vm-12-7-centos/ipset-save.txt: KUBE-LOOP-BACK holds 10.244.0.3,tcp:80,10.244.0.3',
+      ),
+    );
+  });
+
+  for (const [what, stem, edit, says] of [
+    [
+      'the entry',
+      'ipset-save',
+      (t: string) => t.replace('add KUBE-LOOP-BACK 10.244.0.3,tcp:80,10.244.0.3\n', ''),
+      /the set lacks that entry/,
+    ],
+    [
+      'the rule',
+      'iptables-save',
+      (t: string) => t.replace(/^.*--match-set KUBE-LOOP-BACK.*\n/m, ''),
+      /no such masquerade rule/,
+    ],
+  ] as const)
+    it(`Hairpin: without ${what} a Pod sent to itself hangs`, async () => {
+      const found = run(hairpinCheck, await edited('vm-12-7-centos', stem, edit), {}, NGINX);
+      assert.deepEqual(ids(found), ['hairpin-masquerade-missing:fail']);
+      assert.equal(found[0]!.node, 'vm-12-7-centos');
+      assert.match(found[0]!.explanation, says);
+    });
+
+  it('Traffic policy: a node without a local endpoint sends to the others unmasqueraded, it drops nothing', () => {
+    // node-c runs no Pod of web
+    const objects = [...OBJECTS, aNode('node-c', '192.0.2.13', '10.244.2.0/24')];
+    const outputsOf = (node: string, own: string[]) => {
+      const e = expectedIpvs(expectedRules(clusterView(objects), node), { nodeAddresses: own });
+      return {
+        'proxy-mode': 'ipvs',
+        'ipvsadm-save': `${ipvsadmSaveLines(e).join('\n')}\n`,
+        'ip-addr': `eth0 UP ${own[0]}/24\nkube-ipvs0 DOWN ${e.bound.map((ip) => `${ip}/32`).join(' ')}\n`,
+      };
+    };
+    const f: Facts = {
+      objects,
+      nodes: {
+        [NODE]: outputsOf(NODE, ['192.0.2.11']),
+        'node-c': outputsOf('node-c', ['192.0.2.13']),
+      },
+      meta: {},
+    };
+    const found = run(trafficPolicyCheck, f, {}, { namespace: 'shop', service: 'web' });
+    const local = found.find((x) => x.id === 'no-local-endpoint')!;
+    assert.match(local.title, /node-c has no local endpoint/);
+    assert.match(
+      local.explanation,
+      /\(IPVS mode\) sends .* to endpoints on other nodes without masquerading/,
+    );
+    assert.ok(
+      local.evidence.some((e) =>
+        /^nodes\/node-c\/ipvsadm-save\.txt:\d+: virtual server TCP 192\.0\.2\.13:30080 -> 10\.244\.0\.5:8080, 10\.244\.1\.6:8080$/.test(
+          e,
+        ),
+      ),
+      local.evidence.join('\n'),
+    );
+  });
+});

@@ -147,6 +147,74 @@ function nftablesHairpin(ctx: CheckContext): Finding[] | undefined {
       ];
 }
 
+const LOOP_BACK_RULE = /--match-set KUBE-(6-)?LOOP-BACK dst,dst,src -j MASQUERADE/;
+
+/**
+ * In IPVS mode kube-proxy puts "podIP,proto:port,podIP" of each of the node's endpoints in the
+ * KUBE-LOOP-BACK ipset, and KUBE-POSTROUTING masquerades what matches it. Checked on each ready
+ * endpoint's own node where its ipsets were read; undefined when none was.
+ */
+function ipvsHairpin(ctx: CheckContext): Finding[] | undefined {
+  const svc = ctx.service!;
+  const out: Finding[] = [];
+  const present: string[] = [];
+  for (const port of svc.ports) {
+    const spn = ctx.servicePortName(port);
+    for (const e of ctx.endpoints(port).filter((x) => x.ready && x.nodeName)) {
+      const node = e.nodeName!;
+      const family = e.ip.includes(':') ? 'IPv6' : 'IPv4';
+      const n = ctx.analysis.node(node, undefined, family);
+      const read = n.mode() === 'ipvs' ? n.ipvs()?.read : undefined;
+      if (!read?.ipsets) continue;
+      const tree = n.trees(ctx.scope)?.services.find((t) => t.name === spn);
+      // not a real server there at all: the Rules step says so
+      if (!tree?.endpoints.some((x) => x.address === hostPort(e.ip, e.port))) continue;
+      const set = family === 'IPv6' ? 'KUBE-6-LOOP-BACK' : 'KUBE-LOOP-BACK';
+      const entry = `${e.ip},${port.protocol.toLowerCase()}:${e.port},${e.ip}`;
+      const nat = n.rules()?.ruleset?.table('nat');
+      const rule = nat
+        ?.chain('KUBE-POSTROUTING')
+        ?.ruleIds.map((id) => nat.text(id))
+        .find((text) => LOOP_BACK_RULE.test(text));
+      const source = read.ipsetsSource ?? 'ipset';
+      if (read.ipsets.get(set)?.entries.has(entry) && rule) {
+        present.push(`${source}: ${set} holds ${entry}`, `${n.rules()!.source}: ${rule}`);
+        continue;
+      }
+      out.push(
+        finding(
+          'hairpin-masquerade-missing',
+          'fail',
+          `${e.podName ?? e.ip} cannot reach itself through the Service: ${node} does not masquerade it (IPVS mode)`,
+          {
+            explanation: `When ${e.podName ?? 'the Pod'} (${e.ip}) connects to the Service and IPVS balances it to itself, source and destination are both ${e.ip}; kube-proxy lists such endpoints in the ${set} ipset (${entry}) and KUBE-POSTROUTING masquerades what matches it, and on ${node} ${rule ? `the set lacks that entry` : `the nat table has no such masquerade rule`}: the reply goes back inside the Pod from its own address and the connection hangs.`,
+            evidence: [
+              source,
+              ...(rule
+                ? []
+                : [
+                    `${n.rules()?.source ?? 'no nat table read'}: no KUBE-POSTROUTING rule matching ${set}`,
+                  ]),
+            ],
+            next: `ipset list ${set}   (on ${node})`,
+            node,
+            service: spn,
+          },
+        ),
+      );
+    }
+  }
+  if (out.length === 0 && present.length === 0) return undefined;
+  return out.length > 0
+    ? out
+    : [
+        hairpinPresent(
+          "On its own node every endpoint is in kube-proxy's KUBE-LOOP-BACK ipset, which KUBE-POSTROUTING masquerades.",
+          present,
+        ),
+      ];
+}
+
 export const hairpinCheck: Check = {
   id: 'hairpin',
   title: 'Hairpin',
@@ -166,8 +234,8 @@ export const hairpinCheck: Check = {
         }),
       ];
     // nftables mode: the node's table lists its own hairpin connections
-    const nft = nftablesHairpin(ctx);
-    if (nft) return nft;
+    const table = nftablesHairpin(ctx) ?? ipvsHairpin(ctx);
+    if (table) return table;
     const nodes = ctx.nodesWithRules();
     if (nodes.length === 0) {
       if (ctx.waiting('nodes')) return pending('waiting for the node rules');

@@ -30,6 +30,17 @@ function localEndpoints(ctx: CheckContext, svc: Service, port: ServicePort): Nod
  * nftables mode the no-endpoint map elements that drop it. */
 function dropRules(ctx: CheckContext, node: string, spn: string): string[] {
   const n = ctx.analysis.node(node);
+  const ipvs = n.mode() === 'ipvs' ? n.ipvs() : undefined;
+  if (ipvs?.read) {
+    // IPVS mode drops nothing: its virtual servers fall back to the other nodes' endpoints
+    const tree = n.trees(ctx.scope)?.services.find((t) => t.name === spn);
+    return (tree?.entries ?? [])
+      .filter((e) => e.kind !== 'cluster-ip')
+      .map(
+        (e) =>
+          `${ipvs.source}:${e.line}: virtual server ${e.chain} -> ${tree!.endpoints.map((x) => x.address).join(', ') || 'no real server'}`,
+      );
+  }
   const nft = n.mode() === 'nftables' ? n.nft() : undefined;
   if (nft?.table) {
     const tree = n.trees(ctx.scope)?.services.find((t) => t.name === spn);
@@ -44,6 +55,14 @@ function dropRules(ctx: CheckContext, node: string, spn: string): string[] {
   return (tree?.verdicts ?? [])
     .filter((v) => v.kind === 'drop' && v.comment?.includes('no local endpoints'))
     .map((v) => ctx.lineEvidence(node, v.table, v.line) ?? `${v.table} ${v.chain} line ${v.line}`);
+}
+
+/** How nodes without a local endpoint fail external traffic, in their proxy mode. */
+function dropsHow(ctx: CheckContext, nodes: NodeLocal[], entry: string[]): string {
+  const ipvs = nodes.filter((n) => ctx.analysis.node(n.node).mode() === 'ipvs');
+  if (ipvs.length === 0)
+    return `kube-proxy there drops new connections to ${list(entry)} (a filter DROP rule)`;
+  return `kube-proxy ${ipvs.length === nodes.length ? 'there' : `on ${list(ipvs.map((n) => n.node))}`} (IPVS mode) sends ${list(entry)} to endpoints on other nodes without masquerading them (kubernetes#97081), so the replies come from the Pod's address and the client discards them${ipvs.length < nodes.length ? '; the others drop new connections (a filter DROP rule)' : ''}`;
 }
 
 function external(ctx: CheckContext, svc: Service): Finding[] {
@@ -83,7 +102,7 @@ function external(ctx: CheckContext, svc: Service): Finding[] {
         lb ? 'warn' : 'fail',
         `externalTrafficPolicy Local: ${list(without.map((n) => n.node))} ${without.length === 1 ? 'has' : 'have'} no local endpoint and drop${without.length === 1 ? 's' : ''} ${list(entry)}`,
         {
-          explanation: `With externalTrafficPolicy: Local a node only forwards external traffic to Pods running on itself, so that the Pod sees the client's real IP. ${list(without.map((n) => n.node))} ${without.length === 1 ? 'runs' : 'run'} no ready Pod of this Service, so kube-proxy there drops new connections to ${list(entry)} (a filter DROP rule): a client sent to ${without.length === 1 ? 'that node' : 'those nodes'} times out. ${lb ? `A load balancer that honours the health check node port ${svc.healthCheckNodePort ?? ''} avoids such nodes by design; check that it does.` : 'Clients of a NodePort choose the node themselves, so some of them fail.'} Fix: run a Pod on every node that receives traffic (a DaemonSet, or more replicas spread across nodes), send clients only to nodes with a Pod, or use externalTrafficPolicy: Cluster if the client IP does not matter.`,
+          explanation: `With externalTrafficPolicy: Local a node only forwards external traffic to Pods running on itself, so that the Pod sees the client's real IP. ${list(without.map((n) => n.node))} ${without.length === 1 ? 'runs' : 'run'} no ready Pod of this Service, so ${dropsHow(ctx, without, entry)}: a client sent to ${without.length === 1 ? 'that node' : 'those nodes'} times out. ${lb ? `A load balancer that honours the health check node port ${svc.healthCheckNodePort ?? ''} avoids such nodes by design; check that it does.` : 'Clients of a NodePort choose the node themselves, so some of them fail.'} Fix: run a Pod on every node that receives traffic (a DaemonSet, or more replicas spread across nodes), send clients only to nodes with a Pod, or use externalTrafficPolicy: Cluster if the client IP does not matter.`,
           evidence: [...evidence, ...without.flatMap((n) => dropRules(ctx, n.node, spn))],
           next: kubectl(svc.namespace, `get pods -l ${labelText(svc.selector ?? {})} -o wide`),
           service: spn,
