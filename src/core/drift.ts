@@ -38,6 +38,13 @@ export type DriftId =
   | 'ipset-entry-missing'
   | 'real-server-weight-zero';
 
+/** Adds a finding of `id` (its severity from SEVERITY) about the node being compared. */
+export type AddFinding = (
+  id: DriftId,
+  f: Omit<DriftFinding, 'id' | 'severity' | 'node' | 'expected' | 'actual'> &
+    Partial<Pick<DriftFinding, 'expected' | 'actual'>>,
+) => void;
+
 export const SEVERITY: Record<DriftId, Severity> = {
   'service-rules-missing': 'error',
   'service-chain-missing': 'error',

@@ -7,8 +7,8 @@ import {
   SEVERITY,
   sortFindings,
   type DriftFinding,
-  type DriftId,
   type NodeDrift,
+  type AddFinding as Add,
 } from '../drift.js';
 import type { ExpectedIpvs, ExpectedVirtualServer } from './expected.js';
 import type { Ipset } from './ipset.js';
@@ -30,12 +30,6 @@ export interface IpvsDriftInput {
   /** Only the Service ports expected (one Service's answer): no leftover virtual servers. */
   scoped: boolean;
 }
-
-type Add = (
-  id: DriftId,
-  f: Omit<DriftFinding, 'id' | 'severity' | 'node' | 'expected' | 'actual'> &
-    Partial<Pick<DriftFinding, 'expected' | 'actual'>>,
-) => void;
 
 const FLAG = { tcp: '-t', udp: '-u', sctp: '--sctp-service', fwmark: '-f' } as const;
 const vsLine = (v: Pick<ExpectedVirtualServer, 'protocol' | 'address'>) =>

@@ -4,7 +4,13 @@
 // iptables mode, plus what only this mode has: a map element or jump to a chain the table lacks,
 // and an endpoint chain no numgen map sends new connections to.
 import { containsAny, hostCidr } from '../ipv6.js';
-import { SEVERITY, type DriftFinding, type DriftId, type NodeDrift } from '../drift.js';
+import {
+  SEVERITY,
+  type AddFinding as Add,
+  type DriftFinding,
+  type DriftId,
+  type NodeDrift,
+} from '../drift.js';
 import type { ExpectedRules, ExpectedServicePort } from '../expected.js';
 import { percent } from '../model.js';
 import type { ServiceTree, ServiceTrees, TreeEndpoint } from '../service-tree.js';
@@ -25,12 +31,6 @@ export interface NftDriftInput {
   /** Only the Service ports of `expected` (one Service's answer): no orphan chains. */
   scoped: boolean;
 }
-
-type Add = (
-  id: DriftId,
-  f: Omit<DriftFinding, 'id' | 'severity' | 'node' | 'expected' | 'actual'> &
-    Partial<Pick<DriftFinding, 'expected' | 'actual'>>,
-) => void;
 
 export function nftablesDrift(input: NftDriftInput): NodeDrift {
   const { node, source, expected: exp, table } = input;
