@@ -51,8 +51,9 @@ export async function traceCommand(o: TraceOptions, g: GlobalOptions): Promise<n
   // an IPv6 packet walks the node's ip6tables rules
   const node = analysis.node(name!, undefined, family);
   // an unreadable dump or table is said before the source address is asked for
-  if (node.mode() === 'nftables') {
-    const unavailable = node.driftUnavailable() ?? node.nft()?.error;
+  if (node.mode() === 'nftables' || node.mode() === 'ipvs') {
+    const unavailable =
+      node.driftUnavailable() ?? (node.mode() === 'ipvs' ? node.ipvs()?.error : node.nft()?.error);
     if (unavailable) throw new UsageError(unavailable);
   } else node.ruleset();
   const nodeIP = analysis.view.nodes

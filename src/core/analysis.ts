@@ -12,6 +12,7 @@ import {
 import { expectedIpvs, type IpvsExpectOptions } from './ipvs/expected.js';
 import { IpsetParseError, parseIpsets } from './ipvs/ipset.js';
 import { IpvsParseError, parseIpvs } from './ipvs/listing.js';
+import { traceIpvsPacket } from './ipvs/trace.js';
 import type { IpvsKnown } from './ipvs/trees.js';
 import { commandStem } from './node-command.js';
 import { DriftInputError, unsupportedMode, type NodeDrift } from './drift.js';
@@ -394,12 +395,18 @@ export class NodeAnalysis {
     ));
   }
 
-  /** One packet walked through the node's rules. */
   /** One packet walked through the node's rules in its proxy mode. */
   trace(packet: TracePacket): TraceResult {
     const dataplane = this.dataplane();
     if (dataplane?.mode === 'nftables')
       return traceNftPacket(dataplane.table, this.network(), packet);
+    if (dataplane?.mode === 'ipvs') {
+      const config = kubeProxyConfigOf(this.analysis.view);
+      return traceIpvsPacket(dataplane, this.network(), packet, {
+        clusterCIDR: config.clusterCIDR,
+        masqueradeAll: config.masqueradeAll,
+      });
+    }
     return tracePacket(this.ruleset(), this.network(), packet);
   }
 }

@@ -20,6 +20,7 @@ import { parseIpsets } from '../../src/core/ipvs/ipset.js';
 import { parseIpvs } from '../../src/core/ipvs/listing.js';
 import { clusterView } from '../../src/core/kube.js';
 import type { Facts } from '../../src/core/model.js';
+import { traceAnswer } from '../../src/core/trace/answer.js';
 import { aKubeProxyConfig, aNode, aService, anEndpointSlice } from '../support/builders.js';
 import { skipWithout } from '../support/skip.js';
 import { ids, run } from './checks/builders.js';
@@ -380,6 +381,103 @@ describe('IPVS mode in the steps', () => {
         ),
       ),
       local.evidence.join('\n'),
+    );
+  });
+});
+
+describe('IPVS mode: a packet walked', () => {
+  const ipAddr = (bound: string[]) =>
+    `lo UNKNOWN 127.0.0.1/8\neth0 UP 192.0.2.11/24\ncni0 UP 10.244.0.1/24\nkube-ipvs0 DOWN ${bound.map((ip) => `${ip}/32`).join(' ')}\n`;
+  const analysis = (edit: (r: ReturnType<typeof asRead>) => void = () => {}) => {
+    const r = asRead(want);
+    edit(r);
+    const save = r.table.services.flatMap((s) => [
+      `-A ${s.protocol === 'udp' ? '-u' : s.protocol === 'sctp' ? '--sctp-service' : '-t'} ${s.address} -s ${s.scheduler}`,
+      ...s.realServers.map(
+        (x) =>
+          `-a ${s.protocol === 'udp' ? '-u' : s.protocol === 'sctp' ? '--sctp-service' : '-t'} ${s.address} -r ${x.address} -m -w ${x.weight}`,
+      ),
+    ]);
+    const f: Facts = {
+      objects: OBJECTS,
+      nodes: {
+        [NODE]: {
+          'proxy-mode': 'ipvs',
+          'ipvsadm-save': `${save.join('\n')}\n`,
+          'ip-addr': ipAddr([...r.bound]),
+        },
+      },
+      meta: {},
+    };
+    return new Analysis(f);
+  };
+  const walk = (
+    a: Analysis,
+    dst: string,
+    protocol: 'tcp' | 'icmp',
+    dport?: number,
+    src = '10.244.0.9',
+  ) => {
+    const result = a.node(NODE).trace({ src, dst, dport, protocol, fromHost: false });
+    return { result, answer: traceAnswer(result, a.view, NODE) };
+  };
+
+  it('a connection to the cluster IP: each real server by its share, masqueraded from outside the Pod network', () => {
+    const { result } = walk(analysis(), '10.96.0.20', 'tcp', 80, '198.51.100.1');
+    assert.equal(result.enters, 'routing, then the IPVS virtual servers at local delivery');
+    assert.deepEqual(
+      result.outcomes.map((o) => [o.probability, o.dnat, o.masquerade, o.delivery]),
+      [
+        [0.5, '10.244.0.5:8080', true, 'forward'],
+        [0.5, '10.244.1.6:8080', true, 'forward'],
+      ],
+    );
+    const pod = walk(analysis(), '10.96.0.20', 'tcp', 80).result;
+    assert.deepEqual(
+      pod.outcomes.map((o) => o.masquerade),
+      [false, false],
+    );
+  });
+
+  it('a ping to the cluster IP: the node owns it (kube-ipvs0) and answers', () => {
+    const { result, answer } = walk(analysis(), '10.96.0.20', 'icmp');
+    assert.deepEqual(
+      result.outcomes.map((o) => [o.destination, o.delivery]),
+      [[null, 'local']],
+    );
+    assert.match(
+      answer.unmatched ?? '',
+      /answers the ping\. This is why ping to a ClusterIP answers in IPVS mode/,
+    );
+  });
+
+  it('the cluster IP off kube-ipvs0: IPVS never sees it', () => {
+    const a = analysis((r) => r.bound.delete('10.96.0.20'));
+    const { result } = walk(a, '10.96.0.20', 'tcp', 80);
+    assert.deepEqual(
+      result.outcomes.map((o) => [o.destination, o.delivery]),
+      [[null, 'forward']],
+    );
+    assert.match(result.outcomes[0]!.rules[0]!.rule, /is not an address of this node/);
+  });
+
+  it('a virtual server without real servers: refused at once', () => {
+    const a = analysis(
+      (r) => (r.table.services.find((s) => s.address === '10.96.0.20:80')!.realServers = []),
+    );
+    const { result, answer } = walk(a, '10.96.0.20', 'tcp', 80);
+    assert.deepEqual(
+      result.outcomes.map((o) => o.verdict),
+      ['REJECT'],
+    );
+    assert.equal(answer.blocked, true);
+  });
+
+  it("a node port on the node's address: Local policy, this node's endpoint only", () => {
+    const { result } = walk(analysis(), '192.0.2.11', 'tcp', 30080, '198.51.100.1');
+    assert.deepEqual(
+      result.outcomes.map((o) => o.dnat),
+      ['10.244.0.5:8080'],
     );
   });
 });

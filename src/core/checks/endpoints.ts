@@ -200,6 +200,46 @@ function check(ctx: CheckContext, svc: Service): Finding[] {
     ];
     const what = port ? `${port.port}/${port.protocol}` : svc.name;
     const pods = perFamily(eps);
+    const families = [...new Set(svc.clusterIPs.map(family))].sort();
+    // a dual-stack Service whose one family has ready endpoints and the other none
+    if (
+      families.length > 1 &&
+      ready.length > 0 &&
+      families.some((f) => !ready.some((e) => family(e.ip) === f))
+    ) {
+      for (const f of families) {
+        const of = eps.filter((e) => family(e.ip) === f);
+        const up = ready.filter((e) => family(e.ip) === f);
+        const ip = svc.clusterIPs.find((x) => family(x) === f);
+        out.push(
+          up.length > 0
+            ? finding(
+                'endpoints-ready',
+                'pass',
+                `${f}: ${what}: ${up.length} of ${count(of.length, 'endpoint')} ready`,
+                {
+                  explanation: `${f} traffic for ${what} is balanced across ${list2(up)}.`,
+                  evidence: evidence.filter((x) =>
+                    of.some((e) => x.includes(hostPort(e.ip, e.port))),
+                  ),
+                  service: spn,
+                },
+              )
+            : finding('no-ready-endpoints', 'fail', `${f}: ${what}: no ready endpoints`, {
+                explanation: `${svc.namespace}/${svc.name} is dual-stack: its ${f} cluster IP ${ip} is served by its ${f} endpoints only (kube-proxy's ${f} proxier reads the ${f} EndpointSlice), and ${of.length === 0 ? 'no EndpointSlice lists one' : `none of the ${count(of.length, 'endpoint')} is ready`}. ${f} clients are refused while the other family works.`,
+                evidence: evidence.filter(
+                  (x) => !ready.some((e) => x.includes(hostPort(e.ip, e.port))),
+                ),
+                next: kubectl(
+                  svc.namespace,
+                  `get endpointslices -l kubernetes.io/service-name=${svc.name} -o wide`,
+                ),
+                service: spn,
+              }),
+        );
+      }
+      continue;
+    }
     if (ready.length > 0) {
       out.push(
         finding(

@@ -306,7 +306,24 @@ function pingExplained(ctx: CheckContext, svc: Service): Finding | undefined {
         }),
       );
   }
-  if (mode === 'ipvs') evidence.push(...ipvsPingEvidence(ctx, ip, port.port, port.protocol));
+  if (mode === 'ipvs') {
+    evidence.push(...ipvsPingEvidence(ctx, ip, port.port, port.protocol));
+    // and the walk through the node: the ping delivered to the node, the port to an endpoint
+    const walked =
+      ctx
+        .nodeNames()
+        .find((n) => pings.some((p) => p.node === n) && ctx.analysis.node(n).ipvs()?.read) ??
+      ctx.nodeNames().find((n) => ctx.analysis.node(n).ipvs()?.read);
+    if (walked)
+      evidence.push(
+        ...packetWalk(ctx, walked, { dst: ip, proto: 'icmp' }),
+        ...packetWalk(ctx, walked, {
+          dst: ip,
+          port: port.port,
+          proto: port.protocol.toLowerCase(),
+        }),
+      );
+  }
   const proto = port.protocol;
   const answered = pings.some((p) => p.result.status === 'pass');
   const connected = conns.some((p) => p.result.status === 'pass');

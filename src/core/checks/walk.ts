@@ -29,7 +29,9 @@ export function packetWalk(ctx: CheckContext, node: string, r: WalkRequest): str
   const head = `packet walk on ${node}, ${r.proto} ${src} -> ${r.dst}${r.port !== undefined && r.proto !== 'icmp' ? `:${r.port}` : ''}:`;
   const outcomes = result.outcomes.map((o) =>
     o.destination === null
-      ? 'no rule matched it: routed unchanged'
+      ? o.delivery === 'local'
+        ? 'delivered to the node itself, which answers it'
+        : 'no rule matched it: routed unchanged'
       : `${result.outcomes.length > 1 ? `${percent(o.probability)} ` : ''}${o.destination === 'REJECT' || o.destination === 'DROP' ? o.destination : `DNAT to ${o.destination}`}${o.masquerade ? ', masqueraded' : ''}`,
   );
   return [`${head} ${outcomes.join('; ') || 'no outcome'}`];

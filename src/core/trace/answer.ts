@@ -46,7 +46,13 @@ export function traceAnswer(result: TraceResult, view: ClusterView, node: string
     const servicePort = s.ports.some(
       (p) => p.protocol.toLowerCase() === protocol && p.port === dport,
     );
-    if (ports.length > 0 && result.outcomes.some((o) => o.destination === null))
+    const unchanged = result.outcomes.find((o) => o.destination === null);
+    // IPVS mode binds the address to the node (kube-ipvs0): it is delivered there, not lost
+    if (ports.length > 0 && unchanged?.delivery === 'local')
+      answer.unmatched = servicePort
+        ? `${dst} is an address of node ${node} (kube-ipvs0), and no virtual server takes ${protocol} port ${dport} there: kube-proxy has not programmed this Service on node ${node} (kdebug drift --node ${node}), so the node itself gets the packet and nothing of the Service answers.`
+        : `${dst} is an address of node ${node} (IPVS mode binds it to kube-ipvs0), and its virtual servers take only ${ports.join(', ')}: the node itself gets the packet${protocol === 'icmp' ? ' and answers the ping. This is why ping to a ClusterIP answers in IPVS mode: the answer comes from the node, not from a Pod.' : ', where nothing of the Service listens.'}`;
+    else if (ports.length > 0 && unchanged)
       answer.unmatched = servicePort
         ? `No rule matched ${protocol} port ${dport} of ${dst}, a port of the Service: kube-proxy has not written this Service on node ${node} (kdebug drift --node ${node}). The packet goes on to ${dst} unchanged, and nothing answers it.`
         : `No Service rule matched: the rules for ${dst} only match ${ports.join(', ')}. The packet goes on to ${dst} unchanged; a ClusterIP is bound to no interface, so nothing answers it (this is why ping to a ClusterIP fails while curl to its port works).`;

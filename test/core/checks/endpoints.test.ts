@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { readSnapshot } from '../../../src/cluster/snapshot.js';
 import { endpointsCheck } from '../../../src/core/checks/endpoints.js';
 import { diagnose } from '../../../src/core/diagnose.js';
 import type { KubeObject } from '../../../src/core/model.js';
@@ -170,5 +171,41 @@ describe('endpoints step', () => {
       step.findings[0]!.explanation,
       /follows from selector-matches-no-pods \(Selector, above\)/,
     );
+  });
+});
+
+describe('Endpoints of a dual-stack Service, per family', () => {
+  const SNAPSHOT = 'snapshots/dual-stack-ipv6-rules-missing';
+  const NGINX = { namespace: 'default', service: 'nginx-svc' };
+  /** The scenario with its IPv6 EndpointSlice's endpoints made `ready`. */
+  const withIPv6 = async (ready: boolean) => {
+    const f = await readSnapshot(SNAPSHOT);
+    const objects = f.objects.map((o) => {
+      if (o.kind !== 'EndpointSlice' || o['addressType'] !== 'IPv6') return o;
+      const slice = structuredClone(o) as KubeObject & { endpoints: { conditions: object }[] };
+      for (const e of slice.endpoints) e.conditions = { ready, serving: ready, terminating: false };
+      return slice;
+    });
+    return { ...f, objects };
+  };
+
+  it('both families ready: one pass, counted as Pods', async () => {
+    assert.deepEqual(ids(run(endpointsCheck, await withIPv6(true), {}, NGINX)), [
+      'endpoints-ready:pass',
+    ]);
+  });
+
+  it('IPv6 endpoints all not ready while IPv4 works: fails, the family named', async () => {
+    const found = run(endpointsCheck, await withIPv6(false), {}, NGINX);
+    const bad = found.find((x) => x.id === 'no-ready-endpoints')!;
+    assert.equal(bad.status, 'fail');
+    assert.equal(bad.title, 'IPv6: 8080/TCP: no ready endpoints');
+    assert.match(bad.explanation, /IPv6 cluster IP fd00:10:96::be/);
+    assert.ok(
+      bad.evidence.every((e) => e.includes('fd00:')),
+      bad.evidence.join('\n'),
+    );
+    const good = found.find((x) => x.id === 'endpoints-ready')!;
+    assert.equal(good.title, 'IPv4: 8080/TCP: 2 of 2 endpoints ready');
   });
 });
