@@ -99,6 +99,13 @@ export function diagnosisCommands(facts: Facts, target: DiagnosedService): NodeC
   return [...nodeBasics(facts), ...probePlan(facts, target), ...conntrackPlan(facts, target)];
 }
 
+/** The same read another way, where the first way failed on the node. */
+function fallbackOf(c: NodeCommand): NodeCommand | undefined {
+  if (c.kind === 'nft-list' && c.format === undefined) return { ...c, format: 'text' };
+  if (c.kind === 'ipvs-save' && c.format === undefined) return { ...c, format: 'list' };
+  return undefined;
+}
+
 /** Commands whose failed run records no output: an empty one would read as "none there". */
 const isRulesDump = (c: NodeCommand) =>
   c.kind === 'iptables-save' ||
@@ -380,19 +387,20 @@ async function runNodeCommands(
       const backend6 = backendToRead(outputs[node], 'ip6tables');
       if (backend6 && commands.some((c) => c.kind === 'ip6tables-save'))
         await runOne(node, { kind: 'ip6tables-save', backend: backend6 });
-      // an nft built without JSON still lists the table as text
+      // an nft built without JSON still lists the table as text; a node without ipvsadm-save
+      // still has ipvsadm
       for (const c of commands) {
-        if (c.kind !== 'nft-list') continue;
+        const other = fallbackOf(c);
+        if (!other) continue;
         const stem = commandStem(c);
         // it ran and failed (not one the transport could not make)
         const failed = errors.find(
           (e) => e.node === node && e.command === stem && e.exitCode !== null,
         );
         if (!failed) continue;
-        const text = { kind: 'nft-list', family: c.family, format: 'text' } as const;
-        await runOne(node, text);
-        // the table was read: the JSON attempt's failure is no longer a loss
-        if (outputs[node]?.[commandStem(text)] !== undefined)
+        await runOne(node, other);
+        // read the other way: the first attempt's failure is no longer a loss
+        if (outputs[node]?.[commandStem(other)] !== undefined)
           errors.splice(errors.indexOf(failed), 1);
       }
     }

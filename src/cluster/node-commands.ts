@@ -149,7 +149,11 @@ export function nodeArgv(command: NodeCommand, place: CommandPlace): string[] {
     case 'ipvs-save':
     case 'ipset-save': {
       const [bin, args] =
-        c.kind === 'ipvs-save' ? ['ipvsadm-save', ['-n']] : ['ipset', ['list', '-o', 'save']];
+        c.kind === 'ipset-save'
+          ? ['ipset', ['list', '-o', 'save']]
+          : c.format === 'list'
+            ? ['ipvsadm', ['-Ln']]
+            : ['ipvsadm-save', ['-n']];
       if (place.kind === 'kube-proxy-pod') return [bin, ...args];
       return rootRead(place, bin, args);
     }
@@ -249,9 +253,13 @@ export function validNodeCommand(value: unknown): NodeCommand {
       checkIp(c['dst']);
       break;
     case 'conntrack-stats':
-    case 'ipvs-save':
     case 'ipset-save':
       allowed([]);
+      break;
+    case 'ipvs-save':
+      allowed(['format']);
+      if (c['format'] !== undefined && c['format'] !== 'list')
+        throw bad(`format ${JSON.stringify(c['format'])}`);
       break;
     case 'dns-lookup':
       allowed(['name', 'server', 'type']);

@@ -324,10 +324,13 @@ export class NodeAnalysis {
 
   /** IPVS mode's state as the node recorded it: the virtual servers of this family (ipvsadm-save
    * -n), kube-proxy's ipsets and kube-ipvs0's addresses where read; or why it is unreadable. */
-  ipvs(): { source: string; read?: IpvsRead; error?: string } | undefined {
+  ipvs(): { source: string; text: string; read?: IpvsRead; error?: string } | undefined {
     if (this.ipvsMemo !== null) return this.ipvsMemo;
     const outputs = this.facts.nodes[this.name];
-    const stem = commandStem({ kind: 'ipvs-save' });
+    // ipvsadm-save's form, else ipvsadm -Ln's where the node had no ipvsadm-save
+    const saved = commandStem({ kind: 'ipvs-save' });
+    const stem =
+      outputs && !(saved in outputs) ? commandStem({ kind: 'ipvs-save', format: 'list' }) : saved;
     const text = outputs?.[stem];
     if (text === undefined) return (this.ipvsMemo = undefined);
     const source = `nodes/${this.name}/${stem}.txt`;
@@ -349,10 +352,10 @@ export class NodeAnalysis {
         ...(bound ? { bound: new Set(bound) } : {}),
         expect: this.ipvsOptions(),
       };
-      return (this.ipvsMemo = { source, read });
+      return (this.ipvsMemo = { source, text, read });
     } catch (e) {
       if (!(e instanceof IpvsParseError) && !(e instanceof IpsetParseError)) throw e;
-      return (this.ipvsMemo = { source, error: e.message });
+      return (this.ipvsMemo = { source, text, error: e.message });
     }
   }
 

@@ -17,8 +17,9 @@ export type NodeCommand =
   | { kind: 'conntrack-list'; protocol: 'udp' | 'tcp'; dst: string }
   /** conntrack's counters (insert_failed, drop): `conntrack -S`. */
   | { kind: 'conntrack-stats' }
-  /** IPVS mode's virtual and real servers: `ipvsadm-save -n`. */
-  | { kind: 'ipvs-save' }
+  /** IPVS mode's virtual and real servers: `ipvsadm-save -n`, or `ipvsadm -Ln` where there is
+   * no ipvsadm-save (`format: 'list'`). */
+  | { kind: 'ipvs-save'; format?: 'list' }
   /** IPVS mode's ipsets and their entries: `ipset list -o save`. */
   | { kind: 'ipset-save' }
   | NodeProbe;
@@ -52,7 +53,7 @@ export function commandStem(c: NodeCommand): string {
     case 'conntrack-stats':
       return 'conntrack-stats';
     case 'ipvs-save':
-      return 'ipvsadm-save';
+      return c.format === 'list' ? 'ipvsadm-list' : 'ipvsadm-save';
     case 'ipset-save':
       return 'ipset-save';
     case 'dns-lookup':

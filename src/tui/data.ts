@@ -8,7 +8,12 @@ import { DriftInputError, type NodeDrift } from '../core/drift.js';
 import { findService, type ClusterView, type Service } from '../core/kube.js';
 import { diagnose, type DiagnoseOptions, type DiagnosedService } from '../core/diagnose.js';
 import type { Facts, Report } from '../core/model.js';
-import { buildSearchIndex, type SearchHit, type SearchIndex } from '../core/search.js';
+import {
+  buildSearchIndex,
+  treeSearchIndex,
+  type SearchHit,
+  type SearchIndex,
+} from '../core/search.js';
 import type { ServiceTrees } from '../core/service-tree.js';
 import type { NftTable } from '../core/nftables/listing.js';
 import { ruleText } from '../core/nftables/render.js';
@@ -29,6 +34,8 @@ export interface NodeData {
   rs?: Ruleset;
   /** kube-proxy's nftables table (nftables mode). */
   nft?: NftTable;
+  /** The node's ipvsadm listing, line by line (IPVS mode). */
+  ipvs?: string[];
   trees?: ServiceTrees;
   /** Why the node's rules could not be read. */
   error?: string;
@@ -62,15 +69,23 @@ export function nodeData(node: NodeAnalysis, view: ClusterView): NodeData {
   let nftRead: { read: ReturnType<NodeAnalysis['nft']> } | undefined;
   const nft = () =>
     (nftRead ??= { read: node.mode() === 'nftables' ? node.nft() : undefined }).read;
+  // IPVS mode's listing, where the node runs in that mode
+  let ipvsRead: { read: ReturnType<NodeAnalysis['ipvs']> } | undefined;
+  const ipvs = () => (ipvsRead ??= { read: node.mode() === 'ipvs' ? node.ipvs() : undefined }).read;
+  let ipvsLines: string[] | undefined;
   const data: NodeData = {
     name: node.name,
     family: node.family,
     label: node.family === 'IPv6' ? `${node.name} IPv6` : node.name,
     get source() {
-      return nft()?.source ?? node.rules()?.source;
+      return nft()?.source ?? ipvs()?.source ?? node.rules()?.source;
     },
     get rs() {
-      return nft() ? undefined : node.rules()?.ruleset;
+      return nft() || ipvs() ? undefined : node.rules()?.ruleset;
+    },
+    get ipvs() {
+      const read = ipvs();
+      return read && (ipvsLines ??= read.text.split('\n'));
     },
     get nft() {
       return nft()?.table;
@@ -80,6 +95,7 @@ export function nodeData(node: NodeAnalysis, view: ClusterView): NodeData {
     },
     get error() {
       if (nft()) return nft()!.error;
+      if (ipvs()) return ipvs()!.error;
       const r = node.rules();
       return r ? r.failure?.message.split('\n')[0] : 'no rules recorded for this node';
     },
@@ -87,6 +103,7 @@ export function nodeData(node: NodeAnalysis, view: ClusterView): NodeData {
       const trees = node.trees();
       const table = nft()?.table;
       if (!index && trees && table) index = buildNftSearchIndex(table, trees);
+      if (!index && trees && ipvs()?.read) index = treeSearchIndex(trees, 'ipvs');
       if (!index && data.rs && trees) index = buildSearchIndex(data.rs, trees);
       return index;
     },
@@ -96,6 +113,7 @@ export function nodeData(node: NodeAnalysis, view: ClusterView): NodeData {
       return drift;
     },
     hasRule(line) {
+      if (ipvs()) return data.ipvs!.some((l) => l.trim() === line.trim());
       const table = nft()?.table;
       if (table) {
         // "add rule ip kube-proxy CHAIN TEXT": the chain holds a rule written so

@@ -424,6 +424,35 @@ describe('collect: Services without a selector, and node commands', () => {
     );
   });
 
+  it('lists the virtual servers with ipvsadm -Ln where the node has no ipvsadm-save', async () => {
+    const ran: string[] = [];
+    const transport: NodeTransport = {
+      run: async (node, c) => {
+        ran.push(`${node} ${commandStem(c)}`);
+        if (c.kind === 'ipvs-save' && c.format === undefined && node === 'node-a')
+          return { stdout: '', stderr: 'sh: ipvsadm-save: not found', exitCode: 127, via: 'test' };
+        return { stdout: `${commandStem(c)} of ${node}\n`, stderr: '', exitCode: 0, via: 'test' };
+      },
+    };
+    const { cluster } = await serve(webCluster().relevant, {}, transport);
+    const facts = await collect(
+      cluster,
+      { namespace: 'default', service: 'web' },
+      { nodeCommands: [{ kind: 'ipvs-save' }] },
+    );
+    assert.deepEqual(ran.sort(), [
+      'node-a ipvsadm-list',
+      'node-a ipvsadm-save',
+      'node-b ipvsadm-save',
+    ]);
+    assert.deepEqual(facts.nodes, {
+      'node-a': { 'ipvsadm-list': 'ipvsadm-list of node-a\n' },
+      'node-b': { 'ipvsadm-save': 'ipvsadm-save of node-b\n' },
+    });
+    // read the other way: nothing lost
+    assert.deepEqual(facts.meta['nodeErrors'] ?? [], []);
+  });
+
   it('says so when no node transport is configured', async () => {
     const { cluster } = await serve(webCluster().relevant);
     const facts = await collect(

@@ -124,6 +124,11 @@ const KINDS: [NodeCommand, string[], string][] = [
     'ipvsadm-save',
   ],
   [
+    { kind: 'ipvs-save', format: 'list' },
+    ['/usr/bin/timeout', '30', '/usr/sbin/ipvsadm', '-Ln'],
+    'ipvsadm-list',
+  ],
+  [
     { kind: 'ipset-save' },
     ['/usr/bin/timeout', '30', '/usr/sbin/ipset', 'list', '-o', 'save'],
     'ipset-save',
@@ -327,6 +332,7 @@ describe('node commands', () => {
     ],
     ['a conntrack flag smuggled in', { kind: 'conntrack-stats', flags: ['-F'] }],
     ['an ipset command smuggled in', { kind: 'ipset-save', set: 'x; ipset flush' }],
+    ['an ipvsadm format that is not one', { kind: 'ipvs-save', format: '-C' }],
     ['unknown kind', { kind: 'shell', command: 'rm -rf /' }],
     ['a string', 'iptables-save; rm -rf /'],
     ['nothing', undefined],

@@ -481,3 +481,28 @@ describe('IPVS mode: a packet walked', () => {
     );
   });
 });
+
+describe('IPVS mode: a node without ipvsadm-save', () => {
+  it('reads `ipvsadm -Ln` instead (the listing ipvsadm prints), and compares it the same', () => {
+    const listing = [
+      'IP Virtual Server version 1.2.1 (size=4096)',
+      'Prot LocalAddress:Port Scheduler Flags',
+      '  -> RemoteAddress:Port           Forward Weight ActiveConn InActConn',
+      ...want.virtualServers.flatMap((v) => [
+        `${v.protocol.toUpperCase()}  ${v.address} ${v.scheduler} persistent ${v.persistent}`,
+        ...v.realServers.map((r) => `  -> ${r.padEnd(28)} Masq    1      0          0`),
+      ]),
+    ].join('\n');
+    const f: Facts = {
+      objects: OBJECTS,
+      nodes: { [NODE]: { 'proxy-mode': 'ipvs', 'ipvsadm-list': `${listing}\n` } },
+      meta: {},
+    };
+    const n = new Analysis(f).node(NODE);
+    assert.equal(n.ipvs()?.source, 'nodes/node-a/ipvsadm-list.txt');
+    assert.deepEqual(
+      n.drift().findings.map((x) => x.title),
+      [],
+    );
+  });
+});

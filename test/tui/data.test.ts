@@ -6,7 +6,12 @@ import { describe, it } from 'node:test';
 import { readSnapshot } from '../../src/cluster/snapshot.js';
 import type { Facts } from '../../src/core/model.js';
 import { analyze, searchNodes } from '../../src/tui/data.js';
-import { nftRawLines, type TreeRow } from '../../src/tui/screens/rules-rows.js';
+import {
+  ipvsRawLines,
+  nftRawLines,
+  treeRows,
+  type TreeRow,
+} from '../../src/tui/screens/rules-rows.js';
 import { traceDestinations, traceSources, walk } from '../../src/tui/screens/trace-model.js';
 import { clusterIpObjects, NODE_A_TABLE } from '../support/nft-lab.js';
 
@@ -152,5 +157,55 @@ describe('what the screens get from a dual-stack snapshot', () => {
       '[fd00:10:244:1::7]:80',
       '[fd00:10:244::3]:80',
     ]);
+  });
+});
+
+describe('what the screens get from a node in IPVS mode', async () => {
+  const ipvs = await readSnapshot(
+    new URL('../../snapshots/ipvs-stale-real-server', import.meta.url).pathname,
+  );
+  const node = analyze(ipvs, { target }).nodes.find((n) => n.name === 'vm-12-11-centos')!;
+  const tree = () => node.trees!.services.find((t) => t.name === 'default/nginx-svc:http')!;
+  const row = (r: Partial<TreeRow>) => ({ key: 'r', depth: 0, tree: tree(), ...r }) as TreeRow;
+
+  it('its virtual servers, not the iptables dump', () => {
+    assert.equal(node.source, 'nodes/vm-12-11-centos/ipvsadm-save.txt');
+    assert.equal(node.rs, undefined);
+    assert.deepEqual(
+      tree().endpoints.map((e) => e.address),
+      ['10.244.0.3:80', '10.244.1.7:80'],
+    );
+  });
+
+  it('shows the listing lines behind a row, each real server apart', () => {
+    const lines = (r: Partial<TreeRow>) => ipvsRawLines(node.ipvs!, row(r)).map((l) => l.text);
+    assert.deepEqual(lines({ kind: 'service' }), [
+      '-A -t 10.1.190.219:8080 -s rr',
+      '-a -t 10.1.190.219:8080 -r 10.244.0.3:80 -m -w 1',
+      '-a -t 10.1.190.219:8080 -r 10.244.1.7:80 -m -w 1',
+    ]);
+    assert.deepEqual(
+      lines({
+        kind: 'endpoint',
+        endpoint: tree().endpoints[1]!,
+        chain: tree().endpoints[1]!.chain,
+      }),
+      ['-a -t 10.1.190.219:8080 -r 10.244.1.7:80 -m -w 1'],
+    );
+    // two real servers of one virtual server are two rows
+    const rows = treeRows(node.trees!, { open: {}, focus: 'default/nginx-svc' });
+    const eps = rows.filter((r) => r.kind === 'endpoint');
+    assert.equal(new Set(eps.map((r) => r.key)).size, eps.length);
+  });
+
+  it('compares them and says which listing line holds a real server', () => {
+    const drift = node.drift();
+    assert.ok('findings' in drift, JSON.stringify(drift));
+    assert.deepEqual(
+      drift.findings.map((f) => f.id),
+      ['endpoint-stale', 'endpoint-missing', 'ipset-entry-missing'],
+    );
+    assert.equal(node.hasRule('-a -t 10.1.190.219:8080 -r 10.244.1.7:80 -m -w 1'), true);
+    assert.equal(node.hasRule('-a -t 10.1.190.219:8080 -r 10.244.1.8:80 -m -w 1'), false);
   });
 });

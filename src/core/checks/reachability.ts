@@ -249,15 +249,16 @@ function ipvsPingEvidence(ctx: CheckContext, ip: string, port: number, protocol:
   const address = hostPort(ip, port);
   const family = ip.includes(':') ? 'IPv6' : 'IPv4';
   return ctx.nodeNames().flatMap((node) => {
-    const read = ctx.analysis.node(node, undefined, family).ipvs()?.read;
+    const ipvs = ctx.analysis.node(node, undefined, family).ipvs();
+    const read = ipvs?.read;
     if (!read) return [];
     const vs = read.table.services.find(
       (s) => s.address === address && s.protocol === protocol.toLowerCase(),
     );
     return [
       vs
-        ? `nodes/${node}/ipvsadm-save.txt:${vs.line}: virtual server ${vs.protocol.toUpperCase()} ${address} -> ${count(vs.realServers.length, 'real server')}`
-        : `${node}: no virtual server ${protocol} ${address} (ipvsadm-save -n)`,
+        ? `${ipvs.source}:${vs.line}: virtual server ${vs.protocol.toUpperCase()} ${address} -> ${count(vs.realServers.length, 'real server')}`
+        : `${ipvs.source}: no virtual server ${protocol} ${address}`,
     ];
   });
 }

@@ -84,8 +84,20 @@ export function ipvsDrift(input: IpvsDriftInput): NodeDrift {
   if (input.ipsets) ipsetEntries(exp, input.ipsets, input.ipsetsSource ?? 'ipset', add, node);
   if (!input.scoped) {
     const known = new Set(exp.virtualServers.map((v) => `${v.protocol} ${v.address}`));
+    // where the node's addresses were not read, a node port on another of them is no leftover
+    const nodePorts = new Set(
+      exp.nodeIPsKnown
+        ? []
+        : exp.virtualServers
+            .filter((v) => v.kind === 'node-port')
+            .map((v) => `${v.protocol} ${v.address.split(':').pop()}`),
+    );
     for (const s of table.services)
-      if (s.protocol !== 'fwmark' && !known.has(`${s.protocol} ${s.address}`))
+      if (
+        s.protocol !== 'fwmark' &&
+        !known.has(`${s.protocol} ${s.address}`) &&
+        !nodePorts.has(`${s.protocol} ${s.address.split(':').pop()}`)
+      )
         add('orphan-chain', {
           title: `virtual server ${s.protocol.toUpperCase()} ${s.address} is left over`,
           message: `${node} has an IPVS virtual server at ${s.address} that no current Service port needs: kube-proxy deletes such servers on its next sync, unless they are in its --ipvs-exclude-cidrs or were made by someone else.`,

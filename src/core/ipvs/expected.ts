@@ -34,6 +34,8 @@ export interface ExpectedIpvs {
   entryOwners: Map<string, ServicePortName>;
   /** The node addresses its node ports listen on. */
   nodeIPs: string[];
+  /** Those are all of them: the node's addresses were read, or nodePortAddresses names them. */
+  nodeIPsKnown: boolean;
   notes: string[];
 }
 
@@ -134,6 +136,7 @@ export function expectedIpvs(exp: ExpectedRules, o: IpvsExpectOptions = {}): Exp
     ipsets: new Map([...ipsets].map(([k, v]) => [k, [...v]])),
     entryOwners,
     nodeIPs,
+    nodeIPsKnown: exp.nodePortIPs !== 'all' || o.nodeAddresses !== undefined,
     notes,
   };
 }

@@ -11,6 +11,7 @@ import { wrap } from '../wrap.js';
 import {
   chainLines,
   nftChainLines,
+  ipvsRawLines,
   nftRawLines,
   rawLines,
   treeRows,
@@ -55,20 +56,24 @@ export function rulesModel(
     rawHeight,
     width,
   };
-  if (s.raw && (node?.rs || node?.nft)) {
+  if (s.raw && (node?.rs || node?.nft || node?.ipvs)) {
     const row = rows[cursor];
-    const { rs, nft } = node;
-    const lines: RawLine[] = nft
-      ? s.rawChain
-        ? nftChainLines(nft, s.rawChain.chain)
-        : row
-          ? nftRawLines(nft, row)
-          : []
-      : s.rawChain
-        ? chainLines(rs!, s.rawChain.table, s.rawChain.chain)
-        : row
-          ? rawLines(rs!, row)
-          : [];
+    const { rs, nft, ipvs } = node;
+    const lines: RawLine[] = ipvs
+      ? row
+        ? ipvsRawLines(ipvs, row)
+        : []
+      : nft
+        ? s.rawChain
+          ? nftChainLines(nft, s.rawChain.chain)
+          : row
+            ? nftRawLines(nft, row)
+            : []
+        : s.rawChain
+          ? chainLines(rs!, s.rawChain.table, s.rawChain.chain)
+          : row
+            ? rawLines(rs!, row)
+            : [];
     const title = s.rawChain
       ? `${s.rawChain.table} ${s.rawChain.chain}`
       : row

@@ -87,7 +87,8 @@ function serviceChildren(rows: TreeRow[], tree: ServiceTree, parent: number, o: 
       for (const ep of endpoints)
         leaf(
           {
-            key: `ep:${tree.id}:${chain}:${ep.chain}`,
+            // IPVS's real servers share their virtual server's name: the address tells them apart
+            key: `ep:${tree.id}:${chain}:${ep.chain}:${ep.address ?? ''}`,
             kind: 'endpoint',
             chain: ep.chain,
             endpoint: ep,
@@ -203,6 +204,31 @@ export function rawLines(rs: Ruleset, row: TreeRow): RawLine[] {
       return [...lineOf(rs, row.endpoint!.line), ...chainLines(rs, 'nat', row.endpoint!.chain)];
     case 'note':
       return t.chains.svc ? chainLines(rs, 'nat', t.chains.svc) : [];
+  }
+}
+
+/** IPVS mode: the listing's own lines behind a row, its virtual and real servers. */
+export function ipvsRawLines(lines: string[], row: TreeRow): RawLine[] {
+  const t = row.tree;
+  const at = (line: number | undefined, chain: string): RawLine[] =>
+    line && lines[line - 1] !== undefined
+      ? [{ table: 'ipvs', chain, line, text: lines[line - 1]! }]
+      : [];
+  const servers = (chain: string) =>
+    [...t.endpoints, ...(t.localEndpoints ?? [])]
+      .filter((e) => e.chain === chain)
+      .flatMap((e) => at(e.line, chain));
+  switch (row.kind) {
+    case 'service':
+      return t.entries.flatMap((e) => [...at(e.line, e.chain), ...servers(e.chain)]);
+    case 'entry':
+      return [...at(row.entry!.line, row.entry!.chain), ...servers(row.entry!.chain)];
+    case 'endpoint':
+      return at(row.endpoint!.line, row.endpoint!.chain);
+    case 'chain':
+      return t.entries.filter((e) => e.chain === row.chain).flatMap((e) => at(e.line, e.chain));
+    default:
+      return [];
   }
 }
 
