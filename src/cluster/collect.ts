@@ -2,7 +2,12 @@
 // snapshot). Progress events say what is being read, so the TUI can show it. Secrets are
 // never read. Only the target Service is required: any other read that RBAC refuses or that
 // fails is recorded in meta.readErrors and the rest carries on.
-import { conntrackPlan, probePlan, type DiagnosedService } from '../core/diagnose.js';
+import {
+  conntrackFirst,
+  conntrackPlan,
+  probePlan,
+  type DiagnosedService,
+} from '../core/diagnose.js';
 import { backendToRead } from '../core/iptables/backend.js';
 import { clusterView, isWindows, kubeProxyConfigOf, toNode } from '../core/kube.js';
 import type { Facts, KubeObject, SnapshotMeta } from '../core/model.js';
@@ -96,7 +101,13 @@ export function nodeBasics(facts: Facts): NodeCommand[] {
 
 /** The node commands of a diagnosis of `target`: the basics, then the probes its steps read. */
 export function diagnosisCommands(facts: Facts, target: DiagnosedService): NodeCommand[] {
-  return [...nodeBasics(facts), ...probePlan(facts, target), ...conntrackPlan(facts, target)];
+  const conntrack = conntrackPlan(facts, target);
+  return [
+    ...nodeBasics(facts),
+    ...conntrackFirst(conntrack),
+    ...probePlan(facts, target),
+    ...conntrack,
+  ];
 }
 
 /** The same read another way, where the first way failed on the node. */
@@ -379,7 +390,16 @@ async function runNodeCommands(
   const worker = async () => {
     for (let node = queue.shift(); node !== undefined; node = queue.shift()) {
       // one command at a time per node: kinder to the node and to the transport's session
-      for (const command of commands) await runOne(node, command);
+      for (const command of commands) {
+        // a second read of what the node could not read the first time would fail the same way
+        if (
+          command.kind === 'conntrack-stats' &&
+          command.again &&
+          outputs[node]?.['conntrack-stats'] === undefined
+        )
+          continue;
+        await runOne(node, command);
+      }
       // the default iptables-save reads the other backend: read the one with kube-proxy's chains
       const backend = backendToRead(outputs[node]);
       if (backend) await runOne(node, { kind: 'iptables-save', backend });

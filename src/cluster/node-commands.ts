@@ -253,6 +253,10 @@ export function validNodeCommand(value: unknown): NodeCommand {
       checkIp(c['dst']);
       break;
     case 'conntrack-stats':
+      allowed(['again']);
+      if (c['again'] !== undefined && c['again'] !== true)
+        throw bad(`again ${JSON.stringify(c['again'])}`);
+      break;
     case 'ipset-save':
       allowed([]);
       break;

@@ -240,7 +240,8 @@ export function probePlan(facts: Facts, target: DiagnosedService, maxEndpoints =
 
 /**
  * What Reachability reads of each node's connection tracking: the entries to each of the
- * Service's cluster IPs, per protocol of its ports, and the counters. Read only, never changed.
+ * Service's cluster IPs, per protocol of its ports, and the counters again (the first read goes
+ * before the probes: see conntrackFirst). Read only, never changed.
  */
 export function conntrackPlan(facts: Facts, target: DiagnosedService): NodeCommand[] {
   const svc = new CheckContext(facts, target).service;
@@ -256,6 +257,11 @@ export function conntrackPlan(facts: Facts, target: DiagnosedService): NodeComma
     ...svc.clusterIPs.flatMap((dst) =>
       protocols.map((protocol): NodeCommand => ({ kind: 'conntrack-list', protocol, dst })),
     ),
-    { kind: 'conntrack-stats' },
+    { kind: 'conntrack-stats', again: true },
   ];
 }
+
+/** conntrack's counters before the probes: with the read after them, whether insert_failed
+ * grows while kdebug's probes (DNS lookups among them) run. */
+export const conntrackFirst = (plan: NodeCommand[]): NodeCommand[] =>
+  plan.length > 0 ? [{ kind: 'conntrack-stats' }] : [];

@@ -15,8 +15,9 @@ export type NodeCommand =
   | { kind: 'nft-list'; family: 'ip' | 'ip6'; format?: 'text' }
   /** The conntrack entries of one protocol to one Service address: `conntrack -L -p udp -d IP`. */
   | { kind: 'conntrack-list'; protocol: 'udp' | 'tcp'; dst: string }
-  /** conntrack's counters (insert_failed, drop): `conntrack -S`. */
-  | { kind: 'conntrack-stats' }
+  /** conntrack's counters (insert_failed, drop): `conntrack -S`; `again`: the second read, after
+   * the node's probes, to see them grow. */
+  | { kind: 'conntrack-stats'; again?: true }
   /** IPVS mode's virtual and real servers: `ipvsadm-save -n`, or `ipvsadm -Ln` where there is
    * no ipvsadm-save (`format: 'list'`). */
   | { kind: 'ipvs-save'; format?: 'list' }
@@ -51,7 +52,7 @@ export function commandStem(c: NodeCommand): string {
     case 'conntrack-list':
       return `conntrack_${c.protocol}_${c.dst}`;
     case 'conntrack-stats':
-      return 'conntrack-stats';
+      return c.again ? 'conntrack-stats-again' : 'conntrack-stats';
     case 'ipvs-save':
       return c.format === 'list' ? 'ipvsadm-list' : 'ipvsadm-save';
     case 'ipset-save':

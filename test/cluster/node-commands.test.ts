@@ -119,6 +119,11 @@ const KINDS: [NodeCommand, string[], string][] = [
     'conntrack-stats',
   ],
   [
+    { kind: 'conntrack-stats', again: true },
+    ['/usr/bin/timeout', '30', '/usr/sbin/conntrack', '-S'],
+    'conntrack-stats-again',
+  ],
+  [
     { kind: 'ipvs-save' },
     ['/usr/bin/timeout', '30', '/usr/sbin/ipvsadm-save', '-n'],
     'ipvsadm-save',
@@ -333,6 +338,7 @@ describe('node commands', () => {
     ['a conntrack flag smuggled in', { kind: 'conntrack-stats', flags: ['-F'] }],
     ['an ipset command smuggled in', { kind: 'ipset-save', set: 'x; ipset flush' }],
     ['an ipvsadm format that is not one', { kind: 'ipvs-save', format: '-C' }],
+    ['a second read that is not one', { kind: 'conntrack-stats', again: '-F' }],
     ['unknown kind', { kind: 'shell', command: 'rm -rf /' }],
     ['a string', 'iptables-save; rm -rf /'],
     ['nothing', undefined],

@@ -3,7 +3,12 @@
 // keeps sending that client to a Pod that is gone, until the entry times out; kube-proxy clears
 // such entries when an endpoint goes, and when it has not, they are shown here with the command
 // that clears them. kdebug deletes nothing. conntrack's insert_failed counter is the SNAT race.
-import { parseConntrack, parseConntrackStats, type ConntrackEntry } from '../conntrack.js';
+import {
+  parseConntrack,
+  parseConntrackStats,
+  type ConntrackEntry,
+  type ConntrackStats,
+} from '../conntrack.js';
 import type { Service } from '../kube.js';
 import type { Finding } from '../model.js';
 import { nodeErrorsOf } from '../node-access.js';
@@ -117,27 +122,54 @@ function staleFinding(
 }
 
 /** conntrack -S: insert_failed counts the packets dropped because two connections raced for one
- * tuple (the SNAT race of parallel UDP lookups). One read says since boot, not whether it grows. */
+ * tuple (the SNAT race of parallel UDP lookups). Read before and after the node's probes, it is
+ * seen to grow or not; read once (an older snapshot), it says since boot. */
 function insertFailed(ctx: CheckContext): Finding[] {
-  const hit = ctx.nodeNames().flatMap((node) => {
-    const stats = parseConntrackStats(ctx.output(node, 'conntrack-stats') ?? '');
-    return stats && stats.insertFailed > 0 ? [{ node, stats }] : [];
+  const reads = ctx.nodeNames().flatMap((node) => {
+    const first = parseConntrackStats(ctx.output(node, 'conntrack-stats') ?? '');
+    const again = parseConntrackStats(ctx.output(node, 'conntrack-stats-again') ?? '');
+    return first ? [{ node, first, again }] : [];
   });
-  if (hit.length === 0) return [];
+  const line = (node: string, stem: string, s: ConntrackStats) =>
+    `nodes/${node}/${stem}.txt: insert_failed=${s.insertFailed} drop=${s.drop} over ${count(s.cpus, 'CPU')}`;
+  const grew = reads.filter((r) => r.again && r.again.insertFailed > r.first.insertFailed);
+  if (grew.length > 0)
+    return [
+      finding(
+        'conntrack-insert-failed',
+        'warn',
+        `conntrack insert_failed grew on ${list(grew.map((r) => `${r.node} (+${r.again!.insertFailed - r.first.insertFailed})`))} while kdebug probed`,
+        {
+          explanation: `${RACE} kdebug read the counters before and after its probes on each node (its DNS lookups among them), and they grew: the race happens now, on these nodes.`,
+          evidence: grew.flatMap((r) => [
+            line(r.node, 'conntrack-stats', r.first),
+            line(r.node, 'conntrack-stats-again', r.again!),
+          ]),
+          next: `dig +tries=1 kubernetes.default.svc.cluster.local; conntrack -S   (on ${grew[0]!.node}: the lookup that loses the race takes 5 s)`,
+        },
+      ),
+    ];
+  const since = reads.filter((r) => r.first.insertFailed > 0);
+  if (since.length === 0) return [];
+  const steady = since.filter((r) => r.again);
   return [
     finding(
       'conntrack-insert-failed',
-      'warn',
-      `conntrack insert_failed on ${list(hit.map((h) => `${h.node} (${h.stats.insertFailed})`))}`,
+      steady.length === since.length ? 'pass' : 'warn',
+      `conntrack insert_failed on ${list(since.map((r) => `${r.node} (${r.first.insertFailed})`))}${steady.length === since.length ? ', not growing while kdebug probed' : ''}`,
       {
-        explanation:
-          "The kernel failed to insert a connection's entry because another one raced it for the same tuple (the conntrack SNAT/DNAT race): that packet is dropped. With parallel UDP lookups (glibc's A and AAAA) it shows as DNS lookups that take 5 s. The counter is since boot and kdebug read it once: read it twice, a minute apart, to see it grow.",
-        evidence: hit.map(
-          (h) =>
-            `nodes/${h.node}/conntrack-stats.txt: insert_failed=${h.stats.insertFailed} drop=${h.stats.drop} over ${count(h.stats.cpus, 'CPU')}`,
-        ),
-        next: `conntrack -S   (on ${hit[0]!.node}, twice, a minute apart)`,
+        explanation: `${RACE} The counter is since boot. ${steady.length === since.length ? 'kdebug read it before and after its probes and it did not grow: an old race, not one happening now.' : 'kdebug read it once: read it twice, a minute apart, to see it grow.'}`,
+        evidence: since.flatMap((r) => [
+          line(r.node, 'conntrack-stats', r.first),
+          ...(r.again ? [line(r.node, 'conntrack-stats-again', r.again)] : []),
+        ]),
+        ...(steady.length === since.length
+          ? { info: true }
+          : { next: `conntrack -S   (on ${since[0]!.node}, twice, a minute apart)` }),
       },
     ),
   ];
 }
+
+const RACE =
+  "The kernel failed to insert a connection's entry because another one raced it for the same tuple (the conntrack SNAT/DNAT race): that packet is dropped. With parallel UDP lookups (glibc's A and AAAA) it shows as DNS lookups that take 5 s.";

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseConntrack, parseConntrackStats } from '../../../src/core/conntrack.js';
-import { conntrackPlan } from '../../../src/core/diagnose.js';
+import { conntrackFirst, conntrackPlan } from '../../../src/core/diagnose.js';
 import { reachabilityCheck } from '../../../src/core/checks/reachability.js';
 import { facts, kubeDns, run, twoNodes } from './builders.js';
 
@@ -54,11 +54,14 @@ describe('conntrack output', () => {
     assert.equal(parseConntrackStats('conntrack: not found'), undefined);
   });
 
-  it("is read per cluster IP and protocol of the Service's ports, with the counters", () => {
-    assert.deepEqual(conntrackPlan(facts(objects), DNS), [
+  it("is read per cluster IP and protocol of the Service's ports, with the counters before and after the probes", () => {
+    const plan = conntrackPlan(facts(objects), DNS);
+    assert.deepEqual(plan, [
       { kind: 'conntrack-list', protocol: 'udp', dst: '10.96.0.10' },
-      { kind: 'conntrack-stats' },
+      { kind: 'conntrack-stats', again: true },
     ]);
+    assert.deepEqual(conntrackFirst(plan), [{ kind: 'conntrack-stats' }]);
+    assert.deepEqual(conntrackFirst([]), []);
   });
 });
 
@@ -124,6 +127,44 @@ describe('conntrack at Reachability', () => {
       ['conntrack-not-observed:skip'],
     );
     assert.match(found[0]!.explanation, /No such file or directory/);
+  });
+
+  it('insert_failed growing between the reads before and after the probes: the race, now', () => {
+    const found = conntrack({
+      'node-a': {
+        'conntrack_udp_10.96.0.10': '',
+        'conntrack-stats': stats(41, 1),
+        'conntrack-stats-again': stats(43, 2),
+      },
+      'node-b': {
+        'conntrack_udp_10.96.0.10': '',
+        'conntrack-stats': stats(5, 0),
+        'conntrack-stats-again': stats(5, 0),
+      },
+    });
+    const f = found.find((x) => x.id === 'conntrack-insert-failed')!;
+    assert.equal(f.status, 'warn');
+    assert.equal(f.title, 'conntrack insert_failed grew on node-a (+3) while kdebug probed');
+    assert.deepEqual(
+      f.evidence.map((e) => e.split(':')[0]),
+      ['nodes/node-a/conntrack-stats.txt', 'nodes/node-a/conntrack-stats-again.txt'],
+    );
+  });
+
+  it('insert_failed above zero and not growing while kdebug probed: an old race, said, not a problem', () => {
+    const found = conntrack({
+      'node-a': {
+        'conntrack_udp_10.96.0.10': '',
+        'conntrack-stats': stats(41, 1),
+        'conntrack-stats-again': stats(41, 1),
+      },
+    });
+    const f = found.find((x) => x.id === 'conntrack-insert-failed')!;
+    assert.equal(f.status, 'pass');
+    assert.equal(
+      f.title,
+      'conntrack insert_failed on node-a (42), not growing while kdebug probed',
+    );
   });
 
   it('insert_failed above zero: said as a count since boot, to be read again', () => {
