@@ -251,10 +251,14 @@ export class NodeAnalysis {
       return this.ipvs()?.read
         ? undefined
         : `node ${this.name}: kube-proxy runs in IPVS mode and its virtual servers (ipvsadm-save -n) were not read${this.ipvs()?.error ? `: ${this.ipvs()!.error}` : ''}`;
-    if (this.mode() === 'nftables')
-      return this.nft()?.table
+    if (this.mode() === 'nftables') {
+      const table = this.nft()?.table;
+      if (table?.cut)
+        return `node ${this.name}: ${this.nft()!.source} ends at line ${table.cut.line} inside ${table.cut.inside}: the listing was cut, so it is not compared (what is missing could be missing from the listing only)`;
+      return table
         ? undefined
         : `node ${this.name}: kube-proxy runs in nftables mode and its table (nft -j list table ${this.family === 'IPv6' ? 'ip6' : 'ip'} kube-proxy) was not read`;
+    }
     const mode = unsupportedMode(
       kubeProxyConfigOf(this.analysis.view).mode,
       this.facts.nodes[this.name]?.['proxy-mode'],

@@ -125,6 +125,7 @@ function headline(d: RulesDump, label: string): string {
 export function rulesText(dump: RulesDump, trees: ServiceTrees, source: RulesSource): string {
   const out = [headline(dump, source.label)];
   if (!isNft(dump) && !isIpvs(dump)) out.push(...warningLines(dump));
+  if (isNft(dump) && dump.cut) out.push(`warning: ${cutText(dump)}`);
   out.push('');
   if (trees.services.length === 0)
     out.push(
@@ -201,7 +202,9 @@ export function rulesJson(dump: RulesDump, trees: ServiceTrees, source: RulesSou
               rules: dump.chains.reduce((n, c) => n + c.rules.length, 0),
               sets: dump.sets.length,
             },
-            warnings: [],
+            warnings: dump.cut
+              ? [{ line: dump.cut.line, kind: 'cut-short', message: cutText(dump) }]
+              : [],
           }
         : {
             mode: 'iptables',
@@ -239,3 +242,7 @@ export function searchText(query: string, hits: SearchHit[]): string {
 export function searchJson(query: string, hits: SearchHit[]): string {
   return jsonText({ schemaVersion: RULES_SCHEMA_VERSION, query, hits });
 }
+
+/** A text listing that ends inside its table: read as far as it goes, said so. */
+export const cutText = (t: NftTable) =>
+  `the listing ends at line ${t.cut!.line} inside ${t.cut!.inside}: it was cut there, and what came after was not read`;

@@ -75,6 +75,27 @@ describe('kdebug rules', () => {
     );
   });
 
+  it('a paste cut short inside the table: read, with where it was cut as a warning', () => {
+    const lines = readFileSync(NFT.replace(/\.json$/, '.txt'), 'utf8').split('\n');
+    const cut = kdebug(['rules', '--file', '-', '-o', 'json'], {
+      input: lines.slice(0, 60).join('\n'),
+    });
+    assert.equal(cut.code, 0, cut.stderr);
+    const doc = JSON.parse(cut.stdout) as {
+      warnings: { kind: string; line: number; message: string }[];
+    };
+    assert.deepEqual(
+      doc.warnings.map((w) => [w.kind, w.line]),
+      [['cut-short', 60]],
+    );
+    assert.match(
+      doc.warnings[0]!.message,
+      /inside table ip kube-proxy, map service-ips: it was cut there/,
+    );
+    const text = kdebug(['rules', '--file', '-'], { input: lines.slice(0, 60).join('\n') });
+    assert.match(text.stdout, /^warning: the listing ends at line 60 inside table ip kube-proxy/m);
+  });
+
   it('searches an nftables table: a ClusterIP finds its Services and map elements, a typo its chains', () => {
     type Hits = { hits: { kind: string; text: string; chain?: string; service?: string }[] };
     const hits = (q: string) => {

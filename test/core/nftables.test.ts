@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { NftParseError, isNftJson, parseNftJson } from '../../src/core/nftables/listing.js';
 import { isNftText, parseNftText } from '../../src/core/nftables/text.js';
+import { Analysis } from '../../src/core/analysis.js';
 import { buildNftServiceTrees, portChain } from '../../src/core/nftables/trees.js';
 import type { ServiceTree } from '../../src/core/service-tree.js';
 
@@ -311,6 +312,35 @@ describe('the nft text listing', () => {
     assert.deepEqual(
       fromText.set('no-endpoint-services')!.elements,
       table.set('no-endpoint-services')!.elements,
+    );
+  });
+
+  it('a paste cut inside the table: read as far as it goes, and where it was cut said', () => {
+    const lines = text.split('\n');
+    // cut in the middle of service-ips' element list
+    const map = lines.findIndex((l) => l.includes('map service-ips {'));
+    const at = lines.findIndex((l, i) => i > map && l.includes('elements = {'));
+    const cut = parseNftText(lines.slice(0, at + 1).join('\n'), 'cut.txt').tables[0]!;
+    assert.deepEqual(cut.cut, { line: at + 1, inside: 'table ip kube-proxy, map service-ips' });
+    assert.equal(fromText.cut, undefined);
+    // what came before the cut is read
+    assert.ok(cut.set('cluster-ips'));
+    // in a snapshot it is not compared: what is missing may be missing from the paste only
+    const facts = {
+      objects: [],
+      nodes: {
+        'node-a': {
+          'proxy-mode': 'nftables',
+          'nft-ip-kube-proxy-text': lines.slice(0, at + 1).join('\n'),
+        },
+      },
+      meta: {},
+    };
+    assert.match(
+      new Analysis(facts).node('node-a').driftUnavailable() ?? '',
+      new RegExp(
+        `nft-ip-kube-proxy-text\\.txt ends at line ${at + 1} inside table ip kube-proxy, map service-ips: the listing was cut`,
+      ),
     );
   });
 

@@ -64,6 +64,17 @@ export function tableNode(
         node,
       }),
     ];
+  // a listing cut short would show everything after the cut as missing: said, not compared
+  const cut = mode === 'nftables' ? n.nft()?.table?.cut : undefined;
+  if (cut)
+    return [
+      finding('rules-unreadable', 'warn', `${label}${node}: the nftables listing is cut short`, {
+        explanation: `${read.source} ends at line ${cut.line} inside ${cut.inside}: what came after was not recorded, so ${svc.namespace}/${svc.name} is not compared there (what is missing could be missing from the listing only).`,
+        evidence: [read.source],
+        next: `${m.command(family)} > nodes/${node}/${stem}.txt   (on ${node})`,
+        node,
+      }),
+    ];
   // the drift of this Service's ports, as `kdebug drift` computes it in this mode
   const drift = n.drift(ctx.scope);
   const out: Finding[] = drift.findings

@@ -56,6 +56,8 @@ export interface NftTable {
   sets: NftSet[];
   chain(name: string): NftChain | undefined;
   set(name: string): NftSet | undefined;
+  /** The text listing ends inside this table (a paste cut short): where, and inside what. */
+  cut?: { line: number; inside: string };
 }
 
 export interface NftListing {

@@ -185,7 +185,15 @@ export function parseNftText(input: string, file = '<input>'): NftListing {
       skipped.push(l.no); // a prompt, the command, prose around the paste
     else fail(l, 'not a line of an nft table listing');
   }
-  if (table) tables.push(finished(table));
+  // the input ended inside the table: a paste cut short, read as far as it goes
+  if (table) {
+    const inside = [`table ${table.family} ${table.name}`];
+    if (chain) inside.push(`chain ${chain.name}`);
+    if (set) inside.push(`${set.kind} ${set.name}`);
+    let last = raw.length;
+    while (last > 1 && !raw[last - 1]!.trim()) last--;
+    tables.push({ ...finished(table), cut: { line: last, inside: inside.join(', ') } });
+  }
   if (tables.length === 0)
     throw new NftParseError(file, undefined, 'the nft listing holds no table');
   return {
