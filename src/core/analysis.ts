@@ -12,7 +12,6 @@ import {
 import { expectedIpvs, type IpvsExpectOptions } from './ipvs/expected.js';
 import { IpsetParseError, parseIpsets } from './ipvs/ipset.js';
 import { IpvsParseError, parseIpvs } from './ipvs/listing.js';
-import { traceIpvsPacket } from './ipvs/trace.js';
 import type { IpvsKnown } from './ipvs/trees.js';
 import { commandStem } from './node-command.js';
 import { DriftInputError, unsupportedMode, type NodeDrift } from './drift.js';
@@ -22,7 +21,6 @@ import { nodeKnobs, type NodeKnobs } from './expected/knobs.js';
 import { nftStems, nodeDump } from './facts.js';
 import { NftParseError, type NftTable } from './nftables/listing.js';
 import { parseNftAny } from './nftables/text.js';
-import { traceNftPacket } from './nftables/trace.js';
 import { rulesetSigns, textSigns, type DumpSigns } from './iptables/backend.js';
 import { IptablesParseError, NoRulesError, parseIptables, type Ruleset } from './iptables.js';
 import { clusterView, kubeProxyConfigOf, servicePortName, type ClusterView } from './kube.js';
@@ -30,7 +28,7 @@ import type { Service } from './kube.js';
 import type { Facts } from './model.js';
 import { parseIpBrief } from './node-outputs.js';
 import type { ServiceTrees } from './service-tree.js';
-import { nodeNetwork, tracePacket, type NodeNetwork, type TracePacket } from './trace.js';
+import { nodeNetwork, type NodeNetwork, type TracePacket } from './trace.js';
 import type { TraceResult } from './trace.js';
 
 /** The Services to analyse: undefined for every Service (the whole node), else only these. */
@@ -187,7 +185,9 @@ export class NodeAnalysis {
     return (this.dataplaneMemo = nft?.table
       ? nftablesDataplane(nft.table, nft.source, this.analysis.view)
       : ipvs?.read
-        ? ipvsDataplane(ipvs.read, ipvs.source, () => this.ipvsKnown(ipvs.read!))
+        ? ipvsDataplane(ipvs.read, ipvs.source, this.analysis.view, () =>
+            this.ipvsKnown(ipvs.read!),
+          )
         : rules?.ruleset
           ? iptablesDataplane(rules.ruleset, rules.source, this.analysis.view)
           : undefined);
@@ -405,16 +405,8 @@ export class NodeAnalysis {
   /** One packet walked through the node's rules in its proxy mode. */
   trace(packet: TracePacket): TraceResult {
     const dataplane = this.dataplane();
-    if (dataplane?.mode === 'nftables')
-      return traceNftPacket(dataplane.table, this.network(), packet);
-    if (dataplane?.mode === 'ipvs') {
-      const config = kubeProxyConfigOf(this.analysis.view);
-      return traceIpvsPacket(dataplane, this.network(), packet, {
-        clusterCIDR: config.clusterCIDR,
-        masqueradeAll: config.masqueradeAll,
-      });
-    }
-    return tracePacket(this.ruleset(), this.network(), packet);
+    if (!dataplane) this.ruleset(); // throws why: the dump's parse error, or none recorded
+    return dataplane!.trace(packet, this.network());
   }
 }
 

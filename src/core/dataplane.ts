@@ -1,6 +1,6 @@
 // A node's dataplane: the rules kube-proxy wrote there, read in the node's own proxy mode, behind
-// one interface. The analysis asks it for Service trees and drift without knowing the mode; a new
-// mode (IPVS) is one more implementation here.
+// one interface. The analysis asks it for Service trees, drift and a packet walk without knowing
+// the mode: iptables, nftables and IPVS are one implementation each here.
 import { nodeDrift, type NodeDrift } from './drift.js';
 import type { ExpectedRules } from './expected.js';
 import type { Ruleset } from './iptables.js';
@@ -9,11 +9,14 @@ import { expectedIpvs, type IpvsExpectOptions } from './ipvs/expected.js';
 import type { Ipset } from './ipvs/ipset.js';
 import type { IpvsTable } from './ipvs/listing.js';
 import { buildIpvsTrees, type IpvsKnown } from './ipvs/trees.js';
-import { serviceCIDRs, type ClusterView } from './kube.js';
+import { traceIpvsPacket } from './ipvs/trace.js';
+import { kubeProxyConfigOf, serviceCIDRs, type ClusterView } from './kube.js';
 import type { ServicePortName } from './model.js';
 import { nftablesDrift } from './nftables/drift.js';
 import type { NftTable } from './nftables/listing.js';
+import { traceNftPacket } from './nftables/trace.js';
 import { buildNftServiceTrees } from './nftables/trees.js';
+import { tracePacket, type NodeNetwork, type TracePacket, type TraceResult } from './trace.js';
 import { buildServiceTrees, type ServiceTrees } from './service-tree.js';
 
 /** The Service ports trees are built for: `only` these (one Service's answer), else all of the
@@ -29,6 +32,8 @@ interface Common {
   trees(ports: TreePorts): ServiceTrees;
   /** What kube-proxy would write (`expected`) against these rules; `trees` are theirs. */
   drift(node: string, expected: ExpectedRules, trees: ServiceTrees, scoped: boolean): NodeDrift;
+  /** One packet walked through the node in this mode. */
+  trace(packet: TracePacket, net: NodeNetwork): TraceResult;
 }
 
 export interface IptablesDataplane extends Common {
@@ -75,6 +80,7 @@ export function iptablesDataplane(
         trees,
         servicePortsOnly: scoped,
       }),
+    trace: (packet, net) => tracePacket(ruleset, net, packet),
   };
 }
 
@@ -103,6 +109,7 @@ export function nftablesDataplane(
         trees: own,
         scoped,
       }),
+    trace: (packet, net) => traceNftPacket(table, net, packet),
   };
 }
 
@@ -123,6 +130,7 @@ export interface IpvsRead {
 export function ipvsDataplane(
   read: IpvsRead,
   source: string,
+  view: ClusterView,
   known: () => Map<string, IpvsKnown>,
 ): IpvsDataplane {
   return {
@@ -150,6 +158,13 @@ export function ipvsDataplane(
           ),
         ),
         scoped,
+      });
+    },
+    trace: (packet, net) => {
+      const config = kubeProxyConfigOf(view);
+      return traceIpvsPacket(read, net, packet, {
+        clusterCIDR: config.clusterCIDR,
+        masqueradeAll: config.masqueradeAll,
       });
     },
   };
