@@ -350,15 +350,13 @@ export class NodeAnalysis {
           ...table,
           services: table.services.filter((s) => s.address.startsWith('[') === v6),
         },
-        ...(sets !== undefined
-          ? { ipsets: parseIpsets(sets, setsSource), ipsetsSource: setsSource }
-          : {}),
+        ...(sets !== undefined ? readIpsets(sets, setsSource) : {}),
         ...(bound ? { bound: new Set(bound) } : {}),
         expect: this.ipvsOptions(),
       };
       return (this.ipvsMemo = { source, text, read });
     } catch (e) {
-      if (!(e instanceof IpvsParseError) && !(e instanceof IpsetParseError)) throw e;
+      if (!(e instanceof IpvsParseError)) throw e;
       return (this.ipvsMemo = { source, text, error: e.message });
     }
   }
@@ -407,6 +405,20 @@ export class NodeAnalysis {
     const dataplane = this.dataplane();
     if (!dataplane) this.ruleset(); // throws why: the dump's parse error, or none recorded
     return dataplane!.trace(packet, this.network());
+  }
+}
+
+/** kube-proxy's ipsets as the node listed them; a listing that does not read leaves the virtual
+ * servers readable, and says why the sets are not compared. */
+function readIpsets(
+  text: string,
+  source: string,
+): Pick<IpvsRead, 'ipsets' | 'ipsetsSource' | 'ipsetsError'> {
+  try {
+    return { ipsets: parseIpsets(text, source), ipsetsSource: source };
+  } catch (e) {
+    if (!(e instanceof IpsetParseError)) throw e;
+    return { ipsetsError: e.message };
   }
 }
 

@@ -120,6 +120,8 @@ export interface IpvsRead {
   ipsets?: Map<string, Ipset>;
   /** Where the ipsets were read from ("nodes/NODE/ipset-save.txt"). */
   ipsetsSource?: string;
+  /** Why the recorded ipsets could not be read (FILE:LINE first). */
+  ipsetsError?: string;
   bound?: Set<string>;
   /** Options for the expected state: the scheduler, the node's own addresses. */
   expect: IpvsExpectOptions;
@@ -151,6 +153,7 @@ export function ipvsDataplane(
         expected: exp,
         table: read.table,
         ...(read.ipsets ? { ipsets: read.ipsets, ipsetsSource: read.ipsetsSource } : {}),
+        ...(read.ipsetsError ? { ipsetsError: read.ipsetsError } : {}),
         ...(read.bound ? { bound: read.bound } : {}),
         localEndpoints: new Set(
           expected.servicePorts.flatMap((sp) =>

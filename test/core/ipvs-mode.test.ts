@@ -260,6 +260,14 @@ describe('IPVS mode through the analysis', () => {
     );
     const { 'ipset-save': __, ...noSets } = outputs;
     assert.deepEqual(new Analysis(facts(noSets)).node(NODE).drift().tables, ['ipvs']);
+    // ipsets that do not read leave the virtual servers compared, and say why
+    const badSets = { ...outputs, 'ipset-save': 'add KUBE-NOPE 1.2.3.4\n' };
+    const d = new Analysis(facts(badSets)).node(NODE).drift();
+    assert.deepEqual([d.tables, d.findings], [['ipvs'], []]);
+    assert.match(
+      d.notes?.[0]?.message ?? '',
+      /ipset-save\.txt:1: an entry of a set not created before/,
+    );
   });
 });
 

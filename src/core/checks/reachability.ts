@@ -289,32 +289,22 @@ function pingExplained(ctx: CheckContext, svc: Service): Finding | undefined {
       ...packetWalk(ctx, node, { dst: ip, port: port.port, proto: port.protocol.toLowerCase() }),
     );
   }
-  if (mode === 'nftables') {
-    evidence.push(...nftablesPingEvidence(ctx, ip, port.port, port.protocol));
-    // and the walk through that table: the ping rejected, the port DNATed
+  if (mode === 'nftables' || mode === 'ipvs') {
+    evidence.push(
+      ...(mode === 'nftables' ? nftablesPingEvidence : ipvsPingEvidence)(
+        ctx,
+        ip,
+        port.port,
+        port.protocol,
+      ),
+    );
+    // and the walk through a node in that mode (one the probes ran from, if any): the ping
+    // rejected (nftables) or answered by the node (IPVS), the port DNATed
+    const read = (n: string) =>
+      mode === 'nftables' ? ctx.analysis.node(n).nft()?.table : ctx.analysis.node(n).ipvs()?.read;
     const walked =
-      ctx
-        .nodeNames()
-        .find((n) => pings.some((p) => p.node === n) && ctx.analysis.node(n).nft()?.table) ??
-      ctx.nodeNames().find((n) => ctx.analysis.node(n).nft()?.table);
-    if (walked)
-      evidence.push(
-        ...packetWalk(ctx, walked, { dst: ip, proto: 'icmp' }),
-        ...packetWalk(ctx, walked, {
-          dst: ip,
-          port: port.port,
-          proto: port.protocol.toLowerCase(),
-        }),
-      );
-  }
-  if (mode === 'ipvs') {
-    evidence.push(...ipvsPingEvidence(ctx, ip, port.port, port.protocol));
-    // and the walk through the node: the ping delivered to the node, the port to an endpoint
-    const walked =
-      ctx
-        .nodeNames()
-        .find((n) => pings.some((p) => p.node === n) && ctx.analysis.node(n).ipvs()?.read) ??
-      ctx.nodeNames().find((n) => ctx.analysis.node(n).ipvs()?.read);
+      ctx.nodeNames().find((n) => pings.some((p) => p.node === n) && read(n)) ??
+      ctx.nodeNames().find((n) => read(n));
     if (walked)
       evidence.push(
         ...packetWalk(ctx, walked, { dst: ip, proto: 'icmp' }),

@@ -111,7 +111,7 @@ export function tableNode(
         'pass',
         `${label}${node}: ${parts.join(', ')} in ${m.word}, as expected`,
         {
-          explanation: `kube-proxy's ${m.word} state on ${node} sends ${svc.namespace}/${svc.name} to exactly the endpoints it should for the current objects${mode === 'ipvs' ? notCompared(drift.tables) : ''}.`,
+          explanation: `kube-proxy's ${m.word} state on ${node} sends ${svc.namespace}/${svc.name} to exactly the endpoints it should for the current objects${mode === 'ipvs' ? notCompared(drift.tables, n.ipvs()?.read?.ipsetsError) : ''}.`,
           evidence,
           node,
         },
@@ -121,7 +121,7 @@ export function tableNode(
 }
 
 /** What of IPVS mode's state was not there to compare. */
-const notCompared = (tables: string[] | undefined) =>
+const notCompared = (tables: string[] | undefined, error: string | undefined) =>
   tables?.includes('ipset')
     ? ''
-    : " (kube-proxy's ipsets were not read, so they were not compared)";
+    : ` (kube-proxy's ipsets were not ${error ? `readable: ${error};` : 'read,'} so they were not compared)`;

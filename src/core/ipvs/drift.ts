@@ -23,6 +23,8 @@ export interface IpvsDriftInput {
   /** kube-proxy's ipsets as read (`ipset list -o save`); undefined when not read. */
   ipsets?: Map<string, Ipset>;
   ipsetsSource?: string;
+  /** Why the recorded ipsets could not be read: said in a note, not compared. */
+  ipsetsError?: string;
   /** The addresses on kube-ipvs0 (`ip -br addr`); undefined when not read. */
   bound?: Set<string>;
   /** Addresses of this node's endpoints, for telling a local-policy fault from a stale one. */
@@ -81,6 +83,16 @@ export function ipvsDrift(input: IpvsDriftInput): NodeDrift {
       });
     }
   }
+  if (input.ipsetsError)
+    notes.push({
+      id: 'table-not-captured',
+      severity: 'info',
+      node,
+      title: "kube-proxy's ipsets not compared",
+      message: `The ipsets recorded for ${node} could not be read (${input.ipsetsError}), so their entries were not compared; the virtual servers were.`,
+      expected: [],
+      actual: [],
+    });
   if (input.ipsets) ipsetEntries(exp, input.ipsets, input.ipsetsSource ?? 'ipset', add, node);
   if (!input.scoped) {
     const known = new Set(exp.virtualServers.map((v) => `${v.protocol} ${v.address}`));
