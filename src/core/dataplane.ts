@@ -127,6 +127,14 @@ export interface IpvsRead {
   expect: IpvsExpectOptions;
 }
 
+/** The node's KUBE-LOOP-BACK entries ("10.244.1.5,tcp:80,10.244.1.5"), where its ipsets were read. */
+const loopBack = (read: IpvsRead) =>
+  read.ipsets &&
+  new Set([
+    ...(read.ipsets.get('KUBE-LOOP-BACK')?.entries ?? []),
+    ...(read.ipsets.get('KUBE-6-LOOP-BACK')?.entries ?? []),
+  ]);
+
 /** `known`: what the objects say each virtual server is ("tcp 10.96.0.10:53" -> its Service
  * port), from what kube-proxy would program. */
 export function ipvsDataplane(
@@ -140,7 +148,7 @@ export function ipvsDataplane(
     source,
     ...read,
     trees: (ports) => {
-      const all = buildIpvsTrees(read.table, { known: known() });
+      const all = buildIpvsTrees(read.table, { known: known(), loopBack: loopBack(read) });
       if (!ports.only) return all;
       const only = new Set(ports.only.map((p) => `${p.name} ${p.protocol.toLowerCase()}`));
       return { ...all, services: all.services.filter((t) => only.has(`${t.name} ${t.protocol}`)) };

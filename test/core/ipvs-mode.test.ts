@@ -242,6 +242,11 @@ describe('IPVS mode through the analysis', () => {
     const web = n.trees()!.services.find((t) => t.name === 'shop/web:http');
     assert.equal(web?.clusterIP, '10.96.0.20');
     assert.deepEqual(web?.nodePorts, [30080]);
+    // this node's endpoint is in KUBE-LOOP-BACK: masqueraded when it reaches itself
+    assert.deepEqual(
+      web?.endpoints.map((e) => e.hairpinMasquerade),
+      [true, null],
+    );
     assert.deepEqual(
       web?.endpoints.map((e) => [e.address, e.probability]),
       [

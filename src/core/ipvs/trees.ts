@@ -22,6 +22,9 @@ export interface IpvsKnown {
 export interface IpvsTreeOptions {
   /** "tcp 10.96.0.10:53" (or "tcp :30080" for any node address) -> the Service port it is. */
   known?: Map<string, IpvsKnown>;
+  /** The KUBE-LOOP-BACK ipset's entries, where read: an endpoint in it is masqueraded when it
+   * reaches itself (hairpin); one not in it, unknown (a remote endpoint needs none here). */
+  loopBack?: Set<string>;
 }
 
 /** Schedulers whose choice is the weights alone. */
@@ -63,21 +66,21 @@ export function buildIpvsTrees(t: IpvsTable, o: IpvsTreeOptions = {}): ServiceTr
     if (vs.persistent !== undefined) tree.affinitySeconds = vs.persistent;
     // the cluster IP's virtual server stands for the Service port's endpoints
     if (kind === 'cluster-ip' || tree.endpoints.length === 0) {
-      tree.endpoints = endpointsOf(vs);
+      tree.endpoints = endpointsOf(vs, o.loopBack);
       tree.chains.svc = chain;
     }
   }
   return { services: [...trees.values()].sort((a, b) => (a.id < b.id ? -1 : 1)), orphans: [] };
 }
 
-function endpointsOf(vs: IpvsService): ServiceTree['endpoints'] {
+function endpointsOf(vs: IpvsService, loopBack?: Set<string>): ServiceTree['endpoints'] {
   const total = vs.realServers.reduce((n, r) => n + r.weight, 0);
   const byWeight = BY_WEIGHT.has(vs.scheduler);
   return vs.realServers.map((r) => ({
     address: r.address,
     chain: `${vs.protocol.toUpperCase()} ${vs.address}`,
     probability: total > 0 ? r.weight / total : 0,
-    hairpinMasquerade: null,
+    hairpinMasquerade: loopBack?.has(loopBackEntry(vs.protocol, r.address)) ? true : null,
     affinity: vs.persistent !== undefined,
     ...(byWeight
       ? {}
@@ -92,4 +95,10 @@ function endpointsOf(vs: IpvsService): ServiceTree['endpoints'] {
 function split(address: string): { host: string; port: number } {
   const m = /^\[?(.+?)\]?:(\d+)$/.exec(address);
   return m ? { host: m[1]!, port: Number(m[2]) } : { host: address, port: 0 };
+}
+
+/** "10.244.1.5:80" of tcp -> "10.244.1.5,tcp:80,10.244.1.5", its KUBE-LOOP-BACK entry. */
+function loopBackEntry(protocol: string, address: string): string {
+  const { host, port } = split(address);
+  return `${host},${protocol}:${port},${host}`;
 }
