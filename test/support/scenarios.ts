@@ -145,9 +145,27 @@ const webPod = (name: string, node: NodeName, ip: string, age: number) =>
 
 // --- the scenarios ----------------------------------------------------------------------------
 
+/** nginx-55fc968d9-4pddn (10.244.1.7) replaced by nginx-55fc968d9-w7x2q (10.244.1.8, same node)
+ * 12 minutes ago, with `also` changed; vm-12-11-centos's kube-proxy last synced before that. */
+function podReplaced<T>(
+  base: KubeObject[],
+  also: Json[],
+  outputs: (current: KubeObject[], node: NodeName, synced?: KubeObject[]) => T,
+) {
+  const replaced = { ip: '10.244.1.8', node: 'vm-12-11-centos', pod: 'nginx-55fc968d9-w7x2q' };
+  const current = edit(base, {
+    drop: ['Pod/default/nginx-55fc968d9-4pddn'],
+    put: [webLike(replaced), ...nginxEndpoints(replaced, 12), ...also],
+  });
+  const nodes = {
+    'vm-12-7-centos': outputs(current, 'vm-12-7-centos'),
+    'vm-12-11-centos': outputs(current, 'vm-12-11-centos', base),
+  };
+  return { current, nodes };
+}
+
 export function staleEndpoint(): Scenario {
   const base = modernCluster();
-  const replaced = { ip: '10.244.1.8', node: 'vm-12-11-centos', pod: 'nginx-55fc968d9-w7x2q' };
   const proxy = find(base, 'Pod/kube-system/kube-proxy-n2jtl');
   const status = proxy['status'] as Json;
   status['conditions'] = (status['conditions'] as Json[]).map((c) =>
@@ -185,15 +203,7 @@ export function staleEndpoint(): Scenario {
   });
   const ds = find(base, 'DaemonSet/kube-system/kube-proxy');
   Object.assign(ds['status'] as Json, { numberAvailable: 1, numberReady: 1, numberUnavailable: 1 });
-  const current = edit(base, {
-    drop: ['Pod/default/nginx-55fc968d9-4pddn'],
-    put: [webLike(replaced), ...nginxEndpoints(replaced, 12), proxy, ds],
-  });
-  const nodes = {
-    'vm-12-7-centos': nodeOutputs(current, 'vm-12-7-centos'),
-    // kube-proxy on vm-12-11-centos last synced before the Pod was replaced
-    'vm-12-11-centos': nodeOutputs(current, 'vm-12-11-centos', base),
-  };
+  const { current, nodes } = podReplaced(base, [proxy, ds], nodeOutputs);
   return {
     name: 'stale-endpoint',
     facts: facts(
@@ -545,16 +555,7 @@ export function ipvsStaleRealServer(): Scenario {
     data['config.conf'] = data['config.conf']!.replace('mode: ""', 'mode: ipvs');
     return cm as unknown as KubeObject;
   });
-  const replaced = { ip: '10.244.1.8', node: 'vm-12-11-centos', pod: 'nginx-55fc968d9-w7x2q' };
-  const current = edit(base, {
-    drop: ['Pod/default/nginx-55fc968d9-4pddn'],
-    put: [webLike(replaced), ...nginxEndpoints(replaced, 12)],
-  });
-  const nodes = {
-    'vm-12-7-centos': ipvsNodeOutputs(current, 'vm-12-7-centos'),
-    // kube-proxy on vm-12-11-centos last synced before the Pod was replaced
-    'vm-12-11-centos': ipvsNodeOutputs(current, 'vm-12-11-centos', base),
-  };
+  const { current, nodes } = podReplaced(base, [], ipvsNodeOutputs);
   return {
     name: 'ipvs-stale-real-server',
     facts: facts(
