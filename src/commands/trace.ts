@@ -52,8 +52,8 @@ export async function traceCommand(o: TraceOptions, g: GlobalOptions): Promise<n
   const node = analysis.node(name!, undefined, family);
   // an unreadable dump or table is said before the source address is asked for
   if (node.mode() === 'nftables' || node.mode() === 'ipvs') {
-    const unavailable =
-      node.driftUnavailable() ?? (node.mode() === 'ipvs' ? node.ipvs()?.error : node.nft()?.error);
+    // (an unreadable IPVS listing is in driftUnavailable's reason)
+    const unavailable = node.driftUnavailable() ?? node.nft()?.error;
     if (unavailable) throw new UsageError(unavailable);
   } else node.ruleset();
   const nodeIP = analysis.view.nodes

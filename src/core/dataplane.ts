@@ -10,7 +10,7 @@ import type { Ipset } from './ipvs/ipset.js';
 import type { IpvsTable } from './ipvs/listing.js';
 import { buildIpvsTrees, type IpvsKnown } from './ipvs/trees.js';
 import { traceIpvsPacket } from './ipvs/trace.js';
-import { kubeProxyConfigOf, serviceCIDRs, type ClusterView } from './kube.js';
+import { kubeProxyConfigOf, serviceCIDRs, type ClusterView, type KubeProxyConfig } from './kube.js';
 import type { ServicePortName } from './model.js';
 import { nftablesDrift } from './nftables/drift.js';
 import type { NftTable } from './nftables/listing.js';
@@ -143,6 +143,7 @@ export function ipvsDataplane(
   view: ClusterView,
   known: () => Map<string, IpvsKnown>,
 ): IpvsDataplane {
+  let config: KubeProxyConfig | undefined;
   return {
     mode: 'ipvs',
     source,
@@ -172,7 +173,7 @@ export function ipvsDataplane(
       });
     },
     trace: (packet, net) => {
-      const config = kubeProxyConfigOf(view);
+      config ??= kubeProxyConfigOf(view);
       return traceIpvsPacket(read, net, packet, {
         clusterCIDR: config.clusterCIDR,
         masqueradeAll: config.masqueradeAll,

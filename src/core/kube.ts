@@ -578,6 +578,7 @@ function configFrom(c: J, source: string): KubeProxyConfig {
   // the masquerade knobs live in the section of the mode kube-proxy runs in
   const ipt = obj(c[mode === 'nftables' ? 'nftables' : 'iptables']);
   const cidr = str(c['clusterCIDR']);
+  const scheduler = str(obj(c['ipvs'])['scheduler']);
   return {
     mode,
     clusterCIDR: cidr || undefined,
@@ -590,9 +591,7 @@ function configFrom(c: J, source: string): KubeProxyConfig {
     nodePortAddresses: arr(c['nodePortAddresses'])
       .map(str)
       .filter((x): x is string => !!x),
-    ...(str(obj(c['ipvs'])['scheduler'])
-      ? { ipvsScheduler: str(obj(c['ipvs'])['scheduler']) }
-      : {}),
+    ...(scheduler ? { ipvsScheduler: scheduler } : {}),
     source,
   };
 }

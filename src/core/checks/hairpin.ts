@@ -4,6 +4,7 @@
 import type { Finding } from '../model.js';
 import { consequence, finding, kubectl, pending, type Check } from './check.js';
 import type { CheckContext } from './context.js';
+import { ipsetName, loopBackEntry } from '../ipvs/expected.js';
 import { kubeProxyPods, proxyModes, replacement } from './kube-proxy.js';
 import { hostPort } from '../ipv6.js';
 
@@ -166,18 +167,22 @@ function ipvsHairpin(ctx: CheckContext): Finding[] | undefined {
       const n = ctx.analysis.node(node, undefined, family);
       const read = n.mode() === 'ipvs' ? n.ipvs()?.read : undefined;
       if (!read?.ipsets) continue;
-      const tree = n.trees(ctx.scope)?.services.find((t) => t.name === spn);
+      const ep = n
+        .trees(ctx.scope)
+        ?.services.find((t) => t.name === spn)
+        ?.endpoints.find((x) => x.address === hostPort(e.ip, e.port));
       // not a real server there at all: the Rules step says so
-      if (!tree?.endpoints.some((x) => x.address === hostPort(e.ip, e.port))) continue;
-      const set = family === 'IPv6' ? 'KUBE-6-LOOP-BACK' : 'KUBE-LOOP-BACK';
-      const entry = `${e.ip},${port.protocol.toLowerCase()}:${e.port},${e.ip}`;
+      if (!ep) continue;
+      const set = ipsetName('KUBE-LOOP-BACK', family);
+      const entry = loopBackEntry(e.ip, port.protocol.toLowerCase(), e.port);
       const nat = n.rules()?.ruleset?.table('nat');
       const rule = nat
         ?.chain('KUBE-POSTROUTING')
         ?.ruleIds.map((id) => nat.text(id))
         .find((text) => LOOP_BACK_RULE.test(text));
       const source = read.ipsetsSource ?? 'ipset';
-      if (read.ipsets.get(set)?.entries.has(entry) && rule) {
+      // the trees mark an endpoint in the node's KUBE-LOOP-BACK set
+      if (ep.hairpinMasquerade && rule) {
         present.push(`${source}: ${set} holds ${entry}`, `${n.rules()!.source}: ${rule}`);
         continue;
       }

@@ -46,6 +46,10 @@ export interface IpvsExpectOptions {
   nodeAddresses?: string[];
 }
 
+/** A KUBE-LOOP-BACK entry: an endpoint reaching itself ("10.244.1.5,tcp:80,10.244.1.5"). */
+export const loopBackEntry = (ip: string, protocol: string, port: number | string) =>
+  `${ip},${protocol}:${port},${ip}`;
+
 /** An ipset's name in a family: IPv6 sets are KUBE-6-... (at most 31 characters). */
 export const ipsetName = (name: string, family: IPFamily) =>
   family === 'IPv6' ? name.replace(/^KUBE-/, 'KUBE-6-').slice(0, 31) : name;
@@ -90,7 +94,7 @@ export function expectedIpvs(exp: ExpectedRules, o: IpvsExpectOptions = {}): Exp
       });
     };
     for (const e of sp.allEndpoints)
-      if (e.local) add('KUBE-LOOP-BACK', `${e.ip},${proto}:${e.port},${e.ip}`);
+      if (e.local) add('KUBE-LOOP-BACK', loopBackEntry(e.ip, proto, e.port));
     add('KUBE-CLUSTER-IP', at(sp.clusterIP));
     vs('cluster-ip', sp.clusterIP, sp.port, sp.internalPolicyLocal);
     bound.add(sp.clusterIP);

@@ -11,6 +11,7 @@ import {
   type ServiceTree,
   type ServiceTrees,
 } from '../service-tree.js';
+import { loopBackEntry } from './expected.js';
 import type { IpvsService, IpvsTable } from './listing.js';
 
 /** What the objects say an address and port is: its Service port and which kind of entry. */
@@ -80,7 +81,7 @@ function endpointsOf(vs: IpvsService, loopBack?: Set<string>): ServiceTree['endp
     address: r.address,
     chain: `${vs.protocol.toUpperCase()} ${vs.address}`,
     probability: total > 0 ? r.weight / total : 0,
-    hairpinMasquerade: loopBack?.has(loopBackEntry(vs.protocol, r.address)) ? true : null,
+    hairpinMasquerade: loopBack?.has(loopBackOf(vs.protocol, r.address)) ? true : null,
     affinity: vs.persistent !== undefined,
     ...(byWeight
       ? {}
@@ -91,14 +92,14 @@ function endpointsOf(vs: IpvsService, loopBack?: Set<string>): ServiceTree['endp
   }));
 }
 
+/** A real server's KUBE-LOOP-BACK entry. */
+function loopBackOf(protocol: string, address: string): string {
+  const { host, port } = split(address);
+  return loopBackEntry(host, protocol, port);
+}
+
 /** "10.96.0.10:53" -> host and port; "[fd00::a]:53" -> "fd00::a" and 53. */
 function split(address: string): { host: string; port: number } {
   const m = /^\[?(.+?)\]?:(\d+)$/.exec(address);
   return m ? { host: m[1]!, port: Number(m[2]) } : { host: address, port: 0 };
-}
-
-/** "10.244.1.5:80" of tcp -> "10.244.1.5,tcp:80,10.244.1.5", its KUBE-LOOP-BACK entry. */
-function loopBackEntry(protocol: string, address: string): string {
-  const { host, port } = split(address);
-  return `${host},${protocol}:${port},${host}`;
 }
