@@ -276,12 +276,15 @@ class TreeBuilder {
     const masq: number[] = [];
     // the asked trees' own chains by index: the other Services' rules are passed without a name
     const wanted = this.only && this.ownIndexes(nat, this.only);
+    const only = this.only && [...this.only];
     for (let k = 0; k < chain.ruleCount; k++) {
       const id = chain.ruleId(k);
       if (nat.marksForMasquerade(id)) {
         masq.push(id);
         continue;
       }
+      // another Service's rule by its target's bytes, before the target is looked up
+      if (only && !only.some((hash) => nat.targetEndsWith(id, hash))) continue;
       const tc = nat.targetIndex(id);
       if (wanted && tc >= 0 && !wanted.has(tc)) continue;
       const target = tc >= 0 ? nat.nameOf(tc) : nat.target(id);

@@ -6,7 +6,7 @@
 // else's rules in those chains are walked like kube-proxy's.
 import { ipv4 } from './ipv4.js';
 import { ipv6 } from './ipv6.js';
-import type { Ruleset, Table } from './iptables.js';
+import type { Chain, Ruleset, Table } from './iptables.js';
 import type { Node } from './kube.js';
 import { parseIpBrief } from './node-outputs.js';
 import { printRule, type Rule } from './iptables/rule.js';
@@ -215,6 +215,9 @@ class Tracer {
   }
 
   private walk(table: Table, w: Walk, stack: Frame[], out: Walk[]): void {
+    // the chain looked up once per frame, not once per rule (KUBE-SERVICES has one per port)
+    let seen: Frame | undefined;
+    let chain: Chain | undefined;
     while (w.end === undefined) {
       if (++this.steps > MAX_STEPS || out.length > MAX_OUTCOMES) {
         this.notes.push('the walk was stopped: too many rules or branches (a loop in the rules?)');
@@ -223,7 +226,7 @@ class Tracer {
       }
       const frame = stack[stack.length - 1];
       if (!frame) break;
-      const chain = table.chain(frame.chain);
+      if (frame !== seen) chain = table.chain((seen = frame).chain);
       if (!chain || frame.index >= chain.ruleCount) {
         stack.pop();
         if (stack.length === 0) {

@@ -1,7 +1,7 @@
 // IP conventions: Pod CIDR 10.244.0.0/16 (node vm-12-7-centos 10.244.0.0/24, vm-12-11-centos
 // 10.244.1.0/24), Service CIDR 10.1.0.0/16 (nginx-svc 10.1.190.219), nodes 10.0.12.7 / 10.0.12.11.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import {
   IptablesParseError,
@@ -10,6 +10,8 @@ import {
   type Table,
 } from '../../src/core/iptables.js';
 import { parseRuleLine, type Match, type Rule, type Target } from '../../src/core/iptables/rule.js';
+import { PORT_MODULES } from '../../src/core/iptables/walk.js';
+import { hostCidr } from '../../src/core/ipv6.js';
 
 const fixture = (name: string) =>
   readFileSync(new URL(`../fixtures/${name}`, import.meta.url), 'utf8');
@@ -65,21 +67,59 @@ describe('dump structure', () => {
     assert.deepEqual(rs.warnings, []);
   });
 
-  it('reads --dport the same way in the hot fields and the typed rule, for every port module', () => {
-    for (const proto of ['tcp', 'udp', 'sctp', 'udplite', 'dccp']) {
-      const rs = parseIptables(
-        `*nat\n:KUBE-SERVICES - [0:0]\n-A KUBE-SERVICES -d 10.1.0.1/32 -p ${proto} -m ${proto} --dport 53 -j ACCEPT\nCOMMIT\n`,
-      );
-      const nat = rs.table('nat')!;
-      const typed = nat.rule(0).matches.find((m) => m.kind === 'ports');
-      assert.equal(nat.dport(0), '53', proto);
-      assert.deepEqual(
-        typed?.kind === 'ports' && typed.dport?.ranges,
-        [{ from: 53, to: 53 }],
-        proto,
-      );
-      assert.equal(nat.hasOtherMatches(0), false, proto);
-    }
+  it('reads every rule the same way in the hot fields and the typed rule (one walk)', () => {
+    const dumps = [fixture('seed-nat-S.txt') + fixture('seed-filter-S.txt')];
+    const root = new URL('../../snapshots/', import.meta.url);
+    for (const scenario of readdirSync(root))
+      for (const node of readdirSync(new URL(`${scenario}/nodes/`, root)))
+        for (const file of ['iptables-save.txt', 'ip6tables-save.txt'])
+          if (existsSync(new URL(`${scenario}/nodes/${node}/${file}`, root)))
+            dumps.push(readFileSync(new URL(`${scenario}/nodes/${node}/${file}`, root), 'utf8'));
+    // and what the dumps above lack: every port module and its long option, negations,
+    // escaped quotes, SNAT, the 1.4.x DNAT quirk, a probability written "1"
+    dumps.push(`*nat
+:X - [0:0]
+-A X ! -s 10.0.0.0/8 ! -d 10.1.0.1/32 ! -p udplite -m udplite ! --destination-port 53 -j ACCEPT
+-A X -p dccp -m dccp --dport 1000:2000 -m mark --mark 0x4000/0x4000 -j RETURN
+-A X -p sctp -m comment --comment "a \\"quoted\\" name" -m sctp --dport 9 -j SNAT --to-source 10.0.0.1
+-A X -m statistic --mode random --probability 1 -j DNAT --to-destination :0 --persistent --to-destination 10.2.0.1:80
+-A X -s fd00::1/128 -p tcp -m set --match-set KUBE-CLUSTER-IP dst,dst -g X
+COMMIT
+`);
+    let rules = 0;
+    for (const dump of dumps)
+      for (const t of parseIptables(dump).tables)
+        for (const id of Array.from({ length: t.ruleCount }, (_, i) => i)) {
+          const r = t.rule(id);
+          const at = `${t.name} line ${t.line(id)}`;
+          const option = (kinds: string[], names: string[]) =>
+            r.matches
+              .filter((m) => kinds.includes(m.module))
+              .flatMap((m) => m.options)
+              .filter((o) => names.includes(o.name))
+              .at(-1);
+          assert.equal(t.source(id) && hostCidr(t.source(id)!), r.source?.cidr, at);
+          assert.equal(t.destination(id) && hostCidr(t.destination(id)!), r.destination?.cidr, at);
+          for (const side of ['source', 'destination'] as const)
+            assert.equal(t.addressMatch(id, side)?.negated, r[side]?.negated, at);
+          assert.equal(t.protocol(id), r.protocol?.name, at);
+          const dport = option(PORT_MODULES, ['dport', 'destination-port']);
+          assert.equal(t.dport(id), dport?.values[0], at);
+          assert.equal(t.comment(id), r.matches.find((m) => m.kind === 'comment')?.comment, at);
+          assert.equal(t.target(id), r.target?.name, at);
+          const to = r.target?.kind === 'dnat' || r.target?.kind === 'snat' ? r.target : undefined;
+          assert.equal(t.hidesDnatTarget(id), to?.kind === 'dnat' && to.quirk !== undefined, at);
+          if (!t.hidesDnatTarget(id)) assert.equal(t.to(id), to?.to?.text, at);
+          const statistic = r.matches.find((m) => m.kind === 'statistic');
+          assert.equal(t.probability(id), statistic?.probability, at);
+          assert.equal(
+            t.hasOtherMatches(id),
+            r.matches.some((m) => !['comment', 'statistic', ...PORT_MODULES].includes(m.module)),
+            at,
+          );
+          rules++;
+        }
+    assert.ok(rules > 500, `${rules} rules compared`);
   });
 
   it('finds each rule by the line it was read from, and no rule on other lines', () => {

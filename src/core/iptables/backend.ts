@@ -48,10 +48,14 @@ export function rulesetSigns(rs: Ruleset): DumpSigns {
   const nat = rs.table('nat');
   const services = nat?.chain('KUBE-SERVICES');
   // IPVS mode matches every ClusterIP through one ipset rule in KUBE-SERVICES
+  // (the flag first: a set match is an "other" match; 10,000 Service rules decode no text)
   const ipvs = services?.ruleIds.some(
-    (id) => nat!.targetChain(id)?.kind === undefined && nat!.text(id).includes(IPVS_MATCH),
+    (id) =>
+      nat!.hasOtherMatches(id) &&
+      nat!.targetChain(id)?.kind === undefined &&
+      nat!.text(id).includes(IPVS_MATCH),
   );
-  const iptables = nat?.chains.some((c) => c.kind === 'KUBE-SVC' || c.kind === 'KUBE-SEP');
+  const iptables = nat?.hasChainOfKind('KUBE-SVC', 'KUBE-SEP');
   return {
     kubeChains: services?.declared === true,
     legacyTablesWarning: rs.warnings.some(

@@ -1,7 +1,7 @@
 // The typed form of one rule: top-level matches, -m modules with their options, and the
 // target. Options a module does not model stay verbatim in `options`, so printing loses nothing.
-import { hostCidr } from '../ipv6.js';
-import { Flag, Role, RuleLexer, SLOT, text, unescaped } from './lexer.js';
+import { RuleLexer } from './lexer.js';
+import { HOT_FIELDS, PORT_MODULES, walkRule, type RuleParts } from './walk.js';
 
 /** One `--name value...` of a module or target, as written. */
 export interface Option {
@@ -32,7 +32,7 @@ export interface Types extends Negatable {
   types: string[];
 }
 
-interface MatchBase {
+export interface MatchBase {
   module: string;
   options: Option[];
 }
@@ -194,8 +194,10 @@ const EXTENSIONS = new Set([
 ]);
 
 let lexer: RuleLexer | undefined;
+const hot = new Int32Array(HOT_FIELDS * 2);
 
-/** Builds the typed rule from the rule specification bytes (the chain name onwards). */
+/** Builds the typed rule from the rule specification bytes (the chain name onwards): the walk
+ * that reads the hot fields at load collects its parts. */
 export function buildRule(
   buf: Uint8Array,
   start: number,
@@ -205,65 +207,14 @@ export function buildRule(
   lexer ??= new RuleLexer(buf);
   lexer.buf = buf;
   lexer.lex(start, end);
-  const t = lexer.tokens;
-  const n = lexer.count;
-  const rule: Rule = { table: at.table, chain: at.chain, line: at.line, matches: [] };
-  const modules = new Map<number, MatchBase>(); // module token index -> match
-  let targetOptions: Option[] | undefined;
-  let targetName = '';
-  let goto = false;
-  const value = (k: number) => {
-    const q = (t[k * SLOT + 3]! & Flag.Quoted) !== 0;
-    return q
-      ? unescaped(buf, t[k * SLOT]!, t[k * SLOT + 1]!)
-      : text(buf, t[k * SLOT]!, t[k * SLOT + 1]!);
+  const parts: RuleParts = {
+    rule: { table: at.table, chain: at.chain, line: at.line, matches: [] },
   };
-  for (let k = 1; k < n; k++) {
-    const role = t[k * SLOT + 2]!;
-    const negated = (t[k * SLOT + 3]! & Flag.Negated) !== 0;
-    if (role === Role.Top) {
-      const letter = String.fromCharCode(t[k * SLOT + 4]!);
-      if (letter === 'f') {
-        rule.fragment = { negated };
-        continue;
-      }
-      if (letter === 'c') {
-        rule.counters = { packets: Number(value(k + 1)), bytes: Number(value(k + 2)) };
-        k += 2;
-        continue;
-      }
-      const v = value(++k);
-      if (letter === 's') rule.source = { cidr: hostCidr(v), negated };
-      else if (letter === 'd') rule.destination = { cidr: hostCidr(v), negated };
-      else if (letter === 'i') rule.inInterface = { name: v, negated };
-      else if (letter === 'o') rule.outInterface = { name: v, negated };
-      else rule.protocol = { name: v, negated };
-    } else if (role === Role.Module) {
-      const m: MatchBase = { module: text(buf, t[k * SLOT]!, t[k * SLOT + 1]!), options: [] };
-      modules.set(k, m);
-      rule.matches.push(m as Match);
-    } else if (role === Role.ModuleOption || role === Role.TargetOption) {
-      const opt: Option = {
-        name: text(buf, t[k * SLOT]! + 2, t[k * SLOT + 1]!),
-        values: [],
-        negated,
-        quoted: [],
-      };
-      while (k + 1 < n && t[(k + 1) * SLOT + 2] === Role.Value) {
-        k++;
-        opt.values.push(value(k));
-        opt.quoted.push((t[k * SLOT + 3]! & Flag.Quoted) !== 0);
-      }
-      if (role === Role.TargetOption) targetOptions!.push(opt);
-      else modules.get(t[(k - opt.values.length) * SLOT + 4]!)!.options.push(opt);
-    } else if (role === Role.Target) {
-      targetName = text(buf, t[k * SLOT]!, t[k * SLOT + 1]!);
-      goto = (t[k * SLOT + 3]! & Flag.Goto) !== 0;
-      targetOptions = [];
-    }
-  }
+  walkRule(buf, lexer, hot.fill(0), parts);
+  const rule = parts.rule;
   for (let i = 0; i < rule.matches.length; i++) rule.matches[i] = typeMatch(rule.matches[i]!);
-  if (targetOptions) rule.target = typeTarget(targetName, goto, targetOptions);
+  if (parts.target)
+    rule.target = typeTarget(parts.target.name, parts.target.goto, parts.target.options);
   return rule;
 }
 
@@ -307,9 +258,6 @@ export function parseMark(s: string): { value: number; mask: number } {
   const [v, m] = s.split('/');
   return { value: Number(v) >>> 0, mask: m === undefined ? 0xffffffff : Number(m) >>> 0 };
 }
-
-/** The match modules with --dport / --sport (table.ts reads the hot --dport of the same list). */
-export const PORT_MODULES = ['tcp', 'udp', 'sctp', 'udplite', 'dccp'];
 
 function typeMatch(m: MatchBase): Match {
   const o = (name: string) => opt(m, name);

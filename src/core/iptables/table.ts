@@ -1,7 +1,8 @@
 // Storage of one parsed table: every rule's hot fields as byte offsets in chunked Int32Arrays
 // (no object per rule), chains found by their name's bytes, and typed rules built on demand.
-import { Flag, LineSyntaxError, Role, type RuleLexer, SLOT, text, unescaped } from './lexer.js';
-import { buildRule, PORT_MODULES, type Rule } from './rule.js';
+import { LineSyntaxError, type RuleLexer, text, unescaped } from './lexer.js';
+import { buildRule, type Rule } from './rule.js';
+import { H, HOT_FIELDS, RuleFlag, walkRule } from './walk.js';
 import { bytesCidrContains } from '../ipv4.js';
 
 const BUILTINS: Record<string, readonly string[]> = {
@@ -100,18 +101,6 @@ const PAIR_BITS = 16; // the pair store grows in chunks of 65536 offsets
 const PAIR_CHUNK = 1 << PAIR_BITS;
 const PRESENT_SHIFT = 16;
 
-/** The hot fields, in the order they are packed. */
-const H = {
-  target: 0,
-  comment: 1,
-  src: 2,
-  dst: 3,
-  proto: 4,
-  dport: 5,
-  probability: 6,
-  to: 7,
-} as const;
-const HOT_FIELDS = 8;
 /** How many of the fields below bit k are present, for each presence byte. */
 const BEFORE = Array.from({ length: HOT_FIELDS }, (_, k) =>
   Uint8Array.from({ length: 256 }, (_, m) => {
@@ -120,25 +109,6 @@ const BEFORE = Array.from({ length: HOT_FIELDS }, (_, k) =>
     return n;
   }),
 );
-
-/** Bits of the flags field. */
-export const RuleFlag = {
-  goto: 1,
-  srcNegated: 2,
-  dstNegated: 4,
-  protoNegated: 8,
-  dportNegated: 16,
-  commentQuoted: 32,
-  recentRcheck: 64,
-  recentSet: 128,
-  dnatQuirk: 256,
-  /** Matches other than comment, tcp/udp/sctp and statistic. */
-  hasOtherMatches: 512,
-  targetDnat: 1024,
-  targetMarkMasq: 2048,
-  /** The line starts with iptables-save -c counters: "[packets:bytes] -A ...". */
-  counters: 4096,
-} as const;
 
 /** What Table.state() hands over: plain data, typed arrays and Maps (structured-clonable). */
 export interface TableState {
@@ -313,6 +283,12 @@ export class Table {
     return k === 0 ? undefined : KINDS[k - 1]!.kind;
   }
 
+  /** Some chain is of one of these kinds: read from the records, no Chain view made. */
+  hasChainOfKind(...kinds: ChainKind[]): boolean {
+    for (let i = 0; i < this.chainCount; i++) if (kinds.includes(this.kindOf(i))) return true;
+    return false;
+  }
+
   /** The name of the chain at this index, decoded from the dump on first use. */
   nameOf(index: number): string {
     const at = index * C_STRIDE;
@@ -456,7 +432,7 @@ export class Table {
     const c = this.chunks[id >> CHUNK_BITS]!;
     const at = (id & MASK) * STRIDE;
     const hot = this.hotScratch.fill(0);
-    let flags = readHotFields(this.buf, lex, hot);
+    let flags = walkRule(this.buf, lex, hot);
     if (lineStart !== specStart - 3) {
       flags |= RuleFlag.counters;
       this.lineStarts.set(id, lineStart);
@@ -566,6 +542,14 @@ export class Table {
   target(id: number): string | undefined {
     const c = this.targetChain(id);
     return c ? c.name : this.field(id, H.target);
+  }
+  /** Whether the rule's target ends with `suffix` (ASCII), read from the bytes: no lookup. */
+  targetEndsWith(id: number, suffix: string): boolean {
+    if (!this.span(id, H.target) || this.fe - this.fs < suffix.length) return false;
+    const at = this.fe - suffix.length;
+    for (let k = 0; k < suffix.length; k++)
+      if (this.buf[at + k] !== suffix.charCodeAt(k)) return false;
+    return true;
   }
   /** The chain this rule jumps or goes to, when its target is a chain of this table. */
   targetChain(id: number): Chain | undefined {
@@ -735,165 +719,4 @@ function avalanche(h: number): number {
   h = Math.imul(h, 0x85ebca6b);
   h ^= h >>> 13;
   return h | 0;
-}
-
-// Module and option names compared as bytes.
-const enc = (s: string) => Array.from(s, (ch) => ch.charCodeAt(0));
-const M_COMMENT = enc('comment');
-// the modules whose --dport the typed rule reads too (rule.ts PORT_MODULES): one list
-const M_PORTS = PORT_MODULES.map(enc);
-function isPortModule(b: Uint8Array, s: number, e: number): boolean {
-  for (let i = 0; i < M_PORTS.length; i++) if (is(b, s, e, M_PORTS[i]!)) return true;
-  return false;
-}
-const M_STATISTIC = enc('statistic');
-const M_RECENT = enc('recent');
-const O_COMMENT = enc('--comment');
-const O_DPORT = enc('--dport');
-const O_DPORT_LONG = enc('--destination-port');
-const O_PROBABILITY = enc('--probability');
-const O_RCHECK = enc('--rcheck');
-const O_SET = enc('--set');
-const O_TO_DEST = enc('--to-destination');
-const O_TO_SRC = enc('--to-source');
-const O_PERSISTENT = enc('--persistent');
-const T_DNAT = enc('DNAT');
-const T_MARK_MASQ = enc('KUBE-MARK-MASQ');
-
-function is(b: Uint8Array, s: number, e: number, word: number[]): boolean {
-  if (e - s !== word.length) return false;
-  for (let k = 0; k < word.length; k++) if (b[s + k] !== word[k]) return false;
-  return true;
-}
-
-/** Reads the offsets of the hot fields from the lexer's tokens into `c` (pairs in H order) and
- * returns the rule's flags. */
-function readHotFields(b: Uint8Array, lex: RuleLexer, c: Int32Array): number {
-  const at = 0;
-  const t = lex.tokens;
-  const n = lex.count * SLOT;
-  let flags = 0;
-  let toCount = 0;
-  for (let k = SLOT; k < n; k += SLOT) {
-    const role = t[k + 2]!;
-    const f = t[k + 3]!;
-    if (role === Role.Top) {
-      const letter = t[k + 4]!;
-      const vs = t[k + SLOT]!;
-      const ve = t[k + SLOT + 1]!;
-      const neg = (f & Flag.Negated) !== 0;
-      if (letter === 115 || letter === 100) {
-        checkAddress(b, vs, ve);
-        const slot = letter === 115 ? 2 * H.src : 2 * H.dst;
-        if (c[at + slot + 1]! === 0) {
-          c[at + slot] = vs;
-          c[at + slot + 1] = ve;
-          if (neg) flags |= letter === 115 ? RuleFlag.srcNegated : RuleFlag.dstNegated;
-        }
-      } else if (letter === 112) {
-        c[at + 2 * H.proto] = vs;
-        c[at + 2 * H.proto + 1] = ve;
-        if (neg) flags |= RuleFlag.protoNegated;
-      }
-    } else if (role === Role.Module) {
-      const s = t[k]!;
-      const e = t[k + 1]!;
-      if (!is(b, s, e, M_COMMENT) && !isPortModule(b, s, e) && !is(b, s, e, M_STATISTIC)) {
-        flags |= RuleFlag.hasOtherMatches;
-      }
-    } else if (role === Role.ModuleOption) {
-      const s = t[k]!;
-      const e = t[k + 1]!;
-      const m = t[k + 4]! * SLOT;
-      const ms = t[m]!;
-      const me = t[m + 1]!;
-      const hasValue = k + SLOT < n && t[k + SLOT + 2] === Role.Value;
-      const vs = hasValue ? t[k + SLOT]! : 0;
-      const ve = hasValue ? t[k + SLOT + 1]! : 0;
-      if (is(b, s, e, O_COMMENT) && is(b, ms, me, M_COMMENT)) {
-        if (!hasValue) throw new LineSyntaxError('--comment without text');
-        if (c[at + 2 * H.comment + 1] === 0) {
-          c[at + 2 * H.comment] = vs;
-          c[at + 2 * H.comment + 1] = ve;
-          if ((t[k + SLOT + 3]! & Flag.Quoted) !== 0) flags |= RuleFlag.commentQuoted;
-        }
-      } else if ((is(b, s, e, O_DPORT) || is(b, s, e, O_DPORT_LONG)) && isPortModule(b, ms, me)) {
-        if (!hasValue) throw new LineSyntaxError(`${text(b, s, e)} without a port`);
-        checkPorts(b, vs, ve);
-        c[at + 2 * H.dport] = vs;
-        c[at + 2 * H.dport + 1] = ve;
-        if ((f & Flag.Negated) !== 0) flags |= RuleFlag.dportNegated;
-      } else if (is(b, s, e, O_PROBABILITY) && is(b, ms, me, M_STATISTIC)) {
-        if (!hasValue) throw new LineSyntaxError('--probability without a value');
-        checkProbability(b, vs, ve);
-        c[at + 2 * H.probability] = vs;
-        c[at + 2 * H.probability + 1] = ve;
-      } else if (is(b, ms, me, M_RECENT)) {
-        if (is(b, s, e, O_RCHECK)) flags |= RuleFlag.recentRcheck;
-        else if (is(b, s, e, O_SET)) flags |= RuleFlag.recentSet;
-      }
-    } else if (role === Role.Target) {
-      c[at + 2 * H.target] = t[k]!;
-      c[at + 2 * H.target + 1] = t[k + 1]!;
-      if ((f & Flag.Goto) !== 0) flags |= RuleFlag.goto;
-      if (is(b, t[k]!, t[k + 1]!, T_DNAT)) flags |= RuleFlag.targetDnat;
-      else if (is(b, t[k]!, t[k + 1]!, T_MARK_MASQ)) flags |= RuleFlag.targetMarkMasq;
-    } else if (role === Role.TargetOption) {
-      const s = t[k]!;
-      const e = t[k + 1]!;
-      if (is(b, s, e, O_TO_DEST) || is(b, s, e, O_TO_SRC)) {
-        toCount++;
-        const hasValue = k + SLOT < n && t[k + SLOT + 2] === Role.Value;
-        if (!hasValue) throw new LineSyntaxError(`${text(b, s, e)} without an address`);
-        const vs = t[k + SLOT]!;
-        const ve = t[k + SLOT + 1]!;
-        if (toCount === 1) {
-          c[at + 2 * H.to] = vs;
-          c[at + 2 * H.to + 1] = ve;
-        }
-        // iptables 1.4.x cannot print a DNAT range it did not write: ":0 --persistent ..."
-        if (b[vs] === 58 /* : */ && ve - vs === 2 && b[vs + 1] === 48) flags |= RuleFlag.dnatQuirk;
-      } else if (is(b, s, e, O_PERSISTENT) && toCount > 0 && b[c[at + 2 * H.to]!] === 58) {
-        flags |= RuleFlag.dnatQuirk;
-      }
-    }
-  }
-  return flags;
-}
-
-function checkAddress(b: Uint8Array, s: number, e: number): void {
-  for (let k = s; k < e; k++) {
-    const ch = b[k]!;
-    const ok =
-      (ch >= 48 && ch <= 58) ||
-      ch === 46 ||
-      ch === 47 ||
-      (ch >= 97 && ch <= 102) ||
-      (ch >= 65 && ch <= 70);
-    if (!ok) throw new LineSyntaxError(`"${text(b, s, e)}" is not an address`);
-  }
-}
-
-function checkPorts(b: Uint8Array, s: number, e: number): void {
-  for (let k = s; k < e; k++) {
-    const ch = b[k]!;
-    if (!((ch >= 48 && ch <= 57) || ch === 58))
-      throw new LineSyntaxError(`"${text(b, s, e)}" is not a port`);
-  }
-}
-
-function checkProbability(b: Uint8Array, s: number, e: number): void {
-  // "0.33333333349", "1", "1.0", ".5": a number from 0 to 1
-  let k = s;
-  let whole = 0;
-  for (; k < e && b[k] !== 46; k++) {
-    if (b[k]! < 48 || b[k]! > 57) break;
-    whole = whole * 10 + b[k]! - 48;
-  }
-  let ok = k > s || (k < e && b[k] === 46);
-  if (k < e && b[k] === 46) {
-    for (k++; k < e && ok; k++) ok = b[k]! >= 48 && b[k]! <= 57 && (whole === 0 || b[k] === 48);
-  }
-  if (!ok || k !== e || whole > 1)
-    throw new LineSyntaxError(`"${text(b, s, e)}" is not a probability`);
 }
