@@ -3,6 +3,7 @@
 import { build } from 'esbuild';
 import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 // the commit the bundle is built from ("unknown" outside a git checkout), "-dirty" with changes
@@ -14,6 +15,18 @@ const head = git(['rev-parse', '--short=12', 'HEAD']);
 const commit = head
   ? `${head}${git(['status', '--porcelain', '--untracked-files=no']) ? '-dirty' : ''}`
   : 'unknown';
+const fastWidth = fileURLToPath(new URL('../src/tui/string-width.ts', import.meta.url));
+/** string-width 8 (Ink's) resolves to the fast path, which alone imports the package itself. */
+const inkStringWidth = {
+  name: 'ink-string-width',
+  setup(b) {
+    b.onResolve({ filter: /^string-width$/ }, (args) =>
+      args.importer === fastWidth || args.importer.includes('/wrap-ansi/')
+        ? undefined
+        : { path: fastWidth },
+    );
+  },
+};
 rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
 await build({
   // the parse worker is an entry of its own: a Worker loads it by file, beside cli.js
@@ -36,6 +49,8 @@ await build({
   banner: {
     js: "import { createRequire as __kdCreateRequire } from 'node:module'; const require = __kdCreateRequire(import.meta.url);",
   },
+  // Ink's text measure, string-width, through our narrow-mark fast path (src/tui/string-width.ts)
+  plugins: [inkStringWidth],
   legalComments: 'none',
   // a quarter of the size (client-node is 14 MB as written): live runs start 20% sooner;
   // names kept so a KDEBUG_DEBUG stack still reads
