@@ -233,16 +233,20 @@ export const namespaceOf = (o: KubeObject) => o.metadata?.namespace ?? '';
 
 // --- objects ----------------------------------------------------------------------------------
 
+/** A Service address as kube-proxy reads it: "172.30.0.041" is 172.30.0.41 in its rules. */
+function serviceIP(x: string): string {
+  return x === 'None' ? x : canonicalIP(x);
+}
+
 export function toService(raw: KubeObject): Service {
   const spec = obj(raw['spec']);
   const status = obj(raw['status']);
-  // addresses as kube-proxy reads them: "172.30.0.041" is 172.30.0.41 in its rules
-  const ip = (x: string) => (x === 'None' ? x : canonicalIP(x));
-  const clusterIP = str(spec['clusterIP']) === undefined ? undefined : ip(str(spec['clusterIP'])!);
+  const clusterIP =
+    str(spec['clusterIP']) === undefined ? undefined : serviceIP(str(spec['clusterIP'])!);
   const clusterIPs = arr(spec['clusterIPs'])
     .map(str)
     .filter((x): x is string => !!x)
-    .map(ip);
+    .map(serviceIP);
   const type = (str(spec['type']) ?? 'ClusterIP') as Service['type'];
   const ports: ServicePort[] = arr(spec['ports']).map((p) => {
     const o = obj(p);
@@ -286,12 +290,12 @@ export function toService(raw: KubeObject): Service {
     externalIPs: arr(spec['externalIPs'])
       .map(str)
       .filter((x): x is string => !!x)
-      .map(ip),
+      .map(serviceIP),
     loadBalancerIPs: lbIngress
       .filter((i) => str(i['ipMode']) !== 'Proxy')
       .map((i) => str(i['ip']))
       .filter((x): x is string => !!x)
-      .map(ip),
+      .map(serviceIP),
     loadBalancerSourceRanges: arr(spec['loadBalancerSourceRanges'])
       .map(str)
       .filter((x): x is string => !!x)
