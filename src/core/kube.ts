@@ -716,6 +716,15 @@ export function kubeProxyMounts(view: Pick<ClusterView, 'pods'>): Set<string> {
   );
 }
 
+// kube-proxy's configuration, its YAML read once per ConfigMap: the checks, the dataplane and
+// the expected rules each ask for it
+const configs = new WeakMap<ConfigMap, KubeProxyConfig>();
+function readConfig(cm: ConfigMap): KubeProxyConfig {
+  let config = configs.get(cm);
+  if (!config) configs.set(cm, (config = toKubeProxyConfig(cm)));
+  return config;
+}
+
 /**
  * What kube-proxy runs with, as far as the objects say: the ConfigMap its Pod mounts (else
  * kubeadm's "kube-proxy" or EKS's "kube-proxy-config" in kube-system), then the command-line
@@ -728,7 +737,7 @@ export function kubeProxyConfigOf(view: ClusterView): KubeProxyConfig {
   const cm =
     inSystem.find((c) => mounted.has(c.name)) ??
     inSystem.find((c) => c.name === 'kube-proxy' || c.name === 'kube-proxy-config');
-  const base = cm ? toKubeProxyConfig(cm) : DEFAULT_KUBE_PROXY_CONFIG;
+  const base = cm ? readConfig(cm) : DEFAULT_KUBE_PROXY_CONFIG;
   const pod = pods[0];
   const flags = pod ? proxyFlags(pod) : {};
   if (Object.keys(flags).length === 0) return base;
