@@ -243,10 +243,7 @@ export function toService(raw: KubeObject): Service {
   const status = obj(raw['status']);
   const clusterIP =
     str(spec['clusterIP']) === undefined ? undefined : serviceIP(str(spec['clusterIP'])!);
-  const clusterIPs = arr(spec['clusterIPs'])
-    .map(str)
-    .filter((x): x is string => !!x)
-    .map(serviceIP);
+  const clusterIPs = strings(spec['clusterIPs']).map(serviceIP);
   const type = (str(spec['type']) ?? 'ClusterIP') as Service['type'];
   const ports: ServicePort[] = arr(spec['ports']).map((p) => {
     const o = obj(p);
@@ -287,19 +284,13 @@ export function toService(raw: KubeObject): Service {
     headless: clusterIP === 'None',
     ports,
     selector: selector && Object.keys(selector).length > 0 ? selector : undefined,
-    externalIPs: arr(spec['externalIPs'])
-      .map(str)
-      .filter((x): x is string => !!x)
-      .map(serviceIP),
+    externalIPs: strings(spec['externalIPs']).map(serviceIP),
     loadBalancerIPs: lbIngress
       .filter((i) => str(i['ipMode']) !== 'Proxy')
       .map((i) => str(i['ip']))
       .filter((x): x is string => !!x)
       .map(serviceIP),
-    loadBalancerSourceRanges: arr(spec['loadBalancerSourceRanges'])
-      .map(str)
-      .filter((x): x is string => !!x)
-      .map((x) => x.trim()),
+    loadBalancerSourceRanges: strings(spec['loadBalancerSourceRanges']).map((x) => x.trim()),
     externalTrafficPolicy: str(spec['externalTrafficPolicy']) === 'Local' ? 'Local' : 'Cluster',
     internalTrafficPolicy: str(spec['internalTrafficPolicy']) === 'Local' ? 'Local' : 'Cluster',
     sessionAffinity: str(spec['sessionAffinity']) === 'ClientIP' ? 'ClientIP' : 'None',
