@@ -218,7 +218,7 @@ export function buildRule(
   return rule;
 }
 
-/** Parses one rule line ("-A CHAIN ...") on its own: for tests and expected rules. */
+/** Parses one rule line ("-A CHAIN ...") on its own (the tests type rules with it). */
 export function parseRuleLine(line: string, table = 'filter'): Rule {
   const buf = new TextEncoder().encode(line.trim());
   if (buf[0] !== 45 || buf[1] !== 65 || buf[2] !== 32) throw new Error(`not a rule: ${line}`);
