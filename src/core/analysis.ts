@@ -10,7 +10,7 @@ import {
   type IpvsRead,
 } from './dataplane.js';
 import { expectedIpvs, type IpvsExpectOptions } from './ipvs/expected.js';
-import { IpsetParseError, parseIpsets } from './ipvs/ipset.js';
+import { parseIpsets } from './ipvs/ipset.js';
 import { IpvsParseError, parseIpvs } from './ipvs/listing.js';
 import type { IpvsKnown } from './ipvs/trees.js';
 import { commandStem } from './node-command.js';
@@ -417,7 +417,7 @@ function readIpsets(
   try {
     return { ipsets: parseIpsets(text, source), ipsetsSource: source };
   } catch (e) {
-    if (!(e instanceof IpsetParseError)) throw e;
+    if (!(e instanceof IpvsParseError)) throw e;
     return { ipsetsError: e.message };
   }
 }

@@ -270,7 +270,7 @@ try {
     // the big snapshot against the svc floor, each in a pseudo-terminal (script) until the frame
     // shows the last step; the baselines run in the same terminal until they exit, so the
     // terminal's own start (script, stty) is on both sides
-    const tty = (args: string[]) =>
+    const tty = (args: string[], until: 'last step' | 'exit' = 'last step') =>
       new Promise<number>((done) => {
         const t = performance.now();
         const cmd = `stty cols 100 rows 30; exec ${[process.execPath, ...args].map((a) => `'${a}'`).join(' ')}`;
@@ -287,17 +287,16 @@ try {
             done(took);
           }
         });
-        const baseline = args[0] === '-e' || args[0] === floorJs;
-        child.on('exit', () => done(baseline ? performance.now() - t : Number.NaN));
+        child.on('exit', () => done(until === 'exit' ? performance.now() - t : Number.NaN));
       });
     const bare: number[] = [];
     const floor: number[] = [];
     const demo: number[] = [];
     const big: number[] = [];
     for (let i = 0; i < runs; i++) {
-      bare.push(await tty(['-e', '0']));
+      bare.push(await tty(['-e', '0'], 'exit'));
       demo.push(await tty(['bin/kdebug.js', 'demo']));
-      floor.push(await tty([floorJs]));
+      floor.push(await tty([floorJs], 'exit'));
       big.push(await tty(svcArgs));
     }
     const tf = median(floor);

@@ -209,6 +209,7 @@ export function buildRule(
   lexer.lex(start, end);
   const parts: RuleParts = {
     rule: { table: at.table, chain: at.chain, line: at.line, matches: [] },
+    modules: new Map(),
   };
   walkRule(buf, lexer, hot.fill(0), parts);
   const rule = parts.rule;

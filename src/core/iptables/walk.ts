@@ -46,7 +46,7 @@ export interface RuleParts {
   rule: Rule;
   target?: { name: string; goto: boolean; options: Option[] };
   /** The matches by their module's token index, as the walk meets their options. */
-  modules?: Map<number, MatchBase>;
+  modules: Map<number, MatchBase>;
 }
 
 // Module and option names compared as bytes.
@@ -121,7 +121,7 @@ function topOption(rule: Rule, b: Uint8Array, t: Int32Array, k: number): void {
 
 function addMatch(parts: RuleParts, token: number, module: string): void {
   const m: MatchBase = { module, options: [] };
-  (parts.modules ??= new Map()).set(token, m);
+  parts.modules.set(token, m);
   parts.rule.matches.push(m as Rule['matches'][number]);
 }
 
@@ -195,7 +195,7 @@ export function walkRule(b: Uint8Array, lex: RuleLexer, c: Int32Array, parts?: R
         if (is(b, s, e, O_RCHECK)) flags |= RuleFlag.recentRcheck;
         else if (is(b, s, e, O_SET)) flags |= RuleFlag.recentSet;
       }
-      if (parts) parts.modules!.get(t[k + 4]!)!.options.push(option(b, t, k, n));
+      if (parts) parts.modules.get(t[k + 4]!)!.options.push(option(b, t, k, n));
     } else if (role === Role.Target) {
       c[2 * H.target] = t[k]!;
       c[2 * H.target + 1] = t[k + 1]!;

@@ -2,24 +2,13 @@
 // "add NAME ENTRY"), or as plain `ipset list` does ("Name: ...", "Members:", one entry a line).
 // Entries are kept as ipset prints them ("10.96.0.10,udp:53"); IPv6 addresses in Go's form.
 import { canonicalAddress } from '../ipv6.js';
-import { escapeControls } from '../sanitize.js';
+import { IpvsParseError } from './listing.js';
 
 export interface Ipset {
   name: string;
   /** "hash:ip,port", "bitmap:port" ... */
   type: string;
   entries: Set<string>;
-}
-
-export class IpsetParseError extends Error {
-  constructor(
-    readonly file: string,
-    readonly line: number,
-    readonly reason: string,
-  ) {
-    super(`${file}:${line}: ${escapeControls(reason)}`);
-    this.name = 'IpsetParseError';
-  }
 }
 
 /** The sets of either form, by name. */
@@ -38,7 +27,7 @@ export function parseIpsets(text: string, file = '<input>'): Map<string, Ipset> 
     if (w[0] === 'create' && w.length >= 3) sets.set(w[1]!, set(w[1]!, w[2]!));
     else if (w[0] === 'add' && w.length >= 3) {
       const s = sets.get(w[1]!);
-      if (!s) throw new IpsetParseError(file, i + 1, `an entry of a set not created before: ${t}`);
+      if (!s) throw new IpvsParseError(file, i + 1, `an entry of a set not created before: ${t}`);
       s.entries.add(canonicalEntry(w[2]!));
     } else if (w[0] === 'Name:') named = w[1];
     else if (w[0] === 'Type:' && named) sets.set(named, set(named, w[1] ?? ''));

@@ -33,6 +33,7 @@ export interface IpvsTable {
   skipped: number[];
 }
 
+/** An IPVS-mode listing (ipvsadm's, or kube-proxy's ipsets) that does not read, with where. */
 export class IpvsParseError extends Error {
   constructor(
     readonly file: string,
