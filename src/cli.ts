@@ -1,11 +1,13 @@
 // The program: global flags, each command's flags and help, exit codes, signals and the one
 // place a failure becomes a message. Each command lives in commands/, one file each.
+import { SELF } from './commands/invocation.js';
 import { Command, CommanderError, Option } from 'commander';
 import { IptablesParseError, NoRulesError } from './core/iptables.js';
 import { DriftInputError } from './core/drift.js';
 import { IpvsParseError } from './core/ipvs/listing.js';
 import { NftParseError } from './core/nftables/listing.js';
-import { escapeControls } from './core/sanitize.js';
+import { DEFAULT_MAX_OUTPUT_MIB, OutputLimitError } from './core/not-read.js';
+import { sanitize } from './core/sanitize.js';
 import { FactsSourceError } from './cluster/facts-source.js';
 import { DEFAULT_DEBUG_IMAGE } from './cluster/node-pod.js';
 import { SnapshotError } from './cluster/snapshot.js';
@@ -17,6 +19,7 @@ import { expectCommand, type ExpectOptions } from './commands/expect.js';
 import {
   COMMIT,
   EXIT,
+  inert,
   onInterrupt,
   UsageError,
   VERSION,
@@ -31,6 +34,8 @@ import { versionCommand } from './commands/version.js';
 import { rbacCommand, type RbacFlags } from './commands/rbac.js';
 
 const SIGNAL_EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 };
+
+const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
 /**
  * Ctrl-C, SIGTERM and SIGHUP delete what kdebug created, then exit with 128 + the signal number.
@@ -55,7 +60,7 @@ function cleanUpOnSignals(): void {
     void Promise.allSettled([...onInterrupt].map((f) => f())).then((results) => {
       for (const r of results)
         if (r.status === 'rejected')
-          process.stderr.write(`kdebug: ${(r.reason as Error).message}\n`);
+          process.stderr.write(`kdebug: ${inert(messageOf(r.reason))}\n`);
       process.exit(code);
     });
   };
@@ -91,11 +96,15 @@ function nodeAccessOptions(c: Command): Command {
       .option('--image <image>', `debug Pod image (default: ${DEFAULT_DEBUG_IMAGE})`)
       .option(
         '--debug-namespace <ns>',
-        'namespace for debug Pods (default: the context namespace; needs Pod Security "privileged")',
+        'namespace for debug Pods (default: kdebug, created with your consent when absent; needs Pod Security "privileged")',
       )
       .option(
         '--node-timeout <seconds>',
         'how long a debug Pod may take to start, and each command on a node (default: 60)',
+      )
+      .option(
+        '--max-output-mib <MiB>',
+        `the most one node command (or --file) may print; past it the read fails (default: ${DEFAULT_MAX_OUTPUT_MIB}, at most 511)`,
       )
       .addOption(
         new Option('--ssh-address-type <type>', 'which Node address SSH connects to')
@@ -124,7 +133,7 @@ const EXAMPLES: Record<string, string[]> = {
   cleanup: ['kdebug cleanup', 'kdebug cleanup -n kdebug'],
   rbac: [
     'kdebug rbac -n shop --user alice | kubectl apply -f -',
-    'kdebug rbac --via pod --debug-namespace kdebug --serviceaccount ci:kdebug',
+    'kdebug rbac --via pod --serviceaccount ci:kdebug',
     'kdebug rbac -A --via kube-proxy             # for snapshot save --all -A',
   ],
   completion: ['source <(kdebug completion bash)', 'kdebug completion fish | source'],
@@ -132,7 +141,8 @@ const EXAMPLES: Record<string, string[]> = {
 };
 
 export function buildProgram(run: (code: Promise<number>) => void): Command {
-  const program = new Command('kdebug')
+  // Usage, examples and "see ... --help" name kdebug as it was run: `kubectl kdebug` as a plugin
+  const program = new Command(SELF.join(' '))
     .description(
       "Why can't I reach my Service? kube-proxy's rules read back, checked and explained.",
     )
@@ -267,7 +277,7 @@ export function buildProgram(run: (code: Promise<number>) => void): Command {
       )
       .option(
         '--no-redact',
-        'keep env values, secret-looking arguments, annotations, managedFields, ConfigMap data and the server URL (redacted by default)',
+        'keep every field of every object and the context, user and server names (by default only the fields kdebug reads are kept and the names hashed)',
       ),
   ).action((dir: string | undefined, o: SnapshotSaveFlags) =>
     run(snapshotSaveCommand(dir, o, g())),
@@ -294,7 +304,7 @@ export function buildProgram(run: (code: Promise<number>) => void): Command {
         .default('none'),
     )
     .option('-A, --all-namespaces', 'Services of every namespace (snapshot save --all -A)')
-    .option('--debug-namespace <ns>', 'where debug Pods are made (default: -n, else default)')
+    .option('--debug-namespace <ns>', 'where debug Pods are made (default: kdebug)')
     .option('--name <name>', 'name of the roles and bindings', 'kdebug')
     .option('--user <name>', 'bind them to this user')
     .option('--group <name>', 'bind them to this group')
@@ -314,7 +324,10 @@ export function buildProgram(run: (code: Promise<number>) => void): Command {
   for (const [name, lines] of Object.entries(EXAMPLES))
     program.commands
       .find((c) => c.name() === name)
-      ?.addHelpText('after', `\nExamples:\n${lines.map((l) => `  ${l}`).join('\n')}`);
+      ?.addHelpText(
+        'after',
+        `\nExamples:\n${lines.map((l) => `  ${l.replace(/^kdebug\b/, SELF.join(' '))}`).join('\n')}`,
+      );
   // a wrong or missing argument: the reason and where to read more, not the whole help
   const path = (c: Command): string => (c.parent ? `${path(c.parent)} ${c.name()}` : c.name());
   const short = (c: Command): void => {
@@ -325,16 +338,14 @@ export function buildProgram(run: (code: Promise<number>) => void): Command {
   return program;
 }
 
-/** A message to print: each of its lines with control characters shown escaped. */
-const inert = (message: string) => message.split('\n').map(escapeControls).join('\n');
-
 const RBAC_HINT = '; kdebug rbac prints the Roles kdebug needs (README: Permissions)';
 
 /** Turns any failure into a one-line message and exit 2; a stack trace only with KDEBUG_DEBUG. */
 function fail(e: unknown): number {
   if (e instanceof IptablesParseError) {
-    process.stderr.write(`${e.message}\n`); // FILE:LINE: message, then the line, escaped
+    process.stderr.write(`${inert(e.message)}\n`); // FILE:LINE: message, then the line, escaped
   } else if (
+    e instanceof OutputLimitError ||
     e instanceof SnapshotError ||
     e instanceof UsageError ||
     e instanceof NoRulesError ||
@@ -348,10 +359,28 @@ function fail(e: unknown): number {
     const rbac = e instanceof KubeApiError && /^access denied by RBAC/.test(e.message);
     process.stderr.write(`kdebug: ${inert(e.message)}${rbac ? RBAC_HINT : ''}\n`);
   } else {
-    process.stderr.write(`kdebug: internal error: ${inert((e as Error)?.message ?? String(e))}\n`);
-    if (process.env['KDEBUG_DEBUG']) process.stderr.write(`${(e as Error)?.stack}\n`);
+    // anything else, a RangeError from input too big to hold included: one line
+    process.stderr.write(`kdebug: internal error: ${sanitize(messageOf(e))}\n`);
+    if (process.env['KDEBUG_DEBUG'])
+      process.stderr.write(`${inert(String((e as Error)?.stack))}\n`);
   }
   return EXIT.failed;
+}
+
+/**
+ * A failure outside the command's promise (an event handler, a stream): the same one line and
+ * exit 2, after deleting what kdebug created, never Node's stack trace.
+ */
+function failOnStray(): void {
+  let failed = false;
+  const stray = (e: unknown) => {
+    if (failed) return; // one line, however many follow the first
+    failed = true;
+    process.exitCode = fail(e);
+    void Promise.allSettled([...onInterrupt].map((f) => f())).then(() => process.exit(EXIT.failed));
+  };
+  process.on('uncaughtException', stray);
+  process.on('unhandledRejection', stray);
 }
 
 export async function main(argv: string[]): Promise<number> {
@@ -370,6 +399,7 @@ export async function main(argv: string[]): Promise<number> {
 
 if (process.env['KDEBUG_NO_MAIN'] === undefined) {
   cleanUpOnSignals();
+  failOnStray();
   // `kdebug ... | head`: the reader left; end quietly with what was decided so far
   process.stdout.on('error', (e: NodeJS.ErrnoException) => {
     if (e.code === 'EPIPE') process.exit(process.exitCode ?? EXIT.ok);

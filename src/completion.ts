@@ -4,12 +4,17 @@
 import type { Command } from 'commander';
 import { readSnapshot } from './cluster/snapshot.js';
 import { clusterView } from './core/kube.js';
+import { valid } from './core/next-command.js';
 
 const SCRIPTS: Record<string, string> = {
+  // each answer line becomes one candidate as it is: no compgen -W, nothing in it is expanded
   bash: `# kdebug completion for bash: source <(kdebug completion bash)
 _kdebug() {
-  local IFS=$'\\n'
-  COMPREPLY=($(compgen -W "$(kdebug __complete "\${COMP_WORDS[@]:1:COMP_CWORD}" 2>/dev/null | grep -v '^:')" -- "\${COMP_WORDS[COMP_CWORD]}"))
+  local line
+  COMPREPLY=()
+  while IFS= read -r line; do
+    case $line in :*) ;; *) COMPREPLY+=("$line") ;; esac
+  done < <(kdebug __complete "\${COMP_WORDS[@]:1:COMP_CWORD}" 2>/dev/null)
 }
 complete -F _kdebug kdebug
 `,
@@ -56,7 +61,7 @@ export async function complete(program: Command, words: string[]): Promise<strin
   const command = program.commands.find((c) => c.name() === positional[0]);
   const flags = options(command).flatMap((o) => [o.short, o.long].filter((f): f is string => !!f));
   const previous = before.at(-1);
-  if (previous && VALUES[previous]) return VALUES[previous]!;
+  if (previous && VALUES[previous]) return VALUES[previous]!.filter((v) => v.startsWith(current));
   if (current.startsWith('-')) return flags.filter((f) => f.startsWith(current));
   if (!command) return program.commands.map((c) => c.name()).filter((n) => n.startsWith(current));
   const takesName = command.name() === 'svc' && positional.length === 1;
@@ -67,7 +72,8 @@ export async function complete(program: Command, words: string[]): Promise<strin
     const names = snapshot
       ? await snapshotNames(snapshot, namespace, previous === '--node')
       : await liveNames(before, namespace, previous === '--node');
-    return names.filter((n) => n.startsWith(current));
+    // a name from a snapshot or a cluster is shown only if it is one Kubernetes could have made
+    return names.filter((n) => valid.name(n) !== undefined && n.startsWith(current));
   } catch {
     return []; // no cluster, no access: nothing to offer
   }

@@ -1,21 +1,42 @@
 // A snapshot as one .tar.gz to attach to a ticket: POSIX ustar (a PAX header for long names), so
-// `tar xzf` unpacks it anywhere. Reading keeps everything in memory and follows no link: an
-// archive is data, never paths to write to.
-import { gunzipSync, gzipSync } from 'node:zlib';
+// `tar xzf` unpacks it anywhere. Reading follows no link and writes nothing: an archive is data,
+// never paths. It is inflated as a stream and its headers parsed as the chunks arrive, every
+// field checked and every size bounded before the bytes are inflated: memory stays near what is
+// kept, the cursor only moves forward, and a signal is handled between two chunks.
+import { Readable } from 'node:stream';
+import { createGunzip, gzipSync } from 'node:zlib';
+import { LIMITS, MAX_OUTPUTS, quoted, sizeText } from './snapshot-files.js';
 
 export interface ArchiveEntry {
   path: string;
   data: Buffer;
 }
 
-/** An archive that cannot be read, with what is wrong. */
+/** An archive that cannot be read: the file and what is wrong, in one line. */
 export class ArchiveError extends Error {
-  override name = 'ArchiveError';
+  constructor(
+    readonly file: string,
+    readonly reason: string,
+  ) {
+    super(`${file}: ${reason}`);
+    this.name = 'ArchiveError';
+  }
 }
 
 const BLOCK = 512;
-/** What an archive may expand to: a 10,000-Service snapshot is a few hundred MB. */
-export const MAX_EXPANDED = 2 * 1024 ** 3;
+const MiB = 1024 ** 2;
+/** What an archive may expand to: a 10,000-Service snapshot is a few tens of MB. */
+export const MAX_EXPANDED = 1024 * MiB;
+/** Headers a snapshot's archive may hold: each node output, a PAX header for a long name, and
+ * the folders. Each costs a parse, whatever its size: the bound on the time a small archive takes. */
+const MAX_ENTRIES = 3 * MAX_OUTPUTS;
+/** A PAX or GNU long-name record holds a path: never more than this. */
+const MAX_RECORD = MiB;
+/** Inflated a MiB at a time: few round trips to the thread pool (1 GiB in 0.7 s), little held. */
+const CHUNK = MiB;
+/** Past the end-of-archive block, tar pads to its record size (10 KiB by default): what is read
+ * beyond this is not a tar's, and is left uninflated. */
+const MAX_TRAILER = MiB;
 
 const octal = (n: number, width: number) => n.toString(8).padStart(width - 1, '0') + '\0';
 
@@ -37,7 +58,7 @@ function header(name: string, size: number, type: string, mtime: number): Buffer
   return h;
 }
 
-const padding = (size: number) => Buffer.alloc((BLOCK - (size % BLOCK)) % BLOCK);
+const padding = (size: number) => (BLOCK - (size % BLOCK)) % BLOCK;
 
 /** A PAX record "LEN path=VALUE\n", LEN counting itself. */
 function paxRecord(key: string, value: string): string {
@@ -54,20 +75,69 @@ export function tarGz(entries: ArchiveEntry[], mtime = Math.floor(Date.now() / 1
   for (const e of entries) {
     if (Buffer.byteLength(e.path) > 100) {
       const pax = Buffer.from(paxRecord('path', e.path));
-      parts.push(header('PaxHeader', pax.length, 'x', mtime), pax, padding(pax.length));
+      parts.push(
+        header('PaxHeader', pax.length, 'x', mtime),
+        pax,
+        Buffer.alloc(padding(pax.length)),
+      );
     }
     const short = Buffer.from(e.path).subarray(0, 100).toString('utf8');
-    parts.push(header(short, e.data.length, '0', mtime), e.data, padding(e.data.length));
+    parts.push(
+      header(short, e.data.length, '0', mtime),
+      e.data,
+      Buffer.alloc(padding(e.data.length)),
+    );
   }
   parts.push(Buffer.alloc(BLOCK * 2));
   return gzipSync(Buffer.concat(parts));
 }
 
-const field = (h: Buffer, at: number, len: number) => {
-  const raw = h.subarray(at, at + len);
+const cString = (b: Buffer, at: number, len: number) => {
+  const raw = b.subarray(at, at + len);
   const end = raw.indexOf(0);
   return raw.subarray(0, end < 0 ? len : end).toString('utf8');
 };
+
+const [SPACE, NUL, ZERO, SEVEN] = [32, 0, 48, 55];
+
+/** A numeric field: octal digits only (spaces before, spaces or NULs after); else undefined. */
+function octalField(h: Buffer, at: number, len: number): number | undefined {
+  const end = at + len;
+  let i = at;
+  while (i < end && h[i] === SPACE) i++;
+  const digits = i;
+  let n = 0;
+  for (; i < end && h[i]! >= ZERO && h[i]! <= SEVEN; i++) n = n * 8 + h[i]! - ZERO;
+  if (i === digits) return undefined;
+  for (; i < end; i++) if (h[i] !== NUL && h[i] !== SPACE) return undefined;
+  return n;
+}
+
+/** The size field: octal, or GNU's base-256 for 8 GiB and more (beyond any cap); -1 when invalid. */
+function sizeField(h: Buffer): number {
+  const first = h[124]!;
+  if (first & 0x80) {
+    if (first & 0x40) return -1; // negative
+    let n = first & 0x3f;
+    for (let i = 125; i < 136; i++) n = n * 256 + h[i]!;
+    return n;
+  }
+  return octalField(h, 124, 12) ?? -1;
+}
+
+/** The stored checksum matches the header's bytes (the field counted as spaces; tar accepts the
+ * signed sum some old writers used). */
+function checksumOk(h: Buffer): boolean {
+  let unsigned = 8 * SPACE;
+  let high = 0; // bytes over 127, each 256 less in the signed sum
+  for (let i = 0; i < BLOCK; i++) {
+    if (i === 148) i = 156;
+    unsigned += h[i]!;
+    high += h[i]! >> 7;
+  }
+  const stored = octalField(h, 148, 8);
+  return stored === unsigned || stored === unsigned - 256 * high;
+}
 
 /** A path that stays inside the archive: relative, no "..", no empty part. */
 function safePath(path: string): string | undefined {
@@ -76,51 +146,203 @@ function safePath(path: string): string | undefined {
   return parts.join('/');
 }
 
-/** The regular files of a .tar.gz (ustar, GNU long names, PAX paths); links and devices are skipped. */
-export function untarGz(bytes: Buffer, file: string, max = MAX_EXPANDED): Map<string, Buffer> {
-  let tar: Buffer;
-  try {
-    tar = gunzipSync(bytes, { maxOutputLength: max });
-  } catch (e) {
-    const mib = max / 1024 ** 2;
-    const why =
-      (e as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE'
-        ? `expands beyond ${mib >= 1024 ? `${mib / 1024} GiB` : `${mib} MiB`}`
-        : `not gzip data (${(e as Error).message})`;
-    throw new ArchiveError(`${file}: ${why}`);
+export interface UntarOptions {
+  /** What the whole archive may expand to. */
+  max?: number;
+  /** The cap of a regular file to keep, by its path; undefined: skipped (counted, not kept).
+   * Default: every file, each within a node output's cap. */
+  keep?: (path: string) => number | undefined;
+  /** The most entries (headers of any kind). */
+  maxEntries?: number;
+}
+
+/** The entry whose bytes are arriving: `data` when they are kept. */
+interface Body {
+  type: 'file' | 'pax' | 'longName' | 'skip';
+  path: string;
+  size: number;
+  /** Data and padding still to come. */
+  left: number;
+  data?: Buffer;
+}
+
+/** A tar stream fed chunk by chunk: the regular files it keeps, by path. */
+class TarReader {
+  readonly files = new Map<string, Buffer>();
+  /** Tar bytes seen, and the offset of the header being read. */
+  private seen = 0;
+  private at = 0;
+  private readonly header = Buffer.alloc(BLOCK);
+  private headerFill = 0;
+  private body: Body | undefined;
+  private ended = false;
+  private longName: string | undefined;
+  private paxSize: number | undefined;
+  private entries = 0;
+
+  constructor(
+    private readonly file: string,
+    private readonly o: Required<UntarOptions>,
+  ) {}
+
+  private fail(reason: string): never {
+    throw new ArchiveError(this.file, reason);
   }
-  const files = new Map<string, Buffer>();
-  let longName: string | undefined;
-  for (let at = 0; at + BLOCK <= tar.length;) {
-    const h = tar.subarray(at, at + BLOCK);
-    if (h.every((b) => b === 0)) break;
-    const stored = parseInt(field(h, 148, 8).trim(), 8);
-    let sum = 0;
-    for (let i = 0; i < BLOCK; i++) sum += i >= 148 && i < 156 ? 32 : h[i]!;
-    if (stored !== sum)
-      throw new ArchiveError(`${file}: not a tar archive (bad header at byte ${at})`);
-    const size = parseInt(field(h, 124, 12).trim() || '0', 8);
+
+  /** Reads a chunk of tar; false once what follows is no longer wanted. */
+  push(chunk: Buffer): boolean {
+    this.seen += chunk.length;
+    if (this.seen > this.o.max) this.fail(`expands beyond ${sizeText(this.o.max)}, not read`);
+    for (let i = 0; i < chunk.length && !this.ended;)
+      i += this.body ? this.feedBody(chunk, i) : this.feedHeader(chunk, i);
+    // a tar's padding is still inflated, so gzip checks the whole; not a bomb after it
+    return !this.ended || this.seen - this.at <= MAX_TRAILER;
+  }
+
+  end(): Map<string, Buffer> {
+    if (!this.ended && (this.body || this.headerFill > 0))
+      this.fail('cut short (an entry runs past the end)');
+    return this.files;
+  }
+
+  private feedHeader(chunk: Buffer, i: number): number {
+    // a header whole in the chunk is read in place; one split between two chunks is gathered
+    if (this.headerFill === 0 && chunk.length - i >= BLOCK) {
+      this.readHeader(chunk.subarray(i, i + BLOCK));
+      return BLOCK;
+    }
+    const n = Math.min(BLOCK - this.headerFill, chunk.length - i);
+    chunk.copy(this.header, this.headerFill, i, i + n);
+    this.headerFill += n;
+    if (this.headerFill === BLOCK) {
+      this.headerFill = 0;
+      this.readHeader(this.header);
+    }
+    return n;
+  }
+
+  private feedBody(chunk: Buffer, i: number): number {
+    const body = this.body!;
+    const n = Math.min(body.left, chunk.length - i);
+    const done = body.size + padding(body.size) - body.left;
+    if (body.data && done < body.size)
+      chunk.copy(body.data, done, i, i + Math.min(n, body.size - done));
+    body.left -= n;
+    if (body.left === 0) this.finish(body);
+    return n;
+  }
+
+  private readHeader(h: Buffer): void {
+    if (h.every((b) => b === 0)) {
+      this.ended = true;
+      return;
+    }
+    const own = sizeField(h);
+    if (own < 0 || !checksumOk(h)) this.fail(`not a tar archive (bad header at byte ${this.at})`);
+    if (++this.entries > this.o.maxEntries)
+      this.fail(`more than ${this.o.maxEntries} entries, not read`);
     const type = String.fromCharCode(h[156]!);
-    const data = tar.subarray(at + BLOCK, at + BLOCK + size);
-    if (data.length < size)
-      throw new ArchiveError(`${file}: cut short (an entry runs past the end)`);
-    at += BLOCK + size + padding(size).length;
-    if (type === 'x') {
-      const path = /(?:^|\n)\d+ path=([^\n]*)\n/.exec(data.toString('utf8'))?.[1];
-      longName = path ?? longName;
-      continue;
-    }
-    if (type === 'L') {
-      longName = field(data, 0, data.length);
-      continue;
-    }
-    const prefix = field(h, 345, 155);
-    const name = longName ?? (prefix ? `${prefix}/${field(h, 0, 100)}` : field(h, 0, 100));
-    longName = undefined;
-    if (type !== '0' && type !== '\0') continue; // directories, links, devices: not data
-    const path = safePath(name);
-    if (!path) throw new ArchiveError(`${file}: entry "${name}" points outside the archive`);
-    files.set(path, data);
+    const record = type === 'x' || type === 'L';
+    const size = record ? own : (this.paxSize ?? own);
+    // checked before a byte of it is inflated: a 1.2 GB entry in a 1 MB archive is refused here
+    if (this.at + BLOCK + size > this.o.max)
+      this.fail(`expands beyond ${sizeText(this.o.max)}, not read`);
+    const body = record ? this.recordBody(type, size) : this.entryBody(h, type, size);
+    this.body = body;
+    if (body.left === 0) this.finish(body);
   }
-  return files;
+
+  /** A PAX header or a GNU long name: read whole, for the entry after it. */
+  private recordBody(type: string, size: number): Body {
+    if (size > MAX_RECORD) this.fail(`a long-name record over 1 MiB at byte ${this.at}, not read`);
+    return newBody(type === 'x' ? 'pax' : 'longName', size, '', true);
+  }
+
+  private entryBody(h: Buffer, type: string, size: number): Body {
+    // a PAX global header, a GNU long link name: read by no one, and the next entry keeps its name
+    if (type === 'g' || type === 'K') return newBody('skip', size);
+    const long = this.longName;
+    this.longName = this.paxSize = undefined;
+    // directories, links, devices: nothing to keep, and nothing followed
+    if (type !== '0' && type !== '\0' && type !== '7') return newBody('skip', size);
+    const name = long ?? headerName(h);
+    const path = safePath(name);
+    if (!path) this.fail(`entry ${quoted(name)} points outside the archive`);
+    const cap = this.o.keep(path);
+    if (cap === undefined) return newBody('skip', size);
+    if (size > cap) this.fail(`entry ${quoted(path)}: over ${sizeText(cap)}, not read`);
+    return newBody('file', size, path, true);
+  }
+
+  private finish(body: Body): void {
+    this.at += BLOCK + body.size + padding(body.size);
+    this.body = undefined;
+    const data = body.data;
+    if (!data) return;
+    if (body.type === 'file') this.files.set(body.path, data);
+    else if (body.type === 'longName') this.longName = cString(data, 0, data.length);
+    else if (body.type === 'pax') this.readPax(data.toString('utf8'));
+  }
+
+  /** A PAX header's path and size, for the entry after it. */
+  private readPax(records: string): void {
+    this.longName = /(?:^|\n)\d+ path=([^\n]*)\n/.exec(records)?.[1] ?? this.longName;
+    const size = /(?:^|\n)\d+ size=(\d+)\n/.exec(records)?.[1];
+    if (size !== undefined) this.paxSize = Number(size);
+  }
+}
+
+const newBody = (type: Body['type'], size: number, path = '', keep = false): Body => ({
+  type,
+  path,
+  size,
+  left: size + padding(size),
+  data: keep ? Buffer.allocUnsafe(size) : undefined,
+});
+
+const USTAR = Buffer.from('ustar\0', 'latin1');
+
+/** A ustar name: its prefix (ustar only; GNU keeps times there) and its name. */
+function headerName(h: Buffer): string {
+  const ustar = h.subarray(257, 263).equals(USTAR);
+  const prefix = ustar ? cString(h, 345, 155) : '';
+  return prefix ? `${prefix}/${cString(h, 0, 100)}` : cString(h, 0, 100);
+}
+
+/** What went wrong in the gzip layer, or reading the file under it. */
+function streamProblem(e: NodeJS.ErrnoException): string {
+  if (e.code === 'Z_BUF_ERROR') return `cut short (${e.message})`;
+  if (e.code?.startsWith('Z_')) return `not gzip data (${e.message})`;
+  return `cannot read (${e.message})`;
+}
+
+/**
+ * The regular files of a .tar.gz (ustar, GNU long names, PAX paths) that `keep` asks for, each
+ * within its cap; links and devices are skipped. `input` is the archive's bytes or a stream of them.
+ */
+export async function untarGz(
+  input: Buffer | Readable,
+  file: string,
+  o: UntarOptions = {},
+): Promise<Map<string, Buffer>> {
+  const max = o.max ?? MAX_EXPANDED;
+  const tar = new TarReader(file, {
+    max,
+    keep: o.keep ?? (() => Math.min(max, LIMITS.output)),
+    maxEntries: o.maxEntries ?? MAX_ENTRIES,
+  });
+  const source = Buffer.isBuffer(input) ? Readable.from([input]) : input;
+  const gunzip = createGunzip({ chunkSize: CHUNK });
+  source.on('error', (e) => gunzip.destroy(e));
+  source.pipe(gunzip);
+  try {
+    // one chunk at a time, awaited: the event loop (and a signal's handler) runs between two
+    for await (const chunk of gunzip as AsyncIterable<Buffer>) if (!tar.push(chunk)) break;
+  } catch (e) {
+    if (e instanceof ArchiveError) throw e;
+    throw new ArchiveError(file, streamProblem(e as NodeJS.ErrnoException));
+  } finally {
+    source.destroy();
+  }
+  return tar.end();
 }

@@ -15,6 +15,8 @@ export interface NodeResult {
   /** The command began and did not finish: its stream dropped, it ran past its time, or its Pod
    * went away. What it printed is not its output (a run with one is partial). */
   lost?: boolean;
+  /** It printed more than --max-output-mib: not read, and another way would read the same. */
+  overLimit?: boolean;
   /** Which transport ran it, e.g. "ssh root@192.0.2.10" or "exec kube-system/kube-proxy-abcde". */
   via: string;
 }

@@ -2,6 +2,7 @@
 // snapshot). Progress events say what is being read, so the TUI can show it. Secrets are
 // never read. Only the target Service is required: any other read that RBAC refuses or that
 // fails is recorded in meta.readErrors and the rest carries on.
+import { isNodeName } from './snapshot-files.js';
 import {
   conntrackFirst,
   conntrackPlan,
@@ -10,7 +11,7 @@ import {
 } from '../core/diagnose.js';
 import { backendToRead } from '../core/iptables/backend.js';
 import { clusterView, isWindows, kubeProxyConfigOf, toNode } from '../core/kube.js';
-import type { Facts, KubeObject, SnapshotMeta } from '../core/model.js';
+import type { Facts, KubeObject, NodeOutputs, SnapshotMeta } from '../core/model.js';
 import type { NodeError } from '../core/node-access.js';
 import type { ReadError } from '../core/not-read.js';
 import {
@@ -363,16 +364,20 @@ async function runNodeCommands(
   o: CollectOptions,
   progress: (p: CollectProgress) => void,
 ) {
-  const outputs: Facts['nodes'] = {};
+  // keyed in a Map: a Node named "constructor" (valid, if hostile) is no key of every object
+  const outputs = new Map<string, NodeOutputs>();
   const errors: NodeError[] = [];
-  const queue = [...nodes];
+  // a name Kubernetes cannot have made is no node kdebug reaches (nor a path it writes)
+  const queue = nodes.filter(isNodeName);
+  for (const node of nodes.filter((n) => !isNodeName(n)))
+    errors.push({ node, command: '*', exitCode: null, error: 'not a valid node name: not read' });
   const runOne = async (node: string, command: NodeCommand) => {
     const stem = commandStem(command);
     progress({ phase: 'node', what: stem, node, state: 'start' });
     const r = await cluster.run(node, command);
     // a failed dump is no dump: an empty one would read as "no rules in this backend"
     if (r.exitCode === 0 || (r.exitCode !== null && !isRulesDump(command)))
-      (outputs[node] ??= {})[stem] = r.stdout;
+      outputs.set(node, { ...outputs.get(node), [stem]: r.stdout });
     if (r.exitCode === 0) {
       progress({ phase: 'node', what: stem, node, state: 'done' });
     } else {
@@ -395,16 +400,16 @@ async function runNodeCommands(
         if (
           command.kind === 'conntrack-stats' &&
           command.again &&
-          outputs[node]?.['conntrack-stats'] === undefined
+          outputs.get(node)?.['conntrack-stats'] === undefined
         )
           continue;
         await runOne(node, command);
       }
       // the default iptables-save reads the other backend: read the one with kube-proxy's chains
-      const backend = backendToRead(outputs[node]);
+      const backend = backendToRead(outputs.get(node));
       if (backend) await runOne(node, { kind: 'iptables-save', backend });
       // the same for the IPv6 proxier's rules, where they are read
-      const backend6 = backendToRead(outputs[node], 'ip6tables');
+      const backend6 = backendToRead(outputs.get(node), 'ip6tables');
       if (backend6 && commands.some((c) => c.kind === 'ip6tables-save'))
         await runOne(node, { kind: 'ip6tables-save', backend: backend6 });
       // an nft built without JSON still lists the table as text; a node without ipvsadm-save
@@ -420,13 +425,13 @@ async function runNodeCommands(
         if (!failed) continue;
         await runOne(node, other);
         // read the other way: the first attempt's failure is no longer a loss
-        if (outputs[node]?.[commandStem(other)] !== undefined)
+        if (outputs.get(node)?.[commandStem(other)] !== undefined)
           errors.splice(errors.indexOf(failed), 1);
       }
     }
   };
   await Promise.all(Array.from({ length: Math.min(o.nodeConcurrency ?? 8, nodes.length) }, worker));
-  return { outputs, errors };
+  return { outputs: Object.fromEntries(outputs), errors };
 }
 
 async function finish(

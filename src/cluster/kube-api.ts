@@ -11,6 +11,12 @@ import { Writable } from 'node:stream';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type * as ClientNodeModule from '@kubernetes/client-node';
 import type { KubeObject } from '../core/model.js';
+import {
+  DEFAULT_MAX_OUTPUT_BYTES,
+  OutputBuffer,
+  outputOverLimit,
+  overLimit,
+} from '../core/not-read.js';
 import { apiPath } from './cluster.js';
 import {
   loadKubeconfig,
@@ -34,6 +40,10 @@ export interface KubeApiOptions extends KubeconfigOptions {
   timeoutMs?: number;
   /** Items per page for lists (the API's limit/continue). Default 500, as kubectl. */
   pageSize?: number;
+  /** The most one answer, or one list's pages together, may hold. Default 256 MiB. */
+  maxBodyBytes?: number;
+  /** The most an exec's stdout may hold (see KubeApi.maxExecOutputBytes). Default 256 MiB. */
+  maxExecOutputBytes?: number;
 }
 
 export interface RequestOptions {
@@ -42,6 +52,8 @@ export interface RequestOptions {
   /** The body's type; default application/json (PATCH needs a patch type). */
   contentType?: string;
   timeoutMs?: number;
+  /** The most this answer may hold (a list's pages share one budget); default maxBodyBytes. */
+  maxBytes?: number;
 }
 
 export interface ListResult {
@@ -58,6 +70,8 @@ export interface ExecResult {
   error?: string;
   /** It began and did not finish (see NodeResult). */
   lost?: boolean;
+  /** Its output went past the limit (see NodeResult). */
+  overLimit?: boolean;
 }
 
 export interface AccessCheck {
@@ -89,6 +103,9 @@ export class KubeApi {
   readonly apiServer: ApiServer;
   private readonly timeoutMs: number;
   private readonly pageSize: number;
+  private readonly maxBodyBytes: number;
+  /** The node transport sets it from --max-output-mib: every exec, kube-proxy's or a debug Pod's. */
+  maxExecOutputBytes: number;
   /** Exec credential plugins still running. */
   private readonly plugins = new Set<ChildProcess>();
   /** Aborted by close(): ends every request, stream and exec still running. */
@@ -102,6 +119,8 @@ export class KubeApi {
     this.apiServer = { server: config.server, context: config.context, user: config.user };
     this.timeoutMs = o.timeoutMs ?? 15_000;
     this.pageSize = o.pageSize ?? 500;
+    this.maxBodyBytes = o.maxBodyBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
+    this.maxExecOutputBytes = o.maxExecOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
     // every request in flight listens here; collect runs a dozen at once
     setMaxListeners(0, this.closing.signal);
     trackPlugins(config.kc, this.plugins);
@@ -160,7 +179,13 @@ export class KubeApi {
       method,
       headers: {
         Accept: 'application/json',
-        ...(body ? { 'Content-Type': o.contentType ?? 'application/json' } : {}),
+        // Node sends a DELETE's body unframed unless told its length (DeleteOptions preconditions)
+        ...(body
+          ? {
+              'Content-Type': o.contentType ?? 'application/json',
+              'Content-Length': Buffer.byteLength(body),
+            }
+          : {}),
       },
     };
     try {
@@ -185,30 +210,43 @@ export class KubeApi {
       throw signal.aborted ? e : transportError(this.apiServer, e);
     });
     if (res.statusCode && res.statusCode >= 200 && res.statusCode < 300) return res;
-    const text = await readText(res);
+    const text = (await readText(res, ERROR_BODY_BYTES)) ?? '';
     throw httpError(this.apiServer, info, res.statusCode ?? 0, text);
   }
 
   /** One request with a deadline; returns the parsed JSON body exactly as sent. */
   async request(method: string, path: string, o: RequestOptions = {}): Promise<unknown> {
+    return (await this.answer(method, path, o)).body;
+  }
+
+  /** request(), and the answer's size in bytes. */
+  private async answer(
+    method: string,
+    path: string,
+    o: RequestOptions,
+  ): Promise<{ body: unknown; size: number }> {
     const ms = o.timeoutMs ?? this.timeoutMs;
     const info: RequestInfo = { method, path, watch: o.query?.['watch'] === true };
     const [ac, done] = this.controller();
     const timer = setTimeout(() => ac.abort(), ms);
     try {
       const res = await this.open(method, path, o, ac.signal, info);
-      const text = await readText(res);
       const type = res.headers['content-type'] ?? 'no Content-Type';
-      const notJson = (why: string) =>
+      const unreadable = (why: string) =>
         new KubeApiError(
           'server',
           `the API server at ${this.apiServer.server} answered ${method} ${path} with ${why}`,
         );
-      if (!/json/.test(type)) throw notJson(`${type}, not JSON`);
+      if (!/json/.test(type)) {
+        res.destroy();
+        throw unreadable(`${type}, not JSON`);
+      }
+      const text = await readText(res, o.maxBytes ?? this.maxBodyBytes);
+      if (text === undefined) throw unreadable(overLimit(this.maxBodyBytes));
       try {
-        return JSON.parse(text) as unknown;
+        return { body: JSON.parse(text) as unknown, size: Buffer.byteLength(text) };
       } catch (e) {
-        throw notJson(`invalid JSON: ${(e as Error).message}`);
+        throw unreadable(`invalid JSON: ${(e as Error).message}`);
       }
     } catch (e) {
       if (this.closing.signal.aborted) throw this.closedError();
@@ -275,22 +313,20 @@ export class KubeApi {
     let resourceVersion = '';
     let cont: string | undefined;
     let limit: number | undefined = this.pageSize;
+    // the pages share one budget: a server that never stops paging is bounded too
+    let room = this.maxBodyBytes;
     for (;;) {
-      let page;
+      let answer;
       try {
-        page = (await this.request('GET', path, {
+        answer = await this.answer('GET', path, {
           query: {
             labelSelector: o.labelSelector,
             fieldSelector: o.fieldSelector,
             limit,
             continue: cont,
           },
-        })) as {
-          apiVersion?: string;
-          kind?: string;
-          metadata?: { resourceVersion?: string; continue?: string };
-          items?: KubeObject[];
-        };
+          maxBytes: room,
+        });
       } catch (e) {
         // the continue token expired (410): start again in one page, as client-go's pager does
         if (!(e instanceof KubeApiError && e.reason === 'expired' && cont)) throw e;
@@ -298,10 +334,18 @@ export class KubeApi {
         resourceVersion = '';
         cont = undefined;
         limit = undefined;
+        room = this.maxBodyBytes;
         continue;
       }
+      room -= answer.size;
+      const page = answer.body as {
+        apiVersion?: string;
+        kind?: string;
+        metadata?: { resourceVersion?: string; continue?: string };
+        items?: KubeObject[];
+      };
       const kind = page.kind?.endsWith('List') ? page.kind.slice(0, -4) : undefined;
-      for (const item of page.items ?? [])
+      for (const item of Array.isArray(page.items) ? page.items : [])
         items.push({ apiVersion: page.apiVersion, kind, ...item });
       resourceVersion ||= page.metadata?.resourceVersion ?? '';
       cont = page.metadata?.continue || undefined;
@@ -324,19 +368,32 @@ export class KubeApi {
     })) as KubeObject;
   }
 
-  /** Deletes a Pod; false when it was already gone. */
+  /**
+   * Deletes a Pod; false when it was already gone. With `uid`, only that very Pod: one of the same
+   * name made since is refused by the API server (409, DeleteOptions preconditions) and left.
+   */
   async deletePod(
     namespace: string,
     name: string,
-    o: { gracePeriodSeconds?: number } = {},
+    o: { gracePeriodSeconds?: number; uid?: string } = {},
   ): Promise<boolean> {
     try {
       await this.request('DELETE', apiPath({ resource: 'pods', namespace, name }), {
         query: { gracePeriodSeconds: o.gracePeriodSeconds },
+        ...(o.uid
+          ? {
+              body: {
+                apiVersion: 'v1',
+                kind: 'DeleteOptions',
+                preconditions: { uid: o.uid },
+              },
+            }
+          : {}),
       });
       return true;
     } catch (e) {
       if (e instanceof KubeApiError && e.reason === 'not-found') return false;
+      if (o.uid && e instanceof KubeApiError && e.reason === 'conflict') return false;
       throw e;
     }
   }
@@ -361,6 +418,13 @@ export class KubeApi {
     return { allowed: review.status?.allowed === true, reason: review.status?.reason || undefined };
   }
 
+  /** Creates a namespace with these labels (kdebug's own, for its debug Pods). */
+  async createNamespace(name: string, labels: Record<string, string>): Promise<KubeObject> {
+    return (await this.request('POST', apiPath({ resource: 'namespaces' }), {
+      body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels } },
+    })) as KubeObject;
+  }
+
   /** A namespace's labels (Pod Security levels live there). */
   async namespaceLabels(namespace: string): Promise<Record<string, string>> {
     return (
@@ -381,24 +445,25 @@ export class KubeApi {
     o: { timeoutMs?: number } = {},
   ): Promise<ExecResult> {
     const ms = o.timeoutMs ?? this.timeoutMs;
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    const sink = (into: Buffer[]) =>
+    const limit = this.maxExecOutputBytes;
+    const out = new OutputBuffer(limit);
+    const err = new OutputBuffer(STDERR_KEPT, 'head');
+    let socket:
+      { close(): void; terminate?(): void; on(ev: 'close', f: () => void): void } | undefined;
+    const sink = (into: OutputBuffer, past?: () => void) =>
       new Writable({
         write(chunk: Buffer, _enc, cb) {
-          into.push(chunk);
+          if (!into.add(chunk)) past?.();
           cb();
         },
       });
     let status: KubeStatus | undefined;
     const result = (extra: Omit<ExecResult, 'stdout' | 'stderr'>): ExecResult => ({
-      stdout: Buffer.concat(out).toString('utf8'),
-      stderr: Buffer.concat(err).toString('utf8'),
+      stdout: out.text(),
+      stderr: err.text(),
       ...extra,
     });
     let timer: NodeJS.Timeout | undefined;
-    let socket:
-      { close(): void; terminate?(): void; on(ev: 'close', f: () => void): void } | undefined;
     const expired = new Promise<'timeout'>(
       (resolve) => (timer = setTimeout(() => resolve('timeout'), ms)),
     );
@@ -408,7 +473,8 @@ export class KubeApi {
         pod,
         container ?? '',
         command,
-        sink(out),
+        // past the limit the socket is closed, so the node stops sending
+        sink(out, () => socket?.terminate?.()),
         sink(err),
         null,
         false,
@@ -433,9 +499,18 @@ export class KubeApi {
         socket!.on('close', () => resolve('closed')),
       );
       const terminate = () => socket!.terminate?.();
+      if (out.over) terminate();
       this.closing.signal.addEventListener('abort', terminate, { once: true });
       void closed.then(() => this.closing.signal.removeEventListener('abort', terminate));
-      if ((await Promise.race([closed, expired])) === 'timeout') {
+      const ended = await Promise.race([closed, expired]);
+      if (out.over)
+        return result({
+          exitCode: null,
+          error: outputOverLimit(limit),
+          lost: true,
+          overLimit: true,
+        });
+      if (ended === 'timeout') {
         socket!.terminate?.();
         return result({
           exitCode: null,
@@ -515,10 +590,22 @@ function trackPlugins(kc: KubeConfig, running: Set<ChildProcess>): void {
   }) as typeof spawn;
 }
 
-async function readText(res: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const c of res) chunks.push(c as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
+/** How much of a command's stderr is kept: only its first line is told. */
+const STDERR_KEPT = 64 * 1024;
+
+/** An API error's body: its Status is small, and only its message is told. */
+const ERROR_BODY_BYTES = 1024 * 1024;
+
+/** The body as text, or undefined once it passes `limit` bytes (then the rest is not read). */
+async function readText(res: IncomingMessage, limit: number): Promise<string | undefined> {
+  const body = new OutputBuffer(limit);
+  for await (const c of res) {
+    if (!body.add(c as Buffer)) {
+      res.destroy();
+      return undefined;
+    }
+  }
+  return body.text();
 }
 
 function raceAbort<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {

@@ -41,7 +41,7 @@ export class KubeCluster implements Cluster {
     readonly api: KubeApi,
     private readonly transport: NodeTransport,
   ) {
-    this.meta = { context: api.config.context, server: api.config.server };
+    this.meta = { context: api.config.context, server: api.config.server, user: api.config.user };
   }
 
   static async connect(o: KubeClusterOptions = {}): Promise<KubeCluster> {

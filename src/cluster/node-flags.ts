@@ -1,6 +1,6 @@
 // The command-line flags that say how to reach nodes (--via, --image, --yes, --debug-namespace,
-// --node-timeout and the SSH flags), turned into transport options. Bad values are refused with
-// a message naming the flag.
+// --node-timeout, --max-output-mib and the SSH flags), turned into transport options. Bad values
+// are refused with a message naming the flag.
 import type { DebugPodConsent } from './node-pod.js';
 import type { SshAddressType } from './node-ssh.js';
 import type { NodeAccessOptions, Via } from './node-transport.js';
@@ -49,6 +49,8 @@ export function nodeAccessOptions(
   return {
     via: f.via ?? 'auto',
     ...(seconds !== undefined ? { timeoutMs: seconds * 1000 } : {}),
+    // read with the SSH flags (`rules --ssh` needs it there); every way is capped the same
+    ...(ssh.maxOutputBytes !== undefined ? { maxOutputBytes: ssh.maxOutputBytes } : {}),
     ssh: { ...ssh, ...(f.sshAddressType ? { addressType: f.sshAddressType } : {}) },
     pod: {
       ...(f.debugNamespace ? { namespace: f.debugNamespace } : {}),

@@ -1,10 +1,14 @@
 // A privileged debug Pod on the node, shaped like `kubectl debug node/NAME --profile=sysadmin`:
 // the node's network and PIDs, the node's `/` read-only at /host, every taint tolerated. Rules are
 // read with the node's own binaries (`chroot /host`), probes with the image's tools on the
-// node's network. Before creating one kdebug checks RBAC and the namespace's Pod Security level
-// and asks (or needs --yes); it deletes its Pods when it ends, and activeDeadlineSeconds stops
-// them even if kdebug is killed (`kdebug cleanup` then removes what is left). Each Pod names the
-// run that owns it and carries a lease that run renews: cleanup spares the Pods of live runs.
+// node's network. The Pods live in kdebug's own namespace (made, with consent, when absent),
+// since anyone who can exec where they run is root on the node. Before creating one kdebug checks
+// RBAC and the namespace's Pod Security level and asks (or needs --yes); it deletes its Pods when
+// it ends, and activeDeadlineSeconds stops them even if kdebug is killed (`kdebug cleanup` then
+// removes what is left). Each Pod names the run that owns it and carries a lease that run renews:
+// cleanup spares the Pods of live runs. A name can be reused: every exec, renewal and delete is
+// tied to the UID the API gave the Pod at create.
+import { sanitize } from '../core/sanitize.js';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { toPod, type Pod } from '../core/kube.js';
@@ -15,19 +19,29 @@ import type { KubeApi } from './kube-api.js';
 import { KubeApiError } from './kube/errors.js';
 import { NodeUnavailable, type NodeChannel, type NodeRunner } from './node-channel.js';
 import { nodeArgv } from './node-commands.js';
-import { DEBUG_POD_RULES } from './permissions.js';
+import { DEBUG_NAMESPACE, DEBUG_POD_RULES } from './permissions.js';
 
 export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
 /** Every Pod kdebug creates carries this label: `kdebug cleanup` finds them by it. */
 export const DEBUG_POD_SELECTOR = `${MANAGED_BY_LABEL}=kdebug`;
 /**
  * One image for rules and probes: rules come from the node's own binaries through chroot, so
- * the image only brings sh, timeout, chroot and the probe tools (nc, ping, dig, curl).
+ * the image only brings sh, timeout, chroot and the probe tools (nc, ping, dig, curl). The tag
+ * is for people; the kubelet runs the digest, so whoever can push the tag cannot change what
+ * runs privileged on a node.
  */
-export const DEFAULT_DEBUG_IMAGE = 'nicolaka/netshoot:v0.13';
+export const DEFAULT_DEBUG_IMAGE =
+  'nicolaka/netshoot:v0.13@sha256:a20c2531bf35436ed3766cd6cfe89d352b050ccc4d7005ce6400adf97503da1b';
 /** How long a debug Pod may live: its sleep and its activeDeadlineSeconds. */
 export const DEBUG_POD_LIFETIME_S = 900;
+const NAME_PREFIX = 'kdebug-';
 const CONTAINER = 'debugger';
+const PSA_ENFORCE = 'pod-security.kubernetes.io/enforce';
+/** The labels of the namespace kdebug makes for its debug Pods. */
+export const DEBUG_NAMESPACE_LABELS: Record<string, string> = {
+  [PSA_ENFORCE]: 'privileged',
+  [MANAGED_BY_LABEL]: 'kdebug',
+};
 const POLL_MS = 250;
 /** A run that has not renewed its Pods' lease for this long is gone (kill -9, a closed laptop). */
 export const LEASE_SECONDS = 60;
@@ -58,10 +72,14 @@ export interface DebugPodConsent {
   namespace: string;
   image: string;
   lifetimeSeconds: number;
+  /** The namespace does not exist: kdebug creates it (Pod Security privileged) and leaves it for the next run. */
+  createNamespace: boolean;
+  /** What to weigh before saying yes: other Pods in the namespace, an image without a digest. */
+  warnings: string[];
 }
 
 export interface DebugPodOptions {
-  /** --debug-namespace; default: the kubeconfig context's namespace (as kubectl debug). */
+  /** --debug-namespace; default DEBUG_NAMESPACE, kdebug's own, created (with consent) when absent. */
   namespace?: string;
   /** --image; default DEFAULT_DEBUG_IMAGE. */
   image?: string;
@@ -76,7 +94,12 @@ export interface DebugPodOptions {
   run?: RunOwner;
   /** How often the lease is renewed; default a quarter of LEASE_SECONDS. */
   renewEveryMs?: number;
+  /** Under --yes, nobody is asked: the warnings and the namespace made are told here; default stderr. */
+  tell?: (line: string) => void;
 }
+
+/** A digest pins what the kubelet runs; a tag is whatever its registry serves today. */
+const pinned = (image: string) => /@sha256:[a-f0-9]{64}$/.test(image);
 
 /** The debug Pod for one node, as POSTed (the API adds its defaults). */
 export function debugPodManifest(
@@ -84,7 +107,7 @@ export function debugPodManifest(
   o: { image: string; lifetimeSeconds: number; run?: RunOwner; now?: Date },
 ): KubeObject {
   // a valid name prefix however long or dotted the node name is
-  const base = `kdebug-${node}`.slice(0, 52).replace(/[.-]+$/, '');
+  const base = `${NAME_PREFIX}${node}`.slice(0, 52).replace(/[.-]+$/, '');
   const now = o.now ?? new Date();
   const run = o.run ?? THIS_RUN;
   return {
@@ -118,6 +141,8 @@ export function debugPodManifest(
         {
           name: CONTAINER,
           image: o.image,
+          // a digest cannot change under the node's cache: pulling it again would bring the same
+          ...(pinned(o.image) ? { imagePullPolicy: 'IfNotPresent' } : {}),
           command: ['sleep', String(o.lifetimeSeconds)],
           securityContext: { privileged: true },
           // kdebug never modifies a node: the node's files are mounted read-only
@@ -128,8 +153,6 @@ export function debugPodManifest(
     },
   };
 }
-
-const PSA_ENFORCE = 'pod-security.kubernetes.io/enforce';
 
 /** Why a namespace's Pod Security level refuses a privileged Pod, or undefined when it allows one. */
 export function podSecurityRefusal(
@@ -173,6 +196,79 @@ export async function debugPodAccess(api: KubeApi, namespace: string): Promise<s
   );
 }
 
+/** The commands that make kdebug's namespace, for someone who may when the user may not. */
+const createNamespaceCommand = (namespace: string) =>
+  `kubectl create namespace ${namespace} && kubectl label namespace ${namespace} ${Object.entries(
+    DEBUG_NAMESPACE_LABELS,
+  )
+    .map(([k, v]) => `${k}=${v}`)
+    .join(' ')}`;
+
+/** A SelfSubjectAccessReview: why this user may not create kdebug's namespace, or undefined. */
+export async function namespaceCreateRefusal(
+  api: KubeApi,
+  namespace: string,
+): Promise<string | undefined> {
+  const may = await api
+    .canI({ verb: 'create', resource: 'namespaces' })
+    .then((r) => r.allowed)
+    .catch(() => true); // the review itself failed: creating the namespace will say what is wrong
+  if (may) return undefined;
+  return (
+    `namespace ${namespace} does not exist and user "${api.apiServer.user}" may not create namespaces. ` +
+    `Ask someone who may to create it for kdebug's debug Pods: ${createNamespaceCommand(namespace)} ` +
+    `(kdebug rbac --via pod prints it with the Role), or use --debug-namespace, --via kube-proxy or --via ssh`
+  );
+}
+
+/** A warning when the image is a tag: whoever can push that tag decides what runs privileged. */
+function imageWarnings(image: string): string[] {
+  if (pinned(image)) return [];
+  return [
+    `image ${image} has no digest: whoever can push that tag decides what runs privileged on the nodes; pin it with --image ${image}@sha256:<digest>`,
+  ];
+}
+
+/** Why a Pod carrying kdebug's label is not one kdebug made, or undefined when it has kdebug's shape. */
+export function notKdebugs(raw: KubeObject): string | undefined {
+  const meta = raw.metadata ?? {};
+  const owners = (meta['ownerReferences'] as { kind?: string; name?: string }[] | undefined) ?? [];
+  const containers =
+    (raw['spec'] as { containers?: { name?: string; command?: unknown }[] } | undefined)
+      ?.containers ?? [];
+  const [c] = containers;
+  const command = c?.command;
+  const sleeps =
+    Array.isArray(command) &&
+    command.length === 2 &&
+    command[0] === 'sleep' &&
+    /^\d+$/.test(String(command[1]));
+  const why = [
+    owners.length > 0 ? `owned by ${owners.map((o) => `${o.kind} ${o.name}`).join(', ')}` : '',
+    (meta.name ?? '').startsWith(NAME_PREFIX) ? '' : `its name does not start with ${NAME_PREFIX}`,
+    containers.length !== 1 ? `${containers.length} containers, not one` : '',
+    c && containers.length === 1 && c.name !== CONTAINER ? `its container is not ${CONTAINER}` : '',
+    c && containers.length === 1 && !sleeps ? 'its container does not run sleep N' : '',
+    meta.annotations?.[OWNER.run] ? '' : `no ${OWNER.run} annotation`,
+  ].filter(Boolean);
+  return why.length > 0 ? why.join(', ') : undefined;
+}
+
+/** Why a Pod name no longer means the Pod this run made. */
+const GONE = {
+  deleted: 'was deleted by someone else',
+  replaced: 'was replaced by another Pod of the same name',
+} as const;
+
+/** Whether a renewal's refusal says the Pod is gone: 404, or the uid in the patch refused (422). */
+function renewalLoss(e: unknown): string | undefined {
+  if (!(e instanceof KubeApiError)) return undefined;
+  if (e.reason === 'not-found') return GONE.deleted;
+  // the API server keeps metadata.uid immutable: a patch naming another uid is Invalid
+  if (e.code === 422 && /metadata\.uid/.test(e.message)) return GONE.replaced;
+  return undefined;
+}
+
 const CANNOT_START =
   /^(ErrImagePull|ImagePullBackOff|InvalidImageName|ErrImageNeverPull|CreateContainerConfigError|CreateContainerError|RunContainerError)$/;
 
@@ -201,52 +297,112 @@ export class DebugPods implements NodeChannel {
   private go?: Promise<string | undefined>;
   /** Set when the API refused a create: every other node would be refused the same way. */
   private refused?: string;
+  /** The Pods this run made and has not deleted: name -> the UID the API gave it at create. */
   private readonly created = new Map<string, string>();
   private readonly creating = new Set<Promise<unknown>>();
   private closing = false;
-  /** Pods someone else deleted while this run used them. */
-  private readonly lost = new Set<string>();
+  /** Pods that stopped being this run's while it used them, and how (GONE). */
+  private readonly lost = new Map<string, string>();
   private renewer?: ReturnType<typeof setInterval>;
   private renewing?: Promise<void>;
+  private readonly tell: (line: string) => void;
 
   constructor(
     private readonly api: KubeApi,
     private readonly o: DebugPodOptions = {},
   ) {
-    this.namespace = o.namespace ?? api.namespace;
+    this.namespace = o.namespace ?? DEBUG_NAMESPACE;
     this.image = o.image ?? DEFAULT_DEBUG_IMAGE;
     this.lifetime = o.lifetimeSeconds ?? DEBUG_POD_LIFETIME_S;
     this.timeoutMs = o.timeoutMs ?? 60_000;
+    // a namespace or image name from the cluster never reaches the terminal raw
+    this.tell = o.tell ?? ((line) => process.stderr.write(`kdebug: ${sanitize(line)}\n`));
   }
 
   cannotRun(): undefined {
     return undefined;
   }
 
-  /** RBAC, the namespace's Pod Security level, then the person's consent. */
+  /** RBAC, the namespace (its Pod Security level, or whether it may be made), then consent. */
   private async preflight(): Promise<string | undefined> {
     const denied = await debugPodAccess(this.api, this.namespace);
     if (denied) return denied;
-    try {
-      const psa = podSecurityRefusal(
-        this.namespace,
-        await this.api.namespaceLabels(this.namespace),
-      );
-      if (psa) return psa;
-    } catch (e) {
-      if (e instanceof KubeApiError && e.reason === 'not-found')
-        return `namespace ${this.namespace} does not exist (see --debug-namespace)`;
-      // the labels cannot be read: the create will say if Pod Security refuses it
-    }
-    if (this.o.yes) return undefined;
-    const consent = {
+    const ns = await this.namespaceState();
+    if (ns.refusal) return ns.refusal;
+    const declined = await this.consent({
       namespace: this.namespace,
       image: this.image,
       lifetimeSeconds: this.lifetime,
+      createNamespace: ns.absent,
+      warnings: [...(await this.sharedNamespace(ns.absent)), ...imageWarnings(this.image)],
+    });
+    if (declined) return declined;
+    return ns.absent ? this.createNamespace() : undefined;
+  }
+
+  /** Whether the namespace is there and allows privileged Pods, or is kdebug's to make. */
+  private async namespaceState(): Promise<{ absent: boolean; refusal?: string }> {
+    try {
+      const labels = await this.api.namespaceLabels(this.namespace);
+      return { absent: false, refusal: podSecurityRefusal(this.namespace, labels) };
+    } catch (e) {
+      // the labels cannot be read: the create will say if Pod Security refuses it
+      if (!(e instanceof KubeApiError && e.reason === 'not-found')) return { absent: false };
+      // only kdebug's own namespace is made: another name may be a typo
+      if (this.namespace !== DEBUG_NAMESPACE)
+        return {
+          absent: true,
+          refusal: `namespace ${this.namespace} does not exist (see --debug-namespace)`,
+        };
+      return { absent: true, refusal: await namespaceCreateRefusal(this.api, this.namespace) };
+    }
+  }
+
+  /** Warns when others use the namespace: anyone who can exec there is root on the node. */
+  private async sharedNamespace(absent: boolean): Promise<string[]> {
+    if (absent) return [];
+    const risk = `anyone who can exec there gets root on the node for up to ${this.lifetime} s while the debug Pod lives`;
+    if ((await this.otherPods().catch(() => 0)) > 0)
+      return [`namespace ${this.namespace} holds other Pods: ${risk}`];
+    if (this.namespace !== DEBUG_NAMESPACE)
+      return [`namespace ${this.namespace} is not kdebug's own (${DEBUG_NAMESPACE}): ${risk}`];
+    return [];
+  }
+
+  /** How many Pods in the namespace are not kdebug's; one page is enough to know. */
+  private async otherPods(): Promise<number> {
+    const path = apiPath({ resource: 'pods', namespace: this.namespace });
+    const page = (await this.api.request('GET', path, { query: { limit: 100 } })) as {
+      items?: KubeObject[];
     };
+    return (page.items ?? []).filter((p) => notKdebugs(p) !== undefined).length;
+  }
+
+  /** The person's yes (or --yes, and then the warnings are told): undefined, or why not. */
+  private async consent(q: DebugPodConsent): Promise<string | undefined> {
+    if (this.o.yes) {
+      for (const w of q.warnings) this.tell(`warning: ${w}`);
+      return undefined;
+    }
     if (!this.o.confirm)
       return 'kdebug creates a privileged debug Pod only with your consent: add --yes';
-    return (await this.o.confirm(consent)) ? undefined : 'you declined to create debug Pods';
+    return (await this.o.confirm(q)) ? undefined : 'you declined to create debug Pods';
+  }
+
+  /** Makes kdebug's namespace, as consented; it stays for the next run. */
+  private async createNamespace(): Promise<string | undefined> {
+    try {
+      await this.api.createNamespace(this.namespace, DEBUG_NAMESPACE_LABELS);
+    } catch (e) {
+      // another run made it meanwhile: Pod Security still judges each create
+      if (e instanceof KubeApiError && e.reason === 'conflict') return undefined;
+      return `cannot create namespace ${this.namespace}: ${(e as Error).message}. Someone who may can: ${createNamespaceCommand(this.namespace)}`;
+    }
+    if (this.o.yes)
+      this.tell(
+        `created namespace ${this.namespace} (Pod Security "privileged") for debug Pods; kdebug leaves it for the next run (kubectl delete namespace ${this.namespace} removes it)`,
+      );
+    return undefined;
   }
 
   async open(node: string): Promise<NodeRunner> {
@@ -287,7 +443,7 @@ export class DebugPods implements NodeChannel {
       throw new NodeUnavailable(`cannot create a debug Pod on ${node}: ${message}`);
     }
     const name = pod.metadata?.name ?? '';
-    this.created.set(name, node);
+    this.created.set(name, String(pod.metadata?.['uid'] ?? ''));
     this.renewer ??= setInterval(
       () => void (this.renewing = this.renew()),
       this.o.renewEveryMs ?? (LEASE_SECONDS * 1000) / 4,
@@ -307,8 +463,9 @@ export class DebugPods implements NodeChannel {
     try {
       for (;;) {
         const raw = await this.getPod(name, deadline);
-        if (!raw) {
-          problem = 'it was deleted by someone else';
+        const gone = this.gone(name, raw);
+        if (gone || !raw) {
+          problem = `it ${gone}`;
           break;
         }
         last = toPod(raw);
@@ -349,24 +506,35 @@ export class DebugPods implements NodeChannel {
     }
   }
 
-  /** Renews the lease of every Pod of this run; one found gone was deleted by someone else. */
+  /** How the name stopped meaning the Pod this run made (GONE), or undefined while it does. */
+  private gone(name: string, raw: KubeObject | undefined): string | undefined {
+    if (!raw) return GONE.deleted;
+    return raw.metadata?.['uid'] === this.created.get(name) ? undefined : GONE.replaced;
+  }
+
+  /** Renews the lease of every Pod of this run, each only if it is still the Pod made. */
   private async renew(): Promise<void> {
     const renewed = new Date().toISOString();
     await Promise.all(
-      [...this.created.keys()].map((name) =>
+      [...this.created].map(([name, uid]) =>
         this.api
           .patchPod(this.namespace, name, {
-            metadata: { annotations: { [OWNER.renewed]: renewed } },
+            // the API server refuses to change metadata.uid: a Pod of that name made since fails
+            metadata: { uid, annotations: { [OWNER.renewed]: renewed } },
           })
           .catch((e: unknown) => {
-            if (e instanceof KubeApiError && e.reason === 'not-found') {
-              this.created.delete(name);
-              this.lost.add(name);
-            }
+            const why = renewalLoss(e);
+            if (why) this.forget(name, why);
             // anything else: the next renewal tries again, well within the lease
           }),
       ),
     );
+  }
+
+  /** A Pod that is no longer this run's: never exec'd, renewed or deleted again. */
+  private forget(name: string, why: string): void {
+    this.created.delete(name);
+    this.lost.set(name, why);
   }
 
   private async exec(
@@ -375,24 +543,39 @@ export class DebugPods implements NodeChannel {
     node: string,
     command: NodeCommand,
   ): Promise<NodeResult> {
-    const gone = () => ({
-      stdout: '',
-      stderr: '',
-      exitCode: null,
-      error: `${via} on ${node} was deleted by someone else while kdebug used it`,
-      via,
-      lost: true,
-    });
-    if (this.lost.has(name)) return gone();
+    const lost = (why: string): NodeResult => {
+      this.forget(name, why);
+      return {
+        stdout: '',
+        stderr: '',
+        exitCode: null,
+        error: `${via} on ${node} ${why} while kdebug used it`,
+        via,
+        lost: true,
+      };
+    };
+    const known = this.lost.get(name);
+    if (known) return lost(known);
+    // exec goes by name: make sure the name still means the Pod this run made
+    let before: string | undefined;
+    try {
+      before = this.gone(name, await this.getPod(name, Date.now() + this.timeoutMs));
+    } catch (e) {
+      const error = `cannot make sure ${via} on ${node} is still the Pod kdebug made: ${(e as Error).message}`;
+      return { stdout: '', stderr: '', exitCode: null, error, via };
+    }
+    if (before) return lost(before);
     const argv = nodeArgv(command, { kind: 'debug-pod' });
     const r = await this.api.exec(this.namespace, name, CONTAINER, argv, {
       timeoutMs: this.timeoutMs,
     });
-    // a stream that broke off: was the Pod deleted under it?
-    if (r.exitCode === null && !(await this.getPod(name, Date.now() + 5000).catch(() => true))) {
-      this.created.delete(name);
-      this.lost.add(name);
-      return gone();
+    // a stream that broke off: was the Pod deleted (or replaced) under it?
+    if (r.exitCode === null) {
+      const after = await this.getPod(name, Date.now() + 5000).then(
+        (raw) => this.gone(name, raw),
+        () => undefined,
+      );
+      if (after) return lost(after);
     }
     // the rules are read with the node's binaries: one may simply not be installed there
     const host = argv.indexOf('/host');
@@ -407,8 +590,12 @@ export class DebugPods implements NodeChannel {
     return { ...r, via };
   }
 
+  /** Deletes the Pod this run made by that name; one of the same name made since is left. */
   private async remove(name: string): Promise<void> {
-    await this.api.deletePod(this.namespace, name, { gracePeriodSeconds: 0 });
+    await this.api.deletePod(this.namespace, name, {
+      gracePeriodSeconds: 0,
+      uid: this.created.get(name),
+    });
     this.created.delete(name);
   }
 
@@ -438,6 +625,8 @@ export class DebugPods implements NodeChannel {
 export interface LeftPod {
   namespace: string;
   name: string;
+  /** Deleted only if it is still this very Pod (DeleteOptions preconditions). */
+  uid: string;
   node?: string;
   phase: string;
   /** Who made it ("host pid N started T"), when it says. */
@@ -447,8 +636,17 @@ export interface LeftPod {
   live: boolean;
 }
 
+/** A Pod carrying kdebug's label that kdebug did not make: listed, never deleted. */
+export interface ForeignPod {
+  namespace: string;
+  name: string;
+  /** What makes it not kdebug's (an owner, another shape). */
+  why: string;
+}
+
 export interface CleanupPlan {
   pods: LeftPod[];
+  notKdebugs: ForeignPod[];
   /** Where it looked: "all namespaces" or "namespace X". */
   scope: string;
   note?: string;
@@ -463,8 +661,7 @@ function podLiveness(raw: KubeObject, now: Date): { live: boolean; why: string }
   const deadline = Date.parse(a[OWNER.deadline] ?? '');
   if (deadline <= now.getTime()) return { live: false, why: 'its deadline passed' };
   const renewed = Date.parse(a[OWNER.renewed] ?? '');
-  if (Number.isNaN(renewed))
-    return { live: false, why: 'it has no lease (made by an older kdebug)' };
+  if (Number.isNaN(renewed)) return { live: false, why: 'it has no lease' };
   const lease = Number(a[OWNER.lease]) || LEASE_SECONDS;
   const ago = Math.max(0, Math.round((now.getTime() - renewed) / 1000));
   return ago > lease
@@ -472,7 +669,16 @@ function podLiveness(raw: KubeObject, now: Date): { live: boolean; why: string }
     : { live: true, why: `its run renewed it ${ago}s ago` };
 }
 
-/** `kdebug cleanup`'s look: every debug Pod, found by its label, with its owner's liveness. */
+/** The Pods carrying kdebug's label in one namespace, or in all. */
+async function labelled(api: KubeApi, namespace?: string): Promise<KubeObject[]> {
+  const path = apiPath({ resource: 'pods', namespace });
+  return (await api.list(path, { labelSelector: DEBUG_POD_SELECTOR })).items;
+}
+
+/**
+ * `kdebug cleanup`'s look: every Pod with kdebug's label, and of those the ones of kdebug's own
+ * shape, with their owner's liveness; a label is easy to copy, so the rest are only listed.
+ */
 export async function debugPodsLeft(
   api: KubeApi,
   o: { namespace?: string; now?: Date } = {},
@@ -481,42 +687,43 @@ export async function debugPodsLeft(
   let scope = o.namespace ? `namespace ${o.namespace}` : 'all namespaces';
   let note: string | undefined;
   try {
-    items = (
-      await api.list(apiPath({ resource: 'pods', namespace: o.namespace }), {
-        labelSelector: DEBUG_POD_SELECTOR,
-      })
-    ).items;
+    items = await labelled(api, o.namespace);
   } catch (e) {
     if (o.namespace || !(e instanceof KubeApiError) || e.reason !== 'forbidden') throw e;
-    // may not list Pods cluster-wide: look where the context points
-    scope = `namespace ${api.namespace}`;
-    note = `cannot list Pods in all namespaces (${e.message}); looked in ${api.namespace} only (use -n for another)`;
-    items = (
-      await api.list(apiPath({ resource: 'pods', namespace: api.namespace }), {
-        labelSelector: DEBUG_POD_SELECTOR,
-      })
-    ).items;
+    // may not list Pods cluster-wide: look where kdebug puts its debug Pods
+    scope = `namespace ${DEBUG_NAMESPACE}`;
+    note = `cannot list Pods in all namespaces (${e.message}); looked in ${DEBUG_NAMESPACE} only, kdebug's namespace for debug Pods (use -n for another)`;
+    items = await labelled(api, DEBUG_NAMESPACE);
   }
   const now = o.now ?? new Date();
-  const pods = items.map((raw): LeftPod => {
+  const pods: LeftPod[] = [];
+  const foreign: ForeignPod[] = [];
+  for (const raw of items) {
     const p = toPod(raw);
+    const why = notKdebugs(raw);
+    if (why) {
+      foreign.push({ namespace: p.namespace, name: p.name, why });
+      continue;
+    }
     const owner = raw.metadata?.annotations?.[OWNER.owner];
-    return {
+    pods.push({
       namespace: p.namespace,
       name: p.name,
+      uid: String(raw.metadata?.['uid'] ?? ''),
       ...(p.nodeName ? { node: p.nodeName } : {}),
       phase: p.phase,
       ...(owner ? { owner } : {}),
       ...podLiveness(raw, now),
-    };
-  });
-  return { pods, scope, ...(note ? { note } : {}) };
+    });
+  }
+  return { pods, notKdebugs: foreign, scope, ...(note ? { note } : {}) };
 }
 
-/** Deletes these Pods; returns those that were still there. */
+/** Deletes these Pods, each only if it is still the Pod listed; returns those deleted. */
 export async function deleteDebugPods(api: KubeApi, pods: LeftPod[]): Promise<LeftPod[]> {
   const deleted: LeftPod[] = [];
   for (const p of pods)
-    if (await api.deletePod(p.namespace, p.name, { gracePeriodSeconds: 0 })) deleted.push(p);
+    if (await api.deletePod(p.namespace, p.name, { gracePeriodSeconds: 0, uid: p.uid }))
+      deleted.push(p);
   return deleted;
 }

@@ -2,6 +2,7 @@
 // the closed NodeCommand list (rules through `sudo -n` for a non-root user). A node that cannot
 // be reached gives a NodeResult with an error; it never stops the others.
 import type { Node } from '../core/kube.js';
+import { DEFAULT_MAX_OUTPUT_BYTES, OutputBuffer, outputOverLimit } from '../core/not-read.js';
 import { failedResult, type NodeCommand, type NodeResult } from './cluster.js';
 import { isDnsName, isPlainIp, nodeArgv, shellCommand } from './node-commands.js';
 import { connectRoute, type SshConnection } from './ssh/connect.js';
@@ -15,6 +16,9 @@ import {
 import type { SshDestination } from './ssh/config.js';
 
 export type SshAddressType = 'InternalIP' | 'ExternalIP' | 'Hostname';
+
+/** How much of a command's stderr is kept: only its first line is told. */
+const STDERR_KEPT = 64 * 1024;
 
 /** The address kdebug connects to for a node (--ssh-address-type), or undefined if it has none. */
 export function nodeSshHost(
@@ -31,6 +35,7 @@ export class SshSession {
   private constructor(
     private readonly conn: SshConnection,
     private readonly commandTimeoutMs: number,
+    private readonly maxOutputBytes: number,
   ) {}
 
   static async open(
@@ -41,6 +46,7 @@ export class SshSession {
     return new SshSession(
       await connectRoute(hops, opts),
       opts.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS,
+      opts.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
     );
   }
 
@@ -77,37 +83,48 @@ export class SshSession {
 
   private exec(line: string): Promise<Omit<NodeResult, 'via'>> {
     return new Promise((resolve) => {
-      const out: Buffer[] = [];
-      const err: Buffer[] = [];
+      const out = new OutputBuffer(this.maxOutputBytes);
+      const err = new OutputBuffer(STDERR_KEPT, 'head');
       let exitCode: number | null = null;
       let signal: string | undefined;
       let timer: NodeJS.Timeout | undefined;
+      let settled = false;
       const done = (error?: string) => {
+        if (settled) return;
+        settled = true;
         clearTimeout(timer);
-        const stdout = Buffer.concat(out).toString('utf8');
-        const stderr = Buffer.concat(err).toString('utf8');
         const lost = signal
           ? `stopped by signal ${signal}`
           : 'the connection closed before it finished';
         const why = error ?? (exitCode === null ? lost : undefined);
         // begun on an open connection and ended without an exit status: lost, not failed
         resolve({
-          stdout,
-          stderr,
+          stdout: out.text(),
+          stderr: err.text(),
           exitCode,
           ...(why ? { error: why } : {}),
           ...(exitCode === null ? { lost: true } : {}),
+          ...(out.over ? { overLimit: true } : {}),
         });
       };
       this.conn.target.exec(line, (e, stream) => {
         if (e) return done(`could not start the command: ${e.message}`);
-        timer = setTimeout(() => {
+        // kdebug gives up: no exit status counts, and a paused channel gets no more window
+        const stop = (why: string) => {
           exitCode = null;
+          stream.pause();
           stream.close();
-          done(`no result within ${this.commandTimeoutMs / 1000}s; kdebug stopped waiting`);
-        }, this.commandTimeoutMs);
-        stream.on('data', (d: Buffer) => out.push(d));
-        stream.stderr.on('data', (d: Buffer) => err.push(d));
+          done(why);
+        };
+        timer = setTimeout(
+          () => stop(`no result within ${this.commandTimeoutMs / 1000}s; kdebug stopped waiting`),
+          this.commandTimeoutMs,
+        );
+        stream.on('data', (d: Buffer) => {
+          // past the limit the channel is closed, so the node stops sending
+          if (!out.add(d) && !settled) stop(outputOverLimit(this.maxOutputBytes));
+        });
+        stream.stderr.on('data', (d: Buffer) => err.add(d));
         stream.on('exit', (code: number | null, sig?: string) => {
           exitCode = code;
           signal = sig;

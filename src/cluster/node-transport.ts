@@ -84,6 +84,8 @@ export interface NodeAccessOptions {
   via?: Via;
   /** Each command, and a debug Pod starting (SSH connects within its own --ssh-timeout). */
   timeoutMs?: number;
+  /** --max-output-mib: the most one command may print, whichever way runs it. */
+  maxOutputBytes?: number;
   ssh?: SshOptions & { addressType?: SshAddressType };
   pod?: Omit<DebugPodOptions, 'timeoutMs'>;
 }
@@ -112,6 +114,8 @@ export class NodeAccessTransport implements NodeTransport {
   /** Builds the channels of `--via` on a connected API. */
   static create(api: KubeApi, o: NodeAccessOptions = {}): NodeAccessTransport {
     const timeoutMs = o.timeoutMs ?? DEFAULT_NODE_TIMEOUT_MS;
+    // exec in the kube-proxy Pod and in a debug Pod both go through the API's exec
+    if (o.maxOutputBytes !== undefined) api.maxExecOutputBytes = o.maxOutputBytes;
     const make: Record<TransportName, () => NodeChannel> = {
       'kube-proxy': () => new KubeProxyExec(api, { timeoutMs }),
       pod: () => new DebugPods(api, { ...o.pod, timeoutMs }),
@@ -152,6 +156,11 @@ export class NodeAccessTransport implements NodeTransport {
       if (r.exitCode !== null) {
         this.use(node, r.via, stem);
         return r;
+      }
+      // the node printed too much: another way would read the same, and this one still works
+      if (r.overLimit) {
+        this.use(node, r.via, stem);
+        return { ...r, error: named(r) };
       }
       // it could not run there at all: that channel is done with this node, try the next
       lost ||= r.lost === true;

@@ -1,9 +1,9 @@
 // A worker thread that reads and parses one big rules dump while the main thread reads and types
 // the API objects; the parsed dump comes back as transferable data (core/iptables.ts
 // RulesetState), a parse error as its fields.
-import { readFileSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { IptablesParseError, NoRulesError, parseIptables, rulesetState } from '../core/iptables.js';
+import { LIMITS, readRegular } from './snapshot-files.js';
 
 export type WorkerAnswer =
   | { state: ReturnType<typeof rulesetState> }
@@ -15,7 +15,9 @@ const { path, file } = workerData as { path: string; file: string };
 let answer: WorkerAnswer;
 let transfer: ArrayBuffer[] = [];
 try {
-  const read = readFileSync(path);
+  // the same checked read as readSnapshot's: a regular file, no link followed, within its cap
+  const read = readRegular(path, LIMITS.output);
+  if (!read) throw new Error(`${file}: removed`);
   // the file's own memory, so it can move to the main thread (a small read shares a pool)
   const buf =
     read.byteOffset === 0 && read.byteLength === read.buffer.byteLength ? read : Buffer.from(read);

@@ -31,6 +31,8 @@ export interface PermissionOptions {
 }
 
 export const SYSTEM = 'kube-system';
+/** The namespace debug Pods live in unless --debug-namespace says otherwise: kdebug's alone. */
+export const DEBUG_NAMESPACE = 'kdebug';
 
 /** What the diagnosis reads about the Services of one namespace (or of all). */
 const SERVICE_READS: PermissionRule[] = [
@@ -119,12 +121,18 @@ const CLUSTER_READS: PermissionRule[] = [
   },
 ];
 
-/** Exec in the node's kube-proxy Pod (--via kube-proxy): WebSocket exec is authorized as get and create. */
+/**
+ * Exec in the node's kube-proxy Pod (--via kube-proxy): WebSocket exec is authorized as get and
+ * create. RBAC cannot narrow it to the kube-proxy Pods: their names are generated per rollout.
+ */
 export const KUBE_PROXY_EXEC: PermissionRule = {
   group: '',
   resource: 'pods/exec',
   verbs: ['get', 'create'],
-  why: "reads the rules with the kube-proxy Pod's own iptables-save (exec can run anything in that Pod)",
+  why:
+    'lets the holder exec into every Pod in kube-system (etcd and the API server where they run as Pods): near cluster-admin.\n' +
+    'kdebug runs only rule listings (iptables-save, nft, ipvsadm, ipset) in the kube-proxy Pods, but resourceNames cannot name them (generated, new on every rollout).\n' +
+    'Prefer --via pod in a dedicated namespace, or --via ssh',
 };
 
 /** The debug Pods of --via pod, in their namespace: made, watched, renewed, exec'd, deleted. */
@@ -133,22 +141,26 @@ export const DEBUG_POD_RULES: PermissionRule[] = [
     group: '',
     resource: 'pods',
     verbs: ['create', 'get', 'patch', 'delete'],
-    why: 'the debug Pods: created, watched, their lease renewed, deleted',
+    why:
+      'the debug Pods: created, watched, their lease renewed, deleted.\n' +
+      'In a namespace that allows privileged Pods, create is root on every node: grant it as you would node access',
   },
   {
     group: '',
     resource: 'pods/exec',
     verbs: ['get', 'create'],
-    why: 'runs the read-only node commands in them',
+    why:
+      'runs the read-only node commands in the debug Pods; it lets the holder exec into every Pod in this namespace.\n' +
+      'resourceNames cannot name the debug Pods (their names are generated): keep this namespace for them alone',
   },
 ];
 
-/** `kdebug cleanup` finds the debug Pods left behind by their label. */
+/** `kdebug cleanup` finds the debug Pods left behind by their label; the preflight looks for others. */
 const CLEANUP_RULE: PermissionRule = {
   group: '',
   resource: 'pods',
   verbs: ['list'],
-  why: 'kdebug cleanup finds them by label',
+  why: 'kdebug cleanup finds the debug Pods by label, and kdebug warns when other Pods share the namespace',
 };
 
 const merge = (grants: Grant[]): Grant[] => {
@@ -182,8 +194,8 @@ export function permissions(o: PermissionOptions): Grant[] {
     });
   if (o.via.includes('kube-proxy')) grants.push({ namespace: SYSTEM, rules: [KUBE_PROXY_EXEC] });
   if (o.via.includes('pod')) {
-    const ns = o.debugNamespace ?? o.namespace ?? 'default';
-    grants.push({ namespace: ns, rules: [...DEBUG_POD_RULES, CLEANUP_RULE] });
+    const ns = o.debugNamespace ?? DEBUG_NAMESPACE;
+    grants.push({ namespace: ns, rules: [CLEANUP_RULE, ...DEBUG_POD_RULES] });
     grants.push({
       rules: [
         {
@@ -191,7 +203,7 @@ export function permissions(o: PermissionOptions): Grant[] {
           resource: 'namespaces',
           verbs: ['get'],
           names: [ns],
-          why: "the debug namespace's Pod Security level",
+          why: 'whether the debug namespace exists and its Pod Security level allows privileged Pods',
         },
       ],
     });
@@ -227,7 +239,7 @@ const quote = (s: string) => JSON.stringify(s);
 function ruleYaml(r: PermissionRule): string {
   const [resource, sub] = r.resource.split('/');
   return [
-    `  # ${r.why}`,
+    ...r.why.split('\n').map((line) => `  # ${line}`),
     `  - apiGroups: [${quote(r.group)}]`,
     `    resources: [${quote(sub ? `${resource}/${sub}` : resource!)}]`,
     ...(r.names ? [`    resourceNames: [${r.names.map(quote).join(', ')}]`] : []),
@@ -242,6 +254,20 @@ function subjectYaml(s: RbacSubject): string {
     ...(s.kind === 'ServiceAccount'
       ? [`    namespace: ${quote(s.namespace ?? 'default')}`]
       : ['    apiGroup: rbac.authorization.k8s.io']),
+  ].join('\n');
+}
+
+/** A Namespace as a YAML document for `kubectl apply -f -` (kdebug's own, labelled for its Pods). */
+export function namespaceYaml(name: string, labels: Record<string, string>): string {
+  return [
+    '---',
+    'apiVersion: v1',
+    'kind: Namespace',
+    'metadata:',
+    `  name: ${quote(name)}`,
+    '  labels:',
+    ...Object.entries(labels).map(([k, v]) => `    ${quote(k)}: ${quote(v)}`),
+    '',
   ].join('\n');
 }
 

@@ -65,6 +65,8 @@ export interface SnapshotSaveResult {
   nodeAccess: NodeAccess[];
   /** What was taken out; undefined when not redacted. */
   redaction?: Redaction;
+  /** The context read, as the kubeconfig names it (meta.json holds its hash when redacted). */
+  context?: string;
   /** What the capture began to read and lost (recorded in meta.json too): the snapshot is partial. */
   notRead: NotRead[];
 }
@@ -143,6 +145,7 @@ export async function saveSnapshot(o: SnapshotSaveOptions): Promise<SnapshotSave
       nodeErrors: nodeErrorsOf(facts),
       nodeAccess: access,
       redaction: redacted?.redaction,
+      context: facts.meta.context,
       notRead: notRead(facts),
     };
   } finally {

@@ -1,27 +1,35 @@
 // Snapshot directories: Facts on disk. `objects.json` is what `kubectl get ... -o json` prints
 // (a List, or a single object, or an array), `meta.json` is optional, and
 // `nodes/<node>/<command>.txt` holds the raw stdout of each node command. The same tree packed
-// in a .tar.gz reads the same. Writing goes to a temporary sibling renamed at the end: a
-// snapshot on disk is whole or absent.
+// in a .tar.gz reads the same. A snapshot comes from someone else: it is read as regular files
+// under node names, each within its cap, no link followed (snapshot-files.ts). Writing goes to a
+// temporary sibling renamed at the end, every path checked to stay inside it: a snapshot on disk
+// is whole or absent, and nothing is written outside it.
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { closeSync, createReadStream, fstatSync, openSync, constants } from 'node:fs';
 import { mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
-import { ArchiveError, tarGz, untarGz, type ArchiveEntry } from './archive.js';
+import { basename, dirname, join, resolve, sep } from 'node:path';
+import { ArchiveError, MAX_EXPANDED, tarGz, untarGz, type ArchiveEntry } from './archive.js';
+import {
+  checkFile,
+  entryAt,
+  isHidden,
+  isNodeName,
+  isStem,
+  kindOf,
+  LIMITS,
+  MAX_OUTPUTS,
+  quoted,
+  readRegular,
+  shown,
+  sizeText,
+  SnapshotError,
+} from './snapshot-files.js';
 import { jsonErrorLine } from '../core/json-position.js';
 import { flattenObjects } from '../core/kube.js';
-import type { Facts, KubeObject, SnapshotMeta } from '../core/model.js';
+import type { Facts, KubeObject, NodeOutputs, SnapshotMeta } from '../core/model.js';
 
-/** A snapshot that cannot be read, with the file and what is wrong with it. */
-export class SnapshotError extends Error {
-  constructor(
-    readonly file: string,
-    message: string,
-  ) {
-    super(`${file}: ${message}`);
-    this.name = 'SnapshotError';
-  }
-}
+export { SnapshotError } from './snapshot-files.js';
 
 async function isDir(path: string): Promise<boolean> {
   try {
@@ -31,12 +39,14 @@ async function isDir(path: string): Promise<boolean> {
   }
 }
 
-/** A file read in one go: fs/promises reads big files 512 KiB at a time, a thread-pool round
- * trip each (150 ms of waiting for a 34 MB dump). */
-const readText = (file: string) => readFileSync(file, 'utf8');
+/** A snapshot file as text, read whole in one go (fs/promises reads big files 512 KiB at a time,
+ * a thread-pool round trip each: 150 ms of waiting for a 34 MB dump). */
+function readText(file: string, max: number): string | undefined {
+  return readRegular(file, max)?.toString('utf8');
+}
 
 /** A node output read on first use: a big dump parsed on a worker is never read here. */
-function lazyText(outputs: Record<string, string>, stem: string, file: string): void {
+function lazyText(outputs: NodeOutputs, stem: string, read: () => string): void {
   const settle = (value: string) =>
     Object.defineProperty(outputs, stem, {
       value,
@@ -48,7 +58,7 @@ function lazyText(outputs: Record<string, string>, stem: string, file: string): 
     enumerable: true,
     configurable: true,
     get() {
-      const text = readText(file);
+      const text = read();
       settle(text);
       return text;
     },
@@ -56,85 +66,180 @@ function lazyText(outputs: Record<string, string>, stem: string, file: string): 
   });
 }
 
+/** Nodes by name, with no inherited keys: a node "constructor" or "__proto__" is just a name. */
+const nodeMap = (): Facts['nodes'] => Object.create(null) as Facts['nodes'];
+
 /** A snapshot archive by its name: what `snapshot save --archive` writes. */
 export const isArchiveName = (path: string) => /\.(tar\.gz|tgz)$/.test(path);
 
 const OBJECTS_MISSING =
   'missing: a snapshot needs at least objects.json (kubectl get svc,endpointslices,pods,nodes,cm -A -o json)';
+const NOT_A_NODE = 'is not a Kubernetes node name (a DNS-1123 subdomain); not read';
+const NOT_A_STEM = "is not a node command's file name (letters, digits and ._:-); not read";
 
 /** A snapshot directory, or a .tar.gz of one. */
 export async function readSnapshot(dir: string): Promise<Facts> {
   if (isArchiveName(dir) && !(await isDir(dir))) return readArchive(dir);
   if (!(await isDir(dir))) throw new SnapshotError(dir, 'no such snapshot directory');
   const objectsFile = join(dir, 'objects.json');
-  let text: string;
-  try {
-    text = readText(objectsFile);
-  } catch {
-    throw new SnapshotError(objectsFile, OBJECTS_MISSING);
-  }
+  const text = readText(objectsFile, LIMITS.objects);
+  if (text === undefined) throw new SnapshotError(objectsFile, OBJECTS_MISSING);
   const objects = parseObjects(objectsFile, text);
-  let meta: SnapshotMeta = {};
   const metaFile = join(dir, 'meta.json');
-  try {
-    meta = JSON.parse(readText(metaFile)) as SnapshotMeta;
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT')
-      throw new SnapshotError(metaFile, `not valid JSON: ${(e as Error).message}`);
-  }
-  const nodes: Facts['nodes'] = {};
-  const nodesDir = join(dir, 'nodes');
-  if (await isDir(nodesDir)) {
-    for (const node of (await readdir(nodesDir)).sort()) {
-      if (!(await isDir(join(nodesDir, node)))) continue;
-      nodes[node] = {};
-      for (const file of (await readdir(join(nodesDir, node))).sort()) {
-        if (!file.endsWith('.txt')) continue;
-        lazyText(nodes[node]!, file.slice(0, -4), join(nodesDir, node, file));
-      }
+  const metaText = readText(metaFile, LIMITS.meta);
+  const meta = metaText === undefined ? {} : parseMeta(metaFile, metaText);
+  return { objects, nodes: await readNodes(join(dir, 'nodes')), meta };
+}
+
+/** A folder of the snapshot to list: a directory. Absent, or a file in its place (a README
+ * beside the node folders), is no folder; a link or a device is refused, never followed. */
+function isFolder(path: string, s = entryAt(path)): boolean {
+  if (!s || s.isFile()) return false;
+  if (s.isDirectory()) return true;
+  throw new SnapshotError(
+    path,
+    `${kindOf(s)}; a snapshot holds directories and regular files only`,
+  );
+}
+
+/** nodes/<node>/<stem>.txt, listed now (links, devices and bad names refused) and read on first use. */
+async function readNodes(nodesDir: string): Promise<Facts['nodes']> {
+  const nodes = nodeMap();
+  if (!isFolder(nodesDir)) return nodes;
+  let count = 0;
+  for (const node of (await readdir(nodesDir)).sort()) {
+    const nodeDir = join(nodesDir, node);
+    const s = isHidden(node) ? undefined : entryAt(nodeDir);
+    if (!s || s.isFile()) continue;
+    if (!isNodeName(node)) throw new SnapshotError(nodesDir, `${quoted(node)} ${NOT_A_NODE}`);
+    if (!isFolder(nodeDir, s)) continue;
+    const outputs: NodeOutputs = (nodes[node] = {});
+    for (const name of (await readdir(nodeDir)).sort()) {
+      if (isHidden(name) || !name.endsWith('.txt')) continue;
+      const stem = name.slice(0, -4);
+      if (!isStem(stem)) throw new SnapshotError(nodeDir, `${quoted(name)} ${NOT_A_STEM}`);
+      if (++count > MAX_OUTPUTS)
+        throw new SnapshotError(nodesDir, `more than ${MAX_OUTPUTS} node outputs, not read`);
+      const file = join(nodeDir, name);
+      // the kind and size are refused now; the read (on first use) checks again
+      const f = entryAt(file);
+      if (f) checkFile(file, f, LIMITS.output);
+      lazyText(outputs, stem, () => {
+        const text = readText(file, LIMITS.output);
+        if (text === undefined)
+          throw new SnapshotError(file, 'removed since the snapshot was read');
+        return text;
+      });
     }
   }
-  return { objects, nodes, meta };
+  return nodes;
+}
+
+/** Where a kept archive entry sits in a snapshot, and so its cap; other entries are skipped. */
+function archiveCap(path: string): number | undefined {
+  const name = path.slice(path.lastIndexOf('/') + 1);
+  if (name === 'objects.json') return LIMITS.objects;
+  if (name === 'meta.json') return LIMITS.meta;
+  return /(?:^|\/)nodes\/[^/]+\/[^/]+\.txt$/.test(path) ? LIMITS.output : undefined;
+}
+
+/** The archive file the person named (a link they made is theirs), if a regular file. */
+function openArchive(file: string): number {
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new SnapshotError(
+      file,
+      code === 'ENOENT' ? 'no such snapshot archive' : `cannot read (${(e as Error).message})`,
+    );
+  }
+  const s = fstatSync(fd);
+  if (!s.isFile() || s.size > MAX_EXPANDED) {
+    closeSync(fd);
+    throw new SnapshotError(
+      file,
+      s.isFile()
+        ? `over ${sizeText(MAX_EXPANDED)}, not read`
+        : `${kindOf(s)}; a snapshot archive is a regular file`,
+    );
+  }
+  return fd;
 }
 
 /** The archive's files, the tree under the (shallowest) objects.json read as a directory. */
 async function readArchive(file: string): Promise<Facts> {
   let files: Map<string, Buffer>;
   try {
-    files = untarGz(readFileSync(file), file);
+    const input = createReadStream('', { fd: openArchive(file) });
+    files = await untarGz(input, file, { keep: archiveCap });
   } catch (e) {
-    if (e instanceof ArchiveError) throw new SnapshotError(file, e.message.slice(file.length + 2));
-    const code = (e as NodeJS.ErrnoException).code;
-    throw new SnapshotError(
-      file,
-      code === 'ENOENT' ? 'no such snapshot archive' : (e as Error).message,
-    );
+    if (e instanceof ArchiveError) throw new SnapshotError(file, e.reason);
+    throw e;
   }
   const objectsPath = [...files.keys()]
     .filter((p) => p === 'objects.json' || p.endsWith('/objects.json'))
     .sort((a, b) => a.split('/').length - b.split('/').length)[0];
   if (!objectsPath) throw new SnapshotError(`${file}: objects.json`, OBJECTS_MISSING);
   const root = objectsPath.slice(0, -'objects.json'.length);
-  const where = (p: string) => `${file}: ${p}`;
+  const where = (p: string) => `${file}: ${shown(p)}`;
   const objects = parseObjects(where(objectsPath), files.get(objectsPath)!.toString('utf8'));
-  let meta: SnapshotMeta = {};
   const metaBytes = files.get(`${root}meta.json`);
-  if (metaBytes)
-    try {
-      meta = JSON.parse(metaBytes.toString('utf8')) as SnapshotMeta;
-    } catch (e) {
-      throw new SnapshotError(where(`${root}meta.json`), `not valid JSON: ${(e as Error).message}`);
-    }
-  const nodes: Facts['nodes'] = {};
-  const prefix = `${root}nodes/`;
+  const meta = metaBytes ? parseMeta(where(`${root}meta.json`), metaBytes.toString('utf8')) : {};
+  return { objects, nodes: archiveNodes(files, `${root}nodes/`, where), meta };
+}
+
+/** nodes/<node>/<stem>.txt of an archive, each made a string on first use. */
+function archiveNodes(
+  files: Map<string, Buffer>,
+  prefix: string,
+  where: (p: string) => string,
+): Facts['nodes'] {
+  const nodes = nodeMap();
   for (const [path, data] of [...files].sort(([a], [b]) => (a < b ? -1 : 1))) {
     const m = path.startsWith(prefix)
       ? /^([^/]+)\/([^/]+)\.txt$/.exec(path.slice(prefix.length))
       : null;
-    if (!m) continue;
-    (nodes[m[1]!] ??= {})[m[2]!] = data.toString('utf8');
+    const [node, stem] = [m?.[1] ?? '', m?.[2] ?? ''];
+    if (!m || isHidden(node) || isHidden(stem)) continue;
+    if (!isNodeName(node))
+      throw new SnapshotError(where(prefix.slice(0, -1)), `${quoted(node)} ${NOT_A_NODE}`);
+    if (!isStem(stem))
+      throw new SnapshotError(where(`${prefix}${node}`), `${quoted(`${stem}.txt`)} ${NOT_A_STEM}`);
+    lazyText((nodes[node] ??= {}), stem, () => data.toString('utf8'));
   }
-  return { objects, nodes, meta };
+  return nodes;
+}
+
+/** JSON.parse's complaint on one line: it quotes the text around the error, newlines and all. */
+const notJson = (e: unknown) => `not valid JSON: ${(e as Error).message.replace(/\s+/g, ' ')}`;
+
+function parseMeta(file: string, text: string): SnapshotMeta {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (e) {
+    throw new SnapshotError(file, notJson(e));
+  }
+  if (!isObject(parsed)) throw new SnapshotError(file, 'expected a JSON object');
+  return parsed as SnapshotMeta;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** Lists nested no deeper than this: flattening them recurses. */
+const MAX_LIST_DEPTH = 16;
+
+/** Every item an object, in Lists nested no deeper than MAX_LIST_DEPTH: what flattening takes. */
+function objectsOnly(items: unknown[], depth = 0): boolean {
+  return (
+    depth < MAX_LIST_DEPTH &&
+    items.every(
+      (o) => isObject(o) && (!Array.isArray(o['items']) || objectsOnly(o['items'], depth + 1)),
+    )
+  );
 }
 
 function parseObjects(file: string, text: string): KubeObject[] {
@@ -143,33 +248,43 @@ function parseObjects(file: string, text: string): KubeObject[] {
     parsed = JSON.parse(text);
   } catch (e) {
     const line = jsonErrorLine(text);
-    throw new SnapshotError(
-      line ? `${file}:${line}` : file,
-      `not valid JSON: ${(e as Error).message}`,
-    );
+    throw new SnapshotError(line ? `${file}:${line}` : file, notJson(e));
   }
   // Lists (kubectl get -o json) are flattened: Facts hold one object per item, kind filled in
-  if (Array.isArray(parsed)) return flattenObjects(parsed as KubeObject[]);
-  if (parsed !== null && typeof parsed === 'object') return flattenObjects([parsed as KubeObject]);
-  throw new SnapshotError(file, 'expected a Kubernetes List, an object or an array of objects');
+  const items = Array.isArray(parsed) ? parsed : [parsed];
+  if (!objectsOnly(items))
+    throw new SnapshotError(file, 'expected a Kubernetes List, an object or an array of objects');
+  return flattenObjects(items as KubeObject[]);
 }
 
-/** The files of a snapshot, as paths under its root. */
-function snapshotFiles(facts: Facts): ArchiveEntry[] {
+/** Refuses a node or stem that is not a name kdebug writes: a Node "../../x" from a hostile API
+ * server must not become a path outside the snapshot. Keys only: no lazy output is read. */
+function checkNames(target: string, facts: Facts): void {
+  for (const node of Object.keys(facts.nodes)) {
+    const bad = (what: string) => new SnapshotError(target, `${what}; nothing written`);
+    if (!isNodeName(node))
+      throw bad(`node ${quoted(node)} is not a Kubernetes node name (a DNS-1123 subdomain)`);
+    for (const stem of Object.keys(facts.nodes[node]!))
+      if (!isStem(stem))
+        throw bad(
+          `output ${quoted(stem)} of node ${node} is not a node command's file name (letters, digits and ._:-)`,
+        );
+  }
+}
+
+/** The files of a snapshot, as paths under its root; each node output read as it is written. */
+function* snapshotFiles(facts: Facts): Generator<ArchiveEntry> {
   const list = {
     apiVersion: 'v1',
     kind: 'List',
     metadata: { resourceVersion: '' },
     items: facts.objects,
   };
-  const files: ArchiveEntry[] = [
-    { path: 'objects.json', data: Buffer.from(JSON.stringify(list, null, 2) + '\n') },
-    { path: 'meta.json', data: Buffer.from(JSON.stringify(facts.meta, null, 2) + '\n') },
-  ];
+  yield { path: 'objects.json', data: Buffer.from(JSON.stringify(list, null, 2) + '\n') };
+  yield { path: 'meta.json', data: Buffer.from(JSON.stringify(facts.meta, null, 2) + '\n') };
   for (const [node, outputs] of Object.entries(facts.nodes))
-    for (const [stem, stdout] of Object.entries(outputs))
-      files.push({ path: `nodes/${node}/${stem}.txt`, data: Buffer.from(stdout) });
-  return files;
+    for (const stem of Object.keys(outputs))
+      yield { path: `nodes/${node}/${stem}.txt`, data: Buffer.from(outputs[stem]!) };
 }
 
 /** A temporary name beside `target` (same filesystem, so the rename is atomic). */
@@ -207,19 +322,29 @@ async function atomically(
   }
 }
 
+/** `path` under `tmp`, its directory made; refused if it would resolve outside (a second guard
+ * behind checkNames). */
+async function inside(target: string, tmp: string, path: string): Promise<string> {
+  const file = resolve(tmp, path);
+  if (!file.startsWith(resolve(tmp) + sep))
+    throw new SnapshotError(target, `${quoted(path)} is outside the snapshot; nothing written`);
+  await mkdir(dirname(file), { recursive: true });
+  return file;
+}
+
 /** Writes Facts as a snapshot directory that readSnapshot gives back unchanged. */
 export async function writeSnapshot(
   dir: string,
   facts: Facts,
   o: WriteOptions = {},
 ): Promise<void> {
+  checkNames(dir, facts);
   await atomically(
     dir,
     async (tmp, go) => {
       for (const f of snapshotFiles(facts)) {
         go();
-        await mkdir(dirname(join(tmp, f.path)), { recursive: true });
-        await writeFile(join(tmp, f.path), f.data);
+        await writeFile(await inside(dir, tmp, f.path), f.data);
       }
     },
     o,
@@ -232,7 +357,8 @@ export async function writeSnapshotArchive(
   facts: Facts,
   o: WriteOptions = {},
 ): Promise<void> {
+  checkNames(file, facts);
   const root = basename(file).replace(/\.(tar\.gz|tgz)$/, '') || 'snapshot';
-  const entries = snapshotFiles(facts).map((f) => ({ ...f, path: `${root}/${f.path}` }));
+  const entries = [...snapshotFiles(facts)].map((f) => ({ ...f, path: `${root}/${f.path}` }));
   await atomically(file, (tmp) => writeFile(tmp, tarGz(entries)), o);
 }

@@ -1,6 +1,7 @@
 // `kdebug cleanup`: the debug Pods a killed kdebug left behind, deleted; those of a kdebug still
-// running elsewhere are spared (their run renews a lease), unless --all and a yes.
-import type { LeftPod } from '../cluster/node-pod.js';
+// running elsewhere are spared (their run renews a lease), unless --all and a yes. Pods that only
+// carry kdebug's label, without kdebug's shape, are listed and never deleted.
+import type { ForeignPod, LeftPod } from '../cluster/node-pod.js';
 import { sanitize } from '../core/sanitize.js';
 import { ask, EXIT, format, tell, UsageError, write, type GlobalOptions } from './io.js';
 
@@ -14,6 +15,9 @@ const line = (p: LeftPod) =>
   sanitize(
     `Pod ${p.namespace}/${p.name}${p.node ? ` (node ${p.node}, ${p.phase})` : ` (${p.phase})`}: ${p.why}${p.owner ? `; owner ${p.owner}` : ''}`,
   );
+
+const foreignLine = (p: ForeignPod) =>
+  sanitize(`Pod ${p.namespace}/${p.name}: not kdebug's (${p.why}), left alone`);
 
 export async function cleanupCommand(o: CleanupFlags, g: GlobalOptions): Promise<number> {
   format(g, 'cleanup');
@@ -37,6 +41,7 @@ export async function cleanupCommand(o: CleanupFlags, g: GlobalOptions): Promise
     for (const d of deleted) write(`deleted ${line(d)}\n`);
     const spared = live.filter((p) => !deleted.includes(p));
     for (const p of spared) write(`spared ${line(p)}\n`);
+    for (const p of plan.notKdebugs) write(`${foreignLine(p)}\n`);
     if (plan.pods.length === 0) write(`no kdebug debug Pods in ${plan.scope}\n`);
     if (spared.length > 0)
       write(

@@ -11,10 +11,16 @@ export async function completionCommand(shell: string, g: GlobalOptions): Promis
   return EXIT.ok;
 }
 
+/** The longest TAB completion waits for its candidates. */
+const COMPLETION_MS = 3000;
+
 /** What the completion scripts call: candidates one a line, then cobra's ":4" (no files). */
 export async function completeCommand(program: Command, words: string[]): Promise<number> {
   const { complete } = await import('../completion.js');
-  const candidates = await complete(program, words.length > 0 ? words : ['']);
-  write([...candidates, ':4'].join('\n') + '\n');
-  return EXIT.ok;
+  // a shell waits for this: a slow snapshot or cluster gets no candidates rather than a hang
+  const late = new Promise<string[]>((r) => setTimeout(() => r([]), COMPLETION_MS).unref());
+  const candidates = await Promise.race([complete(program, words.length > 0 ? words : ['']), late]);
+  const text = [...candidates, ':4'].join('\n') + '\n';
+  await new Promise((written) => process.stdout.write(text, written));
+  process.exit(EXIT.ok); // a read still on its way is not waited for
 }

@@ -10,6 +10,7 @@ import {
   type SourceFlags,
 } from '../cluster/facts-source.js';
 import { driftJson, driftText } from '../output/drift.js';
+import { invocationOf } from './invocation.js';
 import {
   dumpFile,
   EXIT,
@@ -58,6 +59,7 @@ export async function driftCommand(o: DriftFlags, g: GlobalOptions): Promise<num
         }),
     ),
   );
-  write(shown === 'json' ? driftJson(answer) : driftText(answer));
+  const how = invocationOf(g, o);
+  write(shown === 'json' ? driftJson(answer, how) : driftText(answer, how));
   return answer.drifted ? EXIT.problem : EXIT.ok;
 }

@@ -1,9 +1,12 @@
 // What every command shares: the exit codes, the usage error, the presentation picked once, and
 // the process's stdin/stdout. The commands and cli.ts are the only code that touches them.
-import { readFileSync } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Readable } from 'node:stream';
 import type { SourceContext } from '../cluster/facts-source.js';
+import { DEFAULT_MAX_OUTPUT_BYTES, OutputBuffer, overLimit } from '../core/not-read.js';
+import { sanitize } from '../core/sanitize.js';
 
 declare const KDEBUG_VERSION: string;
 declare const KDEBUG_COMMIT: string;
@@ -73,9 +76,15 @@ export function write(text: string): void {
   process.stdout.write(text);
 }
 
+/**
+ * Text for stderr: each line sanitised as stdout's text is, since node names, node errors and
+ * paths come from the cluster or the person; a message's own line breaks are kept.
+ */
+export const inert = (text: string): string => text.split('\n').map(sanitize).join('\n');
+
 /** A line on stderr ("kdebug: ..."): stdout stays the report. */
 export function tell(line: string): void {
-  process.stderr.write(`kdebug: ${line}\n`);
+  process.stderr.write(`kdebug: ${inert(line)}\n`);
 }
 
 /** A yes/no question on the terminal (stderr, so stdout stays the answer); false without one. */
@@ -84,26 +93,56 @@ export async function ask(question: string): Promise<boolean> {
   const { createInterface } = await import('node:readline/promises');
   const rl = createInterface({ input: process.stdin, output: process.stderr });
   try {
-    return /^y(es)?$/i.test((await rl.question(`${question} [y/N] `)).trim());
+    return /^y(es)?$/i.test((await rl.question(`${inert(question)} [y/N] `)).trim());
   } finally {
     rl.close();
   }
 }
 
-/** A file's bytes, or stdin's for "-"; a file that cannot be read is a usage error. */
-export async function readInput(path: string): Promise<Buffer> {
-  if (path === '-') {
-    const chunks: Buffer[] = [];
-    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-    return Buffer.concat(chunks);
-  }
+/** A file's bytes, or stdin's for "-", at most `limit` of them; what cannot be read is a usage error. */
+export async function readInput(path: string, limit = DEFAULT_MAX_OUTPUT_BYTES): Promise<Buffer> {
+  if (path === '-') return readStream(process.stdin, 'stdin', limit);
+  let file: FileHandle | undefined;
   try {
-    return readFileSync(path); // in one read: fs/promises reads 512 KiB at a time
+    file = await open(path, 'r');
+    const stat = await file.stat();
+    if (stat.isDirectory()) throw new UsageError(`${path}: is a directory`);
+    // a pipe or a device has no size to check first: read it as stdin is read
+    if (!stat.isFile()) return await readStream(file.createReadStream(), path, limit);
+    if (stat.size > limit) throw new UsageError(`${path}: ${overLimit(limit)}`);
+    return await readWhole(file, stat.size);
   } catch (e) {
+    if (e instanceof UsageError) throw e;
     const code = (e as NodeJS.ErrnoException).code;
     const why = { ENOENT: 'no such file', EISDIR: 'is a directory', EACCES: 'permission denied' };
     throw new UsageError(`${path}: ${why[code as keyof typeof why] ?? (e as Error).message}`);
+  } finally {
+    await file?.close();
   }
+}
+
+/** A regular file of a known size, in as few reads as the system allows. */
+async function readWhole(file: FileHandle, size: number): Promise<Buffer> {
+  const bytes = Buffer.allocUnsafe(size);
+  let at = 0;
+  while (at < size) {
+    const { bytesRead } = await file.read(bytes, at, size - at, at);
+    if (bytesRead === 0) break; // it shrank meanwhile
+    at += bytesRead;
+  }
+  return bytes.subarray(0, at);
+}
+
+/** A stream's bytes up to `limit`: past it, reading stops and the input is refused. */
+async function readStream(stream: Readable, name: string, limit: number): Promise<Buffer> {
+  const input = new OutputBuffer(limit);
+  for await (const chunk of stream) {
+    if (!input.add(chunk as Buffer)) {
+      stream.destroy();
+      throw new UsageError(`${name}: ${overLimit(limit)}`);
+    }
+  }
+  return input.bytes();
 }
 
 /** The terminal's width (COLUMNS first, as shells set it); a file is not cut, only wrapped. */

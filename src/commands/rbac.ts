@@ -1,5 +1,11 @@
-// `kdebug rbac`: the Roles kdebug needs for what was asked, as YAML to review and apply.
+// `kdebug rbac`: the Roles kdebug needs for what was asked, as YAML to review and apply. It is
+// offline on purpose: the person asking is often not the one who may read the cluster, and RBAC
+// cannot name the Pods kdebug execs into (kube-proxy's and the debug Pods' names are generated),
+// so the comments say plainly how far each exec grant reaches.
+import { DEBUG_NAMESPACE_LABELS } from '../cluster/node-pod.js';
 import {
+  DEBUG_NAMESPACE,
+  namespaceYaml,
   permissions,
   rbacYaml,
   type NodeAccessGrant,
@@ -38,6 +44,29 @@ function subjectOf(o: RbacFlags): RbacSubject | undefined {
   return undefined;
 }
 
+/** What --via kube-proxy grants: exec in kube-system cannot be narrowed to kube-proxy's Pods. */
+const KUBE_PROXY_NOTE = [
+  "# --via kube-proxy: exec in kube-system to read each node's rules. This grant lets the holder exec",
+  '# into every Pod in kube-system (etcd and the API server where they run as Pods): near cluster-admin.',
+  '# RBAC cannot narrow it to the kube-proxy Pods: their names are generated and change with every',
+  '# rollout. Prefer --via pod in a dedicated namespace, or --via ssh.',
+];
+
+/** What --via pod grants, and what its namespace must be. */
+function podNote(debugNs: string, namespace: string | undefined): string[] {
+  return [
+    `# --via pod: debug Pods in namespace ${debugNs}, which must allow Pod Security "privileged". Creating`,
+    "# Pods there is root on every node, and exec reaches every Pod there (the debug Pods' names are",
+    '# generated, so resourceNames cannot name them): keep the namespace for kdebug alone.',
+    debugNs === DEBUG_NAMESPACE
+      ? `# The Namespace ${debugNs} comes first, labelled privileged: kdebug makes it itself only for a user who may create namespaces.`
+      : `# ${debugNs} is not kdebug's own namespace (${DEBUG_NAMESPACE}): label it yourself (kubectl label namespace ${debugNs} pod-security.kubernetes.io/enforce=privileged) and keep other workloads out of it.`,
+    debugNs === namespace
+      ? `# ${debugNs} is also the Services' namespace: this Role can exec into every workload there. Give debug Pods a namespace of their own.`
+      : '',
+  ];
+}
+
 export function rbacCommand(o: RbacFlags, g: GlobalOptions): number {
   format(g, 'rbac');
   const via = VIAS[o.via ?? 'none'];
@@ -47,18 +76,13 @@ export function rbacCommand(o: RbacFlags, g: GlobalOptions): number {
   const namespace = o.allNamespaces ? undefined : (g.namespace ?? 'default');
   const subject = subjectOf(o);
   const grants = permissions({ namespace, via, debugNamespace: o.debugNamespace });
+  const debugNs = o.debugNamespace ?? DEBUG_NAMESPACE;
   const what = [
     `# What kdebug reads to diagnose Services ${namespace ? `in namespace ${namespace}` : 'in every namespace (snapshot save --all -A)'}`,
-    via.includes('kube-proxy') ? "# and exec in the kube-proxy Pods to read each node's rules" : '',
-    via.includes('pod')
-      ? `# and debug Pods in namespace ${o.debugNamespace ?? namespace ?? 'default'} (it needs Pod Security "privileged")`
-      : '',
+    ...(via.includes('kube-proxy') ? KUBE_PROXY_NOTE : []),
+    ...(via.includes('pod') ? podNote(debugNs, namespace) : []),
     via.length === 0
       ? '# Node rules are not covered: --via kube-proxy, pod or ssh adds what each needs.'
-      : '',
-    // pods/exec in the Services' own namespace reaches every Pod there
-    via.includes('pod') && (o.debugNamespace ?? namespace) === namespace
-      ? `# exec on pods in ${namespace ?? 'default'} lets the holder run commands in every Pod there: give debug Pods a namespace of their own (--debug-namespace).`
       : '',
     via.includes('pod')
       ? '# Read-only on the API objects but its own debug Pods; Secrets are never read.'
@@ -67,6 +91,11 @@ export function rbacCommand(o: RbacFlags, g: GlobalOptions): number {
       ? ''
       : '# Bind it with --user, --group or --serviceaccount NS:NAME (bindings are then printed too).',
   ].filter(Boolean);
-  write(`${what.join('\n')}\n${rbacYaml(grants, o.name, subject)}`);
+  // the Namespace before the Role in it: kubectl apply takes the documents in order
+  const ns =
+    via.includes('pod') && debugNs === DEBUG_NAMESPACE
+      ? namespaceYaml(debugNs, DEBUG_NAMESPACE_LABELS)
+      : '';
+  write(`${what.join('\n')}\n${ns}${rbacYaml(grants, o.name, subject)}`);
   return EXIT.ok;
 }

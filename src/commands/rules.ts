@@ -10,6 +10,7 @@ import type { ServiceTrees } from '../core/service-tree.js';
 import type { Facts } from '../core/model.js';
 import { buildSearchIndex, treeSearchIndex } from '../core/search.js';
 import { isIpvs, parseIpvs, type IpvsTable } from '../core/ipvs/listing.js';
+import { outputLimitBytes } from '../core/not-read.js';
 import { buildIpvsTrees } from '../core/ipvs/trees.js';
 import { pickNodes, readFacts, sshRulesText, type SourceFlags } from '../cluster/facts-source.js';
 import { rulesJson, rulesText, searchJson, searchText } from '../output/rules.js';
@@ -39,7 +40,9 @@ async function givenDump(
 ): Promise<{ bytes: Uint8Array | string; label: string; file: string }> {
   if (o.file !== undefined) {
     const label = o.file === '-' ? '<stdin>' : o.file;
-    return { bytes: await readInput(o.file), label, file: label };
+    // a pasted dump is held to what a node's may print
+    const limit = o.maxOutputMib === undefined ? undefined : outputLimitBytes(o.maxOutputMib);
+    return { bytes: await readInput(o.file, limit), label, file: label };
   }
   const r = await sshRulesText(o.ssh!, o, sourceContext(g));
   return { ...r, bytes: r.text };

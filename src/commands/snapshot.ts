@@ -55,11 +55,11 @@ export async function snapshotSaveCommand(
     tellNodeAccess(r.nodeAccess, c);
     const nodes = r.nodes ? ` and the output of commands on ${r.nodes} nodes` : '';
     write(
-      `saved ${r.objects} objects${nodes} from context ${r.meta.context} to ${r.written.join(' and ')}\n`,
+      `saved ${r.objects} objects${nodes} from context ${r.context ?? r.meta.context} to ${r.written.join(' and ')}\n`,
     );
     write(
       r.redaction
-        ? `redacted: ${r.redaction.removed.map((x) => x.what).join(', ') || 'nothing was there to redact'} (listed in meta.json; --no-redact keeps everything)\n`
+        ? 'redacted: kept only the fields kdebug reads; context, user and server replaced by salted hashes (listed in meta.json; --no-redact keeps everything)\n'
         : 'not redacted (--no-redact): it holds env values, annotations and ConfigMap data as the API returned them\n',
     );
     if (r.notRead.length > 0) {

@@ -25,6 +25,7 @@ import {
   write,
   type GlobalOptions,
 } from './io.js';
+import { invocationOf } from './invocation.js';
 import { interactive, loadTui } from './tui.js';
 
 export interface SvcOptions extends NodeAccessFlags {
@@ -38,8 +39,14 @@ export interface SvcOptions extends NodeAccessFlags {
 function consentLines(q: DebugPodConsent): string[] {
   return [
     `Some nodes can only be read through a privileged debug Pod: kdebug would create one on each of them, in namespace ${q.namespace} (image ${q.image}), as kubectl debug node --profile=sysadmin does.`,
+    ...(q.createNamespace
+      ? [
+          `Namespace ${q.namespace} does not exist: kdebug creates it first, labelled pod-security.kubernetes.io/enforce=privileged, and leaves it for the next run (kubectl delete namespace ${q.namespace} removes it).`,
+        ]
+      : []),
     `It reads the node's rules with the node's own iptables-save and runs the probes (TCP connect, ping, a DNS lookup); it changes nothing on the node.`,
     `Each Pod is deleted when kdebug ends (also on Ctrl-C) and stops by itself after ${q.lifetimeSeconds}s. --yes skips this question.`,
+    ...q.warnings.map((w) => `Warning: ${w}`),
   ];
 }
 
@@ -80,7 +87,7 @@ export async function svcCommand(
     const view = clusterView(facts.objects);
     Analysis.of(facts, { view, parsed: await aside });
     const target = { namespace: g.namespace ?? facts.meta.namespace ?? 'default', service: name };
-    const invocation = { snapshot: dir, context: g.context };
+    const invocation = invocationOf(g, { snapshot: dir });
     const snapshot = o.label ?? `snapshot ${dir}`;
     if (format(g) === 'tui')
       return interactive(
@@ -103,7 +110,7 @@ export async function svcCommand(
       // no facts yet: the TUI shows the steps completing as they arrive
       const load: TuiInput['load'] = async (progress, partial) =>
         (await readLive(cluster, target, VERSION, progress, partial)).facts;
-      const invocation = { context: g.context };
+      const invocation = invocationOf(g, o);
       const deadlines = { apiMs: 15_000, nodeMs: 1000 * (Number(o.nodeTimeout) || 60) };
       return await interactive(
         { start: 'diag', target, load, questions: asks, invocation, deadlines },
@@ -112,7 +119,7 @@ export async function svcCommand(
     }
     const { facts, suggestions } = await readLive(cluster, target, VERSION);
     tellNodeAccess(cluster.nodeAccess(), c);
-    const report = diagnose(facts, target, { suggestions, invocation: { context: g.context } });
+    const report = diagnose(facts, target, { suggestions, invocation: invocationOf(g, o) });
     return writeReport(report, g, o);
   } finally {
     await closeLive(cluster, c);

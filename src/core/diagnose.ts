@@ -24,7 +24,7 @@ import {
   type Status,
   type Step,
 } from './model.js';
-import { runnable } from './next-command.js';
+import { resolveNext } from './next-command.js';
 import { notRead, type NotRead } from './not-read.js';
 
 export type { DiagnoseOptions, DiagnosedService } from './checks/context.js';
@@ -166,9 +166,9 @@ export function diagnose(
 ): Report {
   const ctx = new CheckContext(facts, target, options);
   const steps = STEPS.map((check) => runStep(check, ctx));
-  const how = options.invocation;
-  if (how)
-    for (const f of steps.flatMap((s) => s.findings)) if (f.next) f.next = runnable(f.next, how);
+  // every next command as it runs from the person's terminal, for this run
+  for (const f of steps.flatMap((s) => s.findings))
+    if (f.next) f.next = resolveNext(f.next, options.invocation);
   const svc = ctx.service;
   return concluded(
     {

@@ -2,6 +2,7 @@
 // Service port's traffic goes (entry rules, endpoints and their shares, masquerading, local
 // policy, rejects), not how the rules are spelled. A dump written by an older kube-proxy that
 // routes correctly shows only `rule-text-differs` (info); an exact dump shows nothing.
+import { kubectl, onNode, type NextCommand } from './next-command.js';
 import type { DriftContext, MasqueradeDiff } from './drift/context.js';
 import { externalPath, firewall } from './drift/external.js';
 import { internalPath } from './drift/service.js';
@@ -84,8 +85,10 @@ export interface DriftFinding {
   expected: string[];
   /** Rule lines the node has. */
   actual: string[];
-  /** What to do about it. */
-  next?: string;
+  /** The command that shows or fixes it. */
+  next?: NextCommand;
+  /** What to do about it, in words. */
+  advice?: string;
   /** The family of the rule set it was found in (the IPv4 iptables or the IPv6 ip6tables one). */
   family?: IPFamily;
 }
@@ -200,7 +203,8 @@ export function nodeDrift(input: DriftInput): NodeDrift {
       message: `The dump of ${input.node} has no filter table (a nat-only dump, such as iptables -t nat -S), so kube-proxy's REJECT and DROP rules and the jumps to them were not compared${uncompared.length > 0 ? `; not checked: ${uncompared.join('; ')}` : ''}.`,
       expected: [],
       actual: [],
-      next: `iptables-save (every table) on ${input.node}`,
+      advice: 'Read every table: iptables-save without -t.',
+      next: onNode(input.node, ['iptables-save'], { hostBinaries: true }),
     });
   return {
     tables: filter ? ['nat', 'filter'] : ['nat'],
@@ -300,7 +304,8 @@ function reportMasquerade(diffs: MasqueradeDiff[], ctx: DriftContext): void {
       message: `kdebug read no kube-proxy configuration (no ConfigMap; kube-proxy may run with flags, or with EKS's kube-proxy-config), so the masquerade condition is not checked against it. On ${ctx.node} ${ways.length === 1 ? `every Service port masquerades on "${ways[0]}"` : `Service ports masquerade in ${ways.length} different ways (${ways.map((w) => `"${w}"`).join(', ')}): one kube-proxy writes one condition for all, so some of these rules are stale or were written by someone else`}.`,
       expected: [],
       actual: diffs.slice(0, 3).flatMap((x) => x.actual),
-      next: 'kubectl -n kube-system get cm -o name | grep -i proxy   (the configuration kube-proxy mounts)',
+      advice: 'Find the configuration kube-proxy mounts among the ConfigMaps of kube-system.',
+      next: kubectl('kube-system', 'get', 'configmaps', '-o', 'name'),
     };
     // consistent: information; inconsistent among themselves: observed bad, a warning
     if (ways.length === 1) ctx.note(f);
@@ -315,7 +320,8 @@ function reportMasquerade(diffs: MasqueradeDiff[], ctx: DriftContext): void {
       message: `node ${ctx.node} masquerades cluster IP traffic of all ${diffs.length} Service ports when it matches "${d.got}", but the kube-proxy configuration (${ctx.exp.config.source}) says "${d.want}": kube-proxy on this node runs with other settings than the ConfigMap (command-line flags, or not restarted since the ConfigMap changed).`,
       expected: diffs.slice(0, 3).flatMap((x) => x.expected),
       actual: diffs.slice(0, 3).flatMap((x) => x.actual),
-      next: `compare kube-proxy's flags and its ConfigMap (kubectl -n kube-system get cm kube-proxy -o yaml); restart kube-proxy on ${ctx.node} after changing it`,
+      advice: `Compare kube-proxy's flags and its ConfigMap; restart kube-proxy on ${ctx.node} after changing it.`,
+      next: kubectl('kube-system', 'get', 'configmap', 'kube-proxy', '-o', 'yaml'),
     });
     return;
   }
@@ -348,6 +354,7 @@ export function driftToFinding(d: DriftFinding): Finding {
       ...d.actual.map((l) => `actual:   ${l}`),
     ],
     ...(d.next ? { next: d.next } : {}),
+    ...(d.advice ? { advice: d.advice } : {}),
     node: d.node,
     ...(d.service ? { service: d.service } : {}),
     ...(d.severity === 'info' ? { info: true } : {}),

@@ -1,4 +1,5 @@
 // The vocabulary every layer shares: Facts in, Report out. Names follow kube-proxy's words.
+import type { NextCommand } from './next-command.js';
 import type { NotRead } from './not-read.js';
 
 /** "ns/name:port", or "ns/name" for an unnamed port: kube-proxy's ServicePortName.String(). */
@@ -66,7 +67,10 @@ export interface Finding {
   title: string;
   explanation: string;
   evidence: string[];
-  next?: string;
+  /** The command that shows or fixes it: words, shell-quoted only when shown. */
+  next?: NextCommand;
+  /** What to do, in words, where no one command does it. */
+  advice?: string;
   node?: string;
   service?: ServicePortName;
   /** An explanation rather than a judgement (e.g. why ping to a ClusterIP gets no answer). */

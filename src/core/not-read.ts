@@ -1,6 +1,7 @@
 // What a live run began to read and lost: an API read that failed for a reason other than a
 // refusal (the API server went away, timed out, answered 410 or 5xx) or a node command that began
 // and did not finish. A report with any is partial: what it says holds for what was read only.
+// Also the limit on what one read may hold: past it the read is lost, never kept in part.
 import type { Facts } from './model.js';
 import { nodeErrorsOf } from './node-access.js';
 
@@ -34,4 +35,75 @@ export function notRead(facts: Facts): NotRead[] {
       .filter((e) => e.lost)
       .map((e) => ({ what: `${e.command} on node ${e.node}`, why: e.error })),
   ];
+}
+
+const MIB = 1024 * 1024;
+
+/** The most one node command may print, and one input or API answer may hold (--max-output-mib). */
+export const DEFAULT_MAX_OUTPUT_MIB = 256;
+export const DEFAULT_MAX_OUTPUT_BYTES = DEFAULT_MAX_OUTPUT_MIB * MIB;
+
+/** A --max-output-mib that is no limit kdebug can keep. */
+export class OutputLimitError extends Error {
+  constructor(typed: string) {
+    // past 511 MiB the text would not fit in one JavaScript string
+    super(`--max-output-mib ${typed}: give a whole number of MiB from 1 to 511`);
+    this.name = 'OutputLimitError';
+  }
+}
+
+/** --max-output-mib as typed, in bytes. */
+export function outputLimitBytes(typed: string): number {
+  const mib = Number(typed);
+  if (!Number.isInteger(mib) || mib < 1 || mib > 511) throw new OutputLimitError(typed);
+  return mib * MIB;
+}
+
+/** Why an output past the limit was dropped: "over 256 MiB, not read". */
+export const overLimit = (bytes: number) => `over ${Math.floor(bytes / MIB)} MiB, not read`;
+
+/** A node command's error when its output went past the limit. */
+export const outputOverLimit = (bytes: number) =>
+  `output ${overLimit(bytes)} (--max-output-mib raises the limit)`;
+
+/**
+ * A node command's output as it streams in. stdout is kept whole up to the limit and past it not
+ * at all: a cut dump would read as a smaller one. stderr keeps its head: only its first line is told.
+ */
+export class OutputBuffer {
+  private readonly chunks: Uint8Array[] = [];
+  private size = 0;
+  private past = false;
+
+  constructor(
+    private readonly limit: number,
+    private readonly keep: 'whole' | 'head' = 'whole',
+  ) {}
+
+  /** Takes one chunk; false once the output went past the limit (the sender should be stopped). */
+  add(chunk: Uint8Array): boolean {
+    if (this.past) return false;
+    const room = this.limit - this.size;
+    this.size += chunk.length;
+    if (chunk.length <= room) {
+      this.chunks.push(chunk);
+      return true;
+    }
+    this.past = true;
+    if (this.keep === 'head') this.chunks.push(chunk.subarray(0, room));
+    else this.chunks.length = 0;
+    return false;
+  }
+
+  get over(): boolean {
+    return this.past;
+  }
+
+  bytes(): Buffer {
+    return Buffer.concat(this.chunks);
+  }
+
+  text(): string {
+    return this.bytes().toString('utf8');
+  }
 }

@@ -1,189 +1,167 @@
-// A snapshot made to be attached to a ticket: what the diagnosis never reads and a reader should
-// not see (env values, secret-looking arguments, object dumps in annotations, managedFields,
-// ConfigMap data, the server URL) taken out, and a list of what was taken, never of the values.
-import { hash } from 'node:crypto';
-import { clusterView, kubeProxyMounts } from './kube.js';
+// A snapshot made to be attached to a ticket: of each object only the fields the diagnosis reads
+// (the allowlist in redact-fields.ts), objects of other kinds dropped, and the context, user and
+// server in meta.json replaced by hashes salted per snapshot; meta.json says what was kept and
+// what was taken out, never a value.
+import { hash, randomBytes } from 'node:crypto';
+import { flattenObjects, isKubeProxyPod, kubeProxyMounts, toPod } from './kube.js';
 import type { Facts, KubeObject, SnapshotMeta } from './model.js';
+import { isObj, keptPaths, prune, ruleFor, RULES, type RuleContext } from './redact-fields.js';
 
-/** Every string inside `v` with each [from, to] replaced. */
-function replaceStrings(v: unknown, pairs: [string, string][]): unknown {
-  if (pairs.length === 0) return v;
-  if (typeof v === 'string') return pairs.reduce((s, [a, b]) => s.replaceAll(a, b), v);
-  if (Array.isArray(v)) return v.map((x) => replaceStrings(x, pairs));
-  if (v && typeof v === 'object')
-    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, replaceStrings(x, pairs)]));
-  return v;
+/** Something taken out, how many times, and for fields the paths (schema names, not values). */
+export interface Removed {
+  what: string;
+  count: number;
+  fields?: string[];
 }
 
-/** What a redaction took out, by kind, with how many of each (written to meta.json). */
+/** What a redaction kept and took out (written to meta.json). */
 export interface Redaction {
   redacted: true;
-  removed: { what: string; count: number }[];
+  /** Per rule (a kind, or some objects of a kind): the paths kept; every other field was dropped. */
+  kept: Record<string, string[]>;
+  removed: Removed[];
 }
 
-const REDACTED = '(redacted)';
+export interface RedactOptions {
+  /** What the hashes are salted with. Default: 16 random bytes, stored nowhere, so a reader
+   * cannot try the likely names of a context or a server against a hash. */
+  salt?: string;
+}
 
-/** Annotations that hold a whole object (kubectl apply's, Helm's and others' dumps). */
-const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
+/** The stand-in for a name: the same within one snapshot (salt), unguessable without the salt. */
+export const saltedHash = (salt: string, text: string) =>
+  `sha256:${hash('sha256', `${salt}\0${text}`).slice(0, 16)}`;
 
-/** A command-line argument whose name says it carries a secret: --token=..., --db-password ... */
-const SECRET_FLAG =
-  /^(--?[\w.-]*(?:token|password|passwd|secret|credential|api-?key|private-key|auth-key)[\w.-]*)(=(.*))?$/i;
+const KEPT: Record<string, string[]> = Object.fromEntries(
+  RULES.map((r) => [r.name, keptPaths(r.keep)]),
+);
 
-/** The ConfigMap data the checks read, kept: kube-proxy's configuration (every key of its
- * ConfigMap), the cluster domain in CoreDNS's Corefile, Cilium's kube-proxy-replacement. */
-const KEPT_DATA: { namespace?: string; name: string; keys?: string[] }[] = [
-  { namespace: 'kube-system', name: 'kube-proxy' },
-  { namespace: 'kube-system', name: 'kube-proxy-config' },
-  { namespace: 'kube-system', name: 'coredns', keys: ['Corefile'] },
-  { name: 'cilium-config', keys: ['kube-proxy-replacement'] },
-];
-
-type J = Record<string, unknown>;
-const isObj = (v: unknown): v is J => v !== null && typeof v === 'object' && !Array.isArray(v);
-
-/** The stable stand-in for a value that must not be shown but may be compared. */
-export const stableHash = (text: string) => `sha256:${hash('sha256', text).slice(0, 16)}`;
-
-/** The Facts with their secrets taken out (the input is not changed), and what was taken. */
-export function redactFacts(facts: Facts): { facts: Facts; redaction: Redaction } {
-  const counts = new Map<string, number>();
-  const took = (what: string, n = 1) => {
-    if (n > 0) counts.set(what, (counts.get(what) ?? 0) + n);
-  };
-  const mounted = kubeProxyMounts(clusterView(facts.objects));
-  const objects = facts.objects.map((o) => redactObject(structuredClone(o), mounted, took));
-  const meta: SnapshotMeta = { ...facts.meta };
-  const hidden: [string, string][] = [];
-  for (const key of ['server', 'user'] as const) {
-    const v = meta[key];
-    if (typeof v === 'string' && v !== '') {
-      meta[key] = stableHash(v);
-      took(`meta.json ${key} (replaced by its hash)`);
-      hidden.push(
-        key === 'server' ? [v, stableHash(v)] : [`user "${v}"`, `user "${stableHash(v)}"`],
-      );
-    }
-  }
-  // the errors a capture recorded name the server and the user too
-  for (const [k, v] of Object.entries(meta))
-    if (k !== 'server' && k !== 'user') meta[k] = replaceStrings(v, hidden);
+/** The Facts with only what the diagnosis reads (the input is not changed), and what was taken. */
+export function redactFacts(
+  facts: Facts,
+  o: RedactOptions = {},
+): { facts: Facts; redaction: Redaction } {
+  const objects = redactObjects(flattenObjects(facts.objects));
+  const meta = redactMeta(facts.meta, o.salt ?? randomBytes(16).toString('hex'));
   const redaction: Redaction = {
     redacted: true,
-    removed: [...counts].map(([what, count]) => ({ what, count })),
+    kept: KEPT,
+    removed: [...objects.removed, ...meta.removed],
   };
-  return { facts: { objects, nodes: facts.nodes, meta: { ...meta, redaction } }, redaction };
+  return {
+    facts: { objects: objects.kept, nodes: facts.nodes, meta: { ...meta.meta, redaction } },
+    redaction,
+  };
 }
 
-function redactObject(
-  o: KubeObject,
-  mounted: Set<string>,
-  took: (what: string, n?: number) => void,
-): KubeObject {
-  const md = o.metadata as J | undefined;
-  if (md) {
-    if ('managedFields' in md) {
-      delete md['managedFields'];
-      took('metadata.managedFields');
+/** kubeProxyConfigOf reads one of these when no kube-proxy Pod names the ConfigMap it mounts. */
+const PROXY_CONFIG_NAMES = ['kube-proxy', 'kube-proxy-config'];
+
+function ruleContext(objects: KubeObject[]): RuleContext {
+  const proxyPods = objects
+    .filter((o) => o.kind === 'Pod')
+    .map(toPod)
+    .filter(isKubeProxyPod);
+  const raw = new Set(proxyPods.map((p) => p.raw));
+  const mounted = kubeProxyMounts({ pods: proxyPods });
+  return {
+    isKubeProxyPod: (o) => raw.has(o),
+    isKubeProxyConfig: (o) => {
+      const name = o.metadata?.name ?? '';
+      return (
+        o.metadata?.namespace === 'kube-system' &&
+        (mounted.has(name) || PROXY_CONFIG_NAMES.includes(name))
+      );
+    },
+  };
+}
+
+const bump = <K>(m: Map<K, number>, k: K) => m.set(k, (m.get(k) ?? 0) + 1);
+
+function redactObjects(objects: KubeObject[]): { kept: KubeObject[]; removed: Removed[] } {
+  const context = ruleContext(objects);
+  const dropped = new Map<string, Map<string, number>>();
+  const kinds = new Map<string, number>();
+  const kept: KubeObject[] = [];
+  for (const o of objects) {
+    const rule = ruleFor(o, context);
+    if (!rule) {
+      bump(kinds, o.kind || '(no kind)');
+      continue;
     }
-    const ann = md['annotations'];
-    if (isObj(ann))
-      for (const [k, v] of Object.entries(ann))
-        if (k === LAST_APPLIED || (typeof v === 'string' && holdsObject(v))) {
-          delete ann[k];
-          took('annotations holding an object dump');
-        }
+    const paths = dropped.get(rule.name) ?? new Map<string, number>();
+    dropped.set(rule.name, paths);
+    kept.push(prune(o, rule.keep, '', (p) => bump(paths, p)) as KubeObject);
   }
-  const spec = o['spec'];
-  if (isObj(spec)) {
-    redactPodSpec(spec, took);
-    const template = spec['template'];
-    if (isObj(template) && isObj(template['spec'])) redactPodSpec(template['spec'], took);
-  }
-  if (o.kind === 'ConfigMap') redactConfigMap(o, mounted, took);
-  if (o.kind === 'Secret')
-    for (const k of ['data', 'stringData'])
-      if (k in o) {
-        delete o[k];
-        took('Secret data');
-      }
-  return o;
+  const removed: Removed[] = [...dropped]
+    .filter(([, paths]) => paths.size > 0)
+    .map(([name, paths]) => ({
+      what: `${name}: fields kdebug does not read`,
+      count: [...paths.values()].reduce((a, b) => a + b, 0),
+      fields: [...paths.keys()].sort(),
+    }));
+  for (const [kind, count] of kinds)
+    removed.push({ what: `${kind} objects (a kind kdebug does not read)`, count });
+  return { kept, removed };
 }
 
-/** A value that is a JSON object or array: an object written into an annotation. */
-function holdsObject(v: string): boolean {
-  const t = v.trim();
-  if (!(t.startsWith('{') || t.startsWith('['))) return false;
+const HIDDEN = ['context', 'user', 'server'] as const;
+
+/** kdebug's own identifiers in meta (a read, a node, a namespace): the checks match them, and a
+ * context or user named like a namespace ("default") must not change them. */
+const IDENTIFIERS = new Set(['namespace', 'service', 'what', 'node', 'command', 'commands']);
+
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+
+/** `text` where it stands alone: "prod" is hidden in `context "prod"`, not in "production". */
+const alone = (text: string) => new RegExp(`(?<![\\w-])${escape(text)}(?![\\w-]|\\.\\w)`, 'g');
+
+/** The ways a message names the server: its URL, host:port, and host. */
+function serverForms(server: string): string[] {
   try {
-    return typeof JSON.parse(t) === 'object';
+    const u = new URL(server);
+    return [...new Set([server, u.host, u.hostname])].filter((x) => x !== '');
   } catch {
-    return false;
+    return [server];
   }
 }
 
-function redactPodSpec(spec: J, took: (what: string, n?: number) => void): void {
-  if ('imagePullSecrets' in spec) {
-    delete spec['imagePullSecrets'];
-    took('imagePullSecrets');
+function redactMeta(meta: SnapshotMeta, salt: string): { meta: SnapshotMeta; removed: Removed[] } {
+  const out: SnapshotMeta = {};
+  const removed: Removed[] = [];
+  const hidden: [string, string][] = [];
+  for (const key of HIDDEN) {
+    const v = meta[key];
+    if (typeof v !== 'string' || v === '') continue;
+    const h = saltedHash(salt, v);
+    out[key] = h;
+    removed.push({ what: `meta.json ${key} (replaced by a salted hash)`, count: 1 });
+    for (const form of key === 'server' ? serverForms(v) : [v]) hidden.push([form, h]);
   }
-  for (const list of ['containers', 'initContainers', 'ephemeralContainers']) {
-    const cs = spec[list];
-    if (!Array.isArray(cs)) continue;
-    for (const c of cs.filter(isObj)) {
-      if (Array.isArray(c['env']))
-        for (const e of c['env'].filter(isObj))
-          if ('value' in e) {
-            e['value'] = REDACTED;
-            took('container env values (names kept)');
-          }
-      if ('envFrom' in c) {
-        delete c['envFrom'];
-        took('container envFrom');
-      }
-      for (const k of ['command', 'args'])
-        if (Array.isArray(c[k])) took('secret-looking arguments', redactArgs(c[k] as unknown[]));
-    }
-  }
-}
-
-/** Replaces the values of secret-looking flags in place; returns how many. */
-function redactArgs(args: unknown[]): number {
-  let n = 0;
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i];
-    if (typeof a !== 'string') continue;
-    const m = SECRET_FLAG.exec(a);
-    if (!m) continue;
-    if (m[2] !== undefined) {
-      args[i] = `${m[1]}=${REDACTED}`;
-      n++;
-    } else if (typeof args[i + 1] === 'string' && !(args[i + 1] as string).startsWith('-')) {
-      args[++i] = REDACTED; // "--token VALUE"
-      n++;
-    }
-  }
-  return n;
-}
-
-function redactConfigMap(
-  o: KubeObject,
-  mounted: Set<string>,
-  took: (what: string, n?: number) => void,
-): void {
-  const ns = o.metadata?.namespace;
-  const name = o.metadata?.name ?? '';
-  const kept =
-    KEPT_DATA.find((k) => k.name === name && (k.namespace === undefined || k.namespace === ns)) ??
-    (ns === 'kube-system' && mounted.has(name) ? { name } : undefined);
-  const data = o['data'];
-  if (isObj(data))
-    for (const k of Object.keys(data))
-      if (!kept || (kept.keys && !kept.keys.includes(k))) {
-        data[k] = REDACTED;
-        took('ConfigMap data values (keys kept)');
-      }
-  if ('binaryData' in o) {
-    delete o['binaryData'];
-    took('ConfigMap binaryData');
-  }
+  // the longest first: a URL before the host inside it
+  const pairs = hidden
+    .sort(([a], [b]) => b.length - a.length)
+    .map(([form, h]) => [alone(form), h] as const);
+  let replaced = 0;
+  const scrub = (v: unknown, key: string): unknown => {
+    if (typeof v === 'string' && !IDENTIFIERS.has(key))
+      return pairs.reduce(
+        (s, [re, h]) =>
+          s.replace(re, () => {
+            replaced++;
+            return h;
+          }),
+        v,
+      );
+    if (Array.isArray(v)) return v.map((x) => scrub(x, key));
+    if (isObj(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, scrub(x, k)]));
+    return v;
+  };
+  for (const [k, v] of Object.entries(meta)) if (!(k in out)) out[k] = scrub(v, k);
+  if (replaced > 0)
+    removed.push({
+      what: 'the server, context and user where meta.json messages name them (replaced by their hash)',
+      count: replaced,
+    });
+  return { meta: out, removed };
 }

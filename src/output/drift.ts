@@ -1,5 +1,6 @@
 // The `kdebug drift` presentations: what each node does differently from what kube-proxy would
 // have written, worst first, in sentences with the rule lines as evidence; or JSON.
+import { resolveNext, shellLine, type Invocation } from '../core/next-command.js';
 import type { DriftAnswer, DriftFinding } from '../core/drift.js';
 import { RENAMED_IDS, type Severity } from '../core/model.js';
 import { sanitize, jsonText } from '../core/sanitize.js';
@@ -26,7 +27,15 @@ function indent(lines: string[], by = '    '): string[] {
   return lines.map((l) => by + l);
 }
 
-function findingText(f: DriftFinding): string[] {
+/** The advice and the command, as this run resolves it. */
+function nextLines(f: DriftFinding, how: Invocation, by: string): string[] {
+  return [
+    ...(f.advice ? [`${by}${f.advice}`] : []),
+    ...(f.next ? [`${by}next: ${shellLine(resolveNext(f.next, how))}`] : []),
+  ];
+}
+
+function findingText(f: DriftFinding, how: Invocation): string[] {
   const out = [
     `${LABEL[f.severity]} ${f.id}${f.service ? `  ${f.service}` : ''}`,
     `  ${f.message}`,
@@ -34,12 +43,12 @@ function findingText(f: DriftFinding): string[] {
   if (f.actual.length > 0) out.push('  on the node:', ...indent(f.actual));
   else if (f.expected.length > 0) out.push('  on the node: no such rules');
   if (f.expected.length > 0) out.push('  kube-proxy would write:', ...indent(f.expected));
-  if (f.next) out.push(`  next: ${f.next}`);
+  out.push(...nextLines(f, how, '  '));
   return out;
 }
 
 /** Informational findings: one line each; rule-text-differs of Service ports folded into one. */
-function infoText(findings: DriftFinding[]): string[] {
+function infoText(findings: DriftFinding[], how: Invocation): string[] {
   const out: string[] = [];
   const spelled = findings.filter((f) => f.id === 'rule-text-differs' && f.service);
   if (spelled.length > 0)
@@ -53,12 +62,12 @@ function infoText(findings: DriftFinding[]): string[] {
       continue;
     }
     out.push(`info ${f.id}${f.service ? `  ${f.service}` : ''}`, `  ${f.message}`);
-    if (f.next) out.push(`  next: ${f.next}`);
+    out.push(...nextLines(f, how, '  '));
   }
   return out;
 }
 
-export function driftText({ label, nodes }: DriftAnswer): string {
+export function driftText({ label, nodes }: DriftAnswer, how: Invocation = {}): string {
   const out: string[] = [];
   for (const n of nodes) {
     out.push(
@@ -73,12 +82,11 @@ export function driftText({ label, nodes }: DriftAnswer): string {
         : `  ${countsLine(n.findings)}`,
     );
     out.push('');
-    for (const f of serious) out.push(...indent(findingText(f), '  '), '');
-    if (info.length > 0) out.push(...indent(infoText(info), '  '), '');
+    for (const f of serious) out.push(...indent(findingText(f, how), '  '), '');
+    if (info.length > 0) out.push(...indent(infoText(info, how), '  '), '');
     for (const f of n.notes ?? []) {
       out.push(`  note ${f.id}${f.service ? `  ${f.service}` : ''}`, `    ${f.message}`);
-      if (f.next) out.push(`    next: ${f.next}`);
-      out.push('');
+      out.push(...nextLines(f, how, '    '), '');
     }
   }
   const all = nodes.flatMap((n) => n.findings);
@@ -86,7 +94,7 @@ export function driftText({ label, nodes }: DriftAnswer): string {
   return out.map(sanitize).join('\n') + '\n'; // rule lines and comments come from the node
 }
 
-const findingJson = (f: DriftFinding) => ({
+const findingJson = (f: DriftFinding, how: Invocation) => ({
   id: f.id,
   ...(RENAMED_IDS[f.id] ? { aliases: RENAMED_IDS[f.id] } : {}),
   severity: f.severity,
@@ -96,11 +104,12 @@ const findingJson = (f: DriftFinding) => ({
   message: f.message,
   expected: f.expected,
   actual: f.actual,
-  next: f.next ?? null,
+  next: f.next ? shellLine(resolveNext(f.next, how)) : null,
+  advice: f.advice ?? null,
   family: f.family ?? 'IPv4',
 });
 
-export function driftJson({ label, nodes, drifted }: DriftAnswer): string {
+export function driftJson({ label, nodes, drifted }: DriftAnswer, how: Invocation = {}): string {
   const all = nodes.flatMap((n) => n.findings);
   const c = counts(all);
   const doc = {
@@ -116,8 +125,8 @@ export function driftJson({ label, nodes, drifted }: DriftAnswer): string {
       drift: n.drifted,
       counts: counts(n.findings),
     })),
-    findings: all.map(findingJson),
-    notes: nodes.flatMap((n) => n.notes ?? []).map(findingJson),
+    findings: all.map((f) => findingJson(f, how)),
+    notes: nodes.flatMap((n) => n.notes ?? []).map((f) => findingJson(f, how)),
     summary: { ...c, drift: drifted },
   };
   return jsonText(doc);

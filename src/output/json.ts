@@ -1,6 +1,7 @@
 // `kdebug svc -o json`: the Report as a stable document. Every finding carries every field
 // (`next` is null when there is none) so scripts need no guards. Documented in the README.
 import { RENAMED_IDS, isUnobserved, type Finding, type Report } from '../core/model.js';
+import { shellLine } from '../core/next-command.js';
 import { jsonText } from '../core/sanitize.js';
 
 function findingJson(f: Finding) {
@@ -11,7 +12,8 @@ function findingJson(f: Finding) {
     title: f.title,
     explanation: f.explanation,
     evidence: f.evidence,
-    next: f.next ?? null,
+    next: f.next ? shellLine(f.next) : null,
+    advice: f.advice ?? null,
     ...(f.node ? { node: f.node } : {}),
     ...(f.service ? { service: f.service } : {}),
     ...(f.info ? { info: true } : {}),

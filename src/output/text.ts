@@ -8,6 +8,7 @@ import {
   type Report,
   type Step,
 } from '../core/model.js';
+import { shellWords } from '../core/next-command.js';
 import { sanitize } from '../core/sanitize.js';
 import { MARK } from './marks.js';
 import { palette, type Palette } from './palette.js';
@@ -26,10 +27,10 @@ export interface TextOptions {
   source?: string;
 }
 
-/** A command wrapped at spaces outside quotes, each broken line ending in " \". */
-export function wrapCommand(raw: string, width: number, indent: string): string[] {
-  const cmd = sanitize(raw);
-  const words = cmd.match(/(?:'[^']*'|"[^"]*"|\S)+/g) ?? [];
+/** A command's shell words on lines a terminal copy gives back as one command: each broken line
+ * ends in " \\". */
+export function wrapCommand(shell: string[], width: number, indent: string): string[] {
+  const words = shell.map(sanitize);
   const out: string[] = [];
   let line = indent;
   for (const w of words) {
@@ -47,14 +48,15 @@ function expanded(f: Finding, p: Palette, width: number): string[] {
   const out = wrap(`${mark} ${f.title}`, width, '     ', '       ');
   out[0] = `     ${f.info ? p.muted(mark) : p.status(f.status, mark)}${out[0]!.slice(6)}`;
   out.push(`       ${p.muted(`[${f.id}]`)}`);
-  if (f.explanation) out.push(...wrap(f.explanation, width, '       '));
+  const explanation = [f.explanation, f.advice].filter(Boolean).join(' ');
+  if (explanation) out.push(...wrap(explanation, width, '       '));
   if (f.evidence.length > 0) {
     out.push(`       ${p.muted('evidence:')}`);
     for (const e of f.evidence) out.push(...wrap(e, width, '         ', '           '));
   }
   if (f.next) {
     out.push(`       ${p.muted('next:')}`);
-    out.push(...wrapCommand(f.next, width, '         ').map((l) => p.command(l)));
+    out.push(...wrapCommand(shellWords(f.next), width, '         ').map((l) => p.command(l)));
   }
   return out;
 }
@@ -111,7 +113,9 @@ function conclusion(report: Report, p: Palette, width: number): string[] {
         '',
         '  ',
       ).map((l) => p.status(status, l)),
-      ...(f.next ? wrapCommand(`Next: ${f.next}`, width, '').map((l) => p.command(l)) : []),
+      ...(f.next
+        ? wrapCommand(['Next:', ...shellWords(f.next)], width, '').map((l) => p.command(l))
+        : []),
     ];
   }
   if (report.pending) return ['Still collecting: some steps are pending.'];

@@ -8,6 +8,7 @@ import { DriftInputError, type NodeDrift } from '../core/drift.js';
 import { findService, type ClusterView, type Service } from '../core/kube.js';
 import { diagnose, type DiagnoseOptions, type DiagnosedService } from '../core/diagnose.js';
 import type { Facts, Report } from '../core/model.js';
+import type { Invocation } from '../core/next-command.js';
 import {
   buildSearchIndex,
   treeSearchIndex,
@@ -58,6 +59,8 @@ export interface TuiData {
   /** The objects, typed. */
   view: ClusterView;
   nodes: NodeData[];
+  /** How kdebug was run: the Drift screen's next commands are resolved for it. */
+  invocation?: Invocation;
 }
 
 /** A node's rules, parsed and read into trees when a screen first asks; a parse error is kept. */
@@ -185,7 +188,7 @@ export function analyze(facts: Facts, o: AnalyzeOptions = {}): TuiData {
     : undefined;
 
   const service = o.target ? findService(view, o.target.namespace, o.target.service) : undefined;
-  return { facts, target: o.target, report, service, view, nodes };
+  return { facts, target: o.target, report, service, view, nodes, invocation: o.invocation };
 }
 
 export interface NodeHit extends SearchHit {

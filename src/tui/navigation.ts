@@ -46,7 +46,10 @@ export function models(s: State, sc: Screen): Models {
     diag: s.screen === 'diag' ? diagModel(s, data.report, width, bodyHeight) : undefined,
     rules: s.screen === 'rules' ? rulesModel(s, data.nodes, focus, width, bodyHeight) : undefined,
     trace: s.screen === 'trace' ? traceModel(s, data, width, bodyHeight) : undefined,
-    drift: s.screen === 'drift' ? driftModel(s, data.nodes, width, bodyHeight) : undefined,
+    drift:
+      s.screen === 'drift'
+        ? driftModel(s, data.nodes, width, bodyHeight, data.invocation)
+        : undefined,
     search: s.modal === 'search' ? searchModel(s, data.nodes, width, bodyHeight) : undefined,
   };
 }
@@ -138,6 +141,7 @@ function findingJump(s: State, m: Models, sc: Screen): Effect[] {
     data.nodes,
     width,
     bodyHeight,
+    data.invocation,
   );
   const match = drift.findings.findIndex(
     (d) => d.id === f.id && (f.service === undefined || d.service === f.service),

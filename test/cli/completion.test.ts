@@ -2,7 +2,7 @@
 // the Services of a snapshot; kubectl's plugin completion gets the same answers.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync, chmodSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -46,6 +46,32 @@ describe('shell completion', () => {
   for (const c of cases)
     it(`${c.typed}⇥ offers ${c.offers.join(', ') || 'nothing'}`, () =>
       assert.deepEqual(bash(c.typed), c.offers));
+
+  it('runs nothing a snapshot names: a hostile Node or Service name is never offered nor expanded', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kdebug-hostile-completion-'));
+    const marker = join(dir, 'PWNED');
+    const hostile = [
+      `$(touch ${marker})`,
+      `\`touch ${marker}\``,
+      `a;touch ${marker}`,
+      'x y',
+      'UPPER',
+    ];
+    const objects = [
+      ...hostile.map((name) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name } })),
+      { apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-a' } },
+      ...hostile.map((name) => ({
+        apiVersion: 'v1',
+        kind: 'Service',
+        metadata: { name, namespace: 'default' },
+        spec: { clusterIP: '10.96.0.9', ports: [{ port: 80 }] },
+      })),
+    ];
+    writeFileSync(join(dir, 'objects.json'), JSON.stringify({ kind: 'List', items: objects }));
+    assert.deepEqual(bash(`kdebug rules --snapshot ${dir} --node `), ['node-a']);
+    assert.deepEqual(bash(`kdebug svc --snapshot ${dir} `), []);
+    assert.ok(!existsSync(marker), 'a name from the snapshot ran as a command');
+  });
 
   it('answers kubectl the cobra way, and prints each shell its script', () => {
     const r = spawnSync(

@@ -54,6 +54,7 @@ describe('kdebug drift', () => {
           'expected',
           'actual',
           'next',
+          'advice',
           'family',
         ]);
         assert.ok(['error', 'warning', 'info'].includes(f.severity));

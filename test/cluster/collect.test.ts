@@ -102,10 +102,11 @@ describe('collect for one Service', () => {
     );
   });
 
-  it('records context, server, target, time and version in meta', () => {
+  it('records context, server, user, target, time and version in meta', () => {
     assert.deepEqual(facts.meta, {
       context: 'fake',
       server: fake.url,
+      user: 'admin',
       namespace: 'default',
       service: 'web',
       capturedAt: '2025-01-02T03:04:05.000Z',

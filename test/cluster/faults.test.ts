@@ -175,7 +175,7 @@ describe('faults in the middle of a live run (built CLI, fake API server)', () =
     const r = await run({}, (req, fake) => {
       const out = replay(req);
       if (out.node === NODE && out.stem === 'proxy-mode') {
-        fake.store.remove(typeOfKind('Pod')!, 'default', req.pod.metadata!.name!);
+        fake.store.remove(typeOfKind('Pod')!, req.namespace, req.pod.metadata!.name!);
         return { stdout: '', drop: true, exitCode: 0 };
       }
       return out;

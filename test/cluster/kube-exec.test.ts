@@ -23,6 +23,8 @@ const handler: ExecHandler = (req) => {
       };
     case 'big':
       return { stdout: 'x'.repeat(Number(args[0])), exitCode: 0 };
+    case 'big-stderr':
+      return { stderr: 'e'.repeat(Number(args[0])), exitCode: 1 };
     case 'sh':
       return spawn('sh', ['-c', args[0]!]);
     case 'hang':
@@ -36,6 +38,16 @@ const handler: ExecHandler = (req) => {
       throw new Error(`exec: "${cmd}": executable file not found in $PATH: unknown`);
   }
 };
+
+const MIB = 1024 * 1024;
+
+async function until(ok: () => boolean, ms = 5000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!ok()) {
+    if (Date.now() > end) throw new Error('timed out waiting');
+    await new Promise((done) => setTimeout(done, 20));
+  }
+}
 
 const pods = [
   aPod('web-1'),
@@ -51,6 +63,7 @@ describe('exec in a Pod', () => {
     fake = await startFakeApi({
       objects: pods,
       exec: handler,
+      floodExec: (req) => req.command[0] === 'flood',
       rbac: {
         deny: [{ verbs: ['create'], resources: ['pods/exec'], namespaces: ['kube-system'] }],
       },
@@ -121,6 +134,36 @@ describe('exec in a Pod', () => {
       [r.exitCode, r.stdout.length, /^x+$/.test(r.stdout)],
       [0, 3 * 1024 * 1024, true],
     );
+  });
+
+  it('keeps the head of a large stderr: only its first line is told', async () => {
+    const r = await api.exec('default', 'web-1', 'app', ['big-stderr', String(MIB)]);
+    assert.deepEqual([r.exitCode, r.stderr.length], [1, 64 * 1024]);
+  });
+
+  it('reads at most the limit of a node that never stops writing, then closes the socket', async () => {
+    const capped = await KubeApi.connect({
+      kubeconfig: fake.kubeconfig(),
+      env: {},
+      timeoutMs: 20_000,
+      maxExecOutputBytes: MIB,
+    });
+    const rss = process.memoryUsage().rss;
+    const started = Date.now();
+    const r = await capped.exec('default', 'web-1', 'app', ['flood']);
+    assert.deepEqual(
+      { printed: r.stdout.length, exitCode: r.exitCode, lost: r.lost },
+      { printed: 0, exitCode: null, lost: true },
+    );
+    assert.match(r.error ?? '', /^output over 1 MiB, not read \(--max-output-mib/);
+    assert.ok(Date.now() - started < 10_000, 'it waited for the time limit');
+    const flood = fake.floods.at(-1)!;
+    await until(() => flood.closed);
+    const stopped = flood.sent;
+    await new Promise((done) => setTimeout(done, 300));
+    assert.equal(flood.sent, stopped, 'the server kept writing after the socket closed');
+    assert.ok(flood.sent < 32 * MIB, `the server wrote ${flood.sent} bytes`);
+    assert.ok(process.memoryUsage().rss - rss < 200 * MIB, 'memory grew with the output');
   });
 
   it('sends the request the API expects: v5 subprotocol, tty=false, one command= per argv element', async () => {

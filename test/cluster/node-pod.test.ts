@@ -1,18 +1,23 @@
-// The debug Pod against the fake API server: its shape, the checks before creating one (RBAC,
-// Pod Security, consent) with their exact words, its life cycle (deleted on close, while being
-// created, when it cannot start, when the API fails in the middle), its owner's lease, and
-// `kdebug cleanup`, which spares the Pods of live runs.
+// The debug Pod against the fake API server: its shape (an image pinned by digest), the checks
+// before creating one (RBAC, kdebug's namespace made or refused, Pod Security, consent) with their
+// exact words, its life cycle (deleted on close, while being created, when it cannot start, when
+// the API fails in the middle), its owner's lease, and `kdebug cleanup`, which spares the Pods of
+// live runs and never touches a Pod that only carries kdebug's label. Hostile cases (a same-named
+// Pod swapped in) are in debug-pod-hostile.test.ts.
 // IP conventions: the lab's (test/support/lab/lab.ts): nodes 192.0.2.11-13, Pods 10.244.0.0/16.
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { KubeApi } from '../../src/cluster/kube-api.js';
 import {
   DEBUG_POD_SELECTOR,
+  DEFAULT_DEBUG_IMAGE,
   debugPodManifest,
   DebugPods,
   debugPodsLeft,
   deleteDebugPods,
+  notKdebugs,
   OWNER,
+  type DebugPodConsent,
   type DebugPodOptions,
 } from '../../src/cluster/node-pod.js';
 import type { KubeObject } from '../../src/core/model.js';
@@ -23,8 +28,9 @@ import { TOPOLOGY } from '../support/lab/lab.js';
 import { labObjects } from '../support/lab/objects.js';
 
 const POD = typeOfKind('Pod')!;
+const NAMESPACE = typeOfKind('Namespace')!;
 const OBJECTS = labObjects(TOPOLOGY);
-const podsIn = (fake: FakeApi, ns = 'default') =>
+const podsIn = (fake: FakeApi, ns = 'kdebug') =>
   fake.store
     .list(POD, ns)
     .filter((p) => p.metadata?.labels?.['app.kubernetes.io/managed-by'] === 'kdebug');
@@ -54,11 +60,14 @@ async function serve(
 }
 const opened: { fake: FakeApi; api: KubeApi }[] = [];
 
+/** What the debug Pods told on stderr under --yes, per test. */
+let told: string[] = [];
 const pods = (api: KubeApi, o: DebugPodOptions = {}) =>
-  new DebugPods(api, { yes: true, timeoutMs: 3000, ...o });
+  new DebugPods(api, { yes: true, timeoutMs: 3000, tell: (l) => told.push(l), ...o });
 
 describe('the debug Pod', () => {
   afterEach(async () => {
+    told = [];
     for (const { fake, api } of opened.splice(0)) {
       api.close();
       await fake.close();
@@ -67,7 +76,7 @@ describe('the debug Pod', () => {
 
   it('is shaped like kubectl debug --profile=sysadmin, and dies by itself', () => {
     const p = debugPodManifest('node-a', {
-      image: 'nicolaka/netshoot:v0.13',
+      image: DEFAULT_DEBUG_IMAGE,
       lifetimeSeconds: 900,
     });
     const spec = p['spec'] as Record<string, unknown>;
@@ -83,6 +92,8 @@ describe('the debug Pod', () => {
         spec['restartPolicy'],
         spec['tolerations'],
         spec['activeDeadlineSeconds'],
+        c!['image'],
+        c!['imagePullPolicy'],
         c!['command'],
         c!['securityContext'],
         c!['volumeMounts'],
@@ -98,6 +109,9 @@ describe('the debug Pod', () => {
         'Never',
         [{ operator: 'Exists' }],
         900,
+        // the tag for people, the digest for the kubelet: a pushed tag cannot change what runs
+        'nicolaka/netshoot:v0.13@sha256:a20c2531bf35436ed3766cd6cfe89d352b050ccc4d7005ce6400adf97503da1b',
+        'IfNotPresent',
         ['sleep', '900'],
         { privileged: true },
         [{ name: 'host-root', mountPath: '/host', readOnly: true }],
@@ -110,6 +124,10 @@ describe('the debug Pod', () => {
     });
     assert.match(String(long.metadata?.['generateName']), /^kdebug-ip-10-0-12-7\.x+-$/);
     assert.ok(String(long.metadata?.['generateName']).length <= 53);
+    // a tag given with --image: the API server's default pull policy, as kubectl debug leaves it
+    const tagged = debugPodManifest('node-a', { image: 'tools:1', lifetimeSeconds: 1 });
+    const [t] = (tagged['spec'] as { containers: Record<string, unknown>[] }).containers;
+    assert.deepEqual([t!['image'], 'imagePullPolicy' in t!], ['tools:1', false]);
   });
 
   it('is created on first use, runs commands there, and is deleted on close', async () => {
@@ -126,7 +144,7 @@ describe('the debug Pod', () => {
     assert.equal(podsIn(fake).length, 2);
     const r = await a.run({ kind: 'iptables-save', backend: 'auto', table: 'nat' });
     assert.deepEqual([r.stdout, r.exitCode, r.via], ['iptables\n', 0, a.via]);
-    assert.match(a.via, /^debug Pod default\/kdebug-node-a-[a-z0-9]{5}$/);
+    assert.match(a.via, /^debug Pod kdebug\/kdebug-node-a-[a-z0-9]{5}$/);
     assert.notEqual(a.via, b.via);
     assert.deepEqual(seen, [
       `${a.via.split('/')[1]} debugger timeout 30 chroot /host /usr/sbin/iptables-save -t nat`,
@@ -149,14 +167,21 @@ describe('the debug Pod', () => {
       { rbac: { deny: [{ users: ['dev'], verbs: ['create'], resources: ['pods'] }] } },
       'dev',
       {},
-      /^access denied by RBAC: user "dev" cannot create pods in namespace default\. A debug Pod needs create, get, patch and delete on pods and get and create on pods\/exec there \(kdebug rbac --via pod prints the Role\): ask for them, pick another namespace with --debug-namespace, or use --via kube-proxy or --via ssh$/,
+      /^access denied by RBAC: user "dev" cannot create pods in namespace kdebug\. A debug Pod needs create, get, patch and delete on pods and get and create on pods\/exec there \(kdebug rbac --via pod prints the Role\): ask for them, pick another namespace with --debug-namespace, or use --via kube-proxy or --via ssh$/,
     ],
     [
       'RBAC: exec refused (1.35+ authorizes it as create too)',
       { rbac: { deny: [{ users: ['dev'], verbs: ['create'], resources: ['pods/exec'] }] } },
       'dev',
       {},
-      /^access denied by RBAC: user "dev" cannot create pods\/exec in namespace default\./,
+      /^access denied by RBAC: user "dev" cannot create pods\/exec in namespace kdebug\./,
+    ],
+    [
+      "kdebug's namespace is absent and the user may not create namespaces",
+      { rbac: { deny: [{ users: ['dev'], verbs: ['create'], resources: ['namespaces'] }] } },
+      'dev',
+      {},
+      /^namespace kdebug does not exist and user "dev" may not create namespaces\. Ask someone who may to create it for kdebug's debug Pods: kubectl create namespace kdebug && kubectl label namespace kdebug pod-security\.kubernetes\.io\/enforce=privileged app\.kubernetes\.io\/managed-by=kdebug \(kdebug rbac --via pod prints it with the Role\), or use --debug-namespace, --via kube-proxy or --via ssh$/,
     ],
     [
       'Pod Security baseline on the namespace',
@@ -214,25 +239,123 @@ describe('the debug Pod', () => {
       });
       await assert.rejects(p.open('node-b'), { message });
       assert.equal(creates(fake), 0, 'no Pod was even tried');
+      assert.equal(fake.store.get(NAMESPACE, undefined, 'kdebug'), undefined, 'nor a namespace');
       await p.close();
     });
 
-  it('asks once for every node, and says where and what', async () => {
+  it('asks once for every node, says where and what (the namespace it makes, the tag), and makes the namespace only after the yes', async () => {
     const asked: unknown[] = [];
     const { fake, api } = await serve();
     const p = pods(api, {
       yes: false,
       image: 'registry.example/tools:1',
-      confirm: async (q) => (asked.push(q), true),
+      confirm: async (q) => {
+        asked.push(q);
+        assert.equal(fake.store.get(NAMESPACE, undefined, 'kdebug'), undefined, 'not before');
+        return true;
+      },
     });
     await Promise.all([p.open('node-a'), p.open('node-b'), p.open('node-c')]);
     assert.deepEqual(asked, [
-      { namespace: 'default', image: 'registry.example/tools:1', lifetimeSeconds: 900 },
+      {
+        namespace: 'kdebug',
+        image: 'registry.example/tools:1',
+        lifetimeSeconds: 900,
+        createNamespace: true,
+        warnings: [
+          'image registry.example/tools:1 has no digest: whoever can push that tag decides what runs privileged on the nodes; pin it with --image registry.example/tools:1@sha256:<digest>',
+        ],
+      },
     ]);
+    assert.deepEqual(fake.store.get(NAMESPACE, undefined, 'kdebug')?.metadata?.labels, {
+      'pod-security.kubernetes.io/enforce': 'privileged',
+      'app.kubernetes.io/managed-by': 'kdebug',
+      'kubernetes.io/metadata.name': 'kdebug',
+    });
     assert.equal(podsIn(fake).length, 3);
     await p.close();
     assert.equal(podsIn(fake).length, 0);
+    assert.ok(
+      fake.store.get(NAMESPACE, undefined, 'kdebug'),
+      'the namespace stays for the next run',
+    );
+    assert.deepEqual(told, [], 'a person was asked: nothing told on stderr');
   });
+
+  it('under --yes, makes the namespace and says so on stderr; the next run finds it and asks nothing about it', async () => {
+    const { fake, api } = await serve();
+    const first = pods(api);
+    await first.open('node-a');
+    await first.close();
+    assert.deepEqual(told, [
+      'created namespace kdebug (Pod Security "privileged") for debug Pods; kdebug leaves it for the next run (kubectl delete namespace kdebug removes it)',
+    ]);
+    const asked: unknown[] = [];
+    const second = pods(api, { yes: false, confirm: async (q) => (asked.push(q), true) });
+    await second.open('node-a');
+    await second.close();
+    assert.deepEqual(asked, [
+      {
+        namespace: 'kdebug',
+        image: DEFAULT_DEBUG_IMAGE,
+        lifetimeSeconds: 900,
+        createNamespace: false,
+        warnings: [],
+      },
+    ]);
+    const made = fake.requests.filter(
+      (r) => r.method === 'POST' && r.path === '/api/v1/namespaces',
+    );
+    assert.equal(made.length, 1);
+  });
+
+  const risk =
+    'anyone who can exec there gets root on the node for up to 900 s while the debug Pod lives';
+  const shared: [string, string | undefined, (fake: FakeApi) => void, string[]][] = [
+    ["kdebug's own namespace, empty", undefined, () => undefined, []],
+    [
+      'a namespace that runs workloads',
+      'default',
+      () => undefined,
+      [`namespace default holds other Pods: ${risk}`],
+    ],
+    [
+      'another namespace, empty',
+      'tools',
+      (fake) => fake.store.put({ kind: 'Namespace', metadata: { name: 'tools' } }),
+      [`namespace tools is not kdebug's own (kdebug): ${risk}`],
+    ],
+    [
+      "kdebug's own namespace, with someone's Pod in it",
+      undefined,
+      (fake) => {
+        fake.store.put({ kind: 'Namespace', metadata: { name: 'kdebug' } });
+        fake.store.put({
+          kind: 'Pod',
+          metadata: { name: 'shell', namespace: 'kdebug' },
+          spec: { containers: [{ name: 'sh', image: 'busybox' }] },
+        });
+      },
+      [`namespace kdebug holds other Pods: ${risk}`],
+    ],
+  ];
+  for (const [name, namespace, setup, warnings] of shared)
+    it(`warns in the question, and on stderr under --yes, when others use the namespace: ${name}`, async () => {
+      const { fake, api } = await serve();
+      setup(fake);
+      const asked: DebugPodConsent[] = [];
+      const p = pods(api, { namespace, yes: false, confirm: async (q) => (asked.push(q), true) });
+      await p.open('node-a');
+      await p.close();
+      assert.deepEqual(asked[0]?.warnings, warnings);
+      const yes = pods(api, { namespace });
+      await yes.open('node-a');
+      await yes.close();
+      assert.deepEqual(
+        told.filter((l) => l.startsWith('warning: ')),
+        warnings.map((w) => `warning: ${w}`),
+      );
+    });
 
   it('stops after the API refuses one (Pod Security from the cluster default), and says how to fix it', async () => {
     const { fake, api } = await serve({
@@ -242,7 +365,7 @@ describe('the debug Pod', () => {
     const p = pods(api);
     await assert.rejects(
       p.open('node-a'),
-      /^NodeUnavailable: Pod Security admission refused the Pod in namespace default: violates PodSecurity "baseline:latest": .*\. Use --debug-namespace with a namespace labelled pod-security\.kubernetes\.io\/enforce=privileged, or --via kube-proxy or --via ssh$/,
+      /^NodeUnavailable: Pod Security admission refused the Pod in namespace kdebug: violates PodSecurity "baseline:latest": .*\. Use --debug-namespace with a namespace labelled pod-security\.kubernetes\.io\/enforce=privileged, or --via kube-proxy or --via ssh$/,
     );
     await assert.rejects(p.open('node-b'), /Pod Security admission refused/);
     assert.equal(creates(fake), 1);
@@ -278,7 +401,7 @@ describe('the debug Pod', () => {
     const p = pods(api);
     await assert.rejects(
       p.open('node-a'),
-      /^NodeUnavailable: debug Pod default\/kdebug-node-a-\w{5} on node-a did not start: ImagePullBackOff \(Back-off pulling image "nicolaka\/netshoot:v0\.13"\); give an image node node-a can pull with --image$/,
+      /^NodeUnavailable: debug Pod kdebug\/kdebug-node-a-\w{5} on node-a did not start: ImagePullBackOff \(Back-off pulling image "nicolaka\/netshoot:v0\.13"\); give an image node node-a can pull with --image$/,
     );
     assert.deepEqual(podsIn(fake), []);
   });
@@ -333,6 +456,7 @@ describe('the debug Pod', () => {
 
 describe("the debug Pod's owner and lease", () => {
   afterEach(async () => {
+    told = [];
     for (const { fake, api } of opened.splice(0)) {
       api.close();
       await fake.close();
@@ -367,13 +491,13 @@ describe("the debug Pod's owner and lease", () => {
     const runner = await p.open('node-a');
     assert.equal((await runner.run({ kind: 'ip-addr' })).exitCode, 0);
     const [made] = podsIn(fake);
-    fake.store.remove(POD, 'default', made!.metadata!.name!);
+    fake.store.remove(POD, 'kdebug', made!.metadata!.name!);
     await new Promise((r) => setTimeout(r, 150));
     const r = await runner.run({ kind: 'ip-addr' });
     assert.equal(r.exitCode, null);
     assert.match(
       r.error!,
-      /^debug Pod default\/kdebug-node-a-\w{5} on node-a was deleted by someone else while kdebug used it$/,
+      /^debug Pod kdebug\/kdebug-node-a-\w{5} on node-a was deleted by someone else while kdebug used it$/,
     );
     assert.deepEqual(p.pods, []);
     await p.close();
@@ -384,7 +508,7 @@ describe("the debug Pod's owner and lease", () => {
     const { fake, api } = await serve({
       exec: () => {
         const pod = podsIn(served.fake!)[0]!;
-        served.fake!.store.remove(POD, 'default', pod.metadata!.name!);
+        served.fake!.store.remove(POD, 'kdebug', pod.metadata!.name!);
         return { stdout: 'half a dump\n', drop: true, exitCode: 0 };
       },
     });
@@ -402,26 +526,45 @@ describe('kdebug cleanup (debugPodsLeft, deleteDebugPods)', () => {
   let fake: FakeApi;
   const NOW = new Date('2026-12-01T12:00:00Z');
   const ago = (s: number) => new Date(NOW.getTime() - s * 1000);
+  /** A debug Pod as kdebug made it, renewed that long ago. */
   const leftover = (
     name: string,
     namespace: string,
     phase: string,
-    renewedSecondsAgo?: number,
+    renewedSecondsAgo = 30,
+    drop: (keyof typeof OWNER)[] = [],
   ): KubeObject => {
     const p = debugPodManifest('node-a', {
       image: 'i',
       lifetimeSeconds: 900,
       run: { id: name, owner: `host-${name} pid 1 started x` },
-      now: ago(renewedSecondsAgo ?? 30),
+      now: ago(renewedSecondsAgo),
     });
     const annotations = { ...p.metadata!.annotations! };
-    if (renewedSecondsAgo === undefined)
-      for (const k of Object.values(OWNER)) delete annotations[k]; // an older kdebug's Pod
+    for (const k of drop) delete annotations[OWNER[k]];
     return {
       ...p,
       metadata: { ...p.metadata, name, namespace, annotations },
       status: { phase, reason: phase === 'Failed' ? 'DeadlineExceeded' : undefined },
     };
+  };
+  /** A workload someone labelled as kdebug's: a ReplicaSet's Pod. */
+  const PAYMENTS: KubeObject = {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name: 'payments-api-7d9f8-x2x4z',
+      namespace: 'prod',
+      labels: { app: 'payments-api', 'app.kubernetes.io/managed-by': 'kdebug' },
+      ownerReferences: [
+        { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'payments-api-7d9f8', controller: true },
+      ],
+    },
+    spec: {
+      nodeName: 'node-b',
+      containers: [{ name: 'api', image: 'registry.example/payments:4.2', command: ['/api'] }],
+    },
+    status: { phase: 'Running' },
   };
   before(async () => {
     fake = await startFakeApi({
@@ -430,7 +573,7 @@ describe('kdebug cleanup (debugPodsLeft, deleteDebugPods)', () => {
       rbac: {
         allow: [
           { users: ['admin'], verbs: ['*'], resources: ['*'] },
-          { users: ['dev'], verbs: ['*'], resources: ['pods'], namespaces: ['default'] },
+          { users: ['dev'], verbs: ['*'], resources: ['pods'], namespaces: ['kdebug'] },
         ],
       },
     });
@@ -443,12 +586,15 @@ describe('kdebug cleanup (debugPodsLeft, deleteDebugPods)', () => {
     fake.store.put(leftover('kdebug-node-a-b2c4d', 'default', 'Failed', 5));
     fake.store.put(leftover('kdebug-node-b-x7z9q', 'tools', 'Running', 200));
     fake.store.put(leftover('kdebug-node-c-live1', 'tools', 'Running', 10));
-    fake.store.put(leftover('kdebug-node-a-old99', 'default', 'Running'));
+    fake.store.put(leftover('kdebug-node-a-n0l5e', 'kdebug', 'Running', 10, ['renewed']));
+    // an older kdebug's: no run annotation, so nothing says it is kdebug's
+    fake.store.put(leftover('kdebug-node-a-old99', 'default', 'Running', 10, ['run']));
+    fake.store.put(PAYMENTS);
   };
   const connect = (user: string) =>
     KubeApi.connect({ kubeconfig: fake.kubeconfig({ user, namespace: 'default' }), env: {} });
 
-  it('finds every debug Pod by its label, says which runs are alive and why the rest are left', async () => {
+  it("finds every Pod with kdebug's label, says which runs are alive and why the rest are left, and sets apart those not of kdebug's shape", async () => {
     reset();
     const api = await connect('admin');
     const r = await debugPodsLeft(api, { now: NOW });
@@ -458,13 +604,58 @@ describe('kdebug cleanup (debugPodsLeft, deleteDebugPods)', () => {
       r.pods.map((d) => `${d.namespace}/${d.name} ${d.phase} live=${d.live}: ${d.why}; ${d.owner}`),
       [
         'default/kdebug-node-a-b2c4d Failed live=false: it ended (Failed); host-kdebug-node-a-b2c4d pid 1 started x',
-        'default/kdebug-node-a-old99 Running live=false: it has no lease (made by an older kdebug); undefined',
+        'kdebug/kdebug-node-a-n0l5e Running live=false: it has no lease; host-kdebug-node-a-n0l5e pid 1 started x',
         'tools/kdebug-node-b-x7z9q Running live=false: its run stopped renewing it 200s ago (lease 60s); host-kdebug-node-b-x7z9q pid 1 started x',
         'tools/kdebug-node-c-live1 Running live=true: its run renewed it 10s ago; host-kdebug-node-c-live1 pid 1 started x',
       ],
     );
+    assert.deepEqual(
+      r.notKdebugs.map((d) => `${d.namespace}/${d.name}: ${d.why}`),
+      [
+        'default/kdebug-node-a-old99: no kdebug.io/run annotation',
+        'prod/payments-api-7d9f8-x2x4z: owned by ReplicaSet payments-api-7d9f8, its name does not start with kdebug-, its container is not debugger, its container does not run sleep N, no kdebug.io/run annotation',
+      ],
+    );
     assert.ok(fake.requests.some((q) => q.query.get('labelSelector') === DEBUG_POD_SELECTOR));
   });
+
+  const mutations: [string, (p: KubeObject) => KubeObject, string | undefined][] = [
+    ['as kdebug made it', (p) => p, undefined],
+    [
+      'an owner',
+      (p) => ({ ...p, metadata: { ...p.metadata, ownerReferences: [{ kind: 'Job', name: 'j' }] } }),
+      'owned by Job j',
+    ],
+    [
+      'another name',
+      (p) => ({ ...p, metadata: { ...p.metadata, name: 'debugger-node-a' } }),
+      'its name does not start with kdebug-',
+    ],
+    [
+      'two containers',
+      (p) => withContainers(p, (c) => [c, { ...c, name: 'sidecar' }]),
+      '2 containers, not one',
+    ],
+    [
+      'another container',
+      (p) => withContainers(p, (c) => [{ ...c, name: 'app' }]),
+      'its container is not debugger',
+    ],
+    [
+      'another command',
+      (p) => withContainers(p, (c) => [{ ...c, command: ['sh', '-c', 'sleep 900'] }]),
+      'its container does not run sleep N',
+    ],
+    [
+      'no run annotation',
+      (p) => ({ ...p, metadata: { ...p.metadata, annotations: {} } }),
+      'no kdebug.io/run annotation',
+    ],
+  ];
+  for (const [name, change, why] of mutations)
+    it(`kdebug's shape: ${name}`, () => {
+      assert.equal(notKdebugs(change(leftover('kdebug-node-a-x', 'd', 'Running'))), why);
+    });
 
   it('a deadline that passed ends the lease too', async () => {
     reset();
@@ -475,7 +666,7 @@ describe('kdebug cleanup (debugPodsLeft, deleteDebugPods)', () => {
     assert.deepEqual([live.live, live.why], [false, 'its deadline passed']);
   });
 
-  it('deletes what it is given and nothing else', async () => {
+  it('deletes what it is given, by UID, and nothing else', async () => {
     reset();
     const api = await connect('admin');
     const before = fake.store.list(POD).length;
@@ -487,10 +678,15 @@ describe('kdebug cleanup (debugPodsLeft, deleteDebugPods)', () => {
     api.close();
     assert.deepEqual(
       deleted.map((d) => d.name),
-      ['kdebug-node-a-b2c4d', 'kdebug-node-a-old99', 'kdebug-node-b-x7z9q'],
+      ['kdebug-node-a-b2c4d', 'kdebug-node-a-n0l5e', 'kdebug-node-b-x7z9q'],
     );
     assert.equal(fake.store.list(POD).length, before - 3);
-    assert.ok(fake.store.get(POD, 'tools', 'kdebug-node-c-live1'));
+    for (const [ns, name] of [
+      ['tools', 'kdebug-node-c-live1'],
+      ['default', 'kdebug-node-a-old99'],
+      ['prod', 'payments-api-7d9f8-x2x4z'],
+    ])
+      assert.ok(fake.store.get(POD, ns, name!), `${ns}/${name} is still there`);
   });
 
   it('looks in one namespace with -n', async () => {
@@ -504,18 +700,27 @@ describe('kdebug cleanup (debugPodsLeft, deleteDebugPods)', () => {
     );
   });
 
-  it("falls back to the context's namespace when it may not list Pods everywhere, and says so", async () => {
+  it("falls back to kdebug's namespace when it may not list Pods everywhere, and says so", async () => {
     reset();
     const api = await connect('dev');
     const r = await debugPodsLeft(api, { now: NOW });
     api.close();
     assert.deepEqual(
       [r.scope, r.pods.map((d) => d.name)],
-      ['namespace default', ['kdebug-node-a-b2c4d', 'kdebug-node-a-old99']],
+      ['namespace kdebug', ['kdebug-node-a-n0l5e']],
     );
     assert.match(
       r.note!,
-      /^cannot list Pods in all namespaces \(access denied by RBAC: user "dev" cannot list pods at the cluster scope .*\); looked in default only \(use -n for another\)$/,
+      /^cannot list Pods in all namespaces \(access denied by RBAC: user "dev" cannot list pods at the cluster scope .*\); looked in kdebug only, kdebug's namespace for debug Pods \(use -n for another\)$/,
     );
   });
 });
+
+/** The Pod with its one container's list changed. */
+function withContainers(
+  p: KubeObject,
+  f: (c: Record<string, unknown>) => Record<string, unknown>[],
+): KubeObject {
+  const spec = p['spec'] as { containers: Record<string, unknown>[] };
+  return { ...p, spec: { ...spec, containers: f(spec.containers[0]!) } };
+}

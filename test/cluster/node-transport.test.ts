@@ -113,9 +113,9 @@ describe('reaching the nodes (--via)', () => {
       .describe()
       .map((a) => nodeAccessLine(a).replace(/kdebug-(node-.)-\w{5}/g, 'kdebug-$1-xxxxx'));
     assert.deepEqual(lines, [
-      'node-a: rules via exec kube-system/kube-proxy-x7k2p; probes via debug Pod default/kdebug-node-a-xxxxx (kube-proxy Pod skipped for probes: its image has no tools for them, kdebug runs only iptables-save there)',
-      'node-b: rules and probes via debug Pod default/kdebug-node-b-xxxxx (kube-proxy Pod skipped for rules: kube-proxy Pod kube-system/kube-proxy-q4n8d on node-b is not running (Pending, ContainerCreating); kube-proxy Pod skipped for probes: its image has no tools for them, kdebug runs only iptables-save there)',
-      'node-c: rules and probes via debug Pod default/kdebug-node-c-xxxxx (kube-proxy Pod skipped for rules: no kube-proxy Pod on node node-c; kube-proxy Pod skipped for probes: its image has no tools for them, kdebug runs only iptables-save there)',
+      'node-a: rules via exec kube-system/kube-proxy-x7k2p; probes via debug Pod kdebug/kdebug-node-a-xxxxx (kube-proxy Pod skipped for probes: its image has no tools for them, kdebug runs only iptables-save there)',
+      'node-b: rules and probes via debug Pod kdebug/kdebug-node-b-xxxxx (kube-proxy Pod skipped for rules: kube-proxy Pod kube-system/kube-proxy-q4n8d on node-b is not running (Pending, ContainerCreating); kube-proxy Pod skipped for probes: its image has no tools for them, kdebug runs only iptables-save there)',
+      'node-c: rules and probes via debug Pod kdebug/kdebug-node-c-xxxxx (kube-proxy Pod skipped for rules: no kube-proxy Pod on node node-c; kube-proxy Pod skipped for probes: its image has no tools for them, kdebug runs only iptables-save there)',
     ]);
     // the kube-proxy Pods were found by the DaemonSet's selector
     assert.ok(fake.requests.some((r) => r.query.get('labelSelector') === 'k8s-app=kube-proxy'));
@@ -248,7 +248,7 @@ describe('reaching the nodes (--via)', () => {
     assert.equal(b.exitCode, null);
     assert.match(
       b.error!,
-      /^command in pod default\/kdebug-node-b-\w{5} did not finish within 0\.8s$/,
+      /^command in pod kdebug\/kdebug-node-b-\w{5} did not finish within 0\.8s$/,
     );
     assert.ok(Date.now() - started < 5000);
   });

@@ -2,8 +2,9 @@
 // rules and nothing else, the built CLI runs svc, snapshot save (through the kube-proxy Pods and
 // through debug Pods) and cleanup as that user, and then (1) nothing was refused, (2) every
 // request fell under a printed rule, resource names included, and (3) every printed verb was
-// used by some request: the Role is exactly what kdebug needs. The real kube-apiserver applies
-// the same YAML in test/lab-cluster/cluster.cluster.test.ts.
+// used by some request: the Role is exactly what kdebug needs. The debug Pods' namespace is the
+// Namespace the YAML prints. The comments say plainly how far each exec grant reaches. The real
+// kube-apiserver applies the same YAML in test/lab-cluster/cluster.cluster.test.ts.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,6 +22,15 @@ import { startFakeApi, type FakeApi, type RequestRecord } from '../support/fake-
 
 const USER = 'dev';
 const DEBUG_NS = 'kdebug';
+const AUTO = ['rbac', '-n', 'default', '--via', 'auto', '--debug-namespace', DEBUG_NS];
+
+/** The printed YAML's documents. */
+const docsOf = (yaml: string) =>
+  loadAll(yaml) as {
+    kind: string;
+    metadata: { name: string; namespace?: string; labels?: Record<string, string> };
+    rules?: unknown[];
+  }[];
 
 /** The grants as the fake's table for USER (resource names are checked on the records instead). */
 const table = (grants: Grant[]): RbacRule[] =>
@@ -85,18 +95,10 @@ describe('kdebug rbac: exactly what kdebug asks of the API server', () => {
         ? { ...o, metadata: { ...o.metadata, labels: { app: 'nginx-old' } } }
         : o,
     );
+    // the debug Pods' namespace, as the admin applied it from the printed YAML
+    const namespace = docsOf(kdebug(AUTO).stdout).find((d) => d.kind === 'Namespace')!;
     fake = await startFakeApi({
-      objects: [
-        ...unlabelled,
-        {
-          apiVersion: 'v1',
-          kind: 'Namespace',
-          metadata: {
-            name: DEBUG_NS,
-            labels: { 'pod-security.kubernetes.io/enforce': 'privileged' },
-          },
-        },
-      ],
+      objects: [...unlabelled, namespace],
       tokens: { 'dev-token': USER },
       rbac: { allow: table(grants) },
       exec: (req) => ({
@@ -113,26 +115,14 @@ describe('kdebug rbac: exactly what kdebug asks of the API server', () => {
   });
 
   it('prints YAML that parses into the Roles and bindings it says', () => {
-    const r = kdebug([
-      'rbac',
-      '-n',
-      'default',
-      '--via',
-      'auto',
-      '--debug-namespace',
-      DEBUG_NS,
-      '--user',
-      USER,
-    ]);
+    const r = kdebug([...AUTO, '--user', USER]);
     assert.equal(r.code, 0, r.stderr);
-    const docs = loadAll(r.stdout) as {
-      kind: string;
-      metadata: { name: string; namespace?: string };
-      rules?: unknown[];
-    }[];
+    const docs = docsOf(r.stdout);
     assert.deepEqual(
       docs.map((d) => `${d.kind} ${d.metadata.namespace ?? ''}/${d.metadata.name}`),
       [
+        // first: kubectl apply makes the namespace before the Role in it
+        'Namespace /kdebug',
         'ClusterRole /kdebug',
         'ClusterRoleBinding /kdebug',
         'Role default/kdebug',
@@ -143,6 +133,10 @@ describe('kdebug rbac: exactly what kdebug asks of the API server', () => {
         'RoleBinding kdebug/kdebug',
       ],
     );
+    assert.deepEqual(docs[0]!.metadata.labels, {
+      'pod-security.kubernetes.io/enforce': 'privileged',
+      'app.kubernetes.io/managed-by': 'kdebug',
+    });
     // the YAML holds the very grants the test serves
     const printed = docs
       .filter((d) => d.rules)
@@ -250,6 +244,51 @@ describe('kdebug rbac: exactly what kdebug asks of the API server', () => {
       [],
       'printed verbs no request used',
     );
+  });
+
+  it('says plainly what exec in kube-system grants (--via kube-proxy), never "that Pod"', () => {
+    const r = kdebug(['rbac', '--via', 'kube-proxy']);
+    assert.equal(r.code, 0, r.stderr);
+    const said = r.stdout.replace(/\n\s*# /g, ' ');
+    assert.match(
+      said,
+      /This grant lets the holder exec into every Pod in kube-system \(etcd and the API server where they run as Pods\): near cluster-admin\. RBAC cannot narrow it to the kube-proxy Pods: their names are generated and change with every rollout\. Prefer --via pod in a dedicated namespace, or --via ssh\./,
+    );
+    // the rule's own comment says it too, next to the grant
+    assert.match(
+      r.stdout,
+      /# lets the holder exec into every Pod in kube-system \(etcd and the API server where they run as Pods\): near cluster-admin\.\n.*\n.*\n {2}- apiGroups: \[""\]\n {4}resources: \["pods\/exec"\]\n {4}verbs: \["get", "create"\]/,
+    );
+    assert.doesNotMatch(r.stdout, /that Pod/);
+    assert.doesNotMatch(r.stdout, /kind: Namespace/, 'no debug namespace without --via pod');
+  });
+
+  it('says what --via pod grants, and warns when the debug namespace is shared', () => {
+    const own = kdebug(['rbac', '--via', 'pod']);
+    assert.match(
+      own.stdout.replace(/\n# /g, ' '),
+      /Creating Pods there is root on every node, and exec reaches every Pod there \(the debug Pods' names are generated, so resourceNames cannot name them\): keep the namespace for kdebug alone\./,
+    );
+    assert.match(own.stdout, /^kind: Namespace$/m);
+    const shared = kdebug([
+      'rbac',
+      '-n',
+      'default',
+      '--via',
+      'pod',
+      '--debug-namespace',
+      'default',
+    ]);
+    assert.match(
+      shared.stdout,
+      /^# default is not kdebug's own namespace \(kdebug\): label it yourself \(kubectl label namespace default pod-security\.kubernetes\.io\/enforce=privileged\) and keep other workloads out of it\.$/m,
+    );
+    assert.match(
+      shared.stdout,
+      /^# default is also the Services' namespace: this Role can exec into every workload there\. Give debug Pods a namespace of their own\.$/m,
+    );
+    // never relabel a namespace kdebug does not own
+    assert.doesNotMatch(shared.stdout, /kind: Namespace/);
   });
 
   it('refuses what cannot be granted as asked', () => {

@@ -108,7 +108,7 @@ describe('kdebug snapshot save (built CLI)', () => {
     assert.equal(r.code, 0);
     assert.match(
       r.stdout,
-      /^redacted: .*annotations holding an object dump.*meta\.json server.* \(listed in meta\.json; --no-redact keeps everything\)$/m,
+      /^redacted: kept only the fields kdebug reads; context, user and server replaced by salted hashes \(listed in meta\.json; --no-redact keeps everything\)$/m,
     );
     const text = ['objects.json', 'meta.json']
       .map((f) => readFileSync(join(dir, f), 'utf8'))
@@ -133,10 +133,10 @@ describe('kdebug snapshot save (built CLI)', () => {
       { KUBECONFIG: `${kubeconfig}:${join(tmp, 'missing')}:${other}` },
     );
     assert.equal(r.code, 0, r.stderr);
-    assert.deepEqual(
-      [(await readSnapshot(dir)).meta.namespace, (await readSnapshot(dir)).meta.context],
-      ['kube-system', 'other'],
-    );
+    // meta.json keeps the context as a salted hash; the person is told its name
+    assert.equal((await readSnapshot(dir)).meta.namespace, 'kube-system');
+    assert.match((await readSnapshot(dir)).meta.context ?? '', /^sha256:[0-9a-f]{16}$/);
+    assert.match(r.stdout, / from context other to /);
     const r2 = await kdebug([
       'snapshot',
       'save',
@@ -271,9 +271,14 @@ describe('kdebug snapshot save (built CLI)', () => {
       for (const dir of args[0] === 'drift' ? [dirs.all, dirs.archive] : Object.values(dirs)) {
         const got = await kdebug([...args, '--snapshot', dir]);
         // the text report names (and wraps) the snapshot path: compare with the path swapped, spacing aside
+        // and a redacted capture names its context by a salted hash
+        const hashed = String((await readSnapshot(dir)).meta.context);
         const norm = (r: Run, path: string) => ({
           ...r,
-          stdout: r.stdout.replaceAll(path, DEMO).replace(/\s+/g, ' '),
+          stdout: r.stdout
+            .replaceAll(path, DEMO)
+            .replaceAll(hashed, String(served.meta.context))
+            .replace(/\s+/g, ' '),
         });
         assert.deepEqual(norm(got, dir), norm(want, DEMO), `${args.join(' ')} on ${dir}`);
       }
@@ -315,7 +320,7 @@ describe('kdebug snapshot save interrupted (built CLI)', () => {
       const exited = new Promise<number | null>((r) => child.on('close', r));
       const debugPods = () =>
         fake.store
-          .list(typeOfKind('Pod')!, 'default')
+          .list(typeOfKind('Pod')!, 'kdebug')
           .filter((p) => p.metadata?.labels?.['app.kubernetes.io/managed-by'] === 'kdebug')
           .map((p) => p.metadata?.name);
       // wait until a command runs on a node (its exec is open): the capture is in the middle

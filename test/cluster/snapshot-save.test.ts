@@ -10,8 +10,10 @@ import { commandStem, type NodeCommand } from '../../src/cluster/cluster.js';
 import type { NodeTransport } from '../../src/cluster/kube-cluster.js';
 import { saveSnapshot, SnapshotSaveError } from '../../src/cluster/snapshot-save.js';
 import { readSnapshot, writeSnapshot } from '../../src/cluster/snapshot.js';
+import type { KubeObject } from '../../src/core/model.js';
+import { readErrorsOf } from '../../src/core/not-read.js';
 import { startFakeApi, type FakeApi } from '../support/fake-api/server.js';
-import { webCluster } from './objects.js';
+import { aNode, webCluster } from './objects.js';
 
 const key = (o: { kind?: string; metadata?: { namespace?: string; name?: string } }) =>
   `${o.kind} ${o.metadata?.namespace ?? ''}/${o.metadata?.name}`;
@@ -84,6 +86,7 @@ describe('saveSnapshot', () => {
     assert.deepEqual(meta, {
       context: 'fake',
       server: fake.url,
+      user: 'admin',
       namespace: 'default',
       service: 'web',
       kdebugVersion: '1.2.3',
@@ -202,5 +205,110 @@ describe('saveSnapshot', () => {
     }
     assert.equal(fake.requests.length, before);
     assert.throws(() => readdirSync(join(tmp, 'never')), { code: 'ENOENT' });
+  });
+
+  it('a Node named ../../escaped (a hostile API server) is not read: nothing written out of the snapshot', async () => {
+    const hostile = await startFakeApi({
+      objects: [...relevant, aNode('../../escaped', '192.0.2.12', '10.244.3.0/24')],
+    });
+    const parent = join(tmp, 'hostile');
+    mkdirSync(parent);
+    try {
+      const r = await saveSnapshot({
+        dir: join(parent, 'snap'),
+        all: true,
+        redact: false,
+        kubeconfig: hostile.kubeconfig({ namespace: 'default' }),
+        env: {},
+        nodeCommands: COMMANDS,
+        transport: () => transport,
+      });
+      // the other nodes are read; that one is said not to be, and nothing ran on it
+      assert.deepEqual(
+        r.nodeErrors.filter((e) => e.node === '../../escaped').map((e) => e.error),
+        ['not a valid node name: not read'],
+      );
+      // a write there would have landed in parent/escaped: only the snapshot is there
+      assert.deepEqual(readdirSync(parent), ['snap']);
+      assert.ok(readdirSync(join(parent, 'snap', 'nodes')).every((n) => !n.includes('escaped')));
+    } finally {
+      await hostile.close();
+    }
+  });
+});
+
+describe('saveSnapshot, redacted: a secret anywhere in the cluster, kubeconfig or capture', () => {
+  /** Letters only: no encoding in a file can hide it from a search. */
+  const M = 'KDEBUGMARKER';
+  const [user, context] = [`${M}-user`, `${M}-ctx`];
+  /** Every Pod carries the marker where people put secrets. */
+  const withSecrets = (o: KubeObject): KubeObject => {
+    if (o.kind !== 'Pod') return o;
+    const pod = structuredClone(o) as KubeObject & { spec: { containers: object[] } };
+    pod.metadata = { ...pod.metadata, annotations: { 'example.com/token': M } };
+    pod.spec.containers = pod.spec.containers.map((c) => ({
+      ...c,
+      env: [{ name: 'DB_PASSWORD', value: M }],
+      args: [`--db-url=postgres://u:${M}@db/app`, '-p', M],
+      readinessProbe: {
+        httpGet: { path: '/healthz', port: 8080, httpHeaders: [{ name: 'X', value: M }] },
+      },
+    }));
+    return pod;
+  };
+  let fake: FakeApi;
+  let tmp: string;
+  before(async () => {
+    fake = await startFakeApi({
+      objects: webCluster().relevant.map(withSecrets),
+      tokens: { [`${M}-token`]: user },
+      // a refusal: its error names the user and the context
+      rbac: { deny: [{ verbs: ['list'], resources: ['networkpolicies.networking.k8s.io'] }] },
+    });
+    tmp = mkdtempSync(join(tmpdir(), 'kdebug-save-marker-'));
+  });
+  after(async () => {
+    await fake.close();
+    rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it('reaches no file: the objects hold what is read, meta.json names nobody', async () => {
+    const dir = join(tmp, 'web');
+    // a node command that fails naming the server and the user, as a node's error can
+    const failing: NodeTransport = {
+      run: async (node, c) =>
+        commandStem(c) === 'proxy-mode'
+          ? { stdout: '', stderr: `cannot reach ${fake.url} as ${user}`, exitCode: 1, via: 'test' }
+          : transport.run(node, c),
+    };
+    const r = await saveSnapshot({
+      dir,
+      service: 'web',
+      kubeconfig: fake.kubeconfig({ user, context, namespace: 'default' }),
+      env: {},
+      nodeCommands: COMMANDS,
+      transport: () => failing,
+    });
+    assert.equal(r.context, context);
+    assert.match(r.readErrors[0]!.error, new RegExp(`user "${user}"`), 'the capture saw them');
+    assert.match(r.nodeErrors[0]!.error, new RegExp(fake.url));
+    const host = new URL(fake.url).host;
+    for (const [file, text] of Object.entries(files(dir)))
+      for (const secret of [M, fake.url, host])
+        assert.ok(!text.includes(secret), `${secret} in ${file}`);
+    const saved = await readSnapshot(dir);
+    for (const k of ['context', 'user', 'server'])
+      assert.match(String(saved.meta[k]), /^sha256:[0-9a-f]{16}$/, k);
+    assert.match(
+      String(readErrorsOf(saved)[0]?.error),
+      new RegExp(`user "${saved.meta['user']}" .*\\(context "${saved.meta.context}"\\)`),
+    );
+    // every Pod is there, with what the checks read of it
+    const pods = (os: KubeObject[]) =>
+      os
+        .filter((o) => o.kind === 'Pod')
+        .map(key)
+        .sort();
+    assert.deepEqual(pods(saved.objects), pods(webCluster().relevant));
   });
 });

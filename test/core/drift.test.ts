@@ -231,7 +231,7 @@ describe('drift', () => {
       stale.actual.some((l) => l.startsWith(`-t nat -A ${SVC} `) && l.includes('10.180.1.9:80')),
     );
     assert.ok(stale.expected.every((l) => l.startsWith(`-t nat -A ${SVC} `)));
-    assert.match(stale.next!, /kube-proxy on test-node has not applied/);
+    assert.match(stale.advice!, /kube-proxy on test-node has not applied/);
     const f = driftToFinding(stale);
     assert.deepEqual([f.id, f.status, f.node, f.service], ['endpoint-stale', 'fail', NODE, WEB]);
     assert.ok(f.evidence.some((e) => e.startsWith('actual:   -t nat')));

@@ -1,159 +1,296 @@
-// Snapshots safe to attach to a ticket: secrets out, what the diagnosis reads kept, the redaction
-// listed. Addresses: Service CIDR 10.96.0.0/16, Pod CIDR 10.244.0.0/16.
+// Snapshots safe to attach to a ticket: of each object only what the diagnosis reads, the names in
+// meta.json hashed with a salt of their own, and meta.json saying what was kept and taken.
+// Addresses: Service CIDR 10.96.0.0/16, Pod CIDR 10.244.0.0/16, API server 203.0.113.10.
 import assert from 'node:assert/strict';
-import { readdirSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { readSnapshot } from '../../src/cluster/snapshot.js';
-import { diagnose } from '../../src/core/diagnose.js';
+import { clusterView, kubeProxyConfigOf } from '../../src/core/kube.js';
 import type { Facts, KubeObject } from '../../src/core/model.js';
-import { redactFacts, stableHash } from '../../src/core/redact.js';
+import { readErrorsOf } from '../../src/core/not-read.js';
+import { redactFacts, saltedHash } from '../../src/core/redact.js';
 
-const pod: KubeObject = {
-  apiVersion: 'v1',
+const SERVER = 'https://203.0.113.10:6443';
+const CONTEXT = 'arn:aws:eks:eu-west-1:123456789012:cluster/prod';
+
+const kubeProxyPod = (command: string[]): KubeObject => ({
   kind: 'Pod',
   metadata: {
-    name: 'web-0',
-    namespace: 'default',
-    labels: { app: 'web' },
-    annotations: {
-      'kubectl.kubernetes.io/last-applied-configuration': '{"apiVersion":"v1","kind":"Pod"}',
-      'example.com/dump': '{"password":"hunter2"}',
-      'example.com/owner': 'team-a',
-    },
-    managedFields: [{ manager: 'kubectl' }],
+    name: 'kube-proxy-abcde',
+    namespace: 'kube-system',
+    labels: { 'k8s-app': 'kube-proxy' },
   },
   spec: {
-    imagePullSecrets: [{ name: 'registry-creds' }],
-    containers: [
-      {
-        name: 'web',
-        env: [
-          { name: 'DB_PASSWORD', value: 'hunter2' },
-          { name: 'FROM_SECRET', valueFrom: { secretKeyRef: { name: 's', key: 'k' } } },
-        ],
-        envFrom: [{ secretRef: { name: 'all-of-it' } }],
-        command: ['/web', '--token=abc123', '--db-password', 'hunter2', '--port=80'],
-        args: ['--listen', ':80', '--api-key=xyz'],
-      },
-    ],
+    containers: [{ name: 'kube-proxy', image: 'registry.k8s.io/kube-proxy:v1.33.1', command }],
+    volumes: [{ name: 'cfg', configMap: { name: 'proxy-settings' } }],
   },
-};
-const kubeProxyCm: KubeObject = {
+});
+const configMap = (name: string, data: Record<string, string>, namespace = 'kube-system') => ({
   kind: 'ConfigMap',
-  metadata: { name: 'kube-proxy', namespace: 'kube-system' },
-  data: { 'config.conf': 'mode: iptables\nclusterCIDR: 10.244.0.0/16\n', kubeconfig: 'x' },
-};
-const coredns: KubeObject = {
-  kind: 'ConfigMap',
-  metadata: { name: 'coredns', namespace: 'kube-system' },
-  data: { Corefile: '.:53 {\n  kubernetes cluster.local\n}\n', secretzone: 'key' },
-};
-const appCm: KubeObject = {
-  kind: 'ConfigMap',
-  metadata: { name: 'app-config', namespace: 'default' },
-  data: { 'settings.ini': 'password=hunter2' },
-  binaryData: { blob: 'AAAA' },
-};
-const secret: KubeObject = {
-  kind: 'Secret',
-  metadata: { name: 's', namespace: 'default' },
-  data: { k: 'aHVudGVyMg==' },
-};
-const facts: Facts = {
-  objects: [pod, kubeProxyCm, coredns, appCm, secret],
-  nodes: {},
-  meta: {
-    context: 'prod',
-    server: 'https://203.0.113.10:6443',
-    user: 'alice',
-    readErrors: [
-      {
-        what: 'Nodes',
-        error:
-          'cannot reach the API server at https://203.0.113.10:6443 (context "prod"): connection reset by the server (ECONNRESET)',
-        reason: 'unreachable',
-      },
-      {
-        what: 'Pods',
-        error: 'access denied by RBAC: user "alice" cannot list pods (context "prod")',
-      },
-    ],
-  },
-};
+  metadata: { name, namespace },
+  data,
+});
+const redactedObjects = (...objects: KubeObject[]) =>
+  redactFacts({ objects, nodes: {}, meta: {} }).facts.objects;
+const dataOf = (o: KubeObject | undefined) => o?.['data'];
 
-describe('redacting a snapshot', () => {
-  const before = JSON.stringify(facts);
-  const { facts: out, redaction } = redactFacts(facts);
-  const text = JSON.stringify(out.objects);
-  const [p, kp, dns, app, sec] = out.objects as Record<string, unknown>[];
+describe('redacting the names in meta.json', () => {
+  const facts: Facts = {
+    objects: [],
+    nodes: {},
+    meta: {
+      context: CONTEXT,
+      server: SERVER,
+      user: 'alice',
+      namespace: 'default',
+      readErrors: [
+        {
+          what: 'Nodes',
+          error: `cannot reach the API server at ${SERVER} (context "${CONTEXT}"): connection reset by the server (ECONNRESET)`,
+          reason: 'unreachable',
+        },
+        { what: 'Pods', error: `access denied by RBAC: user "alice" cannot list pods` },
+      ],
+      nodeErrors: [
+        { node: 'node-a', command: 'ip-addr', exitCode: null, error: 'dial 203.0.113.10:6443' },
+      ],
+    },
+  };
+  const { facts: out, redaction } = redactFacts(facts, { salt: 'pepper' });
 
-  it('leaves no secret value anywhere in the objects', () => {
-    for (const value of ['hunter2', 'abc123', 'xyz', 'all-of-it', 'registry-creds', 'aHVudGVyMg'])
-      assert.ok(!text.includes(value), value);
-  });
-
-  it('keeps names, the diagnosis inputs and what is not secret', () => {
-    const c = (p!['spec'] as { containers: Record<string, unknown>[] }).containers[0]!;
+  it('hashes the context, the user and the server with the salt', () => {
     assert.deepEqual(
-      (c['env'] as { name: string }[]).map((e) => e.name),
-      ['DB_PASSWORD', 'FROM_SECRET'],
+      [out.meta.context, out.meta['user'], out.meta.server],
+      [saltedHash('pepper', CONTEXT), saltedHash('pepper', 'alice'), saltedHash('pepper', SERVER)],
     );
-    assert.deepEqual(c['command'], [
-      '/web',
-      '--token=(redacted)',
-      '--db-password',
-      '(redacted)',
-      '--port=80',
-    ]);
-    assert.deepEqual(c['args'], ['--listen', ':80', '--api-key=(redacted)']);
-    assert.equal(c['envFrom'], undefined);
-    const md = p!['metadata'] as { annotations: Record<string, string>; managedFields?: unknown };
-    assert.deepEqual(md.annotations, { 'example.com/owner': 'team-a' });
-    assert.equal(md.managedFields, undefined);
-    assert.deepEqual(kp!['data'], kubeProxyCm['data'], "kube-proxy's configuration is kept whole");
-    assert.deepEqual(dns!['data'], {
-      Corefile: (coredns['data'] as Record<string, string>)['Corefile'],
-      secretzone: '(redacted)',
-    });
-    assert.deepEqual(app!['data'], { 'settings.ini': '(redacted)' });
-    assert.equal(app!['binaryData'], undefined);
-    assert.equal(sec!['data'], undefined);
+    assert.match(String(out.meta.server), /^sha256:[0-9a-f]{16}$/);
+    assert.notEqual(saltedHash('pepper', 'alice'), saltedHash('salt', 'alice'));
   });
 
-  it('replaces the server and the user by a stable hash, and lists what it took, not the values', () => {
-    assert.equal(out.meta.server, stableHash('https://203.0.113.10:6443'));
+  it('salts each snapshot anew, and stores the salt nowhere', () => {
+    const [a, b] = [redactFacts(facts), redactFacts(facts)];
+    assert.notEqual(a.facts.meta.server, b.facts.meta.server);
+    assert.ok(!JSON.stringify(out).includes('pepper'));
+  });
+
+  it('replaces every mention in the messages with the same hash', () => {
+    const [nodes, pods] = readErrorsOf(out);
     assert.equal(
-      out.meta['user'],
-      redactFacts(facts).facts.meta['user'],
-      'the same hash each time',
+      nodes!.error,
+      `cannot reach the API server at ${out.meta.server} (context "${out.meta.context}"): connection reset by the server (ECONNRESET)`,
     );
-    assert.notEqual(out.meta['user'], 'alice');
-    assert.equal(out.meta.context, 'prod');
-    // nor do the errors the capture recorded name them
-    const errors = JSON.stringify(out.meta['readErrors']);
-    assert.ok(!errors.includes('203.0.113.10') && !errors.includes('"alice"'), errors);
-    assert.match(errors, /at sha256:[0-9a-f]{16} \(context/);
-    assert.match(errors, /user \\"sha256:[0-9a-f]{16}\\" cannot list pods/);
-    assert.deepEqual(out.meta['redaction'], redaction);
-    const removed = Object.fromEntries(redaction.removed.map((r) => [r.what, r.count]));
-    assert.equal(removed['container env values (names kept)'], 1);
-    assert.equal(removed['secret-looking arguments'], 3);
-    assert.equal(removed['annotations holding an object dump'], 2);
-    assert.equal(removed['ConfigMap data values (keys kept)'], 2);
-    assert.ok(!JSON.stringify(redaction).includes('hunter2'));
+    assert.equal(pods!.error, `access denied by RBAC: user "${out.meta['user']}" cannot list pods`);
+    // the host and port of the server, as a dial error prints them
+    assert.deepEqual(out.meta['nodeErrors'], [
+      { node: 'node-a', command: 'ip-addr', exitCode: null, error: `dial ${out.meta.server}` },
+    ]);
+    assert.deepEqual(
+      redaction.removed.filter(
+        (r) => r.what.startsWith('meta.json') || r.what.includes('messages'),
+      ),
+      [
+        { what: 'meta.json context (replaced by a salted hash)', count: 1 },
+        { what: 'meta.json user (replaced by a salted hash)', count: 1 },
+        { what: 'meta.json server (replaced by a salted hash)', count: 1 },
+        {
+          what: 'the server, context and user where meta.json messages name them (replaced by their hash)',
+          count: 4,
+        },
+      ],
+    );
   });
 
-  it('does not change the Facts it was given', () => assert.equal(JSON.stringify(facts), before));
+  it('hides a name where it stands alone, and never changes what the checks match', () => {
+    const f: Facts = {
+      objects: [],
+      nodes: {},
+      meta: {
+        // k3s names the context and the user "default", like the namespace
+        context: 'default',
+        user: 'default',
+        namespace: 'default',
+        readErrors: [
+          { what: 'Pods in default', error: 'user "default" cannot list pods in the defaults' },
+        ],
+      },
+    };
+    const m = redactFacts(f, { salt: 's' }).facts.meta;
+    const h = saltedHash('s', 'default');
+    assert.equal(m.namespace, 'default');
+    assert.deepEqual(readErrorsOf({ ...f, meta: m }), [
+      { what: 'Pods in default', error: `user "${h}" cannot list pods in the defaults` },
+    ]);
+  });
+
+  it('does not change the Facts it was given', () => {
+    const before = JSON.stringify(facts);
+    redactFacts(facts);
+    assert.equal(JSON.stringify(facts), before);
+  });
 });
 
-describe('every scenario snapshot diagnoses the same once redacted', () => {
-  for (const dir of readdirSync('snapshots').sort())
-    it(dir, async () => {
-      const f = await readSnapshot(`snapshots/${dir}`);
-      const target = { namespace: f.meta.namespace ?? 'default', service: f.meta.service! };
-      const { facts: r, redaction } = redactFacts(f);
-      assert.ok(redaction.removed.length > 0, 'something was taken out (the server URL at least)');
-      const steps = (x: Facts) => JSON.stringify(diagnose(x, target).steps);
-      assert.equal(steps(r), steps(f));
+describe("kube-proxy's configuration, redacted", () => {
+  it('keeps the configuration file its Pod mounts, cut to what is read, and never a kubeconfig', () => {
+    const conf = [
+      'apiVersion: kubeproxy.config.k8s.io/v1alpha1',
+      'kind: KubeProxyConfiguration',
+      'mode: ipvs',
+      'clusterCIDR: 10.244.0.0/16',
+      'clientConnection:',
+      '  kubeconfig: /var/lib/kube-proxy/kubeconfig.conf',
+      'ipvs:',
+      '  scheduler: lc',
+      '  tcpTimeout: 0s',
+      'iptables:',
+      '  masqueradeBit: 15',
+      'metricsBindAddress: 0.0.0.0:10249',
+      '',
+    ].join('\n');
+    const kubeconfig = `clusters:\n- cluster:\n    server: ${SERVER}\nusers:\n- user:\n    token: abc.def\n`;
+    const objects = [
+      kubeProxyPod(['/usr/local/bin/kube-proxy', '--config=/var/lib/kube-proxy/config.conf']),
+      configMap('proxy-settings', { 'kubeconfig.conf': kubeconfig, 'config.conf': conf }),
+    ];
+    const out = redactedObjects(...objects);
+    assert.deepEqual(dataOf(out[1]), {
+      'config.conf': [
+        'apiVersion: kubeproxy.config.k8s.io/v1alpha1',
+        'kind: KubeProxyConfiguration',
+        'mode: ipvs',
+        'clusterCIDR: 10.244.0.0/16',
+        'ipvs:',
+        '  scheduler: lc',
+        'iptables:',
+        '  masqueradeBit: 15',
+        '',
+      ].join('\n'),
     });
+    assert.deepEqual(kubeProxyConfigOf(clusterView(out)), kubeProxyConfigOf(clusterView(objects)));
+  });
+
+  it("keeps EKS's key and the config of a ConfigMap no Pod names; a bad file stays unreadable", () => {
+    const eks = configMap('kube-proxy-config', { config: 'mode: iptables\n', other: 'x: 1' });
+    assert.deepEqual(dataOf(redactedObjects(eks)[0]), { config: 'mode: iptables\n' });
+    const bad = configMap('kube-proxy', { 'config.conf': 'mode: [ipvs\npassword: hunter2' });
+    const out = redactedObjects(bad);
+    assert.ok(!JSON.stringify(out).includes('hunter2'));
+    assert.throws(() => kubeProxyConfigOf(clusterView(out)), /key config\.conf: not valid YAML/);
+  });
+
+  it('keeps the flags kdebug reads from its command line, and no other word', () => {
+    const command = [
+      '/usr/local/bin/kube-proxy',
+      '--proxy-mode',
+      'nftables',
+      '--cluster-cidr=10.244.0.0/16',
+      '--masquerade-all',
+      '--kubeconfig=/etc/kubernetes/admin.conf',
+      '--iptables-masquerade-bit=12',
+      '--token',
+      'hunter2',
+      '--detect-local-mode',
+      '--ipvs-scheduler=sh',
+    ];
+    const [pod] = redactedObjects(kubeProxyPod(command));
+    const c = (pod!['spec'] as { containers: Record<string, unknown>[] }).containers[0]!;
+    assert.deepEqual(c['command'], [
+      '--proxy-mode',
+      'nftables',
+      '--cluster-cidr=10.244.0.0/16',
+      '--masquerade-all',
+      '--iptables-masquerade-bit=12',
+      '--detect-local-mode',
+      '--ipvs-scheduler=sh',
+    ]);
+    assert.equal(c['image'], 'registry.k8s.io/kube-proxy:v1.33.1', 'its version is read');
+    assert.deepEqual(
+      kubeProxyConfigOf(clusterView([pod!])),
+      kubeProxyConfigOf(clusterView([kubeProxyPod(command)])),
+    );
+  });
+
+  it('keeps no flag, image or volume of any other Pod', () => {
+    const [pod] = redactedObjects({
+      ...kubeProxyPod(['/web', '--proxy-mode=ipvs']),
+      metadata: { name: 'web', namespace: 'kube-system', labels: { app: 'web' } },
+    });
+    assert.deepEqual(pod!['spec'], { containers: [{ name: 'kube-proxy' }] });
+  });
+});
+
+describe('the other ConfigMaps the checks read', () => {
+  it("keeps the Corefile's kubernetes line, Cilium's kube-proxy-replacement, and no other data", () => {
+    const corefile = [
+      '.:53 {',
+      '    errors',
+      '    kubernetes corp.example in-addr.arpa {',
+      '       pods insecure',
+      '    }',
+      '    forward . 10.1.2.3 { tls_servername dns.corp.example }',
+      '}',
+      '',
+    ].join('\n');
+    const out = redactedObjects(
+      configMap('coredns', { Corefile: corefile, 'corp.db': 'secret.corp.example A 10.0.0.1' }),
+      configMap('cilium-config', { 'kube-proxy-replacement': 'true', 'etcd-config': 'x' }),
+      configMap('app', { password: 'hunter2' }, 'default'),
+    );
+    assert.deepEqual(
+      out.map((o) => [o.metadata?.name, dataOf(o)]),
+      [
+        ['coredns', { Corefile: '    kubernetes corp.example in-addr.arpa \n' }],
+        ['cilium-config', { 'kube-proxy-replacement': 'true' }],
+        ['app', undefined],
+      ],
+    );
+  });
+});
+
+describe('what meta.json says of the objects', () => {
+  const objects: KubeObject[] = [
+    {
+      kind: 'List',
+      items: [
+        {
+          kind: 'Service',
+          metadata: {
+            name: 'web',
+            namespace: 'default',
+            annotations: { 'example.com/owner': 'team-a' },
+            labels: { app: 'web', 'k8s-app': 'web' },
+          },
+          spec: { clusterIP: '10.96.0.20', selector: { app: 'web' }, futureField: 'x' },
+        },
+        { kind: 'Secret', metadata: { name: 's', namespace: 'default' }, data: { k: 'aHVudGVy' } },
+      ],
+    },
+  ];
+  const { facts, redaction } = redactFacts({ objects, nodes: {}, meta: {} });
+
+  it('keeps the objects of the kinds read, out of their List, and drops the others', () => {
+    assert.deepEqual(facts.objects, [
+      {
+        kind: 'Service',
+        metadata: { name: 'web', namespace: 'default', labels: { 'k8s-app': 'web' } },
+        spec: { clusterIP: '10.96.0.20', selector: { app: 'web' } },
+      },
+    ]);
+  });
+
+  it('lists the paths kept per kind, and what was dropped by path and count, never a value', () => {
+    assert.deepEqual(facts.meta['redaction'], redaction);
+    assert.ok(redaction.kept['Service']!.includes('spec.ports[].targetPort'));
+    assert.ok(redaction.kept['Pod']!.includes('metadata.labels.*'));
+    assert.ok(redaction.kept['Pod of kube-proxy']!.includes('spec.containers[].image'));
+    assert.ok(redaction.kept['Pod']!.includes('status.containerStatuses[].state.running'));
+    assert.ok(
+      !redaction.kept['Pod']!.some((p) => /containers\[\]\.(image|env|command|args)/.test(p)),
+    );
+    assert.deepEqual(redaction.removed, [
+      {
+        what: 'Service: fields kdebug does not read',
+        count: 3,
+        fields: ['metadata.annotations', 'metadata.labels (keys not read)', 'spec.futureField'],
+      },
+      { what: 'Secret objects (a kind kdebug does not read)', count: 1 },
+    ]);
+  });
 });

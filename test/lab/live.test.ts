@@ -167,7 +167,7 @@ describe('kdebug live against the fake API server and the lab', labSuite(), () =
     assert.match(r.stdout, /from node node-b got no answer/);
     assert.match(
       r.stderr,
-      /^kdebug: node-a: rules, addresses, kube-proxy status and probes via debug Pod default\/kdebug-node-a-\w{5}$/m,
+      /^kdebug: node-a: rules, addresses, kube-proxy status and probes via debug Pod kdebug\/kdebug-node-a-\w{5}$/m,
     );
     assert.deepEqual(debugPods(), []);
   });
@@ -190,7 +190,7 @@ describe('kdebug live against the fake API server and the lab', labSuite(), () =
     assert.equal(r.code, 1, r.stderr);
     assert.match(
       r.stderr,
-      /^kdebug: node-c: rules via exec kube-system\/kube-proxy-m2v9z; addresses, kube-proxy status and probes via debug Pod default\/kdebug-node-c-\w{5} \(kube-proxy Pod skipped for addresses, kube-proxy status and probes: its image has no tools for them, kdebug runs only iptables-save there\)$/m,
+      /^kdebug: node-c: rules via exec kube-system\/kube-proxy-m2v9z; addresses, kube-proxy status and probes via debug Pod kdebug\/kdebug-node-c-\w{5} \(kube-proxy Pod skipped for addresses, kube-proxy status and probes: its image has no tools for them, kdebug runs only iptables-save there\)$/m,
     );
     assert.equal(step(r.stdout, 'reachability').status, 'pass');
     assert.deepEqual(debugPods(), []);
@@ -254,7 +254,7 @@ describe('kdebug live against the fake API server and the lab', labSuite(), () =
     ]);
     assert.match(
       r.stderr,
-      /^kdebug: node-b: not reached \(debug Pod default\/kdebug-node-b-\w{5}: container "debugger" in pod is not running\)$/m,
+      /^kdebug: node-b: not reached \(debug Pod kdebug\/kdebug-node-b-\w{5}: container "debugger" in pod is not running\)$/m,
     );
     assert.deepEqual(debugPods(), []);
   });
@@ -273,10 +273,20 @@ describe('kdebug live against the fake API server and the lab', labSuite(), () =
       fake.requests.filter((q) => q.method === 'POST' && q.path.endsWith('/pods')).length;
     const before = posts();
     try {
-      const r = await kdebug('svc', 'nginx-svc', '--via', 'pod', '--yes', '-o', 'json');
+      const r = await kdebug(
+        'svc',
+        'nginx-svc',
+        '--via',
+        'pod',
+        '--yes',
+        '--debug-namespace',
+        'default',
+        '-o',
+        'json',
+      );
       assert.equal(r.code, 1);
       assert.equal(
-        r.stderr.split('\n')[0],
+        r.stderr.split('\n').filter((l) => !/warning|Warning/.test(l))[0],
         'kdebug: node-a: not reached (debug Pod: namespace default enforces Pod Security "baseline" (label pod-security.kubernetes.io/enforce=baseline), which refuses a privileged Pod with the node\'s network, PIDs and files. Use --debug-namespace with a namespace labelled pod-security.kubernetes.io/enforce=privileged, or allow it here: kubectl label namespace default pod-security.kubernetes.io/enforce=privileged --overwrite (or use --via kube-proxy or --via ssh))',
       );
       assert.equal(posts(), before);
@@ -293,6 +303,8 @@ describe('kdebug live against the fake API server and the lab', labSuite(), () =
         '--via',
         'pod',
         '--yes',
+        '--debug-namespace',
+        'default',
         '-o',
         'json',
         '--kubeconfig',
@@ -301,7 +313,7 @@ describe('kdebug live against the fake API server and the lab', labSuite(), () =
       { HOME: home },
     ).done;
     assert.equal(
-      r.stderr.split('\n')[0],
+      r.stderr.split('\n').filter((l) => !/warning|Warning/.test(l))[0],
       'kdebug: node-a: not reached (debug Pod: access denied by RBAC: user "dev" cannot create pods in namespace default. A debug Pod needs create, get, patch and delete on pods and get and create on pods/exec there (kdebug rbac --via pod prints the Role): ask for them, pick another namespace with --debug-namespace, or use --via kube-proxy or --via ssh)',
     );
   });
@@ -319,9 +331,12 @@ describe('kdebug live against the fake API server and the lab', labSuite(), () =
         name,
         namespace,
         labels: { 'app.kubernetes.io/managed-by': 'kdebug' },
-        annotations,
+        annotations: { 'kdebug.io/run': 'a1b2c3d4e5f60718', ...annotations },
       },
-      spec: { nodeName: 'node-a', containers: [{ name: 'debugger', image: 'x' }] },
+      spec: {
+        nodeName: 'node-a',
+        containers: [{ name: 'debugger', image: 'x', command: ['sleep', '900'] }],
+      },
       status: { phase },
     });
     const now = Date.now();
@@ -445,7 +460,7 @@ describe('kdebug live against the fake API server and the lab', labSuite(), () =
       assert.equal(
         r.stdout,
         `saved 15 objects and the output of commands on 3 nodes from context fake to ${dir}\n` +
-          'redacted: meta.json server (replaced by its hash) (listed in meta.json; --no-redact keeps everything)\n',
+          'redacted: kept only the fields kdebug reads; context, user and server replaced by salted hashes (listed in meta.json; --no-redact keeps everything)\n',
       );
       const node = (n: string, stem: string) =>
         readFileSync(join(dir, 'nodes', n, `${stem}.txt`), 'utf8');

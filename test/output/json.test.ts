@@ -22,6 +22,7 @@ describe('JSON output', () => {
           'next',
         ]);
         assert.ok(finding.next === null || typeof finding.next === 'string');
+        assert.ok(finding.advice === null || typeof finding.advice === 'string');
       }
     }
   });

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { shellWords } from '../../src/core/next-command.js';
 import { describe, it } from 'node:test';
 import { concluded } from '../../src/core/diagnose.js';
 import type { Finding, Report, Status } from '../../src/core/model.js';
@@ -34,9 +35,10 @@ describe('text output', () => {
       assert.ok(line.length <= 80, line);
   });
 
-  it('wraps a command at spaces outside quotes, with shell continuations', () => {
+  it('wraps a command between its words, with shell continuations', () => {
+    const patch = { argv: ['kubectl', '-n', 'default', 'patch', 'service', 'web', '--type=merge'] };
     const lines = wrapCommand(
-      `kubectl -n default patch service web --type=merge -p '{"spec": {"selector": {"app": "web"}}}'`,
+      shellWords({ argv: [...patch.argv, '-p', '{"spec": {"selector": {"app": "web"}}}'] }),
       50,
       '  ',
     );
@@ -55,7 +57,9 @@ describe('text output', () => {
           id: 'selector',
           status: 'fail',
           findings: [
-            f('selector-matches-no-pods', 'fail', { next: 'kubectl get pods --show-labels' }),
+            f('selector-matches-no-pods', 'fail', {
+              next: { argv: ['kubectl', 'get', 'pods', '--show-labels'] },
+            }),
           ],
         },
         { id: 'endpoints', status: 'warn', findings: [f('no-ready-endpoints', 'warn')] },
@@ -109,7 +113,7 @@ describe('text output', () => {
       title: 'word '.repeat(40),
       explanation: 'long '.repeat(100),
       evidence: ['-A KUBE-SERVICES '.repeat(20)],
-      next: 'kubectl '.repeat(30),
+      next: { argv: Array<string>(30).fill('kubectl') },
     });
     for (const line of reportText(
       report([{ id: 'rules', status: 'fail', findings: [long] }]),

@@ -2,7 +2,16 @@
 // once into the cache and reuses them, and says the version and commit it was built from.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import {
+  appendFileSync,
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -42,6 +51,55 @@ describe('the single executable', skipWithout(why), () => {
     const written = readdirSync(join(dir, 'cache', 'kdebug'));
     assert.equal(written.length, 1, written.join(' '));
     assert.ok(existsSync(join(dir, 'cache', 'kdebug', written[0]!, '.complete')));
+  });
+
+  it('imports only a copy it can trust: planted, altered or shared copies run nothing', () => {
+    const cache = join(dir, 'cache', 'kdebug');
+    run(['--version']); // the copy this build writes, to learn its name
+    const id = readdirSync(cache).find((d) => /^\d+\.\d+\.\d+-[0-9a-f]{12}$/.test(d))!;
+    const root = join(cache, id);
+    const marker = join(dir, 'PWNED');
+    const plant = (complete: boolean) => {
+      rmSync(root, { recursive: true, force: true });
+      mkdirSync(join(root, 'dist'), { recursive: true });
+      writeFileSync(
+        join(root, 'dist', 'cli.js'),
+        `import { writeFileSync } from 'node:fs'; writeFileSync(${JSON.stringify(marker)}, '');`,
+      );
+      if (complete) writeFileSync(join(root, '.complete'), '');
+    };
+    const cases: [string, () => void][] = [
+      ['a copy without .complete (a run cut short, or planted)', () => plant(false)],
+      ['a complete copy whose content is not what it carries', () => plant(true)],
+      [
+        'a group-writable copy',
+        () => {
+          rmSync(root, { recursive: true, force: true });
+          run(['--version']);
+          chmodSync(root, 0o775);
+          appendFileSync(
+            join(root, 'dist', 'cli.js'),
+            `\n;(await import('node:fs')).writeFileSync(${JSON.stringify(marker)}, '');\n`,
+          );
+        },
+      ],
+      [
+        'a cache directory others may write to',
+        () => {
+          rmSync(root, { recursive: true, force: true });
+          chmodSync(cache, 0o777);
+          plant(true);
+        },
+      ],
+    ];
+    for (const [name, make] of cases) {
+      make();
+      const r = run(['demo', '-o', 'text']);
+      assert.equal(r.code, 0, `${name}: ${r.stderr}`);
+      assert.match(r.stdout, /^kdebug svc default\/nginx-svc\n/, name);
+      assert.ok(!existsSync(marker), `${name}: the planted code ran`);
+      chmodSync(cache, 0o700);
+    }
   });
 
   it('says its version and commit', () => {

@@ -159,6 +159,13 @@ function inCluster(env: NodeJS.ProcessEnv, root: string): Parsed | undefined {
 
 const ANONYMOUS = 'kdebug-anonymous';
 
+/** What kubectl (client-go 1.26+) says of the auth providers it removed, in one line. */
+const REMOVED_PROVIDERS: Record<string, string> = {
+  gcp: 'The gcp auth plugin has been removed. Please use the "gke-gcloud-auth-plugin" kubectl/client-go credential plugin instead. See https://cloud.google.com/blog/products/containers-kubernetes/kubectl-auth-changes-in-gke for further details',
+  azure:
+    'The azure auth plugin has been removed. Please use the https://github.com/Azure/kubelogin kubectl/client-go credential plugin instead. See https://kubernetes.io/docs/reference/access-authn-authz/authentication/#client-go-credential-plugins for further details',
+};
+
 /** Loads the kubeconfig kubectl would use and selects the context. Throws KubeApiError. */
 export async function loadKubeconfig(o: KubeconfigOptions = {}): Promise<LoadedKubeconfig> {
   const env = o.env ?? process.env;
@@ -196,6 +203,10 @@ export async function loadKubeconfig(o: KubeconfigOptions = {}): Promise<LoadedK
     throw configError(
       `context "${contextName}" refers to user "${context.user}", which kubeconfig ${from} does not define`,
     );
+  const provider = (user.authProvider as { name?: string } | undefined)?.name;
+  // client-node's gcp and azure providers run cmd-path through a shell: kubectl removed them in 1.26
+  if (provider !== undefined && REMOVED_PROVIDERS[provider])
+    throw configError(`user "${user.name}": ${REMOVED_PROVIDERS[provider]}`);
   if (user.exec) {
     // kubectl tells exec plugins how they are called; client-node does not
     const exec = user.exec as {

@@ -3,6 +3,7 @@
 // CLI's SSH flags and the one error type every SSH failure is told with.
 import { homedir, userInfo } from 'node:os';
 import { join } from 'node:path';
+import { outputLimitBytes } from '../../core/not-read.js';
 import { isDnsName, isPlainIp } from '../node-commands.js';
 import {
   computeSshConfig,
@@ -27,6 +28,8 @@ export interface SshOptions {
   connectTimeoutMs?: number;
   /** The longest one node command may run before kdebug gives up on it. */
   commandTimeoutMs?: number;
+  /** --max-output-mib: the most one node command may print; past it the read fails. */
+  maxOutputBytes?: number;
   /** SSH_AUTH_SOCK, read by the CLI. */
   agentSocket?: string;
   home?: string;
@@ -41,6 +44,8 @@ export interface SshFlags {
   knownHosts?: string;
   /** Seconds, as typed. */
   sshTimeout?: string;
+  /** --max-output-mib, as typed: read here too, as `rules --ssh` reads nodes with these options. */
+  maxOutputMib?: string;
 }
 
 /** SshOptions from the CLI flags and the environment the CLI read (SSH_AUTH_SOCK). */
@@ -56,12 +61,19 @@ export function sshOptionsFromFlags(
     );
   }
   const agent = env['SSH_AUTH_SOCK'];
+  let maxOutputBytes: number | undefined;
+  try {
+    if (flags.maxOutputMib !== undefined) maxOutputBytes = outputLimitBytes(flags.maxOutputMib);
+  } catch (e) {
+    throw new SshError('config', (e as Error).message);
+  }
   return {
     ...(flags.sshUser !== undefined ? { user: flags.sshUser } : {}),
     ...(flags.sshKey !== undefined ? { identityFile: flags.sshKey } : {}),
     ...(flags.sshConfig !== undefined ? { configFile: flags.sshConfig } : {}),
     ...(flags.knownHosts !== undefined ? { knownHostsFiles: [flags.knownHosts] } : {}),
     ...(seconds !== undefined ? { connectTimeoutMs: seconds * 1000 } : {}),
+    ...(maxOutputBytes !== undefined ? { maxOutputBytes } : {}),
     ...(agent ? { agentSocket: agent } : {}),
   };
 }

@@ -1,6 +1,7 @@
 // The shape of one diagnostic step, and the small builders its findings are made with.
 import type { Service } from '../kube.js';
 import type { Finding, Status } from '../model.js';
+import { kubectl, onNode, valid, w, type NextCommand } from '../next-command.js';
 import type { CheckContext } from './context.js';
 
 /** A step's input is not there yet (live runs): the step shows as pending. */
@@ -38,7 +39,8 @@ export const isPending = (r: Finding[] | Pending): r is Pending => !Array.isArra
 export interface FindingParts {
   explanation: string;
   evidence?: string[];
-  next?: string;
+  next?: NextCommand;
+  advice?: string;
   node?: string;
   service?: string;
   /** An explanation worth reading even when nothing is wrong (shown expanded). */
@@ -64,6 +66,7 @@ export function finding(id: string, status: Status, title: string, p: FindingPar
     explanation: p.explanation,
     evidence: p.evidence ?? [],
     ...(p.next ? { next: p.next } : {}),
+    ...(p.advice ? { advice: p.advice } : {}),
     ...(p.node ? { node: p.node } : {}),
     ...(p.service ? { service: p.service } : {}),
     ...(p.info ? { info: true } : {}),
@@ -91,8 +94,24 @@ export function consequence(f: Finding, cause: Cause | undefined): Finding {
   };
 }
 
-/** "kubectl -n NS" for commands a person can paste. */
-export const kubectl = (namespace: string, rest: string) => `kubectl -n ${namespace} ${rest}`;
+/** `kubectl get endpointslices` of the Service, in that output format. */
+export const endpointSlicesOf = (svc: Service, output?: 'wide' | 'yaml') =>
+  kubectl(
+    svc.namespace,
+    'get',
+    'endpointslices',
+    '-l',
+    w`kubernetes.io/service-name=${valid.name(svc.name)}`,
+    ...(output ? ['-o', output] : []),
+  );
+
+/** `kubectl get pods` of the Service's selector, wide (their nodes and IPs). */
+export const podsOf = (svc: Service) =>
+  kubectl(svc.namespace, 'get', 'pods', '-l', valid.selector(svc.selector), '-o', 'wide');
+
+/** A node command whose output is saved where a snapshot keeps it (nodes/NODE/STEM.txt). */
+export const saveNodeOutput = (node: string, argv: string[], stem: string) =>
+  onNode(node, argv, { saveTo: `nodes/${node}/${stem}.txt`, hostBinaries: true });
 
 /** "1 Pod", "2 Pods". */
 /** "IPv6: " or, for a dual-stack Service, "IPv4: ": what starts a finding of one family. */

@@ -13,6 +13,7 @@ import type { Service } from '../kube.js';
 import type { Finding } from '../model.js';
 import { nodeErrorsOf } from '../node-access.js';
 import { commandStem } from '../node-command.js';
+import { onNode, valid } from '../next-command.js';
 import { count, finding, list } from './check.js';
 import type { CheckContext } from './context.js';
 
@@ -24,6 +25,7 @@ export function conntrackFindings(ctx: CheckContext, svc: Service): Finding[] {
   const out: Finding[] = [];
   const clean: string[] = [];
   const blind: string[] = [];
+  const blindNodes: string[] = [];
   let entries = 0;
   for (const node of ctx.nodeNames())
     for (const dst of svc.clusterIPs)
@@ -37,7 +39,10 @@ export function conntrackFindings(ctx: CheckContext, svc: Service): Finding[] {
           const error = nodeErrorsOf(ctx.facts).find(
             (e) => e.node === node && e.command === stem && e.exitCode !== null,
           );
-          if (error) blind.push(`${node}: conntrack -L -p ${protocol} -d ${dst}: ${error.error}`);
+          if (error) {
+            blind.push(`${node}: conntrack -L -p ${protocol} -d ${dst}: ${error.error}`);
+            blindNodes.push(node);
+          }
           continue;
         }
         // what the clients sent to one of the Service's ports, DNATed (answered from elsewhere)
@@ -84,7 +89,7 @@ export function conntrackFindings(ctx: CheckContext, svc: Service): Finding[] {
       finding('conntrack-not-observed', 'skip', 'conntrack entries not observed', {
         explanation: `kdebug could not list the connections the kernel tracks to the Service (${blind[0]!.replace(/^[^:]+: [^:]+: /, '')}), so it cannot say whether some still go to an old endpoint. The node needs the conntrack tool (conntrack-tools) and the rights iptables-save needs.`,
         evidence: blind,
-        next: `conntrack -L -d ${svc.clusterIP}   (on the node)`,
+        next: onNode(blindNodes[0]!, ['conntrack', '-L', '-d', valid.ip(svc.clusterIP)]),
       }),
     );
   out.push(...insertFailed(ctx));
@@ -115,7 +120,17 @@ function staleFinding(
         ...entries.slice(0, SHOWN).map((e) => `nodes/${node}/${stem}.txt: ${e.text}`),
         ...(entries.length > SHOWN ? [`... and ${entries.length - SHOWN} more`] : []),
       ],
-      next: `conntrack -D -p ${protocol} --orig-dst ${dst} --reply-src ${old}   (on ${node}; kdebug deletes nothing)`,
+      advice: 'kdebug deletes nothing: this command clears them.',
+      next: onNode(node, [
+        'conntrack',
+        '-D',
+        '-p',
+        protocol,
+        '--orig-dst',
+        valid.ip(dst),
+        '--reply-src',
+        valid.ip(old),
+      ]),
       node,
     },
   );
@@ -145,7 +160,8 @@ function insertFailed(ctx: CheckContext): Finding[] {
             line(r.node, 'conntrack-stats', r.first),
             line(r.node, 'conntrack-stats-again', r.again!),
           ]),
-          next: `dig +tries=1 kubernetes.default.svc.cluster.local; conntrack -S   (on ${grew[0]!.node}: the lookup that loses the race takes 5 s)`,
+          advice: `Watch it on ${grew[0]!.node}: a lookup that loses the race takes 5 s.`,
+          next: onNode(grew[0]!.node, ['conntrack', '-S']),
         },
       ),
     ];
@@ -165,7 +181,10 @@ function insertFailed(ctx: CheckContext): Finding[] {
         ]),
         ...(steady.length === since.length
           ? { info: true }
-          : { next: `conntrack -S   (on ${since[0]!.node}, twice, a minute apart)` }),
+          : {
+              advice: `Read it twice on ${since[0]!.node}, a minute apart.`,
+              next: onNode(since[0]!.node, ['conntrack', '-S']),
+            }),
       },
     ),
   ];

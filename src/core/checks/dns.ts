@@ -3,7 +3,8 @@
 // the search path and ndots, which decide whether a short name works from another namespace.
 import type { Pod, Service } from '../kube.js';
 import type { Finding } from '../model.js';
-import { consequence, count, finding, kubectl, pending, type Cause, type Check } from './check.js';
+import { kubectl, onNode, valid, w, NODE_DEBUG_IMAGE } from '../next-command.js';
+import { consequence, count, finding, pending, type Cause, type Check } from './check.js';
 import type { CheckContext } from './context.js';
 import { podReady, whyNotReady } from './pod-health.js';
 import { probeText, type NodeProbe } from './node-probes.js';
@@ -88,12 +89,12 @@ function expectedRecords(ctx: CheckContext, svc: Service, domain: string): Expec
 }
 
 function coreDns(ctx: CheckContext, dns: Service | undefined): Finding {
-  const next = kubectl('kube-system', 'get pods -l k8s-app=kube-dns -o wide');
+  const next = kubectl('kube-system', 'get', 'pods', '-l', 'k8s-app=kube-dns', '-o', 'wide');
   const unread = dns ? undefined : ctx.readError(/^Service kube-system\/kube-dns$/);
   if (unread)
     return finding('coredns-not-observed', 'skip', 'the kube-dns Service was not read', {
       explanation: `${unread[0]!.toUpperCase()}${unread.slice(1)}, so kdebug does not know whether cluster DNS is there; a missing read is not a missing Service.`,
-      next: kubectl('kube-system', 'get service kube-dns'),
+      next: kubectl('kube-system', 'get', 'service', 'kube-dns'),
     });
   const first = dns?.ports[0];
   const slicesUnread =
@@ -103,13 +104,19 @@ function coreDns(ctx: CheckContext, dns: Service | undefined): Finding {
   if (slicesUnread)
     return finding('coredns-not-observed', 'skip', "kube-dns's endpoints were not read", {
       explanation: `${slicesUnread[0]!.toUpperCase()}${slicesUnread.slice(1)}, so kdebug does not know whether CoreDNS is behind the kube-dns Service; a missing read is not a DNS outage.`,
-      next: kubectl('kube-system', 'get endpointslices -l kubernetes.io/service-name=kube-dns'),
+      next: kubectl(
+        'kube-system',
+        'get',
+        'endpointslices',
+        '-l',
+        'kubernetes.io/service-name=kube-dns',
+      ),
     });
   if (!dns)
     return finding('coredns-unavailable', 'fail', 'no kube-dns Service in kube-system', {
       explanation:
         'Pods resolve names through the kube-dns Service (the nameserver in their /etc/resolv.conf). Without it no Service name resolves anywhere in the cluster.',
-      next: kubectl('kube-system', 'get services,deployments -l k8s-app=kube-dns'),
+      next: kubectl('kube-system', 'get', 'services,deployments', '-l', 'k8s-app=kube-dns'),
     });
   const pods = dns.selector
     ? ctx.view.pods.filter(
@@ -142,11 +149,10 @@ function coreDns(ctx: CheckContext, dns: Service | undefined): Finding {
         explanation: `Every DNS query in the cluster goes to the kube-dns ClusterIP ${dns.clusterIP}, and ${why}. With no ready endpoint behind it, kube-proxy rejects the queries, so every name lookup fails, for this Service and all others, even though the Service itself may be fine: clients that use the ClusterIP directly still work.`,
         evidence: [...evidence, ...(first?.evidence ?? [])],
         next: !first
-          ? kubectl('kube-system', 'scale deployment coredns --replicas=2')
-          : kubectl(
-              'kube-system',
-              first.crashed ? `logs ${pods[0]!.name} --previous` : `describe pod ${pods[0]!.name}`,
-            ),
+          ? kubectl('kube-system', 'scale', 'deployment', 'coredns', '--replicas=2')
+          : first.crashed
+            ? kubectl('kube-system', 'logs', valid.name(pods[0]!.name), '--previous')
+            : kubectl('kube-system', 'describe', 'pod', valid.name(pods[0]!.name)),
       },
     );
   }
@@ -200,9 +206,9 @@ function lookups(
             'skip',
             `lookup of ${exp.name} not observed on ${node}`,
             {
-              explanation: `The lookup could not run on ${node} (${result.detail}), so kdebug did not see what CoreDNS answers. Run it with an image that has dig or nslookup (--image nicolaka/netshoot:v0.13), or over SSH (--via ssh).`,
+              explanation: `The lookup could not run on ${node} (${result.detail}), so kdebug did not see what CoreDNS answers. Run it with an image that has dig or nslookup (kdebug's default debug image does), or over SSH (--via ssh).`,
               evidence: [`${node}: ${probeText(probe)}: not observed: ${result.detail}`],
-              next: `dig @${server} ${exp.name}`,
+              next: onNode(node, ['dig', w`@${valid.ip(server)}`, valid.dnsName(exp.name)]),
               node,
             },
           ),
@@ -256,7 +262,7 @@ function lookups(
                   ? `The lookup against kube-dns ${server} from node ${node} got no answer: CoreDNS is not reachable through its ClusterIP from there (its Pods, or the Pod network between this node and them).`
                   : `CoreDNS answered differently from what the Service objects say. A stale answer usually means CoreDNS cannot watch the API server (check its logs); NXDOMAIN for an existing Service means a wrong zone or namespace.`,
               evidence: ev,
-              next: kubectl('kube-system', 'logs -l k8s-app=kube-dns --tail=50'),
+              next: kubectl('kube-system', 'logs', '-l', 'k8s-app=kube-dns', '--tail=50'),
               node,
             },
           ),
@@ -310,7 +316,7 @@ export const dnsCheck: Check = {
           {
             explanation:
               'The facts hold no kube-dns Service or CoreDNS Pods, so kdebug cannot tell whether DNS works.',
-            next: kubectl('kube-system', 'get service kube-dns'),
+            next: kubectl('kube-system', 'get', 'service', 'kube-dns'),
           },
         ),
       ];
@@ -327,7 +333,20 @@ export const dnsCheck: Check = {
       found.push(
         finding('dns-lookup-not-recorded', 'skip', 'no recorded lookup of the Service name', {
           explanation: `No node ran a lookup against kube-dns ${dns.clusterIP}, so the answer CoreDNS gives was not checked.`,
-          next: `dig @${dns.clusterIP} ${expected[0]!.name}`,
+          // a Pod's view of DNS: the lookup as the Service's clients make it
+          next: kubectl(
+            svc.namespace,
+            'run',
+            'kdebug-dig',
+            '-it',
+            '--rm',
+            '--restart=Never',
+            `--image=${NODE_DEBUG_IMAGE}`,
+            '--',
+            'dig',
+            w`@${valid.ip(dns.clusterIP)}`,
+            valid.dnsName(expected[0]!.name),
+          ),
         }),
       );
     // a lookup that answered as expected is the best summary of the step

@@ -2,7 +2,16 @@
 // node behind it; why a Pod is not ready; the legacy Endpoints agreeing with the slices.
 import type { Pod, Service } from '../kube.js';
 import type { Finding } from '../model.js';
-import { consequence, count, finding, kubectl, labelText, pending, type Check } from './check.js';
+import { kubectl, valid, w } from '../next-command.js';
+import {
+  consequence,
+  count,
+  finding,
+  pending,
+  type Check,
+  endpointSlicesOf,
+  podsOf,
+} from './check.js';
 import type { CheckContext, PortEndpoint } from './context.js';
 import { podReady, whyNotReady } from './pod-health.js';
 import { connectProbe, probeText } from './node-probes.js';
@@ -49,12 +58,9 @@ function notReady(ctx: CheckContext, svc: Service, e: PortEndpoint, anyReady: bo
       ],
       next: e.podName
         ? why?.crashed
-          ? kubectl(svc.namespace, `logs ${e.podName} --previous`)
-          : kubectl(svc.namespace, `describe pod ${e.podName}`)
-        : kubectl(
-            svc.namespace,
-            `get endpointslices -l kubernetes.io/service-name=${svc.name} -o yaml`,
-          ),
+          ? kubectl(svc.namespace, 'logs', valid.name(e.podName), '--previous')
+          : kubectl(svc.namespace, 'describe', 'pod', valid.name(e.podName))
+        : endpointSlicesOf(svc, 'yaml'),
       node: e.nodeName,
     },
   );
@@ -89,7 +95,12 @@ function legacyAgreement(ctx: CheckContext, svc: Service, all: PortEndpoint[]): 
         ],
         next: kubectl(
           svc.namespace,
-          `get endpoints,endpointslices -l kubernetes.io/service-name=${svc.name} -o wide`,
+          'get',
+          'endpoints,endpointslices',
+          '-l',
+          w`kubernetes.io/service-name=${valid.name(svc.name)}`,
+          '-o',
+          'wide',
         ),
       },
     ),
@@ -114,7 +125,13 @@ function mismatches(ctx: CheckContext, svc: Service, all: PortEndpoint[]): Findi
           evidence: missing.map(
             (p: Pod) => `Pod ${p.name}: ${p.podIP} on ${p.nodeName ?? '?'}, Ready`,
           ),
-          next: kubectl('kube-system', 'logs -l component=kube-controller-manager --tail=50'),
+          next: kubectl(
+            'kube-system',
+            'logs',
+            '-l',
+            'component=kube-controller-manager',
+            '--tail=50',
+          ),
         },
       ),
     );
@@ -129,10 +146,7 @@ function mismatches(ctx: CheckContext, svc: Service, all: PortEndpoint[]): Findi
           explanation:
             'The EndpointSlices name Pods that were not found: the slices are stale, which usually means the endpoint controller is not running or cannot write.',
           evidence: gone.map((e) => `EndpointSlice ${e.slice}: ${endpointLine(e)}`),
-          next: kubectl(
-            svc.namespace,
-            `get endpointslices -l kubernetes.io/service-name=${svc.name} -o yaml`,
-          ),
+          next: endpointSlicesOf(svc, 'yaml'),
         },
       ),
     );
@@ -149,7 +163,7 @@ function mismatches(ctx: CheckContext, svc: Service, all: PortEndpoint[]): Findi
           explanation:
             'Each restart drops the connections it was serving and takes the endpoint out of rotation until the readiness probe passes again: intermittent failures.',
           evidence: whyNotReady(e.pod!).evidence,
-          next: kubectl(svc.namespace, `logs ${e.podName} --previous`),
+          next: kubectl(svc.namespace, 'logs', valid.name(e.podName), '--previous'),
           node: e.nodeName,
         },
       ),
@@ -177,10 +191,7 @@ function check(ctx: CheckContext, svc: Service): Finding[] {
     return [
       finding('endpoints-not-observed', 'skip', 'EndpointSlices not captured', {
         explanation: `kdebug did not see the EndpointSlices of ${svc.namespace}/${svc.name} (${unseen}), so it cannot tell which endpoints kube-proxy sends traffic to; a refused read is not an empty Service.`,
-        next: kubectl(
-          svc.namespace,
-          `get endpointslices -l kubernetes.io/service-name=${svc.name} -o wide`,
-        ),
+        next: endpointSlicesOf(svc, 'wide'),
       }),
     ];
   const all = ctx.endpointAddresses();
@@ -230,10 +241,7 @@ function check(ctx: CheckContext, svc: Service): Finding[] {
                 evidence: evidence.filter(
                   (x) => !ready.some((e) => x.includes(hostPort(e.ip, e.port))),
                 ),
-                next: kubectl(
-                  svc.namespace,
-                  `get endpointslices -l kubernetes.io/service-name=${svc.name} -o wide`,
-                ),
+                next: endpointSlicesOf(svc, 'wide'),
                 service: spn,
               }),
         );
@@ -263,7 +271,7 @@ function check(ctx: CheckContext, svc: Service): Finding[] {
             explanation:
               'Every endpoint is terminating. kube-proxy 1.28+ keeps sending new connections to terminating endpoints that are still serving, but only until they are gone: the replacement Pods are not ready.',
             evidence,
-            next: kubectl(svc.namespace, `get pods -l ${labelText(svc.selector ?? {})} -o wide`),
+            next: podsOf(svc),
             service: spn,
           },
         ),
@@ -277,10 +285,7 @@ function check(ctx: CheckContext, svc: Service): Finding[] {
                 ? `No endpoint is listed for ${what}: nothing can answer. ${effect(svc)}`
                 : `${eps.length === 1 ? 'The only endpoint' : eps.length === 2 ? 'Both endpoints' : `All ${eps.length} endpoints`} of ${what} ${eps.length === 1 ? 'is' : 'are'} not ready, so none gets traffic. ${effect(svc)}`,
             evidence,
-            next: kubectl(
-              svc.namespace,
-              `get endpointslices -l kubernetes.io/service-name=${svc.name} -o wide`,
-            ),
+            next: endpointSlicesOf(svc, 'wide'),
             service: spn,
           }),
           cause,

@@ -2,7 +2,8 @@
 // the same Pod; unless the KUBE-SEP chain marks that packet for masquerade, the reply goes back
 // inside the Pod from its own address and the client drops it. Checked on each endpoint's node.
 import type { Finding } from '../model.js';
-import { consequence, finding, kubectl, pending, type Check } from './check.js';
+import { kubectl, valid, onNode, kdebug } from '../next-command.js';
+import { consequence, finding, pending, type Check } from './check.js';
 import type { CheckContext } from './context.js';
 import { ipsetName, loopBackEntry } from '../ipvs/expected.js';
 import { kubeProxyPods, proxyModes, replacement } from './kube-proxy.js';
@@ -58,8 +59,8 @@ function check(ctx: CheckContext): Finding[] {
               explanation: `When ${e.podName ?? 'the Pod'} (${e.ip}) connects to the Service and is balanced to itself, the DNAT makes source and destination both ${e.ip}. kube-proxy writes "-s ${e.ip}/32 -j KUBE-MARK-MASQ" first in the endpoint's KUBE-SEP chain so the packet is masqueraded to the node's address; ${ep.chain} on ${node} lacks it, so the reply goes back inside the Pod from its own address and the connection hangs. The other Pods are not affected. kube-proxy rewrites every rule when it restarts: delete its Pod on ${node}. ${BRIDGE_NOTE}`,
               evidence: rules,
               next: pod
-                ? kubectl('kube-system', `delete pod ${pod.name}`)
-                : `kdebug drift --node ${node}`,
+                ? kubectl('kube-system', 'delete', 'pod', valid.name(pod.name))
+                : kdebug(['drift', '--node', valid.name(node)]),
               node,
               service: spn,
             },
@@ -118,7 +119,9 @@ function nftablesHairpin(ctx: CheckContext): Finding[] | undefined {
           {
             explanation: `When ${e.podName ?? 'the Pod'} (${e.ip}) connects to the Service and is balanced to itself, source and destination are both ${e.ip}; kube-proxy lists such connections in the hairpin-connections set (${element}) so the masquerading chain rewrites the source, and ${node}'s table lacks that element: the reply goes back inside the Pod from its own address and the connection hangs. kube-proxy rewrites its table when it restarts.`,
             evidence: [nft.source],
-            next: `nft list set ip kube-proxy hairpin-connections   (on ${node})`,
+            next: onNode(node, ['nft', 'list', 'set', 'ip', 'kube-proxy', 'hairpin-connections'], {
+              hostBinaries: true,
+            }),
             node,
             service: spn,
           },
@@ -201,7 +204,7 @@ function ipvsHairpin(ctx: CheckContext): Finding[] | undefined {
                     `${n.rules()?.source ?? 'no nat table read'}: no KUBE-POSTROUTING rule matching ${set}`,
                   ]),
             ],
-            next: `ipset list ${set}   (on ${node})`,
+            next: onNode(node, ['ipset', 'list', set], { hostBinaries: true }),
             node,
             service: spn,
           },

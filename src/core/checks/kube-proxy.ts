@@ -1,12 +1,14 @@
 // Step 6: who programs the Service on each node. kube-proxy's mode per node (its /proxyMode,
 // else the ConfigMap), a kube-proxy Pod running on every node, how fresh its last sync is (its
 // /metrics), or a replacement such as Cilium, said plainly.
+import { kubeProxyPodOn } from '../drift/context.js';
 import { nodeDump } from '../facts.js';
 import { nodeBackends } from '../iptables/backend.js';
 import { DEFAULT_KUBE_PROXY_CONFIG, isKubeProxyPod, isWindows, type Pod } from '../kube.js';
 import type { Finding } from '../model.js';
 import { parseProxyMode } from '../node-outputs.js';
-import { count, finding, kubectl, list, pending, type Check } from './check.js';
+import { kubectl, valid, onNode, type NextCommand } from '../next-command.js';
+import { count, finding, list, pending, type Check } from './check.js';
 import type { CheckContext } from './context.js';
 import { podReady, whyNotReady } from './pod-health.js';
 
@@ -64,10 +66,20 @@ export function kubeProxyPods(ctx: CheckContext): Pod[] {
   return ctx.view.pods.filter(isKubeProxyPod);
 }
 
+/** kube-proxy's log on a node: its Pod's, or the command that finds that Pod. */
+export function kubeProxyLogs(ctx: CheckContext, node: string) {
+  const pod = kubeProxyPods(ctx).find((p) => p.nodeName === node);
+  return pod ? kubectl('kube-system', 'logs', valid.name(pod.name)) : kubeProxyPodOn(node);
+}
+
+/** `logs POD`, or the DaemonSet's logs when the node's Pod is not known. */
+const podOrDaemonSet = (pod: string | undefined) =>
+  pod === undefined ? 'ds/kube-proxy' : valid.name(pod);
+
 /** A kube-proxy replacement, with the command that shows its Service table. */
 export function replacement(
   ctx: CheckContext,
-): { name: string; evidence: string[]; next: string } | undefined {
+): { name: string; evidence: string[]; next?: NextCommand } | undefined {
   if (kubeProxyPods(ctx).length > 0) return undefined;
   const cilium = ctx.view.pods.filter((p) => p.labels['k8s-app'] === 'cilium');
   const cfg = ctx.view.configMaps.find((c) => c.name === 'cilium-config')?.data[
@@ -80,7 +92,7 @@ export function replacement(
         ...(cfg ? [`ConfigMap cilium-config: kube-proxy-replacement: ${cfg}`] : []),
         `${count(cilium.length, 'cilium Pod')} in kube-system, no kube-proxy Pods`,
       ],
-      next: kubectl('kube-system', 'exec ds/cilium -- cilium-dbg service list'),
+      next: kubectl('kube-system', 'exec', 'ds/cilium', '--', 'cilium-dbg', 'service', 'list'),
     };
   const dumps = ctx
     .nodesWithRules()
@@ -94,7 +106,7 @@ export function replacement(
       evidence: [
         `no kube-proxy Pods, and no KUBE-SERVICES chain in the rules of ${list(ctx.nodesWithRules())}`,
       ],
-      next: kubectl('kube-system', 'get pods -o wide'),
+      next: kubectl('kube-system', 'get', 'pods', '-o', 'wide'),
     };
   return undefined;
 }
@@ -150,7 +162,9 @@ function freshness(ctx: CheckContext): Finding[] {
             evidence: ev,
             next: kubectl(
               'kube-system',
-              `logs ${kubeProxyPods(ctx).find((p) => p.nodeName === node)?.name ?? 'ds/kube-proxy'} --tail=50`,
+              'logs',
+              podOrDaemonSet(kubeProxyPods(ctx).find((p) => p.nodeName === node)?.name),
+              '--tail=50',
             ),
             node,
           },
@@ -166,7 +180,9 @@ function freshness(ctx: CheckContext): Finding[] {
           {
             explanation: `${node}'s /metrics answer has no kubeproxy_sync_proxy_rules timestamps, so kdebug cannot tell whether kube-proxy has written every change it was told about. kube-proxy 1.x serves them on its metrics port (10249); another proxy, or a kube-proxy with metrics off, does not.`,
             evidence: ev,
-            next: `curl -s http://127.0.0.1:10249/metrics | grep kubeproxy_sync_proxy_rules   (on ${node})`,
+            next: onNode(node, ['curl', '-s', 'http://127.0.0.1:10249/metrics'], {
+              pipe: [['grep', 'kubeproxy_sync_proxy_rules']],
+            }),
             node,
           },
         ),
@@ -191,7 +207,7 @@ function running(ctx: CheckContext): Finding[] {
     return [
       finding('kube-proxy-not-observed', 'skip', 'kube-proxy Pods not captured', {
         explanation: `kdebug did not see the Pods (${notCaptured}), so it cannot tell whether kube-proxy runs on each node; the node rules (step 7) show whether it did its work.`,
-        next: kubectl('kube-system', 'get pods -l k8s-app=kube-proxy -o wide'),
+        next: kubectl('kube-system', 'get', 'pods', '-l', 'k8s-app=kube-proxy', '-o', 'wide'),
       }),
     ];
   for (const n of [...ctx.view.nodes].sort((a, b) => (a.name < b.name ? -1 : 1))) {
@@ -213,8 +229,8 @@ function running(ctx: CheckContext): Finding[] {
             `kube-proxy Pods: ${pods.map((p) => `${p.name} on ${p.nodeName}`).join(', ') || 'none'}`,
           ],
           next: pod
-            ? kubectl('kube-system', `logs ${pod.name} --previous`)
-            : kubectl('kube-system', 'describe daemonset kube-proxy'),
+            ? kubectl('kube-system', 'logs', valid.name(pod.name), '--previous')
+            : kubectl('kube-system', 'describe', 'daemonset', 'kube-proxy'),
           node,
         },
       ),
@@ -240,7 +256,7 @@ function modes(ctx: CheckContext): Finding[] {
         {
           explanation: `The recorded /proxyMode answer of ${list(stale.map((m) => m.node))} came from a kube-proxy that is not running now (its Pod is not Running and Ready): it says what mode it had, not what runs.`,
           evidence: stale.map((m) => `${m.node}: ${m.mode} (${m.source})`),
-          next: kubectl('kube-system', 'get pods -l k8s-app=kube-proxy -o wide'),
+          next: kubectl('kube-system', 'get', 'pods', '-l', 'k8s-app=kube-proxy', '-o', 'wide'),
         },
       ),
     );
@@ -248,7 +264,7 @@ function modes(ctx: CheckContext): Finding[] {
     out.push(
       finding('kube-proxy-config-unreadable', 'warn', 'the kube-proxy ConfigMap cannot be read', {
         explanation: `${error}. kdebug assumes kube-proxy's defaults (iptables mode).`,
-        next: kubectl('kube-system', 'get configmap kube-proxy -o yaml'),
+        next: kubectl('kube-system', 'get', 'configmap', 'kube-proxy', '-o', 'yaml'),
       }),
     );
   const evidence = per.map((m) => `${m.node}: ${m.mode} (${m.source})`);
@@ -266,7 +282,7 @@ function modes(ctx: CheckContext): Finding[] {
         {
           explanation: `kube-proxy reads its mode when it starts: a ConfigMap edited without restarting every kube-proxy Pod leaves nodes in different modes, and the rules of the old mode stay behind on the nodes that switched.`,
           evidence,
-          next: kubectl('kube-system', 'rollout restart daemonset kube-proxy'),
+          next: kubectl('kube-system', 'rollout', 'restart', 'daemonset', 'kube-proxy'),
         },
       ),
     );
@@ -331,7 +347,11 @@ function backends(ctx: CheckContext): Finding[] {
       {
         explanation: `The kernel runs the rules of both backends, so a packet meets both sets. kube-proxy writes to one of them (the one its image's ${b.tool} wrapper picked); the other set is stale, left by an older kube-proxy or by a switch of backend, and can still send a Service's traffic to endpoints that no longer exist. kdebug diagnosed ${nodeDump(ctx.facts, b.node, b.tool === 'ip6tables' ? 'IPv6' : 'IPv4')?.source ?? 'the default dump'}.`,
         evidence,
-        next: `on ${b.node}: ${b.tool}-legacy-save -t nat | grep -c '^-A KUBE-SEP' ; ${b.tool}-nft-save -t nat | grep -c '^-A KUBE-SEP'   (the stale set is the one that disagrees with the EndpointSlices)`,
+        advice: `Count each backend's endpoint rules (${b.tool}-nft-save -t nat likewise): the stale set is the one that disagrees with the EndpointSlices.`,
+        next: onNode(b.node, [`${b.tool}-legacy-save`, '-t', 'nat'], {
+          pipe: [['grep', '-c', '^-A KUBE-SEP']],
+          hostBinaries: true,
+        }),
         node: b.node,
       },
     ),
@@ -372,7 +392,7 @@ export const kubeProxyCheck: Check = {
         finding('kube-proxy-not-recorded', 'skip', 'no kube-proxy Pods in the facts', {
           explanation:
             'kdebug read no kube-proxy DaemonSet or Pods (some distributions, like k3s, run it inside another process). The node rules below show whether it did its work.',
-          next: kubectl('kube-system', 'get pods -o wide'),
+          next: kubectl('kube-system', 'get', 'pods', '-o', 'wide'),
         }),
         ...modes(ctx),
         ...backends(ctx),
@@ -401,7 +421,7 @@ export const kubeProxyCheck: Check = {
         0,
         finding('nodes-not-observed', 'skip', 'Nodes not captured', {
           explanation: `kdebug did not see the Nodes (${nodesUnseen}), so it cannot tell whether every node runs kube-proxy, nor compare node addresses with the rules.`,
-          next: 'kubectl get nodes -o wide',
+          next: kubectl(undefined, 'get', 'nodes', '-o', 'wide'),
         }),
       );
     return out;

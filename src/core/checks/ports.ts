@@ -3,7 +3,8 @@
 // declares is a strong hint rather than proof; recorded probes to the endpoints settle it.
 import type { Pod, Service, ServicePort } from '../kube.js';
 import type { Finding } from '../model.js';
-import { count, finding, kubectl, list, pending, type Check } from './check.js';
+import { kubectl, valid } from '../next-command.js';
+import { count, finding, list, pending, type Check, endpointSlicesOf } from './check.js';
 import type { CheckContext } from './context.js';
 import { connectProbe, probeText } from './node-probes.js';
 import { portText } from './service.js';
@@ -44,10 +45,19 @@ function probeEvidence(ctx: CheckContext, port: ServicePort): string[] {
   return out;
 }
 
-function patchTargetPort(svc: Service, index: number, value: number | string): string {
+/** A JSON patch of one port's targetPort, to a port number or a valid port name. */
+function patchTargetPort(svc: Service, index: number, value: number | string) {
+  const target = typeof value === 'number' ? valid.port(value) : valid.portName(value);
+  if (target === undefined) return undefined;
+  const op = { op: 'replace', path: `/spec/ports/${index}/targetPort`, value };
   return kubectl(
     svc.namespace,
-    `patch service ${svc.name} --type=json -p '[{"op":"replace","path":"/spec/ports/${index}/targetPort","value":${JSON.stringify(value)}}]'`,
+    'patch',
+    'service',
+    valid.name(svc.name),
+    '--type=json',
+    '-p',
+    JSON.stringify([op]),
   );
 }
 
@@ -105,7 +115,7 @@ function checkPort(ctx: CheckContext, svc: Service, port: ServicePort, index: nu
         {
           explanation: `${port.port}/${port.protocol} goes to targetPort ${tp}, but ${count(otherProtocol.length, 'selected Pod')} declare${otherProtocol.length === 1 ? 's' : ''} that port as ${d.protocol}. kube-proxy forwards ${port.protocol} only, so ${port.protocol} packets reach a port where the application listens for ${d.protocol}. Set the Service port's protocol to ${d.protocol} (or add a second port for it).`,
           evidence: ev,
-          next: kubectl(svc.namespace, `edit service ${svc.name}`),
+          next: kubectl(svc.namespace, 'edit', 'service', valid.name(svc.name)),
           service: spn,
         },
       ),
@@ -152,8 +162,9 @@ function checkPort(ctx: CheckContext, svc: Service, port: ServicePort, index: nu
         evidence: [...ev, ...probes],
         next:
           offered.length === 1
-            ? patchTargetPort(svc, index, offered[0]!)
-            : kubectl(svc.namespace, `edit service ${svc.name}`),
+            ? (patchTargetPort(svc, index, offered[0]!) ??
+              kubectl(svc.namespace, 'edit', 'service', valid.name(svc.name)))
+            : kubectl(svc.namespace, 'edit', 'service', valid.name(svc.name)),
         service: spn,
       },
     ),
@@ -193,10 +204,7 @@ function manualEndpoints(ctx: CheckContext, svc: Service): Finding[] {
                 `EndpointSlice ${s.name}: ports ${s.ports.map((p) => `${p.name || '(unnamed)'} ${p.port}/${p.protocol}`).join(', ')}`,
             ),
         ],
-        next: kubectl(
-          svc.namespace,
-          `get endpointslices -l kubernetes.io/service-name=${svc.name} -o yaml`,
-        ),
+        next: endpointSlicesOf(svc, 'yaml'),
         service: spn,
       },
     );

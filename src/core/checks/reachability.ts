@@ -3,6 +3,7 @@
 // curl disagree in this cluster's proxy mode, with the rules (and the packet walk) as proof.
 import type { Service, ServicePort } from '../kube.js';
 import type { Finding } from '../model.js';
+import { kdebug, kubectl, valid, w } from '../next-command.js';
 import { parseIpBrief, type ProbeResult } from '../node-outputs.js';
 import { consequence, count, finding, list, pending, type Check } from './check.js';
 import type { CheckContext } from './context.js';
@@ -63,9 +64,20 @@ function notObserved(
   const nodes = [...new Set(blind.map((p) => p.node))];
   return [
     finding('probe-not-observed', 'skip', `${what}: not observed on ${list(nodes)}`, {
-      explanation: `The probe could not run there (${blind[0]!.result.detail}), so kdebug does not know whether ${what} answers from ${nodes.length === 1 ? 'that node' : 'those nodes'}. Run it with an image that has nc and bash (--image nicolaka/netshoot:v0.13), or reach the node over SSH (--via ssh).`,
+      explanation: `The probe could not run there (${blind[0]!.result.detail}), so kdebug does not know whether ${what} answers from ${nodes.length === 1 ? 'that node' : 'those nodes'}. Run it with an image that has nc and bash (kdebug's default debug image does), or reach the node over SSH (--via ssh).`,
       evidence: blind.map(line),
-      next: `kdebug svc ${ctx.service!.name} -n ${ctx.service!.namespace} --via pod --yes --image nicolaka/netshoot:v0.13   (live)`,
+      next: kdebug(
+        [
+          'svc',
+          valid.name(ctx.service!.name),
+          '-n',
+          valid.namespace(ctx.service!.namespace),
+          '--via',
+          'pod',
+          '--yes',
+        ],
+        { live: true },
+      ),
       service: ctx.servicePortName(port),
     }),
   ];
@@ -105,8 +117,27 @@ function endpointProbes(
             evidence: got.map(line),
             next: e.podName
               ? // an ephemeral busybox shares the Pod's network: its netstat shows what listens
-                `kubectl -n ${ctx.service!.namespace} debug -it ${e.podName} --image=busybox --target=${e.pod?.containers[0]?.name ?? 'app'} -- netstat -tln`
-              : `kubectl get pods -A -o wide | grep ${e.ip}`,
+                kubectl(
+                  ctx.service!.namespace,
+                  'debug',
+                  '-it',
+                  valid.name(e.podName),
+                  '--image=busybox',
+                  w`--target=${valid.name(e.pod?.containers[0]?.name ?? 'app')}`,
+                  '--',
+                  'netstat',
+                  '-tln',
+                )
+              : kubectl(
+                  undefined,
+                  'get',
+                  'pods',
+                  '-A',
+                  '-o',
+                  'wide',
+                  '--field-selector',
+                  w`status.podIP=${valid.ip(e.ip)}`,
+                ),
             node: e.nodeName,
             service: ctx.servicePortName(port),
           },
@@ -174,7 +205,16 @@ function clusterIpProbes(
         {
           explanation: `${explanation}${failed.length < got.length ? ` It works from ${list(got.filter((p) => !failed.includes(p)).map((p) => p.node))}: compare that node's rules with the failing one's (Rules step).` : ''}`,
           evidence: got.map(line),
-          next: `kdebug trace --node ${failed[0]!.node} --src ${nodeIp(ctx, failed[0]!.node) ?? '<node IP>'} --dst ${hostPort(ip, port.port)} --proto ${port.protocol.toLowerCase()} --from-host`,
+          next: kdebug([
+            'trace',
+            '--node',
+            valid.name(failed[0]!.node),
+            '--dst',
+            valid.ip(ip) && hostPort(ip, port.port),
+            '--proto',
+            valid.protocol(port.protocol),
+            '--from-host', // from the node's own address, of the cluster IP's family
+          ]),
           node: failed.length === 1 ? failed[0]!.node : undefined,
           service: spn,
         },
@@ -184,9 +224,6 @@ function clusterIpProbes(
     ...blind,
   ];
 }
-
-const nodeIp = (ctx: CheckContext, node: string) =>
-  ctx.view.nodes.find((n) => n.name === node)?.ips[0];
 
 /** Who owns the ClusterIP on each node, from `ip -br addr`. */
 function owners(ctx: CheckContext, ip: string): string[] {
@@ -406,7 +443,10 @@ export const reachabilityCheck: Check = {
         finding('probes-not-recorded', 'skip', 'no probe results recorded', {
           explanation:
             'kdebug probes the ClusterIP and each endpoint from the nodes when it can reach them; these facts hold no probe results.',
-          next: `kdebug svc ${svc.name} -n ${svc.namespace}   (live, with node access)`,
+          advice: 'Run it live, with access to the nodes, for the probes.',
+          next: kdebug(['svc', valid.name(svc.name), '-n', valid.namespace(svc.namespace)], {
+            live: true,
+          }),
         }),
       );
     }
@@ -424,7 +464,12 @@ export const reachabilityCheck: Check = {
               (p) =>
                 `NetworkPolicy ${svc.namespace}/${p.name}: policyTypes Ingress${p.maybe ? ' (podSelector with matchExpressions, not evaluated)' : ''}`,
             ),
-            next: `kubectl -n ${svc.namespace} describe networkpolicy ${policies[0]!.name}`,
+            next: kubectl(
+              svc.namespace,
+              'describe',
+              'networkpolicy',
+              valid.name(policies[0]!.name),
+            ),
             info: true,
           },
         ),

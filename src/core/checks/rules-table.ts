@@ -11,7 +11,7 @@ import { nftStems } from '../facts.js';
 import type { IPFamily } from '../ipv6.js';
 import { percent } from '../model.js';
 import { commandStem } from '../node-command.js';
-import { count, familyLabel, finding } from './check.js';
+import { count, familyLabel, finding, saveNodeOutput } from './check.js';
 import type { CheckContext } from './context.js';
 
 /** How each mode's state is read and named. */
@@ -21,15 +21,21 @@ const MODES = {
     word: 'nftables',
     what: (family: IPFamily) => `its table ${family === 'IPv6' ? 'ip6' : 'ip'} kube-proxy`,
     stem: (family: IPFamily) => nftStems(family).json,
-    command: (family: IPFamily) =>
-      `nft -j list table ${family === 'IPv6' ? 'ip6' : 'ip'} kube-proxy`,
+    command: (family: IPFamily) => [
+      'nft',
+      '-j',
+      'list',
+      'table',
+      family === 'IPv6' ? 'ip6' : 'ip',
+      'kube-proxy',
+    ],
   },
   ipvs: {
     id: 'rules-ipvs-not-observed',
     word: 'IPVS',
     what: () => 'its virtual servers',
     stem: () => commandStem({ kind: 'ipvs-save' }),
-    command: () => 'ipvsadm-save -n',
+    command: () => ['ipvsadm-save', '-n'],
   },
 } as const;
 
@@ -51,7 +57,7 @@ export function tableNode(
     return [
       finding(m.id, 'skip', `${label}${node}: ${m.word} mode, ${m.what(family)} not read`, {
         explanation: `kube-proxy on ${node} runs in ${m.word} mode and kdebug did not read ${m.what(family)} (nodes/${node}/${stem}.txt is not in the facts), so ${svc.namespace}/${svc.name} is not checked there.`,
-        next: `${m.command(family)} > nodes/${node}/${stem}.txt   (on ${node})`,
+        next: saveNodeOutput(node, m.command(family), stem),
         node,
       }),
     ];
@@ -71,7 +77,7 @@ export function tableNode(
       finding('rules-unreadable', 'warn', `${label}${node}: the nftables listing is cut short`, {
         explanation: `${read.source} ends at line ${cut.line} inside ${cut.inside}: what came after was not recorded, so ${svc.namespace}/${svc.name} is not compared there (what is missing could be missing from the listing only).`,
         evidence: [read.source],
-        next: `${m.command(family)} > nodes/${node}/${stem}.txt   (on ${node})`,
+        next: saveNodeOutput(node, m.command(family), stem),
         node,
       }),
     ];

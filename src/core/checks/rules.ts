@@ -12,13 +12,15 @@ import {
   count,
   familyLabel,
   finding,
-  kubectl,
   list,
   pending,
   type Check,
+  endpointSlicesOf,
+  saveNodeOutput,
 } from './check.js';
+import { kdebug, valid } from '../next-command.js';
 import type { CheckContext } from './context.js';
-import { proxyModes, replacement } from './kube-proxy.js';
+import { kubeProxyLogs, proxyModes, replacement } from './kube-proxy.js';
 import { tableNode } from './rules-table.js';
 import { percent } from '../model.js';
 
@@ -112,26 +114,14 @@ function summary(node: string, svc: Service, from: TreeSource): NodeSummary {
   return { node, ports: parts.join(', '), evidence: lines };
 }
 
-/**
- * `next` is the command to run: drift's advice may lead with prose, which joins the explanation
- * (unless a cause found earlier already says it).
- */
+/** Drift's advice joins the explanation (unless a cause found earlier already says it); its
+ * command, else the node's whole drift, is the next one. */
 function withCommand(f: Finding, node: string, explained: boolean): Finding {
-  const advice = f.next ?? '';
-  // the command runs to the end, or to a ";" or ")" that closes the prose around it
-  const command = /\b(?:kubectl|kdebug) [^;)]*/.exec(advice)?.[0].trim();
-  const prose = (command ? advice.replace(` (${command})`, '').replace(command, '') : advice)
-    .trim()
-    .replace(/[:;,]$/, '')
-    .trim();
+  const { advice, ...rest } = f;
   return {
-    ...f,
-    explanation:
-      prose && !explained
-        ? `${f.explanation} ${prose[0]!.toUpperCase()}${prose.slice(1).replace(/([^.])$/, '$1.')}`
-        : f.explanation,
-
-    next: command ?? `kdebug drift --node ${node}`,
+    ...rest,
+    explanation: advice && !explained ? `${f.explanation} ${advice}` : f.explanation,
+    next: f.next ?? kdebug(['drift', '--node', valid.name(node)]),
   };
 }
 
@@ -223,11 +213,32 @@ function ipv6Rules(ctx: CheckContext, svc: Service, nodes: string[]): Finding[] 
         `IPv6: rules for ${v6.join(', ')} not read on ${list(unread)}`,
         {
           explanation: `The IPv6 cluster IP ${v6.join(', ')} is served by kube-proxy's ip6tables rules, and no ip6tables dump of ${list(unread)} was read (nodes/<node>/ip6tables-save.txt), so the IPv6 half of ${svc.namespace}/${svc.name} is not checked there.`,
-          next: `ip6tables-save > nodes/${unread[0]}/ip6tables-save.txt   (on ${unread[0]})`,
+          next: saveNodeOutput(unread[0]!, ['ip6tables-save'], 'ip6tables-save'),
         },
       ),
     );
   return out;
+}
+
+/** The node access this run did not try, to read the node another way. */
+function otherWay(ctx: CheckContext, svc: Service): Pick<Finding, 'next' | 'advice'> {
+  const tried = ctx.options.invocation?.via;
+  const ways = ['pod', 'ssh', 'kube-proxy'].filter((v) => v !== tried);
+  return {
+    advice: `Read it another way: --via ${ways.join(' or --via ')}.`,
+    next: kdebug(
+      [
+        'svc',
+        valid.name(svc.name),
+        '-n',
+        valid.namespace(svc.namespace),
+        '--via',
+        ways[0]!,
+        ...(ways[0] === 'pod' ? ['--yes'] : []),
+      ],
+      { live: true },
+    ),
+  };
 }
 
 /** Nodes whose rules were not read: a live run that failed (with why), a snapshot without their
@@ -243,7 +254,7 @@ function notRead(ctx: CheckContext, read: string[]): Finding[] {
         return [
           finding('rules-not-linux', 'skip', `${node}: Windows node, not read`, {
             explanation: `${node} is a Windows node: kube-proxy runs there in kernelspace mode (HNS load balancers), with no iptables rules. kdebug reads Linux nodes only, so ${svc.namespace}/${svc.name} is not checked on it.`,
-            next: `hnsdiag list loadbalancers   (on ${node}, in PowerShell)`,
+            advice: `On ${node}, in PowerShell, hnsdiag list loadbalancers shows its load balancers.`,
             node,
           }),
         ];
@@ -258,14 +269,14 @@ function notRead(ctx: CheckContext, read: string[]): Finding[] {
           : [
               finding('rules-not-observed', 'skip', `${node}: rules not observed`, {
                 explanation: `No rules dump of ${node} was read (nodes/${node}/iptables-save.txt is not in the facts), so ${svc.namespace}/${svc.name} is not checked there; the other nodes are.`,
-                next: `iptables-save > nodes/${node}/iptables-save.txt   (on ${node})`,
+                next: saveNodeOutput(node, ['iptables-save'], 'iptables-save'),
                 node,
               }),
             ];
       return [
         finding('rules-not-read', 'warn', `${node}: rules not read`, {
           explanation: `kdebug could not read the rules of ${node}, so ${svc.namespace}/${svc.name} is not checked there; the other nodes are. ${error}`,
-          next: `kdebug svc ${svc.name} -n ${svc.namespace} --via pod --yes   (or --via ssh, --via kube-proxy)`,
+          ...otherWay(ctx, svc),
           node,
         }),
       ];
@@ -305,10 +316,7 @@ export const rulesCheck: Check = {
         ...notRead(ctx, ctx.nodesWithRules()),
         finding('rules-not-checked', 'skip', 'rules not compared: EndpointSlices not captured', {
           explanation: `kdebug compares each node's rules with what kube-proxy writes for the Service's endpoints, and it did not see them (${slicesUnseen}).`,
-          next: kubectl(
-            svc.namespace,
-            `get endpointslices -l kubernetes.io/service-name=${svc.name}`,
-          ),
+          next: endpointSlicesOf(svc),
         }),
       ];
     // nodes with an iptables dump, and nodes in nftables mode with their table
@@ -331,7 +339,12 @@ export const rulesCheck: Check = {
       return [
         finding('rules-not-recorded', 'skip', 'no node rules recorded', {
           explanation: `kdebug compares each node's rules with what kube-proxy should have written, but no rules dump was read${ctx.nodeNames().length > 0 ? ` from ${list(ctx.nodeNames())}` : ''}. Give kdebug access to the nodes, or add nodes/<node>/iptables-save.txt to the snapshot.`,
-          next: 'iptables-save > nodes/<node>/iptables-save.txt   (on each node)',
+          ...(ctx.nodeNames()[0] !== undefined
+            ? {
+                advice: "Save each node's iptables-save as nodes/NODE/iptables-save.txt.",
+                next: saveNodeOutput(ctx.nodeNames()[0]!, ['iptables-save'], 'iptables-save'),
+              }
+            : {}),
         }),
       ];
     }
@@ -356,7 +369,7 @@ export const rulesCheck: Check = {
             `${node}: ${mode} mode, kdebug reads iptables-mode rules`,
             {
               explanation: `kube-proxy runs in ${mode} mode, whose rules kdebug does not read.`,
-              next: `kubectl -n kube-system logs -l k8s-app=kube-proxy --field-selector spec.nodeName=${node}`,
+              next: kubeProxyLogs(ctx, node),
               node,
             },
           ),

@@ -2,7 +2,8 @@
 // difference (a typo, `app=` vs `run=`), because that is almost always the cause.
 import type { Pod, Service } from '../kube.js';
 import type { Finding } from '../model.js';
-import { count, finding, kubectl, labelText, list, pending, type Check } from './check.js';
+import { kubectl, valid } from '../next-command.js';
+import { count, finding, labelText, list, pending, podsOf, type Check } from './check.js';
 import type { CheckContext } from './context.js';
 
 function close(a: string, b: string): boolean {
@@ -113,15 +114,26 @@ function noMatch(ctx: CheckContext, svc: Service): Finding {
   } else if (others.length > 0)
     explanation += ` None of the ${count(others.length, 'Pod')} read in the namespace has labels close to it: check the namespace, or whether the workload exists at all.`;
   else explanation += ' kdebug read no Pods in that namespace at all.';
-  let next = kubectl(svc.namespace, 'get pods --show-labels');
+  let next = kubectl(svc.namespace, 'get', 'pods', '--show-labels');
   if (best?.fix) {
     // a JSON merge patch: null removes a selector key that is renamed
     const patch: Record<string, string | null> = { ...best.fix };
     for (const k of Object.keys(svc.selector!)) if (!(k in patch)) patch[k] = null;
-    next = kubectl(
-      svc.namespace,
-      `patch service ${svc.name} --type=merge -p '${JSON.stringify({ spec: { selector: patch } })}'`,
+    const labels = Object.entries(patch).every(
+      ([k, v]) =>
+        valid.labelKey(k) !== undefined && (v === null || valid.labelValue(v) !== undefined),
     );
+    if (labels)
+      next =
+        kubectl(
+          svc.namespace,
+          'patch',
+          'service',
+          valid.name(svc.name),
+          '--type=merge',
+          '-p',
+          JSON.stringify({ spec: { selector: patch } }),
+        ) ?? next;
   }
   return finding('selector-matches-no-pods', 'fail', `selector ${sel} matches no Pods`, {
     explanation,
@@ -169,7 +181,13 @@ function matched(svc: Service, pods: Pod[]): Finding[] {
           evidence,
           next: kubectl(
             svc.namespace,
-            `get pods -l ${sel} -L app.kubernetes.io/name --show-labels`,
+            'get',
+            'pods',
+            '-l',
+            valid.selector(svc.selector),
+            '-L',
+            'app.kubernetes.io/name',
+            '--show-labels',
           ),
         },
       ),
@@ -213,7 +231,7 @@ export const selectorCheck: Check = {
           `selector ${labelText(svc.selector)}: Pods not captured`,
           {
             explanation: `kdebug did not see the Pods (${why}), so it cannot tell whether the selector matches any: "no Pods" would be a guess. The EndpointSlices (step 4) show what the endpoint controller matched.`,
-            next: kubectl(svc.namespace, `get pods -l ${labelText(svc.selector)} -o wide`),
+            next: podsOf(svc),
           },
         ),
       ];

@@ -2,7 +2,8 @@
 // to be what they are, since most of the later steps do not apply to them.
 import type { Service, ServicePort } from '../kube.js';
 import type { Finding } from '../model.js';
-import { count, finding, kubectl, labelText, list, pending, type Check } from './check.js';
+import { kubectl, valid, kdebug } from '../next-command.js';
+import { count, finding, labelText, list, pending, type Check } from './check.js';
 import type { CheckContext } from './context.js';
 
 export const portText = (p: ServicePort) =>
@@ -89,8 +90,8 @@ function notFound(ctx: CheckContext): Finding {
       ...suggestions.map((s) => `similar: ${s.namespace}/${s.name}`),
     ],
     next: first
-      ? `kdebug svc ${first.name} -n ${first.namespace}`
-      : `kubectl get services -A | grep ${service}`,
+      ? kdebug(['svc', valid.name(first.name), '-n', valid.namespace(first.namespace)])
+      : kubectl(undefined, 'get', 'services', '-A'),
   });
 }
 
@@ -112,7 +113,9 @@ function describe(svc: Service): Finding {
           : `${ref} has no ClusterIP, no endpoints and no kube-proxy rules: cluster DNS answers its name with a CNAME to ${target}, and the client resolves and connects to ${target} itself. The Service's ports are not used. What matters is that ${target} resolves from inside the cluster and accepts the connection.`,
         evidence,
         info: !isIp,
-        next: isIp ? kubectl(svc.namespace, `get service ${svc.name} -o yaml`) : undefined,
+        next: isIp
+          ? kubectl(svc.namespace, 'get', 'service', valid.name(svc.name), '-o', 'yaml')
+          : undefined,
       },
     );
   }

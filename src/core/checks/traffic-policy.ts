@@ -4,7 +4,8 @@
 import { categorize, portEndpoints } from '../expected/endpoints.js';
 import type { Service, ServicePort } from '../kube.js';
 import type { Finding } from '../model.js';
-import { finding, kubectl, labelText, list, pending, type Check } from './check.js';
+import { kubectl, valid } from '../next-command.js';
+import { finding, list, pending, podsOf, type Check } from './check.js';
 import type { CheckContext } from './context.js';
 import { hostPort } from '../ipv6.js';
 
@@ -104,7 +105,7 @@ function external(ctx: CheckContext, svc: Service): Finding[] {
         {
           explanation: `With externalTrafficPolicy: Local a node only forwards external traffic to Pods running on itself, so that the Pod sees the client's real IP. ${list(without.map((n) => n.node))} ${without.length === 1 ? 'runs' : 'run'} no ready Pod of this Service, so ${dropsHow(ctx, without, entry)}: a client sent to ${without.length === 1 ? 'that node' : 'those nodes'} times out. ${lb ? `A load balancer that honours the health check node port ${svc.healthCheckNodePort ?? ''} avoids such nodes by design; check that it does.` : 'Clients of a NodePort choose the node themselves, so some of them fail.'} Fix: run a Pod on every node that receives traffic (a DaemonSet, or more replicas spread across nodes), send clients only to nodes with a Pod, or use externalTrafficPolicy: Cluster if the client IP does not matter.`,
           evidence: [...evidence, ...without.flatMap((n) => dropRules(ctx, n.node, spn))],
-          next: kubectl(svc.namespace, `get pods -l ${labelText(svc.selector ?? {})} -o wide`),
+          next: podsOf(svc),
           service: spn,
           node: without.length === 1 ? without[0]!.node : undefined,
         },
@@ -143,7 +144,11 @@ function internal(ctx: CheckContext, svc: Service): Finding[] {
         evidence: [...evidence, ...without.flatMap((n) => dropRules(ctx, n.node, spn))],
         next: kubectl(
           svc.namespace,
-          `patch service ${svc.name} -p '{"spec":{"internalTrafficPolicy":"Cluster"}}'`,
+          'patch',
+          'service',
+          valid.name(svc.name),
+          '-p',
+          '\'{"spec":{"internalTrafficPolicy":"Cluster"}}\'',
         ),
         service: spn,
       },

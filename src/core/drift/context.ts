@@ -6,6 +6,7 @@ import type { Table } from '../iptables.js';
 import type { Pod } from '../kube.js';
 import type { ServiceTree } from '../service-tree.js';
 import { hostPort } from '../ipv6.js';
+import { kubectl, valid, w } from '../next-command.js';
 
 export interface MasqueradeDiff {
   service: string;
@@ -42,15 +43,51 @@ export const nat = (lines: { text: string }[]) => lines.map((l) => `-t nat ${l.t
 export const filterLines = (lines: { text: string }[]) => lines.map((l) => `-t filter ${l.text}`);
 export const vip = (ip: string, port: number, proto: string) => `${hostPort(ip, port)}/${proto}`;
 
-/** What to run when kube-proxy on the node lags behind the API. */
-export function syncNext(c: DriftContext): string {
+/** The command that finds kube-proxy's Pod on a node. */
+export const kubeProxyPodOn = (node: string) =>
+  kubectl(
+    'kube-system',
+    'get',
+    'pods',
+    '-l',
+    'k8s-app=kube-proxy',
+    '-o',
+    'wide',
+    '--field-selector',
+    w`spec.nodeName=${valid.name(node)}`,
+  );
+
+/** What to do when kube-proxy on the node lags behind the API, and the log that says why. */
+export function syncNext(c: DriftContext): Pick<DriftFinding, 'advice' | 'next'> {
   const kp = c.kubeProxy;
   if (kp?.problem)
-    return `kube-proxy on ${c.node} is not running (Pod kube-system/${kp.pod}: ${kp.problem}); the node keeps the rules of its last successful sync. Find out why it stops: kubectl -n kube-system logs ${kp.pod}${kp.restarts ? ' --previous' : ''}`;
-  const logs = kp
-    ? `kubectl -n kube-system logs ${kp.pod}`
-    : `kubectl -n kube-system get pods -l k8s-app=kube-proxy -o wide --field-selector spec.nodeName=${c.node}, then its logs`;
-  return `kube-proxy on ${c.node} has not applied the current Services and EndpointSlices: look for sync or iptables-restore errors (${logs}); deleting that Pod makes it resync everything`;
+    return {
+      advice: `kube-proxy on ${c.node} is not running (Pod kube-system/${kp.pod}: ${kp.problem}); the node keeps the rules of its last successful sync. Find out why it stops.`,
+      next: kubectl(
+        'kube-system',
+        'logs',
+        valid.name(kp.pod),
+        ...(kp.restarts ? ['--previous'] : []),
+      ),
+    };
+  return {
+    advice: `kube-proxy on ${c.node} has not applied the current Services and EndpointSlices: look for sync or iptables-restore errors in its log; deleting its Pod makes it resync everything.`,
+    next: kp ? kubectl('kube-system', 'logs', valid.name(kp.pod)) : kubeProxyPodOn(c.node),
+  };
+}
+
+/** kube-proxy on the node restarted (its Pod deleted: the DaemonSet makes a new one), which
+ * rewrites every rule it owns. */
+export function restartKubeProxy(
+  c: DriftContext,
+  why: string,
+): Pick<DriftFinding, 'advice' | 'next'> {
+  return {
+    advice: `${why} Restart kube-proxy on ${c.node}: deleting its Pod makes the DaemonSet start a new one, which rewrites every rule.`,
+    next: c.kubeProxy
+      ? kubectl('kube-system', 'delete', 'pod', valid.name(c.kubeProxy.pod))
+      : kubeProxyPodOn(c.node),
+  };
 }
 
 const indexes = new WeakMap<

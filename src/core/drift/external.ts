@@ -72,7 +72,7 @@ export function externalPath(
         actual: chainLines(c.nat, 'KUBE-NODEPORTS').filter((l) =>
           l.includes(`--dport ${sp.nodePort} `),
         ),
-        next: syncNext(c),
+        ...syncNext(c),
       });
     for (const [kind, ips, word] of [
       ['external-ip', sp.externalIPs, 'external IP'],
@@ -89,7 +89,7 @@ export function externalPath(
               sp.nat.filter((l) => l.chain === 'KUBE-SERVICES' && l.text.includes(`-d ${ip}/32 `)),
             ),
             actual: [],
-            next: syncNext(c),
+            ...syncNext(c),
           });
   }
   // a node port or external IP goes straight to the policy; a load-balancer IP may pass KUBE-FW
@@ -128,7 +128,7 @@ export function externalPath(
               : `node ${c.node} sends ${sp.name}'s external traffic nowhere although ${sp.localEndpoints.map((e) => `${e.address}${podOf(e) ? ` (Pod ${podOf(e)})` : ''}`).join(', ')} runs on this node (externalTrafficPolicy: Local): it is dropped.`,
           expected: nat(sp.nat.filter((l) => l.chain === sp.chains.ext)),
           actual: extLines(),
-          next: syncNext(c),
+          ...syncNext(c),
         });
       const drops = t.verdicts.filter(
         (v) => v.table === 'filter' && v.comment?.endsWith(' has no local endpoints'),
@@ -141,7 +141,7 @@ export function externalPath(
           message: `node ${c.node} drops ${sp.name}'s external traffic ("has no local endpoints") although ${sp.localEndpoints.map((e) => e.address).join(', ')} runs on this node.`,
           expected: [],
           actual: verdictLines(c, sp),
-          next: syncNext(c),
+          ...syncNext(c),
         });
     } else {
       if (target !== 'cluster')
@@ -158,7 +158,7 @@ export function externalPath(
               : `node ${c.node} sends ${sp.name}'s external traffic into ${entry.chain}, which never jumps to ${sp.chains.svc}: it is not load-balanced to any endpoint.`,
           expected: nat(sp.nat.filter((l) => l.chain === sp.chains.ext)),
           actual: extLines(),
-          next: syncNext(c),
+          ...syncNext(c),
         });
       else if (!clusterCompared)
         compareEndpoints(sp, t, sp.clusterEndpoints, t.endpoints, t.chains.svc!, 'external', c);
@@ -179,7 +179,7 @@ export function externalPath(
           message: `node ${c.node} sends ${percent(ep.probability)} of ${sp.name}'s external traffic to ${ep.address} on another node, although the Service has externalTrafficPolicy: Local and this node runs none of its endpoints: it should drop it.`,
           expected: nat(sp.nat.filter((l) => l.chain === sp.chains.ext)),
           actual: extLines(),
-          next: syncNext(c),
+          ...syncNext(c),
         });
       else
         stale(
@@ -237,7 +237,7 @@ function externalVerdicts(
       message: `node ${c.node} runs none of ${sp.name}'s endpoints, so with externalTrafficPolicy: Local kube-proxy drops traffic arriving here for ${where}, as designed${nodes.length ? `; only ${nodes.join(', ')} ${nodes.length === 1 ? 'answers' : 'answer'}` : ''}. Pods and processes on this node still reach the Service.`,
       expected: [],
       actual: verdictLines(c, sp),
-      next: `send external traffic to ${nodes.length ? nodes.join(' or ') : 'a node that runs one of its Pods'}${sp.healthCheckNodePort ? ` (the load balancer finds them through health check node port ${sp.healthCheckNodePort})` : ''}, or set externalTrafficPolicy: Cluster if the client IP does not matter`,
+      advice: `Send external traffic to ${nodes.length ? nodes.join(' or ') : 'a node that runs one of its Pods'}${sp.healthCheckNodePort ? ` (the load balancer finds them through health check node port ${sp.healthCheckNodePort})` : ''}, or set externalTrafficPolicy: Cluster if the client IP does not matter.`,
     });
   }
 }
@@ -252,7 +252,7 @@ function externalMasquerade(sp: ExpectedServicePort, t: ServiceTree, c: DriftCon
     message: `node ${c.node} does not masquerade ${sp.name}'s external traffic (externalTrafficPolicy: Cluster): when it is sent to an endpoint on another node, the reply goes straight back to the client, which drops it.`,
     expected: nat(sp.nat.filter((l) => l.chain === sp.chains.ext)),
     actual: chainLines(c.nat, t.chains.ext),
-    next: syncNext(c),
+    ...syncNext(c),
   });
 }
 
@@ -310,6 +310,6 @@ export function firewall(
       ...chainLines(c.nat, fw),
       ...chainLines(c.filter, 'KUBE-PROXY-FIREWALL').filter((l) => l.includes(sp.name)),
     ],
-    next: syncNext(c),
+    ...syncNext(c),
   });
 }

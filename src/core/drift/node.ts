@@ -1,7 +1,7 @@
 // Drift that belongs to the node rather than to one Service port: the jumps into kube-proxy's
 // chains, the masquerade machinery (KUBE-MARK-MASQ, KUBE-POSTROUTING), the node-ports rule, and
 // chains no current Service accounts for.
-import { chainLines, type DriftContext } from './context.js';
+import { chainLines, restartKubeProxy, type DriftContext } from './context.js';
 import { hexMark } from '../expected/text.js';
 import type { ExpectedServicePort } from '../expected.js';
 import type { Table } from '../iptables.js';
@@ -27,7 +27,10 @@ export function nodeLevelChecks(c: DriftContext): void {
       message: `node ${c.node}'s nat ${chain} chain does not jump to KUBE-SERVICES: no Service is reachable by ${from} on this node, whatever the Service rules say.`,
       expected: fixed(c, 'nat', chain),
       actual: chainLines(nat, chain),
-      next: `kube-proxy adds this jump on its next full sync: restart kube-proxy on ${c.node} (something removed it: a firewall reload, or iptables -F)`,
+      ...restartKubeProxy(
+        c,
+        'kube-proxy adds this jump on its next full sync (something removed it: a firewall reload, or iptables -F).',
+      ),
     });
   }
   masquerading(c);
@@ -39,7 +42,7 @@ export function nodeLevelChecks(c: DriftContext): void {
       message: `node ${c.node}'s KUBE-SERVICES lacks its last rule, the jump to KUBE-NODEPORTS: no node port of any Service works on this node.`,
       expected: fixed(c, 'nat', 'KUBE-SERVICES'),
       actual: [],
-      next: `restart kube-proxy on ${c.node}`,
+      ...restartKubeProxy(c, ''),
     });
   // which filter chains hold kube-proxy's REJECT / DROP rules, from the model (not the text)
   const holds: Record<string, (sp: ExpectedServicePort) => boolean> = {
@@ -64,7 +67,7 @@ export function nodeLevelChecks(c: DriftContext): void {
         fixed(c, 'filter', b).filter((l) => l.endsWith(`-j ${chain}`)),
       ),
       actual: missing.flatMap((b) => chainLines(filter, b)),
-      next: `kube-proxy adds these jumps on its next full sync: restart kube-proxy on ${c.node}`,
+      ...restartKubeProxy(c, 'kube-proxy adds these jumps on its next full sync.'),
     });
   }
 }
@@ -99,7 +102,7 @@ function masquerading(c: DriftContext): void {
       ...chainLines(nat, 'KUBE-MARK-MASQ'),
       ...chainLines(nat, 'KUBE-POSTROUTING'),
     ],
-    next: `restart kube-proxy on ${c.node}; if it persists, compare masqueradeBit in its flags and ConfigMap`,
+    ...restartKubeProxy(c, 'If it persists, compare masqueradeBit in its flags and ConfigMap.'),
   });
 }
 
@@ -185,7 +188,10 @@ export function orphanChains(c: DriftContext, orphans: OrphanChain[]): void {
         : `node ${c.node} has leftover chains of ${name ? name : 'a Service port kdebug cannot name'}: ${what}. No current Service accounts for them and nothing jumps to them, so they route no traffic, but kube-proxy deletes such chains when it syncs: they stay when its cleanup fails (iptables-save errors during a sync) or when another proxy wrote them.`,
       expected: [],
       actual: group.flatMap((ch) => chainLines(c.nat, ch)),
-      next: `they go away on kube-proxy's next successful full sync (restart kube-proxy on ${c.node}); to remove them by hand: ${group.map((g) => `iptables -t nat -F ${g}`).join('; ')}; then iptables -t nat -X for each`,
+      ...restartKubeProxy(
+        c,
+        `They go away on kube-proxy's next successful full sync; by hand, iptables -t nat -F then -X each of ${group.join(', ')}.`,
+      ),
     });
   }
 }

@@ -51,7 +51,7 @@ export function internalPath(
         message: `node ${c.node} runs none of ${sp.name}'s endpoints, so kube-proxy drops its cluster IP traffic from this node (internalTrafficPolicy: Local), as designed. Pods on this node cannot reach ${where}.`,
         expected: [],
         actual: verdictLines(c, sp),
-        next: `run one of its Pods on ${c.node}, or set internalTrafficPolicy: Cluster`,
+        advice: `Run one of its Pods on ${c.node}, or set internalTrafficPolicy: Cluster.`,
       });
     return false;
   }
@@ -72,7 +72,7 @@ export function internalPath(
         : `node ${c.node} sends ${sp.name}'s cluster IP traffic to ${entry.chain}, which holds only this node's endpoints, but the Service has internalTrafficPolicy: Cluster.`,
       expected: nat(sp.nat.filter((l) => l.chain === 'KUBE-SERVICES')),
       actual: entryLines(c, sp),
-      next: syncNext(c),
+      ...syncNext(c),
     });
   }
   const actual = (localChain ? t.localEndpoints : t.endpoints) ?? [];
@@ -99,7 +99,7 @@ function missingEntry(sp: ExpectedServicePort, t: ServiceTree | undefined, c: Dr
         sp.nat.filter((l) => l.chain === sp.internalChain || l.chain === 'KUBE-SERVICES'),
       ),
       actual,
-      next: syncNext(c),
+      ...syncNext(c),
     });
     return;
   }
@@ -124,7 +124,7 @@ function missingEntry(sp: ExpectedServicePort, t: ServiceTree | undefined, c: Dr
         ? chainLines(c.filter, 'KUBE-SERVICES').filter((l) => l.includes(`${sp.clusterIP}/32`))
         : []),
     ],
-    next: syncNext(c),
+    ...syncNext(c),
   });
 }
 
@@ -145,7 +145,7 @@ export function noVerdict(
         : `node ${c.node} has no local endpoint for ${sp.name}, but does not drop traffic to ${where} as kube-proxy would: it reaches the node itself instead.`,
     expected: filterLines(expected),
     actual: [],
-    next: syncNext(c),
+    ...syncNext(c),
   });
 }
 
@@ -186,7 +186,7 @@ export function stale(
       ...chainLines(c.nat, chain).filter((l) => l.endsWith(` ${ep.chain}`)),
       ...chainLines(c.nat, ep.chain),
     ],
-    next: syncNext(c),
+    ...syncNext(c),
   });
 }
 
@@ -232,7 +232,7 @@ export function compareEndpoints(
         message: `node ${c.node} sends ${percent(a.probability)} of ${sp.name}${traffic} to ${a.chain}, a chain that is not in the dump.`,
         expected: nat(sp.nat.filter((l) => l.chain === chain)),
         actual: chainLines(c.nat, chain),
-        next: syncNext(c),
+        ...syncNext(c),
       });
       continue;
     }
@@ -245,7 +245,7 @@ export function compareEndpoints(
         message: `node ${c.node} sends ${percent(a.probability)} of ${sp.name}'s external traffic to ${a.address}, which does not run on this node, although the Service has externalTrafficPolicy: Local: the client IP is lost and the traffic takes an extra hop.`,
         expected: nat(sp.nat.filter((l) => l.chain === chain)),
         actual: chainLines(c.nat, chain),
-        next: syncNext(c),
+        ...syncNext(c),
       });
     else stale(sp, a, chain, '', c, traffic);
   }
@@ -266,7 +266,7 @@ export function compareEndpoints(
         ...sp.nat.filter((l) => l.chain === e.chain),
       ]),
       actual: chainLines(c.nat, chain),
-      next: syncNext(c),
+      ...syncNext(c),
     });
   }
   if (extra.length > 0 || missing.length > 0) return;
@@ -317,7 +317,7 @@ function weights(
         : `node ${c.node} splits new connections to ${sp.name}${traffic} unevenly: ${shares}; each of the ${n} endpoints should get ${percent(1 / n)}.`,
     expected: nat(sp.nat.filter((l) => l.chain === chain)),
     actual: chainLines(c.nat, chain),
-    next: syncNext(c),
+    ...syncNext(c),
   });
 }
 
@@ -331,7 +331,7 @@ function hairpin(sp: ExpectedServicePort, actual: TreeEndpoint[], c: DriftContex
     message: `node ${c.node} does not masquerade a Pod that reaches itself through ${sp.name} (${without.map((a) => a.address ?? a.chain).join(', ')}): the Pod sees its own address as the source and such hairpin connections fail.`,
     expected: nat(sp.nat.filter((l) => without.some((a) => l.chain === a.chain))),
     actual: without.flatMap((a) => chainLines(c.nat, a.chain)),
-    next: syncNext(c),
+    ...syncNext(c),
   });
 }
 
@@ -354,7 +354,7 @@ function affinity(sp: ExpectedServicePort, t: ServiceTree, chain: string, c: Dri
           : `node ${c.node} keeps clients of ${sp.name} on one endpoint for ${t.affinitySeconds}s, the Service says ${sp.affinitySeconds}s.`,
     expected: nat(sp.nat.filter((l) => l.chain === chain)),
     actual: chainLines(c.nat, chain),
-    next: syncNext(c),
+    ...syncNext(c),
   });
 }
 
@@ -392,6 +392,6 @@ function clusterIPMasquerade(
     message: `node ${c.node} does not mark ${sp.name}'s cluster IP traffic for masquerade when it matches "${want}" (traffic from the node itself or from outside the Pod network): replies from endpoints on other nodes may not come back through this node.`,
     expected,
     actual: chainLines(c.nat, entry.chain).slice(0, 4),
-    next: syncNext(c),
+    ...syncNext(c),
   });
 }

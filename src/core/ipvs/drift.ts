@@ -3,6 +3,7 @@
 // where the meaning is the same (endpoint missing or stale, rules or node port missing, local
 // policy wrong, affinity wrong), and IPVS's own: a VIP not on kube-ipvs0, an ipset entry missing,
 // a real server at weight 0 while its endpoint is ready.
+import { onNode, valid } from '../next-command.js';
 import {
   SEVERITY,
   sortFindings,
@@ -33,6 +34,12 @@ export interface IpvsDriftInput {
   scoped: boolean;
 }
 
+/** A virtual server's "IP:PORT" ("[IPv6]:PORT") when both parts are valid. */
+function validAddress(address: string): string | undefined {
+  const m = /^\[?([0-9A-Fa-f.:]+?)\]?:(\d+)$/.exec(address);
+  return m && valid.ip(m[1]) && valid.port(m[2]) ? address : undefined;
+}
+
 const FLAG = { tcp: '-t', udp: '-u', sctp: '--sctp-service', fwmark: '-f' } as const;
 const vsLine = (v: Pick<ExpectedVirtualServer, 'protocol' | 'address'>) =>
   `${FLAG[v.protocol]} ${v.address}`;
@@ -54,7 +61,10 @@ export function ipvsDrift(input: IpvsDriftInput): NodeDrift {
         title: `no virtual server ${want.protocol.toUpperCase()} ${want.address}`,
         message: `${node} has no IPVS virtual server for ${want.name} at ${want.address} (${want.kind}): connections to it are not load-balanced on this node. kube-proxy creates it on every sync, so it was deleted by hand or kube-proxy is not syncing.`,
         expected: [line],
-        next: `ipvsadm -Ln ${FLAG[want.protocol]} ${want.address}   (on ${node}); kube-proxy's log tells why it did not sync`,
+        advice: `kube-proxy's log on ${node} tells why it did not sync.`,
+        next: onNode(node, ['ipvsadm', '-Ln', FLAG[want.protocol], validAddress(want.address)], {
+          hostBinaries: true,
+        }),
       });
       continue;
     }
@@ -79,7 +89,7 @@ export function ipvsDrift(input: IpvsDriftInput): NodeDrift {
         title: `${ip} not on kube-ipvs0`,
         message: `kube-proxy binds ${ip} to the dummy interface kube-ipvs0 so that the node takes packets for it as its own and IPVS sees them; on ${node} it is not there, so connections to ${ip} leave the node unbalanced instead.`,
         expected: [`ip addr add ${ip}/${ip.includes(':') ? 128 : 32} dev kube-ipvs0`],
-        next: `ip -br addr show kube-ipvs0   (on ${node})`,
+        next: onNode(node, ['ip', '-br', 'addr', 'show', 'kube-ipvs0']),
       });
     }
   }
@@ -184,7 +194,9 @@ function realServers(
         ...f,
         title: `${want.address}: real server ${r.address} is no longer an endpoint`,
         message: `${where} on ${node} still sends new connections to ${r.address} (weight ${r.weight}), which is not an endpoint kube-proxy should use now: those connections go to a Pod that is gone or not ready.`,
-        next: `ipvsadm -Ln ${FLAG[want.protocol]} ${want.address}   (on ${node})`,
+        next: onNode(node, ['ipvsadm', '-Ln', FLAG[want.protocol], validAddress(want.address)], {
+          hostBinaries: true,
+        }),
       });
   }
 }

@@ -3,6 +3,7 @@
 // port by Service port, then the table's own chains. The same finding ids and meanings as
 // iptables mode, plus what only this mode has: a map element or jump to a chain the table lacks,
 // and an endpoint chain no numgen map sends new connections to.
+import { kubeProxyPodOn } from '../drift/context.js';
 import { containsAny, hostCidr } from '../ipv6.js';
 import {
   SEVERITY,
@@ -93,7 +94,11 @@ function servicePort(
 ): void {
   const { node, source, table } = c;
   const add: Add = (id, f) => c.add(id, { service: sp.name, expected, ...f });
-  const sync = `kubectl -n kube-system logs -l k8s-app=kube-proxy --field-selector spec.nodeName=${node}`;
+  // the log of kube-proxy on the node says why its sync failed
+  const sync = {
+    advice: `kube-proxy on ${node} has not written the current state: its log says why.`,
+    next: kubeProxyPodOn(node),
+  };
   let entryWrong = false;
 
   for (const e of w?.entries ?? []) {
@@ -112,7 +117,7 @@ function servicePort(
       add(e.kind === 'node-port' ? 'nodeport-missing' : 'service-rules-missing', {
         title: `no ${e.from} element for ${sp.name} (${where})`,
         message: `kube-proxy's table on ${node} has no ${e.from} element for ${sp.name}'s ${e.kind} ${where}, although the Service has endpoints: connections to it from ${node} are not translated.`,
-        next: sync,
+        ...sync,
       });
     } else if (!table.chain(found.chain))
       entryWrong = true; // element-chain-missing, from elementTargets
@@ -123,7 +128,7 @@ function servicePort(
         title: `${where} goes to ${found.chain}, not ${e.chain}`,
         message: `kube-proxy's table on ${node} sends ${sp.name}'s ${e.kind} ${where} to ${found.chain}; for the Service's traffic policies kube-proxy sends it to ${e.chain}.`,
         actual: [`${source}: ${found.from} ${where} : goto ${found.chain}`],
-        next: sync,
+        ...sync,
       });
     }
   }

@@ -16,7 +16,8 @@ export function Confirm({
     <Box flexDirection="column" width={width}>
       <Pane title="Create debug Pods?" info="y yes, n no" focused height={height} width={width}>
         {lines.map((l, i) => (
-          <T key={i} wrap="wrap">
+          // the question's warnings (a shared namespace, an image without a digest) stand out
+          <T key={i} wrap="wrap" tone={/^Warning: /.test(l) ? 'warn' : 'text'}>
             {l}
           </T>
         ))}

@@ -15,6 +15,8 @@ import { T } from '../components/text.js';
 import { useWindow } from '../components/window.js';
 import { cursorKey, cursorOf, type State, type View } from '../state.js';
 import type { NotRead } from '../../core/not-read.js';
+import { shellWords } from '../../core/next-command.js';
+import { wrapCommand } from '../../output/text.js';
 import type { Tone } from '../theme.js';
 import { wrap } from '../wrap.js';
 
@@ -92,13 +94,17 @@ export function stepLines(step: Step | undefined, width: number): FindingLine[] 
     out[first]!.status = shownStatus(f);
     const where = [f.id, f.node ? `node ${f.node}` : '', f.service ?? ''].filter(Boolean);
     add(where.join('  '), 'muted', i, '  ');
-    if (f.explanation) add(f.explanation, 'text', i, '  ');
+    const explanation = [f.explanation, f.advice].filter(Boolean).join(' ');
+    if (explanation) add(explanation, 'text', i, '  ');
     if (f.evidence.length > 0) {
       add('Evidence:', 'accent', i, '  ');
       for (const e of f.evidence)
         for (const l of e.split('\n')) add(l, 'muted', i, '    ', '      ');
     }
-    if (f.next) add(`Next: ${f.next}`, 'key', i, '  ', '    ');
+    // a command is cut only where a terminal copy gives it back whole (a trailing " \\")
+    if (f.next)
+      for (const l of wrapCommand(['Next:', ...shellWords(f.next)], width - 2, ''))
+        out.push({ text: `  ${l}`, tone: 'key', finding: i });
   });
   return out;
 }

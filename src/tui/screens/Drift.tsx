@@ -4,6 +4,8 @@
 import { Box } from 'ink';
 import type { DriftFinding, NodeDrift } from '../../core/drift.js';
 import type { Severity } from '../../core/model.js';
+import { resolveNext, shellWords, type Invocation } from '../../core/next-command.js';
+import { wrapCommand } from '../../output/text.js';
 import { Pane, innerLines } from '../components/pane.js';
 import { S, T } from '../components/text.js';
 import type { NodeData } from '../data.js';
@@ -64,6 +66,7 @@ export function driftLines(
   findings: DriftFinding[],
   width: number,
   onNode?: (line: string) => boolean,
+  how?: Invocation,
 ): DriftLine[] {
   const out: DriftLine[] = [];
   const add = (text: string, tone: Tone, finding: number, lead = '', indent = lead) =>
@@ -102,19 +105,32 @@ export function driftLines(
               : ['  ', 'muted'];
         add(mark + d.line, tone, i, '    ', '        ');
       }
-      if (f.next) add(`Next: ${f.next}`, 'key', i, '    ', '      ');
+      if (f.advice) add(f.advice, 'text', i, '    ');
+      if (f.next)
+        for (const l of wrapCommand(
+          ['Next:', ...shellWords(resolveNext(f.next, how))],
+          width - 4,
+          '',
+        ))
+          out.push({ text: `    ${l}`, tone: 'key', finding: i });
     }
   }
   return out;
 }
 
-export function driftModel(s: State, nodes: NodeData[], width: number, height: number): DriftModel {
+export function driftModel(
+  s: State,
+  nodes: NodeData[],
+  width: number,
+  height: number,
+  how?: Invocation,
+): DriftModel {
   const nodeIndex = Math.min(s.node.drift, Math.max(0, nodes.length - 1));
   const node = nodes[nodeIndex];
   const drift = node?.drift();
   const findings = drift && 'findings' in drift ? drift.findings : [];
   // borders take two columns, the selection gutter one
-  const lines = driftLines(findings, width - 3, node ? (l) => node.hasRule(l) : undefined);
+  const lines = driftLines(findings, width - 3, node ? (l) => node.hasRule(l) : undefined, how);
   const stops = lines.flatMap((l, i) => (l.head ? [i] : []));
   const cursor = Math.min(cursorOf(s, 'drift', 0), Math.max(0, stops.length - 1));
   return {

@@ -4,7 +4,7 @@
 // contacted; live ones are the fake server on 127.0.0.1.
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
@@ -15,6 +15,7 @@ import { KubeApiError } from '../../../src/cluster/kube/errors.js';
 import { loadKubeconfig } from '../../../src/cluster/kube/kubeconfig.js';
 import { startFakeApi, type FakeApi } from '../../support/fake-api/server.js';
 import { aNode } from '../objects.js';
+import { kdebug } from '../../support/cli.js';
 
 const FILE_A = `apiVersion: v1
 kind: Config
@@ -77,6 +78,11 @@ describe('kubeconfig: files, merging and contexts the way kubectl reads them', (
       'current-context: g\ncontexts:\n- name: g\n  context: {cluster: c, user: ghost}\nclusters:\n- name: c\n  cluster: {server: "https://192.0.2.3:6443"}\n',
     );
     mkdirSync(join(dir, 'home'));
+    for (const name of ['gcp', 'azure'])
+      writeFileSync(
+        file(name),
+        `current-context: p\ncontexts:\n- name: p\n  context: {cluster: c, user: u}\nclusters:\n- name: c\n  cluster: {server: "https://192.0.2.4:6443"}\nusers:\n- name: u\n  user:\n    auth-provider:\n      name: ${name}\n      config: {cmd-path: touch, cmd-args: "${file(`${name}-ran`)}", tenant-id: t, client-id: c, apiserver-id: a, environment: AzurePublicCloud}\n`,
+      );
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -201,6 +207,18 @@ describe('kubeconfig: files, merging and contexts the way kubectl reads them', (
       'kubeconfig',
       /^context "g" refers to user "ghost", which kubeconfig .* does not define$/,
     ],
+    [
+      'the gcp auth provider (it runs cmd-path in a shell): refused as kubectl refuses it',
+      () => loadKubeconfig({ env: env('gcp') }),
+      'kubeconfig',
+      /^user "u": The gcp auth plugin has been removed\. Please use the "gke-gcloud-auth-plugin"/,
+    ],
+    [
+      'the azure auth provider: refused as kubectl refuses it',
+      () => loadKubeconfig({ env: env('azure') }),
+      'kubeconfig',
+      /^user "u": The azure auth plugin has been removed\. Please use the https:\/\/github\.com\/Azure\/kubelogin/,
+    ],
   ];
   for (const [name, load, reason, message] of errors) {
     it(name, async () => {
@@ -212,6 +230,18 @@ describe('kubeconfig: files, merging and contexts the way kubectl reads them', (
       });
     });
   }
+
+  it('runs nothing a gcp or azure auth provider names, from the CLI: one line, exit 2', () => {
+    for (const name of ['gcp', 'azure']) {
+      const r = kdebug(['svc', 'web', '--kubeconfig', file(name), '-o', 'text']);
+      assert.equal(r.code, 2);
+      assert.match(
+        r.stderr,
+        new RegExp(`^kdebug: user "u": The ${name} auth plugin has been removed\\. [^\\n]*\\n$`),
+      );
+      assert.ok(!existsSync(file(`${name}-ran`)), `the ${name} provider's cmd-path ran`);
+    }
+  });
 });
 
 describe('kubeconfig credentials against the fake API server', () => {

@@ -3,12 +3,16 @@
 // and the command that clears them; current entries pass; a node whose conntrack could not run
 // is not observed; insert_failed is said since boot. The lines are the real conntrack 1.4.7's.
 // IP conventions: builders.ts (kube-dns 10.96.0.10, CoreDNS 10.244.0.2 on node-a).
+import { resolveNext, shellLine, type NextCommand } from '../../../src/core/next-command.js';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseConntrack, parseConntrackStats } from '../../../src/core/conntrack.js';
 import { conntrackFirst, conntrackPlan } from '../../../src/core/diagnose.js';
 import { reachabilityCheck } from '../../../src/core/checks/reachability.js';
 import { facts, kubeDns, run, twoNodes } from './builders.js';
+
+/** A next command as the person's terminal shows it. */
+const line = (c: NextCommand | undefined) => c && shellLine(resolveNext(c));
 
 const DNS = { namespace: 'kube-system', service: 'kube-dns' };
 const objects = [...kubeDns(), ...twoNodes()];
@@ -89,8 +93,8 @@ describe('conntrack at Reachability', () => {
       /^nodes\/node-b\/conntrack_udp_10\.96\.0\.10\.txt: udp +17 119 src=10\.244\.1\.5 /,
     );
     assert.equal(
-      found[0]!.next,
-      'conntrack -D -p udp --orig-dst 10.96.0.10 --reply-src 10.244.9.9   (on node-b; kdebug deletes nothing)',
+      line(found[0]!.next),
+      'kubectl debug node/node-b -it --image=nicolaka/netshoot:v0.13 --profile=sysadmin -- conntrack -D -p udp --orig-dst 10.96.0.10 --reply-src 10.244.9.9',
     );
   });
 

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { resolveNext, shellLine, type NextCommand } from '../../../src/core/next-command.js';
 import { describe, it } from 'node:test';
 import { dnsCheck } from '../../../src/core/checks/dns.js';
 import { diagnose } from '../../../src/core/diagnose.js';
@@ -17,6 +18,9 @@ import {
   twoNodes,
   webPods,
 } from './builders.js';
+
+/** A next command as the person's terminal shows it. */
+const line = (c: NextCommand | undefined) => c && shellLine(resolveNext(c));
 
 const FQDN = 'web.default.svc.cluster.local';
 const lookup = (answer: string) => ({ 'node-a': { [`dns-lookup_A_${FQDN}_10.96.0.10`]: answer } });
@@ -86,7 +90,7 @@ describe('DNS step', () => {
     );
     const [f] = run(dnsCheck, facts(objects));
     assert.match(f!.explanation, /no CoreDNS Pods at all/);
-    assert.equal(f!.next, 'kubectl -n kube-system scale deployment coredns --replicas=2');
+    assert.equal(line(f!.next), 'kubectl -n kube-system scale deployment coredns --replicas=2');
   });
 
   it('expects the ready Pod IPs for a headless Service, and SRV records per named port', () => {

@@ -1,10 +1,14 @@
 import assert from 'node:assert/strict';
+import { resolveNext, shellLine, type NextCommand } from '../../../src/core/next-command.js';
 import { describe, it } from 'node:test';
 import { readSnapshot } from '../../../src/cluster/snapshot.js';
 import { endpointsCheck } from '../../../src/core/checks/endpoints.js';
 import { diagnose } from '../../../src/core/diagnose.js';
 import type { KubeObject } from '../../../src/core/model.js';
 import { aPod, aService, anEndpointSlice, facts, ids, run, TARGET, webPods } from './builders.js';
+
+/** A next command as the person's terminal shows it. */
+const line = (c: NextCommand | undefined) => c && shellLine(resolveNext(c));
 
 const legacy = (ips: string[]): KubeObject => ({
   apiVersion: 'v1',
@@ -123,7 +127,7 @@ describe('endpoints step', () => {
       probe.explanation,
       /its readiness probe \(httpGet \/ready on port 8080\) is failing while container app runs/,
     );
-    assert.equal(probe.next, 'kubectl -n default describe pod web-1');
+    assert.equal(line(probe.next), 'kubectl -n default describe pod web-1');
     const crash = run(
       endpointsCheck,
       facts([...objects, aPod({ ready: false, why: 'crash', restarts: 9 })]),
@@ -133,7 +137,7 @@ describe('endpoints step', () => {
       crash.explanation,
       /keeps crashing \(CrashLoopBackOff after 9 restarts, last exit code 1\)/,
     );
-    assert.equal(crash.next, 'kubectl -n default logs web-1 --previous');
+    assert.equal(line(crash.next), 'kubectl -n default logs web-1 --previous');
   });
 
   it('tells a failing readiness check from a dead application with a direct probe', () => {

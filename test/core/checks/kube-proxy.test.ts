@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { resolveNext, shellLine, type NextCommand } from '../../../src/core/next-command.js';
 import { describe, it } from 'node:test';
 import { kubeProxyCheck, parseProxyMetrics } from '../../../src/core/checks/kube-proxy.js';
 import type { KubeObject } from '../../../src/core/model.js';
@@ -13,6 +14,9 @@ import {
   twoNodes,
   webPods,
 } from './builders.js';
+
+/** A next command as the person's terminal shows it. */
+const line = (c: NextCommand | undefined) => c && shellLine(resolveNext(c));
 
 const base = () => [aService(), anEndpointSlice(), ...webPods(), ...twoNodes()];
 const cilium = () =>
@@ -96,12 +100,12 @@ describe('kube-proxy step', () => {
     );
     assert.equal(f!.title, 'kube-proxy on node-b is not running: CrashLoopBackOff');
     assert.equal(f!.node, 'node-b');
-    assert.equal(f!.next, 'kubectl -n kube-system logs kube-proxy-1x9z --previous');
+    assert.equal(line(f!.next), 'kubectl -n kube-system logs kube-proxy-1x9z --previous');
   });
 
   it("gives the command that shows Cilium's Service table", () => {
     const [f] = run(kubeProxyCheck, facts([...base(), ...cilium()]));
-    assert.equal(f!.next, 'kubectl -n kube-system exec ds/cilium -- cilium-dbg service list');
+    assert.equal(line(f!.next), 'kubectl -n kube-system exec ds/cilium -- cilium-dbg service list');
     assert.equal(f!.info, true);
   });
 

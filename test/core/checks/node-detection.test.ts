@@ -1,6 +1,7 @@
 // What the steps make of how the nodes were read: the iptables backend per node (both is a
 // finding), the proxy mode from /proxyMode, the ConfigMap or the rules, and a node whose rules a
 // live run could not read. IP conventions: builders.ts (nodes 192.0.2.10/11, Services 10.96/16).
+import { NODE_DEBUG_IMAGE, resolveNext, shellLine } from '../../../src/core/next-command.js';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { kubeProxyCheck, proxyModes } from '../../../src/core/checks/kube-proxy.js';
@@ -82,7 +83,11 @@ describe('iptables backend findings', () => {
     assert.deepEqual(f!.evidence, [
       'node-b: KUBE-SERVICES in legacy and nft (iptables-legacy-save-nat, iptables-nft-save-nat)',
     ]);
-    assert.match(f!.next!, /^on node-b: iptables-legacy-save -t nat .*; iptables-nft-save -t nat/);
+    assert.equal(
+      shellLine(resolveNext(f!.next!)),
+      `kubectl debug node/node-b -it --image=${NODE_DEBUG_IMAGE} --profile=sysadmin -- chroot /host sh -c 'iptables-legacy-save -t nat | grep -c '\\''^-A KUBE-SEP'\\'''`,
+    );
+    assert.match(f!.advice!, /iptables-nft-save -t nat likewise/);
   });
 
   it('reads the IPv6 backends apart: kube-proxy chains in both ip6tables backends is a finding of its own', () => {
@@ -109,10 +114,12 @@ describe('iptables backend findings', () => {
       'node-b: KUBE-SERVICES in nft only (iptables-legacy-save-nat, iptables-nft-save-nat)',
       'IPv6: node-b: KUBE-SERVICES in legacy and nft (ip6tables-legacy-save-nat, ip6tables-nft-save-nat)',
     ]);
-    assert.match(
-      found[0]!.next!,
-      /^on node-b: ip6tables-legacy-save -t nat .*; ip6tables-nft-save -t nat/,
-    );
+    assert.deepEqual(found[0]!.next, {
+      argv: ['ip6tables-legacy-save', '-t', 'nat'],
+      pipe: [['grep', '-c', '^-A KUBE-SEP']],
+      hostBinaries: true,
+      node: 'node-b',
+    });
   });
 });
 

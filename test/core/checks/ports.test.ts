@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
+import { resolveNext, shellLine, type NextCommand } from '../../../src/core/next-command.js';
 import { describe, it } from 'node:test';
 import { portsCheck } from '../../../src/core/checks/ports.js';
 import { aPod, aService, anEndpointSlice, facts, ids, run, webPods } from './builders.js';
+
+/** A next command as the person's terminal shows it. */
+const line = (c: NextCommand | undefined) => c && shellLine(resolveNext(c));
 
 const svcPort = (p: Record<string, unknown>) =>
   aService({ spec: { ports: [{ name: 'http', port: 80, protocol: 'TCP', ...p }] } });
@@ -74,7 +78,7 @@ describe('ports step', () => {
     const [f] = run(portsCheck, facts([svcPort({ targetPort: 9090 }), ...webPods()]));
     assert.match(f!.explanation, /they declare 8080/);
     assert.equal(
-      f!.next,
+      line(f!.next),
       `kubectl -n default patch service web --type=json -p '[{"op":"replace","path":"/spec/ports/0/targetPort","value":8080}]'`,
     );
   });

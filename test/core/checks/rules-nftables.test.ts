@@ -95,7 +95,8 @@ describe('the Rules step in nftables mode', () => {
     } as never);
     const b = found.filter((f) => f.node === 'node-b');
     assert.deepEqual(ids(b), ['rules-nftables-not-observed:skip']);
-    assert.match(b[0]!.next ?? '', /nft -j list table ip kube-proxy/);
+    assert.deepEqual(b[0]!.next?.argv, ['nft', '-j', 'list', 'table', 'ip', 'kube-proxy']);
+    assert.equal(b[0]!.next?.saveTo, 'nodes/node-b/nft-ip-kube-proxy.txt');
   });
 
   it('explains ping to the ClusterIP with what the table says: a cluster IP, one way in, the rest rejected', () => {

@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
+import { resolveNext, shellLine, type NextCommand } from '../../../src/core/next-command.js';
 import { describe, it } from 'node:test';
 import { selectorCheck } from '../../../src/core/checks/selector.js';
 import { aPod, aService, anEndpointSlice, facts, ids, run, webPods } from './builders.js';
+
+/** A next command as the person's terminal shows it. */
+const line = (c: NextCommand | undefined) => c && shellLine(resolveNext(c));
 
 const withSelector = (selector: Record<string, string> | undefined) =>
   aService({ spec: { selector } });
@@ -63,8 +67,11 @@ describe('selector step', () => {
       assert.match(f!.explanation, m.differs);
       assert.doesNotMatch(f!.explanation, /postgres/);
       if (m.patch)
-        assert.equal(f!.next, `kubectl -n default patch service web --type=merge -p '${m.patch}'`);
-      else assert.equal(f!.next, 'kubectl -n default get pods --show-labels');
+        assert.equal(
+          line(f!.next),
+          `kubectl -n default patch service web --type=merge -p '${m.patch}'`,
+        );
+      else assert.equal(line(f!.next), 'kubectl -n default get pods --show-labels');
     });
 
   it('says so when no Pod is even close', () => {

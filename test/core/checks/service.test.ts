@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
+import { resolveNext, shellLine, type NextCommand } from '../../../src/core/next-command.js';
 import { describe, it } from 'node:test';
 import { serviceCheck, similarServices } from '../../../src/core/checks/service.js';
 import { aService, facts, ids, run, TARGET } from './builders.js';
+
+/** A next command as the person's terminal shows it. */
+const line = (c: NextCommand | undefined) => c && shellLine(resolveNext(c));
 
 describe('service step', () => {
   const cases: {
@@ -95,7 +99,7 @@ describe('service step', () => {
 
   it('points the next command at the best suggestion', () => {
     const [f] = run(serviceCheck, facts([aService({ namespace: 'prod' })]));
-    assert.equal(f!.next, 'kdebug svc web -n prod');
+    assert.equal(line(f!.next), 'kdebug svc web -n prod');
   });
 
   it('takes the live API suggestions when the Service was not read', () => {

@@ -42,7 +42,10 @@ describe('blinded evidence is not observed, never a pass or a fail', () => {
     assert.ok(reach.includes('probe-not-observed:skip'), reach.join(' '));
     assert.equal(step(r, 'reachability').status, 'skip');
     const f = step(r, 'reachability').findings.find((x) => x.id === 'probe-not-observed')!;
-    assert.match(f.explanation, /neither nc nor bash on this node.*--image nicolaka\/netshoot/);
+    assert.match(
+      f.explanation,
+      /neither nc nor bash on this node.*kdebug.s default debug image does/,
+    );
     assert.deepEqual(r.unobserved, [
       'Reachability: ClusterIP 10.1.190.219:8080: not observed on vm-12-11-centos and vm-12-7-centos',
       'Reachability: the endpoints: not observed on vm-12-11-centos and vm-12-7-centos',

@@ -10,10 +10,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
-import { WebSocketServer } from 'ws';
+import { WebSocketServer, type WebSocket } from 'ws';
 import type { KubeObject } from '../../../src/core/model.js';
 import { certs, type Certs } from './certs.js';
-import { queryBool, serveExec, type ExecHandler } from './exec.js';
+import { CH, queryBool, serveExec, type ExecHandler, type ExecRequest } from './exec.js';
 import { writeKubeconfig, type KubeconfigOptions } from './kubeconfig.js';
 import { defaultPod, generateName, runningPod } from './pods.js';
 import { allowed, type Attributes, type RbacTable } from './rbac.js';
@@ -50,6 +50,10 @@ export interface FakeApiOptions {
   stall?: (r: RequestRecord) => boolean;
   /** Requests whose connection is reset unanswered (the API server went away). */
   drop?: (r: RequestRecord) => boolean;
+  /** Requests answered 200 with a JSON body that never ends (a hostile API server); see floods. */
+  flood?: (r: RequestRecord) => boolean;
+  /** Execs whose stdout never ends (a node that never stops writing); see floods. */
+  floodExec?: (r: ExecRequest) => boolean;
   /** Lists that carry a continue token get 410 Expired (compacted meanwhile), as the apiserver answers. */
   expireContinue?: boolean;
   /** Answer every request this much later (a distant API server). */
@@ -83,13 +87,67 @@ export interface FakeApi {
   kubeconfig(options?: KubeconfigOptions): string;
   /** A directory removed on close, for a test's own files. */
   dir: string;
+  /** Each endless answer (flood, floodExec): how much was sent, and whether the client hung up. */
+  floods: Flood[];
   /** Ends every open watch stream (a dropped connection). */
   dropWatches(): void;
   openWatches(): number;
   close(): Promise<void>;
 }
 
+export interface Flood {
+  path: string;
+  /** Bytes of output written so far. */
+  sent: number;
+  /** The client closed the connection (it stopped reading). */
+  closed: boolean;
+}
+
 const JSON_HEADERS = { 'Content-Type': 'application/json' };
+
+/** What a flood repeats: 64 KiB, big enough to fill a socket quickly. */
+const FLOOD_CHUNK = 64 * 1024;
+
+/** Writes chunks for as long as the client reads them, at its pace; `write` says when to go on. */
+function pour(
+  flood: Flood,
+  open: () => boolean,
+  write: (chunk: Buffer, next: () => void) => void,
+): void {
+  const chunk = Buffer.alloc(FLOOD_CHUNK, 'y');
+  const next = () => {
+    if (!open()) return;
+    flood.sent += chunk.length;
+    write(chunk, next);
+  };
+  next();
+}
+
+/** A 200 list answer whose items never end. */
+function floodBody(res: ServerResponse, flood: Flood): void {
+  res.writeHead(200, JSON_HEADERS);
+  res.on('close', () => (flood.closed = true));
+  res.write('{"kind":"PodList","apiVersion":"v1","metadata":{},"items":[');
+  pour(
+    flood,
+    () => !res.destroyed,
+    (chunk, next) =>
+      res.write(`"${chunk.toString()}",`) ? setImmediate(next) : res.once('drain', next),
+  );
+}
+
+/** An exec whose stdout never ends: the ready frame, then stdout frames until the client closes. */
+function floodExec(ws: WebSocket, flood: Flood): void {
+  ws.on('close', () => (flood.closed = true));
+  ws.on('error', () => undefined);
+  ws.send(Buffer.from([CH.stdout]));
+  pour(
+    flood,
+    () => ws.readyState === ws.OPEN,
+    (chunk, next) =>
+      ws.send(Buffer.concat([Buffer.from([CH.stdout]), chunk]), () => setImmediate(next)),
+  );
+}
 
 /** RFC 7386: objects merge key by key, null removes, anything else replaces. */
 function mergePatch(target: unknown, patch: unknown): unknown {
@@ -138,6 +196,48 @@ function withNamespaces(objects: KubeObject[]): KubeObject[] {
   return [...objects, ...made];
 }
 
+/** metav1.Status for 409 Conflict: `Operation cannot be fulfilled on KIND "name": why` (errors.NewConflict). */
+function conflict(resource: string, name: string, why: string): status.StatusBody {
+  return {
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message: `Operation cannot be fulfilled on ${resource} "${name}": ${why}`,
+    reason: 'Conflict',
+    details: { name, kind: resource },
+    code: 409,
+  };
+}
+
+/** A 422 Status: its causes name the field (metav1.StatusCause). */
+type InvalidBody = Omit<status.StatusBody, 'details'> & {
+  details: {
+    name: string;
+    kind: string;
+    causes: { reason: string; message: string; field: string }[];
+  };
+};
+
+/** The 422 an update that changes metadata.uid gets (ValidateObjectMetaUpdate: uid is immutable). */
+function uidImmutable(kind: string, name: string, uid: string): InvalidBody {
+  const cause = `Invalid value: ${JSON.stringify(uid)}: field is immutable`;
+  return {
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message: `${kind} "${name}" is invalid: metadata.uid: ${cause}`,
+    reason: 'Invalid',
+    details: {
+      name,
+      kind,
+      causes: [{ reason: 'FieldValueInvalid', message: cause, field: 'metadata.uid' }],
+    },
+    code: 422,
+  };
+}
+
 async function readBody(req: IncomingMessage): Promise<unknown> {
   const chunks: Buffer[] = [];
   for await (const c of req) chunks.push(c as Buffer);
@@ -155,6 +255,12 @@ export async function startFakeApi(options: FakeApiOptions = {}): Promise<FakeAp
   const processes = new Set<ChildProcess>();
   const timers = new Set<NodeJS.Timeout>();
   const sockets = new Set<Socket>();
+  const floods: Flood[] = [];
+  const floodOf = (path: string) => {
+    const f = { path, sent: 0, closed: false };
+    floods.push(f);
+    return f;
+  };
 
   const authenticate = (req: IncomingMessage): string | undefined => {
     const socket = req.socket as TLSSocket;
@@ -363,6 +469,7 @@ export async function startFakeApi(options: FakeApiOptions = {}): Promise<FakeAp
       });
       return;
     }
+    if (p.type.kind === 'Namespace' && !p.namespace) return createNamespace(res, p, body);
     if (p.type.kind !== 'Pod' || !p.namespace) {
       send(res, 405, status.methodNotAllowed());
       return;
@@ -404,6 +511,42 @@ export async function startFakeApi(options: FakeApiOptions = {}): Promise<FakeAp
     send(res, 201, pod);
   }
 
+  /** A Namespace as the apiserver makes one: its name label, the kubernetes finalizer, Active. */
+  function createNamespace(res: ServerResponse, p: ApiPath, body: KubeObject): void {
+    const name = body.metadata?.name ?? '';
+    if (store.get(p.type, undefined, name))
+      return send(res, 409, status.alreadyExists(p.type, name));
+    const made = store.put({
+      kind: 'Namespace',
+      apiVersion: 'v1',
+      metadata: {
+        ...body.metadata,
+        labels: { ...body.metadata?.labels, 'kubernetes.io/metadata.name': name },
+      },
+      spec: { finalizers: ['kubernetes'] },
+      status: { phase: 'Active' },
+    });
+    send(res, 201, made);
+  }
+
+  /**
+   * DeleteOptions preconditions, checked before the delete as rest.BeforeDelete does: another
+   * uid answers 409 and the object stays. True when it answered.
+   */
+  async function deletePreconditionFailed(
+    req: IncomingMessage,
+    res: ServerResponse,
+    p: ApiPath,
+  ): Promise<boolean> {
+    const want = ((await readBody(req)) as { preconditions?: { uid?: string } }).preconditions?.uid;
+    const current = p.name ? store.get(p.type, p.namespace, p.name) : undefined;
+    const uid = current?.metadata?.['uid'];
+    if (!want || !current || want === uid) return false;
+    const why = `the UID in the precondition (${want}) does not match the UID in record (${String(uid)}). The object might have been deleted and then recreated`;
+    send(res, 409, conflict(p.type.kind, p.name!, why));
+    return true;
+  }
+
   /** PATCH as the apiserver takes a JSON merge patch (RFC 7386); other patch types are 415. */
   async function patch(req: IncomingMessage, res: ServerResponse, p: ApiPath): Promise<void> {
     const type = req.headers['content-type'] ?? '';
@@ -420,6 +563,10 @@ export async function startFakeApi(options: FakeApiOptions = {}): Promise<FakeAp
     const current = store.get(p.type, p.namespace, p.name!);
     if (!current) return send(res, 404, status.notFound(p.type, p.name!));
     const body = await readBody(req);
+    // a patch naming another uid is refused: the name now means another object
+    const uid = (body as KubeObject | null)?.metadata?.['uid'];
+    if (typeof uid === 'string' && uid !== current.metadata?.['uid'])
+      return send(res, 422, uidImmutable(p.type.kind, p.name!, uid));
     send(res, 200, withKind(p.type, store.put(mergePatch(current, body) as KubeObject)));
   }
 
@@ -459,6 +606,7 @@ export async function startFakeApi(options: FakeApiOptions = {}): Promise<FakeAp
       return;
     }
     if (options.drop?.(record)) return void req.socket.destroy();
+    if (options.flood?.(record)) return floodBody(res, floodOf(record.path));
     if (options.delayMs) await new Promise((r) => setTimeout(r, options.delayMs));
     const user = authenticate(req);
     if (!user) return send(res, 401, status.unauthorized());
@@ -497,6 +645,7 @@ export async function startFakeApi(options: FakeApiOptions = {}): Promise<FakeAp
       if (verb === 'watch') return watch(res, p, q);
       if (verb === 'create') return await create(req, res, p, user);
       if (verb === 'patch') return await patch(req, res, p);
+      if (await deletePreconditionFailed(req, res, p)) return;
       return remove(res, p);
     } catch (e) {
       if (e instanceof SelectorError) return send(res, 400, status.badRequest(e.message));
@@ -603,6 +752,7 @@ export async function startFakeApi(options: FakeApiOptions = {}): Promise<FakeAp
         protocol: ws.protocol,
         ...streams,
       };
+      if (options.floodExec?.(execReq)) return floodExec(ws, floodOf(url.pathname));
       void serveExec(ws, execReq, handler, (proc) => {
         processes.add(proc);
         proc.on('close', () => processes.delete(proc));
@@ -621,6 +771,7 @@ export async function startFakeApi(options: FakeApiOptions = {}): Promise<FakeAp
     requests,
     dir,
     kubeconfig: (o = {}) => writeKubeconfig({ url, certs: c, tokens, dir }, o),
+    floods,
     dropWatches: () => {
       for (const w of watches) w.destroy();
     },
