@@ -18,6 +18,7 @@ import { driftCommand, type DriftFlags } from './commands/drift.js';
 import { expectCommand, type ExpectOptions } from './commands/expect.js';
 import {
   COMMIT,
+  debugPodsHeld,
   EXIT,
   inert,
   onInterrupt,
@@ -33,30 +34,38 @@ import { traceCommand, type TraceOptions } from './commands/trace.js';
 import { versionCommand } from './commands/version.js';
 import { rbacCommand, type RbacFlags } from './commands/rbac.js';
 
-const SIGNAL_EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 };
+const SIGNAL_EXIT: Record<string, number> = {
+  SIGINT: EXIT.interrupted,
+  SIGTERM: 143,
+  SIGHUP: 129,
+};
 
 const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
 /**
- * Ctrl-C, SIGTERM and SIGHUP delete what kdebug created, then exit with 128 + the signal number.
+ * Ctrl-C, SIGTERM and SIGHUP delete what kdebug created, then exit with 128 + the signal number;
+ * debug Pods are mentioned only when there are some (otherwise, as kubectl, nothing is said).
  * A second Ctrl-C leaves at once (activeDeadlineSeconds and `kdebug cleanup` remain).
  */
 function cleanUpOnSignals(): void {
   let cleaning = false;
   const handler = (signal: NodeJS.Signals) => {
     const code = SIGNAL_EXIT[signal] ?? 1;
+    const pods = debugPodsHeld();
     if (cleaning) {
       if (signal !== 'SIGINT') return; // the TUI re-raises SIGTERM/SIGHUP after restoring the screen
-      process.stderr.write(
-        'kdebug: interrupted again: leaving now (kdebug cleanup removes what is left)\n',
-      );
+      if (pods > 0)
+        process.stderr.write(
+          'kdebug: interrupted again: leaving now (kdebug cleanup removes what is left)\n',
+        );
       process.exit(code);
     }
     cleaning = true;
+    if (pods > 0)
+      process.stderr.write(
+        `kdebug: ${signal === 'SIGINT' ? 'interrupted' : signal}: deleting the debug Pods kdebug created (${pods})\n`,
+      );
     if (onInterrupt.size === 0) process.exit(code);
-    process.stderr.write(
-      `kdebug: ${signal === 'SIGINT' ? 'interrupted' : signal}: deleting the debug Pods kdebug created\n`,
-    );
     void Promise.allSettled([...onInterrupt].map((f) => f())).then((results) => {
       for (const r of results)
         if (r.status === 'rejected')

@@ -19,6 +19,7 @@ import {
   commandStem,
   type Cluster,
   type NodeCommand,
+  type NodeResult,
   type ReadRequest,
 } from './cluster.js';
 import { KubeApiError } from './kube/errors.js';
@@ -55,27 +56,54 @@ export interface CollectOptions {
 export type { NodeError } from '../core/node-access.js';
 export type { ReadError } from '../core/not-read.js';
 
+/** The kernel's list of the legacy tables that exist, per tool (absent: none exist). */
+const LEGACY_TABLES = {
+  'iptables-save': 'ip_tables_names',
+  'ip6tables-save': 'ip6_tables_names',
+} as const;
+
 /**
- * What every diagnosis reads on a node, whatever the Service: the rules (kube-proxy's backend as
- * the node's iptables-save sees it, and each backend's nat table to find stale chains in the
- * other), kube-proxy's mode and metrics, and the node's addresses.
+ * One iptables tool's rules: the default dump (kube-proxy's backend as the node's iptables-save
+ * sees it) and nft's nat table; then, to find stale chains in the other backend, the kernel's list
+ * of legacy tables and legacy's nat table, read only where that list has it (see guardOf).
  */
-export const NODE_BASICS: NodeCommand[] = [
-  { kind: 'iptables-save', backend: 'auto' },
-  { kind: 'iptables-save', backend: 'legacy', table: 'nat' },
-  { kind: 'iptables-save', backend: 'nft', table: 'nat' },
+function rulesReads(kind: 'iptables-save' | 'ip6tables-save'): {
+  dumps: NodeCommand[];
+  legacy: NodeCommand[];
+} {
+  return {
+    dumps: [
+      { kind, backend: 'auto' },
+      { kind, backend: 'nft', table: 'nat' },
+    ],
+    legacy: [
+      { kind: 'proc-net', file: LEGACY_TABLES[kind] },
+      { kind, backend: 'legacy', table: 'nat' },
+    ],
+  };
+}
+
+/** What every diagnosis reads on a node besides the rules: kube-proxy's mode, metrics and
+ * configuration, and the node's addresses. */
+const NODE_STATUS: NodeCommand[] = [
   { kind: 'proxy-mode' },
   { kind: 'proxy-metrics' },
   { kind: 'proxy-configz' },
   { kind: 'ip-addr' },
 ];
 
-/** IPVS mode's own state: the virtual servers and kube-proxy's ipsets (the VIPs on kube-ipvs0
- * are in the basics' `ip -br addr`). */
-const IPVS_READS: NodeCommand[] = [{ kind: 'ipvs-save' }, { kind: 'ipset-save' }];
+/** IPVS mode's own state, where IPVS is loaded: the virtual servers and kube-proxy's ipsets (the
+ * VIPs on kube-ipvs0 are in the basics' `ip -br addr`). */
+const IPVS_READS: NodeCommand[] = [
+  { kind: 'proc-net', file: 'ip_vs_stats' },
+  { kind: 'ipvs-save' },
+  { kind: 'ipset-save' },
+];
 
-/** The basics, kube-proxy's nftables table or IPVS state where kube-proxy is configured for that
- * mode, and the IPv6 proxier's rules where some Service has an IPv6 cluster IP. */
+/** The rules and status every diagnosis reads, kube-proxy's nftables table or IPVS state where
+ * kube-proxy is configured for that mode, and the IPv6 proxier's rules where some Service has an
+ * IPv6 cluster IP. The legacy reads come after every dump: where a kube-proxy image has no `cat`,
+ * that channel is lost for the rest of the node's reads only once the dumps are in. */
 export function nodeBasics(facts: Facts): NodeCommand[] {
   const view = clusterView(facts.objects);
   let mode = '';
@@ -85,19 +113,54 @@ export function nodeBasics(facts: Facts): NodeCommand[] {
     // a configuration that cannot be read: the iptables basics, the steps say the rest
   }
   const ipv6 = view.services.some((s) => s.clusterIPs.some((ip) => ip.includes(':')));
-  // the IPv6 rules as the IPv4 ones: the default backend, and each backend's nat table
-  const ipv6Rules: NodeCommand[] = [
-    { kind: 'ip6tables-save', backend: 'auto' },
-    { kind: 'ip6tables-save', backend: 'legacy', table: 'nat' },
-    { kind: 'ip6tables-save', backend: 'nft', table: 'nat' },
-  ];
+  const v4 = rulesReads('iptables-save');
+  const v6 = ipv6 ? rulesReads('ip6tables-save') : { dumps: [], legacy: [] };
   return [
-    ...NODE_BASICS,
-    ...(ipv6 ? ipv6Rules : []),
+    ...v4.dumps,
+    ...v6.dumps,
+    ...v4.legacy,
+    ...v6.legacy,
+    ...NODE_STATUS,
     ...(mode === 'nftables' ? [{ kind: 'nft-list', family: 'ip' } as const] : []),
     ...(mode === 'nftables' && ipv6 ? [{ kind: 'nft-list', family: 'ip6' } as const] : []),
     ...(mode === 'ipvs' ? IPVS_READS : []),
   ];
+}
+
+/**
+ * The kernel list a read depends on, where the read would create what it reads: a legacy table
+ * read by name is created (with its module) where it does not exist, and ipvsadm runs `modprobe
+ * ip_vs` where IPVS is not loaded. `ipset list` would load ip_set likewise; kube-proxy's IPVS mode
+ * loads both, so IPVS's list stands for it.
+ */
+function guardOf(c: NodeCommand): Extract<NodeCommand, { kind: 'proc-net' }> | undefined {
+  // without -t, iptables-legacy-save reads only the tables the kernel lists: nothing to guard
+  if ((c.kind === 'iptables-save' || c.kind === 'ip6tables-save') && c.backend === 'legacy')
+    return c.table ? { kind: 'proc-net', file: LEGACY_TABLES[c.kind] } : undefined;
+  if (c.kind === 'ipvs-save' || c.kind === 'ipset-save')
+    return { kind: 'proc-net', file: 'ip_vs_stats' };
+  return undefined;
+}
+
+/**
+ * Whether a node command runs, from what the node printed so far: 'run'; 'absent' when its
+ * guard's list shows that what it reads is not there (nothing to read, nothing lost); 'unread'
+ * when that list was not read: the read could change the node, so it is not run.
+ */
+export function readDecision(
+  c: NodeCommand,
+  outputs: NodeOutputs | undefined,
+): 'run' | 'absent' | 'unread' {
+  const guard = guardOf(c);
+  if (!guard) return 'run';
+  const list = outputs?.[commandStem(guard)];
+  if (list === undefined) return 'unread';
+  // a names list has a line per legacy table that exists; ip_vs_stats is never empty
+  const present =
+    c.kind === 'iptables-save' || c.kind === 'ip6tables-save'
+      ? list.split('\n').includes(c.table ?? '')
+      : list !== '';
+  return present ? 'run' : 'absent';
 }
 
 /** The node commands of a diagnosis of `target`: the basics, then the probes its steps read. */
@@ -120,6 +183,7 @@ function fallbackOf(c: NodeCommand): NodeCommand | undefined {
 
 /** Commands whose failed run records no output: an empty one would read as "none there". */
 const isRulesDump = (c: NodeCommand) =>
+  c.kind === 'proc-net' ||
   c.kind === 'iptables-save' ||
   c.kind === 'ip6tables-save' ||
   c.kind === 'nft-list' ||
@@ -357,6 +421,20 @@ function readClusterAddons(r: Reader): Promise<unknown>[] {
   ];
 }
 
+/** cat's own words for a file that is not there (GNU and busybox alike). */
+const NO_SUCH_FILE = /No such file or directory/;
+
+/** A kernel list that does not exist lists nothing: its module is not loaded. As an empty list
+ * it says so; any other failure (no root, no cat) stays one. */
+function listedNothing(c: NodeCommand, r: NodeResult): NodeResult {
+  if (c.kind !== 'proc-net' || r.exitCode !== 1 || !NO_SUCH_FILE.test(r.stderr)) return r;
+  return { ...r, stdout: '', exitCode: 0 };
+}
+
+/** Why a read was not run: the list that says it would change nothing could not be read. */
+const notRunWhy = (c: NodeCommand) =>
+  `not run: /proc/net/${commandStem(guardOf(c)!)} could not be read, and where it does not list what this reads, reading it would create it`;
+
 async function runNodeCommands(
   cluster: Cluster,
   nodes: string[],
@@ -374,7 +452,7 @@ async function runNodeCommands(
   const runOne = async (node: string, command: NodeCommand) => {
     const stem = commandStem(command);
     progress({ phase: 'node', what: stem, node, state: 'start' });
-    const r = await cluster.run(node, command);
+    const r = listedNothing(command, await cluster.run(node, command));
     // a failed dump is no dump: an empty one would read as "no rules in this backend"
     if (r.exitCode === 0 || (r.exitCode !== null && !isRulesDump(command)))
       outputs.set(node, { ...outputs.get(node), [stem]: r.stdout });
@@ -392,6 +470,11 @@ async function runNodeCommands(
       progress({ phase: 'node', what: stem, node, state: 'failed', error });
     }
   };
+  const notRun = (node: string, command: NodeCommand) => {
+    const error = notRunWhy(command);
+    errors.push({ node, command: commandStem(command), exitCode: null, error });
+    progress({ phase: 'node', what: commandStem(command), node, state: 'failed', error });
+  };
   const worker = async () => {
     for (let node = queue.shift(); node !== undefined; node = queue.shift()) {
       // one command at a time per node: kinder to the node and to the transport's session
@@ -403,7 +486,9 @@ async function runNodeCommands(
           outputs.get(node)?.['conntrack-stats'] === undefined
         )
           continue;
-        await runOne(node, command);
+        const decision = readDecision(command, outputs.get(node));
+        if (decision === 'unread') notRun(node, command);
+        if (decision === 'run') await runOne(node, command);
       }
       // the default iptables-save reads the other backend: read the one with kube-proxy's chains
       const backend = backendToRead(outputs.get(node));

@@ -8,7 +8,7 @@ import type { Facts } from '../core/model.js';
 import { nodeAccessLine, rulesReadError, type NodeAccess } from '../core/node-access.js';
 import type { KubeCluster } from './kube-cluster.js';
 import type { NodeAccessFlags } from './node-flags.js';
-import type { DebugPodConsent } from './node-pod.js';
+import type { DebugPodConsent, PodHolder } from './node-pod.js';
 import { readSnapshot } from './snapshot.js';
 
 /** A source that cannot give what was asked (no such node, several and none picked): exit 2. */
@@ -32,6 +32,8 @@ export interface SourceContext {
   tell(line: string): void;
   /** Cleanups a signal runs (a live cluster's debug Pods). */
   release: Set<() => Promise<void>>;
+  /** Where debug Pod channels list themselves until closed: a signal asks them for Pods. */
+  podHolders: Set<PodHolder>;
 }
 
 export interface SourcedFacts {
@@ -223,7 +225,8 @@ export async function nodeTransport(
   const { nodeAccess } = await import('./node-transport.js');
   const { nodeAccessOptions, NodeFlagsError } = await import('./node-flags.js');
   try {
-    return nodeAccess(nodeAccessOptions(o, c.env, confirm), created);
+    const options = nodeAccessOptions(o, c.env, confirm);
+    return nodeAccess({ ...options, pod: { ...options.pod, holders: c.podHolders } }, created);
   } catch (e) {
     if (e instanceof NodeFlagsError) throw new FactsSourceError(e.message);
     throw e;

@@ -24,13 +24,18 @@ import {
   type LoadedKubeconfig,
 } from './kube/kubeconfig.js';
 import {
+  bodyPhrase,
   credentialsError,
+  foreignAnswer,
   httpError,
   KubeApiError,
+  notKubernetes,
+  parseStatus,
   refusal,
   timeoutError,
   transportError,
   type ApiServer,
+  type HttpAnswer,
   type KubeStatus,
   type RequestInfo,
 } from './kube/errors.js';
@@ -110,6 +115,8 @@ export class KubeApi {
   private readonly plugins = new Set<ChildProcess>();
   /** Aborted by close(): ends every request, stream and exec still running. */
   private readonly closing = new AbortController();
+  /** GET /api, asked once the first answer looks like another server's (see discover). */
+  private discovery?: Promise<void>;
 
   private constructor(
     private readonly k8s: ClientNode,
@@ -210,8 +217,53 @@ export class KubeApi {
       throw signal.aborted ? e : transportError(this.apiServer, e);
     });
     if (res.statusCode && res.statusCode >= 200 && res.statusCode < 300) return res;
-    const text = (await readText(res, ERROR_BODY_BYTES)) ?? '';
-    throw httpError(this.apiServer, info, res.statusCode ?? 0, text);
+    throw await this.failure(await httpAnswer(res, url), info, signal);
+  }
+
+  /**
+   * A non-2xx answer as an error. A 404 without the API's Status is another server's (a web site,
+   * a proxy without the cluster's path) unless GET /api shows the Kubernetes API there: it answers
+   * a path it does not serve (an API group this cluster lacks) with a plain 404 too.
+   */
+  private async failure(
+    a: HttpAnswer,
+    info: RequestInfo,
+    signal: AbortSignal,
+  ): Promise<KubeApiError> {
+    const foreign = foreignAnswer(this.apiServer, info, a);
+    if (foreign) return foreign;
+    if (a.code === 404 && !parseStatus(a.body)) {
+      if (DISCOVERY_PATHS.has(info.path))
+        return notKubernetes(
+          this.apiServer,
+          `${info.method} ${info.path} answered 404 with ${bodyPhrase(a.body)}, not the API's discovery`,
+        );
+      // throws the verdict when it is not the API
+      await raceAbort(this.discover(), signal);
+    }
+    return httpError(this.apiServer, info, a.code, a.body);
+  }
+
+  /**
+   * Resolves when the server is the Kubernetes API: GET /api lists its versions (kind
+   * APIVersions), or refuses with the API's Status (401, 403). Else rejects with why not. Asked
+   * only after a foreign-looking 404, never on a healthy run, and once however many reads wait.
+   */
+  private discover(): Promise<void> {
+    this.discovery ??= this.request('GET', '/api').then(
+      (body) => {
+        const kind = (body as { kind?: unknown } | null)?.kind;
+        if (kind !== 'APIVersions')
+          throw notKubernetes(
+            this.apiServer,
+            `GET /api answered JSON${typeof kind === 'string' ? ` of kind ${kind}` : ''}, not the API's list of versions (APIVersions)`,
+          );
+      },
+      (e: unknown) => {
+        if (!(e instanceof KubeApiError && e.status)) throw e;
+      },
+    );
+    return this.discovery;
   }
 
   /** One request with a deadline; returns the parsed JSON body exactly as sent. */
@@ -237,11 +289,17 @@ export class KubeApi {
           'server',
           `the API server at ${this.apiServer.server} answered ${method} ${path} with ${why}`,
         );
-      if (!/json/.test(type)) {
-        res.destroy();
-        throw unreadable(`${type}, not JSON`);
-      }
-      const text = await readText(res, o.maxBytes ?? this.maxBodyBytes);
+      const json = /json/.test(type);
+      // what is not JSON is read only as far as telling a web page from a broken answer
+      const text = await readText(res, json ? (o.maxBytes ?? this.maxBodyBytes) : ERROR_BODY_BYTES);
+      const code = res.statusCode ?? 200;
+      const page = foreignAnswer(this.apiServer, info, {
+        code,
+        body: text ?? '',
+        contentType: type,
+      });
+      if (page) throw page;
+      if (!json) throw unreadable(`${type}, not JSON`);
       if (text === undefined) throw unreadable(overLimit(this.maxBodyBytes));
       try {
         return { body: JSON.parse(text) as unknown, size: Buffer.byteLength(text) };
@@ -595,6 +653,30 @@ const STDERR_KEPT = 64 * 1024;
 
 /** An API error's body: its Status is small, and only its message is told. */
 const ERROR_BODY_BYTES = 1024 * 1024;
+
+/** Paths every Kubernetes API server serves: a 404 there is no Kubernetes API. */
+const DISCOVERY_PATHS = new Set(['/api', '/version']);
+
+/** A non-2xx answer: its code, type, Location and body (bounded). */
+async function httpAnswer(res: IncomingMessage, url: URL): Promise<HttpAnswer> {
+  const location = res.headers.location;
+  return {
+    code: res.statusCode ?? 0,
+    body: (await readText(res, ERROR_BODY_BYTES)) ?? '',
+    contentType: res.headers['content-type'],
+    location: location === undefined ? undefined : pageAddress(location, url),
+  };
+}
+
+/** A redirect's target without its query: that holds the login's state, not a place to name. */
+function pageAddress(location: string, base: URL): string {
+  try {
+    const u = new URL(location, base);
+    return `${u.protocol}//${u.host}${u.pathname}`;
+  } catch {
+    return location.slice(0, 200);
+  }
+}
 
 /** The body as text, or undefined once it passes `limit` bytes (then the rest is not read). */
 async function readText(res: IncomingMessage, limit: number): Promise<string | undefined> {

@@ -2,6 +2,7 @@
 // cluster (IPs, ports, DNS names) are validated strictly and only ever passed as separate
 // argv elements; the probe scripts are constants that read them as "$1", "$2", "$3".
 import type { NodeCommand } from './cluster.js';
+import type { ProcNetFile } from '../core/node-command.js';
 
 /** Where a command runs; each place has its own binaries and privileges. */
 export type CommandPlace =
@@ -13,7 +14,7 @@ export type CommandPlace =
   | { kind: 'kube-proxy-pod' };
 
 /** Seconds each kind of command may run on the node before `timeout` stops it. */
-export const TIME_LIMIT = { rules: 30, addresses: 10, http: 6, probe: 6 } as const;
+export const TIME_LIMIT = { rules: 30, addresses: 10, lists: 10, http: 6, probe: 6 } as const;
 
 /** A command that cannot run in a place (e.g. a probe in the kube-proxy image, which has no tools). */
 export class UnsupportedCommandError extends Error {
@@ -157,6 +158,8 @@ export function nodeArgv(command: NodeCommand, place: CommandPlace): string[] {
       if (place.kind === 'kube-proxy-pod') return [bin, ...args];
       return rootRead(place, bin, args);
     }
+    case 'proc-net':
+      return procNetRead(place, c.file);
     case 'proxy-mode':
       return script(place, c, 'http', [`${KUBE_PROXY_METRICS}/proxyMode`]);
     case 'proxy-metrics':
@@ -205,6 +208,27 @@ function rootRead(place: CommandPlace, bin: string, args: string[]): string[] {
   ];
 }
 
+/** The legacy tables' lists are root's alone (mode 0440); ip_vs_stats anyone may read. */
+const ROOT_ONLY: readonly ProcNetFile[] = ['ip_tables_names', 'ip6_tables_names'];
+
+/**
+ * `cat /proc/net/FILE`, in the node's network namespace: a debug Pod and the kube-proxy Pod share
+ * it (hostNetwork), so their own /proc shows the node's lists, whatever /host mounts.
+ */
+function procNetRead(place: CommandPlace, file: ProcNetFile): string[] {
+  const path = `/proc/net/${file}`;
+  if (place.kind === 'kube-proxy-pod') return ['cat', path];
+  if (place.kind === 'debug-pod') return ['timeout', `${TIME_LIMIT.lists}`, 'cat', path];
+  const sudo = place.sudo && ROOT_ONLY.includes(file);
+  return [
+    '/usr/bin/timeout',
+    `${TIME_LIMIT.lists}`,
+    ...(sudo ? ['sudo', '-n'] : []),
+    '/bin/cat',
+    path,
+  ];
+}
+
 function unsupported(c: NodeCommand, place: CommandPlace): UnsupportedCommandError {
   return new UnsupportedCommandError(
     `${c.kind} cannot run in the ${place.kind}: its image has no tools for it`,
@@ -214,6 +238,11 @@ function unsupported(c: NodeCommand, place: CommandPlace): UnsupportedCommandErr
 const RECORD_TYPES = ['A', 'AAAA', 'SRV', 'CNAME'] as const;
 const BACKENDS = ['auto', 'legacy', 'nft'] as const;
 const TABLES = ['nat', 'filter'] as const;
+const PROC_NET_FILES: readonly ProcNetFile[] = [
+  'ip_tables_names',
+  'ip6_tables_names',
+  'ip_vs_stats',
+];
 
 /** Checks, at run time, that `value` is a member of the closed list with valid fields. */
 export function validNodeCommand(value: unknown): NodeCommand {
@@ -259,6 +288,11 @@ export function validNodeCommand(value: unknown): NodeCommand {
       break;
     case 'ipset-save':
       allowed([]);
+      break;
+    case 'proc-net':
+      allowed(['file']);
+      if (!PROC_NET_FILES.includes(c['file'] as never))
+        throw bad(`file ${JSON.stringify(c['file'])}`);
       break;
     case 'ipvs-save':
       allowed(['format']);

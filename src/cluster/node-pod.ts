@@ -78,6 +78,12 @@ export interface DebugPodConsent {
   warnings: string[];
 }
 
+/** Holds debug Pods until closed: the signal handler asks whether there are any to delete. */
+export interface PodHolder {
+  /** The Pods created and not deleted yet ("namespace/name"). */
+  readonly pods: readonly string[];
+}
+
 export interface DebugPodOptions {
   /** --debug-namespace; default DEBUG_NAMESPACE, kdebug's own, created (with consent) when absent. */
   namespace?: string;
@@ -96,6 +102,8 @@ export interface DebugPodOptions {
   renewEveryMs?: number;
   /** Under --yes, nobody is asked: the warnings and the namespace made are told here; default stderr. */
   tell?: (line: string) => void;
+  /** Where the channel lists itself until closed, so a signal can say whether it deletes Pods. */
+  holders?: Set<PodHolder>;
 }
 
 /** A digest pins what the kubelet runs; a tag is whatever its registry serves today. */
@@ -317,6 +325,7 @@ export class DebugPods implements NodeChannel {
     this.timeoutMs = o.timeoutMs ?? 60_000;
     // a namespace or image name from the cluster never reaches the terminal raw
     this.tell = o.tell ?? ((line) => process.stderr.write(`kdebug: ${sanitize(line)}\n`));
+    o.holders?.add(this);
   }
 
   cannotRun(): undefined {
@@ -611,6 +620,8 @@ export class DebugPods implements NodeChannel {
     await this.renewing; // a renewal on its way lands before the Pods go
     await Promise.allSettled([...this.creating]);
     const results = await Promise.allSettled([...this.created.keys()].map((n) => this.remove(n)));
+    // Pods a failed delete leaves are said in the error below; no later signal deletes them
+    this.o.holders?.delete(this);
     const left = this.pods;
     if (left.length > 0) {
       const why = results.find((r) => r.status === 'rejected') as PromiseRejectedResult | undefined;

@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Readable } from 'node:stream';
 import type { SourceContext } from '../cluster/facts-source.js';
+import type { PodHolder } from '../cluster/node-pod.js';
 import { DEFAULT_MAX_OUTPUT_BYTES, OutputBuffer, overLimit } from '../core/not-read.js';
 import { sanitize } from '../core/sanitize.js';
 
@@ -14,8 +15,9 @@ export const VERSION = typeof KDEBUG_VERSION === 'string' ? KDEBUG_VERSION : 'de
 /** The git commit the bundle was built from. */
 export const COMMIT = typeof KDEBUG_COMMIT === 'string' ? KDEBUG_COMMIT : 'unknown';
 
-/** Exit codes: 0 healthy, 1 a problem was found, 2 kdebug could not do its job. */
-export const EXIT = { ok: 0, problem: 1, failed: 2 } as const;
+/** Exit codes: 0 healthy, 1 a problem was found, 2 kdebug could not do its job; 130 interrupted
+ * by Ctrl-C (128 + SIGINT, as a shell reports it). */
+export const EXIT = { ok: 0, problem: 1, failed: 2, interrupted: 130 } as const;
 
 /** Bad input or no access: the message says which; exit 2, no stack trace. */
 export class UsageError extends Error {}
@@ -152,8 +154,17 @@ export function textWidth(): { width: number; truncate: boolean } {
   return { width: Math.max(40, columns), truncate: tty };
 }
 
-/** What to release when kdebug is interrupted (debug Pods above all); cli.ts runs them. */
+/** What to release when kdebug is interrupted (debug Pods, a temporary directory ...); cli.ts
+ * runs them. */
 export const onInterrupt = new Set<() => Promise<void>>();
+
+/** The debug Pod channels of this run until they close: a signal says it deletes Pods only
+ * when they hold some. */
+const podHolders = new Set<PodHolder>();
+
+/** Debug Pods this run created and has not deleted yet. */
+export const debugPodsHeld = (): number =>
+  [...podHolders].reduce((n, holder) => n + holder.pods.length, 0);
 
 /** The file name a node's dump is reported under: its snapshot path, or the node's command. */
 export const dumpFile =
@@ -170,5 +181,6 @@ export function sourceContext(g: GlobalOptions): SourceContext {
     kdebugVersion: VERSION,
     tell,
     release: onInterrupt,
+    podHolders,
   };
 }

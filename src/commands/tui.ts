@@ -1,5 +1,5 @@
 // The TUI, imported only now: text and JSON runs never load Ink and React.
-import type { TuiInput } from '../tui/App.js';
+import type { TuiExit, TuiInput } from '../tui/App.js';
 import type * as TuiRun from '../tui/run.js';
 import { colorEnabled } from '../tui/theme.js';
 import { EXIT, type GlobalOptions } from './io.js';
@@ -31,7 +31,13 @@ export function loadTui(): Promise<TuiModule> {
 export async function interactive(input: TuiInput, g: GlobalOptions): Promise<number> {
   const { runTui } = await loadTui();
   const color = colorEnabled(g.color, process.env);
-  const r = await runTui({ ...input, color, stdin: process.stdin, stdout: process.stdout });
-  if (r.failed) return EXIT.failed;
-  return r.report ? r.report.exitCode : EXIT.ok;
+  const { stdin, stdout, stderr } = process;
+  return exitCode(await runTui({ ...input, color, stdin, stdout, stderr }));
+}
+
+/** The answer's own code once it is on screen; before it, ctrl+c is an interrupt (130) and q
+ * leaves with nothing checked (2), as does a read that failed as a whole. */
+function exitCode(e: TuiExit): number {
+  if (e.ended === 'answered') return e.report?.exitCode ?? EXIT.ok;
+  return e.ended === 'interrupted' ? EXIT.interrupted : EXIT.failed;
 }

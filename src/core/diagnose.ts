@@ -30,7 +30,8 @@ import { notRead, type NotRead } from './not-read.js';
 export type { DiagnoseOptions, DiagnosedService } from './checks/context.js';
 export type { NodeProbe } from './checks/node-probes.js';
 
-export const REPORT_SCHEMA_VERSION = 1;
+/** 2: evidence items are objects that say where they came from ({kind, text, ...}). */
+export const REPORT_SCHEMA_VERSION = 2;
 
 /** The steps, in the order a person debugging a Service would take them. */
 export const STEPS: Check[] = [

@@ -2,6 +2,7 @@
 // Service port's traffic goes (entry rules, endpoints and their shares, masquerading, local
 // policy, rejects), not how the rules are spelled. A dump written by an older kube-proxy that
 // routes correctly shows only `rule-text-differs` (info); an exact dump shows nothing.
+import { computed, seen } from './evidence.js';
 import { kubectl, onNode, type NextCommand } from './next-command.js';
 import type { DriftContext, MasqueradeDiff } from './drift/context.js';
 import { externalPath, firewall } from './drift/external.js';
@@ -89,6 +90,8 @@ export interface DriftFinding {
   next?: NextCommand;
   /** What to do about it, in words. */
   advice?: string;
+  /** Its advice blames kube-proxy for not having synced: only true where it has not. */
+  notSynced?: true;
   /** The family of the rule set it was found in (the IPv4 iptables or the IPv6 ip6tables one). */
   family?: IPFamily;
 }
@@ -350,8 +353,8 @@ export function driftToFinding(d: DriftFinding): Finding {
     title: d.title,
     explanation: d.message,
     evidence: [
-      ...d.expected.map((l) => `expected: ${l}`),
-      ...d.actual.map((l) => `actual:   ${l}`),
+      ...d.expected.map((l) => computed(l)),
+      ...d.actual.map((l) => seen(`actual:   ${l}`, { node: d.node })),
     ],
     ...(d.next ? { next: d.next } : {}),
     ...(d.advice ? { advice: d.advice } : {}),

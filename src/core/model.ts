@@ -60,13 +60,31 @@ export interface Facts {
 export type Status = 'pass' | 'warn' | 'fail' | 'skip' | 'pending';
 export type Severity = 'error' | 'warning' | 'info';
 
+/** Where a piece of evidence came from (core/evidence.ts builds them). */
+export type EvidenceKind = 'observed' | 'read' | 'computed' | 'not-observed';
+
+export interface Evidence {
+  kind: EvidenceKind;
+  /** The line a person reads: a rule, a probe's answer, an object's field. */
+  text: string;
+  /** observed or not observed: on which node. */
+  node?: string;
+  /** observed: the output it is in ("nodes/node-a/iptables-save.txt"), and the line. */
+  source?: string;
+  line?: number;
+  /** read: the object ("Service default/web"). */
+  object?: string;
+  /** computed: what kind of computation ("expected" rules or records, a "walked" packet). */
+  label?: 'expected' | 'walked';
+}
+
 /** One judgement with its evidence. `id` is a stable slug: a contract for scripts. */
 export interface Finding {
   id: string;
   status: Status;
   title: string;
   explanation: string;
-  evidence: string[];
+  evidence: Evidence[];
   /** The command that shows or fixes it: words, shell-quoted only when shown. */
   next?: NextCommand;
   /** What to do, in words, where no one command does it. */
@@ -79,18 +97,19 @@ export interface Finding {
   folded?: boolean;
 }
 
-/** Finding ids that say a source of evidence could not be observed (a tool missing on the node). */
-const UNOBSERVED = /-not-(?:observed|linux)$/;
+/** A skip that says what was not seen, and why (its evidence): neither a pass nor a fail. */
+export const isUnobserved = (f: Pick<Finding, 'status' | 'evidence'>) =>
+  f.status === 'skip' && f.evidence.some((e) => e.kind === 'not-observed');
 
-/** A skip that says what was not seen, and why: neither a pass nor a fail. */
-export const isUnobserved = (f: Pick<Finding, 'id' | 'status'>) =>
-  f.status === 'skip' && UNOBSERVED.test(f.id);
-
-/** What a mark shows: the status, or "unobserved" (its own mark, ?) for what was not seen. */
-export type Shown = Status | 'unobserved';
+/** What a mark shows: the status; "unobserved" (?) for what was not seen; "partial" for a step
+ * that passed where it looked and could not look everywhere. */
+export type Shown = Status | 'unobserved' | 'partial';
 export const shownStatus = (f: Finding): Shown => (isUnobserved(f) ? 'unobserved' : f.status);
-export const shownStepStatus = (s: Step): Shown =>
-  s.status === 'skip' && s.findings.some(isUnobserved) ? 'unobserved' : s.status;
+export function shownStepStatus(s: Step): Shown {
+  const blind = s.findings.some(isUnobserved);
+  if (s.status === 'skip' && blind) return 'unobserved';
+  return s.status === 'pass' && blind ? 'partial' : s.status;
+}
 
 export interface Step {
   id: string;

@@ -35,7 +35,9 @@ const TRANSPORT_NAMES: Record<TransportName, string> = {
 
 /** What a command is for, in a person's words ("rules", "probes" ...). */
 export function commandGroup(stem: string): string {
-  if (/^ip6?tables|^nft-|^ipvsadm-|^ipset-save$/.test(stem)) return 'rules';
+  // the kernel's lists under /proc/net decide which rules to read: part of reading them
+  if (/^ip6?tables|^nft-|^ipvsadm-|^ipset-save$|^ip6?_tables_names$|^ip_vs_stats$/.test(stem))
+    return 'rules';
   if (stem === 'proxy-mode' || stem === 'proxy-metrics' || stem === 'proxy-configz')
     return 'kube-proxy status';
   if (stem === 'ip-addr') return 'addresses';

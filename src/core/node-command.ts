@@ -23,7 +23,14 @@ export type NodeCommand =
   | { kind: 'ipvs-save'; format?: 'list' }
   /** IPVS mode's ipsets and their entries: `ipset list -o save`. */
   | { kind: 'ipset-save' }
+  /** A kernel list read before the reads that would create what they read where it is absent:
+   * the legacy tables that exist (`ip_tables_names`, `ip6_tables_names`; a legacy table read by
+   * name is created) and whether IPVS is loaded (`ip_vs_stats`; ipvsadm loads it). */
+  | { kind: 'proc-net'; file: ProcNetFile }
   | NodeProbe;
+
+/** The files of /proc/net kdebug reads: each only lists, and is absent where its module is not loaded. */
+export type ProcNetFile = 'ip_tables_names' | 'ip6_tables_names' | 'ip_vs_stats';
 
 /** The node commands that probe: a connection, a ping, a DNS lookup from the node. */
 export type NodeProbe =
@@ -57,6 +64,8 @@ export function commandStem(c: NodeCommand): string {
       return c.format === 'list' ? 'ipvsadm-list' : 'ipvsadm-save';
     case 'ipset-save':
       return 'ipset-save';
+    case 'proc-net':
+      return c.file;
     case 'dns-lookup':
       return `dns-lookup_${c.type}_${c.name}_${c.server}`;
     case 'tcp-connect':

@@ -1,6 +1,12 @@
 // `kdebug svc -o json`: the Report as a stable document. Every finding carries every field
 // (`next` is null when there is none) so scripts need no guards. Documented in the README.
-import { RENAMED_IDS, isUnobserved, type Finding, type Report } from '../core/model.js';
+import {
+  RENAMED_IDS,
+  isUnobserved,
+  shownStepStatus,
+  type Finding,
+  type Report,
+} from '../core/model.js';
 import { shellLine } from '../core/next-command.js';
 import { jsonText } from '../core/sanitize.js';
 
@@ -35,6 +41,8 @@ export function reportJson(report: Report): string {
       id: s.id,
       title: s.title,
       status: s.status,
+      // passed where it looked, and could not look everywhere it speaks for
+      ...(shownStepStatus(s) === 'partial' ? { partial: true } : {}),
       findings: s.findings.map(findingJson),
     })),
   };

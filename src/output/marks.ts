@@ -8,4 +8,6 @@ export const MARK: Record<Shown, string> = {
   skip: '-',
   pending: '…',
   unobserved: '?',
+  // passed where it looked, not observed somewhere it speaks for: never a bare ✓
+  partial: '◐',
 };

@@ -2,12 +2,14 @@
 // with their explanation, evidence and next action, then one line saying what to do first.
 // Fits 80 columns; commands are wrapped with shell continuations so they still paste.
 import {
+  isUnobserved,
   shownStatus,
   shownStepStatus,
   type Finding,
   type Report,
   type Step,
 } from '../core/model.js';
+import { evidenceText } from '../core/evidence.js';
 import { shellWords } from '../core/next-command.js';
 import { sanitize } from '../core/sanitize.js';
 import { MARK } from './marks.js';
@@ -52,7 +54,8 @@ function expanded(f: Finding, p: Palette, width: number): string[] {
   if (explanation) out.push(...wrap(explanation, width, '       '));
   if (f.evidence.length > 0) {
     out.push(`       ${p.muted('evidence:')}`);
-    for (const e of f.evidence) out.push(...wrap(e, width, '         ', '           '));
+    for (const e of f.evidence)
+      out.push(...wrap(evidenceText(e), width, '         ', '           '));
   }
   if (f.next) {
     out.push(`       ${p.muted('next:')}`);
@@ -81,7 +84,13 @@ function stepLines(
     ` ${p.status(step.status, MARK[shownStepStatus(step)])} ${p.heading(label)} ${first.trimStart()}`,
     ...rest,
   ];
+  const partial = shownStepStatus(step) === 'partial';
   for (const f of step.findings) {
+    // a partial step says, in a line each, what it could not observe (--verbose: why)
+    if (partial && isUnobserved(f) && !o.verbose) {
+      out.push(...wrap(`? ${f.title}`, o.width, '     ', '       '));
+      continue;
+    }
     if (f.info && f.folded && !o.verbose) {
       out.push(...wrap(`i ${f.title} (--verbose explains)`, o.width, '     ', '       '));
       out[out.length - 1] = out[out.length - 1]!.replace(/^( {5})i/, `$1${p.muted('i')}`);

@@ -54,12 +54,21 @@ export interface TuiInput extends AnalyzeOptions {
   deadlines?: { apiMs: number; nodeMs: number };
 }
 
+/**
+ * How the TUI ended: on a completed read (with its Report when it diagnosed a Service), before
+ * the read under way completed (q, or ctrl+c: interrupted), or with nothing read (the reason).
+ */
+export type TuiExit =
+  | { ended: 'answered'; report?: Report }
+  | { ended: 'quit' | 'interrupted'; report?: Report }
+  | { ended: 'unread'; reason: string };
+
 export interface AppProps extends TuiInput {
   color: boolean;
   /** A fixed size (tests); otherwise the terminal's, followed on resize. */
   size?: Size;
-  /** `failed`: the diagnosis could not run at all (the API unreachable, say): exit 2. */
-  onQuit?: (report: Report | undefined, failed: boolean) => void;
+  /** Called as the user quits: how the run ended, for the exit code and the line left behind. */
+  onQuit?: (exit: TuiExit) => void;
 }
 
 /** What is being read, since when, and when it gives up. */
@@ -85,6 +94,8 @@ function useFacts(input: TuiInput) {
   const [activity, setActivity] = useState<Activity[]>([]);
   const [error, setError] = useState<string>();
   const [fatal, setFatal] = useState<string>(); // the load failed as a whole: nothing to show
+  // a read under way: quitting now leaves without its answer
+  const [loading, setLoading] = useState(options.facts === undefined);
   const busy = useRef(false);
   const mounted = useRef(true);
   useEffect(
@@ -96,6 +107,7 @@ function useFacts(input: TuiInput) {
   const load = useCallback(() => {
     if (busy.current) return;
     busy.current = true;
+    setLoading(true);
     setError(undefined);
     setFatal(undefined);
     const deadlines = options.deadlines;
@@ -129,20 +141,22 @@ function useFacts(input: TuiInput) {
       .finally(() => {
         settled = true;
         busy.current = false;
-        if (mounted.current) setActivity([]);
+        if (!mounted.current) return;
+        setActivity([]);
+        setLoading(false);
       });
   }, [options]);
   useEffect(() => {
     if (options.facts === undefined) load();
   }, [options, load]);
-  return { data, activity, error, fatal, load };
+  return { data, activity, error, fatal, loading, load };
 }
 
 const printable = (input: string, key: KeyFlags) =>
   input.length > 0 && !key.ctrl && !key.meta && !/[\x00-\x1f\x7f]/.test(input); // eslint-disable-line no-control-regex
 
 export function App(props: AppProps) {
-  const { data, activity, error, fatal, load } = useFacts(props);
+  const { data, activity, error, fatal, loading, load } = useFacts(props);
   // keys can arrive several in one read ("jj\r"): each is reduced from the state the previous
   // one left, not from the last render's
   const [state, setState] = useState((): State => {
@@ -204,8 +218,11 @@ export function App(props: AppProps) {
   };
   const shown = modelsOf(state);
 
-  const quit = () => {
-    props.onQuit?.(report, fatal !== undefined);
+  // what the screen shows decides: a read still under way has no answer yet
+  const quit = (interrupt: boolean) => {
+    if (loading) props.onQuit?.({ ended: interrupt ? 'interrupted' : 'quit', report });
+    else if (fatal !== undefined) props.onQuit?.({ ended: 'unread', reason: fatal });
+    else props.onQuit?.({ ended: 'answered', report });
     exit();
   };
 
@@ -224,7 +241,8 @@ export function App(props: AppProps) {
   function onKey(input: string, key: KeyFlags) {
     const s = latest.current;
     const where = s.modal === 'none' ? s.screen : s.modal;
-    const binding = lookup(where, keyName(input, key));
+    const name = keyName(input, key);
+    const binding = lookup(where, name);
     if (!binding) {
       if ((s.modal === 'search' || s.modal === 'command') && printable(input, key))
         dispatch({ type: 'type', text: input });
@@ -232,7 +250,8 @@ export function App(props: AppProps) {
     }
     for (const e of navigate(latest.current, binding.action, modelsOf(latest.current), screen)) {
       if (e.do === 'dispatch') dispatch(e.action);
-      else if (e.do === 'quit') return quit();
+      // raw mode turns the terminal's interrupt into a key: it ends the run as SIGINT would
+      else if (e.do === 'quit') return quit(name === 'ctrl+c');
       else if (e.do === 'recollect') load();
       else answer(e.yes);
     }

@@ -6,7 +6,7 @@ import stringWidth from 'string-width';
 /** Marks kdebug draws and the corners and sides of Ink's border styles; each is one column
  * (the tests hold string-width to it). */
 export const NARROW = new Set(
-  Array.from('›…✗✓→—▏▾▸├┬┴┼×·⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏┌─┐│└┘╔═╗║╚╝╭╮╰╯┏━┓┃┗┛╓╖╙╜╒╕╘╛', (c) => c.charCodeAt(0)),
+  Array.from('◐›…✗✓→—▏▾▸├┬┴┼×·⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏┌─┐│└┘╔═╗║╚╝╭╮╰╯┏━┓┃┗┛╓╖╙╜╒╕╘╛', (c) => c.charCodeAt(0)),
 );
 
 type Options = Parameters<typeof stringWidth>[1];

@@ -73,6 +73,7 @@ export const STATUS_TONE = {
   skip: 'muted',
   pending: 'accent',
   unobserved: 'accent',
+  partial: 'accent',
 } as const satisfies Record<Shown, Tone>;
 
 /** Spinner frames for pending steps. */

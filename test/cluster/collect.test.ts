@@ -10,12 +10,15 @@ import {
   collect,
   collectAll,
   labelSelectorString,
+  nodeBasics,
+  readDecision,
   type CollectProgress,
 } from '../../src/cluster/collect.js';
 import { KubeCluster, type NodeTransport } from '../../src/cluster/kube-cluster.js';
 import { KubeApiError } from '../../src/cluster/kube/errors.js';
 import { ServiceNotFoundError } from '../../src/cluster/kube/suggestions.js';
 import { readSnapshot } from '../../src/cluster/snapshot.js';
+import { nodeBackends, textSigns } from '../../src/core/iptables/backend.js';
 import type { Facts, KubeObject } from '../../src/core/model.js';
 import { startFakeApi, type FakeApi, type FakeApiOptions } from '../support/fake-api/server.js';
 import { aPod, aService, anEndpointSlice, webCluster } from './objects.js';
@@ -439,20 +442,185 @@ describe('collect: Services without a selector, and node commands', () => {
     const facts = await collect(
       cluster,
       { namespace: 'default', service: 'web' },
-      { nodeCommands: [{ kind: 'ipvs-save' }] },
+      { nodeCommands: [{ kind: 'proc-net', file: 'ip_vs_stats' }, { kind: 'ipvs-save' }] },
     );
     assert.deepEqual(ran.sort(), [
+      'node-a ip_vs_stats',
       'node-a ipvsadm-list',
       'node-a ipvsadm-save',
+      'node-b ip_vs_stats',
       'node-b ipvsadm-save',
     ]);
     assert.deepEqual(facts.nodes, {
-      'node-a': { 'ipvsadm-list': 'ipvsadm-list of node-a\n' },
-      'node-b': { 'ipvsadm-save': 'ipvsadm-save of node-b\n' },
+      'node-a': {
+        ip_vs_stats: 'ip_vs_stats of node-a\n',
+        'ipvsadm-list': 'ipvsadm-list of node-a\n',
+      },
+      'node-b': {
+        ip_vs_stats: 'ip_vs_stats of node-b\n',
+        'ipvsadm-save': 'ipvsadm-save of node-b\n',
+      },
     });
     // read the other way: nothing lost
     assert.deepEqual(facts.meta['nodeErrors'] ?? [], []);
   });
+
+  // What each node's kernel says, by how `cat /proc/net/...` ends there.
+  const CAT: Record<string, { stdout: string; stderr: string; exitCode: number }> = {
+    listed: { stdout: 'filter\nnat\n', stderr: '', exitCode: 0 },
+    'not-listed': { stdout: 'filter\n', stderr: '', exitCode: 0 },
+    'no-list': {
+      stdout: '',
+      stderr: 'cat: /proc/net/ip_tables_names: No such file or directory',
+      exitCode: 1,
+    },
+    'not-readable': {
+      stdout: '',
+      stderr: 'sudo: a password is required',
+      exitCode: 1,
+    },
+  };
+
+  /** collect's node runs on one node per kernel answer: what ran, what was kept, what it said. */
+  async function legacyPlan(commands: (f: Facts) => NodeCommand[]) {
+    const ran: string[] = [];
+    const transport: NodeTransport = {
+      run: async (node, c) => {
+        ran.push(`${node} ${commandStem(c)}`);
+        if (c.kind === 'proc-net') return { ...CAT[node]!, via: 'test' };
+        return { stdout: `${commandStem(c)} of ${node}\n`, stderr: '', exitCode: 0, via: 'test' };
+      },
+    };
+    const { cluster } = await serve(webCluster().relevant, {}, transport);
+    const facts = await collect(
+      cluster,
+      { namespace: 'default', service: 'web' },
+      { nodeCommands: commands, nodes: Object.keys(CAT) },
+    );
+    return { ran, facts };
+  }
+
+  it("reads legacy's nat table only where the kernel lists it: reading it by name would create it", async () => {
+    const { ran, facts } = await legacyPlan(nodeBasics);
+    const legacyRead = (node: string) => ran.includes(`${node} iptables-legacy-save-nat`);
+    assert.deepEqual(
+      Object.keys(CAT).map((node) => `${node}: ${legacyRead(node) ? 'read' : 'not read'}`),
+      ['listed: read', 'not-listed: not read', 'no-list: not read', 'not-readable: not read'],
+    );
+    // the list first, after the dumps (a kube-proxy image without cat fails nothing else)
+    assert.deepEqual(ran.filter((r) => r.startsWith('listed ')).slice(0, 4), [
+      'listed iptables-save',
+      'listed iptables-nft-save-nat',
+      'listed ip_tables_names',
+      'listed iptables-legacy-save-nat',
+    ]);
+    // no list: ip_tables is not loaded, so no legacy table exists; kept as an empty list
+    assert.equal(facts.nodes['no-list']?.['ip_tables_names'], '');
+    assert.equal(facts.nodes['not-readable']?.['ip_tables_names'], undefined);
+    assert.deepEqual(facts.meta['nodeErrors'], [
+      {
+        node: 'not-readable',
+        command: 'ip_tables_names',
+        exitCode: 1,
+        error: 'sudo: a password is required',
+      },
+      {
+        node: 'not-readable',
+        command: 'iptables-legacy-save-nat',
+        exitCode: null,
+        error:
+          'not run: /proc/net/ip_tables_names could not be read, and where it does not list what this reads, reading it would create it',
+      },
+    ]);
+  });
+
+  it('runs no guarded read whose list was not planned before it', async () => {
+    const { ran } = await legacyPlan(() => [
+      { kind: 'ip6tables-save', backend: 'legacy', table: 'nat' },
+      { kind: 'ipvs-save' },
+      { kind: 'ipset-save' },
+      // without -t, iptables-legacy-save dumps only the tables the kernel lists
+      { kind: 'iptables-save', backend: 'legacy' },
+    ]);
+    assert.deepEqual([...new Set(ran.map((r) => r.split(' ')[1]))], ['iptables-legacy-save']);
+  });
+
+  it('a legacy nat table the list does not name reads as holding no chain; older captures as before', () => {
+    const NFT_NAT = '*nat\n:KUBE-SERVICES - [0:0]\nCOMMIT\n';
+    const backendsOf = (outputs: Record<string, string>) => {
+      const b = nodeBackends(Object.keys(outputs), (s) => textSigns(outputs[s]!));
+      return `${b.chains} (${b.sources.join(', ')})`;
+    };
+    // planned now: the list, and legacy's nat table only where it is listed
+    assert.equal(
+      backendsOf({ ip_tables_names: 'filter\n', 'iptables-nft-save-nat': NFT_NAT }),
+      'nft (ip_tables_names, iptables-nft-save-nat)',
+    );
+    assert.equal(
+      backendsOf({ ip_tables_names: '', 'iptables-nft-save-nat': '*nat\nCOMMIT\n' }),
+      'none (ip_tables_names, iptables-nft-save-nat)',
+    );
+    // a list that could not be read: legacy not observed
+    assert.equal(
+      backendsOf({ 'iptables-nft-save-nat': '*nat\nCOMMIT\n' }),
+      'unknown (iptables-nft-save-nat)',
+    );
+    // older captures: no list, legacy's nat table read (or not) as it was
+    assert.equal(
+      backendsOf({ 'iptables-legacy-save-nat': NFT_NAT, 'iptables-nft-save-nat': NFT_NAT }),
+      'both (iptables-legacy-save-nat, iptables-nft-save-nat)',
+    );
+    assert.equal(
+      backendsOf({ 'iptables-legacy-save-nat': '', 'iptables-nft-save-nat': NFT_NAT }),
+      'nft (iptables-legacy-save-nat, iptables-nft-save-nat)',
+    );
+  });
+
+  // One line per case: the command, what the node printed before it, the decision.
+  const DECISIONS: [NodeCommand, Record<string, string>, 'run' | 'absent' | 'unread'][] = [
+    [
+      { kind: 'iptables-save', backend: 'legacy', table: 'nat' },
+      { ip_tables_names: 'nat\n' },
+      'run',
+    ],
+    [
+      { kind: 'iptables-save', backend: 'legacy', table: 'nat' },
+      { ip_tables_names: 'filter\n' },
+      'absent',
+    ],
+    [{ kind: 'iptables-save', backend: 'legacy', table: 'nat' }, { ip_tables_names: '' }, 'absent'],
+    [
+      { kind: 'iptables-save', backend: 'legacy', table: 'nat' },
+      { ip6_tables_names: 'nat\n' },
+      'unread',
+    ],
+    [
+      { kind: 'iptables-save', backend: 'legacy', table: 'filter' },
+      { ip_tables_names: 'nat\nfilter\n' },
+      'run',
+    ],
+    [
+      { kind: 'ip6tables-save', backend: 'legacy', table: 'nat' },
+      { ip6_tables_names: 'nat\n' },
+      'run',
+    ],
+    [
+      { kind: 'ip6tables-save', backend: 'legacy', table: 'nat' },
+      { ip_tables_names: 'nat\n' },
+      'unread',
+    ],
+    [{ kind: 'iptables-save', backend: 'legacy' }, {}, 'run'],
+    [{ kind: 'iptables-save', backend: 'nft', table: 'nat' }, {}, 'run'],
+    [{ kind: 'iptables-save', backend: 'auto' }, {}, 'run'],
+    [{ kind: 'ipvs-save' }, { ip_vs_stats: '   Total Incoming Outgoing\n' }, 'run'],
+    [{ kind: 'ipvs-save', format: 'list' }, { ip_vs_stats: '' }, 'absent'],
+    [{ kind: 'ipset-save' }, {}, 'unread'],
+    [{ kind: 'conntrack-stats' }, {}, 'run'],
+  ];
+  for (const [command, printed, decision] of DECISIONS)
+    it(`${commandStem(command)} after ${JSON.stringify(printed)}: ${decision}`, () => {
+      assert.equal(readDecision(command, printed), decision);
+    });
 
   it('says so when no node transport is configured', async () => {
     const { cluster } = await serve(webCluster().relevant);

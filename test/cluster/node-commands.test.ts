@@ -138,6 +138,21 @@ const KINDS: [NodeCommand, string[], string][] = [
     ['/usr/bin/timeout', '30', '/usr/sbin/ipset', 'list', '-o', 'save'],
     'ipset-save',
   ],
+  [
+    { kind: 'proc-net', file: 'ip_tables_names' },
+    ['/usr/bin/timeout', '10', '/bin/cat', '/proc/net/ip_tables_names'],
+    'ip_tables_names',
+  ],
+  [
+    { kind: 'proc-net', file: 'ip6_tables_names' },
+    ['/usr/bin/timeout', '10', '/bin/cat', '/proc/net/ip6_tables_names'],
+    'ip6_tables_names',
+  ],
+  [
+    { kind: 'proc-net', file: 'ip_vs_stats' },
+    ['/usr/bin/timeout', '10', '/bin/cat', '/proc/net/ip_vs_stats'],
+    'ip_vs_stats',
+  ],
 ];
 
 describe('node commands', () => {
@@ -159,6 +174,7 @@ describe('node commands', () => {
       'conntrack-stats': 1,
       'ipvs-save': 1,
       'ipset-save': 1,
+      'proc-net': 1,
     } satisfies Record<NodeCommand['kind'], 1>;
     assert.deepEqual(new Set(KINDS.map(([c]) => c.kind)), new Set(Object.keys(all)));
   });
@@ -202,13 +218,23 @@ describe('node commands', () => {
       '/usr/sbin/conntrack',
       '-S',
     ]);
-    const readsRules = (k: string) =>
-      k.endsWith('tables-save') ||
-      k === 'nft-list' ||
-      k.startsWith('conntrack') ||
-      k === 'ipvs-save' ||
-      k === 'ipset-save';
-    for (const [command] of KINDS.filter(([c]) => !readsRules(c.kind))) {
+    // the legacy tables' lists are root's alone (mode 0440): cat them through sudo -n too
+    assert.deepEqual(nodeArgv({ kind: 'proc-net', file: 'ip6_tables_names' }, SUDO), [
+      '/usr/bin/timeout',
+      '10',
+      'sudo',
+      '-n',
+      '/bin/cat',
+      '/proc/net/ip6_tables_names',
+    ]);
+    const needsRoot = (c: NodeCommand) =>
+      c.kind.endsWith('tables-save') ||
+      c.kind === 'nft-list' ||
+      c.kind.startsWith('conntrack') ||
+      c.kind === 'ipvs-save' ||
+      c.kind === 'ipset-save' ||
+      (c.kind === 'proc-net' && c.file !== 'ip_vs_stats');
+    for (const [command] of KINDS.filter(([c]) => !needsRoot(c))) {
       assert.ok(!nodeArgv(command, SUDO).includes('sudo'), command.kind);
       assert.deepEqual(nodeArgv(command, SUDO), nodeArgv(command, ROOT));
     }
@@ -237,6 +263,13 @@ describe('node commands', () => {
       'sh',
       ...SH('icmp-echo', '10.96.0.10').slice(1),
     ]);
+    // the Pod's own /proc is the node's network namespace (hostNetwork), mounted or not at /host
+    assert.deepEqual(nodeArgv({ kind: 'proc-net', file: 'ip_tables_names' }, POD), [
+      'timeout',
+      '10',
+      'cat',
+      '/proc/net/ip_tables_names',
+    ]);
   });
 
   it('execs the save binary directly in the kube-proxy container and refuses what its image cannot run', () => {
@@ -246,6 +279,11 @@ describe('node commands', () => {
     );
     assert.deepEqual(nodeArgv({ kind: 'iptables-save', backend: 'nft' }, KUBE_PROXY), [
       'iptables-nft-save',
+    ]);
+    // the kernel's lists with the image's cat (its iptables wrapper needs one)
+    assert.deepEqual(nodeArgv({ kind: 'proc-net', file: 'ip_vs_stats' }, KUBE_PROXY), [
+      'cat',
+      '/proc/net/ip_vs_stats',
     ]);
     for (const c of [
       { kind: 'ip-addr' },
@@ -328,6 +366,8 @@ describe('node commands', () => {
     ['unknown table', { kind: 'iptables-save', backend: 'auto', table: 'nat; reboot' }],
     ['extra field', { kind: 'ip-addr', argv: ['rm', '-rf', '/'] }],
     ['an nft family that is not one', { kind: 'nft-list', family: 'ip; nft flush ruleset' }],
+    ['a /proc/net file off the list', { kind: 'proc-net', file: 'nf_conntrack' }],
+    ['a path as /proc/net file', { kind: 'proc-net', file: '../../etc/shadow' }],
     ['an nft table of its own', { kind: 'nft-list', family: 'ip', table: 'filter' }],
     ['an nft format that is not one', { kind: 'nft-list', family: 'ip', format: '-f /tmp/x' }],
     ['a conntrack address that is not one', { kind: 'conntrack-list', protocol: 'udp', dst: '-D' }],

@@ -5,6 +5,7 @@
 // IP conventions (kube-proxy's proxier_test.go): Pod IPs 10.180.0.0/16 in the cluster CIDR
 // 10.0.0.0/8, ClusterIPs 172.30.0.0/16, node test-node 192.168.0.2 (Pods 10.180.0.0/24), other
 // node 192.168.0.3 (Pods 10.180.1.0/24), load balancer 5.6.7.8, source range 203.0.113.0/25.
+import { evidenceText } from '../../src/core/evidence.js';
 import { Analysis } from '../../src/core/analysis.js';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -234,7 +235,7 @@ describe('drift', () => {
     assert.match(stale.advice!, /kube-proxy on test-node has not applied/);
     const f = driftToFinding(stale);
     assert.deepEqual([f.id, f.status, f.node, f.service], ['endpoint-stale', 'fail', NODE, WEB]);
-    assert.ok(f.evidence.some((e) => e.startsWith('actual:   -t nat')));
+    assert.ok(f.evidence.map(evidenceText).some((e) => e.startsWith('actual:   -t nat')));
   });
 
   it('collapses one masquerade difference on every Service port into one node finding', () => {

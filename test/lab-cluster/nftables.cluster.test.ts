@@ -2,6 +2,7 @@
 // kube-proxy writes its "ip kube-proxy" and "ip6 kube-proxy" nftables tables and traffic goes
 // through them; kdebug reads both on each node and compares them with the tables kube-proxy
 // should write (kdebug expect's).
+import { evidenceText } from '../../src/core/evidence.js';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -79,17 +80,27 @@ describe('the lab cluster, kube-proxy in nftables mode', skipWithout(why), () =>
       .find((s) => s.id === 'reachability')!
       .findings.find((f) => f.id === 'ping-clusterip-explained');
     assert.ok(
-      ping?.evidence.some((e) => /: chain cluster-ips-check: ip daddr @cluster-ips reject/.test(e)),
-      JSON.stringify(ping?.evidence),
+      ping?.evidence
+        .map(evidenceText)
+        .some((e) => /: chain cluster-ips-check: ip daddr @cluster-ips reject/.test(e)),
+      JSON.stringify(ping?.evidence.map(evidenceText)),
     );
-    assert.ok(ping?.evidence.some((e) => /: set cluster-ips holds 10\.96\.0\.10$/.test(e)));
+    assert.ok(
+      ping?.evidence
+        .map(evidenceText)
+        .some((e) => /: set cluster-ips holds 10\.96\.0\.10$/.test(e)),
+    );
     // CoreDNS reaching itself through kube-dns: in its node's hairpin-connections set
     const hairpin = doc.steps.find((s) => s.id === 'hairpin')!;
     assert.deepEqual(
       hairpin.findings.map((f) => `${f.id}:${f.status}`),
       ['hairpin-masquerade-present:pass'],
     );
-    assert.ok(hairpin.findings[0]!.evidence.every((e) => /set hairpin-connections holds /.test(e)));
+    assert.ok(
+      hairpin.findings[0]!.evidence.map(evidenceText).every((e) =>
+        /set hairpin-connections holds /.test(e),
+      ),
+    );
   });
 
   it('kdebug rules --file: the table the real kube-proxy wrote, read back into the Service trees', () => {

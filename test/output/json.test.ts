@@ -7,11 +7,14 @@ import { aService, facts, healthy, TARGET } from '../core/checks/builders.js';
 describe('JSON output', () => {
   it('is the Report with schemaVersion and every finding field', () => {
     const doc = JSON.parse(reportJson(diagnose(facts(healthy()), TARGET)));
-    assert.equal(doc.schemaVersion, 1);
+    assert.equal(doc.schemaVersion, 2);
     assert.deepEqual(doc.target, TARGET);
     assert.equal(doc.steps.length, 10);
     for (const step of doc.steps) {
-      assert.deepEqual(Object.keys(step), ['id', 'title', 'status', 'findings']);
+      assert.deepEqual(
+        Object.keys(step).filter((k) => k !== 'partial'),
+        ['id', 'title', 'status', 'findings'],
+      );
       for (const finding of step.findings) {
         assert.deepEqual(Object.keys(finding).slice(0, 6), [
           'id',
@@ -23,6 +26,11 @@ describe('JSON output', () => {
         ]);
         assert.ok(finding.next === null || typeof finding.next === 'string');
         assert.ok(finding.advice === null || typeof finding.advice === 'string');
+        // each evidence item says where it came from
+        for (const e of finding.evidence as { kind: string; text: string }[]) {
+          assert.ok(['observed', 'read', 'computed', 'not-observed'].includes(e.kind), e.kind);
+          assert.equal(typeof e.text, 'string');
+        }
       }
     }
   });

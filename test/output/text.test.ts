@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { read, seen } from '../../src/core/evidence.js';
 import { shellWords } from '../../src/core/next-command.js';
 import { describe, it } from 'node:test';
 import { concluded } from '../../src/core/diagnose.js';
@@ -10,7 +11,7 @@ const f = (id: string, status: Status, extra: Partial<Finding> = {}): Finding =>
   status,
   title: `${id} title`,
   explanation: `${id} explanation`,
-  evidence: [`${id} evidence`],
+  evidence: [read(`${id} evidence`)],
   ...extra,
 });
 const report = (steps: { id: string; status: Status; findings: Finding[] }[]): Report =>
@@ -112,7 +113,7 @@ describe('text output', () => {
     const long = f('x', 'fail', {
       title: 'word '.repeat(40),
       explanation: 'long '.repeat(100),
-      evidence: ['-A KUBE-SERVICES '.repeat(20)],
+      evidence: [seen('-A KUBE-SERVICES '.repeat(20))],
       next: { argv: Array<string>(30).fill('kubectl') },
     });
     for (const line of reportText(

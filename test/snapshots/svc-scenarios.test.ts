@@ -27,7 +27,7 @@ export const SCENARIOS: Scenario[] = [
   { dir: 'nginx-svc', service: 'nginx-svc', has: ['rules-match', 'hairpin-masquerade-present', 'ping-clusterip-explained'] },
   { dir: 'selector-typo', service: 'nginx-svc', fails: { step: 'selector', id: 'selector-matches-no-pods' }, has: ['no-ready-endpoints', 'clusterip-unreachable'] },
   { dir: 'target-port-wrong', service: 'nginx-svc', fails: { step: 'ports', id: 'target-port-not-exposed' }, has: ['endpoint-unreachable', 'clusterip-unreachable', 'ping-clusterip-explained'] },
-  { dir: 'pods-not-ready', service: 'nginx-svc', fails: { step: 'endpoints', id: 'no-ready-endpoints' }, has: ['endpoint-not-ready'] },
+  { dir: 'pods-not-ready', service: 'nginx-svc', fails: { step: 'endpoints', id: 'endpoint-not-ready' }, has: ['no-ready-endpoints'] },
   { dir: 'coredns-down', service: 'nginx-svc', fails: { step: 'dns', id: 'coredns-unavailable' }, has: ['dns-answer-wrong', 'clusterip-reachable'] },
   { dir: 'headless', service: 'nginx-headless', has: ['service-headless', 'dns-answer-ok', 'endpoints-reachable'] },
   { dir: 'external-name', service: 'payments-api', has: ['service-external-name', 'dns-answer-ok'] },

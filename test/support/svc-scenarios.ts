@@ -297,7 +297,7 @@ const SCENARIOS: Scenario[] = [
     fault:
       'The nginx Pods run, but their readiness probe asks for `/healthz`, which nginx answers with 404. Both Pods stay not ready, the EndpointSlice lists them with `ready: false`, and kube-proxy v1.15 writes a REJECT rule instead of the Service chains.',
     expect:
-      'step 4 Endpoints fails with `no-ready-endpoints` and one `endpoint-not-ready` per Pod, saying the readiness probe (httpGet /healthz on port 80) is failing; the Pods answer on port 80 directly, the ClusterIP is refused (a consequence).',
+      'step 4 Endpoints fails with one `endpoint-not-ready` per Pod, saying the readiness probe (httpGet /healthz on port 80) is failing, the cause; `no-ready-endpoints` follows from it (a warning); the Pods answer on port 80 directly, the ClusterIP is refused (a consequence).',
     derive(f) {
       for (const pod of findAll(f, 'Pod', 'default', 'nginx-')) {
         pod['spec'].containers[0].readinessProbe.httpGet.path = '/healthz';

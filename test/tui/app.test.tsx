@@ -5,7 +5,13 @@ import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { readSnapshot } from '../../src/cluster/snapshot.js';
 import type { Facts } from '../../src/core/model.js';
-import { App, type AppProps, type PartialFacts, type Progress } from '../../src/tui/App.js';
+import {
+  App,
+  type AppProps,
+  type PartialFacts,
+  type Progress,
+  type TuiExit,
+} from '../../src/tui/App.js';
 import { questions } from '../../src/tui/questions.js';
 import { frame, press, render, settle, waitFrame } from './harness.js';
 
@@ -140,10 +146,11 @@ describe('the TUI on the demo', () => {
   });
 
   it('q quits and hands back the last Report', async () => {
-    let quit: string | undefined;
-    const r = await app({ onQuit: (report) => (quit = report?.status) });
+    let quit: TuiExit | undefined;
+    const r = await app({ onQuit: (e) => (quit = e) });
     await press(r, 'q');
-    assert.equal(quit, 'pass');
+    assert.equal(quit?.ended, 'answered');
+    assert.equal(quit.ended === 'answered' && quit.report?.status, 'pass');
     r.unmount();
   });
 
@@ -277,14 +284,14 @@ describe('live', () => {
   });
 
   it('a failed read says which; the reason replaces the spinners, and q exits as failed', async () => {
-    let failed: boolean | undefined;
+    let quit: TuiExit | undefined;
     const r = await app({
       facts: undefined,
       load: async (progress) => {
         progress({ what: 'Nodes', state: 'failed', error: 'forbidden' });
         throw new Error('cannot read Service default/nginx-svc: forbidden');
       },
-      onQuit: (_report, f) => (failed = f),
+      onQuit: (e) => (quit = e),
     });
     await waitFrame(r, /^kdebug: cannot read Service default\/nginx-svc: forbidden/m);
     // the failed read's flash arrives in a render of its own, before or after the reason
@@ -294,7 +301,10 @@ describe('live', () => {
     assert.match(f, /reading Nodes failed: forbidden$/m);
     assert.doesNotMatch(f, /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/, 'no spinner is left');
     await press(r, 'q');
-    assert.equal(failed, true);
+    assert.deepEqual(quit, {
+      ended: 'unread',
+      reason: 'cannot read Service default/nginx-svc: forbidden',
+    });
     r.unmount();
   });
 
@@ -309,6 +319,80 @@ describe('live', () => {
     });
     await waitFrame(r, /node vm-12-7-centos: iptables-save 0s \(gives up at 60s\)$/m);
     r.unmount();
+  });
+});
+
+describe('leaving: the answer on screen, or none yet', () => {
+  const CTRL_C = '\x03';
+  const reading = () => new Promise<Facts>(() => undefined); // a read that never ends
+  const quitWith = async (props: Partial<AppProps>, ...keys: string[]) => {
+    let quit: TuiExit | undefined;
+    const r = await app({ ...props, onQuit: (e) => (quit = e) });
+    await press(r, ...keys);
+    r.unmount();
+    return quit;
+  };
+  const ended = (e: TuiExit | undefined) => e?.ended;
+
+  // one line per way out: what is on screen when the key comes, and how the run ended
+  for (const [what, props, keys, want] of [
+    ['q while the facts are read', { facts: undefined, load: reading }, ['q'], 'quit'],
+    [
+      'ctrl+c while the facts are read',
+      { facts: undefined, load: reading },
+      [CTRL_C],
+      'interrupted',
+    ],
+    [
+      ':q while the facts are read',
+      { facts: undefined, load: reading },
+      [':', 'q', 'enter'],
+      'quit',
+    ],
+    ['q once the diagnosis is on screen', {}, ['q'], 'answered'],
+    ['ctrl+c once the diagnosis is on screen', {}, [CTRL_C], 'answered'],
+    ['q while ctrl+r reads again', { load: reading }, ['ctrl+r', 'q'], 'quit'],
+    ['ctrl+c while ctrl+r reads again', { load: reading }, ['ctrl+r', CTRL_C], 'interrupted'],
+    ['q after ctrl+r read again', {}, ['ctrl+r', 'q'], 'answered'],
+  ] as const)
+    it(`${what}: ${want}`, async () => {
+      assert.equal(ended(await quitWith(props, ...keys)), want);
+    });
+
+  it('ctrl+c on the question before debug Pods is an interrupt; the question is a no', async () => {
+    const asks = questions();
+    let answer: boolean | undefined;
+    const quit = await quitWith(
+      {
+        facts: undefined,
+        questions: asks,
+        load: async () => {
+          answer = await asks.ask(['create?']);
+          return reading();
+        },
+      },
+      CTRL_C,
+    );
+    assert.equal(ended(quit), 'interrupted');
+    assert.equal(answer, false);
+  });
+
+  it('a diagnosis left unfinished hands over what it had so far: the steps still pending', async () => {
+    const quit = await quitWith({ facts: undefined, load: reading }, 'q');
+    assert.equal(quit?.ended, 'quit');
+    const report = quit.ended === 'quit' ? quit.report : undefined;
+    assert.equal(report?.pending, true);
+    assert.deepEqual(report?.target, TARGET);
+  });
+
+  it('the rules screens: q hands over no Report (nothing was diagnosed), and no answer while reading again', async () => {
+    const empty: Facts = { objects: [], nodes: {}, meta: {} };
+    const rules = { start: 'rules', target: undefined, facts: empty } as const;
+    assert.deepEqual(await quitWith(rules, 'q'), { ended: 'answered', report: undefined });
+    assert.deepEqual(await quitWith({ ...rules, load: reading }, 'ctrl+r', 'q'), {
+      ended: 'quit',
+      report: undefined,
+    });
   });
 });
 

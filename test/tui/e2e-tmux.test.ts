@@ -4,9 +4,12 @@
 // build (`npm test` builds first); without tmux it is skipped, except on CI where it fails.
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { cpus, loadavg } from 'node:os';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { readSnapshot } from '../../src/cluster/snapshot.js';
+import { startFakeApi, type FakeApi } from '../support/fake-api/server.js';
 import { skipWithout } from '../support/skip.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -141,10 +144,11 @@ describe('kdebug demo in a terminal', skip, () => {
     send('q');
     // the exit line and the prompt after it: the shell prints them a moment apart
     s = await waitFor('the shell back', (x) => /kdebug-exit=0\n\$/.test(x));
-    // the main screen is back as it was: the command line, then the exit line, then a prompt
+    // the main screen is back as it was: the command line, the verdict the TUI leaves, the exit
+    // line, then a prompt
     assert.match(
       s,
-      /^\$ node bin\/kdebug\.js demo; echo "kdebug-exit=\$\?"\nkdebug-exit=0\n\$ ?\n/,
+      /^\$ node bin\/kdebug\.js demo; echo "kdebug-exit=\$\?"\nkdebug: default\/nginx-svc: no problem found in the steps kdebug could check\nkdebug-exit=0\n\$ ?\n/,
     );
     assert.doesNotMatch(s, /[┏┃┗│]/, 'nothing of the TUI is left on the screen');
     assert.equal(paneFlag('alternate_on'), '0', 'left the alternate screen');
@@ -275,5 +279,117 @@ describe('the traps of the first ten minutes, in a terminal', skip, () => {
     t2('send-keys', '-t', SESSION, 'q');
     s = await waitFor2('the shell back', r.exited);
     assert.equal(r.code(s), 0);
+  });
+});
+
+describe('leaving the TUI: the exit code says what was checked, the answer stays', skip, () => {
+  const S3 = `${SESSION}-leave`;
+  const t3 = (...args: string[]) => tmux(...args.map((a) => (a === SESSION ? S3 : a)));
+  const waitFor3 = (what: string, test: (s: string) => boolean, ms = 15_000) =>
+    waitFor(what, test, ms, S3);
+  const paneFlag3 = (flag: string) =>
+    t3('display-message', '-p', '-t', SESSION, `#{${flag}}`).trim();
+  let fake: FakeApi;
+  let home: string;
+  let runs = 0;
+  /** Runs a command line in the pane, after clearing it; its exit status is echoed after it. */
+  const run = (line: string) => {
+    const n = ++runs;
+    t3('send-keys', '-t', SESSION, '-l', `clear; ${line}; echo "kdebug-exit-${n}=$?"`);
+    t3('send-keys', '-t', SESSION, 'Enter');
+    const exitLine = new RegExp(`^kdebug-exit-${n}=(\\d+)$`, 'm');
+    return {
+      exited: (x: string) => exitLine.test(x),
+      code: (x: string) => Number(exitLine.exec(x)?.[1]),
+      // what the TUI left above the exit line (`clear` erased the command), its wrapped lines
+      // (indented by two, within the 80 columns) joined again: a soft wrap would not join
+      left: (x: string) =>
+        x
+          .slice(0, exitLine.exec(x)?.index)
+          .trim()
+          .replace(/\n {2}/g, ' '),
+    };
+  };
+  // a live run whose EndpointSlices never come: the diagnosis stays under way
+  const live = () =>
+    `HOME=${home} node bin/kdebug.js svc nginx-svc --kubeconfig ${fake.kubeconfig({ namespace: 'default' })}`;
+  const loading = (x: string) => /default\/nginx-svc/.test(x) && /reading/.test(x);
+
+  before(async () => {
+    const served = await readSnapshot(`${ROOT}snapshots/nginx-svc`);
+    fake = await startFakeApi({
+      objects: served.objects,
+      stall: (r) => r.path.includes('endpointslices'),
+    });
+    home = mkdtempSync(join(tmpdir(), 'kdebug-e2e-home-'));
+    useServer('leave');
+    newShell(S3);
+    await waitFor3('the shell prompt', (x) => x.startsWith('$'));
+  });
+  after(async () => {
+    spawnSync('tmux', ['-L', socket, 'kill-server']);
+    await fake.close();
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  it('q before the diagnosis completed: exit 2, and a line saying nothing was checked', async () => {
+    const r = run(live());
+    await waitFor3('the steps being read', loading);
+    t3('send-keys', '-t', SESSION, 'q');
+    const s = await waitFor3('the shell back', r.exited);
+    assert.equal(r.code(s), 2);
+    assert.equal(
+      r.left(s),
+      'kdebug: default/nginx-svc: quit before the diagnosis completed (nothing was checked)',
+    );
+    assert.equal(paneFlag3('alternate_on'), '0', 'left the alternate screen');
+  });
+
+  it('ctrl+c before the diagnosis completed: exit 130, and a line saying so', async () => {
+    const r = run(live());
+    await waitFor3('the steps being read', loading);
+    t3('send-keys', '-t', SESSION, 'C-c');
+    const s = await waitFor3('the shell back', r.exited);
+    assert.equal(r.code(s), 130);
+    assert.equal(
+      r.left(s),
+      'kdebug: default/nginx-svc: interrupted before the diagnosis completed (nothing was checked)',
+    );
+  });
+
+  it("q once the diagnosis is on screen: the report's exit code, its verdict left behind", async () => {
+    const args = 'svc nginx-svc --snapshot snapshots/selector-typo';
+    // the text output's conclusion for the same run, on one line
+    const text = spawnSync(process.execPath, ['bin/kdebug.js', ...args.split(' '), '-o', 'text'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      env: { ...process.env, COLUMNS: '1000', NO_COLOR: '1' },
+    });
+    assert.equal(text.status, 1, 'the scenario has a problem');
+    const conclusion = /^(?:Problem|Warning) at step .*$/m.exec(text.stdout)![0];
+    const r = run(`node bin/kdebug.js ${args}`);
+    await waitFor3('the diagnosis', (x) => x.includes('10 Hairpin'));
+    t3('send-keys', '-t', SESSION, 'q');
+    const s = await waitFor3('the shell back', r.exited);
+    assert.equal(r.code(s), text.status);
+    assert.equal(
+      r.left(s),
+      `kdebug: default/nginx-svc: ${conclusion[0]!.toLowerCase()}${conclusion.slice(1)}`,
+    );
+  });
+
+  it('the line goes to stderr: stdout stays the screen, the terminal keeps nothing else', async () => {
+    const err = join(home, 'stderr.txt');
+    const r = run(`node bin/kdebug.js demo 2>${err}`);
+    await waitFor3('the diagnosis', (x) => x.includes('10 Hairpin'));
+    t3('send-keys', '-t', SESSION, 'q');
+    const s = await waitFor3('the shell back', r.exited);
+    assert.equal(r.code(s), 0);
+    assert.equal(r.left(s), '');
+    // Ink's cursor restore (cli-cursor) also shows the cursor through stderr as the process exits
+    assert.equal(
+      readFileSync(err, 'utf8').replaceAll('\x1b[?25h', ''),
+      'kdebug: default/nginx-svc: no problem found in the steps kdebug could check\n',
+    );
   });
 });

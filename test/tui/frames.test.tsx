@@ -51,7 +51,7 @@ describe('Diagnosis frames', () => {
 ┃›✗  3 Selector            ┃│ ✗ selector app=wbe matches no Pods               │
 ┃ !  4 Endpoints           ┃│   selector-matches-no-pods                       │
 ┃ ⠋  5 DNS                 ┃│   No Pod in namespace default has all the labels │
-┃ ✓  6 kube-proxy          ┃│   app=wbe, so the endpoint controller finds no   │
+┃ ◐  6 kube-proxy          ┃│   app=wbe, so the endpoint controller finds no   │
 ┃ ⠋  7 Rules               ┃│   Pods: the Service has no endpoints, and        │
 ┃ ⠋  8 Reachability        ┃│   kube-proxy rejects connections to it. The      │
 ┃ ✓  9 Traffic policy      ┃│   nearest miss: Pods web-1 and web-2 of          │
@@ -83,7 +83,7 @@ describe('Diagnosis frames', () => {
 │›✗  3 Selector            │┃›✗ selector app=wbe matches no Pods               ┃
 │ !  4 Endpoints           │┃   selector-matches-no-pods                       ┃
 │ ⠸  5 DNS                 │┃   No Pod in namespace default has all the labels ┃
-│ ✓  6 kube-proxy          │┃   app=wbe, so the endpoint controller finds no   ┃
+│ ◐  6 kube-proxy          │┃   app=wbe, so the endpoint controller finds no   ┃
 │ ⠸  7 Rules               │┃   Pods: the Service has no endpoints, and        ┃
 │ ⠸  8 Reachability        │┃   kube-proxy rejects connections to it. The      ┃
 │ ✓  9 Traffic policy      │┃   nearest miss: Pods web-1 and web-2 of          ┃

@@ -14,7 +14,10 @@ export type KubeErrorReason =
   | 'conflict'
   | 'expired'
   | 'server'
-  | 'closed';
+  | 'closed'
+  /** The server at the kubeconfig's URL is not the Kubernetes API: a web page, a login redirect,
+   * a 404 where the API's discovery should be, a certificate for other hosts. */
+  | 'not-kubernetes';
 
 /** A metav1.Status body, as the API server sends it with every error. */
 export interface KubeStatus {
@@ -113,7 +116,8 @@ export function refusal(a: RbacAttributes): string {
 const RBAC_MESSAGE =
   /User "([^"]*)" cannot (\S+) resource "([^"]+)" in API group "([^"]*)" (?:in the namespace "([^"]+)"|at the cluster scope)/;
 
-function parseStatus(text: string): KubeStatus | undefined {
+/** The metav1.Status in an error body: what every answer of a Kubernetes API server's carries. */
+export function parseStatus(text: string): KubeStatus | undefined {
   try {
     const s = JSON.parse(text) as KubeStatus;
     return s && typeof s === 'object' && s.kind === 'Status' ? s : undefined;
@@ -130,7 +134,7 @@ export function httpError(
   body: string,
 ): KubeApiError {
   const status = parseStatus(body);
-  const said = status?.message ?? (body.trim().split('\n')[0] || `HTTP ${code}`);
+  const said = status?.message ?? webPage(body) ?? (body.trim().split('\n')[0] || `HTTP ${code}`);
   const attrs = rbacAttributes(r);
   switch (code) {
     case 401:
@@ -210,6 +214,91 @@ export function httpError(
   }
 }
 
+/** How an HTTP answer came: enough of it to tell the Kubernetes API from something else. */
+export interface HttpAnswer {
+  code: number;
+  body: string;
+  contentType?: string;
+  /** A redirect's Location, resolved against the request's URL. */
+  location?: string;
+}
+
+const CHECK_SERVER = 'check the server: URL in the kubeconfig (its host, port and path)';
+
+/** "a web page ("Sign in")" for an HTML body (by its type, or a body that starts with "<"). */
+export function webPage(body: string, contentType = ''): string | undefined {
+  // anchored: a list of hundreds of MiB is looked at only up to its first non-blank character
+  if (!/html/i.test(contentType) && !/^\s*</.test(body)) return undefined;
+  const title = /<title[^>]*>([^<]*)<\/title>/i.exec(body)?.[1]?.replace(/\s+/g, ' ').trim();
+  return title ? `a web page ("${title.slice(0, 80)}")` : 'a web page';
+}
+
+/** A non-Status body in a few words: "an empty body", or its first line. */
+export function bodyPhrase(body: string): string {
+  const first = body.trim().split('\n')[0]?.trim() ?? '';
+  return first ? `"${first.slice(0, 80)}"` : 'an empty body';
+}
+
+/** The verdict on a server whose answers are not the Kubernetes API's (404 where discovery is). */
+export function notKubernetes(where: ApiServer, evidence: string): KubeApiError {
+  return new KubeApiError(
+    'not-kubernetes',
+    `the server at ${where.server} (context "${where.context}") is not a Kubernetes API server, or not at that path: ${evidence}; ${CHECK_SERVER}`,
+  );
+}
+
+/**
+ * An answer no Kubernetes API server gives to any request: a redirect (a login page), or a web
+ * page. 401 and 403 keep their own words (credentials, RBAC), and a 5xx page is a proxy whose API
+ * server is down: those are undefined here.
+ */
+export function foreignAnswer(
+  where: ApiServer,
+  r: RequestInfo,
+  a: HttpAnswer,
+): KubeApiError | undefined {
+  const server = `the server at ${where.server} (context "${where.context}")`;
+  if (a.code >= 300 && a.code < 400) {
+    const to = a.location ? `, to ${a.location}` : ' without a Location';
+    return new KubeApiError(
+      'not-kubernetes',
+      `${server} sends requests to a login page or another site, not to a Kubernetes API server: ${r.method} ${r.path} answered ${a.code}${to} (an authenticating proxy in front of the API? the kubeconfig needs the API server's own address)`,
+      a.code,
+    );
+  }
+  if (a.code === 401 || a.code === 403 || a.code >= 500) return undefined;
+  const page = webPage(a.body, a.contentType);
+  if (!page) return undefined;
+  return new KubeApiError(
+    'not-kubernetes',
+    `${server} is a web site, not a Kubernetes API server: ${r.method} ${r.path} answered ${a.code} with ${page}; ${CHECK_SERVER}`,
+    a.code,
+  );
+}
+
+/** What Node's ERR_TLS_CERT_ALTNAME_INVALID carries: the name checked, the peer's certificate. */
+interface AltnameError {
+  host?: string;
+  cert?: { subjectaltname?: string; subject?: { CN?: string } };
+}
+
+/** ERR_TLS_CERT_ALTNAME_INVALID: the certificate is another host's; say whose. */
+function certificateForOthers(where: ApiServer, err: AltnameError): KubeApiError {
+  const cn = err.cert?.subject?.CN;
+  const names = err.cert?.subjectaltname || (cn ? `CN=${cn}` : 'other hosts');
+  const urlHost = new URL(where.server).hostname.replace(/^\[|\]$/g, '');
+  const host = err.host ?? urlHost;
+  // the name checked is not the URL's when the cluster entry sets tls-server-name
+  const fix =
+    host === urlHost
+      ? 'the cluster entry needs tls-server-name: one of those names'
+      : `its tls-server-name should be one of those names`;
+  return new KubeApiError(
+    'not-kubernetes',
+    `the server at ${where.server} (context "${where.context}") presented a certificate for ${names}, not for ${host} (ERR_TLS_CERT_ALTNAME_INVALID): it is not the API server the kubeconfig means, or ${fix}`,
+  );
+}
+
 const CAUSES: Record<string, string> = {
   ECONNREFUSED: 'connection refused',
   ECONNRESET: 'connection reset by the server',
@@ -230,16 +319,15 @@ const CAUSES: Record<string, string> = {
   CERT_SIGNATURE_FAILURE:
     "its certificate does not verify against the kubeconfig's certificate-authority",
   CERT_HAS_EXPIRED: 'its certificate has expired',
-  ERR_TLS_CERT_ALTNAME_INVALID:
-    'its certificate is not valid for this host name (set tls-server-name in the kubeconfig?)',
   EPROTO: 'the TLS handshake failed (is it an HTTPS endpoint?)',
   ERR_SSL_WRONG_VERSION_NUMBER: 'the TLS handshake failed (is it an HTTPS endpoint?)',
 };
 
 /** A connection that never produced an HTTP answer: refused, DNS, TLS, reset. */
 export function transportError(where: ApiServer, e: unknown): KubeApiError {
-  const err = e as NodeJS.ErrnoException & { reason?: string };
+  const err = e as NodeJS.ErrnoException & AltnameError;
   const code = err?.code ?? '';
+  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') return certificateForOthers(where, err);
   const known =
     CAUSES[code] ??
     (/ssl|tls/i.test(err?.message ?? '') ? `the TLS handshake failed: ${err.message}` : undefined);

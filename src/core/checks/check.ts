@@ -1,6 +1,8 @@
 // The shape of one diagnostic step, and the small builders its findings are made with.
+import { canonicalAddress } from '../ipv6.js';
 import type { Service } from '../kube.js';
-import type { Finding, Status } from '../model.js';
+import { isObserved } from '../evidence.js';
+import type { Evidence, Finding, Status } from '../model.js';
 import { kubectl, onNode, valid, w, type NextCommand } from '../next-command.js';
 import type { CheckContext } from './context.js';
 
@@ -38,7 +40,7 @@ export const isPending = (r: Finding[] | Pending): r is Pending => !Array.isArra
 
 export interface FindingParts {
   explanation: string;
-  evidence?: string[];
+  evidence?: Evidence[];
   next?: NextCommand;
   advice?: string;
   node?: string;
@@ -49,16 +51,14 @@ export interface FindingParts {
   folded?: boolean;
 }
 
-/** Evidence lines that record something seen (not "not observed: ..."). */
-const observed = (evidence: string[] | undefined) =>
-  (evidence ?? []).some((e) => !/\bnot observed\b/.test(e));
-
 /**
- * A finding. A pass needs observed evidence: one built without any (or with only lines that say
- * what was not observed) is made a skip that says so, whatever the check meant.
+ * A finding, its status derived from its evidence: a verdict (pass, fail, warn) needs evidence
+ * observed on a node or read from the API; one built on computed evidence alone, or on none, is
+ * made a skip that says so, whatever the check meant.
  */
 export function finding(id: string, status: Status, title: string, p: FindingParts): Finding {
-  const unproven = status === 'pass' && !p.info && !observed(p.evidence);
+  const verdict = status === 'pass' || status === 'fail' || status === 'warn';
+  const unproven = verdict && !p.info && !(p.evidence ?? []).some(isObserved);
   return {
     id,
     status: unproven ? 'skip' : status,
@@ -90,9 +90,12 @@ export function consequence(f: Finding, cause: Cause | undefined): Finding {
   return {
     ...f,
     status: 'warn',
-    explanation: `${f.explanation} This follows from ${cause.finding.id} (${cause.step}, above): fix that first.`,
+    explanation: `${f.explanation} This follows from ${cause.finding.id} (${cause.step}): fix that first.`,
   };
 }
+
+/** The Service as the object its read evidence names. */
+export const serviceRef = (svc: Service) => `Service ${svc.namespace}/${svc.name}`;
 
 /** `kubectl get endpointslices` of the Service, in that output format. */
 export const endpointSlicesOf = (svc: Service, output?: 'wide' | 'yaml') =>
@@ -108,6 +111,17 @@ export const endpointSlicesOf = (svc: Service, output?: 'wide' | 'yaml') =>
 /** `kubectl get pods` of the Service's selector, wide (their nodes and IPs). */
 export const podsOf = (svc: Service) =>
   kubectl(svc.namespace, 'get', 'pods', '-l', valid.selector(svc.selector), '-o', 'wide');
+
+/** An endpoint address no Pod and no node has (a hand-made EndpointSlice, a selector-less
+ * Service): false when the Pods were not read, since then nothing can be said. */
+export function noPodHas(ctx: CheckContext, ip: string): boolean {
+  if (ctx.view.pods.length === 0 || ctx.notCaptured('Pod')) return false;
+  const a = canonicalAddress(ip);
+  return (
+    !ctx.view.pods.some((p) => p.podIPs.some((x) => canonicalAddress(x) === a)) &&
+    !ctx.view.nodes.some((n) => n.ips.some((x) => canonicalAddress(x) === a))
+  );
+}
 
 /** A node command whose output is saved where a snapshot keeps it (nodes/NODE/STEM.txt). */
 export const saveNodeOutput = (node: string, argv: string[], stem: string) =>

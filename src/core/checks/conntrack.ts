@@ -10,7 +10,8 @@ import {
   type ConntrackStats,
 } from '../conntrack.js';
 import type { Service } from '../kube.js';
-import type { Finding } from '../model.js';
+import { seen, unseen } from '../evidence.js';
+import type { Evidence, Finding } from '../model.js';
 import { nodeErrorsOf } from '../node-access.js';
 import { commandStem } from '../node-command.js';
 import { onNode, valid } from '../next-command.js';
@@ -23,9 +24,10 @@ const SHOWN = 8;
 export function conntrackFindings(ctx: CheckContext, svc: Service): Finding[] {
   if (svc.headless || svc.type === 'ExternalName') return [];
   const out: Finding[] = [];
-  const clean: string[] = [];
-  const blind: string[] = [];
+  const clean: Evidence[] = [];
+  const blind: Evidence[] = [];
   const blindNodes: string[] = [];
+  const blindWhy: string[] = [];
   let entries = 0;
   for (const node of ctx.nodeNames())
     for (const dst of svc.clusterIPs)
@@ -40,7 +42,10 @@ export function conntrackFindings(ctx: CheckContext, svc: Service): Finding[] {
             (e) => e.node === node && e.command === stem && e.exitCode !== null,
           );
           if (error) {
-            blind.push(`${node}: conntrack -L -p ${protocol} -d ${dst}: ${error.error}`);
+            blindWhy.push(error.error);
+            blind.push(
+              unseen(`${node}: conntrack -L -p ${protocol} -d ${dst}: ${error.error}`, node),
+            );
             blindNodes.push(node);
           }
           continue;
@@ -66,7 +71,10 @@ export function conntrackFindings(ctx: CheckContext, svc: Service): Finding[] {
           out.push(staleFinding(ctx, node, dst, protocol, old, list, stem));
         if (stale.size === 0)
           clean.push(
-            `${node}: ${count(own.length, `${protocol.toUpperCase()} entry`, `${protocol.toUpperCase()} entries`)} to ${dst}, each to a current endpoint (nodes/${node}/${stem}.txt)`,
+            seen(
+              `${node}: ${count(own.length, `${protocol.toUpperCase()} entry`, `${protocol.toUpperCase()} entries`)} to ${dst}, each to a current endpoint (nodes/${node}/${stem}.txt)`,
+              { node, source: `nodes/${node}/${stem}.txt` },
+            ),
           );
       }
   if (clean.length > 0 && out.length === 0)
@@ -87,7 +95,7 @@ export function conntrackFindings(ctx: CheckContext, svc: Service): Finding[] {
   if (blind.length > 0)
     out.push(
       finding('conntrack-not-observed', 'skip', 'conntrack entries not observed', {
-        explanation: `kdebug could not list the connections the kernel tracks to the Service (${blind[0]!.replace(/^[^:]+: [^:]+: /, '')}), so it cannot say whether some still go to an old endpoint. The node needs the conntrack tool (conntrack-tools) and the rights iptables-save needs.`,
+        explanation: `kdebug could not list the connections the kernel tracks to the Service (${blindWhy[0]}), so it cannot say whether some still go to an old endpoint. The node needs the conntrack tool (conntrack-tools) and the rights iptables-save needs.`,
         evidence: blind,
         next: onNode(blindNodes[0]!, ['conntrack', '-L', '-d', valid.ip(svc.clusterIP)]),
       }),
@@ -117,8 +125,15 @@ function staleFinding(
         ? `The kernel keeps a UDP "connection" while packets keep coming, and sends each of them to the endpoint it first picked: these clients on ${node} still send ${svc.namespace}/${svc.name}'s traffic to ${old}, which is no longer an endpoint (the DNS-lookups-time-out-after-CoreDNS-moved case). kube-proxy clears such entries when an endpoint goes; these were not. Clearing them sends the next packet through the Service's rules again.`
         : `These TCP connections on ${node} were DNATed to ${old}, which is no longer an endpoint: they fail or hang, while new connections reach the current endpoints.`,
       evidence: [
-        ...entries.slice(0, SHOWN).map((e) => `nodes/${node}/${stem}.txt: ${e.text}`),
-        ...(entries.length > SHOWN ? [`... and ${entries.length - SHOWN} more`] : []),
+        ...entries.slice(0, SHOWN).map((e) =>
+          seen(`nodes/${node}/${stem}.txt: ${e.text}`, {
+            node,
+            source: `nodes/${node}/${stem}.txt`,
+          }),
+        ),
+        ...(entries.length > SHOWN
+          ? [seen(`... and ${entries.length - SHOWN} more`, { node })]
+          : []),
       ],
       advice: 'kdebug deletes nothing: this command clears them.',
       next: onNode(node, [
@@ -146,7 +161,10 @@ function insertFailed(ctx: CheckContext): Finding[] {
     return first ? [{ node, first, again }] : [];
   });
   const line = (node: string, stem: string, s: ConntrackStats) =>
-    `nodes/${node}/${stem}.txt: insert_failed=${s.insertFailed} drop=${s.drop} over ${count(s.cpus, 'CPU')}`;
+    seen(
+      `nodes/${node}/${stem}.txt: insert_failed=${s.insertFailed} drop=${s.drop} over ${count(s.cpus, 'CPU')}`,
+      { node, source: `nodes/${node}/${stem}.txt` },
+    );
   const grew = reads.filter((r) => r.again && r.again.insertFailed > r.first.insertFailed);
   if (grew.length > 0)
     return [

@@ -1,6 +1,8 @@
 // What every diagnostic step reads: the typed cluster view, the target Service, each node's
 // parsed rules and recorded probes (parsed once, on first use), and the findings of the steps
 // before it, so a step can say "this follows from step 3" instead of failing a second time.
+import { seen } from '../evidence.js';
+import type { IPFamily } from '../ipv6.js';
 import { Analysis, type Scope } from '../analysis.js';
 import { nodeDump } from '../facts.js';
 import { readErrorsOf } from '../not-read.js';
@@ -20,7 +22,7 @@ import {
   type ServicePort,
   findService,
 } from '../kube.js';
-import type { Facts } from '../model.js';
+import type { Evidence, Facts } from '../model.js';
 import type { Cause } from './check.js';
 import { parseProbe, type ProbeResult } from '../node-outputs.js';
 import type { ServiceTrees } from '../service-tree.js';
@@ -243,21 +245,29 @@ export class CheckContext {
     return r;
   }
 
-  /** A chain's rules as evidence: "nodes/n/iptables-save.txt:42: -A KUBE-SEP-... -j DNAT ...". */
-  chainEvidence(node: string, table: string, chain: string): string[] {
-    const r = this.rules(node);
-    const t = r?.ruleset?.table(table);
+  /** A chain's rules as evidence seen on the node: "nodes/n/iptables-save.txt:42: -A KUBE-SEP-...". */
+  chainEvidence(node: string, table: string, chain: string, family: IPFamily = 'IPv4'): Evidence[] {
+    const read = this.analysis.node(node, undefined, family).rules();
+    const t = read?.ruleset?.table(table);
     const c = t?.chain(chain);
-    if (!r || !t || !c) return [];
-    return c.ruleIds.map((id) => `${r.source}:${t.line(id)}: ${t.text(id)}`);
+    if (!read || !t || !c) return [];
+    return c.ruleIds.map((id) =>
+      seen(`${read.source}:${t.line(id)}: ${t.text(id)}`, {
+        node,
+        source: read.source,
+        line: t.line(id),
+      }),
+    );
   }
 
   /** One rule line of a node's dump as evidence, found by its line number. */
-  lineEvidence(node: string, table: string, line: number): string | undefined {
+  lineEvidence(node: string, table: string, line: number): Evidence | undefined {
     const r = this.rules(node);
     const t = r?.ruleset?.table(table);
     const id = t ? t.ruleAtLine(line) : -1;
-    return r && t && id >= 0 ? `${r.source}:${line}: ${t.text(id)}` : undefined;
+    return r && t && id >= 0
+      ? seen(`${r.source}:${line}: ${t.text(id)}`, { node, source: r.source, line })
+      : undefined;
   }
 
   /** A recorded probe's outcome on a node, if that probe was run there. */

@@ -1,13 +1,14 @@
 // Step 5: cluster DNS. Is CoreDNS up behind the kube-dns Service; which names the Service answers
 // to and with what; what a recorded lookup against the kube-dns ClusterIP actually returned; and
 // the search path and ndots, which decide whether a short name works from another namespace.
+import { computed, read, unseen } from '../evidence.js';
 import type { Pod, Service } from '../kube.js';
 import type { Finding } from '../model.js';
 import { kubectl, onNode, valid, w, NODE_DEBUG_IMAGE } from '../next-command.js';
 import { consequence, count, finding, pending, type Cause, type Check } from './check.js';
 import type { CheckContext } from './context.js';
 import { podReady, whyNotReady } from './pod-health.js';
-import { probeText, type NodeProbe } from './node-probes.js';
+import { probeSeen, type NodeProbe } from './node-probes.js';
 
 /** The cluster domain: the first zone of the Corefile's kubernetes plugin, else cluster.local. */
 export function clusterDomain(ctx: CheckContext): string {
@@ -94,6 +95,7 @@ function coreDns(ctx: CheckContext, dns: Service | undefined): Finding {
   if (unread)
     return finding('coredns-not-observed', 'skip', 'the kube-dns Service was not read', {
       explanation: `${unread[0]!.toUpperCase()}${unread.slice(1)}, so kdebug does not know whether cluster DNS is there; a missing read is not a missing Service.`,
+      evidence: [unseen(`Service kube-system/kube-dns: ${unread}`)],
       next: kubectl('kube-system', 'get', 'service', 'kube-dns'),
     });
   const first = dns?.ports[0];
@@ -104,6 +106,7 @@ function coreDns(ctx: CheckContext, dns: Service | undefined): Finding {
   if (slicesUnread)
     return finding('coredns-not-observed', 'skip', "kube-dns's endpoints were not read", {
       explanation: `${slicesUnread[0]!.toUpperCase()}${slicesUnread.slice(1)}, so kdebug does not know whether CoreDNS is behind the kube-dns Service; a missing read is not a DNS outage.`,
+      evidence: [unseen(`EndpointSlices of kube-system/kube-dns: ${slicesUnread}`)],
       next: kubectl(
         'kube-system',
         'get',
@@ -116,6 +119,11 @@ function coreDns(ctx: CheckContext, dns: Service | undefined): Finding {
     return finding('coredns-unavailable', 'fail', 'no kube-dns Service in kube-system', {
       explanation:
         'Pods resolve names through the kube-dns Service (the nameserver in their /etc/resolv.conf). Without it no Service name resolves anywhere in the cluster.',
+      evidence: [
+        read(
+          `no Service kube-dns among the ${count(ctx.view.services.filter((x) => x.namespace === 'kube-system').length, 'Service')} read in kube-system`,
+        ),
+      ],
       next: kubectl('kube-system', 'get', 'services,deployments', '-l', 'k8s-app=kube-dns'),
     });
   const pods = dns.selector
@@ -135,7 +143,7 @@ function coreDns(ctx: CheckContext, dns: Service | undefined): Finding {
       (p: Pod) =>
         `Pod ${p.name}: ${p.phase}, ${podReady(p) ? 'Ready' : 'not ready'}${p.nodeName ? ` on ${p.nodeName}` : ''}`,
     ),
-  ];
+  ].map((l) => read(l));
   if (readyEps.length === 0) {
     const first = pods[0] ? whyNotReady(pods[0]) : undefined;
     const why = !first
@@ -207,7 +215,7 @@ function lookups(
             `lookup of ${exp.name} not observed on ${node}`,
             {
               explanation: `The lookup could not run on ${node} (${result.detail}), so kdebug did not see what CoreDNS answers. Run it with an image that has dig or nslookup (kdebug's default debug image does), or over SSH (--via ssh).`,
-              evidence: [`${node}: ${probeText(probe)}: not observed: ${result.detail}`],
+              evidence: [probeSeen(node, probe, result)],
               next: onNode(node, ['dig', w`@${valid.ip(server)}`, valid.dnsName(exp.name)]),
               node,
             },
@@ -225,8 +233,8 @@ function lookups(
               ? got.join() === want.join()
               : want.every((w) => got.includes(w)));
       const ev = [
-        `${node}: ${probeText(probe)}: ${result.detail}`,
-        `expected: ${want.length > 0 ? exp.answers.join(', ') : 'NXDOMAIN (no ready endpoints)'}`,
+        probeSeen(node, probe, result),
+        computed(want.length > 0 ? exp.answers.join(', ') : 'NXDOMAIN (no ready endpoints)'),
       ];
       if (matches) {
         out.push(
@@ -285,7 +293,7 @@ function names(svc: Service, expected: Expected[], domain: string): Finding {
     evidence: [
       ...shown,
       `search path in a Pod of ${svc.namespace}: ${svc.namespace}.svc.${domain} svc.${domain} ${domain}`,
-    ],
+    ].map((l) => computed(l)),
     // the names follow from the Service's name: an explanation, not something observed
     info: true,
     folded: true,
@@ -316,6 +324,7 @@ export const dnsCheck: Check = {
           {
             explanation:
               'The facts hold no kube-dns Service or CoreDNS Pods, so kdebug cannot tell whether DNS works.',
+            evidence: [unseen('no kube-system objects were recorded')],
             next: kubectl('kube-system', 'get', 'service', 'kube-dns'),
           },
         ),
@@ -333,6 +342,9 @@ export const dnsCheck: Check = {
       found.push(
         finding('dns-lookup-not-recorded', 'skip', 'no recorded lookup of the Service name', {
           explanation: `No node ran a lookup against kube-dns ${dns.clusterIP}, so the answer CoreDNS gives was not checked.`,
+          evidence: [
+            unseen(`no lookup of ${svc.name}'s names against ${dns.clusterIP} was recorded`),
+          ],
           // a Pod's view of DNS: the lookup as the Service's clients make it
           next: kubectl(
             svc.namespace,

@@ -1,5 +1,6 @@
 // Step 4: the EndpointSlices: each endpoint's ready / serving / terminating state and the Pod and
 // node behind it; why a Pod is not ready; the legacy Endpoints agreeing with the slices.
+import { read } from '../evidence.js';
 import type { Pod, Service } from '../kube.js';
 import type { Finding } from '../model.js';
 import { kubectl, valid, w } from '../next-command.js';
@@ -7,14 +8,17 @@ import {
   consequence,
   count,
   finding,
+  list,
   pending,
   type Check,
   endpointSlicesOf,
+  noPodHas,
   podsOf,
+  serviceRef,
 } from './check.js';
 import type { CheckContext, PortEndpoint } from './context.js';
 import { podReady, whyNotReady } from './pod-health.js';
-import { connectProbe, probeText } from './node-probes.js';
+import { connectProbe, probeSeen } from './node-probes.js';
 import { hostPort } from '../ipv6.js';
 
 const state = (e: PortEndpoint) =>
@@ -52,9 +56,9 @@ function notReady(ctx: CheckContext, svc: Service, e: PortEndpoint, anyReady: bo
     {
       explanation: `${who} (${e.ip}) is selected, but ${why?.reason ?? 'it is not ready'}. A Pod that is not ready stays in the EndpointSlice with ready=false and gets no Service traffic${anyReady ? ' while the other endpoints take it' : ''}.${answers ? ` It does accept connections on port ${e.port} (a direct probe connected), so the application runs: it is the readiness check itself that fails. Check what the probe asks for against what the application serves; the Pod's events give the probe's error.` : ''}`,
       evidence: [
-        `EndpointSlice ${e.slice}: ${endpointLine(e)}`,
+        read(`EndpointSlice ${e.slice}: ${endpointLine(e)}`),
         ...(why?.evidence ?? []),
-        ...(probe ? direct.map((d) => `${d.n}: ${probeText(probe)}: ${d.r.detail}`) : []),
+        ...(probe ? direct.map((d) => probeSeen(d.n, probe, d.r)) : []),
       ],
       next: e.podName
         ? why?.crashed
@@ -92,7 +96,7 @@ function legacyAgreement(ctx: CheckContext, svc: Service, all: PortEndpoint[]): 
         evidence: [
           ...onlyLegacy.map((ip) => `only in Endpoints ${svc.name}: ${ip}`),
           ...onlySlices.map((ip) => `only in the EndpointSlices: ${ip}`),
-        ],
+        ].map((l) => read(l)),
         next: kubectl(
           svc.namespace,
           'get',
@@ -122,8 +126,8 @@ function mismatches(ctx: CheckContext, svc: Service, all: PortEndpoint[]): Findi
         `${count(missing.length, 'ready Pod')} selected but not in the EndpointSlices`,
         {
           explanation: `The selector matches ${missing.map((p) => p.name).join(', ')} and ${missing.length === 1 ? 'it is' : 'they are'} ready, but no EndpointSlice lists ${missing.length === 1 ? 'its' : 'their'} IP. Either the endpoint controller is behind (kube-controller-manager), or a named targetPort cannot be resolved on ${missing.length === 1 ? 'that Pod' : 'those Pods'}.`,
-          evidence: missing.map(
-            (p: Pod) => `Pod ${p.name}: ${p.podIP} on ${p.nodeName ?? '?'}, Ready`,
+          evidence: missing.map((p: Pod) =>
+            read(`Pod ${p.name}: ${p.podIP} on ${p.nodeName ?? '?'}, Ready`),
           ),
           next: kubectl(
             'kube-system',
@@ -132,6 +136,24 @@ function mismatches(ctx: CheckContext, svc: Service, all: PortEndpoint[]): Findi
             'component=kube-controller-manager',
             '--tail=50',
           ),
+        },
+      ),
+    );
+  const outside = [
+    ...new Set(all.filter((e) => !e.podName && noPodHas(ctx, e.ip)).map((e) => e.ip)),
+  ];
+  if (outside.length > 0)
+    out.push(
+      finding(
+        'endpoint-not-a-pod',
+        'pass',
+        `${list(outside)} ${outside.length === 1 ? 'is' : 'are'} no Pod's address`,
+        {
+          explanation: `The EndpointSlices list ${list(outside)}, which no Pod and no node has: an address written by hand (a Service without a selector, pointing outside the cluster's Pods). kube-proxy sends the Service's traffic there all the same; whether anything answers is up to whatever holds that address.`,
+          evidence: all
+            .filter((e) => outside.includes(e.ip))
+            .map((e) => read(`EndpointSlice ${e.slice}: ${endpointLine(e)}`)),
+          info: true,
         },
       ),
     );
@@ -145,7 +167,7 @@ function mismatches(ctx: CheckContext, svc: Service, all: PortEndpoint[]): Findi
         {
           explanation:
             'The EndpointSlices name Pods that were not found: the slices are stale, which usually means the endpoint controller is not running or cannot write.',
-          evidence: gone.map((e) => `EndpointSlice ${e.slice}: ${endpointLine(e)}`),
+          evidence: gone.map((e) => read(`EndpointSlice ${e.slice}: ${endpointLine(e)}`)),
           next: endpointSlicesOf(svc, 'yaml'),
         },
       ),
@@ -195,6 +217,14 @@ function check(ctx: CheckContext, svc: Service): Finding[] {
       }),
     ];
   const all = ctx.endpointAddresses();
+  // why each endpoint is not ready: the cause of "no ready endpoints", said first
+  const anyReady = all.some((e) => e.ready);
+  const notReadyFindings = all
+    .filter((x) => !x.ready && !x.terminating)
+    .map((e) => notReady(ctx, svc, e, anyReady));
+  if (!anyReady) out.push(...notReadyFindings);
+  const why = notReadyFindings.find((f) => f.status === 'fail');
+  const noneReady = cause ?? (why ? { finding: why, step: 'Endpoints' } : undefined);
   for (const port of svc.ports.length > 0 ? svc.ports : [undefined]) {
     const eps = port ? ctx.endpoints(port) : all;
     const spn = port ? ctx.servicePortName(port) : undefined;
@@ -208,7 +238,7 @@ function check(ctx: CheckContext, svc: Service): Finding[] {
         .filter((s) => s.endpoints.length === 0)
         .map((s) => `EndpointSlice ${s.name}: no endpoints`),
       ...eps.map((e) => `EndpointSlice ${e.slice}: ${endpointLine(e)}`),
-    ];
+    ].map((l) => read(l));
     const what = port ? `${port.port}/${port.protocol}` : svc.name;
     const pods = perFamily(eps);
     const families = [...new Set(svc.clusterIPs.map(family))].sort();
@@ -231,7 +261,7 @@ function check(ctx: CheckContext, svc: Service): Finding[] {
                 {
                   explanation: `${f} traffic for ${what} is balanced across ${list2(up)}.`,
                   evidence: evidence.filter((x) =>
-                    of.some((e) => x.includes(hostPort(e.ip, e.port))),
+                    of.some((e) => x.text.includes(hostPort(e.ip, e.port))),
                   ),
                   service: spn,
                 },
@@ -239,7 +269,7 @@ function check(ctx: CheckContext, svc: Service): Finding[] {
             : finding('no-ready-endpoints', 'fail', `${f}: ${what}: no ready endpoints`, {
                 explanation: `${svc.namespace}/${svc.name} is dual-stack: its ${f} cluster IP ${ip} is served by its ${f} endpoints only (kube-proxy's ${f} proxier reads the ${f} EndpointSlice), and ${of.length === 0 ? 'no EndpointSlice lists one' : `none of the ${count(of.length, 'endpoint')} is ready`}. ${f} clients are refused while the other family works.`,
                 evidence: evidence.filter(
-                  (x) => !ready.some((e) => x.includes(hostPort(e.ip, e.port))),
+                  (x) => !ready.some((e) => x.text.includes(hostPort(e.ip, e.port))),
                 ),
                 next: endpointSlicesOf(svc, 'wide'),
                 service: spn,
@@ -288,14 +318,12 @@ function check(ctx: CheckContext, svc: Service): Finding[] {
             next: endpointSlicesOf(svc, 'wide'),
             service: spn,
           }),
-          cause,
+          noneReady,
         ),
       );
     }
   }
-  const anyReady = all.some((e) => e.ready);
-  for (const e of all.filter((x) => !x.ready && !x.terminating))
-    out.push(notReady(ctx, svc, e, anyReady));
+  if (anyReady) out.push(...notReadyFindings);
   if (svc.publishNotReadyAddresses)
     out.push(
       finding(
@@ -305,7 +333,7 @@ function check(ctx: CheckContext, svc: Service): Finding[] {
         {
           explanation:
             'With spec.publishNotReadyAddresses the endpoint controller marks every selected Pod ready, whatever its readiness probe says (StatefulSet peers use this to find each other). Clients may reach Pods that are still starting.',
-          evidence: ['spec.publishNotReadyAddresses: true'],
+          evidence: [read('spec.publishNotReadyAddresses: true', serviceRef(svc))],
           info: true,
         },
       ),

@@ -1,11 +1,13 @@
 // Step 6: who programs the Service on each node. kube-proxy's mode per node (its /proxyMode,
 // else the ConfigMap), a kube-proxy Pod running on every node, how fresh its last sync is (its
 // /metrics), or a replacement such as Cilium, said plainly.
+import type { DriftFinding } from '../drift.js';
+import { read, seen, unseen } from '../evidence.js';
 import { kubeProxyPodOn } from '../drift/context.js';
 import { nodeDump } from '../facts.js';
 import { nodeBackends } from '../iptables/backend.js';
 import { DEFAULT_KUBE_PROXY_CONFIG, isKubeProxyPod, isWindows, type Pod } from '../kube.js';
-import type { Finding } from '../model.js';
+import type { Evidence, Finding } from '../model.js';
 import { parseProxyMode } from '../node-outputs.js';
 import { kubectl, valid, onNode, type NextCommand } from '../next-command.js';
 import { count, finding, list, pending, type Check } from './check.js';
@@ -16,6 +18,9 @@ export interface NodeMode {
   node: string;
   mode: string;
   source: string;
+  /** Where the mode was seen: kube-proxy's answer or the node's rules, the configuration, or
+   * nowhere (kube-proxy's default assumed). */
+  evidence: Evidence;
   /** kube-proxy's own answer, recorded while its Pod is not running or not ready: stale. */
   stale?: boolean;
 }
@@ -37,19 +42,43 @@ export function proxyModes(ctx: CheckContext): NodeMode[] {
       if (said) {
         const pod = kubeProxyPods(ctx).find((p) => p.nodeName === node);
         if (pod && !(podReady(pod) && pod.phase === 'Running'))
-          return {
+          return mode(
             node,
-            mode: said,
-            source: `/proxyMode on ${node}, answered before kube-proxy stopped running (stale)`,
-            stale: true,
-          };
-        return { node, mode: said, source: `/proxyMode on ${node}` };
+            said,
+            `/proxyMode on ${node}, answered before kube-proxy stopped running (stale)`,
+            unseen,
+            true,
+          );
+        return mode(node, said, `/proxyMode on ${node}`, (t) =>
+          seen(t, { node, source: `nodes/${node}/proxy-mode.txt` }),
+        );
       }
       const dump = configured ? undefined : nodeDump(ctx.facts, node);
       const shown = dump ? ctx.analysis.node(node).signs(dump.stem)?.mode : undefined;
-      if (shown) return { node, mode: shown, source: `the rules in ${dump!.source}` };
-      return { node, mode: config.mode || 'iptables', source: config.source };
+      if (shown)
+        return mode(node, shown, `the rules in ${dump!.source}`, (t) =>
+          seen(t, { node, source: dump!.source }),
+        );
+      // the configuration kube-proxy reads is read from the API; its default is only assumed
+      return mode(node, config.mode || 'iptables', config.source, configured ? read : unseen);
     });
+}
+
+/** A node's mode with its evidence, made by `as` from its line. */
+function mode(
+  node: string,
+  said: string,
+  source: string,
+  as: (text: string) => Evidence,
+  stale?: boolean,
+): NodeMode {
+  return {
+    node,
+    mode: said,
+    source,
+    evidence: as(`${node}: ${said} (${source})`),
+    ...(stale ? { stale } : {}),
+  };
 }
 
 /** The mode most nodes run (the header shows it). */
@@ -66,6 +95,32 @@ export function kubeProxyPods(ctx: CheckContext): Pod[] {
   return ctx.view.pods.filter(isKubeProxyPod);
 }
 
+/** kube-proxy on the node says, in its /metrics, that its last sync has every change it was
+ * told about. */
+export function kubeProxyInSync(ctx: CheckContext, node: string): boolean {
+  const text = ctx.output(node, 'proxy-metrics');
+  if (text === undefined) return false;
+  const m = parseProxyMetrics(text);
+  return m.lastSync !== undefined && m.lastQueued !== undefined && m.lastSync >= m.lastQueued;
+}
+
+/** A drift finding that blames a kube-proxy its own metrics show in sync names the cause its
+ * evidence leaves open instead: the rules changed after that sync. */
+export function withSyncShown(
+  ctx: CheckContext,
+  node: string,
+  d: DriftFinding,
+  f: Finding,
+): Finding {
+  if (!d.notSynced) return f;
+  // not in sync: the log of the kube-proxy Pod the facts name on that node
+  if (!kubeProxyInSync(ctx, node)) return { ...f, next: kubeProxyLogs(ctx, node) };
+  return {
+    ...f,
+    advice: `kube-proxy on ${node} reports in its /metrics that its last sync applied every change it was told about, so these rules were changed after that sync (by hand, or by another program), or something else writes them; restarting kube-proxy rewrites every rule it owns.`,
+  };
+}
+
 /** kube-proxy's log on a node: its Pod's, or the command that finds that Pod. */
 export function kubeProxyLogs(ctx: CheckContext, node: string) {
   const pod = kubeProxyPods(ctx).find((p) => p.nodeName === node);
@@ -79,7 +134,7 @@ const podOrDaemonSet = (pod: string | undefined) =>
 /** A kube-proxy replacement, with the command that shows its Service table. */
 export function replacement(
   ctx: CheckContext,
-): { name: string; evidence: string[]; next?: NextCommand } | undefined {
+): { name: string; evidence: Evidence[]; next?: NextCommand } | undefined {
   if (kubeProxyPods(ctx).length > 0) return undefined;
   const cilium = ctx.view.pods.filter((p) => p.labels['k8s-app'] === 'cilium');
   const cfg = ctx.view.configMaps.find((c) => c.name === 'cilium-config')?.data[
@@ -89,8 +144,8 @@ export function replacement(
     return {
       name: 'Cilium',
       evidence: [
-        ...(cfg ? [`ConfigMap cilium-config: kube-proxy-replacement: ${cfg}`] : []),
-        `${count(cilium.length, 'cilium Pod')} in kube-system, no kube-proxy Pods`,
+        ...(cfg ? [read(`ConfigMap cilium-config: kube-proxy-replacement: ${cfg}`)] : []),
+        read(`${count(cilium.length, 'cilium Pod')} in kube-system, no kube-proxy Pods`),
       ],
       next: kubectl('kube-system', 'exec', 'ds/cilium', '--', 'cilium-dbg', 'service', 'list'),
     };
@@ -104,7 +159,9 @@ export function replacement(
     return {
       name: 'another Service proxy',
       evidence: [
-        `no kube-proxy Pods, and no KUBE-SERVICES chain in the rules of ${list(ctx.nodesWithRules())}`,
+        seen(
+          `no kube-proxy Pods, and no KUBE-SERVICES chain in the rules of ${list(ctx.nodesWithRules())}`,
+        ),
       ],
       next: kubectl('kube-system', 'get', 'pods', '-o', 'wide'),
     };
@@ -142,11 +199,12 @@ function freshness(ctx: CheckContext): Finding[] {
     const text = ctx.output(node, 'proxy-metrics');
     if (text === undefined) continue;
     const m = parseProxyMetrics(text);
+    const at = { node, source: `nodes/${node}/proxy-metrics.txt` };
     const ev = [
       `${node}: kubeproxy_sync_proxy_rules_last_timestamp_seconds ${m.lastSync ?? '(absent)'}`,
       `${node}: kubeproxy_sync_proxy_rules_last_queued_timestamp_seconds ${m.lastQueued ?? '(absent)'}`,
       ...(m.failures > 0 ? [`${node}: restore/sync failures ${m.failures}`] : []),
-    ];
+    ].map((l) => seen(l, at));
     const behind =
       m.lastSync !== undefined && m.lastQueued !== undefined ? m.lastQueued - m.lastSync : 0;
     const age =
@@ -179,7 +237,7 @@ function freshness(ctx: CheckContext): Finding[] {
           `kube-proxy's sync on ${node} not observed`,
           {
             explanation: `${node}'s /metrics answer has no kubeproxy_sync_proxy_rules timestamps, so kdebug cannot tell whether kube-proxy has written every change it was told about. kube-proxy 1.x serves them on its metrics port (10249); another proxy, or a kube-proxy with metrics off, does not.`,
-            evidence: ev,
+            evidence: [unseen(`${node}: no sync timestamps in /metrics`, node), ...ev],
             next: onNode(node, ['curl', '-s', 'http://127.0.0.1:10249/metrics'], {
               pipe: [['grep', 'kubeproxy_sync_proxy_rules']],
             }),
@@ -226,7 +284,9 @@ function running(ctx: CheckContext): Finding[] {
         {
           explanation: `Nothing updates the Service rules on ${node}: new Services and endpoint changes never reach it, and Pods there keep using whatever rules were left, or none.`,
           evidence: why?.evidence ?? [
-            `kube-proxy Pods: ${pods.map((p) => `${p.name} on ${p.nodeName}`).join(', ') || 'none'}`,
+            read(
+              `kube-proxy Pods: ${pods.map((p) => `${p.name} on ${p.nodeName}`).join(', ') || 'none'}`,
+            ),
           ],
           next: pod
             ? kubectl('kube-system', 'logs', valid.name(pod.name), '--previous')
@@ -255,7 +315,7 @@ function modes(ctx: CheckContext): Finding[] {
         `proxy mode on ${list(stale.map((m) => m.node))} not observed: kube-proxy is not running there`,
         {
           explanation: `The recorded /proxyMode answer of ${list(stale.map((m) => m.node))} came from a kube-proxy that is not running now (its Pod is not Running and Ready): it says what mode it had, not what runs.`,
-          evidence: stale.map((m) => `${m.node}: ${m.mode} (${m.source})`),
+          evidence: stale.map((m) => m.evidence),
           next: kubectl('kube-system', 'get', 'pods', '-l', 'k8s-app=kube-proxy', '-o', 'wide'),
         },
       ),
@@ -267,7 +327,7 @@ function modes(ctx: CheckContext): Finding[] {
         next: kubectl('kube-system', 'get', 'configmap', 'kube-proxy', '-o', 'yaml'),
       }),
     );
-  const evidence = per.map((m) => `${m.node}: ${m.mode} (${m.source})`);
+  const evidence = per.map((m) => m.evidence);
   const drifted = per.filter(
     (m) => m.source.startsWith('/proxyMode') && m.mode !== (config.mode || 'iptables'),
   );
@@ -318,9 +378,11 @@ function backends(ctx: CheckContext): Finding[] {
     )
     .filter((b) => b.chains !== 'unknown');
   if (per.length === 0) return [];
-  const evidence = per.map(
-    (b) =>
+  const evidence = per.map((b) =>
+    seen(
       `${b.label}${b.node}: KUBE-SERVICES in ${b.chains === 'both' ? 'legacy and nft' : b.chains === 'none' ? 'neither backend' : `${b.chains} only`} (${b.sources.join(', ')})`,
+      { node: b.node },
+    ),
   );
   const both = per.filter((b) => b.chains === 'both');
   if (both.length === 0) {
@@ -392,6 +454,7 @@ export const kubeProxyCheck: Check = {
         finding('kube-proxy-not-recorded', 'skip', 'no kube-proxy Pods in the facts', {
           explanation:
             'kdebug read no kube-proxy DaemonSet or Pods (some distributions, like k3s, run it inside another process). The node rules below show whether it did its work.',
+          evidence: [unseen('no kube-proxy DaemonSet or Pods in the facts')],
           next: kubectl('kube-system', 'get', 'pods', '-o', 'wide'),
         }),
         ...modes(ctx),
@@ -410,7 +473,12 @@ export const kubeProxyCheck: Check = {
             explanation: nodesUnseen
               ? 'Each kube-proxy Pod kdebug read is ready.'
               : 'Every node has a ready kube-proxy Pod.',
-            evidence: pods.map((p) => `Pod ${p.name} on ${p.nodeName}: ${p.phase}, Ready`),
+            evidence: pods.map((p) =>
+              read(
+                `Pod ${p.name} on ${p.nodeName}: ${p.phase}, Ready`,
+                `Pod kube-system/${p.name}`,
+              ),
+            ),
           },
         ),
       );
@@ -421,6 +489,7 @@ export const kubeProxyCheck: Check = {
         0,
         finding('nodes-not-observed', 'skip', 'Nodes not captured', {
           explanation: `kdebug did not see the Nodes (${nodesUnseen}), so it cannot tell whether every node runs kube-proxy, nor compare node addresses with the rules.`,
+          evidence: [unseen(`Nodes: ${nodesUnseen}`)],
           next: kubectl(undefined, 'get', 'nodes', '-o', 'wide'),
         }),
       );

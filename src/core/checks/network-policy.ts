@@ -1,43 +1,199 @@
 // NetworkPolicies that select the Service's Pods for ingress (the Debug Services page asks about
 // them first): with one in place, only the sources its rules allow can connect, and everyone
-// else's packets are dropped silently, which looks like a timeout, never like a refusal.
-import { selectorMatches, type Pod } from '../kube.js';
+// else's packets are dropped silently, which looks like a timeout, never like a refusal. Each
+// policy is read as the API server defines it (networking/v1): its podSelector (matchLabels and
+// matchExpressions), then, for the Service's port, which sources its ingress rules admit.
+import type { Pod, ServicePort } from '../kube.js';
 import type { KubeObject } from '../model.js';
 import type { CheckContext } from './context.js';
 
 type J = Record<string, unknown>;
+const obj = (v: unknown): J => (v !== null && typeof v === 'object' ? (v as J) : {});
+const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+
+/** What a policy admits to one Service port: nothing, some sources (said), or every source. */
+export type Admits = { kind: 'nothing' } | { kind: 'some'; sources: string[] } | { kind: 'all' };
 
 export interface AppliedPolicy {
   name: string;
-  /** Its podSelector uses matchExpressions, which are not evaluated: it may select them. */
-  maybe: boolean;
+  /** What it admits to the Service's target port, on the Pods it selects. */
+  admits: Admits;
+  /** The policy's own lines that say so ("ingress[0].from[0]: podSelector app=web"). */
+  lines: string[];
 }
 
-function selects(policy: KubeObject, pod: Pod): { yes: boolean; maybe: boolean } {
-  const sel = ((policy['spec'] as J | undefined)?.['podSelector'] ?? {}) as J;
-  const labels = (sel['matchLabels'] ?? {}) as Record<string, string>;
-  const exprs = Array.isArray(sel['matchExpressions']) && sel['matchExpressions'].length > 0;
-  return { yes: selectorMatches(labels, pod.labels), maybe: exprs };
+/** A LabelSelector as the API server evaluates it; an empty one selects everything. */
+export function labelSelectorMatches(selector: unknown, labels: Record<string, string>): boolean {
+  const sel = obj(selector);
+  const byLabel = Object.entries(obj(sel['matchLabels'])).every(([k, v]) => labels[k] === v);
+  return (
+    byLabel &&
+    arr(sel['matchExpressions']).every((raw) => {
+      const e = obj(raw);
+      const key = String(e['key'] ?? '');
+      const values = arr(e['values']).map(String);
+      const has = Object.hasOwn(labels, key);
+      switch (e['operator']) {
+        case 'In':
+          return has && values.includes(labels[key]!);
+        case 'NotIn':
+          return !has || !values.includes(labels[key]!);
+        case 'Exists':
+          return has;
+        case 'DoesNotExist':
+          return !has;
+        default:
+          return false; // an operator the API server would have refused
+      }
+    })
+  );
 }
 
-function ingress(policy: KubeObject): boolean {
-  const spec = (policy['spec'] ?? {}) as J;
+/** A selector as a person reads it: "app=web, tier in (a,b)", or "every Pod" when empty. */
+function selectorText(selector: unknown, all: string): string {
+  const sel = obj(selector);
+  const parts = [
+    ...Object.entries(obj(sel['matchLabels'])).map(([k, v]) => `${k}=${String(v)}`),
+    ...arr(sel['matchExpressions']).map((raw) => {
+      const e = obj(raw);
+      const values = arr(e['values']).map(String).join(',');
+      return `${String(e['key'])} ${String(e['operator'])}${values ? ` (${values})` : ''}`;
+    }),
+  ];
+  return parts.length > 0 ? parts.join(', ') : all;
+}
+
+/** Whether a policy restricts ingress: without policyTypes, every policy does. */
+function ingress(spec: J): boolean {
   const types = spec['policyTypes'];
-  // without policyTypes every policy restricts ingress
   return Array.isArray(types) ? types.includes('Ingress') : true;
 }
 
-/** The ingress NetworkPolicies of the Service's namespace that select any of its Pods. */
-export function policiesFor(ctx: CheckContext): AppliedPolicy[] {
+/** The port numbers a Pod serves the Service port on (a named targetPort resolved per Pod). */
+function targetPorts(port: ServicePort, pods: Pod[]): { number: number; name?: string }[] {
+  const tp = port.targetPort;
+  if (typeof tp === 'number') return [{ number: tp }];
+  return pods.flatMap((p) =>
+    p.containers
+      .flatMap((c) => c.ports)
+      .filter((c) => c.name === tp && c.protocol === port.protocol)
+      .map((c) => ({ number: c.containerPort, name: tp })),
+  );
+}
+
+/** Whether one rule's `ports` admit the target port (empty: every port). */
+function portAdmitted(
+  ports: unknown[],
+  protocol: string,
+  target: { number: number; name?: string }[],
+) {
+  if (ports.length === 0) return true;
+  return ports.some((raw) => {
+    const p = obj(raw);
+    if (String(p['protocol'] ?? 'TCP') !== protocol) return false;
+    const at = p['port'];
+    if (at === undefined) return true; // every port of that protocol
+    if (typeof at === 'string') return target.some((t) => t.name === at);
+    if (typeof at !== 'number') return false;
+    const end = typeof p['endPort'] === 'number' ? p['endPort'] : at;
+    return target.some((t) => t.number >= at && t.number <= end);
+  });
+}
+
+/** A `from` peer as a person reads it. */
+function peerText(raw: unknown, namespace: string): string {
+  const peer = obj(raw);
+  const block = obj(peer['ipBlock']);
+  if (block['cidr'])
+    return `addresses ${String(block['cidr'])}${arr(block['except']).length > 0 ? ` except ${arr(block['except']).join(', ')}` : ''}`;
+  const pods =
+    peer['podSelector'] !== undefined ? selectorText(peer['podSelector'], 'every Pod') : undefined;
+  const nss =
+    peer['namespaceSelector'] !== undefined
+      ? selectorText(peer['namespaceSelector'], 'every namespace')
+      : undefined;
+  if (nss !== undefined)
+    return `${pods ?? 'every Pod'} in namespaces ${nss === 'every namespace' ? '(all)' : nss}`;
+  return `Pods ${pods ?? '(all)'} in namespace ${namespace}`;
+}
+
+/** What one policy admits to the port, with its own lines. */
+function admitted(
+  spec: J,
+  namespace: string,
+  protocol: string,
+  target: { number: number; name?: string }[],
+): { admits: Admits; lines: string[] } {
+  const rules = arr(spec['ingress']);
+  const lines: string[] = [];
+  const sources: string[] = [];
+  if (rules.length === 0) lines.push('ingress: none (every connection to the Pods is dropped)');
+  let all = false;
+  rules.forEach((raw, i) => {
+    const rule = obj(raw);
+    const ports = arr(rule['ports']);
+    const portsText =
+      ports.length === 0
+        ? 'every port'
+        : ports
+            .map(
+              (p) =>
+                `${String(obj(p)['protocol'] ?? 'TCP')}/${String(obj(p)['port'] ?? '*')}${obj(p)['endPort'] ? `-${String(obj(p)['endPort'])}` : ''}`,
+            )
+            .join(', ');
+    const from = arr(rule['from']);
+    const admits = portAdmitted(ports, protocol, target);
+    lines.push(
+      `ingress[${i}]: ${portsText} from ${from.length === 0 ? 'every source' : from.map((f) => peerText(f, namespace)).join('; ')}${admits ? '' : ' (not the Service port)'}`,
+    );
+    if (!admits) return;
+    if (from.length === 0) all = true;
+    else sources.push(...from.map((f) => peerText(f, namespace)));
+  });
+  const admits: Admits = all
+    ? { kind: 'all' }
+    : sources.length > 0
+      ? { kind: 'some', sources }
+      : { kind: 'nothing' };
+  return { admits, lines };
+}
+
+/** The ingress NetworkPolicies of the Service's namespace that select any of its Pods, each with
+ * what it admits to `port`. */
+export function policiesFor(ctx: CheckContext, port: ServicePort): AppliedPolicy[] {
   const svc = ctx.service;
   const pods = ctx.selectedPods();
   if (!svc || pods.length === 0) return [];
+  const target = targetPorts(port, pods);
   return ctx.view.networkPolicies
-    .filter((p) => (p.metadata?.namespace ?? 'default') === svc.namespace && ingress(p))
+    .filter((p: KubeObject) => (p.metadata?.namespace ?? 'default') === svc.namespace)
     .flatMap((p) => {
-      const hits = pods.map((pod) => selects(p, pod)).filter((s) => s.yes);
-      return hits.length > 0
-        ? [{ name: p.metadata?.name ?? '', maybe: hits.every((h) => h.maybe) }]
-        : [];
+      const spec = obj(p['spec']);
+      if (
+        !ingress(spec) ||
+        !pods.some((pod) => labelSelectorMatches(spec['podSelector'], pod.labels))
+      )
+        return [];
+      const { admits, lines } = admitted(spec, svc.namespace, port.protocol, target);
+      const name = p.metadata?.name ?? '';
+      return [
+        {
+          name,
+          admits,
+          lines: [
+            `podSelector: ${selectorText(spec['podSelector'], 'every Pod in the namespace')}`,
+            ...lines,
+          ].map((l) => `NetworkPolicy ${svc.namespace}/${name}: ${l}`),
+        },
+      ];
     });
+}
+
+/** What the policies admit together (they add up): every source, some, or none. */
+export function together(policies: AppliedPolicy[]): Admits {
+  if (policies.some((p) => p.admits.kind === 'all')) return { kind: 'all' };
+  const sources = policies.flatMap((p) => (p.admits.kind === 'some' ? p.admits.sources : []));
+  return sources.length > 0
+    ? { kind: 'some', sources: [...new Set(sources)] }
+    : { kind: 'nothing' };
 }

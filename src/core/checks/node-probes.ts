@@ -1,6 +1,9 @@
 // The probes the diagnosis asks a live run to make on each node, and how each reads in evidence.
 import { commandStem, type NodeProbe } from '../node-command.js';
+import { seen, unseen } from '../evidence.js';
 import { hostPort } from '../ipv6.js';
+import type { Evidence } from '../model.js';
+import type { ProbeResult } from '../node-outputs.js';
 
 export type { NodeProbe } from '../node-command.js';
 
@@ -26,4 +29,12 @@ export function probeText(p: NodeProbe): string {
     case 'dns-lookup':
       return `DNS ${p.type} ${p.name} @${p.server}`;
   }
+}
+
+/** A probe's answer on a node as evidence: seen there, or not observed when it could not run. */
+export function probeSeen(node: string, p: NodeProbe, r: ProbeResult): Evidence {
+  const text = `${node}: ${probeText(p)}: ${r.detail}`;
+  return r.status === 'unknown'
+    ? unseen(text, node)
+    : seen(text, { node, source: `nodes/${node}/${probeStem(p)}.txt` });
 }

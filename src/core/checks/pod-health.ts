@@ -1,5 +1,7 @@
 // Why a Pod is not ready, in the words `kubectl describe pod` would make a person hunt for:
 // its phase, the Ready condition, each container's state and restarts, the readiness probe.
+import { read } from '../evidence.js';
+import type { Evidence } from '../model.js';
 import type { Pod, ContainerProbe } from '../kube.js';
 
 export function probeSpec(p: ContainerProbe): string {
@@ -28,7 +30,7 @@ export interface NotReady {
   short: string;
   /** The readiness probe is what keeps it out (the container runs). */
   probeFailing: boolean;
-  evidence: string[];
+  evidence: Evidence[];
   /** `logs --previous` is the better next step when it crashed. */
   crashed: boolean;
 }
@@ -85,7 +87,7 @@ export function whyNotReady(pod: Pod): NotReady {
   return {
     reason: reason ?? `it is ${pod.phase}, not Ready`,
     short,
-    evidence,
+    evidence: evidence.map((l) => read(l, `Pod ${pod.namespace}/${pod.name}`)),
     crashed,
     probeFailing,
   };

@@ -1,12 +1,21 @@
 // Step 2: does each Service port's targetPort (a number or a name) lead to a port the selected
 // Pods declare, with the same protocol? Declaring containerPorts is optional, so a number no Pod
 // declares is a strong hint rather than proof; recorded probes to the endpoints settle it.
+import { read } from '../evidence.js';
 import type { Pod, Service, ServicePort } from '../kube.js';
-import type { Finding } from '../model.js';
+import type { Evidence, Finding } from '../model.js';
 import { kubectl, valid } from '../next-command.js';
-import { count, finding, list, pending, type Check, endpointSlicesOf } from './check.js';
+import {
+  count,
+  endpointSlicesOf,
+  finding,
+  list,
+  pending,
+  serviceRef,
+  type Check,
+} from './check.js';
 import type { CheckContext } from './context.js';
-import { connectProbe, probeText } from './node-probes.js';
+import { connectProbe, probeSeen } from './node-probes.js';
 import { portText } from './service.js';
 
 const declared = (pod: Pod) =>
@@ -32,14 +41,14 @@ function portsEvidence(pods: Pod[]): string[] {
 }
 
 /** Recorded probes of the endpoints on this port, as evidence. */
-function probeEvidence(ctx: CheckContext, port: ServicePort): string[] {
-  const out: string[] = [];
+function probeEvidence(ctx: CheckContext, port: ServicePort): Evidence[] {
+  const out: Evidence[] = [];
   for (const e of ctx.endpoints(port)) {
     const probe = connectProbe(e.ip, e.port, port.protocol);
     if (!probe) continue;
     for (const node of ctx.nodeNames()) {
       const r = ctx.probe(node, probe);
-      if (r) out.push(`${node}: ${probeText(probe)}: ${r.detail}`);
+      if (r) out.push(probeSeen(node, probe, r));
     }
   }
   return out;
@@ -75,14 +84,14 @@ function checkPort(ctx: CheckContext, svc: Service, port: ServicePort, index: nu
         `targetPort is the string "${raw}", not the number ${raw}`,
         {
           explanation: `Kubernetes reads a string targetPort as a port name: "${raw}" names no container port, so Pods may be left out of the endpoints, and current API servers reject a port name without a letter. Write it as a number: targetPort: ${raw}.`,
-          evidence: [`spec.ports[${index}].targetPort: "${raw}"`],
+          evidence: [read(`spec.ports[${index}].targetPort: "${raw}"`, serviceRef(svc))],
           next: patchTargetPort(svc, index, Number(raw)),
           service: spn,
         },
       ),
     );
   const tp = port.targetPort;
-  const ev = [`Service port ${portText(port)}`, ...portsEvidence(pods)];
+  const ev = [`Service port ${portText(port)}`, ...portsEvidence(pods)].map((l) => read(l));
   const matching = (p: Pod) =>
     declared(p).filter((d) => (typeof tp === 'number' ? d.containerPort === tp : d.name === tp));
   const ok = pods.filter((p) => matching(p).some((d) => d.protocol === port.protocol));
@@ -185,7 +194,7 @@ function manualEndpoints(ctx: CheckContext, svc: Service): Finding[] {
         `${port.port}/${port.protocol}: no selector, the endpoints are managed by hand`,
         {
           explanation: `Without a selector Kubernetes does not resolve targetPort: the port in the hand-made EndpointSlice${match ? ` (${match.port})` : ''} is where traffic goes.`,
-          evidence: [`Service port ${portText(port)}`],
+          evidence: [read(`Service port ${portText(port)}`, serviceRef(svc))],
           service: spn,
         },
       );
@@ -203,7 +212,7 @@ function manualEndpoints(ctx: CheckContext, svc: Service): Finding[] {
               (s) =>
                 `EndpointSlice ${s.name}: ports ${s.ports.map((p) => `${p.name || '(unnamed)'} ${p.port}/${p.protocol}`).join(', ')}`,
             ),
-        ],
+        ].map((l) => read(l)),
         next: endpointSlicesOf(svc, 'yaml'),
         service: spn,
       },
@@ -234,7 +243,7 @@ export const portsCheck: Check = {
           'Pods not captured: the containerPorts are not checked',
           {
             explanation: `The targetPorts are compared with the containerPorts of the selected Pods, and kdebug did not see the Pods (${notCaptured}).`,
-            evidence: svc.ports.map((p) => `Service port ${portText(p)}`),
+            evidence: svc.ports.map((p) => read(`Service port ${portText(p)}`, serviceRef(svc))),
           },
         ),
       ];
@@ -245,7 +254,7 @@ export const portsCheck: Check = {
             finding('ports-no-pods', 'skip', 'no selected Pods to compare the ports with', {
               explanation:
                 'The targetPorts are compared with the containerPorts of the selected Pods; the selector matches none (see Selector).',
-              evidence: svc.ports.map((p) => `Service port ${portText(p)}`),
+              evidence: svc.ports.map((p) => read(`Service port ${portText(p)}`, serviceRef(svc))),
             }),
           ];
     return svc.ports.flatMap((port, i) => checkPort(ctx, svc, port, i));

@@ -1,16 +1,26 @@
 // Step 8: does a connection get through? The recorded probes from the nodes: TCP (or UDP) to
 // ClusterIP:port and to each endpoint directly, ICMP echo to the ClusterIP. Then why ping and
 // curl disagree in this cluster's proxy mode, with the rules (and the packet walk) as proof.
+import { read, seen, unseen } from '../evidence.js';
 import type { Service, ServicePort } from '../kube.js';
-import type { Finding } from '../model.js';
+import type { Evidence, Finding } from '../model.js';
 import { kdebug, kubectl, valid, w } from '../next-command.js';
 import { parseIpBrief, type ProbeResult } from '../node-outputs.js';
-import { consequence, count, finding, list, pending, type Check } from './check.js';
+import {
+  consequence,
+  count,
+  endpointSlicesOf,
+  finding,
+  list,
+  noPodHas,
+  pending,
+  type Check,
+} from './check.js';
 import type { CheckContext } from './context.js';
 import { clusterMode, replacement } from './kube-proxy.js';
-import { connectProbe, probeText, type NodeProbe } from './node-probes.js';
+import { connectProbe, probeSeen, probeText, type NodeProbe } from './node-probes.js';
 import { treeOf } from './rules.js';
-import { policiesFor } from './network-policy.js';
+import { policiesFor, together } from './network-policy.js';
 import { conntrackFindings } from './conntrack.js';
 import { packetWalk } from './walk.js';
 import { hostPort } from '../ipv6.js';
@@ -48,8 +58,7 @@ function probed(ctx: CheckContext, probe: NodeProbe): Probed[] {
   });
 }
 
-const line = (p: Probed) =>
-  `${p.node}: ${probeText(p.probe)}: ${p.result.status === 'unknown' ? 'not observed: ' : ''}${p.result.detail}`;
+const line = (p: Probed) => probeSeen(p.node, p.probe, p.result);
 /** A probe that ran and saw something: its tool was there and it gave an answer or an error. */
 const observed = (p: Probed) => p.result.status !== 'unknown';
 
@@ -92,7 +101,7 @@ function endpointProbes(
   const all: Probed[] = [];
   const blind: Probed[] = [];
   const cause = ctx.causedBy(...ENDPOINT_CAUSES);
-  const policies = policiesFor(ctx);
+  const policies = policiesFor(ctx, port);
   for (const e of ctx.endpoints(port)) {
     const probe = connectProbe(e.ip, e.port, port.protocol);
     if (!probe) continue;
@@ -104,6 +113,8 @@ function endpointProbes(
     if (failed.length === 0) continue;
     const who = e.podName ? `Pod ${e.podName}` : e.ip;
     const r = failed.find(refused);
+    // an address no Pod has: said before any network cause is offered
+    const nobody = !e.podName && noPodHas(ctx, e.ip);
     findings.push(
       consequence(
         finding(
@@ -111,33 +122,37 @@ function endpointProbes(
           'fail',
           `endpoint ${hostPort(e.ip, e.port)}: ${failed[0]!.result.detail}`,
           {
-            explanation: r
-              ? `The connection straight to ${who}, bypassing the Service, was refused: the Pod is there, but nothing listens on port ${e.port} in it. Either the application listens on another port (check targetPort) or it only listens on 127.0.0.1.`
-              : `The connection straight to ${who}, bypassing the Service, got no answer from ${list(failed.map((p) => p.node))}: the packets are lost between the node and the Pod (the Pod network or overlay between nodes, a NetworkPolicy, or a host firewall), or the Pod is hung.${policies.length > 0 ? ` NetworkPolicy ${list(policies.map((x) => x.name))} ${policies.some((x) => x.maybe) ? 'may select' : 'selects'} this Pod: traffic its rules do not allow is dropped like this.` : ''}`,
+            explanation: nobody
+              ? `No Pod and no node has ${e.ip}: the EndpointSlice lists an address written by hand, and the connection to it ${r ? 'was refused' : `got no answer from ${list(failed.map((p) => p.node))}`}. Whatever holds ${e.ip} (outside the cluster's Pods, or nothing at all) does not ${r ? 'listen on' : 'answer on'} port ${e.port}: check the address in the EndpointSlice before the network.`
+              : r
+                ? `The connection straight to ${who}, bypassing the Service, was refused: the Pod is there, but nothing listens on port ${e.port} in it. Either the application listens on another port (check targetPort) or it only listens on 127.0.0.1.`
+                : `The connection straight to ${who}, bypassing the Service, got no answer from ${list(failed.map((p) => p.node))}: the packets are lost between the node and the Pod (the Pod network or overlay between nodes, a NetworkPolicy, or a host firewall), or the Pod is hung.${policies.length > 0 ? ` NetworkPolicy ${list(policies.map((x) => x.name))} selects this Pod: traffic its rules do not allow is dropped like this.` : ''}`,
             evidence: got.map(line),
-            next: e.podName
-              ? // an ephemeral busybox shares the Pod's network: its netstat shows what listens
-                kubectl(
-                  ctx.service!.namespace,
-                  'debug',
-                  '-it',
-                  valid.name(e.podName),
-                  '--image=busybox',
-                  w`--target=${valid.name(e.pod?.containers[0]?.name ?? 'app')}`,
-                  '--',
-                  'netstat',
-                  '-tln',
-                )
-              : kubectl(
-                  undefined,
-                  'get',
-                  'pods',
-                  '-A',
-                  '-o',
-                  'wide',
-                  '--field-selector',
-                  w`status.podIP=${valid.ip(e.ip)}`,
-                ),
+            next: nobody
+              ? endpointSlicesOf(ctx.service!, 'yaml')
+              : e.podName
+                ? // an ephemeral busybox shares the Pod's network: its netstat shows what listens
+                  kubectl(
+                    ctx.service!.namespace,
+                    'debug',
+                    '-it',
+                    valid.name(e.podName),
+                    '--image=busybox',
+                    w`--target=${valid.name(e.pod?.containers[0]?.name ?? 'app')}`,
+                    '--',
+                    'netstat',
+                    '-tln',
+                  )
+                : kubectl(
+                    undefined,
+                    'get',
+                    'pods',
+                    '-A',
+                    '-o',
+                    'wide',
+                    '--field-selector',
+                    w`status.podIP=${valid.ip(e.ip)}`,
+                  ),
             node: e.nodeName,
             service: ctx.servicePortName(port),
           },
@@ -169,17 +184,40 @@ function clusterIpProbes(
     port,
   );
   if (got.length === 0) return blind;
-  const failed = got.filter((p) => p.result.status === 'fail');
   const spn = ctx.servicePortName(port);
+  // internalTrafficPolicy Local: a node without a local endpoint drops it by design (step 9)
+  const local = svc.internalTrafficPolicy === 'Local';
+  const hasLocal = (node: string) =>
+    ctx.endpoints(port).some((e) => e.nodeName === node && (e.ready || e.serving));
+  const dropped = got.filter((p) => p.result.status === 'fail' && local && !hasLocal(p.node));
+  const byDesign: Finding[] =
+    dropped.length === 0
+      ? []
+      : [
+          finding(
+            'clusterip-unreachable',
+            'warn',
+            `${family}ClusterIP ${hostPort(ip, port.port)} dropped on ${list(dropped.map((p) => p.node))}, as internalTrafficPolicy Local does there`,
+            {
+              explanation: `With internalTrafficPolicy: Local kube-proxy sends ClusterIP traffic only to endpoints on the sender's own node, and ${list(dropped.map((p) => p.node))} ${dropped.length === 1 ? 'runs' : 'run'} none: it drops the connection, as designed. This is the traffic policy at work (step 9), not a broken Service.`,
+              evidence: dropped.map(line),
+              service: spn,
+            },
+          ),
+        ];
+  const failed = got.filter((p) => p.result.status === 'fail' && !dropped.includes(p));
+  const answered = got.filter((p) => !dropped.includes(p));
+  if (failed.length === 0 && answered.length === 0) return [...byDesign, ...blind];
   if (failed.length === 0)
     return [
+      ...byDesign,
       finding(
         'clusterip-reachable',
         'pass',
-        `${family}ClusterIP ${hostPort(ip, port.port)} answers from ${list(got.map((p) => p.node))}`,
+        `${family}ClusterIP ${hostPort(ip, port.port)} answers from ${list(answered.map((p) => p.node))}`,
         {
           explanation: `A ${port.protocol} connection to the ClusterIP is translated to an endpoint and answered.`,
-          evidence: got.map(line),
+          evidence: answered.map(line),
           service: spn,
         },
       ),
@@ -203,8 +241,8 @@ function clusterIpProbes(
         'fail',
         `${family}ClusterIP ${hostPort(ip, port.port)}: ${failed[0]!.result.detail}`,
         {
-          explanation: `${explanation}${failed.length < got.length ? ` It works from ${list(got.filter((p) => !failed.includes(p)).map((p) => p.node))}: compare that node's rules with the failing one's (Rules step).` : ''}`,
-          evidence: got.map(line),
+          explanation: `${explanation}${failed.length < answered.length ? ` It works from ${list(answered.filter((p) => !failed.includes(p)).map((p) => p.node))}: compare that node's rules with the failing one's (Rules step).` : ''}`,
+          evidence: answered.map(line),
           next: kdebug([
             'trace',
             '--node',
@@ -221,20 +259,24 @@ function clusterIpProbes(
       ),
       cause,
     ),
+    ...byDesign,
     ...blind,
   ];
 }
 
 /** Who owns the ClusterIP on each node, from `ip -br addr`. */
-function owners(ctx: CheckContext, ip: string): string[] {
+function owners(ctx: CheckContext, ip: string): Evidence[] {
   return ctx.nodeNames().flatMap((node) => {
     const text = ctx.output(node, 'ip-addr');
     if (text === undefined) return [];
     const dev = parseIpBrief(text).find((i) => i.addresses.some((a) => a.split('/')[0] === ip));
     return [
-      dev
-        ? `${node}: ${ip} is bound to ${dev.name} (ip -br addr)`
-        : `${node}: no interface holds ${ip} (ip -br addr)`,
+      seen(
+        dev
+          ? `${node}: ${ip} is bound to ${dev.name} (ip -br addr)`
+          : `${node}: no interface holds ${ip} (ip -br addr)`,
+        { node, source: `nodes/${node}/ip-addr.txt` },
+      ),
     ];
   });
 }
@@ -248,7 +290,7 @@ function nftablesPingEvidence(
   ip: string,
   port: number,
   protocol: string,
-): string[] {
+): Evidence[] {
   for (const node of ctx.nodeNames()) {
     const nft = ctx.analysis.node(node).nft();
     if (!nft?.table) continue;
@@ -275,14 +317,22 @@ function nftablesPingEvidence(
       out.push(
         `${nft.source}: chain cluster-ips-check: ip daddr @cluster-ips reject${reject.comment ? ` ("${reject.comment}")` : ''}`,
       );
-    if (out.length > 0) return [`kube-proxy's nftables table on ${node}:`, ...out];
+    if (out.length > 0)
+      return [`kube-proxy's nftables table on ${node}:`, ...out].map((l) =>
+        seen(l, { node, source: nft.source }),
+      );
   }
   return [];
 }
 
 /** IPVS mode's virtual server for the Service port on each node read: it takes that port only
  * (who owns the address, so answers a ping, is in `owners`). */
-function ipvsPingEvidence(ctx: CheckContext, ip: string, port: number, protocol: string): string[] {
+function ipvsPingEvidence(
+  ctx: CheckContext,
+  ip: string,
+  port: number,
+  protocol: string,
+): Evidence[] {
   const address = hostPort(ip, port);
   const family = ip.includes(':') ? 'IPv6' : 'IPv4';
   return ctx.nodeNames().flatMap((node) => {
@@ -293,11 +343,50 @@ function ipvsPingEvidence(ctx: CheckContext, ip: string, port: number, protocol:
       (s) => s.address === address && s.protocol === protocol.toLowerCase(),
     );
     return [
-      vs
-        ? `${ipvs.source}:${vs.line}: virtual server ${vs.protocol.toUpperCase()} ${address} -> ${count(vs.realServers.length, 'real server')}`
-        : `${ipvs.source}: no virtual server ${protocol} ${address}`,
+      seen(
+        vs
+          ? `${ipvs.source}:${vs.line}: virtual server ${vs.protocol.toUpperCase()} ${address} -> ${count(vs.realServers.length, 'real server')}`
+          : `${ipvs.source}: no virtual server ${protocol} ${address}`,
+        { node, source: ipvs.source },
+      ),
     ];
   });
+}
+
+/** The NetworkPolicies that select the Service's Pods, evaluated for its port: which sources they
+ * admit together. None is a warning: every client's connection times out. */
+function networkPolicies(ctx: CheckContext, port: ServicePort): Finding[] {
+  const svc = ctx.service!;
+  const policies = policiesFor(ctx, port);
+  if (policies.length === 0) return [];
+  const admits = together(policies);
+  const names = list(policies.map((p) => p.name));
+  const what = `${port.port}/${port.protocol}`;
+  const blind =
+    "kdebug's probes come from the nodes, which NetworkPolicy may treat apart from Pods (that depends on the network plugin): they prove nothing about what a client Pod is allowed.";
+  const title =
+    admits.kind === 'nothing'
+      ? `NetworkPolicy ${names} admits no connection to ${what}: every client times out`
+      : admits.kind === 'all'
+        ? `NetworkPolicy ${names} admits every source to ${what}`
+        : `NetworkPolicy ${names} admits only ${list(admits.sources)} to ${what}`;
+  const explanation =
+    admits.kind === 'nothing'
+      ? `${policies.length === 1 ? 'This NetworkPolicy selects' : 'These NetworkPolicies select'} the Service's Pods for ingress and no ingress rule allows ${what}: connections to the Service and to the Pods directly are dropped silently, so clients time out. Add an ingress rule for the clients that need it.`
+      : admits.kind === 'all'
+        ? `${policies.length === 1 ? 'This NetworkPolicy selects' : 'These NetworkPolicies select'} the Service's Pods and ${policies.length === 1 ? 'its' : 'their'} rules let any source reach ${what}.`
+        : `Only these sources may connect to ${what}, to the Service or to the Pods directly; anyone else's connections are dropped silently and time out. Check that the client is one of them.`;
+  return [
+    finding('network-policy-applies', admits.kind === 'nothing' ? 'warn' : 'pass', title, {
+      explanation: `${explanation} ${blind}`,
+      evidence: policies.flatMap((p) =>
+        p.lines.map((l) => read(l, `NetworkPolicy ${svc.namespace}/${p.name}`)),
+      ),
+      next: kubectl(svc.namespace, 'describe', 'networkpolicy', valid.name(policies[0]!.name)),
+      service: ctx.servicePortName(port),
+      ...(admits.kind === 'nothing' ? {} : { info: true }),
+    }),
+  ];
 }
 
 function pingExplained(ctx: CheckContext, svc: Service): Finding | undefined {
@@ -318,8 +407,8 @@ function pingExplained(ctx: CheckContext, svc: Service): Finding | undefined {
   if (node && mode === 'iptables') {
     const tree = treeOf(ctx, node, port);
     for (const e of tree?.entries ?? []) {
-      const text = ctx.lineEvidence(node, 'nat', e.line);
-      if (text && e.address === ip) evidence.push(text);
+      const rule = ctx.lineEvidence(node, 'nat', e.line);
+      if (rule && e.address === ip) evidence.push(rule);
     }
     evidence.push(
       ...packetWalk(ctx, node, { dst: ip, proto: 'icmp' }),
@@ -440,40 +529,25 @@ export const reachabilityCheck: Check = {
     if (out.length === 0) {
       if (ctx.waiting('nodes')) return pending('waiting for the probes from the nodes');
       out.push(
-        finding('probes-not-recorded', 'skip', 'no probe results recorded', {
-          explanation:
-            'kdebug probes the ClusterIP and each endpoint from the nodes when it can reach them; these facts hold no probe results.',
-          advice: 'Run it live, with access to the nodes, for the probes.',
-          next: kdebug(['svc', valid.name(svc.name), '-n', valid.namespace(svc.namespace)], {
-            live: true,
-          }),
-        }),
+        ctx.options.invocation?.snapshot !== undefined
+          ? finding('probes-not-recorded', 'skip', 'no probe results recorded', {
+              explanation:
+                'kdebug probes the ClusterIP and each endpoint from the nodes when it can reach them; this snapshot holds no probe results.',
+              evidence: [unseen('no probe results in the snapshot')],
+              advice: 'Run it live, with access to the nodes, for the probes.',
+              next: kdebug(['svc', valid.name(svc.name), '-n', valid.namespace(svc.namespace)], {
+                live: true,
+              }),
+            })
+          : finding('probes-not-recorded', 'skip', 'no probe ran: no node could run one', {
+              explanation:
+                'kdebug probes the ClusterIP and each endpoint from the nodes it can reach; it reached none that can run a probe (the lines on stderr say, per node, which way was tried and why it failed).',
+              evidence: [unseen('no node ran a probe')],
+            }),
       );
     }
     out.push(...conntrackFindings(ctx, svc));
-    const policies = policiesFor(ctx);
-    if (policies.length > 0)
-      out.push(
-        finding(
-          'network-policy-applies',
-          'pass',
-          `NetworkPolicy ${list(policies.map((p) => p.name))} limits who reaches these Pods`,
-          {
-            explanation: `${policies.length === 1 ? 'This NetworkPolicy' : 'These NetworkPolicies'} ${policies.some((p) => p.maybe) ? 'may select' : 'select'} the Service's Pods for ingress: only the sources ${policies.length === 1 ? 'its' : 'their'} rules allow can connect, to the Service or to the Pods directly. Anyone else's connections are dropped silently and time out; kdebug's probes from the nodes may be allowed where a client Pod is not.`,
-            evidence: policies.map(
-              (p) =>
-                `NetworkPolicy ${svc.namespace}/${p.name}: policyTypes Ingress${p.maybe ? ' (podSelector with matchExpressions, not evaluated)' : ''}`,
-            ),
-            next: kubectl(
-              svc.namespace,
-              'describe',
-              'networkpolicy',
-              valid.name(policies[0]!.name),
-            ),
-            info: true,
-          },
-        ),
-      );
+    for (const port of svc.ports) out.push(...networkPolicies(ctx, port));
     const ping = !svc.headless && !replacement(ctx) ? pingExplained(ctx, svc) : undefined;
     if (ping) out.push(ping);
     return out;

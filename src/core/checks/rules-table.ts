@@ -4,8 +4,10 @@
 // send to (the same endpoint choice as iptables mode: ready, else serving and terminating; local
 // ones for the local policies), and every other part kube-proxy should write, as `kdebug drift`
 // compares it.
+import { withSyncShown } from './kube-proxy.js';
 import type { Service } from '../kube.js';
-import type { Finding } from '../model.js';
+import { seen, unseen } from '../evidence.js';
+import type { Evidence, Finding } from '../model.js';
 import { driftToFinding } from '../drift.js';
 import { nftStems } from '../facts.js';
 import type { IPFamily } from '../ipv6.js';
@@ -57,6 +59,7 @@ export function tableNode(
     return [
       finding(m.id, 'skip', `${label}${node}: ${m.word} mode, ${m.what(family)} not read`, {
         explanation: `kube-proxy on ${node} runs in ${m.word} mode and kdebug did not read ${m.what(family)} (nodes/${node}/${stem}.txt is not in the facts), so ${svc.namespace}/${svc.name} is not checked there.`,
+        evidence: [unseen(`nodes/${node}/${stem}.txt: not in the facts`, node)],
         next: saveNodeOutput(node, m.command(family), stem),
         node,
       }),
@@ -66,7 +69,7 @@ export function tableNode(
     return [
       finding('rules-unreadable', 'warn', `${label}${node}: the ${m.word} state cannot be read`, {
         explanation: read.error ?? 'unreadable',
-        evidence: [read.source],
+        evidence: [seen(read.source, { node, source: read.source })],
         node,
       }),
     ];
@@ -76,7 +79,7 @@ export function tableNode(
     return [
       finding('rules-unreadable', 'warn', `${label}${node}: the nftables listing is cut short`, {
         explanation: `${read.source} ends at line ${cut.line} inside ${cut.inside}: what came after was not recorded, so ${svc.namespace}/${svc.name} is not compared there (what is missing could be missing from the listing only).`,
-        evidence: [read.source],
+        evidence: [seen(read.source, { node, source: read.source })],
         next: saveNodeOutput(node, m.command(family), stem),
         node,
       }),
@@ -84,22 +87,35 @@ export function tableNode(
   // the drift of this Service's ports, as `kdebug drift` computes it in this mode
   const drift = n.drift(ctx.scope);
   const out: Finding[] = drift.findings
-    .map(driftToFinding)
-    .map((f) => ({ ...f, title: `${label}${f.title}`, evidence: [read.source, ...f.evidence] }));
+    .map((d) => withSyncShown(ctx, node, d, driftToFinding(d)))
+    .map((f) => ({
+      ...f,
+      title: `${label}${f.title}`,
+      evidence: [seen(read.source, { node, source: read.source }), ...f.evidence],
+    }));
   const parts: string[] = [];
-  const evidence: string[] = [];
+  const evidence: Evidence[] = [];
   for (const port of svc.ports) {
     const tree = trees.services.find((t) => t.name === ctx.servicePortName(port));
     if (!tree) continue;
     const label = `${port.port}/${port.protocol}`;
     const eps = tree.chains.svc ? tree.endpoints : (tree.localEndpoints ?? []);
+    const at = { node, source: read.source };
     evidence.push(
       ...tree.entries.map((e) =>
         e.from === 'ipvs'
-          ? `${read.source}:${e.line}: ${e.kind} virtual server ${e.chain}`
-          : `${read.source}: ${e.from} ${e.address ? `${e.address} . ` : ''}${e.protocol} . ${e.port} : goto ${e.chain}`,
+          ? seen(`${read.source}:${e.line}: ${e.kind} virtual server ${e.chain}`, {
+              ...at,
+              line: e.line,
+            })
+          : seen(
+              `${read.source}: ${e.from} ${e.address ? `${e.address} . ` : ''}${e.protocol} . ${e.port} : goto ${e.chain}`,
+              at,
+            ),
       ),
-      ...eps.map((e) => `  ${percent(e.probability)} -> ${e.address ?? '?'} (${e.chain})`),
+      ...eps.map((e) =>
+        seen(`  ${percent(e.probability)} -> ${e.address ?? '?'} (${e.chain})`, at),
+      ),
     );
     const reject = tree.verdicts.some((v) => v.kind === 'reject');
     parts.push(

@@ -1,8 +1,9 @@
 // Step 7: per node, the Service's tree read back from the node's rules, and the drift from what
 // kube-proxy should have written there. The node that differs from the others is named.
+import { seen, unseen } from '../evidence.js';
 import { DriftInputError, driftToFinding, type DriftFinding } from '../drift.js';
 import { isWindows, type Service, type ServicePort } from '../kube.js';
-import type { Finding } from '../model.js';
+import type { Evidence, Finding } from '../model.js';
 import { rulesReadError } from '../node-access.js';
 import type { NodeAnalysis } from '../analysis.js';
 import { nodeDump } from '../facts.js';
@@ -20,7 +21,7 @@ import {
 } from './check.js';
 import { kdebug, valid } from '../next-command.js';
 import type { CheckContext } from './context.js';
-import { kubeProxyLogs, proxyModes, replacement } from './kube-proxy.js';
+import { kubeProxyLogs, proxyModes, replacement, withSyncShown } from './kube-proxy.js';
 import { tableNode } from './rules-table.js';
 import { percent } from '../model.js';
 
@@ -44,19 +45,23 @@ export function treeOf(
 }
 
 /** A rule line as evidence ("nodes/n/iptables-save.txt:42: -A ..."), by table and line. */
-type LineReader = (table: string, line: number) => string | undefined;
+type LineReader = (table: string, line: number) => Evidence | undefined;
 
-/** A tree as evidence lines: entry rules, then each endpoint with its share and DNAT. */
-function treeEvidence(tree: ServiceTree, line: LineReader): string[] {
-  const out: string[] = [];
+/** A tree as evidence seen on the node: entry rules, then each endpoint with its share and DNAT. */
+function treeEvidence(node: string, tree: ServiceTree, line: LineReader): Evidence[] {
+  const at = { node };
+  const out: Evidence[] = [];
   for (const e of tree.entries)
-    out.push(line('nat', e.line) ?? `nat ${e.from} line ${e.line} -> ${e.chain}`);
+    out.push(line('nat', e.line) ?? seen(`nat ${e.from} line ${e.line} -> ${e.chain}`, at));
   for (const ep of tree.endpoints)
     out.push(
-      `  ${percent(ep.probability)} -> ${ep.chain}: ${ep.chainMissing ? 'chain not in the dump' : `DNAT ${ep.address ?? ep.inferredIP ?? '?'}`}`,
+      seen(
+        `  ${percent(ep.probability)} -> ${ep.chain}: ${ep.chainMissing ? 'chain not in the dump' : `DNAT ${ep.address ?? ep.inferredIP ?? '?'}`}`,
+        at,
+      ),
     );
   for (const v of tree.verdicts)
-    out.push(line(v.table, v.line) ?? `${v.table} ${v.chain} line ${v.line}: ${v.kind}`);
+    out.push(line(v.table, v.line) ?? seen(`${v.table} ${v.chain} line ${v.line}: ${v.kind}`, at));
   return out;
 }
 
@@ -64,7 +69,7 @@ function treeEvidence(tree: ServiceTree, line: LineReader): string[] {
 interface NodeSummary {
   node: string;
   ports: string;
-  evidence: string[];
+  evidence: Evidence[];
 }
 
 /** Where a summary reads a node's trees and rule lines: the IPv4 rules the context holds, or
@@ -80,20 +85,22 @@ const ipv4Source = (ctx: CheckContext, node: string): TreeSource => ({
 });
 
 /** The IPv6 trees of a node, found by Service port name, with ip6tables-save's lines. */
-function ipv6Source(ctx: CheckContext, na: NodeAnalysis): TreeSource {
+function ipv6Source(ctx: CheckContext, node: string, na: NodeAnalysis): TreeSource {
   const read = na.rules();
   return {
     tree: (port) => na.trees(ctx.scope)?.services.find((t) => t.name === ctx.servicePortName(port)),
     line: (table, n) => {
       const t = read?.ruleset?.table(table);
       const id = t ? t.ruleAtLine(n) : -1;
-      return t && id >= 0 ? `${read!.source}:${n}: ${t.text(id)}` : undefined;
+      return t && id >= 0
+        ? seen(`${read!.source}:${n}: ${t.text(id)}`, { node, source: read!.source, line: n })
+        : undefined;
     },
   };
 }
 
 function summary(node: string, svc: Service, from: TreeSource): NodeSummary {
-  const lines: string[] = [];
+  const lines: Evidence[] = [];
   const parts: string[] = [];
   for (const port of svc.ports) {
     const tree = from.tree(port);
@@ -101,7 +108,7 @@ function summary(node: string, svc: Service, from: TreeSource): NodeSummary {
       parts.push(`${port.port}/${port.protocol}: no rules`);
       continue;
     }
-    lines.push(...treeEvidence(tree, from.line));
+    lines.push(...treeEvidence(node, tree, from.line));
     const reject = tree.verdicts.find((v) => v.kind === 'reject');
     parts.push(
       tree.endpoints.length > 0
@@ -155,7 +162,8 @@ function drift(ctx: CheckContext, na: NodeAnalysis, svc: Service): Finding[] {
     )
     .filter((d) => d.id !== 'rule-text-differs') // spelling only: the trees already show what the rules do
     .map((d) => {
-      const f = consequence(withCommand(driftToFinding(d), node, down !== undefined), down);
+      const seen = withSyncShown(ctx, node, d, driftToFinding(d));
+      const f = consequence(withCommand(seen, node, down !== undefined), down);
       return family ? { ...f, title: `${family}${f.title}` } : f;
     });
 }
@@ -179,7 +187,7 @@ function ipv6Rules(ctx: CheckContext, svc: Service, nodes: string[]): Finding[] 
       out.push(
         finding('rules-unreadable', 'warn', `IPv6: ${node}: the ip6tables dump cannot be read`, {
           explanation: read.failure.message.split('\n')[0]!,
-          evidence: [read.source],
+          evidence: [seen(read.source, { node, source: read.source })],
           node,
         }),
       );
@@ -187,7 +195,7 @@ function ipv6Rules(ctx: CheckContext, svc: Service, nodes: string[]): Finding[] 
     }
     const found = drift(ctx, na, svc);
     if (!found.some((f) => f.status === 'fail' || f.status === 'warn'))
-      clean.push(summary(node, svc, ipv6Source(ctx, na)));
+      clean.push(summary(node, svc, ipv6Source(ctx, node, na)));
     out.push(...found);
   }
   if (clean.length > 0) {
@@ -200,7 +208,7 @@ function ipv6Rules(ctx: CheckContext, svc: Service, nodes: string[]): Finding[] 
         same ? `IPv6: ${named}: ${clean[0]!.ports}, as expected` : `IPv6: ${named}: as expected`,
         {
           explanation: `On ${list(clean.map((n) => n.node))} the ip6tables rules for ${svc.namespace}/${svc.name} (${v6.join(', ')}) are what kube-proxy's IPv6 proxier should have written for the current objects.`,
-          evidence: clean.flatMap((n) => [`${n.node}:`, ...n.evidence]),
+          evidence: clean.flatMap((n) => [seen(`${n.node}:`, { node: n.node }), ...n.evidence]),
         },
       ),
     );
@@ -213,6 +221,7 @@ function ipv6Rules(ctx: CheckContext, svc: Service, nodes: string[]): Finding[] 
         `IPv6: rules for ${v6.join(', ')} not read on ${list(unread)}`,
         {
           explanation: `The IPv6 cluster IP ${v6.join(', ')} is served by kube-proxy's ip6tables rules, and no ip6tables dump of ${list(unread)} was read (nodes/<node>/ip6tables-save.txt), so the IPv6 half of ${svc.namespace}/${svc.name} is not checked there.`,
+          evidence: unread.map((n) => unseen(`nodes/${n}/ip6tables-save.txt: not in the facts`, n)),
           next: saveNodeOutput(unread[0]!, ['ip6tables-save'], 'ip6tables-save'),
         },
       ),
@@ -254,6 +263,7 @@ function notRead(ctx: CheckContext, read: string[]): Finding[] {
         return [
           finding('rules-not-linux', 'skip', `${node}: Windows node, not read`, {
             explanation: `${node} is a Windows node: kube-proxy runs there in kernelspace mode (HNS load balancers), with no iptables rules. kdebug reads Linux nodes only, so ${svc.namespace}/${svc.name} is not checked on it.`,
+            evidence: [unseen(`${node}: a Windows node (kube-proxy kernelspace mode)`, node)],
             advice: `On ${node}, in PowerShell, hnsdiag list loadbalancers shows its load balancers.`,
             node,
           }),
@@ -269,6 +279,7 @@ function notRead(ctx: CheckContext, read: string[]): Finding[] {
           : [
               finding('rules-not-observed', 'skip', `${node}: rules not observed`, {
                 explanation: `No rules dump of ${node} was read (nodes/${node}/iptables-save.txt is not in the facts), so ${svc.namespace}/${svc.name} is not checked there; the other nodes are.`,
+                evidence: [unseen(`nodes/${node}/iptables-save.txt: not in the facts`, node)],
                 next: saveNodeOutput(node, ['iptables-save'], 'iptables-save'),
                 node,
               }),
@@ -276,6 +287,8 @@ function notRead(ctx: CheckContext, read: string[]): Finding[] {
       return [
         finding('rules-not-read', 'warn', `${node}: rules not read`, {
           explanation: `kdebug could not read the rules of ${node}, so ${svc.namespace}/${svc.name} is not checked there; the other nodes are. ${error}`,
+          // the failed read itself is what was seen: a warning, not a verdict on the rules
+          evidence: [seen(`${node}: the read failed: ${error}`, { node })],
           ...otherWay(ctx, svc),
           node,
         }),
@@ -339,6 +352,7 @@ export const rulesCheck: Check = {
       return [
         finding('rules-not-recorded', 'skip', 'no node rules recorded', {
           explanation: `kdebug compares each node's rules with what kube-proxy should have written, but no rules dump was read${ctx.nodeNames().length > 0 ? ` from ${list(ctx.nodeNames())}` : ''}. Give kdebug access to the nodes, or add nodes/<node>/iptables-save.txt to the snapshot.`,
+          evidence: [unseen('no node rules in the facts')],
           ...(ctx.nodeNames()[0] !== undefined
             ? {
                 advice: "Save each node's iptables-save as nodes/NODE/iptables-save.txt.",
@@ -382,7 +396,7 @@ export const rulesCheck: Check = {
         out.push(
           finding('rules-unreadable', 'warn', `${node}: the rules dump cannot be read`, {
             explanation: r.error,
-            evidence: [r.source],
+            evidence: [seen(r.source, { node, source: r.source })],
             node,
           }),
         );
@@ -397,7 +411,14 @@ export const rulesCheck: Check = {
     if (ok.length > 0) {
       // one line for all the nodes that agree with the expected rules
       const same = ok.every((n) => n.ports === ok[0]!.ports);
-      const named = `${familyLabel(svc, 'IPv4')}${drifted.length > 0 ? `${list(clean)}` : count(clean.length, 'node')}`;
+      // a node whose rules were not read is not among those that match: "1 of 2 nodes"
+      const blind = new Set(unread.filter((f) => f.node !== undefined).map((f) => f.node));
+      const all = clean.length + blind.size;
+      const nodesText =
+        clean.length < all
+          ? `${clean.length} of ${count(all, 'node')}`
+          : count(clean.length, 'node');
+      const named = `${familyLabel(svc, 'IPv4')}${drifted.length > 0 ? `${list(clean)}` : nodesText}`;
       out.unshift(
         finding(
           'rules-match',
@@ -405,7 +426,7 @@ export const rulesCheck: Check = {
           same ? `${named}: ${ok[0]!.ports}, as expected` : `${named}: as expected`,
           {
             explanation: `On ${list(clean)} the rules for ${svc.namespace}/${svc.name} are what kube-proxy should have written for the current objects.`,
-            evidence: ok.flatMap((n) => [`${n.node}:`, ...n.evidence]),
+            evidence: ok.flatMap((n) => [seen(`${n.node}:`, { node: n.node }), ...n.evidence]),
           },
         ),
       );

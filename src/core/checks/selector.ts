@@ -1,6 +1,7 @@
 // Step 3: which Pods does the selector match? When none, the nearest misses and the exact label
 // difference (a typo, `app=` vs `run=`), because that is almost always the cause.
 import type { Pod, Service } from '../kube.js';
+import { read } from '../evidence.js';
 import type { Finding } from '../model.js';
 import { kubectl, valid } from '../next-command.js';
 import { count, finding, labelText, list, pending, podsOf, type Check } from './check.js';
@@ -106,7 +107,7 @@ function noMatch(ctx: CheckContext, svc: Service): Finding {
     `Service ${svc.namespace}/${svc.name}: spec.selector ${sel}`,
     `${count(others.length, 'Pod')} in namespace ${svc.namespace}, none with ${sel}`,
     ...misses.map((m) => `Pod ${podNames(m.pods)}: ${m.differences.join('; ')}`),
-  ];
+  ].map((l) => read(l));
   let explanation = `No Pod in namespace ${svc.namespace} has all the labels ${sel}, so the endpoint controller finds no Pods: the Service has no endpoints, and kube-proxy rejects connections to it.`;
   if (best) {
     const workloads = [...new Set(best.pods.map(workload))];
@@ -155,9 +156,11 @@ function workload(p: Pod): string {
 function matched(svc: Service, pods: Pod[]): Finding[] {
   const sel = labelText(svc.selector!);
   const workloads = [...new Set(pods.map(workload))];
-  const evidence = pods.map(
-    (p) =>
+  const evidence = pods.map((p) =>
+    read(
       `Pod ${p.name}: ${p.podIP ?? 'no IP'} on ${p.nodeName ?? 'no node'}, ${p.phase}${p.deleting ? ', terminating' : ''} (${workload(p)})`,
+      `Pod ${p.namespace}/${p.name}`,
+    ),
   );
   const out = [
     finding(
@@ -213,9 +216,10 @@ export const selectorCheck: Check = {
           explanation: `Kubernetes adds no Pods to ${svc.namespace}/${svc.name}: its EndpointSlices are written by a person or another controller, and stay as they are when Pods come and go.`,
           evidence: ctx
             .slices()
-            .map(
-              (s) =>
+            .map((s) =>
+              read(
                 `EndpointSlice ${s.name}: managed by ${s.managedBy ?? '(no endpointslice.kubernetes.io/managed-by label)'}`,
+              ),
             ),
           info: true,
         }),

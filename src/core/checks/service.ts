@@ -1,7 +1,8 @@
 // Step 1: does the Service exist, and what is it? Headless and ExternalName Services are said
 // to be what they are, since most of the later steps do not apply to them.
 import type { Service, ServicePort } from '../kube.js';
-import type { Finding } from '../model.js';
+import { read } from '../evidence.js';
+import type { Evidence, Finding } from '../model.js';
 import { kubectl, valid, kdebug } from '../next-command.js';
 import { count, finding, labelText, list, pending, type Check } from './check.js';
 import type { CheckContext } from './context.js';
@@ -9,8 +10,8 @@ import type { CheckContext } from './context.js';
 export const portText = (p: ServicePort) =>
   `${p.name ? `${p.name} ` : ''}${p.port}/${p.protocol} -> ${p.targetPort}${p.nodePort ? ` (node port ${p.nodePort})` : ''}`;
 
-/** The Service's spec as evidence lines. */
-export function serviceEvidence(svc: Service): string[] {
+/** The Service's spec as evidence, read from the API. */
+export function serviceEvidence(svc: Service): Evidence[] {
   const out = [`Service ${svc.namespace}/${svc.name}: type ${svc.type}`];
   if (svc.type === 'ExternalName') out.push(`spec.externalName: ${svc.externalName ?? '(empty)'}`);
   else out.push(`spec.clusterIP: ${svc.clusterIP ?? '(none)'}`);
@@ -26,7 +27,7 @@ export function serviceEvidence(svc: Service): string[] {
   if (svc.sessionAffinity === 'ClientIP')
     out.push(`spec.sessionAffinity: ClientIP (${svc.sessionAffinityTimeout}s)`);
   if (svc.publishNotReadyAddresses) out.push('spec.publishNotReadyAddresses: true');
-  return out;
+  return out.map((l) => read(l, `Service ${svc.namespace}/${svc.name}`));
 }
 
 /** Levenshtein distance, for "did you mean". */
@@ -86,8 +87,10 @@ function notFound(ctx: CheckContext): Finding {
         ? `There is no Service "${service}" in namespace ${namespace}. Did you mean ${list(suggestions.map(phrase), 'or')}? A client that uses the name gets NXDOMAIN from cluster DNS.`
         : `There is no Service "${service}" in namespace ${namespace}, and no Service with a similar name${ctx.view.services.length === 0 ? ' was read' : ''}. A client that uses the name gets NXDOMAIN from cluster DNS: create the Service, or check the namespace.`,
     evidence: [
-      `${count(ctx.view.services.length, 'Service')} read, in ${count(new Set(ctx.view.services.map((s) => s.namespace)).size, 'namespace')}`,
-      ...suggestions.map((s) => `similar: ${s.namespace}/${s.name}`),
+      read(
+        `${count(ctx.view.services.length, 'Service')} read, in ${count(new Set(ctx.view.services.map((s) => s.namespace)).size, 'namespace')}`,
+      ),
+      ...suggestions.map((s) => read(`similar: ${s.namespace}/${s.name}`)),
     ],
     next: first
       ? kdebug(['svc', valid.name(first.name), '-n', valid.namespace(first.namespace)])

@@ -1,11 +1,12 @@
 // Step 9: externalTrafficPolicy / internalTrafficPolicy Local. Local keeps the client's source
 // IP (or keeps traffic on its node) by using only the node's own endpoints: a node without one
 // drops the traffic. Which nodes have a local ready endpoint, and which will drop.
+import { read, seen } from '../evidence.js';
 import { categorize, portEndpoints } from '../expected/endpoints.js';
 import type { Service, ServicePort } from '../kube.js';
-import type { Finding } from '../model.js';
+import type { Evidence, Finding } from '../model.js';
 import { kubectl, valid } from '../next-command.js';
-import { finding, list, pending, podsOf, type Check } from './check.js';
+import { finding, list, pending, podsOf, serviceRef, type Check } from './check.js';
 import type { CheckContext } from './context.js';
 import { hostPort } from '../ipv6.js';
 
@@ -29,7 +30,7 @@ function localEndpoints(ctx: CheckContext, svc: Service, port: ServicePort): Nod
 
 /** The DROP rules a node's dump holds for this port ("... has no local endpoints"), or in
  * nftables mode the no-endpoint map elements that drop it. */
-function dropRules(ctx: CheckContext, node: string, spn: string): string[] {
+function dropRules(ctx: CheckContext, node: string, spn: string): Evidence[] {
   const n = ctx.analysis.node(node);
   const ipvs = n.mode() === 'ipvs' ? n.ipvs() : undefined;
   if (ipvs?.read) {
@@ -37,9 +38,11 @@ function dropRules(ctx: CheckContext, node: string, spn: string): string[] {
     const tree = n.trees(ctx.scope)?.services.find((t) => t.name === spn);
     return (tree?.entries ?? [])
       .filter((e) => e.kind !== 'cluster-ip')
-      .map(
-        (e) =>
+      .map((e) =>
+        seen(
           `${ipvs.source}:${e.line}: virtual server ${e.chain} -> ${tree!.endpoints.map((x) => x.address).join(', ') || 'no real server'}`,
+          { node, source: ipvs.source, line: e.line },
+        ),
       );
   }
   const nft = n.mode() === 'nftables' ? n.nft() : undefined;
@@ -47,15 +50,21 @@ function dropRules(ctx: CheckContext, node: string, spn: string): string[] {
     const tree = n.trees(ctx.scope)?.services.find((t) => t.name === spn);
     return (tree?.verdicts ?? [])
       .filter((v) => v.kind === 'drop')
-      .map(
-        (v) =>
+      .map((v) =>
+        seen(
           `${nft.source}: ${v.chain} ${v.address ? `${v.address} . ` : ''}${tree!.protocol} . ${v.port} : drop`,
+          { node, source: nft.source },
+        ),
       );
   }
   const tree = ctx.rules(node)?.trees?.services.find((t) => t.name === spn);
   return (tree?.verdicts ?? [])
     .filter((v) => v.kind === 'drop' && v.comment?.includes('no local endpoints'))
-    .map((v) => ctx.lineEvidence(node, v.table, v.line) ?? `${v.table} ${v.chain} line ${v.line}`);
+    .map(
+      (v) =>
+        ctx.lineEvidence(node, v.table, v.line) ??
+        seen(`${v.table} ${v.chain} line ${v.line}`, { node }),
+    );
 }
 
 /** How nodes without a local endpoint fail external traffic, in their proxy mode. */
@@ -77,9 +86,10 @@ function external(ctx: CheckContext, svc: Service): Finding[] {
       ...svc.externalIPs.map((ip) => hostPort(ip, port.port)),
       ...svc.loadBalancerIPs.map((ip) => hostPort(ip, port.port)),
     ];
-    const evidence = per.map(
-      (n) =>
+    const evidence = per.map((n) =>
+      read(
         `${n.node}: ${n.local.length > 0 ? `local endpoint ${n.local.join(', ')}` : 'no local endpoint'}`,
+      ),
     );
     if (without.length === 0) {
       out.push(
@@ -120,9 +130,10 @@ function internal(ctx: CheckContext, svc: Service): Finding[] {
     const spn = ctx.servicePortName(port);
     const per = localEndpoints(ctx, svc, port);
     const without = per.filter((n) => n.local.length === 0);
-    const evidence = per.map(
-      (n) =>
+    const evidence = per.map((n) =>
+      read(
         `${n.node}: ${n.local.length > 0 ? `local endpoint ${n.local.join(', ')}` : 'no local endpoint'}`,
+      ),
     );
     if (without.length === 0)
       return finding(
@@ -148,7 +159,7 @@ function internal(ctx: CheckContext, svc: Service): Finding[] {
           'service',
           valid.name(svc.name),
           '-p',
-          '\'{"spec":{"internalTrafficPolicy":"Cluster"}}\'',
+          JSON.stringify({ spec: { internalTrafficPolicy: 'Cluster' } }),
         ),
         service: spn,
       },
@@ -186,7 +197,7 @@ export const trafficPolicyCheck: Check = {
           evidence: [
             ...(ext ? [`spec.externalTrafficPolicy: ${svc.externalTrafficPolicy}`] : []),
             `spec.internalTrafficPolicy: ${svc.internalTrafficPolicy}`,
-          ],
+          ].map((l) => read(l, serviceRef(svc))),
         },
       ),
     ];

@@ -2,7 +2,8 @@
 // packet a process on that node sends, e.g. an ICMP echo or a TCP SYN to a ClusterIP.
 import type { TraceProtocol } from '../trace.js';
 import type { CheckContext } from './context.js';
-import { percent } from '../model.js';
+import { computed } from '../evidence.js';
+import { percent, type Evidence } from '../model.js';
 
 export interface WalkRequest {
   dst: string;
@@ -10,8 +11,8 @@ export interface WalkRequest {
   proto: string;
 }
 
-/** "packet walk on NODE, icmp 10.0.12.7 -> 10.1.190.219: no rule matched, routed unchanged". */
-export function packetWalk(ctx: CheckContext, node: string, r: WalkRequest): string[] {
+/** "walked: on NODE, icmp 10.0.12.7 -> 10.1.190.219: no rule matched it: routed unchanged". */
+export function packetWalk(ctx: CheckContext, node: string, r: WalkRequest): Evidence[] {
   const src = ctx.view.nodes.find((n) => n.name === node)?.ips[0];
   if (!ctx.analysis.node(node).dataplane() || !src) return [];
   let result;
@@ -26,7 +27,7 @@ export function packetWalk(ctx: CheckContext, node: string, r: WalkRequest): str
   } catch {
     return []; // the walk is supporting evidence; its absence is not a finding
   }
-  const head = `packet walk on ${node}, ${r.proto} ${src} -> ${r.dst}${r.port !== undefined && r.proto !== 'icmp' ? `:${r.port}` : ''}:`;
+  const head = `on ${node}, ${r.proto} ${src} -> ${r.dst}${r.port !== undefined && r.proto !== 'icmp' ? `:${r.port}` : ''}:`;
   const outcomes = result.outcomes.map((o) =>
     o.destination === null
       ? o.delivery === 'local'
@@ -34,5 +35,6 @@ export function packetWalk(ctx: CheckContext, node: string, r: WalkRequest): str
         : 'no rule matched it: routed unchanged'
       : `${result.outcomes.length > 1 ? `${percent(o.probability)} ` : ''}${o.destination === 'REJECT' || o.destination === 'DROP' ? o.destination : `DNAT to ${o.destination}`}${o.masquerade ? ', masqueraded' : ''}`,
   );
-  return [`${head} ${outcomes.join('; ') || 'no outcome'}`];
+  // computed over the node's observed rules: it explains, it does not prove
+  return [computed(`${head} ${outcomes.join('; ') || 'no outcome'}`, 'walked')];
 }

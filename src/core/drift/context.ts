@@ -58,7 +58,7 @@ export const kubeProxyPodOn = (node: string) =>
   );
 
 /** What to do when kube-proxy on the node lags behind the API, and the log that says why. */
-export function syncNext(c: DriftContext): Pick<DriftFinding, 'advice' | 'next'> {
+export function syncNext(c: DriftContext): Pick<DriftFinding, 'advice' | 'next' | 'notSynced'> {
   const kp = c.kubeProxy;
   if (kp?.problem)
     return {
@@ -71,6 +71,7 @@ export function syncNext(c: DriftContext): Pick<DriftFinding, 'advice' | 'next'>
       ),
     };
   return {
+    notSynced: true,
     advice: `kube-proxy on ${c.node} has not applied the current Services and EndpointSlices: look for sync or iptables-restore errors in its log; deleting its Pod makes it resync everything.`,
     next: kp ? kubectl('kube-system', 'logs', valid.name(kp.pod)) : kubeProxyPodOn(c.node),
   };

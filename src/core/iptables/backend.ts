@@ -2,6 +2,7 @@
 // proxy mode a node's rules show: from a dump's parsed rules where there are, else its text.
 import type { Ruleset } from '../iptables.js';
 import type { NodeOutputs } from '../model.js';
+import { commandStem } from '../node-command.js';
 
 export type IptablesBackend = 'legacy' | 'nft';
 
@@ -11,7 +12,8 @@ export interface NodeBackends {
   chains: IptablesBackend | 'both' | 'none' | 'unknown';
   /** Per backend: true when its dump has KUBE-SERVICES, false when read without, absent when not read. */
   kubeChains: Partial<Record<IptablesBackend, boolean>>;
-  /** The stems this was read from, e.g. "iptables-legacy-save-nat". */
+  /** The stems this was read from, e.g. "iptables-legacy-save-nat", or "ip_tables_names" where
+   * that list shows the legacy nat table does not exist (and so holds no chain). */
   sources: string[];
   /** iptables-nft-save said "iptables-legacy tables present" (its own warning line). */
   legacyTablesWarning: boolean;
@@ -34,13 +36,21 @@ export interface DumpSigns {
   /** iptables-nft-save's "iptables-legacy tables present" line. */
   legacyTablesWarning: boolean;
   mode: RulesMode | undefined;
+  /** The names, one a line, where the text is the kernel's list of the legacy tables that exist
+   * (/proc/net/ip_tables_names); undefined for a dump. */
+  tableNames?: string[];
 }
+
+/** A list of table names: nothing but lower-case names, one a line (a dump's lines start with
+ * `#`, `*`, `:`, `-` or are COMMIT). */
+const TABLE_NAMES = /^(?:[a-z0-9_]+\n)*[a-z0-9_]*$/;
 
 /** The signs read from a dump's text (one that was not parsed). */
 export const textSigns = (dump: string): DumpSigns => ({
   kubeChains: hasKubeChains(dump),
   legacyTablesWarning: LEGACY_WARNING.test(dump),
   mode: modeFromRules(dump),
+  ...(TABLE_NAMES.test(dump) ? { tableNames: dump.split('\n').filter(Boolean) } : {}),
 });
 
 /** The same signs read from a parsed dump: no second pass over its text. */
@@ -72,6 +82,27 @@ const stemsOf = (tool: 'iptables' | 'ip6tables'): Record<IptablesBackend, string
   nft: [`${tool}-nft-save-nat`, `${tool}-nft-save`],
 });
 
+/** The kernel's list of the legacy tables that exist, for each tool. */
+const LEGACY_TABLES_STEM = {
+  iptables: commandStem({ kind: 'proc-net', file: 'ip_tables_names' }),
+  ip6tables: commandStem({ kind: 'proc-net', file: 'ip6_tables_names' }),
+};
+
+/**
+ * A legacy nat table the kernel's list does not name does not exist: it holds no chain. kdebug
+ * reads that list first and the table only where it is named (reading it by name would create
+ * it), so the list stands for the dump it made unnecessary. Older captures have no list.
+ */
+function legacyNatAbsent(
+  stems: readonly string[],
+  signs: (stem: string) => DumpSigns | undefined,
+  tool: 'iptables' | 'ip6tables',
+): boolean {
+  const list = LEGACY_TABLES_STEM[tool];
+  const names = stems.includes(list) ? signs(list)?.tableNames : undefined;
+  return names !== undefined && !names.includes('nat');
+}
+
 /** The backends of a node whose dumps are `stems`, each read through `signs`. */
 export function nodeBackends(
   stems: readonly string[],
@@ -83,9 +114,13 @@ export function nodeBackends(
   const sources: string[] = [];
   for (const backend of ['legacy', 'nft'] as const) {
     const read = STEMS[backend].filter((s) => stems.includes(s));
-    if (read.length === 0) continue;
-    kubeChains[backend] = read.some((s) => signs(s)?.kubeChains);
-    sources.push(...read);
+    if (read.length > 0) {
+      kubeChains[backend] = read.some((s) => signs(s)?.kubeChains);
+      sources.push(...read);
+    } else if (backend === 'legacy' && legacyNatAbsent(stems, signs, tool)) {
+      kubeChains.legacy = false;
+      sources.push(LEGACY_TABLES_STEM[tool]);
+    }
   }
   const legacyTablesWarning = [`${tool}-save`, ...STEMS.nft].some(
     (s) => stems.includes(s) && signs(s)?.legacyTablesWarning,

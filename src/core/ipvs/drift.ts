@@ -3,7 +3,8 @@
 // where the meaning is the same (endpoint missing or stale, rules or node port missing, local
 // policy wrong, affinity wrong), and IPVS's own: a VIP not on kube-ipvs0, an ipset entry missing,
 // a real server at weight 0 while its endpoint is ready.
-import { onNode, valid } from '../next-command.js';
+import { kubeProxyPodOn } from '../drift/context.js';
+import { onNode } from '../next-command.js';
 import {
   SEVERITY,
   sortFindings,
@@ -34,11 +35,12 @@ export interface IpvsDriftInput {
   scoped: boolean;
 }
 
-/** A virtual server's "IP:PORT" ("[IPv6]:PORT") when both parts are valid. */
-function validAddress(address: string): string | undefined {
-  const m = /^\[?([0-9A-Fa-f.:]+?)\]?:(\d+)$/.exec(address);
-  return m && valid.ip(m[1]) && valid.port(m[2]) ? address : undefined;
-}
+/** kube-proxy on the node has not written the current state: its log says why. */
+const notSyncing = (node: string) => ({
+  notSynced: true as const,
+  advice: `kube-proxy on ${node} has not synced the current Services and EndpointSlices: its log says why; deleting its Pod makes it resync everything.`,
+  next: kubeProxyPodOn(node),
+});
 
 const FLAG = { tcp: '-t', udp: '-u', sctp: '--sctp-service', fwmark: '-f' } as const;
 const vsLine = (v: Pick<ExpectedVirtualServer, 'protocol' | 'address'>) =>
@@ -61,10 +63,7 @@ export function ipvsDrift(input: IpvsDriftInput): NodeDrift {
         title: `no virtual server ${want.protocol.toUpperCase()} ${want.address}`,
         message: `${node} has no IPVS virtual server for ${want.name} at ${want.address} (${want.kind}): connections to it are not load-balanced on this node. kube-proxy creates it on every sync, so it was deleted by hand or kube-proxy is not syncing.`,
         expected: [line],
-        advice: `kube-proxy's log on ${node} tells why it did not sync.`,
-        next: onNode(node, ['ipvsadm', '-Ln', FLAG[want.protocol], validAddress(want.address)], {
-          hostBinaries: true,
-        }),
+        ...notSyncing(node),
       });
       continue;
     }
@@ -194,9 +193,7 @@ function realServers(
         ...f,
         title: `${want.address}: real server ${r.address} is no longer an endpoint`,
         message: `${where} on ${node} still sends new connections to ${r.address} (weight ${r.weight}), which is not an endpoint kube-proxy should use now: those connections go to a Pod that is gone or not ready.`,
-        next: onNode(node, ['ipvsadm', '-Ln', FLAG[want.protocol], validAddress(want.address)], {
-          hostBinaries: true,
-        }),
+        ...notSyncing(node),
       });
   }
 }

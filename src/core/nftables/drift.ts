@@ -96,6 +96,7 @@ function servicePort(
   const add: Add = (id, f) => c.add(id, { service: sp.name, expected, ...f });
   // the log of kube-proxy on the node says why its sync failed
   const sync = {
+    notSynced: true as const,
     advice: `kube-proxy on ${node} has not written the current state: its log says why.`,
     next: kubeProxyPodOn(node),
   };

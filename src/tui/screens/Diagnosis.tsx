@@ -15,6 +15,7 @@ import { T } from '../components/text.js';
 import { useWindow } from '../components/window.js';
 import { cursorKey, cursorOf, type State, type View } from '../state.js';
 import type { NotRead } from '../../core/not-read.js';
+import { evidenceText } from '../../core/evidence.js';
 import { shellWords } from '../../core/next-command.js';
 import { wrapCommand } from '../../output/text.js';
 import type { Tone } from '../theme.js';
@@ -53,6 +54,7 @@ const STATUS_WORD: Record<Shown, string> = {
   fail: 'failed',
   skip: 'skipped',
   unobserved: 'not observed',
+  partial: 'passed where observed, not observed everywhere',
   pending: 'waiting for facts',
 };
 
@@ -99,7 +101,7 @@ export function stepLines(step: Step | undefined, width: number): FindingLine[] 
     if (f.evidence.length > 0) {
       add('Evidence:', 'accent', i, '  ');
       for (const e of f.evidence)
-        for (const l of e.split('\n')) add(l, 'muted', i, '    ', '      ');
+        for (const l of evidenceText(e).split('\n')) add(l, 'muted', i, '    ', '      ');
     }
     // a command is cut only where a terminal copy gives it back whole (a trailing " \\")
     if (f.next)

@@ -385,8 +385,8 @@ describe('kubeconfig credentials against the fake API server', () => {
     [
       'tls-server-name naming a host the certificate does not cover',
       { auth: 'token', tlsServerName: 'kubernetes.example' },
-      'unreachable',
-      /: its certificate is not valid for this host name \(set tls-server-name in the kubeconfig\?\) \(ERR_TLS_CERT_ALTNAME_INVALID\)$/,
+      'not-kubernetes',
+      /^the server at https:\/\/127\.0\.0\.1:\d+ \(context "fake"\) presented a certificate for IP Address:127\.0\.0\.1, DNS:localhost, not for kubernetes\.example \(ERR_TLS_CERT_ALTNAME_INVALID\): it is not the API server the kubeconfig means, or its tls-server-name should be one of those names$/,
     ],
     [
       'an exec plugin that fails',

@@ -3,6 +3,7 @@
 // and the command that clears them; current entries pass; a node whose conntrack could not run
 // is not observed; insert_failed is said since boot. The lines are the real conntrack 1.4.7's.
 // IP conventions: builders.ts (kube-dns 10.96.0.10, CoreDNS 10.244.0.2 on node-a).
+import { evidenceText } from '../../../src/core/evidence.js';
 import { resolveNext, shellLine, type NextCommand } from '../../../src/core/next-command.js';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -89,7 +90,7 @@ describe('conntrack at Reachability', () => {
     );
     assert.equal(found[0]!.evidence.length, 2);
     assert.match(
-      found[0]!.evidence[0]!,
+      found[0]!.evidence.map(evidenceText)[0]!,
       /^nodes\/node-b\/conntrack_udp_10\.96\.0\.10\.txt: udp +17 119 src=10\.244\.1\.5 /,
     );
     assert.equal(
@@ -150,7 +151,7 @@ describe('conntrack at Reachability', () => {
     assert.equal(f.status, 'warn');
     assert.equal(f.title, 'conntrack insert_failed grew on node-a (+3) while kdebug probed');
     assert.deepEqual(
-      f.evidence.map((e) => e.split(':')[0]),
+      f.evidence.map(evidenceText).map((e) => e.split(':')[0]),
       ['nodes/node-a/conntrack-stats.txt', 'nodes/node-a/conntrack-stats-again.txt'],
     );
   });

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { evidenceText } from '../../../src/core/evidence.js';
 import { resolveNext, shellLine, type NextCommand } from '../../../src/core/next-command.js';
 import { describe, it } from 'node:test';
 import { dnsCheck } from '../../../src/core/checks/dns.js';
@@ -102,14 +103,16 @@ describe('DNS step', () => {
     );
     const names = run(dnsCheck, facts(objects)).find((f) => f.id === 'dns-names')!;
     assert.ok(
-      names.evidence.includes(`${FQDN} A -> 10.244.0.5, 10.244.1.6`),
-      names.evidence.join('\n'),
+      names.evidence.map(evidenceText).includes(`expected: ${FQDN} A -> 10.244.0.5, 10.244.1.6`),
+      names.evidence.map(evidenceText).join('\n'),
     );
     assert.ok(
-      names.evidence.includes(
-        `_http._tcp.${FQDN} SRV -> 0 50 8080 10-244-0-5.${FQDN}., 0 50 8080 10-244-1-6.${FQDN}.`,
-      ),
-      names.evidence.join('\n'),
+      names.evidence
+        .map(evidenceText)
+        .includes(
+          `expected: _http._tcp.${FQDN} SRV -> 0 50 8080 10-244-0-5.${FQDN}., 0 50 8080 10-244-1-6.${FQDN}.`,
+        ),
+      names.evidence.map(evidenceText).join('\n'),
     );
     const ok = run(
       dnsCheck,

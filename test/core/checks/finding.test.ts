@@ -1,36 +1,54 @@
-// A pass needs observed evidence: that is a property of how findings are made, not of each check.
+// A finding's status is derived from the kinds of its evidence, and a step's mark from its
+// findings: a property of how findings and steps are made, not of each check.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { finding } from '../../../src/core/checks/check.js';
+import { computed, read, seen, unseen } from '../../../src/core/evidence.js';
+import { shownStepStatus, type Evidence, type Status } from '../../../src/core/model.js';
 
-describe('finding()', () => {
-  const cases: { what: string; evidence?: string[]; info?: boolean; status: string }[] = [
-    {
-      what: 'a pass with observed evidence stays a pass',
-      evidence: ['node-a: TCP connect 10.1.0.1:80: connected'],
-      status: 'pass',
-    },
-    { what: 'a pass without evidence is not one', evidence: [], status: 'skip' },
-    {
-      what: 'a pass whose evidence is only what was not observed is not one',
-      evidence: ['node-a: TCP connect 10.1.0.1:80: not observed: no nc'],
-      status: 'skip',
-    },
-    { what: 'an explanation (info) needs no evidence', evidence: [], info: true, status: 'pass' },
+const SEEN = seen('node-a: TCP connect 10.1.0.1:80: connected', { node: 'node-a' });
+const READ = read('EndpointSlice web-x: 10.244.0.5:8080 ready');
+const WALKED = computed('on node-a, tcp -> 10.1.0.1:80: DNAT to 10.244.0.5:8080', 'walked');
+const EXPECTED = computed('-A KUBE-SERVICES -d 10.1.0.1/32 ... -j KUBE-SVC-X');
+const UNSEEN = unseen('node-a: TCP connect 10.1.0.1:80: no nc', 'node-a');
+
+describe('finding(): the status follows the evidence', () => {
+  const cases: [string, Status, Evidence[], Status, boolean?][] = [
+    ['a pass seen on a node stays a pass', 'pass', [SEEN], 'pass'],
+    ['a pass read from the API stays a pass', 'pass', [READ], 'pass'],
+    ['a pass without evidence is not one', 'pass', [], 'skip'],
+    ['a pass on computed evidence alone is not one', 'pass', [WALKED, EXPECTED], 'skip'],
+    ['a pass on what was not observed is not one', 'pass', [UNSEEN], 'skip'],
+    ['a fail on computed evidence alone is not one', 'fail', [EXPECTED], 'skip'],
+    ['a warning without evidence is not one', 'warn', [], 'skip'],
+    ['a fail with the rule seen stays a fail', 'fail', [EXPECTED, SEEN], 'fail'],
+    ['an explanation (info) needs no evidence', 'pass', [WALKED], 'pass', true],
   ];
-  for (const c of cases)
-    it(c.what, () => {
-      const f = finding('clusterip-reachable', 'pass', 'ClusterIP answers', {
-        explanation: '',
-        evidence: c.evidence,
-        info: c.info,
-      });
-      assert.equal(f.status, c.status);
-      if (c.status === 'skip')
+  for (const [what, asked, evidence, status, info] of cases)
+    it(what, () => {
+      const f = finding('x', asked, 'ClusterIP answers', { explanation: '', evidence, info });
+      assert.equal(f.status, status);
+      if (status !== asked)
         assert.equal(f.title, 'ClusterIP answers (not observed: no evidence recorded)');
     });
+});
 
-  it('leaves fails and warnings as they are: they carry their own evidence', () => {
-    assert.equal(finding('x', 'fail', 't', { explanation: '' }).status, 'fail');
+describe('a step mark follows its findings', () => {
+  const pass = finding('rules-match', 'pass', '1 of 2 nodes: as expected', {
+    explanation: '',
+    evidence: [SEEN],
   });
+  const blind = finding('rules-not-observed', 'skip', 'node-b: rules not observed', {
+    explanation: '',
+    evidence: [unseen('nodes/node-b/iptables-save.txt: not in the facts', 'node-b')],
+  });
+  const unused = finding('traffic-policy-not-used', 'skip', 'headless', { explanation: '' });
+  const cases: [string, Status, (typeof pass)[], string][] = [
+    ['a pass alone: ✓', 'pass', [pass], 'pass'],
+    ['a pass and a node not observed: partial, never a bare ✓', 'pass', [pass, blind], 'partial'],
+    ['only what was not observed: ?', 'skip', [blind], 'unobserved'],
+    ['a skip that is no observation (not applicable): -', 'skip', [unused], 'skip'],
+  ];
+  for (const [what, status, findings, shown] of cases)
+    it(what, () => assert.equal(shownStepStatus({ id: 's', title: 'S', status, findings }), shown));
 });

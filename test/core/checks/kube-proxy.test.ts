@@ -42,19 +42,19 @@ describe('kube-proxy step', () => {
     want: string[];
   }[] = [
     {
-      name: 'running on every node, mode from the defaults',
+      name: 'running on every node, mode only assumed (the defaults): not observed',
       objects: [...base(), ...kubeProxy()],
-      want: ['kube-proxy-running:pass', 'proxy-mode:pass'],
+      want: ['kube-proxy-running:pass', 'proxy-mode:skip'],
     },
     {
       name: 'crash-looping on one node',
       objects: [...base(), ...kubeProxy(['node-a', 'node-b'], { notReadyOn: 'node-b' })],
-      want: ['kube-proxy-not-running:fail', 'proxy-mode:pass'],
+      want: ['kube-proxy-not-running:fail', 'proxy-mode:skip'],
     },
     {
       name: 'missing on one node',
       objects: [...base(), ...kubeProxy(['node-a'])],
-      want: ['kube-proxy-not-running:fail', 'proxy-mode:pass'],
+      want: ['kube-proxy-not-running:fail', 'proxy-mode:skip'],
     },
     {
       name: 'nodes in different modes',
@@ -71,19 +71,19 @@ describe('kube-proxy step', () => {
       name: 'synced recently',
       objects: [...base(), ...kubeProxy()],
       nodes: { 'node-a': { 'proxy-metrics': metrics(CAPTURED - 5, CAPTURED - 6) } },
-      want: ['kube-proxy-running:pass', 'proxy-mode:pass', 'kube-proxy-synced:pass'],
+      want: ['kube-proxy-running:pass', 'proxy-mode:skip', 'kube-proxy-synced:pass'],
     },
     {
       name: 'a change queued for minutes, never written',
       objects: [...base(), ...kubeProxy()],
       nodes: { 'node-a': { 'proxy-metrics': metrics(CAPTURED - 900, CAPTURED - 600) } },
-      want: ['kube-proxy-running:pass', 'proxy-mode:pass', 'kube-proxy-sync-stale:warn'],
+      want: ['kube-proxy-running:pass', 'proxy-mode:skip', 'kube-proxy-sync-stale:warn'],
     },
     {
       name: 'iptables-restore failing',
       objects: [...base(), ...kubeProxy()],
       nodes: { 'node-a': { 'proxy-metrics': metrics(CAPTURED - 5, CAPTURED - 6, 3) } },
-      want: ['kube-proxy-running:pass', 'proxy-mode:pass', 'kube-proxy-sync-stale:warn'],
+      want: ['kube-proxy-running:pass', 'proxy-mode:skip', 'kube-proxy-sync-stale:warn'],
     },
   ];
   for (const c of cases)

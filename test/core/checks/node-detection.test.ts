@@ -1,6 +1,7 @@
 // What the steps make of how the nodes were read: the iptables backend per node (both is a
 // finding), the proxy mode from /proxyMode, the ConfigMap or the rules, and a node whose rules a
 // live run could not read. IP conventions: builders.ts (nodes 192.0.2.10/11, Services 10.96/16).
+import { evidenceText } from '../../../src/core/evidence.js';
 import { NODE_DEBUG_IMAGE, resolveNext, shellLine } from '../../../src/core/next-command.js';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -80,7 +81,7 @@ describe('iptables backend findings', () => {
     ).filter((x) => x.id === 'iptables-backends-both');
     assert.equal(f!.title, 'node-b: kube-proxy chains in both iptables backends, legacy and nft');
     assert.equal(f!.node, 'node-b');
-    assert.deepEqual(f!.evidence, [
+    assert.deepEqual(f!.evidence.map(evidenceText), [
       'node-b: KUBE-SERVICES in legacy and nft (iptables-legacy-save-nat, iptables-nft-save-nat)',
     ]);
     assert.equal(
@@ -110,7 +111,7 @@ describe('iptables backend findings', () => {
         'iptables-backends-both IPv6: node-b: kube-proxy chains in both ip6tables backends, legacy and nft',
       ],
     );
-    assert.deepEqual(found[0]!.evidence, [
+    assert.deepEqual(found[0]!.evidence.map(evidenceText), [
       'node-b: KUBE-SERVICES in nft only (iptables-legacy-save-nat, iptables-nft-save-nat)',
       'IPv6: node-b: KUBE-SERVICES in legacy and nft (ip6tables-legacy-save-nat, ip6tables-nft-save-nat)',
     ]);

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { evidenceText } from '../../../src/core/evidence.js';
 import { resolveNext, shellLine, type NextCommand } from '../../../src/core/next-command.js';
 import { describe, it } from 'node:test';
 import { portsCheck } from '../../../src/core/checks/ports.js';
@@ -90,8 +91,10 @@ describe('ports step', () => {
       facts(objects, { 'node-a': { 'tcp-connect_10.244.0.5_9090': refused('10.244.0.5', 9090) } }),
     );
     assert.ok(
-      f!.evidence.includes('node-a: TCP connect 10.244.0.5:9090: connection refused'),
-      f!.evidence.join('\n'),
+      f!.evidence
+        .map(evidenceText)
+        .includes('node-a: TCP connect 10.244.0.5:9090: connection refused'),
+      f!.evidence.map(evidenceText).join('\n'),
     );
   });
 

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { evidenceText } from '../../../src/core/evidence.js';
 import { describe, it } from 'node:test';
 import { reachabilityCheck } from '../../../src/core/checks/reachability.js';
 import { diagnose } from '../../../src/core/diagnose.js';
@@ -89,22 +90,26 @@ describe('reachability step', () => {
     assert.equal(f.info, true);
     assert.match(f.explanation, /no interface owns a ClusterIP/);
     assert.ok(
-      f.evidence.includes(`node-a: no interface holds ${VIP} (ip -br addr)`),
-      f.evidence.join('\n'),
+      f.evidence.map(evidenceText).includes(`node-a: no interface holds ${VIP} (ip -br addr)`),
+      f.evidence.map(evidenceText).join('\n'),
     );
     assert.ok(
-      f.evidence.includes(
-        `packet walk on node-a, icmp 192.0.2.10 -> ${VIP}: no rule matched it: routed unchanged`,
-      ),
-      f.evidence.join('\n'),
-    );
-    assert.ok(
-      f.evidence.some((e) =>
-        e.startsWith(
-          `packet walk on node-a, tcp 192.0.2.10 -> ${VIP}:80: 50% DNAT to 10.244.0.5:8080`,
+      f.evidence
+        .map(evidenceText)
+        .includes(
+          `walked: on node-a, icmp 192.0.2.10 -> ${VIP}: no rule matched it: routed unchanged`,
         ),
-      ),
-      f.evidence.join('\n'),
+      f.evidence.map(evidenceText).join('\n'),
+    );
+    assert.ok(
+      f.evidence
+        .map(evidenceText)
+        .some((e) =>
+          e.startsWith(
+            `walked: on node-a, tcp 192.0.2.10 -> ${VIP}:80: 50% DNAT to 10.244.0.5:8080`,
+          ),
+        ),
+      f.evidence.map(evidenceText).join('\n'),
     );
   });
 
@@ -120,7 +125,9 @@ describe('reachability step', () => {
       (x) => x.id === 'ping-clusterip-explained',
     )!;
     assert.equal(f.title, `ping ${VIP} answers: in IPVS mode the node itself answers a ping`);
-    assert.ok(f.evidence.includes(`node-a: ${VIP} is bound to kube-ipvs0 (ip -br addr)`));
+    assert.ok(
+      f.evidence.map(evidenceText).includes(`node-a: ${VIP} is bound to kube-ipvs0 (ip -br addr)`),
+    );
   });
 
   it('explains the immediate rejection in nftables mode', () => {

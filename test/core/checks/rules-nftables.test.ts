@@ -2,6 +2,7 @@
 // kube-proxy v1.37.2 wrote in the lab (test/fixtures/nft, node-a), its endpoints compared with the
 // EndpointSlice's. The objects are built to match it: matrix/cluster-ip is 10.96.33.216:80 ->
 // 10.244.1.4:80 (node-a) and 10.244.2.2:80 (node-b); the Pod CIDR is 10.244.0.0/16.
+import { evidenceText } from '../../../src/core/evidence.js';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
@@ -109,14 +110,14 @@ describe('the Rules step in nftables mode', () => {
     const ping = found.find((f) => f.id === 'ping-clusterip-explained');
     assert.ok(ping, JSON.stringify(found.map((f) => f.id)));
     assert.match(ping.title, /in nftables mode other ports are rejected at once/);
-    assert.deepEqual(ping.evidence.slice(-6), [
+    assert.deepEqual(ping.evidence.map(evidenceText).slice(-6), [
       "kube-proxy's nftables table on node-a:",
       'nodes/node-a/nft-ip-kube-proxy.txt: set cluster-ips holds 10.96.33.216',
       'nodes/node-a/nft-ip-kube-proxy.txt: map service-ips: 10.96.33.216 . tcp . 80 : goto service-FN4G4LLS-matrix/cluster-ip/tcp/http (the only way in for 10.96.33.216)',
       'nodes/node-a/nft-ip-kube-proxy.txt: chain cluster-ips-check: ip daddr @cluster-ips reject ("Reject traffic to invalid ports of ClusterIPs")',
       // proved by walking both packets through that table (from node-a, off the Pod CIDR)
-      'packet walk on node-a, icmp 192.0.2.21 -> 10.96.33.216: REJECT',
-      'packet walk on node-a, tcp 192.0.2.21 -> 10.96.33.216:80: 50% DNAT to 10.244.2.2:80, masqueraded; 50% DNAT to 10.244.1.4:80, masqueraded',
+      'walked: on node-a, icmp 192.0.2.21 -> 10.96.33.216: REJECT',
+      'walked: on node-a, tcp 192.0.2.21 -> 10.96.33.216:80: 50% DNAT to 10.244.2.2:80, masqueraded; 50% DNAT to 10.244.1.4:80, masqueraded',
     ]);
   });
 
@@ -138,14 +139,18 @@ describe('the Rules step in nftables mode', () => {
     );
     // the iptables one is node-b's, read from its iptables-save
     assert.match(found[0]!.explanation, /^On node-b the rules for matrix\/cluster-ip are/);
-    assert.ok(found[0]!.evidence.some((e) => e.startsWith('nodes/node-b/iptables-save.txt')));
+    assert.ok(
+      found[0]!.evidence
+        .map(evidenceText)
+        .some((e) => e.startsWith('nodes/node-b/iptables-save.txt')),
+    );
   });
 
   it('hairpin: the endpoint on node-a is in its hairpin-connections set; one that is not, fails there', () => {
     const nodes = { 'node-a': { 'nft-ip-kube-proxy': TABLE } };
     const ok = run(hairpinCheck, facts(objects(both), nodes), {}, TARGET);
     assert.deepEqual(ids(ok), ['hairpin-masquerade-present:pass']);
-    assert.deepEqual(ok[0]!.evidence, [
+    assert.deepEqual(ok[0]!.evidence.map(evidenceText), [
       'nodes/node-a/nft-ip-kube-proxy.txt: set hairpin-connections holds 10.244.1.4 . 10.244.1.4 . tcp . 80',
     ]);
     // 10.244.2.2 is node-b's Pod: said to run on node-a, node-a's set does not hold it
@@ -172,7 +177,7 @@ describe('the Rules step in nftables mode', () => {
     const drop = found.find((f) => f.id === 'no-local-endpoint' && f.node === NODE);
     assert.ok(drop, JSON.stringify(found.map((f) => `${f.id} ${f.node}`)));
     assert.deepEqual(
-      drop.evidence.filter((e) => e.startsWith('nodes/')),
+      drop.evidence.map(evidenceText).filter((e) => e.startsWith('nodes/')),
       [
         'nodes/test-node/nft-ip-kube-proxy.txt: no-endpoint-services 192.168.99.22 . tcp . 80 : drop',
         'nodes/test-node/nft-ip-kube-proxy.txt: no-endpoint-services 1.2.3.4 . tcp . 80 : drop',

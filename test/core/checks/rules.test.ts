@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { evidenceText } from '../../../src/core/evidence.js';
 import { describe, it } from 'node:test';
 import { rulesCheck } from '../../../src/core/checks/rules.js';
 import type { KubeObject } from '../../../src/core/model.js';
@@ -86,8 +87,10 @@ describe('rules step', () => {
     assert.match(stale.title, /^node-b: .* \(unlike node-a\)$/);
     assert.equal(stale.node, 'node-b');
     assert.ok(
-      stale.evidence.some((e) => e.startsWith('actual:') && e.includes('10.244.1.9:8080')),
-      stale.evidence.join('\n'),
+      stale.evidence
+        .map(evidenceText)
+        .some((e) => e.startsWith('actual:') && e.includes('10.244.1.9:8080')),
+      stale.evidence.map(evidenceText).join('\n'),
     );
     assert.equal(found[0]!.title, 'node-a: 80/TCP -> 2 endpoints, as expected');
   });
@@ -96,8 +99,10 @@ describe('rules step', () => {
     const [f] = run(rulesCheck, facts(healthy(), dumps(healthy())));
     assert.equal(f!.title, '2 nodes: 80/TCP -> 2 endpoints, as expected');
     assert.ok(
-      f!.evidence.includes('  50% -> KUBE-SEP-7U6MWNJWR3SADOJA: DNAT 10.244.0.5:8080'),
-      f!.evidence.join('\n'),
+      f!.evidence
+        .map(evidenceText)
+        .includes('  50% -> KUBE-SEP-7U6MWNJWR3SADOJA: DNAT 10.244.0.5:8080'),
+      f!.evidence.map(evidenceText).join('\n'),
     );
   });
 
@@ -110,7 +115,7 @@ describe('rules step', () => {
     );
     const [f] = run(rulesCheck, facts(objects, dumps(objects)));
     assert.equal(f!.title, '2 nodes: 80/TCP -> REJECT (no endpoints), as expected');
-    assert.ok(f!.evidence.some((e) => e.includes('-j REJECT')));
+    assert.ok(f!.evidence.map(evidenceText).some((e) => e.includes('-j REJECT')));
   });
 
   it('is pending while the node rules are read, skipped for a Cilium cluster', () => {

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { evidenceText } from '../../../src/core/evidence.js';
 import { describe, it } from 'node:test';
 import { trafficPolicyCheck } from '../../../src/core/checks/traffic-policy.js';
 import type { KubeObject } from '../../../src/core/model.js';
@@ -70,10 +71,12 @@ describe('traffic policy step', () => {
       'externalTrafficPolicy Local: node-b has no local endpoint and drops node port 30080',
     );
     assert.equal(f!.node, 'node-b');
-    assert.ok(f!.evidence.includes('node-a: local endpoint 10.244.0.5:8080'));
+    assert.ok(f!.evidence.map(evidenceText).includes('node-a: local endpoint 10.244.0.5:8080'));
     assert.ok(
-      f!.evidence.some((e) => e.includes('has no local endpoints') && e.includes('-j DROP')),
-      f!.evidence.join('\n'),
+      f!.evidence
+        .map(evidenceText)
+        .some((e) => e.includes('has no local endpoints') && e.includes('-j DROP')),
+      f!.evidence.map(evidenceText).join('\n'),
     );
   });
 });

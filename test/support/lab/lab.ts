@@ -8,9 +8,9 @@
 //                kube-system/kube-dns 10.96.0.10:53/udp -> the DNS Pod 10.244.2.10 on node-c
 // Each node runs a real sshd (key only; node-c on port 2222 and reachable from the workstation
 // only through node-a) in a private mount namespace that adds two users to /etc/passwd for it
-// alone: kdlab-ops may run the iptables-save binaries with `sudo -n`, kdlab-guest may not; the
-// host's own account files are never changed. Each node holds kube-proxy-shaped rules loaded with the real
-// iptables-restore: node-a generated (nft), node-b the seed dumps (nft), node-c generated
+// alone: kdlab-ops may run the iptables-save binaries (and cat the kernel's lists of legacy
+// tables) with `sudo -n`, kdlab-guest may not; the host's own account files are never changed.
+// Each node holds kube-proxy-shaped rules loaded with the real iptables-restore: node-a generated (nft), node-b the seed dumps (nft), node-c generated
 // (legacy backend; node-b's seed rules have no kube-dns, like a node kube-proxy left behind).
 // The nginx Pods answer HTTP with their Pod name; the DNS Pod answers A queries for the
 // Services' names; each node answers kube-proxy's /proxyMode and /metrics on 127.0.0.1:10249.
@@ -469,8 +469,13 @@ export class Lab {
     const saves = ['iptables-save', 'iptables-legacy-save', 'iptables-nft-save'].map(
       (b) => `/usr/sbin/${b}`,
     );
+    // the kernel's lists of legacy tables are root's alone; kdebug reads them before legacy's
+    const lists = ['ip_tables_names', 'ip6_tables_names'].map((f) => `/bin/cat /proc/net/${f}`);
     const sudoers = join(dir, 'sudoers.d', 'kdlab');
-    writeFileSync(sudoers, `${LAB_USERS.sudoer} ALL=(root) NOPASSWD: ${saves.join(', ')}\n`);
+    writeFileSync(
+      sudoers,
+      `${LAB_USERS.sudoer} ALL=(root) NOPASSWD: ${[...saves, ...lists].join(', ')}\n`,
+    );
     chmodSync(sudoers, 0o440);
     return {
       bind: [

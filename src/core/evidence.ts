@@ -1,0 +1,42 @@
+// Evidence says where it came from: observed on a node (which node, which command's output, which
+// line), read from the API (which object), computed by kdebug (the expected rules or records, a
+// packet walked over observed rules), or not observed (why). Only observed and read evidence can
+// pass or fail a finding; computed evidence explains; not-observed evidence says what is missing.
+import type { Evidence } from './model.js';
+
+/** Seen on a node: a rule, a probe's answer, a conntrack entry. */
+export const seen = (
+  text: string,
+  at: { node?: string; source?: string; line?: number } = {},
+): Evidence => ({ kind: 'observed', text, ...at });
+
+/** Read from the API: an object's field, a list's count. */
+export const read = (text: string, object?: string): Evidence => ({
+  kind: 'read',
+  text,
+  ...(object ? { object } : {}),
+});
+
+/** Computed by kdebug: what kube-proxy should write, the records DNS should answer, a walk. */
+export const computed = (text: string, label: 'expected' | 'walked' = 'expected'): Evidence => ({
+  kind: 'computed',
+  text,
+  label,
+});
+
+/** Not observed: what kdebug could not see, and why. */
+export const unseen = (text: string, node?: string): Evidence => ({
+  kind: 'not-observed',
+  text,
+  ...(node ? { node } : {}),
+});
+
+/** Evidence a verdict may rest on: seen on a node or read from the API. */
+export const isObserved = (e: Evidence) => e.kind === 'observed' || e.kind === 'read';
+
+/** A line as a person reads it: computed and unobserved evidence say so first. */
+export function evidenceText(e: Evidence): string {
+  if (e.kind === 'computed') return `${e.label ?? 'expected'}: ${e.text}`;
+  if (e.kind === 'not-observed') return `not observed: ${e.text}`;
+  return e.text;
+}

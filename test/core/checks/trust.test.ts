@@ -1,0 +1,207 @@
+// Causes graded as causes, and explanations that name only what the evidence leaves open: a
+// NetworkPolicy evaluated for the Service's port, a probe a traffic policy drops by design, a
+// kube-proxy its own metrics show in sync, an endpoint address no Pod has, a next command that
+// does not repeat the way that just failed.
+// IP conventions: Pods 10.244.0.5 (node-a), 10.244.1.6 (node-b); Service web 10.96.0.50:80 ->
+// 8080; nodes 192.0.2.10 (node-a), 192.0.2.11 (node-b); an outside address 192.0.2.99.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { reachabilityCheck } from '../../../src/core/checks/reachability.js';
+import { endpointsCheck } from '../../../src/core/checks/endpoints.js';
+import { rulesCheck } from '../../../src/core/checks/rules.js';
+import { evidenceText } from '../../../src/core/evidence.js';
+import type { KubeObject } from '../../../src/core/model.js';
+import {
+  aService,
+  anEndpointSlice,
+  dumpFor,
+  facts,
+  healthy,
+  ids,
+  probeOut,
+  replace,
+  run,
+} from './builders.js';
+
+const VIP = '10.96.0.50';
+
+const policy = (name: string, spec: Record<string, unknown>): KubeObject => ({
+  apiVersion: 'networking.k8s.io/v1',
+  kind: 'NetworkPolicy',
+  metadata: { name, namespace: 'default' },
+  spec: { policyTypes: ['Ingress'], ...spec },
+});
+
+describe('a NetworkPolicy is evaluated for the Service port', () => {
+  const reach = (...policies: KubeObject[]) =>
+    run(reachabilityCheck, facts([...healthy(), ...policies])).filter(
+      (f) => f.id === 'network-policy-applies',
+    );
+  const web = { matchLabels: { app: 'web' } };
+  const cases: [string, KubeObject[], string[], RegExp?][] = [
+    [
+      'no ingress rule: nothing admitted, a warning',
+      [policy('deny-all', { podSelector: {} })],
+      ['network-policy-applies:warn'],
+      /admits no connection to 80\/TCP: every client times out/,
+    ],
+    [
+      'a rule for another port only: nothing admitted to this one',
+      [policy('metrics', { podSelector: web, ingress: [{ ports: [{ port: 9090 }] }] })],
+      ['network-policy-applies:warn'],
+    ],
+    [
+      'some sources, by Pod label and namespace',
+      [
+        policy('frontend', {
+          podSelector: web,
+          ingress: [
+            {
+              from: [
+                { podSelector: { matchLabels: { role: 'frontend' } } },
+                { namespaceSelector: { matchLabels: { team: 'ops' } } },
+              ],
+              ports: [{ protocol: 'TCP', port: 8080 }],
+            },
+          ],
+        }),
+      ],
+      ['network-policy-applies:pass'],
+      /admits only Pods role=frontend in namespace default and every Pod in namespaces team=ops to 80\/TCP/,
+    ],
+    [
+      'a named port and an endPort range are read as the API defines them',
+      [
+        policy('range', {
+          podSelector: { matchExpressions: [{ key: 'app', operator: 'In', values: ['web'] }] },
+          ingress: [{ ports: [{ port: 8000, endPort: 8100 }] }],
+        }),
+      ],
+      ['network-policy-applies:pass'],
+      /admits every source to 80\/TCP/,
+    ],
+    [
+      'a policy whose matchExpressions exclude the Pods is not theirs',
+      [
+        policy('other', {
+          podSelector: { matchExpressions: [{ key: 'app', operator: 'NotIn', values: ['web'] }] },
+        }),
+      ],
+      [],
+    ],
+    [
+      'policies add up: one admitting everyone makes the deny-all moot',
+      [
+        policy('deny-all', { podSelector: {} }),
+        policy('open', { podSelector: web, ingress: [{}] }),
+      ],
+      ['network-policy-applies:pass'],
+    ],
+  ];
+  for (const [what, policies, want, title] of cases)
+    it(what, () => {
+      const found = reach(...policies);
+      assert.deepEqual(ids(found), want);
+      if (title) assert.match(found[0]!.title, title);
+      for (const f of found) {
+        assert.ok(f.evidence.every((e) => e.kind === 'read'));
+        assert.ok(
+          f.evidence.some((e) => /^NetworkPolicy default\/\S+: podSelector: /.test(e.text)),
+        );
+        assert.match(f.explanation, /probes come from the nodes/);
+      }
+    });
+});
+
+describe('a symptom is never graded worse than its cause', () => {
+  it('internalTrafficPolicy Local: the probe from a node without a local endpoint is dropped by design', () => {
+    const objects = replace(
+      replace(healthy(), 'Service', 'web', aService({ spec: { internalTrafficPolicy: 'Local' } })),
+      'EndpointSlice',
+      'web-abcde',
+      anEndpointSlice({ endpoints: [{ ip: '10.244.0.5', node: 'node-a', pod: 'web-1' }] }),
+    );
+    const found = run(
+      reachabilityCheck,
+      facts(objects, {
+        'node-a': { [`tcp-connect_${VIP}_80`]: probeOut.tcpOk(VIP, 80) },
+        'node-b': { [`tcp-connect_${VIP}_80`]: probeOut.tcpTimeout() },
+      }),
+    ).filter((f) => f.id.startsWith('clusterip-'));
+    assert.deepEqual(ids(found), ['clusterip-unreachable:warn', 'clusterip-reachable:pass']);
+    assert.match(found[0]!.title, /dropped on node-b, as internalTrafficPolicy Local does there/);
+    assert.match(found[0]!.explanation, /as designed/);
+  });
+});
+
+describe('an explanation names only the causes its evidence leaves open', () => {
+  const stale = () =>
+    replace(
+      healthy(),
+      'EndpointSlice',
+      'web-abcde',
+      anEndpointSlice({
+        endpoints: [
+          { ip: '10.244.0.5', node: 'node-a', pod: 'web-1' },
+          { ip: '10.244.1.9', node: 'node-b', pod: 'web-2' },
+        ],
+      }),
+    );
+  const metrics = (last: number, queued: number) =>
+    `kubeproxy_sync_proxy_rules_last_timestamp_seconds ${last}\nkubeproxy_sync_proxy_rules_last_queued_timestamp_seconds ${queued}\n`;
+  const rulesOn = (proxyMetrics?: string) =>
+    run(
+      rulesCheck,
+      facts(healthy(), {
+        'node-a': { 'iptables-save': dumpFor(healthy(), 'node-a') },
+        'node-b': {
+          'iptables-save': dumpFor(stale(), 'node-b'),
+          ...(proxyMetrics ? { 'proxy-metrics': proxyMetrics } : {}),
+        },
+      }),
+    ).find((f) => f.id === 'endpoint-stale')!;
+
+  it('a kube-proxy not shown in sync is told to look for its sync errors', () => {
+    assert.match(rulesOn().explanation, /has not applied the current Services/);
+    assert.match(rulesOn(metrics(100, 200)).explanation, /has not applied the current Services/);
+  });
+
+  it('a kube-proxy its metrics show in sync is not: the rules changed after its last sync', () => {
+    const f = rulesOn(metrics(200, 100));
+    assert.doesNotMatch(f.explanation, /has not applied|sync or iptables-restore errors/);
+    assert.match(f.explanation, /changed after that sync/);
+  });
+
+  it('an endpoint address no Pod has is said as such before any network cause', () => {
+    const objects = replace(
+      replace(healthy(), 'Service', 'web', aService({ spec: { selector: undefined } })),
+      'EndpointSlice',
+      'web-abcde',
+      anEndpointSlice({ endpoints: [{ ip: '192.0.2.99' }] }),
+    );
+    const eps = run(endpointsCheck, facts(objects)).find((f) => f.id === 'endpoint-not-a-pod')!;
+    assert.equal(eps.title, "192.0.2.99 is no Pod's address");
+    const reach = run(
+      reachabilityCheck,
+      facts(objects, { 'node-a': { 'tcp-connect_192.0.2.99_8080': probeOut.tcpTimeout() } }),
+    ).find((f) => f.id === 'endpoint-unreachable')!;
+    assert.match(reach.explanation, /^No Pod and no node has 192\.0\.2\.99/);
+    assert.doesNotMatch(reach.explanation, /Pod network|overlay/);
+  });
+});
+
+describe('a next command never repeats the way that just failed', () => {
+  for (const via of ['pod', 'ssh', 'kube-proxy'])
+    it(`--via ${via} failed on a node: another way is offered`, () => {
+      const f = facts(healthy(), { 'node-a': { 'iptables-save': dumpFor(healthy(), 'node-a') } });
+      f.meta['nodeErrors'] = [
+        { node: 'node-b', command: 'iptables-save', exitCode: null, error: 'could not reach it' },
+      ];
+      const found = run(rulesCheck, f, { invocation: { via } }).find(
+        (x) => x.id === 'rules-not-read',
+      )!;
+      const argv = found.next!.argv;
+      assert.notEqual(argv[argv.indexOf('--via') + 1], via, argv.join(' '));
+      assert.ok(!evidenceText(found.evidence[0]!).includes('not observed'));
+    });
+});

@@ -1,0 +1,102 @@
+// Findings never contradict each other: on every bundled snapshot, and on each of them with one
+// node's rules or probes taken away, a step shown as a bare ✓ is not contradicted by another
+// finding about what it speaks for (the endpoints' nodes, the family, the lookup, the probe).
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { readSnapshot } from '../../src/cluster/snapshot.js';
+import { diagnose } from '../../src/core/diagnose.js';
+import { clusterView } from '../../src/core/kube.js';
+import { shownStepStatus, type Facts, type Finding, type Report } from '../../src/core/model.js';
+
+/** A step's bare ✓, and the findings (anywhere in the report) that say it cannot be one. */
+const CONTRADICTS: { step: string; by: string[]; onEndpointNodes?: boolean }[] = [
+  {
+    // a Pod reaching itself is masqueraded only where its node's rules are there and right
+    step: 'hairpin',
+    by: [
+      'ipset-entry-missing',
+      'masquerade-missing',
+      'endpoint-missing',
+      'service-rules-missing',
+      'service-chain-missing',
+      'rules-not-observed',
+      'rules-ipv6-not-observed',
+      'rules-nftables-not-observed',
+      'rules-ipvs-not-observed',
+      'rules-not-read',
+    ],
+    onEndpointNodes: true,
+  },
+  // the rules match only where every node they speak for was read
+  { step: 'rules', by: ['rules-not-observed', 'rules-not-read', 'rules-ipv6-not-observed'] },
+  // DNS works only if a lookup was seen answering
+  { step: 'dns', by: ['dns-lookup-not-recorded', 'dns-lookup-not-observed', 'dns-answer-wrong'] },
+  // the Service answers only where it was probed
+  { step: 'reachability', by: ['probes-not-recorded', 'probe-not-observed'] },
+];
+
+function contradictions(r: Report, facts: Facts): string[] {
+  const all = r.steps.flatMap((s) => s.findings.map((f) => ({ step: s.id, f })));
+  // the nodes the Service's endpoints run on
+  const endpointNodes = new Set(
+    clusterView(facts.objects)
+      .endpointSlices.filter((s) => s.serviceName === r.target.service)
+      .flatMap((s) => s.endpoints.flatMap((e) => (e.nodeName ? [e.nodeName] : []))),
+  );
+  const out: string[] = [];
+  for (const c of CONTRADICTS) {
+    const step = r.steps.find((s) => s.id === c.step);
+    if (!step || shownStepStatus(step) !== 'pass') continue;
+    const against = all.filter(
+      ({ f }: { f: Finding }) =>
+        c.by.includes(f.id) &&
+        (f.status === 'fail' || f.status === 'warn' || f.status === 'skip') &&
+        (!c.onEndpointNodes || f.node === undefined || endpointNodes.has(f.node)),
+    );
+    for (const a of against) out.push(`${c.step} ✓ but ${a.step}: [${a.f.id}] ${a.f.title}`);
+  }
+  return out;
+}
+
+/** The snapshot, and the snapshot with each node's rules dump (or all its probes) taken away. */
+function variants(facts: Facts): { what: string; facts: Facts }[] {
+  const out = [{ what: 'as recorded', facts }];
+  for (const node of Object.keys(facts.nodes)) {
+    const outputs = facts.nodes[node]!;
+    const without = (keep: (stem: string) => boolean) => ({
+      ...facts,
+      nodes: {
+        ...facts.nodes,
+        [node]: Object.fromEntries(Object.entries(outputs).filter(([stem]) => keep(stem))),
+      },
+    });
+    out.push(
+      {
+        what: `without ${node}'s rules`,
+        facts: without((s) => !/^(ip6?tables|nft-|ipvsadm|ipset)/.test(s)),
+      },
+      {
+        what: `without ${node}'s probes`,
+        facts: without((s) => !/^(tcp-connect|udp-probe|icmp-echo|dns-lookup)_/.test(s)),
+      },
+    );
+  }
+  return out;
+}
+
+describe('findings never contradict each other', () => {
+  const dirs = readdirSync('snapshots').filter((d) =>
+    existsSync(join('snapshots', d, 'objects.json')),
+  );
+  for (const dir of dirs)
+    it(dir, async () => {
+      const base = await readSnapshot(join('snapshots', dir));
+      const service = (base.meta.service as string | undefined) ?? 'nginx-svc';
+      for (const v of variants(base)) {
+        const r = diagnose(v.facts, { namespace: base.meta.namespace ?? 'default', service });
+        assert.deepEqual(contradictions(r, v.facts), [], `${dir}, ${v.what}`);
+      }
+    });
+});
