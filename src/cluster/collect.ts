@@ -195,7 +195,7 @@ const isRulesDump = (c: NodeCommand) =>
 // Failures that no read can get past: stop rather than record. Others are recorded: an API
 // server that goes away after the Service was read leaves a report that says what it lost; one
 // that never answered fails the Service read, which stops the run.
-const FATAL = new Set(['no-kubeconfig', 'kubeconfig', 'credentials', 'closed']);
+const FATAL = new Set(['no-kubeconfig', 'kubeconfig', 'credentials', 'closed', 'not-kubernetes']);
 
 const KIND_ORDER = [
   'Service',

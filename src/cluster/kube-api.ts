@@ -355,7 +355,14 @@ export class KubeApi {
   /** One object, or undefined when the API says 404. */
   async getIfExists(path: string): Promise<KubeObject | undefined> {
     try {
-      return await this.get(path);
+      const o = await this.get(path);
+      // every object a Kubernetes API server answers says its kind and has metadata
+      if (typeof o.kind !== 'string' || o.metadata === null || typeof o.metadata !== 'object')
+        throw notKubernetes(
+          this.apiServer,
+          `GET ${path} answered JSON that is no Kubernetes object`,
+        );
+      return o;
     } catch (e) {
       if (e instanceof KubeApiError && e.reason === 'not-found') return undefined;
       throw e;
@@ -402,8 +409,14 @@ export class KubeApi {
         metadata?: { resourceVersion?: string; continue?: string };
         items?: KubeObject[];
       };
-      const kind = page.kind?.endsWith('List') ? page.kind.slice(0, -4) : undefined;
-      for (const item of Array.isArray(page.items) ? page.items : [])
+      // every list a Kubernetes API server answers is a *List with items: anything else is no list
+      if (!page.kind?.endsWith('List') || !(Array.isArray(page.items) || page.items === null))
+        throw notKubernetes(
+          this.apiServer,
+          `GET ${path} answered ${page.kind ? `a ${page.kind}` : 'JSON that is no Kubernetes list'}`,
+        );
+      const kind = page.kind.slice(0, -4);
+      for (const item of page.items ?? [])
         items.push({ apiVersion: page.apiVersion, kind, ...item });
       resourceVersion ||= page.metadata?.resourceVersion ?? '';
       cont = page.metadata?.continue || undefined;

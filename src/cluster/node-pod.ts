@@ -578,14 +578,15 @@ export class DebugPods implements NodeChannel {
     const r = await this.api.exec(this.namespace, name, CONTAINER, argv, {
       timeoutMs: this.timeoutMs,
     });
-    // a stream that broke off: was the Pod deleted (or replaced) under it?
-    if (r.exitCode === null) {
-      const after = await this.getPod(name, Date.now() + 5000).then(
-        (raw) => this.gone(name, raw),
-        () => undefined,
-      );
-      if (after) return lost(after);
+    // exec goes by name: the output is believed only if the Pod is still the one made
+    let after: string | undefined;
+    try {
+      after = this.gone(name, await this.getPod(name, Date.now() + 5000));
+    } catch (e) {
+      const error = `cannot make sure ${via} on ${node} was still the Pod kdebug made: ${(e as Error).message}`;
+      return { stdout: '', stderr: '', exitCode: null, error, via };
     }
+    if (after) return lost(after);
     // the rules are read with the node's binaries: one may simply not be installed there
     const host = argv.indexOf('/host');
     if (host > 0 && r.exitCode === 127)

@@ -2,6 +2,7 @@
 // to a ticket: every name, file type and size in it is the sender's choice. So a snapshot is
 // regular files and directories under names kdebug writes, each file read up to a cap, opened
 // without following a link or waiting on a FIFO (a link to ~/.aws/credentials is never read).
+import { MAX_OUTPUT_MIB } from '../core/not-read.js';
 import {
   closeSync,
   constants,
@@ -16,7 +17,12 @@ const MiB = 1024 ** 2;
 
 /** Caps a 10,000-Service snapshot fits in many times (objects.json ~20 MB, a dump ~35 MB); each
  * under V8's longest string (2^29 - 24 characters), so a file that fits is read as one string. */
-export const LIMITS = { objects: 500 * MiB, meta: MiB, output: 256 * MiB } as const;
+export const LIMITS = {
+  objects: 500 * MiB,
+  meta: MiB,
+  // what snapshot save may write of one node output: --max-output-mib goes up to it
+  output: MAX_OUTPUT_MIB * MiB,
+} as const;
 
 /** More node outputs than a capture writes (1,000 nodes x 100 commands): a bound on the listing. */
 export const MAX_OUTPUTS = 100_000;

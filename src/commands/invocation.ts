@@ -11,12 +11,15 @@ export const SELF: string[] = /^kubectl[-_]kdebug\b/.test(basename(process.argv[
 
 export function invocationOf(
   g: GlobalOptions,
-  o: { snapshot?: string; via?: string } = {},
+  o: { snapshot?: string; via?: string; image?: string } = {},
 ): Invocation {
   return {
     self: SELF,
     ...(o.snapshot !== undefined ? { snapshot: o.snapshot } : {}),
     ...(g.context !== undefined ? { context: g.context } : {}),
+    ...(g.kubeconfig !== undefined ? { kubeconfig: g.kubeconfig } : {}),
+    // a command for a node runs the image this run's debug Pods ran
+    ...(o.image !== undefined ? { debugImage: o.image } : {}),
     ...(o.via !== undefined && o.via !== 'auto' ? { via: o.via } : {}),
   };
 }

@@ -57,7 +57,8 @@ export function worst(statuses: Status[]): Status {
 function stepStatus(findings: Finding[]): Status {
   const judged = findings.filter((f) => !f.info);
   if (judged.length > 0) return worst(judged.map((f) => f.status));
-  return findings.length > 0 ? 'pass' : 'skip';
+  // explanations alone: a pass only where one rests on something observed
+  return findings.some((f) => f.status === 'pass') ? 'pass' : 'skip';
 }
 
 /** What the step says without running it: pending or skipped for want of the Service, or the

@@ -2,7 +2,7 @@
 // Service port's traffic goes (entry rules, endpoints and their shares, masquerading, local
 // policy, rejects), not how the rules are spelled. A dump written by an older kube-proxy that
 // routes correctly shows only `rule-text-differs` (info); an exact dump shows nothing.
-import { computed, seen } from './evidence.js';
+import { computed, judged, seen } from './evidence.js';
 import { kubectl, onNode, type NextCommand } from './next-command.js';
 import type { DriftContext, MasqueradeDiff } from './drift/context.js';
 import { externalPath, firewall } from './drift/external.js';
@@ -346,16 +346,23 @@ const STATUS: Record<Severity, Finding['status']> = {
 };
 
 /** A drift finding as a diagnosis Finding (evidence: expected lines, then actual lines). */
-export function driftToFinding(d: DriftFinding): Finding {
+export function driftToFinding(d: DriftFinding, source: string): Finding {
+  const at = { node: d.node, source };
+  // what the node has is what was observed: its lines, or that it has none of them
+  const evidence = [
+    ...d.expected.map((l) => computed(l)),
+    ...(d.actual.length > 0
+      ? d.actual.map((l) => seen(`actual:   ${l}`, at))
+      : d.expected.length > 0
+        ? [seen(`actual:   ${source}: none of these`, at)]
+        : []),
+  ];
   return {
     id: d.id,
-    status: STATUS[d.severity],
+    status: judged(STATUS[d.severity], evidence),
     title: d.title,
     explanation: d.message,
-    evidence: [
-      ...d.expected.map((l) => computed(l)),
-      ...d.actual.map((l) => seen(`actual:   ${l}`, { node: d.node })),
-    ],
+    evidence,
     ...(d.next ? { next: d.next } : {}),
     ...(d.advice ? { advice: d.advice } : {}),
     node: d.node,

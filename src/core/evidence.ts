@@ -2,7 +2,7 @@
 // line), read from the API (which object), computed by kdebug (the expected rules or records, a
 // packet walked over observed rules), or not observed (why). Only observed and read evidence can
 // pass or fail a finding; computed evidence explains; not-observed evidence says what is missing.
-import type { Evidence } from './model.js';
+import type { Evidence, Status } from './model.js';
 
 /** Seen on a node: a rule, a probe's answer, a conntrack entry. */
 export const seen = (
@@ -33,6 +33,13 @@ export const unseen = (text: string, node?: string): Evidence => ({
 
 /** Evidence a verdict may rest on: seen on a node or read from the API. */
 export const isObserved = (e: Evidence) => e.kind === 'observed' || e.kind === 'read';
+
+/** The status evidence allows: a verdict (pass, fail, warn), an explanation's too, needs evidence
+ * observed on a node or read from the API; without any it is a skip, whatever was meant. */
+export function judged(status: Status, evidence: readonly Evidence[]): Status {
+  const verdict = status === 'pass' || status === 'fail' || status === 'warn';
+  return verdict && !evidence.some(isObserved) ? 'skip' : status;
+}
 
 /** A line as a person reads it: computed and unobserved evidence say so first. */
 export function evidenceText(e: Evidence): string {

@@ -26,6 +26,8 @@ export interface Invocation {
   snapshot?: string;
   /** --context, when it was given. */
   context?: string;
+  /** --kubeconfig, when it was given: kubectl and kdebug must read the same one. */
+  kubeconfig?: string;
   /** How kdebug itself was invoked: ["kdebug"], or ["kubectl", "kdebug"] as a kubectl plugin. */
   self?: string[];
   /** The ssh words kdebug reached a node with ("ssh", "-p", "2222", "core@192.0.2.10"). */
@@ -173,7 +175,16 @@ export function resolveNext(c: NextCommand, how: Invocation = {}): NextCommand {
   const [program, ...args] = c.argv;
   if (program === 'kubectl') {
     const context = how.context !== undefined && !args.includes('--context');
-    return { ...c, argv: ['kubectl', ...(context ? ['--context', how.context!] : []), ...args] };
+    const kubeconfig = how.kubeconfig !== undefined && !args.includes('--kubeconfig');
+    return {
+      ...c,
+      argv: [
+        'kubectl',
+        ...(kubeconfig ? ['--kubeconfig', how.kubeconfig!] : []),
+        ...(context ? ['--context', how.context!] : []),
+        ...args,
+      ],
+    };
   }
   if (program !== 'kdebug') return c;
   const more: string[] = [];
@@ -185,6 +196,8 @@ export function resolveNext(c: NextCommand, how: Invocation = {}): NextCommand {
     !args.includes('--context')
   )
     more.push('--context', how.context);
+  if (how.kubeconfig !== undefined && (c.live || how.snapshot === undefined))
+    more.push('--kubeconfig', how.kubeconfig);
   const { live: _live, ...rest } = c;
   return { ...rest, argv: [...(how.self ?? ['kdebug']), ...args, ...more] };
 }

@@ -41,13 +41,14 @@ const MIB = 1024 * 1024;
 
 /** The most one node command may print, and one input or API answer may hold (--max-output-mib). */
 export const DEFAULT_MAX_OUTPUT_MIB = 256;
+/** The most --max-output-mib may be: past it the text would not fit in one JavaScript string. */
+export const MAX_OUTPUT_MIB = 511;
 export const DEFAULT_MAX_OUTPUT_BYTES = DEFAULT_MAX_OUTPUT_MIB * MIB;
 
 /** A --max-output-mib that is no limit kdebug can keep. */
 export class OutputLimitError extends Error {
   constructor(typed: string) {
-    // past 511 MiB the text would not fit in one JavaScript string
-    super(`--max-output-mib ${typed}: give a whole number of MiB from 1 to 511`);
+    super(`--max-output-mib ${typed}: give a whole number of MiB from 1 to ${MAX_OUTPUT_MIB}`);
     this.name = 'OutputLimitError';
   }
 }
@@ -55,7 +56,7 @@ export class OutputLimitError extends Error {
 /** --max-output-mib as typed, in bytes. */
 export function outputLimitBytes(typed: string): number {
   const mib = Number(typed);
-  if (!Number.isInteger(mib) || mib < 1 || mib > 511) throw new OutputLimitError(typed);
+  if (!Number.isInteger(mib) || mib < 1 || mib > MAX_OUTPUT_MIB) throw new OutputLimitError(typed);
   return mib * MIB;
 }
 

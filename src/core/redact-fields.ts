@@ -371,15 +371,26 @@ const NODE: Fields = {
   },
 };
 
+const LABEL_SELECTOR: Fields = {
+  matchLabels: strings(),
+  matchExpressions: each({ key: S, operator: S, values: each(S) }),
+};
+
+// which sources may reach the Service's port: its ingress rules, peers and ports
 const NETWORK_POLICY: Fields = {
   ...TYPE,
   metadata: NAMED,
   spec: {
-    podSelector: {
-      matchLabels: strings(),
-      matchExpressions: each({ key: S, operator: S, values: each(S) }),
-    },
+    podSelector: LABEL_SELECTOR,
     policyTypes: each(S),
+    ingress: each({
+      from: each({
+        podSelector: LABEL_SELECTOR,
+        namespaceSelector: LABEL_SELECTOR,
+        ipBlock: { cidr: S, except: each(S) },
+      }),
+      ports: each({ protocol: S, port: S, endPort: S }),
+    }),
   },
 };
 

@@ -166,9 +166,9 @@ describe('hostile snapshot directories: regular files inside the root, or refuse
       '/objects.json: over 500 MiB, not read',
     ],
     [
-      'a node output over 256 MiB',
-      (d) => (writeFileSync(nodeOutput(d), ''), truncateSync(nodeOutput(d), 257 * MiB)),
-      '/nodes/node-a/iptables-save.txt: over 256 MiB, not read',
+      'a node output over 511 MiB (the most snapshot save writes of one)',
+      (d) => (writeFileSync(nodeOutput(d), ''), truncateSync(nodeOutput(d), 512 * MiB)),
+      '/nodes/node-a/iptables-save.txt: over 511 MiB, not read',
     ],
     [
       'meta.json over 1 MiB',
@@ -368,9 +368,9 @@ describe('hostile archives: every header checked, every size bounded before it i
       'expands beyond 1 GiB, not read',
     ],
     [
-      'a 300 MiB node output',
-      gz(...OBJECTS, header('s/nodes/a/iptables-save.txt', 300 * MiB)),
-      'entry "s/nodes/a/iptables-save.txt": over 256 MiB, not read',
+      'a 600 MiB node output',
+      gz(...OBJECTS, header('s/nodes/a/iptables-save.txt', 600 * MiB)),
+      'entry "s/nodes/a/iptables-save.txt": over 511 MiB, not read',
     ],
     [
       'a 600 MB objects.json',

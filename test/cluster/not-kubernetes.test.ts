@@ -109,6 +109,8 @@ const answers: Record<string, Answer> = {
         'Content-Type': 'text/html',
       })
       .end('<a href="/oauth2/sign_in">Found</a>.\n'),
+  'answers every path with JSON that is no Kubernetes object (200)': (_req, res) =>
+    res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"ok":true}'),
 };
 
 const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
@@ -130,6 +132,10 @@ const sentences: Record<string, (url: string) => RegExp> = {
   'redirects every path to a login page (302)': (url) =>
     new RegExp(
       `^kdebug: the server at ${esc(url)} \\(context "edge"\\) sends requests to a login page or another site, not to a Kubernetes API server: GET \\S+ answered 302, to ${esc(url)}/oauth2/sign_in \\(an authenticating proxy in front of the API\\? the kubeconfig needs the API server's own address\\)$`,
+    ),
+  'answers every path with JSON that is no Kubernetes object (200)': (url) =>
+    new RegExp(
+      `^kdebug: the server at ${esc(url)} \\(context "edge"\\) is not a Kubernetes API server, or not at that path: GET \\S+ answered JSON that is no Kubernetes (object|list); check the server: URL in the kubeconfig \\(its host, port and path\\)$`,
     ),
 };
 

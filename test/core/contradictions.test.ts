@@ -57,6 +57,20 @@ function contradictions(r: Report, facts: Facts): string[] {
     );
     for (const a of against) out.push(`${c.step} ✓ but ${a.step}: [${a.f.id}] ${a.f.title}`);
   }
+  // and, whatever the ids: a bare ✓ at Reachability needs every recorded node and every family
+  // of the Service's cluster IPs probed
+  const reach = r.steps.find((s) => s.id === 'reachability');
+  if (reach && shownStepStatus(reach) === 'pass') {
+    const probe = /^(tcp-connect|udp-probe)_(.+)_\d+$/;
+    const stems = Object.entries(facts.nodes).map(([n, o]) => ({ n, stems: Object.keys(o) }));
+    for (const { n, stems: s } of stems)
+      if (s.length > 0 && !s.some((x) => probe.test(x)))
+        out.push(`reachability ✓ but ${n} ran no probe`);
+    const svc = clusterView(facts.objects).services.find((x) => x.name === r.target.service);
+    for (const ip of svc?.headless ? [] : (svc?.clusterIPs ?? []))
+      if (!stems.some(({ stems: s }) => s.some((x) => probe.exec(x)?.[2] === ip)))
+        out.push(`reachability ✓ but ${ip} was not probed`);
+  }
   return out;
 }
 

@@ -233,7 +233,7 @@ describe('drift', () => {
     );
     assert.ok(stale.expected.every((l) => l.startsWith(`-t nat -A ${SVC} `)));
     assert.match(stale.advice!, /kube-proxy on test-node has not applied/);
-    const f = driftToFinding(stale);
+    const f = driftToFinding(stale, 'nodes/test-node/iptables-save.txt');
     assert.deepEqual([f.id, f.status, f.node, f.service], ['endpoint-stale', 'fail', NODE, WEB]);
     assert.ok(f.evidence.map(evidenceText).some((e) => e.startsWith('actual:   -t nat')));
   });

@@ -375,7 +375,14 @@ const OTHERS: KubeObject[] = [
         matchExpressions: [{ key: 'tier', operator: 'In', values: ['a'] }],
       },
       policyTypes: ['Ingress'],
-      ingress: [{ from: [{ ipBlock: { cidr: M } }] }],
+      // its rules are read (who may connect): a marker only where nothing reads
+      ingress: [
+        {
+          from: [{ ipBlock: { cidr: '192.0.2.0/24', note: M }, podSelector: {}, note: M }],
+          ports: [{ protocol: 'TCP', port: 8080, note: M }],
+          note: M,
+        },
+      ],
     },
   },
   {
@@ -618,17 +625,28 @@ function model(facts: Facts, narrow: boolean): unknown {
   );
 }
 
+const READ = new Set(
+  'from ports podSelector namespaceSelector ipBlock cidr except protocol port endPort matchLabels matchExpressions key operator values'.split(
+    ' ',
+  ),
+);
+
 /** What network-policy.ts reads of a NetworkPolicy. */
 function policyRead(p: KubeObject) {
   const spec = (p['spec'] ?? {}) as {
     podSelector?: { matchLabels?: object; matchExpressions?: unknown[] };
     policyTypes?: string[];
+    ingress?: unknown;
   };
   return {
     name: `${p.metadata?.namespace}/${p.metadata?.name}`,
     matchLabels: spec.podSelector?.matchLabels,
     expressions: (spec.podSelector?.matchExpressions ?? []).length > 0,
     policyTypes: spec.policyTypes,
+    // the fields network-policy.ts reads of the rules, in order
+    ingress: JSON.stringify(spec.ingress, (k, v) =>
+      k === '' || /^\d+$/.test(k) || READ.has(k) ? v : undefined,
+    ),
   };
 }
 

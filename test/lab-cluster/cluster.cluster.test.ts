@@ -251,8 +251,12 @@ describe(
       const [svcLive, svcReplay] = both(['svc', 'nginx-svc', '-n', 'demo']);
       // a live run says no node could probe, a replay that the snapshot holds no probes: the
       // same finding, worded for where the answer came from
-      const sameProbes = (r: { steps: { findings: { id: string; status: string }[] }[] }) => ({
+      const sameProbes = (r: {
+        unobserved: string[];
+        steps: { findings: { id: string; status: string }[] }[];
+      }) => ({
         ...r,
+        unobserved: r.unobserved.map((u) => u.replace(/^Reachability: no probe.*/, 'Reachability')),
         steps: r.steps.map((st) => ({
           ...st,
           findings: st.findings.map((f) =>

@@ -200,7 +200,15 @@ describe(
         ],
         said,
       );
-      assert.deepEqual(doc.unobserved, [], said);
+      // through kube-proxy's Pods nothing probes: said as not observed, never as passed
+      assert.deepEqual(
+        doc.unobserved,
+        [
+          'DNS: no recorded lookup of the Service name',
+          'Reachability: no probe ran: no node could run one',
+        ],
+        said,
+      );
     });
 
     it('kdebug svc --via pod: both ClusterIPs answer from every node, and DNS has an A and an AAAA record', () => {

@@ -335,6 +335,7 @@ describe('leaving the TUI: the exit code says what was checked, the answer stays
   it('q before the diagnosis completed: exit 2, and a line saying nothing was checked', async () => {
     const r = run(live());
     await waitFor3('the steps being read', loading);
+    await new Promise((r) => setTimeout(r, 300)); // Ink's raw mode follows its first frame
     t3('send-keys', '-t', SESSION, 'q');
     const s = await waitFor3('the shell back', r.exited);
     assert.equal(r.code(s), 2);
@@ -348,6 +349,8 @@ describe('leaving the TUI: the exit code says what was checked, the answer stays
   it('ctrl+c before the diagnosis completed: exit 130, and a line saying so', async () => {
     const r = run(live());
     await waitFor3('the steps being read', loading);
+    // Ink takes the keyboard (raw mode) just after its first frame: a loaded machine lags
+    await new Promise((r) => setTimeout(r, 300));
     t3('send-keys', '-t', SESSION, 'C-c');
     const s = await waitFor3('the shell back', r.exited);
     assert.equal(r.code(s), 130);

@@ -1,9 +1,9 @@
 // The shape of one diagnostic step, and the small builders its findings are made with.
 import { canonicalAddress } from '../ipv6.js';
 import type { Service } from '../kube.js';
-import { isObserved } from '../evidence.js';
+import { judged } from '../evidence.js';
 import type { Evidence, Finding, Status } from '../model.js';
-import { kubectl, onNode, valid, w, type NextCommand } from '../next-command.js';
+import { kdebug, kubectl, onNode, valid, w, type NextCommand } from '../next-command.js';
 import type { CheckContext } from './context.js';
 
 /** A step's input is not there yet (live runs): the step shows as pending. */
@@ -57,12 +57,12 @@ export interface FindingParts {
  * made a skip that says so, whatever the check meant.
  */
 export function finding(id: string, status: Status, title: string, p: FindingParts): Finding {
-  const verdict = status === 'pass' || status === 'fail' || status === 'warn';
-  const unproven = verdict && !p.info && !(p.evidence ?? []).some(isObserved);
+  const unproven = judged(status, p.evidence ?? []) !== status;
   return {
     id,
     status: unproven ? 'skip' : status,
-    title: unproven ? `${title} (not observed: no evidence recorded)` : title,
+    // an explanation is no claim: its title stays; its status says it passed nothing
+    title: unproven && !p.info ? `${title} (not observed: no evidence recorded)` : title,
     explanation: p.explanation,
     evidence: p.evidence ?? [],
     ...(p.next ? { next: p.next } : {}),
@@ -121,6 +121,27 @@ export function noPodHas(ctx: CheckContext, ip: string): boolean {
     !ctx.view.pods.some((p) => p.podIPs.some((x) => canonicalAddress(x) === a)) &&
     !ctx.view.nodes.some((n) => n.ips.some((x) => canonicalAddress(x) === a))
   );
+}
+
+/** The node access this run did not try, to read the node another way. */
+export function otherWay(ctx: CheckContext, svc: Service): Pick<Finding, 'next' | 'advice'> {
+  const tried = ctx.options.invocation?.via;
+  const ways = ['pod', 'ssh', 'kube-proxy'].filter((v) => v !== tried);
+  return {
+    advice: `Read it another way: --via ${ways.join(' or --via ')}.`,
+    next: kdebug(
+      [
+        'svc',
+        valid.name(svc.name),
+        '-n',
+        valid.namespace(svc.namespace),
+        '--via',
+        ways[0]!,
+        ...(ways[0] === 'pod' ? ['--yes'] : []),
+      ],
+      { live: true },
+    ),
+  };
 }
 
 /** A node command whose output is saved where a snapshot keeps it (nodes/NODE/STEM.txt). */

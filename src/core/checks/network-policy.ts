@@ -69,16 +69,15 @@ function ingress(spec: J): boolean {
   return Array.isArray(types) ? types.includes('Ingress') : true;
 }
 
-/** The port numbers a Pod serves the Service port on (a named targetPort resolved per Pod). */
+/** The ports the Pods serve the Service port on, by number and by the name their container gives
+ * it: a policy may name either, whatever the Service's targetPort says. */
 function targetPorts(port: ServicePort, pods: Pod[]): { number: number; name?: string }[] {
   const tp = port.targetPort;
-  if (typeof tp === 'number') return [{ number: tp }];
-  return pods.flatMap((p) =>
-    p.containers
-      .flatMap((c) => c.ports)
-      .filter((c) => c.name === tp && c.protocol === port.protocol)
-      .map((c) => ({ number: c.containerPort, name: tp })),
-  );
+  const declared = pods
+    .flatMap((p) => p.containers.flatMap((c) => c.ports))
+    .filter((c) => c.protocol === port.protocol && (c.name === tp || c.containerPort === tp))
+    .map((c) => ({ number: c.containerPort, ...(c.name ? { name: c.name } : {}) }));
+  return typeof tp === 'number' ? [{ number: tp }, ...declared] : declared;
 }
 
 /** Whether one rule's `ports` admit the target port (empty: every port). */

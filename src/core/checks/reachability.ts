@@ -1,8 +1,9 @@
 // Step 8: does a connection get through? The recorded probes from the nodes: TCP (or UDP) to
 // ClusterIP:port and to each endpoint directly, ICMP echo to the ClusterIP. Then why ping and
 // curl disagree in this cluster's proxy mode, with the rules (and the packet walk) as proof.
+import { nodeErrorsOf } from '../node-access.js';
 import { read, seen, unseen } from '../evidence.js';
-import type { Service, ServicePort } from '../kube.js';
+import { isWindows, type Service, type ServicePort } from '../kube.js';
 import type { Evidence, Finding } from '../model.js';
 import { kdebug, kubectl, valid, w } from '../next-command.js';
 import { parseIpBrief, type ProbeResult } from '../node-outputs.js';
@@ -13,6 +14,7 @@ import {
   finding,
   list,
   noPodHas,
+  otherWay,
   pending,
   type Check,
 } from './check.js';
@@ -75,18 +77,8 @@ function notObserved(
     finding('probe-not-observed', 'skip', `${what}: not observed on ${list(nodes)}`, {
       explanation: `The probe could not run there (${blind[0]!.result.detail}), so kdebug does not know whether ${what} answers from ${nodes.length === 1 ? 'that node' : 'those nodes'}. Run it with an image that has nc and bash (kdebug's default debug image does), or reach the node over SSH (--via ssh).`,
       evidence: blind.map(line),
-      next: kdebug(
-        [
-          'svc',
-          valid.name(ctx.service!.name),
-          '-n',
-          valid.namespace(ctx.service!.namespace),
-          '--via',
-          'pod',
-          '--yes',
-        ],
-        { live: true },
-      ),
+      // another way than the one that could not probe
+      next: otherWay(ctx, ctx.service!).next,
       service: ctx.servicePortName(port),
     }),
   ];
@@ -176,6 +168,22 @@ function clusterIpProbes(
   const probe = connectProbe(ip, port.port, port.protocol);
   if (!probe) return [];
   const ran = probed(ctx, probe);
+  // nodes that probed, but not this address (a family left out): said, never passed over
+  if (ran.length === 0 && probingNodes(ctx).length > 0)
+    return [
+      finding(
+        'probe-not-observed',
+        'skip',
+        `${family}ClusterIP ${hostPort(ip, port.port)}: not probed`,
+        {
+          explanation: `No node probed ${hostPort(ip, port.port)}, so kdebug does not know whether it answers.`,
+          evidence: probingNodes(ctx).map((n) =>
+            unseen(`${n}: no probe of ${hostPort(ip, port.port)}`, n),
+          ),
+          service: ctx.servicePortName(port),
+        },
+      ),
+    ];
   const got = ran.filter(observed);
   const blind = notObserved(
     ctx,
@@ -261,6 +269,40 @@ function clusterIpProbes(
     ),
     ...byDesign,
     ...blind,
+  ];
+}
+
+const PROBE_STEM = /^(tcp-connect|udp-probe|icmp-echo|dns-lookup)_/;
+
+/** The nodes that ran probes (any), in this run or this snapshot. */
+function probingNodes(ctx: CheckContext): string[] {
+  return ctx
+    .nodeNames()
+    .filter((n) => Object.keys(ctx.facts.nodes[n] ?? {}).some((s) => PROBE_STEM.test(s)));
+}
+
+/** Linux nodes read (or tried) that ran no probe while others did: the step speaks for the
+ * others only. */
+function idleNodes(ctx: CheckContext): Finding[] {
+  const probing = probingNodes(ctx);
+  if (probing.length === 0) return [];
+  const windows = new Set(ctx.view.nodes.filter(isWindows).map((n) => n.name));
+  // nodes kdebug read something of (or tried to), that ran no probe
+  const tried = new Set(nodeErrorsOf(ctx.facts).map((e) => e.node));
+  const idle = ctx
+    .nodeNames()
+    .filter(
+      (n) =>
+        !probing.includes(n) &&
+        !windows.has(n) &&
+        (Object.keys(ctx.facts.nodes[n] ?? {}).length > 0 || tried.has(n)),
+    );
+  if (idle.length === 0) return [];
+  return [
+    finding('probe-not-observed', 'skip', `no probe from ${list(idle)}`, {
+      explanation: `The Service was probed from ${list(probing)} only, so nothing is said of how it answers from ${list(idle)}.`,
+      evidence: idle.map((n) => unseen(`${n}: no probe recorded`, n)),
+    }),
   ];
 }
 
@@ -546,6 +588,7 @@ export const reachabilityCheck: Check = {
             }),
       );
     }
+    out.push(...idleNodes(ctx));
     out.push(...conntrackFindings(ctx, svc));
     for (const port of svc.ports) out.push(...networkPolicies(ctx, port));
     const ping = !svc.headless && !replacement(ctx) ? pingExplained(ctx, svc) : undefined;

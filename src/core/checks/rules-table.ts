@@ -87,7 +87,7 @@ export function tableNode(
   // the drift of this Service's ports, as `kdebug drift` computes it in this mode
   const drift = n.drift(ctx.scope);
   const out: Finding[] = drift.findings
-    .map((d) => withSyncShown(ctx, node, d, driftToFinding(d)))
+    .map((d) => withSyncShown(ctx, node, d, driftToFinding(d, read.source)))
     .map((f) => ({
       ...f,
       title: `${label}${f.title}`,

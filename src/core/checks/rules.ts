@@ -17,6 +17,7 @@ import {
   pending,
   type Check,
   endpointSlicesOf,
+  otherWay,
   saveNodeOutput,
 } from './check.js';
 import { kdebug, valid } from '../next-command.js';
@@ -139,10 +140,12 @@ function drift(ctx: CheckContext, na: NodeAnalysis, svc: Service): Finding[] {
   const family = familyLabel(svc, na.family);
   const names = new Set(svc.ports.map((p) => ctx.servicePortName(p)));
   let found: DriftFinding[];
+  let source: string;
   try {
     // notes explain what a correct dump does on purpose (e.g. no local endpoint: DROP)
     const d = na.drift(ctx.scope);
     found = [...d.findings, ...(d.notes ?? [])];
+    source = d.source;
   } catch (e) {
     if (!(e instanceof DriftInputError)) throw e;
     return [
@@ -162,7 +165,7 @@ function drift(ctx: CheckContext, na: NodeAnalysis, svc: Service): Finding[] {
     )
     .filter((d) => d.id !== 'rule-text-differs') // spelling only: the trees already show what the rules do
     .map((d) => {
-      const seen = withSyncShown(ctx, node, d, driftToFinding(d));
+      const seen = withSyncShown(ctx, node, d, driftToFinding(d, source));
       const f = consequence(withCommand(seen, node, down !== undefined), down);
       return family ? { ...f, title: `${family}${f.title}` } : f;
     });
@@ -229,27 +232,6 @@ function ipv6Rules(ctx: CheckContext, svc: Service, nodes: string[]): Finding[] 
   return out;
 }
 
-/** The node access this run did not try, to read the node another way. */
-function otherWay(ctx: CheckContext, svc: Service): Pick<Finding, 'next' | 'advice'> {
-  const tried = ctx.options.invocation?.via;
-  const ways = ['pod', 'ssh', 'kube-proxy'].filter((v) => v !== tried);
-  return {
-    advice: `Read it another way: --via ${ways.join(' or --via ')}.`,
-    next: kdebug(
-      [
-        'svc',
-        valid.name(svc.name),
-        '-n',
-        valid.namespace(svc.namespace),
-        '--via',
-        ways[0]!,
-        ...(ways[0] === 'pod' ? ['--yes'] : []),
-      ],
-      { live: true },
-    ),
-  };
-}
-
 /** Nodes whose rules were not read: a live run that failed (with why), a snapshot without their
  * dump, a Windows node. The Service is unchecked there, and the step says so by name. */
 function notRead(ctx: CheckContext, read: string[]): Finding[] {
@@ -278,7 +260,7 @@ function notRead(ctx: CheckContext, read: string[]): Finding[] {
           ? []
           : [
               finding('rules-not-observed', 'skip', `${node}: rules not observed`, {
-                explanation: `No rules dump of ${node} was read (nodes/${node}/iptables-save.txt is not in the facts), so ${svc.namespace}/${svc.name} is not checked there; the other nodes are.`,
+                explanation: `No rules dump of ${node} was read (nodes/${node}/iptables-save.txt is not in the facts), so ${svc.namespace}/${svc.name} is not checked there${read.length > 0 ? '; the other nodes are' : ''}.`,
                 evidence: [unseen(`nodes/${node}/iptables-save.txt: not in the facts`, node)],
                 next: saveNodeOutput(node, ['iptables-save'], 'iptables-save'),
                 node,
@@ -286,7 +268,7 @@ function notRead(ctx: CheckContext, read: string[]): Finding[] {
             ];
       return [
         finding('rules-not-read', 'warn', `${node}: rules not read`, {
-          explanation: `kdebug could not read the rules of ${node}, so ${svc.namespace}/${svc.name} is not checked there; the other nodes are. ${error}`,
+          explanation: `kdebug could not read the rules of ${node}, so ${svc.namespace}/${svc.name} is not checked there${read.length > 0 ? '; the other nodes are' : ''}. ${error}`,
           // the failed read itself is what was seen: a warning, not a verdict on the rules
           evidence: [seen(`${node}: the read failed: ${error}`, { node })],
           ...otherWay(ctx, svc),

@@ -22,14 +22,30 @@ describe('finding(): the status follows the evidence', () => {
     ['a fail on computed evidence alone is not one', 'fail', [EXPECTED], 'skip'],
     ['a warning without evidence is not one', 'warn', [], 'skip'],
     ['a fail with the rule seen stays a fail', 'fail', [EXPECTED, SEEN], 'fail'],
-    ['an explanation (info) needs no evidence', 'pass', [WALKED], 'pass', true],
+    [
+      'an explanation on computed evidence alone explains, it does not pass',
+      'pass',
+      [WALKED],
+      'skip',
+      true,
+    ],
+    [
+      'an explanation on observed evidence is one that passed',
+      'pass',
+      [SEEN, WALKED],
+      'pass',
+      true,
+    ],
   ];
   for (const [what, asked, evidence, status, info] of cases)
     it(what, () => {
       const f = finding('x', asked, 'ClusterIP answers', { explanation: '', evidence, info });
       assert.equal(f.status, status);
       if (status !== asked)
-        assert.equal(f.title, 'ClusterIP answers (not observed: no evidence recorded)');
+        assert.equal(
+          f.title,
+          info ? 'ClusterIP answers' : 'ClusterIP answers (not observed: no evidence recorded)',
+        );
     });
 });
 

@@ -10,6 +10,7 @@ import { reachabilityCheck } from '../../../src/core/checks/reachability.js';
 import { endpointsCheck } from '../../../src/core/checks/endpoints.js';
 import { rulesCheck } from '../../../src/core/checks/rules.js';
 import { evidenceText } from '../../../src/core/evidence.js';
+import { resolveNext } from '../../../src/core/next-command.js';
 import type { KubeObject } from '../../../src/core/model.js';
 import {
   aService,
@@ -77,6 +78,12 @@ describe('a NetworkPolicy is evaluated for the Service port', () => {
           ingress: [{ ports: [{ port: 8000, endPort: 8100 }] }],
         }),
       ],
+      ['network-policy-applies:pass'],
+      /admits every source to 80\/TCP/,
+    ],
+    [
+      "a policy naming the container's port (http) admits the Service's numeric targetPort 8080",
+      [policy('named', { podSelector: web, ingress: [{ ports: [{ port: 'http' }] }] })],
       ['network-policy-applies:pass'],
       /admits every source to 80\/TCP/,
     ],
@@ -204,4 +211,32 @@ describe('a next command never repeats the way that just failed', () => {
       assert.notEqual(argv[argv.indexOf('--via') + 1], via, argv.join(' '));
       assert.ok(!evidenceText(found.evidence[0]!).includes('not observed'));
     });
+});
+
+describe('a next command carries the flags the run used', () => {
+  it('--kubeconfig and --context reach kubectl and kdebug; a snapshot run keeps its snapshot', () => {
+    const how = { kubeconfig: '/tmp/k config', context: 'prod' };
+    assert.deepEqual(resolveNext({ argv: ['kubectl', 'get', 'nodes'] }, how).argv, [
+      'kubectl',
+      '--kubeconfig',
+      '/tmp/k config',
+      '--context',
+      'prod',
+      'get',
+      'nodes',
+    ]);
+    assert.deepEqual(resolveNext({ argv: ['kdebug', 'svc', 'web'] }, how).argv, [
+      'kdebug',
+      'svc',
+      'web',
+      '--context',
+      'prod',
+      '--kubeconfig',
+      '/tmp/k config',
+    ]);
+    assert.deepEqual(
+      resolveNext({ argv: ['kdebug', 'drift'] }, { ...how, snapshot: 'snap' }).argv,
+      ['kdebug', 'drift', '--snapshot', 'snap'],
+    );
+  });
 });
