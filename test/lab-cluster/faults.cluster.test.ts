@@ -350,10 +350,10 @@ endpoints: [{addresses: [192.0.2.99], conditions: {ready: true}}]
           JSON.stringify(reach.findings.map((f) => `${f.id}:${f.status}@${f.node} ${f.title}`)),
         );
         assert.equal(stale[0]!.status, 'fail');
-        // the command, whole, with the way onto node-b
+        // the command, whole, with the way onto node-b and the kubeconfig this run used
         assert.match(
           String(stale[0]!.next),
-          /^kubectl debug node\/node-b -it --image=\S+ --profile=sysadmin -- conntrack -D -p udp --orig-dst 10\.96\.0\.10 --reply-src 10\.244\.\d+\.\d+$/,
+          /^kubectl --kubeconfig \S+admin\.kubeconfig debug node\/node-b -it --image=\S+ --profile=sysadmin -- conntrack -D -p udp --orig-dst 10\.96\.0\.10 --reply-src 10\.244\.\d+\.\d+$/,
         );
         // node-a's kube-proxy cleared its own
         assert.ok(
