@@ -85,16 +85,23 @@ export async function svcCommand(
     const aside = parseDumpsAside(dir, PARSE_WORKER);
     const facts = await readSnapshot(dir);
     const view = clusterView(facts.objects);
-    Analysis.of(facts, { view, parsed: await aside });
+    const analysis = new Analysis(facts, { view, parsed: await aside });
     const target = { namespace: g.namespace ?? facts.meta.namespace ?? 'default', service: name };
     const invocation = invocationOf(g, { snapshot: dir });
     const snapshot = o.label ?? `snapshot ${dir}`;
     if (format(g) === 'tui')
       return interactive(
-        { start: 'diag', target, facts, invocation, snapshot, load: () => readSnapshot(dir) },
+        {
+          start: 'diag',
+          target,
+          facts: analysis,
+          invocation,
+          snapshot,
+          load: () => readSnapshot(dir),
+        },
         g,
       );
-    return writeReport(diagnose(facts, target, { invocation }), g, o, snapshot);
+    return writeReport(diagnose(facts, target, { invocation, analysis }), g, o, snapshot);
   }
   // in the TUI a debug Pod is created only after the person says yes there (or --yes)
   const tui = format(g) === 'tui';

@@ -23,10 +23,11 @@ import { NftParseError, type NftTable } from './nftables/listing.js';
 import { parseNftAny } from './nftables/text.js';
 import { rulesetSigns, textSigns, type DumpSigns } from './iptables/backend.js';
 import { IptablesParseError, NoRulesError, parseIptables, type Ruleset } from './iptables.js';
-import { clusterView, kubeProxyConfigOf, servicePortName, type ClusterView } from './kube.js';
+import { clusterView, servicePortName, type ClusterView } from './kube.js';
 import type { Service } from './kube.js';
 import type { Facts } from './model.js';
 import { parseIpBrief } from './node-outputs.js';
+import { clusterConfig, resolveNode, type NodeState } from './node-state.js';
 import type { ServiceTrees } from './service-tree.js';
 import { nodeNetwork, type NodeNetwork, type TracePacket } from './trace.js';
 import type { TraceResult } from './trace.js';
@@ -64,28 +65,44 @@ export interface AnalysisOptions {
   parsed?: Map<string, Ruleset | IptablesParseError | NoRulesError>;
 }
 
-const analyses = new WeakMap<Facts, Analysis>();
-
-/** The analysis of Facts, Facts by Facts. */
+/** The analysis of one run's Facts: made once by the command, handed to the checks and the TUI. */
 export class Analysis {
   private viewMemo: ClusterView | undefined;
   private readonly nodes = new Map<string, NodeAnalysis>();
+  private readonly states = new Map<string, NodeState>();
 
   constructor(
     readonly facts: Facts,
     readonly options: AnalysisOptions = {},
   ) {}
 
-  /** The one analysis of these Facts (what the checks and the TUI share); the first call's
-   * options hold (a command passes the dumps it parsed aside). */
-  static of(facts: Facts, options?: AnalysisOptions): Analysis {
-    let a = analyses.get(facts);
-    if (!a) analyses.set(facts, (a = new Analysis(facts, options)));
-    return a;
-  }
-
   get view(): ClusterView {
     return (this.viewMemo ??= this.options.view ?? clusterView(this.facts.objects));
+  }
+
+  /** The node's kube-proxy, decided once: OS, mode, version, configuration (node-state.ts). */
+  state(name: string): NodeState {
+    let s = this.states.get(name);
+    if (!s) {
+      const inputs = { facts: this.facts, view: this.view, shownMode: () => this.shownMode(name) };
+      this.states.set(name, (s = resolveNode(name, inputs)));
+    }
+    return s;
+  }
+
+  /** kube-proxy's configuration cluster-wide, as `nodes` serve it or the objects say. */
+  config(nodes: readonly string[]): NodeState['config'] {
+    return clusterConfig(
+      nodes.map((n) => this.state(n)),
+      this.view,
+    );
+  }
+
+  /** The mode the node's IPv4 iptables dump shows, where it shows one. */
+  private shownMode(name: string): { mode: string; source: string } | undefined {
+    const dump = nodeDump(this.facts, name);
+    const mode = dump && this.node(name).signs(dump.stem)?.mode;
+    return mode ? { mode, source: dump.source } : undefined;
   }
 
   /** The node's analysis for one family's proxier (IPv4 unless asked): its recorded dump, or
@@ -210,10 +227,9 @@ export class NodeAnalysis {
   /** What kube-proxy on this node takes from the node itself (see expected/knobs.ts). */
   knobs(): NodeKnobs {
     return (this.knobsMemo ??= nodeKnobs(
-      this.name,
+      this.analysis.state(this.name),
       this.facts.nodes[this.name],
       this.rules()?.ruleset,
-      this.analysis.view,
     ));
   }
 
@@ -238,11 +254,10 @@ export class NodeAnalysis {
     return exp;
   }
 
-  /** The node's proxy mode as it recorded it (/proxyMode), else as its configuration says. */
+  /** The node's proxy mode, as its state decided it (a given nftables table is nftables). */
   mode(): string {
     if (this.given?.nft) return 'nftables';
-    const said = this.facts.nodes[this.name]?.['proxy-mode']?.trim();
-    return (said || kubeProxyConfigOf(this.analysis.view).mode || 'iptables').toLowerCase();
+    return this.given ? 'iptables' : this.analysis.state(this.name).mode.value.toLowerCase();
   }
 
   /** Why drift cannot be computed here (another proxy mode, no Services), if it cannot. */
@@ -259,10 +274,7 @@ export class NodeAnalysis {
         ? undefined
         : `node ${this.name}: kube-proxy runs in nftables mode and its table (nft -j list table ${this.family === 'IPv6' ? 'ip6' : 'ip'} kube-proxy) was not read`;
     }
-    const mode = unsupportedMode(
-      kubeProxyConfigOf(this.analysis.view).mode,
-      this.facts.nodes[this.name]?.['proxy-mode'],
-    );
+    const mode = unsupportedMode(this.mode());
     return mode ? `node ${this.name}: ${mode}` : undefined;
   }
 
@@ -366,7 +378,7 @@ export class NodeAnalysis {
   ipvsOptions(): IpvsExpectOptions {
     const own = this.interfaceAddresses((n) => n !== 'kube-ipvs0');
     return {
-      scheduler: kubeProxyConfigOf(this.analysis.view).ipvsScheduler,
+      scheduler: this.analysis.state(this.name).config.value.ipvsScheduler,
       ...(own ? { nodeAddresses: own } : {}),
     };
   }

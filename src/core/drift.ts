@@ -230,9 +230,8 @@ function checkServicePort(sp: ExpectedServicePort, c: DriftContext): void {
 }
 
 /** Why drift cannot be computed for this kube-proxy, if it cannot. */
-export function unsupportedMode(configMode: string, recordedMode?: string): string | undefined {
-  const mode = (recordedMode?.trim() || configMode || 'iptables').toLowerCase();
-  if (mode === 'iptables' || mode === 'ipvs' || mode === '') return undefined;
+export function unsupportedMode(mode: string): string | undefined {
+  if (mode === 'iptables' || mode === 'ipvs' || mode === 'nftables') return undefined;
   return `kube-proxy runs in ${mode} mode; the expected rules and the drift check model the iptables, nftables and IPVS modes only`;
 }
 

@@ -721,15 +721,16 @@ function readConfig(cm: ConfigMap): KubeProxyConfig {
  * kubeadm's "kube-proxy" or EKS's "kube-proxy-config" in kube-system), then the command-line
  * flags of its Pod on top (they override the file). DEFAULT_KUBE_PROXY_CONFIG when none is read.
  */
-export function kubeProxyConfigOf(view: ClusterView): KubeProxyConfig {
-  const pods = view.pods.filter(isKubeProxyPod);
+export function kubeProxyConfigOf(
+  view: ClusterView,
+  pod: Pod | undefined = view.pods.find(isKubeProxyPod),
+): KubeProxyConfig {
   const mounted = kubeProxyMounts(view);
   const inSystem = view.configMaps.filter((c) => c.namespace === 'kube-system');
   const cm =
     inSystem.find((c) => mounted.has(c.name)) ??
     inSystem.find((c) => c.name === 'kube-proxy' || c.name === 'kube-proxy-config');
   const base = cm ? readConfig(cm) : DEFAULT_KUBE_PROXY_CONFIG;
-  const pod = pods[0];
   const flags = pod ? proxyFlags(pod) : {};
   if (Object.keys(flags).length === 0) return base;
   return {

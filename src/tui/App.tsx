@@ -3,6 +3,7 @@
 import { Box, useApp, useInput } from 'ink';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { Facts, Report } from '../core/model.js';
+import type { Analysis } from '../core/analysis.js';
 import { Footer } from './components/footer.js';
 import { Header } from './components/header.js';
 import { T, ThemeContext } from './components/text.js';
@@ -39,8 +40,9 @@ export interface TuiInput extends AnalyzeOptions {
    * hand over the facts read so far (the API objects before the node commands, say).
    */
   load: (progress: (p: Progress) => void, partial: PartialFacts) => Promise<Facts>;
-  /** Facts already read: the first frame shows them without waiting. */
-  facts?: Facts;
+  /** Facts already read (or analysed: their dumps parsed aside): the first frame shows them
+   * without waiting. */
+  facts?: Facts | Analysis;
   start: ScreenName;
   /** The node to show first on the Rules screen. */
   node?: string;
@@ -136,7 +138,7 @@ function useFacts(input: TuiInput) {
         if (!mounted.current) return;
         // nothing was read that a step could use: the reason replaces the spinners
         setFatal(e.message);
-        setData((d) => analyze(d.facts, options));
+        setData((d) => analyze(d.analysis, options));
       })
       .finally(() => {
         settled = true;

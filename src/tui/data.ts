@@ -52,6 +52,8 @@ export interface NodeData {
 
 export interface TuiData {
   facts: Facts;
+  /** The run's analysis of the facts: each dump parsed once, whatever screen asks. */
+  analysis: Analysis;
   target?: DiagnosedService;
   report?: Report;
   /** The target Service as the API has it (the header's ports). */
@@ -169,8 +171,10 @@ function driftOf(node: NodeAnalysis, view: ClusterView): NodeDrift | { error: st
   }
 }
 
-export function analyze(facts: Facts, o: AnalyzeOptions = {}): TuiData {
-  const analysis = Analysis.of(facts);
+/** What the screens show of the facts (or of facts analysed already: their dumps parsed). */
+export function analyze(from: Facts | Analysis, o: AnalyzeOptions = {}): TuiData {
+  const analysis = from instanceof Analysis ? from : new Analysis(from);
+  const facts = analysis.facts;
   const view = analysis.view;
   const nodes = o.rules
     ? [nodeData(analysis.node(o.rules.label, { ...o.rules, source: o.rules.label }), view)]
@@ -184,11 +188,25 @@ export function analyze(facts: Facts, o: AnalyzeOptions = {}): TuiData {
   // a live read that found no such Service carries the API's "did you mean" in its meta
   const suggestions = facts.meta['suggestions'] as DiagnoseOptions['suggestions'];
   const report = o.target
-    ? diagnose(facts, o.target, { collecting: o.collecting, suggestions, invocation: o.invocation })
+    ? diagnose(facts, o.target, {
+        collecting: o.collecting,
+        suggestions,
+        invocation: o.invocation,
+        analysis,
+      })
     : undefined;
 
   const service = o.target ? findService(view, o.target.namespace, o.target.service) : undefined;
-  return { facts, target: o.target, report, service, view, nodes, invocation: o.invocation };
+  return {
+    facts,
+    analysis,
+    target: o.target,
+    report,
+    service,
+    view,
+    nodes,
+    invocation: o.invocation,
+  };
 }
 
 export interface NodeHit extends SearchHit {

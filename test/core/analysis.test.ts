@@ -6,6 +6,8 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { Analysis } from '../../src/core/analysis.js';
+import { diagnose } from '../../src/core/diagnose.js';
+import { analyze } from '../../src/tui/data.js';
 import { expectedRules, rulesOf } from '../../src/core/expected.js';
 import { parseIptables } from '../../src/core/iptables.js';
 import { clusterView } from '../../src/core/kube.js';
@@ -73,14 +75,21 @@ describe('scoped expected rules', () => {
 });
 
 describe('the analysis of a snapshot', () => {
-  it('parses each node dump once, whoever asks', async () => {
+  it('parses each node dump once, whoever asks: the command, the diagnosis and the TUI', async () => {
     const facts = await readSnapshot(new URL('nginx-svc', snapshots).pathname);
-    const a = Analysis.of(facts);
-    assert.equal(Analysis.of(facts), a);
+    const a = new Analysis(facts);
     const node = Object.keys(facts.nodes)[0]!;
-    assert.equal(a.node(node).rules()?.ruleset, Analysis.of(facts).node(node).rules()?.ruleset);
+    const ruleset = a.node(node).rules()?.ruleset;
+    assert.ok(ruleset);
+    const target = { namespace: 'default', service: 'nginx-svc' };
+    diagnose(facts, target, { analysis: a });
+    const tui = analyze(a, { target });
+    assert.equal(tui.analysis, a);
+    assert.equal(tui.analysis.node(node).rules()?.ruleset, ruleset);
     const svc = a.view.services.find((s) => s.name === 'nginx-svc')!;
     assert.equal(a.node(node).drift([svc]), a.node(node).drift([svc]));
+    // an analysis of other facts is a bug in the caller, never silently used
+    assert.throws(() => diagnose({ ...facts }, target, { analysis: a }), /other facts/);
   });
 
   // but the spelling of its rules (rule-text-differs): one Service's answer does not read that

@@ -284,11 +284,11 @@ describe('drift', () => {
   });
 
   it('refuses kube-proxy modes it does not model', () => {
-    assert.equal(unsupportedMode(''), undefined);
-    assert.equal(unsupportedMode('iptables', 'iptables'), undefined);
-    assert.equal(unsupportedMode('', 'ipvs'), undefined); // its virtual servers are compared
-    assert.match(unsupportedMode('', 'userspace')!, /userspace mode/);
-    assert.match(unsupportedMode('nftables')!, /nftables mode/);
+    assert.equal(unsupportedMode('iptables'), undefined);
+    assert.equal(unsupportedMode('ipvs'), undefined); // its virtual servers are compared
+    assert.equal(unsupportedMode('nftables'), undefined); // its table is compared
+    assert.match(unsupportedMode('userspace')!, /userspace mode/);
+    assert.match(unsupportedMode('kernelspace')!, /kernelspace mode/);
   });
 });
 

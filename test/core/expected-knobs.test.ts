@@ -2,10 +2,12 @@
 // recorded on the node: its rules first, then /metrics and its version, else nothing assumed.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { nodeKnobs } from '../../src/core/expected/knobs.js';
+import { nodeKnobs as knobsOf } from '../../src/core/expected/knobs.js';
 import { parseIptables } from '../../src/core/iptables.js';
 import { clusterView } from '../../src/core/kube.js';
-import type { KubeObject } from '../../src/core/model.js';
+import type { Facts, KubeObject } from '../../src/core/model.js';
+import { resolveNode } from '../../src/core/node-state.js';
+import type { Ruleset } from '../../src/core/iptables.js';
 
 const NODE = 'node-a';
 const kubeProxyPod = (image: string): KubeObject => ({
@@ -20,6 +22,18 @@ const kubeProxyPod = (image: string): KubeObject => ({
   status: { phase: 'Running' },
 });
 const view = (...objects: KubeObject[]) => clusterView(objects);
+/** The knobs of NODE, its state decided from these outputs and objects as a run decides it. */
+function nodeKnobs(
+  _node: string,
+  outputs: Record<string, string> | undefined,
+  rules?: Ruleset,
+  v = view(),
+) {
+  const nodes: Facts['nodes'] = outputs ? { [NODE]: outputs } : {};
+  const facts: Facts = { objects: [], nodes, meta: {} };
+  const state = resolveNode(NODE, { facts, view: v, shownMode: () => undefined });
+  return knobsOf(state, outputs, rules);
+}
 const SYNC = 'kubeproxy_sync_proxy_rules_last_timestamp_seconds 1.7e9\n';
 
 describe('node knobs: nfacct counters', () => {
@@ -63,7 +77,7 @@ describe('node knobs: nfacct counters', () => {
       view(kubeProxyPod('registry.k8s.io/kube-proxy:v1.33.1')),
     );
     assert.equal(recent.options.nfacct, true);
-    assert.match(recent.notes.join('\n'), /assumed from kube-proxy v1\.33 on node-a/);
+    assert.match(recent.notes.join('\n'), /assumed from kube-proxy v1\.33\.1 on node-a/);
     const old = nodeKnobs(
       NODE,
       {},
@@ -95,8 +109,9 @@ describe('node knobs: configuration', () => {
     });
     const k = nodeKnobs(NODE, { 'proxy-configz': configz });
     assert.equal(k.options.config?.clusterCIDR, '10.9.0.0/16');
+    // an answer that is not kube-proxy's configuration leaves its defaults, said as assumed
     assert.equal(
-      nodeKnobs(NODE, { 'proxy-configz': 'connection refused' }).options.config,
+      nodeKnobs(NODE, { 'proxy-configz': 'connection refused' }).options.config?.clusterCIDR,
       undefined,
     );
   });

@@ -9,8 +9,6 @@ import { readErrorsOf } from '../not-read.js';
 import type { Invocation } from '../next-command.js';
 import type { Ruleset } from '../iptables.js';
 import {
-  configFromConfigz,
-  kubeProxyConfigOf,
   selectorMatches,
   servicePortName,
   slicesOf,
@@ -44,6 +42,9 @@ export interface DiagnoseOptions {
   suggestions?: { namespace: string; name: string }[];
   /** How the person ran kdebug: the "next" commands carry the same snapshot and context. */
   invocation?: Invocation;
+  /** The run's analysis of these facts (dumps parsed once, shared with the command and the
+   * TUI); a new one when not given. */
+  analysis?: Analysis;
 }
 
 /** One endpoint of one Service port, as the EndpointSlices say, with the Pod behind it. */
@@ -80,14 +81,14 @@ export class CheckContext {
   /** Fail and warn findings of the steps already run, in order, with their step. */
   readonly earlier: Cause[] = [];
   private readonly rulesCache = new Map<string, NodeRules | undefined>();
-  private proxyConfig: { config: KubeProxyConfig; error?: string } | undefined;
 
   constructor(
     readonly facts: Facts,
     readonly target: DiagnosedService,
     readonly options: DiagnoseOptions = {},
   ) {
-    this.analysis = Analysis.of(facts);
+    this.analysis = options.analysis ?? new Analysis(facts);
+    if (this.analysis.facts !== facts) throw new Error('the analysis given is of other facts');
     this.view = this.analysis.view;
     this.service = findService(this.view, target.namespace, target.service);
     this.scope = this.service && [this.service];
@@ -103,22 +104,11 @@ export class CheckContext {
     return this.earlier.find((c) => ids.includes(c.finding.id));
   }
 
-  /** kube-proxy's configuration; a ConfigMap that cannot be read falls back to the defaults. */
+  /** kube-proxy's configuration cluster-wide (the analysis decides it: node-state.ts); a
+   * ConfigMap that cannot be read falls back to the defaults, with the error. */
   kubeProxyConfig(): { config: KubeProxyConfig; error?: string } {
-    if (!this.proxyConfig) {
-      // what a kube-proxy serves on /configz is what it runs with: it comes first
-      const served = this.nodeNames()
-        .map((n) => configFromConfigz(this.output(n, 'proxy-configz') ?? '', n))
-        .find((c) => c !== undefined);
-      if (served) return (this.proxyConfig = { config: served });
-      try {
-        this.proxyConfig = { config: kubeProxyConfigOf(this.view) };
-      } catch (e) {
-        const config = kubeProxyConfigOf({ ...this.view, configMaps: [] });
-        this.proxyConfig = { config, error: (e as Error).message };
-      }
-    }
-    return this.proxyConfig;
+    const { value, error } = this.analysis.config(this.nodeNames());
+    return { config: value, ...(error ? { error } : {}) };
   }
 
   /** "the read of X failed: why" for a read of the live run that failed (RBAC, say), if one did. */

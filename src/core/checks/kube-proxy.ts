@@ -6,9 +6,8 @@ import { read, seen, unseen } from '../evidence.js';
 import { kubeProxyPodOn } from '../drift/context.js';
 import { nodeDump } from '../facts.js';
 import { nodeBackends } from '../iptables/backend.js';
-import { DEFAULT_KUBE_PROXY_CONFIG, isKubeProxyPod, isWindows, type Pod } from '../kube.js';
+import { isKubeProxyPod, isWindows, type Pod } from '../kube.js';
 import type { Evidence, Finding } from '../model.js';
-import { parseProxyMode } from '../node-outputs.js';
 import { kubectl, valid, onNode, type NextCommand } from '../next-command.js';
 import { count, finding, list, pending, type Check } from './check.js';
 import type { CheckContext } from './context.js';
@@ -25,60 +24,19 @@ export interface NodeMode {
   stale?: boolean;
 }
 
-/**
- * kube-proxy's mode on each node: what /proxyMode said there, else the ConfigMap, else what the
- * node's rules show (no ConfigMap: k3s, some managed clusters), else kube-proxy's default.
- */
+/** kube-proxy's mode on each Linux node, as the node state decided it (node-state.ts). */
 export function proxyModes(ctx: CheckContext): NodeMode[] {
-  const { config } = ctx.kubeProxyConfig();
-  const configured = config !== DEFAULT_KUBE_PROXY_CONFIG;
-  // Windows nodes run kube-proxy in kernelspace mode: no Linux mode to compare
-  const windows = new Set(ctx.view.nodes.filter(isWindows).map((n) => n.name));
   return ctx
     .nodeNames()
-    .filter((node) => !windows.has(node))
-    .map((node) => {
-      const said = parseProxyMode(ctx.output(node, 'proxy-mode') ?? '');
-      if (said) {
-        const pod = kubeProxyPods(ctx).find((p) => p.nodeName === node);
-        if (pod && !(podReady(pod) && pod.phase === 'Running'))
-          return mode(
-            node,
-            said,
-            `/proxyMode on ${node}, answered before kube-proxy stopped running (stale)`,
-            unseen,
-            true,
-          );
-        return mode(node, said, `/proxyMode on ${node}`, (t) =>
-          seen(t, { node, source: `nodes/${node}/proxy-mode.txt` }),
-        );
-      }
-      const dump = configured ? undefined : nodeDump(ctx.facts, node);
-      const shown = dump ? ctx.analysis.node(node).signs(dump.stem)?.mode : undefined;
-      if (shown)
-        return mode(node, shown, `the rules in ${dump!.source}`, (t) =>
-          seen(t, { node, source: dump!.source }),
-        );
-      // the configuration kube-proxy reads is read from the API; its default is only assumed
-      return mode(node, config.mode || 'iptables', config.source, configured ? read : unseen);
-    });
-}
-
-/** A node's mode with its evidence, made by `as` from its line. */
-function mode(
-  node: string,
-  said: string,
-  source: string,
-  as: (text: string) => Evidence,
-  stale?: boolean,
-): NodeMode {
-  return {
-    node,
-    mode: said,
-    source,
-    evidence: as(`${node}: ${said} (${source})`),
-    ...(stale ? { stale } : {}),
-  };
+    .map((node) => ctx.analysis.state(node))
+    .filter((s) => !s.windows)
+    .map(({ node, mode }) => ({
+      node,
+      mode: mode.value,
+      source: mode.source,
+      evidence: mode.evidence,
+      ...(mode.stale ? { stale: true } : {}),
+    }));
 }
 
 /** The mode most nodes run (the header shows it). */
@@ -356,6 +314,48 @@ function modes(ctx: CheckContext): Finding[] {
   return out;
 }
 
+/** kube-proxy's release on each Linux node, with where it was read (node-state.ts); the nodes
+ * where nothing said it are named, never guessed. */
+function versions(ctx: CheckContext): Finding[] {
+  const states = ctx
+    .nodeNames()
+    .map((n) => ctx.analysis.state(n))
+    .filter((s) => !s.windows);
+  if (states.length === 0) return [];
+  const known = states.filter((s) => s.version);
+  const unknown = states.filter((s) => !s.version).map((s) => s.node);
+  const byRelease = new Map<string, string[]>();
+  for (const s of known)
+    byRelease.set(s.version!.value.text, [...(byRelease.get(s.version!.value.text) ?? []), s.node]);
+  const said = [...byRelease].map(([v, nodes]) =>
+    byRelease.size === 1 && unknown.length === 0
+      ? `${v} on ${count(nodes.length, 'node')}`
+      : `${v} on ${list(nodes)}`,
+  );
+  const title =
+    known.length === 0
+      ? `kube-proxy's version not observed on ${list(unknown)}`
+      : `kube-proxy ${said.join(', ')}${unknown.length > 0 ? `; unknown on ${list(unknown)}` : ''}`;
+  return [
+    finding('kube-proxy-version', known.length > 0 ? 'pass' : 'skip', title, {
+      explanation:
+        "kube-proxy writes its rules differently from release to release: kdebug compares each node with what its own release writes. The version comes from kube-proxy's /metrics (kubernetes_build_info), else the image tag of its Pod, else the Node's status.nodeInfo.kubeProxyVersion; where none said it, kdebug models the newest release it knows and says so.",
+      evidence: [
+        ...known.map((s) => s.version!.evidence),
+        ...(unknown.length > 0
+          ? [
+              unseen(
+                `kube-proxy's version on ${list(unknown)}: no /metrics build info, image tag or nodeInfo`,
+              ),
+            ]
+          : []),
+      ],
+      info: true,
+      folded: true,
+    }),
+  ];
+}
+
 /**
  * Which iptables backend holds kube-proxy's chains on each node. Both at once means one set is
  * stale: the kernel runs the legacy and the nft tables alike, so the stale set still matches.
@@ -458,9 +458,16 @@ export const kubeProxyCheck: Check = {
           next: kubectl('kube-system', 'get', 'pods', '-o', 'wide'),
         }),
         ...modes(ctx),
+        ...versions(ctx),
         ...backends(ctx),
       ];
-    const out = [...running(ctx), ...modes(ctx), ...backends(ctx), ...freshness(ctx)];
+    const out = [
+      ...running(ctx),
+      ...modes(ctx),
+      ...versions(ctx),
+      ...backends(ctx),
+      ...freshness(ctx),
+    ];
     const pods = kubeProxyPods(ctx);
     const nodesUnseen = ctx.notCaptured('Node');
     if (!out.some((f) => f.id === 'kube-proxy-not-running'))

@@ -3,7 +3,7 @@
 // The one home for expect, drift, the Rules step and the TUI.
 import type { ExpectOptions } from '../expected.js';
 import type { Ruleset } from '../iptables.js';
-import { configFromConfigz, isKubeProxyPod, type ClusterView } from '../kube.js';
+import type { KubeProxyVersion, NodeState } from '../node-state.js';
 
 /** A node's options, and where the ones not read off its rules came from (for `expect`'s notes). */
 export interface NodeKnobs {
@@ -18,20 +18,20 @@ const LOCALHOST_COUNTER = 'kubeproxy_iptables_localhost_nodeports_accepted_packe
 
 /**
  * The options kube-proxy on `node` runs with, best evidence first: its rules (they show
- * --random-fully, the nfacct counters and the INVALID drop), its /configz, then its /metrics
- * (the nfacct counter it reports) and its version (the image of its Pod, or the build info).
+ * --random-fully, the nfacct counters and the INVALID drop), its configuration as the node state
+ * decided it, then its /metrics (the nfacct counter it reports) and its version.
  */
 export function nodeKnobs(
-  node: string,
+  state: Pick<NodeState, 'node' | 'config' | 'version'>,
   outputs: Record<string, string> | undefined,
   rules?: Ruleset,
-  view?: ClusterView,
 ): NodeKnobs {
   const notes: string[] = [];
-  const config = configFromConfigz(outputs?.['proxy-configz'] ?? '', node);
+  const node = state.node;
+  const config = state.config.value;
   if (rules) return { options: { ...optionsFromDump(rules), config }, notes };
   const metrics = outputs?.['proxy-metrics'] ?? '';
-  const version = versionOf(metrics) ?? imageVersion(view, node);
+  const version = state.version?.value;
   let nfacct = false;
   if (new RegExp(`^${LOCALHOST_COUNTER}(\\{[^}]*\\})? `, 'm').test(metrics)) nfacct = true;
   else if (/^kubeproxy_sync_proxy_rules_/m.test(metrics)) nfacct = false;
@@ -73,29 +73,5 @@ export function optionsFromDump(rs: Ruleset): ExpectOptions {
   };
 }
 
-interface Version {
-  text: string;
-  major: number;
-  minor: number;
-}
-
-const parseVersion = (s: string | undefined): Version | undefined => {
-  const m = /^v?(\d+)\.(\d+)(?:[.+-]|$)/.exec(s ?? '');
-  return m ? { text: `v${m[1]}.${m[2]}`, major: Number(m[1]), minor: Number(m[2]) } : undefined;
-};
-
-const atLeast = (v: Version, [major, minor]: readonly [number, number]) =>
+const atLeast = (v: KubeProxyVersion, [major, minor]: readonly [number, number]) =>
   v.major > major || (v.major === major && v.minor >= minor);
-
-/** kube-proxy's version from its /metrics (kubernetes_build_info{git_version="v1.33.1",...}). */
-function versionOf(metrics: string): Version | undefined {
-  return parseVersion(/^kubernetes_build_info\{[^}]*git_version="([^"]+)"/m.exec(metrics)?.[1]);
-}
-
-/** The tag of the kube-proxy image running on the node (registry.k8s.io/kube-proxy:v1.33.1). */
-function imageVersion(view: ClusterView | undefined, node: string): Version | undefined {
-  const pod = view?.pods.find((p) => isKubeProxyPod(p) && p.nodeName === node);
-  const spec = pod?.raw['spec'] as { containers?: { image?: string }[] } | undefined;
-  const image = spec?.containers?.map((c) => c.image ?? '').find((i) => /kube-proxy/.test(i));
-  return parseVersion(image?.split('@')[0]?.split(':').pop());
-}

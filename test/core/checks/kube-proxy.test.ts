@@ -44,23 +44,23 @@ describe('kube-proxy step', () => {
     {
       name: 'running on every node, mode only assumed (the defaults): not observed',
       objects: [...base(), ...kubeProxy()],
-      want: ['kube-proxy-running:pass', 'proxy-mode:skip'],
+      want: ['kube-proxy-running:pass', 'proxy-mode:skip', 'kube-proxy-version:skip'],
     },
     {
       name: 'crash-looping on one node',
       objects: [...base(), ...kubeProxy(['node-a', 'node-b'], { notReadyOn: 'node-b' })],
-      want: ['kube-proxy-not-running:fail', 'proxy-mode:skip'],
+      want: ['kube-proxy-not-running:fail', 'proxy-mode:skip', 'kube-proxy-version:skip'],
     },
     {
       name: 'missing on one node',
       objects: [...base(), ...kubeProxy(['node-a'])],
-      want: ['kube-proxy-not-running:fail', 'proxy-mode:skip'],
+      want: ['kube-proxy-not-running:fail', 'proxy-mode:skip', 'kube-proxy-version:skip'],
     },
     {
       name: 'nodes in different modes',
       objects: [...base(), ...kubeProxy()],
       nodes: { 'node-a': { 'proxy-mode': 'iptables' }, 'node-b': { 'proxy-mode': 'ipvs' } },
-      want: ['kube-proxy-running:pass', 'proxy-mode-differs:warn'],
+      want: ['kube-proxy-running:pass', 'proxy-mode-differs:warn', 'kube-proxy-version:skip'],
     },
     {
       name: 'replaced by Cilium',
@@ -71,19 +71,34 @@ describe('kube-proxy step', () => {
       name: 'synced recently',
       objects: [...base(), ...kubeProxy()],
       nodes: { 'node-a': { 'proxy-metrics': metrics(CAPTURED - 5, CAPTURED - 6) } },
-      want: ['kube-proxy-running:pass', 'proxy-mode:skip', 'kube-proxy-synced:pass'],
+      want: [
+        'kube-proxy-running:pass',
+        'proxy-mode:skip',
+        'kube-proxy-version:skip',
+        'kube-proxy-synced:pass',
+      ],
     },
     {
       name: 'a change queued for minutes, never written',
       objects: [...base(), ...kubeProxy()],
       nodes: { 'node-a': { 'proxy-metrics': metrics(CAPTURED - 900, CAPTURED - 600) } },
-      want: ['kube-proxy-running:pass', 'proxy-mode:skip', 'kube-proxy-sync-stale:warn'],
+      want: [
+        'kube-proxy-running:pass',
+        'proxy-mode:skip',
+        'kube-proxy-version:skip',
+        'kube-proxy-sync-stale:warn',
+      ],
     },
     {
       name: 'iptables-restore failing',
       objects: [...base(), ...kubeProxy()],
       nodes: { 'node-a': { 'proxy-metrics': metrics(CAPTURED - 5, CAPTURED - 6, 3) } },
-      want: ['kube-proxy-running:pass', 'proxy-mode:skip', 'kube-proxy-sync-stale:warn'],
+      want: [
+        'kube-proxy-running:pass',
+        'proxy-mode:skip',
+        'kube-proxy-version:skip',
+        'kube-proxy-sync-stale:warn',
+      ],
     },
   ];
   for (const c of cases)

@@ -1,0 +1,233 @@
+// Each node's kube-proxy, decided once per run: its OS, proxy mode, version and configuration,
+// each with where it came from. The checks, the commands, expect and the TUI ask this, never
+// the raw outputs, so every step sees the same mode and configuration for a node.
+import { read, seen, unseen } from './evidence.js';
+import {
+  DEFAULT_KUBE_PROXY_CONFIG,
+  configFromConfigz,
+  isKubeProxyPod,
+  isWindows,
+  kubeProxyConfigOf,
+  type ClusterView,
+  type KubeProxyConfig,
+  type Pod,
+} from './kube.js';
+import type { Evidence, Facts } from './model.js';
+import { parseProxyMode } from './node-outputs.js';
+import { podReady } from './checks/pod-health.js';
+
+/** A value kdebug settled on, with what it rests on; `from` says which input, typed. */
+export interface Decided<T, From extends string> {
+  value: T;
+  from: From;
+  /** Where it came from, in words: "/proxyMode on node-a", "ConfigMap kube-system/kube-proxy". */
+  source: string;
+  evidence: Evidence;
+}
+
+/** A kube-proxy release: "v1.34.2" is major 1, minor 34. */
+export interface KubeProxyVersion {
+  text: string;
+  major: number;
+  minor: number;
+}
+
+export interface NodeState {
+  node: string;
+  windows: boolean;
+  /** The proxy mode; `stale` when the answer came from a kube-proxy that is not running now. */
+  mode: Decided<string, 'proxyMode' | 'rules' | ConfigFrom> & { stale?: boolean };
+  /** The configuration kube-proxy on this node runs with; `error` when its ConfigMap did not
+   * read (the defaults then stand in). */
+  config: Decided<KubeProxyConfig, ConfigFrom> & { error?: string };
+  /** kube-proxy's release on this node, when anything recorded says it. */
+  version?: Decided<KubeProxyVersion, 'metrics' | 'image' | 'nodeInfo' | 'embedded'>;
+}
+
+/** kube-proxy's /configz on the node, the API objects (ConfigMap, Pod flags), or its defaults. */
+type ConfigFrom = 'configz' | 'objects' | 'default';
+
+/** What deciding a node's state may ask of the analysis: the mode its iptables rules show. */
+export interface StateInputs {
+  facts: Facts;
+  view: ClusterView;
+  /** The mode the node's iptables dump shows, and that dump's file. */
+  shownMode(node: string): { mode: string; source: string } | undefined;
+}
+
+/** The node's kube-proxy state, each part decided once from the best evidence recorded. */
+export function resolveNode(node: string, inputs: StateInputs): NodeState {
+  const { facts, view } = inputs;
+  const outputs = facts.nodes[node] ?? {};
+  const pod = view.pods.find((p) => isKubeProxyPod(p) && p.nodeName === node);
+  const windows = view.nodes.some((n) => n.name === node && isWindows(n));
+  const config = configOf(node, outputs['proxy-configz'], view, pod);
+  const version = versionOf(node, outputs['proxy-metrics'], view, pod);
+  return {
+    node,
+    windows,
+    mode: modeOf(node, outputs, config, pod, () => inputs.shownMode(node)),
+    config,
+    ...(version ? { version } : {}),
+  };
+}
+
+/** The configuration kube-proxy runs with cluster-wide: the first of these nodes' served one
+ * (/configz), else what the objects say (the ConfigMap, the first kube-proxy Pod's flags). */
+export function clusterConfig(
+  states: readonly NodeState[],
+  view: ClusterView,
+): NodeState['config'] {
+  return (
+    states.find((s) => s.config.from === 'configz')?.config ??
+    configOf('', undefined, view, undefined)
+  );
+}
+
+/** What kube-proxy serves on /configz is what it runs with: first; then the ConfigMap its Pod
+ * mounts with that Pod's flags on top; then kube-proxy's defaults, assumed. */
+function configOf(
+  node: string,
+  configz: string | undefined,
+  view: ClusterView,
+  pod: Pod | undefined,
+): NodeState['config'] {
+  const served = configFromConfigz(configz ?? '', node);
+  if (served)
+    return {
+      value: served,
+      from: 'configz',
+      source: served.source,
+      evidence: seen(served.source, { node, source: `nodes/${node}/proxy-configz.txt` }),
+    };
+  try {
+    const config = kubeProxyConfigOf(view, pod);
+    const assumed = config === DEFAULT_KUBE_PROXY_CONFIG;
+    return {
+      value: config,
+      from: assumed ? 'default' : 'objects',
+      source: config.source,
+      evidence: (assumed ? unseen : read)(config.source),
+    };
+  } catch (e) {
+    const config = kubeProxyConfigOf({ ...view, configMaps: [] }, pod);
+    return {
+      value: config,
+      from: config === DEFAULT_KUBE_PROXY_CONFIG ? 'default' : 'objects',
+      source: config.source,
+      evidence: unseen(config.source),
+      error: (e as Error).message,
+    };
+  }
+}
+
+/** kube-proxy's own /proxyMode answer; else its configuration where one was read; else what the
+ * rules show (no ConfigMap: k3s, some managed clusters); else the default, assumed. */
+function modeOf(
+  node: string,
+  outputs: Record<string, string>,
+  config: NodeState['config'],
+  pod: Pod | undefined,
+  shown: () => { mode: string; source: string } | undefined,
+): NodeState['mode'] {
+  const mode = (
+    value: string,
+    from: NodeState['mode']['from'],
+    source: string,
+    as: (t: string) => Evidence,
+  ) => ({ value, from, source, evidence: as(`${node}: ${value} (${source})`) });
+  // `in`, not a read: a snapshot's outputs are read on first use
+  const said = 'proxy-mode' in outputs ? parseProxyMode(outputs['proxy-mode']!) : undefined;
+  if (said) {
+    // a stale answer is evidence of nothing now: shown, never counted
+    if (pod && !(pod.phase === 'Running' && podReady(pod)))
+      return {
+        ...mode(
+          said,
+          'proxyMode',
+          `/proxyMode on ${node}, answered before kube-proxy stopped running (stale)`,
+          unseen,
+        ),
+        stale: true,
+      };
+    return mode(said, 'proxyMode', `/proxyMode on ${node}`, (t) =>
+      seen(t, { node, source: `nodes/${node}/proxy-mode.txt` }),
+    );
+  }
+  const c = config.value;
+  const rules = config.from === 'default' ? shown() : undefined;
+  if (rules)
+    return mode(rules.mode, 'rules', `the rules in ${rules.source}`, (t) =>
+      seen(t, { node, source: rules.source }),
+    );
+  // the configuration kube-proxy reads is read from the API; its default is only assumed
+  return mode(
+    c.mode || 'iptables',
+    config.from,
+    c.source,
+    config.from === 'default' ? unseen : read,
+  );
+}
+
+/** kube-proxy's release, best first: its own build info on /metrics, the image tag of its Pod
+ * (managed suffixes such as -eksbuild.3 or -gke.1200 kept in the text), the Node's
+ * status.nodeInfo.kubeProxyVersion (deprecated, still filled by some kubelets), and on k3s and
+ * RKE2, which run kube-proxy inside their own process, the kubelet's version. */
+function versionOf(
+  node: string,
+  metrics: string | undefined,
+  view: ClusterView,
+  pod: Pod | undefined,
+): NodeState['version'] {
+  const built = /^kubernetes_build_info\{[^}]*git_version="([^"]+)"/m.exec(metrics ?? '')?.[1];
+  const fromMetrics = parseVersion(built);
+  if (fromMetrics)
+    return version(fromMetrics, 'metrics', `its /metrics`, (t) =>
+      seen(t, { node, source: `nodes/${node}/proxy-metrics.txt` }),
+    );
+  const image = podImage(pod);
+  const fromImage = parseVersion(image?.split('@')[0]?.split(':').pop());
+  if (fromImage) return version(fromImage, 'image', `the image ${image} of Pod ${pod!.name}`, read);
+  const raw = view.nodes.find((n) => n.name === node)?.raw as
+    { status?: { nodeInfo?: { kubeProxyVersion?: string; kubeletVersion?: string } } } | undefined;
+  const info = raw?.status?.nodeInfo;
+  const fromNode = parseVersion(info?.kubeProxyVersion);
+  if (fromNode)
+    return version(fromNode, 'nodeInfo', `Node ${node}'s status.nodeInfo.kubeProxyVersion`, read);
+  const distribution = /\+(k3s|rke2)/.exec(info?.kubeletVersion ?? '')?.[1];
+  const embedded = distribution && !pod ? parseVersion(info?.kubeletVersion) : undefined;
+  if (embedded)
+    return version(
+      embedded,
+      'embedded',
+      `the kubelet version ${info!.kubeletVersion} of Node ${node} (${distribution} runs kube-proxy inside its own process)`,
+      read,
+    );
+  return undefined;
+
+  function version(
+    v: KubeProxyVersion,
+    from: NonNullable<NodeState['version']>['from'],
+    source: string,
+    as: (t: string) => Evidence,
+  ) {
+    return {
+      value: v,
+      from,
+      source,
+      evidence: as(`kube-proxy ${v.text} on ${node}, from ${source}`),
+    };
+  }
+}
+
+/** "v1.34.2", "1.31.2-eksbuild.3", "v1.32.4-gke.1200": the release they name. */
+export function parseVersion(s: string | undefined): KubeProxyVersion | undefined {
+  const m = /^v?(\d+)\.(\d+)(\.\d+)?(?:[+-][0-9A-Za-z.+-]*)?$/.exec(s?.trim() ?? '');
+  if (!m) return undefined;
+  return { text: `v${m[1]}.${m[2]}${m[3] ?? ''}`, major: Number(m[1]), minor: Number(m[2]) };
+}
+
+function podImage(pod: Pod | undefined): string | undefined {
+  const spec = pod?.raw['spec'] as { containers?: { image?: string }[] } | undefined;
+  return spec?.containers?.map((c) => c.image ?? '').find((i) => /kube-proxy/.test(i));
+}
