@@ -4,6 +4,7 @@
 import type { ForeignPod, LeftPod } from '../cluster/node-pod.js';
 import { sanitize } from '../core/sanitize.js';
 import { ask, EXIT, format, tell, UsageError, write, type GlobalOptions } from './io.js';
+import { withExamples, type Define } from './flags.js';
 
 export interface CleanupFlags {
   /** Delete the Pods of live runs too. */
@@ -52,3 +53,17 @@ export async function cleanupCommand(o: CleanupFlags, g: GlobalOptions): Promise
     api.close();
   }
 }
+
+/** `kdebug cleanup`: its flags, help and action. */
+export const define: Define = (parent, run, g) => {
+  withExamples(
+    parent
+      .command('cleanup')
+      .description(
+        'delete the debug Pods a killed kdebug left behind (label app.kubernetes.io/managed-by=kdebug; all namespaces, or -n); those of live runs are spared',
+      )
+      .option('--all', 'also the Pods of kdebug runs that are still alive (asks first)')
+      .option('--yes', 'with --all: do not ask'),
+    ['kdebug cleanup', 'kdebug cleanup -n kdebug'],
+  ).action((o: CleanupFlags) => run(cleanupCommand(o, g())));
+};

@@ -1,6 +1,7 @@
 // `kdebug completion SHELL`, and the `__complete` question its scripts ask.
 import type { Command } from 'commander';
 import { EXIT, format, UsageError, write, type GlobalOptions } from './io.js';
+import { withExamples, type Define } from './flags.js';
 
 export async function completionCommand(shell: string, g: GlobalOptions): Promise<number> {
   format(g, 'completion');
@@ -24,3 +25,15 @@ export async function completeCommand(program: Command, words: string[]): Promis
   await new Promise((written) => process.stdout.write(text, written));
   process.exit(EXIT.ok); // a read still on its way is not waited for
 }
+
+/** `kdebug completion`: its help and action. */
+export const define: Define = (parent, run, g) => {
+  withExamples(
+    parent
+      .command('completion <shell>')
+      .description(
+        'a completion script for bash, zsh or fish (Service names come from the cluster)',
+      ),
+    ['source <(kdebug completion bash)', 'kdebug completion fish | source'],
+  ).action((shell: string) => run(completionCommand(shell, g())));
+};

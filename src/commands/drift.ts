@@ -20,6 +20,8 @@ import {
   write,
   type GlobalOptions,
 } from './io.js';
+import { nodeAccessOptions, withExamples, type Define } from './flags.js';
+import { Option } from 'commander';
 
 export interface DriftFlags extends SourceFlags {
   /** ipv4, ipv6 or both; default each family recorded for the node. */
@@ -63,3 +65,30 @@ export async function driftCommand(o: DriftFlags, g: GlobalOptions): Promise<num
   write(shown === 'json' ? driftJson(answer, how) : driftText(answer, how));
   return answer.drifted ? EXIT.problem : EXIT.ok;
 }
+
+/** `kdebug drift`: its flags, help and action. */
+export const define: Define = (parent, run, g) => {
+  withExamples(
+    nodeAccessOptions(
+      parent
+        .command('drift')
+        .description(
+          "what each node's rules do differently from what kube-proxy would write (exit 1 on drift)",
+        )
+        .option('--snapshot <dir>', 'a recorded snapshot directory (default: the live cluster)')
+        .option('--node <node>', 'the node to check')
+        .addOption(
+          new Option(
+            '--family <family>',
+            'which rule set: ipv4 (iptables), ipv6 (ip6tables) or both (default: each one recorded)',
+          ).choices(['ipv4', 'ipv6', 'both']),
+        )
+        .option('--all-nodes', 'every node')
+        .option(
+          '--ssh <[user@]host[:port]>',
+          "with --snapshot: that node's rules read over SSH now",
+        ),
+    ),
+    ['kdebug drift --all-nodes', 'kdebug drift --snapshot DIR --node node-a -o json'],
+  ).action((o: DriftFlags) => run(driftCommand(o, g())));
+};

@@ -9,6 +9,8 @@ import type { IPFamily } from '../core/ipv6.js';
 import { serviceCIDRs, type ClusterView } from '../core/kube.js';
 import { pickNodes, readFacts, type SourceFlags } from '../cluster/facts-source.js';
 import { EXIT, format, sourceContext, UsageError, write, type GlobalOptions } from './io.js';
+import { withExamples, type Define } from './flags.js';
+import { Option } from 'commander';
 
 export interface ExpectOptions extends SourceFlags {
   table?: 'nat' | 'filter';
@@ -80,3 +82,34 @@ function primaryFamily(view: ClusterView): IPFamily {
     view.services.find((s) => s.clusterIPs.length > 0);
   return first?.clusterIPs[0]?.includes(':') ? 'IPv6' : 'IPv4';
 }
+
+/** `kdebug expect`: its flags, help and action. */
+export const define: Define = (parent, run, g) => {
+  withExamples(
+    parent
+      .command('expect')
+      .description(
+        "the rules kube-proxy would write on a node: iptables-save text (iptables mode), or its table's nft -f script (nftables mode)",
+      )
+      .option(
+        '--snapshot <dir>',
+        'a snapshot directory: its objects.json (default: the live cluster)',
+      )
+      .option('--node <node>', 'the node to compute the rules for')
+      .addOption(new Option('--table <table>', 'only this table').choices(['nat', 'filter']))
+      .addOption(
+        new Option(
+          '--family <family>',
+          "which proxier's rules: ipv4 (iptables-save), ipv6 (ip6tables-save) or both (default: the cluster's primary family)",
+        ).choices(['ipv4', 'ipv6', 'both']),
+      )
+      .option(
+        '--no-random-fully',
+        'the iptables binary lacks MASQUERADE --random-fully (iptables < 1.6.2)',
+      )
+      .option('--nfacct', 'the node has nfacct counters (kube-proxy 1.31+ adds -m nfacct rules)')
+      .option('--no-nfacct', 'the node has no nfacct counters (default: read from its recordings)')
+      .option('--tcp-be-liberal', 'sysctl nf_conntrack_tcp_be_liberal=1 (no INVALID drop rule)'),
+    ['kdebug expect --snapshot DIR --node node-a > expected.txt'],
+  ).action((o: ExpectOptions) => run(expectCommand(o, g())));
+};

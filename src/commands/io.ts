@@ -1,8 +1,8 @@
 // What every command shares: the exit codes, the usage error, the presentation picked once, and
 // the process's stdin/stdout. The commands and cli.ts are the only code that touches them.
 import { open, type FileHandle } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { basename, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Readable } from 'node:stream';
 import type { SourceContext } from '../cluster/facts-source.js';
 import type { PodHolder } from '../cluster/node-pod.js';
@@ -32,16 +32,15 @@ export interface GlobalOptions {
   color: boolean;
 }
 
+/** Where the CLI's bundle is: this module may sit in one of its chunks (build.js: chunks/). */
+const here = fileURLToPath(new URL('.', import.meta.url));
+const bundleDir = basename(here) === 'chunks' ? resolve(here, '..') : here;
+
 /** The bundled demo snapshot, found next to the installed package. */
-export const DEMO_SNAPSHOT = resolve(
-  fileURLToPath(new URL('.', import.meta.url)),
-  '..',
-  'snapshots',
-  'nginx-svc',
-);
+export const DEMO_SNAPSHOT = resolve(bundleDir, '..', 'snapshots', 'nginx-svc');
 
 /** The parse worker's bundle, beside the CLI's (absent when the sources run unbundled). */
-export const PARSE_WORKER = new URL('./parse-worker.js', import.meta.url);
+export const PARSE_WORKER = pathToFileURL(join(bundleDir, 'parse-worker.js'));
 
 /** What a command can print, and what it says when asked for something else. */
 const OUTPUTS: Record<string, { formats: Format[]; refusal?: string }> = {

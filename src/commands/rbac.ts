@@ -12,6 +12,8 @@ import {
   type RbacSubject,
 } from '../cluster/permissions.js';
 import { EXIT, format, UsageError, write, type GlobalOptions } from './io.js';
+import { withExamples, type Define } from './flags.js';
+import { Option } from 'commander';
 
 export interface RbacFlags {
   via?: string;
@@ -99,3 +101,33 @@ export function rbacCommand(o: RbacFlags, g: GlobalOptions): number {
   write(`${what.join('\n')}\n${ns}${rbacYaml(grants, o.name, subject)}`);
   return EXIT.ok;
 }
+
+/** `kdebug rbac`: its flags, help and action. */
+export const define: Define = (parent, run, g) => {
+  withExamples(
+    parent
+      .command('rbac')
+      .description(
+        'the ClusterRole and Roles kdebug needs for what you ask of it, as YAML to apply',
+      )
+      .addOption(
+        new Option(
+          '--via <how>',
+          'node access to grant too: none, kube-proxy, pod, ssh, or auto (all three)',
+        )
+          .choices(['none', 'ssh', 'kube-proxy', 'pod', 'auto'])
+          .default('none'),
+      )
+      .option('-A, --all-namespaces', 'Services of every namespace (snapshot save --all -A)')
+      .option('--debug-namespace <ns>', 'where debug Pods are made (default: kdebug)')
+      .option('--name <name>', 'name of the roles and bindings', 'kdebug')
+      .option('--user <name>', 'bind them to this user')
+      .option('--group <name>', 'bind them to this group')
+      .option('--serviceaccount <ns:name>', 'bind them to this ServiceAccount'),
+    [
+      'kdebug rbac -n shop --user alice | kubectl apply -f -',
+      'kdebug rbac --via pod --serviceaccount ci:kdebug',
+      'kdebug rbac -A --via kube-proxy             # for snapshot save --all -A',
+    ],
+  ).action((o: RbacFlags) => run(Promise.resolve(rbacCommand(o, g()))));
+};

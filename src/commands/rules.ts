@@ -26,6 +26,8 @@ import {
   type GlobalOptions,
 } from './io.js';
 import { interactive } from './tui.js';
+import { nodeAccessOptions, withExamples, type Define } from './flags.js';
+import { Option } from 'commander';
 
 export interface RulesOptions extends SourceFlags {
   file?: string;
@@ -183,3 +185,33 @@ function print(
   } else write(json ? rulesJson(rs, trees, source) : rulesText(rs, trees, source));
   return EXIT.ok;
 }
+
+/** `kdebug rules`: its flags, help and action. */
+export const define: Define = (parent, run, g) => {
+  withExamples(
+    nodeAccessOptions(
+      parent
+        .command('rules')
+        .description("the Service -> KUBE-SVC -> KUBE-SEP -> DNAT trees of a node's rules")
+        .option('--file <path>', 'iptables-save or iptables -S output ("-" for stdin)')
+        .option('--snapshot <dir>', 'a recorded snapshot directory (default: the live cluster)')
+        .option('--node <node>', 'the node whose rules to read')
+        .addOption(
+          new Option(
+            '--table <table>',
+            'the table of iptables -S output without *table lines',
+          ).choices(['nat', 'filter', 'mangle', 'raw', 'security']),
+        )
+        .option('--search <query>', 'fuzzy search chains, comments, IPs, ports and Service names')
+        .option(
+          '--ssh <[user@]host[:port]>',
+          "read this host's rules over SSH (no cluster needed)",
+        ),
+    ),
+    [
+      'sudo iptables-save | kdebug rules --file -',
+      'kdebug rules --snapshot DIR --node node-a --search 10.244.1.7',
+      'kdebug rules --ssh root@192.0.2.10',
+    ],
+  ).action((o: RulesOptions) => run(rulesCommand(o, g())));
+};

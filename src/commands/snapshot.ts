@@ -11,6 +11,7 @@ import {
   write,
   type GlobalOptions,
 } from './io.js';
+import { nodeAccessOptions, type Define } from './flags.js';
 
 export interface SnapshotSaveFlags extends SourceFlags {
   service?: string;
@@ -77,3 +78,28 @@ export async function snapshotSaveCommand(
     onInterrupt.clear();
   }
 }
+
+/** `kdebug snapshot save`: its flags, help and action. */
+export const define: Define = (parent, run, g) => {
+  const snapshot = parent
+    .command('snapshot')
+    .description('capture cluster facts into a directory that --snapshot replays');
+  nodeAccessOptions(
+    snapshot
+      .command('save [dir]')
+      .description('read a Service (or every Service) from the cluster and save it as a snapshot')
+      .option('--service <name>', 'the Service to capture')
+      .option('--all', 'every Service in the namespace (-n, default: the context namespace)')
+      .option('-A, --all-namespaces', 'with --all: every Service in the cluster')
+      .option(
+        '--archive <file.tar.gz>',
+        'also (or instead of a directory) one file to attach; --snapshot reads it',
+      )
+      .option(
+        '--no-redact',
+        'keep every field of every object and the context, user and server names (by default only the fields kdebug reads are kept and the names hashed)',
+      ),
+  ).action((dir: string | undefined, o: SnapshotSaveFlags) =>
+    run(snapshotSaveCommand(dir, o, g())),
+  );
+};

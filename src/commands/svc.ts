@@ -27,6 +27,7 @@ import {
 } from './io.js';
 import { invocationOf } from './invocation.js';
 import { interactive, loadTui } from './tui.js';
+import { nodeAccessOptions, withExamples, type Define } from './flags.js';
 
 export interface SvcOptions extends NodeAccessFlags {
   snapshot?: string;
@@ -132,3 +133,21 @@ export async function svcCommand(
     await closeLive(cluster, c);
   }
 }
+
+/** `kdebug svc`: its flags, help and action. */
+export const define: Define = (parent, run, g) => {
+  withExamples(
+    nodeAccessOptions(
+      parent
+        .command('svc <name>')
+        .description('the guided diagnosis of one Service, step by step, with evidence')
+        .option('--snapshot <dir>', 'a recorded snapshot directory instead of the live cluster')
+        .option('-v, --verbose', 'text: expand every finding, not only the failing ones'),
+    ),
+    [
+      'kdebug svc nginx-svc                          # the current context and namespace',
+      'kdebug svc shop/web --context prod -o json    # NS/NAME, like kubectl',
+      'kdebug svc nginx-svc --snapshot DIR           # offline, from a snapshot',
+    ],
+  ).action((name: string, o: SvcOptions) => run(svcCommand(name, o, g())));
+};

@@ -19,6 +19,8 @@ import {
   write,
   type GlobalOptions,
 } from './io.js';
+import { nodeAccessOptions, withExamples, type Define } from './flags.js';
+import { Option } from 'commander';
 
 export interface TraceOptions extends SourceFlags {
   src?: string;
@@ -77,3 +79,37 @@ export async function traceCommand(o: TraceOptions, g: GlobalOptions): Promise<n
   write(shown === 'json' ? traceJson(answer) : traceText(answer));
   return answer.blocked ? EXIT.problem : EXIT.ok;
 }
+
+/** `kdebug trace`: its flags, help and action. */
+export const define: Define = (parent, run, g) => {
+  withExamples(
+    nodeAccessOptions(
+      parent
+        .command('trace')
+        .description(
+          "walk one packet through a node's rules: every outcome, its chance, the rules it matched",
+        )
+        .option('--snapshot <dir>', 'a recorded snapshot directory (default: the live cluster)')
+        .option('--node <node>', 'the node whose rules to walk')
+        .option('--src <ip>', 'source address (a Pod IP, or a client outside the cluster)')
+        .option(
+          '--dst <ip:port>',
+          'destination, e.g. a ClusterIP and port or a node IP and node port',
+        )
+        .addOption(
+          new Option('--proto <protocol>', 'protocol')
+            .choices(['tcp', 'udp', 'sctp', 'icmp'])
+            .default('tcp'),
+        )
+        .option(
+          '--from-host',
+          'sent by a process on the node (nat OUTPUT) rather than a Pod or the network',
+        )
+        .option(
+          '--ssh <[user@]host[:port]>',
+          "with --snapshot: that node's rules read over SSH now",
+        ),
+    ),
+    ['kdebug trace --node node-a --src 10.244.0.5 --dst 10.96.0.10:53 --proto udp'],
+  ).action((o: TraceOptions) => run(traceCommand(o, g())));
+};

@@ -2,6 +2,7 @@
 // one, the API server's.
 import { jsonText } from '../core/sanitize.js';
 import { COMMIT, EXIT, format, VERSION, write, type GlobalOptions } from './io.js';
+import { withExamples, type Define } from './flags.js';
 
 export async function versionCommand(g: GlobalOptions): Promise<number> {
   if (format(g, 'version') !== 'json') {
@@ -33,3 +34,13 @@ export async function versionCommand(g: GlobalOptions): Promise<number> {
   write(jsonText(doc));
   return EXIT.ok;
 }
+
+/** `kdebug version`: its help and action. */
+export const define: Define = (parent, run, g) => {
+  withExamples(
+    parent
+      .command('version')
+      .description('the version of kdebug (-o json: also of Node.js and the API server)'),
+    ['kdebug version -o json'],
+  ).action(() => run(versionCommand(g())));
+};
