@@ -40,6 +40,8 @@ export interface NodeState {
   /** The configuration kube-proxy on this node runs with; `error` when its ConfigMap did not
    * read (the defaults then stand in). */
   config: Decided<KubeProxyConfig, ConfigFrom> & { error?: string };
+  /** k3s and RKE2 run kube-proxy inside their own process, with no kube-proxy Pod. */
+  embeddedIn?: 'k3s' | 'rke2';
   /** kube-proxy's release on this node, when anything recorded says it. */
   version?: Decided<KubeProxyVersion, 'metrics' | 'image' | 'nodeInfo' | 'embedded'>;
 }
@@ -62,10 +64,14 @@ export function resolveNode(node: string, inputs: StateInputs): NodeState {
   const pod = view.pods.find((p) => isKubeProxyPod(p) && p.nodeName === node);
   const windows = view.nodes.some((n) => n.name === node && isWindows(n));
   const config = configOf(node, outputs['proxy-configz'], view, pod);
-  const version = versionOf(node, outputs['proxy-metrics'], view, pod);
+  const kubelet = nodeInfoOf(view, node)?.kubeletVersion;
+  const distribution = /\+(k3s|rke2)\d*$/.exec(kubelet ?? '')?.[1] as NodeState['embeddedIn'];
+  const embeddedIn = pod ? undefined : distribution;
+  const version = versionOf(node, outputs['proxy-metrics'], view, pod, embeddedIn);
   return {
     node,
     windows,
+    ...(embeddedIn ? { embeddedIn } : {}),
     mode: modeOf(node, outputs, config, pod, () => inputs.shownMode(node)),
     config,
     ...(version ? { version } : {}),
@@ -178,6 +184,7 @@ function versionOf(
   metrics: string | undefined,
   view: ClusterView,
   pod: Pod | undefined,
+  embeddedIn: NodeState['embeddedIn'],
 ): NodeState['version'] {
   const built = /^kubernetes_build_info\{[^}]*git_version="([^"]+)"/m.exec(metrics ?? '')?.[1];
   const fromMetrics = parseVersion(built);
@@ -188,19 +195,16 @@ function versionOf(
   const image = podImage(pod);
   const fromImage = parseVersion(image?.split('@')[0]?.split(':').pop());
   if (fromImage) return version(fromImage, 'image', `the image ${image} of Pod ${pod!.name}`, read);
-  const raw = view.nodes.find((n) => n.name === node)?.raw as
-    { status?: { nodeInfo?: { kubeProxyVersion?: string; kubeletVersion?: string } } } | undefined;
-  const info = raw?.status?.nodeInfo;
+  const info = nodeInfoOf(view, node);
   const fromNode = parseVersion(info?.kubeProxyVersion);
   if (fromNode)
     return version(fromNode, 'nodeInfo', `Node ${node}'s status.nodeInfo.kubeProxyVersion`, read);
-  const distribution = /\+(k3s|rke2)/.exec(info?.kubeletVersion ?? '')?.[1];
-  const embedded = distribution && !pod ? parseVersion(info?.kubeletVersion) : undefined;
+  const embedded = embeddedIn ? parseVersion(info?.kubeletVersion) : undefined;
   if (embedded)
     return version(
       embedded,
       'embedded',
-      `the kubelet version ${info!.kubeletVersion} of Node ${node} (${distribution} runs kube-proxy inside its own process)`,
+      `the kubelet version ${info!.kubeletVersion} of Node ${node} (${embeddedIn} runs kube-proxy inside its own process)`,
       read,
     );
   return undefined;
@@ -218,6 +222,13 @@ function versionOf(
       evidence: as(`kube-proxy ${v.text} on ${node}, from ${source}`),
     };
   }
+}
+
+/** The Node's status.nodeInfo versions. */
+function nodeInfoOf(view: ClusterView, node: string) {
+  const raw = view.nodes.find((n) => n.name === node)?.raw as
+    { status?: { nodeInfo?: { kubeProxyVersion?: string; kubeletVersion?: string } } } | undefined;
+  return raw?.status?.nodeInfo;
 }
 
 /** "v1.34.2", "1.31.2-eksbuild.3", "v1.32.4-gke.1200": the release they name. */

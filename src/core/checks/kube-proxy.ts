@@ -231,6 +231,7 @@ function running(ctx: CheckContext): Finding[] {
     const pod = pods.find((p) => p.nodeName === node);
     if (pod && podReady(pod) && pod.phase === 'Running') continue;
     if (!pod && isWindows(n)) continue; // Windows runs its own kube-proxy (a service or kube-proxy-windows)
+    if (!pod && ctx.analysis.state(node).embeddedIn) continue; // k3s, RKE2: embedded()
     const why = pod ? whyNotReady(pod) : undefined;
     out.push(
       finding(
@@ -312,6 +313,27 @@ function modes(ctx: CheckContext): Finding[] {
       }),
     );
   return out;
+}
+
+/** k3s and RKE2 run kube-proxy inside their own process, not as a Pod: said as what it is, from
+ * the Nodes' kubelet version, never as a kube-proxy that is missing. */
+function embedded(ctx: CheckContext): Finding | undefined {
+  const states = ctx
+    .nodeNames()
+    .map((n) => ctx.analysis.state(n))
+    .filter((s) => s.embeddedIn);
+  if (states.length === 0) return undefined;
+  const distributions = [...new Set(states.map((s) => s.embeddedIn!))];
+  return finding(
+    'kube-proxy-embedded',
+    'pass',
+    `kube-proxy runs inside ${list(distributions)} on ${count(states.length, 'node')}, not as a Pod`,
+    {
+      explanation: `${list(distributions)} starts kube-proxy in its own process on each node: there is no kube-proxy Pod or DaemonSet to look at, its configuration is in the ${list(distributions)} configuration (kube-proxy-arg), and its /metrics answers on the node's port 10249. Whether it runs shows in its rules (step 7) and, where read, its /metrics.`,
+      evidence: states.flatMap((s) => (s.version ? [s.version.evidence] : [])),
+      info: true,
+    },
+  );
 }
 
 /** kube-proxy's release on each Linux node, with where it was read (node-state.ts); the nodes
@@ -449,6 +471,9 @@ export const kubeProxyCheck: Check = {
           },
         ),
       ];
+    const inside = embedded(ctx);
+    if (kubeProxyPods(ctx).length === 0 && inside)
+      return [inside, ...modes(ctx), ...versions(ctx), ...backends(ctx), ...freshness(ctx)];
     if (kubeProxyPods(ctx).length === 0 && ctx.view.daemonSets.length === 0)
       return [
         finding('kube-proxy-not-recorded', 'skip', 'no kube-proxy Pods in the facts', {

@@ -149,3 +149,55 @@ describe('kube-proxy step', () => {
     );
   });
 });
+
+describe('kube-proxy where it is not a DaemonSet Pod', () => {
+  // as k3s creates them: the kubelet's version carries +k3s1, no kube-proxy Pod or DaemonSet,
+  // klipper-lb's svclb DaemonSet in kube-system
+  const k3sNodes = () =>
+    twoNodes().map((n) => ({
+      ...n,
+      metadata: {
+        ...(n['metadata'] as object),
+        labels: { 'node.kubernetes.io/instance-type': 'k3s' },
+      },
+      status: {
+        ...(n['status'] as object),
+        nodeInfo: { operatingSystem: 'linux', kubeletVersion: 'v1.31.4+k3s1' },
+      },
+    }));
+  const svclb: KubeObject = {
+    apiVersion: 'apps/v1',
+    kind: 'DaemonSet',
+    metadata: { namespace: 'kube-system', name: 'svclb-traefik-f1c2a9b0' },
+  };
+
+  it('k3s: kube-proxy inside k3s on each node, never "no kube-proxy Pod"', () => {
+    const found = run(
+      kubeProxyCheck,
+      facts([aService(), anEndpointSlice(), ...webPods(), ...k3sNodes(), svclb]),
+    );
+    assert.deepEqual(
+      found.filter((f) => f.id.startsWith('kube-proxy')).map((f) => `${f.id}:${f.status}`),
+      ['kube-proxy-embedded:pass', 'kube-proxy-version:pass'],
+    );
+    assert.match(found[0]!.title, /inside k3s on 2 nodes/);
+    assert.match(found.find((f) => f.id === 'kube-proxy-version')!.title, /v1\.31\.4 on 2 nodes/);
+  });
+
+  it('EKS: the kube-proxy DaemonSet of ECR images (no shell in them), its version from the tag', () => {
+    const eks = kubeProxy().map((p) => {
+      const spec = p['spec'] as { containers: Record<string, unknown>[] };
+      const image =
+        '602401143452.dkr.ecr.us-west-2.amazonaws.com/eks/kube-proxy:v1.31.2-eksbuild.3';
+      return { ...p, spec: { ...spec, containers: [{ ...spec.containers[0], image }] } };
+    });
+    const found = run(
+      kubeProxyCheck,
+      facts([aService(), anEndpointSlice(), ...webPods(), ...twoNodes(), ...eks]),
+    );
+    assert.deepEqual(ids(found).slice(0, 1), ['kube-proxy-running:pass']);
+    const version = found.find((f) => f.id === 'kube-proxy-version')!;
+    assert.match(version.title, /^kube-proxy v1\.31\.2 on 2 nodes$/);
+    assert.match(version.evidence[0]!.text, /eksbuild\.3 of Pod/);
+  });
+});
