@@ -36,19 +36,35 @@ export class IptablesParseError extends Error {
   }
 }
 
+/** What the input held when it held no rule: how many lines, and the legacy-tables warning. */
+export interface NoRulesDetail {
+  /** Lines that were not blank. */
+  lines: number;
+  /** The line of iptables-nft's "iptables-legacy tables present" warning. */
+  legacyWarning?: number;
+}
+
 /** Input with no rule in it at all: empty, or another tool's listing (named, with what to run). */
 export class NoRulesError extends Error {
   constructor(
     readonly file: string,
     readonly foreign: ForeignKind | undefined,
+    readonly detail?: NoRulesDetail,
   ) {
-    super(
-      foreign
-        ? `${file}: ${FOREIGN[foreign]}`
-        : `no iptables rules in ${file} (empty input often means the command before the pipe failed: run \`sudo iptables-save\` alone to see its error)`,
-    );
+    super(noRulesMessage(file, foreign, detail));
     this.name = 'NoRulesError';
   }
+}
+
+function noRulesMessage(file: string, foreign?: ForeignKind, d?: NoRulesDetail): string {
+  const legacy =
+    d?.legacyWarning !== undefined
+      ? `; line ${d.legacyWarning} is iptables-nft's warning that the legacy backend holds tables: kube-proxy's rules are likely there, run \`iptables-legacy-save\``
+      : '';
+  if (foreign) return `${file}: ${FOREIGN[foreign]}${legacy}`;
+  if (d && d.lines > 0)
+    return `no iptables rules in ${file}: none of its ${d.lines} lines is a line of iptables-save or iptables -S (a prompt, prose, another tool's output)${legacy}`;
+  return `no iptables rules in ${file} (empty input often means the command before the pipe failed: run \`sudo iptables-save\` alone to see its error)`;
 }
 
 /** A line skipped or doubted, or a fact about the whole dump (no line). */
@@ -164,6 +180,8 @@ class DumpParser {
   private readonly foreign = new Map<ForeignKind, number[]>();
   private lastForeign: ForeignKind | undefined; // lines inside another tool's listing
   private readonly duplicates: number[] = [];
+  private legacyWarning: number | undefined; // iptables-nft's "legacy tables present" line
+  private nonBlank = 0;
 
   constructor(
     private readonly buf: Uint8Array,
@@ -190,7 +208,10 @@ class DumpParser {
       const last = end === n; // a last line without its line end may be cut mid-rule
       if (this.skipUntilCommit) {
         if (e - s === 6 && text(b, s, e) === 'COMMIT') this.skipUntilCommit = false;
-      } else if (s < e) this.line(s, e, last, true);
+      } else if (s < e) {
+        this.nonBlank++;
+        this.line(s, e, last, true);
+      }
       else this.skip('blank');
       pos = end + 1;
     }
@@ -212,7 +233,10 @@ class DumpParser {
     rs.generator = this.generator;
     rs.foreign = [...this.foreign.keys()];
     if (rs.tables.length === 0)
-      throw new NoRulesError(this.options.file ?? '<input>', this.mainForeign());
+      throw new NoRulesError(this.options.file ?? '<input>', this.mainForeign(), {
+        lines: this.nonBlank,
+        ...(this.legacyWarning !== undefined ? { legacyWarning: this.legacyWarning } : {}),
+      });
     return rs;
   }
 
@@ -256,6 +280,10 @@ class DumpParser {
       const rest = s + new TextEncoder().encode(text(b, s, e).slice(0, cls.rest)).length;
       this.lineStart = rest;
       return this.line(rest, e, last, false);
+    }
+    if (cls.kind === 'backend') {
+      this.legacyWarning ??= this.lineNo;
+      return this.warn('backend', backendWarning(text(b, s, e)));
     }
     if (cls.kind === 'foreign' || (cls.kind === 'prose' && this.lastForeign)) {
       const kind = cls.kind === 'foreign' ? cls.foreign : this.lastForeign!;

@@ -60,6 +60,12 @@ export interface TreeEndpoint {
   affinity: boolean;
   /** The jump names a chain that is not in this paste: address and hairpin rule unknown. */
   chainMissing?: boolean;
+  /** Why the paste cannot show this endpoint's share (a view without weights, a cut paste):
+   * `probability` is then no claim. */
+  shareUnknown?: string;
+  /** The address was read from kube-proxy's comment on the jump ("ns/svc:port -> 10.0.0.5:80"),
+   * not from a DNAT rule (the endpoint chain is not in the paste). */
+  addressFromComment?: boolean;
   quirk?: string;
   line: number;
 }
@@ -112,6 +118,9 @@ export interface ServiceTree {
   absentChains?: string[];
   /** Its chains are in the paste but no entry point is (KUBE-SERVICES was not pasted). */
   entryAbsent?: boolean;
+  /** The paste does not hold all of its endpoint rules (its chain lies past a cut, or only its
+   * declaration was pasted): no "no endpoints", fall-through or share is claimed. Why. */
+  partial?: string;
 }
 
 export interface OrphanChain {

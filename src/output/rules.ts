@@ -25,22 +25,35 @@ function entryText(e: EntryPoint): string {
     'load-balancer': 'load-balancer IP',
     'node-port': 'node port',
   }[e.kind];
-  const port = e.port ?? 'any port';
-  const where = e.kind === 'node-port' ? `${kind} ${port}` : `${kind} ${e.address}:${port}`;
+  const port = e.port ?? (e.from === 'ipvs' ? 'port unknown' : 'any port');
+  const protocol = e.protocol ? `/${e.protocol}` : '';
+  const where =
+    e.kind === 'node-port'
+      ? `${kind} ${port}${e.from === 'ipvs' ? `${protocol} on ${e.address}` : ''}`
+      : `${kind} ${e.address}:${port}`;
   if (e.proxyPort !== undefined)
-    return `${where}/${e.protocol}  (${e.from} line ${e.line}) proxied by kube-proxy itself on port ${e.proxyPort} (userspace mode: endpoints are not in iptables)`;
-  return `${where}/${e.protocol}  (${e.from} ${e.line ? `line ${e.line} ` : ''}-> ${e.chain})`;
+    return `${where}${e.from === 'ipvs' && e.kind === 'node-port' ? '' : protocol}  (${e.from} line ${e.line}) proxied by kube-proxy itself on port ${e.proxyPort} (userspace mode: endpoints are not in iptables)`;
+  const proto = e.from === 'ipvs' && e.kind === 'node-port' ? '' : protocol;
+  return `${where}${proto}  (${e.from} ${e.line ? `line ${e.line} ` : ''}-> ${e.chain})`;
 }
 
 function endpointText(ep: TreeEndpoint): string {
-  const share = ep.affinity && ep.probability === 0 ? 'affinity' : percent(ep.probability);
-  let to = ep.address
-    ? `DNAT -> ${ep.address}`
+  const share = ep.shareUnknown
+    ? '?'
+    : ep.affinity && ep.probability === 0
+      ? 'affinity'
+      : percent(ep.probability);
+  let to = ep.addressFromComment
+    ? `DNAT -> ${ep.address} (from kube-proxy's comment on the jump: chain not in this paste)`
+    : ep.address
+      ? `DNAT -> ${ep.address}`
     : ep.inferredIP
       ? `DNAT -> ${ep.inferredIP}:? (address unreadable, IP from the hairpin rule)`
       : 'no DNAT rule';
-  if (ep.chainMissing) to = 'chain not in this paste: DNAT target unknown';
+  if (ep.chainMissing && !ep.addressFromComment)
+    to = 'chain not in this paste: DNAT target unknown';
   const marks = [
+    ep.shareUnknown ? `share unknown: ${ep.shareUnknown}` : '',
     ep.hairpinMasquerade === null
       ? 'hairpin rule unknown'
       : ep.hairpinMasquerade
@@ -54,8 +67,8 @@ function endpointText(ep: TreeEndpoint): string {
 function treeText(t: ServiceTree): string[] {
   const head = [t.name ? portNameText(t.name) : t.id];
   if (t.name && t.clusterIP)
-    head.push(`${hostPort(t.clusterIP, t.port ?? 'any port')}/${t.protocol}`);
-  if (t.nodePorts.length > 0) head.push(`node port ${t.nodePorts.join(', ')}`);
+    head.push(`${hostPort(t.clusterIP, t.port ?? 'any port')}${t.protocol ? `/${t.protocol}` : ''}`);
+  if (t.nodePorts.length > 0 && t.name) head.push(`node port ${t.nodePorts.join(', ')}`);
   const out = [head.join('  ')];
   if (t.entryAbsent) out.push('  entry not in this paste (no KUBE-SERVICES rules in it)');
   for (const e of t.entries) out.push(`  entry  ${entryText(e)}`);
@@ -69,12 +82,17 @@ function treeText(t: ServiceTree): string[] {
     );
   const list = (title: string | undefined, eps: TreeEndpoint[]) => {
     if (!title) return;
-    out.push(`  ${title}${eps.length === 0 ? '  (no endpoints)' : ''}`);
+    const none = t.partial
+      ? `  (its rules are not in the paste: ${t.partial})`
+      : eps.length === 0
+        ? '  (no endpoints)'
+        : '';
+    out.push(`  ${title}${none}`);
     eps.forEach((ep, i) => out.push(`  ${i === eps.length - 1 ? '└─' : '├─'}${endpointText(ep)}`));
   };
   list(t.chains.svc, t.endpoints);
   list(t.chains.svl ?? t.chains.xlb, t.localEndpoints ?? []);
-  if (t.fallThrough > 0)
+  if (t.fallThrough > 0 && !t.partial)
     out.push(
       `  ${percent(t.fallThrough)} of new connections match no endpoint rule and leave the chain unchanged`,
     );
@@ -112,9 +130,35 @@ const isNft = (d: RulesDump): d is NftTable => 'sets' in d;
 const isIpvs = (d: RulesDump): d is IpvsTable => 'kind' in d && d.kind === 'ipvs';
 const realServers = (d: IpvsTable) => d.services.reduce((n, s) => n + s.realServers.length, 0);
 
+const IPVS_VIEW: Record<IpvsTable['view'], string> = {
+  list: '',
+  save: ' (ipvsadm-save)',
+  stats: ' (ipvsadm --stats: counters, no scheduler, no weights)',
+  rate: ' (ipvsadm --rate: rates, no scheduler, no weights)',
+  counters: ' (ipvsadm counters: no scheduler, no weights)',
+};
+
+/** What an IPVS listing leaves out, one line each. */
+export function ipvsWarnings(d: IpvsTable): string[] {
+  const out: string[] = [];
+  if (d.names)
+    out.push(
+      '`ipvsadm -l` without -n prints host and port names: addresses are shown as printed, ports only where the name is a well-known one; run `ipvsadm -Ln` for numbers',
+    );
+  if (d.duplicates.length > 0)
+    out.push(
+      `line${d.duplicates.length === 1 ? '' : 's'} ${d.duplicates.join(', ')} repeat${d.duplicates.length === 1 ? 's' : ''} a virtual or real server already read (pasted twice?): read once`,
+    );
+  if (d.elided.length > 0)
+    out.push(
+      `line${d.elided.length === 1 ? '' : 's'} ${d.elided.join(', ')} elide${d.elided.length === 1 ? 's' : ''} part of the listing: virtual servers not in the paste are not shown`,
+    );
+  return out;
+}
+
 function headline(d: RulesDump, label: string): string {
   if (isIpvs(d))
-    return `${label}: IPVS, ${count(d.services.length, 'virtual server')}, ${count(realServers(d), 'real server')}`;
+    return `${label}: IPVS${IPVS_VIEW[d.view]}, ${count(d.services.length, 'virtual server')}, ${count(realServers(d), 'real server')}`;
   if (isNft(d)) {
     const rules = d.chains.reduce((n, c) => n + c.rules.length, 0);
     return `${label}: nftables table ${d.family} ${d.name}, ${count(d.chains.length, 'chain')}, ${count(rules, 'rule')}, ${count(d.sets.length, 'set')} and maps`;
@@ -126,6 +170,7 @@ export function rulesText(dump: RulesDump, trees: ServiceTrees, source: RulesSou
   const out = [headline(dump, source.label)];
   if (!isNft(dump) && !isIpvs(dump)) out.push(...warningLines(dump));
   if (isNft(dump) && dump.cut) out.push(`warning: ${cutText(dump)}`);
+  if (isIpvs(dump)) out.push(...ipvsWarnings(dump).map((w) => `warning: ${w}`));
   out.push('');
   if (trees.services.length === 0)
     out.push(
@@ -156,7 +201,9 @@ export function rulesJson(dump: RulesDump, trees: ServiceTrees, source: RulesSou
     address: ep.address ?? null,
     ...(ep.inferredIP ? { inferredIP: ep.inferredIP } : {}),
     chain: ep.chain,
-    probability: ep.probability,
+    probability: ep.shareUnknown ? null : ep.probability,
+    ...(ep.shareUnknown ? { shareUnknown: ep.shareUnknown } : {}),
+    ...(ep.addressFromComment ? { addressFromComment: true } : {}),
     hairpinMasquerade: ep.hairpinMasquerade,
     affinity: ep.affinity,
     ...(ep.chainMissing ? { chainMissing: true } : {}),
@@ -175,11 +222,12 @@ export function rulesJson(dump: RulesDump, trees: ServiceTrees, source: RulesSou
     chains: t.chains,
     ...(t.absentChains ? { absentChains: t.absentChains } : {}),
     ...(t.entryAbsent ? { entryAbsent: true } : {}),
+    ...(t.partial ? { partial: t.partial } : {}),
     entries: t.entries.map((e) => ({ ...e, port: e.port ?? null })),
     masquerade: t.masquerade,
     endpoints: t.endpoints.map(endpoint),
     ...(t.localEndpoints ? { localEndpoints: t.localEndpoints.map(endpoint) } : {}),
-    fallThrough: t.fallThrough,
+    fallThrough: t.partial ? null : t.fallThrough,
     ...(t.affinitySeconds !== undefined ? { affinitySeconds: t.affinitySeconds } : {}),
     verdicts: t.verdicts,
   });
@@ -190,8 +238,9 @@ export function rulesJson(dump: RulesDump, trees: ServiceTrees, source: RulesSou
     ...(isIpvs(dump)
       ? {
           mode: 'ipvs',
+          view: dump.view,
           counts: { virtualServers: dump.services.length, realServers: realServers(dump) },
-          warnings: [],
+          warnings: ipvsWarnings(dump).map((message) => ({ line: null, kind: 'ipvs', message })),
         }
       : isNft(dump)
         ? {
