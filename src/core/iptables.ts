@@ -181,6 +181,8 @@ class DumpParser {
   private lastForeign: ForeignKind | undefined; // lines inside another tool's listing
   private readonly duplicates: number[] = [];
   private legacyWarning: number | undefined; // iptables-nft's "legacy tables present" line
+  private readonly saveForm = new Set<Table>(); // tables read from iptables-save lines (":CHAIN")
+  private cutTable: Table | undefined; // the table whose last line ends mid-rule
   private nonBlank = 0;
 
   constructor(
@@ -211,8 +213,7 @@ class DumpParser {
       } else if (s < e) {
         this.nonBlank++;
         this.line(s, e, last, true);
-      }
-      else this.skip('blank');
+      } else this.skip('blank');
       pos = end + 1;
     }
     if (this.current) {
@@ -224,6 +225,7 @@ class DumpParser {
       );
     }
     this.closeSection();
+    for (const t of this.tables) this.markPartial(t);
     this.summarise();
     this.proxyModes();
     const format: DumpFormat = this.sawSave ? 'iptables-save' : 'iptables -S';
@@ -274,6 +276,9 @@ class DumpParser {
       this.current = undefined;
       return;
     }
+    // "-A" or "-A CHAIN" alone on the last line: the paste was cut in the middle of a rule
+    if (last && c === 45 /* - */ && /^-A(?: \S+)?$/.test(text(b, s, e)))
+      return this.cutShort('a rule without its matches and target');
     const cls = classifyLine(text(b, s, e));
     if (cls.kind === 'prefix' && first) {
       this.prefixed.push(this.lineNo);
@@ -406,6 +411,7 @@ class DumpParser {
       return;
     }
     this.current = new Table(name, this.buf, this.lineNo);
+    this.saveForm.add(this.current);
     this.spanStart = s;
     this.tables.push(this.current);
   }
@@ -431,6 +437,7 @@ class DumpParser {
     if (p < e && !(b[p + 1] === 91 && b[e - 1] === 93))
       this.fail('expected ":CHAIN POLICY [packets:bytes]"');
     const table = this.target();
+    this.saveForm.add(table);
     const chain = table.chainAt(s + 1, k);
     const declared = table.chainLine(chain);
     if (declared !== undefined) {
@@ -460,11 +467,22 @@ class DumpParser {
       this.fail(
         `${policy ? '-P' : '-N'} line inside *${this.current.name}: iptables-save does not write these`,
       );
-    if (this.sectionHasRules) this.closeSection(); // a second `iptables -S` listing starts here
+    // a second `iptables -S` listing starts here, unless it is the next of several one-chain
+    // listings (`iptables -t nat -S KUBE-SVC-...`, each with its own -N) of the same table
+    if (this.sectionHasRules && (policy || this.listedBefore(text(b, words[2]!, words[3]!))))
+      this.closeSection();
     const table = this.target();
     const chain = table.chainAt(words[2]!, words[3]!);
     table.setChainLine(chain, this.lineNo);
     if (policy) table.setChainPolicy(chain, text(b, words[4]!, words[5]!));
+  }
+
+  /** Whether the open `iptables -S` section already declared this chain or holds its rules. */
+  private listedBefore(name: string): boolean {
+    const t = this.section;
+    if (!t) return false;
+    const c = t.indexOf(name);
+    return c >= 0 && (t.chainLine(c) !== undefined || t.ruleCountOf(c) > 0);
   }
 
   private rule(lineStart: number, a: number, e: number, last: boolean): void {
@@ -493,8 +511,38 @@ class DumpParser {
     if (!this.current) this.sectionHasRules = true;
   }
 
+  /**
+   * Which chains of a table the paste may not hold in full. iptables-save declares every chain
+   * before any rule, so a dump without COMMIT (cut, or grep'd) declares chains whose rules are
+   * not in it; and the chain the input ends in may go on past the end when the input was cut
+   * (no COMMIT, a last line cut mid-rule) or is a fragment (rules without any declaration).
+   */
+  private markPartial(t: Table): void {
+    const noCommit = this.saveForm.has(t) && !t.committed;
+    const cut = noCommit || this.cutTable === t;
+    let declared = false;
+    for (let c = 0; c < t.chainCount; c++) {
+      if (t.chainLine(c) === undefined) continue;
+      declared = true;
+      if (cut && t.ruleCountOf(c) === 0)
+        t.partial.set(
+          t.nameOf(c),
+          'declared, but the paste is cut: its rules may lie past the cut',
+        );
+    }
+    const last = this.lastTable === t ? this.lastChain : -1;
+    if (last >= 0 && (cut || !declared))
+      t.partial.set(
+        t.nameOf(last),
+        cut
+          ? 'the paste is cut inside it: more of its rules may lie past the cut'
+          : 'the paste ends inside it and declares no chain: more of its rules may follow',
+      );
+  }
+
   /** A last line that does not lex: the paste was cut in the middle of it. */
   private cutShort(reason: string): void {
+    this.cutTable = this.current ?? this.section;
     this.warn(
       'truncated',
       `the dump looks cut short after line ${this.lineNo - 1}: line ${this.lineNo} ends mid-rule (${reason}), not read: "${excerpt(text(this.buf, this.lineStart, this.lineEnd))}"`,

@@ -47,7 +47,7 @@ export const FOREIGN: Record<ForeignKind, string> = {
   hns: 'this is Windows HNS state (`hnsdiag list all`): kube-proxy on Windows programs HNS load balancers, not iptables; kdebug does not read them yet: `hnsdiag list loadbalancers` on the node lists each Service VIP with its endpoints',
   ovn: "this is OVN's load-balancer list (`ovn-nbctl lb-list`): OVN-Kubernetes (or Kube-OVN) implements Services as OVN load balancers, not kube-proxy rules; kdebug does not read them yet: each VIP line lists its backends",
   kubectl:
-    'this is kubectl output (`kubectl get svc` / `kubectl describe svc`): the Service objects, not a node\'s rules; paste `iptables-save` (or `ipvsadm -Ln`, `nft list table ip kube-proxy`) from the node, or run `kdebug svc NAME` against the cluster',
+    "this is kubectl output (`kubectl get svc` / `kubectl describe svc`): the Service objects, not a node's rules; paste `iptables-save` (or `ipvsadm -Ln`, `nft list table ip kube-proxy`) from the node, or run `kdebug svc NAME` against the cluster",
 };
 
 /** A line that is not a dump line: what it is, or the rule left after a known prefix. */
@@ -84,7 +84,10 @@ const FOREIGN_LINES: [RegExp, ForeignKind][] = [
   // Cilium: `cilium service list`, `cilium bpf lb list` (and cilium-dbg's)
   [/^(?:ID +)?Frontend +Service Type +Backend\b/, 'cilium'],
   [/^SERVICE ADDRESS +BACKEND ADDRESS\b/, 'cilium'],
-  [/^(?:\d+ +)?\S+:\d+(?::[A-Z]+|\/[A-Z]+)? +(?:ClusterIP|NodePort|ExternalIPs|LoadBalancer|HostPort|LocalRedirect)\b/, 'cilium'],
+  [
+    /^(?:\d+ +)?\S+:\d+(?::[A-Z]+|\/[A-Z]+)? +(?:ClusterIP|NodePort|ExternalIPs|LoadBalancer|HostPort|LocalRedirect)\b/,
+    'cilium',
+  ],
   [/^\d+ => \S+:\d+\S* \((?:active|terminating|quarantined|maintenance)\)/, 'cilium'],
   [/^\S+:\d+ +\S+:\d+ \(\d+\)(?: \(\d+\))?/, 'cilium'],
   // Windows: `hnsdiag list all`
@@ -93,11 +96,20 @@ const FOREIGN_LINES: [RegExp, ForeignKind][] = [
   [/^ID +\| +Endpoint IDs$/, 'hns'],
   // OVN: `ovn-nbctl lb-list` / `lr-lb-list` / `ls-lb-list`
   [/^UUID +LB +PROTO +VIP +IPs$/, 'ovn'],
-  [/^(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12} +\S+ +)?(?:tcp|udp|sctp) +\[?[\d.:a-f]+\]?:\d+(?: +\S+)?$/, 'ovn'],
+  [
+    /^(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12} +\S+ +)?(?:tcp|udp|sctp) +\[?[\d.:a-f]+\]?:\d+(?: +\S+)?$/,
+    'ovn',
+  ],
   // kubectl get svc / describe svc
   [/^NAME +TYPE +CLUSTER-IP +EXTERNAL-IP +PORT\(S\)/, 'kubectl'],
-  [/^\S+ +(?:ClusterIP|NodePort|LoadBalancer|ExternalName) +(?:\S+) +\S+ +\S+\/(?:TCP|UDP|SCTP)/, 'kubectl'],
-  [/^(?:Namespace|Labels|Annotations|Selector|IP Family Policy|IP Families|IPs?|Port|TargetPort|NodePort|Endpoints|Session Affinity|External Traffic Policy|LoadBalancer Ingress|Events): /, 'kubectl'],
+  [
+    /^\S+ +(?:ClusterIP|NodePort|LoadBalancer|ExternalName) +(?:\S+) +\S+ +\S+\/(?:TCP|UDP|SCTP)/,
+    'kubectl',
+  ],
+  [
+    /^(?:Namespace|Labels|Annotations|Selector|IP Family Policy|IP Families|IPs?|Port|TargetPort|NodePort|Endpoints|Session Affinity|External Traffic Policy|LoadBalancer Ingress|Events): /,
+    'kubectl',
+  ],
   [
     /^(?:num +)?(?:pkts +bytes +)?target +prot +opt +(?:in +out +)?source +destination/,
     'iptables-list',
@@ -118,7 +130,10 @@ const FOREIGN_LINES: [RegExp, ForeignKind][] = [
   ],
   [/^(?:TCP|UDP|SCTP) +\S+:\d+ +\w+/, 'ipvsadm'],
   [/^-[AaEeDd] -[tuf] \S+/, 'ipvsadm'],
-  [/^(?:Type: (?:hash|bitmap|list):|(?:Revision|Header|Size in memory|References|Number of entries): |Members:$)/, 'ipset'],
+  [
+    /^(?:Type: (?:hash|bitmap|list):|(?:Revision|Header|Size in memory|References|Number of entries): |Members:$)/,
+    'ipset',
+  ],
   [/^(?:create|add) KUBE-[\w-]+ /, 'ipset'],
 ];
 

@@ -84,7 +84,22 @@ const bareLine = (raw: string) =>
 const SERVICE = /^(TCP|UDP|SCTP|FWM)\s+(\S+)(?:\s+(.*))?$/;
 
 /** ipvsadm's schedulers (ip_vs_*.ko): a service line's word after the address. */
-const SCHEDULERS = new Set(['rr', 'wrr', 'lc', 'wlc', 'lblc', 'lblcr', 'dh', 'sh', 'sed', 'nq', 'fo', 'ovf', 'mh', 'twos']);
+const SCHEDULERS = new Set([
+  'rr',
+  'wrr',
+  'lc',
+  'wlc',
+  'lblc',
+  'lblcr',
+  'dh',
+  'sh',
+  'sed',
+  'nq',
+  'fo',
+  'ovf',
+  'mh',
+  'twos',
+]);
 
 const PROTOCOLS: Record<string, IpvsService['protocol']> = {
   TCP: 'tcp',
@@ -171,6 +186,8 @@ export function parseIpvs(text: string, file = '<input>'): IpvsTable {
           no,
           `a real server before any virtual server: ${t.slice(0, 200)}`,
         );
+      if (!/^(?:\[[^\]]+\]|[^\s:]+):[\w-]+$/.test(m[1]!))
+        throw new IpvsParseError(file, no, `not a real server's address:port: ${t.slice(0, 200)}`);
       if (current.realServers.some((r) => r.address === m![1])) {
         duplicates.push(no);
         continue;
@@ -241,11 +258,18 @@ function realServer(
   columns: string[],
   line: number,
 ): IpvsRealServer {
-  if (view === 'stats' || view === 'rate' || view === 'counters' || !/^[A-Za-z]/.test(words[0] ?? ''))
+  if (
+    view === 'stats' ||
+    view === 'rate' ||
+    view === 'counters' ||
+    !/^[A-Za-z]/.test(words[0] ?? '')
+  )
     return { address, line };
   const at = (name: string) => {
     const k = columns.indexOf(name);
-    return k >= 0 && words[k] !== undefined && /^\d+$/.test(words[k]!) ? Number(words[k]) : undefined;
+    return k >= 0 && words[k] !== undefined && /^\d+$/.test(words[k]!)
+      ? Number(words[k])
+      : undefined;
   };
   const weight = at('Weight');
   const active = at('ActiveConn');

@@ -168,5 +168,5 @@ const SERVICE_NAMES: Record<string, number> = {
   'sun-sr-https': 6443,
   mysql: 3306,
   postgresql: 5432,
-  'redis': 6379,
+  redis: 6379,
 };
