@@ -97,6 +97,7 @@ export async function rulesCommand(o: RulesOptions, g: GlobalOptions): Promise<n
 }
 
 const IPTABLES_TABLES = ['nat', 'filter', 'mangle', 'raw', 'security'];
+const IPTABLES_CHAINS = ['PREROUTING', 'INPUT', 'FORWARD', 'OUTPUT', 'POSTROUTING'];
 
 /** `nft [-j] list table ip kube-proxy` (or `list ruleset`) output: kube-proxy's nftables table
  * as Service trees. */
@@ -111,11 +112,19 @@ function nftRules(
   const table =
     listing.table('ip', 'kube-proxy') ??
     listing.table('ip6', 'kube-proxy') ??
-    listing.tables.find((t) => t.name === 'kube-proxy');
+    listing.tables.find((t) => t.name === 'kube-proxy') ??
+    // a paste that starts inside kube-proxy's table: its chains and maps say whose it is
+    listing.tables.find((t) => t.headless && (t.chain('services') ?? t.set('service-ips')));
   if (!table) {
-    const names = listing.tables.map((t) => `${t.family} ${t.name}`);
+    const names = listing.tables.map((t) =>
+      t.headless ? 'a table whose first line is not in the paste' : `${t.family} ${t.name}`,
+    );
     // iptables-nft keeps iptables' own tables in nftables: nat, filter ... are not kube-proxy's
-    const iptables = listing.tables.every((t) => IPTABLES_TABLES.includes(t.name));
+    const iptables = listing.tables.every(
+      (t) =>
+        IPTABLES_TABLES.includes(t.name) ||
+        (t.headless && t.chains.some((c) => IPTABLES_CHAINS.includes(c.name))),
+    );
     throw new UsageError(
       iptables
         ? `${d.file}: these are iptables-nft's tables (${names.join(', ')}), iptables rules seen through nft: read them with iptables-save`

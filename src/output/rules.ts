@@ -184,6 +184,10 @@ export function rulesText(dump: RulesDump, trees: ServiceTrees, source: RulesSou
   const out = [headline(dump, source.label)];
   if (!isNft(dump) && !isIpvs(dump)) out.push(...warningLines(dump));
   if (isNft(dump) && dump.cut) out.push(`warning: ${cutText(dump)}`);
+  if (isNft(dump) && dump.elided)
+    out.push(
+      `warning: line${dump.elided.length === 1 ? '' : 's'} ${dump.elided.join(', ')} elide${dump.elided.length === 1 ? 's' : ''} part of the table: what is not in the paste is not shown, and nothing is said about it`,
+    );
   if (isIpvs(dump)) out.push(...ipvsWarnings(dump).map((w) => `warning: ${w}`));
   out.push('');
   if (trees.services.length === 0)
@@ -265,9 +269,16 @@ export function rulesJson(dump: RulesDump, trees: ServiceTrees, source: RulesSou
               rules: dump.chains.reduce((n, c) => n + c.rules.length, 0),
               sets: dump.sets.length,
             },
-            warnings: dump.cut
-              ? [{ line: dump.cut.line, kind: 'cut-short', message: cutText(dump) }]
-              : [],
+            warnings: [
+              ...(dump.cut
+                ? [{ line: dump.cut.line, kind: 'cut-short', message: cutText(dump) }]
+                : []),
+              ...(dump.elided ?? []).map((line) => ({
+                line,
+                kind: 'elision',
+                message: 'part of the table is elided here: what is not in the paste is not shown',
+              })),
+            ],
           }
         : {
             mode: 'iptables',
