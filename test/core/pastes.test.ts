@@ -81,7 +81,10 @@ describe(`the pastes corpus (${corpus.length} real pastes)`, () => {
           assert.equal(got.error.foreign, r.foreign, message);
         } else assert.equal(r.foreign, 'nft', message);
         assert.doesNotMatch(message, /empty/, 'an input that is not empty is not called empty');
-        assert.doesNotMatch(message, /[\n\x00-\x08\x0b-\x1f]/, 'one line, no control byte');
+        assert.ok(
+          [...message].every((ch) => ch.charCodeAt(0) >= 0x20 || ch === '\t'),
+          'one line, no control byte',
+        );
         if (r.says) assert.match(message, new RegExp(r.says));
         return;
       }
