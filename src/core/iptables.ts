@@ -485,12 +485,21 @@ class DumpParser {
     if (policy) table.setChainPolicy(chain, text(b, words[4]!, words[5]!));
   }
 
-  /** Whether the open `iptables -S` section already declared this chain or holds its rules. */
+  /** Whether the open `iptables -S` section already declared this chain or holds its rules, or
+   * the chain is of another table than the section's chains (a filter chain after nat ones). */
   private listedBefore(name: string): boolean {
     const t = this.section;
     if (!t) return false;
     const c = t.indexOf(name);
-    return c >= 0 && (t.chainLine(c) !== undefined || t.ruleCountOf(c) > 0);
+    if (c >= 0 && (t.chainLine(c) !== undefined || t.ruleCountOf(c) > 0)) return true;
+    const table = tableOfChain(name);
+    return (
+      table !== undefined &&
+      t.chains.some((x) => {
+        const other = tableOfChain(x.name);
+        return other !== undefined && other !== table;
+      })
+    );
   }
 
   private rule(lineStart: number, a: number, e: number, last: boolean): void {
@@ -658,6 +667,14 @@ const FILTER_TARGETS = new Set([
 ]);
 const NAT_CHAINS =
   /^KUBE-(SVC|SEP|SVL|EXT|FW|XLB|MARK-MASQ|MARK-DROP|POSTROUTING|NODEPORTS|SERVICES)/;
+
+/** The one table a kube-proxy chain can be in, by its name (KUBE-SERVICES and KUBE-NODEPORTS are
+ * in both nat and filter). */
+function tableOfChain(name: string): 'nat' | 'filter' | undefined {
+  if (/^KUBE-(?:SVC|SEP|SVL|EXT|FW|XLB|MARK-MASQ|MARK-DROP|POSTROUTING)-?/.test(name)) return 'nat';
+  if (/^KUBE-(?:FORWARD|FIREWALL|EXTERNAL-SERVICES|PROXY-FIREWALL)$/.test(name)) return 'filter';
+  return undefined;
+}
 
 /** Which table an `iptables -S` listing came from, from its builtin chains and targets. */
 function guessTable(t: Table): string | undefined {

@@ -179,6 +179,22 @@ $ sudo iptables -t nat -S KUBE-SEP-AAAAAAAAAAAAAAAA
     assert.match(rulesText(x.dump, x.trees, { label: 'p' }), /from kube-proxy's comment/);
   });
 
+  it('a filter chain listing then a nat one are two tables, not one', () => {
+    const x = reads(`-N KUBE-FORWARD
+-A KUBE-FORWARD -m conntrack --ctstate INVALID -j DROP
+-N KUBE-SVC-TCOU7JCQXEZGVUNU
+-A KUBE-SVC-TCOU7JCQXEZGVUNU -j KUBE-SEP-AAAAAAAAAAAAAAAA
+`);
+    assert.ok(x.mode === 'iptables');
+    assert.deepEqual(
+      x.dump.tables.map((t) => [t.name, t.chains.map((c) => c.name)]),
+      [
+        ['filter', ['KUBE-FORWARD']],
+        ['nat', ['KUBE-SVC-TCOU7JCQXEZGVUNU']],
+      ],
+    );
+  });
+
   it('ipvsadm --rate: rates are not weights, shares are unknown and the view is said', () => {
     const x = reads(`IP Virtual Server version 1.2.1 (size=4096)
 Prot LocalAddress:Port                 CPS    InPPS   OutPPS    InBPS   OutBPS
