@@ -237,6 +237,21 @@ TCP  10.96.0.1:https rr
     );
   });
 
+  it('ipvsadm -Lnc (connections) is named, not read as virtual servers', () => {
+    assert.throws(
+      () =>
+        readPaste(
+          `IPVS connection entries
+pro expire state       source             virtual            destination
+TCP 14:56  ESTABLISHED 10.244.1.1:54321   10.96.0.10:53      10.244.0.2:53
+`,
+          { file: 'c.txt' },
+        ),
+      (e: Error) =>
+        /^c\.txt:1: this is ipvsadm's connection \(-c\) or timeout listing/.test(e.message),
+    );
+  });
+
   it('node ports are told from cluster IPs: the port on loopback and on several node addresses', () => {
     const x = reads(`TCP  10.96.12.7:80 rr
   -> 10.244.1.5:8080              Masq    1      0          0

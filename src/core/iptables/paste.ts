@@ -39,7 +39,7 @@ export const FOREIGN: Record<ForeignKind, string> = {
   'kube-proxy-nft':
     "this is kube-proxy's nftables table (`table ip kube-proxy`): kube-proxy runs in nftables mode, which kdebug does not read yet; `nft list table ip kube-proxy` shows its Services",
   ipvsadm:
-    'this is `ipvsadm` output (kube-proxy IPVS mode), which kdebug does not read yet: the Services are IPVS virtual servers; `ipvsadm -Ln` lists them with their real servers',
+    'this is `ipvsadm` output (kube-proxy IPVS mode) among iptables lines: the Services are IPVS virtual servers; give the `ipvsadm -Ln` listing to `kdebug rules --file` on its own',
   ipset:
     'this is `ipset list` output (the sets of kube-proxy IPVS mode), which kdebug does not read yet',
   cilium:

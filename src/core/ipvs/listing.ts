@@ -67,7 +67,7 @@ export const isIpvs = (text: string) => {
     .map((l) => bareLine(l));
   return head.some(
     (t, i) =>
-      /^IP Virtual Server version |^Prot LocalAddress:Port /.test(t) ||
+      /^IP Virtual Server version |^Prot LocalAddress:Port |^IPVS connection entries$/.test(t) ||
       /^-A -[tuf] \S+ -s \S+/.test(t) ||
       (SERVICE.test(t) && /^-> /.test(head[i + 1] ?? '')),
   );
@@ -133,6 +133,15 @@ export function parseIpvs(text: string, file = '<input>'): IpvsTable {
       inListing = true;
       continue;
     }
+    // `ipvsadm -Lnc` lists connections, `--timeout` the timeouts: no virtual server in either
+    if (
+      /^(?:IPVS connection entries|pro +expire +state +source|Timeout \(tcp tcpfin udp\):)/.test(t)
+    )
+      throw new IpvsParseError(
+        file,
+        no,
+        "this is ipvsadm's connection (-c) or timeout listing, which holds no virtual server: run `ipvsadm -Ln` for the Services",
+      );
     // the headers say which view this is: ipvsadm prints one per option
     if ((m = /^Prot LocalAddress:Port\s+(.*)$/.exec(t))) {
       view = /^Conns\b/.test(m[1]!) ? 'stats' : /^CPS\b/.test(m[1]!) ? 'rate' : 'list';
