@@ -184,6 +184,7 @@ class DumpParser {
   private legacyWarning: number | undefined; // iptables-nft's "legacy tables present" line
   private readonly saveForm = new Set<Table>(); // tables read from iptables-save lines (":CHAIN")
   private cutTable: Table | undefined; // the table whose last line ends mid-rule
+  private readonly elided = new Map<Table, number[]>(); // "..." lines: the chain read before each
   private nonBlank = 0;
 
   constructor(
@@ -293,7 +294,16 @@ class DumpParser {
     }
     if (cls.kind === 'foreign' || (cls.kind === 'prose' && this.lastForeign))
       return this.foreignLine(cls.kind === 'foreign' ? cls.foreign : this.lastForeign!);
+    if (cls.kind === 'elision') this.elision();
     this.skip(cls.kind === 'prefix' ? 'prose' : cls.kind);
+  }
+
+  /** "..." inside a table: the chain before it may go on past it, and any chain may lie in it. */
+  private elision(): void {
+    const t = this.current ?? this.section;
+    if (!t) return;
+    const before = this.elided.get(t) ?? [];
+    this.elided.set(t, before.concat(this.lastTable === t ? this.lastChain : -1));
   }
 
   /** A line of another tool's listing: counted under its kind, named once at the end. */
@@ -536,15 +546,24 @@ class DumpParser {
    */
   private markPartial(t: Table): void {
     const noCommit = this.saveForm.has(t) && !t.committed;
+    const elided = this.elided.get(t);
+    for (const c of elided ?? [])
+      if (c >= 0)
+        t.partial.set(
+          t.nameOf(c),
+          'the paste elides lines after it: more of its rules may be there',
+        );
     const cut = noCommit || this.cutTable === t;
     let declared = false;
     for (let c = 0; c < t.chainCount; c++) {
       if (t.chainLine(c) === undefined) continue;
       declared = true;
-      if (cut && t.ruleCountOf(c) === 0)
+      if ((cut || elided) && t.ruleCountOf(c) === 0)
         t.partial.set(
           t.nameOf(c),
-          'declared, but the paste is cut: its rules may lie past the cut',
+          cut
+            ? 'declared, but the paste is cut: its rules may lie past the cut'
+            : 'declared, but the paste elides lines: its rules may be among them',
         );
     }
     const last = this.lastTable === t ? this.lastChain : -1;

@@ -179,6 +179,26 @@ $ sudo iptables -t nat -S KUBE-SEP-AAAAAAAAAAAAAAAA
     assert.match(rulesText(x.dump, x.trees, { label: 'p' }), /from kube-proxy's comment/);
   });
 
+  it('an elision inside a dump: the chain before it and the chains it may hold claim nothing', () => {
+    const x = reads(`*nat
+:KUBE-SERVICES - [0:0]
+:KUBE-SVC-TCOU7JCQXEZGVUNU - [0:0]
+:KUBE-SVC-NPX46M4PTMTKRN6Y - [0:0]
+-A KUBE-SERVICES -d 10.96.0.10/32 -p udp -m comment --comment "kube-system/kube-dns:dns cluster IP" -m udp --dport 53 -j KUBE-SVC-TCOU7JCQXEZGVUNU
+-A KUBE-SERVICES -d 10.96.0.1/32 -p tcp -m comment --comment "default/kubernetes:https cluster IP" -m tcp --dport 443 -j KUBE-SVC-NPX46M4PTMTKRN6Y
+-A KUBE-SVC-TCOU7JCQXEZGVUNU -m comment --comment "kube-system/kube-dns:dns -> 10.244.0.2:53" -m statistic --mode random --probability 0.50000000000 -j KUBE-SEP-AAAAAAAAAAAAAAAA
+...
+COMMIT
+`);
+    const dns = tree(x, 'kube-system/kube-dns:dns');
+    assert.match(dns.partial ?? '', /elides lines after it/);
+    assert.match(tree(x, 'default/kubernetes:https').partial ?? '', /elides lines/);
+    assert.doesNotMatch(
+      rulesText(x.dump, x.trees, { label: 'p' }),
+      /no endpoints|match no endpoint rule/,
+    );
+  });
+
   it('a filter chain listing then a nat one are two tables, not one', () => {
     const x = reads(`-N KUBE-FORWARD
 -A KUBE-FORWARD -m conntrack --ctstate INVALID -j DROP
