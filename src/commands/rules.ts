@@ -2,14 +2,14 @@
 // snapshot's node or the live cluster's), as text, JSON, a search, or the TUI.
 import { Analysis } from '../core/analysis.js';
 import { parseIptables, type Ruleset } from '../core/iptables.js';
-import { isNftJson, type NftTable } from '../core/nftables/listing.js';
+import type { NftTable } from '../core/nftables/listing.js';
+import { pasteKind, readNftPaste } from '../core/paste/read.js';
 import { buildNftSearchIndex } from '../core/nftables/search.js';
-import { isNftScript, isNftText, parseNftAny } from '../core/nftables/text.js';
 import { buildNftServiceTrees } from '../core/nftables/trees.js';
 import type { ServiceTrees } from '../core/service-tree.js';
 import type { Facts } from '../core/model.js';
 import { buildSearchIndex, treeSearchIndex } from '../core/search.js';
-import { isIpvs, parseIpvs, type IpvsTable } from '../core/ipvs/listing.js';
+import { parseIpvs, type IpvsTable } from '../core/ipvs/listing.js';
 import { outputLimitBytes } from '../core/not-read.js';
 import { buildIpvsTrees } from '../core/ipvs/trees.js';
 import { pickNodes, readFacts, sshRulesText, type SourceFlags } from '../cluster/facts-source.js';
@@ -61,8 +61,9 @@ export async function rulesCommand(o: RulesOptions, g: GlobalOptions): Promise<n
       typeof d.bytes === 'string'
         ? d.bytes.slice(0, 4096)
         : Buffer.from(d.bytes.subarray(0, 4096)).toString('utf8');
-    if (isNftJson(head) || isNftText(head) || isNftScript(head)) return nftRules(o, shown, d, g);
-    if (isIpvs(head)) return ipvsRules(o, shown, d);
+    const kind = pasteKind(head);
+    if (kind === 'nftables') return nftRules(o, shown, d, g);
+    if (kind === 'ipvs') return ipvsRules(o, shown, d);
     // input kdebug cannot read at all is said before a screen opens, as in text mode
     // the bytes as read: a text would be encoded again for the parser
     const ruleset = parseIptables(d.bytes, { file: d.file, table: o.table });
@@ -98,8 +99,6 @@ export async function rulesCommand(o: RulesOptions, g: GlobalOptions): Promise<n
   return print(o, shown, rs, node.trees()!, { label: `node ${name}`, node: name });
 }
 
-const IPTABLES_TABLES = ['nat', 'filter', 'mangle', 'raw', 'security'];
-
 /** `nft [-j] list table ip kube-proxy` (or `list ruleset`) output: kube-proxy's nftables table
  * as Service trees. */
 function nftRules(
@@ -109,22 +108,9 @@ function nftRules(
   g: GlobalOptions,
 ): Promise<number> | number {
   const text = typeof d.bytes === 'string' ? d.bytes : Buffer.from(d.bytes).toString('utf8');
-  const listing = parseNftAny(text, d.file);
-  const table =
-    listing.table('ip', 'kube-proxy') ??
-    listing.table('ip6', 'kube-proxy') ??
-    listing.tables.find((t) => t.name === 'kube-proxy');
-  if (!table) {
-    const names = listing.tables.map((t) => `${t.family} ${t.name}`);
-    // iptables-nft keeps iptables' own tables in nftables: nat, filter ... are not kube-proxy's
-    const iptables = listing.tables.every((t) => IPTABLES_TABLES.includes(t.name));
-    throw new UsageError(
-      iptables
-        ? `${d.file}: these are iptables-nft's tables (${names.join(', ')}), iptables rules seen through nft: read them with iptables-save`
-        : `${d.file}: no kube-proxy table in this nft listing (tables: ${names.join(', ')})`,
-    );
-  }
-  const skipped = listing.skipped ?? [];
+  const nft = readNftPaste(text, d.file);
+  if ('notKubeProxy' in nft) throw new UsageError(nft.notKubeProxy);
+  const { table, skipped } = nft;
   tellSkipped(skipped, d.file, 'an nft table');
   if (shown === 'tui') {
     // one table, no objects: the screens that need the cluster say so

@@ -5,6 +5,7 @@
 import { LineSyntaxError, RuleLexer, text } from './iptables/lexer.js';
 import {
   FOREIGN,
+  LEGACY_WARNING,
   SKIPPED_AS,
   classifyLine,
   type ForeignKind,
@@ -36,19 +37,35 @@ export class IptablesParseError extends Error {
   }
 }
 
+/** What the input held when it held no rule: how many lines, and the legacy-tables warning. */
+export interface NoRulesDetail {
+  /** Lines that were not blank. */
+  lines: number;
+  /** The line of iptables-nft's "iptables-legacy tables present" warning. */
+  legacyWarning?: number;
+}
+
 /** Input with no rule in it at all: empty, or another tool's listing (named, with what to run). */
 export class NoRulesError extends Error {
   constructor(
     readonly file: string,
     readonly foreign: ForeignKind | undefined,
+    readonly detail?: NoRulesDetail,
   ) {
-    super(
-      foreign
-        ? `${file}: ${FOREIGN[foreign]}`
-        : `no iptables rules in ${file} (empty input often means the command before the pipe failed: run \`sudo iptables-save\` alone to see its error)`,
-    );
+    super(noRulesMessage(file, foreign, detail));
     this.name = 'NoRulesError';
   }
+}
+
+function noRulesMessage(file: string, foreign?: ForeignKind, d?: NoRulesDetail): string {
+  const legacy =
+    d?.legacyWarning !== undefined
+      ? `; line ${d.legacyWarning} is iptables-nft's warning that the legacy backend holds tables: kube-proxy's rules are likely there, run \`iptables-legacy-save\``
+      : '';
+  if (foreign) return `${file}: ${FOREIGN[foreign]}${legacy}`;
+  if (d && d.lines > 0)
+    return `no iptables rules in ${file}: ${d.lines === 1 ? 'its one line is not' : `none of its ${d.lines} lines is`} a line of iptables-save or iptables -S (a prompt, prose, another tool's output)${legacy}`;
+  return `no iptables rules in ${file} (empty input often means the command before the pipe failed: run \`sudo iptables-save\` alone to see its error)`;
 }
 
 /** A line skipped or doubted, or a fact about the whole dump (no line). */
@@ -164,6 +181,11 @@ class DumpParser {
   private readonly foreign = new Map<ForeignKind, number[]>();
   private lastForeign: ForeignKind | undefined; // lines inside another tool's listing
   private readonly duplicates: number[] = [];
+  private legacyWarning: number | undefined; // iptables-nft's "legacy tables present" line
+  private readonly saveForm = new Set<Table>(); // tables read from iptables-save lines (":CHAIN")
+  private cutTable: Table | undefined; // the table whose last line ends mid-rule
+  private readonly elided = new Map<Table, number[]>(); // "..." lines: the chain read before each
+  private nonBlank = 0;
 
   constructor(
     private readonly buf: Uint8Array,
@@ -190,8 +212,10 @@ class DumpParser {
       const last = end === n; // a last line without its line end may be cut mid-rule
       if (this.skipUntilCommit) {
         if (e - s === 6 && text(b, s, e) === 'COMMIT') this.skipUntilCommit = false;
-      } else if (s < e) this.line(s, e, last, true);
-      else this.skip('blank');
+      } else if (s < e) {
+        this.nonBlank++;
+        this.line(s, e, last, true);
+      } else this.skip('blank');
       pos = end + 1;
     }
     if (this.current) {
@@ -203,6 +227,7 @@ class DumpParser {
       );
     }
     this.closeSection();
+    for (const t of this.tables) this.markPartial(t);
     this.summarise();
     this.proxyModes();
     const format: DumpFormat = this.sawSave ? 'iptables-save' : 'iptables -S';
@@ -212,7 +237,10 @@ class DumpParser {
     rs.generator = this.generator;
     rs.foreign = [...this.foreign.keys()];
     if (rs.tables.length === 0)
-      throw new NoRulesError(this.options.file ?? '<input>', this.mainForeign());
+      throw new NoRulesError(this.options.file ?? '<input>', this.mainForeign(), {
+        lines: this.nonBlank,
+        ...(this.legacyWarning !== undefined ? { legacyWarning: this.legacyWarning } : {}),
+      });
     return rs;
   }
 
@@ -250,6 +278,9 @@ class DumpParser {
       this.current = undefined;
       return;
     }
+    // "-A" or "-A CHAIN" alone on the last line: the paste was cut in the middle of a rule
+    if (last && c === 45 /* - */ && /^-A(?: \S+)?$/.test(text(b, s, e)))
+      return this.cutShort('a rule without its matches and target');
     const cls = classifyLine(text(b, s, e));
     if (cls.kind === 'prefix' && first) {
       this.prefixed.push(this.lineNo);
@@ -257,14 +288,29 @@ class DumpParser {
       this.lineStart = rest;
       return this.line(rest, e, last, false);
     }
-    if (cls.kind === 'foreign' || (cls.kind === 'prose' && this.lastForeign)) {
-      const kind = cls.kind === 'foreign' ? cls.foreign : this.lastForeign!;
-      this.lastForeign = kind;
-      const lines = this.foreign.get(kind) ?? [];
-      this.foreign.set(kind, lines.concat(this.lineNo));
-      return;
+    if (cls.kind === 'backend') {
+      this.legacyWarning ??= this.lineNo;
+      return this.warn('backend', backendWarning(text(b, s, e)));
     }
+    if (cls.kind === 'foreign' || (cls.kind === 'prose' && this.lastForeign))
+      return this.foreignLine(cls.kind === 'foreign' ? cls.foreign : this.lastForeign!);
+    if (cls.kind === 'elision') this.elision();
     this.skip(cls.kind === 'prefix' ? 'prose' : cls.kind);
+  }
+
+  /** "..." inside a table: the chain before it may go on past it, and any chain may lie in it. */
+  private elision(): void {
+    const t = this.current ?? this.section;
+    if (!t) return;
+    const before = this.elided.get(t) ?? [];
+    this.elided.set(t, before.concat(this.lastTable === t ? this.lastChain : -1));
+  }
+
+  /** A line of another tool's listing: counted under its kind, named once at the end. */
+  private foreignLine(kind: ForeignKind): void {
+    this.lastForeign = kind;
+    const lines = this.foreign.get(kind) ?? [];
+    this.foreign.set(kind, lines.concat(this.lineNo));
   }
 
   /** A line that is not part of the dump, reported with an excerpt. */
@@ -352,9 +398,14 @@ class DumpParser {
     if (t.startsWith('# Generated by') || t.startsWith('# Completed on')) {
       this.generator ??= t.startsWith('# Generated by') ? t : undefined;
     } else if (t.startsWith('# Warning:')) {
+      if (LEGACY_WARNING.test(t)) this.legacyWarning ??= this.lineNo;
       this.warn('backend', backendWarning(t.slice(2)));
-    } else if (classifyLine(t).kind === 'prompt') {
-      this.skip('prompt'); // a root prompt ("# iptables-save"); other comments are the format's own
+    } else {
+      const cls = classifyLine(t);
+      if (cls.kind === 'prompt')
+        this.skip('prompt'); // a root prompt ("# iptables-save")
+      else if (cls.kind === 'foreign') this.foreignLine(cls.foreign); // a page's joined listing
+      // other comments are the format's own
     }
   }
 
@@ -378,6 +429,7 @@ class DumpParser {
       return;
     }
     this.current = new Table(name, this.buf, this.lineNo);
+    this.saveForm.add(this.current);
     this.spanStart = s;
     this.tables.push(this.current);
   }
@@ -403,6 +455,7 @@ class DumpParser {
     if (p < e && !(b[p + 1] === 91 && b[e - 1] === 93))
       this.fail('expected ":CHAIN POLICY [packets:bytes]"');
     const table = this.target();
+    this.saveForm.add(table);
     const chain = table.chainAt(s + 1, k);
     const declared = table.chainLine(chain);
     if (declared !== undefined) {
@@ -432,11 +485,31 @@ class DumpParser {
       this.fail(
         `${policy ? '-P' : '-N'} line inside *${this.current.name}: iptables-save does not write these`,
       );
-    if (this.sectionHasRules) this.closeSection(); // a second `iptables -S` listing starts here
+    // a second `iptables -S` listing starts here, unless it is the next of several one-chain
+    // listings (`iptables -t nat -S KUBE-SVC-...`, each with its own -N) of the same table
+    if (this.sectionHasRules && (policy || this.listedBefore(text(b, words[2]!, words[3]!))))
+      this.closeSection();
     const table = this.target();
     const chain = table.chainAt(words[2]!, words[3]!);
     table.setChainLine(chain, this.lineNo);
     if (policy) table.setChainPolicy(chain, text(b, words[4]!, words[5]!));
+  }
+
+  /** Whether the open `iptables -S` section already declared this chain or holds its rules, or
+   * the chain is of another table than the section's chains (a filter chain after nat ones). */
+  private listedBefore(name: string): boolean {
+    const t = this.section;
+    if (!t) return false;
+    const c = t.indexOf(name);
+    if (c >= 0 && (t.chainLine(c) !== undefined || t.ruleCountOf(c) > 0)) return true;
+    const table = tableOfChain(name);
+    return (
+      table !== undefined &&
+      t.chains.some((x) => {
+        const other = tableOfChain(x.name);
+        return other !== undefined && other !== table;
+      })
+    );
   }
 
   private rule(lineStart: number, a: number, e: number, last: boolean): void {
@@ -465,8 +538,47 @@ class DumpParser {
     if (!this.current) this.sectionHasRules = true;
   }
 
+  /**
+   * Which chains of a table the paste may not hold in full. iptables-save declares every chain
+   * before any rule, so a dump without COMMIT (cut, or grep'd) declares chains whose rules are
+   * not in it; and the chain the input ends in may go on past the end when the input was cut
+   * (no COMMIT, a last line cut mid-rule) or is a fragment (rules without any declaration).
+   */
+  private markPartial(t: Table): void {
+    const noCommit = this.saveForm.has(t) && !t.committed;
+    const elided = this.elided.get(t);
+    for (const c of elided ?? [])
+      if (c >= 0)
+        t.partial.set(
+          t.nameOf(c),
+          'the paste elides lines after it: more of its rules may be there',
+        );
+    const cut = noCommit || this.cutTable === t;
+    let declared = false;
+    for (let c = 0; c < t.chainCount; c++) {
+      if (t.chainLine(c) === undefined) continue;
+      declared = true;
+      if ((cut || elided) && t.ruleCountOf(c) === 0)
+        t.partial.set(
+          t.nameOf(c),
+          cut
+            ? 'declared, but the paste is cut: its rules may lie past the cut'
+            : 'declared, but the paste elides lines: its rules may be among them',
+        );
+    }
+    const last = this.lastTable === t ? this.lastChain : -1;
+    if (last >= 0 && (cut || !declared))
+      t.partial.set(
+        t.nameOf(last),
+        cut
+          ? 'the paste is cut inside it: more of its rules may lie past the cut'
+          : 'the paste ends inside it and declares no chain: more of its rules may follow',
+      );
+  }
+
   /** A last line that does not lex: the paste was cut in the middle of it. */
   private cutShort(reason: string): void {
+    this.cutTable = this.current ?? this.section;
     this.warn(
       'truncated',
       `the dump looks cut short after line ${this.lineNo - 1}: line ${this.lineNo} ends mid-rule (${reason}), not read: "${excerpt(text(this.buf, this.lineStart, this.lineEnd))}"`,
@@ -574,6 +686,14 @@ const FILTER_TARGETS = new Set([
 ]);
 const NAT_CHAINS =
   /^KUBE-(SVC|SEP|SVL|EXT|FW|XLB|MARK-MASQ|MARK-DROP|POSTROUTING|NODEPORTS|SERVICES)/;
+
+/** The one table a kube-proxy chain can be in, by its name (KUBE-SERVICES and KUBE-NODEPORTS are
+ * in both nat and filter). */
+function tableOfChain(name: string): 'nat' | 'filter' | undefined {
+  if (/^KUBE-(?:SVC|SEP|SVL|EXT|FW|XLB|MARK-MASQ|MARK-DROP|POSTROUTING)-?/.test(name)) return 'nat';
+  if (/^KUBE-(?:FORWARD|FIREWALL|EXTERNAL-SERVICES|PROXY-FIREWALL)$/.test(name)) return 'filter';
+  return undefined;
+}
 
 /** Which table an `iptables -S` listing came from, from its builtin chains and targets. */
 function guessTable(t: Table): string | undefined {

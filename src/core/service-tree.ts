@@ -60,6 +60,12 @@ export interface TreeEndpoint {
   affinity: boolean;
   /** The jump names a chain that is not in this paste: address and hairpin rule unknown. */
   chainMissing?: boolean;
+  /** Why the paste cannot show this endpoint's share (a view without weights, a cut paste):
+   * `probability` is then no claim. */
+  shareUnknown?: string;
+  /** The address was read from kube-proxy's comment on the jump ("ns/svc:port -> 10.0.0.5:80"),
+   * not from a DNAT rule (the endpoint chain is not in the paste). */
+  addressFromComment?: boolean;
   quirk?: string;
   line: number;
 }
@@ -112,11 +118,16 @@ export interface ServiceTree {
   absentChains?: string[];
   /** Its chains are in the paste but no entry point is (KUBE-SERVICES was not pasted). */
   entryAbsent?: boolean;
+  /** The paste does not hold all of its endpoint rules (its chain lies past a cut, or only its
+   * declaration was pasted): no "no endpoints", fall-through or share is claimed. Why. */
+  partial?: string;
 }
 
 export interface OrphanChain {
   chain: string;
   rules: number;
+  /** Its rules may not all be in the paste: why (see Table.partial). */
+  partial?: string;
   /** For a Service port's own chain (KUBE-SVC, SVL, EXT, FW, XLB): what it would do if reached. */
   tree?: ServiceTree;
 }
@@ -141,6 +152,32 @@ const COMMENT_KIND: [string, EntryKind][] = [
   [' external IP', 'external-ip'],
   [' loadbalancer IP', 'load-balancer'],
 ];
+
+/** kube-proxy's comment on a KUBE-SVC -> KUBE-SEP jump: "ns/svc:port -> 10.0.0.5:80". */
+const ENDPOINT_COMMENT = / -> (\[[0-9a-fA-F:.]+\]:\d+|[\d.]+:\d+)$/;
+
+/** The protocol its endpoints' DNAT rules match (`-p udp ... -j DNAT`), for a tree no entry
+ * rule or comment names it for. */
+function dnatProtocol(nat: Table, tree: ServiceTree): string | undefined {
+  for (const ep of tree.endpoints) {
+    const c = nat.indexOf(ep.chain);
+    for (let k = 0; c >= 0 && k < nat.ruleCountOf(c); k++) {
+      const id = nat.ruleIdOf(c, k);
+      if (nat.isDnat(id)) return nat.protocol(id);
+    }
+  }
+  return undefined;
+}
+
+/** A tree whose own chain the paste may not hold in full claims nothing about its endpoints. */
+function markPartial(nat: Table, tree: ServiceTree): void {
+  const own = tree.chains.svc ?? tree.chains.svl ?? tree.chains.xlb;
+  const why = own === undefined ? undefined : nat.partial.get(own);
+  if (why === undefined) return;
+  tree.partial = why;
+  for (const ep of [...tree.endpoints, ...(tree.localEndpoints ?? [])])
+    if (ep.probability === 0 && !ep.affinity) ep.shareUnknown = why;
+}
 
 /** The address of a host CIDR ("10.0.0.1/32" is 10.0.0.1). */
 function stripHost(cidr: string | undefined): string | undefined {
@@ -230,12 +267,17 @@ class TreeBuilder {
       for (const chain of ['KUBE-SERVICES', 'KUBE-EXTERNAL-SERVICES', 'KUBE-PROXY-FIREWALL'])
         this.verdicts(this.filter, chain);
     }
+    if (nat)
+      for (const t of this.trees) {
+        markPartial(nat, t);
+        if (!t.protocol) t.protocol = dnatProtocol(nat, t) ?? '';
+      }
     for (const t of this.trees)
       t.id =
         t.name ??
         (t.clusterIP
           ? `${hostPort(t.clusterIP, t.port ?? 'any')}/${t.protocol}`
-          : `${t.hash ?? t.entries[0]?.address}/${t.protocol}`);
+          : `${t.hash ?? t.entries[0]?.address}${t.protocol ? `/${t.protocol}` : ''}`);
     // a paste without KUBE-SERVICES: its Service chains are trees whose entry is not in it
     const entryPasted = nat !== undefined && nat.indexOf('KUBE-SERVICES') >= 0;
     const unreached = this.trees.filter(
@@ -445,7 +487,7 @@ class TreeBuilder {
         const known = this.sepTargets.get(target);
         if (known && endpoints.includes(known)) ep = known;
         else {
-          ep = this.absentEndpoint(target, nat.line(id));
+          ep = this.absentEndpoint(target, nat.line(id), nat.comment(id));
           this.sepTargets.set(target, ep);
           endpoints.push(ep);
         }
@@ -473,10 +515,13 @@ class TreeBuilder {
     return { endpoints, fallThrough: remaining < 1e-9 ? 0 : remaining };
   }
 
-  /** A jump to a KUBE-SEP chain the paste does not have. */
-  private absentEndpoint(name: string, line: number): TreeEndpoint {
+  /** A jump to a KUBE-SEP chain the paste does not have; kube-proxy (v1.28 on) names the
+   * endpoint in the jump's comment ("ns/svc:port -> 10.0.0.5:80"), which is read as such. */
+  private absentEndpoint(name: string, line: number, comment?: string): TreeEndpoint {
+    const said = comment === undefined ? undefined : ENDPOINT_COMMENT.exec(comment)?.[1];
     return {
-      address: undefined,
+      address: said,
+      ...(said !== undefined ? { addressFromComment: true } : {}),
       chain: name,
       probability: 0,
       hairpinMasquerade: null,
@@ -605,13 +650,27 @@ class TreeBuilder {
     const nat = this.nat;
     for (let c = 0; c < nat.chainCount; c++) {
       const reached = (this.sep[c * SEP_STRIDE + SEP.flags]! & SEP_REACHED) !== 0;
-      if (this.visited[c] === 0 && !reached && nat.kindOf(c) !== undefined)
-        out.push({ chain: nat.nameOf(c), rules: nat.ruleCountOf(c) });
+      if (this.visited[c] === 0 && !reached && nat.kindOf(c) !== undefined) {
+        const partial = nat.partial.get(nat.nameOf(c));
+        out.push({
+          chain: nat.nameOf(c),
+          rules: nat.ruleCountOf(c),
+          ...(partial ? { partial } : {}),
+        });
+      }
     }
     const seps = new Set<string>();
     for (const tree of unreached) {
       for (const chain of Object.values(tree.chains))
-        if (chain) out.push({ chain, rules: nat.chain(chain)!.ruleCount, tree });
+        if (chain) {
+          const partial = nat.partial.get(chain);
+          out.push({
+            chain,
+            rules: nat.chain(chain)!.ruleCount,
+            tree,
+            ...(partial ? { partial } : {}),
+          });
+        }
       for (const ep of [...tree.endpoints, ...(tree.localEndpoints ?? [])])
         if (!ep.chainMissing && !seps.has(ep.chain)) {
           seps.add(ep.chain);
@@ -631,7 +690,8 @@ class TreeBuilder {
       const hash = nat.nameOf(c).slice(-16);
       if (reached.has(hash)) continue;
       const known = this.names.get(hash) ?? nameFromComments(nat, c, hash);
-      this.tree(hash, known?.name, known?.protocol ?? 'tcp');
+      // no entry rule and no comment: the protocol is not in the paste
+      this.tree(hash, known?.name, known?.protocol ?? '');
     }
   }
 

@@ -25,22 +25,35 @@ function entryText(e: EntryPoint): string {
     'load-balancer': 'load-balancer IP',
     'node-port': 'node port',
   }[e.kind];
-  const port = e.port ?? 'any port';
-  const where = e.kind === 'node-port' ? `${kind} ${port}` : `${kind} ${e.address}:${port}`;
+  const port = e.port ?? (e.from === 'ipvs' ? 'port unknown' : 'any port');
+  const protocol = e.protocol ? `/${e.protocol}` : '';
+  const where =
+    e.kind === 'node-port'
+      ? `${kind} ${port}${e.from === 'ipvs' ? `${protocol} on ${e.address}` : ''}`
+      : `${kind} ${e.address}:${port}`;
   if (e.proxyPort !== undefined)
-    return `${where}/${e.protocol}  (${e.from} line ${e.line}) proxied by kube-proxy itself on port ${e.proxyPort} (userspace mode: endpoints are not in iptables)`;
-  return `${where}/${e.protocol}  (${e.from} ${e.line ? `line ${e.line} ` : ''}-> ${e.chain})`;
+    return `${where}${e.from === 'ipvs' && e.kind === 'node-port' ? '' : protocol}  (${e.from} line ${e.line}) proxied by kube-proxy itself on port ${e.proxyPort} (userspace mode: endpoints are not in iptables)`;
+  const proto = e.from === 'ipvs' && e.kind === 'node-port' ? '' : protocol;
+  return `${where}${proto}  (${e.from} ${e.line ? `line ${e.line} ` : ''}-> ${e.chain})`;
 }
 
 function endpointText(ep: TreeEndpoint): string {
-  const share = ep.affinity && ep.probability === 0 ? 'affinity' : percent(ep.probability);
-  let to = ep.address
-    ? `DNAT -> ${ep.address}`
-    : ep.inferredIP
-      ? `DNAT -> ${ep.inferredIP}:? (address unreadable, IP from the hairpin rule)`
-      : 'no DNAT rule';
-  if (ep.chainMissing) to = 'chain not in this paste: DNAT target unknown';
+  const share = ep.shareUnknown
+    ? '?'
+    : ep.affinity && ep.probability === 0
+      ? 'affinity'
+      : percent(ep.probability);
+  let to = ep.addressFromComment
+    ? `DNAT -> ${ep.address} (from kube-proxy's comment on the jump: chain not in this paste)`
+    : ep.address
+      ? `DNAT -> ${ep.address}`
+      : ep.inferredIP
+        ? `DNAT -> ${ep.inferredIP}:? (address unreadable, IP from the hairpin rule)`
+        : 'no DNAT rule';
+  if (ep.chainMissing && !ep.addressFromComment)
+    to = 'chain not in this paste: DNAT target unknown';
   const marks = [
+    ep.shareUnknown ? `share unknown: ${ep.shareUnknown}` : '',
     ep.hairpinMasquerade === null
       ? 'hairpin rule unknown'
       : ep.hairpinMasquerade
@@ -54,8 +67,10 @@ function endpointText(ep: TreeEndpoint): string {
 function treeText(t: ServiceTree): string[] {
   const head = [t.name ? portNameText(t.name) : t.id];
   if (t.name && t.clusterIP)
-    head.push(`${hostPort(t.clusterIP, t.port ?? 'any port')}/${t.protocol}`);
-  if (t.nodePorts.length > 0) head.push(`node port ${t.nodePorts.join(', ')}`);
+    head.push(
+      `${hostPort(t.clusterIP, t.port ?? 'any port')}${t.protocol ? `/${t.protocol}` : ''}`,
+    );
+  if (t.nodePorts.length > 0 && t.name) head.push(`node port ${t.nodePorts.join(', ')}`);
   const out = [head.join('  ')];
   if (t.entryAbsent) out.push('  entry not in this paste (no KUBE-SERVICES rules in it)');
   for (const e of t.entries) out.push(`  entry  ${entryText(e)}`);
@@ -69,12 +84,17 @@ function treeText(t: ServiceTree): string[] {
     );
   const list = (title: string | undefined, eps: TreeEndpoint[]) => {
     if (!title) return;
-    out.push(`  ${title}${eps.length === 0 ? '  (no endpoints)' : ''}`);
+    const none = t.partial
+      ? `  (the paste may not hold all its rules: ${t.partial})`
+      : eps.length === 0
+        ? '  (no endpoints)'
+        : '';
+    out.push(`  ${title}${none}`);
     eps.forEach((ep, i) => out.push(`  ${i === eps.length - 1 ? '└─' : '├─'}${endpointText(ep)}`));
   };
   list(t.chains.svc, t.endpoints);
   list(t.chains.svl ?? t.chains.xlb, t.localEndpoints ?? []);
-  if (t.fallThrough > 0)
+  if (t.fallThrough > 0 && !t.partial)
     out.push(
       `  ${percent(t.fallThrough)} of new connections match no endpoint rule and leave the chain unchanged`,
     );
@@ -112,9 +132,35 @@ const isNft = (d: RulesDump): d is NftTable => 'sets' in d;
 const isIpvs = (d: RulesDump): d is IpvsTable => 'kind' in d && d.kind === 'ipvs';
 const realServers = (d: IpvsTable) => d.services.reduce((n, s) => n + s.realServers.length, 0);
 
+const IPVS_VIEW: Record<IpvsTable['view'], string> = {
+  list: '',
+  save: ' (ipvsadm-save)',
+  stats: ' (ipvsadm --stats: counters, no scheduler, no weights)',
+  rate: ' (ipvsadm --rate: rates, no scheduler, no weights)',
+  counters: ' (ipvsadm counters: no scheduler, no weights)',
+};
+
+/** What an IPVS listing leaves out, one line each. */
+export function ipvsWarnings(d: IpvsTable): string[] {
+  const out: string[] = [];
+  if (d.names)
+    out.push(
+      '`ipvsadm -l` without -n prints host and port names: addresses are shown as printed, ports only where the name is a well-known one; run `ipvsadm -Ln` for numbers',
+    );
+  if (d.duplicates.length > 0)
+    out.push(
+      `line${d.duplicates.length === 1 ? '' : 's'} ${d.duplicates.join(', ')} repeat${d.duplicates.length === 1 ? 's' : ''} a virtual or real server already read (pasted twice?): read once`,
+    );
+  if (d.elided.length > 0)
+    out.push(
+      `line${d.elided.length === 1 ? '' : 's'} ${d.elided.join(', ')} elide${d.elided.length === 1 ? 's' : ''} part of the listing: virtual servers not in the paste are not shown`,
+    );
+  return out;
+}
+
 function headline(d: RulesDump, label: string): string {
   if (isIpvs(d))
-    return `${label}: IPVS, ${count(d.services.length, 'virtual server')}, ${count(realServers(d), 'real server')}`;
+    return `${label}: IPVS${IPVS_VIEW[d.view]}, ${count(d.services.length, 'virtual server')}, ${count(realServers(d), 'real server')}`;
   if (isNft(d)) {
     const rules = d.chains.reduce((n, c) => n + c.rules.length, 0);
     return `${label}: nftables table ${d.family} ${d.name}, ${count(d.chains.length, 'chain')}, ${count(rules, 'rule')}, ${count(d.sets.length, 'set')} and maps`;
@@ -122,10 +168,27 @@ function headline(d: RulesDump, label: string): string {
   return `${label}: ${count(d.tables.length, 'table')} (${d.tables.map((t) => t.name).join(', ')}), ${count(d.chainCount, 'chain')}, ${count(d.ruleCount, 'rule')}${d.generator ? ` — ${d.generator.replace(/^# Generated by /, '').replace(/ on .*/, '')}` : ''}`;
 }
 
+/** Why an iptables dump shows no Service: its KUBE-SERVICES is past a cut, or Cilium replaced
+ * kube-proxy (its CILIUM_ chains and no KUBE-SERVICES: GKE Dataplane V2, kube-proxy-free). */
+function noServiceRules(rs: Ruleset): string {
+  const nat = rs.table('nat');
+  const cut = nat?.partial.get('KUBE-SERVICES');
+  if (cut) return `no Service entry in the paste: KUBE-SERVICES is ${cut}`;
+  const cilium = rs.tables.some((t) => t.chains.some((c) => c.name.startsWith('CILIUM_')));
+  if (cilium && !rs.tables.some((t) => t.indexOf('KUBE-SERVICES') >= 0))
+    return 'no Service rules found: the CILIUM_ chains and no KUBE-SERVICES say Cilium replaces kube-proxy on this node (GKE Dataplane V2, kube-proxy-free Cilium): its Services are BPF map entries; `cilium-dbg service list` in the Cilium agent Pod (anetd on GKE) shows them';
+  return 'no Service rules found (no KUBE-SERVICES entries in the nat table)';
+}
+
 export function rulesText(dump: RulesDump, trees: ServiceTrees, source: RulesSource): string {
   const out = [headline(dump, source.label)];
   if (!isNft(dump) && !isIpvs(dump)) out.push(...warningLines(dump));
   if (isNft(dump) && dump.cut) out.push(`warning: ${cutText(dump)}`);
+  if (isNft(dump) && dump.elided)
+    out.push(
+      `warning: line${dump.elided.length === 1 ? '' : 's'} ${dump.elided.join(', ')} elide${dump.elided.length === 1 ? 's' : ''} part of the table: what is not in the paste is not shown, and nothing is said about it`,
+    );
+  if (isIpvs(dump)) out.push(...ipvsWarnings(dump).map((w) => `warning: ${w}`));
   out.push('');
   if (trees.services.length === 0)
     out.push(
@@ -133,13 +196,13 @@ export function rulesText(dump: RulesDump, trees: ServiceTrees, source: RulesSou
         ? 'no Service found (no virtual server in the listing)'
         : isNft(dump)
           ? 'no Service rules found (no service-ips elements in the table)'
-          : 'no Service rules found (no KUBE-SERVICES entries in the nat table)',
+          : noServiceRules(dump),
     );
   for (const t of trees.services) out.push(...treeText(t), '');
   out.push(
     trees.orphans.length === 0
       ? 'orphan chains: none'
-      : `orphan chains (no entry point reaches them): ${trees.orphans.map((o) => `${o.chain} (${count(o.rules, 'rule')})`).join(', ')}`,
+      : `orphan chains (no entry point reaches them): ${trees.orphans.map((o) => `${o.chain} (${o.partial ? `${count(o.rules, 'rule')} in the paste, ${o.partial}` : count(o.rules, 'rule')})`).join(', ')}`,
   );
   const shown = new Set<ServiceTree>();
   for (const o of trees.orphans)
@@ -156,7 +219,9 @@ export function rulesJson(dump: RulesDump, trees: ServiceTrees, source: RulesSou
     address: ep.address ?? null,
     ...(ep.inferredIP ? { inferredIP: ep.inferredIP } : {}),
     chain: ep.chain,
-    probability: ep.probability,
+    probability: ep.shareUnknown ? null : ep.probability,
+    ...(ep.shareUnknown ? { shareUnknown: ep.shareUnknown } : {}),
+    ...(ep.addressFromComment ? { addressFromComment: true } : {}),
     hairpinMasquerade: ep.hairpinMasquerade,
     affinity: ep.affinity,
     ...(ep.chainMissing ? { chainMissing: true } : {}),
@@ -175,11 +240,12 @@ export function rulesJson(dump: RulesDump, trees: ServiceTrees, source: RulesSou
     chains: t.chains,
     ...(t.absentChains ? { absentChains: t.absentChains } : {}),
     ...(t.entryAbsent ? { entryAbsent: true } : {}),
+    ...(t.partial ? { partial: t.partial } : {}),
     entries: t.entries.map((e) => ({ ...e, port: e.port ?? null })),
     masquerade: t.masquerade,
     endpoints: t.endpoints.map(endpoint),
     ...(t.localEndpoints ? { localEndpoints: t.localEndpoints.map(endpoint) } : {}),
-    fallThrough: t.fallThrough,
+    fallThrough: t.partial ? null : t.fallThrough,
     ...(t.affinitySeconds !== undefined ? { affinitySeconds: t.affinitySeconds } : {}),
     verdicts: t.verdicts,
   });
@@ -190,8 +256,9 @@ export function rulesJson(dump: RulesDump, trees: ServiceTrees, source: RulesSou
     ...(isIpvs(dump)
       ? {
           mode: 'ipvs',
+          view: dump.view,
           counts: { virtualServers: dump.services.length, realServers: realServers(dump) },
-          warnings: [],
+          warnings: ipvsWarnings(dump).map((message) => ({ line: null, kind: 'ipvs', message })),
         }
       : isNft(dump)
         ? {
@@ -202,9 +269,16 @@ export function rulesJson(dump: RulesDump, trees: ServiceTrees, source: RulesSou
               rules: dump.chains.reduce((n, c) => n + c.rules.length, 0),
               sets: dump.sets.length,
             },
-            warnings: dump.cut
-              ? [{ line: dump.cut.line, kind: 'cut-short', message: cutText(dump) }]
-              : [],
+            warnings: [
+              ...(dump.cut
+                ? [{ line: dump.cut.line, kind: 'cut-short', message: cutText(dump) }]
+                : []),
+              ...(dump.elided ?? []).map((line) => ({
+                line,
+                kind: 'elision',
+                message: 'part of the table is elided here: what is not in the paste is not shown',
+              })),
+            ],
           }
         : {
             mode: 'iptables',
@@ -216,6 +290,7 @@ export function rulesJson(dump: RulesDump, trees: ServiceTrees, source: RulesSou
     orphans: trees.orphans.map((o) => ({
       chain: o.chain,
       rules: o.rules,
+      ...(o.partial ? { partial: o.partial } : {}),
       ...(o.tree ? { tree: tree(o.tree) } : {}),
     })),
   };

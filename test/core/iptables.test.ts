@@ -114,7 +114,9 @@ COMMIT
           assert.equal(t.probability(id), statistic?.probability, at);
           assert.equal(
             t.hasOtherMatches(id),
-            r.matches.some((m) => !['comment', 'statistic', ...PORT_MODULES].includes(m.module)),
+            r.matches.some((m) => !['comment', 'statistic', ...PORT_MODULES].includes(m.module)) ||
+              r.inInterface !== undefined ||
+              r.outInterface !== undefined,
             at,
           );
           rules++;

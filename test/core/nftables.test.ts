@@ -72,7 +72,7 @@ describe('the nft -j listing', () => {
     );
     assert.throws(
       () => parseNftJson('{"rules": []}', 'x.json'),
-      /x\.json:1: not an nft -j listing: no top-level "nftables" array/,
+      /x\.json:1: not an nft -j listing: no table, chain, rule, set or map in it/,
     );
   });
 });

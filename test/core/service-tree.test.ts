@@ -297,7 +297,7 @@ ${clusterIP}
     assert.deepEqual(
       t.services.map((x) => [x.id, x.entryAbsent, x.entries.length]),
       [
-        [`${SVC.slice(-16)}/tcp`, true, 0],
+        [SVC.slice(-16), true, 0], // no entry, no comment, no DNAT rule: protocol not in the paste
         ['ns2/api:https', true, 0],
       ],
     );

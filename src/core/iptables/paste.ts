@@ -16,11 +16,20 @@ export type WarningKind =
   | 'duplicate' // a line pasted twice, read once
   | 'truncated' // the dump looks cut short
   | 'table' // which table a listing without `*table` belongs to
-  | 'backend' // iptables-legacy / iptables-nft
+  | 'backend' // iptables-legacy / iptables-nft, and iptables-nft's "legacy tables present" warning
   | 'mode'; // the dump is of another kube-proxy mode (IPVS, userspace)
 
 /** Other tools' output that a paste may hold instead of (or beside) a rules dump. */
-export type ForeignKind = 'iptables-list' | 'nft' | 'kube-proxy-nft' | 'ipvsadm' | 'ipset';
+export type ForeignKind =
+  | 'iptables-list'
+  | 'nft'
+  | 'kube-proxy-nft'
+  | 'ipvsadm'
+  | 'ipset'
+  | 'cilium'
+  | 'hns'
+  | 'ovn'
+  | 'kubectl';
 
 /** What each foreign listing is, and what to run instead (or until kdebug reads it). */
 export const FOREIGN: Record<ForeignKind, string> = {
@@ -30,9 +39,15 @@ export const FOREIGN: Record<ForeignKind, string> = {
   'kube-proxy-nft':
     "this is kube-proxy's nftables table (`table ip kube-proxy`): kube-proxy runs in nftables mode, which kdebug does not read yet; `nft list table ip kube-proxy` shows its Services",
   ipvsadm:
-    'this is `ipvsadm` output (kube-proxy IPVS mode), which kdebug does not read yet: the Services are IPVS virtual servers; `ipvsadm -Ln` lists them with their real servers',
+    'this is `ipvsadm` output (kube-proxy IPVS mode) among iptables lines: the Services are IPVS virtual servers; give the `ipvsadm -Ln` listing to `kdebug rules --file` on its own',
   ipset:
     'this is `ipset list` output (the sets of kube-proxy IPVS mode), which kdebug does not read yet',
+  cilium:
+    "this is Cilium's Service table (`cilium service list` / `cilium bpf lb list`, or cilium-dbg's): Cilium replaces kube-proxy on this node, its Services are BPF map entries, not iptables rules; kdebug does not read them yet: `cilium-dbg service list` in the Cilium agent Pod (anetd on GKE Dataplane V2) shows each frontend with its backends",
+  hns: 'this is Windows HNS state (`hnsdiag list all`): kube-proxy on Windows programs HNS load balancers, not iptables; kdebug does not read them yet: `hnsdiag list loadbalancers` on the node lists each Service VIP with its endpoints',
+  ovn: "this is OVN's load-balancer list (`ovn-nbctl lb-list`): OVN-Kubernetes (or Kube-OVN) implements Services as OVN load balancers, not kube-proxy rules; kdebug does not read them yet: each VIP line lists its backends",
+  kubectl:
+    "this is kubectl output (`kubectl get svc` / `kubectl describe svc`): the Service objects, not a node's rules; paste `iptables-save` (or `ipvsadm -Ln`, `nft list table ip kube-proxy`) from the node, or run `kdebug svc NAME` against the cluster",
 };
 
 /** A line that is not a dump line: what it is, or the rule left after a known prefix. */
@@ -52,6 +67,10 @@ const PREFIXES = [
   /^[+>] ?/, // diff's "+", a quote's "> "
 ];
 
+/** iptables-nft's note that the legacy backend holds tables too (after `iptables -L`, or as a
+ * comment in iptables-nft-save). */
+export const LEGACY_WARNING = /^(?:# )?Warning: iptables-legacy tables present/;
+
 const KLOG = /^[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ [^\s:]+:\d+\]/;
 const TIMESTAMP = /^(?:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d|time="|level=|\{"(?:level|ts|time)")/;
 const PROMPT = /^(?:\S*[@:]\S*\s*[$#%] |\[[^\]]*\][$#] |\S+ [$#] |[$%] )/;
@@ -60,6 +79,37 @@ const COMMANDS =
 
 const FOREIGN_LINES: [RegExp, ForeignKind][] = [
   [/^Chain \S+ \((?:policy \w+|\d+ references)/, 'iptables-list'],
+  // a listing a web page joined onto one line
+  [/\bChain \S+ \((?:policy \w+|\d+ references)\) +target +prot +opt\b/, 'iptables-list'],
+  // Cilium: `cilium service list`, `cilium bpf lb list` (and cilium-dbg's)
+  [/^(?:ID +)?Frontend +Service Type +Backend\b/, 'cilium'],
+  [/^SERVICE ADDRESS +BACKEND ADDRESS\b/, 'cilium'],
+  [
+    /^(?:\d+ +)?\S+:\d+(?::[A-Z]+|\/[A-Z]+)? +(?:ClusterIP|NodePort|ExternalIPs|LoadBalancer|HostPort|LocalRedirect)\b/,
+    'cilium',
+  ],
+  [/^\d+ => \S+:\d+\S* \((?:active|terminating|quarantined|maintenance)\)/, 'cilium'],
+  [/^\S+:\d+ +\S+:\d+ \(\d+\)(?: \(\d+\))?/, 'cilium'],
+  // Windows: `hnsdiag list all`
+  [/^(?:Networks|Endpoints|Namespaces|LoadBalancers|Policies):$/, 'hns'],
+  [/^Name +ID(?: +Virtual Network Name)?$/, 'hns'],
+  [/^ID +\| +Endpoint IDs$/, 'hns'],
+  // OVN: `ovn-nbctl lb-list` / `lr-lb-list` / `ls-lb-list`
+  [/^UUID +LB +PROTO +VIP +IPs$/, 'ovn'],
+  [
+    /^(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12} +\S+ +)?(?:tcp|udp|sctp) +\[?[\d.:a-f]+\]?:\d+(?: +\S+)?$/,
+    'ovn',
+  ],
+  // kubectl get svc / describe svc
+  [/^NAME +TYPE +CLUSTER-IP +EXTERNAL-IP +PORT\(S\)/, 'kubectl'],
+  [
+    /^\S+ +(?:ClusterIP|NodePort|LoadBalancer|ExternalName) +(?:\S+) +\S+ +\S+\/(?:TCP|UDP|SCTP)/,
+    'kubectl',
+  ],
+  [
+    /^(?:Namespace|Labels|Annotations|Selector|IP Family Policy|IP Families|IPs?|Port|TargetPort|NodePort|Endpoints|Session Affinity|External Traffic Policy|LoadBalancer Ingress|Events): /,
+    'kubectl',
+  ],
   [
     /^(?:num +)?(?:pkts +bytes +)?target +prot +opt +(?:in +out +)?source +destination/,
     'iptables-list',
@@ -80,7 +130,10 @@ const FOREIGN_LINES: [RegExp, ForeignKind][] = [
   ],
   [/^(?:TCP|UDP|SCTP) +\S+:\d+ +\w+/, 'ipvsadm'],
   [/^-[AaEeDd] -[tuf] \S+/, 'ipvsadm'],
-  [/^(?:Name|Type|Revision|Header|Size in memory|References|Number of entries|Members): /, 'ipset'],
+  [
+    /^(?:Type: (?:hash|bitmap|list):|(?:Revision|Header|Size in memory|References|Number of entries): |Members:$)/,
+    'ipset',
+  ],
   [/^(?:create|add) KUBE-[\w-]+ /, 'ipset'],
 ];
 
@@ -96,7 +149,10 @@ export function classifyLine(line: string): LineClass {
   if (/^(?:\.\.\.|…|\[\.\.\.\]|--)$/.test(line) || /^\.\.\. ?\(.*\)$/.test(line))
     return { kind: 'elision' };
   if (KLOG.test(line) || TIMESTAMP.test(line)) return { kind: 'log' };
-  for (const [re, foreign] of FOREIGN_LINES) if (re.test(line)) return { kind: 'foreign', foreign };
+  if (LEGACY_WARNING.test(line)) return { kind: 'backend' };
+  // another tool's line may be quoted ("> ") or in a diff ("+") too
+  const bare = line.replace(/^(?:[+>] ?)+/, '').trimStart();
+  for (const [re, foreign] of FOREIGN_LINES) if (re.test(bare)) return { kind: 'foreign', foreign };
   if (PROMPT.test(line) || (line.startsWith('# ') && COMMANDS.test(line.slice(2))))
     return { kind: 'prompt' };
   if (COMMANDS.test(line) || /^-[IDXFRZCLS]\b/.test(line)) return { kind: 'command' };

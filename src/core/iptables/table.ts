@@ -125,6 +125,7 @@ export interface TableState {
   records: Int32Array;
   policies: Map<number, string>;
   scatteredRules: Map<number, number[]>;
+  partial: Map<string, string>;
 }
 
 export interface AddressMatch {
@@ -137,6 +138,9 @@ export class Table {
   chainCount = 0;
   ruleCount = 0;
   committed = false;
+  /** Chains whose rules the paste may not hold in full (a cut, a dump without COMMIT), by name,
+   * with why: nothing about their endpoints is claimed. */
+  partial = new Map<string, string>();
   private chunks: Int32Array[] = [];
   // a field's [start, end) as Uint16 offsets from its rule's specStart: half the bytes of Int32
   private pairChunks: Uint16Array[] = [];
@@ -180,6 +184,7 @@ export class Table {
       records: this.records,
       policies: this.policies,
       scatteredRules: this.scatteredRules,
+      partial: this.partial,
     };
   }
 
@@ -195,6 +200,7 @@ export class Table {
     t.slots = s.slots;
     t.records = s.records;
     t.policies = s.policies;
+    t.partial = s.partial;
     t.scatteredRules = s.scatteredRules;
     return t;
   }

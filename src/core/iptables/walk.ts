@@ -155,7 +155,7 @@ export function walkRule(b: Uint8Array, lex: RuleLexer, c: Int32Array, parts?: R
         c[2 * H.proto] = vs;
         c[2 * H.proto + 1] = ve;
         if (neg) flags |= RuleFlag.protoNegated;
-      }
+      } else if (letter === 105 || letter === 111) flags |= RuleFlag.hasOtherMatches; // -i / -o
       if (parts) topOption(parts.rule, b, t, k);
     } else if (role === Role.Module) {
       const s = t[k]!;

@@ -86,10 +86,11 @@ export function traceIpvsPacket(
     table: 'ipvs',
     chain: `${vs.protocol.toUpperCase()} ${vs.address}`,
     line: vs.line,
-    rule: `-A ${FLAG[vs.protocol]} ${vs.address} -s ${vs.scheduler}${vs.persistent !== undefined ? ` -p ${vs.persistent}` : ''}`,
+    rule: `-A ${FLAG[vs.protocol]} ${vs.address} ${vs.scheduler !== undefined ? ` -s ${vs.scheduler}` : ''}${vs.persistent !== undefined ? ` -p ${vs.persistent}` : ''}`,
     effect,
   });
-  const live = vs.realServers.filter((r) => r.weight > 0);
+  // a counter view (--stats, --rate) prints no weights: each real server counts as live
+  const live = vs.realServers.filter((r) => (r.weight ?? 1) > 0);
   if (live.length === 0)
     return {
       packet,
@@ -103,11 +104,11 @@ export function traceIpvsPacket(
         }),
       ],
     };
-  const total = live.reduce((n, r) => n + r.weight, 0);
-  const byWeight = BY_WEIGHT.has(vs.scheduler);
+  const total = live.reduce((n, r) => n + (r.weight ?? 1), 0);
+  const byWeight = vs.scheduler !== undefined && BY_WEIGHT.has(vs.scheduler);
   if (!byWeight)
     assumptions.push(
-      `scheduler ${vs.scheduler}: the real server depends on the connections; each is shown with an equal share`,
+      `${vs.scheduler !== undefined ? `scheduler ${vs.scheduler}` : 'no scheduler in this view'}: the real server depends on the connections; each is shown with an equal share`,
     );
   const fromOutside = o.clusterCIDR === undefined || !containsAny(o.clusterCIDR, src);
   return {
@@ -115,7 +116,7 @@ export function traceIpvsPacket(
     enters,
     notes,
     outcomes: live.map((r) => {
-      const p = byWeight ? r.weight / total : 1 / live.length;
+      const p = byWeight ? (r.weight ?? 1) / total : 1 / live.length;
       const ip = r.address.replace(/:\d+$/, '').replace(/^\[(.*)\]$/, '$1');
       const masquerade = o.masqueradeAll || fromOutside || ip === src;
       return outcome({

@@ -33,24 +33,30 @@ const BY_WEIGHT = new Set(['rr', 'wrr']);
 
 export function buildIpvsTrees(t: IpvsTable, o: IpvsTreeOptions = {}): ServiceTrees {
   const trees = new Map<string, ServiceTree>();
+  const guessed = o.known ? undefined : entryKinds(t);
   for (const vs of t.services) {
     if (vs.protocol === 'fwmark') continue; // kube-proxy writes no firewall-mark services
     const { host, port } = split(vs.address);
     const known =
       o.known?.get(`${vs.protocol} ${host}:${port}`) ?? o.known?.get(`${vs.protocol} :${port}`);
-    const id = known?.name ?? `${vs.protocol.toUpperCase()} ${vs.address}`;
+    const kind = known?.kind ?? guessed?.get(vs) ?? 'cluster-ip';
+    // a node port's virtual servers (one per node address) are one entry of one Service port
+    const id =
+      known?.name ??
+      (kind === 'node-port'
+        ? `${vs.protocol.toUpperCase()} node port ${port}`
+        : `${vs.protocol.toUpperCase()} ${vs.address}`);
     let tree = trees.get(`${id} ${vs.protocol}`);
     if (!tree)
       trees.set(
         `${id} ${vs.protocol}`,
         (tree = emptyTree({ name: known?.name, id, protocol: vs.protocol })),
       );
-    const kind = known?.kind ?? 'cluster-ip';
     const chain = `${vs.protocol.toUpperCase()} ${vs.address}`;
     tree.entries.push({
       kind,
       address: host,
-      port,
+      ...(port > 0 ? { port } : {}),
       protocol: vs.protocol,
       chain,
       from: 'ipvs',
@@ -58,7 +64,7 @@ export function buildIpvsTrees(t: IpvsTable, o: IpvsTreeOptions = {}): ServiceTr
     });
     if (kind === 'cluster-ip') {
       tree.clusterIP ??= host;
-      tree.port ??= port;
+      if (port > 0) tree.port ??= port;
     } else if (kind === 'node-port' && !tree.nodePorts.includes(port)) tree.nodePorts.push(port);
     else if (kind === 'external-ip' && !tree.externalIPs.includes(host))
       tree.externalIPs.push(host);
@@ -67,30 +73,76 @@ export function buildIpvsTrees(t: IpvsTable, o: IpvsTreeOptions = {}): ServiceTr
     if (vs.persistent !== undefined) tree.affinitySeconds = vs.persistent;
     // the cluster IP's virtual server stands for the Service port's endpoints
     if (kind === 'cluster-ip' || tree.endpoints.length === 0) {
-      tree.endpoints = endpointsOf(vs, o.loopBack);
+      tree.endpoints = endpointsOf(vs, t.view, o.loopBack);
       tree.chains.svc = chain;
     }
   }
   return { services: [...trees.values()].sort((a, b) => (a.id < b.id ? -1 : 1)), orphans: [] };
 }
 
-function endpointsOf(vs: IpvsService, loopBack?: Set<string>): ServiceTree['endpoints'] {
-  const total = vs.realServers.reduce((n, r) => n + r.weight, 0);
-  const byWeight = BY_WEIGHT.has(vs.scheduler);
+/** The default NodePort range (--service-node-port-range). */
+const NODE_PORTS = { min: 30000, max: 32767 };
+
+/**
+ * What each virtual server is, from the listing alone (no objects to ask): kube-proxy writes a
+ * node port on every node address, loopback included, and cluster IPs once each. So a port in the
+ * node-port range on a loopback address, or on several addresses, is a node port, and so is any
+ * node-port-range port on an address already seen holding one.
+ */
+function entryKinds(t: IpvsTable): Map<IpvsService, EntryPoint['kind']> {
+  const out = new Map<IpvsService, EntryPoint['kind']>();
+  const hosts = new Map<string, Set<string>>(); // "tcp 32767" -> addresses
+  for (const vs of t.services) {
+    const { host, port } = split(vs.address);
+    const key = `${vs.protocol} ${port}`;
+    hosts.set(key, (hosts.get(key) ?? new Set()).add(host));
+  }
+  const inRange = (port: number) => port >= NODE_PORTS.min && port <= NODE_PORTS.max;
+  const nodeAddresses = new Set<string>();
+  for (const vs of t.services) {
+    const { host, port } = split(vs.address);
+    if (isLoopback(host) || (inRange(port) && hosts.get(`${vs.protocol} ${port}`)!.size > 1))
+      nodeAddresses.add(host);
+  }
+  for (const vs of t.services) {
+    const { host, port } = split(vs.address);
+    out.set(vs, nodeAddresses.has(host) && inRange(port) ? 'node-port' : 'cluster-ip');
+  }
+  return out;
+}
+
+const isLoopback = (host: string) => /^127\./.test(host) || host === '::1';
+
+function endpointsOf(
+  vs: IpvsService,
+  view: IpvsTable['view'],
+  loopBack?: Set<string>,
+): ServiceTree['endpoints'] {
+  const weighed = vs.realServers.every((r) => r.weight !== undefined);
+  const total = vs.realServers.reduce((n, r) => n + (r.weight ?? 0), 0);
+  const byWeight = vs.scheduler !== undefined && BY_WEIGHT.has(vs.scheduler);
+  const unknown = weighed ? undefined : `${VIEW_FLAG[view] ?? 'this view'} shows no weights`;
   return vs.realServers.map((r) => ({
     address: r.address,
     chain: `${vs.protocol.toUpperCase()} ${vs.address}`,
-    probability: total > 0 ? r.weight / total : 0,
+    probability: total > 0 && r.weight !== undefined ? r.weight / total : 0,
+    ...(unknown ? { shareUnknown: unknown } : {}),
     hairpinMasquerade: loopBack?.has(loopBackOf(vs.protocol, r.address)) ? true : null,
     affinity: vs.persistent !== undefined,
-    ...(byWeight
+    ...(byWeight || unknown
       ? {}
       : {
-          quirk: `scheduler ${vs.scheduler}: the share depends on the connections, not on the weight alone`,
+          quirk: `scheduler ${vs.scheduler ?? 'unknown'}: the share depends on the connections, not on the weight alone`,
         }),
     line: r.line,
   }));
 }
+
+const VIEW_FLAG: Partial<Record<IpvsTable['view'], string>> = {
+  stats: 'ipvsadm --stats',
+  rate: 'ipvsadm --rate',
+  counters: 'this counter listing',
+};
 
 /** A real server's KUBE-LOOP-BACK entry. */
 function loopBackOf(protocol: string, address: string): string {
@@ -98,8 +150,23 @@ function loopBackOf(protocol: string, address: string): string {
   return loopBackEntry(host, protocol, port);
 }
 
-/** "10.96.0.10:53" -> host and port; "[fd00::a]:53" -> "fd00::a" and 53. */
+/** "10.96.0.10:53" -> host and port; "[fd00::a]:53" -> "fd00::a" and 53; `ipvsadm -l`'s
+ * "host:https" -> the port its service name stands for (0 when not a well-known one). */
 function split(address: string): { host: string; port: number } {
-  const m = /^\[?(.+?)\]?:(\d+)$/.exec(address);
-  return m ? { host: m[1]!, port: Number(m[2]) } : { host: address, port: 0 };
+  const m = /^\[?(.+?)\]?:([^:\]]+)$/.exec(address);
+  if (!m) return { host: address, port: 0 };
+  return { host: m[1]!, port: /^\d+$/.test(m[2]!) ? Number(m[2]) : (SERVICE_NAMES[m[2]!] ?? 0) };
 }
+
+/** The /etc/services names ipvsadm -l prints for the ports Services use most. */
+const SERVICE_NAMES: Record<string, number> = {
+  http: 80,
+  https: 443,
+  domain: 53,
+  'http-alt': 8080,
+  webcache: 8080,
+  'sun-sr-https': 6443,
+  mysql: 3306,
+  postgresql: 5432,
+  redis: 6379,
+};

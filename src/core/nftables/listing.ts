@@ -2,7 +2,6 @@
 // with their hooks and rules, sets and maps with their elements. The rules keep nft's own JSON
 // expressions (its stable machine format); what the Service trees need is read from them in
 // trees.ts. Bad input gets FILE:LINE, as the iptables parser gives.
-import { jsonErrorLine } from '../json-position.js';
 import { escapeControls } from '../sanitize.js';
 
 export type NftFamily = 'ip' | 'ip6' | 'inet' | 'arp' | 'bridge' | 'netdev';
@@ -25,6 +24,8 @@ export interface NftChain {
   prio?: number;
   policy?: string;
   rules: NftRule[];
+  /** The paste elides lines inside this chain ("..."): more rules may be hidden there. */
+  elided?: boolean;
 }
 
 /** A map or set element: its key (an address, "tcp", a port ... in order) and what it maps to. */
@@ -58,6 +59,10 @@ export interface NftTable {
   set(name: string): NftSet | undefined;
   /** The text listing ends inside this table (a paste cut short): where, and inside what. */
   cut?: { line: number; inside: string };
+  /** Elision lines ("...") inside the table: the paste left part of it out. */
+  elided?: number[];
+  /** The paste starts inside this table: its `table` line is not in it (family and name unknown). */
+  headless?: boolean;
 }
 
 export interface NftListing {
@@ -81,22 +86,88 @@ export class NftParseError extends Error {
   }
 }
 
-/** Does this text look like nft's JSON output (so `rules --file` reads it as such)? */
-export const isNftJson = (text: string) => /^\s*\{\s*"nftables"\s*:/.test(text.slice(0, 200));
-
 type J = Record<string, unknown>;
 const isObject = (v: unknown): v is J => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** Does this text look like nft's JSON output (so `rules --file` reads it as such)? A prompt or
+ * prose may come first, and a fragment may be items of the "nftables" array without it. */
+export const isNftJson = (text: string) => jsonStart(text.slice(0, 4096)) >= 0;
+
+/** Where nft's JSON starts: `{"nftables": [...]}`, or an item (`{"rule": {...}}`) or an array of
+ * them (`jq '.nftables'`), at the start of a line; -1 when there is none. */
+function jsonStart(text: string): number {
+  const m =
+    /(?:^|\n)[ \t]*(\{\s*"nftables"\s*:|\[?\s*\{\s*"(?:metainfo|table|chain|rule|set|map|element)"\s*:)/.exec(
+      text,
+    );
+  return m ? m.index + m[0].length - m[1]!.length : -1;
+}
+
 export function parseNftJson(text: string, file = '<input>'): NftListing {
-  let doc: unknown;
-  try {
-    doc = JSON.parse(text);
-  } catch (e) {
-    throw new NftParseError(file, jsonErrorLine(text), `not valid JSON: ${(e as Error).message}`);
+  const at = Math.max(0, jsonStart(text));
+  const { items, cut } = jsonItems(text, at, file);
+  return listingOf(items, file, cut === undefined ? undefined : lineAt(text, cut));
+}
+
+const lineAt = (text: string, at: number) => text.slice(0, at).split('\n').length;
+
+/**
+ * The items of nft's "nftables" array, each parsed on its own, so that a fragment (a paste cut
+ * in the middle, or items without the wrapper) gives the items it holds in full: `cut` is where
+ * the last, incomplete one starts. JSON that is whole but not nft's is an error with its line.
+ */
+function jsonItems(text: string, at: number, file: string): { items: unknown[]; cut?: number } {
+  const wrapped = /^\{\s*"nftables"\s*:/.test(text.slice(at));
+  const itemDepth = wrapped ? 2 : text[at] === '[' ? 1 : 0;
+  const items: unknown[] = [];
+  let depth = 0;
+  let quoted = false;
+  let escaped = false;
+  let start = -1;
+  for (let k = at; k < text.length; k++) {
+    const ch = text[k]!;
+    if (quoted) {
+      if (escaped) escaped = false;
+      else if (ch === '\\') escaped = true;
+      else if (ch === '"') quoted = false;
+      continue;
+    }
+    if (ch === '"') quoted = true;
+    else if (ch === '{' || ch === '[') {
+      if (depth === itemDepth && ch === '{') start = k;
+      depth++;
+    } else if (ch === '}' || ch === ']') {
+      depth--;
+      if (depth === itemDepth && start >= 0) {
+        try {
+          items.push(JSON.parse(text.slice(start, k + 1)));
+        } catch (e) {
+          throw new NftParseError(
+            file,
+            lineAt(text, start),
+            `not valid JSON: ${(e as Error).message}`,
+          );
+        }
+        start = -1;
+      }
+      if (depth < 0) break; // text after the JSON (prose, a prompt)
+      if (depth === 0 && itemDepth > 0) break;
+    } else if (depth === 0 && itemDepth === 0 && !/\s|,/.test(ch)) break; // prose after the items
   }
-  const items = isObject(doc) ? doc['nftables'] : undefined;
-  if (!Array.isArray(items))
-    throw new NftParseError(file, 1, 'not an nft -j listing: no top-level "nftables" array');
+  const known = items.some((i) => isObject(i) && Object.keys(i).some((k) => NFT_ITEMS.includes(k)));
+  if (!known && start < 0)
+    throw new NftParseError(
+      file,
+      lineAt(text, at),
+      'not an nft -j listing: no table, chain, rule, set or map in it',
+    );
+  return start >= 0 ? { items, cut: start } : depth > 0 ? { items, cut: text.length } : { items };
+}
+
+/** The kinds of item in nft's JSON array that a listing holds. */
+const NFT_ITEMS = ['metainfo', 'table', 'chain', 'rule', 'set', 'map', 'element'];
+
+function listingOf(items: unknown[], file: string, cutLine?: number): NftListing {
   interface Building {
     family: NftFamily;
     name: string;
@@ -159,6 +230,8 @@ export function parseNftJson(text: string, file = '<input>'): NftListing {
     sets: [...t.sets.values()],
     chain: (n) => t.chains.get(n),
     set: (n) => t.sets.get(n),
+    // a fragment cut in the middle of an item: what came after it was not read
+    ...(cutLine !== undefined ? { cut: { line: cutLine, inside: 'the nft -j listing' } } : {}),
   }));
   if (list.length === 0) throw new NftParseError(file, undefined, 'the nft listing holds no table');
   return {

@@ -132,23 +132,44 @@ interface Line {
   no: number;
 }
 
+/** A table being read from the text listing. */
+interface Building {
+  family: NftFamily;
+  name: string;
+  comment?: string;
+  chains: NftChain[];
+  sets: NftSet[];
+  elided?: number[];
+  headless?: boolean;
+}
+
+/** `nft -a` ends a line with its handle ("... # handle 12"): not part of the rule. */
+const withoutHandle = (line: string) => line.replace(/\s+# handle \d+$/, '');
+
+/** "...", "....", "…", "[...]": a paste that leaves lines out. */
+const ELISION = /^(?:\.{2,}|…|\[\.\.\.\])$/;
+
+/** A chain or map before any `table` line: the paste starts inside a table (only the first). */
+function headless(tables: NftTable[], l: Line, fail: (l: Line, why: string) => never): Building {
+  if (tables.length > 0) fail(l, 'a chain or map outside a table');
+  return { family: 'ip', name: '', chains: [], sets: [], headless: true };
+}
+
 export function parseNftText(input: string, file = '<input>'): NftListing {
   // elements and rules may wrap: join a line to the next while its braces are open
   const lines: Line[] = [];
   const raw = input.split('\n');
   for (let i = 0; i < raw.length; i++) {
-    let text = raw[i]!.trim();
+    let text = withoutHandle(raw[i]!.trim());
     const no = i + 1;
     while (open(text) > 0 && i + 1 < raw.length && !/^(chain|set|map|table) /.test(text)) {
       i++;
-      text += ` ${raw[i]!.trim()}`;
+      text += ` ${withoutHandle(raw[i]!.trim())}`;
     }
     if (text) lines.push({ text, no });
   }
   const tables: NftTable[] = [];
-  let table:
-    | { family: NftFamily; name: string; comment?: string; chains: NftChain[]; sets: NftSet[] }
-    | undefined;
+  let table: Building | undefined;
   let chain: NftChain | undefined;
   let set: NftSet | undefined;
   const skipped: number[] = [];
@@ -162,11 +183,11 @@ export function parseNftText(input: string, file = '<input>'): NftListing {
       if (table) fail(l, 'a table inside a table');
       table = { family: m[1] as NftFamily, name: m[2]!, chains: [], sets: [] };
     } else if ((m = /^chain (\S+) \{$/.exec(t))) {
-      if (!table) fail(l, 'a chain outside a table');
-      table!.chains.push((chain = { name: m[1]!, rules: [] }));
+      table ??= headless(tables, l, fail);
+      table.chains.push((chain = { name: m[1]!, rules: [] }));
     } else if ((m = /^(set|map) (\S+) \{$/.exec(t))) {
-      if (!table) fail(l, `a ${m[1]} outside a table`);
-      table!.sets.push(
+      table ??= headless(tables, l, fail);
+      table.sets.push(
         (set = { name: m[2]!, kind: m[1] as 'set' | 'map', type: [], flags: [], elements: [] }),
       );
     } else if (t === '}') {
@@ -176,9 +197,12 @@ export function parseNftText(input: string, file = '<input>'): NftListing {
         tables.push(finished(table));
         table = undefined;
       } else fail(l, 'a closing brace that closes nothing');
-    } else if (/^#/.test(t))
-      continue; // iptables-nft's "# Warning: table ... managed by iptables-nft"
-    else if (set) setLine(set, t);
+    } else if (/^#/.test(t)) continue;
+    // iptables-nft's "# Warning: table ... managed by iptables-nft"
+    else if (table && ELISION.test(t)) {
+      (table.elided ??= []).push(l.no);
+      if (chain) chain.elided = true;
+    } else if (set) setLine(set, t);
     else if (chain) chainLine(chain, t);
     else if (table && (m = /^comment "(.*)"$/.exec(t))) table.comment = m[1];
     else if (!table)
@@ -203,13 +227,7 @@ export function parseNftText(input: string, file = '<input>'): NftListing {
   };
 }
 
-function finished(t: {
-  family: NftFamily;
-  name: string;
-  comment?: string;
-  chains: NftChain[];
-  sets: NftSet[];
-}): NftTable {
+function finished(t: Building): NftTable {
   const chains = new Map(t.chains.map((c) => [c.name, c]));
   const sets = new Map(t.sets.map((s) => [s.name, s]));
   return { ...t, chain: (n) => chains.get(n), set: (n) => sets.get(n) };

@@ -51,6 +51,30 @@ export interface NftTreeOptions {
   loadBalancerIPs?: ReadonlySet<string>;
 }
 
+/** Why a listing may not hold all of the table: cut short, or lines elided ("..."). */
+export function abridgedBy(t: NftTable): string | undefined {
+  if (t.cut) return `the listing is cut at line ${t.cut.line}`;
+  if (t.elided && t.elided.length > 0)
+    return `the listing elides lines (line ${t.elided.join(', ')})`;
+  return undefined;
+}
+
+/** In an abridged listing a Service chain that is absent, elided inside, or the one the cut
+ * falls in may hold more rules than the paste shows. */
+function markAbridged(t: NftTable, x: ServiceTree, why: string): void {
+  const own = x.chains.svc ?? x.chains.svl;
+  const chain = own === undefined ? undefined : t.chain(own);
+  if (own === undefined || chain === undefined) x.partial = `its chain is not in the paste: ${why}`;
+  else if (
+    chain.elided ||
+    t.cut?.inside.endsWith(`chain ${own}`) ||
+    t.cut?.inside === 'the nft -j listing'
+  )
+    x.partial = why;
+  else if (x.endpoints.some((e) => e.chainMissing))
+    x.partial = `an endpoint chain is not in the paste: ${why}`;
+}
+
 type J = Record<string, unknown>;
 const isObject = (v: unknown): v is J => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -58,6 +82,9 @@ export function buildNftServiceTrees(t: NftTable, o: NftTreeOptions = {}): Servi
   const trees = new Map<ServicePortName, ServiceTree>();
   const reached = new Set<string>(); // chains a map element or a jump leads to
   const clusterIPs = new Set((t.set('cluster-ips')?.elements ?? []).map((e) => String(e.key[0])));
+  // a paste without the cluster-ips set: a Service port's first VIP is its cluster IP, as kube-proxy
+  // writes the cluster IP's element first
+  const hasClusterIPs = t.set('cluster-ips') !== undefined;
   // loadBalancerSourceRanges apply to load-balancer IPs only: those in firewall-ips are LB IPs
   const firewalled = new Set((t.set('firewall-ips')?.elements ?? []).map((e) => String(e.key[0])));
   const isLoadBalancer = (ip: string) => o.loadBalancerIPs?.has(ip) || firewalled.has(ip);
@@ -89,7 +116,7 @@ export function buildNftServiceTrees(t: NftTable, o: NftTreeOptions = {}): Servi
       const entryKind: EntryPoint['kind'] =
         kind === 'node-port'
           ? 'node-port'
-          : clusterIPs.has(address!)
+          : clusterIPs.has(address!) || (!hasClusterIPs && x.clusterIP === undefined)
             ? 'cluster-ip'
             : isLoadBalancer(address!)
               ? 'load-balancer'
@@ -187,6 +214,8 @@ export function buildNftServiceTrees(t: NftTable, o: NftTreeOptions = {}): Servi
     .filter((ch) => portChain(ch.name) && !reached.has(ch.name))
     .map((ch) => ({ chain: ch.name, rules: ch.rules.length }));
   const services = [...trees.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const abridged = abridgedBy(t);
+  if (abridged) for (const x of services) markAbridged(t, x, abridged);
   return { services, orphans: orphans.sort((a, b) => (a.chain < b.chain ? -1 : 1)) };
 }
 

@@ -1,0 +1,370 @@
+// Real pastes, as published, against their readings by hand (test/fixtures/pastes/readings.json,
+// written before kdebug ran on them): the Service ports, endpoints and shares a careful reader
+// states from each paste, what it cannot state (shares of a view without weights, chains past a
+// cut), and the kind of each paste kdebug does not read, named. Then the views the corpus does not
+// hold, written in each tool's own layout (ipvsadm.c's print_service_entry, nft -a, per-chain
+// `iptables -S CHAIN` listings): Service CIDR 10.96.0.0/16, Pods 10.244.0.0/16, node 192.168.0.10.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import { NoRulesError } from '../../src/core/iptables.js';
+import type { ForeignKind } from '../../src/core/iptables.js';
+import { readPaste, type PasteReading } from '../../src/core/paste/read.js';
+import type { ServiceTree, ServiceTrees } from '../../src/core/service-tree.js';
+import { rulesText } from '../../src/output/rules.js';
+
+interface ServiceReading {
+  id: string;
+  protocol?: string;
+  clusterIP?: string;
+  port?: number;
+  nodePorts?: number[];
+  /** DNAT targets in order; null where the paste does not show the target. */
+  endpoints?: (string | null)[];
+  /** Shares in order; null where the paste cannot show them. */
+  shares?: number[] | null;
+  affinitySeconds?: number;
+}
+
+interface Reading {
+  source: string;
+  form: string;
+  kind: 'iptables' | 'ipvs' | 'nft' | 'foreign';
+  foreign?: ForeignKind;
+  says?: string;
+  services?: ServiceReading[];
+  notInPaste?: string[];
+}
+
+const DIR = 'test/fixtures/pastes';
+const readings = JSON.parse(readFileSync(`${DIR}/readings.json`, 'utf8')) as Record<
+  string,
+  Reading | string
+>;
+const corpus = Object.entries(readings).filter((e): e is [string, Reading] => e[0] !== '_about');
+
+/** The reading of a paste, or the message kdebug gives when it cannot read it. */
+function read(slug: string): PasteReading | { error: Error } {
+  const file = `${DIR}/${slug}.txt`;
+  try {
+    return readPaste(readFileSync(file, 'utf8'), { file });
+  } catch (e) {
+    return { error: e as Error };
+  }
+}
+
+/** The tree a hand reading names: by ServicePortName, cluster IP and port, or node port. */
+function find(trees: ServiceTrees, r: ServiceReading): ServiceTree | undefined {
+  const all = [...trees.services, ...trees.orphans.flatMap((o) => (o.tree ? [o.tree] : []))];
+  // an unnamed port: "ns/name", which kube-proxy before v1.5 wrote "ns/name:"
+  if (r.id.includes('/')) return all.find((t) => t.name === r.id || t.name === `${r.id}:`);
+  if (r.clusterIP !== undefined)
+    return all.find((t) => t.clusterIP === r.clusterIP && t.port === r.port);
+  if (r.nodePorts) return all.find((t) => r.nodePorts!.every((p) => t.nodePorts.includes(p)));
+  const m = /^\w+ (\S+):(\d+)$/.exec(r.id);
+  return all.find((t) => t.entries.some((e) => e.address === m?.[1] && e.port === Number(m?.[2])));
+}
+
+const textOf = (x: PasteReading) =>
+  x.mode === 'not-kube-proxy' ? x.message : rulesText(x.dump, x.trees, { label: 'paste' });
+
+describe(`the pastes corpus (${corpus.length} real pastes)`, () => {
+  for (const [slug, r] of corpus)
+    it(`${slug}: ${r.form}`, () => {
+      const got = read(slug);
+      if (r.kind === 'foreign') {
+        const message =
+          'error' in got ? got.error.message : got.mode === 'not-kube-proxy' ? got.message : '';
+        assert.ok(message, `${slug} was read as ${'mode' in got ? got.mode : '?'}, not named`);
+        if ('error' in got) {
+          assert.ok(got.error instanceof NoRulesError, got.error.message);
+          assert.equal(got.error.foreign, r.foreign, message);
+        } else assert.equal(r.foreign, 'nft', message);
+        assert.doesNotMatch(message, /empty/, 'an input that is not empty is not called empty');
+        assert.ok(
+          [...message].every((ch) => ch.charCodeAt(0) >= 0x20 || ch === '\t'),
+          'one line, no control byte',
+        );
+        if (r.says) assert.match(message, new RegExp(r.says));
+        return;
+      }
+      assert.ok(!('error' in got), 'error' in got ? got.error.message : '');
+      assert.ok(got.mode !== 'not-kube-proxy');
+      assert.equal(got.mode, r.kind === 'nft' ? 'nftables' : r.kind);
+      const text = textOf(got);
+      // no paste in the corpus shows a Service port without endpoints: none may be claimed
+      assert.doesNotMatch(text, /\(no endpoints\)|match no endpoint rule/, text);
+      for (const s of r.services ?? []) {
+        const t = find(got.trees, s);
+        assert.ok(t, `${s.id}: no tree\n${text}`);
+        if (s.protocol) assert.equal(t.protocol, s.protocol, s.id);
+        if (s.clusterIP) assert.equal(t.clusterIP, s.clusterIP, s.id);
+        if (s.port !== undefined) assert.equal(t.port ?? t.entries[0]?.port, s.port, s.id);
+        for (const p of s.nodePorts ?? []) assert.ok(t.nodePorts.includes(p), `${s.id} ${p}`);
+        if (s.affinitySeconds !== undefined) assert.equal(t.affinitySeconds, s.affinitySeconds);
+        if (s.endpoints)
+          assert.deepEqual(
+            t.endpoints.map((e) => e.address ?? null),
+            s.endpoints,
+            s.id,
+          );
+        if (s.shares)
+          assert.deepEqual(
+            t.endpoints.map((e) => (e.shareUnknown ? null : Math.round(e.probability * 100))),
+            s.shares.map((p) => Math.round(p * 100)),
+            s.id,
+          );
+        else if (s.shares === null)
+          // no share stated: each unknown, or no endpoint shown with the reason why
+          assert.ok(
+            t.endpoints.length === 0
+              ? t.partial !== undefined || (t.absentChains?.length ?? 0) > 0
+              : t.endpoints.every((e) => e.shareUnknown !== undefined),
+            `${s.id}: a share or "no endpoints" stated\n${text}`,
+          );
+      }
+      for (const chain of r.notInPaste ?? []) {
+        const trees = [
+          ...got.trees.services,
+          ...got.trees.orphans.flatMap((o) => (o.tree ? [o.tree] : [])),
+        ];
+        const said =
+          trees.some(
+            (t) =>
+              t.absentChains?.includes(chain) ||
+              (t.partial !== undefined && Object.values(t.chains).includes(chain)) ||
+              t.endpoints.some((e) => e.chain === chain && e.chainMissing),
+          ) || got.trees.orphans.some((o) => o.chain === chain && o.partial !== undefined);
+        assert.ok(said, `${chain} is not said to be outside the paste\n${text}`);
+      }
+    });
+});
+
+/** A paste kdebug reads, or the test fails with what it said instead. */
+function reads(text: string): Exclude<PasteReading, { mode: 'not-kube-proxy' }> {
+  const got = readPaste(text, { file: 'paste.txt' });
+  assert.ok(got.mode !== 'not-kube-proxy', 'message' in got ? got.message : '');
+  return got;
+}
+
+const tree = (x: { trees: ServiceTrees }, name: string) => {
+  const t = x.trees.services.find((s) => s.name === name || s.id === name);
+  assert.ok(t, `${name}: not among ${x.trees.services.map((s) => s.id).join(', ')}`);
+  return t;
+};
+
+describe('views the corpus does not hold, in each tool layout', () => {
+  it('reads per-chain `iptables -t nat -S CHAIN` listings pasted one after another as one table', () => {
+    const x = reads(`$ sudo iptables -t nat -S KUBE-SERVICES
+-N KUBE-SERVICES
+-A KUBE-SERVICES -d 10.96.0.10/32 -p udp -m comment --comment "kube-system/kube-dns:dns cluster IP" -m udp --dport 53 -j KUBE-SVC-TCOU7JCQXEZGVUNU
+$ sudo iptables -t nat -S KUBE-SVC-TCOU7JCQXEZGVUNU
+-N KUBE-SVC-TCOU7JCQXEZGVUNU
+-A KUBE-SVC-TCOU7JCQXEZGVUNU -m comment --comment "kube-system/kube-dns:dns -> 10.244.0.2:53" -m statistic --mode random --probability 0.50000000000 -j KUBE-SEP-AAAAAAAAAAAAAAAA
+-A KUBE-SVC-TCOU7JCQXEZGVUNU -m comment --comment "kube-system/kube-dns:dns -> 10.244.1.3:53" -j KUBE-SEP-BBBBBBBBBBBBBBBB
+$ sudo iptables -t nat -S KUBE-SEP-AAAAAAAAAAAAAAAA
+-N KUBE-SEP-AAAAAAAAAAAAAAAA
+-A KUBE-SEP-AAAAAAAAAAAAAAAA -s 10.244.0.2/32 -m comment --comment "kube-system/kube-dns:dns" -j KUBE-MARK-MASQ
+-A KUBE-SEP-AAAAAAAAAAAAAAAA -p udp -m comment --comment "kube-system/kube-dns:dns" -m udp -j DNAT --to-destination 10.244.0.2:53
+`);
+    assert.equal(x.mode, 'iptables');
+    const t = tree(x, 'kube-system/kube-dns:dns');
+    assert.deepEqual(
+      t.endpoints.map((e) => [e.address, e.probability, e.addressFromComment ?? false]),
+      [
+        ['10.244.0.2:53', 0.5, false], // its KUBE-SEP chain is pasted: read from the DNAT rule
+        ['10.244.1.3:53', 0.5, true], // its KUBE-SEP chain is not: kube-proxy's comment, said so
+      ],
+    );
+    assert.match(rulesText(x.dump, x.trees, { label: 'p' }), /from kube-proxy's comment/);
+  });
+
+  it('an elision inside a dump: the chain before it and the chains it may hold claim nothing', () => {
+    const x = reads(`*nat
+:KUBE-SERVICES - [0:0]
+:KUBE-SVC-TCOU7JCQXEZGVUNU - [0:0]
+:KUBE-SVC-NPX46M4PTMTKRN6Y - [0:0]
+-A KUBE-SERVICES -d 10.96.0.10/32 -p udp -m comment --comment "kube-system/kube-dns:dns cluster IP" -m udp --dport 53 -j KUBE-SVC-TCOU7JCQXEZGVUNU
+-A KUBE-SERVICES -d 10.96.0.1/32 -p tcp -m comment --comment "default/kubernetes:https cluster IP" -m tcp --dport 443 -j KUBE-SVC-NPX46M4PTMTKRN6Y
+-A KUBE-SVC-TCOU7JCQXEZGVUNU -m comment --comment "kube-system/kube-dns:dns -> 10.244.0.2:53" -m statistic --mode random --probability 0.50000000000 -j KUBE-SEP-AAAAAAAAAAAAAAAA
+...
+COMMIT
+`);
+    const dns = tree(x, 'kube-system/kube-dns:dns');
+    assert.match(dns.partial ?? '', /elides lines after it/);
+    assert.match(tree(x, 'default/kubernetes:https').partial ?? '', /elides lines/);
+    assert.doesNotMatch(
+      rulesText(x.dump, x.trees, { label: 'p' }),
+      /no endpoints|match no endpoint rule/,
+    );
+  });
+
+  it('a filter chain listing then a nat one are two tables, not one', () => {
+    const x = reads(`-N KUBE-FORWARD
+-A KUBE-FORWARD -m conntrack --ctstate INVALID -j DROP
+-N KUBE-SVC-TCOU7JCQXEZGVUNU
+-A KUBE-SVC-TCOU7JCQXEZGVUNU -j KUBE-SEP-AAAAAAAAAAAAAAAA
+`);
+    assert.ok(x.mode === 'iptables');
+    assert.deepEqual(
+      x.dump.tables.map((t) => [t.name, t.chains.map((c) => c.name)]),
+      [
+        ['filter', ['KUBE-FORWARD']],
+        ['nat', ['KUBE-SVC-TCOU7JCQXEZGVUNU']],
+      ],
+    );
+  });
+
+  it('ipvsadm --rate: rates are not weights, shares are unknown and the view is said', () => {
+    const x = reads(`IP Virtual Server version 1.2.1 (size=4096)
+Prot LocalAddress:Port                 CPS    InPPS   OutPPS    InBPS   OutBPS
+  -> RemoteAddress:Port
+TCP  10.96.0.10:53                       1        2        1      120       80
+  -> 10.244.0.2:53                       1        1        0       60       40
+  -> 10.244.1.3:53                       0        2        1       60       40
+`);
+    assert.ok(x.mode === 'ipvs');
+    assert.equal(x.dump.view, 'rate');
+    assert.equal(x.dump.services[0]!.scheduler, undefined, 'the CPS column is not a scheduler');
+    const t = tree(x, 'TCP 10.96.0.10:53');
+    assert.deepEqual(
+      t.endpoints.map((e) => [e.address, e.shareUnknown]),
+      [
+        ['10.244.0.2:53', 'ipvsadm --rate shows no weights'],
+        ['10.244.1.3:53', 'ipvsadm --rate shows no weights'],
+      ],
+    );
+    assert.doesNotMatch(rulesText(x.dump, x.trees, { label: 'p' }), /33\.3%|66\.7%/);
+  });
+
+  it('ipvsadm -l (names): hosts as printed, well-known port names as numbers, not "https:0"', () => {
+    const x = reads(`IP Virtual Server version 1.2.1 (size=4096)
+Prot LocalAddress:Port Scheduler Flags
+  -> RemoteAddress:Port           Forward Weight ActiveConn InActConn
+TCP  10.96.0.1:https rr
+  -> node-a:sun-sr-https          Masq    1      0          0
+TCP  10.96.0.1:https rr
+  -> node-a:sun-sr-https          Masq    1      0          0
+`);
+    assert.ok(x.mode === 'ipvs');
+    assert.equal(x.dump.names, true);
+    assert.deepEqual(x.dump.duplicates, [6, 7], 'a virtual server pasted twice is read once');
+    const t = tree(x, 'TCP 10.96.0.1:https');
+    assert.equal(t.port, 443);
+    assert.deepEqual(
+      t.endpoints.map((e) => [e.address, e.probability]),
+      [['node-a:sun-sr-https', 1]],
+    );
+  });
+
+  it('ipvsadm -Lnc (connections) is named, not read as virtual servers', () => {
+    assert.throws(
+      () =>
+        readPaste(
+          `IPVS connection entries
+pro expire state       source             virtual            destination
+TCP 14:56  ESTABLISHED 10.244.1.1:54321   10.96.0.10:53      10.244.0.2:53
+`,
+          { file: 'c.txt' },
+        ),
+      (e: Error) =>
+        /^c\.txt:1: this is ipvsadm's connection \(-c\) or timeout listing/.test(e.message),
+    );
+  });
+
+  it('node ports are told from cluster IPs: the port on loopback and on several node addresses', () => {
+    const x = reads(`TCP  10.96.12.7:80 rr
+  -> 10.244.1.5:8080              Masq    1      0          0
+TCP  127.0.0.1:30180 rr
+  -> 10.244.1.5:8080              Masq    1      0          0
+TCP  192.168.0.10:30180 rr
+  -> 10.244.1.5:8080              Masq    1      0          0
+`);
+    assert.deepEqual(
+      x.trees.services.map((t) => [t.id, t.entries.map((e) => `${e.kind} ${e.address}`)]),
+      [
+        ['TCP 10.96.12.7:80', ['cluster-ip 10.96.12.7']],
+        ['TCP node port 30180', ['node-port 127.0.0.1', 'node-port 192.168.0.10']],
+      ],
+    );
+  });
+
+  it('nft -a (handles) with an elision inside the table: read, and the elision said', () => {
+    const x = reads(`# nft -a list table ip kube-proxy
+table ip kube-proxy { # handle 5
+	map service-ips { # handle 10
+		type ipv4_addr . inet_proto . inet_service : verdict
+		elements = { 10.96.0.10 . udp . 53 : goto service-ULMVA6XW-kube-system/kube-dns/udp/dns }
+	}
+	....
+	chain service-ULMVA6XW-kube-system/kube-dns/udp/dns { # handle 20
+		numgen random mod 1 vmap { 0 : goto endpoint-5OJB2KTY-kube-system/kube-dns/udp/dns__10.244.0.2/53 } # handle 23
+	}
+}
+`);
+    assert.ok(x.mode === 'nftables');
+    assert.deepEqual(x.dump.elided, [7]);
+    const t = tree(x, 'kube-system/kube-dns:dns');
+    assert.equal(
+      t.clusterIP,
+      '10.96.0.10',
+      "without the cluster-ips set: the first VIP, as kube-proxy's",
+    );
+    // the endpoint chain is among the elided lines: its target is not claimed
+    assert.deepEqual(
+      t.endpoints.map((e) => [e.address ?? null, e.chainMissing]),
+      [[null, true]],
+    );
+    assert.match(t.partial ?? '', /elides/);
+  });
+
+  it("an nft --json fragment of kube-proxy's table, cut mid-item, is kube-proxy's and cut", () => {
+    const x = reads(`$ sudo nft -j list table ip kube-proxy | jq '.nftables'
+[
+  {"table": {"family": "ip", "name": "kube-proxy", "handle": 3}},
+  {"map": {"family": "ip", "name": "service-ips", "table": "kube-proxy", "type": ["ipv4_addr", "inet_proto", "inet_service"], "handle": 10, "map": "verdict", "elem": [[{"concat": ["10.96.0.10", "udp", 53]}, {"goto": {"target": "service-ULMVA6XW-kube-system/kube-dns/udp/dns"}}]]}},
+  {"chain": {"family": "ip", "table": "kube-proxy", "name": "service-ULMVA6XW-kube-system/kube-dns/udp/dns", "handle": 20}},
+  {"rule": {"family": "ip", "table": "kube-proxy", "chain": "service-ULMVA6XW-kube-system/kube-dns/udp/dns", "handle": 21, "expr": [{"vmap": {"key": {"numgen": {"mode": "random", "mod": 2,`);
+    assert.ok(x.mode === 'nftables');
+    assert.equal(x.dump.cut?.line, 6);
+    const t = tree(x, 'kube-system/kube-dns:dns');
+    assert.ok(t.partial, 'the chain whose rule was cut claims no endpoints');
+    assert.doesNotMatch(rulesText(x.dump, x.trees, { label: 'p' }), /no endpoints/);
+  });
+
+  it('a masquerade rule limited to an interface is not "all"', () => {
+    const x =
+      reads(`-A KUBE-SERVICES -d 10.96.0.10/32 -p udp -m comment --comment "kube-system/kube-dns:dns cluster IP" -m udp --dport 53 -j KUBE-SVC-TCOU7JCQXEZGVUNU
+-A KUBE-SVC-TCOU7JCQXEZGVUNU ! -i azv+ -d 10.96.0.10/32 -p udp -m comment --comment "kube-system/kube-dns:dns cluster IP" -m udp --dport 53 -j KUBE-MARK-MASQ
+-A KUBE-SVC-TCOU7JCQXEZGVUNU -m comment --comment "kube-system/kube-dns:dns -> 10.244.0.2:53" -j KUBE-SEP-AAAAAAAAAAAAAAAA
+`);
+    assert.deepEqual(
+      tree(x, 'kube-system/kube-dns:dns').masquerade.map((m) => m.condition),
+      ['! -i azv+'],
+    );
+  });
+
+  it('an iptables -L paste after the legacy-tables warning is told to run iptables-legacy-save', () => {
+    assert.throws(
+      () =>
+        readPaste(
+          'Chain KUBE-SERVICES (2 references)\ntarget     prot opt source               destination\n# Warning: iptables-legacy tables present, use iptables-legacy to see them\n',
+          { file: 'p.txt' },
+        ),
+      (e: Error) =>
+        e instanceof NoRulesError &&
+        /iptables -L/.test(e.message) &&
+        /iptables-legacy-save/.test(e.message),
+    );
+  });
+
+  it('a node whose Services Cilium serves (GKE Dataplane V2) says so when no Service rule is found', () => {
+    const x = reads(`*nat
+:PREROUTING ACCEPT [0:0]
+:CILIUM_PRE_nat - [0:0]
+-A PREROUTING -m comment --comment "cilium-feeder: CILIUM_PRE_nat" -j CILIUM_PRE_nat
+COMMIT
+`);
+    assert.match(rulesText(x.dump, x.trees, { label: 'p' }), /Cilium replaces kube-proxy/);
+  });
+});
