@@ -32,6 +32,7 @@ import { demoCommand } from './commands/demo.js';
 import { svcCommand, type SvcOptions } from './commands/svc.js';
 import { traceCommand, type TraceOptions } from './commands/trace.js';
 import { versionCommand } from './commands/version.js';
+import { mcpCommand } from './commands/mcp.js';
 import { rbacCommand, type RbacFlags } from './commands/rbac.js';
 
 const SIGNAL_EXIT: Record<string, number> = {
@@ -324,6 +325,8 @@ export function buildProgram(run: (code: Promise<number>) => void): Command {
     .command('version')
     .description('the version of kdebug (-o json: also of Node.js and the API server)')
     .action(() => run(versionCommand(g())));
+
+  mcpCommand(program, run, g);
 
   program
     .command('completion <shell>')
