@@ -41,28 +41,24 @@ const PODS_REFUSED =
 
 type Doc<F extends (...a: never[]) => unknown> = ReturnType<F>;
 
-/** A command's result as a tool's: its JSON and a summary, or its one-line error. */
+/** A command's result as a tool's: its JSON and a summary (an error is `guarded`'s). */
 async function answer<D extends object>(
   extra: Extra,
   what: string,
   command: () => Promise<number>,
   present: (out: string) => { doc: D; text: string },
 ): Promise<CallToolResult> {
-  try {
-    const ran = await runCommand(extra, what, command);
-    const { doc, text } = present(ran.out);
-    const code = ran.code === 0 ? '' : `\n(kdebug exit code ${ran.code}: a problem was found)`;
-    return {
-      content: [{ type: 'text', text: `${text}${code}` }],
-      structuredContent: doc as Record<string, unknown>,
-    };
-  } catch (e) {
-    return { isError: true, content: [{ type: 'text', text: `kdebug: ${oneLine(e)}` }] };
-  }
+  const ran = await runCommand(extra, what, command);
+  const { doc, text } = present(ran.out);
+  const code = ran.code === 0 ? '' : `\n(kdebug exit code ${ran.code}: a problem was found)`;
+  return {
+    content: [{ type: 'text', text: `${text}${code}` }],
+    structuredContent: doc as Record<string, unknown>,
+  };
 }
 
 /** An error as the command line says it: one line, nothing from the input left to interpret. */
-export const oneLine = (e: unknown): string =>
+const oneLine = (e: unknown): string =>
   sanitize((e instanceof Error ? e.message : String(e)).split('\n')[0] ?? '');
 
 const json = <D>(out: string) => JSON.parse(out) as D;
@@ -95,7 +91,7 @@ export function registerTools(
     output,
     color: false,
   });
-  /** Flags checked before the command runs, so a refusal is the call's one-line error. */
+  /** A failure, of the flags or of the command, as the call's one-line error (as cli.ts says it). */
   const guarded =
     <I>(f: (i: I, extra: Extra) => Promise<CallToolResult>) =>
     async (i: I, extra: Extra): Promise<CallToolResult> => {

@@ -9,6 +9,8 @@ export interface Server {
   client: Client;
   /** What the server said on stderr so far. */
   stderr(): string;
+  /** The server's process id. */
+  pid: number;
   close(): Promise<void>;
 }
 
@@ -28,7 +30,7 @@ export async function startServer(
   transport.stderr?.on('data', (d: Buffer) => (stderr += d));
   const client = new Client({ name: 'kdebug-test', version: '1.0.0' });
   await client.connect(transport);
-  return { client, stderr: () => stderr, close: () => client.close() };
+  return { client, stderr: () => stderr, pid: transport.pid!, close: () => client.close() };
 }
 
 /** A call's text (its first content item). */

@@ -84,6 +84,24 @@ describe('kdebug mcp against a cluster (fake API server)', () => {
       }
     });
 
+    it('a server stopped by SIGTERM mid-call deletes the debug Pods first, as the CLI does', async () => {
+      execd.clear();
+      const server = await startServer([
+        '--allow-debug-pods',
+        '--kubeconfig',
+        fake.kubeconfig({ namespace: 'default' }),
+      ]);
+      const call = server.client.callTool({
+        name: 'svc',
+        arguments: { name: 'nginx-svc', via: 'pod' },
+      });
+      await until('a debug Pod on each node runs a command', () => execd.size === 2);
+      process.kill(server.pid, 'SIGTERM');
+      await assert.rejects(call, /closed/i);
+      await until('the debug Pods are deleted', () => debugPods(fake).length === 0);
+      await server.close();
+    });
+
     it('without it: no debug Pod is ever created, whatever the call asks', async () => {
       const from = fake.requests.length;
       const server = await startServer(['--kubeconfig', fake.kubeconfig({ namespace: 'default' })]);
