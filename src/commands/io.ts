@@ -1,5 +1,6 @@
 // What every command shares: the exit codes, the usage error, the presentation picked once, and
-// the process's stdin/stdout. The commands and cli.ts are the only code that touches them.
+// the process's stdin/stdout. The commands and cli.ts are the only code that touches them; the MCP
+// server runs a command apart from them (inRun).
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { open, type FileHandle } from 'node:fs/promises';
 import { join, resolve } from 'node:path';

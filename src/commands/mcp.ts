@@ -17,6 +17,8 @@ export interface McpFlags extends NodeAccessFlags {
 export async function mcpServe(o: McpFlags, g: GlobalOptions): Promise<number> {
   if (g.output !== undefined)
     throw new UsageError('mcp speaks JSON-RPC on stdio: -o does not apply');
+  if (o.via === 'pod' && !o.allowDebugPods)
+    throw new UsageError('--via pod creates debug Pods: give --allow-debug-pods too');
   let snapshotDir: string | undefined;
   if (o.snapshotDir !== undefined) {
     const dir = resolve(o.snapshotDir);

@@ -203,6 +203,23 @@ describe('kdebug mcp tools (SDK client, stdio, bundled snapshots)', () => {
     assert.ok(!(await call('scenarios', {})).isError);
   });
 
+  it('kdebug mcp refuses a contradiction in one line, and ends when its client closes stdin', () => {
+    for (const [args, said] of [
+      [['--via', 'pod'], 'kdebug: --via pod creates debug Pods: give --allow-debug-pods too\n'],
+      [
+        ['--snapshot-dir', '/nonexistent'],
+        'kdebug: --snapshot-dir /nonexistent: not a directory\n',
+      ],
+      [['-o', 'json'], 'kdebug: mcp speaks JSON-RPC on stdio: -o does not apply\n'],
+    ] as const) {
+      const r = kdebug(['mcp', ...args]);
+      assert.deepEqual([r.code, r.stderr], [2, said]);
+    }
+    // (stdin is empty here: the server starts, reads its end and leaves)
+    const r = kdebug(['mcp']);
+    assert.deepEqual([r.code, r.stdout, r.stderr], [0, '', '']);
+  });
+
   it('progress: a call with a progress token hears how the run goes', async () => {
     const heard: string[] = [];
     await server.client.callTool(
