@@ -38,7 +38,7 @@ type Input = {
   namespace?: string;
 };
 
-/** The deepest existing directory on the way to `path`, as the file system resolves it. */
+/** `path` with its deepest existing part resolved as the file system does (links followed). */
 async function existing(path: string): Promise<string> {
   try {
     return await realpath(path);
