@@ -71,6 +71,7 @@ const COMMANDS: Record<string, () => Promise<{ define: Define }>> = {
   cleanup: () => import('./commands/cleanup.js'),
   rbac: () => import('./commands/rbac.js'),
   version: () => import('./commands/version.js'),
+  mcp: () => import('./commands/mcp.js'),
   completion: () => import('./commands/completion.js'),
 };
 

@@ -1,5 +1,7 @@
 // What every command shares: the exit codes, the usage error, the presentation picked once, and
-// the process's stdin/stdout. The commands and cli.ts are the only code that touches them.
+// the process's stdin/stdout. The commands and cli.ts are the only code that touches them; the MCP
+// server runs a command apart from them (inRun).
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { open, type FileHandle } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -73,8 +75,27 @@ export function format(opts: GlobalOptions, command = 'svc'): Format {
   return opts.output ?? (terminal && can.formats.includes('tui') ? 'tui' : 'text');
 }
 
+/**
+ * A command run for another program in this process (the MCP server): its output, its stderr
+ * lines and what a cancel must release stay with that run, apart from this process's stdout (the
+ * protocol's channel there), its signal handlers and any other run.
+ */
+export interface Run {
+  write(text: string): void;
+  tell(line: string): void;
+  release: Set<() => Promise<void>>;
+  podHolders: Set<PodHolder>;
+}
+
+const runs = new AsyncLocalStorage<Run>();
+
+/** `f` (a command) as `run`: what it writes, tells and holds goes there. */
+export const inRun = <T>(run: Run, f: () => Promise<T>): Promise<T> => runs.run(run, f);
+
 export function write(text: string): void {
-  process.stdout.write(text);
+  const run = runs.getStore();
+  if (run) run.write(text);
+  else process.stdout.write(text);
 }
 
 /**
@@ -85,12 +106,15 @@ export const inert = (text: string): string => text.split('\n').map(sanitize).jo
 
 /** A line on stderr ("kdebug: ..."): stdout stays the report. */
 export function tell(line: string): void {
-  process.stderr.write(`kdebug: ${inert(line)}\n`);
+  const run = runs.getStore();
+  if (run) run.tell(line);
+  else process.stderr.write(`kdebug: ${inert(line)}\n`);
 }
 
 /** A yes/no question on the terminal (stderr, so stdout stays the answer); false without one. */
 export async function ask(question: string): Promise<boolean> {
-  if (!process.stdin.isTTY || !process.stderr.isTTY) return false;
+  // a run's stdin is another program's channel, whatever it is connected to
+  if (runs.getStore() || !process.stdin.isTTY || !process.stderr.isTTY) return false;
   const { createInterface } = await import('node:readline/promises');
   const rl = createInterface({ input: process.stdin, output: process.stderr });
   try {
@@ -173,13 +197,14 @@ export const dumpFile =
 
 /** How the Facts sources read: the kubeconfig flags, this process's environment and stderr. */
 export function sourceContext(g: GlobalOptions): SourceContext {
+  const run = runs.getStore();
   return {
     kubeconfig: g.kubeconfig,
     context: g.context,
     env: process.env,
     kdebugVersion: VERSION,
     tell,
-    release: onInterrupt,
-    podHolders,
+    release: run?.release ?? onInterrupt,
+    podHolders: run?.podHolders ?? podHolders,
   };
 }

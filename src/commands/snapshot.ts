@@ -3,7 +3,6 @@ import { nodeTransport, tellNodeAccess, type SourceFlags } from '../cluster/fact
 import {
   EXIT,
   format,
-  onInterrupt,
   sourceContext,
   tell,
   UsageError,
@@ -32,14 +31,14 @@ export async function snapshotSaveCommand(
   // client-node and the live-cluster code load only here, never for offline commands
   const { saveSnapshot, SnapshotSaveError } = await import('../cluster/snapshot-save.js');
   const c = sourceContext(g);
-  const transport = await nodeTransport(o, c, (t) => onInterrupt.add(() => t.close()));
+  const transport = await nodeTransport(o, c, (t) => c.release.add(() => t.close()));
   try {
     const r = await saveSnapshot({
       transport,
       nodeCommands: 'diagnosis',
       dir,
       archive: o.archive,
-      release: onInterrupt,
+      release: c.release,
       namespace: g.namespace,
       service: o.service,
       all: o.all,
@@ -75,7 +74,7 @@ export async function snapshotSaveCommand(
     if (e instanceof SnapshotSaveError) throw new UsageError(e.message);
     throw e;
   } finally {
-    onInterrupt.clear();
+    c.release.clear();
   }
 }
 

@@ -1,15 +1,32 @@
 // `kdebug version`: kdebug's version; with -o json also Node's and, when a kubeconfig reaches
 // one, the API server's.
 import { jsonText } from '../core/sanitize.js';
+import { schemaId } from '../output/schema-id.js';
 import { COMMIT, EXIT, format, VERSION, write, type GlobalOptions } from './io.js';
 import { withExamples, type Define } from './flags.js';
+
+export const VERSION_SCHEMA_VERSION = 1;
+
+/** The document `version -o json` prints (schema/version.vN.json). */
+export interface VersionDoc {
+  $schema: string;
+  schemaVersion: number;
+  kdebug: string;
+  commit: string;
+  node: string;
+  server: string | null;
+  /** Why the API server's version is missing (no cluster is not an error for `version`). */
+  serverError?: string;
+}
 
 export async function versionCommand(g: GlobalOptions): Promise<number> {
   if (format(g, 'version') !== 'json') {
     write(`kdebug ${VERSION} (commit ${COMMIT}, Node.js ${process.version})\n`);
     return EXIT.ok;
   }
-  const doc: Record<string, string | null> = {
+  const doc: VersionDoc = {
+    $schema: schemaId('version', VERSION_SCHEMA_VERSION),
+    schemaVersion: VERSION_SCHEMA_VERSION,
     kdebug: VERSION,
     commit: COMMIT,
     node: process.version,
@@ -23,13 +40,13 @@ export async function versionCommand(g: GlobalOptions): Promise<number> {
       timeoutMs: 5000,
     });
     try {
-      doc['server'] =
+      doc.server =
         ((await api.request('GET', '/version')) as { gitVersion?: string }).gitVersion ?? null;
     } finally {
       api.close();
     }
   } catch (e) {
-    doc['serverError'] = (e as Error).message; // no cluster is not an error for `version`
+    doc.serverError = (e as Error).message;
   }
   write(jsonText(doc));
   return EXIT.ok;

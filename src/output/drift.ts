@@ -4,6 +4,7 @@ import { resolveNext, shellLine, type Invocation } from '../core/next-command.js
 import type { DriftAnswer, DriftFinding } from '../core/drift.js';
 import { RENAMED_IDS, type Severity } from '../core/model.js';
 import { sanitize, jsonText } from '../core/sanitize.js';
+import { schemaId } from './schema-id.js';
 
 export const DRIFT_SCHEMA_VERSION = 1;
 
@@ -109,10 +110,12 @@ const findingJson = (f: DriftFinding, how: Invocation) => ({
   family: f.family ?? 'IPv4',
 });
 
-export function driftJson({ label, nodes, drifted }: DriftAnswer, how: Invocation = {}): string {
+/** The document `drift -o json` prints (schema/drift.vN.json). */
+export function driftDoc({ label, nodes, drifted }: DriftAnswer, how: Invocation = {}) {
   const all = nodes.flatMap((n) => n.findings);
   const c = counts(all);
-  const doc = {
+  return {
+    $schema: schemaId('drift', DRIFT_SCHEMA_VERSION),
     schemaVersion: DRIFT_SCHEMA_VERSION,
     source: label,
     nodes: nodes.map((n) => ({
@@ -129,8 +132,10 @@ export function driftJson({ label, nodes, drifted }: DriftAnswer, how: Invocatio
     notes: nodes.flatMap((n) => n.notes ?? []).map((f) => findingJson(f, how)),
     summary: { ...c, drift: drifted },
   };
-  return jsonText(doc);
 }
+
+export const driftJson = (answer: DriftAnswer, how: Invocation = {}): string =>
+  jsonText(driftDoc(answer, how));
 
 /** What a node's drift compared, in a person's words. */
 function comparedWith(tables: string[] | undefined): string {

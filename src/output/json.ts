@@ -9,6 +9,7 @@ import {
 } from '../core/model.js';
 import { shellLine } from '../core/next-command.js';
 import { jsonText } from '../core/sanitize.js';
+import { schemaId } from './schema-id.js';
 
 function findingJson(f: Finding) {
   return {
@@ -27,8 +28,10 @@ function findingJson(f: Finding) {
   };
 }
 
-export function reportJson(report: Report): string {
-  const doc = {
+/** The document `svc -o json` prints (schema/report.vN.json). */
+export function reportDoc(report: Report) {
+  return {
+    $schema: schemaId('report', report.schemaVersion),
     schemaVersion: report.schemaVersion,
     target: report.target,
     context: report.context ?? null,
@@ -46,5 +49,6 @@ export function reportJson(report: Report): string {
       findings: s.findings.map(findingJson),
     })),
   };
-  return jsonText(doc);
 }
+
+export const reportJson = (report: Report): string => jsonText(reportDoc(report));

@@ -9,6 +9,7 @@ import { sanitize, jsonText } from '../core/sanitize.js';
 import type { EntryPoint, ServiceTree, ServiceTrees, TreeEndpoint } from '../core/service-tree.js';
 import { percent } from '../core/model.js';
 import { hostPort } from '../core/ipv6.js';
+import { schemaId } from './schema-id.js';
 
 export const RULES_SCHEMA_VERSION = 1;
 
@@ -214,7 +215,8 @@ export function rulesText(dump: RulesDump, trees: ServiceTrees, source: RulesSou
   return out.map(sanitize).join('\n') + '\n';
 }
 
-export function rulesJson(dump: RulesDump, trees: ServiceTrees, source: RulesSource): string {
+/** The document `rules -o json` prints (schema/rules.vN.json). */
+export function rulesDoc(dump: RulesDump, trees: ServiceTrees, source: RulesSource) {
   const endpoint = (ep: TreeEndpoint) => ({
     address: ep.address ?? null,
     ...(ep.inferredIP ? { inferredIP: ep.inferredIP } : {}),
@@ -249,7 +251,8 @@ export function rulesJson(dump: RulesDump, trees: ServiceTrees, source: RulesSou
     ...(t.affinitySeconds !== undefined ? { affinitySeconds: t.affinitySeconds } : {}),
     verdicts: t.verdicts,
   });
-  const doc = {
+  return {
+    $schema: schemaId('rules', RULES_SCHEMA_VERSION),
     schemaVersion: RULES_SCHEMA_VERSION,
     source: source.label,
     node: source.node ?? null,
@@ -294,8 +297,10 @@ export function rulesJson(dump: RulesDump, trees: ServiceTrees, source: RulesSou
       ...(o.tree ? { tree: tree(o.tree) } : {}),
     })),
   };
-  return jsonText(doc);
 }
+
+export const rulesJson = (dump: RulesDump, trees: ServiceTrees, source: RulesSource): string =>
+  jsonText(rulesDoc(dump, trees, source));
 
 export function searchText(query: string, hits: SearchHit[]): string {
   if (hits.length === 0) return `no match for "${sanitize(query)}"\n`;
@@ -314,9 +319,16 @@ export function searchText(query: string, hits: SearchHit[]): string {
   return out.map(sanitize).join('\n') + '\n';
 }
 
-export function searchJson(query: string, hits: SearchHit[]): string {
-  return jsonText({ schemaVersion: RULES_SCHEMA_VERSION, query, hits });
-}
+/** The document `rules --search -o json` prints (schema/rules-search.vN.json). */
+export const searchDoc = (query: string, hits: SearchHit[]) => ({
+  $schema: schemaId('rules-search', RULES_SCHEMA_VERSION),
+  schemaVersion: RULES_SCHEMA_VERSION,
+  query,
+  hits,
+});
+
+export const searchJson = (query: string, hits: SearchHit[]): string =>
+  jsonText(searchDoc(query, hits));
 
 /** A text listing that ends inside its table: read as far as it goes, said so. */
 export const cutText = (t: NftTable) =>

@@ -3,6 +3,7 @@
 import type { TraceOutcome, TraceResult } from '../core/trace.js';
 import type { TraceAnswer } from '../core/trace/answer.js';
 import { sanitize, jsonText } from '../core/sanitize.js';
+import { schemaId } from './schema-id.js';
 import { percent } from '../core/model.js';
 import { hostPort } from '../core/ipv6.js';
 
@@ -62,9 +63,11 @@ export function traceText(a: TraceAnswer): string {
   return out.map(sanitize).join('\n') + '\n'; // rule lines and comments come from the node
 }
 
-export function traceJson(a: TraceAnswer): string {
+/** The document `trace -o json` prints (schema/trace.vN.json). */
+export function traceDoc(a: TraceAnswer) {
   const r = a.result;
-  const doc = {
+  return {
+    $schema: schemaId('trace', TRACE_SCHEMA_VERSION),
     schemaVersion: TRACE_SCHEMA_VERSION,
     node: a.node,
     packet: {
@@ -88,5 +91,6 @@ export function traceJson(a: TraceAnswer): string {
     })),
     notes: r.notes,
   };
-  return jsonText(doc);
 }
+
+export const traceJson = (a: TraceAnswer): string => jsonText(traceDoc(a));

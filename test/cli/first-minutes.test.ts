@@ -19,7 +19,15 @@ describe('the first ten minutes', () => {
       new RegExp(`^kdebug \\d+\\.\\d+\\.\\d+ \\(commit ${commit}, Node\\.js v\\d+`),
     );
     const doc = JSON.parse(kdebug(['version', '-o', 'json']).stdout);
-    assert.deepEqual(Object.keys(doc), ['kdebug', 'commit', 'node', 'server', 'serverError']);
+    assert.deepEqual(Object.keys(doc), [
+      '$schema',
+      'schemaVersion',
+      'kdebug',
+      'commit',
+      'node',
+      'server',
+      'serverError',
+    ]);
     assert.match(doc.commit, new RegExp(`^${commit}$`));
     assert.equal(doc.server, null);
     assert.match(doc.serverError, /no kubeconfig/);

@@ -9,13 +9,17 @@ import { kubeProxyChain } from '../../src/core/chain-names.js';
 import { ROOT } from '../support/cli.js';
 import { labSuite, requireLab } from '../support/lab/harness.js';
 import { Lab } from '../support/lab/lab.js';
+import { checkJsonStdout } from '../support/schema.js';
 
 const PREFIX = 'kdt-cli';
 
 describe('kdebug rules --ssh against the lab', labSuite(), () => {
   let lab: Lab;
   const kdebug = (...args: string[]) =>
-    lab.execAsync('ws', [process.execPath, 'bin/kdebug.js', ...args]);
+    lab.execAsync('ws', [process.execPath, 'bin/kdebug.js', ...args]).then((r) => {
+      checkJsonStdout(args, r.stdout); // every JSON it prints against its schema
+      return r;
+    });
 
   before(async () => {
     requireLab();

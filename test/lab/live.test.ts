@@ -21,6 +21,7 @@ import { labExec, type LabExecOptions } from '../support/lab/lab-exec.js';
 import { Lab, SERVICES } from '../support/lab/lab.js';
 import { labObjects } from '../support/lab/objects.js';
 import { expectedLabRules } from '../support/lab/rules.js';
+import { checkJsonStdout } from '../support/schema.js';
 
 const PREFIX = 'kdt-live';
 const POD = typeOfKind('Pod')!;
@@ -79,7 +80,10 @@ describe('kdebug live against the fake API server and the lab', labSuite(), () =
       .filter((p) => p.metadata?.labels?.['app.kubernetes.io/managed-by'] === 'kdebug')
       .map((p) => p.metadata?.name);
   const kdebug = (...args: string[]) =>
-    start([...args, '--kubeconfig', kubeconfig], { HOME: home }).done;
+    start([...args, '--kubeconfig', kubeconfig], { HOME: home }).done.then((r) => {
+      checkJsonStdout(args, r.stdout); // every JSON it prints against its schema
+      return r;
+    });
 
   before(async () => {
     requireLab();

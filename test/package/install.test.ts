@@ -32,9 +32,19 @@ describe('the npm package, from its own tarball', () => {
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('holds only what runs: the bundle, the snapshots, README, LICENSE, package.json; no source, tests or maps', () => {
+  it('holds only what runs: the bundle, the snapshots, the JSON schemas, README, LICENSE, package.json; no source, tests or maps', () => {
     const tops = [...new Set(files.map((f) => f.split('/')[0]))].sort();
-    assert.deepEqual(tops, ['LICENSE', 'README.md', 'bin', 'dist', 'package.json', 'snapshots']);
+    assert.deepEqual(tops, [
+      'LICENSE',
+      'README.md',
+      'bin',
+      'dist',
+      'package.json',
+      'schema',
+      'snapshots',
+    ]);
+    // each output's $schema names a file of the package
+    assert.ok(files.includes('schema/report.v2.json'), files.join('\n'));
     assert.ok(
       !files.some((f) => f.endsWith('.map') || f.endsWith('.ts') || f.includes('bench')),
       files.join('\n'),
@@ -59,7 +69,16 @@ describe('the npm package, from its own tarball', () => {
     // one runtime dependency, ssh2 (native addons): the rest is in the bundle, not installed
     const deps = readdirSync(join(prefix, 'lib/node_modules/kdebug/node_modules'));
     assert.ok(deps.includes('ssh2'), deps.join(' '));
-    for (const bundled of ['@kubernetes', 'ink', 'react', 'commander', 'fuse.js', 'js-yaml'])
+    for (const bundled of [
+      '@kubernetes',
+      'ink',
+      'react',
+      'commander',
+      'fuse.js',
+      'js-yaml',
+      '@modelcontextprotocol',
+      'zod',
+    ])
       assert.ok(!deps.includes(bundled), `${bundled} installed: ${deps.join(' ')}`);
     const bin = (name: string) => join(prefix, 'bin', name);
     const demo = run(bin('kdebug'), ['demo', '-o', 'text']);

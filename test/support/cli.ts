@@ -4,6 +4,7 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { checkJsonStdout } from './schema.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -26,7 +27,8 @@ export function kdebug(
     env: { ...hermetic(), NO_COLOR: '1', ...options.env },
     timeout: 60_000,
   });
-
+  // every JSON a test asks for is checked against the schema it names
+  checkJsonStdout(args, r.stdout);
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -45,7 +47,7 @@ export function hermetic(): NodeJS.ProcessEnv {
  * keep answering. Only PATH, an empty HOME and `env` reach it.
  */
 export function kdebugAsync(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
-  return new Promise((resolve) => {
+  return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['bin/kdebug.js', ...args], {
       cwd: ROOT,
       env: { PATH: process.env['PATH'] ?? '', HOME: hermetic()['HOME'], NO_COLOR: '1', ...env },
@@ -54,6 +56,13 @@ export function kdebugAsync(args: string[], env: Record<string, string> = {}): P
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d));
     child.stderr.on('data', (d: Buffer) => (stderr += d));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.on('close', (code) => {
+      try {
+        checkJsonStdout(args, stdout);
+        resolve({ code, stdout, stderr });
+      } catch (e) {
+        reject(e);
+      }
+    });
   });
 }

@@ -6,6 +6,7 @@ import { join, resolve } from 'node:path';
 import type { Finding, Report, Step } from '../../../src/core/model.js';
 import type { ClusterInfo } from './cluster.js';
 import { DIR, ROOT } from './cluster.js';
+import { checkJsonStdout } from '../schema.js';
 
 export interface Run {
   code: number | null;
@@ -96,12 +97,14 @@ export class ClusterClient {
   kdebug(args: string[], o: { limited?: boolean; kubeconfig?: string } = {}): Run {
     const config =
       o.kubeconfig ?? resolve(ROOT, o.limited ? this.info.limitedKubeconfig : this.info.kubeconfig);
-    return this.run(this.info.clientNetns, [
+    const r = this.run(this.info.clientNetns, [
       process.execPath,
       join(ROOT, 'bin/kdebug.js'),
       ...args,
       `--kubeconfig=${config}`,
     ]);
+    checkJsonStdout(args, r.stdout); // every JSON it prints against its schema
+    return r;
   }
 
   /** The built kdebug as admin, not waiting for it: for a test that acts on the cluster meanwhile. */
@@ -123,7 +126,16 @@ export class ClusterClient {
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d));
     child.stderr.on('data', (d: Buffer) => (stderr += d));
-    return new Promise((done) => child.on('close', (code) => done({ code, stdout, stderr })));
+    return new Promise((done, fail) =>
+      child.on('close', (code) => {
+        try {
+          checkJsonStdout(args, stdout); // every JSON it prints against its schema
+          done({ code, stdout, stderr });
+        } catch (e) {
+          fail(e);
+        }
+      }),
+    );
   }
 
   /** Writes each LoadBalancer Service's ingress IPs on its status (there is no cloud here). */

@@ -1,0 +1,41 @@
+// The inputs several tools take, named as the command line's flags are. Made with the zod the
+// server loads when it starts (server.ts): the CLI's other commands never load it.
+import type { z } from 'zod';
+
+export type Zod = typeof z;
+
+export function inputs(z: Zod) {
+  const snapshot = z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      'a recorded snapshot directory (default: the live cluster); the scenarios tool lists the bundled ones',
+    );
+  const node = z
+    .string()
+    .min(1)
+    .optional()
+    .describe('the node whose rules to read (needed when there are several)');
+  const namespace = z
+    .string()
+    .min(1)
+    .optional()
+    .describe("namespace (default: the server's -n, else the kubeconfig context's)");
+  const family = z.enum(['ipv4', 'ipv6', 'both']).optional();
+  const access = {
+    via: z
+      .enum(['auto', 'kube-proxy', 'pod', 'ssh'])
+      .optional()
+      .describe(
+        'how to reach the nodes (live cluster): auto tries exec in the kube-proxy Pod, then a debug Pod (only if the server allows them), then SSH',
+      ),
+    'node-timeout': z
+      .number()
+      .positive()
+      .max(3600)
+      .optional()
+      .describe('seconds a debug Pod may take to start, and each command on a node (default: 60)'),
+  };
+  return { snapshot, node, namespace, family, access };
+}

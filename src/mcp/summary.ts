@@ -1,0 +1,43 @@
+// The short text each tool returns beside its JSON: what an assistant says first, in a line or
+// a few; the JSON holds the evidence.
+import type { driftDoc } from '../output/drift.js';
+import type { reportDoc } from '../output/json.js';
+import type { rulesDoc, searchDoc } from '../output/rules.js';
+import { percent } from '../core/model.js';
+import type { traceDoc } from '../output/trace.js';
+
+type Report = ReturnType<typeof reportDoc>;
+
+export function svcSummary(r: Report): string {
+  const name = `${r.target.namespace}/${r.target.service}`;
+  const steps = r.steps;
+  const worst = steps.find((s) => s.status === 'fail') ?? steps.find((s) => s.status === 'warn');
+  if (!worst) return `${name}: ${r.status ?? 'no status'}; ${steps.length} steps, none failing`;
+  const f = worst.findings.find((x) => x.status === worst.status) ?? worst.findings[0];
+  const next = f?.next ? `\nnext: ${f.next}` : '';
+  return `${name}: ${worst.status} at step ${worst.id}${f ? `: ${f.id}: ${f.title}` : ''}${next}`;
+}
+
+export function rulesSummary(r: ReturnType<typeof rulesDoc>): string {
+  const warnings = r.warnings.length ? `, ${r.warnings.length} warnings` : '';
+  return `${r.source} (${r.mode}): ${r.services.length} Service ports, ${r.orphans.length} orphan chains${warnings}`;
+}
+
+export function searchSummary(s: ReturnType<typeof searchDoc>): string {
+  const best = s.hits.slice(0, 5).map((h) => `  ${h.kind} ${h.text}`);
+  return [`${s.hits.length} matches for "${s.query}", best first:`, ...best].join('\n');
+}
+
+export function driftSummary(d: ReturnType<typeof driftDoc>): string {
+  const c = d.summary;
+  return `${d.nodes.length} node(s): ${c.error} errors, ${c.warning} warnings, ${c.info} info: ${c.drift ? 'drift found' : 'no drift'}`;
+}
+
+export function traceSummary(t: ReturnType<typeof traceDoc>): string {
+  const p = t.packet;
+  const head = `${p.protocol} ${p.src} -> ${p.dst}${p.dport !== null ? `:${p.dport}` : ''} on node ${t.node}`;
+  const outcomes = t.outcomes.map(
+    (o) => `  ${percent(o.probability)} ${o.verdict}${o.destination ? ` to ${o.destination}` : ''}`,
+  );
+  return [`${head}: ${t.outcomes.length} outcome(s)`, ...outcomes].join('\n');
+}

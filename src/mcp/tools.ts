@@ -1,0 +1,383 @@
+// The tools: each one a kdebug command run as the command line runs it (the same function, the
+// same checks, the same JSON), its input named as the command's flags, its output the command's
+// JSON and a short summary. Nothing here writes to a cluster but the debug Pods the person
+// allowed when starting the server, and the snapshot directory they allowed.
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { driftCommand } from '../commands/drift.js';
+import { expectCommand } from '../commands/expect.js';
+import { UsageError, type GlobalOptions } from '../commands/io.js';
+import { rulesCommand } from '../commands/rules.js';
+import { svcCommand } from '../commands/svc.js';
+import { traceCommand } from '../commands/trace.js';
+import type { NodeAccessFlags } from '../cluster/node-flags.js';
+import { sanitize } from '../core/sanitize.js';
+import type { driftDoc } from '../output/drift.js';
+import type { reportDoc } from '../output/json.js';
+import type { rulesDoc, searchDoc } from '../output/rules.js';
+import type { traceDoc } from '../output/trace.js';
+import { listingSchemas, listScenarios, listServices } from './listings.js';
+import { runCommand, type Extra } from './run.js';
+import { inputs, type Zod } from './inputs.js';
+import { saveSnapshot, snapshotInput } from './snapshot.js';
+import { expectDoc, type OutputSchemas } from './schemas.js';
+import * as say from './summary.js';
+
+export interface ServerOptions {
+  /** -n, --context, --kubeconfig as given to `kdebug mcp`. */
+  g: GlobalOptions;
+  /** --via, --image, --debug-namespace, --node-timeout as given to `kdebug mcp`. */
+  nodeAccess: NodeAccessFlags;
+  /** --allow-debug-pods: without it no debug Pod is ever created. */
+  allowDebugPods: boolean;
+  /** --snapshot-dir: the one directory snapshot_save writes under (resolved). */
+  snapshotDir?: string;
+}
+
+const PODS_ALLOWED =
+  ' This server may create a privileged debug Pod on a node it cannot read otherwise (started with --allow-debug-pods); each is deleted when the call ends or is cancelled.';
+const PODS_REFUSED =
+  ' This server never creates a debug Pod (start it with kdebug mcp --allow-debug-pods for that).';
+
+type Doc<F extends (...a: never[]) => unknown> = ReturnType<F>;
+
+/** A command's result as a tool's: its JSON and a summary (an error is `guarded`'s). */
+async function answer<D extends object>(
+  extra: Extra,
+  what: string,
+  command: () => Promise<number>,
+  present: (out: string) => { doc: D; text: string },
+): Promise<CallToolResult> {
+  const ran = await runCommand(extra, what, command);
+  const { doc, text } = present(ran.out);
+  const code = ran.code === 0 ? '' : `\n(kdebug exit code ${ran.code}: a problem was found)`;
+  return {
+    content: [{ type: 'text', text: `${text}${code}` }],
+    structuredContent: doc as Record<string, unknown>,
+  };
+}
+
+/** An error as the command line says it: one line, nothing from the input left to interpret. */
+const oneLine = (e: unknown): string =>
+  sanitize((e instanceof Error ? e.message : String(e)).split('\n')[0] ?? '');
+
+const json = <D>(out: string) => JSON.parse(out) as D;
+
+export function registerTools(
+  server: McpServer,
+  s: ServerOptions,
+  z: Zod,
+  OUTPUT: OutputSchemas,
+): void {
+  const { snapshot, node, namespace, family, access } = inputs(z);
+  const listings = listingSchemas(z);
+  const pods = s.allowDebugPods ? PODS_ALLOWED : PODS_REFUSED;
+  /** The node access flags of a call: the server's, the call's --via and --node-timeout. */
+  const flags = (i: { via?: string; 'node-timeout'?: number }): NodeAccessFlags => {
+    if (i.via === 'pod' && !s.allowDebugPods)
+      throw new UsageError(
+        'via "pod" creates a debug Pod: this server was started without --allow-debug-pods',
+      );
+    return {
+      ...s.nodeAccess,
+      ...(i.via ? { via: i.via as NodeAccessFlags['via'] } : {}),
+      ...(i['node-timeout'] !== undefined ? { nodeTimeout: String(i['node-timeout']) } : {}),
+      yes: s.allowDebugPods,
+    };
+  };
+  const g = (o: { namespace?: string }, output: 'json' | 'text' = 'json'): GlobalOptions => ({
+    ...s.g,
+    namespace: o.namespace ?? s.g.namespace,
+    output,
+    color: false,
+  });
+  /** A failure, of the flags or of the command, as the call's one-line error (as cli.ts says it). */
+  const guarded =
+    <I>(f: (i: I, extra: Extra) => Promise<CallToolResult>) =>
+    async (i: I, extra: Extra): Promise<CallToolResult> => {
+      try {
+        return await f(i, extra);
+      } catch (e) {
+        return { isError: true, content: [{ type: 'text', text: `kdebug: ${oneLine(e)}` }] };
+      }
+    };
+
+  server.registerTool(
+    'svc',
+    {
+      title: 'Diagnose a Service',
+      description: `kdebug svc NAME: the guided diagnosis of one Service, step by step with evidence: why it cannot be reached. Returns the report of kdebug svc -o json (schema kdebug/schema/report.v2.json).${pods}`,
+      inputSchema: {
+        name: z.string().min(1).describe('the Service: NAME, or NAMESPACE/NAME'),
+        namespace,
+        snapshot,
+        ...access,
+      },
+      outputSchema: OUTPUT.svc,
+      annotations: { readOnlyHint: true, openWorldHint: true },
+    },
+    guarded(async (i, extra) => {
+      const o = { ...flags(i), snapshot: i.snapshot };
+      return answer(
+        extra,
+        `svc ${i.name}`,
+        () => svcCommand(i.name, o, g(i)),
+        (out) => {
+          const doc = json<Doc<typeof reportDoc>>(out);
+          return { doc, text: say.svcSummary(doc) };
+        },
+      );
+    }),
+  );
+
+  server.registerTool(
+    'rules',
+    {
+      title: "A node's Service trees",
+      description: `kdebug rules: the Service -> KUBE-SVC -> KUBE-SEP -> DNAT trees of one node's kube-proxy rules (iptables, nftables or IPVS mode). Returns kdebug rules -o json (schema kdebug/schema/rules.v1.json).${pods}`,
+      inputSchema: {
+        snapshot,
+        node,
+        table: z.enum(['nat', 'filter', 'mangle', 'raw', 'security']).optional(),
+        ...access,
+      },
+      outputSchema: OUTPUT.rules,
+      annotations: { readOnlyHint: true, openWorldHint: true },
+    },
+    guarded(async (i, extra) => {
+      const o = { ...flags(i), snapshot: i.snapshot, node: i.node, table: i.table };
+      return answer(
+        extra,
+        'rules',
+        () => rulesCommand(o, g({})),
+        (out) => {
+          const doc = json<Doc<typeof rulesDoc>>(out);
+          return { doc, text: say.rulesSummary(doc) };
+        },
+      );
+    }),
+  );
+
+  server.registerTool(
+    'rules_search',
+    {
+      title: "Search a node's rules",
+      description: `kdebug rules --search: fuzzy search of one node's chains, comments, IPs, ports and Service names, best first. Returns kdebug rules --search -o json (schema kdebug/schema/rules-search.v1.json).${pods}`,
+      inputSchema: {
+        search: z
+          .string()
+          .min(1)
+          .describe('what to look for: a Service name, an IP, a port, a chain'),
+        snapshot,
+        node,
+        table: z.enum(['nat', 'filter', 'mangle', 'raw', 'security']).optional(),
+        ...access,
+      },
+      outputSchema: OUTPUT.rules_search,
+      annotations: { readOnlyHint: true, openWorldHint: true },
+    },
+    guarded(async (i, extra) => {
+      const o = {
+        ...flags(i),
+        snapshot: i.snapshot,
+        node: i.node,
+        table: i.table,
+        search: i.search,
+      };
+      return answer(
+        extra,
+        `rules --search ${i.search}`,
+        () => rulesCommand(o, g({})),
+        (out) => {
+          const doc = json<Doc<typeof searchDoc>>(out);
+          return { doc, text: say.searchSummary(doc) };
+        },
+      );
+    }),
+  );
+
+  server.registerTool(
+    'expect',
+    {
+      title: 'The rules kube-proxy would write',
+      description:
+        'kdebug expect: the rules kube-proxy would write on a node, computed from the cluster objects: iptables-save text (iptables mode), the nft -f script of its table (nftables mode), or its virtual servers (IPVS mode). Reads only the API objects, never a node. Returns { text } (schema kdebug/schema/expect.v1.json).',
+      inputSchema: {
+        snapshot,
+        node,
+        table: z.enum(['nat', 'filter']).optional(),
+        family,
+        'random-fully': z
+          .boolean()
+          .optional()
+          .describe(
+            'false: the iptables binary lacks MASQUERADE --random-fully (iptables < 1.6.2)',
+          ),
+        nfacct: z
+          .boolean()
+          .optional()
+          .describe('the node has nfacct counters (default: read from its recordings)'),
+        'tcp-be-liberal': z.boolean().optional().describe('sysctl nf_conntrack_tcp_be_liberal=1'),
+      },
+      outputSchema: OUTPUT.expect,
+      annotations: { readOnlyHint: true, openWorldHint: true },
+    },
+    guarded(async (i, extra) => {
+      const o = {
+        snapshot: i.snapshot,
+        node: i.node,
+        table: i.table,
+        family: i.family,
+        randomFully: i['random-fully'] !== false,
+        nfacct: i.nfacct,
+        tcpBeLiberal: i['tcp-be-liberal'],
+      };
+      return answer(
+        extra,
+        'expect',
+        () => expectCommand(o, g({}, 'text')),
+        (out) => ({
+          doc: expectDoc(out),
+          text: `${out.split('\n').length - 1} lines of rules kube-proxy would write`,
+        }),
+      );
+    }),
+  );
+
+  server.registerTool(
+    'drift',
+    {
+      title: 'Drift from what kube-proxy would write',
+      description: `kdebug drift: what each node's rules do differently from what kube-proxy would write, worst first, with the rule lines as evidence. Returns kdebug drift -o json (schema kdebug/schema/drift.v1.json).${pods}`,
+      inputSchema: {
+        snapshot,
+        node,
+        family,
+        'all-nodes': z.boolean().optional().describe('every node'),
+        ...access,
+      },
+      outputSchema: OUTPUT.drift,
+      annotations: { readOnlyHint: true, openWorldHint: true },
+    },
+    guarded(async (i, extra) => {
+      const o = {
+        ...flags(i),
+        snapshot: i.snapshot,
+        node: i.node,
+        family: i.family,
+        allNodes: i['all-nodes'],
+      };
+      return answer(
+        extra,
+        'drift',
+        () => driftCommand(o, g({})),
+        (out) => {
+          const doc = json<Doc<typeof driftDoc>>(out);
+          return { doc, text: say.driftSummary(doc) };
+        },
+      );
+    }),
+  );
+
+  server.registerTool(
+    'trace',
+    {
+      title: 'Walk a packet through the rules',
+      description: `kdebug trace: one packet walked through a node's rules: every outcome, its chance, the rules it matched. Returns kdebug trace -o json (schema kdebug/schema/trace.v1.json).${pods}`,
+      inputSchema: {
+        dst: z
+          .string()
+          .min(1)
+          .describe('destination IP:PORT ([IPv6]:PORT), e.g. a ClusterIP and port'),
+        src: z
+          .string()
+          .min(1)
+          .optional()
+          .describe('source address (a Pod IP, or a client outside the cluster)'),
+        proto: z.enum(['tcp', 'udp', 'sctp', 'icmp']).optional().describe('default tcp'),
+        'from-host': z.boolean().optional().describe('sent by a process on the node (nat OUTPUT)'),
+        snapshot,
+        node,
+        ...access,
+      },
+      outputSchema: OUTPUT.trace,
+      annotations: { readOnlyHint: true, openWorldHint: true },
+    },
+    guarded(async (i, extra) => {
+      const o = {
+        ...flags(i),
+        snapshot: i.snapshot,
+        node: i.node,
+        src: i.src,
+        dst: i.dst,
+        proto: i.proto ?? 'tcp',
+        fromHost: i['from-host'],
+      };
+      return answer(
+        extra,
+        'trace',
+        () => traceCommand(o, g({})),
+        (out) => {
+          const doc = json<Doc<typeof traceDoc>>(out);
+          return { doc, text: say.traceSummary(doc) };
+        },
+      );
+    }),
+  );
+
+  server.registerTool(
+    'services',
+    {
+      title: 'List Services',
+      description:
+        "The Services of a namespace (or every namespace), from a snapshot or the live cluster's API: names to give the svc tool. Reads only the API.",
+      inputSchema: {
+        namespace,
+        'all-namespaces': z.boolean().optional().describe('every namespace'),
+        snapshot,
+      },
+      outputSchema: listings.services,
+      annotations: { readOnlyHint: true, openWorldHint: true },
+    },
+    guarded(async (i, extra) => {
+      const doc = await listServices(
+        { ...s.g, namespace: i.namespace ?? s.g.namespace },
+        { snapshot: i.snapshot, allNamespaces: i['all-namespaces'] },
+        extra.signal,
+      );
+      const names = doc.services.map((x) => `${x.namespace}/${x.name}`);
+      return {
+        content: [{ type: 'text', text: `${names.length} Services: ${names.join(', ')}` }],
+        structuredContent: doc,
+      };
+    }),
+  );
+
+  server.registerTool(
+    'scenarios',
+    {
+      title: 'The bundled scenarios',
+      description:
+        "The snapshots shipped with kdebug, one broken thing each (a selector typo, a stale endpoint ...): give a scenario's snapshot to the other tools to see kdebug's answer without a cluster.",
+      inputSchema: {},
+      outputSchema: listings.scenarios,
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    guarded(async () => {
+      const doc = await listScenarios();
+      const text = doc.scenarios.map((x) => `${x.name}: ${x.summary}`).join('\n');
+      return { content: [{ type: 'text', text }], structuredContent: doc };
+    }),
+  );
+
+  server.registerTool(
+    'snapshot_save',
+    {
+      title: 'Save a snapshot',
+      description: `kdebug snapshot save: read a Service (or every Service) from the live cluster and save it as a snapshot the other tools replay, redacted as kdebug snapshot save redacts (only the fields kdebug reads; context, user and server names hashed). Writes only under the directory given to kdebug mcp --snapshot-dir${s.snapshotDir ? ` (${s.snapshotDir})` : ', and this server was started without one: it refuses'}.${pods}`,
+      inputSchema: snapshotInput(z, inputs(z)),
+      annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true },
+    },
+    guarded(async (i, extra) => saveSnapshot(i, s, flags(i), extra)),
+  );
+}

@@ -1,0 +1,234 @@
+// Every tool of `kdebug mcp`, called by the SDK's client over stdio against the built CLI and the
+// bundled snapshots: its result is the command's own JSON (compared with `kdebug ... -o json`),
+// valid against the published schema, with a summary; bad input is a one-line error.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Command } from 'commander';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { kdebug, ROOT } from '../support/cli.js';
+import { assertMatchesSchema } from '../support/schema.js';
+import { startServer, textOf, type Server } from './client.js';
+
+const DEMO = `${ROOT}/snapshots/nginx-svc`;
+const NODE = 'vm-12-7-centos';
+
+/** The CLI's own commands, as commander knows them (cli.ts without running it). */
+async function program(): Promise<Command> {
+  process.env['KDEBUG_NO_MAIN'] = '1';
+  try {
+    const { buildProgram } = await import('../../src/cli.js');
+    return buildProgram(() => undefined);
+  } finally {
+    delete process.env['KDEBUG_NO_MAIN']; // the CLIs this test starts must run
+  }
+}
+
+const flagsOf = (c: Command) => c.options.map((o) => o.long!.replace(/^--(no-)?/, ''));
+
+describe('kdebug mcp tools (SDK client, stdio, bundled snapshots)', () => {
+  let server: Server;
+  const call = async (name: string, args: Record<string, unknown>) =>
+    (await server.client.callTool({ name, arguments: args })) as CallToolResult;
+  /** A tool's result: not an error, its JSON valid, and the same as the command's -o json. */
+  const same = async (name: string, args: Record<string, unknown>, cli: string[]) => {
+    const r = await call(name, args);
+    assert.ok(!r.isError, textOf(r));
+    assertMatchesSchema(r.structuredContent, `the ${name} tool`);
+    const printed = kdebug([...cli, '-o', 'json']);
+    assert.ok(printed.stdout, `kdebug ${cli.join(' ')}: ${printed.stderr}`);
+    assert.deepEqual(
+      r.structuredContent,
+      JSON.parse(printed.stdout),
+      `${name} differs from kdebug ${cli.join(' ')}`,
+    );
+    assert.ok(textOf(r).length > 0, `${name}: no summary`);
+    return r;
+  };
+
+  before(async () => {
+    server = await startServer();
+  });
+  after(() => server.close());
+
+  it("lists the tools, each input named as its command's flags, each output with its schema", async () => {
+    const { tools } = await server.client.listTools();
+    const byName = new Map(tools.map((t) => [t.name, t]));
+    assert.deepEqual([...byName.keys()].sort(), [
+      'drift',
+      'expect',
+      'rules',
+      'rules_search',
+      'scenarios',
+      'services',
+      'snapshot_save',
+      'svc',
+      'trace',
+    ]);
+    const cli = await program();
+    const command = (path: string) =>
+      path.split(' ').reduce<Command>((c, w) => c.commands.find((x) => x.name() === w)!, cli);
+    const global = flagsOf(cli);
+    const mirrors: Record<string, [string, string[]]> = {
+      svc: ['svc', ['name']],
+      rules: ['rules', []],
+      rules_search: ['rules', []],
+      expect: ['expect', []],
+      drift: ['drift', []],
+      trace: ['trace', []],
+      snapshot_save: ['snapshot save', ['dir']],
+    };
+    for (const [tool, [path, args]] of Object.entries(mirrors)) {
+      const inputs = Object.keys(byName.get(tool)!.inputSchema.properties ?? {});
+      const flags = [...flagsOf(command(path)), ...global, ...args];
+      for (const i of inputs)
+        assert.ok(flags.includes(i), `${tool}: input ${i} is no flag of kdebug ${path}`);
+    }
+    for (const t of ['svc', 'rules', 'rules_search', 'expect', 'drift', 'trace'])
+      assert.equal(
+        (byName.get(t)!.outputSchema?.properties as Record<string, { const?: string }>)['$schema']
+          ?.const,
+        `kdebug/schema/${t === 'svc' ? 'report.v2' : t === 'rules_search' ? 'rules-search.v1' : `${t}.v1`}.json`,
+      );
+    // read-only unless started otherwise, and the tools say so
+    assert.match(byName.get('svc')!.description!, /never creates a debug Pod/);
+    assert.equal(byName.get('svc')!.annotations?.readOnlyHint, true);
+    assert.match(byName.get('snapshot_save')!.description!, /started without one: it refuses/);
+  });
+
+  it('svc: the report of every bundled scenario, as kdebug svc -o json prints it', async () => {
+    const r = await call('scenarios', {});
+    const { scenarios } = r.structuredContent as {
+      scenarios: { name: string; snapshot: string; service: string | null }[];
+    };
+    assert.ok(scenarios.length >= 13, textOf(r));
+    assert.match(textOf(r), /^selector-typo: a typo in the Service selector/m);
+    for (const s of scenarios) {
+      const service = s.service ?? 'default/nginx-svc';
+      const svc = await same('svc', { name: service, snapshot: s.snapshot }, [
+        'svc',
+        service,
+        '--snapshot',
+        s.snapshot,
+      ]);
+      if (s.name === 'selector-typo')
+        assert.match(textOf(svc), /fail at step selector: selector-matches-no-pods/);
+    }
+  });
+
+  it("rules, rules_search, expect, drift and trace: the commands' JSON on the demo", async () => {
+    const at = ['--snapshot', DEMO, '--node', NODE];
+    const rules = await same('rules', { snapshot: DEMO, node: NODE }, ['rules', ...at]);
+    assert.match(textOf(rules), /Service ports/);
+    await same('rules_search', { snapshot: DEMO, node: NODE, search: 'nginx' }, [
+      'rules',
+      ...at,
+      '--search',
+      'nginx',
+    ]);
+    await same('drift', { snapshot: DEMO, 'all-nodes': true }, [
+      'drift',
+      '--snapshot',
+      DEMO,
+      '--all-nodes',
+    ]);
+    await same('drift', { snapshot: `${ROOT}/snapshots/stale-endpoint`, node: NODE }, [
+      'drift',
+      '--snapshot',
+      `${ROOT}/snapshots/stale-endpoint`,
+      '--node',
+      NODE,
+    ]);
+    const trace = await same(
+      'trace',
+      { snapshot: DEMO, node: NODE, src: '10.244.0.3', dst: '10.1.190.219:8080' },
+      ['trace', ...at, '--src', '10.244.0.3', '--dst', '10.1.190.219:8080'],
+    );
+    assert.match(textOf(trace), /2 outcome\(s\)/);
+    const expect = await call('expect', { snapshot: DEMO, node: NODE, table: 'nat' });
+    assertMatchesSchema(expect.structuredContent, 'the expect tool');
+    const printed = kdebug(['expect', ...at, '--table', 'nat']).stdout;
+    assert.equal((expect.structuredContent as { text: string }).text, printed);
+  });
+
+  it("services: the Services of a snapshot's namespace, or of all", async () => {
+    const r = await call('services', { snapshot: DEMO });
+    const names = (r.structuredContent as { services: { name: string }[] }).services.map(
+      (s) => s.name,
+    );
+    assert.deepEqual(names.sort(), ['kubernetes', 'nginx-svc']);
+    const all = await call('services', { snapshot: DEMO, 'all-namespaces': true });
+    assert.match(textOf(all), /kube-system\/kube-dns/);
+  });
+
+  it('bad input: one line that says what is wrong, and the server goes on', async () => {
+    const cases: [string, Record<string, unknown>, RegExp][] = [
+      [
+        'trace',
+        { snapshot: DEMO, dst: 'nowhere' },
+        /^kdebug: give the destination as --dst IP:PORT/,
+      ],
+      [
+        'rules',
+        { snapshot: DEMO, node: 'no-such-node' },
+        /^kdebug: .*no rules recorded for node "no-such-node"/,
+      ],
+      ['svc', { name: 'nginx-svc', snapshot: '/nonexistent' }, /^kdebug: .*\/nonexistent/],
+      [
+        'drift',
+        { snapshot: DEMO, node: NODE, 'all-nodes': true },
+        /^kdebug: give --node or --all-nodes, not both$/,
+      ],
+      [
+        'svc',
+        { name: 'nginx-svc', via: 'pod' },
+        /^kdebug: via "pod" creates a debug Pod: this server was started without --allow-debug-pods$/,
+      ],
+      [
+        'trace',
+        { snapshot: DEMO, dst: '10.1.190.219:8080', proto: 'gre' },
+        /Input validation error/,
+      ],
+      [
+        'snapshot_save',
+        { dir: 'x', service: 'nginx-svc' },
+        /^kdebug: this server saves no snapshots: start it with kdebug mcp --snapshot-dir DIR/,
+      ],
+    ];
+    for (const [tool, args, said] of cases) {
+      const r = await call(tool, args);
+      assert.equal(r.isError, true, `${tool} ${JSON.stringify(args)}: ${textOf(r)}`);
+      assert.match(textOf(r), said);
+      assert.ok(!textOf(r).includes('\n'), textOf(r));
+    }
+    assert.ok(!(await call('scenarios', {})).isError);
+  });
+
+  it('kdebug mcp refuses a contradiction in one line, and ends when its client closes stdin', () => {
+    for (const [args, said] of [
+      [['--via', 'pod'], 'kdebug: --via pod creates debug Pods: give --allow-debug-pods too\n'],
+      [
+        ['--snapshot-dir', '/nonexistent'],
+        'kdebug: --snapshot-dir /nonexistent: not a directory\n',
+      ],
+      [['-o', 'json'], 'kdebug: mcp speaks JSON-RPC on stdio: -o does not apply\n'],
+    ] as const) {
+      const r = kdebug(['mcp', ...args]);
+      assert.deepEqual([r.code, r.stderr], [2, said]);
+    }
+    // (stdin is empty here: the server starts, reads its end and leaves)
+    const r = kdebug(['mcp']);
+    assert.deepEqual([r.code, r.stdout, r.stderr], [0, '', '']);
+  });
+
+  it('progress: a call with a progress token hears how the run goes', async () => {
+    const heard: string[] = [];
+    await server.client.callTool(
+      { name: 'svc', arguments: { name: 'nginx-svc', snapshot: DEMO } },
+      undefined,
+      {
+        onprogress: (p) => heard.push(p.message ?? ''),
+      },
+    );
+    assert.ok(heard.includes('svc nginx-svc: started'), heard.join('\n'));
+  });
+});
