@@ -130,6 +130,7 @@ describe('kdebug live against the fake API server and the lab', labSuite(), () =
     assert.deepEqual(findingIds(step(r.stdout, 'kube-proxy')), [
       'kube-proxy-running:pass',
       'proxy-mode:pass',
+      'kube-proxy-version:pass',
       'iptables-backend:pass',
     ]);
     assert.equal(step(r.stdout, 'reachability').status, 'skip');
@@ -413,10 +414,11 @@ describe('kdebug live against the fake API server and the lab', labSuite(), () =
       assert.deepEqual(findingIds(kp), [
         'kube-proxy-running:pass',
         'proxy-mode:pass',
+        'kube-proxy-version:pass',
         'iptables-backends-both:warn node-a',
       ]);
       assert.deepEqual(
-        kp.findings[2]!.evidence.map((e) => e.text),
+        kp.findings.find((f) => f.id === 'iptables-backends-both')!.evidence.map((e) => e.text),
         [
           'node-a: KUBE-SERVICES in legacy and nft (iptables-legacy-save-nat, iptables-nft-save-nat)',
           // node-b has no legacy table: the kernel's list says so, and kdebug made none to look
