@@ -13,7 +13,7 @@ import { backendToRead } from '../core/iptables/backend.js';
 import { clusterView, isWindows, kubeProxyConfigOf, toNode } from '../core/kube.js';
 import type { Facts, KubeObject, NodeOutputs, SnapshotMeta } from '../core/model.js';
 import type { NodeError } from '../core/node-access.js';
-import type { ReadError } from '../core/not-read.js';
+import type { ApiRead, ReadError } from '../core/not-read.js';
 import {
   apiPath,
   commandStem,
@@ -241,6 +241,21 @@ export function labelSelectorString(s: LabelSelectorSpec): string {
   return [equalitySelector(s.matchLabels ?? {}), ...exprs].filter(Boolean).join(',');
 }
 
+/** One API read, as data: where apiPath points, and what the read is for (ApiRead). */
+interface ApiQuery extends ApiRead {
+  group?: string;
+  labelSelector?: string;
+}
+
+/** What a failed read was of, for the checks (never its progress label). */
+const readOf = ({ resource, namespace, name, service, addon }: ApiQuery): ApiRead => ({
+  resource,
+  ...(namespace !== undefined ? { namespace } : {}),
+  ...(name !== undefined ? { name } : {}),
+  ...(service !== undefined ? { service } : {}),
+  ...(addon ? { addon } : {}),
+});
+
 /** Reads through a Cluster, keeping every object once and reporting progress and failures. */
 class Reader {
   private readonly objects = new Map<string, KubeObject>();
@@ -255,6 +270,7 @@ class Reader {
 
   private async read<T>(
     what: string,
+    read: ApiRead,
     f: () => Promise<T>,
     count: (t: T) => number,
     required: boolean,
@@ -274,7 +290,7 @@ class Reader {
         this.stopped = true;
         throw e;
       }
-      this.errors.push({ what, error: message, reason: e.reason });
+      this.errors.push({ what, read, error: message, reason: e.reason });
       return fallback;
     }
   }
@@ -282,12 +298,17 @@ class Reader {
   /** `absentIsEmpty`: an API server that does not serve the resource (404) has none of it. */
   async list(
     what: string,
-    request: ReadRequest,
+    q: ApiQuery,
     required = false,
     absentIsEmpty = false,
   ): Promise<KubeObject[]> {
+    const request: ReadRequest = {
+      path: apiPath(q),
+      ...(q.labelSelector ? { labelSelector: q.labelSelector } : {}),
+    };
     const items = await this.read(
       what,
+      readOf(q),
       () =>
         this.cluster.list(request).catch((e: unknown) => {
           if (absentIsEmpty && e instanceof KubeApiError && e.reason === 'not-found') return [];
@@ -301,10 +322,11 @@ class Reader {
     return items;
   }
 
-  async get(what: string, path: string, required = false): Promise<KubeObject | undefined> {
+  async get(what: string, q: ApiQuery, required = false): Promise<KubeObject | undefined> {
     const o = await this.read(
       what,
-      () => this.cluster.get(path),
+      readOf(q),
+      () => this.cluster.get(apiPath(q)),
       (r) => (r ? 1 : 0),
       required,
       undefined,
@@ -362,7 +384,7 @@ function endpointPodRefs(
 function readServiceCIDRs(r: Reader): Promise<unknown> {
   return r.list(
     'ServiceCIDRs',
-    { path: apiPath({ group: 'networking.k8s.io', resource: 'servicecidrs' }) },
+    { group: 'networking.k8s.io', resource: 'servicecidrs' },
     false,
     true,
   );
@@ -371,27 +393,36 @@ function readServiceCIDRs(r: Reader): Promise<unknown> {
 /** kube-proxy (ConfigMap, DaemonSet and its Pods) and cluster DNS (kube-dns Service, slices, CoreDNS Pods, Corefile). */
 function readClusterAddons(r: Reader): Promise<unknown>[] {
   const kubeProxy = r
-    .get(
-      `DaemonSet ${SYSTEM}/kube-proxy`,
-      apiPath({ group: 'apps', resource: 'daemonsets', namespace: SYSTEM, name: 'kube-proxy' }),
-    )
+    .get(`DaemonSet ${SYSTEM}/kube-proxy`, {
+      group: 'apps',
+      resource: 'daemonsets',
+      namespace: SYSTEM,
+      name: 'kube-proxy',
+      addon: true,
+    })
     .then((ds) => {
       const selector = (ds?.['spec'] as { selector?: LabelSelectorSpec } | undefined)?.selector;
       return r.list('kube-proxy Pods', {
-        path: apiPath({ resource: 'pods', namespace: SYSTEM }),
+        resource: 'pods',
+        namespace: SYSTEM,
+        addon: true,
         labelSelector: selector ? labelSelectorString(selector) : 'k8s-app=kube-proxy',
       });
     });
   const dns = r
-    .get(
-      `Service ${SYSTEM}/kube-dns`,
-      apiPath({ resource: 'services', namespace: SYSTEM, name: 'kube-dns' }),
-    )
+    .get(`Service ${SYSTEM}/kube-dns`, {
+      resource: 'services',
+      namespace: SYSTEM,
+      name: 'kube-dns',
+      addon: true,
+    })
     .then((svc) => {
       const selector = (svc?.['spec'] as { selector?: Record<string, string> } | undefined)
         ?.selector;
       return r.list('CoreDNS Pods', {
-        path: apiPath({ resource: 'pods', namespace: SYSTEM }),
+        resource: 'pods',
+        namespace: SYSTEM,
+        addon: true,
         labelSelector:
           selector && Object.keys(selector).length > 0
             ? equalitySelector(selector)
@@ -402,22 +433,32 @@ function readClusterAddons(r: Reader): Promise<unknown>[] {
     kubeProxy,
     dns,
     // kubeadm names it kube-proxy, EKS kube-proxy-config
-    r.get(
-      `ConfigMap ${SYSTEM}/kube-proxy`,
-      apiPath({ resource: 'configmaps', namespace: SYSTEM, name: 'kube-proxy' }),
-    ),
-    r.get(
-      `ConfigMap ${SYSTEM}/kube-proxy-config`,
-      apiPath({ resource: 'configmaps', namespace: SYSTEM, name: 'kube-proxy-config' }),
-    ),
+    r.get(`ConfigMap ${SYSTEM}/kube-proxy`, {
+      resource: 'configmaps',
+      namespace: SYSTEM,
+      name: 'kube-proxy',
+      addon: true,
+    }),
+    r.get(`ConfigMap ${SYSTEM}/kube-proxy-config`, {
+      resource: 'configmaps',
+      namespace: SYSTEM,
+      name: 'kube-proxy-config',
+      addon: true,
+    }),
     r.list(`EndpointSlices of ${SYSTEM}/kube-dns`, {
-      path: apiPath({ group: 'discovery.k8s.io', resource: 'endpointslices', namespace: SYSTEM }),
+      group: 'discovery.k8s.io',
+      resource: 'endpointslices',
+      namespace: SYSTEM,
+      service: `${SYSTEM}/kube-dns`,
+      addon: true,
       labelSelector: 'kubernetes.io/service-name=kube-dns',
     }),
-    r.get(
-      `ConfigMap ${SYSTEM}/coredns`,
-      apiPath({ resource: 'configmaps', namespace: SYSTEM, name: 'coredns' }),
-    ),
+    r.get(`ConfigMap ${SYSTEM}/coredns`, {
+      resource: 'configmaps',
+      namespace: SYSTEM,
+      name: 'coredns',
+      addon: true,
+    }),
   ];
 }
 
@@ -565,30 +606,33 @@ export async function collect(
   const progress = o.onProgress ?? (() => undefined);
   const r = new Reader(cluster, progress);
   const { namespace: ns, service: name } = target;
-  const svc = r.get(
-    `Service ${ns}/${name}`,
-    apiPath({ resource: 'services', namespace: ns, name }),
-    true,
-  );
+  const svc = r.get(`Service ${ns}/${name}`, { resource: 'services', namespace: ns, name }, true);
   const slices = r.list(`EndpointSlices of ${ns}/${name}`, {
-    path: apiPath({ group: 'discovery.k8s.io', resource: 'endpointslices', namespace: ns }),
+    group: 'discovery.k8s.io',
+    resource: 'endpointslices',
+    namespace: ns,
+    service: `${ns}/${name}`,
     labelSelector: `kubernetes.io/service-name=${name}`,
   });
-  const endpoints = r.get(
-    `Endpoints ${ns}/${name}`,
-    apiPath({ resource: 'endpoints', namespace: ns, name }),
-  );
+  const endpoints = r.get(`Endpoints ${ns}/${name}`, {
+    resource: 'endpoints',
+    namespace: ns,
+    name,
+  });
   const selected = svc.then(async (s) => {
     const selector = (s?.['spec'] as { selector?: Record<string, string> } | undefined)?.selector;
     if (!selector || Object.keys(selector).length === 0) return [];
     const pods = await r.list(`Pods selected by ${ns}/${name}`, {
-      path: apiPath({ resource: 'pods', namespace: ns }),
+      resource: 'pods',
+      namespace: ns,
+      service: `${ns}/${name}`,
       labelSelector: equalitySelector(selector),
     });
     // none: the namespace's Pods show the nearest miss (a typo in a label, app= vs run=)
     if (pods.length === 0)
       await r.list(`Pods in ${ns} (the selector matches none)`, {
-        path: apiPath({ resource: 'pods', namespace: ns }),
+        resource: 'pods',
+        namespace: ns,
       });
     return pods;
   });
@@ -598,10 +642,11 @@ export async function collect(
       endpointPodRefs(ns, sl, ep)
         .filter((p) => !r.has('Pod', p.namespace, p.name))
         .map((p) =>
-          r.get(
-            `Pod ${p.namespace}/${p.name}`,
-            apiPath({ resource: 'pods', namespace: p.namespace, name: p.name }),
-          ),
+          r.get(`Pod ${p.namespace}/${p.name}`, {
+            resource: 'pods',
+            namespace: p.namespace,
+            name: p.name,
+          }),
         ),
     ),
   );
@@ -611,11 +656,13 @@ export async function collect(
     endpoints,
     selected,
     pointedAt,
-    r.list('Nodes', { path: apiPath({ resource: 'nodes' }) }),
+    r.list('Nodes', { resource: 'nodes' }),
     readServiceCIDRs(r),
     ...readClusterAddons(r),
     r.list(`NetworkPolicies in ${ns}`, {
-      path: apiPath({ group: 'networking.k8s.io', resource: 'networkpolicies', namespace: ns }),
+      group: 'networking.k8s.io',
+      resource: 'networkpolicies',
+      namespace: ns,
     }),
   ];
   // only fatal failures reject (the rest are recorded): the first one ends the wait
@@ -636,17 +683,21 @@ export async function collectAll(
   const where = ns ? ` in ${ns}` : ' in all namespaces';
   await Promise.all([
     // the Service list is the point of --all: failing to read it fails the capture
-    r.list(`Services${where}`, { path: apiPath({ resource: 'services', namespace: ns }) }, true),
+    r.list(`Services${where}`, { resource: 'services', namespace: ns }, true),
     r.list(`EndpointSlices${where}`, {
-      path: apiPath({ group: 'discovery.k8s.io', resource: 'endpointslices', namespace: ns }),
+      group: 'discovery.k8s.io',
+      resource: 'endpointslices',
+      namespace: ns,
     }),
-    r.list(`Endpoints${where}`, { path: apiPath({ resource: 'endpoints', namespace: ns }) }),
-    r.list(`Pods${where}`, { path: apiPath({ resource: 'pods', namespace: ns }) }),
-    r.list('Nodes', { path: apiPath({ resource: 'nodes' }) }),
+    r.list(`Endpoints${where}`, { resource: 'endpoints', namespace: ns }),
+    r.list(`Pods${where}`, { resource: 'pods', namespace: ns }),
+    r.list('Nodes', { resource: 'nodes' }),
     readServiceCIDRs(r),
     ...readClusterAddons(r),
     r.list(`NetworkPolicies${where}`, {
-      path: apiPath({ group: 'networking.k8s.io', resource: 'networkpolicies', namespace: ns }),
+      group: 'networking.k8s.io',
+      resource: 'networkpolicies',
+      namespace: ns,
     }),
   ]);
   return finish(cluster, r, ns ? { namespace: ns } : {}, o, progress);

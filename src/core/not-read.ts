@@ -5,9 +5,26 @@
 import type { Facts } from './model.js';
 import { nodeErrorsOf } from './node-access.js';
 
-/** An API read that failed (meta.readErrors); `reason` is the API error's kind. */
+/** What an API read was of, as data: the steps match failures on this, never on `what`. */
+export interface ApiRead {
+  /** The API resource, plural: "pods", "endpointslices", "services", "nodes". */
+  resource: string;
+  /** Undefined: every namespace (or a cluster-scoped resource). */
+  namespace?: string;
+  /** One object by name; undefined for a list. */
+  name?: string;
+  /** "NS/NAME" of the Service whose objects the list is (its EndpointSlices, its Pods). */
+  service?: string;
+  /** A read of a cluster add-on in kube-system (kube-proxy, CoreDNS), not of the target's
+   * namespace. */
+  addon?: boolean;
+}
+
+/** An API read that failed (meta.readErrors); `reason` is the API error's kind, `read` what it
+ * was of (captures before 0.1.0's node state recorded only `what`). */
 export interface ReadError {
   what: string;
+  read?: ApiRead;
   error: string;
   reason?: string;
 }

@@ -250,21 +250,30 @@ describe('collect when RBAC refuses a read', () => {
     assert.deepEqual((facts.meta['readErrors'] as { what: string }[]).sort(byWhat), [
       {
         what: 'ConfigMap kube-system/coredns',
+        read: { resource: 'configmaps', namespace: 'kube-system', name: 'coredns', addon: true },
         error: refused('get configmaps in namespace kube-system'),
         reason: 'forbidden',
       },
       {
         what: 'ConfigMap kube-system/kube-proxy',
+        read: { resource: 'configmaps', namespace: 'kube-system', name: 'kube-proxy', addon: true },
         error: refused('get configmaps in namespace kube-system'),
         reason: 'forbidden',
       },
       {
         what: 'ConfigMap kube-system/kube-proxy-config',
+        read: {
+          resource: 'configmaps',
+          namespace: 'kube-system',
+          name: 'kube-proxy-config',
+          addon: true,
+        },
         error: refused('get configmaps in namespace kube-system'),
         reason: 'forbidden',
       },
       {
         what: 'NetworkPolicies in default',
+        read: { resource: 'networkpolicies', namespace: 'default' },
         error: refused('list networkpolicies.networking.k8s.io in namespace default'),
         reason: 'forbidden',
       },

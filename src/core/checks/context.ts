@@ -5,7 +5,7 @@ import { seen } from '../evidence.js';
 import type { IPFamily } from '../ipv6.js';
 import { Analysis, type Scope } from '../analysis.js';
 import { nodeDump } from '../facts.js';
-import { readErrorsOf } from '../not-read.js';
+import { readErrorsOf, type ApiRead } from '../not-read.js';
 import type { Invocation } from '../next-command.js';
 import type { Ruleset } from '../iptables.js';
 import {
@@ -111,16 +111,19 @@ export class CheckContext {
     return { config: value, ...(error ? { error } : {}) };
   }
 
-  /** "the read of X failed: why" for a read of the live run that failed (RBAC, say), if one did. */
-  readError(what: RegExp): string | undefined {
-    const failed = readErrorsOf(this.facts).find((e) => what.test(e.what));
+  /** "the read of X failed: why" for a read of the live run that failed (RBAC, say), if one did:
+   * the first whose ApiRead `of` accepts. */
+  readError(of: (read: ApiRead) => boolean): string | undefined {
+    const failed = readErrorsOf(this.facts).find((e) => e.read && of(e.read));
     return failed ? `the read of ${failed.what} failed: ${failed.error}` : undefined;
   }
 
   /** Why the objects of a kind were not captured (none in the facts at all, or the read of them
    * failed), or undefined when they were: "no Pods" then means none exist. */
   notCaptured(kind: 'Pod' | 'Node'): string | undefined {
-    const failed = this.readError(new RegExp(`^${kind}s\\b`));
+    // a list of them, not one by name nor kube-system's add-on Pods
+    const resource = kind === 'Pod' ? 'pods' : 'nodes';
+    const failed = this.readError((r) => r.resource === resource && !r.name && !r.addon);
     if (failed) return failed;
     if (!this.facts.objects.some((o) => o.kind === kind))
       return `the facts hold no ${kind} at all (objects.json has none)`;
@@ -130,10 +133,13 @@ export class CheckContext {
   /** Why the EndpointSlices of `svc` were not captured (the read of them, or of every slice of its
    * namespace, failed), or undefined: then "no EndpointSlice" means the controller wrote none. */
   slicesNotCaptured(svc: Pick<Service, 'namespace' | 'name'>): string | undefined {
-    // names are DNS labels: nothing in them needs escaping
+    // its own slices, or every slice of its namespace or of the cluster
     const { namespace: ns, name } = svc;
     return this.readError(
-      new RegExp(`^EndpointSlices(?: of ${ns}/${name}| in ${ns}| in all namespaces)?$`),
+      (r) =>
+        r.resource === 'endpointslices' &&
+        (r.service === `${ns}/${name}` ||
+          (r.service === undefined && (r.namespace === undefined || r.namespace === ns))),
     );
   }
 

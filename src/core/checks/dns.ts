@@ -91,7 +91,11 @@ function expectedRecords(ctx: CheckContext, svc: Service, domain: string): Expec
 
 function coreDns(ctx: CheckContext, dns: Service | undefined): Finding {
   const next = kubectl('kube-system', 'get', 'pods', '-l', 'k8s-app=kube-dns', '-o', 'wide');
-  const unread = dns ? undefined : ctx.readError(/^Service kube-system\/kube-dns$/);
+  const unread = dns
+    ? undefined
+    : ctx.readError(
+        (r) => r.resource === 'services' && r.namespace === 'kube-system' && r.name === 'kube-dns',
+      );
   if (unread)
     return finding('coredns-not-observed', 'skip', 'the kube-dns Service was not read', {
       explanation: `${unread[0]!.toUpperCase()}${unread.slice(1)}, so kdebug does not know whether cluster DNS is there; a missing read is not a missing Service.`,

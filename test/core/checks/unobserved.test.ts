@@ -498,6 +498,7 @@ describe('reads refused by RBAC', () => {
     facts.meta['readErrors'] = [
       {
         what: 'Service kube-system/kube-dns',
+        read: { resource: 'services', namespace: 'kube-system', name: 'kube-dns', addon: true },
         error: 'services "kube-dns" is forbidden: User "limited" cannot get resource "services"',
       },
     ];
@@ -519,6 +520,7 @@ describe('Nodes not captured', () => {
     facts.meta['readErrors'] = [
       {
         what: 'Nodes',
+        read: { resource: 'nodes' },
         error: 'nodes is forbidden: User "limited" cannot list resource "nodes"',
       },
     ];
@@ -544,13 +546,14 @@ describe('EndpointSlices not captured', () => {
   it("the Service's slices refused: no 'no ready endpoints', no drift, no DNS outage", async () => {
     const facts = await readSnapshot('snapshots/nginx-svc');
     facts.objects = facts.objects.filter((o) => o.kind !== 'EndpointSlice');
-    const refused = (what: string) => ({
+    const refused = (what: string, service: string, addon?: true) => ({
       what,
+      read: { resource: 'endpointslices', namespace: service.split('/')[0], service, addon },
       error: 'access denied by RBAC: user "limited" cannot list endpointslices.discovery.k8s.io',
     });
     facts.meta['readErrors'] = [
-      refused('EndpointSlices of default/nginx-svc'),
-      refused('EndpointSlices of kube-system/kube-dns'),
+      refused('EndpointSlices of default/nginx-svc', 'default/nginx-svc'),
+      refused('EndpointSlices of kube-system/kube-dns', 'kube-system/kube-dns', true),
     ];
     const r = diagnose(facts, TARGET);
     assert.deepEqual(ids(r, 'endpoints'), ['endpoints-not-observed:skip']);
