@@ -398,8 +398,7 @@ export class NodeAnalysis {
   private ipvsKnown(read: IpvsRead): Map<string, IpvsKnown> {
     const known = new Map<string, IpvsKnown>();
     for (const v of expectedIpvs(this.expected(), read.expect).virtualServers) {
-      const m = /^\[?(.+?)\]?:(\d+)$/.exec(v.address)!;
-      known.set(`${v.protocol} ${m[1]}:${m[2]}`, { name: v.name, kind: v.kind });
+      known.set(`${v.protocol} ${v.ip}:${v.port}`, { name: v.name, kind: v.kind });
     }
     return known;
   }

@@ -352,7 +352,7 @@ function nftablesPingEvidence(
       .chain('cluster-ips-check')
       ?.rules.find(
         (r) =>
-          r.expr.some((e) => JSON.stringify(e).includes('@cluster-ips')) &&
+          r.expr.some((e) => matchesSet(e, 'cluster-ips')) &&
           r.expr.some((e) => 'reject' in e),
       );
     if (reject)
@@ -596,3 +596,9 @@ export const reachabilityCheck: Check = {
     return out;
   },
 };
+
+/** An nft expression `... daddr @SET`: a match whose right side names the set (nft's JSON). */
+function matchesSet(e: Record<string, unknown>, set: string): boolean {
+  const match = e['match'] as { right?: unknown } | undefined;
+  return match?.right === `@${set}`;
+}

@@ -14,6 +14,9 @@ export interface ExpectedVirtualServer {
   protocol: 'tcp' | 'udp' | 'sctp';
   /** "10.96.0.10:53" ("[fd00::a]:53"), as ipvsadm prints it. */
   address: string;
+  /** The same, as data. */
+  ip: string;
+  port: number;
   scheduler: string;
   /** Session affinity ClientIP: persistence timeout, seconds. */
   persistent?: number;
@@ -87,6 +90,8 @@ export function expectedIpvs(exp: ExpectedRules, o: IpvsExpectOptions = {}): Exp
         kind,
         protocol: proto,
         address: hostPort(ip, port),
+        ip,
+        port,
         scheduler,
         ...(sp.affinitySeconds !== undefined ? { persistent: sp.affinitySeconds } : {}),
         realServers: eps.map((e) => e.address),
