@@ -37,6 +37,7 @@ import {
   type ServicePort,
 } from './kube.js';
 import type { ServicePortName } from './model.js';
+import { modelledRelease, type Release } from './releases.js';
 
 export type { RuleLine } from './expected/text.js';
 export { declaredChains, expectedSave } from './expected/save.js';
@@ -57,6 +58,8 @@ export interface ExpectOptions {
   localhostNodePorts?: boolean;
   /** Extra addresses of the node's interfaces, for nodePortAddresses CIDRs (the Node's IPs are always used). */
   interfaceAddresses?: string[];
+  /** The kube-proxy release whose rules to write (undefined: the newest modelled). */
+  release?: Release;
 }
 
 export const DEFAULT_EXPECT_OPTIONS = {
@@ -132,7 +135,9 @@ export interface ExpectedServicePort {
 export interface ExpectedRules {
   node: ExpectedNode;
   config: KubeProxyConfig;
-  options: Required<Omit<ExpectOptions, 'interfaceAddresses' | 'config' | 'family'>> & {
+  /** The release modelled (a modelled one: releases.ts). */
+  release: Release;
+  options: Required<Omit<ExpectOptions, 'interfaceAddresses' | 'config' | 'family' | 'release'>> & {
     interfaceAddresses: string[];
   };
   /** The mark KUBE-MARK-MASQ sets, e.g. 0x4000. */
@@ -175,7 +180,9 @@ export function expectedRules(
     family === 'IPv4' &&
     (options.localhostNodePorts ?? config.localhostNodePorts) &&
     (nodePortCidrs === 'all' || nodePortCidrs.some((c) => containsAny(c, '127.0.0.1')));
-  const { family: _family, ...rest } = definedOnly(options);
+  const { family: _family, release: asked, ...rest } = definedOnly(options);
+  const { release, note } = modelledRelease(asked);
+  if (note) notes.push(note);
   const opts = {
     ...DEFAULT_EXPECT_OPTIONS,
     ...rest,
@@ -231,6 +238,7 @@ export function expectedRules(
   return {
     node,
     config,
+    release,
     options: opts,
     masqueradeMark,
     localDetector,

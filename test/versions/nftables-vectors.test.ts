@@ -1,0 +1,84 @@
+// Every modelled release against its own vector: the transaction its TestOverallNFTablesRules
+// expects (test/fixtures/releases/<minor>/, verbatim from that tag's proxier_test.go) is, line
+// for line, what `kdebug expect` writes for the same objects as that release, and drift finds
+// nothing wrong in it. IP conventions (kube-proxy's proxier_test.go): Pod CIDR 10.0.0.0/8,
+// Service CIDR 172.30.0.0/16, node test-node 192.168.0.2.
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import { expectedRules, type ExpectOptions } from '../../src/core/expected.js';
+import { clusterView, serviceCIDRs } from '../../src/core/kube.js';
+import type { KubeObject } from '../../src/core/model.js';
+import { nftablesDrift } from '../../src/core/nftables/drift.js';
+import { expectedNftScript } from '../../src/core/nftables/expected.js';
+import { parseNftScript } from '../../src/core/nftables/text.js';
+import { buildNftServiceTrees } from '../../src/core/nftables/trees.js';
+import { MODELLED } from '../../src/core/releases.js';
+import { NODE, objects, objectsV6 } from '../support/nft-overall.js';
+
+const vector = (minor: number, family: 'v4' | 'v6') => {
+  const file = new URL(
+    `../fixtures/releases/${minor}/nftables-overall-${family}.nft`,
+    import.meta.url,
+  );
+  if (!existsSync(file)) return undefined;
+  // 1.37's test turns on the localhost NodePort rejects, a feature gate off by default
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l && !l.startsWith('#') && !/localhost-nodeport|127\.0\.0\.0\/8 meta/.test(l));
+};
+
+const cases = MODELLED.flatMap((release) =>
+  (['v4', 'v6'] as const).map((family) => ({
+    release,
+    family,
+    theirs: vector(release.minor, family),
+  })),
+);
+
+const run = (objs: KubeObject[], options: ExpectOptions) => {
+  const view = clusterView(objs);
+  return { exp: expectedRules(view, NODE, options), cidrs: serviceCIDRs(view) };
+};
+
+describe("kdebug expect in nftables mode, against each release's own expected transaction", () => {
+  it('has a vector for every modelled release', () => {
+    assert.deepEqual(
+      cases.filter((c) => c.family === 'v4' && !c.theirs).map((c) => c.release.minor),
+      [],
+    );
+  });
+
+  for (const { release, family, theirs } of cases) {
+    if (!theirs) continue;
+    const options: ExpectOptions = { release, ...(family === 'v6' ? { family: 'IPv6' } : {}) };
+    const { exp, cidrs } = run(family === 'v6' ? objectsV6 : objects, options);
+
+    it(`v1.${release.minor} ${family}: writes what that release writes`, () => {
+      assert.deepEqual([...expectedNftScript(exp, cidrs)].sort(), [...theirs].sort());
+    });
+
+    it(`v1.${release.minor} ${family}: drift on that release's clean table finds nothing wrong`, () => {
+      const table = parseNftScript(theirs.join('\n')).tables[0]!;
+      const lbIPs = new Set(exp.servicePorts.flatMap((sp) => sp.loadBalancerIPs));
+      const d = nftablesDrift({
+        node: NODE,
+        source: `test/fixtures/releases/${release.minor}`,
+        expected: exp,
+        serviceCIDRs: cidrs,
+        table,
+        trees: buildNftServiceTrees(table, { loadBalancerIPs: lbIPs }),
+        scoped: false,
+      });
+      assert.deepEqual(
+        d.findings.filter((f) => f.severity !== 'info').map((f) => `${f.id}: ${f.title}`),
+        [],
+      );
+    });
+  }
+
+  it('an older release is not written as the newest (the vectors differ)', () => {
+    const { exp, cidrs } = run(objects, { release: { minor: 35 } });
+    assert.notDeepEqual([...expectedNftScript(exp, cidrs)].sort(), [...vector(37, 'v4')!].sort());
+  });
+});
