@@ -33,6 +33,7 @@ export type DriftId =
   | 'orphan-chain'
   | 'no-local-endpoint'
   | 'rule-text-differs'
+  | 'rule-behaviour-differs'
   | 'table-not-captured'
   | 'element-chain-missing'
   | 'endpoint-not-in-numgen'
@@ -64,6 +65,7 @@ export const SEVERITY: Record<DriftId, Severity> = {
   'orphan-chain': 'warning',
   'no-local-endpoint': 'info',
   'rule-text-differs': 'info',
+  'rule-behaviour-differs': 'warning',
   'table-not-captured': 'info',
   'element-chain-missing': 'error',
   'endpoint-not-in-numgen': 'warning',
@@ -165,6 +167,7 @@ export function nodeDrift(input: DriftInput): NodeDrift {
   const ctx: DriftContext = {
     node: input.node,
     exp,
+    actual,
     nat,
     filter,
     trees: byHash,
@@ -194,6 +197,7 @@ export function nodeDrift(input: DriftInput): NodeDrift {
     if (findings.slice(before).some((f) => f.severity !== 'info')) flagged.add(sp.name);
   }
   reportMasquerade(masq, ctx);
+  for (const m of masq) flagged.add(m.service);
   nodeLevelChecks(ctx);
   if (!input.servicePortsOnly) orphanChains(ctx, trees.orphans);
   const text = input.servicePortsOnly ? {} : textDifferences(ctx, flagged);

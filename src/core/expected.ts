@@ -137,6 +137,8 @@ export interface ExpectedRules {
   config: KubeProxyConfig;
   /** The release modelled (a modelled one: releases.ts). */
   release: Release;
+  /** The release the caller said the node runs, modelled or not. */
+  requested?: Release;
   options: Required<Omit<ExpectOptions, 'interfaceAddresses' | 'config' | 'family' | 'release'>> & {
     interfaceAddresses: string[];
   };
@@ -239,6 +241,7 @@ export function expectedRules(
     node,
     config,
     release,
+    ...(asked ? { requested: asked } : {}),
     options: opts,
     masqueradeMark,
     localDetector,

@@ -350,7 +350,7 @@ function balance(
 export function expectedNftText(exp: ExpectedRules, serviceCIDRs: string[]): string {
   const family = exp.ruleContext.family === 'IPv6' ? 'ip6' : 'ip';
   const head = [
-    `# kdebug expect: the table ${family} kube-proxy that kube-proxy v1.${exp.release.minor} (nftables mode) writes on node ${exp.node.name}`,
+    `# kdebug expect: the table ${family} kube-proxy that kube-proxy v1.${exp.release.minor} writes in nftables mode on node ${exp.node.name}`,
     ...exp.notes.map((n) => `# note: ${n}`),
     ...(serviceCIDRs.some((c) => familyOf(c) === exp.ruleContext.family)
       ? []
