@@ -7,6 +7,7 @@ import { kubectl, onNode, type NextCommand } from './next-command.js';
 import type { DriftContext, MasqueradeDiff } from './drift/context.js';
 import { externalPath, firewall } from './drift/external.js';
 import { internalPath } from './drift/service.js';
+import { danglingJumps } from './drift/jumps.js';
 import { nodeLevelChecks, orphanChains } from './drift/node.js';
 import { textDifferences } from './drift/text.js';
 import type { ExpectedRules, ExpectedServicePort } from './expected.js';
@@ -34,6 +35,7 @@ export type DriftId =
   | 'no-local-endpoint'
   | 'rule-text-differs'
   | 'rule-behaviour-differs'
+  | 'jump-target-missing'
   | 'table-not-captured'
   | 'element-chain-missing'
   | 'endpoint-not-in-numgen'
@@ -66,6 +68,7 @@ export const SEVERITY: Record<DriftId, Severity> = {
   'no-local-endpoint': 'info',
   'rule-text-differs': 'info',
   'rule-behaviour-differs': 'warning',
+  'jump-target-missing': 'error',
   'table-not-captured': 'info',
   'element-chain-missing': 'error',
   'endpoint-not-in-numgen': 'warning',
@@ -174,6 +177,7 @@ export function nodeDrift(input: DriftInput): NodeDrift {
     pods: podsByIP(input.view.pods),
     kubeProxy: kubeProxyPodOn(input.view.pods, input.node),
     masquerade: masq,
+    reported: new Set(),
     add: (f) => {
       // rules expected in a table that was not captured are not missing: they were not seen
       if (!filter && f.expected.length > 0 && f.expected.every((l) => l.startsWith('-t filter '))) {
@@ -199,6 +203,7 @@ export function nodeDrift(input: DriftInput): NodeDrift {
   reportMasquerade(masq, ctx);
   for (const m of masq) flagged.add(m.service);
   nodeLevelChecks(ctx);
+  danglingJumps(ctx);
   if (!input.servicePortsOnly) orphanChains(ctx, trees.orphans);
   const text = input.servicePortsOnly ? {} : textDifferences(ctx, flagged);
   if (!filter)

@@ -37,7 +37,7 @@ import {
   type ServicePort,
 } from './kube.js';
 import type { ServicePortName } from './model.js';
-import { modelledRelease, type Release } from './releases.js';
+import { modelledRelease, writes, type Release } from './releases.js';
 
 export type { RuleLine } from './expected/text.js';
 export { declaredChains, expectedSave } from './expected/save.js';
@@ -185,6 +185,11 @@ export function expectedRules(
   const { family: _family, release: asked, ...rest } = definedOnly(options);
   const { release, note } = modelledRelease(asked);
   if (note) notes.push(note);
+  // before 1.37 kube-proxy asks iptables whether it has --random-fully: said by the node's rules
+  if (rest.randomFully === undefined && !writes(release, 'iptablesAlwaysRandomFully'))
+    notes.push(
+      `MASQUERADE --random-fully assumed: kube-proxy v1.${release.minor} writes it where the node's iptables supports it (1.6.2+), and the node's rules were not read`,
+    );
   const opts = {
     ...DEFAULT_EXPECT_OPTIONS,
     ...rest,
@@ -221,7 +226,12 @@ export function expectedRules(
   const nodePortIPs =
     nodePortCidrs === 'all'
       ? 'all'
-      : [...node.ips, ...opts.interfaceAddresses].filter(
+      : // every node has lo's 127.0.0.1, listed by kube-proxy's GetNodeIPs though no `ip addr` was read
+        [
+          ...node.ips,
+          ...opts.interfaceAddresses,
+          ...(family === 'IPv4' ? ['127.0.0.1'] : []),
+        ].filter(
           (ip, i, all) =>
             familyOf(ip) === family &&
             all.indexOf(ip) === i &&

@@ -19,6 +19,8 @@ export const MODELLED: readonly Release[] = Array.from(
 
 /** What changed, the first minor that writes it, and where it shows. */
 export const CHANGES = {
+  /** iptables: MASQUERADE always `--random-fully` (before: only where iptables supports it). */
+  iptablesAlwaysRandomFully: 37,
   /** nftables: firewall-ips elements no longer carry the Service port's name as a comment. */
   nftFirewallElementUncommented: 31,
   /** nftables: filter base chains at priority 0 plus filter-prerouting/output-pre-dnat at -110

@@ -29,6 +29,8 @@ export interface DriftContext {
   /** The node's kube-proxy Pod, with what is wrong with it (not ready, crash-looping). */
   kubeProxy?: { pod: string; problem?: string; restarts: number };
   masquerade: MasqueradeDiff[];
+  /** Missing chains a finding already names (jump-target-missing leaves them out). */
+  reported: Set<string>;
   add(f: Omit<DriftFinding, 'node' | 'severity'>): void;
   /** An explanation of what the node does as designed (not drift), e.g. no local endpoint. */
   note(f: Omit<DriftFinding, 'node' | 'severity'>): void;

@@ -79,6 +79,10 @@ function run(cmd: string, args: string[], cwd: string): void {
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (exit ${r.status})`);
 }
 
+/** Is kube-proxy `version` in the cache already (nothing to build)? */
+export const kubeProxyBuilt = (version: string) =>
+  existsSync(join(cacheDir(), `kube-proxy-${version}`, 'kube-proxy'));
+
 /**
  * kube-proxy alone at `version` (v1.X.Y), built in a throwaway module outside the work tree
  * pinned as pin.sh pins the lab (staging modules replaced by their v0.X.Y); returns its path.
@@ -86,7 +90,7 @@ function run(cmd: string, args: string[], cwd: string): void {
 export function buildKubeProxy(version: string, log: (s: string) => void = () => {}): string {
   if (!/^v1\.\d+\.\d+$/.test(version)) throw new Error(`not a release: ${version}`);
   const bin = join(cacheDir(), `kube-proxy-${version}`);
-  if (existsSync(join(bin, 'kube-proxy'))) return join(bin, 'kube-proxy');
+  if (kubeProxyBuilt(version)) return join(bin, 'kube-proxy');
   const mod = join(cacheDir(), `module-${version}`);
   rmSync(mod, { recursive: true, force: true });
   mkdirSync(mod, { recursive: true });
