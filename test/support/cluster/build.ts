@@ -12,7 +12,7 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
-import { homedir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -79,6 +79,33 @@ function run(cmd: string, args: string[], cwd: string): void {
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (exit ${r.status})`);
 }
 
+/**
+ * `go mod tidy`; a staging module the proxy does not serve at `staging` (k8s.io/kube-proxy
+ * v0.31.14 is not published) is pinned to its newest patch of that minor, said in the log.
+ */
+function tidy(mod: string, staging: string, log: (s: string) => void): void {
+  for (let tries = 0; ; tries++) {
+    const r = spawnSync('go', ['mod', 'tidy'], {
+      cwd: mod,
+      encoding: 'utf8',
+      env: { ...process.env, GOFLAGS: '-mod=mod' },
+    });
+    if (r.status === 0) return;
+    const missing = /(k8s\.io\/[a-z0-9-]+)@v0\.\d+\.\d+: reading \S+: 40[34]/.exec(r.stderr)?.[1];
+    if (!missing || tries > 5) throw new Error(`go mod tidy failed: ${r.stderr.trim()}`);
+    const minor = staging.split('.').slice(0, 2).join('.');
+    // asked outside the module: inside, its unresolved requirements stop `go list -m`
+    const versions = spawnSync('go', ['list', '-m', '-versions', missing], {
+      cwd: tmpdir(),
+      encoding: 'utf8',
+    }).stdout.split(/\s+/);
+    const newest = versions.filter((v) => v.startsWith(`${minor}.`)).pop();
+    if (!newest) throw new Error(`go mod tidy: ${missing} has no ${minor}.x published`);
+    log(`${missing}@${staging} is not published: ${missing}@${newest} instead`);
+    run('go', ['mod', 'edit', `-replace=${missing}=${missing}@${newest}`], mod);
+  }
+}
+
 /** Is kube-proxy `version` in the cache already (nothing to build)? */
 export const kubeProxyBuilt = (version: string) =>
   existsSync(join(cacheDir(), `kube-proxy-${version}`, 'kube-proxy'));
@@ -112,7 +139,7 @@ export function buildKubeProxy(version: string, log: (s: string) => void = () =>
     join(mod, 'tools.go'),
     '//go:build tools\n\npackage tools\n\nimport _ "k8s.io/kubernetes/cmd/kube-proxy"\n',
   );
-  run('go', ['mod', 'tidy'], mod);
+  tidy(mod, staging, log);
   const tmp = `${bin}.tmp-${process.pid}`;
   rmSync(tmp, { recursive: true, force: true });
   mkdirSync(tmp, { recursive: true });
