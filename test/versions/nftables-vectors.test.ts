@@ -1,8 +1,9 @@
 // Every modelled release against its own vector: the transaction its TestOverallNFTablesRules
 // expects (test/fixtures/releases/<minor>/, verbatim from that tag's proxier_test.go) is, line
 // for line, what `kdebug expect` writes for the same objects as that release, drift finds
-// nothing wrong in it, and a line lost from it is the same finding whichever release spelled it. IP conventions (kube-proxy's proxier_test.go): Pod CIDR 10.0.0.0/8,
-// Service CIDR 172.30.0.0/16, node test-node 192.168.0.2.
+// nothing wrong in it, and a line lost from it is the same finding whichever release spelled it.
+// IP conventions (kube-proxy's proxier_test.go): Pod CIDR 10.0.0.0/8, Service CIDR
+// 172.30.0.0/16, node test-node 192.168.0.2.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
