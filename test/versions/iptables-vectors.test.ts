@@ -2,8 +2,9 @@
 // <minor>/, verbatim from that tag's proxier_test.go): both loaded into the real iptables of a
 // network namespace of the test's own (with the nfacct counters its rules name) and saved back,
 // they are the same rules, compared as kube-proxy's tests compare (truth.ts). The payload lacks
-// the built-in chains' jumps and the canary (kube-proxy adds them apart) and its fake iptables has no
-// --random-fully before 1.37 (which writes it unasked). IP conventions: test/support/ipt-overall.ts.
+// the built-in chains' jumps and the canary (kube-proxy adds them apart), and its fake iptables
+// has no --random-fully before 1.37 (which writes it unasked). IP conventions:
+// test/support/ipt-overall.ts.
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
