@@ -1,7 +1,7 @@
 // Where a command's Facts come from: a snapshot directory, the live cluster read now, or one
 // node's rules read over SSH into a snapshot's objects; and the one node picker. The adapters
 // (client-node, ssh2) load only when a source needs them.
-import { DUMP_STEMS, hasRules, recordedNodes } from '../core/facts.js';
+import { DUMP_STEMS, recordedFamily, recordedNodes } from '../core/facts.js';
 import { clusterView } from '../core/kube.js';
 import type { DiagnosedService } from '../core/diagnose.js';
 import type { Facts } from '../core/model.js';
@@ -91,7 +91,7 @@ function checkLiveNodes(facts: Facts, label: string, o: SourceFlags): void {
     throw new FactsSourceError(`${label}: no node "${o.node}" ${list}`);
   if (o.node === undefined && !o.allNodes && nodes.length !== 1)
     throw new FactsSourceError(`${label}: pick a node with --node ${list}`);
-  const unread = (o.node !== undefined ? [o.node] : nodes).filter((n) => !hasRules(facts, n));
+  const unread = (o.node !== undefined ? [o.node] : nodes).filter((n) => !recordedFamily(facts, n));
   if (unread.length > 0 && unread.length === (o.node !== undefined ? 1 : nodes.length))
     throw new FactsSourceError(
       `${label}: could not read the rules of ${unread
@@ -112,7 +112,7 @@ export function pickNodes(
   among: 'recorded rules' | 'known',
   offerAllNodes = false,
 ): string[] {
-  const recorded = recordedNodes(facts).filter((n) => hasRules(facts, n));
+  const recorded = recordedNodes(facts).filter((n) => recordedFamily(facts, n));
   const names =
     among === 'known'
       ? [...new Set([...clusterView(facts.objects).nodes.map((n) => n.name), ...recorded])].sort()

@@ -51,7 +51,7 @@ export async function driftCommand(o: DriftFlags, g: GlobalOptions): Promise<num
     nodes.flatMap((n) =>
       asked
         // without --family, a family is compared where its dump was recorded
-        .filter((f) => o.family !== undefined || f === 'IPv4' || hasRules(facts, n, f))
+        .filter((f) => o.family !== undefined || hasRules(facts, n, f))
         .map((f) => {
           if (f === 'IPv6' && !hasRules(facts, n, f))
             throw new UsageError(

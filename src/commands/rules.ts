@@ -1,6 +1,7 @@
 // `kdebug rules`: the Service trees of one node's rules (a file, stdin, a host over SSH, a
 // snapshot's node or the live cluster's), as text, JSON, a search, or the TUI.
 import { Analysis } from '../core/analysis.js';
+import { recordedFamily } from '../core/facts.js';
 import { parseIptables, type Ruleset } from '../core/iptables.js';
 import type { NftTable } from '../core/nftables/listing.js';
 import { pasteKind, readNftPaste } from '../core/paste/read.js';
@@ -91,7 +92,12 @@ export async function rulesCommand(o: RulesOptions, g: GlobalOptions): Promise<n
     return interactive({ ...common, facts: source.facts, load, snapshot }, g);
   }
   const [name] = pickNodes(source.facts, source.label, o, 'recorded rules');
-  const node = new Analysis(source.facts, { fileOf: dumpFile(o), table: o.table }).node(name!);
+  // a node that recorded only ip6tables-save shows those
+  const node = new Analysis(source.facts, { fileOf: dumpFile(o), table: o.table }).node(
+    name!,
+    undefined,
+    recordedFamily(source.facts, name!),
+  );
   const dataplane = node.dataplane();
   if (dataplane?.mode === 'nftables' || dataplane?.mode === 'ipvs')
     return print(o, shown, dataplane.table, node.trees()!, { label: `node ${name}`, node: name });

@@ -7,6 +7,7 @@ import { kubectl, onNode, type NextCommand } from './next-command.js';
 import type { DriftContext, MasqueradeDiff } from './drift/context.js';
 import { externalPath, firewall } from './drift/external.js';
 import { internalPath } from './drift/service.js';
+import { danglingJumps } from './drift/jumps.js';
 import { nodeLevelChecks, orphanChains } from './drift/node.js';
 import { textDifferences } from './drift/text.js';
 import type { ExpectedRules, ExpectedServicePort } from './expected.js';
@@ -33,6 +34,8 @@ export type DriftId =
   | 'orphan-chain'
   | 'no-local-endpoint'
   | 'rule-text-differs'
+  | 'rule-behaviour-differs'
+  | 'jump-target-missing'
   | 'table-not-captured'
   | 'element-chain-missing'
   | 'endpoint-not-in-numgen'
@@ -64,6 +67,8 @@ export const SEVERITY: Record<DriftId, Severity> = {
   'orphan-chain': 'warning',
   'no-local-endpoint': 'info',
   'rule-text-differs': 'info',
+  'rule-behaviour-differs': 'warning',
+  'jump-target-missing': 'error',
   'table-not-captured': 'info',
   'element-chain-missing': 'error',
   'endpoint-not-in-numgen': 'warning',
@@ -165,12 +170,14 @@ export function nodeDrift(input: DriftInput): NodeDrift {
   const ctx: DriftContext = {
     node: input.node,
     exp,
+    actual,
     nat,
     filter,
     trees: byHash,
     pods: podsByIP(input.view.pods),
     kubeProxy: kubeProxyPodOn(input.view.pods, input.node),
     masquerade: masq,
+    reported: new Set(),
     add: (f) => {
       // rules expected in a table that was not captured are not missing: they were not seen
       if (!filter && f.expected.length > 0 && f.expected.every((l) => l.startsWith('-t filter '))) {
@@ -194,7 +201,9 @@ export function nodeDrift(input: DriftInput): NodeDrift {
     if (findings.slice(before).some((f) => f.severity !== 'info')) flagged.add(sp.name);
   }
   reportMasquerade(masq, ctx);
+  for (const m of masq) flagged.add(m.service);
   nodeLevelChecks(ctx);
+  danglingJumps(ctx);
   if (!input.servicePortsOnly) orphanChains(ctx, trees.orphans);
   const text = input.servicePortsOnly ? {} : textDifferences(ctx, flagged);
   if (!filter)

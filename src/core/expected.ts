@@ -37,6 +37,7 @@ import {
   type ServicePort,
 } from './kube.js';
 import type { ServicePortName } from './model.js';
+import { modelledRelease, writes, type Release } from './releases.js';
 
 export type { RuleLine } from './expected/text.js';
 export { declaredChains, expectedSave } from './expected/save.js';
@@ -57,6 +58,8 @@ export interface ExpectOptions {
   localhostNodePorts?: boolean;
   /** Extra addresses of the node's interfaces, for nodePortAddresses CIDRs (the Node's IPs are always used). */
   interfaceAddresses?: string[];
+  /** The kube-proxy release whose rules to write (undefined: the newest modelled). */
+  release?: Release;
 }
 
 export const DEFAULT_EXPECT_OPTIONS = {
@@ -132,7 +135,11 @@ export interface ExpectedServicePort {
 export interface ExpectedRules {
   node: ExpectedNode;
   config: KubeProxyConfig;
-  options: Required<Omit<ExpectOptions, 'interfaceAddresses' | 'config' | 'family'>> & {
+  /** The release modelled (a modelled one: releases.ts). */
+  release: Release;
+  /** The release the caller said the node runs, modelled or not. */
+  requested?: Release;
+  options: Required<Omit<ExpectOptions, 'interfaceAddresses' | 'config' | 'family' | 'release'>> & {
     interfaceAddresses: string[];
   };
   /** The mark KUBE-MARK-MASQ sets, e.g. 0x4000. */
@@ -175,7 +182,14 @@ export function expectedRules(
     family === 'IPv4' &&
     (options.localhostNodePorts ?? config.localhostNodePorts) &&
     (nodePortCidrs === 'all' || nodePortCidrs.some((c) => containsAny(c, '127.0.0.1')));
-  const { family: _family, ...rest } = definedOnly(options);
+  const { family: _family, release: asked, ...rest } = definedOnly(options);
+  const { release, note } = modelledRelease(asked);
+  if (note) notes.push(note);
+  // before 1.37 kube-proxy asks iptables whether it has --random-fully: said by the node's rules
+  if (rest.randomFully === undefined && !writes(release, 'iptablesAlwaysRandomFully'))
+    notes.push(
+      `MASQUERADE --random-fully assumed: kube-proxy v1.${release.minor} writes it where the node's iptables supports it (1.6.2+), and the node's rules were not read`,
+    );
   const opts = {
     ...DEFAULT_EXPECT_OPTIONS,
     ...rest,
@@ -212,7 +226,12 @@ export function expectedRules(
   const nodePortIPs =
     nodePortCidrs === 'all'
       ? 'all'
-      : [...node.ips, ...opts.interfaceAddresses].filter(
+      : // every node has lo's 127.0.0.1, listed by kube-proxy's GetNodeIPs though no `ip addr` was read
+        [
+          ...node.ips,
+          ...opts.interfaceAddresses,
+          ...(family === 'IPv4' ? ['127.0.0.1'] : []),
+        ].filter(
           (ip, i, all) =>
             familyOf(ip) === family &&
             all.indexOf(ip) === i &&
@@ -231,6 +250,8 @@ export function expectedRules(
   return {
     node,
     config,
+    release,
+    ...(asked ? { requested: asked } : {}),
     options: opts,
     masqueradeMark,
     localDetector,

@@ -61,6 +61,12 @@ export function nftStems(family: IPFamily): { json: string; text: string } {
   };
 }
 
+/** The family whose rules the node recorded, IPv4 first (a node may have recorded only its
+ * ip6tables-save); undefined when it recorded none. */
+export function recordedFamily(facts: Facts, node: string): IPFamily | undefined {
+  return (['IPv4', 'IPv6'] as const).find((f) => hasRules(facts, node, f));
+}
+
 /** The node recorded its rules of a family: an ip(6)tables dump, or kube-proxy's nftables table. */
 export function hasRules(facts: Facts, node: string, family: IPFamily = 'IPv4'): boolean {
   const outputs = facts.nodes[node];

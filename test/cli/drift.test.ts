@@ -238,7 +238,7 @@ describe('kdebug expect', () => {
     assert.equal(r.code, 0, r.stderr);
     assert.match(
       r.stdout,
-      /^# kdebug expect: the rules kube-proxy \(1\.28\+, iptables mode\) writes on node vm-12-7-centos\n\*filter\n/,
+      /^# kdebug expect: the rules kube-proxy v1\.37 writes in iptables mode on node vm-12-7-centos\n\*filter\n/,
     );
     assert.match(
       r.stdout,

@@ -2,7 +2,7 @@
 // helpers that turn rules into evidence lines and sentences.
 import type { DriftFinding } from '../drift.js';
 import type { ExpectedRules, ExpectedServicePort } from '../expected.js';
-import type { Table } from '../iptables.js';
+import type { Ruleset, Table } from '../iptables.js';
 import type { Pod } from '../kube.js';
 import type { ServiceTree } from '../service-tree.js';
 import { hostPort } from '../ipv6.js';
@@ -19,6 +19,8 @@ export interface MasqueradeDiff {
 export interface DriftContext {
   node: string;
   exp: ExpectedRules;
+  /** The node's whole rule set (the packet walk reads it). */
+  actual: Ruleset;
   nat: Table;
   filter: Table | undefined;
   /** The node's Service trees by chain hash. */
@@ -27,6 +29,8 @@ export interface DriftContext {
   /** The node's kube-proxy Pod, with what is wrong with it (not ready, crash-looping). */
   kubeProxy?: { pod: string; problem?: string; restarts: number };
   masquerade: MasqueradeDiff[];
+  /** Missing chains a finding already names (jump-target-missing leaves them out). */
+  reported: Set<string>;
   add(f: Omit<DriftFinding, 'node' | 'severity'>): void;
   /** An explanation of what the node does as designed (not drift), e.g. no local endpoint. */
   note(f: Omit<DriftFinding, 'node' | 'severity'>): void;

@@ -13,6 +13,7 @@ import {
   type DriftContext,
 } from './context.js';
 import { podOf, quantisedProbability } from '../expected/endpoints.js';
+import { chainAbsent } from './jumps.js';
 import type { ExpectedEndpoint, ExpectedServicePort } from '../expected.js';
 import type { EntryPoint, ServiceTree, TreeEndpoint } from '../service-tree.js';
 
@@ -59,6 +60,10 @@ export function internalPath(
     missingEntry(sp, t, c);
     return false;
   }
+  if (chainAbsent(c.nat, entry.chain) || c.nat.chain(entry.chain)!.ruleCount === 0) {
+    chainMissing(sp, entry.chain, c);
+    return false;
+  }
   const localChain = isLocalChain(entry.chain);
   if (localChain !== sp.internalPolicyLocal) {
     c.add({
@@ -84,12 +89,28 @@ export function internalPath(
 
 const isLocalChain = (chain: string) => /^KUBE-(SVL|XLB)-/.test(chain);
 
+/** The cluster IP rule jumps to a Service chain the dump lacks or holds empty. */
+function chainMissing(sp: ExpectedServicePort, chain: string, c: DriftContext): void {
+  const absent = chainAbsent(c.nat, chain);
+  if (absent) c.reported.add(chain);
+  c.add({
+    id: 'service-chain-missing',
+    service: sp.name,
+    title: absent ? `${chain} missing` : `${chain} has no rules`,
+    message: `node ${c.node} sends ${sp.name}'s cluster IP ${vip(sp.clusterIP, sp.port, sp.protocol)} to ${chain}, ${absent ? 'a chain that is not in the dump' : 'which holds no rule'}: its connections are not load-balanced to any endpoint and not masqueraded.`,
+    expected: nat(sp.nat.filter((l) => l.chain === chain)),
+    actual: [...entryLines(c, sp), ...chainLines(c.nat, chain)],
+    ...syncNext(c),
+  });
+}
+
 function missingEntry(sp: ExpectedServicePort, t: ServiceTree | undefined, c: DriftContext): void {
   const where = vip(sp.clusterIP, sp.port, sp.protocol);
   const actual = entryLines(c, sp);
   const dangling = actual.find((l) => !/-j KUBE-MARK-MASQ$/.test(l));
   if (dangling) {
     const target = /-j (\S+)/.exec(dangling)?.[1];
+    if (target) c.reported.add(target);
     c.add({
       id: 'service-chain-missing',
       service: sp.name,

@@ -1,12 +1,15 @@
 // The spelling layer of the drift check: every rule in kube-proxy's chains is compared as text
-// with what kube-proxy 1.28+ writes, and each difference is attributed to a Service port (by
+// with what the modelled release writes, and each difference is attributed to a Service port (by
 // chain, comment or address) or to the node. Service ports that route correctly but read
-// differently get one informational `rule-text-differs`; so do the node's own chains.
+// differently get one informational `rule-text-differs`; so do the node's own chains. A dump of
+// a release kdebug does not model is compared by behaviour instead: one folded info per node.
 // Per-Service chains are compared in order, chain by chain; shared chains as multisets.
 import type { DriftContext } from './context.js';
 import { rulesOf, type ExpectedServicePort, type RuleLine } from '../expected.js';
 import type { Table } from '../iptables.js';
 import { hostCidr } from '../ipv6.js';
+import { releaseRange } from '../releases.js';
+import { behaviourDiffers } from './behaviour.js';
 
 const SHARED: Record<'nat' | 'filter', string[]> = {
   nat: ['KUBE-SERVICES', 'KUBE-NODEPORTS'],
@@ -107,28 +110,86 @@ export function textDifferences(c: DriftContext, flagged: Set<string>): { writte
     for (const e of t.localEndpoints ?? []) extra(e.chain);
   }
 
+  const writtenBy = fingerprint(c);
+  const other = otherRelease(c, writtenBy);
+  if (other) foldByBehaviour(c, diffs, flagged, other);
+  else
+    for (const [owner, d] of diffs) {
+      if (d.expected.length === 0 && d.actual.length === 0) continue;
+      const n = Math.max(d.expected.length, d.actual.length);
+      if (owner === NODE)
+        c.add({
+          id: 'rule-text-differs',
+          title: "kube-proxy's own chains are spelled differently",
+          message: `node ${c.node}'s jumps and fixed chains (KUBE-POSTROUTING, KUBE-MARK-MASQ, KUBE-FORWARD, KUBE-FIREWALL ...) are not spelled the way kube-proxy v1.${c.exp.release.minor} writes them`,
+          expected: d.expected,
+          actual: d.actual,
+        });
+      else if (!flagged.has(owner))
+        c.add({
+          id: 'rule-text-differs',
+          service: owner,
+          title: `routes as expected; ${n} rules spelled differently`,
+          message: `node ${c.node} routes ${owner} as kube-proxy would; only the spelling of ${n} rules differs from what kube-proxy v1.${c.exp.release.minor} writes`,
+          expected: d.expected,
+          actual: d.actual,
+        });
+    }
+  return { writtenBy };
+}
+
+/** Who wrote a dump kdebug does not model: the release the caller named, else an older
+ * kube-proxy by the signs the dump shows; undefined when it is a modelled release's. */
+function otherRelease(c: DriftContext, signs: string | undefined): Other | undefined {
+  const asked = c.exp.requested;
+  if (asked && asked.minor !== c.exp.release.minor) return { who: `kube-proxy v1.${asked.minor}` };
+  return signs ? { who: 'an older kube-proxy' } : undefined;
+}
+
+interface Other {
+  who: string;
+}
+
+/**
+ * A dump spelled by an unmodelled release: each Service port whose rules read differently is
+ * compared by where its packets go; the same walk is spelling (one info for the node), a
+ * different one is `rule-behaviour-differs`.
+ */
+function foldByBehaviour(
+  c: DriftContext,
+  diffs: Map<string, Diff>,
+  flagged: Set<string>,
+  other: Other,
+): void {
+  let rules = 0;
+  let ports = 0;
   for (const [owner, d] of diffs) {
-    if (d.expected.length === 0 && d.actual.length === 0) continue;
     const n = Math.max(d.expected.length, d.actual.length);
-    if (owner === NODE)
-      c.add({
-        id: 'rule-text-differs',
-        title: "kube-proxy's own chains are spelled differently",
-        message: `node ${c.node}'s jumps and fixed chains (KUBE-POSTROUTING, KUBE-MARK-MASQ, KUBE-FORWARD, KUBE-FIREWALL ...) are not spelled the way kube-proxy 1.28+ writes them`,
-        expected: d.expected,
-        actual: d.actual,
-      });
-    else if (!flagged.has(owner))
-      c.add({
-        id: 'rule-text-differs',
-        service: owner,
-        title: `routes as expected; ${n} rules spelled differently`,
-        message: `node ${c.node} routes ${owner} as kube-proxy would; only the spelling of ${n} rules differs from what kube-proxy 1.28+ writes`,
-        expected: d.expected,
-        actual: d.actual,
-      });
+    if (n === 0) continue;
+    const sp = owner === NODE ? undefined : c.exp.servicePorts.find((x) => x.name === owner);
+    const walks = sp && !flagged.has(owner) ? behaviourDiffers(c.exp, c.actual, sp) : [];
+    if (walks.length === 0) {
+      rules += n;
+      if (sp) ports++;
+      continue;
+    }
+    c.add({
+      id: 'rule-behaviour-differs',
+      service: owner,
+      title: `${walks.length === 1 ? '1 packet goes' : `${walks.length} packets go`} elsewhere than kube-proxy would send ${walks.length === 1 ? 'it' : 'them'}`,
+      message: `walked through node ${c.node}'s rules, ${walks[0]!.packet} ends ${walks[0]!.actual || 'nowhere'}; through the rules kube-proxy v1.${c.exp.release.minor} writes it ends ${walks[0]!.expected || 'nowhere'}`,
+      expected: walks.map((w) => `${w.packet}: ${w.expected}`),
+      actual: walks.map((w) => `${w.packet}: ${w.actual}`),
+    });
   }
-  return { writtenBy: fingerprint(c) };
+  if (rules === 0) return;
+  c.add({
+    id: 'rule-text-differs',
+    title: `written as ${other.who} writes it; kdebug models ${releaseRange()}: compared by behaviour`,
+    message: `node ${c.node}'s rules are spelled by ${other.who}: ${rules} rules${ports ? ` of ${ports} Service port${ports === 1 ? '' : 's'}` : ''} and kube-proxy's own chains read differently from what kube-proxy v1.${c.exp.release.minor} writes; every packet walked through them goes where kube-proxy would send it`,
+    expected: [],
+    actual: [],
+  });
 }
 
 /**

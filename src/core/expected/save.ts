@@ -42,7 +42,7 @@ export function expectedSave(
   const chains = declaredChains(exp);
   if (options.header !== false) {
     out.push(
-      `# kdebug expect: the rules kube-proxy (1.28+, iptables mode) writes on node ${exp.node.name}`,
+      `# kdebug expect: the rules kube-proxy v1.${exp.release.minor} writes in iptables mode on node ${exp.node.name}`,
     );
     for (const n of exp.notes) out.push(`# note: ${n}`);
   }

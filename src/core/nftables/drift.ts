@@ -14,6 +14,7 @@ import {
 } from '../drift.js';
 import type { ExpectedRules, ExpectedServicePort } from '../expected.js';
 import { percent } from '../model.js';
+import { writes, type Release } from '../releases.js';
 import type { ServiceTree, ServiceTrees, TreeEndpoint } from '../service-tree.js';
 import { expectedNftLines } from './expected.js';
 import type { NftExpr, NftRule, NftTable } from './listing.js';
@@ -44,7 +45,7 @@ export function nftablesDrift(input: NftDriftInput): NodeDrift {
   const wantTrees = byName(buildNftServiceTrees(want, { loadBalancerIPs: lbIPs }));
   const got = byName(input.trees);
   const hairpin = new Set(table.set('hairpin-connections')?.elements.map(keyText) ?? []);
-  const c: PortCheck = { node, source, table, want, add, script, hairpin };
+  const c: PortCheck = { node, source, table, want, add, script, hairpin, release: exp.release };
   for (const sp of exp.servicePorts)
     servicePort(sp, wantTrees.get(sp.name), got.get(sp.name), ports.get(sp) ?? [], c);
   fixedChains(want, c);
@@ -78,6 +79,7 @@ interface PortCheck {
   add: Add;
   script: string[];
   hairpin: Set<string>;
+  release: Release;
 }
 
 const keyText = (e: { key: (string | number)[] }) => e.key.join(' . ');
@@ -191,7 +193,9 @@ function servicePort(
         });
   }
   if (w?.chains.fw) firewall(sp, w, c, add);
-  for (const ep of sp.reachableEndpoints.filter((e) => e.local)) {
+  // before 1.36 each endpoint chain marks its own hairpin traffic: no hairpin-connections set
+  const hairpins = writes(c.release, 'nftInlineMasquerade') ? sp.reachableEndpoints : [];
+  for (const ep of hairpins.filter((e) => e.local)) {
     const key = `${ep.ip} . ${ep.ip} . ${sp.protocol} . ${ep.port}`;
     if (c.hairpin.has(key)) continue;
     c.hairpin.add(key); // one finding per element

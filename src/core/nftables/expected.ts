@@ -1,13 +1,13 @@
 // The nftables-mode table kube-proxy writes on one node, computed from the same model as
 // iptables mode (expected.ts: endpoints, policies, addresses) and written as the `nft -f` script
-// kube-proxy itself feeds nft (pkg/proxy/nftables/proxier.go setupNFTables and syncProxyRules).
-// Modelled: kube-proxy 1.36 and 1.37 with default feature gates (the lab's v1.37.2 writes exactly
-// this); 1.33-1.35 differ only in the order of some rules, 1.29-1.32 (endpoint chains, a
-// mark-for-masquerade chain) are read by trees.ts but not written here.
+// kube-proxy itself feeds nft (pkg/proxy/nftables/proxier.go setupNFTables and syncProxyRules),
+// as the release of `exp` writes it (releases.ts says which release changed what); default
+// feature gates. Each release's TestOverallNFTablesRules is the vector (test/versions).
 import { nftChainBase } from '../chain-names.js';
 import type { ExpectedRules, ExpectedServicePort } from '../expected.js';
 import type { ProxyEndpoint } from '../expected/endpoints.js';
 import { containsAny, familyOf } from '../ipv6.js';
+import { writes } from '../releases.js';
 
 /** The chain names of one Service port in nftables mode. */
 export interface NftPortChains {
@@ -70,7 +70,9 @@ export function expectedNftLines(
     made.add(name);
   };
   const mark = `0x${exp.masqueradeMark.toString(16)}`;
-  const masquerade = `mark set mark or ${mark}`;
+  const inline = writes(exp.release, 'nftInlineMasquerade');
+  // before 1.36 the mark is set by a jump to a chain of its own
+  const masquerade = inline ? `mark set mark or ${mark}` : 'jump mark-for-masquerade';
   // the local detector in nft words (an interface prefix "veth+" is "veth*" there)
   const local = exp.localDetector?.ifLocal;
   const [match, value] = local?.source
@@ -83,19 +85,28 @@ export function expectedNftLines(
   const nodePortIPs = nodePortAddressesOf(exp);
 
   add(`table ${t} { comment "rules for kube-proxy" ; }`);
-  for (const [name, body] of BASE_CHAINS) chain(name, body);
-  for (const [to, from, extra] of JUMPS) {
+  const preDnat = writes(exp.release, 'nftPreDnatFilterChains');
+  for (const [name, body] of preDnat ? BASE_CHAINS : BASE_CHAINS_BEFORE_33) chain(name, body);
+  for (const [to, from, extra] of preDnat ? JUMPS : JUMPS_BEFORE_33) {
     ensure(to);
     rule(from, `${extra}jump ${to}`);
   }
-  add(
-    `set ${t} hairpin-connections { type ${addr} . ${addr} . inet_proto . inet_service ; comment "service hairpin connections" ; }`,
-  );
-  rule('masquerading', `mark and ${mark} != 0 mark set mark xor ${mark} masquerade fully-random`);
-  rule(
-    'masquerading',
-    `ct status dnat ${ipX} saddr . ${ipX} daddr . meta l4proto . th dport @hairpin-connections masquerade fully-random`,
-  );
+  if (inline) {
+    add(
+      `set ${t} hairpin-connections { type ${addr} . ${addr} . inet_proto . inet_service ; comment "service hairpin connections" ; }`,
+    );
+    rule('masquerading', `mark and ${mark} != 0 mark set mark xor ${mark} masquerade fully-random`);
+    rule(
+      'masquerading',
+      `ct status dnat ${ipX} saddr . ${ipX} daddr . meta l4proto . th dport @hairpin-connections masquerade fully-random`,
+    );
+  } else {
+    ensure('mark-for-masquerade');
+    rule('mark-for-masquerade', `mark set mark or ${mark}`);
+    rule('masquerading', `mark and ${mark} == 0 return`);
+    rule('masquerading', `mark set mark xor ${mark}`);
+    rule('masquerading', 'masquerade fully-random');
+  }
   add(`set ${t} cluster-ips { type ${addr} ; comment "Active ClusterIPs" ; }`);
   rule(
     'cluster-ips-check',
@@ -140,9 +151,10 @@ export function expectedNftLines(
   add(
     `map ${t} service-nodeports { type inet_proto . inet_service : verdict ; comment "NodePort traffic" ; }`,
   );
-  if (exp.config.masqueradeAll)
+  // before 1.36 each Service chain masquerades its own cluster IP (servicePortScript)
+  if (inline && exp.config.masqueradeAll)
     rule('services', `${ipX} daddr @cluster-ips ${masquerade}`, 'masquerade all clusterIP traffic');
-  else if (ifNotLocal)
+  else if (inline && ifNotLocal)
     rule(
       'services',
       `${ipX} daddr @cluster-ips ${ifNotLocal} ${masquerade}`,
@@ -160,7 +172,19 @@ export function expectedNftLines(
   const ports = new Map<ExpectedServicePort, string[]>();
   for (const sp of exp.servicePorts) {
     const from = out.length;
-    servicePortScript(sp, { t, ipX, addr, masquerade, ifLocal, exp, ensure, add, rule, hairpins });
+    servicePortScript(sp, {
+      t,
+      ipX,
+      addr,
+      masquerade,
+      ifLocal,
+      ifNotLocal,
+      exp,
+      ensure,
+      add,
+      rule,
+      hairpins,
+    });
     ports.set(sp, out.slice(from));
   }
   return { lines: out, ports };
@@ -180,6 +204,7 @@ interface PortContext {
   addr: string;
   masquerade: string;
   ifLocal: string | undefined;
+  ifNotLocal: string | undefined;
   exp: ExpectedRules;
   ensure: (chain: string) => void;
   add: (line: string) => void;
@@ -188,19 +213,22 @@ interface PortContext {
 }
 
 function servicePortScript(sp: ExpectedServicePort, c: PortContext): void {
-  const { t, ipX, add, rule, ensure } = c;
+  const { t, ipX, add, rule, ensure, exp } = c;
   const proto = sp.protocol;
   const names = nftPortChains(sp);
   const affinity = sp.affinitySeconds !== undefined;
+  const inline = writes(exp.release, 'nftInlineMasquerade');
+  // before 1.36 every reachable endpoint has a chain; since, only with session affinity
+  const endpointChains = affinity || !inline;
   const verdict = (v: 'REJECT' | 'DROP' | undefined) =>
     v === 'REJECT' ? 'goto reject-chain' : 'drop';
   const element = (map: string, key: string, value: string, comment?: boolean) =>
     add(`element ${t} ${map} { ${key}${comment ? ` comment "${sp.name}"` : ''} : ${value} }`);
 
   for (const ep of sp.reachableEndpoints) {
-    if (affinity) ensure(nftEndpointNames(sp, ep).chain);
+    if (endpointChains) ensure(nftEndpointNames(sp, ep).chain);
     const key = `${ep.ip} . ${ep.ip} . ${proto} . ${ep.port}`;
-    if (ep.local && !c.hairpins.has(key)) {
+    if (inline && ep.local && !c.hairpins.has(key)) {
       c.hairpins.add(key);
       add(`element ${t} hairpin-connections { ${key} }`);
     }
@@ -222,9 +250,10 @@ function servicePortScript(sp: ExpectedServicePort, c: PortContext): void {
   }
   const usesFirewall = sp.loadBalancerIPs.length > 0 && sp.sourceRanges.length > 0;
   if (usesFirewall) ensure(names.firewall);
+  const named = !writes(exp.release, 'nftFirewallElementUncommented');
   for (const ip of sp.loadBalancerIPs) {
     if (sp.hasEndpoints) element('service-ips', vip(ip), `goto ${names.external}`);
-    if (usesFirewall) element('firewall-ips', vip(ip), `goto ${names.firewall}`);
+    if (usesFirewall) element('firewall-ips', vip(ip), `goto ${names.firewall}`, named);
   }
   if (!sp.hasExternalEndpoints)
     for (const ip of sp.loadBalancerIPs)
@@ -236,8 +265,18 @@ function servicePortScript(sp: ExpectedServicePort, c: PortContext): void {
       element('no-endpoint-nodeports', key, verdict(sp.externalVerdict), true);
   }
 
+  if (!inline && sp.hasInternalEndpoints) {
+    // the cluster IP's own masquerade rule, in the chain cluster IP traffic goes to
+    const port = writes(exp.release, 'nftMasqueradeWithoutPort')
+      ? ''
+      : ` ${proto} dport ${sp.port}`;
+    const match = `${ipX} daddr ${sp.clusterIP}${port}`;
+    if (exp.config.masqueradeAll) rule(internalChain, `${match} ${c.masquerade}`);
+    else if (c.ifNotLocal) rule(internalChain, `${match} ${c.ifNotLocal} ${c.masquerade}`);
+  }
   if (sp.chains.ext) {
-    if (!sp.externalPolicyLocal) rule(names.external, c.masquerade, 'masquerade');
+    if (!sp.externalPolicyLocal)
+      rule(names.external, c.masquerade, inline ? 'masquerade' : undefined);
     else {
       if (c.ifLocal)
         rule(names.external, `${c.ifLocal} goto ${names.service}`, 'short-circuit pod traffic');
@@ -251,7 +290,7 @@ function servicePortScript(sp: ExpectedServicePort, c: PortContext): void {
     if (sp.hasExternalEndpoints) rule(names.external, `goto ${externalPolicyChain}`);
   }
   if (usesFirewall) {
-    const nodeIP = c.exp.node.ips[0];
+    const nodeIP = exp.node.ips[0];
     const fromNode = nodeIP !== undefined && sp.sourceRanges.some((r) => containsAny(r, nodeIP));
     const sources = [...sp.sourceRanges, ...(fromNode ? sp.loadBalancerIPs : [])];
     rule(names.firewall, `${ipX} saddr != { ${sources.join(', ')} } drop`);
@@ -266,30 +305,44 @@ function servicePortScript(sp: ExpectedServicePort, c: PortContext): void {
     [sp.chains.svc && names.service, sp.clusterEndpoints],
     [sp.chains.svl && names.local, sp.localEndpoints],
   ];
-  for (const [chain, eps] of policies) {
-    if (!chain || eps.length === 0) continue;
-    if (affinity) {
+  for (const [chain, eps] of policies)
+    if (chain && eps.length > 0) balance(chain, eps, endpointChains, sp, c);
+  if (endpointChains)
+    for (const ep of sp.reachableEndpoints) {
+      const n = nftEndpointNames(sp, ep);
+      if (!inline) rule(n.chain, `${ipX} saddr ${ep.ip} ${c.masquerade}`);
+      if (affinity) rule(n.chain, `update @${n.affinity} { ${ipX} saddr }`);
+      rule(n.chain, `meta l4proto ${proto} dnat to ${ep.address}`);
+    }
+}
+
+/** A policy chain's load balancing: to endpoint chains (affinity first), or DNAT in place. */
+function balance(
+  chain: string,
+  eps: ProxyEndpoint[],
+  endpointChains: boolean,
+  sp: ExpectedServicePort,
+  c: PortContext,
+): void {
+  const { ipX, rule } = c;
+  const proto = sp.protocol;
+  if (endpointChains) {
+    if (sp.affinitySeconds !== undefined)
       for (const ep of eps) {
         const n = nftEndpointNames(sp, ep);
         rule(chain, `${ipX} saddr @${n.affinity} goto ${n.chain}`);
       }
-      const targets = eps.map((ep, i) => `${i} : goto ${nftEndpointNames(sp, ep).chain}`);
-      rule(chain, `numgen random mod ${eps.length} vmap { ${targets.join(' , ')} }`);
-    } else if (eps.length === 1) rule(chain, `meta l4proto ${proto} dnat to ${eps[0]!.address}`);
-    else {
-      const targets = eps.map((ep, i) => `${i} : ${ep.ip} . ${ep.port}`);
-      rule(
-        chain,
-        `meta l4proto ${proto} dnat ${ipX} addr . port to numgen random mod ${eps.length} map { ${targets.join(' , ')} }`,
-      );
-    }
+    const targets = eps.map((ep, i) => `${i} : goto ${nftEndpointNames(sp, ep).chain}`);
+    rule(chain, `numgen random mod ${eps.length} vmap { ${targets.join(' , ')} }`);
+  } else if (eps.length === 1 && writes(c.exp.release, 'nftSingleEndpointDnat'))
+    rule(chain, `meta l4proto ${proto} dnat to ${eps[0]!.address}`);
+  else {
+    const targets = eps.map((ep, i) => `${i} : ${ep.ip} . ${ep.port}`);
+    rule(
+      chain,
+      `meta l4proto ${proto} dnat ${ipX} addr . port to numgen random mod ${eps.length} map { ${targets.join(' , ')} }`,
+    );
   }
-  if (affinity)
-    for (const ep of sp.reachableEndpoints) {
-      const n = nftEndpointNames(sp, ep);
-      rule(n.chain, `update @${n.affinity} { ${ipX} saddr }`);
-      rule(n.chain, `meta l4proto ${proto} dnat to ${ep.address}`);
-    }
 }
 
 /** `kdebug expect`'s text for a node in nftables mode: what was modelled and left out, as nft
@@ -297,7 +350,7 @@ function servicePortScript(sp: ExpectedServicePort, c: PortContext): void {
 export function expectedNftText(exp: ExpectedRules, serviceCIDRs: string[]): string {
   const family = exp.ruleContext.family === 'IPv6' ? 'ip6' : 'ip';
   const head = [
-    `# kdebug expect: the table ${family} kube-proxy that kube-proxy (1.36-1.37, nftables mode) writes on node ${exp.node.name}`,
+    `# kdebug expect: the table ${family} kube-proxy that kube-proxy v1.${exp.release.minor} writes in nftables mode on node ${exp.node.name}`,
     ...exp.notes.map((n) => `# note: ${n}`),
     ...(serviceCIDRs.some((c) => familyOf(c) === exp.ruleContext.family)
       ? []
@@ -308,7 +361,7 @@ export function expectedNftText(exp: ExpectedRules, serviceCIDRs: string[]): str
   return [...head, ...expectedNftScript(exp, serviceCIDRs)].join('\n') + '\n';
 }
 
-/** The base chains: name, then type, hook and priority as kube-proxy gives them. */
+/** The base chains: name, then type, hook and priority as kube-proxy gives them (1.33+). */
 const BASE_CHAINS: [string, string][] = [
   ['filter-prerouting-pre-dnat', 'type filter hook prerouting priority -110'],
   ['filter-output-pre-dnat', 'type filter hook output priority -110'],
@@ -320,7 +373,7 @@ const BASE_CHAINS: [string, string][] = [
   ['nat-postrouting', 'type nat hook postrouting priority 100'],
 ];
 
-/** The jumps from the base chains: to, from, and the match before the jump. */
+/** The jumps from the base chains: to, from, and the match before the jump (1.33+). */
 const JUMPS: [string, string, string][] = [
   ['nodeport-endpoints-check', 'filter-input', 'ct state new '],
   ['service-endpoints-check', 'filter-input', 'ct state new '],
@@ -333,4 +386,30 @@ const JUMPS: [string, string, string][] = [
   ['masquerading', 'nat-postrouting', ''],
   ['cluster-ips-check', 'filter-forward', 'ct state new '],
   ['cluster-ips-check', 'filter-output', 'ct state new '],
+];
+
+/** Before 1.33: the filter chains all at -110, and the cluster-IP check after DNAT (-90). */
+const BASE_CHAINS_BEFORE_33: [string, string][] = [
+  ['filter-prerouting', 'type filter hook prerouting priority -110'],
+  ['filter-forward', 'type filter hook forward priority -110'],
+  ['filter-input', 'type filter hook input priority -110'],
+  ['filter-output', 'type filter hook output priority -110'],
+  ['filter-output-post-dnat', 'type filter hook output priority -90'],
+  ['nat-output', 'type nat hook output priority -100'],
+  ['nat-postrouting', 'type nat hook postrouting priority 100'],
+  ['nat-prerouting', 'type nat hook prerouting priority -100'],
+];
+
+const JUMPS_BEFORE_33: [string, string, string][] = [
+  ['firewall-check', 'filter-prerouting', 'ct state new '],
+  ['service-endpoints-check', 'filter-forward', 'ct state new '],
+  ['cluster-ips-check', 'filter-forward', 'ct state new '],
+  ['nodeport-endpoints-check', 'filter-input', 'ct state new '],
+  ['service-endpoints-check', 'filter-input', 'ct state new '],
+  ['service-endpoints-check', 'filter-output', 'ct state new '],
+  ['firewall-check', 'filter-output', 'ct state new '],
+  ['cluster-ips-check', 'filter-output-post-dnat', 'ct state new '],
+  ['services', 'nat-output', ''],
+  ['masquerading', 'nat-postrouting', ''],
+  ['services', 'nat-prerouting', ''],
 ];

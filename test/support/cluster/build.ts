@@ -3,8 +3,16 @@
 // them: a second `up` with the same pins builds nothing.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync } from 'node:fs';
-import { homedir } from 'node:os';
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -43,6 +51,115 @@ function sourceHash(): string {
   for (const f of ['go.mod', 'go.sum', 'VERSION']) h.update(readFileSync(join(MODULE_DIR, f)));
   add(join(MODULE_DIR, 'cmd'));
   return h.digest('hex').slice(0, 16);
+}
+
+/** The versions' binaries: the kube-proxy of a release other than VERSION (control plane stays). */
+function cacheDir(): string {
+  return join(process.env['XDG_CACHE_HOME'] ?? join(homedir(), '.cache'), 'kdebug-lab');
+}
+
+function ldflagsFor(version: string): string {
+  const [major, minor] = version.replace(/^v/, '').split('.');
+  // the release the binaries report (kube-proxy's build info, the API server's /version)
+  return [
+    `-X k8s.io/component-base/version.gitVersion=${version}`,
+    `-X k8s.io/component-base/version.gitMajor=${major}`,
+    `-X k8s.io/component-base/version.gitMinor=${minor}`,
+    '-X k8s.io/component-base/version.gitTreeState=clean',
+    '-s -w',
+  ].join(' ');
+}
+
+function run(cmd: string, args: string[], cwd: string): void {
+  const r = spawnSync(cmd, args, {
+    cwd,
+    stdio: ['ignore', 'inherit', 'inherit'],
+    env: { ...process.env, CGO_ENABLED: '0', GOFLAGS: '-mod=mod' },
+  });
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (exit ${r.status})`);
+}
+
+/**
+ * `go mod tidy`; a staging module the proxy does not serve at `staging` (k8s.io/kube-proxy
+ * v0.31.14 is not published) is pinned to its newest patch of that minor, said in the log.
+ */
+function tidy(mod: string, staging: string, log: (s: string) => void): void {
+  for (let tries = 0; ; tries++) {
+    const r = spawnSync('go', ['mod', 'tidy'], {
+      cwd: mod,
+      encoding: 'utf8',
+      env: { ...process.env, GOFLAGS: '-mod=mod' },
+    });
+    if (r.status === 0) return;
+    const missing = /(k8s\.io\/[a-z0-9-]+)@v0\.\d+\.\d+: reading \S+: 40[34]/.exec(r.stderr)?.[1];
+    if (!missing || tries > 5) throw new Error(`go mod tidy failed: ${r.stderr.trim()}`);
+    const minor = staging.split('.').slice(0, 2).join('.');
+    // asked outside the module: inside, its unresolved requirements stop `go list -m`
+    const versions = spawnSync('go', ['list', '-m', '-versions', missing], {
+      cwd: tmpdir(),
+      encoding: 'utf8',
+    }).stdout.split(/\s+/);
+    const newest = versions.filter((v) => v.startsWith(`${minor}.`)).pop();
+    if (!newest) throw new Error(`go mod tidy: ${missing} has no ${minor}.x published`);
+    log(`${missing}@${staging} is not published: ${missing}@${newest} instead`);
+    run('go', ['mod', 'edit', `-replace=${missing}=${missing}@${newest}`], mod);
+  }
+}
+
+/** Is kube-proxy `version` in the cache already (nothing to build)? */
+export const kubeProxyBuilt = (version: string) =>
+  existsSync(join(cacheDir(), `kube-proxy-${version}`, 'kube-proxy'));
+
+/**
+ * kube-proxy alone at `version` (v1.X.Y), built in a throwaway module outside the work tree
+ * pinned as pin.sh pins the lab (staging modules replaced by their v0.X.Y); returns its path.
+ */
+export function buildKubeProxy(version: string, log: (s: string) => void = () => {}): string {
+  if (!/^v1\.\d+\.\d+$/.test(version)) throw new Error(`not a release: ${version}`);
+  const bin = join(cacheDir(), `kube-proxy-${version}`);
+  if (kubeProxyBuilt(version)) return join(bin, 'kube-proxy');
+  const mod = join(cacheDir(), `module-${version}`);
+  rmSync(mod, { recursive: true, force: true });
+  mkdirSync(mod, { recursive: true });
+  const started = Date.now();
+  log(`building kube-proxy ${version} into ${bin} ...`);
+  writeFileSync(join(mod, 'go.mod'), 'module kdebug.test/kube-proxy\n\ngo 1.22\n');
+  run('go', ['mod', 'download', '-json', `k8s.io/kubernetes@${version}`], mod);
+  const gomodcache = spawnSync('go', ['env', 'GOMODCACHE'], { encoding: 'utf8' }).stdout.trim();
+  const upstream = readFileSync(
+    join(gomodcache, 'cache/download/k8s.io/kubernetes/@v', `${version}.mod`),
+    'utf8',
+  );
+  const staging = `v0.${version.replace(/^v1\./, '')}`;
+  const replaces = [...upstream.matchAll(/^\t(k8s\.io\/[a-z0-9-]+) => \.\/staging\//gm)].map(
+    (m) => `-replace=${m[1]}=${m[1]}@${staging}`,
+  );
+  run('go', ['mod', 'edit', ...replaces, `-require=k8s.io/kubernetes@${version}`], mod);
+  writeFileSync(
+    join(mod, 'tools.go'),
+    '//go:build tools\n\npackage tools\n\nimport _ "k8s.io/kubernetes/cmd/kube-proxy"\n',
+  );
+  tidy(mod, staging, log);
+  const tmp = `${bin}.tmp-${process.pid}`;
+  rmSync(tmp, { recursive: true, force: true });
+  mkdirSync(tmp, { recursive: true });
+  run(
+    'go',
+    [
+      'build',
+      '-trimpath',
+      '-ldflags',
+      ldflagsFor(version),
+      '-o',
+      `${tmp}/`,
+      'k8s.io/kubernetes/cmd/kube-proxy',
+    ],
+    mod,
+  );
+  rmSync(bin, { recursive: true, force: true });
+  renameSync(tmp, bin);
+  log(`built kube-proxy ${version} in ${Math.round((Date.now() - started) / 1000)} s`);
+  return join(bin, 'kube-proxy');
 }
 
 /** The directory holding every binary, built first when the cache has none for these sources. */

@@ -4,6 +4,7 @@
 // removes every process, namespace and file it made.
 //
 //   npm run cluster -- up [--nodes 2|3] [--mode iptables|nftables] [--families ipv4|dual]
+//                         [--kube-proxy v1.X.Y]   (that release's kube-proxy; the control plane stays)
 //   npm run cluster -- down
 import { spawn, spawnSync } from 'node:child_process';
 import {
@@ -18,7 +19,7 @@ import {
 } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildBinaries, K8S_VERSION } from './build.js';
+import { buildBinaries, buildKubeProxy, K8S_VERSION } from './build.js';
 import { LIMITED_USER, manifests } from './manifests.js';
 import { kubeconfig, makePki, type Identity } from './pki.js';
 import {
@@ -52,6 +53,8 @@ export interface ClusterInfo {
   /** kubectl built with the cluster, to run inside clientNetns. */
   kubectl: string;
   version: string;
+  /** The release of the nodes' kube-proxy (the control plane's unless `up` was given one). */
+  kubeProxyVersion: string;
   nodes: { name: string; netns: string; ip: string; podCIDR: string; proxyMode: ProxyMode }[];
 }
 
@@ -80,7 +83,14 @@ export function clusterUnavailable(): string | undefined {
 }
 
 export async function up(
-  o: { nodes?: number; mode?: ProxyMode; prefix?: string; families?: Families } = {},
+  o: {
+    nodes?: number;
+    mode?: ProxyMode;
+    prefix?: string;
+    families?: Families;
+    /** Run this release's kube-proxy (v1.X.Y, built alone) instead of the control plane's. */
+    kubeProxy?: string;
+  } = {},
 ): Promise<ClusterInfo> {
   const t = topology(o.prefix ?? 'kdc', o.mode ?? 'iptables', o.nodes ?? 2, o.families);
   const dual = t.families === 'dual';
@@ -89,6 +99,10 @@ export async function up(
   const why = clusterUnavailable();
   if (why) throw new Error(`cluster: ${why}`);
   const bin = buildBinaries((s) => console.error(`cluster: ${s}`));
+  const proxyVersion = o.kubeProxy ?? K8S_VERSION;
+  const proxyBin = o.kubeProxy
+    ? buildKubeProxy(o.kubeProxy, (s) => console.error(`cluster: ${s}`))
+    : join(bin, 'kube-proxy');
   down();
   mkdirSync(join(DIR, 'logs'), { recursive: true });
   const pids: Pids = { prefix: t.prefix, pids: [] };
@@ -183,7 +197,8 @@ export async function up(
       manifests({
         clusterCIDR: both(CLUSTER_CIDR, CLUSTER_CIDR6),
         mode: t.mode,
-        version: K8S_VERSION,
+        // the image kube-proxy's Pod names carries its release, as a real DaemonSet's does
+        version: proxyVersion,
       }),
     );
     const proxyKc = kc('kube-proxy', 'system:kube-proxy');
@@ -200,7 +215,7 @@ export async function up(
         `--dir=${dir}`,
         `--kubeconfig=${kc(`node-${n.name}`, `system:node:${n.name}`)}`,
         `--proxy-kubeconfig=${proxyKc}`,
-        `--kube-proxy=${join(bin, 'kube-proxy')}`,
+        `--kube-proxy=${proxyBin}`,
         `--tls-cert=${pki}/node-${n.name}.crt`,
         `--tls-key=${pki}/node-${n.name}.key`,
         `--client-ca=${pki}/ca.crt`,
@@ -239,6 +254,7 @@ export async function up(
       limitedKubeconfig: relative(ROOT, limited),
       kubectl: join(bin, 'kubectl'),
       version: K8S_VERSION,
+      kubeProxyVersion: proxyVersion,
       nodes: t.nodes.map((n) => ({ ...n, netns: ns(t, n.name), proxyMode: t.mode })),
     };
     writeFileSync(join(DIR, 'cluster.json'), JSON.stringify(info, null, 2) + '\n');
@@ -431,6 +447,7 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
       nodes: Number(flag('nodes') ?? 2),
       mode: (flag('mode') as ProxyMode) ?? 'iptables',
       families: (flag('families') as Families) ?? 'ipv4',
+      ...(flag('kube-proxy') ? { kubeProxy: flag('kube-proxy') } : {}),
     })
       .then((info) => console.log(JSON.stringify(info, null, 2)))
       .catch((e: Error) => {
@@ -440,7 +457,7 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   } else if (cmd === 'down') down();
   else {
     console.error(
-      'usage: cluster up [--nodes 2|3] [--mode iptables|nftables] [--families ipv4|dual] | down',
+      'usage: cluster up [--nodes 2|3] [--mode iptables|nftables] [--families ipv4|dual] [--kube-proxy v1.X.Y] | down',
     );
     process.exit(2);
   }

@@ -1,0 +1,128 @@
+// `npm run test:versions`: expect and drift against what each modelled release's real kube-proxy
+// wrote (the unit tests of test/versions, from the recordings; nothing is built). With
+// `-- --record [--only 1.31,1.36] [--built-only]` it records them again (--built-only: only the
+// releases whose kube-proxy is built already): for each release's latest patch, the lab
+// (test/support/cluster) runs that kube-proxy (the control plane stays at VERSION) in iptables and
+// nftables mode (nftables from 1.31: beta, on by default), creates the truth matrix, waits until
+// kube-proxy wrote it, and saves a kdebug snapshot under test/fixtures/releases/<minor>/<mode>/.
+// Run it under `flock /tmp/kdebug-lab.lock`: one lab at a time on a machine.
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { K8S_VERSION, kubeProxyBuilt } from '../support/cluster/build.js';
+import { ClusterClient } from '../support/cluster/client.js';
+import { down, ROOT, up } from '../support/cluster/cluster.js';
+import { LB_INGRESS, MATRIX_NAMESPACE, MATRIX_OBJECTS } from '../support/cluster/matrix.js';
+import type { ProxyMode } from '../support/cluster/topology.js';
+
+/** The latest patch of each modelled minor (`go list -m -versions k8s.io/kubernetes`). */
+export const LATEST_PATCH: Record<number, string> = {
+  30: 'v1.30.14',
+  31: 'v1.31.14',
+  32: 'v1.32.13',
+  33: 'v1.33.13',
+  34: 'v1.34.4',
+  35: 'v1.35.4',
+  36: 'v1.36.3',
+  37: K8S_VERSION,
+};
+
+/** nftables mode is beta, on by default, from 1.31. */
+export const modesOf = (minor: number): ProxyMode[] =>
+  minor >= 31 ? ['iptables', 'nftables'] : ['iptables'];
+
+export const FIXTURES = join(ROOT, 'test/fixtures/releases');
+
+async function record(minor: number, mode: ProxyMode): Promise<void> {
+  const version = LATEST_PATCH[minor]!;
+  const started = Date.now();
+  const c = new ClusterClient(
+    await up({
+      prefix: 'kdv',
+      nodes: 2,
+      mode,
+      kubeProxy: version === K8S_VERSION ? undefined : version,
+    }),
+  );
+  try {
+    c.kubectl(['apply', '-f', '-'], { input: MATRIX_OBJECTS });
+    c.setIngress(
+      MATRIX_NAMESPACE,
+      Object.fromEntries(Object.entries(LB_INGRESS).map(([svc, ip]) => [svc, [ip]])),
+    );
+    await c.until(
+      'the matrix Pods ready',
+      () => c.readiness(MATRIX_NAMESPACE).filter((r) => r === 'True').length === 3,
+      120_000,
+    );
+    const ips = [...c.podIPs(MATRIX_NAMESPACE), ...Object.values(LB_INGRESS)];
+    const rules = (node: string) =>
+      c.onNode(
+        node,
+        mode === 'nftables' ? ['nft', 'list', 'table', 'ip', 'kube-proxy'] : ['iptables-save'],
+      ).stdout;
+    await c.until('kube-proxy to write every endpoint and load-balancer IP', () =>
+      c.info.nodes.every((n) => {
+        const r = rules(n.name);
+        return ips.every((ip) => new RegExp(`\\b${ip.replace(/\./g, '\\.')}\\b`).test(r));
+      }),
+    );
+    // a moment for the last sync to land, then the snapshot as a user would save it
+    await new Promise((r) => setTimeout(r, 3000));
+    const tmp = mkdtempSync(join(tmpdir(), 'kdv-'));
+    const dir = join(tmp, 'snapshot');
+    const saved = c.kdebug(['snapshot', 'save', dir, '--all', '-A', '--via', 'kube-proxy']);
+    if (saved.code !== 0) throw new Error(`snapshot save: ${saved.stderr}`);
+    const out = join(FIXTURES, String(minor), mode);
+    rmSync(out, { recursive: true, force: true });
+    cpSync(dir, out, { recursive: true });
+    rmSync(tmp, { recursive: true, force: true });
+    writeFileSync(
+      join(out, 'RECORDED'),
+      `kube-proxy ${version} (${mode} mode), control plane ${K8S_VERSION}: the lab's truth matrix, saved with kdebug snapshot save by npm run test:versions -- --record\n`,
+    );
+    console.error(`recorded v1.${minor} ${mode} in ${Math.round((Date.now() - started) / 1000)} s`);
+  } finally {
+    down();
+  }
+}
+
+async function main(argv: string[]): Promise<number> {
+  if (!argv.includes('--record'))
+    return (
+      spawnSync(process.execPath, ['scripts/test.js', 'test/versions'], {
+        cwd: ROOT,
+        stdio: 'inherit',
+      }).status ?? 1
+    );
+  const only = argv[argv.indexOf('--only') + 1];
+  const minors = Object.keys(LATEST_PATCH)
+    .map(Number)
+    .filter((m) => !argv.includes('--only') || only!.split(',').includes(`1.${m}`))
+    .filter((m) => !argv.includes('--built-only') || m === 37 || kubeProxyBuilt(LATEST_PATCH[m]!));
+  const build = spawnSync(process.execPath, ['scripts/build.js'], { cwd: ROOT, stdio: 'inherit' });
+  if (build.status !== 0) return 1;
+  // the oldest and newest of each mode first: a run cut short still proves the ends
+  const first = [30, 31, 37];
+  minors.sort((a, b) => (first.includes(b) ? 1 : 0) - (first.includes(a) ? 1 : 0) || b - a);
+  let failed = 0;
+  for (const minor of minors)
+    for (const mode of modesOf(minor))
+      await record(minor, mode).catch((e: Error) => {
+        failed++;
+        console.error(`v1.${minor} ${mode} not recorded: ${e.message}`);
+      });
+  console.error(`fixtures: ${readdirSync(FIXTURES).join(' ')}`);
+  return failed > 0 ? 1 : 0;
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1])
+  main(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (e: Error) => {
+      console.error(e.message);
+      process.exit(1);
+    },
+  );
