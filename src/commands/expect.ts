@@ -63,7 +63,13 @@ export async function expectCommand(o: ExpectOptions, g: GlobalOptions): Promise
       return expectedIpvsText(expectedIpvs(n.expected(), n.ipvsOptions()));
     }
     const exp = node.expected(undefined, { ...flags, family });
-    const notes = o.nfacct === undefined ? [...exp.notes, ...node.knobs().notes] : exp.notes;
+    // the knobs' notes say what was assumed; a knob given on the command line is not
+    const knobs = node.knobs();
+    const notes = [
+      ...exp.notes,
+      ...knobs.notes,
+      ...(o.nfacct === undefined ? knobs.nfacctNotes : []),
+    ];
     const text = expectedSave({ ...exp, notes }, { tables: o.table ? [o.table] : undefined });
     // two rule sets in one output: each says which restore loads it
     return families.length > 1

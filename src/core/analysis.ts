@@ -304,6 +304,7 @@ export class NodeAnalysis {
       const family = this.family;
       d = {
         ...found,
+        release: this.expected(scope).release,
         family,
         findings: found.findings.map((f) => ({ ...f, family })),
         ...(found.notes ? { notes: found.notes.map((f) => ({ ...f, family })) } : {}),

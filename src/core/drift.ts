@@ -15,6 +15,7 @@ import type { Ruleset } from './iptables.js';
 import { DEFAULT_KUBE_PROXY_CONFIG, type ClusterView, type Pod } from './kube.js';
 import type { Finding, ServicePortName, Severity } from './model.js';
 import { buildServiceTrees, type ServiceTree, type ServiceTrees } from './service-tree.js';
+import type { Release } from './releases.js';
 import type { IPFamily } from './ipv6.js';
 
 export type DriftId =
@@ -111,6 +112,8 @@ export interface NodeDrift {
   servicePorts: number;
   /** Signs of an older kube-proxy, when the dump shows them. */
   writtenBy?: string;
+  /** The kube-proxy release whose rules the node was compared with (releases.ts). */
+  release?: Release;
   findings: DriftFinding[];
   /** What the node does as designed that a person may not expect (not drift): e.g. a node
    * without a local endpoint dropping externalTrafficPolicy Local traffic. */

@@ -1,5 +1,6 @@
 // The `kdebug drift` presentations: what each node does differently from what kube-proxy would
 // have written, worst first, in sentences with the rule lines as evidence; or JSON.
+import type { Release } from '../core/releases.js';
 import { resolveNext, shellLine, type Invocation } from '../core/next-command.js';
 import type { DriftAnswer, DriftFinding } from '../core/drift.js';
 import { RENAMED_IDS, type Severity } from '../core/model.js';
@@ -72,7 +73,7 @@ export function driftText({ label, nodes }: DriftAnswer, how: Invocation = {}): 
   const out: string[] = [];
   for (const n of nodes) {
     out.push(
-      `node ${n.node}${n.family === 'IPv6' ? ' IPv6' : ''} (${label}, ${n.source}): ${plural(n.servicePorts, 'Service port')} compared with what kube-proxy ${comparedWith(n.tables)}`,
+      `node ${n.node}${n.family === 'IPv6' ? ' IPv6' : ''} (${label}, ${n.source}): ${plural(n.servicePorts, 'Service port')} compared with what kube-proxy ${comparedWith(n.tables, n.release)}`,
     );
     if (n.writtenBy) out.push(`  written by ${n.writtenBy}`);
     const serious = n.findings.filter((f) => f.severity !== 'info');
@@ -138,10 +139,11 @@ export const driftJson = (answer: DriftAnswer, how: Invocation = {}): string =>
   jsonText(driftDoc(answer, how));
 
 /** What a node's drift compared, in a person's words. */
-function comparedWith(tables: string[] | undefined): string {
+function comparedWith(tables: string[] | undefined, release: Release | undefined): string {
+  const who = release ? `v1.${release.minor} ` : '';
   if (tables?.[0]?.endsWith(' kube-proxy'))
-    return 'would write in nftables mode (entries, endpoints, no-endpoint rejects)';
+    return `${who}would write in nftables mode (entries, endpoints, no-endpoint rejects)`;
   if (tables?.[0] === 'ipvs')
     return `would program in IPVS mode (virtual servers, real servers, kube-ipvs0${tables.includes('ipset') ? ', ipsets' : '; its ipsets were not read'})`;
-  return `1.28+ would write${tables?.includes('filter') === false ? ' (nat table only: the dump has no filter table)' : ''}`;
+  return `${who}would write${tables?.includes('filter') === false ? ' (nat table only: the dump has no filter table)' : ''}`;
 }

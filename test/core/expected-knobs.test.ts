@@ -48,14 +48,14 @@ describe('node knobs: nfacct counters', () => {
     );
     const k = nodeKnobs(NODE, { 'proxy-metrics': SYNC }, rules, view(kubeProxyPod('kp:v1.29.0')));
     assert.equal(k.options.nfacct, true);
-    assert.deepEqual(k.notes, []);
+    assert.deepEqual(k.nfacctNotes, []);
   });
 
   it('are present when /metrics reports the localhost node-ports counter', () => {
     const metrics = `${SYNC}kubeproxy_iptables_localhost_nodeports_accepted_packets_total 0\n`;
     const k = nodeKnobs(NODE, { 'proxy-metrics': metrics });
     assert.equal(k.options.nfacct, true);
-    assert.deepEqual(k.notes, []);
+    assert.deepEqual(k.nfacctNotes, []);
   });
 
   it("are absent when /metrics is kube-proxy's and reports no counter (HELP lines are not samples)", () => {
@@ -77,7 +77,7 @@ describe('node knobs: nfacct counters', () => {
       view(kubeProxyPod('registry.k8s.io/kube-proxy:v1.33.1')),
     );
     assert.equal(recent.options.nfacct, true);
-    assert.match(recent.notes.join('\n'), /assumed from kube-proxy v1\.33\.1 on node-a/);
+    assert.match(recent.nfacctNotes.join('\n'), /assumed from kube-proxy v1\.33\.1 on node-a/);
     const old = nodeKnobs(
       NODE,
       {},
@@ -85,7 +85,7 @@ describe('node knobs: nfacct counters', () => {
       view(kubeProxyPod('registry.k8s.io/kube-proxy:v1.30.4@sha256:ab')),
     );
     assert.equal(old.options.nfacct, false);
-    assert.deepEqual(old.notes, []);
+    assert.deepEqual(old.nfacctNotes, []);
   });
 
   it('follow the build info in /metrics when its version is all it tells', () => {
@@ -98,7 +98,7 @@ describe('node knobs: nfacct counters', () => {
   it('are not assumed when nothing about the node is known, with a note saying how to say', () => {
     const k = nodeKnobs(NODE, undefined);
     assert.equal(k.options.nfacct, false);
-    assert.match(k.notes.join('\n'), /version on node-a is unknown.*--nfacct/);
+    assert.match(k.nfacctNotes.join('\n'), /version on node-a is unknown.*--nfacct/);
   });
 });
 
@@ -114,5 +114,24 @@ describe('node knobs: configuration', () => {
       nodeKnobs(NODE, { 'proxy-configz': 'connection refused' }).options.config?.clusterCIDR,
       undefined,
     );
+  });
+});
+
+describe('node knobs: the release', () => {
+  it("is the node's own kube-proxy release, so expect writes what that release writes", () => {
+    const k = nodeKnobs(
+      NODE,
+      {},
+      undefined,
+      view(kubeProxyPod('registry.k8s.io/kube-proxy:v1.33.1')),
+    );
+    assert.deepEqual(k.options.release, { minor: 33 });
+    assert.deepEqual(k.notes, []);
+  });
+
+  it('is the newest modelled when the version is unknown, and the note says so', () => {
+    const k = nodeKnobs(NODE, undefined);
+    assert.equal(k.options.release, undefined);
+    assert.match(k.notes.join('\n'), /version on node-a is unknown: written as kube-proxy v1\.37/);
   });
 });

@@ -166,8 +166,10 @@ function foldByBehaviour(
   for (const [owner, d] of diffs) {
     const n = Math.max(d.expected.length, d.actual.length);
     if (n === 0) continue;
+    // a port with a finding already says what differs there
+    if (flagged.has(owner)) continue;
     const sp = owner === NODE ? undefined : c.exp.servicePorts.find((x) => x.name === owner);
-    const walks = sp && !flagged.has(owner) ? behaviourDiffers(c.exp, c.actual, sp) : [];
+    const walks = sp ? behaviourDiffers(c.exp, c.actual, sp) : [];
     if (walks.length === 0) {
       rules += n;
       if (sp) ports++;

@@ -4,11 +4,14 @@
 import type { ExpectOptions } from '../expected.js';
 import type { Ruleset } from '../iptables.js';
 import type { KubeProxyVersion, NodeState } from '../node-state.js';
+import { NEWEST_MODELLED } from '../releases.js';
 
 /** A node's options, and where the ones not read off its rules came from (for `expect`'s notes). */
 export interface NodeKnobs {
   options: ExpectOptions;
   notes: string[];
+  /** What was assumed of the nfacct counters: void when --nfacct / --no-nfacct says it. */
+  nfacctNotes: string[];
 }
 
 /** kube-proxy has written `-m nfacct` counters since v1.31 (its 1.31 release notes: the
@@ -26,25 +29,33 @@ export function nodeKnobs(
   outputs: Record<string, string> | undefined,
   rules?: Ruleset,
 ): NodeKnobs {
-  const notes: string[] = [];
   const node = state.node;
   const config = state.config.value;
-  if (rules) return { options: { ...optionsFromDump(rules), config }, notes };
-  const metrics = outputs?.['proxy-metrics'] ?? '';
   const version = state.version?.value;
+  // the release whose rules to write: the node's own; unknown, the newest modelled, said
+  const release = version?.major === 1 ? { minor: version.minor } : undefined;
+  const notes = release
+    ? []
+    : [
+        `kube-proxy's version on ${node} is ${version ? `${version.text}, not a 1.x release` : 'unknown'}: written as kube-proxy v1.${NEWEST_MODELLED} writes it`,
+      ];
+  if (rules)
+    return { options: { ...optionsFromDump(rules), config, release }, notes, nfacctNotes: [] };
+  const nfacctNotes: string[] = [];
+  const metrics = outputs?.['proxy-metrics'] ?? '';
   let nfacct = false;
   if (new RegExp(`^${LOCALHOST_COUNTER}(\\{[^}]*\\})? `, 'm').test(metrics)) nfacct = true;
   else if (/^kubeproxy_sync_proxy_rules_/m.test(metrics)) nfacct = false;
   else if (version && atLeast(version, NFACCT_SINCE)) {
     nfacct = true;
-    notes.push(
+    nfacctNotes.push(
       `nfacct counters assumed from kube-proxy ${version.text} on ${node} (it creates them where the kernel has nfnetlink_acct); --no-nfacct if not`,
     );
   } else if (!version)
-    notes.push(
+    nfacctNotes.push(
       `kube-proxy's version on ${node} is unknown: no nfacct counter rules (--nfacct for kube-proxy 1.31+)`,
     );
-  return { options: { nfacct, config }, notes };
+  return { options: { nfacct, config, release }, notes, nfacctNotes };
 }
 
 /** Knobs the dump itself tells (so a node without nfacct is not drift). */
