@@ -352,8 +352,7 @@ function nftablesPingEvidence(
       .chain('cluster-ips-check')
       ?.rules.find(
         (r) =>
-          r.expr.some((e) => matchesSet(e, 'cluster-ips')) &&
-          r.expr.some((e) => 'reject' in e),
+          r.expr.some((e) => matchesSet(e, 'cluster-ips')) && r.expr.some((e) => 'reject' in e),
       );
     if (reject)
       out.push(
