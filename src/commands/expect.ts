@@ -1,6 +1,7 @@
 // `kdebug expect`: the rules kube-proxy would write on one node, as iptables-save text (iptables
 // mode), as the nft -f script of its table (nftables mode), or as its virtual servers, ipsets and
 // kube-ipvs0 addresses (IPVS mode).
+import { watchedServiceCIDRs } from '../core/releases.js';
 import { Analysis } from '../core/analysis.js';
 import { expectedSave } from '../core/expected.js';
 import { expectedIpvs, expectedIpvsText } from '../core/ipvs/expected.js';
@@ -56,7 +57,7 @@ export async function expectCommand(o: ExpectOptions, g: GlobalOptions): Promise
   const out = families.map((family) => {
     if (mode === 'nftables') {
       const exp = analysis.node(name!, undefined, family).expected();
-      return expectedNftText(exp, serviceCIDRs(analysis.view));
+      return expectedNftText(exp, watchedServiceCIDRs(exp.release, serviceCIDRs(analysis.view)));
     }
     if (mode === 'ipvs') {
       const n = analysis.node(name!, undefined, family);

@@ -1,6 +1,7 @@
 // A node's dataplane: the rules kube-proxy wrote there, read in the node's own proxy mode, behind
 // one interface. The analysis asks it for Service trees, drift and a packet walk without knowing
 // the mode: iptables, nftables and IPVS are one implementation each here.
+import { watchedServiceCIDRs } from './releases.js';
 import { nodeDrift, type NodeDrift } from './drift.js';
 import type { ExpectedRules } from './expected.js';
 import type { Ruleset } from './iptables.js';
@@ -104,7 +105,7 @@ export function nftablesDataplane(
         node,
         source,
         expected,
-        serviceCIDRs: serviceCIDRs(view),
+        serviceCIDRs: watchedServiceCIDRs(expected.release, serviceCIDRs(view)),
         table,
         trees: own,
         scoped,

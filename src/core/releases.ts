@@ -34,6 +34,11 @@ export const CHANGES = {
   nftInlineMasquerade: 36,
   /** nftables: a Service port with one endpoint (no affinity) is one `dnat to IP:PORT`. */
   nftSingleEndpointDnat: 37,
+  /** kube-proxy watches the ServiceCIDRs (MultiCIDRServiceAllocator on by default, GA in 1.33;
+   * before, the gate is off and cmd/kube-proxy starts no ServiceCIDR informer), so nftables
+   * mode drops traffic to unallocated cluster IPs (`cluster-ips-check`). Seen in the lab: the
+   * real v1.31.14 writes no such rule. */
+  watchesServiceCIDRs: 33,
 } as const;
 
 export type Change = keyof typeof CHANGES;
@@ -63,3 +68,8 @@ export function parseRelease(text: string): Release | undefined {
   const m = /^v?1\.(\d+)(?:[.+-]|$)/.exec(text.trim());
   return m ? { minor: Number(m[1]) } : undefined;
 }
+
+/** The Service CIDRs kube-proxy of `release` knows (releases before `watchesServiceCIDRs` start
+ * no ServiceCIDR informer with their default feature gates: none). */
+export const watchedServiceCIDRs = (release: Release, cidrs: string[]): string[] =>
+  writes(release, 'watchesServiceCIDRs') ? cidrs : [];

@@ -18,7 +18,7 @@ import { serviceCIDRs } from '../../src/core/kube.js';
 import { nftablesDrift } from '../../src/core/nftables/drift.js';
 import { expectedNftScript } from '../../src/core/nftables/expected.js';
 import { buildNftServiceTrees } from '../../src/core/nftables/trees.js';
-import { MODELLED } from '../../src/core/releases.js';
+import { watchedServiceCIDRs, MODELLED } from '../../src/core/releases.js';
 import { differences, nftDifferences } from '../support/cluster/truth.js';
 import { hasCommand } from '../support/skip.js';
 import { FIXTURES, modesOf } from './record.js';
@@ -74,7 +74,8 @@ describe('expect and drift against what each release really wrote (the lab recor
           assert.deepEqual(bad(d.findings), [], `${name}: drift`);
         } else {
           const table = node.nft()!.table!;
-          const cidrs = serviceCIDRs(analysis.view);
+          // what that release's kube-proxy knows of them, as expect and drift take it
+          const cidrs = watchedServiceCIDRs(release, serviceCIDRs(analysis.view));
           if (nft) {
             const json = facts.nodes[name]![nftStems('IPv4').json] ?? '';
             const ours = listed(expectedNftScript(exp, cidrs).join('\n') + '\n');
