@@ -2,10 +2,15 @@
 // kube-proxy would write there, the drift and the packet walk computed when first asked for, for
 // every Service or only for the ones asked about (one Service's answer on a big cluster), and kept.
 // The checks, the commands and the TUI all read the node's dataplane through here.
+import { CILIUM_STEMS } from './cilium/agent.js';
+import { CiliumParseError, type CiliumTable } from './cilium/listing.js';
+import { parseCilium, withBackendStates } from './cilium/read.js';
 import {
+  ciliumDataplane,
   iptablesDataplane,
   ipvsDataplane,
   nftablesDataplane,
+  type CiliumRead,
   type Dataplane,
   type IpvsRead,
 } from './dataplane.js';
@@ -126,6 +131,7 @@ export class NodeAnalysis {
   private networkMemo: NodeNetwork | undefined;
   private nftMemo: ReturnType<NodeAnalysis['nft']> | null = null;
   private ipvsMemo: ReturnType<NodeAnalysis['ipvs']> | null = null;
+  private ciliumMemo: ReturnType<NodeAnalysis['cilium']> | null = null;
   private dataplaneMemo: Dataplane | undefined | null = null;
   private readonly signsMemo = new Map<string, DumpSigns | undefined>();
 
@@ -198,6 +204,9 @@ export class NodeAnalysis {
     if (this.dataplaneMemo !== null) return this.dataplaneMemo;
     const nft = this.mode() === 'nftables' ? this.nft() : undefined;
     const ipvs = this.mode() === 'ipvs' ? this.ipvs() : undefined;
+    const cilium = this.mode() === 'cilium' ? this.cilium() : undefined;
+    if (cilium?.read)
+      return (this.dataplaneMemo = ciliumDataplane(cilium.read, this.analysis.view));
     const rules = this.rules();
     return (this.dataplaneMemo = nft?.table
       ? nftablesDataplane(nft.table, nft.source, this.analysis.view)
@@ -262,6 +271,10 @@ export class NodeAnalysis {
 
   /** Why drift cannot be computed here (another proxy mode, no Services), if it cannot. */
   driftUnavailable(): string | undefined {
+    if (this.mode() === 'cilium')
+      return this.cilium()?.read
+        ? undefined
+        : `node ${this.name}: Cilium replaces kube-proxy and its agent's Service table (cilium-dbg service list, db/show frontends or bpf lb list) was not read${this.cilium()?.error ? `: ${this.cilium()!.error}` : ''}`;
     if (this.mode() === 'ipvs')
       return this.ipvs()?.read
         ? undefined
@@ -296,15 +309,15 @@ export class NodeAnalysis {
       }
       const found = dataplane.drift(
         this.name,
-        this.expected(scope),
+        () => this.expected(scope),
         this.trees(scope)!,
-        scope !== undefined,
+        scope,
       );
       // every finding names the rule set it was found in
       const family = this.family;
       d = {
         ...found,
-        release: this.expected(scope).release,
+        ...(dataplane.mode === 'cilium' ? {} : { release: this.expected(scope).release }),
         family,
         findings: found.findings.map((f) => ({ ...f, family })),
         ...(found.notes ? { notes: found.notes.map((f) => ({ ...f, family })) } : {}),
@@ -371,6 +384,56 @@ export class NodeAnalysis {
     } catch (e) {
       if (!(e instanceof IpvsParseError)) throw e;
       return (this.ipvsMemo = { source, text, error: e.message });
+    }
+  }
+
+  /** Cilium's tables as the node's agent listed them, this family's frontends: its load-balancer
+   * tables (frontends with the backends' states), else its Service list, else its BPF maps; the
+   * BPF maps besides, where both were read. Or why they are unreadable. */
+  cilium(): { source: string; read?: CiliumRead; error?: string } | undefined {
+    if (this.ciliumMemo !== null) return this.ciliumMemo;
+    const state = this.analysis.state(this.name);
+    const outputs = this.facts.nodes[this.name] ?? {};
+    const has = (stem: string) => stem in outputs;
+    const stem = [CILIUM_STEMS.frontends, CILIUM_STEMS.serviceList, CILIUM_STEMS.bpf].find(has);
+    if (!stem || !state.cilium) return (this.ciliumMemo = undefined);
+    const file = (s: string) => `nodes/${this.name}/${s}.txt`;
+    const v6 = this.family === 'IPv6';
+    const family = (t: CiliumTable): CiliumTable => ({
+      ...t,
+      frontends: t.frontends.filter((f) => f.ip.includes(':') === v6),
+    });
+    try {
+      let table = parseCilium(outputs[stem]!, file(stem));
+      if (stem === CILIUM_STEMS.frontends && has(CILIUM_STEMS.backends)) {
+        const states = parseCilium(outputs[CILIUM_STEMS.backends]!, file(CILIUM_STEMS.backends));
+        table = withBackendStates(table, states.backendStates ?? new Map());
+      }
+      const bpf =
+        stem !== CILIUM_STEMS.bpf && has(CILIUM_STEMS.bpf)
+          ? parseCilium(outputs[CILIUM_STEMS.bpf]!, file(CILIUM_STEMS.bpf))
+          : undefined;
+      const node = this.analysis.view.nodes.find((n) => n.name === this.name);
+      const agent = {
+        ...state.cilium,
+        settings: {
+          ...state.cilium.settings,
+          ipv4: !v6 && state.cilium.settings.ipv4,
+          ipv6: v6 && state.cilium.settings.ipv6,
+        },
+      };
+      return (this.ciliumMemo = {
+        source: file(stem),
+        read: {
+          table: family(table),
+          ...(bpf ? { maps: family(bpf) } : {}),
+          agent,
+          node: { name: this.name, labels: node?.labels ?? {} },
+        },
+      });
+    } catch (e) {
+      if (!(e instanceof CiliumParseError)) throw e;
+      return (this.ciliumMemo = { source: file(stem), error: e.message });
     }
   }
 

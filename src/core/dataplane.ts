@@ -1,6 +1,6 @@
 // A node's dataplane: the rules kube-proxy wrote there, read in the node's own proxy mode, behind
 // one interface. The analysis asks it for Service trees, drift and a packet walk without knowing
-// the mode: iptables, nftables and IPVS are one implementation each here.
+// the mode: iptables, nftables, IPVS and Cilium are one implementation each here.
 import { watchedServiceCIDRs } from './releases.js';
 import { nodeDrift, type NodeDrift } from './drift.js';
 import type { ExpectedRules } from './expected.js';
@@ -17,6 +17,12 @@ import { nftablesDrift } from './nftables/drift.js';
 import type { NftTable } from './nftables/listing.js';
 import { traceNftPacket } from './nftables/trace.js';
 import { buildNftServiceTrees } from './nftables/trees.js';
+import type { CiliumAgent } from './cilium/agent.js';
+import { ciliumDrift } from './cilium/drift.js';
+import { expectedCilium, type CiliumNode } from './cilium/expected.js';
+import { frontendKey, type CiliumTable } from './cilium/listing.js';
+import { traceCiliumPacket } from './cilium/trace.js';
+import { buildCiliumTrees, nodePortKey, type CiliumKnown } from './cilium/trees.js';
 import { tracePacket, type NodeNetwork, type TracePacket, type TraceResult } from './trace.js';
 import { buildServiceTrees, type ServiceTrees } from './service-tree.js';
 
@@ -31,8 +37,15 @@ interface Common {
   /** Where the rules were read from: "nodes/NODE/iptables-save.txt". */
   readonly source: string;
   trees(ports: TreePorts): ServiceTrees;
-  /** What kube-proxy would write (`expected`) against these rules; `trees` are theirs. */
-  drift(node: string, expected: ExpectedRules, trees: ServiceTrees, scoped: boolean): NodeDrift;
+  /** What kube-proxy would write (`expected`, computed when asked: Cilium has its own) against
+   * these rules; `trees` are theirs. */
+  drift(
+    node: string,
+    expected: () => ExpectedRules,
+    trees: ServiceTrees,
+    /** The Services compared (one Service's answer), or undefined for the whole node. */
+    scope: readonly { namespace: string; name: string }[] | undefined,
+  ): NodeDrift;
   /** One packet walked through the node in this mode. */
   trace(packet: TracePacket, net: NodeNetwork): TraceResult;
 }
@@ -57,7 +70,7 @@ export interface IpvsDataplane extends Common {
   readonly bound?: Set<string>;
 }
 
-export type Dataplane = IptablesDataplane | NftablesDataplane | IpvsDataplane;
+export type Dataplane = IptablesDataplane | NftablesDataplane | IpvsDataplane | CiliumDataplane;
 
 export function iptablesDataplane(
   ruleset: Ruleset,
@@ -71,15 +84,15 @@ export function iptablesDataplane(
     // one Service's trees walk only its chains; the whole node's are named by every port known
     trees: (ports) =>
       buildServiceTrees(ruleset, ports.only ? { only: ports.only } : { servicePorts: ports.known }),
-    drift: (node, expected, trees, scoped) =>
+    drift: (node, expected, trees, scope) =>
       nodeDrift({
         node,
         source,
-        expected,
+        expected: expected(),
         actual: ruleset,
         view,
         trees,
-        servicePortsOnly: scoped,
+        servicePortsOnly: scope !== undefined,
       }),
     trace: (packet, net) => tracePacket(ruleset, net, packet),
   };
@@ -100,15 +113,15 @@ export function nftablesDataplane(
       (trees ??= buildNftServiceTrees(table, {
         loadBalancerIPs: new Set(view.services.flatMap((s) => s.loadBalancerIPs)),
       })),
-    drift: (node, expected, own, scoped) =>
+    drift: (node, expected, own, scope) =>
       nftablesDrift({
         node,
         source,
-        expected,
-        serviceCIDRs: watchedServiceCIDRs(expected.release, serviceCIDRs(view)),
+        expected: expected(),
+        serviceCIDRs: watchedServiceCIDRs(expected().release, serviceCIDRs(view)),
         table,
         trees: own,
-        scoped,
+        scoped: scope !== undefined,
       }),
     trace: (packet, net) => traceNftPacket(table, net, packet),
   };
@@ -155,7 +168,8 @@ export function ipvsDataplane(
       const only = new Set(ports.only.map((p) => `${p.name} ${p.protocol.toLowerCase()}`));
       return { ...all, services: all.services.filter((t) => only.has(`${t.name} ${t.protocol}`)) };
     },
-    drift: (node, expected, _trees, scoped) => {
+    drift: (node, expectedRules, _trees, scope) => {
+      const expected = expectedRules();
       const exp = expectedIpvs(expected, read.expect);
       return ipvsDrift({
         node,
@@ -170,7 +184,7 @@ export function ipvsDataplane(
             sp.allEndpoints.filter((e) => e.local).map((e) => e.address),
           ),
         ),
-        scoped,
+        scoped: scope !== undefined,
       });
     },
     trace: (packet, net) => {
@@ -180,5 +194,60 @@ export function ipvsDataplane(
         masqueradeAll: config.masqueradeAll,
       });
     },
+  };
+}
+
+export interface CiliumDataplane extends Common {
+  readonly mode: 'cilium';
+  /** The agent's own table of frontends and backends. */
+  readonly table: CiliumTable;
+  /** Its BPF maps (`bpf lb list`), where read besides the table. */
+  readonly maps?: CiliumTable;
+}
+
+/** What the Cilium dataplane takes from the node: its agent, its name and labels, the Service
+ * ports its frontends serve, the cluster's Pod IPs (a packet from one is a Pod's). */
+export interface CiliumRead {
+  table: CiliumTable;
+  maps?: CiliumTable;
+  agent: CiliumAgent;
+  node: CiliumNode;
+}
+
+export function ciliumDataplane(read: CiliumRead, view: ClusterView): CiliumDataplane {
+  const { table, agent } = read;
+  const expected = (only?: readonly { namespace: string; name: string }[]) =>
+    expectedCilium(view, read.node, agent.settings, only);
+  return {
+    mode: 'cilium',
+    source: table.source,
+    table,
+    ...(read.maps ? { maps: read.maps } : {}),
+    trees: (ports) => {
+      const known: CiliumKnown = new Map();
+      for (const f of expected()) {
+        const name = `${f.service}${f.portName ? `:${f.portName}` : ''}` as ServicePortName;
+        known.set(frontendKey(f), name);
+        if (f.type === 'NodePort') known.set(nodePortKey(f.port, f.protocol), name);
+      }
+      const all = buildCiliumTrees(table, known);
+      if (!ports.only) return all;
+      const only = new Set(ports.only.map((p) => `${p.name} ${p.protocol.toLowerCase()}`));
+      return { ...all, services: all.services.filter((t) => only.has(`${t.name} ${t.protocol}`)) };
+    },
+    drift: (node, _kubeProxy, _trees, scope) =>
+      ciliumDrift({
+        node,
+        expected: expected(scope),
+        table,
+        ...(read.maps ? { maps: read.maps } : {}),
+        scoped: scope !== undefined,
+        agent: { namespace: agent.pod.namespace, pod: agent.pod.name, binary: 'cilium-dbg' },
+      }),
+    trace: (packet, net) =>
+      traceCiliumPacket(table, net, packet, {
+        ...agent.settings,
+        podIPs: new Set(view.pods.flatMap((p) => (p.hostNetwork ? [] : p.podIPs))),
+      }),
   };
 }

@@ -42,7 +42,14 @@ export type DriftId =
   | 'endpoint-not-in-numgen'
   | 'vip-not-on-kube-ipvs0'
   | 'ipset-entry-missing'
-  | 'real-server-weight-zero';
+  | 'real-server-weight-zero'
+  | 'cilium-frontend-missing'
+  | 'cilium-frontend-stale'
+  | 'cilium-backend-missing'
+  | 'cilium-backend-stale'
+  | 'cilium-backend-state-differs'
+  | 'cilium-frontend-not-reconciled'
+  | 'cilium-bpf-map-differs';
 
 /** Adds a finding of `id` (its severity from SEVERITY) about the node being compared. */
 export type AddFinding = (
@@ -76,6 +83,13 @@ export const SEVERITY: Record<DriftId, Severity> = {
   'vip-not-on-kube-ipvs0': 'error',
   'ipset-entry-missing': 'warning',
   'real-server-weight-zero': 'warning',
+  'cilium-frontend-missing': 'error',
+  'cilium-frontend-stale': 'warning',
+  'cilium-backend-missing': 'warning',
+  'cilium-backend-stale': 'error',
+  'cilium-backend-state-differs': 'warning',
+  'cilium-frontend-not-reconciled': 'error',
+  'cilium-bpf-map-differs': 'error',
 };
 
 export interface DriftFinding {

@@ -15,6 +15,7 @@ import {
 import type { Evidence, Facts } from './model.js';
 import { parseProxyMode } from './node-outputs.js';
 import { podReady } from './checks/pod-health.js';
+import { CILIUM_STEMS, ciliumAgentOn, type CiliumAgent } from './cilium/agent.js';
 
 /** A value kdebug settled on, with what it rests on; `from` says which input, typed. */
 export interface Decided<T, From extends string> {
@@ -36,12 +37,14 @@ export interface NodeState {
   node: string;
   windows: boolean;
   /** The proxy mode; `stale` when the answer came from a kube-proxy that is not running now. */
-  mode: Decided<string, 'proxyMode' | 'rules' | ConfigFrom> & { stale?: boolean };
+  mode: Decided<string, 'proxyMode' | 'rules' | 'agent' | ConfigFrom> & { stale?: boolean };
   /** The configuration kube-proxy on this node runs with; `error` when its ConfigMap did not
    * read (the defaults then stand in). */
   config: Decided<KubeProxyConfig, ConfigFrom> & { error?: string };
   /** k3s and RKE2 run kube-proxy inside their own process, with no kube-proxy Pod. */
   embeddedIn?: 'k3s' | 'rke2';
+  /** The Cilium agent on the node, where one runs: mode `cilium` when it replaces kube-proxy. */
+  cilium?: CiliumAgent;
   /** kube-proxy's release on this node, when anything recorded says it. */
   version?: Decided<KubeProxyVersion, 'metrics' | 'image' | 'nodeInfo' | 'embedded'>;
 }
@@ -68,13 +71,35 @@ export function resolveNode(node: string, inputs: StateInputs): NodeState {
   const distribution = /\+(k3s|rke2)\d*$/.exec(kubelet ?? '')?.[1] as NodeState['embeddedIn'];
   const embeddedIn = pod ? undefined : distribution;
   const version = versionOf(node, outputs['proxy-metrics'], view, pod, embeddedIn);
+  const cilium = ciliumAgentOn(view, node, outputs[CILIUM_STEMS.status]);
   return {
     node,
     windows,
     ...(embeddedIn ? { embeddedIn } : {}),
-    mode: modeOf(node, outputs, config, pod, () => inputs.shownMode(node)),
+    mode:
+      cilium?.replacesKubeProxy && !pod
+        ? ciliumMode(node, cilium)
+        : modeOf(node, outputs, config, pod, () => inputs.shownMode(node)),
     config,
+    ...(cilium ? { cilium } : {}),
     ...(version ? { version } : {}),
+  };
+}
+
+/** Cilium replaces kube-proxy here: as its agent said (observed), or its ConfigMap (read). */
+function ciliumMode(node: string, agent: CiliumAgent): NodeState['mode'] {
+  const text = `${node}: cilium (kube-proxy replacement, from ${agent.source})`;
+  return {
+    value: 'cilium',
+    from:
+      agent.from === 'status' ? 'agent' : agent.from === 'cilium-config' ? 'objects' : 'default',
+    source: agent.source,
+    evidence:
+      agent.from === 'status'
+        ? seen(text, { node, source: `nodes/${node}/${CILIUM_STEMS.status}.txt` })
+        : agent.from === 'cilium-config'
+          ? read(text)
+          : unseen(text),
   };
 }
 

@@ -33,7 +33,9 @@ export type EntryChain =
   | 'service-ips'
   | 'service-nodeports'
   // IPVS mode: a virtual server
-  | 'ipvs';
+  | 'ipvs'
+  // Cilium: a frontend of its agent's load balancer
+  | 'cilium';
 
 /** Userspace mode (kube-proxy before v1.2 by default, removed in v1.26): portals, no KUBE-SVC. */
 const PORTAL_CHAINS = [
@@ -66,6 +68,8 @@ export interface TreeEndpoint {
   /** The address was read from kube-proxy's comment on the jump ("ns/svc:port -> 10.0.0.5:80"),
    * not from a DNAT rule (the endpoint chain is not in the paste). */
   addressFromComment?: boolean;
+  /** Cilium's backend state (active, terminating, quarantined, maintenance ...). */
+  state?: string;
   quirk?: string;
   line: number;
 }

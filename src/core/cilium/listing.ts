@@ -1,0 +1,133 @@
+// Cilium's Service tables as its agent lists them: one model for every listing (its own table of
+// Services, the load-balancer tables of 1.17+, the BPF maps), so that trees, drift and the walk
+// never care which listing a node or a paste gave.
+
+/** An L4 protocol as Cilium names it; `any` is a frontend for every protocol (wildcard). */
+export type CiliumProtocol = 'tcp' | 'udp' | 'sctp' | 'any';
+
+/** Cilium's frontend types (loadbalancer.SVCType). */
+export const FRONTEND_TYPES = [
+  'ClusterIP',
+  'NodePort',
+  'ExternalIPs',
+  'HostPort',
+  'LoadBalancer',
+  'LocalRedirect',
+] as const;
+export type FrontendType = (typeof FRONTEND_TYPES)[number];
+
+/** A backend's state (loadbalancer.BackendState): only active ones take new connections, and
+ * terminating (serving) ones only when no active one is left. */
+export const BACKEND_STATES = [
+  'active',
+  'terminating',
+  'terminating-not-serving',
+  'quarantined',
+  'maintenance',
+] as const;
+export type BackendState = (typeof BACKEND_STATES)[number];
+
+export interface CiliumBackend {
+  ip: string;
+  port: number;
+  protocol?: CiliumProtocol;
+  /** Undefined where the listing does not show it (the BPF map listing, old releases). */
+  state?: BackendState;
+  weight?: number;
+  nodeName?: string;
+  /** In the BPF map, whether new connections can choose it (slots up to the count); undefined
+   * where the listing does not show it. */
+  inRotation?: boolean;
+  line: number;
+}
+
+export interface CiliumFrontend {
+  ip: string;
+  port: number;
+  /** Undefined where the listing does not print it (releases before protocols were shown). */
+  protocol?: CiliumProtocol;
+  type?: FrontendType;
+  /** "ns/name", where the listing names the Service. */
+  service?: string;
+  portName?: string;
+  /** The load-balancer table's reconcile status: "Done", "Pending", "Error: ...". */
+  status?: string;
+  /** The BPF map's flags on the Service entry ("non-routable", "check source-range" ...). */
+  flags: string[];
+  /** The internal scope of a Service with one Local traffic policy ("/i" in Cilium's text). */
+  internal?: boolean;
+  backends: CiliumBackend[];
+  /** Backends the listing leaves out ("+ 4 more ..."): the list above is not all of them. */
+  backendsNotShown?: number;
+  line: number;
+}
+
+/** Which of the agent's listings a table was read from. */
+export type CiliumForm =
+  | 'service-list'
+  | 'service-list-json'
+  | 'bpf-lb-list'
+  | 'db-frontends'
+  | 'db-backends'
+  | 'maps-dump';
+
+export interface CiliumTable {
+  form: CiliumForm;
+  /** "nodes/NODE/cilium-service-list.txt", or the file a person gave. */
+  source: string;
+  frontends: CiliumFrontend[];
+  /** The listing stops mid-way (a cut paste): what it lacks is no claim. */
+  cut?: string;
+  /** `db/show backends`: each backend's state by its address ("10.244.1.1:80/TCP"). */
+  backendStates?: Map<string, BackendState>;
+}
+
+export class CiliumParseError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CiliumParseError';
+  }
+}
+
+/** "10.96.0.10:53/UDP", "[fd00::1]:80/TCP/i", "10.0.0.2:80:TCP", "10.96.0.1:443". */
+export function parseAddress(
+  text: string,
+): { ip: string; port: number; protocol?: CiliumProtocol; internal?: boolean } | undefined {
+  const m =
+    /^(\[[0-9A-Fa-f:.]+\]|\d{1,3}(?:\.\d{1,3}){3}):(\d{1,5})(?:[/:]([A-Za-z]+))?(\/i)?$/.exec(text);
+  if (!m) return undefined;
+  const port = Number(m[2]);
+  if (port > 65535) return undefined;
+  const protocol = m[3]?.toLowerCase();
+  if (protocol !== undefined && !['tcp', 'udp', 'sctp', 'any', 'none'].includes(protocol))
+    return undefined;
+  return {
+    ip: m[1]!.replace(/^\[|\]$/g, ''),
+    port,
+    ...(protocol && protocol !== 'none' ? { protocol: protocol as CiliumProtocol } : {}),
+    ...(m[4] ? { internal: true } : {}),
+  };
+}
+
+/** How Cilium prints an address: "10.96.0.10:53/UDP", "[fd00::1]:80/TCP". */
+export function formatAddress(a: { ip: string; port: number; protocol?: CiliumProtocol }): string {
+  const host = a.ip.includes(':') ? `[${a.ip}]` : a.ip;
+  return `${host}:${a.port}${a.protocol ? `/${a.protocol.toUpperCase()}` : ''}`;
+}
+
+/** A frontend's identity: its address, protocol and scope. */
+export const frontendKey = (f: Pick<CiliumFrontend, 'ip' | 'port' | 'protocol' | 'internal'>) =>
+  `${formatAddress(f)}${f.internal ? '/i' : ''}`;
+
+/** The wildcard address of NodePort and HostPort frontends (one per node address in the maps). */
+export const isWildcard = (ip: string) => ip === '0.0.0.0' || ip === '::';
+
+export function frontendType(word: string | undefined): FrontendType | undefined {
+  return FRONTEND_TYPES.find((t) => t.toLowerCase() === word?.toLowerCase());
+}
+
+export function backendState(word: string | undefined): BackendState | undefined {
+  const w = word?.toLowerCase().replace(/_/g, '-');
+  if (w === 'unhealthy') return 'quarantined';
+  return BACKEND_STATES.find((s) => s === w);
+}

@@ -1,0 +1,448 @@
+// Reads each listing Cilium's agent prints of its Services into one CiliumTable: `cilium(-dbg)
+// service list` (text and -o json), `cilium(-dbg) bpf lb list`, the load-balancer tables of 1.17+
+// (`db/show frontends`, `db/show backends`) and the maps dump of Cilium's own tests. Prompts,
+// commands and other text around the listing are skipped; a row that does not read is an error
+// with its line, never a guess.
+import {
+  CiliumParseError,
+  backendState,
+  formatAddress,
+  frontendKey,
+  frontendType,
+  parseAddress,
+  type BackendState,
+  type CiliumBackend,
+  type CiliumForm,
+  type CiliumFrontend,
+  type CiliumTable,
+} from './listing.js';
+
+const HEADERS: [RegExp, CiliumForm][] = [
+  [/^(?:ID\s+)?Frontend\s+(?:Service Type\s+)?Backend\b/, 'service-list'],
+  [/^SERVICE ADDRESS\s+BACKEND ADDRESS\b/, 'bpf-lb-list'],
+  [/^Address\s+.*\bType\b.*\bServiceName\b/, 'db-frontends'],
+  [/^(?:Address\s+.*\bInstances\b|Instances\s+Address\b)/, 'db-backends'],
+];
+
+/** Rows that say their listing where its header was cut off or grepped away. */
+const ROWS: [RegExp, CiliumForm][] = [
+  [/^\d+\s+\S+:\d+\S*\s+[A-Za-z]+\s+\d+ => /, 'service-list'],
+  // `cilium service get` before 1.14: "10.32.95.217:6379 =>", then its backends
+  [/^\S+:\d+\S* =>$/, 'service-list'],
+  [/^\S+:\d+\S*(?: \(\d+\))?\s+(?:0\.0\.0\.0|\[::\]):0 \(\d+\) \(0\) \[/, 'bpf-lb-list'],
+];
+
+/** The listing's form, from its header (or a row that says it; the maps dump and JSON by their
+ * first line). */
+export function ciliumForm(text: string): CiliumForm | undefined {
+  if (/^\s*(?:\[\s*)?\{\s*"spec"/m.test(text) || /^\s*\[\s*\]\s*$/.test(text))
+    return 'service-list-json';
+  const lines = text.split('\n').map((l) => l.trim());
+  for (const t of lines) {
+    if (/^(?:BE|REV|SVC): ID=\d+ ADDR=/.test(t)) return 'maps-dump';
+    const form = HEADERS.find(([re]) => re.test(t))?.[1];
+    if (form) return form;
+  }
+  for (const t of lines) {
+    const form = ROWS.find(([re]) => re.test(t))?.[1];
+    if (form) return form;
+  }
+  return undefined;
+}
+
+/** One of the agent's listings, read. Throws CiliumParseError (FILE:LINE first) on a row that
+ * does not read, or when no listing is found. */
+export function parseCilium(text: string, source: string): CiliumTable {
+  const form = ciliumForm(text);
+  const lines = text.replace(/\r/g, '').split('\n');
+  switch (form) {
+    case 'service-list-json':
+      return serviceListJson(text, source);
+    case 'service-list':
+      return serviceList(lines, source);
+    case 'bpf-lb-list':
+      return bpfLbList(lines, source);
+    case 'db-frontends':
+      return dbFrontends(lines, source);
+    case 'db-backends':
+      return { form, source, frontends: [], backendStates: dbBackends(lines, source) };
+    case 'maps-dump':
+      return mapsDump(lines, source);
+    default:
+      throw new CiliumParseError(
+        `${source}: not a Cilium listing (cilium-dbg service list, bpf lb list, db/show frontends)`,
+      );
+  }
+}
+
+const fail = (source: string, line: number, why: string): never => {
+  throw new CiliumParseError(`${source}:${line}: ${why}`);
+};
+
+/** The line where the listing's header is (the line before its first row where it has none),
+ * and the column it starts at. */
+function headerAt(lines: string[], form: CiliumForm): { index: number; column: number } {
+  let index = lines.findIndex((l) => HEADERS.some(([re, f]) => f === form && re.test(l.trim())));
+  if (index < 0)
+    index = lines.findIndex((l) => ROWS.some(([re, f]) => f === form && re.test(l.trim()))) - 1;
+  if (index < 0) return { index: -1, column: 0 };
+  const line = lines[index]!;
+  return { index, column: line.length - line.trimStart().length };
+}
+
+/** A line that ends the listing: a shell prompt, a new command, a code fence. */
+const ENDS = /^(?:\S*[#$%>] |```|~~~|Exitcode:|Stderr:|cmd: )/;
+
+/** A line where the author left rows out ("...", "[...]"): what follows is no full listing. */
+const ELIDED = /^(?:\.\.\.|\[\.\.\.\]|…)$/;
+
+/** `cilium-dbg service list`: "ID  Frontend  Service Type  Backend", each backend "N => ADDR
+ * (state)", further backends on lines of their own. */
+function serviceList(lines: string[], source: string): CiliumTable {
+  const { index } = headerAt(lines, 'service-list');
+  const frontends: CiliumFrontend[] = [];
+  let current: CiliumFrontend | undefined;
+  let cut: string | undefined;
+  let k = index + 1;
+  for (; k < lines.length; k++) {
+    const t = lines[k]!.trim();
+    if (t === '') continue;
+    if (ENDS.test(t)) break;
+    const at = k + 1;
+    if (ELIDED.test(t)) {
+      cut ??= `${source}:${at}: rows left out ("${t}")`;
+      current = undefined;
+      continue;
+    }
+    const be = /^(\d+) => (\S+)(.*)$/.exec(t);
+    if (be) {
+      if (!current && cut) continue; // the rest of a frontend the author left out
+      if (!current) fail(source, at, 'a backend before any frontend');
+      current!.backends.push(backendCell(be[2]!, be[3]!, at, source));
+      continue;
+    }
+    const m =
+      /^(?:(\d+)\s+)?(\S+?)(?: =>)?(?:\s+([A-Za-z]+(?: \(Remote\))?))?(?:\s+(\d+) => (\S+)(.*))?$/.exec(
+        t,
+      );
+    const addr = m && parseAddress(m[2]!);
+    if (!m || !addr) {
+      if (frontends.length > 0 && !/\d/.test(t)) break; // prose after the listing
+      fail(source, at, `not a row of cilium service list: "${t.slice(0, 80)}"`);
+    }
+    current = {
+      ...addr!,
+      type: frontendType(m![3]?.replace(' (Remote)', '')),
+      flags: m![3]?.endsWith('(Remote)') ? ['remote'] : [],
+      backends: [],
+      line: at,
+    };
+    if (m![5]) current.backends.push(backendCell(m![5], m![6]!, at, source));
+    frontends.push(current);
+  }
+  return { form: 'service-list', source, frontends: merged(frontends), ...(cut ? { cut } : {}) };
+}
+
+/** "10.244.1.69:53/TCP" then " (active)", " (active) (preferred)", or nothing (old releases). */
+function backendCell(address: string, rest: string, line: number, source: string): CiliumBackend {
+  const a = parseAddress(address) ?? fail(source, line, `not a backend address: "${address}"`);
+  const words = [...rest.matchAll(/\(([^)]*)\)/g)].map((w) => w[1]!);
+  const state = words.map(backendState).find((s) => s !== undefined);
+  return {
+    ip: a.ip,
+    port: a.port,
+    ...(a.protocol ? { protocol: a.protocol } : {}),
+    ...(state ? { state } : {}),
+    line,
+  };
+}
+
+interface JsonBackend {
+  ip?: string;
+  port?: number;
+  protocol?: string;
+  state?: string;
+  weight?: number;
+  nodeName?: string;
+}
+interface JsonSpec {
+  id?: number;
+  'frontend-address'?: { ip?: string; port?: number; protocol?: string; scope?: string };
+  'backend-addresses'?: JsonBackend[];
+  flags?: { type?: string; name?: string; namespace?: string };
+}
+
+/** `cilium-dbg service list -o json`: the agent's API objects, realized state first. */
+function serviceListJson(text: string, source: string): CiliumTable {
+  type Item = { spec?: JsonSpec; status?: { realized?: JsonSpec } };
+  let items: Item[];
+  // `service get -o json` prints one object, `service list -o json` a list; a prompt may precede
+  const start = text.search(/^\s*[[{]/m);
+  try {
+    const value = JSON.parse(text.slice(Math.max(start, 0))) as Item | Item[];
+    items = Array.isArray(value) ? value : [value];
+  } catch (e) {
+    throw new CiliumParseError(`${source}: not JSON: ${(e as Error).message}`);
+  }
+  const frontends = items.map((item, i): CiliumFrontend => {
+    const spec = item.status?.realized ?? item.spec ?? {};
+    const fe = spec['frontend-address'] ?? {};
+    const flags = item.spec?.flags ?? spec.flags ?? {};
+    if (!fe.ip) fail(source, 1, `Service ${i + 1} has no frontend address`);
+    const protocol = fe.protocol?.toLowerCase();
+    return {
+      ip: fe.ip!,
+      port: fe.port ?? 0,
+      ...(protocol && protocol !== 'none'
+        ? { protocol: protocol as CiliumFrontend['protocol'] }
+        : {}),
+      type: frontendType(flags.type),
+      ...(flags.name ? { service: `${flags.namespace ?? ''}/${flags.name}` } : {}),
+      ...(fe.scope === 'i' ? { internal: true } : {}),
+      flags: [],
+      backends: (spec['backend-addresses'] ?? []).map((b) => ({
+        ip: b.ip ?? '',
+        port: b.port ?? 0,
+        ...(b.protocol ? { protocol: b.protocol.toLowerCase() as CiliumBackend['protocol'] } : {}),
+        ...(backendState(b.state) ? { state: backendState(b.state) } : {}),
+        ...(b.weight !== undefined ? { weight: b.weight } : {}),
+        ...(b.nodeName ? { nodeName: b.nodeName } : {}),
+        line: 1,
+      })),
+      line: 1,
+    };
+  });
+  return { form: 'service-list-json', source, frontends };
+}
+
+/** `cilium-dbg bpf lb list`: a row per Service map entry. Slot 0 ("0.0.0.0:0 (revnat) (0)
+ * [flags]") is the Service itself; the other slots name its backends. Older releases print the
+ * Service address once, newer ones on every row with its slot. */
+function bpfLbList(lines: string[], source: string): CiliumTable {
+  const { index } = headerAt(lines, 'bpf-lb-list');
+  const byKey = new Map<string, CiliumFrontend>();
+  let current: CiliumFrontend | undefined;
+  let cut: string | undefined;
+  for (let k = index + 1; k < lines.length; k++) {
+    const t = lines[k]!.trim();
+    if (t === '') continue;
+    if (ENDS.test(t)) break;
+    const at = k + 1;
+    if (ELIDED.test(t)) {
+      cut ??= `${source}:${at}: rows left out ("${t}")`;
+      current = undefined;
+      continue;
+    }
+    const tokens = t.split(/\s+/);
+    const first = parseAddress(tokens[0]!);
+    const after = /^\(\d+\)$/.test(tokens[1] ?? '') ? 2 : 1;
+    const second =
+      parseAddress(tokens[after] ?? '') ?? (/^backend$/.test(tokens[after] ?? '') ? {} : undefined);
+    if (first && second) {
+      const key = frontendKey(first);
+      current = byKey.get(key);
+      if (!current) byKey.set(key, (current = { ...first, flags: [], backends: [], line: at }));
+      slot(current, tokens.slice(after).join(' '), at);
+    } else if (first && current) slot(current, t, at);
+    else if (/^backend \d+ not found/.test(t) && current) slot(current, t, at);
+    else {
+      if (byKey.size > 0 && !/\d/.test(t)) break;
+      fail(source, at, `not a row of cilium bpf lb list: "${t.slice(0, 80)}"`);
+    }
+  }
+  return { form: 'bpf-lb-list', source, frontends: [...byKey.values()], ...(cut ? { cut } : {}) };
+
+  function slot(fe: CiliumFrontend, text: string, at: number) {
+    const missing = /^backend (\d+) not found/.exec(text);
+    if (missing) {
+      fe.flags.push(`backend ${missing[1]} not found`);
+      return;
+    }
+    const [addr, ...rest] = text.split(/\s+/);
+    const a = parseAddress(addr!) ?? fail(source, at, `not an address: "${addr}"`);
+    if (a.port === 0 && (a.ip === '0.0.0.0' || a.ip === '::')) {
+      // the Service entry: its flags name the frontend's type
+      const flags = /\[([^\]]*)\]/.exec(text)?.[1]?.split(/,\s*/) ?? [];
+      fe.type ??= flags.map(frontendType).find((f) => f !== undefined);
+      fe.flags.push(...flags.filter((f) => !frontendType(f) && !fe.flags.includes(f)));
+      return;
+    }
+    const state = /\[([^\]]*)\]/.exec(rest.join(' '))?.[1];
+    fe.backends.push({
+      ip: a.ip,
+      port: a.port,
+      ...(a.protocol ? { protocol: a.protocol } : {}),
+      ...(backendState(state) ? { state: backendState(state) } : {}),
+      line: at,
+    });
+  }
+}
+
+/** The columns of a load-balancer table, from its header: each cell starts where its title does. */
+function columns(header: string): { name: string; start: number }[] {
+  return [...header.matchAll(/\S+/g)].map((m) => ({ name: m[0].toLowerCase(), start: m.index }));
+}
+
+function cells(line: string, cols: { name: string; start: number }[]): Map<string, string> {
+  const out = new Map<string, string>();
+  // a row out of line with its header (hand-made, re-indented) splits on runs of spaces
+  const aligned = cols.every(
+    (c) => c.start === 0 || line[c.start - 1] === ' ' || line[c.start - 1] === undefined,
+  );
+  const parts = aligned
+    ? cols.map((c, i) => line.slice(c.start, cols[i + 1]?.start ?? line.length))
+    : line.trim().split(/\s{2,}|\t+/);
+  cols.forEach((c, i) => out.set(c.name, (parts[i] ?? '').trim()));
+  return out;
+}
+
+/** `db/show frontends` (Cilium 1.17+): Address, Type, ServiceName, PortName, Status, Backends,
+ * in the order the release prints them. */
+function dbFrontends(lines: string[], source: string): CiliumTable {
+  const { index, column } = headerAt(lines, 'db-frontends');
+  const cols = columns(lines[index]!.slice(column));
+  const frontends: CiliumFrontend[] = [];
+  let cut: string | undefined;
+  for (let k = index + 1; k < lines.length; k++) {
+    const raw = lines[k]!.slice(column);
+    const t = raw.trim();
+    if (t === '') continue;
+    if (ENDS.test(t) || HEADERS.some(([re]) => re.test(t))) break;
+    const at = k + 1;
+    if (ELIDED.test(t)) {
+      cut ??= `${source}:${at}: rows left out ("${t}")`;
+      continue;
+    }
+    const row = cells(raw, cols);
+    const addr =
+      parseAddress(row.get('address') ?? '') ??
+      fail(source, at, `not a frontend address: "${row.get('address')}"`);
+    const cell = row.get('backends') ?? '';
+    // the table shows the first few and "+ N more ...": the rest is not in the listing
+    const more = /\+ (\d+) more/.exec(cell);
+    const backends = cell
+      .replace(/\s*\+ \d+ more.*$/, '')
+      .split(/,\s*/)
+      .filter((b) => b !== '')
+      .map((b): CiliumBackend => {
+        const [address, ...rest] = b.split(/\s+/);
+        return backendCell(address!, rest.join(' '), at, source);
+      });
+    const status = row.get('status');
+    frontends.push({
+      ...addr,
+      type: frontendType(row.get('type')),
+      ...(row.get('servicename') ? { service: row.get('servicename') } : {}),
+      ...(row.get('portname') ? { portName: row.get('portname') } : {}),
+      ...(status ? { status } : {}),
+      flags: [],
+      backends,
+      ...(more ? { backendsNotShown: Number(more[1]) } : {}),
+      line: at,
+    });
+  }
+  return { form: 'db-frontends', source, frontends, ...(cut ? { cut } : {}) };
+}
+
+/** `db/show backends`: each backend's state, from its Instances ("ns/name [terminating] (port)")
+ * or, in later releases, its own State column. */
+function dbBackends(lines: string[], source: string): Map<string, BackendState> {
+  const { index, column } = headerAt(lines, 'db-backends');
+  const cols = columns(lines[index]!.slice(column));
+  const states = new Map<string, BackendState>();
+  for (let k = index + 1; k < lines.length; k++) {
+    const raw = lines[k]!.slice(column);
+    const t = raw.trim();
+    if (t === '') continue;
+    if (ENDS.test(t) || HEADERS.some(([re]) => re.test(t))) break;
+    if (ELIDED.test(t)) continue;
+    const row = cells(raw, cols);
+    const a =
+      parseAddress(row.get('address') ?? '') ??
+      fail(source, k + 1, `not a backend address: "${row.get('address')}"`);
+    const marked = /\[([^\]]+)\]/.exec(row.get('instances') ?? '')?.[1];
+    const state = backendState(row.get('state')) ?? backendState(marked) ?? 'active';
+    states.set(formatAddress(a), state);
+  }
+  return states;
+}
+
+/** The maps dump of Cilium's own tests: "BE: ID=1 ADDR=... STATE=active", "SVC: ID=1 ADDR=...
+ * SLOT=0 ... COUNT=2 QCOUNT=0 FLAGS=ClusterIP+non-routable", "SVC: ... SLOT=1 BEID=1 ...". */
+function mapsDump(lines: string[], source: string): CiliumTable {
+  const backends = new Map<
+    string,
+    { addr: ReturnType<typeof parseAddress>; state?: BackendState }
+  >();
+  const byKey = new Map<string, CiliumFrontend>();
+  const counts = new Map<string, number>();
+  lines.forEach((line, i) => {
+    const t = line.trim();
+    const fields = new Map(
+      [...t.matchAll(/(\w+)=(\S+(?: source-range)?)/g)].map((m) => [m[1]!, m[2]!]),
+    );
+    if (t.startsWith('BE: '))
+      backends.set(fields.get('ID')!, {
+        addr: parseAddress(fields.get('ADDR') ?? ''),
+        state: backendState(fields.get('STATE')),
+      });
+    if (!t.startsWith('SVC: ')) return;
+    // Cilium 1.17's dump prints the NodePort surrogate as <zero>
+    const written = fields.get('ADDR') === '<zero>' ? '0.0.0.0:0' : fields.get('ADDR');
+    const addr =
+      parseAddress(written ?? '') ?? fail(source, i + 1, `not a Service address: "${written}"`);
+    const key = frontendKey(addr);
+    let fe = byKey.get(key);
+    const flags = (/FLAGS=(.*)$/.exec(t)?.[1] ?? '').split('+').filter(Boolean);
+    if (!fe)
+      byKey.set(
+        key,
+        (fe = {
+          ...addr,
+          type: frontendType(flags[0]),
+          flags: flags.slice(1),
+          backends: [],
+          line: i + 1,
+        }),
+      );
+    const id = fields.get('BEID');
+    if (fields.get('SLOT') === '0') counts.set(key, Number(fields.get('COUNT') ?? 0));
+    if (fields.get('SLOT') === '0' || !id) return;
+    const be = backends.get(id);
+    if (!be?.addr) return void fe.flags.push(`backend ${id} not found`);
+    fe.backends.push({
+      ip: be.addr.ip,
+      port: be.addr.port,
+      ...(be.addr.protocol ? { protocol: be.addr.protocol } : {}),
+      ...(be.state ? { state: be.state } : {}),
+      // slots past COUNT keep a backend for its own connections: no new one goes there
+      inRotation: Number(fields.get('SLOT')) <= (counts.get(key) ?? Infinity),
+      line: i + 1,
+    });
+  });
+  return { form: 'maps-dump', source, frontends: [...byKey.values()] };
+}
+
+/** One frontend listed twice (a paste holding the listing twice) is one frontend. */
+function merged(frontends: CiliumFrontend[]): CiliumFrontend[] {
+  const byKey = new Map<string, CiliumFrontend>();
+  for (const f of frontends) if (!byKey.has(frontendKey(f))) byKey.set(frontendKey(f), f);
+  return [...byKey.values()];
+}
+
+/** The frontends table with each backend's state from the backends table. */
+export function withBackendStates(
+  frontends: CiliumTable,
+  states: Map<string, BackendState>,
+): CiliumTable {
+  return {
+    ...frontends,
+    frontends: frontends.frontends.map((f) => ({
+      ...f,
+      backends: f.backends.map((b) => {
+        const state = states.get(formatAddress({ ...b, protocol: b.protocol ?? f.protocol }));
+        return state ? { ...b, state } : b;
+      }),
+    })),
+  };
+}

@@ -1,0 +1,148 @@
+// A Cilium node end to end through the analysis: the objects of one of Cilium's own script
+// tests, its agent's Pod and ConfigMap, and the frontends table that script expects, recorded as
+// the agent's listing on the node. Clean, it has no drift; with a backend taken out and another
+// left behind, drift names both; the walk follows the frontends.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import { load } from 'js-yaml';
+import { Analysis } from '../../../src/core/analysis.js';
+import type { Facts, KubeObject } from '../../../src/core/model.js';
+
+const VECTOR = new URL(
+  '../../fixtures/cilium/vectors/05-v118-nodeport-two-services/',
+  import.meta.url,
+).pathname;
+const objects = readFileSync(`${VECTOR}objects.yaml`, 'utf8')
+  .split(/^---$/m)
+  .map((d) => load(d) as KubeObject | null)
+  .filter((d): d is KubeObject => !!d);
+const frontends = readFileSync(`${VECTOR}expected-frontends.txt`, 'utf8');
+
+const agent: KubeObject = {
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name: 'cilium-x7k2p', namespace: 'kube-system', labels: { 'k8s-app': 'cilium' } },
+  spec: {
+    nodeName: 'testnode',
+    containers: [{ name: 'cilium-agent', image: 'quay.io/cilium/cilium:v1.18.6@sha256:0' }],
+  },
+  status: { phase: 'Running', podIP: '1.1.1.1' },
+};
+const config: KubeObject = {
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name: 'cilium-config', namespace: 'kube-system' },
+  data: { 'kube-proxy-replacement': 'true', 'enable-ipv6': 'false' },
+};
+const client: KubeObject = {
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name: 'client', namespace: 'test' },
+  spec: { nodeName: 'testnode', containers: [{ name: 'c' }] },
+  status: { phase: 'Running', podIP: '10.244.9.9', podIPs: [{ ip: '10.244.9.9' }] },
+};
+
+function analysis(table: string): Analysis {
+  const facts: Facts = {
+    objects: [...objects, agent, config, client],
+    nodes: { testnode: { 'cilium-frontends': table } },
+    meta: { source: 'test' } as Facts['meta'],
+  };
+  return new Analysis(facts);
+}
+
+describe('a Cilium node through the analysis', () => {
+  it('is in mode cilium, from the ConfigMap, with the agent release', () => {
+    const s = analysis(frontends).state('testnode');
+    assert.equal(s.mode.value, 'cilium');
+    assert.equal(s.mode.from, 'objects');
+    assert.equal(s.mode.evidence.kind, 'read');
+    assert.equal(s.cilium?.version, 'v1.18.6');
+  });
+
+  it('reads the frontends into one tree per Service port', () => {
+    const trees = analysis(frontends).node('testnode').trees()!;
+    const echo = trees.services.find((t) => t.name === 'test/echo:http')!;
+    assert.equal(echo.clusterIP, '10.96.50.104');
+    assert.deepEqual(echo.nodePorts, [30781]);
+    assert.deepEqual(
+      echo.endpoints.map((e) => e.probability),
+      [0.25, 0.25, 0.25, 0.25],
+    );
+  });
+
+  it('has no drift where the agent holds what the objects say', () => {
+    const d = analysis(frontends).node('testnode').drift();
+    assert.deepEqual(d.findings, []);
+    assert.equal(d.drifted, false);
+  });
+
+  it('names a backend missing and a backend left behind', () => {
+    const faulty = frontends.replace(
+      '10.244.1.1:80/TCP, 10.244.1.2:80/TCP, 10.244.1.3:80/TCP, 10.244.1.4:80/TCP\n10.96.50.105',
+      '10.244.1.1:80/TCP, 10.244.1.2:80/TCP, 10.244.1.3:80/TCP, 10.244.7.7:80/TCP\n10.96.50.105',
+    );
+    assert.notEqual(faulty, frontends);
+    const d = analysis(faulty).node('testnode').drift();
+    assert.deepEqual(d.findings.map((f) => [f.id, f.service]).sort(), [
+      ['cilium-backend-missing', 'test/echo:http'],
+      ['cilium-backend-stale', 'test/echo:http'],
+    ]);
+    assert.ok(d.drifted);
+  });
+
+  it('names a frontend the agent does not hold, for one Service too', () => {
+    const without = frontends
+      .split('\n')
+      .filter((l) => !l.startsWith('0.0.0.0:30782'))
+      .join('\n');
+    const a = analysis(without);
+    const scope = a.view.services.filter((s) => s.name === 'echo2');
+    const d = a.node('testnode').drift(scope);
+    assert.deepEqual(
+      d.findings.map((f) => f.id),
+      ['cilium-frontend-missing'],
+    );
+    assert.match(d.findings[0]!.title, /0\.0\.0\.0:30782\/TCP/);
+  });
+
+  it('walks a Pod to the ClusterIP to each backend, and drops it from outside', () => {
+    const node = analysis(frontends).node('testnode');
+    const pod = node.trace({
+      src: '10.244.9.9',
+      dst: '10.96.50.104',
+      dport: 80,
+      protocol: 'tcp',
+      fromHost: false,
+    });
+    assert.deepEqual(
+      pod.outcomes.map((o) => [o.destination, o.probability]),
+      [
+        ['10.244.1.1:80', 0.25],
+        ['10.244.1.2:80', 0.25],
+        ['10.244.1.3:80', 0.25],
+        ['10.244.1.4:80', 0.25],
+      ],
+    );
+    const outside = node.trace({
+      src: '198.51.100.7',
+      dst: '10.96.50.104',
+      dport: 80,
+      protocol: 'tcp',
+      fromHost: false,
+    });
+    assert.deepEqual(
+      outside.outcomes.map((o) => o.verdict),
+      ['DROP'],
+    );
+    const ping = node.trace({
+      src: '10.244.9.9',
+      dst: '10.96.50.104',
+      protocol: 'icmp',
+      fromHost: false,
+    });
+    assert.equal(ping.outcomes[0]!.verdict, 'DROP');
+    assert.match(ping.outcomes[0]!.rules[0]!.rule, /ICMP echo .* not translated/);
+  });
+});

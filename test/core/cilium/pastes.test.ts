@@ -1,0 +1,71 @@
+// Real published listings of Cilium's agent (test/fixtures/cilium/pastes, each with its source),
+// read against readings written by hand from the paste alone before kdebug read it: every
+// frontend, its type and protocol where the listing shows them, its backends and their states.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import { CiliumParseError } from '../../../src/core/cilium/listing.js';
+import { parseCilium } from '../../../src/core/cilium/read.js';
+
+const DIR = new URL('../../fixtures/cilium/pastes/', import.meta.url).pathname;
+
+interface Reading {
+  kind: string;
+  frontends?: {
+    address: string;
+    port: number;
+    protocol: string | null;
+    type: string | null;
+    service: string | null;
+    backends: { address: string; port: number; state: string | null }[];
+  }[];
+}
+const readings = JSON.parse(readFileSync(`${DIR}readings.json`, 'utf8')) as Record<string, Reading>;
+const pastes = Object.entries(readings).filter(([k]) => !k.startsWith('_'));
+
+describe('real Cilium listings', () => {
+  it('holds at least ten, of every form kdebug reads', () => {
+    assert.ok(pastes.length >= 10);
+    const kinds = new Set(pastes.map(([, r]) => r.kind));
+    for (const k of ['cilium-service-list', 'cilium-bpf-lb-list', 'cilium-db-frontends'])
+      assert.ok(kinds.has(k), k);
+  });
+
+  for (const [name, reading] of pastes) {
+    it(name, () => {
+      const text = readFileSync(`${DIR}${name}.txt`, 'utf8');
+      let table;
+      try {
+        table = parseCilium(text, `${name}.txt`);
+      } catch (e) {
+        // a form kdebug does not read must be refused by name, never misread
+        assert.ok(e instanceof CiliumParseError, String(e));
+        assert.equal(reading.frontends, undefined, `refused: ${(e as Error).message}`);
+        return;
+      }
+      if (reading.kind === 'cilium-db-backends') {
+        assert.ok(table.backendStates && table.backendStates.size > 0);
+        return;
+      }
+      const got = table.frontends.map((f) => ({
+        address: f.ip,
+        port: f.port,
+        protocol: f.protocol ?? null,
+        type: f.type ?? null,
+        backends: f.backends.map((b) => ({ address: b.ip, port: b.port, state: b.state ?? null })),
+      }));
+      const want = (reading.frontends ?? []).map((f) => ({
+        address: f.address,
+        port: f.port,
+        protocol: f.protocol,
+        type: f.type,
+        backends: f.backends.map((b) => ({ address: b.address, port: b.port, state: b.state })),
+      }));
+      const key = (f: { address: string; port: number; protocol: string | null }) =>
+        `${f.address} ${f.port} ${f.protocol}`;
+      const sort = <T extends { address: string; port: number; protocol: string | null }>(a: T[]) =>
+        [...a].sort((x, y) => key(x).localeCompare(key(y)));
+      assert.deepEqual(sort(got), sort(want));
+    });
+  }
+});
