@@ -1,11 +1,13 @@
 // `kdebug expect`: the rules kube-proxy would write on one node, as iptables-save text (iptables
 // mode), as the nft -f script of its table (nftables mode), or as its virtual servers, ipsets and
-// kube-ipvs0 addresses (IPVS mode).
+// kube-ipvs0 addresses (IPVS mode); where Cilium replaces kube-proxy, what its agent should hold,
+// as the agent lists it.
 import { watchedServiceCIDRs } from '../core/releases.js';
 import { Analysis } from '../core/analysis.js';
 import { expectedSave } from '../core/expected.js';
 import { expectedIpvs, expectedIpvsText } from '../core/ipvs/expected.js';
 import { expectedNftText } from '../core/nftables/expected.js';
+import { expectedCiliumText } from '../core/cilium/render.js';
 import type { IPFamily } from '../core/ipv6.js';
 import { serviceCIDRs, type ClusterView } from '../core/kube.js';
 import { pickNodes, readFacts, type SourceFlags } from '../cluster/facts-source.js';
@@ -29,6 +31,19 @@ export async function expectCommand(o: ExpectOptions, g: GlobalOptions): Promise
   const analysis = new Analysis(facts);
   const node = analysis.node(name!);
   const mode = node.mode();
+  const agent = analysis.state(name!).cilium;
+  if (mode === 'cilium' && agent) {
+    write(
+      expectedCiliumText(node.ciliumExpected() ?? [], {
+        node: name!,
+        agent: `${agent.pod.namespace}/${agent.pod.name}`,
+        ...(agent.version ? { version: agent.version } : {}),
+        settings: agent.source,
+        nodeAddresses: analysis.view.nodes.find((n) => n.name === name)?.ips ?? [],
+      }),
+    );
+    return EXIT.ok;
+  }
   // the rules of another mode would be kube-proxy's in no sense: say so rather than print them
   if (mode !== 'iptables' && mode !== 'nftables' && mode !== 'ipvs')
     throw new UsageError(

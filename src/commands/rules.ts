@@ -2,19 +2,20 @@
 // snapshot's node or the live cluster's), as text, JSON, a search, or the TUI.
 import { Analysis } from '../core/analysis.js';
 import { recordedFamily } from '../core/facts.js';
-import { parseIptables, type Ruleset } from '../core/iptables.js';
-import type { NftTable } from '../core/nftables/listing.js';
+import { parseIptables } from '../core/iptables.js';
 import { pasteKind, readNftPaste } from '../core/paste/read.js';
 import { buildNftSearchIndex } from '../core/nftables/search.js';
 import { buildNftServiceTrees } from '../core/nftables/trees.js';
 import type { ServiceTrees } from '../core/service-tree.js';
 import type { Facts } from '../core/model.js';
 import { buildSearchIndex, treeSearchIndex } from '../core/search.js';
-import { parseIpvs, type IpvsTable } from '../core/ipvs/listing.js';
+import { parseIpvs } from '../core/ipvs/listing.js';
 import { outputLimitBytes } from '../core/not-read.js';
 import { buildIpvsTrees } from '../core/ipvs/trees.js';
 import { pickNodes, readFacts, sshRulesText, type SourceFlags } from '../cluster/facts-source.js';
-import { rulesJson, rulesText, searchJson, searchText } from '../output/rules.js';
+import { parseCilium } from '../core/cilium/read.js';
+import { buildCiliumTrees } from '../core/cilium/trees.js';
+import { rulesJson, rulesText, searchJson, searchText, type RulesDump } from '../output/rules.js';
 import {
   dumpFile,
   EXIT,
@@ -65,6 +66,7 @@ export async function rulesCommand(o: RulesOptions, g: GlobalOptions): Promise<n
     const kind = pasteKind(head);
     if (kind === 'nftables') return nftRules(o, shown, d, g);
     if (kind === 'ipvs') return ipvsRules(o, shown, d);
+    if (kind === 'cilium') return ciliumRules(o, shown, d);
     // input kdebug cannot read at all is said before a screen opens, as in text mode
     // the bytes as read: a text would be encoded again for the parser
     const ruleset = parseIptables(d.bytes, { file: d.file, table: o.table });
@@ -99,7 +101,7 @@ export async function rulesCommand(o: RulesOptions, g: GlobalOptions): Promise<n
     recordedFamily(source.facts, name!),
   );
   const dataplane = node.dataplane();
-  if (dataplane?.mode === 'nftables' || dataplane?.mode === 'ipvs')
+  if (dataplane?.mode === 'nftables' || dataplane?.mode === 'ipvs' || dataplane?.mode === 'cilium')
     return print(o, shown, dataplane.table, node.trees()!, { label: `node ${name}`, node: name });
   const rs = node.ruleset();
   return print(o, shown, rs, node.trees()!, { label: `node ${name}`, node: name });
@@ -147,6 +149,23 @@ function ipvsRules(
   return print(o, shown, table, buildIpvsTrees(table), { label });
 }
 
+/** A Cilium agent's listing (service list, bpf lb list, db/show frontends): its frontends as
+ * Service trees. */
+function ciliumRules(
+  o: RulesOptions,
+  shown: string,
+  d: { bytes: Uint8Array | string; label: string; file: string },
+): number {
+  if (shown === 'tui')
+    throw new UsageError(
+      'the TUI does not show a pasted Cilium listing yet: use -o text or -o json',
+    );
+  const text = typeof d.bytes === 'string' ? d.bytes : Buffer.from(d.bytes).toString('utf8');
+  const table = parseCilium(text, d.file);
+  const label = o.file !== undefined ? `file ${d.label}` : d.label;
+  return print(o, shown, table, buildCiliumTrees(table, new Map()), { label });
+}
+
 /** Says which lines around a pasted listing were skipped (a prompt, the command, prose). */
 function tellSkipped(skipped: number[], file: string, what: string): void {
   if (skipped.length === 0) return;
@@ -160,18 +179,20 @@ function tellSkipped(skipped: number[], file: string, what: string): void {
 function print(
   o: RulesOptions,
   shown: string,
-  rs: Ruleset | NftTable | IpvsTable,
+  rs: RulesDump,
   trees: ServiceTrees,
   source: { label: string; node?: string },
 ): number {
   const json = shown === 'json';
   if (o.search !== undefined) {
     const index =
-      'kind' in rs
-        ? treeSearchIndex(trees, 'ipvs')
-        : 'family' in rs
-          ? buildNftSearchIndex(rs, trees)
-          : buildSearchIndex(rs, trees);
+      'frontends' in rs
+        ? treeSearchIndex(trees, 'cilium')
+        : 'kind' in rs
+          ? treeSearchIndex(trees, 'ipvs')
+          : 'family' in rs
+            ? buildNftSearchIndex(rs, trees)
+            : buildSearchIndex(rs, trees);
     const hits = index.search(o.search);
     write(json ? searchJson(o.search, hits) : searchText(o.search, hits));
   } else write(json ? rulesJson(rs, trees, source) : rulesText(rs, trees, source));

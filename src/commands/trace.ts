@@ -53,8 +53,8 @@ export async function traceCommand(o: TraceOptions, g: GlobalOptions): Promise<n
   // an IPv6 packet walks the node's ip6tables rules
   const node = analysis.node(name!, undefined, family);
   // an unreadable dump or table is said before the source address is asked for
-  if (node.mode() === 'nftables' || node.mode() === 'ipvs') {
-    // (an unreadable IPVS listing is in driftUnavailable's reason)
+  if (node.mode() !== 'iptables') {
+    // (an unreadable IPVS listing or Cilium table is in driftUnavailable's reason)
     const unavailable = node.driftUnavailable() ?? node.nft()?.error;
     if (unavailable) throw new UsageError(unavailable);
   } else node.ruleset();

@@ -3,6 +3,7 @@
 // every Service or only for the ones asked about (one Service's answer on a big cluster), and kept.
 // The checks, the commands and the TUI all read the node's dataplane through here.
 import { CILIUM_STEMS } from './cilium/agent.js';
+import { expectedCilium, type ExpectedFrontend } from './cilium/expected.js';
 import { CiliumParseError, type CiliumTable } from './cilium/listing.js';
 import { parseCilium, withBackendStates } from './cilium/read.js';
 import {
@@ -271,6 +272,8 @@ export class NodeAnalysis {
 
   /** Why drift cannot be computed here (another proxy mode, no Services), if it cannot. */
   driftUnavailable(): string | undefined {
+    if (this.mode() === 'cilium' && this.family === 'IPv6')
+      return `node ${this.name}: Cilium's agent holds both families in one table, compared as the node's IPv4`;
     if (this.mode() === 'cilium')
       return this.cilium()?.read
         ? undefined
@@ -387,9 +390,18 @@ export class NodeAnalysis {
     }
   }
 
-  /** Cilium's tables as the node's agent listed them, this family's frontends: its load-balancer
-   * tables (frontends with the backends' states), else its Service list, else its BPF maps; the
-   * BPF maps besides, where both were read. Or why they are unreadable. */
+  /** What the node's Cilium agent should hold (its frontends and their backends), for `scope`'s
+   * Services or all; undefined where no agent replaces kube-proxy there. */
+  ciliumExpected(scope?: Scope): ExpectedFrontend[] | undefined {
+    const agent = this.analysis.state(this.name).cilium;
+    if (!agent) return undefined;
+    const labels = this.analysis.view.nodes.find((n) => n.name === this.name)?.labels ?? {};
+    return expectedCilium(this.analysis.view, { name: this.name, labels }, agent.settings, scope);
+  }
+
+  /** Cilium's tables as the node's agent listed them (both families): its load-balancer tables
+   * (frontends with the backends' states), else its Service list, else its BPF maps; the BPF
+   * maps besides, where both were read. Or why they are unreadable. */
   cilium(): { source: string; read?: CiliumRead; error?: string } | undefined {
     if (this.ciliumMemo !== null) return this.ciliumMemo;
     const state = this.analysis.state(this.name);
@@ -398,11 +410,8 @@ export class NodeAnalysis {
     const stem = [CILIUM_STEMS.frontends, CILIUM_STEMS.serviceList, CILIUM_STEMS.bpf].find(has);
     if (!stem || !state.cilium) return (this.ciliumMemo = undefined);
     const file = (s: string) => `nodes/${this.name}/${s}.txt`;
-    const v6 = this.family === 'IPv6';
-    const family = (t: CiliumTable): CiliumTable => ({
-      ...t,
-      frontends: t.frontends.filter((f) => f.ip.includes(':') === v6),
-    });
+    // one table holds both families: it is the IPv4 analysis's
+    if (this.family === 'IPv6') return (this.ciliumMemo = undefined);
     try {
       let table = parseCilium(outputs[stem]!, file(stem));
       if (stem === CILIUM_STEMS.frontends && has(CILIUM_STEMS.backends)) {
@@ -414,20 +423,12 @@ export class NodeAnalysis {
           ? parseCilium(outputs[CILIUM_STEMS.bpf]!, file(CILIUM_STEMS.bpf))
           : undefined;
       const node = this.analysis.view.nodes.find((n) => n.name === this.name);
-      const agent = {
-        ...state.cilium,
-        settings: {
-          ...state.cilium.settings,
-          ipv4: !v6 && state.cilium.settings.ipv4,
-          ipv6: v6 && state.cilium.settings.ipv6,
-        },
-      };
       return (this.ciliumMemo = {
         source: file(stem),
         read: {
-          table: family(table),
-          ...(bpf ? { maps: family(bpf) } : {}),
-          agent,
+          table,
+          ...(bpf ? { maps: bpf } : {}),
+          agent: state.cilium,
           node: { name: this.name, labels: node?.labels ?? {} },
         },
       });

@@ -1,4 +1,5 @@
 // Reading Facts: which nodes were recorded and the rules dump of each. Pure lookups, no verdicts.
+import { CILIUM_STEMS } from './cilium/agent.js';
 import { hasKubeChains } from './iptables/backend.js';
 import type { IPFamily } from './ipv6.js';
 import type { Facts } from './model.js';
@@ -67,11 +68,20 @@ export function recordedFamily(facts: Facts, node: string): IPFamily | undefined
   return (['IPv4', 'IPv6'] as const).find((f) => hasRules(facts, node, f));
 }
 
-/** The node recorded its rules of a family: an ip(6)tables dump, or kube-proxy's nftables table. */
+/** The node recorded its rules of a family: an ip(6)tables dump, kube-proxy's nftables table,
+ * or its Cilium agent's table (both families in one, counted as IPv4's). */
 export function hasRules(facts: Facts, node: string, family: IPFamily = 'IPv4'): boolean {
   const outputs = facts.nodes[node];
   if (!outputs) return false;
   const { json, text } = nftStems(family);
   // `in`, not a read: a snapshot reads a node's output on first use
-  return nodeDump(facts, node, family) !== undefined || json in outputs || text in outputs;
+  return (
+    nodeDump(facts, node, family) !== undefined ||
+    json in outputs ||
+    text in outputs ||
+    (family === 'IPv4' && CILIUM_TABLES.some((stem) => stem in outputs))
+  );
 }
+
+/** The agent listings that hold a Cilium node's frontends. */
+const CILIUM_TABLES = [CILIUM_STEMS.frontends, CILIUM_STEMS.serviceList, CILIUM_STEMS.bpf];

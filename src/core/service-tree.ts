@@ -68,8 +68,9 @@ export interface TreeEndpoint {
   /** The address was read from kube-proxy's comment on the jump ("ns/svc:port -> 10.0.0.5:80"),
    * not from a DNAT rule (the endpoint chain is not in the paste). */
   addressFromComment?: boolean;
-  /** Cilium's backend state (active, terminating, quarantined, maintenance ...). */
-  state?: string;
+  /** A backend of a Cilium frontend (no DNAT rule, no hairpin rule): its state where the
+   * listing shows it (active, terminating, quarantined, maintenance ...). */
+  cilium?: { state?: string };
   quirk?: string;
   line: number;
 }

@@ -8,7 +8,7 @@ import type { Zod } from './inputs.js';
 export async function outputSchemas(z: Zod) {
   const files = await Promise.all([
     import('../../schema/report.v2.json', { with: { type: 'json' } }),
-    import('../../schema/rules.v1.json', { with: { type: 'json' } }),
+    import('../../schema/rules.v2.json', { with: { type: 'json' } }),
     import('../../schema/rules-search.v1.json', { with: { type: 'json' } }),
     import('../../schema/expect.v1.json', { with: { type: 'json' } }),
     import('../../schema/drift.v1.json', { with: { type: 'json' } }),

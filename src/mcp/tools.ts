@@ -134,7 +134,7 @@ export function registerTools(
     'rules',
     {
       title: "A node's Service trees",
-      description: `kdebug rules: the Service -> KUBE-SVC -> KUBE-SEP -> DNAT trees of one node's kube-proxy rules (iptables, nftables or IPVS mode). Returns kdebug rules -o json (schema kdebug/schema/rules.v1.json).${pods}`,
+      description: `kdebug rules: the Service -> KUBE-SVC -> KUBE-SEP -> DNAT trees of one node's kube-proxy rules (iptables, nftables or IPVS mode), or of its Cilium agent. Returns kdebug rules -o json (schema kdebug/schema/rules.v2.json).${pods}`,
       inputSchema: {
         snapshot,
         node,

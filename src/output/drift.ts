@@ -37,14 +37,18 @@ function nextLines(f: DriftFinding, how: Invocation, by: string): string[] {
   ];
 }
 
-function findingText(f: DriftFinding, how: Invocation): string[] {
+function findingText(f: DriftFinding, how: Invocation, cilium: boolean): string[] {
   const out = [
     `${LABEL[f.severity]} ${f.id}${f.service ? `  ${f.service}` : ''}`,
     `  ${f.message}`,
   ];
   if (f.actual.length > 0) out.push('  on the node:', ...indent(f.actual));
   else if (f.expected.length > 0) out.push('  on the node: no such rules');
-  if (f.expected.length > 0) out.push('  kube-proxy would write:', ...indent(f.expected));
+  if (f.expected.length > 0)
+    out.push(
+      cilium ? "  Cilium's agent should hold:" : '  kube-proxy would write:',
+      ...indent(f.expected),
+    );
   out.push(...nextLines(f, how, '  '));
   return out;
 }
@@ -73,18 +77,19 @@ export function driftText({ label, nodes }: DriftAnswer, how: Invocation = {}): 
   const out: string[] = [];
   for (const n of nodes) {
     out.push(
-      `node ${n.node}${n.family === 'IPv6' ? ' IPv6' : ''} (${label}, ${n.source}): ${plural(n.servicePorts, 'Service port')} compared with what kube-proxy ${comparedWith(n.tables, n.release)}`,
+      `node ${n.node}${n.family === 'IPv6' ? ' IPv6' : ''} (${label}, ${n.source}): ${plural(n.servicePorts, 'Service port')} compared with what ${n.cilium ? `Cilium's agent should hold (frontends, backends and their states${n.cilium.maps ? ', and its BPF maps against its table' : '; its BPF maps were not read'})` : `kube-proxy ${comparedWith(n.tables, n.release)}`}`,
     );
     if (n.writtenBy) out.push(`  written by ${n.writtenBy}`);
     const serious = n.findings.filter((f) => f.severity !== 'info');
     const info = n.findings.filter((f) => f.severity === 'info');
     out.push(
       !n.drifted
-        ? `  no drift: every Service port routes as kube-proxy would`
+        ? `  no drift: ${n.cilium ? 'the agent holds every frontend and backend the objects say' : 'every Service port routes as kube-proxy would'}`
         : `  ${countsLine(n.findings)}`,
     );
     out.push('');
-    for (const f of serious) out.push(...indent(findingText(f, how), '  '), '');
+    for (const f of serious)
+      out.push(...indent(findingText(f, how, n.cilium !== undefined), '  '), '');
     if (info.length > 0) out.push(...indent(infoText(info, how), '  '), '');
     for (const f of n.notes ?? []) {
       out.push(`  note ${f.id}${f.service ? `  ${f.service}` : ''}`, `    ${f.message}`);

@@ -1,4 +1,5 @@
 // The `kdebug rules` presentations: Service trees as an indented tree a person reads, or JSON.
+import type { CiliumTable } from '../core/cilium/listing.js';
 import type { IpvsTable } from '../core/ipvs/listing.js';
 import type { NftTable } from '../core/nftables/listing.js';
 import type { Ruleset } from '../core/iptables.js';
@@ -11,7 +12,9 @@ import { percent } from '../core/model.js';
 import { hostPort } from '../core/ipv6.js';
 import { schemaId } from './schema-id.js';
 
-export const RULES_SCHEMA_VERSION = 1;
+/** 2: Cilium's listings (mode cilium, form, frontends and backends counts, backendState). */
+export const RULES_SCHEMA_VERSION = 2;
+export const RULES_SEARCH_SCHEMA_VERSION = 1;
 
 export interface RulesSource {
   /** "snapshot DIR node NODE", "file PATH", "ssh root@host" ... */
@@ -26,6 +29,8 @@ function entryText(e: EntryPoint): string {
     'load-balancer': 'load-balancer IP',
     'node-port': 'node port',
   }[e.kind];
+  if (e.from === 'cilium')
+    return `${kind} ${e.address ? hostPort(e.address, e.port ?? 0) : `${e.port} on every node address`}${e.protocol ? `/${e.protocol}` : ''}  (cilium line ${e.line})`;
   const port = e.port ?? (e.from === 'ipvs' ? 'port unknown' : 'any port');
   const protocol = e.protocol ? `/${e.protocol}` : '';
   const where =
@@ -39,6 +44,11 @@ function entryText(e: EntryPoint): string {
 }
 
 function endpointText(ep: TreeEndpoint): string {
+  if (ep.cilium) {
+    const share = ep.shareUnknown ? '?' : percent(ep.probability);
+    const state = ep.cilium.state ?? 'state not in the listing';
+    return `${share.padStart(6)}  backend ${ep.address}  (${state}${ep.probability === 0 && !ep.shareUnknown ? ': no new connections' : ''})`;
+  }
   const share = ep.shareUnknown
     ? '?'
     : ep.affinity && ep.probability === 0
@@ -93,7 +103,9 @@ function treeText(t: ServiceTree): string[] {
     out.push(`  ${title}${none}`);
     eps.forEach((ep, i) => out.push(`  ${i === eps.length - 1 ? '└─' : '├─'}${endpointText(ep)}`));
   };
-  list(t.chains.svc, t.endpoints);
+  // Cilium's frontends have no chains: their backends are the frontend's own
+  const cilium = t.entries.some((e) => e.from === 'cilium');
+  list(cilium ? 'backends' : t.chains.svc, t.endpoints);
   list(t.chains.svl ?? t.chains.xlb, t.localEndpoints ?? []);
   if (t.fallThrough > 0 && !t.partial)
     out.push(
@@ -127,10 +139,36 @@ export function warningLines(rs: Ruleset): string[] {
   return out;
 }
 
-/** A dump as read: iptables rules, kube-proxy's nftables table, or IPVS's virtual servers. */
-export type RulesDump = Ruleset | NftTable | IpvsTable;
+/** A dump as read: iptables rules, kube-proxy's nftables table, IPVS's virtual servers, or
+ * Cilium's frontends. */
+export type RulesDump = Ruleset | NftTable | IpvsTable | CiliumTable;
 const isNft = (d: RulesDump): d is NftTable => 'sets' in d;
 const isIpvs = (d: RulesDump): d is IpvsTable => 'kind' in d && d.kind === 'ipvs';
+const isCilium = (d: RulesDump): d is CiliumTable => 'frontends' in d;
+const ciliumBackends = (d: CiliumTable) => d.frontends.reduce((n, f) => n + f.backends.length, 0);
+
+const CILIUM_FORM: Record<CiliumTable['form'], string> = {
+  'service-list': 'service list',
+  'service-list-json': 'service list -o json',
+  'bpf-lb-list': 'bpf lb list (the BPF maps)',
+  'db-frontends': 'load-balancer table (db/show frontends)',
+  'db-backends': 'backends table (db/show backends)',
+  'maps-dump': 'BPF maps dump',
+};
+
+/** What a Cilium listing leaves out, one line each. */
+function ciliumWarnings(d: CiliumTable): string[] {
+  const out = d.cut
+    ? [`${d.cut}: what is not in the paste is not shown, and nothing is said about it`]
+    : [];
+  if (d.form === 'db-backends')
+    out.push('a backends table alone names no frontend: paste db/show frontends with it');
+  if (d.frontends.length > 0 && d.frontends.every((f) => f.protocol === undefined))
+    out.push(
+      'this listing prints no protocols (Cilium before 1.17): TCP and UDP frontends of one port are not told apart',
+    );
+  return out;
+}
 const realServers = (d: IpvsTable) => d.services.reduce((n, s) => n + s.realServers.length, 0);
 
 const IPVS_VIEW: Record<IpvsTable['view'], string> = {
@@ -160,6 +198,8 @@ export function ipvsWarnings(d: IpvsTable): string[] {
 }
 
 function headline(d: RulesDump, label: string): string {
+  if (isCilium(d))
+    return `${label}: Cilium ${CILIUM_FORM[d.form]}, ${count(d.frontends.length, 'frontend')}, ${count(ciliumBackends(d), 'backend')}`;
   if (isIpvs(d))
     return `${label}: IPVS${IPVS_VIEW[d.view]}, ${count(d.services.length, 'virtual server')}, ${count(realServers(d), 'real server')}`;
   if (isNft(d)) {
@@ -183,7 +223,8 @@ function noServiceRules(rs: Ruleset): string {
 
 export function rulesText(dump: RulesDump, trees: ServiceTrees, source: RulesSource): string {
   const out = [headline(dump, source.label)];
-  if (!isNft(dump) && !isIpvs(dump)) out.push(...warningLines(dump));
+  if (isCilium(dump)) out.push(...ciliumWarnings(dump).map((w) => `warning: ${w}`));
+  else if (!isNft(dump) && !isIpvs(dump)) out.push(...warningLines(dump));
   if (isNft(dump) && dump.cut) out.push(`warning: ${cutText(dump)}`);
   if (isNft(dump) && dump.elided)
     out.push(
@@ -193,18 +234,21 @@ export function rulesText(dump: RulesDump, trees: ServiceTrees, source: RulesSou
   out.push('');
   if (trees.services.length === 0)
     out.push(
-      isIpvs(dump)
-        ? 'no Service found (no virtual server in the listing)'
-        : isNft(dump)
-          ? 'no Service rules found (no service-ips elements in the table)'
-          : noServiceRules(dump),
+      isCilium(dump)
+        ? 'no Service found (no frontend in the listing)'
+        : isIpvs(dump)
+          ? 'no Service found (no virtual server in the listing)'
+          : isNft(dump)
+            ? 'no Service rules found (no service-ips elements in the table)'
+            : noServiceRules(dump),
     );
   for (const t of trees.services) out.push(...treeText(t), '');
-  out.push(
-    trees.orphans.length === 0
-      ? 'orphan chains: none'
-      : `orphan chains (no entry point reaches them): ${trees.orphans.map((o) => `${o.chain} (${o.partial ? `${count(o.rules, 'rule')} in the paste, ${o.partial}` : count(o.rules, 'rule')})`).join(', ')}`,
-  );
+  if (!isCilium(dump))
+    out.push(
+      trees.orphans.length === 0
+        ? 'orphan chains: none'
+        : `orphan chains (no entry point reaches them): ${trees.orphans.map((o) => `${o.chain} (${o.partial ? `${count(o.rules, 'rule')} in the paste, ${o.partial}` : count(o.rules, 'rule')})`).join(', ')}`,
+    );
   const shown = new Set<ServiceTree>();
   for (const o of trees.orphans)
     if (o.tree && !shown.has(o.tree)) {
@@ -225,6 +269,7 @@ export function rulesDoc(dump: RulesDump, trees: ServiceTrees, source: RulesSour
     ...(ep.shareUnknown ? { shareUnknown: ep.shareUnknown } : {}),
     ...(ep.addressFromComment ? { addressFromComment: true } : {}),
     hairpinMasquerade: ep.hairpinMasquerade,
+    ...(ep.cilium ? { backendState: ep.cilium.state ?? null } : {}),
     affinity: ep.affinity,
     ...(ep.chainMissing ? { chainMissing: true } : {}),
     ...(ep.quirk ? { quirk: ep.quirk } : {}),
@@ -256,39 +301,55 @@ export function rulesDoc(dump: RulesDump, trees: ServiceTrees, source: RulesSour
     schemaVersion: RULES_SCHEMA_VERSION,
     source: source.label,
     node: source.node ?? null,
-    ...(isIpvs(dump)
+    ...(isCilium(dump)
       ? {
-          mode: 'ipvs',
-          view: dump.view,
-          counts: { virtualServers: dump.services.length, realServers: realServers(dump) },
-          warnings: ipvsWarnings(dump).map((message) => ({ line: null, kind: 'ipvs', message })),
+          mode: 'cilium',
+          form: dump.form,
+          counts: { frontends: dump.frontends.length, backends: ciliumBackends(dump) },
+          warnings: ciliumWarnings(dump).map((message) => ({
+            line: null,
+            kind: 'cilium',
+            message,
+          })),
         }
-      : isNft(dump)
+      : isIpvs(dump)
         ? {
-            mode: 'nftables',
-            counts: {
-              tables: 1,
-              chains: dump.chains.length,
-              rules: dump.chains.reduce((n, c) => n + c.rules.length, 0),
-              sets: dump.sets.length,
-            },
-            warnings: [
-              ...(dump.cut
-                ? [{ line: dump.cut.line, kind: 'cut-short', message: cutText(dump) }]
-                : []),
-              ...(dump.elided ?? []).map((line) => ({
-                line,
-                kind: 'elision',
-                message: 'part of the table is elided here: what is not in the paste is not shown',
-              })),
-            ],
+            mode: 'ipvs',
+            view: dump.view,
+            counts: { virtualServers: dump.services.length, realServers: realServers(dump) },
+            warnings: ipvsWarnings(dump).map((message) => ({ line: null, kind: 'ipvs', message })),
           }
-        : {
-            mode: 'iptables',
-            counts: { tables: dump.tables.length, chains: dump.chainCount, rules: dump.ruleCount },
-            warnings: dump.warnings,
-            ...(dump.foreign.length > 0 ? { foreign: dump.foreign } : {}),
-          }),
+        : isNft(dump)
+          ? {
+              mode: 'nftables',
+              counts: {
+                tables: 1,
+                chains: dump.chains.length,
+                rules: dump.chains.reduce((n, c) => n + c.rules.length, 0),
+                sets: dump.sets.length,
+              },
+              warnings: [
+                ...(dump.cut
+                  ? [{ line: dump.cut.line, kind: 'cut-short', message: cutText(dump) }]
+                  : []),
+                ...(dump.elided ?? []).map((line) => ({
+                  line,
+                  kind: 'elision',
+                  message:
+                    'part of the table is elided here: what is not in the paste is not shown',
+                })),
+              ],
+            }
+          : {
+              mode: 'iptables',
+              counts: {
+                tables: dump.tables.length,
+                chains: dump.chainCount,
+                rules: dump.ruleCount,
+              },
+              warnings: dump.warnings,
+              ...(dump.foreign.length > 0 ? { foreign: dump.foreign } : {}),
+            }),
     services: trees.services.map(tree),
     orphans: trees.orphans.map((o) => ({
       chain: o.chain,
@@ -321,8 +382,8 @@ export function searchText(query: string, hits: SearchHit[]): string {
 
 /** The document `rules --search -o json` prints (schema/rules-search.vN.json). */
 export const searchDoc = (query: string, hits: SearchHit[]) => ({
-  $schema: schemaId('rules-search', RULES_SCHEMA_VERSION),
-  schemaVersion: RULES_SCHEMA_VERSION,
+  $schema: schemaId('rules-search', RULES_SEARCH_SCHEMA_VERSION),
+  schemaVersion: RULES_SEARCH_SCHEMA_VERSION,
   query,
   hits,
 });

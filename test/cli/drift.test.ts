@@ -26,6 +26,8 @@ describe('kdebug drift', () => {
     ['orphan-chains', 1, ['orphan-chain']],
     // IPVS mode: the virtual servers, ipsets and kube-ipvs0 compared
     ['ipvs-stale-real-server', 1, ['endpoint-stale', 'endpoint-missing', 'ipset-entry-missing']],
+    // Cilium replacing kube-proxy: its agent's table and BPF maps compared
+    ['cilium-stale-backend', 1, ['cilium-backend-stale', 'cilium-backend-missing']],
   ];
   for (const [dir, code, ids] of scenarios) {
     it(`${dir}: exit ${code}, ${ids.length ? ids.join(', ') : 'no drift'}, text and JSON as the goldens`, () => {

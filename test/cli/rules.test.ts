@@ -9,6 +9,37 @@ const SEED_NAT = 'test/fixtures/seed-nat-S.txt';
 const DEMO = 'snapshots/nginx-svc';
 
 describe('kdebug rules', () => {
+  it('reads a Cilium agent listing: each frontend, its backends and their states', () => {
+    const file = 'test/fixtures/cilium/pastes/cilium-service-list-quarantined.txt';
+    const r = kdebug(['rules', '--file', file, '-o', 'text']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /: Cilium service list, 1 frontend, 3 backends$/m);
+    assert.match(
+      r.stdout,
+      /0% {2}backend 10\.244\.0\.58:80 {2}\(quarantined: no new connections\)/,
+    );
+    assert.match(r.stdout, /50% {2}backend 10\.244\.1\.59:80 {2}\(active\)/);
+    const json = kdebug([
+      'rules',
+      '--file',
+      'test/fixtures/cilium/pastes/cilium-db-frontends-repl-kind.txt',
+      '-o',
+      'json',
+    ]);
+    const doc = JSON.parse(json.stdout) as {
+      mode: string;
+      form: string;
+      services: { name: string; endpoints: { address: string; backendState: string }[] }[];
+    };
+    assert.equal(doc.mode, 'cilium');
+    assert.equal(doc.form, 'db-frontends');
+    const dns = doc.services.find((t) => t.name === 'kube-system/kube-dns:dns')!;
+    assert.deepEqual(
+      dns.endpoints.map((e) => e.backendState),
+      ['active', 'active'],
+    );
+  });
+
   it('prints the tree of a dump as text', () => {
     const r = kdebug(['rules', '--file', SEED_NAT, '-o', 'text']);
     assert.equal(r.code, 0, r.stderr);
@@ -147,7 +178,7 @@ describe('kdebug rules', () => {
     const r = kdebug(['rules', '--snapshot', DEMO, '--node', 'vm-12-11-centos', '-o', 'json']);
     assert.equal(r.code, 0, r.stderr);
     const doc = JSON.parse(r.stdout);
-    assert.equal(doc.schemaVersion, 1);
+    assert.equal(doc.schemaVersion, 2);
     assert.equal(doc.node, 'vm-12-11-centos');
     assert.deepEqual(Object.keys(doc.counts), ['tables', 'chains', 'rules']);
     const svc = doc.services.find((s: { name: string }) => s.name === 'default/nginx-svc:http');

@@ -87,7 +87,7 @@ describe('kdebug mcp tools (SDK client, stdio, bundled snapshots)', () => {
       assert.equal(
         (byName.get(t)!.outputSchema?.properties as Record<string, { const?: string }>)['$schema']
           ?.const,
-        `kdebug/schema/${t === 'svc' ? 'report.v2' : t === 'rules_search' ? 'rules-search.v1' : `${t}.v1`}.json`,
+        `kdebug/schema/${t === 'svc' ? 'report.v2' : t === 'rules' ? 'rules.v2' : t === 'rules_search' ? 'rules-search.v1' : `${t}.v1`}.json`,
       );
     // read-only unless started otherwise, and the tools say so
     assert.match(byName.get('svc')!.description!, /never creates a debug Pod/);

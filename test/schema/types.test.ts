@@ -12,7 +12,7 @@ import type { VersionDoc } from '../../src/commands/version.js';
 import type { expectDoc } from '../../src/mcp/schemas.js';
 import type Expect from '../../schema/expect.v1.json';
 import type Report from '../../schema/report.v2.json';
-import type Rules from '../../schema/rules.v1.json';
+import type Rules from '../../schema/rules.v2.json';
 import type Search from '../../schema/rules-search.v1.json';
 import type Drift from '../../schema/drift.v1.json';
 import type Trace from '../../schema/trace.v1.json';

@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import { REPORT_SCHEMA_VERSION } from '../../src/core/diagnose.js';
 import { VERSION_SCHEMA_VERSION } from '../../src/commands/version.js';
 import { DRIFT_SCHEMA_VERSION } from '../../src/output/drift.js';
-import { RULES_SCHEMA_VERSION } from '../../src/output/rules.js';
+import { RULES_SCHEMA_VERSION, RULES_SEARCH_SCHEMA_VERSION } from '../../src/output/rules.js';
 import { TRACE_SCHEMA_VERSION } from '../../src/output/trace.js';
 import { schemaId } from '../../src/output/schema-id.js';
 import { EXPECT_SCHEMA_VERSION } from '../../src/mcp/schemas.js';
@@ -21,7 +21,7 @@ const recorded = (file: string) => JSON.parse(readFileSync(new URL(file, RECORDE
 const CURRENT = {
   report: REPORT_SCHEMA_VERSION,
   rules: RULES_SCHEMA_VERSION,
-  'rules-search': RULES_SCHEMA_VERSION,
+  'rules-search': RULES_SEARCH_SCHEMA_VERSION,
   expect: EXPECT_SCHEMA_VERSION,
   drift: DRIFT_SCHEMA_VERSION,
   trace: TRACE_SCHEMA_VERSION,

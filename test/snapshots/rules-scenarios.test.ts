@@ -44,8 +44,12 @@ describe('scenario snapshots', () => {
           assert.equal(pod.nodeName, e.nodeName, `${e.addresses[0]} on its node`);
         }
       }
-      const proxy = v.configMaps.find((c) => c.name === 'kube-proxy')!;
-      assert.match(proxy.data['config.conf']!, /clusterCIDR: 10\.244\.0\.0\/16/);
+      // kube-proxy's configuration, or Cilium's where it replaces kube-proxy
+      const proxy = v.configMaps.find((c) => c.name === 'kube-proxy');
+      const cilium = v.configMaps.find((c) => c.name === 'cilium-config');
+      if (proxy) assert.match(proxy.data['config.conf']!, /clusterCIDR: 10\.244\.0\.0\/16/);
+      else assert.equal(cilium?.data['kube-proxy-replacement'], 'true');
+      assert.equal(v.pods.some((p) => p.labels['k8s-app'] === 'kube-proxy'), proxy !== undefined);
       assert.ok(s.readme.startsWith('# Scenario: '));
       assert.match(s.readme, /\*\*Fault: /);
     });
@@ -69,7 +73,7 @@ describe('scenario dumps against the real iptables', skipWithout(missing && `${m
   const rules = (text: string) => text.split('\n').filter((l) => l.startsWith('-A ') || (l.startsWith(':') && !/^:(PREROUTING|INPUT|FORWARD|OUTPUT|POSTROUTING) /.test(l)));
 
   for (const s of made)
-    for (const [node, outputs] of Object.entries(s.facts.nodes))
+    for (const [node, outputs] of Object.entries(s.facts.nodes).filter(([, o]) => 'iptables-save' in o))
       it(`${s.name} ${node}: loads and reads back unchanged`, () => {
         const dump = outputs['iptables-save']!;
         // IPVS mode's rules match kube-proxy's ipsets: the node's own, loaded by the real ipset

@@ -38,6 +38,8 @@ export const SCENARIOS: Scenario[] = [
   // works on IPv4 everywhere and on IPv6 from one node: the family is named where it fails
   // IPVS mode: the stale real server found from ipvsadm-save, the ping note from kube-ipvs0
   { dir: 'ipvs-stale-real-server', service: 'nginx-svc', fails: { step: 'rules', id: 'endpoint-stale' }, has: ['endpoint-missing', 'ipset-entry-missing', 'ping-clusterip-explained'] },
+  // Cilium replaces kube-proxy: the agent's table read, the ping note from Cilium's datapath
+  { dir: 'cilium-stale-backend', service: 'nginx-svc', fails: { step: 'rules', id: 'cilium-backend-stale' }, has: ['cilium-backend-missing', 'kube-proxy-replaced', 'ping-clusterip-explained'] },
   { dir: 'dual-stack-ipv6-rules-missing', service: 'nginx-svc', fails: { step: 'rules', id: 'service-rules-missing' }, has: ['rules-match', 'dns-answer-ok', 'clusterip-reachable'] },
 ];
 

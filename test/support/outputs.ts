@@ -76,6 +76,10 @@ export async function bundledOutputs(): Promise<Output[]> {
     ['seed-nat-S.txt', 'nat'],
     ['seed-filter-S.txt', 'filter'],
     ['kube-proxy-overall-payload.txt'],
+    // every real Cilium listing: each of the agent's forms
+    ...readdirSync(join(fixtures, 'cilium', 'pastes'))
+      .filter((f) => f.endsWith('.txt'))
+      .map((f): [string] => [`cilium/pastes/${f}`]),
   ];
   for (const [file, table] of files)
     await add(`rules --file test/fixtures/${file}`, () =>

@@ -22,6 +22,7 @@ import {
   type Json,
   type SliceEndpoint,
 } from './scenario-cluster.js';
+import { ciliumStaleBackend } from './cilium-scenario.js';
 import { ipBrief, nodeDump, type Leftovers } from './scenario-dump.js';
 
 export interface Scenario {
@@ -30,23 +31,26 @@ export interface Scenario {
   readme: string;
 }
 
-const NODES = {
+export const NODES = {
   'vm-12-7-centos': { ip: '10.0.12.7', podCIDR: '10.244.0.0/24' },
   'vm-12-11-centos': { ip: '10.0.12.11', podCIDR: '10.244.1.0/24' },
 } as const;
-type NodeName = keyof typeof NODES;
+export type NodeName = keyof typeof NODES;
 
 const SAVED_AT = new Date(Date.parse(CAPTURED_AT) + 3000)
   .toUTCString()
   .replace(/^(\w+), (\d+) (\w+) (\d+) ([\d:]+) GMT$/, '$1 $3 $2 $5 $4');
 
-const key = (o: Json | KubeObject) => {
+export const key = (o: Json | KubeObject) => {
   const m = o['metadata'] as { namespace?: string; name?: string };
   return `${o['kind']}/${m.namespace ?? ''}/${m.name}`;
 };
 
 /** The objects with some replaced (same kind/namespace/name), added or removed. */
-function edit(objects: KubeObject[], changes: { put?: Json[]; drop?: string[] }): KubeObject[] {
+export function edit(
+  objects: KubeObject[],
+  changes: { put?: Json[]; drop?: string[] },
+): KubeObject[] {
   const put = new Map((changes.put ?? []).map((o) => [key(o), o]));
   const out = objects
     .filter((o) => !changes.drop?.includes(key(o)))
@@ -55,7 +59,7 @@ function edit(objects: KubeObject[], changes: { put?: Json[]; drop?: string[] })
   return out;
 }
 
-const find = (objects: KubeObject[], k: string) =>
+export const find = (objects: KubeObject[], k: string) =>
   structuredClone(objects.find((o) => key(o) === k)) as unknown as Json;
 
 const expectedOn = (objects: KubeObject[], node: NodeName): ExpectedRules =>
@@ -83,7 +87,7 @@ function nodeOutputs(
   };
 }
 
-function facts(objects: KubeObject[], nodes: Facts['nodes'], note: string): Facts {
+export function facts(objects: KubeObject[], nodes: Facts['nodes'], note: string): Facts {
   return {
     objects: objects.map((o) => sortedKeys(o) as KubeObject),
     nodes,
@@ -97,14 +101,14 @@ function facts(objects: KubeObject[], nodes: Facts['nodes'], note: string): Fact
   };
 }
 
-const CLUSTER = `| what | value |
+export const CLUSTER = `| what | value |
 |---|---|
 | nodes | \`vm-12-7-centos\` 10.0.12.7 (control plane, Pods 10.244.0.0/24), \`vm-12-11-centos\` 10.0.12.11 (Pods 10.244.1.0/24) |
 | software | Kubernetes ${VERSION} (kubeadm), containerd 1.7.22, flannel v0.25.6 vxlan, Rocky Linux 9.4, iptables 1.8.10 (nf_tables); docker is installed too (docker0, its chains) |
 | Pod CIDR / Service CIDR | 10.244.0.0/16 / 10.1.0.0/16 |
 | kube-proxy | kubeadm's v1.29 configuration: \`mode: ""\` (iptables), \`clusterCIDR: 10.244.0.0/16\`, no masquerade-all |`;
 
-const MADE = `## How it was made
+export const MADE = `## How it was made
 
 The demo snapshot (\`snapshots/nginx-svc\`) upgraded to the same cluster on Kubernetes ${VERSION}
 (images, versions, containerd, \`podIPs\`, kubeadm's v1.29 kube-proxy ConfigMap, times shifted to
@@ -147,7 +151,7 @@ const webPod = (name: string, node: NodeName, ip: string, age: number) =>
 
 /** nginx-55fc968d9-4pddn (10.244.1.7) replaced by nginx-55fc968d9-w7x2q (10.244.1.8, same node)
  * 12 minutes ago, with `also` changed; vm-12-11-centos's kube-proxy last synced before that. */
-function podReplaced<T>(
+export function podReplaced<T>(
   base: KubeObject[],
   also: Json[],
   outputs: (current: KubeObject[], node: NodeName, synced?: KubeObject[]) => T,
@@ -600,4 +604,5 @@ export const SCENARIOS = [
   nodePortLocalNoEndpoint,
   orphanChains,
   ipvsStaleRealServer,
+  ciliumStaleBackend,
 ];

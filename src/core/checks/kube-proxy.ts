@@ -464,7 +464,7 @@ export const kubeProxyCheck: Check = {
           'pass',
           `no kube-proxy: Services are handled by ${other.name}`,
           {
-            explanation: `This cluster runs without kube-proxy; ${other.name} programs Services (Cilium with eBPF, not iptables), so the iptables steps below do not apply. Its own Service table shows the ClusterIP and the backends it uses.`,
+            explanation: `This cluster runs without kube-proxy; ${other.name} programs Services (with eBPF, not iptables). The Rules step reads its agent's own Service table on each node where it was recorded, and compares it with what the agent should hold for the current objects.`,
             evidence: other.evidence,
             next: other.next,
             info: true,

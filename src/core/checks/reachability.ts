@@ -434,7 +434,8 @@ function pingExplained(ctx: CheckContext, svc: Service): Finding | undefined {
   const ip = svc.clusterIP!;
   const port = svc.ports[0];
   if (!port) return undefined;
-  const mode = clusterMode(ctx) ?? 'iptables';
+  const cilium = ctx.nodeNames().filter((n) => ctx.analysis.state(n).mode.value === 'cilium');
+  const mode = cilium.length > 0 ? 'cilium' : (clusterMode(ctx) ?? 'iptables');
   // only what a probe saw counts: a ping that could not run answered nothing
   const pings = probed(ctx, { kind: 'icmp-echo', ip }).filter(observed);
   const connect = connectProbe(ip, port.port, port.protocol);
@@ -456,6 +457,15 @@ function pingExplained(ctx: CheckContext, svc: Service): Finding | undefined {
       ...packetWalk(ctx, node, { dst: ip, port: port.port, proto: port.protocol.toLowerCase() }),
     );
   }
+  // the walk through a Cilium node whose agent table was read, one the probes ran from if any
+  const agent =
+    cilium.find((n) => pings.some((p) => p.node === n) && ctx.analysis.node(n).cilium()?.read) ??
+    cilium.find((n) => ctx.analysis.node(n).cilium()?.read);
+  if (mode === 'cilium' && agent)
+    evidence.push(
+      ...packetWalk(ctx, agent, { dst: ip, proto: 'icmp' }),
+      ...packetWalk(ctx, agent, { dst: ip, port: port.port, proto: port.protocol.toLowerCase() }),
+    );
   if (mode === 'nftables' || mode === 'ipvs') {
     evidence.push(
       ...(mode === 'nftables' ? nftablesPingEvidence : ipvsPingEvidence)(
@@ -509,6 +519,12 @@ function pingExplained(ctx: CheckContext, svc: Service): Finding | undefined {
     ipvs: {
       title: title('in IPVS mode the node itself answers a ping'),
       text: `In IPVS mode kube-proxy binds every ClusterIP to the dummy interface kube-ipvs0 on every node, so the node owns ${ip} and answers the ping itself: the answer proves nothing about the Pods. ${curl} goes through the IPVS virtual server to an endpoint: that is the test that counts.`,
+    },
+    cilium: {
+      title: answered
+        ? title('unusual where Cilium replaces kube-proxy')
+        : title('Cilium drops ICMP to a Service address'),
+      text: `Where Cilium replaces kube-proxy no interface owns ${ip} either: Cilium's BPF programs translate ${proto} to a Service's frontend (at the socket when a Pod or the node connects, at the node's device for traffic from outside) and drop an ICMP echo to a Service address as an unsupported protocol (no Cilium release up to 1.20 answers it)${answered ? '; the answer recorded here came from something else that owns the address' : ''}. ${curl} is translated to a backend: that is the test that counts.`,
     },
     nftables: {
       title: title('in nftables mode other ports are rejected at once'),
@@ -590,7 +606,9 @@ export const reachabilityCheck: Check = {
     out.push(...idleNodes(ctx));
     out.push(...conntrackFindings(ctx, svc));
     for (const port of svc.ports) out.push(...networkPolicies(ctx, port));
-    const ping = !svc.headless && !replacement(ctx) ? pingExplained(ctx, svc) : undefined;
+    const cilium = ctx.nodeNames().some((n) => ctx.analysis.state(n).mode.value === 'cilium');
+    const ping =
+      !svc.headless && (cilium || !replacement(ctx)) ? pingExplained(ctx, svc) : undefined;
     if (ping) out.push(ping);
     return out;
   },

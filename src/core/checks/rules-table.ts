@@ -1,5 +1,6 @@
-// Step 7 on a node whose kube-proxy keeps its Services outside iptables: nftables mode (its
-// nftables table) and IPVS mode (its virtual servers, ipsets and kube-ipvs0). The Service's trees
+// Step 7 on a node whose Services are kept outside iptables: kube-proxy's nftables mode (its
+// nftables table) and IPVS mode (its virtual servers, ipsets and kube-ipvs0), and Cilium's agent
+// where it replaces kube-proxy (its frontends and backends). The Service's trees
 // are read back from that state, and their endpoints compared with the ones kube-proxy should
 // send to (the same endpoint choice as iptables mode: ready, else serving and terminating; local
 // ones for the local policies), and every other part kube-proxy should write, as `kdebug drift`
@@ -14,6 +15,8 @@ import type { IPFamily } from '../ipv6.js';
 import { percent } from '../model.js';
 import { commandStem } from '../node-command.js';
 import { count, familyLabel, finding, saveNodeOutput } from './check.js';
+import { CILIUM_STEMS } from '../cilium/agent.js';
+import { kubectl, valid } from '../next-command.js';
 import type { CheckContext } from './context.js';
 
 /** How each mode's state is read and named. */
@@ -39,7 +42,31 @@ const MODES = {
     stem: () => commandStem({ kind: 'ipvs-save' }),
     command: () => ['ipvsadm-save', '-n'],
   },
+  cilium: {
+    id: 'rules-cilium-not-observed',
+    word: 'Cilium',
+    what: () => "its Cilium agent's Service table",
+    stem: () => CILIUM_STEMS.frontends,
+    command: () => [],
+  },
 } as const;
+
+/** `kubectl exec` into the node's Cilium agent for its load-balancer table, saved where a
+ * snapshot keeps it. */
+function agentTable(ctx: CheckContext, node: string) {
+  const pod = ctx.analysis.state(node).cilium?.pod;
+  return kubectl(
+    pod?.namespace ?? 'kube-system',
+    'exec',
+    pod ? valid.name(pod.name) : 'ds/cilium',
+    '--',
+    'cilium-dbg',
+    'shell',
+    '--',
+    'db/show',
+    'frontends',
+  );
+}
 
 /** The Rules step's findings for one node in nftables or IPVS mode, in one family; a
  * dual-stack Service's findings start with their family. */
@@ -53,14 +80,19 @@ export function tableNode(
   const m = MODES[mode];
   const label = familyLabel(svc, family);
   const n = ctx.analysis.node(node, undefined, family);
-  const read = mode === 'nftables' ? n.nft() : n.ipvs();
+  const read = mode === 'nftables' ? n.nft() : mode === 'ipvs' ? n.ipvs() : n.cilium();
   const stem = m.stem(family);
+  const who =
+    mode === 'cilium'
+      ? `Cilium replaces kube-proxy on ${node}`
+      : `kube-proxy on ${node} runs in ${m.word} mode`;
   if (!read)
     return [
       finding(m.id, 'skip', `${label}${node}: ${m.word} mode, ${m.what(family)} not read`, {
-        explanation: `kube-proxy on ${node} runs in ${m.word} mode and kdebug did not read ${m.what(family)} (nodes/${node}/${stem}.txt is not in the facts), so ${svc.namespace}/${svc.name} is not checked there.`,
+        explanation: `${who} and kdebug did not read ${m.what(family)} (nodes/${node}/${stem}.txt is not in the facts), so ${svc.namespace}/${svc.name} is not checked there.`,
         evidence: [unseen(`nodes/${node}/${stem}.txt: not in the facts`, node)],
-        next: saveNodeOutput(node, m.command(family), stem),
+        next:
+          mode === 'cilium' ? agentTable(ctx, node) : saveNodeOutput(node, m.command(family), stem),
         node,
       }),
     ];
@@ -99,15 +131,16 @@ export function tableNode(
     const tree = trees.services.find((t) => t.name === ctx.servicePortName(port));
     if (!tree) continue;
     const label = `${port.port}/${port.protocol}`;
-    const eps = tree.chains.svc ? tree.endpoints : (tree.localEndpoints ?? []);
+    // a Cilium frontend's backends are its own; kube-proxy's local-only trees have no KUBE-SVC
+    const eps = tree.chains.svc || mode === 'cilium' ? tree.endpoints : (tree.localEndpoints ?? []);
     const at = { node, source: read.source };
     evidence.push(
       ...tree.entries.map((e) =>
-        e.from === 'ipvs'
-          ? seen(`${read.source}:${e.line}: ${e.kind} virtual server ${e.chain}`, {
-              ...at,
-              line: e.line,
-            })
+        e.from === 'ipvs' || e.from === 'cilium'
+          ? seen(
+              `${read.source}:${e.line}: ${e.kind} ${e.from === 'ipvs' ? 'virtual server' : 'frontend'} ${e.chain}`,
+              { ...at, line: e.line },
+            )
           : seen(
               `${read.source}: ${e.from} ${e.address ? `${e.address} . ` : ''}${e.protocol} . ${e.port} : goto ${e.chain}`,
               at,
@@ -133,7 +166,7 @@ export function tableNode(
         'pass',
         `${label}${node}: ${parts.join(', ')} in ${m.word}, as expected`,
         {
-          explanation: `kube-proxy's ${m.word} state on ${node} sends ${svc.namespace}/${svc.name} to exactly the endpoints it should for the current objects${mode === 'ipvs' ? notCompared(drift.tables, n.ipvs()?.read?.ipsetsError) : ''}.`,
+          explanation: `${mode === 'cilium' ? "Cilium's agent" : `kube-proxy's ${m.word} state`} on ${node} sends ${svc.namespace}/${svc.name} to exactly the ${mode === 'cilium' ? 'backends' : 'endpoints'} it should for the current objects${mode === 'ipvs' ? notCompared(drift.tables, n.ipvs()?.read?.ipsetsError) : ''}${mode === 'cilium' && !drift.cilium?.maps ? " (its BPF maps were not read, so kdebug compared the agent's table only)" : ''}.`,
           evidence,
           node,
         },

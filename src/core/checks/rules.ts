@@ -292,7 +292,9 @@ export const rulesCheck: Check = {
   run(ctx) {
     const svc = ctx.service!;
     const other = replacement(ctx);
-    if (other)
+    // Cilium's nodes are read from its agent's table; another replacement has nothing to read
+    const cilium = ctx.nodeNames().filter((n) => ctx.analysis.state(n).mode.value === 'cilium');
+    if (other && cilium.length === 0)
       return [
         finding(
           'rules-not-kube-proxy',
@@ -322,6 +324,7 @@ export const rulesCheck: Check = {
       ...new Set([
         ...ctx.nodesWithRules(),
         ...ctx.nodeNames().filter((n) => ctx.analysis.node(n).nft() ?? ctx.analysis.node(n).ipvs()),
+        ...cilium,
         ...(v6 ? ctx.nodeNames().filter((n) => nodeDump(ctx.facts, n, 'IPv6')) : []),
       ]),
     ].sort();
@@ -350,7 +353,7 @@ export const rulesCheck: Check = {
     const drifted: string[] = [];
     for (const node of nodes) {
       const mode = modes.find((m) => m.node === node)?.mode ?? 'iptables';
-      if (mode === 'nftables' || mode === 'ipvs') {
+      if (mode === 'nftables' || mode === 'ipvs' || mode === 'cilium') {
         const found = tableNode(ctx, node, svc, mode);
         if (found.some((f) => f.status === 'fail' || f.status === 'warn')) drifted.push(node);
         out.push(...found);

@@ -109,14 +109,16 @@ export function ciliumDrift(input: CiliumDriftInput): NodeDrift {
     status(want, got, input, add, next);
   }
   if (!input.scoped) stale(input, matched, add, next);
-  if (input.maps) maps(input, input.maps, add);
+  if (input.maps) maps(input, input.maps, add, notes);
   return {
     node,
     source: table.source,
     servicePorts: new Set(input.expected.map(nameOf)).size,
     findings: sortFindings(findings),
     ...(notes.length ? { notes } : {}),
-    tables: [table.source, ...(input.maps ? [input.maps.source] : [])],
+    cilium: { maps: input.maps !== undefined },
+    // what was compared: the agent's table, and its BPF maps where read
+    tables: ['cilium', ...(input.maps ? ['bpf'] : [])],
     drifted: findings.some((f) => f.severity !== 'info'),
   };
 }
@@ -246,7 +248,7 @@ function stale(
 }
 
 /** The agent's table against its BPF maps: the datapath uses the maps. */
-function maps(input: CiliumDriftInput, bpf: CiliumTable, add: AddFinding) {
+function maps(input: CiliumDriftInput, bpf: CiliumTable, add: AddFinding, notes: DriftFinding[]) {
   const inMaps = new Frontends(bpf);
   for (const f of input.table.frontends) {
     if (f.status && f.status !== 'Done') continue; // said already: not written yet
@@ -283,7 +285,22 @@ function maps(input: CiliumDriftInput, bpf: CiliumTable, add: AddFinding) {
       ).map(k),
     );
     const want = new Set(inRotation(f.backends).map(k));
-    const missing = [...want].filter((b) => !used.has(b));
+    const inMap = new Set(m.backends.map(k));
+    // in the map past its count: kept for its connections, as Cilium's health checker (or a
+    // terminating endpoint) puts it; the table of 1.20 does not show that state
+    const held = [...want].filter((b) => !used.has(b) && inMap.has(b));
+    if (held.length)
+      notes.push({
+        id: 'cilium-backend-state-differs',
+        severity: 'info',
+        node: input.node,
+        ...(service ? { service } : {}),
+        title: `${frontendKey(f)}: ${held.join(', ')} quarantined in the BPF map`,
+        message: `For frontend ${frontendKey(f)} on ${input.node}, the BPF map keeps ${held.join(', ')} past the backends that take new connections: Cilium's health checking quarantined ${held.length === 1 ? 'it' : 'them'} (or ${held.length === 1 ? 'it is' : 'they are'} terminating), so new connections go to the others until ${held.length === 1 ? 'it answers' : 'they answer'} again.`,
+        expected: inRotation(f.backends).map(backendLine),
+        actual: m.backends.map((b) => `${backendLine(b)} (${bpf.source}:${b.line})`),
+      });
+    const missing = [...want].filter((b) => !inMap.has(b));
     const extra = [...used].filter((b) => !want.has(b) && !f.backends.some((x) => k(x) === b));
     if (missing.length || extra.length)
       add('cilium-bpf-map-differs', {

@@ -33,11 +33,11 @@ export function traceCiliumPacket(
   const fromPod = !packet.fromHost && o.podIPs.has(packet.src);
   const where = packet.fromHost ? 'the host' : fromPod ? 'a Pod on this node' : 'outside the node';
   const hook = packet.fromHost
-    ? o.socketLB
+    ? o.socketLB && protocol !== 'icmp'
       ? 'the socket hook (connect/sendmsg) of the host'
       : 'the host device on the way out'
     : fromPod
-      ? o.socketLB && !o.hostnsOnly
+      ? o.socketLB && !o.hostnsOnly && protocol !== 'icmp'
         ? "the socket hook (connect/sendmsg) in the Pod's namespace"
         : "the Pod's interface (tc)"
       : "the node's device (tc/XDP at ingress)";

@@ -57,7 +57,12 @@ export function buildCiliumTrees(table: CiliumTable, known: CiliumKnown): Servic
     if (f.service?.endsWith(':healthserver')) continue;
     const name = nameOf(f, known);
     const protocol = f.protocol ?? '';
-    const id = name ?? `${frontendKey(f)}`;
+    // without names, a NodePort's frontends (the wildcard, each node address) are one entry
+    const id =
+      name ??
+      (f.type === 'NodePort'
+        ? `node port ${f.port}${f.protocol ? `/${f.protocol.toUpperCase()}` : ''}`
+        : frontendKey(f));
     const key = `${id} ${protocol}`;
     let tree = trees.get(key);
     if (!tree) trees.set(key, (tree = emptyTree({ name, id, protocol })));
@@ -101,7 +106,7 @@ export function endpointsOf(f: CiliumFrontend): TreeEndpoint[] {
     probability: used.has(b) ? 1 / used.size : 0,
     hairpinMasquerade: null,
     affinity: false,
-    ...(b.state ? { state: b.state } : {}),
+    cilium: b.state ? { state: b.state } : {},
     ...(f.backendsNotShown ? { shareUnknown: 'the listing does not show every backend' } : {}),
     line: b.line,
   }));

@@ -1,6 +1,10 @@
-// A pasted dump read as what printed it: kube-proxy's nftables table (nft's text, its JSON, or
-// the script kube-proxy feeds nft), an ipvsadm listing, or iptables rules (iptables-save,
+// A pasted dump read as what printed it: a Cilium agent's listing of its Services, kube-proxy's
+// nftables table (nft's text, its JSON, or the script kube-proxy feeds nft), an ipvsadm listing,
+// or iptables rules (iptables-save,
 // iptables -S, with whatever surrounds them). The kind is told by the text, not by the file name.
+import type { CiliumTable } from '../cilium/listing.js';
+import { ciliumForm, parseCilium } from '../cilium/read.js';
+import { buildCiliumTrees } from '../cilium/trees.js';
 import { parseIptables, type Ruleset } from '../iptables.js';
 import { isIpvs, parseIpvs, type IpvsTable } from '../ipvs/listing.js';
 import { buildIpvsTrees } from '../ipvs/trees.js';
@@ -9,10 +13,11 @@ import { isNftScript, isNftText, parseNftAny } from '../nftables/text.js';
 import { buildNftServiceTrees } from '../nftables/trees.js';
 import { buildServiceTrees, type ServiceTrees } from '../service-tree.js';
 
-export type PasteKind = 'nftables' | 'ipvs' | 'iptables';
+export type PasteKind = 'nftables' | 'ipvs' | 'iptables' | 'cilium';
 
 /** Which reader a paste is for, from its first 4 KiB. */
 export function pasteKind(head: string): PasteKind {
+  if (ciliumForm(head)) return 'cilium';
   if (isNftJson(head) || isNftText(head) || isNftScript(head)) return 'nftables';
   return isIpvs(head) ? 'ipvs' : 'iptables';
 }
@@ -55,6 +60,7 @@ export type PasteReading =
   | { mode: 'iptables'; dump: Ruleset; trees: ServiceTrees }
   | { mode: 'nftables'; dump: NftTable; trees: ServiceTrees; skipped: number[] }
   | { mode: 'ipvs'; dump: IpvsTable; trees: ServiceTrees }
+  | { mode: 'cilium'; dump: CiliumTable; trees: ServiceTrees }
   | { mode: 'not-kube-proxy'; message: string; iptablesNft: boolean };
 
 /** Reads a paste as `kdebug rules --file` does; input it cannot read throws the parser's error
@@ -71,6 +77,10 @@ export function readPaste(input: string, o: { file: string; table?: string }): P
       trees: buildNftServiceTrees(nft.table),
       skipped: nft.skipped,
     };
+  }
+  if (kind === 'cilium') {
+    const dump = parseCilium(input, o.file);
+    return { mode: 'cilium', dump, trees: buildCiliumTrees(dump, new Map()) };
   }
   if (kind === 'ipvs') {
     const dump = parseIpvs(input, o.file);

@@ -1,0 +1,98 @@
+// What Cilium's agent should hold, written as the agent itself lists it (Cilium 1.18+): its
+// load-balancer tables (`cilium-dbg shell -- db/show frontends`, `backends`) and its BPF maps
+// (`cilium-dbg bpf lb list`), so a person can set kdebug's expectation beside the agent's own.
+import { inRotation, type ExpectedBackend, type ExpectedFrontend } from './expected.js';
+import { formatAddress, frontendKey, isWildcard } from './listing.js';
+
+/** Columns as Go's tabwriter aligns them: each as wide as its widest cell, then three spaces. */
+function table(rows: string[][]): string[] {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
+  return rows.map((r) =>
+    r
+      .map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]! + 3)))
+      .join('')
+      .trimEnd(),
+  );
+}
+
+const backendText = (b: Pick<ExpectedBackend, 'ip' | 'port' | 'protocol'>) => formatAddress(b);
+
+/** `db/show frontends`: Address, Type, ServiceName, PortName, Backends (the first five), Status. */
+export function frontendsTable(frontends: readonly ExpectedFrontend[]): string[] {
+  const rows = [['Address', 'Type', 'ServiceName', 'PortName', 'Backends', 'Status']];
+  for (const f of sorted(frontends)) {
+    const shown = f.backends.slice(0, 5).map(backendText).join(', ');
+    const more = f.backends.length > 5 ? ` + ${f.backends.length - 5} more ...` : '';
+    rows.push([frontendKey(f), f.type, f.service, f.portName, shown + more, 'Done']);
+  }
+  return table(rows);
+}
+
+/** `db/show backends`: each backend once, its Service and port names, its state when not active. */
+export function backendsTable(frontends: readonly ExpectedFrontend[]): string[] {
+  const byAddress = new Map<string, { b: ExpectedBackend; instances: Set<string> }>();
+  for (const f of frontends)
+    for (const b of f.backends) {
+      const k = backendText(b);
+      const e = byAddress.get(k) ?? { b, instances: new Set<string>() };
+      const state = b.state === 'active' ? '' : ` [${b.state}]`;
+      e.instances.add(`${f.service}${state}${f.portName ? ` (${f.portName})` : ''}`);
+      byAddress.set(k, e);
+    }
+  const rows = [['Address', 'Instances', 'NodeName']];
+  for (const [k, e] of [...byAddress].sort(([a], [b]) => a.localeCompare(b)))
+    rows.push([k, [...e.instances].join(', '), e.b.nodeName ?? '']);
+  return table(rows);
+}
+
+/** `bpf lb list` (1.18): a row per map slot, the Service entry (slot 0) with its flags, then the
+ * backends that take new connections and, after them, the ones kept for their own; NodePorts on
+ * each of `nodeAddresses` besides the wildcard entry. */
+export function bpfLbList(
+  frontends: readonly ExpectedFrontend[],
+  nodeAddresses: readonly string[],
+): string[] {
+  const rows = [['SERVICE ADDRESS', 'BACKEND ADDRESS (REVNAT_ID) (SLOT)']];
+  let revNat = 0;
+  for (const f of sorted(frontends)) {
+    const addresses = isWildcard(f.ip)
+      ? [f.ip, ...nodeAddresses.filter((a) => a.includes(':') === f.ip.includes(':'))]
+      : [f.ip];
+    const used = inRotation(f.backends);
+    const kept = f.backends.filter((b) => !used.includes(b) && b.state !== 'maintenance');
+    for (const ip of addresses) {
+      revNat++;
+      const key = `${frontendKey({ ...f, ip })}`;
+      const flags = [f.type, ...(isWildcard(ip) || f.type === 'ClusterIP' ? ['non-routable'] : [])];
+      const zero = ip.includes(':') ? '[::]:0' : '0.0.0.0:0';
+      rows.push([`${key} (0)`, `${zero} (${revNat}) (0) [${flags.join(', ')}]`]);
+      [...used, ...kept].forEach((b, i) =>
+        rows.push([`${key} (${i + 1})`, `${backendText(b)} (${revNat}) (${i + 1})`]),
+      );
+    }
+  }
+  return table(rows);
+}
+
+const sorted = (frontends: readonly ExpectedFrontend[]) =>
+  [...frontends].sort((a, b) => frontendKey(a).localeCompare(frontendKey(b)));
+
+/** `kdebug expect` on a Cilium node: the agent's three listings as it should print them, under a
+ * header that names the agent, its release and where its settings came from. */
+export function expectedCiliumText(
+  frontends: readonly ExpectedFrontend[],
+  o: { node: string; agent: string; version?: string; settings: string; nodeAddresses: string[] },
+): string {
+  return [
+    `# what Cilium's agent ${o.agent}${o.version ? ` (${o.version})` : ''} on ${o.node} should hold, as it lists it; settings from ${o.settings}`,
+    '# cilium-dbg shell -- db/show frontends',
+    ...frontendsTable(frontends),
+    '',
+    '# cilium-dbg shell -- db/show backends',
+    ...backendsTable(frontends),
+    '',
+    `# cilium-dbg bpf lb list${o.nodeAddresses.length ? ` (NodePorts on ${o.nodeAddresses.join(', ')})` : ' (node addresses not known: NodePorts on the wildcard entry only)'}`,
+    ...bpfLbList(frontends, o.nodeAddresses),
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,147 @@
+// kdebug's model of Cilium against Cilium itself: its load-balancer control plane (v1.20.2, run
+// by test/support/cilium on real BPF maps) on the lab's truth matrix, recorded in
+// test/fixtures/cilium/reference. The frontends kdebug expects are the ones Cilium holds, with
+// the same backends; and a node whose agent lists exactly that has no drift, its BPF maps included.
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import { Analysis } from '../../../src/core/analysis.js';
+import { CILIUM_DEFAULTS, expectedCilium } from '../../../src/core/cilium/expected.js';
+import { formatAddress, frontendKey } from '../../../src/core/cilium/listing.js';
+import { parseCilium } from '../../../src/core/cilium/read.js';
+import { clusterView } from '../../../src/core/kube.js';
+import type { Facts, KubeObject } from '../../../src/core/model.js';
+
+const REF = new URL('../../fixtures/cilium/reference/', import.meta.url).pathname;
+const OBJECTS = new URL('../../fixtures/releases/37/iptables/objects.json', import.meta.url)
+  .pathname;
+const objects = (JSON.parse(readFileSync(OBJECTS, 'utf8')) as { items: KubeObject[] }).items;
+const view = clusterView(objects);
+const recorded = readdirSync(REF).filter((d) => /^node-/.test(d));
+
+const agentOn = (node: string): KubeObject => ({
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name: `cilium-${node}`, namespace: 'kube-system', labels: { 'k8s-app': 'cilium' } },
+  spec: {
+    nodeName: node,
+    containers: [{ name: 'cilium-agent', image: 'quay.io/cilium/cilium:v1.20.2' }],
+  },
+  status: { phase: 'Running' },
+});
+const config: KubeObject = {
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name: 'cilium-config', namespace: 'kube-system' },
+  data: { 'kube-proxy-replacement': 'true', 'enable-ipv6': 'false' },
+};
+
+describe("Cilium's own control plane on the truth matrix", () => {
+  it('was recorded for both nodes, with both selection algorithms', () =>
+    assert.deepEqual(recorded, ['node-a', 'node-a-maglev', 'node-b', 'node-b-maglev']));
+
+  for (const dir of recorded) {
+    const node = dir.replace(/-maglev$/, '');
+    const file = (f: string) => `${REF}${dir}/${f}`;
+    it(`${dir}: kdebug expects the frontends and backends Cilium holds`, () => {
+      const labels = view.nodes.find((n) => n.name === node)?.labels ?? {};
+      const got = expectedCilium(
+        view,
+        { name: node, labels },
+        { ...CILIUM_DEFAULTS, ipv6: false },
+      ).map(
+        (f) =>
+          `${frontendKey(f)} ${f.type} ${f.service} -> ${f.backends.map(formatAddress).sort().join(', ')}`,
+      );
+      const want = parseCilium(readFileSync(file('frontends.txt'), 'utf8'), 'frontends.txt')
+        .frontends.filter((f) => !f.service?.endsWith(':healthserver'))
+        .map(
+          (f) =>
+            `${frontendKey(f)} ${f.type} ${f.service} -> ${f.backends.map(formatAddress).sort().join(', ')}`,
+        );
+      assert.deepEqual(got.sort(), want.sort());
+    });
+
+    it(`${dir}: an agent that lists what Cilium holds has no drift, its maps included`, () => {
+      const facts: Facts = {
+        // where Cilium replaces kube-proxy, no kube-proxy runs
+        objects: [
+          ...objects.filter((o) => !/^kube-proxy/.test(o.metadata?.name ?? '')),
+          agentOn(node),
+          config,
+        ],
+        nodes: {
+          [node]: {
+            'cilium-frontends': readFileSync(file('frontends.txt'), 'utf8'),
+            'cilium-backends': readFileSync(file('backends.txt'), 'utf8'),
+            'cilium-bpf-lb-list': readFileSync(file('maps.txt'), 'utf8'),
+          },
+        },
+        meta: {},
+      };
+      const d = new Analysis(facts).node(node).drift();
+      assert.deepEqual(
+        d.findings.map((f) => `${f.id} ${f.title}`),
+        [],
+      );
+      assert.equal(d.cilium?.maps, true);
+      assert.ok(d.servicePorts >= 20, `${d.servicePorts}`);
+    });
+  }
+});
+
+describe("faults made on Cilium's own listings", () => {
+  const file = (f: string) => readFileSync(`${REF}node-a/${f}`, 'utf8');
+  const drift = (listings: Record<string, string>) =>
+    new Analysis({
+      objects: [
+        ...objects.filter((o) => !/^kube-proxy/.test(o.metadata?.name ?? '')),
+        agentOn('node-a'),
+        config,
+      ],
+      nodes: { 'node-a': listings },
+      meta: {},
+    })
+      .node('node-a')
+      .drift();
+  const clean = {
+    'cilium-frontends': file('frontends.txt'),
+    'cilium-backends': file('backends.txt'),
+    'cilium-bpf-lb-list': file('maps.txt'),
+  };
+
+  it('a backend gone from the BPF map but still in the table', () => {
+    const maps = clean['cilium-bpf-lb-list']
+      .replace(/^(SVC: ID=\d+ ADDR=10\.96\.128\.212:80\/TCP SLOT=0 .*)COUNT=2/m, '$1COUNT=1')
+      .replace(/^SVC: ID=\d+ ADDR=10\.96\.128\.212:80\/TCP SLOT=2 .*\n/m, '');
+    assert.notEqual(maps, clean['cilium-bpf-lb-list']);
+    const d = drift({ ...clean, 'cilium-bpf-lb-list': maps });
+    assert.deepEqual(
+      d.findings.map((f) => [f.id, f.service]),
+      [['cilium-bpf-map-differs', 'matrix/cluster-ip:http']],
+    );
+    assert.match(d.findings[0]!.message, /lacks 10\.244\.2\.2:80/);
+  });
+
+  it("a frontend missing from the agent's table", () => {
+    const table = clean['cilium-frontends'].replace(/^10\.96\.128\.212:80\/TCP .*\n/m, '');
+    const d = drift({ ...clean, 'cilium-frontends': table });
+    assert.deepEqual(
+      d.findings.map((f) => [f.id, f.service]),
+      [['cilium-frontend-missing', 'matrix/cluster-ip:http']],
+    );
+  });
+
+  it('a frontend whose reconciliation failed', () => {
+    const table = clean['cilium-frontends'].replace(
+      /^(10\.96\.128\.212:80\/TCP .*)Done {5}$/m,
+      '$1Error   map update failed: no space left',
+    );
+    assert.notEqual(table, clean['cilium-frontends']);
+    const d = drift({ ...clean, 'cilium-frontends': table });
+    assert.deepEqual(
+      d.findings.map((f) => f.id),
+      ['cilium-frontend-not-reconciled'],
+    );
+  });
+});

@@ -1,0 +1,147 @@
+// Cilium's own load-balancer control plane (test/support/cilium: github.com/cilium/cilium's
+// pkg/loadbalancer, built from its module, on real BPF maps in a private namespace) run live on
+// the truth matrix: its tables are the ones recorded in test/fixtures/cilium/reference, kdebug
+// expects exactly its frontends, and a backend its health checker marks unhealthy is a note,
+// never drift. The run leaves no BPF object behind (run.sh checks and says so).
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { Analysis } from '../../src/core/analysis.js';
+import { CILIUM_DEFAULTS, expectedCilium } from '../../src/core/cilium/expected.js';
+import { formatAddress, frontendKey } from '../../src/core/cilium/listing.js';
+import { parseCilium } from '../../src/core/cilium/read.js';
+import { clusterView } from '../../src/core/kube.js';
+import type { KubeObject } from '../../src/core/model.js';
+import { goUnavailable } from '../support/cluster/build.js';
+import { buildCiliumRef, runCiliumRef } from '../support/cilium/build.js';
+import { skipWithout } from '../support/skip.js';
+
+const ROOT = new URL('../../', import.meta.url).pathname;
+const OBJECTS = join(ROOT, 'test/fixtures/releases/37/iptables/objects.json');
+const REF = join(ROOT, 'test/fixtures/cilium/reference/node-a');
+const rows = (text: string) =>
+  parseCilium(text, 'frontends')
+    .frontends.filter((f) => !f.service?.endsWith(':healthserver'))
+    .map(
+      (f) => `${frontendKey(f)} ${f.service} -> ${f.backends.map(formatAddress).sort().join(', ')}`,
+    )
+    .sort();
+
+describe("Cilium's control plane, live", skipWithout(goUnavailable() ?? ''), () => {
+  let out: string;
+  let stderr: string;
+  const read = (f: string) => readFileSync(join(out, f), 'utf8');
+  before(() => {
+    buildCiliumRef((s) => process.stderr.write(`${s}\n`));
+    out = mkdtempSync(join(tmpdir(), 'kdebug-cilium-'));
+    const r = runCiliumRef([
+      '--objects',
+      OBJECTS,
+      '--node',
+      'node-a',
+      '--node-address',
+      '192.0.2.21',
+      '--out',
+      out,
+    ]);
+    stderr = r.stderr;
+  });
+  after(() => rmSync(out, { recursive: true, force: true }));
+
+  it('leaves no pin and no BPF map or program behind', () => {
+    // as root run.sh checks the private bpffs and the kernel's lists after the run
+    if (process.getuid?.() === 0)
+      assert.match(
+        stderr,
+        /pins left in the private bpffs: 0; BPF maps\/programs alive that were not before the run: 0/,
+      );
+  });
+
+  it('programs the tables recorded as its own', () => {
+    assert.deepEqual(
+      rows(read('frontends.txt')),
+      rows(readFileSync(join(REF, 'frontends.txt'), 'utf8')),
+    );
+  });
+
+  it('holds the frontends and backends kdebug expects', () => {
+    const objects = (JSON.parse(readFileSync(OBJECTS, 'utf8')) as { items: KubeObject[] }).items;
+    const view = clusterView(objects);
+    const labels = view.nodes.find((n) => n.name === 'node-a')?.labels ?? {};
+    const expected = expectedCilium(
+      view,
+      { name: 'node-a', labels },
+      { ...CILIUM_DEFAULTS, ipv6: false },
+    )
+      .map(
+        (f) =>
+          `${frontendKey(f)} ${f.service} -> ${f.backends.map(formatAddress).sort().join(', ')}`,
+      )
+      .sort();
+    assert.deepEqual(expected, rows(read('frontends.txt')));
+  });
+
+  it('a backend its health checker quarantines is a note in drift, not drift', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kdebug-cilium-q-'));
+    try {
+      runCiliumRef([
+        '--objects',
+        OBJECTS,
+        '--node',
+        'node-a',
+        '--node-address',
+        '192.0.2.21',
+        '--unhealthy',
+        'matrix/cluster-ip=10.244.2.2:80/TCP',
+        '--out',
+        dir,
+      ]);
+      const objects = (JSON.parse(readFileSync(OBJECTS, 'utf8')) as { items: KubeObject[] }).items;
+      const facts = {
+        objects: [
+          ...objects.filter((o) => !/^kube-proxy/.test(o.metadata?.name ?? '')),
+          {
+            apiVersion: 'v1',
+            kind: 'Pod',
+            metadata: {
+              name: 'cilium-a',
+              namespace: 'kube-system',
+              labels: { 'k8s-app': 'cilium' },
+            },
+            spec: { nodeName: 'node-a', containers: [{ name: 'cilium-agent' }] },
+            status: { phase: 'Running' },
+          },
+          {
+            apiVersion: 'v1',
+            kind: 'ConfigMap',
+            metadata: { name: 'cilium-config', namespace: 'kube-system' },
+            data: { 'kube-proxy-replacement': 'true', 'enable-ipv6': 'false' },
+          },
+        ] as KubeObject[],
+        nodes: {
+          'node-a': {
+            'cilium-frontends': readFileSync(join(dir, 'frontends.txt'), 'utf8'),
+            'cilium-backends': readFileSync(join(dir, 'backends.txt'), 'utf8'),
+            'cilium-bpf-lb-list': readFileSync(join(dir, 'maps.txt'), 'utf8'),
+          },
+        },
+        meta: {},
+      };
+      const d = new Analysis(facts).node('node-a').drift();
+      assert.deepEqual(
+        d.findings.map((f) => f.id),
+        [],
+      );
+      assert.ok(
+        (d.notes ?? []).some(
+          (n) => n.id === 'cilium-backend-state-differs' && /quarantined/.test(n.title),
+        ),
+        JSON.stringify(d.notes),
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
