@@ -4,7 +4,7 @@
 // The checks, the commands and the TUI all read the node's dataplane through here.
 import { CILIUM_STEMS } from './cilium/agent.js';
 import { expectedCilium, type ExpectedFrontend } from './cilium/expected.js';
-import { CiliumParseError, type CiliumTable } from './cilium/listing.js';
+import { CiliumParseError } from './cilium/listing.js';
 import { parseCilium, withBackendStates } from './cilium/read.js';
 import {
   ciliumDataplane,
