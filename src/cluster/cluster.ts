@@ -17,6 +17,8 @@ export interface NodeResult {
   lost?: boolean;
   /** It printed more than --max-output-mib: not read, and another way would read the same. */
   overLimit?: boolean;
+  /** Its binary is not where it ran (an image without it): another binary may be. */
+  missingBinary?: boolean;
   /** Which transport ran it, e.g. "ssh root@192.0.2.10" or "exec kube-system/kube-proxy-abcde". */
   via: string;
 }

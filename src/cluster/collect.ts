@@ -10,6 +10,9 @@ import {
   type DiagnosedService,
 } from '../core/diagnose.js';
 import { backendToRead } from '../core/iptables/backend.js';
+import { ciliumImageVersion, isCiliumAgentPod } from '../core/cilium/agent.js';
+import type { CiliumList } from '../core/node-command.js';
+import { parseVersion } from '../core/node-state.js';
 import { clusterView, isWindows, kubeProxyConfigOf, toNode } from '../core/kube.js';
 import type { Facts, KubeObject, NodeOutputs, SnapshotMeta } from '../core/model.js';
 import type { NodeError } from '../core/node-access.js';
@@ -114,6 +117,7 @@ export function nodeBasics(facts: Facts): NodeCommand[] {
   }
   const ipv6 = view.services.some((s) => s.clusterIPs.some((ip) => ip.includes(':')));
   const v4 = rulesReads('iptables-save');
+  const cilium = ciliumReads(view);
   const v6 = ipv6 ? rulesReads('ip6tables-save') : { dumps: [], legacy: [] };
   return [
     ...v4.dumps,
@@ -124,7 +128,23 @@ export function nodeBasics(facts: Facts): NodeCommand[] {
     ...(mode === 'nftables' ? [{ kind: 'nft-list', family: 'ip' } as const] : []),
     ...(mode === 'nftables' && ipv6 ? [{ kind: 'nft-list', family: 'ip6' } as const] : []),
     ...(mode === 'ipvs' ? IPVS_READS : []),
+    ...cilium,
   ];
+}
+
+/** A Cilium agent's listings, where agents run: its status, its BPF maps, and its Services as
+ * its release lists them best (the load-balancer tables from 1.18, its Service list before). */
+function ciliumReads(view: ReturnType<typeof clusterView>): NodeCommand[] {
+  const agents = view.pods.filter(isCiliumAgentPod);
+  if (agents.length === 0) return [];
+  const versions = agents.map((p) => parseVersion(ciliumImageVersion(p)));
+  const tables = versions.every((v) => v && (v.major > 1 || v.minor >= 18));
+  const lists: CiliumList[] = [
+    'status',
+    ...(tables ? (['frontends', 'backends'] as const) : (['service-list'] as const)),
+    'bpf-lb-list',
+  ];
+  return lists.map((list) => ({ kind: 'cilium', list }));
 }
 
 /**
@@ -176,6 +196,8 @@ export function diagnosisCommands(facts: Facts, target: DiagnosedService): NodeC
 
 /** The same read another way, where the first way failed on the node. */
 function fallbackOf(c: NodeCommand): NodeCommand | undefined {
+  // Cilium before 1.15 had no cilium-dbg: its agent binary was cilium
+  if (c.kind === 'cilium' && c.binary === undefined) return { ...c, binary: 'cilium' };
   if (c.kind === 'nft-list' && c.format === undefined) return { ...c, format: 'text' };
   if (c.kind === 'ipvs-save' && c.format === undefined) return { ...c, format: 'list' };
   return undefined;
@@ -190,7 +212,8 @@ const isRulesDump = (c: NodeCommand) =>
   c.kind === 'ipvs-save' ||
   c.kind === 'ipset-save' ||
   c.kind === 'conntrack-list' ||
-  c.kind === 'conntrack-stats';
+  c.kind === 'conntrack-stats' ||
+  c.kind === 'cilium';
 
 // Failures that no read can get past: stop rather than record. Others are recorded: an API
 // server that goes away after the Service was read leaves a report that says what it lost; one
@@ -507,6 +530,7 @@ async function runNodeCommands(
         exitCode: r.exitCode,
         error,
         ...(r.lost ? { lost: true } : {}),
+        ...(r.missingBinary ? { missingBinary: true } : {}),
       });
       progress({ phase: 'node', what: stem, node, state: 'failed', error });
     }
@@ -544,9 +568,9 @@ async function runNodeCommands(
         const other = fallbackOf(c);
         if (!other) continue;
         const stem = commandStem(c);
-        // it ran and failed (not one the transport could not make)
+        // it ran and failed (not one the transport could not make), or its binary is not there
         const failed = errors.find(
-          (e) => e.node === node && e.command === stem && e.exitCode !== null,
+          (e) => e.node === node && e.command === stem && (e.exitCode !== null || e.missingBinary),
         );
         if (!failed) continue;
         await runOne(node, other);

@@ -13,6 +13,8 @@ export interface NodeRunner {
 /** One way to reach nodes. */
 export interface NodeChannel {
   readonly name: TransportName;
+  /** Whether the command is one this channel is for at all (others pass it by, unsaid). */
+  serves?(command: NodeCommand): boolean;
   /** Why this channel cannot run the command on any node (said before trying), or undefined. */
   cannotRun(command: NodeCommand): string | undefined;
   /** Connects to one node; rejects with NodeUnavailable saying why it cannot. */

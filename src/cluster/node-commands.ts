@@ -2,7 +2,7 @@
 // cluster (IPs, ports, DNS names) are validated strictly and only ever passed as separate
 // argv elements; the probe scripts are constants that read them as "$1", "$2", "$3".
 import type { NodeCommand } from './cluster.js';
-import type { ProcNetFile } from '../core/node-command.js';
+import type { CiliumList, ProcNetFile } from '../core/node-command.js';
 
 /** Where a command runs; each place has its own binaries and privileges. */
 export type CommandPlace =
@@ -11,7 +11,21 @@ export type CommandPlace =
   /** A privileged hostNetwork debug Pod with the node's `/` at `/host`. */
   | { kind: 'debug-pod' }
   /** The node's kube-proxy container: exec the binary directly, the image may have no shell. */
-  | { kind: 'kube-proxy-pod' };
+  | { kind: 'kube-proxy-pod' }
+  /** The node's Cilium agent container: its own read-only listings, exec'd directly. */
+  | { kind: 'cilium-agent-pod' };
+
+/** The places on the node itself (not inside an agent's image). */
+type NodePlace = Exclude<CommandPlace, { kind: 'cilium-agent-pod' }>;
+
+/** The agent's arguments for each listing: each only reads the agent's state. */
+const CILIUM_ARGS: Record<CiliumList, string[]> = {
+  status: ['status', '--verbose'],
+  'service-list': ['service', 'list', '-o', 'json'],
+  frontends: ['shell', '--', 'db/show', 'frontends'],
+  backends: ['shell', '--', 'db/show', 'backends'],
+  'bpf-lb-list': ['bpf', 'lb', 'list'],
+};
 
 /** Seconds each kind of command may run on the node before `timeout` stops it. */
 export const TIME_LIMIT = { rules: 30, addresses: 10, lists: 10, http: 6, probe: 6 } as const;
@@ -21,6 +35,18 @@ export class UnsupportedCommandError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'UnsupportedCommandError';
+  }
+}
+
+/** Why `command` cannot run in `place` at all (its image or the node has no such tool), or
+ * undefined: what a channel says before trying. */
+export function cannotRunIn(command: NodeCommand, place: CommandPlace): string | undefined {
+  try {
+    nodeArgv(command, place);
+    return undefined;
+  } catch (e) {
+    if (e instanceof UnsupportedCommandError) return e.message;
+    throw e;
   }
 }
 
@@ -107,7 +133,14 @@ const SAVE_BINARY: Record<
  */
 export function nodeArgv(command: NodeCommand, place: CommandPlace): string[] {
   const c = validNodeCommand(command);
+  // the agent's image runs its own listings and nothing else; they run nowhere else
+  if (place.kind === 'cilium-agent-pod') {
+    if (c.kind !== 'cilium') throw unsupported(c, place);
+    return [c.binary ?? 'cilium-dbg', ...CILIUM_ARGS[c.list]];
+  }
   switch (c.kind) {
+    case 'cilium':
+      throw unsupported(c, place);
     case 'iptables-save':
     case 'ip6tables-save': {
       const bin = SAVE_BINARY[c.kind][c.backend];
@@ -179,7 +212,7 @@ export function nodeArgv(command: NodeCommand, place: CommandPlace): string[] {
 
 // Probes need no root: never sudo; in a debug Pod they use the image's tools on the host network.
 function script(
-  place: CommandPlace,
+  place: NodePlace,
   c: NodeCommand,
   name: keyof typeof PROBE_SCRIPTS,
   args: string[],
@@ -196,7 +229,7 @@ function script(
 
 /** A read that needs root, with the host's binary: through chroot /host in a debug Pod, with
  * sudo -n for a non-root SSH user; bounded by the rules' time limit either way. */
-function rootRead(place: CommandPlace, bin: string, args: string[]): string[] {
+function rootRead(place: NodePlace, bin: string, args: string[]): string[] {
   if (place.kind === 'debug-pod')
     return ['timeout', `${TIME_LIMIT.rules}`, 'chroot', '/host', `/usr/sbin/${bin}`, ...args];
   const command = [`/usr/sbin/${bin}`, ...args];
@@ -215,7 +248,7 @@ const ROOT_ONLY: readonly ProcNetFile[] = ['ip_tables_names', 'ip6_tables_names'
  * `cat /proc/net/FILE`, in the node's network namespace: a debug Pod and the kube-proxy Pod share
  * it (hostNetwork), so their own /proc shows the node's lists, whatever /host mounts.
  */
-function procNetRead(place: CommandPlace, file: ProcNetFile): string[] {
+function procNetRead(place: NodePlace, file: ProcNetFile): string[] {
   const path = `/proc/net/${file}`;
   if (place.kind === 'kube-proxy-pod') return ['cat', path];
   if (place.kind === 'debug-pod') return ['timeout', `${TIME_LIMIT.lists}`, 'cat', path];
@@ -230,6 +263,8 @@ function procNetRead(place: CommandPlace, file: ProcNetFile): string[] {
 }
 
 function unsupported(c: NodeCommand, place: CommandPlace): UnsupportedCommandError {
+  if (c.kind === 'cilium')
+    return new UnsupportedCommandError("a Cilium agent's listings run only in the agent's Pod");
   return new UnsupportedCommandError(
     `${c.kind} cannot run in the ${place.kind}: its image has no tools for it`,
   );
@@ -288,6 +323,13 @@ export function validNodeCommand(value: unknown): NodeCommand {
       break;
     case 'ipset-save':
       allowed([]);
+      break;
+    case 'cilium':
+      allowed(['list', 'binary']);
+      if (!Object.hasOwn(CILIUM_ARGS, c['list'] as string))
+        throw bad(`list ${JSON.stringify(c['list'])}`);
+      if (c['binary'] !== undefined && c['binary'] !== 'cilium')
+        throw bad(`binary ${JSON.stringify(c['binary'])}`);
       break;
     case 'proc-net':
       allowed(['file']);

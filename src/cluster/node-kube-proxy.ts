@@ -1,15 +1,59 @@
-// Exec in the node's own kube-proxy Pod: nothing is created, and the image's iptables wrapper
-// reads the backend kube-proxy writes to. The save binary is exec'd directly (the image may have
-// no shell), so only the rules commands run here; probes need a debug Pod or SSH.
+// Exec in a node's own agent Pod: nothing is created. In kube-proxy's Pod the image's iptables
+// wrapper reads the backend kube-proxy writes to; in Cilium's agent Pod its own read-only
+// listings run. The binary is exec'd directly (the image may have no shell), so only the
+// commands its place allows run there; probes need a debug Pod or SSH.
+import type { TransportName } from '../core/node-access.js';
 import { toPod, type Pod } from '../core/kube.js';
 import type { NodeCommand, NodeResult } from './cluster.js';
 import { apiPath } from './cluster.js';
 import { labelSelectorString } from './collect.js';
 import type { KubeApi } from './kube-api.js';
 import { KubeApiError } from './kube/errors.js';
-import { nodeArgv, UnsupportedCommandError } from './node-commands.js';
+import { nodeArgv, UnsupportedCommandError, type CommandPlace } from './node-commands.js';
 import { NodeUnavailable, type NodeChannel, type NodeRunner } from './node-channel.js';
 import { KUBE_PROXY_EXEC, SYSTEM } from './permissions.js';
+
+/** Whose Pod a channel execs in, and how its Pods are found. */
+interface AgentSpec {
+  name: TransportName;
+  place: CommandPlace;
+  /** "kube-proxy", "Cilium agent": as a person names it. */
+  who: string;
+  /** The DaemonSet whose selector finds the Pods, and the label when it is unreadable. */
+  daemonSet: string;
+  label: string;
+  /** Pods of other labels found by name instead (static kube-proxy Pods). */
+  namePrefix?: string;
+  container: string;
+  /** Why the commands it cannot run cannot run there. */
+  cannot: string;
+  /** Only the commands this channel is for go through it (the others, silently elsewhere). */
+  serves?: (c: NodeCommand) => boolean;
+}
+
+const KUBE_PROXY: AgentSpec = {
+  name: 'kube-proxy',
+  place: { kind: 'kube-proxy-pod' },
+  who: 'kube-proxy',
+  daemonSet: 'kube-proxy',
+  label: 'k8s-app=kube-proxy',
+  namePrefix: 'kube-proxy-',
+  container: 'kube-proxy',
+  cannot: 'its image has no tools for them, kdebug runs only iptables-save there',
+  serves: (c) => c.kind !== 'cilium',
+};
+
+const CILIUM: AgentSpec = {
+  name: 'cilium',
+  place: { kind: 'cilium-agent-pod' },
+  who: 'Cilium agent',
+  daemonSet: 'cilium',
+  // GKE's anetd carries the same label
+  label: 'k8s-app=cilium',
+  container: 'cilium-agent',
+  cannot: "only the agent's own listings run in its Pod",
+  serves: (c) => c.kind === 'cilium',
+};
 
 /** Running, with the container kdebug execs in running too. */
 function usable(p: Pod, container: string): boolean {
@@ -20,58 +64,68 @@ function usable(p: Pod, container: string): boolean {
   );
 }
 
-/** kube-proxy's container: the one named kube-proxy, else the only one. */
-const containerOf = (p: Pod) =>
-  (p.containers.find((c) => c.name === 'kube-proxy') ?? p.containers[0])?.name;
-
-export class KubeProxyExec implements NodeChannel {
-  readonly name = 'kube-proxy';
+class AgentExec implements NodeChannel {
+  readonly name: TransportName;
   private pods?: Promise<Pod[]>;
   private allowed?: Promise<string | undefined>;
 
   constructor(
     private readonly api: KubeApi,
+    private readonly spec: AgentSpec,
     private readonly o: { timeoutMs: number },
-  ) {}
+  ) {
+    this.name = spec.name;
+  }
+
+  serves(command: NodeCommand): boolean {
+    return this.spec.serves?.(command) ?? true;
+  }
 
   cannotRun(command: NodeCommand): string | undefined {
     try {
-      nodeArgv(command, { kind: 'kube-proxy-pod' });
+      nodeArgv(command, this.spec.place);
       return undefined;
     } catch (e) {
-      if (e instanceof UnsupportedCommandError)
-        return 'its image has no tools for them, kdebug runs only iptables-save there';
+      if (e instanceof UnsupportedCommandError) return this.spec.cannot;
       throw e;
     }
+  }
+
+  /** The agent's container: the one of its name, else the only one. */
+  private containerOf(p: Pod): string | undefined {
+    return (p.containers.find((c) => c.name === this.spec.container) ?? p.containers[0])?.name;
   }
 
   async open(node: string): Promise<NodeRunner> {
     const denied = await (this.allowed ??= this.checkExec());
     if (denied) throw new NodeUnavailable(denied);
     const pods = (await (this.pods ??= this.listPods())).filter((p) => p.nodeName === node);
-    if (pods.length === 0) throw new NodeUnavailable(`no kube-proxy Pod on node ${node}`);
-    const pod = pods.find((p) => usable(p, containerOf(p) ?? ''));
+    const who = this.spec.who;
+    if (pods.length === 0) throw new NodeUnavailable(`no ${who} Pod on node ${node}`);
+    const pod = pods.find((p) => usable(p, this.containerOf(p) ?? ''));
     if (!pod) {
       const p = pods[0]!;
       const waiting = p.containerStatuses.find((c) => c.state.reason)?.state.reason;
       throw new NodeUnavailable(
-        `kube-proxy Pod ${SYSTEM}/${p.name} on ${node} is not running (${p.deleting ? 'being deleted' : waiting ? `${p.phase}, ${waiting}` : p.phase})`,
+        `${who} Pod ${p.namespace}/${p.name} on ${node} is not running (${p.deleting ? 'being deleted' : waiting ? `${p.phase}, ${waiting}` : p.phase})`,
       );
     }
-    const container = containerOf(pod)!;
-    const via = `exec ${SYSTEM}/${pod.name}`;
-    return { via, run: (c) => this.exec(pod.name, container, via, node, c) };
+    const container = this.containerOf(pod)!;
+    const via = `exec ${pod.namespace}/${pod.name}`;
+    return { via, run: (c) => this.exec(pod, container, via, node, c) };
   }
 
   private async exec(
-    pod: string,
+    pod: Pod,
     container: string,
     via: string,
     node: string,
     command: NodeCommand,
   ): Promise<NodeResult> {
-    const argv = nodeArgv(command, { kind: 'kube-proxy-pod' });
-    const r = await this.api.exec(SYSTEM, pod, container, argv, { timeoutMs: this.o.timeoutMs });
+    const argv = nodeArgv(command, this.spec.place);
+    const r = await this.api.exec(pod.namespace, pod.name, container, argv, {
+      timeoutMs: this.o.timeoutMs,
+    });
     const missing =
       r.exitCode === 127 ||
       /executable file not found|no such file or directory/i.test(r.error ?? '');
@@ -79,7 +133,8 @@ export class KubeProxyExec implements NodeChannel {
       return {
         ...r,
         exitCode: null,
-        error: `${argv[0]} is not in the kube-proxy image on ${node}`,
+        error: `${argv[0]} is not in the ${this.spec.who} image on ${node}`,
+        missingBinary: true,
         via,
       };
     return { ...r, via };
@@ -101,28 +156,37 @@ export class KubeProxyExec implements NodeChannel {
     }
   }
 
-  /** The DaemonSet's Pods, by its selector (k8s-app=kube-proxy when the DaemonSet is unreadable). */
+  /** The DaemonSet's Pods, by its selector (its usual label when the DaemonSet is unreadable). */
   private async listPods(): Promise<Pod[]> {
     const path = apiPath({ resource: 'pods', namespace: SYSTEM });
+    const { daemonSet, label, namePrefix } = this.spec;
     try {
       const ds = await this.api
         .getIfExists(
-          apiPath({ group: 'apps', resource: 'daemonsets', namespace: SYSTEM, name: 'kube-proxy' }),
+          apiPath({ group: 'apps', resource: 'daemonsets', namespace: SYSTEM, name: daemonSet }),
         )
         .catch(() => undefined);
       const selector = (ds?.['spec'] as { selector?: Parameters<typeof labelSelectorString>[0] })
         ?.selector;
-      const labelSelector = selector ? labelSelectorString(selector) : 'k8s-app=kube-proxy';
+      const labelSelector = selector ? labelSelectorString(selector) : label;
       const pods = (await this.api.list(path, { labelSelector })).items.map(toPod);
-      if (pods.length > 0) return pods;
+      if (pods.length > 0 || namePrefix === undefined) return pods;
       // static kube-proxy Pods (GKE and others) carry other labels, but the same name
       return (await this.api.list(path)).items
         .map(toPod)
-        .filter((p) => p.name.startsWith('kube-proxy-'));
+        .filter((p) => p.name.startsWith(namePrefix));
     } catch (e) {
-      throw new NodeUnavailable(`cannot find the kube-proxy Pods: ${(e as Error).message}`);
+      throw new NodeUnavailable(`cannot find the ${this.spec.who} Pods: ${(e as Error).message}`);
     }
   }
 
   async close(): Promise<void> {}
 }
+
+/** Exec in the node's kube-proxy Pod. */
+export const kubeProxyExec = (api: KubeApi, o: { timeoutMs: number }): NodeChannel =>
+  new AgentExec(api, KUBE_PROXY, o);
+
+/** Exec in the node's Cilium agent Pod, for its own listings only. */
+export const ciliumAgentExec = (api: KubeApi, o: { timeoutMs: number }): NodeChannel =>
+  new AgentExec(api, CILIUM, o);

@@ -9,7 +9,8 @@ import { apiPath, commandStem, failedResult } from './cluster.js';
 import type { KubeApi } from './kube-api.js';
 import type { NodeTransport, NodeTransportFactory } from './kube-cluster.js';
 import { KubeApiError } from './kube/errors.js';
-import { KubeProxyExec } from './node-kube-proxy.js';
+import { ciliumAgentExec, kubeProxyExec } from './node-kube-proxy.js';
+import { cannotRunIn } from './node-commands.js';
 import { DebugPods, type DebugPodOptions } from './node-pod.js';
 import { nodeSshHost, SshSession, type SshAddressType } from './node-ssh.js';
 import { SshError, type SshOptions } from './ssh/route.js';
@@ -17,11 +18,12 @@ import { NodeUnavailable, type NodeChannel, type NodeRunner } from './node-chann
 
 export { NodeUnavailable, type NodeChannel, type NodeRunner } from './node-channel.js';
 
-export type Via = TransportName | 'auto';
+export type Via = Exclude<TransportName, 'cilium'> | 'auto';
 
 export const DEFAULT_NODE_TIMEOUT_MS = 60_000;
 
 const NAMES: Record<TransportName, string> = {
+  cilium: 'Cilium agent Pod',
   'kube-proxy': 'kube-proxy Pod',
   pod: 'debug Pod',
   ssh: 'SSH',
@@ -37,8 +39,13 @@ export class SshChannel implements NodeChannel {
     private readonly o: SshOptions & { addressType?: SshAddressType },
   ) {}
 
-  cannotRun(): undefined {
-    return undefined;
+  /** A Cilium agent's listings run only in its own Pod. */
+  serves(command: NodeCommand): boolean {
+    return command.kind !== 'cilium';
+  }
+
+  cannotRun(command: NodeCommand): string | undefined {
+    return cannotRunIn(command, { kind: 'host', sudo: false });
   }
 
   async open(node: string): Promise<NodeRunner> {
@@ -116,15 +123,19 @@ export class NodeAccessTransport implements NodeTransport {
     const timeoutMs = o.timeoutMs ?? DEFAULT_NODE_TIMEOUT_MS;
     // exec in the kube-proxy Pod and in a debug Pod both go through the API's exec
     if (o.maxOutputBytes !== undefined) api.maxExecOutputBytes = o.maxOutputBytes;
-    const make: Record<TransportName, () => NodeChannel> = {
-      'kube-proxy': () => new KubeProxyExec(api, { timeoutMs }),
+    const make: Record<Exclude<TransportName, 'cilium'>, () => NodeChannel> = {
+      'kube-proxy': () => kubeProxyExec(api, { timeoutMs }),
       pod: () => new DebugPods(api, { ...o.pod, timeoutMs }),
       // SSH connects within --ssh-timeout (10 s by default), like `rules --ssh`
       ssh: () => new SshChannel(api, { ...o.ssh, commandTimeoutMs: timeoutMs }),
     };
     const via = o.via ?? 'auto';
-    const order: TransportName[] = via === 'auto' ? ['kube-proxy', 'pod', 'ssh'] : [via];
-    return new NodeAccessTransport(order.map((n) => make[n]()));
+    const order = via === 'auto' ? (['kube-proxy', 'pod', 'ssh'] as const) : [via];
+    // a Cilium agent's own listings are read in its Pod whatever --via says: nothing is created
+    return new NodeAccessTransport([
+      ciliumAgentExec(api, { timeoutMs }),
+      ...order.map((n) => make[n]()),
+    ]);
   }
 
   async run(node: string, command: NodeCommand): Promise<NodeResult> {
@@ -132,7 +143,8 @@ export class NodeAccessTransport implements NodeTransport {
     const reasons: string[] = [];
     let last: NodeResult | undefined;
     let lost = false;
-    for (const channel of this.channels) {
+    const serving = this.channels.filter((c) => !c.serves || c.serves(command));
+    for (const channel of serving) {
       const key = `${channel.name} ${node}`;
       const cannot = channel.cannotRun(command);
       const why = cannot ?? this.dead.get(key);
@@ -171,7 +183,7 @@ export class NodeAccessTransport implements NodeTransport {
       reasons.push(`${NAMES[channel.name]}: ${reason}`);
       last = r;
     }
-    if (this.channels.length === 1 && last)
+    if (serving.length === 1 && last)
       return { ...last, error: named(last), ...(lost ? { lost } : {}) };
     return {
       ...failedResult(`cannot run ${stem} on node ${node}: ${reasons.join('; ')}`, 'none'),

@@ -40,7 +40,7 @@ export function nodeAccessOptions(c: Command): Command {
       .addOption(
         new Option(
           '--via <how>',
-          'how to reach the nodes: auto tries exec in the kube-proxy Pod, then a debug Pod, then SSH',
+          "how to reach the nodes: auto tries exec in the kube-proxy Pod, then a debug Pod, then SSH (a Cilium agent's listings are always read by exec in its Pod)",
         )
           .choices(['auto', 'kube-proxy', 'pod', 'ssh'])
           .default('auto'),

@@ -2,7 +2,7 @@
 // commands, which were skipped and why, and the commands that failed. Pure readers and wording.
 import type { Facts } from './model.js';
 
-export type TransportName = 'kube-proxy' | 'pod' | 'ssh';
+export type TransportName = 'kube-proxy' | 'pod' | 'ssh' | 'cilium';
 
 export interface NodeAccess {
   node: string;
@@ -25,9 +25,12 @@ export interface NodeError {
   error: string;
   /** It began and did not finish (a dropped stream, a hang, a Pod gone): the run is partial. */
   lost?: boolean;
+  /** Its binary was not where it ran: another binary may be (cilium before cilium-dbg). */
+  missingBinary?: boolean;
 }
 
 const TRANSPORT_NAMES: Record<TransportName, string> = {
+  cilium: 'Cilium agent Pod',
   'kube-proxy': 'kube-proxy Pod',
   pod: 'debug Pod',
   ssh: 'SSH',
@@ -41,11 +44,12 @@ export function commandGroup(stem: string): string {
   if (stem === 'proxy-mode' || stem === 'proxy-metrics' || stem === 'proxy-configz')
     return 'kube-proxy status';
   if (stem === 'ip-addr') return 'addresses';
+  if (stem.startsWith('cilium-')) return 'Cilium agent listings';
   return 'probes';
 }
 
 function groups(stems: string[]): string {
-  const order = ['rules', 'addresses', 'kube-proxy status', 'probes'];
+  const order = ['rules', 'Cilium agent listings', 'addresses', 'kube-proxy status', 'probes'];
   const present = [...new Set(stems.map(commandGroup))].sort(
     (a, b) => order.indexOf(a) - order.indexOf(b),
   );
@@ -54,7 +58,7 @@ function groups(stems: string[]): string {
     : `${present.slice(0, -1).join(', ')} and ${present[present.length - 1]}`;
 }
 
-const ORDER: TransportName[] = ['kube-proxy', 'pod', 'ssh'];
+const ORDER: TransportName[] = ['cilium', 'kube-proxy', 'pod', 'ssh'];
 
 /**
  * One line per node: which way ran what, and why the ways before it were skipped; or, for a

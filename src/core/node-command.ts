@@ -27,7 +27,14 @@ export type NodeCommand =
    * the legacy tables that exist (`ip_tables_names`, `ip6_tables_names`; a legacy table read by
    * name is created) and whether IPVS is loaded (`ip_vs_stats`; ipvsadm loads it). */
   | { kind: 'proc-net'; file: ProcNetFile }
+  /** A Cilium agent's own read-only listing, by exec in its Pod: `cilium-dbg status --verbose`,
+   * `service list -o json`, `shell -- db/show frontends|backends` (1.17+), `bpf lb list`;
+   * `binary: 'cilium'` for releases before 1.15, which had no cilium-dbg. */
+  | { kind: 'cilium'; list: CiliumList; binary?: 'cilium' }
   | NodeProbe;
+
+/** The listings kdebug reads from a Cilium agent. */
+export type CiliumList = 'status' | 'service-list' | 'frontends' | 'backends' | 'bpf-lb-list';
 
 /** The files of /proc/net kdebug reads: each only lists, and is absent where its module is not loaded. */
 export type ProcNetFile = 'ip_tables_names' | 'ip6_tables_names' | 'ip_vs_stats';
@@ -66,6 +73,8 @@ export function commandStem(c: NodeCommand): string {
       return 'ipset-save';
     case 'proc-net':
       return c.file;
+    case 'cilium':
+      return `cilium-${c.list}`;
     case 'dns-lookup':
       return `dns-lookup_${c.type}_${c.name}_${c.server}`;
     case 'tcp-connect':

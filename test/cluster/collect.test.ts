@@ -474,6 +474,78 @@ describe('collect: Services without a selector, and node commands', () => {
     assert.deepEqual(facts.meta['nodeErrors'] ?? [], []);
   });
 
+  it("reads a Cilium agent's listings where agents run: the tables from 1.18, its Service list before, cilium where there is no cilium-dbg", async () => {
+    const agent = (node: string, image: string): KubeObject => ({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: {
+        name: `cilium-${node}`,
+        namespace: 'kube-system',
+        labels: { 'k8s-app': 'cilium' },
+      },
+      spec: { nodeName: node, containers: [{ name: 'cilium-agent', image }] },
+      status: { phase: 'Running' },
+    });
+    const plan = (image: string) =>
+      nodeBasics({
+        objects: [...webCluster().relevant, agent('node-a', image)],
+        nodes: {},
+        meta: {},
+      })
+        .filter((c) => c.kind === 'cilium')
+        .map(commandStem);
+    assert.deepEqual(plan('quay.io/cilium/cilium:v1.18.6@sha256:0'), [
+      'cilium-status',
+      'cilium-frontends',
+      'cilium-backends',
+      'cilium-bpf-lb-list',
+    ]);
+    assert.deepEqual(plan('quay.io/cilium/cilium:v1.14.4'), [
+      'cilium-status',
+      'cilium-service-list',
+      'cilium-bpf-lb-list',
+    ]);
+    // no Cilium agent: nothing of Cilium's is read
+    assert.deepEqual(
+      nodeBasics({ objects: webCluster().relevant, nodes: {}, meta: {} }).filter(
+        (c) => c.kind === 'cilium',
+      ),
+      [],
+    );
+    const ran: string[] = [];
+    const transport: NodeTransport = {
+      run: async (node, c) => {
+        ran.push(
+          `${node} ${c.kind === 'cilium' ? `${c.binary ?? 'cilium-dbg'} ${c.list}` : commandStem(c)}`,
+        );
+        if (c.kind === 'cilium' && c.binary === undefined)
+          return {
+            stdout: '',
+            stderr: '',
+            exitCode: null,
+            error: 'cilium-dbg is not in the Cilium agent image on node-a',
+            missingBinary: true,
+            via: 'test',
+          };
+        return { stdout: `${commandStem(c)} of ${node}\n`, stderr: '', exitCode: 0, via: 'test' };
+      },
+    };
+    const { cluster } = await serve(
+      [...webCluster().relevant, agent('node-a', 'cilium:v1.14.4')],
+      {},
+      transport,
+    );
+    const facts = await collect(
+      cluster,
+      { namespace: 'default', service: 'web' },
+      { nodeCommands: [{ kind: 'cilium', list: 'service-list' }], nodes: ['node-a'] },
+    );
+    assert.deepEqual(ran, ['node-a cilium-dbg service-list', 'node-a cilium service-list']);
+    assert.deepEqual(facts.nodes['node-a'], {
+      'cilium-service-list': 'cilium-service-list of node-a\n',
+    });
+  });
+
   // What each node's kernel says, by how `cat /proc/net/...` ends there.
   const CAT: Record<string, { stdout: string; stderr: string; exitCode: number }> = {
     listed: { stdout: 'filter\nnat\n', stderr: '', exitCode: 0 },

@@ -155,6 +155,30 @@ const KINDS: [NodeCommand, string[], string][] = [
   ],
 ];
 
+const CILIUM: [NodeCommand, string[], string][] = [
+  [{ kind: 'cilium', list: 'status' }, ['cilium-dbg', 'status', '--verbose'], 'cilium-status'],
+  [
+    { kind: 'cilium', list: 'service-list' },
+    ['cilium-dbg', 'service', 'list', '-o', 'json'],
+    'cilium-service-list',
+  ],
+  [
+    { kind: 'cilium', list: 'frontends' },
+    ['cilium-dbg', 'shell', '--', 'db/show', 'frontends'],
+    'cilium-frontends',
+  ],
+  [
+    { kind: 'cilium', list: 'backends' },
+    ['cilium-dbg', 'shell', '--', 'db/show', 'backends'],
+    'cilium-backends',
+  ],
+  [
+    { kind: 'cilium', list: 'bpf-lb-list', binary: 'cilium' },
+    ['cilium', 'bpf', 'lb', 'list'],
+    'cilium-bpf-lb-list',
+  ],
+];
+
 describe('node commands', () => {
   it('has a row for every kind of the NodeCommand union', () => {
     // Adding a kind to cluster.ts without a row here fails to compile
@@ -175,8 +199,40 @@ describe('node commands', () => {
       'ipvs-save': 1,
       'ipset-save': 1,
       'proc-net': 1,
+      cilium: 1,
     } satisfies Record<NodeCommand['kind'], 1>;
-    assert.deepEqual(new Set(KINDS.map(([c]) => c.kind)), new Set(Object.keys(all)));
+    assert.deepEqual(
+      new Set([...KINDS, ...CILIUM].map(([c]) => c.kind)),
+      new Set(Object.keys(all)),
+    );
+  });
+
+  // the agent's own listings, exec'd in its Pod without a shell; nowhere else
+  for (const [command, argv, stem] of CILIUM) {
+    it(`${stem}: the agent's listing in its Pod, refused on the node itself`, () => {
+      assert.deepEqual(nodeArgv(command, { kind: 'cilium-agent-pod' }), argv);
+      assert.equal(commandStem(command), stem);
+      for (const place of [
+        ROOT,
+        { kind: 'debug-pod' } as const,
+        { kind: 'kube-proxy-pod' } as const,
+      ])
+        assert.throws(() => nodeArgv(command, place), UnsupportedCommandError);
+    });
+  }
+
+  it("runs nothing but the agent's listings in the agent's Pod", () => {
+    for (const [command] of KINDS)
+      assert.throws(() => nodeArgv(command, { kind: 'cilium-agent-pod' }), UnsupportedCommandError);
+    for (const forged of [
+      { kind: 'cilium', list: 'cleanup' },
+      { kind: 'cilium', list: 'status', binary: 'sh' },
+      { kind: 'cilium', list: 'status', args: ['-o', 'json'] },
+    ])
+      assert.throws(
+        () => nodeArgv(forged as unknown as NodeCommand, { kind: 'cilium-agent-pod' }),
+        InvalidNodeCommandError,
+      );
   });
 
   for (const [command, argv, stem] of KINDS) {

@@ -152,6 +152,51 @@ describe('reaching the nodes (--via)', () => {
     );
   });
 
+  it("cilium: the agent's own listings by exec in its Pod, whatever --via; nothing else there", async () => {
+    // a Cilium agent on node-a only, its container named as Cilium's DaemonSet names it
+    const agent: KubeObject = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'cilium-8kq2t', namespace: 'kube-system', labels: { 'k8s-app': 'cilium' } },
+      spec: { nodeName: 'node-a', containers: [{ name: 'cilium-agent' }] },
+      status: {
+        phase: 'Running',
+        containerStatuses: [{ name: 'cilium-agent', state: { running: {} } }],
+      },
+    };
+    const seen: string[][] = [];
+    const { fake, transport } = await connect({
+      objects: [...cluster(), agent],
+      exec: (req) => (
+        seen.push([
+          req.pod['metadata'] ? String((req.pod['metadata'] as { name: string }).name) : '',
+          ...req.command,
+        ]),
+        where(req)
+      ),
+    });
+    for (const via of ['auto', 'ssh'] as const) {
+      const t = transport({ via, pod: { yes: true } });
+      const r = await t.run('node-a', { kind: 'cilium', list: 'frontends' });
+      assert.deepEqual([r.exitCode, r.via], [0, 'exec kube-system/cilium-8kq2t']);
+      // the node's rules do not go through the agent's Pod
+      const rules = await t.run('node-a', RULES);
+      assert.notEqual(rules.via, 'exec kube-system/cilium-8kq2t');
+      const none = await t.run('node-b', { kind: 'cilium', list: 'status' });
+      assert.equal(none.exitCode, null);
+      assert.match(none.error!, /Cilium agent Pod: no Cilium agent Pod on node node-b/);
+    }
+    assert.deepEqual(seen[0], [
+      'cilium-8kq2t',
+      'cilium-dbg',
+      'shell',
+      '--',
+      'db/show',
+      'frontends',
+    ]);
+    assert.ok(fake.requests.some((r) => r.query.get('labelSelector') === 'k8s-app=cilium'));
+  });
+
   it('kube-proxy: static Pods without the DaemonSet label are found by name', async () => {
     const statics = labObjects(TOPOLOGY)
       .filter((o) => o.kind !== 'DaemonSet')

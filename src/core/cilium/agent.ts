@@ -2,18 +2,19 @@
 // depends on, from what the agent itself said (`cilium-dbg status --verbose`) first, else from
 // its ConfigMap (cilium-config), else Cilium's defaults, each said with its source.
 import type { ClusterView, Pod } from '../kube.js';
+import { commandStem } from '../node-command.js';
 import type { CiliumExpectOptions } from './expected.js';
 
 /** The agent's listings in a snapshot (`nodes/NODE/<stem>.txt`), as `cilium-dbg` prints them:
  * `status --verbose`, `service list -o json` (or its text), `shell -- db/show frontends` and
  * `backends` (1.17+), `bpf lb list`. */
 export const CILIUM_STEMS = {
-  status: 'cilium-status',
-  serviceList: 'cilium-service-list',
-  frontends: 'cilium-frontends',
-  backends: 'cilium-backends',
-  bpf: 'cilium-bpf-lb-list',
-} as const;
+  status: commandStem({ kind: 'cilium', list: 'status' }),
+  serviceList: commandStem({ kind: 'cilium', list: 'service-list' }),
+  frontends: commandStem({ kind: 'cilium', list: 'frontends' }),
+  backends: commandStem({ kind: 'cilium', list: 'backends' }),
+  bpf: commandStem({ kind: 'cilium', list: 'bpf-lb-list' }),
+};
 
 export interface CiliumSettings extends CiliumExpectOptions {
   /** bpf-lb-sock: Services translated at the socket (connect/sendmsg). */
@@ -105,6 +106,15 @@ export function ciliumAgentOn(
           : "Cilium's defaults",
     ...(version ? { version } : {}),
   };
+}
+
+/** The release its image tag names ("quay.io/cilium/cilium:v1.16.5@sha256:..." is v1.16.5). */
+export function ciliumImageVersion(pod: Pod): string | undefined {
+  const images = (
+    pod.raw['spec'] as { containers?: { name?: string; image?: string }[] } | undefined
+  )?.containers;
+  const image = (images?.find((x) => x.name === 'cilium-agent') ?? images?.[0])?.image ?? '';
+  return /:(v?\d+\.\d+\.\d+[^@\s]*)/.exec(image)?.[1];
 }
 
 type Said = Partial<
