@@ -17,6 +17,8 @@ import {
 } from '../core/search.js';
 import type { ServiceTrees } from '../core/service-tree.js';
 import type { NftTable } from '../core/nftables/listing.js';
+import { ciliumLineSet } from '../core/cilium/drift.js';
+import type { CiliumTable } from '../core/cilium/listing.js';
 import { ruleText } from '../core/nftables/render.js';
 import { buildNftSearchIndex } from '../core/nftables/search.js';
 import type { TracePacket, TraceResult } from '../core/trace.js';
@@ -37,6 +39,10 @@ export interface NodeData {
   nft?: NftTable;
   /** The node's ipvsadm listing, line by line (IPVS mode). */
   ipvs?: string[];
+  /** Its Cilium agent's table, where Cilium replaces kube-proxy. */
+  cilium?: CiliumTable;
+  /** Its rules (or agent table) were read: a packet can be walked through them. */
+  walkable: boolean;
   trees?: ServiceTrees;
   /** Why the node's rules could not be read. */
   error?: string;
@@ -78,15 +84,26 @@ export function nodeData(node: NodeAnalysis, view: ClusterView): NodeData {
   let ipvsRead: { read: ReturnType<NodeAnalysis['ipvs']> } | undefined;
   const ipvs = () => (ipvsRead ??= { read: node.mode() === 'ipvs' ? node.ipvs() : undefined }).read;
   let ipvsLines: string[] | undefined;
+  // Cilium's agent table, where Cilium replaces kube-proxy on the node
+  let ciliumRead: { read: ReturnType<NodeAnalysis['cilium']> } | undefined;
+  const cilium = () =>
+    (ciliumRead ??= { read: node.mode() === 'cilium' ? node.cilium() : undefined }).read;
+  let ciliumLines: Set<string> | undefined;
   const data: NodeData = {
     name: node.name,
     family: node.family,
     label: node.family === 'IPv6' ? `${node.name} IPv6` : node.name,
     get source() {
-      return nft()?.source ?? ipvs()?.source ?? node.rules()?.source;
+      return cilium()?.source ?? nft()?.source ?? ipvs()?.source ?? node.rules()?.source;
     },
     get rs() {
-      return nft() || ipvs() ? undefined : node.rules()?.ruleset;
+      return nft() || ipvs() || cilium() ? undefined : node.rules()?.ruleset;
+    },
+    get cilium() {
+      return cilium()?.read?.table;
+    },
+    get walkable() {
+      return node.dataplane() !== undefined;
     },
     get ipvs() {
       const read = ipvs();
@@ -99,6 +116,7 @@ export function nodeData(node: NodeAnalysis, view: ClusterView): NodeData {
       return node.trees();
     },
     get error() {
+      if (cilium()) return cilium()!.error;
       if (nft()) return nft()!.error;
       if (ipvs()) return ipvs()!.error;
       const r = node.rules();
@@ -109,6 +127,7 @@ export function nodeData(node: NodeAnalysis, view: ClusterView): NodeData {
       const table = nft()?.table;
       if (!index && trees && table) index = buildNftSearchIndex(table, trees);
       if (!index && trees && ipvs()?.read) index = treeSearchIndex(trees, 'ipvs');
+      if (!index && trees && cilium()?.read) index = treeSearchIndex(trees, 'cilium');
       if (!index && data.rs && trees) index = buildSearchIndex(data.rs, trees);
       return index;
     },
@@ -119,6 +138,9 @@ export function nodeData(node: NodeAnalysis, view: ClusterView): NodeData {
     },
     hasRule(line) {
       if (ipvs()) return data.ipvs!.some((l) => l.trim() === line.trim());
+      const agent = cilium()?.read?.table;
+      // a frontend or backend written as drift writes them: the agent lists one so
+      if (agent) return (ciliumLines ??= ciliumLineSet(agent)).has(line.trim());
       const table = nft()?.table;
       if (table) {
         // "add rule ip kube-proxy CHAIN TEXT": the chain holds a rule written so

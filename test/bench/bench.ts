@@ -17,6 +17,9 @@ import { parseIptables } from '../../src/core/iptables.js';
 import { buildSearchIndex } from '../../src/core/search.js';
 import { buildServiceTrees } from '../../src/core/service-tree.js';
 import { clusterDump } from './cluster-dump.js';
+import { ciliumBpfList } from './cilium-dump.js';
+import { parseCilium } from '../../src/core/cilium/read.js';
+import { buildCiliumTrees } from '../../src/core/cilium/trees.js';
 
 function writeDump(file: string, dump: string): { size: number; lines: number } {
   writeFileSync(file, dump);
@@ -78,6 +81,25 @@ try {
   console.log(`read + split (floor)  ${ms(f)}; best ${ms(fb)}`);
   console.log(`read + parse          ${vs(parse)}`);
   console.log(`read + parse + trees  ${vs(trees)}`);
+
+  // Cilium: its bpf lb list of as many Services and backends, read into trees, against the
+  // same floor of reading and splitting its bytes (the target: the iptables dump's ratio)
+  {
+    const bpf = join(dir, 'cilium-bpf-lb-list.txt');
+    const { size: bpfSize } = writeDump(bpf, ciliumBpfList({ services, backends: endpoints }));
+    const cFloor: number[] = [];
+    const cTrees: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      cFloor.push(time(() => readFileSync(bpf, 'utf8').split('\n')));
+      cTrees.push(
+        time(() => buildCiliumTrees(parseCilium(readFileSync(bpf, 'utf8'), bpf), new Map())),
+      );
+    }
+    const cf = median(cFloor);
+    console.log(
+      `cilium bpf lb list (${mb(bpfSize)}): read + split ${ms(cf)}; read + parse + trees ${ms(median(cTrees))} = ${(median(cTrees) / cf).toFixed(2)}x floor (iptables: ${(median(trees) / f).toFixed(2)}x)`,
+    );
+  }
 
   // the median of three fresh processes: one process's peak varies by a few MB from run to run
   const rss = (what: string) =>

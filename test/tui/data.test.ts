@@ -209,3 +209,50 @@ describe('what the screens get from a node in IPVS mode', async () => {
     assert.equal(node.hasRule('-a -t 10.1.190.219:8080 -r 10.244.1.8:80 -m -w 1'), false);
   });
 });
+
+describe('what the screens get from a node where Cilium replaces kube-proxy', async () => {
+  const cilium = await readSnapshot(
+    new URL('../../snapshots/cilium-stale-backend', import.meta.url).pathname,
+  );
+  const data = analyze(cilium, { target });
+  const node = data.nodes.find((n) => n.name === 'vm-12-11-centos')!;
+  const tree = () => node.trees!.services.find((t) => t.name === 'default/nginx-svc:http')!;
+
+  it("its agent's table: the frontends as trees, each backend with its state", () => {
+    assert.equal(node.source, 'nodes/vm-12-11-centos/cilium-frontends.txt');
+    assert.equal(node.rs, undefined);
+    assert.equal(node.cilium?.form, 'db-frontends');
+    assert.deepEqual(
+      tree().endpoints.map((e) => [e.address, e.cilium?.state]),
+      [
+        ['10.244.0.3:80', 'active'],
+        ['10.244.1.7:80', 'active'],
+      ],
+    );
+  });
+
+  it('drift, search and the packet walk work on it', () => {
+    const d = node.drift();
+    assert.ok(!('error' in d), JSON.stringify(d));
+    assert.deepEqual(d.findings.map((f) => f.id).sort(), [
+      'cilium-backend-missing',
+      'cilium-backend-stale',
+    ]);
+    // the Drift view marks what the agent holds: the listed backend, not the missing one
+    assert.equal(node.hasRule('10.244.0.3:80/TCP (active)'), true);
+    assert.equal(node.hasRule('10.244.1.8:80/TCP (active)'), false);
+    assert.ok(node.search()!.search('10.244.1.7').length > 0);
+    assert.ok(traceSources(data).some((s) => s.node === 'vm-12-11-centos'));
+    const r = node.trace({
+      src: '10.244.1.8',
+      dst: '10.1.190.219',
+      dport: 8080,
+      protocol: 'tcp',
+      fromHost: false,
+    });
+    assert.deepEqual(r.outcomes.map((o) => o.destination).sort(), [
+      '10.244.0.3:80',
+      '10.244.1.7:80',
+    ]);
+  });
+});

@@ -190,6 +190,7 @@ describe('Drift frame', () => {
       name: 'vm-12-11-centos',
       family: 'IPv4',
       label: 'vm-12-11-centos',
+      walkable: false,
       search: () => undefined,
       drift: () => staleDrift,
       hasRule: () => false,

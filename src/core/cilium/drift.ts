@@ -44,6 +44,17 @@ const frontendLine = (f: {
   type?: string;
 }) => `${frontendKey(f)}${f.type ? ` ${f.type}` : ''}`;
 
+/** Every frontend and backend of the agent's table as drift writes them (the TUI's Drift view
+ * marks the expected lines the node holds). */
+export function ciliumLineSet(table: CiliumTable): Set<string> {
+  const out = new Set<string>();
+  for (const f of table.frontends) {
+    out.add(frontendLine(f));
+    for (const b of f.backends) out.add(backendLine({ ...b, protocol: b.protocol ?? f.protocol }));
+  }
+  return out;
+}
+
 /** Where the actual frontends are, by key; NodePorts also by port alone, for listings that
  * hold one frontend per node address (service list before 1.17, bpf lb list). */
 class Frontends {

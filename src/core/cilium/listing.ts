@@ -98,16 +98,33 @@ export function parseAddress(
   if (!m) return undefined;
   const port = Number(m[2]);
   if (port > 65535) return undefined;
-  const protocol = m[3]?.toLowerCase();
-  if (protocol !== undefined && !['tcp', 'udp', 'sctp', 'any', 'none'].includes(protocol))
-    return undefined;
-  return {
-    ip: m[1]!.replace(/^\[|\]$/g, ''),
+  const ip = m[1]!.startsWith('[') ? m[1]!.slice(1, -1) : m[1]!;
+  // no spreads: a big BPF listing parses one of these per row
+  const out: { ip: string; port: number; protocol?: CiliumProtocol; internal?: boolean } = {
+    ip,
     port,
-    ...(protocol && protocol !== 'none' ? { protocol: protocol as CiliumProtocol } : {}),
-    ...(m[4] ? { internal: true } : {}),
   };
+  if (m[3] !== undefined) {
+    const protocol = PROTOCOLS[m[3]];
+    if (protocol === undefined) return undefined;
+    if (protocol !== 'none') out.protocol = protocol;
+  }
+  if (m[4]) out.internal = true;
+  return out;
 }
+
+const PROTOCOLS: Record<string, CiliumProtocol | 'none'> = {
+  TCP: 'tcp',
+  UDP: 'udp',
+  SCTP: 'sctp',
+  ANY: 'any',
+  NONE: 'none',
+  tcp: 'tcp',
+  udp: 'udp',
+  sctp: 'sctp',
+  any: 'any',
+  none: 'none',
+};
 
 /** How Cilium prints an address: "10.96.0.10:53/UDP", "[fd00::1]:80/TCP". */
 export function formatAddress(a: { ip: string; port: number; protocol?: CiliumProtocol }): string {

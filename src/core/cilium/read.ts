@@ -39,11 +39,13 @@ const ROWS: [RegExp, CiliumForm][] = [
 /** The listing's form, from its header (or a row that says it; the maps dump and JSON by their
  * first line). */
 export function ciliumForm(text: string): CiliumForm | undefined {
-  if (/^\s*(?:\[\s*)?\{\s*"spec"/m.test(text) || /^\s*\[\s*\]\s*$/.test(text))
+  // what a listing is shows in its first lines: a big one is not scanned whole
+  const head = text.slice(0, 16384);
+  if (/^\s*(?:\[\s*)?\{\s*"spec"/m.test(head) || /^\s*\[\s*\]\s*$/.test(text))
     return 'service-list-json';
-  const lines = text.split('\n').map((l) => l.trim());
+  const lines = head.split('\n').map((l) => l.trim());
   for (const t of lines) {
-    if (/^(?:BE|REV|SVC): ID=\d+ ADDR=/.test(t)) return 'maps-dump';
+    if (/^(?:AFF|BE|MAGLEV|REV|SRCRANGE|SVC): ID=\d+ /.test(t)) return 'maps-dump';
     const form = HEADERS.find(([re]) => re.test(t))?.[1];
     if (form) return form;
   }
@@ -100,30 +102,47 @@ const ENDS = /^(?:\S*[#$%>] |```|~~~|Exitcode:|Stderr:|cmd: )/;
 /** A line where the author left rows out ("...", "[...]"): what follows is no full listing. */
 const ELIDED = /^(?:\.\.\.|\[\.\.\.\]|…)$/;
 
+/** Calls `row` with each of the listing's rows after its header, trimmed, with its line number,
+ * up to what ends it (a prompt, a fence, or `row` returning false); with null where the author
+ * left rows out. Returns where the first elision is. */
+function eachRow(
+  lines: string[],
+  index: number,
+  source: string,
+  row: (r: { t: string; at: number } | null) => boolean | void,
+): string | undefined {
+  let cut: string | undefined;
+  for (let k = index + 1; k < lines.length; k++) {
+    const t = lines[k]!.trim();
+    if (t === '') continue;
+    if (ENDS.test(t)) break;
+    const elided = ELIDED.test(t);
+    if (elided) cut ??= `${source}:${k + 1}: rows left out ("${t}")`;
+    if (row(elided ? null : { t, at: k + 1 }) === false) break;
+  }
+  return cut;
+}
+
 /** `cilium-dbg service list`: "ID  Frontend  Service Type  Backend", each backend "N => ADDR
  * (state)", further backends on lines of their own. */
 function serviceList(lines: string[], source: string): CiliumTable {
   const { index } = headerAt(lines, 'service-list');
   const frontends: CiliumFrontend[] = [];
   let current: CiliumFrontend | undefined;
-  let cut: string | undefined;
-  let k = index + 1;
-  for (; k < lines.length; k++) {
-    const t = lines[k]!.trim();
-    if (t === '') continue;
-    if (ENDS.test(t)) break;
-    const at = k + 1;
-    if (ELIDED.test(t)) {
-      cut ??= `${source}:${at}: rows left out ("${t}")`;
-      current = undefined;
-      continue;
+  let elided = false;
+  const cut = eachRow(lines, index, source, (row) => {
+    if (!row) {
+      elided = true;
+      current = undefined; // the rest of a frontend the author left out
+      return;
     }
+    const { t, at } = row;
     const be = /^(\d+) => (\S+)(.*)$/.exec(t);
     if (be) {
-      if (!current && cut) continue; // the rest of a frontend the author left out
+      if (!current && elided) return; // the rest of a frontend the author left out
       if (!current) fail(source, at, 'a backend before any frontend');
       current!.backends.push(backendCell(be[2]!, be[3]!, at, source));
-      continue;
+      return;
     }
     const m =
       /^(?:(\d+)\s+)?(\S+?)(?: =>)?(?:\s+([A-Za-z]+(?: \(Remote\))?))?(?:\s+(\d+) => (\S+)(.*))?$/.exec(
@@ -131,7 +150,7 @@ function serviceList(lines: string[], source: string): CiliumTable {
       );
     const addr = m && parseAddress(m[2]!);
     if (!m || !addr) {
-      if (frontends.length > 0 && !/\d/.test(t)) break; // prose after the listing
+      if (frontends.length > 0 && !/\d/.test(t)) return false; // prose after the listing
       fail(source, at, `not a row of cilium service list: "${t.slice(0, 80)}"`);
     }
     current = {
@@ -143,7 +162,7 @@ function serviceList(lines: string[], source: string): CiliumTable {
     };
     if (m![5]) current.backends.push(backendCell(m![5], m![6]!, at, source));
     frontends.push(current);
-  }
+  });
   return { form: 'service-list', source, frontends: merged(frontends), ...(cut ? { cut } : {}) };
 }
 
@@ -225,60 +244,60 @@ function serviceListJson(text: string, source: string): CiliumTable {
 function bpfLbList(lines: string[], source: string): CiliumTable {
   const { index } = headerAt(lines, 'bpf-lb-list');
   const byKey = new Map<string, CiliumFrontend>();
+  // newer releases print the Service address on every row: each is parsed once
+  const byToken = new Map<string, CiliumFrontend>();
   let current: CiliumFrontend | undefined;
-  let cut: string | undefined;
-  for (let k = index + 1; k < lines.length; k++) {
-    const t = lines[k]!.trim();
-    if (t === '') continue;
-    if (ENDS.test(t)) break;
-    const at = k + 1;
-    if (ELIDED.test(t)) {
-      cut ??= `${source}:${at}: rows left out ("${t}")`;
+  const cut = eachRow(lines, index, source, (row) => {
+    if (!row) {
       current = undefined;
-      continue;
+      return;
     }
-    const tokens = t.split(/\s+/);
-    const first = parseAddress(tokens[0]!);
-    const after = /^\(\d+\)$/.test(tokens[1] ?? '') ? 2 : 1;
-    const second =
-      parseAddress(tokens[after] ?? '') ?? (/^backend$/.test(tokens[after] ?? '') ? {} : undefined);
+    const { t, at } = row;
+    // "SERVICE [(slot)] ENTRY REST": a row of a Service; else the next entry of the one above
+    const m = /^(\S+)(?:\s+\(\d+\))?\s+(\S+)(.*)$/.exec(t);
+    const known = m && byToken.get(m[1]!);
+    if (known) {
+      current = known;
+      return slot(known, m![2]!, m![3]!, at);
+    }
+    const first = m ? parseAddress(m[1]!) : parseAddress(t);
+    const second = m && (m[2] === 'backend' || parseAddress(m[2]!) !== undefined);
     if (first && second) {
       const key = frontendKey(first);
       current = byKey.get(key);
       if (!current) byKey.set(key, (current = { ...first, flags: [], backends: [], line: at }));
-      slot(current, tokens.slice(after).join(' '), at);
-    } else if (first && current) slot(current, t, at);
-    else if (/^backend \d+ not found/.test(t) && current) slot(current, t, at);
-    else {
-      if (byKey.size > 0 && !/\d/.test(t)) break;
-      fail(source, at, `not a row of cilium bpf lb list: "${t.slice(0, 80)}"`);
+      byToken.set(m![1]!, current);
+      return slot(current, m![2]!, m![3]!, at);
     }
-  }
+    if ((first || /^backend \d+ not found/.test(t)) && current) {
+      const [entry, ...rest] = t.split(/\s+/);
+      return slot(current, entry!, ` ${rest.join(' ')}`, at);
+    }
+    if (byKey.size > 0 && !/\d/.test(t)) return false;
+    fail(source, at, `not a row of cilium bpf lb list: "${t.slice(0, 80)}"`);
+  });
   return { form: 'bpf-lb-list', source, frontends: [...byKey.values()], ...(cut ? { cut } : {}) };
 
-  function slot(fe: CiliumFrontend, text: string, at: number) {
-    const missing = /^backend (\d+) not found/.exec(text);
-    if (missing) {
-      fe.flags.push(`backend ${missing[1]} not found`);
+  /** One map slot: "ADDR (revnat) (slot) [flags]", or "backend N not found". */
+  function slot(fe: CiliumFrontend, entry: string, rest: string, at: number): void {
+    if (entry === 'backend') {
+      fe.flags.push(`backend${rest.replace(/ not found.*$/, '')} not found`);
       return;
     }
-    const [addr, ...rest] = text.split(/\s+/);
-    const a = parseAddress(addr!) ?? fail(source, at, `not an address: "${addr}"`);
+    const a = parseAddress(entry) ?? fail(source, at, `not an address: "${entry}"`);
+    const bracket = rest.includes('[') ? /\[([^\]]*)\]/.exec(rest)?.[1] : undefined;
     if (a.port === 0 && (a.ip === '0.0.0.0' || a.ip === '::')) {
       // the Service entry: its flags name the frontend's type
-      const flags = /\[([^\]]*)\]/.exec(text)?.[1]?.split(/,\s*/) ?? [];
+      const flags = bracket?.split(/,\s*/) ?? [];
       fe.type ??= flags.map(frontendType).find((f) => f !== undefined);
       fe.flags.push(...flags.filter((f) => !frontendType(f) && !fe.flags.includes(f)));
       return;
     }
-    const state = /\[([^\]]*)\]/.exec(rest.join(' '))?.[1];
-    fe.backends.push({
-      ip: a.ip,
-      port: a.port,
-      ...(a.protocol ? { protocol: a.protocol } : {}),
-      ...(backendState(state) ? { state: backendState(state) } : {}),
-      line: at,
-    });
+    const state = backendState(bracket);
+    const backend: CiliumBackend = { ip: a.ip, port: a.port, line: at };
+    if (a.protocol) backend.protocol = a.protocol;
+    if (state) backend.state = state;
+    fe.backends.push(backend);
   }
 }
 

@@ -85,8 +85,11 @@ export function buildCiliumTrees(table: CiliumTable, known: CiliumKnown): Servic
     if (kind === 'load-balancer' && !tree.loadBalancerIPs.includes(f.ip))
       tree.loadBalancerIPs.push(f.ip);
     // the tree's endpoints are the first frontend's (the ClusterIP's where there is one)
-    if (tree.endpoints.length === 0 || (f.type === 'ClusterIP' && tree.clusterIP === f.ip))
+    if (tree.endpoints.length === 0 || (f.type === 'ClusterIP' && tree.clusterIP === f.ip)) {
       tree.endpoints = endpointsOf(f);
+      // the frontend whose backends these are stands where kube-proxy's KUBE-SVC chain would
+      tree.chains = { svc: frontendKey(f) };
+    }
     if (f.backendsNotShown)
       tree.partial = `the listing shows ${f.backends.length} of ${f.backends.length + f.backendsNotShown} backends`;
   }
@@ -100,14 +103,20 @@ export function endpointsOf(f: CiliumFrontend): TreeEndpoint[] {
       ? f.backends.filter((b) => b.inRotation)
       : inRotation(f.backends),
   );
-  return f.backends.map((b) => ({
-    address: hostPort(b.ip, b.port),
-    chain: `backend ${hostPort(b.ip, b.port)}`,
-    probability: used.has(b) ? 1 / used.size : 0,
-    hairpinMasquerade: null,
-    affinity: false,
-    cilium: b.state ? { state: b.state } : {},
-    ...(f.backendsNotShown ? { shareUnknown: 'the listing does not show every backend' } : {}),
-    line: b.line,
-  }));
+  const share = 1 / used.size;
+  return f.backends.map((b) => {
+    const address = hostPort(b.ip, b.port);
+    const ep: TreeEndpoint = {
+      address,
+      // a backend has no chain of its own: the walk and the evidence name it so
+      chain: `backend ${address}`,
+      probability: used.has(b) ? share : 0,
+      hairpinMasquerade: null,
+      affinity: false,
+      cilium: b.state ? { state: b.state } : {},
+      line: b.line,
+    };
+    if (f.backendsNotShown) ep.shareUnknown = 'the listing does not show every backend';
+    return ep;
+  });
 }

@@ -182,8 +182,18 @@ function RowLine({ row }: { row: TreeRow }) {
         <>
           <S tone={ep.probability > 0 ? 'text' : 'warn'}>{share.padStart(6)}</S>{' '}
           {ep.chainMissing ? <S tone="warn">not in paste</S> : <S tone="accent">{to}</S>}{' '}
-          <S tone="muted">{ep.chain}</S>{' '}
-          {ep.hairpinMasquerade === null ? (
+          {ep.cilium ? (
+            // a Cilium backend: its state, no chain and no hairpin rule of kube-proxy's
+            <S tone={ep.probability > 0 ? 'muted' : 'warn'}>
+              {ep.cilium.state ?? 'state not listed'}
+              {ep.probability === 0 ? ': no new connections' : ''}
+            </S>
+          ) : (
+            <>
+              <S tone="muted">{ep.chain}</S>{' '}
+            </>
+          )}
+          {ep.cilium ? null : ep.hairpinMasquerade === null ? (
             <S tone="muted">hairpin?</S>
           ) : ep.hairpinMasquerade ? (
             <S tone="ok">hairpin✓</S>

@@ -45,7 +45,7 @@ export function traceSources(data: TuiData): TraceSource[] {
   // a node's rules of one family were read (an IPv6 address walks the IPv6 rules)
   const read = (node: string | undefined, family: IPFamily) => {
     const n = rulesOf(data, node, family);
-    return !!(n?.rs || n?.nft);
+    return n?.walkable === true;
   };
   const target = data.target;
   const short = shortName(target?.namespace);
@@ -148,7 +148,7 @@ export function walk(
   dest: TraceDestination,
 ): TraceResult | { error: string } {
   const node = rulesOf(data, source.node, familyOf(dest.ip) ?? source.family);
-  if (!node?.rs && !node?.nft) return { error: `no rules recorded for node ${source.node}` };
+  if (!node?.walkable) return { error: `no rules recorded for node ${source.node}` };
   try {
     return node.trace({
       src: source.ip,

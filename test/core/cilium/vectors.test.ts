@@ -16,13 +16,18 @@ const DIR = new URL('../../fixtures/cilium/vectors/', import.meta.url).pathname;
 const vectors = readdirSync(DIR).filter((d) => /^\d\d-/.test(d));
 const file = (v: string, f: string) => `${DIR}${v}/${f}`;
 
-/** What the harness and the script set: flags, the local node's labels. */
+/** What the harness and the script set: the objects, flags, the local node's labels. */
 function setup(v: string) {
   const config = readFileSync(file(v, 'config.txt'), 'utf8');
   const labels: Record<string, string> = {};
   const block = /Local node labels:\n((?: {2}\S.*\n?)+)/.exec(config)?.[1] ?? '';
   for (const m of block.matchAll(/^ {2}([^=\s]+)=(\S+)/gm)) labels[m[1]!] = m[2]!;
+  const docs = readFileSync(file(v, 'objects.yaml'), 'utf8')
+    .split(/^---$/m)
+    .map((d) => load(d) as KubeObject | null)
+    .filter((d): d is KubeObject => !!d);
   return {
+    view: clusterView(docs),
     node: { name: 'testnode', labels },
     options: {
       ...CILIUM_DEFAULTS,
@@ -43,12 +48,8 @@ describe('Cilium vectors: the frontends table', () => {
     const table = file(v, 'expected-frontends.txt');
     if (!existsSync(table)) continue;
     it(v, () => {
-      const { node, options } = setup(v);
-      const docs = readFileSync(file(v, 'objects.yaml'), 'utf8')
-        .split(/^---$/m)
-        .map((d) => load(d) as KubeObject | null)
-        .filter((d): d is KubeObject => !!d);
-      const got = expectedCilium(clusterView(docs), node, options).map((f) => ({
+      const { node, options, view } = setup(v);
+      const got = expectedCilium(view, node, options).map((f) => ({
         key: frontendKey(f),
         type: f.type,
         service: f.service,
@@ -85,13 +86,9 @@ describe('Cilium vectors: each backend state', () => {
     const table = file(v, 'expected-backends.txt');
     if (!existsSync(table) || readFileSync(table, 'utf8').trim() === '') continue;
     it(v, () => {
-      const { node, options } = setup(v);
-      const docs = readFileSync(file(v, 'objects.yaml'), 'utf8')
-        .split(/^---$/m)
-        .map((d) => load(d) as KubeObject | null)
-        .filter((d): d is KubeObject => !!d);
+      const { node, options, view } = setup(v);
       const states = parseCilium(readFileSync(table, 'utf8'), table).backendStates!;
-      const got = expectedCilium(clusterView(docs), node, options).flatMap((f) => f.backends);
+      const got = expectedCilium(view, node, options).flatMap((f) => f.backends);
       for (const b of got) {
         const want = states.get(formatAddress(b));
         // quarantine comes from the agent's own health checks, not from the objects
