@@ -144,6 +144,7 @@ export function frontendType(word: string | undefined): FrontendType | undefined
 }
 
 export function backendState(word: string | undefined): BackendState | undefined {
+  if (word === undefined) return undefined;
   const w = word?.toLowerCase().replace(/_/g, '-');
   if (w === 'unhealthy') return 'quarantined';
   return BACKEND_STATES.find((s) => s === w);

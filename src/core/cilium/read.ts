@@ -115,8 +115,10 @@ function eachRow(
   for (let k = index + 1; k < lines.length; k++) {
     const t = lines[k]!.trim();
     if (t === '') continue;
-    if (ENDS.test(t)) break;
-    const elided = ELIDED.test(t);
+    // most rows start with an address: no prompt, fence or elision starts with a digit
+    const plain = t.charCodeAt(0) >= 48 && t.charCodeAt(0) <= 57;
+    if (!plain && ENDS.test(t)) break;
+    const elided = !plain && ELIDED.test(t);
     if (elided) cut ??= `${source}:${k + 1}: rows left out ("${t}")`;
     if (row(elided ? null : { t, at: k + 1 }) === false) break;
   }

@@ -1,0 +1,88 @@
+// The Cilium agent on a node as kdebug decides it: its settings from what the agent itself said
+// (cilium-dbg status --verbose, observed) before its ConfigMap (read) before Cilium's defaults.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import { ciliumAgentOn, fromStatus } from '../../../src/core/cilium/agent.js';
+import { clusterView } from '../../../src/core/kube.js';
+import type { KubeObject } from '../../../src/core/model.js';
+
+const STATUS = readFileSync(
+  new URL(
+    '../../../snapshots/cilium-stale-backend/nodes/vm-12-7-centos/cilium-status.txt',
+    import.meta.url,
+  ),
+  'utf8',
+);
+const agent: KubeObject = {
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name: 'cilium-x', namespace: 'kube-system', labels: { 'k8s-app': 'cilium' } },
+  spec: {
+    nodeName: 'n1',
+    containers: [{ name: 'cilium-agent', image: 'quay.io/cilium/cilium:v1.16.5@sha256:1' }],
+  },
+  status: { phase: 'Running' },
+};
+const config = (data: Record<string, string>): KubeObject => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name: 'cilium-config', namespace: 'kube-system' },
+  data,
+});
+
+describe('the Cilium agent on a node', () => {
+  it('reads its status: kube-proxy replacement, socket LB, selection, mode, affinity, release', () => {
+    assert.deepEqual(fromStatus(STATUS), {
+      kubeProxyReplacement: true,
+      socketLB: true,
+      hostnsOnly: false,
+      forwarding: 'snat',
+      algorithm: 'random',
+      sessionAffinity: true,
+      version: 'v1.18.6',
+    });
+    const hostns = STATUS.replace(
+      'Socket LB Coverage:     Full',
+      'Socket LB Coverage:     Hostns-only',
+    )
+      .replace(
+        'Backend Selection:      Random',
+        'Backend Selection:      Maglev (Table Size: 16381)',
+      )
+      .replace('Mode:                   SNAT', 'Mode:                   DSR');
+    assert.deepEqual(
+      [fromStatus(hostns).hostnsOnly, fromStatus(hostns).algorithm, fromStatus(hostns).forwarding],
+      [true, 'maglev', 'dsr'],
+    );
+  });
+
+  it("its status first (observed), then its ConfigMap (read), then Cilium's defaults (assumed)", () => {
+    const view = clusterView([
+      agent,
+      config({ 'kube-proxy-replacement': 'true', 'bpf-lb-algorithm': 'maglev' }),
+    ]);
+    const said = ciliumAgentOn(view, 'n1', STATUS)!;
+    assert.equal(said.from, 'status');
+    assert.equal(said.settings.algorithm, 'random');
+    assert.equal(said.version, 'v1.18.6');
+    const read = ciliumAgentOn(view, 'n1', undefined)!;
+    assert.deepEqual(
+      [read.from, read.settings.algorithm, read.replacesKubeProxy, read.version],
+      ['cilium-config', 'maglev', true, 'v1.16.5'],
+    );
+    const assumed = ciliumAgentOn(clusterView([agent]), 'n1', undefined)!;
+    assert.deepEqual([assumed.from, assumed.replacesKubeProxy], ['default', false]);
+    // kube-proxy replacement off, or partial (before 1.14): kube-proxy still programs Services
+    for (const v of ['false', 'partial', 'disabled'])
+      assert.equal(
+        ciliumAgentOn(
+          clusterView([agent, config({ 'kube-proxy-replacement': v })]),
+          'n1',
+          undefined,
+        )!.replacesKubeProxy,
+        false,
+      );
+    assert.equal(ciliumAgentOn(clusterView([agent]), 'n2', undefined), undefined);
+  });
+});
