@@ -49,7 +49,9 @@ export type DriftId =
   | 'cilium-backend-stale'
   | 'cilium-backend-state-differs'
   | 'cilium-frontend-not-reconciled'
-  | 'cilium-bpf-map-differs';
+  | 'cilium-bpf-map-differs'
+  | 'cilium-affinity-differs'
+  | 'cilium-source-range-missing';
 
 /** Adds a finding of `id` (its severity from SEVERITY) about the node being compared. */
 export type AddFinding = (
@@ -90,6 +92,8 @@ export const SEVERITY: Record<DriftId, Severity> = {
   'cilium-backend-state-differs': 'warning',
   'cilium-frontend-not-reconciled': 'error',
   'cilium-bpf-map-differs': 'error',
+  'cilium-affinity-differs': 'warning',
+  'cilium-source-range-missing': 'error',
 };
 
 export interface DriftFinding {

@@ -258,9 +258,50 @@ function stale(
   }
 }
 
+/** What the map's Service entry carries besides backends: session affinity (and its timeout,
+ * where the listing shows it) and the source-range check of a LoadBalancer's ranges. */
+function guards(
+  input: CiliumDriftInput,
+  want: ExpectedFrontend,
+  m: CiliumFrontend,
+  bpf: CiliumTable,
+  add: AddFinding,
+) {
+  const service = nameOf(want);
+  const at = [
+    `${frontendKey(m)} [${m.flags.join(', ')}]${m.affinitySeconds ? ` AFFTimeout=${m.affinitySeconds}` : ''} (${bpf.source}:${m.line})`,
+  ];
+  const sticky = m.flags.includes('sessionAffinity');
+  const timeout = m.affinitySeconds;
+  if (
+    sticky !== (want.affinitySeconds !== undefined) ||
+    (sticky && timeout !== undefined && timeout !== want.affinitySeconds)
+  )
+    add('cilium-affinity-differs', {
+      service,
+      title: `${frontendKey(want)}: session affinity ${sticky ? `on${timeout ? ` (${timeout} s)` : ''}` : 'off'}, expected ${want.affinitySeconds === undefined ? 'off' : `${want.affinitySeconds} s`}`,
+      message: `The BPF map entry of ${frontendKey(want)} (${service}) on ${input.node} ${sticky ? 'keeps each client on its backend' : 'does not keep clients on a backend'}, but the Service's sessionAffinity says ${want.affinitySeconds === undefined ? 'None' : `ClientIP for ${want.affinitySeconds} s`}.`,
+      expected: [
+        `${frontendKey(want)} ${want.affinitySeconds === undefined ? 'no sessionAffinity' : `sessionAffinity ${want.affinitySeconds} s`}`,
+      ],
+      actual: at,
+    });
+  if (want.sourceRanges && !m.flags.includes('check source-range'))
+    add('cilium-source-range-missing', {
+      service,
+      title: `${frontendKey(want)}: no source-range check`,
+      message: `The BPF map entry of LoadBalancer frontend ${frontendKey(want)} (${service}) on ${input.node} does not check the source: clients outside its loadBalancerSourceRanges (${want.sourceRanges.join(', ')}) are let through.`,
+      expected: [`${frontendKey(want)} check source-range ${want.sourceRanges.join(', ')}`],
+      actual: at,
+    });
+}
+
 /** The agent's table against its BPF maps: the datapath uses the maps. */
 function maps(input: CiliumDriftInput, bpf: CiliumTable, add: AddFinding, notes: DriftFinding[]) {
   const inMaps = new Frontends(bpf);
+  const byKey = new Map(input.expected.map((e) => [frontendKey(e), e]));
+  const expectedFor = (f: CiliumFrontend) =>
+    byKey.get(frontendKey({ ...f, protocol: f.protocol ?? 'tcp' }));
   for (const f of input.table.frontends) {
     if (f.status && f.status !== 'Done') continue; // said already: not written yet
     if (f.internal && !bpf.frontends.some((m) => m.internal)) continue;
@@ -275,6 +316,8 @@ function maps(input: CiliumDriftInput, bpf: CiliumTable, add: AddFinding, notes:
       backends: [],
     } as ExpectedFrontend;
     const m = inMaps.find(probe);
+    const expected = expectedFor(f);
+    if (m && expected) guards(input, expected, m, bpf, add);
     const service = f.service
       ? (`${f.service}${f.portName ? `:${f.portName}` : ''}` as ServicePortName)
       : undefined;

@@ -25,6 +25,8 @@ export interface CiliumExpectOptions {
   /** k8s-service-proxy-name: the Services with this service-proxy-name label (empty: those
    * without one). */
   serviceProxyName: string;
+  /** enable-session-affinity (default on; always on from 1.19). */
+  sessionAffinity?: boolean;
 }
 
 export const CILIUM_DEFAULTS: CiliumExpectOptions = {
@@ -62,6 +64,10 @@ export interface ExpectedFrontend {
   internal?: boolean;
   /** Only this node's backends (a Local traffic policy applies). */
   localOnly: boolean;
+  /** sessionAffinity ClientIP: how long a client keeps its backend, in seconds. */
+  affinitySeconds?: number;
+  /** The source ranges the frontend admits (a LoadBalancer's loadBalancerSourceRanges). */
+  sourceRanges?: string[];
   backends: ExpectedBackend[];
 }
 
@@ -147,6 +153,11 @@ function frontendsOf(svc: Service, o: CiliumExpectOptions): Frontend[] {
   // one scope, unless exactly one policy is Local: then an internal one for in-cluster clients
   const scopes = etpLocal !== (svc.internalTrafficPolicy === 'Local') ? [false, true] : [false];
   const out: Frontend[] = [];
+  // enable-session-affinity off: the agent ignores a Service's ClientIP affinity
+  const affinity =
+    o.sessionAffinity !== false && svc.sessionAffinity === 'ClientIP'
+      ? svc.sessionAffinityTimeout
+      : undefined;
   const add = (
     ip: string,
     port: number,
@@ -165,6 +176,11 @@ function frontendsOf(svc: Service, o: CiliumExpectOptions): Frontend[] {
       servicePort: p.port,
       ...(internal ? { internal: true } : {}),
       localOnly,
+      ...(affinity !== undefined ? { affinitySeconds: affinity } : {}),
+      // loadBalancerSourceRanges guard the LoadBalancer frontends in every release
+      ...(type === 'LoadBalancer' && svc.loadBalancerSourceRanges.length > 0
+        ? { sourceRanges: svc.loadBalancerSourceRanges }
+        : {}),
     });
   };
   if (can('ClusterIP')) {

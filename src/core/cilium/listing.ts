@@ -57,6 +57,8 @@ export interface CiliumFrontend {
   /** The internal scope of a Service with one Local traffic policy ("/i" in Cilium's text). */
   internal?: boolean;
   backends: CiliumBackend[];
+  /** The BPF map's session affinity timeout (AFFTimeout), where the listing shows it. */
+  affinitySeconds?: number;
   /** Backends the listing leaves out ("+ 4 more ..."): the list above is not all of them. */
   backendsNotShown?: number;
   line: number;

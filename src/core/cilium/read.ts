@@ -431,7 +431,11 @@ function mapsDump(lines: string[], source: string): CiliumTable {
         }),
       );
     const id = fields.get('BEID');
-    if (fields.get('SLOT') === '0') counts.set(key, Number(fields.get('COUNT') ?? 0));
+    if (fields.get('SLOT') === '0') {
+      counts.set(key, Number(fields.get('COUNT') ?? 0));
+      const affinity = Number(fields.get('AFFTimeout') ?? 0);
+      if (affinity > 0) fe.affinitySeconds = affinity;
+    }
     if (fields.get('SLOT') === '0' || !id) return;
     const be = backends.get(id);
     if (!be?.addr) return void fe.flags.push(`backend ${id} not found`);

@@ -144,4 +144,17 @@ describe("faults made on Cilium's own listings", () => {
       ['cilium-frontend-not-reconciled'],
     );
   });
+
+  it("a Service's session affinity missing from its map entry", () => {
+    const maps = clean['cilium-bpf-lb-list'].replace(
+      /^(SVC: ID=\d+ ADDR=10\.96\.25\.212:80\/TCP SLOT=0 .*)\+sessionAffinity/m,
+      '$1',
+    );
+    assert.notEqual(maps, clean['cilium-bpf-lb-list']);
+    const d = drift({ ...clean, 'cilium-bpf-lb-list': maps });
+    assert.deepEqual(
+      d.findings.map((f) => [f.id, f.service]),
+      [['cilium-affinity-differs', 'matrix/affinity:http']],
+    );
+  });
 });

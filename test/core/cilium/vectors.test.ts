@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { load } from 'js-yaml';
+import { Analysis } from '../../../src/core/analysis.js';
 import { clusterView } from '../../../src/core/kube.js';
 import type { KubeObject } from '../../../src/core/model.js';
 import { CILIUM_DEFAULTS, expectedCilium } from '../../../src/core/cilium/expected.js';
@@ -115,6 +116,57 @@ describe('Cilium vectors: the BPF maps', () => {
         ['10.244.0.113:8081/TCP', 'active', true],
         ['10.244.0.112:8081/TCP', 'terminating', false],
       ],
+    );
+  });
+});
+
+describe("Cilium vectors: a LoadBalancer's source ranges in the BPF map", () => {
+  const v = '13-v118-lb-source-ranges-allow';
+  const { view } = setup(v);
+  const agent = {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'cilium-t', namespace: 'kube-system', labels: { 'k8s-app': 'cilium' } },
+    spec: { nodeName: 'testnode', containers: [{ name: 'cilium-agent' }] },
+    status: { phase: 'Running' },
+  } as KubeObject;
+  const config = {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'cilium-config', namespace: 'kube-system' },
+    data: { 'kube-proxy-replacement': 'true' },
+  } as KubeObject;
+  const drift = (maps: string) =>
+    new Analysis({
+      objects: [
+        ...view.services.map((x) => x.raw),
+        ...view.endpointSlices.map((x) => x.raw),
+        agent,
+        config,
+      ],
+      nodes: {
+        testnode: {
+          'cilium-frontends': readFileSync(file(v, 'expected-frontends.txt'), 'utf8'),
+          'cilium-bpf-lb-list': maps,
+        },
+      },
+      meta: {},
+    })
+      .node('testnode')
+      .drift();
+  const maps = readFileSync(file(v, 'expected-maps.txt'), 'utf8');
+
+  it('the check Cilium wrote is no drift', () => assert.deepEqual(drift(maps).findings, []));
+
+  it('a LoadBalancer entry without the check lets every source through', () => {
+    const unchecked = maps.replace(
+      /(ADDR=10\.0\.0\.2:80\/TCP SLOT=\d+ .*FLAGS=LoadBalancer)\+check source-range/g,
+      '$1',
+    );
+    assert.notEqual(unchecked, maps);
+    assert.deepEqual(
+      drift(unchecked).findings.map((f) => [f.id, f.service]),
+      [['cilium-source-range-missing', 'test/echo:http']],
     );
   });
 });
