@@ -17,6 +17,7 @@ import type { KubeObject } from '../../src/core/model.js';
 import { goUnavailable } from '../support/cluster/build.js';
 import { buildCiliumRef, runCiliumRef } from '../support/cilium/build.js';
 import { skipWithout } from '../support/skip.js';
+import { aCiliumAgent, aCiliumConfig } from '../support/builders.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const OBJECTS = join(ROOT, 'test/fixtures/releases/37/iptables/objects.json');
@@ -102,23 +103,8 @@ describe("Cilium's control plane, live", skipWithout(goUnavailable() ?? ''), () 
       const facts = {
         objects: [
           ...objects.filter((o) => !/^kube-proxy/.test(o.metadata?.name ?? '')),
-          {
-            apiVersion: 'v1',
-            kind: 'Pod',
-            metadata: {
-              name: 'cilium-a',
-              namespace: 'kube-system',
-              labels: { 'k8s-app': 'cilium' },
-            },
-            spec: { nodeName: 'node-a', containers: [{ name: 'cilium-agent' }] },
-            status: { phase: 'Running' },
-          },
-          {
-            apiVersion: 'v1',
-            kind: 'ConfigMap',
-            metadata: { name: 'cilium-config', namespace: 'kube-system' },
-            data: { 'kube-proxy-replacement': 'true', 'enable-ipv6': 'false' },
-          },
+          aCiliumAgent('node-a', 'quay.io/cilium/cilium:v1.20.2'),
+          aCiliumConfig(),
         ] as KubeObject[],
         nodes: {
           'node-a': {

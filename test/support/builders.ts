@@ -115,3 +115,27 @@ export function aKubeProxyConfig(conf: string): KubeObject {
     data: { 'config.conf': `kind: KubeProxyConfiguration\n${conf}` },
   };
 }
+
+/** A Cilium agent Pod on `node` (the cilium DaemonSet's label, its agent container), running. */
+export function aCiliumAgent(node: string, image = 'quay.io/cilium/cilium:v1.18.6'): KubeObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: `cilium-${node}`, namespace: 'kube-system', labels: { 'k8s-app': 'cilium' } },
+    spec: { nodeName: node, containers: [{ name: 'cilium-agent', image }] },
+    status: {
+      phase: 'Running',
+      containerStatuses: [{ name: 'cilium-agent', state: { running: {} } }],
+    },
+  };
+}
+
+/** Cilium's ConfigMap: kube-proxy replacement on, IPv6 off (the agent's default), and `data`. */
+export function aCiliumConfig(data: Record<string, string> = {}): KubeObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'cilium-config', namespace: 'kube-system' },
+    data: { 'kube-proxy-replacement': 'true', 'enable-ipv6': 'false', ...data },
+  };
+}

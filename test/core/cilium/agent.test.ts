@@ -6,6 +6,7 @@ import { describe, it } from 'node:test';
 import { ciliumAgentOn, fromStatus } from '../../../src/core/cilium/agent.js';
 import { clusterView } from '../../../src/core/kube.js';
 import type { KubeObject } from '../../../src/core/model.js';
+import { aCiliumAgent } from '../../support/builders.js';
 
 const STATUS = readFileSync(
   new URL(
@@ -14,16 +15,7 @@ const STATUS = readFileSync(
   ),
   'utf8',
 );
-const agent: KubeObject = {
-  apiVersion: 'v1',
-  kind: 'Pod',
-  metadata: { name: 'cilium-x', namespace: 'kube-system', labels: { 'k8s-app': 'cilium' } },
-  spec: {
-    nodeName: 'n1',
-    containers: [{ name: 'cilium-agent', image: 'quay.io/cilium/cilium:v1.16.5@sha256:1' }],
-  },
-  status: { phase: 'Running' },
-};
+const agent = { ...aCiliumAgent('n1', 'quay.io/cilium/cilium:v1.16.5@sha256:1') };
 const config = (data: Record<string, string>): KubeObject => ({
   apiVersion: 'v1',
   kind: 'ConfigMap',

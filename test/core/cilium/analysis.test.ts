@@ -8,6 +8,7 @@ import { describe, it } from 'node:test';
 import { load } from 'js-yaml';
 import { Analysis } from '../../../src/core/analysis.js';
 import type { Facts, KubeObject } from '../../../src/core/model.js';
+import { aCiliumAgent, aCiliumConfig } from '../../support/builders.js';
 
 const VECTOR = new URL(
   '../../fixtures/cilium/vectors/05-v118-nodeport-two-services/',
@@ -19,22 +20,8 @@ const objects = readFileSync(`${VECTOR}objects.yaml`, 'utf8')
   .filter((d): d is KubeObject => !!d);
 const frontends = readFileSync(`${VECTOR}expected-frontends.txt`, 'utf8');
 
-const agent: KubeObject = {
-  apiVersion: 'v1',
-  kind: 'Pod',
-  metadata: { name: 'cilium-x7k2p', namespace: 'kube-system', labels: { 'k8s-app': 'cilium' } },
-  spec: {
-    nodeName: 'testnode',
-    containers: [{ name: 'cilium-agent', image: 'quay.io/cilium/cilium:v1.18.6@sha256:0' }],
-  },
-  status: { phase: 'Running', podIP: '1.1.1.1' },
-};
-const config: KubeObject = {
-  apiVersion: 'v1',
-  kind: 'ConfigMap',
-  metadata: { name: 'cilium-config', namespace: 'kube-system' },
-  data: { 'kube-proxy-replacement': 'true', 'enable-ipv6': 'false' },
-};
+const agent = aCiliumAgent('testnode', 'quay.io/cilium/cilium:v1.18.6@sha256:0');
+const config = aCiliumConfig();
 const client: KubeObject = {
   apiVersion: 'v1',
   kind: 'Pod',

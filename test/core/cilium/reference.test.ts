@@ -11,6 +11,7 @@ import { formatAddress, frontendKey } from '../../../src/core/cilium/listing.js'
 import { parseCilium } from '../../../src/core/cilium/read.js';
 import { clusterView } from '../../../src/core/kube.js';
 import type { Facts, KubeObject } from '../../../src/core/model.js';
+import { aCiliumAgent, aCiliumConfig } from '../../support/builders.js';
 
 const REF = new URL('../../fixtures/cilium/reference/', import.meta.url).pathname;
 const OBJECTS = new URL('../../fixtures/releases/37/iptables/objects.json', import.meta.url)
@@ -18,23 +19,6 @@ const OBJECTS = new URL('../../fixtures/releases/37/iptables/objects.json', impo
 const objects = (JSON.parse(readFileSync(OBJECTS, 'utf8')) as { items: KubeObject[] }).items;
 const view = clusterView(objects);
 const recorded = readdirSync(REF).filter((d) => /^node-/.test(d));
-
-const agentOn = (node: string): KubeObject => ({
-  apiVersion: 'v1',
-  kind: 'Pod',
-  metadata: { name: `cilium-${node}`, namespace: 'kube-system', labels: { 'k8s-app': 'cilium' } },
-  spec: {
-    nodeName: node,
-    containers: [{ name: 'cilium-agent', image: 'quay.io/cilium/cilium:v1.20.2' }],
-  },
-  status: { phase: 'Running' },
-});
-const config: KubeObject = {
-  apiVersion: 'v1',
-  kind: 'ConfigMap',
-  metadata: { name: 'cilium-config', namespace: 'kube-system' },
-  data: { 'kube-proxy-replacement': 'true', 'enable-ipv6': 'false' },
-};
 
 describe("Cilium's own control plane on the truth matrix", () => {
   it('was recorded for both nodes, with both selection algorithms', () =>
@@ -67,8 +51,8 @@ describe("Cilium's own control plane on the truth matrix", () => {
         // where Cilium replaces kube-proxy, no kube-proxy runs
         objects: [
           ...objects.filter((o) => !/^kube-proxy/.test(o.metadata?.name ?? '')),
-          agentOn(node),
-          config,
+          aCiliumAgent(node, 'quay.io/cilium/cilium:v1.20.2'),
+          aCiliumConfig(),
         ],
         nodes: {
           [node]: {
@@ -96,8 +80,8 @@ describe("faults made on Cilium's own listings", () => {
     new Analysis({
       objects: [
         ...objects.filter((o) => !/^kube-proxy/.test(o.metadata?.name ?? '')),
-        agentOn('node-a'),
-        config,
+        aCiliumAgent('node-a', 'quay.io/cilium/cilium:v1.20.2'),
+        aCiliumConfig(),
       ],
       nodes: { 'node-a': listings },
       meta: {},

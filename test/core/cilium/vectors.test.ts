@@ -7,6 +7,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { load } from 'js-yaml';
 import { Analysis } from '../../../src/core/analysis.js';
+import { aCiliumAgent, aCiliumConfig } from '../../support/builders.js';
 import { clusterView } from '../../../src/core/kube.js';
 import type { KubeObject } from '../../../src/core/model.js';
 import { CILIUM_DEFAULTS, expectedCilium } from '../../../src/core/cilium/expected.js';
@@ -123,26 +124,14 @@ describe('Cilium vectors: the BPF maps', () => {
 describe("Cilium vectors: a LoadBalancer's source ranges in the BPF map", () => {
   const v = '13-v118-lb-source-ranges-allow';
   const { view } = setup(v);
-  const agent = {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: { name: 'cilium-t', namespace: 'kube-system', labels: { 'k8s-app': 'cilium' } },
-    spec: { nodeName: 'testnode', containers: [{ name: 'cilium-agent' }] },
-    status: { phase: 'Running' },
-  } as KubeObject;
-  const config = {
-    apiVersion: 'v1',
-    kind: 'ConfigMap',
-    metadata: { name: 'cilium-config', namespace: 'kube-system' },
-    data: { 'kube-proxy-replacement': 'true' },
-  } as KubeObject;
   const drift = (maps: string) =>
     new Analysis({
       objects: [
         ...view.services.map((x) => x.raw),
         ...view.endpointSlices.map((x) => x.raw),
-        agent,
-        config,
+        aCiliumAgent('testnode'),
+        // the vectors' harness runs both families
+        aCiliumConfig({ 'enable-ipv6': 'true' }),
       ],
       nodes: {
         testnode: {
