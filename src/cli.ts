@@ -75,6 +75,9 @@ const COMMANDS: Record<string, () => Promise<{ define: Define }>> = {
   completion: () => import('./commands/completion.js'),
 };
 
+/** Other names of a command (kubectl's for the resource): the module to load for them. */
+const ALIASES: Record<string, string> = { service: 'svc', services: 'svc' };
+
 /** The global flags that take a value: the word after one is not the command. */
 const VALUED = new Set(['-n', '--namespace', '--context', '--kubeconfig', '-o', '--output']);
 
@@ -83,7 +86,10 @@ function commandOf(words: string[]): string | undefined {
   for (let i = 0; i < words.length; i++) {
     const w = words[i]!;
     if (VALUED.has(w)) i++;
-    else if (!w.startsWith('-')) return Object.hasOwn(COMMANDS, w) ? w : undefined;
+    else if (!w.startsWith('-')) {
+      const name = ALIASES[w] ?? w;
+      return Object.hasOwn(COMMANDS, name) ? name : undefined;
+    }
   }
   return undefined;
 }

@@ -140,6 +140,8 @@ export const define: Define = (parent, run, g) => {
     nodeAccessOptions(
       parent
         .command('svc <name>')
+        // kubectl's names for the resource
+        .aliases(['service', 'services'])
         .description('the guided diagnosis of one Service, step by step, with evidence')
         .option('--snapshot <dir>', 'a recorded snapshot directory instead of the live cluster')
         .option('-v, --verbose', 'text: expand every finding, not only the failing ones'),

@@ -16,6 +16,15 @@ const golden = (name: string) => readFileSync(join(ROOT, 'test/golden/svc', name
 const live = kdebugAsync;
 
 describe('kdebug svc (built CLI)', () => {
+  it('takes service and services as kubectl does, for svc', () => {
+    const svc = kdebug(['svc', 'nginx-svc', '--snapshot', 'snapshots/nginx-svc', '-o', 'json']);
+    for (const alias of ['service', 'services']) {
+      const r = kdebug([alias, 'nginx-svc', '--snapshot', 'snapshots/nginx-svc', '-o', 'json']);
+      assert.equal(r.code, svc.code, r.stderr);
+      assert.equal(r.stdout, svc.stdout);
+    }
+  });
+
   it('prints the golden text for a healthy Service and exits 0', () => {
     const r = kdebug(['svc', 'nginx-svc', '--snapshot', 'snapshots/nginx-svc', '-o', 'text']);
     assert.deepEqual([r.code, r.stderr], [0, '']);

@@ -127,7 +127,9 @@ function mismatches(ctx: CheckContext, svc: Service, all: PortEndpoint[]): Findi
         {
           explanation: `The selector matches ${missing.map((p) => p.name).join(', ')} and ${missing.length === 1 ? 'it is' : 'they are'} ready, but no EndpointSlice lists ${missing.length === 1 ? 'its' : 'their'} IP. Either the endpoint controller is behind (kube-controller-manager), or a named targetPort cannot be resolved on ${missing.length === 1 ? 'that Pod' : 'those Pods'}.`,
           evidence: missing.map((p: Pod) =>
-            read(`Pod ${p.name}: ${p.podIP} on ${p.nodeName ?? '?'}, Ready`),
+            read(
+              `Pod ${p.name}: ${p.podIP} ${p.nodeName ? `on ${p.nodeName}` : '(not scheduled yet)'}, Ready`,
+            ),
           ),
           next: kubectl(
             'kube-system',

@@ -244,7 +244,7 @@ function running(ctx: CheckContext): Finding[] {
           explanation: `Nothing updates the Service rules on ${node}: new Services and endpoint changes never reach it, and Pods there keep using whatever rules were left, or none.`,
           evidence: why?.evidence ?? [
             read(
-              `kube-proxy Pods: ${pods.map((p) => `${p.name} on ${p.nodeName}`).join(', ') || 'none'}`,
+              `kube-proxy Pods: ${pods.map((p) => `${p.name} ${p.nodeName ? `on ${p.nodeName}` : '(not scheduled yet)'}`).join(', ') || 'none'}`,
             ),
           ],
           next: pod
@@ -507,7 +507,7 @@ export const kubeProxyCheck: Check = {
               : 'Every node has a ready kube-proxy Pod.',
             evidence: pods.map((p) =>
               read(
-                `Pod ${p.name} on ${p.nodeName}: ${p.phase}, Ready`,
+                `Pod ${p.name} ${p.nodeName ? `on ${p.nodeName}` : '(not scheduled yet)'}: ${p.phase}, Ready`,
                 `Pod kube-system/${p.name}`,
               ),
             ),

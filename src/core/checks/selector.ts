@@ -158,7 +158,7 @@ function matched(svc: Service, pods: Pod[]): Finding[] {
   const workloads = [...new Set(pods.map(workload))];
   const evidence = pods.map((p) =>
     read(
-      `Pod ${p.name}: ${p.podIP ?? 'no IP'} on ${p.nodeName ?? 'no node'}, ${p.phase}${p.deleting ? ', terminating' : ''} (${workload(p)})`,
+      `Pod ${p.name}: ${p.podIP ?? 'no IP'} ${p.nodeName ? `on ${p.nodeName}` : '(not scheduled yet)'}, ${p.phase}${p.deleting ? ', terminating' : ''} (${workload(p)})`,
       `Pod ${p.namespace}/${p.name}`,
     ),
   );

@@ -262,3 +262,20 @@ describe('how each node was reached, in one line', () => {
   for (const [name, access, want] of cases)
     it(name, () => assert.equal(nodeAccessLine(access), want));
 });
+
+describe('a kube-proxy Pod not scheduled yet', () => {
+  it('is said so, never "on undefined"', () => {
+    // node-b's kube-proxy Pod is Pending with no node: node-b has none running
+    const objects = healthy().map((o) => {
+      if (o.kind !== 'Pod' || !(o.metadata?.name ?? '').startsWith('kube-proxy-')) return o;
+      if ((o['spec'] as { nodeName?: string }).nodeName !== 'node-b') return o;
+      const { nodeName: _gone, ...spec } = o['spec'] as Record<string, unknown>;
+      return { ...o, spec, status: { phase: 'Pending' } } as KubeObject;
+    });
+    const text = run(kubeProxyCheck, facts(objects))
+      .flatMap((f) => [f.title, ...f.evidence.map(evidenceText)])
+      .join('\n');
+    assert.doesNotMatch(text, /undefined/);
+    assert.match(text, /\(not scheduled yet\)/);
+  });
+});
