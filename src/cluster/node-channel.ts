@@ -13,7 +13,7 @@ export interface NodeRunner {
 /** One way to reach nodes. */
 export interface NodeChannel {
   readonly name: TransportName;
-  /** Whether the command is one this channel is for at all (others pass it by, unsaid). */
+  /** A channel for some commands only: those go through it alone, and it takes no others. */
   serves?(command: NodeCommand): boolean;
   /** Why this channel cannot run the command on any node (said before trying), or undefined. */
   cannotRun(command: NodeCommand): string | undefined;

@@ -38,18 +38,6 @@ export class UnsupportedCommandError extends Error {
   }
 }
 
-/** Why `command` cannot run in `place` at all (its image or the node has no such tool), or
- * undefined: what a channel says before trying. */
-export function cannotRunIn(command: NodeCommand, place: CommandPlace): string | undefined {
-  try {
-    nodeArgv(command, place);
-    return undefined;
-  } catch (e) {
-    if (e instanceof UnsupportedCommandError) return e.message;
-    throw e;
-  }
-}
-
 /** A command object that is not a member of the closed list, or carries a bad value. */
 export class InvalidNodeCommandError extends Error {
   constructor(message: string) {

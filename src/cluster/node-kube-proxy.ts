@@ -27,7 +27,7 @@ interface AgentSpec {
   container: string;
   /** Why the commands it cannot run cannot run there. */
   cannot: string;
-  /** Only the commands this channel is for go through it (the others, silently elsewhere). */
+  /** The commands this channel alone runs (see NodeChannel.serves); none: any it can. */
   serves?: (c: NodeCommand) => boolean;
 }
 
@@ -40,7 +40,6 @@ const KUBE_PROXY: AgentSpec = {
   namePrefix: 'kube-proxy-',
   container: 'kube-proxy',
   cannot: 'its image has no tools for them, kdebug runs only iptables-save there',
-  serves: (c) => c.kind !== 'cilium',
 };
 
 const CILIUM: AgentSpec = {
@@ -75,11 +74,11 @@ class AgentExec implements NodeChannel {
     private readonly o: { timeoutMs: number },
   ) {
     this.name = spec.name;
+    // a channel for some commands only says which (kube-proxy's takes what it can run)
+    if (spec.serves) this.serves = spec.serves;
   }
 
-  serves(command: NodeCommand): boolean {
-    return this.spec.serves?.(command) ?? true;
-  }
+  readonly serves?: (command: NodeCommand) => boolean;
 
   cannotRun(command: NodeCommand): string | undefined {
     try {

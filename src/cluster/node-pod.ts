@@ -18,7 +18,7 @@ import { apiPath } from './cluster.js';
 import type { KubeApi } from './kube-api.js';
 import { KubeApiError } from './kube/errors.js';
 import { NodeUnavailable, type NodeChannel, type NodeRunner } from './node-channel.js';
-import { cannotRunIn, nodeArgv } from './node-commands.js';
+import { nodeArgv } from './node-commands.js';
 import { DEBUG_NAMESPACE, DEBUG_POD_RULES } from './permissions.js';
 
 export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
@@ -328,13 +328,8 @@ export class DebugPods implements NodeChannel {
     o.holders?.add(this);
   }
 
-  /** A Cilium agent's listings run only in its own Pod. */
-  serves(command: NodeCommand): boolean {
-    return command.kind !== 'cilium';
-  }
-
-  cannotRun(command: NodeCommand): string | undefined {
-    return cannotRunIn(command, { kind: 'debug-pod' });
+  cannotRun(): undefined {
+    return undefined;
   }
 
   /** RBAC, the namespace (its Pod Security level, or whether it may be made), then consent. */

@@ -10,7 +10,6 @@ import type { KubeApi } from './kube-api.js';
 import type { NodeTransport, NodeTransportFactory } from './kube-cluster.js';
 import { KubeApiError } from './kube/errors.js';
 import { ciliumAgentExec, kubeProxyExec } from './node-kube-proxy.js';
-import { cannotRunIn } from './node-commands.js';
 import { DebugPods, type DebugPodOptions } from './node-pod.js';
 import { nodeSshHost, SshSession, type SshAddressType } from './node-ssh.js';
 import { SshError, type SshOptions } from './ssh/route.js';
@@ -39,13 +38,8 @@ export class SshChannel implements NodeChannel {
     private readonly o: SshOptions & { addressType?: SshAddressType },
   ) {}
 
-  /** A Cilium agent's listings run only in its own Pod. */
-  serves(command: NodeCommand): boolean {
-    return command.kind !== 'cilium';
-  }
-
-  cannotRun(command: NodeCommand): string | undefined {
-    return cannotRunIn(command, { kind: 'host', sudo: false });
+  cannotRun(): undefined {
+    return undefined;
   }
 
   async open(node: string): Promise<NodeRunner> {
@@ -143,7 +137,9 @@ export class NodeAccessTransport implements NodeTransport {
     const reasons: string[] = [];
     let last: NodeResult | undefined;
     let lost = false;
-    const serving = this.channels.filter((c) => !c.serves || c.serves(command));
+    // a command a channel claims goes through it alone; the others take everything else
+    const claimed = this.channels.filter((c) => c.serves?.(command));
+    const serving = claimed.length > 0 ? claimed : this.channels.filter((c) => !c.serves);
     for (const channel of serving) {
       const key = `${channel.name} ${node}`;
       const cannot = channel.cannotRun(command);

@@ -224,8 +224,13 @@ export function ciliumDataplane(read: CiliumRead, view: ClusterView): CiliumData
     table,
     ...(read.maps ? { maps: read.maps } : {}),
     trees: (ports) => {
+      // one Service's trees need only its own frontends named: not the whole cluster's
+      const services = ports.only?.map((p) => {
+        const [namespace, name] = p.name.split(':')[0]!.split('/');
+        return { namespace: namespace!, name: name! };
+      });
       const known: CiliumKnown = new Map();
-      for (const f of expected()) {
+      for (const f of expected(services)) {
         const name = `${f.service}${f.portName ? `:${f.portName}` : ''}` as ServicePortName;
         known.set(frontendKey(f), name);
         if (f.type === 'NodePort') known.set(nodePortKey(f.port, f.protocol), name);

@@ -89,6 +89,10 @@ export function kubeProxyLogs(ctx: CheckContext, node: string) {
 const podOrDaemonSet = (pod: string | undefined) =>
   pod === undefined ? 'ds/kube-proxy' : valid.name(pod);
 
+/** The nodes where Cilium's agent replaces kube-proxy (their node state says so). */
+export const ciliumNodes = (ctx: CheckContext): string[] =>
+  ctx.nodeNames().filter((n) => ctx.analysis.state(n).mode.value === 'cilium');
+
 /** A kube-proxy replacement, with the command that shows its Service table. */
 export function replacement(
   ctx: CheckContext,

@@ -19,7 +19,7 @@ import {
   type Check,
 } from './check.js';
 import type { CheckContext } from './context.js';
-import { clusterMode, replacement } from './kube-proxy.js';
+import { ciliumNodes, clusterMode, replacement } from './kube-proxy.js';
 import { connectProbe, probeSeen, probeText, type NodeProbe } from './node-probes.js';
 import { treeOf } from './rules.js';
 import { policiesFor, together } from './network-policy.js';
@@ -434,7 +434,7 @@ function pingExplained(ctx: CheckContext, svc: Service): Finding | undefined {
   const ip = svc.clusterIP!;
   const port = svc.ports[0];
   if (!port) return undefined;
-  const cilium = ctx.nodeNames().filter((n) => ctx.analysis.state(n).mode.value === 'cilium');
+  const cilium = ciliumNodes(ctx);
   const mode = cilium.length > 0 ? 'cilium' : (clusterMode(ctx) ?? 'iptables');
   // only what a probe saw counts: a ping that could not run answered nothing
   const pings = probed(ctx, { kind: 'icmp-echo', ip }).filter(observed);
@@ -606,9 +606,10 @@ export const reachabilityCheck: Check = {
     out.push(...idleNodes(ctx));
     out.push(...conntrackFindings(ctx, svc));
     for (const port of svc.ports) out.push(...networkPolicies(ctx, port));
-    const cilium = ctx.nodeNames().some((n) => ctx.analysis.state(n).mode.value === 'cilium');
     const ping =
-      !svc.headless && (cilium || !replacement(ctx)) ? pingExplained(ctx, svc) : undefined;
+      !svc.headless && (ciliumNodes(ctx).length > 0 || !replacement(ctx))
+        ? pingExplained(ctx, svc)
+        : undefined;
     if (ping) out.push(ping);
     return out;
   },

@@ -22,7 +22,13 @@ import {
 } from './check.js';
 import { kdebug, valid } from '../next-command.js';
 import type { CheckContext } from './context.js';
-import { kubeProxyLogs, proxyModes, replacement, withSyncShown } from './kube-proxy.js';
+import {
+  ciliumNodes,
+  kubeProxyLogs,
+  proxyModes,
+  replacement,
+  withSyncShown,
+} from './kube-proxy.js';
 import { tableNode } from './rules-table.js';
 import { percent } from '../model.js';
 
@@ -293,7 +299,7 @@ export const rulesCheck: Check = {
     const svc = ctx.service!;
     const other = replacement(ctx);
     // Cilium's nodes are read from its agent's table; another replacement has nothing to read
-    const cilium = ctx.nodeNames().filter((n) => ctx.analysis.state(n).mode.value === 'cilium');
+    const cilium = ciliumNodes(ctx);
     if (other && cilium.length === 0)
       return [
         finding(
