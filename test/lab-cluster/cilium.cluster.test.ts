@@ -22,6 +22,13 @@ import { aCiliumAgent, aCiliumConfig } from '../support/builders.js';
 const ROOT = new URL('../../', import.meta.url).pathname;
 const OBJECTS = join(ROOT, 'test/fixtures/releases/37/iptables/objects.json');
 const REF = join(ROOT, 'test/fixtures/cilium/reference/node-a');
+/** Cilium's control plane on the truth matrix with node-a as its node, its tables into `out`. */
+const onNodeA = (out: string, more: string[] = []) =>
+  runCiliumRef([
+    ...['--objects', OBJECTS, '--node', 'node-a', '--node-address', '192.0.2.21'],
+    ...more,
+    ...['--out', out],
+  ]);
 const rows = (text: string) =>
   parseCilium(text, 'frontends')
     .frontends.filter((f) => !f.service?.endsWith(':healthserver'))
@@ -37,16 +44,7 @@ describe("Cilium's control plane, live", skipWithout(goUnavailable() ?? ''), () 
   before(() => {
     buildCiliumRef((s) => process.stderr.write(`${s}\n`));
     out = mkdtempSync(join(tmpdir(), 'kdebug-cilium-'));
-    const r = runCiliumRef([
-      '--objects',
-      OBJECTS,
-      '--node',
-      'node-a',
-      '--node-address',
-      '192.0.2.21',
-      '--out',
-      out,
-    ]);
+    const r = onNodeA(out);
     stderr = r.stderr;
   });
   after(() => rmSync(out, { recursive: true, force: true }));
@@ -87,18 +85,7 @@ describe("Cilium's control plane, live", skipWithout(goUnavailable() ?? ''), () 
   it('a backend its health checker quarantines is a note in drift, not drift', () => {
     const dir = mkdtempSync(join(tmpdir(), 'kdebug-cilium-q-'));
     try {
-      runCiliumRef([
-        '--objects',
-        OBJECTS,
-        '--node',
-        'node-a',
-        '--node-address',
-        '192.0.2.21',
-        '--unhealthy',
-        'matrix/cluster-ip=10.244.2.2:80/TCP',
-        '--out',
-        dir,
-      ]);
+      onNodeA(dir, ['--unhealthy', 'matrix/cluster-ip=10.244.2.2:80/TCP']);
       const objects = (JSON.parse(readFileSync(OBJECTS, 'utf8')) as { items: KubeObject[] }).items;
       const facts = {
         objects: [
