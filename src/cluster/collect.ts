@@ -413,7 +413,7 @@ function readServiceCIDRs(r: Reader): Promise<unknown> {
   );
 }
 
-/** kube-proxy (ConfigMap, DaemonSet and its Pods) and cluster DNS (kube-dns Service, slices, CoreDNS Pods, Corefile). */
+/** kube-proxy (ConfigMap, DaemonSet and its Pods), Cilium's agents and their ConfigMap, and cluster DNS (kube-dns Service, slices, CoreDNS Pods, Corefile). */
 function readClusterAddons(r: Reader): Promise<unknown>[] {
   const kubeProxy = r
     .get(`DaemonSet ${SYSTEM}/kube-proxy`, {
@@ -455,6 +455,19 @@ function readClusterAddons(r: Reader): Promise<unknown>[] {
   return [
     kubeProxy,
     dns,
+    // where Cilium replaces kube-proxy its agent on each node holds the Services (GKE's anetd too)
+    r.list('Cilium agent Pods', {
+      resource: 'pods',
+      namespace: SYSTEM,
+      addon: true,
+      labelSelector: 'k8s-app=cilium',
+    }),
+    r.get(`ConfigMap ${SYSTEM}/cilium-config`, {
+      resource: 'configmaps',
+      namespace: SYSTEM,
+      name: 'cilium-config',
+      addon: true,
+    }),
     // kubeadm names it kube-proxy, EKS kube-proxy-config
     r.get(`ConfigMap ${SYSTEM}/kube-proxy`, {
       resource: 'configmaps',

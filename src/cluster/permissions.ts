@@ -77,7 +77,12 @@ const ADDON_READS: PermissionRule[] = [
     names: ['kube-proxy'],
     why: "kube-proxy's DaemonSet (its version and flags)",
   },
-  { group: '', resource: 'pods', verbs: ['list'], why: 'the kube-proxy and CoreDNS Pods' },
+  {
+    group: '',
+    resource: 'pods',
+    verbs: ['list'],
+    why: 'the kube-proxy, Cilium agent and CoreDNS Pods',
+  },
   {
     group: '',
     resource: 'services',
@@ -95,8 +100,8 @@ const ADDON_READS: PermissionRule[] = [
     group: '',
     resource: 'configmaps',
     verbs: ['get'],
-    names: ['kube-proxy', 'kube-proxy-config', 'coredns'],
-    why: "kube-proxy's configuration and the Corefile (no other ConfigMap)",
+    names: ['kube-proxy', 'kube-proxy-config', 'cilium-config', 'coredns'],
+    why: "kube-proxy's and Cilium's configuration and the Corefile (no other ConfigMap)",
   },
 ];
 

@@ -143,6 +143,8 @@ describe('collect for one Service', () => {
       'kube-proxy Pods': 2,
       'ConfigMap kube-system/kube-proxy': 1,
       'ConfigMap kube-system/kube-proxy-config': 0,
+      'Cilium agent Pods': 0,
+      'ConfigMap kube-system/cilium-config': 0,
       'Service kube-system/kube-dns': 1,
       'EndpointSlices of kube-system/kube-dns': 1,
       'CoreDNS Pods': 1,
@@ -156,8 +158,8 @@ describe('collect for one Service', () => {
     const { cluster } = await serve([...relevant, ...irrelevant], { delayMs: 100 });
     const t = Date.now();
     await collect(cluster, { namespace: 'default', service: 'web' });
-    // 17 reads, at most 3 in a row (Service -> selected Pods -> Pods the endpoints point at): one
-    // after another they would take 1.7 s
+    // 19 reads, at most 3 in a row (Service -> selected Pods -> Pods the endpoints point at): one
+    // after another they would take 1.9 s
     const took = Date.now() - t;
     assert.ok(took < 1000, `took ${took} ms`);
   });
@@ -249,6 +251,17 @@ describe('collect when RBAC refuses a read', () => {
       `access denied by RBAC: user "admin" cannot ${what} (context "fake")`;
     assert.deepEqual((facts.meta['readErrors'] as { what: string }[]).sort(byWhat), [
       {
+        what: 'ConfigMap kube-system/cilium-config',
+        read: {
+          resource: 'configmaps',
+          namespace: 'kube-system',
+          name: 'cilium-config',
+          addon: true,
+        },
+        error: refused('get configmaps in namespace kube-system'),
+        reason: 'forbidden',
+      },
+      {
         what: 'ConfigMap kube-system/coredns',
         read: { resource: 'configmaps', namespace: 'kube-system', name: 'coredns', addon: true },
         error: refused('get configmaps in namespace kube-system'),
@@ -278,7 +291,7 @@ describe('collect when RBAC refuses a read', () => {
         reason: 'forbidden',
       },
     ]);
-    assert.equal(progress.filter((p) => p.state === 'failed').length, 4);
+    assert.equal(progress.filter((p) => p.state === 'failed').length, 5);
   });
 
   it('fails when the Service itself cannot be read', async () => {
@@ -474,7 +487,7 @@ describe('collect: Services without a selector, and node commands', () => {
     assert.deepEqual(facts.meta['nodeErrors'] ?? [], []);
   });
 
-  it("reads a Cilium agent's listings where agents run: the tables from 1.18, its Service list before, cilium where there is no cilium-dbg", async () => {
+  it("reads the Cilium agents and cilium-config, and each agent's listings where agents run: the tables from 1.18, its Service list before, cilium where there is no cilium-dbg", async () => {
     const agent = (node: string, image: string): KubeObject => ({
       apiVersion: 'v1',
       kind: 'Pod',
@@ -530,8 +543,22 @@ describe('collect: Services without a selector, and node commands', () => {
         return { stdout: `${commandStem(c)} of ${node}\n`, stderr: '', exitCode: 0, via: 'test' };
       },
     };
+    const config: KubeObject = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'cilium-config', namespace: 'kube-system' },
+      data: { 'kube-proxy-replacement': 'true' },
+    };
+    const operator: KubeObject = {
+      ...agent('node-b', 'operator-generic:v1.14.4'),
+      metadata: {
+        name: 'cilium-operator-1',
+        namespace: 'kube-system',
+        labels: { 'io.cilium/app': 'operator' },
+      },
+    };
     const { cluster } = await serve(
-      [...webCluster().relevant, agent('node-a', 'cilium:v1.14.4')],
+      [...webCluster().relevant, agent('node-a', 'cilium:v1.14.4'), config, operator],
       {},
       transport,
     );
@@ -539,6 +566,11 @@ describe('collect: Services without a selector, and node commands', () => {
       cluster,
       { namespace: 'default', service: 'web' },
       { nodeCommands: [{ kind: 'cilium', list: 'service-list' }], nodes: ['node-a'] },
+    );
+    // live, the agents and their ConfigMap are read from the API (the operator is no agent)
+    assert.deepEqual(
+      keys(facts.objects).filter((k) => k.includes('cilium')),
+      ['ConfigMap kube-system/cilium-config', 'Pod kube-system/cilium-node-a'],
     );
     assert.deepEqual(ran, ['node-a cilium-dbg service-list', 'node-a cilium service-list']);
     assert.deepEqual(facts.nodes['node-a'], {
