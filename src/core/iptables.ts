@@ -197,6 +197,13 @@ class DumpParser {
   run(): Ruleset {
     const b = this.buf;
     const n = b.length;
+    // the end of the last line that holds anything: a paste cut mid-rule may still end in a newline
+    let tail = n;
+    while (
+      tail > 0 &&
+      (b[tail - 1] === NL || b[tail - 1] === CR || b[tail - 1] === SP || b[tail - 1] === TAB)
+    )
+      tail--;
     let pos = 0;
     while (pos < n) {
       let end = b.indexOf(NL, pos);
@@ -209,7 +216,8 @@ class DumpParser {
       while (e > s && (b[e - 1] === SP || b[e - 1] === TAB)) e--;
       this.lineStart = s;
       this.lineEnd = e;
-      const last = end === n; // a last line without its line end may be cut mid-rule
+      // a paste's last line may be cut mid-rule, even when a newline follows (not a lone line)
+      const last = end === n || (end >= tail && this.nonBlank > 0);
       if (this.skipUntilCommit) {
         if (e - s === 6 && text(b, s, e) === 'COMMIT') this.skipUntilCommit = false;
       } else if (s < e) {

@@ -95,7 +95,7 @@ describe('IPVS listings', () => {
   it('skips the lines around a paste and names them; a broken line of its own is FILE:LINE', () => {
     assert.deepEqual(parseIpvs(LIST).skipped, [1, 18]);
     assert.throws(
-      () => parseIpvs('TCP  10.96.0.10:53 rr\n  -> garbage\n', 'pasted.txt'),
+      () => parseIpvs('TCP  10.96.0.10:53 rr\n  -> garbage\nTCP  10.96.0.1:443 rr\n', 'pasted.txt'),
       (e: unknown) => e instanceof IpvsParseError && /^pasted\.txt:2: /.test(e.message),
     );
   });

@@ -332,6 +332,93 @@ table ip kube-proxy { # handle 5
     assert.doesNotMatch(rulesText(x.dump, x.trees, { label: 'p' }), /no endpoints/);
   });
 
+  it("a paste that starts inside kube-proxy's nft table (no table line) is kube-proxy's, by its names", () => {
+    const x = reads(`chain services {
+	ip daddr . meta l4proto . th dport vmap @service-ips
+}
+map service-ips {
+	type ipv4_addr . inet_proto . inet_service : verdict
+	elements = { 10.96.0.10 . tcp . 53 : goto service-NWBZK7IH-kube-system/kube-dns/tcp/dns-tcp,
+		     10.96.0.1 . tcp . 443 : goto service-2QRHZV4L-default/kubernetes/tcp/https }
+}
+map no-endpoint-services {
+	type ipv4_addr . inet_proto . inet_service : verdict
+	elements = { 10.96.5.5 . tcp . 80 comment "shop/cart:web" : reject,
+		     10.96.5.6 . tcp . 80 comment "shop/cart-v2:w`);
+    assert.ok(x.mode === 'nftables');
+    assert.equal(x.dump.headless, true);
+    const text = rulesText(x.dump, x.trees, { label: 'p' });
+    assert.match(text, /part of an nftables table \(its table line is not in the paste\)/);
+    // the element the paste cuts is not read; the whole one before it is
+    const cart = tree(x, 'shop/cart:web');
+    assert.deepEqual(
+      cart.verdicts.map((v) => [v.kind, v.address, v.port]),
+      [['reject', '10.96.5.5', 80]],
+    );
+    assert.equal(
+      x.trees.services.some((t) => t.name === 'shop/cart-v2:w'),
+      false,
+    );
+    // a map element whose chain is not in the paste: its endpoints are unknown, not "none"
+    const dns = tree(x, 'kube-system/kube-dns:dns-tcp');
+    assert.deepEqual(dns.absentChains, ['service-NWBZK7IH-kube-system/kube-dns/tcp/dns-tcp']);
+    assert.doesNotMatch(text, /no endpoints/);
+    assert.match(text, /chain not in this paste: its endpoints are unknown/);
+  });
+
+  it("a paste of another tool's nft chains without a table line is not read as kube-proxy's", () => {
+    assert.throws(
+      () =>
+        readPaste(
+          `chain KUBE-SERVICES {
+	meta l4proto tcp ip daddr 10.96.0.1 tcp dport 443 counter packets 0 bytes 0 jump KUBE-SVC-NPX46M4PTMTKRN6Y
+}
+`,
+          { file: 'p.txt' },
+        ),
+      (e: unknown) => e instanceof NoRulesError && e.foreign === 'nft',
+    );
+  });
+
+  it('ipvsadm -Ln cut mid-line: what is whole is read, the cut virtual server claims no share', () => {
+    const x = reads(`TCP  10.96.0.10:53 rr
+  -> 10.244.0.2:53                Masq    1      0          0
+  -> 10.244.0.3:53                Masq    1      0          0
+TCP  10.96.0.1:443 rr
+  -> 192.168.0.10:6443            Masq    1      0          0
+  -> 192.
+`);
+    assert.ok(x.mode === 'ipvs');
+    assert.equal(x.dump.cut, 6);
+    const dns = tree(x, 'TCP 10.96.0.10:53');
+    assert.deepEqual(
+      dns.endpoints.map((e) => e.probability),
+      [0.5, 0.5],
+    );
+    const api = tree(x, 'TCP 10.96.0.1:443');
+    assert.match(api.partial ?? '', /cut at line 6/);
+    assert.ok(api.endpoints.every((e) => e.shareUnknown !== undefined));
+    assert.match(rulesText(x.dump, x.trees, { label: 'p' }), /ends mid-line at line 6/);
+    // the same line anywhere but last is an error, with its line
+    assert.throws(
+      () =>
+        readPaste(`TCP  10.96.0.1:443 rr\n  -> 192.\n  -> 10.0.0.1:6443 Masq 1 0 0\n`, {
+          file: 'p.txt',
+        }),
+      /:2: not a real server's address:port/,
+    );
+  });
+
+  it("ipvsadm -l: a port name is read by the node's services database (netbase), else unknown", () => {
+    const x = reads(`TCP  10.96.3.4:ldap rr
+  -> 10.244.0.9:ldap              Masq    1      0          0
+TCP  10.96.3.5:my-own-name rr
+  -> 10.244.0.9:7777              Masq    1      0          0
+`);
+    assert.equal(tree(x, 'TCP 10.96.3.4:ldap').port, 389);
+    assert.equal(tree(x, 'TCP 10.96.3.5:my-own-name').port, undefined);
+  });
+
   it('a masquerade rule limited to an interface is not "all"', () => {
     const x =
       reads(`-A KUBE-SERVICES -d 10.96.0.10/32 -p udp -m comment --comment "kube-system/kube-dns:dns cluster IP" -m udp --dport 53 -j KUBE-SVC-TCOU7JCQXEZGVUNU

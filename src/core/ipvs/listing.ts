@@ -25,6 +25,8 @@ export interface IpvsService {
   /** Persistence timeout, seconds (session affinity). */
   persistent?: number;
   realServers: IpvsRealServer[];
+  /** The paste ends mid-line inside its real servers: it may have more than those read. */
+  cut?: boolean;
   line: number;
 }
 
@@ -45,6 +47,8 @@ export interface IpvsTable {
   duplicates: number[];
   /** Elision lines ("...") inside the listing: virtual servers may be missing. */
   elided: number[];
+  /** The last line, cut mid-way (a paste that stops inside a line): what followed was not read. */
+  cut?: number;
 }
 
 /** An IPVS-mode listing (ipvsadm's, or kube-proxy's ipsets) that does not read, with where. */
@@ -124,6 +128,15 @@ export function parseIpvs(text: string, file = '<input>'): IpvsTable {
   let current: IpvsService | undefined;
   let inListing = false;
   const lines = text.split('\n');
+  let last = lines.length;
+  while (last > 0 && !bareLine(lines[last - 1]!)) last--;
+  let cut: number | undefined;
+  // ipvsadm's own syntax that does not read: the paste's last line cut mid-way, else an error
+  const unreadable = (no: number, why: string) => {
+    if (no !== last) throw new IpvsParseError(file, no, why);
+    cut = no;
+    if (current) current.cut = true;
+  };
   for (let i = 0; i < lines.length; i++) {
     const no = i + 1;
     const t = bareLine(lines[i]!);
@@ -195,8 +208,10 @@ export function parseIpvs(text: string, file = '<input>'): IpvsTable {
           no,
           `a real server before any virtual server: ${t.slice(0, 200)}`,
         );
-      if (!/^(?:\[[^\]]+\]|[^\s:]+):[\w-]+$/.test(m[1]!))
-        throw new IpvsParseError(file, no, `not a real server's address:port: ${t.slice(0, 200)}`);
+      if (!/^(?:\[[^\]]+\]|[^\s:]+):[\w-]+$/.test(m[1]!)) {
+        unreadable(no, `not a real server's address:port: ${t.slice(0, 200)}`);
+        continue;
+      }
       if (current.realServers.some((r) => r.address === m![1])) {
         duplicates.push(no);
         continue;
@@ -247,11 +262,27 @@ export function parseIpvs(text: string, file = '<input>'): IpvsTable {
       continue;
     }
     // ipvsadm's own syntax that does not read is an error; anything else (prose) is skipped
-    if (inListing && /^(->|-[aA] )/.test(t))
-      throw new IpvsParseError(file, no, `not a line of ipvsadm's listing: ${t.slice(0, 200)}`);
+    if (inListing && /^(->|-[aA] )/.test(t)) {
+      unreadable(no, `not a line of ipvsadm's listing: ${t.slice(0, 200)}`);
+      continue;
+    }
+    // a virtual server's line cut before its address ends ("TCP  10.96.")
+    if (inListing && no === last && /^(?:TCP|UDP|SCTP|FWM)\b/.test(t)) {
+      cut = no;
+      continue;
+    }
     skipped.push(no);
   }
-  return { kind: 'ipvs', view: view ?? 'list', names, services, skipped, duplicates, elided };
+  return {
+    kind: 'ipvs',
+    view: view ?? 'list',
+    names,
+    services,
+    skipped,
+    duplicates,
+    elided,
+    ...(cut ? { cut } : {}),
+  };
 }
 
 /** ipvsadm -L's real-server columns when no header says otherwise. */

@@ -13,6 +13,7 @@ import {
 } from '../service-tree.js';
 import { loopBackEntry } from './expected.js';
 import type { IpvsService, IpvsTable } from './listing.js';
+import { SERVICE_PORTS } from './service-names.js';
 
 /** What the objects say an address and port is: its Service port and which kind of entry. */
 export interface IpvsKnown {
@@ -76,6 +77,7 @@ export function buildIpvsTrees(t: IpvsTable, o: IpvsTreeOptions = {}): ServiceTr
       tree.endpoints = endpointsOf(vs, t.view, o.loopBack);
       tree.chains.svc = chain;
     }
+    if (vs.cut) tree.partial = `the paste is cut at line ${t.cut} inside its real servers`;
   }
   return { services: [...trees.values()].sort((a, b) => (a.id < b.id ? -1 : 1)), orphans: [] };
 }
@@ -121,7 +123,11 @@ function endpointsOf(
   const weighed = vs.realServers.every((r) => r.weight !== undefined);
   const total = vs.realServers.reduce((n, r) => n + (r.weight ?? 0), 0);
   const byWeight = vs.scheduler !== undefined && BY_WEIGHT.has(vs.scheduler);
-  const unknown = weighed ? undefined : `${VIEW_FLAG[view] ?? 'this view'} shows no weights`;
+  const unknown = vs.cut
+    ? 'the paste is cut inside its real servers: the weights of those not read are unknown'
+    : weighed
+      ? undefined
+      : `${VIEW_FLAG[view] ?? 'this view'} shows no weights`;
   return vs.realServers.map((r) => ({
     address: r.address,
     chain: `${vs.protocol.toUpperCase()} ${vs.address}`,
@@ -155,18 +161,8 @@ function loopBackOf(protocol: string, address: string): string {
 function split(address: string): { host: string; port: number } {
   const m = /^\[?(.+?)\]?:([^:\]]+)$/.exec(address);
   if (!m) return { host: address, port: 0 };
-  return { host: m[1]!, port: /^\d+$/.test(m[2]!) ? Number(m[2]) : (SERVICE_NAMES[m[2]!] ?? 0) };
+  return {
+    host: m[1]!,
+    port: /^\d+$/.test(m[2]!) ? Number(m[2]) : (SERVICE_PORTS.get(m[2]!) ?? 0),
+  };
 }
-
-/** The /etc/services names ipvsadm -l prints for the ports Services use most. */
-const SERVICE_NAMES: Record<string, number> = {
-  http: 80,
-  https: 443,
-  domain: 53,
-  'http-alt': 8080,
-  webcache: 8080,
-  'sun-sr-https': 6443,
-  mysql: 3306,
-  postgresql: 5432,
-  redis: 6379,
-};

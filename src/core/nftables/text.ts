@@ -125,7 +125,33 @@ function splitName(rest: string): [string, string] {
 
 /** Does this look like nft's text listing of a table (so `rules --file` reads it as such)? */
 export const isNftText = (text: string) =>
-  /^\s*table (?:ip|ip6|inet) \S+ \{/m.test(text.slice(0, 4096));
+  /^\s*table (?:ip|ip6|inet) \S+ \{/m.test(text.slice(0, 4096)) || isKubeProxyFragment(text);
+
+/** The sets and maps of kube-proxy's nftables table (pkg/proxy/nftables): no other table has them. */
+const KUBE_PROXY_SETS = [
+  'cluster-ips',
+  'nodeport-ips',
+  'service-ips',
+  'service-nodeports',
+  'no-endpoint-services',
+  'no-endpoint-nodeports',
+  'firewall-ips',
+  'hairpin-connections',
+];
+/** kube-proxy's services chain, or a Service port's own ("service-<hash>-ns/name/proto/port"). */
+const KUBE_PROXY_CHAIN =
+  /^(?:services|(?:service|local|external|firewall|endpoint)-[A-Z2-7]{8}-\S+\/\S+)$/;
+
+/** A paste that starts inside kube-proxy's table: no table line, one of its sets, maps or chains. */
+const isKubeProxyFragment = (text: string) =>
+  [...text.slice(0, 4096).matchAll(/^\s*(set|map|chain) (\S+) \{$/gm)].some(([, kind, name]) =>
+    kind === 'chain' ? KUBE_PROXY_CHAIN.test(name!) : KUBE_PROXY_SETS.includes(name!),
+  );
+
+/** A table (or a paste of part of one) that is kube-proxy's, by the names only it uses. */
+export const isKubeProxyTable = (t: NftTable) =>
+  t.sets.some((s) => KUBE_PROXY_SETS.includes(s.name)) ||
+  t.chains.some((c) => KUBE_PROXY_CHAIN.test(c.name));
 
 interface Line {
   text: string;
@@ -211,7 +237,11 @@ export function parseNftText(input: string, file = '<input>'): NftListing {
   }
   // the input ended inside the table: a paste cut short, read as far as it goes
   if (table) {
-    const inside = [`table ${table.family} ${table.name}`];
+    const inside = [
+      table.headless
+        ? 'a table whose first line is not in the paste'
+        : `table ${table.family} ${table.name}`,
+    ];
     if (chain) inside.push(`chain ${chain.name}`);
     if (set) inside.push(`${set.kind} ${set.name}`);
     let last = raw.length;
@@ -254,6 +284,9 @@ function setLine(s: NftSet, t: string): void {
   else if ((m = /^timeout (\S+?);?$/.exec(t))) s.timeout = seconds(m[1]!);
   else if ((m = /^comment "(.*)";?$/.exec(t))) s.comment = m[1];
   else if ((m = /^elements = \{ (.*) \}$/.exec(t)))
+    s.elements = splitTop(m[1]!).map((e) => element(s, e));
+  // a paste cut inside the elements: those it holds whole (each ends in a comma) are read
+  else if ((m = /^elements = \{ (.*,)/.exec(t)))
     s.elements = splitTop(m[1]!).map((e) => element(s, e));
 }
 

@@ -109,6 +109,9 @@ export function buildNftServiceTrees(t: NftTable, o: NftTreeOptions = {}): Servi
       if (!c || !target) continue;
       reached.add(target);
       const x = tree(c);
+      // a map element leading to a chain the listing lacks: only a paste can (nft refuses it)
+      if (!t.chain(target) && !x.absentChains?.includes(target))
+        x.absentChains = [...(x.absentChains ?? []), target];
       const [address, protocol, port] =
         kind === 'vip'
           ? [String(e.key[0]), String(e.key[1]), Number(e.key[2])]
@@ -154,7 +157,7 @@ export function buildNftServiceTrees(t: NftTable, o: NftTreeOptions = {}): Servi
       x.verdicts.push({
         kind:
           e.verdict.target === 'reject-chain' || e.verdict.kind === 'reject' ? 'reject' : 'drop',
-        table: `${t.family} ${t.name}`,
+        table: t.headless ? '' : `${t.family} ${t.name}`, // a paste may lack the table line
         chain: map,
         comment: name,
         address,

@@ -9,7 +9,7 @@ import { parseIptables, type Ruleset } from '../iptables.js';
 import { isIpvs, parseIpvs, type IpvsTable } from '../ipvs/listing.js';
 import { buildIpvsTrees } from '../ipvs/trees.js';
 import { isNftJson, type NftTable } from '../nftables/listing.js';
-import { isNftScript, isNftText, parseNftAny } from '../nftables/text.js';
+import { isKubeProxyTable, isNftScript, isNftText, parseNftAny } from '../nftables/text.js';
 import { buildNftServiceTrees } from '../nftables/trees.js';
 import { buildServiceTrees, type ServiceTrees } from '../service-tree.js';
 
@@ -36,7 +36,7 @@ export function readNftPaste(text: string, file: string): NftPaste {
     listing.table('ip6', 'kube-proxy') ??
     listing.tables.find((t) => t.name === 'kube-proxy') ??
     // a paste that starts inside kube-proxy's table: its chains and maps say whose it is
-    listing.tables.find((t) => t.headless && (t.chain('services') ?? t.set('service-ips')));
+    listing.tables.find((t) => t.headless && isKubeProxyTable(t));
   if (table) return { table, skipped: listing.skipped ?? [] };
   const names = listing.tables.map((t) =>
     t.headless ? 'a table whose first line is not in the paste' : `${t.family} ${t.name}`,

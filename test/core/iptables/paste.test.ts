@@ -207,8 +207,14 @@ describe('pastes cut short', () => {
       ...nat,
       '-A KUBE-SERVICES -d 10.1.190.219/32 -p tcp -m comment --comment "default/nginx-',
     ];
-    for (const text of [cut, cut.slice(1)]) {
-      const rs = parseIptables(text.join('\n'), { table: 'nat' });
+    // a paste saved to a file ends in a newline (and blank lines) after the cut line too
+    for (const [text, end] of [
+      [cut, ''],
+      [cut.slice(1), ''],
+      [cut, '\n'],
+      [cut, '\n\n  \n'],
+    ] as const) {
+      const rs = parseIptables(text.join('\n') + end, { table: 'nat' });
       assert.equal(rs.table('nat')!.chain('KUBE-SERVICES')!.ruleCount, 1);
       const w = rs.warnings.find((x) => x.kind === 'truncated')!;
       assert.equal(w.line, text.length);
