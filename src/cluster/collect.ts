@@ -47,10 +47,13 @@ export interface CollectOptions {
    * stdout lands in facts.nodes[node][commandStem]. Default none.
    */
   nodeCommands?: NodeCommand[] | ((facts: Facts) => NodeCommand[]);
-  /** Nodes to run them on. Default: every Node read. */
-  nodes?: string[];
+  /** Nodes to run them on, or a function of the objects read that says which. Default: every
+   * Node read. */
+  nodes?: string[] | ((facts: Facts) => string[]);
   /** Added to facts.meta (e.g. kdebugVersion). */
   meta?: SnapshotMeta;
+  /** The client Pod of --from pod/NAME: read too, for the node it runs on. */
+  clientPod?: { namespace: string; name: string };
   /** Nodes handled at once. Default 8. */
   nodeConcurrency?: number;
   now?: () => Date;
@@ -611,10 +614,11 @@ async function finish(
       .filter((x) => x.kind === 'Node' && isWindows(toNode(x)))
       .map((x) => x.metadata?.name ?? ''),
   );
-  const nodes = (
-    o.nodes ?? objects.filter((x) => x.kind === 'Node').map((x) => x.metadata?.name ?? '')
-  ).filter((n) => !windows.has(n));
   const base = { objects, nodes: {}, meta: { ...cluster.meta, ...meta } };
+  const nodes = (
+    (typeof o.nodes === 'function' ? o.nodes(base) : o.nodes) ??
+    objects.filter((x) => x.kind === 'Node').map((x) => x.metadata?.name ?? '')
+  ).filter((n) => !windows.has(n));
   const commands =
     typeof o.nodeCommands === 'function' ? o.nodeCommands(base) : (o.nodeCommands ?? []);
   const { outputs, errors } = commands.length
@@ -687,12 +691,22 @@ export async function collect(
         ),
     ),
   );
+  const client = o.clientPod;
   const reads = [
     svc,
     slices,
     endpoints,
     selected,
     pointedAt,
+    ...(client
+      ? [
+          r.get(`Pod ${client.namespace}/${client.name}`, {
+            resource: 'pods',
+            namespace: client.namespace,
+            name: client.name,
+          }),
+        ]
+      : []),
     r.list('Nodes', { resource: 'nodes' }),
     readServiceCIDRs(r),
     ...readClusterAddons(r),

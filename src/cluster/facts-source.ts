@@ -3,9 +3,10 @@
 // (client-node, ssh2) load only when a source needs them.
 import { DUMP_STEMS, recordedFamily, recordedNodes } from '../core/facts.js';
 import { clusterView } from '../core/kube.js';
+import { chooseNodes, type NodeChoice } from '../core/node-choice.js';
 import type { DiagnosedService } from '../core/diagnose.js';
 import type { Facts } from '../core/model.js';
-import { nodeAccessLine, rulesReadError, type NodeAccess } from '../core/node-access.js';
+import { nodeAccessLines, rulesReadError, type NodeAccess } from '../core/node-access.js';
 import type { KubeCluster } from './kube-cluster.js';
 import type { NodeAccessFlags } from './node-flags.js';
 import type { DebugPodConsent, PodHolder } from './node-pod.js';
@@ -233,9 +234,27 @@ export async function nodeTransport(
   }
 }
 
+/** svc's node flags: --nodes, --all-nodes, --max-nodes, --from. */
+export interface NodeChoiceFlags {
+  nodes?: string[];
+  all?: boolean;
+  max?: number;
+  /** pod/NAME (in the Service's namespace, or NS/NAME) or node/NAME. */
+  from?: { kind: 'pod' | 'node'; namespace?: string; name: string };
+}
+
+/** The node of --from: the node named, or the node its Pod runs on (read with the objects). */
+function clientNode(f: Facts, from: NodeChoiceFlags['from']): string | undefined {
+  if (!from) return undefined;
+  if (from.kind === 'node') return from.name;
+  const namespace = from.namespace ?? f.meta.namespace;
+  return clusterView(f.objects).pods.find((p) => p.name === from.name && p.namespace === namespace)
+    ?.nodeName;
+}
+
 /** How each node was reached, one line each. */
 export function tellNodeAccess(access: NodeAccess[], c: Pick<SourceContext, 'tell'>): void {
-  for (const a of access) c.tell(nodeAccessLine(a));
+  for (const line of nodeAccessLines(access)) c.tell(line);
 }
 
 export type Progress = (p: {
@@ -256,19 +275,44 @@ export async function readLive(
   kdebugVersion: string,
   progress?: Progress,
   partial?: (facts: Facts, collecting: { nodes: boolean }) => void,
+  which: NodeChoiceFlags = {},
 ): Promise<{ facts: Facts; suggestions?: { namespace: string; name: string }[] }> {
   const { collect, diagnosisCommands } = await import('./collect.js');
   const { ServiceNotFoundError } = await import('./kube/suggestions.js');
+  let choice: NodeChoice | undefined;
   try {
     const facts = await collect(cluster, target, {
       onProgress: progress,
       meta: { kdebugVersion },
+      ...(which.from?.kind === 'pod'
+        ? {
+            clientPod: {
+              namespace: which.from.namespace ?? target.namespace,
+              name: which.from.name,
+            },
+          }
+        : {}),
+      // which nodes, decided once the objects are in; recorded before the steps see them
+      nodes: (f) => {
+        choice = chooseNodes(clusterView(f.objects), target, {
+          ...which,
+          client: clientNode(f, which.from),
+          ...(which.from
+            ? {
+                clientAsked: `${which.from.kind}/${which.from.namespace ? `${which.from.namespace}/` : ''}${which.from.name}`,
+              }
+            : {}),
+        });
+        f.meta['nodeChoice'] = choice;
+        return choice.chosen.map((c) => c.node);
+      },
       nodeCommands: (f) => {
         // the API objects are in: the steps that need only them can finish now
         partial?.(f, { nodes: true });
         return diagnosisCommands(f, target);
       },
     });
+    if (choice) facts.meta['nodeChoice'] = choice;
     const access = cluster.nodeAccess();
     if (access.length > 0) facts.meta['nodeAccess'] = access;
     return { facts };

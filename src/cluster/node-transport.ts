@@ -162,12 +162,12 @@ export class NodeAccessTransport implements NodeTransport {
       }
       const r = await runner.run(command);
       if (r.exitCode !== null) {
-        this.use(node, r.via, stem);
+        this.use(node, channel.name, r.via, stem);
         return r;
       }
       // the node printed too much: another way would read the same, and this one still works
       if (r.overLimit) {
-        this.use(node, r.via, stem);
+        this.use(node, channel.name, r.via, stem);
         return { ...r, error: named(r) };
       }
       // it could not run there at all: that channel is done with this node, try the next
@@ -204,10 +204,11 @@ export class NodeAccessTransport implements NodeTransport {
     return a;
   }
 
-  private use(node: string, via: string, stem: string): void {
+  private use(node: string, transport: TransportName, via: string, stem: string): void {
     const a = this.entry(node);
     const u =
-      a.used.find((x) => x.via === via) ?? (a.used.push({ via, commands: [] }), a.used.at(-1)!);
+      a.used.find((x) => x.via === via) ??
+      (a.used.push({ transport, via, commands: [] }), a.used.at(-1)!);
     if (!u.commands.includes(stem)) u.commands.push(stem);
   }
 

@@ -5,7 +5,13 @@ import { diagnose, type DiagnosedService } from '../core/diagnose.js';
 import { clusterView } from '../core/kube.js';
 import type { Report } from '../core/model.js';
 import { parseServiceRef } from '../core/service-ref.js';
-import { closeLive, connectLive, readLive, tellNodeAccess } from '../cluster/facts-source.js';
+import {
+  closeLive,
+  connectLive,
+  readLive,
+  tellNodeAccess,
+  type NodeChoiceFlags,
+} from '../cluster/facts-source.js';
 import { parseDumpsAside } from '../cluster/dump-parse.js';
 import type { NodeAccessFlags } from '../cluster/node-flags.js';
 import type { DebugPodConsent } from '../cluster/node-pod.js';
@@ -32,6 +38,11 @@ import { nodeAccessOptions, withExamples, type Define } from './flags.js';
 export interface SvcOptions extends NodeAccessFlags {
   snapshot?: string;
   verbose?: boolean;
+  /** Which nodes to read live: --nodes a,b / --all-nodes / --max-nodes N / --from KIND/NAME. */
+  nodes?: string;
+  allNodes?: boolean;
+  maxNodes?: string;
+  from?: string;
   /** How the text header names the snapshot (default: "snapshot DIR"). */
   label?: string;
 }
@@ -78,7 +89,12 @@ export async function svcCommand(
     );
   const name = ref.name;
   const g = { ...given, namespace: ref.namespace ?? given.namespace };
+  const which = nodeChoiceFlags(o);
   if (o.snapshot !== undefined) {
+    if (Object.keys(which).length > 0)
+      throw new UsageError(
+        '--nodes, --all-nodes, --max-nodes and --from choose the nodes read live: a snapshot holds the nodes it recorded',
+      );
     const dir = o.snapshot;
     // the TUI loads while the snapshot is read and its dumps parse
     if (format(g) === 'tui') void loadTui();
@@ -117,7 +133,7 @@ export async function svcCommand(
     if (tui) {
       // no facts yet: the TUI shows the steps completing as they arrive
       const load: TuiInput['load'] = async (progress, partial) =>
-        (await readLive(cluster, target, VERSION, progress, partial)).facts;
+        (await readLive(cluster, target, VERSION, progress, partial, which)).facts;
       const invocation = invocationOf(g, o);
       const deadlines = { apiMs: 15_000, nodeMs: 1000 * (Number(o.nodeTimeout) || 60) };
       return await interactive(
@@ -125,13 +141,54 @@ export async function svcCommand(
         g,
       );
     }
-    const { facts, suggestions } = await readLive(cluster, target, VERSION);
+    const { facts, suggestions } = await readLive(
+      cluster,
+      target,
+      VERSION,
+      undefined,
+      undefined,
+      which,
+    );
     tellNodeAccess(cluster.nodeAccess(), c);
     const report = diagnose(facts, target, { suggestions, invocation: invocationOf(g, o) });
     return writeReport(report, g, o);
   } finally {
     await closeLive(cluster, c);
   }
+}
+
+const NAME = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
+
+/** --nodes, --all-nodes, --max-nodes and --from, checked: names Kubernetes could have made. */
+function nodeChoiceFlags(o: SvcOptions): NodeChoiceFlags {
+  const out: NodeChoiceFlags = {};
+  if (o.nodes !== undefined) {
+    const names = o.nodes.split(',').filter(Boolean);
+    const bad = names.find((n) => !NAME.test(n));
+    if (names.length === 0 || bad !== undefined)
+      throw new UsageError(`--nodes ${JSON.stringify(o.nodes)}: give node names, comma-separated`);
+    out.nodes = [...new Set(names)];
+  }
+  if (o.allNodes) {
+    if (out.nodes) throw new UsageError('--nodes and --all-nodes: give one of them');
+    out.all = true;
+  }
+  if (o.maxNodes !== undefined) {
+    const n = Number(o.maxNodes);
+    if (!Number.isInteger(n) || n < 1 || n > 100_000)
+      throw new UsageError(`--max-nodes ${o.maxNodes}: give a whole number of nodes, 1 or more`);
+    out.max = n;
+  }
+  if (o.from !== undefined) {
+    const m = /^(pod|po|pods|node|no|nodes)\/(?:([^/]+)\/)?([^/]+)$/.exec(o.from);
+    const kind = m?.[1]?.startsWith('po') ? 'pod' : 'node';
+    if (!m || !NAME.test(m[3]!) || (m[2] !== undefined && (kind === 'node' || !NAME.test(m[2]))))
+      throw new UsageError(
+        `--from ${JSON.stringify(o.from)}: give pod/NAME, pod/NAMESPACE/NAME or node/NAME`,
+      );
+    out.from = { kind, ...(m[2] !== undefined ? { namespace: m[2] } : {}), name: m[3]! };
+  }
+  return out;
 }
 
 /** `kdebug svc`: its flags, help and action. */
@@ -144,12 +201,23 @@ export const define: Define = (parent, run, g) => {
         .aliases(['service', 'services'])
         .description('the guided diagnosis of one Service, step by step, with evidence')
         .option('--snapshot <dir>', 'a recorded snapshot directory instead of the live cluster')
-        .option('-v, --verbose', 'text: expand every finding, not only the failing ones'),
+        .option('-v, --verbose', 'text: expand every finding, not only the failing ones')
+        .option(
+          '--from <kind/name>',
+          'the client whose connection fails (pod/NAME or node/NAME): its node is read first',
+        )
+        .option('--nodes <names>', 'read these nodes only, comma-separated')
+        .option(
+          '--all-nodes',
+          'read every node (a large cluster: by default the nodes that matter)',
+        )
+        .option('--max-nodes <n>', 'on a large cluster, read at most this many nodes (default 20)'),
     ),
     [
       'kdebug svc nginx-svc                          # the current context and namespace',
       'kdebug svc shop/web --context prod -o json    # NS/NAME, like kubectl',
       'kdebug svc nginx-svc --snapshot DIR           # offline, from a snapshot',
+      'kdebug svc web --from pod/client-7d9 --all-nodes  # the client first, then every node',
     ],
   ).action((name: string, o: SvcOptions) => run(svcCommand(name, o, g())));
 };

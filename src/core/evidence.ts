@@ -47,3 +47,15 @@ export function evidenceText(e: Evidence): string {
   if (e.kind === 'not-observed') return `not observed: ${e.text}`;
   return e.text;
 }
+
+/** Evidence lines a report shows of one finding before "and N more" (JSON keeps every one). */
+const SHOWN = 12;
+
+/** The evidence a screen shows: all of a short list; of a long one the first lines, and how many
+ * more there are, so that no finding grows with the cluster. */
+export function shownEvidence(evidence: readonly Evidence[]): { shown: Evidence[]; more: number } {
+  if (evidence.length <= SHOWN) return { shown: [...evidence], more: 0 };
+  return { shown: evidence.slice(0, SHOWN - 1), more: evidence.length - (SHOWN - 1) };
+}
+
+export const moreText = (more: number) => `... and ${more} more (-o json lists every one)`;

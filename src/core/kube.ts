@@ -96,6 +96,8 @@ export interface ContainerProbe {
 
 export interface Container {
   name: string;
+  /** spec.containers[].image: for kube-proxy and the Cilium agent, their version. */
+  image?: string;
   ports: ContainerPort[];
   readinessProbe?: ContainerProbe;
   livenessProbe?: ContainerProbe;
@@ -452,6 +454,7 @@ export function toPod(raw: KubeObject): Pod {
       const o = obj(c);
       return {
         name: str(o['name']) ?? '',
+        ...(str(o['image']) !== undefined ? { image: str(o['image']) } : {}),
         ports: arr(o['ports']).map((p) => {
           const q = obj(p);
           return {

@@ -90,6 +90,8 @@ export interface Finding {
   /** What to do, in words, where no one command does it. */
   advice?: string;
   node?: string;
+  /** Several nodes in the same condition, one finding for all (node is then unset). */
+  nodes?: string[];
   service?: ServicePortName;
   /** An explanation rather than a judgement (e.g. why ping to a ClusterIP gets no answer). */
   info?: boolean;

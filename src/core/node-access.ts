@@ -7,7 +7,7 @@ export type TransportName = 'kube-proxy' | 'pod' | 'ssh' | 'cilium';
 export interface NodeAccess {
   node: string;
   /** Which transport ran which commands (snapshot stems), e.g. "exec kube-system/kube-proxy-x". */
-  used: { via: string; commands: string[] }[];
+  used: { transport: TransportName; via: string; commands: string[] }[];
   /** Transports that could not serve some commands, in the order they were tried, and why. */
   skipped: {
     transport: TransportName;
@@ -83,6 +83,56 @@ export function nodeAccessLine(a: NodeAccess): string {
     (s) => `${TRANSPORT_NAMES[s.transport]} skipped for ${groups(s.commands)}: ${s.reason}`,
   );
   return `${a.node}: ${used.join('; ')}${why.length ? ` (${why.join('; ')})` : ''}`;
+}
+
+/** Past this many nodes, how they were reached is summarised, not said node by node. */
+const NODE_LINES = 8;
+/** Nodes named in one summary line before "and N more". */
+const NAMED = 3;
+
+/**
+ * How the nodes were reached: one line each for a few nodes; for many, one line for those
+ * reached (how many by each way) and one for those not reached, grouped by why.
+ */
+export function nodeAccessLines(access: NodeAccess[]): string[] {
+  if (access.length <= NODE_LINES) return access.map(nodeAccessLine);
+  const reached = new Map<string, number>();
+  const unreached = new Map<string, string[]>();
+  for (const a of access) {
+    if (a.used.length > 0) {
+      const ways = [...new Set(a.used.map((u) => TRANSPORT_NAMES[u.transport]))];
+      const key = ways.join(' and ');
+      reached.set(key, (reached.get(key) ?? 0) + 1);
+      continue;
+    }
+    const failures = a.skipped.filter((s) => !s.cannotRun);
+    const why = (failures.length > 0 ? failures : a.skipped)
+      .map((s) => `${TRANSPORT_NAMES[s.transport]}: ${s.reason}`)
+      .join('; ');
+    unreached.set(why, [...(unreached.get(why) ?? []), a.node]);
+  }
+  const total = [...reached.values()].reduce((n, k) => n + k, 0);
+  const out: string[] = [];
+  if (total > 0)
+    out.push(
+      `${total} node${total === 1 ? '' : 's'} read (${[...reached].map(([way, n]) => `${n} through the ${way}`).join(', ')})`,
+    );
+  const missed = [...unreached.values()].reduce((n, k) => n + k.length, 0);
+  if (missed > 0)
+    out.push(
+      `${missed} node${missed === 1 ? '' : 's'} not reached: ${[...unreached]
+        .sort((a, b) => b[1].length - a[1].length)
+        .map(([why, nodes]) => `${namedFew(nodes)} (${why || 'no way to reach them'})`)
+        .join('; ')}`,
+    );
+  return out;
+}
+
+/** "a, b, c and 12 more". */
+export function namedFew(names: string[], few = NAMED): string {
+  return names.length <= few
+    ? names.join(', ')
+    : `${names.slice(0, few).join(', ')} and ${names.length - few} more`;
 }
 
 /** The node commands that failed in a capture (meta.nodeErrors). */

@@ -9,7 +9,7 @@ import {
   type Report,
   type Step,
 } from '../core/model.js';
-import { evidenceText } from '../core/evidence.js';
+import { evidenceText, moreText, shownEvidence } from '../core/evidence.js';
 import { shellWords } from '../core/next-command.js';
 import { sanitize } from '../core/sanitize.js';
 import { MARK } from './marks.js';
@@ -54,8 +54,9 @@ function expanded(f: Finding, p: Palette, width: number): string[] {
   if (explanation) out.push(...wrap(explanation, width, '       '));
   if (f.evidence.length > 0) {
     out.push(`       ${p.muted('evidence:')}`);
-    for (const e of f.evidence)
-      out.push(...wrap(evidenceText(e), width, '         ', '           '));
+    const { shown, more } = shownEvidence(f.evidence);
+    for (const e of shown) out.push(...wrap(evidenceText(e), width, '         ', '           '));
+    if (more > 0) out.push(`         ${p.muted(moreText(more))}`);
   }
   if (f.next) {
     out.push(`       ${p.muted('next:')}`);

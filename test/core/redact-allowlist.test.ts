@@ -10,6 +10,7 @@ import { diagnose } from '../../src/core/diagnose.js';
 import {
   clusterView,
   kubeProxyConfigOf,
+  isKubeProxyPod,
   kubeProxyMounts,
   serviceCIDRs,
   type Pod,
@@ -664,6 +665,8 @@ function narrowed(p: Omit<Pod, 'raw'>): Omit<Pod, 'raw'> {
     ...p,
     containers: p.containers.map((c) => ({
       ...c,
+      // the image is the version only of kube-proxy: another Pod's is not kept
+      image: isKubeProxyPod(p as Pod) ? c.image : undefined,
       readinessProbe: probe(c.readinessProbe),
       livenessProbe: probe(c.livenessProbe),
     })),

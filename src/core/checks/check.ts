@@ -44,6 +44,8 @@ export interface FindingParts {
   next?: NextCommand;
   advice?: string;
   node?: string;
+  /** Several nodes in the same condition (then no node). */
+  nodes?: string[];
   service?: string;
   /** An explanation worth reading even when nothing is wrong (shown expanded). */
   info?: boolean;
@@ -68,6 +70,7 @@ export function finding(id: string, status: Status, title: string, p: FindingPar
     ...(p.next ? { next: p.next } : {}),
     ...(p.advice ? { advice: p.advice } : {}),
     ...(p.node ? { node: p.node } : {}),
+    ...(p.nodes ? { nodes: p.nodes } : {}),
     ...(p.service ? { service: p.service } : {}),
     ...(p.info ? { info: true } : {}),
     ...(p.info && p.folded ? { folded: true } : {}),

@@ -8,7 +8,9 @@ import { nodeDump } from '../facts.js';
 import { readErrorsOf, type ApiRead } from '../not-read.js';
 import type { Invocation } from '../next-command.js';
 import type { Ruleset } from '../iptables.js';
+import { recordedChoice, type NodeChoice } from '../node-choice.js';
 import {
+  isWindows,
   selectorMatches,
   servicePortName,
   slicesOf,
@@ -92,6 +94,7 @@ export class CheckContext {
     this.view = this.analysis.view;
     this.service = findService(this.view, target.namespace, target.service);
     this.scope = this.service && [this.service];
+    this.choice = recordedChoice(facts.meta);
   }
 
   /** Is this input still being collected (so its absence means "not yet", not "never")? */
@@ -210,13 +213,27 @@ export class CheckContext {
     return servicePortName(this.service ?? { namespace: '', name: '' }, port);
   }
 
-  /** Node names from the Node objects and from the recorded outputs, sorted. */
+  /** Which nodes the capture chose to read (a large cluster: some of them), if it recorded it. */
+  readonly choice: NodeChoice | undefined;
+
+  /** The nodes the steps look at, sorted: those the capture read or chose to read, else every
+   * Node and every node with recorded outputs. */
   nodeNames(): string[] {
     const names = new Set([
-      ...this.view.nodes.map((n) => n.name),
+      ...(this.choice ? this.choice.chosen.map((c) => c.node) : this.view.nodes.map((n) => n.name)),
       ...Object.keys(this.facts.nodes),
     ]);
     return [...names].filter(Boolean).sort();
+  }
+
+  /** Linux nodes of the cluster the capture chose not to read (none without a choice). */
+  notChosen(): string[] {
+    if (!this.choice || this.choice.policy === 'every') return [];
+    const names = new Set(this.nodeNames());
+    return this.view.nodes
+      .filter((n) => !isWindows(n) && !names.has(n.name))
+      .map((n) => n.name)
+      .sort();
   }
 
   /** Nodes with a recorded rules dump. */

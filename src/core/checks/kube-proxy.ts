@@ -8,10 +8,11 @@ import { nodeDump } from '../facts.js';
 import { nodeBackends } from '../iptables/backend.js';
 import { isKubeProxyPod, isWindows, type Pod } from '../kube.js';
 import type { Evidence, Finding } from '../model.js';
+import { namedFew } from '../node-access.js';
 import { kubectl, valid, onNode, type NextCommand } from '../next-command.js';
 import { count, finding, list, pending, type Check } from './check.js';
 import type { CheckContext } from './context.js';
-import { podReady, whyNotReady } from './pod-health.js';
+import { podReady, whyNotReady, type NotReady } from './pod-health.js';
 
 export interface NodeMode {
   node: string;
@@ -230,31 +231,77 @@ function running(ctx: CheckContext): Finding[] {
         next: kubectl('kube-system', 'get', 'pods', '-l', 'k8s-app=kube-proxy', '-o', 'wide'),
       }),
     ];
+  const byNode = new Map<string, Pod>();
+  for (const p of pods) if (p.nodeName && !byNode.has(p.nodeName)) byNode.set(p.nodeName, p);
+  // nodes in the same condition are one finding: the cluster may have thousands
+  const missing: string[] = [];
+  const down = new Map<string, { pod: Pod; node: string; why: NotReady }[]>();
   for (const n of [...ctx.view.nodes].sort((a, b) => (a.name < b.name ? -1 : 1))) {
     const node = n.name;
-    const pod = pods.find((p) => p.nodeName === node);
+    const pod = byNode.get(node);
     if (pod && podReady(pod) && pod.phase === 'Running') continue;
     if (!pod && isWindows(n)) continue; // Windows runs its own kube-proxy (a service or kube-proxy-windows)
     if (!pod && ctx.analysis.state(node).embeddedIn) continue; // k3s, RKE2: embedded()
-    const why = pod ? whyNotReady(pod) : undefined;
+    if (!pod) missing.push(node);
+    else {
+      const why = whyNotReady(pod);
+      down.set(why.short, [...(down.get(why.short) ?? []), { pod, node, why }]);
+    }
+  }
+  const of = ctx.view.nodes.length;
+  const scope = (nodes: string[]) =>
+    nodes.length === 1
+      ? {
+          explanation: `Nothing updates the Service rules on ${nodes[0]}: new Services and endpoint changes never reach it, and Pods there keep using whatever rules were left, or none.`,
+          node: nodes[0]!,
+        }
+      : {
+          explanation: `Nothing updates the Service rules on these ${nodes.length} nodes: new Services and endpoint changes never reach them, and Pods there keep using whatever rules were left, or none. Clients on the other ${of - nodes.length} nodes do not meet this.`,
+          nodes,
+        };
+  if (missing.length > 0)
     out.push(
       finding(
         'kube-proxy-not-running',
         'fail',
-        pod
-          ? `kube-proxy on ${node} is not running: ${why!.short}`
-          : `no kube-proxy Pod on node ${node}`,
+        missing.length === 1
+          ? `no kube-proxy Pod on node ${missing[0]}`
+          : `no kube-proxy Pod on ${missing.length} of ${of} nodes`,
         {
-          explanation: `Nothing updates the Service rules on ${node}: new Services and endpoint changes never reach it, and Pods there keep using whatever rules were left, or none.`,
-          evidence: why?.evidence ?? [
+          ...scope(missing),
+          evidence: [
+            ...missing.map((node) => read(`${node}: no kube-proxy Pod`)),
             read(
-              `kube-proxy Pods: ${pods.map((p) => `${p.name} ${p.nodeName ? `on ${p.nodeName}` : '(not scheduled yet)'}`).join(', ') || 'none'}`,
+              `kube-proxy Pods: ${pods.length} (${namedFew(
+                pods.map(
+                  (p) => `${p.name} ${p.nodeName ? `on ${p.nodeName}` : '(not scheduled yet)'}`,
+                ),
+              )})`,
             ),
           ],
-          next: pod
-            ? kubectl('kube-system', 'logs', valid.name(pod.name), '--previous')
-            : kubectl('kube-system', 'describe', 'daemonset', 'kube-proxy'),
-          node,
+          next: kubectl('kube-system', 'describe', 'daemonset', 'kube-proxy'),
+        },
+      ),
+    );
+  for (const [short, group] of down) {
+    const first = group[0]!;
+    out.push(
+      finding(
+        'kube-proxy-not-running',
+        'fail',
+        group.length === 1
+          ? `kube-proxy on ${first.node} is not running: ${short}`
+          : `kube-proxy is not running on ${group.length} of ${of} nodes: ${short}`,
+        {
+          ...scope(group.map((g) => g.node)),
+          evidence:
+            group.length === 1
+              ? first.why.evidence
+              : [
+                  ...first.why.evidence,
+                  ...group.slice(1).map((g) => read(`${g.pod.name} on ${g.node}: ${short}`)),
+                ],
+          next: kubectl('kube-system', 'logs', valid.name(first.pod.name), '--previous'),
         },
       ),
     );

@@ -1,10 +1,11 @@
 // Step 7: per node, the Service's tree read back from the node's rules, and the drift from what
 // kube-proxy should have written there. The node that differs from the others is named.
-import { seen, unseen } from '../evidence.js';
+import { computed, seen, unseen } from '../evidence.js';
+import { reasonText } from '../node-choice.js';
 import { DriftInputError, driftToFinding, type DriftFinding } from '../drift.js';
 import { isWindows, type Service, type ServicePort } from '../kube.js';
 import type { Evidence, Finding } from '../model.js';
-import { rulesReadError } from '../node-access.js';
+import { namedFew, rulesReadError } from '../node-access.js';
 import type { NodeAnalysis } from '../analysis.js';
 import { nodeDump } from '../facts.js';
 import type { ServiceTree } from '../service-tree.js';
@@ -163,7 +164,9 @@ function drift(ctx: CheckContext, na: NodeAnalysis, svc: Service): Finding[] {
   }
   // a kube-proxy that is not running explains whatever its node's rules got wrong since
   const down = ctx.earlier.find(
-    (c) => c.finding.id === 'kube-proxy-not-running' && c.finding.node === node,
+    (c) =>
+      c.finding.id === 'kube-proxy-not-running' &&
+      (c.finding.node === node || c.finding.nodes?.includes(node)),
   );
   return found
     .filter((d) =>
@@ -339,7 +342,7 @@ export const rulesCheck: Check = {
       if (ctx.waiting('nodes')) return pending('waiting for the node rules');
       // no node read at all: one finding says so, with the nodes that failed or cannot be read
       const said = unread.filter((f) => f.id !== 'rules-not-observed');
-      if (said.length > 0) return said;
+      if (said.length > 0) return [...said, ...notChosen(ctx)];
       return [
         finding('rules-not-recorded', 'skip', 'no node rules recorded', {
           explanation: `kdebug compares each node's rules with what kube-proxy should have written, but no rules dump was read${ctx.nodeNames().length > 0 ? ` from ${list(ctx.nodeNames())}` : ''}. Give kdebug access to the nodes, or add nodes/<node>/iptables-save.txt to the snapshot.`,
@@ -436,6 +439,51 @@ export const rulesCheck: Check = {
           return mode === 'nftables' || mode === 'ipvs' ? tableNode(ctx, n, svc, mode, 'IPv6') : [];
         })
       : [];
-    return [...out, ...ipv6Rules(ctx, svc, iptablesNodes), ...ipv6Tables, ...unread];
+    return [
+      ...out,
+      ...ipv6Rules(ctx, svc, iptablesNodes),
+      ...ipv6Tables,
+      ...unread,
+      ...notChosen(ctx),
+    ];
   },
 };
+
+const thousands = (n: number) => n.toLocaleString('en-US');
+
+/** A large cluster: the nodes the capture chose for this Service, why, and how many it did not
+ * read (about which nothing is said). */
+function notChosen(ctx: CheckContext): Finding[] {
+  const left = ctx.notChosen();
+  const choice = ctx.choice;
+  if (!choice || left.length === 0) return [];
+  const read = choice.chosen.length;
+  return [
+    finding(
+      'rules-nodes-not-read',
+      'skip',
+      `${thousands(left.length)} of ${thousands(choice.total)} nodes not read: --all-nodes reads them`,
+      {
+        explanation: `${
+          choice.policy === 'asked'
+            ? `kdebug read the ${count(read, 'node')} asked for (--nodes)`
+            : `On a cluster this large kdebug reads at most ${choice.max} nodes (--max-nodes): those of the client and of the Service's endpoints, those whose kube-proxy or Cilium agent looks unhealthy from the API, and a few others at random`
+        }.${choice.clientNotFound ? ` The client ${choice.clientNotFound} (--from) was not found, so no node was read for it.` : ''} Nothing here is said about the ${thousands(left.length)} nodes it did not read.`,
+        evidence: [
+          ...choice.chosen.map((c) => computed(`read ${c.node}: ${reasonText(c)}`)),
+          unseen(`not read: ${namedFew(left, 5)}`),
+        ],
+        next: kdebug(
+          [
+            'svc',
+            valid.name(ctx.target.service),
+            '-n',
+            valid.namespace(ctx.target.namespace),
+            '--all-nodes',
+          ],
+          { live: true },
+        ),
+      },
+    ),
+  ];
+}

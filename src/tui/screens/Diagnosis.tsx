@@ -15,7 +15,7 @@ import { T } from '../components/text.js';
 import { useWindow } from '../components/window.js';
 import { cursorKey, cursorOf, type State, type View } from '../state.js';
 import type { NotRead } from '../../core/not-read.js';
-import { evidenceText } from '../../core/evidence.js';
+import { evidenceText, moreText, shownEvidence } from '../../core/evidence.js';
 import { shellWords } from '../../core/next-command.js';
 import { wrapCommand } from '../../output/text.js';
 import type { Tone } from '../theme.js';
@@ -100,8 +100,10 @@ export function stepLines(step: Step | undefined, width: number): FindingLine[] 
     if (explanation) add(explanation, 'text', i, '  ');
     if (f.evidence.length > 0) {
       add('Evidence:', 'accent', i, '  ');
-      for (const e of f.evidence)
+      const { shown, more } = shownEvidence(f.evidence);
+      for (const e of shown)
         for (const l of evidenceText(e).split('\n')) add(l, 'muted', i, '    ', '      ');
+      if (more > 0) add(moreText(more), 'muted', i, '    ');
     }
     // a command is cut only where a terminal copy gives it back whole (a trailing " \\")
     if (f.next)

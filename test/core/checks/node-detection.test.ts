@@ -213,10 +213,12 @@ describe('how each node was reached, in one line', () => {
         node: 'node-a',
         used: [
           {
+            transport: 'kube-proxy',
             via: 'exec kube-system/kube-proxy-x7k2p',
             commands: ['iptables-save', 'iptables-nft-save-nat'],
           },
           {
+            transport: 'pod',
             via: 'debug Pod default/kdebug-node-a-x2x7q',
             commands: ['proxy-mode', 'ip-addr', 'icmp-echo_10.96.0.20'],
           },

@@ -1,0 +1,158 @@
+// A large cluster against the fake API server: `svc` reads the nodes that matter for the Service
+// (the client's, the endpoints', those whose kube-proxy looks unhealthy), no more than the cap,
+// says which it did not read, and its findings do not grow with the nodes.
+import assert from 'node:assert/strict';
+import { before, describe, it } from 'node:test';
+import { commandStem } from '../../src/cluster/cluster.js';
+import { readLive } from '../../src/cluster/facts-source.js';
+import { KubeCluster, type NodeTransport } from '../../src/cluster/kube-cluster.js';
+import { diagnose } from '../../src/core/diagnose.js';
+import type { Facts, Finding, KubeObject, Report } from '../../src/core/model.js';
+import { nodeAccessLines, type NodeAccess } from '../../src/core/node-access.js';
+import { reportText } from '../../src/output/text.js';
+import { startFakeApi } from '../support/fake-api/server.js';
+import { aNode, aPod, webCluster } from './objects.js';
+
+const NODES = 300;
+/** Nodes without a kube-proxy Pod (its DaemonSet cannot schedule there). */
+const BROKEN = 30;
+const target = { namespace: 'default', service: 'web' };
+
+function largeCluster(nodes: number): KubeObject[] {
+  const objects = [...webCluster().relevant];
+  objects.push(aPod('client-0', 'default', { labels: { app: 'client' }, node: 'node-250' }));
+  for (let i = 0; i < nodes; i++) {
+    objects.push(aNode(`node-${i}`, `198.51.100.${i % 250}`, `10.245.${i % 250}.0/24`));
+    if (i >= BROKEN)
+      objects.push(
+        aPod(`kube-proxy-n${i}`, 'kube-system', {
+          labels: { 'k8s-app': 'kube-proxy' },
+          node: `node-${i}`,
+        }),
+      );
+  }
+  return objects;
+}
+
+const findings = (r: Report, step: string): Finding[] =>
+  r.steps.find((s) => s.id === step)?.findings ?? [];
+
+/** svc's live read of a cluster of `nodes` Nodes (and webCluster's two): the facts, and the
+ * nodes where a command ran. */
+async function svcOn(nodes: number): Promise<{ facts: Facts; ran: Set<string> }> {
+  const fake = await startFakeApi({ objects: largeCluster(nodes) });
+  const ran = new Set<string>();
+  const transport: NodeTransport = {
+    run: async (node, c) => {
+      ran.add(node);
+      return { stdout: '', stderr: `${commandStem(c)}: not here`, exitCode: 1, via: 'test' };
+    },
+  };
+  const cluster = await KubeCluster.connect({
+    kubeconfig: fake.kubeconfig({ namespace: 'default' }),
+    env: {},
+    transport: () => transport,
+  });
+  try {
+    const { facts } = await readLive(cluster, target, '9.9.9', undefined, undefined, {
+      from: { kind: 'pod', name: 'client-0' },
+    });
+    return { facts, ran };
+  } finally {
+    await cluster.close();
+    await fake.close();
+  }
+}
+
+describe('a cluster of 302 nodes: svc reads the nodes that matter, and says so', () => {
+  let facts: Facts;
+  let ran: Set<string>;
+  let twice: Facts; // the same with twice the nodes
+  before(async () => {
+    ({ facts, ran } = await svcOn(NODES));
+    ({ facts: twice } = await svcOn(2 * NODES));
+  });
+
+  it("reads the client's node, the endpoints' nodes and unhealthy ones, 20 in all", () => {
+    const choice = facts.meta['nodeChoice'] as { chosen: { node: string; why: string[] }[] };
+    assert.deepEqual([...ran].sort(), choice.chosen.map((c) => c.node).sort());
+    assert.equal(ran.size, 20);
+    const why = new Map(choice.chosen.map((c) => [c.node, c.why.join()]));
+    assert.equal(why.get('node-250'), 'client');
+    assert.equal(why.get('node-a'), 'endpoints');
+    assert.equal(why.get('node-b'), 'endpoints');
+    // the rest of the cap: nodes with no kube-proxy Pod
+    assert.equal([...why.values()].filter((w) => w === 'unhealthy').length, 17);
+  });
+
+  it('the Rules step says how many nodes it did not read, and passes nothing for them', () => {
+    const report = diagnose(facts, target);
+    const rules = findings(report, 'rules');
+    const unread = rules.find((f) => f.id === 'rules-nodes-not-read');
+    assert.ok(unread, rules.map((f) => f.id).join());
+    assert.equal(unread.title, '282 of 302 nodes not read: --all-nodes reads them');
+    assert.equal(unread.status, 'skip');
+    assert.deepEqual(unread.next?.argv.slice(-1), ['--all-nodes']);
+    // a node not chosen is never named as checked
+    const said = JSON.stringify(rules.filter((f) => f.id !== 'rules-nodes-not-read'));
+    assert.doesNotMatch(said, /"node-(1[0-9]{2}|2[0-46-9][0-9])"/);
+  });
+
+  it('nodes in the same condition are one finding, and its text is bounded', () => {
+    const report = diagnose(facts, target);
+    const down = findings(report, 'kube-proxy').filter((f) => f.id === 'kube-proxy-not-running');
+    assert.equal(down.length, 1);
+    assert.equal(down[0]!.title, `no kube-proxy Pod on ${BROKEN} of 302 nodes`);
+    assert.equal(down[0]!.nodes?.length, BROKEN);
+    assert.equal(down[0]!.evidence.length, BROKEN + 1, 'JSON keeps every node');
+    const text = reportText(report, { verbose: true, width: 120 });
+    assert.match(text, /\.\.\. and 20 more \(-o json lists every one\)/);
+    assert.doesNotMatch(text, /undefined/);
+    // the report grows with the nodes read (at most 20), not with the cluster
+    const lines = (f: Facts) =>
+      reportText(diagnose(f, target), { verbose: true, width: 120 }).split('\n').length;
+    assert.equal(lines(twice), lines(facts));
+  });
+});
+
+describe('how many nodes were reached, said in a few lines', () => {
+  const access = (node: string, reached: boolean): NodeAccess =>
+    reached
+      ? {
+          node,
+          used: [
+            {
+              transport: 'kube-proxy',
+              via: `exec kube-system/kube-proxy-${node}`,
+              commands: ['iptables-save'],
+            },
+          ],
+          skipped: [],
+        }
+      : {
+          node,
+          used: [],
+          skipped: [
+            {
+              transport: 'kube-proxy',
+              reason: 'no kube-proxy Pod on the node',
+              commands: ['iptables-save'],
+            },
+          ],
+        };
+
+  it('one line a node for a few nodes', () => {
+    assert.equal(nodeAccessLines([access('a', true), access('b', false)]).length, 2);
+  });
+
+  it('two lines for many: those read by way, those not reached by reason', () => {
+    const lines = nodeAccessLines([
+      ...Array.from({ length: 17 }, (_, i) => access(`ok-${i}`, true)),
+      ...Array.from({ length: 5 }, (_, i) => access(`bad-${i}`, false)),
+    ]);
+    assert.deepEqual(lines, [
+      '17 nodes read (17 through the kube-proxy Pod)',
+      '5 nodes not reached: bad-0, bad-1, bad-2 and 2 more (kube-proxy Pod: no kube-proxy Pod on the node)',
+    ]);
+  });
+});
