@@ -22,6 +22,7 @@ function findingJson(f: Finding) {
     next: f.next ? shellLine(f.next) : null,
     advice: f.advice ?? null,
     ...(f.node ? { node: f.node } : {}),
+    ...(f.nodes ? { nodes: f.nodes } : {}),
     ...(f.service ? { service: f.service } : {}),
     ...(f.info ? { info: true } : {}),
     ...(isUnobserved(f) ? { observed: false } : {}),

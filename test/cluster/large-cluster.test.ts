@@ -93,6 +93,11 @@ describe('a cluster of 302 nodes: svc reads the nodes that matter, and says so',
     assert.equal(unread.title, '282 of 302 nodes not read: --all-nodes reads them');
     assert.equal(unread.status, 'skip');
     assert.deepEqual(unread.next?.argv.slice(-1), ['--all-nodes']);
+    // the 20 nodes read failed the same way: one finding names them all
+    const failed = rules.filter((f) => f.id === 'rules-not-read');
+    assert.equal(failed.length, 1);
+    assert.equal(failed[0]!.nodes?.length, 20);
+    assert.match(failed[0]!.title, /^rules not read on 20 nodes: node-\S+, \S+, \S+ and 17 more$/);
     // a node not chosen is never named as checked
     const said = JSON.stringify(rules.filter((f) => f.id !== 'rules-nodes-not-read'));
     assert.doesNotMatch(said, /"node-(1[0-9]{2}|2[0-46-9][0-9])"/);

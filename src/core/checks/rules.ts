@@ -246,7 +246,9 @@ function ipv6Rules(ctx: CheckContext, svc: Service, nodes: string[]): Finding[] 
 function notRead(ctx: CheckContext, read: string[]): Finding[] {
   const svc = ctx.service!;
   const windows = new Set(ctx.view.nodes.filter(isWindows).map((n) => n.name));
-  return ctx
+  // nodes whose read failed the same way are one finding: many nodes, one line
+  const failed = new Map<string, string[]>();
+  const out = ctx
     .nodeNames()
     .filter((n) => !read.includes(n))
     .flatMap((node) => {
@@ -275,16 +277,30 @@ function notRead(ctx: CheckContext, read: string[]): Finding[] {
                 node,
               }),
             ];
-      return [
-        finding('rules-not-read', 'warn', `${node}: rules not read`, {
-          explanation: `kdebug could not read the rules of ${node}, so ${svc.namespace}/${svc.name} is not checked there${read.length > 0 ? '; the other nodes are' : ''}. ${error}`,
-          // the failed read itself is what was seen: a warning, not a verdict on the rules
-          evidence: [seen(`${node}: the read failed: ${error}`, { node })],
-          ...otherWay(ctx, svc),
-          node,
-        }),
-      ];
+      failed.set(error, [...(failed.get(error) ?? []), node]);
+      return [];
     });
+  for (const [error, nodes] of failed) {
+    const one = nodes.length === 1;
+    const where = one ? nodes[0]! : `${nodes.length} nodes (${namedFew(nodes, 5)})`;
+    out.push(
+      finding(
+        'rules-not-read',
+        'warn',
+        one
+          ? `${nodes[0]}: rules not read`
+          : `rules not read on ${nodes.length} nodes: ${namedFew(nodes)}`,
+        {
+          explanation: `kdebug could not read the rules of ${where}, so ${svc.namespace}/${svc.name} is not checked there${read.length > 0 ? '; the other nodes are' : ''}. ${error}`,
+          // the failed read itself is what was seen: a warning, not a verdict on the rules
+          evidence: nodes.map((node) => seen(`${node}: the read failed: ${error}`, { node })),
+          ...otherWay(ctx, svc),
+          ...(one ? { node: nodes[0]! } : { nodes }),
+        },
+      ),
+    );
+  }
+  return out;
 }
 
 export const rulesCheck: Check = {
@@ -406,7 +422,9 @@ export const rulesCheck: Check = {
       // one line for all the nodes that agree with the expected rules
       const same = ok.every((n) => n.ports === ok[0]!.ports);
       // a node whose rules were not read is not among those that match: "1 of 2 nodes"
-      const blind = new Set(unread.filter((f) => f.node !== undefined).map((f) => f.node));
+      const blind = new Set(
+        unread.flatMap((f) => f.nodes ?? (f.node !== undefined ? [f.node] : [])),
+      );
       const all = clean.length + blind.size;
       const nodesText =
         clean.length < all

@@ -74,6 +74,8 @@ export interface RequestRecord {
   /** What RBAC was asked for it (exec: get and create), and whether it refused. */
   authorized?: Attributes[];
   refused?: boolean;
+  /** Bytes of the answer's body (a plain answer; not a stream). */
+  bytes?: number;
 }
 
 export interface FakeApi {
@@ -601,6 +603,13 @@ export async function startFakeApi(options: FakeApiOptions = {}): Promise<FakeAp
       at: Date.now(),
     };
     requests.push(record);
+    // what the answer weighs: for the benches' bytes per request
+    const end = res.end.bind(res) as (...a: unknown[]) => ServerResponse;
+    res.end = ((...a: unknown[]) => {
+      if (typeof a[0] === 'string' || Buffer.isBuffer(a[0]))
+        record.bytes = (record.bytes ?? 0) + Buffer.byteLength(a[0]);
+      return end(...a);
+    }) as typeof res.end;
     if (options.stall?.(record)) {
       stalled.add(res);
       return;
