@@ -1,25 +1,71 @@
-// `kdebug demo`: svc nginx-svc on the bundled snapshot, no cluster needed.
-import { DEMO_SNAPSHOT, type GlobalOptions } from './io.js';
+// `kdebug demo [SCENARIO]`: svc on a bundled snapshot, no cluster needed: the demo (nginx-svc),
+// or any scenario by name; --list says what each one shows.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { BUNDLED_SNAPSHOTS, DEMO_SNAPSHOT, UsageError, write, type GlobalOptions } from './io.js';
 import { svcCommand } from './svc.js';
 import { withExamples, type Define } from './flags.js';
 
-export async function demoCommand(g: GlobalOptions): Promise<number> {
-  const label = 'the demo snapshot';
-  return svcCommand(
-    'nginx-svc',
-    { snapshot: DEMO_SNAPSHOT, label },
-    { ...g, namespace: 'default' },
-  );
+interface Scenario {
+  name: string;
+  /** The first line of its README, without "# Scenario: ". */
+  about: string;
+}
+
+/** The bundled snapshots, wherever kdebug is installed (they ship beside the bundle). */
+export function scenarios(): Scenario[] {
+  return readdirSync(BUNDLED_SNAPSHOTS, { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .map((d) => {
+      let about = '';
+      try {
+        const first = readFileSync(join(BUNDLED_SNAPSHOTS, d.name, 'README.md'), 'utf8').split(
+          '\n',
+        )[0]!;
+        about = first.replace(/^#\s*(?:Scenario|Demo snapshot):\s*/, '');
+      } catch {
+        // a scenario without its README is still one
+      }
+      return { name: d.name, about };
+    })
+    .sort((a, b) => (a.name < b.name ? -1 : 1));
+}
+
+export async function demoCommand(
+  name: string | undefined,
+  o: { list?: boolean; verbose?: boolean },
+  g: GlobalOptions,
+): Promise<number> {
+  const all = scenarios();
+  if (o.list) {
+    const width = Math.max(...all.map((s) => s.name.length));
+    write(
+      `${all.map((s) => `${s.name.padEnd(width)}  ${s.about}`).join('\n')}\n\nkdebug demo NAME runs one; kdebug svc --snapshot DIR runs it from its directory (${BUNDLED_SNAPSHOTS})\n`,
+    );
+    return 0;
+  }
+  if (name !== undefined && !all.some((s) => s.name === name))
+    throw new UsageError(
+      `no scenario "${name}"; kdebug demo --list lists them (${all.map((s) => s.name).join(', ')})`,
+    );
+  const dir = name === undefined ? DEMO_SNAPSHOT : join(BUNDLED_SNAPSHOTS, name);
+  const label = name === undefined ? 'the demo snapshot' : `scenario ${name}`;
+  // the Service each snapshot was taken for (its meta.json)
+  return svcCommand(undefined, { snapshot: dir, label, verbose: o.verbose }, g);
 }
 
 /** `kdebug demo`: its help and action. */
 export const define: Define = (parent, run, g) => {
   withExamples(
     parent
-      .command('demo')
+      .command('demo [scenario]')
       .description(
-        'kdebug on the bundled demo snapshot (the nginx-svc cluster), no cluster needed',
-      ),
-    ['kdebug demo', 'kdebug demo -o text'],
-  ).action(() => run(demoCommand(g())));
+        'kdebug on a bundled snapshot, no cluster needed: the demo (nginx-svc), or a scenario by name',
+      )
+      .option('--list', 'list the bundled scenarios, one line each')
+      .option('-v, --verbose', 'text: expand every finding, not only the failing ones'),
+    ['kdebug demo', 'kdebug demo --list', 'kdebug demo selector-typo -o text'],
+  ).action((name: string | undefined, o: { list?: boolean; verbose?: boolean }) =>
+    run(demoCommand(name, o, g())),
+  );
 };

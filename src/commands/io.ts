@@ -38,8 +38,10 @@ export interface GlobalOptions {
 const here = fileURLToPath(new URL('.', import.meta.url));
 const bundleDir = basename(here) === 'chunks' ? resolve(here, '..') : here;
 
-/** The bundled demo snapshot, found next to the installed package. */
-export const DEMO_SNAPSHOT = resolve(bundleDir, '..', 'snapshots', 'nginx-svc');
+/** The bundled scenarios' snapshots, found next to the installed package. */
+export const BUNDLED_SNAPSHOTS = resolve(bundleDir, '..', 'snapshots');
+/** The bundled demo snapshot. */
+export const DEMO_SNAPSHOT = resolve(BUNDLED_SNAPSHOTS, 'nginx-svc');
 
 /** The parse worker's bundle, beside the CLI's (absent when the sources run unbundled). */
 export const PARSE_WORKER = pathToFileURL(join(bundleDir, 'parse-worker.js'));

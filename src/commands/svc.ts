@@ -3,7 +3,7 @@
 import { Analysis } from '../core/analysis.js';
 import { diagnose, type DiagnosedService } from '../core/diagnose.js';
 import { clusterView } from '../core/kube.js';
-import type { Report } from '../core/model.js';
+import type { Facts, Report } from '../core/model.js';
 import { parseServiceRef } from '../core/service-ref.js';
 import {
   closeLive,
@@ -33,6 +33,7 @@ import {
 } from './io.js';
 import { invocationOf } from './invocation.js';
 import { interactive, loadTui } from './tui.js';
+import type { Command } from 'commander';
 import { nodeAccessOptions, withExamples, type Define } from './flags.js';
 
 export interface SvcOptions extends NodeAccessFlags {
@@ -76,19 +77,28 @@ function writeReport(report: Report, g: GlobalOptions, o: SvcOptions, source?: s
   return report.exitCode;
 }
 
+/** The Service a snapshot was taken for (its meta.json), when none is named. */
+function snapshotService(facts: Facts, dir: string): { namespace?: string; name: string } {
+  const { service, namespace } = facts.meta;
+  const ref = typeof service === 'string' ? parseServiceRef(service) : undefined;
+  if (!ref || 'error' in ref || ref.namespace !== undefined)
+    throw new UsageError(
+      `${dir}: its meta.json names no Service; give one: kdebug svc NAME --snapshot ${dir}`,
+    );
+  return typeof namespace === 'string' ? { namespace, name: ref.name } : { name: ref.name };
+}
+
 export async function svcCommand(
-  arg: string,
+  arg: string | undefined,
   o: SvcOptions,
   given: GlobalOptions,
 ): Promise<number> {
-  const ref = parseServiceRef(arg);
-  if ('error' in ref) throw new UsageError(`${ref.error}; see kdebug svc --help`);
-  if (ref.namespace && given.namespace && ref.namespace !== given.namespace)
+  const ref = arg === undefined ? undefined : parseServiceRef(arg);
+  if (ref && 'error' in ref) throw new UsageError(`${ref.error}; see kdebug svc --help`);
+  if (ref?.namespace && given.namespace && ref.namespace !== given.namespace)
     throw new UsageError(
       `"${arg}" is in namespace ${ref.namespace}, but -n says ${given.namespace}`,
     );
-  const name = ref.name;
-  const g = { ...given, namespace: ref.namespace ?? given.namespace };
   const which = nodeChoiceFlags(o);
   if (o.snapshot !== undefined) {
     if (Object.keys(which).length > 0)
@@ -97,13 +107,19 @@ export async function svcCommand(
       );
     const dir = o.snapshot;
     // the TUI loads while the snapshot is read and its dumps parse
-    if (format(g) === 'tui') void loadTui();
+    if (format(given) === 'tui') void loadTui();
     // big dumps parse on worker threads while this one reads and types the objects
     const aside = parseDumpsAside(dir, PARSE_WORKER);
     const facts = await readSnapshot(dir);
+    // no name: the Service the snapshot was taken for
+    const named = ref ?? snapshotService(facts, dir);
+    const g = { ...given, namespace: named.namespace ?? given.namespace };
     const view = clusterView(facts.objects);
     const analysis = new Analysis(facts, { view, parsed: await aside });
-    const target = { namespace: g.namespace ?? facts.meta.namespace ?? 'default', service: name };
+    const target = {
+      namespace: g.namespace ?? facts.meta.namespace ?? 'default',
+      service: named.name,
+    };
     const invocation = invocationOf(g, { snapshot: dir });
     const snapshot = o.label ?? `snapshot ${dir}`;
     if (format(g) === 'tui')
@@ -120,6 +136,9 @@ export async function svcCommand(
       );
     return writeReport(diagnose(facts, target, { invocation, analysis }), g, o, snapshot);
   }
+  if (!ref) throw new UsageError("missing required argument 'name'; see kdebug svc --help");
+  const name = ref.name;
+  const g = { ...given, namespace: ref.namespace ?? given.namespace };
   // in the TUI a debug Pod is created only after the person says yes there (or --yes)
   const tui = format(g) === 'tui';
   const asks = questions();
@@ -196,7 +215,7 @@ export const define: Define = (parent, run, g) => {
   withExamples(
     nodeAccessOptions(
       parent
-        .command('svc <name>')
+        .command('svc [name]')
         // kubectl's names for the resource
         .aliases(['service', 'services'])
         .description('the guided diagnosis of one Service, step by step, with evidence')
@@ -219,5 +238,13 @@ export const define: Define = (parent, run, g) => {
       'kdebug svc nginx-svc --snapshot DIR           # offline, from a snapshot',
       'kdebug svc web --from pod/client-7d9 --all-nodes  # the client first, then every node',
     ],
-  ).action((name: string, o: SvcOptions) => run(svcCommand(name, o, g())));
+  ).action((name: string | undefined, o: SvcOptions, cmd: Command) => {
+    // a snapshot names the Service it was taken for; live, the name is required
+    if (name === undefined && o.snapshot === undefined)
+      cmd.error("error: missing required argument 'name'", {
+        code: 'commander.missingArgument',
+        exitCode: 2,
+      });
+    return run(svcCommand(name, o, g()));
+  });
 };

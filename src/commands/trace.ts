@@ -2,7 +2,7 @@
 import { Analysis } from '../core/analysis.js';
 import { canonicalAddress, familyOf } from '../core/ipv6.js';
 import type { TraceProtocol } from '../core/trace.js';
-import { traceAnswer } from '../core/trace/answer.js';
+import { traceAnswer, traceFails } from '../core/trace/answer.js';
 import {
   pickNodes,
   readFacts,
@@ -77,7 +77,7 @@ export async function traceCommand(o: TraceOptions, g: GlobalOptions): Promise<n
   });
   const answer = traceAnswer(result, analysis.view, name!);
   write(shown === 'json' ? traceJson(answer) : traceText(answer));
-  return answer.blocked ? EXIT.problem : EXIT.ok;
+  return traceFails(answer) ? EXIT.problem : EXIT.ok;
 }
 
 /** `kdebug trace`: its flags, help and action. */

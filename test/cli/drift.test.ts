@@ -338,7 +338,8 @@ describe('kdebug trace', () => {
 
   it('explains why ping to a ClusterIP gets no answer', () => {
     const r = traceDemo(['--src', '10.244.0.2', '--dst', '10.1.190.219', '--proto', 'icmp']);
-    assert.equal(r.code, 0, r.stderr);
+    // nothing answers the ping: exit 1, as nftables mode's REJECT of it
+    assert.equal(r.code, 1, r.stderr);
     assert.match(
       r.stdout,
       /10\.1\.190\.219 is the ClusterIP of Service default\/nginx-svc \(tcp port 8080\)/,
@@ -382,7 +383,8 @@ describe('kdebug trace', () => {
   it('notes a DNAT to an address that no Pod has any more', () => {
     const args = ['--node', 'vm-12-11-centos', '--from-host', '--dst', '10.1.190.219:8080'];
     const r = kdebug(['trace', '--snapshot', 'snapshots/stale-endpoint', ...args, '-o', 'json']);
-    assert.equal(r.code, 0, r.stderr);
+    // half the new connections go to a Pod that is gone: the traffic fails, exit 1
+    assert.equal(r.code, 1, r.stderr);
     const gone = JSON.parse(r.stdout).outcomes.map(
       (o: { destination: string; noPodHasTarget?: boolean }) => [o.destination, !!o.noPodHasTarget],
     );
@@ -487,6 +489,7 @@ describe('kdebug expect, drift and trace in both families (the dual-stack scenar
       bad.stdout.replace(/\s+/g, ' '),
       /No rule matched tcp port 8080 of fd00:10:96::be, a port of the Service: kube-proxy has not written this Service on node vm-12-11-centos/,
     );
+    assert.equal(bad.code, 1, 'nothing answers a Service port kube-proxy did not write');
     const mixed = kdebug([
       'trace',
       ...S,

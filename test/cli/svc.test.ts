@@ -3,7 +3,7 @@
 // IP conventions: the demo snapshot's (the demo cluster): nodes 10.0.12.7 and 10.0.12.11,
 // Pod CIDR 10.244.0.0/16, Service CIDR 10.1.0.0/16, nginx-svc 10.1.190.219:8080.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -86,6 +86,65 @@ describe('kdebug svc (built CLI)', () => {
     );
     const json = kdebug(['demo', '-o', 'json']);
     assert.equal(json.stdout, golden('nginx-svc.json'));
+  });
+
+  it("kdebug demo --list names every bundled scenario with its README's first line; demo NAME runs it", () => {
+    const list = kdebug(['demo', '--list']);
+    assert.equal(list.code, 0, list.stderr);
+    const dirs = readdirSync(join(ROOT, 'snapshots')).sort();
+    const lines = list.stdout.split('\n\n')[0]!.split('\n');
+    assert.deepEqual(
+      lines.map((l) => l.split(/\s+/)[0]),
+      dirs,
+    );
+    for (const [i, dir] of dirs.entries()) {
+      const head = readFileSync(join(ROOT, 'snapshots', dir, 'README.md'), 'utf8').split('\n')[0]!;
+      assert.ok(head.endsWith(lines[i]!.slice(dir.length).trim()), `${dir}: ${lines[i]}`);
+    }
+    // a scenario by name is svc on its snapshot, for the Service its meta.json names
+    const byName = kdebug(['demo', 'selector-typo', '-o', 'json']);
+    const bySnapshot = kdebug([
+      'svc',
+      'nginx-svc',
+      '--snapshot',
+      'snapshots/selector-typo',
+      '-o',
+      'json',
+    ]);
+    assert.equal(byName.code, 1);
+    // the same findings (their next commands name the snapshot's directory as each was given)
+    const findings = (out: string) =>
+      JSON.parse(out).steps.flatMap(
+        (st: { findings: { id: string; status: string; title: string }[] }) =>
+          st.findings.map((f) => `${f.status} ${f.id} ${f.title}`),
+      );
+    assert.deepEqual(findings(byName.stdout), findings(bySnapshot.stdout));
+    const unknown = kdebug(['demo', 'selector-typ']);
+    assert.equal(unknown.code, 2);
+    assert.match(
+      unknown.stderr,
+      /^kdebug: no scenario "selector-typ"; kdebug demo --list lists them \(.*selector-typo/,
+    );
+    // the hint text gives (--verbose explains) is a flag demo takes
+    assert.equal(kdebug(['demo', '--verbose', '-o', 'text']).code, 0);
+  });
+
+  it('svc --snapshot without a name diagnoses the Service the snapshot names; one that names none says so', () => {
+    const named = kdebug(['svc', '--snapshot', 'snapshots/headless', '-o', 'json']);
+    assert.equal(JSON.parse(named.stdout).target.service, 'nginx-headless');
+    const tmp = mkdtempSync(join(tmpdir(), 'kdebug-svc-'));
+    try {
+      cpSync(join(ROOT, 'snapshots/nginx-svc'), tmp, { recursive: true });
+      writeFileSync(join(tmp, 'meta.json'), '{"context": "x"}\n');
+      const r = kdebug(['svc', '--snapshot', tmp]);
+      assert.equal(r.code, 2);
+      assert.equal(
+        r.stderr,
+        `kdebug: ${tmp}: its meta.json names no Service; give one: kdebug svc NAME --snapshot ${tmp}\n`,
+      );
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
   });
 
   describe('live, against the fake API server', () => {

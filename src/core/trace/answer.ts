@@ -15,7 +15,13 @@ export interface TraceAnswer {
   blocked: boolean;
   /** Why nothing answers a packet no Service rule matched (a ClusterIP's other protocols, ping). */
   unmatched?: string;
+  /** Nothing answers it: no rule took it to an endpoint, and the node itself does not answer. */
+  unanswered: boolean;
 }
+
+/** The exit code's question: does the packet reach an endpoint (or the node) as kube-proxy
+ * intends? Refused, dropped, unanswered or sent to a Pod that is gone: no. */
+export const traceFails = (a: TraceAnswer) => a.blocked || a.unanswered || a.stale.length > 0;
 
 export function traceAnswer(result: TraceResult, view: ClusterView, node: string): TraceAnswer {
   const dst = result.packet.dst;
@@ -29,7 +35,7 @@ export function traceAnswer(result: TraceResult, view: ClusterView, node: string
     return ip !== undefined && captured.length > 0 && !pods.has(ip) ? [i] : [];
   });
   const blocked = result.outcomes.some((o) => o.verdict === 'REJECT' || o.verdict === 'DROP');
-  const answer: TraceAnswer = { result, node, stale, blocked };
+  const answer: TraceAnswer = { result, node, stale, blocked, unanswered: false };
   for (const s of view.services) {
     const kind = s.clusterIPs.includes(dst)
       ? 'the ClusterIP'
@@ -48,6 +54,11 @@ export function traceAnswer(result: TraceResult, view: ClusterView, node: string
     );
     const unchanged = result.outcomes.find((o) => o.destination === null);
     // IPVS mode binds the address to the node (kube-ipvs0): it is delivered there, not lost
+    // only the node answering a ping to its own kube-ipvs0 address is an answer
+    answer.unanswered =
+      unchanged !== undefined &&
+      ports.length > 0 &&
+      !(unchanged.delivery === 'local' && !servicePort && protocol === 'icmp');
     if (ports.length > 0 && unchanged?.delivery === 'local')
       answer.unmatched = servicePort
         ? `${dst} is an address of node ${node} (kube-ipvs0), and no virtual server takes ${protocol} port ${dport} there: kube-proxy has not programmed this Service on node ${node} (kdebug drift --node ${node}), so the node itself gets the packet and nothing of the Service answers.`
