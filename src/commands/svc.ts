@@ -4,7 +4,12 @@ import { Analysis } from '../core/analysis.js';
 import { diagnose, type DiagnosedService } from '../core/diagnose.js';
 import { clusterView } from '../core/kube.js';
 import type { Facts, Report } from '../core/model.js';
-import { parseServiceRef } from '../core/service-ref.js';
+import {
+  parseServiceAddress,
+  parseServiceRef,
+  serviceAt,
+  type ServiceRef,
+} from '../core/service-ref.js';
 import {
   closeLive,
   connectLive,
@@ -77,6 +82,12 @@ function writeReport(report: Report, g: GlobalOptions, o: SvcOptions, source?: s
   return report.exitCode;
 }
 
+/** The Service an address names, or the reason none is, as a usage error. */
+function found(r: ServiceRef | { error: string }): ServiceRef {
+  if ('error' in r) throw new UsageError(r.error);
+  return r;
+}
+
 /** The Service a snapshot was taken for (its meta.json), when none is named. */
 function snapshotService(facts: Facts, dir: string): { namespace?: string; name: string } {
   const { service, namespace } = facts.meta;
@@ -93,7 +104,9 @@ export async function svcCommand(
   o: SvcOptions,
   given: GlobalOptions,
 ): Promise<number> {
-  const ref = arg === undefined ? undefined : parseServiceRef(arg);
+  // an address as an application logs it (10.96.0.10, IP:PORT) names the Service that has it
+  const at = arg === undefined ? undefined : parseServiceAddress(arg);
+  const ref = arg === undefined || at ? undefined : parseServiceRef(arg);
   if (ref && 'error' in ref) throw new UsageError(`${ref.error}; see kdebug svc --help`);
   if (ref?.namespace && given.namespace && ref.namespace !== given.namespace)
     throw new UsageError(
@@ -111,10 +124,12 @@ export async function svcCommand(
     // big dumps parse on worker threads while this one reads and types the objects
     const aside = parseDumpsAside(dir, PARSE_WORKER);
     const facts = await readSnapshot(dir);
-    // no name: the Service the snapshot was taken for
-    const named = ref ?? snapshotService(facts, dir);
-    const g = { ...given, namespace: named.namespace ?? given.namespace };
     const view = clusterView(facts.objects);
+    // no name: the Service the snapshot was taken for
+    const named = at
+      ? found(serviceAt(view.services, arg!, at, dir))
+      : (ref ?? snapshotService(facts, dir));
+    const g = { ...given, namespace: named.namespace ?? given.namespace };
     const analysis = new Analysis(facts, { view, parsed: await aside });
     const target = {
       namespace: g.namespace ?? facts.meta.namespace ?? 'default',
@@ -136,15 +151,25 @@ export async function svcCommand(
       );
     return writeReport(diagnose(facts, target, { invocation, analysis }), g, o, snapshot);
   }
-  if (!ref) throw new UsageError("missing required argument 'name'; see kdebug svc --help");
-  const name = ref.name;
-  const g = { ...given, namespace: ref.namespace ?? given.namespace };
+  if (!ref && !at) throw new UsageError("missing required argument 'name'; see kdebug svc --help");
   // in the TUI a debug Pod is created only after the person says yes there (or --yes)
-  const tui = format(g) === 'tui';
+  const tui = format(given) === 'tui';
   const asks = questions();
-  const c = sourceContext(g);
+  const c = sourceContext(given);
   const cluster = await connectLive(o, c, tui ? (q) => asks.ask(consentLines(q)) : undefined);
   try {
+    const named = at
+      ? found(
+          serviceAt(
+            clusterView(await cluster.list({ path: '/api/v1/services' })).services,
+            arg!,
+            at,
+            `context ${cluster.meta.context ?? ''}`.trim(),
+          ),
+        )
+      : ref!;
+    const name = named.name;
+    const g = { ...given, namespace: named.namespace ?? given.namespace };
     const target: DiagnosedService = {
       namespace: g.namespace ?? cluster.defaultNamespace,
       service: name,

@@ -1,4 +1,6 @@
 // The forms people type for a Service, as kubectl and cluster DNS spell it.
+import { canonicalAddress, familyOf } from './ipv6.js';
+import type { Service } from './kube.js';
 
 export interface ServiceRef {
   /** Absent when the argument names none: -n or the context's namespace applies. */
@@ -24,4 +26,40 @@ export function parseServiceRef(arg: string): ServiceRef | { error: string } {
   }
   if (!rest || namespace === '') return { error: `"${arg}" names no Service` };
   return namespace === undefined ? { name: rest } : { namespace, name: rest };
+}
+
+/** A Service's address as an application logs it: its cluster IP, IP:PORT or [IPv6]:PORT. */
+export function parseServiceAddress(arg: string): { ip: string; port?: number } | undefined {
+  const t = arg.trim();
+  const m =
+    /^\[([0-9a-fA-F:.]+)\](?::(\d{1,5}))?$/.exec(t) ??
+    /^(\d{1,3}(?:\.\d{1,3}){3})(?::(\d{1,5}))?$/.exec(t) ??
+    /^([0-9a-fA-F]*:[0-9a-fA-F:.]*)()$/.exec(t);
+  if (!m || familyOf(m[1]!) === undefined) return undefined;
+  const port = m[2] ? Number(m[2]) : undefined;
+  if (port !== undefined && (port < 1 || port > 65535)) return undefined;
+  return { ip: canonicalAddress(m[1]!), ...(port !== undefined ? { port } : {}) };
+}
+
+/** The Service whose cluster IP this is, or why none is chosen (one line, the input named). */
+export function serviceAt(
+  services: Service[],
+  arg: string,
+  at: { ip: string; port?: number },
+  where: string,
+): ServiceRef | { error: string } {
+  const found = services.filter((s) => s.clusterIPs.some((ip) => canonicalAddress(ip) === at.ip));
+  if (found.length !== 1)
+    return {
+      error:
+        found.length === 0
+          ? `${arg}: no Service in ${where} has cluster IP ${at.ip}`
+          : `${arg}: ${found.length} Services have cluster IP ${at.ip} (${found.map((s) => `${s.namespace}/${s.name}`).join(', ')}): name one`,
+    };
+  const s = found[0]!;
+  if (at.port !== undefined && !s.ports.some((p) => p.port === at.port))
+    return {
+      error: `${arg}: Service ${s.namespace}/${s.name} has no port ${at.port} (ports: ${s.ports.map((p) => `${p.port}/${p.protocol}`).join(', ') || 'none'})`,
+    };
+  return { namespace: s.namespace, name: s.name };
 }

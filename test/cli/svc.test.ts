@@ -186,6 +186,35 @@ describe('kdebug svc (built CLI)', () => {
       );
     });
 
+    it('takes the address an application logs: the cluster IP (and port) finds the Service in any namespace', async () => {
+      const byIP = await live(
+        [
+          'svc',
+          '10.1.190.219:8080',
+          '-n',
+          'kube-system',
+          '--kubeconfig',
+          kubeconfig,
+          '-o',
+          'json',
+          '--via',
+          'kube-proxy',
+        ],
+        { HOME: tmp },
+      );
+      assert.deepEqual(JSON.parse(byIP.stdout).target, {
+        namespace: 'default',
+        service: 'nginx-svc',
+      });
+      const none = await live(['svc', '10.1.9.9', '--kubeconfig', kubeconfig, '-o', 'json'], {
+        HOME: tmp,
+      });
+      assert.deepEqual(
+        [none.code, none.stderr],
+        [2, 'kdebug: 10.1.9.9: no Service in context fake has cluster IP 10.1.9.9\n'],
+      );
+    });
+
     it('turns the API 404 into service-not-found with its suggestions', async () => {
       const r = await live(['svc', 'nginx', '--kubeconfig', kubeconfig, '-o', 'json'], {
         HOME: tmp,
