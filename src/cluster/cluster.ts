@@ -67,6 +67,8 @@ export interface Cluster {
   get(path: string): Promise<KubeObject | undefined>;
   /** Runs one command from the closed list on a node. Never throws for a failed command. */
   run(node: string, command: NodeCommand): Promise<NodeResult>;
+  /** Nothing more will run on this node: what kdebug created for it goes now. */
+  nodeDone?(node: string): Promise<void>;
   /** Releases connections and removes anything kdebug created (debug Pods). */
   close(): Promise<void>;
 }

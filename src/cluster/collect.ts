@@ -594,6 +594,8 @@ async function runNodeCommands(
         if (outputs.get(node)?.[commandStem(other)] !== undefined)
           errors.splice(errors.indexOf(failed), 1);
       }
+      // nothing more runs there: its debug Pod goes now, so no more are alive than nodes in hand
+      await cluster.nodeDone?.(node);
     }
   };
   await Promise.all(Array.from({ length: Math.min(o.nodeConcurrency ?? 8, nodes.length) }, worker));

@@ -241,6 +241,8 @@ export interface NodeChoiceFlags {
   max?: number;
   /** pod/NAME (in the Service's namespace, or NS/NAME) or node/NAME. */
   from?: { kind: 'pod' | 'node'; namespace?: string; name: string };
+  /** --node-concurrency: nodes read at once (each may hold a debug Pod while it is read). */
+  concurrency?: number;
 }
 
 /** The node of --from: the node named, or the node its Pod runs on (read with the objects). */
@@ -284,6 +286,7 @@ export async function readLive(
     const facts = await collect(cluster, target, {
       onProgress: progress,
       meta: { kdebugVersion },
+      ...(which.concurrency !== undefined ? { nodeConcurrency: which.concurrency } : {}),
       ...(which.from?.kind === 'pod'
         ? {
             clientPod: {

@@ -12,6 +12,8 @@ export interface NodeTransport {
   run(node: string, command: NodeCommand): Promise<NodeResult>;
   /** Removes what it created (debug Pods) and closes connections. */
   close?(): Promise<void>;
+  /** Nothing more will run on this node: what was made for it is removed now. */
+  done?(node: string): Promise<void>;
   /** Per node: which way ran which commands, and why others were skipped. */
   describe?(): NodeAccess[];
 }
@@ -68,6 +70,12 @@ export class KubeCluster implements Cluster {
     } catch (e) {
       return { stdout: '', stderr: '', exitCode: null, error: (e as Error).message, via: 'none' };
     }
+  }
+
+  /** Nothing more will run on this node: its debug Pod, if any, is deleted now, not at the end
+   * (a run over thousands of nodes keeps no more Pods alive than it reads at once). */
+  async nodeDone(node: string): Promise<void> {
+    await this.transport.done?.(node);
   }
 
   /** How each node was reached so far (empty without a node transport). */

@@ -19,6 +19,8 @@ export interface NodeChannel {
   cannotRun(command: NodeCommand): string | undefined;
   /** Connects to one node; rejects with NodeUnavailable saying why it cannot. */
   open(node: string): Promise<NodeRunner>;
+  /** The run has nothing more for this node: what was made for it goes now (its debug Pod). */
+  done?(node: string): Promise<void>;
   /** Removes what it created and closes its connections. */
   close(): Promise<void>;
 }

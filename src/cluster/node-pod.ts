@@ -307,6 +307,8 @@ export class DebugPods implements NodeChannel {
   private refused?: string;
   /** The Pods this run made and has not deleted: name -> the UID the API gave it at create. */
   private readonly created = new Map<string, string>();
+  /** Each node's Pod, by name: deleted once the run is done with the node. */
+  private readonly onNode = new Map<string, string>();
   private readonly creating = new Set<Promise<unknown>>();
   private closing = false;
   /** Pods that stopped being this run's while it used them, and how (GONE). */
@@ -422,6 +424,7 @@ export class DebugPods implements NodeChannel {
     this.creating.add(creation);
     try {
       const name = await creation;
+      this.onNode.set(node, name);
       const via = `debug Pod ${this.namespace}/${name}`;
       await this.waitRunning(name, node, via);
       return { via, run: (c) => this.exec(name, via, node, c) };
@@ -598,6 +601,12 @@ export class DebugPods implements NodeChannel {
         via,
       };
     return { ...r, via };
+  }
+
+  async done(node: string): Promise<void> {
+    const name = this.onNode.get(node);
+    this.onNode.delete(node);
+    if (name !== undefined && this.created.has(name)) await this.remove(name);
   }
 
   /** Deletes the Pod this run made by that name; one of the same name made since is left. */

@@ -234,6 +234,11 @@ export class NodeAccessTransport implements NodeTransport {
       .sort((a, b) => (a.node < b.node ? -1 : a.node > b.node ? 1 : 0));
   }
 
+  async done(node: string): Promise<void> {
+    for (const c of this.channels) this.runners.delete(`${c.name} ${node}`);
+    await Promise.allSettled(this.channels.map((c) => c.done?.(node)));
+  }
+
   async close(): Promise<void> {
     // every channel cleans up, even when one fails
     const results = await Promise.allSettled(this.channels.map((c) => c.close()));

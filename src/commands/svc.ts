@@ -49,6 +49,7 @@ export interface SvcOptions extends NodeAccessFlags {
   allNodes?: boolean;
   maxNodes?: string;
   from?: string;
+  nodeConcurrency?: string;
   /** How the text header names the snapshot (default: "snapshot DIR"). */
   label?: string;
 }
@@ -116,7 +117,7 @@ export async function svcCommand(
   if (o.snapshot !== undefined) {
     if (Object.keys(which).length > 0)
       throw new UsageError(
-        '--nodes, --all-nodes, --max-nodes and --from choose the nodes read live: a snapshot holds the nodes it recorded',
+        '--nodes, --all-nodes, --max-nodes, --node-concurrency and --from are for reading nodes live: a snapshot holds the nodes it recorded',
       );
     const dir = o.snapshot;
     // the TUI loads while the snapshot is read and its dumps parse
@@ -223,6 +224,14 @@ function nodeChoiceFlags(o: SvcOptions): NodeChoiceFlags {
       throw new UsageError(`--max-nodes ${o.maxNodes}: give a whole number of nodes, 1 or more`);
     out.max = n;
   }
+  if (o.nodeConcurrency !== undefined) {
+    const n = Number(o.nodeConcurrency);
+    if (!Number.isInteger(n) || n < 1 || n > 256)
+      throw new UsageError(
+        `--node-concurrency ${o.nodeConcurrency}: give a whole number from 1 to 256`,
+      );
+    out.concurrency = n;
+  }
   if (o.from !== undefined) {
     const m = /^(pod|po|pods|node|no|nodes)\/(?:([^/]+)\/)?([^/]+)$/.exec(o.from);
     const kind = m?.[1]?.startsWith('po') ? 'pod' : 'node';
@@ -255,7 +264,11 @@ export const define: Define = (parent, run, g) => {
           '--all-nodes',
           'read every node (a large cluster: by default the nodes that matter)',
         )
-        .option('--max-nodes <n>', 'on a large cluster, read at most this many nodes (default 20)'),
+        .option('--max-nodes <n>', 'on a large cluster, read at most this many nodes (default 20)')
+        .option(
+          '--node-concurrency <n>',
+          'nodes read at once, each with at most one debug Pod alive (default 8)',
+        ),
     ),
     [
       'kdebug svc nginx-svc                          # the current context and namespace',

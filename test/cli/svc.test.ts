@@ -129,6 +129,31 @@ describe('kdebug svc (built CLI)', () => {
     assert.equal(kdebug(['demo', '--verbose', '-o', 'text']).code, 0);
   });
 
+  it('refuses node flags it cannot use, one line each', () => {
+    const cases: [string[], RegExp][] = [
+      [['--max-nodes', '0'], /^kdebug: --max-nodes 0: give a whole number of nodes, 1 or more\n$/],
+      [
+        ['--from', 'deploy/web'],
+        /^kdebug: --from "deploy\/web": give pod\/NAME, pod\/NAMESPACE\/NAME or node\/NAME\n$/,
+      ],
+      [['--nodes', 'a,B_'], /^kdebug: --nodes "a,B_": give node names, comma-separated\n$/],
+      [['--nodes', 'a', '--all-nodes'], /^kdebug: --nodes and --all-nodes: give one of them\n$/],
+      [
+        ['--node-concurrency', '1000'],
+        /^kdebug: --node-concurrency 1000: give a whole number from 1 to 256\n$/,
+      ],
+      [
+        ['--all-nodes', '--snapshot', 'snapshots/nginx-svc'],
+        /^kdebug: --nodes, --all-nodes, .* a snapshot holds the nodes it recorded\n$/,
+      ],
+    ];
+    for (const [args, message] of cases) {
+      const r = kdebug(['svc', 'nginx-svc', ...args]);
+      assert.equal(r.code, 2, args.join(' '));
+      assert.match(r.stderr, message);
+    }
+  });
+
   it('svc --snapshot without a name diagnoses the Service the snapshot names; one that names none says so', () => {
     const named = kdebug(['svc', '--snapshot', 'snapshots/headless', '-o', 'json']);
     assert.equal(JSON.parse(named.stdout).target.service, 'nginx-headless');

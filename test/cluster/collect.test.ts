@@ -344,6 +344,31 @@ describe('collect: Services without a selector, and node commands', () => {
     { kind: 'proxy-mode' },
   ];
 
+  it('releases each node as soon as its commands are done, not all at the end', async () => {
+    const events: string[] = [];
+    const transport: NodeTransport = {
+      run: async (node, c) => {
+        events.push(`run ${node} ${commandStem(c)}`);
+        return { stdout: '', stderr: '', exitCode: 0, via: 'test' };
+      },
+      done: async (node) => void events.push(`done ${node}`),
+    };
+    const { cluster } = await serve(webCluster().relevant, {}, transport);
+    await collect(
+      cluster,
+      { namespace: 'default', service: 'web' },
+      { nodeCommands: commands, nodeConcurrency: 1 },
+    );
+    assert.deepEqual(events, [
+      'run node-a iptables-save',
+      'run node-a proxy-mode',
+      'done node-a',
+      'run node-b iptables-save',
+      'run node-b proxy-mode',
+      'done node-b',
+    ]);
+  });
+
   it('runs node commands through the transport and keeps their stdout per node', async () => {
     const ran: string[] = [];
     const transport: NodeTransport = {

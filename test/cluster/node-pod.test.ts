@@ -153,6 +153,19 @@ describe('the debug Pod', () => {
     assert.deepEqual(podsIn(fake), []);
   });
 
+  it('is deleted as soon as the run is done with its node: no more Pods alive than nodes in hand', async () => {
+    const { fake, api } = await serve({ exec: () => ({ stdout: '', exitCode: 0 }) });
+    const p = pods(api);
+    await p.open('node-a');
+    await p.open('node-b');
+    await p.done('node-a');
+    const nodeOf = (x: KubeObject) => (x['spec'] as { nodeName?: string }).nodeName;
+    assert.deepEqual(podsIn(fake).map(nodeOf), ['node-b']);
+    await p.done('node-a'); // twice: nothing more to do
+    await p.close();
+    assert.deepEqual(podsIn(fake), []);
+  });
+
   it('says which binary the node lacks', async () => {
     const { api } = await serve({ exec: () => ({ stderr: 'chroot: failed', exitCode: 127 }) });
     const p = pods(api);
