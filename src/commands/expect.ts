@@ -11,6 +11,7 @@ import { expectedCiliumText } from '../core/cilium/render.js';
 import type { IPFamily } from '../core/ipv6.js';
 import { serviceCIDRs, type ClusterView } from '../core/kube.js';
 import { pickNodes, readFacts, type SourceFlags } from '../cluster/facts-source.js';
+import { expectDoc } from '../output/expect.js';
 import { EXIT, format, sourceContext, UsageError, write, type GlobalOptions } from './io.js';
 import { withExamples, type Define } from './flags.js';
 import { Option } from 'commander';
@@ -25,15 +26,22 @@ export interface ExpectOptions extends SourceFlags {
 }
 
 export async function expectCommand(o: ExpectOptions, g: GlobalOptions): Promise<number> {
-  format(g, 'expect');
+  const shown = format(g, 'expect');
   const { facts, label } = await readFacts(o, sourceContext(g), { rules: false });
   const [name] = pickNodes(facts, label, o, 'known');
   const analysis = new Analysis(facts);
   const node = analysis.node(name!);
   const mode = node.mode();
+  // -o json: the same text, in a document naming the node and mode (schema/expect.v1.json)
+  const print = (text: string) =>
+    write(
+      shown === 'json'
+        ? `${JSON.stringify(expectDoc(text, { node: name!, mode }), null, 2)}\n`
+        : text,
+    );
   const agent = analysis.state(name!).cilium;
   if (mode === 'cilium' && agent) {
-    write(
+    print(
       expectedCiliumText(node.ciliumExpected() ?? [], {
         node: name!,
         agent: `${agent.pod.namespace}/${agent.pod.name}`,
@@ -92,7 +100,7 @@ export async function expectCommand(o: ExpectOptions, g: GlobalOptions): Promise
       ? `# ${family}: ${family === 'IPv4' ? 'iptables-restore' : 'ip6tables-restore'} loads this part\n${text}`
       : text;
   });
-  write(out.join('\n'));
+  print(out.join('\n'));
   return EXIT.ok;
 }
 

@@ -53,7 +53,7 @@ const OUTPUTS: Record<string, { formats: Format[]; refusal?: string }> = {
   drift: { formats: ['text', 'json'] },
   trace: { formats: ['text', 'json'] },
   version: { formats: ['text', 'json'] },
-  expect: { formats: ['text'], refusal: 'expect prints iptables-save text; use -o text' },
+  expect: { formats: ['text', 'json'] },
   snapshot: { formats: ['text'], refusal: 'snapshot save writes a directory; use -o text' },
   cleanup: { formats: ['text'], refusal: 'cleanup prints what it deleted as text; use -o text' },
   rbac: { formats: ['text'], refusal: 'rbac prints Kubernetes YAML; use -o text' },

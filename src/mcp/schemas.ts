@@ -1,7 +1,6 @@
 // The tools' output schemas: the published ones (schema/), bundled, as the SDK takes them (zod),
 // so tools/list shows them and the SDK checks each result against its schema before sending it.
 import type { core } from 'zod';
-import { schemaId } from '../output/schema-id.js';
 import type { Zod } from './inputs.js';
 
 /** The schemas, bundled apart from the CLI, loaded when the server starts. */
@@ -28,12 +27,3 @@ export async function outputSchemas(z: Zod) {
 }
 
 export type OutputSchemas = Awaited<ReturnType<typeof outputSchemas>>;
-
-export const EXPECT_SCHEMA_VERSION = 1;
-
-/** What the expect tool returns: the text `kdebug expect` prints (it has no -o json). */
-export const expectDoc = (text: string) => ({
-  $schema: schemaId('expect', EXPECT_SCHEMA_VERSION),
-  schemaVersion: EXPECT_SCHEMA_VERSION,
-  text,
-});

@@ -20,7 +20,8 @@ import { listingSchemas, listScenarios, listServices } from './listings.js';
 import { runCommand, type Extra } from './run.js';
 import { inputs, type Zod } from './inputs.js';
 import { saveSnapshot, snapshotInput } from './snapshot.js';
-import { expectDoc, type OutputSchemas } from './schemas.js';
+import { expectDoc } from '../output/expect.js';
+import type { OutputSchemas } from './schemas.js';
 import * as say from './summary.js';
 
 export interface ServerOptions {

@@ -47,8 +47,8 @@ describe('the first ten minutes', () => {
 
   const refusals: [string[], RegExp][] = [
     [
-      ['expect', ...DEMO, '--node', 'vm-12-7-centos', '-o', 'json'],
-      /^kdebug: expect prints iptables-save text; use -o text\n$/,
+      ['expect', ...DEMO, '--node', 'vm-12-7-centos', '-o', 'tui'],
+      /^kdebug: expect has no tui output; use -o text or -o json\n$/,
     ],
     [
       ['drift', ...DEMO, '--all-nodes', '-o', 'tui'],

@@ -15,7 +15,7 @@ describe('the published JSON schemas', () => {
     assert.ok(outputs.length > 200, `only ${outputs.length} outputs`);
     for (const o of outputs) assertMatchesSchema(o.doc, o.command);
     const named = new Set(outputs.map((o) => (o.doc as { $schema: string }).$schema));
-    for (const name of ['report', 'rules', 'rules-search', 'drift', 'trace'])
+    for (const name of ['report', 'rules', 'rules-search', 'drift', 'trace', 'expect'])
       assert.ok(
         [...named].some((id) => id.includes(`/${name}.v`)),
         `no ${name} output`,

@@ -9,7 +9,7 @@ import type { driftDoc } from '../../src/output/drift.js';
 import type { rulesDoc, searchDoc } from '../../src/output/rules.js';
 import type { traceDoc } from '../../src/output/trace.js';
 import type { VersionDoc } from '../../src/commands/version.js';
-import type { expectDoc } from '../../src/mcp/schemas.js';
+import type { expectDoc } from '../../src/output/expect.js';
 import type Expect from '../../schema/expect.v1.json';
 import type Report from '../../schema/report.v2.json';
 import type Rules from '../../schema/rules.v2.json';

@@ -11,7 +11,7 @@ import { DRIFT_SCHEMA_VERSION } from '../../src/output/drift.js';
 import { RULES_SCHEMA_VERSION, RULES_SEARCH_SCHEMA_VERSION } from '../../src/output/rules.js';
 import { TRACE_SCHEMA_VERSION } from '../../src/output/trace.js';
 import { schemaId } from '../../src/output/schema-id.js';
-import { EXPECT_SCHEMA_VERSION } from '../../src/mcp/schemas.js';
+import { EXPECT_SCHEMA_VERSION } from '../../src/output/expect.js';
 import { schemas } from '../support/schema.js';
 import { incompatibilities } from './compatible.js';
 

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { clusterView } from '../../src/core/kube.js';
 import { readSnapshot } from '../../src/cluster/snapshot.js';
 import { driftCommand } from '../../src/commands/drift.js';
+import { expectCommand } from '../../src/commands/expect.js';
 import { inRun, type GlobalOptions } from '../../src/commands/io.js';
 import { rulesCommand } from '../../src/commands/rules.js';
 import { svcCommand } from '../../src/commands/svc.js';
@@ -51,6 +52,9 @@ export async function bundledOutputs(): Promise<Output[]> {
     const podIPs = view.pods.flatMap((p) => p.podIPs);
     const source = (ip: string) => podIPs.find((p) => p.includes(':') === ip.includes(':'));
     for (const node of readdirSync(join(snapshot, 'nodes')).sort()) {
+      await add(`expect --node ${node} ${at}`, () =>
+        expectCommand({ snapshot, node, randomFully: true }, g),
+      );
       await add(`rules --node ${node} ${at}`, () => rulesCommand({ snapshot, node }, g));
       await add(`rules --node ${node} --search dns ${at}`, () =>
         rulesCommand({ snapshot, node, search: 'dns' }, g),
