@@ -1,7 +1,7 @@
 // The `kdebug trace` presentations: every outcome of one packet with its probability, and the
 // rules it matched in order, as text a person follows or as JSON.
 import type { TraceOutcome, TraceResult } from '../core/trace.js';
-import type { TraceAnswer } from '../core/trace/answer.js';
+import { translatedBy, type TraceAnswer } from '../core/trace/answer.js';
 import { sanitize, jsonText } from '../core/sanitize.js';
 import { schemaId } from './schema-id.js';
 import { percent } from '../core/model.js';
@@ -27,7 +27,7 @@ function summary(o: TraceOutcome, i: number, a: TraceAnswer): string {
     ? ` (no Pod has ${o.dnat!.replace(/:\d+$/, '')} now: a stale rule)`
     : '';
   const where = o.dnat
-    ? `DNAT to ${o.dnat}${gone}`
+    ? `${translatedBy(o)} ${o.dnat}${gone}`
     : 'no rule changed the destination: routed unchanged';
   // a process on the node sends; only a packet that came in is forwarded
   const to =

@@ -336,6 +336,22 @@ describe('kdebug trace', () => {
     assert.deepEqual([rule.table, rule.chain], ['nat', 'PREROUTING']);
   });
 
+  it('says Cilium translates a frontend to a backend, not that a rule DNATs it', () => {
+    const r = kdebug([
+      'trace',
+      '--snapshot',
+      'snapshots/cilium-stale-backend',
+      '--node',
+      'vm-12-11-centos',
+      '--src',
+      '10.244.0.3',
+      '--dst',
+      '10.1.190.219:8080',
+    ]);
+    assert.match(r.stdout, /50% {2}translated to 10\.244\.0\.3:80/);
+    assert.doesNotMatch(r.stdout, /DNAT/);
+  });
+
   it('explains why ping to a ClusterIP gets no answer', () => {
     const r = traceDemo(['--src', '10.244.0.2', '--dst', '10.1.190.219', '--proto', 'icmp']);
     // nothing answers the ping: exit 1, as nftables mode's REJECT of it

@@ -227,6 +227,26 @@ describe('Drift frame', () => {
   });
 });
 
+describe('Trace walk words', () => {
+  it('a packet a process on the node sends is "sent out by the node", as text says, not "forwarded"', () => {
+    const source = {
+      kind: 'node',
+      label: 'node',
+      node: 'n',
+      ip: '10.0.12.11',
+      family: 'IPv4',
+      fromHost: true,
+    } as const;
+    const dest = { label: 'svc', ip: '10.1.190.219', port: 8080, protocol: 'tcp' } as const;
+    const fromHost = { ...hairpinWalk, packet: { ...hairpinWalk.packet, fromHost: true } };
+    const text = walkLines(fromHost, source, dest, 200)
+      .map((l) => l.text)
+      .join('\n');
+    assert.match(text, /sent out by the node/);
+    assert.doesNotMatch(text, /forwarded/);
+  });
+});
+
 describe('Trace frame', () => {
   it('source and destination pickers, the walk with each branch and its share', async () => {
     const pod: TraceSource = {

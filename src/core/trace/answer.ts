@@ -2,7 +2,7 @@
 // outcome refuses or drops the packet (exit 1), which DNATs reach no captured Pod (stale rules),
 // and why a packet no Service rule matched gets no answer (the ping-to-a-ClusterIP question).
 import type { ClusterView } from '../kube.js';
-import type { TraceResult } from '../trace.js';
+import type { TraceOutcome, TraceResult } from '../trace.js';
 
 export interface TraceAnswer {
   result: TraceResult;
@@ -18,6 +18,11 @@ export interface TraceAnswer {
   /** Nothing answers it: no rule took it to an endpoint, and the node itself does not answer. */
   unanswered: boolean;
 }
+
+/** How the destination was changed, in the words of what changed it: Cilium's socket and tc hooks
+ * translate a frontend to a backend in BPF; kube-proxy's rules (and IPVS) DNAT. */
+export const translatedBy = (o: TraceOutcome) =>
+  o.rules.some((r) => r.table === 'cilium') ? 'translated to' : 'DNAT to';
 
 /** The exit code's question: does the packet reach an endpoint (or the node) as kube-proxy
  * intends? Refused, dropped, unanswered or sent to a Pod that is gone: no. */

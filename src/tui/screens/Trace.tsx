@@ -9,6 +9,7 @@ import { useWindow } from '../components/window.js';
 import type { TuiData } from '../data.js';
 import { cursorOf, type State, type View } from '../state.js';
 import type { Tone } from '../theme.js';
+import { translatedBy } from '../../core/trace/answer.js';
 import { wrap } from '../wrap.js';
 import {
   traceDestinations,
@@ -41,15 +42,23 @@ const FROM = {
   outside: 'from outside the cluster (nat PREROUTING)',
 } as const;
 
-function outcomeHead(o: TraceResult['outcomes'][number], many: boolean): string {
+function outcomeHead(o: TraceResult['outcomes'][number], many: boolean, fromHost: boolean): string {
   const to =
     o.destination === null
       ? 'no rule matched: routed unchanged'
       : o.destination === 'REJECT' || o.destination === 'DROP'
         ? o.destination
-        : `DNAT to ${o.destination}`;
+        : `${translatedBy(o)} ${o.destination}`;
   const masq = o.masquerade ? 'masqueraded' : 'not masqueraded';
-  const end = o.verdict === 'ACCEPT' ? (o.delivery === 'local' ? 'to this node' : 'forwarded') : '';
+  // the words text uses: a process on the node sends its packet out, only one that came in is forwarded
+  const end =
+    o.verdict === 'ACCEPT'
+      ? o.delivery === 'local'
+        ? 'delivered to the node itself'
+        : fromHost
+          ? 'sent out by the node'
+          : 'forwarded'
+      : '';
   return [many || o.probability < 1 ? percent(o.probability) : '', to, masq, end]
     .filter(Boolean)
     .join('  ');
@@ -82,10 +91,14 @@ export function walkLines(
   const toneOf = (o: TraceResult['outcomes'][number]): Tone =>
     o.verdict !== 'ACCEPT' ? 'bad' : o.destination === null ? 'warn' : 'ok';
   // every branch at a glance, then each one rule by rule
-  for (const o of result.outcomes) add(outcomeHead(o, many), toneOf(o), '  ', '    ');
+  for (const o of result.outcomes)
+    add(outcomeHead(o, many, result.packet.fromHost), toneOf(o), '  ', '    ');
   result.outcomes.forEach((o, i) => {
     out.push({ text: '', tone: 'text' });
-    add(`${many ? `branch ${i + 1}: ` : ''}${outcomeHead(o, many)}`, toneOf(o));
+    add(
+      `${many ? `branch ${i + 1}: ` : ''}${outcomeHead(o, many, result.packet.fromHost)}`,
+      toneOf(o),
+    );
     for (const r of o.rules) {
       add(`${r.table} ${r.chain}:${r.line}  ${r.effect}`, 'accent', '  ', '    ');
       add(r.rule, 'muted', '    ', '      ');
