@@ -86,6 +86,10 @@ export function rbacCommand(o: RbacFlags, g: GlobalOptions): number {
     via.length === 0
       ? '# Node rules are not covered: --via kube-proxy, pod or ssh adds what each needs.'
       : '',
+    // the agent's listings are read in its Pod whatever --via says (node-transport.ts)
+    via.includes('kube-proxy')
+      ? "# Where Cilium replaces kube-proxy, the same grant reads its agent's tables (cilium-dbg listings, read-only) in its Pods."
+      : "# Where Cilium replaces kube-proxy, its agent's tables are read by exec in its Pods in kube-system: that needs --via kube-proxy's pods/exec there; without it those nodes are said not read.",
     via.includes('pod')
       ? '# Read-only on the API objects but its own debug Pods; Secrets are never read.'
       : '# Read-only on the API objects; Secrets are never read.',

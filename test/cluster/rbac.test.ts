@@ -263,6 +263,18 @@ describe('kdebug rbac: exactly what kdebug asks of the API server', () => {
     assert.doesNotMatch(r.stdout, /kind: Namespace/, 'no debug namespace without --via pod');
   });
 
+  it("says how a Cilium agent's tables are read, whatever --via: exec in its Pods, granted by --via kube-proxy only", () => {
+    for (const via of [[], ['--via', 'pod'], ['--via', 'ssh']])
+      assert.match(
+        kdebug(['rbac', ...via]).stdout,
+        /^# Where Cilium replaces kube-proxy, its agent's tables are read by exec in its Pods in kube-system: that needs --via kube-proxy's pods\/exec there; without it those nodes are said not read\.$/m,
+      );
+    assert.match(
+      kdebug(['rbac', '--via', 'kube-proxy']).stdout,
+      /^# Where Cilium replaces kube-proxy, the same grant reads its agent's tables/m,
+    );
+  });
+
   it('says what --via pod grants, and warns when the debug namespace is shared', () => {
     const own = kdebug(['rbac', '--via', 'pod']);
     assert.match(
