@@ -402,7 +402,7 @@ export class NodeAnalysis {
   /** Cilium's tables as the node's agent listed them (both families): its load-balancer tables
    * (frontends with the backends' states), else its Service list, else its BPF maps; the BPF
    * maps besides, where both were read. Or why they are unreadable. */
-  cilium(): { source: string; read?: CiliumRead; error?: string } | undefined {
+  cilium(): { source: string; text: string; read?: CiliumRead; error?: string } | undefined {
     if (this.ciliumMemo !== null) return this.ciliumMemo;
     const state = this.analysis.state(this.name);
     const outputs = this.facts.nodes[this.name] ?? {};
@@ -425,6 +425,7 @@ export class NodeAnalysis {
       const node = this.analysis.view.nodes.find((n) => n.name === this.name);
       return (this.ciliumMemo = {
         source: file(stem),
+        text: outputs[stem]!,
         read: {
           table,
           ...(bpf ? { maps: bpf } : {}),
@@ -434,7 +435,7 @@ export class NodeAnalysis {
       });
     } catch (e) {
       if (!(e instanceof CiliumParseError)) throw e;
-      return (this.ciliumMemo = { source: file(stem), error: e.message });
+      return (this.ciliumMemo = { source: file(stem), text: outputs[stem]!, error: e.message });
     }
   }
 

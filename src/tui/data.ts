@@ -41,6 +41,8 @@ export interface NodeData {
   ipvs?: string[];
   /** Its Cilium agent's table, where Cilium replaces kube-proxy. */
   cilium?: CiliumTable;
+  /** That table's listing, line by line (a row's raw lines are its own). */
+  ciliumLines?: string[];
   /** Its rules (or agent table) were read: a packet can be walked through them. */
   walkable: boolean;
   trees?: ServiceTrees;
@@ -89,6 +91,7 @@ export function nodeData(node: NodeAnalysis, view: ClusterView): NodeData {
   const cilium = () =>
     (ciliumRead ??= { read: node.mode() === 'cilium' ? node.cilium() : undefined }).read;
   let ciliumLines: Set<string> | undefined;
+  let ciliumText: string[] | undefined;
   const data: NodeData = {
     name: node.name,
     family: node.family,
@@ -101,6 +104,10 @@ export function nodeData(node: NodeAnalysis, view: ClusterView): NodeData {
     },
     get cilium() {
       return cilium()?.read?.table;
+    },
+    get ciliumLines() {
+      const read = cilium();
+      return read && (ciliumText ??= read.text.split('\n'));
     },
     get walkable() {
       return node.dataplane() !== undefined;

@@ -7,7 +7,7 @@ import { readSnapshot } from '../../src/cluster/snapshot.js';
 import type { Facts } from '../../src/core/model.js';
 import { analyze, searchNodes } from '../../src/tui/data.js';
 import {
-  ipvsRawLines,
+  listingRawLines,
   nftRawLines,
   treeRows,
   type TreeRow,
@@ -178,7 +178,8 @@ describe('what the screens get from a node in IPVS mode', async () => {
   });
 
   it('shows the listing lines behind a row, each real server apart', () => {
-    const lines = (r: Partial<TreeRow>) => ipvsRawLines(node.ipvs!, row(r)).map((l) => l.text);
+    const lines = (r: Partial<TreeRow>) =>
+      listingRawLines(node.ipvs!, row(r), 'ipvs').map((l) => l.text);
     assert.deepEqual(lines({ kind: 'service' }), [
       '-A -t 10.1.190.219:8080 -s rr',
       '-a -t 10.1.190.219:8080 -r 10.244.0.3:80 -m -w 1',
@@ -229,6 +230,16 @@ describe('what the screens get from a node where Cilium replaces kube-proxy', as
         ['10.244.1.7:80', 'active'],
       ],
     );
+  });
+
+  it("the raw pane shows the agent's own line behind a row (a frontend and its backends)", () => {
+    const row = (r: Partial<TreeRow>) => ({ key: 'r', depth: 0, tree: tree(), ...r }) as TreeRow;
+    const lines = listingRawLines(node.ciliumLines!, row({ kind: 'service' }), 'cilium');
+    assert.equal(lines.length, 1, 'its one line, once');
+    for (const l of lines) {
+      assert.equal(l.table, 'cilium');
+      assert.match(l.text, /^10\.1\.190\.219:8080\/TCP +ClusterIP +default\/nginx-svc +http/);
+    }
   });
 
   it('drift, search and the packet walk work on it', () => {

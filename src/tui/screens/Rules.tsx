@@ -11,7 +11,7 @@ import { wrap } from '../wrap.js';
 import {
   chainLines,
   nftChainLines,
-  ipvsRawLines,
+  listingRawLines,
   nftRawLines,
   rawLines,
   treeRows,
@@ -56,12 +56,16 @@ export function rulesModel(
     rawHeight,
     width,
   };
-  if (s.raw && (node?.rs || node?.nft || node?.ipvs)) {
+  if (s.raw && (node?.rs || node?.nft || node?.ipvs || node?.ciliumLines)) {
     const row = rows[cursor];
-    const { rs, nft, ipvs } = node;
-    const lines: RawLine[] = ipvs
+    const { rs, nft, ipvs, ciliumLines } = node;
+    // a listing read line by line (ipvsadm's, the Cilium agent's): a row's own lines
+    const listing = ipvs
+      ? { lines: ipvs, table: 'ipvs' }
+      : ciliumLines && { lines: ciliumLines, table: 'cilium' };
+    const lines: RawLine[] = listing
       ? row
-        ? ipvsRawLines(ipvs, row)
+        ? listingRawLines(listing.lines, row, listing.table)
         : []
       : nft
         ? s.rawChain

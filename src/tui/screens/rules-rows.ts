@@ -207,13 +207,18 @@ export function rawLines(rs: Ruleset, row: TreeRow): RawLine[] {
   }
 }
 
-/** IPVS mode: the listing's own lines behind a row, its virtual and real servers. */
-export function ipvsRawLines(lines: string[], row: TreeRow): RawLine[] {
+/** A listing read line by line (ipvsadm's, the Cilium agent's): the lines behind a row, its
+ * frontend or virtual server and its backends. */
+export function listingRawLines(lines: string[], row: TreeRow, table: string): RawLine[] {
+  const all = rowLines(lines, row, table);
+  // a Cilium frontend lists its backends on its own line: each line once
+  return all.filter((l, i) => all.findIndex((x) => x.line === l.line) === i);
+}
+
+function rowLines(lines: string[], row: TreeRow, table: string): RawLine[] {
   const t = row.tree;
   const at = (line: number | undefined, chain: string): RawLine[] =>
-    line && lines[line - 1] !== undefined
-      ? [{ table: 'ipvs', chain, line, text: lines[line - 1]! }]
-      : [];
+    line && lines[line - 1] !== undefined ? [{ table, chain, line, text: lines[line - 1]! }] : [];
   const servers = (chain: string) =>
     [...t.endpoints, ...(t.localEndpoints ?? [])]
       .filter((e) => e.chain === chain)
