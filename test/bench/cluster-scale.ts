@@ -1,6 +1,9 @@
-// `npm run bench:cluster` (root, Go): the lab cluster with 1,000 Services × 5 endpoints created in
-// bulk through the API (selector-less Services with their own EndpointSlices: no 5,000 Pods),
-// then the truth check at that size and `kdebug svc` on one Service, timed. A bench, not a test.
+// `npm run bench:cluster` (root, Go): the lab cluster with 10,000 Services × 5 endpoints created
+// in bulk through the API (selector-less Services with their own EndpointSlices: no 50,000 Pods)
+// and 5,000 Nodes (the lab's two real ones, the rest in the API only, each given its kube-proxy
+// Pod by the DaemonSet controller; those Pods never start), then `kdebug svc` on one Service timed
+// with the nodes it read and its peak memory, the same with --all-nodes, and the truth check at
+// that size. A bench, not a test. `-- --services N --nodes N` for other sizes.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,7 +12,11 @@ import { ClusterClient } from '../support/cluster/client.js';
 import { DIR, down, up } from '../support/cluster/cluster.js';
 import { differences, roundTrip, scratchNamespace } from '../support/cluster/truth.js';
 
-const SERVICES = Number(process.argv[process.argv.indexOf('--services') + 1]) || 1000;
+const arg = (flag: string) =>
+  process.argv.includes(flag) ? Number(process.argv[process.argv.indexOf(flag) + 1]) : undefined;
+const SERVICES = arg('--services') ?? 10_000;
+/** Nodes in all, the two real ones included. */
+const NODES = arg('--nodes') ?? 5000;
 const ENDPOINTS = 5;
 const NS = 'scale';
 
@@ -43,6 +50,20 @@ ${eps.join('\n')}
   return docs.join('---\n');
 }
 
+/** Nodes that exist in the API only (TEST-NET addresses; no kubelet ever reports). */
+function simulatedNodes(n: number): string {
+  return Array.from({ length: n }, (_, i) => {
+    const name = `sim-${String(i).padStart(4, '0')}`;
+    return `apiVersion: v1
+kind: Node
+metadata:
+  name: ${name}
+  labels: {kubernetes.io/hostname: ${name}, kubernetes.io/os: linux, kdebug.bench/simulated: "true"}
+spec: {podCIDR: 10.${128 + (i >> 8)}.${i & 255}.0/24}
+`;
+  }).join('---\n');
+}
+
 const ms = (start: bigint) => Number(process.hrtime.bigint() - start) / 1e6;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
@@ -50,8 +71,33 @@ async function main(): Promise<void> {
   const c = new ClusterClient(await up({ nodes: 2 }));
   try {
     let t = process.hrtime.bigint();
-    c.kubectl(['apply', '--server-side', '-f', '-'], { input: objects(c.info.nodes) });
+    // tens of thousands of objects: kubectl applies them one by one
+    c.kubectl(['apply', '--server-side', '-f', '-'], {
+      input: objects(c.info.nodes),
+      timeoutMs: 3_600_000,
+    });
     console.log(`created ${SERVICES} Services × ${ENDPOINTS} endpoints: ${Math.round(ms(t))} ms`);
+    const simulated = Math.max(0, NODES - c.info.nodes.length);
+    t = process.hrtime.bigint();
+    c.kubectl(['apply', '--server-side', '-f', '-'], {
+      input: simulatedNodes(simulated),
+      timeoutMs: 3_600_000,
+    });
+    console.log(`created ${simulated} Nodes in the API only: ${Math.round(ms(t))} ms`);
+    t = process.hrtime.bigint();
+    const proxyPods = () =>
+      c
+        .kubectl(['get', 'pods', '-n', 'kube-system', '-l', 'k8s-app=kube-proxy', '--no-headers'])
+        .split('\n')
+        .filter(Boolean).length;
+    await c
+      .until(
+        'the DaemonSet to give every Node its kube-proxy Pod',
+        () => proxyPods() >= NODES,
+        900_000,
+      )
+      .catch(() => undefined);
+    console.log(`kube-proxy Pods: ${proxyPods()} for ${NODES} Nodes: ${Math.round(ms(t))} ms`);
     t = process.hrtime.bigint();
     await c.until(
       'kube-proxy to write every Service',
@@ -82,16 +128,37 @@ async function main(): Promise<void> {
         }),
       120_000,
     );
-    const runs: number[] = [];
-    for (let i = 0; i < 5; i++) {
-      t = process.hrtime.bigint();
-      const r = c.kdebug(['svc', 'svc-0500', '-n', NS, '--via', 'kube-proxy', '-o', 'json']);
-      runs.push(ms(t));
-      if (r.code !== 0) console.log(`kdebug svc exit ${r.code}: ${r.stderr.slice(0, 400)}`);
+    const target = `svc-${String(Math.floor(SERVICES / 2)).padStart(4, '0')}`;
+    for (const more of [[], ['--all-nodes']]) {
+      const runs: number[] = [];
+      let said = '';
+      for (let i = 0; i < (more.length ? 1 : 3); i++) {
+        t = process.hrtime.bigint();
+        const r = c.kdebugMeasured([
+          'svc',
+          target,
+          '-n',
+          NS,
+          '--via',
+          'kube-proxy',
+          '-o',
+          'json',
+          ...more,
+        ]);
+        runs.push(ms(t));
+        const doc = JSON.parse(r.stdout || '{}') as {
+          steps?: { id: string; findings: { id: string; title: string }[] }[];
+        };
+        const rules = doc.steps?.find((s) => s.id === 'rules')?.findings ?? [];
+        const unread =
+          rules.find((f) => f.id === 'rules-nodes-not-read')?.title ?? 'every node chosen';
+        const read = /^(\d+) nodes? read/m.exec(r.stderr)?.[1] ?? '?';
+        said = `exit ${r.code}; nodes read: ${read}; ${unread}; debug Pods created: 0 (--via kube-proxy); peak memory ${Math.round(r.maxRssKiB / 1024)} MiB`;
+      }
+      console.log(
+        `kdebug svc ${target} ${more.join(' ')} (live, --via kube-proxy) on ${NODES} nodes and ${SERVICES} Services: median ${Math.round(median(runs))} ms of ${runs.map(Math.round).join(', ')}; ${said}`,
+      );
     }
-    console.log(
-      `kdebug svc svc-0500 (live, both nodes' rules via kube-proxy): median ${Math.round(median(runs))} ms of ${runs.map(Math.round).join(', ')}`,
-    );
     const dir = join(mkdtempSync(join(tmpdir(), 'kdc-scale-')), 'snap');
     t = process.hrtime.bigint();
     const s = c.kdebug(['snapshot', 'save', dir, '--all', '-A', '--via', 'kube-proxy']);

@@ -42,12 +42,16 @@ export class ClusterClient {
   }
 
   /** kubectl as the admin (or the limited user), failing the test on an error. */
-  kubectl(args: string[], o: { input?: string; limited?: boolean } = {}): string {
+  kubectl(
+    args: string[],
+    o: { input?: string; limited?: boolean; timeoutMs?: number } = {},
+  ): string {
     const config = resolve(ROOT, o.limited ? this.info.limitedKubeconfig : this.info.kubeconfig);
     const r = this.run(
       this.info.clientNetns,
       [this.info.kubectl, `--kubeconfig=${config}`, ...args],
       o.input,
+      o.timeoutMs,
     );
     if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')}: ${r.stderr.trim()}`);
     return r.stdout;
@@ -105,6 +109,31 @@ export class ClusterClient {
     ]);
     checkJsonStdout(args, r.stdout); // every JSON it prints against its schema
     return r;
+  }
+
+  /** The built kdebug as admin under /usr/bin/time: its run and its peak memory (for the bench). */
+  kdebugMeasured(args: string[]): Run & { maxRssKiB: number } {
+    const config = resolve(ROOT, this.info.kubeconfig);
+    const r = this.run(
+      this.info.clientNetns,
+      [
+        '/usr/bin/time',
+        '-f',
+        'kdebug-max-rss-kib %M',
+        process.execPath,
+        join(ROOT, 'bin/kdebug.js'),
+        ...args,
+        `--kubeconfig=${config}`,
+      ],
+      '',
+      900_000,
+    );
+    const m = /^kdebug-max-rss-kib (\d+)$/m.exec(r.stderr);
+    return {
+      ...r,
+      stderr: r.stderr.replace(/^kdebug-max-rss-kib \d+\n?/m, ''),
+      maxRssKiB: Number(m?.[1] ?? 0),
+    };
   }
 
   /** The built kdebug as admin, not waiting for it: for a test that acts on the cluster meanwhile. */
