@@ -126,7 +126,28 @@ export async function buildProgram(run: Run, words?: string[]): Promise<Command>
     c.commands.forEach(short);
   };
   short(program);
+  placeFlags(program, words ?? []);
   return program;
+}
+
+/** A command's flag typed before the command (`kdebug --snapshot DIR svc web`): commander calls
+ * it unknown; say where it goes instead. Commander has no hook for this but its unknownOption. */
+function placeFlags(program: Command, words: string[]): void {
+  const p = program as Command & { unknownOption(flag: string): void };
+  const unknown = p.unknownOption.bind(p);
+  p.unknownOption = (flag: string) => {
+    // the command typed after it, else any command that has the flag
+    const named = program.commands.find((c) =>
+      words.some((w) => w === c.name() || c.aliases().includes(w)),
+    );
+    const has = (c: Command) => c.options.some((o) => o.long === flag || o.short === flag);
+    const owner = named && has(named) ? named : named ? undefined : program.commands.find(has);
+    if (!owner) return unknown(flag);
+    program.error(
+      `error: ${flag} is an option of the command, not of kdebug: put it after the command (kdebug ${owner.name()} ... ${flag} ...)`,
+      { code: 'commander.unknownOption' },
+    );
+  };
 }
 
 const RBAC_HINT = '; kdebug rbac prints the Roles kdebug needs (README: Permissions)';

@@ -128,7 +128,11 @@ export async function ask(question: string): Promise<boolean> {
 
 /** A file's bytes, or stdin's for "-", at most `limit` of them; what cannot be read is a usage error. */
 export async function readInput(path: string, limit = DEFAULT_MAX_OUTPUT_BYTES): Promise<Buffer> {
-  if (path === '-') return readStream(process.stdin, 'stdin', limit);
+  if (path === '-') {
+    // a person at a terminal, not a pipe: say how the paste ends, rather than wait in silence
+    if (process.stdin.isTTY) tell('paste the listing, then press Ctrl-D on a line of its own');
+    return readStream(process.stdin, 'stdin', limit);
+  }
   let file: FileHandle | undefined;
   try {
     file = await open(path, 'r');

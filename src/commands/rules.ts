@@ -63,6 +63,11 @@ export async function rulesCommand(o: RulesOptions, g: GlobalOptions): Promise<n
       typeof d.bytes === 'string'
         ? d.bytes.slice(0, 4096)
         : Buffer.from(d.bytes.subarray(0, 4096)).toString('utf8');
+    // a NUL byte: an executable, an archive, a core dump; no listing any tool prints has one
+    if (head.includes('\u0000'))
+      throw new UsageError(
+        `${d.label}: a binary file, not a listing: give the text iptables-save, nft list table ip kube-proxy, ipvsadm -Ln or cilium-dbg service list prints`,
+      );
     const kind = pasteKind(head);
     if (kind === 'nftables') return nftRules(o, shown, d, g);
     if (kind === 'ipvs') return ipvsRules(o, shown, d);

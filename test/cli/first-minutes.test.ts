@@ -68,6 +68,18 @@ describe('the first ten minutes', () => {
       assert.match(r.stderr, message);
     });
 
+  it("a command's flag typed before the command says where it goes; an unknown one stays unknown", () => {
+    const before = kdebug(['--snapshot', 'snapshots/nginx-svc', 'svc', 'nginx-svc']);
+    assert.equal(before.code, 2);
+    assert.equal(
+      before.stderr,
+      'error: --snapshot is an option of the command, not of kdebug: put it after the command (kdebug svc ... --snapshot ...)\nsee kdebug --help\n',
+    );
+    const unknown = kdebug(['--bogus', 'svc', 'x']);
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.stderr, /^error: unknown option '--bogus'/);
+  });
+
   it('svc takes the forms people type, and did-you-mean ignores case', () => {
     for (const name of [
       'default/nginx-svc',

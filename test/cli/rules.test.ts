@@ -272,6 +272,12 @@ describe('kdebug rules', () => {
 
   const failures: [string, string[], string | undefined, RegExp][] = [
     [
+      'a binary file, named as one',
+      ['rules', '--file', '-'],
+      'ELF\u0000\u0002\u0001\u0001\u0000\n-A X -j ACCEPT\n',
+      /^kdebug: <stdin>: a binary file, not a listing: give the text iptables-save, nft list table ip kube-proxy, ipvsadm -Ln or cilium-dbg service list prints\n$/,
+    ],
+    [
       'a dump it cannot read, as FILE:LINE',
       ['rules', '--file', '-'],
       // not the last line: a last line that breaks is a paste cut short, read up to there
