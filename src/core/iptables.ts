@@ -155,6 +155,8 @@ function toBytes(input: Uint8Array | string): Uint8Array {
 
 const NL = 10;
 const CR = 13;
+/** " -A ": a rule starting inside the line of another (a paste whose line ends were lost). */
+const JOIN = Buffer.from(' -A ');
 const SP = 32;
 const TAB = 9;
 
@@ -184,6 +186,8 @@ class DumpParser {
   private legacyWarning: number | undefined; // iptables-nft's "legacy tables present" line
   private readonly saveForm = new Set<Table>(); // tables read from iptables-save lines (":CHAIN")
   private cutTable: Table | undefined; // the table whose last line ends mid-rule
+  private nextJoin = -2; // where the next " -A " inside a line may be (-1: none left)
+  private readonly whole: Buffer;
   private readonly elided = new Map<Table, number[]>(); // "..." lines: the chain read before each
   private nonBlank = 0;
 
@@ -192,6 +196,7 @@ class DumpParser {
     private readonly options: ParseOptions,
   ) {
     this.lex = new RuleLexer(buf);
+    this.whole = Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
   }
 
   run(): Ruleset {
@@ -257,7 +262,7 @@ class DumpParser {
     const c = b[s];
     if (c === 45 /* - */ && e - s >= 2 && b[s + 2] === SP) {
       const k = b[s + 1];
-      if (k === 65 /* A */ && b[s + 3] !== 45) return this.rule(s, s, e, last);
+      if (k === 65 /* A */ && b[s + 3] !== 45) return this.rules(s, e, last);
       if (k === 78 /* N */) return this.declare(s, e, false);
       if (k === 80 /* P */) return this.declare(s, e, true);
     } else if (c === 35 /* # */) {
@@ -520,6 +525,41 @@ class DumpParser {
     );
   }
 
+  /** A rule line, or several run together on one (" -A " outside quotes: line ends lost in
+   * copying); the last part alone may be cut. */
+  private rules(s: number, e: number, last: boolean): void {
+    const joins = this.joins(s, e);
+    if (joins.length === 0) return this.rule(s, s, e, last);
+    this.warn(
+      'joined',
+      `line ${this.lineNo} holds ${joins.length + 1} rules run together (their line ends were lost in copying): each is read`,
+    );
+    let from = s;
+    for (const j of joins) {
+      this.lineStart = from;
+      this.rule(from, from, j, false);
+      from = j + 1;
+    }
+    this.lineStart = from;
+    this.rule(from, from, e, last);
+  }
+
+  /** Where " -A " starts a rule inside [s, e), outside quotes. One pass over the input in all:
+   * a dump with none (every real one) looks once. */
+  private joins(s: number, e: number): number[] {
+    const out: number[] = [];
+    for (;;) {
+      if (this.nextJoin === -1) return out;
+      if (this.nextJoin < s) this.nextJoin = this.whole.indexOf(JOIN, s);
+      if (this.nextJoin === -1 || this.nextJoin >= e) return out;
+      const at = this.nextJoin;
+      this.nextJoin = this.whole.indexOf(JOIN, at + 1);
+      let quotes = 0;
+      for (let k = s; k < at; k++) if (this.buf[k] === 34) quotes++;
+      if (quotes % 2 === 0) out.push(at);
+    }
+  }
+
   private rule(lineStart: number, a: number, e: number, last: boolean): void {
     const specStart = a + 3;
     if (e - a < 4) this.fail('expected "-A CHAIN ..."');
@@ -530,6 +570,10 @@ class DumpParser {
       if (last) return this.cutShort(err.message);
       this.fail(err.message);
     }
+    // kube-proxy writes every rule with a target: one without, where the input ends without its
+    // newline, stopped mid-rule
+    if (last && e === this.buf.length && !this.lex.hasTarget())
+      return this.cutShort('a rule without its target');
     const t = this.lex.tokens;
     const table = this.target();
     const near = this.lastTable === table ? this.lastChain : -1;
@@ -589,7 +633,7 @@ class DumpParser {
     this.cutTable = this.current ?? this.section;
     this.warn(
       'truncated',
-      `the dump looks cut short after line ${this.lineNo - 1}: line ${this.lineNo} ends mid-rule (${reason}), not read: "${excerpt(text(this.buf, this.lineStart, this.lineEnd))}"`,
+      `the dump looks cut short${this.lineNo > 1 ? ` after line ${this.lineNo - 1}` : ''}: line ${this.lineNo} ends mid-rule (${reason}), not read: "${excerpt(text(this.buf, this.lineStart, this.lineEnd))}"`,
     );
   }
 

@@ -800,14 +800,18 @@ function nameFromComments(
   c: number,
   hash: string,
 ): { name: string; protocol: string } | undefined {
+  const said = new Set<string>();
   for (let k = 0; k < nat.ruleCountOf(c); k++) {
     const comment = nat.comment(nat.ruleIdOf(c, k));
     const name = comment?.replace(/ -> .*$/, '');
     if (!name || !name.includes('/')) continue;
     for (const protocol of ['tcp', 'udp', 'sctp'])
       if (hash16(name + protocol) === hash) return { name, protocol };
+    if (/^[^ /]+\/[^ /:]+:[^ ]*$/.test(name)) said.add(name);
   }
-  return undefined;
+  // kube-proxy's comment is the Service port's name even where the hash of an old release does
+  // not check out: taken when its rules agree on one, the protocol left unknown
+  return said.size === 1 ? { name: [...said][0]!, protocol: '' } : undefined;
 }
 
 const VERDICT_COMMENT =

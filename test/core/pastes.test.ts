@@ -419,6 +419,87 @@ TCP  10.96.3.5:my-own-name rr
     assert.equal(tree(x, 'TCP 10.96.3.5:my-own-name').port, undefined);
   });
 
+  it('ipvsadm -Ln | grep PORT: the virtual servers alone are IPVS, and their real servers unknown, not none', () => {
+    const x = reads(`TCP  192.168.0.2:31201 rr
+TCP  127.0.0.1:31201 rr
+TCP  [::1]:31201 rr
+`);
+    assert.ok(x.mode === 'ipvs');
+    const t = tree(x, 'TCP node port 31201');
+    assert.match(t.partial ?? '', /no real server lines \(filtered, as by grep\)/);
+    assert.doesNotMatch(rulesText(x.dump, x.trees, { label: 'p' }), /no endpoints/);
+  });
+
+  it('ipvsadm -l names cut at their column (no port) are read as names; a redacted <address> is no name', () => {
+    const names = reads(`TCP  ip-10-49-120-28.eu-west-1.co rr
+  -> ip-10-48-0-18.eu-west-1.comp Masq    1      0          0
+  -> ip-10-48-0-201.eu-west-1.com Masq    1      0          0
+`);
+    assert.ok(names.mode === 'ipvs' && names.dump.names);
+    assert.deepEqual(
+      tree(names, 'TCP ip-10-49-120-28.eu-west-1.co').endpoints.map((e) => [
+        e.address,
+        e.probability,
+      ]),
+      [
+        ['ip-10-48-0-18.eu-west-1.comp', 0.5],
+        ['ip-10-48-0-201.eu-west-1.com', 0.5],
+      ],
+    );
+    const redacted = reads(`Prot LocalAddress:Port Scheduler Flags
+  -> RemoteAddress:Port           Forward Weight ActiveConn InActConn
+TCP  <public>.20:3129 rr
+  -> 10.8.19.203:3129             Masq    1      0          0
+TCP  10.8.9.0:30151 rr
+  -> 10.8.3.90:443                Masq    1      0          0
+TCP  10.8.9.0:31851 rr
+  -> 10.8.4.4:6980                Masq    1      0          0
+  -> 10.8.4.5:6980                Masq
+`);
+    assert.ok(redacted.mode === 'ipvs');
+    assert.equal(redacted.dump.names, false, 'an address redacted by hand is not a name');
+    // several node-range ports on one address: a node's, where kube-proxy binds its node ports
+    assert.deepEqual(tree(redacted, 'TCP node port 30151').nodePorts, [30151]);
+    // the last line stops before its weight: cut there, and that virtual server claims no share
+    assert.equal(redacted.dump.cut, 9);
+    assert.ok(tree(redacted, 'TCP node port 31851').endpoints.every((e) => e.shareUnknown));
+  });
+
+  it('iptables rules run together on one line (line ends lost) are each read; " -A " in a comment is not a rule', () => {
+    const x = reads(
+      '-A KUBE-SVC-H2F4SOSDHAEHZFXQ -m comment --comment "a -A b" -m statistic --mode random --probability 0.50000000000 -j KUBE-SEP-W565FQEHFWB3IXKJ -A KUBE-SVC-H2F4SOSDHAEHZFXQ -m comment --comment "a -A b" -j KUBE-SEP-AAAAAAAAAAAAAAAA\n',
+    );
+    assert.ok(x.mode === 'iptables');
+    assert.equal(x.dump.table('nat')!.chain('KUBE-SVC-H2F4SOSDHAEHZFXQ')!.ruleCount, 2);
+    assert.ok(x.dump.warnings.some((w) => w.kind === 'joined'));
+  });
+
+  it('a last line without its newline and without a target stopped mid-rule: not read, said', () => {
+    const x = reads(
+      '-A KUBE-SVC-H2F4SOSDHAEHZFXQ -m statistic --mode random --probability 0.5 -j KUBE-SEP-W565FQEHFWB3IXKJ\n-A KUBE-SVC-H2F4SOSDHAEHZFXQ -m statistic --mode random --probability 0',
+    );
+    assert.ok(x.mode === 'iptables');
+    assert.equal(x.dump.table('nat')!.chain('KUBE-SVC-H2F4SOSDHAEHZFXQ')!.ruleCount, 1);
+    assert.match(
+      x.dump.warnings.find((w) => w.kind === 'truncated')!.message,
+      /line 2 ends mid-rule \(a rule without its target\)/,
+    );
+  });
+
+  it('an nft --json item whose closing braces are elided is read up to them', () => {
+    const x = reads(`...
+    {
+      "rule": {
+        "family": "ip",
+        "table": "kube-proxy",
+        "chain": "services",
+        "expr": [{ "vmap": { "key": { "concat": [] }, "data": "@service-ips" } }]
+      }
+...`);
+    assert.ok(x.mode === 'nftables');
+    assert.equal(x.dump.chain('services')?.rules.length, 1);
+  });
+
   it('a masquerade rule limited to an interface is not "all"', () => {
     const x =
       reads(`-A KUBE-SERVICES -d 10.96.0.10/32 -p udp -m comment --comment "kube-system/kube-dns:dns cluster IP" -m udp --dport 53 -j KUBE-SVC-TCOU7JCQXEZGVUNU

@@ -261,6 +261,12 @@ export class RuleLexer {
     this.wnext = e;
   }
 
+  /** The rule just lexed names a target (-j or -g). */
+  hasTarget(): boolean {
+    for (let k = 0; k < this.count; k++) if (this.tokens[k * SLOT + 2] === Role.Target) return true;
+    return false;
+  }
+
   private push(s: number, e: number, role: Role, flags: number, aux: number): void {
     let t = this.tokens;
     const at = this.count * SLOT;

@@ -14,6 +14,7 @@ export type WarningKind =
   | 'foreign' // a line of another tool's listing (see ForeignKind)
   | 'prefix' // grep -n / grep -H / prompt prefixes stripped, the rule after them read
   | 'duplicate' // a line pasted twice, read once
+  | 'joined' // several rules on one line (the line ends lost in copying), each read
   | 'truncated' // the dump looks cut short
   | 'table' // which table a listing without `*table` belongs to
   | 'backend' // iptables-legacy / iptables-nft, and iptables-nft's "legacy tables present" warning

@@ -25,8 +25,9 @@ export interface IpvsService {
   /** Persistence timeout, seconds (session affinity). */
   persistent?: number;
   realServers: IpvsRealServer[];
-  /** The paste ends mid-line inside its real servers: it may have more than those read. */
-  cut?: boolean;
+  /** Why it may have more real servers than those read: the paste is cut inside them, or
+   * filtered them out (grep). */
+  partial?: string;
   line: number;
 }
 
@@ -69,13 +70,19 @@ export const isIpvs = (text: string) => {
     .slice(0, 4096)
     .split('\n')
     .map((l) => bareLine(l));
-  return head.some(
-    (t, i) =>
-      /^IP Virtual Server version |^Prot LocalAddress:Port |^IPVS connection entries$/.test(t) ||
-      /^-A -[tuf] \S+ -s \S+/.test(t) ||
-      (SERVICE.test(t) && /^-> /.test(head[i + 1] ?? '')),
+  return (
+    head.some(
+      (t, i) =>
+        /^IP Virtual Server version |^Prot LocalAddress:Port |^IPVS connection entries$/.test(t) ||
+        /^-A -[tuf] \S+ -s \S+/.test(t) ||
+        (SERVICE.test(t) && /^-> /.test(head[i + 1] ?? '')),
+    ) || head.filter((t) => SCHEDULED.test(t)).length >= 2
   );
 };
+
+/** A virtual server's line with its scheduler ("TCP  10.96.0.1:443 rr"): `ipvsadm -Ln | grep`
+ * leaves only these. */
+const SCHEDULED = /^(?:TCP|UDP|SCTP)\s+\S+\s+(?:rr|wrr|lc|wlc|lblc|lblcr|dh|sh|sed|nq|mh)\b/;
 
 /** A line without a diff's "+" or a quote's "> " before it, trimmed. */
 const bareLine = (raw: string) =>
@@ -135,15 +142,17 @@ export function parseIpvs(text: string, file = '<input>'): IpvsTable {
   const unreadable = (no: number, why: string) => {
     if (no !== last) throw new IpvsParseError(file, no, why);
     cut = no;
-    if (current) current.cut = true;
+    if (current) current.partial = `the paste is cut at line ${no} inside its real servers`;
   };
+  let header = false; // ipvsadm's own header lines, or the save form: a whole listing
+  let realServers = 0;
   for (let i = 0; i < lines.length; i++) {
     const no = i + 1;
     const t = bareLine(lines[i]!);
     if (!t) continue;
     let m: RegExpExecArray | null;
     if (/^IP Virtual Server version /.test(t)) {
-      inListing = true;
+      inListing = header = true;
       continue;
     }
     // `ipvsadm -Lnc` lists connections, `--timeout` the timeouts: no virtual server in either
@@ -158,7 +167,7 @@ export function parseIpvs(text: string, file = '<input>'): IpvsTable {
     // the headers say which view this is: ipvsadm prints one per option
     if ((m = /^Prot LocalAddress:Port\s+(.*)$/.exec(t))) {
       view = /^Conns\b/.test(m[1]!) ? 'stats' : /^CPS\b/.test(m[1]!) ? 'rate' : 'list';
-      inListing = true;
+      inListing = header = true;
       continue;
     }
     if ((m = /^-> RemoteAddress:Port\s*(.*)$/.exec(t))) {
@@ -208,7 +217,9 @@ export function parseIpvs(text: string, file = '<input>'): IpvsTable {
           no,
           `a real server before any virtual server: ${t.slice(0, 200)}`,
         );
-      if (!/^(?:\[[^\]]+\]|[^\s:]+):[\w-]+$/.test(m[1]!)) {
+      // `ipvsadm -l` cuts a long host name at its column, port and all: a name, port unknown
+      const bareName = names && /^[A-Za-z][\w.-]*$/.test(m[1]!);
+      if (!bareName && !/^(?:\[[^\]]+\]|[^\s:]+):[\w-]+$/.test(m[1]!)) {
         unreadable(no, `not a real server's address:port: ${t.slice(0, 200)}`);
         continue;
       }
@@ -217,12 +228,20 @@ export function parseIpvs(text: string, file = '<input>'): IpvsTable {
         continue;
       }
       names ||= isName(m[1]!);
-      current.realServers.push(realServer(m[1]!, (m[2] ?? '').split(/\s+/), view, columns, no));
+      const rs = realServer(m[1]!, (m[2] ?? '').split(/\s+/), view, columns, no);
+      current.realServers.push(rs);
+      realServers++;
+      // the last line stops before the columns its header promises: cut there
+      if (no === last && (view ?? 'list') === 'list' && rs.forward && rs.weight === undefined) {
+        cut = no;
+        current.partial = `the paste is cut at line ${no} inside its real servers`;
+      }
       continue;
     }
     // ipvsadm-save -n: "-A -t 10.96.0.10:53 -s rr -p 10800" / "-a -t 10.96.0.10:53 -r 10.244.0.2:53 -m -w 1"
     if ((m = /^-A -([tuf]|-sctp-service) (\S+)(.*)$/.exec(t))) {
       view ??= 'save';
+      header = true; // the save form lists every real server after its -A
       const s = {
         protocol: PROTOCOLS[m[1]!]!,
         address: m[2]!,
@@ -273,6 +292,11 @@ export function parseIpvs(text: string, file = '<input>'): IpvsTable {
     }
     skipped.push(no);
   }
+  // no real server line at all, and no header: grep filtered them out, they are unknown
+  if (!header && realServers === 0)
+    for (const vs of services)
+      vs.partial ??=
+        'the paste shows no real server lines (filtered, as by grep): its real servers are unknown';
   return {
     kind: 'ipvs',
     view: view ?? 'list',
@@ -327,7 +351,9 @@ function realServer(
 
 /** `ipvsadm -l` without -n prints names: "kube-dns.kube-system:domain", "node-a:https". */
 function isName(address: string): boolean {
+  // "<ipv4-public-prefix>.20:3129": an address redacted by hand, not a name
+  if (/<[^>]*>/.test(address)) return false;
   const m = /^\[?(.+?)\]?:([^:\]]+)$/.exec(address);
-  if (!m) return false;
+  if (!m) return /^[A-Za-z][\w.-]*$/.test(address); // a name cut before its port
   return !/^\d+$/.test(m[2]!) || !/^[\d.]+$|:/.test(m[1]!);
 }

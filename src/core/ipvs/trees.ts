@@ -77,7 +77,7 @@ export function buildIpvsTrees(t: IpvsTable, o: IpvsTreeOptions = {}): ServiceTr
       tree.endpoints = endpointsOf(vs, t.view, o.loopBack);
       tree.chains.svc = chain;
     }
-    if (vs.cut) tree.partial = `the paste is cut at line ${t.cut} inside its real servers`;
+    if (vs.partial) tree.partial = vs.partial;
   }
   return { services: [...trees.values()].sort((a, b) => (a.id < b.id ? -1 : 1)), orphans: [] };
 }
@@ -100,10 +100,21 @@ function entryKinds(t: IpvsTable): Map<IpvsService, EntryPoint['kind']> {
     hosts.set(key, (hosts.get(key) ?? new Set()).add(host));
   }
   const inRange = (port: number) => port >= NODE_PORTS.min && port <= NODE_PORTS.max;
+  // a cluster IP holds its Service's own ports; an address holding several node-range ports is
+  // a node's, where kube-proxy binds every node port
+  const rangePorts = new Map<string, Set<number>>();
+  for (const vs of t.services) {
+    const { host, port } = split(vs.address);
+    if (inRange(port)) rangePorts.set(host, (rangePorts.get(host) ?? new Set()).add(port));
+  }
   const nodeAddresses = new Set<string>();
   for (const vs of t.services) {
     const { host, port } = split(vs.address);
-    if (isLoopback(host) || (inRange(port) && hosts.get(`${vs.protocol} ${port}`)!.size > 1))
+    if (
+      isLoopback(host) ||
+      (inRange(port) &&
+        (hosts.get(`${vs.protocol} ${port}`)!.size > 1 || rangePorts.get(host)!.size > 1))
+    )
       nodeAddresses.add(host);
   }
   for (const vs of t.services) {
@@ -123,8 +134,8 @@ function endpointsOf(
   const weighed = vs.realServers.every((r) => r.weight !== undefined);
   const total = vs.realServers.reduce((n, r) => n + (r.weight ?? 0), 0);
   const byWeight = vs.scheduler !== undefined && BY_WEIGHT.has(vs.scheduler);
-  const unknown = vs.cut
-    ? 'the paste is cut inside its real servers: the weights of those not read are unknown'
+  const unknown = vs.partial
+    ? `${vs.partial}: the share of each is unknown`
     : weighed
       ? undefined
       : `${VIEW_FLAG[view] ?? 'this view'} shows no weights`;

@@ -154,6 +154,12 @@ function jsonItems(text: string, at: number, file: string): { items: unknown[]; 
       if (depth === 0 && itemDepth > 0) break;
     } else if (depth === 0 && itemDepth === 0 && !/\s|,/.test(ch)) break; // prose after the items
   }
+  // an item whose end is cut or elided ("..." where its closing braces were): the part of it
+  // that is whole, its open brackets closed, when that parses
+  if (start >= 0) {
+    const whole = closedPrefix(text.slice(start));
+    if (whole !== undefined) items.push(whole);
+  }
   const known = items.some((i) => isObject(i) && Object.keys(i).some((k) => NFT_ITEMS.includes(k)));
   if (!known && start < 0)
     throw new NftParseError(
@@ -162,6 +168,32 @@ function jsonItems(text: string, at: number, file: string): { items: unknown[]; 
       'not an nft -j listing: no table, chain, rule, set or map in it',
     );
   return start >= 0 ? { items, cut: start } : depth > 0 ? { items, cut: text.length } : { items };
+}
+
+/** JSON cut after a closing bracket: up to the last one, with the brackets still open closed,
+ * parsed; undefined when that is not JSON (cut inside a value). */
+function closedPrefix(text: string): unknown {
+  const last = Math.max(text.lastIndexOf('}'), text.lastIndexOf(']'));
+  if (last < 0) return undefined;
+  const open: string[] = [];
+  let quoted = false;
+  let escaped = false;
+  for (let k = 0; k <= last; k++) {
+    const ch = text[k]!;
+    if (quoted) {
+      if (escaped) escaped = false;
+      else if (ch === '\\') escaped = true;
+      else if (ch === '"') quoted = false;
+    } else if (ch === '"') quoted = true;
+    else if (ch === '{' || ch === '[') open.push(ch === '{' ? '}' : ']');
+    else if (ch === '}' || ch === ']') open.pop();
+  }
+  if (quoted) return undefined;
+  try {
+    return JSON.parse(text.slice(0, last + 1) + open.reverse().join(''));
+  } catch {
+    return undefined;
+  }
 }
 
 /** The kinds of item in nft's JSON array that a listing holds. */
