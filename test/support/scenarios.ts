@@ -94,6 +94,9 @@ export function facts(objects: KubeObject[], nodes: Facts['nodes'], note: string
     meta: {
       context: 'kubernetes-admin@kubernetes',
       server: 'https://10.0.12.7:6443',
+      // the Service each scenario is about: svc --snapshot without a name diagnoses it
+      namespace: 'default',
+      service: 'nginx-svc',
       capturedAt: CAPTURED_AT,
       kdebugVersion: '0.1.0',
       note,
