@@ -200,7 +200,6 @@ describe('the traps of the first ten minutes, in a terminal', skip, () => {
   });
 
   it('rules --file - on a terminal says how the paste ends, then reads it', async () => {
-    await waitFor2('the shell prompt', (s) => s.startsWith('$'));
     const r = run('node bin/kdebug.js rules --file - -o text');
     await waitFor2('how to end the paste', (s) =>
       /kdebug: paste the listing, then press Ctrl-D on a line of its own/.test(s),
@@ -210,6 +209,7 @@ describe('the traps of the first ten minutes, in a terminal', skip, () => {
       '-t',
       SESSION,
       '-l',
+      '--',
       '-A KUBE-SERVICES -d 10.96.0.10/32 -p udp -m comment --comment "kube-system/kube-dns:dns cluster IP" -m udp --dport 53 -j KUBE-SVC-TCOU7JCQXEZGVUNU',
     );
     t2('send-keys', '-t', SESSION, 'Enter', 'C-d');
