@@ -65,7 +65,9 @@ function usable(p: Pod, container: string): boolean {
 
 class AgentExec implements NodeChannel {
   readonly name: TransportName;
-  private pods?: Promise<Pod[]>;
+  /** Each node's Pods of the DaemonSet, asked for by node: a large cluster's are tens of MB. */
+  private readonly pods = new Map<string, Promise<Pod[]>>();
+  private selector?: Promise<string | undefined>;
   private allowed?: Promise<string | undefined>;
 
   constructor(
@@ -98,7 +100,9 @@ class AgentExec implements NodeChannel {
   async open(node: string): Promise<NodeRunner> {
     const denied = await (this.allowed ??= this.checkExec());
     if (denied) throw new NodeUnavailable(denied);
-    const pods = (await (this.pods ??= this.listPods())).filter((p) => p.nodeName === node);
+    let listed = this.pods.get(node);
+    if (!listed) this.pods.set(node, (listed = this.listPods(node)));
+    const pods = (await listed).filter((p) => p.nodeName === node);
     const who = this.spec.who;
     if (pods.length === 0) throw new NodeUnavailable(`no ${who} Pod on node ${node}`);
     const pod = pods.find((p) => usable(p, this.containerOf(p) ?? ''));
@@ -155,23 +159,38 @@ class AgentExec implements NodeChannel {
     }
   }
 
-  /** The DaemonSet's Pods, by its selector (its usual label when the DaemonSet is unreadable). */
-  private async listPods(): Promise<Pod[]> {
+  /** The DaemonSet's selector, read once (undefined when the DaemonSet is unreadable). */
+  private daemonSetSelector(): Promise<string | undefined> {
+    return (this.selector ??= this.api
+      .getIfExists(
+        apiPath({
+          group: 'apps',
+          resource: 'daemonsets',
+          namespace: SYSTEM,
+          name: this.spec.daemonSet,
+        }),
+      )
+      .then((ds) => {
+        const selector = (
+          ds?.['spec'] as { selector?: Parameters<typeof labelSelectorString>[0] } | undefined
+        )?.selector;
+        return selector ? labelSelectorString(selector) : undefined;
+      })
+      .catch(() => undefined));
+  }
+
+  /** The DaemonSet's Pods on one node, by its selector (its usual label when the DaemonSet is
+   * unreadable) and the node's name. */
+  private async listPods(node: string): Promise<Pod[]> {
     const path = apiPath({ resource: 'pods', namespace: SYSTEM });
-    const { daemonSet, label, namePrefix } = this.spec;
+    const { label, namePrefix } = this.spec;
+    const fieldSelector = `spec.nodeName=${node}`;
     try {
-      const ds = await this.api
-        .getIfExists(
-          apiPath({ group: 'apps', resource: 'daemonsets', namespace: SYSTEM, name: daemonSet }),
-        )
-        .catch(() => undefined);
-      const selector = (ds?.['spec'] as { selector?: Parameters<typeof labelSelectorString>[0] })
-        ?.selector;
-      const labelSelector = selector ? labelSelectorString(selector) : label;
-      const pods = (await this.api.list(path, { labelSelector })).items.map(toPod);
+      const labelSelector = (await this.daemonSetSelector()) ?? label;
+      const pods = (await this.api.list(path, { labelSelector, fieldSelector })).items.map(toPod);
       if (pods.length > 0 || namePrefix === undefined) return pods;
       // static kube-proxy Pods (GKE and others) carry other labels, but the same name
-      return (await this.api.list(path)).items
+      return (await this.api.list(path, { fieldSelector })).items
         .map(toPod)
         .filter((p) => p.name.startsWith(namePrefix));
     } catch (e) {

@@ -106,8 +106,10 @@ export function nodeAccessLines(access: NodeAccess[]): string[] {
       continue;
     }
     const failures = a.skipped.filter((s) => !s.cannotRun);
+    // the same reason on each node names the node: said once for all, as "the node"
+    const own = new RegExp(`\\b(?:node )?${a.node.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`, 'g');
     const why = (failures.length > 0 ? failures : a.skipped)
-      .map((s) => `${TRANSPORT_NAMES[s.transport]}: ${s.reason}`)
+      .map((s) => `${TRANSPORT_NAMES[s.transport]}: ${s.reason.replace(own, 'the node')}`)
       .join('; ');
     unreached.set(why, [...(unreached.get(why) ?? []), a.node]);
   }

@@ -5,7 +5,9 @@
 import { commandStem } from '../../src/cluster/cluster.js';
 import { readLive } from '../../src/cluster/facts-source.js';
 import { KubeCluster, type NodeTransport } from '../../src/cluster/kube-cluster.js';
+import { diagnose } from '../../src/core/diagnose.js';
 import type { KubeObject } from '../../src/core/model.js';
+import { reportJson } from '../../src/output/json.js';
 import { startFakeApi } from '../support/fake-api/server.js';
 import { aNode, aPod, anEndpointSlice, aService, webCluster } from '../cluster/objects.js';
 
@@ -59,6 +61,13 @@ const { facts } = await readLive(cluster, { namespace: 'default', service: 'web'
 const took = performance.now() - t;
 await cluster.close();
 await fake.close();
+// the diagnosis over those facts: the checks see 5,000 Nodes and their Pods
+const d = performance.now();
+const report = diagnose(facts, { namespace: 'default', service: 'web' });
+const diagnosed = performance.now() - d;
+const r = performance.now();
+const json = reportJson(report);
+const rendered = performance.now() - r;
 
 const api = fake.requests.filter((r) => r.path.startsWith('/api'));
 const bytes = api.reduce((n, r) => n + (r.bytes ?? 0), 0);
@@ -85,6 +94,9 @@ console.log(
 console.log(`  API requests: ${api.length}, ${mb(bytes)} read, facts in ${took.toFixed(0)} ms`);
 console.log(
   `  objects kept: ${facts.objects.length}; nodes read: ${ran.size}; rss +${mb(process.memoryUsage().rss - before)}`,
+);
+console.log(
+  `  diagnose: ${diagnosed.toFixed(0)} ms; JSON: ${rendered.toFixed(0)} ms, ${mb(json.length)}`,
 );
 for (const [path, e] of [...byPath].sort((a, b) => b[1].bytes - a[1].bytes))
   console.log(`    ${String(e.n).padStart(3)} × ${path}  ${mb(e.bytes)}`);

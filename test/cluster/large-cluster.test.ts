@@ -140,7 +140,7 @@ describe('how many nodes were reached, said in a few lines', () => {
           skipped: [
             {
               transport: 'kube-proxy',
-              reason: 'no kube-proxy Pod on the node',
+              reason: `no kube-proxy Pod on node ${node}`,
               commands: ['iptables-save'],
             },
           ],

@@ -140,11 +140,21 @@ describe('reaching the nodes (--via)', () => {
 
   it('kube-proxy: exec of the save binary itself, no shell; probes are said to be impossible there', async () => {
     const seen: string[][] = [];
-    const { transport } = await connect({ exec: (req) => (seen.push(req.command), where(req)) });
+    const { transport, fake } = await connect({
+      exec: (req) => (seen.push(req.command), where(req)),
+    });
     const t = transport({ via: 'kube-proxy' });
     const r = await t.run('node-a', { kind: 'iptables-save', backend: 'legacy', table: 'nat' });
     assert.equal(r.via, 'exec kube-system/kube-proxy-x7k2p');
     assert.deepEqual(seen, [['iptables-legacy-save', '-t', 'nat']]);
+    // the node's kube-proxy Pod is asked for by node: a large cluster's are tens of MB
+    const lists = fake.requests.filter(
+      (q) => q.method === 'GET' && q.path === '/api/v1/namespaces/kube-system/pods',
+    );
+    assert.deepEqual(
+      lists.map((q) => q.query.get('fieldSelector')),
+      ['spec.nodeName=node-a'],
+    );
     const p = await t.run('node-a', PING);
     assert.match(
       p.error!,
