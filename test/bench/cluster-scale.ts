@@ -134,7 +134,7 @@ async function main(): Promise<void> {
         const rules = doc.steps?.find((s) => s.id === 'rules')?.findings ?? [];
         const unread =
           rules.find((f) => f.id === 'rules-nodes-not-read')?.title ?? 'every node chosen';
-        const read = /^(\d+) nodes? read/m.exec(r.stderr)?.[1] ?? '?';
+        const read = /^(?:kdebug: )?(\d+) nodes? read/m.exec(r.stderr)?.[1] ?? '?';
         said = `exit ${r.code}; nodes read: ${read}; ${unread}; debug Pods created: 0 (--via kube-proxy); peak memory ${Math.round(r.maxRssKiB / 1024)} MiB`;
       }
       console.log(
