@@ -2,7 +2,7 @@
 // node's rules read over SSH into a snapshot's objects; and the one node picker. The adapters
 // (client-node, ssh2) load only when a source needs them.
 import { DUMP_STEMS, recordedFamily, recordedNodes } from '../core/facts.js';
-import { clusterView } from '../core/kube.js';
+import { clusterView, type ClusterView } from '../core/kube.js';
 import { chooseNodes, type NodeChoice } from '../core/node-choice.js';
 import type { DiagnosedService } from '../core/diagnose.js';
 import type { Facts } from '../core/model.js';
@@ -246,12 +246,15 @@ export interface NodeChoiceFlags {
 }
 
 /** The node of --from: the node named, or the node its Pod runs on (read with the objects). */
-function clientNode(f: Facts, from: NodeChoiceFlags['from']): string | undefined {
+function clientNode(
+  view: ClusterView,
+  namespace: string,
+  from: NodeChoiceFlags['from'],
+): string | undefined {
   if (!from) return undefined;
   if (from.kind === 'node') return from.name;
-  const namespace = from.namespace ?? f.meta.namespace;
-  return clusterView(f.objects).pods.find((p) => p.name === from.name && p.namespace === namespace)
-    ?.nodeName;
+  const ns = from.namespace ?? namespace;
+  return view.pods.find((p) => p.name === from.name && p.namespace === ns)?.nodeName;
 }
 
 /** How each node was reached, one line each. */
@@ -297,9 +300,10 @@ export async function readLive(
         : {}),
       // which nodes, decided once the objects are in; recorded before the steps see them
       nodes: (f) => {
-        choice = chooseNodes(clusterView(f.objects), target, {
+        const view = clusterView(f.objects);
+        choice = chooseNodes(view, target, {
           ...which,
-          client: clientNode(f, which.from),
+          client: clientNode(view, target.namespace, which.from),
           ...(which.from
             ? {
                 clientAsked: `${which.from.kind}/${which.from.namespace ? `${which.from.namespace}/` : ''}${which.from.name}`,

@@ -36,14 +36,16 @@ export async function demoCommand(
   o: { list?: boolean; verbose?: boolean },
   g: GlobalOptions,
 ): Promise<number> {
-  const all = scenarios();
   if (o.list) {
+    const all = scenarios();
     const width = Math.max(...all.map((s) => s.name.length));
     write(
       `${all.map((s) => `${s.name.padEnd(width)}  ${s.about}`).join('\n')}\n\nkdebug demo NAME runs one; kdebug svc --snapshot DIR runs it from its directory (${BUNDLED_SNAPSHOTS})\n`,
     );
     return 0;
   }
+  // the plain demo reads no directory listing on its way to the first frame
+  const all = name === undefined ? [] : scenarios();
   if (name !== undefined && !all.some((s) => s.name === name))
     throw new UsageError(
       `no scenario "${name}"; kdebug demo --list lists them (${all.map((s) => s.name).join(', ')})`,

@@ -3,6 +3,7 @@
 import { Analysis } from '../core/analysis.js';
 import { diagnose, type DiagnosedService } from '../core/diagnose.js';
 import { clusterView } from '../core/kube.js';
+import { valid } from '../core/next-command.js';
 import type { Facts, Report } from '../core/model.js';
 import {
   parseServiceAddress,
@@ -202,14 +203,12 @@ export async function svcCommand(
   }
 }
 
-const NAME = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
-
 /** --nodes, --all-nodes, --max-nodes and --from, checked: names Kubernetes could have made. */
 function nodeChoiceFlags(o: SvcOptions): NodeChoiceFlags {
   const out: NodeChoiceFlags = {};
   if (o.nodes !== undefined) {
     const names = o.nodes.split(',').filter(Boolean);
-    const bad = names.find((n) => !NAME.test(n));
+    const bad = names.find((n) => valid.name(n) === undefined);
     if (names.length === 0 || bad !== undefined)
       throw new UsageError(`--nodes ${JSON.stringify(o.nodes)}: give node names, comma-separated`);
     out.nodes = [...new Set(names)];
@@ -235,7 +234,11 @@ function nodeChoiceFlags(o: SvcOptions): NodeChoiceFlags {
   if (o.from !== undefined) {
     const m = /^(pod|po|pods|node|no|nodes)\/(?:([^/]+)\/)?([^/]+)$/.exec(o.from);
     const kind = m?.[1]?.startsWith('po') ? 'pod' : 'node';
-    if (!m || !NAME.test(m[3]!) || (m[2] !== undefined && (kind === 'node' || !NAME.test(m[2]))))
+    if (
+      !m ||
+      valid.name(m[3]) === undefined ||
+      (m[2] !== undefined && (kind === 'node' || valid.namespace(m[2]) === undefined))
+    )
       throw new UsageError(
         `--from ${JSON.stringify(o.from)}: give pod/NAME, pod/NAMESPACE/NAME or node/NAME`,
       );

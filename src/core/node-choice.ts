@@ -130,8 +130,9 @@ function endpointNodes(
  */
 function unhealthy(view: ClusterView, linux: string[]): Map<string, string> {
   const out = new Map<string, string>();
+  const isLinux = new Set(linux);
   for (const n of view.nodes)
-    if (n.ready === false && linux.includes(n.name)) out.set(n.name, 'Node not Ready');
+    if (n.ready === false && isLinux.has(n.name)) out.set(n.name, 'Node not Ready');
   for (const [what, is] of [
     ['kube-proxy', isKubeProxyPod],
     ['Cilium agent', isCiliumAgentPod],

@@ -76,13 +76,16 @@ export const isIpvs = (text: string) => {
         /^IP Virtual Server version |^Prot LocalAddress:Port |^IPVS connection entries$/.test(t) ||
         /^-A -[tuf] \S+ -s \S+/.test(t) ||
         (SERVICE.test(t) && /^-> /.test(head[i + 1] ?? '')),
-    ) || head.filter((t) => SCHEDULED.test(t)).length >= 2
+    ) || head.filter(scheduled).length >= 2
   );
 };
 
 /** A virtual server's line with its scheduler ("TCP  10.96.0.1:443 rr"): `ipvsadm -Ln | grep`
  * leaves only these. */
-const SCHEDULED = /^(?:TCP|UDP|SCTP)\s+\S+\s+(?:rr|wrr|lc|wlc|lblc|lblcr|dh|sh|sed|nq|mh)\b/;
+function scheduled(t: string): boolean {
+  const m = SERVICE.exec(t);
+  return m !== null && m[1] !== 'FWM' && SCHEDULERS.has((m[3] ?? '').split(/\s+/)[0]!);
+}
 
 /** A line without a diff's "+" or a quote's "> " before it, trimmed. */
 const bareLine = (raw: string) =>

@@ -13,6 +13,7 @@ import type {
   NftTable,
 } from './listing.js';
 import { isNftJson, NftParseError, parseNftJson } from './listing.js';
+import { portChain } from './trees.js';
 
 /** Does this look like the script kube-proxy feeds `nft -f` (and logs)? */
 export const isNftScript = (text: string) =>
@@ -139,19 +140,18 @@ const KUBE_PROXY_SETS = [
   'hairpin-connections',
 ];
 /** kube-proxy's services chain, or a Service port's own ("service-<hash>-ns/name/proto/port"). */
-const KUBE_PROXY_CHAIN =
-  /^(?:services|(?:service|local|external|firewall|endpoint)-[A-Z2-7]{8}-\S+\/\S+)$/;
+const isKubeProxyChain = (name: string) => name === 'services' || portChain(name) !== undefined;
 
 /** A paste that starts inside kube-proxy's table: no table line, one of its sets, maps or chains. */
 const isKubeProxyFragment = (text: string) =>
   [...text.slice(0, 4096).matchAll(/^\s*(set|map|chain) (\S+) \{$/gm)].some(([, kind, name]) =>
-    kind === 'chain' ? KUBE_PROXY_CHAIN.test(name!) : KUBE_PROXY_SETS.includes(name!),
+    kind === 'chain' ? isKubeProxyChain(name!) : KUBE_PROXY_SETS.includes(name!),
   );
 
 /** A table (or a paste of part of one) that is kube-proxy's, by the names only it uses. */
 export const isKubeProxyTable = (t: NftTable) =>
   t.sets.some((s) => KUBE_PROXY_SETS.includes(s.name)) ||
-  t.chains.some((c) => KUBE_PROXY_CHAIN.test(c.name));
+  t.chains.some((c) => isKubeProxyChain(c.name));
 
 interface Line {
   text: string;
