@@ -10,10 +10,17 @@ import {
   type DiagnosedService,
 } from '../core/diagnose.js';
 import { backendToRead } from '../core/iptables/backend.js';
+import { serviceChainReads, type IptablesTool } from '../core/iptables/service-chains.js';
 import { ciliumImageVersion, isCiliumAgentPod } from '../core/cilium/agent.js';
-import type { CiliumList } from '../core/node-command.js';
+import { chainStemPrefix, type CiliumList } from '../core/node-command.js';
 import { parseVersion } from '../core/node-state.js';
-import { clusterView, isWindows, kubeProxyConfigOf, toNode } from '../core/kube.js';
+import {
+  clusterView,
+  isWindows,
+  kubeProxyConfigOf,
+  toNode,
+  type ClusterView,
+} from '../core/kube.js';
 import type { Facts, KubeObject, NodeOutputs, SnapshotMeta } from '../core/model.js';
 import type { NodeError } from '../core/node-access.js';
 import type { ApiRead, ReadError } from '../core/not-read.js';
@@ -57,6 +64,9 @@ export interface CollectOptions {
   /** Nodes handled at once. Default 8. */
   nodeConcurrency?: number;
   now?: () => Date;
+  /** Read each node's iptables rules for this Service only, chain by chain (kdebug svc), where
+   * kube-proxy runs in iptables mode: see core/iptables/service-chains.ts. */
+  rulesOf?: { namespace: string; name: string };
 }
 
 export type { NodeError } from '../core/node-access.js';
@@ -89,6 +99,20 @@ function rulesReads(kind: 'iptables-save' | 'ip6tables-save'): {
   };
 }
 
+/**
+ * One iptables tool's rules where one Service's answer needs them (iptables mode): the kernel's
+ * list of legacy tables, then in each backend whether kube-proxy's chains are there (its small
+ * KUBE-POSTROUTING by name; legacy only where the list has nat). The backend that holds them is
+ * read chain by chain afterwards (see readServiceChains).
+ */
+function serviceRulesReads(tool: IptablesTool): NodeCommand[] {
+  return [
+    { kind: 'proc-net', file: LEGACY_TABLES[`${tool}-save`] },
+    { kind: 'iptables-chain', tool, backend: 'nft', chain: 'KUBE-POSTROUTING' },
+    { kind: 'iptables-chain', tool, backend: 'legacy', chain: 'KUBE-POSTROUTING' },
+  ];
+}
+
 /** What every diagnosis reads on a node besides the rules: kube-proxy's mode, metrics and
  * configuration, and the node's addresses. */
 const NODE_STATUS: NodeCommand[] = [
@@ -110,18 +134,21 @@ const IPVS_READS: NodeCommand[] = [
  * kube-proxy is configured for that mode, and the IPv6 proxier's rules where some Service has an
  * IPv6 cluster IP. The legacy reads come after every dump: where a kube-proxy image has no `cat`,
  * that channel is lost for the rest of the node's reads only once the dumps are in. */
-export function nodeBasics(facts: Facts): NodeCommand[] {
+export function nodeBasics(facts: Facts, byService = false): NodeCommand[] {
   const view = clusterView(facts.objects);
-  let mode = '';
-  try {
-    mode = kubeProxyConfigOf(view).mode;
-  } catch {
-    // a configuration that cannot be read: the iptables basics, the steps say the rest
-  }
-  const ipv6 = view.services.some((s) => s.clusterIPs.some((ip) => ip.includes(':')));
-  const v4 = rulesReads('iptables-save');
+  const mode = configuredMode(view);
+  const ipv6 = hasIPv6Services(view);
   const cilium = ciliumReads(view);
-  const v6 = ipv6 ? rulesReads('ip6tables-save') : { dumps: [], legacy: [] };
+  // one Service's chains by name where kube-proxy writes chains per Service (iptables mode)
+  const byChain = byService && isIptablesMode(mode);
+  const v4 = byChain
+    ? { dumps: serviceRulesReads('iptables'), legacy: [] }
+    : rulesReads('iptables-save');
+  const v6 = !ipv6
+    ? { dumps: [], legacy: [] }
+    : byChain
+      ? { dumps: serviceRulesReads('ip6tables'), legacy: [] }
+      : rulesReads('ip6tables-save');
   return [
     ...v4.dumps,
     ...v6.dumps,
@@ -133,6 +160,27 @@ export function nodeBasics(facts: Facts): NodeCommand[] {
     ...(mode === 'ipvs' ? IPVS_READS : []),
     ...cilium,
   ];
+}
+
+/** kube-proxy's mode as its configuration says ('' where it says none or cannot be read). */
+function configuredMode(view: ClusterView): string {
+  try {
+    return kubeProxyConfigOf(view).mode;
+  } catch {
+    return ''; // a configuration that cannot be read: the iptables basics, the steps say the rest
+  }
+}
+
+/** kube-proxy's default mode on Linux is iptables. */
+const isIptablesMode = (mode: string) => mode === '' || mode === 'iptables';
+
+const hasIPv6Services = (view: ClusterView) =>
+  view.services.some((s) => s.clusterIPs.some((ip) => ip.includes(':')));
+
+/** The iptables tools whose rules a diagnosis reads chain by chain on a node, if any. */
+function chainTools(view: ClusterView): IptablesTool[] {
+  if (!isIptablesMode(configuredMode(view))) return [];
+  return hasIPv6Services(view) ? ['iptables', 'ip6tables'] : ['iptables'];
 }
 
 /** A Cilium agent's listings, where agents run: its status, its BPF maps, and its Services as
@@ -157,6 +205,9 @@ function ciliumReads(view: ReturnType<typeof clusterView>): NodeCommand[] {
  * loads both, so IPVS's list stands for it.
  */
 function guardOf(c: NodeCommand): Extract<NodeCommand, { kind: 'proc-net' }> | undefined {
+  // a legacy nat chain read by name needs the legacy nat table to exist, as a -t nat read does
+  if (c.kind === 'iptables-chain' && c.backend === 'legacy')
+    return { kind: 'proc-net', file: LEGACY_TABLES[`${c.tool}-save`] };
   // without -t, iptables-legacy-save reads only the tables the kernel lists: nothing to guard
   if ((c.kind === 'iptables-save' || c.kind === 'ip6tables-save') && c.backend === 'legacy')
     return c.table ? { kind: 'proc-net', file: LEGACY_TABLES[c.kind] } : undefined;
@@ -182,15 +233,21 @@ export function readDecision(
   const present =
     c.kind === 'iptables-save' || c.kind === 'ip6tables-save'
       ? list.split('\n').includes(c.table ?? '')
-      : list !== '';
+      : c.kind === 'iptables-chain'
+        ? list.split('\n').includes('nat')
+        : list !== '';
   return present ? 'run' : 'absent';
 }
 
 /** The node commands of a diagnosis of `target`: the basics, then the probes its steps read. */
-export function diagnosisCommands(facts: Facts, target: DiagnosedService): NodeCommand[] {
+export function diagnosisCommands(
+  facts: Facts,
+  target: DiagnosedService,
+  byService = false,
+): NodeCommand[] {
   const conntrack = conntrackPlan(facts, target);
   return [
-    ...nodeBasics(facts),
+    ...nodeBasics(facts, byService),
     ...conntrackFirst(conntrack),
     ...probePlan(facts, target),
     ...conntrack,
@@ -209,6 +266,7 @@ function fallbackOf(c: NodeCommand): NodeCommand | undefined {
 /** Commands whose failed run records no output: an empty one would read as "none there". */
 const isRulesDump = (c: NodeCommand) =>
   c.kind === 'proc-net' ||
+  c.kind === 'iptables-chain' ||
   c.kind === 'iptables-save' ||
   c.kind === 'ip6tables-save' ||
   c.kind === 'nft-list' ||
@@ -511,9 +569,35 @@ function listedNothing(c: NodeCommand, r: NodeResult): NodeResult {
   return { ...r, stdout: '', exitCode: 0 };
 }
 
+/** iptables' words for a chain the table does not have: legacy's, and iptables-nft's (1.8.9
+ * says "incompatible" for a chain that does not exist). */
+const NO_SUCH_CHAIN =
+  /No chain\/target\/match by that name|does not exist|is incompatible, use 'nft' tool/;
+
+/** A chain read by name that the table does not have is an empty listing: nothing there. */
+function chainAbsent(c: NodeCommand, r: NodeResult): NodeResult {
+  if (c.kind !== 'iptables-chain' || r.exitCode !== 1 || !NO_SUCH_CHAIN.test(r.stderr)) return r;
+  return { ...r, stdout: '', exitCode: 0 };
+}
+
 /** Why a read was not run: the list that says it would change nothing could not be read. */
 const notRunWhy = (c: NodeCommand) =>
   `not run: /proc/net/${commandStem(guardOf(c)!)} could not be read, and where it does not list what this reads, reading it would create it`;
+
+/** Chain reads of one round that run at once on a node (each is its own exec or channel). */
+const CHAIN_READS_AT_ONCE = 4;
+
+/** The backend one Service's chains are read from: the one whose KUBE-POSTROUTING is there, where
+ * the other's is not; undefined where neither or both hold kube-proxy's chains (read whole). */
+function chainBackend(outputs: NodeOutputs | undefined, tool: IptablesTool) {
+  const has = (b: 'nft' | 'legacy') =>
+    Boolean(
+      outputs?.[
+        commandStem({ kind: 'iptables-chain', tool, backend: b, chain: 'KUBE-POSTROUTING' })
+      ],
+    );
+  return has('nft') !== has('legacy') ? (has('nft') ? 'nft' : 'legacy') : undefined;
+}
 
 async function runNodeCommands(
   cluster: Cluster,
@@ -521,6 +605,11 @@ async function runNodeCommands(
   commands: NodeCommand[],
   o: CollectOptions,
   progress: (p: CollectProgress) => void,
+  byService?: {
+    view: ClusterView;
+    target: { namespace: string; name: string };
+    tools: IptablesTool[];
+  },
 ) {
   // keyed in a Map: a Node named "constructor" (valid, if hostile) is no key of every object
   const outputs = new Map<string, NodeOutputs>();
@@ -532,7 +621,7 @@ async function runNodeCommands(
   const runOne = async (node: string, command: NodeCommand) => {
     const stem = commandStem(command);
     progress({ phase: 'node', what: stem, node, state: 'start' });
-    const r = listedNothing(command, await cluster.run(node, command));
+    const r = chainAbsent(command, listedNothing(command, await cluster.run(node, command)));
     // a failed dump is no dump: an empty one would read as "no rules in this backend"
     if (r.exitCode === 0 || (r.exitCode !== null && !isRulesDump(command)))
       outputs.set(node, { ...outputs.get(node), [stem]: r.stdout });
@@ -556,6 +645,49 @@ async function runNodeCommands(
     errors.push({ node, command: commandStem(command), exitCode: null, error });
     progress({ phase: 'node', what: commandStem(command), node, state: 'failed', error });
   };
+  const runChecked = async (node: string, command: NodeCommand) => {
+    const decision = readDecision(command, outputs.get(node));
+    if (decision === 'unread') notRun(node, command);
+    if (decision === 'run') await runOne(node, command);
+  };
+  /** One Service's chains, round after round until its rules reach no chain not read; the
+   * whole dump where they are too many or a read by name fails. */
+  const readServiceChains = async (node: string, tool: IptablesTool) => {
+    const { view, target } = byService!;
+    const save = tool === 'iptables' ? 'iptables-save' : 'ip6tables-save';
+    const backend = chainBackend(outputs.get(node), tool);
+    if (!backend) {
+      // kube-proxy's chains in neither backend, or in both: read as a whole, stale set and all
+      const whole = rulesReads(save);
+      for (const c of [...whole.dumps, ...whole.legacy])
+        if (outputs.get(node)?.[commandStem(c)] === undefined) await runChecked(node, c);
+      // what the probes could not read, the whole reads say again
+      const probes = commandStem({ kind: 'iptables-chain', tool, backend: 'nft', chain: '' });
+      const legacy = commandStem({ kind: 'iptables-chain', tool, backend: 'legacy', chain: '' });
+      for (const e of errors.filter(
+        (e) => e.node === node && (e.command.startsWith(probes) || e.command.startsWith(legacy)),
+      ))
+        errors.splice(errors.indexOf(e), 1);
+      return;
+    }
+    await runChecked(node, { kind: save, backend, table: 'filter' });
+    const chainErrors = () =>
+      errors.filter((e) => e.node === node && e.command.startsWith(chainStemPrefix(tool, backend)));
+    for (;;) {
+      const next = serviceChainReads(view, target, outputs.get(node), tool, backend);
+      if (next !== 'whole' && next.length === 0) return;
+      if (next !== 'whole') {
+        for (let i = 0; i < next.length; i += CHAIN_READS_AT_ONCE)
+          await Promise.all(next.slice(i, i + CHAIN_READS_AT_ONCE).map((c) => runChecked(node, c)));
+        if (chainErrors().length === 0) continue;
+      }
+      await runOne(node, { kind: save, backend });
+      // read whole: the reads by name that failed are no longer a loss
+      if (outputs.get(node)?.[commandStem({ kind: save, backend })] !== undefined)
+        for (const e of chainErrors()) errors.splice(errors.indexOf(e), 1);
+      return;
+    }
+  };
   const worker = async () => {
     for (let node = queue.shift(); node !== undefined; node = queue.shift()) {
       // one command at a time per node: kinder to the node and to the transport's session
@@ -567,9 +699,15 @@ async function runNodeCommands(
           outputs.get(node)?.['conntrack-stats'] === undefined
         )
           continue;
-        const decision = readDecision(command, outputs.get(node));
-        if (decision === 'unread') notRun(node, command);
-        if (decision === 'run') await runOne(node, command);
+        await runChecked(node, command);
+        // the probes of a tool's backends are in: its chains next, before the status reads
+        if (
+          byService &&
+          command.kind === 'iptables-chain' &&
+          command.backend === 'legacy' &&
+          byService.tools.includes(command.tool)
+        )
+          await readServiceChains(node, command.tool);
       }
       // the default iptables-save reads the other backend: read the one with kube-proxy's chains
       const backend = backendToRead(outputs.get(node));
@@ -623,8 +761,11 @@ async function finish(
   ).filter((n) => !windows.has(n));
   const commands =
     typeof o.nodeCommands === 'function' ? o.nodeCommands(base) : (o.nodeCommands ?? []);
+  const view = o.rulesOf ? clusterView(objects) : undefined;
+  const byService =
+    view && o.rulesOf ? { view, target: o.rulesOf, tools: chainTools(view) } : undefined;
   const { outputs, errors } = commands.length
-    ? await runNodeCommands(cluster, nodes, commands, o, progress)
+    ? await runNodeCommands(cluster, nodes, commands, o, progress, byService)
     : { outputs: {}, errors: [] };
   return {
     objects,

@@ -316,8 +316,10 @@ export async function readLive(
       nodeCommands: (f) => {
         // the API objects are in: the steps that need only them can finish now
         partial?.(f, { nodes: true });
-        return diagnosisCommands(f, target);
+        return diagnosisCommands(f, target, true);
       },
+      // one Service's answer: its chains by name, not every node's whole table
+      rulesOf: { namespace: target.namespace, name: target.service },
     });
     if (choice) facts.meta['nodeChoice'] = choice;
     const access = cluster.nodeAccess();

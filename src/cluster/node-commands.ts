@@ -136,6 +136,13 @@ export function nodeArgv(command: NodeCommand, place: CommandPlace): string[] {
       if (place.kind === 'kube-proxy-pod') return [bin, ...args]; // its wrapper picks kube-proxy's backend
       return rootRead(place, bin, args);
     }
+    case 'iptables-chain': {
+      // -S lists one chain and changes nothing; no -w: iptables before 1.6 takes no seconds
+      const bin = `${c.tool}${c.backend === 'auto' ? '' : `-${c.backend}`}`;
+      const args = ['-t', 'nat', '-S', c.chain];
+      if (place.kind === 'kube-proxy-pod') return [bin, ...args];
+      return rootRead(place, bin, args);
+    }
     case 'ip-addr':
       if (place.kind === 'kube-proxy-pod') throw unsupported(c, place);
       if (place.kind === 'debug-pod')
@@ -285,6 +292,14 @@ export function validNodeCommand(value: unknown): NodeCommand {
       if (c['table'] !== undefined && !TABLES.includes(c['table'] as never))
         throw bad(`table ${JSON.stringify(c['table'])}`);
       break;
+    case 'iptables-chain':
+      allowed(['tool', 'backend', 'chain']);
+      if (c['tool'] !== 'iptables' && c['tool'] !== 'ip6tables')
+        throw bad(`tool ${JSON.stringify(c['tool'])}`);
+      if (!BACKENDS.includes(c['backend'] as never))
+        throw bad(`backend ${JSON.stringify(c['backend'])}`);
+      if (!isNatChainName(c['chain'])) throw bad(`chain ${JSON.stringify(c['chain'])}`);
+      break;
     case 'proxy-mode':
     case 'proxy-metrics':
     case 'proxy-configz':
@@ -350,6 +365,14 @@ export function validNodeCommand(value: unknown): NodeCommand {
       throw bad(`unknown kind ${JSON.stringify(c['kind'])}`);
   }
   return value as NodeCommand;
+}
+
+/** A nat chain kdebug reads by name: a built-in one, or kube-proxy's (KUBE-, at most the 28
+ * characters iptables allows, upper-case letters, digits and '-'). */
+const NAT_CHAIN = /^(?:PREROUTING|INPUT|OUTPUT|POSTROUTING|KUBE-[A-Z0-9-]{1,23})$/;
+
+export function isNatChainName(value: unknown): value is string {
+  return typeof value === 'string' && NAT_CHAIN.test(value);
 }
 
 const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;

@@ -64,7 +64,7 @@ function consentLines(q: DebugPodConsent): string[] {
           `Namespace ${q.namespace} does not exist: kdebug creates it first, labelled pod-security.kubernetes.io/enforce=privileged, and leaves it for the next run (kubectl delete namespace ${q.namespace} removes it).`,
         ]
       : []),
-    `It reads the node's rules with the node's own iptables-save and runs the probes (TCP connect, ping, a DNS lookup); it changes nothing on the node.`,
+    `It reads the node's rules with the node's own iptables (the Service's chains by name, or the whole iptables-save) and runs the probes (TCP connect, ping, a DNS lookup); it changes nothing on the node.`,
     `Each Pod is deleted when kdebug ends (also on Ctrl-C) and stops by itself after ${q.lifetimeSeconds}s. --yes skips this question.`,
     ...q.warnings.map((w) => `Warning: ${w}`),
   ];

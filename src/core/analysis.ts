@@ -24,12 +24,12 @@ import { DriftInputError, unsupportedMode, type NodeDrift } from './drift.js';
 import { expectedRules, type ExpectOptions, type ExpectedRules } from './expected.js';
 import type { IPFamily } from './ipv6.js';
 import { nodeKnobs, type NodeKnobs } from './expected/knobs.js';
-import { nftStems, nodeDump } from './facts.js';
+import { nftStems, nodeDump, type NodeDump } from './facts.js';
 import { NftParseError, type NftTable } from './nftables/listing.js';
 import { parseNftAny } from './nftables/text.js';
 import { rulesetSigns, textSigns, type DumpSigns } from './iptables/backend.js';
 import { IptablesParseError, NoRulesError, parseIptables, type Ruleset } from './iptables.js';
-import { clusterView, servicePortName, type ClusterView } from './kube.js';
+import { clusterView, findService, servicePortName, type ClusterView } from './kube.js';
 import type { Service } from './kube.js';
 import type { Facts } from './model.js';
 import { parseIpBrief } from './node-outputs.js';
@@ -153,6 +153,7 @@ export class NodeAnalysis {
     if (this.given?.nft) return (this.read = undefined); // an nftables table, no iptables dump
     const dump = this.given ?? nodeDump(this.facts, this.name, this.family);
     if (!dump) return (this.read = undefined);
+    const chains = 'chains' in dump ? dump.chains : undefined;
     const { fileOf, table, parsed } = this.analysis.options;
     const file = fileOf && !this.given ? fileOf(this.name, dump.source) : dump.source;
     const aside = this.given ? undefined : parsed?.get(dump.source);
@@ -164,7 +165,11 @@ export class NodeAnalysis {
     try {
       const ruleset =
         this.given?.ruleset ??
-        parseIptables(dump.text ?? '', { file, table: this.given?.table ?? table });
+        parseIptables(dump.text ?? '', {
+          file,
+          table: this.given?.table ?? (chains ? 'nat' : table),
+        });
+      if (chains) withChainsRead(ruleset, chains, fileOf ? (s) => fileOf(this.name, s) : undefined);
       this.read = { source: dump.source, ruleset };
     } catch (e) {
       if (!(e instanceof IptablesParseError) && !(e instanceof NoRulesError)) throw e;
@@ -221,9 +226,10 @@ export class NodeAnalysis {
   }
 
   /** The Service trees of the node's rules, for `scope`'s Services or all. */
-  trees(scope?: Scope): ServiceTrees | undefined {
+  trees(asked?: Scope): ServiceTrees | undefined {
     const dataplane = this.dataplane();
     if (!dataplane) return undefined;
+    const scope = asked ?? this.readScope();
     const key = scopeKey(scope);
     let t = this.treesMemo.get(key);
     if (!t) {
@@ -244,7 +250,8 @@ export class NodeAnalysis {
   }
 
   /** The rules kube-proxy would write here; `overrides` (command-line flags) win over the knobs. */
-  expected(scope?: Scope, overrides: ExpectOptions = {}): ExpectedRules {
+  expected(asked?: Scope, overrides: ExpectOptions = {}): ExpectedRules {
+    const scope = asked ?? this.readScope();
     const key = `${scopeKey(scope)}\u0000${JSON.stringify(overrides)}`;
     let exp = this.expectedMemo.get(key);
     if (!exp) {
@@ -262,6 +269,22 @@ export class NodeAnalysis {
       this.expectedMemo.set(key, exp);
     }
     return exp;
+  }
+
+  /** The nat chains read, where only one Service's were (by name); undefined: the whole table. */
+  chainsRead(): ReadonlySet<string> | undefined {
+    if (this.mode() !== 'iptables') return undefined;
+    return this.rules()?.ruleset?.table('nat')?.chainsRead;
+  }
+
+  /** What a question about the whole node is answered for: the Service whose chains were read
+   * by name where only those were (nothing is known of the others); undefined: every Service. */
+  private readScope(): Scope {
+    if (!this.chainsRead()) return undefined;
+    const { namespace, service } = this.facts.meta;
+    const svc =
+      namespace && service ? findService(this.analysis.view, namespace, service) : undefined;
+    return svc ? [svc] : [];
   }
 
   /** The node's proxy mode, as its state decided it (a given nftables table is nftables). */
@@ -299,7 +322,8 @@ export class NodeAnalysis {
    * node. Throws DriftInputError when the node cannot be checked, the parse error when its dump
    * cannot be read.
    */
-  drift(scope?: Scope): NodeDrift {
+  drift(asked?: Scope): NodeDrift {
+    const scope = asked ?? this.readScope();
     const key = scopeKey(scope);
     let d = this.driftMemo.get(key);
     if (!d) {
@@ -507,3 +531,19 @@ function servicePortsOf(services: Scope & object) {
 
 const scopeKey = (scope: Scope) =>
   scope ? scope.map((s) => `${s.namespace}/${s.name}`).join(',') : '*';
+
+/** One Service's nat chains, read by name, with the filter table read whole beside them. */
+function withChainsRead(
+  ruleset: Ruleset,
+  chains: NonNullable<NodeDump['chains']>,
+  fileOf: ((source: string) => string) | undefined,
+): void {
+  const nat = ruleset.table('nat');
+  if (nat) nat.chainsRead = chains.read;
+  if (!chains.filter) return;
+  const { source, text } = chains.filter;
+  const filter = parseIptables(text, { file: fileOf?.(source) ?? source }).table('filter');
+  if (!filter) return;
+  filter.file = source;
+  ruleset.tables.push(filter);
+}

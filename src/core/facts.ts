@@ -2,8 +2,9 @@
 import { CILIUM_STEMS } from './cilium/agent.js';
 import { hasKubeChains } from './iptables/backend.js';
 import type { IPFamily } from './ipv6.js';
-import type { Facts } from './model.js';
-import { commandStem } from './node-command.js';
+import { chainListings, listedBackend, listingText } from './iptables/service-chains.js';
+import type { Facts, NodeOutputs } from './model.js';
+import { chainStemPrefix, commandStem } from './node-command.js';
 
 /** The file stems a node's rules can be stored under, best first. */
 export const DUMP_STEMS = ['iptables-save', 'iptables-nft-save', 'iptables-legacy-save'];
@@ -20,6 +21,9 @@ export interface NodeDump {
   /** The node command's stem, e.g. "iptables-save". */
   stem: string;
   text: string;
+  /** One Service's nat chains read by name (`text`, in `iptables -S` form), with the filter
+   * table read whole: nothing is known of the nat chains not in `read`. */
+  chains?: { read: ReadonlySet<string>; filter?: { source: string; text: string } };
 }
 
 /** Nodes with at least one recorded output, sorted. */
@@ -42,12 +46,35 @@ export function nodeDump(
     present.length > 1
       ? (present.find((s) => hasKubeChains(outputs[s]!)) ?? present[0])
       : present[0];
-  if (stem === undefined) return undefined;
+  if (stem === undefined) return chainsDump(outputs, node, family);
   return {
     source: `nodes/${node}/${stem}.txt`,
     stem,
     get text() {
       return outputs[stem]!;
+    },
+  };
+}
+
+/** The nat chains one Service's answer read by name, where no whole dump was read. */
+function chainsDump(outputs: NodeOutputs, node: string, family: IPFamily): NodeDump | undefined {
+  const tool = family === 'IPv6' ? 'ip6tables' : 'iptables';
+  const backend = listedBackend(outputs, tool);
+  if (!backend) return undefined;
+  const listings = chainListings(outputs, tool, backend);
+  const stem = chainStemPrefix(tool, backend);
+  const filter = commandStem({ kind: `${tool}-save`, backend, table: 'filter' });
+  return {
+    source: `nodes/${node}/${stem}*.txt`,
+    stem,
+    get text() {
+      return listingText(listings);
+    },
+    chains: {
+      read: new Set(listings.keys()),
+      ...(filter in outputs
+        ? { filter: { source: `nodes/${node}/${filter}.txt`, text: outputs[filter]! } }
+        : {}),
     },
   };
 }

@@ -499,13 +499,23 @@ class DumpParser {
         `${policy ? '-P' : '-N'} line inside *${this.current.name}: iptables-save does not write these`,
       );
     // a second `iptables -S` listing starts here, unless it is the next of several one-chain
-    // listings (`iptables -t nat -S KUBE-SVC-...`, each with its own -N) of the same table
-    if (this.sectionHasRules && (policy || this.listedBefore(text(b, words[2]!, words[3]!))))
+    // listings (`iptables -t nat -S KUBE-SVC-...`, each with its own -N, or one -P for a
+    // built-in chain; a whole table's listing starts with two -P lines or more)
+    const name = text(b, words[2]!, words[3]!);
+    if (this.sectionHasRules && ((policy && this.policyFollows()) || this.listedBefore(name)))
       this.closeSection();
     const table = this.target();
     const chain = table.chainAt(words[2]!, words[3]!);
     table.setChainLine(chain, this.lineNo);
     if (policy) table.setChainPolicy(chain, text(b, words[4]!, words[5]!));
+  }
+
+  /** Whether the next line that holds anything is another -P line. */
+  private policyFollows(): boolean {
+    const b = this.buf;
+    let k = this.lineEnd;
+    while (k < b.length && (b[k] === NL || b[k] === CR || b[k] === SP || b[k] === TAB)) k++;
+    return b[k] === 45 /* - */ && b[k + 1] === 80 /* P */ && b[k + 2] === SP;
   }
 
   /** Whether the open `iptables -S` section already declared this chain or holds its rules, or

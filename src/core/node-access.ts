@@ -145,5 +145,8 @@ export function nodeErrorsOf(facts: Facts): NodeError[] {
 
 /** Why a node's rules were not read, when the capture tried and failed. */
 export function rulesReadError(facts: Facts, node: string): string | undefined {
-  return nodeErrorsOf(facts).find((e) => e.node === node && e.command === 'iptables-save')?.error;
+  return nodeErrorsOf(facts).find((e) => e.node === node && RULES_READ.test(e.command))?.error;
 }
+
+/** The reads of a node's IPv4 rules: the dump, one backend's, or a chain by name. */
+const RULES_READ = /^iptables(?:-legacy|-nft)?-(?:save|nat-S_.*)$/;

@@ -4,8 +4,11 @@
 
 /** Every command kdebug can run on a node. Adding one means adding it here, nowhere else. */
 export type NodeCommand =
-  | { kind: 'iptables-save'; backend: 'auto' | 'legacy' | 'nft'; table?: 'nat' | 'filter' }
-  | { kind: 'ip6tables-save'; backend: 'auto' | 'legacy' | 'nft'; table?: 'nat' | 'filter' }
+  | { kind: 'iptables-save'; backend: Backend; table?: 'nat' | 'filter' }
+  | { kind: 'ip6tables-save'; backend: Backend; table?: 'nat' | 'filter' }
+  /** One chain of the nat table in `iptables -S` form (`iptables -t nat -S CHAIN`): one
+   * Service's chains are read by name where its whole table is not needed (kdebug svc). */
+  | { kind: 'iptables-chain'; tool: 'iptables' | 'ip6tables'; backend: Backend; chain: string }
   | { kind: 'proxy-mode' }
   | { kind: 'proxy-metrics' }
   | { kind: 'proxy-configz' }
@@ -33,6 +36,9 @@ export type NodeCommand =
   | { kind: 'cilium'; list: CiliumList; binary?: 'cilium' }
   | NodeProbe;
 
+/** Which iptables binary: the node's default (`iptables`), or one backend's own. */
+export type Backend = 'auto' | 'legacy' | 'nft';
+
 /** The listings kdebug reads from a Cilium agent. */
 export type CiliumList = 'status' | 'service-list' | 'frontends' | 'backends' | 'bpf-lb-list';
 
@@ -56,6 +62,8 @@ export function commandStem(c: NodeCommand): string {
         c.kind === 'iptables-save' ? `iptables${backend}-save` : `ip6tables${backend}-save`;
       return c.table ? `${base}-${c.table}` : base;
     }
+    case 'iptables-chain':
+      return chainStemPrefix(c.tool, c.backend) + c.chain;
     case 'proxy-mode':
     case 'proxy-metrics':
     case 'proxy-configz':
@@ -83,4 +91,10 @@ export function commandStem(c: NodeCommand): string {
     case 'icmp-echo':
       return `icmp-echo_${c.ip}`;
   }
+}
+
+/** Where one tool's and backend's nat chain listings are stored: the stem before the chain's
+ * name, e.g. "iptables-nat-S_" (KUBE-SERVICES is in "iptables-nat-S_KUBE-SERVICES"). */
+export function chainStemPrefix(tool: 'iptables' | 'ip6tables', backend: Backend): string {
+  return `${tool}${backend === 'auto' ? '' : `-${backend}`}-nat-S_`;
 }

@@ -276,6 +276,13 @@ class Tracer {
     if (!t) return record('counts the packet');
     switch (t.kind) {
       case 'chain':
+        if (table.chainsRead && !table.chainsRead.has(t.name)) {
+          record(`${t.goto ? 'goto' : 'jump'} to ${t.name}, which was not read: skipped`);
+          w.assumptions.add(
+            `${t.name} was not read (only the Service's own chains were, by name): what it does to the packet is not known`,
+          );
+          return;
+        }
         if (!table.chain(t.name)) {
           record(`${t.goto ? 'goto' : 'jump'} to ${t.name}, which is not in the dump: skipped`);
           return;

@@ -35,6 +35,29 @@ const SH = (name: keyof typeof PROBE_SCRIPTS, ...args: string[]) => [
 // One row per kind: the command, its argv as root over SSH, and its snapshot stem.
 const KINDS: [NodeCommand, string[], string][] = [
   [
+    {
+      kind: 'iptables-chain',
+      tool: 'iptables',
+      backend: 'auto',
+      chain: 'KUBE-SVC-AAAAAAAAAAAAAAAA',
+    },
+    [
+      '/usr/bin/timeout',
+      '30',
+      '/usr/sbin/iptables',
+      '-t',
+      'nat',
+      '-S',
+      'KUBE-SVC-AAAAAAAAAAAAAAAA',
+    ],
+    'iptables-nat-S_KUBE-SVC-AAAAAAAAAAAAAAAA',
+  ],
+  [
+    { kind: 'iptables-chain', tool: 'ip6tables', backend: 'legacy', chain: 'PREROUTING' },
+    ['/usr/bin/timeout', '30', '/usr/sbin/ip6tables-legacy', '-t', 'nat', '-S', 'PREROUTING'],
+    'ip6tables-legacy-nat-S_PREROUTING',
+  ],
+  [
     { kind: 'iptables-save', backend: 'auto' },
     ['/usr/bin/timeout', '30', '/usr/sbin/iptables-save'],
     'iptables-save',
@@ -185,6 +208,7 @@ describe('node commands', () => {
     const all = {
       'iptables-save': 1,
       'ip6tables-save': 1,
+      'iptables-chain': 1,
       'proxy-mode': 1,
       'proxy-metrics': 1,
       'proxy-configz': 1,
@@ -285,6 +309,7 @@ describe('node commands', () => {
     ]);
     const needsRoot = (c: NodeCommand) =>
       c.kind.endsWith('tables-save') ||
+      c.kind === 'iptables-chain' ||
       c.kind === 'nft-list' ||
       c.kind.startsWith('conntrack') ||
       c.kind === 'ipvs-save' ||
@@ -419,6 +444,37 @@ describe('node commands', () => {
     ],
     ['record type', { kind: 'dns-lookup', name: 'web', server: '10.96.0.10', type: 'ANY' }],
     ['unknown backend', { kind: 'iptables-save', backend: '/bin/sh' }],
+    [
+      'a chain that is an option',
+      { kind: 'iptables-chain', tool: 'iptables', backend: 'auto', chain: '-F' },
+    ],
+    [
+      'shell in a chain name',
+      { kind: 'iptables-chain', tool: 'iptables', backend: 'auto', chain: 'KUBE-$(reboot)' },
+    ],
+    [
+      'a chain name longer than iptables allows',
+      {
+        kind: 'iptables-chain',
+        tool: 'iptables',
+        backend: 'auto',
+        chain: `KUBE-${'A'.repeat(24)}`,
+      },
+    ],
+    [
+      'a chain of a table of its own',
+      {
+        kind: 'iptables-chain',
+        tool: 'iptables',
+        backend: 'auto',
+        chain: 'FORWARD',
+        table: 'filter',
+      },
+    ],
+    [
+      'a tool of its own',
+      { kind: 'iptables-chain', tool: 'ebtables', backend: 'auto', chain: 'KUBE-SERVICES' },
+    ],
     ['unknown table', { kind: 'iptables-save', backend: 'auto', table: 'nat; reboot' }],
     ['extra field', { kind: 'ip-addr', argv: ['rm', '-rf', '/'] }],
     ['an nft family that is not one', { kind: 'nft-list', family: 'ip; nft flush ruleset' }],

@@ -264,12 +264,9 @@ export class CheckContext {
     const t = read?.ruleset?.table(table);
     const c = t?.chain(chain);
     if (!read || !t || !c) return [];
+    const source = t.file ?? read.source;
     return c.ruleIds.map((id) =>
-      seen(`${read.source}:${t.line(id)}: ${t.text(id)}`, {
-        node,
-        source: read.source,
-        line: t.line(id),
-      }),
+      seen(`${source}:${t.line(id)}: ${t.text(id)}`, { node, source, line: t.line(id) }),
     );
   }
 
@@ -278,8 +275,9 @@ export class CheckContext {
     const r = this.rules(node);
     const t = r?.ruleset?.table(table);
     const id = t ? t.ruleAtLine(line) : -1;
+    const source = t?.file ?? r?.source;
     return r && t && id >= 0
-      ? seen(`${r.source}:${line}: ${t.text(id)}`, { node, source: r.source, line })
+      ? seen(`${source}:${line}: ${t.text(id)}`, { node, source: source!, line })
       : undefined;
   }
 

@@ -453,7 +453,7 @@ function backends(ctx: CheckContext): Finding[] {
   if (per.length === 0) return [];
   const evidence = per.map((b) =>
     seen(
-      `${b.label}${b.node}: KUBE-SERVICES in ${b.chains === 'both' ? 'legacy and nft' : b.chains === 'none' ? 'neither backend' : `${b.chains} only`} (${b.sources.join(', ')})`,
+      `${b.label}${b.node}: kube-proxy's chains in ${b.chains === 'both' ? 'legacy and nft' : b.chains === 'none' ? 'neither backend' : `${b.chains} only`} (${b.sources.join(', ')})`,
       { node: b.node },
     ),
   );

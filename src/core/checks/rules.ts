@@ -437,7 +437,7 @@ export const rulesCheck: Check = {
           'pass',
           same ? `${named}: ${ok[0]!.ports}, as expected` : `${named}: as expected`,
           {
-            explanation: `On ${list(clean)} the rules for ${svc.namespace}/${svc.name} are what kube-proxy should have written for the current objects.`,
+            explanation: `On ${list(clean)} the rules for ${svc.namespace}/${svc.name} are what kube-proxy should have written for the current objects.${byName(ctx, clean)}`,
             evidence: ok.flatMap((n) => [seen(`${n.node}:`, { node: n.node }), ...n.evidence]),
           },
         ),
@@ -468,6 +468,17 @@ export const rulesCheck: Check = {
 };
 
 const thousands = (n: number) => n.toLocaleString('en-US');
+
+/** Where only the Service's own chains were read (by name), say so: the rest was not seen. */
+function byName(ctx: CheckContext, nodes: string[]): string {
+  const read = nodes.flatMap((n) => {
+    const chains = ctx.analysis.node(n).chainsRead();
+    return chains ? [`${n} (${count(chains.size, 'chain')})`] : [];
+  });
+  return read.length === 0
+    ? ''
+    : ` On ${read.join(', ')} kdebug read the nat chains this Service reaches by name (iptables -t nat -S CHAIN) and the filter table whole; the rest of the nat table was not read.`;
+}
 
 /** A large cluster: the nodes the capture chose for this Service, why, and how many it did not
  * read (about which nothing is said). */

@@ -19,8 +19,10 @@ export interface NodeBackends {
   legacyTablesWarning: boolean;
 }
 
-/** kube-proxy's entry chain: in iptables and in ipvs mode it is declared in the nat table. */
-const KUBE_SERVICES = /^:KUBE-SERVICES /m;
+/** kube-proxy's entry chain: in iptables and in ipvs mode it is declared in the nat table; a
+ * chain listing (`iptables -t nat -S`) declares it, or the small KUBE-POSTROUTING kube-proxy
+ * writes with it, with -N. */
+const KUBE_SERVICES = /^(?::KUBE-SERVICES |-N KUBE-(?:SERVICES|POSTROUTING)$)/m;
 const LEGACY_NOTE = 'Warning: iptables-legacy tables present';
 const LEGACY_WARNING = new RegExp(`^# ${LEGACY_NOTE}`, 'm');
 const IPVS_MATCH = '--match-set KUBE-CLUSTER-IP ';
@@ -78,9 +80,13 @@ export function rulesetSigns(rs: Ruleset): DumpSigns {
 /** The stems a backend's dump may be stored under, nat-only first (that is where the chains
  * are): iptables' for the IPv4 rules, ip6tables' for the IPv6 ones. */
 const stemsOf = (tool: 'iptables' | 'ip6tables'): Record<IptablesBackend, string[]> => ({
-  legacy: [`${tool}-legacy-save-nat`, `${tool}-legacy-save`],
-  nft: [`${tool}-nft-save-nat`, `${tool}-nft-save`],
+  legacy: [`${tool}-legacy-save-nat`, `${tool}-legacy-save`, probeStem(tool, 'legacy')],
+  nft: [`${tool}-nft-save-nat`, `${tool}-nft-save`, probeStem(tool, 'nft')],
 });
+
+/** Where one Service's answer asked a backend whether kube-proxy's chains are there. */
+const probeStem = (tool: 'iptables' | 'ip6tables', backend: IptablesBackend) =>
+  commandStem({ kind: 'iptables-chain', tool, backend, chain: 'KUBE-POSTROUTING' });
 
 /** The kernel's list of the legacy tables that exist, for each tool. */
 const LEGACY_TABLES_STEM = {
@@ -122,7 +128,7 @@ export function nodeBackends(
       sources.push(LEGACY_TABLES_STEM[tool]);
     }
   }
-  const legacyTablesWarning = [`${tool}-save`, ...STEMS.nft].some(
+  const legacyTablesWarning = [`${tool}-save`, `${tool}-nft-save-filter`, ...STEMS.nft].some(
     (s) => stems.includes(s) && signs(s)?.legacyTablesWarning,
   );
   const { legacy, nft } = kubeChains;

@@ -141,6 +141,11 @@ export class Table {
   /** Chains whose rules the paste may not hold in full (a cut, a dump without COMMIT), by name,
    * with why: nothing about their endpoints is claimed. */
   partial = new Map<string, string>();
+  /** The chains read, where only some were (one Service's, by name): of any other chain nothing
+   * is known, not even that it is missing. Undefined: the whole table was read. */
+  chainsRead: ReadonlySet<string> | undefined;
+  /** The file its lines are in, where the rule set was read from more than one. */
+  file: string | undefined;
   private chunks: Int32Array[] = [];
   // a field's [start, end) as Uint16 offsets from its rule's specStart: half the bytes of Int32
   private pairChunks: Uint16Array[] = [];

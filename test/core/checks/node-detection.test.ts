@@ -82,7 +82,7 @@ describe('iptables backend findings', () => {
     assert.equal(f!.title, 'node-b: kube-proxy chains in both iptables backends, legacy and nft');
     assert.equal(f!.node, 'node-b');
     assert.deepEqual(f!.evidence.map(evidenceText), [
-      'node-b: KUBE-SERVICES in legacy and nft (iptables-legacy-save-nat, iptables-nft-save-nat)',
+      "node-b: kube-proxy's chains in legacy and nft (iptables-legacy-save-nat, iptables-nft-save-nat)",
     ]);
     assert.equal(
       shellLine(resolveNext(f!.next!)),
@@ -112,8 +112,8 @@ describe('iptables backend findings', () => {
       ],
     );
     assert.deepEqual(found[0]!.evidence.map(evidenceText), [
-      'node-b: KUBE-SERVICES in nft only (iptables-legacy-save-nat, iptables-nft-save-nat)',
-      'IPv6: node-b: KUBE-SERVICES in legacy and nft (ip6tables-legacy-save-nat, ip6tables-nft-save-nat)',
+      "node-b: kube-proxy's chains in nft only (iptables-legacy-save-nat, iptables-nft-save-nat)",
+      "IPv6: node-b: kube-proxy's chains in legacy and nft (ip6tables-legacy-save-nat, ip6tables-nft-save-nat)",
     ]);
     assert.deepEqual(found[0]!.next, {
       argv: ['ip6tables-legacy-save', '-t', 'nat'],

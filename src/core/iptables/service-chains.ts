@@ -1,0 +1,126 @@
+// One Service's nat chains, read by name (`iptables -t nat -S CHAIN`) where its answer does not
+// need the node's whole table: the entry chains kube-proxy always writes, the chains its hash
+// names for the Service, and every KUBE- chain those jump to, until none is left. The bytes read
+// grow with the Service, not with the cluster. Pure: the cluster layer runs what this asks for.
+import { kubeProxyChain, type ServiceChainPrefix } from '../chain-names.js';
+import { IptablesParseError, parseIptables, type Table } from '../iptables.js';
+import { findService, servicePortName, type ClusterView, type Service } from '../kube.js';
+import type { NodeOutputs } from '../model.js';
+import { chainStemPrefix, type Backend, type NodeCommand } from '../node-command.js';
+
+export type IptablesTool = 'iptables' | 'ip6tables';
+
+/** The nat chains every Service's packets pass or kube-proxy's masquerading needs. */
+export const ENTRY_CHAINS = [
+  'PREROUTING',
+  'OUTPUT',
+  'POSTROUTING',
+  'KUBE-SERVICES',
+  'KUBE-NODEPORTS',
+  'KUBE-POSTROUTING',
+  'KUBE-MARK-MASQ',
+  'KUBE-MARK-DROP',
+] as const;
+
+/** A Service whose chains are more than this is read whole: its own chains are most of it. */
+export const MOST_CHAINS = 400;
+
+const PREFIXES: ServiceChainPrefix[] = ['KUBE-SVC', 'KUBE-SVL', 'KUBE-EXT', 'KUBE-FW', 'KUBE-XLB'];
+
+/** The chain listings of one tool and backend a node recorded: chain -> its `-S` output ('' for
+ * a chain the node does not have). */
+export function chainListings(
+  outputs: NodeOutputs | undefined,
+  tool: IptablesTool,
+  backend: Backend,
+): Map<string, string> {
+  const prefix = chainStemPrefix(tool, backend);
+  const found = new Map<string, string>();
+  for (const stem of Object.keys(outputs ?? {}).sort())
+    if (stem.startsWith(prefix)) found.set(stem.slice(prefix.length), outputs![stem]!);
+  return found;
+}
+
+/** The backend whose chains were read for a Service: the one that has KUBE-SERVICES. */
+export function listedBackend(
+  outputs: NodeOutputs | undefined,
+  tool: IptablesTool,
+): Backend | undefined {
+  const has = (b: Backend) => chainListings(outputs, tool, b).get('KUBE-SERVICES');
+  return (
+    (['auto', 'legacy', 'nft'] as const).find((b) => has(b)) ??
+    (has('auto') === '' ? 'auto' : undefined)
+  );
+}
+
+/** The listings as one `iptables -t nat -S` text, chain by chain in name order. */
+export const listingText = (listings: Map<string, string>): string =>
+  [...listings.values()].filter((t) => t !== '').join('');
+
+/**
+ * The chains still to read for `target`'s answer on a node, given what it recorded: none when
+ * every chain the Service's rules reach was read; 'whole' when they are too many to read by name.
+ */
+export function serviceChainReads(
+  view: ClusterView,
+  target: { namespace: string; name: string },
+  outputs: NodeOutputs | undefined,
+  tool: IptablesTool,
+  backend: Backend,
+): NodeCommand[] | 'whole' {
+  const svc = findService(view, target.namespace, target.name);
+  const listings = chainListings(outputs, tool, backend);
+  const wanted = new Set<string>(ENTRY_CHAINS);
+  for (const p of svc?.ports ?? [])
+    for (const prefix of PREFIXES)
+      wanted.add(kubeProxyChain(prefix, servicePortName(svc!, p), p.protocol));
+  if (svc) for (const chain of reachedChains(listings, svc)) wanted.add(chain);
+  if (wanted.size > MOST_CHAINS) return 'whole';
+  return [...wanted]
+    .filter((chain) => !listings.has(chain))
+    .map((chain) => ({ kind: 'iptables-chain', tool, backend, chain }));
+}
+
+/** The KUBE- chains the Service's rules jump to, in the chains read so far. */
+function reachedChains(listings: Map<string, string>, svc: Service): Set<string> {
+  const reached = new Set<string>();
+  const text = listingText(listings);
+  if (text === '') return reached;
+  let nat: Table | undefined;
+  try {
+    nat = parseIptables(text, { table: 'nat' }).table('nat');
+  } catch (e) {
+    if (e instanceof IptablesParseError) return reached; // read as it is: the steps say why
+    throw e;
+  }
+  if (!nat) return reached;
+  const addresses = new Set(
+    [...svc.clusterIPs, ...svc.externalIPs, ...svc.loadBalancerIPs].map((ip) =>
+      ip.includes(':') ? `${ip}/128` : `${ip}/32`,
+    ),
+  );
+  const nodePorts = new Set(svc.ports.flatMap((p) => (p.nodePort ? [`${p.nodePort}`] : [])));
+  const own = `${svc.namespace}/${svc.name}`;
+  const ofService = (id: number) => {
+    const comment = nat!.comment(id);
+    const d = nat!.destination(id);
+    const port = nat!.dport(id);
+    return (
+      (d !== undefined && addresses.has(d)) ||
+      (port !== undefined && nodePorts.has(port) && nat!.destination(id) === undefined) ||
+      (comment !== undefined && (comment.startsWith(`${own}:`) || comment.startsWith(`${own} `)))
+    );
+  };
+  const jumps = (chain: string, only?: (id: number) => boolean) => {
+    for (const id of nat!.chain(chain)?.ruleIds ?? []) {
+      const target = nat!.target(id);
+      if (target?.startsWith('KUBE-') && (!only || only(id))) reached.add(target);
+    }
+  };
+  jumps('KUBE-SERVICES', ofService);
+  jumps('KUBE-NODEPORTS', ofService);
+  // the Service's own chains jump only where its traffic goes: every target is read
+  for (const chain of listings.keys())
+    if (/^KUBE-(?:SVC|SVL|EXT|FW|XLB|SEP)-/.test(chain)) jumps(chain);
+  return reached;
+}
