@@ -9,7 +9,7 @@ import {
   probePlan,
   type DiagnosedService,
 } from '../core/diagnose.js';
-import { backendToRead } from '../core/iptables/backend.js';
+import { backendToRead, hasKubeChains } from '../core/iptables/backend.js';
 import { serviceChainReads, type IptablesTool } from '../core/iptables/service-chains.js';
 import { ciliumImageVersion, isCiliumAgentPod } from '../core/cilium/agent.js';
 import { chainStemPrefix, type CiliumList } from '../core/node-command.js';
@@ -100,15 +100,16 @@ function rulesReads(kind: 'iptables-save' | 'ip6tables-save'): {
 }
 
 /**
- * One iptables tool's rules where one Service's answer needs them (iptables mode): the kernel's
- * list of legacy tables, then in each backend whether kube-proxy's chains are there (its small
- * KUBE-POSTROUTING by name; legacy only where the list has nat). The backend that holds them is
- * read chain by chain afterwards (see readServiceChains).
+ * One iptables tool's rules where one Service's answer needs them (iptables mode): whether the nft
+ * backend holds kube-proxy's chains (its small KUBE-POSTROUTING by name), then the same for
+ * legacy, after the kernel's list of legacy tables says its nat table exists. The chains are
+ * read after the first (see readServiceChains): where a kube-proxy image has no `cat`, the
+ * channel is lost only once they are in.
  */
 function serviceRulesReads(tool: IptablesTool): NodeCommand[] {
   return [
-    { kind: 'proc-net', file: LEGACY_TABLES[`${tool}-save`] },
     { kind: 'iptables-chain', tool, backend: 'nft', chain: 'KUBE-POSTROUTING' },
+    { kind: 'proc-net', file: LEGACY_TABLES[`${tool}-save`] },
     { kind: 'iptables-chain', tool, backend: 'legacy', chain: 'KUBE-POSTROUTING' },
   ];
 }
@@ -176,12 +177,6 @@ const isIptablesMode = (mode: string) => mode === '' || mode === 'iptables';
 
 const hasIPv6Services = (view: ClusterView) =>
   view.services.some((s) => s.clusterIPs.some((ip) => ip.includes(':')));
-
-/** The iptables tools whose rules a diagnosis reads chain by chain on a node, if any. */
-function chainTools(view: ClusterView): IptablesTool[] {
-  if (!isIptablesMode(configuredMode(view))) return [];
-  return hasIPv6Services(view) ? ['iptables', 'ip6tables'] : ['iptables'];
-}
 
 /** A Cilium agent's listings, where agents run: its status, its BPF maps, and its Services as
  * its release lists them best (the load-balancer tables from 1.18, its Service list before). */
@@ -587,16 +582,11 @@ const notRunWhy = (c: NodeCommand) =>
 /** Chain reads of one round that run at once on a node (each is its own exec or channel). */
 const CHAIN_READS_AT_ONCE = 4;
 
-/** The backend one Service's chains are read from: the one whose KUBE-POSTROUTING is there, where
- * the other's is not; undefined where neither or both hold kube-proxy's chains (read whole). */
-function chainBackend(outputs: NodeOutputs | undefined, tool: IptablesTool) {
-  const has = (b: 'nft' | 'legacy') =>
-    Boolean(
-      outputs?.[
-        commandStem({ kind: 'iptables-chain', tool, backend: b, chain: 'KUBE-POSTROUTING' })
-      ],
-    );
-  return has('nft') !== has('legacy') ? (has('nft') ? 'nft' : 'legacy') : undefined;
+/** Whether a backend's probe found kube-proxy's KUBE-POSTROUTING (undefined: not read). */
+function probed(outputs: NodeOutputs | undefined, tool: IptablesTool, backend: 'nft' | 'legacy') {
+  const out =
+    outputs?.[commandStem({ kind: 'iptables-chain', tool, backend, chain: 'KUBE-POSTROUTING' })];
+  return out === undefined ? undefined : out !== '';
 }
 
 async function runNodeCommands(
@@ -608,7 +598,6 @@ async function runNodeCommands(
   byService?: {
     view: ClusterView;
     target: { namespace: string; name: string };
-    tools: IptablesTool[];
   },
 ) {
   // keyed in a Map: a Node named "constructor" (valid, if hostile) is no key of every object
@@ -652,24 +641,44 @@ async function runNodeCommands(
   };
   /** One Service's chains, round after round until its rules reach no chain not read; the
    * whole dump where they are too many or a read by name fails. */
+  /** The whole dumps, as every read but one Service's makes them. */
+  const readWhole = async (node: string, tool: IptablesTool) => {
+    for (const c of rulesReads(`${tool}-save`).dumps) await runChecked(node, c);
+    // nft's nat dump says again what its probe could not read
+    const probe = commandStem({
+      kind: 'iptables-chain',
+      tool,
+      backend: 'nft',
+      chain: 'KUBE-POSTROUTING',
+    });
+    const failed = errors.findIndex((e) => e.node === node && e.command === probe);
+    if (failed >= 0) errors.splice(failed, 1);
+  };
+  /** After a backend's probe: one Service's chains by name where nft alone holds kube-proxy's
+   * (iptables-nft, as kube-proxy's image picks on current nodes), else the whole dumps as before. */
+  const afterProbe = async (node: string, tool: IptablesTool, backend: 'nft' | 'legacy') => {
+    const nft = probed(outputs.get(node), tool, 'nft');
+    if (backend === 'nft') return nft ? readServiceChains(node, tool) : readWhole(node, tool);
+    const probe = { kind: 'iptables-chain', tool, backend, chain: 'KUBE-POSTROUTING' } as const;
+    // the probe ran and failed (sudo allows the save binaries only): legacy's nat table, as before
+    const refused =
+      probed(outputs.get(node), tool, 'legacy') === undefined &&
+      readDecision(probe, outputs.get(node)) === 'run';
+    const nat = { kind: `${tool}-save`, backend: 'legacy', table: 'nat' } as const;
+    if (refused) await runChecked(node, nat);
+    const legacy =
+      probed(outputs.get(node), tool, 'legacy') ||
+      hasKubeChains(outputs.get(node)?.[commandStem(nat)] ?? '');
+    // both backends hold them: one set is stale, and the default iptables-save reads the one
+    // kube-proxy's wrapper picks
+    if (nft && legacy) await readWhole(node, tool);
+  };
+  /** One Service's chains in the nft backend, round after round until its rules reach no chain
+   * not read; the whole dump where they are too many or a read by name fails. */
   const readServiceChains = async (node: string, tool: IptablesTool) => {
     const { view, target } = byService!;
-    const save = tool === 'iptables' ? 'iptables-save' : 'ip6tables-save';
-    const backend = chainBackend(outputs.get(node), tool);
-    if (!backend) {
-      // kube-proxy's chains in neither backend, or in both: read as a whole, stale set and all
-      const whole = rulesReads(save);
-      for (const c of [...whole.dumps, ...whole.legacy])
-        if (outputs.get(node)?.[commandStem(c)] === undefined) await runChecked(node, c);
-      // what the probes could not read, the whole reads say again
-      const probes = commandStem({ kind: 'iptables-chain', tool, backend: 'nft', chain: '' });
-      const legacy = commandStem({ kind: 'iptables-chain', tool, backend: 'legacy', chain: '' });
-      for (const e of errors.filter(
-        (e) => e.node === node && (e.command.startsWith(probes) || e.command.startsWith(legacy)),
-      ))
-        errors.splice(errors.indexOf(e), 1);
-      return;
-    }
+    const save = `${tool}-save` as const;
+    const backend = 'nft';
     await runChecked(node, { kind: save, backend, table: 'filter' });
     const chainErrors = () =>
       errors.filter((e) => e.node === node && e.command.startsWith(chainStemPrefix(tool, backend)));
@@ -700,21 +709,22 @@ async function runNodeCommands(
         )
           continue;
         await runChecked(node, command);
-        // the probes of a tool's backends are in: its chains next, before the status reads
-        if (
-          byService &&
-          command.kind === 'iptables-chain' &&
-          command.backend === 'legacy' &&
-          byService.tools.includes(command.tool)
-        )
-          await readServiceChains(node, command.tool);
+        // a backend's probe is in: the rules next, before the reads a kube-proxy image may lack
+        if (byService && command.kind === 'iptables-chain' && command.backend !== 'auto')
+          await afterProbe(node, command.tool, command.backend);
       }
       // the default iptables-save reads the other backend: read the one with kube-proxy's chains
       const backend = backendToRead(outputs.get(node));
       if (backend) await runOne(node, { kind: 'iptables-save', backend });
       // the same for the IPv6 proxier's rules, where they are read
       const backend6 = backendToRead(outputs.get(node), 'ip6tables');
-      if (backend6 && commands.some((c) => c.kind === 'ip6tables-save'))
+      if (
+        backend6 &&
+        commands.some(
+          (c) =>
+            c.kind === 'ip6tables-save' || (c.kind === 'iptables-chain' && c.tool === 'ip6tables'),
+        )
+      )
         await runOne(node, { kind: 'ip6tables-save', backend: backend6 });
       // an nft built without JSON still lists the table as text; a node without ipvsadm-save
       // still has ipvsadm
@@ -762,8 +772,7 @@ async function finish(
   const commands =
     typeof o.nodeCommands === 'function' ? o.nodeCommands(base) : (o.nodeCommands ?? []);
   const view = o.rulesOf ? clusterView(objects) : undefined;
-  const byService =
-    view && o.rulesOf ? { view, target: o.rulesOf, tools: chainTools(view) } : undefined;
+  const byService = view && o.rulesOf ? { view, target: o.rulesOf } : undefined;
   const { outputs, errors } = commands.length
     ? await runNodeCommands(cluster, nodes, commands, o, progress, byService)
     : { outputs: {}, errors: [] };

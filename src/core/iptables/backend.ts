@@ -155,10 +155,14 @@ export function backendToRead(
 ): IptablesBackend | undefined {
   const auto = outputs?.[`${tool}-save`];
   if (auto !== undefined && hasKubeChains(auto)) return undefined;
+  // one Service's chains were read by name there: nothing to read whole
+  if (probeStem(tool, 'nft').replace('KUBE-POSTROUTING', 'KUBE-SERVICES') in (outputs ?? {}))
+    return undefined;
   for (const backend of ['legacy', 'nft'] as const) {
     if (outputs?.[`${tool}-${backend}-save`] !== undefined) continue;
-    const nat = outputs?.[`${tool}-${backend}-save-nat`];
-    if (nat !== undefined && hasKubeChains(nat)) return backend;
+    // its nat table, or the probe of one Service's read (its KUBE-POSTROUTING by name)
+    const nat = [`${tool}-${backend}-save-nat`, probeStem(tool, backend)].map((s) => outputs?.[s]);
+    if (nat.some((t) => t !== undefined && hasKubeChains(t))) return backend;
   }
   return undefined;
 }
