@@ -3,7 +3,8 @@
 // and 5,000 Nodes (the lab's two real ones, the rest in the API only, each given its kube-proxy
 // Pod by the DaemonSet controller; those Pods never start), then `kdebug svc` on one Service timed
 // with the nodes it read and its peak memory, the same with --all-nodes, and the truth check at
-// that size. A bench, not a test. `-- --services N --nodes N` for other sizes.
+// that size. A bench, not a test. `-- --services N --nodes N` for other sizes, `-- --svc-only`
+// for the svc timings without the truth check.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -141,6 +142,8 @@ async function main(): Promise<void> {
         `kdebug svc ${target} ${more.join(' ')} (live, --via kube-proxy) on ${NODES} nodes and ${SERVICES} Services: median ${Math.round(median(runs))} ms of ${runs.map(Math.round).join(', ')}; ${said}`,
       );
     }
+    // `-- --svc-only`: the timings alone (kube-proxy's restart at this size takes many minutes)
+    if (process.argv.includes('--svc-only')) return;
     // kube-proxy rewrites only changed Services between full syncs, and a large cluster gets
     // none until syncPeriod: chains written while it was small keep their comments. A restart
     // writes everything once, in large-cluster mode, as kdebug expect computes it.
