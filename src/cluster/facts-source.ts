@@ -268,6 +268,22 @@ export type Progress = (p: {
   state: 'start' | 'done' | 'failed';
 }) => void;
 
+/** KDEBUG_TIMINGS=1: each API read and node command, with how long it took, told on stderr as it
+ * ends (where a live run's time goes; `npm run bench:cluster` prints the slowest). */
+export function timingProgress(c: Pick<SourceContext, 'tell'>): Progress {
+  const started = new Map<string, number>();
+  const t0 = performance.now();
+  return (p) => {
+    const key = `${p.node ? `node ${p.node}: ` : ''}${p.what}`;
+    if (p.state === 'start') return void started.set(key, performance.now());
+    const took = performance.now() - (started.get(key) ?? t0);
+    const at = performance.now() - t0;
+    c.tell(
+      `timing: ${Math.round(took)} ms (ends at ${Math.round(at)} ms) ${key}${p.state === 'failed' ? ' (failed)' : ''}`,
+    );
+  };
+}
+
 /**
  * A live diagnosis's facts: the API objects for the Service, then, on every node (a bounded
  * number at once), the basics and the probes the steps read. A node command that cannot run is

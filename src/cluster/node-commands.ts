@@ -367,9 +367,10 @@ export function validNodeCommand(value: unknown): NodeCommand {
   return value as NodeCommand;
 }
 
-/** A nat chain kdebug reads by name: a built-in one, or kube-proxy's (KUBE-, at most the 28
- * characters iptables allows, upper-case letters, digits and '-'). */
-const NAT_CHAIN = /^(?:PREROUTING|INPUT|OUTPUT|POSTROUTING|KUBE-[A-Z0-9-]{1,23})$/;
+/** A nat chain kdebug reads by name: a name iptables allows (at most 28 characters) that starts
+ * with a letter (never an option) and holds letters, digits, '_', '.' and '-' only: the built-in
+ * chains, kube-proxy's, and a CNI's (CNI-HOSTPORT-DNAT, cali-PREROUTING, CILIUM_PRE_nat). */
+const NAT_CHAIN = /^[A-Za-z][A-Za-z0-9_.-]{0,27}$/;
 
 export function isNatChainName(value: unknown): value is string {
   return typeof value === 'string' && NAT_CHAIN.test(value);

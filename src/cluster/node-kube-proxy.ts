@@ -63,10 +63,15 @@ function usable(p: Pod, container: string): boolean {
   );
 }
 
+/** Nodes whose Pods are asked for one by one before every Pod of the DaemonSet is listed once. */
+const BY_NODE = 50;
+
 class AgentExec implements NodeChannel {
   readonly name: TransportName;
   /** Each node's Pods of the DaemonSet, asked for by node: a large cluster's are tens of MB. */
   private readonly pods = new Map<string, Promise<Pod[]>>();
+  /** Every Pod of the DaemonSet, listed once when many nodes are read (--all-nodes). */
+  private every?: Promise<Pod[]>;
   private selector?: Promise<string | undefined>;
   private allowed?: Promise<string | undefined>;
 
@@ -101,6 +106,9 @@ class AgentExec implements NodeChannel {
     const denied = await (this.allowed ??= this.checkExec());
     if (denied) throw new NodeUnavailable(denied);
     let listed = this.pods.get(node);
+    // past a few dozen nodes one list of every Pod of the DaemonSet costs less than one per node
+    if (!listed && this.pods.size >= BY_NODE)
+      this.pods.set(node, (listed = (this.every ??= this.listPods())));
     if (!listed) this.pods.set(node, (listed = this.listPods(node)));
     const pods = (await listed).filter((p) => p.nodeName === node);
     const who = this.spec.who;
@@ -179,12 +187,12 @@ class AgentExec implements NodeChannel {
       .catch(() => undefined));
   }
 
-  /** The DaemonSet's Pods on one node, by its selector (its usual label when the DaemonSet is
-   * unreadable) and the node's name. */
-  private async listPods(node: string): Promise<Pod[]> {
+  /** The DaemonSet's Pods on one node (or on every node), by its selector (its usual label
+   * when the DaemonSet is unreadable) and the node's name. */
+  private async listPods(node?: string): Promise<Pod[]> {
     const path = apiPath({ resource: 'pods', namespace: SYSTEM });
     const { label, namePrefix } = this.spec;
-    const fieldSelector = `spec.nodeName=${node}`;
+    const fieldSelector = node === undefined ? undefined : `spec.nodeName=${node}`;
     try {
       const labelSelector = (await this.daemonSetSelector()) ?? label;
       const pods = (await this.api.list(path, { labelSelector, fieldSelector })).items.map(toPod);

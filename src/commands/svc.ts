@@ -16,6 +16,7 @@ import {
   connectLive,
   readLive,
   tellNodeAccess,
+  timingProgress,
   type NodeChoiceFlags,
 } from '../cluster/facts-source.js';
 import { parseDumpsAside } from '../cluster/dump-parse.js';
@@ -187,11 +188,12 @@ export async function svcCommand(
         g,
       );
     }
+    const timings = process.env['KDEBUG_TIMINGS'] === '1' ? timingProgress(c) : undefined;
     const { facts, suggestions } = await readLive(
       cluster,
       target,
       VERSION,
-      undefined,
+      timings,
       undefined,
       which,
     );

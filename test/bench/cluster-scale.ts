@@ -142,6 +142,18 @@ async function main(): Promise<void> {
         `kdebug svc ${target} ${more.join(' ')} (live, --via kube-proxy) on ${NODES} nodes and ${SERVICES} Services: median ${Math.round(median(runs))} ms of ${runs.map(Math.round).join(', ')}; ${said}`,
       );
     }
+    // where one svc's time goes: every API read and node command it made, the slowest first
+    process.env['KDEBUG_TIMINGS'] = '1';
+    const timed = c.kdebugMeasured(['svc', target, '-n', NS, '--via', 'kube-proxy', '-o', 'json']);
+    delete process.env['KDEBUG_TIMINGS'];
+    const lines = timed.stderr.split('\n').filter((l) => l.includes('timing: '));
+    const took = (l: string) => Number(/timing: (\d+) ms/.exec(l)?.[1] ?? 0);
+    console.log(
+      `kdebug svc ${target}: ${lines.length} reads; the slowest:\n  ${[...lines]
+        .sort((a, b) => took(b) - took(a))
+        .slice(0, 15)
+        .join('\n  ')}\n  the last to end: ${lines.at(-1) ?? '-'}`,
+    );
     // `-- --svc-only`: the timings alone (kube-proxy's restart at this size takes many minutes)
     if (process.argv.includes('--svc-only')) return;
     // kube-proxy rewrites only changed Services between full syncs, and a large cluster gets

@@ -453,6 +453,14 @@ describe('node commands', () => {
       { kind: 'iptables-chain', tool: 'iptables', backend: 'auto', chain: 'KUBE-$(reboot)' },
     ],
     [
+      'a chain name with a space',
+      { kind: 'iptables-chain', tool: 'iptables', backend: 'auto', chain: 'KUBE-SVC X' },
+    ],
+    [
+      'a chain name with a quote',
+      { kind: 'iptables-chain', tool: 'iptables', backend: 'auto', chain: "DOCKER'" },
+    ],
+    [
       'a chain name longer than iptables allows',
       {
         kind: 'iptables-chain',

@@ -172,5 +172,32 @@ describe(
         whole.nodes[NODE]!['iptables-nft-save-nat']!.length;
       assert.ok(bytes * 4 < wholeBytes, `${bytes} bytes read by name, ${wholeBytes} whole`);
     });
+
+    it("follows a chain hooked in by hand before kube-proxy's: its DNAT shows in the walk as in the whole dump", async () => {
+      const view = clusterView(whole.objects);
+      const svc = view.services.find((s) => s.namespace === 'matrix' && s.name === 'cluster-ip')!;
+      const ip = svc.clusterIPs[0]!;
+      const port = svc.ports[0]!.port;
+      const inNs = (...args: string[]) => execFileSync('ip', ['netns', 'exec', ns, ...args]);
+      inNs('iptables-nft', '-t', 'nat', '-N', 'MY-REDIRECT');
+      inNs('iptables-nft', '-t', 'nat', '-I', 'PREROUTING', '1', '-j', 'MY-REDIRECT');
+      inNs(
+        'iptables-nft',
+        ...['-t', 'nat', '-A', 'MY-REDIRECT', '-d', `${ip}/32`, '-p', 'tcp', '--dport', `${port}`],
+        ...['-j', 'DNAT', '--to-destination', '10.244.9.9:8080'],
+      );
+      const now = structuredClone(whole);
+      now.nodes[NODE]!['iptables-save'] = execFileSync(
+        'ip',
+        ['netns', 'exec', ns, 'iptables-nft-save'],
+        { encoding: 'utf8' },
+      );
+      const facts = await byName(svc);
+      assert.ok(new Analysis(facts).node(NODE).chainsRead()!.has('MY-REDIRECT'));
+      const packet = packets(svc)[0]!;
+      const walked = outcomes(new Analysis(facts), packet);
+      assert.deepEqual(walked, outcomes(new Analysis(now), packet));
+      assert.match(walked.join('\n'), /10\.244\.9\.9:8080/);
+    });
   },
 );

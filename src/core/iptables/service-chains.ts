@@ -81,7 +81,7 @@ export function serviceChainReads(
     .map((chain) => ({ kind: 'iptables-chain', tool, backend, chain }));
 }
 
-/** The KUBE- chains the Service's rules jump to, in the chains read so far. */
+/** The chains the Service's packets can reach, in the chains read so far. */
 function reachedChains(listings: Map<string, string>, svc: Service): Set<string> {
   const reached = new Set<string>();
   const text = listingText(listings);
@@ -113,14 +113,18 @@ function reachedChains(listings: Map<string, string>, svc: Service): Set<string>
   };
   const jumps = (chain: string, only?: (id: number) => boolean) => {
     for (const id of nat!.chain(chain)?.ruleIds ?? []) {
-      const target = nat!.target(id);
-      if (target?.startsWith('KUBE-') && (!only || only(id))) reached.add(target);
+      if (only && !only(id)) continue;
+      // a jump or goto to a chain, not an extension such as DNAT or MASQUERADE
+      const target = nat!.rule(id).target;
+      if (target?.kind === 'chain') reached.add(target.name);
     }
   };
+  // the Services' entry chains fan out to every Service: only this one's rules are followed
   jumps('KUBE-SERVICES', ofService);
   jumps('KUBE-NODEPORTS', ofService);
-  // the Service's own chains jump only where its traffic goes: every target is read
+  // every other chain read lies on this Service's path (the built-in chains and what they jump
+  // to first, a CNI's or one made by hand included): every target is read
   for (const chain of listings.keys())
-    if (/^KUBE-(?:SVC|SVL|EXT|FW|XLB|SEP)-/.test(chain)) jumps(chain);
+    if (chain !== 'KUBE-SERVICES' && chain !== 'KUBE-NODEPORTS') jumps(chain);
   return reached;
 }
