@@ -162,6 +162,31 @@ describe('reaching the nodes (--via)', () => {
     );
   });
 
+  it('kube-proxy on many nodes: each Pod asked for by node, then, past 50 nodes, all of them once', async () => {
+    const base = cluster().find(
+      (o) =>
+        o.kind === 'Pod' &&
+        o.metadata?.name?.startsWith('kube-proxy-') &&
+        (o['spec'] as { nodeName?: string }).nodeName === 'node-a',
+    )!;
+    const many = Array.from({ length: 60 }, (_, i) => `node-${String(i).padStart(2, '0')}`);
+    const pods: KubeObject[] = many.map((node) => ({
+      ...base,
+      metadata: { ...base.metadata, name: `kube-proxy-${node}` },
+      spec: { ...(base['spec'] as object), nodeName: node },
+    }));
+    const { transport, fake } = await connect({ objects: [...cluster(), ...pods] });
+    const t = transport({ via: 'kube-proxy' });
+    for (const node of many) {
+      const r = await t.run(node, RULES);
+      assert.equal(r.exitCode, 0, `${node}: ${r.error}`);
+    }
+    const lists = fake.requests
+      .filter((q) => q.method === 'GET' && q.path === '/api/v1/namespaces/kube-system/pods')
+      .map((q) => q.query.get('fieldSelector'));
+    assert.deepEqual(lists, [...many.slice(0, 50).map((n) => `spec.nodeName=${n}`), null]);
+  });
+
   it("cilium: the agent's own listings by exec in its Pod, whatever --via; nothing else there", async () => {
     // a Cilium agent on node-a only, its container named as Cilium's DaemonSet names it
     const agent: KubeObject = {
