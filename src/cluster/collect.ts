@@ -66,7 +66,13 @@ export interface CollectOptions {
   now?: () => Date;
   /** Read each node's iptables rules for this Service only, chain by chain (kdebug svc), where
    * kube-proxy runs in iptables mode: see core/iptables/service-chains.ts. */
-  rulesOf?: { namespace: string; name: string };
+  rulesOf?: {
+    namespace: string;
+    name: string;
+    /** Below this many KUBE-SERVICES rules the whole table is read: one read of a small table
+     * costs less than a dozen by name. Default WHOLE_BELOW. */
+    wholeBelow?: number;
+  };
 }
 
 export type { NodeError } from '../core/node-access.js';
@@ -579,6 +585,12 @@ function chainAbsent(c: NodeCommand, r: NodeResult): NodeResult {
 const notRunWhy = (c: NodeCommand) =>
   `not run: /proc/net/${commandStem(guardOf(c)!)} could not be read, and where it does not list what this reads, reading it would create it`;
 
+/** KUBE-SERVICES rules (Service ports, about) below which one Service's answer reads the whole
+ * table: a table that small is read faster in one exec than chain by chain. */
+const WHOLE_BELOW = 1000;
+
+const lineCount = (text: string) => text.split('\n').length - 1;
+
 /** Chain reads of one round that run at once on a node (each is its own exec or channel). */
 const CHAIN_READS_AT_ONCE = 4;
 
@@ -597,7 +609,7 @@ async function runNodeCommands(
   progress: (p: CollectProgress) => void,
   byService?: {
     view: ClusterView;
-    target: { namespace: string; name: string };
+    target: NonNullable<CollectOptions['rulesOf']>;
   },
 ) {
   // keyed in a Map: a Node named "constructor" (valid, if hostile) is no key of every object
@@ -679,6 +691,17 @@ async function runNodeCommands(
     const { view, target } = byService!;
     const save = `${tool}-save` as const;
     const backend = 'nft';
+    const services = { kind: 'iptables-chain', tool, backend, chain: 'KUBE-SERVICES' } as const;
+    await runChecked(node, services);
+    const listed = outputs.get(node)?.[commandStem(services)];
+    if (listed !== undefined && lineCount(listed) < (target.wholeBelow ?? WHOLE_BELOW)) {
+      await runChecked(node, { kind: save, backend });
+      // the table is read whole: the chain read to size it stands for nothing more
+      const kept = outputs.get(node)!;
+      if (kept[commandStem({ kind: save, backend })] !== undefined)
+        delete kept[commandStem(services)];
+      return;
+    }
     await runChecked(node, { kind: save, backend, table: 'filter' });
     const chainErrors = () =>
       errors.filter((e) => e.node === node && e.command.startsWith(chainStemPrefix(tool, backend)));

@@ -79,7 +79,7 @@ describe(
     });
 
     /** collect() for one Service, its node commands run for real in the namespace (rules only). */
-    async function byName(svc: Service): Promise<Facts> {
+    async function byName(svc: Service, wholeBelow = 0): Promise<Facts> {
       const cluster = await KubeCluster.connect({
         kubeconfig: fake.kubeconfig({ namespace: 'default' }),
         env: {},
@@ -105,7 +105,8 @@ describe(
       return collect(cluster, target, {
         nodes: [NODE],
         nodeCommands: (f) => diagnosisCommands(f, target, true),
-        rulesOf: { namespace: svc.namespace, name: svc.name },
+        // the recording's table is small: read by name all the same (a large cluster's way)
+        rulesOf: { namespace: svc.namespace, name: svc.name, wholeBelow },
       });
     }
 
@@ -198,6 +199,16 @@ describe(
       const walked = outcomes(new Analysis(facts), packet);
       assert.deepEqual(walked, outcomes(new Analysis(now), packet));
       assert.match(walked.join('\n'), /10\.244\.9\.9:8080/);
+    });
+
+    it('reads a small table whole: one read costs less than a dozen by name', async () => {
+      const view = clusterView(whole.objects);
+      const svc = view.services.find((s) => s.namespace === 'matrix' && s.name === 'node-port')!;
+      const facts = await byName(svc, 1000);
+      const n = new Analysis(facts).node(NODE);
+      assert.equal(n.chainsRead(), undefined);
+      assert.equal(n.rules()?.source, `nodes/${NODE}/iptables-nft-save.txt`);
+      assert.deepEqual(n.drift([svc]).findings, []);
     });
   },
 );

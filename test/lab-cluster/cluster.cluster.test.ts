@@ -264,8 +264,9 @@ describe(
           ),
         })),
       });
-      // live, svc reads the Service's chains by name; the snapshot holds the whole dumps: where
-      // each rule was read (file, line, the backends' sources) and that sentence differ, no verdict
+      // live, svc reads each backend's probe and (a table this small) nft's whole dump, or a large
+      // one's chains by name; the snapshot holds the default dumps: where each rule was read (file,
+      // line, the backends' sources, the by-name sentence) differs, no verdict
       const sameRules = (r: unknown): unknown =>
         JSON.parse(JSON.stringify(r), (key, v: unknown) =>
           (key === 'line' || key === 'source') && typeof v !== 'object'
@@ -281,11 +282,6 @@ describe(
               : v,
         ) as unknown;
       assert.deepEqual(sameRules(sameProbes(svcReplay)), sameRules(sameProbes(svcLive)));
-      // and the live run did read them by name
-      assert.match(
-        JSON.stringify(svcLive),
-        /kdebug read the nat chains this Service reaches by name/,
-      );
       const [rulesLive, rulesReplay] = both(['rules', '--node', 'node-a']);
       assert.deepEqual(rulesReplay, rulesLive);
       // where the rules came from is the one field that differs
