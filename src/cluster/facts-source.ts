@@ -268,19 +268,26 @@ export type Progress = (p: {
   state: 'start' | 'done' | 'failed';
 }) => void;
 
-/** KDEBUG_TIMINGS=1: each API read and node command, with how long it took, told on stderr as it
- * ends (where a live run's time goes; `npm run bench:cluster` prints the slowest). */
-export function timingProgress(c: Pick<SourceContext, 'tell'>): Progress {
+/** KDEBUG_TIMINGS=1: each API read and node command, with how long it took, and each phase of
+ * the run, told on stderr as they end (where a live run's time goes; `npm run bench:cluster`
+ * prints the slowest). */
+export function runTimings(c: Pick<SourceContext, 'tell'>): {
+  progress: Progress;
+  phase(label: string): void;
+} {
   const started = new Map<string, number>();
   const t0 = performance.now();
-  return (p) => {
-    const key = `${p.node ? `node ${p.node}: ` : ''}${p.what}`;
-    if (p.state === 'start') return void started.set(key, performance.now());
-    const took = performance.now() - (started.get(key) ?? t0);
-    const at = performance.now() - t0;
-    c.tell(
-      `timing: ${Math.round(took)} ms (ends at ${Math.round(at)} ms) ${key}${p.state === 'failed' ? ' (failed)' : ''}`,
-    );
+  const at = () => Math.round(performance.now() - t0);
+  return {
+    progress: (p) => {
+      const key = `${p.node ? `node ${p.node}: ` : ''}${p.what}`;
+      if (p.state === 'start') return void started.set(key, performance.now());
+      const took = Math.round(performance.now() - (started.get(key) ?? t0));
+      c.tell(
+        `timing: ${took} ms (ends at ${at()} ms) ${key}${p.state === 'failed' ? ' (failed)' : ''}`,
+      );
+    },
+    phase: (label) => c.tell(`timing: phase ${label} at ${at()} ms`),
   };
 }
 

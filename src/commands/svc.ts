@@ -16,7 +16,7 @@ import {
   connectLive,
   readLive,
   tellNodeAccess,
-  timingProgress,
+  runTimings,
   type NodeChoiceFlags,
 } from '../cluster/facts-source.js';
 import { parseDumpsAside } from '../cluster/dump-parse.js';
@@ -159,7 +159,9 @@ export async function svcCommand(
   const tui = format(given) === 'tui';
   const asks = questions();
   const c = sourceContext(given);
+  const timings = process.env['KDEBUG_TIMINGS'] === '1' && !tui ? runTimings(c) : undefined;
   const cluster = await connectLive(o, c, tui ? (q) => asks.ask(consentLines(q)) : undefined);
+  timings?.phase('connected');
   try {
     const named = at
       ? found(
@@ -188,20 +190,24 @@ export async function svcCommand(
         g,
       );
     }
-    const timings = process.env['KDEBUG_TIMINGS'] === '1' ? timingProgress(c) : undefined;
     const { facts, suggestions } = await readLive(
       cluster,
       target,
       VERSION,
-      timings,
+      timings?.progress,
       undefined,
       which,
     );
+    timings?.phase('read');
     tellNodeAccess(cluster.nodeAccess(), c);
     const report = diagnose(facts, target, { suggestions, invocation: invocationOf(g, o) });
-    return writeReport(report, g, o);
+    timings?.phase('diagnosed');
+    const code = writeReport(report, g, o);
+    timings?.phase('written');
+    return code;
   } finally {
     await closeLive(cluster, c);
+    timings?.phase('closed');
   }
 }
 

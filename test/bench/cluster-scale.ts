@@ -152,7 +152,7 @@ async function main(): Promise<void> {
       `kdebug svc ${target}: ${lines.length} reads; the slowest:\n  ${[...lines]
         .sort((a, b) => took(b) - took(a))
         .slice(0, 15)
-        .join('\n  ')}\n  the last to end: ${lines.at(-1) ?? '-'}`,
+        .join('\n  ')}\n  phases: ${lines.filter((l) => l.includes('timing: phase')).join('; ')}`,
     );
     // `-- --svc-only`: the timings alone (kube-proxy's restart at this size takes many minutes)
     if (process.argv.includes('--svc-only')) return;
