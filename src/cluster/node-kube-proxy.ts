@@ -108,7 +108,7 @@ class AgentExec implements NodeChannel {
     let listed = this.pods.get(node);
     // past a few dozen nodes one list of every Pod of the DaemonSet costs less than one per node
     if (!listed && this.pods.size >= BY_NODE)
-      this.pods.set(node, (listed = (this.every ??= this.listPods())));
+      this.pods.set(node, (listed = this.every ??= this.listPods()));
     if (!listed) this.pods.set(node, (listed = this.listPods(node)));
     const pods = (await listed).filter((p) => p.nodeName === node);
     const who = this.spec.who;
