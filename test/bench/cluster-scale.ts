@@ -4,7 +4,7 @@
 // Pod by the DaemonSet controller; those Pods never start), then `kdebug svc` on one Service timed
 // with the nodes it read and its peak memory, the same with --all-nodes, and the truth check at
 // that size. A bench, not a test. `-- --services N --nodes N` for other sizes, `-- --svc-only`
-// for the svc timings without the truth check.
+// for the svc timings without the truth check, `-- --profile DIR` for one run's CPU profile.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -112,7 +112,11 @@ async function main(): Promise<void> {
     );
     console.log(`kube-proxy synced on every node: ${Math.round(ms(t))} ms`);
     const target = `svc-${String(Math.floor(SERVICES / 2)).padStart(4, '0')}`;
-    for (const more of [[], ['--all-nodes']]) {
+    // `-- --profile DIR`: only the timed run below, with a CPU profile of kdebug written to DIR
+    const profile = process.argv.includes('--profile')
+      ? process.argv[process.argv.indexOf('--profile') + 1]
+      : undefined;
+    for (const more of profile ? [] : [[], ['--all-nodes']]) {
       const runs: number[] = [];
       let said = '';
       for (let i = 0; i < (more.length ? 1 : 3); i++) {
@@ -144,8 +148,10 @@ async function main(): Promise<void> {
     }
     // where one svc's time goes: every API read and node command it made, the slowest first
     process.env['KDEBUG_TIMINGS'] = '1';
+    if (profile) process.env['NODE_OPTIONS'] = `--cpu-prof --cpu-prof-dir=${profile}`;
     const timed = c.kdebugMeasured(['svc', target, '-n', NS, '--via', 'kube-proxy', '-o', 'json']);
     delete process.env['KDEBUG_TIMINGS'];
+    delete process.env['NODE_OPTIONS'];
     const lines = timed.stderr.split('\n').filter((l) => l.includes('timing: '));
     const took = (l: string) => Number(/timing: (\d+) ms/.exec(l)?.[1] ?? 0);
     console.log(
