@@ -47,10 +47,7 @@ export function listedBackend(
   tool: IptablesTool,
 ): Backend | undefined {
   const has = (b: Backend) => chainListings(outputs, tool, b).get('KUBE-SERVICES');
-  return (
-    (['auto', 'legacy', 'nft'] as const).find((b) => has(b)) ??
-    (has('auto') === '' ? 'auto' : undefined)
-  );
+  return (['auto', 'legacy', 'nft'] as const).find((b) => has(b));
 }
 
 /** The listings as one `iptables -t nat -S` text, chain by chain in name order. */
