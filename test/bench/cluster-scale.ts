@@ -65,6 +65,8 @@ spec: {podCIDR: 10.${128 + (i >> 8)}.${i & 255}.0/24}
   }).join('---\n');
 }
 
+/** A run that told no timing: its stderr says why. */
+const lines0 = (stderr: string) => !stderr.includes('timing: ');
 const ms = (start: bigint) => Number(process.hrtime.bigint() - start) / 1e6;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
@@ -148,10 +150,13 @@ async function main(): Promise<void> {
     }
     // where one svc's time goes: every API read and node command it made, the slowest first
     process.env['KDEBUG_TIMINGS'] = '1';
-    if (profile) process.env['NODE_OPTIONS'] = `--cpu-prof --cpu-prof-dir=${profile}`;
-    const timed = c.kdebugMeasured(['svc', target, '-n', NS, '--via', 'kube-proxy', '-o', 'json']);
+
+    const timed = c.kdebugMeasured(
+      ['svc', target, '-n', NS, '--via', 'kube-proxy', '-o', 'json'],
+      profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : [],
+    );
+    if (lines0(timed.stderr)) console.log(`kdebug svc said: ${timed.stderr.slice(-2000)}`);
     delete process.env['KDEBUG_TIMINGS'];
-    delete process.env['NODE_OPTIONS'];
     const lines = timed.stderr.split('\n').filter((l) => l.includes('timing: '));
     const took = (l: string) => Number(/timing: (\d+) ms/.exec(l)?.[1] ?? 0);
     console.log(

@@ -112,7 +112,8 @@ export class ClusterClient {
   }
 
   /** The built kdebug as admin under /usr/bin/time: its run and its peak memory (for the bench). */
-  kdebugMeasured(args: string[]): Run & { maxRssKiB: number } {
+  /** `node` flags for the kdebug process (a CPU profile: Node refuses it in NODE_OPTIONS). */
+  kdebugMeasured(args: string[], node: string[] = []): Run & { maxRssKiB: number } {
     const config = resolve(ROOT, this.info.kubeconfig);
     const r = this.run(
       this.info.clientNetns,
@@ -121,6 +122,7 @@ export class ClusterClient {
         '-f',
         'kdebug-max-rss-kib %M',
         process.execPath,
+        ...node,
         join(ROOT, 'bin/kdebug.js'),
         ...args,
         `--kubeconfig=${config}`,
