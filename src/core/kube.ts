@@ -700,49 +700,14 @@ export function serviceCIDRs(view: Pick<ClusterView, 'other'>): string[] {
 
 /** The names of the ConfigMaps kube-proxy's Pods mount (where its configuration file is). */
 export function kubeProxyMounts(view: Pick<ClusterView, 'pods'>): Set<string> {
-  let mounts = mountsOf.get(view.pods);
-  if (!mounts)
-    mountsOf.set(
-      view.pods,
-      (mounts = new Set(
-        view.pods
-          .filter(isKubeProxyPod)
-          .flatMap((p) =>
-            arr(obj(p.raw['spec'])['volumes']).map(
-              (v) => str(obj(obj(v)['configMap'])['name']) ?? '',
-            ),
-          )
-          .filter((n) => n !== ''),
-      )),
-    );
-  return mounts;
-}
-
-// asked once per node: 5,000 nodes each scanning 5,000 Pods took a minute
-const mountsOf = new WeakMap<readonly Pod[], Set<string>>();
-const byNodeOf = new WeakMap<readonly Pod[], Map<string, Pod>>();
-const nodesOf = new WeakMap<readonly Node[], Map<string, Node>>();
-
-/** The node's kube-proxy Pod (the first listed, as a scan would find it), by an index made once. */
-export function kubeProxyPodOn(view: Pick<ClusterView, 'pods'>, node: string): Pod | undefined {
-  let index = byNodeOf.get(view.pods);
-  if (!index) {
-    byNodeOf.set(view.pods, (index = new Map()));
-    for (const p of view.pods)
-      if (isKubeProxyPod(p) && p.nodeName !== undefined && !index.has(p.nodeName))
-        index.set(p.nodeName, p);
-  }
-  return index.get(node);
-}
-
-/** The Node of that name, by an index made once. */
-export function nodeNamed(view: Pick<ClusterView, 'nodes'>, name: string): Node | undefined {
-  let index = nodesOf.get(view.nodes);
-  if (!index) {
-    nodesOf.set(view.nodes, (index = new Map()));
-    for (const n of view.nodes) if (!index.has(n.name)) index.set(n.name, n);
-  }
-  return index.get(name);
+  return new Set(
+    view.pods
+      .filter(isKubeProxyPod)
+      .flatMap((p) =>
+        arr(obj(p.raw['spec'])['volumes']).map((v) => str(obj(obj(v)['configMap'])['name']) ?? ''),
+      )
+      .filter((n) => n !== ''),
+  );
 }
 
 // kube-proxy's configuration, its YAML read once per ConfigMap: the checks, the dataplane and

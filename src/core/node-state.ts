@@ -5,10 +5,9 @@ import { read, seen, unseen } from './evidence.js';
 import {
   DEFAULT_KUBE_PROXY_CONFIG,
   configFromConfigz,
+  isKubeProxyPod,
   isWindows,
   kubeProxyConfigOf,
-  kubeProxyPodOn,
-  nodeNamed,
   type ClusterView,
   type KubeProxyConfig,
   type Pod,
@@ -65,9 +64,8 @@ export interface StateInputs {
 export function resolveNode(node: string, inputs: StateInputs): NodeState {
   const { facts, view } = inputs;
   const outputs = facts.nodes[node] ?? {};
-  const pod = kubeProxyPodOn(view, node);
-  const found = nodeNamed(view, node);
-  const windows = found !== undefined && isWindows(found);
+  const pod = view.pods.find((p) => isKubeProxyPod(p) && p.nodeName === node);
+  const windows = view.nodes.some((n) => n.name === node && isWindows(n));
   const config = configOf(node, outputs['proxy-configz'], view, pod);
   const kubelet = nodeInfoOf(view, node)?.kubeletVersion;
   const distribution = /\+(k3s|rke2)\d*$/.exec(kubelet ?? '')?.[1] as NodeState['embeddedIn'];
@@ -253,7 +251,7 @@ function versionOf(
 
 /** The Node's status.nodeInfo versions. */
 function nodeInfoOf(view: ClusterView, node: string) {
-  const raw = nodeNamed(view, node)?.raw as
+  const raw = view.nodes.find((n) => n.name === node)?.raw as
     { status?: { nodeInfo?: { kubeProxyVersion?: string; kubeletVersion?: string } } } | undefined;
   return raw?.status?.nodeInfo;
 }
