@@ -9,7 +9,7 @@ import {
   probePlan,
   type DiagnosedService,
 } from '../core/diagnose.js';
-import { backendToRead, hasKubeChains } from '../core/iptables/backend.js';
+import { backendToRead, hasKubeChains, probeStem } from '../core/iptables/backend.js';
 import { serviceChainReads, type IptablesTool } from '../core/iptables/service-chains.js';
 import { ciliumImageVersion, isCiliumAgentPod } from '../core/cilium/agent.js';
 import { chainStemPrefix, type CiliumList } from '../core/node-command.js';
@@ -596,8 +596,7 @@ const CHAIN_READS_AT_ONCE = 4;
 
 /** Whether a backend's probe found kube-proxy's KUBE-POSTROUTING (undefined: not read). */
 function probed(outputs: NodeOutputs | undefined, tool: IptablesTool, backend: 'nft' | 'legacy') {
-  const out =
-    outputs?.[commandStem({ kind: 'iptables-chain', tool, backend, chain: 'KUBE-POSTROUTING' })];
+  const out = outputs?.[probeStem(tool, backend)];
   return out === undefined ? undefined : out !== '';
 }
 
@@ -657,12 +656,7 @@ async function runNodeCommands(
   const readWhole = async (node: string, tool: IptablesTool) => {
     for (const c of rulesReads(`${tool}-save`).dumps) await runChecked(node, c);
     // nft's nat dump says again what its probe could not read
-    const probe = commandStem({
-      kind: 'iptables-chain',
-      tool,
-      backend: 'nft',
-      chain: 'KUBE-POSTROUTING',
-    });
+    const probe = probeStem(tool, 'nft');
     const failed = errors.findIndex((e) => e.node === node && e.command === probe);
     if (failed >= 0) errors.splice(failed, 1);
   };

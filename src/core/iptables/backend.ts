@@ -85,7 +85,7 @@ const stemsOf = (tool: 'iptables' | 'ip6tables'): Record<IptablesBackend, string
 });
 
 /** Where one Service's answer asked a backend whether kube-proxy's chains are there. */
-const probeStem = (tool: 'iptables' | 'ip6tables', backend: IptablesBackend) =>
+export const probeStem = (tool: 'iptables' | 'ip6tables', backend: IptablesBackend) =>
   commandStem({ kind: 'iptables-chain', tool, backend, chain: 'KUBE-POSTROUTING' });
 
 /** The kernel's list of the legacy tables that exist, for each tool. */
@@ -156,7 +156,10 @@ export function backendToRead(
   const auto = outputs?.[`${tool}-save`];
   if (auto !== undefined && hasKubeChains(auto)) return undefined;
   // one Service's chains were read by name there: nothing to read whole
-  if (probeStem(tool, 'nft').replace('KUBE-POSTROUTING', 'KUBE-SERVICES') in (outputs ?? {}))
+  if (
+    commandStem({ kind: 'iptables-chain', tool, backend: 'nft', chain: 'KUBE-SERVICES' }) in
+    (outputs ?? {})
+  )
     return undefined;
   for (const backend of ['legacy', 'nft'] as const) {
     if (outputs?.[`${tool}-${backend}-save`] !== undefined) continue;
