@@ -34,6 +34,7 @@ import type { Service } from './kube.js';
 import type { Facts } from './model.js';
 import { parseIpBrief } from './node-outputs.js';
 import { clusterConfig, resolveNode, type NodeState } from './node-state.js';
+import { ViewIndex } from './view-index.js';
 import type { ServiceTrees } from './service-tree.js';
 import { nodeNetwork, type NodeNetwork, type TracePacket } from './trace.js';
 import type { TraceResult } from './trace.js';
@@ -74,6 +75,7 @@ export interface AnalysisOptions {
 /** The analysis of one run's Facts: made once by the command, handed to the checks and the TUI. */
 export class Analysis {
   private viewMemo: ClusterView | undefined;
+  private indexMemo: ViewIndex | undefined;
   private readonly nodes = new Map<string, NodeAnalysis>();
   private readonly states = new Map<string, NodeState>();
 
@@ -86,11 +88,21 @@ export class Analysis {
     return (this.viewMemo ??= this.options.view ?? clusterView(this.facts.objects));
   }
 
+  /** The view's Pods and Nodes by node name. */
+  get index(): ViewIndex {
+    return (this.indexMemo ??= new ViewIndex(this.view));
+  }
+
   /** The node's kube-proxy, decided once: OS, mode, version, configuration (node-state.ts). */
   state(name: string): NodeState {
     let s = this.states.get(name);
     if (!s) {
-      const inputs = { facts: this.facts, view: this.view, shownMode: () => this.shownMode(name) };
+      const inputs = {
+        facts: this.facts,
+        view: this.view,
+        index: this.index,
+        shownMode: () => this.shownMode(name),
+      };
       this.states.set(name, (s = resolveNode(name, inputs)));
     }
     return s;
@@ -419,7 +431,7 @@ export class NodeAnalysis {
   ciliumExpected(scope?: Scope): ExpectedFrontend[] | undefined {
     const agent = this.analysis.state(this.name).cilium;
     if (!agent) return undefined;
-    const labels = this.analysis.view.nodes.find((n) => n.name === this.name)?.labels ?? {};
+    const labels = this.analysis.index.node(this.name)?.labels ?? {};
     return expectedCilium(this.analysis.view, { name: this.name, labels }, agent.settings, scope);
   }
 
@@ -446,7 +458,7 @@ export class NodeAnalysis {
         stem !== CILIUM_STEMS.bpf && has(CILIUM_STEMS.bpf)
           ? parseCilium(outputs[CILIUM_STEMS.bpf]!, file(CILIUM_STEMS.bpf))
           : undefined;
-      const node = this.analysis.view.nodes.find((n) => n.name === this.name);
+      const node = this.analysis.index.node(this.name);
       return (this.ciliumMemo = {
         source: file(stem),
         text: outputs[stem]!,
@@ -496,7 +508,7 @@ export class NodeAnalysis {
   /** The node's addresses and interfaces, for the packet walk. */
   network(): NodeNetwork {
     return (this.networkMemo ??= nodeNetwork(
-      this.analysis.view.nodes.find((n) => n.name === this.name),
+      this.analysis.index.node(this.name),
       this.facts.nodes[this.name]?.['ip-addr'],
     ));
   }

@@ -698,16 +698,15 @@ export function serviceCIDRs(view: Pick<ClusterView, 'other'>): string[] {
   return [...out].sort();
 }
 
-/** The names of the ConfigMaps kube-proxy's Pods mount (where its configuration file is). */
+/** The ConfigMaps a Pod mounts (for kube-proxy's Pod: where its configuration file is). */
+export const configMapsMounted = (p: Pod): string[] =>
+  arr(obj(p.raw['spec'])['volumes'])
+    .map((v) => str(obj(obj(v)['configMap'])['name']) ?? '')
+    .filter((n) => n !== '');
+
+/** The names of the ConfigMaps kube-proxy's Pods mount. */
 export function kubeProxyMounts(view: Pick<ClusterView, 'pods'>): Set<string> {
-  return new Set(
-    view.pods
-      .filter(isKubeProxyPod)
-      .flatMap((p) =>
-        arr(obj(p.raw['spec'])['volumes']).map((v) => str(obj(obj(v)['configMap'])['name']) ?? ''),
-      )
-      .filter((n) => n !== ''),
-  );
+  return new Set(view.pods.filter(isKubeProxyPod).flatMap(configMapsMounted));
 }
 
 // kube-proxy's configuration, its YAML read once per ConfigMap: the checks, the dataplane and
@@ -727,8 +726,8 @@ function readConfig(cm: ConfigMap): KubeProxyConfig {
 export function kubeProxyConfigOf(
   view: ClusterView,
   pod: Pod | undefined = view.pods.find(isKubeProxyPod),
+  mounted: ReadonlySet<string> = kubeProxyMounts(view),
 ): KubeProxyConfig {
-  const mounted = kubeProxyMounts(view);
   const inSystem = view.configMaps.filter((c) => c.namespace === 'kube-system');
   const cm =
     inSystem.find((c) => mounted.has(c.name)) ??

@@ -5,17 +5,18 @@ import { read, seen, unseen } from './evidence.js';
 import {
   DEFAULT_KUBE_PROXY_CONFIG,
   configFromConfigz,
-  isKubeProxyPod,
   isWindows,
   kubeProxyConfigOf,
   type ClusterView,
   type KubeProxyConfig,
+  type Node,
   type Pod,
 } from './kube.js';
 import type { Evidence, Facts } from './model.js';
 import { parseProxyMode } from './node-outputs.js';
 import { podReady } from './checks/pod-health.js';
 import { CILIUM_STEMS, ciliumAgentOn, type CiliumAgent } from './cilium/agent.js';
+import type { ViewIndex } from './view-index.js';
 
 /** A value kdebug settled on, with what it rests on; `from` says which input, typed. */
 export interface Decided<T, From extends string> {
@@ -56,22 +57,26 @@ type ConfigFrom = 'configz' | 'objects' | 'default';
 export interface StateInputs {
   facts: Facts;
   view: ClusterView;
+  /** The view's Pods and Nodes by node name. */
+  index: ViewIndex;
   /** The mode the node's iptables dump shows, and that dump's file. */
   shownMode(node: string): { mode: string; source: string } | undefined;
 }
 
 /** The node's kube-proxy state, each part decided once from the best evidence recorded. */
 export function resolveNode(node: string, inputs: StateInputs): NodeState {
-  const { facts, view } = inputs;
+  const { facts, view, index } = inputs;
   const outputs = facts.nodes[node] ?? {};
-  const pod = view.pods.find((p) => isKubeProxyPod(p) && p.nodeName === node);
-  const windows = view.nodes.some((n) => n.name === node && isWindows(n));
-  const config = configOf(node, outputs['proxy-configz'], view, pod);
-  const kubelet = nodeInfoOf(view, node)?.kubeletVersion;
+  const pod = index.kubeProxyPod(node);
+  const found = index.node(node);
+  const windows = found !== undefined && isWindows(found);
+  const config = configOf(node, outputs['proxy-configz'], view, pod, index.kubeProxyMounts);
+  const info = nodeInfoOf(found);
+  const kubelet = info?.kubeletVersion;
   const distribution = /\+(k3s|rke2)\d*$/.exec(kubelet ?? '')?.[1] as NodeState['embeddedIn'];
   const embeddedIn = pod ? undefined : distribution;
-  const version = versionOf(node, outputs['proxy-metrics'], view, pod, embeddedIn);
-  const cilium = ciliumAgentOn(view, node, outputs[CILIUM_STEMS.status]);
+  const version = versionOf(node, outputs['proxy-metrics'], info, pod, embeddedIn);
+  const cilium = ciliumAgentOn(view, index.ciliumAgentPod(node), outputs[CILIUM_STEMS.status]);
   return {
     node,
     windows,
@@ -122,6 +127,7 @@ function configOf(
   configz: string | undefined,
   view: ClusterView,
   pod: Pod | undefined,
+  mounted?: ReadonlySet<string>,
 ): NodeState['config'] {
   const served = configFromConfigz(configz ?? '', node);
   if (served)
@@ -132,7 +138,7 @@ function configOf(
       evidence: seen(served.source, { node, source: `nodes/${node}/proxy-configz.txt` }),
     };
   try {
-    const config = kubeProxyConfigOf(view, pod);
+    const config = kubeProxyConfigOf(view, pod, mounted);
     const assumed = config === DEFAULT_KUBE_PROXY_CONFIG;
     return {
       value: config,
@@ -141,7 +147,7 @@ function configOf(
       evidence: (assumed ? unseen : read)(config.source),
     };
   } catch (e) {
-    const config = kubeProxyConfigOf({ ...view, configMaps: [] }, pod);
+    const config = kubeProxyConfigOf({ ...view, configMaps: [] }, pod, mounted);
     return {
       value: config,
       from: config === DEFAULT_KUBE_PROXY_CONFIG ? 'default' : 'objects',
@@ -207,7 +213,7 @@ function modeOf(
 function versionOf(
   node: string,
   metrics: string | undefined,
-  view: ClusterView,
+  info: NodeInfo | undefined,
   pod: Pod | undefined,
   embeddedIn: NodeState['embeddedIn'],
 ): NodeState['version'] {
@@ -220,7 +226,6 @@ function versionOf(
   const image = podImage(pod);
   const fromImage = parseVersion(image?.split('@')[0]?.split(':').pop());
   if (fromImage) return version(fromImage, 'image', `the image ${image} of Pod ${pod!.name}`, read);
-  const info = nodeInfoOf(view, node);
   const fromNode = parseVersion(info?.kubeProxyVersion);
   if (fromNode)
     return version(fromNode, 'nodeInfo', `Node ${node}'s status.nodeInfo.kubeProxyVersion`, read);
@@ -249,11 +254,14 @@ function versionOf(
   }
 }
 
+interface NodeInfo {
+  kubeProxyVersion?: string;
+  kubeletVersion?: string;
+}
+
 /** The Node's status.nodeInfo versions. */
-function nodeInfoOf(view: ClusterView, node: string) {
-  const raw = view.nodes.find((n) => n.name === node)?.raw as
-    { status?: { nodeInfo?: { kubeProxyVersion?: string; kubeletVersion?: string } } } | undefined;
-  return raw?.status?.nodeInfo;
+function nodeInfoOf(node: Node | undefined): NodeInfo | undefined {
+  return (node?.raw as { status?: { nodeInfo?: NodeInfo } } | undefined)?.status?.nodeInfo;
 }
 
 /** "v1.34.2", "1.31.2-eksbuild.3", "v1.32.4-gke.1200": the release they name. */

@@ -7,6 +7,7 @@ import { parseIptables } from '../../src/core/iptables.js';
 import { clusterView } from '../../src/core/kube.js';
 import type { Facts, KubeObject } from '../../src/core/model.js';
 import { resolveNode } from '../../src/core/node-state.js';
+import { ViewIndex } from '../../src/core/view-index.js';
 import type { Ruleset } from '../../src/core/iptables.js';
 
 const NODE = 'node-a';
@@ -31,7 +32,12 @@ function nodeKnobs(
 ) {
   const nodes: Facts['nodes'] = outputs ? { [NODE]: outputs } : {};
   const facts: Facts = { objects: [], nodes, meta: {} };
-  const state = resolveNode(NODE, { facts, view: v, shownMode: () => undefined });
+  const state = resolveNode(NODE, {
+    facts,
+    view: v,
+    index: new ViewIndex(v),
+    shownMode: () => undefined,
+  });
   return knobsOf(state, outputs, rules);
 }
 const SYNC = 'kubeproxy_sync_proxy_rules_last_timestamp_seconds 1.7e9\n';

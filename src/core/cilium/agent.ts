@@ -54,12 +54,12 @@ export const isCiliumAgentPod = (p: Pod) =>
 /** "true", "strict" (before 1.14) replace kube-proxy; "partial", "false", "disabled" do not. */
 const replaces = (v: string | undefined) => v === 'true' || v === 'strict';
 
+/** The agent whose Pod is `pod` (none: no agent on that node), with its `status` answer. */
 export function ciliumAgentOn(
   view: ClusterView,
-  node: string,
+  pod: Pod | undefined,
   status: string | undefined,
 ): CiliumAgent | undefined {
-  const pod = view.pods.find((p) => isCiliumAgentPod(p) && p.nodeName === node);
   if (!pod) return undefined;
   const config = view.configMaps.find((c) => c.name === 'cilium-config')?.data;
   const said = status ? fromStatus(status) : undefined;

@@ -3,8 +3,9 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { ciliumAgentOn, fromStatus } from '../../../src/core/cilium/agent.js';
-import { clusterView } from '../../../src/core/kube.js';
+import { ciliumAgentOn as agentOf, fromStatus } from '../../../src/core/cilium/agent.js';
+import { ViewIndex } from '../../../src/core/view-index.js';
+import { clusterView, type ClusterView } from '../../../src/core/kube.js';
 import type { KubeObject } from '../../../src/core/model.js';
 import { aCiliumAgent } from '../../support/builders.js';
 
@@ -22,6 +23,10 @@ const config = (data: Record<string, string>): KubeObject => ({
   metadata: { name: 'cilium-config', namespace: 'kube-system' },
   data,
 });
+
+// the agent on `node` as a node's state finds it: its Pod by the view's index
+const ciliumAgentOn = (view: ClusterView, node: string, status: string | undefined) =>
+  agentOf(view, new ViewIndex(view).ciliumAgentPod(node), status);
 
 describe('the Cilium agent on a node', () => {
   it('reads its status: kube-proxy replacement, socket LB, selection, mode, affinity, release', () => {
