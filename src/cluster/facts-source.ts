@@ -274,6 +274,8 @@ export type Progress = (p: {
 export function runTimings(c: Pick<SourceContext, 'tell'>): {
   progress: Progress;
   phase(label: string): void;
+  /** What the run read: bytes from nodes, API objects. */
+  sizes(facts: Facts): void;
 } {
   const started = new Map<string, number>();
   const t0 = performance.now();
@@ -288,6 +290,13 @@ export function runTimings(c: Pick<SourceContext, 'tell'>): {
       );
     },
     phase: (label) => c.tell(`timing: phase ${label} at ${at()} ms`),
+    sizes: (facts) => {
+      const outputs = Object.values(facts.nodes).flatMap((o) => Object.values(o));
+      const bytes = outputs.reduce((n, text) => n + Buffer.byteLength(text), 0);
+      c.tell(
+        `timing: sizes ${bytes} bytes from nodes in ${outputs.length} outputs of ${Object.keys(facts.nodes).length} nodes; ${facts.objects.length} API objects`,
+      );
+    },
   };
 }
 

@@ -199,6 +199,7 @@ export async function svcCommand(
       which,
     );
     timings?.phase('read');
+    timings?.sizes(facts);
     tellNodeAccess(cluster.nodeAccess(), c);
     const report = diagnose(facts, target, { suggestions, invocation: invocationOf(g, o) });
     timings?.phase('diagnosed');

@@ -159,11 +159,17 @@ async function main(): Promise<void> {
     delete process.env['KDEBUG_TIMINGS'];
     const lines = timed.stderr.split('\n').filter((l) => l.includes('timing: '));
     const took = (l: string) => Number(/timing: (\d+) ms/.exec(l)?.[1] ?? 0);
+    const reads = lines.filter((l) => !/timing: (phase|sizes) /.test(l));
+    const onNodes = reads.filter((l) => /ms\) node [^:]+: /.test(l)).length;
     console.log(
-      `kdebug svc ${target}: ${lines.length} reads; the slowest:\n  ${[...lines]
+      `kdebug svc ${target}: ${reads.length - onNodes} API reads, ${onNodes} node commands; the slowest:\n  ${[
+        ...lines,
+      ]
         .sort((a, b) => took(b) - took(a))
         .slice(0, 15)
-        .join('\n  ')}\n  phases: ${lines.filter((l) => l.includes('timing: phase')).join('; ')}`,
+        .join(
+          '\n  ',
+        )}\n  phases: ${lines.filter((l) => l.includes('timing: phase')).join('; ')}\n  ${lines.find((l) => l.includes('timing: sizes')) ?? 'no sizes told'}`,
     );
     // `-- --svc-only`: the timings alone (kube-proxy's restart at this size takes many minutes)
     if (process.argv.includes('--svc-only')) return;
