@@ -3,6 +3,7 @@
 // from the cluster is ever spliced into a shell string.
 import type { NodeCommand } from '../core/node-command.js';
 import type { KubeObject, SnapshotMeta } from '../core/model.js';
+import type { Pod } from '../core/kube.js';
 
 export { commandStem, type NodeCommand } from '../core/node-command.js';
 
@@ -69,6 +70,9 @@ export interface Cluster {
   run(node: string, command: NodeCommand): Promise<NodeResult>;
   /** Nothing more will run on this node: what kdebug created for it goes now. */
   nodeDone?(node: string): Promise<void>;
+  /** The Pods the API reads returned, before any node command: a node's agent Pod among them
+   * is not asked for again. */
+  podsRead?(pods: readonly Pod[]): void;
   /** Releases connections and removes anything kdebug created (debug Pods). */
   close(): Promise<void>;
 }

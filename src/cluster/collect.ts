@@ -19,6 +19,7 @@ import {
   isWindows,
   kubeProxyConfigOf,
   toNode,
+  toPod,
   type ClusterView,
 } from '../core/kube.js';
 import type { Facts, KubeObject, NodeOutputs, SnapshotMeta } from '../core/model.js';
@@ -47,8 +48,17 @@ export interface CollectProgress {
   error?: string;
 }
 
+/** A capture's nodes so far: read (something recorded), failed (nothing could be), left. */
+export interface NodeTally {
+  read: number;
+  failed: number;
+  left: number;
+}
+
 export interface CollectOptions {
   onProgress?: (p: CollectProgress) => void;
+  /** Told when the node reads start and as each node is done. */
+  onNodes?: (t: NodeTally) => void;
   /**
    * Commands to run on each node, or a function of the objects read that says which; their
    * stdout lands in facts.nodes[node][commandStem]. Default none.
@@ -618,6 +628,8 @@ async function runNodeCommands(
   const queue = nodes.filter(isNodeName);
   for (const node of nodes.filter((n) => !isNodeName(n)))
     errors.push({ node, command: '*', exitCode: null, error: 'not a valid node name: not read' });
+  const tally: NodeTally = { read: 0, failed: nodes.length - queue.length, left: queue.length };
+  o.onNodes?.({ ...tally });
   const runOne = async (node: string, command: NodeCommand) => {
     const stem = commandStem(command);
     progress({ phase: 'node', what: stem, node, state: 'start' });
@@ -761,6 +773,10 @@ async function runNodeCommands(
       }
       // nothing more runs there: its debug Pod goes now, so no more are alive than nodes in hand
       await cluster.nodeDone?.(node);
+      tally.left--;
+      if (outputs.has(node)) tally.read++;
+      else tally.failed++;
+      o.onNodes?.({ ...tally });
     }
   };
   await Promise.all(Array.from({ length: Math.min(o.nodeConcurrency ?? 8, nodes.length) }, worker));
@@ -788,6 +804,8 @@ async function finish(
   ).filter((n) => !windows.has(n));
   const commands =
     typeof o.nodeCommands === 'function' ? o.nodeCommands(base) : (o.nodeCommands ?? []);
+  // the agents' Pods are in hand: the node channels need not list them again
+  if (commands.length > 0) cluster.podsRead?.(objects.filter((x) => x.kind === 'Pod').map(toPod));
   const view = o.rulesOf ? clusterView(objects) : undefined;
   const byService = view && o.rulesOf ? { view, target: o.rulesOf } : undefined;
   const { outputs, errors } = commands.length

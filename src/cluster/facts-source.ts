@@ -8,6 +8,7 @@ import type { DiagnosedService } from '../core/diagnose.js';
 import type { Facts } from '../core/model.js';
 import { nodeAccessLines, rulesReadError, type NodeAccess } from '../core/node-access.js';
 import type { KubeCluster } from './kube-cluster.js';
+import type { NodeTally } from './collect.js';
 import type { NodeAccessFlags } from './node-flags.js';
 import type { DebugPodConsent, PodHolder } from './node-pod.js';
 import { readSnapshot } from './snapshot.js';
@@ -313,6 +314,7 @@ export async function readLive(
   progress?: Progress,
   partial?: (facts: Facts, collecting: { nodes: boolean }) => void,
   which: NodeChoiceFlags = {},
+  onNodes?: (t: NodeTally) => void,
 ): Promise<{ facts: Facts; suggestions?: { namespace: string; name: string }[] }> {
   const { collect, diagnosisCommands } = await import('./collect.js');
   const { ServiceNotFoundError } = await import('./kube/suggestions.js');
@@ -320,6 +322,7 @@ export async function readLive(
   try {
     const facts = await collect(cluster, target, {
       onProgress: progress,
+      ...(onNodes ? { onNodes } : {}),
       meta: { kdebugVersion },
       ...(which.concurrency !== undefined ? { nodeConcurrency: which.concurrency } : {}),
       ...(which.from?.kind === 'pod'

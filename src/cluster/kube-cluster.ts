@@ -1,6 +1,7 @@
 // A live cluster behind the Cluster interface: API reads through the user's kubeconfig, node
 // commands through whichever node transport is plugged in (exec in kube-proxy, a debug Pod, SSH).
 import type { SnapshotMeta } from '../core/model.js';
+import type { Pod } from '../core/kube.js';
 import type { Cluster, NodeCommand, NodeResult, ReadRequest } from './cluster.js';
 import { commandStem } from './cluster.js';
 import { KubeApi, type KubeApiOptions } from './kube-api.js';
@@ -14,6 +15,8 @@ export interface NodeTransport {
   close?(): Promise<void>;
   /** Nothing more will run on this node: what was made for it is removed now. */
   done?(node: string): Promise<void>;
+  /** The Pods the API reads returned (kube-proxy's and the agents' among them). */
+  podsRead?(pods: readonly Pod[]): void;
   /** Per node: which way ran which commands, and why others were skipped. */
   describe?(): NodeAccess[];
 }
@@ -70,6 +73,11 @@ export class KubeCluster implements Cluster {
     } catch (e) {
       return { stdout: '', stderr: '', exitCode: null, error: (e as Error).message, via: 'none' };
     }
+  }
+
+  /** The Pods the API reads returned: the node channels find the agents' Pods there. */
+  podsRead(pods: readonly Pod[]): void {
+    this.transport.podsRead?.(pods);
   }
 
   /** Nothing more will run on this node: its debug Pod, if any, is deleted now, not at the end

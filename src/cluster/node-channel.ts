@@ -1,5 +1,6 @@
 // One way of reaching nodes (exec in kube-proxy, a debug Pod, SSH), as node-transport.ts uses it.
 import type { TransportName } from '../core/node-access.js';
+import type { Pod } from '../core/kube.js';
 import type { NodeCommand, NodeResult } from './cluster.js';
 
 /** A connected node: runs commands of the closed list there. */
@@ -19,6 +20,9 @@ export interface NodeChannel {
   cannotRun(command: NodeCommand): string | undefined;
   /** Connects to one node; rejects with NodeUnavailable saying why it cannot. */
   open(node: string): Promise<NodeRunner>;
+  /** The Pods the run's API reads returned: a channel that finds a node's Pod among them need
+   * not ask the API for it again. */
+  podsRead?(pods: readonly Pod[]): void;
   /** The run has nothing more for this node: what was made for it goes now (its debug Pod). */
   done?(node: string): Promise<void>;
   /** Removes what it created and closes its connections. */

@@ -74,6 +74,8 @@ class AgentExec implements NodeChannel {
   private every?: Promise<Pod[]>;
   private selector?: Promise<string | undefined>;
   private allowed?: Promise<string | undefined>;
+  /** Each node's Pods of the DaemonSet among those the run's API reads returned. */
+  private seeded = new Map<string, Pod[]>();
 
   constructor(
     private readonly api: KubeApi,
@@ -97,6 +99,19 @@ class AgentExec implements NodeChannel {
     }
   }
 
+  /** The DaemonSet's Pods the API reads returned, by node: those nodes are not asked again. */
+  podsRead(pods: readonly Pod[]): void {
+    const [key, value] = this.spec.label.split('=');
+    for (const p of pods) {
+      const ours =
+        p.namespace === SYSTEM &&
+        ((p.ownerKind === 'DaemonSet' && p.ownerName === this.spec.daemonSet) ||
+          (key !== undefined && p.labels[key] === value));
+      if (ours && p.nodeName !== undefined)
+        this.seeded.set(p.nodeName, [...(this.seeded.get(p.nodeName) ?? []), p]);
+    }
+  }
+
   /** The agent's container: the one of its name, else the only one. */
   private containerOf(p: Pod): string | undefined {
     return (p.containers.find((c) => c.name === this.spec.container) ?? p.containers[0])?.name;
@@ -106,6 +121,8 @@ class AgentExec implements NodeChannel {
     const denied = await (this.allowed ??= this.checkExec());
     if (denied) throw new NodeUnavailable(denied);
     let listed = this.pods.get(node);
+    const seeded = this.seeded.get(node);
+    if (!listed && seeded) this.pods.set(node, (listed = Promise.resolve(seeded)));
     // past a few dozen nodes one list of every Pod of the DaemonSet costs less than one per node
     if (!listed && this.pods.size >= BY_NODE)
       this.pods.set(node, (listed = this.every ??= this.listPods()));

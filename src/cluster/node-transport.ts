@@ -2,7 +2,7 @@
 // channel: exec in the node's kube-proxy Pod, a privileged debug Pod, or SSH to the node's
 // address. `auto` tries them in that order for every command, falls through when one cannot
 // serve, and records per node which one ran what and why the others were skipped.
-import { toNode } from '../core/kube.js';
+import { toNode, type Pod } from '../core/kube.js';
 import type { NodeAccess, TransportName } from '../core/node-access.js';
 import type { NodeCommand, NodeResult } from './cluster.js';
 import { apiPath, commandStem, failedResult } from './cluster.js';
@@ -232,6 +232,10 @@ export class NodeAccessTransport implements NodeTransport {
     return [...this.access.values()]
       .map((a) => structuredClone(a))
       .sort((a, b) => (a.node < b.node ? -1 : a.node > b.node ? 1 : 0));
+  }
+
+  podsRead(pods: readonly Pod[]): void {
+    for (const c of this.channels) c.podsRead?.(pods);
   }
 
   async done(node: string): Promise<void> {

@@ -113,6 +113,26 @@ export function tell(line: string): void {
   else process.stderr.write(`kdebug: ${inert(line)}\n`);
 }
 
+/** A line on the terminal's stderr that each `show` rewrites (at most ten times a second);
+ * nothing where stderr is no terminal or the run is another program's. `done` clears it. */
+export function statusLine(): { show(text: string): void; done(): void } {
+  if (runs.getStore() || !process.stderr.isTTY)
+    return { show: () => undefined, done: () => undefined };
+  let last = 0;
+  let shown = false;
+  return {
+    show(text) {
+      if (Date.now() - last < 100) return;
+      last = Date.now();
+      shown = true;
+      process.stderr.write(`\r\x1b[2Kkdebug: ${sanitize(text)}`);
+    },
+    done() {
+      if (shown) process.stderr.write('\r\x1b[2K');
+    },
+  };
+}
+
 /** A yes/no question on the terminal (stderr, so stdout stays the answer); false without one. */
 export async function ask(question: string): Promise<boolean> {
   // a run's stdin is another program's channel, whatever it is connected to

@@ -4,7 +4,7 @@ import { Analysis } from '../core/analysis.js';
 import { diagnose, type DiagnosedService } from '../core/diagnose.js';
 import { clusterView } from '../core/kube.js';
 import { valid } from '../core/next-command.js';
-import type { Facts, Report } from '../core/model.js';
+import { thousands, type Facts, type Report } from '../core/model.js';
 import {
   parseServiceAddress,
   parseServiceRef,
@@ -20,6 +20,7 @@ import {
   type NodeChoiceFlags,
 } from '../cluster/facts-source.js';
 import { parseDumpsAside } from '../cluster/dump-parse.js';
+import type { NodeTally } from '../cluster/collect.js';
 import type { NodeAccessFlags } from '../cluster/node-flags.js';
 import type { DebugPodConsent } from '../cluster/node-pod.js';
 import { readSnapshot } from '../cluster/snapshot.js';
@@ -32,6 +33,7 @@ import {
   PARSE_WORKER,
   format,
   sourceContext,
+  statusLine,
   textWidth,
   UsageError,
   VERSION,
@@ -181,8 +183,16 @@ export async function svcCommand(
     };
     if (tui) {
       // no facts yet: the TUI shows the steps completing as they arrive
-      const load: TuiInput['load'] = async (progress, partial) =>
-        (await readLive(cluster, target, VERSION, progress, partial, which)).facts;
+      const load: TuiInput['load'] = async (progress, partial) => {
+        // the nodes read so far, one activity line that each node done replaces
+        let shown: string | undefined;
+        const tally = (t: NodeTally) => {
+          if (shown) progress({ what: shown, state: 'done' });
+          shown = t.left > 0 ? nodesText(t) : undefined;
+          if (shown) progress({ what: shown, state: 'start' });
+        };
+        return (await readLive(cluster, target, VERSION, progress, partial, which, tally)).facts;
+      };
       const invocation = invocationOf(g, o);
       const deadlines = { apiMs: 15_000, nodeMs: 1000 * (Number(o.nodeTimeout) || 60) };
       return await interactive(
@@ -190,6 +200,8 @@ export async function svcCommand(
         g,
       );
     }
+    // --all-nodes on a large cluster takes a while: the nodes read so far, on the terminal
+    const status = statusLine();
     const { facts, suggestions } = await readLive(
       cluster,
       target,
@@ -197,7 +209,8 @@ export async function svcCommand(
       timings?.progress,
       undefined,
       which,
-    );
+      (t) => status.show(nodesText(t)),
+    ).finally(() => status.done());
     timings?.phase('read');
     timings?.sizes(facts);
     tellNodeAccess(cluster.nodeAccess(), c);
@@ -298,3 +311,7 @@ export const define: Define = (parent, run, g) => {
     return run(svcCommand(name, o, g()));
   });
 };
+
+/** "nodes: 120 read, 3 failed, 4,877 left" */
+const nodesText = (t: NodeTally) =>
+  `nodes: ${thousands(t.read)} read, ${thousands(t.failed)} failed, ${thousands(t.left)} left`;

@@ -14,6 +14,9 @@ export const RENAMED_IDS: Record<string, string[]> = {
 /** A share as a person reads it: "50%", "33.3%", "100%" (one decimal, none when whole). */
 export const percent = (p: number): string => `${Math.round(p * 1000) / 10}%`;
 
+/** "4,996": counts of nodes and Services as a person reads them. */
+export const thousands = (n: number): string => n.toLocaleString('en-US');
+
 /** A ServicePortName as a person reads it: old kube-proxy wrote an unnamed port as "ns/name:". */
 export function portNameText(name: ServicePortName): string {
   return name.endsWith(':') ? `${name.slice(0, -1)} (port unnamed)` : name;

@@ -26,6 +26,8 @@ export interface State {
   /** Rules: a chain outside every Service tree, shown in the raw pane after a search jump. */
   rawChain?: { table: string; chain: string };
   query: string;
+  /** The query before the last `/`: ↑ on an empty query brings it back. */
+  lastQuery?: string;
   commandLine: string;
   /** The question shown while modal is 'confirm' (a debug Pod about to be created). */
   question?: string[];
@@ -53,8 +55,6 @@ export type Action =
   | { type: 'key'; action: KeyAction; view: View }
   | { type: 'type'; text: string }
   | { type: 'screen'; screen: ScreenName }
-  | { type: 'openSearch' }
-  | { type: 'openCommand' }
   | { type: 'help' }
   | { type: 'closeModal' }
   /** A new Report: follow its first problem step unless the user picked one. */
@@ -176,7 +176,15 @@ function screenKey(s: State, action: KeyAction, view: View): State {
       };
     }
     case 'search':
-      return { ...s, modal: 'search', cursor: { ...s.cursor, search: 0 }, flash: undefined };
+      // a fresh query, as k9s's `/`: typing again does not append to the last one
+      return {
+        ...s,
+        modal: 'search',
+        query: '',
+        lastQuery: s.query || s.lastQuery,
+        cursor: { ...s.cursor, search: 0 },
+        flash: undefined,
+      };
     case 'command':
       return { ...s, modal: 'command', commandLine: '', flash: undefined };
     case 'help':
@@ -249,6 +257,8 @@ function modalKey(s: State, action: KeyAction, view: View): State {
       ? { ...s, query: s.query.slice(0, -1), cursor: { ...s.cursor, search: 0 } }
       : { ...s, commandLine: s.commandLine.slice(0, -1) };
   }
+  if (s.modal === 'search' && action === 'up' && s.query === '' && s.lastQuery)
+    return { ...s, query: s.lastQuery, cursor: { ...s.cursor, search: 0 } };
   if (s.modal === 'search' && (action === 'up' || action === 'down')) {
     const at = s.cursor['search'] ?? 0;
     return setCursor(s, 'search', clamp(at + (action === 'down' ? 1 : -1), view.hits ?? 0));
@@ -267,10 +277,6 @@ export function reduce(s: State, a: Action): State {
       return s;
     case 'screen':
       return go(s, a.screen);
-    case 'openSearch':
-      return { ...s, modal: 'search' };
-    case 'openCommand':
-      return { ...s, modal: 'command', commandLine: '' };
     case 'help':
       return setCursor({ ...s, modal: 'help' }, 'help', 0);
     case 'closeModal':

@@ -168,6 +168,20 @@ describe('search and the command line', () => {
     assert.equal(press(s, 'cancel').modal, 'none');
   });
 
+  it('/ starts a fresh query; ↑ on it brings the last one back', () => {
+    let s = press(initialState('rules'), 'search');
+    for (const c of 'old-web') s = reduce(s, { type: 'type', text: c });
+    s = press(press(s, 'cancel'), 'search');
+    assert.equal(s.query, '', 'typing again does not append to the last query');
+    for (const c of 'web') s = reduce(s, { type: 'type', text: c });
+    assert.equal(s.query, 'web');
+    s = press(press(press(s, 'cancel'), 'search'), 'up', { hits: 0 });
+    assert.equal(s.query, 'web');
+    // once there is a query, ↑ moves through its results again
+    s = press(press(s, 'down', { hits: 3 }), 'up', { hits: 3 });
+    assert.deepEqual([s.query, s.cursor['search']], ['web', 0]);
+  });
+
   it('moves through the results, within them', () => {
     let s = press(initialState('rules'), 'search');
     s = press(s, 'down', { hits: 2 });

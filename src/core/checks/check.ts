@@ -5,6 +5,7 @@ import { judged } from '../evidence.js';
 import type { Evidence, Finding, Status } from '../model.js';
 import { kdebug, kubectl, onNode, valid, w, type NextCommand } from '../next-command.js';
 import type { CheckContext } from './context.js';
+import { namedFew } from '../node-access.js';
 
 /** A step's input is not there yet (live runs): the step shows as pending. */
 export interface Pending {
@@ -164,6 +165,10 @@ export function list(items: string[], conjunction = 'and'): string {
   if (items.length <= 1) return items.join('');
   return `${items.slice(0, -1).join(', ')} ${conjunction} ${items[items.length - 1]}`;
 }
+
+/** "a, b and c", or past `few` names "a, b, c and 4,993 more": a sentence that stays short. */
+export const listFew = (items: string[], few = 10): string =>
+  items.length <= few ? list(items) : namedFew(items, few);
 
 /** "app=nginx,tier=web" */
 export const labelText = (labels: Record<string, string>) =>

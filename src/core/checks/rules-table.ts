@@ -18,6 +18,7 @@ import { count, familyLabel, finding, saveNodeOutput } from './check.js';
 import { CILIUM_STEMS } from '../cilium/agent.js';
 import { kubectl, valid } from '../next-command.js';
 import type { CheckContext } from './context.js';
+import type { OnNode } from './rules-nodes.js';
 
 /** How each mode's state is read and named. */
 const MODES = {
@@ -68,17 +69,52 @@ function agentTable(ctx: CheckContext, node: string) {
   );
 }
 
-/** The Rules step's findings for one node in nftables or IPVS mode, in one family; a
- * dual-stack Service's findings start with their family. */
+/** The Rules step's findings for one node in nftables or IPVS mode, in one family, their titles
+ * not naming the node (rules-nodes.ts does); a dual-stack Service's say their family. */
 export function tableNode(
   ctx: CheckContext,
   node: string,
   svc: Service,
   mode: keyof typeof MODES,
   family: IPFamily = 'IPv4',
+): OnNode[] {
+  const on = (findings: Finding[], named = true): OnNode[] =>
+    findings.map((finding) => ({ node, label: familyLabel(svc, family), named, finding }));
+  const drift = driftOf(ctx, node, mode, family);
+  const drifted = drift.some((f) => f.status === 'fail' || f.status === 'warn');
+  return [...on(drift, false), ...on(own(ctx, node, svc, mode, family, drifted))];
+}
+
+/** The node's drift for the Service's ports, as `kdebug drift` computes it in this mode. */
+function driftOf(
+  ctx: CheckContext,
+  node: string,
+  mode: keyof typeof MODES,
+  family: IPFamily,
+): Finding[] {
+  const n = ctx.analysis.node(node, undefined, family);
+  const read = mode === 'nftables' ? n.nft() : mode === 'ipvs' ? n.ipvs() : n.cilium();
+  if (!read || read.error || !n.trees(ctx.scope)) return [];
+  if (mode === 'nftables' && n.nft()?.table?.cut) return [];
+  return n
+    .drift(ctx.scope)
+    .findings.map((d) => withSyncShown(ctx, node, d, driftToFinding(d, read.source)))
+    .map((f) => ({
+      ...f,
+      evidence: [seen(read.source, { node, source: read.source }), ...f.evidence],
+    }));
+}
+
+/** What the node's state says of the Service when nothing drifted, or why it was not compared. */
+function own(
+  ctx: CheckContext,
+  node: string,
+  svc: Service,
+  mode: keyof typeof MODES,
+  family: IPFamily,
+  drifted: boolean,
 ): Finding[] {
   const m = MODES[mode];
-  const label = familyLabel(svc, family);
   const n = ctx.analysis.node(node, undefined, family);
   const read = mode === 'nftables' ? n.nft() : mode === 'ipvs' ? n.ipvs() : n.cilium();
   const stem = m.stem(family);
@@ -88,7 +124,7 @@ export function tableNode(
       : `kube-proxy on ${node} runs in ${m.word} mode`;
   if (!read)
     return [
-      finding(m.id, 'skip', `${label}${node}: ${m.word} mode, ${m.what(family)} not read`, {
+      finding(m.id, 'skip', `${m.word} mode, ${m.what(family)} not read`, {
         explanation: `${who} and kdebug did not read ${m.what(family)} (nodes/${node}/${stem}.txt is not in the facts), so ${svc.namespace}/${svc.name} is not checked there.`,
         evidence: [unseen(`nodes/${node}/${stem}.txt: not in the facts`, node)],
         next:
@@ -99,7 +135,7 @@ export function tableNode(
   const trees = !read.error ? n.trees(ctx.scope) : undefined;
   if (!trees)
     return [
-      finding('rules-unreadable', 'warn', `${label}${node}: the ${m.word} state cannot be read`, {
+      finding('rules-unreadable', 'warn', `the ${m.word} state cannot be read`, {
         explanation: read.error ?? 'unreadable',
         evidence: [seen(read.source, { node, source: read.source })],
         node,
@@ -109,22 +145,14 @@ export function tableNode(
   const cut = mode === 'nftables' ? n.nft()?.table?.cut : undefined;
   if (cut)
     return [
-      finding('rules-unreadable', 'warn', `${label}${node}: the nftables listing is cut short`, {
+      finding('rules-unreadable', 'warn', 'the nftables listing is cut short', {
         explanation: `${read.source} ends at line ${cut.line} inside ${cut.inside}: what came after was not recorded, so ${svc.namespace}/${svc.name} is not compared there (what is missing could be missing from the listing only).`,
         evidence: [seen(read.source, { node, source: read.source })],
         next: saveNodeOutput(node, m.command(family), stem),
         node,
       }),
     ];
-  // the drift of this Service's ports, as `kdebug drift` computes it in this mode
   const drift = n.drift(ctx.scope);
-  const out: Finding[] = drift.findings
-    .map((d) => withSyncShown(ctx, node, d, driftToFinding(d, read.source)))
-    .map((f) => ({
-      ...f,
-      title: `${label}${f.title}`,
-      evidence: [seen(read.source, { node, source: read.source }), ...f.evidence],
-    }));
   const parts: string[] = [];
   const evidence: Evidence[] = [];
   for (const port of svc.ports) {
@@ -159,20 +187,14 @@ export function tableNode(
           : `${label} -> no endpoints`,
     );
   }
-  if (!out.some((f) => f.status === 'fail' || f.status === 'warn') && parts.length > 0)
-    out.push(
-      finding(
-        'rules-match',
-        'pass',
-        `${label}${node}: ${parts.join(', ')} in ${m.word}, as expected`,
-        {
-          explanation: `${mode === 'cilium' ? "Cilium's agent" : `kube-proxy's ${m.word} state`} on ${node} sends ${svc.namespace}/${svc.name} to exactly the ${mode === 'cilium' ? 'backends' : 'endpoints'} it should for the current objects${mode === 'ipvs' ? notCompared(drift.tables, n.ipvs()?.read?.ipsetsError) : ''}${mode === 'cilium' && !drift.cilium?.maps ? " (its BPF maps were not read, so kdebug compared the agent's table only)" : ''}.`,
-          evidence,
-          node,
-        },
-      ),
-    );
-  return out;
+  if (drifted || parts.length === 0) return [];
+  return [
+    finding('rules-match', 'pass', `${parts.join(', ')} in ${m.word}, as expected`, {
+      explanation: `${mode === 'cilium' ? "Cilium's agent" : `kube-proxy's ${m.word} state`} on ${node} sends ${svc.namespace}/${svc.name} to exactly the ${mode === 'cilium' ? 'backends' : 'endpoints'} it should for the current objects${mode === 'ipvs' ? notCompared(drift.tables, n.ipvs()?.read?.ipsetsError) : ''}${mode === 'cilium' && !drift.cilium?.maps ? " (its BPF maps were not read, so kdebug compared the agent's table only)" : ''}.`,
+      evidence,
+      node,
+    }),
+  ];
 }
 
 /** What of IPVS mode's state was not there to compare. */

@@ -15,6 +15,7 @@ import {
   familyLabel,
   finding,
   list,
+  listFew,
   pending,
   type Check,
   endpointSlicesOf,
@@ -31,7 +32,8 @@ import {
   withSyncShown,
 } from './kube-proxy.js';
 import { tableNode } from './rules-table.js';
-import { percent } from '../model.js';
+import { byCondition, type OnNode } from './rules-nodes.js';
+import { percent, thousands } from '../model.js';
 
 /** The tree of one Service port in a node's rules. */
 export function treeOf(
@@ -142,9 +144,10 @@ function withCommand(f: Finding, node: string, explained: boolean): Finding {
 
 /** The node's drift for this Service's ports (and node-wide drift that affects every Service);
  * the IPv6 proxier's findings say "IPv6:" first. */
-function drift(ctx: CheckContext, na: NodeAnalysis, svc: Service): Finding[] {
+function drift(ctx: CheckContext, na: NodeAnalysis, svc: Service): OnNode[] {
   const node = na.name;
   const family = familyLabel(svc, na.family);
+  const on = (finding: Finding, named = false): OnNode => ({ node, label: family, named, finding });
   const names = new Set(svc.ports.map((p) => ctx.servicePortName(p)));
   let found: DriftFinding[];
   let source: string;
@@ -156,10 +159,7 @@ function drift(ctx: CheckContext, na: NodeAnalysis, svc: Service): Finding[] {
   } catch (e) {
     if (!(e instanceof DriftInputError)) throw e;
     return [
-      finding('rules-not-checked', 'skip', `${family}${node}: ${e.message}`, {
-        explanation: e.message,
-        node,
-      }),
+      on(finding('rules-not-checked', 'skip', e.message, { explanation: e.message, node }), true),
     ];
   }
   // a kube-proxy that is not running explains whatever its node's rules got wrong since
@@ -175,8 +175,7 @@ function drift(ctx: CheckContext, na: NodeAnalysis, svc: Service): Finding[] {
     .filter((d) => d.id !== 'rule-text-differs') // spelling only: the trees already show what the rules do
     .map((d) => {
       const seen = withSyncShown(ctx, node, d, driftToFinding(d, source));
-      const f = consequence(withCommand(seen, node, down !== undefined), down);
-      return family ? { ...f, title: `${family}${f.title}` } : f;
+      return on(consequence(withCommand(seen, node, down !== undefined), down));
     });
 }
 
@@ -185,7 +184,7 @@ function drift(ctx: CheckContext, na: NodeAnalysis, svc: Service): Finding[] {
 function ipv6Rules(ctx: CheckContext, svc: Service, nodes: string[]): Finding[] {
   const v6 = svc.clusterIPs.filter((ip) => ip.includes(':'));
   if (v6.length === 0) return [];
-  const out: Finding[] = [];
+  const items: OnNode[] = [];
   const clean: NodeSummary[] = [];
   const unread: string[] = [];
   for (const node of nodes) {
@@ -196,20 +195,24 @@ function ipv6Rules(ctx: CheckContext, svc: Service, nodes: string[]): Finding[] 
       continue;
     }
     if (read.failure) {
-      out.push(
-        finding('rules-unreadable', 'warn', `IPv6: ${node}: the ip6tables dump cannot be read`, {
+      items.push({
+        node,
+        label: 'IPv6: ',
+        named: true,
+        finding: finding('rules-unreadable', 'warn', 'the ip6tables dump cannot be read', {
           explanation: read.failure.message.split('\n')[0]!,
           evidence: [seen(read.source, { node, source: read.source })],
           node,
         }),
-      );
+      });
       continue;
     }
     const found = drift(ctx, na, svc);
-    if (!found.some((f) => f.status === 'fail' || f.status === 'warn'))
+    if (!found.some(({ finding: f }) => f.status === 'fail' || f.status === 'warn'))
       clean.push(summary(node, svc, ipv6Source(ctx, node, na)));
-    out.push(...found);
+    items.push(...found.map((f) => ({ ...f, named: f.named || nodes.length > 1 })));
   }
+  const out = byCondition(items);
   if (clean.length > 0) {
     const same = clean.every((n) => n.ports === clean[0]!.ports);
     const named = count(clean.length, 'node');
@@ -219,7 +222,7 @@ function ipv6Rules(ctx: CheckContext, svc: Service, nodes: string[]): Finding[] 
         'pass',
         same ? `IPv6: ${named}: ${clean[0]!.ports}, as expected` : `IPv6: ${named}: as expected`,
         {
-          explanation: `On ${list(clean.map((n) => n.node))} the ip6tables rules for ${svc.namespace}/${svc.name} (${v6.join(', ')}) are what kube-proxy's IPv6 proxier should have written for the current objects.`,
+          explanation: `On ${listFew(clean.map((n) => n.node))} the ip6tables rules for ${svc.namespace}/${svc.name} (${v6.join(', ')}) are what kube-proxy's IPv6 proxier should have written for the current objects.`,
           evidence: clean.flatMap((n) => [seen(`${n.node}:`, { node: n.node }), ...n.evidence]),
         },
       ),
@@ -248,6 +251,7 @@ function notRead(ctx: CheckContext, read: string[]): Finding[] {
   const windows = new Set(ctx.view.nodes.filter(isWindows).map((n) => n.name));
   // nodes whose read failed the same way are one finding: many nodes, one line
   const failed = new Map<string, string[]>();
+  const tables: OnNode[] = [];
   const out = ctx
     .nodeNames()
     .filter((n) => !read.includes(n))
@@ -264,8 +268,14 @@ function notRead(ctx: CheckContext, read: string[]): Finding[] {
       const error = rulesReadError(ctx.facts, node);
       // a node in nftables or IPVS mode says how to read its state, not its iptables dump
       const mode = proxyModes(ctx).find((m) => m.node === node)?.mode;
-      if (error === undefined && (mode === 'nftables' || mode === 'ipvs') && !ctx.waiting('nodes'))
-        return tableNode(ctx, node, svc, mode);
+      if (
+        error === undefined &&
+        (mode === 'nftables' || mode === 'ipvs') &&
+        !ctx.waiting('nodes')
+      ) {
+        tables.push(...tableNode(ctx, node, svc, mode));
+        return [];
+      }
       if (error === undefined)
         return ctx.waiting('nodes')
           ? []
@@ -277,9 +287,12 @@ function notRead(ctx: CheckContext, read: string[]): Finding[] {
                 node,
               }),
             ];
-      failed.set(error, [...(failed.get(error) ?? []), node]);
+      const same = failed.get(error);
+      if (same) same.push(node);
+      else failed.set(error, [node]);
       return [];
     });
+  out.push(...byCondition(tables));
   for (const [error, nodes] of failed) {
     const one = nodes.length === 1;
     const where = one ? nodes[0]! : `${nodes.length} nodes (${namedFew(nodes, 5)})`;
@@ -372,30 +385,31 @@ export const rulesCheck: Check = {
         }),
       ];
     }
-    const out: Finding[] = [];
+    const items: OnNode[] = [];
+    const label = familyLabel(svc, 'IPv4');
+    const on = (node: string, finding: Finding): OnNode => ({ node, label, named: true, finding });
     const modes = proxyModes(ctx);
     const clean: string[] = [];
-    const drifted: string[] = [];
+    const drifted = new Set<string>();
     for (const node of nodes) {
       const mode = modes.find((m) => m.node === node)?.mode ?? 'iptables';
       if (mode === 'nftables' || mode === 'ipvs' || mode === 'cilium') {
         const found = tableNode(ctx, node, svc, mode);
-        if (found.some((f) => f.status === 'fail' || f.status === 'warn')) drifted.push(node);
-        out.push(...found);
+        if (found.some(({ finding: f }) => f.status === 'fail' || f.status === 'warn'))
+          drifted.add(node);
+        items.push(...found);
         continue;
       }
       // another mode writes no iptables rules: an empty dump there is expected, not unreadable
       if (mode !== 'iptables') {
-        out.push(
-          finding(
-            'rules-other-mode',
-            'skip',
-            `${node}: ${mode} mode, kdebug reads iptables-mode rules`,
-            {
+        items.push(
+          on(
+            node,
+            finding('rules-other-mode', 'skip', `${mode} mode, kdebug reads iptables-mode rules`, {
               explanation: `kube-proxy runs in ${mode} mode, whose rules kdebug does not read.`,
               next: kubeProxyLogs(ctx, node),
               node,
-            },
+            }),
           ),
         );
         continue;
@@ -403,20 +417,26 @@ export const rulesCheck: Check = {
       const r = ctx.rules(node);
       if (!v4 || !r) continue;
       if (r.error) {
-        out.push(
-          finding('rules-unreadable', 'warn', `${node}: the rules dump cannot be read`, {
-            explanation: r.error,
-            evidence: [seen(r.source, { node, source: r.source })],
+        items.push(
+          on(
             node,
-          }),
+            finding('rules-unreadable', 'warn', 'the rules dump cannot be read', {
+              explanation: r.error,
+              evidence: [seen(r.source, { node, source: r.source })],
+              node,
+            }),
+          ),
         );
         continue;
       }
       const found = drift(ctx, ctx.analysis.node(node), svc);
-      if (found.some((f) => f.status === 'fail' || f.status === 'warn')) drifted.push(node);
+      if (found.some(({ finding: f }) => f.status === 'fail' || f.status === 'warn'))
+        drifted.add(node);
       else clean.push(node);
-      out.push(...found);
+      items.push(...found);
     }
+    // a node alone names itself once the step read more than one node; nodes alike are one finding
+    const out = byCondition(items.map((i) => ({ ...i, named: i.named || nodes.length > 1 })));
     const ok = clean.map((node) => summary(node, svc, ipv4Source(ctx, node)));
     if (ok.length > 0) {
       // one line for all the nodes that agree with the expected rules
@@ -430,32 +450,39 @@ export const rulesCheck: Check = {
         clean.length < all
           ? `${clean.length} of ${count(all, 'node')}`
           : count(clean.length, 'node');
-      const named = `${familyLabel(svc, 'IPv4')}${drifted.length > 0 ? `${list(clean)}` : nodesText}`;
+      const named = `${label}${drifted.size > 0 ? listFew(clean, 3) : nodesText}`;
       out.unshift(
         finding(
           'rules-match',
           'pass',
           same ? `${named}: ${ok[0]!.ports}, as expected` : `${named}: as expected`,
           {
-            explanation: `On ${list(clean)} the rules for ${svc.namespace}/${svc.name} are what kube-proxy should have written for the current objects.${byName(ctx, clean)}`,
+            explanation: `On ${listFew(clean)} the rules for ${svc.namespace}/${svc.name} are what kube-proxy should have written for the current objects.${byName(ctx, clean)}`,
             evidence: ok.flatMap((n) => [seen(`${n.node}:`, { node: n.node }), ...n.evidence]),
           },
         ),
       );
     }
-    if (drifted.length > 0 && clean.length > 0)
+    // a node that differs from those that match says so
+    if (drifted.size > 0 && clean.length > 0)
       for (const f of out)
-        if (f.node && drifted.includes(f.node) && f.status !== 'pass')
-          f.title = `${f.node}: ${f.title} (unlike ${list(clean)})`;
+        if (f.status !== 'pass' && (f.nodes ?? [f.node]).every((n) => n && drifted.has(n)))
+          f.title = `${f.title} (unlike ${listFew(clean, 3)})`;
     const iptablesNodes = nodes.filter(
       (n) => (modes.find((m) => m.node === n)?.mode ?? 'iptables') === 'iptables',
     );
     // the IPv6 half on nftables and IPVS nodes, compared as the IPv4 one
     const ipv6Tables = svc.clusterIPs.some((ip) => ip.includes(':'))
-      ? nodes.flatMap((n) => {
-          const mode = modes.find((m) => m.node === n)?.mode;
-          return mode === 'nftables' || mode === 'ipvs' ? tableNode(ctx, n, svc, mode, 'IPv6') : [];
-        })
+      ? byCondition(
+          nodes
+            .flatMap((n) => {
+              const mode = modes.find((m) => m.node === n)?.mode;
+              return mode === 'nftables' || mode === 'ipvs'
+                ? tableNode(ctx, n, svc, mode, 'IPv6')
+                : [];
+            })
+            .map((i) => ({ ...i, named: i.named || nodes.length > 1 })),
+        )
       : [];
     return [
       ...out,
@@ -467,8 +494,6 @@ export const rulesCheck: Check = {
   },
 };
 
-const thousands = (n: number) => n.toLocaleString('en-US');
-
 /** Where only the Service's own chains were read (by name), say so: the rest was not seen. */
 function byName(ctx: CheckContext, nodes: string[]): string {
   const read = nodes.flatMap((n) => {
@@ -477,7 +502,7 @@ function byName(ctx: CheckContext, nodes: string[]): string {
   });
   return read.length === 0
     ? ''
-    : ` On ${read.join(', ')} kdebug read the nat chains this Service reaches by name (iptables -t nat -S CHAIN) and the filter table whole; the rest of the nat table was not read.`;
+    : ` On ${listFew(read)} kdebug read the nat chains this Service reaches by name (iptables -t nat -S CHAIN) and the filter table whole; the rest of the nat table was not read.`;
 }
 
 /** A large cluster: the nodes the capture chose for this Service, why, and how many it did not

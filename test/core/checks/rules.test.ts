@@ -4,6 +4,7 @@ import { describe, it } from 'node:test';
 import { rulesCheck } from '../../../src/core/checks/rules.js';
 import type { KubeObject } from '../../../src/core/model.js';
 import {
+  aNode,
   aPod,
   anEndpointSlice,
   dumpFor,
@@ -93,6 +94,48 @@ describe('rules step', () => {
       stale.evidence.map(evidenceText).join('\n'),
     );
     assert.equal(found[0]!.title, 'node-a: 80/TCP -> 2 endpoints, as expected');
+  });
+
+  it('nodes in the same condition are one finding, named a few and all in its nodes', () => {
+    // six more nodes, each still DNATing to the replaced Pod as node-b does
+    const more = ['c', 'd', 'e', 'f', 'g', 'h'].map((x, i) =>
+      aNode(`node-${x}`, `192.0.2.${20 + i}`, `10.244.${2 + i}.0/24`),
+    );
+    const objects = [...healthy(), ...more];
+    const stale = [...staleObjects(), ...more];
+    const nodes: Record<string, Record<string, string>> = {
+      'node-a': { 'iptables-save': dumpFor(objects, 'node-a') },
+    };
+    for (const n of ['b', 'c', 'd', 'e', 'f', 'g', 'h'])
+      nodes[`node-${n}`] = { 'iptables-save': dumpFor(stale, `node-${n}`) };
+    const found = run(rulesCheck, facts(objects, nodes));
+    assert.deepEqual(ids(found), [
+      'rules-match:pass',
+      'endpoint-stale:fail',
+      'endpoint-missing:warn',
+    ]);
+    const f = found[1]!;
+    assert.match(f.title, /^7 nodes \(node-b, node-c, node-d and 4 more\): .* \(unlike node-a\)$/);
+    assert.deepEqual(f.nodes, [
+      'node-b',
+      'node-c',
+      'node-d',
+      'node-e',
+      'node-f',
+      'node-g',
+      'node-h',
+    ]);
+    assert.equal(f.node, undefined);
+    assert.match(f.explanation, /^The same on 7 nodes\. On node-b: /);
+    // node-b's own lines, then each other node said to hold the same
+    assert.ok(f.evidence.map(evidenceText).includes('node-h: the same as node-b'));
+    // a node that differs in another way stays its own finding
+    nodes['node-h'] = { 'iptables-save': withoutWeb(dumpFor(objects, 'node-h')) };
+    const apart = run(rulesCheck, facts(objects, nodes));
+    assert.deepEqual(
+      apart.filter((x) => x.status !== 'pass').map((x) => x.nodes?.length ?? x.node),
+      [6, 6, 'node-h'],
+    );
   });
 
   it('summarises agreeing nodes in one line, with each tree as evidence', () => {

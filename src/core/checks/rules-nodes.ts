@@ -1,0 +1,55 @@
+// Step 7 on many nodes: nodes in the same condition for the Service are one finding ("4,996
+// nodes (a, b, c and 4,993 more): 80/TCP -> 5 endpoints in nftables, as expected"), so the step
+// grows with the conditions found, not with the nodes read.
+import { seen } from '../evidence.js';
+import { thousands, type Finding } from '../model.js';
+import { namedFew } from '../node-access.js';
+
+/** One node's finding, its title not naming the node; `label` is its family ("IPv6: "), and
+ * `named` says whether a finding of this node alone names it in its title. */
+export interface OnNode {
+  node: string;
+  label: string;
+  named: boolean;
+  finding: Finding;
+}
+
+/** Two nodes are in the same condition when their findings say the same, their names aside. */
+function conditionKey({ node, label, finding: f }: OnNode): string {
+  const aside = (s: string | undefined) => (s ?? '').split(node).join('\0');
+  return [label, f.id, f.status, f.service ?? '', f.title, aside(f.explanation)].join('\x01');
+}
+
+/** The findings, one per condition: a node alone keeps its own; nodes that share one are named
+ * (the first few in the title, all in `nodes`), with the first node's explanation and evidence. */
+export function byCondition(items: readonly OnNode[]): Finding[] {
+  const groups = new Map<string, OnNode[]>();
+  for (const item of items) {
+    const key = conditionKey(item);
+    const group = groups.get(key);
+    if (group) group.push(item);
+    else groups.set(key, [item]);
+  }
+  return [...groups.values()].map((group) => {
+    const first = group[0]!;
+    const f = first.finding;
+    if (group.length === 1)
+      return {
+        ...f,
+        title: `${first.label}${first.named ? `${first.node}: ` : ''}${f.title}`,
+        node: first.node,
+      };
+    const nodes = group.map((g) => g.node);
+    const { node: _one, ...rest } = f;
+    return {
+      ...rest,
+      title: `${first.label}${thousands(nodes.length)} nodes (${namedFew(nodes)}): ${f.title}`,
+      explanation: `The same on ${thousands(nodes.length)} nodes. On ${first.node}: ${f.explanation}`,
+      evidence: [
+        ...f.evidence,
+        ...nodes.slice(1).map((n) => seen(`${n}: the same as ${first.node}`, { node: n })),
+      ],
+      nodes,
+    };
+  });
+}
