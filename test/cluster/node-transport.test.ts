@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, afterEach, describe, it } from 'node:test';
 import type { NodeCommand } from '../../src/cluster/cluster.js';
-import { collect } from '../../src/cluster/collect.js';
+import { collect, type NodeTally } from '../../src/cluster/collect.js';
 import { KubeApi } from '../../src/cluster/kube-api.js';
 import { KubeCluster } from '../../src/cluster/kube-cluster.js';
 import {
@@ -308,6 +308,44 @@ describe('reaching the nodes (--via)', () => {
       assert.equal(
         nodeAccessLine(kc.nodeAccess().find((a) => a.node === 'node-c')!),
         'node-c: not reached (kube-proxy Pod: exec kube-system/kube-proxy-m2v9z: error dialing backend: dial tcp 192.0.2.13:10250: connect: no route to host)',
+      );
+    } finally {
+      await kc.close();
+    }
+  });
+
+  it('a capture finds each kube-proxy Pod among the Pods it read, and tells the nodes read, failed and left', async () => {
+    // node-a's kube-proxy runs, node-b's is Pending, node-c has none
+    const { fake } = await connect();
+    const kc = await KubeCluster.connect({
+      kubeconfig: fake.kubeconfig({ namespace: 'default' }),
+      env: {},
+      transport: nodeAccess({ via: 'kube-proxy', ssh: NO_SSH }),
+    });
+    const tallies: NodeTally[] = [];
+    try {
+      const facts = await collect(
+        kc,
+        { namespace: 'default', service: 'nginx-svc' },
+        { nodeCommands: [RULES], nodeConcurrency: 1, onNodes: (t) => tallies.push(t) },
+      );
+      assert.deepEqual(Object.keys(facts.nodes), ['node-a']);
+      assert.deepEqual(tallies, [
+        { read: 0, failed: 0, left: 3 },
+        { read: 1, failed: 0, left: 2 },
+        { read: 1, failed: 1, left: 1 },
+        { read: 1, failed: 2, left: 0 },
+      ]);
+      // node-a and node-b were found among the Pods the capture read; only node-c, which has
+      // none there, was asked for (by label, then by name for a static Pod)
+      const byNode = fake.requests
+        .filter((q) => q.path === '/api/v1/namespaces/kube-system/pods')
+        .map((q) => q.query.get('fieldSelector'))
+        .filter((f) => f !== null);
+      assert.deepEqual([...new Set(byNode)], ['spec.nodeName=node-c']);
+      assert.match(
+        nodeAccessLine(kc.nodeAccess().find((a) => a.node === 'node-b')!),
+        /kube-proxy Pod kube-system\/\S+ on node-b is not running \(Pending, ContainerCreating\)/,
       );
     } finally {
       await kc.close();
