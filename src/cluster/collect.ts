@@ -708,9 +708,13 @@ async function runNodeCommands(
         delete kept[commandStem(services)];
       return;
     }
-    await runChecked(node, { kind: save, backend, table: 'filter' });
     const chainErrors = () =>
-      errors.filter((e) => e.node === node && e.command.startsWith(chainStemPrefix(tool, backend)));
+      errors.filter(
+        (e) =>
+          e.node === node &&
+          (e.command.startsWith(chainStemPrefix(tool, backend)) ||
+            e.command.startsWith(chainStemPrefix(tool, backend, 'filter'))),
+      );
     for (;;) {
       const next = serviceChainReads(view, target, outputs.get(node), tool, backend);
       if (next !== 'whole' && next.length === 0) return;

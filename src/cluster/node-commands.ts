@@ -139,7 +139,7 @@ export function nodeArgv(command: NodeCommand, place: CommandPlace): string[] {
     case 'iptables-chain': {
       // -S lists one chain and changes nothing; no -w: iptables before 1.6 takes no seconds
       const bin = `${c.tool}${c.backend === 'auto' ? '' : `-${c.backend}`}`;
-      const args = ['-t', 'nat', '-S', c.chain];
+      const args = ['-t', c.table ?? 'nat', '-S', c.chain];
       if (place.kind === 'kube-proxy-pod') return [bin, ...args];
       return rootRead(place, bin, args);
     }
@@ -293,7 +293,9 @@ export function validNodeCommand(value: unknown): NodeCommand {
         throw bad(`table ${JSON.stringify(c['table'])}`);
       break;
     case 'iptables-chain':
-      allowed(['tool', 'backend', 'chain']);
+      allowed(['tool', 'backend', 'chain', 'table']);
+      if (c['table'] !== undefined && c['table'] !== 'filter')
+        throw bad(`table ${JSON.stringify(c['table'])}`);
       if (c['tool'] !== 'iptables' && c['tool'] !== 'ip6tables')
         throw bad(`tool ${JSON.stringify(c['tool'])}`);
       if (!BACKENDS.includes(c['backend'] as never))

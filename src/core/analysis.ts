@@ -283,10 +283,11 @@ export class NodeAnalysis {
     return exp;
   }
 
-  /** The nat chains read, where only one Service's were (by name); undefined: the whole table. */
-  chainsRead(): ReadonlySet<string> | undefined {
+  /** The chains of a table read, where only one Service's were (by name); undefined: the whole
+   * table. */
+  chainsRead(table: 'nat' | 'filter' = 'nat'): ReadonlySet<string> | undefined {
     if (this.mode() !== 'iptables') return undefined;
-    return this.rules()?.ruleset?.table('nat')?.chainsRead;
+    return this.rules()?.ruleset?.table(table)?.chainsRead;
   }
 
   /** What a question about the whole node is answered for: the Service whose chains were read
@@ -544,7 +545,7 @@ function servicePortsOf(services: Scope & object) {
 const scopeKey = (scope: Scope) =>
   scope ? scope.map((s) => `${s.namespace}/${s.name}`).join(',') : '*';
 
-/** One Service's nat chains, read by name, with the filter table read whole beside them. */
+/** One Service's nat chains, read by name, with the filter table (by name or whole) beside them. */
 function withChainsRead(
   ruleset: Ruleset,
   chains: NonNullable<NodeDump['chains']>,
@@ -553,9 +554,12 @@ function withChainsRead(
   const nat = ruleset.table('nat');
   if (nat) nat.chainsRead = chains.read;
   if (!chains.filter) return;
-  const { source, text } = chains.filter;
-  const filter = parseIptables(text, { file: fileOf?.(source) ?? source }).table('filter');
+  const { source, text, read } = chains.filter;
+  const filter = parseIptables(text, { file: fileOf?.(source) ?? source, table: 'filter' }).table(
+    'filter',
+  );
   if (!filter) return;
   filter.file = source;
+  filter.chainsRead = read;
   ruleset.tables.push(filter);
 }

@@ -21,9 +21,13 @@ export interface NodeDump {
   /** The node command's stem, e.g. "iptables-save". */
   stem: string;
   text: string;
-  /** One Service's nat chains read by name (`text`, in `iptables -S` form), with the filter
-   * table read whole: nothing is known of the nat chains not in `read`. */
-  chains?: { read: ReadonlySet<string>; filter?: { source: string; text: string } };
+  /** One Service's nat chains read by name (`text`, in `iptables -S` form), with kube-proxy's
+   * filter chains by name (`filter.read`) or the filter table whole (no `read`): nothing is known
+   * of the chains not read. */
+  chains?: {
+    read: ReadonlySet<string>;
+    filter?: { source: string; text: string; read?: ReadonlySet<string> };
+  };
 }
 
 /** Nodes with at least one recorded output, sorted. */
@@ -63,6 +67,7 @@ function chainsDump(outputs: NodeOutputs, node: string, family: IPFamily): NodeD
   if (!backend) return undefined;
   const listings = chainListings(outputs, tool, backend);
   const stem = chainStemPrefix(tool, backend);
+  const filters = chainListings(outputs, tool, backend, 'filter');
   const filter = commandStem({ kind: `${tool}-save`, backend, table: 'filter' });
   return {
     source: `nodes/${node}/${stem}*.txt`,
@@ -72,9 +77,17 @@ function chainsDump(outputs: NodeOutputs, node: string, family: IPFamily): NodeD
     },
     chains: {
       read: new Set(listings.keys()),
-      ...(filter in outputs
-        ? { filter: { source: `nodes/${node}/${filter}.txt`, text: outputs[filter]! } }
-        : {}),
+      ...(filters.size > 0
+        ? {
+            filter: {
+              source: `nodes/${node}/${chainStemPrefix(tool, backend, 'filter')}*.txt`,
+              text: listingText(filters),
+              read: new Set(filters.keys()),
+            },
+          }
+        : filter in outputs
+          ? { filter: { source: `nodes/${node}/${filter}.txt`, text: outputs[filter]! } }
+          : {}),
     },
   };
 }

@@ -149,4 +149,4 @@ export function rulesReadError(facts: Facts, node: string): string | undefined {
 }
 
 /** The reads of a node's IPv4 rules: the dump, one backend's, or a chain by name. */
-const RULES_READ = /^iptables(?:-legacy|-nft)?-(?:save|nat-S_.*)$/;
+const RULES_READ = /^iptables(?:-legacy|-nft)?-(?:save|(?:nat|filter)-S_.*)$/;

@@ -6,9 +6,15 @@
 export type NodeCommand =
   | { kind: 'iptables-save'; backend: Backend; table?: 'nat' | 'filter' }
   | { kind: 'ip6tables-save'; backend: Backend; table?: 'nat' | 'filter' }
-  /** One chain of the nat table in `iptables -S` form (`iptables -t nat -S CHAIN`): one
-   * Service's chains are read by name where its whole table is not needed (kdebug svc). */
-  | { kind: 'iptables-chain'; tool: 'iptables' | 'ip6tables'; backend: Backend; chain: string }
+  /** One chain of the nat (default) or filter table in `iptables -S` form (`iptables -t nat -S
+   * CHAIN`): one Service's chains are read by name where its whole table is not needed. */
+  | {
+      kind: 'iptables-chain';
+      tool: 'iptables' | 'ip6tables';
+      backend: Backend;
+      chain: string;
+      table?: 'filter';
+    }
   | { kind: 'proxy-mode' }
   | { kind: 'proxy-metrics' }
   | { kind: 'proxy-configz' }
@@ -63,7 +69,7 @@ export function commandStem(c: NodeCommand): string {
       return c.table ? `${base}-${c.table}` : base;
     }
     case 'iptables-chain':
-      return chainStemPrefix(c.tool, c.backend) + c.chain;
+      return chainStemPrefix(c.tool, c.backend, c.table) + c.chain;
     case 'proxy-mode':
     case 'proxy-metrics':
     case 'proxy-configz':
@@ -93,8 +99,12 @@ export function commandStem(c: NodeCommand): string {
   }
 }
 
-/** Where one tool's and backend's nat chain listings are stored: the stem before the chain's
- * name, e.g. "iptables-nat-S_" (KUBE-SERVICES is in "iptables-nat-S_KUBE-SERVICES"). */
-export function chainStemPrefix(tool: 'iptables' | 'ip6tables', backend: Backend): string {
-  return `${tool}${backend === 'auto' ? '' : `-${backend}`}-nat-S_`;
+/** Where one tool's and backend's chain listings of a table are stored: the stem before the
+ * chain's name, e.g. "iptables-nat-S_" (KUBE-SERVICES is in "iptables-nat-S_KUBE-SERVICES"). */
+export function chainStemPrefix(
+  tool: 'iptables' | 'ip6tables',
+  backend: Backend,
+  table: 'nat' | 'filter' = 'nat',
+): string {
+  return `${tool}${backend === 'auto' ? '' : `-${backend}`}-${table}-S_`;
 }

@@ -58,6 +58,17 @@ const KINDS: [NodeCommand, string[], string][] = [
     'ip6tables-legacy-nat-S_PREROUTING',
   ],
   [
+    {
+      kind: 'iptables-chain',
+      tool: 'iptables',
+      backend: 'nft',
+      chain: 'KUBE-FORWARD',
+      table: 'filter',
+    },
+    ['/usr/bin/timeout', '30', '/usr/sbin/iptables-nft', '-t', 'filter', '-S', 'KUBE-FORWARD'],
+    'iptables-nft-filter-S_KUBE-FORWARD',
+  ],
+  [
     { kind: 'iptables-save', backend: 'auto' },
     ['/usr/bin/timeout', '30', '/usr/sbin/iptables-save'],
     'iptables-save',
@@ -476,7 +487,7 @@ describe('node commands', () => {
         tool: 'iptables',
         backend: 'auto',
         chain: 'FORWARD',
-        table: 'filter',
+        table: 'mangle',
       },
     ],
     [

@@ -3,7 +3,8 @@
 // loaded into a network namespace of this test's own, collect() reads them through a transport
 // that runs each command's real argv there, and for every Service of the recording the chains
 // read give the same answer as the whole dump: the same packet walks, no drift, no chain called
-// missing that was only not read; and they read only that Service's chains and the entry ones.
+// missing that was only not read; and they read only that Service's chains and the entry ones
+// (kube-proxy's filter chains by name as well).
 // IP conventions: the recording's (Service CIDR 10.96.0.0/16, Pods 10.244.0.0/16); nothing
 // leaves the namespace.
 import assert from 'node:assert/strict';
@@ -16,7 +17,7 @@ import { KubeCluster } from '../../src/cluster/kube-cluster.js';
 import { nodeArgv } from '../../src/cluster/node-commands.js';
 import { readSnapshot } from '../../src/cluster/snapshot.js';
 import { Analysis } from '../../src/core/analysis.js';
-import { ENTRY_CHAINS } from '../../src/core/iptables/service-chains.js';
+import { ENTRY_CHAINS, FILTER_CHAINS } from '../../src/core/iptables/service-chains.js';
 import { clusterView, type Service } from '../../src/core/kube.js';
 import type { Facts } from '../../src/core/model.js';
 import type { TracePacket } from '../../src/core/trace.js';
@@ -167,6 +168,10 @@ describe(
       );
       for (const chain of ENTRY_CHAINS) assert.ok(read.has(chain), `${chain} read`);
       assert.ok(!ran.includes('iptables-save'), 'the whole dump was not read');
+      // kube-proxy's filter chains by name too: the whole filter table is not read either
+      assert.ok(!ran.some((s) => s.includes('save-filter')), ran.join(' '));
+      const filter = new Analysis(facts).node(NODE).chainsRead('filter');
+      for (const chain of FILTER_CHAINS) assert.ok(filter?.has(chain), `filter ${chain} read`);
       const bytes = Object.values(facts.nodes[NODE]!).reduce((n, t) => n + t.length, 0);
       const wholeBytes =
         whole.nodes[NODE]!['iptables-save']!.length +

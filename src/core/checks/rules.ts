@@ -496,13 +496,15 @@ export const rulesCheck: Check = {
 
 /** Where only the Service's own chains were read (by name), say so: the rest was not seen. */
 function byName(ctx: CheckContext, nodes: string[]): string {
+  let filterWhole = false;
   const read = nodes.flatMap((n) => {
     const chains = ctx.analysis.node(n).chainsRead();
+    if (chains && !ctx.analysis.node(n).chainsRead('filter')) filterWhole = true;
     return chains ? [`${n} (${count(chains.size, 'chain')})`] : [];
   });
   return read.length === 0
     ? ''
-    : ` On ${listFew(read)} kdebug read the nat chains this Service reaches by name (iptables -t nat -S CHAIN) and the filter table whole; the rest of the nat table was not read.`;
+    : ` On ${listFew(read)} kdebug read the nat chains this Service reaches by name (iptables -t nat -S CHAIN) and ${filterWhole ? 'the filter table whole' : "kube-proxy's filter chains by name"}; the rest ${filterWhole ? 'of the nat table ' : ''}was not read.`;
 }
 
 /** A large cluster: the nodes the capture chose for this Service, why, and how many it did not

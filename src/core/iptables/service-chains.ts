@@ -22,19 +22,33 @@ export const ENTRY_CHAINS = [
   'KUBE-MARK-DROP',
 ] as const;
 
+/** The filter chains kube-proxy writes, and the built-in ones that jump to them. */
+export const FILTER_CHAINS = [
+  'INPUT',
+  'FORWARD',
+  'OUTPUT',
+  'KUBE-SERVICES',
+  'KUBE-EXTERNAL-SERVICES',
+  'KUBE-FORWARD',
+  'KUBE-NODEPORTS',
+  'KUBE-PROXY-FIREWALL',
+  'KUBE-FIREWALL',
+] as const;
+
 /** A Service whose chains are more than this is read whole: its own chains are most of it. */
 export const MOST_CHAINS = 400;
 
 const PREFIXES: ServiceChainPrefix[] = ['KUBE-SVC', 'KUBE-SVL', 'KUBE-EXT', 'KUBE-FW', 'KUBE-XLB'];
 
-/** The chain listings of one tool and backend a node recorded: chain -> its `-S` output ('' for
- * a chain the node does not have). */
+/** The chain listings of one tool, backend and table a node recorded: chain -> its `-S` output
+ * ('' for a chain the node does not have). */
 export function chainListings(
   outputs: NodeOutputs | undefined,
   tool: IptablesTool,
   backend: Backend,
+  table: 'nat' | 'filter' = 'nat',
 ): Map<string, string> {
-  const prefix = chainStemPrefix(tool, backend);
+  const prefix = chainStemPrefix(tool, backend, table);
   const found = new Map<string, string>();
   for (const stem of Object.keys(outputs ?? {}).sort())
     if (stem.startsWith(prefix)) found.set(stem.slice(prefix.length), outputs![stem]!);
@@ -50,9 +64,16 @@ export function listedBackend(
   return (['auto', 'legacy', 'nft'] as const).find((b) => has(b));
 }
 
-/** The listings as one `iptables -t nat -S` text, chain by chain in name order. */
-export const listingText = (listings: Map<string, string>): string =>
-  [...listings.values()].filter((t) => t !== '').join('');
+/** The listings as one table's `iptables -S` text: the policies, the chains, then the rules
+ * chain by chain in name order, as iptables lists a whole table (one listing, not several). */
+export function listingText(listings: Map<string, string>): string {
+  const rank = (line: string) => (line.startsWith('-P ') ? 0 : line.startsWith('-N ') ? 1 : 2);
+  const lines = [...listings.values()]
+    .flatMap((t) => t.split('\n'))
+    .filter((l) => l !== '')
+    .sort((a, b) => rank(a) - rank(b));
+  return lines.length > 0 ? `${lines.join('\n')}\n` : '';
+}
 
 /**
  * The chains still to read for `target`'s answer on a node, given what it recorded: none when
@@ -71,26 +92,58 @@ export function serviceChainReads(
   for (const p of svc?.ports ?? [])
     for (const prefix of PREFIXES)
       wanted.add(kubeProxyChain(prefix, servicePortName(svc!, p), p.protocol));
-  if (svc) for (const chain of reachedChains(listings, svc)) wanted.add(chain);
-  if (wanted.size > MOST_CHAINS) return 'whole';
-  return [...wanted]
-    .filter((chain) => !listings.has(chain))
-    .map((chain) => ({ kind: 'iptables-chain', tool, backend, chain }));
+  if (svc) for (const chain of reachedChains(listings, 'nat', svc)) wanted.add(chain);
+  // kube-proxy's filter chains: its REJECT and DROP rules, and the jumps to them
+  const filters = chainListings(outputs, tool, backend, 'filter');
+  const wantedFilter = new Set<string>(FILTER_CHAINS);
+  for (const chain of reachedChains(filters, 'filter')) wantedFilter.add(chain);
+  if (wanted.size + wantedFilter.size > MOST_CHAINS) return 'whole';
+  return [
+    ...[...wanted]
+      .filter((chain) => !listings.has(chain))
+      .map((chain): NodeCommand => ({ kind: 'iptables-chain', tool, backend, chain })),
+    ...[...wantedFilter]
+      .filter((chain) => !filters.has(chain))
+      .map((chain): NodeCommand => ({
+        kind: 'iptables-chain',
+        tool,
+        backend,
+        chain,
+        table: 'filter',
+      })),
+  ];
 }
 
-/** The chains the Service's packets can reach, in the chains read so far. */
-function reachedChains(listings: Map<string, string>, svc: Service): Set<string> {
+/** The chains the Service's packets can reach, in the chains of one table read so far; without
+ * a Service (the filter table), every target of every chain read. */
+function reachedChains(
+  listings: Map<string, string>,
+  table: 'nat' | 'filter',
+  svc?: Service,
+): Set<string> {
   const reached = new Set<string>();
   const text = listingText(listings);
   if (text === '') return reached;
-  let nat: Table | undefined;
+  let read: Table | undefined;
   try {
-    nat = parseIptables(text, { table: 'nat' }).table('nat');
+    read = parseIptables(text, { table }).table(table);
   } catch (e) {
     if (e instanceof IptablesParseError) return reached; // read as it is: the steps say why
     throw e;
   }
-  if (!nat) return reached;
+  if (!read) return reached;
+  const jumps = (chain: string, only?: (id: number) => boolean) => {
+    for (const id of read!.chain(chain)?.ruleIds ?? []) {
+      if (only && !only(id)) continue;
+      // a jump or goto to a chain, not an extension such as DNAT or MASQUERADE
+      const target = read!.rule(id).target;
+      if (target?.kind === 'chain') reached.add(target.name);
+    }
+  };
+  if (!svc) {
+    for (const chain of listings.keys()) jumps(chain);
+    return reached;
+  }
   const addresses = new Set(
     [...svc.clusterIPs, ...svc.externalIPs, ...svc.loadBalancerIPs].map((ip) =>
       ip.includes(':') ? `${ip}/128` : `${ip}/32`,
@@ -99,22 +152,14 @@ function reachedChains(listings: Map<string, string>, svc: Service): Set<string>
   const nodePorts = new Set(svc.ports.flatMap((p) => (p.nodePort ? [`${p.nodePort}`] : [])));
   const own = `${svc.namespace}/${svc.name}`;
   const ofService = (id: number) => {
-    const comment = nat!.comment(id);
-    const d = nat!.destination(id);
-    const port = nat!.dport(id);
+    const comment = read!.comment(id);
+    const d = read!.destination(id);
+    const port = read!.dport(id);
     return (
       (d !== undefined && addresses.has(d)) ||
-      (port !== undefined && nodePorts.has(port) && nat!.destination(id) === undefined) ||
+      (port !== undefined && nodePorts.has(port) && read!.destination(id) === undefined) ||
       (comment !== undefined && (comment.startsWith(`${own}:`) || comment.startsWith(`${own} `)))
     );
-  };
-  const jumps = (chain: string, only?: (id: number) => boolean) => {
-    for (const id of nat!.chain(chain)?.ruleIds ?? []) {
-      if (only && !only(id)) continue;
-      // a jump or goto to a chain, not an extension such as DNAT or MASQUERADE
-      const target = nat!.rule(id).target;
-      if (target?.kind === 'chain') reached.add(target.name);
-    }
   };
   // the Services' entry chains fan out to every Service: only this one's rules are followed
   jumps('KUBE-SERVICES', ofService);
