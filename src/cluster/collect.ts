@@ -59,6 +59,9 @@ export interface CollectOptions {
   onProgress?: (p: CollectProgress) => void;
   /** Told when the node reads start and as each node is done. */
   onNodes?: (t: NodeTally) => void;
+  /** The nodes read so far, at most once a second while the others are read: a report can
+   * show them as they arrive. */
+  onNodeFacts?: (nodes: Facts['nodes']) => void;
   /**
    * Commands to run on each node, or a function of the objects read that says which; their
    * stdout lands in facts.nodes[node][commandStem]. Default none.
@@ -630,6 +633,9 @@ async function runNodeCommands(
     errors.push({ node, command: '*', exitCode: null, error: 'not a valid node name: not read' });
   const tally: NodeTally = { read: 0, failed: nodes.length - queue.length, left: queue.length };
   o.onNodes?.({ ...tally });
+  const clock = () => (o.now?.() ?? new Date()).getTime();
+  let shownAt = clock();
+  const done: string[] = [];
   const runOne = async (node: string, command: NodeCommand) => {
     const stem = commandStem(command);
     progress({ phase: 'node', what: stem, node, state: 'start' });
@@ -781,6 +787,14 @@ async function runNodeCommands(
       if (outputs.has(node)) tally.read++;
       else tally.failed++;
       o.onNodes?.({ ...tally });
+      done.push(node);
+      // the nodes done only: one still being read would show half its state
+      if (o.onNodeFacts && tally.left > 0 && clock() - shownAt >= 1000) {
+        shownAt = clock();
+        o.onNodeFacts(
+          Object.fromEntries(done.flatMap((n) => (outputs.has(n) ? [[n, outputs.get(n)!]] : []))),
+        );
+      }
     }
   };
   await Promise.all(Array.from({ length: Math.min(o.nodeConcurrency ?? 8, nodes.length) }, worker));

@@ -319,6 +319,7 @@ export async function readLive(
   const { collect, diagnosisCommands } = await import('./collect.js');
   const { ServiceNotFoundError } = await import('./kube/suggestions.js');
   let choice: NodeChoice | undefined;
+  let objectsRead: Facts | undefined;
   try {
     const facts = await collect(cluster, target, {
       onProgress: progress,
@@ -351,8 +352,16 @@ export async function readLive(
       nodeCommands: (f) => {
         // the API objects are in: the steps that need only them can finish now
         partial?.(f, { nodes: true });
+        objectsRead = f;
         return diagnosisCommands(f, target, true);
       },
+      // then the nodes as they are read (--all-nodes on a large cluster takes a while)
+      ...(partial
+        ? {
+            onNodeFacts: (nodes: Facts['nodes']) =>
+              objectsRead && partial({ ...objectsRead, nodes }, { nodes: true }),
+          }
+        : {}),
       // one Service's answer: its chains by name, not every node's whole table
       rulesOf: { namespace: target.namespace, name: target.service },
     });

@@ -1,5 +1,6 @@
 // `kdebug svc NAME`: the guided diagnosis of one Service, from a snapshot or
 // the live cluster, as the TUI, text or JSON.
+import { join } from 'node:path';
 import { Analysis } from '../core/analysis.js';
 import { diagnose, type DiagnosedService } from '../core/diagnose.js';
 import { clusterView } from '../core/kube.js';
@@ -9,6 +10,7 @@ import {
   parseServiceAddress,
   parseServiceRef,
   serviceAt,
+  serviceNamed,
   type ServiceRef,
 } from '../core/service-ref.js';
 import {
@@ -54,6 +56,8 @@ export interface SvcOptions extends NodeAccessFlags {
   maxNodes?: string;
   from?: string;
   nodeConcurrency?: string;
+  /** -A: the Service of that name in whichever namespace holds it. */
+  allNamespaces?: boolean;
   /** How the text header names the snapshot (default: "snapshot DIR"). */
   label?: string;
 }
@@ -117,6 +121,10 @@ export async function svcCommand(
     throw new UsageError(
       `"${arg}" is in namespace ${ref.namespace}, but -n says ${given.namespace}`,
     );
+  if (o.allNamespaces && (ref?.namespace || given.namespace))
+    throw new UsageError('-A finds the Service in every namespace: give no namespace with it');
+  if (o.allNamespaces && !ref)
+    throw new UsageError('-A finds a Service by its name: give one (kdebug svc NAME -A)');
   const which = nodeChoiceFlags(o);
   if (o.snapshot !== undefined) {
     if (Object.keys(which).length > 0)
@@ -130,10 +138,18 @@ export async function svcCommand(
     const aside = parseDumpsAside(dir, PARSE_WORKER);
     const facts = await readSnapshot(dir);
     const view = clusterView(facts.objects);
+    // a diagnosis of nothing would read as one: said as what it is
+    const unnamed = view.services.find((x) => x.name === '');
+    if (facts.objects.length === 0 || unnamed)
+      throw new UsageError(
+        `not a snapshot of a cluster: ${join(dir, 'objects.json')}: ${unnamed ? 'a Service without metadata.name' : 'no objects'} (kdebug snapshot save writes the Service, its Pods and the Nodes)`,
+      );
     // no name: the Service the snapshot was taken for
     const named = at
       ? found(serviceAt(view.services, arg!, at, dir))
-      : (ref ?? snapshotService(facts, dir));
+      : o.allNamespaces
+        ? found(serviceNamed(view.services, ref!.name, dir))
+        : (ref ?? snapshotService(facts, dir));
     const g = { ...given, namespace: named.namespace ?? given.namespace };
     const analysis = new Analysis(facts, { view, parsed: await aside });
     const target = {
@@ -174,7 +190,20 @@ export async function svcCommand(
             `context ${cluster.meta.context ?? ''}`.trim(),
           ),
         )
-      : ref!;
+      : o.allNamespaces
+        ? found(
+            serviceNamed(
+              clusterView(
+                await cluster.list({
+                  path: '/api/v1/services',
+                  fieldSelector: `metadata.name=${ref!.name}`,
+                }),
+              ).services,
+              ref!.name,
+              `context ${cluster.meta.context ?? ''}`.trim(),
+            ),
+          )
+        : ref!;
     const name = named.name;
     const g = { ...given, namespace: named.namespace ?? given.namespace };
     const target: DiagnosedService = {
@@ -280,6 +309,7 @@ export const define: Define = (parent, run, g) => {
         .description('the guided diagnosis of one Service, step by step, with evidence')
         .option('--snapshot <dir>', 'a recorded snapshot directory instead of the live cluster')
         .option('-v, --verbose', 'text: expand every finding, not only the failing ones')
+        .option('-A, --all-namespaces', 'find the Service by its name in every namespace')
         .option(
           '--from <kind/name>',
           'the client whose connection fails (pod/NAME or node/NAME): its node is read first',

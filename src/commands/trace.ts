@@ -42,6 +42,10 @@ export async function traceCommand(o: TraceOptions, g: GlobalOptions): Promise<n
   const port = m[2] || undefined;
   if (o.proto !== 'icmp' && port === undefined)
     throw new UsageError(`--dst needs a port for ${o.proto}: IP:PORT`);
+  if (o.proto === 'icmp' && port !== undefined)
+    throw new UsageError(
+      `--dst ${o.dst}: icmp has no ports (ping reaches the address alone): give --dst ${m[1]}`,
+    );
   if (o.ssh !== undefined && o.snapshot === undefined)
     throw new UsageError('--ssh takes the objects from a snapshot: give --snapshot DIR too');
   const c = sourceContext(g);

@@ -42,6 +42,23 @@ export function parseServiceAddress(arg: string): { ip: string; port?: number } 
 }
 
 /** The Service whose cluster IP this is, or why none is chosen (one line, the input named). */
+/** The one Service of that name in any namespace (`-A`, as kubectl's): none or several is an
+ * error that says which namespaces hold it. */
+export function serviceNamed(
+  services: Service[],
+  name: string,
+  where: string,
+): ServiceRef | { error: string } {
+  const found = services.filter((s) => s.name === name);
+  if (found.length === 1) return { namespace: found[0]!.namespace, name };
+  return {
+    error:
+      found.length === 0
+        ? `no Service named ${name} in any namespace of ${where}`
+        : `Service ${name} is in ${found.length} namespaces (${found.map((s) => s.namespace).join(', ')}): give one with -n`,
+  };
+}
+
 export function serviceAt(
   services: Service[],
   arg: string,

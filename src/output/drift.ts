@@ -21,8 +21,14 @@ const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 function countsLine(findings: DriftFinding[]): string {
   const c = counts(findings);
-  const parts = [plural(c.error, 'error'), plural(c.warning, 'warning'), `${c.info} info`];
-  return `${parts.join(', ')}: ${c.error + c.warning > 0 ? 'drift found' : 'no drift'}`;
+  // counts of zero say nothing: "1 warning: drift found", "2 info: no drift", "no drift"
+  const parts = [
+    c.error > 0 ? plural(c.error, 'error') : '',
+    c.warning > 0 ? plural(c.warning, 'warning') : '',
+    c.info > 0 ? `${c.info} info` : '',
+  ].filter(Boolean);
+  const verdict = c.error + c.warning > 0 ? 'drift found' : 'no drift';
+  return parts.length > 0 ? `${parts.join(', ')}: ${verdict}` : verdict;
 }
 
 function indent(lines: string[], by = '    '): string[] {

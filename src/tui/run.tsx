@@ -1,6 +1,7 @@
 // The interactive entry, imported lazily by cli.ts so text and JSON runs never load Ink or React.
 // Full screen in the terminal's alternate buffer; the shell's screen comes back on exit, with
 // one line that keeps the answer (or why there is none) once the TUI is gone.
+import chalk from 'chalk';
 import { render } from 'ink';
 import type { FirstProblem, Report } from '../core/model.js';
 import { wrap } from '../output/wrap.js';
@@ -40,6 +41,9 @@ export async function runTui(o: RunOptions): Promise<TuiExit> {
   };
   process.once('exit', restore);
   for (const s of signals) process.on(s, onSignal);
+  // chalk drops every attribute when it sees --no-color in argv, NO_COLOR it ignores: the plain
+  // theme's bold and inverse (the selection bar) are drawn the same for both
+  if (!color && chalk.level === 0 && stdout.isTTY) chalk.level = 1;
   stdout.write(ENTER_ALT_SCREEN);
   try {
     const onQuit = (e: TuiExit) => (outcome = e);

@@ -167,6 +167,10 @@ async function main(): Promise<void> {
       ]
         .sort((a, b) => took(b) - took(a))
         .slice(0, 15)
+        .join('\n  ')}\n  the slowest API reads:\n  ${reads
+        .filter((l) => !/ms\) node [^:]+: /.test(l))
+        .sort((a, b) => took(b) - took(a))
+        .slice(0, 6)
         .join(
           '\n  ',
         )}\n  phases: ${lines.filter((l) => l.includes('timing: phase')).join('; ')}\n  ${lines.find((l) => l.includes('timing: sizes')) ?? 'no sizes told'}`,

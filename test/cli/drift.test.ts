@@ -423,6 +423,11 @@ describe('kdebug trace', () => {
     ],
     ['no source', ['--dst', '10.1.190.219:8080'], /give the source: --src IP/],
     [
+      'a port with icmp',
+      ['--proto', 'icmp', '--dst', '10.1.190.219:8080'],
+      /--dst 10\.1\.190\.219:8080: icmp has no ports \(ping reaches the address alone\): give --dst 10\.1\.190\.219$/m,
+    ],
+    [
       'a bad protocol',
       ['--dst', '10.1.190.219:8080', '--src', '10.244.0.2', '--proto', 'gre'],
       /argument 'gre' is invalid/,

@@ -65,6 +65,47 @@ describe('kdebug svc (built CLI)', () => {
     });
   });
 
+  it('-A finds the Service by its name in whichever namespace holds it', () => {
+    const target = (args: string[]) => {
+      const r = kdebug(['svc', ...args, '-A', '--snapshot', 'snapshots/nginx-svc', '-o', 'json']);
+      return r.code === 2 ? r.stderr : JSON.parse(r.stdout).target;
+    };
+    assert.deepEqual(target(['kube-dns']), { namespace: 'kube-system', service: 'kube-dns' });
+    assert.deepEqual(target(['nginx-svc']), { namespace: 'default', service: 'nginx-svc' });
+    assert.equal(
+      target(['nope']),
+      'kdebug: no Service named nope in any namespace of snapshots/nginx-svc\n',
+    );
+    assert.equal(
+      target(['kube-dns', '-n', 'default']),
+      'kdebug: -A finds the Service in every namespace: give no namespace with it\n',
+    );
+  });
+
+  it('a directory whose objects.json holds nothing a snapshot holds is said to be no snapshot', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kdebug-notsnap-'));
+    try {
+      writeFileSync(join(dir, 'meta.json'), '{}');
+      for (const [objects, why] of [
+        ['[]', 'no objects'],
+        ['[{"apiVersion":"v1","kind":"Service","spec":{}}]', 'a Service without metadata.name'],
+      ]) {
+        writeFileSync(join(dir, 'objects.json'), objects!);
+        const r = kdebug(['svc', 'web', '--snapshot', dir, '-o', 'text']);
+        assert.deepEqual(
+          [r.code, r.stdout, r.stderr],
+          [
+            2,
+            '',
+            `kdebug: not a snapshot of a cluster: ${join(dir, 'objects.json')}: ${why} (kdebug snapshot save writes the Service, its Pods and the Nodes)\n`,
+          ],
+        );
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('exits 2 with one line when it cannot do its job', () => {
     const r = kdebug(['svc', 'nginx-svc', '--snapshot', 'snapshots/does-not-exist']);
     assert.equal(r.code, 2);
@@ -238,6 +279,17 @@ describe('kdebug svc (built CLI)', () => {
         [none.code, none.stderr],
         [2, 'kdebug: 10.1.9.9: no Service in context fake has cluster IP 10.1.9.9\n'],
       );
+    });
+
+    it('-A asks the API for the Service by name in every namespace', async () => {
+      const r = await live(
+        ['svc', 'kube-dns', '-A', '--kubeconfig', kubeconfig, '-o', 'json', '--via', 'kube-proxy'],
+        { HOME: tmp },
+      );
+      assert.deepEqual(JSON.parse(r.stdout).target, {
+        namespace: 'kube-system',
+        service: 'kube-dns',
+      });
     });
 
     it('turns the API 404 into service-not-found with its suggestions', async () => {

@@ -314,7 +314,7 @@ describe('reaching the nodes (--via)', () => {
     }
   });
 
-  it('a capture finds each kube-proxy Pod among the Pods it read, and tells the nodes read, failed and left', async () => {
+  it('a capture finds each kube-proxy Pod among the Pods it read, tells the nodes read, failed and left, and shows those read as they come', async () => {
     // node-a's kube-proxy runs, node-b's is Pending, node-c has none
     const { fake } = await connect();
     const kc = await KubeCluster.connect({
@@ -323,12 +323,23 @@ describe('reaching the nodes (--via)', () => {
       transport: nodeAccess({ via: 'kube-proxy', ssh: NO_SSH }),
     });
     const tallies: NodeTally[] = [];
+    const shown: string[][] = [];
+    // a clock two seconds on at each look: every node done is shown while others are left
+    let t = 0;
     try {
       const facts = await collect(
         kc,
         { namespace: 'default', service: 'nginx-svc' },
-        { nodeCommands: [RULES], nodeConcurrency: 1, onNodes: (t) => tallies.push(t) },
+        {
+          nodeCommands: [RULES],
+          nodeConcurrency: 1,
+          onNodes: (t) => tallies.push(t),
+          onNodeFacts: (nodes) => shown.push(Object.keys(nodes)),
+          now: () => new Date((t += 2000)),
+        },
       );
+      // the nodes done so far, those read: node-a after it, still node-a after node-b failed
+      assert.deepEqual(shown, [['node-a'], ['node-a']]);
       assert.deepEqual(Object.keys(facts.nodes), ['node-a']);
       assert.deepEqual(tallies, [
         { read: 0, failed: 0, left: 3 },

@@ -301,6 +301,37 @@ describe('the traps of the first ten minutes, in a terminal', skip, () => {
   });
 });
 
+describe('no colour, asked either way', skip, () => {
+  const S4 = `${SESSION}-plain`;
+  const t4 = (...args: string[]) => tmux(...args.map((a) => (a === SESSION ? S4 : a)));
+  before(() => {
+    useServer('plain');
+    newShell(S4);
+  });
+  after(() => {
+    spawnSync('tmux', ['-L', socket, 'kill-server']);
+  });
+
+  it('--no-color and NO_COLOR draw the same screen, its selection bar in reverse video', async () => {
+    const drawn: string[] = [];
+    for (const line of [
+      'node bin/kdebug.js svc nginx-svc --snapshot snapshots/nginx-svc --no-color',
+      'NO_COLOR=1 node bin/kdebug.js svc nginx-svc --snapshot snapshots/nginx-svc',
+    ]) {
+      t4('send-keys', '-t', SESSION, '-l', `clear; ${line}`);
+      t4('send-keys', '-t', SESSION, 'Enter');
+      await waitFor('the first frame', (x) => x.includes('10 Hairpin'), 8000, S4);
+      // with its escapes: what is bold or reversed, and that no colour is drawn
+      drawn.push(t4('capture-pane', '-p', '-e', '-t', SESSION));
+      t4('send-keys', '-t', SESSION, 'q');
+      await waitFor('the shell back', (x) => /\$ $/m.test(x.trimEnd() + ' '), 8000, S4);
+    }
+    assert.equal(drawn[0], drawn[1]);
+    assert.match(drawn[0]!, /\x1b\[[0-9;]*7[0-9;]*m/, 'the selection bar is in reverse video');
+    assert.doesNotMatch(drawn[0]!, /\x1b\[(?:[0-9;]*;)?3[1-7](?:;[0-9;]*)?m/, 'no colour');
+  });
+});
+
 describe('leaving the TUI: the exit code says what was checked, the answer stays', skip, () => {
   const S3 = `${SESSION}-leave`;
   const t3 = (...args: string[]) => tmux(...args.map((a) => (a === SESSION ? S3 : a)));

@@ -227,6 +227,11 @@ export async function loadKubeconfig(o: KubeconfigOptions = {}): Promise<LoadedK
       },
     };
   }
+  // a server that is no http(s) URL would fail deep inside the client as "Invalid URL"
+  if (!validServer(cluster.server))
+    throw configError(
+      `cluster "${cluster.name}" in kubeconfig ${from}: server ${JSON.stringify(cluster.server)} is not an https:// (or http://) URL`,
+    );
   // TLS verification means nothing on plain http (kubectl proxy); client-node refuses http without it
   const usedCluster = cluster.server.startsWith('http:')
     ? { ...cluster, skipTLSVerify: true }
@@ -248,4 +253,15 @@ export async function loadKubeconfig(o: KubeconfigOptions = {}): Promise<LoadedK
     files,
     execPlugin: (user.exec as { command?: string } | undefined)?.command,
   };
+}
+
+/** An http(s) URL with a host, as the API client needs it. */
+function validServer(server: unknown): boolean {
+  if (typeof server !== 'string') return false;
+  try {
+    const u = new URL(server);
+    return (u.protocol === 'https:' || u.protocol === 'http:') && u.hostname !== '';
+  } catch {
+    return false;
+  }
 }

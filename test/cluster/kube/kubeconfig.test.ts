@@ -77,6 +77,10 @@ describe('kubeconfig: files, merging and contexts the way kubectl reads them', (
       file('ghost-user'),
       'current-context: g\ncontexts:\n- name: g\n  context: {cluster: c, user: ghost}\nclusters:\n- name: c\n  cluster: {server: "https://192.0.2.3:6443"}\n',
     );
+    writeFileSync(
+      file('bad-url'),
+      'current-context: g\ncontexts:\n- name: g\n  context: {cluster: c, user: u}\nclusters:\n- name: c\n  cluster: {server: "https://exa mple:6443"}\nusers:\n- name: u\n  user: {}\n',
+    );
     mkdirSync(join(dir, 'home'));
     for (const name of ['gcp', 'azure'])
       writeFileSync(
@@ -200,6 +204,12 @@ describe('kubeconfig: files, merging and contexts the way kubectl reads them', (
       () => loadKubeconfig({ env: env('ghost-cluster') }),
       'kubeconfig',
       /^context "g" refers to cluster "ghost", which kubeconfig .* does not define$/,
+    ],
+    [
+      'a server that is not a URL: the file and the cluster, not "Invalid URL"',
+      () => loadKubeconfig({ env: env('bad-url') }),
+      'kubeconfig',
+      /^cluster "c" in kubeconfig .*bad-url: server "https:\/\/exa mple:6443" is not an https:\/\/ \(or http:\/\/\) URL$/,
     ],
     [
       'a context whose user is not defined',
