@@ -67,9 +67,10 @@ describe('the lab cluster, kube-proxy in nftables mode', skipWithout(why), () =>
     assert.equal(doc.service?.proxyMode, 'nftables');
     const rules = doc.steps.find((s) => s.id === 'rules')!;
     assert.equal(rules.status, 'pass');
+    // both nodes hold what kube-proxy should write: one finding naming both
     assert.deepEqual(
-      rules.findings.map((f) => `${f.id}:${f.status}@${f.node}`),
-      c.info.nodes.map((n) => `rules-match:pass@${n.name}`),
+      rules.findings.map((f) => `${f.id}:${f.status}@${(f.nodes ?? [f.node]).join(',')}`),
+      [`rules-match:pass@${c.info.nodes.map((n) => n.name).join(',')}`],
     );
     assert.deepEqual(
       doc.steps.filter((s) => s.status === 'fail' || s.status === 'warn').map((s) => s.id),
@@ -185,9 +186,15 @@ describe('the lab cluster, kube-proxy in nftables mode', skipWithout(why), () =>
     assert.equal(r.code, 0, r.stderr);
     const rules = (JSON.parse(r.stdout) as SvcJson).steps.find((s) => s.id === 'rules')!;
     assert.equal(rules.status, 'pass');
+    // each family's pass names every node: the nodes agree
+    const names = c.info.nodes.map((n) => n.name);
     assert.deepEqual(
-      rules.findings.map((f) => `${f.id}:${f.status} ${f.title.split(':')[0]}`).sort(),
-      c.info.nodes.flatMap(() => ['rules-match:pass IPv4', 'rules-match:pass IPv6']).sort(),
+      rules.findings
+        .map(
+          (f) => `${f.id}:${f.status} ${f.title.split(':')[0]} ${(f.nodes ?? [f.node]).join(',')}`,
+        )
+        .sort(),
+      [`rules-match:pass IPv4 ${names.join(',')}`, `rules-match:pass IPv6 ${names.join(',')}`],
     );
   });
 
