@@ -7,32 +7,55 @@ import { clusterView } from './core/kube.js';
 import { valid } from './core/next-command.js';
 
 const SCRIPTS: Record<string, string> = {
-  // each answer line becomes one candidate as it is: no compgen -W, nothing in it is expanded
+  // each answer line becomes one candidate as it is: no compgen -W, nothing in it is expanded;
+  // cobra's ":0" asks for the shell's own file names (--snapshot, --file, --kubeconfig)
   bash: `# kdebug completion for bash: source <(kdebug completion bash)
 _kdebug() {
-  local line
+  local line files=
   COMPREPLY=()
   while IFS= read -r line; do
-    case $line in :*) ;; *) COMPREPLY+=("$line") ;; esac
+    case $line in :0) files=1 ;; :*) ;; *) COMPREPLY+=("$line") ;; esac
   done < <(kdebug __complete "\${COMP_WORDS[@]:1:COMP_CWORD}" 2>/dev/null)
+  if [ -n "$files" ]; then
+    compopt -o filenames 2>/dev/null
+    mapfile -t -O "\${#COMPREPLY[@]}" COMPREPLY < <(compgen -f -- "\${COMP_WORDS[COMP_CWORD]}")
+  fi
 }
 complete -F _kdebug kdebug
 `,
   zsh: `# kdebug completion for zsh: source <(kdebug completion zsh)
 _kdebug() {
-  local -a words_
-  words_=("\${(@f)$(kdebug __complete "\${words[@]:1:$((CURRENT-1))}" 2>/dev/null | grep -v '^:')}")
+  local -a out words_
+  out=("\${(@f)$(kdebug __complete "\${words[@]:1:$((CURRENT-1))}" 2>/dev/null)}")
+  words_=("\${(@)out:#:*}")
   compadd -- $words_
+  if (( \${out[(Ie):0]} )); then _files; fi
 }
 compdef _kdebug kdebug
 `,
   fish: `# kdebug completion for fish: kdebug completion fish | source
-complete -c kdebug -f -a '(kdebug __complete (commandline -opc)[2..-1] (commandline -ct) 2>/dev/null | string match -v ":*")'
+function __kdebug_complete
+  set -l out (kdebug __complete (commandline -opc)[2..-1] (commandline -ct) 2>/dev/null)
+  string match -v -- ':*' $out
+  if contains -- ':0' $out
+    __fish_complete_path (commandline -ct)
+  end
+end
+complete -c kdebug -f -a '(__kdebug_complete)'
 `,
 };
 
 export function completionScript(shell: string): string | undefined {
   return SCRIPTS[shell];
+}
+
+/** Flags whose value is a file or directory: the shell completes those itself. */
+const FILES = new Set(['--snapshot', '--file', '--kubeconfig']);
+
+/** What to offer: names, and whether the shell should offer file names too. */
+export interface Completion {
+  candidates: string[];
+  files?: true;
 }
 
 /** Flags whose next word is a value, and the values kdebug can offer for some. */
@@ -45,7 +68,13 @@ const VALUES: Record<string, string[] | undefined> = {
 };
 
 /** Candidates for the last word of `words` (the words after `kdebug`, the last one partial). */
-export async function complete(program: Command, words: string[]): Promise<string[]> {
+export async function complete(program: Command, words: string[]): Promise<Completion> {
+  const previous = words.at(-2);
+  if (previous && FILES.has(previous)) return { candidates: [], files: true };
+  return { candidates: await names(program, words) };
+}
+
+async function names(program: Command, words: string[]): Promise<string[]> {
   const current = words.at(-1) ?? '';
   const before = words.slice(0, -1);
   const options = (c?: Command) => [...(c?.options ?? []), ...program.options];
@@ -64,35 +93,60 @@ export async function complete(program: Command, words: string[]): Promise<strin
   if (previous && VALUES[previous]) return VALUES[previous]!.filter((v) => v.startsWith(current));
   if (current.startsWith('-')) return flags.filter((f) => f.startsWith(current));
   if (!command) return program.commands.map((c) => c.name()).filter((n) => n.startsWith(current));
-  const takesName = command.name() === 'svc' && positional.length === 1;
-  if (!takesName && previous !== '--node') return [];
-  const namespace = flagValue(before, '-n', '--namespace');
+  if (previous === '--context') {
+    const { kubeconfigContexts } = await import('./cluster/kube/kubeconfig.js');
+    const kubeconfig = flagValue(before, '--kubeconfig');
+    const contexts = await kubeconfigContexts(kubeconfig ? { kubeconfig } : {}).catch(() => []);
+    // a context is the user's own name ("admin@prod", an EKS ARN): printable and one word
+    return contexts.filter((c) => /^[!-~]+$/.test(c) && c.startsWith(current));
+  }
+  const asked: Asked | undefined =
+    previous === '--node'
+      ? 'nodes'
+      : previous === '-n' || previous === '--namespace'
+        ? 'namespaces'
+        : command.name() === 'svc' && positional.length === 1
+          ? 'services'
+          : undefined;
+  if (!asked) return [];
+  // svc NS/NAME, as kubectl takes it: the Services of that namespace, each written NS/NAME
+  const slash = asked === 'services' ? current.indexOf('/') : -1;
+  const inNamespace = slash > 0 ? current.slice(0, slash) : undefined;
+  const namespace = inNamespace ?? flagValue(before, '-n', '--namespace');
   const snapshot = flagValue(before, '--snapshot');
   try {
-    const names = snapshot
-      ? await snapshotNames(snapshot, namespace, previous === '--node')
-      : await liveNames(before, namespace, previous === '--node');
+    const found = snapshot
+      ? await snapshotNames(snapshot, namespace, asked)
+      : await liveNames(before, namespace, asked);
     // a name from a snapshot or a cluster is shown only if it is one Kubernetes could have made
-    return names.filter((n) => valid.name(n) !== undefined && n.startsWith(current));
+    return found
+      .filter((n) => valid.name(n) !== undefined)
+      .map((n) => (inNamespace ? `${inNamespace}/${n}` : n))
+      .filter((n) => n.startsWith(current));
   } catch {
     return []; // no cluster, no access: nothing to offer
   }
 }
+
+/** What a name under the cursor is. */
+type Asked = 'services' | 'nodes' | 'namespaces';
 
 function flagValue(words: string[], ...names: string[]): string | undefined {
   const at = words.findIndex((w) => names.includes(w));
   return at >= 0 ? words[at + 1] : undefined;
 }
 
-async function snapshotNames(dir: string, namespace: string | undefined, nodes: boolean) {
+async function snapshotNames(dir: string, namespace: string | undefined, asked: Asked) {
   const facts = await readSnapshot(dir);
   const view = clusterView(facts.objects);
-  if (nodes) return view.nodes.map((n) => n.name);
+  if (asked === 'nodes') return view.nodes.map((n) => n.name);
+  if (asked === 'namespaces')
+    return [...new Set(facts.objects.flatMap((o) => o.metadata?.namespace ?? []))].sort();
   const ns = namespace ?? facts.meta.namespace ?? 'default';
   return view.services.filter((s) => s.namespace === ns).map((s) => s.name);
 }
 
-async function liveNames(words: string[], namespace: string | undefined, nodes: boolean) {
+async function liveNames(words: string[], namespace: string | undefined, asked: Asked) {
   const { KubeApi } = await import('./cluster/kube-api.js');
   const api = await KubeApi.connect({
     context: flagValue(words, '--context'),
@@ -101,7 +155,12 @@ async function liveNames(words: string[], namespace: string | undefined, nodes: 
   });
   try {
     const ns = namespace ?? api.namespace;
-    const path = nodes ? '/api/v1/nodes' : `/api/v1/namespaces/${encodeURIComponent(ns)}/services`;
+    const path =
+      asked === 'nodes'
+        ? '/api/v1/nodes'
+        : asked === 'namespaces'
+          ? '/api/v1/namespaces'
+          : `/api/v1/namespaces/${encodeURIComponent(ns)}/services`;
     return (await api.list(path)).items.map((o) => o.metadata?.name ?? '').filter(Boolean);
   } finally {
     api.close();

@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import { EXIT, format, UsageError, write, type GlobalOptions } from './io.js';
 import { withExamples, type Define } from './flags.js';
+import type { Completion } from '../completion.js';
 
 export async function completionCommand(shell: string, g: GlobalOptions): Promise<number> {
   format(g, 'completion');
@@ -15,13 +16,19 @@ export async function completionCommand(shell: string, g: GlobalOptions): Promis
 /** The longest TAB completion waits for its candidates. */
 const COMPLETION_MS = 3000;
 
-/** What the completion scripts call: candidates one a line, then cobra's ":4" (no files). */
+/** What the completion scripts call: candidates one a line, then cobra's directive: ":0" where
+ * the shell should complete file names itself, else ":4" (no files). */
 export async function completeCommand(program: Command, words: string[]): Promise<number> {
   const { complete } = await import('../completion.js');
   // a shell waits for this: a slow snapshot or cluster gets no candidates rather than a hang
-  const late = new Promise<string[]>((r) => setTimeout(() => r([]), COMPLETION_MS).unref());
-  const candidates = await Promise.race([complete(program, words.length > 0 ? words : ['']), late]);
-  const text = [...candidates, ':4'].join('\n') + '\n';
+  const late = new Promise<Completion>((r) =>
+    setTimeout(() => r({ candidates: [] }), COMPLETION_MS).unref(),
+  );
+  const { candidates, files } = await Promise.race([
+    complete(program, words.length > 0 ? words : ['']),
+    late,
+  ]);
+  const text = [...candidates, files ? ':0' : ':4'].join('\n') + '\n';
   await new Promise((written) => process.stdout.write(text, written));
   process.exit(EXIT.ok); // a read still on its way is not waited for
 }

@@ -42,6 +42,16 @@ describe('shell completion', () => {
     { typed: 'kdebug rules --ta', offers: ['--table'] },
     { typed: 'kdebug svc web -o j', offers: ['json'] },
     { typed: 'kdebug svc web', offers: [] }, // no cluster here: nothing, quickly
+    // -n takes a namespace, as kubectl's does
+    { typed: 'kdebug svc --snapshot snapshots/nginx-svc -n kube', offers: ['kube-system'] },
+    // NS/NAME, as kubectl takes it
+    {
+      typed: 'kdebug svc --snapshot snapshots/nginx-svc kube-system/kube',
+      offers: ['kube-system/kube-dns'],
+    },
+    // the shell's own file names where a flag takes a file or directory
+    { typed: 'kdebug svc --snapshot snapshots/nginx-s', offers: ['snapshots/nginx-svc'] },
+    { typed: 'kdebug rules --file README', offers: ['README.md'] },
   ];
   for (const c of cases)
     it(`${c.typed}⇥ offers ${c.offers.join(', ') || 'nothing'}`, () =>
@@ -71,6 +81,22 @@ describe('shell completion', () => {
     assert.deepEqual(bash(`kdebug rules --snapshot ${dir} --node `), ['node-a']);
     assert.deepEqual(bash(`kdebug svc --snapshot ${dir} `), []);
     assert.ok(!existsSync(marker), 'a name from the snapshot ran as a command');
+  });
+
+  it('--context offers the contexts of the kubeconfig kubectl would use', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kdebug-contexts-'));
+    const file = join(dir, 'config');
+    writeFileSync(
+      file,
+      'apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "https://192.0.2.9:6443"}}]\nusers: [{name: u, user: {token: t}}]\ncontexts:\n- {name: admin@prod, context: {cluster: c, user: u}}\n- {name: admin@staging, context: {cluster: c, user: u}}\n- {name: "x y", context: {cluster: c, user: u}}\ncurrent-context: admin@prod\n',
+    );
+    assert.deepEqual(bash(`kdebug svc web --kubeconfig ${file} --context admin@`), [
+      'admin@prod',
+      'admin@staging',
+    ]);
+    assert.deepEqual(bash(`kdebug svc web --kubeconfig ${file} --context admin@s`), [
+      'admin@staging',
+    ]);
   });
 
   it('answers kubectl the cobra way, and prints each shell its script', () => {

@@ -166,6 +166,15 @@ const REMOVED_PROVIDERS: Record<string, string> = {
     'The azure auth plugin has been removed. Please use the https://github.com/Azure/kubelogin kubectl/client-go credential plugin instead. See https://kubernetes.io/docs/reference/access-authn-authz/authentication/#client-go-credential-plugins for further details',
 };
 
+/** The context names of the kubeconfig kubectl would use (completion of --context). */
+export async function kubeconfigContexts(o: KubeconfigOptions = {}): Promise<string[]> {
+  const k8s = await import('@kubernetes/client-node');
+  const files = kubeconfigFiles(o, o.env ?? process.env);
+  return files.length > 0
+    ? merge(files.map((f) => parseFile(k8s, f))).contexts.map((c) => c.name)
+    : [];
+}
+
 /** Loads the kubeconfig kubectl would use and selects the context. Throws KubeApiError. */
 export async function loadKubeconfig(o: KubeconfigOptions = {}): Promise<LoadedKubeconfig> {
   const env = o.env ?? process.env;
