@@ -822,9 +822,10 @@ async function finish(
   ).filter((n) => !windows.has(n));
   const commands =
     typeof o.nodeCommands === 'function' ? o.nodeCommands(base) : (o.nodeCommands ?? []);
-  // the agents' Pods are in hand: the node channels need not list them again
-  if (commands.length > 0) cluster.podsRead?.(objects.filter((x) => x.kind === 'Pod').map(toPod));
   const view = o.rulesOf ? clusterView(objects) : undefined;
+  // the agents' Pods are in hand: the node channels need not list them again
+  if (commands.length > 0)
+    cluster.podsRead?.(view?.pods ?? objects.filter((x) => x.kind === 'Pod').map(toPod));
   const byService = view && o.rulesOf ? { view, target: o.rulesOf } : undefined;
   const { outputs, errors } = commands.length
     ? await runNodeCommands(cluster, nodes, commands, o, progress, byService)

@@ -3,7 +3,8 @@
 // listings run. The binary is exec'd directly (the image may have no shell), so only the
 // commands its place allows run there; probes need a debug Pod or SSH.
 import type { TransportName } from '../core/node-access.js';
-import { toPod, type Pod } from '../core/kube.js';
+import { isKubeProxyPod, toPod, type Pod } from '../core/kube.js';
+import { isCiliumAgentPod } from '../core/cilium/agent.js';
 import type { NodeCommand, NodeResult } from './cluster.js';
 import { apiPath } from './cluster.js';
 import { labelSelectorString } from './collect.js';
@@ -22,6 +23,8 @@ interface AgentSpec {
   /** The DaemonSet whose selector finds the Pods, and the label when it is unreadable. */
   daemonSet: string;
   label: string;
+  /** Its Pod, as the rest of kdebug tells it among the Pods read from the API. */
+  isAgent: (p: Pod) => boolean;
   /** Pods of other labels found by name instead (static kube-proxy Pods). */
   namePrefix?: string;
   container: string;
@@ -37,6 +40,7 @@ const KUBE_PROXY: AgentSpec = {
   who: 'kube-proxy',
   daemonSet: 'kube-proxy',
   label: 'k8s-app=kube-proxy',
+  isAgent: isKubeProxyPod,
   namePrefix: 'kube-proxy-',
   container: 'kube-proxy',
   cannot: 'its image has no tools for them, kdebug runs only iptables-save there',
@@ -49,6 +53,7 @@ const CILIUM: AgentSpec = {
   daemonSet: 'cilium',
   // GKE's anetd carries the same label
   label: 'k8s-app=cilium',
+  isAgent: isCiliumAgentPod,
   container: 'cilium-agent',
   cannot: "only the agent's own listings run in its Pod",
   serves: (c) => c.kind === 'cilium',
@@ -101,14 +106,11 @@ class AgentExec implements NodeChannel {
 
   /** The DaemonSet's Pods the API reads returned, by node: those nodes are not asked again. */
   podsRead(pods: readonly Pod[]): void {
-    const [key, value] = this.spec.label.split('=');
     for (const p of pods) {
-      const ours =
-        p.namespace === SYSTEM &&
-        ((p.ownerKind === 'DaemonSet' && p.ownerName === this.spec.daemonSet) ||
-          (key !== undefined && p.labels[key] === value));
-      if (ours && p.nodeName !== undefined)
-        this.seeded.set(p.nodeName, [...(this.seeded.get(p.nodeName) ?? []), p]);
+      if (!this.spec.isAgent(p) || p.nodeName === undefined) continue;
+      const on = this.seeded.get(p.nodeName);
+      if (on) on.push(p);
+      else this.seeded.set(p.nodeName, [p]);
     }
   }
 

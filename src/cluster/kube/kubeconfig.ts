@@ -166,17 +166,8 @@ const REMOVED_PROVIDERS: Record<string, string> = {
     'The azure auth plugin has been removed. Please use the https://github.com/Azure/kubelogin kubectl/client-go credential plugin instead. See https://kubernetes.io/docs/reference/access-authn-authz/authentication/#client-go-credential-plugins for further details',
 };
 
-/** The context names of the kubeconfig kubectl would use (completion of --context). */
-export async function kubeconfigContexts(o: KubeconfigOptions = {}): Promise<string[]> {
-  const k8s = await import('@kubernetes/client-node');
-  const files = kubeconfigFiles(o, o.env ?? process.env);
-  return files.length > 0
-    ? merge(files.map((f) => parseFile(k8s, f))).contexts.map((c) => c.name)
-    : [];
-}
-
-/** Loads the kubeconfig kubectl would use and selects the context. Throws KubeApiError. */
-export async function loadKubeconfig(o: KubeconfigOptions = {}): Promise<LoadedKubeconfig> {
+/** The merged kubeconfig kubectl would use (its files, else the in-cluster service account). */
+async function readKubeconfig(o: KubeconfigOptions) {
   const env = o.env ?? process.env;
   const k8s = await import('@kubernetes/client-node');
   const files = kubeconfigFiles(o, env);
@@ -184,6 +175,17 @@ export async function loadKubeconfig(o: KubeconfigOptions = {}): Promise<LoadedK
     files.length > 0
       ? merge(files.map((f) => parseFile(k8s, f)))
       : inCluster(env, o.serviceAccountRoot ?? '/');
+  return { env, k8s, files, config };
+}
+
+/** The context names of the kubeconfig kubectl would use (completion of --context). */
+export async function kubeconfigContexts(o: KubeconfigOptions = {}): Promise<string[]> {
+  return (await readKubeconfig(o)).config?.contexts.map((c) => c.name) ?? [];
+}
+
+/** Loads the kubeconfig kubectl would use and selects the context. Throws KubeApiError. */
+export async function loadKubeconfig(o: KubeconfigOptions = {}): Promise<LoadedKubeconfig> {
+  const { env, k8s, files, config } = await readKubeconfig(o);
   if (!config) {
     throw new KubeApiError(
       'no-kubeconfig',

@@ -20,9 +20,10 @@ function conditionKey({ node, label, finding: f }: OnNode): string {
   return [label, f.id, f.status, f.service ?? '', f.title, aside(f.explanation)].join('\x01');
 }
 
-/** The findings, one per condition: a node alone keeps its own; nodes that share one are named
- * (the first few in the title, all in `nodes`), with the first node's explanation and evidence. */
-export function byCondition(items: readonly OnNode[]): Finding[] {
+/** The findings, one per condition: a node alone keeps its own, named in its title when it asks
+ * to be or when `several` nodes were read; nodes that share one are named (the first few in the
+ * title, all in `nodes`), with the first node's explanation and evidence. */
+export function byCondition(items: readonly OnNode[], several = false): Finding[] {
   const groups = new Map<string, OnNode[]>();
   for (const item of items) {
     const key = conditionKey(item);
@@ -36,7 +37,7 @@ export function byCondition(items: readonly OnNode[]): Finding[] {
     if (group.length === 1)
       return {
         ...f,
-        title: `${first.label}${first.named ? `${first.node}: ` : ''}${f.title}`,
+        title: `${first.label}${first.named || several ? `${first.node}: ` : ''}${f.title}`,
         node: first.node,
       };
     const nodes = group.map((g) => g.node);

@@ -78,42 +78,9 @@ export function tableNode(
   mode: keyof typeof MODES,
   family: IPFamily = 'IPv4',
 ): OnNode[] {
+  // the node's own findings name it when alone; its drift findings only where others were read
   const on = (findings: Finding[], named = true): OnNode[] =>
     findings.map((finding) => ({ node, label: familyLabel(svc, family), named, finding }));
-  const drift = driftOf(ctx, node, mode, family);
-  const drifted = drift.some((f) => f.status === 'fail' || f.status === 'warn');
-  return [...on(drift, false), ...on(own(ctx, node, svc, mode, family, drifted))];
-}
-
-/** The node's drift for the Service's ports, as `kdebug drift` computes it in this mode. */
-function driftOf(
-  ctx: CheckContext,
-  node: string,
-  mode: keyof typeof MODES,
-  family: IPFamily,
-): Finding[] {
-  const n = ctx.analysis.node(node, undefined, family);
-  const read = mode === 'nftables' ? n.nft() : mode === 'ipvs' ? n.ipvs() : n.cilium();
-  if (!read || read.error || !n.trees(ctx.scope)) return [];
-  if (mode === 'nftables' && n.nft()?.table?.cut) return [];
-  return n
-    .drift(ctx.scope)
-    .findings.map((d) => withSyncShown(ctx, node, d, driftToFinding(d, read.source)))
-    .map((f) => ({
-      ...f,
-      evidence: [seen(read.source, { node, source: read.source }), ...f.evidence],
-    }));
-}
-
-/** What the node's state says of the Service when nothing drifted, or why it was not compared. */
-function own(
-  ctx: CheckContext,
-  node: string,
-  svc: Service,
-  mode: keyof typeof MODES,
-  family: IPFamily,
-  drifted: boolean,
-): Finding[] {
   const m = MODES[mode];
   const n = ctx.analysis.node(node, undefined, family);
   const read = mode === 'nftables' ? n.nft() : mode === 'ipvs' ? n.ipvs() : n.cilium();
@@ -123,7 +90,7 @@ function own(
       ? `Cilium replaces kube-proxy on ${node}`
       : `kube-proxy on ${node} runs in ${m.word} mode`;
   if (!read)
-    return [
+    return on([
       finding(m.id, 'skip', `${m.word} mode, ${m.what(family)} not read`, {
         explanation: `${who} and kdebug did not read ${m.what(family)} (nodes/${node}/${stem}.txt is not in the facts), so ${svc.namespace}/${svc.name} is not checked there.`,
         evidence: [unseen(`nodes/${node}/${stem}.txt: not in the facts`, node)],
@@ -131,28 +98,35 @@ function own(
           mode === 'cilium' ? agentTable(ctx, node) : saveNodeOutput(node, m.command(family), stem),
         node,
       }),
-    ];
+    ]);
   const trees = !read.error ? n.trees(ctx.scope) : undefined;
   if (!trees)
-    return [
+    return on([
       finding('rules-unreadable', 'warn', `the ${m.word} state cannot be read`, {
         explanation: read.error ?? 'unreadable',
         evidence: [seen(read.source, { node, source: read.source })],
         node,
       }),
-    ];
+    ]);
   // a listing cut short would show everything after the cut as missing: said, not compared
   const cut = mode === 'nftables' ? n.nft()?.table?.cut : undefined;
   if (cut)
-    return [
+    return on([
       finding('rules-unreadable', 'warn', 'the nftables listing is cut short', {
         explanation: `${read.source} ends at line ${cut.line} inside ${cut.inside}: what came after was not recorded, so ${svc.namespace}/${svc.name} is not compared there (what is missing could be missing from the listing only).`,
         evidence: [seen(read.source, { node, source: read.source })],
         next: saveNodeOutput(node, m.command(family), stem),
         node,
       }),
-    ];
+    ]);
+  // the drift of this Service's ports, as `kdebug drift` computes it in this mode
   const drift = n.drift(ctx.scope);
+  const out = drift.findings
+    .map((d) => withSyncShown(ctx, node, d, driftToFinding(d, read.source)))
+    .map((f) => ({
+      ...f,
+      evidence: [seen(read.source, { node, source: read.source }), ...f.evidence],
+    }));
   const parts: string[] = [];
   const evidence: Evidence[] = [];
   for (const port of svc.ports) {
@@ -187,14 +161,18 @@ function own(
           : `${label} -> no endpoints`,
     );
   }
-  if (drifted || parts.length === 0) return [];
-  return [
-    finding('rules-match', 'pass', `${parts.join(', ')} in ${m.word}, as expected`, {
-      explanation: `${mode === 'cilium' ? "Cilium's agent" : `kube-proxy's ${m.word} state`} on ${node} sends ${svc.namespace}/${svc.name} to exactly the ${mode === 'cilium' ? 'backends' : 'endpoints'} it should for the current objects${mode === 'ipvs' ? notCompared(drift.tables, n.ipvs()?.read?.ipsetsError) : ''}${mode === 'cilium' && !drift.cilium?.maps ? " (its BPF maps were not read, so kdebug compared the agent's table only)" : ''}.`,
-      evidence,
-      node,
-    }),
-  ];
+  const drifted = on(out, false);
+  if (out.some((f) => f.status === 'fail' || f.status === 'warn') || parts.length === 0)
+    return drifted;
+  return drifted.concat(
+    on([
+      finding('rules-match', 'pass', `${parts.join(', ')} in ${m.word}, as expected`, {
+        explanation: `${mode === 'cilium' ? "Cilium's agent" : `kube-proxy's ${m.word} state`} on ${node} sends ${svc.namespace}/${svc.name} to exactly the ${mode === 'cilium' ? 'backends' : 'endpoints'} it should for the current objects${mode === 'ipvs' ? notCompared(drift.tables, n.ipvs()?.read?.ipsetsError) : ''}${mode === 'cilium' && !drift.cilium?.maps ? " (its BPF maps were not read, so kdebug compared the agent's table only)" : ''}.`,
+        evidence,
+        node,
+      }),
+    ]),
+  );
 }
 
 /** What of IPVS mode's state was not there to compare. */

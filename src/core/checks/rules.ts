@@ -210,9 +210,9 @@ function ipv6Rules(ctx: CheckContext, svc: Service, nodes: string[]): Finding[] 
     const found = drift(ctx, na, svc);
     if (!found.some(({ finding: f }) => f.status === 'fail' || f.status === 'warn'))
       clean.push(summary(node, svc, ipv6Source(ctx, node, na)));
-    items.push(...found.map((f) => ({ ...f, named: f.named || nodes.length > 1 })));
+    items.push(...found);
   }
-  const out = byCondition(items);
+  const out = byCondition(items, nodes.length > 1);
   if (clean.length > 0) {
     const same = clean.every((n) => n.ports === clean[0]!.ports);
     const named = count(clean.length, 'node');
@@ -436,7 +436,7 @@ export const rulesCheck: Check = {
       items.push(...found);
     }
     // a node alone names itself once the step read more than one node; nodes alike are one finding
-    const out = byCondition(items.map((i) => ({ ...i, named: i.named || nodes.length > 1 })));
+    const out = byCondition(items, nodes.length > 1);
     const ok = clean.map((node) => summary(node, svc, ipv4Source(ctx, node)));
     if (ok.length > 0) {
       // one line for all the nodes that agree with the expected rules
@@ -474,14 +474,13 @@ export const rulesCheck: Check = {
     // the IPv6 half on nftables and IPVS nodes, compared as the IPv4 one
     const ipv6Tables = svc.clusterIPs.some((ip) => ip.includes(':'))
       ? byCondition(
-          nodes
-            .flatMap((n) => {
-              const mode = modes.find((m) => m.node === n)?.mode;
-              return mode === 'nftables' || mode === 'ipvs'
-                ? tableNode(ctx, n, svc, mode, 'IPv6')
-                : [];
-            })
-            .map((i) => ({ ...i, named: i.named || nodes.length > 1 })),
+          nodes.flatMap((n) => {
+            const mode = modes.find((m) => m.node === n)?.mode;
+            return mode === 'nftables' || mode === 'ipvs'
+              ? tableNode(ctx, n, svc, mode, 'IPv6')
+              : [];
+          }),
+          nodes.length > 1,
         )
       : [];
     return [
