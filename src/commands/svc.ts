@@ -97,6 +97,12 @@ function found(r: ServiceRef | { error: string }): ServiceRef {
   return r;
 }
 
+/** `NAME:PORT`, `IP:PORT`: the port narrowed to (-A's lookup returns the name alone). */
+function portOf(named: ServiceRef, typed: ServiceRef | undefined): { port?: string } {
+  const port = named.port ?? typed?.port;
+  return port !== undefined ? { port } : {};
+}
+
 /** The Service a snapshot was taken for (its meta.json), when none is named. */
 function snapshotService(facts: Facts, dir: string): { namespace?: string; name: string } {
   const { service, namespace } = facts.meta;
@@ -155,6 +161,7 @@ export async function svcCommand(
     const target = {
       namespace: g.namespace ?? facts.meta.namespace ?? 'default',
       service: named.name,
+      ...portOf(named, ref),
     };
     const invocation = invocationOf(g, { snapshot: dir });
     const snapshot = o.label ?? `snapshot ${dir}`;
@@ -209,6 +216,7 @@ export async function svcCommand(
     const target: DiagnosedService = {
       namespace: g.namespace ?? cluster.defaultNamespace,
       service: name,
+      ...portOf(named, ref),
     };
     if (tui) {
       // no facts yet: the TUI shows the steps completing as they arrive
@@ -328,6 +336,7 @@ export const define: Define = (parent, run, g) => {
     [
       'kdebug svc nginx-svc                          # the current context and namespace',
       'kdebug svc shop/web --context prod -o json    # NS/NAME, like kubectl',
+      'kdebug svc kube-dns:dns-tcp -n kube-system    # NAME:PORT, one port only',
       'kdebug svc nginx-svc --snapshot DIR           # offline, from a snapshot',
       'kdebug svc web --from pod/client-7d9 --all-nodes  # the client first, then every node',
     ],

@@ -542,8 +542,13 @@ function servicePortsOf(services: Scope & object) {
   );
 }
 
+/** A Service narrowed to one port (`NAME:PORT`) is a scope of its own. */
 const scopeKey = (scope: Scope) =>
-  scope ? scope.map((s) => `${s.namespace}/${s.name}`).join(',') : '*';
+  scope
+    ? scope
+        .map((s) => `${s.namespace}/${s.name}:${s.ports.map((p) => `${p.port}/${p.protocol}`)}`)
+        .join(',')
+    : '*';
 
 /** One Service's nat chains, read by name, with the filter table (by name or whole) beside them. */
 function withChainsRead(

@@ -149,7 +149,7 @@ export interface ServiceSummary {
 
 export interface Report {
   schemaVersion: number;
-  target: { namespace: string; service: string };
+  target: { namespace: string; service: string; port?: string };
   context?: string;
   /** The worst step status: fail, warn, pending, else pass. */
   status?: Status;

@@ -1,16 +1,27 @@
 // The forms people type for a Service, as kubectl and cluster DNS spell it.
 import { canonicalAddress, familyOf } from './ipv6.js';
-import type { Service } from './kube.js';
+import type { Service, ServicePort } from './kube.js';
 
 export interface ServiceRef {
   /** Absent when the argument names none: -n or the context's namespace applies. */
   namespace?: string;
   name: string;
+  /** One of its ports, by number or name (`NAME:8080`, `NAME:http`): the diagnosis of it alone. */
+  port?: string;
 }
 
-/** `NAME`, `NS/NAME`, `svc/NAME` (`service/`, `services/`), `NAME.NS`, `NAME.NS.svc[.DOMAIN]`. */
+/** A port number, or a port's name as the API allows it (IANA_SVC_NAME: a letter somewhere). */
+const PORT = /^(?:\d{1,5}|(?=[a-z0-9-]*[a-z])[a-z0-9](?:[a-z0-9-]{0,13}[a-z0-9])?)$/;
+
+/** `NAME`, `NS/NAME`, `svc/NAME` (`service/`, `services/`), `NAME.NS`, `NAME.NS.svc[.DOMAIN]`,
+ * each with `:PORT` or `:PORTNAME` after it. */
 export function parseServiceRef(arg: string): ServiceRef | { error: string } {
   let rest = arg.trim();
+  const colon = rest.split(':');
+  if (colon.length > 2 || (colon.length === 2 && !PORT.test(colon[1]!)))
+    return { error: `"${arg}" is not NAME:PORT (a port number or a port's name after the colon)` };
+  const port = colon[1];
+  rest = colon[0]!;
   const kind = /^(?:svc|service|services)\//i.exec(rest);
   if (kind) rest = rest.slice(kind[0].length);
   let namespace: string | undefined;
@@ -25,7 +36,16 @@ export function parseServiceRef(arg: string): ServiceRef | { error: string } {
     [rest, namespace] = dots as [string, string];
   }
   if (!rest || namespace === '') return { error: `"${arg}" names no Service` };
-  return namespace === undefined ? { name: rest } : { namespace, name: rest };
+  return {
+    ...(namespace !== undefined ? { namespace } : {}),
+    name: rest,
+    ...(port !== undefined ? { port } : {}),
+  };
+}
+
+/** The Service's ports a `:PORT` names: by number (TCP and UDP alike, as DNS's 53) or by name. */
+export function portsNamed(svc: Pick<Service, 'ports'>, port: string): ServicePort[] {
+  return svc.ports.filter((p) => (/^\d+$/.test(port) ? p.port === Number(port) : p.name === port));
 }
 
 /** A Service's address as an application logs it: its cluster IP, IP:PORT or [IPv6]:PORT. */
@@ -41,7 +61,6 @@ export function parseServiceAddress(arg: string): { ip: string; port?: number } 
   return { ip: canonicalAddress(m[1]!), ...(port !== undefined ? { port } : {}) };
 }
 
-/** The Service whose cluster IP this is, or why none is chosen (one line, the input named). */
 /** The one Service of that name in any namespace (`-A`, as kubectl's): none or several is an
  * error that says which namespaces hold it. */
 export function serviceNamed(
@@ -59,6 +78,7 @@ export function serviceNamed(
   };
 }
 
+/** The Service whose cluster IP this is, or why none is chosen (one line, the input named). */
 export function serviceAt(
   services: Service[],
   arg: string,
@@ -78,5 +98,9 @@ export function serviceAt(
     return {
       error: `${arg}: Service ${s.namespace}/${s.name} has no port ${at.port} (ports: ${s.ports.map((p) => `${p.port}/${p.protocol}`).join(', ') || 'none'})`,
     };
-  return { namespace: s.namespace, name: s.name };
+  return {
+    namespace: s.namespace,
+    name: s.name,
+    ...(at.port !== undefined ? { port: String(at.port) } : {}),
+  };
 }

@@ -147,8 +147,10 @@ export function reportText(report: Report, o: TextOptions = {}): string {
   const p = palette(o.color ?? false);
   const width = o.width ?? 80;
   const opts = { width, verbose: o.verbose ?? false, truncate: o.truncate ?? false };
-  const { namespace, service } = report.target;
-  const out = [p.heading(`kdebug svc ${namespace}/${service}`)];
+  const { namespace, service, port } = report.target;
+  const out = [
+    p.heading(`kdebug svc ${namespace}/${service}${port !== undefined ? `:${port}` : ''}`),
+  ];
   const from = [report.context ? `context ${report.context}` : '', o.source ?? ''].filter(Boolean);
   if (from.length > 0) out.push(...wrap(from.join(', '), width, '', '  '));
   const s = report.service;

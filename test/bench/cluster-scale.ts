@@ -4,7 +4,8 @@
 // Pod by the DaemonSet controller; those Pods never start), then `kdebug svc` on one Service timed
 // with the nodes it read and its peak memory, the same with --all-nodes, and the truth check at
 // that size. A bench, not a test. `-- --services N --nodes N` for other sizes, `-- --svc-only`
-// for the svc timings without the truth check, `-- --profile DIR` for one run's CPU profile.
+// for the svc timings without the truth check, `-- --profile DIR` for one run's CPU profile,
+// `-- --hold` to keep the cluster up for runs by hand until interrupted.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -114,6 +115,7 @@ async function main(): Promise<void> {
     );
     console.log(`kube-proxy synced on every node: ${Math.round(ms(t))} ms`);
     const target = `svc-${String(Math.floor(SERVICES / 2)).padStart(4, '0')}`;
+    if (process.argv.includes('--hold')) return await hold(c, target);
     // `-- --profile DIR`: only the timed run below, with a CPU profile of kdebug written to DIR
     const profile = process.argv.includes('--profile')
       ? process.argv[process.argv.indexOf('--profile') + 1]
@@ -220,6 +222,14 @@ async function main(): Promise<void> {
   } finally {
     down();
   }
+}
+
+/** Waits for Ctrl-C with the cluster up, having said how to run kdebug on it. */
+async function hold(c: ClusterClient, target: string): Promise<void> {
+  console.log(
+    `held: ip netns exec ${c.info.clientNetns} node bin/kdebug.js svc ${target} -n ${NS} --kubeconfig=${c.info.kubeconfig}; Ctrl-C (or kill -INT ${process.pid}) tears it down`,
+  );
+  await new Promise<void>((done) => process.once('SIGINT', done).once('SIGTERM', done));
 }
 
 await main();

@@ -47,6 +47,59 @@ describe('kdebug svc (built CLI)', () => {
     );
   });
 
+  it('NAME:PORT and NAME:PORTNAME diagnose that port alone; a port the Service lacks fails step 1', () => {
+    const run = (arg: string) => {
+      const r = kdebug(['svc', arg, '--snapshot', 'snapshots/nginx-svc', '-o', 'json']);
+      const doc = JSON.parse(r.stdout);
+      const step = (id: string) => doc.steps.find((s: { id: string }) => s.id === id);
+      return { r, doc, step };
+    };
+    const byName = run('kube-system/kube-dns:dns-tcp');
+    assert.equal(byName.r.code, 0, byName.r.stderr);
+    assert.deepEqual(byName.doc.service.ports, ['dns-tcp 53/TCP -> 53']);
+    // every finding is about 53/TCP only: no UDP, no metrics port (the Pods' own ports aside)
+    const titles = byName.doc.steps.flatMap((s: { findings: { title: string }[] }) =>
+      s.findings.map((f) => f.title),
+    );
+    assert.deepEqual(
+      titles.filter((t: string) => /53\/UDP|9153/.test(t)),
+      [],
+    );
+    assert.equal(byName.step('rules').status, 'pass');
+    const byNumber = run('kube-dns.kube-system:53');
+    assert.deepEqual(byNumber.doc.service.ports, ['dns 53/UDP -> 53', 'dns-tcp 53/TCP -> 53']);
+    const whole = kdebug([
+      'svc',
+      'kube-dns',
+      '-n',
+      'kube-system',
+      '--snapshot',
+      'snapshots/nginx-svc',
+    ]);
+    const lacking = kdebug([
+      'svc',
+      'kube-dns:9999',
+      '-n',
+      'kube-system',
+      '--snapshot',
+      'snapshots/nginx-svc',
+    ]);
+    assert.equal(lacking.code, 1);
+    assert.match(lacking.stdout, /^kdebug svc kube-system\/kube-dns:9999$/m);
+    assert.match(lacking.stdout, /✗ {2}1 Service +kube-system\/kube-dns has no port 9999/);
+    // the rest is the whole Service's diagnosis, as without the port
+    assert.equal(
+      lacking.stdout
+        .split('\n')
+        .filter((l) => /^ . {2}[2-9]|^ . 10/.test(l))
+        .join('\n'),
+      whole.stdout
+        .split('\n')
+        .filter((l) => /^ . {2}[2-9]|^ . 10/.test(l))
+        .join('\n'),
+    );
+  });
+
   it('takes -n for the namespace', () => {
     const r = kdebug([
       'svc',
@@ -271,6 +324,7 @@ describe('kdebug svc (built CLI)', () => {
       assert.deepEqual(JSON.parse(byIP.stdout).target, {
         namespace: 'default',
         service: 'nginx-svc',
+        port: '8080',
       });
       const none = await live(['svc', '10.1.9.9', '--kubeconfig', kubeconfig, '-o', 'json'], {
         HOME: tmp,
@@ -283,13 +337,26 @@ describe('kdebug svc (built CLI)', () => {
 
     it('-A asks the API for the Service by name in every namespace', async () => {
       const r = await live(
-        ['svc', 'kube-dns', '-A', '--kubeconfig', kubeconfig, '-o', 'json', '--via', 'kube-proxy'],
+        [
+          'svc',
+          'kube-dns:dns-tcp',
+          '-A',
+          '--kubeconfig',
+          kubeconfig,
+          '-o',
+          'json',
+          '--via',
+          'kube-proxy',
+        ],
         { HOME: tmp },
       );
-      assert.deepEqual(JSON.parse(r.stdout).target, {
+      const doc = JSON.parse(r.stdout);
+      assert.deepEqual(doc.target, {
         namespace: 'kube-system',
         service: 'kube-dns',
+        port: 'dns-tcp',
       });
+      assert.deepEqual(doc.service.ports, ['dns-tcp 53/TCP -> 53']);
     });
 
     it('turns the API 404 into service-not-found with its suggestions', async () => {

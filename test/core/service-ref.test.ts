@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Service } from '../../src/core/kube.js';
-import { parseServiceAddress, parseServiceRef, serviceAt } from '../../src/core/service-ref.js';
+import {
+  parseServiceAddress,
+  parseServiceRef,
+  portsNamed,
+  serviceAt,
+} from '../../src/core/service-ref.js';
 
 describe('the forms people type for a Service', () => {
   const cases: { typed: string; ref: ReturnType<typeof parseServiceRef> }[] = [
@@ -21,6 +26,25 @@ describe('the forms people type for a Service', () => {
       ref: { error: '"web.shop.pod" is not a Service\'s DNS name (NAME.NS.svc.cluster.local)' },
     },
     { typed: 'shop/', ref: { error: '"shop/" names no Service' } },
+    { typed: 'web:8080', ref: { name: 'web', port: '8080' } },
+    { typed: 'shop/web:http', ref: { namespace: 'shop', name: 'web', port: 'http' } },
+    { typed: 'web.shop.svc.cluster.local:80', ref: { namespace: 'shop', name: 'web', port: '80' } },
+    { typed: 'web:dns-tcp', ref: { name: 'web', port: 'dns-tcp' } },
+    // a port's name has a letter, lower case, no dash at either end, at most 15 characters
+    ...[
+      'web:HTTP',
+      'web:-x',
+      'web:x-',
+      'web:',
+      'web:1:2',
+      'web:a234567890123456',
+      'web:123456',
+    ].map((typed) => ({
+      typed,
+      ref: {
+        error: `"${typed}" is not NAME:PORT (a port number or a port's name after the colon)`,
+      },
+    })),
   ];
   for (const c of cases) it(c.typed, () => assert.deepEqual(parseServiceRef(c.typed), c.ref));
 });
@@ -47,13 +71,35 @@ describe('an address as an application logs it names its Service', () => {
 
   it('finds the one Service with that cluster IP, in any namespace; a port it lacks is said', () => {
     const at = (arg: string) => serviceAt(services, arg, parseServiceAddress(arg)!, 'snap');
-    assert.deepEqual(at('10.96.0.21:8080'), { namespace: 'shop', name: 'cart' });
-    assert.deepEqual(at('[fd00:10:96::14]:80'), { namespace: 'default', name: 'web' });
+    assert.deepEqual(at('10.96.0.21:8080'), { namespace: 'shop', name: 'cart', port: '8080' });
+    assert.deepEqual(at('[fd00:10:96::14]:80'), { namespace: 'default', name: 'web', port: '80' });
     assert.deepEqual(at('10.96.0.21:80'), {
       error: '10.96.0.21:80: Service shop/cart has no port 80 (ports: 8080/TCP)',
     });
     assert.deepEqual(at('10.96.9.9'), {
       error: '10.96.9.9: no Service in snap has cluster IP 10.96.9.9',
     });
+  });
+});
+
+describe('NAME:PORT names the ports it narrows to', () => {
+  const dns = {
+    ports: [
+      { name: 'dns', port: 53, protocol: 'UDP' },
+      { name: 'dns-tcp', port: 53, protocol: 'TCP' },
+      { name: 'metrics', port: 9153, protocol: 'TCP' },
+    ],
+  } as unknown as Service;
+  it('by number every protocol of it, by name the one port, else none', () => {
+    assert.deepEqual(
+      portsNamed(dns, '53').map((p) => p.name),
+      ['dns', 'dns-tcp'],
+    );
+    assert.deepEqual(
+      portsNamed(dns, 'dns-tcp').map((p) => `${p.port}/${p.protocol}`),
+      ['53/TCP'],
+    );
+    assert.deepEqual(portsNamed(dns, '54'), []);
+    assert.deepEqual(portsNamed(dns, 'http'), []);
   });
 });

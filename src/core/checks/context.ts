@@ -24,6 +24,7 @@ import {
 } from '../kube.js';
 import type { Evidence, Facts } from '../model.js';
 import type { Cause } from './check.js';
+import { portsNamed } from '../service-ref.js';
 import { parseProbe, type ProbeResult } from '../node-outputs.js';
 import type { ServiceTrees } from '../service-tree.js';
 import { probeStem, type NodeProbe } from './node-probes.js';
@@ -32,6 +33,8 @@ import { probeStem, type NodeProbe } from './node-probes.js';
 export interface DiagnosedService {
   namespace: string;
   service: string;
+  /** `NAME:PORT`: the one port (number or name) diagnosed; the others are left out. */
+  port?: string;
 }
 
 export interface DiagnoseOptions {
@@ -92,7 +95,10 @@ export class CheckContext {
     this.analysis = options.analysis ?? new Analysis(facts);
     if (this.analysis.facts !== facts) throw new Error('the analysis given is of other facts');
     this.view = this.analysis.view;
-    this.service = findService(this.view, target.namespace, target.service);
+    const whole = findService(this.view, target.namespace, target.service);
+    const ports = whole && target.port !== undefined ? portsNamed(whole, target.port) : [];
+    // a port it does not have leaves it whole: the Service step says so
+    this.service = whole && ports.length > 0 ? { ...whole, ports } : whole;
     this.scope = this.service && [this.service];
     this.choice = recordedChoice(facts.meta);
   }

@@ -70,6 +70,15 @@ function patchTargetPort(svc: Service, index: number, value: number | string) {
   );
 }
 
+/** Where the port is in spec.ports (the API keeps port and protocol unique): `NAME:PORT` leaves
+ * the others out of svc.ports, not out of the object a patch edits. */
+function specIndex(svc: Service, port: ServicePort): number {
+  const spec = (svc.raw['spec'] as { ports?: { port?: unknown; protocol?: unknown }[] }) ?? {};
+  return (spec.ports ?? []).findIndex(
+    (p) => p.port === port.port && (p.protocol ?? 'TCP') === port.protocol,
+  );
+}
+
 function checkPort(ctx: CheckContext, svc: Service, port: ServicePort, index: number): Finding[] {
   const spn = ctx.servicePortName(port);
   const pods = ctx.selectedPods();
@@ -257,6 +266,6 @@ export const portsCheck: Check = {
               evidence: svc.ports.map((p) => read(`Service port ${portText(p)}`, serviceRef(svc))),
             }),
           ];
-    return svc.ports.flatMap((port, i) => checkPort(ctx, svc, port, i));
+    return svc.ports.flatMap((port) => checkPort(ctx, svc, port, specIndex(svc, port)));
   },
 };

@@ -6,6 +6,7 @@ import type { Evidence, Finding } from '../model.js';
 import { kubectl, valid, kdebug } from '../next-command.js';
 import { count, finding, labelText, list, pending, type Check } from './check.js';
 import type { CheckContext } from './context.js';
+import { portsNamed } from '../service-ref.js';
 
 export const portText = (p: ServicePort) =>
   `${p.name ? `${p.name} ` : ''}${p.port}/${p.protocol} -> ${p.targetPort}${p.nodePort ? ` (node port ${p.nodePort})` : ''}`;
@@ -98,6 +99,22 @@ function notFound(ctx: CheckContext): Finding {
   });
 }
 
+/** `NAME:PORT` for a port the Service does not have: what a client of that port meets. */
+function noSuchPort(svc: Service, port: string): Finding {
+  const by = /^\d+$/.test(port) ? 'port' : 'port named';
+  const ports = svc.ports.map((p) => `${p.name ? `${p.name} ` : ''}${p.port}/${p.protocol}`);
+  return finding(
+    'service-port-not-found',
+    'fail',
+    `${svc.namespace}/${svc.name} has no ${by} ${port}`,
+    {
+      explanation: `The Service's ports are ${ports.join(', ') || 'none'}. ${by === 'port' ? `A client connecting to its cluster IP on port ${port} reaches no rule: kube-proxy writes one per Service port, so the connection is refused or times out.` : `Only a Service port's name (spec.ports[].name) narrows the diagnosis; a Pod's port names are targetPorts.`} The steps below are about every port.`,
+      evidence: serviceEvidence(svc),
+      next: kubectl(svc.namespace, 'get', 'service', valid.name(svc.name), '-o', 'yaml'),
+    },
+  );
+}
+
 function describe(svc: Service): Finding {
   const evidence = serviceEvidence(svc);
   const ref = `${svc.namespace}/${svc.name}`;
@@ -152,6 +169,10 @@ export const serviceCheck: Check = {
   title: 'Service',
   run(ctx) {
     if (!ctx.service && ctx.waiting('objects')) return pending('reading the Service');
-    return [ctx.service ? describe(ctx.service) : notFound(ctx)];
+    if (!ctx.service) return [notFound(ctx)];
+    const port = ctx.target.port;
+    if (port !== undefined && portsNamed(ctx.service, port).length === 0)
+      return [noSuchPort(ctx.service, port), describe(ctx.service)];
+    return [describe(ctx.service)];
   },
 };

@@ -30,7 +30,8 @@ export function addressText(svc: Service): string {
 
 export function Header(props: Props) {
   const { screen, report, service, source, context, snapshot, unread, width } = props;
-  const target = report ? `${report.target.namespace}/${report.target.service}` : undefined;
+  const t = report?.target;
+  const target = t && `${t.namespace}/${t.service}${t.port !== undefined ? `:${t.port}` : ''}`;
   const ctx = report?.context ?? context;
   const captured = snapshot?.capturedAt?.replace('T', ' ').replace(/:\d\d(\.\d+)?Z$/, 'Z');
   const where = snapshot
