@@ -11,12 +11,17 @@ export interface Palette {
   command(text: string): string;
 }
 
+/** Faint text: the grey with 4.5:1 contrast on black and on white alike (WCAG AA), where the
+ * terminal's own "dim" or "gray" may vanish on one of them; xterm's 256-colour 243 is that grey. */
+export const FAINT = { hex: '#767676', ansi256: 243 } as const;
+
 const sgr = (code: string) => (text: string) => `\x1b[${code}m${text}\x1b[0m`;
+const faint = sgr(`38;5;${FAINT.ansi256}`);
 const STATUS: Record<Status, (t: string) => string> = {
   pass: sgr('32'),
   fail: sgr('1;31'),
   warn: sgr('33'),
-  skip: sgr('2'),
+  skip: faint,
   pending: sgr('36'),
 };
 
@@ -25,5 +30,5 @@ export function palette(color: boolean): Palette {
     const id = (t: string) => t;
     return { status: (_s, t) => t, heading: id, muted: id, command: id };
   }
-  return { status: (s, t) => STATUS[s](t), heading: sgr('1'), muted: sgr('2'), command: sgr('36') };
+  return { status: (s, t) => STATUS[s](t), heading: sgr('1'), muted: faint, command: sgr('36') };
 }

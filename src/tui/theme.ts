@@ -2,6 +2,7 @@
 // this table decides what that looks like. Without colour every token still reads through its
 // glyph or prefix, so nothing is conveyed by colour alone.
 import type { Shown } from '../core/model.js';
+import { FAINT } from '../output/palette.js';
 
 export type Tone =
   | 'text'
@@ -25,9 +26,9 @@ export interface Style {
   underline?: boolean;
 }
 
-const COLOURED: Record<Tone, Style> = {
+export const COLOURED: Record<Tone, Style> = {
   text: {},
-  muted: { color: 'gray' },
+  muted: { color: FAINT.hex },
   ok: { color: 'green' },
   warn: { color: 'yellow' },
   bad: { color: 'red', bold: true },
@@ -37,7 +38,7 @@ const COLOURED: Record<Tone, Style> = {
   match: { color: 'yellow', bold: true, underline: true },
   missing: { color: 'red' },
   unexpected: { color: 'green' },
-  border: { color: 'gray' },
+  border: { color: FAINT.hex },
   focus: { color: 'cyan' },
 };
 
