@@ -43,6 +43,13 @@ export function parseServiceRef(arg: string): ServiceRef | { error: string } {
   };
 }
 
+/** The Service as `NAME:PORT` diagnoses it: those ports alone; whole where it has none such
+ * (the Service step says so) or no port was named. */
+export function narrowed(svc: Service | undefined, port: string | undefined): Service | undefined {
+  const ports = svc && port !== undefined ? portsNamed(svc, port) : [];
+  return svc && ports.length > 0 ? { ...svc, ports } : svc;
+}
+
 /** The Service's ports a `:PORT` names: by number (TCP and UDP alike, as DNS's 53) or by name. */
 export function portsNamed(svc: Pick<Service, 'ports'>, port: string): ServicePort[] {
   return svc.ports.filter((p) => (/^\d+$/.test(port) ? p.port === Number(port) : p.name === port));

@@ -16,6 +16,7 @@ import {
   type SearchIndex,
 } from '../core/search.js';
 import type { ServiceTrees } from '../core/service-tree.js';
+import { narrowed } from '../core/service-ref.js';
 import type { NftTable } from '../core/nftables/listing.js';
 import { ciliumLineSet } from '../core/cilium/drift.js';
 import type { CiliumTable } from '../core/cilium/listing.js';
@@ -225,7 +226,10 @@ export function analyze(from: Facts | Analysis, o: AnalyzeOptions = {}): TuiData
       })
     : undefined;
 
-  const service = o.target ? findService(view, o.target.namespace, o.target.service) : undefined;
+  // NAME:PORT: the header shows the port diagnosed, as the report does
+  const service = o.target
+    ? narrowed(findService(view, o.target.namespace, o.target.service), o.target.port)
+    : undefined;
   return {
     facts,
     analysis,

@@ -33,6 +33,17 @@ describe('what the screens get from the core', () => {
     assert.equal(data.service?.clusterIP, '10.1.190.219');
   });
 
+  it("NAME:PORT: the header's Service has the port diagnosed, as the report", () => {
+    const dns = analyze(facts, {
+      target: { namespace: 'kube-system', service: 'kube-dns', port: 'dns-tcp' },
+    });
+    assert.deepEqual(
+      dns.service?.ports.map((p) => `${p.port}/${p.protocol}`),
+      ['53/TCP'],
+    );
+    assert.deepEqual(dns.report?.service?.ports, ['dns-tcp 53/TCP -> 53']);
+  });
+
   it('searches every node, the one shown first, each chain once', () => {
     const hits = searchNodes(data.nodes, 'KUBE-SVC-ELCM5PCEQWBTUJ2I', 1);
     const chains = hits.filter((h) => h.kind === 'chain' && h.text === 'KUBE-SVC-ELCM5PCEQWBTUJ2I');

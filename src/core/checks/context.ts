@@ -24,7 +24,7 @@ import {
 } from '../kube.js';
 import type { Evidence, Facts } from '../model.js';
 import type { Cause } from './check.js';
-import { portsNamed } from '../service-ref.js';
+import { narrowed } from '../service-ref.js';
 import { parseProbe, type ProbeResult } from '../node-outputs.js';
 import type { ServiceTrees } from '../service-tree.js';
 import { probeStem, type NodeProbe } from './node-probes.js';
@@ -95,10 +95,7 @@ export class CheckContext {
     this.analysis = options.analysis ?? new Analysis(facts);
     if (this.analysis.facts !== facts) throw new Error('the analysis given is of other facts');
     this.view = this.analysis.view;
-    const whole = findService(this.view, target.namespace, target.service);
-    const ports = whole && target.port !== undefined ? portsNamed(whole, target.port) : [];
-    // a port it does not have leaves it whole: the Service step says so
-    this.service = whole && ports.length > 0 ? { ...whole, ports } : whole;
+    this.service = narrowed(findService(this.view, target.namespace, target.service), target.port);
     this.scope = this.service && [this.service];
     this.choice = recordedChoice(facts.meta);
   }
