@@ -1,0 +1,85 @@
+// zsh's and fish's completion as each shell runs it: the script kdebug prints, sourced, and the
+// line completed by the shell itself (zsh: TAB typed into an interactive zsh in a pseudo-terminal;
+// fish: `complete -C`, which asks fish what TAB would offer).
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { hermetic, kdebug, ROOT } from '../support/cli.js';
+import { hasCommand, skipWithout } from '../support/skip.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'kdebug-shells-'));
+// `kdebug` on the PATH, as an install puts it there
+writeFileSync(
+  join(dir, 'kdebug'),
+  `#!/bin/sh\nexec ${process.execPath} ${ROOT}/bin/kdebug.js "$@"\n`,
+);
+chmodSync(join(dir, 'kdebug'), 0o755);
+const env = { ...hermetic(), PATH: `${dir}:${process.env['PATH']}` };
+
+const complete: Record<'zsh' | 'fish', (line: string) => string[]> = {
+  zsh(line) {
+    const script = join(dir, 'kdebug.zsh');
+    writeFileSync(script, kdebug(['completion', 'zsh']).stdout);
+    const out = join(dir, `offers-${Math.random().toString(36).slice(2)}`);
+    writeFileSync(out, '');
+    const driver = join(ROOT, 'test/support/zsh-complete.zsh');
+    const r = spawnSync('zsh', ['-f', driver, script, line, out], {
+      cwd: ROOT,
+      env,
+      encoding: 'utf8',
+    });
+    assert.equal(r.status, 0, r.stderr);
+    const said = readFileSync(out, 'utf8').split('\n');
+    assert.ok(said.includes('<DONE>'), `zsh did not finish completing "${line}"`);
+    return said.filter((l) => l !== '' && l !== '<DONE>');
+  },
+  fish(line) {
+    const program = `kdebug completion fish | source; complete -C ${JSON.stringify(line)}`;
+    const r = spawnSync('fish', ['-c', program], { cwd: ROOT, env, encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    // fish prints "candidate<TAB>description"
+    return r.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => l.split('\t')[0]!);
+  },
+};
+
+const CASES: { typed: string; offers: string[] }[] = [
+  { typed: 'kdebug sv', offers: ['svc'] },
+  { typed: 'kdebug svc --snapshot snapshots/nginx-svc ng', offers: ['nginx-svc'] },
+  { typed: 'kdebug svc --snapshot snapshots/nginx-svc -n kube', offers: ['kube-system'] },
+  {
+    typed: 'kdebug svc --snapshot snapshots/nginx-svc kube-system/kube',
+    offers: ['kube-system/kube-dns'],
+  },
+  {
+    typed: 'kdebug drift --snapshot snapshots/nginx-svc --node vm-12-7',
+    offers: ['vm-12-7-centos'],
+  },
+  { typed: 'kdebug svc web -o j', offers: ['json'] },
+  { typed: 'kdebug svc web', offers: [] }, // no cluster here: nothing, quickly
+];
+
+for (const shell of ['zsh', 'fish'] as const)
+  describe(
+    `${shell} completion`,
+    skipWithout(hasCommand(shell) ? '' : `${shell} is not installed`),
+    () => {
+      for (const c of CASES)
+        it(`${c.typed}⇥ offers ${c.offers.join(', ') || 'nothing'}`, () =>
+          assert.deepEqual(complete[shell](c.typed), c.offers));
+
+      it("a flag that takes a directory gets the shell's own file names", () => {
+        const offers = complete[shell]('kdebug svc --snapshot snapshots/nginx-s');
+        // zsh offers the name within its directory, fish the path with a slash for a directory
+        assert.ok(
+          offers.some((o) => /^(snapshots\/)?nginx-svc\/?$/.test(o)),
+          JSON.stringify(offers),
+        );
+      });
+    },
+  );
