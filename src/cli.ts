@@ -1,7 +1,8 @@
 // The program: global flags, each command's flags and help, exit codes, signals and the one
 // place a failure becomes a message. Each command (its flags, help and handler) lives in
 // commands/, one file each, loaded when it runs.
-import { Command, CommanderError, Option } from 'commander';
+import { Command, CommanderError, Help, Option, type HelpConfiguration } from 'commander';
+import { wrap } from './output/wrap.js';
 import type { Define, Run } from './commands/flags.js';
 import { SELF } from './commands/invocation.js';
 import {
@@ -10,6 +11,7 @@ import {
   EXIT,
   inert,
   onInterrupt,
+  textWidth,
   UsageError,
   VERSION,
   type GlobalOptions,
@@ -57,6 +59,25 @@ function cleanUpOnSignals(): void {
   };
   for (const s of Object.keys(SIGNAL_EXIT)) process.on(s, handler);
 }
+
+/** The help at the terminal's width: where the option column leaves too little room, each
+ * option's description goes under it; a usage line too long wraps under itself. */
+function helpLayout(width: number): HelpConfiguration {
+  return {
+    showGlobalOptions: true,
+    helpWidth: width,
+    minWidthToWrap: 20,
+    styleUsage: (usage) => wrap(usage, width - 'Usage: '.length, '', '  ').join('\n'),
+    formatItem(term, termWidth, description, helper) {
+      if (!description || width - termWidth - 4 >= NARROW_HELP)
+        return Help.prototype.formatItem.call(this, term, termWidth, description, helper);
+      return [`  ${term}`, ...wrap(description, width, '      ')].join('\n');
+    },
+  };
+}
+
+/** Fewer columns than this beside the options: their descriptions go under them. */
+const NARROW_HELP = 30;
 
 /** The commands, in --help's order; a command's module (flags, help, handler) loads only when
  * that command runs, or when --help or completion needs them all. */
@@ -113,7 +134,7 @@ export async function buildProgram(run: Run, words?: string[]): Promise<Command>
       ]),
     )
     .option('--no-color', 'no colours (NO_COLOR is honoured too)')
-    .configureHelp({ showGlobalOptions: true })
+    .configureHelp(helpLayout(textWidth().width))
     .exitOverride();
   const g = () => program.opts<GlobalOptions>();
   const only = words && commandOf(words);

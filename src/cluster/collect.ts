@@ -14,14 +14,8 @@ import { serviceChainReads, type IptablesTool } from '../core/iptables/service-c
 import { ciliumImageVersion, isCiliumAgentPod } from '../core/cilium/agent.js';
 import { chainStemPrefix, type CiliumList } from '../core/node-command.js';
 import { parseVersion } from '../core/node-state.js';
-import {
-  clusterView,
-  isWindows,
-  kubeProxyConfigOf,
-  toNode,
-  toPod,
-  type ClusterView,
-} from '../core/kube.js';
+import { Analysis } from '../core/analysis.js';
+import { clusterView, isWindows, kubeProxyConfigOf, type ClusterView } from '../core/kube.js';
 import type { Facts, KubeObject, NodeOutputs, SnapshotMeta } from '../core/model.js';
 import type { NodeError } from '../core/node-access.js';
 import type { ApiRead, ReadError } from '../core/not-read.js';
@@ -66,10 +60,10 @@ export interface CollectOptions {
    * Commands to run on each node, or a function of the objects read that says which; their
    * stdout lands in facts.nodes[node][commandStem]. Default none.
    */
-  nodeCommands?: NodeCommand[] | ((facts: Facts) => NodeCommand[]);
+  nodeCommands?: NodeCommand[] | ((facts: Facts, analysis: Analysis) => NodeCommand[]);
   /** Nodes to run them on, or a function of the objects read that says which. Default: every
    * Node read. */
-  nodes?: string[] | ((facts: Facts) => string[]);
+  nodes?: string[] | ((facts: Facts, analysis: Analysis) => string[]);
   /** Added to facts.meta (e.g. kdebugVersion). */
   meta?: SnapshotMeta;
   /** The client Pod of --from pod/NAME: read too, for the node it runs on. */
@@ -154,8 +148,12 @@ const IPVS_READS: NodeCommand[] = [
  * kube-proxy is configured for that mode, and the IPv6 proxier's rules where some Service has an
  * IPv6 cluster IP. The legacy reads come after every dump: where a kube-proxy image has no `cat`,
  * that channel is lost for the rest of the node's reads only once the dumps are in. */
-export function nodeBasics(facts: Facts, byService = false): NodeCommand[] {
-  const view = clusterView(facts.objects);
+export function nodeBasics(
+  facts: Facts,
+  o: { byService?: boolean; view?: ClusterView } = {},
+): NodeCommand[] {
+  const byService = o.byService ?? false;
+  const view = o.view ?? clusterView(facts.objects);
   const mode = configuredMode(view);
   const ipv6 = hasIPv6Services(view);
   const cilium = ciliumReads(view);
@@ -258,12 +256,13 @@ export function diagnosisCommands(
   facts: Facts,
   target: DiagnosedService,
   byService = false,
+  analysis = new Analysis(facts),
 ): NodeCommand[] {
-  const conntrack = conntrackPlan(facts, target);
+  const conntrack = conntrackPlan(facts, target, analysis);
   return [
-    ...nodeBasics(facts, byService),
+    ...nodeBasics(facts, { byService, view: analysis.view }),
     ...conntrackFirst(conntrack),
-    ...probePlan(facts, target),
+    ...probePlan(facts, target, undefined, analysis),
     ...conntrack,
   ];
 }
@@ -604,8 +603,9 @@ const WHOLE_BELOW = 1000;
 
 const lineCount = (text: string) => text.split('\n').length - 1;
 
-/** Chain reads of one round that run at once on a node (each is its own exec or channel). */
-const CHAIN_READS_AT_ONCE = 4;
+/** Chain reads of one round that run at once on a node (each is its own exec or channel; sshd
+ * allows 10 sessions on a connection by default). */
+const CHAIN_READS_AT_ONCE = 8;
 
 /** Whether a backend's probe found kube-proxy's KUBE-POSTROUTING (undefined: not read). */
 function probed(outputs: NodeOutputs | undefined, tool: IptablesTool, backend: 'nft' | 'legacy') {
@@ -703,30 +703,43 @@ async function runNodeCommands(
     const { view, target } = byService!;
     const save = `${tool}-save` as const;
     const backend = 'nft';
+    // the chains read by name, the backend's probe aside (it says which backend holds them)
+    const chainStem = (stem: string) =>
+      stem !== probeStem(tool, backend) &&
+      (stem.startsWith(chainStemPrefix(tool, backend)) ||
+        stem.startsWith(chainStemPrefix(tool, backend, 'filter')));
+    const chainErrors = () => errors.filter((e) => e.node === node && chainStem(e.command));
+    // at most CHAIN_READS_AT_ONCE in flight, the next starting as one ends
+    const inLanes = async (reads: NodeCommand[]) => {
+      const queue = [...reads];
+      const lane = async () => {
+        for (let c = queue.shift(); c !== undefined; c = queue.shift()) await runChecked(node, c);
+      };
+      await Promise.all(Array.from({ length: CHAIN_READS_AT_ONCE }, lane));
+    };
+    // KUBE-SERVICES sizes the table; the chains every answer reads go with it in the first round
     const services = { kind: 'iptables-chain', tool, backend, chain: 'KUBE-SERVICES' } as const;
-    await runChecked(node, services);
+    const first = serviceChainReads(view, target, outputs.get(node), tool, backend);
+    await inLanes([
+      services,
+      ...(first === 'whole' ? [] : first.filter((c) => commandStem(c) !== commandStem(services))),
+    ]);
     const listed = outputs.get(node)?.[commandStem(services)];
     if (listed !== undefined && lineCount(listed) < (target.wholeBelow ?? WHOLE_BELOW)) {
       await runChecked(node, { kind: save, backend });
-      // the table is read whole: the chain read to size it stands for nothing more
+      // the table is read whole: the chains read beside it stand for nothing more
       const kept = outputs.get(node)!;
-      if (kept[commandStem({ kind: save, backend })] !== undefined)
-        delete kept[commandStem(services)];
+      if (kept[commandStem({ kind: save, backend })] !== undefined) {
+        for (const stem of Object.keys(kept)) if (chainStem(stem)) delete kept[stem];
+        for (const e of chainErrors()) errors.splice(errors.indexOf(e), 1);
+      }
       return;
     }
-    const chainErrors = () =>
-      errors.filter(
-        (e) =>
-          e.node === node &&
-          (e.command.startsWith(chainStemPrefix(tool, backend)) ||
-            e.command.startsWith(chainStemPrefix(tool, backend, 'filter'))),
-      );
     for (;;) {
       const next = serviceChainReads(view, target, outputs.get(node), tool, backend);
       if (next !== 'whole' && next.length === 0) return;
       if (next !== 'whole') {
-        for (let i = 0; i < next.length; i += CHAIN_READS_AT_ONCE)
-          await Promise.all(next.slice(i, i + CHAIN_READS_AT_ONCE).map((c) => runChecked(node, c)));
+        await inLanes(next);
         if (chainErrors().length === 0) continue;
       }
       await runOne(node, { kind: save, backend });
@@ -809,23 +822,20 @@ async function finish(
   progress: (p: CollectProgress) => void,
 ): Promise<Facts> {
   const objects = r.sorted();
-  // Windows nodes have no iptables and no Linux debug Pod: nothing is run there
-  const windows = new Set(
-    objects
-      .filter((x) => x.kind === 'Node' && isWindows(toNode(x)))
-      .map((x) => x.metadata?.name ?? ''),
-  );
   const base = { objects, nodes: {}, meta: { ...cluster.meta, ...meta } };
+  // one analysis of the objects for every question asked of them before the nodes are read
+  const analysis = new Analysis(base);
+  // Windows nodes have no iptables and no Linux debug Pod: nothing is run there
+  const windows = new Set(analysis.view.nodes.filter(isWindows).map((n) => n.name));
   const nodes = (
-    (typeof o.nodes === 'function' ? o.nodes(base) : o.nodes) ??
+    (typeof o.nodes === 'function' ? o.nodes(base, analysis) : o.nodes) ??
     objects.filter((x) => x.kind === 'Node').map((x) => x.metadata?.name ?? '')
   ).filter((n) => !windows.has(n));
   const commands =
-    typeof o.nodeCommands === 'function' ? o.nodeCommands(base) : (o.nodeCommands ?? []);
-  const view = o.rulesOf ? clusterView(objects) : undefined;
+    typeof o.nodeCommands === 'function' ? o.nodeCommands(base, analysis) : (o.nodeCommands ?? []);
+  const view = o.rulesOf ? analysis.view : undefined;
   // the agents' Pods are in hand: the node channels need not list them again
-  if (commands.length > 0)
-    cluster.podsRead?.(view?.pods ?? objects.filter((x) => x.kind === 'Pod').map(toPod));
+  if (commands.length > 0) cluster.podsRead?.(analysis.view.pods);
   const byService = view && o.rulesOf ? { view, target: o.rulesOf } : undefined;
   const { outputs, errors } = commands.length
     ? await runNodeCommands(cluster, nodes, commands, o, progress, byService)

@@ -67,11 +67,11 @@ export async function readFacts(
       {
         meta: { kdebugVersion: c.kdebugVersion },
         // a node that does not exist, or several nodes and none picked: nothing to run
-        nodeCommands: (f) => {
-          const nodes = clusterView(f.objects).nodes.map((n) => n.name);
+        nodeCommands: (f, { view }) => {
+          const nodes = view.nodes.map((n) => n.name);
           const picked =
             o.node !== undefined ? nodes.includes(o.node) : o.allNodes || nodes.length === 1;
-          return want.rules && picked ? nodeBasics(f) : [];
+          return want.rules && picked ? nodeBasics(f, { view }) : [];
         },
         nodes: o.node !== undefined ? [o.node] : undefined,
       },
@@ -335,8 +335,7 @@ export async function readLive(
           }
         : {}),
       // which nodes, decided once the objects are in; recorded before the steps see them
-      nodes: (f) => {
-        const view = clusterView(f.objects);
+      nodes: (f, { view }) => {
         choice = chooseNodes(view, target, {
           ...which,
           client: clientNode(view, target.namespace, which.from),
@@ -349,11 +348,11 @@ export async function readLive(
         f.meta['nodeChoice'] = choice;
         return choice.chosen.map((c) => c.node);
       },
-      nodeCommands: (f) => {
+      nodeCommands: (f, analysis) => {
         // the API objects are in: the steps that need only them can finish now
         partial?.(f, { nodes: true });
         objectsRead = f;
-        return diagnosisCommands(f, target, true);
+        return diagnosisCommands(f, target, true, analysis);
       },
       // then the nodes as they are read (--all-nodes on a large cluster takes a while)
       ...(partial

@@ -1,5 +1,6 @@
 // `kdebug snapshot save DIR`: collect Facts from the live cluster and write them as a snapshot
 // directory that `--snapshot DIR` replays. Returns what was written; cli.ts prints it.
+import type { Analysis } from '../core/analysis.js';
 import { readdir, stat } from 'node:fs/promises';
 import type { Facts, SnapshotMeta } from '../core/model.js';
 import type { NodeAccess } from '../core/node-access.js';
@@ -119,8 +120,8 @@ export async function saveSnapshot(o: SnapshotSaveOptions): Promise<SnapshotSave
       nodeCommands:
         o.nodeCommands === 'diagnosis'
           ? target
-            ? (f: Facts) => diagnosisCommands(f, target)
-            : nodeBasics
+            ? (f: Facts, a: Analysis) => diagnosisCommands(f, target, false, a)
+            : (f: Facts, a: Analysis) => nodeBasics(f, { view: a.view })
           : o.nodeCommands,
       meta: o.kdebugVersion ? { kdebugVersion: o.kdebugVersion } : {},
     };

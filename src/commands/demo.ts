@@ -2,7 +2,15 @@
 // or any scenario by name; --list says what each one shows.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BUNDLED_SNAPSHOTS, DEMO_SNAPSHOT, UsageError, write, type GlobalOptions } from './io.js';
+import {
+  BUNDLED_SNAPSHOTS,
+  DEMO_SNAPSHOT,
+  textWidth,
+  UsageError,
+  write,
+  type GlobalOptions,
+} from './io.js';
+import { wrap, wrapAfter } from '../output/wrap.js';
 import { svcCommand } from './svc.js';
 import { withExamples, type Define } from './flags.js';
 
@@ -38,10 +46,19 @@ export async function demoCommand(
 ): Promise<number> {
   if (o.list) {
     const all = scenarios();
-    const width = Math.max(...all.map((s) => s.name.length));
-    write(
-      `${all.map((s) => `${s.name.padEnd(width)}  ${s.about}`).join('\n')}\n\nkdebug demo NAME runs one; kdebug svc --snapshot DIR runs it from its directory (${BUNDLED_SNAPSHOTS})\n`,
-    );
+    const names = Math.max(...all.map((s) => s.name.length));
+    const { width } = textWidth();
+    const lines = [
+      ...all.flatMap((s) => wrapAfter(`${s.name.padEnd(names)}  `, s.about, width)),
+      '',
+      ...wrap(
+        `kdebug demo NAME runs one; kdebug svc --snapshot DIR runs it from its directory (${BUNDLED_SNAPSHOTS})`,
+        width,
+        '',
+        '  ',
+      ),
+    ];
+    write(`${lines.join('\n')}\n`);
     return 0;
   }
   // the plain demo reads no directory listing on its way to the first frame

@@ -17,6 +17,7 @@ import {
   format,
   sourceContext,
   UsageError,
+  textWidth,
   write,
   type GlobalOptions,
 } from './io.js';
@@ -62,7 +63,7 @@ export async function driftCommand(o: DriftFlags, g: GlobalOptions): Promise<num
     ),
   );
   const how = invocationOf(g, o);
-  write(shown === 'json' ? driftJson(answer, how) : driftText(answer, how));
+  write(shown === 'json' ? driftJson(answer, how) : driftText(answer, how, textWidth().width));
   return answer.drifted ? EXIT.problem : EXIT.ok;
 }
 

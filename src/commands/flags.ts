@@ -4,7 +4,9 @@ import { Option, type Command } from 'commander';
 import { DEFAULT_DEBUG_IMAGE } from '../cluster/node-pod.js';
 import { DEFAULT_MAX_OUTPUT_MIB } from '../core/not-read.js';
 import { SELF } from './invocation.js';
-import type { GlobalOptions } from './io.js';
+import { textWidth, type GlobalOptions } from './io.js';
+import { wrapCommand } from '../output/text.js';
+import { wrap } from '../output/wrap.js';
 
 /** What a command's action hands back: its exit code, to come. */
 export type Run = (code: Promise<number>) => void;
@@ -14,10 +16,21 @@ export type Define = (parent: Command, run: Run, g: () => GlobalOptions) => void
 
 /** Examples at the end of the command's --help, naming kdebug as it was run. */
 export function withExamples(c: Command, lines: string[]): Command {
-  return c.addHelpText(
-    'after',
-    `\nExamples:\n${lines.map((l) => `  ${l.replace(/^kdebug\b/, SELF.join(' '))}`).join('\n')}`,
-  );
+  return c.addHelpText('after', () => {
+    const width = textWidth().width;
+    const shown = lines.map((l) => l.replace(/^kdebug\b/, SELF.join(' ')));
+    // too narrow for "command   # what it does": the note above, the command wrapped to paste
+    const narrow = shown.some((l) => l.length + 2 > width);
+    const examples = shown.flatMap((l) => {
+      if (!narrow) return [`  ${l}`];
+      const [command = '', note] = l.split(/\s+# /);
+      return [
+        ...(note ? wrap(`# ${note}`, width, '  ', '    ') : []),
+        ...wrapCommand(command.trim().split(' '), width, '  '),
+      ];
+    });
+    return `\nExamples:\n${examples.join('\n')}`;
+  });
 }
 
 /** --ssh-user ... --ssh-timeout: how SSH connects, wherever kdebug may use it. */

@@ -7,7 +7,7 @@ import { Option, type Command } from 'commander';
 import { DEFAULT_DEBUG_IMAGE } from '../cluster/node-pod.js';
 import type { NodeAccessFlags } from '../cluster/node-flags.js';
 import { serve } from '../mcp/server.js';
-import type { Define } from './flags.js';
+import { withExamples, type Define } from './flags.js';
 import { UsageError, type GlobalOptions } from './io.js';
 
 export interface McpFlags extends NodeAccessFlags {
@@ -37,7 +37,7 @@ export function mcpCommand(
   run: (code: Promise<number>) => void,
   g: () => GlobalOptions,
 ): Command {
-  return program
+  const c = program
     .command('mcp')
     .description(
       "an MCP server on stdio: kdebug's commands as tools for an assistant (read-only by default)",
@@ -60,12 +60,11 @@ export function mcpCommand(
       '--node-timeout <seconds>',
       'how long a debug Pod may take to start, and each node command (default: 60)',
     )
-    .option('--snapshot-dir <dir>', 'let snapshot_save write snapshots, only under this directory')
-    .addHelpText(
-      'after',
-      '\nExamples:\n  kdebug mcp --context prod -n shop\n  kdebug mcp --snapshot-dir ~/kdebug-snapshots --allow-debug-pods',
-    )
-    .action((o: McpFlags) => run(mcpServe(o, g())));
+    .option('--snapshot-dir <dir>', 'let snapshot_save write snapshots, only under this directory');
+  return withExamples(c, [
+    'kdebug mcp --context prod -n shop',
+    'kdebug mcp --snapshot-dir ~/kdebug-snapshots --allow-debug-pods',
+  ]).action((o: McpFlags) => run(mcpServe(o, g())));
 }
 
 /** `kdebug mcp`: its flags, help and action. */

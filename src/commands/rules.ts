@@ -24,6 +24,7 @@ import {
   readInput,
   sourceContext,
   UsageError,
+  textWidth,
   write,
   type GlobalOptions,
 } from './io.js';
@@ -199,8 +200,9 @@ function print(
             ? buildNftSearchIndex(rs, trees)
             : buildSearchIndex(rs, trees);
     const hits = index.search(o.search);
-    write(json ? searchJson(o.search, hits) : searchText(o.search, hits));
-  } else write(json ? rulesJson(rs, trees, source) : rulesText(rs, trees, source));
+    write(json ? searchJson(o.search, hits) : searchText(o.search, hits, textWidth().width));
+  } else
+    write(json ? rulesJson(rs, trees, source) : rulesText(rs, trees, source, textWidth().width));
   return EXIT.ok;
 }
 

@@ -16,6 +16,7 @@ import {
   format,
   sourceContext,
   UsageError,
+  textWidth,
   write,
   type GlobalOptions,
 } from './io.js';
@@ -80,7 +81,7 @@ export async function traceCommand(o: TraceOptions, g: GlobalOptions): Promise<n
     fromHost: !!o.fromHost,
   });
   const answer = traceAnswer(result, analysis.view, name!);
-  write(shown === 'json' ? traceJson(answer) : traceText(answer));
+  write(shown === 'json' ? traceJson(answer) : traceText(answer, textWidth().width));
   return traceFails(answer) ? EXIT.problem : EXIT.ok;
 }
 

@@ -2,7 +2,8 @@
 // one, the API server's.
 import { jsonText } from '../core/sanitize.js';
 import { schemaId } from '../output/schema-id.js';
-import { COMMIT, EXIT, format, VERSION, write, type GlobalOptions } from './io.js';
+import { COMMIT, EXIT, format, textWidth, VERSION, write, type GlobalOptions } from './io.js';
+import { wrap } from '../output/wrap.js';
 import { withExamples, type Define } from './flags.js';
 
 export const VERSION_SCHEMA_VERSION = 1;
@@ -21,7 +22,8 @@ export interface VersionDoc {
 
 export async function versionCommand(g: GlobalOptions): Promise<number> {
   if (format(g, 'version') !== 'json') {
-    write(`kdebug ${VERSION} (commit ${COMMIT}, Node.js ${process.version})\n`);
+    const said = `kdebug ${VERSION} (commit ${COMMIT}, Node.js ${process.version})`;
+    write(`${wrap(said, textWidth().width, '', '  ').join('\n')}\n`);
     return EXIT.ok;
   }
   const doc: VersionDoc = {

@@ -1,5 +1,6 @@
 // The guided diagnosis: every step in order over the same Facts, into one Report. Pure and total:
 // partial facts (a live run still collecting) give pending steps, never an exception.
+import type { Analysis } from './analysis.js';
 import { portText } from './checks/service.js';
 import { finding, isPending, pending, serviceKind, type Check } from './checks/check.js';
 import { CheckContext, type DiagnoseOptions, type DiagnosedService } from './checks/context.js';
@@ -207,8 +208,13 @@ export function diagnose(
  * each ClusterIP (connect; ping the first), each endpoint directly, and a lookup of the Service's
  * name against the kube-dns ClusterIP. Empty until the Service has been read.
  */
-export function probePlan(facts: Facts, target: DiagnosedService, maxEndpoints = 16): NodeProbe[] {
-  const ctx = new CheckContext(facts, target);
+export function probePlan(
+  facts: Facts,
+  target: DiagnosedService,
+  maxEndpoints = 16,
+  analysis?: Analysis,
+): NodeProbe[] {
+  const ctx = new CheckContext(facts, target, { analysis });
   const svc = ctx.service;
   if (!svc) return [];
   const out: NodeProbe[] = [];
@@ -245,8 +251,12 @@ export function probePlan(facts: Facts, target: DiagnosedService, maxEndpoints =
  * Service's cluster IPs, per protocol of its ports, and the counters again (the first read goes
  * before the probes: see conntrackFirst). Read only, never changed.
  */
-export function conntrackPlan(facts: Facts, target: DiagnosedService): NodeCommand[] {
-  const svc = new CheckContext(facts, target).service;
+export function conntrackPlan(
+  facts: Facts,
+  target: DiagnosedService,
+  analysis?: Analysis,
+): NodeCommand[] {
+  const svc = new CheckContext(facts, target, { analysis }).service;
   if (!svc || svc.headless || svc.type === 'ExternalName') return [];
   const protocols = [
     ...new Set(

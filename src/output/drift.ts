@@ -1,10 +1,12 @@
 // The `kdebug drift` presentations: what each node does differently from what kube-proxy would
 // have written, worst first, in sentences with the rule lines as evidence; or JSON.
 import type { Release } from '../core/releases.js';
-import { resolveNext, shellLine, type Invocation } from '../core/next-command.js';
+import { resolveNext, shellLine, shellWords, type Invocation } from '../core/next-command.js';
 import type { DriftAnswer, DriftFinding } from '../core/drift.js';
 import { RENAMED_IDS, type Severity } from '../core/model.js';
-import { sanitize, jsonText } from '../core/sanitize.js';
+import { jsonText } from '../core/sanitize.js';
+import { wrapCommand } from './text.js';
+import { wrap } from './wrap.js';
 import { schemaId } from './schema-id.js';
 
 export const DRIFT_SCHEMA_VERSION = 1;
@@ -31,20 +33,33 @@ function countsLine(findings: DriftFinding[]): string {
   return parts.length > 0 ? `${parts.join(', ')}: ${verdict}` : verdict;
 }
 
-function indent(lines: string[], by = '    '): string[] {
-  return lines.map((l) => by + l);
+/** A line of the text: prose and rules (wrapped under their own indent), or a command (wrapped
+ * with continuations, so that it still pastes). */
+type Line = string | { by: string; command: string[] };
+
+function indent(lines: Line[], by = '    '): Line[] {
+  return lines.map((l) => (typeof l === 'string' ? by + l : { ...l, by: by + l.by }));
+}
+
+/** The lines at `width` columns. */
+function rendered(lines: Line[], width: number): string[] {
+  return lines.flatMap((l) => {
+    if (typeof l !== 'string') return wrapCommand(['next:', ...l.command], width, l.by);
+    const by = /^ */.exec(l)![0];
+    return l === '' ? [''] : wrap(l.slice(by.length), width, by, `${by}  `);
+  });
 }
 
 /** The advice and the command, as this run resolves it. */
-function nextLines(f: DriftFinding, how: Invocation, by: string): string[] {
+function nextLines(f: DriftFinding, how: Invocation, by: string): Line[] {
   return [
     ...(f.advice ? [`${by}${f.advice}`] : []),
-    ...(f.next ? [`${by}next: ${shellLine(resolveNext(f.next, how))}`] : []),
+    ...(f.next ? [{ by, command: shellWords(resolveNext(f.next, how)) }] : []),
   ];
 }
 
-function findingText(f: DriftFinding, how: Invocation, cilium: boolean): string[] {
-  const out = [
+function findingText(f: DriftFinding, how: Invocation, cilium: boolean): Line[] {
+  const out: Line[] = [
     `${LABEL[f.severity]} ${f.id}${f.service ? `  ${f.service}` : ''}`,
     `  ${f.message}`,
   ];
@@ -60,8 +75,8 @@ function findingText(f: DriftFinding, how: Invocation, cilium: boolean): string[
 }
 
 /** Informational findings: one line each; rule-text-differs of Service ports folded into one. */
-function infoText(findings: DriftFinding[], how: Invocation): string[] {
-  const out: string[] = [];
+function infoText(findings: DriftFinding[], how: Invocation): Line[] {
+  const out: Line[] = [];
   const spelled = findings.filter((f) => f.id === 'rule-text-differs' && f.service);
   if (spelled.length > 0)
     out.push(
@@ -79,8 +94,9 @@ function infoText(findings: DriftFinding[], how: Invocation): string[] {
   return out;
 }
 
-export function driftText({ label, nodes }: DriftAnswer, how: Invocation = {}): string {
-  const out: string[] = [];
+/** The drift of each node as text at `width` columns. */
+export function driftText({ label, nodes }: DriftAnswer, how: Invocation = {}, width = 80): string {
+  const out: Line[] = [];
   for (const n of nodes) {
     out.push(
       `node ${n.node}${n.family === 'IPv6' ? ' IPv6' : ''} (${label}, ${n.source}): ${plural(n.servicePorts, 'Service port')} compared with what ${n.cilium ? `Cilium's agent should hold (frontends, backends and their states${n.cilium.maps ? ', and its BPF maps against its table' : '; its BPF maps were not read'})` : `kube-proxy ${comparedWith(n.tables, n.release)}`}`,
@@ -104,7 +120,7 @@ export function driftText({ label, nodes }: DriftAnswer, how: Invocation = {}): 
   }
   const all = nodes.flatMap((n) => n.findings);
   out.push(`${plural(nodes.length, 'node')}: ${countsLine(all)}`);
-  return out.map(sanitize).join('\n') + '\n'; // rule lines and comments come from the node
+  return rendered(out, width).join('\n') + '\n'; // wrap sanitises what came from the node
 }
 
 const findingJson = (f: DriftFinding, how: Invocation) => ({

@@ -11,6 +11,7 @@ import type { EntryPoint, ServiceTree, ServiceTrees, TreeEndpoint } from '../cor
 import { percent } from '../core/model.js';
 import { hostPort } from '../core/ipv6.js';
 import { schemaId } from './schema-id.js';
+import { wrapIndented } from './wrap.js';
 
 /** 2: Cilium's listings (mode cilium, form, frontends and backends counts, backendState). */
 export const RULES_SCHEMA_VERSION = 2;
@@ -228,7 +229,13 @@ function noServiceRules(rs: Ruleset): string {
   return 'no Service rules found (no KUBE-SERVICES entries in the nat table)';
 }
 
-export function rulesText(dump: RulesDump, trees: ServiceTrees, source: RulesSource): string {
+/** The node's Service trees as text at `width` columns. */
+export function rulesText(
+  dump: RulesDump,
+  trees: ServiceTrees,
+  source: RulesSource,
+  width = 80,
+): string {
   const out = [headline(dump, source.label)];
   if (isCilium(dump)) out.push(...ciliumWarnings(dump).map((w) => `warning: ${w}`));
   else if (!isNft(dump) && !isIpvs(dump)) out.push(...warningLines(dump));
@@ -263,7 +270,7 @@ export function rulesText(dump: RulesDump, trees: ServiceTrees, source: RulesSou
       out.push('', `what ${o.tree.chains.svc ?? o.chain} would do if an entry point reached it:`);
       out.push(...treeText(o.tree));
     }
-  return out.map(sanitize).join('\n') + '\n';
+  return wrapIndented(out, width).join('\n') + '\n'; // wrap sanitises
 }
 
 /** The document `rules -o json` prints (schema/rules.vN.json). */
@@ -370,7 +377,7 @@ export function rulesDoc(dump: RulesDump, trees: ServiceTrees, source: RulesSour
 export const rulesJson = (dump: RulesDump, trees: ServiceTrees, source: RulesSource): string =>
   jsonText(rulesDoc(dump, trees, source));
 
-export function searchText(query: string, hits: SearchHit[]): string {
+export function searchText(query: string, hits: SearchHit[], width = 80): string {
   if (hits.length === 0) return `no match for "${sanitize(query)}"\n`;
   const out = [`${hits.length} matches for "${query}", best first:`]; // sanitised with the rest
   for (const h of hits) {
@@ -384,7 +391,7 @@ export function searchText(query: string, hits: SearchHit[]): string {
       .join('  ');
     out.push(`  ${h.kind.padEnd(8)} ${h.text}${where ? `   ${where}` : ''}`);
   }
-  return out.map(sanitize).join('\n') + '\n';
+  return wrapIndented(out, width).join('\n') + '\n';
 }
 
 /** The document `rules --search -o json` prints (schema/rules-search.vN.json). */

@@ -65,6 +65,9 @@ function expanded(f: Finding, p: Palette, width: number): string[] {
   return out;
 }
 
+/** Below this width the summary column (at 23) leaves too little room: it goes under its step. */
+const NARROW = 60;
+
 function stepLines(
   step: Step,
   n: number,
@@ -78,13 +81,28 @@ function stepLines(
   ).length;
   let summary = head ? sanitize(head.title) : '';
   if (more > 0) summary += ` (+${more} more)`;
+  const mark = ` ${p.status(step.status, MARK[shownStepStatus(step)])} `;
+  // too narrow for the summary column: the summary goes under its step, indented as one
+  if (o.width < NARROW) {
+    const under = wrap(summary, o.width, '    ');
+    const lines = o.truncate ? under.slice(0, 1) : under;
+    if (o.truncate && under.length > 1) lines[0] = `${lines[0]!.slice(0, o.width - 1)}…`;
+    return [`${mark}${p.heading(label.trimEnd())}`, ...lines, ...findingLines(step, p, o)];
+  }
   const room = o.width - 4 - label.length;
   if (o.truncate && summary.length > room) summary = `${summary.slice(0, room - 1)}…`;
   const [first = '', ...rest] = wrap(summary, o.width, ' '.repeat(4 + label.length));
-  const out = [
-    ` ${p.status(step.status, MARK[shownStepStatus(step)])} ${p.heading(label)} ${first.trimStart()}`,
-    ...rest,
-  ];
+  return [`${mark}${p.heading(label)} ${first.trimStart()}`, ...rest, ...findingLines(step, p, o)];
+}
+
+/** The findings shown under a step: what a partial step could not observe, the folded
+ * explanations, and every failing or warning one expanded. */
+function findingLines(
+  step: Step,
+  p: Palette,
+  o: Required<Pick<TextOptions, 'width' | 'verbose' | 'truncate'>>,
+): string[] {
+  const out: string[] = [];
   const partial = shownStepStatus(step) === 'partial';
   for (const f of step.findings) {
     // a partial step says, in a line each, what it could not observe (--verbose: why)
@@ -93,8 +111,9 @@ function stepLines(
       continue;
     }
     if (f.info && f.folded && !o.verbose) {
+      const at = out.length;
       out.push(...wrap(`i ${f.title} (--verbose explains)`, o.width, '     ', '       '));
-      out[out.length - 1] = out[out.length - 1]!.replace(/^( {5})i/, `$1${p.muted('i')}`);
+      out[at] = out[at]!.replace(/^( {5})i/, `$1${p.muted('i')}`);
       continue;
     }
     const show = o.verbose || f.info || f.status === 'fail' || f.status === 'warn';
@@ -128,10 +147,12 @@ function conclusion(report: Report, p: Palette, width: number): string[] {
         : []),
     ];
   }
-  if (report.pending) return ['Still collecting: some steps are pending.'];
+  if (report.pending) return wrap('Still collecting: some steps are pending.', width, '', '  ');
   const blind = report.unobserved ?? [];
   return [
-    p.status('pass', 'No problem found in the steps kdebug could check.'),
+    ...wrap('No problem found in the steps kdebug could check.', width, '', '  ').map((l) =>
+      p.status('pass', l),
+    ),
     ...(blind.length > 0
       ? wrap(
           `${blind.length} ${blind.length === 1 ? 'check' : 'checks'} not observed: ${blind.join('; ')}`,

@@ -2,7 +2,8 @@
 // rules it matched in order, as text a person follows or as JSON.
 import type { TraceOutcome, TraceResult } from '../core/trace.js';
 import { translatedBy, type TraceAnswer } from '../core/trace/answer.js';
-import { sanitize, jsonText } from '../core/sanitize.js';
+import { jsonText } from '../core/sanitize.js';
+import { wrap, wrapAfter } from './wrap.js';
 import { schemaId } from './schema-id.js';
 import { percent } from '../core/model.js';
 import { hostPort } from '../core/ipv6.js';
@@ -39,28 +40,32 @@ function summary(o: TraceOutcome, i: number, a: TraceAnswer): string {
   return `${where}, ${to}, ${o.masquerade ? 'masqueraded (source NAT to the node)' : 'not masqueraded'}`;
 }
 
-export function traceText(a: TraceAnswer): string {
+/** The walk as text at `width` columns: long rule lines wrap under themselves. */
+export function traceText(a: TraceAnswer, width = 80): string {
   const r = a.result;
-  const out = [`packet walk on node ${a.node}: ${packetText(r)}`];
-  if (a.destinationIs) out.push(`  ${r.packet.dst} is ${a.destinationIs}`);
+  const out = wrap(`packet walk on node ${a.node}: ${packetText(r)}`, width, '', '  ');
+  if (a.destinationIs)
+    out.push(...wrap(`${r.packet.dst} is ${a.destinationIs}`, width, '  ', '    '));
   out.push('', `${r.outcomes.length} outcome${r.outcomes.length === 1 ? '' : 's'}:`);
   r.outcomes.forEach((o, i) =>
-    out.push(`  ${percent(o.probability).padStart(6)}  ${summary(o, i, a)}`),
+    out.push(...wrapAfter(`  ${percent(o.probability).padStart(6)}  `, summary(o, i, a), width)),
   );
-  if (a.unmatched) out.push('', `  ${a.unmatched}`);
+  if (a.unmatched) out.push('', ...wrap(a.unmatched, width, '  '));
   r.outcomes.forEach((o, i) => {
-    out.push('', `outcome ${i + 1}: ${percent(o.probability)}  ${summary(o, i, a)}`);
+    out.push(
+      '',
+      ...wrap(`outcome ${i + 1}: ${percent(o.probability)}  ${summary(o, i, a)}`, width, '', '  '),
+    );
     o.rules.forEach((m, k) => {
-      out.push(
-        `  ${String(k + 1).padStart(2)}. ${m.table} ${m.chain}${m.line ? ` (line ${m.line})` : ''}: ${m.effect}`,
-      );
-      out.push(`      ${m.rule}`);
+      const at = `${m.table} ${m.chain}${m.line ? ` (line ${m.line})` : ''}: ${m.effect}`;
+      out.push(...wrapAfter(`  ${String(k + 1).padStart(2)}. `, at, width));
+      out.push(...wrap(m.rule, width, '      ', '        '));
     });
     if (o.rules.length === 0) out.push('  no rule matched in any chain it passed');
-    for (const a of o.assumptions) out.push(`  assumes: ${a}`);
+    for (const a of o.assumptions) out.push(...wrap(`assumes: ${a}`, width, '  ', '    '));
   });
-  for (const n of r.notes) out.push('', `note: ${n}`);
-  return out.map(sanitize).join('\n') + '\n'; // rule lines and comments come from the node
+  for (const n of r.notes) out.push('', ...wrap(`note: ${n}`, width, '', '  '));
+  return out.join('\n') + '\n'; // wrap sanitises: rule lines and comments come from the node
 }
 
 /** The document `trace -o json` prints (schema/trace.vN.json). */

@@ -21,7 +21,8 @@ export function wrap(raw: string, width: number, indent = '', hanging = indent):
     if (joined.length <= w) {
       line = joined;
     } else if (pad.length + word.length <= w) {
-      out.push(line);
+      // a break where two spaces were leaves none at the end of the line
+      out.push(line.trimEnd());
       line = pad + word;
       start = pad;
     } else {
@@ -36,4 +37,28 @@ export function wrap(raw: string, width: number, indent = '', hanging = indent):
   }
   out.push(line);
   return out;
+}
+
+/** `text` wrapped after `prefix` on its first line ("  100%  ", " 3. "), the other lines at
+ * `hanging` (by default under the text's start); under a prefix wider than half the line. */
+export function wrapAfter(
+  prefix: string,
+  text: string,
+  width: number,
+  hanging = ' '.repeat(prefix.length),
+): string[] {
+  if (prefix.length * 2 > width) return [prefix.trimEnd(), ...wrap(text, width, '    ')];
+  const lines = wrap(text, width, ' '.repeat(prefix.length), hanging);
+  lines[0] = prefix + lines[0]!.slice(prefix.length);
+  return lines;
+}
+
+/** Lines as printed at `width`: each wraps under its own indent, a tree's branch going on as │. */
+export function wrapIndented(lines: string[], width: number): string[] {
+  return lines.flatMap((l) => {
+    if (l === '') return [''];
+    const lead = /^[ │├└─]*/.exec(l)![0];
+    const under = lead.replace(/├/g, '│').replace(/[└─]/g, ' ');
+    return wrap(l.slice(lead.length), width, lead, `${under}    `);
+  });
 }

@@ -8,10 +8,13 @@ import { kdebug } from '../support/cli.js';
 const SEED_NAT = 'test/fixtures/seed-nat-S.txt';
 const DEMO = 'snapshots/nginx-svc';
 
+/** Wide enough that no line wraps: these read the content (widths.test.ts the wrapping). */
+const WIDE = { env: { COLUMNS: '200' } };
+
 describe('kdebug rules', () => {
   it('reads a Cilium agent listing: each frontend, its backends and their states', () => {
     const file = 'test/fixtures/cilium/pastes/cilium-service-list-quarantined.txt';
-    const r = kdebug(['rules', '--file', file, '-o', 'text']);
+    const r = kdebug(['rules', '--file', file, '-o', 'text'], WIDE);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /: Cilium service list, 1 frontend, 3 backends$/m);
     assert.match(
@@ -41,7 +44,7 @@ describe('kdebug rules', () => {
   });
 
   it('prints the tree of a dump as text', () => {
-    const r = kdebug(['rules', '--file', SEED_NAT, '-o', 'text']);
+    const r = kdebug(['rules', '--file', SEED_NAT, '-o', 'text'], WIDE);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /^default\/nginx-svc:http {2}10\.1\.190\.219:8080\/tcp$/m);
     assert.match(
@@ -56,7 +59,7 @@ describe('kdebug rules', () => {
   const NFT = 'test/fixtures/nft/kube-proxy-1.37-node-a.json';
 
   it('reads nft -j list table ip kube-proxy: the same trees, as text and JSON with mode nftables', () => {
-    const text = kdebug(['rules', '--file', NFT, '-o', 'text']);
+    const text = kdebug(['rules', '--file', NFT, '-o', 'text'], WIDE);
     assert.equal(text.code, 0, text.stderr);
     assert.match(text.stdout, /^file .*: nftables table ip kube-proxy, 53 chains, 89 rules/);
     assert.match(

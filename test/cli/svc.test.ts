@@ -183,7 +183,8 @@ describe('kdebug svc (built CLI)', () => {
   });
 
   it("kdebug demo --list names every bundled scenario with its README's first line; demo NAME runs it", () => {
-    const list = kdebug(['demo', '--list']);
+    // wide enough for each scenario's line whole (narrower, they wrap: see widths.test.ts)
+    const list = kdebug(['demo', '--list'], { env: { COLUMNS: '200' } });
     assert.equal(list.code, 0, list.stderr);
     const dirs = readdirSync(join(ROOT, 'snapshots')).sort();
     const lines = list.stdout.split('\n\n')[0]!.split('\n');

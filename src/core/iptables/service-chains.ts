@@ -114,6 +114,36 @@ export function serviceChainReads(
   ];
 }
 
+/** What tells a rule of the Services' entry chains as the Service's: its addresses as iptables
+ * prints a destination, its node ports, and the "NS/NAME" its comments begin with. */
+function serviceMarks(svc: Service) {
+  const addresses = new Set(
+    [...svc.clusterIPs, ...svc.externalIPs, ...svc.loadBalancerIPs].map((ip) =>
+      ip.includes(':') ? `${ip}/128` : `${ip}/32`,
+    ),
+  );
+  const nodePorts = new Set(svc.ports.flatMap((p) => (p.nodePort ? [`${p.nodePort}`] : [])));
+  return { addresses, nodePorts, own: `${svc.namespace}/${svc.name}` };
+}
+
+/** The listings with the Services' entry chains cut to the rules that can be this Service's (a
+ * line without its address, node port or name cannot be): on a large cluster those chains hold a
+ * rule per Service, and parsing them whole each round costs more than reading them. */
+function ofServiceOnly(listings: Map<string, string>, svc: Service): Map<string, string> {
+  const { addresses, nodePorts, own } = serviceMarks(svc);
+  const marks = [own, ...addresses, ...nodePorts];
+  const cut = new Map(listings);
+  for (const chain of ['KUBE-SERVICES', 'KUBE-NODEPORTS']) {
+    const text = listings.get(chain);
+    if (text === undefined) continue;
+    const kept = text
+      .split('\n')
+      .filter((l) => l !== '' && (!l.startsWith('-A ') || marks.some((m) => l.includes(m))));
+    cut.set(chain, kept.length > 0 ? `${kept.join('\n')}\n` : '');
+  }
+  return cut;
+}
+
 /** The chains the Service's packets can reach, in the chains of one table read so far; without
  * a Service (the filter table), every target of every chain read. */
 function reachedChains(
@@ -122,7 +152,7 @@ function reachedChains(
   svc?: Service,
 ): Set<string> {
   const reached = new Set<string>();
-  const text = listingText(listings);
+  const text = listingText(svc ? ofServiceOnly(listings, svc) : listings);
   if (text === '') return reached;
   let read: Table | undefined;
   try {
@@ -144,13 +174,7 @@ function reachedChains(
     for (const chain of listings.keys()) jumps(chain);
     return reached;
   }
-  const addresses = new Set(
-    [...svc.clusterIPs, ...svc.externalIPs, ...svc.loadBalancerIPs].map((ip) =>
-      ip.includes(':') ? `${ip}/128` : `${ip}/32`,
-    ),
-  );
-  const nodePorts = new Set(svc.ports.flatMap((p) => (p.nodePort ? [`${p.nodePort}`] : [])));
-  const own = `${svc.namespace}/${svc.name}`;
+  const { addresses, nodePorts, own } = serviceMarks(svc);
   const ofService = (id: number) => {
     const comment = read!.comment(id);
     const d = read!.destination(id);
