@@ -54,6 +54,8 @@ export interface ReadRequest {
   path: string;
   labelSelector?: string;
   fieldSelector?: string;
+  /** Items per page, where not the API client's own (kubectl's 500). */
+  pageSize?: number;
 }
 
 export interface Cluster {

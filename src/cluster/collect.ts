@@ -64,6 +64,15 @@ export interface CollectOptions {
   /** Nodes to run them on, or a function of the objects read that says which. Default: every
    * Node read. */
   nodes?: string[] | ((facts: Facts, analysis: Analysis) => string[]);
+  /**
+   * The nodes read whatever the cluster-wide lists say (the endpoints', the client's), and their
+   * commands: they start once the other reads are in, while every Node and agent Pod is still
+   * being listed (seconds on a large cluster). `nodes` then reads them with what it adds.
+   */
+  early?: {
+    nodes: (facts: Facts, analysis: Analysis) => string[];
+    commands: (facts: Facts, analysis: Analysis) => NodeCommand[];
+  };
   /** Added to facts.meta (e.g. kdebugVersion). */
   meta?: SnapshotMeta;
   /** The client Pod of --from pod/NAME: read too, for the node it runs on. */
@@ -342,7 +351,13 @@ export function labelSelectorString(s: LabelSelectorSpec): string {
 interface ApiQuery extends ApiRead {
   group?: string;
   labelSelector?: string;
+  pageSize?: number;
 }
+
+/** Pages of the cluster-wide lists (every Node, every agent Pod): an API server serves pages
+ * from its watch cache, and each page costs a round trip that 500 at a time makes ten of at
+ * 5,000 nodes (seconds); memory holds every item either way. */
+const WHOLE_LIST_PAGE = 5000;
 
 /** What a failed read was of, for the checks (never its progress label). */
 const readOf = ({ resource, namespace, name, service, addon }: ApiQuery): ApiRead => ({
@@ -402,6 +417,7 @@ class Reader {
     const request: ReadRequest = {
       path: apiPath(q),
       ...(q.labelSelector ? { labelSelector: q.labelSelector } : {}),
+      ...(q.pageSize ? { pageSize: q.pageSize } : {}),
     };
     const items = await this.read(
       what,
@@ -430,6 +446,25 @@ class Reader {
     );
     if (o) this.keep([o]);
     return o;
+  }
+
+  /** A read that only brings early what a later read brings whole (one node's Pods before every
+   * node's): kept when it answers; a failure is no loss to record, the whole read says it. */
+  async extra(what: string, q: ApiQuery & { fieldSelector?: string }): Promise<void> {
+    if (this.stopped) return;
+    this.progress({ phase: 'api', what, state: 'start' });
+    const path = apiPath(q);
+    const read =
+      q.name !== undefined
+        ? this.cluster.get(path).then((x) => (x ? [x] : []))
+        : this.cluster.list({
+            path,
+            ...(q.labelSelector ? { labelSelector: q.labelSelector } : {}),
+            ...(q.fieldSelector ? { fieldSelector: q.fieldSelector } : {}),
+          });
+    const items = await read.catch(() => [] as KubeObject[]);
+    this.keep(items);
+    this.progress({ phase: 'api', what, state: 'done', count: items.length });
   }
 
   has(kind: string, namespace: string, name: string): boolean {
@@ -487,9 +522,18 @@ function readServiceCIDRs(r: Reader): Promise<unknown> {
   );
 }
 
+/** The label of Cilium's agents (GKE's anetd carries it too). */
+const CILIUM_AGENTS = 'k8s-app=cilium';
+
 /** kube-proxy (ConfigMap, DaemonSet and its Pods), Cilium's agents and their ConfigMap, and cluster DNS (kube-dns Service, slices, CoreDNS Pods, Corefile). */
-function readClusterAddons(r: Reader): Promise<unknown>[] {
-  const kubeProxy = r
+function readClusterAddons(r: Reader): {
+  /** Every agent Pod: seconds on a large cluster. */
+  lists: Promise<unknown>[];
+  rest: Promise<unknown>[];
+  /** The label of kube-proxy's Pods, as its DaemonSet selects them. */
+  kubeProxyPods: Promise<string>;
+} {
+  const kubeProxyPods = r
     .get(`DaemonSet ${SYSTEM}/kube-proxy`, {
       group: 'apps',
       resource: 'daemonsets',
@@ -499,13 +543,17 @@ function readClusterAddons(r: Reader): Promise<unknown>[] {
     })
     .then((ds) => {
       const selector = (ds?.['spec'] as { selector?: LabelSelectorSpec } | undefined)?.selector;
-      return r.list('kube-proxy Pods', {
-        resource: 'pods',
-        namespace: SYSTEM,
-        addon: true,
-        labelSelector: selector ? labelSelectorString(selector) : 'k8s-app=kube-proxy',
-      });
+      return selector ? labelSelectorString(selector) : 'k8s-app=kube-proxy';
     });
+  const kubeProxy = kubeProxyPods.then((labelSelector) =>
+    r.list('kube-proxy Pods', {
+      resource: 'pods',
+      namespace: SYSTEM,
+      addon: true,
+      labelSelector,
+      pageSize: WHOLE_LIST_PAGE,
+    }),
+  );
   const dns = r
     .get(`Service ${SYSTEM}/kube-dns`, {
       resource: 'services',
@@ -526,50 +574,56 @@ function readClusterAddons(r: Reader): Promise<unknown>[] {
             : 'k8s-app=kube-dns',
       });
     });
-  return [
-    kubeProxy,
-    dns,
-    // where Cilium replaces kube-proxy its agent on each node holds the Services (GKE's anetd too)
-    r.list('Cilium agent Pods', {
-      resource: 'pods',
-      namespace: SYSTEM,
-      addon: true,
-      labelSelector: 'k8s-app=cilium',
-    }),
-    r.get(`ConfigMap ${SYSTEM}/cilium-config`, {
-      resource: 'configmaps',
-      namespace: SYSTEM,
-      name: 'cilium-config',
-      addon: true,
-    }),
-    // kubeadm names it kube-proxy, EKS kube-proxy-config
-    r.get(`ConfigMap ${SYSTEM}/kube-proxy`, {
-      resource: 'configmaps',
-      namespace: SYSTEM,
-      name: 'kube-proxy',
-      addon: true,
-    }),
-    r.get(`ConfigMap ${SYSTEM}/kube-proxy-config`, {
-      resource: 'configmaps',
-      namespace: SYSTEM,
-      name: 'kube-proxy-config',
-      addon: true,
-    }),
-    r.list(`EndpointSlices of ${SYSTEM}/kube-dns`, {
-      group: 'discovery.k8s.io',
-      resource: 'endpointslices',
-      namespace: SYSTEM,
-      service: `${SYSTEM}/kube-dns`,
-      addon: true,
-      labelSelector: 'kubernetes.io/service-name=kube-dns',
-    }),
-    r.get(`ConfigMap ${SYSTEM}/coredns`, {
-      resource: 'configmaps',
-      namespace: SYSTEM,
-      name: 'coredns',
-      addon: true,
-    }),
-  ];
+  return {
+    kubeProxyPods,
+    lists: [
+      kubeProxy,
+      // where Cilium replaces kube-proxy its agent on each node holds the Services (GKE's anetd too)
+      r.list('Cilium agent Pods', {
+        resource: 'pods',
+        namespace: SYSTEM,
+        addon: true,
+        labelSelector: CILIUM_AGENTS,
+        pageSize: WHOLE_LIST_PAGE,
+      }),
+    ],
+    rest: [
+      dns,
+      r.get(`ConfigMap ${SYSTEM}/cilium-config`, {
+        resource: 'configmaps',
+        namespace: SYSTEM,
+        name: 'cilium-config',
+        addon: true,
+      }),
+      // kubeadm names it kube-proxy, EKS kube-proxy-config
+      r.get(`ConfigMap ${SYSTEM}/kube-proxy`, {
+        resource: 'configmaps',
+        namespace: SYSTEM,
+        name: 'kube-proxy',
+        addon: true,
+      }),
+      r.get(`ConfigMap ${SYSTEM}/kube-proxy-config`, {
+        resource: 'configmaps',
+        namespace: SYSTEM,
+        name: 'kube-proxy-config',
+        addon: true,
+      }),
+      r.list(`EndpointSlices of ${SYSTEM}/kube-dns`, {
+        group: 'discovery.k8s.io',
+        resource: 'endpointslices',
+        namespace: SYSTEM,
+        service: `${SYSTEM}/kube-dns`,
+        addon: true,
+        labelSelector: 'kubernetes.io/service-name=kube-dns',
+      }),
+      r.get(`ConfigMap ${SYSTEM}/coredns`, {
+        resource: 'configmaps',
+        namespace: SYSTEM,
+        name: 'coredns',
+        addon: true,
+      }),
+    ],
+  };
 }
 
 /** cat's own words for a file that is not there (GNU and busybox alike). */
@@ -623,6 +677,7 @@ async function runNodeCommands(
     view: ClusterView;
     target: NonNullable<CollectOptions['rulesOf']>;
   },
+  tally: NodeTally = { read: 0, failed: 0, left: 0 },
 ) {
   // keyed in a Map: a Node named "constructor" (valid, if hostile) is no key of every object
   const outputs = new Map<string, NodeOutputs>();
@@ -631,7 +686,8 @@ async function runNodeCommands(
   const queue = nodes.filter(isNodeName);
   for (const node of nodes.filter((n) => !isNodeName(n)))
     errors.push({ node, command: '*', exitCode: null, error: 'not a valid node name: not read' });
-  const tally: NodeTally = { read: 0, failed: nodes.length - queue.length, left: queue.length };
+  tally.failed += nodes.length - queue.length;
+  tally.left += queue.length;
   o.onNodes?.({ ...tally });
   const clock = () => (o.now?.() ?? new Date()).getTime();
   let shownAt = clock();
@@ -814,12 +870,103 @@ async function runNodeCommands(
   return { outputs: Object.fromEntries(outputs), errors };
 }
 
+/** The chosen nodes read: those begun early given what the full commands add (rarely anything),
+ * the others all of it; one tally for both. */
+async function readNodes(
+  cluster: Cluster,
+  nodes: string[],
+  commands: NodeCommand[],
+  o: CollectOptions,
+  progress: (p: CollectProgress) => void,
+  byService: Parameters<typeof runNodeCommands>[5],
+  early?: Early,
+): Promise<{ outputs: Record<string, NodeOutputs>; errors: NodeError[] }> {
+  if (!early) return runNodeCommands(cluster, nodes, commands, o, progress, byService);
+  const begun = new Set(early.nodes);
+  const ran = new Set(early.commands.map(commandStem));
+  const more = commands.filter((c) => !ran.has(commandStem(c)));
+  const tally = early.tally;
+  const [first, rest, topUp] = await Promise.all([
+    early.run,
+    runNodeCommands(
+      cluster,
+      nodes.filter((n) => !begun.has(n)),
+      commands,
+      o,
+      progress,
+      byService,
+      tally,
+    ),
+    more.length > 0
+      ? runNodeCommands(cluster, early.nodes, more, o, progress, byService)
+      : { outputs: {}, errors: [] },
+  ]);
+  const outputs: Record<string, NodeOutputs> = { ...first.outputs, ...rest.outputs };
+  for (const [node, out] of Object.entries(topUp.outputs))
+    outputs[node] = { ...outputs[node], ...out };
+  return { outputs, errors: [...first.errors, ...rest.errors, ...topUp.errors] };
+}
+
+/** The early nodes' reads under way: which nodes, with which commands. */
+interface Early {
+  nodes: string[];
+  commands: NodeCommand[];
+  tally: NodeTally;
+  run: Promise<{ outputs: Record<string, NodeOutputs>; errors: NodeError[] }>;
+}
+
+/** Starts the early nodes (see CollectOptions.early) on the objects read so far, with their own
+ * Node objects and agent Pods, asked for by name: the lists of every one are still on their way. */
+async function startEarly(
+  cluster: Cluster,
+  r: Reader,
+  meta: SnapshotMeta,
+  o: CollectOptions,
+  progress: (p: CollectProgress) => void,
+  agents: { kubeProxy: Promise<string>; cilium: string },
+): Promise<Early | undefined> {
+  const early = o.early;
+  if (!early) return undefined;
+  const facts = () => ({ objects: r.sorted(), nodes: {}, meta: { ...cluster.meta, ...meta } });
+  const wanted = early.nodes(facts(), new Analysis(facts())).filter(isNodeName);
+  if (wanted.length === 0) return undefined;
+  const selector = await agents.kubeProxy;
+  await Promise.all(
+    wanted.flatMap((node) => [
+      r.extra(`Node ${node}`, { resource: 'nodes', name: node }),
+      ...[selector, agents.cilium].map((labelSelector) =>
+        r.extra(`agent Pods on ${node}`, {
+          resource: 'pods',
+          namespace: SYSTEM,
+          labelSelector,
+          fieldSelector: `spec.nodeName=${node}`,
+        }),
+      ),
+    ]),
+  );
+  const base = facts();
+  const analysis = new Analysis(base);
+  // a node that does not exist (or runs Windows) is not chosen later: not read now either
+  const linux = new Set(analysis.view.nodes.filter((n) => !isWindows(n)).map((n) => n.name));
+  const nodes = wanted.filter((n) => linux.has(n));
+  const commands = early.commands(base, analysis);
+  if (nodes.length === 0 || commands.length === 0) return undefined;
+  cluster.podsRead?.(analysis.view.pods);
+  const byService = o.rulesOf ? { view: analysis.view, target: o.rulesOf } : undefined;
+  const tally: NodeTally = { read: 0, failed: 0, left: 0 };
+  const run = runNodeCommands(cluster, nodes, commands, o, progress, byService, tally);
+  // its failure is the run's: told when finish waits for it
+  run.catch(() => undefined);
+  return { nodes, commands, tally, run };
+}
+
 async function finish(
   cluster: Cluster,
   r: Reader,
   meta: SnapshotMeta,
   o: CollectOptions,
   progress: (p: CollectProgress) => void,
+  early?: Early,
 ): Promise<Facts> {
   const objects = r.sorted();
   const base = { objects, nodes: {}, meta: { ...cluster.meta, ...meta } };
@@ -838,11 +985,11 @@ async function finish(
   if (commands.length > 0) cluster.podsRead?.(analysis.view.pods);
   const byService = view && o.rulesOf ? { view, target: o.rulesOf } : undefined;
   const { outputs, errors } = commands.length
-    ? await runNodeCommands(cluster, nodes, commands, o, progress, byService)
-    : { outputs: {}, errors: [] };
+    ? await readNodes(cluster, nodes, commands, o, progress, byService, early)
+    : { outputs: await early?.run.then((e) => e.outputs), errors: [] };
   return {
     objects,
-    nodes: outputs,
+    nodes: outputs ?? {},
     meta: {
       ...cluster.meta,
       ...meta,
@@ -908,6 +1055,12 @@ export async function collect(
     ),
   );
   const client = o.clientPod;
+  const addons = readClusterAddons(r);
+  // every Node and every agent Pod: seconds on a large cluster, while the rest takes a moment
+  const lists = [
+    r.list('Nodes', { resource: 'nodes', pageSize: WHOLE_LIST_PAGE }),
+    ...addons.lists,
+  ];
   const reads = [
     svc,
     slices,
@@ -923,9 +1076,8 @@ export async function collect(
           }),
         ]
       : []),
-    r.list('Nodes', { resource: 'nodes' }),
     readServiceCIDRs(r),
-    ...readClusterAddons(r),
+    ...addons.rest,
     r.list(`NetworkPolicies in ${ns}`, {
       group: 'networking.k8s.io',
       resource: 'networkpolicies',
@@ -933,9 +1085,15 @@ export async function collect(
     }),
   ];
   // only fatal failures reject (the rest are recorded): the first one ends the wait
+  const listed = Promise.all(lists);
+  listed.catch(() => undefined); // its failure is told when it is awaited below
   await Promise.all(reads);
   if (!(await svc)) throw await serviceNotFound(cluster, ns, name);
-  return finish(cluster, r, { namespace: ns, service: name }, o, progress);
+  const meta = { namespace: ns, service: name };
+  const agents = { kubeProxy: addons.kubeProxyPods, cilium: CILIUM_AGENTS };
+  const early = await startEarly(cluster, r, meta, o, progress, agents);
+  await listed;
+  return finish(cluster, r, meta, o, progress, early);
 }
 
 /** Every Service in a namespace (or, without one, the cluster) and what they need: for `snapshot save --all`. */
@@ -948,6 +1106,7 @@ export async function collectAll(
   const r = new Reader(cluster, progress);
   const ns = scope.namespace;
   const where = ns ? ` in ${ns}` : ' in all namespaces';
+  const addons = readClusterAddons(r);
   await Promise.all([
     // the Service list is the point of --all: failing to read it fails the capture
     r.list(`Services${where}`, { resource: 'services', namespace: ns }, true),
@@ -960,7 +1119,8 @@ export async function collectAll(
     r.list(`Pods${where}`, { resource: 'pods', namespace: ns }),
     r.list('Nodes', { resource: 'nodes' }),
     readServiceCIDRs(r),
-    ...readClusterAddons(r),
+    ...addons.lists,
+    ...addons.rest,
     r.list(`NetworkPolicies${where}`, {
       group: 'networking.k8s.io',
       resource: 'networkpolicies',

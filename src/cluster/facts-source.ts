@@ -3,7 +3,7 @@
 // (client-node, ssh2) load only when a source needs them.
 import { DUMP_STEMS, recordedFamily, recordedNodes } from '../core/facts.js';
 import { clusterView, type ClusterView } from '../core/kube.js';
-import { chooseNodes, type NodeChoice } from '../core/node-choice.js';
+import { chooseNodes, firstChosen, type NodeChoice } from '../core/node-choice.js';
 import type { DiagnosedService } from '../core/diagnose.js';
 import type { Facts } from '../core/model.js';
 import { nodeAccessLines, rulesReadError, type NodeAccess } from '../core/node-access.js';
@@ -315,10 +315,16 @@ export async function readLive(
   partial?: (facts: Facts, collecting: { nodes: boolean }) => void,
   which: NodeChoiceFlags = {},
   onNodes?: (t: NodeTally) => void,
-): Promise<{ facts: Facts; suggestions?: { namespace: string; name: string }[] }> {
+): Promise<{
+  facts: Facts;
+  suggestions?: { namespace: string; name: string }[];
+  /** The objects typed once, while the nodes were chosen: the diagnosis need not again. */
+  view?: ClusterView;
+}> {
   const { collect, diagnosisCommands } = await import('./collect.js');
   const { ServiceNotFoundError } = await import('./kube/suggestions.js');
   let choice: NodeChoice | undefined;
+  let typed: ClusterView | undefined;
   let objectsRead: Facts | undefined;
   try {
     const facts = await collect(cluster, target, {
@@ -334,8 +340,18 @@ export async function readLive(
             },
           }
         : {}),
+      // the client's and the endpoints' nodes first, while every Node is still being listed
+      early: {
+        nodes: (f, { view }) =>
+          firstChosen(view, target, {
+            ...which,
+            client: clientNode(view, target.namespace, which.from),
+          }),
+        commands: (f, analysis) => diagnosisCommands(f, target, true, analysis),
+      },
       // which nodes, decided once the objects are in; recorded before the steps see them
       nodes: (f, { view }) => {
+        typed = view;
         choice = chooseNodes(view, target, {
           ...which,
           client: clientNode(view, target.namespace, which.from),
@@ -367,7 +383,7 @@ export async function readLive(
     if (choice) facts.meta['nodeChoice'] = choice;
     const access = cluster.nodeAccess();
     if (access.length > 0) facts.meta['nodeAccess'] = access;
-    return { facts };
+    return { facts, ...(typed ? { view: typed } : {}) };
   } catch (e) {
     if (!(e instanceof ServiceNotFoundError)) throw e;
     // the API's "did you mean" travels with the facts, so the TUI's diagnosis says it too

@@ -20,9 +20,8 @@ export function withExamples(c: Command, lines: string[]): Command {
     const width = textWidth().width;
     const shown = lines.map((l) => l.replace(/^kdebug\b/, SELF.join(' ')));
     // too narrow for "command   # what it does": the note above, the command wrapped to paste
-    const narrow = shown.some((l) => l.length + 2 > width);
     const examples = shown.flatMap((l) => {
-      if (!narrow) return [`  ${l}`];
+      if (l.length + 2 <= width) return [`  ${l}`];
       const [command = '', note] = l.split(/\s+# /);
       return [
         ...(note ? wrap(`# ${note}`, width, '  ', '    ') : []),

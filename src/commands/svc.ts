@@ -239,7 +239,7 @@ export async function svcCommand(
     }
     // --all-nodes on a large cluster takes a while: the nodes read so far, on the terminal
     const status = statusLine();
-    const { facts, suggestions } = await readLive(
+    const { facts, suggestions, view } = await readLive(
       cluster,
       target,
       VERSION,
@@ -251,7 +251,11 @@ export async function svcCommand(
     timings?.phase('read');
     timings?.sizes(facts);
     tellNodeAccess(cluster.nodeAccess(), c);
-    const report = diagnose(facts, target, { suggestions, invocation: invocationOf(g, o) });
+    const report = diagnose(facts, target, {
+      suggestions,
+      invocation: invocationOf(g, o),
+      ...(view ? { analysis: new Analysis(facts, { view }) } : {}),
+    });
     timings?.phase('diagnosed');
     const code = writeReport(report, g, o);
     timings?.phase('written');
@@ -334,11 +338,11 @@ export const define: Define = (parent, run, g) => {
         ),
     ),
     [
-      'kdebug svc nginx-svc                          # the current context and namespace',
+      'kdebug svc nginx-svc                          # current context and namespace',
       'kdebug svc shop/web --context prod -o json    # NS/NAME, like kubectl',
-      'kdebug svc kube-dns:dns-tcp -n kube-system    # NAME:PORT, one port only',
+      'kdebug svc kube-dns:dns-tcp -n kube-system    # NAME:PORT: that port alone',
       'kdebug svc nginx-svc --snapshot DIR           # offline, from a snapshot',
-      'kdebug svc web --from pod/client-7d9 --all-nodes  # the client first, then every node',
+      'kdebug svc web --from pod/client-7d9 --all-nodes  # its node first, then all',
     ],
   ).action((name: string | undefined, o: SvcOptions, cmd: Command) => {
     // a snapshot names the Service it was taken for; live, the name is required

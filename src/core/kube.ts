@@ -559,6 +559,8 @@ export function toKubeProxyConfig(cm: ConfigMap): KubeProxyConfig {
 /** kube-proxy's answer on /configz ({"kubeproxy.config.k8s.io": {...}}): what it runs with, or
  * undefined when the text is not such an answer (kube-proxy down, an older version). */
 export function configFromConfigz(text: string, node: string): KubeProxyConfig | undefined {
+  // not read (most nodes of a large cluster): no document, and no exception to make of it
+  if (text.trim() === '') return undefined;
   let doc: unknown;
   try {
     doc = JSON.parse(text);

@@ -104,6 +104,19 @@ export function chooseNodes(
   return { policy: 'chosen', total, max, chosen: kept, ...missing };
 }
 
+/** The nodes chooseNodes takes whatever the rest of the cluster holds, in its order: --nodes as
+ * given, else the client's and the endpoints' within the cap. They can be read before every
+ * Node and agent Pod is listed. */
+export function firstChosen(
+  view: ClusterView,
+  target: { namespace: string; service: string },
+  o: Pick<NodeChoiceOptions, 'nodes' | 'max' | 'client'> = {},
+): string[] {
+  if (o.nodes) return o.nodes;
+  const first = [...(o.client ? [o.client] : []), ...endpointNodes(view, target)];
+  return [...new Set(first)].slice(0, o.max ?? MAX_NODES);
+}
+
 /** The nodes the Service's endpoints run on: the EndpointSlices' nodeName, else their Pods'. */
 function endpointNodes(
   view: ClusterView,

@@ -94,8 +94,12 @@ function infoText(findings: DriftFinding[], how: Invocation): Line[] {
   return out;
 }
 
-/** The drift of each node as text at `width` columns. */
-export function driftText({ label, nodes }: DriftAnswer, how: Invocation = {}, width = 80): string {
+/** The drift of each node as text at `width` columns (none: unwrapped). */
+export function driftText(
+  { label, nodes }: DriftAnswer,
+  how: Invocation = {},
+  width = Infinity,
+): string {
   const out: Line[] = [];
   for (const n of nodes) {
     out.push(

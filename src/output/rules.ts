@@ -229,12 +229,12 @@ function noServiceRules(rs: Ruleset): string {
   return 'no Service rules found (no KUBE-SERVICES entries in the nat table)';
 }
 
-/** The node's Service trees as text at `width` columns. */
+/** The node's Service trees as text at `width` columns (none: unwrapped). */
 export function rulesText(
   dump: RulesDump,
   trees: ServiceTrees,
   source: RulesSource,
-  width = 80,
+  width = Infinity,
 ): string {
   const out = [headline(dump, source.label)];
   if (isCilium(dump)) out.push(...ciliumWarnings(dump).map((w) => `warning: ${w}`));
@@ -377,7 +377,7 @@ export function rulesDoc(dump: RulesDump, trees: ServiceTrees, source: RulesSour
 export const rulesJson = (dump: RulesDump, trees: ServiceTrees, source: RulesSource): string =>
   jsonText(rulesDoc(dump, trees, source));
 
-export function searchText(query: string, hits: SearchHit[], width = 80): string {
+export function searchText(query: string, hits: SearchHit[], width = Infinity): string {
   if (hits.length === 0) return `no match for "${sanitize(query)}"\n`;
   const out = [`${hits.length} matches for "${query}", best first:`]; // sanitised with the rest
   for (const h of hits) {

@@ -40,8 +40,8 @@ function summary(o: TraceOutcome, i: number, a: TraceAnswer): string {
   return `${where}, ${to}, ${o.masquerade ? 'masqueraded (source NAT to the node)' : 'not masqueraded'}`;
 }
 
-/** The walk as text at `width` columns: long rule lines wrap under themselves. */
-export function traceText(a: TraceAnswer, width = 80): string {
+/** The walk as text at `width` columns (none: unwrapped); long rule lines wrap under themselves. */
+export function traceText(a: TraceAnswer, width = Infinity): string {
   const r = a.result;
   const out = wrap(`packet walk on node ${a.node}: ${packetText(r)}`, width, '', '  ');
   if (a.destinationIs)

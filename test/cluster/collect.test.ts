@@ -603,6 +603,55 @@ describe('collect: Services without a selector, and node commands', () => {
     });
   });
 
+  it("reads the endpoints' nodes while every Node is still being listed, then gives them what the full commands add", async () => {
+    let commandRan!: () => void;
+    const first = new Promise<void>((r) => (commandRan = r));
+    const ran: string[] = [];
+    const transport: NodeTransport = {
+      run: async (node, c) => {
+        ran.push(`${node} ${commandStem(c)}`);
+        commandRan();
+        return { stdout: `${commandStem(c)}\n`, stderr: '', exitCode: 0, via: 'test' };
+      },
+    };
+    const { cluster } = await serve(webCluster().relevant, {}, transport);
+    const list = cluster.list.bind(cluster);
+    // the Node list answers only once a node command has run: an early start or a deadlock
+    cluster.list = async (request) => {
+      if (request.path === '/api/v1/nodes') {
+        await first;
+        ran.push('Nodes listed');
+      }
+      return list(request);
+    };
+    const tables: NodeCommand = { kind: 'proc-net', file: 'ip_tables_names' };
+    const stats: NodeCommand = { kind: 'conntrack-stats' };
+    const facts = await collect(
+      cluster,
+      { namespace: 'default', service: 'web' },
+      {
+        early: { nodes: () => ['node-a', 'no-such-node'], commands: () => [tables] },
+        nodes: () => ['node-a', 'node-b'],
+        nodeCommands: () => [tables, stats],
+      },
+    );
+    assert.deepEqual(ran.slice(0, 2), ['node-a ip_tables_names', 'Nodes listed']);
+    // node-b reads everything; node-a only what it had not; a node that is not there, nothing
+    assert.deepEqual(ran.slice(2).sort(), [
+      'node-a conntrack-stats',
+      'node-b conntrack-stats',
+      'node-b ip_tables_names',
+    ]);
+    for (const node of ['node-a', 'node-b'])
+      assert.deepEqual(Object.keys(facts.nodes[node] ?? {}).sort(), [
+        'conntrack-stats',
+        'ip_tables_names',
+      ]);
+    // what was read by name early is in the facts once, the lists' copies beside it
+    const nodes = facts.objects.filter((o) => o.kind === 'Node').map((o) => o.metadata?.name);
+    assert.deepEqual(nodes, ['node-a', 'node-b']);
+  });
+
   // What each node's kernel says, by how `cat /proc/net/...` ends there.
   const CAT: Record<string, { stdout: string; stderr: string; exitCode: number }> = {
     listed: { stdout: 'filter\nnat\n', stderr: '', exitCode: 0 },
