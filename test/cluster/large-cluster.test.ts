@@ -45,7 +45,9 @@ async function svcOn(nodes: number): Promise<{ facts: Facts; ran: Set<string> }>
   const transport: NodeTransport = {
     run: async (node, c) => {
       ran.add(node);
-      return { stdout: '', stderr: `${commandStem(c)}: not here`, exitCode: 1, via: 'test' };
+      // as a transport says it: the node named in the reason
+      const stderr = `${commandStem(c)}: no kube-proxy Pod on node ${node}`;
+      return { stdout: '', stderr, exitCode: 1, via: 'test' };
     },
   };
   const cluster = await KubeCluster.connect({
@@ -98,6 +100,13 @@ describe('a cluster of 302 nodes: svc reads the nodes that matter, and says so',
     assert.equal(failed.length, 1);
     assert.equal(failed[0]!.nodes?.length, 20);
     assert.match(failed[0]!.title, /^rules not read on 20 nodes: node-\S+, \S+, \S+ and 17 more$/);
+    // each node's own words as its evidence, the first node's in the explanation
+    const first = failed[0]!.nodes![0]!;
+    assert.match(failed[0]!.explanation, new RegExp(`On ${first}: .*on node ${first}$`));
+    assert.deepEqual(
+      failed[0]!.evidence.map((e) => e.text.endsWith(`on node ${e.node}`)),
+      failed[0]!.nodes!.map(() => true),
+    );
     // a node not chosen is never named as checked
     const said = JSON.stringify(rules.filter((f) => f.id !== 'rules-nodes-not-read'));
     assert.doesNotMatch(said, /"node-(1[0-9]{2}|2[0-46-9][0-9])"/);

@@ -250,7 +250,7 @@ function notRead(ctx: CheckContext, read: string[]): Finding[] {
   const svc = ctx.service!;
   const windows = new Set(ctx.view.nodes.filter(isWindows).map((n) => n.name));
   // nodes whose read failed the same way are one finding: many nodes, one line
-  const failed = new Map<string, string[]>();
+  const failed = new Map<string, { node: string; error: string }[]>();
   const tables: OnNode[] = [];
   const out = ctx
     .nodeNames()
@@ -287,13 +287,18 @@ function notRead(ctx: CheckContext, read: string[]): Finding[] {
                 node,
               }),
             ];
-      const same = failed.get(error);
-      if (same) same.push(node);
-      else failed.set(error, [node]);
+      // the same failure on many nodes (no agent Pod there, say) is one finding: keyed by its
+      // words, the node's own name aside
+      const key = error.split(node).join('\0');
+      const same = failed.get(key);
+      if (same) same.push({ node, error });
+      else failed.set(key, [{ node, error }]);
       return [];
     });
   out.push(...byCondition(tables));
-  for (const [error, nodes] of failed) {
+  for (const reads of failed.values()) {
+    const nodes = reads.map((r) => r.node);
+    const error = reads[0]!.error;
     const one = nodes.length === 1;
     const where = one ? nodes[0]! : `${nodes.length} nodes (${namedFew(nodes, 5)})`;
     out.push(
@@ -304,9 +309,11 @@ function notRead(ctx: CheckContext, read: string[]): Finding[] {
           ? `${nodes[0]}: rules not read`
           : `rules not read on ${nodes.length} nodes: ${namedFew(nodes)}`,
         {
-          explanation: `kdebug could not read the rules of ${where}, so ${svc.namespace}/${svc.name} is not checked there${read.length > 0 ? '; the other nodes are' : ''}. ${error}`,
+          explanation: `kdebug could not read the rules of ${where}, so ${svc.namespace}/${svc.name} is not checked there${read.length > 0 ? '; the other nodes are' : ''}. ${one ? error : `On ${nodes[0]}: ${error}`}`,
           // the failed read itself is what was seen: a warning, not a verdict on the rules
-          evidence: nodes.map((node) => seen(`${node}: the read failed: ${error}`, { node })),
+          evidence: reads.map((r) =>
+            seen(`${r.node}: the read failed: ${r.error}`, { node: r.node }),
+          ),
           ...otherWay(ctx, svc),
           ...(one ? { node: nodes[0]! } : { nodes }),
         },
