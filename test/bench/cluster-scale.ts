@@ -229,7 +229,10 @@ async function hold(c: ClusterClient, target: string): Promise<void> {
   console.log(
     `held: ip netns exec ${c.info.clientNetns} node bin/kdebug.js svc ${target} -n ${NS} --kubeconfig=${c.info.kubeconfig}; Ctrl-C (or kill -INT ${process.pid}) tears it down`,
   );
+  // a signal listener alone keeps no process alive: the timer does, until the signal
+  const alive = setInterval(() => undefined, 1 << 30);
   await new Promise<void>((done) => process.once('SIGINT', done).once('SIGTERM', done));
+  clearInterval(alive);
 }
 
 await main();
