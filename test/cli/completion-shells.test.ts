@@ -3,20 +3,13 @@
 // fish: `complete -C`, which asks fish what TAB would offer).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { hermetic, kdebug, ROOT } from '../support/cli.js';
+import { hermetic, kdebug, kdebugOnPath, ROOT } from '../support/cli.js';
 import { hasCommand, skipWithout } from '../support/skip.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'kdebug-shells-'));
-// `kdebug` on the PATH, as an install puts it there
-writeFileSync(
-  join(dir, 'kdebug'),
-  `#!/bin/sh\nexec ${process.execPath} ${ROOT}/bin/kdebug.js "$@"\n`,
-);
-chmodSync(join(dir, 'kdebug'), 0o755);
+const dir = kdebugOnPath();
 const env = { ...hermetic(), PATH: `${dir}:${process.env['PATH']}` };
 
 const complete: Record<'zsh' | 'fish', (line: string) => string[]> = {

@@ -2,20 +2,14 @@
 // the Services of a snapshot; kubectl's plugin completion gets the same answers.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { hermetic, kdebug, ROOT } from '../support/cli.js';
+import { hermetic, kdebug, kdebugOnPath, ROOT } from '../support/cli.js';
 
 describe('shell completion', () => {
-  // `kdebug` on the PATH, as an install puts it there
-  const bin = mkdtempSync(join(tmpdir(), 'kdebug-bin-'));
-  writeFileSync(
-    join(bin, 'kdebug'),
-    `#!/bin/sh\nexec ${process.execPath} ${ROOT}/bin/kdebug.js "$@"\n`,
-  );
-  chmodSync(join(bin, 'kdebug'), 0o755);
+  const bin = kdebugOnPath();
   const script = kdebug(['completion', 'bash']).stdout;
 
   /** COMPREPLY for the words typed after the prompt, the last one being completed. */

@@ -1,6 +1,6 @@
 // Runs the built CLI as a user would: `node bin/kdebug.js ...`, building it first when needed.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -33,6 +33,17 @@ export function kdebug(
 }
 
 let home: string | undefined;
+
+/** A new directory holding `kdebug`, as an install puts it on the PATH (for the shells). */
+export function kdebugOnPath(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'kdebug-bin-'));
+  writeFileSync(
+    join(dir, 'kdebug'),
+    `#!/bin/sh\nexec ${process.execPath} ${ROOT}/bin/kdebug.js "$@"\n`,
+  );
+  chmodSync(join(dir, 'kdebug'), 0o755);
+  return dir;
+}
 
 /** This environment without the person's kubeconfig or ~/.ssh: a test never reaches a real cluster. */
 export function hermetic(): NodeJS.ProcessEnv {
