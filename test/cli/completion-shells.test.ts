@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { hermetic, kdebug, kdebugOnPath, ROOT } from '../support/cli.js';
 import { hasCommand, skipWithout } from '../support/skip.js';
+import { COMPLETION_CASES } from '../support/completion-cases.js';
 
 const dir = kdebugOnPath();
 const env = { ...hermetic(), PATH: `${dir}:${process.env['PATH']}` };
@@ -41,28 +42,12 @@ const complete: Record<'zsh' | 'fish', (line: string) => string[]> = {
   },
 };
 
-const CASES: { typed: string; offers: string[] }[] = [
-  { typed: 'kdebug sv', offers: ['svc'] },
-  { typed: 'kdebug svc --snapshot snapshots/nginx-svc ng', offers: ['nginx-svc'] },
-  { typed: 'kdebug svc --snapshot snapshots/nginx-svc -n kube', offers: ['kube-system'] },
-  {
-    typed: 'kdebug svc --snapshot snapshots/nginx-svc kube-system/kube',
-    offers: ['kube-system/kube-dns'],
-  },
-  {
-    typed: 'kdebug drift --snapshot snapshots/nginx-svc --node vm-12-7',
-    offers: ['vm-12-7-centos'],
-  },
-  { typed: 'kdebug svc web -o j', offers: ['json'] },
-  { typed: 'kdebug svc web', offers: [] }, // no cluster here: nothing, quickly
-];
-
 for (const shell of ['zsh', 'fish'] as const)
   describe(
     `${shell} completion`,
     skipWithout(hasCommand(shell) ? '' : `${shell} is not installed`),
     () => {
-      for (const c of CASES)
+      for (const c of COMPLETION_CASES)
         it(`${c.typed}⇥ offers ${c.offers.join(', ') || 'nothing'}`, () =>
           assert.deepEqual(complete[shell](c.typed), c.offers));
 

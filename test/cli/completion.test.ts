@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { hermetic, kdebug, kdebugOnPath, ROOT } from '../support/cli.js';
+import { COMPLETION_CASES } from '../support/completion-cases.js';
 
 describe('shell completion', () => {
   const bin = kdebugOnPath();
@@ -26,23 +27,9 @@ describe('shell completion', () => {
   };
 
   const cases: { typed: string; offers: string[] }[] = [
-    { typed: 'kdebug sv', offers: ['svc'] },
-    { typed: 'kdebug svc --snapshot snapshots/nginx-svc ng', offers: ['nginx-svc'] },
+    ...COMPLETION_CASES,
     { typed: 'kdebug svc --snapshot snapshots/nginx-svc -n kube-system ', offers: ['kube-dns'] },
-    {
-      typed: 'kdebug drift --snapshot snapshots/nginx-svc --node vm-12-7',
-      offers: ['vm-12-7-centos'],
-    },
     { typed: 'kdebug rules --ta', offers: ['--table'] },
-    { typed: 'kdebug svc web -o j', offers: ['json'] },
-    { typed: 'kdebug svc web', offers: [] }, // no cluster here: nothing, quickly
-    // -n takes a namespace, as kubectl's does
-    { typed: 'kdebug svc --snapshot snapshots/nginx-svc -n kube', offers: ['kube-system'] },
-    // NS/NAME, as kubectl takes it
-    {
-      typed: 'kdebug svc --snapshot snapshots/nginx-svc kube-system/kube',
-      offers: ['kube-system/kube-dns'],
-    },
     // the shell's own file names where a flag takes a file or directory
     { typed: 'kdebug svc --snapshot snapshots/nginx-s', offers: ['snapshots/nginx-svc'] },
     { typed: 'kdebug rules --file README', offers: ['README.md'] },

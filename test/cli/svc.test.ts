@@ -287,22 +287,14 @@ describe('kdebug svc (built CLI)', () => {
       );
     });
 
+    /** A live run as JSON, the nodes read through kube-proxy's Pods (this server runs no exec). */
+    const viaKubeProxy = (args: string[]) =>
+      live([...args, '--kubeconfig', kubeconfig, '-o', 'json', '--via', 'kube-proxy'], {
+        HOME: tmp,
+      });
+
     it('takes the address an application logs: the cluster IP (and port) finds the Service in any namespace', async () => {
-      const byIP = await live(
-        [
-          'svc',
-          '10.1.190.219:8080',
-          '-n',
-          'kube-system',
-          '--kubeconfig',
-          kubeconfig,
-          '-o',
-          'json',
-          '--via',
-          'kube-proxy',
-        ],
-        { HOME: tmp },
-      );
+      const byIP = await viaKubeProxy(['svc', '10.1.190.219:8080', '-n', 'kube-system']);
       assert.deepEqual(JSON.parse(byIP.stdout).target, {
         namespace: 'default',
         service: 'nginx-svc',
@@ -318,20 +310,7 @@ describe('kdebug svc (built CLI)', () => {
     });
 
     it('-A asks the API for the Service by name in every namespace', async () => {
-      const r = await live(
-        [
-          'svc',
-          'kube-dns:dns-tcp',
-          '-A',
-          '--kubeconfig',
-          kubeconfig,
-          '-o',
-          'json',
-          '--via',
-          'kube-proxy',
-        ],
-        { HOME: tmp },
-      );
+      const r = await viaKubeProxy(['svc', 'kube-dns:dns-tcp', '-A']);
       const doc = JSON.parse(r.stdout);
       assert.deepEqual(doc.target, {
         namespace: 'kube-system',
