@@ -881,30 +881,30 @@ async function readNodes(
   byService: Parameters<typeof runNodeCommands>[5],
   early?: Early,
 ): Promise<{ outputs: Record<string, NodeOutputs>; errors: NodeError[] }> {
-  if (!early) return runNodeCommands(cluster, nodes, commands, o, progress, byService);
+  const none = { outputs: {}, errors: [] };
+  if (!early)
+    return commands.length > 0
+      ? runNodeCommands(cluster, nodes, commands, o, progress, byService)
+      : none;
   const begun = new Set(early.nodes);
   const ran = new Set(early.commands.map(commandStem));
   const more = commands.filter((c) => !ran.has(commandStem(c)));
-  const tally = early.tally;
-  const [first, rest, topUp] = await Promise.all([
+  const rest = nodes.filter((n) => !begun.has(n));
+  // the early nodes are counted once, by their first run: the top-up tells no tally
+  const quiet = { ...o, onNodes: undefined, onNodeFacts: undefined };
+  const [first, others, topUp] = await Promise.all([
     early.run,
-    runNodeCommands(
-      cluster,
-      nodes.filter((n) => !begun.has(n)),
-      commands,
-      o,
-      progress,
-      byService,
-      tally,
-    ),
+    rest.length > 0 && commands.length > 0
+      ? runNodeCommands(cluster, rest, commands, o, progress, byService, early.tally)
+      : none,
     more.length > 0
-      ? runNodeCommands(cluster, early.nodes, more, o, progress, byService)
-      : { outputs: {}, errors: [] },
+      ? runNodeCommands(cluster, early.nodes, more, quiet, progress, byService)
+      : none,
   ]);
-  const outputs: Record<string, NodeOutputs> = { ...first.outputs, ...rest.outputs };
+  const outputs: Record<string, NodeOutputs> = { ...first.outputs, ...others.outputs };
   for (const [node, out] of Object.entries(topUp.outputs))
     outputs[node] = { ...outputs[node], ...out };
-  return { outputs, errors: [...first.errors, ...rest.errors, ...topUp.errors] };
+  return { outputs, errors: [...first.errors, ...others.errors, ...topUp.errors] };
 }
 
 /** The early nodes' reads under way: which nodes, with which commands. */
@@ -923,18 +923,19 @@ async function startEarly(
   meta: SnapshotMeta,
   o: CollectOptions,
   progress: (p: CollectProgress) => void,
-  agents: { kubeProxy: Promise<string>; cilium: string },
+  kubeProxyPods: Promise<string>,
 ): Promise<Early | undefined> {
   const early = o.early;
   if (!early) return undefined;
   const facts = () => ({ objects: r.sorted(), nodes: {}, meta: { ...cluster.meta, ...meta } });
-  const wanted = early.nodes(facts(), new Analysis(facts())).filter(isNodeName);
+  const sofar = facts();
+  const wanted = early.nodes(sofar, new Analysis(sofar)).filter(isNodeName);
   if (wanted.length === 0) return undefined;
-  const selector = await agents.kubeProxy;
+  const selector = await kubeProxyPods;
   await Promise.all(
     wanted.flatMap((node) => [
       r.extra(`Node ${node}`, { resource: 'nodes', name: node }),
-      ...[selector, agents.cilium].map((labelSelector) =>
+      ...[selector, CILIUM_AGENTS].map((labelSelector) =>
         r.extra(`agent Pods on ${node}`, {
           resource: 'pods',
           namespace: SYSTEM,
@@ -984,12 +985,18 @@ async function finish(
   // the agents' Pods are in hand: the node channels need not list them again
   if (commands.length > 0) cluster.podsRead?.(analysis.view.pods);
   const byService = view && o.rulesOf ? { view, target: o.rulesOf } : undefined;
-  const { outputs, errors } = commands.length
-    ? await readNodes(cluster, nodes, commands, o, progress, byService, early)
-    : { outputs: await early?.run.then((e) => e.outputs), errors: [] };
+  const { outputs, errors } = await readNodes(
+    cluster,
+    nodes,
+    commands,
+    o,
+    progress,
+    byService,
+    early,
+  );
   return {
     objects,
-    nodes: outputs ?? {},
+    nodes: outputs,
     meta: {
       ...cluster.meta,
       ...meta,
@@ -1090,8 +1097,7 @@ export async function collect(
   await Promise.all(reads);
   if (!(await svc)) throw await serviceNotFound(cluster, ns, name);
   const meta = { namespace: ns, service: name };
-  const agents = { kubeProxy: addons.kubeProxyPods, cilium: CILIUM_AGENTS };
-  const early = await startEarly(cluster, r, meta, o, progress, agents);
+  const early = await startEarly(cluster, r, meta, o, progress, addons.kubeProxyPods);
   await listed;
   return finish(cluster, r, meta, o, progress, early);
 }

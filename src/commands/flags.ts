@@ -5,8 +5,7 @@ import { DEFAULT_DEBUG_IMAGE } from '../cluster/node-pod.js';
 import { DEFAULT_MAX_OUTPUT_MIB } from '../core/not-read.js';
 import { SELF } from './invocation.js';
 import { textWidth, type GlobalOptions } from './io.js';
-import { wrapCommand } from '../output/text.js';
-import { wrap } from '../output/wrap.js';
+import { wrap, wrapCommand } from '../output/wrap.js';
 
 /** What a command's action hands back: its exit code, to come. */
 export type Run = (code: Promise<number>) => void;

@@ -5,8 +5,7 @@ import { resolveNext, shellLine, shellWords, type Invocation } from '../core/nex
 import type { DriftAnswer, DriftFinding } from '../core/drift.js';
 import { RENAMED_IDS, type Severity } from '../core/model.js';
 import { jsonText } from '../core/sanitize.js';
-import { wrapCommand } from './text.js';
-import { wrap } from './wrap.js';
+import { wrapCommand, wrapIndented } from './wrap.js';
 import { schemaId } from './schema-id.js';
 
 export const DRIFT_SCHEMA_VERSION = 1;
@@ -45,8 +44,7 @@ function indent(lines: Line[], by = '    '): Line[] {
 function rendered(lines: Line[], width: number): string[] {
   return lines.flatMap((l) => {
     if (typeof l !== 'string') return wrapCommand(['next:', ...l.command], width, l.by);
-    const by = /^ */.exec(l)![0];
-    return l === '' ? [''] : wrap(l.slice(by.length), width, by, `${by}  `);
+    return wrapIndented([l], width, '  ');
   });
 }
 

@@ -14,9 +14,9 @@ import { shellWords } from '../core/next-command.js';
 import { sanitize } from '../core/sanitize.js';
 import { MARK } from './marks.js';
 import { palette, type Palette } from './palette.js';
-import { wrap } from './wrap.js';
+import { wrap, wrapCommand } from './wrap.js';
 
-export { wrap } from './wrap.js';
+export { wrap, wrapCommand } from './wrap.js';
 
 export interface TextOptions {
   color?: boolean;
@@ -27,22 +27,6 @@ export interface TextOptions {
   verbose?: boolean;
   /** Where the facts came from, for the header ("snapshot snapshots/nginx-svc"). */
   source?: string;
-}
-
-/** A command's shell words on lines a terminal copy gives back as one command: each broken line
- * ends in " \\". */
-export function wrapCommand(shell: string[], width: number, indent: string): string[] {
-  const words = shell.map(sanitize);
-  const out: string[] = [];
-  let line = indent;
-  for (const w of words) {
-    if (line.trim() !== '' && line.length + 1 + w.length + 2 > width) {
-      out.push(`${line} \\`);
-      line = `${indent}  ${w}`;
-    } else line = line.trim() === '' ? line + w : `${line} ${w}`;
-  }
-  out.push(line);
-  return out;
 }
 
 function expanded(f: Finding, p: Palette, width: number): string[] {

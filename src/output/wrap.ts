@@ -39,26 +39,39 @@ export function wrap(raw: string, width: number, indent = '', hanging = indent):
   return out;
 }
 
-/** `text` wrapped after `prefix` on its first line ("  100%  ", " 3. "), the other lines at
- * `hanging` (by default under the text's start); under a prefix wider than half the line. */
-export function wrapAfter(
-  prefix: string,
-  text: string,
-  width: number,
-  hanging = ' '.repeat(prefix.length),
-): string[] {
+/** `text` wrapped after `prefix` on its first line ("  100%  ", " 3. "), the other lines under
+ * the text's start; under a prefix wider than half the line. */
+export function wrapAfter(prefix: string, text: string, width: number): string[] {
   if (prefix.length * 2 > width) return [prefix.trimEnd(), ...wrap(text, width, '    ')];
-  const lines = wrap(text, width, ' '.repeat(prefix.length), hanging);
+  const pad = ' '.repeat(prefix.length);
+  const lines = wrap(text, width, pad, pad);
   lines[0] = prefix + lines[0]!.slice(prefix.length);
   return lines;
 }
 
-/** Lines as printed at `width`: each wraps under its own indent, a tree's branch going on as │. */
-export function wrapIndented(lines: string[], width: number): string[] {
+/** Lines as printed at `width`: each wraps `more` under its own indent, a tree's branch going
+ * on as │. */
+export function wrapIndented(lines: string[], width: number, more = '    '): string[] {
   return lines.flatMap((l) => {
     if (l === '') return [''];
     const lead = /^[ │├└─]*/.exec(l)![0];
     const under = lead.replace(/├/g, '│').replace(/[└─]/g, ' ');
-    return wrap(l.slice(lead.length), width, lead, `${under}    `);
+    return wrap(l.slice(lead.length), width, lead, `${under}${more}`);
   });
+}
+
+/** A command's shell words on lines a terminal copy gives back as one command: each broken line
+ * ends in " \\". */
+export function wrapCommand(shell: string[], width: number, indent: string): string[] {
+  const words = shell.map(sanitize);
+  const out: string[] = [];
+  let line = indent;
+  for (const w of words) {
+    if (line.trim() !== '' && line.length + 1 + w.length + 2 > width) {
+      out.push(`${line} \\`);
+      line = `${indent}  ${w}`;
+    } else line = line.trim() === '' ? line + w : `${line} ${w}`;
+  }
+  out.push(line);
+  return out;
 }

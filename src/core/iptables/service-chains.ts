@@ -114,6 +114,9 @@ export function serviceChainReads(
   ];
 }
 
+/** The Services' entry chains: a rule per Service port (per node port) of the cluster. */
+const FAN_OUT: readonly string[] = ['KUBE-SERVICES', 'KUBE-NODEPORTS'];
+
 /** What tells a rule of the Services' entry chains as the Service's: its addresses as iptables
  * prints a destination, its node ports, and the "NS/NAME" its comments begin with. */
 function serviceMarks(svc: Service) {
@@ -129,11 +132,13 @@ function serviceMarks(svc: Service) {
 /** The listings with the Services' entry chains cut to the rules that can be this Service's (a
  * line without its address, node port or name cannot be): on a large cluster those chains hold a
  * rule per Service, and parsing them whole each round costs more than reading them. */
-function ofServiceOnly(listings: Map<string, string>, svc: Service): Map<string, string> {
-  const { addresses, nodePorts, own } = serviceMarks(svc);
+function ofServiceOnly(
+  listings: Map<string, string>,
+  { addresses, nodePorts, own }: ReturnType<typeof serviceMarks>,
+): Map<string, string> {
   const marks = [own, ...addresses, ...nodePorts];
   const cut = new Map(listings);
-  for (const chain of ['KUBE-SERVICES', 'KUBE-NODEPORTS']) {
+  for (const chain of FAN_OUT) {
     const text = listings.get(chain);
     if (text === undefined) continue;
     const kept = text
@@ -152,7 +157,8 @@ function reachedChains(
   svc?: Service,
 ): Set<string> {
   const reached = new Set<string>();
-  const text = listingText(svc ? ofServiceOnly(listings, svc) : listings);
+  const marks = svc && serviceMarks(svc);
+  const text = listingText(marks ? ofServiceOnly(listings, marks) : listings);
   if (text === '') return reached;
   let read: Table | undefined;
   try {
@@ -170,11 +176,11 @@ function reachedChains(
       if (target?.kind === 'chain') reached.add(target.name);
     }
   };
-  if (!svc) {
+  if (!marks) {
     for (const chain of listings.keys()) jumps(chain);
     return reached;
   }
-  const { addresses, nodePorts, own } = serviceMarks(svc);
+  const { addresses, nodePorts, own } = marks;
   const ofService = (id: number) => {
     const comment = read!.comment(id);
     const d = read!.destination(id);
@@ -186,11 +192,9 @@ function reachedChains(
     );
   };
   // the Services' entry chains fan out to every Service: only this one's rules are followed
-  jumps('KUBE-SERVICES', ofService);
-  jumps('KUBE-NODEPORTS', ofService);
+  for (const chain of FAN_OUT) jumps(chain, ofService);
   // every other chain read lies on this Service's path (the built-in chains and what they jump
   // to first, a CNI's or one made by hand included): every target is read
-  for (const chain of listings.keys())
-    if (chain !== 'KUBE-SERVICES' && chain !== 'KUBE-NODEPORTS') jumps(chain);
+  for (const chain of listings.keys()) if (!FAN_OUT.includes(chain)) jumps(chain);
   return reached;
 }

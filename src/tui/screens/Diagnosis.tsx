@@ -17,7 +17,7 @@ import { cursorKey, cursorOf, type State, type View } from '../state.js';
 import type { NotRead } from '../../core/not-read.js';
 import { evidenceText, moreText, shownEvidence } from '../../core/evidence.js';
 import { shellWords } from '../../core/next-command.js';
-import { wrapCommand } from '../../output/text.js';
+import { wrapCommand } from '../../output/wrap.js';
 import type { Tone } from '../theme.js';
 import { wrap } from '../wrap.js';
 

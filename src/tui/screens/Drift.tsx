@@ -5,7 +5,7 @@ import { Box } from 'ink';
 import type { DriftFinding, NodeDrift } from '../../core/drift.js';
 import type { Severity } from '../../core/model.js';
 import { resolveNext, shellWords, type Invocation } from '../../core/next-command.js';
-import { wrapCommand } from '../../output/text.js';
+import { wrapCommand } from '../../output/wrap.js';
 import { Pane, innerLines } from '../components/pane.js';
 import { S, T } from '../components/text.js';
 import type { NodeData } from '../data.js';
