@@ -248,6 +248,9 @@ describe('kdebug live against the fake API server and the lab', labSuite(), () =
         { HOME: home },
       );
       await reached;
+      // node-b's endpoints make it one of the nodes read first: the last node's Pod may come after
+      for (let i = 0; i < 100 && debugPods().length < 3; i++)
+        await new Promise((r) => setTimeout(r, 50));
       assert.equal(debugPods().length, 3);
       run.child.kill(signal);
       const r = await run.done;
