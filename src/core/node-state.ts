@@ -191,19 +191,20 @@ function modeOf(
       seen(t, { node, source: `nodes/${node}/proxy-mode.txt` }),
     );
   }
-  const c = config.value;
-  const rules = config.from === 'default' ? shown() : undefined;
-  if (rules)
+  const configured = config.value.mode || 'iptables';
+  // what kube-proxy serves on /configz is what runs on the node: observed there
+  if (config.from === 'configz')
+    return mode(configured, 'configz', config.source, (t) =>
+      seen(t, { node, source: `nodes/${node}/proxy-configz.txt` }),
+    );
+  // the rules are observed; read against a ConfigMap only where they agree with it
+  const rules = shown();
+  if (rules && (config.from === 'default' || rules.mode === configured))
     return mode(rules.mode, 'rules', `the rules in ${rules.source}`, (t) =>
       seen(t, { node, source: rules.source }),
     );
   // the configuration kube-proxy reads is read from the API; its default is only assumed
-  return mode(
-    c.mode || 'iptables',
-    config.from,
-    c.source,
-    config.from === 'default' ? unseen : read,
-  );
+  return mode(configured, config.from, config.source, config.from === 'default' ? unseen : read);
 }
 
 /** kube-proxy's release, best first: its own build info on /metrics, the image tag of its Pod

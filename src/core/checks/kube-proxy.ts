@@ -312,24 +312,12 @@ function running(ctx: CheckContext): Finding[] {
 function modes(ctx: CheckContext): Finding[] {
   const { config, error } = ctx.kubeProxyConfig();
   const all = proxyModes(ctx);
-  // a stale answer is evidence of nothing now: it is shown, never counted
-  const per = all.filter((m) => !m.stale);
+  // only a mode seen on the node counts: a stale answer or a configured one is shown, never counted
+  const per = all.filter((m) => !m.stale && m.evidence.kind === 'observed');
   const distinct = [...new Set(per.map((m) => m.mode))];
   const out: Finding[] = [];
-  const stale = all.filter((m) => m.stale);
-  if (stale.length > 0)
-    out.push(
-      finding(
-        'proxy-mode-not-observed',
-        'skip',
-        `proxy mode on ${list(stale.map((m) => m.node))} not observed: kube-proxy is not running there`,
-        {
-          explanation: `The recorded /proxyMode answer of ${list(stale.map((m) => m.node))} came from a kube-proxy that is not running now (its Pod is not Running and Ready): it says what mode it had, not what runs.`,
-          evidence: stale.map((m) => m.evidence),
-          next: kubectl('kube-system', 'get', 'pods', '-l', 'k8s-app=kube-proxy', '-o', 'wide'),
-        },
-      ),
-    );
+  const unobserved = all.filter((m) => !per.includes(m));
+  if (unobserved.length > 0) out.push(notObserved(unobserved));
   if (error)
     out.push(
       finding('kube-proxy-config-unreadable', 'warn', 'the kube-proxy ConfigMap cannot be read', {
@@ -359,11 +347,49 @@ function modes(ctx: CheckContext): Finding[] {
   else if (distinct.length === 1)
     out.push(
       finding('proxy-mode', 'pass', `${distinct[0]} mode on ${count(per.length, 'node')}`, {
-        explanation: `kube-proxy runs in ${distinct[0]} mode.`,
+        explanation: `kube-proxy runs in ${distinct[0]} mode, as its /proxyMode answer, its /configz or its rules show.`,
         evidence,
       }),
     );
   return out;
+}
+
+/** The nodes whose mode nobody there said: a stale answer, the configuration, or the default. */
+function notObserved(modes: readonly NodeMode[]): Finding {
+  const stale = modes.filter((m) => m.stale);
+  const configured = modes.filter((m) => !m.stale);
+  // the mode a ConfigMap names, or kube-proxy's default where none was read
+  const said = [
+    ...new Set(
+      configured.map((m) => `${m.evidence.kind === 'read' ? 'configured' : 'default'}: ${m.mode}`),
+    ),
+  ];
+  const nodes = (ms: readonly NodeMode[]) => namedFew(ms.map((m) => m.node));
+  const parts = [
+    ...(stale.length > 0 ? [`kube-proxy is not running on ${nodes(stale)}`] : []),
+    ...(configured.length > 0 ? [`${nodes(configured)} not read (${said.join(', ')})`] : []),
+  ];
+  return finding(
+    'proxy-mode-not-observed',
+    'skip',
+    `proxy mode not observed on ${count(modes.length, 'node')}: ${parts.join('; ')}`,
+    {
+      explanation: [
+        ...(stale.length > 0
+          ? [
+              `The recorded /proxyMode answer of ${list(stale.map((m) => m.node))} came from a kube-proxy that is not running now (its Pod is not Running and Ready): it says what mode it had, not what runs.`,
+            ]
+          : []),
+        ...(configured.length > 0
+          ? [
+              `Nothing on ${configured.length === 1 ? 'that node' : 'those nodes'} said its mode (kube-proxy's /proxyMode, its /configz or its rules): the mode its configuration names is what kube-proxy would run after a restart, not what runs now.`,
+            ]
+          : []),
+      ].join(' '),
+      evidence: modes.map((m) => m.evidence),
+      next: kubectl('kube-system', 'get', 'pods', '-l', 'k8s-app=kube-proxy', '-o', 'wide'),
+    },
+  );
 }
 
 /** k3s and RKE2 run kube-proxy inside their own process, not as a Pod: said as what it is, from
@@ -401,32 +427,37 @@ function versions(ctx: CheckContext): Finding[] {
   for (const s of known)
     byRelease.set(s.version!.value.text, [...(byRelease.get(s.version!.value.text) ?? []), s.node]);
   const said = [...byRelease].map(([v, nodes]) =>
-    byRelease.size === 1 && unknown.length === 0
-      ? `${v} on ${count(nodes.length, 'node')}`
-      : `${v} on ${list(nodes)}`,
+    byRelease.size === 1 ? `${v} on ${count(nodes.length, 'node')}` : `${v} on ${namedFew(nodes)}`,
   );
-  const title =
-    known.length === 0
-      ? `kube-proxy's version not observed on ${list(unknown)}`
-      : `kube-proxy ${said.join(', ')}${unknown.length > 0 ? `; unknown on ${list(unknown)}` : ''}`;
-  return [
-    finding('kube-proxy-version', known.length > 0 ? 'pass' : 'skip', title, {
-      explanation:
-        "kube-proxy writes its rules differently from release to release: kdebug compares each node with what its own release writes. The version comes from kube-proxy's /metrics (kubernetes_build_info), else the image tag of its Pod, else the Node's status.nodeInfo.kubeProxyVersion; where none said it, kdebug models the newest release it knows and says so.",
-      evidence: [
-        ...known.map((s) => s.version!.evidence),
-        ...(unknown.length > 0
-          ? [
-              unseen(
-                `kube-proxy's version on ${list(unknown)}: no /metrics build info, image tag or nodeInfo`,
-              ),
-            ]
-          : []),
-      ],
-      info: true,
-      folded: true,
-    }),
-  ];
+  const out: Finding[] = [];
+  if (known.length > 0)
+    out.push(
+      finding('kube-proxy-version', 'pass', `kube-proxy ${said.join(', ')}`, {
+        explanation:
+          "kube-proxy writes its rules differently from release to release: kdebug compares each node with what its own release writes. The version comes from kube-proxy's /metrics (kubernetes_build_info), else the image tag of its Pod, else the Node's status.nodeInfo.kubeProxyVersion.",
+        evidence: known.map((s) => s.version!.evidence),
+        info: true,
+        folded: true,
+      }),
+    );
+  if (unknown.length > 0)
+    out.push(
+      finding(
+        'kube-proxy-version-not-observed',
+        'skip',
+        `kube-proxy's version not observed on ${count(unknown.length, 'node')}: ${namedFew(unknown)}`,
+        {
+          explanation:
+            "Nothing said kube-proxy's release there: no /metrics build info, no image tag on its Pod, no status.nodeInfo.kubeProxyVersion. kdebug models the newest release it knows on those nodes and says so where it matters.",
+          evidence: unknown.map((n) =>
+            unseen(`${n}: no /metrics build info, image tag or nodeInfo`, n),
+          ),
+          info: true,
+          folded: true,
+        },
+      ),
+    );
+  return out;
 }
 
 /**

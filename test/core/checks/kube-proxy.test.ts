@@ -44,23 +44,39 @@ describe('kube-proxy step', () => {
     {
       name: 'running on every node, mode only assumed (the defaults): not observed',
       objects: [...base(), ...kubeProxy()],
-      want: ['kube-proxy-running:pass', 'proxy-mode:skip', 'kube-proxy-version:skip'],
+      want: [
+        'kube-proxy-running:pass',
+        'proxy-mode-not-observed:skip',
+        'kube-proxy-version-not-observed:skip',
+      ],
     },
     {
       name: 'crash-looping on one node',
       objects: [...base(), ...kubeProxy(['node-a', 'node-b'], { notReadyOn: 'node-b' })],
-      want: ['kube-proxy-not-running:fail', 'proxy-mode:skip', 'kube-proxy-version:skip'],
+      want: [
+        'kube-proxy-not-running:fail',
+        'proxy-mode-not-observed:skip',
+        'kube-proxy-version-not-observed:skip',
+      ],
     },
     {
       name: 'missing on one node',
       objects: [...base(), ...kubeProxy(['node-a'])],
-      want: ['kube-proxy-not-running:fail', 'proxy-mode:skip', 'kube-proxy-version:skip'],
+      want: [
+        'kube-proxy-not-running:fail',
+        'proxy-mode-not-observed:skip',
+        'kube-proxy-version-not-observed:skip',
+      ],
     },
     {
       name: 'nodes in different modes',
       objects: [...base(), ...kubeProxy()],
       nodes: { 'node-a': { 'proxy-mode': 'iptables' }, 'node-b': { 'proxy-mode': 'ipvs' } },
-      want: ['kube-proxy-running:pass', 'proxy-mode-differs:warn', 'kube-proxy-version:skip'],
+      want: [
+        'kube-proxy-running:pass',
+        'proxy-mode-differs:warn',
+        'kube-proxy-version-not-observed:skip',
+      ],
     },
     {
       name: 'replaced by Cilium',
@@ -73,8 +89,8 @@ describe('kube-proxy step', () => {
       nodes: { 'node-a': { 'proxy-metrics': metrics(CAPTURED - 5, CAPTURED - 6) } },
       want: [
         'kube-proxy-running:pass',
-        'proxy-mode:skip',
-        'kube-proxy-version:skip',
+        'proxy-mode-not-observed:skip',
+        'kube-proxy-version-not-observed:skip',
         'kube-proxy-synced:pass',
       ],
     },
@@ -84,8 +100,8 @@ describe('kube-proxy step', () => {
       nodes: { 'node-a': { 'proxy-metrics': metrics(CAPTURED - 900, CAPTURED - 600) } },
       want: [
         'kube-proxy-running:pass',
-        'proxy-mode:skip',
-        'kube-proxy-version:skip',
+        'proxy-mode-not-observed:skip',
+        'kube-proxy-version-not-observed:skip',
         'kube-proxy-sync-stale:warn',
       ],
     },
@@ -95,8 +111,8 @@ describe('kube-proxy step', () => {
       nodes: { 'node-a': { 'proxy-metrics': metrics(CAPTURED - 5, CAPTURED - 6, 3) } },
       want: [
         'kube-proxy-running:pass',
-        'proxy-mode:skip',
-        'kube-proxy-version:skip',
+        'proxy-mode-not-observed:skip',
+        'kube-proxy-version-not-observed:skip',
         'kube-proxy-sync-stale:warn',
       ],
     },
@@ -107,6 +123,42 @@ describe('kube-proxy step', () => {
       f.meta.capturedAt = '2024-05-01T12:00:00Z';
       assert.deepEqual(ids(run(kubeProxyCheck, f)), c.want);
     });
+
+  it('counts a mode only where the node showed it: a node not read is not observed, even with a ConfigMap', () => {
+    const configMap: KubeObject = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'kube-proxy', namespace: 'kube-system' },
+      data: { 'config.conf': 'kind: KubeProxyConfiguration\nmode: "iptables"\n' },
+    };
+    const objects = [...base(), ...kubeProxy(['node-a', 'node-b']), configMap];
+    const found = run(kubeProxyCheck, facts(objects, { 'node-a': { 'proxy-mode': 'iptables' } }));
+    const mode = found.find((f) => f.id === 'proxy-mode')!;
+    assert.equal(mode.status, 'pass');
+    assert.equal(mode.title, 'iptables mode on 1 node');
+    assert.ok(mode.evidence.every((e) => e.kind === 'observed'));
+    const unread = found.find((f) => f.id === 'proxy-mode-not-observed')!;
+    assert.equal(unread.status, 'skip');
+    assert.equal(
+      unread.title,
+      'proxy mode not observed on 1 node: node-b not read (configured: iptables)',
+    );
+  });
+
+  it('passes no mode the rules or kube-proxy did not show: the ConfigMap alone is a skip', () => {
+    const configMap: KubeObject = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'kube-proxy', namespace: 'kube-system' },
+      data: { 'config.conf': 'kind: KubeProxyConfiguration\nmode: "ipvs"\n' },
+    };
+    const objects = [...base(), ...kubeProxy(['node-a', 'node-b']), configMap];
+    assert.deepEqual(ids(run(kubeProxyCheck, facts(objects))), [
+      'kube-proxy-running:pass',
+      'proxy-mode-not-observed:skip',
+      'kube-proxy-version-not-observed:skip',
+    ]);
+  });
 
   it('names the node and the command for a kube-proxy that is not running', () => {
     const [f] = run(

@@ -197,7 +197,7 @@ describe('kube-proxy not running', () => {
     assert.equal(stale.status, 'skip');
     assert.match(
       stale.title,
-      /^proxy mode on vm-12-11-centos not observed: kube-proxy is not running there$/,
+      /^proxy mode not observed on 1 node: kube-proxy is not running on vm-12-11-centos$/,
     );
     const mode = kp.find((f) => f.id === 'proxy-mode')!;
     assert.equal(mode.title, 'iptables mode on 1 node', 'only the running kube-proxy counts');
