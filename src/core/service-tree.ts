@@ -7,7 +7,18 @@ import { DNAT_QUIRK } from './iptables/rule.js';
 import type { ServicePortName } from './model.js';
 import { hostPort } from './ipv6.js';
 
-export type EntryKind = 'cluster-ip' | 'external-ip' | 'load-balancer' | 'node-port';
+/** 'virtual-server': an IPVS virtual server a listing alone does not say the kind of. */
+export type EntryKind =
+  'cluster-ip' | 'external-ip' | 'load-balancer' | 'node-port' | 'virtual-server';
+
+/** What a person calls each kind of entry. */
+export const ENTRY_KIND_TEXT: Record<EntryKind, string> = {
+  'cluster-ip': 'cluster IP',
+  'external-ip': 'external IP',
+  'load-balancer': 'load-balancer IP',
+  'node-port': 'node port',
+  'virtual-server': 'virtual server',
+};
 
 /** A rule in KUBE-SERVICES or KUBE-NODEPORTS that sends traffic into a Service port's chains. */
 export interface EntryPoint {

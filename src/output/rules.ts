@@ -7,7 +7,13 @@ import type { SearchHit } from '../core/search.js';
 import { count } from '../core/checks/check.js';
 import { portNameText } from '../core/model.js';
 import { sanitize, jsonText } from '../core/sanitize.js';
-import type { EntryPoint, ServiceTree, ServiceTrees, TreeEndpoint } from '../core/service-tree.js';
+import {
+  ENTRY_KIND_TEXT,
+  type EntryPoint,
+  type ServiceTree,
+  type ServiceTrees,
+  type TreeEndpoint,
+} from '../core/service-tree.js';
 import { percent } from '../core/model.js';
 import { hostPort } from '../core/ipv6.js';
 import { schemaId } from './schema-id.js';
@@ -24,12 +30,7 @@ export interface RulesSource {
 }
 
 function entryText(e: EntryPoint): string {
-  const kind = {
-    'cluster-ip': 'cluster IP',
-    'external-ip': 'external IP',
-    'load-balancer': 'load-balancer IP',
-    'node-port': 'node port',
-  }[e.kind];
+  const kind = ENTRY_KIND_TEXT[e.kind];
   if (e.from === 'cilium')
     return `${kind} ${e.address ? hostPort(e.address, e.port ?? 0) : `${e.port} on every node address`}${e.protocol ? `/${e.protocol}` : ''}  (cilium line ${e.line})`;
   const port = e.port ?? (e.from === 'ipvs' ? 'port unknown' : 'any port');

@@ -88,6 +88,24 @@ describe('IPVS listings', () => {
     ]);
   });
 
+  it('labels a lone node-range port by the Service block it is in or out of, else says it is unknown', () => {
+    const kinds = (save: string) =>
+      buildIpvsTrees(parseIpvs(save)).services.flatMap((t) =>
+        t.entries.map((e) => `${e.address}:${e.port} ${e.kind}`),
+      );
+    const vs = (address: string) =>
+      `-A -t ${address} -s rr\n-a -t ${address} -r 10.244.1.5:80 -m -w 1\n`;
+    assert.deepEqual(kinds(vs('192.168.0.10:30080')), ['192.168.0.10:30080 virtual-server']);
+    assert.deepEqual(kinds(vs('10.96.0.1:443') + vs('192.168.0.10:30080')), [
+      '10.96.0.1:443 cluster-ip',
+      '192.168.0.10:30080 node-port',
+    ]);
+    assert.deepEqual(kinds(vs('10.96.0.1:443') + vs('10.96.4.4:30080')), [
+      '10.96.0.1:443 cluster-ip',
+      '10.96.4.4:30080 cluster-ip',
+    ]);
+  });
+
   it('ipvsadm-save -n reads into the same trees as ipvsadm -Ln', () => {
     assert.deepEqual(brief(SAVE), brief(LIST));
   });

@@ -11,6 +11,7 @@ import {
   type ServiceTree,
   type ServiceTrees,
 } from '../service-tree.js';
+import { ipv6 } from '../ipv6.js';
 import { loopBackEntry } from './expected.js';
 import type { IpvsService, IpvsTable } from './listing.js';
 import { SERVICE_PORTS } from './service-names.js';
@@ -87,9 +88,11 @@ const NODE_PORTS = { min: 30000, max: 32767 };
 
 /**
  * What each virtual server is, from the listing alone (no objects to ask): kube-proxy writes a
- * node port on every node address, loopback included, and cluster IPs once each. So a port in the
- * node-port range on a loopback address, or on several addresses, is a node port, and so is any
- * node-port-range port on an address already seen holding one.
+ * node port on every node address, loopback included, and cluster IPs once each, all from one
+ * Service CIDR. So a port in the node-port range on a loopback address, or on several addresses,
+ * is a node port, and so is any node-port-range port on an address already seen holding one. A
+ * lone node-range port is a node port on an address outside the block the Service ports are in,
+ * a cluster IP inside it, and said unknown where the listing has no other Service address.
  */
 function entryKinds(t: IpvsTable): Map<IpvsService, EntryPoint['kind']> {
   const out = new Map<IpvsService, EntryPoint['kind']>();
@@ -103,9 +106,11 @@ function entryKinds(t: IpvsTable): Map<IpvsService, EntryPoint['kind']> {
   // a cluster IP holds its Service's own ports; an address holding several node-range ports is
   // a node's, where kube-proxy binds every node port
   const rangePorts = new Map<string, Set<number>>();
+  const serviceBlocks = new Set<string>();
   for (const vs of t.services) {
     const { host, port } = split(vs.address);
     if (inRange(port)) rangePorts.set(host, (rangePorts.get(host) ?? new Set()).add(port));
+    else if (!isLoopback(host)) serviceBlocks.add(blockOf(host));
   }
   const nodeAddresses = new Set<string>();
   for (const vs of t.services) {
@@ -119,9 +124,26 @@ function entryKinds(t: IpvsTable): Map<IpvsService, EntryPoint['kind']> {
   }
   for (const vs of t.services) {
     const { host, port } = split(vs.address);
-    out.set(vs, nodeAddresses.has(host) && inRange(port) ? 'node-port' : 'cluster-ip');
+    out.set(
+      vs,
+      !inRange(port)
+        ? 'cluster-ip'
+        : nodeAddresses.has(host)
+          ? 'node-port'
+          : serviceBlocks.size === 0
+            ? 'virtual-server'
+            : serviceBlocks.has(blockOf(host))
+              ? 'cluster-ip'
+              : 'node-port',
+    );
   }
   return out;
+}
+
+/** The /16 (IPv4) or /64 (IPv6) an address is in: a Service CIDR is at least that wide. */
+function blockOf(host: string): string {
+  const v6 = ipv6(host);
+  return v6 !== undefined ? (v6 >> 64n).toString(16) : host.split('.').slice(0, 2).join('.');
 }
 
 const isLoopback = (host: string) => /^127\./.test(host) || host === '::1';

@@ -1,6 +1,7 @@
 // The Rules screen: a node's Service -> KUBE-SVC -> KUBE-SEP -> DNAT trees, opened and closed in
 // place, with effective shares, hairpin and masquerade marks, and the raw rule lines on demand.
 import { percent } from '../../core/model.js';
+import { ENTRY_KIND_TEXT } from '../../core/service-tree.js';
 import { Box } from 'ink';
 import type { NodeData } from '../data.js';
 import { Pane, innerLines } from '../components/pane.js';
@@ -106,13 +107,6 @@ export function rulesView(m: RulesModel): View {
   };
 }
 
-const ENTRY_KIND = {
-  'cluster-ip': 'cluster IP',
-  'external-ip': 'external IP',
-  'load-balancer': 'load balancer',
-  'node-port': 'node port',
-} as const;
-
 function RowLine({ row }: { row: TreeRow }) {
   const t = row.tree;
   const fold = row.open === undefined ? '  ' : row.open ? '▾ ' : '▸ ';
@@ -143,7 +137,7 @@ function RowLine({ row }: { row: TreeRow }) {
       const where = e.kind === 'node-port' ? `${e.port}` : `${e.address}:${e.port}`;
       return (
         <>
-          <S tone="muted">{ENTRY_KIND[e.kind]}</S> {where}/{e.protocol} <S tone="muted">→</S>{' '}
+          <S tone="muted">{ENTRY_KIND_TEXT[e.kind]}</S> {where}/{e.protocol} <S tone="muted">→</S>{' '}
           {e.chain}
         </>
       );

@@ -2,6 +2,7 @@
 // and destinations (the Service addresses in the source node's rules, and a ping to a ClusterIP),
 // and the walk itself, done by the core's tracer.
 import { familyOf, hostPort, type IPFamily } from '../../core/ipv6.js';
+import { ENTRY_KIND_TEXT } from '../../core/service-tree.js';
 import type { TraceProtocol, TraceResult } from '../../core/trace.js';
 import type { NodeData, TuiData } from '../data.js';
 
@@ -130,7 +131,7 @@ export function traceDestinations(
     for (const e of t.entries) {
       const ip = e.kind === 'node-port' ? nodeIP : e.address;
       if (!ip || e.port === undefined) continue;
-      const what = e.kind === 'node-port' ? 'node port' : e.kind === 'cluster-ip' ? '' : e.kind;
+      const what = e.kind === 'cluster-ip' ? '' : ENTRY_KIND_TEXT[e.kind];
       const label = `${hostPort(ip, e.port)}/${protocol} ${what ? `${what} ` : ''}${short(t.id)}`;
       add({ label, ip, port: e.port, protocol });
     }
