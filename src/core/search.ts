@@ -3,6 +3,7 @@
 // (10.244.1.8 is never 10.244.1.80); words match fuzzily. fuse.js ranks; it only ever sees a few
 // hundred candidates, found first by substring and trigram lookups over a deduplicated corpus (a
 // 10,000-Service dump holds ~400,000 searchable strings, which fuse.js alone takes a second to scan).
+import { hostPort } from './ipv6.js';
 import Fuse from 'fuse.js';
 import type { Ruleset } from './iptables.js';
 import { contains } from './ipv4.js';
@@ -429,7 +430,7 @@ export function addTreeDocs(index: SearchIndex, trees: ServiceTrees, table: stri
     if (t.clusterIP)
       index.add({
         kind: 'service',
-        text: `${t.clusterIP}:${t.port}`,
+        text: hostPort(t.clusterIP, t.port ?? ''),
         service: t.id,
         chain: t.chains.svc,
       });

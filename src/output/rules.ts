@@ -38,7 +38,7 @@ function entryText(e: EntryPoint): string {
   const where =
     e.kind === 'node-port'
       ? `${kind} ${port}${e.from === 'ipvs' ? `${protocol} on ${e.address}` : ''}`
-      : `${kind} ${e.address}:${port}`;
+      : `${kind} ${hostPort(e.address ?? '', port)}`;
   if (e.proxyPort !== undefined)
     return `${where}${e.from === 'ipvs' && e.kind === 'node-port' ? '' : protocol}  (${e.from} line ${e.line}) proxied by kube-proxy itself on port ${e.proxyPort} (userspace mode: endpoints are not in iptables)`;
   const proto = e.from === 'ipvs' && e.kind === 'node-port' ? '' : protocol;

@@ -130,6 +130,17 @@ describe('kdebug rules', () => {
     assert.match(text.stdout, /^warning: the listing ends at line 60 inside table ip kube-proxy/m);
   });
 
+  it('writes an IPv6 entry as [address]:port, as it writes the Service line', () => {
+    const input = [
+      '-A KUBE-SERVICES -d fd00:10:96::a/128 -p udp -m comment --comment "kube-system/kube-dns:dns cluster IP" -m udp --dport 53 -j KUBE-SVC-TCOU7JCQXEZGVUNU',
+      '-A KUBE-SVC-TCOU7JCQXEZGVUNU -m comment --comment "kube-system/kube-dns:dns -> [fd00:10:244::2]:53" -j KUBE-SEP-AAAAAAAAAAAAAAAA',
+      '-A KUBE-SEP-AAAAAAAAAAAAAAAA -p udp -m comment --comment "kube-system/kube-dns:dns" -m udp -j DNAT --to-destination [fd00:10:244::2]:53',
+    ].join('\n');
+    const r = kdebug(['rules', '--file', '-'], { input, env: { COLUMNS: '200' } });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^ {2}entry {2}cluster IP \[fd00:10:96::a\]:53\/udp /m);
+  });
+
   it('searches an nftables table: a ClusterIP finds its Services and map elements, a typo its chains', () => {
     type Hits = { hits: { kind: string; text: string; chain?: string; service?: string }[] };
     const hits = (q: string) => {

@@ -239,9 +239,9 @@ function clusterIpProbes(
   const forwarded = ctx.endpoints(port).some((e) => e.ready || (e.serving && e.terminating));
   const explanation = r
     ? forwarded
-      ? `The connection to ${ip}:${port.port} was refused. The Service has ready endpoints, so kube-proxy forwarded it to a Pod, and the Pod refused it: nothing listens on the targetPort there.`
-      : `The connection to ${ip}:${port.port} was refused at once, by the REJECT rule kube-proxy writes for a Service without ready endpoints.`
-    : `The connection to ${ip}:${port.port} got no answer from ${list(failed.map((p) => p.node))}. Either the node has no rule for it (so the packet leaves unchanged towards the default route, where nobody owns the ClusterIP), or it was forwarded to an endpoint that does not answer.`;
+      ? `The connection to ${hostPort(ip, port.port)} was refused. The Service has ready endpoints, so kube-proxy forwarded it to a Pod, and the Pod refused it: nothing listens on the targetPort there.`
+      : `The connection to ${hostPort(ip, port.port)} was refused at once, by the REJECT rule kube-proxy writes for a Service without ready endpoints.`
+    : `The connection to ${hostPort(ip, port.port)} got no answer from ${list(failed.map((p) => p.node))}. Either the node has no rule for it (so the packet leaves unchanged towards the default route, where nobody owns the ClusterIP), or it was forwarded to an endpoint that does not answer.`;
   return [
     consequence(
       finding(
@@ -497,7 +497,9 @@ function pingExplained(ctx: CheckContext, svc: Service): Finding | undefined {
   const connected = conns.some((p) => p.result.status === 'pass');
   const forwarded = ctx.endpoints(port).some((e) => e.ready || (e.serving && e.terminating));
   const curl =
-    proto === 'TCP' ? `curl ${ip}:${port.port}` : `a ${proto} client on port ${port.port}`;
+    proto === 'TCP'
+      ? `curl ${ip.includes(':') ? `-g http://${hostPort(ip, port.port)}/` : hostPort(ip, port.port)}`
+      : `a ${proto} client on port ${port.port}`;
   const ping =
     pings.length === 0
       ? `ping ${ip}`
@@ -514,7 +516,7 @@ function pingExplained(ctx: CheckContext, svc: Service): Finding | undefined {
               ? 'normal in iptables mode'
               : `no answer in iptables mode, ${curl} is the test`,
           ),
-      text: `In iptables mode no interface owns a ClusterIP: ${ip} exists only as a match in kube-proxy's nat rules, and those rules match only its protocol and port (${proto.toLowerCase()} port ${svc.ports.map((p) => p.port).join(', ')}). ${forwarded ? `A ${proto} packet to ${ip}:${port.port} is DNATed to a Pod by the node it is sent from.` : `A ${proto} packet to ${ip}:${port.port} is rejected right now, because the Service has no ready endpoints; once it has some, it is DNATed to one of them by the node it is sent from.`} An ICMP echo matches no rule at all, leaves the node unchanged towards the default route, and nobody answers it${answered ? ' (the answer recorded here came from something else on the path that owns the address, which is unusual)' : ''}. So a failing ping says nothing about the Service: test it with ${curl}.`,
+      text: `In iptables mode no interface owns a ClusterIP: ${ip} exists only as a match in kube-proxy's nat rules, and those rules match only its protocol and port (${proto.toLowerCase()} port ${svc.ports.map((p) => p.port).join(', ')}). ${forwarded ? `A ${proto} packet to ${hostPort(ip, port.port)} is DNATed to a Pod by the node it is sent from.` : `A ${proto} packet to ${hostPort(ip, port.port)} is rejected right now, because the Service has no ready endpoints; once it has some, it is DNATed to one of them by the node it is sent from.`} An ICMP echo matches no rule at all, leaves the node unchanged towards the default route, and nobody answers it${answered ? ' (the answer recorded here came from something else on the path that owns the address, which is unusual)' : ''}. So a failing ping says nothing about the Service: test it with ${curl}.`,
     },
     ipvs: {
       title: title('in IPVS mode the node itself answers a ping'),

@@ -149,7 +149,7 @@ function internal(ctx: CheckContext, svc: Service): Finding[] {
     return finding(
       'no-local-endpoint',
       'warn',
-      `internalTrafficPolicy Local: Pods on ${list(without.map((n) => n.node))} cannot reach ${svc.clusterIP}:${port.port}`,
+      `internalTrafficPolicy Local: Pods on ${list(without.map((n) => n.node))} cannot reach ${hostPort(svc.clusterIP ?? '', port.port)}`,
       {
         explanation: `With internalTrafficPolicy: Local, a Pod reaching the ClusterIP is only sent to an endpoint on its own node. ${list(without.map((n) => n.node))} ${without.length === 1 ? 'has' : 'have'} none, so kube-proxy there drops the traffic (filter KUBE-SERVICES DROP "has no local endpoints"). This suits node-local agents run as a DaemonSet; anything else should use Cluster.`,
         evidence: [...evidence, ...without.flatMap((n) => dropRules(ctx, n.node, spn))],

@@ -4,7 +4,7 @@
 // iptables mode, plus what only this mode has: a map element or jump to a chain the table lacks,
 // and an endpoint chain no numgen map sends new connections to.
 import { kubeProxyPodOn } from '../drift/context.js';
-import { containsAny, hostCidr } from '../ipv6.js';
+import { containsAny, hostCidr, hostPort } from '../ipv6.js';
 import {
   SEVERITY,
   type AddFinding as Add,
@@ -106,7 +106,7 @@ function servicePort(
 
   for (const e of w?.entries ?? []) {
     const where = e.address
-      ? `${e.address}:${e.port}/${e.protocol}`
+      ? `${hostPort(e.address, e.port ?? '')}/${e.protocol}`
       : `node port ${e.port}/${e.protocol}`;
     const found = a?.entries.find(
       (x) =>
@@ -137,7 +137,7 @@ function servicePort(
   }
 
   for (const v of w?.verdicts ?? []) {
-    const where = v.address ? `${v.address}:${v.port}` : `node port ${v.port}`;
+    const where = v.address ? hostPort(v.address, v.port ?? '') : `node port ${v.port}`;
     const found = a?.verdicts.find(
       (x) => x.chain === v.chain && x.address === v.address && x.port === v.port,
     );

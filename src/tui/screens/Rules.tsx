@@ -134,7 +134,7 @@ function RowLine({ row }: { row: TreeRow }) {
     }
     case 'entry': {
       const e = row.entry!;
-      const where = e.kind === 'node-port' ? `${e.port}` : `${e.address}:${e.port}`;
+      const where = e.kind === 'node-port' ? `${e.port}` : hostPort(e.address ?? '', e.port ?? '');
       return (
         <>
           <S tone="muted">{ENTRY_KIND_TEXT[e.kind]}</S> {where}/{e.protocol} <S tone="muted">→</S>{' '}
