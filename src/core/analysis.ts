@@ -3,6 +3,7 @@
 // every Service or only for the ones asked about (one Service's answer on a big cluster), and kept.
 // The checks, the commands and the TUI all read the node's dataplane through here.
 import { CILIUM_STEMS } from './cilium/agent.js';
+import { ciliumLineSet } from './cilium/drift.js';
 import { expectedCilium, type ExpectedFrontend } from './cilium/expected.js';
 import { CiliumParseError } from './cilium/listing.js';
 import { parseCilium, withBackendStates } from './cilium/read.js';
@@ -26,6 +27,7 @@ import type { IPFamily } from './ipv6.js';
 import { nodeKnobs, type NodeKnobs } from './expected/knobs.js';
 import { nftStems, nodeDump, type NodeDump } from './facts.js';
 import { NftParseError, type NftTable } from './nftables/listing.js';
+import { ruleText } from './nftables/render.js';
 import { parseNftAny } from './nftables/text.js';
 import { rulesetSigns, textSigns, type DumpSigns } from './iptables/backend.js';
 import { IptablesParseError, NoRulesError, parseIptables, type Ruleset } from './iptables.js';
@@ -146,6 +148,7 @@ export class NodeAnalysis {
   private ipvsMemo: ReturnType<NodeAnalysis['ipvs']> | null = null;
   private ciliumMemo: ReturnType<NodeAnalysis['cilium']> | null = null;
   private dataplaneMemo: Dataplane | undefined | null = null;
+  private heldMemo: ((line: string) => boolean) | undefined;
   private readonly signsMemo = new Map<string, DumpSigns | undefined>();
 
   constructor(
@@ -365,6 +368,43 @@ export class NodeAnalysis {
       this.driftMemo.set(key, d);
     }
     return d;
+  }
+
+  /** Whether the node's rules hold a line as drift writes it ("-t nat -A ...", "add rule ...",
+   * an IPVS or agent listing's line): a drift finding's actual shows only the lines that differ. */
+  holds(line: string): boolean {
+    this.heldMemo ??= this.heldLines();
+    return this.heldMemo(line.trim());
+  }
+
+  private heldLines(): (line: string) => boolean {
+    const mode = this.mode();
+    if (mode === 'ipvs') {
+      const lines = new Set((this.ipvs()?.text ?? '').split('\n').map((l) => l.trim()));
+      return (l) => lines.has(l);
+    }
+    if (mode === 'cilium') {
+      const table = this.cilium()?.read?.table;
+      // a frontend or backend written as drift writes them: the agent lists one so
+      const lines = table ? ciliumLineSet(table) : new Set<string>();
+      return (l) => lines.has(l);
+    }
+    if (mode === 'nftables') {
+      const table = this.nft()?.table;
+      // "add rule ip kube-proxy CHAIN TEXT": the chain holds a rule written so
+      return (l) => {
+        const [, chain, text] = /^add rule \S+ \S+ (\S+) (.*)$/.exec(l) ?? [];
+        return !!table?.chain(chain ?? '')?.rules.some((r) => ruleText(r) === text);
+      };
+    }
+    const lines = new Set(
+      (this.rules()?.ruleset?.tables ?? []).flatMap((t) =>
+        t.chains.flatMap((c) =>
+          c.ruleIds.map((id) => `-t ${t.name} ${t.text(id).replace(/^\[\d+:\d+\] /, '')}`),
+        ),
+      ),
+    );
+    return (l) => lines.has(l);
   }
 
   /** kube-proxy's nftables table of this family (`ip` or `ip6` kube-proxy) as the node recorded

@@ -13,7 +13,7 @@ import { textDifferences } from './drift/text.js';
 import type { ExpectedRules, ExpectedServicePort } from './expected.js';
 import type { Ruleset } from './iptables.js';
 import { DEFAULT_KUBE_PROXY_CONFIG, type ClusterView, type Pod } from './kube.js';
-import type { Finding, ServicePortName, Severity } from './model.js';
+import type { Evidence, Finding, ServicePortName, Severity } from './model.js';
 import { buildServiceTrees, type ServiceTree, type ServiceTrees } from './service-tree.js';
 import type { Release } from './releases.js';
 import type { IPFamily } from './ipv6.js';
@@ -376,17 +376,50 @@ const STATUS: Record<Severity, Finding['status']> = {
   info: 'pass',
 };
 
-/** A drift finding as a diagnosis Finding (evidence: expected lines, then actual lines). */
-export function driftToFinding(d: DriftFinding, source: string): Finding {
+/** "-t nat -A X ..." and "-A X ..." are the same line for telling missing from unexpected. */
+const bare = (line: string) => line.replace(/^-t \S+ /, '').trim();
+
+/** Expected lines the node lacks, lines the node has that were not expected, and the rest.
+ * `onNode` says whether the node's dump holds a line: a finding's `actual` shows only the lines
+ * that differ, so an expected line absent from it may still be on the node. */
+export function diffLines(
+  f: Pick<DriftFinding, 'expected' | 'actual'>,
+  onNode: (line: string) => boolean = () => false,
+) {
+  const actual = new Set(f.actual.map(bare));
+  const expected = new Set(f.expected.map(bare));
+  return [
+    ...f.expected.map(
+      (l) => ({ line: l, kind: actual.has(bare(l)) || onNode(l) ? 'same' : 'missing' }) as const,
+    ),
+    ...f.actual
+      .filter((l) => !expected.has(bare(l)))
+      .map((l) => ({ line: l, kind: 'unexpected' }) as const),
+  ];
+}
+
+/** A drift finding as a diagnosis Finding, its lines as a difference where they are lines the
+ * node's rules hold (`holds`): each expected line the node lacks is missing, each line it has
+ * unexpectedly is so; an actual that names a place or a count rather than a line stays as said. */
+export function driftToFinding(
+  d: DriftFinding,
+  source: string,
+  holds: (line: string) => boolean,
+): Finding {
   const at = { node: d.node, source };
+  const lines = d.actual.filter(holds);
+  const said = d.actual.filter((l) => !holds(l));
   // what the node has is what was observed: its lines, or that it has none of them
-  const evidence = [
-    ...d.expected.map((l) => computed(l)),
-    ...(d.actual.length > 0
-      ? d.actual.map((l) => seen(`actual:   ${l}`, at))
-      : d.expected.length > 0
-        ? [seen(`actual:   ${source}: none of these`, at)]
-        : []),
+  const evidence: Evidence[] = [
+    ...diffLines({ expected: d.expected, actual: lines }, holds).map(({ line, kind }) => ({
+      // a line the node holds was observed there; one it lacks is only expected
+      ...(kind === 'missing' ? computed(line) : seen(line, at)),
+      diff: kind,
+    })),
+    ...said.map((l) => seen(`actual:   ${l}`, at)),
+    ...(d.actual.length === 0 && d.expected.length > 0
+      ? [seen(`actual:   ${source}: none of these`, at)]
+      : []),
   ];
   return {
     id: d.id,

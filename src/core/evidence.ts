@@ -41,8 +41,13 @@ export function judged(status: Status, evidence: readonly Evidence[]): Status {
   return verdict && !evidence.some(isObserved) ? 'skip' : status;
 }
 
-/** A line as a person reads it: computed and unobserved evidence say so first. */
+/** A drift's lines read as a difference, without colour too. */
+const DIFF_MARK = { missing: '-', unexpected: '+', same: ' ' } as const;
+
+/** A line as a person reads it: a drift's lines as a difference; computed and unobserved
+ * evidence say so first. */
 export function evidenceText(e: Evidence): string {
+  if (e.diff) return `${DIFF_MARK[e.diff]} ${e.text}`;
   if (e.kind === 'computed') return `${e.label ?? 'expected'}: ${e.text}`;
   if (e.kind === 'not-observed') return `not observed: ${e.text}`;
   return e.text;

@@ -79,6 +79,8 @@ export interface Evidence {
   object?: string;
   /** computed: what kind of computation ("expected" rules or records, a "walked" packet). */
   label?: 'expected' | 'walked';
+  /** A rule line of a drift: expected and missing on the node, there but unexpected, or both. */
+  diff?: 'missing' | 'unexpected' | 'same';
 }
 
 /** One judgement with its evidence. `id` is a stable slug: a contract for scripts. */

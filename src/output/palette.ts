@@ -9,6 +9,8 @@ export interface Palette {
   muted(text: string): string;
   /** A command to run. */
   command(text: string): string;
+  /** A drift's line: missing in red, unexpected in green, as the TUI draws them. */
+  diff(kind: 'missing' | 'unexpected' | 'same', text: string): string;
 }
 
 /** Faint text: the grey with 4.5:1 contrast on black and on white alike (WCAG AA), where the
@@ -25,10 +27,18 @@ const STATUS: Record<Status, (t: string) => string> = {
   pending: sgr('36'),
 };
 
+const DIFF = { missing: sgr('31'), unexpected: sgr('32'), same: (t: string) => t } as const;
+
 export function palette(color: boolean): Palette {
   if (!color) {
     const id = (t: string) => t;
-    return { status: (_s, t) => t, heading: id, muted: id, command: id };
+    return { status: (_s, t) => t, heading: id, muted: id, command: id, diff: (_k, t) => t };
   }
-  return { status: (s, t) => STATUS[s](t), heading: sgr('1'), muted: faint, command: sgr('36') };
+  return {
+    status: (s, t) => STATUS[s](t),
+    heading: sgr('1'),
+    muted: faint,
+    command: sgr('36'),
+    diff: (k, t) => DIFF[k](t),
+  };
 }

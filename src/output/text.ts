@@ -39,7 +39,14 @@ function expanded(f: Finding, p: Palette, width: number): string[] {
   if (f.evidence.length > 0) {
     out.push(`       ${p.muted('evidence:')}`);
     const { shown, more } = shownEvidence(f.evidence);
-    for (const e of shown) out.push(...wrap(evidenceText(e), width, '         ', '           '));
+    for (const e of shown) {
+      // a drift's unchanged line lines up with the - and + lines' text
+      const lines =
+        e.diff === 'same'
+          ? wrap(e.text, width, '           ', '           ')
+          : wrap(evidenceText(e), width, '         ', '           ');
+      out.push(...(e.diff ? lines.map((l) => p.diff(e.diff!, l)) : lines));
+    }
     if (more > 0) out.push(`         ${p.muted(moreText(more))}`);
   }
   if (f.next) {

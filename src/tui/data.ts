@@ -18,9 +18,7 @@ import {
 import type { ServiceTrees } from '../core/service-tree.js';
 import { narrowed } from '../core/service-ref.js';
 import type { NftTable } from '../core/nftables/listing.js';
-import { ciliumLineSet } from '../core/cilium/drift.js';
 import type { CiliumTable } from '../core/cilium/listing.js';
-import { ruleText } from '../core/nftables/render.js';
 import { buildNftSearchIndex } from '../core/nftables/search.js';
 import type { TracePacket, TraceResult } from '../core/trace.js';
 
@@ -78,7 +76,6 @@ export interface TuiData {
 export function nodeData(node: NodeAnalysis, view: ClusterView): NodeData {
   let index: SearchIndex | undefined;
   let drift: NodeDrift | { error: string } | undefined;
-  let rules: Set<string> | undefined; // "-t nat -A ..." of every rule, made on first use
   // kube-proxy's nftables table where the node runs in that mode, read when first asked
   let nftRead: { read: ReturnType<NodeAnalysis['nft']> } | undefined;
   const nft = () =>
@@ -91,7 +88,6 @@ export function nodeData(node: NodeAnalysis, view: ClusterView): NodeData {
   let ciliumRead: { read: ReturnType<NodeAnalysis['cilium']> } | undefined;
   const cilium = () =>
     (ciliumRead ??= { read: node.mode() === 'cilium' ? node.cilium() : undefined }).read;
-  let ciliumLines: Set<string> | undefined;
   let ciliumText: string[] | undefined;
   const data: NodeData = {
     name: node.name,
@@ -144,26 +140,7 @@ export function nodeData(node: NodeAnalysis, view: ClusterView): NodeData {
       drift ??= driftOf(node, view);
       return drift;
     },
-    hasRule(line) {
-      if (ipvs()) return data.ipvs!.some((l) => l.trim() === line.trim());
-      const agent = cilium()?.read?.table;
-      // a frontend or backend written as drift writes them: the agent lists one so
-      if (agent) return (ciliumLines ??= ciliumLineSet(agent)).has(line.trim());
-      const table = nft()?.table;
-      if (table) {
-        // "add rule ip kube-proxy CHAIN TEXT": the chain holds a rule written so
-        const [, chain, text] = /^add rule \S+ \S+ (\S+) (.*)$/.exec(line.trim()) ?? [];
-        return !!table.chain(chain ?? '')?.rules.some((r) => ruleText(r) === text);
-      }
-      rules ??= new Set(
-        (data.rs?.tables ?? []).flatMap((t) =>
-          t.chains.flatMap((c) =>
-            c.ruleIds.map((id) => `-t ${t.name} ${t.text(id).replace(/^\[\d+:\d+\] /, '')}`),
-          ),
-        ),
-      );
-      return rules.has(line.trim());
-    },
+    hasRule: (line) => node.holds(line),
   };
   return data;
 }

@@ -233,9 +233,17 @@ describe('drift', () => {
     );
     assert.ok(stale.expected.every((l) => l.startsWith(`-t nat -A ${SVC} `)));
     assert.match(stale.advice!, /kube-proxy on test-node has not applied/);
-    const f = driftToFinding(stale, 'nodes/test-node/iptables-save.txt');
+    // the node holds what the finding shows it has: those lines are a difference, - and +
+    const held = new Set(stale.actual);
+    const f = driftToFinding(stale, 'nodes/test-node/iptables-save.txt', (l) => held.has(l));
     assert.deepEqual([f.id, f.status, f.node, f.service], ['endpoint-stale', 'fail', NODE, WEB]);
-    assert.ok(f.evidence.map(evidenceText).some((e) => e.startsWith('actual:   -t nat')));
+    const text = f.evidence.map(evidenceText);
+    assert.ok(text.some((e) => e.startsWith('+ -t nat') && e.includes('10.180.1.9:80')));
+    assert.ok(text.some((e) => e.startsWith('- -t nat')));
+    assert.ok(f.evidence.filter((e) => e.diff === 'missing').every((e) => e.kind === 'computed'));
+    // an actual the node's rules do not hold as a line (a place, a count) is said as it is
+    const said = driftToFinding(stale, 'nodes/test-node/iptables-save.txt', () => false);
+    assert.ok(said.evidence.some((e) => !e.diff && e.text.startsWith('actual:   -t nat')));
   });
 
   it('collapses one masquerade difference on every Service port into one node finding', () => {

@@ -122,7 +122,14 @@ export function tableNode(
   // the drift of this Service's ports, as `kdebug drift` computes it in this mode
   const drift = n.drift(ctx.scope);
   const out = drift.findings
-    .map((d) => withSyncShown(ctx, node, d, driftToFinding(d, read.source)))
+    .map((d) =>
+      withSyncShown(
+        ctx,
+        node,
+        d,
+        driftToFinding(d, read.source, (l) => n.holds(l)),
+      ),
+    )
     .map((f) => ({
       ...f,
       evidence: [seen(read.source, { node, source: read.source }), ...f.evidence],

@@ -174,7 +174,12 @@ function drift(ctx: CheckContext, na: NodeAnalysis, svc: Service): OnNode[] {
     )
     .filter((d) => d.id !== 'rule-text-differs') // spelling only: the trees already show what the rules do
     .map((d) => {
-      const seen = withSyncShown(ctx, node, d, driftToFinding(d, source));
+      const seen = withSyncShown(
+        ctx,
+        node,
+        d,
+        driftToFinding(d, source, (l) => na.holds(l)),
+      );
       return on(consequence(withCommand(seen, node, down !== undefined), down));
     });
 }

@@ -2,7 +2,7 @@
 // grouped by Service port, each finding with its id; missing lines in one colour, unexpected in
 // another (and a - / + prefix, so the difference reads without colour too).
 import { Box } from 'ink';
-import type { DriftFinding, NodeDrift } from '../../core/drift.js';
+import { diffLines, type DriftFinding, type NodeDrift } from '../../core/drift.js';
 import type { Severity } from '../../core/model.js';
 import { resolveNext, shellWords, type Invocation } from '../../core/next-command.js';
 import { wrapCommand } from '../../output/wrap.js';
@@ -38,28 +38,6 @@ export interface DriftModel {
 
 const SEVERITY_TONE: Record<Severity, Tone> = { error: 'bad', warning: 'warn', info: 'muted' };
 const SEVERITY_MARK: Record<Severity, string> = { error: '✗', warning: '!', info: 'i' };
-
-/** "-t nat -A X ..." and "-A X ..." are the same line for telling missing from unexpected. */
-const bare = (line: string) => line.replace(/^-t \S+ /, '').trim();
-
-/** Expected lines the node lacks, lines the node has that were not expected, and the rest.
- * `onNode` says whether the node's dump holds a line: a finding's `actual` shows only the lines
- * that differ, so an expected line absent from it may still be on the node. */
-export function diffLines(
-  f: Pick<DriftFinding, 'expected' | 'actual'>,
-  onNode: (line: string) => boolean = () => false,
-) {
-  const actual = new Set(f.actual.map(bare));
-  const expected = new Set(f.expected.map(bare));
-  return [
-    ...f.expected.map(
-      (l) => ({ line: l, kind: actual.has(bare(l)) || onNode(l) ? 'same' : 'missing' }) as const,
-    ),
-    ...f.actual
-      .filter((l) => !expected.has(bare(l)))
-      .map((l) => ({ line: l, kind: 'unexpected' }) as const),
-  ];
-}
 
 /** Findings grouped by Service port (node-wide ones last), as wrapped lines. */
 export function driftLines(

@@ -90,7 +90,7 @@ describe('rules step', () => {
     assert.ok(
       stale.evidence
         .map(evidenceText)
-        .some((e) => e.startsWith('actual:') && e.includes('10.244.1.9:8080')),
+        .some((e) => e.startsWith('+ ') && e.includes('10.244.1.9:8080')),
       stale.evidence.map(evidenceText).join('\n'),
     );
     assert.equal(found[0]!.title, 'node-a: 80/TCP -> 2 endpoints, as expected');
