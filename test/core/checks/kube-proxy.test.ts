@@ -32,6 +32,13 @@ const cilium = () =>
   );
 const metrics = (last: number, queued: number, failures = 0) =>
   `# HELP kubeproxy_sync_proxy_rules_last_timestamp_seconds ...\nkubeproxy_sync_proxy_rules_last_timestamp_seconds ${last}\nkubeproxy_sync_proxy_rules_last_queued_timestamp_seconds ${queued}\nkubeproxy_sync_proxy_rules_iptables_restore_failures_total ${failures}\n`;
+/** The kube-proxy ConfigMap kubeadm writes, naming a mode. */
+const proxyConfigMap = (mode: string): KubeObject => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name: 'kube-proxy', namespace: 'kube-system' },
+  data: { 'config.conf': `kind: KubeProxyConfiguration\nmode: "${mode}"\n` },
+});
 const CAPTURED = Date.parse('2024-05-01T12:00:00Z') / 1000;
 
 describe('kube-proxy step', () => {
@@ -125,13 +132,7 @@ describe('kube-proxy step', () => {
     });
 
   it('counts a mode only where the node showed it: a node not read is not observed, even with a ConfigMap', () => {
-    const configMap: KubeObject = {
-      apiVersion: 'v1',
-      kind: 'ConfigMap',
-      metadata: { name: 'kube-proxy', namespace: 'kube-system' },
-      data: { 'config.conf': 'kind: KubeProxyConfiguration\nmode: "iptables"\n' },
-    };
-    const objects = [...base(), ...kubeProxy(['node-a', 'node-b']), configMap];
+    const objects = [...base(), ...kubeProxy(['node-a', 'node-b']), proxyConfigMap('iptables')];
     const found = run(kubeProxyCheck, facts(objects, { 'node-a': { 'proxy-mode': 'iptables' } }));
     const mode = found.find((f) => f.id === 'proxy-mode')!;
     assert.equal(mode.status, 'pass');
@@ -146,13 +147,7 @@ describe('kube-proxy step', () => {
   });
 
   it('passes no mode the rules or kube-proxy did not show: the ConfigMap alone is a skip', () => {
-    const configMap: KubeObject = {
-      apiVersion: 'v1',
-      kind: 'ConfigMap',
-      metadata: { name: 'kube-proxy', namespace: 'kube-system' },
-      data: { 'config.conf': 'kind: KubeProxyConfiguration\nmode: "ipvs"\n' },
-    };
-    const objects = [...base(), ...kubeProxy(['node-a', 'node-b']), configMap];
+    const objects = [...base(), ...kubeProxy(['node-a', 'node-b']), proxyConfigMap('ipvs')];
     assert.deepEqual(ids(run(kubeProxyCheck, facts(objects))), [
       'kube-proxy-running:pass',
       'proxy-mode-not-observed:skip',
