@@ -15,6 +15,7 @@ import { ciliumImageVersion, isCiliumAgentPod } from '../core/cilium/agent.js';
 import { chainStemPrefix, type CiliumList } from '../core/node-command.js';
 import { parseVersion } from '../core/node-state.js';
 import { Analysis } from '../core/analysis.js';
+import { rolloutOf, settled, type Rollout } from '../core/daemon-set.js';
 import { clusterView, isWindows, kubeProxyConfigOf, type ClusterView } from '../core/kube.js';
 import type { Facts, KubeObject, NodeOutputs, SnapshotMeta } from '../core/model.js';
 import type { NodeError } from '../core/node-access.js';
@@ -450,8 +451,8 @@ class Reader {
 
   /** A read that only brings early what a later read brings whole (one node's Pods before every
    * node's): kept when it answers; a failure is no loss to record, the whole read says it. */
-  async extra(what: string, q: ApiQuery & { fieldSelector?: string }): Promise<void> {
-    if (this.stopped) return;
+  async extra(what: string, q: ApiQuery & { fieldSelector?: string }): Promise<boolean> {
+    if (this.stopped) return false;
     this.progress({ phase: 'api', what, state: 'start' });
     const path = apiPath(q);
     const read =
@@ -462,9 +463,10 @@ class Reader {
             ...(q.labelSelector ? { labelSelector: q.labelSelector } : {}),
             ...(q.fieldSelector ? { fieldSelector: q.fieldSelector } : {}),
           });
-    const items = await read.catch(() => [] as KubeObject[]);
-    this.keep(items);
-    this.progress({ phase: 'api', what, state: 'done', count: items.length });
+    const items = await read.catch(() => undefined);
+    this.keep(items ?? []);
+    this.progress({ phase: 'api', what, state: 'done', count: items?.length ?? 0 });
+    return items !== undefined;
   }
 
   has(kind: string, namespace: string, name: string): boolean {
@@ -525,34 +527,79 @@ function readServiceCIDRs(r: Reader): Promise<unknown> {
 /** The label of Cilium's agents (GKE's anetd carries it too). */
 const CILIUM_AGENTS = 'k8s-app=cilium';
 
+/** Every kube-proxy Pod, in pages of WHOLE_LIST_PAGE. */
+function listKubeProxyPods(r: Reader, labelSelector: string): Promise<KubeObject[]> {
+  return r.list('kube-proxy Pods', {
+    resource: 'pods',
+    namespace: SYSTEM,
+    addon: true,
+    labelSelector,
+    pageSize: WHOLE_LIST_PAGE,
+  });
+}
+
+/** kube-proxy's Pods read node by node where its DaemonSet is settled: the nodes whose Pods the
+ * run asked for (and got an answer), the DaemonSet, and its Pods' label. */
+interface ProxyPodsByNode {
+  rollout: Rollout;
+  selector: string;
+  on: Set<string>;
+}
+
+/** Past this many nodes one list of every kube-proxy Pod costs less than one read per node. */
+const PODS_BY_NODE = 50;
+
+/** The kube-proxy Pods on `nodes` not read yet, one read per node; false: too many, or a read
+ * failed (then every Pod is listed: a node whose Pod was not read must not look like one
+ * without). */
+async function readProxyPodsOn(r: Reader, p: ProxyPodsByNode, nodes: string[]): Promise<boolean> {
+  const more = nodes.filter((n) => !p.on.has(n));
+  if (more.length > PODS_BY_NODE) return false;
+  const answered = await Promise.all(
+    more.map((node) =>
+      r.extra(`kube-proxy Pods on ${node}`, {
+        resource: 'pods',
+        namespace: SYSTEM,
+        labelSelector: p.selector,
+        fieldSelector: `spec.nodeName=${node}`,
+      }),
+    ),
+  );
+  more.forEach((n, i) => answered[i] && p.on.add(n));
+  return answered.every(Boolean);
+}
+
 /** kube-proxy (ConfigMap, DaemonSet and its Pods), Cilium's agents and their ConfigMap, and cluster DNS (kube-dns Service, slices, CoreDNS Pods, Corefile). */
-function readClusterAddons(r: Reader): {
+function readClusterAddons(
+  r: Reader,
+  o: { byNode: boolean },
+): {
   /** Every agent Pod: seconds on a large cluster. */
   lists: Promise<unknown>[];
   rest: Promise<unknown>[];
   /** The label of kube-proxy's Pods, as its DaemonSet selects them. */
   kubeProxyPods: Promise<string>;
+  /** kube-proxy's DaemonSet where its status, settled, spares listing every one of its Pods
+   * (`byNode`: the chosen nodes' Pods are read by node instead; see ProxyPodsByNode). */
+  settledKubeProxy: Promise<Rollout | undefined>;
 } {
-  const kubeProxyPods = r
-    .get(`DaemonSet ${SYSTEM}/kube-proxy`, {
-      group: 'apps',
-      resource: 'daemonsets',
-      namespace: SYSTEM,
-      name: 'kube-proxy',
-      addon: true,
-    })
-    .then((ds) => {
-      const selector = (ds?.['spec'] as { selector?: LabelSelectorSpec } | undefined)?.selector;
-      return selector ? labelSelectorString(selector) : 'k8s-app=kube-proxy';
-    });
-  const kubeProxy = kubeProxyPods.then((labelSelector) =>
-    r.list('kube-proxy Pods', {
-      resource: 'pods',
-      namespace: SYSTEM,
-      addon: true,
-      labelSelector,
-      pageSize: WHOLE_LIST_PAGE,
-    }),
+  const daemonSet = r.get(`DaemonSet ${SYSTEM}/kube-proxy`, {
+    group: 'apps',
+    resource: 'daemonsets',
+    namespace: SYSTEM,
+    name: 'kube-proxy',
+    addon: true,
+  });
+  const kubeProxyPods = daemonSet.then((ds) => {
+    const selector = (ds?.['spec'] as { selector?: LabelSelectorSpec } | undefined)?.selector;
+    return selector ? labelSelectorString(selector) : 'k8s-app=kube-proxy';
+  });
+  const settledKubeProxy = daemonSet.then((ds) => {
+    const rollout = o.byNode && ds ? rolloutOf(ds) : undefined;
+    return rollout && settled(rollout) ? rollout : undefined;
+  });
+  const kubeProxy = Promise.all([kubeProxyPods, settledKubeProxy]).then(
+    ([labelSelector, byNode]) => (byNode ? [] : listKubeProxyPods(r, labelSelector)),
   );
   const dns = r
     .get(`Service ${SYSTEM}/kube-dns`, {
@@ -576,6 +623,7 @@ function readClusterAddons(r: Reader): {
     });
   return {
     kubeProxyPods,
+    settledKubeProxy,
     lists: [
       kubeProxy,
       // where Cilium replaces kube-proxy its agent on each node holds the Services (GKE's anetd too)
@@ -924,6 +972,7 @@ async function startEarly(
   o: CollectOptions,
   progress: (p: CollectProgress) => void,
   kubeProxyPods: Promise<string>,
+  proxy?: ProxyPodsByNode,
 ): Promise<Early | undefined> {
   const early = o.early;
   if (!early) return undefined;
@@ -936,12 +985,16 @@ async function startEarly(
     wanted.flatMap((node) => [
       r.extra(`Node ${node}`, { resource: 'nodes', name: node }),
       ...[selector, CILIUM_AGENTS].map((labelSelector) =>
-        r.extra(`agent Pods on ${node}`, {
-          resource: 'pods',
-          namespace: SYSTEM,
-          labelSelector,
-          fieldSelector: `spec.nodeName=${node}`,
-        }),
+        r
+          .extra(`agent Pods on ${node}`, {
+            resource: 'pods',
+            namespace: SYSTEM,
+            labelSelector,
+            fieldSelector: `spec.nodeName=${node}`,
+          })
+          .then((answered) => {
+            if (answered && proxy && labelSelector === selector) proxy.on.add(node);
+          }),
       ),
     ]),
   );
@@ -968,17 +1021,44 @@ async function finish(
   o: CollectOptions,
   progress: (p: CollectProgress) => void,
   early?: Early,
+  proxy?: ProxyPodsByNode,
 ): Promise<Facts> {
-  const objects = r.sorted();
-  const base = { objects, nodes: {}, meta: { ...cluster.meta, ...meta } };
+  let byNode = proxy;
+  const readOn = () =>
+    byNode ? { kubeProxyPodsReadOn: [...byNode.on].sort((a, b) => (a < b ? -1 : 1)) } : {};
+  const facts = () => ({
+    objects: r.sorted(),
+    nodes: {},
+    meta: { ...cluster.meta, ...meta, ...readOn() },
+  });
+  let base = facts();
   // one analysis of the objects for every question asked of them before the nodes are read
-  const analysis = new Analysis(base);
+  let analysis = new Analysis(base);
+  /** Every kube-proxy Pod after all: the DaemonSet's status does not speak for these nodes. */
+  const listEvery = async () => {
+    await listKubeProxyPods(r, byNode!.selector);
+    byNode = undefined;
+  };
+  // a DaemonSet that schedules another number of Pods than there are Linux nodes speaks for none
+  const linux = analysis.view.nodes.filter((n) => !isWindows(n)).length;
+  if (byNode && byNode.rollout.desired !== linux) {
+    await listEvery();
+    analysis = new Analysis((base = facts()));
+  }
   // Windows nodes have no iptables and no Linux debug Pod: nothing is run there
   const windows = new Set(analysis.view.nodes.filter(isWindows).map((n) => n.name));
   const nodes = (
     (typeof o.nodes === 'function' ? o.nodes(base, analysis) : o.nodes) ??
-    objects.filter((x) => x.kind === 'Node').map((x) => x.metadata?.name ?? '')
+    base.objects.filter((x) => x.kind === 'Node').map((x) => x.metadata?.name ?? '')
   ).filter((n) => !windows.has(n));
+  // the chosen nodes' kube-proxy Pods, where not read yet: the node states read them
+  if (byNode && nodes.some((n) => !byNode!.on.has(n))) {
+    if (!(await readProxyPodsOn(r, byNode, nodes))) await listEvery();
+    // what the choice wrote into the facts' meta stays; the nodes read by node are updated
+    const { kubeProxyPodsReadOn: _, ...chosen } = base.meta;
+    analysis = new Analysis((base = { ...facts(), meta: { ...chosen, ...readOn() } }));
+  }
+  const objects = base.objects;
   const commands =
     typeof o.nodeCommands === 'function' ? o.nodeCommands(base, analysis) : (o.nodeCommands ?? []);
   const view = o.rulesOf ? analysis.view : undefined;
@@ -1000,6 +1080,7 @@ async function finish(
     meta: {
       ...cluster.meta,
       ...meta,
+      ...readOn(),
       capturedAt: (o.now?.() ?? new Date()).toISOString(),
       ...o.meta,
       ...(r.errors.length > 0 ? { readErrors: r.errors } : {}),
@@ -1062,7 +1143,7 @@ export async function collect(
     ),
   );
   const client = o.clientPod;
-  const addons = readClusterAddons(r);
+  const addons = readClusterAddons(r, { byNode: true });
   // every Node and every agent Pod: seconds on a large cluster, while the rest takes a moment
   const lists = [
     r.list('Nodes', { resource: 'nodes', pageSize: WHOLE_LIST_PAGE }),
@@ -1097,9 +1178,13 @@ export async function collect(
   await Promise.all(reads);
   if (!(await svc)) throw await serviceNotFound(cluster, ns, name);
   const meta = { namespace: ns, service: name };
-  const early = await startEarly(cluster, r, meta, o, progress, addons.kubeProxyPods);
+  const rollout = await addons.settledKubeProxy;
+  const proxy = rollout
+    ? { rollout, selector: await addons.kubeProxyPods, on: new Set<string>() }
+    : undefined;
+  const early = await startEarly(cluster, r, meta, o, progress, addons.kubeProxyPods, proxy);
   await listed;
-  return finish(cluster, r, meta, o, progress, early);
+  return finish(cluster, r, meta, o, progress, early, proxy);
 }
 
 /** Every Service in a namespace (or, without one, the cluster) and what they need: for `snapshot save --all`. */
@@ -1112,7 +1197,8 @@ export async function collectAll(
   const r = new Reader(cluster, progress);
   const ns = scope.namespace;
   const where = ns ? ` in ${ns}` : ' in all namespaces';
-  const addons = readClusterAddons(r);
+  // a snapshot of everything holds every kube-proxy Pod
+  const addons = readClusterAddons(r, { byNode: false });
   await Promise.all([
     // the Service list is the point of --all: failing to read it fails the capture
     r.list(`Services${where}`, { resource: 'services', namespace: ns }, true),

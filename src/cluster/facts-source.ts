@@ -4,6 +4,7 @@
 import { DUMP_STEMS, recordedFamily, recordedNodes } from '../core/facts.js';
 import { clusterView, type ClusterView } from '../core/kube.js';
 import { chooseNodes, firstChosen, type NodeChoice } from '../core/node-choice.js';
+import { kubeProxyPodsReadOn } from '../core/daemon-set.js';
 import type { DiagnosedService } from '../core/diagnose.js';
 import type { Facts } from '../core/model.js';
 import { nodeAccessLines, rulesReadError, type NodeAccess } from '../core/node-access.js';
@@ -352,8 +353,10 @@ export async function readLive(
       // which nodes, decided once the objects are in; recorded before the steps see them
       nodes: (f, { view }) => {
         typed = view;
+        const podsOn = kubeProxyPodsReadOn(f.meta);
         choice = chooseNodes(view, target, {
           ...which,
+          ...(podsOn ? { kubeProxyPodsOn: podsOn } : {}),
           client: clientNode(view, target.namespace, which.from),
           ...(which.from
             ? {
@@ -368,6 +371,8 @@ export async function readLive(
         // the API objects are in: the steps that need only them can finish now
         partial?.(f, { nodes: true });
         objectsRead = f;
+        // the chosen nodes' kube-proxy Pods may have been read after the choice: this view has them
+        typed = analysis.view;
         return diagnosisCommands(f, target, true, analysis);
       },
       // then the nodes as they are read (--all-nodes on a large cluster takes a while)

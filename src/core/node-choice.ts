@@ -45,6 +45,9 @@ export interface NodeChoiceOptions {
   sample?: number;
   /** [0, 1), for the sample; Math.random by default. */
   random?: () => number;
+  /** The nodes whose kube-proxy Pods were read (facts.meta.kubeProxyPodsReadOn): the settled
+   * DaemonSet speaks for the others. Undefined: every Pod was read. */
+  kubeProxyPodsOn?: ReadonlySet<string>;
 }
 
 export const MAX_NODES = 20;
@@ -91,7 +94,8 @@ export function chooseNodes(
   };
   add(o.client, 'client');
   for (const node of endpointNodes(view, target)) add(node, 'endpoints');
-  for (const [node, detail] of unhealthy(view, linux)) add(node, 'unhealthy', detail);
+  for (const [node, detail] of unhealthy(view, linux, o.kubeProxyPodsOn))
+    add(node, 'unhealthy', detail);
   // the priorities above fill the cap first; the sample only what is left of it
   const kept = [...chosen.values()].slice(0, max);
   const rest = linux.filter((n) => !chosen.has(n));
@@ -139,9 +143,13 @@ function endpointNodes(
 /**
  * Nodes whose dataplane looks unhealthy from the API alone: the Node not Ready, its kube-proxy
  * (or Cilium agent) Pod missing where the others have one, not Running and Ready, restarted, or
- * on another image than most.
+ * on another image than most (of the Pods read: a settled DaemonSet's others are ready).
  */
-function unhealthy(view: ClusterView, linux: string[]): Map<string, string> {
+function unhealthy(
+  view: ClusterView,
+  linux: string[],
+  kubeProxyPodsOn?: ReadonlySet<string>,
+): Map<string, string> {
   const out = new Map<string, string>();
   const isLinux = new Set(linux);
   for (const n of view.nodes)
@@ -160,8 +168,10 @@ function unhealthy(view: ClusterView, linux: string[]): Map<string, string> {
       if (image) images.set(image, (images.get(image) ?? 0) + 1);
     }
     const usual = [...images].sort((a, b) => b[1] - a[1])[0]?.[0];
+    // where only some nodes' kube-proxy Pods were read, the others' are ready as their DaemonSet says
+    const read = what === 'kube-proxy' && kubeProxyPodsOn ? kubeProxyPodsOn : undefined;
     for (const node of linux) {
-      if (out.has(node)) continue;
+      if (out.has(node) || (read && !read.has(node))) continue;
       const p = byNode.get(node);
       const why = !p
         ? `no ${what} Pod`

@@ -42,6 +42,21 @@ for (let i = 0; i < SERVICES; i++) {
   );
 }
 
+// `--daemonset settled`: kube-proxy's DaemonSet says every Pod it schedules is ready and current,
+// as on a healthy cluster (its Pods are then read by node); by default it is mid-rollout
+if (args.get('daemonset') === 'settled') {
+  const ds = objects.find((o) => o.kind === 'DaemonSet' && o.metadata?.name === 'kube-proxy')!;
+  const all = NODES + 2;
+  ds['status'] = {
+    observedGeneration: 1,
+    desiredNumberScheduled: all,
+    numberReady: all,
+    updatedNumberScheduled: all,
+    numberAvailable: all,
+    numberMisscheduled: 0,
+  };
+}
+
 const fake = await startFakeApi({ objects });
 const ran = new Set<string>();
 const transport: NodeTransport = {
@@ -89,7 +104,7 @@ for (const r of api) {
 }
 const mb = (n: number) => `${(n / 1e6).toFixed(2)} MB`;
 console.log(
-  `svc web on ${NODES.toLocaleString('en-US')} nodes and ${SERVICES.toLocaleString('en-US')} Services (fake API server, stub node commands)`,
+  `svc web on ${NODES.toLocaleString('en-US')} nodes and ${SERVICES.toLocaleString('en-US')} Services (fake API server, stub node commands; kube-proxy DaemonSet ${args.get('daemonset') === 'settled' ? 'settled' : 'rolling out'})`,
 );
 console.log(`  API requests: ${api.length}, ${mb(bytes)} read, facts in ${took.toFixed(0)} ms`);
 console.log(

@@ -2,6 +2,13 @@
 // else the ConfigMap), a kube-proxy Pod running on every node, how fresh its last sync is (its
 // /metrics), or a replacement such as Cilium, said plainly.
 import type { DriftFinding } from '../drift.js';
+import {
+  kubeProxyPodsReadOn,
+  rolloutOf,
+  rolloutText,
+  settled,
+  type Rollout,
+} from '../daemon-set.js';
 import { read, seen, unseen } from '../evidence.js';
 import { kubeProxyPodOn } from '../drift/context.js';
 import { nodeDump } from '../facts.js';
@@ -52,6 +59,27 @@ export function clusterMode(ctx: CheckContext): string | undefined {
 
 export function kubeProxyPods(ctx: CheckContext): Pod[] {
   return ctx.view.pods.filter(isKubeProxyPod);
+}
+
+/** The Linux nodes whose kube-proxy Pods a capture did not read one by one, and the settled
+ * kube-proxy DaemonSet whose status speaks for them (none where it is not settled). */
+export function notListed(
+  ctx: CheckContext,
+): { nodes: string[]; rollout: Rollout | undefined } | undefined {
+  const on = kubeProxyPodsReadOn(ctx.facts.meta);
+  if (!on) return undefined;
+  const nodes = ctx.view.nodes.filter((n) => !isWindows(n) && !on.has(n.name)).map((n) => n.name);
+  if (nodes.length === 0) return undefined;
+  const ds = ctx.view.daemonSets.find(
+    (d) => d.metadata?.name === 'kube-proxy' && d.metadata.namespace === 'kube-system',
+  );
+  const rollout = ds && rolloutOf(ds);
+  // a DaemonSet speaks for every Linux node only where it schedules one Pod on each
+  const linux = ctx.view.nodes.filter((n) => !isWindows(n)).length;
+  return {
+    nodes,
+    rollout: rollout && settled(rollout) && rollout.desired === linux ? rollout : undefined,
+  };
 }
 
 /** kube-proxy on the node says, in its /metrics, that its last sync has every change it was
@@ -236,8 +264,10 @@ function running(ctx: CheckContext): Finding[] {
   // nodes in the same condition are one finding: the cluster may have thousands
   const missing: string[] = [];
   const down = new Map<string, { pod: Pod; node: string; why: NotReady }[]>();
+  const readOn = kubeProxyPodsReadOn(ctx.facts.meta);
   for (const n of [...ctx.view.nodes].sort((a, b) => (a.name < b.name ? -1 : 1))) {
     const node = n.name;
+    if (readOn && !readOn.has(node)) continue; // the DaemonSet's status speaks for it: unread()
     const pod = byNode.get(node);
     if (pod && podReady(pod) && pod.phase === 'Running') continue;
     if (!pod && isWindows(n)) continue; // Windows runs its own kube-proxy (a service or kube-proxy-windows)
@@ -577,22 +607,48 @@ export const kubeProxyCheck: Check = {
     ];
     const pods = kubeProxyPods(ctx);
     const nodesUnseen = ctx.notCaptured('Node');
+    const unread = notListed(ctx);
+    if (unread && !unread.rollout)
+      out.unshift(
+        finding(
+          'kube-proxy-not-observed',
+          'skip',
+          `kube-proxy Pods not read on ${count(unread.nodes.length, 'node')}`,
+          {
+            explanation: `kdebug read the kube-proxy Pods of the nodes it chose only, and the kube-proxy DaemonSet's status, which would speak for the others, is not settled (or was not read): whether kube-proxy runs on ${unread.nodes.length === 1 ? 'that node' : 'those nodes'} is not known.`,
+            evidence: [unseen(`kube-proxy Pods on ${namedFew(unread.nodes)}: not read`)],
+            next: kubectl('kube-system', 'get', 'pods', '-l', 'k8s-app=kube-proxy', '-o', 'wide'),
+          },
+        ),
+      );
     if (!out.some((f) => f.id === 'kube-proxy-not-running'))
       out.unshift(
         finding(
           'kube-proxy-running',
           'pass',
-          `kube-proxy running on ${count(pods.length, 'node')}`,
+          `kube-proxy running on ${count(pods.length + (unread?.rollout ? unread.nodes.length : 0), 'node')}`,
           {
             explanation: nodesUnseen
               ? 'Each kube-proxy Pod kdebug read is ready.'
-              : 'Every node has a ready kube-proxy Pod.',
-            evidence: pods.map((p) =>
-              read(
-                `Pod ${p.name} ${p.nodeName ? `on ${p.nodeName}` : '(not scheduled yet)'}: ${p.phase}, Ready`,
-                `Pod kube-system/${p.name}`,
+              : unread?.rollout
+                ? `Every node has a ready kube-proxy Pod: those kdebug read, and on the other ${unread.nodes.length} the DaemonSet's status, which counts every Pod it schedules ready and of the current template.`
+                : 'Every node has a ready kube-proxy Pod.',
+            evidence: [
+              ...pods.map((p) =>
+                read(
+                  `Pod ${p.name} ${p.nodeName ? `on ${p.nodeName}` : '(not scheduled yet)'}: ${p.phase}, Ready`,
+                  `Pod kube-system/${p.name}`,
+                ),
               ),
-            ),
+              ...(unread?.rollout
+                ? [
+                    read(
+                      `${rolloutText(unread.rollout)}; its Pods on ${namedFew(unread.nodes)} not listed one by one`,
+                      `DaemonSet kube-system/${unread.rollout.name}`,
+                    ),
+                  ]
+                : []),
+            ],
           },
         ),
       );
