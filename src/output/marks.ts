@@ -11,3 +11,14 @@ export const MARK: Record<Shown, string> = {
   // passed where it looked, not observed somewhere it speaks for: never a bare ✓
   partial: '◐',
 };
+
+/** What each mark means, in words: the TUI's step header and its help. */
+export const MARK_MEANING: Record<Shown, string> = {
+  pass: 'passed',
+  warn: 'warning',
+  fail: 'failed',
+  skip: 'skipped',
+  unobserved: 'not observed',
+  partial: 'passed where observed, not observed everywhere',
+  pending: 'waiting for facts',
+};

@@ -12,6 +12,8 @@ import {
   type KeyFlags,
   type Where,
 } from '../../src/tui/keymap.js';
+import { MARK } from '../../src/output/marks.js';
+import { helpLines } from '../../src/tui/screens/Help.js';
 
 describe('key names', () => {
   const cases: [string, KeyFlags, string][] = [
@@ -104,6 +106,16 @@ describe('the keymap', () => {
         rows.some((r) => r.keys === `:${s.command}`),
         s.command,
       );
+  });
+
+  it("says every status mark's meaning, and the Rules and Drift screens' marks", () => {
+    const lines = helpLines();
+    const meaning = (keys: string) => lines.find((l) => l.keys === keys)?.description;
+    for (const [status, mark] of Object.entries(MARK))
+      assert.ok(meaning(mark), `${status} (${mark}) has no meaning in the help`);
+    assert.match(meaning('◐')!, /not observed everywhere/);
+    assert.match(meaning('! orphan')!, /no entry point reaches/);
+    assert.match(meaning('+')!, /not expected/);
   });
 });
 

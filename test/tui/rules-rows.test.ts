@@ -105,3 +105,28 @@ describe('raw rule lines behind a row', () => {
     ]);
   });
 });
+
+describe('a chain nothing reaches', () => {
+  it('is a row after the Services, marked orphan, with its own rules behind it', async () => {
+    const f = await readSnapshot(new URL('../../snapshots/nginx-svc', import.meta.url).pathname);
+    const out = f.nodes['vm-12-7-centos']!;
+    // a KUBE-SEP chain left behind: declared and holding its DNAT, with no jump to it
+    const nat = out['iptables-save']!.indexOf('*nat\n') + '*nat\n'.length;
+    const dump = `${out['iptables-save']!.slice(0, nat)}:KUBE-SEP-LEFTOVERAAAAAAAA - [0:0]\n${out['iptables-save']!.slice(nat)}`;
+    out['iptables-save'] = dump.replace(
+      /\nCOMMIT\n(?![\s\S]*\*nat)/,
+      '\n-A KUBE-SEP-LEFTOVERAAAAAAAA -p tcp -m tcp -j DNAT --to-destination 10.244.9.9:80\nCOMMIT\n',
+    );
+    const n = analyze(f).nodes.find((x) => x.name === 'vm-12-7-centos')!;
+    const rows = treeRows(n.trees!, { open: {} });
+    const last = rows.at(-1)!;
+    assert.deepEqual(
+      [last.kind, last.chain, last.orphan?.rules],
+      ['orphan', 'KUBE-SEP-LEFTOVERAAAAAAAA', 1],
+    );
+    assert.deepEqual(
+      rawLines(n.rs!, last).map((l) => l.text),
+      ['-A KUBE-SEP-LEFTOVERAAAAAAAA -p tcp -m tcp -j DNAT --to-destination 10.244.9.9:80'],
+    );
+  });
+});

@@ -17,6 +17,7 @@ import { cursorKey, cursorOf, type State, type View } from '../state.js';
 import type { NotRead } from '../../core/not-read.js';
 import { evidenceText, moreText, shownEvidence } from '../../core/evidence.js';
 import { shellWords } from '../../core/next-command.js';
+import { MARK_MEANING } from '../../output/marks.js';
 import { wrapCommand } from '../../output/wrap.js';
 import type { Tone } from '../theme.js';
 import { wrap } from '../wrap.js';
@@ -48,16 +49,6 @@ export interface DiagModel {
   notRead: NotRead[];
 }
 
-const STATUS_WORD: Record<Shown, string> = {
-  pass: 'passed',
-  warn: 'warning',
-  fail: 'failed',
-  skip: 'skipped',
-  unobserved: 'not observed',
-  partial: 'passed where observed, not observed everywhere',
-  pending: 'waiting for facts',
-};
-
 /** What the Diagnosis screen says where no Service is diagnosed (`kdebug rules`). */
 const NO_REPORT =
   'These rules were read without a Service to diagnose. The steps need one: kdebug svc NAME (live, or with --snapshot DIR). Here the Rules screen (:rules) shows the Service trees, :trace walks a packet, and / searches.';
@@ -75,7 +66,7 @@ export function stepLines(step: Step | undefined, width: number): FindingLine[] 
     wrap(text, width - lead.length, indent.slice(lead.length)).forEach((t) =>
       out.push({ text: lead + t, tone, finding }),
     );
-  add(`${step.title}: ${STATUS_WORD[shownStepStatus(step)]}`, 'title', -1);
+  add(`${step.title}: ${MARK_MEANING[shownStepStatus(step)]}`, 'title', -1);
   if (step.findings.length === 0)
     add(
       step.status === 'pending' ? 'waiting for the facts this step reads' : 'nothing to report',

@@ -3,6 +3,7 @@ import { Box } from 'ink';
 import { Pane, innerLines } from '../components/pane.js';
 import { S, T } from '../components/text.js';
 import { helpSections } from '../keymap.js';
+import { MARK, MARK_MEANING } from '../../output/marks.js';
 import type { View } from '../state.js';
 
 export interface HelpLine {
@@ -11,8 +12,40 @@ export interface HelpLine {
   description?: string;
 }
 
+/** What the screens' marks mean, after the keys: each mark as the screens draw it. */
+const MARKS: { title: string; rows: { keys: string; description: string }[] }[] = [
+  {
+    title: 'Marks (Diagnosis)',
+    rows: [
+      ...(['pass', 'partial', 'warn', 'fail', 'unobserved', 'skip', 'pending'] as const).map(
+        (s) => ({ keys: MARK[s], description: MARK_MEANING[s] }),
+      ),
+      { keys: 'i', description: 'information: no verdict' },
+    ],
+  },
+  {
+    title: 'Marks (Rules)',
+    rows: [
+      { keys: 'hairpin✓', description: 'a Pod reaching itself through the Service is masqueraded' },
+      { keys: 'hairpin✗', description: 'it is not: its hairpin connection fails' },
+      { keys: 'hairpin?', description: 'no hairpin rule read for it' },
+      { keys: 'no endpoints', description: 'the Service port has no endpoint rule here' },
+      { keys: 'local only', description: 'endpoints on this node only (traffic policy Local)' },
+      { keys: 'not in paste', description: 'the chain is referred to but not in the input' },
+      { keys: '! orphan', description: 'a chain no entry point reaches: left over' },
+    ],
+  },
+  {
+    title: 'Marks (Drift)',
+    rows: [
+      { keys: '-', description: 'expected, missing on the node' },
+      { keys: '+', description: 'on the node, not expected' },
+    ],
+  },
+];
+
 export function helpLines(): HelpLine[] {
-  return helpSections().flatMap((s, i) => [
+  return [...helpSections(), ...MARKS].flatMap((s, i) => [
     ...(i > 0 ? [{}] : []),
     { title: s.title },
     ...s.rows.map((r) => ({ keys: r.keys, description: r.description })),

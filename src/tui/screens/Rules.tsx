@@ -204,6 +204,18 @@ function RowLine({ row }: { row: TreeRow }) {
     }
     case 'note':
       return <S tone="muted">{row.note}</S>;
+    case 'orphan': {
+      const o = row.orphan!;
+      return (
+        <>
+          <S tone="warn">! orphan</S> {o.chain}{' '}
+          <S tone="muted">
+            {o.rules} rule{o.rules === 1 ? '' : 's'}
+            {o.partial ? ` in the paste (${o.partial})` : ''}: no entry point reaches it
+          </S>
+        </>
+      );
+    }
   }
 }
 

@@ -4,18 +4,20 @@
 import type { Ruleset, Table } from '../../core/iptables.js';
 import type { NftTable } from '../../core/nftables/listing.js';
 import { ruleText } from '../../core/nftables/render.js';
-import type {
-  EntryPoint,
-  MasqueradeRule,
-  ServiceTree,
-  ServiceTrees,
-  TreeEndpoint,
-  Verdict,
+import {
+  emptyTree,
+  type EntryPoint,
+  type MasqueradeRule,
+  type OrphanChain,
+  type ServiceTree,
+  type ServiceTrees,
+  type TreeEndpoint,
+  type Verdict,
 } from '../../core/service-tree.js';
 import { percent } from '../../core/model.js';
 
 export type RowKind =
-  'service' | 'entry' | 'masquerade' | 'verdict' | 'chain' | 'endpoint' | 'note';
+  'service' | 'entry' | 'masquerade' | 'verdict' | 'chain' | 'endpoint' | 'note' | 'orphan';
 
 export interface TreeRow {
   key: string;
@@ -32,6 +34,8 @@ export interface TreeRow {
   verdict?: Verdict;
   endpoint?: TreeEndpoint;
   note?: string;
+  /** A Service or endpoint chain no entry point reaches (left over). */
+  orphan?: OrphanChain;
 }
 
 export const serviceKey = (t: ServiceTree) => `svc:${t.id}`;
@@ -56,6 +60,16 @@ export function treeRows(trees: ServiceTrees, o: RowOptions): TreeRow[] {
     rows.push({ key, kind: 'service', depth: 0, tree, open });
     if (open) serviceChildren(rows, tree, parent, o);
   }
+  // chains nothing reaches, after the Services: what a sync left behind, or a rule deleted by hand
+  for (const orphan of trees.orphans)
+    rows.push({
+      key: `orphan:${orphan.chain}`,
+      kind: 'orphan',
+      depth: 0,
+      tree: orphan.tree ?? emptyTree({ id: orphan.chain, protocol: '' }),
+      chain: orphan.chain,
+      orphan,
+    });
   return rows;
 }
 
@@ -204,6 +218,8 @@ export function rawLines(rs: Ruleset, row: TreeRow): RawLine[] {
       return [...lineOf(rs, row.endpoint!.line), ...chainLines(rs, 'nat', row.endpoint!.chain)];
     case 'note':
       return t.chains.svc ? chainLines(rs, 'nat', t.chains.svc) : [];
+    case 'orphan':
+      return chainLines(rs, 'nat', row.chain!);
   }
 }
 
@@ -261,6 +277,8 @@ export function nftRawLines(t: NftTable, row: TreeRow): RawLine[] {
       return chains(row.endpoint!.chain);
     case 'note':
       return chains(tree.chains.svc);
+    case 'orphan':
+      return chains(row.chain);
   }
 }
 
