@@ -14,7 +14,7 @@ import {
 } from '../drift.js';
 import type { ExpectedIpvs, ExpectedVirtualServer } from './expected.js';
 import type { Ipset } from './ipset.js';
-import type { IpvsService, IpvsTable } from './listing.js';
+import type { IpvsRealServer, IpvsService, IpvsTable } from './listing.js';
 
 export interface IpvsDriftInput {
   node: string;
@@ -43,8 +43,19 @@ const notSyncing = (node: string) => ({
 });
 
 const FLAG = { tcp: '-t', udp: '-u', sctp: '--sctp-service', fwmark: '-f' } as const;
-const vsLine = (v: Pick<ExpectedVirtualServer, 'protocol' | 'address'>) =>
+const vsLine = (v: { protocol: keyof typeof FLAG; address: string }) =>
   `${FLAG[v.protocol]} ${v.address}`;
+
+/** ipvsadm's forwarding methods as ipvsadm-save writes them. */
+const FORWARD: Record<string, string> = { Masq: '-m', Route: '-g', Tunnel: '-i', Local: '-g' };
+
+/** A virtual server as read, in ipvsadm-save's words, with where it was read: what the node has
+ * is shown as a line, whichever view it was read from. */
+const vsText = (s: IpvsService, source: string) =>
+  `-A ${vsLine(s)}${s.scheduler ? ` -s ${s.scheduler}` : ''}${s.persistent !== undefined ? ` -p ${s.persistent}` : ''} (${source}:${s.line})`;
+
+const rsText = (s: IpvsService, r: IpvsRealServer, source: string) =>
+  `-a ${vsLine(s)} -r ${r.address}${r.forward ? ` ${FORWARD[r.forward] ?? r.forward}` : ''}${r.weight !== undefined ? ` -w ${r.weight}` : ''} (${source}:${r.line})`;
 
 export function ipvsDrift(input: IpvsDriftInput): NodeDrift {
   const { node, source, expected: exp, table } = input;
@@ -74,7 +85,7 @@ export function ipvsDrift(input: IpvsDriftInput): NodeDrift {
         title: `${want.address}: persistence ${got.persistent ?? 'off'}, expected ${want.persistent ?? 'off'}`,
         message: `The virtual server ${want.address} of ${want.name} on ${node} ${got.persistent === undefined ? 'has no persistence' : `keeps clients for ${got.persistent} s`}, but the Service's session affinity says ${want.persistent === undefined ? 'none' : `ClientIP for ${want.persistent} s`}.`,
         expected: [line],
-        actual: [`${source}:${got.line}`],
+        actual: [vsText(got, source)],
       });
   }
   if (input.bound) {
@@ -122,7 +133,7 @@ export function ipvsDrift(input: IpvsDriftInput): NodeDrift {
         add('orphan-chain', {
           title: `virtual server ${s.protocol.toUpperCase()} ${s.address} is left over`,
           message: `${node} has an IPVS virtual server at ${s.address} that no current Service port needs: kube-proxy deletes such servers on its next sync, unless they are in its --ipvs-exclude-cidrs or were made by someone else.`,
-          actual: [`${source}:${s.line}`],
+          actual: [vsText(s, source)],
         });
   }
   return {
@@ -155,7 +166,7 @@ function realServers(
         title: `${want.address}: real server ${address} missing`,
         message: `${address} is an endpoint kube-proxy should send ${where} to, but ${node} does not: its kube-proxy has not synced since the endpoint became ready.`,
         expected: [`-a ${vsLine(want)} -r ${address} -m -w 1`],
-        actual: [`${source}:${got.line}`],
+        actual: [vsText(got, source)],
       });
     else if (r.weight === 0)
       add('real-server-weight-zero', {
@@ -163,14 +174,14 @@ function realServers(
         title: `${want.address}: real server ${address} at weight 0`,
         message: `${address} is a ready endpoint of ${want.name}, but ${where} on ${node} gives it weight 0, so IPVS sends it no new connection: kube-proxy sets 0 only while it drains an endpoint it is removing.`,
         expected: [`-a ${vsLine(want)} -r ${address} -m -w 1`],
-        actual: [`${source}:${r.line}`],
+        actual: [rsText(got, r, source)],
       });
   }
   for (const r of got.realServers.filter((x) => !wanted.has(x.address))) {
     const draining = r.weight === 0;
     const f = {
       service: want.name,
-      actual: [`${source}:${r.line}`],
+      actual: [rsText(got, r, source)],
     };
     if (draining)
       notes.push({
