@@ -1036,8 +1036,10 @@ async function finish(
   let analysis = new Analysis(base);
   /** Every kube-proxy Pod after all: the DaemonSet's status does not speak for these nodes. */
   const listEvery = async () => {
+    const failed = r.errors.length;
     await listKubeProxyPods(r, byNode!.selector);
-    byNode = undefined;
+    // a list that failed leaves the Pods read by node as they were, and says which
+    if (r.errors.length === failed) byNode = undefined;
   };
   // a DaemonSet that schedules another number of Pods than there are Linux nodes speaks for none
   const linux = analysis.view.nodes.filter((n) => !isWindows(n)).length;

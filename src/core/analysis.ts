@@ -22,7 +22,7 @@ import { IpvsParseError, parseIpvs } from './ipvs/listing.js';
 import type { IpvsKnown } from './ipvs/trees.js';
 import { commandStem } from './node-command.js';
 import { DriftInputError, unsupportedMode, type NodeDrift } from './drift.js';
-import { expectedRules, type ExpectOptions, type ExpectedRules } from './expected.js';
+import { expectedRules, expectedSave, type ExpectOptions, type ExpectedRules } from './expected.js';
 import type { IPFamily } from './ipv6.js';
 import { nodeKnobs, type NodeKnobs } from './expected/knobs.js';
 import { nftStems, nodeDump, type NodeDump } from './facts.js';
@@ -118,11 +118,30 @@ export class Analysis {
     );
   }
 
-  /** The mode the node's IPv4 iptables dump shows, where it shows one. */
+  /** The mode the node's rules show: its IPv4 iptables dump, else kube-proxy's own nftables
+   * table or IPVS virtual servers where the node recorded them. */
   private shownMode(name: string): { mode: string; source: string } | undefined {
     const dump = nodeDump(this.facts, name);
     const mode = dump && this.node(name).signs(dump.stem)?.mode;
-    return mode ? { mode, source: dump.source } : undefined;
+    if (mode) return { mode, source: dump.source };
+    // kube-proxy writes its nftables table in nftables mode only (other modes delete it)
+    const nft = this.node(name).nft();
+    if (nft?.table) return { mode: 'nftables', source: nft.source };
+    const outputs = this.facts.nodes[name] ?? {};
+    for (const stem of [
+      commandStem({ kind: 'ipvs-save' }),
+      commandStem({ kind: 'ipvs-save', format: 'list' }),
+    ]) {
+      const text = outputs[stem];
+      if (text === undefined) continue;
+      const source = `nodes/${name}/${stem}.txt`;
+      try {
+        if (parseIpvs(text, source).services.length > 0) return { mode: 'ipvs', source };
+      } catch (e) {
+        if (!(e instanceof IpvsParseError)) throw e;
+      }
+    }
+    return undefined;
   }
 
   /** The node's analysis for one family's proxier (IPv4 unless asked): its recorded dump, or
@@ -149,6 +168,7 @@ export class NodeAnalysis {
   private ciliumMemo: ReturnType<NodeAnalysis['cilium']> | null = null;
   private dataplaneMemo: Dataplane | undefined | null = null;
   private heldMemo: ((line: string) => boolean) | undefined;
+  private readonly expectsMemo = new Map<string, Set<string>>();
   private readonly signsMemo = new Map<string, DumpSigns | undefined>();
 
   constructor(
@@ -375,6 +395,24 @@ export class NodeAnalysis {
   holds(line: string): boolean {
     this.heldMemo ??= this.heldLines();
     return this.heldMemo(line.trim());
+  }
+
+  /** Whether kube-proxy would write a line the node holds, for `scope`'s answer: in iptables
+   * mode the expected dump's lines ("-t nat -A ..."); in the other modes drift shows no line
+   * the node holds as unexpected, so every one counts. */
+  expects(line: string, scope?: Scope): boolean {
+    if (this.mode() !== 'iptables') return true;
+    const key = scopeKey(scope ?? this.readScope());
+    let lines = this.expectsMemo.get(key);
+    if (!lines) {
+      lines = new Set<string>();
+      let table = '';
+      for (const l of expectedSave(this.expected(scope)).split('\n'))
+        if (l.startsWith('*')) table = l.slice(1);
+        else if (l.startsWith('-A ')) lines.add(`-t ${table} ${l}`);
+      this.expectsMemo.set(key, lines);
+    }
+    return lines.has(line.trim());
   }
 
   private heldLines(): (line: string) => boolean {

@@ -269,11 +269,12 @@ export function unsupportedMode(mode: string): string | undefined {
 
 function capped(lines: string[]): string[] {
   if (lines.length <= EVIDENCE_LINES) return lines;
-  return [
-    ...lines.slice(0, EVIDENCE_LINES - 1),
-    `... ${lines.length - EVIDENCE_LINES + 1} more rules`,
-  ];
+  return [...lines.slice(0, EVIDENCE_LINES - 1), capLine(lines.length - EVIDENCE_LINES + 1)];
 }
+
+/** The line that stands for the rules a capped list leaves out: no rule, so never a difference. */
+const capLine = (n: number) => `... ${n} more rules`;
+const isCapLine = (line: string) => /^\.\.\. \d+ more rules$/.test(line);
 
 const ORDER: Record<Severity, number> = { error: 0, warning: 1, info: 2 };
 
@@ -381,10 +382,13 @@ const bare = (line: string) => line.replace(/^-t \S+ /, '').trim();
 
 /** Expected lines the node lacks, lines the node has that were not expected, and the rest.
  * `onNode` says whether the node's dump holds a line: a finding's `actual` shows only the lines
- * that differ, so an expected line absent from it may still be on the node. */
+ * that differ, so an expected line absent from it may still be on the node. `expects` says
+ * whether kube-proxy writes a line at all: a finding's actual may show a whole chain, whose
+ * other lines are as expected. */
 export function diffLines(
   f: Pick<DriftFinding, 'expected' | 'actual'>,
   onNode: (line: string) => boolean = () => false,
+  expects: (line: string) => boolean = () => false,
 ) {
   const actual = new Set(f.actual.map(bare));
   const expected = new Set(f.expected.map(bare));
@@ -394,7 +398,7 @@ export function diffLines(
     ),
     ...f.actual
       .filter((l) => !expected.has(bare(l)))
-      .map((l) => ({ line: l, kind: 'unexpected' }) as const),
+      .map((l) => ({ line: l, kind: expects(l) ? 'same' : 'unexpected' }) as const),
   ];
 }
 
@@ -404,20 +408,27 @@ export function diffLines(
 export function driftToFinding(
   d: DriftFinding,
   source: string,
-  holds: (line: string) => boolean,
+  node: { holds(line: string): boolean; expects(line: string): boolean },
 ): Finding {
   const at = { node: d.node, source };
+  const holds = (l: string) => node.holds(l);
   const lines = d.actual.filter(holds);
   const said = d.actual.filter((l) => !holds(l));
+  const diff = diffLines(
+    { expected: d.expected.filter((l) => !isCapLine(l)), actual: lines },
+    holds,
+    (l) => node.expects(l),
+  );
   // what the node has is what was observed: its lines, or that it has none of them
   const evidence: Evidence[] = [
-    ...diffLines({ expected: d.expected, actual: lines }, holds).map(({ line, kind }) => ({
+    ...diff.map(({ line, kind }) => ({
       // a line the node holds was observed there; one it lacks is only expected
       ...(kind === 'missing' ? computed(line) : seen(line, at)),
       diff: kind,
     })),
+    ...d.expected.filter(isCapLine).map((l) => computed(l)),
     ...said.map((l) => seen(`actual:   ${l}`, at)),
-    ...(d.actual.length === 0 && d.expected.length > 0
+    ...(d.actual.length === 0 && diff.length > 0 && diff.every((x) => x.kind === 'missing')
       ? [seen(`actual:   ${source}: none of these`, at)]
       : []),
   ];

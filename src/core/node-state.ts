@@ -197,9 +197,9 @@ function modeOf(
     return mode(configured, 'configz', config.source, (t) =>
       seen(t, { node, source: `nodes/${node}/proxy-configz.txt` }),
     );
-  // the rules are observed; read against a ConfigMap only where they agree with it
+  // the rules are observed: where they disagree with the configuration, they say what runs
   const rules = shown();
-  if (rules && (config.from === 'default' || rules.mode === configured))
+  if (rules)
     return mode(rules.mode, 'rules', `the rules in ${rules.source}`, (t) =>
       seen(t, { node, source: rules.source }),
     );

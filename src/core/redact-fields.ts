@@ -444,8 +444,24 @@ export const RULES: Rule[] = [
   },
   { name: 'ConfigMap', kind: 'ConfigMap', keep: CONFIG_MAP },
   { name: 'NetworkPolicy', kind: 'NetworkPolicy', keep: NETWORK_POLICY },
-  // kube-proxy.ts reads whether a kube-proxy DaemonSet is there, nothing of it
-  { name: 'DaemonSet', kind: 'DaemonSet', keep: { ...TYPE, metadata: NAMED } },
+  // kube-proxy.ts reads whether a kube-proxy DaemonSet is there and, where its Pods were read by
+  // node, its rollout (daemon-set.ts): counts and generations, no names
+  {
+    name: 'DaemonSet',
+    kind: 'DaemonSet',
+    keep: {
+      ...TYPE,
+      metadata: { ...NAMED, generation: S },
+      status: {
+        desiredNumberScheduled: S,
+        numberReady: S,
+        updatedNumberScheduled: S,
+        numberAvailable: S,
+        numberMisscheduled: S,
+        observedGeneration: S,
+      },
+    },
+  },
   {
     name: 'ServiceCIDR',
     kind: 'ServiceCIDR',

@@ -109,7 +109,15 @@ const HIDDEN = ['context', 'user', 'server'] as const;
 
 /** kdebug's own identifiers in meta (a read, a node, a namespace): the checks match them, and a
  * context or user named like a namespace ("default") must not change them. */
-const IDENTIFIERS = new Set(['namespace', 'service', 'what', 'node', 'command', 'commands']);
+const IDENTIFIERS = new Set([
+  'namespace',
+  'service',
+  'what',
+  'node',
+  'command',
+  'commands',
+  'kubeProxyPodsReadOn',
+]);
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 

@@ -235,14 +235,27 @@ describe('drift', () => {
     assert.match(stale.advice!, /kube-proxy on test-node has not applied/);
     // the node holds what the finding shows it has: those lines are a difference, - and +
     const held = new Set(stale.actual);
-    const f = driftToFinding(stale, 'nodes/test-node/iptables-save.txt', (l) => held.has(l));
+    const f = driftToFinding(stale, 'nodes/test-node/iptables-save.txt', {
+      holds: (l) => held.has(l),
+      expects: () => false,
+    });
     assert.deepEqual([f.id, f.status, f.node, f.service], ['endpoint-stale', 'fail', NODE, WEB]);
     const text = f.evidence.map(evidenceText);
     assert.ok(text.some((e) => e.startsWith('+ -t nat') && e.includes('10.180.1.9:80')));
     assert.ok(text.some((e) => e.startsWith('- -t nat')));
     assert.ok(f.evidence.filter((e) => e.diff === 'missing').every((e) => e.kind === 'computed'));
+    // a line the node has that kube-proxy also writes (elsewhere in its answer): unmarked, never '+'
+    const written = driftToFinding(stale, 'nodes/test-node/iptables-save.txt', {
+      holds: (l) => held.has(l),
+      expects: () => true,
+    });
+    assert.ok(!written.evidence.some((e) => e.diff === 'unexpected'));
+    assert.ok(written.evidence.some((e) => e.diff === 'same' && held.has(e.text)));
     // an actual the node's rules do not hold as a line (a place, a count) is said as it is
-    const said = driftToFinding(stale, 'nodes/test-node/iptables-save.txt', () => false);
+    const said = driftToFinding(stale, 'nodes/test-node/iptables-save.txt', {
+      holds: () => false,
+      expects: () => false,
+    });
     assert.ok(said.evidence.some((e) => !e.diff && e.text.startsWith('actual:   -t nat')));
   });
 

@@ -88,7 +88,7 @@ describe('IPVS listings', () => {
     ]);
   });
 
-  it('labels a lone node-range port by the Service block it is in or out of, else says it is unknown', () => {
+  it("labels a lone node-range port a cluster IP in the Service ports' block, else unknown", () => {
     const kinds = (save: string) =>
       buildIpvsTrees(parseIpvs(save)).services.flatMap((t) =>
         t.entries.map((e) => `${e.address}:${e.port} ${e.kind}`),
@@ -96,10 +96,16 @@ describe('IPVS listings', () => {
     const vs = (address: string) =>
       `-A -t ${address} -s rr\n-a -t ${address} -r 10.244.1.5:80 -m -w 1\n`;
     assert.deepEqual(kinds(vs('192.168.0.10:30080')), ['192.168.0.10:30080 virtual-server']);
-    assert.deepEqual(kinds(vs('10.96.0.1:443') + vs('192.168.0.10:30080')), [
+    // outside the Service ports' /16 proves nothing (a /12 Service CIDR spans sixteen)
+    assert.deepEqual(kinds(vs('10.96.0.1:443') + vs('10.104.12.7:30500')), [
+      '10.104.12.7:30500 virtual-server',
       '10.96.0.1:443 cluster-ip',
-      '192.168.0.10:30080 node-port',
     ]);
+    // the same node-range port on two addresses: a node port, wherever the addresses are
+    assert.deepEqual(
+      kinds(vs('10.96.0.1:443') + vs('192.168.0.10:30080') + vs('127.0.0.1:30080')),
+      ['10.96.0.1:443 cluster-ip', '192.168.0.10:30080 node-port', '127.0.0.1:30080 node-port'],
+    );
     assert.deepEqual(kinds(vs('10.96.0.1:443') + vs('10.96.4.4:30080')), [
       '10.96.0.1:443 cluster-ip',
       '10.96.4.4:30080 cluster-ip',

@@ -13,7 +13,13 @@ import { read, seen, unseen } from '../evidence.js';
 import { kubeProxyPodOn } from '../drift/context.js';
 import { nodeDump } from '../facts.js';
 import { nodeBackends } from '../iptables/backend.js';
-import { isKubeProxyPod, isWindows, type Pod } from '../kube.js';
+import {
+  DEFAULT_KUBE_PROXY_CONFIG,
+  isKubeProxyPod,
+  isWindows,
+  kubeProxyConfigOf,
+  type Pod,
+} from '../kube.js';
 import type { Evidence, Finding } from '../model.js';
 import { namedFew } from '../node-access.js';
 import { kubectl, valid, onNode, type NextCommand } from '../next-command.js';
@@ -340,7 +346,7 @@ function running(ctx: CheckContext): Finding[] {
 }
 
 function modes(ctx: CheckContext): Finding[] {
-  const { config, error } = ctx.kubeProxyConfig();
+  const { error } = ctx.kubeProxyConfig();
   const all = proxyModes(ctx);
   // only a mode seen on the node counts: a stale answer or a configured one is shown, never counted
   const per = all.filter((m) => !m.stale && m.evidence.kind === 'observed');
@@ -356,9 +362,9 @@ function modes(ctx: CheckContext): Finding[] {
       }),
     );
   const evidence = per.map((m) => m.evidence);
-  const drifted = per.filter(
-    (m) => m.source.startsWith('/proxyMode') && m.mode !== (config.mode || 'iptables'),
-  );
+  // what the API objects configure (a ConfigMap, its Pod's flags), never what a node served
+  const configured = configuredMode(ctx);
+  const drifted = configured ? per.filter((m) => m.mode !== configured) : [];
   if (distinct.length > 1 || drifted.length > 0)
     out.push(
       finding(
@@ -366,7 +372,7 @@ function modes(ctx: CheckContext): Finding[] {
         'warn',
         distinct.length > 1
           ? `the nodes run different proxy modes: ${list(distinct)}`
-          : `${list(drifted.map((m) => m.node))} run${drifted.length === 1 ? 's' : ''} ${drifted[0]!.mode}, the ConfigMap says ${config.mode}`,
+          : `${list(drifted.map((m) => m.node))} run${drifted.length === 1 ? 's' : ''} ${drifted[0]!.mode}, the ConfigMap says ${configured}`,
         {
           explanation: `kube-proxy reads its mode when it starts: a ConfigMap edited without restarting every kube-proxy Pod leaves nodes in different modes, and the rules of the old mode stay behind on the nodes that switched.`,
           evidence,
@@ -382,6 +388,17 @@ function modes(ctx: CheckContext): Finding[] {
       }),
     );
   return out;
+}
+
+/** The mode kube-proxy's configuration in the API objects names ("iptables" where it names
+ * none); undefined where none was read, or it cannot be. */
+function configuredMode(ctx: CheckContext): string | undefined {
+  try {
+    const config = kubeProxyConfigOf(ctx.view);
+    return config === DEFAULT_KUBE_PROXY_CONFIG ? undefined : config.mode || 'iptables';
+  } catch {
+    return undefined; // unreadable: kube-proxy-config-unreadable says so
+  }
 }
 
 /** The nodes whose mode nobody there said: a stale answer, the configuration, or the default. */
@@ -621,36 +638,36 @@ export const kubeProxyCheck: Check = {
           },
         ),
       );
+    // the nodes the settled DaemonSet speaks for, with those whose Pods were read, each once
+    const up = unread?.rollout
+      ? new Set([...pods.flatMap((p) => (p.nodeName ? [p.nodeName] : [])), ...unread.nodes]).size
+      : pods.length;
     if (!out.some((f) => f.id === 'kube-proxy-not-running'))
       out.unshift(
-        finding(
-          'kube-proxy-running',
-          'pass',
-          `kube-proxy running on ${count(pods.length + (unread?.rollout ? unread.nodes.length : 0), 'node')}`,
-          {
-            explanation: nodesUnseen
+        finding('kube-proxy-running', 'pass', `kube-proxy running on ${count(up, 'node')}`, {
+          explanation:
+            nodesUnseen || (unread && !unread.rollout)
               ? 'Each kube-proxy Pod kdebug read is ready.'
               : unread?.rollout
                 ? `Every node has a ready kube-proxy Pod: those kdebug read, and on the other ${unread.nodes.length} the DaemonSet's status, which counts every Pod it schedules ready and of the current template.`
                 : 'Every node has a ready kube-proxy Pod.',
-            evidence: [
-              ...pods.map((p) =>
-                read(
-                  `Pod ${p.name} ${p.nodeName ? `on ${p.nodeName}` : '(not scheduled yet)'}: ${p.phase}, Ready`,
-                  `Pod kube-system/${p.name}`,
-                ),
+          evidence: [
+            ...pods.map((p) =>
+              read(
+                `Pod ${p.name} ${p.nodeName ? `on ${p.nodeName}` : '(not scheduled yet)'}: ${p.phase}, Ready`,
+                `Pod kube-system/${p.name}`,
               ),
-              ...(unread?.rollout
-                ? [
-                    read(
-                      `${rolloutText(unread.rollout)}; its Pods on ${namedFew(unread.nodes)} not listed one by one`,
-                      `DaemonSet kube-system/${unread.rollout.name}`,
-                    ),
-                  ]
-                : []),
-            ],
-          },
-        ),
+            ),
+            ...(unread?.rollout
+              ? [
+                  read(
+                    `${rolloutText(unread.rollout)}; its Pods on ${namedFew(unread.nodes)} not listed one by one`,
+                    `DaemonSet kube-system/${unread.rollout.name}`,
+                  ),
+                ]
+              : []),
+          ],
+        }),
       );
     // without the Nodes, a node that has no kube-proxy Pod at all cannot show
     if (nodesUnseen)

@@ -127,7 +127,10 @@ export function tableNode(
         ctx,
         node,
         d,
-        driftToFinding(d, read.source, (l) => n.holds(l)),
+        driftToFinding(d, read.source, {
+          holds: (l) => n.holds(l),
+          expects: (l) => n.expects(l, ctx.scope),
+        }),
       ),
     )
     .map((f) => ({

@@ -178,7 +178,10 @@ function drift(ctx: CheckContext, na: NodeAnalysis, svc: Service): OnNode[] {
         ctx,
         node,
         d,
-        driftToFinding(d, source, (l) => na.holds(l)),
+        driftToFinding(d, source, {
+          holds: (l) => na.holds(l),
+          expects: (l) => na.expects(l, ctx.scope),
+        }),
       );
       return on(consequence(withCommand(seen, node, down !== undefined), down));
     });

@@ -91,8 +91,8 @@ const NODE_PORTS = { min: 30000, max: 32767 };
  * node port on every node address, loopback included, and cluster IPs once each, all from one
  * Service CIDR. So a port in the node-port range on a loopback address, or on several addresses,
  * is a node port, and so is any node-port-range port on an address already seen holding one. A
- * lone node-range port is a node port on an address outside the block the Service ports are in,
- * a cluster IP inside it, and said unknown where the listing has no other Service address.
+ * lone node-range port is a cluster IP in the /16 the Service ports are in, else said unknown: a
+ * Service CIDR may be wider (kubeadm's is a /12), so an address outside that /16 proves nothing.
  */
 function entryKinds(t: IpvsTable): Map<IpvsService, EntryPoint['kind']> {
   const out = new Map<IpvsService, EntryPoint['kind']>();
@@ -130,11 +130,9 @@ function entryKinds(t: IpvsTable): Map<IpvsService, EntryPoint['kind']> {
         ? 'cluster-ip'
         : nodeAddresses.has(host)
           ? 'node-port'
-          : serviceBlocks.size === 0
-            ? 'virtual-server'
-            : serviceBlocks.has(blockOf(host))
-              ? 'cluster-ip'
-              : 'node-port',
+          : serviceBlocks.has(blockOf(host))
+            ? 'cluster-ip'
+            : 'virtual-server',
     );
   }
   return out;

@@ -7,6 +7,7 @@ import {
   aPod,
   aService,
   anEndpointSlice,
+  dumpFor,
   facts,
   ids,
   kubeProxy,
@@ -153,6 +154,23 @@ describe('kube-proxy step', () => {
       'proxy-mode-not-observed:skip',
       'kube-proxy-version-not-observed:skip',
     ]);
+  });
+
+  it("a node's rules or /configz that disagree with the ConfigMap say what runs, and warn", () => {
+    const objects = [...base(), ...kubeProxy(['node-a', 'node-b']), proxyConfigMap('ipvs')];
+    const configz = (mode: string) =>
+      JSON.stringify({ 'kubeproxy.config.k8s.io': { mode, clusterCIDR: '10.244.0.0/16' } });
+    const found = run(
+      kubeProxyCheck,
+      facts(objects, {
+        'node-a': { 'iptables-save': dumpFor(objects, 'node-a') },
+        'node-b': { 'proxy-configz': configz('iptables') },
+      }),
+    );
+    const differs = found.find((f) => f.id === 'proxy-mode-differs')!;
+    assert.equal(differs.status, 'warn');
+    assert.equal(differs.title, 'node-a and node-b run iptables, the ConfigMap says ipvs');
+    assert.ok(!found.some((f) => f.id === 'proxy-mode-not-observed'));
   });
 
   it('names the node and the command for a kube-proxy that is not running', () => {
