@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import { goUnavailable } from '../support/cluster/build.js';
 import { ClusterClient } from '../support/cluster/client.js';
 import { clusterUnavailable, down, up } from '../support/cluster/cluster.js';
-import { LB_INGRESS, MATRIX_NAMESPACE, MATRIX_OBJECTS } from '../support/cluster/matrix.js';
+import { applyMatrix, MATRIX_NAMESPACE } from '../support/cluster/matrix.js';
 import type { ProxyMode } from '../support/cluster/topology.js';
 import {
   differences,
@@ -39,16 +39,7 @@ for (const { minor, mode } of OLDEST)
       c = new ClusterClient(
         await up({ prefix: PREFIX, nodes: 2, mode, kubeProxy: LATEST_PATCH[minor] }),
       );
-      c.kubectl(['apply', '-f', '-'], { input: MATRIX_OBJECTS });
-      c.setIngress(
-        MATRIX_NAMESPACE,
-        Object.fromEntries(Object.entries(LB_INGRESS).map(([svc, ip]) => [svc, [ip]])),
-      );
-      await c.until(
-        'the matrix Pods ready',
-        () => c.readiness(MATRIX_NAMESPACE).filter((r) => r === 'True').length === 3,
-        120_000,
-      );
+      await applyMatrix(c);
     });
     after(() => down());
 

@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { K8S_VERSION, kubeProxyBuilt } from '../support/cluster/build.js';
 import { ClusterClient } from '../support/cluster/client.js';
 import { down, ROOT, up } from '../support/cluster/cluster.js';
-import { LB_INGRESS, MATRIX_NAMESPACE, MATRIX_OBJECTS } from '../support/cluster/matrix.js';
+import { applyMatrix, LB_INGRESS, MATRIX_NAMESPACE } from '../support/cluster/matrix.js';
 import type { ProxyMode } from '../support/cluster/topology.js';
 
 /** The latest patch of each modelled minor (`go list -m -versions k8s.io/kubernetes`). */
@@ -47,16 +47,7 @@ async function record(minor: number, mode: ProxyMode): Promise<void> {
     }),
   );
   try {
-    c.kubectl(['apply', '-f', '-'], { input: MATRIX_OBJECTS });
-    c.setIngress(
-      MATRIX_NAMESPACE,
-      Object.fromEntries(Object.entries(LB_INGRESS).map(([svc, ip]) => [svc, [ip]])),
-    );
-    await c.until(
-      'the matrix Pods ready',
-      () => c.readiness(MATRIX_NAMESPACE).filter((r) => r === 'True').length === 3,
-      120_000,
-    );
+    await applyMatrix(c);
     const ips = [...c.podIPs(MATRIX_NAMESPACE), ...Object.values(LB_INGRESS)];
     const rules = (node: string) =>
       c.onNode(

@@ -1,6 +1,7 @@
 // The Services the truth test creates through the API, one feature each (several at once in
 // "kitchen"), over two Deployments: web (2 Pods, http 80 and 8443 named, dns-ish UDP 5353,
 // SCTP 9000) and the Pods of a StatefulSet-like lone Pod per node (local).
+import type { ClusterClient } from './client.js';
 import { deployment as app, manifest, namespace, service as svc } from './objects.js';
 
 export const MATRIX_NAMESPACE = 'matrix';
@@ -97,3 +98,18 @@ export const LB_INGRESS: Record<string, string> = {
   'lb-local-empty': '198.51.100.22',
   kitchen: '198.51.100.23',
 };
+
+/** The matrix created on the lab cluster (IPv4), its load balancers given their addresses, once
+ * its three Pods are ready. */
+export async function applyMatrix(c: ClusterClient): Promise<void> {
+  c.kubectl(['apply', '-f', '-'], { input: MATRIX_OBJECTS });
+  c.setIngress(
+    MATRIX_NAMESPACE,
+    Object.fromEntries(Object.entries(LB_INGRESS).map(([name, ip]) => [name, [ip]])),
+  );
+  await c.until(
+    'the matrix Pods ready',
+    () => c.readiness(MATRIX_NAMESPACE).filter((r) => r === 'True').length === 3,
+    120_000,
+  );
+}
