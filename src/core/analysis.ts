@@ -127,21 +127,18 @@ export class Analysis {
     // kube-proxy writes its nftables table in nftables mode only (other modes delete it)
     const nft = this.node(name).nft();
     if (nft?.table) return { mode: 'nftables', source: nft.source };
+    // IPVS virtual servers, parsed here: the node's own ipvs() asks the node state for its options
     const outputs = this.facts.nodes[name] ?? {};
-    for (const stem of [
-      commandStem({ kind: 'ipvs-save' }),
-      commandStem({ kind: 'ipvs-save', format: 'list' }),
-    ]) {
-      const text = outputs[stem];
-      if (text === undefined) continue;
-      const source = `nodes/${name}/${stem}.txt`;
-      try {
-        if (parseIpvs(text, source).services.length > 0) return { mode: 'ipvs', source };
-      } catch (e) {
-        if (!(e instanceof IpvsParseError)) throw e;
-      }
+    const stem = ipvsStem(outputs);
+    const text = outputs[stem];
+    if (text === undefined) return undefined;
+    const source = `nodes/${name}/${stem}.txt`;
+    try {
+      return parseIpvs(text, source).services.length > 0 ? { mode: 'ipvs', source } : undefined;
+    } catch (e) {
+      if (!(e instanceof IpvsParseError)) throw e;
+      return undefined;
     }
-    return undefined;
   }
 
   /** The node's analysis for one family's proxier (IPv4 unless asked): its recorded dump, or
@@ -152,6 +149,13 @@ export class Analysis {
     if (!n) this.nodes.set(key, (n = new NodeAnalysis(this, name, dump, family)));
     return n;
   }
+}
+
+/** The node's IPVS listing: ipvsadm-save's form, else ipvsadm -Ln's where it had no
+ * ipvsadm-save. */
+function ipvsStem(outputs: Record<string, string>): string {
+  const saved = commandStem({ kind: 'ipvs-save' });
+  return saved in outputs ? saved : commandStem({ kind: 'ipvs-save', format: 'list' });
 }
 
 /** One node's dataplane for one family (iptables mode: iptables-save for IPv4, ip6tables-save
@@ -475,10 +479,7 @@ export class NodeAnalysis {
   ipvs(): { source: string; text: string; read?: IpvsRead; error?: string } | undefined {
     if (this.ipvsMemo !== null) return this.ipvsMemo;
     const outputs = this.facts.nodes[this.name];
-    // ipvsadm-save's form, else ipvsadm -Ln's where the node had no ipvsadm-save
-    const saved = commandStem({ kind: 'ipvs-save' });
-    const stem =
-      outputs && !(saved in outputs) ? commandStem({ kind: 'ipvs-save', format: 'list' }) : saved;
+    const stem = ipvsStem(outputs ?? {});
     const text = outputs?.[stem];
     if (text === undefined) return (this.ipvsMemo = undefined);
     const source = `nodes/${this.name}/${stem}.txt`;

@@ -14,18 +14,12 @@ export interface Rollout {
   misscheduled: number;
   /** The status describes the current spec (status.observedGeneration caught up). */
   current: boolean;
-  /** The Pod template's first container image. */
-  image?: string;
 }
 
 const count = (v: unknown): number => (typeof v === 'number' && Number.isSafeInteger(v) ? v : 0);
 
 export function rolloutOf(ds: KubeObject): Rollout {
   const status = (ds['status'] ?? {}) as Record<string, unknown>;
-  const spec = (ds['spec'] ?? {}) as {
-    template?: { spec?: { containers?: { image?: unknown }[] } };
-  };
-  const image = spec.template?.spec?.containers?.[0]?.image;
   const generation = ds.metadata?.['generation'];
   return {
     name: ds.metadata?.name ?? '',
@@ -36,7 +30,6 @@ export function rolloutOf(ds: KubeObject): Rollout {
     available: count(status['numberAvailable']),
     misscheduled: count(status['numberMisscheduled']),
     current: count(status['observedGeneration']) >= count(generation),
-    ...(typeof image === 'string' && image !== '' ? { image } : {}),
   };
 }
 

@@ -273,7 +273,7 @@ function running(ctx: CheckContext): Finding[] {
   const readOn = kubeProxyPodsReadOn(ctx.facts.meta);
   for (const n of [...ctx.view.nodes].sort((a, b) => (a.name < b.name ? -1 : 1))) {
     const node = n.name;
-    if (readOn && !readOn.has(node)) continue; // the DaemonSet's status speaks for it: unread()
+    if (readOn && !readOn.has(node)) continue; // the DaemonSet's status speaks for it: notListed()
     const pod = byNode.get(node);
     if (pod && podReady(pod) && pod.phase === 'Running') continue;
     if (!pod && isWindows(n)) continue; // Windows runs its own kube-proxy (a service or kube-proxy-windows)
