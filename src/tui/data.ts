@@ -53,6 +53,8 @@ export interface NodeData {
   /** Whether the node's dump holds this rule ("-t nat -A ...", "add rule ip kube-proxy ..."),
    * for the Drift diff. */
   hasRule(line: string): boolean;
+  /** Whether kube-proxy writes this rule at all: a rule the node has is unexpected only if not. */
+  expectsRule(line: string): boolean;
   /** One packet walked through the node's rules, in its proxy mode. */
   trace(packet: TracePacket): TraceResult;
 }
@@ -141,6 +143,7 @@ export function nodeData(node: NodeAnalysis, view: ClusterView): NodeData {
       return drift;
     },
     hasRule: (line) => node.holds(line),
+    expectsRule: (line) => node.expects(line),
   };
   return data;
 }

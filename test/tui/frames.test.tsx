@@ -194,6 +194,7 @@ describe('Drift frame', () => {
       search: () => undefined,
       drift: () => staleDrift,
       hasRule: () => false,
+      expectsRule: () => false,
       trace: () => {
         throw new Error('not walked here');
       },

@@ -43,7 +43,7 @@ const SEVERITY_MARK: Record<Severity, string> = { error: '✗', warning: '!', in
 export function driftLines(
   findings: DriftFinding[],
   width: number,
-  onNode?: (line: string) => boolean,
+  node?: Pick<NodeData, 'hasRule' | 'expectsRule'>,
   how?: Invocation,
 ): DriftLine[] {
   const out: DriftLine[] = [];
@@ -74,7 +74,14 @@ export function driftLines(
       );
       out[head]!.head = true;
       if (f.message) add(f.message, 'text', i, '    ');
-      for (const d of diffLines(f, onNode)) {
+      const diff = node
+        ? diffLines(
+            f,
+            (l) => node.hasRule(l),
+            (l) => node.expectsRule(l),
+          )
+        : diffLines(f);
+      for (const d of diff) {
         const [mark, tone]: [string, Tone] =
           d.kind === 'missing'
             ? ['- ', 'missing']
@@ -108,7 +115,7 @@ export function driftModel(
   const drift = node?.drift();
   const findings = drift && 'findings' in drift ? drift.findings : [];
   // borders take two columns, the selection gutter one
-  const lines = driftLines(findings, width - 3, node ? (l) => node.hasRule(l) : undefined, how);
+  const lines = driftLines(findings, width - 3, node, how);
   const stops = lines.flatMap((l, i) => (l.head ? [i] : []));
   const cursor = Math.min(cursorOf(s, 'drift', 0), Math.max(0, stops.length - 1));
   return {
