@@ -76,13 +76,19 @@ for (const { minor, mode } of OLDEST)
 
     it('kdebug expect equals what this kube-proxy wrote on every node; drift finds nothing', async () => {
       const scratch = scratchNamespace(PREFIX);
-      // kube-proxy catches up with the API in its own time: its rules must come to equal expect
+      const drift = () => c.kdebug(['drift', '--all-nodes', '--via', 'kube-proxy', '-o', 'json']);
+      // kube-proxy catches up with the API in its own time (an endpoint turning ready after the
+      // snapshot): its rules must come to equal expect, and drift to find nothing, within a minute
       let d = wrong(scratch);
-      for (const end = Date.now() + 60_000; d.length > 0 && Date.now() < end; d = wrong(scratch))
-        await new Promise((r) => setTimeout(r, 2000));
+      let r = drift();
+      for (
+        const end = Date.now() + 60_000;
+        (d.length > 0 || r.code !== 0) && Date.now() < end;
+        d = wrong(scratch), r = drift()
+      )
+        await new Promise((done) => setTimeout(done, 2000));
       assert.deepEqual(d, [], `kdebug expect differs from kube-proxy's rules:\n${d.join('\n')}`);
-      const drift = c.kdebug(['drift', '--all-nodes', '--via', 'kube-proxy', '-o', 'json']);
-      assert.equal(drift.code, 0, drift.stdout + drift.stderr);
+      assert.equal(r.code, 0, r.stdout + r.stderr);
     });
 
     it('a Service rule deleted for real on one node is found there, as on 1.37', () => {
