@@ -2,7 +2,7 @@
 // lazily imported chunks that only interactive and live runs load.
 import { build } from 'esbuild';
 import { spawnSync } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
@@ -28,7 +28,7 @@ const inkStringWidth = {
   },
 };
 rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
-await build({
+const built = await build({
   // the parse worker is an entry of its own: a Worker loads it by file, beside cli.js
   entryPoints: { cli: 'src/cli.ts', 'parse-worker': 'src/cluster/parse-worker.ts' },
   outdir: 'dist',
@@ -57,4 +57,7 @@ await build({
   minify: process.env.KDEBUG_NO_MINIFY === undefined,
   keepNames: true,
   logLevel: 'warning',
+  // KDEBUG_METAFILE=FILE: which source modules each chunk holds (what a command loads)
+  metafile: process.env.KDEBUG_METAFILE !== undefined,
 });
+if (process.env.KDEBUG_METAFILE) writeFileSync(process.env.KDEBUG_METAFILE, JSON.stringify(built.metafile));

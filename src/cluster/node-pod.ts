@@ -20,18 +20,11 @@ import { KubeApiError } from './kube/errors.js';
 import { NodeUnavailable, type NodeChannel, type NodeRunner } from './node-channel.js';
 import { nodeArgv } from './node-commands.js';
 import { DEBUG_NAMESPACE, DEBUG_POD_RULES } from './permissions.js';
+import { DEFAULT_DEBUG_IMAGE } from './debug-image.js';
 
 export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
 /** Every Pod kdebug creates carries this label: `kdebug cleanup` finds them by it. */
 export const DEBUG_POD_SELECTOR = `${MANAGED_BY_LABEL}=kdebug`;
-/**
- * One image for rules and probes: rules come from the node's own binaries through chroot, so
- * the image only brings sh, timeout, chroot and the probe tools (nc, ping, dig, curl). The tag
- * is for people; the kubelet runs the digest, so whoever can push the tag cannot change what
- * runs privileged on a node.
- */
-export const DEFAULT_DEBUG_IMAGE =
-  'nicolaka/netshoot:v0.13@sha256:a20c2531bf35436ed3766cd6cfe89d352b050ccc4d7005ce6400adf97503da1b';
 /** How long a debug Pod may live: its sleep and its activeDeadlineSeconds. */
 export const DEBUG_POD_LIFETIME_S = 900;
 const NAME_PREFIX = 'kdebug-';

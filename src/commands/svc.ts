@@ -13,23 +13,14 @@ import {
   serviceNamed,
   type ServiceRef,
 } from '../core/service-ref.js';
-import {
-  closeLive,
-  connectLive,
-  readLive,
-  tellNodeAccess,
-  runTimings,
-  type NodeChoiceFlags,
-} from '../cluster/facts-source.js';
+import type { NodeChoiceFlags } from '../cluster/facts-source.js';
 import { parseDumpsAside } from '../cluster/dump-parse.js';
 import type { NodeTally } from '../cluster/collect.js';
 import type { NodeAccessFlags } from '../cluster/node-flags.js';
 import type { DebugPodConsent } from '../cluster/node-pod.js';
 import { readSnapshot } from '../cluster/snapshot.js';
-import { reportJson } from '../output/json.js';
 import { reportText } from '../output/text.js';
 import type { TuiInput } from '../tui/App.js';
-import { questions } from '../tui/questions.js';
 import { colorEnabled } from '../tui/theme.js';
 import {
   PARSE_WORKER,
@@ -77,8 +68,14 @@ function consentLines(q: DebugPodConsent): string[] {
   ];
 }
 
-function writeReport(report: Report, g: GlobalOptions, o: SvcOptions, source?: string): number {
-  if (format(g) === 'json') write(reportJson(report));
+async function writeReport(
+  report: Report,
+  g: GlobalOptions,
+  o: SvcOptions,
+  source?: string,
+): Promise<number> {
+  // each output's module is loaded only by the runs that print it
+  if (format(g) === 'json') write((await import('../output/json.js')).reportJson(report));
   else
     write(
       reportText(report, {
@@ -180,6 +177,10 @@ export async function svcCommand(
     return writeReport(diagnose(facts, target, { invocation, analysis }), g, o, snapshot);
   }
   if (!ref && !at) throw new UsageError("missing required argument 'name'; see kdebug svc --help");
+  // the live cluster's modules (client-node, ssh2, the debug Pods) only for live runs
+  const { closeLive, connectLive, readLive, tellNodeAccess, runTimings } =
+    await import('../cluster/facts-source.js');
+  const { questions } = await import('../tui/questions.js');
   // in the TUI a debug Pod is created only after the person says yes there (or --yes)
   const tui = format(given) === 'tui';
   const asks = questions();
@@ -257,7 +258,7 @@ export async function svcCommand(
       ...(view ? { analysis: new Analysis(facts, { view }) } : {}),
     });
     timings?.phase('diagnosed');
-    const code = writeReport(report, g, o);
+    const code = await writeReport(report, g, o);
     timings?.phase('written');
     return code;
   } finally {

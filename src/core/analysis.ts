@@ -18,7 +18,7 @@ import {
 } from './dataplane.js';
 import { expectedIpvs, type IpvsExpectOptions } from './ipvs/expected.js';
 import { parseIpsets } from './ipvs/ipset.js';
-import { IpvsParseError, parseIpvs } from './ipvs/listing.js';
+import { IpvsParseError, parseIpvs, type IpvsTable } from './ipvs/listing.js';
 import type { IpvsKnown } from './ipvs/trees.js';
 import { commandStem } from './node-command.js';
 import { DriftInputError, unsupportedMode, type NodeDrift } from './drift.js';
@@ -80,6 +80,8 @@ export class Analysis {
   private indexMemo: ViewIndex | undefined;
   private readonly nodes = new Map<string, NodeAnalysis>();
   private readonly states = new Map<string, NodeState>();
+  private readonly ipvsTables = new Map<string, IpvsTable | IpvsParseError>();
+  private readonly ipsetsRead = new Map<string, ReturnType<typeof readIpsets>>();
 
   constructor(
     readonly facts: Facts,
@@ -127,18 +129,44 @@ export class Analysis {
     // kube-proxy writes its nftables table in nftables mode only (other modes delete it)
     const nft = this.node(name).nft();
     if (nft?.table) return { mode: 'nftables', source: nft.source };
-    // IPVS virtual servers, parsed here: the node's own ipvs() asks the node state for its options
+    // IPVS virtual servers: kube-proxy writes them in IPVS mode only
+    const ipvs = this.ipvsTable(name);
+    return ipvs && !(ipvs.table instanceof IpvsParseError) && ipvs.table.services.length > 0
+      ? { mode: 'ipvs', source: ipvs.source }
+      : undefined;
+  }
+
+  /** The node's IPVS listing, parsed once for both families and the mode it shows (or why it is
+   * unreadable); undefined where none was recorded. */
+  ipvsTable(
+    name: string,
+  ): { source: string; text: string; table: IpvsTable | IpvsParseError } | undefined {
     const outputs = this.facts.nodes[name] ?? {};
     const stem = ipvsStem(outputs);
     const text = outputs[stem];
     if (text === undefined) return undefined;
     const source = `nodes/${name}/${stem}.txt`;
-    try {
-      return parseIpvs(text, source).services.length > 0 ? { mode: 'ipvs', source } : undefined;
-    } catch (e) {
-      if (!(e instanceof IpvsParseError)) throw e;
-      return undefined;
+    let table = this.ipvsTables.get(name);
+    if (!table) {
+      try {
+        table = parseIpvs(text, source);
+      } catch (e) {
+        if (!(e instanceof IpvsParseError)) throw e;
+        table = e;
+      }
+      this.ipvsTables.set(name, table);
     }
+    return { source, text, table };
+  }
+
+  /** The node's ipsets (IPVS mode), parsed once for both families, or why they are unreadable. */
+  ipsets(name: string): ReturnType<typeof readIpsets> | undefined {
+    const stem = commandStem({ kind: 'ipset-save' });
+    const text = this.facts.nodes[name]?.[stem];
+    if (text === undefined) return undefined;
+    let read = this.ipsetsRead.get(name);
+    if (!read) this.ipsetsRead.set(name, (read = readIpsets(text, `nodes/${name}/${stem}.txt`)));
+    return read;
   }
 
   /** The node's analysis for one family's proxier (IPv4 unless asked): its recorded dump, or
@@ -478,32 +506,24 @@ export class NodeAnalysis {
    * -n), kube-proxy's ipsets and kube-ipvs0's addresses where read; or why it is unreadable. */
   ipvs(): { source: string; text: string; read?: IpvsRead; error?: string } | undefined {
     if (this.ipvsMemo !== null) return this.ipvsMemo;
-    const outputs = this.facts.nodes[this.name];
-    const stem = ipvsStem(outputs ?? {});
-    const text = outputs?.[stem];
-    if (text === undefined) return (this.ipvsMemo = undefined);
-    const source = `nodes/${this.name}/${stem}.txt`;
+    const listing = this.analysis.ipvsTable(this.name);
+    if (!listing) return (this.ipvsMemo = undefined);
+    const { source, text, table } = listing;
+    if (table instanceof IpvsParseError)
+      return (this.ipvsMemo = { source, text, error: table.message });
     const v6 = this.family === 'IPv6';
-    const setsSource = `nodes/${this.name}/${commandStem({ kind: 'ipset-save' })}.txt`;
-    try {
-      const table = parseIpvs(text, source);
-      const sets = outputs?.[commandStem({ kind: 'ipset-save' })];
-      const bound = this.interfaceAddresses((n) => n === 'kube-ipvs0');
-      const read: IpvsRead = {
-        // one family's proxier programs its own family's virtual servers
-        table: {
-          ...table,
-          services: table.services.filter((s) => s.address.startsWith('[') === v6),
-        },
-        ...(sets !== undefined ? readIpsets(sets, setsSource) : {}),
-        ...(bound ? { bound: new Set(bound) } : {}),
-        expect: this.ipvsOptions(),
-      };
-      return (this.ipvsMemo = { source, text, read });
-    } catch (e) {
-      if (!(e instanceof IpvsParseError)) throw e;
-      return (this.ipvsMemo = { source, text, error: e.message });
-    }
+    const bound = this.interfaceAddresses((n) => n === 'kube-ipvs0');
+    const read: IpvsRead = {
+      // one family's proxier programs its own family's virtual servers
+      table: {
+        ...table,
+        services: table.services.filter((s) => s.address.startsWith('[') === v6),
+      },
+      ...this.analysis.ipsets(this.name),
+      ...(bound ? { bound: new Set(bound) } : {}),
+      expect: this.ipvsOptions(),
+    };
+    return (this.ipvsMemo = { source, text, read });
   }
 
   /** What the node's Cilium agent should hold (its frontends and their backends), for `scope`'s

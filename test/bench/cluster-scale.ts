@@ -2,8 +2,9 @@
 // in bulk through the API (selector-less Services with their own EndpointSlices: no 50,000 Pods)
 // and 5,000 Nodes (the lab's two real ones, the rest in the API only, each given its kube-proxy
 // Pod by the DaemonSet controller; those Pods never start), then `kdebug svc` on one Service timed
-// with the nodes it read and its peak memory, the same with --all-nodes, and the truth check at
-// that size. A bench, not a test. `-- --services N --nodes N` for other sizes, `-- --svc-only`
+// with the nodes it read and its peak memory while the DaemonSet rolls out and again once it has
+// settled (the bench writes the status a kubelet would), the same with --all-nodes, and the truth
+// check at that size. A bench, not a test. `-- --services N --nodes N` for other sizes, `-- --svc-only`
 // for the svc timings without the truth check, `-- --profile DIR` for one run's CPU profile,
 // `-- --hold` to keep the cluster up for runs by hand until interrupted.
 import { spawnSync } from 'node:child_process';
@@ -66,13 +67,64 @@ spec: {podCIDR: 10.${128 + (i >> 8)}.${i & 255}.0/24}
   }).join('---\n');
 }
 
+const now = () => new Date().toISOString();
+const ready = (types: string[]) =>
+  `[${types.map((type) => `{type: ${type}, status: "True", lastTransitionTime: "${now()}"}`).join(', ')}]`;
+
+/** The status a kubelet would write on each API-only Node: Ready (no address: kdebug's exec
+ * there fails, as on a lost node). */
+function nodesReady(c: ClusterClient, n: number): void {
+  const docs = Array.from(
+    { length: n },
+    (_, i) =>
+      `apiVersion: v1\nkind: Node\nmetadata: {name: sim-${String(i).padStart(4, '0')}}\nstatus:\n  conditions: [{type: Ready, status: "True", reason: KubeletReady, lastHeartbeatTime: "${now()}", lastTransitionTime: "${now()}"}]\n`,
+  );
+  c.kubectl(['apply', '--server-side', '--subresource=status', '-f', '-'], {
+    input: docs.join('---\n'),
+    timeoutMs: 3_600_000,
+  });
+}
+
+/** The status a kubelet would write on the kube-proxy Pod of each API-only Node: running, ready. */
+function proxyPodsReady(c: ClusterClient): void {
+  const pods = c
+    .kubectl([
+      ...['get', 'pods', '-n', 'kube-system', '-l', 'k8s-app=kube-proxy', '-o'],
+      'jsonpath={range .items[*]}{.metadata.name} {.spec.nodeName}{"\\n"}{end}',
+    ])
+    .split('\n')
+    .map((l) => l.split(' '))
+    .filter(([, node]) => node?.startsWith('sim-'));
+  const docs = pods.map(
+    ([name]) =>
+      `apiVersion: v1\nkind: Pod\nmetadata: {name: ${name}, namespace: kube-system}\nstatus:\n  phase: Running\n  conditions: ${ready(['Ready', 'ContainersReady'])}\n`,
+  );
+  c.kubectl(['apply', '--server-side', '--subresource=status', '-f', '-'], {
+    input: docs.join('---\n'),
+    timeoutMs: 3_600_000,
+  });
+}
+
+/** The kube-proxy DaemonSet's status: every desired Pod updated, ready and available. */
+function proxySettled(c: ClusterClient): boolean {
+  const [desired, updated, ready, available] = c
+    .kubectl([
+      ...['get', 'daemonset', '-n', 'kube-system', 'kube-proxy', '-o'],
+      'jsonpath={.status.desiredNumberScheduled} {.status.updatedNumberScheduled} {.status.numberReady} {.status.numberAvailable}',
+    ])
+    .split(' ')
+    .map(Number);
+  return desired! > 0 && [updated, ready, available].every((n) => n === desired);
+}
+
 /** A run that told no timing: its stderr says why. */
 const lines0 = (stderr: string) => !stderr.includes('timing: ');
 const ms = (start: bigint) => Number(process.hrtime.bigint() - start) / 1e6;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 async function main(): Promise<void> {
-  const c = new ClusterClient(await up({ nodes: 2 }));
+  // API-only Nodes never heartbeat: the one status the bench writes must hold for its whole run
+  const c = new ClusterClient(await up({ nodes: 2, heartbeatGrace: '2h' }));
   try {
     let t = process.hrtime.bigint();
     // tens of thousands of objects: kubectl applies them one by one
@@ -87,7 +139,8 @@ async function main(): Promise<void> {
       input: simulatedNodes(simulated),
       timeoutMs: 3_600_000,
     });
-    console.log(`created ${simulated} Nodes in the API only: ${Math.round(ms(t))} ms`);
+    nodesReady(c, simulated);
+    console.log(`created ${simulated} Nodes in the API only, Ready: ${Math.round(ms(t))} ms`);
     t = process.hrtime.bigint();
     const proxyPods = () =>
       c
@@ -115,41 +168,18 @@ async function main(): Promise<void> {
     );
     console.log(`kube-proxy synced on every node: ${Math.round(ms(t))} ms`);
     const target = `svc-${String(Math.floor(SERVICES / 2)).padStart(4, '0')}`;
-    if (process.argv.includes('--hold')) return await hold(c, target);
     // `-- --profile DIR`: only the timed run below, with a CPU profile of kdebug written to DIR
     const profile = process.argv.includes('--profile')
       ? process.argv[process.argv.indexOf('--profile') + 1]
       : undefined;
-    for (const more of profile ? [] : [[], ['--all-nodes']]) {
-      const runs: number[] = [];
-      let said = '';
-      for (let i = 0; i < (more.length ? 1 : 3); i++) {
-        t = process.hrtime.bigint();
-        const r = c.kdebugMeasured([
-          'svc',
-          target,
-          '-n',
-          NS,
-          '--via',
-          'kube-proxy',
-          '-o',
-          'json',
-          ...more,
-        ]);
-        runs.push(ms(t));
-        const doc = JSON.parse(r.stdout || '{}') as {
-          steps?: { id: string; findings: { id: string; title: string }[] }[];
-        };
-        const rules = doc.steps?.find((s) => s.id === 'rules')?.findings ?? [];
-        const unread =
-          rules.find((f) => f.id === 'rules-nodes-not-read')?.title ?? 'every node chosen';
-        const read = /^(?:kdebug: )?(\d+) nodes? read/m.exec(r.stderr)?.[1] ?? '?';
-        said = `exit ${r.code}; nodes read: ${read}; ${unread}; debug Pods created: 0 (--via kube-proxy); peak memory ${Math.round(r.maxRssKiB / 1024)} MiB`;
-      }
-      console.log(
-        `kdebug svc ${target} ${more.join(' ')} (live, --via kube-proxy) on ${NODES} nodes and ${SERVICES} Services: median ${Math.round(median(runs))} ms of ${runs.map(Math.round).join(', ')}; ${said}`,
-      );
-    }
+    // a DaemonSet still rolling out: kdebug lists every kube-proxy Pod to see which nodes run one
+    if (!profile) timeSvc(c, target, 'the kube-proxy DaemonSet rolling out');
+    t = process.hrtime.bigint();
+    proxyPodsReady(c);
+    await c.until('the kube-proxy DaemonSet to settle', () => proxySettled(c), 600_000);
+    console.log(`kube-proxy DaemonSet settled (status written): ${Math.round(ms(t))} ms`);
+    if (process.argv.includes('--hold')) return await hold(c, target);
+    if (!profile) timeSvc(c, target, 'the kube-proxy DaemonSet settled', [[], ['--all-nodes']]);
     // where one svc's time goes: every API read and node command it made, the slowest first
     process.env['KDEBUG_TIMINGS'] = '1';
 
@@ -221,6 +251,41 @@ async function main(): Promise<void> {
     rmSync(dir, { recursive: true, force: true });
   } finally {
     down();
+  }
+}
+
+/** `kdebug svc` on one Service, three times (once with --all-nodes), its median time, nodes read
+ * and peak memory. */
+function timeSvc(c: ClusterClient, target: string, when: string, runs = [[]] as string[][]): void {
+  for (const more of runs) {
+    const took: number[] = [];
+    let said = '';
+    for (let i = 0; i < (more.length ? 1 : 3); i++) {
+      const t = process.hrtime.bigint();
+      const r = c.kdebugMeasured([
+        'svc',
+        target,
+        '-n',
+        NS,
+        '--via',
+        'kube-proxy',
+        '-o',
+        'json',
+        ...more,
+      ]);
+      took.push(ms(t));
+      const doc = JSON.parse(r.stdout || '{}') as {
+        steps?: { id: string; findings: { id: string; title: string }[] }[];
+      };
+      const rules = doc.steps?.find((s) => s.id === 'rules')?.findings ?? [];
+      const unread =
+        rules.find((f) => f.id === 'rules-nodes-not-read')?.title ?? 'every node chosen';
+      const read = /^(?:kdebug: )?(\d+) nodes? read/m.exec(r.stderr)?.[1] ?? '?';
+      said = `exit ${r.code}; nodes read: ${read}; ${unread}; debug Pods created: 0 (--via kube-proxy); peak memory ${Math.round(r.maxRssKiB / 1024)} MiB`;
+    }
+    console.log(
+      `kdebug svc ${target} ${more.join(' ')} (live, --via kube-proxy) on ${NODES} nodes and ${SERVICES} Services, ${when}: median ${Math.round(median(took))} ms of ${took.map(Math.round).join(', ')}; ${said}`,
+    );
   }
 }
 

@@ -7,10 +7,10 @@
 // IP conventions: the lab's (test/support/lab/lab.ts): nodes 192.0.2.11-13, Pods 10.244.0.0/16.
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
+import { DEFAULT_DEBUG_IMAGE } from '../../src/cluster/debug-image.js';
 import { KubeApi } from '../../src/cluster/kube-api.js';
 import {
   DEBUG_POD_SELECTOR,
-  DEFAULT_DEBUG_IMAGE,
   debugPodManifest,
   DebugPods,
   debugPodsLeft,

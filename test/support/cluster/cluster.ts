@@ -90,6 +90,9 @@ export async function up(
     families?: Families;
     /** Run this release's kube-proxy (v1.X.Y, built alone) instead of the control plane's. */
     kubeProxy?: string;
+    /** How long a Node may go without a heartbeat before it is not ready (a bench's API-only
+     * Nodes never send one). */
+    heartbeatGrace?: string;
   } = {},
 ): Promise<ClusterInfo> {
   const t = topology(o.prefix ?? 'kdc', o.mode ?? 'iptables', o.nodes ?? 2, o.families);
@@ -181,6 +184,12 @@ export async function up(
       `--cluster-cidr=${both(CLUSTER_CIDR, CLUSTER_CIDR6)}`,
       // nodes are registered with their Pod CIDR: no CIDR allocation
       '--controllers=*,-node-ipam-controller',
+      ...(o.heartbeatGrace
+        ? [
+            `--node-monitor-grace-period=${o.heartbeatGrace}`,
+            `--node-startup-grace-period=${o.heartbeatGrace}`,
+          ]
+        : []),
       '--bind-address=127.0.0.1',
     ]);
     start('cp', 'kube-scheduler', [
