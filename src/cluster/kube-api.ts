@@ -225,7 +225,8 @@ export class KubeApi {
   /**
    * A non-2xx answer as an error. A 404 without the API's Status is another server's (a web site,
    * a proxy without the cluster's path) unless GET /api shows the Kubernetes API there: it answers
-   * a path it does not serve (an API group this cluster lacks) with a plain 404 too.
+   * a path it does not serve (an API group this cluster lacks) with a plain 404 too, never one of
+   * its built-in groups.
    */
   private async failure(
     a: HttpAnswer,
@@ -242,6 +243,12 @@ export class KubeApi {
         );
       // throws the verdict when it is not the API
       await raceAbort(this.discover(), signal);
+      // every kube-apiserver serves these groups: a plain 404 there is something in front of it
+      if (BUILT_IN_GROUP.test(info.path))
+        return notKubernetes(
+          this.apiServer,
+          `GET /api answers as the Kubernetes API does, but ${info.method} ${info.path} answered 404 with ${bodyPhrase(a.body)}, which a kube-apiserver never does for its own ${info.path.startsWith('/api/') ? 'core' : 'apps'} group (a proxy serving part of it?)`,
+        );
     }
     return httpError(this.apiServer, info, a.code, a.body);
   }
@@ -692,6 +699,9 @@ const ERROR_BODY_BYTES = 1024 * 1024;
 
 /** Paths every Kubernetes API server serves: a 404 there is no Kubernetes API. */
 const DISCOVERY_PATHS = new Set(['/api', '/version']);
+/** Groups every kube-apiserver kdebug supports serves (core v1, apps/v1): it answers a missing
+ * object there with its Status, and a list always, whatever the namespace. */
+const BUILT_IN_GROUP = /^\/(api\/v1|apis\/apps\/v1)\//;
 
 /** A non-2xx answer: its code, type, Location and body (bounded). */
 async function httpAnswer(res: IncomingMessage, url: URL): Promise<HttpAnswer> {

@@ -111,6 +111,13 @@ const answers: Record<string, Answer> = {
       .end('<a href="/oauth2/sign_in">Found</a>.\n'),
   'answers every path with JSON that is no Kubernetes object (200)': (_req, res) =>
     res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"ok":true}'),
+  // a proxy that passes discovery through and nothing else: GET /api looks right
+  'answers /api as the API does and a plain 404 to every other path': (req, res) =>
+    new URL(req.url ?? '/', 'http://x').pathname === '/api'
+      ? res
+          .writeHead(200, { 'Content-Type': 'application/json' })
+          .end('{"kind":"APIVersions","versions":["v1"],"serverAddressByClientCIDRs":[]}')
+      : res.writeHead(404, { 'Content-Type': 'text/plain' }).end('404 page not found\n'),
 };
 
 const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
@@ -136,6 +143,10 @@ const sentences: Record<string, (url: string) => RegExp> = {
   'answers every path with JSON that is no Kubernetes object (200)': (url) =>
     new RegExp(
       `^kdebug: the server at ${esc(url)} \\(context "edge"\\) is not a Kubernetes API server, or not at that path: GET \\S+ answered JSON that is no Kubernetes (object|list); check the server: URL in the kubeconfig \\(its host, port and path\\)$`,
+    ),
+  'answers /api as the API does and a plain 404 to every other path': (url) =>
+    new RegExp(
+      `^kdebug: the server at ${esc(url)} \\(context "edge"\\) is not a Kubernetes API server, or not at that path: GET /api answers as the Kubernetes API does, but GET /apis?/\\S+ answered 404 with "404 page not found", which a kube-apiserver never does for its own (core|apps) group \\(a proxy serving part of it\\?\\); check the server: URL in the kubeconfig \\(its host, port and path\\)$`,
     ),
 };
 
@@ -348,6 +359,31 @@ describe('KubeApi: which answers are the Kubernetes API', () => {
         s.asked.filter((p) => p === '/api'),
         ['/api'],
       );
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('a plain 404 on a built-in group where /api shows the API: not Kubernetes (a proxy serving part of it)', async () => {
+    const s = await against(
+      answers['answers /api as the API does and a plain 404 to every other path']!,
+    );
+    try {
+      for (const path of [
+        '/api/v1/services',
+        '/api/v1/namespaces/default/pods',
+        '/apis/apps/v1/daemonsets',
+      ]) {
+        const e = await failure(s.api.list(path));
+        assert.equal(e.reason, 'not-kubernetes', `${path}: ${e.message}`);
+        assert.match(
+          e.message,
+          new RegExp(`but GET ${esc(path)} answered 404 with "404 page not found"`),
+        );
+      }
+      // a group a cluster may lack stays not-found
+      const e = await failure(s.api.list('/apis/cilium.io/v2/ciliumnodes'));
+      assert.equal(e.reason, 'not-found');
     } finally {
       await s.close();
     }
