@@ -60,4 +60,5 @@ const built = await build({
   // KDEBUG_METAFILE=FILE: which source modules each chunk holds (what a command loads)
   metafile: process.env.KDEBUG_METAFILE !== undefined,
 });
-if (process.env.KDEBUG_METAFILE) writeFileSync(process.env.KDEBUG_METAFILE, JSON.stringify(built.metafile));
+if (process.env.KDEBUG_METAFILE)
+  writeFileSync(process.env.KDEBUG_METAFILE, JSON.stringify(built.metafile));

@@ -234,7 +234,15 @@ export async function svcCommand(
       const invocation = invocationOf(g, o);
       const deadlines = { apiMs: 15_000, nodeMs: 1000 * (Number(o.nodeTimeout) || 60) };
       return await interactive(
-        { start: 'diag', target, load, questions: asks, invocation, deadlines },
+        {
+          start: 'diag',
+          target,
+          load,
+          questions: asks,
+          invocation,
+          deadlines,
+          ...(which.from ? { client: which.from } : {}),
+        },
         g,
       );
     }
@@ -256,6 +264,7 @@ export async function svcCommand(
       suggestions,
       invocation: invocationOf(g, o),
       ...(view ? { analysis: new Analysis(facts, { view }) } : {}),
+      ...(which.from ? { client: which.from } : {}),
     });
     timings?.phase('diagnosed');
     const code = await writeReport(report, g, o);

@@ -72,6 +72,9 @@ function stepLines(
   ).length;
   let summary = head ? sanitize(head.title) : '';
   if (more > 0) summary += ` (+${more} more)`;
+  // a pass where it looked says where it could not look, on the same line
+  const blind = shownStepStatus(step) === 'partial' ? step.findings.find(isUnobserved) : undefined;
+  if (blind && blind !== head) summary += `; ${sanitize(blind.title)}`;
   const mark = ` ${p.status(step.status, MARK[shownStepStatus(step)])} `;
   // too narrow for the summary column: the summary goes under its step, indented as one
   if (o.width < NARROW) {

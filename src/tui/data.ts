@@ -156,6 +156,8 @@ export interface AnalyzeOptions {
   collecting?: DiagnoseOptions['collecting'];
   /** How kdebug was run: "next" commands carry the same snapshot and context. */
   invocation?: DiagnoseOptions['invocation'];
+  /** The client the person named (--from). */
+  client?: DiagnoseOptions['client'];
 }
 
 /** The core's expected rules for the node, compared with its dump, or why they cannot be. */
@@ -203,6 +205,7 @@ export function analyze(from: Facts | Analysis, o: AnalyzeOptions = {}): TuiData
         suggestions,
         invocation: o.invocation,
         analysis,
+        ...(o.client ? { client: o.client } : {}),
       })
     : undefined;
 

@@ -71,13 +71,16 @@ const now = () => new Date().toISOString();
 const ready = (types: string[]) =>
   `[${types.map((type) => `{type: ${type}, status: "True", lastTransitionTime: "${now()}"}`).join(', ')}]`;
 
-/** The status a kubelet would write on each API-only Node: Ready (no address: kdebug's exec
- * there fails, as on a lost node). */
+/** What each API-only Node offers: the scheduler binds its kube-proxy Pod only where it fits. */
+const CAPACITY = '{cpu: "4", memory: 16Gi, pods: "110"}';
+
+/** The status a kubelet would write on each API-only Node: Ready, with room for Pods (no
+ * address: kdebug's exec there fails, as on a lost node). */
 function nodesReady(c: ClusterClient, n: number): void {
   const docs = Array.from(
     { length: n },
     (_, i) =>
-      `apiVersion: v1\nkind: Node\nmetadata: {name: sim-${String(i).padStart(4, '0')}}\nstatus:\n  conditions: [{type: Ready, status: "True", reason: KubeletReady, lastHeartbeatTime: "${now()}", lastTransitionTime: "${now()}"}]\n`,
+      `apiVersion: v1\nkind: Node\nmetadata: {name: sim-${String(i).padStart(4, '0')}}\nstatus:\n  conditions: [{type: Ready, status: "True", reason: KubeletReady, lastHeartbeatTime: "${now()}", lastTransitionTime: "${now()}"}]\n  capacity: ${CAPACITY}\n  allocatable: ${CAPACITY}\n`,
   );
   c.kubectl(['apply', '--server-side', '--subresource=status', '-f', '-'], {
     input: docs.join('---\n'),

@@ -50,6 +50,8 @@ export interface DiagnoseOptions {
   /** The run's analysis of these facts (dumps parsed once, shared with the command and the
    * TUI); a new one when not given. */
   analysis?: Analysis;
+  /** The client whose connection fails, as the person named it (--from pod/NAME, node/NAME). */
+  client?: { kind: 'pod' | 'node'; namespace?: string; name: string };
 }
 
 /** One endpoint of one Service port, as the EndpointSlices say, with the Pod behind it. */
@@ -160,6 +162,14 @@ export class CheckContext {
 
   slices(): EndpointSlice[] {
     return this.service ? slicesOf(this.view, this.service) : [];
+  }
+
+  /** The client Pod the person named (--from pod/NAME, in the Service's namespace unless given),
+   * where it was read. */
+  clientPod(): Pod | undefined {
+    const c = this.options.client;
+    if (c?.kind !== 'pod' || !this.service) return undefined;
+    return this.pod(c.namespace ?? this.service.namespace, c.name);
   }
 
   pod(namespace: string, name: string): Pod | undefined {

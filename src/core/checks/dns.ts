@@ -5,10 +5,10 @@ import { computed, read, unseen } from '../evidence.js';
 import type { Pod, Service } from '../kube.js';
 import type { Finding } from '../model.js';
 import { kubectl, onNode, valid, w, NODE_DEBUG_IMAGE } from '../next-command.js';
-import { consequence, count, finding, pending, type Cause, type Check } from './check.js';
+import { consequence, count, finding, listFew, pending, type Cause, type Check } from './check.js';
 import type { CheckContext } from './context.js';
 import { podReady, whyNotReady } from './pod-health.js';
-import { probeSeen, type NodeProbe } from './node-probes.js';
+import { idleProbers, probeSeen, probingNodes, type NodeProbe } from './node-probes.js';
 
 /** The cluster domain: the first zone of the Corefile's kubernetes plugin, else cluster.local. */
 export function clusterDomain(ctx: CheckContext): string {
@@ -200,6 +200,11 @@ function lookups(
   if (!server) return [];
   const out: Finding[] = [];
   const cause = dnsDown ?? ctx.causedBy('no-ready-endpoints', 'selector-matches-no-pods');
+  const probing = probingNodes(ctx);
+  const idle = idleProbers(ctx);
+  // the lookups a live run makes (probePlan): the Service's own name, never its SRV records
+  const planned = (e: Expected) => e.type !== 'SRV' && !e.name.startsWith('_');
+  const unrecorded = new Map<Expected, string[]>();
   for (const node of ctx.nodeNames()) {
     for (const exp of expected) {
       let probe: NodeProbe | undefined;
@@ -209,7 +214,13 @@ function lookups(
         result = ctx.probe(node, probe);
         if (result) break;
       }
-      if (!result || !probe) continue;
+      if (!result || !probe) {
+        // a node that ran the probes (or was read and ran none) without this lookup of the
+        // plan's: not observed there, never passed over
+        if (planned(exp) && (probing.includes(node) || idle.includes(node)))
+          unrecorded.set(exp, [...(unrecorded.get(exp) ?? []), node]);
+        continue;
+      }
       if (result.status === 'unknown') {
         // no lookup was made: the answer is neither right nor wrong
         out.push(
@@ -283,6 +294,22 @@ function lookups(
       );
     }
   }
+  for (const [exp, nodes] of unrecorded)
+    out.push(
+      finding(
+        'dns-lookup-not-observed',
+        'skip',
+        `${exp.type} lookup of ${exp.name} not recorded on ${listFew(nodes, 3)}`,
+        {
+          explanation: `No ${exp.type} lookup of ${exp.name} was recorded on ${listFew(nodes, 3)}, so kdebug did not see what CoreDNS answers there.`,
+          evidence: nodes.map((n) =>
+            unseen(`${n}: no ${exp.type} lookup of ${exp.name} recorded`, n),
+          ),
+          next: onNode(nodes[0]!, ['dig', w`@${valid.ip(server)}`, valid.dnsName(exp.name)]),
+          ...(nodes.length === 1 ? { node: nodes[0] } : {}),
+        },
+      ),
+    );
   return out;
 }
 

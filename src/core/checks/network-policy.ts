@@ -3,6 +3,7 @@
 // else's packets are dropped silently, which looks like a timeout, never like a refusal. Each
 // policy is read as the API server defines it (networking/v1): its podSelector (matchLabels and
 // matchExpressions), then, for the Service's port, which sources its ingress rules admit.
+import { contains } from '../ipv4.js';
 import type { Pod, ServicePort } from '../kube.js';
 import type { KubeObject } from '../model.js';
 import type { CheckContext } from './context.js';
@@ -18,6 +19,9 @@ export interface AppliedPolicy {
   name: string;
   /** What it admits to the Service's target port, on the Pods it selects. */
   admits: Admits;
+  /** Whether it admits the client the person named (--from pod/NAME) to that port: true, false,
+   * or why it cannot be told. */
+  client?: boolean | { unknown: string };
   /** The policy's own lines that say so ("ingress[0].from[0]: podSelector app=web"). */
   lines: string[];
 }
@@ -157,9 +161,74 @@ function admitted(
   return { admits, lines };
 }
 
+/** The label every namespace carries with its own name (Kubernetes 1.21+): the only namespace
+ * label known without reading the Namespace. */
+const NAMESPACE_NAME = 'kubernetes.io/metadata.name';
+
+/** Whether a namespaceSelector selects `namespace`, told from its name alone, or why not. */
+function namespaceSelected(selector: unknown, namespace: string): boolean | { unknown: string } {
+  const sel = obj(selector);
+  const keys = [
+    ...Object.keys(obj(sel['matchLabels'])),
+    ...arr(sel['matchExpressions']).map((e) => String(obj(e)['key'] ?? '')),
+  ];
+  if (keys.some((k) => k !== NAMESPACE_NAME))
+    return {
+      unknown: `it selects namespaces by labels kdebug did not read (${selectorText(selector, '')})`,
+    };
+  return labelSelectorMatches(selector, { [NAMESPACE_NAME]: namespace });
+}
+
+/** Whether one `from` peer of a policy in `namespace` is the client Pod, or why it cannot be told. */
+function peerIs(raw: unknown, namespace: string, client: Pod): boolean | { unknown: string } {
+  const peer = obj(raw);
+  const block = obj(peer['ipBlock']);
+  if (block['cidr'] !== undefined) {
+    const ip = client.podIP;
+    if (!ip || ip.includes(':') || String(block['cidr']).includes(':'))
+      return { unknown: 'an ipBlock kdebug does not compare (IPv6, or a Pod without an IP)' };
+    return (
+      contains(String(block['cidr']), ip) &&
+      !arr(block['except']).some((x) => contains(String(x), ip))
+    );
+  }
+  const inNamespace =
+    peer['namespaceSelector'] === undefined
+      ? client.namespace === namespace
+      : namespaceSelected(peer['namespaceSelector'], client.namespace);
+  if (inNamespace !== true) return inNamespace;
+  return (
+    peer['podSelector'] === undefined || labelSelectorMatches(peer['podSelector'], client.labels)
+  );
+}
+
+/** Whether one policy admits the client Pod to the port: some rule for the port whose peers
+ * include it (no peers: everyone). */
+function admitsClient(
+  spec: J,
+  namespace: string,
+  protocol: string,
+  target: { number: number; name?: string }[],
+  client: Pod,
+): boolean | { unknown: string } {
+  let unknown: { unknown: string } | undefined;
+  for (const raw of arr(spec['ingress'])) {
+    const rule = obj(raw);
+    if (!portAdmitted(arr(rule['ports']), protocol, target)) continue;
+    const from = arr(rule['from']);
+    if (from.length === 0) return true;
+    for (const peer of from) {
+      const is = peerIs(peer, namespace, client);
+      if (is === true) return true;
+      if (is !== false) unknown ??= is;
+    }
+  }
+  return unknown ?? false;
+}
+
 /** The ingress NetworkPolicies of the Service's namespace that select any of its Pods, each with
  * what it admits to `port`. */
-export function policiesFor(ctx: CheckContext, port: ServicePort): AppliedPolicy[] {
+export function policiesFor(ctx: CheckContext, port: ServicePort, client?: Pod): AppliedPolicy[] {
   const svc = ctx.service;
   const pods = ctx.selectedPods();
   if (!svc || pods.length === 0) return [];
@@ -179,6 +248,9 @@ export function policiesFor(ctx: CheckContext, port: ServicePort): AppliedPolicy
         {
           name,
           admits,
+          ...(client
+            ? { client: admitsClient(spec, svc.namespace, port.protocol, target, client) }
+            : {}),
           lines: [
             `podSelector: ${selectorText(spec['podSelector'], 'every Pod in the namespace')}`,
             ...lines,
@@ -186,6 +258,13 @@ export function policiesFor(ctx: CheckContext, port: ServicePort): AppliedPolicy
         },
       ];
     });
+}
+
+/** Whether the policies together admit the client (they add up): one that does is enough. */
+export function clientAdmitted(policies: AppliedPolicy[]): boolean | { unknown: string } {
+  if (policies.some((p) => p.client === true)) return true;
+  const unknown = policies.find((p) => typeof p.client === 'object')?.client;
+  return unknown ?? false;
 }
 
 /** What the policies admit together (they add up): every source, some, or none. */

@@ -4,6 +4,9 @@ import { seen, unseen } from '../evidence.js';
 import { hostPort } from '../ipv6.js';
 import type { Evidence } from '../model.js';
 import type { ProbeResult } from '../node-outputs.js';
+import type { CheckContext } from './context.js';
+import { isWindows } from '../kube.js';
+import { nodeErrorsOf } from '../node-access.js';
 
 export type { NodeProbe } from '../node-command.js';
 
@@ -37,4 +40,32 @@ export function probeSeen(node: string, p: NodeProbe, r: ProbeResult): Evidence 
   return r.status === 'unknown'
     ? unseen(text, node)
     : seen(text, { node, source: `nodes/${node}/${probeStem(p)}.txt` });
+}
+
+const PROBE_STEM = /^(tcp-connect|udp-probe|icmp-echo|dns-lookup)_/;
+
+/** The nodes that ran probes (any), in this run or this snapshot: what one did not record, it
+ * did not observe. */
+export function probingNodes(ctx: CheckContext): string[] {
+  return ctx
+    .nodeNames()
+    .filter((n) => Object.keys(ctx.facts.nodes[n] ?? {}).some((s) => PROBE_STEM.test(s)));
+}
+
+/** Linux nodes read (or tried) that ran no probe while others did: what the probes say speaks
+ * for the others only. */
+export function idleProbers(ctx: CheckContext): string[] {
+  const probing = probingNodes(ctx);
+  if (probing.length === 0) return [];
+  const windows = new Set(ctx.view.nodes.filter(isWindows).map((n) => n.name));
+  // nodes kdebug read something of (or tried to), that ran no probe
+  const tried = new Set(nodeErrorsOf(ctx.facts).map((e) => e.node));
+  return ctx
+    .nodeNames()
+    .filter(
+      (n) =>
+        !probing.includes(n) &&
+        !windows.has(n) &&
+        (Object.keys(ctx.facts.nodes[n] ?? {}).length > 0 || tried.has(n)),
+    );
 }

@@ -1,9 +1,8 @@
 // Step 8: does a connection get through? The recorded probes from the nodes: TCP (or UDP) to
 // ClusterIP:port and to each endpoint directly, ICMP echo to the ClusterIP. Then why ping and
 // curl disagree in this cluster's proxy mode, with the rules (and the packet walk) as proof.
-import { nodeErrorsOf } from '../node-access.js';
 import { read, seen, unseen } from '../evidence.js';
-import { isWindows, type Service, type ServicePort } from '../kube.js';
+import type { Service, ServicePort } from '../kube.js';
 import type { Evidence, Finding } from '../model.js';
 import { kdebug, kubectl, valid, w } from '../next-command.js';
 import { parseIpBrief, type ProbeResult } from '../node-outputs.js';
@@ -13,6 +12,7 @@ import {
   endpointSlicesOf,
   finding,
   list,
+  listFew,
   noPodHas,
   otherWay,
   pending,
@@ -20,9 +20,16 @@ import {
 } from './check.js';
 import type { CheckContext } from './context.js';
 import { ciliumNodes, clusterMode, replacement } from './kube-proxy.js';
-import { connectProbe, probeSeen, probeText, type NodeProbe } from './node-probes.js';
+import {
+  connectProbe,
+  idleProbers,
+  probeSeen,
+  probeText,
+  probingNodes,
+  type NodeProbe,
+} from './node-probes.js';
 import { treeOf } from './rules.js';
-import { policiesFor, together } from './network-policy.js';
+import { clientAdmitted, policiesFor, together } from './network-policy.js';
 import { conntrackFindings } from './conntrack.js';
 import { packetWalk } from './walk.js';
 import { hostPort } from '../ipv6.js';
@@ -88,10 +95,12 @@ const refused = (p: Probed) => /refused|unreachable: nothing listens/.test(p.res
 function endpointProbes(
   ctx: CheckContext,
   port: ServicePort,
-): { findings: Finding[]; all: Probed[]; blind: Probed[] } {
+): { findings: Finding[]; all: Probed[]; blind: Probed[]; unprobed: Unprobed[] } {
   const findings: Finding[] = [];
   const all: Probed[] = [];
   const blind: Probed[] = [];
+  const unprobed: Unprobed[] = [];
+  const probing = probingNodes(ctx);
   const cause = ctx.causedBy(...ENDPOINT_CAUSES);
   const policies = policiesFor(ctx, port);
   for (const e of ctx.endpoints(port)) {
@@ -99,6 +108,8 @@ function endpointProbes(
     if (!probe) continue;
     const ran = probed(ctx, probe);
     blind.push(...ran.filter((p) => !observed(p)));
+    const missing = probing.filter((n) => !ran.some((p) => p.node === n));
+    if (missing.length > 0) unprobed.push({ target: hostPort(e.ip, e.port), nodes: missing });
     const got = ran.filter(observed);
     all.push(...got);
     const failed = got.filter((p) => p.result.status === 'fail');
@@ -153,7 +164,37 @@ function endpointProbes(
       ),
     );
   }
-  return { findings, all, blind };
+  return { findings, all, blind, unprobed };
+}
+
+/** An address some nodes that ran probes did not probe: nothing is said of it from there. */
+interface Unprobed {
+  target: string;
+  nodes: string[];
+}
+
+/** Addresses not probed from nodes that probed others (a probe lost, a family left out, the
+ * endpoints past the first 16): a skip that names them, never passed over. */
+function notProbed(
+  ctx: CheckContext,
+  what: string,
+  items: Unprobed[],
+  port: ServicePort,
+): Finding[] {
+  if (items.length === 0) return [];
+  const nodes = [...new Set(items.flatMap((u) => u.nodes))];
+  return [
+    finding('probe-not-observed', 'skip', `${what} not probed from ${listFew(nodes, 3)}`, {
+      explanation: `No probe of ${items.length === 1 ? items[0]!.target : `${count(items.length, 'address', 'addresses')}`} from ${listFew(nodes, 3)} was recorded, so nothing is said of how ${items.length === 1 ? 'it answers' : 'they answer'} from there.`,
+      evidence: items.map((u) =>
+        unseen(
+          `${u.target}: not probed from ${listFew(u.nodes, 3)}`,
+          u.nodes.length === 1 ? u.nodes[0] : undefined,
+        ),
+      ),
+      service: ctx.servicePortName(port),
+    }),
+  ];
 }
 
 function clusterIpProbes(
@@ -168,29 +209,26 @@ function clusterIpProbes(
   const probe = connectProbe(ip, port.port, port.protocol);
   if (!probe) return [];
   const ran = probed(ctx, probe);
-  // nodes that probed, but not this address (a family left out): said, never passed over
-  if (ran.length === 0 && probingNodes(ctx).length > 0)
-    return [
-      finding(
-        'probe-not-observed',
-        'skip',
-        `${family}ClusterIP ${hostPort(ip, port.port)}: not probed`,
-        {
-          explanation: `No node probed ${hostPort(ip, port.port)}, so kdebug does not know whether it answers.`,
-          evidence: probingNodes(ctx).map((n) =>
-            unseen(`${n}: no probe of ${hostPort(ip, port.port)}`, n),
-          ),
-          service: ctx.servicePortName(port),
-        },
-      ),
-    ];
-  const got = ran.filter(observed);
-  const blind = notObserved(
+  // nodes that probed, but not this address (a family left out, a probe lost): said, never
+  // passed over
+  const missing = probingNodes(ctx).filter((n) => !ran.some((p) => p.node === n));
+  const unprobed = notProbed(
     ctx,
     `${family}ClusterIP ${hostPort(ip, port.port)}`,
-    ran.filter((p) => !observed(p)),
+    missing.length > 0 ? [{ target: hostPort(ip, port.port), nodes: missing }] : [],
     port,
   );
+  if (ran.length === 0) return unprobed;
+  const got = ran.filter(observed);
+  const blind = [
+    ...notObserved(
+      ctx,
+      `${family}ClusterIP ${hostPort(ip, port.port)}`,
+      ran.filter((p) => !observed(p)),
+      port,
+    ),
+    ...unprobed,
+  ];
   if (got.length === 0) return blind;
   const spn = ctx.servicePortName(port);
   // internalTrafficPolicy Local: a node without a local endpoint drops it by design (step 9)
@@ -272,35 +310,14 @@ function clusterIpProbes(
   ];
 }
 
-const PROBE_STEM = /^(tcp-connect|udp-probe|icmp-echo|dns-lookup)_/;
-
-/** The nodes that ran probes (any), in this run or this snapshot. */
-function probingNodes(ctx: CheckContext): string[] {
-  return ctx
-    .nodeNames()
-    .filter((n) => Object.keys(ctx.facts.nodes[n] ?? {}).some((s) => PROBE_STEM.test(s)));
-}
-
 /** Linux nodes read (or tried) that ran no probe while others did: the step speaks for the
  * others only. */
 function idleNodes(ctx: CheckContext): Finding[] {
-  const probing = probingNodes(ctx);
-  if (probing.length === 0) return [];
-  const windows = new Set(ctx.view.nodes.filter(isWindows).map((n) => n.name));
-  // nodes kdebug read something of (or tried to), that ran no probe
-  const tried = new Set(nodeErrorsOf(ctx.facts).map((e) => e.node));
-  const idle = ctx
-    .nodeNames()
-    .filter(
-      (n) =>
-        !probing.includes(n) &&
-        !windows.has(n) &&
-        (Object.keys(ctx.facts.nodes[n] ?? {}).length > 0 || tried.has(n)),
-    );
+  const idle = idleProbers(ctx);
   if (idle.length === 0) return [];
   return [
     finding('probe-not-observed', 'skip', `no probe from ${list(idle)}`, {
-      explanation: `The Service was probed from ${list(probing)} only, so nothing is said of how it answers from ${list(idle)}.`,
+      explanation: `The Service was probed from ${list(probingNodes(ctx))} only, so nothing is said of how it answers from ${list(idle)}.`,
       evidence: idle.map((n) => unseen(`${n}: no probe recorded`, n)),
     }),
   ];
@@ -398,34 +415,62 @@ function ipvsPingEvidence(
  * admit together. None is a warning: every client's connection times out. */
 function networkPolicies(ctx: CheckContext, port: ServicePort): Finding[] {
   const svc = ctx.service!;
-  const policies = policiesFor(ctx, port);
+  const client = ctx.clientPod();
+  const policies = policiesFor(ctx, port, client);
   if (policies.length === 0) return [];
   const admits = together(policies);
   const names = list(policies.map((p) => p.name));
   const what = `${port.port}/${port.protocol}`;
   const blind =
     "kdebug's probes come from the nodes, which NetworkPolicy may treat apart from Pods (that depends on the network plugin): they prove nothing about what a client Pod is allowed.";
+  // the client the person named, where the policies leave it out: the answer to their question
+  const named = client && `Pod ${client.namespace}/${client.name}`;
+  const forClient = client ? clientAdmitted(policies) : undefined;
+  const refused = admits.kind !== 'nothing' && forClient === false;
   const title =
     admits.kind === 'nothing'
       ? `NetworkPolicy ${names} admits no connection to ${what}: every client times out`
-      : admits.kind === 'all'
-        ? `NetworkPolicy ${names} admits every source to ${what}`
-        : `NetworkPolicy ${names} admits only ${list(admits.sources)} to ${what}`;
+      : refused
+        ? `NetworkPolicy ${names} does not admit ${named} (--from) to ${what}: its connections time out`
+        : admits.kind === 'all'
+          ? `NetworkPolicy ${names} admits every source to ${what}`
+          : `NetworkPolicy ${names} admits only ${list(admits.sources)} to ${what}`;
   const explanation =
     admits.kind === 'nothing'
       ? `${policies.length === 1 ? 'This NetworkPolicy selects' : 'These NetworkPolicies select'} the Service's Pods for ingress and no ingress rule allows ${what}: connections to the Service and to the Pods directly are dropped silently, so clients time out. Add an ingress rule for the clients that need it.`
-      : admits.kind === 'all'
-        ? `${policies.length === 1 ? 'This NetworkPolicy selects' : 'These NetworkPolicies select'} the Service's Pods and ${policies.length === 1 ? 'its' : 'their'} rules let any source reach ${what}.`
-        : `Only these sources may connect to ${what}, to the Service or to the Pods directly; anyone else's connections are dropped silently and time out. Check that the client is one of them.`;
+      : refused
+        ? `Only ${admits.kind === 'some' ? list(admits.sources) : 'other sources'} may connect to ${what}; ${named} (labels ${
+            Object.entries(client!.labels)
+              .map(([k, v]) => `${k}=${v}`)
+              .join(',') || 'none'
+          }, namespace ${client!.namespace}) matches none of them, so its connections to the Service and to the Pods directly are dropped silently and time out. Add an ingress rule that admits it, or label it as one of the admitted sources.`
+        : admits.kind === 'all'
+          ? `${policies.length === 1 ? 'This NetworkPolicy selects' : 'These NetworkPolicies select'} the Service's Pods and ${policies.length === 1 ? 'its' : 'their'} rules let any source reach ${what}.`
+          : `Only these sources may connect to ${what}, to the Service or to the Pods directly; anyone else's connections are dropped silently and time out. ${forClient === true ? `${named} (--from) is one of them.` : typeof forClient === 'object' ? `Whether ${named} (--from) is one of them kdebug cannot tell: ${forClient.unknown}.` : 'Check that the client is one of them.'}`;
+  const warn = admits.kind === 'nothing' || refused;
   return [
-    finding('network-policy-applies', admits.kind === 'nothing' ? 'warn' : 'pass', title, {
+    finding('network-policy-applies', warn ? 'warn' : 'pass', title, {
       explanation: `${explanation} ${blind}`,
-      evidence: policies.flatMap((p) =>
-        p.lines.map((l) => read(l, `NetworkPolicy ${svc.namespace}/${p.name}`)),
-      ),
+      evidence: [
+        ...policies.flatMap((p) =>
+          p.lines.map((l) => read(l, `NetworkPolicy ${svc.namespace}/${p.name}`)),
+        ),
+        ...(client
+          ? [
+              read(
+                `${named}: labels ${
+                  Object.entries(client.labels)
+                    .map(([k, v]) => `${k}=${v}`)
+                    .join(',') || '(none)'
+                }`,
+                `Pod ${client.namespace}/${client.name}`,
+              ),
+            ]
+          : []),
+      ],
       next: kubectl(svc.namespace, 'describe', 'networkpolicy', valid.name(policies[0]!.name)),
       service: ctx.servicePortName(port),
-      ...(admits.kind === 'nothing' ? {} : { info: true }),
+      ...(warn ? {} : { info: true }),
     }),
   ];
 }
@@ -568,6 +613,17 @@ export const reachabilityCheck: Check = {
           out.push(...clusterIpProbes(ctx, svc, port, eps.findings, ip));
       out.push(...eps.findings);
       out.push(...notObserved(ctx, 'the endpoints', eps.blind, port));
+      const unprobed = eps.unprobed;
+      out.push(
+        ...notProbed(
+          ctx,
+          unprobed.length === 1
+            ? `endpoint ${unprobed[0]!.target}`
+            : count(unprobed.length, 'endpoint'),
+          unprobed,
+          port,
+        ),
+      );
       // probes count node x endpoint: the title counts the endpoints
       const answering = new Set(eps.all.map((p) => probeText(p.probe))).size;
       if (eps.all.length > 0 && eps.findings.length === 0)

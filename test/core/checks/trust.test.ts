@@ -13,6 +13,7 @@ import { evidenceText } from '../../../src/core/evidence.js';
 import { resolveNext } from '../../../src/core/next-command.js';
 import type { KubeObject } from '../../../src/core/model.js';
 import {
+  aPod,
   aService,
   anEndpointSlice,
   dumpFor,
@@ -118,6 +119,102 @@ describe('a NetworkPolicy is evaluated for the Service port', () => {
         assert.match(f.explanation, /probes come from the nodes/);
       }
     });
+});
+
+describe('a NetworkPolicy is evaluated for the client the person named (--from pod/NAME)', () => {
+  const frontendOnly = policy('frontend-only', {
+    podSelector: { matchLabels: { app: 'web' } },
+    ingress: [
+      {
+        from: [
+          { podSelector: { matchLabels: { role: 'frontend' } } },
+          { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ops' } } },
+          { ipBlock: { cidr: '10.244.9.0/24', except: ['10.244.9.128/25'] } },
+        ],
+        ports: [{ port: 8080 }],
+      },
+    ],
+  });
+  const client = (o: {
+    name: string;
+    namespace?: string;
+    labels: Record<string, string>;
+    ip: string;
+  }) => aPod({ ...o, node: 'node-b', owner: { kind: 'ReplicaSet', name: 'client-1' } });
+  const reach = (
+    pod: KubeObject,
+    from: { namespace?: string; name: string },
+    ...more: KubeObject[]
+  ) =>
+    run(reachabilityCheck, facts([...healthy(), pod, ...more]), {
+      client: { kind: 'pod', ...from },
+    }).filter((f) => f.id === 'network-policy-applies');
+  const cases: [
+    string,
+    KubeObject,
+    { namespace?: string; name: string },
+    KubeObject[],
+    string,
+    RegExp,
+  ][] = [
+    [
+      'a client whose labels no rule admits: a warning naming it, with its labels as evidence',
+      client({ name: 'debug', labels: { run: 'debug' }, ip: '10.244.1.9' }),
+      { name: 'debug' },
+      [frontendOnly],
+      'network-policy-applies:warn',
+      /does not admit Pod default\/debug \(--from\) to 80\/TCP: its connections time out/,
+    ],
+    [
+      'a client the podSelector admits: the pass says so',
+      client({ name: 'shop', labels: { role: 'frontend' }, ip: '10.244.1.9' }),
+      { name: 'shop' },
+      [frontendOnly],
+      'network-policy-applies:pass',
+      /admits only/,
+    ],
+    [
+      "a client in another namespace, admitted by that namespace's own name label",
+      client({ name: 'probe', namespace: 'ops', labels: { run: 'probe' }, ip: '10.244.1.9' }),
+      { namespace: 'ops', name: 'probe' },
+      [frontendOnly],
+      'network-policy-applies:pass',
+      /admits only/,
+    ],
+    [
+      'a client admitted by an ipBlock, and one in its except refused',
+      client({ name: 'legacy', labels: { run: 'legacy' }, ip: '10.244.9.200' }),
+      { name: 'legacy' },
+      [frontendOnly],
+      'network-policy-applies:warn',
+      /does not admit Pod default\/legacy/,
+    ],
+  ];
+  for (const [what, pod, from, policies, want, title] of cases)
+    it(what, () => {
+      const found = reach(pod, from, ...policies);
+      assert.deepEqual(ids(found), [want]);
+      assert.match(found[0]!.title, title);
+      assert.ok(found[0]!.evidence.every((e) => e.kind === 'read'));
+      assert.ok(found[0]!.evidence.some((e) => /^Pod \S+: labels /.test(e.text)));
+    });
+
+  it('a namespaceSelector on labels kdebug did not read: cannot tell, said, not a warning', () => {
+    const byTeam = policy('team', {
+      podSelector: { matchLabels: { app: 'web' } },
+      ingress: [{ from: [{ namespaceSelector: { matchLabels: { team: 'ops' } } }] }],
+    });
+    const found = reach(
+      client({ name: 'probe', namespace: 'ops', labels: {}, ip: '10.244.1.9' }),
+      { namespace: 'ops', name: 'probe' },
+      byTeam,
+    );
+    assert.deepEqual(ids(found), ['network-policy-applies:pass']);
+    assert.match(
+      found[0]!.explanation,
+      /kdebug cannot tell: it selects namespaces by labels kdebug did not read \(team=ops\)/,
+    );
+  });
 });
 
 describe('a symptom is never graded worse than its cause', () => {

@@ -9,6 +9,7 @@ import { commandStem } from '../../../src/core/node-command.js';
 import { shownStepStatus, type Facts, type Report } from '../../../src/core/model.js';
 import { Analysis } from '../../../src/core/analysis.js';
 import { expectedSave } from '../../../src/core/expected.js';
+import { reportText } from '../../../src/output/text.js';
 
 /** One node's drift, as `kdebug drift` computes it (a fresh analysis: the tests edit the facts). */
 const driftOf = (facts: Facts, node: string) => new Analysis(facts).node(node).drift();
@@ -138,6 +139,51 @@ describe('nodes without data', () => {
       ),
     );
     assert.equal(shownStepStatus(step(r, 'rules')), 'partial');
+  });
+
+  it("one node's probe of the ClusterIP lost: Reachability passes for the other node only, and its step line says which was not probed", async () => {
+    const facts = await readSnapshot('snapshots/nginx-svc');
+    delete facts.nodes['vm-12-11-centos']!['tcp-connect_10.1.190.219_8080'];
+    const r = diagnose(facts, TARGET);
+    const reach = step(r, 'reachability');
+    const pass = reach.findings.find((f) => f.id === 'clusterip-reachable')!;
+    assert.equal(pass.title, 'ClusterIP 10.1.190.219:8080 answers from vm-12-7-centos');
+    const blind = reach.findings.find((f) => f.id === 'probe-not-observed')!;
+    assert.equal(blind.title, 'ClusterIP 10.1.190.219:8080 not probed from vm-12-11-centos');
+    assert.deepEqual(
+      blind.evidence.map((e) => [e.kind, e.node, e.text]),
+      [['not-observed', 'vm-12-11-centos', '10.1.190.219:8080: not probed from vm-12-11-centos']],
+    );
+    assert.equal(shownStepStatus(reach), 'partial');
+    const line = reportText(r, { color: false, width: 200 })
+      .split('\n')
+      .find((l) => / 8 Reachability/.test(l))!;
+    assert.match(
+      line,
+      /^ ◐ {2}8 Reachability +ClusterIP 10\.1\.190\.219:8080 answers from vm-12-7-centos; ClusterIP 10\.1\.190\.219:8080 not probed from vm-12-11-centos$/,
+    );
+  });
+
+  it('a node that was read but ran no lookup: DNS is not a bare ✓ (headless)', async () => {
+    const r = diagnose(await readSnapshot('snapshots/headless'), {
+      namespace: 'default',
+      service: 'nginx-headless',
+    });
+    const dns = step(r, 'dns');
+    assert.equal(shownStepStatus(dns), 'partial');
+    assert.deepEqual(
+      dns.findings
+        .filter((f) => f.id === 'dns-lookup-not-observed')
+        .map((f) => [f.status, f.title]),
+      [
+        [
+          'skip',
+          'A lookup of nginx-headless.default.svc.cluster.local not recorded on vm-12-11-centos',
+        ],
+      ],
+    );
+    // SRV records are never looked up by kdebug: not claimed missing
+    assert.ok(!dns.findings.some((f) => /_tcp\./.test(f.title) && f.status === 'skip'));
   });
 
   it('a Windows node: no Linux verdicts about it, said as such', async () => {
@@ -276,9 +322,12 @@ describe('dual-stack, on the API side', () => {
     assert.deepEqual(ids(r, 'rules'), ['rules-match:pass', 'rules-ipv6-not-observed:skip']);
     // and Hairpin does not pass over the IPv6 endpoints it could not check
     assert.deepEqual(r.unobserved, [
+      // the demo looked up and probed IPv4 only: the IPv6 half is said not to be seen
+      'DNS: AAAA lookup of nginx-svc.default.svc.cluster.local not recorded on vm-12-11-centos and vm-12-7-centos',
       'Rules: IPv6: rules for fd00:10:96::be not read on vm-12-11-centos and vm-12-7-centos',
-      // nor is the IPv6 cluster IP said to answer: the demo probed IPv4 only
-      'Reachability: IPv6: ClusterIP [fd00:10:96::be]:8080: not probed',
+      // nor is the IPv6 cluster IP said to answer, nor its endpoints
+      'Reachability: IPv6: ClusterIP [fd00:10:96::be]:8080 not probed from vm-12-11-centos and vm-12-7-centos',
+      'Reachability: 2 endpoints not probed from vm-12-11-centos and vm-12-7-centos',
       'Hairpin: hairpin of nginx-55fc968d9-kh24k and nginx-55fc968d9-4pddn not checked',
     ]);
     assert.match(step(r, 'rules').findings[0]!.title, /^IPv4: 2 nodes: /);
@@ -360,9 +409,11 @@ describe('dual-stack, on the API side', () => {
         'IPv6: 2 nodes: 8080/TCP -> 2 endpoints, as expected',
       ],
     );
-    // the IPv6 rules are all there; only the IPv6 cluster IP was never probed
+    // the IPv6 rules are all there; only the IPv6 half was never looked up nor probed
     assert.deepEqual(good.unobserved, [
-      'Reachability: IPv6: ClusterIP [fd00:10:96::be]:8080: not probed',
+      'DNS: AAAA lookup of nginx-svc.default.svc.cluster.local not recorded on vm-12-11-centos and vm-12-7-centos',
+      'Reachability: IPv6: ClusterIP [fd00:10:96::be]:8080 not probed from vm-12-11-centos and vm-12-7-centos',
+      'Reachability: 2 endpoints not probed from vm-12-11-centos and vm-12-7-centos',
     ]);
     // one endpoint's IPv6 DNAT gone on one node (new Facts: an analysis is kept per Facts)
     const node = 'vm-12-7-centos';
