@@ -247,7 +247,12 @@ export function ciliumDataplane(read: CiliumRead, view: ClusterView): CiliumData
         table,
         ...(read.maps ? { maps: read.maps } : {}),
         scoped: scope !== undefined,
-        agent: { namespace: agent.pod.namespace, pod: agent.pod.name, binary: 'cilium-dbg' },
+        agent: {
+          namespace: agent.pod.namespace,
+          pod: agent.pod.name,
+          container: agent.container,
+          binary: 'cilium-dbg',
+        },
       }),
     trace: (packet, net) =>
       traceCiliumPacket(table, net, packet, {

@@ -70,3 +70,23 @@ describe('kdebug svc scenarios', () => {
     });
   }
 });
+
+describe("the summary's Next is the command that shows or fixes the cause, not the symptom", () => {
+  // the cause each scenario's explanation names, and the command that looks at it
+  const causes: [string, RegExp][] = [
+    ['pods-not-ready', /^kubectl -n default describe pod nginx-55fc968d9-kh24k$/],
+    ['ipvs-stale-real-server', /^kubectl -n kube-system logs kube-proxy-\S+$/],
+    ['cilium-stale-backend', /^kubectl -n kube-system logs cilium-lk8wz -c cilium-agent --tail=200$/],
+    ['stale-endpoint', /^kubectl -n kube-system logs kube-proxy-\S+ --previous$/],
+    ['coredns-down', /^kubectl -n kube-system logs coredns-\S+ --previous$/],
+    ['selector-typo', /^kubectl -n default patch service nginx-svc --type=merge -p /],
+  ];
+  for (const [dir, want] of causes)
+    it(dir, async () => {
+      const s = SCENARIOS.find((x) => x.dir === dir)!;
+      const report = await scenarioReport(s);
+      const next = report.firstProblem?.finding.next;
+      assert.ok(next, `${dir}: a Next command`);
+      assert.match(next.argv.join(' ').replace(/'/g, ''), want);
+    });
+});

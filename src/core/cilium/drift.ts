@@ -30,7 +30,7 @@ export interface CiliumDriftInput {
   /** Only the Services expected (one Service's answer): no leftover frontends looked for. */
   scoped: boolean;
   /** The agent's Pod and container, for the next command. */
-  agent?: { namespace: string; pod: string; binary: string };
+  agent?: { namespace: string; pod: string; container?: string; binary: string };
 }
 
 const nameOf = (f: Pick<ExpectedFrontend, 'service' | 'portName'>) =>
@@ -92,10 +92,9 @@ export function ciliumDrift(input: CiliumDriftInput): NodeDrift {
   const notes: DriftFinding[] = [];
   const add: AddFinding = (id, f) =>
     findings.push({ id, severity: SEVERITY[id], node, expected: [], actual: [], ...f });
-  const next = agentCommand(
-    input,
-    table.form === 'bpf-lb-list' ? ['bpf', 'lb', 'list'] : ['service', 'list'],
-  );
+  // what the agent holds is written from the API objects: one that disagrees with them has not
+  // applied their last change, and its log says why
+  const next = agentLogs(input);
   const actual = new Frontends(table);
   const scopes = table.frontends.some((f) => f.internal);
   const matched = new Set<CiliumFrontend>();
@@ -107,7 +106,7 @@ export function ciliumDrift(input: CiliumDriftInput): NodeDrift {
       add('cilium-frontend-missing', {
         service,
         title: `no frontend ${frontendLine(want)}`,
-        message: `Cilium's agent on ${node} holds no ${want.type} frontend ${frontendKey(want)} for ${service}: connections to it are not load-balanced by Cilium on this node. The agent writes it from the Service; its log (and \`cilium-dbg service list\`) says why it has not.`,
+        message: `Cilium's agent on ${node} holds no ${want.type} frontend ${frontendKey(want)} for ${service}: connections to it are not load-balanced by Cilium on this node. ${NOT_APPLIED}`,
         expected: [
           `${frontendLine(want)} -> ${want.backends.map(backendLine).join(', ') || 'no backends'}`,
         ],
@@ -134,12 +133,22 @@ export function ciliumDrift(input: CiliumDriftInput): NodeDrift {
   };
 }
 
-/** `kubectl exec` into the node's agent: what it lists. */
-function agentCommand(input: CiliumDriftInput, args: string[]): NextCommand | undefined {
+/** The node's agent's log: why its tables lag the API (a lost watch, a failing reconcile). */
+function agentLogs(input: CiliumDriftInput): NextCommand | undefined {
   const a = input.agent;
-  if (!a) return kubectl('kube-system', 'exec', 'ds/cilium', '--', 'cilium-dbg', ...args);
-  return kubectl(a.namespace, 'exec', valid.name(a.pod), '--', a.binary, ...args);
+  if (!a) return kubectl('kube-system', 'logs', 'ds/cilium', '--tail=200');
+  return kubectl(
+    a.namespace,
+    'logs',
+    valid.name(a.pod),
+    ...(a.container ? ['-c', valid.name(a.container)] : []),
+    '--tail=200',
+  );
 }
+
+/** Why an agent's table disagrees with the API objects, and what to do about it. */
+const NOT_APPLIED =
+  "The agent writes its tables from the Service and its EndpointSlices: it has not applied their last change. Its log says why (a lost watch of the API server, a failing reconcile); deleting the agent's Pod makes it rebuild them.";
 
 /** Backends compared by address; states where the listing shows them. */
 function backends(
@@ -166,7 +175,7 @@ function backends(
       add('cilium-backend-missing', {
         service,
         title: `${frontendKey(want)}: backend ${k} missing`,
-        message: `The ${want.type} frontend ${frontendKey(want)} of ${service} on ${node(input)} does not list backend ${k}${b.target ? ` (${b.target})` : ''}, which its EndpointSlice says is ${b.state}${used ? ': Cilium sends it no new connections, so the others carry its share' : ''}.`,
+        message: `The ${want.type} frontend ${frontendKey(want)} of ${service} on ${node(input)} does not list backend ${k}${b.target ? ` (${b.target})` : ''}, which its EndpointSlice says is ${b.state}${used ? ': Cilium sends it no new connections, so the others carry its share' : ''}. ${NOT_APPLIED}`,
         expected: [backendLine(b)],
         actual: [where],
         next,
@@ -178,7 +187,7 @@ function backends(
       add('cilium-backend-stale', {
         service,
         title: `${frontendKey(want)}: stale backend ${k}`,
-        message: `The ${want.type} frontend ${frontendKey(want)} of ${service} on ${node(input)} still lists backend ${k}${b.state ? ` (${b.state})` : ''}, which no EndpointSlice of the Service names${want.localOnly ? ' for this node (a Local traffic policy keeps only its own)' : ''}: connections sent there reach a Pod that is gone or another workload.`,
+        message: `The ${want.type} frontend ${frontendKey(want)} of ${service} on ${node(input)} still lists backend ${k}${b.state ? ` (${b.state})` : ''}, which no EndpointSlice of the Service names${want.localOnly ? ' for this node (a Local traffic policy keeps only its own)' : ''}: connections sent there reach a Pod that is gone or another workload. ${NOT_APPLIED}`,
         expected: want.backends.map(backendLine),
         actual: [`${backendLine(b)} (${source}:${b.line})`],
         next,
