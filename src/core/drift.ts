@@ -110,6 +110,9 @@ export interface DriftFinding {
   expected: string[];
   /** Rule lines the node has. */
   actual: string[];
+  /** Where `actual` was read when not in the drift's own source (the node's ipsets): the
+   * evidence's source and line. */
+  actualAt?: { source: string; line?: number };
   /** The command that shows or fixes it. */
   next?: NextCommand;
   /** What to do about it, in words. */
@@ -427,7 +430,7 @@ export function driftToFinding(
       diff: kind,
     })),
     ...d.expected.filter(isCapLine).map((l) => computed(l)),
-    ...said.map((l) => seen(`actual:   ${l}`, at)),
+    ...said.map((l) => seen(`actual:   ${l}`, d.actualAt ? { node: d.node, ...d.actualAt } : at)),
     ...(d.actual.length === 0 && diff.length > 0 && diff.every((x) => x.kind === 'missing')
       ? [seen(`actual:   ${source}: none of these`, at)]
       : []),
@@ -445,6 +448,10 @@ export function driftToFinding(
     ...(d.severity === 'info' ? { info: true } : {}),
   };
 }
+
+/** A line the node has, as evidence names it everywhere: "FILE:LINE: TEXT". */
+export const lineAt = (source: string, line: number | undefined, text: string) =>
+  `${source}${line !== undefined ? `:${line}` : ''}: ${text}`;
 
 /** Findings that make `kdebug drift` exit 1 (information alone does not). */
 export const isDrift = (f: DriftFinding) => f.severity !== 'info';

@@ -222,7 +222,7 @@ describe('IPVS mode: drift', () => {
     );
     // what the node has is shown as its line, in ipvsadm-save's words, and where it was read
     assert.deepEqual(d.notes?.[0]?.actual, [
-      '-a -t 10.96.0.20:80 -r 10.244.1.99:8080 -m -w 0 (s:98)',
+      's:98: -a -t 10.96.0.20:80 -r 10.244.1.99:8080 -m -w 0',
     ]);
   });
 });

@@ -121,22 +121,17 @@ export function tableNode(
     ]);
   // the drift of this Service's ports, as `kdebug drift` computes it in this mode
   const drift = n.drift(ctx.scope);
-  const out = drift.findings
-    .map((d) =>
-      withSyncShown(
-        ctx,
-        node,
-        d,
-        driftToFinding(d, read.source, {
-          holds: (l) => n.holds(l),
-          expects: (l) => n.expects(l, ctx.scope),
-        }),
-      ),
-    )
-    .map((f) => ({
-      ...f,
-      evidence: [seen(read.source, { node, source: read.source }), ...f.evidence],
-    }));
+  const out = drift.findings.map((d) =>
+    withSyncShown(
+      ctx,
+      node,
+      d,
+      driftToFinding(d, read.source, {
+        holds: (l) => n.holds(l),
+        expects: (l) => n.expects(l, ctx.scope),
+      }),
+    ),
+  );
   const parts: string[] = [];
   const evidence: Evidence[] = [];
   for (const port of svc.ports) {

@@ -3,6 +3,7 @@
 // connections), never by spelling; and its own table against its BPF maps where both were read.
 import { kubectl, valid, type NextCommand } from '../next-command.js';
 import {
+  lineAt,
   SEVERITY,
   sortFindings,
   type AddFinding,
@@ -166,7 +167,7 @@ function backends(
     formatAddress({ ...b, protocol: protocols ? (b.protocol ?? want.protocol) : undefined });
   const have = new Map(got.backends.map((b) => [key(b), b]));
   const expected = new Map(want.backends.map((b) => [key(b), b]));
-  const where = `${frontendKey(got)} (${source}:${got.line})`;
+  const where = lineAt(source, got.line, frontendKey(got));
   // a listing that leaves backends out ("+ 4 more") can only show what it shows
   if (!got.backendsNotShown)
     for (const [k, b] of expected) {
@@ -189,7 +190,7 @@ function backends(
         title: `${frontendKey(want)}: stale backend ${k}`,
         message: `The ${want.type} frontend ${frontendKey(want)} of ${service} on ${node(input)} still lists backend ${k}${b.state ? ` (${b.state})` : ''}, which no EndpointSlice of the Service names${want.localOnly ? ' for this node (a Local traffic policy keeps only its own)' : ''}: connections sent there reach a Pod that is gone or another workload. ${NOT_APPLIED}`,
         expected: want.backends.map(backendLine),
-        actual: [`${backendLine(b)} (${source}:${b.line})`],
+        actual: [lineAt(source, b.line, backendLine(b))],
         next,
       });
       continue;
@@ -204,7 +205,7 @@ function backends(
         title: `${frontendKey(want)}: backend ${k} quarantined`,
         message: `Cilium's health checking quarantined backend ${k} of ${service} on ${node(input)}: it takes no new connections until it answers again (its EndpointSlice says ${w.state}).`,
         expected: [backendLine(w)],
-        actual: [`${backendLine(b)} (${source}:${b.line})`],
+        actual: [lineAt(source, b.line, backendLine(b))],
       });
       continue;
     }
@@ -213,7 +214,7 @@ function backends(
       title: `${frontendKey(want)}: backend ${k} ${b.state}, expected ${w.state}`,
       message: `Backend ${k} of ${service} is ${b.state} in Cilium's table on ${node(input)}, but its EndpointSlice makes it ${w.state}: ${w.state === 'active' ? 'it takes no new connections though it is ready' : 'new connections still go to an endpoint that is not ready'}.`,
       expected: [backendLine(w)],
-      actual: [`${backendLine(b)} (${source}:${b.line})`],
+      actual: [lineAt(source, b.line, backendLine(b))],
       next,
     });
   }
@@ -261,7 +262,7 @@ function stale(
         : {}),
       title: `frontend ${frontendLine(f)} not in the objects`,
       message: `Cilium's agent on ${input.node} holds frontend ${frontendKey(f)}${f.service ? ` for ${f.service}` : ''}, which no Service in the objects makes: a deleted Service's address still load-balanced, or one from another source (a local redirect policy, clustermesh).`,
-      actual: [`${frontendLine(f)} (${input.table.source}:${f.line})`],
+      actual: [lineAt(input.table.source, f.line, frontendLine(f))],
       next,
     });
   }
@@ -278,7 +279,11 @@ function guards(
 ) {
   const service = nameOf(want);
   const at = [
-    `${frontendKey(m)} [${m.flags.join(', ')}]${m.affinitySeconds ? ` AFFTimeout=${m.affinitySeconds}` : ''} (${bpf.source}:${m.line})`,
+    lineAt(
+      bpf.source,
+      m.line,
+      `${frontendKey(m)} [${m.flags.join(', ')}]${m.affinitySeconds ? ` AFFTimeout=${m.affinitySeconds}` : ''}`,
+    ),
   ];
   const sticky = m.flags.includes('sessionAffinity');
   const timeout = m.affinitySeconds;
@@ -361,7 +366,7 @@ function maps(input: CiliumDriftInput, bpf: CiliumTable, add: AddFinding, notes:
         title: `${frontendKey(f)}: ${held.join(', ')} quarantined in the BPF map`,
         message: `For frontend ${frontendKey(f)} on ${input.node}, the BPF map keeps ${held.join(', ')} past the backends that take new connections: Cilium's health checking quarantined ${held.length === 1 ? 'it' : 'them'} (or ${held.length === 1 ? 'it is' : 'they are'} terminating), so new connections go to the others until ${held.length === 1 ? 'it answers' : 'they answer'} again.`,
         expected: inRotation(f.backends).map(backendLine),
-        actual: m.backends.map((b) => `${backendLine(b)} (${bpf.source}:${b.line})`),
+        actual: m.backends.map((b) => lineAt(bpf.source, b.line, backendLine(b))),
       });
     const missing = [...want].filter((b) => !inMap.has(b));
     const extra = [...used].filter((b) => !want.has(b) && !f.backends.some((x) => k(x) === b));
@@ -371,7 +376,7 @@ function maps(input: CiliumDriftInput, bpf: CiliumTable, add: AddFinding, notes:
         title: `${frontendKey(f)}: BPF map backends differ from the agent's table`,
         message: `For frontend ${frontendKey(f)} on ${input.node}, the BPF map ${missing.length ? `lacks ${missing.join(', ')}` : ''}${missing.length && extra.length ? ' and ' : ''}${extra.length ? `holds ${extra.join(', ')} that the table does not` : ''}: the datapath follows the map.`,
         expected: inRotation(f.backends).map(backendLine),
-        actual: m.backends.map((b) => `${backendLine(b)} (${bpf.source}:${b.line})`),
+        actual: m.backends.map((b) => lineAt(bpf.source, b.line, backendLine(b))),
       });
   }
 }

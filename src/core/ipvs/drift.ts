@@ -6,6 +6,7 @@
 import { kubeProxyPodOn } from '../drift/context.js';
 import { onNode } from '../next-command.js';
 import {
+  lineAt,
   SEVERITY,
   sortFindings,
   type DriftFinding,
@@ -52,10 +53,18 @@ const FORWARD: Record<string, string> = { Masq: '-m', Route: '-g', Tunnel: '-i',
 /** A virtual server as read, in ipvsadm-save's words, with where it was read: what the node has
  * is shown as a line, whichever view it was read from. */
 const vsText = (s: IpvsService, source: string) =>
-  `-A ${vsLine(s)}${s.scheduler ? ` -s ${s.scheduler}` : ''}${s.persistent !== undefined ? ` -p ${s.persistent}` : ''} (${source}:${s.line})`;
+  lineAt(
+    source,
+    s.line,
+    `-A ${vsLine(s)}${s.scheduler ? ` -s ${s.scheduler}` : ''}${s.persistent !== undefined ? ` -p ${s.persistent}` : ''}`,
+  );
 
 const rsText = (s: IpvsService, r: IpvsRealServer, source: string) =>
-  `-a ${vsLine(s)} -r ${r.address}${r.forward ? ` ${FORWARD[r.forward] ?? r.forward}` : ''}${r.weight !== undefined ? ` -w ${r.weight}` : ''} (${source}:${r.line})`;
+  lineAt(
+    source,
+    r.line,
+    `-a ${vsLine(s)} -r ${r.address}${r.forward ? ` ${FORWARD[r.forward] ?? r.forward}` : ''}${r.weight !== undefined ? ` -w ${r.weight}` : ''}`,
+  );
 
 export function ipvsDrift(input: IpvsDriftInput): NodeDrift {
   const { node, source, expected: exp, table } = input;
@@ -228,9 +237,14 @@ function ipsetEntries(
       expected: missing.slice(0, 20).map((e) => `add ${name} ${e}`),
       actual: [
         got
-          ? `${source}: ${name} holds ${got.entries.size} entr${got.entries.size === 1 ? 'y' : 'ies'}`
+          ? lineAt(
+              source,
+              got.line,
+              `${name} holds ${got.entries.size} entr${got.entries.size === 1 ? 'y' : 'ies'}`,
+            )
           : `${source}: no set ${name}`,
       ],
+      actualAt: { source, ...(got ? { line: got.line } : {}) },
     });
   }
 }
