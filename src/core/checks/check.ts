@@ -86,11 +86,12 @@ export interface Cause {
 }
 
 /**
- * A failure that an earlier finding already explains becomes a warning that points at it, so a
- * report fails once, at the root cause.
+ * A failure or warning that an earlier finding already explains is a warning that points at it,
+ * so a report fails once, at the root cause.
  */
 export function consequence(f: Finding, cause: Cause | undefined): Finding {
-  if (!cause || f.status !== 'fail') return f;
+  // a symptom is graded no worse than a warning, and points at its cause whatever its grade
+  if (!cause || (f.status !== 'fail' && f.status !== 'warn')) return f;
   return {
     ...f,
     status: 'warn',
