@@ -9,6 +9,7 @@ import { readSnapshot } from '../../src/cluster/snapshot.js';
 import { diagnose } from '../../src/core/diagnose.js';
 import { clusterView } from '../../src/core/kube.js';
 import { shownStepStatus, type Facts, type Finding, type Report } from '../../src/core/model.js';
+import { dumps, facts, healthy, probeOut, TARGET } from './checks/builders.js';
 
 /** A step's bare ✓, and the findings (anywhere in the report) that say it cannot be one. */
 const CONTRADICTS: { step: string; by: string[]; onEndpointNodes?: boolean }[] = [
@@ -57,20 +58,33 @@ function contradictions(r: Report, facts: Facts): string[] {
     );
     for (const a of against) out.push(`${c.step} ✓ but ${a.step}: [${a.f.id}] ${a.f.title}`);
   }
-  // and, whatever the ids: a bare ✓ at Reachability needs every recorded node and every family
-  // of the Service's cluster IPs probed
+  // and, whatever the ids: a bare ✓ at Reachability needs every node that ran probes (and every
+  // node read) to have probed every family of the Service's cluster IPs
+  const probe = /^(tcp-connect|udp-probe)_(.+)_\d+$/;
+  const stems = Object.entries(facts.nodes).map(([n, o]) => ({ n, stems: Object.keys(o) }));
+  const svc = clusterView(facts.objects).services.find((x) => x.name === r.target.service);
   const reach = r.steps.find((s) => s.id === 'reachability');
   if (reach && shownStepStatus(reach) === 'pass') {
-    const probe = /^(tcp-connect|udp-probe)_(.+)_\d+$/;
-    const stems = Object.entries(facts.nodes).map(([n, o]) => ({ n, stems: Object.keys(o) }));
-    for (const { n, stems: s } of stems)
+    for (const { n, stems: s } of stems) {
       if (s.length > 0 && !s.some((x) => probe.test(x)))
         out.push(`reachability ✓ but ${n} ran no probe`);
-    const svc = clusterView(facts.objects).services.find((x) => x.name === r.target.service);
-    for (const ip of svc?.headless ? [] : (svc?.clusterIPs ?? []))
-      if (!stems.some(({ stems: s }) => s.some((x) => probe.exec(x)?.[2] === ip)))
-        out.push(`reachability ✓ but ${ip} was not probed`);
+      else if (s.length > 0)
+        for (const ip of svc?.headless ? [] : (svc?.clusterIPs ?? []))
+          if (!s.some((x) => probe.exec(x)?.[2] === ip))
+            out.push(`reachability ✓ but ${n} did not probe ${ip}`);
+    }
   }
+  // a bare ✓ at DNS needs a lookup of the Service's name on every node read
+  const dns = r.steps.find((s) => s.id === 'dns');
+  if (dns && shownStepStatus(dns) === 'pass' && svc)
+    for (const { n, stems: s } of stems)
+      if (
+        s.length > 0 &&
+        !s.some(
+          (x) => x.startsWith('dns-lookup_') && x.includes(`_${svc.name}.${svc.namespace}.svc.`),
+        )
+      )
+        out.push(`dns ✓ but ${n} recorded no lookup of ${svc.name}`);
   return out;
 }
 
@@ -95,6 +109,10 @@ function variants(facts: Facts): { what: string; facts: Facts }[] {
         what: `without ${node}'s probes`,
         facts: without((s) => !/^(tcp-connect|udp-probe|icmp-echo|dns-lookup)_/.test(s)),
       },
+      // each probe lost alone: the others must not speak for it
+      ...Object.keys(outputs)
+        .filter((stem) => /^(tcp-connect|udp-probe|dns-lookup)_/.test(stem))
+        .map((lost) => ({ what: `without ${node}'s ${lost}`, facts: without((s) => s !== lost) })),
     );
   }
   return out;
@@ -111,6 +129,40 @@ describe('findings never contradict each other', () => {
       for (const v of variants(base)) {
         const r = diagnose(v.facts, { namespace: base.meta.namespace ?? 'default', service });
         assert.deepEqual(contradictions(r, v.facts), [], `${dir}, ${v.what}`);
+      }
+    });
+});
+
+describe('findings never contradict each other on a built cluster (two nodes, web)', () => {
+  const objects = healthy();
+  const ip = '10.96.0.50';
+  const probes = (node: string) => ({
+    [`tcp-connect_${ip}_80`]: probeOut.tcpOk(ip, 80),
+    'tcp-connect_10.244.0.5_8080': probeOut.tcpOk('10.244.0.5', 8080),
+    [`dns-lookup_A_web.default.svc.cluster.local_10.96.0.10`]: probeOut.dig(
+      'web.default.svc.cluster.local',
+      'A',
+      [ip],
+    ),
+    [`icmp-echo_${ip}`]: probeOut.pingLost(ip),
+    node,
+  });
+  const withProbes = (nodes: string[]): Facts => {
+    const f = facts(objects, dumps(objects));
+    for (const n of nodes) {
+      const { node: _, ...outputs } = probes(n);
+      Object.assign(f.nodes[n]!, outputs);
+    }
+    return f;
+  };
+  for (const [what, f] of [
+    ['rules on both nodes, probes from both', withProbes(['node-a', 'node-b'])],
+    ['rules on both nodes, probes from node-a only', withProbes(['node-a'])],
+  ] as [string, Facts][])
+    it(what, () => {
+      for (const v of variants(f)) {
+        const r = diagnose(v.facts, TARGET);
+        assert.deepEqual(contradictions(r, v.facts), [], `${what}, ${v.what}`);
       }
     });
 });
