@@ -169,6 +169,13 @@ export class Analysis {
     return read;
   }
 
+  /** The dumps parsed here that `next` holds unchanged (the TUI's fuller read of the same run):
+   * handed to the next Analysis, each dump is parsed once per run. */
+  parsedFor(next: Facts): NonNullable<AnalysisOptions['parsed']> {
+    const held = [...this.nodes.values()].map((n) => n.parseHeldBy(next));
+    return new Map(held.filter((h) => h !== undefined));
+  }
+
   /** The node's analysis for one family's proxier (IPv4 unless asked): its recorded dump, or
    * `dump` (a file given on the command line). */
   node(name: string, dump?: GivenDump, family: IPFamily = 'IPv4'): NodeAnalysis {
@@ -190,6 +197,8 @@ function ipvsStem(outputs: Record<string, string>): string {
  * for IPv6): rules, trees, expected rules, drift, network, trace. */
 export class NodeAnalysis {
   private read: ReadRules | undefined | null = null;
+  /** The dump text parsed here, by its stem: a later read of the same run reuses the parse. */
+  private parsedText: { stem: string; text: string } | undefined;
   private readonly treesMemo = new Map<string, ServiceTrees>();
   private readonly expectedMemo = new Map<string, ExpectedRules>();
   private readonly driftMemo = new Map<string, NodeDrift>();
@@ -223,6 +232,8 @@ export class NodeAnalysis {
     const chains = 'chains' in dump ? dump.chains : undefined;
     const { fileOf, table, parsed } = this.analysis.options;
     const file = fileOf && !this.given ? fileOf(this.name, dump.source) : dump.source;
+    if (!this.given && !chains && 'stem' in dump)
+      this.parsedText = { stem: dump.stem, text: dump.text ?? '' };
     const aside = this.given ? undefined : parsed?.get(dump.source);
     if (aside)
       return (this.read =
@@ -243,6 +254,15 @@ export class NodeAnalysis {
       this.read = { source: dump.source, failure: e };
     }
     return this.read;
+  }
+
+  /** This node's parse, where `next` holds the very dump it parsed (a fuller read of the same
+   * run): its source and rule set or parse error. */
+  parseHeldBy(next: Facts): [string, Ruleset | IptablesParseError | NoRulesError] | undefined {
+    const r = this.read;
+    const p = this.parsedText;
+    if (!r || !p || next.nodes[this.name]?.[p.stem] !== p.text) return undefined;
+    return [r.source, r.ruleset ?? r.failure!];
   }
 
   /** What the node's iptables dump `stem` shows of kube-proxy: read from the parsed rules when it

@@ -128,12 +128,13 @@ function useFacts(input: TuiInput) {
       });
       if (p.state === 'failed') setError(`${label(p)} failed: ${p.error ?? ''}`);
     };
+    // each read's analysis takes over the dumps the one before parsed: parsed once per run
     const onPartial: PartialFacts = (facts, collecting) => {
-      if (mounted.current) setData(analyze(facts, { ...options, collecting }));
+      if (mounted.current) setData((d) => analyze(facts, { ...options, collecting }, d.analysis));
     };
     options
       .load(onProgress, onPartial)
-      .then((facts) => mounted.current && setData(analyze(facts, options)))
+      .then((facts) => mounted.current && setData((d) => analyze(facts, options, d.analysis)))
       .catch((e: Error) => {
         if (!mounted.current) return;
         // nothing was read that a step could use: the reason replaces the spinners

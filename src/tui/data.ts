@@ -183,9 +183,17 @@ function driftOf(node: NodeAnalysis, view: ClusterView): NodeDrift | { error: st
   }
 }
 
-/** What the screens show of the facts (or of facts analysed already: their dumps parsed). */
-export function analyze(from: Facts | Analysis, o: AnalyzeOptions = {}): TuiData {
-  const analysis = from instanceof Analysis ? from : new Analysis(from);
+/** What the screens show of the facts (or of facts analysed already: their dumps parsed); an
+ * earlier analysis of the same run hands over the dumps it parsed that are still the same. */
+export function analyze(
+  from: Facts | Analysis,
+  o: AnalyzeOptions = {},
+  earlier?: Analysis,
+): TuiData {
+  const analysis =
+    from instanceof Analysis
+      ? from
+      : new Analysis(from, earlier ? { parsed: earlier.parsedFor(from) } : {});
   const facts = analysis.facts;
   const view = analysis.view;
   const nodes = o.rules

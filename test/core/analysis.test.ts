@@ -117,3 +117,29 @@ describe('the analysis of a snapshot', () => {
     }
   });
 });
+
+describe('the TUI, reading a live run in parts: each dump parsed once', () => {
+  const NGINX = { namespace: 'default', service: 'nginx-svc' };
+  it("a fuller read's analysis takes the dumps parsed before; a dump that changed is parsed anew", async () => {
+    const full = await readSnapshot('snapshots/nginx-svc');
+    const [a, b] = Object.keys(full.nodes) as [string, string];
+    // the first part: node a read; the second: node b too, and a's dump unchanged
+    const first = { ...full, nodes: { [a]: { ...full.nodes[a]! } } };
+    const earlier = analyze(first, { target: NGINX }).analysis;
+    const before = earlier.node(a).rules()!.ruleset!;
+    const second = analyze(full, { target: NGINX }, earlier).analysis;
+    assert.equal(second.node(a).rules()!.ruleset, before, 'the same parse, not a new one');
+    assert.ok(second.node(b).rules()!.ruleset, 'the new node parsed');
+    // a ctrl-r that read a different dump for node a: parsed again
+    const changed = {
+      ...full,
+      nodes: {
+        ...full.nodes,
+        [a]: { ...full.nodes[a]!, 'iptables-save': `${full.nodes[a]!['iptables-save']!}\n` },
+      },
+    };
+    const third = analyze(changed, { target: NGINX }, second).analysis;
+    assert.notEqual(third.node(a).rules()!.ruleset, before);
+    assert.equal(third.node(b).rules()!.ruleset, second.node(b).rules()!.ruleset);
+  });
+});
