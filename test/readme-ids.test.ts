@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { STEPS } from '../src/core/diagnose.js';
 import { SEVERITY } from '../src/core/drift.js';
+import { ANY_STEP_IDS, STEP_FINDING_IDS } from '../src/core/finding-ids.js';
 
 const files = (dir: string): string[] =>
   readdirSync(dir).flatMap((n) => {
@@ -49,5 +50,45 @@ describe('README finding ids', () => {
       inTable.filter((id) => !ids.has(id) && id !== 'kdebug'),
       [],
     );
+  });
+});
+
+describe('finding ids: one typed list (src/core/finding-ids.ts), the README and the schema checked against it', () => {
+  const readme = readFileSync('README.md', 'utf8');
+  const drift = new Set(Object.keys(SEVERITY));
+  const all = [
+    ...new Set([...Object.values(STEP_FINDING_IDS).flat(), ...drift, ...ANY_STEP_IDS]),
+  ].sort();
+
+  it("each step's row of the README's table lists exactly that step's ids", () => {
+    const table = readme.slice(
+      readme.indexOf('| # | step |'),
+      readme.indexOf('Any step can also say'),
+    );
+    const titles = new Map(STEPS.map((s) => [s.title, s.id]));
+    const rows = table.split('\n').filter((l) => /^\| \d+ \|/.test(l));
+    assert.equal(rows.length, Object.keys(STEP_FINDING_IDS).length);
+    for (const row of rows) {
+      const [, , title, cell] = row.split('|').map((x) => x.trim());
+      const step = titles.get(title!) as keyof typeof STEP_FINDING_IDS;
+      const listed = new Set(
+        [...cell!.matchAll(/`([a-z0-9]+(?:-[a-z0-9]+)+)`/g)]
+          .map((m) => m[1]!)
+          .filter((id) => !drift.has(id)),
+      );
+      assert.deepEqual([...listed].sort(), [...STEP_FINDING_IDS[step]].sort(), title);
+    }
+  });
+
+  it('the README says the ids any step can carry', () => {
+    const any = readme.slice(readme.indexOf('Any step can also say'));
+    for (const id of ANY_STEP_IDS) assert.ok(any.includes(`\`${id}\``), id);
+  });
+
+  it("the report schema names every id (the finding's id examples), and no other", () => {
+    const schema = JSON.parse(readFileSync('schema/report.v2.json', 'utf8')) as {
+      $defs: { finding: { properties: { id: { examples: string[] } } } };
+    };
+    assert.deepEqual(schema.$defs.finding.properties.id.examples, all);
   });
 });

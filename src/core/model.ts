@@ -1,4 +1,5 @@
 // The vocabulary every layer shares: Facts in, Report out. Names follow kube-proxy's words.
+import type { FindingId } from './finding-ids.js';
 import type { NextCommand } from './next-command.js';
 import type { NotRead } from './not-read.js';
 
@@ -85,7 +86,7 @@ export interface Evidence {
 
 /** One judgement with its evidence. `id` is a stable slug: a contract for scripts. */
 export interface Finding {
-  id: string;
+  id: FindingId;
   status: Status;
   title: string;
   explanation: string;

@@ -3,10 +3,11 @@ import { read, seen } from '../../src/core/evidence.js';
 import { shellWords } from '../../src/core/next-command.js';
 import { describe, it } from 'node:test';
 import { concluded } from '../../src/core/diagnose.js';
+import type { FindingId } from '../../src/core/finding-ids.js';
 import type { Finding, Report, Status } from '../../src/core/model.js';
 import { reportText, wrap, wrapCommand } from '../../src/output/text.js';
 
-const f = (id: string, status: Status, extra: Partial<Finding> = {}): Finding => ({
+const f = (id: FindingId, status: Status, extra: Partial<Finding> = {}): Finding => ({
   id,
   status,
   title: `${id} title`,
@@ -110,7 +111,7 @@ describe('text output', () => {
   });
 
   it('fits 80 columns', () => {
-    const long = f('x', 'fail', {
+    const long = f('clusterip-unreachable', 'fail', {
       title: 'word '.repeat(40),
       explanation: 'long '.repeat(100),
       evidence: [seen('-A KUBE-SERVICES '.repeat(20))],

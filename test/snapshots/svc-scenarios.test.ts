@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { readSnapshot } from '../../src/cluster/snapshot.js';
 import { diagnose } from '../../src/core/diagnose.js';
+import type { FindingId } from '../../src/core/finding-ids.js';
 import type { Report } from '../../src/core/model.js';
 import { reportJson } from '../../src/output/json.js';
 import { reportText } from '../../src/output/text.js';
@@ -16,9 +17,9 @@ interface Scenario {
   dir: string;
   service: string;
   /** The one failing step and the finding that says why; undefined for a healthy scenario. */
-  fails?: { step: string; id: string };
+  fails?: { step: string; id: FindingId };
   /** Other findings that must be there. */
-  has?: string[];
+  has?: FindingId[];
   /** Snapshots another issue provides: skipped, with the reason, until they exist. */
   from?: string;
 }

@@ -2,6 +2,7 @@
 // report's words, or why there is none. Reports are built by hand: only what the line reads.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { FindingId } from '../../src/core/finding-ids.js';
 import type { Finding, Report, Status, Step } from '../../src/core/model.js';
 import type { TuiExit } from '../../src/tui/App.js';
 import { exitLine } from '../../src/tui/run.js';
@@ -14,7 +15,7 @@ const aStep = (title: string, status: Status, finding?: Finding): Step => ({
 });
 const pass = (title: string) => aStep(title, 'pass');
 const pending = (title: string) => aStep(title, 'pending');
-const problem = (title: string, status: 'fail' | 'warn', id: string, text: string) =>
+const problem = (title: string, status: 'fail' | 'warn', id: FindingId, text: string) =>
   aStep(title, status, { id, status, title: text, explanation: '', evidence: [] });
 
 /** nginx-svc's diagnosis with these steps (its first problem the first failing or warning one),
@@ -41,7 +42,7 @@ const typo = problem(
   'selector-matches-no-pods',
   'selector app=ngnix matches no Pods',
 );
-const notReady = problem('Selector', 'warn', 'pods-not-ready', '1 of 2 Pods is not ready');
+const notReady = problem('Selector', 'warn', 'endpoint-not-ready', '1 of 2 Pods is not ready');
 const healthy = [pass('Service'), pass('Ports'), pass('Selector'), pass('Endpoints')];
 const reading = [pending('Service'), pending('Ports'), pending('Selector'), pending('Endpoints')];
 
@@ -61,7 +62,7 @@ describe('the line the TUI leaves behind', () => {
         ended: 'answered',
         report: aReport([pass('Service'), pass('Ports'), notReady, pass('Endpoints')]),
       },
-      'kdebug: default/nginx-svc: warning at step 3 (Selector): 1 of 2 Pods is not ready [pods-not-ready]',
+      'kdebug: default/nginx-svc: warning at step 3 (Selector): 1 of 2 Pods is not ready [endpoint-not-ready]',
     ],
     [
       'healthy',

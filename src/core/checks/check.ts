@@ -1,4 +1,5 @@
 // The shape of one diagnostic step, and the small builders its findings are made with.
+import type { FindingId } from '../finding-ids.js';
 import { canonicalAddress } from '../ipv6.js';
 import type { Service } from '../kube.js';
 import { judged } from '../evidence.js';
@@ -25,7 +26,7 @@ export interface Check {
   /** The kinds of Service this step does not apply to, and the skip it says for them. */
   skipFor?: {
     kinds: ServiceKind[];
-    id: string;
+    id: FindingId;
     title: string | ((kind: ServiceKind) => string);
     explanation: string | ((svc: Service) => string);
   };
@@ -59,7 +60,7 @@ export interface FindingParts {
  * observed on a node or read from the API; one built on computed evidence alone, or on none, is
  * made a skip that says so, whatever the check meant.
  */
-export function finding(id: string, status: Status, title: string, p: FindingParts): Finding {
+export function finding(id: FindingId, status: Status, title: string, p: FindingParts): Finding {
   const unproven = judged(status, p.evidence ?? []) !== status;
   return {
     id,

@@ -39,7 +39,11 @@ describe('finding(): the status follows the evidence', () => {
   ];
   for (const [what, asked, evidence, status, info] of cases)
     it(what, () => {
-      const f = finding('x', asked, 'ClusterIP answers', { explanation: '', evidence, info });
+      const f = finding('clusterip-reachable', asked, 'ClusterIP answers', {
+        explanation: '',
+        evidence,
+        info,
+      });
       assert.equal(f.status, status);
       if (status !== asked)
         assert.equal(
