@@ -78,8 +78,10 @@ async function names(program: Command, words: string[]): Promise<string[]> {
   const current = words.at(-1) ?? '';
   const before = words.slice(0, -1);
   const options = (c?: Command) => [...(c?.options ?? []), ...program.options];
+  // a command by its name or one of its aliases (service, services: svc)
+  const named = (c: Command, w: string) => c.name() === w || c.aliases().includes(w);
   const valued = new Set(
-    options(program.commands.find((c) => before.includes(c.name())))
+    options(program.commands.find((c) => before.some((w) => named(c, w))))
       .filter((o) => o.required || o.optional)
       .flatMap((o) => [o.short, o.long].filter((f): f is string => !!f)),
   );
@@ -87,7 +89,7 @@ async function names(program: Command, words: string[]): Promise<string[]> {
   const positional = before.filter(
     (w, i) => !w.startsWith('-') && !valued.has(before[i - 1] ?? ''),
   );
-  const command = program.commands.find((c) => c.name() === positional[0]);
+  const command = program.commands.find((c) => named(c, positional[0] ?? ''));
   const flags = options(command).flatMap((o) => [o.short, o.long].filter((f): f is string => !!f));
   const previous = before.at(-1);
   if (previous && VALUES[previous]) return VALUES[previous]!.filter((v) => v.startsWith(current));

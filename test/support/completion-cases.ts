@@ -2,6 +2,11 @@
 export const COMPLETION_CASES: { typed: string; offers: string[] }[] = [
   { typed: 'kdebug sv', offers: ['svc'] },
   { typed: 'kdebug svc --snapshot snapshots/nginx-svc ng', offers: ['nginx-svc'] },
+  // kubectl's names for the resource complete as svc does
+  { typed: 'kdebug service --snapshot snapshots/nginx-svc ng', offers: ['nginx-svc'] },
+  { typed: 'kdebug services --snapshot snapshots/nginx-svc -n kube', offers: ['kube-system'] },
+  { typed: 'kdebug svc --namespace kube', offers: [] }, // no cluster here: nothing, quickly
+  { typed: 'kdebug svc web --output t', offers: ['tui', 'text'] },
   { typed: 'kdebug svc --snapshot snapshots/nginx-svc -n kube', offers: ['kube-system'] },
   // NS/NAME, as kubectl takes it
   {
