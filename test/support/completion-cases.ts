@@ -6,7 +6,7 @@ export const COMPLETION_CASES: { typed: string; offers: string[] }[] = [
   { typed: 'kdebug service --snapshot snapshots/nginx-svc ng', offers: ['nginx-svc'] },
   { typed: 'kdebug services --snapshot snapshots/nginx-svc -n kube', offers: ['kube-system'] },
   { typed: 'kdebug svc --namespace kube', offers: [] }, // no cluster here: nothing, quickly
-  { typed: 'kdebug svc web --output t', offers: ['tui', 'text'] },
+  { typed: 'kdebug svc web --output js', offers: ['json'] },
   { typed: 'kdebug svc --snapshot snapshots/nginx-svc -n kube', offers: ['kube-system'] },
   // NS/NAME, as kubectl takes it
   {
