@@ -12,7 +12,16 @@ import type { IPFamily } from '../core/ipv6.js';
 import { serviceCIDRs, type ClusterView } from '../core/kube.js';
 import { pickNodes, readFacts, type SourceFlags } from '../cluster/facts-source.js';
 import { expectDoc } from '../output/expect.js';
-import { EXIT, format, sourceContext, UsageError, write, type GlobalOptions } from './io.js';
+import {
+  EXIT,
+  format,
+  sourceContext,
+  textWidth,
+  UsageError,
+  write,
+  type GlobalOptions,
+} from './io.js';
+import { wrapComments } from '../output/wrap.js';
 import { withExamples, type Define } from './flags.js';
 import { Option } from 'commander';
 
@@ -37,7 +46,7 @@ export async function expectCommand(o: ExpectOptions, g: GlobalOptions): Promise
     write(
       shown === 'json'
         ? `${JSON.stringify(expectDoc(text, { node: name!, mode }), null, 2)}\n`
-        : text,
+        : wrapComments(text, textWidth().width),
     );
   const agent = analysis.state(name!).cilium;
   if (mode === 'cilium' && agent) {

@@ -11,7 +11,8 @@ import {
   type NodeAccessGrant,
   type RbacSubject,
 } from '../cluster/permissions.js';
-import { EXIT, format, UsageError, write, type GlobalOptions } from './io.js';
+import { EXIT, format, textWidth, UsageError, write, type GlobalOptions } from './io.js';
+import { wrapComments } from '../output/wrap.js';
 import { withExamples, type Define } from './flags.js';
 import { Option } from 'commander';
 
@@ -102,7 +103,12 @@ export function rbacCommand(o: RbacFlags, g: GlobalOptions): number {
     via.includes('pod') && debugNs === DEBUG_NAMESPACE
       ? namespaceYaml(debugNs, DEBUG_NAMESPACE_LABELS)
       : '';
-  write(`${what.join('\n')}\n${ns}${rbacYaml(grants, o.name, subject)}`);
+  write(
+    wrapComments(
+      `${what.join('\n')}\n${ns}${rbacYaml(grants, o.name, subject)}`,
+      textWidth().width,
+    ),
+  );
   return EXIT.ok;
 }
 

@@ -75,3 +75,15 @@ export function wrapCommand(shell: string[], width: number, indent: string): str
   out.push(line);
   return out;
 }
+
+/** A document's own `#` comment lines wrapped at the width, each piece a comment still: what a
+ * program reads (YAML, rules) is never cut. */
+export function wrapComments(text: string, width: number): string {
+  return text
+    .split('\n')
+    .flatMap((l) => {
+      const m = /^(\s*#+ )(.*)$/.exec(l);
+      return m && l.length > width ? wrap(m[2]!, width, m[1], m[1]) : [l];
+    })
+    .join('\n');
+}

@@ -137,7 +137,10 @@ describe('kdebug drift in nftables mode', () => {
   it('kdebug expect prints the nft -f script of the table kube-proxy writes there', () => {
     const dir = snapshot(['10.244.1.4', '10.244.2.2']);
     try {
-      const r = kdebug(['expect', '--snapshot', dir, '--node', 'node-a']);
+      // a wide terminal: the header comment on one line (widths.test.ts wraps it)
+      const r = kdebug(['expect', '--snapshot', dir, '--node', 'node-a'], {
+        env: { COLUMNS: '200' },
+      });
       assert.equal(r.code, 0, r.stderr);
       const lines = r.stdout.split('\n');
       assert.match(
@@ -236,7 +239,9 @@ describe('kdebug drift in nftables mode', () => {
 
 describe('kdebug expect', () => {
   it('prints the rules as iptables-save text, loadable as is', () => {
-    const r = kdebug(['expect', '--snapshot', 'snapshots/nginx-svc', '--node', 'vm-12-7-centos']);
+    const r = kdebug(['expect', '--snapshot', 'snapshots/nginx-svc', '--node', 'vm-12-7-centos'], {
+      env: { COLUMNS: '200' },
+    });
     assert.equal(r.code, 0, r.stderr);
     assert.match(
       r.stdout,

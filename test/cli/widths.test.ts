@@ -61,3 +61,31 @@ describe('every command at the terminal width', () => {
     );
   });
 });
+
+describe("documents a program reads (rbac's YAML, expect's rules): their comments wrap, their content never", () => {
+  const docs: string[][] = [
+    ['rbac'],
+    ['rbac', '--via', 'auto'],
+    ['expect', '--snapshot', S, '--node', 'vm-12-7-centos'],
+    ['expect', '--snapshot', 'snapshots/ipvs-stale-real-server', '--node', 'vm-12-7-centos'],
+  ];
+  for (const args of docs)
+    it(`kdebug ${args.join(' ')}`, () => {
+      const narrow = run(args, 40);
+      const wide = run(args, 200);
+      const comment = (l: string) => /^\s*#/.test(l);
+      assert.deepEqual(
+        narrow.filter(
+          (l) => comment(l) && stringWidth(l) > 40 && !oneWord(l.replace(/^\s*#+/, '')),
+        ),
+        [],
+      );
+      assert.deepEqual(
+        narrow.filter((l) => !comment(l)),
+        wide.filter((l) => !comment(l)),
+      );
+      const words = (lines: string[]) =>
+        lines.filter(comment).join(' ').replace(/#/g, '').split(/\s+/).filter(Boolean);
+      assert.deepEqual(words(narrow), words(wide));
+    });
+});
