@@ -197,8 +197,9 @@ function ipvsStem(outputs: Record<string, string>): string {
  * for IPv6): rules, trees, expected rules, drift, network, trace. */
 export class NodeAnalysis {
   private read: ReadRules | undefined | null = null;
-  /** The dump text parsed here, by its stem: a later read of the same run reuses the parse. */
-  private parsedText: { stem: string; text: string } | undefined;
+  /** The stem of the dump parsed here: a later read of the same run holding the same text
+   * reuses the parse (its text is read only then: a big dump parsed aside never is here). */
+  private parsedStem: string | undefined;
   private readonly treesMemo = new Map<string, ServiceTrees>();
   private readonly expectedMemo = new Map<string, ExpectedRules>();
   private readonly driftMemo = new Map<string, NodeDrift>();
@@ -232,8 +233,7 @@ export class NodeAnalysis {
     const chains = 'chains' in dump ? dump.chains : undefined;
     const { fileOf, table, parsed } = this.analysis.options;
     const file = fileOf && !this.given ? fileOf(this.name, dump.source) : dump.source;
-    if (!this.given && !chains && 'stem' in dump)
-      this.parsedText = { stem: dump.stem, text: dump.text ?? '' };
+    if (!this.given && !chains && 'stem' in dump) this.parsedStem = dump.stem;
     const aside = this.given ? undefined : parsed?.get(dump.source);
     if (aside)
       return (this.read =
@@ -260,8 +260,10 @@ export class NodeAnalysis {
    * run): its source and rule set or parse error. */
   parseHeldBy(next: Facts): [string, Ruleset | IptablesParseError | NoRulesError] | undefined {
     const r = this.read;
-    const p = this.parsedText;
-    if (!r || !p || next.nodes[this.name]?.[p.stem] !== p.text) return undefined;
+    const stem = this.parsedStem;
+    if (!r || stem === undefined) return undefined;
+    const now = next.nodes[this.name]?.[stem];
+    if (now === undefined || now !== this.facts.nodes[this.name]?.[stem]) return undefined;
     return [r.source, r.ruleset ?? r.failure!];
   }
 

@@ -4,12 +4,12 @@ import type { Analysis } from './analysis.js';
 import { portText } from './checks/service.js';
 import { finding, isPending, pending, serviceKind, type Check } from './checks/check.js';
 import { CheckContext, type DiagnoseOptions, type DiagnosedService } from './checks/context.js';
-import { clusterDomain, dnsCheck, kubeDnsService } from './checks/dns.js';
+import { dnsCheck, plannedLookups } from './checks/dns.js';
 import { endpointsCheck } from './checks/endpoints.js';
 import { clusterMode, kubeProxyCheck } from './checks/kube-proxy.js';
 import { hairpinCheck } from './checks/hairpin.js';
 import { portsCheck } from './checks/ports.js';
-import { connectProbe, type NodeProbe } from './checks/node-probes.js';
+import { connectProbe, PROBED_ENDPOINTS, type NodeProbe } from './checks/node-probes.js';
 import type { NodeCommand } from './node-command.js';
 import { reachabilityCheck } from './checks/reachability.js';
 import { rulesCheck } from './checks/rules.js';
@@ -211,25 +211,13 @@ export function diagnose(
 export function probePlan(
   facts: Facts,
   target: DiagnosedService,
-  maxEndpoints = 16,
+  maxEndpoints = PROBED_ENDPOINTS,
   analysis?: Analysis,
 ): NodeProbe[] {
   const ctx = new CheckContext(facts, target, { analysis });
   const svc = ctx.service;
   if (!svc) return [];
-  const out: NodeProbe[] = [];
-  const dns = kubeDnsService(ctx);
-  if (dns?.clusterIP && dns.clusterIP !== 'None') {
-    const name = `${svc.name}.${svc.namespace}.svc.${clusterDomain(ctx)}`;
-    const v6 = svc.clusterIPs.some((ip) => ip.includes(':'));
-    const v4 = svc.clusterIPs.some((ip) => !ip.includes(':'));
-    // the record of each family the Service has (AAAA for IPv6), one CNAME for ExternalName
-    const types: ('A' | 'AAAA' | 'CNAME')[] =
-      svc.type === 'ExternalName'
-        ? ['CNAME']
-        : [...(v4 || !v6 ? ['A' as const] : []), ...(v6 ? ['AAAA' as const] : [])];
-    for (const type of types) out.push({ kind: 'dns-lookup', name, server: dns.clusterIP, type });
-  }
+  const out: NodeProbe[] = [...plannedLookups(ctx)];
   if (svc.type === 'ExternalName') return out;
   for (const port of svc.ports) {
     // both families of a dual-stack Service

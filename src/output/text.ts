@@ -73,8 +73,8 @@ function stepLines(
   let summary = head ? sanitize(head.title) : '';
   if (more > 0) summary += ` (+${more} more)`;
   // a pass where it looked says where it could not look, on the same line
-  const blind = shownStepStatus(step) === 'partial' ? step.findings.find(isUnobserved) : undefined;
-  if (blind && blind !== head) summary += `; ${sanitize(blind.title)}`;
+  const blind = blindInSummary(step);
+  if (blind) summary += `; ${sanitize(blind.title)}`;
   const mark = ` ${p.status(step.status, MARK[shownStepStatus(step)])} `;
   // too narrow for the summary column: the summary goes under its step, indented as one
   if (o.width < NARROW) {
@@ -91,6 +91,13 @@ function stepLines(
 
 /** The findings shown under a step: what a partial step could not observe, the folded
  * explanations, and every failing or warning one expanded. */
+/** What a partial step could not observe that its summary line says (the first of them). */
+function blindInSummary(step: Step): Finding | undefined {
+  if (shownStepStatus(step) !== 'partial') return undefined;
+  const blind = step.findings.find(isUnobserved);
+  return blind === step.headline ? undefined : blind;
+}
+
 function findingLines(
   step: Step,
   p: Palette,
@@ -101,7 +108,9 @@ function findingLines(
   for (const f of step.findings) {
     // a partial step says, in a line each, what it could not observe (--verbose: why)
     if (partial && isUnobserved(f) && !o.verbose) {
-      out.push(...wrap(`? ${f.title}`, o.width, '     ', '       '));
+      // the one the summary line says already is not said twice
+      if (f !== blindInSummary(step))
+        out.push(...wrap(`? ${f.title}`, o.width, '     ', '       '));
       continue;
     }
     if (f.info && f.folded && !o.verbose) {

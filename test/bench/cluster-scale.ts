@@ -88,16 +88,18 @@ function nodesReady(c: ClusterClient, n: number): void {
   });
 }
 
-/** The status a kubelet would write on the kube-proxy Pod of each API-only Node: running, ready. */
+/** The status a kubelet would write on the kube-proxy Pod of each API-only Node not ready yet
+ * (the DaemonSet may still be creating some): running, ready. */
 function proxyPodsReady(c: ClusterClient): void {
   const pods = c
     .kubectl([
       ...['get', 'pods', '-n', 'kube-system', '-l', 'k8s-app=kube-proxy', '-o'],
-      'jsonpath={range .items[*]}{.metadata.name} {.spec.nodeName}{"\\n"}{end}',
+      'jsonpath={range .items[*]}{.metadata.name} {.spec.nodeName} {.status.phase}{"\\n"}{end}',
     ])
     .split('\n')
     .map((l) => l.split(' '))
-    .filter(([, node]) => node?.startsWith('sim-'));
+    .filter(([, node, phase]) => node?.startsWith('sim-') && phase !== 'Running');
+  if (pods.length === 0) return;
   const docs = pods.map(
     ([name]) =>
       `apiVersion: v1\nkind: Pod\nmetadata: {name: ${name}, namespace: kube-system}\nstatus:\n  phase: Running\n  conditions: ${ready(['Ready', 'ContainersReady'])}\n`,
@@ -178,8 +180,11 @@ async function main(): Promise<void> {
     // a DaemonSet still rolling out: kdebug lists every kube-proxy Pod to see which nodes run one
     if (!profile) timeSvc(c, target, 'the kube-proxy DaemonSet rolling out');
     t = process.hrtime.bigint();
-    proxyPodsReady(c);
-    await c.until('the kube-proxy DaemonSet to settle', () => proxySettled(c), 600_000);
+    await c.until(
+      'the kube-proxy DaemonSet to settle',
+      () => (proxyPodsReady(c), proxySettled(c)),
+      600_000,
+    );
     console.log(`kube-proxy DaemonSet settled (status written): ${Math.round(ms(t))} ms`);
     if (process.argv.includes('--hold')) return await hold(c, target);
     if (!profile) timeSvc(c, target, 'the kube-proxy DaemonSet settled', [[], ['--all-nodes']]);

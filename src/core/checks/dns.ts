@@ -190,6 +190,26 @@ function coreDns(ctx: CheckContext, dns: Service | undefined): Finding {
 
 const norm = (s: string) => s.toLowerCase().replace(/\.$/, '');
 
+/** The lookups a live run makes on each node (diagnose's probePlan): the Service's own name
+ * against kube-dns, one record per family it has (a headless Service's from its endpoints), a
+ * CNAME for ExternalName. What a node did not record of these, it did not observe. */
+export function plannedLookups(ctx: CheckContext): (NodeProbe & { kind: 'dns-lookup' })[] {
+  const svc = ctx.service;
+  const dns = kubeDnsService(ctx);
+  if (!svc || !dns?.clusterIP || dns.clusterIP === 'None') return [];
+  const name = `${svc.name}.${svc.namespace}.svc.${clusterDomain(ctx)}`;
+  const addresses = svc.headless
+    ? svc.ports.flatMap((p) => ctx.endpoints(p).map((e) => e.ip))
+    : svc.clusterIPs;
+  const v6 = addresses.some((ip) => ip.includes(':'));
+  const v4 = addresses.some((ip) => !ip.includes(':'));
+  const types: ('A' | 'AAAA' | 'CNAME')[] =
+    svc.type === 'ExternalName'
+      ? ['CNAME']
+      : [...(v4 || !v6 ? ['A' as const] : []), ...(v6 ? ['AAAA' as const] : [])];
+  return types.map((type) => ({ kind: 'dns-lookup', name, server: dns.clusterIP!, type }));
+}
+
 /** Recorded lookups of the Service's names against kube-dns, compared with what is expected. */
 function lookups(
   ctx: CheckContext,
@@ -200,10 +220,11 @@ function lookups(
   if (!server) return [];
   const out: Finding[] = [];
   const cause = dnsDown ?? ctx.causedBy('no-ready-endpoints', 'selector-matches-no-pods');
-  const probing = probingNodes(ctx);
-  const idle = idleProbers(ctx);
-  // the lookups a live run makes (probePlan): the Service's own name, never its SRV records
-  const planned = (e: Expected) => e.type !== 'SRV' && !e.name.startsWith('_');
+  // the nodes read, with or without probes: a lookup missing there was not observed
+  const read = new Set([...probingNodes(ctx), ...idleProbers(ctx)]);
+  // what a live run looks up (its plan): never the SRV records, nor a StatefulSet Pod's name
+  const plan = plannedLookups(ctx);
+  const planned = (e: Expected) => plan.some((p) => p.name === e.name && p.type === e.type);
   const unrecorded = new Map<Expected, string[]>();
   for (const node of ctx.nodeNames()) {
     for (const exp of expected) {
@@ -217,7 +238,7 @@ function lookups(
       if (!result || !probe) {
         // a node that ran the probes (or was read and ran none) without this lookup of the
         // plan's: not observed there, never passed over
-        if (planned(exp) && (probing.includes(node) || idle.includes(node)))
+        if (planned(exp) && read.has(node))
           unrecorded.set(exp, [...(unrecorded.get(exp) ?? []), node]);
         continue;
       }
@@ -305,7 +326,13 @@ function lookups(
           evidence: nodes.map((n) =>
             unseen(`${n}: no ${exp.type} lookup of ${exp.name} recorded`, n),
           ),
-          next: onNode(nodes[0]!, ['dig', w`@${valid.ip(server)}`, valid.dnsName(exp.name)]),
+          // the record type asked (dig asks A by default); a fixed word of kdebug's
+          next: onNode(nodes[0]!, [
+            'dig',
+            w`@${valid.ip(server)}`,
+            valid.dnsName(exp.name),
+            exp.type,
+          ]),
           ...(nodes.length === 1 ? { node: nodes[0] } : {}),
         },
       ),

@@ -19,6 +19,8 @@ export interface AppliedPolicy {
   name: string;
   /** What it admits to the Service's target port, on the Pods it selects. */
   admits: Admits;
+  /** The Service's Pods it selects, by name: a policy applies to each Pod it selects alone. */
+  pods: string[];
   /** Whether it admits the client the person named (--from pod/NAME) to that port: true, false,
    * or why it cannot be told. */
   client?: boolean | { unknown: string };
@@ -184,22 +186,35 @@ function peerIs(raw: unknown, namespace: string, client: Pod): boolean | { unkno
   const peer = obj(raw);
   const block = obj(peer['ipBlock']);
   if (block['cidr'] !== undefined) {
-    const ip = client.podIP;
-    if (!ip || ip.includes(':') || String(block['cidr']).includes(':'))
+    const cidr = String(block['cidr']);
+    const ips = client.podIPs.length > 0 ? client.podIPs : client.podIP ? [client.podIP] : [];
+    const v4 = ips.filter((ip) => !ip.includes(':'));
+    if (cidr.includes(':') || v4.length === 0)
       return { unknown: 'an ipBlock kdebug does not compare (IPv6, or a Pod without an IP)' };
-    return (
-      contains(String(block['cidr']), ip) &&
-      !arr(block['except']).some((x) => contains(String(x), ip))
+    const inBlock = v4.some(
+      (ip) => contains(cidr, ip) && !arr(block['except']).some((x) => contains(String(x), ip)),
     );
+    // the API leaves ipBlock for Pod addresses to the network plugin (Cilium ignores it there)
+    return inBlock
+      ? {
+          unknown: `its ipBlock ${cidr} holds the Pod's address, which network plugins treat differently`,
+        }
+      : false;
   }
-  const inNamespace =
-    peer['namespaceSelector'] === undefined
-      ? client.namespace === namespace
-      : namespaceSelected(peer['namespaceSelector'], client.namespace);
-  if (inNamespace !== true) return inNamespace;
-  return (
-    peer['podSelector'] === undefined || labelSelectorMatches(peer['podSelector'], client.labels)
-  );
+  // a hostNetwork Pod's packets come from its node's address: selectors match it as the plugin does
+  if (client.hostNetwork)
+    return {
+      unknown: "the client runs on its node's network, which network plugins treat differently",
+    };
+  // the Pod selector and the namespace selector of one peer must both hold
+  if (
+    peer['podSelector'] !== undefined &&
+    !labelSelectorMatches(peer['podSelector'], client.labels)
+  )
+    return false;
+  return peer['namespaceSelector'] === undefined
+    ? client.namespace === namespace
+    : namespaceSelected(peer['namespaceSelector'], client.namespace);
 }
 
 /** Whether one policy admits the client Pod to the port: some rule for the port whose peers
@@ -248,6 +263,9 @@ export function policiesFor(ctx: CheckContext, port: ServicePort, client?: Pod):
         {
           name,
           admits,
+          pods: pods
+            .filter((pod) => labelSelectorMatches(spec['podSelector'], pod.labels))
+            .map((pod) => pod.name),
           ...(client
             ? { client: admitsClient(spec, svc.namespace, port.protocol, target, client) }
             : {}),
@@ -260,11 +278,23 @@ export function policiesFor(ctx: CheckContext, port: ServicePort, client?: Pod):
     });
 }
 
-/** Whether the policies together admit the client (they add up): one that does is enough. */
-export function clientAdmitted(policies: AppliedPolicy[]): boolean | { unknown: string } {
-  if (policies.some((p) => p.client === true)) return true;
-  const unknown = policies.find((p) => typeof p.client === 'object')?.client;
-  return unknown ?? false;
+/** Whether the client may reach the Service's Pods: each Pod on its own, by the policies that
+ * select it (they add up; a Pod none selects takes everyone). Refused where any Pod refuses it. */
+export type ClientVerdict =
+  { admitted: true } | { refusedBy: string[]; of: number } | { unknown: string };
+
+export function clientAdmitted(policies: AppliedPolicy[], pods: Pod[]): ClientVerdict {
+  const refusedBy: string[] = [];
+  let unknown: string | undefined;
+  for (const pod of pods) {
+    const on = policies.filter((p) => p.pods.includes(pod.name));
+    if (on.length === 0 || on.some((p) => p.client === true)) continue;
+    const why = on.find((p) => typeof p.client === 'object')?.client;
+    if (typeof why === 'object') unknown ??= why.unknown;
+    else refusedBy.push(pod.name);
+  }
+  if (refusedBy.length > 0) return { refusedBy, of: pods.length };
+  return unknown !== undefined ? { unknown } : { admitted: true };
 }
 
 /** What the policies admit together (they add up): every source, some, or none. */

@@ -44,6 +44,9 @@ export function probeSeen(node: string, p: NodeProbe, r: ProbeResult): Evidence 
 
 const PROBE_STEM = /^(tcp-connect|udp-probe|icmp-echo|dns-lookup)_/;
 
+/** The endpoints of each port a live run probes from each node: the first ones, not thousands. */
+export const PROBED_ENDPOINTS = 16;
+
 /** The nodes that ran probes (any), in this run or this snapshot: what one did not record, it
  * did not observe. */
 export function probingNodes(ctx: CheckContext): string[] {
@@ -55,8 +58,8 @@ export function probingNodes(ctx: CheckContext): string[] {
 /** Linux nodes read (or tried) that ran no probe while others did: what the probes say speaks
  * for the others only. */
 export function idleProbers(ctx: CheckContext): string[] {
-  const probing = probingNodes(ctx);
-  if (probing.length === 0) return [];
+  const probing = new Set(probingNodes(ctx));
+  if (probing.size === 0) return [];
   const windows = new Set(ctx.view.nodes.filter(isWindows).map((n) => n.name));
   // nodes kdebug read something of (or tried to), that ran no probe
   const tried = new Set(nodeErrorsOf(ctx.facts).map((e) => e.node));
@@ -64,7 +67,7 @@ export function idleProbers(ctx: CheckContext): string[] {
     .nodeNames()
     .filter(
       (n) =>
-        !probing.includes(n) &&
+        !probing.has(n) &&
         !windows.has(n) &&
         (Object.keys(ctx.facts.nodes[n] ?? {}).length > 0 || tried.has(n)),
     );

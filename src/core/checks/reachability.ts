@@ -11,6 +11,7 @@ import {
   count,
   endpointSlicesOf,
   finding,
+  labelText,
   list,
   listFew,
   noPodHas,
@@ -23,6 +24,7 @@ import { ciliumNodes, clusterMode, replacement } from './kube-proxy.js';
 import {
   connectProbe,
   idleProbers,
+  PROBED_ENDPOINTS,
   probeSeen,
   probeText,
   probingNodes,
@@ -95,21 +97,31 @@ const refused = (p: Probed) => /refused|unreachable: nothing listens/.test(p.res
 function endpointProbes(
   ctx: CheckContext,
   port: ServicePort,
-): { findings: Finding[]; all: Probed[]; blind: Probed[]; unprobed: Unprobed[] } {
+): {
+  findings: Finding[];
+  all: Probed[];
+  blind: Probed[];
+  unprobed: Unprobed[];
+  beyond: string[];
+} {
   const findings: Finding[] = [];
   const all: Probed[] = [];
   const blind: Probed[] = [];
   const unprobed: Unprobed[] = [];
+  const beyond: string[] = [];
   const probing = probingNodes(ctx);
   const cause = ctx.causedBy(...ENDPOINT_CAUSES);
   const policies = policiesFor(ctx, port);
-  for (const e of ctx.endpoints(port)) {
+  for (const [i, e] of ctx.endpoints(port).entries()) {
     const probe = connectProbe(e.ip, e.port, port.protocol);
     if (!probe) continue;
     const ran = probed(ctx, probe);
     blind.push(...ran.filter((p) => !observed(p)));
-    const missing = probing.filter((n) => !ran.some((p) => p.node === n));
-    if (missing.length > 0) unprobed.push({ target: hostPort(e.ip, e.port), nodes: missing });
+    const by = new Set(ran.map((p) => p.node));
+    const missing = probing.filter((n) => !by.has(n));
+    // past the plan's first endpoints none is probed, by design: counted, said apart
+    if (ran.length === 0 && i >= PROBED_ENDPOINTS) beyond.push(hostPort(e.ip, e.port));
+    else if (missing.length > 0) unprobed.push({ target: hostPort(e.ip, e.port), nodes: missing });
     const got = ran.filter(observed);
     all.push(...got);
     const failed = got.filter((p) => p.result.status === 'fail');
@@ -164,7 +176,7 @@ function endpointProbes(
       ),
     );
   }
-  return { findings, all, blind, unprobed };
+  return { findings, all, blind, unprobed, beyond: probing.length > 0 ? beyond : [] };
 }
 
 /** An address some nodes that ran probes did not probe: nothing is said of it from there. */
@@ -211,7 +223,8 @@ function clusterIpProbes(
   const ran = probed(ctx, probe);
   // nodes that probed, but not this address (a family left out, a probe lost): said, never
   // passed over
-  const missing = probingNodes(ctx).filter((n) => !ran.some((p) => p.node === n));
+  const by = new Set(ran.map((p) => p.node));
+  const missing = probingNodes(ctx).filter((n) => !by.has(n));
   const unprobed = notProbed(
     ctx,
     `${family}ClusterIP ${hostPort(ip, port.port)}`,
@@ -423,31 +436,42 @@ function networkPolicies(ctx: CheckContext, port: ServicePort): Finding[] {
   const what = `${port.port}/${port.protocol}`;
   const blind =
     "kdebug's probes come from the nodes, which NetworkPolicy may treat apart from Pods (that depends on the network plugin): they prove nothing about what a client Pod is allowed.";
-  // the client the person named, where the policies leave it out: the answer to their question
-  const named = client && `Pod ${client.namespace}/${client.name}`;
-  const forClient = client ? clientAdmitted(policies) : undefined;
-  const refused = admits.kind !== 'nothing' && forClient === false;
+  // the client the person named: where the policies leave it out, that is their answer
+  const asked = ctx.options.client?.kind === 'pod' ? ctx.options.client : undefined;
+  const named = asked && `Pod ${asked.namespace ?? svc.namespace}/${asked.name}`;
+  const verdict = client ? clientAdmitted(policies, ctx.selectedPods()) : undefined;
+  const refused =
+    admits.kind !== 'nothing' && verdict && 'refusedBy' in verdict ? verdict : undefined;
+  const where = refused
+    ? refused.refusedBy.length === refused.of
+      ? ''
+      : ` on ${count(refused.refusedBy.length, 'Pod')} of ${refused.of} (${listFew(refused.refusedBy, 3)})`
+    : '';
   const title =
     admits.kind === 'nothing'
       ? `NetworkPolicy ${names} admits no connection to ${what}: every client times out`
       : refused
-        ? `NetworkPolicy ${names} does not admit ${named} (--from) to ${what}: its connections time out`
+        ? `NetworkPolicy ${names} does not admit ${named} (--from) to ${what}${where}: its connections ${where ? 'there ' : ''}time out`
         : admits.kind === 'all'
           ? `NetworkPolicy ${names} admits every source to ${what}`
           : `NetworkPolicy ${names} admits only ${list(admits.sources)} to ${what}`;
+  const labels = client && (labelText(client.labels) || 'none');
+  const forClient = !named
+    ? 'Check that the client is one of them.'
+    : !client
+      ? `${named} (--from) was not read, so kdebug cannot tell whether it is one of them.`
+      : verdict && 'unknown' in verdict
+        ? `Whether ${named} (--from) is one of them kdebug cannot tell: ${verdict.unknown}.`
+        : `${named} (--from) is one of them.`;
   const explanation =
     admits.kind === 'nothing'
       ? `${policies.length === 1 ? 'This NetworkPolicy selects' : 'These NetworkPolicies select'} the Service's Pods for ingress and no ingress rule allows ${what}: connections to the Service and to the Pods directly are dropped silently, so clients time out. Add an ingress rule for the clients that need it.`
       : refused
-        ? `Only ${admits.kind === 'some' ? list(admits.sources) : 'other sources'} may connect to ${what}; ${named} (labels ${
-            Object.entries(client!.labels)
-              .map(([k, v]) => `${k}=${v}`)
-              .join(',') || 'none'
-          }, namespace ${client!.namespace}) matches none of them, so its connections to the Service and to the Pods directly are dropped silently and time out. Add an ingress rule that admits it, or label it as one of the admitted sources.`
+        ? `Each Pod takes only what the policies selecting it admit; ${named} (labels ${labels}, namespace ${client!.namespace}) matches none of the sources they admit to ${what}${where}, so its connections there, through the Service or to the Pods directly, are dropped silently and time out. Add an ingress rule that admits it, or label it as one of the admitted sources.`
         : admits.kind === 'all'
           ? `${policies.length === 1 ? 'This NetworkPolicy selects' : 'These NetworkPolicies select'} the Service's Pods and ${policies.length === 1 ? 'its' : 'their'} rules let any source reach ${what}.`
-          : `Only these sources may connect to ${what}, to the Service or to the Pods directly; anyone else's connections are dropped silently and time out. ${forClient === true ? `${named} (--from) is one of them.` : typeof forClient === 'object' ? `Whether ${named} (--from) is one of them kdebug cannot tell: ${forClient.unknown}.` : 'Check that the client is one of them.'}`;
-  const warn = admits.kind === 'nothing' || refused;
+          : `Only these sources may connect to ${what}, to the Service or to the Pods directly; anyone else's connections are dropped silently and time out. ${forClient}`;
+  const warn = admits.kind === 'nothing' || refused !== undefined;
   return [
     finding('network-policy-applies', warn ? 'warn' : 'pass', title, {
       explanation: `${explanation} ${blind}`,
@@ -456,17 +480,10 @@ function networkPolicies(ctx: CheckContext, port: ServicePort): Finding[] {
           p.lines.map((l) => read(l, `NetworkPolicy ${svc.namespace}/${p.name}`)),
         ),
         ...(client
-          ? [
-              read(
-                `${named}: labels ${
-                  Object.entries(client.labels)
-                    .map(([k, v]) => `${k}=${v}`)
-                    .join(',') || '(none)'
-                }`,
-                `Pod ${client.namespace}/${client.name}`,
-              ),
-            ]
-          : []),
+          ? [read(`${named}: labels ${labels}`, named)]
+          : named
+            ? [unseen(`${named} (--from) was not read`)]
+            : []),
       ],
       next: kubectl(svc.namespace, 'describe', 'networkpolicy', valid.name(policies[0]!.name)),
       service: ctx.servicePortName(port),
@@ -624,6 +641,23 @@ export const reachabilityCheck: Check = {
           port,
         ),
       );
+      if (eps.beyond.length > 0)
+        out.push(
+          finding(
+            'probe-not-observed',
+            'skip',
+            `${count(eps.beyond.length, 'endpoint')} past the first ${PROBED_ENDPOINTS} not probed`,
+            {
+              explanation: `kdebug probes the first ${PROBED_ENDPOINTS} endpoints of each port from each node it reads; the other ${count(eps.beyond.length, 'endpoint')} of ${port.port}/${port.protocol} were not probed, so nothing is said of how they answer.`,
+              evidence: [
+                unseen(
+                  `not probed: ${listFew(eps.beyond, 3)} (the first ${PROBED_ENDPOINTS} of each port are)`,
+                ),
+              ],
+              service: ctx.servicePortName(port),
+            },
+          ),
+        );
       // probes count node x endpoint: the title counts the endpoints
       const answering = new Set(eps.all.map((p) => probeText(p.probe))).size;
       if (eps.all.length > 0 && eps.findings.length === 0)

@@ -235,16 +235,13 @@ function ipsetEntries(
       title: `${name}: ${missing.length === 1 ? missing[0] : `${missing.length} entries`} missing`,
       message: `kube-proxy's iptables rules in IPVS mode match its ipsets, and ${got ? `${name} on ${node} lacks ${missing.length === 1 ? 'an entry' : 'entries'} it should have` : `${node} has no ipset ${name}`}: ${WHY[name.replace(/^KUBE-6-/, 'KUBE-')] ?? 'the rules that match it miss these addresses'}.`,
       expected: missing.slice(0, 20).map((e) => `add ${name} ${e}`),
+      // a summary of the set, not one of its lines: its file, no line number
       actual: [
         got
-          ? lineAt(
-              source,
-              got.line,
-              `${name} holds ${got.entries.size} entr${got.entries.size === 1 ? 'y' : 'ies'}`,
-            )
+          ? `${source}: ${name} holds ${got.entries.size} entr${got.entries.size === 1 ? 'y' : 'ies'}`
           : `${source}: no set ${name}`,
       ],
-      actualAt: { source, ...(got ? { line: got.line } : {}) },
+      actualAt: { source },
     });
   }
 }

@@ -9,8 +9,6 @@ export interface Ipset {
   /** "hash:ip,port", "bitmap:port" ... */
   type: string;
   entries: Set<string>;
-  /** The line that creates it (`create`, or `Name:` in ipset list's form). */
-  line: number;
 }
 
 /** The sets of either form, by name. */
@@ -18,7 +16,6 @@ export function parseIpsets(text: string, file = '<input>'): Map<string, Ipset> 
   const sets = new Map<string, Ipset>();
   let members: Ipset | undefined; // plain form: the set whose "Members:" lines follow
   let named: string | undefined;
-  let at = 0; // the line of the last Name:
   const lines = text.split('\n');
   for (let i = 0; i < lines.length; i++) {
     const t = lines[i]!.replace(/\r$/, '').trim();
@@ -27,25 +24,20 @@ export function parseIpsets(text: string, file = '<input>'): Map<string, Ipset> 
       continue;
     }
     const w = t.split(/\s+/);
-    if (w[0] === 'create' && w.length >= 3) sets.set(w[1]!, set(w[1]!, w[2]!, i + 1));
+    if (w[0] === 'create' && w.length >= 3) sets.set(w[1]!, set(w[1]!, w[2]!));
     else if (w[0] === 'add' && w.length >= 3) {
       const s = sets.get(w[1]!);
       if (!s) throw new IpvsParseError(file, i + 1, `an entry of a set not created before: ${t}`);
       s.entries.add(canonicalEntry(w[2]!));
-    } else if (w[0] === 'Name:') [named, at] = [w[1], i + 1];
-    else if (w[0] === 'Type:' && named) sets.set(named, set(named, w[1] ?? '', at));
+    } else if (w[0] === 'Name:') named = w[1];
+    else if (w[0] === 'Type:' && named) sets.set(named, set(named, w[1] ?? ''));
     else if (w[0] === 'Members:') members = named ? sets.get(named) : undefined;
     else if (members) members.entries.add(canonicalEntry(w[0]!));
   }
   return sets;
 }
 
-const set = (name: string, type: string, line: number): Ipset => ({
-  name,
-  type,
-  entries: new Set(),
-  line,
-});
+const set = (name: string, type: string): Ipset => ({ name, type, entries: new Set() });
 
 /** An entry with its IPv6 addresses printed as Go prints them (kube-proxy's own spelling):
  * "fd00::a,tcp:53", "1.2.3.4,tcp:80,10.0.0.0/8". */

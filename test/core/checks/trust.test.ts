@@ -199,6 +199,97 @@ describe('a NetworkPolicy is evaluated for the client the person named (--from p
       assert.ok(found[0]!.evidence.some((e) => /^Pod \S+: labels /.test(e.text)));
     });
 
+  it('each Pod takes what the policies selecting it admit: one that refuses the client is named', () => {
+    const onlyWeb1 = policy('web-1-only', {
+      podSelector: { matchLabels: { 'statefulset.kubernetes.io/pod-name': 'web-1' } },
+      ingress: [{ from: [{ podSelector: { matchLabels: { role: 'frontend' } } }] }],
+    });
+    const labelled = healthy().map((o) =>
+      o.kind === 'Pod' && o.metadata?.name === 'web-1'
+        ? {
+            ...o,
+            metadata: {
+              ...o.metadata,
+              labels: { ...o.metadata.labels, 'statefulset.kubernetes.io/pod-name': 'web-1' },
+            },
+          }
+        : o,
+    );
+    const found = run(
+      reachabilityCheck,
+      facts([
+        ...labelled,
+        client({ name: 'debug', labels: { run: 'debug' }, ip: '10.244.1.9' }),
+        onlyWeb1,
+      ]),
+      { client: { kind: 'pod', name: 'debug' } },
+    ).filter((f) => f.id === 'network-policy-applies');
+    assert.deepEqual(ids(found), ['network-policy-applies:warn']);
+    assert.match(
+      found[0]!.title,
+      /does not admit Pod default\/debug \(--from\) to 80\/TCP on 1 Pod of 2 \(web-1\)/,
+    );
+  });
+
+  it('a peer with a Pod and a namespace selector needs both: the Pod selector alone refuses', () => {
+    const both = policy('both', {
+      podSelector: { matchLabels: { app: 'web' } },
+      ingress: [
+        {
+          from: [
+            {
+              podSelector: { matchLabels: { role: 'frontend' } },
+              namespaceSelector: { matchLabels: { team: 'x' } },
+            },
+          ],
+        },
+      ],
+    });
+    const found = reach(
+      client({ name: 'debug', labels: { run: 'debug' }, ip: '10.244.1.9' }),
+      { name: 'debug' },
+      both,
+    );
+    assert.deepEqual(ids(found), ['network-policy-applies:warn']);
+  });
+
+  it("an ipBlock holding the client's address, or a client on its node's network: cannot tell, said", () => {
+    const block = policy('block', {
+      podSelector: { matchLabels: { app: 'web' } },
+      ingress: [{ from: [{ ipBlock: { cidr: '10.244.0.0/16' } }] }],
+    });
+    const inBlock = reach(
+      client({ name: 'debug', labels: {}, ip: '10.244.1.9' }),
+      { name: 'debug' },
+      block,
+    );
+    assert.deepEqual(ids(inBlock), ['network-policy-applies:pass']);
+    assert.match(
+      inBlock[0]!.explanation,
+      /cannot tell: its ipBlock 10\.244\.0\.0\/16 holds the Pod's address/,
+    );
+    const host = client({ name: 'agent', labels: { role: 'frontend' }, ip: '192.0.2.11' });
+    (host['spec'] as Record<string, unknown>)['hostNetwork'] = true;
+    const frontend = policy('frontend', {
+      podSelector: { matchLabels: { app: 'web' } },
+      ingress: [{ from: [{ podSelector: { matchLabels: { role: 'frontend' } } }] }],
+    });
+    const onHost = reach(host, { name: 'agent' }, frontend);
+    assert.deepEqual(ids(onHost), ['network-policy-applies:pass']);
+    assert.match(onHost[0]!.explanation, /cannot tell: the client runs on its node's network/);
+  });
+
+  it('a --from Pod kdebug did not read: said, never taken as admitted', () => {
+    const found = run(reachabilityCheck, facts([...healthy(), frontendOnly]), {
+      client: { kind: 'pod', name: 'gone' },
+    }).filter((f) => f.id === 'network-policy-applies');
+    assert.match(
+      found[0]!.explanation,
+      /Pod default\/gone \(--from\) was not read, so kdebug cannot tell/,
+    );
+    assert.ok(found[0]!.evidence.some((e) => e.kind === 'not-observed' && /gone/.test(e.text)));
+  });
+
   it('a namespaceSelector on labels kdebug did not read: cannot tell, said, not a warning', () => {
     const byTeam = policy('team', {
       podSelector: { matchLabels: { app: 'web' } },
@@ -335,5 +426,33 @@ describe('a next command carries the flags the run used', () => {
       resolveNext({ argv: ['kdebug', 'drift'] }, { ...how, snapshot: 'snap' }).argv,
       ['kdebug', 'drift', '--snapshot', 'snap'],
     );
+  });
+});
+
+describe('probes a live run does not make by design are said apart', () => {
+  it('endpoints past the first 16 of a port: one count, not one line per address and node', () => {
+    const eps = Array.from({ length: 20 }, (_, i) => ({
+      ip: `10.244.0.${10 + i}`,
+      node: 'node-a',
+    }));
+    const objects = replace(
+      healthy(),
+      'EndpointSlice',
+      'web-abcde',
+      anEndpointSlice({ endpoints: eps }),
+    );
+    const probes: Record<string, string> = {
+      [`tcp-connect_${VIP}_80`]: probeOut.tcpOk(VIP, 80),
+    };
+    for (const e of eps.slice(0, 16))
+      probes[`tcp-connect_${e.ip}_8080`] = probeOut.tcpOk(e.ip, 8080);
+    const found = run(reachabilityCheck, facts(objects, { 'node-a': probes }));
+    const blind = found.filter((f) => f.id === 'probe-not-observed');
+    assert.deepEqual(
+      blind.map((f) => f.title),
+      ['4 endpoints past the first 16 not probed'],
+    );
+    assert.match(blind[0]!.explanation, /kdebug probes the first 16 endpoints of each port/);
+    assert.equal(blind[0]!.evidence.length, 1);
   });
 });
