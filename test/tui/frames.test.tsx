@@ -37,7 +37,7 @@ describe('Diagnosis frames', () => {
   // the first failing step is selected as the report arrives
   const s = reduce(initialState('diag'), { type: 'report', firstProblem: 2 });
 
-  it('steps with their marks, the failing one selected, its findings on the right', async () => {
+  it('steps with their marks, the failing one selected, its findings on the right, its next command below, whole', async () => {
     const out = await shot(
       <Diagnosis model={diagModel(s, typoReport, WIDTH, HEIGHT)} state={s} tick={0} />,
     );
@@ -45,7 +45,7 @@ describe('Diagnosis frames', () => {
       out,
       `
 ┏━━━━━━━━━━━━━━━━━━━━━━━━━━┓┌──────────────────────────────────────────────────┐
-┃Steps             1 failed┃│Findings                      enter: open  1-17/22│
+┃Steps             1 failed┃│Findings                      enter: open  1-14/20│
 ┃ ✓  1 Service             ┃│ Selector: failed                                 │
 ┃ -  2 Ports               ┃│                                                  │
 ┃›✗  3 Selector            ┃│ ✗ selector app=wbe matches no Pods               │
@@ -60,10 +60,10 @@ describe('Diagnosis frames', () => {
 ┃                          ┃│   selector or the Pods' labels (in their         │
 ┃                          ┃│   workload's Pod template).                      │
 ┃                          ┃│   Evidence:                                      │
-┃                          ┃│     Service default/web: spec.selector app=wbe   │
-┃                          ┃│     2 Pods in namespace default, none with       │
-┃                          ┃│       app=wbe                                    │
 ┗━━━━━━━━━━━━━━━━━━━━━━━━━━┛└──────────────────────────────────────────────────┘
+Next:
+kubectl -n default patch service web --type=merge -p \\
+  '{"spec":{"selector":{"app":"web"}}}'
 `,
     );
   });
@@ -77,7 +77,7 @@ describe('Diagnosis frames', () => {
       out,
       `
 ┌──────────────────────────┐┏━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━┓
-│Steps             1 failed│┃Findings                 enter: its rules  1-17/22┃
+│Steps             1 failed│┃Findings                 enter: its rules  1-14/20┃
 │ ✓  1 Service             │┃ Selector: failed                                 ┃
 │ -  2 Ports               │┃                                                  ┃
 │›✗  3 Selector            │┃›✗ selector app=wbe matches no Pods               ┃
@@ -92,10 +92,10 @@ describe('Diagnosis frames', () => {
 │                          │┃   selector or the Pods' labels (in their         ┃
 │                          │┃   workload's Pod template).                      ┃
 │                          │┃   Evidence:                                      ┃
-│                          │┃     Service default/web: spec.selector app=wbe   ┃
-│                          │┃     2 Pods in namespace default, none with       ┃
-│                          │┃       app=wbe                                    ┃
 └──────────────────────────┘┗━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━┛
+Next:
+kubectl -n default patch service web --type=merge -p \\
+  '{"spec":{"selector":{"app":"web"}}}'
 `,
     );
   });

@@ -47,6 +47,11 @@ export interface DiagModel {
   height: number;
   /** What the run lost: the Steps pane says the report is partial. */
   notRead: NotRead[];
+  /** The selected finding's next command, whole at the screen's width below the panes (no
+   * border in its lines: a terminal copy gives it back as one command, " \\" and all). */
+  next: string[];
+  /** Rows kept below the panes for it: the most any finding of the step needs. */
+  nextRows: number;
 }
 
 /** What the Diagnosis screen says where no Service is diagnosed (`kdebug rules`). */
@@ -96,13 +101,15 @@ export function stepLines(step: Step | undefined, width: number): FindingLine[] 
         for (const l of evidenceText(e).split('\n')) add(l, 'muted', i, '    ', '      ');
       if (more > 0) add(moreText(more), 'muted', i, '    ');
     }
-    // a command is cut only where a terminal copy gives it back whole (a trailing " \\")
-    if (f.next)
-      for (const l of wrapCommand(['Next:', ...shellWords(f.next)], width - 2, ''))
-        out.push({ text: `  ${l}`, tone: 'key', finding: i });
+    // the command itself goes below the panes, where a copy of its lines runs as printed
+    if (f.next) add('Next: shown below the panes when selected', 'muted', i, '  ');
   });
   return out;
 }
+
+/** A command's lines at the screen's width: cut only where a trailing " \\" continues it. */
+const commandLines = (f: Finding | undefined, width: number): string[] =>
+  f?.next ? wrapCommand(shellWords(f.next), width, '') : [];
 
 /** Cursor stops: a finding's first line, and further pages of a finding taller than a page. */
 function stopsOf(lines: FindingLine[], page: number): number[] {
@@ -125,6 +132,13 @@ export function diagModel(
   const leftWidth = Math.min(34, Math.max(24, Math.floor(width * 0.36)));
   const rightWidth = width - leftWidth;
   const step = Math.min(cursorOf(s, 'diag', 0), Math.max(0, steps.length - 1));
+  // the rows below the panes stay put while the cursor moves within a step: its tallest command
+  const tallest = Math.max(
+    0,
+    ...(steps[step]?.findings ?? []).map((f) => commandLines(f, width).length),
+  );
+  const nextRows = tallest > 0 ? Math.min(tallest + 1, Math.floor(height / 3)) : 0;
+  height -= nextRows;
   // borders take two columns, the selection gutter one
   const lines = stepLines(steps[step], rightWidth - 3);
   const stops = stopsOf(lines, innerLines(height));
@@ -153,6 +167,8 @@ export function diagModel(
     rightWidth,
     height,
     notRead,
+    next: commandLines(finding, width),
+    nextRows,
   };
 }
 
@@ -182,64 +198,76 @@ export function Diagnosis({
   const problems = m.steps.filter((s) => s.status === 'fail').length;
   const notRead = m.notRead.length;
   return (
-    <Box width={m.leftWidth + m.rightWidth}>
-      <Pane
-        title="Steps"
-        info={[
-          problems > 0 ? `${problems} failed` : '',
-          notRead > 0 ? `partial: ${notRead} not read` : '',
-        ]
-          .filter(Boolean)
-          .join(', ')}
-        scroll={{ top: stepStart, shown: page, total: m.steps.length }}
-        focused={focus === 0}
-        width={m.leftWidth}
-        height={m.height}
-      >
-        {m.steps.length === 0 ? <T tone="muted">no Service diagnosed</T> : null}
-        {m.steps.slice(stepStart, stepStart + page).map((st, i) => {
-          const index = stepStart + i;
-          const selected = index === m.step;
-          return (
-            <T key={st.id} selected={selected && focus === 0}>
-              {selected ? '›' : ' '}
-              <Mark status={shownStepStatus(st)} tick={tick} /> {String(index + 1).padStart(2)}{' '}
-              {st.title}
-            </T>
-          );
-        })}
-      </Pane>
-      <Pane
-        title="Findings"
-        info={focus === 0 ? 'enter: open' : 'enter: its rules'}
-        scroll={{ top, shown: page, total: m.lines.length }}
-        focused={focus === 1}
-        width={m.rightWidth}
-        height={m.height}
-      >
-        {m.steps.length === 0
-          ? wrap(NO_REPORT, m.rightWidth - 3).map((l, i) => (
-              <T key={i} tone="muted">
-                {l}
+    <Box flexDirection="column" width={m.leftWidth + m.rightWidth}>
+      <Box width={m.leftWidth + m.rightWidth}>
+        <Pane
+          title="Steps"
+          info={[
+            problems > 0 ? `${problems} failed` : '',
+            notRead > 0 ? `partial: ${notRead} not read` : '',
+          ]
+            .filter(Boolean)
+            .join(', ')}
+          scroll={{ top: stepStart, shown: page, total: m.steps.length }}
+          focused={focus === 0}
+          width={m.leftWidth}
+          height={m.height}
+        >
+          {m.steps.length === 0 ? <T tone="muted">no Service diagnosed</T> : null}
+          {m.steps.slice(stepStart, stepStart + page).map((st, i) => {
+            const index = stepStart + i;
+            const selected = index === m.step;
+            return (
+              <T key={st.id} selected={selected && focus === 0}>
+                {selected ? '›' : ' '}
+                <Mark status={shownStepStatus(st)} tick={tick} /> {String(index + 1).padStart(2)}{' '}
+                {st.title}
               </T>
-            ))
-          : null}
-        {m.lines.slice(top, top + page).map((l, i) => (
-          <T
-            key={top + i}
-            tone={l.tone}
-            selected={l.status !== undefined && l.finding === selectedFinding}
-          >
-            {l.status !== undefined && l.finding === selectedFinding ? '›' : ' '}
-            {l.status !== undefined ? (
-              <>
-                <Mark status={l.status} tick={tick} />{' '}
-              </>
-            ) : null}
-            {l.status !== undefined ? l.text : l.text || ' '}
-          </T>
-        ))}
-      </Pane>
+            );
+          })}
+        </Pane>
+        <Pane
+          title="Findings"
+          info={focus === 0 ? 'enter: open' : 'enter: its rules'}
+          scroll={{ top, shown: page, total: m.lines.length }}
+          focused={focus === 1}
+          width={m.rightWidth}
+          height={m.height}
+        >
+          {m.steps.length === 0
+            ? wrap(NO_REPORT, m.rightWidth - 3).map((l, i) => (
+                <T key={i} tone="muted">
+                  {l}
+                </T>
+              ))
+            : null}
+          {m.lines.slice(top, top + page).map((l, i) => (
+            <T
+              key={top + i}
+              tone={l.tone}
+              selected={l.status !== undefined && l.finding === selectedFinding}
+            >
+              {l.status !== undefined && l.finding === selectedFinding ? '›' : ' '}
+              {l.status !== undefined ? (
+                <>
+                  <Mark status={l.status} tick={tick} />{' '}
+                </>
+              ) : null}
+              {l.status !== undefined ? l.text : l.text || ' '}
+            </T>
+          ))}
+        </Pane>
+      </Box>
+      {m.nextRows > 0 ? (
+        <Box flexDirection="column" height={m.nextRows}>
+          <T tone="muted">{m.next.length > 0 ? 'Next:' : ' '}</T>
+          {m.next.slice(0, m.nextRows - 1).map((l, i) => (
+            <T key={i} tone="key">
+              {l}
+            </T>
+          ))}
+        </Box>
+      ) : null}
     </Box>
   );
 }
