@@ -220,24 +220,30 @@ export async function svcCommand(
       ...portOf(named, ref),
     };
     if (tui) {
-      // no facts yet: the TUI shows the steps completing as they arrive
-      const load: TuiInput['load'] = async (progress, partial) => {
-        // the nodes read so far, one activity line that each node done replaces
-        let shown: string | undefined;
-        const tally = (t: NodeTally) => {
-          if (shown) progress({ what: shown, state: 'done' });
-          shown = t.left > 0 ? nodesText(t) : undefined;
-          if (shown) progress({ what: shown, state: 'start' });
+      // no facts yet: the TUI shows the steps completing as they arrive; `:svc NAME` reads another
+      const loadFor =
+        (target: DiagnosedService): TuiInput['load'] =>
+        async (progress, partial) => {
+          // the nodes read so far, one activity line that each node done replaces
+          let shown: string | undefined;
+          const tally = (t: NodeTally) => {
+            if (shown) progress({ what: shown, state: 'done' });
+            shown = t.left > 0 ? nodesText(t) : undefined;
+            if (shown) progress({ what: shown, state: 'start' });
+          };
+          return (await readLive(cluster, target, VERSION, progress, partial, which, tally)).facts;
         };
-        return (await readLive(cluster, target, VERSION, progress, partial, which, tally)).facts;
-      };
+      const listServices = async () =>
+        clusterView(await cluster.list({ path: '/api/v1/services' })).services;
       const invocation = invocationOf(g, o);
       const deadlines = { apiMs: 15_000, nodeMs: 1000 * (Number(o.nodeTimeout) || 60) };
       return await interactive(
         {
           start: 'diag',
           target,
-          load,
+          load: loadFor(target),
+          loadFor,
+          listServices,
           questions: asks,
           invocation,
           deadlines,

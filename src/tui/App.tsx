@@ -2,7 +2,9 @@
 // lays out the header, the current screen or overlay, and the footer at the terminal's size.
 import { Box, useApp, useInput } from 'ink';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import type { Facts, Report } from '../core/model.js';
+import type { DiagnosedService } from '../core/diagnose.js';
+import type { Service } from '../core/kube.js';
+import { shownStepStatus, type Facts, type Report, type Shown } from '../core/model.js';
 import type { Analysis } from '../core/analysis.js';
 import { Footer } from './components/footer.js';
 import { Header } from './components/header.js';
@@ -20,6 +22,7 @@ import type { Question, Questions } from './questions.js';
 import { Rules } from './screens/Rules.js';
 import { Search } from './screens/Search.js';
 import { Trace } from './screens/Trace.js';
+import { Namespaces, Services } from './screens/Services.js';
 import { SPINNER, theme } from './theme.js';
 import { wrap } from './wrap.js';
 
@@ -54,6 +57,11 @@ export interface TuiInput extends AnalyzeOptions {
   snapshot?: string;
   /** How long each read may take before it gives up (the footer says so while waiting). */
   deadlines?: { apiMs: number; nodeMs: number };
+  /** Live: the read of another Service (`:svc NAME`, enter on the Services list); without it
+   * another Service is diagnosed from the facts in hand (a snapshot). */
+  loadFor?: (target: DiagnosedService) => TuiInput['load'];
+  /** Live: the cluster's Services, for the `:svc` list (else the facts' own). */
+  listServices?: () => Promise<Service[]>;
 }
 
 /**
@@ -84,9 +92,10 @@ const MIN = { columns: 40, rows: 12 };
 
 const EMPTY: Facts = { objects: [], nodes: {}, meta: {} };
 
-/** Facts and what the core made of them, with what is being read while loading. */
+/** Facts and what the core made of them, with what is being read while loading; `diagnose`
+ * turns to another Service (read live where the input can, else from the facts in hand). */
 function useFacts(input: TuiInput) {
-  const options = useRef(input).current;
+  const options = useRef({ ...input }).current;
   const [data, setData] = useState<TuiData>(() =>
     analyze(options.facts ?? EMPTY, {
       ...options,
@@ -106,60 +115,90 @@ function useFacts(input: TuiInput) {
     },
     [],
   );
-  const load = useCallback(() => {
-    if (busy.current) return;
-    busy.current = true;
-    setLoading(true);
-    setError(undefined);
-    setFatal(undefined);
-    const deadlines = options.deadlines;
-    setActivity([{ label: 'reading facts', since: Date.now(), deadlineMs: deadlines?.apiMs }]);
-    const label = (p: Progress) => (p.node ? `node ${p.node}: ${p.what}` : `reading ${p.what}`);
-    // reads still on their way when the load ended (it failed) are not activity any more
-    let settled = false;
-    const onProgress = (p: Progress) => {
-      if (!mounted.current || settled) return;
-      setActivity((a) => {
-        const rest = a.filter((x) => x.label !== label(p) && x.label !== 'reading facts');
-        const deadlineMs = p.node ? deadlines?.nodeMs : deadlines?.apiMs;
-        return p.state === 'start'
-          ? [...rest, { label: label(p), since: Date.now(), deadlineMs }]
-          : rest;
-      });
-      if (p.state === 'failed') setError(`${label(p)} failed: ${p.error ?? ''}`);
-    };
-    // each read's analysis takes over the dumps the one before parsed: parsed once per run
-    const onPartial: PartialFacts = (facts, collecting) => {
-      if (mounted.current) setData((d) => analyze(facts, { ...options, collecting }, d.analysis));
-    };
-    options
-      .load(onProgress, onPartial)
-      .then((facts) => mounted.current && setData((d) => analyze(facts, options, d.analysis)))
-      .catch((e: Error) => {
-        if (!mounted.current) return;
-        // nothing was read that a step could use: the reason replaces the spinners
-        setFatal(e.message);
-        setData((d) => analyze(d.analysis, options));
-      })
-      .finally(() => {
-        settled = true;
-        busy.current = false;
-        if (!mounted.current) return;
-        setActivity([]);
-        setLoading(false);
-      });
-  }, [options]);
+  const load = useCallback(
+    (read: TuiInput['load'] = options.load) => {
+      if (busy.current) return;
+      busy.current = true;
+      setLoading(true);
+      setError(undefined);
+      setFatal(undefined);
+      const deadlines = options.deadlines;
+      setActivity([{ label: 'reading facts', since: Date.now(), deadlineMs: deadlines?.apiMs }]);
+      const label = (p: Progress) => (p.node ? `node ${p.node}: ${p.what}` : `reading ${p.what}`);
+      // reads still on their way when the load ended (it failed) are not activity any more
+      let settled = false;
+      const onProgress = (p: Progress) => {
+        if (!mounted.current || settled) return;
+        setActivity((a) => {
+          const rest = a.filter((x) => x.label !== label(p) && x.label !== 'reading facts');
+          const deadlineMs = p.node ? deadlines?.nodeMs : deadlines?.apiMs;
+          return p.state === 'start'
+            ? [...rest, { label: label(p), since: Date.now(), deadlineMs }]
+            : rest;
+        });
+        if (p.state === 'failed') setError(`${label(p)} failed: ${p.error ?? ''}`);
+      };
+      // each read's analysis takes over the dumps the one before parsed: parsed once per run
+      const onPartial: PartialFacts = (facts, collecting) => {
+        if (mounted.current) setData((d) => analyze(facts, { ...options, collecting }, d.analysis));
+      };
+      read(onProgress, onPartial)
+        .then((facts) => mounted.current && setData((d) => analyze(facts, options, d.analysis)))
+        .catch((e: Error) => {
+          if (!mounted.current) return;
+          // nothing was read that a step could use: the reason replaces the spinners
+          setFatal(e.message);
+          setData((d) => analyze(d.analysis, options));
+        })
+        .finally(() => {
+          settled = true;
+          busy.current = false;
+          if (!mounted.current) return;
+          setActivity([]);
+          setLoading(false);
+        });
+    },
+    [options],
+  );
   useEffect(() => {
     if (options.facts === undefined) load();
   }, [options, load]);
-  return { data, activity, error, fatal, loading, load };
+  const diagnose = useCallback(
+    (target: DiagnosedService) => {
+      options.target = target;
+      if (options.loadFor) {
+        const read = options.loadFor(target);
+        options.load = read;
+        load(read);
+      } else setData((d) => analyze(d.analysis, options));
+    },
+    [options, load],
+  );
+  return { data, activity, error, fatal, loading, load: () => load(), diagnose };
+}
+
+/** The mark a Report leaves on its Service in the `:svc` list: its first problem, else partial
+ * where a step could not look everywhere, else pass; none while steps are pending. */
+function reportMark(r: Report): Shown | undefined {
+  if (r.steps.some((s) => s.status === 'pending')) return undefined;
+  if (r.firstProblem) return r.firstProblem.status;
+  const shown = r.steps.map(shownStepStatus);
+  return shown.includes('partial') || shown.includes('unobserved') ? 'partial' : 'pass';
 }
 
 const printable = (input: string, key: KeyFlags) =>
   input.length > 0 && !key.ctrl && !key.meta && !/[\x00-\x1f\x7f]/.test(input); // eslint-disable-line no-control-regex
 
 export function App(props: AppProps) {
-  const { data, activity, error, fatal, loading, load } = useFacts(props);
+  const { data, activity, error, fatal, loading, load, diagnose } = useFacts(props);
+  // each Service diagnosed in this session keeps the mark of its last diagnosis in the list
+  const marks = useRef(new Map<string, Shown>()).current;
+  if (data.report && data.target) {
+    const mark = reportMark(data.report);
+    if (mark) marks.set(`${data.target.namespace}/${data.target.service}`, mark);
+  }
+  // live: the cluster's Services, listed once when the list is first shown
+  const [services, setServices] = useState<Service[]>();
   // keys can arrive several in one read ("jj\r"): each is reduced from the state the previous
   // one left, not from the last render's
   const [state, setState] = useState((): State => {
@@ -175,6 +214,16 @@ export function App(props: AppProps) {
   const { exit } = useApp();
   const [tick, setTick] = useState(0);
   const report = data.report;
+  const listing = state.screen === 'svc' || state.screen === 'ns';
+  useEffect(() => {
+    if (!listing || services || !props.listServices) return;
+    props
+      .listServices()
+      .then(setServices)
+      .catch((e: Error) =>
+        dispatch({ type: 'flash', text: `listing the Services failed: ${e.message}` }),
+      );
+  }, [listing, services, props.listServices]);
 
   // follow the first failing step as results arrive, until the user picks one
   useEffect(() => dispatch({ type: 'report', firstProblem: firstProblem(report) }), [report]);
@@ -212,8 +261,8 @@ export function App(props: AppProps) {
   // one line is left free so the last frame never scrolls the terminal
   const bodyHeight = size.rows - 4;
   // what each screen shows, computed once per state (the key handler and the render share it)
-  const cache = useMemo(() => new WeakMap<State, Models>(), [data, width, bodyHeight]);
-  const screen: Screen = { data, width, bodyHeight };
+  const cache = useMemo(() => new WeakMap<State, Models>(), [data, width, bodyHeight, services]);
+  const screen: Screen = { data, width, bodyHeight, marks, ...(services ? { services } : {}) };
   const modelsOf = (s: State): Models => {
     let m = cache.get(s);
     if (!m) cache.set(s, (m = models(s, screen)));
@@ -256,6 +305,7 @@ export function App(props: AppProps) {
       // raw mode turns the terminal's interrupt into a key: it ends the run as SIGINT would
       else if (e.do === 'quit') return quit(name === 'ctrl+c');
       else if (e.do === 'recollect') load();
+      else if (e.do === 'diagnose') diagnose(e.target);
       else answer(e.yes);
     }
   }
@@ -292,6 +342,8 @@ export function App(props: AppProps) {
   else if (shown.rules) body = <Rules model={shown.rules} state={state} />;
   else if (shown.trace) body = <Trace model={shown.trace} state={state} />;
   else if (shown.drift) body = <Drift model={shown.drift} />;
+  else if (shown.services) body = <Services model={shown.services} namespace={state.namespace} />;
+  else if (shown.namespaces) body = <Namespaces model={shown.namespaces} />;
 
   const rulesNode = data.nodes[Math.min(state.node.rules, data.nodes.length - 1)];
   return (

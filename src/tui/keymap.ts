@@ -1,7 +1,7 @@
 // The one keymap: every key, what it does, and where. The `?` help is generated from this table,
 // so a binding that is not here does not exist and one that is here is documented.
 
-export type ScreenName = 'diag' | 'rules' | 'drift' | 'trace';
+export type ScreenName = 'diag' | 'rules' | 'drift' | 'trace' | 'svc' | 'ns';
 /** Where a binding applies: a screen, a modal (search, command line, help), or every screen. */
 export type Where = ScreenName | 'search' | 'command' | 'help' | 'confirm' | 'all';
 
@@ -38,10 +38,13 @@ export interface Binding {
 }
 
 export const SCREENS: { name: ScreenName; title: string; command: string; aliases: string[] }[] = [
-  { name: 'diag', title: 'Diagnosis', command: 'diag', aliases: ['diagnosis', 'svc', 'steps'] },
+  { name: 'diag', title: 'Diagnosis', command: 'diag', aliases: ['diagnosis', 'steps'] },
   { name: 'rules', title: 'Rules', command: 'rules', aliases: ['rule', 'tree'] },
   { name: 'drift', title: 'Drift', command: 'drift', aliases: ['expected'] },
   { name: 'trace', title: 'Trace', command: 'trace', aliases: ['walk', 'packet'] },
+  // as kubectl names them: `:svc NAME` and `:svc NS/NAME` diagnose one, `:ns NAME` picks one
+  { name: 'svc', title: 'Services', command: 'svc', aliases: ['services', 'service'] },
+  { name: 'ns', title: 'Namespaces', command: 'ns', aliases: ['namespaces', 'namespace'] },
 ];
 
 const SCREEN_NAMES: Where[] = SCREENS.map((s) => s.name);
@@ -76,6 +79,9 @@ export const KEYMAP: Binding[] = [
     description: 'next: source, destination, walk',
     screens: ['trace'],
   },
+  { keys: ['enter'], action: 'drill', description: 'diagnose the Service', screens: ['svc'] },
+  { keys: ['enter'], action: 'drill', description: 'its Services', screens: ['ns'] },
+  { keys: ['/'], action: 'search', description: 'filter the list', screens: ['svc', 'ns'] },
   { keys: ['esc'], action: 'back', description: 'back', screens: ['all'] },
   { keys: ['tab'], action: 'nextPane', description: 'next pane', screens: ['all'] },
   { keys: ['h', 'left'], action: 'collapse', description: 'close', screens: ['rules'] },
@@ -99,7 +105,7 @@ export const KEYMAP: Binding[] = [
   {
     keys: ['enter'],
     action: 'accept',
-    description: 'jump to it in the Rules screen',
+    description: 'jump to it in the Rules screen (a list: keep the filter)',
     screens: ['search'],
   },
   { keys: ['enter'], action: 'accept', description: 'run the command', screens: ['command'] },
@@ -224,11 +230,22 @@ export function helpSections(): HelpSection[] {
   return sections.filter((s) => s.rows.length > 0);
 }
 
-export type Command = { kind: 'screen'; screen: ScreenName } | { kind: 'help' } | { kind: 'quit' };
+export type Command =
+  { kind: 'screen'; screen: ScreenName; arg?: string } | { kind: 'help' } | { kind: 'quit' };
 
-/** What a `:` command line means; undefined for an unknown name. */
+/** What a `:` command line means (`:svc NS/NAME`: the screen and its argument); undefined for an
+ * unknown name. */
 export function parseCommand(text: string): Command | undefined {
-  const name = text.trim().replace(/^:/, '').toLowerCase();
+  const [word = '', arg, ...extra] = text.trim().replace(/^:/, '').split(/\s+/);
+  const c = screenCommand(word.toLowerCase());
+  if (!c || (arg === undefined && extra.length === 0)) return c;
+  // only the Services and Namespaces lists take a name
+  if (c.kind !== 'screen' || (c.screen !== 'svc' && c.screen !== 'ns') || extra.length > 0)
+    return undefined;
+  return { ...c, arg };
+}
+
+function screenCommand(name: string): Command | undefined {
   if (name === 'q' || name === 'quit' || name === 'q!') return { kind: 'quit' };
   if (name === 'help' || name === '?') return { kind: 'help' };
   const screen = SCREENS.find((s) => s.command === name || s.aliases.includes(name));

@@ -3,7 +3,18 @@
 // Pure: a key and the state in, the effects out; App.tsx runs them. Tested without Ink.
 import type { TuiData } from './data.js';
 import { completeCommand, parseCommand, type KeyAction } from './keymap.js';
-import type { Action, State, View } from './state.js';
+import { LISTS, type Action, type State, type View } from './state.js';
+import type { DiagnosedService } from '../core/diagnose.js';
+import type { Service } from '../core/kube.js';
+import type { Shown } from '../core/model.js';
+import { valid } from '../core/next-command.js';
+import {
+  listView,
+  namespacesModel,
+  servicesModel,
+  type ListModel,
+  type ServiceRow,
+} from './screens/Services.js';
 import { diagModel, diagView, type DiagModel } from './screens/Diagnosis.js';
 import { driftFinding, driftModel, driftView, type DriftModel } from './screens/Drift.js';
 import { helpLines, helpView } from './screens/Help.js';
@@ -19,6 +30,8 @@ export interface Models {
   trace?: TraceModel;
   drift?: DriftModel;
   search?: SearchModel;
+  services?: ListModel<ServiceRow>;
+  namespaces?: ListModel<string>;
 }
 
 /** What the screens are computed from: the data and the size of the body. */
@@ -26,6 +39,10 @@ export interface Screen {
   data: TuiData;
   width: number;
   bodyHeight: number;
+  /** The Services the lists show (a live run's own list, else the facts'). */
+  services?: Service[];
+  /** The mark of each Service's last diagnosis in this session, by "ns/name". */
+  marks?: ReadonlyMap<string, Shown>;
 }
 
 /** What App.tsx does for a key: reduce an action, or act on the world. */
@@ -33,7 +50,9 @@ export type Effect =
   | { do: 'dispatch'; action: Action }
   | { do: 'quit' }
   | { do: 'recollect' }
-  | { do: 'answer'; yes: boolean };
+  | { do: 'answer'; yes: boolean }
+  /** Another Service diagnosed (`:svc NAME`, enter on the Services list). */
+  | { do: 'diagnose'; target: DiagnosedService };
 
 /** "ns/name" of the diagnosed Service, which the Rules screen opens at. */
 export const focusOf = (data: TuiData) =>
@@ -50,9 +69,20 @@ export function models(s: State, sc: Screen): Models {
       s.screen === 'drift'
         ? driftModel(s, data.nodes, width, bodyHeight, data.invocation)
         : undefined,
-    search: s.modal === 'search' ? searchModel(s, data.nodes, width, bodyHeight) : undefined,
+    search:
+      s.modal === 'search' && !LISTS.includes(s.screen)
+        ? searchModel(s, data.nodes, width, bodyHeight)
+        : undefined,
+    services:
+      s.screen === 'svc'
+        ? servicesModel(s, listed(sc), sc.marks ?? new Map(), width, bodyHeight)
+        : undefined,
+    namespaces: s.screen === 'ns' ? namespacesModel(s, listed(sc), width, bodyHeight) : undefined,
   };
 }
+
+/** The Services the list screens show. */
+const listed = (sc: Screen) => sc.services ?? sc.data.view.services;
 
 /** The lists and page size the reducer moves cursors in. */
 export function view(s: State, m: Models, bodyHeight: number): View {
@@ -62,6 +92,8 @@ export function view(s: State, m: Models, bodyHeight: number): View {
   if (m.rules) return rulesView(m.rules);
   if (m.trace) return traceView(m.trace);
   if (m.drift) return driftView(m.drift);
+  if (m.services) return listView(m.services);
+  if (m.namespaces) return listView(m.namespaces);
   return { lists: [], page: 1 };
 }
 
@@ -87,11 +119,21 @@ export function navigate(s: State, action: KeyAction, m: Models, sc: Screen): Ef
     case 'recollect':
       return [{ do: 'recollect' }];
     case 'accept':
-      return s.modal === 'search' ? searchHit(s, m, sc) : command(s);
+      if (s.modal === 'search' && LISTS.includes(s.screen))
+        return [dispatch({ type: 'filter', text: s.query.trim() })];
+      return s.modal === 'search' ? searchHit(s, m, sc) : command(s, sc);
     case 'complete':
       return [dispatch({ type: 'setCommand', text: completeCommand(s.commandLine) })];
     case 'drill':
       if (s.screen === 'diag' && s.pane.diag === 1) return findingJump(s, m, sc);
+      if (s.screen === 'svc') {
+        const row = m.services?.rows[m.services.cursor];
+        return row ? diagnose({ namespace: row.namespace, service: row.name }) : [];
+      }
+      if (s.screen === 'ns') {
+        const ns = m.namespaces?.rows[m.namespaces.cursor];
+        return ns ? [dispatch({ type: 'namespace', namespace: ns })] : [];
+      }
       if (s.screen === 'drift') {
         const f = driftFinding(m.drift!);
         return f ? [rulesJump(s, sc, m.drift!.nodeIndex, f.service)] : [];
@@ -151,18 +193,38 @@ function findingJump(s: State, m: Models, sc: Screen): Effect[] {
   return [rulesJump(s, sc, node, f.service)];
 }
 
-/** Enter on the ":" line: a screen, help or quit; anything else is said and closed. */
-function command(s: State): Effect[] {
+/** Another Service's diagnosis, its steps from the top. */
+const diagnose = (target: DiagnosedService): Effect[] => [
+  { do: 'diagnose', target },
+  dispatch({ type: 'diagnosing' }),
+];
+
+/** Enter on the ":" line: a screen, help or quit (`:svc NS/NAME` diagnoses that Service, `:ns
+ * NAME` lists its Services); anything else is said and closed. */
+function command(s: State, sc: Screen): Effect[] {
   const c = parseCommand(s.commandLine);
   if (!c)
     return [
       dispatch({
         type: 'flash',
-        text: `unknown screen ":${s.commandLine}": try :diag :rules :drift :trace`,
+        text: `unknown screen ":${s.commandLine}": try :diag :rules :drift :trace :svc :ns`,
       }),
       dispatch({ type: 'closeModal' }),
     ];
   if (c.kind === 'quit') return [{ do: 'quit' }];
   if (c.kind === 'help') return [dispatch({ type: 'help' })];
+  if (c.arg !== undefined && c.screen === 'ns')
+    return [dispatch({ type: 'namespace', namespace: c.arg })];
+  if (c.arg !== undefined) {
+    const [ns, name] = c.arg.includes('/') ? c.arg.split('/', 2) : [undefined, c.arg];
+    const namespace = ns ?? s.namespace ?? sc.data.target?.namespace ?? 'default';
+    // a name goes into API paths live: one Kubernetes could have made, or said
+    if (valid.name(name) === undefined || valid.namespace(namespace) === undefined)
+      return [
+        dispatch({ type: 'flash', text: `":svc ${c.arg}": give NAME or NAMESPACE/NAME` }),
+        dispatch({ type: 'closeModal' }),
+      ];
+    return diagnose({ namespace, service: name! });
+  }
   return [dispatch({ type: 'screen', screen: c.screen })];
 }

@@ -33,7 +33,14 @@ export interface State {
   question?: string[];
   /** One line for the footer: an unknown command, nothing to drill into ... */
   flash?: string;
+  /** The Services list's namespace (`:ns`); none: every namespace. */
+  namespace?: string;
+  /** The filter a list screen (Services, Namespaces) keeps after `/` and enter. */
+  filter: Partial<Record<ScreenName, string>>;
 }
+
+/** The screens whose `/` filters their own list rather than searching the rules. */
+export const LISTS: ScreenName[] = ['svc', 'ns'];
 
 /** What is on screen now, as the reducer needs it. */
 export interface View {
@@ -72,14 +79,20 @@ export type Action =
   | { type: 'setCommand'; text: string }
   /** A question from outside (y or n), and its answer given. */
   | { type: 'ask'; lines: string[] }
-  | { type: 'answered' };
+  | { type: 'answered' }
+  /** A list's filter kept (enter on its `/` line). */
+  | { type: 'filter'; text: string }
+  /** `:ns NAME` or enter on a namespace: the Services of that one (none: every one). */
+  | { type: 'namespace'; namespace: string | undefined }
+  /** Another Service diagnosed: its steps from the top, the first problem followed again. */
+  | { type: 'diagnosing' };
 
 export function initialState(screen: ScreenName = 'diag', node = 0): State {
   return {
     screen,
     back: [],
     modal: 'none',
-    pane: { diag: 0, rules: 0, drift: 0, trace: 0 },
+    pane: { diag: 0, rules: 0, drift: 0, trace: 0, svc: 0, ns: 0 },
     cursor: {},
     stepPinned: false,
     node: { rules: node, drift: node },
@@ -87,6 +100,7 @@ export function initialState(screen: ScreenName = 'diag', node = 0): State {
     raw: false,
     query: '',
     commandLine: '',
+    filter: {},
   };
 }
 
@@ -152,6 +166,13 @@ function screenKey(s: State, action: KeyAction, view: View): State {
       return { ...s, pane: { ...s.pane, [s.screen]: panes > 0 ? (pane + 1) % panes : 0 } };
     case 'back':
       if (pane > 0) return { ...s, pane: { ...s.pane, [s.screen]: pane - 1 } };
+      // a list's filter goes first, as in k9s
+      if (s.filter[s.screen])
+        return {
+          ...s,
+          filter: { ...s.filter, [s.screen]: undefined },
+          cursor: { ...s.cursor, [cursorKey(s.screen, 0)]: 0 },
+        };
       if (s.screen === 'rules' && s.raw) return { ...s, raw: false, rawChain: undefined };
       if (s.back.length === 0) return s;
       return { ...s, screen: s.back[s.back.length - 1]!, back: s.back.slice(0, -1) };
@@ -315,5 +336,27 @@ export function reduce(s: State, a: Action): State {
       return { ...s, modal: 'confirm', question: a.lines };
     case 'answered':
       return { ...s, modal: 'none', question: undefined };
+    case 'filter':
+      return {
+        ...s,
+        modal: 'none',
+        filter: { ...s.filter, [s.screen]: a.text || undefined },
+        cursor: { ...s.cursor, [cursorKey(s.screen, 0)]: 0 },
+      };
+    case 'namespace': {
+      const next = go(s, 'svc');
+      // another namespace: its Services unfiltered
+      return {
+        ...next,
+        namespace: a.namespace,
+        filter: { ...next.filter, svc: undefined },
+        cursor: { ...next.cursor, [cursorKey('svc', 0)]: 0 },
+      };
+    }
+    case 'diagnosing': {
+      const next = go(s, 'diag');
+      const { [cursorKey('diag', 0)]: _a, [cursorKey('diag', 1)]: _b, ...cursor } = next.cursor;
+      return { ...next, cursor, stepPinned: false, pane: { ...next.pane, diag: 0 } };
+    }
   }
 }

@@ -274,6 +274,60 @@ describe('the traps of the first ten minutes, in a terminal', skip, () => {
     assert.doesNotMatch(s, /internal error|at .*\.js/);
   });
 
+  it(':svc lists the Services, / filters, enter diagnoses one, esc returns; :ns picks a namespace; :svc NS/NAME opens one', async () => {
+    const r = run('node bin/kdebug.js svc nginx-svc --snapshot snapshots/nginx-svc');
+    await waitFor2('the first frame', (x) => x.includes('10 Hairpin'));
+    const command = (text: string) => {
+      t2('send-keys', '-t', SESSION, '-l', text);
+      t2('send-keys', '-t', SESSION, 'Enter');
+    };
+    command(':svc');
+    let s = await waitFor2(
+      'the Services list',
+      (x) => x.includes('[Services]') && x.includes('kube-dns'),
+    );
+    // every Service of the snapshot, the one diagnosed marked with its last diagnosis
+    assert.match(s, /default +kubernetes +ClusterIP +10\.1\.0\.1 /);
+    assert.match(s, /✓ +default +nginx-svc +ClusterIP +10\.1\.190\.219 +http:8080\/TCP/);
+    assert.match(s, /kube-system +kube-dns +ClusterIP +10\.1\.0\.10 /);
+    t2('send-keys', '-t', SESSION, '-l', '/dns');
+    s = await waitFor2(
+      'the filter applied',
+      (x) => x.includes('/dns') && !/default +nginx-svc/.test(x),
+    );
+    t2('send-keys', '-t', SESSION, 'Enter');
+    t2('send-keys', '-t', SESSION, 'Enter');
+    s = await waitFor2(
+      'kube-dns diagnosed',
+      (x) => x.includes('[Diagnosis]') && x.includes('kube-system/kube-dns'),
+    );
+    t2('send-keys', '-t', SESSION, 'Escape');
+    s = await waitFor2('back on the list', (x) => x.includes('[Services]') && x.includes('/dns'));
+    assert.match(s, /kube-system +kube-dns/);
+    command(':ns');
+    s = await waitFor2(
+      'the namespaces',
+      (x) => x.includes('[Namespaces]') && x.includes('kube-system'),
+    );
+    t2('send-keys', '-t', SESSION, 'Enter'); // default, the first
+    s = await waitFor2('the Services of default', (x) => x.includes('Services (default)'));
+    assert.match(s, /default +nginx-svc/);
+    assert.doesNotMatch(s, /kube-system +kube-dns/);
+    command(':svc kube-system/kube-dns');
+    await waitFor2(
+      'kube-dns diagnosed again',
+      (x) => x.includes('[Diagnosis]') && x.includes('kube-system/kube-dns'),
+    );
+    command(':svc no such');
+    await waitFor2(
+      'a refused argument said',
+      (x) => x.includes('give NAME or NAMESPACE/NAME') || x.includes('unknown screen'),
+    );
+    t2('send-keys', '-t', SESSION, 'q');
+    s = await waitFor2('the shell back', r.exited);
+    assert.ok([0, 1, 2].includes(r.code(s)));
+  });
+
   it('80x24: a unique prefix after ":" switches screen, the snapshot is named on top', async () => {
     const r = run('node bin/kdebug.js svc nginx-svc --snapshot snapshots/nginx-svc');
     let s = await waitFor2(

@@ -1,0 +1,170 @@
+// The list screens, as k9s has them: `:svc` lists the Services (namespace, name, type, cluster
+// IP, ports, the mark of their last diagnosis in this session), `:ns` the namespaces; `/` filters
+// either, enter diagnoses a Service or shows a namespace's Services.
+import type { Service } from '../../core/kube.js';
+import type { Shown } from '../../core/model.js';
+import { Mark } from '../components/mark.js';
+import { Pane, innerLines } from '../components/pane.js';
+import { T } from '../components/text.js';
+import { useWindow } from '../components/window.js';
+import { cursorOf, type State, type View } from '../state.js';
+
+export interface ServiceRow {
+  namespace: string;
+  name: string;
+  type: string;
+  clusterIP: string;
+  ports: string;
+  /** Its last diagnosis in this session, where there was one. */
+  mark?: Shown;
+}
+
+export interface ListModel<R> {
+  rows: R[];
+  cursor: number;
+  /** What the list is filtered by: the query being typed, else the one kept. */
+  filter: string;
+  width: number;
+  height: number;
+}
+
+/** The filter a list screen shows: what `/` is typing, else what enter kept. */
+const filterOf = (s: State) =>
+  (s.modal === 'search' ? s.query : (s.filter[s.screen] ?? '')).trim().toLowerCase();
+
+const ports = (svc: Service) =>
+  svc.ports.map((p) => `${p.name ? `${p.name}:` : ''}${p.port}/${p.protocol}`).join(',');
+
+export function servicesModel(
+  s: State,
+  services: Service[],
+  marks: ReadonlyMap<string, Shown>,
+  width: number,
+  height: number,
+): ListModel<ServiceRow> {
+  const filter = filterOf(s);
+  const rows = services
+    .filter((svc) => s.namespace === undefined || svc.namespace === s.namespace)
+    .filter((svc) => `${svc.namespace}/${svc.name}`.toLowerCase().includes(filter))
+    .map((svc) => ({
+      namespace: svc.namespace,
+      name: svc.name,
+      type: svc.type,
+      clusterIP: svc.headless ? 'None' : (svc.clusterIP ?? ''),
+      ports: ports(svc),
+      mark: marks.get(`${svc.namespace}/${svc.name}`),
+    }))
+    .sort((a, b) => `${a.namespace}/${a.name}`.localeCompare(`${b.namespace}/${b.name}`));
+  const cursor = Math.min(cursorOf(s, 'svc', 0), Math.max(0, rows.length - 1));
+  return { rows, cursor, filter, width, height };
+}
+
+export function namespacesModel(
+  s: State,
+  services: Service[],
+  width: number,
+  height: number,
+): ListModel<string> {
+  const filter = filterOf(s);
+  const rows = [...new Set(services.map((svc) => svc.namespace))]
+    .filter((ns) => ns.toLowerCase().includes(filter))
+    .sort();
+  const cursor = Math.min(cursorOf(s, 'ns', 0), Math.max(0, rows.length - 1));
+  return { rows, cursor, filter, width, height };
+}
+
+export function listView(m: ListModel<unknown>): View {
+  return { lists: [m.rows.length], page: innerLines(m.height) - 1 };
+}
+
+/** A line's columns cut or padded to their widths. */
+const cols = (cells: string[], widths: number[]) =>
+  cells
+    .map((c, i) =>
+      c.length > widths[i]! ? `${c.slice(0, widths[i]! - 1)}…` : c.padEnd(widths[i]!),
+    )
+    .join(' ');
+
+export function Services({
+  model: m,
+  namespace,
+}: {
+  model: ListModel<ServiceRow>;
+  namespace?: string;
+}) {
+  const page = innerLines(m.height) - 1;
+  const start = useWindow(m.cursor, m.rows.length, page);
+  // namespace, name, type and cluster IP as wide as their longest (within reason), then the
+  // ports take what is left
+  const inner = m.width - 7;
+  const longest = (cells: string[], title: string, max: number) =>
+    Math.min(max, Math.max(title.length, ...cells.map((c) => c.length)));
+  const widths = [
+    longest(
+      m.rows.map((r) => r.namespace),
+      'NAMESPACE',
+      20,
+    ),
+    longest(
+      m.rows.map((r) => r.name),
+      'NAME',
+      32,
+    ),
+    longest(
+      m.rows.map((r) => r.type),
+      'TYPE',
+      12,
+    ),
+    longest(
+      m.rows.map((r) => r.clusterIP),
+      'CLUSTER-IP',
+      39,
+    ),
+  ];
+  const left = Math.max(8, inner - widths.reduce((a, b) => a + b + 1, 0));
+  const title = `Services (${namespace ?? 'all namespaces'})`;
+  const info = [m.filter ? `/${m.filter}` : '', `${m.rows.length}`, 'enter diagnoses']
+    .filter(Boolean)
+    .join('  ');
+  return (
+    <Pane title={title} info={info} focused width={m.width} height={m.height}>
+      <T tone="muted">{`    ${cols(['NAMESPACE', 'NAME', 'TYPE', 'CLUSTER-IP', 'PORTS'], [...widths, left])}`}</T>
+      {m.rows.length === 0 ? (
+        <T tone="muted">no Service{m.filter ? ` matches /${m.filter}` : ' recorded'}</T>
+      ) : null}
+      {m.rows.slice(start, start + page).map((r, i) => {
+        const selected = start + i === m.cursor;
+        return (
+          <T key={`${r.namespace}/${r.name}`} selected={selected}>
+            {selected ? '›' : ' '}
+            {r.mark ? <Mark status={r.mark} tick={0} /> : ' '}
+            {'  '}
+            {cols([r.namespace, r.name, r.type, r.clusterIP, r.ports], [...widths, left])}
+          </T>
+        );
+      })}
+    </Pane>
+  );
+}
+
+export function Namespaces({ model: m }: { model: ListModel<string> }) {
+  const page = innerLines(m.height) - 1;
+  const start = useWindow(m.cursor, m.rows.length, page);
+  const info = [m.filter ? `/${m.filter}` : '', `${m.rows.length}`, 'enter: its Services']
+    .filter(Boolean)
+    .join('  ');
+  return (
+    <Pane title="Namespaces" info={info} focused width={m.width} height={m.height}>
+      <T tone="muted">{'  NAMESPACE'}</T>
+      {m.rows.slice(start, start + page).map((ns, i) => {
+        const selected = start + i === m.cursor;
+        return (
+          <T key={ns} selected={selected}>
+            {selected ? '› ' : '  '}
+            {ns}
+          </T>
+        );
+      })}
+    </Pane>
+  );
+}
