@@ -459,6 +459,26 @@ describe('leaving the TUI: the exit code says what was checked, the answer stays
     assert.equal(paneFlag3('alternate_on'), '0', 'left the alternate screen');
   });
 
+  it("live, :svc lists the cluster's Services and enter reads the one picked", async () => {
+    const r = run(live());
+    await waitFor3('the steps being read', loading);
+    await new Promise((r) => setTimeout(r, 300)); // Ink's raw mode follows its first frame
+    t3('send-keys', '-t', SESSION, '-l', ':svc');
+    t3('send-keys', '-t', SESSION, 'Enter');
+    await waitFor3("the cluster's Services", (x) => /kube-system +kube-dns/.test(x));
+    t3('send-keys', '-t', SESSION, '-l', '/dns');
+    t3('send-keys', '-t', SESSION, 'Enter');
+    t3('send-keys', '-t', SESSION, 'Enter');
+    // the other Service read from the API: its name on top, its reads under way
+    await waitFor3(
+      'kube-dns being read',
+      (x) => x.includes('[Diagnosis]') && x.includes('kube-system/kube-dns') && /reading/.test(x),
+    );
+    t3('send-keys', '-t', SESSION, 'q');
+    const s = await waitFor3('the shell back', r.exited);
+    assert.equal(r.code(s), 2);
+  });
+
   it('ctrl+c before the diagnosis completed: exit 130, and a line saying so', async () => {
     const r = run(live());
     await waitFor3('the steps being read', loading);
