@@ -115,10 +115,14 @@ function useFacts(input: TuiInput) {
     },
     [],
   );
+  // another Service picked while a read is under way: its read starts when that one ends
+  const queued = useRef<TuiInput['load']>(undefined);
   const load = useCallback(
-    (read: TuiInput['load'] = options.load) => {
+    function start(read: TuiInput['load'] = options.load): void {
       if (busy.current) return;
       busy.current = true;
+      // the Service (and options) this read is for: a later pick does not relabel its facts
+      const at = { ...options };
       setLoading(true);
       setError(undefined);
       setFatal(undefined);
@@ -140,15 +144,15 @@ function useFacts(input: TuiInput) {
       };
       // each read's analysis takes over the dumps the one before parsed: parsed once per run
       const onPartial: PartialFacts = (facts, collecting) => {
-        if (mounted.current) setData((d) => analyze(facts, { ...options, collecting }, d.analysis));
+        if (mounted.current) setData((d) => analyze(facts, { ...at, collecting }, d.analysis));
       };
       read(onProgress, onPartial)
-        .then((facts) => mounted.current && setData((d) => analyze(facts, options, d.analysis)))
+        .then((facts) => mounted.current && setData((d) => analyze(facts, at, d.analysis)))
         .catch((e: Error) => {
           if (!mounted.current) return;
           // nothing was read that a step could use: the reason replaces the spinners
           setFatal(e.message);
-          setData((d) => analyze(d.analysis, options));
+          setData((d) => analyze(d.analysis, at));
         })
         .finally(() => {
           settled = true;
@@ -156,6 +160,9 @@ function useFacts(input: TuiInput) {
           if (!mounted.current) return;
           setActivity([]);
           setLoading(false);
+          const next = queued.current;
+          queued.current = undefined;
+          if (next) start(next);
         });
     },
     [options],
@@ -169,8 +176,9 @@ function useFacts(input: TuiInput) {
       if (options.loadFor) {
         const read = options.loadFor(target);
         options.load = read;
-        load(read);
-      } else setData((d) => analyze(d.analysis, options));
+        if (busy.current) queued.current = read;
+        else load(read);
+      } else setData((d) => analyze(d.analysis, { ...options }));
     },
     [options, load],
   );
