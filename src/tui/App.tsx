@@ -13,7 +13,7 @@ import { useTerminalSize, type Size } from './components/terminal-size.js';
 import { analyze, type AnalyzeOptions, type TuiData } from './data.js';
 import { keyName, lookup, splitKeys, type KeyFlags, type ScreenName } from './keymap.js';
 import { models, navigate, nodeIndex, type Models, type Screen } from './navigation.js';
-import { initialState, reduce, type Action, type State } from './state.js';
+import { initialState, LISTS, reduce, type Action, type State } from './state.js';
 import { Diagnosis, firstProblem } from './screens/Diagnosis.js';
 import { Drift } from './screens/Drift.js';
 import { Confirm } from './screens/Confirm.js';
@@ -107,7 +107,6 @@ function useFacts(input: TuiInput) {
   const [fatal, setFatal] = useState<string>(); // the load failed as a whole: nothing to show
   // a read under way: quitting now leaves without its answer
   const [loading, setLoading] = useState(options.facts === undefined);
-  const busy = useRef(false);
   const mounted = useRef(true);
   useEffect(
     () => () => {
@@ -115,12 +114,15 @@ function useFacts(input: TuiInput) {
     },
     [],
   );
-  // another Service picked while a read is under way: its read starts when that one ends
-  const queued = useRef<TuiInput['load']>(undefined);
+  // the read whose results are shown: a newer one (another Service picked) supersedes it at once
+  const current = useRef(0);
+  const busy = useRef(false);
   const load = useCallback(
-    function start(read: TuiInput['load'] = options.load): void {
-      if (busy.current) return;
+    (read: TuiInput['load'] = options.load, supersede = false): void => {
+      if (busy.current && !supersede) return;
       busy.current = true;
+      const mine = ++current.current;
+      const live = () => mounted.current && current.current === mine;
       // the Service (and options) this read is for: a later pick does not relabel its facts
       const at = { ...options };
       setLoading(true);
@@ -132,7 +134,7 @@ function useFacts(input: TuiInput) {
       // reads still on their way when the load ended (it failed) are not activity any more
       let settled = false;
       const onProgress = (p: Progress) => {
-        if (!mounted.current || settled) return;
+        if (!live() || settled) return;
         setActivity((a) => {
           const rest = a.filter((x) => x.label !== label(p) && x.label !== 'reading facts');
           const deadlineMs = p.node ? deadlines?.nodeMs : deadlines?.apiMs;
@@ -144,25 +146,23 @@ function useFacts(input: TuiInput) {
       };
       // each read's analysis takes over the dumps the one before parsed: parsed once per run
       const onPartial: PartialFacts = (facts, collecting) => {
-        if (mounted.current) setData((d) => analyze(facts, { ...at, collecting }, d.analysis));
+        if (live()) setData((d) => analyze(facts, { ...at, collecting }, d.analysis));
       };
       read(onProgress, onPartial)
-        .then((facts) => mounted.current && setData((d) => analyze(facts, at, d.analysis)))
+        .then((facts) => live() && setData((d) => analyze(facts, at, d.analysis)))
         .catch((e: Error) => {
-          if (!mounted.current) return;
-          // nothing was read that a step could use: the reason replaces the spinners
+          if (!live()) return;
+          // nothing was read that a step could use: the reason replaces the spinners; another
+          // Service's facts are not this one's
           setFatal(e.message);
-          setData((d) => analyze(d.analysis, at));
+          setData((d) => analyze(sameService(d.target, at.target) ? d.analysis : EMPTY, at));
         })
         .finally(() => {
           settled = true;
+          if (!live()) return;
           busy.current = false;
-          if (!mounted.current) return;
           setActivity([]);
           setLoading(false);
-          const next = queued.current;
-          queued.current = undefined;
-          if (next) start(next);
         });
     },
     [options],
@@ -174,16 +174,27 @@ function useFacts(input: TuiInput) {
     (target: DiagnosedService) => {
       options.target = target;
       if (options.loadFor) {
-        const read = options.loadFor(target);
-        options.load = read;
-        if (busy.current) queued.current = read;
-        else load(read);
-      } else setData((d) => analyze(d.analysis, { ...options }));
+        options.load = options.loadFor(target);
+        load(options.load, true);
+        return;
+      }
+      // from the facts in hand: a re-read under way is for the Service left, and is dropped
+      if (busy.current) {
+        current.current++;
+        busy.current = false;
+        setActivity([]);
+        setLoading(false);
+      }
+      setData((d) => analyze(d.analysis, { ...options }));
     },
     [options, load],
   );
   return { data, activity, error, fatal, loading, load: () => load(), diagnose };
 }
+
+/** Whether two targets are the same Service (its port aside). */
+const sameService = (a?: DiagnosedService, b?: DiagnosedService) =>
+  a?.namespace === b?.namespace && a?.service === b?.service;
 
 /** The mark a Report leaves on its Service in the `:svc` list: its first problem, else partial
  * where a step could not look everywhere, else pass; none while steps are pending. */
@@ -201,10 +212,11 @@ export function App(props: AppProps) {
   const { data, activity, error, fatal, loading, load, diagnose } = useFacts(props);
   // each Service diagnosed in this session keeps the mark of its last diagnosis in the list
   const marks = useRef(new Map<string, Shown>()).current;
-  if (data.report && data.target) {
+  useEffect(() => {
+    if (!data.report || !data.target) return;
     const mark = reportMark(data.report);
     if (mark) marks.set(`${data.target.namespace}/${data.target.service}`, mark);
-  }
+  }, [data, marks]);
   // live: the cluster's Services, listed once when the list is first shown
   const [services, setServices] = useState<Service[]>();
   // keys can arrive several in one read ("jj\r"): each is reduced from the state the previous
@@ -330,7 +342,7 @@ export function App(props: AppProps) {
   }
 
   let body;
-  if (fatal && state.modal !== 'help')
+  if (fatal && state.modal !== 'help' && !LISTS.includes(state.screen))
     body = (
       <Box flexDirection="column" width={width}>
         {wrap(`kdebug: ${fatal}`, width, '  ').map((line, i) => (

@@ -266,6 +266,13 @@ function screenCommand(name: string): Command | undefined {
 /** Completes a partial command name: to the command when it names one (":r" to rules), else
  * to what the names it starts share. */
 export function completeCommand(text: string): string {
+  // the name alone: an argument (`:svc kube-system/kube-d`) is kept as typed
+  const [word = '', ...rest] = text.trimStart().split(/(\s+)/);
+  if (rest.length > 0) return `${completeName(word)}${rest.join('')}`;
+  return completeName(text);
+}
+
+function completeName(text: string): string {
   const t = text.trim().toLowerCase();
   if (t === '') return text;
   const one = parseCommand(t);

@@ -9,6 +9,7 @@ import type { Service } from '../core/kube.js';
 import type { Shown } from '../core/model.js';
 import { valid } from '../core/next-command.js';
 import {
+  ALL,
   listView,
   namespacesModel,
   servicesModel,
@@ -132,7 +133,7 @@ export function navigate(s: State, action: KeyAction, m: Models, sc: Screen): Ef
       }
       if (s.screen === 'ns') {
         const ns = m.namespaces?.rows[m.namespaces.cursor];
-        return ns ? [dispatch({ type: 'namespace', namespace: ns })] : [];
+        return ns ? [dispatch({ type: 'namespace', namespace: ns === ALL ? undefined : ns })] : [];
       }
       if (s.screen === 'drift') {
         const f = driftFinding(m.drift!);
@@ -213,10 +214,17 @@ function command(s: State, sc: Screen): Effect[] {
     ];
   if (c.kind === 'quit') return [{ do: 'quit' }];
   if (c.kind === 'help') return [dispatch({ type: 'help' })];
-  if (c.arg !== undefined && c.screen === 'ns')
-    return [dispatch({ type: 'namespace', namespace: c.arg })];
+  if (c.arg !== undefined && c.screen === 'ns') {
+    if (c.arg !== 'all' && valid.namespace(c.arg) === undefined)
+      return [
+        dispatch({ type: 'flash', text: `":ns ${c.arg}": give a namespace, or all` }),
+        dispatch({ type: 'closeModal' }),
+      ];
+    return [dispatch({ type: 'namespace', namespace: c.arg === 'all' ? undefined : c.arg })];
+  }
   if (c.arg !== undefined) {
-    const [ns, name] = c.arg.includes('/') ? c.arg.split('/', 2) : [undefined, c.arg];
+    const parts = c.arg.split('/');
+    const [ns, name] = parts.length === 2 ? parts : [undefined, parts.length === 1 ? c.arg : ''];
     const namespace = ns ?? s.namespace ?? sc.data.target?.namespace ?? 'default';
     // a name goes into API paths live: one Kubernetes could have made, or said
     if (valid.name(name) === undefined || valid.namespace(namespace) === undefined)

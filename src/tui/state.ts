@@ -354,9 +354,20 @@ export function reduce(s: State, a: Action): State {
       };
     }
     case 'diagnosing': {
+      // another Service: every screen's cursors and open rows start again, the lists' kept
       const next = go(s, 'diag');
-      const { [cursorKey('diag', 0)]: _a, [cursorKey('diag', 1)]: _b, ...cursor } = next.cursor;
-      return { ...next, cursor, stepPinned: false, pane: { ...next.pane, diag: 0 } };
+      const cursor = Object.fromEntries(
+        Object.entries(next.cursor).filter(([k]) => LISTS.some((l) => k.startsWith(`${l}.`))),
+      );
+      return {
+        ...next,
+        cursor,
+        open: {},
+        raw: false,
+        rawChain: undefined,
+        stepPinned: false,
+        pane: { ...next.pane, diag: 0, rules: 0, drift: 0, trace: 0 },
+      };
     }
   }
 }

@@ -309,10 +309,13 @@ describe('the traps of the first ten minutes, in a terminal', skip, () => {
       'the namespaces',
       (x) => x.includes('[Namespaces]') && x.includes('kube-system'),
     );
-    t2('send-keys', '-t', SESSION, 'Enter'); // default, the first
+    t2('send-keys', '-t', SESSION, '-l', 'j'); // (all) first, then default
+    t2('send-keys', '-t', SESSION, 'Enter');
     s = await waitFor2('the Services of default', (x) => x.includes('Services (default)'));
     assert.match(s, /default +nginx-svc/);
     assert.doesNotMatch(s, /kube-system +kube-dns/);
+    command(':ns all');
+    await waitFor2('every namespace again', (x) => x.includes('Services (all namespaces)'));
     command(':svc kube-system/kube-dns');
     await waitFor2(
       'kube-dns diagnosed again',

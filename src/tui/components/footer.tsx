@@ -3,7 +3,7 @@
 import { Box } from 'ink';
 import { completeCommand } from '../keymap.js';
 import type { Activity } from '../App.js';
-import type { State } from '../state.js';
+import { LISTS, type State } from '../state.js';
 import { S, T } from './text.js';
 
 interface Props {
@@ -15,6 +15,8 @@ interface Props {
 }
 
 const HINTS = '?help  /search  :screen  tab pane  esc back  q quit';
+/** On the lists `/` filters them, and esc drops the filter first. */
+const LIST_HINTS = '?help  /filter  enter open  :screen  esc back  q quit';
 
 export function Footer({ state, activity, spinner, width }: Props) {
   let line;
@@ -32,7 +34,7 @@ export function Footer({ state, activity, spinner, width }: Props) {
         {state.commandLine}
         <S tone="accent">▏</S>
         {completion !== state.commandLine ? <S tone="muted"> {completion} (tab)</S> : null}
-        <S tone="muted"> rules drift trace diag help q</S>
+        <S tone="muted"> rules drift trace diag svc ns help q</S>
       </T>
     );
   } else if (activity.length > 0) {
@@ -51,7 +53,7 @@ export function Footer({ state, activity, spinner, width }: Props) {
   } else if (state.flash) {
     line = <T tone="warn">{state.flash}</T>;
   } else {
-    line = <T tone="muted">{HINTS}</T>;
+    line = <T tone="muted">{LISTS.includes(state.screen) ? LIST_HINTS : HINTS}</T>;
   }
   return (
     <Box width={width} flexShrink={0}>

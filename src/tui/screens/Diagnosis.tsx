@@ -137,7 +137,7 @@ export function diagModel(
     0,
     ...(steps[step]?.findings ?? []).map((f) => commandLines(f, width).length),
   );
-  const nextRows = tallest > 0 ? Math.min(tallest + 1, Math.floor(height / 3)) : 0;
+  const nextRows = tallest > 0 ? Math.min(tallest + 1, Math.floor(height / 2)) : 0;
   height -= nextRows;
   // borders take two columns, the selection gutter one
   const lines = stepLines(steps[step], rightWidth - 3);
@@ -170,6 +170,18 @@ export function diagModel(
     next: commandLines(finding, width),
     nextRows,
   };
+}
+
+/** The command's lines that fit below the panes; where it does not fit whole, none of it is
+ * shown cut (a copy would run a part): what to do instead. */
+function shownNext(m: DiagModel): { text: string; cut?: boolean }[] {
+  if (m.next.length <= m.nextRows - 1) return m.next.map((text) => ({ text }));
+  return [
+    {
+      text: `(${m.next.length} lines: a taller or wider terminal shows the whole command)`,
+      cut: true,
+    },
+  ];
 }
 
 export function diagView(m: DiagModel): View {
@@ -261,9 +273,9 @@ export function Diagnosis({
       {m.nextRows > 0 ? (
         <Box flexDirection="column" height={m.nextRows}>
           <T tone="muted">{m.next.length > 0 ? 'Next:' : ' '}</T>
-          {m.next.slice(0, m.nextRows - 1).map((l, i) => (
-            <T key={i} tone="key">
-              {l}
+          {shownNext(m).map((l, i) => (
+            <T key={i} tone={l.cut ? 'muted' : 'key'}>
+              {l.text}
             </T>
           ))}
         </Box>

@@ -59,6 +59,9 @@ export function servicesModel(
   return { rows, cursor, filter, width, height };
 }
 
+/** The Namespaces list's first row: every namespace's Services. */
+export const ALL = '(all)';
+
 export function namespacesModel(
   s: State,
   services: Service[],
@@ -66,9 +69,12 @@ export function namespacesModel(
   height: number,
 ): ListModel<string> {
   const filter = filterOf(s);
-  const rows = [...new Set(services.map((svc) => svc.namespace))]
-    .filter((ns) => ns.toLowerCase().includes(filter))
-    .sort();
+  const rows = [
+    ALL,
+    ...[...new Set(services.map((svc) => svc.namespace))]
+      .filter((ns) => ns.toLowerCase().includes(filter))
+      .sort(),
+  ];
   const cursor = Math.min(cursorOf(s, 'ns', 0), Math.max(0, rows.length - 1));
   return { rows, cursor, filter, width, height };
 }
@@ -99,7 +105,7 @@ export function Services({
   const inner = m.width - 7;
   const longest = (cells: string[], title: string, max: number) =>
     Math.min(max, Math.max(title.length, ...cells.map((c) => c.length)));
-  const widths = [
+  const all = [
     longest(
       m.rows.map((r) => r.namespace),
       'NAMESPACE',
@@ -121,14 +127,19 @@ export function Services({
       39,
     ),
   ];
+  // a narrow terminal keeps the name: ports, then cluster IP, then type go first
+  let shown = 5;
+  while (shown > 2 && all.slice(0, shown - 1).reduce((a, b) => a + b + 1, 0) + 8 > inner) shown--;
+  const widths = all.slice(0, shown - 1);
   const left = Math.max(8, inner - widths.reduce((a, b) => a + b + 1, 0));
+  const cells = (c: string[]) => cols(c.slice(0, shown), [...widths, left]);
   const title = `Services (${namespace ?? 'all namespaces'})`;
   const info = [m.filter ? `/${m.filter}` : '', `${m.rows.length}`, 'enter diagnoses']
     .filter(Boolean)
     .join('  ');
   return (
     <Pane title={title} info={info} focused width={m.width} height={m.height}>
-      <T tone="muted">{`    ${cols(['NAMESPACE', 'NAME', 'TYPE', 'CLUSTER-IP', 'PORTS'], [...widths, left])}`}</T>
+      <T tone="muted">{`    ${cells(['NAMESPACE', 'NAME', 'TYPE', 'CLUSTER-IP', 'PORTS'])}`}</T>
       {m.rows.length === 0 ? (
         <T tone="muted">no Service{m.filter ? ` matches /${m.filter}` : ' recorded'}</T>
       ) : null}
@@ -139,7 +150,7 @@ export function Services({
             {selected ? '›' : ' '}
             {r.mark ? <Mark status={r.mark} tick={0} /> : ' '}
             {'  '}
-            {cols([r.namespace, r.name, r.type, r.clusterIP, r.ports], [...widths, left])}
+            {cells([r.namespace, r.name, r.type, r.clusterIP, r.ports])}
           </T>
         );
       })}
