@@ -15,9 +15,14 @@ import { KubeApi } from '../../src/cluster/kube-api.js';
 import { DebugPods } from '../../src/cluster/node-pod.js';
 import { permissions, type Grant } from '../../src/cluster/permissions.js';
 import { readSnapshot } from '../../src/cluster/snapshot.js';
-import { kdebug, kdebugAsync } from '../support/cli.js';
+import { kdebug as kdebugAt, kdebugAsync } from '../support/cli.js';
 import type { RbacRule } from '../support/fake-api/rbac.js';
 import { parseApiPath } from '../support/fake-api/resources.js';
+
+/** kdebug on a wide terminal: the comments these tests read each on one line (widths.test.ts
+ * checks their wrapping). */
+const kdebug = (args: string[], o: Parameters<typeof kdebugAt>[1] = {}) =>
+  kdebugAt(args, { ...o, env: { COLUMNS: '200', ...o.env } });
 import { startFakeApi, type FakeApi, type RequestRecord } from '../support/fake-api/server.js';
 
 const USER = 'dev';
