@@ -110,6 +110,8 @@ export interface DriftFinding {
   expected: string[];
   /** Rule lines the node has. */
   actual: string[];
+  /** The endpoint it is about (its address as the trees show it): the Rules tree marks it. */
+  endpoint?: string;
   /** Where `actual` was read when not in the drift's own source (the node's ipsets): the
    * evidence's source and line. */
   actualAt?: { source: string; line?: number };

@@ -130,3 +130,37 @@ describe('a chain nothing reaches', () => {
     );
   });
 });
+
+describe("drift's marks in the Rules tree", () => {
+  for (const dir of ['stale-endpoint', 'ipvs-stale-real-server'])
+    it(`${dir}: the stale endpoint on vm-12-11-centos carries "! stale" and why, the current one nothing`, async () => {
+      const { rulesModel } = await import('../../src/tui/screens/Rules.js');
+      const { initialState } = await import('../../src/tui/state.js');
+      const data = analyze(await readSnapshot(`snapshots/${dir}`), {
+        target: { namespace: 'default', service: 'nginx-svc' },
+      });
+      const node = data.nodes.findIndex((n) => n.name === 'vm-12-11-centos');
+      const m = rulesModel(initialState('rules', node), data.nodes, 'default/nginx-svc', 120, 20);
+      const stale = m.rows.filter(
+        (r) => r.kind === 'endpoint' && m.marks.stale.has(`${r.tree.name} ${r.endpoint!.address}`),
+      );
+      assert.deepEqual(
+        stale.map((r) => r.endpoint!.address),
+        ['10.244.1.7:80'],
+      );
+      assert.equal(
+        m.marks.stale.get('default/nginx-svc:http 10.244.1.7:80'),
+        'not an endpoint now [endpoint-stale]',
+      );
+      // the other node holds no stale rule: no mark there
+      const other = data.nodes.findIndex((n) => n.name === 'vm-12-7-centos');
+      const clean = rulesModel(
+        initialState('rules', other),
+        data.nodes,
+        'default/nginx-svc',
+        120,
+        20,
+      );
+      assert.equal(clean.marks.stale.size, 0);
+    });
+});

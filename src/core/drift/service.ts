@@ -200,6 +200,7 @@ export function stale(
   c.add({
     id: 'endpoint-stale',
     service: sp.name,
+    ...(ep.address ? { endpoint: ep.address } : {}),
     title: `stale endpoint ${ep.address ?? ep.chain}`,
     message: `node ${c.node} still sends ${percent(ep.probability)} of ${sp.name}${traffic} to ${ep.address ?? ep.chain}, ${what}${why ? ` ${why}` : ''}${what.startsWith('a Pod that no longer exists') ? ': those connections time out' : ''}.`,
     expected: nat(sp.nat.filter((l) => l.chain === chain)),

@@ -190,6 +190,7 @@ function realServers(
     const draining = r.weight === 0;
     const f = {
       service: want.name,
+      endpoint: r.address,
       actual: [rsText(got, r, source)],
     };
     if (draining)

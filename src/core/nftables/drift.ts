@@ -230,6 +230,7 @@ function endpoints(
     });
   for (const e of got.filter((x) => x.address && !addresses.has(x.address)))
     add('endpoint-stale', {
+      ...(e.address ? { endpoint: e.address } : {}),
       title: `DNAT to ${e.address}, no longer an endpoint`,
       message: `kube-proxy's table on ${c.node} still sends ${percent(e.probability)} of ${sp.name} to ${e.address}, which is not an endpoint kube-proxy should use now: those connections go to a Pod that is gone or not ready.`,
       actual: [`${c.source}: ${e.chain}`],

@@ -33,6 +33,11 @@ const MARKS: { title: string; rows: { keys: string; description: string }[] }[] 
       { keys: 'local only', description: 'endpoints on this node only (traffic policy Local)' },
       { keys: 'not in paste', description: 'the chain is referred to but not in the input' },
       { keys: '! orphan', description: 'a chain no entry point reaches: left over' },
+      { keys: '! stale', description: 'an endpoint rule kube-proxy no longer writes (drift)' },
+      {
+        keys: '! mis-weighted',
+        description: "the Service's endpoints get uneven shares of new connections (drift)",
+      },
     ],
   },
   {

@@ -32,6 +32,27 @@ export interface RulesModel {
   treeHeight: number;
   rawHeight: number;
   width: number;
+  /** What the node's drift says of rows: stale endpoints by "service endpoint", Services whose
+   * endpoints get uneven shares by name, each with its one-line reason. */
+  marks: RowMarks;
+}
+
+export interface RowMarks {
+  stale: Map<string, string>;
+  uneven: Map<string, string>;
+}
+
+/** The drift findings a row can carry, from the node's drift (none where it cannot be made). */
+function rowMarks(node: NodeData | undefined): RowMarks {
+  const marks: RowMarks = { stale: new Map(), uneven: new Map() };
+  const drift = node?.drift();
+  if (!drift || 'error' in drift) return marks;
+  for (const f of drift.findings) {
+    if (f.id === 'endpoint-stale' && f.service && f.endpoint)
+      marks.stale.set(`${f.service} ${f.endpoint}`, 'not an endpoint now [endpoint-stale]');
+    if (f.id === 'weights-uneven' && f.service) marks.uneven.set(f.service, f.title);
+  }
+  return marks;
 }
 
 export function rulesModel(
@@ -56,6 +77,7 @@ export function rulesModel(
     treeHeight,
     rawHeight,
     width,
+    marks: rowMarks(node),
   };
   if (s.raw && (node?.rs || node?.nft || node?.ipvs || node?.ciliumLines)) {
     const row = rows[cursor];
@@ -107,7 +129,7 @@ export function rulesView(m: RulesModel): View {
   };
 }
 
-function RowLine({ row }: { row: TreeRow }) {
+function RowLine({ row, marks }: { row: TreeRow; marks: RowMarks }) {
   const t = row.tree;
   const fold = row.open === undefined ? '  ' : row.open ? '▾ ' : '▸ ';
   switch (row.kind) {
@@ -129,6 +151,12 @@ function RowLine({ row }: { row: TreeRow }) {
               {eps} endpoint{eps === 1 ? '' : 's'}
             </S>
           )}
+          {t.name && marks.uneven.has(t.name) ? (
+            <>
+              {' '}
+              <S tone="warn">! mis-weighted</S> <S tone="muted">{marks.uneven.get(t.name)}</S>
+            </>
+          ) : null}
         </>
       );
     }
@@ -199,6 +227,13 @@ function RowLine({ row }: { row: TreeRow }) {
             <S tone="warn">hairpin✗</S>
           )}
           {ep.affinity ? <S tone="muted"> affinity</S> : null}
+          {t.name && ep.address && marks.stale.has(`${t.name} ${ep.address}`) ? (
+            <>
+              {' '}
+              <S tone="warn">! stale</S>{' '}
+              <S tone="muted">{marks.stale.get(`${t.name} ${ep.address}`)}</S>
+            </>
+          ) : null}
         </>
       );
     }
@@ -239,11 +274,12 @@ export function Rules({ model: m, state }: { model: RulesModel; state: State }) 
   ) : (
     m.rows.slice(start, start + page).map((row, i) => {
       const selected = start + i === m.cursor;
+      const marks = m.marks;
       return (
         <T key={row.key} selected={selected && focus === 0}>
           {selected ? '›' : ' '}
           {'  '.repeat(row.depth)}
-          <RowLine row={row} />
+          <RowLine row={row} marks={marks} />
         </T>
       );
     })
