@@ -119,6 +119,15 @@ export function shownStepStatus(s: Step): Shown {
   return s.status === 'pass' && blind ? 'partial' : s.status;
 }
 
+/** What a whole Report shows (the `:svc` list's mark): its first problem, else partial where a
+ * step could not look everywhere, else pass; none while steps are pending. */
+export function shownReportStatus(r: Report): Shown | undefined {
+  if (r.steps.some((s) => s.status === 'pending')) return undefined;
+  if (r.firstProblem) return r.firstProblem.status;
+  const shown = r.steps.map(shownStepStatus);
+  return shown.includes('partial') || shown.includes('unobserved') ? 'partial' : 'pass';
+}
+
 export interface Step {
   id: string;
   title: string;

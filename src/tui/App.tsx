@@ -4,7 +4,7 @@ import { Box, useApp, useInput } from 'ink';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { DiagnosedService } from '../core/diagnose.js';
 import type { Service } from '../core/kube.js';
-import { shownStepStatus, type Facts, type Report, type Shown } from '../core/model.js';
+import { shownReportStatus, type Facts, type Report, type Shown } from '../core/model.js';
 import type { Analysis } from '../core/analysis.js';
 import { Footer } from './components/footer.js';
 import { Header } from './components/header.js';
@@ -196,15 +196,6 @@ function useFacts(input: TuiInput) {
 const sameService = (a?: DiagnosedService, b?: DiagnosedService) =>
   a?.namespace === b?.namespace && a?.service === b?.service;
 
-/** The mark a Report leaves on its Service in the `:svc` list: its first problem, else partial
- * where a step could not look everywhere, else pass; none while steps are pending. */
-function reportMark(r: Report): Shown | undefined {
-  if (r.steps.some((s) => s.status === 'pending')) return undefined;
-  if (r.firstProblem) return r.firstProblem.status;
-  const shown = r.steps.map(shownStepStatus);
-  return shown.includes('partial') || shown.includes('unobserved') ? 'partial' : 'pass';
-}
-
 const printable = (input: string, key: KeyFlags) =>
   input.length > 0 && !key.ctrl && !key.meta && !/[\x00-\x1f\x7f]/.test(input); // eslint-disable-line no-control-regex
 
@@ -214,7 +205,7 @@ export function App(props: AppProps) {
   const marks = useRef(new Map<string, Shown>()).current;
   useEffect(() => {
     if (!data.report || !data.target) return;
-    const mark = reportMark(data.report);
+    const mark = shownReportStatus(data.report);
     if (mark) marks.set(`${data.target.namespace}/${data.target.service}`, mark);
   }, [data, marks]);
   // live: the cluster's Services, listed once when the list is first shown
