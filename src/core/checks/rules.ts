@@ -317,7 +317,7 @@ function notRead(ctx: CheckContext, read: string[]): Finding[] {
           ? `${nodes[0]}: rules not read`
           : `rules not read on ${nodes.length} nodes: ${namedFew(nodes)}`,
         {
-          explanation: `kdebug could not read the rules of ${where}, so ${svc.namespace}/${svc.name} is not checked there${read.length > 0 ? '; the other nodes are' : ''}. ${one ? error : `On ${nodes[0]}: ${error}`}`,
+          explanation: `kdebug could not read the rules of ${where}, so ${svc.namespace}/${svc.name} is not checked there${read.length > 0 ? '; the other nodes are' : ''}. ${one ? error : `On ${nodes[0]}: ${error}`}${/[.!?]$/.test(error) ? '' : '.'}`,
           // the failed read itself is what was seen: a warning, not a verdict on the rules
           evidence: reads.map((r) =>
             seen(`${r.node}: the read failed: ${r.error}`, { node: r.node }),
