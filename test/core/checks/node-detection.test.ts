@@ -191,7 +191,7 @@ describe('a node whose rules were not read', () => {
     const found = run(rulesCheck, f);
     assert.deepEqual(ids(found), ['rules-match:pass', 'rules-not-read:warn']);
     assert.equal(found[1]!.title, 'node-b: rules not read');
-    assert.match(found[1]!.explanation, /error dialing backend$/);
+    assert.match(found[1]!.explanation, /error dialing backend\.$/);
   });
 
   it('is marked when no node could be read', () => {
