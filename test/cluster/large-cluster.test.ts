@@ -102,7 +102,7 @@ describe('a cluster of 302 nodes: svc reads the nodes that matter, and says so',
     assert.match(failed[0]!.title, /^rules not read on 20 nodes: node-\S+, \S+, \S+ and 17 more$/);
     // each node's own words as its evidence, the first node's in the explanation
     const first = failed[0]!.nodes![0]!;
-    assert.match(failed[0]!.explanation, new RegExp(`On ${first}: .*on node ${first}$`));
+    assert.match(failed[0]!.explanation, new RegExp(`On ${first}: .*on node ${first}\\.$`));
     assert.deepEqual(
       failed[0]!.evidence.map((e) => e.text.endsWith(`on node ${e.node}`)),
       failed[0]!.nodes!.map(() => true),
