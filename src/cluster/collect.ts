@@ -30,6 +30,7 @@ import {
 } from './cluster.js';
 import { KubeApiError } from './kube/errors.js';
 import { serviceNotFound } from './kube/suggestions.js';
+import { typedCommand } from './node-commands.js';
 import { SYSTEM } from './permissions.js';
 
 export interface CollectProgress {
@@ -754,6 +755,7 @@ async function runNodeCommands(
       errors.push({
         node,
         command: stem,
+        typed: typedCommand(command),
         exitCode: r.exitCode,
         error,
         ...(r.lost ? { lost: true } : {}),
@@ -764,7 +766,8 @@ async function runNodeCommands(
   };
   const notRun = (node: string, command: NodeCommand) => {
     const error = notRunWhy(command);
-    errors.push({ node, command: commandStem(command), exitCode: null, error });
+    const typed = typedCommand(command);
+    errors.push({ node, command: commandStem(command), typed, exitCode: null, error });
     progress({ phase: 'node', what: commandStem(command), node, state: 'failed', error });
   };
   const runChecked = async (node: string, command: NodeCommand) => {

@@ -205,6 +205,42 @@ export function nodeArgv(command: NodeCommand, place: CommandPlace): string[] {
   }
 }
 
+/**
+ * The command as a person types it on the node, without the time limit, sudo or chroot kdebug
+ * wraps around it: what names a failed read.
+ */
+export function typedCommand(command: NodeCommand): string[] {
+  const c = validNodeCommand(command);
+  const metrics = (path: string) => ['curl', '-sS', `${KUBE_PROXY_METRICS}/${path}`];
+  switch (c.kind) {
+    case 'cilium':
+      return [c.binary ?? 'cilium-dbg', ...CILIUM_ARGS[c.list]];
+    case 'ip-addr':
+      return ['ip', '-br', 'addr'];
+    case 'conntrack-list':
+      return ['conntrack', '-L', '-p', c.protocol, '-d', c.dst];
+    case 'conntrack-stats':
+      return ['conntrack', '-S'];
+    case 'proxy-mode':
+      return metrics('proxyMode');
+    case 'proxy-metrics':
+      return metrics('metrics');
+    case 'proxy-configz':
+      return metrics('configz');
+    case 'dns-lookup':
+      return ['dig', `@${c.server}`, c.name, c.type];
+    case 'tcp-connect':
+      return ['nc', '-z', '-v', '-w', '3', c.ip, `${c.port}`];
+    case 'udp-probe':
+      return ['nc', '-u', '-z', '-v', '-w', '2', c.ip, `${c.port}`];
+    case 'icmp-echo':
+      return ['ping', '-c', '1', '-W', '2', c.ip];
+    default:
+      // the kube-proxy image runs the reads bare: the binary and its arguments alone
+      return nodeArgv(c, { kind: 'kube-proxy-pod' });
+  }
+}
+
 // Probes need no root: never sudo; in a debug Pod they use the image's tools on the host network.
 function script(
   place: NodePlace,

@@ -20,7 +20,11 @@ export interface NodeAccess {
 
 export interface NodeError {
   node: string;
+  /** The stem of the command's output (`iptables-save`, `tcp-connect_10.96.0.10_53`). */
   command: string;
+  /** The command as a person types it on the node (`iptables-save -t nat`), word by word; older
+   * snapshots do not record it. */
+  typed?: string[];
   exitCode: number | null;
   error: string;
   /** It began and did not finish (a dropped stream, a hang, a Pod gone): the run is partial. */
@@ -140,7 +144,20 @@ export function namedFew(names: string[], few = NAMED): string {
 /** The node commands that failed in a capture (meta.nodeErrors). */
 export function nodeErrorsOf(facts: Facts): NodeError[] {
   const v = facts.meta['nodeErrors'];
-  return Array.isArray(v) ? (v as NodeError[]) : [];
+  // a snapshot's meta.json is input: an entry without its words is no error kdebug can show
+  return Array.isArray(v) ? (v as unknown[]).filter(isNodeError) : [];
+}
+
+function isNodeError(v: unknown): v is NodeError {
+  if (v === null || typeof v !== 'object') return false;
+  const e = v as Record<string, unknown>;
+  return (
+    typeof e['node'] === 'string' &&
+    typeof e['command'] === 'string' &&
+    typeof e['error'] === 'string' &&
+    (e['typed'] === undefined ||
+      (Array.isArray(e['typed']) && e['typed'].every((w) => typeof w === 'string')))
+  );
 }
 
 /** Why a node's rules were not read, when the capture tried and failed. */

@@ -23,6 +23,8 @@ import { Rules } from './screens/Rules.js';
 import { Search } from './screens/Search.js';
 import { Trace } from './screens/Trace.js';
 import { Namespaces, Services } from './screens/Services.js';
+import { NodeErrors } from './screens/NodeErrors.js';
+import { nodeErrorsOf } from '../core/node-access.js';
 import { SPINNER, theme } from './theme.js';
 import { wrap } from './wrap.js';
 
@@ -142,7 +144,8 @@ function useFacts(input: TuiInput) {
             ? [...rest, { label: label(p), since: Date.now(), deadlineMs }]
             : rest;
         });
-        if (p.state === 'failed') setError(`${label(p)} failed: ${p.error ?? ''}`);
+        // the key first: a long reason is cut at the terminal's edge, the pane shows it whole
+        if (p.state === 'failed') setError(`${label(p)} failed (e shows why): ${p.error ?? ''}`);
       };
       // each read's analysis takes over the dumps the one before parsed: parsed once per run
       const onPartial: PartialFacts = (facts, collecting) => {
@@ -273,7 +276,14 @@ export function App(props: AppProps) {
   const bodyHeight = size.rows - 4;
   // what each screen shows, computed once per state (the key handler and the render share it)
   const cache = useMemo(() => new WeakMap<State, Models>(), [data, width, bodyHeight, services]);
-  const screen: Screen = { data, width, bodyHeight, marks, ...(services ? { services } : {}) };
+  const screen: Screen = {
+    data,
+    width,
+    bodyHeight,
+    marks,
+    reading: loading,
+    ...(services ? { services } : {}),
+  };
   const modelsOf = (s: State): Models => {
     let m = cache.get(s);
     if (!m) cache.set(s, (m = models(s, screen)));
@@ -355,6 +365,7 @@ export function App(props: AppProps) {
   else if (shown.drift) body = <Drift model={shown.drift} />;
   else if (shown.services) body = <Services model={shown.services} namespace={state.namespace} />;
   else if (shown.namespaces) body = <Namespaces model={shown.namespaces} />;
+  else if (shown.errors) body = <NodeErrors model={shown.errors} width={width} />;
 
   const rulesNode = data.nodes[Math.min(state.node.rules, data.nodes.length - 1)];
   return (
@@ -379,6 +390,7 @@ export function App(props: AppProps) {
         </Box>
         <Footer
           state={state}
+          nodeErrors={nodeErrorsOf(data.facts).length}
           activity={activity}
           spinner={SPINNER[tick % SPINNER.length]!}
           width={width}

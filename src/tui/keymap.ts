@@ -1,7 +1,7 @@
 // The one keymap: every key, what it does, and where. The `?` help is generated from this table,
 // so a binding that is not here does not exist and one that is here is documented.
 
-export type ScreenName = 'diag' | 'rules' | 'drift' | 'trace' | 'svc' | 'ns';
+export type ScreenName = 'diag' | 'rules' | 'drift' | 'trace' | 'svc' | 'ns' | 'errors';
 /** Where a binding applies: a screen, a modal (search, command line, help), or every screen. */
 export type Where = ScreenName | 'search' | 'command' | 'help' | 'confirm' | 'all';
 
@@ -23,6 +23,7 @@ export type KeyAction =
   | 'search'
   | 'command'
   | 'help'
+  | 'errors'
   | 'recollect'
   | 'quit'
   | 'accept'
@@ -45,6 +46,7 @@ export const SCREENS: { name: ScreenName; title: string; command: string; aliase
   // as kubectl names them: `:svc NAME` and `:svc NS/NAME` diagnose one, `:ns NAME` picks one
   { name: 'svc', title: 'Services', command: 'svc', aliases: ['services', 'service'] },
   { name: 'ns', title: 'Namespaces', command: 'ns', aliases: ['namespaces', 'namespace'] },
+  { name: 'errors', title: 'Node errors', command: 'errors', aliases: ['err', 'node-errors'] },
 ];
 
 const SCREEN_NAMES: Where[] = SCREENS.map((s) => s.name);
@@ -92,6 +94,12 @@ export const KEYMAP: Binding[] = [
   { keys: ['/'], action: 'search', description: 'fuzzy search the rules', screens: ['all'] },
   { keys: [':'], action: 'command', description: 'switch screen by name', screens: ['all'] },
   { keys: ['?'], action: 'help', description: 'this help', screens: ['all'] },
+  {
+    keys: ['e'],
+    action: 'errors',
+    description: 'the node commands that failed, whole',
+    screens: ['all'],
+  },
   { keys: ['ctrl+r'], action: 'recollect', description: 're-collect the facts', screens: ['all'] },
   { keys: ['q'], action: 'quit', description: 'quit', screens: ['all'] },
   {

@@ -19,6 +19,8 @@ import {
 import { diagModel, diagView, type DiagModel } from './screens/Diagnosis.js';
 import { driftFinding, driftModel, driftView, type DriftModel } from './screens/Drift.js';
 import { helpLines, helpView } from './screens/Help.js';
+import { errorsModel, errorsView, type ErrorsModel } from './screens/NodeErrors.js';
+import { nodeErrorsOf } from '../core/node-access.js';
 import { rulesModel, rulesView, type RulesModel } from './screens/Rules.js';
 import { locate } from './screens/rules-rows.js';
 import { searchModel, searchView, type SearchModel } from './screens/Search.js';
@@ -33,6 +35,7 @@ export interface Models {
   search?: SearchModel;
   services?: ListModel<ServiceRow>;
   namespaces?: ListModel<string>;
+  errors?: ErrorsModel;
 }
 
 /** What the screens are computed from: the data and the size of the body. */
@@ -44,6 +47,8 @@ export interface Screen {
   services?: Service[];
   /** The mark of each Service's last diagnosis in this session, by "ns/name". */
   marks?: ReadonlyMap<string, Shown>;
+  /** The nodes are still being read: a failed command may not be in the facts yet. */
+  reading?: boolean;
 }
 
 /** What App.tsx does for a key: reduce an action, or act on the world. */
@@ -79,6 +84,10 @@ export function models(s: State, sc: Screen): Models {
         ? servicesModel(s, listed(sc), sc.marks ?? new Map(), width, bodyHeight)
         : undefined,
     namespaces: s.screen === 'ns' ? namespacesModel(s, listed(sc), width, bodyHeight) : undefined,
+    errors:
+      s.screen === 'errors'
+        ? errorsModel(s, nodeErrorsOf(data.facts), sc.reading ?? false, width, bodyHeight)
+        : undefined,
   };
 }
 
@@ -95,6 +104,7 @@ export function view(s: State, m: Models, bodyHeight: number): View {
   if (m.drift) return driftView(m.drift);
   if (m.services) return listView(m.services);
   if (m.namespaces) return listView(m.namespaces);
+  if (m.errors) return errorsView(m.errors);
   return { lists: [], page: 1 };
 }
 
@@ -119,6 +129,8 @@ export function navigate(s: State, action: KeyAction, m: Models, sc: Screen): Ef
       return [{ do: 'quit' }];
     case 'recollect':
       return [{ do: 'recollect' }];
+    case 'errors':
+      return [dispatch({ type: 'screen', screen: 'errors' })];
     case 'accept':
       if (s.modal === 'search' && LISTS.includes(s.screen))
         return [dispatch({ type: 'filter', text: s.query.trim() })];

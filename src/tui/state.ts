@@ -92,7 +92,7 @@ export function initialState(screen: ScreenName = 'diag', node = 0): State {
     screen,
     back: [],
     modal: 'none',
-    pane: { diag: 0, rules: 0, drift: 0, trace: 0, svc: 0, ns: 0 },
+    pane: { diag: 0, rules: 0, drift: 0, trace: 0, svc: 0, ns: 0, errors: 0 },
     cursor: {},
     stepPinned: false,
     node: { rules: node, drift: node },

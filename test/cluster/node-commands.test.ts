@@ -12,6 +12,7 @@ import {
   PROBE_SCRIPTS,
   shellCommand,
   shellQuote,
+  typedCommand,
   UnsupportedCommandError,
   validNodeCommand,
   type CommandPlace,
@@ -276,6 +277,23 @@ describe('node commands', () => {
       assert.equal(commandStem(command), stem);
     });
   }
+
+  it('names each command as a person types it on the node: the binary kdebug runs, its arguments, no wrapper', () => {
+    for (const [command, argv] of KINDS) {
+      const typed = typedCommand(command);
+      if (argv[0] === '/bin/sh') {
+        // a probe: a tool its script runs, with the script's options, given the same values
+        const values = argv.slice(4);
+        const tool = typed.filter((w) => !values.some((v) => w.includes(v))).join(' ');
+        assert.ok(argv[2]!.includes(` ${tool} `), `${tool} in ${commandStem(command)}`);
+        for (const value of values) assert.ok(typed.join(' ').includes(value), value);
+      } else {
+        const [, , bin, ...args] = argv;
+        assert.deepEqual(typed, [bin!.replace(/^.*\//, ''), ...args], commandStem(command));
+      }
+    }
+    for (const [command, argv] of CILIUM) assert.deepEqual(typedCommand(command), argv);
+  });
 
   it('reads rules through sudo -n with absolute paths for a non-root user; probes never use sudo', () => {
     assert.deepEqual(nodeArgv({ kind: 'iptables-save', backend: 'auto', table: 'nat' }, SUDO), [

@@ -4,7 +4,7 @@
 // build (`npm test` builds first); without tmux it is skipped, except on CI where it fails.
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -329,6 +329,48 @@ describe('the traps of the first ten minutes, in a terminal', skip, () => {
     t2('send-keys', '-t', SESSION, 'q');
     s = await waitFor2('the shell back', r.exited);
     assert.ok([0, 1, 2].includes(r.code(s)));
+  });
+
+  it('node errors: the footer says how many and its key, e shows each whole, esc returns', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kdebug-e2e-errors-'));
+    execFileSync('cp', ['-r', 'snapshots/nginx-svc/.', dir], { cwd: ROOT });
+    const meta = JSON.parse(readFileSync(join(dir, 'meta.json'), 'utf8')) as Record<
+      string,
+      unknown
+    >;
+    const reason = `exec kube-system/kube-proxy-n2jtl: ${'error dialing backend: dial tcp 10.0.12.11:10250: i/o timeout; '.repeat(3)}the end`;
+    meta['nodeErrors'] = [
+      {
+        node: 'vm-12-11-centos',
+        command: 'iptables-save',
+        typed: ['iptables-save'],
+        exitCode: null,
+        error: reason,
+      },
+    ];
+    writeFileSync(join(dir, 'meta.json'), JSON.stringify(meta));
+    try {
+      const r = run(`node bin/kdebug.js svc nginx-svc --snapshot ${dir}`);
+      let s = await waitFor2('the first frame', (x) => x.includes('10 Hairpin'));
+      assert.match(s.split('\n').filter(Boolean).at(-1)!, /e 1 node error$/);
+      t2('send-keys', '-t', SESSION, '-l', 'e');
+      s = await waitFor2('the errors pane', (x) => x.includes('[Node errors]'));
+      assert.match(s, /vm-12-11-centos: iptables-save +┃/);
+      // every word of the reason, on lines inside the pane
+      const inside = s
+        .split('\n')
+        .filter((l) => l.startsWith('┃  '))
+        .map((l) => l.slice(1, -1).trim())
+        .join(' ');
+      assert.ok(inside.includes(reason), inside);
+      t2('send-keys', '-t', SESSION, 'Escape');
+      await waitFor2('the diagnosis again', (x) => x.includes('[Diagnosis]'));
+      t2('send-keys', '-t', SESSION, 'q');
+      s = await waitFor2('the shell back', r.exited);
+      assert.equal(r.code(s), 0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('80x24: a unique prefix after ":" switches screen, the snapshot is named on top', async () => {

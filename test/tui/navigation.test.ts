@@ -104,3 +104,83 @@ describe('navigate', () => {
     assert.equal(s.screen, 'rules');
   });
 });
+
+describe('the node errors pane', () => {
+  const withErrors = async (nodeErrors: unknown[]): Promise<Screen> => {
+    const facts = await readSnapshot('snapshots/nginx-svc');
+    facts.meta['nodeErrors'] = nodeErrors;
+    return { data: analyze(facts, { target: TARGET }), width: 60, bodyHeight: 12 };
+  };
+  const long = `cannot run iptables-save on node vm-12-11-centos: ${'kube-proxy Pod: error dialing backend; '.repeat(4)}the end`;
+
+  it('e opens every failed command whole, named as typed on the node; esc returns', async () => {
+    const sc = await withErrors([
+      {
+        node: 'vm-12-11-centos',
+        command: 'iptables-save',
+        typed: ['iptables-save', '-t', 'nat'],
+        exitCode: null,
+        error: long,
+        lost: true,
+      },
+      {
+        node: 'vm-12-7-centos',
+        command: 'tcp-connect_10.1.190.219_8080',
+        typed: ['nc', '-z', '-v', '-w', '3', '10.1.190.219', '8080'],
+        exitCode: 1,
+        error: 'timed out',
+      },
+    ]);
+    let s = keys(sc, initialState('diag'), 'errors');
+    assert.equal(s.screen, 'errors');
+    const m = models(s, sc).errors!;
+    assert.equal(m.count, 2);
+    const text = m.lines.map((l) => l.text);
+    assert.equal(text[0], 'vm-12-11-centos: iptables-save -t nat');
+    // the reason whole, every word of it, on lines within the pane
+    assert.equal(text.slice(1).join(' ').replace(/\s+/g, ' ').includes(long), true);
+    assert.ok(
+      text.every((l) => l.length <= 56),
+      text.join('\n'),
+    );
+    assert.ok(text.includes('  it began and did not finish: the run is partial'));
+    assert.ok(text.includes('vm-12-7-centos: nc -z -v -w 3 10.1.190.219 8080'));
+    // it scrolls by line, as the help does
+    s = keys(sc, s, 'bottom');
+    assert.equal(models(s, sc).errors!.top, m.lines.length - m.page);
+    s = keys(sc, s, 'back');
+    assert.equal(s.screen, 'diag');
+  });
+
+  it('a snapshot from before the typed command names the output; a malformed entry is not shown', async () => {
+    const sc = await withErrors([
+      {
+        node: 'vm-12-11-centos',
+        command: 'ipset-save',
+        exitCode: 1,
+        error: 'ipset: command not found',
+      },
+      { node: 'vm-12-7-centos', command: 7, error: 'x' },
+      'not an error',
+    ]);
+    const m = models(keys(sc, initialState('diag'), 'errors'), sc).errors!;
+    assert.equal(m.count, 1);
+    assert.deepEqual(
+      m.lines.map((l) => l.text),
+      ['vm-12-11-centos: ipset-save', '  ipset: command not found'],
+    );
+  });
+
+  it('none: said, and while the nodes are read, said as not yet', async () => {
+    const sc = await snapshot('nginx-svc');
+    const s = keys(sc, initialState('diag'), 'errors');
+    assert.deepEqual(
+      models(s, sc).errors!.lines.map((l) => l.text),
+      ['no node command failed in this run'],
+    );
+    assert.deepEqual(
+      models(s, { ...sc, reading: true }).errors!.lines.map((l) => l.text),
+      ['none so far: the nodes are still being read'],
+    );
+  });
+});

@@ -12,13 +12,15 @@ interface Props {
   activity: Activity[];
   spinner: string;
   width: number;
+  /** Node commands that failed: the key that shows them whole is offered. */
+  nodeErrors: number;
 }
 
 const HINTS = '?help  /search  :screen  tab pane  esc back  q quit';
 /** On the lists `/` filters them, and esc drops the filter first. */
 const LIST_HINTS = '?help  /filter  enter open  :screen  esc back  q quit';
 
-export function Footer({ state, activity, spinner, width }: Props) {
+export function Footer({ state, activity, spinner, width, nodeErrors }: Props) {
   let line;
   if (state.modal === 'confirm') {
     line = (
@@ -34,7 +36,7 @@ export function Footer({ state, activity, spinner, width }: Props) {
         {state.commandLine}
         <S tone="accent">▏</S>
         {completion !== state.commandLine ? <S tone="muted"> {completion} (tab)</S> : null}
-        <S tone="muted"> rules drift trace diag svc ns help q</S>
+        <S tone="muted"> rules drift trace diag svc ns errors help q</S>
       </T>
     );
   } else if (activity.length > 0) {
@@ -53,7 +55,14 @@ export function Footer({ state, activity, spinner, width }: Props) {
   } else if (state.flash) {
     line = <T tone="warn">{state.flash}</T>;
   } else {
-    line = <T tone="muted">{LISTS.includes(state.screen) ? LIST_HINTS : HINTS}</T>;
+    line = (
+      <T tone="muted">
+        {LISTS.includes(state.screen) ? LIST_HINTS : HINTS}
+        {nodeErrors > 0 && state.screen !== 'errors' ? (
+          <S tone="warn">{`  e ${nodeErrors} node error${nodeErrors === 1 ? '' : 's'}`}</S>
+        ) : null}
+      </T>
+    );
   }
   return (
     <Box width={width} flexShrink={0}>
