@@ -1,7 +1,7 @@
 // The TUI: reads keys through the keymap into the reducer, loads facts (again on ctrl-r) and
 // lays out the header, the current screen or overlay, and the footer at the terminal's size.
 import { Box, useApp, useInput } from 'ink';
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import type { DiagnosedService } from '../core/diagnose.js';
 import type { Service } from '../core/kube.js';
 import { shownReportStatus, type Facts, type Report, type Shown } from '../core/model.js';
@@ -98,18 +98,22 @@ const EMPTY: Facts = { objects: [], nodes: {}, meta: {} };
  * turns to another Service (read live where the input can, else from the facts in hand). */
 function useFacts(input: TuiInput) {
   const options = useRef({ ...input }).current;
+  // the steps pending first, whatever the input: the frame is drawn before the diagnosis runs
   const [data, setData] = useState<TuiData>(() =>
-    analyze(options.facts ?? EMPTY, {
-      ...options,
-      collecting: options.facts ? undefined : { objects: true, nodes: true },
-    }),
+    analyze(
+      { ...EMPTY, meta: metaOf(options.facts) },
+      { ...options, rules: undefined, collecting: { objects: true, nodes: true } },
+    ),
   );
-  const [activity, setActivity] = useState<Activity[]>([]);
+  const [activity, setActivity] = useState<Activity[]>(() =>
+    options.facts ? [{ label: 'diagnosing', since: Date.now() }] : [],
+  );
   const [error, setError] = useState<string>();
   const [fatal, setFatal] = useState<string>(); // the load failed as a whole: nothing to show
-  // a read under way: quitting now leaves without its answer
-  const [loading, setLoading] = useState(options.facts === undefined);
+  // a read or the diagnosis under way: quitting now leaves without its answer
+  const [loading, setLoading] = useState(true);
   const mounted = useRef(true);
+  const diagnosed = useRef(false);
   useEffect(
     () => () => {
       mounted.current = false;
@@ -144,8 +148,9 @@ function useFacts(input: TuiInput) {
             ? [...rest, { label: label(p), since: Date.now(), deadlineMs }]
             : rest;
         });
-        // the key first: a long reason is cut at the terminal's edge, the pane shows it whole
-        if (p.state === 'failed') setError(`${label(p)} failed (e shows why): ${p.error ?? ''}`);
+        // a node's: the key first, a long reason is cut at the terminal's edge and `e` shows it whole
+        if (p.state === 'failed')
+          setError(`${label(p)} failed${p.node ? ' (e shows why)' : ''}: ${p.error ?? ''}`);
       };
       // each read's analysis takes over the dumps the one before parsed: parsed once per run
       const onPartial: PartialFacts = (facts, collecting) => {
@@ -173,6 +178,16 @@ function useFacts(input: TuiInput) {
   useEffect(() => {
     if (options.facts === undefined) load();
   }, [options, load]);
+  // facts in hand: diagnosed as soon as the first frame is written (Ink writes it on commit,
+  // before layout effects), so a large snapshot's diagnosis never leaves the screen blank
+  useLayoutEffect(() => {
+    const facts = options.facts;
+    if (facts === undefined || diagnosed.current) return;
+    diagnosed.current = true;
+    setData(analyze(facts, { ...options }));
+    setActivity([]);
+    setLoading(false);
+  }, [options]);
   const diagnose = useCallback(
     (target: DiagnosedService) => {
       options.target = target;
@@ -195,6 +210,10 @@ function useFacts(input: TuiInput) {
   return { data, activity, error, fatal, loading, load: () => load(), diagnose };
 }
 
+/** The run's meta (context, snapshot) from the input, for the header of the first frame. */
+const metaOf = (given: TuiInput['facts']): Facts['meta'] =>
+  given === undefined ? {} : 'meta' in given ? given.meta : given.facts.meta;
+
 /** Whether two targets are the same Service (its port aside). */
 const sameService = (a?: DiagnosedService, b?: DiagnosedService) =>
   a?.namespace === b?.namespace && a?.service === b?.service;
@@ -216,7 +235,7 @@ export function App(props: AppProps) {
   // keys can arrive several in one read ("jj\r"): each is reduced from the state the previous
   // one left, not from the last render's
   const [state, setState] = useState((): State => {
-    const s = initialState(props.start, nodeIndex(data, props.node));
+    const s = initialState(props.start);
     return props.search ? { ...s, modal: 'search', query: props.search } : s;
   });
   const latest = useRef(state);
@@ -224,6 +243,13 @@ export function App(props: AppProps) {
     latest.current = reduce(latest.current, a);
     setState(latest.current);
   }, []);
+  // the node asked for, shown once its rules are in (the first frame is drawn before them)
+  const nodeShown = useRef(props.node === undefined);
+  useEffect(() => {
+    if (nodeShown.current || !data.nodes.some((n) => n.name === props.node)) return;
+    nodeShown.current = true;
+    dispatch({ type: 'node', node: nodeIndex(data, props.node) });
+  }, [data, props.node, dispatch]);
   const size = useTerminalSize(props.size);
   const { exit } = useApp();
   const [tick, setTick] = useState(0);
@@ -360,9 +386,9 @@ export function App(props: AppProps) {
     body = <Help top={state.cursor['help'] ?? 0} width={width} height={bodyHeight} />;
   else if (shown.search) body = <Search model={shown.search} />;
   else if (shown.diag) body = <Diagnosis model={shown.diag} state={state} tick={tick} />;
-  else if (shown.rules) body = <Rules model={shown.rules} state={state} />;
+  else if (shown.rules) body = <Rules model={shown.rules} state={state} reading={loading} />;
   else if (shown.trace) body = <Trace model={shown.trace} state={state} />;
-  else if (shown.drift) body = <Drift model={shown.drift} />;
+  else if (shown.drift) body = <Drift model={shown.drift} reading={loading} />;
   else if (shown.services) body = <Services model={shown.services} namespace={state.namespace} />;
   else if (shown.namespaces) body = <Namespaces model={shown.namespaces} />;
   else if (shown.errors) body = <NodeErrors model={shown.errors} width={width} />;

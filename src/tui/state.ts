@@ -75,6 +75,8 @@ export type Action =
       rawChain?: { table: string; chain: string };
     }
   | { type: 'jumpDrift'; node: number; row: number }
+  /** The node the run was asked to show (`--node`), once its rules are in. */
+  | { type: 'node'; node: number }
   | { type: 'flash'; text: string | undefined }
   | { type: 'setCommand'; text: string }
   /** A question from outside (y or n), and its answer given. */
@@ -319,6 +321,8 @@ export function reduce(s: State, a: Action): State {
         pane: { ...next.pane, rules: 0 },
       };
     }
+    case 'node':
+      return { ...s, node: { rules: a.node, drift: a.node } };
     case 'jumpDrift': {
       const next = go(s, 'drift');
       return {

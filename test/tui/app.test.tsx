@@ -13,7 +13,7 @@ import {
   type TuiExit,
 } from '../../src/tui/App.js';
 import { questions } from '../../src/tui/questions.js';
-import { frame, press, render, settle, waitFrame } from './harness.js';
+import { diagnosed, frame, press, render, settle, waitFrame } from './harness.js';
 
 const facts = await readSnapshot(new URL('../../snapshots/nginx-svc', import.meta.url).pathname);
 const TARGET = { namespace: 'default', service: 'nginx-svc' };
@@ -32,6 +32,8 @@ async function app(props: Partial<AppProps> = {}) {
     />,
   );
   await settle(30);
+  if ((props.facts ?? facts) !== undefined && !('facts' in props && props.facts === undefined))
+    await diagnosed(r);
   return r;
 }
 
@@ -43,6 +45,31 @@ describe('the TUI on the demo', () => {
     const f = frame(r);
     assert.equal(lines(f).length, 23);
     assert.ok(lines(f).every((l) => [...l].length <= 80));
+    r.unmount();
+  });
+
+  it('draws its first frame before the diagnosis, which follows it at once; q after it hands back the answer', async () => {
+    let ended: TuiExit | undefined;
+    const r = render(
+      <App
+        start="diag"
+        target={TARGET}
+        facts={facts}
+        color={false}
+        size={SIZE}
+        onQuit={(e) => (ended = e)}
+      />,
+    );
+    const first = r.frames[0] ?? '';
+    assert.match(first, /⠋ +10 Hairpin/);
+    assert.match(first, /diagnosing/);
+    assert.match(first, /ctx kubernetes-admin@kubernetes/, 'the header from the first frame');
+    const f = await diagnosed(r);
+    assert.match(f, /✓ +10 Hairpin/);
+    assert.doesNotMatch(f, /diagnosing/);
+    r.stdin.write('q');
+    await settle(20);
+    assert.equal(ended?.ended, 'answered');
     r.unmount();
   });
 

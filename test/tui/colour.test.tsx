@@ -8,7 +8,7 @@ process.env['FORCE_COLOR'] = '1';
 const { render } = await import('ink-testing-library');
 const { App } = await import('../../src/tui/App.js');
 const { readSnapshot } = await import('../../src/cluster/snapshot.js');
-const { settle } = await import('./harness.js');
+const { diagnosed } = await import('./harness.js');
 
 const facts = await readSnapshot(
   new URL('../../snapshots/selector-typo', import.meta.url).pathname,
@@ -25,7 +25,7 @@ async function frameWith(color: boolean): Promise<string> {
       size={{ columns: 80, rows: 24 }}
     />,
   );
-  await settle(30);
+  await diagnosed(r);
   const out = r.lastFrame() ?? '';
   r.unmount();
   return out;

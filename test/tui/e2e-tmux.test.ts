@@ -39,6 +39,11 @@ const sendText = (text: string) => tmux('send-keys', '-t', SESSION, '-l', text);
 const paneFlag = (flag: string) =>
   tmux('display-message', '-p', '-t', SESSION, `#{${flag}}`).trim();
 
+/** The diagnosis on screen: every step drawn, none pending, nothing being diagnosed (the first
+ * frame shows the steps pending, the diagnosis follows it). */
+const diagnosed = (x: string) =>
+  x.includes('10 Hairpin') && !x.includes('diagnosing') && !/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/.test(x);
+
 /** Polls the screen until `test` holds; fails with the last screen after `ms`. */
 async function waitFor(
   what: string,
@@ -102,6 +107,7 @@ describe('kdebug demo in a terminal', skip, () => {
     if (load! <= cpus().length)
       assert.ok(firstFrame < 1200, `first frame after ${firstFrame.toFixed(0)} ms`);
     else t.diagnostic(`load average ${load!.toFixed(1)} on ${cpus().length} cores: not timed`);
+    s = await waitFor('the diagnosis', diagnosed);
     assert.match(s, /default\/nginx-svc +ClusterIP 10\.1\.190\.219:8080\/TCP +mode iptables/);
     assert.equal(s.split('\n').filter((l) => l.length > 0).length, 23);
 
@@ -276,7 +282,7 @@ describe('the traps of the first ten minutes, in a terminal', skip, () => {
 
   it(':svc lists the Services, / filters, enter diagnoses one, esc returns; :ns picks a namespace; :svc NS/NAME opens one', async () => {
     const r = run('node bin/kdebug.js svc nginx-svc --snapshot snapshots/nginx-svc');
-    await waitFor2('the first frame', (x) => x.includes('10 Hairpin'));
+    await waitFor2('the diagnosis', diagnosed);
     const command = (text: string) => {
       t2('send-keys', '-t', SESSION, '-l', text);
       t2('send-keys', '-t', SESSION, 'Enter');
@@ -351,7 +357,7 @@ describe('the traps of the first ten minutes, in a terminal', skip, () => {
     writeFileSync(join(dir, 'meta.json'), JSON.stringify(meta));
     try {
       const r = run(`node bin/kdebug.js svc nginx-svc --snapshot ${dir}`);
-      let s = await waitFor2('the first frame', (x) => x.includes('10 Hairpin'));
+      let s = await waitFor2('the diagnosis', diagnosed);
       assert.match(s.split('\n').filter(Boolean).at(-1)!, /e 1 node error$/);
       t2('send-keys', '-t', SESSION, '-l', 'e');
       s = await waitFor2('the errors pane', (x) => x.includes('[Node errors]'));
@@ -377,7 +383,7 @@ describe('the traps of the first ten minutes, in a terminal', skip, () => {
     const r = run('node bin/kdebug.js svc nginx-svc --snapshot snapshots/nginx-svc');
     let s = await waitFor2(
       'the first frame',
-      (x) => x.includes('10 Hairpin') && x.split('\n').filter((l) => l.length > 0).length === 23,
+      (x) => diagnosed(x) && x.split('\n').filter((l) => l.length > 0).length === 23,
     );
     assert.match(
       s.split('\n')[0]!,
@@ -419,7 +425,7 @@ describe('no colour, asked either way', skip, () => {
     ]) {
       t4('send-keys', '-t', SESSION, '-l', `clear; ${line}`);
       t4('send-keys', '-t', SESSION, 'Enter');
-      await waitFor('the first frame', (x) => x.includes('10 Hairpin'), 8000, S4);
+      await waitFor('the diagnosis', diagnosed, 8000, S4);
       // with its escapes: what is bold or reversed, and that no colour is drawn
       drawn.push(t4('capture-pane', '-p', '-e', '-t', SESSION));
       t4('send-keys', '-t', SESSION, 'q');
@@ -549,7 +555,7 @@ describe('leaving the TUI: the exit code says what was checked, the answer stays
     assert.equal(text.status, 1, 'the scenario has a problem');
     const conclusion = /^(?:Problem|Warning) at step .*$/m.exec(text.stdout)![0];
     const r = run(`node bin/kdebug.js ${args}`);
-    await waitFor3('the diagnosis', (x) => x.includes('10 Hairpin'));
+    await waitFor3('the diagnosis', diagnosed);
     t3('send-keys', '-t', SESSION, 'q');
     const s = await waitFor3('the shell back', r.exited);
     assert.equal(r.code(s), text.status);
@@ -562,7 +568,7 @@ describe('leaving the TUI: the exit code says what was checked, the answer stays
   it('the line goes to stderr: stdout stays the screen, the terminal keeps nothing else', async () => {
     const err = join(home, 'stderr.txt');
     const r = run(`node bin/kdebug.js demo 2>${err}`);
-    await waitFor3('the diagnosis', (x) => x.includes('10 Hairpin'));
+    await waitFor3('the diagnosis', diagnosed);
     t3('send-keys', '-t', SESSION, 'q');
     const s = await waitFor3('the shell back', r.exited);
     assert.equal(r.code(s), 0);

@@ -35,6 +35,14 @@ export async function waitFrame(r: Rendered, re: RegExp, ms = 3000): Promise<str
   return f;
 }
 
+/** Waits for the diagnosis of facts in hand (the first frame shows the steps pending), then for
+ * the frame after it, where the cursor has followed the first problem. */
+export async function diagnosed(r: Rendered, ms = 3000): Promise<string> {
+  await waitFrame(r, /^(?![\s\S]*diagnosing)/, ms);
+  await settle(40);
+  return frame(r);
+}
+
 /** Types keys: named ones ("enter", "esc", "down") or text, one write each, each drawn. */
 export async function press(r: Rendered, ...keys: string[]): Promise<string> {
   for (const k of keys) {

@@ -140,7 +140,7 @@ export function driftView(m: DriftModel): View {
 export const driftFinding = (m: DriftModel) =>
   m.findings[m.lines[m.stops[m.cursor] ?? -1]?.finding ?? -1];
 
-export function Drift({ model: m }: { model: DriftModel }) {
+export function Drift({ model: m, reading }: { model: DriftModel; reading?: boolean }) {
   const page = innerLines(m.height) - 1; // the legend takes a line
   const at = m.stops[m.cursor] ?? 0;
   // the finding's group heading stays in view when there is room
@@ -155,7 +155,7 @@ export function Drift({ model: m }: { model: DriftModel }) {
     .filter(Boolean)
     .join('  ');
   let body;
-  if (!m.drift) body = <T tone="muted">no rules recorded</T>;
+  if (!m.drift) body = <T tone="muted">{reading ? 'reading the rules…' : 'no rules recorded'}</T>;
   else if ('error' in m.drift)
     body = (
       <T tone="warn" wrap="wrap">

@@ -254,7 +254,16 @@ function RowLine({ row, marks }: { row: TreeRow; marks: RowMarks }) {
   }
 }
 
-export function Rules({ model: m, state }: { model: RulesModel; state: State }) {
+export function Rules({
+  model: m,
+  state,
+  reading,
+}: {
+  model: RulesModel;
+  state: State;
+  /** The rules may still be on their way: none yet is not "none recorded". */
+  reading?: boolean;
+}) {
   const page = innerLines(m.treeHeight);
   const start = useWindow(m.cursor, m.rows.length, page);
   const focus = state.pane.rules;
@@ -264,7 +273,7 @@ export function Rules({ model: m, state }: { model: RulesModel; state: State }) 
       ? `${m.node?.label} (${m.nodeIndex + 1}/${m.nodeCount}, n/p)`
       : (m.node?.label ?? '');
   const body = !m.node ? (
-    <T tone="muted">no rules recorded</T>
+    <T tone="muted">{reading ? 'reading the rules…' : 'no rules recorded'}</T>
   ) : m.node.error ? (
     <T tone="bad" wrap="wrap">
       {m.node.error}
