@@ -55,6 +55,7 @@ describe('the TUI on the demo', () => {
         start="diag"
         target={TARGET}
         facts={facts}
+        load={async () => facts}
         color={false}
         size={SIZE}
         onQuit={(e) => (ended = e)}
