@@ -262,6 +262,9 @@ async function main(): Promise<void> {
   }
 }
 
+/** kdebug's stderr line for one node read (a few nodes are said one line each). */
+const READ_LINE = /^kdebug: [^\s:]+: (?!not reached).* via /;
+
 /** `kdebug svc` on one Service, three times (once with --all-nodes), its median time, nodes read
  * and peak memory. */
 function timeSvc(c: ClusterClient, target: string, when: string, runs = [[]] as string[][]): void {
@@ -288,7 +291,10 @@ function timeSvc(c: ClusterClient, target: string, when: string, runs = [[]] as 
       const rules = doc.steps?.find((s) => s.id === 'rules')?.findings ?? [];
       const unread =
         rules.find((f) => f.id === 'rules-nodes-not-read')?.title ?? 'every node chosen';
-      const read = /^(?:kdebug: )?(\d+) nodes? read/m.exec(r.stderr)?.[1] ?? '?';
+      // many nodes: one line counts them; a few: one line each, "NODE: … via …" when read
+      const read =
+        /^(?:kdebug: )?(\d+) nodes? read/m.exec(r.stderr)?.[1] ??
+        String(r.stderr.split('\n').filter((l) => READ_LINE.test(l)).length);
       said = `exit ${r.code}; nodes read: ${read}; ${unread}; debug Pods created: 0 (--via kube-proxy); peak memory ${Math.round(r.maxRssKiB / 1024)} MiB`;
     }
     console.log(

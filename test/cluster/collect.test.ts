@@ -402,6 +402,7 @@ describe('collect: Services without a selector, and node commands', () => {
       {
         node: 'node-b',
         command: 'proxy-mode',
+        typed: ['curl', '-sS', 'http://127.0.0.1:10249/proxyMode'],
         exitCode: 7,
         error: 'curl: (7) Failed to connect to 127.0.0.1 port 10249',
       },
@@ -708,12 +709,14 @@ describe('collect: Services without a selector, and node commands', () => {
       {
         node: 'not-readable',
         command: 'ip_tables_names',
+        typed: ['cat', '/proc/net/ip_tables_names'],
         exitCode: 1,
         error: 'sudo: a password is required',
       },
       {
         node: 'not-readable',
         command: 'iptables-legacy-save-nat',
+        typed: ['iptables-legacy-save', '-t', 'nat'],
         exitCode: null,
         error:
           'not run: /proc/net/ip_tables_names could not be read, and where it does not list what this reads, reading it would create it',
@@ -821,6 +824,7 @@ describe('collect: Services without a selector, and node commands', () => {
       {
         node: 'node-a',
         command: 'iptables-save',
+        typed: ['iptables-save'],
         exitCode: null,
         error: 'no node transport configured: cannot run iptables-save on node node-a',
       },

@@ -300,6 +300,7 @@ describe('reaching the nodes (--via)', () => {
         {
           node: 'node-c',
           command: 'iptables-save',
+          typed: ['iptables-save'],
           exitCode: null,
           error:
             'exec kube-system/kube-proxy-m2v9z: error dialing backend: dial tcp 192.0.2.13:10250: connect: no route to host',
