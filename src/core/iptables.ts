@@ -11,6 +11,7 @@ import {
   type ForeignKind,
   type WarningKind,
 } from './iptables/paste.js';
+import { isListView, listViewToRules } from './iptables/list-view.js';
 import { Table, type TableState } from './iptables/table.js';
 import { escapeControls, excerpt } from './sanitize.js';
 
@@ -82,6 +83,8 @@ export interface ParseOptions {
   file?: string;
   /** The table of `iptables -S` output that has no `*table` lines (`iptables -t nat -S`). */
   table?: string;
+  /** Rewritten from an `iptables -L` listing: its blank lines (and column headers) are its own. */
+  listView?: boolean;
 }
 
 export class Ruleset {
@@ -144,7 +147,17 @@ export function rulesetFromState(s: RulesetState): Ruleset {
 
 /** Parses a dump. Throws IptablesParseError with the line for anything it cannot read. */
 export function parseIptables(input: Uint8Array | string, options: ParseOptions = {}): Ruleset {
-  return new DumpParser(toBytes(input), options).run();
+  const bytes = toBytes(input);
+  // an `iptables -L` listing, read as the -S rules it shows, each on the paste's own line
+  if (isListView(new TextDecoder().decode(bytes.subarray(0, 16384)))) {
+    const view = listViewToRules(new TextDecoder().decode(bytes));
+    const rs = new DumpParser(toBytes(view.text), { ...options, listView: true }).run();
+    rs.warnings.unshift(
+      ...view.notes.map((message) => ({ line: null, kind: 'view' as const, message })),
+    );
+    return rs;
+  }
+  return new DumpParser(bytes, options).run();
 }
 
 function toBytes(input: Uint8Array | string): Uint8Array {
@@ -228,7 +241,7 @@ class DumpParser {
       } else if (s < e) {
         this.nonBlank++;
         this.line(s, e, last, true);
-      } else this.skip('blank');
+      } else if (!this.options.listView) this.skip('blank');
       pos = end + 1;
     }
     if (this.current) {

@@ -7,9 +7,10 @@ import { DNAT_QUIRK } from './iptables/rule.js';
 import type { ServicePortName } from './model.js';
 import { hostPort } from './ipv6.js';
 
-/** 'virtual-server': an IPVS virtual server a listing alone does not say the kind of. */
+/** 'virtual-server': an IPVS virtual server a listing alone does not say the kind of;
+ * 'frontend': the same of a Cilium frontend (`cilium service get` before 1.14 prints no type). */
 export type EntryKind =
-  'cluster-ip' | 'external-ip' | 'load-balancer' | 'node-port' | 'virtual-server';
+  'cluster-ip' | 'external-ip' | 'load-balancer' | 'node-port' | 'virtual-server' | 'frontend';
 
 /** What a person calls each kind of entry. */
 export const ENTRY_KIND_TEXT: Record<EntryKind, string> = {
@@ -18,6 +19,7 @@ export const ENTRY_KIND_TEXT: Record<EntryKind, string> = {
   'load-balancer': 'load-balancer IP',
   'node-port': 'node port',
   'virtual-server': 'virtual server',
+  frontend: 'frontend (its type not in the listing)',
 };
 
 /** A rule in KUBE-SERVICES or KUBE-NODEPORTS that sends traffic into a Service port's chains. */
@@ -489,6 +491,7 @@ class TreeBuilder {
       const id = nat.ruleIdOf(chain, k);
       if (nat.marksForMasquerade(id)) {
         this.masquerades(tree, nat, chain, id);
+        this.clusterIPOfMasquerade(tree, nat, id);
         continue;
       }
       const sep = nat.targetIndex(id);
@@ -608,6 +611,18 @@ class TreeBuilder {
       condition: this.condition(nat, id),
       line: nat.line(id),
     });
+  }
+
+  /** kube-proxy (1.27 on) marks cluster IP traffic from outside the Pod network in the KUBE-SVC
+   * chain, with the cluster IP's comment: where the paste lacks KUBE-SERVICES, it gives the IP. */
+  private clusterIPOfMasquerade(tree: ServiceTree, nat: Table, id: number): void {
+    if (tree.clusterIP !== undefined || !nat.comment(id)?.endsWith(' cluster IP')) return;
+    const address = stripHost(nat.destination(id));
+    if (address === undefined || address.includes('/')) return;
+    tree.clusterIP = address;
+    const port = Number(nat.dport(id));
+    if (Number.isInteger(port) && port > 0) tree.port = port;
+    if (!tree.protocol) tree.protocol = nat.protocol(id) ?? '';
   }
 
   // thousands of rules share a few conditions ("! -s 10.244.0.0/16"): one string for each

@@ -1,7 +1,7 @@
 // The `kdebug rules` presentations: Service trees as an indented tree a person reads, or JSON.
 import type { CiliumTable } from '../core/cilium/listing.js';
 import type { IpvsTable } from '../core/ipvs/listing.js';
-import type { NftTable } from '../core/nftables/listing.js';
+import { missingSets, type NftTable } from '../core/nftables/listing.js';
 import type { Ruleset } from '../core/iptables.js';
 import type { SearchHit } from '../core/search.js';
 import { count } from '../core/checks/check.js';
@@ -33,7 +33,8 @@ function entryText(e: EntryPoint): string {
   const kind = ENTRY_KIND_TEXT[e.kind];
   if (e.from === 'cilium')
     return `${kind} ${e.address ? hostPort(e.address, e.port ?? 0) : `${e.port} on every node address`}${e.protocol ? `/${e.protocol}` : ''}  (cilium line ${e.line})`;
-  const port = e.port ?? (e.from === 'ipvs' ? 'port unknown' : 'any port');
+  // kube-proxy writes a port on every Service entry: a rule without one lost it in printing
+  const port = e.port ?? (e.from === 'ipvs' ? 'port unknown' : '?');
   const protocol = e.protocol ? `/${e.protocol}` : '';
   const where =
     e.kind === 'node-port'
@@ -42,7 +43,8 @@ function entryText(e: EntryPoint): string {
   if (e.proxyPort !== undefined)
     return `${where}${e.from === 'ipvs' && e.kind === 'node-port' ? '' : protocol}  (${e.from} line ${e.line}) proxied by kube-proxy itself on port ${e.proxyPort} (userspace mode: endpoints are not in iptables)`;
   const proto = e.from === 'ipvs' && e.kind === 'node-port' ? '' : protocol;
-  return `${where}${proto}  (${e.from} ${e.line ? `line ${e.line} ` : ''}-> ${e.chain})`;
+  const unshown = e.port === undefined && e.from !== 'ipvs' ? ' (port not shown)' : '';
+  return `${where}${proto}${unshown}  (${e.from} ${e.line ? `line ${e.line} ` : ''}-> ${e.chain})`;
 }
 
 function endpointText(ep: TreeEndpoint): string {
@@ -81,7 +83,7 @@ function treeText(t: ServiceTree): string[] {
   const head = [t.name ? portNameText(t.name) : t.id];
   if (t.name && t.clusterIP)
     head.push(
-      `${hostPort(t.clusterIP, t.port ?? 'any port')}${t.protocol ? `/${t.protocol}` : ''}`,
+      `${hostPort(t.clusterIP, t.port ?? '?')}${t.protocol ? `/${t.protocol}` : ''}${t.port === undefined ? ' (port not shown)' : ''}`,
     );
   if (t.nodePorts.length > 0 && t.name) head.push(`node port ${t.nodePorts.join(', ')}`);
   const out = [head.join('  ')];
@@ -95,12 +97,12 @@ function treeText(t: ServiceTree): string[] {
     out.push(
       `  ${v.kind.toUpperCase()}  ${v.comment ?? ''}  (${[v.table, v.chain].filter(Boolean).join(' ')}${v.line ? ` line ${v.line}` : ''})`,
     );
-  const list = (title: string | undefined, eps: TreeEndpoint[]) => {
+  const list = (title: string | undefined, eps: TreeEndpoint[], empty = 'no endpoints') => {
     if (!title) return;
     const none = t.partial
       ? `  (the paste may not hold all its rules: ${t.partial})`
       : eps.length === 0
-        ? '  (no endpoints)'
+        ? `  (${empty})`
         : '';
     out.push(`  ${title}${none}`);
     eps.forEach((ep, i) => out.push(`  ${i === eps.length - 1 ? '└─' : '├─'}${endpointText(ep)}`));
@@ -108,10 +110,11 @@ function treeText(t: ServiceTree): string[] {
   // Cilium's frontends have no chains: their backends are the frontend's own
   const cilium = t.entries.some((e) => e.from === 'cilium');
   list(cilium ? 'backends' : t.chains.svc, t.endpoints);
-  list(t.chains.svl ?? t.chains.xlb, t.localEndpoints ?? []);
+  list(t.chains.svl ?? t.chains.xlb, t.localEndpoints ?? [], 'no local endpoints');
   if (t.fallThrough > 0 && !t.partial)
     out.push(
-      `  ${percent(t.fallThrough)} of new connections match no endpoint rule and leave the chain unchanged`,
+      // kube-proxy's last endpoint rule has no probability and takes the rest: here it is not
+      `  ${percent(t.fallThrough)} of new connections match none of the endpoint rules shown: kube-proxy ends this chain with a rule that takes the rest, and it is not here (the listing is cut or filtered, or the chain was edited)`,
     );
   if (t.affinitySeconds !== undefined)
     out.push(`  session affinity: ClientIP, ${t.affinitySeconds}s`);
@@ -245,6 +248,7 @@ export function rulesText(
     out.push(
       `warning: line${dump.elided.length === 1 ? '' : 's'} ${dump.elided.join(', ')} elide${dump.elided.length === 1 ? 's' : ''} part of the table: what is not in the paste is not shown, and nothing is said about it`,
     );
+  if (isNft(dump) && missingSets(dump).length > 0) out.push(`warning: ${leftOutText(dump)}`);
   if (isIpvs(dump)) out.push(...ipvsWarnings(dump).map((w) => `warning: ${w}`));
   out.push('');
   if (trees.services.length === 0)
@@ -353,6 +357,9 @@ export function rulesDoc(dump: RulesDump, trees: ServiceTrees, source: RulesSour
                   message:
                     'part of the table is elided here: what is not in the paste is not shown',
                 })),
+                ...(missingSets(dump).length > 0
+                  ? [{ line: null, kind: 'abridged', message: leftOutText(dump) }]
+                  : []),
               ],
             }
           : {
@@ -405,6 +412,12 @@ export const searchDoc = (query: string, hits: SearchHit[]) => ({
 
 export const searchJson = (query: string, hits: SearchHit[]): string =>
   jsonText(searchDoc(query, hits));
+
+/** A listing without sets or maps its rules use: abridged by hand, said so. */
+const leftOutText = (t: NftTable) => {
+  const missing = missingSets(t);
+  return `the rules use ${missing.length === 1 ? 'a set or map' : 'sets or maps'} the listing leaves out (${missing.join(', ')}): it was abridged, and what is not in it is not shown or said`;
+};
 
 /** A text listing that ends inside its table: read as far as it goes, said so. */
 export const cutText = (t: NftTable) =>

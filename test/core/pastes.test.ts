@@ -29,7 +29,7 @@ interface ServiceReading {
 interface Reading {
   source: string;
   form: string;
-  kind: 'iptables' | 'ipvs' | 'nft' | 'foreign';
+  kind: 'iptables' | 'ipvs' | 'nft' | 'cilium' | 'foreign';
   foreign?: ForeignKind;
   says?: string;
   services?: ServiceReading[];
@@ -59,7 +59,12 @@ function find(trees: ServiceTrees, r: ServiceReading): ServiceTree | undefined {
   // an unnamed port: "ns/name", which kube-proxy before v1.5 wrote "ns/name:"
   if (r.id.includes('/')) return all.find((t) => t.name === r.id || t.name === `${r.id}:`);
   if (r.clusterIP !== undefined)
-    return all.find((t) => t.clusterIP === r.clusterIP && t.port === r.port);
+    return all.find(
+      (t) =>
+        t.clusterIP === r.clusterIP &&
+        t.port === r.port &&
+        (r.protocol === undefined || t.protocol === r.protocol),
+    );
   if (r.nodePorts) return all.find((t) => r.nodePorts!.every((p) => t.nodePorts.includes(p)));
   const m = /^\w+ (\S+):(\d+)$/.exec(r.id);
   return all.find((t) => t.entries.some((e) => e.address === m?.[1] && e.port === Number(m?.[2])));
@@ -512,18 +517,14 @@ TCP  10.8.9.0:31851 rr
     );
   });
 
-  it('an iptables -L paste after the legacy-tables warning is told to run iptables-legacy-save', () => {
-    assert.throws(
-      () =>
-        readPaste(
-          'Chain KUBE-SERVICES (2 references)\ntarget     prot opt source               destination\n# Warning: iptables-legacy tables present, use iptables-legacy to see them\n',
-          { file: 'p.txt' },
-        ),
-      (e: Error) =>
-        e instanceof NoRulesError &&
-        /iptables -L/.test(e.message) &&
-        /iptables-legacy-save/.test(e.message),
+  it('an iptables -L paste after the legacy-tables warning is read, and told to run iptables-legacy-save', () => {
+    const x = reads(
+      'Chain KUBE-SERVICES (2 references)\ntarget     prot opt source               destination\n# Warning: iptables-legacy tables present, use iptables-legacy to see them\n',
     );
+    assert.equal(x.mode, 'iptables');
+    const text = rulesText(x.dump, x.trees, { label: 'p' });
+    assert.match(text, /read from an `iptables -L` listing/);
+    assert.match(text, /iptables-legacy-save/);
   });
 
   it('a node whose Services Cilium serves (GKE Dataplane V2) says so when no Service rule is found', () => {

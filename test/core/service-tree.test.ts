@@ -317,7 +317,7 @@ ${clusterIP}
     assert.deepEqual(t.orphans, []);
   });
 
-  it('a rule without --dport is "any port", never undefined', () => {
+  it('a rule without --dport has no port (the text says "port not shown"), never undefined read as 0', () => {
     const t =
       only(`-A KUBE-SERVICES -d 10.0.91.63/32 -p tcp -m comment --comment "${N} cluster IP" -j ${SVC}
 -A ${SVC} -j ${SEP(A)}

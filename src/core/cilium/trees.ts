@@ -66,7 +66,7 @@ export function buildCiliumTrees(table: CiliumTable, known: CiliumKnown): Servic
     const key = `${id} ${protocol}`;
     let tree = trees.get(key);
     if (!tree) trees.set(key, (tree = emptyTree({ name, id, protocol })));
-    const kind = KIND[f.type ?? 'ClusterIP'];
+    const kind = f.type ? KIND[f.type] : 'frontend';
     tree.entries.push({
       kind,
       ...(isWildcard(f.ip) ? {} : { address: f.ip }),

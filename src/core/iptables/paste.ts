@@ -18,7 +18,8 @@ export type WarningKind =
   | 'truncated' // the dump looks cut short
   | 'table' // which table a listing without `*table` belongs to
   | 'backend' // iptables-legacy / iptables-nft, and iptables-nft's "legacy tables present" warning
-  | 'mode'; // the dump is of another kube-proxy mode (IPVS, userspace)
+  | 'mode' // the dump is of another kube-proxy mode (IPVS, userspace)
+  | 'view'; // an `iptables -L` listing read as rules, and what it does not show
 
 /** Other tools' output that a paste may hold instead of (or beside) a rules dump. */
 export type ForeignKind =
@@ -35,7 +36,7 @@ export type ForeignKind =
 /** What each foreign listing is, and what to run instead (or until kdebug reads it). */
 export const FOREIGN: Record<ForeignKind, string> = {
   'iptables-list':
-    'this is `iptables -L` output, which drops the matches kdebug needs: run `iptables-save` or `iptables -t nat -S`',
+    'this is `iptables -L` output that kdebug cannot read line by line (its lines run together, or its columns are not the ones iptables prints): paste it as printed, or run `iptables-save` (or `iptables -t nat -S`)',
   nft: 'these are iptables-nft rules as printed by `nft list ruleset` / `nft list table ip nat`: run `iptables-nft-save` (or `iptables-save`)',
   'kube-proxy-nft':
     "this is kube-proxy's nftables table (`table ip kube-proxy`): kube-proxy runs in nftables mode, which kdebug does not read yet; `nft list table ip kube-proxy` shows its Services",
@@ -45,8 +46,8 @@ export const FOREIGN: Record<ForeignKind, string> = {
     'this is `ipset list` output (the sets of kube-proxy IPVS mode), which kdebug does not read yet',
   cilium:
     "this is Cilium's Service table (`cilium service list` / `cilium bpf lb list`, or cilium-dbg's): Cilium replaces kube-proxy on this node, its Services are BPF map entries, not iptables rules; kdebug does not read them yet: `cilium-dbg service list` in the Cilium agent Pod (anetd on GKE Dataplane V2) shows each frontend with its backends",
-  hns: 'this is Windows HNS state (`hnsdiag list all`): kube-proxy on Windows programs HNS load balancers, not iptables; kdebug does not read them yet: `hnsdiag list loadbalancers` on the node lists each Service VIP with its endpoints',
-  ovn: "this is OVN's load-balancer list (`ovn-nbctl lb-list`): OVN-Kubernetes (or Kube-OVN) implements Services as OVN load balancers, not kube-proxy rules; kdebug does not read them yet: each VIP line lists its backends",
+  hns: 'this is Windows HNS state (`hnsdiag list all` / `list loadbalancers`): kube-proxy on Windows programs HNS load balancers, not iptables; kdebug does not read them yet: each load balancer lists a Service VIP and its endpoints by HNS endpoint ID (`hnsdiag list endpoints` gives their IPs)',
+  ovn: "this is OVN's load balancers (`ovn-nbctl lb-list`, or `list load_balancer`): OVN-Kubernetes (or Kube-OVN) implements Services as OVN load balancers, not kube-proxy rules; kdebug does not read them yet: each VIP line lists its backends",
   kubectl:
     "this is kubectl output (`kubectl get svc` / `kubectl describe svc`): the Service objects, not a node's rules; paste `iptables-save` (or `ipvsadm -Ln`, `nft list table ip kube-proxy`) from the node, or run `kdebug svc NAME` against the cluster",
 };
@@ -95,8 +96,12 @@ const FOREIGN_LINES: [RegExp, ForeignKind][] = [
   [/^(?:Networks|Endpoints|Namespaces|LoadBalancers|Policies):$/, 'hns'],
   [/^Name +ID(?: +Virtual Network Name)?$/, 'hns'],
   [/^ID +\| +Endpoint IDs$/, 'hns'],
+  // `hnsdiag list loadbalancers`: one "Key : value" block per load balancer
+  [/^(?:Load Balancer|Virtual IPs|Direct IP IDs|Source VIP) +: /, 'hns'],
   // OVN: `ovn-nbctl lb-list` / `lr-lb-list` / `ls-lb-list`
   [/^UUID +LB +PROTO +VIP +IPs$/, 'ovn'],
+  // `ovn-nbctl list load_balancer`: OVSDB records, "column : value"
+  [/^(?:_uuid|vips|ip_port_mappings|selection_fields|health_check) +: /, 'ovn'],
   [
     /^(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12} +\S+ +)?(?:tcp|udp|sctp) +\[?[\d.:a-f]+\]?:\d+(?: +\S+)?$/,
     'ovn',

@@ -170,6 +170,8 @@ export function parseIpvs(text: string, file = '<input>'): IpvsTable {
     // the headers say which view this is: ipvsadm prints one per option
     if ((m = /^Prot LocalAddress:Port\s+(.*)$/.exec(t))) {
       view = /^Conns\b/.test(m[1]!) ? 'stats' : /^CPS\b/.test(m[1]!) ? 'rate' : 'list';
+      // --persistent-conn: the real servers' columns on this line, and no Forward column
+      if (/^Weight\b/.test(m[1]!)) columns = m[1]!.split(/\s+/);
       inListing = header = true;
       continue;
     }
@@ -325,11 +327,12 @@ function realServer(
   columns: string[],
   line: number,
 ): IpvsRealServer {
+  const forwards = columns[0] !== 'Weight';
   if (
     view === 'stats' ||
     view === 'rate' ||
     view === 'counters' ||
-    !/^[A-Za-z]/.test(words[0] ?? '')
+    (forwards && !/^[A-Za-z]/.test(words[0] ?? ''))
   )
     return { address, line };
   const at = (name: string) => {
@@ -343,7 +346,7 @@ function realServer(
   const inactive = at('InActConn');
   return {
     address,
-    forward: words[0]!,
+    ...(forwards ? { forward: words[0]! } : {}),
     ...(weight !== undefined ? { weight } : {}),
     ...(active !== undefined && inactive !== undefined
       ? { activeConn: active, inActConn: inactive }

@@ -89,6 +89,20 @@ export class NftParseError extends Error {
 type J = Record<string, unknown>;
 const isObject = (v: unknown): v is J => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** The sets and maps the table's rules refer to (`@name`) that the listing does not hold. */
+export function missingSets(t: NftTable): string[] {
+  const used = new Set<string>();
+  const walk = (v: unknown): void => {
+    // "@name" in nft -j's JSON, or inside a text listing's match kept as written
+    if (typeof v === 'string')
+      for (const m of v.matchAll(/(?:^|[\s{,])@([\w.-]+)/g)) used.add(m[1]!);
+    else if (Array.isArray(v)) v.forEach(walk);
+    else if (isObject(v)) Object.values(v).forEach(walk);
+  };
+  for (const c of t.chains) for (const r of c.rules) walk(r.expr);
+  return [...used].filter((name) => !t.set(name)).sort();
+}
+
 /** Does this text look like nft's JSON output (so `rules --file` reads it as such)? A prompt or
  * prose may come first, and a fragment may be items of the "nftables" array without it. */
 export const isNftJson = (text: string) => jsonStart(text.slice(0, 4096)) >= 0;

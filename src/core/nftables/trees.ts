@@ -18,7 +18,14 @@ import {
   type ServiceTrees,
   type TreeEndpoint,
 } from '../service-tree.js';
-import { scalar, verdictOf, type NftExpr, type NftRule, type NftTable } from './listing.js';
+import {
+  missingSets,
+  scalar,
+  verdictOf,
+  type NftExpr,
+  type NftRule,
+  type NftTable,
+} from './listing.js';
 
 /** A per-Service-port chain name: kind, hash, then "ns/name/proto/port" (and "__ip/port"). */
 const PORT_CHAIN =
@@ -51,11 +58,15 @@ export interface NftTreeOptions {
   loadBalancerIPs?: ReadonlySet<string>;
 }
 
-/** Why a listing may not hold all of the table: cut short, or lines elided ("..."). */
+/** Why a listing may not hold all of the table: cut short, lines elided ("..."), or sets and
+ * maps its rules refer to left out (nft lists none such: the paste was abridged by hand). */
 export function abridgedBy(t: NftTable): string | undefined {
   if (t.cut) return `the listing is cut at line ${t.cut.line}`;
   if (t.elided && t.elided.length > 0)
     return `the listing elides lines (line ${t.elided.join(', ')})`;
+  const missing = missingSets(t);
+  if (missing.length > 0)
+    return `the listing leaves out ${missing.join(', ')}, which its rules use`;
   return undefined;
 }
 

@@ -115,7 +115,7 @@ function serviceChildren(rows: TreeRow[], tree: ServiceTree, parent: number, o: 
     leaf({
       key: `note:${tree.id}:fall`,
       kind: 'note',
-      note: `${percent(tree.fallThrough)} of new connections match no endpoint rule`,
+      note: `${percent(tree.fallThrough)} of new connections match none of the endpoint rules shown (the chain's last rule is not here)`,
     });
   if (tree.affinitySeconds !== undefined)
     leaf({

@@ -8,6 +8,7 @@ import {
   IptablesParseError,
   NoRulesError,
   parseIptables,
+  printRule,
   type Ruleset,
 } from '../../../src/core/iptables.js';
 import { buildServiceTrees } from '../../../src/core/service-tree.js';
@@ -237,14 +238,9 @@ describe('input that holds no rule at all', () => {
       message: /^no iptables rules in dump\.txt/,
     },
     {
-      what: 'iptables -L output',
-      text: 'Chain KUBE-SERVICES (2 references)\ntarget     prot opt source               destination\nKUBE-SVC-ELCM5PCEQWBTUJ2I  tcp  --  0.0.0.0/0            10.1.190.219         /* default/nginx-svc:http cluster IP */ tcp dpt:8080\n',
-      message: /`iptables -L` output.*run `iptables-save` or `iptables -t nat -S`/,
-    },
-    {
-      what: 'iptables -L -v -n --line-numbers output',
-      text: 'Chain PREROUTING (policy ACCEPT 0 packets, 0 bytes)\nnum   pkts bytes target     prot opt in     out     source               destination\n1     1234  100K KUBE-SERVICES  all  --  *      *       0.0.0.0/0            0.0.0.0/0\n',
-      message: /`iptables -L` output/,
+      what: 'iptables -L output a web page ran onto one line',
+      text: 'Chain KUBE-SERVICES (2 references) target     prot opt source               destination KUBE-SVC-ELCM5PCEQWBTUJ2I  tcp  --  0.0.0.0/0            10.1.190.219         /* default/nginx-svc:http cluster IP */ tcp dpt:8080\n',
+      message: /`iptables -L` output that kdebug cannot read line by line.*run `iptables-save`/,
     },
     {
       what: 'iptables-nft rules printed by nft',
@@ -292,6 +288,36 @@ describe('input that holds no rule at all', () => {
     sameRules(rs, CLEAN_S);
     assert.deepEqual(rs.foreign, ['ipvsadm']);
     assert.match(rs.warnings.at(-1)!.message, /^lines 23, 24 not read: this is `ipvsadm` output/);
+  });
+});
+
+describe('iptables -L listings are read as the rules they list', () => {
+  it('-L -n: a rule line in -S form, its matches as iptables prints them', () => {
+    const rs = parseIptables(
+      'Chain KUBE-SERVICES (2 references)\ntarget     prot opt source               destination\nKUBE-SVC-ELCM5PCEQWBTUJ2I  tcp  --  0.0.0.0/0            10.1.190.219         /* default/nginx-svc:http cluster IP */ tcp dpt:8080\n',
+      { file: 'dump.txt' },
+    );
+    const nat = rs.table('nat')!;
+    const id = nat.chain('KUBE-SERVICES')!.ruleId(0);
+    assert.equal(
+      printRule(nat.chain('KUBE-SERVICES')!.rules[0]!),
+      '-A KUBE-SERVICES -d 10.1.190.219/32 -p tcp -m comment --comment "default/nginx-svc:http cluster IP" -m tcp --dport 8080 -j KUBE-SVC-ELCM5PCEQWBTUJ2I',
+    );
+    assert.equal(nat.dport(id), '8080');
+    assert.match(rs.warnings[0]!.message, /^read from an `iptables -L` listing/);
+  });
+
+  it('-L -v -n --line-numbers: the counters and numbers are columns, the interfaces read', () => {
+    const rs = parseIptables(
+      'Chain POSTROUTING (policy ACCEPT 0 packets, 0 bytes)\nnum   pkts bytes target     prot opt in     out     source               destination\n1     1234  100K MASQUERADE  all  --  *      !docker0  172.17.0.0/16        0.0.0.0/0\n2        0     0 KUBE-POSTROUTING  0    --  *      *       0.0.0.0/0            0.0.0.0/0            /* kubernetes postrouting rules */\n',
+      { file: 'dump.txt' },
+    );
+    const rules = rs.table('nat')!.chain('POSTROUTING')!.rules.map(printRule);
+    assert.deepEqual(rules, [
+      '-A POSTROUTING -s 172.17.0.0/16 ! -o docker0 -j MASQUERADE',
+      '-A POSTROUTING -m comment --comment "kubernetes postrouting rules" -j KUBE-POSTROUTING',
+    ]);
+    assert.ok(!rs.warnings.some((w) => /prints no interfaces/.test(w.message)));
   });
 });
 
