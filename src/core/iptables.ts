@@ -11,6 +11,7 @@ import {
   type ForeignKind,
   type WarningKind,
 } from './iptables/paste.js';
+import { isEscapedDump, unescapeDump } from './iptables/escaped.js';
 import { isListView, listViewToRules } from './iptables/list-view.js';
 import { Table, type TableState } from './iptables/table.js';
 import { escapeControls, excerpt } from './sanitize.js';
@@ -148,8 +149,20 @@ export function rulesetFromState(s: RulesetState): Ruleset {
 /** Parses a dump. Throws IptablesParseError with the line for anything it cannot read. */
 export function parseIptables(input: Uint8Array | string, options: ParseOptions = {}): Ruleset {
   const bytes = toBytes(input);
+  const head = new TextDecoder().decode(bytes.subarray(0, 16384));
+  // a dump inside a quoted string (a JSON field, a log line): the text it stands for
+  if (isEscapedDump(head)) {
+    const rs = parseIptables(unescapeDump(new TextDecoder().decode(bytes)), options);
+    rs.warnings.unshift({
+      line: null,
+      kind: 'view',
+      message:
+        'the rules were inside a quoted string (line ends written as \\n): read unescaped, and line numbers count the unescaped lines',
+    });
+    return rs;
+  }
   // an `iptables -L` listing, read as the -S rules it shows, each on the paste's own line
-  if (isListView(new TextDecoder().decode(bytes.subarray(0, 16384)))) {
+  if (isListView(head)) {
     const view = listViewToRules(new TextDecoder().decode(bytes));
     const rs = new DumpParser(toBytes(view.text), { ...options, listView: true }).run();
     rs.warnings.unshift(

@@ -321,6 +321,35 @@ describe('iptables -L listings are read as the rules they list', () => {
   });
 });
 
+describe('a dump inside a quoted string', () => {
+  it('a JSON field holding iptables-save: its \\n and \\" read back, said so', () => {
+    const dump = [
+      '*nat',
+      ':KUBE-SERVICES - [0:0]',
+      '-A KUBE-SERVICES -d 10.96.0.1/32 -p tcp -m comment --comment "default/kubernetes:https cluster IP" -m tcp --dport 443 -j KUBE-SVC-NPX46M4PTMTKRN6Y',
+      '-A KUBE-SVC-NPX46M4PTMTKRN6Y -m comment --comment "default/kubernetes:https -> 172.18.0.3:6443" -j KUBE-SEP-AAAAAAAAAAAAAAAA',
+      'COMMIT',
+      '',
+    ].join('\n');
+    const rs = parseIptables(`{"node": "kind-worker", "iptables": ${JSON.stringify(dump)}}\n`, {
+      file: 'state.json',
+    });
+    assert.match(rs.warnings[0]!.message, /^the rules were inside a quoted string/);
+    const t = buildServiceTrees(rs).services[0]!;
+    assert.equal(t.name, 'default/kubernetes:https');
+    assert.equal(t.clusterIP, '10.96.0.1');
+    assert.equal(t.endpoints[0]!.address, '172.18.0.3:6443');
+  });
+
+  it('a dump with real line ends is not touched by the \\n in one of its comments', () => {
+    const rs = parseIptables(
+      '-A KUBE-SERVICES -d 10.96.0.1/32 -p tcp -m comment --comment "a\\n-A b" -m tcp --dport 443 -j KUBE-SVC-NPX46M4PTMTKRN6Y\n',
+      { table: 'nat' },
+    );
+    assert.ok(!rs.warnings.some((w) => /quoted string/.test(w.message)));
+  });
+});
+
 describe('echoed input is inert', () => {
   it('escapes control characters and BIDI overrides in warnings and errors', () => {
     const rs = parseIptables(`evil \x1b]0;owned\x07 \u202etext\n${NAT_S}`, { table: 'nat' });
