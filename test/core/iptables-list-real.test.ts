@@ -2,8 +2,9 @@
 // expected nat payload of each release we model (pkg/proxy/iptables TestOverallIPTablesRules,
 // test/fixtures/releases/NN) is loaded with iptables-restore in a private network namespace, in
 // each backend; its -L views (-n -v, -n --line-numbers, -n -v -x, and without -n) must give the
-// same Service trees as its iptables-save. The payload's nfacct matches are dropped: this kernel
-// has no nfacct, and they play no part in a Service's tree. Nothing touches the host's rules.
+// same Service trees as its iptables-save; an IPv6 Service through ip6tables the same. The
+// payload's nfacct matches are dropped: this kernel has no nfacct, and they play no part in a
+// Service's tree. Nothing touches the host's rules.
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -88,6 +89,39 @@ COMMIT
       run('iptables', '-t', 'nat', '-F');
       run('iptables', '-t', 'nat', '-X');
     });
+
+    for (const backend of ['nft', 'legacy'])
+      it(`ip6tables-${backend}: an IPv6 Service's -L views give the trees of ip6tables-save`, () => {
+        // Service CIDR fd00:10:96::/112, Pods fd00:10:244::/56, as kube-proxy writes them
+        const nat = `*nat
+:KUBE-SERVICES - [0:0]
+:KUBE-MARK-MASQ - [0:0]
+:KUBE-SVC-NPX46M4PTMTKRN6Y - [0:0]
+:KUBE-SEP-BBBBBBBBBBBBBBBB - [0:0]
+:KUBE-SEP-CCCCCCCCCCCCCCCC - [0:0]
+-A KUBE-MARK-MASQ -j MARK --or-mark 0x4000
+-A KUBE-SERVICES -d fd00:10:96::1/128 -p tcp -m comment --comment "default/kubernetes:https cluster IP" -m tcp --dport 443 -j KUBE-SVC-NPX46M4PTMTKRN6Y
+-A KUBE-SVC-NPX46M4PTMTKRN6Y ! -s fd00:10:244::/56 -d fd00:10:96::1/128 -p tcp -m comment --comment "default/kubernetes:https cluster IP" -m tcp --dport 443 -j KUBE-MARK-MASQ
+-A KUBE-SVC-NPX46M4PTMTKRN6Y -m comment --comment "default/kubernetes:https -> [fc00:f853:ccd:e793::3]:6443" -m statistic --mode random --probability 0.50000000000 -j KUBE-SEP-BBBBBBBBBBBBBBBB
+-A KUBE-SVC-NPX46M4PTMTKRN6Y -m comment --comment "default/kubernetes:https -> [fc00:f853:ccd:e793::4]:6443" -j KUBE-SEP-CCCCCCCCCCCCCCCC
+-A KUBE-SEP-BBBBBBBBBBBBBBBB -s fc00:f853:ccd:e793::3/128 -m comment --comment "default/kubernetes:https" -j KUBE-MARK-MASQ
+-A KUBE-SEP-BBBBBBBBBBBBBBBB -p tcp -m comment --comment "default/kubernetes:https" -m tcp -j DNAT --to-destination [fc00:f853:ccd:e793::3]:6443
+-A KUBE-SEP-CCCCCCCCCCCCCCCC -s fc00:f853:ccd:e793::4/128 -m comment --comment "default/kubernetes:https" -j KUBE-MARK-MASQ
+-A KUBE-SEP-CCCCCCCCCCCCCCCC -p tcp -m comment --comment "default/kubernetes:https" -m tcp -j DNAT --to-destination [fc00:f853:ccd:e793::4]:6443
+COMMIT
+`;
+        execFileSync('ip', ['netns', 'exec', ns, `ip6tables-${backend}-restore`], { input: nat });
+        const saved = treesOf(run(`ip6tables-${backend}-save`, '-t', 'nat'));
+        assert.equal(saved[0]?.clusterIP, 'fd00:10:96::1');
+        for (const view of [['-n', '-v'], ['-n']])
+          assert.deepEqual(
+            treesOf(run(`ip6tables-${backend}`, '-t', 'nat', '-L', ...view)),
+            saved,
+            view.join(' '),
+          );
+        run(`ip6tables-${backend}`, '-t', 'nat', '-F');
+        run(`ip6tables-${backend}`, '-t', 'nat', '-X');
+      });
 
     for (const release of releases)
       for (const backend of ['nft', 'legacy'])
