@@ -84,8 +84,9 @@ export interface ParseOptions {
   file?: string;
   /** The table of `iptables -S` output that has no `*table` lines (`iptables -t nat -S`). */
   table?: string;
-  /** Rewritten from an `iptables -L` listing: its blank lines (and column headers) are its own. */
-  listView?: boolean;
+  /** Rewritten from an `iptables -L` listing: its blank lines (and column headers) are its own,
+   * and another listing starts at these lines (its built-in chains' -P lines say nothing). */
+  listView?: { listingStarts: readonly number[] };
 }
 
 export class Ruleset {
@@ -164,7 +165,8 @@ export function parseIptables(input: Uint8Array | string, options: ParseOptions 
   // an `iptables -L` listing, read as the -S rules it shows, each on the paste's own line
   if (isListView(head)) {
     const view = listViewToRules(new TextDecoder().decode(bytes));
-    const rs = new DumpParser(toBytes(view.text), { ...options, listView: true }).run();
+    const listView = { listingStarts: view.listingStarts };
+    const rs = new DumpParser(toBytes(view.text), { ...options, listView }).run();
     rs.warnings.unshift(
       ...view.notes.map((message) => ({ line: null, kind: 'view' as const, message })),
     );
@@ -528,7 +530,13 @@ class DumpParser {
     // listings (`iptables -t nat -S KUBE-SVC-...`, each with its own -N, or one -P for a
     // built-in chain; a whole table's listing starts with two -P lines or more)
     const name = text(b, words[2]!, words[3]!);
-    if (this.sectionHasRules && ((policy && this.policyFollows()) || this.listedBefore(name)))
+    const view = this.options.listView;
+    if (view) {
+      if (view.listingStarts.includes(this.lineNo)) this.closeSection();
+    } else if (
+      this.sectionHasRules &&
+      ((policy && this.policyFollows()) || this.listedBefore(name))
+    )
       this.closeSection();
     const table = this.target();
     const chain = table.chainAt(words[2]!, words[3]!);

@@ -294,7 +294,7 @@ class TreeBuilder {
       t.id =
         t.name ??
         (t.clusterIP
-          ? `${hostPort(t.clusterIP, t.port ?? 'any')}/${t.protocol}`
+          ? `${hostPort(t.clusterIP, t.port ?? '?')}/${t.protocol}`
           : `${t.hash ?? t.entries[0]?.address}${t.protocol ? `/${t.protocol}` : ''}`);
     // a paste without KUBE-SERVICES: its Service chains are trees whose entry is not in it
     const entryPasted = nat !== undefined && nat.indexOf('KUBE-SERVICES') >= 0;

@@ -258,7 +258,9 @@ export function rulesText(
         : isIpvs(dump)
           ? 'no Service found (no virtual server in the listing)'
           : isNft(dump)
-            ? 'no Service rules found (no service-ips elements in the table)'
+            ? dump.set('service-ips')
+              ? 'no Service rules found (no service-ips elements in the table)'
+              : 'no Service rules found (the listing holds no service-ips map)'
             : noServiceRules(dump),
     );
   for (const t of trees.services) out.push(...treeText(t), '');
@@ -413,10 +415,10 @@ export const searchDoc = (query: string, hits: SearchHit[]) => ({
 export const searchJson = (query: string, hits: SearchHit[]): string =>
   jsonText(searchDoc(query, hits));
 
-/** A listing without sets or maps its rules use: abridged by hand, said so. */
+/** A listing without sets or maps its rules use (abridged, or `nft list chain`): said so. */
 const leftOutText = (t: NftTable) => {
   const missing = missingSets(t);
-  return `the rules use ${missing.length === 1 ? 'a set or map' : 'sets or maps'} the listing leaves out (${missing.join(', ')}): it was abridged, and what is not in it is not shown or said`;
+  return `the rules use ${missing.length === 1 ? 'a set or map' : 'sets or maps'} this listing does not hold (${missing.join(', ')}): what ${missing.length === 1 ? 'it holds' : 'they hold'} is not shown or said`;
 };
 
 /** A text listing that ends inside its table: read as far as it goes, said so. */

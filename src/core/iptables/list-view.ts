@@ -1,8 +1,11 @@
 // `iptables -L` as people paste it (`-t nat`, `-n`, `-v`, `-x`, `--line-numbers`, one chain or
-// all), rewritten line for line into `iptables -S` form so that the one rules parser reads it and
-// its line numbers stay the paste's: a Chain header becomes -N (a built-in chain's -P), each rule
-// line -A with the matches -L printed (iptables' own print functions for each match and target).
-// What the view does not print (interfaces without -v, numbers without -n) is said, never guessed.
+// all, several listings one after another), rewritten line for line into `iptables -S` form so that
+// the one rules parser reads it and its line numbers stay the paste's: a Chain header becomes -N
+// (a built-in chain's -P with its policy), each rule line -A with the matches -L printed (iptables'
+// own print functions for each match and target). What -L printed and kdebug does not read — a
+// name where -n would print an address, a port name it does not know, a match it does not model —
+// stays on the rule as `-m unread --as "…"`, so no rule reads as matching more than it does.
+import { SERVICE_PORTS } from '../ipvs/service-names.js';
 
 /** A paste holding an `iptables -L` listing: a Chain header, then its column header. */
 export function isListView(head: string): boolean {
@@ -14,6 +17,8 @@ export function isListView(head: string): boolean {
 export interface ListViewRules {
   /** The same lines, each -L line replaced by its -S form (others kept as they were). */
   text: string;
+  /** The lines where another listing starts (a second `iptables -L`, of another table). */
+  listingStarts: number[];
   /** What the view leaves out, one sentence each. */
   notes: string[];
 }
@@ -27,6 +32,7 @@ interface Columns {
 const HEADER =
   /^[ \t]*(num +)?(pkts +bytes +)?target +prot +opt +(in +out +)?source +destination\s*$/;
 const CHAIN = /^[ \t]*Chain (\S+) \((?:policy (\w+)[^)]*|\d+ references)\)\s*$/;
+const BUILT_IN = new Set(['PREROUTING', 'INPUT', 'FORWARD', 'OUTPUT', 'POSTROUTING']);
 const PROTOCOLS: Record<string, string> = {
   all: 'all',
   '0': 'all',
@@ -39,74 +45,76 @@ const PROTOCOLS: Record<string, string> = {
   icmp: 'icmp',
   '1': 'icmp',
   'ipv6-icmp': 'ipv6-icmp',
+  icmpv6: 'ipv6-icmp',
   '58': 'ipv6-icmp',
 };
-/** The ports -L without -n names (its /etc/services), for the ones Services commonly use. */
-const PORT_NAMES: Record<string, number> = {
-  http: 80,
-  https: 443,
-  domain: 53,
-  'http-alt': 8080,
-  webcache: 8080,
-  'sun-sr-https': 6443,
-  'kube-apiserver': 6443,
-  mysql: 3306,
-  postgresql: 5432,
-  redis: 6379,
-  'pcsync-https': 8443,
-};
+/** The fragment column: `--`, `-f`, `!f`; ip6tables before 1.8.8 leaves it blank. */
+const OPT = /^(?:--|-f|!f)$/;
 
 export function listViewToRules(text: string): ListViewRules {
   const lines = text.split('\n');
   let columns: Columns | undefined;
   let chain: string | undefined;
-  let names = false;
-  let unread = 0;
-  const out = lines.map((raw) => {
+  let seen = new Set<string>();
+  let userChains = false;
+  const listingStarts: number[] = [];
+  const unread: number[] = [];
+  let plain = false; // a listing without -n: names where addresses would be
+  let noInterfaces = false;
+  const out = lines.map((raw, i) => {
     const line = raw.replace(/\r$/, '');
     const c = CHAIN.exec(line);
     if (c) {
-      chain = c[1]!;
+      const name = c[1]!;
+      const builtIn = BUILT_IN.has(name);
+      // -L lists the built-in chains first: one after user chains, or a chain again, is the next
+      if (seen.has(name) || (builtIn && userChains)) {
+        listingStarts.push(i + 1);
+        seen = new Set();
+        userChains = false;
+      }
+      seen.add(name);
+      userChains ||= !builtIn;
+      chain = name;
       columns = undefined;
-      // a built-in chain too: -P lines would read as the start of another listing
-      return `-N ${chain}`;
+      return c[2] ? `-P ${name} ${c[2]}` : `-N ${name}`;
     }
     const h = HEADER.exec(line);
     if (h && chain) {
       columns = { num: !!h[1], counters: !!h[2], interfaces: !!h[3] };
+      noInterfaces ||= !h[3];
       return '';
     }
-    if (!columns || !chain || line.trim() === '') {
-      if (line.trim() === '') columns = columns && chain ? columns : undefined;
-      return line;
-    }
+    if (!columns || !chain || line.trim() === '') return line;
     const rule = ruleOf(line, chain, columns);
     if (!rule) return line;
-    names ||= rule.names;
-    if (rule.unread) unread++;
+    plain ||= rule.plain;
+    if (rule.unread) unread.push(i + 1);
     return rule.text;
   });
   const notes = ['read from an `iptables -L` listing, rewritten as `iptables -S` rules'];
-  const all = lines.map((l) => HEADER.exec(l)).filter((h) => h !== null);
-  if (all.some((h) => !h[3]))
+  if (noInterfaces)
     notes.push('-L without -v prints no interfaces: rules limited to one are shown as for all');
-  if (names)
+  if (plain)
     notes.push(
-      '-L without -n prints names, not numbers: an address shown as a name is not read, and the rule is read without it',
+      '-L without -n prints names, not numbers: a name kdebug cannot turn back into an address or port is kept on its rule as not read',
     );
-  if (unread > 0)
+  if (unread.length > 0)
     notes.push(
-      `${unread} rule${unread === 1 ? '' : 's'} printed a match kdebug does not know in -L form: read without it`,
+      `line${unread.length === 1 ? '' : 's'} ${unread.slice(0, 12).join(', ')}${unread.length > 12 ? ' …' : ''}: a match -L printed that kdebug does not read, kept on its rule as not read`,
     );
-  return { text: out.join('\n'), notes };
+  return { text: out.join('\n'), listingStarts, notes };
 }
+
+/** What kdebug keeps of text -L printed and it does not read: a match no packet is known to meet. */
+const unreadMatch = (shown: string) => `-m unread --as ${quoted(shown)}`;
 
 /** One rule line of the listing in -S form; undefined when it is not one. */
 function ruleOf(
   line: string,
   chain: string,
   cols: Columns,
-): { text: string; names: boolean; unread: boolean } | undefined {
+): { text: string; plain: boolean; unread: boolean } | undefined {
   const words = [...line.matchAll(/\S+/g)];
   let k = 0;
   const word = () => words[k]?.[0] ?? '';
@@ -118,41 +126,48 @@ function ruleOf(
     k++;
   }
   // a rule without a target leaves its column blank: the protocol comes first
-  const opt = /^(?:--|-f|!f)$/;
-  const target = PROTOCOLS[word()] && opt.test(words[k + 1]?.[0] ?? '') ? undefined : word();
+  const isProtocol = (w: string | undefined) =>
+    PROTOCOLS[(w ?? '').replace(/^!/, '')] !== undefined;
+  const target = isProtocol(word()) && !isProtocol(words[k + 1]?.[0]) ? undefined : word();
   if (target !== undefined) k++;
-  const protocol = PROTOCOLS[word()];
+  const prot = word();
+  if (!isProtocol(prot)) return undefined;
   k++;
-  if (!protocol || !opt.test(word())) return undefined;
-  k++;
+  if (OPT.test(word())) k++;
   const inIf = cols.interfaces ? words[k++]?.[0] : undefined;
   const outIf = cols.interfaces ? words[k++]?.[0] : undefined;
   const source = words[k++]?.[0];
   const destination = words[k]?.[0];
   if (source === undefined || destination === undefined) return undefined;
   const after = words[k]!.index! + destination.length;
-  let names = false;
+  let plain = false;
+  let unread = false;
   const parts = [`-A ${chain}`];
-  for (const [flag, value] of [
-    ['-s', source],
-    ['-d', destination],
+  for (const [flag, what, value] of [
+    ['-s', 'source', source],
+    ['-d', 'destination', destination],
   ] as const) {
     const a = address(value);
-    if (a === 'name') names = true;
-    else if (a) parts.push(`${a.not ? '! ' : ''}${flag} ${a.cidr}`);
+    if (a === 'name') {
+      plain = true;
+      parts.push(unreadMatch(`${what} ${value}`));
+    } else if (a) parts.push(`${a.not ? '! ' : ''}${flag} ${a.cidr}`);
   }
+  // "*" with -n, "any" without: no interface
   for (const [flag, value] of [
     ['-i', inIf],
     ['-o', outIf],
   ] as const)
-    if (value !== undefined && value !== '*')
+    if (value !== undefined && value !== '*' && value !== 'any')
       parts.push(value.startsWith('!') ? `! ${flag} ${value.slice(1)}` : `${flag} ${value}`);
-  if (protocol !== 'all') parts.push(`-p ${protocol}`);
+  const protocol = PROTOCOLS[prot.replace(/^!/, '')]!;
+  if (protocol !== 'all') parts.push(`${prot.startsWith('!') ? '! ' : ''}-p ${protocol}`);
   const extras = extrasOf(line.slice(after).trim(), target);
-  names ||= extras.names;
+  plain ||= extras.plain;
+  unread ||= extras.unread;
   parts.push(...extras.matches);
   if (target) parts.push(`-j ${target}`, ...extras.targetOptions);
-  return { text: parts.join(' '), names, unread: extras.unread };
+  return { text: parts.join(' '), plain, unread };
 }
 
 /** A source or destination column: none for "any", a CIDR, or a name -L printed for it. */
@@ -160,58 +175,75 @@ function address(value: string): { cidr: string; not: boolean } | 'name' | undef
   const not = value.startsWith('!');
   const v = not ? value.slice(1) : value;
   if (v === '0.0.0.0/0' || v === '::/0' || v === 'anywhere') return undefined;
-  const [ip, bits] = v.split('/');
+  const [name, bits] = v.split('/');
+  const ip = WELL_KNOWN[(name ?? '').toLowerCase()] ?? name;
   const v4 = /^\d{1,3}(?:\.\d{1,3}){3}$/.test(ip ?? '');
   const v6 = !v4 && /^[0-9a-fA-F:]+$/.test(ip ?? '') && (ip ?? '').includes(':');
   if (!v4 && !v6) return 'name';
   return { cidr: `${ip}/${bits ?? (v4 ? '32' : '128')}`, not };
 }
 
+/** Names -L prints for addresses every node names alike: its /etc/networks' (iptables asks
+ * getnetbyaddr for a network, as kube-proxy's node-port rule's 127.0.0.0/8), /etc/hosts', and the
+ * multicast base's public reverse name. */
+const WELL_KNOWN: Record<string, string> = {
+  loopback: '127.0.0.0',
+  'link-local': '169.254.0.0',
+  localhost: '127.0.0.1',
+  'ip6-localhost': '::1',
+  'base-address.mcast.net': '224.0.0.0',
+};
+
 const quoted = (s: string) => `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
 
+interface Extras {
+  matches: string[];
+  targetOptions: string[];
+  plain: boolean;
+  unread: boolean;
+}
+
 /** The matches and target options -L printed after the destination, in -S form. */
-function extrasOf(
-  rest: string,
-  target: string | undefined,
-): { matches: string[]; targetOptions: string[]; names: boolean; unread: boolean } {
-  const matches: string[] = [];
-  const targetOptions: string[] = [];
-  let names = false;
+function extrasOf(rest: string, target: string | undefined): Extras {
+  const x: Extras = { matches: [], targetOptions: [], plain: false, unread: false };
   let s = rest;
   const take = (re: RegExp): RegExpExecArray | null => {
     const m = re.exec(s);
     if (m) s = s.slice(m[0].length).trimStart();
     return m;
   };
+  /** A port or range as -S writes it; undefined for a name /etc/services does not give. */
   const port = (p: string): string | undefined => {
-    const n = p
-      .split(':')
-      .map((x) => (/^\d+$/.test(x) ? x : PORT_NAMES[x]?.toString()))
-      .filter((x) => x !== undefined);
-    if (n.length !== p.split(':').length) names = true;
-    return n.length === p.split(':').length ? n.join(':') : undefined;
+    const n = p.split(':').map((v) => (/^\d+$/.test(v) ? v : SERVICE_PORTS.get(v)?.toString()));
+    if (p.split(':').some((v) => !/^\d+$/.test(v))) x.plain = true;
+    return n.every((v) => v !== undefined) ? n.join(':') : undefined;
   };
   while (s.length > 0) {
     let m: RegExpExecArray | null;
-    if ((m = take(/^\/\* (.*?) \*\//))) matches.push(`-m comment --comment ${quoted(m[1]!)}`);
-    else if ((m = take(/^(tcp|udp|sctp)((?: (?:spts?|dpts?):!?\S+)*)(?=\s|$)/))) {
+    if (s.startsWith('/* ')) {
+      x.matches.push(`-m comment --comment ${quoted(commentOf())}`);
+    } else if ((m = take(/^(tcp|udp|sctp)((?: (?:spts?|dpts?):!?\S+)*)(?=\s|$)/))) {
       const opts: string[] = [];
-      for (const p of m[2]!.trim().split(' ')) {
+      for (const p of m[2]!.trim().split(' ').filter(Boolean)) {
         const [, dir, not, value] = /^(s|d)pts?:(!?)(\S+)$/.exec(p) ?? [];
         const v = value === undefined ? undefined : port(value);
         if (v !== undefined) opts.push(`${not ? '! ' : ''}--${dir}port ${v}`);
+        else {
+          x.unread = true;
+          opts.push(unreadMatch(`${m[1]} ${p}`));
+        }
       }
-      matches.push(`-m ${m[1]}`, ...opts);
+      x.matches.push(`-m ${m[1]}`, ...opts);
     } else if ((m = take(/^statistic mode random probability ([\d.]+)/)))
-      matches.push(`-m statistic --mode random --probability ${m[1]}`);
+      x.matches.push(`-m statistic --mode random --probability ${m[1]}`);
     else if ((m = take(/^statistic mode nth every (\d+)(?: packet (\d+))?/)))
-      matches.push(`-m statistic --mode nth --every ${m[1]}${m[2] ? ` --packet ${m[2]}` : ''}`);
+      x.matches.push(`-m statistic --mode nth --every ${m[1]}${m[2] ? ` --packet ${m[2]}` : ''}`);
     else if ((m = take(/^ADDRTYPE match (src|dst)-type (!?)(\w+)( limit-in| limit-out)?/)))
-      matches.push(
+      x.matches.push(
         `-m addrtype ${m[2] ? '! ' : ''}--${m[1]}-type ${m[3]}${m[4] ? ` --limit-iface-${m[4].trim().slice(6)}` : ''}`,
       );
     else if ((m = take(/^mark match (! ?)?(\S+)/)))
-      matches.push(`-m mark ${m[1] ? '! ' : ''}--mark ${m[2]}`);
+      x.matches.push(`-m mark ${m[1] ? '! ' : ''}--mark ${m[2]}`);
     else if (
       (m = take(
         /^recent: (CHECK|SET|UPDATE|REMOVE)(?: seconds: (\d+))?( reap)?(?: hit_count: \d+)?(?: TTL-Match)? name: (\S+) side: (source|dest)(?: mask: (\S+))?/,
@@ -220,26 +252,61 @@ function extrasOf(
       const action = { CHECK: 'rcheck', SET: 'set', UPDATE: 'update', REMOVE: 'remove' }[
         m[1] as 'CHECK'
       ];
-      matches.push(
+      x.matches.push(
         `-m recent --${action}${m[2] ? ` --seconds ${m[2]}` : ''}${m[3] ? ' --reap' : ''} --name ${m[4]}${m[6] ? ` --mask ${m[6]}` : ''} --${m[5] === 'source' ? 'r' : 'd'}source`,
       );
     } else if ((m = take(/^(! )?match-set (\S+) (\S+)/)))
-      matches.push(`-m set ${m[1] ? '! ' : ''}--match-set ${m[2]} ${m[3]}`);
-    else if ((m = take(/^ctstate (\S+)/))) matches.push(`-m conntrack --ctstate ${m[1]}`);
-    else if ((m = take(/^state (\S+)/))) matches.push(`-m state --state ${m[1]}`);
-    else if ((m = take(/^multiport dports (\S+)/))) matches.push(`-m multiport --dports ${m[1]}`);
+      x.matches.push(`-m set ${m[1] ? '! ' : ''}--match-set ${m[2]} ${m[3]}`);
+    else if ((m = take(/^(! )?ctstate (\S+)/)))
+      x.matches.push(`-m conntrack ${m[1] ? '! ' : ''}--ctstate ${m[2]}`);
+    else if ((m = take(/^(! )?state (\S+)/)))
+      x.matches.push(`-m state ${m[1] ? '! ' : ''}--state ${m[2]}`);
+    else if ((m = take(/^multiport dports (\S+)/))) x.matches.push(`-m multiport --dports ${m[1]}`);
     else if ((m = take(/^to:(\S+)/)))
-      targetOptions.push(`--to-${target === 'SNAT' ? 'source' : 'destination'} ${m[1]}`);
-    else if ((m = take(/^MARK (or|xor|set) (0x[0-9a-f]+)/i))) {
-      const mask = { or: m[2], xor: '0x0', set: '0xffffffff' }[m[1]!.toLowerCase() as 'or'];
-      targetOptions.push(`--set-xmark ${m[2]}/${mask}`);
-    } else if ((m = take(/^MARK set (0x[0-9a-f]+)\/(0x[0-9a-f]+)/i)))
-      targetOptions.push(`--set-xmark ${m[1]}/${m[2]}`);
-    else if ((m = take(/^masq ports: (\S+)/))) targetOptions.push(`--to-ports ${m[1]}`);
-    else if ((m = take(/^random-fully\b/))) targetOptions.push('--random-fully');
-    else if ((m = take(/^random\b/))) targetOptions.push('--random');
-    else if ((m = take(/^reject-with (\S+)/))) targetOptions.push(`--reject-with ${m[1]}`);
-    else return { matches, targetOptions, names, unread: true };
+      x.targetOptions.push(`--to-${target === 'SNAT' ? 'source' : 'destination'} ${m[1]}`);
+    else if ((m = take(/^MARK (or|xor|and|set) (0x[0-9a-f]+)(?=\s|$)/i))) {
+      const v = m[2]!;
+      const op = m[1]!.toLowerCase();
+      x.targetOptions.push(
+        op === 'or'
+          ? `--set-xmark ${v}/${v}`
+          : op === 'xor'
+            ? `--set-xmark ${v}/0x0`
+            : op === 'and'
+              ? `--and-mark ${v}`
+              : `--set-xmark ${v}/0xffffffff`,
+      );
+    } else if ((m = take(/^MARK xset (0x[0-9a-f]+)\/(0x[0-9a-f]+)/i)))
+      x.targetOptions.push(`--set-xmark ${m[1]}/${m[2]}`);
+    else if ((m = take(/^masq ports: (\S+)/))) x.targetOptions.push(`--to-ports ${m[1]}`);
+    else if (take(/^random-fully(?=\s|$)/)) x.targetOptions.push('--random-fully');
+    else if (take(/^random(?=\s|$)/)) x.targetOptions.push('--random');
+    else if ((m = take(/^reject-with (\S+)/))) x.targetOptions.push(`--reject-with ${m[1]}`);
+    else {
+      x.unread = true;
+      x.matches.push(unreadMatch(s));
+      s = '';
+    }
   }
-  return { matches, targetOptions, names, unread: false };
+  return x;
+
+  /** A `/* … *\/` comment: a comment may hold " *\/" itself, so the end taken is the last one
+   * after which the rest reads. */
+  function commentOf(): string {
+    const ends: number[] = [];
+    for (let at = s.indexOf(' */', 3); at >= 0; at = s.indexOf(' */', at + 1)) ends.push(at);
+    const end =
+      [...ends].reverse().find((at) => {
+        const after = s.slice(at + 3).trim();
+        return after === '' || !extrasOf(after, target).unread;
+      }) ?? ends[0];
+    if (end === undefined) {
+      const all = s.slice(3);
+      s = '';
+      return all;
+    }
+    const text = s.slice(3, end);
+    s = s.slice(end + 3).trimStart();
+    return text;
+  }
 }

@@ -66,7 +66,7 @@ export function abridgedBy(t: NftTable): string | undefined {
     return `the listing elides lines (line ${t.elided.join(', ')})`;
   const missing = missingSets(t);
   if (missing.length > 0)
-    return `the listing leaves out ${missing.join(', ')}, which its rules use`;
+    return `the listing does not hold ${missing.join(', ')}, which its rules use`;
   return undefined;
 }
 

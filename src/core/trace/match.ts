@@ -195,6 +195,12 @@ function matchOne(m: Match, pkt: PacketState, ctx: MatchContext): number {
     }
     case 'other':
       if (m.module === 'nfacct') return 1; // counts, never filters
+      // what an `iptables -L` paste printed and kdebug did not read: said as such
+      if (m.module === 'unread') {
+        const shown = m.options.find((o) => o.name === 'as')?.values[0] ?? '';
+        ctx.assume(`"${shown}" (as the -L listing printed it) is not read: assumed to match`);
+        return 1;
+      }
       if (m.module === 'icmp' && pkt.protocol !== 'icmp') return 0;
       ctx.assume(`-m ${m.module} is not modelled: assumed to match`);
       return 1;

@@ -321,6 +321,96 @@ describe('iptables -L listings are read as the rules they list', () => {
   });
 });
 
+describe('iptables -L: what it prints is read, what kdebug cannot read stays on its rule', () => {
+  const rules = (text: string, table = 'nat') =>
+    parseIptables(text, { file: 'dump.txt' })
+      .table(table)!
+      .chains.flatMap((c) => c.rules.map(printRule));
+  const HEAD = 'target     prot opt source               destination';
+
+  it('two listings, filter then nat: each chain in its own table, the policies kept', () => {
+    const rs = parseIptables(
+      [
+        '# iptables -L -n',
+        'Chain INPUT (policy ACCEPT)',
+        HEAD,
+        'KUBE-FIREWALL  all  --  0.0.0.0/0            0.0.0.0/0',
+        '',
+        'Chain FORWARD (policy DROP)',
+        HEAD,
+        '',
+        'Chain KUBE-FIREWALL (1 references)',
+        HEAD,
+        'DROP       all  --  0.0.0.0/0            0.0.0.0/0            mark match 0x8000/0x8000',
+        '',
+        '# iptables -t nat -L -n',
+        'Chain PREROUTING (policy ACCEPT)',
+        HEAD,
+        'KUBE-SERVICES  all  --  0.0.0.0/0            0.0.0.0/0            /* kubernetes service portals */',
+        '',
+        'Chain KUBE-SERVICES (1 references)',
+        HEAD,
+        'KUBE-SVC-NPX46M4PTMTKRN6Y  tcp  --  0.0.0.0/0            10.96.0.1            /* default/kubernetes:https cluster IP */ tcp dpt:443',
+        '',
+      ].join('\n'),
+      { file: 'dump.txt' },
+    );
+    assert.deepEqual(rs.tables.map((t) => t.name).sort(), ['filter', 'nat']);
+    assert.equal(rs.table('filter')!.chain('FORWARD')!.policy, 'DROP');
+    assert.ok(rs.table('nat')!.chain('PREROUTING'), "PREROUTING is nat's");
+    assert.equal(rs.table('filter')!.chain('PREROUTING'), undefined);
+  });
+
+  it('a name or port name it cannot read back is kept as not read, never dropped', () => {
+    const got = rules(
+      [
+        'Chain KUBE-SERVICES (2 references)',
+        HEAD,
+        'KUBE-SVC-NPX46M4PTMTKRN6Y  tcp  --  anywhere             kube-api.example/32  /* default/kubernetes:https cluster IP */ tcp dpt:kdebug-unknown-port',
+        'MASQUERADE  all  --  10.244.0.0/16       !base-address.mcast.net/4  /* flanneld masq */ random-fully',
+        'KUBE-MARK-MASQ  all  --  anywhere             anywhere             ! ctstate RELATED,ESTABLISHED physdev-is-in',
+      ].join('\n'),
+    );
+    assert.deepEqual(got, [
+      '-A KUBE-SERVICES -p tcp -m unread --as "destination kube-api.example/32" -m comment --comment "default/kubernetes:https cluster IP" -m tcp -m unread --as "tcp dpt:kdebug-unknown-port" -j KUBE-SVC-NPX46M4PTMTKRN6Y',
+      '-A KUBE-SERVICES -s 10.244.0.0/16 ! -d 224.0.0.0/4 -m comment --comment "flanneld masq" -j MASQUERADE --random-fully',
+      '-A KUBE-SERVICES -m conntrack ! --ctstate RELATED,ESTABLISHED -m unread --as "physdev-is-in" -j KUBE-MARK-MASQ',
+    ]);
+  });
+
+  it('a comment holding " */" ends where the rest reads', () => {
+    assert.deepEqual(
+      rules(
+        `Chain KUBE-SERVICES (2 references)\n${HEAD}\nKUBE-SVC-NPX46M4PTMTKRN6Y  tcp  --  0.0.0.0/0            10.96.0.1            /* a */ tcp dpt:9999 */ tcp dpt:443\n`,
+      ),
+      [
+        '-A KUBE-SERVICES -d 10.96.0.1/32 -p tcp -m comment --comment "a */ tcp dpt:9999" -m tcp --dport 443 -j KUBE-SVC-NPX46M4PTMTKRN6Y',
+      ],
+    );
+  });
+
+  it('ip6tables before 1.8.8 (a blank fragment column), a negated protocol, -v without -n', () => {
+    assert.deepEqual(
+      rules(
+        `Chain KUBE-SERVICES (2 references)\n${HEAD}\nKUBE-SVC-NPX46M4PTMTKRN6Y  tcp      ::/0                 fd00:10:96::1        /* default/kubernetes:https cluster IP */ tcp dpt:443\nRETURN     !tcp      ::/0                 ::/0\n`,
+      ),
+      [
+        '-A KUBE-SERVICES -d fd00:10:96::1/128 -p tcp -m comment --comment "default/kubernetes:https cluster IP" -m tcp --dport 443 -j KUBE-SVC-NPX46M4PTMTKRN6Y',
+        '-A KUBE-SERVICES ! -p tcp -j RETURN',
+      ],
+    );
+    assert.deepEqual(
+      rules(
+        'Chain POSTROUTING (policy ACCEPT 0 packets, 0 bytes)\n pkts bytes target     prot opt in     out     source               destination\n    0     0 MASQUERADE  all  --  any    !docker0  172.17.0.0/16        anywhere\n    0     0 KUBE-POSTROUTING  all  --  any    any     anywhere             anywhere\n',
+      ),
+      [
+        '-A POSTROUTING -s 172.17.0.0/16 ! -o docker0 -j MASQUERADE',
+        '-A POSTROUTING -j KUBE-POSTROUTING',
+      ],
+    );
+  });
+});
+
 describe('a dump inside a quoted string', () => {
   it('a JSON field holding iptables-save: its \\n and \\" read back, said so', () => {
     const dump = [
@@ -335,9 +425,20 @@ describe('a dump inside a quoted string', () => {
       file: 'state.json',
     });
     assert.match(rs.warnings[0]!.message, /^the rules were inside a quoted string/);
+    assert.ok(!rs.warnings.some((w) => /COMMIT without|no \*table line/.test(w.message)));
     const t = buildServiceTrees(rs).services[0]!;
     assert.equal(t.name, 'default/kubernetes:https');
     assert.equal(t.clusterIP, '10.96.0.1');
+    assert.equal(t.endpoints[0]!.address, '172.18.0.3:6443');
+  });
+
+  it("kube-proxy's own log line, Go's \\u003e and all: the dump after rules=", () => {
+    const dump =
+      '*nat\n:KUBE-SERVICES - [0:0]\n-A KUBE-SERVICES -d 10.96.0.1/32 -p tcp -m comment --comment "default/kubernetes:https cluster IP" -m tcp --dport 443 -j KUBE-SVC-NPX46M4PTMTKRN6Y\n-A KUBE-SVC-NPX46M4PTMTKRN6Y -m comment --comment "default/kubernetes:https -> 172.18.0.3:6443" -j KUBE-SEP-AAAAAAAAAAAAAAAA\nCOMMIT\n';
+    const line = `I1205 01:02:03.456789       1 proxier.go:1530] "Restoring iptables" rules=${JSON.stringify(dump).replace(/>/g, '\\u003e')}\n`;
+    const rs = parseIptables(line, { file: 'kube-proxy.log' });
+    assert.ok(!rs.warnings.some((w) => /COMMIT without|no \*table line/.test(w.message)));
+    const t = buildServiceTrees(rs).services[0]!;
     assert.equal(t.endpoints[0]!.address, '172.18.0.3:6443');
   });
 
