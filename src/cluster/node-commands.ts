@@ -46,6 +46,13 @@ export class InvalidNodeCommandError extends Error {
   }
 }
 
+// Each probe's tool and options, once: the scripts run them, and a failed probe is named by them.
+const NC_TCP = ['nc', '-z', '-v', '-w', '3'];
+const NC_UDP = ['nc', '-u', '-z', '-v', '-w', '2'];
+const PING = ['ping', '-c', '1', '-W', '2'];
+const DIG = ['dig', '+time=2', '+tries=1', '+noall', '+comments', '+answer'];
+const CURL = ['curl', '-sS', '--max-time', '4'];
+
 // Standard directories first, so the probes find the same tools whoever logs in.
 const PATHS = 'PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:$PATH';
 const have = (tool: string) => `command -v ${tool} >/dev/null 2>&1`;
@@ -60,7 +67,7 @@ export const PROBE_SCRIPTS = {
   // $1 ip, $2 port. bash's /dev/tcp is the fallback for nodes without nc.
   'tcp-connect': [
     PATHS,
-    `if ${have('nc')}; then t=nc; timeout ${TIME_LIMIT.probe} nc -z -v -w 3 "$1" "$2" 2>&1`,
+    `if ${have('nc')}; then t=nc; timeout ${TIME_LIMIT.probe} ${NC_TCP.join(' ')} "$1" "$2" 2>&1`,
     `elif ${have('bash')}; then t=bash; timeout 4 bash -c 'exec 3<>"/dev/tcp/$0/$1"' "$1" "$2" 2>&1`,
     `else t=none; echo "neither nc nor bash on this node"; (exit 127); fi`,
     trailer('tcp-connect'),
@@ -68,21 +75,21 @@ export const PROBE_SCRIPTS = {
   // $1 ip, $2 port. UDP has no handshake: only an ICMP port-unreachable proves "closed".
   'udp-probe': [
     PATHS,
-    `if ${have('nc')}; then t=nc; timeout ${TIME_LIMIT.probe} nc -u -z -v -w 2 "$1" "$2" 2>&1`,
+    `if ${have('nc')}; then t=nc; timeout ${TIME_LIMIT.probe} ${NC_UDP.join(' ')} "$1" "$2" 2>&1`,
     `else t=none; echo "no nc on this node"; (exit 127); fi`,
     trailer('udp-probe'),
   ].join('; '),
   // $1 ip
   'icmp-echo': [
     PATHS,
-    `if ${have('ping')}; then t=ping; timeout ${TIME_LIMIT.probe} ping -c 1 -W 2 "$1" 2>&1`,
+    `if ${have('ping')}; then t=ping; timeout ${TIME_LIMIT.probe} ${PING.join(' ')} "$1" 2>&1`,
     `else t=none; echo "no ping on this node"; (exit 127); fi`,
     trailer('icmp-echo'),
   ].join('; '),
   // $1 name, $2 server ip, $3 record type
   'dns-lookup': [
     PATHS,
-    `if ${have('dig')}; then t=dig; timeout ${TIME_LIMIT.probe} dig +time=2 +tries=1 +noall +comments +answer "@$2" "$1" "$3" 2>&1`,
+    `if ${have('dig')}; then t=dig; timeout ${TIME_LIMIT.probe} ${DIG.join(' ')} "@$2" "$1" "$3" 2>&1`,
     `elif ${have('nslookup')}; then t=nslookup; timeout ${TIME_LIMIT.probe} nslookup -type="$3" "$1" "$2" 2>&1`,
     `else t=none; echo "neither dig nor nslookup on this node"; (exit 127); fi`,
     trailer('dns-lookup'),
@@ -90,7 +97,7 @@ export const PROBE_SCRIPTS = {
   // $1 url. The body alone goes to stdout: it is what the snapshot stores.
   http: [
     PATHS,
-    `if ${have('curl')}; then exec timeout ${TIME_LIMIT.http} curl -sS --max-time 4 "$1"`,
+    `if ${have('curl')}; then exec timeout ${TIME_LIMIT.http} ${CURL.join(' ')} "$1"`,
     `elif ${have('wget')}; then exec timeout ${TIME_LIMIT.http} wget -q -O - -T 4 "$1"`,
     `else echo "neither curl nor wget on this node" >&2; exit 127; fi`,
   ].join('; '),
@@ -211,7 +218,7 @@ export function nodeArgv(command: NodeCommand, place: CommandPlace): string[] {
  */
 export function typedCommand(command: NodeCommand): string[] {
   const c = validNodeCommand(command);
-  const metrics = (path: string) => ['curl', '-sS', `${KUBE_PROXY_METRICS}/${path}`];
+  const metrics = (path: string) => [...CURL, `${KUBE_PROXY_METRICS}/${path}`];
   switch (c.kind) {
     case 'cilium':
       return [c.binary ?? 'cilium-dbg', ...CILIUM_ARGS[c.list]];
@@ -228,13 +235,13 @@ export function typedCommand(command: NodeCommand): string[] {
     case 'proxy-configz':
       return metrics('configz');
     case 'dns-lookup':
-      return ['dig', `@${c.server}`, c.name, c.type];
+      return [...DIG, `@${c.server}`, c.name, c.type];
     case 'tcp-connect':
-      return ['nc', '-z', '-v', '-w', '3', c.ip, `${c.port}`];
+      return [...NC_TCP, c.ip, `${c.port}`];
     case 'udp-probe':
-      return ['nc', '-u', '-z', '-v', '-w', '2', c.ip, `${c.port}`];
+      return [...NC_UDP, c.ip, `${c.port}`];
     case 'icmp-echo':
-      return ['ping', '-c', '1', '-W', '2', c.ip];
+      return [...PING, c.ip];
     default:
       // the kube-proxy image runs the reads bare: the binary and its arguments alone
       return nodeArgv(c, { kind: 'kube-proxy-pod' });

@@ -402,7 +402,7 @@ describe('collect: Services without a selector, and node commands', () => {
       {
         node: 'node-b',
         command: 'proxy-mode',
-        typed: ['curl', '-sS', 'http://127.0.0.1:10249/proxyMode'],
+        typed: ['curl', '-sS', '--max-time', '4', 'http://127.0.0.1:10249/proxyMode'],
         exitCode: 7,
         error: 'curl: (7) Failed to connect to 127.0.0.1 port 10249',
       },
