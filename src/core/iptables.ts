@@ -453,8 +453,11 @@ class DumpParser {
   private startTable(s: number, e: number): void {
     const name = text(this.buf, s + 1, e);
     if (this.current) this.fail(`*${name} starts before table ${this.current.name} has its COMMIT`);
-    if (!(TABLES as readonly string[]).includes(name))
+    if (!(TABLES as readonly string[]).includes(name)) {
+      // "*** NOTE:", "*Output*": prose with a star, not a table line (one word of letters)
+      if (!/^[a-z]+$/.test(name)) return this.skip('prose');
       this.fail(`unknown table "${name}" (raw, mangle, nat, filter or security)`);
+    }
     if (this.sawS && !this.sawSave)
       this.fail('*table line after iptables -S lines: give one dump at a time');
     this.closeSection();
@@ -732,10 +735,16 @@ class DumpParser {
     t.name = guess ?? 'filter';
     const same = this.tables.find((x) => x.name === t.name);
     if (same) {
-      this.fail(
-        `two listings of the ${t.name} table (lines ${same.startLine} and ${t.startLine}): give one dump per table`,
-        true,
+      // two dumps of one table (before and after a change, two nodes): the one with more rules
+      // is read, and only it
+      const [kept, dropped] = t.ruleCount > same.ruleCount ? [t, same] : [same, t];
+      this.warn(
+        'table',
+        `two listings of the ${t.name} table (from lines ${same.startLine} and ${t.startLine}): the one from line ${kept.startLine} is read (it holds more rules), the one from line ${dropped.startLine} is not`,
+        dropped.startLine ?? null,
       );
+      if (kept === t) this.tables.splice(this.tables.indexOf(same), 1, t);
+      return;
     }
     if (!guess) {
       this.warn(

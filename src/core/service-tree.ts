@@ -592,7 +592,10 @@ class TreeBuilder {
       ruleProbability: undefined,
       chain: nat.nameOf(c),
       probability: 0,
-      hairpinMasquerade: (f & SEP_HAIRPIN) !== 0,
+      // kube-proxy writes it in every KUBE-SEP chain: its absence is said only of a chain the
+      // paste declares (a grep'd paste keeps some of a chain's rules, not its declaration)
+      hairpinMasquerade:
+        (f & SEP_HAIRPIN) !== 0 ? true : nat.chainLine(c) !== undefined ? false : null,
       affinity: false,
       line,
     };
@@ -670,6 +673,15 @@ class TreeBuilder {
         tree.port = port;
         this.byVip.set(vip, tree);
       }
+      // to a local address, on a port: the Service's node port (kube-proxy 1.25 on writes it so)
+      if (
+        name === 'KUBE-EXTERNAL-SERVICES' &&
+        address === undefined &&
+        port !== undefined &&
+        filter.text(id).includes('--dst-type LOCAL') &&
+        !tree.nodePorts.includes(port)
+      )
+        tree.nodePorts = append(tree.nodePorts, port);
     }
   }
 
@@ -829,7 +841,8 @@ function nameFromComments(
   const said = new Set<string>();
   for (let k = 0; k < nat.ruleCountOf(c); k++) {
     const comment = nat.comment(nat.ruleIdOf(c, k));
-    const name = comment?.replace(/ -> .*$/, '');
+    // "ns/svc:port -> 10.0.0.5:80", "ns/svc:port loadbalancer IP": the name before what follows
+    const name = comment && (commentName(comment, '')?.name ?? comment.replace(/ -> .*$/, ''));
     if (!name || !name.includes('/')) continue;
     for (const protocol of ['tcp', 'udp', 'sctp'])
       if (hash16(name + protocol) === hash) return { name, protocol };

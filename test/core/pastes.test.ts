@@ -97,8 +97,9 @@ describe(`the pastes corpus (${corpus.length} real pastes)`, () => {
       assert.ok(got.mode !== 'not-kube-proxy');
       assert.equal(got.mode, r.kind === 'nft' ? 'nftables' : r.kind);
       const text = textOf(got);
-      // no paste in the corpus shows a Service port without endpoints: none may be claimed
-      assert.doesNotMatch(text, /\(no endpoints\)|match no endpoint rule/, text);
+      // "no endpoints" only where the paste shows a Service port without any
+      if (!(r.services ?? []).some((s) => s.endpoints?.length === 0))
+        assert.doesNotMatch(text, /\(no endpoints\)|match no endpoint rule/, text);
       for (const s of r.services ?? []) {
         const t = find(got.trees, s);
         assert.ok(t, `${s.id}: no tree\n${text}`);

@@ -39,7 +39,7 @@ export const FOREIGN: Record<ForeignKind, string> = {
     'this is `iptables -L` output that kdebug cannot read line by line (its lines run together, or its columns are not the ones iptables prints): paste it as printed, or run `iptables-save` (or `iptables -t nat -S`)',
   nft: 'these are iptables-nft rules as printed by `nft list ruleset` / `nft list table ip nat`: run `iptables-nft-save` (or `iptables-save`)',
   'kube-proxy-nft':
-    "this is kube-proxy's nftables table (`table ip kube-proxy`): kube-proxy runs in nftables mode, which kdebug does not read yet; `nft list table ip kube-proxy` shows its Services",
+    "this is kube-proxy's nftables table (nftables mode), in a form kdebug cannot read as a listing here (a fragment, a diff, a quote): give it `nft list table ip kube-proxy` (or `nft -j list table ip kube-proxy`) as printed",
   ipvsadm:
     'this is `ipvsadm` output (kube-proxy IPVS mode) among iptables lines: the Services are IPVS virtual servers; give the `ipvsadm -Ln` listing to `kdebug rules --file` on its own',
   ipset:
@@ -125,6 +125,11 @@ const FOREIGN_LINES: [RegExp, ForeignKind][] = [
     'iptables-list',
   ],
   [/^(?:add |delete |flush )?(?:table|chain|map|set) (?:ip6?|inet) kube-proxy\b/, 'kube-proxy-nft'],
+  // its own sets, maps and chains name kube-proxy's table wherever a fragment starts
+  [
+    /@(?:service-ips|service-nodeports|no-endpoint-services|no-endpoint-nodeports|cluster-ips|nodeport-ips|firewall-ips)\b|^chain (?:services|(?:service|endpoint|external|firewall)-[A-Z0-9]{8}-\S+) \{$/,
+    'kube-proxy-nft',
+  ],
   [/^table (?:ip6?|inet) kube-proxy\b/, 'kube-proxy-nft'],
   [/^(?:add|insert|replace|delete|flush) (?:rule|element|table|chain|map|set) /, 'nft'],
   [/^(?:table (?:ip6?|inet|arp|bridge|netdev) \S+|chain \S+|(?:map|set) \S+) \{$/, 'nft'],

@@ -411,6 +411,50 @@ describe('iptables -L: what it prints is read, what kdebug cannot read stays on 
   });
 });
 
+describe('what a paste leaves out is not said to be missing', () => {
+  const SVC = 'KUBE-SVC-NPX46M4PTMTKRN6Y';
+  const SEP = 'KUBE-SEP-AAAAAAAAAAAAAAAA';
+  const rules = [
+    `-A KUBE-SERVICES -d 10.96.0.1/32 -p tcp -m comment --comment "default/kubernetes:https cluster IP" -m tcp --dport 443 -j ${SVC}`,
+    `-A ${SVC} -m comment --comment "default/kubernetes:https -> 172.18.0.3:6443" -j ${SEP}`,
+    `-A ${SEP} -p tcp -m comment --comment "default/kubernetes:https" -m tcp -j DNAT --to-destination 172.18.0.3:6443`,
+  ];
+  it('a KUBE-SEP chain grep kept a rule of, undeclared: its hairpin rule unknown, not absent', () => {
+    const grepped = buildServiceTrees(parseIptables(rules.join('\n'), { table: 'nat' }));
+    assert.equal(grepped.services[0]!.endpoints[0]!.hairpinMasquerade, null);
+    const declared = buildServiceTrees(
+      parseIptables([`-N ${SEP}`, ...rules].join('\n'), { table: 'nat' }),
+    );
+    assert.equal(declared.services[0]!.endpoints[0]!.hairpinMasquerade, false);
+  });
+
+  it('two listings of one table: the one with more rules is read, the other said', () => {
+    const rs = parseIptables(
+      [
+        '-P PREROUTING ACCEPT',
+        '-P OUTPUT ACCEPT',
+        '-N KUBE-SERVICES',
+        rules[0],
+        '-P PREROUTING ACCEPT',
+        '-P OUTPUT ACCEPT',
+        '-N KUBE-SERVICES',
+        ...rules,
+      ].join('\n'),
+      { table: 'nat' },
+    );
+    assert.equal(rs.table('nat')!.ruleCount, 3);
+    assert.match(
+      rs.warnings.find((w) => /two listings/.test(w.message))!.message,
+      /the one from line 5 is read \(it holds more rules\), the one from line 1 is not/,
+    );
+  });
+
+  it('a line of prose with a star is skipped, not an unknown table', () => {
+    const rs = parseIptables(`*** PRE-REQUEST:\n${rules.join('\n')}\n`, { table: 'nat' });
+    assert.equal(rs.table('nat')!.ruleCount, 3);
+  });
+});
+
 describe('a dump inside a quoted string', () => {
   it('a JSON field holding iptables-save: its \\n and \\" read back, said so', () => {
     const dump = [
