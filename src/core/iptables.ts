@@ -152,8 +152,10 @@ export function parseIptables(input: Uint8Array | string, options: ParseOptions 
   const bytes = toBytes(input);
   const head = new TextDecoder().decode(bytes.subarray(0, 16384));
   // a dump inside a quoted string (a JSON field, a log line): the text it stands for
-  if (isEscapedDump(head)) {
-    const rs = parseIptables(unescapeDump(new TextDecoder().decode(bytes)), options);
+  const escaped = isEscapedDump(head) ? new TextDecoder().decode(bytes) : undefined;
+  const unescaped = escaped === undefined ? undefined : unescapeDump(escaped);
+  if (unescaped !== undefined && unescaped !== escaped) {
+    const rs = parseIptables(unescaped, options);
     rs.warnings.unshift({
       line: null,
       kind: 'view',
@@ -734,13 +736,18 @@ class DumpParser {
     const guess = this.options.table ?? guessTable(t);
     t.name = guess ?? 'filter';
     const same = this.tables.find((x) => x.name === t.name);
+    if (same && (!this.options.listView || !guess || this.options.table))
+      this.fail(
+        `two listings of the ${t.name} table (lines ${same.startLine} and ${t.startLine}): give one dump per table`,
+        true,
+      );
     if (same) {
-      // two dumps of one table (before and after a change, two nodes): the one with more rules
-      // is read, and only it
+      // two `iptables -L` of one table (before and after a change): the one with more rules is
+      // read, and only it
       const [kept, dropped] = t.ruleCount > same.ruleCount ? [t, same] : [same, t];
       this.warn(
         'table',
-        `two listings of the ${t.name} table (from lines ${same.startLine} and ${t.startLine}): the one from line ${kept.startLine} is read (it holds more rules), the one from line ${dropped.startLine} is not`,
+        `two listings of the ${t.name} table (from lines ${same.startLine} and ${t.startLine}): the one from line ${kept.startLine} is read (${kept.ruleCount === dropped.ruleCount ? 'the first' : 'it holds more rules'}), the one from line ${dropped.startLine} is not`,
         dropped.startLine ?? null,
       );
       if (kept === t) this.tables.splice(this.tables.indexOf(same), 1, t);

@@ -573,6 +573,8 @@ class TreeBuilder {
         address = nat.to(id);
         if (nat.hidesDnatTarget(id)) f |= SEP_QUIRK;
       } else if (nat.marksForMasquerade(id) && nat.hasSource(id)) hairpin = id;
+      // a masquerade whose source an `iptables -L` paste printed as a name: maybe the hairpin
+      else if (nat.marksForMasquerade(id) && nat.text(id).includes('-m unread')) f |= SEP_UNSURE;
       else if (nat.hasSource(id) && nat.target(id) === 'MARK' && OLD_HAIRPIN.test(nat.text(id)))
         hairpin = id; // kube-proxy v1.1: the masquerade mark set in the KUBE-SEP chain itself
     }
@@ -595,7 +597,11 @@ class TreeBuilder {
       // kube-proxy writes it in every KUBE-SEP chain: its absence is said only of a chain the
       // paste declares (a grep'd paste keeps some of a chain's rules, not its declaration)
       hairpinMasquerade:
-        (f & SEP_HAIRPIN) !== 0 ? true : nat.chainLine(c) !== undefined ? false : null,
+        (f & SEP_HAIRPIN) !== 0
+          ? true
+          : nat.chainLine(c) !== undefined && (f & SEP_UNSURE) === 0
+            ? false
+            : null,
       affinity: false,
       line,
     };
@@ -673,12 +679,14 @@ class TreeBuilder {
         tree.port = port;
         this.byVip.set(vip, tree);
       }
-      // to a local address, on a port: the Service's node port (kube-proxy 1.25 on writes it so)
+      // to a local address, on a port: the Service's node port (kube-proxy 1.25 on writes it
+      // so), read from here only where the paste has no KUBE-NODEPORTS to read it from
       if (
         name === 'KUBE-EXTERNAL-SERVICES' &&
+        (this.nat === undefined || this.nat.indexOf('KUBE-NODEPORTS') < 0) &&
         address === undefined &&
         port !== undefined &&
-        filter.text(id).includes('--dst-type LOCAL') &&
+        / -m addrtype --dst-type LOCAL/.test(filter.text(id)) &&
         !tree.nodePorts.includes(port)
       )
         tree.nodePorts = append(tree.nodePorts, port);
@@ -820,6 +828,7 @@ function append<T>(list: T[], item: T): T[] {
 const SEP_QUIRK = 4;
 const SEP_REACHED = 8; // a jump reached it (not an orphan)
 const SEP_READ = 16; // readSep has read it
+const SEP_UNSURE = 32; // a masquerade rule with a match not read: its hairpin rule unknown
 
 /** kube-proxy v1.1's hairpin rule: `-s podIP -j MARK --set-xmark 0x4d415351/0xffffffff`. */
 const OLD_HAIRPIN = / --set-x?mark 0x4d415351(?:\/0xffffffff)?(?: |$)/;
@@ -890,6 +899,9 @@ function masqueradeCondition(t: Table, id: number): string {
     if (m.kind === 'addrtype' && m.srcType)
       parts.push(`${m.srcType.negated ? '! ' : ''}--src-type ${m.srcType.types.join(',')}`);
     if (m.kind === 'physdev') parts.push('physdev');
+    // what an `iptables -L` paste printed and kdebug did not read: shown as printed
+    if (m.kind === 'other' && m.module === 'unread')
+      parts.push(`"${m.options.find((o) => o.name === 'as')?.values[0] ?? ''}" (not read)`);
   }
   return parts.length > 0 ? parts.join(' ') : 'all';
 }

@@ -32,7 +32,8 @@ interface Columns {
 const HEADER =
   /^[ \t]*(num +)?(pkts +bytes +)?target +prot +opt +(in +out +)?source +destination\s*$/;
 const CHAIN = /^[ \t]*Chain (\S+) \((?:policy (\w+)[^)]*|\d+ references)\)\s*$/;
-const BUILT_IN = new Set(['PREROUTING', 'INPUT', 'FORWARD', 'OUTPUT', 'POSTROUTING']);
+/** The built-in chains in the order -L lists them. */
+const BUILT_IN = ['PREROUTING', 'INPUT', 'FORWARD', 'OUTPUT', 'POSTROUTING'];
 const PROTOCOLS: Record<string, string> = {
   all: 'all',
   '0': 'all',
@@ -56,7 +57,7 @@ export function listViewToRules(text: string): ListViewRules {
   let columns: Columns | undefined;
   let chain: string | undefined;
   let seen = new Set<string>();
-  let userChains = false;
+  let lastBuiltIn = -1;
   const listingStarts: number[] = [];
   const unread: number[] = [];
   let plain = false; // a listing without -n: names where addresses would be
@@ -66,15 +67,16 @@ export function listViewToRules(text: string): ListViewRules {
     const c = CHAIN.exec(line);
     if (c) {
       const name = c[1]!;
-      const builtIn = BUILT_IN.has(name);
-      // -L lists the built-in chains first: one after user chains, or a chain again, is the next
-      if (seen.has(name) || (builtIn && userChains)) {
+      const builtIn = BUILT_IN.indexOf(name);
+      // -L lists the built-in chains first, in their order: one out of it, or a chain listed
+      // again, starts the next listing (one-chain listings pasted together stay one)
+      if (seen.has(name) || (builtIn >= 0 && builtIn <= lastBuiltIn)) {
         listingStarts.push(i + 1);
         seen = new Set();
-        userChains = false;
+        lastBuiltIn = -1;
       }
       seen.add(name);
-      userChains ||= !builtIn;
+      if (builtIn >= 0) lastBuiltIn = builtIn;
       chain = name;
       columns = undefined;
       return c[2] ? `-P ${name} ${c[2]}` : `-N ${name}`;
@@ -143,11 +145,12 @@ function ruleOf(
   let plain = false;
   let unread = false;
   const parts = [`-A ${chain}`];
+  const v6 = source.includes(':') || destination.includes(':');
   for (const [flag, what, value] of [
     ['-s', 'source', source],
     ['-d', 'destination', destination],
   ] as const) {
-    const a = address(value);
+    const a = address(value, v6);
     if (a === 'name') {
       plain = true;
       parts.push(unreadMatch(`${what} ${value}`));
@@ -171,12 +174,17 @@ function ruleOf(
 }
 
 /** A source or destination column: none for "any", a CIDR, or a name -L printed for it. */
-function address(value: string): { cidr: string; not: boolean } | 'name' | undefined {
+function address(
+  value: string,
+  family6: boolean,
+): { cidr: string; not: boolean } | 'name' | undefined {
   const not = value.startsWith('!');
   const v = not ? value.slice(1) : value;
   if (v === '0.0.0.0/0' || v === '::/0' || v === 'anywhere') return undefined;
   const [name, bits] = v.split('/');
-  const ip = WELL_KNOWN[(name ?? '').toLowerCase()] ?? name;
+  // ip6tables names ::1 "localhost" as iptables does 127.0.0.1
+  const known = (name ?? '').toLowerCase();
+  const ip = (family6 ? WELL_KNOWN_V6[known] : WELL_KNOWN[known]) ?? name;
   const v4 = /^\d{1,3}(?:\.\d{1,3}){3}$/.test(ip ?? '');
   const v6 = !v4 && /^[0-9a-fA-F:]+$/.test(ip ?? '') && (ip ?? '').includes(':');
   if (!v4 && !v6) return 'name';
@@ -190,9 +198,9 @@ const WELL_KNOWN: Record<string, string> = {
   loopback: '127.0.0.0',
   'link-local': '169.254.0.0',
   localhost: '127.0.0.1',
-  'ip6-localhost': '::1',
   'base-address.mcast.net': '224.0.0.0',
 };
+const WELL_KNOWN_V6: Record<string, string> = { localhost: '::1', 'ip6-localhost': '::1' };
 
 const quoted = (s: string) => `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
 
@@ -224,16 +232,18 @@ function extrasOf(rest: string, target: string | undefined): Extras {
       x.matches.push(`-m comment --comment ${quoted(commentOf())}`);
     } else if ((m = take(/^(tcp|udp|sctp)((?: (?:spts?|dpts?):!?\S+)*)(?=\s|$)/))) {
       const opts: string[] = [];
+      const unreadPorts: string[] = [];
       for (const p of m[2]!.trim().split(' ').filter(Boolean)) {
         const [, dir, not, value] = /^(s|d)pts?:(!?)(\S+)$/.exec(p) ?? [];
         const v = value === undefined ? undefined : port(value);
         if (v !== undefined) opts.push(`${not ? '! ' : ''}--${dir}port ${v}`);
         else {
           x.unread = true;
-          opts.push(unreadMatch(`${m[1]} ${p}`));
+          unreadPorts.push(unreadMatch(`${m[1]} ${p}`));
         }
       }
-      x.matches.push(`-m ${m[1]}`, ...opts);
+      // the module's own options right after it: an unread match after them owns none
+      x.matches.push(`-m ${m[1]}`, ...opts, ...unreadPorts);
     } else if ((m = take(/^statistic mode random probability ([\d.]+)/)))
       x.matches.push(`-m statistic --mode random --probability ${m[1]}`);
     else if ((m = take(/^statistic mode nth every (\d+)(?: packet (\d+))?/)))

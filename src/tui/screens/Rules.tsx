@@ -135,7 +135,7 @@ function RowLine({ row, marks }: { row: TreeRow; marks: RowMarks }) {
   switch (row.kind) {
     case 'service': {
       const addr = t.clusterIP
-        ? `${hostPort(t.clusterIP, t.port ?? 'any')}/${t.protocol}`
+        ? `${hostPort(t.clusterIP, t.port ?? '?')}/${t.protocol}`
         : t.protocol;
       const eps = t.endpoints.length;
       return (

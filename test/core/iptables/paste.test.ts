@@ -428,24 +428,40 @@ describe('what a paste leaves out is not said to be missing', () => {
     assert.equal(declared.services[0]!.endpoints[0]!.hairpinMasquerade, false);
   });
 
-  it('two listings of one table: the one with more rules is read, the other said', () => {
-    const rs = parseIptables(
-      [
-        '-P PREROUTING ACCEPT',
-        '-P OUTPUT ACCEPT',
-        '-N KUBE-SERVICES',
-        rules[0],
-        '-P PREROUTING ACCEPT',
-        '-P OUTPUT ACCEPT',
-        '-N KUBE-SERVICES',
-        ...rules,
-      ].join('\n'),
-      { table: 'nat' },
-    );
-    assert.equal(rs.table('nat')!.ruleCount, 3);
+  it('two `iptables -t nat -L` of one table (before and after): the one with more rules is read, the other said; -S still refused', () => {
+    const H = 'target     prot opt source               destination';
+    const before = ['Chain PREROUTING (policy ACCEPT)', H, ''];
+    const after = [
+      'Chain PREROUTING (policy ACCEPT)',
+      H,
+      'KUBE-SERVICES  all  --  0.0.0.0/0            0.0.0.0/0            /* kubernetes service portals */',
+      '',
+      'Chain KUBE-SERVICES (1 references)',
+      H,
+      `${SVC}  tcp  --  0.0.0.0/0            10.96.0.1            /* default/kubernetes:https cluster IP */ tcp dpt:443`,
+    ];
+    const rs = parseIptables([...before, ...after].join('\n'), { file: 'p.txt' });
+    assert.equal(rs.table('nat')!.ruleCount, 2);
     assert.match(
       rs.warnings.find((w) => /two listings/.test(w.message))!.message,
-      /the one from line 5 is read \(it holds more rules\), the one from line 1 is not/,
+      /the one from line 4 is read \(it holds more rules\), the one from line 1 is not/,
+    );
+    assert.throws(
+      () =>
+        parseIptables(
+          [
+            '-P PREROUTING ACCEPT',
+            '-P OUTPUT ACCEPT',
+            rules[0],
+            '-P PREROUTING ACCEPT',
+            '-P OUTPUT ACCEPT',
+            ...rules,
+          ].join('\n'),
+          {
+            table: 'nat',
+          },
+        ),
+      /two listings of the nat table/,
     );
   });
 
@@ -455,7 +471,72 @@ describe('what a paste leaves out is not said to be missing', () => {
   });
 });
 
+describe('iptables -L: the reading keeps what it cannot read where it stands', () => {
+  const H = 'target     prot opt source               destination';
+  it("an unread source port is kept after the port it did read, which stays the rule's", () => {
+    const rs = parseIptables(
+      `Chain KUBE-SERVICES (2 references)\n${H}\nKUBE-SVC-NPX46M4PTMTKRN6Y  tcp  --  0.0.0.0/0            10.96.0.1            tcp spt:kdebug-nothing dpt:443\n`,
+      { file: 'p.txt' },
+    );
+    const nat = rs.table('nat')!;
+    assert.equal(nat.dport(nat.chain('KUBE-SERVICES')!.ruleId(0)), '443');
+  });
+
+  it('a hairpin rule whose Pod address -L printed as a name: unknown, not absent', () => {
+    const t = buildServiceTrees(
+      parseIptables(
+        [
+          'Chain KUBE-SVC-NPX46M4PTMTKRN6Y (1 references)',
+          H,
+          'KUBE-SEP-AAAAAAAAAAAAAAAA  all  --  anywhere             anywhere             /* default/kubernetes:https -> 10.0.1.5:6443 */',
+          '',
+          'Chain KUBE-SEP-AAAAAAAAAAAAAAAA (1 references)',
+          H,
+          'KUBE-MARK-MASQ  all  --  ip-10-0-1-5.ec2.internal  anywhere             /* default/kubernetes:https */',
+          'DNAT       tcp  --  anywhere             anywhere             /* default/kubernetes:https */ tcp to:10.0.1.5:6443',
+        ].join('\n'),
+        { file: 'p.txt' },
+      ),
+    ).services[0]!;
+    assert.equal(t.endpoints[0]!.hairpinMasquerade, null);
+  });
+
+  it("a node port read from filter's KUBE-EXTERNAL-SERVICES only where nat's KUBE-NODEPORTS is not there to say", () => {
+    const filter =
+      '*filter\n:KUBE-EXTERNAL-SERVICES - [0:0]\n-A KUBE-EXTERNAL-SERVICES -p tcp -m comment --comment "ns/svc:p has no endpoints" -m addrtype --dst-type LOCAL -m tcp --dport 30080 -j REJECT --reject-with icmp-port-unreachable\nCOMMIT\n';
+    const nat =
+      '*nat\n:KUBE-SERVICES - [0:0]\n:KUBE-NODEPORTS - [0:0]\n-A KUBE-SERVICES -d 10.96.0.9/32 -p tcp -m comment --comment "ns/svc:p cluster IP" -m tcp --dport 80 -j REJECT\nCOMMIT\n';
+    const tree = (text: string) =>
+      buildServiceTrees(parseIptables(text, { file: 'p.txt' })).services.find(
+        (t) => t.name === 'ns/svc:p',
+      )!;
+    assert.deepEqual(tree(filter).nodePorts, [30080]);
+    // a node's whole dump: its nat rules say which node ports it has (drift compares those)
+    assert.deepEqual(tree(filter + nat).nodePorts, []);
+  });
+
+  it("ip6tables' localhost is ::1", () => {
+    const rs = parseIptables(
+      `Chain KUBE-NODEPORTS (1 references)\n${H}\nKUBE-EXT-AAAAAAAAAAAAAAAA  tcp      ::/0                 !localhost/128       /* ns/svc:p */ tcp dpt:30080\n`,
+      { file: 'p.txt' },
+    );
+    assert.deepEqual(rs.table('nat')!.chain('KUBE-NODEPORTS')!.rules.map(printRule), [
+      '-A KUBE-NODEPORTS ! -d ::1/128 -p tcp -m comment --comment "ns/svc:p" -m tcp --dport 30080 -j KUBE-EXT-AAAAAAAAAAAAAAAA',
+    ]);
+  });
+});
+
 describe('a dump inside a quoted string', () => {
+  it('escaped line ends with no quote around them: refused as no rules, never a crash', () => {
+    assert.throws(
+      () =>
+        parseIptables("b'*nat\\n:KUBE-SERVICES - [0:0]\\n-A KUBE-SERVICES -j RETURN\\nCOMMIT'\n", {
+          file: 'p.txt',
+        }),
+      (e: unknown) => e instanceof NoRulesError,
+    );
+  });
+
   it('a JSON field holding iptables-save: its \\n and \\" read back, said so', () => {
     const dump = [
       '*nat',
