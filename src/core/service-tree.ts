@@ -4,6 +4,7 @@
 import { hash16 } from './chain-names.js';
 import type { Ruleset, Table } from './iptables.js';
 import { DNAT_QUIRK } from './iptables/rule.js';
+import { unreadText } from './iptables/list-view.js';
 import type { ServicePortName } from './model.js';
 import { hostPort } from './ipv6.js';
 
@@ -574,7 +575,11 @@ class TreeBuilder {
         if (nat.hidesDnatTarget(id)) f |= SEP_QUIRK;
       } else if (nat.marksForMasquerade(id) && nat.hasSource(id)) hairpin = id;
       // a masquerade whose source an `iptables -L` paste printed as a name: maybe the hairpin
-      else if (nat.marksForMasquerade(id) && nat.text(id).includes('-m unread')) f |= SEP_UNSURE;
+      else if (
+        nat.marksForMasquerade(id) &&
+        nat.rule(id).matches.some((m) => unreadText(m) !== undefined)
+      )
+        f |= SEP_UNSURE;
       else if (nat.hasSource(id) && nat.target(id) === 'MARK' && OLD_HAIRPIN.test(nat.text(id)))
         hairpin = id; // kube-proxy v1.1: the masquerade mark set in the KUBE-SEP chain itself
     }
@@ -686,7 +691,14 @@ class TreeBuilder {
         (this.nat === undefined || this.nat.indexOf('KUBE-NODEPORTS') < 0) &&
         address === undefined &&
         port !== undefined &&
-        / -m addrtype --dst-type LOCAL/.test(filter.text(id)) &&
+        filter
+          .rule(id)
+          .matches.some(
+            (m) =>
+              m.kind === 'addrtype' &&
+              m.dstType?.negated === false &&
+              m.dstType.types.includes('LOCAL'),
+          ) &&
         !tree.nodePorts.includes(port)
       )
         tree.nodePorts = append(tree.nodePorts, port);
@@ -900,8 +912,8 @@ function masqueradeCondition(t: Table, id: number): string {
       parts.push(`${m.srcType.negated ? '! ' : ''}--src-type ${m.srcType.types.join(',')}`);
     if (m.kind === 'physdev') parts.push('physdev');
     // what an `iptables -L` paste printed and kdebug did not read: shown as printed
-    if (m.kind === 'other' && m.module === 'unread')
-      parts.push(`"${m.options.find((o) => o.name === 'as')?.values[0] ?? ''}" (not read)`);
+    const unread = unreadText(m);
+    if (unread !== undefined) parts.push(`"${unread}" (not read)`);
   }
   return parts.length > 0 ? parts.join(' ') : 'all';
 }

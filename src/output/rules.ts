@@ -248,7 +248,8 @@ export function rulesText(
     out.push(
       `warning: line${dump.elided.length === 1 ? '' : 's'} ${dump.elided.join(', ')} elide${dump.elided.length === 1 ? 's' : ''} part of the table: what is not in the paste is not shown, and nothing is said about it`,
     );
-  if (isNft(dump) && missingSets(dump).length > 0) out.push(`warning: ${leftOutText(dump)}`);
+  const leftOut = isNft(dump) ? leftOutText(dump) : undefined;
+  if (leftOut) out.push(`warning: ${leftOut}`);
   if (isIpvs(dump)) out.push(...ipvsWarnings(dump).map((w) => `warning: ${w}`));
   out.push('');
   if (trees.services.length === 0)
@@ -359,9 +360,9 @@ export function rulesDoc(dump: RulesDump, trees: ServiceTrees, source: RulesSour
                   message:
                     'part of the table is elided here: what is not in the paste is not shown',
                 })),
-                ...(missingSets(dump).length > 0
-                  ? [{ line: null, kind: 'abridged', message: leftOutText(dump) }]
-                  : []),
+                ...[leftOutText(dump)].flatMap((message) =>
+                  message ? [{ line: null, kind: 'abridged', message }] : [],
+                ),
               ],
             }
           : {
@@ -416,8 +417,9 @@ export const searchJson = (query: string, hits: SearchHit[]): string =>
   jsonText(searchDoc(query, hits));
 
 /** A listing without sets or maps its rules use (abridged, or `nft list chain`): said so. */
-const leftOutText = (t: NftTable) => {
+const leftOutText = (t: NftTable): string | undefined => {
   const missing = missingSets(t);
+  if (missing.length === 0) return undefined;
   return `the rules use ${missing.length === 1 ? 'a set or map' : 'sets or maps'} this listing does not hold (${missing.join(', ')}): what ${missing.length === 1 ? 'it holds' : 'they hold'} is not shown or said`;
 };
 

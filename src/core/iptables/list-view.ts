@@ -6,6 +6,7 @@
 // name where -n would print an address, a port name it does not know, a match it does not model —
 // stays on the rule as `-m unread --as "…"`, so no rule reads as matching more than it does.
 import { SERVICE_PORTS } from '../ipvs/service-names.js';
+import type { Match } from './rule.js';
 
 /** A paste holding an `iptables -L` listing: a Chain header, then its column header. */
 export function isListView(head: string): boolean {
@@ -109,7 +110,15 @@ export function listViewToRules(text: string): ListViewRules {
 }
 
 /** What kdebug keeps of text -L printed and it does not read: a match no packet is known to meet. */
-const unreadMatch = (shown: string) => `-m unread --as ${quoted(shown)}`;
+const unreadMatch = (shown: string) => `-m ${UNREAD} --as ${quoted(shown)}`;
+const UNREAD = 'unread';
+
+/** The text of such a match as -L printed it; undefined for any other match. */
+export function unreadText(m: Match): string | undefined {
+  return m.kind === 'other' && m.module === UNREAD
+    ? (m.options.find((o) => o.name === 'as')?.values[0] ?? '')
+    : undefined;
+}
 
 /** One rule line of the listing in -S form; undefined when it is not one. */
 function ruleOf(

@@ -4,6 +4,7 @@
 import { cidrContains, formatIPv4, ipv4, parseCidr } from '../ipv4.js';
 import { cidr6Contains, formatIPv6, hostPort, ipv6, parseCidr6 } from '../ipv6.js';
 import type { Match, Ports, Rule } from '../iptables/rule.js';
+import { unreadText } from '../iptables/list-view.js';
 
 export type TraceProtocol = 'tcp' | 'udp' | 'sctp' | 'icmp';
 
@@ -193,17 +194,18 @@ function matchOne(m: Match, pkt: PacketState, ctx: MatchContext): number {
       const flags = [m.isIn, m.isOut, m.isBridged, m.in, m.out].filter((x) => x !== undefined);
       return flags.every((f) => f.negated) ? 1 : 0;
     }
-    case 'other':
+    case 'other': {
       if (m.module === 'nfacct') return 1; // counts, never filters
       // what an `iptables -L` paste printed and kdebug did not read: said as such
-      if (m.module === 'unread') {
-        const shown = m.options.find((o) => o.name === 'as')?.values[0] ?? '';
+      const shown = unreadText(m);
+      if (shown !== undefined) {
         ctx.assume(`"${shown}" (as the -L listing printed it) is not read: assumed to match`);
         return 1;
       }
       if (m.module === 'icmp' && pkt.protocol !== 'icmp') return 0;
       ctx.assume(`-m ${m.module} is not modelled: assumed to match`);
       return 1;
+    }
   }
 }
 

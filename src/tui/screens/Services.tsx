@@ -91,6 +91,14 @@ const cols = (cells: string[], widths: number[]) =>
     )
     .join(' ');
 
+/** The list's first columns: each as wide as its longest cell, up to its most. */
+const COLUMNS = [
+  ['namespace', 'NAMESPACE', 20],
+  ['name', 'NAME', 32],
+  ['type', 'TYPE', 12],
+  ['clusterIP', 'CLUSTER-IP', 39],
+] as const;
+
 export function Services({
   model: m,
   namespace,
@@ -105,28 +113,13 @@ export function Services({
   const inner = m.width - 7;
   const longest = (cells: string[], title: string, max: number) =>
     Math.min(max, Math.max(title.length, ...cells.map((c) => c.length)));
-  const all = [
+  const all = COLUMNS.map(([key, title, max]) =>
     longest(
-      m.rows.map((r) => r.namespace),
-      'NAMESPACE',
-      20,
+      m.rows.map((r) => r[key]),
+      title,
+      max,
     ),
-    longest(
-      m.rows.map((r) => r.name),
-      'NAME',
-      32,
-    ),
-    longest(
-      m.rows.map((r) => r.type),
-      'TYPE',
-      12,
-    ),
-    longest(
-      m.rows.map((r) => r.clusterIP),
-      'CLUSTER-IP',
-      39,
-    ),
-  ];
+  );
   // a narrow terminal keeps the name: ports, then cluster IP, then type go first
   let shown = 5;
   while (shown > 2 && all.slice(0, shown - 1).reduce((a, b) => a + b + 1, 0) + 8 > inner) shown--;
