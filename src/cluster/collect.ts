@@ -13,10 +13,10 @@ import { backendToRead, hasKubeChains, probeStem } from '../core/iptables/backen
 import { serviceChainReads, type IptablesTool } from '../core/iptables/service-chains.js';
 import { ciliumImageVersion, isCiliumAgentPod } from '../core/cilium/agent.js';
 import { chainStemPrefix, type CiliumList } from '../core/node-command.js';
-import { parseVersion } from '../core/node-state.js';
+import { configInObjects, parseVersion } from '../core/node-state.js';
 import { Analysis } from '../core/analysis.js';
 import { rolloutOf, settled, type Rollout } from '../core/daemon-set.js';
-import { clusterView, isWindows, kubeProxyConfigOf, type ClusterView } from '../core/kube.js';
+import { clusterView, isWindows, type ClusterView } from '../core/kube.js';
 import type { Facts, KubeObject, NodeOutputs, SnapshotMeta } from '../core/model.js';
 import type { NodeError } from '../core/node-access.js';
 import type { ApiRead, ReadError } from '../core/not-read.js';
@@ -193,11 +193,7 @@ export function nodeBasics(
 
 /** kube-proxy's mode as its configuration says ('' where it says none or cannot be read). */
 function configuredMode(view: ClusterView): string {
-  try {
-    return kubeProxyConfigOf(view).mode;
-  } catch {
-    return ''; // a configuration that cannot be read: the iptables basics, the steps say the rest
-  }
+  return configInObjects(view).value.mode;
 }
 
 /** kube-proxy's default mode on Linux is iptables. */

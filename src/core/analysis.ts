@@ -22,7 +22,7 @@ import { IpvsParseError, parseIpvs, type IpvsTable } from './ipvs/listing.js';
 import type { IpvsKnown } from './ipvs/trees.js';
 import { commandStem } from './node-command.js';
 import { DriftInputError, unsupportedMode, type NodeDrift } from './drift.js';
-import { expectedRules, expectedSave, type ExpectOptions, type ExpectedRules } from './expected.js';
+import { expectedRules, type ExpectOptions, type ExpectedRules } from './expected.js';
 import type { IPFamily } from './ipv6.js';
 import { nodeKnobs, type NodeKnobs } from './expected/knobs.js';
 import { nftStems, nodeDump, type NodeDump } from './facts.js';
@@ -306,8 +306,11 @@ export class NodeAnalysis {
     return (this.dataplaneMemo = nft?.table
       ? nftablesDataplane(nft.table, nft.source, this.analysis.view)
       : ipvs?.read
-        ? ipvsDataplane(ipvs.read, ipvs.source, this.analysis.view, () =>
-            this.ipvsKnown(ipvs.read!),
+        ? ipvsDataplane(
+            ipvs.read,
+            ipvs.source,
+            () => this.ipvsKnown(ipvs.read!),
+            () => this.analysis.state(this.name).config.value,
           )
         : rules?.ruleset
           ? iptablesDataplane(rules.ruleset, rules.source, this.analysis.view)
@@ -459,11 +462,14 @@ export class NodeAnalysis {
     const key = scopeKey(scope ?? this.readScope());
     let lines = this.expectsMemo.get(key);
     if (!lines) {
-      lines = new Set<string>();
-      let table = '';
-      for (const l of expectedSave(this.expected(scope)).split('\n'))
-        if (l.startsWith('*')) table = l.slice(1);
-        else if (l.startsWith('-A ')) lines.add(`-t ${table} ${l}`);
+      const exp = this.expected(scope);
+      lines = new Set(
+        (['filter', 'nat'] as const).flatMap((table) =>
+          [...exp.fixed[table], ...exp.servicePorts.flatMap((sp) => sp[table])].map(
+            (l) => `-t ${table} ${l.text}`,
+          ),
+        ),
+      );
       this.expectsMemo.set(key, lines);
     }
     return lines.has(line.trim());
@@ -483,11 +489,13 @@ export class NodeAnalysis {
     }
     if (mode === 'nftables') {
       const table = this.nft()?.table;
-      // "add rule ip kube-proxy CHAIN TEXT": the chain holds a rule written so
-      return (l) => {
-        const [, chain, text] = /^add rule \S+ \S+ (\S+) (.*)$/.exec(l) ?? [];
-        return !!table?.chain(chain ?? '')?.rules.some((r) => ruleText(r) === text);
-      };
+      // each rule as nftables drift writes an expected one: "add rule ip kube-proxy CHAIN TEXT"
+      const lines = new Set(
+        (table?.chains ?? []).flatMap((c) =>
+          c.rules.map((r) => `add rule ${table!.family} ${table!.name} ${c.name} ${ruleText(r)}`),
+        ),
+      );
+      return (l) => lines.has(l);
     }
     const lines = new Set(
       (this.rules()?.ruleset?.tables ?? []).flatMap((t) =>

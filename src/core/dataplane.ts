@@ -11,7 +11,7 @@ import type { Ipset } from './ipvs/ipset.js';
 import type { IpvsTable } from './ipvs/listing.js';
 import { buildIpvsTrees, type IpvsKnown } from './ipvs/trees.js';
 import { traceIpvsPacket } from './ipvs/trace.js';
-import { kubeProxyConfigOf, serviceCIDRs, type ClusterView, type KubeProxyConfig } from './kube.js';
+import { serviceCIDRs, type ClusterView, type KubeProxyConfig } from './kube.js';
 import type { ServicePortName } from './model.js';
 import { nftablesDrift } from './nftables/drift.js';
 import type { NftTable } from './nftables/listing.js';
@@ -154,10 +154,10 @@ const loopBack = (read: IpvsRead) =>
 export function ipvsDataplane(
   read: IpvsRead,
   source: string,
-  view: ClusterView,
   known: () => Map<string, IpvsKnown>,
+  /** The configuration the node state settled on for this node. */
+  config: () => KubeProxyConfig,
 ): IpvsDataplane {
-  let config: KubeProxyConfig | undefined;
   return {
     mode: 'ipvs',
     source,
@@ -188,11 +188,8 @@ export function ipvsDataplane(
       });
     },
     trace: (packet, net) => {
-      config ??= kubeProxyConfigOf(view);
-      return traceIpvsPacket(read, net, packet, {
-        clusterCIDR: config.clusterCIDR,
-        masqueradeAll: config.masqueradeAll,
-      });
+      const { clusterCIDR, masqueradeAll } = config();
+      return traceIpvsPacket(read, net, packet, { clusterCIDR, masqueradeAll });
     },
   };
 }

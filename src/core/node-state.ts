@@ -114,11 +114,13 @@ export function clusterConfig(
   states: readonly NodeState[],
   view: ClusterView,
 ): NodeState['config'] {
-  return (
-    states.find((s) => s.config.from === 'configz')?.config ??
-    configOf('', undefined, view, undefined)
-  );
+  return states.find((s) => s.config.from === 'configz')?.config ?? configInObjects(view);
 }
+
+/** The configuration the API objects give kube-proxy (its ConfigMap, the first kube-proxy Pod's
+ * flags), else its defaults: what collect reads by before any node answered. */
+export const configInObjects = (view: ClusterView): NodeState['config'] =>
+  configOf('', undefined, view, undefined);
 
 /** What kube-proxy serves on /configz is what it runs with: first; then the ConfigMap its Pod
  * mounts with that Pod's flags on top; then kube-proxy's defaults, assumed. */

@@ -430,7 +430,10 @@ describe('IPVS mode in the steps', () => {
 describe('IPVS mode: a packet walked', () => {
   const ipAddr = (bound: string[]) =>
     `lo UNKNOWN 127.0.0.1/8\neth0 UP 192.0.2.11/24\ncni0 UP 10.244.0.1/24\nkube-ipvs0 DOWN ${bound.map((ip) => `${ip}/32`).join(' ')}\n`;
-  const analysis = (edit: (r: ReturnType<typeof asRead>) => void = () => {}) => {
+  const analysis = (
+    edit: (r: ReturnType<typeof asRead>) => void = () => {},
+    outputs: Record<string, string> = {},
+  ) => {
     const r = asRead(want);
     edit(r);
     const save = r.table.services.flatMap((s) => [
@@ -447,6 +450,7 @@ describe('IPVS mode: a packet walked', () => {
           'proxy-mode': 'ipvs',
           'ipvsadm-save': `${save.join('\n')}\n`,
           'ip-addr': ipAddr([...r.bound]),
+          ...outputs,
         },
       },
       meta: {},
@@ -478,6 +482,24 @@ describe('IPVS mode: a packet walked', () => {
     assert.deepEqual(
       pod.outcomes.map((o) => o.masquerade),
       [false, false],
+    );
+  });
+
+  it("masquerades by the clusterCIDR the node's kube-proxy serves on /configz, as the steps report it", () => {
+    const configz = JSON.stringify({
+      'kubeproxy.config.k8s.io': { mode: 'ipvs', clusterCIDR: '198.51.100.0/24' },
+    });
+    const a = analysis(undefined, { 'proxy-configz': configz });
+    assert.equal(a.state(NODE).config.value.clusterCIDR, '198.51.100.0/24');
+    const inside = walk(a, '10.96.0.20', 'tcp', 80, '198.51.100.1').result;
+    assert.deepEqual(
+      inside.outcomes.map((o) => o.masquerade),
+      [false, false],
+    );
+    const outside = walk(a, '10.96.0.20', 'tcp', 80).result;
+    assert.deepEqual(
+      outside.outcomes.map((o) => o.masquerade),
+      [true, true],
     );
   });
 

@@ -13,13 +13,8 @@ import { read, seen, unseen } from '../evidence.js';
 import { kubeProxyPodOn } from '../drift/context.js';
 import { nodeDump } from '../facts.js';
 import { nodeBackends } from '../iptables/backend.js';
-import {
-  DEFAULT_KUBE_PROXY_CONFIG,
-  isKubeProxyPod,
-  isWindows,
-  kubeProxyConfigOf,
-  type Pod,
-} from '../kube.js';
+import { isKubeProxyPod, isWindows, type Pod } from '../kube.js';
+import { configInObjects } from '../node-state.js';
 import type { Evidence, Finding } from '../model.js';
 import { namedFew } from '../node-access.js';
 import { kubectl, valid, onNode, type NextCommand } from '../next-command.js';
@@ -393,12 +388,9 @@ function modes(ctx: CheckContext): Finding[] {
 /** The mode kube-proxy's configuration in the API objects names ("iptables" where it names
  * none); undefined where none was read, or it cannot be. */
 function configuredMode(ctx: CheckContext): string | undefined {
-  try {
-    const config = kubeProxyConfigOf(ctx.view);
-    return config === DEFAULT_KUBE_PROXY_CONFIG ? undefined : config.mode || 'iptables';
-  } catch {
-    return undefined; // unreadable: kube-proxy-config-unreadable says so
-  }
+  const config = configInObjects(ctx.view);
+  // unreadable: kube-proxy-config-unreadable says so
+  return config.error || config.from === 'default' ? undefined : config.value.mode || 'iptables';
 }
 
 /** The nodes whose mode nobody there said: a stale answer, the configuration, or the default. */

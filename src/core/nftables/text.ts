@@ -429,10 +429,11 @@ function matches(t: string): NftExpr[] {
     (at, i, all) => rest.slice(at, all[i + 1]).trim(),
   );
   for (const piece of pieces) {
-    const m = /^(ip6?) saddr (@affinity-\S+)$/.exec(piece);
+    // an address looked up in a named set, as nft's JSON has it (affinity, cluster-ips …)
+    const m = /^(ip6?) ([sd]addr) (@\S+)$/.exec(piece);
     if (m)
       out.push({
-        match: { op: '==', left: { payload: { protocol: m[1], field: 'saddr' } }, right: m[2] },
+        match: { op: '==', left: { payload: { protocol: m[1], field: m[2] } }, right: m[3] },
       });
     else out.push({ match: { text: piece } });
   }

@@ -369,11 +369,22 @@ function affinitySet(r: NftRule): string | undefined {
   return undefined;
 }
 
+/** `meta mark set …` (nft JSON: {"mangle": {"key": {"meta": {"key": "mark"}}, …}}). */
+function setsMark(mangle: unknown): boolean {
+  const key = isObject(mangle) ? mangle['key'] : undefined;
+  const meta = isObject(key) ? key['meta'] : undefined;
+  return isObject(meta) && meta['key'] === 'mark';
+}
+
+/** A match against a named set: `… @NAME` (nft JSON: {"match": {"right": "@NAME", …}}). */
+function matchesSet(e: Record<string, unknown>, name: string): boolean {
+  const m = e['match'];
+  return isObject(m) && m['right'] === `@${name}`;
+}
+
 /** What a `meta mark set meta mark | 0x4000` rule marks: "all", or its match in nft words. */
 function markRule(r: NftRule): string | undefined {
-  const marks =
-    r.expr.some((e) => isObject(e['mangle']) && JSON.stringify(e['mangle']).includes('"mark"')) ||
-    goesTo(r) === 'mark-for-masquerade';
+  const marks = r.expr.some((e) => setsMark(e['mangle'])) || goesTo(r) === 'mark-for-masquerade';
   if (!marks) return undefined;
   const conditions = r.expr.filter((e) => 'match' in e).map(matchText);
   return conditions.length > 0 ? conditions.join(' ') : 'all';
@@ -384,7 +395,7 @@ function clusterIpMasquerade(t: NftTable): Omit<MasqueradeRule, 'line'> | undefi
   for (const r of t.chain('services')?.rules ?? []) {
     if (!markRule(r)) continue;
     const conditions = r.expr
-      .filter((e) => 'match' in e && !JSON.stringify(e).includes('@cluster-ips'))
+      .filter((e) => 'match' in e && !matchesSet(e, 'cluster-ips'))
       .map(matchText);
     return { chain: 'services', condition: conditions.join(' ') || 'all' };
   }
