@@ -178,10 +178,10 @@ const RBAC_HINT = '; kdebug rbac prints the Roles kdebug needs (README: Permissi
 async function fail(e: unknown): Promise<number> {
   const [iptables, drift, ipvs, nft, notRead, factsSource, snapshot, kubeErrors] =
     await Promise.all([
-      import('./core/iptables.js'),
-      import('./core/drift.js'),
-      import('./core/ipvs/listing.js'),
-      import('./core/nftables/listing.js'),
+      import('./core/dataplane/iptables/read/parse.js'),
+      import('./core/dataplane/drift.js'),
+      import('./core/dataplane/ipvs/listing.js'),
+      import('./core/dataplane/nftables/listing.js'),
       import('./core/not-read.js'),
       import('./cluster/facts-source.js'),
       import('./cluster/snapshot.js'),

@@ -3,7 +3,7 @@
 // is ":4", cobra's "no file completion", so `kubectl_complete-kdebug` answers kubectl too).
 import type { Command } from 'commander';
 import { readSnapshot } from './cluster/snapshot.js';
-import { clusterView } from './core/kube.js';
+import { clusterView } from './core/kube/objects.js';
 import { valid } from './core/next-command.js';
 
 const SCRIPTS: Record<string, string> = {

@@ -4,7 +4,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { STEPS } from '../src/core/diagnose.js';
-import { SEVERITY } from '../src/core/drift.js';
+import { SEVERITY } from '../src/core/dataplane/drift.js';
 import { ANY_STEP_IDS, STEP_FINDING_IDS } from '../src/core/finding-ids.js';
 
 const files = (dir: string): string[] =>

@@ -1,11 +1,11 @@
 // The one small interface between kdebug and the outside world, and the closed list of
 // commands kdebug may run on a node. Every command is read-only and has a fixed argv: nothing
 // from the cluster is ever spliced into a shell string.
-import type { NodeCommand } from '../core/node-command.js';
+import type { NodeCommand } from '../core/nodes/commands.js';
 import type { KubeObject, SnapshotMeta } from '../core/model.js';
-import type { Pod } from '../core/kube.js';
+import type { Pod } from '../core/kube/objects.js';
 
-export { commandStem, type NodeCommand } from '../core/node-command.js';
+export { commandStem, type NodeCommand } from '../core/nodes/commands.js';
 
 export interface NodeResult {
   stdout: string;

@@ -9,16 +9,16 @@ import {
   probePlan,
   type DiagnosedService,
 } from '../core/diagnose.js';
-import { backendToRead, hasKubeChains, probeStem } from '../core/iptables/backend.js';
-import { serviceChainReads, type IptablesTool } from '../core/iptables/service-chains.js';
-import { ciliumImageVersion, isCiliumAgentPod } from '../core/cilium/agent.js';
-import { chainStemPrefix, type CiliumList } from '../core/node-command.js';
-import { configInObjects, parseVersion } from '../core/node-state.js';
+import { backendToRead, hasKubeChains, probeStem } from '../core/dataplane/iptables/backend.js';
+import { serviceChainReads, type IptablesTool } from '../core/dataplane/iptables/service-chains.js';
+import { ciliumImageVersion, isCiliumAgentPod } from '../core/dataplane/cilium/agent.js';
+import { chainStemPrefix, type CiliumList } from '../core/nodes/commands.js';
+import { configInObjects, parseVersion } from '../core/nodes/state.js';
 import { Analysis } from '../core/analysis.js';
-import { rolloutOf, settled, type Rollout } from '../core/daemon-set.js';
-import { clusterView, isWindows, type ClusterView } from '../core/kube.js';
+import { rolloutOf, settled, type Rollout } from '../core/kube/daemon-set.js';
+import { clusterView, isWindows, type ClusterView } from '../core/kube/objects.js';
 import type { Facts, KubeObject, NodeOutputs, SnapshotMeta } from '../core/model.js';
-import type { NodeError } from '../core/node-access.js';
+import type { NodeError } from '../core/nodes/access.js';
 import type { ApiRead, ReadError } from '../core/not-read.js';
 import {
   apiPath,
@@ -83,7 +83,7 @@ export interface CollectOptions {
   nodeConcurrency?: number;
   now?: () => Date;
   /** Read each node's iptables rules for this Service only, chain by chain (kdebug svc), where
-   * kube-proxy runs in iptables mode: see core/iptables/service-chains.ts. */
+   * kube-proxy runs in iptables mode: see core/dataplane/iptables/service-chains.ts. */
   rulesOf?: {
     namespace: string;
     name: string;
@@ -93,7 +93,7 @@ export interface CollectOptions {
   };
 }
 
-export type { NodeError } from '../core/node-access.js';
+export type { NodeError } from '../core/nodes/access.js';
 export type { ReadError } from '../core/not-read.js';
 
 /** The kernel's list of the legacy tables that exist, per tool (absent: none exist). */

@@ -10,7 +10,7 @@ import {
   NoRulesError,
   rulesetFromState,
   type Ruleset,
-} from '../core/iptables.js';
+} from '../core/dataplane/iptables/read/parse.js';
 import type { WorkerAnswer } from './parse-worker.js';
 import { entryAt, isNodeName, LIMITS } from './snapshot-files.js';
 

@@ -2,12 +2,12 @@
 // node's rules read over SSH into a snapshot's objects; and the one node picker. The adapters
 // (client-node, ssh2) load only when a source needs them.
 import { DUMP_STEMS, recordedFamily, recordedNodes } from '../core/facts.js';
-import { clusterView, type ClusterView } from '../core/kube.js';
-import { chooseNodes, firstChosen, type NodeChoice } from '../core/node-choice.js';
-import { kubeProxyPodsReadOn } from '../core/daemon-set.js';
+import { clusterView, type ClusterView } from '../core/kube/objects.js';
+import { chooseNodes, firstChosen, type NodeChoice } from '../core/nodes/choice.js';
+import { kubeProxyPodsReadOn } from '../core/kube/daemon-set.js';
 import type { DiagnosedService } from '../core/diagnose.js';
 import type { Facts } from '../core/model.js';
-import { nodeAccessLines, rulesReadError, type NodeAccess } from '../core/node-access.js';
+import { nodeAccessLines, rulesReadError, type NodeAccess } from '../core/nodes/access.js';
 import type { KubeCluster } from './kube-cluster.js';
 import type { NodeTally } from './collect.js';
 import type { NodeAccessFlags } from './node-flags.js';

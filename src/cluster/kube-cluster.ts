@@ -1,12 +1,12 @@
 // A live cluster behind the Cluster interface: API reads through the user's kubeconfig, node
 // commands through whichever node transport is plugged in (exec in kube-proxy, a debug Pod, SSH).
 import type { SnapshotMeta } from '../core/model.js';
-import type { Pod } from '../core/kube.js';
+import type { Pod } from '../core/kube/objects.js';
 import type { Cluster, NodeCommand, NodeResult, ReadRequest } from './cluster.js';
 import { commandStem } from './cluster.js';
 import { KubeApi, type KubeApiOptions } from './kube-api.js';
 import type { KubeObject } from '../core/model.js';
-import type { NodeAccess } from '../core/node-access.js';
+import type { NodeAccess } from '../core/nodes/access.js';
 
 /** Runs node commands for a live cluster; node-*.ts provide these. */
 export interface NodeTransport {

@@ -2,7 +2,7 @@
 // cluster (IPs, ports, DNS names) are validated strictly and only ever passed as separate
 // argv elements; the probe scripts are constants that read them as "$1", "$2", "$3".
 import type { NodeCommand } from './cluster.js';
-import type { CiliumList, ProcNetFile } from '../core/node-command.js';
+import type { CiliumList, ProcNetFile } from '../core/nodes/commands.js';
 
 /** Where a command runs; each place has its own binaries and privileges. */
 export type CommandPlace =

@@ -2,9 +2,9 @@
 // wrapper reads the backend kube-proxy writes to; in Cilium's agent Pod its own read-only
 // listings run. The binary is exec'd directly (the image may have no shell), so only the
 // commands its place allows run there; probes need a debug Pod or SSH.
-import type { TransportName } from '../core/node-access.js';
-import { isKubeProxyPod, toPod, type Pod } from '../core/kube.js';
-import { isCiliumAgentPod } from '../core/cilium/agent.js';
+import type { TransportName } from '../core/nodes/access.js';
+import { isKubeProxyPod, toPod, type Pod } from '../core/kube/objects.js';
+import { isCiliumAgentPod } from '../core/dataplane/cilium/agent.js';
 import type { NodeCommand, NodeResult } from './cluster.js';
 import { apiPath } from './cluster.js';
 import { labelSelectorString } from './collect.js';

@@ -11,7 +11,7 @@
 import { sanitize } from '../core/sanitize.js';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { toPod, type Pod } from '../core/kube.js';
+import { toPod, type Pod } from '../core/kube/objects.js';
 import type { KubeObject } from '../core/model.js';
 import type { NodeCommand, NodeResult } from './cluster.js';
 import { apiPath } from './cluster.js';

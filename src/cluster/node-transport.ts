@@ -2,8 +2,8 @@
 // channel: exec in the node's kube-proxy Pod, a privileged debug Pod, or SSH to the node's
 // address. `auto` tries them in that order for every command, falls through when one cannot
 // serve, and records per node which one ran what and why the others were skipped.
-import { toNode, type Pod } from '../core/kube.js';
-import type { NodeAccess, TransportName } from '../core/node-access.js';
+import { toNode, type Pod } from '../core/kube/objects.js';
+import type { NodeAccess, TransportName } from '../core/nodes/access.js';
 import type { NodeCommand, NodeResult } from './cluster.js';
 import { apiPath, commandStem, failedResult } from './cluster.js';
 import type { KubeApi } from './kube-api.js';

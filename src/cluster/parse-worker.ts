@@ -1,8 +1,13 @@
 // A worker thread that reads and parses one big rules dump while the main thread reads and types
-// the API objects; the parsed dump comes back as transferable data (core/iptables.ts
+// the API objects; the parsed dump comes back as transferable data (core/dataplane/iptables/read/parse.ts
 // RulesetState), a parse error as its fields.
 import { parentPort, workerData } from 'node:worker_threads';
-import { IptablesParseError, NoRulesError, parseIptables, rulesetState } from '../core/iptables.js';
+import {
+  IptablesParseError,
+  NoRulesError,
+  parseIptables,
+  rulesetState,
+} from '../core/dataplane/iptables/read/parse.js';
 import { LIMITS, readRegular } from './snapshot-files.js';
 
 export type WorkerAnswer =

@@ -56,7 +56,7 @@ export const isNodeName = (name: string) =>
   name.length <= 253 &&
   /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(name);
 
-/** A node command's file stem (core/node-command.ts: letters, digits, `._:-`, an IPv6 address's
+/** A node command's file stem (core/nodes/commands.ts: letters, digits, `._:-`, an IPv6 address's
  * colons), starting with a letter or digit; `<stem>.txt` fits a file name's 255 bytes. */
 export const isStem = (stem: string) => /^[A-Za-z0-9][A-Za-z0-9._:-]{0,250}$/.test(stem);
 

@@ -3,10 +3,10 @@
 import type { Analysis } from '../core/analysis.js';
 import { readdir, stat } from 'node:fs/promises';
 import type { Facts, SnapshotMeta } from '../core/model.js';
-import type { NodeAccess } from '../core/node-access.js';
-import { nodeErrorsOf } from '../core/node-access.js';
+import type { NodeAccess } from '../core/nodes/access.js';
+import { nodeErrorsOf } from '../core/nodes/access.js';
 import { notRead, readErrorsOf, type NotRead } from '../core/not-read.js';
-import { redactFacts, type Redaction } from '../core/redact.js';
+import { redactFacts, type Redaction } from '../core/redact/redact.js';
 import {
   collect,
   collectAll,
@@ -49,7 +49,7 @@ export interface SnapshotSaveOptions extends KubeClusterOptions, WriteOptions {
   kdebugVersion?: string;
   /** What to run on each node; `"diagnosis"`: what `kdebug svc` runs for --service, the basics for --all. */
   nodeCommands?: CollectOptions['nodeCommands'] | 'diagnosis';
-  /** Take secrets out before writing (core/redact.ts); default true. */
+  /** Take secrets out before writing (core/redact/redact.ts); default true. */
   redact?: boolean;
   onProgress?: (p: CollectProgress) => void;
 }

@@ -26,7 +26,7 @@ import {
   SnapshotError,
 } from './snapshot-files.js';
 import { jsonErrorLine } from '../core/json-position.js';
-import { flattenObjects } from '../core/kube.js';
+import { flattenObjects } from '../core/kube/objects.js';
 import type { Facts, KubeObject, NodeOutputs, SnapshotMeta } from '../core/model.js';
 
 export { SnapshotError } from './snapshot-files.js';

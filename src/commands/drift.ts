@@ -1,6 +1,6 @@
 // `kdebug drift`: what each node's rules do differently from what kube-proxy would write.
 import { Analysis } from '../core/analysis.js';
-import { driftAnswer } from '../core/drift.js';
+import { driftAnswer } from '../core/dataplane/drift.js';
 import { hasRules } from '../core/facts.js';
 import type { IPFamily } from '../core/ipv6.js';
 import {

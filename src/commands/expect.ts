@@ -2,14 +2,14 @@
 // mode), as the nft -f script of its table (nftables mode), or as its virtual servers, ipsets and
 // kube-ipvs0 addresses (IPVS mode); where Cilium replaces kube-proxy, what its agent should hold,
 // as the agent lists it.
-import { watchedServiceCIDRs } from '../core/releases.js';
+import { watchedServiceCIDRs } from '../core/dataplane/releases.js';
 import { Analysis } from '../core/analysis.js';
-import { expectedSave } from '../core/expected.js';
-import { expectedIpvs, expectedIpvsText } from '../core/ipvs/expected.js';
-import { expectedNftText } from '../core/nftables/expected.js';
-import { expectedCiliumText } from '../core/cilium/render.js';
+import { expectedSave } from '../core/dataplane/expected.js';
+import { expectedIpvs, expectedIpvsText } from '../core/dataplane/ipvs/expected.js';
+import { expectedNftText } from '../core/dataplane/nftables/expected.js';
+import { expectedCiliumText } from '../core/dataplane/cilium/render.js';
 import type { IPFamily } from '../core/ipv6.js';
-import { serviceCIDRs, type ClusterView } from '../core/kube.js';
+import { serviceCIDRs, type ClusterView } from '../core/kube/objects.js';
 import { pickNodes, readFacts, type SourceFlags } from '../cluster/facts-source.js';
 import { expectDoc } from '../output/expect.js';
 import {

@@ -2,19 +2,20 @@
 // snapshot's node or the live cluster's), as text, JSON, a search, or the TUI.
 import { Analysis } from '../core/analysis.js';
 import { recordedFamily } from '../core/facts.js';
-import { parseIptables } from '../core/iptables.js';
-import { pasteKind, readNftPaste } from '../core/paste/read.js';
-import { buildNftSearchIndex } from '../core/nftables/search.js';
-import { buildNftServiceTrees } from '../core/nftables/trees.js';
-import type { ServiceTrees } from '../core/service-tree.js';
+import { parseIptables } from '../core/dataplane/iptables/read/parse.js';
+import { pasteKind, readNftPaste } from '../core/dataplane/paste.js';
+import { buildNftSearchIndex } from '../core/dataplane/nftables/search.js';
+import { buildNftServiceTrees } from '../core/dataplane/nftables/trees.js';
+import type { ServiceTrees } from '../core/dataplane/trees.js';
 import type { Facts } from '../core/model.js';
-import { buildSearchIndex, treeSearchIndex } from '../core/search.js';
-import { parseIpvs } from '../core/ipvs/listing.js';
+import { treeSearchIndex } from '../core/dataplane/search.js';
+import { buildSearchIndex } from '../core/dataplane/iptables/search.js';
+import { parseIpvs } from '../core/dataplane/ipvs/listing.js';
 import { outputLimitBytes } from '../core/not-read.js';
-import { buildIpvsTrees } from '../core/ipvs/trees.js';
+import { buildIpvsTrees } from '../core/dataplane/ipvs/trees.js';
 import { pickNodes, readFacts, sshRulesText, type SourceFlags } from '../cluster/facts-source.js';
-import { parseCilium } from '../core/cilium/read.js';
-import { buildCiliumTrees } from '../core/cilium/trees.js';
+import { parseCilium } from '../core/dataplane/cilium/read.js';
+import { buildCiliumTrees } from '../core/dataplane/cilium/trees.js';
 import { rulesJson, rulesText, searchJson, searchText, type RulesDump } from '../output/rules.js';
 import {
   dumpFile,

@@ -3,7 +3,7 @@
 import { join } from 'node:path';
 import { Analysis } from '../core/analysis.js';
 import { diagnose, type DiagnosedService } from '../core/diagnose.js';
-import { clusterView } from '../core/kube.js';
+import { clusterView } from '../core/kube/objects.js';
 import { valid } from '../core/next-command.js';
 import { thousands, type Facts, type Report } from '../core/model.js';
 import {
@@ -12,7 +12,7 @@ import {
   serviceAt,
   serviceNamed,
   type ServiceRef,
-} from '../core/service-ref.js';
+} from '../core/kube/service-ref.js';
 import type { NodeChoiceFlags } from '../cluster/facts-source.js';
 import { parseDumpsAside } from '../cluster/dump-parse.js';
 import type { NodeTally } from '../cluster/collect.js';

@@ -2,11 +2,11 @@
 // kube-proxy would write there, the drift and the packet walk computed when first asked for, for
 // every Service or only for the ones asked about (one Service's answer on a big cluster), and kept.
 // The checks, the commands and the TUI all read the node's dataplane through here.
-import { CILIUM_STEMS } from './cilium/agent.js';
-import { ciliumLineSet } from './cilium/drift.js';
-import { expectedCilium, type ExpectedFrontend } from './cilium/expected.js';
-import { CiliumParseError } from './cilium/listing.js';
-import { parseCilium, withBackendStates } from './cilium/read.js';
+import { CILIUM_STEMS } from './dataplane/cilium/agent.js';
+import { ciliumLineSet } from './dataplane/cilium/drift.js';
+import { expectedCilium, type ExpectedFrontend } from './dataplane/cilium/expected.js';
+import { CiliumParseError } from './dataplane/cilium/listing.js';
+import { parseCilium, withBackendStates } from './dataplane/cilium/read.js';
 import {
   ciliumDataplane,
   iptablesDataplane,
@@ -15,31 +15,36 @@ import {
   type CiliumRead,
   type Dataplane,
   type IpvsRead,
-} from './dataplane.js';
-import { expectedIpvs, type IpvsExpectOptions } from './ipvs/expected.js';
-import { parseIpsets } from './ipvs/ipset.js';
-import { IpvsParseError, parseIpvs, type IpvsTable } from './ipvs/listing.js';
-import type { IpvsKnown } from './ipvs/trees.js';
-import { commandStem } from './node-command.js';
-import { DriftInputError, unsupportedMode, type NodeDrift } from './drift.js';
-import { expectedRules, type ExpectOptions, type ExpectedRules } from './expected.js';
+} from './dataplane/dataplane.js';
+import { expectedIpvs, type IpvsExpectOptions } from './dataplane/ipvs/expected.js';
+import { parseIpsets } from './dataplane/ipvs/ipset.js';
+import { IpvsParseError, parseIpvs, type IpvsTable } from './dataplane/ipvs/listing.js';
+import type { IpvsKnown } from './dataplane/ipvs/trees.js';
+import { commandStem } from './nodes/commands.js';
+import { DriftInputError, unsupportedMode, type NodeDrift } from './dataplane/drift.js';
+import { expectedRules, type ExpectOptions, type ExpectedRules } from './dataplane/expected.js';
 import type { IPFamily } from './ipv6.js';
-import { nodeKnobs, type NodeKnobs } from './expected/knobs.js';
+import { nodeKnobs, type NodeKnobs } from './dataplane/knobs.js';
 import { nftStems, nodeDump, type NodeDump } from './facts.js';
-import { NftParseError, type NftTable } from './nftables/listing.js';
-import { ruleText } from './nftables/render.js';
-import { parseNftAny } from './nftables/text.js';
-import { rulesetSigns, textSigns, type DumpSigns } from './iptables/backend.js';
-import { IptablesParseError, NoRulesError, parseIptables, type Ruleset } from './iptables.js';
-import { clusterView, findService, servicePortName, type ClusterView } from './kube.js';
-import type { Service } from './kube.js';
+import { NftParseError, type NftTable } from './dataplane/nftables/listing.js';
+import { ruleText } from './dataplane/nftables/render.js';
+import { parseNftAny } from './dataplane/nftables/text.js';
+import { rulesetSigns, textSigns, type DumpSigns } from './dataplane/iptables/backend.js';
+import {
+  IptablesParseError,
+  NoRulesError,
+  parseIptables,
+  type Ruleset,
+} from './dataplane/iptables/read/parse.js';
+import { clusterView, findService, servicePortName, type ClusterView } from './kube/objects.js';
+import type { Service } from './kube/objects.js';
 import type { Facts } from './model.js';
-import { parseIpBrief } from './node-outputs.js';
-import { clusterConfig, resolveNode, type NodeState } from './node-state.js';
-import { ViewIndex } from './view-index.js';
-import type { ServiceTrees } from './service-tree.js';
-import { nodeNetwork, type NodeNetwork, type TracePacket } from './trace.js';
-import type { TraceResult } from './trace.js';
+import { parseIpBrief } from './nodes/outputs.js';
+import { clusterConfig, resolveNode, type NodeState } from './nodes/state.js';
+import { ViewIndex } from './kube/view-index.js';
+import type { ServiceTrees } from './dataplane/trees.js';
+import { nodeNetwork, type NodeNetwork, type TracePacket } from './dataplane/trace.js';
+import type { TraceResult } from './dataplane/trace.js';
 
 /** The Services to analyse: undefined for every Service (the whole node), else only these. */
 export type Scope = readonly Pick<Service, 'namespace' | 'name' | 'ports'>[] | undefined;
@@ -97,7 +102,7 @@ export class Analysis {
     return (this.indexMemo ??= new ViewIndex(this.view));
   }
 
-  /** The node's kube-proxy, decided once: OS, mode, version, configuration (node-state.ts). */
+  /** The node's kube-proxy, decided once: OS, mode, version, configuration (nodes/state.ts). */
   state(name: string): NodeState {
     let s = this.states.get(name);
     if (!s) {
@@ -332,7 +337,7 @@ export class NodeAnalysis {
     return t;
   }
 
-  /** What kube-proxy on this node takes from the node itself (see expected/knobs.ts). */
+  /** What kube-proxy on this node takes from the node itself (see dataplane/knobs.ts). */
   knobs(): NodeKnobs {
     return (this.knobsMemo ??= nodeKnobs(
       this.analysis.state(this.name),

@@ -10,7 +10,7 @@ import { clusterMode, kubeProxyCheck } from './checks/kube-proxy.js';
 import { hairpinCheck } from './checks/hairpin.js';
 import { portsCheck } from './checks/ports.js';
 import { connectProbe, PROBED_ENDPOINTS, type NodeProbe } from './checks/node-probes.js';
-import type { NodeCommand } from './node-command.js';
+import type { NodeCommand } from './nodes/commands.js';
 import { reachabilityCheck } from './checks/reachability.js';
 import { rulesCheck } from './checks/rules.js';
 import { selectorCheck } from './checks/selector.js';

@@ -3,7 +3,7 @@
 // and did not finish. A report with any is partial: what it says holds for what was read only.
 // Also the limit on what one read may hold: past it the read is lost, never kept in part.
 import type { Facts } from './model.js';
-import { nodeErrorsOf } from './node-access.js';
+import { nodeErrorsOf } from './nodes/access.js';
 
 /** What an API read was of, as data: the steps match failures on this, never on `what`. */
 export interface ApiRead {

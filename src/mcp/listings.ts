@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import type { z as Z } from 'zod';
 import { readSnapshot } from '../cluster/snapshot.js';
 import { DEMO_SNAPSHOT, type GlobalOptions } from '../commands/io.js';
-import { clusterView } from '../core/kube.js';
+import { clusterView } from '../core/kube/objects.js';
 import type { KubeObject } from '../core/model.js';
 import type { Zod } from './inputs.js';
 

@@ -1,8 +1,8 @@
 // The `kdebug drift` presentations: what each node does differently from what kube-proxy would
 // have written, worst first, in sentences with the rule lines as evidence; or JSON.
-import type { Release } from '../core/releases.js';
+import type { Release } from '../core/dataplane/releases.js';
 import { resolveNext, shellLine, shellWords, type Invocation } from '../core/next-command.js';
-import type { DriftAnswer, DriftFinding } from '../core/drift.js';
+import type { DriftAnswer, DriftFinding } from '../core/dataplane/drift.js';
 import { RENAMED_IDS, type Severity } from '../core/model.js';
 import { jsonText } from '../core/sanitize.js';
 import { wrapCommand, wrapIndented } from './wrap.js';

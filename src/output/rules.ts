@@ -1,9 +1,9 @@
 // The `kdebug rules` presentations: Service trees as an indented tree a person reads, or JSON.
-import type { CiliumTable } from '../core/cilium/listing.js';
-import type { IpvsTable } from '../core/ipvs/listing.js';
-import { missingSets, type NftTable } from '../core/nftables/listing.js';
-import type { Ruleset } from '../core/iptables.js';
-import type { SearchHit } from '../core/search.js';
+import type { CiliumTable } from '../core/dataplane/cilium/listing.js';
+import type { IpvsTable } from '../core/dataplane/ipvs/listing.js';
+import { missingSets, type NftTable } from '../core/dataplane/nftables/listing.js';
+import type { Ruleset } from '../core/dataplane/iptables/read/parse.js';
+import type { SearchHit } from '../core/dataplane/search.js';
 import { count } from '../core/checks/check.js';
 import { portNameText } from '../core/model.js';
 import { sanitize, jsonText } from '../core/sanitize.js';
@@ -13,7 +13,7 @@ import {
   type ServiceTree,
   type ServiceTrees,
   type TreeEndpoint,
-} from '../core/service-tree.js';
+} from '../core/dataplane/trees.js';
 import { percent } from '../core/model.js';
 import { hostPort } from '../core/ipv6.js';
 import { schemaId } from './schema-id.js';

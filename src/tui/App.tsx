@@ -3,7 +3,7 @@
 import { Box, useApp, useInput } from 'ink';
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import type { DiagnosedService } from '../core/diagnose.js';
-import type { Service } from '../core/kube.js';
+import type { Service } from '../core/kube/objects.js';
 import { shownReportStatus, type Facts, type Report, type Shown } from '../core/model.js';
 import type { Analysis } from '../core/analysis.js';
 import { Footer } from './components/footer.js';
@@ -24,7 +24,7 @@ import { Search } from './screens/Search.js';
 import { Trace } from './screens/Trace.js';
 import { Namespaces, Services } from './screens/Services.js';
 import { NodeErrors } from './screens/NodeErrors.js';
-import { nodeErrorsOf } from '../core/node-access.js';
+import { nodeErrorsOf } from '../core/nodes/access.js';
 import { SPINNER, theme } from './theme.js';
 import { wrap } from './wrap.js';
 

@@ -3,24 +3,20 @@
 import { Analysis, type NodeAnalysis } from '../core/analysis.js';
 import { hasRules, recordedNodes } from '../core/facts.js';
 import type { IPFamily } from '../core/ipv6.js';
-import type { Ruleset } from '../core/iptables.js';
-import { DriftInputError, type NodeDrift } from '../core/drift.js';
-import { findService, type ClusterView, type Service } from '../core/kube.js';
+import type { Ruleset } from '../core/dataplane/iptables/read/parse.js';
+import { DriftInputError, type NodeDrift } from '../core/dataplane/drift.js';
+import { findService, type ClusterView, type Service } from '../core/kube/objects.js';
 import { diagnose, type DiagnoseOptions, type DiagnosedService } from '../core/diagnose.js';
 import type { Facts, Report } from '../core/model.js';
 import type { Invocation } from '../core/next-command.js';
-import {
-  buildSearchIndex,
-  treeSearchIndex,
-  type SearchHit,
-  type SearchIndex,
-} from '../core/search.js';
-import type { ServiceTrees } from '../core/service-tree.js';
-import { narrowed } from '../core/service-ref.js';
-import type { NftTable } from '../core/nftables/listing.js';
-import type { CiliumTable } from '../core/cilium/listing.js';
-import { buildNftSearchIndex } from '../core/nftables/search.js';
-import type { TracePacket, TraceResult } from '../core/trace.js';
+import { treeSearchIndex, type SearchHit, type SearchIndex } from '../core/dataplane/search.js';
+import { buildSearchIndex } from '../core/dataplane/iptables/search.js';
+import type { ServiceTrees } from '../core/dataplane/trees.js';
+import { narrowed } from '../core/kube/service-ref.js';
+import type { NftTable } from '../core/dataplane/nftables/listing.js';
+import type { CiliumTable } from '../core/dataplane/cilium/listing.js';
+import { buildNftSearchIndex } from '../core/dataplane/nftables/search.js';
+import type { TracePacket, TraceResult } from '../core/dataplane/trace.js';
 
 export type { DiagnosedService };
 

@@ -5,7 +5,7 @@ import type { TuiData } from './data.js';
 import { completeCommand, parseCommand, type KeyAction } from './keymap.js';
 import { LISTS, type Action, type State, type View } from './state.js';
 import type { DiagnosedService } from '../core/diagnose.js';
-import type { Service } from '../core/kube.js';
+import type { Service } from '../core/kube/objects.js';
 import type { Shown } from '../core/model.js';
 import { valid } from '../core/next-command.js';
 import {
@@ -20,7 +20,7 @@ import { diagModel, diagView, type DiagModel } from './screens/Diagnosis.js';
 import { driftFinding, driftModel, driftView, type DriftModel } from './screens/Drift.js';
 import { helpLines, helpView } from './screens/Help.js';
 import { errorsModel, errorsView, type ErrorsModel } from './screens/NodeErrors.js';
-import { nodeErrorsOf } from '../core/node-access.js';
+import { nodeErrorsOf } from '../core/nodes/access.js';
 import { rulesModel, rulesView, type RulesModel } from './screens/Rules.js';
 import { locate } from './screens/rules-rows.js';
 import { searchModel, searchView, type SearchModel } from './screens/Search.js';

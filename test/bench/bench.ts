@@ -13,13 +13,13 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseIptables } from '../../src/core/iptables.js';
-import { buildSearchIndex } from '../../src/core/search.js';
-import { buildServiceTrees } from '../../src/core/service-tree.js';
+import { parseIptables } from '../../src/core/dataplane/iptables/read/parse.js';
+import { buildSearchIndex } from '../../src/core/dataplane/iptables/search.js';
+import { buildServiceTrees } from '../../src/core/dataplane/iptables/trees.js';
 import { clusterDump } from './cluster-dump.js';
 import { ciliumBpfList } from './cilium-dump.js';
-import { parseCilium } from '../../src/core/cilium/read.js';
-import { buildCiliumTrees } from '../../src/core/cilium/trees.js';
+import { parseCilium } from '../../src/core/dataplane/cilium/read.js';
+import { buildCiliumTrees } from '../../src/core/dataplane/cilium/trees.js';
 
 function writeDump(file: string, dump: string): { size: number; lines: number } {
   writeFileSync(file, dump);
@@ -168,9 +168,9 @@ try {
   // API objects the dump was rendered from, compared with the parsed dump (parsing is timed above)
   {
     const { clusterObjects, NODE } = await import('./cluster-dump.js');
-    const { clusterView } = await import('../../src/core/kube.js');
-    const { expectedRules } = await import('../../src/core/expected.js');
-    const { nodeDrift } = await import('../../src/core/drift.js');
+    const { clusterView } = await import('../../src/core/kube/objects.js');
+    const { expectedRules } = await import('../../src/core/dataplane/expected.js');
+    const { nodeDrift } = await import('../../src/core/dataplane/iptables/drift/drift.js');
     const objects = clusterObjects({ services, endpoints });
     const expect: number[] = [];
     const drift: number[] = [];

@@ -18,7 +18,7 @@ import { KubeCluster, type NodeTransport } from '../../src/cluster/kube-cluster.
 import { KubeApiError } from '../../src/cluster/kube/errors.js';
 import { ServiceNotFoundError } from '../../src/cluster/kube/suggestions.js';
 import { readSnapshot } from '../../src/cluster/snapshot.js';
-import { nodeBackends, textSigns } from '../../src/core/iptables/backend.js';
+import { nodeBackends, textSigns } from '../../src/core/dataplane/iptables/backend.js';
 import type { Facts, KubeObject } from '../../src/core/model.js';
 import { startFakeApi, type FakeApi, type FakeApiOptions } from '../support/fake-api/server.js';
 import { aPod, aService, anEndpointSlice, webCluster } from './objects.js';

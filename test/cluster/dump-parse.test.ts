@@ -6,8 +6,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { parseDumpsAside } from '../../src/cluster/dump-parse.js';
-import { IptablesParseError, parseIptables, type Ruleset } from '../../src/core/iptables.js';
-import { buildServiceTrees } from '../../src/core/service-tree.js';
+import {
+  IptablesParseError,
+  parseIptables,
+  type Ruleset,
+} from '../../src/core/dataplane/iptables/read/parse.js';
+import { buildServiceTrees } from '../../src/core/dataplane/iptables/trees.js';
 import { clusterDump } from '../bench/cluster-dump.js';
 import { ROOT } from '../support/cli.js';
 

@@ -8,7 +8,7 @@ import { readLive } from '../../src/cluster/facts-source.js';
 import { KubeCluster, type NodeTransport } from '../../src/cluster/kube-cluster.js';
 import { diagnose } from '../../src/core/diagnose.js';
 import type { Facts, Finding, KubeObject, Report } from '../../src/core/model.js';
-import { nodeAccessLines, type NodeAccess } from '../../src/core/node-access.js';
+import { nodeAccessLines, type NodeAccess } from '../../src/core/nodes/access.js';
 import { reportText } from '../../src/output/text.js';
 import { startFakeApi } from '../support/fake-api/server.js';
 import { aNode, aPod, webCluster } from './objects.js';

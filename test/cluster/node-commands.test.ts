@@ -18,7 +18,7 @@ import {
   type CommandPlace,
 } from '../../src/cluster/node-commands.js';
 import type { SshSession } from '../../src/cluster/node-ssh.js';
-import { parseProbe } from '../../src/core/node-outputs.js';
+import { parseProbe } from '../../src/core/nodes/outputs.js';
 import { hasCommand } from '../support/skip.js';
 
 const ROOT: CommandPlace = { kind: 'host', sudo: false };

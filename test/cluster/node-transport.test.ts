@@ -18,7 +18,7 @@ import {
   type NodeAccessOptions,
 } from '../../src/cluster/node-transport.js';
 import type { KubeObject } from '../../src/core/model.js';
-import { nodeAccessLine } from '../../src/core/node-access.js';
+import { nodeAccessLine } from '../../src/core/nodes/access.js';
 import type { ExecHandler } from '../support/fake-api/exec.js';
 import { startFakeApi, type FakeApiOptions } from '../support/fake-api/server.js';
 import { TOPOLOGY } from '../support/lab/lab.js';

@@ -8,10 +8,10 @@ import { describe, it } from 'node:test';
 import { Analysis } from '../../src/core/analysis.js';
 import { diagnose } from '../../src/core/diagnose.js';
 import { analyze } from '../../src/tui/data.js';
-import { expectedRules, rulesOf } from '../../src/core/expected.js';
-import { parseIptables } from '../../src/core/iptables.js';
-import { clusterView } from '../../src/core/kube.js';
-import { buildServiceTrees } from '../../src/core/service-tree.js';
+import { expectedRules, rulesOf } from '../../src/core/dataplane/expected.js';
+import { parseIptables } from '../../src/core/dataplane/iptables/read/parse.js';
+import { clusterView } from '../../src/core/kube/objects.js';
+import { buildServiceTrees } from '../../src/core/dataplane/iptables/trees.js';
 import { readSnapshot } from '../../src/cluster/snapshot.js';
 import { clusterDump, clusterObjects, NODE } from '../bench/cluster-dump.js';
 

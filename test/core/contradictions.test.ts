@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { readSnapshot } from '../../src/cluster/snapshot.js';
 import { diagnose } from '../../src/core/diagnose.js';
-import { clusterView } from '../../src/core/kube.js';
+import { clusterView } from '../../src/core/kube/objects.js';
 import { shownStepStatus, type Facts, type Finding, type Report } from '../../src/core/model.js';
 import { dumps, facts, healthy, probeOut, TARGET } from './checks/builders.js';
 

@@ -10,17 +10,17 @@ import { Analysis } from '../../src/core/analysis.js';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { readSnapshot } from '../../src/cluster/snapshot.js';
-import { endpointChain, kubeProxyChain } from '../../src/core/chain-names.js';
+import { endpointChain, kubeProxyChain } from '../../src/core/dataplane/chain-names.js';
 import {
   driftToFinding,
-  nodeDrift,
   unsupportedMode,
   type DriftFinding,
-} from '../../src/core/drift.js';
-import { optionsFromDump } from '../../src/core/expected/knobs.js';
-import { expectedRules, expectedSave } from '../../src/core/expected.js';
-import { parseIptables } from '../../src/core/iptables.js';
-import { clusterView } from '../../src/core/kube.js';
+} from '../../src/core/dataplane/drift.js';
+import { nodeDrift } from '../../src/core/dataplane/iptables/drift/drift.js';
+import { optionsFromDump } from '../../src/core/dataplane/knobs.js';
+import { expectedRules, expectedSave } from '../../src/core/dataplane/expected.js';
+import { parseIptables } from '../../src/core/dataplane/iptables/read/parse.js';
+import { clusterView } from '../../src/core/kube/objects.js';
 import type { KubeObject } from '../../src/core/model.js';
 import { aKubeProxyConfig, aNode, aService, anEndpointSlice } from '../support/builders.js';
 

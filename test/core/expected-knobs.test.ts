@@ -2,13 +2,13 @@
 // recorded on the node: its rules first, then /metrics and its version, else nothing assumed.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { nodeKnobs as knobsOf } from '../../src/core/expected/knobs.js';
-import { parseIptables } from '../../src/core/iptables.js';
-import { clusterView } from '../../src/core/kube.js';
+import { nodeKnobs as knobsOf } from '../../src/core/dataplane/knobs.js';
+import { parseIptables } from '../../src/core/dataplane/iptables/read/parse.js';
+import { clusterView } from '../../src/core/kube/objects.js';
 import type { Facts, KubeObject } from '../../src/core/model.js';
-import { resolveNode } from '../../src/core/node-state.js';
-import { ViewIndex } from '../../src/core/view-index.js';
-import type { Ruleset } from '../../src/core/iptables.js';
+import { resolveNode } from '../../src/core/nodes/state.js';
+import { ViewIndex } from '../../src/core/kube/view-index.js';
+import type { Ruleset } from '../../src/core/dataplane/iptables/read/parse.js';
 
 const NODE = 'node-a';
 const kubeProxyPod = (image: string): KubeObject => ({

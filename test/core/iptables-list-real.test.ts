@@ -9,8 +9,9 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { parseIptables } from '../../src/core/iptables.js';
-import { buildServiceTrees, type ServiceTree } from '../../src/core/service-tree.js';
+import { parseIptables } from '../../src/core/dataplane/iptables/read/parse.js';
+import { type ServiceTree } from '../../src/core/dataplane/trees.js';
+import { buildServiceTrees } from '../../src/core/dataplane/iptables/trees.js';
 import { realIptablesMissing } from '../support/real-iptables.js';
 import { skipWithout } from '../support/skip.js';
 

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
-import { parseIptables, printRule } from '../../src/core/iptables.js';
+import { parseIptables, printRule } from '../../src/core/dataplane/iptables/read/parse.js';
 import { realIptablesMissing } from '../support/real-iptables.js';
 import { skipWithout } from '../support/skip.js';
 

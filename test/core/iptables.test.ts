@@ -8,9 +8,14 @@ import {
   parseIptables,
   printRule,
   type Table,
-} from '../../src/core/iptables.js';
-import { parseRuleLine, type Match, type Rule, type Target } from '../../src/core/iptables/rule.js';
-import { PORT_MODULES } from '../../src/core/iptables/walk.js';
+} from '../../src/core/dataplane/iptables/read/parse.js';
+import {
+  parseRuleLine,
+  type Match,
+  type Rule,
+  type Target,
+} from '../../src/core/dataplane/iptables/read/rule.js';
+import { PORT_MODULES } from '../../src/core/dataplane/iptables/read/token-walk.js';
 import { hostCidr } from '../../src/core/ipv6.js';
 
 const fixture = (name: string) =>

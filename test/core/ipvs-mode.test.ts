@@ -9,19 +9,19 @@ import { readSnapshot } from '../../src/cluster/snapshot.js';
 import { Analysis } from '../../src/core/analysis.js';
 import { hairpinCheck } from '../../src/core/checks/hairpin.js';
 import { trafficPolicyCheck } from '../../src/core/checks/traffic-policy.js';
-import { expectedRules } from '../../src/core/expected.js';
-import { ipvsDrift } from '../../src/core/ipvs/drift.js';
+import { expectedRules } from '../../src/core/dataplane/expected.js';
+import { ipvsDrift } from '../../src/core/dataplane/ipvs/drift.js';
 import {
   expectedIpvs,
   ipsetSaveLines,
   ipvsadmSaveLines,
   type ExpectedIpvs,
-} from '../../src/core/ipvs/expected.js';
-import { parseIpsets } from '../../src/core/ipvs/ipset.js';
-import { parseIpvs } from '../../src/core/ipvs/listing.js';
-import { clusterView } from '../../src/core/kube.js';
+} from '../../src/core/dataplane/ipvs/expected.js';
+import { parseIpsets } from '../../src/core/dataplane/ipvs/ipset.js';
+import { parseIpvs } from '../../src/core/dataplane/ipvs/listing.js';
+import { clusterView } from '../../src/core/kube/objects.js';
 import type { Facts } from '../../src/core/model.js';
-import { traceAnswer } from '../../src/core/trace/answer.js';
+import { traceAnswer } from '../../src/core/dataplane/trace-answer.js';
 import { aKubeProxyConfig, aNode, aService, anEndpointSlice } from '../support/builders.js';
 import { skipWithout } from '../support/skip.js';
 import { ids, run } from './checks/builders.js';

@@ -6,8 +6,8 @@
 // from a live node. IP conventions: Service CIDR 10.96.0.0/16, Pods 10.244.0.0/16, node 192.168.0.10.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { IpvsParseError, isIpvs, parseIpvs } from '../../src/core/ipvs/listing.js';
-import { buildIpvsTrees } from '../../src/core/ipvs/trees.js';
+import { IpvsParseError, isIpvs, parseIpvs } from '../../src/core/dataplane/ipvs/listing.js';
+import { buildIpvsTrees } from '../../src/core/dataplane/ipvs/trees.js';
 import { kdebug } from '../support/cli.js';
 
 const LIST = `$ sudo ipvsadm -Ln

@@ -8,12 +8,12 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { describe, it } from 'node:test';
-import { expectedRules } from '../../src/core/expected.js';
-import { clusterView, serviceCIDRs } from '../../src/core/kube.js';
-import { expectedNftScript } from '../../src/core/nftables/expected.js';
-import { parseNftJson } from '../../src/core/nftables/listing.js';
-import { parseNftScript } from '../../src/core/nftables/text.js';
-import { buildNftServiceTrees } from '../../src/core/nftables/trees.js';
+import { expectedRules } from '../../src/core/dataplane/expected.js';
+import { clusterView, serviceCIDRs } from '../../src/core/kube/objects.js';
+import { expectedNftScript } from '../../src/core/dataplane/nftables/expected.js';
+import { parseNftJson } from '../../src/core/dataplane/nftables/listing.js';
+import { parseNftScript } from '../../src/core/dataplane/nftables/text.js';
+import { buildNftServiceTrees } from '../../src/core/dataplane/nftables/trees.js';
 import { NODE, objects, objectsV6 } from '../support/nft-overall.js';
 import { hasCommand, skipWithout } from '../support/skip.js';
 

@@ -6,9 +6,9 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { describe, it } from 'node:test';
-import { parseNftJson } from '../../src/core/nftables/listing.js';
-import { isNftScript, parseNftScript } from '../../src/core/nftables/text.js';
-import { buildNftServiceTrees } from '../../src/core/nftables/trees.js';
+import { parseNftJson } from '../../src/core/dataplane/nftables/listing.js';
+import { isNftScript, parseNftScript } from '../../src/core/dataplane/nftables/text.js';
+import { buildNftServiceTrees } from '../../src/core/dataplane/nftables/trees.js';
 import { hasCommand, skipWithout } from '../support/skip.js';
 
 const SVC = 'service-ULMVA6XW-ns1/svc1/tcp/p80';

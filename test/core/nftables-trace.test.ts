@@ -6,13 +6,13 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { describe, it } from 'node:test';
-import { expectedRules } from '../../src/core/expected.js';
-import { clusterView, serviceCIDRs } from '../../src/core/kube.js';
-import { expectedNftScript } from '../../src/core/nftables/expected.js';
-import { parseNftJson, type NftTable } from '../../src/core/nftables/listing.js';
-import { parseNftScript, parseNftText } from '../../src/core/nftables/text.js';
-import { traceNftPacket } from '../../src/core/nftables/trace.js';
-import type { TracePacket } from '../../src/core/trace.js';
+import { expectedRules } from '../../src/core/dataplane/expected.js';
+import { clusterView, serviceCIDRs } from '../../src/core/kube/objects.js';
+import { expectedNftScript } from '../../src/core/dataplane/nftables/expected.js';
+import { parseNftJson, type NftTable } from '../../src/core/dataplane/nftables/listing.js';
+import { parseNftScript, parseNftText } from '../../src/core/dataplane/nftables/text.js';
+import { traceNftPacket } from '../../src/core/dataplane/nftables/trace.js';
+import type { TracePacket } from '../../src/core/dataplane/trace.js';
 import { NODE, objects } from '../support/nft-overall.js';
 import { hasCommand, skipWithout } from '../support/skip.js';
 

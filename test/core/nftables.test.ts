@@ -6,11 +6,15 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { NftParseError, isNftJson, parseNftJson } from '../../src/core/nftables/listing.js';
-import { isNftText, parseNftText } from '../../src/core/nftables/text.js';
+import {
+  NftParseError,
+  isNftJson,
+  parseNftJson,
+} from '../../src/core/dataplane/nftables/listing.js';
+import { isNftText, parseNftText } from '../../src/core/dataplane/nftables/text.js';
 import { Analysis } from '../../src/core/analysis.js';
-import { buildNftServiceTrees, portChain } from '../../src/core/nftables/trees.js';
-import type { ServiceTree } from '../../src/core/service-tree.js';
+import { buildNftServiceTrees, portChain } from '../../src/core/dataplane/nftables/trees.js';
+import type { ServiceTree } from '../../src/core/dataplane/trees.js';
 
 const fixture = readFileSync(
   new URL('../fixtures/nft/kube-proxy-1.37-node-a.json', import.meta.url),

@@ -2,9 +2,9 @@
 // the client's, the endpoints', the unhealthy ones (from the API alone) and a sample, capped.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { clusterView } from '../../src/core/kube.js';
+import { clusterView } from '../../src/core/kube/objects.js';
 import type { KubeObject } from '../../src/core/model.js';
-import { chooseNodes, reasonText, recordedChoice } from '../../src/core/node-choice.js';
+import { chooseNodes, reasonText, recordedChoice } from '../../src/core/nodes/choice.js';
 import { aNode, aPod, anEndpointSlice, aService } from '../cluster/objects.js';
 
 const target = { namespace: 'default', service: 'web' };

@@ -10,7 +10,7 @@ import {
   parseProxyMode,
   type ProbeKind,
   type ProbeResult,
-} from '../../src/core/node-outputs.js';
+} from '../../src/core/nodes/outputs.js';
 
 const trailer = (kind: string, tool: string, exit: number) =>
   `kdebug-probe ${kind} tool=${tool} exit=${exit}\n`;

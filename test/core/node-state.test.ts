@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Analysis } from '../../src/core/analysis.js';
 import type { KubeObject } from '../../src/core/model.js';
-import { parseVersion } from '../../src/core/node-state.js';
+import { parseVersion } from '../../src/core/nodes/state.js';
 import { facts, kubeProxy, twoNodes } from './checks/builders.js';
 
 const configMap = (mode: string, cidr: string): KubeObject => ({

@@ -7,10 +7,10 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { NoRulesError } from '../../src/core/iptables.js';
-import type { ForeignKind } from '../../src/core/iptables.js';
-import { readPaste, type PasteReading } from '../../src/core/paste/read.js';
-import type { ServiceTree, ServiceTrees } from '../../src/core/service-tree.js';
+import { NoRulesError } from '../../src/core/dataplane/iptables/read/parse.js';
+import type { ForeignKind } from '../../src/core/dataplane/iptables/read/parse.js';
+import { readPaste, type PasteReading } from '../../src/core/dataplane/paste.js';
+import type { ServiceTree, ServiceTrees } from '../../src/core/dataplane/trees.js';
 import { rulesText } from '../../src/output/rules.js';
 
 interface ServiceReading {

@@ -14,9 +14,9 @@ import {
   kubeProxyMounts,
   serviceCIDRs,
   type Pod,
-} from '../../src/core/kube.js';
+} from '../../src/core/kube/objects.js';
 import type { Facts, KubeObject } from '../../src/core/model.js';
-import { redactFacts } from '../../src/core/redact.js';
+import { redactFacts } from '../../src/core/redact/redact.js';
 
 /** The secret: letters only, so no encoding (JSON, YAML, a URL) can hide it from a search. */
 const M = 'KDEBUGMARKER';

@@ -3,10 +3,10 @@
 // Addresses: Service CIDR 10.96.0.0/16, Pod CIDR 10.244.0.0/16, API server 203.0.113.10.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { clusterView, kubeProxyConfigOf } from '../../src/core/kube.js';
+import { clusterView, kubeProxyConfigOf } from '../../src/core/kube/objects.js';
 import type { Facts, KubeObject } from '../../src/core/model.js';
 import { readErrorsOf } from '../../src/core/not-read.js';
-import { redactFacts, saltedHash } from '../../src/core/redact.js';
+import { redactFacts, saltedHash } from '../../src/core/redact/redact.js';
 
 const SERVER = 'https://203.0.113.10:6443';
 const CONTEXT = 'arn:aws:eks:eu-west-1:123456789012:cluster/prod';

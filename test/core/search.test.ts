@@ -3,9 +3,9 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { parseIptables } from '../../src/core/iptables.js';
-import { buildSearchIndex } from '../../src/core/search.js';
-import { buildServiceTrees } from '../../src/core/service-tree.js';
+import { parseIptables } from '../../src/core/dataplane/iptables/read/parse.js';
+import { buildSearchIndex } from '../../src/core/dataplane/iptables/search.js';
+import { buildServiceTrees } from '../../src/core/dataplane/iptables/trees.js';
 import { clusterDump } from '../bench/cluster-dump.js';
 
 const fixture = (name: string) =>

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { Service } from '../../src/core/kube.js';
+import type { Service } from '../../src/core/kube/objects.js';
 import {
   parseServiceAddress,
   parseServiceRef,
   portsNamed,
   serviceAt,
-} from '../../src/core/service-ref.js';
+} from '../../src/core/kube/service-ref.js';
 
 describe('the forms people type for a Service', () => {
   const cases: { typed: string; ref: ReturnType<typeof parseServiceRef> }[] = [

@@ -3,9 +3,10 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { endpointChain, kubeProxyChain } from '../../src/core/chain-names.js';
-import { parseIptables } from '../../src/core/iptables.js';
-import { buildServiceTrees, type ServiceTree } from '../../src/core/service-tree.js';
+import { endpointChain, kubeProxyChain } from '../../src/core/dataplane/chain-names.js';
+import { parseIptables } from '../../src/core/dataplane/iptables/read/parse.js';
+import { type ServiceTree } from '../../src/core/dataplane/trees.js';
+import { buildServiceTrees } from '../../src/core/dataplane/iptables/trees.js';
 
 const fixture = (name: string) =>
   readFileSync(new URL(`../fixtures/${name}`, import.meta.url), 'utf8');

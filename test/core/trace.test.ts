@@ -10,14 +10,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { readSnapshot } from '../../src/cluster/snapshot.js';
-import { parseIptables } from '../../src/core/iptables.js';
-import { clusterView } from '../../src/core/kube.js';
-import {
-  nodeNetwork,
-  tracePacket,
-  type TracePacket,
-  type TraceResult,
-} from '../../src/core/trace.js';
+import { parseIptables } from '../../src/core/dataplane/iptables/read/parse.js';
+import { clusterView } from '../../src/core/kube/objects.js';
+import { tracePacket } from '../../src/core/dataplane/iptables/trace.js';
+import { nodeNetwork, type TracePacket, type TraceResult } from '../../src/core/dataplane/trace.js';
 
 async function walker(dir: string, node: string) {
   const facts = await readSnapshot(`snapshots/${dir}`);

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { readSnapshot } from '../../src/cluster/snapshot.js';
 import type { Facts } from '../../src/core/model.js';
-import { parseProbe, type ProbeKind } from '../../src/core/node-outputs.js';
+import { parseProbe, type ProbeKind } from '../../src/core/nodes/outputs.js';
 import { ROOT } from '../support/cli.js';
 import { captureDemoProbes, DEMO_DIR, demoTopology, isProbeStem } from '../support/lab/demo-lab.js';
 import { labSuite, requireLab } from '../support/lab/harness.js';

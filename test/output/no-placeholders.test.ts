@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { parseIptables } from '../../src/core/iptables.js';
-import { buildServiceTrees } from '../../src/core/service-tree.js';
+import { parseIptables } from '../../src/core/dataplane/iptables/read/parse.js';
+import { buildServiceTrees } from '../../src/core/dataplane/iptables/trees.js';
 import { rulesJson, rulesText } from '../../src/output/rules.js';
 
 const PLACEHOLDER = /\bundefined\b|\bNaN\b|\[object Object\]/;

@@ -12,8 +12,8 @@ import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { load as loadYaml } from 'js-yaml';
 import { readSnapshot } from '../../src/cluster/snapshot.js';
-import { endpointChain, kubeProxyChain } from '../../src/core/chain-names.js';
-import { parseIptables, type Rule, type Ruleset } from '../../src/core/iptables.js';
+import { endpointChain, kubeProxyChain } from '../../src/core/dataplane/chain-names.js';
+import { parseIptables, type Rule, type Ruleset } from '../../src/core/dataplane/iptables/read/parse.js';
 import {
   clusterView,
   kubeProxyConfigOf,
@@ -24,7 +24,7 @@ import {
   type Pod,
   type Service,
   type ServicePort,
-} from '../../src/core/kube.js';
+} from '../../src/core/kube/objects.js';
 import type { Facts } from '../../src/core/model.js';
 import { probePlan } from '../../src/core/diagnose.js';
 import { probeStem } from '../../src/core/checks/node-probes.js';

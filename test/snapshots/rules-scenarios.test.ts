@@ -10,7 +10,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { clusterView } from '../../src/core/kube.js';
+import { clusterView } from '../../src/core/kube/objects.js';
 import { SNAPSHOTS, scenarioFiles } from '../support/make-scenarios.js';
 import { SCENARIOS } from '../support/scenarios.js';
 import { skipWithout } from '../support/skip.js';

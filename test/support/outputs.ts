@@ -2,7 +2,7 @@
 // and address they hold, run in this process as the MCP server runs them (commands/io.ts inRun).
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { clusterView } from '../../src/core/kube.js';
+import { clusterView } from '../../src/core/kube/objects.js';
 import { readSnapshot } from '../../src/cluster/snapshot.js';
 import { driftCommand } from '../../src/commands/drift.js';
 import { expectCommand } from '../../src/commands/expect.js';

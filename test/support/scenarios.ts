@@ -5,9 +5,13 @@
 //
 // IP conventions (from the demo): nodes vm-12-7-centos 10.0.12.7 (Pods 10.244.0.0/24) and
 // vm-12-11-centos 10.0.12.11 (Pods 10.244.1.0/24), Pod CIDR 10.244.0.0/16, Services 10.1.0.0/16.
-import { expectedRules, type ExpectedRules } from '../../src/core/expected.js';
-import { expectedIpvs, ipsetSaveLines, ipvsadmSaveLines } from '../../src/core/ipvs/expected.js';
-import { clusterView } from '../../src/core/kube.js';
+import { expectedRules, type ExpectedRules } from '../../src/core/dataplane/expected.js';
+import {
+  expectedIpvs,
+  ipsetSaveLines,
+  ipvsadmSaveLines,
+} from '../../src/core/dataplane/ipvs/expected.js';
+import { clusterView } from '../../src/core/kube/objects.js';
 import type { Facts, KubeObject } from '../../src/core/model.js';
 import {
   CAPTURED_AT,
@@ -117,7 +121,7 @@ The demo snapshot (\`snapshots/nginx-svc\`) upgraded to the same cluster on Kube
 (images, versions, containerd, \`podIPs\`, kubeadm's v1.29 kube-proxy ConfigMap, times shifted to
 ${CAPTURED_AT}), then the change this scenario is about. Each node's \`iptables-save.txt\` is
 what kube-proxy ${VERSION} writes for the API state it last synced (computed by
-\`src/core/expected.ts\`), with kubelet's chains (\`KUBE-IPTABLES-HINT\`, \`KUBE-KUBELET-CANARY\`,
+\`src/core/dataplane/expected.ts\`), with kubelet's chains (\`KUBE-IPTABLES-HINT\`, \`KUBE-KUBELET-CANARY\`,
 \`KUBE-FIREWALL\`), flannel v0.25's \`FLANNEL-POSTRTG\` / \`FLANNEL-FWD\` and docker's chains around it;
 Service order in the shared chains is shuffled per node, as Go's map order does. Every dump loads
 with the real \`iptables-restore\` (checked by \`test/snapshots/scenarios.test.ts\`).
@@ -580,7 +584,7 @@ node's virtual server 10.1.190.219:8080 still has the real server 10.244.1.7:80 
 The cluster of the other scenarios with kube-proxy's ConfigMap set to \`mode: ipvs\` (scheduler rr,
 the default). Each node records what kdebug reads in this mode: \`ipvsadm-save -n\`, \`ipset list
 -o save\` and \`ip -br addr\` (every cluster IP on \`kube-ipvs0\`), computed from the objects by
-\`src/core/ipvs/expected.ts\` for the API state each node last synced, and the nat table's
+\`src/core/dataplane/ipvs/expected.ts\` for the API state each node last synced, and the nat table's
 IPVS-mode rules (kdebug does not compare those).
 
 ## The cluster

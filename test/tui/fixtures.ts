@@ -3,9 +3,9 @@
 // snapshot's addresses (Pod CIDR 10.244.0.0/16, Service CIDR 10.1.0.0/16, node vm-12-11-centos
 // 10.0.12.11).
 import { diagnose } from '../../src/core/diagnose.js';
-import type { DriftFinding, NodeDrift } from '../../src/core/drift.js';
+import type { DriftFinding, NodeDrift } from '../../src/core/dataplane/drift.js';
 import type { Report } from '../../src/core/model.js';
-import type { TraceResult } from '../../src/core/trace.js';
+import type { TraceResult } from '../../src/core/dataplane/trace.js';
 import {
   aService,
   anEndpointSlice,

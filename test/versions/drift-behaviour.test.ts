@@ -7,10 +7,10 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { readSnapshot } from '../../src/cluster/snapshot.js';
 import { Analysis } from '../../src/core/analysis.js';
-import { nodeDrift } from '../../src/core/drift.js';
-import { optionsFromDump } from '../../src/core/expected/knobs.js';
-import { expectedRules } from '../../src/core/expected.js';
-import { parseIptables } from '../../src/core/iptables.js';
+import { nodeDrift } from '../../src/core/dataplane/iptables/drift/drift.js';
+import { optionsFromDump } from '../../src/core/dataplane/knobs.js';
+import { expectedRules } from '../../src/core/dataplane/expected.js';
+import { parseIptables } from '../../src/core/dataplane/iptables/read/parse.js';
 
 const NODE = 'vm-12-7-centos';
 const SVC = 'default/nginx-svc:http';

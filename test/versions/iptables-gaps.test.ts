@@ -8,13 +8,17 @@ import { describe, it } from 'node:test';
 import { pickNodes } from '../../src/cluster/facts-source.js';
 import { readSnapshot } from '../../src/cluster/snapshot.js';
 import { Analysis } from '../../src/core/analysis.js';
-import { endpointChain, kubeProxyChain } from '../../src/core/chain-names.js';
-import { nodeDrift } from '../../src/core/drift.js';
-import { optionsFromDump } from '../../src/core/expected/knobs.js';
-import { expectedRules, expectedSave, type ExpectOptions } from '../../src/core/expected.js';
+import { endpointChain, kubeProxyChain } from '../../src/core/dataplane/chain-names.js';
+import { nodeDrift } from '../../src/core/dataplane/iptables/drift/drift.js';
+import { optionsFromDump } from '../../src/core/dataplane/knobs.js';
+import {
+  expectedRules,
+  expectedSave,
+  type ExpectOptions,
+} from '../../src/core/dataplane/expected.js';
 import { recordedFamily } from '../../src/core/facts.js';
-import { parseIptables } from '../../src/core/iptables.js';
-import { clusterView } from '../../src/core/kube.js';
+import { parseIptables } from '../../src/core/dataplane/iptables/read/parse.js';
+import { clusterView } from '../../src/core/kube/objects.js';
 import { aKubeProxyConfig, aNode, aService, anEndpointSlice } from '../support/builders.js';
 
 const NODE = 'test-node';

@@ -8,14 +8,18 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { expectedRules, type ExpectedRules, type ExpectOptions } from '../../src/core/expected.js';
-import { clusterView, serviceCIDRs } from '../../src/core/kube.js';
+import {
+  expectedRules,
+  type ExpectedRules,
+  type ExpectOptions,
+} from '../../src/core/dataplane/expected.js';
+import { clusterView, serviceCIDRs } from '../../src/core/kube/objects.js';
 import type { KubeObject } from '../../src/core/model.js';
-import { nftablesDrift } from '../../src/core/nftables/drift.js';
-import { expectedNftScript } from '../../src/core/nftables/expected.js';
-import { parseNftScript } from '../../src/core/nftables/text.js';
-import { buildNftServiceTrees } from '../../src/core/nftables/trees.js';
-import { MODELLED } from '../../src/core/releases.js';
+import { nftablesDrift } from '../../src/core/dataplane/nftables/drift.js';
+import { expectedNftScript } from '../../src/core/dataplane/nftables/expected.js';
+import { parseNftScript } from '../../src/core/dataplane/nftables/text.js';
+import { buildNftServiceTrees } from '../../src/core/dataplane/nftables/trees.js';
+import { MODELLED } from '../../src/core/dataplane/releases.js';
 import { NODE, objects, objectsV6 } from '../support/nft-overall.js';
 import { hasCommand } from '../support/skip.js';
 

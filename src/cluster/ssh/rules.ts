@@ -3,7 +3,7 @@
 // kube-proxy chain, the other backend (legacy or nft) is read too.
 import type { NodeCommand } from '../cluster.js';
 import { commandStem } from '../cluster.js';
-import { hasKubeChains } from '../../core/iptables/backend.js';
+import { hasKubeChains } from '../../core/dataplane/iptables/backend.js';
 import { SshSession } from '../node-ssh.js';
 import { SshError, type SshOptions } from './route.js';
 

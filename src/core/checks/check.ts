@@ -1,12 +1,12 @@
 // The shape of one diagnostic step, and the small builders its findings are made with.
 import type { FindingId } from '../finding-ids.js';
 import { canonicalAddress } from '../ipv6.js';
-import type { Service } from '../kube.js';
+import type { Service } from '../kube/objects.js';
 import { judged } from '../evidence.js';
 import type { Evidence, Finding, Status } from '../model.js';
 import { kdebug, kubectl, onNode, valid, w, type NextCommand } from '../next-command.js';
 import type { CheckContext } from './context.js';
-import { namedFew } from '../node-access.js';
+import { namedFew } from '../nodes/access.js';
 
 /** A step's input is not there yet (live runs): the step shows as pending. */
 export interface Pending {

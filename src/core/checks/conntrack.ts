@@ -9,11 +9,11 @@ import {
   type ConntrackEntry,
   type ConntrackStats,
 } from '../conntrack.js';
-import type { Service } from '../kube.js';
+import type { Service } from '../kube/objects.js';
 import { seen, unseen } from '../evidence.js';
 import type { Evidence, Finding } from '../model.js';
-import { nodeErrorsOf } from '../node-access.js';
-import { commandStem } from '../node-command.js';
+import { nodeErrorsOf } from '../nodes/access.js';
+import { commandStem } from '../nodes/commands.js';
 import { onNode, valid } from '../next-command.js';
 import { count, finding, list } from './check.js';
 import type { CheckContext } from './context.js';

@@ -7,8 +7,8 @@ import { Analysis, type Scope } from '../analysis.js';
 import { nodeDump } from '../facts.js';
 import { readErrorsOf, type ApiRead } from '../not-read.js';
 import type { Invocation } from '../next-command.js';
-import type { Ruleset } from '../iptables.js';
-import { recordedChoice, type NodeChoice } from '../node-choice.js';
+import type { Ruleset } from '../dataplane/iptables/read/parse.js';
+import { recordedChoice, type NodeChoice } from '../nodes/choice.js';
 import {
   isWindows,
   selectorMatches,
@@ -21,12 +21,12 @@ import {
   type Service,
   type ServicePort,
   findService,
-} from '../kube.js';
+} from '../kube/objects.js';
 import type { Evidence, Facts } from '../model.js';
 import type { Cause } from './check.js';
-import { narrowed } from '../service-ref.js';
-import { parseProbe, type ProbeResult } from '../node-outputs.js';
-import type { ServiceTrees } from '../service-tree.js';
+import { narrowed } from '../kube/service-ref.js';
+import { parseProbe, type ProbeResult } from '../nodes/outputs.js';
+import type { ServiceTrees } from '../dataplane/trees.js';
 import { probeStem, type NodeProbe } from './node-probes.js';
 
 /** The Service a diagnosis is about (the JSON keeps calling it "target"). */
@@ -112,7 +112,7 @@ export class CheckContext {
     return this.earlier.find((c) => ids.includes(c.finding.id));
   }
 
-  /** kube-proxy's configuration cluster-wide (the analysis decides it: node-state.ts); a
+  /** kube-proxy's configuration cluster-wide (the analysis decides it: nodes/state.ts); a
    * ConfigMap that cannot be read falls back to the defaults, with the error. */
   kubeProxyConfig(): { config: KubeProxyConfig; error?: string } {
     const { value, error } = this.analysis.config(this.nodeNames());

@@ -2,7 +2,7 @@
 // to and with what; what a recorded lookup against the kube-dns ClusterIP actually returned; and
 // the search path and ndots, which decide whether a short name works from another namespace.
 import { computed, read, unseen } from '../evidence.js';
-import type { Pod, Service } from '../kube.js';
+import type { Pod, Service } from '../kube/objects.js';
 import type { Finding } from '../model.js';
 import { kubectl, onNode, valid, w, NODE_DEBUG_IMAGE } from '../next-command.js';
 import { consequence, count, finding, listFew, pending, type Cause, type Check } from './check.js';

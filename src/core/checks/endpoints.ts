@@ -1,7 +1,7 @@
 // Step 4: the EndpointSlices: each endpoint's ready / serving / terminating state and the Pod and
 // node behind it; why a Pod is not ready; the legacy Endpoints agreeing with the slices.
 import { read } from '../evidence.js';
-import type { Pod, Service } from '../kube.js';
+import type { Pod, Service } from '../kube/objects.js';
 import type { Finding } from '../model.js';
 import { kubectl, valid, w } from '../next-command.js';
 import {

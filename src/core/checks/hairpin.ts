@@ -6,7 +6,7 @@ import type { Evidence, Finding } from '../model.js';
 import { kubectl, valid, onNode, kdebug } from '../next-command.js';
 import { consequence, count, finding, list, pending, type Check } from './check.js';
 import type { CheckContext } from './context.js';
-import { ipsetName, loopBackEntry } from '../ipvs/expected.js';
+import { ipsetName, loopBackEntry } from '../dataplane/ipvs/expected.js';
 import { kubeProxyPods, proxyModes, replacement } from './kube-proxy.js';
 import { canonicalAddress, familyOf, hostPort } from '../ipv6.js';
 

@@ -1,22 +1,22 @@
 // Step 6: who programs the Service on each node. kube-proxy's mode per node (its /proxyMode,
 // else the ConfigMap), a kube-proxy Pod running on every node, how fresh its last sync is (its
 // /metrics), or a replacement such as Cilium, said plainly.
-import type { DriftFinding } from '../drift.js';
+import type { DriftFinding } from '../dataplane/drift.js';
 import {
   kubeProxyPodsReadOn,
   rolloutOf,
   rolloutText,
   settled,
   type Rollout,
-} from '../daemon-set.js';
+} from '../kube/daemon-set.js';
 import { read, seen, unseen } from '../evidence.js';
-import { kubeProxyPodOn } from '../drift/context.js';
+import { kubeProxyPodOn } from '../dataplane/iptables/drift/context.js';
 import { nodeDump } from '../facts.js';
-import { nodeBackends } from '../iptables/backend.js';
-import { isKubeProxyPod, isWindows, type Pod } from '../kube.js';
-import { configInObjects } from '../node-state.js';
+import { nodeBackends } from '../dataplane/iptables/backend.js';
+import { isKubeProxyPod, isWindows, type Pod } from '../kube/objects.js';
+import { configInObjects } from '../nodes/state.js';
 import type { Evidence, Finding } from '../model.js';
-import { namedFew } from '../node-access.js';
+import { namedFew } from '../nodes/access.js';
 import { kubectl, valid, onNode, type NextCommand } from '../next-command.js';
 import { count, finding, list, pending, type Check } from './check.js';
 import type { CheckContext } from './context.js';
@@ -33,7 +33,7 @@ export interface NodeMode {
   stale?: boolean;
 }
 
-/** kube-proxy's mode on each Linux node, as the node state decided it (node-state.ts). */
+/** kube-proxy's mode on each Linux node, as the node state decided it (nodes/state.ts). */
 export function proxyModes(ctx: CheckContext): NodeMode[] {
   return ctx
     .nodeNames()
@@ -452,7 +452,7 @@ function embedded(ctx: CheckContext): Finding | undefined {
   );
 }
 
-/** kube-proxy's release on each Linux node, with where it was read (node-state.ts); the nodes
+/** kube-proxy's release on each Linux node, with where it was read (nodes/state.ts); the nodes
  * where nothing said it are named, never guessed. */
 function versions(ctx: CheckContext): Finding[] {
   const states = ctx

@@ -4,7 +4,7 @@
 // policy is read as the API server defines it (networking/v1): its podSelector (matchLabels and
 // matchExpressions), then, for the Service's port, which sources its ingress rules admit.
 import { contains } from '../ipv4.js';
-import type { Pod, ServicePort } from '../kube.js';
+import type { Pod, ServicePort } from '../kube/objects.js';
 import type { KubeObject } from '../model.js';
 import type { CheckContext } from './context.js';
 

@@ -2,7 +2,7 @@
 // its phase, the Ready condition, each container's state and restarts, the readiness probe.
 import { read } from '../evidence.js';
 import type { Evidence } from '../model.js';
-import type { Pod, ContainerProbe } from '../kube.js';
+import type { Pod, ContainerProbe } from '../kube/objects.js';
 
 export function probeSpec(p: ContainerProbe): string {
   switch (p.kind) {

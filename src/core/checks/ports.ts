@@ -2,7 +2,7 @@
 // Pods declare, with the same protocol? Declaring containerPorts is optional, so a number no Pod
 // declares is a strong hint rather than proof; recorded probes to the endpoints settle it.
 import { read } from '../evidence.js';
-import type { Pod, Service, ServicePort } from '../kube.js';
+import type { Pod, Service, ServicePort } from '../kube/objects.js';
 import type { Evidence, Finding } from '../model.js';
 import { kubectl, valid } from '../next-command.js';
 import {

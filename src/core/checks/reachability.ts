@@ -2,10 +2,10 @@
 // ClusterIP:port and to each endpoint directly, ICMP echo to the ClusterIP. Then why ping and
 // curl disagree in this cluster's proxy mode, with the rules (and the packet walk) as proof.
 import { read, seen, unseen } from '../evidence.js';
-import type { Service, ServicePort } from '../kube.js';
+import type { Service, ServicePort } from '../kube/objects.js';
 import type { Evidence, Finding } from '../model.js';
 import { kdebug, kubectl, valid, w } from '../next-command.js';
-import { parseIpBrief, type ProbeResult } from '../node-outputs.js';
+import { parseIpBrief, type ProbeResult } from '../nodes/outputs.js';
 import {
   consequence,
   count,
@@ -33,7 +33,7 @@ import {
 import { treeOf } from './rules.js';
 import { clientAdmitted, policiesFor, together } from './network-policy.js';
 import { conntrackFindings } from './conntrack.js';
-import { packetWalk } from './walk.js';
+import { packetWalk } from './packet-evidence.js';
 import { hostPort } from '../ipv6.js';
 
 /** Findings of earlier steps that explain a connection failing. */

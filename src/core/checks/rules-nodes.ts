@@ -3,7 +3,7 @@
 // grows with the conditions found, not with the nodes read.
 import { seen } from '../evidence.js';
 import { thousands, type Finding } from '../model.js';
-import { namedFew } from '../node-access.js';
+import { namedFew } from '../nodes/access.js';
 
 /** One node's finding, its title not naming the node; `label` is its family ("IPv6: "), and
  * `named` says whether a finding of this node alone names it in its title. */

@@ -6,16 +6,16 @@
 // ones for the local policies), and every other part kube-proxy should write, as `kdebug drift`
 // compares it.
 import { withSyncShown } from './kube-proxy.js';
-import type { Service } from '../kube.js';
+import type { Service } from '../kube/objects.js';
 import { seen, unseen } from '../evidence.js';
 import type { Evidence, Finding } from '../model.js';
-import { driftToFinding } from '../drift.js';
+import { driftToFinding } from '../dataplane/drift.js';
 import { nftStems } from '../facts.js';
 import type { IPFamily } from '../ipv6.js';
 import { percent } from '../model.js';
-import { commandStem } from '../node-command.js';
+import { commandStem } from '../nodes/commands.js';
 import { count, familyLabel, finding, saveNodeOutput } from './check.js';
-import { CILIUM_STEMS } from '../cilium/agent.js';
+import { CILIUM_STEMS } from '../dataplane/cilium/agent.js';
 import { kubectl, valid } from '../next-command.js';
 import type { CheckContext } from './context.js';
 import type { OnNode } from './rules-nodes.js';

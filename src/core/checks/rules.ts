@@ -1,14 +1,14 @@
 // Step 7: per node, the Service's tree read back from the node's rules, and the drift from what
 // kube-proxy should have written there. The node that differs from the others is named.
 import { computed, seen, unseen } from '../evidence.js';
-import { reasonText } from '../node-choice.js';
-import { DriftInputError, driftToFinding, type DriftFinding } from '../drift.js';
-import { isWindows, type Service, type ServicePort } from '../kube.js';
+import { reasonText } from '../nodes/choice.js';
+import { DriftInputError, driftToFinding, type DriftFinding } from '../dataplane/drift.js';
+import { isWindows, type Service, type ServicePort } from '../kube/objects.js';
 import type { Evidence, Finding } from '../model.js';
-import { namedFew, rulesReadError } from '../node-access.js';
+import { namedFew, rulesReadError } from '../nodes/access.js';
 import type { NodeAnalysis } from '../analysis.js';
 import { nodeDump } from '../facts.js';
-import type { ServiceTree } from '../service-tree.js';
+import type { ServiceTree } from '../dataplane/trees.js';
 import {
   consequence,
   count,

@@ -1,6 +1,6 @@
 // Step 3: which Pods does the selector match? When none, the nearest misses and the exact label
 // difference (a typo, `app=` vs `run=`), because that is almost always the cause.
-import type { Pod, Service } from '../kube.js';
+import type { Pod, Service } from '../kube/objects.js';
 import { read } from '../evidence.js';
 import type { Finding } from '../model.js';
 import { kubectl, valid } from '../next-command.js';

@@ -1,12 +1,12 @@
 // Step 1: does the Service exist, and what is it? Headless and ExternalName Services are said
 // to be what they are, since most of the later steps do not apply to them.
-import type { Service, ServicePort } from '../kube.js';
+import type { Service, ServicePort } from '../kube/objects.js';
 import { read } from '../evidence.js';
 import type { Evidence, Finding } from '../model.js';
 import { kubectl, valid, kdebug } from '../next-command.js';
 import { count, finding, labelText, list, pending, type Check } from './check.js';
 import type { CheckContext } from './context.js';
-import { portsNamed } from '../service-ref.js';
+import { portsNamed } from '../kube/service-ref.js';
 
 export const portText = (p: ServicePort) =>
   `${p.name ? `${p.name} ` : ''}${p.port}/${p.protocol} -> ${p.targetPort}${p.nodePort ? ` (node port ${p.nodePort})` : ''}`;

@@ -2,8 +2,8 @@
 // IP (or keeps traffic on its node) by using only the node's own endpoints: a node without one
 // drops the traffic. Which nodes have a local ready endpoint, and which will drop.
 import { read, seen } from '../evidence.js';
-import { categorize, portEndpoints } from '../expected/endpoints.js';
-import type { Service, ServicePort } from '../kube.js';
+import { categorize, portEndpoints } from '../dataplane/endpoints.js';
+import type { Service, ServicePort } from '../kube/objects.js';
 import type { Evidence, Finding } from '../model.js';
 import { kubectl, valid } from '../next-command.js';
 import { finding, list, pending, podsOf, serviceRef, type Check } from './check.js';

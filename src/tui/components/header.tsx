@@ -1,7 +1,7 @@
 // Two lines on top: where you are (screens, context), and what is diagnosed (the Service, its
 // type, ClusterIP:port, kube-proxy's mode).
 import { Box } from 'ink';
-import type { Service } from '../../core/kube.js';
+import type { Service } from '../../core/kube/objects.js';
 import type { Report } from '../../core/model.js';
 import { SCREENS, type ScreenName } from '../keymap.js';
 import { S, T } from './text.js';

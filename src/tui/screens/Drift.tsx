@@ -2,7 +2,7 @@
 // grouped by Service port, each finding with its id; missing lines in one colour, unexpected in
 // another (and a - / + prefix, so the difference reads without colour too).
 import { Box } from 'ink';
-import { diffLines, type DriftFinding, type NodeDrift } from '../../core/drift.js';
+import { diffLines, type DriftFinding, type NodeDrift } from '../../core/dataplane/drift.js';
 import type { Severity } from '../../core/model.js';
 import { resolveNext, shellWords, type Invocation } from '../../core/next-command.js';
 import { wrapCommand } from '../../output/wrap.js';

@@ -5,7 +5,7 @@ import { Pane, innerLines } from '../components/pane.js';
 import { T } from '../components/text.js';
 import type { Tone } from '../theme.js';
 import { wrap } from '../wrap.js';
-import type { NodeError } from '../../core/node-access.js';
+import type { NodeError } from '../../core/nodes/access.js';
 import { quote } from '../../core/next-command.js';
 import { wrapCommand } from '../../output/wrap.js';
 import { cursorOf, type State, type View } from '../state.js';

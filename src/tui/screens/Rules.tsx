@@ -1,7 +1,7 @@
 // The Rules screen: a node's Service -> KUBE-SVC -> KUBE-SEP -> DNAT trees, opened and closed in
 // place, with effective shares, hairpin and masquerade marks, and the raw rule lines on demand.
 import { percent } from '../../core/model.js';
-import { ENTRY_KIND_TEXT } from '../../core/service-tree.js';
+import { ENTRY_KIND_TEXT } from '../../core/dataplane/trees.js';
 import { Box } from 'ink';
 import type { NodeData } from '../data.js';
 import { Pane, innerLines } from '../components/pane.js';

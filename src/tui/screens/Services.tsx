@@ -1,7 +1,7 @@
 // The list screens, as k9s has them: `:svc` lists the Services (namespace, name, type, cluster
 // IP, ports, the mark of their last diagnosis in this session), `:ns` the namespaces; `/` filters
 // either, enter diagnoses a Service or shows a namespace's Services.
-import type { Service } from '../../core/kube.js';
+import type { Service } from '../../core/kube/objects.js';
 import type { Shown } from '../../core/model.js';
 import { Mark } from '../components/mark.js';
 import { Pane, innerLines } from '../components/pane.js';

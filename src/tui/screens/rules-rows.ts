@@ -1,9 +1,9 @@
 // The Rules screen's tree as flat rows: Service -> entry points, masquerade, verdicts -> KUBE-SVC
 // (and KUBE-SVL) -> endpoints. Opening and closing rows only changes which rows are listed; the
 // raw rule lines behind a row are looked up in the parsed dump by line number.
-import type { Ruleset, Table } from '../../core/iptables.js';
-import type { NftTable } from '../../core/nftables/listing.js';
-import { ruleText } from '../../core/nftables/render.js';
+import type { Ruleset, Table } from '../../core/dataplane/iptables/read/parse.js';
+import type { NftTable } from '../../core/dataplane/nftables/listing.js';
+import { ruleText } from '../../core/dataplane/nftables/render.js';
 import {
   emptyTree,
   type EntryPoint,
@@ -13,7 +13,7 @@ import {
   type ServiceTrees,
   type TreeEndpoint,
   type Verdict,
-} from '../../core/service-tree.js';
+} from '../../core/dataplane/trees.js';
 import { percent } from '../../core/model.js';
 
 export type RowKind =

@@ -2,8 +2,8 @@
 // and destinations (the Service addresses in the source node's rules, and a ping to a ClusterIP),
 // and the walk itself, done by the core's tracer.
 import { familyOf, hostPort, type IPFamily } from '../../core/ipv6.js';
-import { ENTRY_KIND_TEXT } from '../../core/service-tree.js';
-import type { TraceProtocol, TraceResult } from '../../core/trace.js';
+import { ENTRY_KIND_TEXT } from '../../core/dataplane/trees.js';
+import type { TraceProtocol, TraceResult } from '../../core/dataplane/trace.js';
 import type { NodeData, TuiData } from '../data.js';
 
 export interface TraceSource {

@@ -9,7 +9,7 @@ import { kubeProxyCheck, proxyModes } from '../../../src/core/checks/kube-proxy.
 import { CheckContext } from '../../../src/core/checks/context.js';
 import { rulesCheck } from '../../../src/core/checks/rules.js';
 import type { KubeObject } from '../../../src/core/model.js';
-import { nodeAccessLine, type NodeAccess } from '../../../src/core/node-access.js';
+import { nodeAccessLine, type NodeAccess } from '../../../src/core/nodes/access.js';
 import { dumpFor, dumps, facts, healthy, ids, run, TARGET } from './builders.js';
 
 const nat = (dump: string) => dump.slice(dump.indexOf('*nat'));

@@ -5,10 +5,10 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { readSnapshot } from '../../../src/cluster/snapshot.js';
 import { diagnose, probePlan } from '../../../src/core/diagnose.js';
-import { commandStem } from '../../../src/core/node-command.js';
+import { commandStem } from '../../../src/core/nodes/commands.js';
 import { shownStepStatus, type Facts, type Report } from '../../../src/core/model.js';
 import { Analysis } from '../../../src/core/analysis.js';
-import { expectedSave } from '../../../src/core/expected.js';
+import { expectedSave } from '../../../src/core/dataplane/expected.js';
 import { reportText } from '../../../src/output/text.js';
 
 /** One node's drift, as `kdebug drift` computes it (a fresh analysis: the tests edit the facts). */
@@ -444,7 +444,7 @@ describe('dual-stack, on the API side', () => {
 
 describe("kube-proxy's own reading of the API objects", () => {
   it('addresses written with leading zeros are read as kube-proxy reads them: no false drift', async () => {
-    const { clusterView } = await import('../../../src/core/kube.js');
+    const { clusterView } = await import('../../../src/core/kube/objects.js');
     const facts = await readSnapshot('snapshots/nginx-svc');
     const svc = facts.objects.find(
       (o) => o.kind === 'Service' && o.metadata?.name === 'nginx-svc',
@@ -478,7 +478,7 @@ describe("kube-proxy's configuration, from what kube-proxy runs with", () => {
     metadata: { name: string };
   }
   const withPod = async (change: (pod: ProxyPod, cm: Named) => void) => {
-    const { clusterView, kubeProxyConfigOf } = await import('../../../src/core/kube.js');
+    const { clusterView, kubeProxyConfigOf } = await import('../../../src/core/kube/objects.js');
     const facts = await readSnapshot('snapshots/nginx-svc');
     const pods = facts.objects.filter(
       (o) => o.kind === 'Pod' && o.metadata?.name?.startsWith('kube-proxy-'),

@@ -3,9 +3,9 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { ciliumAgentOn as agentOf, fromStatus } from '../../../src/core/cilium/agent.js';
-import { ViewIndex } from '../../../src/core/view-index.js';
-import { clusterView, type ClusterView } from '../../../src/core/kube.js';
+import { ciliumAgentOn as agentOf, fromStatus } from '../../../src/core/dataplane/cilium/agent.js';
+import { ViewIndex } from '../../../src/core/kube/view-index.js';
+import { clusterView, type ClusterView } from '../../../src/core/kube/objects.js';
 import type { KubeObject } from '../../../src/core/model.js';
 import { aCiliumAgent } from '../../support/builders.js';
 

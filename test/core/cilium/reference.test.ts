@@ -6,10 +6,10 @@ import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { Analysis } from '../../../src/core/analysis.js';
-import { CILIUM_DEFAULTS, expectedCilium } from '../../../src/core/cilium/expected.js';
-import { formatAddress, frontendKey } from '../../../src/core/cilium/listing.js';
-import { parseCilium } from '../../../src/core/cilium/read.js';
-import { clusterView } from '../../../src/core/kube.js';
+import { CILIUM_DEFAULTS, expectedCilium } from '../../../src/core/dataplane/cilium/expected.js';
+import { formatAddress, frontendKey } from '../../../src/core/dataplane/cilium/listing.js';
+import { parseCilium } from '../../../src/core/dataplane/cilium/read.js';
+import { clusterView } from '../../../src/core/kube/objects.js';
 import type { Facts, KubeObject } from '../../../src/core/model.js';
 import { aCiliumAgent, aCiliumConfig } from '../../support/builders.js';
 

@@ -8,11 +8,11 @@ import { describe, it } from 'node:test';
 import { load } from 'js-yaml';
 import { Analysis } from '../../../src/core/analysis.js';
 import { aCiliumAgent, aCiliumConfig } from '../../support/builders.js';
-import { clusterView } from '../../../src/core/kube.js';
+import { clusterView } from '../../../src/core/kube/objects.js';
 import type { KubeObject } from '../../../src/core/model.js';
-import { CILIUM_DEFAULTS, expectedCilium } from '../../../src/core/cilium/expected.js';
-import { formatAddress, frontendKey } from '../../../src/core/cilium/listing.js';
-import { parseCilium } from '../../../src/core/cilium/read.js';
+import { CILIUM_DEFAULTS, expectedCilium } from '../../../src/core/dataplane/cilium/expected.js';
+import { formatAddress, frontendKey } from '../../../src/core/dataplane/cilium/listing.js';
+import { parseCilium } from '../../../src/core/dataplane/cilium/read.js';
 
 const DIR = new URL('../../fixtures/cilium/vectors/', import.meta.url).pathname;
 const vectors = readdirSync(DIR).filter((d) => /^\d\d-/.test(d));

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { nodeDump } from '../../../src/core/facts.js';
-import { parseIptables } from '../../../src/core/iptables.js';
+import { parseIptables } from '../../../src/core/dataplane/iptables/read/parse.js';
 import {
   backendToRead,
   modeFromRules,
@@ -11,7 +11,7 @@ import {
   rulesetSigns,
   textSigns,
   type NodeBackends,
-} from '../../../src/core/iptables/backend.js';
+} from '../../../src/core/dataplane/iptables/backend.js';
 
 // the nat tables as each save binary prints them
 const KUBE_NAT = [

@@ -10,8 +10,8 @@ import {
   parseIptables,
   printRule,
   type Ruleset,
-} from '../../../src/core/iptables.js';
-import { buildServiceTrees } from '../../../src/core/service-tree.js';
+} from '../../../src/core/dataplane/iptables/read/parse.js';
+import { buildServiceTrees } from '../../../src/core/dataplane/iptables/trees.js';
 
 const fixture = (name: string) =>
   readFileSync(new URL(`../../fixtures/${name}`, import.meta.url), 'utf8');

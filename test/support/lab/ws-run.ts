@@ -5,7 +5,7 @@ import type { NodeCommand } from '../../../src/cluster/cluster.js';
 import { SshNodes, SshSession, type SshAddressType } from '../../../src/cluster/node-ssh.js';
 import { SshError, type SshOptions } from '../../../src/cluster/ssh/route.js';
 import { readRulesOverSsh } from '../../../src/cluster/ssh/rules.js';
-import type { NodeAddress } from '../../../src/core/kube.js';
+import type { NodeAddress } from '../../../src/core/kube/objects.js';
 
 export type WsRequest =
   | { op: 'run'; destination: string; options: SshOptions; commands: NodeCommand[] }

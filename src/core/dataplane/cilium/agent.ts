@@ -1,0 +1,157 @@
+// The Cilium agent on a node: its Pod, its release, and the settings Service load balancing
+// depends on, from what the agent itself said (`cilium-dbg status --verbose`) first, else from
+// its ConfigMap (cilium-config), else Cilium's defaults, each said with its source.
+import type { ClusterView, Pod } from '../../kube/objects.js';
+import { commandStem } from '../../nodes/commands.js';
+import type { CiliumExpectOptions } from './expected.js';
+
+/** The agent's listings in a snapshot (`nodes/NODE/<stem>.txt`), as `cilium-dbg` prints them:
+ * `status --verbose`, `service list -o json` (or its text), `shell -- db/show frontends` and
+ * `backends` (1.17+), `bpf lb list`. */
+export const CILIUM_STEMS = {
+  status: commandStem({ kind: 'cilium', list: 'status' }),
+  serviceList: commandStem({ kind: 'cilium', list: 'service-list' }),
+  frontends: commandStem({ kind: 'cilium', list: 'frontends' }),
+  backends: commandStem({ kind: 'cilium', list: 'backends' }),
+  bpf: commandStem({ kind: 'cilium', list: 'bpf-lb-list' }),
+};
+
+export interface CiliumSettings extends CiliumExpectOptions {
+  /** bpf-lb-sock: Services translated at the socket (connect/sendmsg). */
+  socketLB: boolean;
+  /** bpf-lb-sock-hostns-only: the socket hook for the host's processes only. */
+  hostnsOnly: boolean;
+  /** bpf-lb-algorithm: random or maglev. */
+  algorithm: string;
+  /** bpf-lb-mode: snat, dsr or hybrid. */
+  forwarding: string;
+  /** enable-session-affinity. */
+  sessionAffinity: boolean;
+  /** bpf-lb-external-clusterip: ClusterIPs reachable from outside the cluster. */
+  externalClusterIP: boolean;
+  /** service-no-backend-response (1.15+): reject or drop. */
+  noBackend: 'reject' | 'drop';
+}
+
+export interface CiliumAgent {
+  pod: Pod;
+  container: string;
+  /** Replaces kube-proxy on the node: kube-proxy-replacement on and no kube-proxy there. */
+  replacesKubeProxy: boolean;
+  settings: CiliumSettings;
+  /** Where the settings come from: the agent's status (observed), cilium-config (read from the
+   * API), or Cilium's defaults (assumed). */
+  from: 'status' | 'cilium-config' | 'default';
+  source: string;
+  /** The agent's release, from its status or its image tag. */
+  version?: string;
+}
+
+/** The agent's Pod: the cilium DaemonSet's (k8s-app=cilium; GKE's anetd carries it too). */
+export const isCiliumAgentPod = (p: Pod) =>
+  p.labels['k8s-app'] === 'cilium' || p.labels['app.kubernetes.io/name'] === 'cilium-agent';
+
+/** "true", "strict" (before 1.14) replace kube-proxy; "partial", "false", "disabled" do not. */
+const replaces = (v: string | undefined) => v === 'true' || v === 'strict';
+
+/** The agent whose Pod is `pod` (none: no agent on that node), with its `status` answer. */
+export function ciliumAgentOn(
+  view: ClusterView,
+  pod: Pod | undefined,
+  status: string | undefined,
+): CiliumAgent | undefined {
+  if (!pod) return undefined;
+  const config = view.configMaps.find((c) => c.name === 'cilium-config')?.data;
+  const said = status ? fromStatus(status) : undefined;
+  const c = (k: string) => config?.[k];
+  const kpr =
+    said?.kubeProxyReplacement ?? (config ? replaces(c('kube-proxy-replacement')) : false);
+  const images = (
+    pod.raw['spec'] as { containers?: { name?: string; image?: string }[] } | undefined
+  )?.containers;
+  const image = (images?.find((x) => x.name === 'cilium-agent') ?? images?.[0])?.image ?? '';
+  const version = said?.version ?? /:(v?\d+\.\d+\.\d+[^@\s]*)/.exec(image)?.[1];
+  const settings: CiliumSettings = {
+    kubeProxyReplacement: kpr,
+    ipv4: c('enable-ipv4') !== 'false',
+    ipv6: c('enable-ipv6') === 'true',
+    internalTrafficPolicy: true,
+    serviceTopology: c('enable-service-topology') === 'true',
+    zoneHintsFallback: true,
+    serviceProxyName: c('k8s-service-proxy-name') ?? '',
+    socketLB:
+      said?.socketLB ?? (c('bpf-lb-sock') === 'true' || (kpr && c('bpf-lb-sock') !== 'false')),
+    hostnsOnly: said?.hostnsOnly ?? c('bpf-lb-sock-hostns-only') === 'true',
+    algorithm: said?.algorithm ?? c('bpf-lb-algorithm') ?? 'random',
+    forwarding: said?.forwarding ?? c('bpf-lb-mode') ?? 'snat',
+    sessionAffinity: said?.sessionAffinity ?? c('enable-session-affinity') !== 'false',
+    externalClusterIP: c('bpf-lb-external-clusterip') === 'true',
+    noBackend: c('service-no-backend-response') === 'drop' ? 'drop' : 'reject',
+  };
+  const from = said ? 'status' : config ? 'cilium-config' : 'default';
+  return {
+    pod,
+    container:
+      pod.containers.find((x) => x.name === 'cilium-agent')?.name ??
+      pod.containers[0]?.name ??
+      'cilium-agent',
+    replacesKubeProxy: kpr,
+    settings,
+    from,
+    source:
+      from === 'status'
+        ? `the status of agent ${pod.namespace}/${pod.name}`
+        : from === 'cilium-config'
+          ? `ConfigMap ${view.configMaps.find((x) => x.name === 'cilium-config')!.namespace}/cilium-config`
+          : "Cilium's defaults",
+    ...(version ? { version } : {}),
+  };
+}
+
+/** The release its image tag names ("quay.io/cilium/cilium:v1.16.5@sha256:..." is v1.16.5). */
+export function ciliumImageVersion(pod: Pod): string | undefined {
+  const images = (
+    pod.raw['spec'] as { containers?: { name?: string; image?: string }[] } | undefined
+  )?.containers;
+  const image = (images?.find((x) => x.name === 'cilium-agent') ?? images?.[0])?.image ?? '';
+  return /:(v?\d+\.\d+\.\d+[^@\s]*)/.exec(image)?.[1];
+}
+
+type Said = Partial<
+  Pick<
+    CiliumSettings,
+    | 'kubeProxyReplacement'
+    | 'socketLB'
+    | 'hostnsOnly'
+    | 'algorithm'
+    | 'forwarding'
+    | 'sessionAffinity'
+  >
+> & {
+  version?: string;
+};
+
+/** `cilium-dbg status --verbose`: "KubeProxyReplacement:  True  [eth0 ...]", then its details
+ * ("Socket LB: Enabled", "Socket LB Coverage: Hostns-only", "Mode: SNAT", "Backend Selection:
+ * Random", "Session Affinity: Enabled"); "Cilium: Ok 1.16.5 (v1.16.5-...)". */
+export function fromStatus(text: string): Said {
+  const field = (name: string) => new RegExp(`^\\s*${name}:\\s+(.+?)\\s*$`, 'mi').exec(text)?.[1];
+  const on = (v: string | undefined) =>
+    v === undefined ? undefined : /^(true|enabled|strict)\b/i.test(v);
+  const out: Said = {};
+  const kpr = field('KubeProxyReplacement');
+  if (kpr !== undefined) out.kubeProxyReplacement = on(kpr)!;
+  const sock = field('Socket LB');
+  if (sock !== undefined) out.socketLB = on(sock)!;
+  const coverage = field('Socket LB Coverage');
+  if (coverage !== undefined) out.hostnsOnly = /hostns/i.test(coverage);
+  const mode = field('Mode');
+  if (mode) out.forwarding = mode.split(/\s/)[0]!.toLowerCase();
+  const selection = field('Backend Selection');
+  if (selection) out.algorithm = selection.split(/\s/)[0]!.toLowerCase();
+  const affinity = field('Session Affinity');
+  if (affinity !== undefined) out.sessionAffinity = on(affinity)!;
+  const version = /^Cilium:\s+\S+\s+(\d+\.\d+\.\d+\S*)/m.exec(text)?.[1];
+  if (version) out.version = `v${version.replace(/^v/, '')}`;
+  return out;
+}

@@ -1,0 +1,382 @@
+// Drift on a Cilium node: the frontends and backends Cilium's agent should hold (expected.ts)
+// against what it lists, compared by behaviour (which addresses answer, which backends take new
+// connections), never by spelling; and its own table against its BPF maps where both were read.
+import { kubectl, valid, type NextCommand } from '../../next-command.js';
+import {
+  lineAt,
+  SEVERITY,
+  sortFindings,
+  type AddFinding,
+  type DriftFinding,
+  type NodeDrift,
+} from '../drift.js';
+import type { ServicePortName } from '../../model.js';
+import { inRotation, type ExpectedFrontend } from './expected.js';
+import {
+  formatAddress,
+  frontendKey,
+  isWildcard,
+  type CiliumBackend,
+  type CiliumFrontend,
+  type CiliumTable,
+} from './listing.js';
+
+export interface CiliumDriftInput {
+  node: string;
+  expected: ExpectedFrontend[];
+  /** The agent's own table (service list or the load-balancer tables). */
+  table: CiliumTable;
+  /** The BPF maps as `bpf lb list` shows them, where read. */
+  maps?: CiliumTable;
+  /** Only the Services expected (one Service's answer): no leftover frontends looked for. */
+  scoped: boolean;
+  /** The agent's Pod and container, for the next command. */
+  agent?: { namespace: string; pod: string; container?: string; binary: string };
+}
+
+const nameOf = (f: Pick<ExpectedFrontend, 'service' | 'portName'>) =>
+  `${f.service}${f.portName ? `:${f.portName}` : ''}` as ServicePortName;
+const backendLine = (b: Pick<CiliumBackend, 'ip' | 'port' | 'protocol' | 'state'>) =>
+  `${formatAddress(b)}${b.state ? ` (${b.state})` : ''}`;
+const frontendLine = (f: {
+  ip: string;
+  port: number;
+  protocol?: CiliumFrontend['protocol'];
+  type?: string;
+}) => `${frontendKey(f)}${f.type ? ` ${f.type}` : ''}`;
+
+/** Every frontend and backend of the agent's table as drift writes them (the TUI's Drift view
+ * marks the expected lines the node holds). */
+export function ciliumLineSet(table: CiliumTable): Set<string> {
+  const out = new Set<string>();
+  for (const f of table.frontends) {
+    out.add(frontendLine(f));
+    for (const b of f.backends) out.add(backendLine({ ...b, protocol: b.protocol ?? f.protocol }));
+  }
+  return out;
+}
+
+/** Where the actual frontends are, by key; NodePorts also by port alone, for listings that
+ * hold one frontend per node address (service list before 1.17, bpf lb list). */
+class Frontends {
+  private readonly byKey = new Map<string, CiliumFrontend>();
+  private readonly byNodePort = new Map<string, CiliumFrontend>();
+  readonly protocols: boolean;
+
+  constructor(readonly table: CiliumTable) {
+    this.protocols = table.frontends.some((f) => f.protocol !== undefined);
+    for (const f of table.frontends) {
+      this.byKey.set(this.key(f), f);
+      if (f.type === 'NodePort' || f.type === 'HostPort')
+        this.byNodePort.set(`${f.port}/${f.protocol ?? ''} ${f.internal ?? false}`, f);
+    }
+  }
+
+  private key(f: Pick<CiliumFrontend, 'ip' | 'port' | 'protocol' | 'internal'>) {
+    return frontendKey({ ...f, protocol: this.protocols ? f.protocol : undefined });
+  }
+
+  find(want: ExpectedFrontend): CiliumFrontend | undefined {
+    const internal = want.internal ?? false;
+    const exact = this.byKey.get(this.key(want));
+    if (exact) return exact;
+    const protocol = this.protocols ? want.protocol : '';
+    if (isWildcard(want.ip)) return this.byNodePort.get(`${want.port}/${protocol} ${internal}`);
+    // a listing without scopes holds the internal frontend's backends nowhere: no claim
+    return undefined;
+  }
+}
+
+export function ciliumDrift(input: CiliumDriftInput): NodeDrift {
+  const { node, table } = input;
+  const findings: DriftFinding[] = [];
+  const notes: DriftFinding[] = [];
+  const add: AddFinding = (id, f) =>
+    findings.push({ id, severity: SEVERITY[id], node, expected: [], actual: [], ...f });
+  // what the agent holds is written from the API objects: one that disagrees with them has not
+  // applied their last change, and its log says why
+  const next = agentLogs(input);
+  const actual = new Frontends(table);
+  const scopes = table.frontends.some((f) => f.internal);
+  const matched = new Set<CiliumFrontend>();
+  for (const want of input.expected) {
+    if (want.internal && !scopes) continue;
+    const got = actual.find(want);
+    const service = nameOf(want);
+    if (!got) {
+      add('cilium-frontend-missing', {
+        service,
+        title: `no frontend ${frontendLine(want)}`,
+        message: `Cilium's agent on ${node} holds no ${want.type} frontend ${frontendKey(want)} for ${service}: connections to it are not load-balanced by Cilium on this node. ${NOT_APPLIED}`,
+        expected: [
+          `${frontendLine(want)} -> ${want.backends.map(backendLine).join(', ') || 'no backends'}`,
+        ],
+        next,
+      });
+      continue;
+    }
+    matched.add(got);
+    backends(want, got, input, add, notes, next);
+    status(want, got, input, add, next);
+  }
+  if (!input.scoped) stale(input, matched, add, next);
+  if (input.maps) maps(input, input.maps, add, notes);
+  return {
+    node,
+    source: table.source,
+    servicePorts: new Set(input.expected.map(nameOf)).size,
+    findings: sortFindings(findings),
+    ...(notes.length ? { notes } : {}),
+    cilium: { maps: input.maps !== undefined },
+    // what was compared: the agent's table, and its BPF maps where read
+    tables: ['cilium', ...(input.maps ? ['bpf'] : [])],
+    drifted: findings.some((f) => f.severity !== 'info'),
+  };
+}
+
+/** The node's agent's log: why its tables lag the API (a lost watch, a failing reconcile). */
+function agentLogs(input: CiliumDriftInput): NextCommand | undefined {
+  const a = input.agent;
+  if (!a) return kubectl('kube-system', 'logs', 'ds/cilium', '--tail=200');
+  return kubectl(
+    a.namespace,
+    'logs',
+    valid.name(a.pod),
+    ...(a.container ? ['-c', valid.name(a.container)] : []),
+    '--tail=200',
+  );
+}
+
+/** Why an agent's table disagrees with the API objects, and what to do about it. */
+const NOT_APPLIED =
+  "The agent writes its tables from the Service and its EndpointSlices: it has not applied their last change. Its log says why (a lost watch of the API server, a failing reconcile); deleting the agent's Pod makes it rebuild them.";
+
+/** Backends compared by address; states where the listing shows them. */
+function backends(
+  want: ExpectedFrontend,
+  got: CiliumFrontend,
+  input: CiliumDriftInput,
+  add: AddFinding,
+  notes: DriftFinding[],
+  next: NextCommand | undefined,
+) {
+  const service = nameOf(want);
+  const source = input.table.source;
+  const protocols = got.protocol !== undefined;
+  const key = (b: { ip: string; port: number; protocol?: CiliumFrontend['protocol'] }) =>
+    formatAddress({ ...b, protocol: protocols ? (b.protocol ?? want.protocol) : undefined });
+  const have = new Map(got.backends.map((b) => [key(b), b]));
+  const expected = new Map(want.backends.map((b) => [key(b), b]));
+  const where = lineAt(source, got.line, frontendKey(got));
+  // a listing that leaves backends out ("+ 4 more") can only show what it shows
+  if (!got.backendsNotShown)
+    for (const [k, b] of expected) {
+      if (have.has(k)) continue;
+      const used = inRotation(want.backends).includes(b);
+      add('cilium-backend-missing', {
+        service,
+        title: `${frontendKey(want)}: backend ${k} missing`,
+        message: `The ${want.type} frontend ${frontendKey(want)} of ${service} on ${node(input)} does not list backend ${k}${b.target ? ` (${b.target})` : ''}, which its EndpointSlice says is ${b.state}${used ? ': Cilium sends it no new connections, so the others carry its share' : ''}. ${NOT_APPLIED}`,
+        expected: [backendLine(b)],
+        actual: [where],
+        next,
+      });
+    }
+  for (const [k, b] of have) {
+    const w = expected.get(k);
+    if (!w) {
+      add('cilium-backend-stale', {
+        service,
+        title: `${frontendKey(want)}: stale backend ${k}`,
+        message: `The ${want.type} frontend ${frontendKey(want)} of ${service} on ${node(input)} still lists backend ${k}${b.state ? ` (${b.state})` : ''}, which no EndpointSlice of the Service names${want.localOnly ? ' for this node (a Local traffic policy keeps only its own)' : ''}: connections sent there reach a Pod that is gone or another workload. ${NOT_APPLIED}`,
+        expected: want.backends.map(backendLine),
+        actual: [lineAt(source, b.line, backendLine(b))],
+        next,
+      });
+      continue;
+    }
+    if (!b.state || b.state === w.state) continue;
+    if (b.state === 'quarantined') {
+      notes.push({
+        id: 'cilium-backend-state-differs',
+        severity: 'info',
+        node: node(input),
+        service,
+        title: `${frontendKey(want)}: backend ${k} quarantined`,
+        message: `Cilium's health checking quarantined backend ${k} of ${service} on ${node(input)}: it takes no new connections until it answers again (its EndpointSlice says ${w.state}).`,
+        expected: [backendLine(w)],
+        actual: [lineAt(source, b.line, backendLine(b))],
+      });
+      continue;
+    }
+    add('cilium-backend-state-differs', {
+      service,
+      title: `${frontendKey(want)}: backend ${k} ${b.state}, expected ${w.state}`,
+      message: `Backend ${k} of ${service} is ${b.state} in Cilium's table on ${node(input)}, but its EndpointSlice makes it ${w.state}: ${w.state === 'active' ? 'it takes no new connections though it is ready' : 'new connections still go to an endpoint that is not ready'}.`,
+      expected: [backendLine(w)],
+      actual: [lineAt(source, b.line, backendLine(b))],
+      next,
+    });
+  }
+}
+
+const node = (input: CiliumDriftInput) => input.node;
+
+/** The load-balancer table's reconcile status: anything but Done is not (yet) in the maps. */
+function status(
+  want: ExpectedFrontend,
+  got: CiliumFrontend,
+  input: CiliumDriftInput,
+  add: AddFinding,
+  next: NextCommand | undefined,
+) {
+  if (!got.status || got.status === 'Done') return;
+  const error = /^Error/i.test(got.status);
+  add('cilium-frontend-not-reconciled', {
+    service: nameOf(want),
+    title: `${frontendKey(got)}: ${got.status}`,
+    message: `Cilium's agent on ${input.node} has not written frontend ${frontendKey(got)} of ${nameOf(want)} to its BPF maps (status ${got.status})${error ? ': the maps hold an older state or none, and the agent retries; its log says why' : ''}.`,
+    actual: [`${input.table.source}:${got.line}`],
+    next,
+  });
+}
+
+/** Frontends the objects do not account for (a whole-node comparison only). */
+function stale(
+  input: CiliumDriftInput,
+  matched: Set<CiliumFrontend>,
+  add: AddFinding,
+  next: NextCommand | undefined,
+) {
+  const wanted = new Set(input.expected.map((f) => `${f.port}`));
+  for (const f of input.table.frontends) {
+    if (matched.has(f) || f.type === 'HostPort' || f.type === 'LocalRedirect') continue;
+    if (f.service?.endsWith(':healthserver') || f.flags.includes('l7-load-balancer')) continue;
+    // a NodePort on a node address is the wildcard's expansion, matched by port
+    if ((f.type === 'NodePort' || isWildcard(f.ip)) && wanted.has(`${f.port}`)) continue;
+    if (input.expected.some((w) => w.ip === f.ip && w.port === f.port && f.protocol === undefined))
+      continue;
+    add('cilium-frontend-stale', {
+      ...(f.service
+        ? { service: `${f.service}${f.portName ? `:${f.portName}` : ''}` as ServicePortName }
+        : {}),
+      title: `frontend ${frontendLine(f)} not in the objects`,
+      message: `Cilium's agent on ${input.node} holds frontend ${frontendKey(f)}${f.service ? ` for ${f.service}` : ''}, which no Service in the objects makes: a deleted Service's address still load-balanced, or one from another source (a local redirect policy, clustermesh).`,
+      actual: [lineAt(input.table.source, f.line, frontendLine(f))],
+      next,
+    });
+  }
+}
+
+/** What the map's Service entry carries besides backends: session affinity (and its timeout,
+ * where the listing shows it) and the source-range check of a LoadBalancer's ranges. */
+function guards(
+  input: CiliumDriftInput,
+  want: ExpectedFrontend,
+  m: CiliumFrontend,
+  bpf: CiliumTable,
+  add: AddFinding,
+) {
+  const service = nameOf(want);
+  const at = [
+    lineAt(
+      bpf.source,
+      m.line,
+      `${frontendKey(m)} [${m.flags.join(', ')}]${m.affinitySeconds ? ` AFFTimeout=${m.affinitySeconds}` : ''}`,
+    ),
+  ];
+  const sticky = m.flags.includes('sessionAffinity');
+  const timeout = m.affinitySeconds;
+  if (
+    sticky !== (want.affinitySeconds !== undefined) ||
+    (sticky && timeout !== undefined && timeout !== want.affinitySeconds)
+  )
+    add('cilium-affinity-differs', {
+      service,
+      title: `${frontendKey(want)}: session affinity ${sticky ? `on${timeout ? ` (${timeout} s)` : ''}` : 'off'}, expected ${want.affinitySeconds === undefined ? 'off' : `${want.affinitySeconds} s`}`,
+      message: `The BPF map entry of ${frontendKey(want)} (${service}) on ${input.node} ${sticky ? 'keeps each client on its backend' : 'does not keep clients on a backend'}, but the Service's sessionAffinity says ${want.affinitySeconds === undefined ? 'None' : `ClientIP for ${want.affinitySeconds} s`}.`,
+      expected: [
+        `${frontendKey(want)} ${want.affinitySeconds === undefined ? 'no sessionAffinity' : `sessionAffinity ${want.affinitySeconds} s`}`,
+      ],
+      actual: at,
+    });
+  if (want.sourceRanges && !m.flags.includes('check source-range'))
+    add('cilium-source-range-missing', {
+      service,
+      title: `${frontendKey(want)}: no source-range check`,
+      message: `The BPF map entry of LoadBalancer frontend ${frontendKey(want)} (${service}) on ${input.node} does not check the source: clients outside its loadBalancerSourceRanges (${want.sourceRanges.join(', ')}) are let through.`,
+      expected: [`${frontendKey(want)} check source-range ${want.sourceRanges.join(', ')}`],
+      actual: at,
+    });
+}
+
+/** The agent's table against its BPF maps: the datapath uses the maps. */
+function maps(input: CiliumDriftInput, bpf: CiliumTable, add: AddFinding, notes: DriftFinding[]) {
+  const inMaps = new Frontends(bpf);
+  const byKey = new Map(input.expected.map((e) => [frontendKey(e), e]));
+  const expectedFor = (f: CiliumFrontend) =>
+    byKey.get(frontendKey({ ...f, protocol: f.protocol ?? 'tcp' }));
+  for (const f of input.table.frontends) {
+    if (f.status && f.status !== 'Done') continue; // said already: not written yet
+    if (f.internal && !bpf.frontends.some((m) => m.internal)) continue;
+    const probe = {
+      ...f,
+      protocol: f.protocol ?? 'tcp',
+      type: f.type ?? 'ClusterIP',
+      service: f.service ?? '',
+      portName: f.portName ?? '',
+      servicePort: f.port,
+      localOnly: false,
+      backends: [],
+    } as ExpectedFrontend;
+    const m = inMaps.find(probe);
+    const expected = expectedFor(f);
+    if (m && expected) guards(input, expected, m, bpf, add);
+    const service = f.service
+      ? (`${f.service}${f.portName ? `:${f.portName}` : ''}` as ServicePortName)
+      : undefined;
+    if (!m) {
+      add('cilium-bpf-map-differs', {
+        ...(service ? { service } : {}),
+        title: `${frontendKey(f)} not in the BPF maps`,
+        message: `Cilium's table on ${input.node} holds frontend ${frontendKey(f)}, but its BPF service map has no entry for it: the datapath does not load-balance it, whatever the table says.`,
+        expected: [frontendLine(f)],
+        actual: [`${bpf.source}: no entry`],
+      });
+      continue;
+    }
+    const k = (b: CiliumBackend) => `${b.ip}:${b.port}`;
+    const used = new Set(
+      (m.backends.some((b) => b.inRotation !== undefined)
+        ? m.backends.filter((b) => b.inRotation)
+        : m.backends
+      ).map(k),
+    );
+    const want = new Set(inRotation(f.backends).map(k));
+    const inMap = new Set(m.backends.map(k));
+    // in the map past its count: kept for its connections, as Cilium's health checker (or a
+    // terminating endpoint) puts it; the table of 1.20 does not show that state
+    const held = [...want].filter((b) => !used.has(b) && inMap.has(b));
+    if (held.length)
+      notes.push({
+        id: 'cilium-backend-state-differs',
+        severity: 'info',
+        node: input.node,
+        ...(service ? { service } : {}),
+        title: `${frontendKey(f)}: ${held.join(', ')} quarantined in the BPF map`,
+        message: `For frontend ${frontendKey(f)} on ${input.node}, the BPF map keeps ${held.join(', ')} past the backends that take new connections: Cilium's health checking quarantined ${held.length === 1 ? 'it' : 'them'} (or ${held.length === 1 ? 'it is' : 'they are'} terminating), so new connections go to the others until ${held.length === 1 ? 'it answers' : 'they answer'} again.`,
+        expected: inRotation(f.backends).map(backendLine),
+        actual: m.backends.map((b) => lineAt(bpf.source, b.line, backendLine(b))),
+      });
+    const missing = [...want].filter((b) => !inMap.has(b));
+    const extra = [...used].filter((b) => !want.has(b) && !f.backends.some((x) => k(x) === b));
+    if (missing.length || extra.length)
+      add('cilium-bpf-map-differs', {
+        ...(service ? { service } : {}),
+        title: `${frontendKey(f)}: BPF map backends differ from the agent's table`,
+        message: `For frontend ${frontendKey(f)} on ${input.node}, the BPF map ${missing.length ? `lacks ${missing.join(', ')}` : ''}${missing.length && extra.length ? ' and ' : ''}${extra.length ? `holds ${extra.join(', ')} that the table does not` : ''}: the datapath follows the map.`,
+        expected: inRotation(f.backends).map(backendLine),
+        actual: m.backends.map((b) => lineAt(bpf.source, b.line, backendLine(b))),
+      });
+  }
+}

@@ -1,0 +1,338 @@
+// What Cilium's agent on a node should hold for the objects: its frontends and, for each, the
+// backends it selects, modelled on Cilium's own load-balancer control plane (pkg/loadbalancer:
+// reflectors/conversions.go turns Services and EndpointSlices into frontends and backends,
+// writer.DefaultSelectBackends picks each frontend's backends). Tested against the states of
+// Cilium's own script tests and against its control plane run in the lab.
+import type { ClusterView, EndpointSlice, Service } from '../../kube/objects.js';
+import { familyOf } from '../../ipv6.js';
+import type { BackendState, CiliumProtocol, FrontendType } from './listing.js';
+
+const isIPv6 = (ip: string) => familyOf(ip) === 'IPv6';
+
+/** The agent settings the frontends depend on (Cilium's defaults where not read). */
+export interface CiliumExpectOptions {
+  /** kube-proxy-replacement: NodePort, LoadBalancer and ExternalIPs frontends exist only with it. */
+  kubeProxyReplacement: boolean;
+  ipv4: boolean;
+  ipv6: boolean;
+  /** enable-internal-traffic-policy (default true). */
+  internalTrafficPolicy: boolean;
+  /** enable-service-topology (default false): zone hints are honoured only with it. */
+  serviceTopology: boolean;
+  /** Topology hints that leave this zone no backend fall back to all (Cilium 1.18.1 and later;
+   * before, such a frontend had none). */
+  zoneHintsFallback: boolean;
+  /** k8s-service-proxy-name: the Services with this service-proxy-name label (empty: those
+   * without one). */
+  serviceProxyName: string;
+  /** enable-session-affinity (default on; always on from 1.19). */
+  sessionAffinity?: boolean;
+}
+
+export const CILIUM_DEFAULTS: CiliumExpectOptions = {
+  kubeProxyReplacement: true,
+  ipv4: true,
+  ipv6: true,
+  internalTrafficPolicy: true,
+  serviceTopology: false,
+  zoneHintsFallback: true,
+  serviceProxyName: '',
+};
+
+export interface ExpectedBackend {
+  ip: string;
+  port: number;
+  protocol: CiliumProtocol;
+  state: BackendState;
+  nodeName?: string;
+  /** The Pod (or other object) the EndpointSlice names. */
+  target?: string;
+}
+
+export interface ExpectedFrontend {
+  ip: string;
+  port: number;
+  protocol: CiliumProtocol;
+  type: FrontendType;
+  /** "ns/name". */
+  service: string;
+  portName: string;
+  /** The Service port this frontend serves (its port, not the node port). */
+  servicePort: number;
+  /** The internal scope of a NodePort or LoadBalancer frontend when only one traffic policy is
+   * Local ("/i"): traffic from inside the cluster. */
+  internal?: boolean;
+  /** Only this node's backends (a Local traffic policy applies). */
+  localOnly: boolean;
+  /** sessionAffinity ClientIP: how long a client keeps its backend, in seconds. */
+  affinitySeconds?: number;
+  /** The source ranges the frontend admits (a LoadBalancer's loadBalancerSourceRanges). */
+  sourceRanges?: string[];
+  backends: ExpectedBackend[];
+}
+
+/** The node the agent runs on: its name, labels (zone, exposure annotations). */
+export interface CiliumNode {
+  name: string;
+  labels: Record<string, string>;
+}
+
+/** Every frontend the agent on `node` should hold, for `only` these Services or all. */
+export function expectedCilium(
+  view: ClusterView,
+  node: CiliumNode,
+  options: CiliumExpectOptions = CILIUM_DEFAULTS,
+  only?: readonly Pick<Service, 'namespace' | 'name'>[],
+): ExpectedFrontend[] {
+  const wanted = only && new Set(only.map((s) => `${s.namespace}/${s.name}`));
+  const out: ExpectedFrontend[] = [];
+  for (const svc of view.services) {
+    if (wanted && !wanted.has(`${svc.namespace}/${svc.name}`)) continue;
+    if (!handled(svc, node, options)) continue;
+    const backends = backendsOf(
+      view.endpointSlices.filter(
+        (s) => s.namespace === svc.namespace && s.serviceName === svc.name,
+      ),
+      options,
+    );
+    for (const fe of frontendsOf(svc, options))
+      out.push({ ...fe, backends: selected(fe, svc, backends, node, options) });
+  }
+  return out;
+}
+
+const annotations = (svc: Service) =>
+  (svc.raw.metadata as { annotations?: Record<string, string> } | undefined)?.annotations ?? {};
+const labels = (svc: Service) => svc.raw.metadata?.labels ?? {};
+
+/** Whether the agent programs the Service at all: its service-proxy-name, the node exposure
+ * annotations (service.cilium.io/node, node-selector), headless. */
+function handled(svc: Service, node: CiliumNode, o: CiliumExpectOptions): boolean {
+  if (svc.type === 'ExternalName') return false;
+  if ((labels(svc)['service.kubernetes.io/service-proxy-name'] ?? '') !== o.serviceProxyName)
+    return false;
+  const a = annotations(svc);
+  const selector = a['service.cilium.io/node-selector'];
+  if (selector !== undefined) return selectorMatches(selector, node.labels);
+  const exposure = a['service.cilium.io/node'];
+  if (exposure !== undefined && node.labels['service.cilium.io/node'] !== exposure) return false;
+  return true;
+}
+
+/** A label selector in its text form ("a=b,c!=d,e"), as k8s.io/apimachinery's labels.Parse. */
+function selectorMatches(selector: string, labels: Record<string, string>): boolean {
+  return selector
+    .split(',')
+    .map((t) => t.trim())
+    .filter(Boolean)
+    .every((term) => {
+      const m = /^(!?)([^=!]+?)\s*(?:(==|=|!=)\s*(.*))?$/.exec(term);
+      if (!m) return false;
+      const [, not, key, op, value] = m;
+      if (!op) return not ? !(key! in labels) : key! in labels;
+      return op === '!=' ? labels[key!] !== value : labels[key!] === value;
+    });
+}
+
+type Frontend = Omit<ExpectedFrontend, 'backends'>;
+
+/** convertService: ClusterIPs, then (with kube-proxy replacement) NodePorts on the wildcard
+ * address of each family, LoadBalancer ingress IPs (VIP mode) and ExternalIPs; the
+ * service.cilium.io/type annotation keeps one type only. */
+function frontendsOf(svc: Service, o: CiliumExpectOptions): Frontend[] {
+  const a = annotations(svc);
+  const none = svc.headless || svc.clusterIP?.toLowerCase() === 'none';
+  if (none || 'service.kubernetes.io/headless' in labels(svc)) return [];
+  const exposed = a['service.cilium.io/type'];
+  const can = (t: string) =>
+    !['ClusterIP', 'NodePort', 'LoadBalancer'].includes(exposed ?? '') || exposed === t;
+  const familyOn = (ip: string) => (isIPv6(ip) ? o.ipv6 : o.ipv4);
+  const service = `${svc.namespace}/${svc.name}`;
+  const etpLocal = svc.externalTrafficPolicy === 'Local';
+  const itpLocal = o.internalTrafficPolicy && svc.internalTrafficPolicy === 'Local';
+  // one scope, unless exactly one policy is Local: then an internal one for in-cluster clients
+  const scopes = etpLocal !== (svc.internalTrafficPolicy === 'Local') ? [false, true] : [false];
+  const out: Frontend[] = [];
+  // enable-session-affinity off: the agent ignores a Service's ClientIP affinity
+  const affinity =
+    o.sessionAffinity !== false && svc.sessionAffinity === 'ClientIP'
+      ? svc.sessionAffinityTimeout
+      : undefined;
+  const add = (
+    ip: string,
+    port: number,
+    p: Service['ports'][number],
+    type: FrontendType,
+    internal: boolean,
+  ) => {
+    const localOnly = type === 'ClusterIP' ? itpLocal : internal ? itpLocal : etpLocal;
+    out.push({
+      ip,
+      port,
+      protocol: p.protocol.toLowerCase() as CiliumProtocol,
+      type,
+      service,
+      portName: p.name ?? '',
+      servicePort: p.port,
+      ...(internal ? { internal: true } : {}),
+      localOnly,
+      ...(affinity !== undefined ? { affinitySeconds: affinity } : {}),
+      // loadBalancerSourceRanges guard the LoadBalancer frontends in every release
+      ...(type === 'LoadBalancer' && svc.loadBalancerSourceRanges.length > 0
+        ? { sourceRanges: svc.loadBalancerSourceRanges }
+        : {}),
+    });
+  };
+  if (can('ClusterIP')) {
+    const ips =
+      svc.clusterIPs.length > 0 ? [...svc.clusterIPs].sort() : svc.clusterIP ? [svc.clusterIP] : [];
+    for (const ip of ips.filter(familyOn))
+      for (const p of svc.ports) add(ip, p.port, p, 'ClusterIP', false);
+  }
+  if (!o.kubeProxyReplacement) return out;
+  if ((svc.type === 'NodePort' || svc.type === 'LoadBalancer') && can('NodePort'))
+    for (const internal of scopes)
+      for (const family of familiesOf(svc))
+        if (family === 'IPv6' ? o.ipv6 : o.ipv4)
+          for (const p of svc.ports)
+            if (p.nodePort)
+              add(family === 'IPv6' ? '::' : '0.0.0.0', p.nodePort, p, 'NodePort', internal);
+  if (svc.type === 'LoadBalancer' && can('LoadBalancer'))
+    for (const ip of svc.loadBalancerIPs.filter(familyOn))
+      for (const internal of scopes)
+        for (const p of svc.ports) add(ip, p.port, p, 'LoadBalancer', internal);
+  for (const ip of svc.externalIPs.filter(familyOn))
+    for (const p of svc.ports) add(ip, p.port, p, 'ExternalIPs', false);
+  return out;
+}
+
+/** spec.ipFamilies, else the families of the cluster IPs. */
+function familiesOf(svc: Service): ('IPv4' | 'IPv6')[] {
+  const declared = (svc.raw['spec'] as { ipFamilies?: string[] } | undefined)?.ipFamilies;
+  if (declared?.length)
+    return declared.filter((f): f is 'IPv4' | 'IPv6' => f === 'IPv4' || f === 'IPv6');
+  const ips = svc.clusterIPs.length > 0 ? svc.clusterIPs : svc.clusterIP ? [svc.clusterIP] : [];
+  return [
+    ...new Set(
+      ips
+        .filter((ip) => ip !== 'None')
+        .map((ip): 'IPv4' | 'IPv6' => (isIPv6(ip) ? 'IPv6' : 'IPv4')),
+    ),
+  ];
+}
+
+interface Backend extends ExpectedBackend {
+  portNames: string[];
+  zone?: string;
+  forZones?: string[];
+}
+
+/** convertEndpoints: each address and port of the Service's EndpointSlices, one backend per
+ * address and port (several slices naming one address are one backend), in a state from its
+ * conditions: ready is active; terminating and serving is terminating; terminating and not
+ * serving stays, unused; otherwise maintenance. */
+function backendsOf(slices: EndpointSlice[], o: CiliumExpectOptions): Backend[] {
+  const byKey = new Map<string, Backend>();
+  for (const slice of slices) {
+    if (slice.addressType === 'FQDN') continue;
+    const raw =
+      (slice.raw['endpoints'] as { hints?: { forZones?: { name?: string }[] } }[] | undefined) ??
+      [];
+    slice.endpoints.forEach((ep, i) => {
+      const c = ep.conditions;
+      const state: BackendState = c.ready
+        ? 'active'
+        : c.terminating && !c.serving
+          ? 'terminating-not-serving'
+          : c.terminating
+            ? 'terminating'
+            : 'maintenance';
+      const forZones = raw[i]?.hints?.forZones?.map((z) => z.name ?? '');
+      for (const ip of ep.addresses) {
+        if (!(isIPv6(ip) ? o.ipv6 : o.ipv4)) continue;
+        for (const p of slice.ports) {
+          if (p.port === undefined) continue;
+          const protocol = p.protocol.toLowerCase() as CiliumProtocol;
+          const key = `${ip} ${p.port} ${protocol}`;
+          const known = byKey.get(key);
+          if (known) {
+            known.portNames.push(p.name);
+            continue;
+          }
+          byKey.set(key, {
+            ip,
+            port: p.port,
+            protocol,
+            state,
+            portNames: [p.name],
+            ...(ep.nodeName ? { nodeName: ep.nodeName } : {}),
+            ...(ep.targetRef?.name
+              ? {
+                  target: `${ep.targetRef.kind ?? 'Pod'} ${ep.targetRef.namespace ?? slice.namespace}/${ep.targetRef.name}`,
+                }
+              : {}),
+            ...(ep.zone ? { zone: ep.zone } : {}),
+            ...(forZones ? { forZones } : {}),
+          });
+        }
+      }
+    });
+  }
+  return [...byKey.values()];
+}
+
+/** DefaultSelectBackends: the frontend's protocol and family, its port name, this node's own
+ * backends under a Local policy, and the zone hints where topology-aware routing holds. */
+function selected(
+  fe: Frontend,
+  svc: Service,
+  backends: Backend[],
+  node: CiliumNode,
+  o: CiliumExpectOptions,
+): ExpectedBackend[] {
+  const zone = node.labels['topology.kubernetes.io/zone'];
+  const preferClose =
+    fe.type !== 'HostPort' &&
+    !(o.internalTrafficPolicy && svc.internalTrafficPolicy === 'Local') &&
+    topologyAware(svc);
+  // 1.18.1+: only when every backend has hints and one is for this zone (Kubernetes' safeguards)
+  const useHints =
+    o.serviceTopology &&
+    zone !== undefined &&
+    preferClose &&
+    (o.zoneHintsFallback
+      ? backends.every((b) => (b.forZones?.length ?? 0) > 0) &&
+        backends.some((b) => b.forZones!.includes(zone))
+      : true);
+  const v6 = isIPv6(fe.ip);
+  return backends
+    .filter((b) => b.protocol === fe.protocol && isIPv6(b.ip) === v6)
+    .filter((b) => !fe.localOnly || !b.nodeName || b.nodeName === node.name)
+    .filter((b) => !useHints || !b.forZones?.length || b.forZones.includes(zone!))
+    .filter(
+      (b) =>
+        fe.portName === '' ||
+        b.portNames.every((n) => n === '') ||
+        b.portNames.includes(fe.portName),
+    )
+    .map(({ portNames: _n, zone: _z, forZones: _f, ...b }) => b);
+}
+
+/** The topology annotations (the deprecated one first) or trafficDistribution PreferClose. */
+function topologyAware(svc: Service): boolean {
+  const a = annotations(svc);
+  const value =
+    a['service.kubernetes.io/topology-aware-hints'] ??
+    a['service.kubernetes.io/topology-mode'] ??
+    '';
+  const distribution = (svc.raw['spec'] as { trafficDistribution?: string } | undefined)
+    ?.trafficDistribution;
+  return !['', 'disabled', 'Disabled'].includes(value) || distribution === 'PreferClose';
+}
+
+/** The backends that take new connections: the active ones, else the terminating (serving)
+ * ones; quarantined, maintenance and terminating-not-serving backends only keep their own. */
+export function inRotation<B extends { state?: BackendState }>(backends: readonly B[]): B[] {
+  const active = backends.filter((b) => (b.state ?? 'active') === 'active');
+  return active.length > 0 ? active : backends.filter((b) => b.state === 'terminating');
+}

@@ -1,0 +1,122 @@
+// Cilium's frontends read into the Service trees of the common model: one tree per Service port
+// (its ClusterIP, NodePorts, ExternalIPs and LoadBalancer IPs merge into it) where the listing or
+// the objects name it, else one per frontend. Each backend is an endpoint; new connections are
+// shared evenly among the backends in rotation (active, else terminating), which is what random
+// and maglev selection both aim at; the others keep only their own connections.
+import { hostPort } from '../../ipv6.js';
+import type { ServicePortName } from '../../model.js';
+import {
+  emptyTree,
+  type EntryPoint,
+  type ServiceTree,
+  type ServiceTrees,
+  type TreeEndpoint,
+} from '../trees.js';
+import { inRotation } from './expected.js';
+import {
+  frontendKey,
+  isWildcard,
+  type CiliumBackend,
+  type CiliumFrontend,
+  type CiliumTable,
+  type FrontendType,
+} from './listing.js';
+
+/** A frontend's Service port, as the objects say (by frontendKey; NodePorts also by
+ * "nodeport 30080/TCP" for any node address). */
+export type CiliumKnown = Map<string, ServicePortName>;
+
+const KIND: Record<FrontendType, EntryPoint['kind']> = {
+  ClusterIP: 'cluster-ip',
+  NodePort: 'node-port',
+  ExternalIPs: 'external-ip',
+  LoadBalancer: 'load-balancer',
+  HostPort: 'node-port',
+  LocalRedirect: 'cluster-ip',
+};
+
+export const nodePortKey = (port: number, protocol: string | undefined) =>
+  `nodeport ${port}/${(protocol ?? '').toUpperCase()}`;
+
+/** The Service port a frontend serves: the listing's own name, else the objects'. */
+function nameOf(f: CiliumFrontend, known: CiliumKnown): ServicePortName | undefined {
+  if (f.service && f.portName !== undefined)
+    return `${f.service}${f.portName ? `:${f.portName}` : ''}` as ServicePortName;
+  return (
+    known.get(frontendKey(f)) ??
+    (f.type === 'NodePort' || f.type === undefined
+      ? known.get(nodePortKey(f.port, f.protocol))
+      : undefined)
+  );
+}
+
+export function buildCiliumTrees(table: CiliumTable, known: CiliumKnown): ServiceTrees {
+  const trees = new Map<string, ServiceTree>();
+  for (const f of table.frontends) {
+    // the health-check frontends of Cilium's own are no Service port
+    if (f.service?.endsWith(':healthserver')) continue;
+    const name = nameOf(f, known);
+    const protocol = f.protocol ?? '';
+    // without names, a NodePort's frontends (the wildcard, each node address) are one entry
+    const id =
+      name ??
+      (f.type === 'NodePort'
+        ? `node port ${f.port}${f.protocol ? `/${f.protocol.toUpperCase()}` : ''}`
+        : frontendKey(f));
+    const key = `${id} ${protocol}`;
+    let tree = trees.get(key);
+    if (!tree) trees.set(key, (tree = emptyTree({ name, id, protocol })));
+    const kind = f.type ? KIND[f.type] : 'frontend';
+    tree.entries.push({
+      kind,
+      ...(isWildcard(f.ip) ? {} : { address: f.ip }),
+      port: f.port,
+      protocol,
+      chain: frontendKey(f),
+      from: 'cilium',
+      line: f.line,
+    });
+    if (kind === 'cluster-ip' && f.type === 'ClusterIP') {
+      tree.clusterIP ??= f.ip;
+      tree.port ??= f.port;
+    }
+    if (kind === 'node-port' && !tree.nodePorts.includes(f.port)) tree.nodePorts.push(f.port);
+    if (kind === 'external-ip' && !tree.externalIPs.includes(f.ip)) tree.externalIPs.push(f.ip);
+    if (kind === 'load-balancer' && !tree.loadBalancerIPs.includes(f.ip))
+      tree.loadBalancerIPs.push(f.ip);
+    // the tree's endpoints are the first frontend's (the ClusterIP's where there is one)
+    if (tree.endpoints.length === 0 || (f.type === 'ClusterIP' && tree.clusterIP === f.ip)) {
+      tree.endpoints = endpointsOf(f);
+      // the frontend whose backends these are stands where kube-proxy's KUBE-SVC chain would
+      tree.chains = { svc: frontendKey(f) };
+    }
+    if (f.backendsNotShown)
+      tree.partial = `the listing shows ${f.backends.length} of ${f.backends.length + f.backendsNotShown} backends`;
+  }
+  return { services: [...trees.values()], orphans: [] };
+}
+
+/** A frontend's backends as endpoints, each with its share of new connections. */
+export function endpointsOf(f: CiliumFrontend): TreeEndpoint[] {
+  const used = new Set<CiliumBackend>(
+    f.backends.some((b) => b.inRotation !== undefined)
+      ? f.backends.filter((b) => b.inRotation)
+      : inRotation(f.backends),
+  );
+  const share = 1 / used.size;
+  return f.backends.map((b) => {
+    const address = hostPort(b.ip, b.port);
+    const ep: TreeEndpoint = {
+      address,
+      // a backend has no chain of its own: the walk and the evidence name it so
+      chain: `backend ${address}`,
+      probability: used.has(b) ? share : 0,
+      hairpinMasquerade: null,
+      affinity: false,
+      cilium: b.state ? { state: b.state } : {},
+      line: b.line,
+    };
+    if (f.backendsNotShown) ep.shareUnknown = 'the listing does not show every backend';
+    return ep;
+  });
+}

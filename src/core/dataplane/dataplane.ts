@@ -1,0 +1,263 @@
+// A node's dataplane: the rules kube-proxy wrote there, read in the node's own proxy mode, behind
+// one interface. The analysis asks it for Service trees, drift and a packet walk without knowing
+// the mode: iptables, nftables, IPVS and Cilium are one implementation each here.
+import { watchedServiceCIDRs } from './releases.js';
+import type { NodeDrift } from './drift.js';
+import { nodeDrift } from './iptables/drift/drift.js';
+import type { ExpectedRules } from './expected.js';
+import type { Ruleset } from './iptables/read/parse.js';
+import { ipvsDrift } from './ipvs/drift.js';
+import { expectedIpvs, type IpvsExpectOptions } from './ipvs/expected.js';
+import type { Ipset } from './ipvs/ipset.js';
+import type { IpvsTable } from './ipvs/listing.js';
+import { buildIpvsTrees, type IpvsKnown } from './ipvs/trees.js';
+import { traceIpvsPacket } from './ipvs/trace.js';
+import { serviceCIDRs, type ClusterView, type KubeProxyConfig } from '../kube/objects.js';
+import type { ServicePortName } from '../model.js';
+import { nftablesDrift } from './nftables/drift.js';
+import type { NftTable } from './nftables/listing.js';
+import { traceNftPacket } from './nftables/trace.js';
+import { buildNftServiceTrees } from './nftables/trees.js';
+import type { CiliumAgent } from './cilium/agent.js';
+import { ciliumDrift } from './cilium/drift.js';
+import { expectedCilium, type CiliumNode } from './cilium/expected.js';
+import { frontendKey, type CiliumTable } from './cilium/listing.js';
+import { traceCiliumPacket } from './cilium/trace.js';
+import { buildCiliumTrees, nodePortKey, type CiliumKnown } from './cilium/trees.js';
+import { tracePacket } from './iptables/trace.js';
+import type { NodeNetwork, TracePacket, TraceResult } from './trace.js';
+import { type ServiceTrees } from './trees.js';
+import { buildServiceTrees } from './iptables/trees.js';
+
+/** The Service ports trees are built for: `only` these (one Service's answer), else all of the
+ * node's, named by `known` where the rules carry no comments. */
+export interface TreePorts {
+  only?: { name: ServicePortName; protocol: string }[];
+  known: { name: ServicePortName; protocol: string }[];
+}
+
+interface Common {
+  /** Where the rules were read from: "nodes/NODE/iptables-save.txt". */
+  readonly source: string;
+  trees(ports: TreePorts): ServiceTrees;
+  /** What kube-proxy would write (`expected`, computed when asked: Cilium has its own) against
+   * these rules; `trees` are theirs. */
+  drift(
+    node: string,
+    expected: () => ExpectedRules,
+    trees: ServiceTrees,
+    /** The Services compared (one Service's answer), or undefined for the whole node. */
+    scope: readonly { namespace: string; name: string }[] | undefined,
+  ): NodeDrift;
+  /** One packet walked through the node in this mode. */
+  trace(packet: TracePacket, net: NodeNetwork): TraceResult;
+}
+
+export interface IptablesDataplane extends Common {
+  readonly mode: 'iptables';
+  readonly ruleset: Ruleset;
+}
+
+export interface NftablesDataplane extends Common {
+  readonly mode: 'nftables';
+  readonly table: NftTable;
+}
+
+export interface IpvsDataplane extends Common {
+  readonly mode: 'ipvs';
+  /** The virtual servers of this family. */
+  readonly table: IpvsTable;
+  /** kube-proxy's ipsets (undefined: not read). */
+  readonly ipsets?: Map<string, Ipset>;
+  /** The addresses on kube-ipvs0 (undefined: not read). */
+  readonly bound?: Set<string>;
+}
+
+export type Dataplane = IptablesDataplane | NftablesDataplane | IpvsDataplane | CiliumDataplane;
+
+export function iptablesDataplane(
+  ruleset: Ruleset,
+  source: string,
+  view: ClusterView,
+): IptablesDataplane {
+  return {
+    mode: 'iptables',
+    source,
+    ruleset,
+    // one Service's trees walk only its chains; the whole node's are named by every port known
+    trees: (ports) =>
+      buildServiceTrees(ruleset, ports.only ? { only: ports.only } : { servicePorts: ports.known }),
+    drift: (node, expected, trees, scope) =>
+      nodeDrift({
+        node,
+        source,
+        expected: expected(),
+        actual: ruleset,
+        view,
+        trees,
+        servicePortsOnly: scope !== undefined,
+      }),
+    trace: (packet, net) => tracePacket(ruleset, net, packet),
+  };
+}
+
+export function nftablesDataplane(
+  table: NftTable,
+  source: string,
+  view: ClusterView,
+): NftablesDataplane {
+  let trees: ServiceTrees | undefined;
+  return {
+    mode: 'nftables',
+    source,
+    table,
+    // the table's maps are read whole: building it costs less than choosing in it
+    trees: () =>
+      (trees ??= buildNftServiceTrees(table, {
+        loadBalancerIPs: new Set(view.services.flatMap((s) => s.loadBalancerIPs)),
+      })),
+    drift: (node, expected, own, scope) =>
+      nftablesDrift({
+        node,
+        source,
+        expected: expected(),
+        serviceCIDRs: watchedServiceCIDRs(expected().release, serviceCIDRs(view)),
+        table,
+        trees: own,
+        scoped: scope !== undefined,
+      }),
+    trace: (packet, net) => traceNftPacket(table, net, packet),
+  };
+}
+
+/** IPVS mode's state as the node listed it: virtual servers (of one family), kube-proxy's
+ * ipsets and kube-ipvs0's addresses, each undefined where not read. */
+export interface IpvsRead {
+  table: IpvsTable;
+  ipsets?: Map<string, Ipset>;
+  /** Where the ipsets were read from ("nodes/NODE/ipset-save.txt"). */
+  ipsetsSource?: string;
+  /** Why the recorded ipsets could not be read (FILE:LINE first). */
+  ipsetsError?: string;
+  bound?: Set<string>;
+  /** Options for the expected state: the scheduler, the node's own addresses. */
+  expect: IpvsExpectOptions;
+}
+
+/** The node's KUBE-LOOP-BACK entries ("10.244.1.5,tcp:80,10.244.1.5"), where its ipsets were read. */
+const loopBack = (read: IpvsRead) =>
+  read.ipsets &&
+  new Set([
+    ...(read.ipsets.get('KUBE-LOOP-BACK')?.entries ?? []),
+    ...(read.ipsets.get('KUBE-6-LOOP-BACK')?.entries ?? []),
+  ]);
+
+/** `known`: what the objects say each virtual server is ("tcp 10.96.0.10:53" -> its Service
+ * port), from what kube-proxy would program. */
+export function ipvsDataplane(
+  read: IpvsRead,
+  source: string,
+  known: () => Map<string, IpvsKnown>,
+  /** The configuration the node state settled on for this node. */
+  config: () => KubeProxyConfig,
+): IpvsDataplane {
+  return {
+    mode: 'ipvs',
+    source,
+    ...read,
+    trees: (ports) => {
+      const all = buildIpvsTrees(read.table, { known: known(), loopBack: loopBack(read) });
+      if (!ports.only) return all;
+      const only = new Set(ports.only.map((p) => `${p.name} ${p.protocol.toLowerCase()}`));
+      return { ...all, services: all.services.filter((t) => only.has(`${t.name} ${t.protocol}`)) };
+    },
+    drift: (node, expectedRules, _trees, scope) => {
+      const expected = expectedRules();
+      const exp = expectedIpvs(expected, read.expect);
+      return ipvsDrift({
+        node,
+        source,
+        expected: exp,
+        table: read.table,
+        ...(read.ipsets ? { ipsets: read.ipsets, ipsetsSource: read.ipsetsSource } : {}),
+        ...(read.ipsetsError ? { ipsetsError: read.ipsetsError } : {}),
+        ...(read.bound ? { bound: read.bound } : {}),
+        localEndpoints: new Set(
+          expected.servicePorts.flatMap((sp) =>
+            sp.allEndpoints.filter((e) => e.local).map((e) => e.address),
+          ),
+        ),
+        scoped: scope !== undefined,
+      });
+    },
+    trace: (packet, net) => {
+      const { clusterCIDR, masqueradeAll } = config();
+      return traceIpvsPacket(read, net, packet, { clusterCIDR, masqueradeAll });
+    },
+  };
+}
+
+export interface CiliumDataplane extends Common {
+  readonly mode: 'cilium';
+  /** The agent's own table of frontends and backends. */
+  readonly table: CiliumTable;
+  /** Its BPF maps (`bpf lb list`), where read besides the table. */
+  readonly maps?: CiliumTable;
+}
+
+/** What the Cilium dataplane takes from the node: its agent, its name and labels, the Service
+ * ports its frontends serve, the cluster's Pod IPs (a packet from one is a Pod's). */
+export interface CiliumRead {
+  table: CiliumTable;
+  maps?: CiliumTable;
+  agent: CiliumAgent;
+  node: CiliumNode;
+}
+
+export function ciliumDataplane(read: CiliumRead, view: ClusterView): CiliumDataplane {
+  const { table, agent } = read;
+  const expected = (only?: readonly { namespace: string; name: string }[]) =>
+    expectedCilium(view, read.node, agent.settings, only);
+  return {
+    mode: 'cilium',
+    source: table.source,
+    table,
+    ...(read.maps ? { maps: read.maps } : {}),
+    trees: (ports) => {
+      // one Service's trees need only its own frontends named: not the whole cluster's
+      const services = ports.only?.map((p) => {
+        const [namespace, name] = p.name.split(':')[0]!.split('/');
+        return { namespace: namespace!, name: name! };
+      });
+      const known: CiliumKnown = new Map();
+      for (const f of expected(services)) {
+        const name = `${f.service}${f.portName ? `:${f.portName}` : ''}` as ServicePortName;
+        known.set(frontendKey(f), name);
+        if (f.type === 'NodePort') known.set(nodePortKey(f.port, f.protocol), name);
+      }
+      const all = buildCiliumTrees(table, known);
+      if (!ports.only) return all;
+      const only = new Set(ports.only.map((p) => `${p.name} ${p.protocol.toLowerCase()}`));
+      return { ...all, services: all.services.filter((t) => only.has(`${t.name} ${t.protocol}`)) };
+    },
+    drift: (node, _kubeProxy, _trees, scope) =>
+      ciliumDrift({
+        node,
+        expected: expected(scope),
+        table,
+        ...(read.maps ? { maps: read.maps } : {}),
+        scoped: scope !== undefined,
+        agent: {
+          namespace: agent.pod.namespace,
+          pod: agent.pod.name,
+          container: agent.container,
+          binary: 'cilium-dbg',
+        },
+      }),
+    trace: (packet, net) =>
+      traceCiliumPacket(table, net, packet, {
+        ...agent.settings,
+        podIPs: new Set(view.pods.flatMap((p) => (p.hostNetwork ? [] : p.podIPs))),
+      }),
+  };
+}

@@ -1,0 +1,260 @@
+// What drift is in every mode: its finding ids and their severity, a node's findings, and how a
+// finding's expected and actual lines become a diagnosis Finding whose lines show the difference.
+import { computed, judged, seen } from '../evidence.js';
+import { type NextCommand } from '../next-command.js';
+import type { Evidence, Finding, ServicePortName, Severity } from '../model.js';
+import type { Release } from './releases.js';
+import type { IPFamily } from '../ipv6.js';
+
+export type DriftId =
+  | 'service-rules-missing'
+  | 'service-chain-missing'
+  | 'endpoint-missing'
+  | 'endpoint-stale'
+  | 'weights-uneven'
+  | 'affinity-wrong'
+  | 'masquerade-missing'
+  | 'masquerade-differs'
+  | 'nodeport-missing'
+  | 'local-policy-wrong'
+  | 'no-endpoints-reject-missing'
+  | 'firewall-missing'
+  | 'entry-jump-missing'
+  | 'orphan-chain'
+  | 'no-local-endpoint'
+  | 'rule-text-differs'
+  | 'rule-behaviour-differs'
+  | 'jump-target-missing'
+  | 'table-not-captured'
+  | 'element-chain-missing'
+  | 'endpoint-not-in-numgen'
+  | 'vip-not-on-kube-ipvs0'
+  | 'ipset-entry-missing'
+  | 'real-server-weight-zero'
+  | 'cilium-frontend-missing'
+  | 'cilium-frontend-stale'
+  | 'cilium-backend-missing'
+  | 'cilium-backend-stale'
+  | 'cilium-backend-state-differs'
+  | 'cilium-frontend-not-reconciled'
+  | 'cilium-bpf-map-differs'
+  | 'cilium-affinity-differs'
+  | 'cilium-source-range-missing';
+
+/** Adds a finding of `id` (its severity from SEVERITY) about the node being compared. */
+export type AddFinding = (
+  id: DriftId,
+  f: Omit<DriftFinding, 'id' | 'severity' | 'node' | 'expected' | 'actual'> &
+    Partial<Pick<DriftFinding, 'expected' | 'actual'>>,
+) => void;
+
+export const SEVERITY: Record<DriftId, Severity> = {
+  'service-rules-missing': 'error',
+  'service-chain-missing': 'error',
+  'endpoint-stale': 'error',
+  'local-policy-wrong': 'error',
+  'nodeport-missing': 'error',
+  'entry-jump-missing': 'error',
+  'endpoint-missing': 'warning',
+  'weights-uneven': 'warning',
+  'affinity-wrong': 'warning',
+  'masquerade-missing': 'warning',
+  'masquerade-differs': 'warning',
+  'no-endpoints-reject-missing': 'warning',
+  'firewall-missing': 'warning',
+  'orphan-chain': 'warning',
+  'no-local-endpoint': 'info',
+  'rule-text-differs': 'info',
+  'rule-behaviour-differs': 'warning',
+  'jump-target-missing': 'error',
+  'table-not-captured': 'info',
+  'element-chain-missing': 'error',
+  'endpoint-not-in-numgen': 'warning',
+  'vip-not-on-kube-ipvs0': 'error',
+  'ipset-entry-missing': 'warning',
+  'real-server-weight-zero': 'warning',
+  'cilium-frontend-missing': 'error',
+  'cilium-frontend-stale': 'warning',
+  'cilium-backend-missing': 'warning',
+  'cilium-backend-stale': 'error',
+  'cilium-backend-state-differs': 'warning',
+  'cilium-frontend-not-reconciled': 'error',
+  'cilium-bpf-map-differs': 'error',
+  'cilium-affinity-differs': 'warning',
+  'cilium-source-range-missing': 'error',
+};
+
+export interface DriftFinding {
+  id: DriftId;
+  severity: Severity;
+  node: string;
+  /** The ServicePortName, when the finding is about one Service port. */
+  service?: ServicePortName;
+  /** One line: what is wrong. */
+  title: string;
+  /** The sentence a person needs: what the node does, and why it matters. */
+  message: string;
+  /** Rule lines kube-proxy would have written ("-t nat -A ..."). */
+  expected: string[];
+  /** Rule lines the node has. */
+  actual: string[];
+  /** The endpoint it is about (its address as the trees show it): the Rules tree marks it. */
+  endpoint?: string;
+  /** Where `actual` was read when not in the drift's own source (the node's ipsets): the
+   * evidence's source and line. */
+  actualAt?: { source: string; line?: number };
+  /** The command that shows or fixes it. */
+  next?: NextCommand;
+  /** What to do about it, in words. */
+  advice?: string;
+  /** Its advice blames kube-proxy for not having synced: only true where it has not. */
+  notSynced?: true;
+  /** The family of the rule set it was found in (the IPv4 iptables or the IPv6 ip6tables one). */
+  family?: IPFamily;
+}
+
+export interface NodeDrift {
+  node: string;
+  /** The proxier compared: IPv4 (iptables-save) or IPv6 (ip6tables-save). */
+  family?: IPFamily;
+  /** Where the rules came from ("nodes/vm-12-7-centos/iptables-save.txt"). */
+  source: string;
+  /** Service ports compared. */
+  servicePorts: number;
+  /** Signs of an older kube-proxy, when the dump shows them. */
+  writtenBy?: string;
+  /** Compared with what Cilium's agent should hold (its frontends), not kube-proxy's rules. */
+  cilium?: { maps: boolean };
+  /** The kube-proxy release whose rules the node was compared with (releases.ts). */
+  release?: Release;
+  findings: DriftFinding[];
+  /** What the node does as designed that a person may not expect (not drift): e.g. a node
+   * without a local endpoint dropping externalTrafficPolicy Local traffic. */
+  notes?: DriftFinding[];
+  /** The tables compared: nat, and filter when the dump has it. */
+  tables?: string[];
+  /** Some finding is an error or a warning (information alone is no drift). */
+  drifted: boolean;
+}
+
+/** `kdebug drift`'s answer: each node's drift, and whether there is any (exit 1). */
+export interface DriftAnswer {
+  /** Where the facts came from ("snapshot DIR", "context NAME"). */
+  label: string;
+  nodes: NodeDrift[];
+  drifted: boolean;
+}
+
+export function driftAnswer(label: string, nodes: NodeDrift[]): DriftAnswer {
+  return { label, nodes, drifted: nodes.some((n) => n.drifted) };
+}
+
+/** The dump cannot be checked (no nat table, or kube-proxy is not in iptables mode). */
+export class DriftInputError extends Error {}
+
+/** Why drift cannot be computed for this kube-proxy, if it cannot. */
+export function unsupportedMode(mode: string): string | undefined {
+  if (mode === 'iptables' || mode === 'ipvs' || mode === 'nftables') return undefined;
+  return `kube-proxy runs in ${mode} mode; the expected rules and the drift check model the iptables, nftables and IPVS modes only`;
+}
+
+/** The line that stands for the rules a capped list leaves out: no rule, so never a difference. */
+export const capLine = (n: number) => `... ${n} more rules`;
+const isCapLine = (line: string) => /^\.\.\. \d+ more rules$/.test(line);
+
+const ORDER: Record<Severity, number> = { error: 0, warning: 1, info: 2 };
+
+/** Worst first, then by Service, else in the order found. */
+export function sortFindings(f: DriftFinding[]): DriftFinding[] {
+  return f
+    .map((x, i) => ({ x, i }))
+    .sort(
+      (a, b) =>
+        ORDER[a.x.severity] - ORDER[b.x.severity] ||
+        (a.x.service ?? '').localeCompare(b.x.service ?? '') ||
+        a.i - b.i,
+    )
+    .map((e) => e.x);
+}
+
+const STATUS: Record<Severity, Finding['status']> = {
+  error: 'fail',
+  warning: 'warn',
+  info: 'pass',
+};
+
+/** "-t nat -A X ..." and "-A X ..." are the same line for telling missing from unexpected. */
+const bare = (line: string) => line.replace(/^-t \S+ /, '').trim();
+
+/** Expected lines the node lacks, lines the node has that were not expected, and the rest.
+ * `onNode` says whether the node's dump holds a line: a finding's `actual` shows only the lines
+ * that differ, so an expected line absent from it may still be on the node. `expects` says
+ * whether kube-proxy writes a line at all: a finding's actual may show a whole chain, whose
+ * other lines are as expected. */
+export function diffLines(
+  f: Pick<DriftFinding, 'expected' | 'actual'>,
+  onNode: (line: string) => boolean = () => false,
+  expects: (line: string) => boolean = () => false,
+) {
+  const actual = new Set(f.actual.map(bare));
+  const expected = new Set(f.expected.map(bare));
+  return [
+    ...f.expected.map(
+      (l) => ({ line: l, kind: actual.has(bare(l)) || onNode(l) ? 'same' : 'missing' }) as const,
+    ),
+    ...f.actual
+      .filter((l) => !expected.has(bare(l)))
+      .map((l) => ({ line: l, kind: expects(l) ? 'same' : 'unexpected' }) as const),
+  ];
+}
+
+/** A drift finding as a diagnosis Finding, its lines as a difference where they are lines the
+ * node's rules hold (`holds`): each expected line the node lacks is missing, each line it has
+ * unexpectedly is so; an actual that names a place or a count rather than a line stays as said. */
+export function driftToFinding(
+  d: DriftFinding,
+  source: string,
+  node: { holds(line: string): boolean; expects(line: string): boolean },
+): Finding {
+  const at = { node: d.node, source };
+  const holds = (l: string) => node.holds(l);
+  const lines = d.actual.filter(holds);
+  const said = d.actual.filter((l) => !holds(l));
+  const diff = diffLines(
+    { expected: d.expected.filter((l) => !isCapLine(l)), actual: lines },
+    holds,
+    (l) => node.expects(l),
+  );
+  // what the node has is what was observed: its lines, or that it has none of them
+  const evidence: Evidence[] = [
+    ...diff.map(({ line, kind }) => ({
+      // a line the node holds was observed there; one it lacks is only expected
+      ...(kind === 'missing' ? computed(line) : seen(line, at)),
+      diff: kind,
+    })),
+    ...d.expected.filter(isCapLine).map((l) => computed(l)),
+    ...said.map((l) => seen(`actual:   ${l}`, d.actualAt ? { node: d.node, ...d.actualAt } : at)),
+    ...(d.actual.length === 0 && diff.length > 0 && diff.every((x) => x.kind === 'missing')
+      ? [seen(`actual:   ${source}: none of these`, at)]
+      : []),
+  ];
+  return {
+    id: d.id,
+    status: judged(STATUS[d.severity], evidence),
+    title: d.title,
+    explanation: d.message,
+    evidence,
+    ...(d.next ? { next: d.next } : {}),
+    ...(d.advice ? { advice: d.advice } : {}),
+    node: d.node,
+    ...(d.service ? { service: d.service } : {}),
+    ...(d.severity === 'info' ? { info: true } : {}),
+  };
+}
+
+/** A line the node has, as evidence names it everywhere: "FILE:LINE: TEXT". */
+export const lineAt = (source: string, line: number | undefined, text: string) =>
+  `${source}${line !== undefined ? `:${line}` : ''}: ${text}`;
+
+/** Findings that make `kdebug drift` exit 1 (information alone does not). */
+export const isDrift = (f: DriftFinding) => f.severity !== 'info';

@@ -1,0 +1,212 @@
+// Expected vs actual, per node and per Service port, semantic first: what matters is where each
+// Service port's traffic goes (entry rules, endpoints and their shares, masquerading, local
+// policy, rejects), not how the rules are spelled. A dump written by an older kube-proxy that
+// routes correctly shows only `rule-text-differs` (info); an exact dump shows nothing.
+import { kubectl, onNode } from '../../../next-command.js';
+import type { DriftContext, MasqueradeDiff } from './context.js';
+import { externalPath, firewall } from './external.js';
+import { internalPath } from './service.js';
+import { danglingJumps } from './jumps.js';
+import { nodeLevelChecks, orphanChains } from './node.js';
+import { textDifferences } from './text.js';
+import type { ExpectedRules, ExpectedServicePort } from '../../expected.js';
+import type { Ruleset } from '../read/parse.js';
+import { DEFAULT_KUBE_PROXY_CONFIG, type ClusterView, type Pod } from '../../../kube/objects.js';
+import { type ServiceTree, type ServiceTrees } from '../../trees.js';
+import { buildServiceTrees } from '../trees.js';
+import {
+  capLine,
+  DriftInputError,
+  isDrift,
+  SEVERITY,
+  sortFindings,
+  type DriftFinding,
+  type NodeDrift,
+} from '../../drift.js';
+
+/** More lines than this in one evidence list are summarised. */
+const EVIDENCE_LINES = 24;
+
+export interface DriftInput {
+  node: string;
+  source: string;
+  expected: ExpectedRules;
+  actual: Ruleset;
+  view: ClusterView;
+  /** The trees of `actual`, when the caller has built them already. */
+  trees?: ServiceTrees;
+  /** Only what one Service's answer uses: its ports and the node-wide checks, not the chains
+   * no Service reaches nor how every rule is spelled (`kdebug svc` drops those). */
+  servicePortsOnly?: boolean;
+}
+
+export function nodeDrift(input: DriftInput): NodeDrift {
+  const { expected: exp, actual } = input;
+  const nat = actual.table('nat');
+  if (!nat)
+    throw new DriftInputError(
+      `${input.source}: the dump has no nat table, where kube-proxy's Service rules live`,
+    );
+  const trees = input.trees ?? buildServiceTrees(actual, { servicePorts: exp.servicePorts });
+  const byHash = new Map<string, ServiceTree>();
+  for (const t of trees.services) if (t.hash) byHash.set(t.hash, t);
+  const findings: DriftFinding[] = [];
+  const notes: DriftFinding[] = [];
+  const masq: MasqueradeDiff[] = [];
+  const filter = actual.table('filter');
+  const uncompared: string[] = []; // checks of the filter table, in a dump that has none
+  const ctx: DriftContext = {
+    node: input.node,
+    exp,
+    actual,
+    nat,
+    filter,
+    trees: byHash,
+    pods: podsByIP(input.view.pods),
+    kubeProxy: kubeProxyPodOn(input.view.pods, input.node),
+    masquerade: masq,
+    reported: new Set(),
+    add: (f) => {
+      // rules expected in a table that was not captured are not missing: they were not seen
+      if (!filter && f.expected.length > 0 && f.expected.every((l) => l.startsWith('-t filter '))) {
+        if (SEVERITY[f.id] !== 'info') uncompared.push(f.title);
+        return;
+      }
+      findings.push({
+        ...f,
+        severity: SEVERITY[f.id],
+        node: input.node,
+        expected: capped(f.expected),
+        actual: capped(f.actual),
+      });
+    },
+    note: (f) => notes.push({ ...f, severity: 'info', node: input.node }),
+  };
+  const flagged = new Set<string>();
+  for (const sp of exp.servicePorts) {
+    const before = findings.length;
+    checkServicePort(sp, ctx);
+    if (findings.slice(before).some((f) => f.severity !== 'info')) flagged.add(sp.name);
+  }
+  reportMasquerade(masq, ctx);
+  for (const m of masq) flagged.add(m.service);
+  nodeLevelChecks(ctx);
+  danglingJumps(ctx);
+  if (!input.servicePortsOnly) orphanChains(ctx, trees.orphans);
+  const text = input.servicePortsOnly ? {} : textDifferences(ctx, flagged);
+  if (!filter)
+    notes.push({
+      id: 'table-not-captured',
+      severity: 'info',
+      node: input.node,
+      title: 'filter table not captured: only nat was compared',
+      message: `The dump of ${input.node} has no filter table (a nat-only dump, such as iptables -t nat -S), so kube-proxy's REJECT and DROP rules and the jumps to them were not compared${uncompared.length > 0 ? `; not checked: ${uncompared.join('; ')}` : ''}.`,
+      expected: [],
+      actual: [],
+      advice: 'Read every table: iptables-save without -t.',
+      next: onNode(input.node, ['iptables-save'], { hostBinaries: true }),
+    });
+  return {
+    tables: filter ? ['nat', 'filter'] : ['nat'],
+    node: input.node,
+    source: input.source,
+    servicePorts: exp.servicePorts.length,
+    ...(text.writtenBy ? { writtenBy: text.writtenBy } : {}),
+    findings: sortFindings(findings),
+    notes,
+    drifted: findings.some(isDrift),
+  };
+}
+
+/** The semantic checks of one Service port: cluster IP traffic, external traffic, firewall. */
+function checkServicePort(sp: ExpectedServicePort, c: DriftContext): void {
+  const t = c.trees.get(sp.hash);
+  const internalCompared = internalPath(sp, t, c);
+  externalPath(sp, t, c, internalCompared);
+  firewall(sp, t, c);
+}
+
+function capped(lines: string[]): string[] {
+  if (lines.length <= EVIDENCE_LINES) return lines;
+  return [...lines.slice(0, EVIDENCE_LINES - 1), capLine(lines.length - EVIDENCE_LINES + 1)];
+}
+
+function podsByIP(pods: Pod[]): Map<string, Pod[]> {
+  const map = new Map<string, Pod[]>();
+  for (const p of pods) {
+    if (p.hostNetwork) continue;
+    for (const ip of p.podIPs) {
+      const list = map.get(ip);
+      if (list) list.push(p);
+      else map.set(ip, [p]);
+    }
+  }
+  return map;
+}
+
+/** The kube-proxy Pod of a node, and what is wrong with it when it is not running and ready. */
+function kubeProxyPodOn(pods: Pod[], node: string): DriftContext['kubeProxy'] {
+  const p = pods.find(
+    (x) =>
+      x.nodeName === node &&
+      x.namespace === 'kube-system' &&
+      (x.labels['k8s-app'] === 'kube-proxy' || x.name.startsWith('kube-proxy-')),
+  );
+  if (!p) return undefined;
+  const c = p.containerStatuses[0];
+  const ready = p.conditions.find((x) => x.type === 'Ready')?.status === 'True';
+  const state = c?.state.reason ?? (c?.state.kind === 'running' ? undefined : c?.state.kind);
+  const problem =
+    p.deleting || !ready || (c && c.state.kind !== 'running')
+      ? `${p.deleting ? 'being deleted' : (state ?? p.phase)}${c?.restartCount ? `, ${c.restartCount} restarts` : ''}`
+      : undefined;
+  return { pod: p.name, ...(problem ? { problem } : {}), restarts: c?.restartCount ?? 0 };
+}
+
+/** Masquerade rules that differ the same way on every Service port are one finding. */
+function reportMasquerade(diffs: MasqueradeDiff[], ctx: DriftContext): void {
+  if (diffs.length === 0) return;
+  const same = diffs.every((d) => d.want === diffs[0]!.want && d.got === diffs[0]!.got);
+  if (ctx.exp.config === DEFAULT_KUBE_PROXY_CONFIG) {
+    // the configuration was not read: nothing to compare with but the node's own consistency
+    const ways = [...new Set(diffs.map((d) => d.got))];
+    const f = {
+      id: 'masquerade-differs' as const,
+      title:
+        ways.length === 1
+          ? 'kube-proxy configuration not read: masquerade condition taken from the rules'
+          : `Service ports masquerade cluster IP traffic in ${ways.length} different ways`,
+      message: `kdebug read no kube-proxy configuration (no ConfigMap; kube-proxy may run with flags, or with EKS's kube-proxy-config), so the masquerade condition is not checked against it. On ${ctx.node} ${ways.length === 1 ? `every Service port masquerades on "${ways[0]}"` : `Service ports masquerade in ${ways.length} different ways (${ways.map((w) => `"${w}"`).join(', ')}): one kube-proxy writes one condition for all, so some of these rules are stale or were written by someone else`}.`,
+      expected: [],
+      actual: diffs.slice(0, 3).flatMap((x) => x.actual),
+      advice: 'Find the configuration kube-proxy mounts among the ConfigMaps of kube-system.',
+      next: kubectl('kube-system', 'get', 'configmaps', '-o', 'name'),
+    };
+    // consistent: information; inconsistent among themselves: observed bad, a warning
+    if (ways.length === 1) ctx.note(f);
+    else ctx.add(f);
+    return;
+  }
+  if (diffs.length > 1 && same) {
+    const d = diffs[0]!;
+    ctx.add({
+      id: 'masquerade-differs',
+      title: `cluster IP traffic is masqueraded on "${d.got}", not "${d.want}"`,
+      message: `node ${ctx.node} masquerades cluster IP traffic of all ${diffs.length} Service ports when it matches "${d.got}", but the kube-proxy configuration (${ctx.exp.config.source}) says "${d.want}": kube-proxy on this node runs with other settings than the ConfigMap (command-line flags, or not restarted since the ConfigMap changed).`,
+      expected: diffs.slice(0, 3).flatMap((x) => x.expected),
+      actual: diffs.slice(0, 3).flatMap((x) => x.actual),
+      advice: `Compare kube-proxy's flags and its ConfigMap; restart kube-proxy on ${ctx.node} after changing it.`,
+      next: kubectl('kube-system', 'get', 'configmap', 'kube-proxy', '-o', 'yaml'),
+    });
+    return;
+  }
+  for (const d of diffs)
+    ctx.add({
+      id: 'masquerade-differs',
+      service: d.service,
+      title: `cluster IP traffic masqueraded on "${d.got}", expected "${d.want}"`,
+      message: `node ${ctx.node} masquerades traffic to ${d.service}'s cluster IP when it matches "${d.got}", but kube-proxy's configuration says "${d.want}".`,
+      expected: d.expected,
+      actual: d.actual,
+    });
+}

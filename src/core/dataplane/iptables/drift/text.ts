@@ -1,0 +1,350 @@
+// The spelling layer of the drift check: every rule in kube-proxy's chains is compared as text
+// with what the modelled release writes, and each difference is attributed to a Service port (by
+// chain, comment or address) or to the node. Service ports that route correctly but read
+// differently get one informational `rule-text-differs`; so do the node's own chains. A dump of
+// a release kdebug does not model is compared by behaviour instead: one folded info per node.
+// Per-Service chains are compared in order, chain by chain; shared chains as multisets.
+import type { DriftContext } from './context.js';
+import { rulesOf, type ExpectedServicePort, type RuleLine } from '../../expected.js';
+import type { Table } from '../read/parse.js';
+import { hostCidr } from '../../../ipv6.js';
+import { releaseRange } from '../../releases.js';
+import { behaviourDiffers } from './behaviour.js';
+
+const SHARED: Record<'nat' | 'filter', string[]> = {
+  nat: ['KUBE-SERVICES', 'KUBE-NODEPORTS'],
+  filter: ['KUBE-SERVICES', 'KUBE-EXTERNAL-SERVICES', 'KUBE-NODEPORTS', 'KUBE-PROXY-FIREWALL'],
+};
+/** kube-proxy's own chains whose rules belong to no Service port. */
+const FIXED: Record<'nat' | 'filter', string[]> = {
+  nat: ['KUBE-POSTROUTING', 'KUBE-MARK-MASQ'],
+  filter: ['KUBE-FORWARD', 'KUBE-FIREWALL'],
+};
+const BUILTIN = ['PREROUTING', 'INPUT', 'FORWARD', 'OUTPUT', 'POSTROUTING'];
+const NODE = '';
+const SUFFIXES = [
+  ' cluster IP',
+  ' external IP',
+  ' loadbalancer IP',
+  ' has no endpoints',
+  ' has no local endpoints',
+  ' health check node port',
+];
+
+interface Diff {
+  expected: string[];
+  actual: string[];
+}
+
+export function textDifferences(c: DriftContext, flagged: Set<string>): { writtenBy?: string } {
+  const diffs = new Map<string, Diff>();
+  const diff = (owner: string) => {
+    let d = diffs.get(owner);
+    if (!d) diffs.set(owner, (d = { expected: [], actual: [] }));
+    return d;
+  };
+  // the shared chains' rules as a multiset per table, keyed by rule text: each expected line
+  // takes one copy away
+  const actual = { nat: new Map<string, number[]>(), filter: new Map<string, number[]>() };
+  const tables = { nat: c.nat, filter: c.filter };
+  for (const name of ['nat', 'filter'] as const) {
+    const table = tables[name];
+    if (!table) continue;
+    const owned = new Set([...SHARED[name], ...FIXED[name]]);
+    const lines = actual[name];
+    for (const chain of [...SHARED[name], ...FIXED[name], ...BUILTIN]) {
+      for (const id of table.chain(chain)?.ruleIds ?? []) {
+        if (BUILTIN.includes(chain) && !owned.has(table.target(id) ?? '')) continue;
+        const text = table.text(id);
+        const ids = lines.get(text);
+        if (ids) ids.push(id);
+        else lines.set(text, [id]);
+      }
+    }
+  }
+  const take = (owner: string, table: 'nat' | 'filter', text: string) => {
+    const ids = actual[table].get(text);
+    if (ids && ids.length > 0) ids.pop();
+    else diff(owner).expected.push(`-t ${table} ${text}`);
+  };
+  const seen = new Uint8Array(c.nat.chainCount); // per-Service chains compared, by index
+  // huge dumps (large-cluster mode): per-endpoint rules are sampled, the first and last endpoint
+  // of each port (every endpoint is still checked semantically); a difference compares in full
+  const sample = c.exp.largeClusterMode;
+  for (const sp of c.exp.servicePorts) {
+    const shared =
+      (sample && comparePort(c, rulesOf(c.exp, sp, true), seen)) ||
+      comparePort(c, rulesOf(c.exp, sp), seen, () => diff(sp.name));
+    if (!shared) continue;
+    for (const text of shared.nat) take(sp.name, 'nat', text);
+    for (const l of shared.filter) take(sp.name, 'filter', l.text);
+  }
+  for (const table of ['nat', 'filter'] as const)
+    for (const l of c.exp.fixed[table]) take(NODE, table, l.text);
+  let owners: Owners | undefined; // built only when a shared rule is left over
+  for (const name of ['nat', 'filter'] as const)
+    for (const [text, ids] of actual[name])
+      for (const id of ids) {
+        const owner = ruleOwner(tables[name]!, id, (owners ??= ownersOf(c.exp.servicePorts)));
+        diff(owner).actual.push(`-t ${name} ${text}`);
+      }
+  // per-Service chains the node has and kube-proxy would not write now (stale endpoints, KUBE-XLB)
+  for (const sp of c.exp.servicePorts) {
+    const t = c.trees.get(sp.hash);
+    if (!t) continue;
+    const owner = sp.name;
+    const extra = (name: string | undefined) => {
+      const ch = name ? c.nat.indexOf(name) : -1;
+      if (ch < 0 || seen[ch]) return;
+      seen[ch] = 1;
+      for (const id of c.nat.ruleIdsOf(ch)) diff(owner).actual.push(`-t nat ${c.nat.text(id)}`);
+    };
+    extra(t.chains.svc);
+    extra(t.chains.svl);
+    extra(t.chains.ext);
+    extra(t.chains.fw);
+    extra(t.chains.xlb);
+    // sampled: endpoint chains were checked semantically (a stale one is flagged there)
+    if (sample) continue;
+    for (const e of t.endpoints) extra(e.chain);
+    for (const e of t.localEndpoints ?? []) extra(e.chain);
+  }
+
+  const writtenBy = fingerprint(c);
+  const other = otherRelease(c, writtenBy);
+  if (other) foldByBehaviour(c, diffs, flagged, other);
+  else
+    for (const [owner, d] of diffs) {
+      if (d.expected.length === 0 && d.actual.length === 0) continue;
+      const n = Math.max(d.expected.length, d.actual.length);
+      if (owner === NODE)
+        c.add({
+          id: 'rule-text-differs',
+          title: "kube-proxy's own chains are spelled differently",
+          message: `node ${c.node}'s jumps and fixed chains (KUBE-POSTROUTING, KUBE-MARK-MASQ, KUBE-FORWARD, KUBE-FIREWALL ...) are not spelled the way kube-proxy v1.${c.exp.release.minor} writes them`,
+          expected: d.expected,
+          actual: d.actual,
+        });
+      else if (!flagged.has(owner))
+        c.add({
+          id: 'rule-text-differs',
+          service: owner,
+          title: `routes as expected; ${n} rules spelled differently`,
+          message: `node ${c.node} routes ${owner} as kube-proxy would; only the spelling of ${n} rules differs from what kube-proxy v1.${c.exp.release.minor} writes`,
+          expected: d.expected,
+          actual: d.actual,
+        });
+    }
+  return { writtenBy };
+}
+
+/** Who wrote a dump kdebug does not model: the release the caller named, else an older
+ * kube-proxy by the signs the dump shows; undefined when it is a modelled release's. */
+function otherRelease(c: DriftContext, signs: string | undefined): Other | undefined {
+  const asked = c.exp.requested;
+  if (asked && asked.minor !== c.exp.release.minor) return { who: `kube-proxy v1.${asked.minor}` };
+  return signs ? { who: 'an older kube-proxy' } : undefined;
+}
+
+interface Other {
+  who: string;
+}
+
+/**
+ * A dump spelled by an unmodelled release: each Service port whose rules read differently is
+ * compared by where its packets go; the same walk is spelling (one info for the node), a
+ * different one is `rule-behaviour-differs`.
+ */
+function foldByBehaviour(
+  c: DriftContext,
+  diffs: Map<string, Diff>,
+  flagged: Set<string>,
+  other: Other,
+): void {
+  let rules = 0;
+  let ports = 0;
+  for (const [owner, d] of diffs) {
+    const n = Math.max(d.expected.length, d.actual.length);
+    if (n === 0) continue;
+    // a port with a finding already says what differs there
+    if (flagged.has(owner)) continue;
+    const sp = owner === NODE ? undefined : c.exp.servicePorts.find((x) => x.name === owner);
+    const walks = sp ? behaviourDiffers(c.exp, c.actual, sp) : [];
+    if (walks.length === 0) {
+      rules += n;
+      if (sp) ports++;
+      continue;
+    }
+    c.add({
+      id: 'rule-behaviour-differs',
+      service: owner,
+      title: `${walks.length === 1 ? '1 packet goes' : `${walks.length} packets go`} elsewhere than kube-proxy would send ${walks.length === 1 ? 'it' : 'them'}`,
+      message: `walked through node ${c.node}'s rules, ${walks[0]!.packet} ends ${walks[0]!.actual || 'nowhere'}; through the rules kube-proxy v1.${c.exp.release.minor} writes it ends ${walks[0]!.expected || 'nowhere'}`,
+      expected: walks.map((w) => `${w.packet}: ${w.expected}`),
+      actual: walks.map((w) => `${w.packet}: ${w.actual}`),
+    });
+  }
+  if (rules === 0) return;
+  c.add({
+    id: 'rule-text-differs',
+    title: `written as ${other.who} writes it; kdebug models ${releaseRange()}: compared by behaviour`,
+    message: `node ${c.node}'s rules are spelled by ${other.who}: ${rules} rules${ports ? ` of ${ports} Service port${ports === 1 ? '' : 's'}` : ''} and kube-proxy's own chains read differently from what kube-proxy v1.${c.exp.release.minor} writes; every packet walked through them goes where kube-proxy would send it`,
+    expected: [],
+    actual: [],
+  });
+}
+
+/**
+ * Compares one port's per-Service chains chain by chain (expected.ts writes each chain's rules
+ * together) and returns its shared-chain rules: nat texts and filter lines. Sampled (no `diff`):
+ * undefined at the first difference, nothing recorded.
+ */
+function comparePort(
+  c: DriftContext,
+  rules: { nat: RuleLine[]; filter: RuleLine[] },
+  seen: Uint8Array,
+  diff?: () => Diff,
+): { nat: string[]; filter: RuleLine[] } | undefined {
+  const nat = rules.nat;
+  const shared: string[] = [];
+  let start = 0;
+  for (let k = 1; k <= nat.length; k++) {
+    if (k < nat.length && nat[k]!.chain === nat[start]!.chain) continue;
+    const chain = nat[start]!.chain;
+    if (chain === 'KUBE-SERVICES' || chain === 'KUBE-NODEPORTS')
+      for (let i = start; i < k; i++) shared.push(nat[i]!.text);
+    else {
+      const index = diff
+        ? compareChain(c.nat, chain, nat, start, k, diff)
+        : sameSample(c.nat, chain, nat, start, k);
+      if (index === -2) return undefined;
+      if (index >= 0) seen[index] = 1;
+    }
+    start = k;
+  }
+  return { nat: shared, filter: rules.filter };
+}
+
+/** A sampled chain: the rule count and the sampled rules at their positions. Returns the
+ * chain's index, or -2 when anything differs. */
+function sameSample(
+  nat: Table,
+  chain: string,
+  lines: RuleLine[],
+  from: number,
+  to: number,
+): number {
+  const c = nat.indexOf(chain);
+  if (c < 0) return -2;
+  const count = nat.ruleCountOf(c);
+  for (let k = from; k < to; k++) {
+    const l = lines[k]!;
+    const index = l.index ?? k - from;
+    const of = l.of ?? to - from;
+    if (count !== of || !nat.textEquals(nat.ruleIdOf(c, index), l.text)) return -2;
+  }
+  return c;
+}
+
+/** One per-Service chain (expected lines [from, to)), in order; a difference adds both sides'
+ * lines to the owner's diff. Returns the chain's index in the table, -1 when it has none. */
+function compareChain(
+  nat: Table,
+  chain: string,
+  lines: { text: string }[],
+  from: number,
+  to: number,
+  diff: () => Diff,
+): number {
+  const c = nat.chain(chain);
+  const count = c?.ruleCount ?? 0;
+  let same = count === to - from;
+  for (let k = 0; same && k < count; k++)
+    same = nat.textEquals(c!.ruleId(k), lines[from + k]!.text);
+
+  if (same) return c!.index;
+  const expected = lines.slice(from, to).map((l) => l.text);
+  const actual = c ? c.ruleIds.map((id) => nat.text(id)) : [];
+  // the lines only one side has, as multisets, in each side's order
+  const left = new Map<string, number>();
+  for (const t of actual) left.set(t, (left.get(t) ?? 0) + 1);
+  const d = diff();
+  const before = d.expected.length + d.actual.length;
+  for (const e of expected) {
+    const n = left.get(e) ?? 0;
+    if (n > 0) left.set(e, n - 1);
+    else d.expected.push(`-t nat ${e}`);
+  }
+  for (const t of actual) {
+    const n = left.get(t) ?? 0;
+    if (n > 0) {
+      left.set(t, n - 1);
+      d.actual.push(`-t nat ${t}`);
+    }
+  }
+  // the same lines in another order: show the chain as it is and as it should be
+  if (d.expected.length + d.actual.length === before) {
+    d.expected.push(...expected.map((e) => `-t nat ${e}`));
+    d.actual.push(...actual.map((t) => `-t nat ${t}`));
+  }
+  return c ? c.index : -1;
+}
+
+/** Service port names by name, chain hash and VIP ("10.96.0.10/32:53/udp"). */
+interface Owners {
+  byName: Set<string>;
+  byHash: Map<string, string>;
+  byVip: Map<string, string>;
+}
+
+function ownersOf(ports: ExpectedServicePort[]): Owners {
+  const o: Owners = { byName: new Set(), byHash: new Map(), byVip: new Map() };
+  for (const sp of ports) {
+    o.byName.add(sp.name);
+    o.byHash.set(sp.hash, sp.name);
+    o.byVip.set(`${hostCidr(sp.clusterIP)}:${sp.port}/${sp.protocol}`, sp.name);
+    for (const ips of [sp.externalIPs, sp.loadBalancerIPs])
+      for (const ip of ips) o.byVip.set(`${hostCidr(ip)}:${sp.port}/${sp.protocol}`, sp.name);
+  }
+  return o;
+}
+
+/** Which Service port a rule of a shared chain belongs to ('' for the node's own rules). */
+function ruleOwner(table: Table, id: number, { byName, byHash, byVip }: Owners): string {
+  const comment = table.comment(id);
+  if (comment !== undefined) {
+    if (byName.has(comment)) return comment;
+    for (const s of SUFFIXES)
+      if (comment.endsWith(s) && byName.has(comment.slice(0, -s.length)))
+        return comment.slice(0, -s.length);
+    const fw = / traffic not accepted by KUBE-FW-[A-Z2-7]{16}$/.exec(comment);
+    if (fw && byName.has(comment.slice(0, fw.index))) return comment.slice(0, fw.index);
+  }
+  const target = table.target(id);
+  if (table.name === 'nat' && target && /^KUBE-(SVC|SVL|EXT|FW|XLB)-/.test(target)) {
+    const owner = byHash.get(target.slice(-16));
+    if (owner) return owner;
+  }
+  const d = table.destination(id);
+  const owner = d ? byVip.get(`${d}:${table.dport(id)}/${table.protocol(id) ?? 'tcp'}`) : undefined;
+  return owner ?? NODE;
+}
+
+/** Signs of an older kube-proxy in the dump, in words ("v1.20 or earlier: ..."). */
+function fingerprint(c: DriftContext): string | undefined {
+  const signs: string[] = [];
+  const nat = c.nat;
+  let xlb = false;
+  for (let i = 0; i < nat.chainCount && !xlb; i++) xlb = nat.kindOf(i) === 'KUBE-XLB';
+  if (xlb) signs.push('KUBE-XLB chains (v1.23 or earlier)');
+  const services = nat.chain('KUBE-SERVICES');
+  if (services?.ruleIds.some((id) => nat.target(id) === 'KUBE-MARK-MASQ'))
+    signs.push('masquerade rules in KUBE-SERVICES (v1.20 or earlier)');
+  const post = nat.chain('KUBE-POSTROUTING')?.rules ?? [];
+  if (post.length === 1 && post[0]!.matches.some((m) => m.kind === 'mark'))
+    signs.push('a one-rule KUBE-POSTROUTING (v1.19 or earlier)');
+  if (nat.chain('KUBE-MARK-DROP')) signs.push("kubelet's KUBE-MARK-DROP (v1.27 or earlier)");
+  if (c.filter && !c.filter.chain('KUBE-PROXY-FIREWALL'))
+    signs.push('no KUBE-PROXY-FIREWALL (v1.24 or earlier)');
+  return signs.length ? `an older kube-proxy: ${signs.join(', ')}` : undefined;
+}

@@ -1,0 +1,331 @@
+// `iptables -L` as people paste it (`-t nat`, `-n`, `-v`, `-x`, `--line-numbers`, one chain or
+// all, several listings one after another), rewritten line for line into `iptables -S` form so that
+// the one rules parser reads it and its line numbers stay the paste's: a Chain header becomes -N
+// (a built-in chain's -P with its policy), each rule line -A with the matches -L printed (iptables'
+// own print functions for each match and target). What -L printed and kdebug does not read — a
+// name where -n would print an address, a port name it does not know, a match it does not model —
+// stays on the rule as `-m unread --as "…"`, so no rule reads as matching more than it does.
+import { SERVICE_PORTS } from '../../ipvs/service-names.js';
+import type { Match } from './rule.js';
+
+/** A paste holding an `iptables -L` listing: a Chain header, then its column header. */
+export function isListView(head: string): boolean {
+  return /(?:^|\n)[ \t]*Chain \S+ \((?:policy \w+[^)]*|\d+ references)\)[ \t]*\r?\n[ \t]*(?:num +)?(?:pkts +bytes +)?target +prot +opt\b/.test(
+    head,
+  );
+}
+
+export interface ListViewRules {
+  /** The same lines, each -L line replaced by its -S form (others kept as they were). */
+  text: string;
+  /** The lines where another listing starts (a second `iptables -L`, of another table). */
+  listingStarts: number[];
+  /** What the view leaves out, one sentence each. */
+  notes: string[];
+}
+
+interface Columns {
+  num: boolean;
+  counters: boolean;
+  interfaces: boolean;
+}
+
+const HEADER =
+  /^[ \t]*(num +)?(pkts +bytes +)?target +prot +opt +(in +out +)?source +destination\s*$/;
+const CHAIN = /^[ \t]*Chain (\S+) \((?:policy (\w+)[^)]*|\d+ references)\)\s*$/;
+/** The built-in chains in the order -L lists them. */
+const BUILT_IN = ['PREROUTING', 'INPUT', 'FORWARD', 'OUTPUT', 'POSTROUTING'];
+const PROTOCOLS: Record<string, string> = {
+  all: 'all',
+  '0': 'all',
+  tcp: 'tcp',
+  '6': 'tcp',
+  udp: 'udp',
+  '17': 'udp',
+  sctp: 'sctp',
+  '132': 'sctp',
+  icmp: 'icmp',
+  '1': 'icmp',
+  'ipv6-icmp': 'ipv6-icmp',
+  icmpv6: 'ipv6-icmp',
+  '58': 'ipv6-icmp',
+};
+/** The fragment column: `--`, `-f`, `!f`; ip6tables before 1.8.8 leaves it blank. */
+const OPT = /^(?:--|-f|!f)$/;
+
+export function listViewToRules(text: string): ListViewRules {
+  const lines = text.split('\n');
+  let columns: Columns | undefined;
+  let chain: string | undefined;
+  let seen = new Set<string>();
+  let lastBuiltIn = -1;
+  const listingStarts: number[] = [];
+  const unread: number[] = [];
+  let plain = false; // a listing without -n: names where addresses would be
+  let noInterfaces = false;
+  const out = lines.map((raw, i) => {
+    const line = raw.replace(/\r$/, '');
+    const c = CHAIN.exec(line);
+    if (c) {
+      const name = c[1]!;
+      const builtIn = BUILT_IN.indexOf(name);
+      // -L lists the built-in chains first, in their order: one out of it, or a chain listed
+      // again, starts the next listing (one-chain listings pasted together stay one)
+      if (seen.has(name) || (builtIn >= 0 && builtIn <= lastBuiltIn)) {
+        listingStarts.push(i + 1);
+        seen = new Set();
+        lastBuiltIn = -1;
+      }
+      seen.add(name);
+      if (builtIn >= 0) lastBuiltIn = builtIn;
+      chain = name;
+      columns = undefined;
+      return c[2] ? `-P ${name} ${c[2]}` : `-N ${name}`;
+    }
+    const h = HEADER.exec(line);
+    if (h && chain) {
+      columns = { num: !!h[1], counters: !!h[2], interfaces: !!h[3] };
+      noInterfaces ||= !h[3];
+      return '';
+    }
+    if (!columns || !chain || line.trim() === '') return line;
+    const rule = ruleOf(line, chain, columns);
+    if (!rule) return line;
+    plain ||= rule.plain;
+    if (rule.unread) unread.push(i + 1);
+    return rule.text;
+  });
+  const notes = ['read from an `iptables -L` listing, rewritten as `iptables -S` rules'];
+  if (noInterfaces)
+    notes.push('-L without -v prints no interfaces: rules limited to one are shown as for all');
+  if (plain)
+    notes.push(
+      '-L without -n prints names, not numbers: a name kdebug cannot turn back into an address or port is kept on its rule as not read',
+    );
+  if (unread.length > 0)
+    notes.push(
+      `line${unread.length === 1 ? '' : 's'} ${unread.slice(0, 12).join(', ')}${unread.length > 12 ? ' …' : ''}: a match -L printed that kdebug does not read, kept on its rule as not read`,
+    );
+  return { text: out.join('\n'), listingStarts, notes };
+}
+
+/** What kdebug keeps of text -L printed and it does not read: a match no packet is known to meet. */
+const unreadMatch = (shown: string) => `-m ${UNREAD} --as ${quoted(shown)}`;
+const UNREAD = 'unread';
+
+/** The text of such a match as -L printed it; undefined for any other match. */
+export function unreadText(m: Match): string | undefined {
+  return m.kind === 'other' && m.module === UNREAD
+    ? (m.options.find((o) => o.name === 'as')?.values[0] ?? '')
+    : undefined;
+}
+
+/** One rule line of the listing in -S form; undefined when it is not one. */
+function ruleOf(
+  line: string,
+  chain: string,
+  cols: Columns,
+): { text: string; plain: boolean; unread: boolean } | undefined {
+  const words = [...line.matchAll(/\S+/g)];
+  let k = 0;
+  const word = () => words[k]?.[0] ?? '';
+  if (cols.num && !/^\d+$/.test(words[k++]?.[0] ?? '')) return undefined;
+  if (cols.counters) {
+    if (!/^\d+[KMGT]?$/.test(word())) return undefined;
+    k++;
+    if (!/^\d+[KMGT]?$/.test(word())) return undefined;
+    k++;
+  }
+  // a rule without a target leaves its column blank: the protocol comes first
+  const isProtocol = (w: string | undefined) =>
+    PROTOCOLS[(w ?? '').replace(/^!/, '')] !== undefined;
+  const target = isProtocol(word()) && !isProtocol(words[k + 1]?.[0]) ? undefined : word();
+  if (target !== undefined) k++;
+  const prot = word();
+  if (!isProtocol(prot)) return undefined;
+  k++;
+  if (OPT.test(word())) k++;
+  const inIf = cols.interfaces ? words[k++]?.[0] : undefined;
+  const outIf = cols.interfaces ? words[k++]?.[0] : undefined;
+  const source = words[k++]?.[0];
+  const destination = words[k]?.[0];
+  if (source === undefined || destination === undefined) return undefined;
+  const after = words[k]!.index! + destination.length;
+  let plain = false;
+  let unread = false;
+  const parts = [`-A ${chain}`];
+  const v6 = source.includes(':') || destination.includes(':');
+  for (const [flag, what, value] of [
+    ['-s', 'source', source],
+    ['-d', 'destination', destination],
+  ] as const) {
+    const a = address(value, v6);
+    if (a === 'name') {
+      plain = true;
+      parts.push(unreadMatch(`${what} ${value}`));
+    } else if (a) parts.push(`${a.not ? '! ' : ''}${flag} ${a.cidr}`);
+  }
+  // "*" with -n, "any" without: no interface
+  for (const [flag, value] of [
+    ['-i', inIf],
+    ['-o', outIf],
+  ] as const)
+    if (value !== undefined && value !== '*' && value !== 'any')
+      parts.push(value.startsWith('!') ? `! ${flag} ${value.slice(1)}` : `${flag} ${value}`);
+  const protocol = PROTOCOLS[prot.replace(/^!/, '')]!;
+  if (protocol !== 'all') parts.push(`${prot.startsWith('!') ? '! ' : ''}-p ${protocol}`);
+  const extras = extrasOf(line.slice(after).trim(), target);
+  plain ||= extras.plain;
+  unread ||= extras.unread;
+  parts.push(...extras.matches);
+  if (target) parts.push(`-j ${target}`, ...extras.targetOptions);
+  return { text: parts.join(' '), plain, unread };
+}
+
+/** A source or destination column: none for "any", a CIDR, or a name -L printed for it. */
+function address(
+  value: string,
+  family6: boolean,
+): { cidr: string; not: boolean } | 'name' | undefined {
+  const not = value.startsWith('!');
+  const v = not ? value.slice(1) : value;
+  if (v === '0.0.0.0/0' || v === '::/0' || v === 'anywhere') return undefined;
+  const [name, bits] = v.split('/');
+  // ip6tables names ::1 "localhost" as iptables does 127.0.0.1
+  const known = (name ?? '').toLowerCase();
+  const ip = (family6 ? WELL_KNOWN_V6[known] : WELL_KNOWN[known]) ?? name;
+  const v4 = /^\d{1,3}(?:\.\d{1,3}){3}$/.test(ip ?? '');
+  const v6 = !v4 && /^[0-9a-fA-F:]+$/.test(ip ?? '') && (ip ?? '').includes(':');
+  if (!v4 && !v6) return 'name';
+  return { cidr: `${ip}/${bits ?? (v4 ? '32' : '128')}`, not };
+}
+
+/** Names -L prints for addresses every node names alike: its /etc/networks' (iptables asks
+ * getnetbyaddr for a network, as kube-proxy's node-port rule's 127.0.0.0/8), /etc/hosts', and the
+ * multicast base's public reverse name. */
+const WELL_KNOWN: Record<string, string> = {
+  loopback: '127.0.0.0',
+  'link-local': '169.254.0.0',
+  localhost: '127.0.0.1',
+  'base-address.mcast.net': '224.0.0.0',
+};
+const WELL_KNOWN_V6: Record<string, string> = { localhost: '::1', 'ip6-localhost': '::1' };
+
+const quoted = (s: string) => `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+
+interface Extras {
+  matches: string[];
+  targetOptions: string[];
+  plain: boolean;
+  unread: boolean;
+}
+
+/** The matches and target options -L printed after the destination, in -S form. */
+function extrasOf(rest: string, target: string | undefined): Extras {
+  const x: Extras = { matches: [], targetOptions: [], plain: false, unread: false };
+  let s = rest;
+  const take = (re: RegExp): RegExpExecArray | null => {
+    const m = re.exec(s);
+    if (m) s = s.slice(m[0].length).trimStart();
+    return m;
+  };
+  /** A port or range as -S writes it; undefined for a name /etc/services does not give. */
+  const port = (p: string): string | undefined => {
+    const n = p.split(':').map((v) => (/^\d+$/.test(v) ? v : SERVICE_PORTS.get(v)?.toString()));
+    if (p.split(':').some((v) => !/^\d+$/.test(v))) x.plain = true;
+    return n.every((v) => v !== undefined) ? n.join(':') : undefined;
+  };
+  while (s.length > 0) {
+    let m: RegExpExecArray | null;
+    if (s.startsWith('/* ')) {
+      x.matches.push(`-m comment --comment ${quoted(commentOf())}`);
+    } else if ((m = take(/^(tcp|udp|sctp)((?: (?:spts?|dpts?):!?\S+)*)(?=\s|$)/))) {
+      const opts: string[] = [];
+      const unreadPorts: string[] = [];
+      for (const p of m[2]!.trim().split(' ').filter(Boolean)) {
+        const [, dir, not, value] = /^(s|d)pts?:(!?)(\S+)$/.exec(p) ?? [];
+        const v = value === undefined ? undefined : port(value);
+        if (v !== undefined) opts.push(`${not ? '! ' : ''}--${dir}port ${v}`);
+        else {
+          x.unread = true;
+          unreadPorts.push(unreadMatch(`${m[1]} ${p}`));
+        }
+      }
+      // the module's own options right after it: an unread match after them owns none
+      x.matches.push(`-m ${m[1]}`, ...opts, ...unreadPorts);
+    } else if ((m = take(/^statistic mode random probability ([\d.]+)/)))
+      x.matches.push(`-m statistic --mode random --probability ${m[1]}`);
+    else if ((m = take(/^statistic mode nth every (\d+)(?: packet (\d+))?/)))
+      x.matches.push(`-m statistic --mode nth --every ${m[1]}${m[2] ? ` --packet ${m[2]}` : ''}`);
+    else if ((m = take(/^ADDRTYPE match (src|dst)-type (!?)(\w+)( limit-in| limit-out)?/)))
+      x.matches.push(
+        `-m addrtype ${m[2] ? '! ' : ''}--${m[1]}-type ${m[3]}${m[4] ? ` --limit-iface-${m[4].trim().slice(6)}` : ''}`,
+      );
+    else if ((m = take(/^mark match (! ?)?(\S+)/)))
+      x.matches.push(`-m mark ${m[1] ? '! ' : ''}--mark ${m[2]}`);
+    else if (
+      (m = take(
+        /^recent: (CHECK|SET|UPDATE|REMOVE)(?: seconds: (\d+))?( reap)?(?: hit_count: \d+)?(?: TTL-Match)? name: (\S+) side: (source|dest)(?: mask: (\S+))?/,
+      ))
+    ) {
+      const action = { CHECK: 'rcheck', SET: 'set', UPDATE: 'update', REMOVE: 'remove' }[
+        m[1] as 'CHECK'
+      ];
+      x.matches.push(
+        `-m recent --${action}${m[2] ? ` --seconds ${m[2]}` : ''}${m[3] ? ' --reap' : ''} --name ${m[4]}${m[6] ? ` --mask ${m[6]}` : ''} --${m[5] === 'source' ? 'r' : 'd'}source`,
+      );
+    } else if ((m = take(/^(! )?match-set (\S+) (\S+)/)))
+      x.matches.push(`-m set ${m[1] ? '! ' : ''}--match-set ${m[2]} ${m[3]}`);
+    else if ((m = take(/^(! )?ctstate (\S+)/)))
+      x.matches.push(`-m conntrack ${m[1] ? '! ' : ''}--ctstate ${m[2]}`);
+    else if ((m = take(/^(! )?state (\S+)/)))
+      x.matches.push(`-m state ${m[1] ? '! ' : ''}--state ${m[2]}`);
+    else if ((m = take(/^multiport dports (\S+)/))) x.matches.push(`-m multiport --dports ${m[1]}`);
+    else if ((m = take(/^to:(\S+)/)))
+      x.targetOptions.push(`--to-${target === 'SNAT' ? 'source' : 'destination'} ${m[1]}`);
+    else if ((m = take(/^MARK (or|xor|and|set) (0x[0-9a-f]+)(?=\s|$)/i))) {
+      const v = m[2]!;
+      const op = m[1]!.toLowerCase();
+      x.targetOptions.push(
+        op === 'or'
+          ? `--set-xmark ${v}/${v}`
+          : op === 'xor'
+            ? `--set-xmark ${v}/0x0`
+            : op === 'and'
+              ? `--and-mark ${v}`
+              : `--set-xmark ${v}/0xffffffff`,
+      );
+    } else if ((m = take(/^MARK xset (0x[0-9a-f]+)\/(0x[0-9a-f]+)/i)))
+      x.targetOptions.push(`--set-xmark ${m[1]}/${m[2]}`);
+    else if ((m = take(/^masq ports: (\S+)/))) x.targetOptions.push(`--to-ports ${m[1]}`);
+    else if (take(/^random-fully(?=\s|$)/)) x.targetOptions.push('--random-fully');
+    else if (take(/^random(?=\s|$)/)) x.targetOptions.push('--random');
+    else if ((m = take(/^reject-with (\S+)/))) x.targetOptions.push(`--reject-with ${m[1]}`);
+    else {
+      x.unread = true;
+      x.matches.push(unreadMatch(s));
+      s = '';
+    }
+  }
+  return x;
+
+  /** A `/* … *\/` comment: a comment may hold " *\/" itself, so the end taken is the last one
+   * after which the rest reads. */
+  function commentOf(): string {
+    const ends: number[] = [];
+    for (let at = s.indexOf(' */', 3); at >= 0; at = s.indexOf(' */', at + 1)) ends.push(at);
+    const end =
+      [...ends].reverse().find((at) => {
+        const after = s.slice(at + 3).trim();
+        return after === '' || !extrasOf(after, target).unread;
+      }) ?? ends[0];
+    if (end === undefined) {
+      const all = s.slice(3);
+      s = '';
+      return all;
+    }
+    const text = s.slice(3, end);
+    s = s.slice(end + 3).trimStart();
+    return text;
+  }
+}

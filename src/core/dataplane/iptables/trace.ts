@@ -1,0 +1,278 @@
+// Walks one new connection's first packet through a node's parsed rules, as netfilter would: nat
+// PREROUTING (from a Pod or the network) or nat OUTPUT (from a process on the node), the routing
+// decision, filter INPUT / FORWARD / OUTPUT, then nat POSTROUTING, where the mark decides
+// masquerading. `statistic random` splits the walk; every outcome carries its probability, the
+// rules it matched in order, and the assumptions it rests on. Docker's, flannel's or anyone
+// else's rules in those chains are walked like kube-proxy's.
+import { ipv4 } from '../../ipv4.js';
+import { ipv6 } from '../../ipv6.js';
+import type { Chain, Ruleset, Table } from './read/parse.js';
+import { printRule, type Rule } from './read/rule.js';
+import { addressPort, packetAddress, type Address, type PacketState } from '../packet.js';
+import { NodeRoutes } from '../trace-route.js';
+import { outcomeOf, startWalk, type Walk } from '../trace-walk.js';
+import { percent } from '../../model.js';
+import type { MatchedRule, NodeNetwork, TraceOutcome, TracePacket, TraceResult } from '../trace.js';
+import { ruleMatches } from './match.js';
+
+/** Too many branches or rules means a loop or a pathological dump: stop with a note. */
+const MAX_STEPS = 200_000;
+const MAX_OUTCOMES = 4096;
+
+interface Frame {
+  chain: string;
+  index: number;
+}
+
+export function tracePacket(rs: Ruleset, net: NodeNetwork, packet: TracePacket): TraceResult {
+  return new Tracer(rs, net).run(packet);
+}
+
+class Tracer {
+  private readonly routes: NodeRoutes;
+  private readonly notes: string[] = [];
+  private steps = 0;
+
+  constructor(
+    private readonly rs: Ruleset,
+    net: NodeNetwork,
+  ) {
+    this.routes = new NodeRoutes(net);
+  }
+
+  private isLocal = (a: Address) => this.routes.isLocal(a);
+
+  private route(pkt: PacketState, side: 'in' | 'out', address: Address | undefined): void {
+    this.routes.route(pkt, side, address);
+  }
+
+  run(packet: TracePacket): TraceResult {
+    const start = startWalk(packet, this.routes);
+    const outcomes: TraceOutcome[] = [];
+    const nat = this.table('nat');
+    const filter = this.table('filter');
+    for (const w of this.hook(nat, packet.fromHost ? 'OUTPUT' : 'PREROUTING', [start])) {
+      if (w.end !== 'ACCEPT') {
+        outcomes.push(outcomeOf(w, 'local'));
+        continue;
+      }
+      const toNode = this.isLocal(w.pkt.dst);
+      if (!toNode || packet.fromHost) this.route(w.pkt, 'out', toNode ? undefined : w.pkt.dst);
+      const chains: [Table | undefined, string][] = packet.fromHost
+        ? [
+            [filter, 'OUTPUT'],
+            [nat, 'POSTROUTING'],
+            ...(toNode ? ([[filter, 'INPUT']] as [Table | undefined, string][]) : []),
+          ]
+        : toNode
+          ? [
+              [nat, 'INPUT'],
+              [filter, 'INPUT'],
+            ]
+          : [
+              [filter, 'FORWARD'],
+              [nat, 'POSTROUTING'],
+            ];
+      let walks = [w];
+      for (const [table, chain] of chains) {
+        const done = walks.filter((x) => x.end !== 'ACCEPT');
+        walks = [
+          ...done,
+          ...this.hook(
+            table,
+            chain,
+            walks.filter((x) => x.end === 'ACCEPT'),
+          ),
+        ];
+      }
+      for (const x of walks) outcomes.push(outcomeOf(x, toNode ? 'local' : 'forward'));
+    }
+    const enters = packet.fromHost ? 'nat OUTPUT' : 'nat PREROUTING';
+    return { packet, enters, outcomes, notes: this.notes };
+  }
+
+  private table(name: string): Table | undefined {
+    const t = this.rs.table(name);
+    if (!t) this.notes.push(`the dump has no ${name} table: its chains are taken as empty`);
+    return t;
+  }
+
+  /** Runs the walks through one built-in chain; each ends ACCEPT (go on), DROP or REJECT. */
+  private hook(table: Table | undefined, builtin: string, walks: Walk[]): Walk[] {
+    const out: Walk[] = [];
+    for (const w of walks) {
+      if (!table || !table.chain(builtin)) {
+        out.push({ ...w, end: 'ACCEPT' });
+        continue;
+      }
+      const stack: Frame[] = [{ chain: builtin, index: 0 }];
+      w.end = undefined;
+      this.walk(table, w, stack, out);
+    }
+    return out;
+  }
+
+  private readonly rules = new Map<Table, Map<number, Rule>>();
+
+  /** A rule typed once per walk, on first reach. */
+  private typed(table: Table, id: number): Rule {
+    let byId = this.rules.get(table);
+    if (!byId) this.rules.set(table, (byId = new Map()));
+    let rule = byId.get(id);
+    if (!rule) byId.set(id, (rule = table.rule(id)));
+    return rule;
+  }
+
+  /** The rule's -s and -d (what ruleMatches tests first) admit the packet; an IPv6 walk has no
+   * such shortcut (the bytes are read as IPv4): ruleMatches decides. */
+  private addressesMatch(table: Table, id: number, pkt: PacketState): boolean {
+    if (typeof pkt.src === 'bigint' || typeof pkt.dst === 'bigint') return true;
+    return table.admits(id, 'source', pkt.src) && table.admits(id, 'destination', pkt.dst);
+  }
+
+  private walk(table: Table, w: Walk, stack: Frame[], out: Walk[]): void {
+    // the chain looked up once per frame, not once per rule (KUBE-SERVICES has one per port)
+    let seen: Frame | undefined;
+    let chain: Chain | undefined;
+    while (w.end === undefined) {
+      if (++this.steps > MAX_STEPS || out.length > MAX_OUTCOMES) {
+        this.notes.push('the walk was stopped: too many rules or branches (a loop in the rules?)');
+        w.end = 'DROP';
+        break;
+      }
+      const frame = stack[stack.length - 1];
+      if (!frame) break;
+      if (frame !== seen) chain = table.chain((seen = frame).chain);
+      if (!chain || frame.index >= chain.ruleCount) {
+        stack.pop();
+        if (stack.length === 0) {
+          const policy = chain?.policy ?? 'ACCEPT';
+          if (policy === 'DROP') {
+            w.rules.push(
+              this.step(table.name, frame.chain, 0, `:${frame.chain} DROP`, 'policy DROP'),
+            );
+            w.end = 'DROP';
+          } else w.end = 'ACCEPT';
+        }
+        continue;
+      }
+      const id = chain.ruleId(frame.index++);
+      if (!this.addressesMatch(table, id, w.pkt)) continue; // most rules, before typing them
+      const rule = this.typed(table, id);
+      const p = ruleMatches(rule, w.pkt, {
+        isLocal: this.isLocal,
+        assume: (a) => w.assumptions.add(a),
+      });
+      if (p === 0) continue;
+      if (p < 1) {
+        // the rule fires for a share p of new connections: follow both
+        const taken: Walk = {
+          p: w.p * p,
+          pkt: { ...w.pkt, guessed: { ...w.pkt.guessed } },
+          rules: [...w.rules],
+          assumptions: new Set(w.assumptions),
+        };
+        const branchStack = stack.map((f) => ({ ...f }));
+        w.p *= 1 - p;
+        this.apply(table, rule, taken, branchStack, `${percent(p)} branch, `);
+        this.walk(table, taken, branchStack, out);
+        continue;
+      }
+      this.apply(table, rule, w, stack, '');
+    }
+    out.push(w);
+  }
+
+  /** Applies a matching rule's target. */
+  private apply(table: Table, rule: Rule, w: Walk, stack: Frame[], prefix: string): void {
+    const t = rule.target;
+    const record = (effect: string) => {
+      w.rules.push(this.step(table.name, rule.chain, rule.line, printRule(rule), prefix + effect));
+    };
+    if (!t) return record('counts the packet');
+    switch (t.kind) {
+      case 'chain':
+        if (table.chainsRead && !table.chainsRead.has(t.name)) {
+          record(`${t.goto ? 'goto' : 'jump'} to ${t.name}, which was not read: skipped`);
+          w.assumptions.add(
+            `${t.name} was not read (only the Service's own chains were, by name): what it does to the packet is not known`,
+          );
+          return;
+        }
+        if (!table.chain(t.name)) {
+          record(`${t.goto ? 'goto' : 'jump'} to ${t.name}, which is not in the dump: skipped`);
+          return;
+        }
+        record(`${t.goto ? 'goto' : 'jump'} ${t.name}`);
+        if (t.goto) stack.pop();
+        stack.push({ chain: t.name, index: 0 });
+        return;
+      case 'verdict':
+        if (t.name === 'RETURN') {
+          record('return');
+          stack.pop();
+          if (stack.length === 0) w.end = 'ACCEPT';
+          return;
+        }
+        record(t.name);
+        w.end = t.name === 'DROP' ? 'DROP' : 'ACCEPT';
+        if (t.name === 'QUEUE')
+          w.assumptions.add('QUEUE: the userspace program accepts the packet');
+        return;
+      case 'reject':
+        record(`REJECT (${t.rejectWith})`);
+        w.end = 'REJECT';
+        return;
+      case 'mark':
+        w.pkt.mark = ((w.pkt.mark & ~t.mask) ^ t.value) >>> 0;
+        record(`mark is now 0x${w.pkt.mark.toString(16)}`);
+        return;
+      case 'dnat': {
+        const to = t.to;
+        const address =
+          to?.address !== undefined ? (ipv4(to.address) ?? ipv6(to.address)) : undefined;
+        if (address === undefined && to?.ports === undefined) {
+          record('DNAT to an address the dump does not show');
+          w.assumptions.add(t.quirk ?? 'the DNAT target could not be read');
+        } else {
+          if (address !== undefined) w.pkt.dst = address;
+          if (to?.ports) w.pkt.dport = to.ports.from;
+          w.pkt.dnat = true;
+          record(`DNAT to ${addressPort(w.pkt.dst, w.pkt.dport)}`);
+        }
+        w.end = 'ACCEPT';
+        return;
+      }
+      case 'snat':
+      case 'masquerade':
+        w.pkt.snat = true;
+        record(t.kind === 'snat' ? `SNAT to ${t.to?.text ?? '?'}` : 'MASQUERADE');
+        w.end = 'ACCEPT';
+        return;
+      default:
+        if (t.name === 'REDIRECT') {
+          w.pkt.dst = packetAddress(
+            typeof w.pkt.dst === 'bigint' ? '::1' : '127.0.0.1',
+            'redirect',
+          );
+          const port = t.options.find((o) => o.name === 'to-ports')?.values[0];
+          if (port) w.pkt.dport = Number(port.split('-')[0]);
+          w.pkt.dnat = true;
+          record(`REDIRECT to local port ${w.pkt.dport}`);
+          w.end = 'ACCEPT';
+          return;
+        }
+        record(`${t.name} (does not stop the walk)`);
+    }
+  }
+
+  private step(
+    table: string,
+    chain: string,
+    line: number,
+    rule: string,
+    effect: string,
+  ): MatchedRule {
+    return { table, chain, line, rule, effect };
+  }
+}

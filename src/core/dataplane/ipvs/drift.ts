@@ -1,0 +1,263 @@
+// Drift in IPVS mode: the virtual servers, real servers, kube-ipvs0 addresses and ipset entries
+// kube-proxy should program (expected.ts) against what the node lists. The iptables-mode ids
+// where the meaning is the same (endpoint missing or stale, rules or node port missing, local
+// policy wrong, affinity wrong), and IPVS's own: a VIP not on kube-ipvs0, an ipset entry missing,
+// a real server at weight 0 while its endpoint is ready.
+import { kubeProxyPodOn } from '../iptables/drift/context.js';
+import { onNode } from '../../next-command.js';
+import {
+  lineAt,
+  SEVERITY,
+  sortFindings,
+  type DriftFinding,
+  type NodeDrift,
+  type AddFinding as Add,
+} from '../drift.js';
+import type { ExpectedIpvs, ExpectedVirtualServer } from './expected.js';
+import type { Ipset } from './ipset.js';
+import type { IpvsRealServer, IpvsService, IpvsTable } from './listing.js';
+
+export interface IpvsDriftInput {
+  node: string;
+  /** "nodes/NODE/ipvsadm-save.txt" */
+  source: string;
+  expected: ExpectedIpvs;
+  table: IpvsTable;
+  /** kube-proxy's ipsets as read (`ipset list -o save`); undefined when not read. */
+  ipsets?: Map<string, Ipset>;
+  ipsetsSource?: string;
+  /** Why the recorded ipsets could not be read: said in a note, not compared. */
+  ipsetsError?: string;
+  /** The addresses on kube-ipvs0 (`ip -br addr`); undefined when not read. */
+  bound?: Set<string>;
+  /** Addresses of this node's endpoints, for telling a local-policy fault from a stale one. */
+  localEndpoints: Set<string>;
+  /** Only the Service ports expected (one Service's answer): no leftover virtual servers. */
+  scoped: boolean;
+}
+
+/** kube-proxy on the node has not written the current state: its log says why. */
+const notSyncing = (node: string) => ({
+  notSynced: true as const,
+  advice: `kube-proxy on ${node} has not synced the current Services and EndpointSlices: its log says why; deleting its Pod makes it resync everything.`,
+  next: kubeProxyPodOn(node),
+});
+
+const FLAG = { tcp: '-t', udp: '-u', sctp: '--sctp-service', fwmark: '-f' } as const;
+const vsLine = (v: { protocol: keyof typeof FLAG; address: string }) =>
+  `${FLAG[v.protocol]} ${v.address}`;
+
+/** ipvsadm's forwarding methods as ipvsadm-save writes them. */
+const FORWARD: Record<string, string> = { Masq: '-m', Route: '-g', Tunnel: '-i', Local: '-g' };
+
+/** A virtual server as read, in ipvsadm-save's words, with where it was read: what the node has
+ * is shown as a line, whichever view it was read from. */
+const vsText = (s: IpvsService, source: string) =>
+  lineAt(
+    source,
+    s.line,
+    `-A ${vsLine(s)}${s.scheduler ? ` -s ${s.scheduler}` : ''}${s.persistent !== undefined ? ` -p ${s.persistent}` : ''}`,
+  );
+
+const rsText = (s: IpvsService, r: IpvsRealServer, source: string) =>
+  lineAt(
+    source,
+    r.line,
+    `-a ${vsLine(s)} -r ${r.address}${r.forward ? ` ${FORWARD[r.forward] ?? r.forward}` : ''}${r.weight !== undefined ? ` -w ${r.weight}` : ''}`,
+  );
+
+export function ipvsDrift(input: IpvsDriftInput): NodeDrift {
+  const { node, source, expected: exp, table } = input;
+  const findings: DriftFinding[] = [];
+  const notes: DriftFinding[] = [];
+  const add: Add = (id, f) =>
+    findings.push({ id, severity: SEVERITY[id], node, expected: [], actual: [], ...f });
+  const actual = new Map(table.services.map((s) => [`${s.protocol} ${s.address}`, s]));
+  for (const want of exp.virtualServers) {
+    const got = actual.get(`${want.protocol} ${want.address}`);
+    const line = `-A ${vsLine(want)} -s ${want.scheduler}${want.persistent !== undefined ? ` -p ${want.persistent}` : ''}`;
+    if (!got) {
+      const nodePort = want.kind === 'node-port';
+      add(nodePort ? 'nodeport-missing' : 'service-rules-missing', {
+        service: want.name,
+        title: `no virtual server ${want.protocol.toUpperCase()} ${want.address}`,
+        message: `${node} has no IPVS virtual server for ${want.name} at ${want.address} (${want.kind}): connections to it are not load-balanced on this node. kube-proxy creates it on every sync, so it was deleted by hand or kube-proxy is not syncing.`,
+        expected: [line],
+        ...notSyncing(node),
+      });
+      continue;
+    }
+    realServers(want, got, input, add, notes);
+    if ((got.persistent ?? undefined) !== want.persistent)
+      add('affinity-wrong', {
+        service: want.name,
+        title: `${want.address}: persistence ${got.persistent ?? 'off'}, expected ${want.persistent ?? 'off'}`,
+        message: `The virtual server ${want.address} of ${want.name} on ${node} ${got.persistent === undefined ? 'has no persistence' : `keeps clients for ${got.persistent} s`}, but the Service's session affinity says ${want.persistent === undefined ? 'none' : `ClientIP for ${want.persistent} s`}.`,
+        expected: [line],
+        actual: [vsText(got, source)],
+      });
+  }
+  if (input.bound) {
+    const missing = exp.bound.filter((ip) => !input.bound!.has(ip));
+    for (const ip of missing) {
+      const vs = exp.virtualServers.find((v) =>
+        v.address.startsWith(ip.includes(':') ? `[${ip}]` : `${ip}:`),
+      );
+      add('vip-not-on-kube-ipvs0', {
+        ...(vs ? { service: vs.name } : {}),
+        title: `${ip} not on kube-ipvs0`,
+        message: `kube-proxy binds ${ip} to the dummy interface kube-ipvs0 so that the node takes packets for it as its own and IPVS sees them; on ${node} it is not there, so connections to ${ip} leave the node unbalanced instead.`,
+        expected: [`ip addr add ${ip}/${ip.includes(':') ? 128 : 32} dev kube-ipvs0`],
+        next: onNode(node, ['ip', '-br', 'addr', 'show', 'kube-ipvs0']),
+      });
+    }
+  }
+  if (input.ipsetsError)
+    notes.push({
+      id: 'table-not-captured',
+      severity: 'info',
+      node,
+      title: "kube-proxy's ipsets not compared",
+      message: `The ipsets recorded for ${node} could not be read (${input.ipsetsError}), so their entries were not compared; the virtual servers were.`,
+      expected: [],
+      actual: [],
+    });
+  if (input.ipsets) ipsetEntries(exp, input.ipsets, input.ipsetsSource ?? 'ipset', add, node);
+  if (!input.scoped) {
+    const known = new Set(exp.virtualServers.map((v) => `${v.protocol} ${v.address}`));
+    // where the node's addresses were not read, a node port on another of them is no leftover
+    const nodePorts = new Set(
+      exp.nodeIPsKnown
+        ? []
+        : exp.virtualServers
+            .filter((v) => v.kind === 'node-port')
+            .map((v) => `${v.protocol} ${v.address.split(':').pop()}`),
+    );
+    for (const s of table.services)
+      if (
+        s.protocol !== 'fwmark' &&
+        !known.has(`${s.protocol} ${s.address}`) &&
+        !nodePorts.has(`${s.protocol} ${s.address.split(':').pop()}`)
+      )
+        add('orphan-chain', {
+          title: `virtual server ${s.protocol.toUpperCase()} ${s.address} is left over`,
+          message: `${node} has an IPVS virtual server at ${s.address} that no current Service port needs: kube-proxy deletes such servers on its next sync, unless they are in its --ipvs-exclude-cidrs or were made by someone else.`,
+          actual: [vsText(s, source)],
+        });
+  }
+  return {
+    node,
+    source,
+    tables: ['ipvs', ...(input.ipsets ? ['ipset'] : [])],
+    servicePorts: new Set(exp.virtualServers.map((v) => `${v.name} ${v.protocol}`)).size,
+    findings: sortFindings(findings),
+    ...(notes.length > 0 ? { notes } : {}),
+    drifted: findings.some((f) => f.severity !== 'info'),
+  };
+}
+
+function realServers(
+  want: ExpectedVirtualServer,
+  got: IpvsService,
+  input: IpvsDriftInput,
+  add: Add,
+  notes: DriftFinding[],
+): void {
+  const { node, source } = input;
+  const wanted = new Set(want.realServers);
+  const at = (address: string) => got.realServers.find((r) => r.address === address);
+  const where = `the virtual server ${want.address} (${want.kind}) of ${want.name}`;
+  for (const address of want.realServers) {
+    const r = at(address);
+    if (!r)
+      add('endpoint-missing', {
+        service: want.name,
+        title: `${want.address}: real server ${address} missing`,
+        message: `${address} is an endpoint kube-proxy should send ${where} to, but ${node} does not: its kube-proxy has not synced since the endpoint became ready.`,
+        expected: [`-a ${vsLine(want)} -r ${address} -m -w 1`],
+        actual: [vsText(got, source)],
+      });
+    else if (r.weight === 0)
+      add('real-server-weight-zero', {
+        service: want.name,
+        title: `${want.address}: real server ${address} at weight 0`,
+        message: `${address} is a ready endpoint of ${want.name}, but ${where} on ${node} gives it weight 0, so IPVS sends it no new connection: kube-proxy sets 0 only while it drains an endpoint it is removing.`,
+        expected: [`-a ${vsLine(want)} -r ${address} -m -w 1`],
+        actual: [rsText(got, r, source)],
+      });
+  }
+  for (const r of got.realServers.filter((x) => !wanted.has(x.address))) {
+    const draining = r.weight === 0;
+    const f = {
+      service: want.name,
+      endpoint: r.address,
+      actual: [rsText(got, r, source)],
+    };
+    if (draining)
+      notes.push({
+        id: 'endpoint-stale',
+        severity: 'info',
+        node,
+        expected: [],
+        ...f,
+        title: `${want.address}: ${r.address} draining (weight 0)`,
+        message: `${r.address} is no longer an endpoint of ${want.name}; kube-proxy keeps it at weight 0 on ${node} until its connections end (graceful termination), and sends it nothing new.`,
+      });
+    else if (want.local && !input.localEndpoints.has(r.address))
+      add('local-policy-wrong', {
+        ...f,
+        title: `${want.address}: ${r.address} is not on ${node}`,
+        message: `${where} has a Local traffic policy, so kube-proxy on ${node} should send it to this node's endpoints only, but it also sends to ${r.address}.`,
+      });
+    else
+      add('endpoint-stale', {
+        ...f,
+        title: `${want.address}: real server ${r.address} is no longer an endpoint`,
+        message: `${where} on ${node} still sends new connections to ${r.address} (weight ${r.weight}), which is not an endpoint kube-proxy should use now: those connections go to a Pod that is gone or not ready.`,
+        ...notSyncing(node),
+      });
+  }
+}
+
+function ipsetEntries(
+  exp: ExpectedIpvs,
+  sets: Map<string, Ipset>,
+  source: string,
+  add: Add,
+  node: string,
+): void {
+  for (const [name, entries] of exp.ipsets) {
+    const got = sets.get(name);
+    const missing = entries.filter((e) => !got?.entries.has(e));
+    if (missing.length === 0) continue;
+    const owner = missing.map((e) => exp.entryOwners.get(`${name} ${e}`)).find((o) => o);
+    add('ipset-entry-missing', {
+      ...(owner ? { service: owner } : {}),
+      title: `${name}: ${missing.length === 1 ? missing[0] : `${missing.length} entries`} missing`,
+      message: `kube-proxy's iptables rules in IPVS mode match its ipsets, and ${got ? `${name} on ${node} lacks ${missing.length === 1 ? 'an entry' : 'entries'} it should have` : `${node} has no ipset ${name}`}: ${WHY[name.replace(/^KUBE-6-/, 'KUBE-')] ?? 'the rules that match it miss these addresses'}.`,
+      expected: missing.slice(0, 20).map((e) => `add ${name} ${e}`),
+      // a summary of the set, not one of its lines: its file, no line number
+      actual: [
+        got
+          ? `${source}: ${name} holds ${got.entries.size} entr${got.entries.size === 1 ? 'y' : 'ies'}`
+          : `${source}: no set ${name}`,
+      ],
+      actualAt: { source },
+    });
+  }
+}
+
+/** What each set's rules do, so a missing entry says what breaks. */
+const WHY: Record<string, string> = {
+  'KUBE-CLUSTER-IP': 'traffic to these cluster IPs from outside the Pod network is not masqueraded',
+  'KUBE-LOOP-BACK':
+    'a Pod that reaches itself through the Service is not masqueraded, so its hairpin connection fails',
+  'KUBE-NODE-PORT-TCP': 'node port traffic is not masqueraded and not sent to KUBE-NODE-PORT',
+  'KUBE-NODE-PORT-UDP': 'node port traffic is not masqueraded and not sent to KUBE-NODE-PORT',
+  'KUBE-NODE-PORT-SCTP-HASH': 'node port traffic is not masqueraded and not sent to KUBE-NODE-PORT',
+  'KUBE-EXTERNAL-IP': 'traffic to these external IPs is not masqueraded or accepted',
+  'KUBE-LOAD-BALANCER': 'load-balancer traffic is not sent to KUBE-LOAD-BALANCER',
+  'KUBE-LOAD-BALANCER-FW': 'loadBalancerSourceRanges are not enforced',
+  'KUBE-LOAD-BALANCER-SOURCE-CIDR': 'allowed source ranges are dropped by the firewall',
+  'KUBE-IPVS-IPS': 'KUBE-IPVS-FILTER does not know these addresses as Service VIPs',
+};

@@ -1,0 +1,228 @@
+// What kube-proxy programs on one node in IPVS mode (pkg/proxy/ipvs/proxier.go syncProxyRules,
+// v1.37): one virtual server per cluster IP, external IP, load-balancer IP and node address ×
+// node port of each Service port, with the endpoints of its traffic policy as real servers
+// (weight 1); the addresses it binds to kube-ipvs0; the entries of its ipsets. Built from the
+// same model as iptables mode (expected.ts: endpoints, policies, addresses).
+import type { ExpectedRules } from '../expected.js';
+import { containsAny, familyOf, hostPort, type IPFamily } from '../../ipv6.js';
+import type { ServicePortName } from '../../model.js';
+import type { EntryPoint } from '../trees.js';
+
+export interface ExpectedVirtualServer {
+  name: ServicePortName;
+  kind: EntryPoint['kind'];
+  protocol: 'tcp' | 'udp' | 'sctp';
+  /** "10.96.0.10:53" ("[fd00::a]:53"), as ipvsadm prints it. */
+  address: string;
+  /** The same, as data. */
+  ip: string;
+  port: number;
+  scheduler: string;
+  /** Session affinity ClientIP: persistence timeout, seconds. */
+  persistent?: number;
+  /** "10.244.1.4:80": the endpoints of the entry's traffic policy, weight 1 each. */
+  realServers: string[];
+  /** Local traffic policy applies to this entry (and found local endpoints). */
+  local: boolean;
+}
+
+export interface ExpectedIpvs {
+  family: IPFamily;
+  virtualServers: ExpectedVirtualServer[];
+  /** The addresses kube-proxy binds to kube-ipvs0 (its KUBE-IPVS-IPS set). */
+  bound: string[];
+  /** kube-proxy's ipsets with their entries, as ipset prints them ("10.96.0.10,udp:53"). */
+  ipsets: Map<string, string[]>;
+  /** The Service port each ipset entry is for ("KUBE-CLUSTER-IP 10.96.0.10,udp:53" -> its name). */
+  entryOwners: Map<string, ServicePortName>;
+  /** The node addresses its node ports listen on. */
+  nodeIPs: string[];
+  /** Those are all of them: the node's addresses were read, or nodePortAddresses names them. */
+  nodeIPsKnown: boolean;
+  notes: string[];
+}
+
+export interface IpvsExpectOptions {
+  /** `ipvs.scheduler` (default rr). */
+  scheduler?: string;
+  /** The node's addresses outside kube-ipvs0 (`ip -br addr`); undefined when not read. */
+  nodeAddresses?: string[];
+}
+
+/** A KUBE-LOOP-BACK entry: an endpoint reaching itself ("10.244.1.5,tcp:80,10.244.1.5"). */
+export const loopBackEntry = (ip: string, protocol: string, port: number | string) =>
+  `${ip},${protocol}:${port},${ip}`;
+
+/** An ipset's name in a family: IPv6 sets are KUBE-6-... (at most 31 characters). */
+export const ipsetName = (name: string, family: IPFamily) =>
+  family === 'IPv6' ? name.replace(/^KUBE-/, 'KUBE-6-').slice(0, 31) : name;
+
+export function expectedIpvs(exp: ExpectedRules, o: IpvsExpectOptions = {}): ExpectedIpvs {
+  const family = exp.ruleContext.family;
+  const scheduler = o.scheduler || 'rr';
+  const notes = [...exp.notes];
+  const nodeIPs = nodePortIPs(exp, o, notes);
+  const local = new Set(o.nodeAddresses ?? exp.node.ips);
+  const ipsets = new Map<string, Set<string>>();
+  const entryOwners = new Map<string, ServicePortName>();
+  let owner: ServicePortName | undefined;
+  const add = (set: string, entry: string) => {
+    const name = ipsetName(set, family);
+    if (!ipsets.has(name)) ipsets.set(name, new Set());
+    ipsets.get(name)!.add(entry);
+    if (owner) entryOwners.set(`${name} ${entry}`, owner);
+  };
+  const bound = new Set<string>();
+  const virtualServers: ExpectedVirtualServer[] = [];
+  for (const sp of exp.servicePorts) {
+    owner = sp.name;
+    const proto = sp.protocol;
+    const at = (ip: string, port = sp.port) => `${ip},${proto}:${port}`;
+    const vs = (kind: EntryPoint['kind'], ip: string, port: number, policyLocal: boolean) => {
+      // Local policy: this node's endpoints, else the cluster's where kube-proxy tracks them
+      // (kubernetes#97081: a local Pod still reaches the Service)
+      const usesCluster =
+        !sp.internalPolicyLocal || (sp.externallyAccessible && !sp.externalPolicyLocal);
+      const cluster = usesCluster ? sp.clusterEndpoints : [];
+      const eps = policyLocal && sp.localEndpoints.length > 0 ? sp.localEndpoints : cluster;
+      virtualServers.push({
+        name: sp.name,
+        kind,
+        protocol: proto,
+        address: hostPort(ip, port),
+        ip,
+        port,
+        scheduler,
+        ...(sp.affinitySeconds !== undefined ? { persistent: sp.affinitySeconds } : {}),
+        realServers: eps.map((e) => e.address),
+        local: policyLocal,
+      });
+    };
+    for (const e of sp.allEndpoints)
+      if (e.local) add('KUBE-LOOP-BACK', loopBackEntry(e.ip, proto, e.port));
+    add('KUBE-CLUSTER-IP', at(sp.clusterIP));
+    vs('cluster-ip', sp.clusterIP, sp.port, sp.internalPolicyLocal);
+    bound.add(sp.clusterIP);
+    for (const ip of sp.externalIPs) {
+      add(sp.externalPolicyLocal ? 'KUBE-EXTERNAL-IP-LOCAL' : 'KUBE-EXTERNAL-IP', at(ip));
+      vs('external-ip', ip, sp.port, sp.externalPolicyLocal);
+      if (!local.has(ip)) bound.add(ip);
+    }
+    for (const ip of sp.loadBalancerIPs) {
+      add('KUBE-LOAD-BALANCER', at(ip));
+      if (sp.externalPolicyLocal) add('KUBE-LOAD-BALANCER-LOCAL', at(ip));
+      if (sp.sourceRanges.length > 0) {
+        add('KUBE-LOAD-BALANCER-FW', at(ip));
+        for (const cidr of sp.sourceRanges)
+          add('KUBE-LOAD-BALANCER-SOURCE-CIDR', `${at(ip)},${cidr}`);
+        const fromNode = exp.node.ips
+          .slice(0, 1)
+          .some((n) => sp.sourceRanges.some((c) => containsAny(c, n)));
+        if (fromNode) add('KUBE-LOAD-BALANCER-SOURCE-IP', `${at(ip)},${ip}`);
+      }
+      vs('load-balancer', ip, sp.port, sp.externalPolicyLocal);
+      if (!local.has(ip)) bound.add(ip);
+    }
+    if (sp.nodePort && nodeIPs.length > 0) {
+      const entries =
+        proto === 'sctp' ? nodeIPs.map((ip) => at(ip, sp.nodePort)) : [`${sp.nodePort}`];
+      const set =
+        proto === 'sctp' ? 'KUBE-NODE-PORT-SCTP-HASH' : `KUBE-NODE-PORT-${proto.toUpperCase()}`;
+      for (const e of entries) {
+        add(set, e);
+        if (sp.externalPolicyLocal) add(set.replace('KUBE-NODE-PORT-', 'KUBE-NODE-PORT-LOCAL-'), e);
+      }
+      for (const ip of nodeIPs) vs('node-port', ip, sp.nodePort, sp.externalPolicyLocal);
+    }
+    if (sp.healthCheckNodePort) add('KUBE-HEALTH-CHECK-NODE-PORT', `${sp.healthCheckNodePort}`);
+  }
+  owner = undefined;
+  for (const ip of bound) add('KUBE-IPVS-IPS', ip);
+  return {
+    family,
+    virtualServers,
+    bound: [...bound],
+    ipsets: new Map([...ipsets].map(([k, v]) => [k, [...v]])),
+    entryOwners,
+    nodeIPs,
+    nodeIPsKnown: exp.nodePortIPs !== 'all' || o.nodeAddresses !== undefined,
+    notes,
+  };
+}
+
+/** The node addresses node ports listen on: every address but loopback, IPv6 link-local and
+ * kube-ipvs0's by default; those in nodePortAddresses when it is set. */
+function nodePortIPs(exp: ExpectedRules, o: IpvsExpectOptions, notes: string[]): string[] {
+  const family = exp.ruleContext.family;
+  const usable = (ip: string) =>
+    familyOf(ip) === family &&
+    !ip.startsWith('127.') &&
+    ip !== '::1' &&
+    !/^fe[89ab][0-9a-f]:/i.test(ip);
+  if (exp.nodePortIPs !== 'all') return exp.nodePortIPs.filter(usable);
+  if (o.nodeAddresses) return [...new Set(o.nodeAddresses.filter(usable))];
+  notes.push(
+    `the node's addresses were not read (ip -br addr): node ports are expected on the Node object's addresses only`,
+  );
+  return exp.node.ips.filter(usable);
+}
+
+/** The type of each of kube-proxy's ipsets (proxier.go ipsetInfo). */
+const IPSET_TYPES: Record<string, string> = {
+  'KUBE-LOOP-BACK': 'hash:ip,port,ip',
+  'KUBE-CLUSTER-IP': 'hash:ip,port',
+  'KUBE-EXTERNAL-IP': 'hash:ip,port',
+  'KUBE-EXTERNAL-IP-LOCAL': 'hash:ip,port',
+  'KUBE-LOAD-BALANCER': 'hash:ip,port',
+  'KUBE-LOAD-BALANCER-FW': 'hash:ip,port',
+  'KUBE-LOAD-BALANCER-LOCAL': 'hash:ip,port',
+  'KUBE-LOAD-BALANCER-SOURCE-IP': 'hash:ip,port,ip',
+  'KUBE-LOAD-BALANCER-SOURCE-CIDR': 'hash:ip,port,net',
+  'KUBE-NODE-PORT-TCP': 'bitmap:port',
+  'KUBE-NODE-PORT-LOCAL-TCP': 'bitmap:port',
+  'KUBE-NODE-PORT-UDP': 'bitmap:port',
+  'KUBE-NODE-PORT-LOCAL-UDP': 'bitmap:port',
+  'KUBE-NODE-PORT-SCTP-HASH': 'hash:ip,port',
+  'KUBE-NODE-PORT-LOCAL-SCTP-HASH': 'hash:ip,port',
+  'KUBE-HEALTH-CHECK-NODE-PORT': 'bitmap:port',
+  'KUBE-IPVS-IPS': 'hash:ip',
+};
+
+const FLAG = { tcp: '-t', udp: '-u', sctp: '--sctp-service' } as const;
+
+/** The virtual and real servers as `ipvsadm-save -n` prints them (ipvsadm-restore loads it). */
+export function ipvsadmSaveLines(e: ExpectedIpvs): string[] {
+  return e.virtualServers.flatMap((vs) => [
+    `-A ${FLAG[vs.protocol]} ${vs.address} -s ${vs.scheduler}${vs.persistent !== undefined ? ` -p ${vs.persistent}` : ''}`,
+    ...vs.realServers.map((rs) => `-a ${FLAG[vs.protocol]} ${vs.address} -r ${rs} -m -w 1`),
+  ]);
+}
+
+/** kube-proxy's ipsets, every one it creates (empty ones too), as `ipset save` writes them
+ * (`ipset restore` loads it). */
+export function ipsetSaveLines(e: ExpectedIpvs): string[] {
+  const family = e.family === 'IPv6' ? 'inet6' : 'inet';
+  return Object.entries(IPSET_TYPES).flatMap(([base, type]) => {
+    const name = ipsetName(base, e.family);
+    const options = type === 'bitmap:port' ? 'range 0-65535' : `family ${family}`;
+    return [
+      `create ${name} ${type} ${options}`,
+      ...(e.ipsets.get(name) ?? []).map((entry) => `add ${name} ${entry}`),
+    ];
+  });
+}
+
+/** What kube-proxy programs, as a person compares it with the node: `ipvsadm-save -n`'s lines,
+ * the ipsets as `ipset save` writes them, then the addresses on kube-ipvs0. */
+export function expectedIpvsText(e: ExpectedIpvs): string {
+  return [
+    ...e.notes.map((n) => `# ${n}`),
+    `# IPVS (${e.family}): ipvsadm-save -n (ipvsadm-restore loads it)`,
+    ...ipvsadmSaveLines(e),
+    `# ipsets: ipset list -o save (ipset restore loads it)`,
+    ...ipsetSaveLines(e),
+    `# kube-ipvs0: ip -br addr show kube-ipvs0`,
+    ...e.bound.map((ip) => `${ip}/${e.family === 'IPv6' ? 128 : 32}`),
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,365 @@
+// IPVS mode's virtual servers as `ipvsadm -Ln` lists them, or as `ipvsadm-save -n` saves them:
+// each virtual server (protocol, address, port or firewall mark, scheduler, persistence) with its
+// real servers (address, forwarding, weight, connections). Lines around a paste (a prompt, the
+// command) are skipped and named; a line inside the listing kdebug cannot place is FILE:LINE.
+import { escapeControls } from '../../sanitize.js';
+
+export interface IpvsRealServer {
+  /** "10.244.1.4:80", IPv6 as "[fd00::4]:80"; `ipvsadm -l` prints names ("host:http"). */
+  address: string;
+  /** Masq (NAT), Route (DR), Tunnel; undefined where the view does not print it. */
+  forward?: string;
+  /** Undefined where the view prints no weights (--stats, --rate). */
+  weight?: number;
+  activeConn?: number;
+  inActConn?: number;
+  line: number;
+}
+
+export interface IpvsService {
+  protocol: 'tcp' | 'udp' | 'sctp' | 'fwmark';
+  /** "10.96.0.10:53", IPv6 as "[fd00::a]:53"; a firewall mark's number as text. */
+  address: string;
+  /** Undefined where the view does not print it (--stats, --rate). */
+  scheduler?: string;
+  /** Persistence timeout, seconds (session affinity). */
+  persistent?: number;
+  realServers: IpvsRealServer[];
+  /** Why it may have more real servers than those read: the paste is cut inside them, or
+   * filtered them out (grep). */
+  partial?: string;
+  line: number;
+}
+
+/** Which of ipvsadm's listings this is: `-L` (with `-n` or names), `--stats`, `--rate`, the save
+ * form, or counters without a header to tell which. The counter views print no scheduler and no
+ * weights. */
+export type IpvsView = 'list' | 'stats' | 'rate' | 'save' | 'counters';
+
+export interface IpvsTable {
+  kind: 'ipvs';
+  view: IpvsView;
+  /** `ipvsadm -l` without -n: hosts and ports printed as names, not numbers. */
+  names: boolean;
+  services: IpvsService[];
+  /** Lines outside the listing that were skipped (a prompt, the command), 1-based. */
+  skipped: number[];
+  /** Lines that repeat a virtual server or real server already read (pasted twice). */
+  duplicates: number[];
+  /** Elision lines ("...") inside the listing: virtual servers may be missing. */
+  elided: number[];
+  /** The last line, cut mid-way (a paste that stops inside a line): what followed was not read. */
+  cut?: number;
+}
+
+/** An IPVS-mode listing (ipvsadm's, or kube-proxy's ipsets) that does not read, with where. */
+export class IpvsParseError extends Error {
+  constructor(
+    readonly file: string,
+    readonly line: number,
+    readonly reason: string,
+  ) {
+    super(`${file}:${line}: ${escapeControls(reason)}`);
+    this.name = 'IpvsParseError';
+  }
+}
+
+/** Does this look like ipvsadm's listing or its save form? (Lines may be quoted or in a diff.) */
+export const isIpvs = (text: string) => {
+  const head = text
+    .slice(0, 4096)
+    .split('\n')
+    .map((l) => bareLine(l));
+  return (
+    head.some(
+      (t, i) =>
+        /^IP Virtual Server version |^Prot LocalAddress:Port |^IPVS connection entries$/.test(t) ||
+        /^-A -[tuf] \S+ -s \S+/.test(t) ||
+        (SERVICE.test(t) && /^-> /.test(head[i + 1] ?? '')),
+    ) || head.filter(scheduled).length >= 2
+  );
+};
+
+/** A virtual server's line with its scheduler ("TCP  10.96.0.1:443 rr"): `ipvsadm -Ln | grep`
+ * leaves only these. */
+function scheduled(t: string): boolean {
+  const m = SERVICE.exec(t);
+  return m !== null && m[1] !== 'FWM' && SCHEDULERS.has((m[3] ?? '').split(/\s+/)[0]!);
+}
+
+/** A line without a diff's "+" or a quote's "> " before it, trimmed. */
+const bareLine = (raw: string) =>
+  raw
+    .replace(/\r$/, '')
+    .replace(/^(?:[+>] ?)+(?=\s*(?:->|TCP|UDP|SCTP|FWM|IP Virtual|Prot |-[aA] |\.\.\.))/, '')
+    .trim();
+
+/** "TCP  10.96.0.10:53 rr persistent 10800", "UDP  10.96.0.10:53   0   0 ..." (--stats/--rate) */
+const SERVICE = /^(TCP|UDP|SCTP|FWM)\s+(\S+)(?:\s+(.*))?$/;
+
+/** ipvsadm's schedulers (ip_vs_*.ko): a service line's word after the address. */
+const SCHEDULERS = new Set([
+  'rr',
+  'wrr',
+  'lc',
+  'wlc',
+  'lblc',
+  'lblcr',
+  'dh',
+  'sh',
+  'sed',
+  'nq',
+  'fo',
+  'ovf',
+  'mh',
+  'twos',
+]);
+
+const PROTOCOLS: Record<string, IpvsService['protocol']> = {
+  TCP: 'tcp',
+  UDP: 'udp',
+  SCTP: 'sctp',
+  FWM: 'fwmark',
+  t: 'tcp',
+  u: 'udp',
+  '-sctp-service': 'sctp',
+  f: 'fwmark',
+};
+
+export function parseIpvs(text: string, file = '<input>'): IpvsTable {
+  const services: IpvsService[] = [];
+  const byAddress = new Map<string, IpvsService>();
+  const skipped: number[] = [];
+  const duplicates: number[] = [];
+  const elided: number[] = [];
+  let view: IpvsView | undefined;
+  let columns = LIST_COLUMNS; // what the words after a real server's address are
+  let names = false;
+  let current: IpvsService | undefined;
+  let inListing = false;
+  const lines = text.split('\n');
+  let last = lines.length;
+  while (last > 0 && !bareLine(lines[last - 1]!)) last--;
+  let cut: number | undefined;
+  // ipvsadm's own syntax that does not read: the paste's last line cut mid-way, else an error
+  const unreadable = (no: number, why: string) => {
+    if (no !== last) throw new IpvsParseError(file, no, why);
+    cut = no;
+    if (current) current.partial = `the paste is cut at line ${no} inside its real servers`;
+  };
+  let header = false; // ipvsadm's own header lines, or the save form: a whole listing
+  let realServers = 0;
+  for (let i = 0; i < lines.length; i++) {
+    const no = i + 1;
+    const t = bareLine(lines[i]!);
+    if (!t) continue;
+    let m: RegExpExecArray | null;
+    if (/^IP Virtual Server version /.test(t)) {
+      inListing = header = true;
+      continue;
+    }
+    // `ipvsadm -Lnc` lists connections, `--timeout` the timeouts: no virtual server in either
+    if (
+      /^(?:IPVS connection entries|pro +expire +state +source|Timeout \(tcp tcpfin udp\):)/.test(t)
+    )
+      throw new IpvsParseError(
+        file,
+        no,
+        "this is ipvsadm's connection (-c) or timeout listing, which holds no virtual server: run `ipvsadm -Ln` for the Services",
+      );
+    // the headers say which view this is: ipvsadm prints one per option
+    if ((m = /^Prot LocalAddress:Port\s+(.*)$/.exec(t))) {
+      view = /^Conns\b/.test(m[1]!) ? 'stats' : /^CPS\b/.test(m[1]!) ? 'rate' : 'list';
+      // --persistent-conn: the real servers' columns on this line, and no Forward column
+      if (/^Weight\b/.test(m[1]!)) columns = m[1]!.split(/\s+/);
+      inListing = header = true;
+      continue;
+    }
+    if ((m = /^-> RemoteAddress:Port\s*(.*)$/.exec(t))) {
+      if (m[1]) columns = m[1].split(/\s+/);
+      else if (view === 'stats' || view === 'rate') columns = [];
+      inListing = true;
+      continue;
+    }
+    if (inListing && ELISION.test(t)) {
+      elided.push(no);
+      continue;
+    }
+    // ipvsadm -Ln: "TCP  10.96.0.10:53 rr persistent 10800" / "  -> 10.244.0.2:53  Masq 1 0 0"
+    if ((m = SERVICE.exec(t))) {
+      const rest = (m[3] ?? '').split(/\s+/).filter(Boolean);
+      const counters = rest.length > 0 && /^\d+[KMGT]?$/.test(rest[0]!);
+      if (counters) view ??= 'counters';
+      else view ??= 'list';
+      const protocol = PROTOCOLS[m[1]!]!;
+      names ||= isName(m[2]!);
+      const key = `${protocol} ${m[2]}`;
+      const seen = byAddress.get(key);
+      inListing = true;
+      if (seen) {
+        duplicates.push(no); // the same virtual server again: its real servers are read once
+        current = seen;
+        continue;
+      }
+      const scheduler = counters ? undefined : rest[0];
+      const persistent = /\bpersistent (\d+)/.exec(m[3] ?? '');
+      current = {
+        protocol,
+        address: m[2]!,
+        ...(scheduler !== undefined && SCHEDULERS.has(scheduler) ? { scheduler } : {}),
+        ...(persistent ? { persistent: Number(persistent[1]) } : {}),
+        realServers: [],
+        line: no,
+      };
+      services.push(current);
+      byAddress.set(key, current);
+      continue;
+    }
+    if ((m = /^->\s+(\S+)(?:\s+(.*))?$/.exec(t))) {
+      if (!current)
+        throw new IpvsParseError(
+          file,
+          no,
+          `a real server before any virtual server: ${t.slice(0, 200)}`,
+        );
+      // `ipvsadm -l` cuts a long host name at its column, port and all: a name, port unknown
+      const bareName = names && /^[A-Za-z][\w.-]*$/.test(m[1]!);
+      if (!bareName && !/^(?:\[[^\]]+\]|[^\s:]+):[\w-]+$/.test(m[1]!)) {
+        unreadable(no, `not a real server's address:port: ${t.slice(0, 200)}`);
+        continue;
+      }
+      if (current.realServers.some((r) => r.address === m![1])) {
+        duplicates.push(no);
+        continue;
+      }
+      names ||= isName(m[1]!);
+      const rs = realServer(m[1]!, (m[2] ?? '').split(/\s+/), view, columns, no);
+      current.realServers.push(rs);
+      realServers++;
+      // the last line stops before the columns its header promises: cut there
+      if (no === last && (view ?? 'list') === 'list' && rs.forward && rs.weight === undefined) {
+        cut = no;
+        current.partial = `the paste is cut at line ${no} inside its real servers`;
+      }
+      continue;
+    }
+    // ipvsadm-save -n: "-A -t 10.96.0.10:53 -s rr -p 10800" / "-a -t 10.96.0.10:53 -r 10.244.0.2:53 -m -w 1"
+    if ((m = /^-A -([tuf]|-sctp-service) (\S+)(.*)$/.exec(t))) {
+      view ??= 'save';
+      header = true; // the save form lists every real server after its -A
+      const s = {
+        protocol: PROTOCOLS[m[1]!]!,
+        address: m[2]!,
+        scheduler: /-s (\S+)/.exec(m[3]!)?.[1] ?? 'wlc',
+        ...(/-p (\d+)/.test(m[3]!) ? { persistent: Number(/-p (\d+)/.exec(m[3]!)![1]) } : {}),
+        realServers: [],
+        line: no,
+      };
+      if (byAddress.has(`${s.protocol} ${s.address}`)) {
+        duplicates.push(no);
+        continue;
+      }
+      services.push(s);
+      byAddress.set(`${s.protocol} ${s.address}`, s);
+      inListing = true;
+      continue;
+    }
+    if ((m = /^-a -([tuf]|-sctp-service) (\S+) -r (\S+)(.*)$/.exec(t))) {
+      const owner = byAddress.get(`${PROTOCOLS[m[1]!]} ${m[2]}`);
+      if (!owner)
+        throw new IpvsParseError(
+          file,
+          no,
+          `a real server of a virtual server not added before: ${t.slice(0, 200)}`,
+        );
+      if (owner.realServers.some((r) => r.address === m![3])) {
+        duplicates.push(no);
+        continue;
+      }
+      const rest = m[4]!;
+      owner.realServers.push({
+        address: m[3]!,
+        forward: /-g\b/.test(rest) ? 'Route' : /-i\b/.test(rest) ? 'Tunnel' : 'Masq',
+        weight: Number(/-w (\d+)/.exec(rest)?.[1] ?? 1),
+        line: no,
+      });
+      continue;
+    }
+    // ipvsadm's own syntax that does not read is an error; anything else (prose) is skipped
+    if (inListing && /^(->|-[aA] )/.test(t)) {
+      unreadable(no, `not a line of ipvsadm's listing: ${t.slice(0, 200)}`);
+      continue;
+    }
+    // a virtual server's line cut before its address ends ("TCP  10.96.")
+    if (inListing && no === last && /^(?:TCP|UDP|SCTP|FWM)\b/.test(t)) {
+      cut = no;
+      continue;
+    }
+    skipped.push(no);
+  }
+  // no real server line at all, and no header: grep filtered them out, they are unknown
+  if (!header && realServers === 0)
+    for (const vs of services)
+      vs.partial ??=
+        'the paste shows no real server lines (filtered, as by grep): its real servers are unknown';
+  return {
+    kind: 'ipvs',
+    view: view ?? 'list',
+    names,
+    services,
+    skipped,
+    duplicates,
+    elided,
+    ...(cut ? { cut } : {}),
+  };
+}
+
+/** ipvsadm -L's real-server columns when no header says otherwise. */
+const LIST_COLUMNS = ['Forward', 'Weight', 'ActiveConn', 'InActConn'];
+
+const ELISION = /^(?:\.{2,}|…|\[\.\.\.\]|\.\.\. ?\(.*\))$/;
+
+/** A real server's words read by the columns its view prints (counter views have none we use). */
+function realServer(
+  address: string,
+  words: string[],
+  view: IpvsView | undefined,
+  columns: string[],
+  line: number,
+): IpvsRealServer {
+  const forwards = columns[0] !== 'Weight';
+  if (
+    view === 'stats' ||
+    view === 'rate' ||
+    view === 'counters' ||
+    (forwards && !/^[A-Za-z]/.test(words[0] ?? ''))
+  )
+    return { address, line };
+  const at = (name: string) => {
+    const k = columns.indexOf(name);
+    return k >= 0 && words[k] !== undefined && /^\d+$/.test(words[k]!)
+      ? Number(words[k])
+      : undefined;
+  };
+  const weight = at('Weight');
+  const active = at('ActiveConn');
+  const inactive = at('InActConn');
+  return {
+    address,
+    ...(forwards ? { forward: words[0]! } : {}),
+    ...(weight !== undefined ? { weight } : {}),
+    ...(active !== undefined && inactive !== undefined
+      ? { activeConn: active, inActConn: inactive }
+      : {}),
+    line,
+  };
+}
+
+/** `ipvsadm -l` without -n prints names: "kube-dns.kube-system:domain", "node-a:https". */
+function isName(address: string): boolean {
+  // "<ipv4-public-prefix>.20:3129": an address redacted by hand, not a name
+  if (/<[^>]*>/.test(address)) return false;
+  const m = /^\[?(.+?)\]?:([^:\]]+)$/.exec(address);
+  if (!m) return /^[A-Za-z][\w.-]*$/.test(address); // a name cut before its port
+  return !/^\d+$/.test(m[2]!) || !/^[\d.]+$|:/.test(m[1]!);
+}

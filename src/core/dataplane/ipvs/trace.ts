@@ -1,0 +1,142 @@
+// A packet walked through a node in IPVS mode, as the kernel handles it: routing first (IPVS sees
+// only packets for a local address: a node address, or a VIP kube-proxy bound to kube-ipvs0),
+// then the virtual server of the packet's protocol and address, which picks a real server by its
+// share (weight / sum for rr and wrr) and rewrites the destination (Masq); no real server: the
+// kernel answers ICMP port unreachable. A local address no virtual server takes is the node's
+// own: it answers a ping itself. Masquerading follows kube-proxy's nat rules for the ipsets.
+import type { IpvsRead } from '../dataplane.js';
+import { containsAny, hostPort } from '../../ipv6.js';
+import { percent } from '../../model.js';
+import type { MatchedRule, NodeNetwork, TraceOutcome, TracePacket, TraceResult } from '../trace.js';
+
+export interface IpvsTraceOptions {
+  /** kube-proxy's clusterCIDR: traffic from outside it to a Service is masqueraded. */
+  clusterCIDR?: string;
+  masqueradeAll: boolean;
+}
+
+const FLAG = { tcp: '-t', udp: '-u', sctp: '--sctp-service', fwmark: '-f' } as const;
+const BY_WEIGHT = new Set(['rr', 'wrr']);
+
+export function traceIpvsPacket(
+  read: Pick<IpvsRead, 'table' | 'bound'>,
+  net: NodeNetwork,
+  packet: TracePacket,
+  o: IpvsTraceOptions,
+): TraceResult {
+  const { dst, src, protocol } = packet;
+  const notes = [
+    "IPVS mode: the node's virtual servers and its addresses are walked; the nat table's rules only mark what is masqueraded",
+  ];
+  const assumptions: string[] = [];
+  const bound = read.bound?.has(dst);
+  if (read.bound === undefined)
+    assumptions.push(
+      `the addresses of kube-ipvs0 were not read: the virtual servers' addresses are taken as bound there, as kube-proxy binds them`,
+    );
+  const address = hostPort(dst, packet.dport ?? 0);
+  const vs =
+    protocol === 'icmp'
+      ? undefined
+      : read.table.services.find((s) => s.protocol === protocol && s.address === address);
+  const local = bound || net.localAddresses.includes(dst) || (read.bound === undefined && !!vs);
+  const routing: MatchedRule = {
+    table: 'routing',
+    chain: 'local',
+    line: 0,
+    rule: bound
+      ? `${dst} is bound to kube-ipvs0 (ip -br addr)`
+      : local
+        ? `${dst} is an address of this node`
+        : `${dst} is not an address of this node`,
+    effect: local ? 'delivered locally: IPVS sees it' : 'routed on: IPVS never sees it',
+  };
+  const outcome = (o: Partial<TraceOutcome> & Pick<TraceOutcome, 'rules'>): TraceOutcome => ({
+    probability: 1,
+    destination: null,
+    masquerade: false,
+    verdict: 'ACCEPT',
+    delivery: 'local',
+    mark: 0,
+    assumptions,
+    ...o,
+  });
+  const enters = 'routing, then the IPVS virtual servers at local delivery';
+  if (!local)
+    return {
+      packet,
+      enters,
+      notes,
+      outcomes: [outcome({ delivery: 'forward', rules: [routing] })],
+    };
+  if (!vs) {
+    const rule: MatchedRule = {
+      table: 'ipvs',
+      chain: '',
+      line: 0,
+      rule: `no virtual server ${protocol === 'icmp' ? 'takes icmp' : `${protocol.toUpperCase()} ${address}`}`,
+      effect:
+        protocol === 'icmp'
+          ? 'the node answers the echo itself'
+          : 'delivered to the node itself, where nothing of the Service listens',
+    };
+    return { packet, enters, notes, outcomes: [outcome({ rules: [routing, rule] })] };
+  }
+  const vsRule = (effect: string): MatchedRule => ({
+    table: 'ipvs',
+    chain: `${vs.protocol.toUpperCase()} ${vs.address}`,
+    line: vs.line,
+    rule: `-A ${FLAG[vs.protocol]} ${vs.address} ${vs.scheduler !== undefined ? ` -s ${vs.scheduler}` : ''}${vs.persistent !== undefined ? ` -p ${vs.persistent}` : ''}`,
+    effect,
+  });
+  // a counter view (--stats, --rate) prints no weights: each real server counts as live
+  const live = vs.realServers.filter((r) => (r.weight ?? 1) > 0);
+  if (live.length === 0)
+    return {
+      packet,
+      enters,
+      notes,
+      outcomes: [
+        outcome({
+          destination: 'REJECT',
+          verdict: 'REJECT',
+          rules: [routing, vsRule('no real server: the kernel answers ICMP port unreachable')],
+        }),
+      ],
+    };
+  const total = live.reduce((n, r) => n + (r.weight ?? 1), 0);
+  const byWeight = vs.scheduler !== undefined && BY_WEIGHT.has(vs.scheduler);
+  if (!byWeight)
+    assumptions.push(
+      `${vs.scheduler !== undefined ? `scheduler ${vs.scheduler}` : 'no scheduler in this view'}: the real server depends on the connections; each is shown with an equal share`,
+    );
+  const fromOutside = o.clusterCIDR === undefined || !containsAny(o.clusterCIDR, src);
+  return {
+    packet,
+    enters,
+    notes,
+    outcomes: live.map((r) => {
+      const p = byWeight ? (r.weight ?? 1) / total : 1 / live.length;
+      const ip = r.address.replace(/:\d+$/, '').replace(/^\[(.*)\]$/, '$1');
+      const masquerade = o.masqueradeAll || fromOutside || ip === src;
+      return outcome({
+        probability: p,
+        destination: r.address,
+        dnat: r.address,
+        delivery: 'forward',
+        masquerade,
+        rules: [
+          routing,
+          vsRule(live.length > 1 ? `${percent(p)} branch` : 'one real server'),
+          {
+            table: 'ipvs',
+            chain: `${vs.protocol.toUpperCase()} ${vs.address}`,
+            line: r.line,
+            rule: `-a ${FLAG[vs.protocol]} ${vs.address} -r ${r.address} -m -w ${r.weight}`,
+            effect: `DNAT ${r.address}${masquerade ? (ip === src ? ', masqueraded (KUBE-LOOP-BACK: a Pod sent to itself)' : `, masqueraded (KUBE-CLUSTER-IP: ${o.masqueradeAll ? 'masqueradeAll' : `from outside ${o.clusterCIDR ?? 'the cluster CIDR (not configured)'}`})`) : ''}`,
+          },
+        ],
+      });
+    }),
+  };
+}

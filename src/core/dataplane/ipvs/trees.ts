@@ -1,0 +1,194 @@
+// IPVS virtual servers read into the Service trees of the common model: one tree per Service port
+// where the objects name it (its cluster IP, node ports on each node address, external and
+// load-balancer IPs all merge into it), else one per virtual server ("TCP 10.96.0.10:53"). Each
+// real server is an endpoint with its share: weight / sum of weights for rr and wrr (kube-proxy
+// writes weight 1, and 0 for a terminating endpoint); for the connection-based schedulers the share
+// depends on the connections, said in a quirk. Persistence is session affinity.
+import type { ServicePortName } from '../../model.js';
+import { emptyTree, type EntryPoint, type ServiceTree, type ServiceTrees } from '../trees.js';
+import { ipv6 } from '../../ipv6.js';
+import { loopBackEntry } from './expected.js';
+import type { IpvsService, IpvsTable } from './listing.js';
+import { SERVICE_PORTS } from './service-names.js';
+
+/** What the objects say an address and port is: its Service port and which kind of entry. */
+export interface IpvsKnown {
+  name: ServicePortName;
+  kind: EntryPoint['kind'];
+}
+
+export interface IpvsTreeOptions {
+  /** "tcp 10.96.0.10:53" (or "tcp :30080" for any node address) -> the Service port it is. */
+  known?: Map<string, IpvsKnown>;
+  /** The KUBE-LOOP-BACK ipset's entries, where read: an endpoint in it is masqueraded when it
+   * reaches itself (hairpin); one not in it, unknown (a remote endpoint needs none here). */
+  loopBack?: Set<string>;
+}
+
+/** Schedulers whose choice is the weights alone. */
+const BY_WEIGHT = new Set(['rr', 'wrr']);
+
+export function buildIpvsTrees(t: IpvsTable, o: IpvsTreeOptions = {}): ServiceTrees {
+  const trees = new Map<string, ServiceTree>();
+  const guessed = o.known ? undefined : entryKinds(t);
+  for (const vs of t.services) {
+    if (vs.protocol === 'fwmark') continue; // kube-proxy writes no firewall-mark services
+    const { host, port } = split(vs.address);
+    const known =
+      o.known?.get(`${vs.protocol} ${host}:${port}`) ?? o.known?.get(`${vs.protocol} :${port}`);
+    const kind = known?.kind ?? guessed?.get(vs) ?? 'cluster-ip';
+    // a node port's virtual servers (one per node address) are one entry of one Service port
+    const id =
+      known?.name ??
+      (kind === 'node-port'
+        ? `${vs.protocol.toUpperCase()} node port ${port}`
+        : `${vs.protocol.toUpperCase()} ${vs.address}`);
+    let tree = trees.get(`${id} ${vs.protocol}`);
+    if (!tree)
+      trees.set(
+        `${id} ${vs.protocol}`,
+        (tree = emptyTree({ name: known?.name, id, protocol: vs.protocol })),
+      );
+    const chain = `${vs.protocol.toUpperCase()} ${vs.address}`;
+    tree.entries.push({
+      kind,
+      address: host,
+      ...(port > 0 ? { port } : {}),
+      protocol: vs.protocol,
+      chain,
+      from: 'ipvs',
+      line: vs.line,
+    });
+    if (kind === 'cluster-ip') {
+      tree.clusterIP ??= host;
+      if (port > 0) tree.port ??= port;
+    } else if (kind === 'node-port' && !tree.nodePorts.includes(port)) tree.nodePorts.push(port);
+    else if (kind === 'external-ip' && !tree.externalIPs.includes(host))
+      tree.externalIPs.push(host);
+    else if (kind === 'load-balancer' && !tree.loadBalancerIPs.includes(host))
+      tree.loadBalancerIPs.push(host);
+    if (vs.persistent !== undefined) tree.affinitySeconds = vs.persistent;
+    // the cluster IP's virtual server stands for the Service port's endpoints
+    if (kind === 'cluster-ip' || tree.endpoints.length === 0) {
+      tree.endpoints = endpointsOf(vs, t.view, o.loopBack);
+      tree.chains.svc = chain;
+    }
+    if (vs.partial) tree.partial = vs.partial;
+  }
+  return { services: [...trees.values()].sort((a, b) => (a.id < b.id ? -1 : 1)), orphans: [] };
+}
+
+/** The default NodePort range (--service-node-port-range). */
+const NODE_PORTS = { min: 30000, max: 32767 };
+
+/**
+ * What each virtual server is, from the listing alone (no objects to ask): kube-proxy writes a
+ * node port on every node address, loopback included, and cluster IPs once each, all from one
+ * Service CIDR. So a port in the node-port range on a loopback address, or on several addresses,
+ * is a node port, and so is any node-port-range port on an address already seen holding one. A
+ * lone node-range port is a cluster IP in the /16 the Service ports are in, else said unknown: a
+ * Service CIDR may be wider (kubeadm's is a /12), so an address outside that /16 proves nothing.
+ */
+function entryKinds(t: IpvsTable): Map<IpvsService, EntryPoint['kind']> {
+  const out = new Map<IpvsService, EntryPoint['kind']>();
+  const hosts = new Map<string, Set<string>>(); // "tcp 32767" -> addresses
+  for (const vs of t.services) {
+    const { host, port } = split(vs.address);
+    const key = `${vs.protocol} ${port}`;
+    hosts.set(key, (hosts.get(key) ?? new Set()).add(host));
+  }
+  const inRange = (port: number) => port >= NODE_PORTS.min && port <= NODE_PORTS.max;
+  // a cluster IP holds its Service's own ports; an address holding several node-range ports is
+  // a node's, where kube-proxy binds every node port
+  const rangePorts = new Map<string, Set<number>>();
+  const serviceBlocks = new Set<string>();
+  for (const vs of t.services) {
+    const { host, port } = split(vs.address);
+    if (inRange(port)) rangePorts.set(host, (rangePorts.get(host) ?? new Set()).add(port));
+    else if (!isLoopback(host)) serviceBlocks.add(blockOf(host));
+  }
+  const nodeAddresses = new Set<string>();
+  for (const vs of t.services) {
+    const { host, port } = split(vs.address);
+    if (
+      isLoopback(host) ||
+      (inRange(port) &&
+        (hosts.get(`${vs.protocol} ${port}`)!.size > 1 || rangePorts.get(host)!.size > 1))
+    )
+      nodeAddresses.add(host);
+  }
+  for (const vs of t.services) {
+    const { host, port } = split(vs.address);
+    out.set(
+      vs,
+      !inRange(port)
+        ? 'cluster-ip'
+        : nodeAddresses.has(host)
+          ? 'node-port'
+          : serviceBlocks.has(blockOf(host))
+            ? 'cluster-ip'
+            : 'virtual-server',
+    );
+  }
+  return out;
+}
+
+/** The /16 (IPv4) or /64 (IPv6) an address is in: a Service CIDR is at least that wide. */
+function blockOf(host: string): string {
+  const v6 = ipv6(host);
+  return v6 !== undefined ? (v6 >> 64n).toString(16) : host.split('.').slice(0, 2).join('.');
+}
+
+const isLoopback = (host: string) => /^127\./.test(host) || host === '::1';
+
+function endpointsOf(
+  vs: IpvsService,
+  view: IpvsTable['view'],
+  loopBack?: Set<string>,
+): ServiceTree['endpoints'] {
+  const weighed = vs.realServers.every((r) => r.weight !== undefined);
+  const total = vs.realServers.reduce((n, r) => n + (r.weight ?? 0), 0);
+  const byWeight = vs.scheduler !== undefined && BY_WEIGHT.has(vs.scheduler);
+  const unknown = vs.partial
+    ? `${vs.partial}: the share of each is unknown`
+    : weighed
+      ? undefined
+      : `${VIEW_FLAG[view] ?? 'this view'} shows no weights`;
+  return vs.realServers.map((r) => ({
+    address: r.address,
+    chain: `${vs.protocol.toUpperCase()} ${vs.address}`,
+    probability: total > 0 && r.weight !== undefined ? r.weight / total : 0,
+    ...(unknown ? { shareUnknown: unknown } : {}),
+    hairpinMasquerade: loopBack?.has(loopBackOf(vs.protocol, r.address)) ? true : null,
+    affinity: vs.persistent !== undefined,
+    ...(byWeight || unknown
+      ? {}
+      : {
+          quirk: `scheduler ${vs.scheduler ?? 'unknown'}: the share depends on the connections, not on the weight alone`,
+        }),
+    line: r.line,
+  }));
+}
+
+const VIEW_FLAG: Partial<Record<IpvsTable['view'], string>> = {
+  stats: 'ipvsadm --stats',
+  rate: 'ipvsadm --rate',
+  counters: 'this counter listing',
+};
+
+/** A real server's KUBE-LOOP-BACK entry. */
+function loopBackOf(protocol: string, address: string): string {
+  const { host, port } = split(address);
+  return loopBackEntry(host, protocol, port);
+}
+
+/** "10.96.0.10:53" -> host and port; "[fd00::a]:53" -> "fd00::a" and 53; `ipvsadm -l`'s
+ * "host:https" -> the port its service name stands for (0 when not a well-known one). */
+function split(address: string): { host: string; port: number } {
+  const m = /^\[?(.+?)\]?:([^:\]]+)$/.exec(address);
+  if (!m) return { host: address, port: 0 };
+  return {
+    host: m[1]!,
+    port: /^\d+$/.test(m[2]!) ? Number(m[2]) : (SERVICE_PORTS.get(m[2]!) ?? 0),
+  };
+}

@@ -1,0 +1,88 @@
+// What kube-proxy on one node takes from the node itself rather than from the API objects, read
+// from what was recorded there: the knobs its rules show, its /configz, its /metrics and version.
+// The one home for expect, drift, the Rules step and the TUI.
+import type { ExpectOptions } from './expected.js';
+import type { Ruleset } from './iptables/read/parse.js';
+import type { KubeProxyVersion, NodeState } from '../nodes/state.js';
+import { NEWEST_MODELLED } from './releases.js';
+
+/** A node's options, and where the ones not read off its rules came from (for `expect`'s notes). */
+export interface NodeKnobs {
+  options: ExpectOptions;
+  notes: string[];
+  /** What was assumed of the nfacct counters: void when --nfacct / --no-nfacct says it. */
+  nfacctNotes: string[];
+}
+
+/** kube-proxy has written `-m nfacct` counters since v1.31 (its 1.31 release notes: the
+ * ct_state_invalid and localhost node-port metrics), where the kernel has nfnetlink_acct. */
+const NFACCT_SINCE = [1, 31] as const;
+const LOCALHOST_COUNTER = 'kubeproxy_iptables_localhost_nodeports_accepted_packets_total';
+
+/**
+ * The options kube-proxy on `node` runs with, best evidence first: its rules (they show
+ * --random-fully, the nfacct counters and the INVALID drop), its configuration as the node state
+ * decided it, then its /metrics (the nfacct counter it reports) and its version.
+ */
+export function nodeKnobs(
+  state: Pick<NodeState, 'node' | 'config' | 'version'>,
+  outputs: Record<string, string> | undefined,
+  rules?: Ruleset,
+): NodeKnobs {
+  const node = state.node;
+  const config = state.config.value;
+  const version = state.version?.value;
+  // the release whose rules to write: the node's own; unknown, the newest modelled, said
+  const release = version?.major === 1 ? { minor: version.minor } : undefined;
+  const notes = release
+    ? []
+    : [
+        `kube-proxy's version on ${node} is ${version ? `${version.text}, not a 1.x release` : 'unknown'}: written as kube-proxy v1.${NEWEST_MODELLED} writes it`,
+      ];
+  if (rules)
+    return { options: { ...optionsFromDump(rules), config, release }, notes, nfacctNotes: [] };
+  const nfacctNotes: string[] = [];
+  const metrics = outputs?.['proxy-metrics'] ?? '';
+  let nfacct = false;
+  if (new RegExp(`^${LOCALHOST_COUNTER}(\\{[^}]*\\})? `, 'm').test(metrics)) nfacct = true;
+  else if (/^kubeproxy_sync_proxy_rules_/m.test(metrics)) nfacct = false;
+  else if (version && atLeast(version, NFACCT_SINCE)) {
+    nfacct = true;
+    nfacctNotes.push(
+      `nfacct counters assumed from kube-proxy ${version.text} on ${node} (it creates them where the kernel has nfnetlink_acct); --no-nfacct if not`,
+    );
+  } else if (!version)
+    nfacctNotes.push(
+      `kube-proxy's version on ${node} is unknown: no nfacct counter rules (--nfacct for kube-proxy 1.31+)`,
+    );
+  return { options: { nfacct, config, release }, notes, nfacctNotes };
+}
+
+/** Knobs the dump itself tells (so a node without nfacct is not drift). */
+export function optionsFromDump(rs: Ruleset): ExpectOptions {
+  const nat = rs.table('nat');
+  const filter = rs.table('filter');
+  const rules = (t: typeof nat, chain: string) => t?.chain(chain)?.rules ?? [];
+  const post = rules(nat, 'KUBE-POSTROUTING');
+  const forward = rules(filter, 'KUBE-FORWARD');
+  const masquerade = post.find((r) => r.target?.kind === 'masquerade');
+  // the localhost counter is among KUBE-NODEPORTS' first rules: 50 are typed, not thousands
+  const nodePorts = nat?.chain('KUBE-NODEPORTS');
+  const first = nodePorts
+    ? Array.from({ length: Math.min(50, nodePorts.ruleCount) }, (_, k) =>
+        nat!.rule(nodePorts.ruleId(k)),
+      )
+    : [];
+  const nfacct = [...forward, ...first].some((r) => r.matches.some((m) => m.module === 'nfacct'));
+  const invalidDrop = forward.some((r) =>
+    r.matches.some((m) => m.kind === 'conntrack' && m.ctstate?.types.includes('INVALID')),
+  );
+  return {
+    randomFully: masquerade?.target?.kind === 'masquerade' ? masquerade.target.randomFully : true,
+    nfacct,
+    conntrackTcpBeLiberal: forward.length > 0 && !invalidDrop,
+  };
+}
+
+const atLeast = (v: KubeProxyVersion, [major, minor]: readonly [number, number]) =>
+  v.major > major || (v.major === major && v.minor >= minor);

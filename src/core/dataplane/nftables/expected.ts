@@ -1,0 +1,415 @@
+// The nftables-mode table kube-proxy writes on one node, computed from the same model as
+// iptables mode (expected.ts: endpoints, policies, addresses) and written as the `nft -f` script
+// kube-proxy itself feeds nft (pkg/proxy/nftables/proxier.go setupNFTables and syncProxyRules),
+// as the release of `exp` writes it (releases.ts says which release changed what); default
+// feature gates. Each release's TestOverallNFTablesRules is the vector (test/versions).
+import { nftChainBase } from '../chain-names.js';
+import type { ExpectedRules, ExpectedServicePort } from '../expected.js';
+import type { ProxyEndpoint } from '../endpoints.js';
+import { containsAny, familyOf } from '../../ipv6.js';
+import { writes } from '../releases.js';
+
+/** The chain names of one Service port in nftables mode. */
+export interface NftPortChains {
+  service: string;
+  local: string;
+  external: string;
+  firewall: string;
+}
+
+export function nftPortChains(sp: ExpectedServicePort): NftPortChains {
+  const base = nftChainBase(portOf(sp), sp.protocol);
+  return {
+    service: `service-${base}`,
+    local: `local-${base}`,
+    external: `external-${base}`,
+    firewall: `firewall-${base}`,
+  };
+}
+
+/** An endpoint's chain and affinity set (session affinity only). */
+export function nftEndpointNames(sp: ExpectedServicePort, ep: ProxyEndpoint) {
+  const base = nftChainBase(portOf(sp), sp.protocol, ep);
+  return { chain: `endpoint-${base}`, affinity: `affinity-${base}` };
+}
+
+const portOf = (sp: ExpectedServicePort) => ({
+  namespace: sp.namespace,
+  service: sp.service,
+  port: sp.name.slice(`${sp.namespace}/${sp.service}`.length + 1),
+});
+
+/**
+ * The `nft -f` script of kube-proxy's table on the node of `exp`, one command per line, in the
+ * order kube-proxy's transaction adds them (so each chain exists before anything points at it).
+ * `serviceCIDRs` feed the drop of unallocated cluster IPs (none: no such rule).
+ */
+export function expectedNftScript(exp: ExpectedRules, serviceCIDRs: string[]): string[] {
+  return expectedNftLines(exp, serviceCIDRs).lines;
+}
+
+/** The same script, with the lines each Service port adds (drift's evidence) kept apart. */
+export function expectedNftLines(
+  exp: ExpectedRules,
+  serviceCIDRs: string[],
+): { lines: string[]; ports: Map<ExpectedServicePort, string[]> } {
+  const family = exp.ruleContext.family;
+  const ipX = family === 'IPv6' ? 'ip6' : 'ip';
+  const addr = family === 'IPv6' ? 'ipv6_addr' : 'ipv4_addr';
+  const notLocalhost = family === 'IPv6' ? 'ip6 daddr != ::1' : 'ip daddr != 127.0.0.0/8';
+  const t = `${ipX} kube-proxy`;
+  const out: string[] = [];
+  const add = (line: string) => out.push(`add ${line}`);
+  const rule = (chain: string, text: string, comment?: string) =>
+    add(`rule ${t} ${chain} ${text}${comment ? ` comment "${comment}"` : ''}`);
+  const chain = (name: string, body?: string) =>
+    add(`chain ${t} ${name}${body ? ` { ${body} ; }` : ''}`);
+  const made = new Set<string>();
+  const ensure = (name: string) => {
+    if (!made.has(name)) chain(name);
+    made.add(name);
+  };
+  const mark = `0x${exp.masqueradeMark.toString(16)}`;
+  const inline = writes(exp.release, 'nftInlineMasquerade');
+  // before 1.36 the mark is set by a jump to a chain of its own
+  const masquerade = inline ? `mark set mark or ${mark}` : 'jump mark-for-masquerade';
+  // the local detector in nft words (an interface prefix "veth+" is "veth*" there)
+  const local = exp.localDetector?.ifLocal;
+  const [match, value] = local?.source
+    ? [`${ipX} saddr`, local.source]
+    : local?.inInterface
+      ? ['iifname', local.inInterface.replace(/\+$/, '*')]
+      : [];
+  const ifLocal = match && `${match} ${value}`;
+  const ifNotLocal = match && `${match} != ${value}`;
+  const nodePortIPs = nodePortAddressesOf(exp);
+
+  add(`table ${t} { comment "rules for kube-proxy" ; }`);
+  const preDnat = writes(exp.release, 'nftPreDnatFilterChains');
+  for (const [name, body] of preDnat ? BASE_CHAINS : BASE_CHAINS_BEFORE_33) chain(name, body);
+  for (const [to, from, extra] of preDnat ? JUMPS : JUMPS_BEFORE_33) {
+    ensure(to);
+    rule(from, `${extra}jump ${to}`);
+  }
+  if (inline) {
+    add(
+      `set ${t} hairpin-connections { type ${addr} . ${addr} . inet_proto . inet_service ; comment "service hairpin connections" ; }`,
+    );
+    rule('masquerading', `mark and ${mark} != 0 mark set mark xor ${mark} masquerade fully-random`);
+    rule(
+      'masquerading',
+      `ct status dnat ${ipX} saddr . ${ipX} daddr . meta l4proto . th dport @hairpin-connections masquerade fully-random`,
+    );
+  } else {
+    ensure('mark-for-masquerade');
+    rule('mark-for-masquerade', `mark set mark or ${mark}`);
+    rule('masquerading', `mark and ${mark} == 0 return`);
+    rule('masquerading', `mark set mark xor ${mark}`);
+    rule('masquerading', 'masquerade fully-random');
+  }
+  add(`set ${t} cluster-ips { type ${addr} ; comment "Active ClusterIPs" ; }`);
+  rule(
+    'cluster-ips-check',
+    `${ipX} daddr @cluster-ips reject`,
+    'Reject traffic to invalid ports of ClusterIPs',
+  );
+  const cidrs = serviceCIDRs.filter((c) => familyOf(c) === family);
+  if (cidrs.length > 0)
+    rule(
+      'cluster-ips-check',
+      `${ipX} daddr { ${cidrs.join(', ')} } drop`,
+      'Drop traffic to unallocated ClusterIPs',
+    );
+  if (nodePortIPs !== 'all') {
+    add(`set ${t} nodeport-ips { type ${addr} ; comment "IPs that accept NodePort traffic" ; }`);
+    for (const ip of nodePortIPs) add(`element ${t} nodeport-ips { ${ip} }`);
+  }
+  add(
+    `map ${t} no-endpoint-services { type ${addr} . inet_proto . inet_service : verdict ; comment "vmap to drop or reject packets to services with no endpoints" ; }`,
+  );
+  add(
+    `map ${t} no-endpoint-nodeports { type inet_proto . inet_service : verdict ; comment "vmap to drop or reject packets to service nodeports with no endpoints" ; }`,
+  );
+  chain('reject-chain', 'comment "helper for @no-endpoint-services / @no-endpoint-nodeports"');
+  rule('reject-chain', 'reject');
+  rule(
+    'service-endpoints-check',
+    `${ipX} daddr . meta l4proto . th dport vmap @no-endpoint-services`,
+  );
+  rule(
+    'nodeport-endpoints-check',
+    `${nodePortIPs === 'all' ? notLocalhost : `${ipX} daddr @nodeport-ips`} meta l4proto . th dport vmap @no-endpoint-nodeports`,
+  );
+  add(
+    `map ${t} firewall-ips { type ${addr} . inet_proto . inet_service : verdict ; comment "destinations that are subject to LoadBalancerSourceRanges" ; }`,
+  );
+  ensure('firewall-check');
+  rule('firewall-check', `${ipX} daddr . meta l4proto . th dport vmap @firewall-ips`);
+  add(
+    `map ${t} service-ips { type ${addr} . inet_proto . inet_service : verdict ; comment "ClusterIP, ExternalIP and LoadBalancer IP traffic" ; }`,
+  );
+  add(
+    `map ${t} service-nodeports { type inet_proto . inet_service : verdict ; comment "NodePort traffic" ; }`,
+  );
+  // before 1.36 each Service chain masquerades its own cluster IP (servicePortScript)
+  if (inline && exp.config.masqueradeAll)
+    rule('services', `${ipX} daddr @cluster-ips ${masquerade}`, 'masquerade all clusterIP traffic');
+  else if (inline && ifNotLocal)
+    rule(
+      'services',
+      `${ipX} daddr @cluster-ips ${ifNotLocal} ${masquerade}`,
+      'masquerade clusterIP traffic from outside cluster',
+    );
+  rule('services', `${ipX} daddr . meta l4proto . th dport vmap @service-ips`);
+  rule(
+    'services',
+    nodePortIPs === 'all'
+      ? `fib daddr type local ${notLocalhost} meta l4proto . th dport vmap @service-nodeports`
+      : `${ipX} daddr @nodeport-ips meta l4proto . th dport vmap @service-nodeports`,
+  );
+
+  const hairpins = new Set<string>();
+  const ports = new Map<ExpectedServicePort, string[]>();
+  for (const sp of exp.servicePorts) {
+    const from = out.length;
+    servicePortScript(sp, {
+      t,
+      ipX,
+      addr,
+      masquerade,
+      ifLocal,
+      ifNotLocal,
+      exp,
+      ensure,
+      add,
+      rule,
+      hairpins,
+    });
+    ports.set(sp, out.slice(from));
+  }
+  return { lines: out, ports };
+}
+
+/** What kube-proxy answers node ports on: `nodePortAddresses` ("primary", the nftables-mode
+ * default, is the node's first IP), never a loopback address. */
+function nodePortAddressesOf(exp: ExpectedRules): 'all' | string[] {
+  if (exp.config.nodePortAddresses.length === 0) return exp.node.ips.slice(0, 1);
+  if (exp.nodePortIPs === 'all') return 'all';
+  return exp.nodePortIPs.filter((ip) => !ip.startsWith('127.') && ip !== '::1');
+}
+
+interface PortContext {
+  t: string;
+  ipX: string;
+  addr: string;
+  masquerade: string;
+  ifLocal: string | undefined;
+  ifNotLocal: string | undefined;
+  exp: ExpectedRules;
+  ensure: (chain: string) => void;
+  add: (line: string) => void;
+  rule: (chain: string, text: string, comment?: string) => void;
+  hairpins: Set<string>;
+}
+
+function servicePortScript(sp: ExpectedServicePort, c: PortContext): void {
+  const { t, ipX, add, rule, ensure, exp } = c;
+  const proto = sp.protocol;
+  const names = nftPortChains(sp);
+  const affinity = sp.affinitySeconds !== undefined;
+  const inline = writes(exp.release, 'nftInlineMasquerade');
+  // before 1.36 every reachable endpoint has a chain; since, only with session affinity
+  const endpointChains = affinity || !inline;
+  const verdict = (v: 'REJECT' | 'DROP' | undefined) =>
+    v === 'REJECT' ? 'goto reject-chain' : 'drop';
+  const element = (map: string, key: string, value: string, comment?: boolean) =>
+    add(`element ${t} ${map} { ${key}${comment ? ` comment "${sp.name}"` : ''} : ${value} }`);
+
+  for (const ep of sp.reachableEndpoints) {
+    if (endpointChains) ensure(nftEndpointNames(sp, ep).chain);
+    const key = `${ep.ip} . ${ep.ip} . ${proto} . ${ep.port}`;
+    if (inline && ep.local && !c.hairpins.has(key)) {
+      c.hairpins.add(key);
+      add(`element ${t} hairpin-connections { ${key} }`);
+    }
+  }
+  if (sp.chains.svc) ensure(names.service);
+  if (sp.chains.svl) ensure(names.local);
+  if (sp.chains.ext) ensure(names.external);
+  const internalChain = sp.internalPolicyLocal ? names.local : names.service;
+  const externalPolicyChain = sp.externalPolicyLocal ? names.local : names.service;
+
+  add(`element ${t} cluster-ips { ${sp.clusterIP} }`);
+  const vip = (ip: string) => `${ip} . ${proto} . ${sp.port}`;
+  if (sp.hasInternalEndpoints) element('service-ips', vip(sp.clusterIP), `goto ${internalChain}`);
+  else element('no-endpoint-services', vip(sp.clusterIP), verdict(sp.internalVerdict), true);
+  for (const ip of sp.externalIPs) {
+    if (sp.hasEndpoints) element('service-ips', vip(ip), `goto ${names.external}`);
+    if (!sp.hasExternalEndpoints)
+      element('no-endpoint-services', vip(ip), verdict(sp.externalVerdict), true);
+  }
+  const usesFirewall = sp.loadBalancerIPs.length > 0 && sp.sourceRanges.length > 0;
+  if (usesFirewall) ensure(names.firewall);
+  const named = !writes(exp.release, 'nftFirewallElementUncommented');
+  for (const ip of sp.loadBalancerIPs) {
+    if (sp.hasEndpoints) element('service-ips', vip(ip), `goto ${names.external}`);
+    if (usesFirewall) element('firewall-ips', vip(ip), `goto ${names.firewall}`, named);
+  }
+  if (!sp.hasExternalEndpoints)
+    for (const ip of sp.loadBalancerIPs)
+      element('no-endpoint-services', vip(ip), verdict(sp.externalVerdict), true);
+  if (sp.nodePort !== undefined) {
+    const key = `${proto} . ${sp.nodePort}`;
+    if (sp.hasEndpoints) element('service-nodeports', key, `goto ${names.external}`);
+    if (!sp.hasExternalEndpoints)
+      element('no-endpoint-nodeports', key, verdict(sp.externalVerdict), true);
+  }
+
+  if (!inline && sp.hasInternalEndpoints) {
+    // the cluster IP's own masquerade rule, in the chain cluster IP traffic goes to
+    const port = writes(exp.release, 'nftMasqueradeWithoutPort')
+      ? ''
+      : ` ${proto} dport ${sp.port}`;
+    const match = `${ipX} daddr ${sp.clusterIP}${port}`;
+    if (exp.config.masqueradeAll) rule(internalChain, `${match} ${c.masquerade}`);
+    else if (c.ifNotLocal) rule(internalChain, `${match} ${c.ifNotLocal} ${c.masquerade}`);
+  }
+  if (sp.chains.ext) {
+    if (!sp.externalPolicyLocal)
+      rule(names.external, c.masquerade, inline ? 'masquerade' : undefined);
+    else {
+      if (c.ifLocal)
+        rule(names.external, `${c.ifLocal} goto ${names.service}`, 'short-circuit pod traffic');
+      rule(names.external, `fib saddr type local ${c.masquerade}`, 'masquerade local traffic');
+      rule(
+        names.external,
+        `fib saddr type local goto ${names.service}`,
+        'short-circuit local traffic',
+      );
+    }
+    if (sp.hasExternalEndpoints) rule(names.external, `goto ${externalPolicyChain}`);
+  }
+  if (usesFirewall) {
+    const nodeIP = exp.node.ips[0];
+    const fromNode = nodeIP !== undefined && sp.sourceRanges.some((r) => containsAny(r, nodeIP));
+    const sources = [...sp.sourceRanges, ...(fromNode ? sp.loadBalancerIPs : [])];
+    rule(names.firewall, `${ipX} saddr != { ${sources.join(', ')} } drop`);
+  }
+  if (affinity)
+    for (const ep of sp.reachableEndpoints)
+      add(
+        `set ${t} ${nftEndpointNames(sp, ep).affinity} { type ${c.addr} ; flags dynamic,timeout ; timeout ${sp.affinitySeconds}s ; }`,
+      );
+
+  const policies: [string | undefined, ProxyEndpoint[]][] = [
+    [sp.chains.svc && names.service, sp.clusterEndpoints],
+    [sp.chains.svl && names.local, sp.localEndpoints],
+  ];
+  for (const [chain, eps] of policies)
+    if (chain && eps.length > 0) balance(chain, eps, endpointChains, sp, c);
+  if (endpointChains)
+    for (const ep of sp.reachableEndpoints) {
+      const n = nftEndpointNames(sp, ep);
+      if (!inline) rule(n.chain, `${ipX} saddr ${ep.ip} ${c.masquerade}`);
+      if (affinity) rule(n.chain, `update @${n.affinity} { ${ipX} saddr }`);
+      rule(n.chain, `meta l4proto ${proto} dnat to ${ep.address}`);
+    }
+}
+
+/** A policy chain's load balancing: to endpoint chains (affinity first), or DNAT in place. */
+function balance(
+  chain: string,
+  eps: ProxyEndpoint[],
+  endpointChains: boolean,
+  sp: ExpectedServicePort,
+  c: PortContext,
+): void {
+  const { ipX, rule } = c;
+  const proto = sp.protocol;
+  if (endpointChains) {
+    if (sp.affinitySeconds !== undefined)
+      for (const ep of eps) {
+        const n = nftEndpointNames(sp, ep);
+        rule(chain, `${ipX} saddr @${n.affinity} goto ${n.chain}`);
+      }
+    const targets = eps.map((ep, i) => `${i} : goto ${nftEndpointNames(sp, ep).chain}`);
+    rule(chain, `numgen random mod ${eps.length} vmap { ${targets.join(' , ')} }`);
+  } else if (eps.length === 1 && writes(c.exp.release, 'nftSingleEndpointDnat'))
+    rule(chain, `meta l4proto ${proto} dnat to ${eps[0]!.address}`);
+  else {
+    const targets = eps.map((ep, i) => `${i} : ${ep.ip} . ${ep.port}`);
+    rule(
+      chain,
+      `meta l4proto ${proto} dnat ${ipX} addr . port to numgen random mod ${eps.length} map { ${targets.join(' , ')} }`,
+    );
+  }
+}
+
+/** `kdebug expect`'s text for a node in nftables mode: what was modelled and left out, as nft
+ * comments, then the script (loadable with `nft -f` as it is). */
+export function expectedNftText(exp: ExpectedRules, serviceCIDRs: string[]): string {
+  const family = exp.ruleContext.family === 'IPv6' ? 'ip6' : 'ip';
+  const head = [
+    `# kdebug expect: the table ${family} kube-proxy that kube-proxy v1.${exp.release.minor} writes in nftables mode on node ${exp.node.name}`,
+    ...exp.notes.map((n) => `# note: ${n}`),
+    ...(serviceCIDRs.some((c) => familyOf(c) === exp.ruleContext.family)
+      ? []
+      : [
+          '# note: no ServiceCIDR of this family was read: the drop of traffic to unallocated cluster IPs is left out',
+        ]),
+  ];
+  return [...head, ...expectedNftScript(exp, serviceCIDRs)].join('\n') + '\n';
+}
+
+/** The base chains: name, then type, hook and priority as kube-proxy gives them (1.33+). */
+const BASE_CHAINS: [string, string][] = [
+  ['filter-prerouting-pre-dnat', 'type filter hook prerouting priority -110'],
+  ['filter-output-pre-dnat', 'type filter hook output priority -110'],
+  ['filter-input', 'type filter hook input priority 0'],
+  ['filter-forward', 'type filter hook forward priority 0'],
+  ['filter-output', 'type filter hook output priority 0'],
+  ['nat-prerouting', 'type nat hook prerouting priority -100'],
+  ['nat-output', 'type nat hook output priority -100'],
+  ['nat-postrouting', 'type nat hook postrouting priority 100'],
+];
+
+/** The jumps from the base chains: to, from, and the match before the jump (1.33+). */
+const JUMPS: [string, string, string][] = [
+  ['nodeport-endpoints-check', 'filter-input', 'ct state new '],
+  ['service-endpoints-check', 'filter-input', 'ct state new '],
+  ['service-endpoints-check', 'filter-forward', 'ct state new '],
+  ['service-endpoints-check', 'filter-output', 'ct state new '],
+  ['firewall-check', 'filter-prerouting-pre-dnat', 'ct state new '],
+  ['firewall-check', 'filter-output-pre-dnat', 'ct state new '],
+  ['services', 'nat-output', ''],
+  ['services', 'nat-prerouting', ''],
+  ['masquerading', 'nat-postrouting', ''],
+  ['cluster-ips-check', 'filter-forward', 'ct state new '],
+  ['cluster-ips-check', 'filter-output', 'ct state new '],
+];
+
+/** Before 1.33: the filter chains all at -110, and the cluster-IP check after DNAT (-90). */
+const BASE_CHAINS_BEFORE_33: [string, string][] = [
+  ['filter-prerouting', 'type filter hook prerouting priority -110'],
+  ['filter-forward', 'type filter hook forward priority -110'],
+  ['filter-input', 'type filter hook input priority -110'],
+  ['filter-output', 'type filter hook output priority -110'],
+  ['filter-output-post-dnat', 'type filter hook output priority -90'],
+  ['nat-output', 'type nat hook output priority -100'],
+  ['nat-postrouting', 'type nat hook postrouting priority 100'],
+  ['nat-prerouting', 'type nat hook prerouting priority -100'],
+];
+
+const JUMPS_BEFORE_33: [string, string, string][] = [
+  ['firewall-check', 'filter-prerouting', 'ct state new '],
+  ['service-endpoints-check', 'filter-forward', 'ct state new '],
+  ['cluster-ips-check', 'filter-forward', 'ct state new '],
+  ['nodeport-endpoints-check', 'filter-input', 'ct state new '],
+  ['service-endpoints-check', 'filter-input', 'ct state new '],
+  ['service-endpoints-check', 'filter-output', 'ct state new '],
+  ['firewall-check', 'filter-output', 'ct state new '],
+  ['cluster-ips-check', 'filter-output-post-dnat', 'ct state new '],
+  ['services', 'nat-output', ''],
+  ['masquerading', 'nat-postrouting', ''],
+  ['services', 'nat-prerouting', ''],
+];

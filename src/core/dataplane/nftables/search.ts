@@ -1,0 +1,47 @@
+// Search over kube-proxy's nftables table: the Service trees, every chain by name, each rule's
+// comment and the addresses it names, and each map and set element's key (a cluster IP and its
+// port, a node port, a hairpin pair), found by the Service whose chain it leads to.
+import { addTreeDocs, SearchIndex } from '../search.js';
+import type { ServiceTrees } from '../trees.js';
+import type { NftTable } from './listing.js';
+import { ruleText } from './render.js';
+import { portChain } from './trees.js';
+
+const ADDRESS = /^\d{1,3}(?:\.\d{1,3}){3}(?:\/\d{1,2})?(?::\d{1,5})?$/;
+
+export function buildNftSearchIndex(t: NftTable, trees: ServiceTrees): SearchIndex {
+  const index = new SearchIndex();
+  const table = `${t.family} ${t.name}`;
+  const { owner } = addTreeDocs(index, trees, table);
+  const serviceOf = (chain: string) => owner.get(chain) ?? portChain(chain)?.name;
+  for (const chain of t.chains) {
+    const service = serviceOf(chain.name);
+    index.add({ kind: 'chain', text: chain.name, service, table, chain: chain.name });
+    chain.rules.forEach((r, k) => {
+      const at = { kind: 'rule' as const, service, table, chain: chain.name, line: k + 1 };
+      if (r.comment) index.add({ ...at, text: r.comment }, true);
+      // the addresses, CIDRs and ip:port targets the rule names
+      for (const word of ruleText(r).replace(/[{},]/g, ' ').split(/\s+/))
+        if (ADDRESS.test(word)) index.add({ ...at, text: word });
+    });
+  }
+  for (const set of t.sets)
+    set.elements.forEach((e, k) => {
+      const target = e.verdict?.target;
+      const at = {
+        kind: 'rule' as const,
+        service: (target && serviceOf(target)) || (e.comment ?? undefined),
+        table,
+        chain: set.name,
+        line: k + 1,
+      };
+      if (e.comment) index.add({ ...at, text: e.comment }, true);
+      // "10.96.0.10 . tcp . 53" is found as 10.96.0.10:53, "tcp . 31768" as 31768
+      const [first, second, third, fourth] = e.key.map(String);
+      const port = fourth ?? third;
+      if (first && /^\d+\.\d+\.\d+\.\d+(\/\d+)?$/.test(first))
+        index.add({ ...at, text: port && /^\d+$/.test(port) ? `${first}:${port}` : first });
+      else if (second && /^\d+$/.test(second)) index.add({ ...at, text: second });
+    });
+  return index.seal();
+}

@@ -1,0 +1,92 @@
+// A pasted dump read as what printed it: a Cilium agent's listing of its Services, kube-proxy's
+// nftables table (nft's text, its JSON, or the script kube-proxy feeds nft), an ipvsadm listing,
+// or iptables rules (iptables-save,
+// iptables -S, with whatever surrounds them). The kind is told by the text, not by the file name.
+import type { CiliumTable } from './cilium/listing.js';
+import { ciliumForm, parseCilium } from './cilium/read.js';
+import { buildCiliumTrees } from './cilium/trees.js';
+import { parseIptables, type Ruleset } from './iptables/read/parse.js';
+import { isIpvs, parseIpvs, type IpvsTable } from './ipvs/listing.js';
+import { buildIpvsTrees } from './ipvs/trees.js';
+import { isNftJson, type NftTable } from './nftables/listing.js';
+import { isKubeProxyTable, isNftScript, isNftText, parseNftAny } from './nftables/text.js';
+import { buildNftServiceTrees } from './nftables/trees.js';
+import { type ServiceTrees } from './trees.js';
+import { buildServiceTrees } from './iptables/trees.js';
+
+export type PasteKind = 'nftables' | 'ipvs' | 'iptables' | 'cilium';
+
+/** Which reader a paste is for, from its first 4 KiB. */
+export function pasteKind(head: string): PasteKind {
+  if (ciliumForm(head)) return 'cilium';
+  if (isNftJson(head) || isNftText(head) || isNftScript(head)) return 'nftables';
+  return isIpvs(head) ? 'ipvs' : 'iptables';
+}
+
+/** kube-proxy's table of an nft paste, or why the paste holds none (one line, the kind named). */
+export type NftPaste =
+  { table: NftTable; skipped: number[] } | { notKubeProxy: string; iptablesNft: boolean };
+
+const IPTABLES_TABLES = ['nat', 'filter', 'mangle', 'raw', 'security'];
+const IPTABLES_CHAINS = ['PREROUTING', 'INPUT', 'FORWARD', 'OUTPUT', 'POSTROUTING'];
+
+export function readNftPaste(text: string, file: string): NftPaste {
+  const listing = parseNftAny(text, file);
+  const table =
+    listing.table('ip', 'kube-proxy') ??
+    listing.table('ip6', 'kube-proxy') ??
+    listing.tables.find((t) => t.name === 'kube-proxy') ??
+    // a paste that starts inside kube-proxy's table: its chains and maps say whose it is
+    listing.tables.find((t) => t.headless && isKubeProxyTable(t));
+  if (table) return { table, skipped: listing.skipped ?? [] };
+  const names = listing.tables.map((t) =>
+    t.headless ? 'a table whose first line is not in the paste' : `${t.family} ${t.name}`,
+  );
+  // iptables-nft keeps iptables' own tables in nftables: nat, filter ... are not kube-proxy's
+  const iptablesNft = listing.tables.every(
+    (t) =>
+      IPTABLES_TABLES.includes(t.name) ||
+      (t.headless === true && t.chains.some((c) => IPTABLES_CHAINS.includes(c.name))),
+  );
+  return {
+    iptablesNft,
+    notKubeProxy: iptablesNft
+      ? `${file}: these are iptables-nft's tables (${names.join(', ')}), iptables rules seen through nft: read them with iptables-save`
+      : `${file}: no kube-proxy table in this nft listing (tables: ${names.join(', ')})`,
+  };
+}
+
+/** A paste as read, with its Service trees. */
+export type PasteReading =
+  | { mode: 'iptables'; dump: Ruleset; trees: ServiceTrees }
+  | { mode: 'nftables'; dump: NftTable; trees: ServiceTrees; skipped: number[] }
+  | { mode: 'ipvs'; dump: IpvsTable; trees: ServiceTrees }
+  | { mode: 'cilium'; dump: CiliumTable; trees: ServiceTrees }
+  | { mode: 'not-kube-proxy'; message: string; iptablesNft: boolean };
+
+/** Reads a paste as `kdebug rules --file` does; input it cannot read throws the parser's error
+ * (FILE:LINE, or the other tool's listing named). */
+export function readPaste(input: string, o: { file: string; table?: string }): PasteReading {
+  const kind = pasteKind(input.slice(0, 4096));
+  if (kind === 'nftables') {
+    const nft = readNftPaste(input, o.file);
+    if ('notKubeProxy' in nft)
+      return { mode: 'not-kube-proxy', message: nft.notKubeProxy, iptablesNft: nft.iptablesNft };
+    return {
+      mode: 'nftables',
+      dump: nft.table,
+      trees: buildNftServiceTrees(nft.table),
+      skipped: nft.skipped,
+    };
+  }
+  if (kind === 'cilium') {
+    const dump = parseCilium(input, o.file);
+    return { mode: 'cilium', dump, trees: buildCiliumTrees(dump, new Map()) };
+  }
+  if (kind === 'ipvs') {
+    const dump = parseIpvs(input, o.file);
+    return { mode: 'ipvs', dump, trees: buildIpvsTrees(dump) };
+  }
+  const dump = parseIptables(input, { file: o.file, ...(o.table ? { table: o.table } : {}) });
+  return { mode: 'iptables', dump, trees: buildServiceTrees(dump) };
+}

@@ -1,0 +1,80 @@
+// What one packet walk concludes, in cluster words: what the destination is, whether some
+// outcome refuses or drops the packet (exit 1), which DNATs reach no captured Pod (stale rules),
+// and why a packet no Service rule matched gets no answer (the ping-to-a-ClusterIP question).
+import type { ClusterView } from '../kube/objects.js';
+import type { TraceOutcome, TraceResult } from './trace.js';
+
+export interface TraceAnswer {
+  result: TraceResult;
+  node: string;
+  /** What the destination address is, when kdebug knows ("the ClusterIP of Service ..."). */
+  destinationIs?: string;
+  /** Outcome indexes whose DNAT target no captured Pod has (said only when Pods were captured). */
+  stale: number[];
+  /** Some outcome is REJECT or DROP: the traffic asked about is refused somewhere. */
+  blocked: boolean;
+  /** Why nothing answers a packet no Service rule matched (a ClusterIP's other protocols, ping). */
+  unmatched?: string;
+  /** Nothing answers it: no rule took it to an endpoint, and the node itself does not answer. */
+  unanswered: boolean;
+}
+
+/** How the destination was changed, in the words of what changed it: Cilium's socket and tc hooks
+ * translate a frontend to a backend in BPF; kube-proxy's rules (and IPVS) DNAT. */
+export const translatedBy = (o: TraceOutcome) =>
+  o.rules.some((r) => r.table === 'cilium') ? 'translated to' : 'DNAT to';
+
+/** The exit code's question: does the packet reach an endpoint (or the node) as kube-proxy
+ * intends? Refused, dropped, unanswered or sent to a Pod that is gone: no. */
+export const traceFails = (a: TraceAnswer) => a.blocked || a.unanswered || a.stale.length > 0;
+
+export function traceAnswer(result: TraceResult, view: ClusterView, node: string): TraceAnswer {
+  const dst = result.packet.dst;
+  const captured = view.pods.flatMap((p) =>
+    p.podIPs.length > 0 ? p.podIPs : p.podIP ? [p.podIP] : [],
+  );
+  const pods = new Set(captured);
+  const stale = result.outcomes.flatMap((o, i) => {
+    // "10.244.0.3:80" or "[fd00::3]:80"
+    const ip = o.dnat?.replace(/:\d+$/, '').replace(/^\[(.*)\]$/, '$1');
+    return ip !== undefined && captured.length > 0 && !pods.has(ip) ? [i] : [];
+  });
+  const blocked = result.outcomes.some((o) => o.verdict === 'REJECT' || o.verdict === 'DROP');
+  const answer: TraceAnswer = { result, node, stale, blocked, unanswered: false };
+  for (const s of view.services) {
+    const kind = s.clusterIPs.includes(dst)
+      ? 'the ClusterIP'
+      : s.externalIPs.includes(dst)
+        ? 'an external IP'
+        : s.loadBalancerIPs.includes(dst)
+          ? 'a load-balancer IP'
+          : undefined;
+    if (!kind) continue;
+    const ports = s.ports.map((p) => `${p.protocol.toLowerCase()} port ${p.port}`);
+    answer.destinationIs = `${kind} of Service ${s.namespace}/${s.name} (${ports.join(', ')})`;
+    const { protocol, dport } = result.packet;
+    // the packet is for one of the Service's ports: no rule means none was written here
+    const servicePort = s.ports.some(
+      (p) => p.protocol.toLowerCase() === protocol && p.port === dport,
+    );
+    const unchanged = result.outcomes.find((o) => o.destination === null);
+    // IPVS mode binds the address to the node (kube-ipvs0): it is delivered there, not lost
+    // only the node answering a ping to its own kube-ipvs0 address is an answer
+    answer.unanswered =
+      unchanged !== undefined &&
+      ports.length > 0 &&
+      !(unchanged.delivery === 'local' && !servicePort && protocol === 'icmp');
+    if (ports.length > 0 && unchanged?.delivery === 'local')
+      answer.unmatched = servicePort
+        ? `${dst} is an address of node ${node} (kube-ipvs0), and no virtual server takes ${protocol} port ${dport} there: kube-proxy has not programmed this Service on node ${node} (kdebug drift --node ${node}), so the node itself gets the packet and nothing of the Service answers.`
+        : `${dst} is an address of node ${node} (IPVS mode binds it to kube-ipvs0), and its virtual servers take only ${ports.join(', ')}: the node itself gets the packet${protocol === 'icmp' ? ' and answers the ping. This is why ping to a ClusterIP answers in IPVS mode: the answer comes from the node, not from a Pod.' : ', where nothing of the Service listens.'}`;
+    else if (ports.length > 0 && unchanged)
+      answer.unmatched = servicePort
+        ? `No rule matched ${protocol} port ${dport} of ${dst}, a port of the Service: kube-proxy has not written this Service on node ${node} (kdebug drift --node ${node}). The packet goes on to ${dst} unchanged, and nothing answers it.`
+        : `No Service rule matched: the rules for ${dst} only match ${ports.join(', ')}. The packet goes on to ${dst} unchanged; a ClusterIP is bound to no interface, so nothing answers it (this is why ping to a ClusterIP fails while curl to its port works).`;
+    return answer;
+  }
+  const owner = view.nodes.find((n) => n.ips.includes(dst));
+  if (owner) answer.destinationIs = `an address of node ${owner.name}`;
+  return answer;
+}

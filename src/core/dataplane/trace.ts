@@ -1,0 +1,85 @@
+// What a packet walk takes and gives in every mode: the packet asked about, the node's network,
+// and each outcome with its chance, the rules it matched and what it assumed.
+import { ipv4 } from '../ipv4.js';
+import { ipv6 } from '../ipv6.js';
+import type { Node } from '../kube/objects.js';
+import { parseIpBrief } from '../nodes/outputs.js';
+
+import type { TraceProtocol } from './packet.js';
+
+export type { TraceProtocol };
+
+export interface TracePacket {
+  src: string;
+  dst: string;
+  /** Destination port (ignored for icmp). */
+  dport?: number;
+  /** Source port; kube-proxy's rules never look at it. Default 40000. */
+  sport?: number;
+  protocol: TraceProtocol;
+  /** From a process on the node (nat OUTPUT) rather than a Pod or the network (nat PREROUTING). */
+  fromHost: boolean;
+}
+
+/** What the walk knows about the node. */
+export interface NodeNetwork {
+  /** The node's addresses: its IPs and every interface address (addrtype LOCAL). */
+  localAddresses: string[];
+  /** Interfaces and their CIDRs ("cni0", ["10.244.0.1/24"]), to tell which one a packet uses. */
+  interfaces: { name: string; cidrs: string[] }[];
+  /** The interface of the node's own IP, taken for traffic from and to everything else. */
+  defaultInterface?: string;
+}
+
+export interface MatchedRule {
+  table: string;
+  chain: string;
+  line: number;
+  rule: string;
+  /** What the rule did: "jump", "mark 0x4000", "DNAT 10.244.0.3:80", "50% branch" ... */
+  effect: string;
+}
+
+export interface TraceOutcome {
+  /** Chance of this outcome for a new connection, 0..1. */
+  probability: number;
+  /** "IP:PORT" after DNAT, "REJECT", "DROP", or null: no rule changed it, routed unchanged. */
+  destination: string | null;
+  /** SNAT (MASQUERADE) in nat POSTROUTING. */
+  masquerade: boolean;
+  verdict: 'ACCEPT' | 'DROP' | 'REJECT';
+  /** Delivered to the node itself, or forwarded on. */
+  delivery: 'local' | 'forward';
+  /** The DNAT target when the destination was changed. */
+  dnat?: string;
+  mark: number;
+  rules: MatchedRule[];
+  assumptions: string[];
+}
+
+export interface TraceResult {
+  packet: TracePacket;
+  /** Where the walk starts: "nat OUTPUT" / "nat PREROUTING" (iptables), "the output hook" ... */
+  enters: string;
+  outcomes: TraceOutcome[];
+  /** What the walk could not do ("the dump has no filter table"). */
+  notes: string[];
+}
+
+/**
+ * What a node's facts say about its network: its IPs (Node object) and, when recorded, its
+ * interfaces and their addresses (`ip -br addr`).
+ */
+export function nodeNetwork(node: Node | undefined, ipBrief?: string): NodeNetwork {
+  const ifaces = ipBrief ? parseIpBrief(ipBrief) : [];
+  const addresses = ifaces.flatMap((i) => i.addresses.map((a) => a.split('/')[0]!));
+  const ips = node?.ips ?? [];
+  return {
+    localAddresses: [...new Set([...ips, ...addresses])].filter(
+      (a) => ipv4(a) !== undefined || ipv6(a) !== undefined,
+    ),
+    interfaces: ifaces.map((i) => ({ name: i.name, cidrs: i.addresses })),
+    defaultInterface: ifaces.find((i) => i.addresses.some((a) => ips.includes(a.split('/')[0]!)))
+      ?.name,
+  };
+}

@@ -1,0 +1,172 @@
+// The Service trees every dataplane reads its rules back into: Service port -> entry points ->
+// its chains -> endpoints with their shares, masquerading and verdicts. Every screen, JSON field
+// and check reads these, whatever the mode.
+import type { ServicePortName } from '../model.js';
+
+/** 'virtual-server': an IPVS virtual server a listing alone does not say the kind of;
+ * 'frontend': the same of a Cilium frontend (`cilium service get` before 1.14 prints no type). */
+export type EntryKind =
+  'cluster-ip' | 'external-ip' | 'load-balancer' | 'node-port' | 'virtual-server' | 'frontend';
+
+/** What a person calls each kind of entry. */
+export const ENTRY_KIND_TEXT: Record<EntryKind, string> = {
+  'cluster-ip': 'cluster IP',
+  'external-ip': 'external IP',
+  'load-balancer': 'load-balancer IP',
+  'node-port': 'node port',
+  'virtual-server': 'virtual server',
+  frontend: 'frontend (its type not in the listing)',
+};
+
+/** A rule in KUBE-SERVICES or KUBE-NODEPORTS that sends traffic into a Service port's chains. */
+export interface EntryPoint {
+  kind: EntryKind;
+  /** The VIP without its /32, absent for node ports. */
+  address?: string;
+  port?: number;
+  protocol: string;
+  /** The chain it jumps to (KUBE-SVC-, KUBE-EXT-, KUBE-FW-, ...). */
+  chain: string;
+  /** KUBE-SERVICES / KUBE-NODEPORTS, a userspace-mode portal chain, or an nftables map. */
+  from: EntryChain;
+  /** Userspace mode: the port kube-proxy itself listens on, where the portal sends traffic. */
+  proxyPort?: number;
+  line: number;
+}
+
+export type EntryChain =
+  | 'KUBE-SERVICES'
+  | 'KUBE-NODEPORTS'
+  | (typeof PORTAL_CHAINS)[number]
+  // nftables mode: the verdict maps the services chain looks packets up in
+  | 'service-ips'
+  | 'service-nodeports'
+  // IPVS mode: a virtual server
+  | 'ipvs'
+  // Cilium: a frontend of its agent's load balancer
+  | 'cilium';
+
+/** Userspace mode (kube-proxy before v1.2 by default, removed in v1.26): portals, no KUBE-SVC. */
+export const PORTAL_CHAINS = [
+  'KUBE-PORTALS-CONTAINER',
+  'KUBE-PORTALS-HOST',
+  'KUBE-NODEPORT-CONTAINER',
+  'KUBE-NODEPORT-HOST',
+] as const;
+
+export interface TreeEndpoint {
+  /** "10.244.0.3:80" as the DNAT rule says; undefined when the dump cannot show it. */
+  address: string | undefined;
+  /** The Pod IP read from the hairpin rule, when the DNAT target is unreadable. */
+  inferredIP?: string;
+  chain: string;
+  /** Effective share of this Service port's new connections (chained probabilities applied). */
+  probability: number;
+  /** The probability written on the jump; undefined on the last, unconditional jump. */
+  ruleProbability?: number;
+  /** The KUBE-SEP chain marks a Pod reaching itself for masquerade (`-s podIP -j KUBE-MARK-MASQ`);
+   * null when the chain is not in this paste. */
+  hairpinMasquerade: boolean | null;
+  /** Reached first by a `-m recent --rcheck` rule (sessionAffinity: ClientIP). */
+  affinity: boolean;
+  /** The jump names a chain that is not in this paste: address and hairpin rule unknown. */
+  chainMissing?: boolean;
+  /** Why the paste cannot show this endpoint's share (a view without weights, a cut paste):
+   * `probability` is then no claim. */
+  shareUnknown?: string;
+  /** The address was read from kube-proxy's comment on the jump ("ns/svc:port -> 10.0.0.5:80"),
+   * not from a DNAT rule (the endpoint chain is not in the paste). */
+  addressFromComment?: boolean;
+  /** A backend of a Cilium frontend (no DNAT rule, no hairpin rule): its state where the
+   * listing shows it (active, terminating, quarantined, maintenance ...). */
+  cilium?: { state?: string };
+  quirk?: string;
+  line: number;
+}
+
+/** A masquerade (KUBE-MARK-MASQ) rule for this Service port's traffic. */
+export interface MasqueradeRule {
+  chain: string;
+  /** What traffic it marks: "! -s 10.244.0.0/16", "all", "--src-type LOCAL" ... */
+  condition: string;
+  line: number;
+}
+
+/** A filter (or old nat) rule that rejects or drops the Service port's traffic. */
+export interface Verdict {
+  kind: 'reject' | 'drop';
+  table: string;
+  chain: string;
+  comment?: string;
+  address?: string;
+  port?: number;
+  line: number;
+}
+
+export interface ServiceTree {
+  /** The ServicePortName ("ns/name:port"), from comments or from known Service ports. */
+  name?: ServicePortName;
+  /** Identity: the name, else "VIP:port/protocol", else the chain hash. */
+  id: string;
+  /** The 16-character hash its KUBE-SVC/SVL/EXT/FW chains share. */
+  hash?: string;
+  protocol: string;
+  clusterIP?: string;
+  port?: number;
+  nodePorts: number[];
+  externalIPs: string[];
+  loadBalancerIPs: string[];
+  entries: EntryPoint[];
+  chains: { svc?: string; svl?: string; ext?: string; fw?: string; xlb?: string };
+  masquerade: MasqueradeRule[];
+  /** recent --seconds of the affinity rules, when sessionAffinity is ClientIP. */
+  affinitySeconds?: number;
+  /** Endpoints reached through KUBE-SVC (all endpoints). */
+  endpoints: TreeEndpoint[];
+  /** Endpoints reached through KUBE-SVL (or the old KUBE-XLB): this node's own. */
+  localEndpoints?: TreeEndpoint[];
+  /** Share of new connections that no endpoint jump takes (probabilities that do not add up). */
+  fallThrough: number;
+  verdicts: Verdict[];
+  /** Chains its entry points jump to that are not in this paste. */
+  absentChains?: string[];
+  /** Its chains are in the paste but no entry point is (KUBE-SERVICES was not pasted). */
+  entryAbsent?: boolean;
+  /** The paste does not hold all of its endpoint rules (its chain lies past a cut, or only its
+   * declaration was pasted): no "no endpoints", fall-through or share is claimed. Why. */
+  partial?: string;
+}
+
+export interface OrphanChain {
+  chain: string;
+  rules: number;
+  /** Its rules may not all be in the paste: why (see Table.partial). */
+  partial?: string;
+  /** For a Service port's own chain (KUBE-SVC, SVL, EXT, FW, XLB): what it would do if reached. */
+  tree?: ServiceTree;
+}
+
+export interface ServiceTrees {
+  services: ServiceTree[];
+  /** Service and endpoint chains no entry point reaches. */
+  orphans: OrphanChain[];
+}
+
+/** A Service port's tree before its rules are read: the one shape every dataplane fills in. */
+export function emptyTree(o: Pick<ServiceTree, 'name' | 'id' | 'hash' | 'protocol'>): ServiceTree {
+  return {
+    name: o.name,
+    id: o.id,
+    hash: o.hash,
+    protocol: o.protocol,
+    nodePorts: [],
+    externalIPs: [],
+    loadBalancerIPs: [],
+    entries: [],
+    chains: {},
+    masquerade: [],
+    endpoints: [],
+    fallThrough: 0,
+    verdicts: [],
+  };
+}

@@ -1,0 +1,280 @@
+// Each node's kube-proxy, decided once per run: its OS, proxy mode, version and configuration,
+// each with where it came from. The checks, the commands, expect and the TUI ask this, never
+// the raw outputs, so every step sees the same mode and configuration for a node.
+import { read, seen, unseen } from '../evidence.js';
+import {
+  DEFAULT_KUBE_PROXY_CONFIG,
+  configFromConfigz,
+  isWindows,
+  kubeProxyConfigOf,
+  type ClusterView,
+  type KubeProxyConfig,
+  type Node,
+  type Pod,
+} from '../kube/objects.js';
+import type { Evidence, Facts } from '../model.js';
+import { parseProxyMode } from './outputs.js';
+import { podReady } from '../checks/pod-health.js';
+import { CILIUM_STEMS, ciliumAgentOn, type CiliumAgent } from '../dataplane/cilium/agent.js';
+import type { ViewIndex } from '../kube/view-index.js';
+
+/** A value kdebug settled on, with what it rests on; `from` says which input, typed. */
+export interface Decided<T, From extends string> {
+  value: T;
+  from: From;
+  /** Where it came from, in words: "/proxyMode on node-a", "ConfigMap kube-system/kube-proxy". */
+  source: string;
+  evidence: Evidence;
+}
+
+/** A kube-proxy release: "v1.34.2" is major 1, minor 34. */
+export interface KubeProxyVersion {
+  text: string;
+  major: number;
+  minor: number;
+}
+
+export interface NodeState {
+  node: string;
+  windows: boolean;
+  /** The proxy mode; `stale` when the answer came from a kube-proxy that is not running now. */
+  mode: Decided<string, 'proxyMode' | 'rules' | 'agent' | ConfigFrom> & { stale?: boolean };
+  /** The configuration kube-proxy on this node runs with; `error` when its ConfigMap did not
+   * read (the defaults then stand in). */
+  config: Decided<KubeProxyConfig, ConfigFrom> & { error?: string };
+  /** k3s and RKE2 run kube-proxy inside their own process, with no kube-proxy Pod. */
+  embeddedIn?: 'k3s' | 'rke2';
+  /** The Cilium agent on the node, where one runs: mode `cilium` when it replaces kube-proxy. */
+  cilium?: CiliumAgent;
+  /** kube-proxy's release on this node, when anything recorded says it. */
+  version?: Decided<KubeProxyVersion, 'metrics' | 'image' | 'nodeInfo' | 'embedded'>;
+}
+
+/** kube-proxy's /configz on the node, the API objects (ConfigMap, Pod flags), or its defaults. */
+type ConfigFrom = 'configz' | 'objects' | 'default';
+
+/** What deciding a node's state may ask of the analysis: the mode its iptables rules show. */
+export interface StateInputs {
+  facts: Facts;
+  view: ClusterView;
+  /** The view's Pods and Nodes by node name. */
+  index: ViewIndex;
+  /** The mode the node's iptables dump shows, and that dump's file. */
+  shownMode(node: string): { mode: string; source: string } | undefined;
+}
+
+/** The node's kube-proxy state, each part decided once from the best evidence recorded. */
+export function resolveNode(node: string, inputs: StateInputs): NodeState {
+  const { facts, view, index } = inputs;
+  const outputs = facts.nodes[node] ?? {};
+  const pod = index.kubeProxyPod(node);
+  const found = index.node(node);
+  const windows = found !== undefined && isWindows(found);
+  const config = configOf(node, outputs['proxy-configz'], view, pod, index.kubeProxyMounts);
+  const info = nodeInfoOf(found);
+  const kubelet = info?.kubeletVersion;
+  const distribution = /\+(k3s|rke2)\d*$/.exec(kubelet ?? '')?.[1] as NodeState['embeddedIn'];
+  const embeddedIn = pod ? undefined : distribution;
+  const version = versionOf(node, outputs['proxy-metrics'], info, pod, embeddedIn);
+  const cilium = ciliumAgentOn(view, index.ciliumAgentPod(node), outputs[CILIUM_STEMS.status]);
+  return {
+    node,
+    windows,
+    ...(embeddedIn ? { embeddedIn } : {}),
+    mode:
+      cilium?.replacesKubeProxy && !pod
+        ? ciliumMode(node, cilium)
+        : modeOf(node, outputs, config, pod, () => inputs.shownMode(node)),
+    config,
+    ...(cilium ? { cilium } : {}),
+    ...(version ? { version } : {}),
+  };
+}
+
+/** Cilium replaces kube-proxy here: as its agent said (observed), or its ConfigMap (read). */
+function ciliumMode(node: string, agent: CiliumAgent): NodeState['mode'] {
+  const text = `${node}: cilium (kube-proxy replacement, from ${agent.source})`;
+  return {
+    value: 'cilium',
+    from:
+      agent.from === 'status' ? 'agent' : agent.from === 'cilium-config' ? 'objects' : 'default',
+    source: agent.source,
+    evidence:
+      agent.from === 'status'
+        ? seen(text, { node, source: `nodes/${node}/${CILIUM_STEMS.status}.txt` })
+        : agent.from === 'cilium-config'
+          ? read(text)
+          : unseen(text),
+  };
+}
+
+/** The configuration kube-proxy runs with cluster-wide: the first of these nodes' served one
+ * (/configz), else what the objects say (the ConfigMap, the first kube-proxy Pod's flags). */
+export function clusterConfig(
+  states: readonly NodeState[],
+  view: ClusterView,
+): NodeState['config'] {
+  return states.find((s) => s.config.from === 'configz')?.config ?? configInObjects(view);
+}
+
+/** The configuration the API objects give kube-proxy (its ConfigMap, the first kube-proxy Pod's
+ * flags), else its defaults: what collect reads by before any node answered. */
+export const configInObjects = (view: ClusterView): NodeState['config'] =>
+  configOf('', undefined, view, undefined);
+
+/** What kube-proxy serves on /configz is what it runs with: first; then the ConfigMap its Pod
+ * mounts with that Pod's flags on top; then kube-proxy's defaults, assumed. */
+function configOf(
+  node: string,
+  configz: string | undefined,
+  view: ClusterView,
+  pod: Pod | undefined,
+  mounted?: ReadonlySet<string>,
+): NodeState['config'] {
+  const served = configFromConfigz(configz ?? '', node);
+  if (served)
+    return {
+      value: served,
+      from: 'configz',
+      source: served.source,
+      evidence: seen(served.source, { node, source: `nodes/${node}/proxy-configz.txt` }),
+    };
+  try {
+    const config = kubeProxyConfigOf(view, pod, mounted);
+    const assumed = config === DEFAULT_KUBE_PROXY_CONFIG;
+    return {
+      value: config,
+      from: assumed ? 'default' : 'objects',
+      source: config.source,
+      evidence: (assumed ? unseen : read)(config.source),
+    };
+  } catch (e) {
+    const config = kubeProxyConfigOf({ ...view, configMaps: [] }, pod, mounted);
+    return {
+      value: config,
+      from: config === DEFAULT_KUBE_PROXY_CONFIG ? 'default' : 'objects',
+      source: config.source,
+      evidence: unseen(config.source),
+      error: (e as Error).message,
+    };
+  }
+}
+
+/** kube-proxy's own /proxyMode answer; else its configuration where one was read; else what the
+ * rules show (no ConfigMap: k3s, some managed clusters); else the default, assumed. */
+function modeOf(
+  node: string,
+  outputs: Record<string, string>,
+  config: NodeState['config'],
+  pod: Pod | undefined,
+  shown: () => { mode: string; source: string } | undefined,
+): NodeState['mode'] {
+  const mode = (
+    value: string,
+    from: NodeState['mode']['from'],
+    source: string,
+    as: (t: string) => Evidence,
+  ) => ({ value, from, source, evidence: as(`${node}: ${value} (${source})`) });
+  // `in`, not a read: a snapshot's outputs are read on first use
+  const said = 'proxy-mode' in outputs ? parseProxyMode(outputs['proxy-mode']!) : undefined;
+  if (said) {
+    // a stale answer is evidence of nothing now: shown, never counted
+    if (pod && !(pod.phase === 'Running' && podReady(pod)))
+      return {
+        ...mode(
+          said,
+          'proxyMode',
+          `/proxyMode on ${node}, answered before kube-proxy stopped running (stale)`,
+          unseen,
+        ),
+        stale: true,
+      };
+    return mode(said, 'proxyMode', `/proxyMode on ${node}`, (t) =>
+      seen(t, { node, source: `nodes/${node}/proxy-mode.txt` }),
+    );
+  }
+  const configured = config.value.mode || 'iptables';
+  // what kube-proxy serves on /configz is what runs on the node: observed there
+  if (config.from === 'configz')
+    return mode(configured, 'configz', config.source, (t) =>
+      seen(t, { node, source: `nodes/${node}/proxy-configz.txt` }),
+    );
+  // the rules are observed: where they disagree with the configuration, they say what runs
+  const rules = shown();
+  if (rules)
+    return mode(rules.mode, 'rules', `the rules in ${rules.source}`, (t) =>
+      seen(t, { node, source: rules.source }),
+    );
+  // the configuration kube-proxy reads is read from the API; its default is only assumed
+  return mode(configured, config.from, config.source, config.from === 'default' ? unseen : read);
+}
+
+/** kube-proxy's release, best first: its own build info on /metrics, the image tag of its Pod
+ * (managed suffixes such as -eksbuild.3 or -gke.1200 kept in the text), the Node's
+ * status.nodeInfo.kubeProxyVersion (deprecated, still filled by some kubelets), and on k3s and
+ * RKE2, which run kube-proxy inside their own process, the kubelet's version. */
+function versionOf(
+  node: string,
+  metrics: string | undefined,
+  info: NodeInfo | undefined,
+  pod: Pod | undefined,
+  embeddedIn: NodeState['embeddedIn'],
+): NodeState['version'] {
+  const built = /^kubernetes_build_info\{[^}]*git_version="([^"]+)"/m.exec(metrics ?? '')?.[1];
+  const fromMetrics = parseVersion(built);
+  if (fromMetrics)
+    return version(fromMetrics, 'metrics', `its /metrics`, (t) =>
+      seen(t, { node, source: `nodes/${node}/proxy-metrics.txt` }),
+    );
+  const image = podImage(pod);
+  const fromImage = parseVersion(image?.split('@')[0]?.split(':').pop());
+  if (fromImage) return version(fromImage, 'image', `the image ${image} of Pod ${pod!.name}`, read);
+  const fromNode = parseVersion(info?.kubeProxyVersion);
+  if (fromNode)
+    return version(fromNode, 'nodeInfo', `Node ${node}'s status.nodeInfo.kubeProxyVersion`, read);
+  const embedded = embeddedIn ? parseVersion(info?.kubeletVersion) : undefined;
+  if (embedded)
+    return version(
+      embedded,
+      'embedded',
+      `the kubelet version ${info!.kubeletVersion} of Node ${node} (${embeddedIn} runs kube-proxy inside its own process)`,
+      read,
+    );
+  return undefined;
+
+  function version(
+    v: KubeProxyVersion,
+    from: NonNullable<NodeState['version']>['from'],
+    source: string,
+    as: (t: string) => Evidence,
+  ) {
+    return {
+      value: v,
+      from,
+      source,
+      evidence: as(`kube-proxy ${v.text} on ${node}, from ${source}`),
+    };
+  }
+}
+
+interface NodeInfo {
+  kubeProxyVersion?: string;
+  kubeletVersion?: string;
+}
+
+/** The Node's status.nodeInfo versions. */
+function nodeInfoOf(node: Node | undefined): NodeInfo | undefined {
+  return (node?.raw as { status?: { nodeInfo?: NodeInfo } } | undefined)?.status?.nodeInfo;
+}
+
+/** "v1.34.2", "1.31.2-eksbuild.3", "v1.32.4-gke.1200": the release they name. */
+export function parseVersion(s: string | undefined): KubeProxyVersion | undefined {
+  const m = /^v?(\d+)\.(\d+)(\.\d+)?(?:[+-][0-9A-Za-z.+-]*)?$/.exec(s?.trim() ?? '');
+  if (!m) return undefined;
+  return { text: `v${m[1]}.${m[2]}${m[3] ?? ''}`, major: Number(m[1]), minor: Number(m[2]) };
+}
+
+function podImage(pod: Pod | undefined): string | undefined {
+  const spec = pod?.raw['spec'] as { containers?: { image?: string }[] } | undefined;
+  return spec?.containers?.map((c) => c.image ?? '').find((i) => /kube-proxy/.test(i));
+}

@@ -1,0 +1,474 @@
+// What a redacted snapshot keeps of each object: the fields kube/objects.ts and the checks read, per kind,
+// as data; everything else is dropped. A new read of a raw field is added here too
+// (test/core/redact-allowlist.test.ts compares the model and the diagnosis before and after).
+import { dump, load } from 'js-yaml';
+import type { KubeObject } from '../model.js';
+
+/** A string, number or boolean as it is; an object or array in its place is dropped. */
+const S = 'scalar' as const;
+
+/** Each element of an array, kept by one rule, in order. */
+class Each {
+  constructor(readonly of: Keep) {}
+}
+
+/** A map of strings (labels, a selector): every key, or only the keys named. */
+class Strings {
+  constructor(readonly keys?: readonly string[]) {}
+}
+
+/** Keeps a value through `keep` (the same pruning, under this path) after looking at it. */
+type Prune = (v: unknown, keep: Keep) => unknown;
+
+/** A value the checks read only in part: `apply` returns what is kept, or undefined for none. */
+class Rewrite {
+  constructor(
+    readonly what: string,
+    readonly apply: (v: unknown, keep: Prune) => unknown,
+  ) {}
+}
+
+/** An object: only the fields named, each kept by its own rule. */
+export interface Fields {
+  readonly [field: string]: Keep;
+}
+
+export type Keep = typeof S | Each | Strings | Rewrite | Fields;
+
+const each = (of: Keep) => new Each(of);
+const strings = (...keys: string[]) => new Strings(keys.length > 0 ? keys : undefined);
+
+type J = Record<string, unknown>;
+export const isObj = (v: unknown): v is J =>
+  v !== null && typeof v === 'object' && !Array.isArray(v);
+const isScalar = (v: unknown) =>
+  typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
+const join = (path: string, field: string) => (path ? `${path}.${field}` : field);
+
+/**
+ * What `keep` keeps of `v` (undefined: nothing); `dropped` hears the path of each field taken
+ * out. Paths name schema fields only: map keys (labels, data) never reach it, so no value does.
+ */
+export function prune(
+  v: unknown,
+  keep: Keep,
+  path = '',
+  dropped: (path: string) => void = () => undefined,
+): unknown {
+  if (v === undefined || v === null) return undefined;
+  const out = pruneValue(v, keep, path, dropped);
+  if (out === undefined) dropped(path);
+  return out;
+}
+
+function pruneValue(
+  v: unknown,
+  keep: Keep,
+  path: string,
+  dropped: (path: string) => void,
+): unknown {
+  if (keep === S) return isScalar(v) ? v : undefined;
+  if (keep instanceof Each)
+    return Array.isArray(v)
+      ? v.map((x) => prune(x, keep.of, `${path}[]`, dropped)).filter((x) => x !== undefined)
+      : undefined;
+  if (keep instanceof Strings) {
+    if (!isObj(v)) return undefined;
+    const kept = Object.entries(v).filter(
+      ([k, x]) => typeof x === 'string' && (!keep.keys || keep.keys.includes(k)),
+    );
+    if (kept.length < Object.keys(v).length) dropped(`${path} (keys not read)`);
+    return Object.fromEntries(kept);
+  }
+  // what the rewrite keeps through `keep` is pruned here; a drop is heard once, by the caller
+  if (keep instanceof Rewrite)
+    return keep.apply(v, (x, k) => (x == null ? undefined : pruneValue(x, k, path, dropped)));
+  if (!isObj(v)) return undefined;
+  // an object stays an object, even emptied: its place in an array is read ([0], "is there one")
+  const out: J = {};
+  for (const [k, x] of Object.entries(v)) {
+    if (!Object.hasOwn(keep, k)) {
+      dropped(join(path, k));
+      continue;
+    }
+    const kept = prune(x, keep[k]!, join(path, k), dropped);
+    if (kept !== undefined) out[k] = kept;
+  }
+  return out;
+}
+
+/** The paths a rule keeps, as meta.json lists them: "spec.ports[].port", "metadata.labels.*". */
+export function keptPaths(keep: Keep, path = ''): string[] {
+  if (keep === S) return [path];
+  if (keep instanceof Each) return keptPaths(keep.of, `${path}[]`);
+  if (keep instanceof Strings)
+    return keep.keys ? keep.keys.map((k) => `${path}["${k}"]`) : [`${path}.*`];
+  if (keep instanceof Rewrite) return [`${path} (${keep.what})`];
+  const fields = Object.entries(keep);
+  // an object kept empty: whether it is there is what is read (a container state "running")
+  if (fields.length === 0) return [path];
+  return fields.flatMap(([k, x]) => keptPaths(x, join(path, k)));
+}
+
+// --- the allowlist ----------------------------------------------------------------------------
+
+/** What stands in for a value whose presence is read but whose text is not. */
+const REDACTED = '(redacted)';
+
+const TYPE = { apiVersion: S, kind: S };
+const NAMED = { name: S, namespace: S };
+
+const SERVICE: Fields = {
+  ...TYPE,
+  // dns.ts finds the kube-dns Service by this label
+  metadata: { ...NAMED, labels: strings('k8s-app') },
+  spec: {
+    type: S,
+    clusterIP: S,
+    clusterIPs: each(S),
+    ports: each({ name: S, protocol: S, port: S, targetPort: S, nodePort: S, appProtocol: S }),
+    selector: strings(),
+    externalIPs: each(S),
+    loadBalancerSourceRanges: each(S),
+    externalTrafficPolicy: S,
+    internalTrafficPolicy: S,
+    sessionAffinity: S,
+    sessionAffinityConfig: { clientIP: { timeoutSeconds: S } },
+    publishNotReadyAddresses: S,
+    healthCheckNodePort: S,
+    externalName: S,
+  },
+  status: { loadBalancer: { ingress: each({ ip: S, ipMode: S }) } },
+};
+
+const TARGET_REF = { kind: S, name: S, namespace: S };
+
+const ENDPOINT_SLICE: Fields = {
+  ...TYPE,
+  addressType: S,
+  metadata: {
+    ...NAMED,
+    labels: strings('kubernetes.io/service-name', 'endpointslice.kubernetes.io/managed-by'),
+  },
+  ports: each({ name: S, port: S, protocol: S, appProtocol: S }),
+  endpoints: each({
+    addresses: each(S),
+    conditions: { ready: S, serving: S, terminating: S },
+    nodeName: S,
+    topology: strings('kubernetes.io/hostname'),
+    hostname: S,
+    zone: S,
+    targetRef: TARGET_REF,
+  }),
+};
+
+const ADDRESS = each({ ip: S, nodeName: S, targetRef: TARGET_REF });
+
+const ENDPOINTS: Fields = {
+  ...TYPE,
+  metadata: NAMED,
+  subsets: each({
+    addresses: ADDRESS,
+    notReadyAddresses: ADDRESS,
+    ports: each({ name: S, port: S, protocol: S }),
+  }),
+};
+
+/** A probe's kind, port and path: what the readiness explanation says. Never its headers, host
+ * or command: an exec probe keeps only that it runs one. */
+const PROBE: Fields = {
+  httpGet: {
+    port: S,
+    path: new Rewrite('the path without its query', (v) =>
+      typeof v === 'string' ? v.split(/[?#]/)[0] : undefined,
+    ),
+  },
+  tcpSocket: { port: S },
+  grpc: { port: S },
+  exec: {
+    command: new Rewrite(`"${REDACTED}" in place of the command`, (v) =>
+      Array.isArray(v) ? [REDACTED] : undefined,
+    ),
+  },
+};
+
+const CONTAINER = {
+  name: S,
+  ports: each({ name: S, containerPort: S, protocol: S }),
+  readinessProbe: PROBE,
+  livenessProbe: PROBE,
+};
+
+/** The conditions whose message the Pod's explanation quotes (the kubelet's and the scheduler's). */
+const QUOTED_CONDITIONS = ['Ready', 'PodScheduled'];
+const CONDITION = { type: S, status: S, reason: S };
+
+const POD_STATUS: Fields = {
+  phase: S,
+  podIP: S,
+  podIPs: each({ ip: S }),
+  hostIP: S,
+  containerStatuses: each({
+    name: S,
+    ready: S,
+    restartCount: S,
+    // a waiting message is the kubelet's ("back-off ..."); a terminated one is the container's own
+    state: {
+      running: {},
+      waiting: { reason: S, message: S },
+      terminated: { reason: S, exitCode: S },
+    },
+    lastState: { running: {}, waiting: { reason: S }, terminated: { reason: S, exitCode: S } },
+  }),
+  conditions: each(
+    new Rewrite(
+      `type, status, reason; the message of ${QUOTED_CONDITIONS.join(' and ')}`,
+      (c, keep) =>
+        keep(
+          c,
+          isObj(c) && QUOTED_CONDITIONS.includes(String(c['type']))
+            ? { ...CONDITION, message: S }
+            : CONDITION,
+        ),
+    ),
+  ),
+};
+
+const POD_METADATA = {
+  ...NAMED,
+  // every label: any Service or NetworkPolicy selector may name any of them, and the nearest
+  // miss of a selector quotes their values
+  labels: strings(),
+  deletionTimestamp: S,
+  ownerReferences: each({ kind: S, name: S }),
+};
+
+const POD_SPEC = {
+  nodeName: S,
+  hostNetwork: S,
+  hostname: S,
+  subdomain: S,
+  containers: each(CONTAINER),
+};
+
+const POD: Fields = { ...TYPE, metadata: POD_METADATA, spec: POD_SPEC, status: POD_STATUS };
+
+/** The kube-proxy flags with a value kube/objects.ts's proxyFlags reads: the rest of its command line is
+ * dropped. */
+const VALUE_FLAGS = [
+  'proxy-mode',
+  'cluster-cidr',
+  'detect-local-mode',
+  'ipvs-scheduler',
+  'iptables-masquerade-bit',
+];
+
+/** Read as on or off: the word after it is not its value, and "=false" reads as its absence. */
+const MASQUERADE_ALL = '--masquerade-all';
+
+/** The words of a command line that set a flag kdebug reads ("--proxy-mode=ipvs", or the flag and
+ * its value as two words). */
+function proxyFlagWords(v: unknown): string[] | undefined {
+  if (!Array.isArray(v)) return undefined;
+  const out: string[] = [];
+  for (let i = 0; i < v.length; i++) {
+    const w: unknown = v[i];
+    if (typeof w !== 'string') continue;
+    if (w === MASQUERADE_ALL || w === `${MASQUERADE_ALL}=true`) out.push(MASQUERADE_ALL);
+    const flag = VALUE_FLAGS.find((f) => w === `--${f}` || w.startsWith(`--${f}=`));
+    if (!flag) continue;
+    out.push(w);
+    const next: unknown = v[i + 1];
+    if (w === `--${flag}` && typeof next === 'string' && !next.startsWith('-')) {
+      out.push(next);
+      i++;
+    }
+  }
+  return out;
+}
+
+const FLAGS = new Rewrite(
+  `only the flags kdebug reads: ${[...VALUE_FLAGS.map((f) => `--${f}`), MASQUERADE_ALL].join(', ')}`,
+  proxyFlagWords,
+);
+
+/** kube-proxy's Pod also keeps its image (the version), flags and the ConfigMaps it mounts. */
+const KUBE_PROXY_POD: Fields = {
+  ...POD,
+  spec: {
+    ...POD_SPEC,
+    containers: each({ ...CONTAINER, image: S, command: FLAGS, args: FLAGS }),
+    volumes: each({ configMap: { name: S } }),
+  },
+};
+
+/** The fields of a KubeProxyConfiguration kube/objects.ts's configFrom reads. */
+const PROXY_CONFIG: Fields = {
+  apiVersion: S,
+  kind: S,
+  mode: S,
+  clusterCIDR: S,
+  detectLocalMode: S,
+  detectLocal: { bridgeInterface: S, interfaceNamePrefix: S },
+  iptables: { masqueradeAll: S, masqueradeBit: S, localhostNodePorts: S },
+  nftables: { masqueradeAll: S, masqueradeBit: S },
+  ipvs: { scheduler: S },
+  nodePortAddresses: each(S),
+};
+
+/** Stands in for a configuration that is not YAML: still not YAML, so the replay says so too. */
+const NOT_YAML = '{ kdebug redacted this value: it was not valid YAML';
+
+/** The configuration file cut to the fields read, as YAML. */
+function proxyConfigText(text: string): string {
+  let doc: unknown;
+  try {
+    doc = load(text);
+  } catch {
+    return NOT_YAML;
+  }
+  const kept = prune(doc, PROXY_CONFIG);
+  return kept === undefined ? '' : dump(kept);
+}
+
+/** The key kube/objects.ts reads kube-proxy's configuration from; never a kubeconfig (it holds the
+ * server, and may hold a token). */
+function proxyConfigKey(data: J): string | undefined {
+  if (typeof data['config.conf'] === 'string') return 'config.conf';
+  return Object.keys(data).find(
+    (k) => /conf/.test(k) && !/kubeconfig/i.test(k) && typeof data[k] === 'string',
+  );
+}
+
+const PROXY_CONFIG_DATA = new Rewrite(
+  `the configuration key (config.conf, else the first key named *conf* that is not a kubeconfig), cut to ${keptPaths(PROXY_CONFIG).join(', ')}`,
+  (v) => {
+    if (!isObj(v)) return undefined;
+    const key = proxyConfigKey(v);
+    return key ? { [key]: proxyConfigText(v[key] as string) } : {};
+  },
+);
+
+/** The line of the Corefile dns.ts reads the cluster domain from (the same expression). */
+const KUBERNETES_PLUGIN = /^\s*kubernetes\s+([^{\n]+)/m;
+
+const COREFILE_DATA = new Rewrite('Corefile, cut to its kubernetes plugin line', (v) => {
+  if (!isObj(v) || typeof v['Corefile'] !== 'string') return undefined;
+  const line = KUBERNETES_PLUGIN.exec(v['Corefile'])?.[0];
+  return { Corefile: line ? `${line}\n` : '' };
+});
+
+const CONFIG_MAP: Fields = { ...TYPE, metadata: NAMED };
+
+const NODE: Fields = {
+  ...TYPE,
+  metadata: { name: S, labels: strings('kubernetes.io/os') },
+  spec: { podCIDR: S, podCIDRs: each(S) },
+  status: {
+    addresses: each({ type: S, address: S }),
+    conditions: each({ type: S, status: S }),
+    nodeInfo: { operatingSystem: S },
+  },
+};
+
+const LABEL_SELECTOR: Fields = {
+  matchLabels: strings(),
+  matchExpressions: each({ key: S, operator: S, values: each(S) }),
+};
+
+// which sources may reach the Service's port: its ingress rules, peers and ports
+const NETWORK_POLICY: Fields = {
+  ...TYPE,
+  metadata: NAMED,
+  spec: {
+    podSelector: LABEL_SELECTOR,
+    policyTypes: each(S),
+    ingress: each({
+      from: each({
+        podSelector: LABEL_SELECTOR,
+        namespaceSelector: LABEL_SELECTOR,
+        ipBlock: { cidr: S, except: each(S) },
+      }),
+      ports: each({ protocol: S, port: S, endPort: S }),
+    }),
+  },
+};
+
+/** What redaction knows of the cluster to choose a rule: kube-proxy's Pods and its ConfigMaps. */
+export interface RuleContext {
+  isKubeProxyPod(o: KubeObject): boolean;
+  isKubeProxyConfig(o: KubeObject): boolean;
+}
+
+export interface Rule {
+  /** How meta.json names it: the kind, or the kind and which of its objects. */
+  name: string;
+  kind: string;
+  when?: (o: KubeObject, c: RuleContext) => boolean;
+  keep: Fields;
+}
+
+const named = (namespace: string | undefined, name: string) => (o: KubeObject) =>
+  o.metadata?.name === name && (namespace === undefined || o.metadata?.namespace === namespace);
+
+/** The first rule of an object's kind that applies to it decides; a kind not here is dropped. */
+export const RULES: Rule[] = [
+  { name: 'Service', kind: 'Service', keep: SERVICE },
+  { name: 'EndpointSlice', kind: 'EndpointSlice', keep: ENDPOINT_SLICE },
+  { name: 'Endpoints', kind: 'Endpoints', keep: ENDPOINTS },
+  {
+    name: 'Pod of kube-proxy',
+    kind: 'Pod',
+    when: (o, c) => c.isKubeProxyPod(o),
+    keep: KUBE_PROXY_POD,
+  },
+  { name: 'Pod', kind: 'Pod', keep: POD },
+  { name: 'Node', kind: 'Node', keep: NODE },
+  {
+    name: "ConfigMap of kube-proxy's configuration",
+    kind: 'ConfigMap',
+    when: (o, c) => c.isKubeProxyConfig(o),
+    keep: { ...CONFIG_MAP, data: PROXY_CONFIG_DATA },
+  },
+  {
+    name: 'ConfigMap kube-system/coredns',
+    kind: 'ConfigMap',
+    when: named('kube-system', 'coredns'),
+    keep: { ...CONFIG_MAP, data: COREFILE_DATA },
+  },
+  {
+    name: 'ConfigMap cilium-config',
+    kind: 'ConfigMap',
+    when: named(undefined, 'cilium-config'),
+    keep: { ...CONFIG_MAP, data: strings('kube-proxy-replacement') },
+  },
+  { name: 'ConfigMap', kind: 'ConfigMap', keep: CONFIG_MAP },
+  { name: 'NetworkPolicy', kind: 'NetworkPolicy', keep: NETWORK_POLICY },
+  // kube-proxy.ts reads whether a kube-proxy DaemonSet is there and, where its Pods were read by
+  // node, its rollout (daemon-set.ts): counts and generations, no names
+  {
+    name: 'DaemonSet',
+    kind: 'DaemonSet',
+    keep: {
+      ...TYPE,
+      metadata: { ...NAMED, generation: S },
+      status: {
+        desiredNumberScheduled: S,
+        numberReady: S,
+        updatedNumberScheduled: S,
+        numberAvailable: S,
+        numberMisscheduled: S,
+        observedGeneration: S,
+      },
+    },
+  },
+  {
+    name: 'ServiceCIDR',
+    kind: 'ServiceCIDR',
+    keep: { ...TYPE, metadata: NAMED, spec: { cidrs: each(S) } },
+  },
+];
+
+export function ruleFor(o: KubeObject, c: RuleContext): Rule | undefined {
+  return RULES.find((r) => r.kind === o.kind && (!r.when || r.when(o, c)));
+}
