@@ -316,6 +316,7 @@ export class NodeAnalysis {
             ipvs.source,
             () => this.ipvsKnown(ipvs.read!),
             () => this.analysis.state(this.name).config.value,
+            () => this.rules(),
           )
         : rules?.ruleset
           ? iptablesDataplane(rules.ruleset, rules.source, this.analysis.view)

@@ -35,6 +35,9 @@ import { clientAdmitted, policiesFor, together } from './network-policy.js';
 import { conntrackFindings } from './conntrack.js';
 import { packetWalk } from './packet-evidence.js';
 import { hostPort } from '../ipv6.js';
+import { PING_EXPLAINED, type Dataplane } from '../dataplane/dataplane.js';
+
+type Mode = Dataplane['mode'];
 
 /** Findings of earlier steps that explain a connection failing. */
 const ENDPOINT_CAUSES = [
@@ -353,77 +356,6 @@ function owners(ctx: CheckContext, ip: string): Evidence[] {
   });
 }
 
-/** Why ping to the ClusterIP and a connection to its port behave differently, for this mode. */
-/** What kube-proxy's nftables table on a node says about a ping to the ClusterIP: the address
- * is a cluster IP, only its Service ports are in service-ips, and anything else for it is
- * rejected by cluster-ips-check (where the ping ends, with an ICMP error). */
-function nftablesPingEvidence(
-  ctx: CheckContext,
-  ip: string,
-  port: number,
-  protocol: string,
-): Evidence[] {
-  for (const node of ctx.nodeNames()) {
-    const nft = ctx.analysis.node(node).nft();
-    if (!nft?.table) continue;
-    const t = nft.table;
-    const out: string[] = [];
-    if (t.set('cluster-ips')?.elements.some((e) => e.key[0] === ip))
-      out.push(`${nft.source}: set cluster-ips holds ${ip}`);
-    const proto = protocol.toLowerCase();
-    const entry = t
-      .set('service-ips')
-      ?.elements.find((e) => e.key[0] === ip && e.key[1] === proto && e.key[2] === port);
-    if (entry?.verdict?.target)
-      out.push(
-        `${nft.source}: map service-ips: ${ip} . ${proto} . ${port} : ${entry.verdict.kind} ${entry.verdict.target} (the only way in for ${ip})`,
-      );
-    const reject = t
-      .chain('cluster-ips-check')
-      ?.rules.find(
-        (r) =>
-          r.expr.some((e) => matchesSet(e, 'cluster-ips')) && r.expr.some((e) => 'reject' in e),
-      );
-    if (reject)
-      out.push(
-        `${nft.source}: chain cluster-ips-check: ip daddr @cluster-ips reject${reject.comment ? ` ("${reject.comment}")` : ''}`,
-      );
-    if (out.length > 0)
-      return [`kube-proxy's nftables table on ${node}:`, ...out].map((l) =>
-        seen(l, { node, source: nft.source }),
-      );
-  }
-  return [];
-}
-
-/** IPVS mode's virtual server for the Service port on each node read: it takes that port only
- * (who owns the address, so answers a ping, is in `owners`). */
-function ipvsPingEvidence(
-  ctx: CheckContext,
-  ip: string,
-  port: number,
-  protocol: string,
-): Evidence[] {
-  const address = hostPort(ip, port);
-  const family = ip.includes(':') ? 'IPv6' : 'IPv4';
-  return ctx.nodeNames().flatMap((node) => {
-    const ipvs = ctx.analysis.node(node, undefined, family).ipvs();
-    const read = ipvs?.read;
-    if (!read) return [];
-    const vs = read.table.services.find(
-      (s) => s.address === address && s.protocol === protocol.toLowerCase(),
-    );
-    return [
-      seen(
-        vs
-          ? `${ipvs.source}:${vs.line}: virtual server ${vs.protocol.toUpperCase()} ${address} -> ${count(vs.realServers.length, 'real server')}`
-          : `${ipvs.source}: no virtual server ${protocol} ${address}`,
-        { node, source: ipvs.source },
-      ),
-    ];
-  });
-}
-
 /** The NetworkPolicies that select the Service's Pods, evaluated for its port: which sources they
  * admit together. None is a warning: every client's connection times out. */
 function networkPolicies(ctx: CheckContext, port: ServicePort): Finding[] {
@@ -492,72 +424,51 @@ function networkPolicies(ctx: CheckContext, port: ServicePort): Finding[] {
   ];
 }
 
+/** Why ping to the ClusterIP and a connection to its port behave differently in this mode, with
+ * what one node's state holds for the address and the walk of both through it. */
 function pingExplained(ctx: CheckContext, svc: Service): Finding | undefined {
   const ip = svc.clusterIP!;
   const port = svc.ports[0];
   if (!port) return undefined;
-  const cilium = ciliumNodes(ctx);
-  const mode = cilium.length > 0 ? 'cilium' : (clusterMode(ctx) ?? 'iptables');
+  const mode = (ciliumNodes(ctx).length > 0 ? 'cilium' : (clusterMode(ctx) ?? 'iptables')) as Mode;
+  const explain = PING_EXPLAINED[mode];
+  if (!explain) return undefined;
   // only what a probe saw counts: a ping that could not run answered nothing
   const pings = probed(ctx, { kind: 'icmp-echo', ip }).filter(observed);
   const connect = connectProbe(ip, port.port, port.protocol);
   const conns = connect ? probed(ctx, connect).filter(observed) : [];
   const evidence = [...pings.map(line), ...conns.map(line), ...owners(ctx, ip)];
-  // walk on a node the probes ran from, so the walk and the recorded results tell one story
-  const withRules = ctx.nodesWithRules();
-  const programmed = withRules.filter((n) => treeOf(ctx, n, port));
-  const node =
-    programmed.find((n) => pings.some((p) => p.node === n)) ?? programmed[0] ?? withRules[0];
-  if (node && mode === 'iptables') {
-    const tree = treeOf(ctx, node, port);
-    for (const e of tree?.entries ?? []) {
-      const rule = ctx.lineEvidence(node, 'nat', e.line);
-      if (rule && e.address === ip) evidence.push(rule);
-    }
+  // one node in this mode whose state was read, one the probes ran from (its Service port
+  // programmed) first: the lines, the walk and the recorded results tell one story
+  const family = ip.includes(':') ? 'IPv6' : 'IPv4';
+  const inMode = ctx
+    .nodeNames()
+    .filter((n) => ctx.analysis.node(n, undefined, family).dataplane()?.mode === mode);
+  const programmed = inMode.filter((n) => treeOf(ctx, n, port));
+  const pinged = (n: string) => pings.some((p) => p.node === n);
+  const node = programmed.find(pinged) ?? programmed[0] ?? inMode.find(pinged) ?? inMode[0];
+  if (node) {
+    const lines = ctx.analysis
+      .node(node, undefined, family)
+      .dataplane()!
+      .clusterIpLines({
+        node,
+        ip,
+        port: port.port,
+        protocol: port.protocol,
+        tree: treeOf(ctx, node, port),
+      });
     evidence.push(
+      ...lines.map((l) =>
+        seen(l.text, { node, source: l.source, ...(l.line !== undefined ? { line: l.line } : {}) }),
+      ),
       ...packetWalk(ctx, node, { dst: ip, proto: 'icmp' }),
       ...packetWalk(ctx, node, { dst: ip, port: port.port, proto: port.protocol.toLowerCase() }),
     );
   }
-  // the walk through a Cilium node whose agent table was read, one the probes ran from if any
-  const agent =
-    cilium.find((n) => pings.some((p) => p.node === n) && ctx.analysis.node(n).cilium()?.read) ??
-    cilium.find((n) => ctx.analysis.node(n).cilium()?.read);
-  if (mode === 'cilium' && agent)
-    evidence.push(
-      ...packetWalk(ctx, agent, { dst: ip, proto: 'icmp' }),
-      ...packetWalk(ctx, agent, { dst: ip, port: port.port, proto: port.protocol.toLowerCase() }),
-    );
-  if (mode === 'nftables' || mode === 'ipvs') {
-    evidence.push(
-      ...(mode === 'nftables' ? nftablesPingEvidence : ipvsPingEvidence)(
-        ctx,
-        ip,
-        port.port,
-        port.protocol,
-      ),
-    );
-    // and the walk through a node in that mode (one the probes ran from, if any): the ping
-    // rejected (nftables) or answered by the node (IPVS), the port DNATed
-    const read = (n: string) =>
-      mode === 'nftables' ? ctx.analysis.node(n).nft()?.table : ctx.analysis.node(n).ipvs()?.read;
-    const walked =
-      ctx.nodeNames().find((n) => pings.some((p) => p.node === n) && read(n)) ??
-      ctx.nodeNames().find((n) => read(n));
-    if (walked)
-      evidence.push(
-        ...packetWalk(ctx, walked, { dst: ip, proto: 'icmp' }),
-        ...packetWalk(ctx, walked, {
-          dst: ip,
-          port: port.port,
-          proto: port.protocol.toLowerCase(),
-        }),
-      );
-  }
   const proto = port.protocol;
   const answered = pings.some((p) => p.result.status === 'pass');
   const connected = conns.some((p) => p.result.status === 'pass');
-  const forwarded = ctx.endpoints(port).some((e) => e.ready || (e.serving && e.terminating));
   const curl =
     proto === 'TCP'
       ? `curl ${ip.includes(':') ? `-g http://${hostPort(ip, port.port)}/` : hostPort(ip, port.port)}`
@@ -568,35 +479,17 @@ function pingExplained(ctx: CheckContext, svc: Service): Finding | undefined {
       : answered
         ? `ping ${ip} answers`
         : `ping ${ip} gets no answer`;
-  const title = (normal: string) => `${ping}${connected ? `, ${curl} connects` : ''}: ${normal}`;
-  const byMode: Record<string, { title: string; text: string }> = {
-    iptables: {
-      title: answered
-        ? title('unusual in iptables mode')
-        : title(
-            pings.length > 0
-              ? 'normal in iptables mode'
-              : `no answer in iptables mode, ${curl} is the test`,
-          ),
-      text: `In iptables mode no interface owns a ClusterIP: ${ip} exists only as a match in kube-proxy's nat rules, and those rules match only its protocol and port (${proto.toLowerCase()} port ${svc.ports.map((p) => p.port).join(', ')}). ${forwarded ? `A ${proto} packet to ${hostPort(ip, port.port)} is DNATed to a Pod by the node it is sent from.` : `A ${proto} packet to ${hostPort(ip, port.port)} is rejected right now, because the Service has no ready endpoints; once it has some, it is DNATed to one of them by the node it is sent from.`} An ICMP echo matches no rule at all, leaves the node unchanged towards the default route, and nobody answers it${answered ? ' (the answer recorded here came from something else on the path that owns the address, which is unusual)' : ''}. So a failing ping says nothing about the Service: test it with ${curl}.`,
-    },
-    ipvs: {
-      title: title('in IPVS mode the node itself answers a ping'),
-      text: `In IPVS mode kube-proxy binds every ClusterIP to the dummy interface kube-ipvs0 on every node, so the node owns ${ip} and answers the ping itself: the answer proves nothing about the Pods. ${curl} goes through the IPVS virtual server to an endpoint: that is the test that counts.`,
-    },
-    cilium: {
-      title: answered
-        ? title('unusual where Cilium replaces kube-proxy')
-        : title('Cilium drops ICMP to a Service address'),
-      text: `Where Cilium replaces kube-proxy no interface owns ${ip} either: Cilium's BPF programs translate ${proto} to a Service's frontend (at the socket when a Pod or the node connects, at the node's device for traffic from outside) and drop an ICMP echo to a Service address as an unsupported protocol (no Cilium release up to 1.20 answers it)${answered ? '; the answer recorded here came from something else that owns the address' : ''}. ${curl} is translated to a backend: that is the test that counts.`,
-    },
-    nftables: {
-      title: title('in nftables mode other ports are rejected at once'),
-      text: `In nftables mode kube-proxy knows every ClusterIP and rejects any packet for one that is not for a Service port: a ping or a connection to another port fails at once with an ICMP error instead of timing out. ${curl} is DNATed to an endpoint: that is the test that counts.`,
-    },
-  };
-  const m = byMode[mode];
-  if (!m) return undefined;
+  const m = explain({
+    ip,
+    protocol: proto,
+    port: port.port,
+    ports: svc.ports.map((p) => p.port),
+    pinged: pings.length > 0,
+    answered,
+    forwarded: ctx.endpoints(port).some((e) => e.ready || (e.serving && e.terminating)),
+    curl,
+    title: (normal) => `${ping}${connected ? `, ${curl} connects` : ''}: ${normal}`,
+  });
   // worth reading at once only where the recorded ping and connect disagree
   const disagree = pings.length > 0 && conns.length > 0 && answered !== connected;
   return finding('ping-clusterip-explained', 'pass', m.title, {
@@ -706,9 +599,3 @@ export const reachabilityCheck: Check = {
     return out;
   },
 };
-
-/** An nft expression `... daddr @SET`: a match whose right side names the set (nft's JSON). */
-function matchesSet(e: Record<string, unknown>, set: string): boolean {
-  const match = e['match'] as { right?: unknown } | undefined;
-  return match?.right === `@${set}`;
-}

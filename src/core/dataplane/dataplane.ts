@@ -1,6 +1,15 @@
 // A node's dataplane: the rules kube-proxy wrote there, read in the node's own proxy mode, behind
 // one interface. The analysis asks it for Service trees, drift and a packet walk without knowing
 // the mode: iptables, nftables, IPVS and Cilium are one implementation each here.
+import type { Hairpin, HairpinQuery } from './hairpin.js';
+import { IPTABLES_HAIRPIN, iptablesHairpin } from './iptables/hairpin.js';
+import { NFTABLES_HAIRPIN, nftablesHairpin } from './nftables/hairpin.js';
+import { IPVS_HAIRPIN, ipvsHairpin, type IpvsHairpinState } from './ipvs/hairpin.js';
+import type { PingExplained, PingFacts } from './ping.js';
+import { iptablesClusterIpLines, iptablesPing } from './iptables/ping.js';
+import { nftablesClusterIpLines, nftablesPing } from './nftables/ping.js';
+import { ipvsClusterIpLines, ipvsPing } from './ipvs/ping.js';
+import { ciliumPing } from './cilium/ping.js';
 import { watchedServiceCIDRs } from './releases.js';
 import type { NodeDrift } from './drift.js';
 import { nodeDrift } from './iptables/drift/drift.js';
@@ -26,7 +35,7 @@ import { traceCiliumPacket } from './cilium/trace.js';
 import { buildCiliumTrees, nodePortKey, type CiliumKnown } from './cilium/trees.js';
 import { tracePacket } from './iptables/trace.js';
 import type { NodeNetwork, TracePacket, TraceResult } from './trace.js';
-import { type ServiceTrees } from './trees.js';
+import type { ServiceTree, ServiceTrees } from './trees.js';
 import { buildServiceTrees } from './iptables/trees.js';
 
 /** The Service ports trees are built for: `only` these (one Service's answer), else all of the
@@ -34,6 +43,23 @@ import { buildServiceTrees } from './iptables/trees.js';
 export interface TreePorts {
   only?: { name: ServicePortName; protocol: string }[];
   known: { name: ServicePortName; protocol: string }[];
+}
+
+/** A line of a node's state that evidence shows: its words, where it was read, its line there. */
+export interface StateLine {
+  text: string;
+  /** The file it was read from; undefined for a line about what no file holds. */
+  source?: string;
+  line?: number;
+}
+
+/** A ClusterIP and one Service port of it, asked about on one node (its tree there, if any). */
+export interface ClusterIpQuery {
+  node: string;
+  ip: string;
+  port: number;
+  protocol: string;
+  tree?: ServiceTree;
 }
 
 interface Common {
@@ -51,7 +77,21 @@ interface Common {
   ): NodeDrift;
   /** One packet walked through the node in this mode. */
   trace(packet: TracePacket, net: NodeNetwork): TraceResult;
+  /** What the node holds for a ClusterIP and one of its ports: what a ping and a connection meet. */
+  clusterIpLines(q: ClusterIpQuery): StateLine[];
+  /** Whether a Pod balanced to itself through the Service is masqueraded here. */
+  hairpin(q: HairpinQuery): Hairpin;
+  /** How this mode masquerades hairpin traffic, said when every endpoint checked is. */
+  readonly hairpinHow: string;
 }
+
+/** What each mode does with a ping to a Service address, said before any node was read. */
+export const PING_EXPLAINED: Record<Dataplane['mode'], (p: PingFacts) => PingExplained> = {
+  iptables: iptablesPing,
+  nftables: nftablesPing,
+  ipvs: ipvsPing,
+  cilium: ciliumPing,
+};
 
 export interface IptablesDataplane extends Common {
   readonly mode: 'iptables';
@@ -98,6 +138,9 @@ export function iptablesDataplane(
         servicePortsOnly: scope !== undefined,
       }),
     trace: (packet, net) => tracePacket(ruleset, net, packet),
+    clusterIpLines: (q) => iptablesClusterIpLines(ruleset, source, q),
+    hairpin: (q) => iptablesHairpin(ruleset, source, q),
+    hairpinHow: IPTABLES_HAIRPIN,
   };
 }
 
@@ -127,6 +170,9 @@ export function nftablesDataplane(
         scoped: scope !== undefined,
       }),
     trace: (packet, net) => traceNftPacket(table, net, packet),
+    clusterIpLines: (q) => nftablesClusterIpLines(table, source, q),
+    hairpin: (q) => nftablesHairpin(table, source, q),
+    hairpinHow: NFTABLES_HAIRPIN,
   };
 }
 
@@ -160,6 +206,8 @@ export function ipvsDataplane(
   known: () => Map<string, IpvsKnown>,
   /** The configuration the node state settled on for this node. */
   config: () => KubeProxyConfig,
+  /** The node's iptables rules of this family: KUBE-POSTROUTING masquerades the loop-back set. */
+  nat: () => IpvsHairpinState['nat'],
 ): IpvsDataplane {
   return {
     mode: 'ipvs',
@@ -194,6 +242,9 @@ export function ipvsDataplane(
       const { clusterCIDR, masqueradeAll } = config();
       return traceIpvsPacket(read, net, packet, { clusterCIDR, masqueradeAll });
     },
+    clusterIpLines: (q) => ipvsClusterIpLines(read.table, source, q),
+    hairpin: (q) => ipvsHairpin({ ...read, nat: nat() }, q),
+    hairpinHow: IPVS_HAIRPIN,
   };
 }
 
@@ -259,5 +310,9 @@ export function ciliumDataplane(read: CiliumRead, view: ClusterView): CiliumData
         ...agent.settings,
         podIPs: new Set(view.pods.flatMap((p) => (p.hostNetwork ? [] : p.podIPs))),
       }),
+    // the agent's table holds no per-address line a ping meets: its walk says what happens
+    clusterIpLines: () => [],
+    hairpin: () => ({ kind: 'not-checked', why: "Cilium's agent, not kube-proxy, handles it" }),
+    hairpinHow: '',
   };
 }

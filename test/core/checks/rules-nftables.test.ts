@@ -149,9 +149,17 @@ describe('the Rules step in nftables mode', () => {
   it('hairpin: the endpoint on node-a is in its hairpin-connections set; one that is not, fails there', () => {
     const nodes = { 'node-a': { 'nft-ip-kube-proxy': TABLE } };
     const ok = run(hairpinCheck, facts(objects(both), nodes), {}, TARGET);
-    assert.deepEqual(ids(ok), ['hairpin-masquerade-present:pass']);
+    // node-b's endpoint: nothing was read on node-b, so its hairpin is said not checked
+    assert.deepEqual(ids(ok), ['hairpin-masquerade-present:pass', 'hairpin-not-observed:skip']);
+    assert.equal(
+      ok[0]!.title,
+      '1 of 2 endpoints: a Pod reaching itself through the Service is masqueraded',
+    );
     assert.deepEqual(ok[0]!.evidence.map(evidenceText), [
       'nodes/node-a/nft-ip-kube-proxy.txt: set hairpin-connections holds 10.244.1.4 . 10.244.1.4 . tcp . 80',
+    ]);
+    assert.deepEqual(ok[1]!.evidence.map(evidenceText), [
+      'not observed: 10.244.2.2:80 on node-b: its IPv4 rules were not read',
     ]);
     // 10.244.2.2 is node-b's Pod: said to run on node-a, node-a's set does not hold it
     const moved = both.map((e) => ({ ...e, node: 'node-a' }));
@@ -159,7 +167,7 @@ describe('the Rules step in nftables mode', () => {
     assert.deepEqual(ids(bad), ['hairpin-masquerade-missing:fail']);
     assert.match(
       bad[0]!.title,
-      /10\.244\.2\.2 cannot reach itself through the Service: node-a's nftables table does not masquerade it/,
+      /10\.244\.2\.2:80 cannot reach itself through the Service: node-a's nftables table does not masquerade it/,
     );
   });
 

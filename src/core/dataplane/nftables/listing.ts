@@ -348,3 +348,11 @@ export function scalar(v: unknown): string | number {
     return (v['range'] as unknown[]).map((x) => String(scalar(x))).join('-');
   return JSON.stringify(v);
 }
+
+/** A match against a named set: `… @NAME` (nft JSON: {"match": {"right": "@NAME", …}}). */
+export function matchesSet(e: Record<string, unknown>, name: string): boolean {
+  const m = e['match'];
+  return (
+    typeof m === 'object' && m !== null && (m as Record<string, unknown>)['right'] === `@${name}`
+  );
+}

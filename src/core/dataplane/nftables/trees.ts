@@ -19,6 +19,7 @@ import {
   type TreeEndpoint,
 } from '../trees.js';
 import {
+  matchesSet,
   missingSets,
   scalar,
   verdictOf,
@@ -374,12 +375,6 @@ function setsMark(mangle: unknown): boolean {
   const key = isObject(mangle) ? mangle['key'] : undefined;
   const meta = isObject(key) ? key['meta'] : undefined;
   return isObject(meta) && meta['key'] === 'mark';
-}
-
-/** A match against a named set: `… @NAME` (nft JSON: {"match": {"right": "@NAME", …}}). */
-function matchesSet(e: Record<string, unknown>, name: string): boolean {
-  const m = e['match'];
-  return isObject(m) && m['right'] === `@${name}`;
 }
 
 /** What a `meta mark set meta mark | 0x4000` rule marks: "all", or its match in nft words. */

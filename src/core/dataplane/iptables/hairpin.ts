@@ -1,0 +1,49 @@
+// Hairpin in iptables mode: kube-proxy writes "-s podIP/32 -j KUBE-MARK-MASQ" first in each
+// endpoint's KUBE-SEP chain, so a Pod balanced to itself is masqueraded to the node's address.
+import type { StateLine } from '../dataplane.js';
+import { BRIDGE_NOTE, type Hairpin, type HairpinQuery } from '../hairpin.js';
+import type { Ruleset } from './read/parse.js';
+
+export const IPTABLES_HAIRPIN =
+  "Each endpoint's KUBE-SEP chain on its own node marks hairpin traffic for masquerade.";
+
+export function iptablesHairpin(rs: Ruleset, source: string, q: HairpinQuery): Hairpin {
+  const ep = q.endpoint;
+  if (!ep) return { kind: 'not-checked', why: `no ${familyWord(q.ip)} endpoint chain for it` };
+  if (ep.hairpinMasquerade === null)
+    return {
+      kind: 'not-checked',
+      why: `${ep.chain}'s masquerade rule may be left out of the paste`,
+    };
+  const lines = chainLines(rs, source, ep.chain);
+  if (ep.hairpinMasquerade)
+    return { kind: 'masqueraded', lines: lines.filter((l) => l.text.includes('KUBE-MARK-MASQ')) };
+  return {
+    kind: 'missing',
+    title: `${ep.chain} on ${q.node} has no masquerade rule`,
+    explanation: `When ${q.podName ?? 'the Pod'} (${q.ip}) connects to the Service and is balanced to itself, the DNAT makes source and destination both ${q.ip}. kube-proxy writes "-s ${q.ip}/32 -j KUBE-MARK-MASQ" first in the endpoint's KUBE-SEP chain so the packet is masqueraded to the node's address; ${ep.chain} on ${q.node} lacks it, so the reply goes back inside the Pod from its own address and the connection hangs. The other Pods are not affected. kube-proxy rewrites every rule when it restarts: delete its Pod on ${q.node}. ${BRIDGE_NOTE}`,
+    lines,
+    next: 'restart-kube-proxy',
+    causes: [
+      'masquerade-missing',
+      'endpoint-missing',
+      'service-rules-missing',
+      'service-chain-missing',
+    ],
+  };
+}
+
+const familyWord = (ip: string) => (ip.includes(':') ? 'IPv6' : 'IPv4');
+
+/** Every rule of a nat chain, as evidence names a line: "FILE:LINE: TEXT". */
+function chainLines(rs: Ruleset, source: string, chain: string): StateLine[] {
+  const t = rs.table('nat');
+  const c = t?.chain(chain);
+  if (!t || !c) return [];
+  const file = t.file ?? source;
+  return c.ruleIds.map((id) => ({
+    text: `${file}:${t.line(id)}: ${t.text(id)}`,
+    source: file,
+    line: t.line(id),
+  }));
+}

@@ -1,0 +1,34 @@
+// A ping to a ClusterIP in iptables mode: no interface owns the address, the nat rules match
+// only the Service's protocol and ports, so an ICMP echo matches nothing and nobody answers it.
+import type { ClusterIpQuery, StateLine } from '../dataplane.js';
+import { target, type PingExplained, type PingFacts } from '../ping.js';
+import type { Ruleset } from './read/parse.js';
+
+export function iptablesPing(p: PingFacts): PingExplained {
+  const { ip, protocol: proto, curl, answered } = p;
+  return {
+    title: answered
+      ? p.title('unusual in iptables mode')
+      : p.title(
+          p.pinged ? 'normal in iptables mode' : `no answer in iptables mode, ${curl} is the test`,
+        ),
+    text: `In iptables mode no interface owns a ClusterIP: ${ip} exists only as a match in kube-proxy's nat rules, and those rules match only its protocol and port (${proto.toLowerCase()} port ${p.ports.join(', ')}). ${p.forwarded ? `A ${proto} packet to ${target(p)} is DNATed to a Pod by the node it is sent from.` : `A ${proto} packet to ${target(p)} is rejected right now, because the Service has no ready endpoints; once it has some, it is DNATed to one of them by the node it is sent from.`} An ICMP echo matches no rule at all, leaves the node unchanged towards the default route, and nobody answers it${answered ? ' (the answer recorded here came from something else on the path that owns the address, which is unusual)' : ''}. So a failing ping says nothing about the Service: test it with ${curl}.`,
+  };
+}
+
+/** The nat rules that take the ClusterIP in: its Service port's entry rules for that address. */
+export function iptablesClusterIpLines(
+  rs: Ruleset,
+  source: string,
+  q: ClusterIpQuery,
+): StateLine[] {
+  const nat = rs.table('nat');
+  if (!nat) return [];
+  const file = nat.file ?? source;
+  return (q.tree?.entries ?? []).flatMap((e) => {
+    const id = e.address === q.ip ? nat.ruleAtLine(e.line) : -1;
+    return id >= 0
+      ? [{ text: `${file}:${e.line}: ${nat.text(id)}`, source: file, line: e.line }]
+      : [];
+  });
+}
