@@ -35,7 +35,7 @@ import { clientAdmitted, policiesFor, together } from './network-policy.js';
 import { conntrackFindings } from './conntrack.js';
 import { packetWalk } from './packet-evidence.js';
 import { hostPort } from '../ipv6.js';
-import { PING_EXPLAINED, type Dataplane } from '../dataplane/dataplane.js';
+import { MODES, type Dataplane } from '../dataplane/dataplane.js';
 
 type Mode = Dataplane['mode'];
 
@@ -431,7 +431,7 @@ function pingExplained(ctx: CheckContext, svc: Service): Finding | undefined {
   const port = svc.ports[0];
   if (!port) return undefined;
   const mode = (ciliumNodes(ctx).length > 0 ? 'cilium' : (clusterMode(ctx) ?? 'iptables')) as Mode;
-  const explain = PING_EXPLAINED[mode];
+  const explain = MODES[mode]?.ping;
   if (!explain) return undefined;
   // only what a probe saw counts: a ping that could not run answered nothing
   const pings = probed(ctx, { kind: 'icmp-echo', ip }).filter(observed);

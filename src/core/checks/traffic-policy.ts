@@ -9,6 +9,9 @@ import { kubectl, valid } from '../next-command.js';
 import { finding, list, pending, podsOf, serviceRef, type Check } from './check.js';
 import type { CheckContext } from './context.js';
 import { hostPort } from '../ipv6.js';
+import { MODES, type Dataplane } from '../dataplane/dataplane.js';
+
+type Mode = Dataplane['mode'];
 
 const externallyAccessible = (svc: Service) =>
   svc.type === 'NodePort' ||
@@ -28,51 +31,30 @@ function localEndpoints(ctx: CheckContext, svc: Service, port: ServicePort): Nod
   });
 }
 
-/** The DROP rules a node's dump holds for this port ("... has no local endpoints"), or in
- * nftables mode the no-endpoint map elements that drop it. */
+/** What a node without a local endpoint does with the port's traffic, as its dataplane shows it. */
 function dropRules(ctx: CheckContext, node: string, spn: string): Evidence[] {
   const n = ctx.analysis.node(node);
-  const ipvs = n.mode() === 'ipvs' ? n.ipvs() : undefined;
-  if (ipvs?.read) {
-    // IPVS mode drops nothing: its virtual servers fall back to the other nodes' endpoints
-    const tree = n.trees(ctx.scope)?.services.find((t) => t.name === spn);
-    return (tree?.entries ?? [])
-      .filter((e) => e.kind !== 'cluster-ip')
-      .map((e) =>
-        seen(
-          `${ipvs.source}:${e.line}: virtual server ${e.chain} -> ${tree!.endpoints.map((x) => x.address).join(', ') || 'no real server'}`,
-          { node, source: ipvs.source, line: e.line },
-        ),
-      );
-  }
-  const nft = n.mode() === 'nftables' ? n.nft() : undefined;
-  if (nft?.table) {
-    const tree = n.trees(ctx.scope)?.services.find((t) => t.name === spn);
-    return (tree?.verdicts ?? [])
-      .filter((v) => v.kind === 'drop')
-      .map((v) =>
-        seen(
-          `${nft.source}: ${v.chain} ${v.address ? `${v.address} . ` : ''}${tree!.protocol} . ${v.port} : drop`,
-          { node, source: nft.source },
-        ),
-      );
-  }
-  const tree = ctx.rules(node)?.trees?.services.find((t) => t.name === spn);
-  return (tree?.verdicts ?? [])
-    .filter((v) => v.kind === 'drop' && v.comment?.includes('no local endpoints'))
-    .map(
-      (v) =>
-        ctx.lineEvidence(node, v.table, v.line) ??
-        seen(`${v.table} ${v.chain} line ${v.line}`, { node }),
-    );
+  const dp = n.dataplane();
+  const tree = n.trees(ctx.scope)?.services.find((t) => t.name === spn);
+  return (dp?.noLocalEndpointLines(tree) ?? []).map((l) =>
+    seen(l.text, {
+      node,
+      ...(l.source ? { source: l.source } : {}),
+      ...(l.line !== undefined ? { line: l.line } : {}),
+    }),
+  );
 }
 
-/** How nodes without a local endpoint fail external traffic, in their proxy mode. */
+/** How nodes without a local endpoint fail external traffic, as their proxy mode does. */
 function dropsHow(ctx: CheckContext, nodes: NodeLocal[], entry: string[]): string {
-  const ipvs = nodes.filter((n) => ctx.analysis.node(n.node).mode() === 'ipvs');
-  if (ipvs.length === 0)
+  const forwarding = nodes.filter(
+    (n) =>
+      MODES[ctx.analysis.node(n.node).mode() as Mode]?.withoutLocalEndpoint ===
+      'forward-unmasqueraded',
+  );
+  if (forwarding.length === 0)
     return `kube-proxy there drops new connections to ${list(entry)} (a filter DROP rule)`;
-  return `kube-proxy ${ipvs.length === nodes.length ? 'there' : `on ${list(ipvs.map((n) => n.node))}`} (IPVS mode) sends ${list(entry)} to endpoints on other nodes without masquerading them (kubernetes#97081), so the replies come from the Pod's address and the client discards them${ipvs.length < nodes.length ? '; the others drop new connections (a filter DROP rule)' : ''}`;
+  return `kube-proxy ${forwarding.length === nodes.length ? 'there' : `on ${list(forwarding.map((n) => n.node))}`} (IPVS mode) sends ${list(entry)} to endpoints on other nodes without masquerading them (kubernetes#97081), so the replies come from the Pod's address and the client discards them${forwarding.length < nodes.length ? '; the others drop new connections (a filter DROP rule)' : ''}`;
 }
 
 function external(ctx: CheckContext, svc: Service): Finding[] {

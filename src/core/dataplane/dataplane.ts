@@ -1,6 +1,9 @@
 // A node's dataplane: the rules kube-proxy wrote there, read in the node's own proxy mode, behind
 // one interface. The analysis asks it for Service trees, drift and a packet walk without knowing
 // the mode: iptables, nftables, IPVS and Cilium are one implementation each here.
+import { iptablesLocalDrops } from './iptables/local-policy.js';
+import { nftablesLocalDrops } from './nftables/local-policy.js';
+import { ipvsExternalServers } from './ipvs/local-policy.js';
 import type { Hairpin, HairpinQuery } from './hairpin.js';
 import { IPTABLES_HAIRPIN, iptablesHairpin } from './iptables/hairpin.js';
 import { NFTABLES_HAIRPIN, nftablesHairpin } from './nftables/hairpin.js';
@@ -83,14 +86,25 @@ interface Common {
   hairpin(q: HairpinQuery): Hairpin;
   /** How this mode masquerades hairpin traffic, said when every endpoint checked is. */
   readonly hairpinHow: string;
+  /** What the node does with a Service port's external traffic when it has no local endpoint
+   * (externalTrafficPolicy Local): its drop rules, or where IPVS sends it instead. */
+  noLocalEndpointLines(tree: ServiceTree | undefined): StateLine[];
 }
 
-/** What each mode does with a ping to a Service address, said before any node was read. */
-export const PING_EXPLAINED: Record<Dataplane['mode'], (p: PingFacts) => PingExplained> = {
-  iptables: iptablesPing,
-  nftables: nftablesPing,
-  ipvs: ipvsPing,
-  cilium: ciliumPing,
+/** What each mode does, known before any node's state was read. */
+export interface ModeTraits {
+  /** Why a ping to a Service address behaves as it does. */
+  ping(p: PingFacts): PingExplained;
+  /** External traffic on a node with no local endpoint under externalTrafficPolicy Local: dropped,
+   * or (IPVS, kubernetes#97081) sent to other nodes' endpoints without masquerading. */
+  withoutLocalEndpoint: 'drop' | 'forward-unmasqueraded';
+}
+
+export const MODES: Record<Dataplane['mode'], ModeTraits> = {
+  iptables: { ping: iptablesPing, withoutLocalEndpoint: 'drop' },
+  nftables: { ping: nftablesPing, withoutLocalEndpoint: 'drop' },
+  ipvs: { ping: ipvsPing, withoutLocalEndpoint: 'forward-unmasqueraded' },
+  cilium: { ping: ciliumPing, withoutLocalEndpoint: 'drop' },
 };
 
 export interface IptablesDataplane extends Common {
@@ -141,6 +155,7 @@ export function iptablesDataplane(
     clusterIpLines: (q) => iptablesClusterIpLines(ruleset, source, q),
     hairpin: (q) => iptablesHairpin(ruleset, source, q),
     hairpinHow: IPTABLES_HAIRPIN,
+    noLocalEndpointLines: (tree) => iptablesLocalDrops(ruleset, source, tree),
   };
 }
 
@@ -173,6 +188,7 @@ export function nftablesDataplane(
     clusterIpLines: (q) => nftablesClusterIpLines(table, source, q),
     hairpin: (q) => nftablesHairpin(table, source, q),
     hairpinHow: NFTABLES_HAIRPIN,
+    noLocalEndpointLines: (tree) => nftablesLocalDrops(source, tree),
   };
 }
 
@@ -245,6 +261,7 @@ export function ipvsDataplane(
     clusterIpLines: (q) => ipvsClusterIpLines(read.table, source, q),
     hairpin: (q) => ipvsHairpin({ ...read, nat: nat() }, q),
     hairpinHow: IPVS_HAIRPIN,
+    noLocalEndpointLines: (tree) => ipvsExternalServers(source, tree),
   };
 }
 
@@ -314,5 +331,6 @@ export function ciliumDataplane(read: CiliumRead, view: ClusterView): CiliumData
     clusterIpLines: () => [],
     hairpin: () => ({ kind: 'not-checked', why: "Cilium's agent, not kube-proxy, handles it" }),
     hairpinHow: '',
+    noLocalEndpointLines: () => [],
   };
 }
