@@ -513,6 +513,28 @@ export class NodeAnalysis {
     return (l) => lines.has(l);
   }
 
+  /** The node's state in its own mode where it lives outside iptables (nftables, IPVS, Cilium):
+   * where it was read, and why it could not be; undefined where none was recorded. */
+  stateRead():
+    { source: string; error?: string; cut?: { line: number; inside: string } } | undefined {
+    const mode = this.mode();
+    const read =
+      mode === 'nftables'
+        ? this.nft()
+        : mode === 'ipvs'
+          ? this.ipvs()
+          : mode === 'cilium'
+            ? this.cilium()
+            : undefined;
+    if (!read) return undefined;
+    const cut = mode === 'nftables' ? this.nft()?.table?.cut : undefined;
+    return {
+      source: read.source,
+      ...(read.error !== undefined ? { error: read.error } : {}),
+      ...(cut ? { cut } : {}),
+    };
+  }
+
   /** kube-proxy's nftables table of this family (`ip` or `ip6` kube-proxy) as the node recorded
    * it (nftables mode): its JSON listing, else its text listing; or why it is unreadable. */
   nft(): { source: string; table?: NftTable; error?: string } | undefined {

@@ -10,47 +10,13 @@ import type { Service } from '../kube/objects.js';
 import { seen, unseen } from '../evidence.js';
 import type { Evidence, Finding } from '../model.js';
 import { driftToFinding } from '../dataplane/drift.js';
-import { nftStems } from '../facts.js';
 import type { IPFamily } from '../ipv6.js';
 import { percent } from '../model.js';
-import { commandStem } from '../nodes/commands.js';
 import { count, familyLabel, finding, saveNodeOutput } from './check.js';
-import { CILIUM_STEMS } from '../dataplane/cilium/agent.js';
 import { kubectl, valid } from '../next-command.js';
+import { MODES, type Dataplane } from '../dataplane/dataplane.js';
 import type { CheckContext } from './context.js';
 import type { OnNode } from './rules-nodes.js';
-
-/** How each mode's state is read and named. */
-const MODES = {
-  nftables: {
-    id: 'rules-nftables-not-observed',
-    word: 'nftables',
-    what: (family: IPFamily) => `its table ${family === 'IPv6' ? 'ip6' : 'ip'} kube-proxy`,
-    stem: (family: IPFamily) => nftStems(family).json,
-    command: (family: IPFamily) => [
-      'nft',
-      '-j',
-      'list',
-      'table',
-      family === 'IPv6' ? 'ip6' : 'ip',
-      'kube-proxy',
-    ],
-  },
-  ipvs: {
-    id: 'rules-ipvs-not-observed',
-    word: 'IPVS',
-    what: () => 'its virtual servers',
-    stem: () => commandStem({ kind: 'ipvs-save' }),
-    command: () => ['ipvsadm-save', '-n'],
-  },
-  cilium: {
-    id: 'rules-cilium-not-observed',
-    word: 'Cilium',
-    what: () => "its Cilium agent's Service table",
-    stem: () => CILIUM_STEMS.frontends,
-    command: () => [],
-  },
-} as const;
 
 /** `kubectl exec` into the node's Cilium agent for its load-balancer table, saved where a
  * snapshot keeps it. */
@@ -69,33 +35,33 @@ function agentTable(ctx: CheckContext, node: string) {
   );
 }
 
-/** The Rules step's findings for one node in nftables or IPVS mode, in one family, their titles
- * not naming the node (rules-nodes.ts does); a dual-stack Service's say their family. */
+/** The Rules step's findings for one node whose mode keeps its state outside iptables, in one
+ * family, their titles not naming the node (rules-nodes.ts does); a dual-stack Service's say
+ * their family. */
 export function tableNode(
   ctx: CheckContext,
   node: string,
   svc: Service,
-  mode: keyof typeof MODES,
   family: IPFamily = 'IPv4',
 ): OnNode[] {
   // the node's own findings name it when alone; its drift findings only where others were read
   const on = (findings: Finding[], named = true): OnNode[] =>
     findings.map((finding) => ({ node, label: familyLabel(svc, family), named, finding }));
-  const m = MODES[mode];
   const n = ctx.analysis.node(node, undefined, family);
-  const read = mode === 'nftables' ? n.nft() : mode === 'ipvs' ? n.ipvs() : n.cilium();
+  const m = MODES[n.mode() as Dataplane['mode']]?.state;
+  if (!m) return [];
+  const read = n.stateRead();
   const stem = m.stem(family);
-  const who =
-    mode === 'cilium'
-      ? `Cilium replaces kube-proxy on ${node}`
-      : `kube-proxy on ${node} runs in ${m.word} mode`;
+  const save = () => {
+    const argv = m.command(family);
+    return argv.length > 0 ? saveNodeOutput(node, argv, stem) : agentTable(ctx, node);
+  };
   if (!read)
     return on([
-      finding(m.id, 'skip', `${m.word} mode, ${m.what(family)} not read`, {
-        explanation: `${who} and kdebug did not read ${m.what(family)} (nodes/${node}/${stem}.txt is not in the facts), so ${svc.namespace}/${svc.name} is not checked there.`,
+      finding(m.notObserved, 'skip', `${m.word} mode, ${m.what(family)} not read`, {
+        explanation: `${m.who(node)} and kdebug did not read ${m.what(family)} (nodes/${node}/${stem}.txt is not in the facts), so ${svc.namespace}/${svc.name} is not checked there.`,
         evidence: [unseen(`nodes/${node}/${stem}.txt: not in the facts`, node)],
-        next:
-          mode === 'cilium' ? agentTable(ctx, node) : saveNodeOutput(node, m.command(family), stem),
+        next: save(),
         node,
       }),
     ]);
@@ -109,13 +75,12 @@ export function tableNode(
       }),
     ]);
   // a listing cut short would show everything after the cut as missing: said, not compared
-  const cut = mode === 'nftables' ? n.nft()?.table?.cut : undefined;
-  if (cut)
+  if (read.cut)
     return on([
-      finding('rules-unreadable', 'warn', 'the nftables listing is cut short', {
-        explanation: `${read.source} ends at line ${cut.line} inside ${cut.inside}: what came after was not recorded, so ${svc.namespace}/${svc.name} is not compared there (what is missing could be missing from the listing only).`,
+      finding('rules-unreadable', 'warn', `the ${m.word} listing is cut short`, {
+        explanation: `${read.source} ends at line ${read.cut.line} inside ${read.cut.inside}: what came after was not recorded, so ${svc.namespace}/${svc.name} is not compared there (what is missing could be missing from the listing only).`,
         evidence: [seen(read.source, { node, source: read.source })],
-        next: saveNodeOutput(node, m.command(family), stem),
+        next: save(),
         node,
       }),
     ]);
@@ -138,8 +103,8 @@ export function tableNode(
     const tree = trees.services.find((t) => t.name === ctx.servicePortName(port));
     if (!tree) continue;
     const label = `${port.port}/${port.protocol}`;
-    // a Cilium frontend's backends are its own; kube-proxy's local-only trees have no KUBE-SVC
-    const eps = tree.chains.svc || mode === 'cilium' ? tree.endpoints : (tree.localEndpoints ?? []);
+    // a frontend's backends are its own (Cilium); kube-proxy's local-only trees have no KUBE-SVC
+    const eps = tree.chains.svc || m.ownBackends ? tree.endpoints : (tree.localEndpoints ?? []);
     const at = { node, source: read.source };
     evidence.push(
       ...tree.entries.map((e) =>
@@ -169,19 +134,14 @@ export function tableNode(
   const drifted = on(out, false);
   if (out.some((f) => f.status === 'fail' || f.status === 'warn') || parts.length === 0)
     return drifted;
+  const keeper = m.perFamily ? `kube-proxy's ${m.word} state` : `${m.word}'s agent`;
   return drifted.concat(
     on([
       finding('rules-match', 'pass', `${parts.join(', ')} in ${m.word}, as expected`, {
-        explanation: `${mode === 'cilium' ? "Cilium's agent" : `kube-proxy's ${m.word} state`} on ${node} sends ${svc.namespace}/${svc.name} to exactly the ${mode === 'cilium' ? 'backends' : 'endpoints'} it should for the current objects${mode === 'ipvs' ? notCompared(drift.tables, n.ipvs()?.read?.ipsetsError) : ''}${mode === 'cilium' && !drift.cilium?.maps ? " (its BPF maps were not read, so kdebug compared the agent's table only)" : ''}.`,
+        explanation: `${keeper} on ${node} sends ${svc.namespace}/${svc.name} to exactly the ${m.sendsTo} it should for the current objects${n.dataplane()?.notCompared(drift) ?? ''}.`,
         evidence,
         node,
       }),
     ]),
   );
 }
-
-/** What of IPVS mode's state was not there to compare. */
-const notCompared = (tables: string[] | undefined, error: string | undefined) =>
-  tables?.includes('ipset')
-    ? ''
-    : ` (kube-proxy's ipsets were not ${error ? `readable: ${error};` : 'read,'} so they were not compared)`;

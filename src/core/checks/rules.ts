@@ -23,6 +23,7 @@ import {
   saveNodeOutput,
 } from './check.js';
 import { kdebug, valid } from '../next-command.js';
+import { MODES, type Dataplane } from '../dataplane/dataplane.js';
 import type { CheckContext } from './context.js';
 import {
   ciliumNodes,
@@ -274,14 +275,11 @@ function notRead(ctx: CheckContext, read: string[]): Finding[] {
           }),
         ];
       const error = rulesReadError(ctx.facts, node);
-      // a node in nftables or IPVS mode says how to read its state, not its iptables dump
-      const mode = proxyModes(ctx).find((m) => m.node === node)?.mode;
-      if (
-        error === undefined &&
-        (mode === 'nftables' || mode === 'ipvs') &&
-        !ctx.waiting('nodes')
-      ) {
-        tables.push(...tableNode(ctx, node, svc, mode));
+      // a node whose kube-proxy keeps its state outside iptables (nftables, IPVS) says how to
+      // read that state, not its iptables dump; Cilium's agents are read with the other nodes
+      const state = stateOf(proxyModes(ctx).find((m) => m.node === node)?.mode);
+      if (error === undefined && state?.perFamily && !ctx.waiting('nodes')) {
+        tables.push(...tableNode(ctx, node, svc));
         return [];
       }
       if (error === undefined)
@@ -331,6 +329,10 @@ function notRead(ctx: CheckContext, read: string[]): Finding[] {
   return out;
 }
 
+/** How the node's mode keeps its state, where that is outside iptables (nftables, IPVS, Cilium). */
+const stateOf = (mode: string | undefined) =>
+  mode === undefined ? undefined : MODES[mode as Dataplane['mode']]?.state;
+
 export const rulesCheck: Check = {
   id: 'rules',
   title: 'Rules',
@@ -376,7 +378,7 @@ export const rulesCheck: Check = {
     const nodes = [
       ...new Set([
         ...ctx.nodesWithRules(),
-        ...ctx.nodeNames().filter((n) => ctx.analysis.node(n).nft() ?? ctx.analysis.node(n).ipvs()),
+        ...ctx.nodeNames().filter((n) => ctx.analysis.node(n).stateRead()),
         ...cilium,
         ...(v6 ? ctx.nodeNames().filter((n) => nodeDump(ctx.facts, n, 'IPv6')) : []),
       ]),
@@ -408,15 +410,15 @@ export const rulesCheck: Check = {
     const drifted = new Set<string>();
     for (const node of nodes) {
       const mode = modes.find((m) => m.node === node)?.mode ?? 'iptables';
-      if (mode === 'nftables' || mode === 'ipvs' || mode === 'cilium') {
-        const found = tableNode(ctx, node, svc, mode);
+      if (stateOf(mode)) {
+        const found = tableNode(ctx, node, svc);
         if (found.some(({ finding: f }) => f.status === 'fail' || f.status === 'warn'))
           drifted.add(node);
         items.push(...found);
         continue;
       }
-      // another mode writes no iptables rules: an empty dump there is expected, not unreadable
-      if (mode !== 'iptables') {
+      // a mode kdebug does not read writes no iptables rules: an empty dump there is expected
+      if (!(mode in MODES)) {
         items.push(
           on(
             node,
@@ -491,9 +493,7 @@ export const rulesCheck: Check = {
       ? byCondition(
           nodes.flatMap((n) => {
             const mode = modes.find((m) => m.node === n)?.mode;
-            return mode === 'nftables' || mode === 'ipvs'
-              ? tableNode(ctx, n, svc, mode, 'IPv6')
-              : [];
+            return stateOf(mode)?.perFamily ? tableNode(ctx, n, svc, 'IPv6') : [];
           }),
           nodes.length > 1,
         )

@@ -1,6 +1,10 @@
 // A node's dataplane: the rules kube-proxy wrote there, read in the node's own proxy mode, behind
 // one interface. The analysis asks it for Service trees, drift and a packet walk without knowing
 // the mode: iptables, nftables, IPVS and Cilium are one implementation each here.
+import type { IPFamily } from '../ipv6.js';
+import { NFTABLES_STATE } from './nftables/state.js';
+import { IPVS_STATE, ipvsNotCompared } from './ipvs/state.js';
+import { CILIUM_STATE } from './cilium/state.js';
 import { iptablesLocalDrops } from './iptables/local-policy.js';
 import { nftablesLocalDrops } from './nftables/local-policy.js';
 import { ipvsExternalServers } from './ipvs/local-policy.js';
@@ -89,10 +93,37 @@ interface Common {
   /** What the node does with a Service port's external traffic when it has no local endpoint
    * (externalTrafficPolicy Local): its drop rules, or where IPVS sends it instead. */
   noLocalEndpointLines(tree: ServiceTree | undefined): StateLine[];
+  /** What a match of the node's state with the objects did not compare (its drift's tables). */
+  notCompared(drift: NodeDrift): string;
+}
+
+/** How a mode whose state lives outside iptables is read and named (nftables, IPVS, Cilium). */
+export interface StateTraits {
+  /** "nftables", "IPVS", "Cilium". */
+  word: string;
+  /** The finding that says it was not read. */
+  notObserved:
+    'rules-nftables-not-observed' | 'rules-ipvs-not-observed' | 'rules-cilium-not-observed';
+  /** What was not read: "its table ip kube-proxy". */
+  what(family: IPFamily): string;
+  /** The file stem a snapshot keeps it under. */
+  stem(family: IPFamily): string;
+  /** The command that lists it on the node (empty: it is read from an agent Pod, not the node). */
+  command(family: IPFamily): string[];
+  /** Who keeps it on the node: "kube-proxy on node-a runs in nftables mode". */
+  who(node: string): string;
+  /** What it sends a Service to: "endpoints", or a Cilium frontend's "backends". */
+  sendsTo: string;
+  /** One state per family (kube-proxy's tables), or one for both (Cilium's agent). */
+  perFamily: boolean;
+  /** A frontend's backends are its own (Cilium): no local-only trees to pick from. */
+  ownBackends: boolean;
 }
 
 /** What each mode does, known before any node's state was read. */
 export interface ModeTraits {
+  /** Undefined for iptables mode, whose rules are the iptables dump itself. */
+  state?: StateTraits;
   /** Why a ping to a Service address behaves as it does. */
   ping(p: PingFacts): PingExplained;
   /** External traffic on a node with no local endpoint under externalTrafficPolicy Local: dropped,
@@ -102,9 +133,9 @@ export interface ModeTraits {
 
 export const MODES: Record<Dataplane['mode'], ModeTraits> = {
   iptables: { ping: iptablesPing, withoutLocalEndpoint: 'drop' },
-  nftables: { ping: nftablesPing, withoutLocalEndpoint: 'drop' },
-  ipvs: { ping: ipvsPing, withoutLocalEndpoint: 'forward-unmasqueraded' },
-  cilium: { ping: ciliumPing, withoutLocalEndpoint: 'drop' },
+  nftables: { ping: nftablesPing, withoutLocalEndpoint: 'drop', state: NFTABLES_STATE },
+  ipvs: { ping: ipvsPing, withoutLocalEndpoint: 'forward-unmasqueraded', state: IPVS_STATE },
+  cilium: { ping: ciliumPing, withoutLocalEndpoint: 'drop', state: CILIUM_STATE },
 };
 
 export interface IptablesDataplane extends Common {
@@ -156,6 +187,7 @@ export function iptablesDataplane(
     hairpin: (q) => iptablesHairpin(ruleset, source, q),
     hairpinHow: IPTABLES_HAIRPIN,
     noLocalEndpointLines: (tree) => iptablesLocalDrops(ruleset, source, tree),
+    notCompared: () => '',
   };
 }
 
@@ -189,6 +221,7 @@ export function nftablesDataplane(
     hairpin: (q) => nftablesHairpin(table, source, q),
     hairpinHow: NFTABLES_HAIRPIN,
     noLocalEndpointLines: (tree) => nftablesLocalDrops(source, tree),
+    notCompared: () => '',
   };
 }
 
@@ -262,6 +295,7 @@ export function ipvsDataplane(
     hairpin: (q) => ipvsHairpin({ ...read, nat: nat() }, q),
     hairpinHow: IPVS_HAIRPIN,
     noLocalEndpointLines: (tree) => ipvsExternalServers(source, tree),
+    notCompared: (drift) => ipvsNotCompared(drift.tables, read.ipsetsError),
   };
 }
 
@@ -332,5 +366,9 @@ export function ciliumDataplane(read: CiliumRead, view: ClusterView): CiliumData
     hairpin: () => ({ kind: 'not-checked', why: "Cilium's agent, not kube-proxy, handles it" }),
     hairpinHow: '',
     noLocalEndpointLines: () => [],
+    notCompared: (drift) =>
+      drift.cilium?.maps
+        ? ''
+        : " (its BPF maps were not read, so kdebug compared the agent's table only)",
   };
 }
