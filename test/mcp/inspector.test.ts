@@ -16,6 +16,7 @@ import { hermetic, kdebug, ROOT } from '../support/cli.js';
 import { assertMatchesSchema } from '../support/schema.js';
 import { skipWithout } from '../support/skip.js';
 import { textOf } from './client.js';
+import { MCP_TOOLS } from '../support/mcp-tools.js';
 
 const DEMO = join(ROOT, 'snapshots', 'nginx-svc');
 
@@ -112,17 +113,7 @@ describe(
   () => {
     it('tools/list: the nine tools, each described, each input an object schema', () => {
       const { tools } = result<ListToolsResult>(inspect(kdebugMcp, ['tools/list']));
-      assert.deepEqual(tools.map((t) => t.name).sort(), [
-        'drift',
-        'expect',
-        'rules',
-        'rules_search',
-        'scenarios',
-        'services',
-        'snapshot_save',
-        'svc',
-        'trace',
-      ]);
+      assert.deepEqual(tools.map((t) => t.name).sort(), MCP_TOOLS);
       for (const t of tools) {
         assert.ok(t.description, `${t.name}: no description`);
         assert.equal(t.inputSchema.type, 'object', t.name);

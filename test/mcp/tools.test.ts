@@ -8,6 +8,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { kdebug, ROOT } from '../support/cli.js';
 import { assertMatchesSchema } from '../support/schema.js';
 import { startServer, textOf, type Server } from './client.js';
+import { MCP_TOOLS } from '../support/mcp-tools.js';
 
 const DEMO = `${ROOT}/snapshots/nginx-svc`;
 const NODE = 'vm-12-7-centos';
@@ -53,17 +54,7 @@ describe('kdebug mcp tools (SDK client, stdio, bundled snapshots)', () => {
   it("lists the tools, each input named as its command's flags, each output with its schema", async () => {
     const { tools } = await server.client.listTools();
     const byName = new Map(tools.map((t) => [t.name, t]));
-    assert.deepEqual([...byName.keys()].sort(), [
-      'drift',
-      'expect',
-      'rules',
-      'rules_search',
-      'scenarios',
-      'services',
-      'snapshot_save',
-      'svc',
-      'trace',
-    ]);
+    assert.deepEqual([...byName.keys()].sort(), MCP_TOOLS);
     const cli = await program();
     const command = (path: string) =>
       path.split(' ').reduce<Command>((c, w) => c.commands.find((x) => x.name() === w)!, cli);
