@@ -186,6 +186,13 @@ export function parseIpvs(text: string, file = '<input>'): IpvsTable {
       continue;
     }
     // ipvsadm -Ln: "TCP  10.96.0.10:53 rr persistent 10800" / "  -> 10.244.0.2:53  Masq 1 0 0"
+    // an address cut before its port ("TCP  19", "TCP  10.96.0."): the paste ends there, or the
+    // line does not read
+    if ((m = SERVICE.exec(t)) && m[1] !== 'FWM' && /^[\d.]+$/.test(m[2]!)) {
+      if (no === last) cut = no;
+      else unreadable(no, `not a virtual server's address:port: ${t.slice(0, 200)}`);
+      continue;
+    }
     if ((m = SERVICE.exec(t))) {
       const rest = (m[3] ?? '').split(/\s+/).filter(Boolean);
       const counters = rest.length > 0 && /^\d+[KMGT]?$/.test(rest[0]!);

@@ -50,6 +50,8 @@ const PROTOCOLS: Record<string, string> = {
   icmpv6: 'ipv6-icmp',
   '58': 'ipv6-icmp',
 };
+/** How a rule line of -L begins: its number or counters, or its target. */
+const RULE_START = /^\s*(?:\d|[A-Z])/;
 /** The fragment column: `--`, `-f`, `!f`; ip6tables before 1.8.8 leaves it blank. */
 const OPT = /^(?:--|-f|!f)$/;
 
@@ -63,6 +65,9 @@ export function listViewToRules(text: string): ListViewRules {
   const unread: number[] = [];
   let plain = false; // a listing without -n: names where addresses would be
   let noInterfaces = false;
+  // the paste's last line with text: a rule -L printed only part of is where the paste was cut
+  let lastText = lines.length - 1;
+  while (lastText > 0 && lines[lastText]!.trim() === '') lastText--;
   const out = lines.map((raw, i) => {
     const line = raw.replace(/\r$/, '');
     const c = CHAIN.exec(line);
@@ -90,7 +95,8 @@ export function listViewToRules(text: string): ListViewRules {
     }
     if (!columns || !chain || line.trim() === '') return line;
     const rule = ruleOf(line, chain, columns);
-    if (!rule) return line;
+    // cut mid-rule: the rules parser says so, and takes its chain as read only in part
+    if (!rule) return i === lastText && RULE_START.test(line) ? `-A ${chain}` : line;
     plain ||= rule.plain;
     if (rule.unread) unread.push(i + 1);
     return rule.text;
@@ -160,6 +166,7 @@ function ruleOf(
     ['-d', 'destination', destination],
   ] as const) {
     const a = address(value, v6);
+    if (a === 'cut') return undefined;
     if (a === 'name') {
       plain = true;
       parts.push(unreadMatch(`${what} ${value}`));
@@ -186,7 +193,7 @@ function ruleOf(
 function address(
   value: string,
   family6: boolean,
-): { cidr: string; not: boolean } | 'name' | undefined {
+): { cidr: string; not: boolean } | 'name' | 'cut' | undefined {
   const not = value.startsWith('!');
   const v = not ? value.slice(1) : value;
   if (v === '0.0.0.0/0' || v === '::/0' || v === 'anywhere') return undefined;
@@ -196,6 +203,8 @@ function address(
   const ip = (family6 ? WELL_KNOWN_V6[known] : WELL_KNOWN[known]) ?? name;
   const v4 = /^\d{1,3}(?:\.\d{1,3}){3}$/.test(ip ?? '');
   const v6 = !v4 && /^[0-9a-fA-F:]+$/.test(ip ?? '') && (ip ?? '').includes(':');
+  // digits and dots that are no address ("10.152.183."): a line cut there, not a name
+  if (!v4 && /^[\d.]+$/.test(ip ?? '')) return 'cut';
   if (!v4 && !v6) return 'name';
   return { cidr: `${ip}/${bits ?? (v4 ? '32' : '128')}`, not };
 }
