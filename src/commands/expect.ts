@@ -56,7 +56,7 @@ export async function expectCommand(o: ExpectOptions, g: GlobalOptions): Promise
         agent: `${agent.pod.namespace}/${agent.pod.name}`,
         ...(agent.version ? { version: agent.version } : {}),
         settings: agent.source,
-        nodeAddresses: analysis.view.nodes.find((n) => n.name === name)?.ips ?? [],
+        ...(agent.nodePorts ? { nodePorts: agent.nodePorts } : {}),
       }),
     );
     return EXIT.ok;

@@ -132,4 +132,41 @@ describe('a Cilium node through the analysis', () => {
     assert.equal(ping.outcomes[0]!.verdict, 'DROP');
     assert.match(ping.outcomes[0]!.rules[0]!.rule, /ICMP echo .* not translated/);
   });
+
+  it("serves a NodePort from outside on the agent's NodePort addresses only", () => {
+    // eth0 holds 10.0.0.5 and 10.0.0.9: the agent serves NodePorts on the first (its status)
+    const outputs = {
+      'cilium-frontends': frontends,
+      'cilium-status': 'KubeProxyReplacement:    True   [eth0   10.0.0.5 10.0.0.9]\n',
+      'ip-addr': 'eth0             UP             10.0.0.5/24 10.0.0.9/24 \n',
+    };
+    const walk = (nodeOutputs: Record<string, string>, src: string, dst: string) =>
+      new Analysis({
+        objects: [...objects, agent, config, client],
+        nodes: { testnode: nodeOutputs },
+        meta: { source: 'test' } as Facts['meta'],
+      })
+        .node('testnode')
+        .trace({ src, dst, dport: 30781, protocol: 'tcp', fromHost: false }).outcomes;
+    const cases: [string, Record<string, string>, string, string, number][] = [
+      ['outside, to its NodePort address', outputs, '198.51.100.7', '10.0.0.5', 4],
+      ['outside, to its other address', outputs, '198.51.100.7', '10.0.0.9', 0],
+      ["a Pod's socket, to any node address", outputs, '10.244.9.9', '10.0.0.9', 4],
+    ];
+    for (const [what, nodeOutputs, src, dst, backends] of cases)
+      assert.equal(
+        walk(nodeOutputs, src, dst).filter((o) => o.destination?.startsWith('10.244.1.')).length,
+        backends,
+        what,
+      );
+    const refused = walk(outputs, '198.51.100.7', '10.0.0.9')[0]!;
+    assert.equal(refused.delivery, 'local');
+    assert.match(
+      refused.rules[0]!.rule,
+      /10\.0\.0\.9 is not a NodePort address of this node \(NodePorts on 10\.0\.0\.5 of eth0, from the status of agent kube-system\/cilium-testnode\)/,
+    );
+    // without the status, the NodePort addresses are not known: no address is ruled out
+    const { 'cilium-status': _s, ...unread } = outputs;
+    assert.equal(walk(unread, '198.51.100.7', '10.0.0.9').length, 4);
+  });
 });

@@ -4,6 +4,13 @@
 import type { ClusterView, Pod } from '../../kube/objects.js';
 import { commandStem } from '../../nodes/commands.js';
 import type { CiliumExpectOptions } from './expected.js';
+import {
+  configDevices,
+  nodePortCIDRs,
+  pickNodePortAddresses,
+  statusDevices,
+  type CiliumNodePorts,
+} from './devices.js';
 
 /** The agent's listings in a snapshot (`nodes/NODE/<stem>.txt`), as `cilium-dbg` prints them:
  * `status --verbose`, `service list -o json` (or its text), `shell -- db/show frontends` and
@@ -45,6 +52,9 @@ export interface CiliumAgent {
   source: string;
   /** The agent's release, from its status or its image tag. */
   version?: string;
+  /** Its native devices and NodePort addresses, with their own source; undefined where neither
+   * its status nor cilium-config names them. */
+  nodePorts?: CiliumNodePorts;
 }
 
 /** The agent's Pod: the cilium DaemonSet's (k8s-app=cilium; GKE's anetd carries it too). */
@@ -61,7 +71,8 @@ export function ciliumAgentOn(
   status: string | undefined,
 ): CiliumAgent | undefined {
   if (!pod) return undefined;
-  const config = view.configMaps.find((c) => c.name === 'cilium-config')?.data;
+  const configMap = view.configMaps.find((c) => c.name === 'cilium-config');
+  const config = configMap?.data;
   const said = status ? fromStatus(status) : undefined;
   const c = (k: string) => config?.[k];
   const kpr =
@@ -89,6 +100,7 @@ export function ciliumAgentOn(
     noBackend: c('service-no-backend-response') === 'drop' ? 'drop' : 'reject',
   };
   const from = said ? 'status' : config ? 'cilium-config' : 'default';
+  const nodePorts = nodePortsOf(view, pod, status, configMap);
   return {
     pod,
     container:
@@ -102,9 +114,42 @@ export function ciliumAgentOn(
       from === 'status'
         ? `the status of agent ${pod.namespace}/${pod.name}`
         : from === 'cilium-config'
-          ? `ConfigMap ${view.configMaps.find((x) => x.name === 'cilium-config')!.namespace}/cilium-config`
+          ? `ConfigMap ${configMap!.namespace}/cilium-config`
           : "Cilium's defaults",
     ...(version ? { version } : {}),
+    ...(nodePorts ? { nodePorts } : {}),
+  };
+}
+
+/** The devices the agent's status lists (observed), the NodePort addresses on them as it
+ * listed or picks them; else the devices cilium-config names (read), their addresses unknown. */
+function nodePortsOf(
+  view: ClusterView,
+  pod: Pod,
+  status: string | undefined,
+  configMap: { namespace: string; data: Record<string, string> } | undefined,
+): CiliumNodePorts | undefined {
+  const cidrs = nodePortCIDRs(configMap?.data);
+  const listed = status ? statusDevices(status) : undefined;
+  if (listed) {
+    const nodeIPs = view.nodes.find((n) => n.name === pod.nodeName)?.ips ?? [];
+    // the oldest status format names the devices only
+    const addressed = listed.some((d) => d.addresses.length > 0);
+    return {
+      devices: listed.map(({ allAddresses: _a, ...d }) => d),
+      ...(addressed ? { addresses: pickNodePortAddresses(listed, { cidrs, nodeIPs }) } : {}),
+      cidrs,
+      from: 'status',
+      source: `the status of agent ${pod.namespace}/${pod.name}`,
+    };
+  }
+  const devices = configMap ? configDevices(configMap.data) : [];
+  if (devices.length === 0 && cidrs.length === 0) return undefined;
+  return {
+    devices,
+    cidrs,
+    from: 'cilium-config',
+    source: `ConfigMap ${configMap!.namespace}/cilium-config`,
   };
 }
 

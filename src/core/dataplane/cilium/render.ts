@@ -3,6 +3,7 @@
 // (`cilium-dbg bpf lb list`), so a person can set kdebug's expectation beside the agent's own.
 import { inRotation, type ExpectedBackend, type ExpectedFrontend } from './expected.js';
 import { formatAddress, frontendKey, isWildcard } from './listing.js';
+import { nodePortsText, type CiliumNodePorts } from './devices.js';
 
 /** Columns as Go's tabwriter aligns them: each as wide as its widest cell, then three spaces. */
 function table(rows: string[][]): string[] {
@@ -47,16 +48,16 @@ export function backendsTable(frontends: readonly ExpectedFrontend[]): string[] 
 
 /** `bpf lb list` (1.18): a row per map slot, the Service entry (slot 0) with its flags, then the
  * backends that take new connections and, after them, the ones kept for their own; NodePorts on
- * each of `nodeAddresses` besides the wildcard entry. */
+ * each of the NodePort addresses besides the wildcard entry. */
 export function bpfLbList(
   frontends: readonly ExpectedFrontend[],
-  nodeAddresses: readonly string[],
+  nodePortAddresses: readonly string[],
 ): string[] {
   const rows = [['SERVICE ADDRESS', 'BACKEND ADDRESS (REVNAT_ID) (SLOT)']];
   let revNat = 0;
   for (const f of sorted(frontends)) {
     const addresses = isWildcard(f.ip)
-      ? [f.ip, ...nodeAddresses.filter((a) => a.includes(':') === f.ip.includes(':'))]
+      ? [f.ip, ...nodePortAddresses.filter((a) => a.includes(':') === f.ip.includes(':'))]
       : [f.ip];
     const used = inRotation(f.backends);
     const kept = f.backends.filter((b) => !used.includes(b) && b.state !== 'maintenance');
@@ -77,11 +78,27 @@ export function bpfLbList(
 const sorted = (frontends: readonly ExpectedFrontend[]) =>
   [...frontends].sort((a, b) => frontendKey(a).localeCompare(frontendKey(b)));
 
+/** Where the BPF maps' NodePort entries are: the NodePort addresses and where they were read, or
+ * why only the wildcard entry is written. */
+function nodePortHeader(n: CiliumNodePorts | undefined): string {
+  if (!n)
+    return 'NodePort devices and addresses not read (no agent status recorded, none named in cilium-config): NodePorts on the wildcard entry only';
+  if (!n.addresses)
+    return `NodePort ${nodePortsText(n)}, from ${n.source}: NodePorts on the wildcard entry only`;
+  return `NodePorts on ${nodePortsText(n)}, from ${n.source}`;
+}
+
 /** `kdebug expect` on a Cilium node: the agent's three listings as it should print them, under a
  * header that names the agent, its release and where its settings came from. */
 export function expectedCiliumText(
   frontends: readonly ExpectedFrontend[],
-  o: { node: string; agent: string; version?: string; settings: string; nodeAddresses: string[] },
+  o: {
+    node: string;
+    agent: string;
+    version?: string;
+    settings: string;
+    nodePorts?: CiliumNodePorts;
+  },
 ): string {
   return [
     `# what Cilium's agent ${o.agent}${o.version ? ` (${o.version})` : ''} on ${o.node} should hold, as it lists it; settings from ${o.settings}`,
@@ -91,8 +108,8 @@ export function expectedCiliumText(
     '# cilium-dbg shell -- db/show backends',
     ...backendsTable(frontends),
     '',
-    `# cilium-dbg bpf lb list${o.nodeAddresses.length ? ` (NodePorts on ${o.nodeAddresses.join(', ')})` : ' (node addresses not known: NodePorts on the wildcard entry only)'}`,
-    ...bpfLbList(frontends, o.nodeAddresses),
+    `# cilium-dbg bpf lb list (${nodePortHeader(o.nodePorts)})`,
+    ...bpfLbList(frontends, o.nodePorts?.addresses ?? []),
     '',
   ].join('\n');
 }

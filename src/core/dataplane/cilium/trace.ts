@@ -8,6 +8,7 @@ import { hostPort } from '../../ipv6.js';
 import type { MatchedRule, NodeNetwork, TraceOutcome, TracePacket, TraceResult } from '../trace.js';
 import { inRotation } from './expected.js';
 import { frontendKey, isWildcard, type CiliumFrontend, type CiliumTable } from './listing.js';
+import { nodePortsText, type CiliumNodePorts } from './devices.js';
 
 export interface CiliumTraceOptions {
   /** bpf-lb-sock: translation at the socket for the host (and Pods). */
@@ -21,6 +22,8 @@ export interface CiliumTraceOptions {
   noBackend: 'reject' | 'drop';
   /** The cluster's Pod IPs: a packet from one comes from a Pod, any other from outside. */
   podIPs: Set<string>;
+  /** The agent's NodePort addresses: from outside, NodePorts answer on these only. */
+  nodePorts?: CiliumNodePorts;
 }
 
 export function traceCiliumPacket(
@@ -78,15 +81,22 @@ export function traceCiliumPacket(
         ],
       }),
     ]);
+  // the socket hook serves a NodePort on any local address; the device, on its NodePort ones
+  const served = fromPod || packet.fromHost ? undefined : o.nodePorts?.addresses;
+  const port = packet.dport ?? 0;
   const fe =
-    protocol === 'icmp' ? undefined : findFrontend(table, dst, packet.dport ?? 0, protocol, net);
+    protocol === 'icmp' ? undefined : findFrontend(table, { dst, port, protocol, net, served });
   if (!fe) {
     const own = net.localAddresses.includes(dst);
+    const elsewhere =
+      served && own && findFrontend(table, { dst, port, protocol, net, served: undefined });
     const rule: MatchedRule = {
       table: 'cilium',
       chain: 'frontends',
       line: 0,
-      rule: `no frontend ${hostPort(dst, packet.dport ?? 0)}/${protocol.toUpperCase()} in ${table.source}`,
+      rule: elsewhere
+        ? `${dst} is not a NodePort address of this node (NodePorts on ${nodePortsText(o.nodePorts!)}, from ${o.nodePorts!.source}): NodePort ${port}/${protocol.toUpperCase()} is not load-balanced there for traffic from outside`
+        : `no frontend ${hostPort(dst, port)}/${protocol.toUpperCase()} in ${table.source}`,
       effect: own ? 'delivered to the node itself' : 'routed unchanged',
     };
     return result([outcome({ delivery: own ? 'local' : 'forward', rules: [rule] })]);
@@ -142,19 +152,18 @@ export function traceCiliumPacket(
 }
 
 /** The frontend a packet's destination hits: exact, else a NodePort on one of the node's own
- * addresses (the wildcard frontend, or its per-address entries). */
+ * addresses (the wildcard frontend, or its per-address entries), where `served` (the NodePort
+ * addresses, when known) says it answers. */
 function findFrontend(
   table: CiliumTable,
-  ip: string,
-  port: number,
-  protocol: string,
-  net: NodeNetwork,
+  o: { dst: string; port: number; protocol: string; net: NodeNetwork; served?: string[] },
 ): CiliumFrontend | undefined {
+  const { dst: ip, port, protocol, net } = o;
   const proto = (f: CiliumFrontend) =>
     f.protocol === undefined || f.protocol === protocol || f.protocol === 'any';
   return (
     table.frontends.find((f) => !f.internal && f.ip === ip && f.port === port && proto(f)) ??
-    (net.localAddresses.includes(ip)
+    (net.localAddresses.includes(ip) && (!o.served || o.served.includes(ip))
       ? table.frontends.find(
           (f) =>
             !f.internal &&
