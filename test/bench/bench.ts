@@ -272,6 +272,21 @@ try {
     console.log(
       `kdebug rules --file (${mb(size)}) -o json, whole process: ${ms(rules)} = ${(rules / split).toFixed(2)}x read + split (${ms(split)}; target 6x); iptables-restore --test ${restore.length ? ms(median(restore)) : 'not run (needs root, unshare and iptables)'}`,
     );
+    // the same on Cilium's bpf lb list of as many Services and backends (issue 34: within the
+    // iptables dump's ratio to its read + split)
+    const bpfFile = join(dir, 'cilium-bpf-lb-list.txt');
+    writeFileSync(bpfFile, ciliumBpfList({ services, backends: endpoints }));
+    const floorBpf = join(dir, 'bpf-split.mjs');
+    writeFileSync(
+      floorBpf,
+      `import { readFileSync } from 'node:fs';\nreadFileSync(${JSON.stringify(bpfFile)}, 'utf8').split('\\n');\n`,
+    );
+    const cr = side([floorBpf], ['bin/kdebug.js', 'rules', '--file', bpfFile, '-o', 'json']);
+    const bpfSplit = median(cr.a.map((x) => x.ms));
+    const bpfRules = median(cr.b.map((x) => x.ms));
+    console.log(
+      `kdebug rules --file (cilium bpf lb list, ${mb(statSync(bpfFile).size)}) -o json, whole process: ${ms(bpfRules)} = ${(bpfRules / bpfSplit).toFixed(2)}x read + split (${ms(bpfSplit)}); iptables: ${(rules / split).toFixed(2)}x read + split`,
+    );
     // kdebug rules on kube-proxy's nftables table of the same cluster (JSON listing), against
     // read + JSON.parse of that listing (issue 17): the same ratio as the iptables parser's
     const { nftListing } = await import('./nft-dump.js');
