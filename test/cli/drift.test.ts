@@ -300,6 +300,22 @@ describe('kdebug expect', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  it("prints what a Cilium node's agent should hold, as the agent lists it, as the golden", () => {
+    // the agent on vm-12-11-centos still holds the deleted Pod 10.244.1.7; the objects say 10.244.1.8
+    const node = 'vm-12-11-centos';
+    const r = kdebug(['expect', '--snapshot', 'snapshots/cilium-stale-backend', '--node', node], {
+      env: { COLUMNS: '80' },
+    });
+    assert.equal(r.code, 0, r.stderr);
+    check('test/golden/expect/cilium-stale-backend.txt', r.stdout);
+    assert.match(r.stdout, /^10\.1\.190\.219:8080\/TCP \(2\) +10\.244\.1\.8:80\/TCP \(5\) \(2\)$/m);
+    assert.doesNotMatch(r.stdout, /10\.244\.1\.7/);
+    assert.match(
+      r.stdout,
+      /NodePorts on 10\.0\.12\.11 of eth0 \(direct routing\), from\n# the status of agent kube-system\/cilium-lk8wz/,
+    );
+  });
+
   it('exits 2 for a node the snapshot does not know', () => {
     const r = kdebug(['expect', '--snapshot', 'snapshots/nginx-svc', '--node', 'vm-1']);
     assert.equal(r.code, 2);
