@@ -166,6 +166,10 @@ function ciliumWarnings(d: CiliumTable): string[] {
   const out = d.cut
     ? [`${d.cut}: what is not in the paste is not shown, and nothing is said about it`]
     : [];
+  if (d.unreadFrom !== undefined)
+    out.push(
+      `line ${d.unreadFrom}: another command's output starts here; only the listing before it was read (give each listing to kdebug rules --file on its own)`,
+    );
   if (d.form === 'db-backends')
     out.push('a backends table alone names no frontend: paste db/show frontends with it');
   if (d.frontends.length > 0 && d.frontends.every((f) => f.protocol === undefined))

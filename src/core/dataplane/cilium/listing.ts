@@ -80,6 +80,8 @@ export interface CiliumTable {
   frontends: CiliumFrontend[];
   /** The listing stops mid-way (a cut paste): what it lacks is no claim. */
   cut?: string;
+  /** The line where a new command's output starts after the listing: not read with it. */
+  unreadFrom?: number;
   /** `db/show backends`: each backend's state by its address ("10.244.1.1:80/TCP"). */
   backendStates?: Map<string, BackendState>;
 }

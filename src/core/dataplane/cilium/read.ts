@@ -104,25 +104,33 @@ const ELIDED = /^(?:\.\.\.|\[\.\.\.\]|…)$/;
 
 /** Calls `row` with each of the listing's rows after its header, trimmed, with its line number,
  * up to what ends it (a prompt, a fence, or `row` returning false); with null where the author
- * left rows out. Returns where the first elision is. */
+ * left rows out. Returns where the first elision is, and the line of a new command whose output
+ * follows (that is another listing, not read with this one). */
 function eachRow(
   lines: string[],
   index: number,
   source: string,
   row: (r: { t: string; at: number } | null) => boolean | void,
-): string | undefined {
+): { cut?: string; unreadFrom?: number } {
   let cut: string | undefined;
+  // rows left out before the first one read (the header with them): the listing is not whole
+  for (let k = index; k >= 0 && !ENDS.test(lines[k]!.trim()); k--)
+    if (ELIDED.test(lines[k]!.trim()))
+      cut ??= `${source}:${k + 1}: rows left out ("${lines[k]!.trim()}")`;
   for (let k = index + 1; k < lines.length; k++) {
     const t = lines[k]!.trim();
     if (t === '') continue;
     // most rows start with an address: no prompt, fence or elision starts with a digit
     const plain = t.charCodeAt(0) >= 48 && t.charCodeAt(0) <= 57;
-    if (!plain && ENDS.test(t)) break;
+    if (!plain && ENDS.test(t)) {
+      const more = lines.slice(k + 1).some((l) => /^\s*\d/.test(l));
+      return { ...(cut ? { cut } : {}), ...(more ? { unreadFrom: k + 1 } : {}) };
+    }
     const elided = !plain && ELIDED.test(t);
     if (elided) cut ??= `${source}:${k + 1}: rows left out ("${t}")`;
     if (row(elided ? null : { t, at: k + 1 }) === false) break;
   }
-  return cut;
+  return cut ? { cut } : {};
 }
 
 /** `cilium-dbg service list`: "ID  Frontend  Service Type  Backend", each backend "N => ADDR
@@ -132,7 +140,7 @@ function serviceList(lines: string[], source: string): CiliumTable {
   const frontends: CiliumFrontend[] = [];
   let current: CiliumFrontend | undefined;
   let elided = false;
-  const cut = eachRow(lines, index, source, (row) => {
+  const { cut, unreadFrom } = eachRow(lines, index, source, (row) => {
     if (!row) {
       elided = true;
       current = undefined; // the rest of a frontend the author left out
@@ -165,7 +173,13 @@ function serviceList(lines: string[], source: string): CiliumTable {
     if (m![5]) current.backends.push(backendCell(m![5], m![6]!, at, source));
     frontends.push(current);
   });
-  return { form: 'service-list', source, frontends: merged(frontends), ...(cut ? { cut } : {}) };
+  return {
+    form: 'service-list',
+    source,
+    frontends: merged(frontends),
+    ...(cut ? { cut } : {}),
+    ...(unreadFrom ? { unreadFrom } : {}),
+  };
 }
 
 /** "10.244.1.69:53/TCP" then " (active)", " (active) (preferred)", or nothing (old releases). */
@@ -249,7 +263,7 @@ function bpfLbList(lines: string[], source: string): CiliumTable {
   // newer releases print the Service address on every row: each is parsed once
   const byToken = new Map<string, CiliumFrontend>();
   let current: CiliumFrontend | undefined;
-  const cut = eachRow(lines, index, source, (row) => {
+  const { cut, unreadFrom } = eachRow(lines, index, source, (row) => {
     if (!row) {
       current = undefined;
       return;
@@ -284,7 +298,13 @@ function bpfLbList(lines: string[], source: string): CiliumTable {
     if (byKey.size > 0 && !/\d/.test(t)) return false;
     fail(source, at, `not a row of cilium bpf lb list: "${t.slice(0, 80)}"`);
   });
-  return { form: 'bpf-lb-list', source, frontends: [...byKey.values()], ...(cut ? { cut } : {}) };
+  return {
+    form: 'bpf-lb-list',
+    source,
+    frontends: [...byKey.values()],
+    ...(cut ? { cut } : {}),
+    ...(unreadFrom ? { unreadFrom } : {}),
+  };
 
   /** One map slot: "ADDR (revnat) (slot) [flags]", or "backend N not found". */
   function slot(fe: CiliumFrontend, entry: string, rest: string, at: number): void {
