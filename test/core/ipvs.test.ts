@@ -124,6 +124,23 @@ describe('IPVS listings', () => {
     );
   });
 
+  it('a virtual server line cut before its port is where the paste ends, never a virtual server', () => {
+    // rancher-archives/rke#2804: the paste ends "TCP  19" (an address cut at its second digit)
+    const head =
+      'TCP  192.168.27.101:30424 rr\n  -> 10.42.95.251:80              Masq    1      0          0\n';
+    const t = parseIpvs(`${head}TCP  19`);
+    assert.deepEqual(
+      t.services.map((s) => s.address),
+      ['192.168.27.101:30424'],
+    );
+    assert.equal(t.cut, 3);
+    // the same line inside the listing does not read, and says where
+    assert.throws(
+      () => parseIpvs(`${head}TCP  19\n${head}`, 'p.txt'),
+      (e: unknown) => e instanceof IpvsParseError && /^p\.txt:3: /.test(e.message),
+    );
+  });
+
   it('kdebug rules --file prints them, in JSON with mode ipvs, and searches them', () => {
     const r = kdebug(['rules', '--file', '-', '-o', 'json'], { input: LIST });
     assert.equal(r.code, 0, r.stderr);

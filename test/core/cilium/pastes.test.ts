@@ -69,3 +69,27 @@ describe('real Cilium listings', () => {
     });
   }
 });
+
+describe('a Cilium listing among other text', () => {
+  // cilium/cilium#17729: `cilium service get`, then `cilium bpf lb list | grep -C 5` under a prompt
+  const GET =
+    '# cilium service get 59\n10.254.162.28:8080 =>\n\t\t1 => 192.168.154.116:8080 (59)\n';
+  const BPF =
+    '# cilium bpf lb list | grep -C 5 10.254.162.28\n10.254.162.28:8080     0.0.0.0:0 (59) [ClusterIP, non-routable]\n';
+
+  it("says where another command's output starts: only the listing before it is read", () => {
+    const t = parseCilium(`${GET}\n${BPF}`, 'p.txt');
+    assert.equal(t.frontends.length, 1);
+    assert.equal(t.unreadFrom, 5);
+    assert.equal(parseCilium(GET, 'p.txt').unreadFrom, undefined);
+  });
+
+  it('rows left out before a listing that starts without its header make it a listing in part', () => {
+    const rows = '62   10.1.0.2:53    ExternalIPs    1 => 192.168.1.234:53\n';
+    assert.match(
+      parseCilium(`$ cilium service list\n...\n\n${rows}`, 'p.txt').cut ?? '',
+      /^p\.txt:2: /,
+    );
+    assert.equal(parseCilium(`$ cilium service list\n${rows}`, 'p.txt').cut, undefined);
+  });
+});

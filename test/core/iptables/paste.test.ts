@@ -229,6 +229,41 @@ describe('pastes cut short', () => {
   });
 });
 
+describe('iptables -L pastes cut short', () => {
+  // canonical/microk8s#2890: `iptables -t nat -L -n -v` cut mid-address on its last line
+  const HEADER = ' pkts bytes target     prot opt in     out     source               destination';
+  const listing = (last: string) =>
+    [
+      'Chain KUBE-SERVICES (2 references)',
+      HEADER,
+      ' 1605 96300 KUBE-SVC-Z4ANX4WAEWEBLCTM  tcp  --  *      *       0.0.0.0/0            10.152.183.46        /* kube-system/metrics-server:https cluster IP */ tcp dpt:443',
+      last,
+    ].join('\n');
+
+  it('a last rule cut mid-address is a cut, its chain read in part, not a rule to no address', () => {
+    const rs = parseIptables(
+      listing(
+        '    0     0 KUBE-SVC-TCOU7JCQXEZGVUNU  udp  --  *      *       0.0.0.0/0            10.152.183.',
+      ),
+      { table: 'nat' },
+    );
+    assert.equal(rs.table('nat')!.chain('KUBE-SERVICES')!.ruleCount, 1);
+    const w = rs.warnings.find((x) => x.kind === 'truncated')!;
+    assert.equal(w.line, 4);
+    assert.match(w.message, /line 4 ends mid-rule/);
+    assert.ok(rs.table('nat')!.partial.has('KUBE-SERVICES'));
+  });
+
+  it('a note after the last rule is not a cut', () => {
+    const rs = parseIptables(
+      listing('# Warning: iptables-legacy tables present, use iptables-legacy to see them'),
+      { table: 'nat' },
+    );
+    assert.equal(rs.table('nat')!.chain('KUBE-SERVICES')!.ruleCount, 1);
+    assert.ok(!rs.warnings.some((x) => x.kind === 'truncated'));
+  });
+});
+
 describe('input that holds no rule at all', () => {
   const cases: { what: string; text: string; message: RegExp }[] = [
     { what: 'empty input', text: '', message: /^no iptables rules in dump\.txt \(empty input/ },
