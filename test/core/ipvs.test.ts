@@ -141,6 +141,19 @@ describe('IPVS listings', () => {
     );
   });
 
+  it('a last real server line short of its connection columns is cut: its weight may be too', () => {
+    // kubernetes/kubeadm#2205: the paste ends "  -> 10.244.36.198:80             Masq    1"
+    const head =
+      'Prot LocalAddress:Port Scheduler Flags\n  -> RemoteAddress:Port           Forward Weight ActiveConn InActConn\nTCP  10.0.0.5:30449 rr\n  -> 10.244.36.197:80             Masq    1      0          0\n';
+    const cut = parseIpvs(`${head}  -> 10.244.36.198:80             Masq    1`);
+    assert.equal(cut.cut, 5);
+    assert.match(cut.services[0]!.partial ?? '', /cut at line 5/);
+    const whole = parseIpvs(
+      `${head}  -> 10.244.36.198:80             Masq    1      0          0\n`,
+    );
+    assert.equal(whole.cut, undefined);
+  });
+
   it('kdebug rules --file prints them, in JSON with mode ipvs, and searches them', () => {
     const r = kdebug(['rules', '--file', '-', '-o', 'json'], { input: LIST });
     assert.equal(r.code, 0, r.stderr);

@@ -243,8 +243,11 @@ export function parseIpvs(text: string, file = '<input>'): IpvsTable {
       const rs = realServer(m[1]!, (m[2] ?? '').split(/\s+/), view, columns, no);
       current.realServers.push(rs);
       realServers++;
-      // the last line stops before the columns its header promises: cut there
-      if (no === last && (view ?? 'list') === 'list' && rs.forward && rs.weight === undefined) {
+      // the last line stops before the columns its header promises: cut there (a weight with
+      // no column after it may itself be cut: "1" of "10")
+      const short =
+        rs.weight === undefined || (columns.includes('InActConn') && rs.inActConn === undefined);
+      if (no === last && (view ?? 'list') === 'list' && rs.forward && short) {
         cut = no;
         current.partial = `the paste is cut at line ${no} inside its real servers`;
       }
