@@ -77,11 +77,15 @@ describe('a Cilium listing among other text', () => {
   const BPF =
     '# cilium bpf lb list | grep -C 5 10.254.162.28\n10.254.162.28:8080     0.0.0.0:0 (59) [ClusterIP, non-routable]\n';
 
-  it("says where another command's output starts: only the listing before it is read", () => {
-    const t = parseCilium(`${GET}\n${BPF}`, 'p.txt');
-    assert.equal(t.frontends.length, 1);
-    assert.equal(t.unreadFrom, 5);
-    assert.equal(parseCilium(GET, 'p.txt').unreadFrom, undefined);
+  it('reads a second listing under its own command; says where one that does not read starts', () => {
+    const both = parseCilium(`${GET}\n${BPF}`, 'p.txt');
+    // one frontend: the service get's backends, its type from the BPF map's own row
+    assert.equal(both.frontends.length, 1);
+    assert.equal(both.frontends[0]!.type, 'ClusterIP');
+    assert.equal(both.frontends[0]!.backends.length, 1);
+    assert.equal(both.unreadFrom, undefined);
+    const other = parseCilium(`${GET}\n# cilium status\n1 agent OK\n`, 'p.txt');
+    assert.equal(other.unreadFrom, 5);
   });
 
   it('rows left out before a listing that starts without its header make it a listing in part', () => {

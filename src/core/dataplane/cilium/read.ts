@@ -34,6 +34,8 @@ const ROWS: [RegExp, CiliumForm][] = [
   // `cilium service get` before 1.14: "10.32.95.217:6379 =>", then its backends
   [/^\S+:\d+\S* =>$/, 'service-list'],
   [/^\S+:\d+\S*(?: \(\d+\))?\s+(?:0\.0\.0\.0|\[::\]):0 \(\d+\) \(0\) \[/, 'bpf-lb-list'],
+  // before 1.10 the Service's own row has no slot: "10.254.162.28:8080  0.0.0.0:0 (59) [ClusterIP]"
+  [/^\S+:\d+\s+(?:0\.0\.0\.0|\[::\]):0 \(\d+\) \[/, 'bpf-lb-list'],
 ];
 
 /** The listing's form, from its header (or a row that says it; the maps dump and JSON by their
@@ -59,6 +61,52 @@ export function ciliumForm(text: string): CiliumForm | undefined {
 /** One of the agent's listings, read. Throws CiliumParseError (FILE:LINE first) on a row that
  * does not read, or when no listing is found. */
 export function parseCilium(text: string, source: string): CiliumTable {
+  const table = parseListing(text, source);
+  if (table.unreadFrom === undefined) return table;
+  // another listing follows under its own command (a paste of two): read it too, at its lines
+  const rest = text
+    .split('\n')
+    .map((l, i) => (i < table.unreadFrom! - 1 ? '' : l))
+    .join('\n');
+  let next: CiliumTable;
+  try {
+    next = parseCilium(rest, source);
+  } catch (e) {
+    if (e instanceof CiliumParseError) return table; // not a listing: said as not read
+    throw e;
+  }
+  const { unreadFrom: _read, ...first } = table;
+  return joined(first, next);
+}
+
+/** Two listings of one agent in one paste: each frontend once, what the second adds (its type,
+ * backends the first does not list) filled in. */
+function joined(a: CiliumTable, b: CiliumTable): CiliumTable {
+  const byKey = new Map(
+    a.frontends.map((f) => [frontendKey(f), { ...f, backends: [...f.backends] }]),
+  );
+  for (const f of b.frontends) {
+    const known = byKey.get(frontendKey(f));
+    if (!known) {
+      byKey.set(frontendKey(f), f);
+      continue;
+    }
+    known.type ??= f.type;
+    for (const be of f.backends)
+      if (!known.backends.some((x) => x.ip === be.ip && x.port === be.port))
+        known.backends.push(be);
+  }
+  const cut = a.cut ?? b.cut;
+  return {
+    ...a,
+    frontends: [...byKey.values()],
+    ...(cut ? { cut } : {}),
+    ...(b.unreadFrom !== undefined ? { unreadFrom: b.unreadFrom } : {}),
+  };
+}
+
+/** One listing: the first the text holds. */
+function parseListing(text: string, source: string): CiliumTable {
   const form = ciliumForm(text);
   const lines = text.replace(/\r/g, '').split('\n');
   switch (form) {
@@ -89,8 +137,11 @@ const fail = (source: string, line: number, why: string): never => {
  * and the column it starts at. */
 function headerAt(lines: string[], form: CiliumForm): { index: number; column: number } {
   let index = lines.findIndex((l) => HEADERS.some(([re, f]) => f === form && re.test(l.trim())));
-  if (index < 0)
+  if (index < 0) {
     index = lines.findIndex((l) => ROWS.some(([re, f]) => f === form && re.test(l.trim()))) - 1;
+    // rows that do not say the form may come first (a grep's context): back to what ends it
+    while (index >= 0 && lines[index]!.trim() !== '' && !ENDS.test(lines[index]!.trim())) index--;
+  }
   if (index < 0) return { index: -1, column: 0 };
   const line = lines[index]!;
   return { index, column: line.length - line.trimStart().length };
@@ -263,6 +314,7 @@ function bpfLbList(lines: string[], source: string): CiliumTable {
   // newer releases print the Service address on every row: each is parsed once
   const byToken = new Map<string, CiliumFrontend>();
   let current: CiliumFrontend | undefined;
+  let headless: string | undefined;
   const { cut, unreadFrom } = eachRow(lines, index, source, (row) => {
     if (!row) {
       current = undefined;
@@ -295,6 +347,11 @@ function bpfLbList(lines: string[], source: string): CiliumTable {
       const [entry, ...rest] = t.split(/\s+/);
       return slot(current, entry!, ` ${rest.join(' ')}`, at);
     }
+    // a backend row of a Service whose own rows are not in the paste (a grep's context)
+    if (first && !current && byKey.size === 0) {
+      headless ??= `${source}:${at}: rows of a Service whose first row is not in the paste`;
+      return;
+    }
     if (byKey.size > 0 && !/\d/.test(t)) return false;
     fail(source, at, `not a row of cilium bpf lb list: "${t.slice(0, 80)}"`);
   });
@@ -302,7 +359,7 @@ function bpfLbList(lines: string[], source: string): CiliumTable {
     form: 'bpf-lb-list',
     source,
     frontends: [...byKey.values()],
-    ...(cut ? { cut } : {}),
+    ...(cut || headless ? { cut: cut ?? headless } : {}),
     ...(unreadFrom ? { unreadFrom } : {}),
   };
 
