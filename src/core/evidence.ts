@@ -2,6 +2,7 @@
 // line), read from the API (which object), computed by kdebug (the expected rules or records, a
 // packet walked over observed rules), or not observed (why). Only observed and read evidence can
 // pass or fail a finding; computed evidence explains; not-observed evidence says what is missing.
+import type { StateLine } from './dataplane/dataplane.js';
 import type { Evidence, Status } from './model.js';
 
 /** Seen on a node: a rule, a probe's answer, a conntrack entry. */
@@ -64,3 +65,11 @@ export function shownEvidence(evidence: readonly Evidence[]): { shown: Evidence[
 }
 
 export const moreText = (more: number) => `... and ${more} more (-o json lists every one)`;
+
+/** A line of a node's state (a rule, a table element, a virtual server) as observed evidence. */
+export const stateSeen = (node: string, l: StateLine): Evidence =>
+  seen(l.text, {
+    node,
+    ...(l.source ? { source: l.source } : {}),
+    ...(l.line !== undefined ? { line: l.line } : {}),
+  });

@@ -1,7 +1,7 @@
 // Step 10: a Pod reaching itself through its own Service. The DNAT makes source and destination
 // the same Pod; unless the KUBE-SEP chain marks that packet for masquerade, the reply goes back
 // inside the Pod from its own address and the client drops it. Checked on each endpoint's node.
-import { seen, unseen } from '../evidence.js';
+import { stateSeen, unseen } from '../evidence.js';
 import type { Evidence, Finding } from '../model.js';
 import { kubectl, valid, kdebug } from '../next-command.js';
 import { consequence, count, finding, list, pending, type Check } from './check.js';
@@ -9,6 +9,7 @@ import type { CheckContext } from './context.js';
 import { kubeProxyPods, replacement } from './kube-proxy.js';
 import { canonicalAddress, familyOf, hostPort } from '../ipv6.js';
 import { BRIDGE_NOTE } from '../dataplane/hairpin.js';
+import { modeTraits } from '../dataplane/dataplane.js';
 
 /** The endpoints a hairpin check looked at: those it saw masqueraded (with the rules that do it),
  * and those it could not check on their node (with why). */
@@ -44,7 +45,7 @@ function hairpinPresent(how: string, l: Looked): Finding[] {
         `hairpin of ${list(l.unchecked.map((u) => u.who))} not checked`,
         {
           explanation:
-            "kdebug checks each ready endpoint's hairpin masquerade on the endpoint's own node; for these it could not (the Rules step says why), so nothing is said about them.",
+            "kdebug checks each ready endpoint's hairpin masquerade on the endpoint's own node; for these it could not, for the reason beside each, so nothing is said about them.",
           evidence: l.unchecked.map((u) => unseen(`${u.who} on ${u.node}: ${u.why}`, u.node)),
         },
       ),
@@ -68,7 +69,12 @@ function check(ctx: CheckContext): Finding[] {
       const who = e.podName ?? hostPort(canonicalAddress(e.ip), e.port);
       if (!dp || dp.mode !== n.mode()) {
         // no state of its mode read there: the Rules step says so
-        const why = dp ? `its ${n.mode()} state was not read` : `its ${family} rules were not read`;
+        const word = modeTraits(n.mode())?.state?.word;
+        const why = !dp
+          ? `its ${family} rules were not read`
+          : word
+            ? `its ${word} state was not read`
+            : `kdebug does not read ${n.mode()} mode`;
         l.unchecked.push({ who, node, why });
         continue;
       }
@@ -90,13 +96,7 @@ function check(ctx: CheckContext): Finding[] {
       }
       l.checked++;
       hows.add(dp.hairpinHow);
-      const evidence = answer.lines.map((x) =>
-        seen(x.text, {
-          node,
-          ...(x.source ? { source: x.source } : {}),
-          ...(x.line !== undefined ? { line: x.line } : {}),
-        }),
-      );
+      const evidence = answer.lines.map((x) => stateSeen(node, x));
       if (answer.kind === 'masqueraded') {
         l.present.push(...evidence);
         continue;

@@ -1,7 +1,7 @@
 // Step 8: does a connection get through? The recorded probes from the nodes: TCP (or UDP) to
 // ClusterIP:port and to each endpoint directly, ICMP echo to the ClusterIP. Then why ping and
 // curl disagree in this cluster's proxy mode, with the rules (and the packet walk) as proof.
-import { read, seen, unseen } from '../evidence.js';
+import { read, seen, stateSeen, unseen } from '../evidence.js';
 import type { Service, ServicePort } from '../kube/objects.js';
 import type { Evidence, Finding } from '../model.js';
 import { kdebug, kubectl, valid, w } from '../next-command.js';
@@ -35,9 +35,7 @@ import { clientAdmitted, policiesFor, together } from './network-policy.js';
 import { conntrackFindings } from './conntrack.js';
 import { packetWalk } from './packet-evidence.js';
 import { hostPort } from '../ipv6.js';
-import { MODES, type Dataplane } from '../dataplane/dataplane.js';
-
-type Mode = Dataplane['mode'];
+import { modeTraits } from '../dataplane/dataplane.js';
 
 /** Findings of earlier steps that explain a connection failing. */
 const ENDPOINT_CAUSES = [
@@ -430,8 +428,8 @@ function pingExplained(ctx: CheckContext, svc: Service): Finding | undefined {
   const ip = svc.clusterIP!;
   const port = svc.ports[0];
   if (!port) return undefined;
-  const mode = (ciliumNodes(ctx).length > 0 ? 'cilium' : (clusterMode(ctx) ?? 'iptables')) as Mode;
-  const explain = MODES[mode]?.ping;
+  const mode = ciliumNodes(ctx).length > 0 ? 'cilium' : (clusterMode(ctx) ?? 'iptables');
+  const explain = modeTraits(mode)?.ping;
   if (!explain) return undefined;
   // only what a probe saw counts: a ping that could not run answered nothing
   const pings = probed(ctx, { kind: 'icmp-echo', ip }).filter(observed);
@@ -459,9 +457,7 @@ function pingExplained(ctx: CheckContext, svc: Service): Finding | undefined {
         tree: treeOf(ctx, node, port),
       });
     evidence.push(
-      ...lines.map((l) =>
-        seen(l.text, { node, source: l.source, ...(l.line !== undefined ? { line: l.line } : {}) }),
-      ),
+      ...lines.map((l) => stateSeen(node, l)),
       ...packetWalk(ctx, node, { dst: ip, proto: 'icmp' }),
       ...packetWalk(ctx, node, { dst: ip, port: port.port, proto: port.protocol.toLowerCase() }),
     );

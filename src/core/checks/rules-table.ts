@@ -14,7 +14,7 @@ import type { IPFamily } from '../ipv6.js';
 import { percent } from '../model.js';
 import { count, familyLabel, finding, saveNodeOutput } from './check.js';
 import { kubectl, valid } from '../next-command.js';
-import { MODES, type Dataplane } from '../dataplane/dataplane.js';
+import { modeTraits } from '../dataplane/dataplane.js';
 import type { CheckContext } from './context.js';
 import type { OnNode } from './rules-nodes.js';
 
@@ -48,7 +48,7 @@ export function tableNode(
   const on = (findings: Finding[], named = true): OnNode[] =>
     findings.map((finding) => ({ node, label: familyLabel(svc, family), named, finding }));
   const n = ctx.analysis.node(node, undefined, family);
-  const m = MODES[n.mode() as Dataplane['mode']]?.state;
+  const m = modeTraits(n.mode())?.state;
   if (!m) return [];
   const read = n.stateRead();
   const stem = m.stem(family);

@@ -23,7 +23,7 @@ import {
   saveNodeOutput,
 } from './check.js';
 import { kdebug, valid } from '../next-command.js';
-import { MODES, type Dataplane } from '../dataplane/dataplane.js';
+import { modeTraits } from '../dataplane/dataplane.js';
 import type { CheckContext } from './context.js';
 import {
   ciliumNodes,
@@ -330,8 +330,7 @@ function notRead(ctx: CheckContext, read: string[]): Finding[] {
 }
 
 /** How the node's mode keeps its state, where that is outside iptables (nftables, IPVS, Cilium). */
-const stateOf = (mode: string | undefined) =>
-  mode === undefined ? undefined : MODES[mode as Dataplane['mode']]?.state;
+const stateOf = (mode: string | undefined) => modeTraits(mode)?.state;
 
 export const rulesCheck: Check = {
   id: 'rules',
@@ -418,7 +417,7 @@ export const rulesCheck: Check = {
         continue;
       }
       // a mode kdebug does not read writes no iptables rules: an empty dump there is expected
-      if (!(mode in MODES)) {
+      if (!modeTraits(mode)) {
         items.push(
           on(
             node,

@@ -1,7 +1,7 @@
 // Step 9: externalTrafficPolicy / internalTrafficPolicy Local. Local keeps the client's source
 // IP (or keeps traffic on its node) by using only the node's own endpoints: a node without one
 // drops the traffic. Which nodes have a local ready endpoint, and which will drop.
-import { read, seen } from '../evidence.js';
+import { read, stateSeen } from '../evidence.js';
 import { categorize, portEndpoints } from '../dataplane/endpoints.js';
 import type { Service, ServicePort } from '../kube/objects.js';
 import type { Evidence, Finding } from '../model.js';
@@ -9,9 +9,7 @@ import { kubectl, valid } from '../next-command.js';
 import { finding, list, pending, podsOf, serviceRef, type Check } from './check.js';
 import type { CheckContext } from './context.js';
 import { hostPort } from '../ipv6.js';
-import { MODES, type Dataplane } from '../dataplane/dataplane.js';
-
-type Mode = Dataplane['mode'];
+import { modeTraits } from '../dataplane/dataplane.js';
 
 const externallyAccessible = (svc: Service) =>
   svc.type === 'NodePort' ||
@@ -36,20 +34,14 @@ function dropRules(ctx: CheckContext, node: string, spn: string): Evidence[] {
   const n = ctx.analysis.node(node);
   const dp = n.dataplane();
   const tree = n.trees(ctx.scope)?.services.find((t) => t.name === spn);
-  return (dp?.noLocalEndpointLines(tree) ?? []).map((l) =>
-    seen(l.text, {
-      node,
-      ...(l.source ? { source: l.source } : {}),
-      ...(l.line !== undefined ? { line: l.line } : {}),
-    }),
-  );
+  return (dp?.noLocalEndpointLines(tree) ?? []).map((l) => stateSeen(node, l));
 }
 
 /** How nodes without a local endpoint fail external traffic, as their proxy mode does. */
 function dropsHow(ctx: CheckContext, nodes: NodeLocal[], entry: string[]): string {
   const forwarding = nodes.filter(
     (n) =>
-      MODES[ctx.analysis.node(n.node).mode() as Mode]?.withoutLocalEndpoint ===
+      modeTraits(ctx.analysis.node(n.node).mode())?.withoutLocalEndpoint ===
       'forward-unmasqueraded',
   );
   if (forwarding.length === 0)

@@ -121,7 +121,7 @@ export interface StateTraits {
 }
 
 /** What each mode does, known before any node's state was read. */
-export interface ModeTraits {
+interface ModeTraits {
   /** Undefined for iptables mode, whose rules are the iptables dump itself. */
   state?: StateTraits;
   /** Why a ping to a Service address behaves as it does. */
@@ -131,12 +131,17 @@ export interface ModeTraits {
   withoutLocalEndpoint: 'drop' | 'forward-unmasqueraded';
 }
 
-export const MODES: Record<Dataplane['mode'], ModeTraits> = {
+const MODES: Record<Dataplane['mode'], ModeTraits> = {
   iptables: { ping: iptablesPing, withoutLocalEndpoint: 'drop' },
   nftables: { ping: nftablesPing, withoutLocalEndpoint: 'drop', state: NFTABLES_STATE },
   ipvs: { ping: ipvsPing, withoutLocalEndpoint: 'forward-unmasqueraded', state: IPVS_STATE },
   cilium: { ping: ciliumPing, withoutLocalEndpoint: 'drop', state: CILIUM_STATE },
 };
+
+/** What a mode does, by the name a node's state gives it; undefined for a mode kdebug does not
+ * model (userspace, kernelspace, or whatever a ConfigMap says). */
+export const modeTraits = (mode: string | undefined): ModeTraits | undefined =>
+  mode !== undefined && Object.hasOwn(MODES, mode) ? MODES[mode as Dataplane['mode']] : undefined;
 
 export interface IptablesDataplane extends Common {
   readonly mode: 'iptables';

@@ -164,8 +164,9 @@ function eachRow(
   row: (r: { t: string; at: number } | null) => boolean | void,
 ): { cut?: string; unreadFrom?: number } {
   let cut: string | undefined;
-  // rows left out before the first one read (the header with them): the listing is not whole
-  for (let k = index; k >= 0 && !ENDS.test(lines[k]!.trim()); k--)
+  // rows left out before the first one read, its header with them: the listing is not whole
+  const headed = index >= 0 && HEADERS.some(([re]) => re.test(lines[index]!.trim()));
+  for (let k = index; !headed && k >= 0 && !ENDS.test(lines[k]!.trim()); k--)
     if (ELIDED.test(lines[k]!.trim()))
       cut ??= `${source}:${k + 1}: rows left out ("${lines[k]!.trim()}")`;
   for (let k = index + 1; k < lines.length; k++) {

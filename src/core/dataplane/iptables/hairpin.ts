@@ -10,11 +10,7 @@ export const IPTABLES_HAIRPIN =
 export function iptablesHairpin(rs: Ruleset, source: string, q: HairpinQuery): Hairpin {
   const ep = q.endpoint;
   if (!ep) return { kind: 'not-checked', why: `no ${familyWord(q.ip)} endpoint chain for it` };
-  if (ep.hairpinMasquerade === null)
-    return {
-      kind: 'not-checked',
-      why: `${ep.chain}'s masquerade rule may be left out of the paste`,
-    };
+  if (ep.hairpinMasquerade === null) return { kind: 'not-checked', why: unknownWhy(rs, ep.chain) };
   const lines = chainLines(rs, source, ep.chain);
   if (ep.hairpinMasquerade)
     return { kind: 'masqueraded', lines: lines.filter((l) => l.text.includes('KUBE-MARK-MASQ')) };
@@ -31,6 +27,16 @@ export function iptablesHairpin(rs: Ruleset, source: string, q: HairpinQuery): H
       'service-chain-missing',
     ],
   };
+}
+
+/** Why the rules read cannot say whether an endpoint chain masquerades a Pod sent to itself. */
+function unknownWhy(rs: Ruleset, chain: string): string {
+  const nat = rs.table('nat');
+  const c = nat ? nat.indexOf(chain) : -1;
+  if (!nat || c < 0) return `its chain ${chain} is not in the rules read`;
+  if (nat.chainLine(c) === undefined)
+    return `the rules read hold part of ${chain}, not its declaration: its masquerade rule may be left out`;
+  return `${chain}'s masquerade rule has a match kdebug does not read`;
 }
 
 const familyWord = (ip: string) => (ip.includes(':') ? 'IPv6' : 'IPv4');

@@ -31,9 +31,20 @@ export function nftablesHairpin(t: NftTable, source: string, q: HairpinQuery): H
     title: `${q.node}'s nftables table does not masquerade it`,
     explanation: `When ${q.podName ?? 'the Pod'} (${q.ip}) connects to the Service and is balanced to itself, source and destination are both ${q.ip}; kube-proxy lists such connections in the hairpin-connections set (${element}) so the masquerading chain rewrites the source, and ${q.node}'s table lacks that element: the reply goes back inside the Pod from its own address and the connection hangs. kube-proxy rewrites its table when it restarts.`,
     lines: [{ text: `${source}: no element ${element} in set hairpin-connections`, source }],
-    next: onNode(q.node, ['nft', 'list', 'set', 'ip', 'kube-proxy', 'hairpin-connections'], {
-      hostBinaries: true,
-    }),
+    next: onNode(
+      q.node,
+      [
+        'nft',
+        'list',
+        'set',
+        q.ip.includes(':') ? 'ip6' : 'ip',
+        'kube-proxy',
+        'hairpin-connections',
+      ],
+      {
+        hostBinaries: true,
+      },
+    ),
     causes: [],
   };
 }

@@ -50,8 +50,6 @@ const PROTOCOLS: Record<string, string> = {
   icmpv6: 'ipv6-icmp',
   '58': 'ipv6-icmp',
 };
-/** How a rule line of -L begins: its number or counters, or its target. */
-const RULE_START = /^\s*(?:\d|[A-Z])/;
 /** The fragment column: `--`, `-f`, `!f`; ip6tables before 1.8.8 leaves it blank. */
 const OPT = /^(?:--|-f|!f)$/;
 
@@ -94,9 +92,10 @@ export function listViewToRules(text: string): ListViewRules {
       return '';
     }
     if (!columns || !chain || line.trim() === '') return line;
-    const rule = ruleOf(line, chain, columns);
+    const rule = ruleOf(line, chain, columns, i === lastText);
     // cut mid-rule: the rules parser says so, and takes its chain as read only in part
-    if (!rule) return i === lastText && RULE_START.test(line) ? `-A ${chain}` : line;
+    if (rule === 'cut') return `-A ${chain}`;
+    if (!rule) return line;
     plain ||= rule.plain;
     if (rule.unread) unread.push(i + 1);
     return rule.text;
@@ -131,7 +130,8 @@ function ruleOf(
   line: string,
   chain: string,
   cols: Columns,
-): { text: string; plain: boolean; unread: boolean } | undefined {
+  last: boolean,
+): { text: string; plain: boolean; unread: boolean } | 'cut' | undefined {
   const words = [...line.matchAll(/\S+/g)];
   let k = 0;
   const word = () => words[k]?.[0] ?? '';
@@ -155,7 +155,8 @@ function ruleOf(
   const outIf = cols.interfaces ? words[k++]?.[0] : undefined;
   const source = words[k++]?.[0];
   const destination = words[k]?.[0];
-  if (source === undefined || destination === undefined) return undefined;
+  // the paste's last line, cut before its addresses
+  if (source === undefined || destination === undefined) return last ? 'cut' : undefined;
   const after = words[k]!.index! + destination.length;
   let plain = false;
   let unread = false;
@@ -166,8 +167,9 @@ function ruleOf(
     ['-d', 'destination', destination],
   ] as const) {
     const a = address(value, v6);
-    if (a === 'cut') return undefined;
-    if (a === 'name') {
+    // the paste's last line, cut mid-address after its target and protocol
+    if (a === 'cut' && last) return 'cut';
+    if (a === 'name' || a === 'cut') {
       plain = true;
       parts.push(unreadMatch(`${what} ${value}`));
     } else if (a) parts.push(`${a.not ? '! ' : ''}${flag} ${a.cidr}`);
@@ -203,7 +205,7 @@ function address(
   const ip = (family6 ? WELL_KNOWN_V6[known] : WELL_KNOWN[known]) ?? name;
   const v4 = /^\d{1,3}(?:\.\d{1,3}){3}$/.test(ip ?? '');
   const v6 = !v4 && /^[0-9a-fA-F:]+$/.test(ip ?? '') && (ip ?? '').includes(':');
-  // digits and dots that are no address ("10.152.183."): a line cut there, not a name
+  // digits and dots that are no address ("10.152.183."): a line cut there (else a name)
   if (!v4 && /^[\d.]+$/.test(ip ?? '')) return 'cut';
   if (!v4 && !v6) return 'name';
   return { cidr: `${ip}/${bits ?? (v4 ? '32' : '128')}`, not };
