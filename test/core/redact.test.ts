@@ -3,6 +3,7 @@
 // Addresses: Service CIDR 10.96.0.0/16, Pod CIDR 10.244.0.0/16, API server 203.0.113.10.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { Analysis } from '../../src/core/analysis.js';
 import { clusterView, kubeProxyConfigOf } from '../../src/core/kube/objects.js';
 import type { Facts, KubeObject } from '../../src/core/model.js';
 import { readErrorsOf } from '../../src/core/not-read.js';
@@ -213,6 +214,30 @@ describe("kube-proxy's configuration, redacted", () => {
       metadata: { name: 'web', namespace: 'kube-system', labels: { app: 'web' } },
     });
     assert.deepEqual(pod!['spec'], { containers: [{ name: 'kube-proxy' }] });
+  });
+
+  it("keeps the Node's kubelet and kube-proxy versions (the version of a kube-proxy with no Pod), and nothing else there", () => {
+    const node = (nodeInfo: Record<string, string>): KubeObject => ({
+      kind: 'Node',
+      metadata: { name: 'node-a' },
+      status: { nodeInfo: { operatingSystem: 'linux', ...nodeInfo } },
+    });
+    const state = (objects: KubeObject[]) => {
+      const s = new Analysis({ objects, nodes: {}, meta: {} }).state('node-a');
+      return [s.embeddedIn, s.version?.value.text, s.version?.from, s.version?.source];
+    };
+    const infos: Record<string, string>[] = [
+      { kubeletVersion: 'v1.31.4+k3s1' },
+      { kubeProxyVersion: 'v1.30.1' },
+    ];
+    for (const info of infos) {
+      const objects = [node(info)];
+      assert.deepEqual(state(redactedObjects(...objects)), state(objects), JSON.stringify(info));
+      assert.notEqual(state(objects)[1], undefined);
+    }
+    // a value that is not a version is not what is read there: dropped
+    const [kept] = redactedObjects(node({ kubeletVersion: 'build of 3 May', osImage: 'Ubuntu' }));
+    assert.deepEqual(kept!['status'], { nodeInfo: { operatingSystem: 'linux' } });
   });
 });
 

@@ -1,23 +1,23 @@
 // Each modelled release's real kube-proxy, as the lab recorded it (npm run test:versions --
-// --record: test/fixtures/releases/<minor>/<mode>/, a kdebug snapshot of the truth matrix): what
-// `kdebug expect` writes for that release is what it wrote, compared as kube-proxy's own tests
-// compare (truth.ts), and drift on it finds nothing wrong. Nothing is built or run but nft (to
-// list our script as nft lists the recorded table). IP conventions (the lab, topology.ts): Pod
-// CIDR 10.244.0.0/16, Service CIDR 10.96.0.0/16, nodes 192.0.2.21 and .22.
+// --record: test/fixtures/releases/<minor>/<mode>/, a kdebug snapshot of the truth matrix), read
+// as a user's snapshot is read: kdebug takes the release from what the recording holds (the
+// kube-proxy Pod's image tag, its /metrics where recorded), and with no release given `kdebug
+// expect` is what that kube-proxy wrote, compared as kube-proxy's own tests compare (truth.ts),
+// and drift on it finds nothing. Nothing is built or run but nft (to list our script as nft lists
+// the recorded table). IP conventions (the lab, topology.ts): Pod CIDR 10.244.0.0/16, Service
+// CIDR 10.96.0.0/16, nodes 192.0.2.21 and .22.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { readSnapshot } from '../../src/cluster/snapshot.js';
 import { Analysis } from '../../src/core/analysis.js';
-import { nodeDrift } from '../../src/core/dataplane/iptables/drift/drift.js';
 import { expectedSave } from '../../src/core/dataplane/expected.js';
 import { nftStems } from '../../src/core/facts.js';
+import type { Facts } from '../../src/core/model.js';
 import { serviceCIDRs } from '../../src/core/kube/objects.js';
-import { nftablesDrift } from '../../src/core/dataplane/nftables/drift.js';
 import { expectedNftScript } from '../../src/core/dataplane/nftables/expected.js';
-import { buildNftServiceTrees } from '../../src/core/dataplane/nftables/trees.js';
 import { watchedServiceCIDRs, MODELLED } from '../../src/core/dataplane/releases.js';
 import { differences, nftDifferences } from '../support/cluster/truth.js';
 import { hasCommand } from '../support/skip.js';
@@ -30,6 +30,25 @@ const recorded = MODELLED.flatMap((release) =>
     dir: join(FIXTURES, String(release.minor), mode),
   })),
 ).filter((r) => existsSync(join(r.dir, 'objects.json')));
+
+/** The kube-proxy the lab ran, as the recorder wrote it in RECORDED ("kube-proxy v1.30.14
+ * (iptables mode), ..."): the truth the version kdebug reads is held to. */
+function ran(dir: string): { version: string; mode: string } {
+  const m = /^kube-proxy (v\S+) \((\w+) mode\)/.exec(readFileSync(join(dir, 'RECORDED'), 'utf8'));
+  assert.ok(m, `${dir}/RECORDED names no kube-proxy`);
+  return { version: m[1]!, mode: m[2]! };
+}
+
+/** The image of the kube-proxy Pod on `node`, read straight from objects.json. */
+function imageOn(facts: Facts, node: string): { pod: string; image: string } | undefined {
+  for (const o of facts.objects) {
+    const spec = o['spec'] as { nodeName?: string; containers?: { image?: string }[] } | undefined;
+    const image = spec?.containers?.find((c) => c.image?.includes('/kube-proxy:'))?.image;
+    if (o.kind === 'Pod' && spec?.nodeName === node && image)
+      return { pod: o.metadata!.name!, image };
+  }
+  return undefined;
+}
 
 const nft = hasCommand('nft') && hasCommand('unshare');
 /** Our script as nft lists it (JSON), loaded into a network namespace of its own. */
@@ -52,50 +71,47 @@ describe('expect and drift against what each release really wrote (the lab recor
   });
 
   for (const { release, mode, dir } of recorded)
-    it(`v1.${release.minor} ${mode}: expect is what it wrote, drift finds nothing wrong`, async (t) => {
+    it(`v1.${release.minor} ${mode}: the release read from the recording, expect is what it wrote, drift finds nothing`, async (t) => {
+      const truth = ran(dir);
+      assert.equal(truth.mode, mode, `${dir}/RECORDED`);
       const facts = await readSnapshot(dir);
       const analysis = new Analysis(facts);
       const nodes = readdirSync(join(dir, 'nodes'));
       assert.ok(nodes.length > 0);
       for (const name of nodes) {
+        // the version as kdebug reads it: the one the lab ran, from what the node recorded
+        const version = analysis.state(name).version;
+        assert.equal(version?.value.text, truth.version, `${name}: version`);
+        assert.equal(version.value.minor, release.minor, `${name}: release`);
+        if ('proxy-metrics' in facts.nodes[name]!) assert.equal(version.from, 'metrics', name);
+        else {
+          const { pod, image } = imageOn(facts, name) ?? assert.fail(`${name}: no kube-proxy Pod`);
+          assert.equal(version.from, 'image', `${name}: version source`);
+          assert.equal(version.source, `the image ${image} of Pod ${pod}`, name);
+          assert.equal(version.evidence.kind, 'read', name);
+        }
+
+        // no release given: expect and drift model the one read
         const node = analysis.node(name);
-        const exp = node.expected(undefined, { release });
-        const source = `${dir}/nodes/${name}`;
+        const exp = node.expected();
+        assert.equal(exp.release.minor, release.minor, `${name}: the release expect writes`);
         if (mode === 'iptables') {
           const saved = facts.nodes[name]!['iptables-save']!;
           assert.deepEqual(differences(expectedSave(exp), saved), [], `${name}: expect`);
-          const d = nodeDrift({
-            node: name,
-            source,
-            expected: exp,
-            actual: node.rules()!.ruleset!,
-            view: analysis.view,
-          });
-          assert.deepEqual(bad(d.findings), [], `${name}: drift`);
-        } else {
-          const table = node.nft()!.table!;
-          // what that release's kube-proxy knows of them, as expect and drift take it
-          const cidrs = watchedServiceCIDRs(release, serviceCIDRs(analysis.view));
-          if (nft) {
-            const json = facts.nodes[name]![nftStems('IPv4').json] ?? '';
-            const ours = listed(expectedNftScript(exp, cidrs).join('\n') + '\n');
-            assert.deepEqual(nftDifferences(ours, json), [], `${name}: expect`);
-          } else t.diagnostic('nft and unshare missing: the table is compared by drift only');
-          const lbIPs = new Set(exp.servicePorts.flatMap((sp) => sp.loadBalancerIPs));
-          const d = nftablesDrift({
-            node: name,
-            source,
-            expected: exp,
-            serviceCIDRs: cidrs,
-            table,
-            trees: buildNftServiceTrees(table, { loadBalancerIPs: lbIPs }),
-            scoped: false,
-          });
-          assert.deepEqual(bad(d.findings), [], `${name}: drift`);
-        }
+        } else if (nft) {
+          const json = facts.nodes[name]![nftStems('IPv4').json] ?? '';
+          // what that release's kube-proxy knows of the Service CIDRs, as expect takes them
+          const cidrs = watchedServiceCIDRs(exp.release, serviceCIDRs(analysis.view));
+          const ours = listed(expectedNftScript(exp, cidrs).join('\n') + '\n');
+          assert.deepEqual(nftDifferences(ours, json), [], `${name}: expect`);
+        } else t.diagnostic('nft and unshare missing: the table is compared by drift only');
+        const d = node.drift();
+        assert.equal(d.release?.minor, release.minor, `${name}: the release drift compares with`);
+        assert.deepEqual(
+          d.findings.map((f) => `${f.severity} ${f.id}: ${f.title}`),
+          [],
+          `${name}: drift`,
+        );
       }
     });
 });
-
-const bad = (f: { severity: string; id: string; title: string }[]) =>
-  f.filter((x) => x.severity !== 'info').map((x) => `${x.id}: ${x.title}`);

@@ -3,6 +3,7 @@
 // (test/core/redact-allowlist.test.ts compares the model and the diagnosis before and after).
 import { dump, load } from 'js-yaml';
 import type { KubeObject } from '../model.js';
+import { parseVersion } from '../nodes/state.js';
 
 /** A string, number or boolean as it is; an object or array in its place is dropped. */
 const S = 'scalar' as const;
@@ -360,6 +361,11 @@ const COREFILE_DATA = new Rewrite('Corefile, cut to its kubernetes plugin line',
 
 const CONFIG_MAP: Fields = { ...TYPE, metadata: NAMED };
 
+/** nodes/state.ts reads kube-proxy's version there (k3s and RKE2: the kubelet's, "+k3s1"). */
+const VERSION = new Rewrite('only a version, such as v1.31.4+k3s1', (v) =>
+  typeof v === 'string' && parseVersion(v) ? v : undefined,
+);
+
 const NODE: Fields = {
   ...TYPE,
   metadata: { name: S, labels: strings('kubernetes.io/os') },
@@ -367,7 +373,7 @@ const NODE: Fields = {
   status: {
     addresses: each({ type: S, address: S }),
     conditions: each({ type: S, status: S }),
-    nodeInfo: { operatingSystem: S },
+    nodeInfo: { operatingSystem: S, kubeletVersion: VERSION, kubeProxyVersion: VERSION },
   },
 };
 
