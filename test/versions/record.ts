@@ -7,7 +7,15 @@
 // kube-proxy wrote it, and saves a kdebug snapshot under test/fixtures/releases/<minor>/<mode>/.
 // Run it under `flock /tmp/kdebug-lab.lock`: one lab at a time on a machine.
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +24,7 @@ import { ClusterClient } from '../support/cluster/client.js';
 import { down, ROOT, up } from '../support/cluster/cluster.js';
 import { applyMatrix, LB_INGRESS, MATRIX_NAMESPACE } from '../support/cluster/matrix.js';
 import type { ProxyMode } from '../support/cluster/topology.js';
+import { MODELLED, type Release } from '../../src/core/dataplane/releases.js';
 
 /** The latest patch of each modelled minor (`go list -m -versions k8s.io/kubernetes`). */
 export const LATEST_PATCH: Record<number, string> = {
@@ -34,6 +43,22 @@ export const modesOf = (minor: number): ProxyMode[] =>
   minor >= 31 ? ['iptables', 'nftables'] : ['iptables'];
 
 export const FIXTURES = join(ROOT, 'test/fixtures/releases');
+
+/** Every recording held: each modelled release and mode with a snapshot under FIXTURES. */
+export const recordings = (): { release: Release; mode: ProxyMode; dir: string }[] =>
+  MODELLED.flatMap((release) =>
+    modesOf(release.minor).map((mode) => ({
+      release,
+      mode,
+      dir: join(FIXTURES, String(release.minor), mode),
+    })),
+  ).filter((r) => existsSync(join(r.dir, 'objects.json')));
+
+/** The kube-proxy the lab ran for a recording, as `record` wrote it in RECORDED. */
+export function recordedBy(dir: string): { version: string; mode: string } | undefined {
+  const m = /^kube-proxy (v\S+) \((\w+) mode\)/.exec(readFileSync(join(dir, 'RECORDED'), 'utf8'));
+  return m ? { version: m[1]!, mode: m[2]! } : undefined;
+}
 
 async function record(minor: number, mode: ProxyMode): Promise<void> {
   const version = LATEST_PATCH[minor]!;

@@ -8,7 +8,7 @@
 // CIDR 10.96.0.0/16, nodes 192.0.2.21 and .22.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { readSnapshot } from '../../src/cluster/snapshot.js';
@@ -18,26 +18,12 @@ import { nftStems } from '../../src/core/facts.js';
 import type { Facts } from '../../src/core/model.js';
 import { serviceCIDRs } from '../../src/core/kube/objects.js';
 import { expectedNftScript } from '../../src/core/dataplane/nftables/expected.js';
-import { watchedServiceCIDRs, MODELLED } from '../../src/core/dataplane/releases.js';
+import { watchedServiceCIDRs } from '../../src/core/dataplane/releases.js';
 import { differences, nftDifferences } from '../support/cluster/truth.js';
 import { hasCommand } from '../support/skip.js';
-import { FIXTURES, modesOf } from './record.js';
+import { FIXTURES, recordedBy, recordings } from './record.js';
 
-const recorded = MODELLED.flatMap((release) =>
-  modesOf(release.minor).map((mode) => ({
-    release,
-    mode,
-    dir: join(FIXTURES, String(release.minor), mode),
-  })),
-).filter((r) => existsSync(join(r.dir, 'objects.json')));
-
-/** The kube-proxy the lab ran, as the recorder wrote it in RECORDED ("kube-proxy v1.30.14
- * (iptables mode), ..."): the truth the version kdebug reads is held to. */
-function ran(dir: string): { version: string; mode: string } {
-  const m = /^kube-proxy (v\S+) \((\w+) mode\)/.exec(readFileSync(join(dir, 'RECORDED'), 'utf8'));
-  assert.ok(m, `${dir}/RECORDED names no kube-proxy`);
-  return { version: m[1]!, mode: m[2]! };
-}
+const recorded = recordings();
 
 /** The image of the kube-proxy Pod on `node`, read straight from objects.json. */
 function imageOn(facts: Facts, node: string): { pod: string; image: string } | undefined {
@@ -72,7 +58,7 @@ describe('expect and drift against what each release really wrote (the lab recor
 
   for (const { release, mode, dir } of recorded)
     it(`v1.${release.minor} ${mode}: the release read from the recording, expect is what it wrote, drift finds nothing`, async (t) => {
-      const truth = ran(dir);
+      const truth = recordedBy(dir) ?? assert.fail(`${dir}/RECORDED names no kube-proxy`);
       assert.equal(truth.mode, mode, `${dir}/RECORDED`);
       const facts = await readSnapshot(dir);
       const analysis = new Analysis(facts);

@@ -479,7 +479,7 @@ function pingExplained(ctx: CheckContext, svc: Service): Finding | undefined {
     ip,
     protocol: proto,
     port: port.port,
-    ports: svc.ports.map((p) => p.port),
+    ports: svc.ports.map((p) => ({ port: p.port, protocol: p.protocol })),
     pinged: pings.length > 0,
     answered,
     forwarded: ctx.endpoints(port).some((e) => e.ready || (e.serving && e.terminating)),

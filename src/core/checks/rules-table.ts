@@ -10,6 +10,8 @@ import type { Service } from '../kube/objects.js';
 import { seen, unseen } from '../evidence.js';
 import type { Evidence, Finding } from '../model.js';
 import { driftToFinding } from '../dataplane/drift.js';
+import { noEndpointElement } from '../dataplane/nftables/trees.js';
+import { clusterTrafficEndpoints } from '../dataplane/trees.js';
 import type { IPFamily } from '../ipv6.js';
 import { percent } from '../model.js';
 import { count, familyLabel, finding, saveNodeOutput } from './check.js';
@@ -104,7 +106,7 @@ export function tableNode(
     if (!tree) continue;
     const label = `${port.port}/${port.protocol}`;
     // a frontend's backends are its own (Cilium); kube-proxy's local-only trees have no KUBE-SVC
-    const eps = tree.chains.svc || m.ownBackends ? tree.endpoints : (tree.localEndpoints ?? []);
+    const eps = m.ownBackends ? tree.endpoints : clusterTrafficEndpoints(tree);
     const at = { node, source: read.source };
     evidence.push(
       ...tree.entries.map((e) =>
@@ -121,6 +123,8 @@ export function tableNode(
       ...eps.map((e) =>
         seen(`  ${percent(e.probability)} -> ${e.address ?? '?'} (${e.chain})`, at),
       ),
+      // nftables: a port without endpoints is only in a no-endpoint map; its element is the proof
+      ...tree.verdicts.map((v) => seen(`${read.source}: ${noEndpointElement(tree, v)}`, at)),
     );
     const reject = tree.verdicts.some((v) => v.kind === 'reject');
     parts.push(

@@ -8,7 +8,7 @@ import type { Evidence, Finding } from '../model.js';
 import { namedFew, rulesReadError } from '../nodes/access.js';
 import type { NodeAnalysis } from '../analysis.js';
 import { nodeDump } from '../facts.js';
-import type { ServiceTree } from '../dataplane/trees.js';
+import { clusterTrafficEndpoints, type ServiceTree } from '../dataplane/trees.js';
 import {
   consequence,
   count,
@@ -64,7 +64,7 @@ function treeEvidence(node: string, tree: ServiceTree, line: LineReader): Eviden
   const out: Evidence[] = [];
   for (const e of tree.entries)
     out.push(line('nat', e.line) ?? seen(`nat ${e.from} line ${e.line} -> ${e.chain}`, at));
-  for (const ep of tree.endpoints)
+  for (const ep of clusterTrafficEndpoints(tree))
     out.push(
       seen(
         `  ${percent(ep.probability)} -> ${ep.chain}: ${ep.chainMissing ? 'chain not in the dump' : `DNAT ${ep.address ?? ep.inferredIP ?? '?'}`}`,
@@ -121,9 +121,10 @@ function summary(node: string, svc: Service, from: TreeSource): NodeSummary {
     }
     lines.push(...treeEvidence(node, tree, from.line));
     const reject = tree.verdicts.find((v) => v.kind === 'reject');
+    const eps = clusterTrafficEndpoints(tree);
     parts.push(
-      tree.endpoints.length > 0
-        ? `${port.port}/${port.protocol} -> ${count(tree.endpoints.length, 'endpoint')}`
+      eps.length > 0
+        ? `${port.port}/${port.protocol} -> ${count(eps.length, 'endpoint')}`
         : reject
           ? `${port.port}/${port.protocol} -> REJECT (no endpoints)`
           : `${port.port}/${port.protocol} -> no endpoints`,

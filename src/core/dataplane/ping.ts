@@ -8,7 +8,7 @@ export interface PingFacts {
   /** The Service port's protocol ("TCP") and number, and every port of the Service. */
   protocol: string;
   port: number;
-  ports: number[];
+  ports: { port: number; protocol: string }[];
   /** A ping was recorded, and whether one got an answer. */
   pinged: boolean;
   answered: boolean;

@@ -137,6 +137,11 @@ export interface ServiceTree {
   partial?: string;
 }
 
+/** The endpoints a Service port's own traffic reaches on this node: through its service chain,
+ * else (internalTrafficPolicy: Local, where kube-proxy writes no such chain) its local one's. */
+export const clusterTrafficEndpoints = (t: ServiceTree): TreeEndpoint[] =>
+  t.chains.svc ? t.endpoints : (t.localEndpoints ?? []);
+
 export interface OrphanChain {
   chain: string;
   rules: number;

@@ -113,6 +113,18 @@ describe('reachability step', () => {
     );
   });
 
+  it("names each port's own protocol in iptables mode (tcp 80 and udp 53, never tcp 53)", () => {
+    const ports = [
+      { name: 'http', port: 80, protocol: 'TCP', targetPort: 8080 },
+      { name: 'dns', port: 53, protocol: 'UDP', targetPort: 5353 },
+    ];
+    const objects = replace(healthy(), 'Service', 'web', aService({ spec: { ports } }));
+    const f = run(reachabilityCheck, facts(objects, nodeA({}))).find(
+      (x) => x.id === 'ping-clusterip-explained',
+    )!;
+    assert.match(f.explanation, /match only its protocol and port \(tcp port 80, udp port 53\)/);
+  });
+
   it('explains an answered ping in IPVS mode: the node owns the address', () => {
     const nodes = {
       'node-a': {

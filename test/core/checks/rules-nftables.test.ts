@@ -89,6 +89,53 @@ describe('the Rules step in nftables mode', () => {
     assert.match(step([both[0]!])[0]!.title, /DNAT to 10\.244\.2\.2:80, no longer an endpoint/);
   });
 
+  // matrix/no-endpoints in the lab: 10.96.255.229:80, node port 32574, selecting no Pod
+  const noEndpoints = facts(
+    [
+      aService({
+        name: 'no-endpoints',
+        namespace: 'matrix',
+        spec: {
+          type: 'NodePort',
+          clusterIP: '10.96.255.229',
+          clusterIPs: ['10.96.255.229'],
+          ports: [{ name: 'http', port: 80, protocol: 'TCP', targetPort: 80, nodePort: 32574 }],
+        },
+      }),
+      anEndpointSlice({ service: 'no-endpoints', namespace: 'matrix', port: 80, endpoints: [] }),
+      ...objects(both).slice(2),
+    ],
+    { 'node-a': { 'nft-ip-kube-proxy': TABLE } },
+  );
+  const NO_ENDPOINTS = { namespace: 'matrix', service: 'no-endpoints' };
+
+  it('a port without endpoints: passed on the no-endpoint elements that reject it, its proof', () => {
+    const found = run(rulesCheck, noEndpoints, {}, NO_ENDPOINTS).filter((f) => f.node === 'node-a');
+    assert.deepEqual(
+      found.map((f) => `${f.id}:${f.status} ${f.title}`),
+      ['rules-match:pass node-a: 80/TCP -> REJECT (no endpoints) in nftables, as expected'],
+    );
+    assert.deepEqual(found[0]!.evidence.map(evidenceText), [
+      'nodes/node-a/nft-ip-kube-proxy.txt: no-endpoint-services 10.96.255.229 . tcp . 80 : reject',
+      'nodes/node-a/nft-ip-kube-proxy.txt: no-endpoint-nodeports tcp . 32574 : reject',
+    ]);
+  });
+
+  it('explains ping to a ClusterIP without endpoints: its port is rejected too, never DNATed', () => {
+    const ping = run(reachabilityCheck, noEndpoints, {}, NO_ENDPOINTS).find(
+      (f) => f.id === 'ping-clusterip-explained',
+    );
+    assert.ok(ping);
+    // the walk through the table is what the words must agree with
+    assert.ok(
+      ping.evidence
+        .map(evidenceText)
+        .includes('walked: on node-a, tcp 192.0.2.21 -> 10.96.255.229:80: REJECT'),
+    );
+    assert.match(ping.explanation, /curl 10\.96\.255\.229:80 is rejected right now too/);
+    assert.doesNotMatch(ping.explanation, /curl \S+ is DNATed/);
+  });
+
   it('a node in nftables mode whose table was not read: not observed, with how to read it', () => {
     const found = step(both, {
       'node-a': { 'nft-ip-kube-proxy': TABLE },

@@ -6,6 +6,7 @@ import type { KubeObject } from '../../../src/core/model.js';
 import {
   aNode,
   aPod,
+  aService,
   anEndpointSlice,
   dumpFor,
   dumps,
@@ -159,6 +160,29 @@ describe('rules step', () => {
     const [f] = run(rulesCheck, facts(objects, dumps(objects)));
     assert.equal(f!.title, '2 nodes: 80/TCP -> REJECT (no endpoints), as expected');
     assert.ok(f!.evidence.map(evidenceText).some((e) => e.includes('-j REJECT')));
+  });
+
+  it('internalTrafficPolicy Local: a node reaches its own endpoint through KUBE-SVL, the other drops', () => {
+    const objects = replace(
+      replace(healthy(), 'Service', 'web', aService({ spec: { internalTrafficPolicy: 'Local' } })),
+      'EndpointSlice',
+      'web-abcde',
+      anEndpointSlice({ endpoints: [{ ip: '10.244.0.5', node: 'node-a', pod: 'web-1' }] }),
+    );
+    const [f] = run(rulesCheck, facts(objects, dumps(objects)));
+    // the nodes differ: node-a sends to 10.244.0.5, node-b has no local endpoint
+    assert.equal(f!.title, '2 nodes: as expected');
+    const evidence = f!.evidence.map(evidenceText);
+    const b = evidence.indexOf('node-b:');
+    assert.ok(
+      evidence
+        .slice(0, b)
+        .some((e) => /^ {2}100% -> KUBE-SEP-\w+: DNAT 10\.244\.0\.5:8080$/.test(e)),
+      evidence.join('\n'),
+    );
+    assert.ok(
+      evidence.slice(b).some((e) => e.includes('has no local endpoints') && e.endsWith('-j DROP')),
+    );
   });
 
   it('is pending while the node rules are read, skipped for a Cilium cluster', () => {

@@ -2,13 +2,11 @@
 // no-endpoint elements of kube-proxy's maps drop the port's external traffic.
 import type { StateLine } from '../dataplane.js';
 import type { ServiceTree } from '../trees.js';
+import { noEndpointElement } from './trees.js';
 
 /** The no-endpoint elements of kube-proxy's maps that drop the port's external traffic. */
 export function nftablesLocalDrops(source: string, tree: ServiceTree | undefined): StateLine[] {
   return (tree?.verdicts ?? [])
     .filter((v) => v.kind === 'drop')
-    .map((v) => ({
-      text: `${source}: ${v.chain} ${v.address ? `${v.address} . ` : ''}${tree!.protocol} . ${v.port} : drop`,
-      source,
-    }));
+    .map((v) => ({ text: `${source}: ${noEndpointElement(tree!, v)}`, source }));
 }

@@ -7,7 +7,7 @@ import { matchesSet, type NftTable } from './listing.js';
 export function nftablesPing(p: PingFacts): PingExplained {
   return {
     title: p.title('in nftables mode other ports are rejected at once'),
-    text: `In nftables mode kube-proxy knows every ClusterIP and rejects any packet for one that is not for a Service port: a ping or a connection to another port fails at once with an ICMP error instead of timing out. ${p.curl} is DNATed to an endpoint: that is the test that counts.`,
+    text: `In nftables mode kube-proxy knows every ClusterIP and rejects any packet for one that is not for a Service port: a ping or a connection to another port fails at once with an ICMP error instead of timing out. ${p.curl} ${p.forwarded ? 'is DNATed to an endpoint' : 'is rejected right now too, because the Service has no ready endpoints; once it has some, it is DNATed to one of them'}: that is the test that counts.`,
   };
 }
 

@@ -90,6 +90,11 @@ function markAbridged(t: NftTable, x: ServiceTree, why: string): void {
 type J = Record<string, unknown>;
 const isObject = (v: unknown): v is J => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** A no-endpoint map element as the checks quote it: "no-endpoint-services 10.96.0.9 . tcp . 80 :
+ * drop" (reject: kube-proxy's `goto reject-chain`). */
+export const noEndpointElement = (tree: ServiceTree, v: ServiceTree['verdicts'][number]) =>
+  `${v.chain} ${v.address ? `${v.address} . ` : ''}${tree.protocol} . ${v.port} : ${v.kind}`;
+
 export function buildNftServiceTrees(t: NftTable, o: NftTreeOptions = {}): ServiceTrees {
   const trees = new Map<ServicePortName, ServiceTree>();
   const reached = new Set<string>(); // chains a map element or a jump leads to
