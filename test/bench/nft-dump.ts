@@ -1,8 +1,22 @@
 // A kube-proxy nftables table (the shape 1.33+ writes, as the lab's v1.37.2 does) for N Services
 // x M endpoints, as `nft -j list table ip kube-proxy` prints it: a service-ips element and a
-// service- chain with an inlined numgen DNAT map per Service port.
+// service- chain with an inlined numgen DNAT map per Service port. And the whole table a modelled
+// release writes for cluster-dump.ts's cluster on node-a, as the script it gives `nft -f`.
 // IP conventions: those of cluster-dump.ts (Pod CIDR 10.128.0.0/9, Service CIDR 172.30.0.0/16).
 import { createHash } from 'node:crypto';
+import { expectedRules } from '../../src/core/dataplane/expected.js';
+import { expectedNftScript } from '../../src/core/dataplane/nftables/expected.js';
+import { watchedServiceCIDRs, type Release } from '../../src/core/dataplane/releases.js';
+import { clusterView, serviceCIDRs } from '../../src/core/kube/objects.js';
+import { clusterObjects, NODE, type DumpShape } from './cluster-dump.js';
+
+/** kube-proxy's table on node-a as `release` writes it in nftables mode (the lab's recordings
+ * prove `kdebug expect` writes what each release writes). */
+export function nftClusterScript(shape: DumpShape, release: Release): string {
+  const view = clusterView(clusterObjects(shape));
+  const exp = expectedRules(view, NODE, { release });
+  return expectedNftScript(exp, watchedServiceCIDRs(release, serviceCIDRs(view))).join('\n');
+}
 
 const base32 = (b: Buffer) => {
   const A = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';

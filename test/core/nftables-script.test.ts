@@ -83,6 +83,43 @@ describe('the nft -f script form', () => {
     );
   });
 
+  it('keeps one element per key: added again, it takes the new verdict and place; a flushed or re-added set starts empty', () => {
+    const map = 'no-endpoint-services';
+    const add = (key: string, verdict: string) =>
+      `add element ip kube-proxy ${map} { ${key} . tcp . 80 : ${verdict} }`;
+    const keys = (script: string) =>
+      parseNftScript(`${SCRIPT}${script}\n`)
+        .table('ip', 'kube-proxy')!
+        .set(map)!
+        .elements.map((e) => `${String(e.key[0])} ${e.verdict?.kind ?? ''}`);
+    const lines = (...xs: string[]) => xs.join('\n');
+    // the script's own 172.30.0.46 first, then these
+    assert.deepEqual(keys(lines(add('172.30.0.7', 'drop'), add('172.30.0.46', 'drop'))), [
+      '172.30.0.7 drop',
+      '172.30.0.46 drop',
+    ]);
+    assert.deepEqual(
+      keys(
+        lines(
+          `flush set ip kube-proxy ${map}`,
+          add('172.30.0.8', 'drop'),
+          add('172.30.0.8', 'goto reject-chain'),
+        ),
+      ),
+      ['172.30.0.8 goto'],
+    );
+    assert.deepEqual(
+      keys(
+        lines(
+          `delete map ip kube-proxy ${map}`,
+          `add map ip kube-proxy ${map} { type ipv4_addr . inet_proto . inet_service : verdict ; }`,
+          add('172.30.0.9', 'drop'),
+        ),
+      ),
+      ['172.30.0.9 drop'],
+    );
+  });
+
   const why =
     (hasCommand('nft') ? '' : 'nft (nftables) is missing') ||
     (hasCommand('unshare') ? '' : 'unshare (util-linux) is missing') ||

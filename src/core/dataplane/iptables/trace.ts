@@ -20,7 +20,7 @@ const MAX_STEPS = 200_000;
 const MAX_OUTCOMES = 4096;
 
 interface Frame {
-  chain: string;
+  chain: Chain;
   index: number;
 }
 
@@ -100,27 +100,17 @@ class Tracer {
   /** Runs the walks through one built-in chain; each ends ACCEPT (go on), DROP or REJECT. */
   private hook(table: Table | undefined, builtin: string, walks: Walk[]): Walk[] {
     const out: Walk[] = [];
+    const start = table?.chain(builtin);
     for (const w of walks) {
-      if (!table || !table.chain(builtin)) {
+      if (!table || !start) {
         out.push({ ...w, end: 'ACCEPT' });
         continue;
       }
-      const stack: Frame[] = [{ chain: builtin, index: 0 }];
+      const stack: Frame[] = [{ chain: start, index: 0 }];
       w.end = undefined;
       this.walk(table, w, stack, out);
     }
     return out;
-  }
-
-  private readonly rules = new Map<Table, Map<number, Rule>>();
-
-  /** A rule typed once per walk, on first reach. */
-  private typed(table: Table, id: number): Rule {
-    let byId = this.rules.get(table);
-    if (!byId) this.rules.set(table, (byId = new Map()));
-    let rule = byId.get(id);
-    if (!rule) byId.set(id, (rule = table.rule(id)));
-    return rule;
   }
 
   /** The rule's -s and -d (what ruleMatches tests first) admit the packet; an IPv6 walk has no
@@ -131,9 +121,6 @@ class Tracer {
   }
 
   private walk(table: Table, w: Walk, stack: Frame[], out: Walk[]): void {
-    // the chain looked up once per frame, not once per rule (KUBE-SERVICES has one per port)
-    let seen: Frame | undefined;
-    let chain: Chain | undefined;
     while (w.end === undefined) {
       if (++this.steps > MAX_STEPS || out.length > MAX_OUTCOMES) {
         this.notes.push('the walk was stopped: too many rules or branches (a loop in the rules?)');
@@ -142,23 +129,31 @@ class Tracer {
       }
       const frame = stack[stack.length - 1];
       if (!frame) break;
-      if (frame !== seen) chain = table.chain((seen = frame).chain);
-      if (!chain || frame.index >= chain.ruleCount) {
+      const chain = frame.chain;
+      if (frame.index >= chain.ruleCount) {
         stack.pop();
         if (stack.length === 0) {
-          const policy = chain?.policy ?? 'ACCEPT';
+          const policy = chain.policy ?? 'ACCEPT';
           if (policy === 'DROP') {
-            w.rules.push(
-              this.step(table.name, frame.chain, 0, `:${frame.chain} DROP`, 'policy DROP'),
-            );
+            w.rules.push({
+              table: table.name,
+              chain: chain.name,
+              line: 0,
+              rule: `:${chain.name} DROP`,
+              effect: 'policy DROP',
+            });
             w.end = 'DROP';
           } else w.end = 'ACCEPT';
         }
         continue;
       }
+      // a long chain (a rule per Service port) goes straight to the rules for this packet
+      if (typeof w.pkt.dst === 'number')
+        frame.index = table.nextRuleFor(chain.index, frame.index, w.pkt.dst, w.pkt.dport);
+      if (frame.index >= chain.ruleCount) continue;
       const id = chain.ruleId(frame.index++);
       if (!this.addressesMatch(table, id, w.pkt)) continue; // most rules, before typing them
-      const rule = this.typed(table, id);
+      const rule = table.reachedRule(id);
       const p = ruleMatches(rule, w.pkt, {
         isLocal: this.isLocal,
         assume: (a) => w.assumptions.add(a),
@@ -174,20 +169,27 @@ class Tracer {
         };
         const branchStack = stack.map((f) => ({ ...f }));
         w.p *= 1 - p;
-        this.apply(table, rule, taken, branchStack, `${percent(p)} branch, `);
+        this.apply(table, id, rule, taken, branchStack, `${percent(p)} branch, `);
         this.walk(table, taken, branchStack, out);
         continue;
       }
-      this.apply(table, rule, w, stack, '');
+      this.apply(table, id, rule, w, stack, '');
     }
     out.push(w);
   }
 
   /** Applies a matching rule's target. */
-  private apply(table: Table, rule: Rule, w: Walk, stack: Frame[], prefix: string): void {
+  private apply(
+    table: Table,
+    id: number,
+    rule: Rule,
+    w: Walk,
+    stack: Frame[],
+    prefix: string,
+  ): void {
     const t = rule.target;
     const record = (effect: string) => {
-      w.rules.push(this.step(table.name, rule.chain, rule.line, printRule(rule), prefix + effect));
+      w.rules.push(this.step(table.name, rule, prefix + effect));
     };
     if (!t) return record('counts the packet');
     switch (t.kind) {
@@ -199,13 +201,17 @@ class Tracer {
           );
           return;
         }
-        if (!table.chain(t.name)) {
-          record(`${t.goto ? 'goto' : 'jump'} to ${t.name}, which is not in the dump: skipped`);
-          return;
+        {
+          // the jump's chain, resolved once per rule by the table
+          const next = table.targetChain(id);
+          if (!next) {
+            record(`${t.goto ? 'goto' : 'jump'} to ${t.name}, which is not in the dump: skipped`);
+            return;
+          }
+          record(`${t.goto ? 'goto' : 'jump'} ${t.name}`);
+          if (t.goto) stack.pop();
+          stack.push({ chain: next, index: 0 });
         }
-        record(`${t.goto ? 'goto' : 'jump'} ${t.name}`);
-        if (t.goto) stack.pop();
-        stack.push({ chain: t.name, index: 0 });
         return;
       case 'verdict':
         if (t.name === 'RETURN') {
@@ -266,13 +272,17 @@ class Tracer {
     }
   }
 
-  private step(
-    table: string,
-    chain: string,
-    line: number,
-    rule: string,
-    effect: string,
-  ): MatchedRule {
-    return { table, chain, line, rule, effect };
+  /** The rule as a walk shows it; its text printed only when read (a drift by behaviour walks
+   * thousands of packets and reads none). */
+  private step(table: string, r: Rule, effect: string): MatchedRule {
+    return {
+      table,
+      chain: r.chain,
+      line: r.line,
+      get rule() {
+        return printRule(r);
+      },
+      effect,
+    };
   }
 }

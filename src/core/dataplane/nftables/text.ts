@@ -25,15 +25,27 @@ export const isNftScript = (text: string) =>
  * ruleset, as nft itself would.
  */
 export function parseNftScript(input: string, file = '<input>'): NftListing {
+  // each table's chains and sets also by name: a table of 10,000 Services is a script of tens of
+  // thousands of lines, each naming one
   type Building = {
     family: NftFamily;
     name: string;
     comment?: string;
     chains: NftChain[];
     sets: NftSet[];
+    chainByName: Map<string, NftChain>;
+    setByName: Map<string, NftSet>;
   };
   const tables = new Map<string, Building>();
   const skipped: number[] = [];
+  // the element keys of each set's current elements (rebuilt when the array is replaced)
+  const keyIndex = new Map<NftSet, { of: NftElement[]; keys: Set<string> }>();
+  const keysOf = (st: NftSet) => {
+    let k = keyIndex.get(st);
+    if (k?.of !== st.elements)
+      keyIndex.set(st, (k = { of: st.elements, keys: new Set(st.elements.map(keyOf)) }));
+    return k.keys;
+  };
   const lines = input.split('\n');
   for (let i = 0; i < lines.length; i++) {
     const no = i + 1;
@@ -54,10 +66,23 @@ export function parseNftScript(input: string, file = '<input>'): NftListing {
     if (!table)
       tables.set(
         key,
-        (table = { family: family as NftFamily, name: tableName!, chains: [], sets: [] }),
+        (table = {
+          family: family as NftFamily,
+          name: tableName!,
+          chains: [],
+          sets: [],
+          chainByName: new Map(),
+          setByName: new Map(),
+        }),
       );
-    const chainNamed = (n: string) => table!.chains.find((c) => c.name === n);
-    const setNamed = (n: string) => table!.sets.find((x) => x.name === n);
+    const chainNamed = (n: string) => table!.chainByName.get(n);
+    const setNamed = (n: string) => table!.setByName.get(n);
+    const newChain = (n: string) => {
+      const c: NftChain = { name: n, rules: [] };
+      table!.chains.push(c);
+      table!.chainByName.set(n, c);
+      return c;
+    };
     const [name = '', body = ''] = splitName(rest);
     if (what === 'table') {
       const c = /comment "(.*?)"/.exec(rest);
@@ -69,7 +94,7 @@ export function parseNftScript(input: string, file = '<input>'): NftListing {
     } else if (what === 'chain') {
       let c = chainNamed(name);
       if (verb === 'add' || verb === 'create') {
-        if (!c) table.chains.push((c = { name, rules: [] }));
+        c ??= newChain(name);
         for (const part of body.replace(/^\{|\}$/g, '').split(';')) {
           const h = /^\s*type (\S+) hook (\S+) priority (.+?)\s*$/.exec(part);
           if (h) [c.type, c.hook, c.prio] = [h[1], h[2], priority(h[3]!)];
@@ -77,31 +102,43 @@ export function parseNftScript(input: string, file = '<input>'): NftListing {
           if (pol) c.policy = pol[1];
         }
       } else if (verb === 'flush' && c) c.rules = [];
-      else if ((verb === 'delete' || verb === 'destroy') && c)
+      else if ((verb === 'delete' || verb === 'destroy') && c) {
         table.chains.splice(table.chains.indexOf(c), 1);
+        table.chainByName.delete(name);
+      }
     } else if (what === 'set' || what === 'map') {
       let st = setNamed(name);
       if (verb === 'add' || verb === 'create') {
-        if (!st) table.sets.push((st = { name, kind: what, type: [], flags: [], elements: [] }));
+        if (!st) {
+          table.sets.push((st = { name, kind: what, type: [], flags: [], elements: [] }));
+          table.setByName.set(name, st);
+        }
         for (const part of body.replace(/^\{|\}$/g, '').split(';')) setLine(st, part.trim());
       } else if (verb === 'flush' && st) st.elements = [];
-      else if ((verb === 'delete' || verb === 'destroy') && st)
+      else if ((verb === 'delete' || verb === 'destroy') && st) {
         table.sets.splice(table.sets.indexOf(st), 1);
+        table.setByName.delete(name);
+      }
     } else if (what === 'element') {
       const st = setNamed(name);
       if (!st)
         throw new NftParseError(file, no, `element of a set or map not added before: ${name}`);
       const elems = splitTop(body.replace(/^\{\s*|\s*\}$/g, '')).map((e) => element(st, e));
-      if (verb === 'add' || verb === 'create' || verb === 'insert') {
-        const keys = new Set(elems.map((e) => JSON.stringify(e.key)));
-        st.elements = [...st.elements.filter((e) => !keys.has(JSON.stringify(e.key))), ...elems];
-      } else if (verb === 'delete' || verb === 'destroy') {
-        const keys = new Set(elems.map((e) => JSON.stringify(e.key)));
-        st.elements = st.elements.filter((e) => !keys.has(JSON.stringify(e.key)));
-      }
+      const keys = new Set(elems.map(keyOf));
+      const held = keysOf(st);
+      if (
+        (verb === 'add' || verb === 'create' || verb === 'insert') &&
+        ![...keys].some((k) => held.has(k))
+      ) {
+        // new keys (every line of a script kube-proxy writes at once): appended
+        st.elements.push(...elems);
+        for (const k of keys) held.add(k);
+      } else if (verb === 'add' || verb === 'create' || verb === 'insert')
+        st.elements = [...st.elements.filter((e) => !keys.has(keyOf(e))), ...elems];
+      else if (verb === 'delete' || verb === 'destroy')
+        st.elements = st.elements.filter((e) => !keys.has(keyOf(e)));
     } else if (what === 'rule') {
-      let c = chainNamed(name);
-      if (!c) table.chains.push((c = { name, rules: [] }));
+      const c = chainNamed(name) ?? newChain(name);
       if (verb === 'add' || verb === 'insert') {
         const r = rule(name, body);
         if (verb === 'insert') c.rules.unshift(r);
@@ -109,7 +146,7 @@ export function parseNftScript(input: string, file = '<input>'): NftListing {
       }
     }
   }
-  const list = [...tables.values()].map(finished);
+  const list = [...tables.values()].map(({ chainByName: _c, setByName: _s, ...t }) => finished(t));
   if (list.length === 0) throw new NftParseError(file, undefined, 'the nft script adds no table');
   return {
     tables: list,
@@ -117,6 +154,8 @@ export function parseNftScript(input: string, file = '<input>'): NftListing {
     ...(skipped.length > 0 ? { skipped } : {}),
   };
 }
+
+const keyOf = (e: NftElement) => JSON.stringify(e.key);
 
 /** "NAME rest..." for the words after the table (a chain, set or map name, then its body). */
 function splitName(rest: string): [string, string] {

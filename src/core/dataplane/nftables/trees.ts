@@ -190,6 +190,7 @@ export function buildNftServiceTrees(t: NftTable, o: NftTreeOptions = {}): Servi
 
   // each Service port's own chains, and what they do
   const masqueradeAll = clusterIpMasquerade(t);
+  const hairpin = hairpinSet(t); // read once: every Service port looks its endpoints up in it
   for (const chain of t.chains) {
     const c = portChain(chain.name);
     if (!c || c.kind === 'endpoint') continue;
@@ -206,7 +207,7 @@ export function buildNftServiceTrees(t: NftTable, o: NftTreeOptions = {}): Servi
         const m = goesTo(r) === 'mark-for-masquerade' ? markRule(r) : undefined;
         if (m) x.masquerade.push({ chain: chain.name, condition: m, line: 0 });
       }
-      const eps = endpointsOf(t, chain.rules, reached, x);
+      const eps = endpointsOf(t, chain.rules, reached, x, hairpin);
       if (c.kind === 'service') x.endpoints = eps;
       else x.localEndpoints = eps;
     } else if (c.kind === 'external')
@@ -245,6 +246,7 @@ function endpointsOf(
   rules: NftRule[],
   reached: Set<string>,
   x: ServiceTree,
+  hairpin: Set<string> | undefined,
 ): TreeEndpoint[] {
   const out: TreeEndpoint[] = [];
   const byChain = new Map<string, TreeEndpoint>();
@@ -308,7 +310,6 @@ function endpointsOf(
   }
   // 1.33 on: the masquerading chain's hairpin-connections set lists this node's endpoints; one
   // not in it is another node's (no hairpin there) or a local one missing: unknown without Pods
-  const hairpin = hairpinSet(t);
   for (const ep of out)
     if (ep.address && ep.hairpinMasquerade === null && hairpin?.has(`${ep.address}/${x.protocol}`))
       ep.hairpinMasquerade = true;

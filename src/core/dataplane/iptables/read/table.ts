@@ -4,6 +4,7 @@ import { LineSyntaxError, type RuleLexer, text, unescaped } from './lexer.js';
 import { buildRule, type Rule } from './rule.js';
 import { H, HOT_FIELDS, RuleFlag, walkRule } from './token-walk.js';
 import { bytesCidrContains } from '../../../ipv4.js';
+import { DISPATCH_MIN, dispatchOf, type Dispatch } from './dispatch.js';
 
 const BUILTINS: Record<string, readonly string[]> = {
   raw: ['PREROUTING', 'OUTPUT'],
@@ -164,6 +165,8 @@ export class Table {
   private typed = new Map<number, Rule[]>(); // typed rules of the chains asked for
   private policies = new Map<number, string>();
   private scatteredRules = new Map<number, number[]>();
+  private dispatches = new Map<number, Dispatch>(); // long chains' rules by host and port
+  private reached = new Map<number, Rule>(); // rules packet walks typed, by id
 
   constructor(
     public name: string,
@@ -546,6 +549,14 @@ export class Table {
     });
   }
 
+  /** The typed rule, built once for every packet walk: a drift by behaviour walks the same
+   * chains' rules for each Service port's packets. */
+  reachedRule(id: number): Rule {
+    let rule = this.reached.get(id);
+    if (!rule) this.reached.set(id, (rule = this.rule(id)));
+    return rule;
+  }
+
   // Hot fields one at a time: bulk readers build no object per rule.
   flags(id: number): number {
     return this.int(id, R.flags) & 0xffff;
@@ -611,6 +622,16 @@ export class Table {
     if (!this.span(id, side === 'source' ? H.src : H.dst)) return true;
     const negated = RuleFlag[side === 'source' ? 'srcNegated' : 'dstNegated'];
     return bytesCidrContains(this.buf, this.fs, this.fe, ip) !== ((this.flags(id) & negated) !== 0);
+  }
+  /** The first position from `k` on in the chain at `index` whose rule may match an IPv4 packet
+   * to `dst`:`dport` (dispatch.ts): a walk skips the rules of a long chain that name another
+   * address or port. */
+  nextRuleFor(index: number, k: number, dst: number, dport: number): number {
+    const count = this.ruleCountOf(index);
+    if (count < DISPATCH_MIN) return k;
+    let d = this.dispatches.get(index);
+    if (d?.count !== count) this.dispatches.set(index, (d = dispatchOf(this, index, count)));
+    return d.next(k, dst, dport);
   }
   /** The rule's -s / -d match, read without typing the rule. */
   addressMatch(id: number, side: 'source' | 'destination'): AddressMatch | undefined {

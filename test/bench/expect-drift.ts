@@ -1,0 +1,141 @@
+// expect + drift for node-a of the N-Service cluster, under 1 s whatever release it models: the
+// rules kube-proxy should have written, from the API objects, compared with the node's parsed
+// rules (parsing is timed apart). iptables as the newest and the oldest modelled release write
+// them, and as kube-proxy v1.20 spelled them (a release kdebug does not model: compared by
+// behaviour, each Service port's packets walked); nftables as its newest and oldest modelled
+// release write it.
+import {
+  expectedRules,
+  type ExpectOptions,
+  type ExpectedRules,
+} from '../../src/core/dataplane/expected.js';
+import { nodeDrift } from '../../src/core/dataplane/iptables/drift/drift.js';
+import { parseIptables } from '../../src/core/dataplane/iptables/read/parse.js';
+import { nftablesDrift } from '../../src/core/dataplane/nftables/drift.js';
+import { parseNftScript } from '../../src/core/dataplane/nftables/text.js';
+import { buildNftServiceTrees } from '../../src/core/dataplane/nftables/trees.js';
+import {
+  NEWEST_MODELLED,
+  OLDEST_MODELLED,
+  watchedServiceCIDRs,
+  type Release,
+} from '../../src/core/dataplane/releases.js';
+import { clusterView, serviceCIDRs, type ClusterView } from '../../src/core/kube/objects.js';
+import type { DriftFinding } from '../../src/core/dataplane/drift.js';
+import {
+  clusterDump,
+  clusterObjects,
+  NODE,
+  olderSpelling,
+  type DumpShape,
+} from './cluster-dump.js';
+import { median, ms, time } from './measure.js';
+import { nftClusterScript } from './nft-dump.js';
+
+interface Case {
+  name: string;
+  /** What expect is asked for (the release the node's version names). */
+  options: ExpectOptions;
+  /** The node's rules as that kube-proxy wrote them, made once. */
+  rules: () => string;
+  /** Reads the rules (untimed, anew each run, as each run of kdebug does) and returns the drift
+   * of them against `exp` (timed). */
+  read: (rules: string) => (exp: ExpectedRules, view: ClusterView) => DriftFinding[];
+  /** The findings a clean table gives: none, or the one folded spelling note. */
+  wanted: string;
+}
+
+const newest: Release = { minor: NEWEST_MODELLED };
+const oldest: Release = { minor: OLDEST_MODELLED };
+/** nftables mode is beta, on by default, from 1.31. */
+const oldestNft: Release = { minor: 31 };
+
+const iptables = (text: string) => {
+  const actual = parseIptables(text);
+  return (exp: ExpectedRules, view: ClusterView) =>
+    nodeDrift({ node: NODE, source: 'bench', expected: exp, actual, view }).findings;
+};
+
+const nftables = (script: string) => {
+  const table = parseNftScript(script).tables[0]!;
+  return (exp: ExpectedRules, view: ClusterView) => {
+    // the trees of the node's table are drift's input, built as the analysis builds them
+    const lbIPs = new Set(view.services.flatMap((s) => s.loadBalancerIPs));
+    const trees = buildNftServiceTrees(table, { loadBalancerIPs: lbIPs });
+    return nftablesDrift({
+      node: NODE,
+      source: 'bench',
+      expected: exp,
+      serviceCIDRs: watchedServiceCIDRs(exp.release, serviceCIDRs(view)),
+      table,
+      trees,
+      scoped: false,
+    }).findings;
+  };
+};
+
+const cases = (shape: DumpShape): Case[] => [
+  {
+    name: `iptables, v1.${newest.minor}`,
+    options: {},
+    rules: () => clusterDump(shape),
+    read: iptables,
+    wanted: '0 findings',
+  },
+  {
+    name: `iptables, v1.${oldest.minor}`,
+    options: { release: oldest },
+    rules: () => clusterDump(shape, oldest),
+    read: iptables,
+    wanted: '0 findings',
+  },
+  {
+    name: 'iptables, spelled by v1.20 (compared by behaviour)',
+    options: { release: { minor: 20 } },
+    rules: () => olderSpelling(clusterDump(shape, oldest)),
+    read: iptables,
+    wanted: '1 finding: info rule-text-differs',
+  },
+  {
+    name: `nftables, v1.${newest.minor}`,
+    options: { release: newest },
+    rules: () => nftClusterScript(shape, newest),
+    read: nftables,
+    wanted: '0 findings',
+  },
+  {
+    name: `nftables, v1.${oldestNft.minor}`,
+    options: { release: oldestNft },
+    rules: () => nftClusterScript(shape, oldestNft),
+    read: nftables,
+    wanted: '0 findings',
+  },
+];
+
+/** One line per case: the median expect + drift of `runs`, and the findings it gave. */
+export function benchExpectDrift(shape: DumpShape, runs: number): void {
+  const objects = clusterObjects(shape);
+  for (const c of cases(shape)) {
+    const rules = c.rules();
+    const expect: number[] = [];
+    const compare: number[] = [];
+    let found: DriftFinding[] = [];
+    for (let i = 0; i < runs; i++) {
+      const drift = c.read(rules);
+      let view = clusterView([]);
+      let exp = expectedRules(view, NODE);
+      expect.push(
+        time(() => {
+          view = clusterView(objects);
+          exp = expectedRules(view, NODE, c.options);
+        }),
+      );
+      compare.push(time(() => (found = drift(exp, view))));
+    }
+    const sum = expect.map((e, i) => e + compare[i]!);
+    const findings = `${found.length} finding${found.length === 1 ? '' : 's'}${found.length ? `: ${found.map((f) => `${f.severity} ${f.id}`).join(', ')}` : ''}`;
+    console.log(
+      `expect + drift, ${c.name}: ${ms(median(expect))} + ${ms(median(compare))} = ${ms(median(sum))}; best ${ms(Math.min(...sum))} for ${shape.services} Services on ${NODE} (target < 1000 ms; ${findings}, ${c.wanted} expected)`,
+    );
+  }
+}
