@@ -120,7 +120,8 @@ export function benchExpectDrift(shape: DumpShape, runs: number): void {
     const expect: number[] = [];
     const compare: number[] = [];
     let found: DriftFinding[] = [];
-    for (let i = 0; i < runs; i++) {
+    // a case over ten seconds a run says its median in three: the bench stays minutes long
+    for (let i = 0; i < runs && !(i >= 3 && median(compare) > 10_000); i++) {
       const drift = c.read(rules);
       let view = clusterView([]);
       let exp = expectedRules(view, NODE);
