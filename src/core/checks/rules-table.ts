@@ -7,10 +7,9 @@
 // compares it.
 import { withSyncShown } from './kube-proxy.js';
 import type { Service } from '../kube/objects.js';
-import { seen, unseen } from '../evidence.js';
+import { seen, stateSeen, unseen } from '../evidence.js';
 import type { Evidence, Finding } from '../model.js';
 import { driftToFinding } from '../dataplane/drift.js';
-import { noEndpointElement } from '../dataplane/nftables/trees.js';
 import { clusterTrafficEndpoints } from '../dataplane/trees.js';
 import type { IPFamily } from '../ipv6.js';
 import { percent } from '../model.js';
@@ -109,22 +108,10 @@ export function tableNode(
     const eps = m.ownBackends ? tree.endpoints : clusterTrafficEndpoints(tree);
     const at = { node, source: read.source };
     evidence.push(
-      ...tree.entries.map((e) =>
-        e.from === 'ipvs' || e.from === 'cilium'
-          ? seen(
-              `${read.source}:${e.line}: ${e.kind} ${e.from === 'ipvs' ? 'virtual server' : 'frontend'} ${e.chain}`,
-              { ...at, line: e.line },
-            )
-          : seen(
-              `${read.source}: ${e.from} ${e.address ? `${e.address} . ` : ''}${e.protocol} . ${e.port} : goto ${e.chain}`,
-              at,
-            ),
-      ),
+      ...(n.dataplane()?.entryLines(tree) ?? []).map((l) => stateSeen(node, l)),
       ...eps.map((e) =>
         seen(`  ${percent(e.probability)} -> ${e.address ?? '?'} (${e.chain})`, at),
       ),
-      // nftables: a port without endpoints is only in a no-endpoint map; its element is the proof
-      ...tree.verdicts.map((v) => seen(`${read.source}: ${noEndpointElement(tree, v)}`, at)),
     );
     const reject = tree.verdicts.some((v) => v.kind === 'reject');
     parts.push(

@@ -1,8 +1,9 @@
 // A node's dataplane: the rules kube-proxy wrote there, read in the node's own proxy mode, behind
 // one interface. The analysis asks it for Service trees, drift and a packet walk without knowing
 // the mode: iptables, nftables, IPVS and Cilium are one implementation each here.
+import { listedEntryLines } from './listed-entries.js';
 import type { IPFamily } from '../ipv6.js';
-import { NFTABLES_STATE } from './nftables/state.js';
+import { NFTABLES_STATE, nftablesEntryLines } from './nftables/state.js';
 import { IPVS_STATE, ipvsNotCompared } from './ipvs/state.js';
 import { CILIUM_STATE } from './cilium/state.js';
 import { iptablesLocalDrops } from './iptables/local-policy.js';
@@ -13,7 +14,7 @@ import { IPTABLES_HAIRPIN, iptablesHairpin } from './iptables/hairpin.js';
 import { NFTABLES_HAIRPIN, nftablesHairpin } from './nftables/hairpin.js';
 import { IPVS_HAIRPIN, ipvsHairpin, type IpvsHairpinState } from './ipvs/hairpin.js';
 import type { PingExplained, PingFacts } from './ping.js';
-import { iptablesClusterIpLines, iptablesPing } from './iptables/ping.js';
+import { iptablesClusterIpLines, iptablesEntryLines, iptablesPing } from './iptables/ping.js';
 import { nftablesClusterIpLines, nftablesPing } from './nftables/ping.js';
 import { ipvsClusterIpLines, ipvsPing } from './ipvs/ping.js';
 import { ciliumPing } from './cilium/ping.js';
@@ -95,6 +96,9 @@ interface Common {
   noLocalEndpointLines(tree: ServiceTree | undefined): StateLine[];
   /** What a match of the node's state with the objects did not compare (its drift's tables). */
   notCompared(drift: NodeDrift): string;
+  /** How traffic enters a Service port's tree here, as the node's state holds it (and, where the
+   * port has no endpoint, the element that rejects or drops it). */
+  entryLines(tree: ServiceTree): StateLine[];
 }
 
 /** How a mode whose state lives outside iptables is read and named (nftables, IPVS, Cilium). */
@@ -193,6 +197,7 @@ export function iptablesDataplane(
     hairpinHow: IPTABLES_HAIRPIN,
     noLocalEndpointLines: (tree) => iptablesLocalDrops(ruleset, source, tree),
     notCompared: () => '',
+    entryLines: (tree) => iptablesEntryLines(ruleset, source, tree),
   };
 }
 
@@ -227,6 +232,7 @@ export function nftablesDataplane(
     hairpinHow: NFTABLES_HAIRPIN,
     noLocalEndpointLines: (tree) => nftablesLocalDrops(source, tree),
     notCompared: () => '',
+    entryLines: (tree) => nftablesEntryLines(source, tree),
   };
 }
 
@@ -301,6 +307,7 @@ export function ipvsDataplane(
     hairpinHow: IPVS_HAIRPIN,
     noLocalEndpointLines: (tree) => ipvsExternalServers(source, tree),
     notCompared: (drift) => ipvsNotCompared(drift.tables, read.ipsetsError),
+    entryLines: (tree) => listedEntryLines(source, tree, 'virtual server'),
   };
 }
 
@@ -376,5 +383,6 @@ export function ciliumDataplane(read: CiliumRead, view: ClusterView): CiliumData
       drift.cilium?.maps
         ? ''
         : " (its BPF maps were not read, so kdebug compared the agent's table only)",
+    entryLines: (tree) => listedEntryLines(table.source, tree, 'frontend'),
   };
 }

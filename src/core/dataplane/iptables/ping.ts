@@ -3,6 +3,7 @@
 import type { ClusterIpQuery, StateLine } from '../dataplane.js';
 import { target, type PingExplained, type PingFacts } from '../ping.js';
 import type { Ruleset } from './read/parse.js';
+import type { EntryPoint, ServiceTree } from '../trees.js';
 
 export function iptablesPing(p: PingFacts): PingExplained {
   const { ip, protocol: proto, curl, answered } = p;
@@ -22,11 +23,21 @@ export function iptablesClusterIpLines(
   source: string,
   q: ClusterIpQuery,
 ): StateLine[] {
+  return iptablesEntryLines(rs, source, q.tree, (e) => e.address === q.ip);
+}
+
+/** A tree's entry rules as the nat table holds them: "FILE:LINE: RULE". */
+export function iptablesEntryLines(
+  rs: Ruleset,
+  source: string,
+  tree: ServiceTree | undefined,
+  which: (e: EntryPoint) => boolean = () => true,
+): StateLine[] {
   const nat = rs.table('nat');
   if (!nat) return [];
   const file = nat.file ?? source;
-  return (q.tree?.entries ?? []).flatMap((e) => {
-    const id = e.address === q.ip ? nat.ruleAtLine(e.line) : -1;
+  return (tree?.entries ?? []).flatMap((e) => {
+    const id = which(e) ? nat.ruleAtLine(e.line) : -1;
     return id >= 0
       ? [{ text: `${file}:${e.line}: ${nat.text(id)}`, source: file, line: e.line }]
       : [];
