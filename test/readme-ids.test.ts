@@ -13,13 +13,16 @@ const files = (dir: string): string[] =>
     return statSync(p).isDirectory() ? files(p) : p.endsWith('.ts') ? [p] : [];
   });
 
-/** Every id a finding is made with in core: finding('id', ...) and { id: 'id', ... } literals. */
+/** Every id a finding is made with in core: finding('id', ...) and { id: 'id', ... } literals,
+ * and the not-observed id each mode's StateTraits carries. */
 function emitted(): Set<string> {
   const steps = new Set(STEPS.map((s) => s.id));
   const ids = new Set<string>(Object.keys(SEVERITY));
   for (const f of files('src/core')) {
     const s = readFileSync(f, 'utf8');
-    for (const m of s.matchAll(/finding\(\s*'([a-z0-9-]+)'|\bid: '([a-z0-9-]+)'/g)) {
+    for (const m of s.matchAll(
+      /finding\(\s*'([a-z0-9-]+)'|\b(?:id|notObserved): '([a-z0-9-]+)'/g,
+    )) {
       const id = m[1] ?? m[2]!;
       if (!steps.has(id)) ids.add(id);
     }

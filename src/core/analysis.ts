@@ -43,8 +43,8 @@ import { parseIpBrief } from './nodes/outputs.js';
 import { clusterConfig, resolveNode, type NodeState } from './nodes/state.js';
 import { ViewIndex } from './kube/view-index.js';
 import type { ServiceTrees } from './dataplane/trees.js';
-import { nodeNetwork, type NodeNetwork, type TracePacket } from './dataplane/trace.js';
-import type { TraceResult } from './dataplane/trace.js';
+import { nodeNetwork, type NodeNetwork, type TracePacket } from './dataplane/trace/trace.js';
+import type { TraceResult } from './dataplane/trace/trace.js';
 
 /** The Services to analyse: undefined for every Service (the whole node), else only these. */
 export type Scope = readonly Pick<Service, 'namespace' | 'name' | 'ports'>[] | undefined;

@@ -1,7 +1,7 @@
 // The `kdebug trace` presentations: every outcome of one packet with its probability, and the
 // rules it matched in order, as text a person follows or as JSON.
-import type { TraceOutcome, TraceResult } from '../core/dataplane/trace.js';
-import { translatedBy, type TraceAnswer } from '../core/dataplane/trace-answer.js';
+import type { TraceOutcome, TraceResult } from '../core/dataplane/trace/trace.js';
+import { translatedBy, type TraceAnswer } from '../core/dataplane/trace/answer.js';
 import { jsonText } from '../core/sanitize.js';
 import { wrap, wrapAfter } from './wrap.js';
 import { schemaId } from './schema-id.js';

@@ -16,7 +16,7 @@ import { narrowed } from '../core/kube/service-ref.js';
 import type { NftTable } from '../core/dataplane/nftables/listing.js';
 import type { CiliumTable } from '../core/dataplane/cilium/listing.js';
 import { buildNftSearchIndex } from '../core/dataplane/nftables/search.js';
-import type { TracePacket, TraceResult } from '../core/dataplane/trace.js';
+import type { TracePacket, TraceResult } from '../core/dataplane/trace/trace.js';
 
 export type { DiagnosedService };
 

@@ -20,7 +20,7 @@ import { Analysis } from '../../src/core/analysis.js';
 import { ENTRY_CHAINS, FILTER_CHAINS } from '../../src/core/dataplane/iptables/service-chains.js';
 import { clusterView, type Service } from '../../src/core/kube/objects.js';
 import type { Facts } from '../../src/core/model.js';
-import type { TracePacket } from '../../src/core/dataplane/trace.js';
+import type { TracePacket } from '../../src/core/dataplane/trace/trace.js';
 import { ROOT } from '../support/cli.js';
 import { startFakeApi, type FakeApi } from '../support/fake-api/server.js';
 import { realIptablesMissing } from '../support/real-iptables.js';

@@ -21,7 +21,7 @@ import { parseIpsets } from '../../src/core/dataplane/ipvs/ipset.js';
 import { parseIpvs } from '../../src/core/dataplane/ipvs/listing.js';
 import { clusterView } from '../../src/core/kube/objects.js';
 import type { Facts } from '../../src/core/model.js';
-import { traceAnswer } from '../../src/core/dataplane/trace-answer.js';
+import { traceAnswer } from '../../src/core/dataplane/trace/answer.js';
 import { aKubeProxyConfig, aNode, aService, anEndpointSlice } from '../support/builders.js';
 import { skipWithout } from '../support/skip.js';
 import { ids, run } from './checks/builders.js';

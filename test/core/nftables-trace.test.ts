@@ -12,7 +12,7 @@ import { expectedNftScript } from '../../src/core/dataplane/nftables/expected.js
 import { parseNftJson, type NftTable } from '../../src/core/dataplane/nftables/listing.js';
 import { parseNftScript, parseNftText } from '../../src/core/dataplane/nftables/text.js';
 import { traceNftPacket } from '../../src/core/dataplane/nftables/trace.js';
-import type { TracePacket } from '../../src/core/dataplane/trace.js';
+import type { TracePacket } from '../../src/core/dataplane/trace/trace.js';
 import { NODE, objects } from '../support/nft-overall.js';
 import { hasCommand, skipWithout } from '../support/skip.js';
 

@@ -13,7 +13,7 @@ import { parseIptables } from '../../src/core/dataplane/iptables/read/parse.js';
 import { clusterView } from '../../src/core/kube/objects.js';
 import type { KubeObject } from '../../src/core/model.js';
 import { tracePacket } from '../../src/core/dataplane/iptables/trace.js';
-import type { TracePacket } from '../../src/core/dataplane/trace.js';
+import type { TracePacket } from '../../src/core/dataplane/trace/trace.js';
 import { aKubeProxyConfig, aService, anEndpointSlice } from '../support/builders.js';
 
 const NODE = 'test-node';

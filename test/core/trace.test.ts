@@ -13,7 +13,11 @@ import { readSnapshot } from '../../src/cluster/snapshot.js';
 import { parseIptables } from '../../src/core/dataplane/iptables/read/parse.js';
 import { clusterView } from '../../src/core/kube/objects.js';
 import { tracePacket } from '../../src/core/dataplane/iptables/trace.js';
-import { nodeNetwork, type TracePacket, type TraceResult } from '../../src/core/dataplane/trace.js';
+import {
+  nodeNetwork,
+  type TracePacket,
+  type TraceResult,
+} from '../../src/core/dataplane/trace/trace.js';
 
 async function walker(dir: string, node: string) {
   const facts = await readSnapshot(`snapshots/${dir}`);

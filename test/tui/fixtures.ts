@@ -5,7 +5,7 @@
 import { diagnose } from '../../src/core/diagnose.js';
 import type { DriftFinding, NodeDrift } from '../../src/core/dataplane/drift.js';
 import type { Report } from '../../src/core/model.js';
-import type { TraceResult } from '../../src/core/dataplane/trace.js';
+import type { TraceResult } from '../../src/core/dataplane/trace/trace.js';
 import {
   aService,
   anEndpointSlice,

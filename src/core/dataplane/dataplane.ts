@@ -42,7 +42,7 @@ import { frontendKey, type CiliumTable } from './cilium/listing.js';
 import { traceCiliumPacket } from './cilium/trace.js';
 import { buildCiliumTrees, nodePortKey, type CiliumKnown } from './cilium/trees.js';
 import { tracePacket } from './iptables/trace.js';
-import type { NodeNetwork, TracePacket, TraceResult } from './trace.js';
+import type { NodeNetwork, TracePacket, TraceResult } from './trace/trace.js';
 import type { ServiceTree, ServiceTrees } from './trees.js';
 import { buildServiceTrees } from './iptables/trees.js';
 

@@ -2,14 +2,14 @@
 // branch with its probability, where it is DNATed and whether it is masqueraded.
 import { percent } from '../../core/model.js';
 import { Box } from 'ink';
-import type { TraceResult } from '../../core/dataplane/trace.js';
+import type { TraceResult } from '../../core/dataplane/trace/trace.js';
 import { Pane, innerLines } from '../components/pane.js';
 import { T } from '../components/text.js';
 import { useWindow } from '../components/window.js';
 import type { TuiData } from '../data.js';
 import { cursorOf, type State, type View } from '../state.js';
 import type { Tone } from '../theme.js';
-import { translatedBy } from '../../core/dataplane/trace-answer.js';
+import { translatedBy } from '../../core/dataplane/trace/answer.js';
 import { wrap } from '../wrap.js';
 import {
   traceDestinations,

@@ -3,7 +3,7 @@
 // and the walk itself, done by the core's tracer.
 import { familyOf, hostPort, type IPFamily } from '../../core/ipv6.js';
 import { ENTRY_KIND_TEXT } from '../../core/dataplane/trees.js';
-import type { TraceProtocol, TraceResult } from '../../core/dataplane/trace.js';
+import type { TraceProtocol, TraceResult } from '../../core/dataplane/trace/trace.js';
 import type { NodeData, TuiData } from '../data.js';
 
 export interface TraceSource {

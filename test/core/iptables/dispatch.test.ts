@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import { ipv4 } from '../../../src/core/ipv4.js';
 import { ruleMatches } from '../../../src/core/dataplane/iptables/match.js';
 import { parseIptables } from '../../../src/core/dataplane/iptables/read/parse.js';
-import type { PacketState, TraceProtocol } from '../../../src/core/dataplane/packet.js';
+import type { PacketState, TraceProtocol } from '../../../src/core/dataplane/trace/packet.js';
 
 /** One jump per Service (the first 80 Services' cluster IPs), with the rules an index must not
  * lose between them. */

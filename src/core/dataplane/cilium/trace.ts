@@ -5,7 +5,13 @@
 // ClusterIPs are non-routable from there. ICMP is never load-balanced: the datapath drops an
 // echo to a Service address (no Cilium release up to 1.20 answers it).
 import { hostPort } from '../../ipv6.js';
-import type { MatchedRule, NodeNetwork, TraceOutcome, TracePacket, TraceResult } from '../trace.js';
+import type {
+  MatchedRule,
+  NodeNetwork,
+  TraceOutcome,
+  TracePacket,
+  TraceResult,
+} from '../trace/trace.js';
 import { inRotation } from './expected.js';
 import { frontendKey, isWildcard, type CiliumFrontend, type CiliumTable } from './listing.js';
 import { nodePortsText, type CiliumNodePorts } from './devices.js';

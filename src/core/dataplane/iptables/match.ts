@@ -8,7 +8,7 @@ import {
   type AnyCidr,
   type PacketState,
   type TraceProtocol,
-} from '../packet.js';
+} from '../trace/packet.js';
 import type { Match, Ports, Rule } from './read/rule.js';
 import { unreadText } from './read/list-view.js';
 

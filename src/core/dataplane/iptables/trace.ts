@@ -8,11 +8,17 @@ import { ipv4 } from '../../ipv4.js';
 import { ipv6 } from '../../ipv6.js';
 import type { Chain, Ruleset, Table } from './read/parse.js';
 import { printRule, type Rule } from './read/rule.js';
-import { addressPort, packetAddress, type Address, type PacketState } from '../packet.js';
-import { NodeRoutes } from '../trace-route.js';
-import { outcomeOf, startWalk, type Walk } from '../trace-walk.js';
+import { addressPort, packetAddress, type Address, type PacketState } from '../trace/packet.js';
+import { NodeRoutes } from '../trace/route.js';
+import { outcomeOf, startWalk, type Walk } from '../trace/walk.js';
 import { percent } from '../../model.js';
-import type { MatchedRule, NodeNetwork, TraceOutcome, TracePacket, TraceResult } from '../trace.js';
+import type {
+  MatchedRule,
+  NodeNetwork,
+  TraceOutcome,
+  TracePacket,
+  TraceResult,
+} from '../trace/trace.js';
 import { ruleMatches } from './match.js';
 
 /** Too many branches or rules means a loop or a pathological dump: stop with a note. */

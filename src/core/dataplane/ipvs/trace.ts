@@ -7,7 +7,13 @@
 import type { IpvsRead } from '../dataplane.js';
 import { containsAny, hostPort } from '../../ipv6.js';
 import { percent } from '../../model.js';
-import type { MatchedRule, NodeNetwork, TraceOutcome, TracePacket, TraceResult } from '../trace.js';
+import type {
+  MatchedRule,
+  NodeNetwork,
+  TraceOutcome,
+  TracePacket,
+  TraceResult,
+} from '../trace/trace.js';
 
 export interface IpvsTraceOptions {
   /** kube-proxy's clusterCIDR: traffic from outside it to a Service is masqueraded. */

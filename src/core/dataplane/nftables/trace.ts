@@ -6,10 +6,10 @@
 import { ipv4 } from '../../ipv4.js';
 import { ipv6 } from '../../ipv6.js';
 import { percent } from '../../model.js';
-import type { NodeNetwork, TracePacket, TraceOutcome, TraceResult } from '../trace.js';
-import { addressPort, anyCidr, holds, type Address, type PacketState } from '../packet.js';
-import { NodeRoutes } from '../trace-route.js';
-import { outcomeOf, startWalk, type Walk } from '../trace-walk.js';
+import type { NodeNetwork, TracePacket, TraceOutcome, TraceResult } from '../trace/trace.js';
+import { addressPort, anyCidr, holds, type Address, type PacketState } from '../trace/packet.js';
+import { NodeRoutes } from '../trace/route.js';
+import { outcomeOf, startWalk, type Walk } from '../trace/walk.js';
 import type { NftChain, NftElement, NftRule, NftTable } from './listing.js';
 import { ruleText } from './render.js';
 

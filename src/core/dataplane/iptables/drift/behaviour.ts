@@ -6,7 +6,7 @@ import { parseIptables, type Ruleset } from '../read/parse.js';
 import { formatIPv4, parseCidr } from '../../../ipv4.js';
 import { formatIPv6, hostPort, parseCidr6 } from '../../../ipv6.js';
 import { tracePacket } from '../trace.js';
-import type { NodeNetwork, TracePacket } from '../../trace.js';
+import type { NodeNetwork, TracePacket } from '../../trace/trace.js';
 
 /** One packet the two rule sets treat differently. */
 export interface BehaviourDiff {

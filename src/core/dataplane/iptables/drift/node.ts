@@ -7,7 +7,7 @@ import type { ExpectedServicePort } from '../../expected.js';
 import type { Table } from '../read/parse.js';
 import type { OrphanChain } from '../../trees.js';
 import { ruleMatches } from '../match.js';
-import type { PacketState } from '../../packet.js';
+import type { PacketState } from '../../trace/packet.js';
 
 const jumpsTo = (t: Table | undefined, chain: string, target: string) =>
   t?.chain(chain)?.ruleIds.some((id) => t.target(id) === target) ?? false;

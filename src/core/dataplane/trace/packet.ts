@@ -1,7 +1,7 @@
 // The packet a walk follows, in every mode: its addresses (either family), ports, protocol,
 // interfaces, mark and NAT state, and the CIDRs it is tested against.
-import { cidrContains, formatIPv4, ipv4, parseCidr } from '../ipv4.js';
-import { cidr6Contains, formatIPv6, hostPort, ipv6, parseCidr6 } from '../ipv6.js';
+import { cidrContains, formatIPv4, ipv4, parseCidr } from '../../ipv4.js';
+import { cidr6Contains, formatIPv6, hostPort, ipv6, parseCidr6 } from '../../ipv6.js';
 
 export type TraceProtocol = 'tcp' | 'udp' | 'sctp' | 'icmp';
 

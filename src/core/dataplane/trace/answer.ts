@@ -1,7 +1,7 @@
 // What one packet walk concludes, in cluster words: what the destination is, whether some
 // outcome refuses or drops the packet (exit 1), which DNATs reach no captured Pod (stale rules),
 // and why a packet no Service rule matched gets no answer (the ping-to-a-ClusterIP question).
-import type { ClusterView } from '../kube/objects.js';
+import type { ClusterView } from '../../kube/objects.js';
 import type { TraceOutcome, TraceResult } from './trace.js';
 
 export interface TraceAnswer {

@@ -1,9 +1,9 @@
 // What a packet walk takes and gives in every mode: the packet asked about, the node's network,
 // and each outcome with its chance, the rules it matched and what it assumed.
-import { ipv4 } from '../ipv4.js';
-import { ipv6 } from '../ipv6.js';
-import type { Node } from '../kube/objects.js';
-import { parseIpBrief } from '../nodes/outputs.js';
+import { ipv4 } from '../../ipv4.js';
+import { ipv6 } from '../../ipv6.js';
+import type { Node } from '../../kube/objects.js';
+import { parseIpBrief } from '../../nodes/outputs.js';
 
 import type { TraceProtocol } from './packet.js';
 

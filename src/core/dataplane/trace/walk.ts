@@ -2,7 +2,7 @@
 // as it is now, the rules it matched and what it assumed; how it starts and how it ends.
 import type { MatchedRule, TraceOutcome, TracePacket } from './trace.js';
 import { addressPort, packetAddress, type PacketState } from './packet.js';
-import type { NodeRoutes } from './trace-route.js';
+import type { NodeRoutes } from './route.js';
 
 export interface Walk {
   p: number;
