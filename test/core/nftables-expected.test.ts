@@ -249,6 +249,19 @@ describe('the nftables table kube-proxy should write', () => {
     assert.deepEqual([...ours].sort(), KUBE_PROXY_V6.trim().split('\n').sort());
   });
 
+  it('marks each IPv6 endpoint its hairpin-connections set holds as masqueraded, as the IPv4 ones', () => {
+    const v6 = buildNftServiceTrees(parseNftScript(KUBE_PROXY_V6).table('ip6', 'kube-proxy')!);
+    const local = KUBE_PROXY_V6.split('\n').filter((l) =>
+      l.startsWith('add element ip6 kube-proxy hairpin-connections'),
+    );
+    assert.ok(local.length > 0);
+    const marked = v6.services.flatMap((t) =>
+      [...t.endpoints, ...(t.localEndpoints ?? [])].filter((e) => e.hairpinMasquerade === true),
+    );
+    assert.equal(new Set(marked.map((e) => e.address)).size, local.length);
+    assert.ok(marked.every((e) => e.address?.startsWith('[')));
+  });
+
   it('adds every chain before a rule or element points at it', () => {
     const made = new Set<string>();
     for (const line of script()) {

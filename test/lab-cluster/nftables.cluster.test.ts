@@ -183,8 +183,15 @@ describe('the lab cluster, kube-proxy in nftables mode', skipWithout(why), () =>
       '-o',
       'json',
     ]);
-    assert.equal(r.code, 0, r.stderr);
-    const rules = (JSON.parse(r.stdout) as SvcJson).steps.find((s) => s.id === 'rules')!;
+    const report = JSON.parse(r.stdout) as SvcJson;
+    // what did not pass, said with the exit code
+    const notPassed = report.steps.flatMap((s) =>
+      s.findings
+        .filter((f) => f.status === 'fail' || f.status === 'warn')
+        .map((f) => `${s.id}: ${f.id} ${f.title}`),
+    );
+    assert.equal(r.code, 0, `${r.stderr}\n${notPassed.join('\n')}`);
+    const rules = report.steps.find((s) => s.id === 'rules')!;
     assert.equal(rules.status, 'pass');
     // each family's pass names every node: the nodes agree
     const names = c.info.nodes.map((n) => n.name);

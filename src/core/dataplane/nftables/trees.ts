@@ -408,7 +408,8 @@ function hairpinSet(t: NftTable): Set<string> | undefined {
   const s = t.set('hairpin-connections');
   if (!s) return undefined;
   return new Set(
-    s.elements.map((e) => `${String(e.key[1])}:${String(e.key[3])}/${String(e.key[2])}`),
+    // "ip:port/proto" as the trees write an endpoint ("[fd00::3]:80/tcp" for the ip6 table)
+    s.elements.map((e) => `${hostPort(String(e.key[1]), Number(e.key[3]))}/${String(e.key[2])}`),
   );
 }
 
