@@ -356,6 +356,77 @@ describe('iptables -L listings are read as the rules they list', () => {
   });
 });
 
+describe('the table of a listing without *table lines, as iptables takes it', () => {
+  const tables = (rs: Ruleset) => rs.tables.map((t) => [t.name, t.chains.map((c) => c.name)]);
+  const V = ' pkts bytes target     prot opt in     out     source               destination';
+
+  it('the command typed before it names the table (`-t nat`), said with its line', () => {
+    const rs = parseIptables(
+      [
+        '[centos@node ~]$ sudo iptables -t nat -L -n -v',
+        'Chain PREROUTING (policy ACCEPT 0 packets, 0 bytes)',
+        V,
+        '    1    60 KUBE-PORTALS-CONTAINER  all  --  *      *       0.0.0.0/0            0.0.0.0/0            /* handle ClusterIPs; NOTE: this must be before the NodePort rules */',
+        '',
+        'Chain INPUT (policy ACCEPT 0 packets, 0 bytes)',
+        V,
+        '',
+      ].join('\n'),
+      { file: 'p.txt' },
+    );
+    assert.deepEqual(tables(rs), [['nat', ['PREROUTING', 'INPUT']]]);
+    assert.ok(
+      rs.warnings.some(
+        (w) =>
+          w.message ===
+          'rules from line 2 read as the nat table: the command on line 1 lists it (`sudo iptables -t nat -L -n -v`)',
+      ),
+    );
+    // the portal chain is only jumped to here: userspace mode all the same
+    assert.ok(rs.warnings.some((w) => w.kind === 'mode' && /^userspace mode/.test(w.message)));
+  });
+
+  it('without a command, its built-in chains: PREROUTING is never filter, FORWARD never nat', () => {
+    const listing = (chains: string[]) =>
+      chains
+        .map(
+          (c) =>
+            `Chain ${c} (policy ACCEPT)\ntarget     prot opt source               destination\n`,
+        )
+        .join('\n');
+    assert.equal(parseIptables(listing(['PREROUTING', 'INPUT', 'OUTPUT'])).tables[0]!.name, 'nat');
+    assert.equal(parseIptables(listing(['INPUT', 'FORWARD', 'OUTPUT'])).tables[0]!.name, 'filter');
+  });
+
+  it('per-chain listings of two tables, each after its command, are two tables', () => {
+    const rs = parseIptables(
+      [
+        '$ sudo iptables -t filter -S KUBE-EXTERNAL-SERVICES',
+        '-N KUBE-EXTERNAL-SERVICES',
+        '-A KUBE-EXTERNAL-SERVICES -p tcp -m comment --comment "default/nginx has no local endpoints" -m addrtype --dst-type LOCAL -m tcp --dport 30783 -j DROP',
+        '$ sudo iptables -t nat -S KUBE-NODEPORTS',
+        '-N KUBE-NODEPORTS',
+        '-A KUBE-NODEPORTS -p tcp -m comment --comment "default/nginx" -m tcp --dport 30783 -j KUBE-EXT-2CMXP7HKUVJN7L6M',
+      ].join('\n'),
+    );
+    assert.deepEqual(tables(rs), [
+      ['filter', ['KUBE-EXTERNAL-SERVICES']],
+      ['nat', ['KUBE-NODEPORTS']],
+    ]);
+  });
+
+  it('iptables without -t lists filter; a command that lists nothing leaves the next output its own', () => {
+    const svc =
+      '-A KUBE-SERVICES -d 10.1.190.219/32 -p tcp -m comment --comment "default/nginx-svc:http cluster IP" -m tcp --dport 8080 -j KUBE-SVC-ELCM5PCEQWBTUJ2I';
+    const listed = parseIptables(`$ iptables -S KUBE-SERVICES\n-N KUBE-SERVICES\n${svc}\n`);
+    assert.equal(listed.tables[0]!.name, 'filter');
+    const other = parseIptables(
+      `$ iptables -vnL # no rows\n$ iptables-save | grep nginx\n${svc}\n`,
+    );
+    assert.equal(other.tables[0]!.name, 'nat');
+  });
+});
+
 describe('iptables -L: what it prints is read, what kdebug cannot read stays on its rule', () => {
   const rules = (text: string, table = 'nat') =>
     parseIptables(text, { file: 'dump.txt' })

@@ -8,6 +8,7 @@ import {
   LEGACY_WARNING,
   SKIPPED_AS,
   classifyLine,
+  listedTable,
   type ForeignKind,
   type WarningKind,
 } from './paste.js';
@@ -220,6 +221,8 @@ class DumpParser {
   private readonly whole: Buffer;
   private readonly elided = new Map<Table, number[]>(); // "..." lines: the chain read before each
   private nonBlank = 0;
+  private typed: Typed | undefined; // the table a command typed before the next listing lists
+  private readonly typedFor = new Map<Table, Typed>(); // the listing each such command named
 
   constructor(
     private readonly buf: Uint8Array,
@@ -338,7 +341,29 @@ class DumpParser {
     if (cls.kind === 'foreign' || (cls.kind === 'prose' && this.lastForeign))
       return this.foreignLine(cls.kind === 'foreign' ? cls.foreign : this.lastForeign!);
     if (cls.kind === 'elision') this.elision();
+    if (cls.kind === 'prompt' || cls.kind === 'command' || cls.kind === 'prose')
+      this.noteTyped(text(b, s, e), cls.kind !== 'prose');
     this.skip(cls.kind === 'prefix' ? 'prose' : cls.kind);
+  }
+
+  /** A typed `iptables [-t TABLE] -L|-S`: the table of the listing that follows (or has just
+   * started), as iptables itself takes it. Any other command's output follows it instead. */
+  private noteTyped(line: string, command: boolean): void {
+    const listed = listedTable(line);
+    if (!listed || !(TABLES as readonly string[]).includes(listed.table)) {
+      if (command) this.typed = undefined;
+      return;
+    }
+    const typed = { name: listed.table, line: this.lineNo, command: excerpt(listed.command, 80) };
+    const open = this.section;
+    if (open && !this.sectionHasRules && !this.typedFor.has(open)) {
+      this.typedFor.set(open, typed);
+      return;
+    }
+    // a listing of another table than the open one's command named starts here
+    const was = open && this.typedFor.get(open)?.name;
+    if (was && was !== typed.name) this.closeSection();
+    this.typed = typed;
   }
 
   /** "..." inside a table: the chain before it may go on past it, and any chain may lie in it. */
@@ -418,7 +443,16 @@ class DumpParser {
         null,
       );
     }
-    if (has('KUBE-PORTALS-CONTAINER', 'KUBE-PORTALS-HOST', 'KUBE-NODEPORT-CONTAINER'))
+    // the portal chains, declared or only jumped to from the built-in chains (a listing's segment)
+    const jumped = (...names: string[]) =>
+      ['PREROUTING', 'OUTPUT'].some((c) => {
+        const i = nat.indexOf(c);
+        for (let k = 0; i >= 0 && k < nat.ruleCountOf(i); k++)
+          if (names.includes(nat.target(nat.ruleIdOf(i, k)) ?? '')) return true;
+        return false;
+      });
+    const portals = ['KUBE-PORTALS-CONTAINER', 'KUBE-PORTALS-HOST', 'KUBE-NODEPORT-CONTAINER'];
+    if (has(...portals) || jumped(...portals))
       this.warn(
         'mode',
         'userspace mode: kube-proxy itself proxies each Service on a port of its own (the portal rules send traffic there); the endpoints are not in iptables',
@@ -725,6 +759,9 @@ class DumpParser {
       this.spanStart = this.lineStart;
       this.sectionHasRules = false;
     }
+    // the listing a typed command names goes on in the open section (`-S CHAIN` after `-S CHAIN`)
+    if (this.typed && !this.typedFor.has(this.section)) this.typedFor.set(this.section, this.typed);
+    this.typed = undefined;
     return this.section;
   }
 
@@ -733,7 +770,8 @@ class DumpParser {
     if (!t) return;
     this.section = undefined;
     this.sectionHasRules = false;
-    const guess = this.options.table ?? guessTable(t);
+    const typed = this.options.table ? undefined : this.typedFor.get(t);
+    const guess = this.options.table ?? typed?.name ?? guessTable(t);
     t.name = guess ?? 'filter';
     const same = this.tables.find((x) => x.name === t.name);
     if (same && (!this.options.listView || !guess || this.options.table))
@@ -759,6 +797,12 @@ class DumpParser {
         `cannot tell which table the rules from line ${t.startLine} belong to; read as filter (pass the table to be sure)`,
         t.startLine ?? null,
       );
+    } else if (typed) {
+      this.warn(
+        'table',
+        `rules from line ${t.startLine} read as the ${guess} table: the command on line ${typed.line} lists it (\`${typed.command}\`)`,
+        t.startLine ?? null,
+      );
     } else if (!this.options.table) {
       this.warn(
         'table',
@@ -779,6 +823,13 @@ class DumpParser {
       reason,
     );
   }
+}
+
+/** A command typed before a listing: the table it lists, its line and its text. */
+interface Typed {
+  name: string;
+  line: number;
+  command: string;
 }
 
 /** iptables-nft-save's note that the legacy backend has tables too, with what it means. */
@@ -809,6 +860,10 @@ function tableOfChain(name: string): 'nat' | 'filter' | undefined {
 
 /** Which table an `iptables -S` listing came from, from its builtin chains and targets. */
 function guessTable(t: Table): string | undefined {
+  // iptables' own tables: filter has no PREROUTING or POSTROUTING, nat no FORWARD
+  const has = (name: string) => t.indexOf(name) >= 0;
+  const natOnly = has('PREROUTING') || has('POSTROUTING');
+  if (natOnly !== has('FORWARD')) return natOnly ? 'nat' : 'filter';
   let nat = 0;
   let filter = 0;
   for (const c of t.chains) {
