@@ -252,6 +252,65 @@ describe('iptables -L pastes cut short', () => {
     assert.equal(w.line, 4);
     assert.match(w.message, /line 4 ends mid-rule/);
     assert.ok(rs.table('nat')!.partial.has('KUBE-SERVICES'));
+    // -L prints the target first: the cut line names it, as the paste shows the line
+    assert.match(
+      w.message,
+      /\(-L printed its target KUBE-SVC-TCOU7JCQXEZGVUNU, protocol udp, and its destination cut at "10\.152\.183\."\), not read: "0 {5}0 KUBE-SVC-TCOU7JCQXEZGVUNU/,
+    );
+  });
+
+  it('a last line cut before its protocol or inside its counters names what -L printed', () => {
+    const cut = (last: string) =>
+      parseIptables(listing(last), { table: 'nat' }).warnings.find((x) => x.kind === 'truncated')
+        ?.message;
+    assert.match(
+      cut('    0     0 DROP       all  --  *') ?? '',
+      /-L printed its target DROP, protocol all, then the cut/,
+    );
+    assert.match(
+      cut('    0     0 KUBE-MARK-MASQ') ?? '',
+      /-L printed its target KUBE-MARK-MASQ, then the cut/,
+    );
+    assert.match(cut('    0') ?? '', /-L printed only its counters/);
+  });
+
+  it('a last line cut inside a Chain line or a column header is said, and no rule', () => {
+    for (const last of ['Chain', 'Chain KUBE-SEP-O5ROI2O3K6SCVUFM (', ' pkts bytes target']) {
+      const rs = parseIptables(listing(last), { table: 'nat' });
+      assert.equal(rs.table('nat')!.chain('KUBE-SERVICES')!.ruleCount, 1, last);
+      assert.ok(
+        rs.warnings.some(
+          (x) => x.message === 'line 4: the paste ends inside a Chain line or a column header',
+        ),
+        last,
+      );
+      assert.ok(!rs.warnings.some((x) => x.kind === 'foreign'), last);
+    }
+  });
+
+  it('rules above the first Chain line: their chain is not in the paste, said so, not "another listing"', () => {
+    const rs = parseIptables(
+      [
+        '    0     0 DNAT       tcp  --  *      *       0.0.0.0/0            0.0.0.0/0            /* default/kubernetes:https */ tcp to:192.168.22.19:16443',
+        '',
+        listing(
+          '    0     0 KUBE-SVC-TCOU7JCQXEZGVUNU  udp  --  *      *       0.0.0.0/0            10.152.183.',
+        ),
+      ].join('\n'),
+      { table: 'nat' },
+    );
+    assert.ok(
+      rs.warnings.some(
+        (x) =>
+          x.message ===
+          'line 1: rules of a chain whose Chain line is above the paste, not in it: not read (their chain is not known)',
+      ),
+    );
+    assert.ok(!rs.warnings.some((x) => x.kind === 'foreign'));
+    assert.deepEqual(
+      rs.table('nat')!.chains.map((c) => c.name),
+      ['KUBE-SERVICES'],
+    );
   });
 
   it('a note after the last rule is not a cut', () => {

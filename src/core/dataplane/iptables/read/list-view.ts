@@ -22,6 +22,8 @@ export interface ListViewRules {
   listingStarts: number[];
   /** What the view leaves out, one sentence each. */
   notes: string[];
+  /** The rule line the paste cuts: what -L printed of it before the cut, and its text. */
+  cut?: { line: number; reason: string; text: string };
 }
 
 interface Columns {
@@ -66,7 +68,18 @@ export function listViewToRules(text: string): ListViewRules {
   // the paste's last line with text: a rule -L printed only part of is where the paste was cut
   let lastText = lines.length - 1;
   while (lastText > 0 && lines[lastText]!.trim() === '') lastText--;
+  let cut: ListViewRules['cut'];
+  const notes: string[] = [];
+  // rules above the first Chain line belong to a chain whose Chain line the paste does not hold
+  const first = lines.findIndex((l) => CHAIN.test(l));
+  const firstHeader = lines.slice(first + 1).find((l) => HEADER.test(l));
+  const orphans = first > 0 && firstHeader ? headless(lines.slice(0, first), firstHeader) : [];
+  if (orphans.length > 0)
+    notes.push(
+      `line${orphans.length === 1 ? '' : 's'} ${orphans.join(', ')}: rules of a chain whose Chain line is above the paste, not in it: not read (their chain is not known)`,
+    );
   const out = lines.map((raw, i) => {
+    if (orphans.includes(i + 1)) return '';
     const line = raw.replace(/\r$/, '');
     const c = CHAIN.exec(line);
     if (c) {
@@ -91,16 +104,23 @@ export function listViewToRules(text: string): ListViewRules {
       noInterfaces ||= !h[3];
       return '';
     }
+    if (i === lastText && cutHead(line)) {
+      notes.push(`line ${i + 1}: the paste ends inside a Chain line or a column header`);
+      return '';
+    }
     if (!columns || !chain || line.trim() === '') return line;
     const rule = ruleOf(line, chain, columns, i === lastText);
     // cut mid-rule: the rules parser says so, and takes its chain as read only in part
-    if (rule === 'cut') return `-A ${chain}`;
+    if (rule && 'cut' in rule) {
+      cut = { line: i + 1, reason: rule.cut, text: line.trim() };
+      return `-A ${chain}`;
+    }
     if (!rule) return line;
     plain ||= rule.plain;
     if (rule.unread) unread.push(i + 1);
     return rule.text;
   });
-  const notes = ['read from an `iptables -L` listing, rewritten as `iptables -S` rules'];
+  notes.unshift('read from an `iptables -L` listing, rewritten as `iptables -S` rules');
   if (noInterfaces)
     notes.push('-L without -v prints no interfaces: rules limited to one are shown as for all');
   if (plain)
@@ -111,7 +131,30 @@ export function listViewToRules(text: string): ListViewRules {
     notes.push(
       `line${unread.length === 1 ? '' : 's'} ${unread.slice(0, 12).join(', ')}${unread.length > 12 ? ' …' : ''}: a match -L printed that kdebug does not read, kept on its rule as not read`,
     );
-  return { text: out.join('\n'), listingStarts, notes };
+  return { text: out.join('\n'), listingStarts, notes, ...(cut ? { cut } : {}) };
+}
+
+/** Which of these lines (above the first Chain line) are rule lines in the columns of the
+ * listing's first column header, as 1-based line numbers. */
+function headless(lines: string[], header: string): number[] {
+  const h = HEADER.exec(header)!;
+  const cols = { num: !!h[1], counters: !!h[2], interfaces: !!h[3] };
+  const out: number[] = [];
+  lines.forEach((l, i) => {
+    const rule = l.trim() === '' ? undefined : ruleOf(l, 'X', cols, false);
+    if (rule && !('cut' in rule)) out.push(i + 1);
+  });
+  return out;
+}
+
+/** A last line cut inside a Chain line ("Chain", "Chain KUBE-SEP-… (") or a column header. */
+function cutHead(line: string): boolean {
+  const t = line.trim();
+  if (/^Chain(?: \S+(?: \([^)]*)?)?$/.test(t)) return true;
+  const words = t.split(/\s+/);
+  const header = ['num', 'pkts', 'bytes', 'target', 'prot', 'opt', 'in', 'out', 'source'];
+  const at = header.indexOf(words[0]!);
+  return at >= 0 && words.length > 1 && words.every((w, k) => header[at + k] === w);
 }
 
 /** What kdebug keeps of text -L printed and it does not read: a match no packet is known to meet. */
@@ -131,23 +174,24 @@ function ruleOf(
   chain: string,
   cols: Columns,
   last: boolean,
-): { text: string; plain: boolean; unread: boolean } | 'cut' | undefined {
+): { text: string; plain: boolean; unread: boolean } | { cut: string } | undefined {
   const words = [...line.matchAll(/\S+/g)];
   let k = 0;
   const word = () => words[k]?.[0] ?? '';
+  // the paste's last line, cut before its protocol: the columns -L printed up to there
+  const ended = () => last && k === words.length && k > 0;
   if (cols.num && !/^\d+$/.test(words[k++]?.[0] ?? '')) return undefined;
-  if (cols.counters) {
-    if (!/^\d+[KMGT]?$/.test(word())) return undefined;
-    k++;
-    if (!/^\d+[KMGT]?$/.test(word())) return undefined;
-    k++;
-  }
+  for (let c = 0; cols.counters && c < 2; c++, k++)
+    if (!/^\d+[KMGT]?$/.test(word()))
+      return ended() ? { cut: '-L printed only its counters' } : undefined;
+  if (ended()) return { cut: '-L printed only its number' };
   // a rule without a target leaves its column blank: the protocol comes first
   const isProtocol = (w: string | undefined) =>
     PROTOCOLS[(w ?? '').replace(/^!/, '')] !== undefined;
   const target = isProtocol(word()) && !isProtocol(words[k + 1]?.[0]) ? undefined : word();
   if (target !== undefined) k++;
   const prot = word();
+  if (ended()) return { cut: `-L printed its target ${target}, then the cut` };
   if (!isProtocol(prot)) return undefined;
   k++;
   if (OPT.test(word())) k++;
@@ -155,8 +199,10 @@ function ruleOf(
   const outIf = cols.interfaces ? words[k++]?.[0] : undefined;
   const source = words[k++]?.[0];
   const destination = words[k]?.[0];
-  // the paste's last line, cut before its addresses
-  if (source === undefined || destination === undefined) return last ? 'cut' : undefined;
+  // what -L printed of the paste's last line before the cut: its target, protocol, addresses
+  const printed = `-L printed ${target ? `its target ${target}, ` : ''}protocol ${prot}`;
+  if (source === undefined || destination === undefined)
+    return last ? { cut: `${printed}, then the cut` } : undefined;
   const after = words[k]!.index! + destination.length;
   let plain = false;
   let unread = false;
@@ -168,7 +214,7 @@ function ruleOf(
   ] as const) {
     const a = address(value, v6);
     // the paste's last line, cut mid-address after its target and protocol
-    if (a === 'cut' && last) return 'cut';
+    if (a === 'cut' && last) return { cut: `${printed}, and its ${what} cut at "${value}"` };
     if (a === 'name' || a === 'cut') {
       plain = true;
       parts.push(unreadMatch(`${what} ${value}`));

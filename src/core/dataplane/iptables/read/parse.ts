@@ -87,7 +87,10 @@ export interface ParseOptions {
   table?: string;
   /** Rewritten from an `iptables -L` listing: its blank lines (and column headers) are its own,
    * and another listing starts at these lines (its built-in chains' -P lines say nothing). */
-  listView?: { listingStarts: readonly number[] };
+  listView?: {
+    listingStarts: readonly number[];
+    cut?: { line: number; reason: string; text: string };
+  };
 }
 
 export class Ruleset {
@@ -168,7 +171,7 @@ export function parseIptables(input: Uint8Array | string, options: ParseOptions 
   // an `iptables -L` listing, read as the -S rules it shows, each on the paste's own line
   if (isListView(head)) {
     const view = listViewToRules(new TextDecoder().decode(bytes));
-    const listView = { listingStarts: view.listingStarts };
+    const listView = { listingStarts: view.listingStarts, ...(view.cut ? { cut: view.cut } : {}) };
     const rs = new DumpParser(toBytes(view.text), { ...options, listView }).run();
     rs.warnings.unshift(
       ...view.notes.map((message) => ({ line: null, kind: 'view' as const, message })),
@@ -714,9 +717,15 @@ class DumpParser {
   /** A last line that does not lex: the paste was cut in the middle of it. */
   private cutShort(reason: string): void {
     this.cutTable = this.current ?? this.section;
+    // an `iptables -L` line: what -L printed of it, as the paste shows it
+    const listed = this.options.listView?.cut;
+    const [why, shown] =
+      listed?.line === this.lineNo
+        ? [listed.reason, listed.text]
+        : [reason, text(this.buf, this.lineStart, this.lineEnd)];
     this.warn(
       'truncated',
-      `the dump looks cut short${this.lineNo > 1 ? ` after line ${this.lineNo - 1}` : ''}: line ${this.lineNo} ends mid-rule (${reason}), not read: "${excerpt(text(this.buf, this.lineStart, this.lineEnd))}"`,
+      `the dump looks cut short${this.lineNo > 1 ? ` after line ${this.lineNo - 1}` : ''}: line ${this.lineNo} ends mid-rule (${why}), not read: "${excerpt(shown)}"`,
     );
   }
 
