@@ -67,6 +67,8 @@ function endpointText(ep: TreeEndpoint): string {
         : 'no DNAT rule';
   if (ep.chainMissing && !ep.addressFromComment)
     to = 'chain not in this paste: DNAT target unknown';
+  else if (ep.chainPartial && !ep.address && !ep.inferredIP)
+    to = `DNAT target not in the paste (its chain: ${ep.chainPartial})`;
   const marks = [
     ep.shareUnknown ? `share unknown: ${ep.shareUnknown}` : '',
     ep.hairpinMasquerade === null
@@ -298,6 +300,7 @@ export function rulesDoc(dump: RulesDump, trees: ServiceTrees, source: RulesSour
     ...(ep.cilium ? { backendState: ep.cilium.state ?? null } : {}),
     affinity: ep.affinity,
     ...(ep.chainMissing ? { chainMissing: true } : {}),
+    ...(ep.chainPartial ? { chainPartial: ep.chainPartial } : {}),
     ...(ep.quirk ? { quirk: ep.quirk } : {}),
     line: ep.line,
   });

@@ -591,9 +591,9 @@ describe('bad input', () => {
     ['-s without an address', '-A X -s -j ACCEPT\n', 1, /expected a value after -s/],
     [
       'an address that is not one',
-      '-A X -s 10.0.0.x/8 -j ACCEPT\n',
+      '-A X -s 10.0.0.q/8 -j ACCEPT\n',
       1,
-      /"10.0.0.x\/8" is not an address/,
+      /"10.0.0.q\/8" is not an address/,
     ],
     [
       'a port that is not one',

@@ -71,6 +71,9 @@ export interface TreeEndpoint {
   affinity: boolean;
   /** The jump names a chain that is not in this paste: address and hairpin rule unknown. */
   chainMissing?: boolean;
+  /** Why the paste holds only part of the endpoint's chain (cut inside it, a rule not read): what
+   * it does not show of it (no DNAT rule, no hairpin rule) is unknown, not absent. */
+  chainPartial?: string;
   /** Why the paste cannot show this endpoint's share (a view without weights, a cut paste):
    * `probability` is then no claim. */
   shareUnknown?: string;

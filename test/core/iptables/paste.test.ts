@@ -229,6 +229,98 @@ describe('pastes cut short', () => {
   });
 });
 
+describe('segments of an iptables-save dump', () => {
+  const SEP = 'KUBE-SEP-WAUCGDKZ7FS22SOS';
+  const nat = [
+    '*nat',
+    `:${SEP} - [0:0]`,
+    '-A KUBE-SERVICES -d 100.64.0.1/32 -p tcp -m comment --comment "default/kubernetes:https cluster IP" -m tcp --dport 443 -j KUBE-SVC-NPX46M4PTMTKRN6Y',
+    `-A KUBE-SVC-NPX46M4PTMTKRN6Y -m comment --comment "default/kubernetes:https" -j ${SEP}`,
+  ];
+  const endpoint = (rs: Ruleset) =>
+    buildServiceTrees(rs).services.find((t) => t.name === 'default/kubernetes:https')!
+      .endpoints[0]!;
+
+  it('one that starts inside a table: the rules before its COMMIT are that table, read', () => {
+    const rs = parseIptables(
+      [
+        '-A KUBE-SERVICES -d 100.64.0.10/32 -p udp -m comment --comment "kube-system/kube-dns:dns has no endpoints" -m udp --dport 53 -j REJECT',
+        'COMMIT',
+        ...nat,
+        `-A ${SEP} -s 51.254.1.2/32 -m comment --comment "default/kubernetes:https" -j KUBE-MARK-MASQ`,
+        `-A ${SEP} -p tcp -m comment --comment "default/kubernetes:https" -m tcp -j DNAT --to-destination 51.254.1.2:8080`,
+        'COMMIT',
+      ].join('\n'),
+    );
+    assert.deepEqual(
+      rs.tables.map((t) => [t.name, t.ruleCount]),
+      [
+        ['filter', 1],
+        ['nat', 4],
+      ],
+    );
+    assert.ok(
+      rs.warnings.some((w) =>
+        /^COMMIT ends the rules from line 1: the end of an iptables-save table whose \*table line is above the paste$/.test(
+          w.message,
+        ),
+      ),
+    );
+    // the chain it starts in may have rules above the paste
+    assert.match(rs.table('filter')!.partial.get('KUBE-SERVICES') ?? '', /starts inside it/);
+  });
+
+  it('one cut inside a chain declaration: read up to the cut, not refused', () => {
+    const rs = parseIptables([...nat.slice(0, 2), ':KUBE-POS'].join('\n'));
+    assert.match(
+      rs.warnings.find((w) => w.kind === 'truncated')!.message,
+      /line 3 ends mid-line \(a chain declaration\), not read: ":KUBE-POS"/,
+    );
+  });
+
+  it('an endpoint chain cut before its DNAT rule: its target and hairpin rule unknown, not absent', () => {
+    const ep = endpoint(
+      parseIptables(
+        [
+          ...nat,
+          `-A ${SEP} -s 51.254.1.2/32 -m comment --comment "default/kubernetes:https" -j KUBE-MARK-MASQ`,
+          `-A ${SEP} -m comment`,
+        ].join('\n'),
+      ),
+    );
+    assert.equal(ep.address, undefined);
+    assert.match(ep.chainPartial ?? '', /cut inside it/);
+    const cutEarlier = endpoint(parseIptables([...nat, `-A ${SEP} -m comment`].join('\n')));
+    assert.equal(
+      cutEarlier.hairpinMasquerade,
+      null,
+      'declared, but its hairpin rule may lie past the cut',
+    );
+  });
+
+  it('an address hidden by hand (xxx): that rule is not read, its chain not claimed whole', () => {
+    const rs = parseIptables(
+      [
+        ...nat,
+        `-A ${SEP} -s 51.254.xxx.xxx/32 -m comment --comment "default/kubernetes:https" -j KUBE-MARK-MASQ`,
+        `-A ${SEP} -p tcp -m comment --comment "default/kubernetes:https" -m tcp -j DNAT --to-destination 51.254.1.2:8080`,
+        'COMMIT',
+      ].join('\n'),
+    );
+    assert.ok(
+      rs.warnings.some(
+        (w) =>
+          w.kind === 'redacted' &&
+          w.line === 5 &&
+          /"51\.254\.xxx\.xxx\/32" was hidden by hand/.test(w.message),
+      ),
+    );
+    const ep = endpoint(rs);
+    assert.equal(ep.address, '51.254.1.2:8080');
+    assert.equal(ep.hairpinMasquerade, null, 'its hairpin rule is the one not read');
+  });
+});
+
 describe('iptables -L pastes cut short', () => {
   // canonical/microk8s#2890: `iptables -t nat -L -n -v` cut mid-address on its last line
   const HEADER = ' pkts bytes target     prot opt in     out     source               destination';

@@ -451,6 +451,12 @@ class TreeBuilder {
       affinity: false,
       line,
     };
+    // a chain the paste holds only in part: what it does not show may be past the cut
+    const partial = nat.partial.get(ep.chain);
+    if (partial !== undefined) {
+      ep.chainPartial = partial;
+      if (ep.hairpinMasquerade === false) ep.hairpinMasquerade = null;
+    }
     if ((f & SEP_QUIRK) !== 0) {
       ep.quirk = DNAT_QUIRK;
       const ip = this.sepInferredIP.get(c);

@@ -224,6 +224,7 @@ class DumpParser {
   private readonly whole: Buffer;
   private readonly elided = new Map<Table, number[]>(); // "..." lines: the chain read before each
   private nonBlank = 0;
+  private readonly startsInside = new Set<Table>(); // tables the paste starts in (COMMIT, no *table)
   private typed: Typed | undefined; // the table a command typed before the next listing lists
   private readonly typedFor = new Map<Table, Typed>(); // the listing each such command named
 
@@ -304,9 +305,9 @@ class DumpParser {
     } else if (c === 35 /* # */) {
       return this.comment(s, e);
     } else if (c === 42 /* * */ && e - s > 1 && b[s + 1] !== SP) {
-      return this.startTable(s, e);
+      return this.startTable(s, e, last);
     } else if (c === 58 /* : */ && e - s > 1 && b[s + 1] !== SP) {
-      return this.chainLine(s, e);
+      return this.chainLine(s, e, last);
     } else if (c === 91 /* [ */) {
       // iptables-save -c: "[packets:bytes] -A ..."
       const close = b.indexOf(93, s);
@@ -320,6 +321,7 @@ class DumpParser {
         return this.rule(s, close + 2, e, last);
       }
     } else if (c === 67 /* C */ && e - s === 6 && text(b, s, e) === 'COMMIT') {
+      if (!this.current && this.section && this.section.chainCount > 0) return this.commitSection();
       if (!this.current)
         return this.warn('prose', 'COMMIT without a *table line before it: not read');
       this.current.committed = true;
@@ -367,6 +369,21 @@ class DumpParser {
     const was = open && this.typedFor.get(open)?.name;
     if (was && was !== typed.name) this.closeSection();
     this.typed = typed;
+  }
+
+  /** COMMIT after lines without a *table line: iptables-save ends each table so, and these lines
+   * are the end of a table whose *table line is above the paste (a segment of a dump). */
+  private commitSection(): void {
+    const t = this.section!;
+    t.committed = true;
+    this.startsInside.add(t);
+    this.warn(
+      'table',
+      `COMMIT ends the rules from line ${t.startLine}: the end of an iptables-save table whose *table line is above the paste`,
+    );
+    this.closeSection();
+    this.sawS = false;
+    this.sawSave = true;
   }
 
   /** "..." inside a table: the chain before it may go on past it, and any chain may lie in it. */
@@ -489,12 +506,13 @@ class DumpParser {
     }
   }
 
-  private startTable(s: number, e: number): void {
+  private startTable(s: number, e: number, last: boolean): void {
     const name = text(this.buf, s + 1, e);
     if (this.current) this.fail(`*${name} starts before table ${this.current.name} has its COMMIT`);
     if (!(TABLES as readonly string[]).includes(name)) {
       // "*** NOTE:", "*Output*": prose with a star, not a table line (one word of letters)
       if (!/^[a-z]+$/.test(name)) return this.skip('prose');
+      if (last) return this.cutShort('its *table line cut mid-word', 'mid-line');
       this.fail(`unknown table "${name}" (raw, mangle, nat, filter or security)`);
     }
     if (this.sawS && !this.sawSave)
@@ -528,15 +546,16 @@ class DumpParser {
   }
 
   /** ":CHAIN POLICY [packets:bytes]" */
-  private chainLine(s: number, e: number): void {
+  private chainLine(s: number, e: number, last: boolean): void {
     const b = this.buf;
     let k = s + 1;
     while (k < e && b[k] !== SP) k++;
     let p = k + 1;
     while (p < e && b[p] !== SP) p++;
-    if (k >= e || p === k + 1) this.fail('expected ":CHAIN POLICY [packets:bytes]"');
-    if (p < e && !(b[p + 1] === 91 && b[e - 1] === 93))
-      this.fail('expected ":CHAIN POLICY [packets:bytes]"');
+    const whole = k < e && p !== k + 1 && (p >= e || (b[p + 1] === 91 && b[e - 1] === 93));
+    // the paste's last line, cut inside a chain's declaration
+    if (!whole && last) return this.cutShort('a chain declaration', 'mid-line');
+    if (!whole) this.fail('expected ":CHAIN POLICY [packets:bytes]"');
     const table = this.target();
     this.saveForm.add(table);
     const chain = table.chainAt(s + 1, k);
@@ -652,9 +671,7 @@ class DumpParser {
     try {
       this.lex.lex(specStart, e);
     } catch (err) {
-      if (!(err instanceof LineSyntaxError)) throw err;
-      if (last) return this.cutShort(err.message);
-      this.fail(err.message);
+      return this.unreadable(err, specStart, e, last);
     }
     // kube-proxy writes every rule with a target: one without, where the input ends without its
     // newline, stopped mid-rule
@@ -670,8 +687,7 @@ class DumpParser {
     try {
       table.addRule(this.lex, chain, lineStart, specStart, e, this.lineNo);
     } catch (err) {
-      if (err instanceof LineSyntaxError) this.fail(err.message);
-      throw err;
+      return this.unreadable(err, specStart, e, false);
     }
     if (!this.current) this.sectionHasRules = true;
   }
@@ -704,6 +720,9 @@ class DumpParser {
             : 'declared, but the paste elides lines: its rules may be among them',
         );
     }
+    // the chain the paste starts in may have rules above it
+    if (this.startsInside.has(t) && t.chainLine(0) === undefined && t.ruleCountOf(0) > 0)
+      t.partial.set(t.nameOf(0), 'the paste starts inside it: more of its rules may lie above');
     const last = this.lastTable === t ? this.lastChain : -1;
     if (last >= 0 && (cut || !declared))
       t.partial.set(
@@ -714,8 +733,31 @@ class DumpParser {
       );
   }
 
+  /** A rule line that does not read: cut (the paste's last line), an address hidden by hand, or
+   * an error at its line. */
+  private unreadable(err: unknown, spec: number, e: number, last: boolean): void {
+    if (!(err instanceof LineSyntaxError)) throw err;
+    if (last) return this.cutShort(err.message);
+    const hidden = /^"(.+)" is not an address$/.exec(err.message)?.[1];
+    if (hidden && REDACTED.test(hidden)) return this.redacted(spec, e, hidden);
+    this.fail(err.message);
+  }
+
+  /** A rule whose address its author hid by hand: not read, and its chain not claimed whole. */
+  private redacted(spec: number, e: number, address: string): void {
+    let end = spec;
+    while (end < e && this.buf[end] !== SP) end++;
+    const table = this.target();
+    const name = table.nameOf(table.chainAt(spec, end));
+    table.partial.set(name, `a rule of it is not read: its address "${address}" is hidden`);
+    this.warn(
+      'redacted',
+      `a rule of ${name} not read: its address "${address}" was hidden by hand, so its chain is not claimed whole`,
+    );
+  }
+
   /** A last line that does not lex: the paste was cut in the middle of it. */
-  private cutShort(reason: string): void {
+  private cutShort(reason: string, where = 'mid-rule'): void {
     this.cutTable = this.current ?? this.section;
     // an `iptables -L` line: what -L printed of it, as the paste shows it
     const listed = this.options.listView?.cut;
@@ -725,7 +767,7 @@ class DumpParser {
         : [reason, text(this.buf, this.lineStart, this.lineEnd)];
     this.warn(
       'truncated',
-      `the dump looks cut short${this.lineNo > 1 ? ` after line ${this.lineNo - 1}` : ''}: line ${this.lineNo} ends mid-rule (${why}), not read: "${excerpt(shown)}"`,
+      `the dump looks cut short${this.lineNo > 1 ? ` after line ${this.lineNo - 1}` : ''}: line ${this.lineNo} ends ${where} (${why}), not read: "${excerpt(shown)}"`,
     );
   }
 
@@ -833,6 +875,10 @@ class DumpParser {
     );
   }
 }
+
+/** An address its author hid: digits and separators with x's, stars or a <placeholder>. */
+const REDACTED =
+  /^!?(?=[^/]*(?:[xX*]|<))(?:(?:\d{1,3}|[xX]+|\*+)(?:\.(?:\d{1,3}|[xX]+|\*+)){3}|<[^>]+>|[\da-fA-FxX*]*:[\da-fA-FxX*:]*)(?:\/\d+)?$/;
 
 /** A command typed before a listing: the table it lists, its line and its text. */
 interface Typed {

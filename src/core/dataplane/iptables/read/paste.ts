@@ -15,6 +15,7 @@ export type WarningKind =
   | 'prefix' // grep -n / grep -H / prompt prefixes stripped, the rule after them read
   | 'duplicate' // a line pasted twice, read once
   | 'joined' // several rules on one line (the line ends lost in copying), each read
+  | 'redacted' // a rule whose address its author hid (51.254.xxx.xxx): not read, its chain partial
   | 'truncated' // the dump looks cut short
   | 'table' // which table a listing without `*table` belongs to
   | 'backend' // iptables-legacy / iptables-nft, and iptables-nft's "legacy tables present" warning
