@@ -232,7 +232,7 @@ function headline(d: RulesDump, label: string): string {
 function noServiceRules(rs: Ruleset): string {
   const nat = rs.table('nat');
   const cut = nat?.partial.get('KUBE-SERVICES');
-  if (cut) return `no Service entry in the paste: KUBE-SERVICES is ${cut}`;
+  if (cut) return `no Service entry in the paste: KUBE-SERVICES (${cut})`;
   const cilium = rs.tables.some((t) => t.chains.some((c) => c.name.startsWith('CILIUM_')));
   if (cilium && !rs.tables.some((t) => t.indexOf('KUBE-SERVICES') >= 0))
     return 'no Service rules found: the CILIUM_ chains and no KUBE-SERVICES say Cilium replaces kube-proxy on this node (GKE Dataplane V2, kube-proxy-free Cilium): its Services are BPF map entries; `cilium-dbg service list` in the Cilium agent Pod (anetd on GKE) shows them';

@@ -85,7 +85,7 @@ describe('pastes: what is not a rule is skipped and said, the rules are read', (
     {
       what: 'klog lines of kube-proxy',
       text: `I1201 10:00:00.123456       1 proxier.go:825] "Syncing iptables rules"\n${NAT_S}`,
-      warnings: ['1:log'],
+      warnings: ['1:foreign'],
     },
     {
       what: 'grep -n prefixes',
@@ -185,6 +185,42 @@ describe("kube-proxy's own restore payload, as it logs it", () => {
       svc1.endpoints.map((e) => [e.address, e.probability, e.hairpinMasquerade]),
       [['10.180.0.1:80', 1, true]],
     );
+  });
+});
+
+describe("kube-proxy's log with the rules it gave iptables-restore", () => {
+  const J = 'Nov 14 11:06:11 HOSTNAME kube-proxy[12085]: ';
+  it('journald lines: the rules after the prefix read, said to be what kube-proxy logged', () => {
+    const rs = parseIptables(
+      [
+        `${J}-A KUBE-SVC-NPX46M4PTMTKRN6Y -m comment --comment default/kubernetes:https -j KUBE-SEP-SSNSCRUIRMZDLXKS`,
+        `${J}-A KUBE-SEP-SSNSCRUIRMZDLXKS -m comment --comment default/kubernetes:https -m tcp -p tcp -j DNAT --to-destination 1.2.3.5:8080`,
+        `${J}-X KUBE-SEP-GAZ6D67M54LH5EY5`,
+        `${J}COMMIT`,
+        `${J}E1114 11:06:11.978073   12085 proxier.go:1282] Failed to execute iptables-restore: exit status 2 (Bad argument \`KUBE-SVC-574IYFDEANSYIEBF'`,
+      ].join('\n'),
+      { file: 'p.txt' },
+    );
+    assert.equal(rs.table('nat')!.ruleCount, 2);
+    assert.match(
+      rs.warnings.find((w) => w.kind === 'log')!.message,
+      /^rules kube-proxy logged \(the input it gave iptables-restore\).*not read back from the node.*\(lines 1, 2, 4\)$/,
+    );
+    assert.deepEqual(rs.foreign, ['kube-proxy-log']);
+    // its restore input's chains take turns: every chain may go on above the paste, no share
+    const ep = buildServiceTrees(rs).services[0]!.endpoints[0]!;
+    assert.match(ep.shareUnknown ?? '', /starts inside its table/);
+  });
+
+  it('"Restoring iptables rules: *filter": the payload starts on the log line, in its table', () => {
+    const rs = parseIptables(
+      'I0413 17:26:42.526157       5 proxier.go:938] Restoring iptables rules: *filter\n:KUBE-SERVICES - [0:0]\n-A KUBE-SERVICES -m comment --comment "ns/svc:p has no endpoints" -m tcp -p tcp -d 10.0.0.9/32 --dport 80 -j REJECT\nCOMMIT\n',
+    );
+    assert.deepEqual(
+      rs.tables.map((t) => [t.name, t.ruleCount]),
+      [['filter', 1]],
+    );
+    assert.ok(!rs.warnings.some((w) => w.kind === 'table'));
   });
 });
 
@@ -452,6 +488,18 @@ describe('input that holds no rule at all', () => {
       what: 'ipvsadm-save output',
       text: '-A -t 10.1.190.219:8080 -s rr\n-a -t 10.1.190.219:8080 -r 10.244.0.3:80 -m -w 1\n',
       message: /`ipvsadm` output/,
+    },
+    {
+      what: "kube-proxy's log: its klog lines and the lines its messages run on to",
+      text: "I1110 22:35:32.340339       1 shared_informer.go:247] Caches are synced for service config \nE1110 22:50:28.892923       1 proxier.go:1570] Failed to execute iptables-restore: exit status 2 (ip6tables-restore v1.8.3 (legacy): Couldn't load target `KUBE-MARK-DROP':No such file or directory\n\nError occurred at line: 269\n)\n",
+      message:
+        /^dump\.txt: this is kube-proxy's log: it says what kube-proxy did.*run `iptables-save` on the node \(`ip6tables-save` for IPv6 Services, `ipvsadm -Ln` in IPVS mode, `nft list table ip kube-proxy` in nftables mode\)/,
+    },
+    {
+      what: 'nft list tables (the names of the tables, not their rules)',
+      text: '# nft list tables\ntable ip nat\ntable ip filter\ntable ip kube-proxy\ntable ip6 kube-proxy\n',
+      message:
+        /`nft list tables` output.*give kdebug `nft list table ip kube-proxy` \(and `nft list table ip6 kube-proxy`\)/,
     },
     {
       what: 'ipset list output',

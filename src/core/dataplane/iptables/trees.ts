@@ -54,8 +54,10 @@ function markPartial(nat: Table, tree: ServiceTree): void {
   const why = own === undefined ? undefined : nat.partial.get(own);
   if (why === undefined) return;
   tree.partial = why;
+  // rules above the paste would take their shares first: then no share is known
+  const above = nat.cutAbove.has(own!);
   for (const ep of [...tree.endpoints, ...(tree.localEndpoints ?? [])])
-    if (ep.probability === 0 && !ep.affinity) ep.shareUnknown = why;
+    if (above || (ep.probability === 0 && !ep.affinity)) ep.shareUnknown = why;
 }
 
 /** The address of a host CIDR ("10.0.0.1/32" is 10.0.0.1). */

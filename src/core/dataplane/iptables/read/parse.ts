@@ -214,6 +214,7 @@ class DumpParser {
   private skipUntilCommit = false; // inside a repeated *table block
   private dupNext = -1; // the rule a repeated block is expected to repeat next
   private readonly prefixed: number[] = [];
+  private readonly logged: number[] = []; // rules kube-proxy logged, read after its log prefix
   private readonly foreign = new Map<ForeignKind, number[]>();
   private lastForeign: ForeignKind | undefined; // lines inside another tool's listing
   private readonly duplicates: number[] = [];
@@ -225,6 +226,7 @@ class DumpParser {
   private readonly elided = new Map<Table, number[]>(); // "..." lines: the chain read before each
   private nonBlank = 0;
   private readonly startsInside = new Set<Table>(); // tables the paste starts in (COMMIT, no *table)
+  private readonly interleaved = new Set<Table>(); // tables whose chains' rules take turns
   private typed: Typed | undefined; // the table a command typed before the next listing lists
   private readonly typedFor = new Map<Table, Typed>(); // the listing each such command named
 
@@ -334,7 +336,7 @@ class DumpParser {
       return this.cutShort('a rule without its matches and target');
     const cls = classifyLine(text(b, s, e));
     if (cls.kind === 'prefix' && first) {
-      this.prefixed.push(this.lineNo);
+      (cls.log ? this.logged : this.prefixed).push(this.lineNo);
       const rest = s + new TextEncoder().encode(text(b, s, e).slice(0, cls.rest)).length;
       this.lineStart = rest;
       return this.line(rest, e, last, false);
@@ -428,6 +430,13 @@ class DumpParser {
         `${this.prefixed.length} line${this.prefixed.length === 1 ? '' : 's'} had a prefix before the dump line (grep -n / grep -H / a prompt): stripped and read (line${this.prefixed.length === 1 ? '' : 's'} ${list(this.prefixed)})`,
         this.prefixed[0]!,
         this.prefixed,
+      );
+    if (this.logged.length > 0)
+      this.warn(
+        'log',
+        `rules kube-proxy logged (the input it gave iptables-restore), read after the log's prefix: what kube-proxy wrote or tried to write, not read back from the node (its log says whether iptables-restore took them; \`iptables-save\` there shows what the node holds) (line${this.logged.length === 1 ? '' : 's'} ${list(this.logged)})`,
+        this.logged[0]!,
+        this.logged,
       );
     if (this.duplicates.length > 0)
       this.warn(
@@ -681,6 +690,8 @@ class DumpParser {
     const table = this.target();
     const near = this.lastTable === table ? this.lastChain : -1;
     const chain = table.chainAt(t[0]!, t[1]!, near);
+    // a chain's rules resumed after another's: kube-proxy's restore input, not iptables-save
+    if (chain !== near && table.ruleCountOf(chain) > 0) this.interleaved.add(table);
     this.lastTable = table;
     if (this.repeated(table, chain, chain !== near, a, e)) return;
     this.lastChain = chain;
@@ -720,11 +731,20 @@ class DumpParser {
             : 'declared, but the paste elides lines: its rules may be among them',
         );
     }
-    // the chain the paste starts in may have rules above it
-    if (this.startsInside.has(t) && t.chainLine(0) === undefined && t.ruleCountOf(0) > 0)
-      t.partial.set(t.nameOf(0), 'the paste starts inside it: more of its rules may lie above');
+    // the chain the paste starts in may have rules above it; in kube-proxy's restore input (its
+    // log's, or chains taking turns) any chain may
+    const turns = this.interleaved.has(t) || this.logged.length > 0;
+    for (let c = 0; this.startsInside.has(t) && c < t.chainCount; c++)
+      if ((c === 0 || turns) && t.chainLine(c) === undefined && t.ruleCountOf(c) > 0) {
+        t.partial.set(
+          t.nameOf(c),
+          'the paste starts inside its table: more of its rules may lie above',
+        );
+        t.cutAbove.add(t.nameOf(c));
+      }
     const last = this.lastTable === t ? this.lastChain : -1;
-    if (last >= 0 && (cut || !declared))
+    // a COMMIT the paste holds ends its last chain
+    if (last >= 0 && (cut || (!declared && !t.committed)))
       t.partial.set(
         t.nameOf(last),
         cut

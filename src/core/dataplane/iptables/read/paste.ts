@@ -32,7 +32,9 @@ export type ForeignKind =
   | 'cilium'
   | 'hns'
   | 'ovn'
-  | 'kubectl';
+  | 'kubectl'
+  | 'kube-proxy-log'
+  | 'nft-tables';
 
 /** What each foreign listing is, and what to run instead (or until kdebug reads it). */
 export const FOREIGN: Record<ForeignKind, string> = {
@@ -49,13 +51,17 @@ export const FOREIGN: Record<ForeignKind, string> = {
     "this is Cilium's Service table (`cilium service list` / `cilium bpf lb list`, or cilium-dbg's): Cilium replaces kube-proxy on this node, its Services are BPF map entries, not iptables rules; kdebug does not read them yet: `cilium-dbg service list` in the Cilium agent Pod (anetd on GKE Dataplane V2) shows each frontend with its backends",
   hns: 'this is Windows HNS state (`hnsdiag list all` / `list loadbalancers`): kube-proxy on Windows programs HNS load balancers, not iptables; kdebug does not read them yet: each load balancer lists a Service VIP and its endpoints by HNS endpoint ID (`hnsdiag list endpoints` gives their IPs)',
   ovn: "this is OVN's load balancers (`ovn-nbctl lb-list`, or `list load_balancer`): OVN-Kubernetes (or Kube-OVN) implements Services as OVN load balancers, not kube-proxy rules; kdebug does not read them yet: each VIP line lists its backends",
+  'kube-proxy-log':
+    "this is kube-proxy's log: it says what kube-proxy did and what failed, not which rules the node holds: run `iptables-save` on the node (`ip6tables-save` for IPv6 Services, `ipvsadm -Ln` in IPVS mode, `nft list table ip kube-proxy` in nftables mode) and give kdebug that",
+  'nft-tables':
+    "this is `nft list tables` output, the names of the node's nftables tables without their rules: where it lists `ip kube-proxy` (or `ip6 kube-proxy`) kube-proxy runs in nftables mode there; give kdebug `nft list table ip kube-proxy` (and `nft list table ip6 kube-proxy`) as printed",
   kubectl:
     "this is kubectl output (`kubectl get svc` / `kubectl describe svc`): the Service objects, not a node's rules; paste `iptables-save` (or `ipvsadm -Ln`, `nft list table ip kube-proxy`) from the node, or run `kdebug svc NAME` against the cluster",
 };
 
 /** A line that is not a dump line: what it is, or the rule left after a known prefix. */
 export type LineClass =
-  | { kind: 'prefix'; rest: number } // the dump line starts at byte `rest`
+  | { kind: 'prefix'; rest: number; log?: true } // the dump line starts at byte `rest` (in a log)
   | { kind: Exclude<WarningKind, 'prefix' | 'foreign'> }
   | { kind: 'foreign'; foreign: ForeignKind };
 
@@ -75,6 +81,13 @@ const PREFIXES = [
 export const LEGACY_WARNING = /^(?:# )?Warning: iptables-legacy tables present/;
 
 const KLOG = /^[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ [^\s:]+:\d+\]/;
+/** kube-proxy's own klog lines: its source files, or what only kube-proxy logs. */
+const KUBE_PROXY_KLOG =
+  /^[IWEF]\d{4} [\d:.]+ +\d+ (?:proxier|iptables|ipset|ipvs|server(?:_linux|_others|_windows)?|endpointslicecache|graceful_termination|conntrack|meta_proxier)\.go:\d+\]|^[IWEF]\d{4} .*(?:ip6?tables-restore|nftables|kube-ipvs0|kube-proxy)/;
+/** kube-proxy's log as journald (syslog) prints it: "Nov 14 11:06:11 HOST kube-proxy[12085]: ". */
+const JOURNAL = /^[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \S+ ([\w.-]+)\[\d+\]: /;
+/** kube-proxy logging the rules it gives iptables-restore, the first line after its words. */
+const RESTORING = /^[IWEF]\d{4} [\d:.]+ +\d+ \S+:\d+\] Restoring iptables rules: /;
 const TIMESTAMP = /^(?:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d|time="|level=|\{"(?:level|ts|time)")/;
 const PROMPT = /^(?:\S*[@:]\S*\s*[$#%] |\[[^\]]*\][$#] |\S+ [$#] |[$%] )/;
 const COMMANDS =
@@ -125,6 +138,8 @@ const FOREIGN_LINES: [RegExp, ForeignKind][] = [
     /^(?:\d+[KMGT]? +){0,3}[\w-]+ +(?:all|tcp|udp|sctp|icmp|ipv6-icmp|\d+) +(?:--|-f|!f) +/,
     'iptables-list',
   ],
+  // `nft list tables`: a table's name alone on its line
+  [/^table (?:ip6?|inet|arp|bridge|netdev) \S+$/, 'nft-tables'],
   [/^(?:add |delete |flush )?(?:table|chain|map|set) (?:ip6?|inet) kube-proxy\b/, 'kube-proxy-nft'],
   // its own sets, maps and chains name kube-proxy's table wherever a fragment starts
   [
@@ -152,6 +167,13 @@ const FOREIGN_LINES: [RegExp, ForeignKind][] = [
 /** What a line that is not a dump line is, given its text (without leading blanks). */
 export function classifyLine(line: string): LineClass {
   if (line.length === 0) return { kind: 'blank' };
+  const logged = RESTORING.exec(line) ?? JOURNAL.exec(line);
+  if (logged && (logged[1] === undefined || logged[1] === 'kube-proxy')) {
+    const rest = line.slice(logged[0].length);
+    if (DUMP_LINE.test(rest)) return { kind: 'prefix', rest: logged[0].length, log: true };
+    if (logged[1] !== undefined) return { kind: 'foreign', foreign: 'kube-proxy-log' };
+  }
+  if (KUBE_PROXY_KLOG.test(line)) return { kind: 'foreign', foreign: 'kube-proxy-log' };
   for (const p of PREFIXES) {
     const m = p.exec(line);
     if (m && m[0].length < line.length && DUMP_LINE.test(line.slice(m[0].length).trimStart()))

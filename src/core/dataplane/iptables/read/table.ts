@@ -127,6 +127,7 @@ export interface TableState {
   policies: Map<number, string>;
   scatteredRules: Map<number, number[]>;
   partial: Map<string, string>;
+  cutAbove: Set<string>;
 }
 
 export interface AddressMatch {
@@ -142,6 +143,8 @@ export class Table {
   /** Chains whose rules the paste may not hold in full (a cut, a dump without COMMIT), by name,
    * with why: nothing about their endpoints is claimed. */
   partial = new Map<string, string>();
+  /** Partial chains whose first rules may lie above the paste: none of their shares is known. */
+  cutAbove = new Set<string>();
   /** The chains read, where only some were (one Service's, by name): of any other chain nothing
    * is known, not even that it is missing. Undefined: the whole table was read. */
   chainsRead: ReadonlySet<string> | undefined;
@@ -193,6 +196,7 @@ export class Table {
       policies: this.policies,
       scatteredRules: this.scatteredRules,
       partial: this.partial,
+      cutAbove: this.cutAbove,
     };
   }
 
@@ -209,6 +213,7 @@ export class Table {
     t.records = s.records;
     t.policies = s.policies;
     t.partial = s.partial;
+    t.cutAbove = s.cutAbove;
     t.scatteredRules = s.scatteredRules;
     return t;
   }
