@@ -387,6 +387,22 @@ describe('iptables -L pastes cut short', () => {
     );
   });
 
+  it('the chain a cut line is in is the one cut, not the chain listed before it', () => {
+    const rs = parseIptables(
+      [
+        'Chain KUBE-SEP-YSVAKJLNBVVBENUI (1 references)',
+        HEADER,
+        '    0     0 DNAT       tcp  --  *      *       0.0.0.0/0            0.0.0.0/0            /* kube-system/kube-registry:registry */ tcp to:192.168.75.32:5000',
+        '',
+        'Chain KUBE-SERVICES (2 references)',
+        HEADER,
+        '    0     0 KUBE-MARK-MASQ  tcp  --  any',
+      ].join('\n'),
+      { table: 'nat' },
+    );
+    assert.deepEqual([...rs.table('nat')!.partial.keys()], ['KUBE-SERVICES']);
+  });
+
   it('a last line cut before its protocol or inside its counters names what -L printed', () => {
     const cut = (last: string) =>
       parseIptables(listing(last), { table: 'nat' }).warnings.find((x) => x.kind === 'truncated')

@@ -779,6 +779,10 @@ class DumpParser {
   /** A last line that does not lex: the paste was cut in the middle of it. */
   private cutShort(reason: string, where = 'mid-rule'): void {
     this.cutTable = this.current ?? this.section;
+    // the chain a cut rule names is the one the paste is cut inside
+    const named = /^(?:\[\d+:\d+\] )?-A (\S+)/.exec(text(this.buf, this.lineStart, this.lineEnd));
+    const at = named && this.cutTable ? this.cutTable.indexOf(named[1]!) : -1;
+    if (at >= 0) [this.lastTable, this.lastChain] = [this.cutTable, at];
     // an `iptables -L` line: what -L printed of it, as the paste shows it
     const listed = this.options.listView?.cut;
     const [why, shown] =
