@@ -512,6 +512,21 @@ describe('input that holds no rule at all', () => {
         /^dump\.txt: this is kube-proxy's log: it says what kube-proxy did.*run `iptables-save` on the node \(`ip6tables-save` for IPv6 Services, `ipvsadm -Ln` in IPVS mode, `nft list table ip kube-proxy` in nftables mode\)/,
     },
     {
+      what: "rule lines in nft's syntax without their chain or table (another proxy's)",
+      text: 'ip saddr != 57.112.0.0/12 ip daddr 57.128.122.183 tcp dport 808 meta mark set 0x00004000 \nip daddr 57.128.122.183 tcp dport 808 jump k8s-nfproxy-svc-TNGJY3JO4IVC7RJC \n',
+      message: /nftables rules in nft's own syntax, lines of a chain without their table/,
+    },
+    {
+      what: "rule lines of kube-proxy's nftables chains, by the chains they jump to",
+      text: 'ip daddr 10.96.0.1 tcp dport 443 ip saddr != 10.244.0.0/16 jump mark-for-masquerade\n',
+      message: /kube-proxy's nftables table \(nftables mode\)/,
+    },
+    {
+      what: "rule lines of iptables-nft's chains in nft's syntax, without counters",
+      text: 'meta l4proto tcp ip daddr 10.96.0.1 tcp dport 443 jump KUBE-SVC-NPX46M4PTMTKRN6Y\n',
+      message: /iptables-nft rules as printed by `nft list ruleset`/,
+    },
+    {
       what: 'nft list tables (the names of the tables, not their rules)',
       text: '# nft list tables\ntable ip nat\ntable ip filter\ntable ip kube-proxy\ntable ip6 kube-proxy\n',
       message:

@@ -34,7 +34,8 @@ export type ForeignKind =
   | 'ovn'
   | 'kubectl'
   | 'kube-proxy-log'
-  | 'nft-tables';
+  | 'nft-tables'
+  | 'nft-rules';
 
 /** What each foreign listing is, and what to run instead (or until kdebug reads it). */
 export const FOREIGN: Record<ForeignKind, string> = {
@@ -53,6 +54,8 @@ export const FOREIGN: Record<ForeignKind, string> = {
   ovn: "this is OVN's load balancers (`ovn-nbctl lb-list`, or `list load_balancer`): OVN-Kubernetes (or Kube-OVN) implements Services as OVN load balancers, not kube-proxy rules; kdebug does not read them yet: each VIP line lists its backends",
   'kube-proxy-log':
     "this is kube-proxy's log: it says what kube-proxy did and what failed, not which rules the node holds: run `iptables-save` on the node (`ip6tables-save` for IPv6 Services, `ipvsadm -Ln` in IPVS mode, `nft list table ip kube-proxy` in nftables mode) and give kdebug that",
+  'nft-rules':
+    "these are nftables rules in nft's own syntax, lines of a chain without their table: kdebug reads kube-proxy's nftables table whole (`nft list table ip kube-proxy`, nftables mode) and iptables' rules as `iptables-save` prints them",
   'nft-tables':
     "this is `nft list tables` output, the names of the node's nftables tables without their rules: where it lists `ip kube-proxy` (or `ip6 kube-proxy`) kube-proxy runs in nftables mode there; give kdebug `nft list table ip kube-proxy` (and `nft list table ip6 kube-proxy`) as printed",
   kubectl:
@@ -143,7 +146,7 @@ const FOREIGN_LINES: [RegExp, ForeignKind][] = [
   [/^(?:add |delete |flush )?(?:table|chain|map|set) (?:ip6?|inet) kube-proxy\b/, 'kube-proxy-nft'],
   // its own sets, maps and chains name kube-proxy's table wherever a fragment starts
   [
-    /@(?:service-ips|service-nodeports|no-endpoint-services|no-endpoint-nodeports|cluster-ips|nodeport-ips|firewall-ips)\b|^chain (?:services|(?:service|endpoint|external|firewall)-[A-Z0-9]{8}-\S+) \{$/,
+    /@(?:service-ips|service-nodeports|no-endpoint-services|no-endpoint-nodeports|cluster-ips|nodeport-ips|firewall-ips)\b|^chain (?:services|(?:service|endpoint|external|firewall)-[A-Z0-9]{8}-\S+) \{$| (?:jump|goto) (?:mark-for-masquerade|(?:service|endpoint|external|firewall)-[A-Z0-9]{8}-)/,
     'kube-proxy-nft',
   ],
   [/^table (?:ip6?|inet) kube-proxy\b/, 'kube-proxy-nft'],
@@ -151,6 +154,15 @@ const FOREIGN_LINES: [RegExp, ForeignKind][] = [
   [/^(?:table (?:ip6?|inet|arp|bridge|netdev) \S+|chain \S+|(?:map|set) \S+) \{$/, 'nft'],
   [/^(?:type (?:nat|filter|route) hook \w+|policy \w+;|elements = \{|\})/, 'nft'],
   [/ counter packets \d+ bytes \d+/, 'nft'],
+  // a rule line in nft's syntax: a kube-proxy-era chain jumped to is iptables-nft's, else nft's own
+  [
+    /^(?:ip6? [sd]addr|meta (?:l4proto|mark)|(?:tcp|udp|th) dport|ct state|i(?:if|of)name).* (?:jump|goto) (?:KUBE|DOCKER|CILIUM|cali|FLANNEL)-/,
+    'nft',
+  ],
+  [
+    /^(?:ip6? [sd]addr|meta (?:l4proto|mark)|(?:tcp|udp|th) dport|ct state|i(?:if|of)name)\b.* (?:jump|goto|accept|drop|reject|return|masquerade|dnat to|snat to|vmap|meta mark set)\b/,
+    'nft-rules',
+  ],
   [
     /^IP Virtual Server version|^Prot LocalAddress:Port|^ *-> (?:RemoteAddress|\[?[\d.:a-f]+\]?:\d+ )/,
     'ipvsadm',
