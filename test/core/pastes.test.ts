@@ -324,6 +324,17 @@ table ip kube-proxy { # handle 5
     assert.match(t.partial ?? '', /elides/);
   });
 
+  it('nft list ruleset of a dual-stack node: the ip table read, the ip6 one said not read', () => {
+    const table = (family: string, vip: string) =>
+      `table ${family} kube-proxy {\n\tmap service-ips {\n\t\ttype ${family === 'ip' ? 'ipv4' : 'ipv6'}_addr . inet_proto . inet_service : verdict\n\t\telements = { ${vip} . udp . 53 : goto service-FY5PMXPG-kube-system/kube-dns/udp/dns }\n\t}\n\tchain services {\n\t\t${family} daddr . meta l4proto . th dport vmap @service-ips\n\t}\n}\n`;
+    const x = reads(table('ip', '10.96.0.10') + table('ip6', 'fd00:10:96::a'));
+    assert.ok(x.mode === 'nftables');
+    assert.equal(x.dump.family, 'ip');
+    assert.deepEqual(x.unread, [
+      'this listing also holds table ip6 kube-proxy (its IPv6 Services), not read here: give `nft list table ip6 kube-proxy` on its own to read it',
+    ]);
+  });
+
   it("an nft --json fragment of kube-proxy's table, cut mid-item, is kube-proxy's and cut", () => {
     const x = reads(`$ sudo nft -j list table ip kube-proxy | jq '.nftables'
 [

@@ -25,7 +25,8 @@ export function pasteKind(head: string): PasteKind {
 
 /** kube-proxy's table of an nft paste, or why the paste holds none (one line, the kind named). */
 export type NftPaste =
-  { table: NftTable; skipped: number[] } | { notKubeProxy: string; iptablesNft: boolean };
+  | { table: NftTable; skipped: number[]; unread: string[] }
+  | { notKubeProxy: string; iptablesNft: boolean };
 
 const IPTABLES_TABLES = ['nat', 'filter', 'mangle', 'raw', 'security'];
 const IPTABLES_CHAINS = ['PREROUTING', 'INPUT', 'FORWARD', 'OUTPUT', 'POSTROUTING'];
@@ -38,7 +39,14 @@ export function readNftPaste(text: string, file: string): NftPaste {
     listing.tables.find((t) => t.name === 'kube-proxy') ??
     // a paste that starts inside kube-proxy's table: its chains and maps say whose it is
     listing.tables.find((t) => t.headless && isKubeProxyTable(t));
-  if (table) return { table, skipped: listing.skipped ?? [] };
+  // a dual-stack node lists a kube-proxy table per family: the one not read is said
+  const unread = listing.tables
+    .filter((t) => t !== table && t.name === 'kube-proxy')
+    .map(
+      (t) =>
+        `this listing also holds table ${t.family} kube-proxy (its ${t.family === 'ip6' ? 'IPv6' : 'IPv4'} Services), not read here: give \`nft list table ${t.family} kube-proxy\` on its own to read it`,
+    );
+  if (table) return { table, skipped: listing.skipped ?? [], unread };
   const names = listing.tables.map((t) =>
     t.headless ? 'a table whose first line is not in the paste' : `${t.family} ${t.name}`,
   );
@@ -59,7 +67,7 @@ export function readNftPaste(text: string, file: string): NftPaste {
 /** A paste as read, with its Service trees. */
 export type PasteReading =
   | { mode: 'iptables'; dump: Ruleset; trees: ServiceTrees }
-  | { mode: 'nftables'; dump: NftTable; trees: ServiceTrees; skipped: number[] }
+  | { mode: 'nftables'; dump: NftTable; trees: ServiceTrees; skipped: number[]; unread: string[] }
   | { mode: 'ipvs'; dump: IpvsTable; trees: ServiceTrees }
   | { mode: 'cilium'; dump: CiliumTable; trees: ServiceTrees }
   | { mode: 'not-kube-proxy'; message: string; iptablesNft: boolean };
@@ -77,6 +85,7 @@ export function readPaste(input: string, o: { file: string; table?: string }): P
       dump: nft.table,
       trees: buildNftServiceTrees(nft.table),
       skipped: nft.skipped,
+      unread: nft.unread,
     };
   }
   if (kind === 'cilium') {
