@@ -125,9 +125,9 @@ function nftRules(
   const text = typeof d.bytes === 'string' ? d.bytes : Buffer.from(d.bytes).toString('utf8');
   const nft = readNftPaste(text, d.file);
   if ('notKubeProxy' in nft) throw new UsageError(nft.notKubeProxy);
-  const { table, skipped, unread } = nft;
+  const { table, skipped, notes } = nft;
   tellSkipped(skipped, d.file, 'an nft table');
-  for (const note of unread) tell(`warning: ${d.file}: ${note}`);
+  for (const note of notes) tell(`warning: ${d.file}: ${note}`);
   if (shown === 'tui') {
     // one table, no objects: the screens that need the cluster say so
     const facts: Facts = { objects: [], nodes: {}, meta: {} };

@@ -324,13 +324,49 @@ table ip kube-proxy { # handle 5
     assert.match(t.partial ?? '', /elides/);
   });
 
+  it('an nft listing inside a diff: its new side read (+ and context lines), the - lines not', () => {
+    const x = reads(`@@ -1,9 +1,9 @@
+ table ip kube-proxy {
+ 	map service-ips {
+ 		type ipv4_addr . inet_proto . inet_service : verdict
+-		elements = { 10.96.0.10 . udp . 53 : goto service-FY5PMXPG-kube-system/kube-dns/udp/dns }
++		elements = { 10.96.0.11 . udp . 53 : goto service-FY5PMXPG-kube-system/kube-dns/udp/dns }
+ 	}
+ 	chain services {
+ 		ip daddr . meta l4proto . th dport vmap @service-ips
+ 	}
+ }
+`);
+    assert.ok(x.mode === 'nftables');
+    assert.equal(tree(x, 'kube-system/kube-dns:dns').clusterIP, '10.96.0.11');
+    assert.match(x.notes[0] ?? '', /^a diff: its new side is read/);
+  });
+
+  it('an nft fragment that starts inside a block: the braces that end blocks above it end them', () => {
+    const x =
+      reads(`		     10.96.0.1 . tcp . 443 : goto service-2QRHZV4L-default/kubernetes/tcp/https }
+	}
+
+	chain services {
+		ip daddr . meta l4proto . th dport vmap @service-ips
+	}
+}
+`);
+    assert.ok(x.mode === 'nftables');
+    assert.equal(x.dump.headless, true);
+    assert.deepEqual(
+      x.dump.chains.map((c) => c.name),
+      ['services'],
+    );
+  });
+
   it('nft list ruleset of a dual-stack node: the ip table read, the ip6 one said not read', () => {
     const table = (family: string, vip: string) =>
       `table ${family} kube-proxy {\n\tmap service-ips {\n\t\ttype ${family === 'ip' ? 'ipv4' : 'ipv6'}_addr . inet_proto . inet_service : verdict\n\t\telements = { ${vip} . udp . 53 : goto service-FY5PMXPG-kube-system/kube-dns/udp/dns }\n\t}\n\tchain services {\n\t\t${family} daddr . meta l4proto . th dport vmap @service-ips\n\t}\n}\n`;
     const x = reads(table('ip', '10.96.0.10') + table('ip6', 'fd00:10:96::a'));
     assert.ok(x.mode === 'nftables');
     assert.equal(x.dump.family, 'ip');
-    assert.deepEqual(x.unread, [
+    assert.deepEqual(x.notes, [
       'this listing also holds table ip6 kube-proxy (its IPv6 Services), not read here: give `nft list table ip6 kube-proxy` on its own to read it',
     ]);
   });

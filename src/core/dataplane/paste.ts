@@ -19,20 +19,36 @@ export type PasteKind = 'nftables' | 'ipvs' | 'iptables' | 'cilium';
 /** Which reader a paste is for, from its first 4 KiB. */
 export function pasteKind(head: string): PasteKind {
   if (ciliumForm(head)) return 'cilium';
-  if (isNftJson(head) || isNftText(head) || isNftScript(head)) return 'nftables';
+  if (isNft(head) || isNft(newSide(head) ?? '')) return 'nftables';
   return isIpvs(head) ? 'ipvs' : 'iptables';
+}
+
+const isNft = (text: string) => isNftJson(text) || isNftText(text) || isNftScript(text);
+
+/** A diff's new side, line for line: its `+` and context lines without their mark, its `-` lines
+ * and headers blank; undefined when the text is no diff (a line outside the marks, or no `+`). */
+export function newSide(text: string): string | undefined {
+  const lines = text.split('\n');
+  const header = /^(?:@@|diff |index |--- |\+\+\+ )/;
+  const added = lines.some((l) => l.startsWith('+') && !header.test(l));
+  if (!added || !lines.every((l) => l.trim() === '' || /^[+\- ]/.test(l) || header.test(l)))
+    return undefined;
+  return lines.map((l) => (header.test(l) || l.startsWith('-') ? '' : l.slice(1))).join('\n');
 }
 
 /** kube-proxy's table of an nft paste, or why the paste holds none (one line, the kind named). */
 export type NftPaste =
-  | { table: NftTable; skipped: number[]; unread: string[] }
+  | { table: NftTable; skipped: number[]; notes: string[] }
   | { notKubeProxy: string; iptablesNft: boolean };
 
 const IPTABLES_TABLES = ['nat', 'filter', 'mangle', 'raw', 'security'];
 const IPTABLES_CHAINS = ['PREROUTING', 'INPUT', 'FORWARD', 'OUTPUT', 'POSTROUTING'];
 
 export function readNftPaste(text: string, file: string): NftPaste {
-  const listing = parseNftAny(text, file);
+  // nft's listing inside a diff: its new side is read, said so
+  const diff = newSide(text);
+  const side = diff !== undefined && isNft(diff.slice(0, 4096)) ? diff : undefined;
+  const listing = parseNftAny(side ?? text, file);
   const table =
     listing.table('ip', 'kube-proxy') ??
     listing.table('ip6', 'kube-proxy') ??
@@ -40,13 +56,15 @@ export function readNftPaste(text: string, file: string): NftPaste {
     // a paste that starts inside kube-proxy's table: its chains and maps say whose it is
     listing.tables.find((t) => t.headless && isKubeProxyTable(t));
   // a dual-stack node lists a kube-proxy table per family: the one not read is said
-  const unread = listing.tables
+  const notes = listing.tables
     .filter((t) => t !== table && t.name === 'kube-proxy')
     .map(
       (t) =>
         `this listing also holds table ${t.family} kube-proxy (its ${t.family === 'ip6' ? 'IPv6' : 'IPv4'} Services), not read here: give \`nft list table ${t.family} kube-proxy\` on its own to read it`,
     );
-  if (table) return { table, skipped: listing.skipped ?? [], unread };
+  if (side !== undefined)
+    notes.unshift('a diff: its new side is read (its + and context lines), not the - lines');
+  if (table) return { table, skipped: listing.skipped ?? [], notes };
   const names = listing.tables.map((t) =>
     t.headless ? 'a table whose first line is not in the paste' : `${t.family} ${t.name}`,
   );
@@ -67,7 +85,7 @@ export function readNftPaste(text: string, file: string): NftPaste {
 /** A paste as read, with its Service trees. */
 export type PasteReading =
   | { mode: 'iptables'; dump: Ruleset; trees: ServiceTrees }
-  | { mode: 'nftables'; dump: NftTable; trees: ServiceTrees; skipped: number[]; unread: string[] }
+  | { mode: 'nftables'; dump: NftTable; trees: ServiceTrees; skipped: number[]; notes: string[] }
   | { mode: 'ipvs'; dump: IpvsTable; trees: ServiceTrees }
   | { mode: 'cilium'; dump: CiliumTable; trees: ServiceTrees }
   | { mode: 'not-kube-proxy'; message: string; iptablesNft: boolean };
@@ -85,7 +103,7 @@ export function readPaste(input: string, o: { file: string; table?: string }): P
       dump: nft.table,
       trees: buildNftServiceTrees(nft.table),
       skipped: nft.skipped,
-      unread: nft.unread,
+      notes: nft.notes,
     };
   }
   if (kind === 'cilium') {

@@ -213,6 +213,8 @@ const withoutHandle = (line: string) => line.replace(/\s+# handle \d+$/, '');
 
 /** "...", "....", "…", "[...]": a paste that leaves lines out. */
 const ELISION = /^(?:\.{2,}|…|\[\.\.\.\])$/;
+/** "... }": elided lines, then the brace that ends their block. */
+const ELIDED_END = /^(?:\.{2,}|…)\s*\}$/;
 
 /** A chain or map before any `table` line: the paste starts inside a table (only the first). */
 function headless(tables: NftTable[], l: Line, fail: (l: Line, why: string) => never): Building {
@@ -255,13 +257,19 @@ export function parseNftText(input: string, file = '<input>'): NftListing {
       table.sets.push(
         (set = { name: m[2]!, kind: m[1] as 'set' | 'map', type: [], flags: [], elements: [] }),
       );
-    } else if (t === '}') {
+    } else if (t === '}' || ELIDED_END.test(t)) {
+      if (t !== '}' && table) (table.elided ??= []).push(l.no);
       if (chain) chain = undefined;
       else if (set) set = undefined;
-      else if (table) {
+      else if (table && !(table.headless && table.chains.length + table.sets.length === 0)) {
         tables.push(finished(table));
         table = undefined;
-      } else fail(l, 'a closing brace that closes nothing');
+      } else if (table)
+        continue; // a further block above the paste ends
+      else if (tables.length === 0 && !lines.some((x) => x.no < l.no && /\{$/.test(x.text)))
+        // the paste starts inside a block: this brace ends one above it, in a table it holds
+        (table = headless(tables, l, fail)).elided = [l.no];
+      else fail(l, 'a closing brace that closes nothing');
     } else if (/^#/.test(t)) continue;
     // iptables-nft's "# Warning: table ... managed by iptables-nft"
     else if (table && ELISION.test(t)) {
