@@ -265,6 +265,35 @@ describe('pastes cut short', () => {
   });
 });
 
+describe("a paste copied off a terminal's screen", () => {
+  it('rows padded to its width and run together, a line wrapped at it: read row by row', () => {
+    const W = 120;
+    const row = (t: string) => t.padEnd(W, ' ');
+    const dnat =
+      'DNAT       tcp  --  anywhere             anywhere             /* default/kubernetes:https */ recent: SET name: KUBE-SEP-PJZO5AYPZ3OGMFYJ side: source mask: 255.255.255.255 tcp to:172.28.128.6:8443';
+    const rs = parseIptables(
+      [
+        row('Chain KUBE-SEP-PJZO5AYPZ3OGMFYJ (2 references)') +
+          'target     prot opt source               destination',
+        row(
+          'KUBE-MARK-MASQ  all  --  172.28.128.6         anywhere             /* default/kubernetes:https */',
+        ),
+        dnat.slice(0, W),
+        dnat.slice(W),
+      ].join('\n'),
+    );
+    assert.match(rs.warnings[0]!.message, /^copied off a terminal 120 columns wide/);
+    const sep = rs.table('nat')!.chain('KUBE-SEP-PJZO5AYPZ3OGMFYJ')!;
+    assert.deepEqual(
+      sep.rules.map((r) => printRule(r)),
+      [
+        '-A KUBE-SEP-PJZO5AYPZ3OGMFYJ -s 172.28.128.6/32 -m comment --comment "default/kubernetes:https" -j KUBE-MARK-MASQ',
+        '-A KUBE-SEP-PJZO5AYPZ3OGMFYJ -p tcp -m comment --comment "default/kubernetes:https" -m recent --set --name KUBE-SEP-PJZO5AYPZ3OGMFYJ --mask 255.255.255.255 --rsource -m tcp -j DNAT --to-destination 172.28.128.6:8443',
+      ],
+    );
+  });
+});
+
 describe('segments of an iptables-save dump', () => {
   const SEP = 'KUBE-SEP-WAUCGDKZ7FS22SOS';
   const nat = [
@@ -435,6 +464,7 @@ describe('iptables -L pastes cut short', () => {
   it('rules above the first Chain line: their chain is not in the paste, said so, not "another listing"', () => {
     const rs = parseIptables(
       [
+        HEADER, // the paste starts between a Chain line and its column header
         '    0     0 DNAT       tcp  --  *      *       0.0.0.0/0            0.0.0.0/0            /* default/kubernetes:https */ tcp to:192.168.22.19:16443',
         '',
         listing(
@@ -447,7 +477,7 @@ describe('iptables -L pastes cut short', () => {
       rs.warnings.some(
         (x) =>
           x.message ===
-          'line 1: rules of a chain whose Chain line is above the paste, not in it: not read (their chain is not known)',
+          'lines 1, 2: rules of a chain whose Chain line is above the paste, not in it: not read (their chain is not known)',
       ),
     );
     assert.ok(!rs.warnings.some((x) => x.kind === 'foreign'));

@@ -72,7 +72,7 @@ export function listViewToRules(text: string): ListViewRules {
   const notes: string[] = [];
   // rules above the first Chain line belong to a chain whose Chain line the paste does not hold
   const first = lines.findIndex((l) => CHAIN.test(l));
-  const firstHeader = lines.slice(first + 1).find((l) => HEADER.test(l));
+  const firstHeader = lines.find((l) => HEADER.test(l));
   const orphans = first > 0 && firstHeader ? headless(lines.slice(0, first), firstHeader) : [];
   if (orphans.length > 0)
     notes.push(
@@ -142,7 +142,8 @@ function headless(lines: string[], header: string): number[] {
   const out: number[] = [];
   lines.forEach((l, i) => {
     const rule = l.trim() === '' ? undefined : ruleOf(l, 'X', cols, false);
-    if (rule && !('cut' in rule)) out.push(i + 1);
+    // its column header too, where the paste starts between its Chain line and it
+    if ((rule && !('cut' in rule)) || HEADER.test(l)) out.push(i + 1);
   });
   return out;
 }

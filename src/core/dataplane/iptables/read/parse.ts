@@ -14,6 +14,7 @@ import {
 } from './paste.js';
 import { isEscapedDump, unescapeDump } from './escaped.js';
 import { isListView, listViewToRules } from './list-view.js';
+import { screenRows, screenWidth } from './terminal.js';
 import { Table, type TableState } from './table.js';
 import { escapeControls, excerpt } from '../../../sanitize.js';
 
@@ -165,6 +166,17 @@ export function parseIptables(input: Uint8Array | string, options: ParseOptions 
       kind: 'view',
       message:
         'the rules were inside a quoted string (line ends written as \\n): read unescaped, and line numbers count the unescaped lines',
+    });
+    return rs;
+  }
+  // copied off a terminal's screen: its rows run together at its width
+  const width = screenWidth(head);
+  if (width !== undefined) {
+    const rs = parseIptables(screenRows(new TextDecoder().decode(bytes), width), options);
+    rs.warnings.unshift({
+      line: null,
+      kind: 'view',
+      message: `copied off a terminal ${width} columns wide (its rows padded with blanks and run together, long lines wrapped): read row by row, and line numbers count those rows`,
     });
     return rs;
   }
