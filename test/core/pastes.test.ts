@@ -324,6 +324,27 @@ table ip kube-proxy { # handle 5
     assert.match(t.partial ?? '', /elides/);
   });
 
+  it('no Service rule: said of the paste when KUBE-SERVICES or the nat table is not in it', () => {
+    const said = (text: string) => {
+      const x = reads(text);
+      return x.mode === 'iptables' ? rulesText(x.dump, x.trees, { label: 'p' }) : '';
+    };
+    const prologue =
+      'Chain PREROUTING (policy ACCEPT)\ntarget     prot opt source               destination\nKUBE-SERVICES  all  --  0.0.0.0/0            0.0.0.0/0            /* kubernetes service portals */\n';
+    assert.match(
+      said(prologue),
+      /no Service entry in the paste: KUBE-SERVICES, which the nat table jumps to, is not in it/,
+    );
+    assert.match(
+      said('-N KUBE-FIREWALL\n-A KUBE-FIREWALL -m mark --mark 0x8000/0x8000 -j DROP\n'),
+      /no Service rules in the paste: it holds no nat table \(only filter\)/,
+    );
+    assert.match(
+      said('*nat\n:PREROUTING ACCEPT [0:0]\n:KUBE-SERVICES - [0:0]\nCOMMIT\n'),
+      /no Service rules found \(no KUBE-SERVICES entries in the nat table\)/,
+    );
+  });
+
   it('an nft listing inside a diff: its new side read (+ and context lines), the - lines not', () => {
     const x = reads(`@@ -1,9 +1,9 @@
  table ip kube-proxy {
