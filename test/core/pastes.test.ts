@@ -34,6 +34,10 @@ interface Reading {
   says?: string;
   services?: ServiceReading[];
   notInPaste?: string[];
+  /** The iptables tables the paste holds, in order, where no *table line names them. */
+  tables?: string[];
+  /** What kdebug must say of the paste's form (a cut, a part it does not read), one pattern each. */
+  warns?: string[];
 }
 
 const DIR = 'test/fixtures/pastes';
@@ -97,6 +101,13 @@ describe(`the pastes corpus (${corpus.length} real pastes)`, () => {
       assert.ok(got.mode !== 'not-kube-proxy');
       assert.equal(got.mode, r.kind === 'nft' ? 'nftables' : r.kind);
       const text = textOf(got);
+      for (const w of r.warns ?? []) assert.match(text, new RegExp(w), text);
+      if (r.tables && got.mode === 'iptables')
+        assert.deepEqual(
+          got.dump.tables.map((t) => t.name),
+          r.tables,
+          text,
+        );
       // "no endpoints" only where the paste shows a Service port without any
       if (!(r.services ?? []).some((s) => s.endpoints?.length === 0))
         assert.doesNotMatch(text, /\(no endpoints\)|match no endpoint rule/, text);
