@@ -84,9 +84,9 @@ const PREFIXES = [
 export const LEGACY_WARNING = /^(?:# )?Warning: iptables-legacy tables present/;
 
 const KLOG = /^[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ [^\s:]+:\d+\]/;
-/** kube-proxy's own klog lines: its source files, or what only kube-proxy logs. */
+/** kube-proxy's own klog lines: its source files, or the tools only kube-proxy runs. */
 const KUBE_PROXY_KLOG =
-  /^[IWEF]\d{4} [\d:.]+ +\d+ (?:proxier|iptables|ipset|ipvs|server(?:_linux|_others|_windows)?|endpointslicecache|graceful_termination|conntrack|meta_proxier)\.go:\d+\]|^[IWEF]\d{4} .*(?:ip6?tables-restore|nftables|kube-ipvs0|kube-proxy)/;
+  /^[IWEF]\d{4} [\d:.]+ +\d+ (?:proxier|iptables|ipset|ipvs|server_(?:linux|others|windows)|endpointslicecache|graceful_termination|conntrack|meta_proxier)\.go:\d+\]|^[IWEF]\d{4} .*(?:ip6?tables-restore|nftables|kube-ipvs0)/;
 /** kube-proxy's log as journald (syslog) prints it: "Nov 14 11:06:11 HOST kube-proxy[12085]: ". */
 const JOURNAL = /^[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \S+ ([\w.-]+)\[\d+\]: /;
 /** kube-proxy logging the rules it gives iptables-restore, the first line after its words. */
