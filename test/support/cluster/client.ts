@@ -7,6 +7,8 @@ import type { Finding, Report, Step } from '../../../src/core/model.js';
 import type { ClusterInfo } from './cluster.js';
 import { DIR, ROOT } from './cluster.js';
 import { checkJsonStdout } from '../schema.js';
+import type { ApiWrite } from './api-writer.js';
+import { API_IP } from './topology.js';
 
 export interface Run {
   code: number | null;
@@ -55,6 +57,25 @@ export class ClusterClient {
     );
     if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')}: ${r.stderr.trim()}`);
     return r.stdout;
+  }
+
+  /** Writes through the API as the admin, `inFlight` at once (api-writer.ts): kubectl writes
+   * one object at a time, too slow for thousands. */
+  async apiWrites(writes: (ApiWrite | 'wait')[], inFlight = 32): Promise<void> {
+    const child = spawn(
+      'ip',
+      [
+        ...['netns', 'exec', this.info.clientNetns, process.execPath, '--import', 'tsx'],
+        join(ROOT, 'test/support/cluster/api-writer.ts'),
+        ...[`https://${API_IP}:6443`, join(DIR, 'pki'), String(inFlight)],
+      ],
+      { cwd: ROOT, stdio: ['pipe', 'inherit', 'pipe'] },
+    );
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d));
+    child.stdin.end(writes.map((w) => JSON.stringify(w)).join('\n'));
+    const code = await new Promise<number | null>((done) => child.on('close', done));
+    if (code !== 0) throw new Error(`api writes: exit ${code}: ${stderr.trim()}`);
   }
 
   /** The Ready condition of each Pod of `ns` (those matching `selector`), "True" or "False". */
