@@ -158,9 +158,14 @@ const BLOCK = 500;
  * Pods, then its Nodes (each new Node has its Pod already, so the DaemonSet creates none: a Pod
  * and its Node made in the same instant race it), then every Pod's status. */
 export async function addSimulatedNodes(c: ClusterClient, s: Simulated): Promise<void> {
+  await createSimulatedNodes(c, s);
+  await startSimulatedProxies(c, s);
+}
+
+/** The Nodes and their kube-proxy Pods, Pending: a DaemonSet rolling out. */
+export async function createSimulatedNodes(c: ClusterClient, s: Simulated): Promise<void> {
   const owner = daemonSet(c);
   const now = new Date().toISOString();
-  const image = owner.spec.containers[0]!.image;
   const all = Array.from({ length: s.count }, (_, i) => i);
   const writes: (ApiWrite | 'wait')[] = [];
   for (let b = 0; b < s.count; b += BLOCK) {
@@ -168,18 +173,20 @@ export async function addSimulatedNodes(c: ClusterClient, s: Simulated): Promise
     writes.push(...block.map((i) => create(PODS, podDoc(i, owner))), 'wait');
     writes.push(...block.map((i) => create('/api/v1/nodes', nodeDoc(i, s, now))), 'wait');
   }
-  for (const i of all) {
+  await c.apiWrites(writes, s.inFlight);
+}
+
+/** The status a kubelet would write on each kube-proxy Pod of the simulated Nodes: running. */
+export async function startSimulatedProxies(c: ClusterClient, s: Simulated): Promise<void> {
+  const image = daemonSet(c).spec.containers[0]!.image;
+  const now = new Date().toISOString();
+  const writes = Array.from({ length: s.count }, (_, i): ApiWrite => {
     const status = proxyStatus(i, image, now, {
       ready: !s.proxyNotReady?.includes(simName(i)),
       restarts: s.proxyRestarted?.includes(simName(i)) ? 2 : 0,
     });
-    writes.push({
-      method: 'PATCH',
-      path: `${PODS}/${podName(i)}/status`,
-      type: MERGE,
-      body: status,
-    });
-  }
+    return { method: 'PATCH', path: `${PODS}/${podName(i)}/status`, type: MERGE, body: status };
+  });
   await c.apiWrites(writes, s.inFlight);
 }
 
