@@ -159,6 +159,21 @@ describe('how many nodes were reached, said in a few lines', () => {
     assert.equal(nodeAccessLines([access('a', true), access('b', false)]).length, 2);
   });
 
+  it("a name that holds the node's stays whole: a kube-proxy Pod named after its node", () => {
+    const lines = nodeAccessLines(
+      Array.from({ length: 9 }, (_, i): NodeAccess => {
+        const node = `n-${i}.example.com`;
+        const reason = `kube-proxy Pod kube-system/kube-proxy-${node} on ${node} is not running (Pending)`;
+        return { node, used: [], skipped: [{ transport: 'kube-proxy', reason, commands: [] }] };
+      }),
+    );
+    assert.equal(lines.length, 1);
+    assert.match(
+      lines[0]!,
+      /^9 nodes not reached: n-0\.example\.com \(kube-proxy Pod: kube-proxy Pod kube-system\/kube-proxy-n-0\.example\.com on the node is not running \(Pending\)\); n-1\.example\.com /,
+    );
+  });
+
   it('two lines for many: those read by way, those not reached by reason', () => {
     const lines = nodeAccessLines([
       ...Array.from({ length: 17 }, (_, i) => access(`ok-${i}`, true)),

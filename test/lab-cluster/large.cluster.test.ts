@@ -231,6 +231,9 @@ describe(
       assert.equal(lines.length, 2, lines.join('\n'));
       assert.equal(lines[0], 'kdebug: 2 nodes read (2 through the kube-proxy Pod)');
       assert.match(lines[1]!, /^kdebug: 7 nodes not reached: /);
+      // each kube-proxy Pod by its name (kube-proxy-sim-0100: the node's name is in it)
+      assert.doesNotMatch(lines[1]!, /kube-proxy-the node/);
+      assert.match(lines[1]!, new RegExp(`/kube-proxy-${NOT_READY}/`));
       const said = new Set(lines[1]!.match(/\bsim-\d{4}\b/g));
       assert.ok(
         [...said].every((n) => read.has(n)),

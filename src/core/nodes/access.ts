@@ -110,8 +110,10 @@ export function nodeAccessLines(access: NodeAccess[]): string[] {
       continue;
     }
     const failures = a.skipped.filter((s) => !s.cannotRun);
-    // the same reason on each node names the node: said once for all, as "the node"
-    const own = new RegExp(`\\b(?:node )?${a.node.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`, 'g');
+    // the same reason on each node names the node: said once for all, as "the node" (a name
+    // that holds the node's, kube-proxy-NODE or NODE.example.com, stays whole)
+    const name = a.node.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const own = new RegExp(`(?<![\\w.-])(?:node )?${name}(?![\\w-]|\\.\\w)`, 'g');
     const why = (failures.length > 0 ? failures : a.skipped)
       .map((s) => `${TRANSPORT_NAMES[s.transport]}: ${s.reason.replace(own, 'the node')}`)
       .join('; ');
