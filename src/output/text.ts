@@ -105,9 +105,11 @@ function findingLines(
 ): string[] {
   const out: string[] = [];
   const partial = shownStepStatus(step) === 'partial';
+  // a step that found a problem says too what it could not observe: the problem is not all
+  const judged = step.status === 'fail' || step.status === 'warn';
   for (const f of step.findings) {
     // a partial step says, in a line each, what it could not observe (--verbose: why)
-    if (partial && isUnobserved(f) && !o.verbose) {
+    if ((partial || judged) && isUnobserved(f) && !o.verbose) {
       // the one the summary line says already is not said twice
       if (f !== blindInSummary(step))
         out.push(...wrap(`? ${f.title}`, o.width, '     ', '       '));
