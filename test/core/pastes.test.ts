@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
+import { isListView } from '../../src/core/dataplane/iptables/read/list-view.js';
 import { NoRulesError } from '../../src/core/dataplane/iptables/read/parse.js';
 import type { ForeignKind } from '../../src/core/dataplane/iptables/read/parse.js';
 import { readPaste, type PasteReading } from '../../src/core/dataplane/paste.js';
@@ -170,7 +171,70 @@ const tree = (x: { trees: ServiceTrees }, name: string) => {
   return t;
 };
 
+describe('the corpus read again as editors save it', () => {
+  // an `iptables -L` line is told cut by its columns, not by a missing final newline (an editor
+  // adds or strips that): such a paste reads the same either way
+  const said = (text: string, file: string) => {
+    try {
+      const got = readPaste(text, { file });
+      if (got.mode === 'not-kube-proxy') return got.message;
+      const warnings = (got.dump as { warnings?: { message: string }[] }).warnings ?? [];
+      return `${textOf(got)}\n${warnings.map((w) => w.message).join('\n')}`;
+    } catch (e) {
+      return (e as Error).message;
+    }
+  };
+  const listings = corpus.filter(([slug]) =>
+    isListView(readFileSync(`${DIR}/${slug}.txt`, 'utf8')),
+  );
+  it('holds iptables -L pastes', () => assert.ok(listings.length >= 10, `${listings.length}`));
+  for (const [slug] of listings)
+    it(`${slug}: the same with and without a final newline`, () => {
+      const file = `${DIR}/${slug}.txt`;
+      const bare = readFileSync(file, 'utf8').replace(/\n+$/, '');
+      assert.equal(said(`${bare}\n`, file), said(bare, file));
+    });
+});
+
 describe('views the corpus does not hold, in each tool layout', () => {
+  it('prose quoting `iptables -S` without -t does not make a nat listing the filter table', () => {
+    const x = reads(
+      [
+        'Output of `iptables -S`:',
+        '-P PREROUTING ACCEPT',
+        '-P INPUT ACCEPT',
+        '-P OUTPUT ACCEPT',
+        '-P POSTROUTING ACCEPT',
+        '-N KUBE-SERVICES',
+        '-N KUBE-SVC-AAAAAAAAAAAAAAAA',
+        '-N KUBE-SEP-BBBBBBBBBBBBBBBB',
+        '-A PREROUTING -j KUBE-SERVICES',
+        '-A KUBE-SERVICES -d 10.96.0.5/32 -p tcp -m comment --comment "ns/a:http cluster IP" -m tcp --dport 80 -j KUBE-SVC-AAAAAAAAAAAAAAAA',
+        '-A KUBE-SVC-AAAAAAAAAAAAAAAA -m comment --comment "ns/a:http -> 10.244.1.5:8080" -j KUBE-SEP-BBBBBBBBBBBBBBBB',
+        '-A KUBE-SEP-BBBBBBBBBBBBBBBB -p tcp -m tcp -j DNAT --to-destination 10.244.1.5:8080',
+      ].join('\n'),
+    );
+    assert.deepEqual(
+      tree(x, 'ns/a:http').endpoints.map((e) => `${e.address} ${e.probability}`),
+      ['10.244.1.5:8080 1'],
+    );
+  });
+
+  it('a typed `iptables -S` (filter, by default) above a listing with PREROUTING: the chains settle it is nat', () => {
+    const x = reads(
+      [
+        '$ iptables -S',
+        '-P PREROUTING ACCEPT',
+        '-P POSTROUTING ACCEPT',
+        '-N KUBE-SERVICES',
+        '-N KUBE-SVC-AAAAAAAAAAAAAAAA',
+        '-A PREROUTING -j KUBE-SERVICES',
+        '-A KUBE-SERVICES -d 10.96.0.5/32 -p tcp -m comment --comment "ns/a:http cluster IP" -m tcp --dport 80 -j KUBE-SVC-AAAAAAAAAAAAAAAA',
+      ].join('\n'),
+    );
+    assert.ok(tree(x, 'ns/a:http'));
+  });
+
   it('reads per-chain `iptables -t nat -S CHAIN` listings pasted one after another as one table', () => {
     const x = reads(`$ sudo iptables -t nat -S KUBE-SERVICES
 -N KUBE-SERVICES

@@ -368,6 +368,9 @@ class DumpParser {
   /** A typed `iptables [-t TABLE] -L|-S`: the table of the listing that follows (or has just
    * started), as iptables itself takes it. Any other command's output follows it instead. */
   private noteTyped(line: string, command: boolean): void {
+    // prose that quotes a command names its table only where it says one (`-t nat`): "the output
+    // of `iptables -S`" is as likely a nat -S as iptables' default table
+    if (!command && !/(?:^| )(?:-t ?|--table[= ])\w/.test(line)) return;
     const listed = listedTable(line);
     if (!listed || !(TABLES as readonly string[]).includes(listed.table)) {
       if (command) this.typed = undefined;
@@ -695,8 +698,10 @@ class DumpParser {
       return this.unreadable(err, specStart, e, last);
     }
     // kube-proxy writes every rule with a target: one without, where the input ends without its
-    // newline, stopped mid-rule
-    if (last && e === this.buf.length && !this.lex.hasTarget())
+    // newline, stopped mid-rule; so is the `iptables -L` line the listing says it cut (whatever
+    // follows it: a final newline, blank lines)
+    const cutInView = this.options.listView?.cut?.line === this.lineNo;
+    if ((cutInView || (last && e === this.buf.length)) && !this.lex.hasTarget())
       return this.cutShort('a rule without its target');
     const t = this.lex.tokens;
     const table = this.target();
@@ -858,7 +863,11 @@ class DumpParser {
     this.section = undefined;
     this.sectionHasRules = false;
     const typed = this.options.table ? undefined : this.typedFor.get(t);
-    const guess = this.options.table ?? typed?.name ?? guessTable(t);
+    // iptables lists PREROUTING or POSTROUTING in nat, FORWARD in filter: those chains settle
+    // which of the two a command typed above (or quoted wrong) listed
+    const builtIn = builtInTable(t);
+    const mistyped = builtIn && (typed?.name === 'nat' || typed?.name === 'filter');
+    const guess = this.options.table ?? (mistyped ? builtIn : typed?.name) ?? guessTable(t);
     t.name = guess ?? 'filter';
     const same = this.tables.find((x) => x.name === t.name);
     if (same && (!this.options.listView || !guess || this.options.table))
@@ -950,11 +959,18 @@ function tableOfChain(name: string): 'nat' | 'filter' | undefined {
 }
 
 /** Which table an `iptables -S` listing came from, from its builtin chains and targets. */
-function guessTable(t: Table): string | undefined {
-  // iptables' own tables: filter has no PREROUTING or POSTROUTING, nat no FORWARD
+/** nat or filter by iptables' own chains: filter has no PREROUTING or POSTROUTING, nat no
+ * FORWARD; undefined where they do not tell (both, or neither). */
+function builtInTable(t: Table): 'nat' | 'filter' | undefined {
   const has = (name: string) => t.indexOf(name) >= 0;
   const natOnly = has('PREROUTING') || has('POSTROUTING');
   if (natOnly !== has('FORWARD')) return natOnly ? 'nat' : 'filter';
+  return undefined;
+}
+
+function guessTable(t: Table): string | undefined {
+  const builtIn = builtInTable(t);
+  if (builtIn) return builtIn;
   let nat = 0;
   let filter = 0;
   for (const c of t.chains) {
