@@ -133,12 +133,16 @@ describe(
     });
     after(() => down());
 
-    /** kdebug svc web, timed. */
-    const svc = (args: string[]): Run => {
+    /** kdebug svc web, timed; KDEBUG_TIMINGS=1 tells the API objects it kept. */
+    const svc = (args: string[]): Run & { apiObjects: number } => {
       const t = performance.now();
+      process.env['KDEBUG_TIMINGS'] = '1';
       const r = c.kdebug(['svc', 'web', '-n', NS, '--via', 'kube-proxy', ...args]);
+      delete process.env['KDEBUG_TIMINGS'];
       console.log(`large: kdebug svc web ${args.join(' ')}: exit ${r.code} in ${seconds(t)}`);
-      return r;
+      const sizes = /^kdebug: timing: sizes .*; (\d+) API objects$/m.exec(r.stderr);
+      assert.ok(sizes, r.stderr.slice(-1000));
+      return { ...r, apiObjects: Number(sizes[1]) };
     };
 
     it('has 5,000 Nodes, each with one kube-proxy Pod, the DaemonSet counting all of them', () => {
@@ -225,6 +229,8 @@ describe(
       const down = doc.steps.find((s) => s.id === 'kube-proxy')!.findings[0]!;
       assert.deepEqual([down.id, down.node], ['kube-proxy-not-running', PROXY_NOT_READY]);
       assert.equal(r.code, 1, 'a problem found: exit 1');
+      // a DaemonSet not settled: every kube-proxy Pod is listed, to find the unhealthy ones
+      assert.ok(r.apiObjects > 2 * NODES, `${r.apiObjects} API objects`);
       assert.doesNotMatch(r.stdout + r.stderr, /undefined/);
       // the nodes said in two lines: how many were read, and which were not reached and why
       const lines = nodeLines(r.stderr);
@@ -301,6 +307,8 @@ describe(
         proxy.findings.map((f) => `${f.id}:${f.status} ${f.title}`).join('\n'),
       );
       assert.equal(r.code, 1, 'the API-only nodes it read cannot be reached');
+      // the kube-proxy Pods of the chosen nodes only, by node: the Nodes and a few dozen more
+      assert.ok(r.apiObjects < NODES + 100, `${r.apiObjects} API objects`);
       assert.doesNotMatch(r.stdout + r.stderr, /undefined/);
       assert.equal(nodeLines(r.stderr).length, 6, r.stderr);
     });

@@ -68,6 +68,8 @@ const nodeDoc = (i: number, s: Simulated, now: string) => {
     kind: 'Node',
     metadata: {
       name,
+      // the TTL the TTL controller gives every Node past 1,800: it has none to rewrite
+      annotations: { 'node.alpha.kubernetes.io/ttl': '300' },
       labels: {
         'kubernetes.io/hostname': name,
         'kubernetes.io/os': 'linux',
