@@ -236,10 +236,7 @@ function noServiceRules(rs: Ruleset): string {
   if (!nat)
     return `no Service rules in the paste: it holds no nat table (only ${rs.tables.map((t) => t.name).join(', ')}), where kube-proxy's Service rules are`;
   // KUBE-SERVICES jumped to, or the paste cut, and the chain itself not in it: nothing is known
-  let jumped = false;
-  for (let c = 0; c < nat.chainCount && !jumped; c++)
-    for (let k = 0; k < nat.ruleCountOf(c) && !jumped; k++)
-      jumped = nat.target(nat.ruleIdOf(c, k)) === 'KUBE-SERVICES';
+  const jumped = nat.jumpsTo(['KUBE-SERVICES']);
   const partial = nat.partial.size > 0 || rs.warnings.some((w) => w.kind === 'truncated');
   if (nat.indexOf('KUBE-SERVICES') < 0 && (jumped || partial))
     return `no Service entry in the paste: KUBE-SERVICES${jumped ? ', which the nat table jumps to,' : ''} is not in it`;

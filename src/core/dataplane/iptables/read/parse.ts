@@ -488,13 +488,7 @@ class DumpParser {
       );
     }
     // the portal chains, declared or only jumped to from the built-in chains (a listing's segment)
-    const jumped = (...names: string[]) =>
-      ['PREROUTING', 'OUTPUT'].some((c) => {
-        const i = nat.indexOf(c);
-        for (let k = 0; i >= 0 && k < nat.ruleCountOf(i); k++)
-          if (names.includes(nat.target(nat.ruleIdOf(i, k)) ?? '')) return true;
-        return false;
-      });
+    const jumped = (...names: string[]) => nat.jumpsTo(names, ['PREROUTING', 'OUTPUT']);
     const portals = ['KUBE-PORTALS-CONTAINER', 'KUBE-PORTALS-HOST', 'KUBE-NODEPORT-CONTAINER'];
     if (has(...portals) || jumped(...portals))
       this.warn(

@@ -361,6 +361,18 @@ export class Table {
     return this.sameBytes(this.records[at + C.nameStart]!, this.records[at + C.nameEnd]!, s, e);
   }
 
+  /** Whether a rule of `chains` (of every chain when none are named) targets one of `targets`. */
+  jumpsTo(targets: readonly string[], chains?: readonly string[]): boolean {
+    const from = chains
+      ? chains.map((c) => this.indexOf(c)).filter((i) => i >= 0)
+      : Array.from({ length: this.chainCount }, (_, i) => i);
+    return from.some((c) => {
+      for (let k = 0; k < this.ruleCountOf(c); k++)
+        if (targets.includes(this.target(this.ruleIdOf(c, k)) ?? '')) return true;
+      return false;
+    });
+  }
+
   /** The index of the chain with this name, or -1. */
   indexOf(name: string): number {
     const h = hashName(name);
