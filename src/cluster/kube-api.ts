@@ -30,6 +30,7 @@ import {
   foreignAnswer,
   httpError,
   KubeApiError,
+  kubeletUnreachable,
   notKubernetes,
   parseStatus,
   refusal,
@@ -100,7 +101,8 @@ export function execOutcome(status: KubeStatus | undefined): {
     const code = Number(status.details?.causes?.find((c) => c.reason === 'ExitCode')?.message);
     if (Number.isInteger(code)) return { exitCode: code };
   }
-  return { exitCode: null, error: status.message || status.reason || 'the command could not run' };
+  const said = status.message || status.reason || 'the command could not run';
+  return { exitCode: null, error: kubeletUnreachable(said) ?? said };
 }
 
 type ClientNode = typeof ClientNodeModule;

@@ -68,6 +68,18 @@ function usable(p: Pod, container: string): boolean {
   );
 }
 
+/** Why a Pod's container cannot take an exec: the Pod's phase, else its container's state. */
+function notUsable(p: Pod, container: string): string {
+  if (p.deleting) return 'is being deleted';
+  const status = p.containerStatuses.find((c) => c.name === container);
+  const reason =
+    status?.state.reason ?? p.containerStatuses.find((c) => c.state.reason)?.state.reason;
+  if (p.phase !== 'Running') return `is not running (${p.phase}${reason ? `, ${reason}` : ''})`;
+  // Running with no status for the container: the kubelet has not reported it
+  if (!status) return `is Running, but its container ${container} has no status yet`;
+  return `is Running, but its container ${container} is ${status.state.kind}${reason ? ` (${reason})` : ''}`;
+}
+
 /** Nodes whose Pods are asked for one by one before every Pod of the DaemonSet is listed once. */
 const BY_NODE = 50;
 
@@ -135,9 +147,8 @@ class AgentExec implements NodeChannel {
     const pod = pods.find((p) => usable(p, this.containerOf(p) ?? ''));
     if (!pod) {
       const p = pods[0]!;
-      const waiting = p.containerStatuses.find((c) => c.state.reason)?.state.reason;
       throw new NodeUnavailable(
-        `${who} Pod ${p.namespace}/${p.name} on ${node} is not running (${p.deleting ? 'being deleted' : waiting ? `${p.phase}, ${waiting}` : p.phase})`,
+        `${who} Pod ${p.namespace}/${p.name} on ${node} ${notUsable(p, this.containerOf(p) ?? '')}`,
       );
     }
     const container = this.containerOf(pod)!;

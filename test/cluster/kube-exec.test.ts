@@ -266,6 +266,55 @@ describe('exec in a Pod', () => {
         { exitCode: null, error: 'container not running (0a1b)' },
       ],
       [undefined, { exitCode: null, error: 'the exec stream closed without an exit status' }],
+      // the API server could not hand the exec to the kubelet: its address and why, not the URL
+      // (the message kube-apiserver v1.37 sent in the lab for a Node that does not exist)
+      [
+        {
+          status: 'Failure',
+          reason: 'InternalError',
+          code: 500,
+          message:
+            'Internal error occurred: error sending request: Post "https://198.51.100.1:10250/exec/kube-system/kube-proxy-sim-0000/kube-proxy?command=iptables-nft&command=-t&command=nat&command=-S&error=1&output=1": dial tcp 198.51.100.1:10250: connect: network is unreachable',
+        },
+        {
+          exitCode: null,
+          error:
+            "the API server could not connect to the node's kubelet at 198.51.100.1:10250: network is unreachable",
+        },
+      ],
+      // older API servers (kubernetes/kubernetes#62511, #107186; a kubelet without its serving
+      // certificate)
+      [
+        {
+          status: 'Failure',
+          message:
+            'error dialing backend: dial tcp 192.168.1.14:10250: getsockopt: no route to host',
+        },
+        {
+          exitCode: null,
+          error:
+            "the API server could not connect to the node's kubelet at 192.168.1.14:10250: no route to host",
+        },
+      ],
+      [
+        {
+          status: 'Failure',
+          message: 'error dialing backend: dial tcp 10.0.3.123:10250: i/o timeout',
+        },
+        {
+          exitCode: null,
+          error:
+            "the API server could not connect to the node's kubelet at 10.0.3.123:10250: i/o timeout",
+        },
+      ],
+      [
+        { status: 'Failure', message: 'error dialing backend: remote error: tls: internal error' },
+        {
+          exitCode: null,
+          error:
+            "the API server could not reach the node's kubelet: remote error: tls: internal error",
+        },
+      ],
     ];
     for (const [status, want] of table) assert.deepEqual(execOutcome(status), want);
   });

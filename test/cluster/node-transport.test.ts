@@ -92,6 +92,36 @@ describe('reaching the nodes (--via)', () => {
   });
   after(() => rmSync(home, { recursive: true, force: true }));
 
+  it("a Running kube-proxy Pod whose container is not running says the container's state", async () => {
+    // a Pod bound and Running that the kubelet has not reported a container for (a lab's
+    // API-only Node), and one whose container waits
+    const running = (o: KubeObject, statuses: unknown[]): KubeObject => ({
+      ...o,
+      status: { phase: 'Running', containerStatuses: statuses },
+    });
+    const objects = cluster().map((o) => {
+      const node = (o['spec'] as { nodeName?: string } | undefined)?.nodeName;
+      if (o.kind !== 'Pod' || !o.metadata?.name?.startsWith('kube-proxy-')) return o;
+      if (node === 'node-a') return running(o, []);
+      if (node === 'node-b')
+        return running(o, [
+          { name: 'kube-proxy', state: { waiting: { reason: 'CrashLoopBackOff' } } },
+        ]);
+      return o;
+    });
+    const { transport } = await connect({ objects });
+    const t = transport({ via: 'kube-proxy' });
+    const said = async (node: string) => (await t.run(node, RULES)).error;
+    assert.match(
+      (await said('node-a'))!,
+      /kube-proxy Pod kube-system\/kube-proxy-\w+ on node-a is Running, but its container kube-proxy has no status yet$/,
+    );
+    assert.match(
+      (await said('node-b'))!,
+      /on node-b is Running, but its container kube-proxy is waiting \(CrashLoopBackOff\)$/,
+    );
+  });
+
   it('auto: the kube-proxy Pod for rules, a debug Pod for the rest and where kube-proxy is missing; says why', async () => {
     const { fake, transport } = await connect();
     const t = transport({ via: 'auto', pod: { yes: true } });
@@ -303,12 +333,12 @@ describe('reaching the nodes (--via)', () => {
           typed: ['iptables-save'],
           exitCode: null,
           error:
-            'exec kube-system/kube-proxy-m2v9z: error dialing backend: dial tcp 192.0.2.13:10250: connect: no route to host',
+            "exec kube-system/kube-proxy-m2v9z: the API server could not connect to the node's kubelet at 192.0.2.13:10250: no route to host",
         },
       ]);
       assert.equal(
         nodeAccessLine(kc.nodeAccess().find((a) => a.node === 'node-c')!),
-        'node-c: not reached (kube-proxy Pod: exec kube-system/kube-proxy-m2v9z: error dialing backend: dial tcp 192.0.2.13:10250: connect: no route to host)',
+        "node-c: not reached (kube-proxy Pod: exec kube-system/kube-proxy-m2v9z: the API server could not connect to the node's kubelet at 192.0.2.13:10250: no route to host)",
       );
     } finally {
       await kc.close();

@@ -71,10 +71,10 @@ describe('kdebug snapshot save (built CLI)', () => {
       [0, `saved 16 objects from context fake to ${dir}`],
     );
     assert.match(r.stdout, /^not redacted \(--no-redact\)/m);
-    // this fake server runs no exec: each node is said to be out of reach, and why
+    // this fake server runs no exec: the nodes are said to be out of reach, and why, in one line
     assert.deepEqual(
       r.stderr.split('\n').map((l) => l.replace(/ \(.*/, '')),
-      ['kdebug: vm-12-11-centos: not reached', 'kdebug: vm-12-7-centos: not reached', ''],
+      ['kdebug: 2 nodes not reached: vm-12-11-centos, vm-12-7-centos', ''],
     );
     const saved = await readSnapshot(dir);
     const original = new Map(served.objects.map((o) => [key(o), o]));

@@ -226,7 +226,7 @@ describe('kdebug live against the fake API server and the lab', labSuite(), () =
     assert.equal(rules.findings[0]!.title, '2 of 3 nodes: 8080/TCP -> 2 endpoints, as expected');
     assert.match(
       r.stderr,
-      /^kdebug: node-c: not reached \(kube-proxy Pod: exec kube-system\/kube-proxy-m2v9z: error dialing backend: dial tcp 192\.0\.2\.13:10250: connect: no route to host\)$/m,
+      /^kdebug: node-c: not reached \(kube-proxy Pod: exec kube-system\/kube-proxy-m2v9z: the API server could not connect to the node's kubelet at 192\.0\.2\.13:10250: no route to host\)$/m,
     );
   });
 
@@ -313,7 +313,7 @@ describe('kdebug live against the fake API server and the lab', labSuite(), () =
       assert.equal(r.code, 1);
       assert.equal(
         r.stderr.split('\n').filter((l) => !/warning|Warning/.test(l))[0],
-        'kdebug: node-a: not reached (debug Pod: namespace default enforces Pod Security "baseline" (label pod-security.kubernetes.io/enforce=baseline), which refuses a privileged Pod with the node\'s network, PIDs and files. Use --debug-namespace with a namespace labelled pod-security.kubernetes.io/enforce=privileged, or allow it here: kubectl label namespace default pod-security.kubernetes.io/enforce=privileged --overwrite (or use --via kube-proxy or --via ssh))',
+        'kdebug: 3 nodes not reached: node-a, node-b, node-c (debug Pod: namespace default enforces Pod Security "baseline" (label pod-security.kubernetes.io/enforce=baseline), which refuses a privileged Pod with the node\'s network, PIDs and files. Use --debug-namespace with a namespace labelled pod-security.kubernetes.io/enforce=privileged, or allow it here: kubectl label namespace default pod-security.kubernetes.io/enforce=privileged --overwrite (or use --via kube-proxy or --via ssh))',
       );
       assert.equal(posts(), before);
     } finally {
@@ -340,7 +340,7 @@ describe('kdebug live against the fake API server and the lab', labSuite(), () =
     ).done;
     assert.equal(
       r.stderr.split('\n').filter((l) => !/warning|Warning/.test(l))[0],
-      'kdebug: node-a: not reached (debug Pod: access denied by RBAC: user "dev" cannot create pods in namespace default. A debug Pod needs create, get, patch and delete on pods and get and create on pods/exec there (kdebug rbac --via pod prints the Role): ask for them, pick another namespace with --debug-namespace, or use --via kube-proxy or --via ssh)',
+      'kdebug: 3 nodes not reached: node-a, node-b, node-c (debug Pod: access denied by RBAC: user "dev" cannot create pods in namespace default. A debug Pod needs create, get, patch and delete on pods and get and create on pods/exec there (kdebug rbac --via pod prints the Role): ask for them, pick another namespace with --debug-namespace, or use --via kube-proxy or --via ssh)',
     );
   });
 

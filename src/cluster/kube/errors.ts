@@ -360,3 +360,21 @@ export function credentialsError(
     : `reading the credentials of user "${where.user}" failed: ${said}`;
   return new KubeApiError('credentials', `${text} (context "${where.context}")`);
 }
+
+// the API server's words when it cannot proxy an exec to the node's kubelet (a Status message)
+const KUBELET_PROXY =
+  /^(?:Internal error occurred: )?(?:error dialing backend|error sending request|error upgrading connection): /;
+
+/**
+ * An exec the API server could not hand to the node's kubelet, said as that: the kubelet's
+ * address and why, without the exec URL it repeats (the command, word by word).
+ */
+export function kubeletUnreachable(message: string): string | undefined {
+  const m = KUBELET_PROXY.exec(message);
+  if (!m) return undefined;
+  const rest = message.slice(m[0].length).replace(/^(?:Post|Get) "?\w+:\/\/[^\s"]*"?: /, '');
+  const dial = /^dial tcp (\S+): (?:connect: |getsockopt: )?(.+)$/.exec(rest);
+  return dial
+    ? `the API server could not connect to the node's kubelet at ${dial[1]}: ${dial[2]}`
+    : `the API server could not reach the node's kubelet: ${rest}`;
+}

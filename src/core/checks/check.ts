@@ -132,9 +132,10 @@ export function noPodHas(ctx: CheckContext, ip: string): boolean {
 /** The node access this run did not try, to read the node another way. */
 export function otherWay(ctx: CheckContext, svc: Service): Pick<Finding, 'next' | 'advice'> {
   const tried = ctx.options.invocation?.via;
-  const ways = ['pod', 'ssh', 'kube-proxy'].filter((v) => v !== tried);
+  // without --via every way was tried: the kube-proxy Pod, then a debug Pod (with --yes), then SSH
+  const ways = tried ? ['pod', 'ssh', 'kube-proxy'].filter((v) => v !== tried) : ['pod', 'ssh'];
   return {
-    advice: `Read it another way: --via ${ways.join(' or --via ')}.`,
+    advice: `Read it another way: ${ways.map((v) => `--via ${v}${v === 'pod' ? ' --yes' : ''}`).join(' or ')}.`,
     next: kdebug(
       [
         'svc',

@@ -5,7 +5,7 @@ import { reasonText } from '../nodes/choice.js';
 import { DriftInputError, driftToFinding, type DriftFinding } from '../dataplane/drift.js';
 import { isWindows, type Service, type ServicePort } from '../kube/objects.js';
 import type { Evidence, Finding } from '../model.js';
-import { namedFew, rulesReadError } from '../nodes/access.js';
+import { byReason, namedFew, rulesReadError } from '../nodes/access.js';
 import type { NodeAnalysis } from '../analysis.js';
 import { nodeDump } from '../facts.js';
 import { clusterTrafficEndpoints, type ServiceTree } from '../dataplane/trees.js';
@@ -260,7 +260,7 @@ function notRead(ctx: CheckContext, read: string[]): Finding[] {
   const svc = ctx.service!;
   const windows = new Set(ctx.view.nodes.filter(isWindows).map((n) => n.name));
   // nodes whose read failed the same way are one finding: many nodes, one line
-  const failed = new Map<string, { node: string; error: string }[]>();
+  const failed: { node: string; reason: string }[] = [];
   const tables: OnNode[] = [];
   const out = ctx
     .nodeNames()
@@ -294,18 +294,16 @@ function notRead(ctx: CheckContext, read: string[]): Finding[] {
                 node,
               }),
             ];
-      // the same failure on many nodes (no agent Pod there, say) is one finding: keyed by its
-      // words, the node's own name aside
-      const key = error.split(node).join('\0');
-      const same = failed.get(key);
-      if (same) same.push({ node, error });
-      else failed.set(key, [{ node, error }]);
+      failed.push({ node, reason: error });
       return [];
     });
   out.push(...byCondition(tables));
-  for (const reads of failed.values()) {
-    const nodes = reads.map((r) => r.node);
-    const error = reads[0]!.error;
+  // the same failure on many nodes (no agent Pod there, say) is one finding
+  for (const group of byReason(failed)) {
+    const members = new Set(group.nodes);
+    const reads = failed.filter((f) => members.has(f.node));
+    const nodes = group.nodes;
+    const error = reads[0]!.reason;
     const one = nodes.length === 1;
     const where = one ? nodes[0]! : `${nodes.length} nodes (${namedFew(nodes, 5)})`;
     out.push(
@@ -319,7 +317,7 @@ function notRead(ctx: CheckContext, read: string[]): Finding[] {
           explanation: `kdebug could not read the rules of ${where}, so ${svc.namespace}/${svc.name} is not checked there${read.length > 0 ? '; the other nodes are' : ''}. ${one ? error : `On ${nodes[0]}: ${error}`}${/[.!?]$/.test(error) ? '' : '.'}`,
           // the failed read itself is what was seen: a warning, not a verdict on the rules
           evidence: reads.map((r) =>
-            seen(`${r.node}: the read failed: ${r.error}`, { node: r.node }),
+            seen(`${r.node}: the read failed: ${r.reason}`, { node: r.node }),
           ),
           ...otherWay(ctx, svc),
           ...(one ? { node: nodes[0]! } : { nodes }),

@@ -64,24 +64,34 @@ function groups(stems: string[]): string {
 
 const ORDER: TransportName[] = ['cilium', 'kube-proxy', 'pod', 'ssh'];
 
+/** What a way said on a node it could not serve: "debug Pod: debug Pod default/x: ..." says it once. */
+function wayFailed(s: NodeAccess['skipped'][number]): string {
+  return s.reason.startsWith(`${TRANSPORT_NAMES[s.transport]} `)
+    ? s.reason
+    : `${TRANSPORT_NAMES[s.transport]}: ${s.reason}`;
+}
+
+/** Why a node was not reached: what each way that tried said (the unsupported ones only if none did). */
+function notReachedWhy(a: NodeAccess): string {
+  const failures = a.skipped.filter((s) => !s.cannotRun);
+  return [...(failures.length > 0 ? failures : a.skipped)]
+    .sort((x, y) => ORDER.indexOf(x.transport) - ORDER.indexOf(y.transport))
+    .map(wayFailed)
+    .join('; ');
+}
+
 /**
  * One line per node: which way ran what, and why the ways before it were skipped; or, for a
  * node kdebug could not reach, what each way said.
  */
 export function nodeAccessLine(a: NodeAccess): string {
+  if (a.used.length === 0) {
+    const why = notReachedWhy(a);
+    return `${a.node}: not reached${why ? ` (${why})` : ''}`;
+  }
   const skipped = [...a.skipped].sort(
     (x, y) => ORDER.indexOf(x.transport) - ORDER.indexOf(y.transport),
   );
-  if (a.used.length === 0) {
-    const failures = skipped.filter((s) => !s.cannotRun);
-    // "debug Pod: debug Pod default/x: ..." says it twice
-    const said = (failures.length > 0 ? failures : skipped).map((s) =>
-      s.reason.startsWith(`${TRANSPORT_NAMES[s.transport]} `)
-        ? s.reason
-        : `${TRANSPORT_NAMES[s.transport]}: ${s.reason}`,
-    );
-    return `${a.node}: not reached${said.length ? ` (${said.join('; ')})` : ''}`;
-  }
   const used = a.used.map((u) => `${groups(u.commands)} via ${u.via}`);
   const why = skipped.map(
     (s) => `${TRANSPORT_NAMES[s.transport]} skipped for ${groups(s.commands)}: ${s.reason}`,
@@ -95,45 +105,79 @@ const NODE_LINES = 8;
 const NAMED = 3;
 
 /**
- * How the nodes were reached: one line each for a few nodes; for many, one line for those
- * reached (how many by each way) and one for those not reached, grouped by why.
+ * How the nodes were reached: one line each for a few nodes, one line for those reached (how
+ * many by each way) past that; the nodes not reached in one line, grouped by why.
  */
 export function nodeAccessLines(access: NodeAccess[]): string[] {
-  if (access.length <= NODE_LINES) return access.map(nodeAccessLine);
-  const reached = new Map<string, number>();
-  const unreached = new Map<string, string[]>();
-  for (const a of access) {
-    if (a.used.length > 0) {
-      const ways = [...new Set(a.used.map((u) => TRANSPORT_NAMES[u.transport]))];
-      const key = ways.join(' and ');
+  const unreached = access.filter((a) => a.used.length === 0);
+  const few = access.length <= NODE_LINES;
+  if (few && unreached.length <= 1) return access.map(nodeAccessLine);
+  const out = few ? access.filter((a) => a.used.length > 0).map(nodeAccessLine) : [];
+  if (!few) {
+    const reached = new Map<string, number>();
+    for (const a of access.filter((x) => x.used.length > 0)) {
+      const key = [...new Set(a.used.map((u) => TRANSPORT_NAMES[u.transport]))].join(' and ');
       reached.set(key, (reached.get(key) ?? 0) + 1);
-      continue;
     }
-    const failures = a.skipped.filter((s) => !s.cannotRun);
-    // the same reason on each node names the node: said once for all, as "the node" (a name
-    // that holds the node's, kube-proxy-NODE or NODE.example.com, stays whole)
-    const name = a.node.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    const own = new RegExp(`(?<![\\w.-])(?:node )?${name}(?![\\w-]|\\.\\w)`, 'g');
-    const why = (failures.length > 0 ? failures : a.skipped)
-      .map((s) => `${TRANSPORT_NAMES[s.transport]}: ${s.reason.replace(own, 'the node')}`)
-      .join('; ');
-    unreached.set(why, [...(unreached.get(why) ?? []), a.node]);
+    const total = access.length - unreached.length;
+    if (total > 0)
+      out.push(
+        `${total} node${total === 1 ? '' : 's'} read (${[...reached].map(([way, n]) => `${n} through the ${way}`).join(', ')})`,
+      );
   }
-  const total = [...reached.values()].reduce((n, k) => n + k, 0);
-  const out: string[] = [];
-  if (total > 0)
+  if (unreached.length > 0) {
+    const groups = byReason(unreached.map((a) => ({ node: a.node, reason: notReachedWhy(a) })));
     out.push(
-      `${total} node${total === 1 ? '' : 's'} read (${[...reached].map(([way, n]) => `${n} through the ${way}`).join(', ')})`,
-    );
-  const missed = [...unreached.values()].reduce((n, k) => n + k.length, 0);
-  if (missed > 0)
-    out.push(
-      `${missed} node${missed === 1 ? '' : 's'} not reached: ${[...unreached]
-        .sort((a, b) => b[1].length - a[1].length)
-        .map(([why, nodes]) => `${namedFew(nodes)} (${why || 'no way to reach them'})`)
+      `${unreached.length} node${unreached.length === 1 ? '' : 's'} not reached: ${groups
+        .map((g) => `${namedFew(g.nodes)} (${g.reason || 'no way to reach them'})`)
         .join('; ')}`,
     );
+  }
   return out;
+}
+
+/** The words in a failure that differ from node to node: addresses and object references. */
+const PER_NODE =
+  /\b(?:\d{1,3}(?:\.\d{1,3}){3}|(?:[0-9a-f]{0,4}:){2,7}[0-9a-f]{0,4}|[a-z0-9](?:[-a-z0-9]*[a-z0-9])?\/[a-z0-9](?:[-a-z0-9.]*[a-z0-9])?)/gi;
+
+/**
+ * The same failure on many nodes, said once, most nodes first: the node's name is "the node", an
+ * address that differs from node to node "the node's address", and a Pod that differs keeps what
+ * the nodes share ("kube-system/kube-proxy-…"): a thousand unreachable kubelets are one reason.
+ */
+export function byReason(items: { node: string; reason: string }[]): {
+  reason: string;
+  nodes: string[];
+}[] {
+  const groups = new Map<string, { nodes: string[]; texts: string[] }>();
+  for (const { node, reason } of items) {
+    // a name that holds the node's (kube-proxy-NODE, NODE.example.com) stays whole
+    const name = node.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const own = new RegExp(`(?<![\\w./-])(?:node )?${name}(?![\\w/-]|\\.\\w)`, 'g');
+    const text = reason.replace(own, 'the node');
+    const key = text.replace(PER_NODE, '\0');
+    const g = groups.get(key) ?? (groups.set(key, { nodes: [], texts: [] }), groups.get(key)!);
+    g.nodes.push(node);
+    g.texts.push(text);
+  }
+  return [...groups.values()]
+    .sort((a, b) => b.nodes.length - a.nodes.length)
+    .map((g) => ({ nodes: g.nodes, reason: shared(g.texts) }));
+}
+
+/** One text for many that differ only in their per-node words: each such word cut where they part. */
+function shared(texts: string[]): string {
+  const words = texts.map((t) => t.match(PER_NODE) ?? []);
+  let i = 0;
+  return texts[0]!.replace(PER_NODE, (word) => {
+    const all = words.map((w) => w[i] ?? '');
+    i++;
+    if (all.every((w) => w === word)) return word;
+    if (!word.includes('/')) return "the node's address";
+    let n = 0;
+    while (all.every((w) => w[n] === word[n])) n++;
+    return `${word.slice(0, n)}…`;
+  });
 }
 
 /** "a, b, c and 12 more". */

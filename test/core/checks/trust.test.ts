@@ -399,6 +399,15 @@ describe('a next command never repeats the way that just failed', () => {
       assert.notEqual(argv[argv.indexOf('--via') + 1], via, argv.join(' '));
       assert.ok(!evidenceText(found.evidence[0]!).includes('not observed'));
     });
+  it('without --via every way was tried: the ones that need --yes or a key are offered', () => {
+    const f = facts(healthy(), { 'node-a': { 'iptables-save': dumpFor(healthy(), 'node-a') } });
+    f.meta['nodeErrors'] = [
+      { node: 'node-b', command: 'iptables-save', exitCode: null, error: 'could not reach it' },
+    ];
+    const found = run(rulesCheck, f, { invocation: {} }).find((x) => x.id === 'rules-not-read')!;
+    assert.equal(found.advice, 'Read it another way: --via pod --yes or --via ssh.');
+    assert.deepEqual(found.next!.argv.slice(-3), ['--via', 'pod', '--yes']);
+  });
 });
 
 describe('a next command carries the flags the run used', () => {
