@@ -4,9 +4,10 @@
 import { Command, CommanderError, Help, Option, type HelpConfiguration } from 'commander';
 import { wrap } from './output/wrap.js';
 import type { Define, Run } from './commands/flags.js';
-import { SELF } from './commands/invocation.js';
+import { SELF, selfCommand } from './commands/invocation.js';
 import {
   COMMIT,
+  bundledHint,
   debugPodsHeld,
   EXIT,
   inert,
@@ -40,7 +41,7 @@ function cleanUpOnSignals(): void {
       if (signal !== 'SIGINT') return; // the TUI re-raises SIGTERM/SIGHUP after restoring the screen
       if (pods > 0)
         process.stderr.write(
-          'kdebug: interrupted again: leaving now (kdebug cleanup removes what is left)\n',
+          `kdebug: interrupted again: leaving now (${selfCommand('cleanup')} removes what is left)\n`,
         );
       process.exit(code);
     }
@@ -165,13 +166,13 @@ function placeFlags(program: Command, words: string[]): void {
     const owner = named && has(named) ? named : named ? undefined : program.commands.find(has);
     if (!owner) return unknown(flag);
     program.error(
-      `error: ${flag} is an option of the command, not of kdebug: put it after the command (kdebug ${owner.name()} ... ${flag} ...)`,
+      `error: ${flag} is an option of the command, not of kdebug: put it after the command (${selfCommand(`${owner.name()} ... ${flag} ...`)})`,
       { code: 'commander.unknownOption' },
     );
   };
 }
 
-const RBAC_HINT = '; kdebug rbac prints the Roles kdebug needs (README: Permissions)';
+const RBAC_HINT = `; ${selfCommand('rbac')} prints the Roles kdebug needs (README: Permissions)`;
 
 /** Turns any failure into a one-line message and exit 2; a stack trace only with KDEBUG_DEBUG.
  * The error classes load here, on the way out, so a run that fails on none never loads them. */
@@ -202,7 +203,9 @@ async function fail(e: unknown): Promise<number> {
   ) {
     // names and paths are input; a refusal by RBAC says where the needed Roles are
     const rbac = e instanceof kubeErrors.KubeApiError && /^access denied by RBAC/.test(e.message);
-    process.stderr.write(`kdebug: ${inert(e.message)}${rbac ? RBAC_HINT : ''}\n`);
+    const missing = e instanceof snapshot.SnapshotError && e.missing;
+    const hint = rbac ? RBAC_HINT : missing ? bundledHint(e.file, SELF.join(' ')) : '';
+    process.stderr.write(`kdebug: ${inert(e.message)}${inert(hint)}\n`);
   } else {
     // anything else, a RangeError from input too big to hold included: one line
     process.stderr.write(`kdebug: internal error: ${sanitize(messageOf(e))}\n`);

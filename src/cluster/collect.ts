@@ -739,13 +739,15 @@ async function runNodeCommands(
   const done: string[] = [];
   const runOne = async (node: string, command: NodeCommand) => {
     const stem = commandStem(command);
-    progress({ phase: 'node', what: stem, node, state: 'start' });
+    // progress names the command as a person types it on the node, not its file's stem
+    const what = typedCommand(command).join(' ');
+    progress({ phase: 'node', what, node, state: 'start' });
     const r = chainAbsent(command, listedNothing(command, await cluster.run(node, command)));
     // a failed dump is no dump: an empty one would read as "no rules in this backend"
     if (r.exitCode === 0 || (r.exitCode !== null && !isRulesDump(command)))
       outputs.set(node, { ...outputs.get(node), [stem]: r.stdout });
     if (r.exitCode === 0) {
-      progress({ phase: 'node', what: stem, node, state: 'done' });
+      progress({ phase: 'node', what, node, state: 'done' });
     } else {
       const error = r.error ?? (r.stderr.trim().split('\n')[0] || `exit code ${r.exitCode}`);
       errors.push({
@@ -757,14 +759,14 @@ async function runNodeCommands(
         ...(r.lost ? { lost: true } : {}),
         ...(r.missingBinary ? { missingBinary: true } : {}),
       });
-      progress({ phase: 'node', what: stem, node, state: 'failed', error });
+      progress({ phase: 'node', what, node, state: 'failed', error });
     }
   };
   const notRun = (node: string, command: NodeCommand) => {
     const error = notRunWhy(command);
     const typed = typedCommand(command);
     errors.push({ node, command: commandStem(command), typed, exitCode: null, error });
-    progress({ phase: 'node', what: commandStem(command), node, state: 'failed', error });
+    progress({ phase: 'node', what: typed.join(' '), node, state: 'failed', error });
   };
   const runChecked = async (node: string, command: NodeCommand) => {
     const decision = readDecision(command, outputs.get(node));

@@ -77,9 +77,10 @@ export async function readFacts(
         nodes: o.node !== undefined ? [o.node] : undefined,
       },
     );
-    tellNodeAccess(cluster.nodeAccess(), c);
     const label = `context ${cluster.meta.context ?? ''}`.trim();
+    // no node read: the error says why for each, in place of the lines that would say it again
     if (want.rules) checkLiveNodes(facts, label, o);
+    tellNodeAccess(cluster.nodeAccess(), c);
     return { facts, label };
   } finally {
     await closeLive(cluster, c);

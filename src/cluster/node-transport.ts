@@ -14,6 +14,7 @@ import { DebugPods, type DebugPodOptions } from './node-pod.js';
 import { nodeSshHost, SshSession, type SshAddressType } from './node-ssh.js';
 import { SshError, type SshOptions } from './ssh/route.js';
 import { NodeUnavailable, type NodeChannel, type NodeRunner } from './node-channel.js';
+import { typedCommand } from './node-commands.js';
 
 export { NodeUnavailable, type NodeChannel, type NodeRunner } from './node-channel.js';
 
@@ -182,7 +183,10 @@ export class NodeAccessTransport implements NodeTransport {
     if (serving.length === 1 && last)
       return { ...last, error: named(last), ...(lost ? { lost } : {}) };
     return {
-      ...failedResult(`cannot run ${stem} on node ${node}: ${reasons.join('; ')}`, 'none'),
+      ...failedResult(
+        `cannot run ${typedCommand(command).join(' ')} on node ${node}: ${reasons.join('; ')}`,
+        'none',
+      ),
       ...(lost ? { lost } : {}),
     };
   }

@@ -32,6 +32,8 @@ export class SnapshotError extends Error {
   constructor(
     readonly file: string,
     message: string,
+    /** Nothing is at that path: perhaps a bundled scenario's name. */
+    readonly missing = false,
   ) {
     super(`${file}: ${message}`);
     this.name = 'SnapshotError';

@@ -80,7 +80,7 @@ const NOT_A_STEM = "is not a node command's file name (letters, digits and ._:-)
 /** A snapshot directory, or a .tar.gz of one. */
 export async function readSnapshot(dir: string): Promise<Facts> {
   if (isArchiveName(dir) && !(await isDir(dir))) return readArchive(dir);
-  if (!(await isDir(dir))) throw new SnapshotError(dir, 'no such snapshot directory');
+  if (!(await isDir(dir))) throw new SnapshotError(dir, 'no such snapshot directory', true);
   const objectsFile = join(dir, 'objects.json');
   const text = readText(objectsFile, LIMITS.objects);
   if (text === undefined) throw new SnapshotError(objectsFile, OBJECTS_MISSING);

@@ -13,6 +13,7 @@ import {
 import { wrap, wrapAfter } from '../output/wrap.js';
 import { svcCommand } from './svc.js';
 import { withExamples, type Define } from './flags.js';
+import { selfCommand } from './invocation.js';
 
 interface Scenario {
   name: string;
@@ -52,7 +53,7 @@ export async function demoCommand(
       ...all.flatMap((s) => wrapAfter(`${s.name.padEnd(names)}  `, s.about, width)),
       '',
       ...wrap(
-        `kdebug demo NAME runs one; kdebug svc --snapshot DIR runs it from its directory (${BUNDLED_SNAPSHOTS})`,
+        `${selfCommand('demo NAME')} runs one; ${selfCommand('svc --snapshot DIR')} runs it from its directory (${BUNDLED_SNAPSHOTS})`,
         width,
         '',
         '  ',
@@ -65,7 +66,7 @@ export async function demoCommand(
   const all = name === undefined ? [] : scenarios();
   if (name !== undefined && !all.some((s) => s.name === name))
     throw new UsageError(
-      `no scenario "${name}"; kdebug demo --list lists them (${all.map((s) => s.name).join(', ')})`,
+      `no scenario "${name}"; ${selfCommand('demo --list')} lists them (${all.map((s) => s.name).join(', ')})`,
     );
   const dir = name === undefined ? DEMO_SNAPSHOT : join(BUNDLED_SNAPSHOTS, name);
   const label = name === undefined ? 'the demo snapshot' : `scenario ${name}`;

@@ -23,6 +23,7 @@ import {
 } from './io.js';
 import { wrapComments } from '../output/wrap.js';
 import { withExamples, type Define } from './flags.js';
+import { selfCommand } from './invocation.js';
 import { Option } from 'commander';
 
 export interface ExpectOptions extends SourceFlags {
@@ -64,7 +65,7 @@ export async function expectCommand(o: ExpectOptions, g: GlobalOptions): Promise
   // the rules of another mode would be kube-proxy's in no sense: say so rather than print them
   if (mode !== 'iptables' && mode !== 'nftables' && mode !== 'ipvs')
     throw new UsageError(
-      `node ${name}: kube-proxy runs in ${mode} mode; expect prints what the iptables, nftables and IPVS modes write only (kdebug rules reads what it can of it)`,
+      `node ${name}: kube-proxy runs in ${mode} mode; expect prints what the iptables, nftables and IPVS modes write only (${selfCommand('rules')} reads what it can of it)`,
     );
   if (mode !== 'iptables' && o.table)
     throw new UsageError(

@@ -9,6 +9,9 @@ export const SELF: string[] = /^kubectl[-_]kdebug\b/.test(basename(process.argv[
   ? ['kubectl', 'kdebug']
   : ['kdebug'];
 
+/** A kdebug command line in a message, by the name the person ran kdebug by. */
+export const selfCommand = (rest: string) => `${SELF.join(' ')} ${rest}`;
+
 export function invocationOf(
   g: GlobalOptions,
   o: { snapshot?: string; via?: string; image?: string } = {},

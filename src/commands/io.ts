@@ -2,6 +2,7 @@
 // the process's stdin/stdout. The commands and cli.ts are the only code that touches them; the MCP
 // server runs a command apart from them (inRun).
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { existsSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -40,6 +41,14 @@ const bundleDir = basename(here) === 'chunks' ? resolve(here, '..') : here;
 
 /** The bundled scenarios' snapshots, found next to the installed package. */
 export const BUNDLED_SNAPSHOTS = resolve(bundleDir, '..', 'snapshots');
+/** A snapshot path that is not there: the bundled scenario of that name, or where they are. */
+export function bundledHint(path: string, self: string): string {
+  const name = basename(path.replace(/\/+$/, ''));
+  return existsSync(join(BUNDLED_SNAPSHOTS, name, 'objects.json'))
+    ? `; ${name} is a bundled scenario: ${self} demo ${name} runs it, from ${join(BUNDLED_SNAPSHOTS, name)}`
+    : `; ${self} demo --list lists the bundled scenarios`;
+}
+
 /** The bundled demo snapshot. */
 export const DEMO_SNAPSHOT = resolve(BUNDLED_SNAPSHOTS, 'nginx-svc');
 

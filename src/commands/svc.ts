@@ -33,7 +33,7 @@ import {
   write,
   type GlobalOptions,
 } from './io.js';
-import { invocationOf } from './invocation.js';
+import { invocationOf, selfCommand } from './invocation.js';
 import { interactive, loadTui } from './tui.js';
 import type { Command } from 'commander';
 import { nodeAccessOptions, withExamples, type Define } from './flags.js';
@@ -106,7 +106,7 @@ function snapshotService(facts: Facts, dir: string): { namespace?: string; name:
   const ref = typeof service === 'string' ? parseServiceRef(service) : undefined;
   if (!ref || 'error' in ref || ref.namespace !== undefined)
     throw new UsageError(
-      `${dir}: its meta.json names no Service; give one: kdebug svc NAME --snapshot ${dir}`,
+      `${dir}: its meta.json names no Service; give one: ${selfCommand(`svc NAME --snapshot ${dir}`)}`,
     );
   return typeof namespace === 'string' ? { namespace, name: ref.name } : { name: ref.name };
 }
@@ -119,7 +119,7 @@ export async function svcCommand(
   // an address as an application logs it (10.96.0.10, IP:PORT) names the Service that has it
   const at = arg === undefined ? undefined : parseServiceAddress(arg);
   const ref = arg === undefined || at ? undefined : parseServiceRef(arg);
-  if (ref && 'error' in ref) throw new UsageError(`${ref.error}; see kdebug svc --help`);
+  if (ref && 'error' in ref) throw new UsageError(`${ref.error}; see ${selfCommand('svc --help')}`);
   if (ref?.namespace && given.namespace && ref.namespace !== given.namespace)
     throw new UsageError(
       `"${arg}" is in namespace ${ref.namespace}, but -n says ${given.namespace}`,
@@ -127,7 +127,9 @@ export async function svcCommand(
   if (o.allNamespaces && (ref?.namespace || given.namespace))
     throw new UsageError('-A finds the Service in every namespace: give no namespace with it');
   if (o.allNamespaces && !ref)
-    throw new UsageError('-A finds a Service by its name: give one (kdebug svc NAME -A)');
+    throw new UsageError(
+      `-A finds a Service by its name: give one (${selfCommand('svc NAME -A')})`,
+    );
   const which = nodeChoiceFlags(o);
   if (o.snapshot !== undefined) {
     if (Object.keys(which).length > 0)
@@ -145,7 +147,7 @@ export async function svcCommand(
     const unnamed = view.services.find((x) => x.name === '');
     if (facts.objects.length === 0 || unnamed)
       throw new UsageError(
-        `not a snapshot of a cluster: ${join(dir, 'objects.json')}: ${unnamed ? 'a Service without metadata.name' : 'no objects'} (kdebug snapshot save writes the Service, its Pods and the Nodes)`,
+        `not a snapshot of a cluster: ${join(dir, 'objects.json')}: ${unnamed ? 'a Service without metadata.name' : 'no objects'} (${selfCommand('snapshot save')} writes the Service, its Pods and the Nodes)`,
       );
     // no name: the Service the snapshot was taken for
     const named = at
@@ -176,7 +178,8 @@ export async function svcCommand(
       );
     return writeReport(diagnose(facts, target, { invocation, analysis }), g, o, snapshot);
   }
-  if (!ref && !at) throw new UsageError("missing required argument 'name'; see kdebug svc --help");
+  if (!ref && !at)
+    throw new UsageError(`missing required argument 'name'; see ${selfCommand('svc --help')}`);
   // the live cluster's modules (client-node, ssh2, the debug Pods) only for live runs
   const { closeLive, connectLive, readLive, tellNodeAccess, runTimings } =
     await import('../cluster/facts-source.js');

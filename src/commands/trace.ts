@@ -10,6 +10,7 @@ import {
   type SourceFlags,
 } from '../cluster/facts-source.js';
 import { traceJson, traceText } from '../output/trace.js';
+import { invocationOf } from './invocation.js';
 import {
   dumpFile,
   EXIT,
@@ -81,7 +82,8 @@ export async function traceCommand(o: TraceOptions, g: GlobalOptions): Promise<n
     fromHost: !!o.fromHost,
   });
   const answer = traceAnswer(result, analysis.view, name!);
-  write(shown === 'json' ? traceJson(answer) : traceText(answer, textWidth().width));
+  const how = invocationOf(g, { snapshot: o.snapshot });
+  write(shown === 'json' ? traceJson(answer) : traceText(answer, textWidth().width, how));
   return traceFails(answer) ? EXIT.problem : EXIT.ok;
 }
 

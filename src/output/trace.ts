@@ -3,7 +3,8 @@
 import type { TraceOutcome, TraceResult } from '../core/dataplane/trace/trace.js';
 import { translatedBy, type TraceAnswer } from '../core/dataplane/trace/answer.js';
 import { jsonText } from '../core/sanitize.js';
-import { wrap, wrapAfter } from './wrap.js';
+import { wrap, wrapAfter, wrapCommand } from './wrap.js';
+import { resolveNext, shellWords, type Invocation } from '../core/next-command.js';
 import { schemaId } from './schema-id.js';
 import { percent } from '../core/model.js';
 import { hostPort } from '../core/ipv6.js';
@@ -40,8 +41,9 @@ function summary(o: TraceOutcome, i: number, a: TraceAnswer): string {
   return `${where}, ${to}, ${o.masquerade ? 'masqueraded (source NAT to the node)' : 'not masqueraded'}`;
 }
 
-/** The walk as text at `width` columns (none: unwrapped); long rule lines wrap under themselves. */
-export function traceText(a: TraceAnswer, width = Infinity): string {
+/** The walk as text at `width` columns (none: unwrapped); long rule lines wrap under themselves;
+ * a next command carries the run's flags (`how`). */
+export function traceText(a: TraceAnswer, width = Infinity, how: Invocation = {}): string {
   const r = a.result;
   const out = wrap(`packet walk on node ${a.node}: ${packetText(r)}`, width, '', '  ');
   if (a.destinationIs)
@@ -51,6 +53,8 @@ export function traceText(a: TraceAnswer, width = Infinity): string {
     out.push(...wrapAfter(`  ${percent(o.probability).padStart(6)}  `, summary(o, i, a), width)),
   );
   if (a.unmatched) out.push('', ...wrap(a.unmatched, width, '  '));
+  if (a.next)
+    out.push(...wrapCommand(['next:', ...shellWords(resolveNext(a.next, how))], width, '  '));
   r.outcomes.forEach((o, i) => {
     out.push(
       '',

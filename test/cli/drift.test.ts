@@ -417,6 +417,25 @@ describe('kdebug trace', () => {
     assert.match(r.stdout, /100% {2}REJECTED/);
   });
 
+  it("a Service port kube-proxy did not write: exit 1, and its next command runs as printed, on the run's snapshot", () => {
+    const r = kdebug(
+      [
+        'trace',
+        ...['--snapshot', 'snapshots/missing-service-rules', '--node', 'vm-12-11-centos'],
+        ...['--from-host', '--dst', '10.1.190.219:8080'],
+      ],
+      { env: { COLUMNS: '200' } },
+    );
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stdout, /kube-proxy has not written this Service on node vm-12-11-centos/);
+    // the command is a line of its own, not prose: with the snapshot the run read
+    assert.match(
+      r.stdout,
+      /^ {2}next: kdebug drift --node vm-12-11-centos --snapshot snapshots\/missing-service-rules$/m,
+    );
+    assert.doesNotMatch(r.stdout, /\(kdebug /);
+  });
+
   it('notes a DNAT to an address that no Pod has any more', () => {
     const args = ['--node', 'vm-12-11-centos', '--from-host', '--dst', '10.1.190.219:8080'];
     const r = kdebug(['trace', '--snapshot', 'snapshots/stale-endpoint', ...args, '-o', 'json']);

@@ -101,6 +101,21 @@ describe('the first ten minutes', () => {
     );
   });
 
+  it("a snapshot path that is not there: a bundled scenario's name says how to run it, any other where they are listed", () => {
+    const scenario = kdebug(['svc', '--snapshot', 'selector-typo']);
+    assert.equal(scenario.code, 2);
+    assert.match(
+      scenario.stderr,
+      /^kdebug: selector-typo: no such snapshot directory; selector-typo is a bundled scenario: kdebug demo selector-typo runs it, from \/\S+\/snapshots\/selector-typo\n$/,
+    );
+    const other = kdebug(['svc', '--snapshot', 'no-such-dir']);
+    assert.equal(other.code, 2);
+    assert.equal(
+      other.stderr,
+      'kdebug: no-such-dir: no such snapshot directory; kdebug demo --list lists the bundled scenarios\n',
+    );
+  });
+
   it('text follows COLUMNS', () => {
     const wide = kdebug(['demo', '-o', 'text'], { env: { COLUMNS: '120' } }).stdout.split('\n');
     assert.ok(Math.max(...wide.map((l) => l.length)) > 80);

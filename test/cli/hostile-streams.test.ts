@@ -161,6 +161,8 @@ describe('a node that never stops writing', () => {
       r.stderr,
       /^kdebug: context fake: could not read the rules of vm-12-11-centos \(exec kube-system\/kube-proxy-\w+: output over 1 MiB, not read \(--max-output-mib raises the limit\)\)$/m,
     );
+    // said once: no line before it saying how the node was reached and failed
+    assert.equal(r.stderr.trimEnd().split('\n').length, 1, r.stderr);
     assert.equal(r.stdout, '');
     allStopped();
   });

@@ -85,6 +85,22 @@ describe('kdebug named as it was run', () => {
       assert.ok(!nexts.some((n) => n.startsWith('kdebug ')), nexts.join('\n'));
       assert.match(plugin(['--help']).stdout, /^Usage: kubectl kdebug \[options\] \[command\]$/m);
       assert.match(plugin(['svc', '--help']).stdout, /^ {2}kubectl kdebug svc nginx-svc /m);
+      // and every command a message or hint names
+      const said = [
+        plugin(['demo', '--list']).stdout,
+        plugin(['demo', 'nope']).stderr,
+        plugin(['--snapshot', 'snapshots/nginx-svc', 'svc', 'nginx-svc']).stderr,
+        plugin(['svc', '-A', '--snapshot', 'snapshots/nginx-svc']).stderr,
+        plugin(['svc', 'nginx-svc:8080/UDP', '--snapshot', 'snapshots/nginx-svc']).stderr,
+      ];
+      for (const text of said) {
+        assert.match(text, /kubectl kdebug (?:demo|svc)\b/, text);
+        assert.doesNotMatch(
+          text.replace(/kubectl kdebug/g, ''),
+          /(?<![\w-])kdebug (?:demo|svc|snapshot|rules|cleanup)\b/,
+          text,
+        );
+      }
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

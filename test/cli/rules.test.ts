@@ -330,6 +330,12 @@ describe('kdebug rules', () => {
       /^kdebug: no iptables rules in <stdin> \(empty input often means the command before the pipe failed/,
     ],
     [
+      'an empty file (no pipe: the file was saved without rules)',
+      ['rules', '--file', '/dev/null'],
+      undefined,
+      /^kdebug: no iptables rules in \/dev\/null: the file is empty \(on the node, `sudo iptables-save > FILE` saves them\)\n$/,
+    ],
+    [
       'a directory',
       ['rules', '--file', 'test/fixtures'],
       undefined,

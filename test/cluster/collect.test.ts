@@ -418,11 +418,12 @@ describe('collect: Services without a selector, and node commands', () => {
         .filter((p) => p.phase === 'node' && p.state !== 'start')
         .map((p) => `${p.node} ${p.what} ${p.state}`)
         .sort(),
+      // each command as a person types it on the node
       [
+        'node-a curl -sS --max-time 4 http://127.0.0.1:10249/proxyMode done',
         'node-a iptables-save done',
-        'node-a proxy-mode done',
+        'node-b curl -sS --max-time 4 http://127.0.0.1:10249/proxyMode failed',
         'node-b iptables-save done',
-        'node-b proxy-mode failed',
       ],
     );
   });

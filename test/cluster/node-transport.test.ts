@@ -160,7 +160,7 @@ describe('reaching the nodes (--via)', () => {
     assert.equal(ping.exitCode, null);
     assert.equal(
       ping.error,
-      'cannot run icmp-echo_10.96.190.219 on node node-a: kube-proxy Pod: its image has no tools for them, kdebug runs only iptables-save there; debug Pod: kdebug creates a privileged debug Pod only with your consent: add --yes; SSH: no SSH key to offer root@192.0.2.11: pass --ssh-key, set IdentityFile in ~/.ssh/config, or start ssh-agent.',
+      'cannot run ping -c 1 -W 2 10.96.190.219 on node node-a: kube-proxy Pod: its image has no tools for them, kdebug runs only iptables-save there; debug Pod: kdebug creates a privileged debug Pod only with your consent: add --yes; SSH: no SSH key to offer root@192.0.2.11: pass --ssh-key, set IdentityFile in ~/.ssh/config, or start ssh-agent.',
     );
     assert.equal(
       fake.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/pods')).length,
@@ -188,7 +188,7 @@ describe('reaching the nodes (--via)', () => {
     const p = await t.run('node-a', PING);
     assert.match(
       p.error!,
-      /^cannot run icmp-echo_10\.96\.190\.219 on node node-a: kube-proxy Pod: its image has no tools/,
+      /^cannot run ping -c 1 -W 2 10\.96\.190\.219 on node node-a: kube-proxy Pod: its image has no tools/,
     );
   });
 

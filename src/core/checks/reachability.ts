@@ -173,7 +173,8 @@ function endpointProbes(
             service: ctx.servicePortName(port),
           },
         ),
-        cause,
+        // a hand-written address nothing answers at is the cause Endpoints already failed on
+        nobody ? (ctx.causedBy('endpoint-not-a-pod') ?? cause) : cause,
       ),
     );
   }

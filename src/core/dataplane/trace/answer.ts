@@ -3,6 +3,7 @@
 // and why a packet no Service rule matched gets no answer (the ping-to-a-ClusterIP question).
 import type { ClusterView } from '../../kube/objects.js';
 import type { TraceOutcome, TraceResult } from './trace.js';
+import { kdebug, valid, type NextCommand } from '../../next-command.js';
 
 export interface TraceAnswer {
   result: TraceResult;
@@ -15,6 +16,8 @@ export interface TraceAnswer {
   blocked: boolean;
   /** Why nothing answers a packet no Service rule matched (a ClusterIP's other protocols, ping). */
   unmatched?: string;
+  /** What shows the cause of `unmatched` (kdebug drift on the node), resolved as the run was. */
+  next?: NextCommand;
   /** Nothing answers it: no rule took it to an endpoint, and the node itself does not answer. */
   unanswered: boolean;
 }
@@ -66,12 +69,13 @@ export function traceAnswer(result: TraceResult, view: ClusterView, node: string
       !(unchanged.delivery === 'local' && !servicePort && protocol === 'icmp');
     if (ports.length > 0 && unchanged?.delivery === 'local')
       answer.unmatched = servicePort
-        ? `${dst} is an address of node ${node} (kube-ipvs0), and no virtual server takes ${protocol} port ${dport} there: kube-proxy has not programmed this Service on node ${node} (kdebug drift --node ${node}), so the node itself gets the packet and nothing of the Service answers.`
+        ? `${dst} is an address of node ${node} (kube-ipvs0), and no virtual server takes ${protocol} port ${dport} there: kube-proxy has not programmed this Service on node ${node} (drift shows what it lacks), so the node itself gets the packet and nothing of the Service answers.`
         : `${dst} is an address of node ${node} (IPVS mode binds it to kube-ipvs0), and its virtual servers take only ${ports.join(', ')}: the node itself gets the packet${protocol === 'icmp' ? ' and answers the ping. This is why ping to a ClusterIP answers in IPVS mode: the answer comes from the node, not from a Pod.' : ', where nothing of the Service listens.'}`;
     else if (ports.length > 0 && unchanged)
       answer.unmatched = servicePort
-        ? `No rule matched ${protocol} port ${dport} of ${dst}, a port of the Service: kube-proxy has not written this Service on node ${node} (kdebug drift --node ${node}). The packet goes on to ${dst} unchanged, and nothing answers it.`
+        ? `No rule matched ${protocol} port ${dport} of ${dst}, a port of the Service: kube-proxy has not written this Service on node ${node} (drift shows what it lacks). The packet goes on to ${dst} unchanged, and nothing answers it.`
         : `No Service rule matched: the rules for ${dst} only match ${ports.join(', ')}. The packet goes on to ${dst} unchanged; a ClusterIP is bound to no interface, so nothing answers it (this is why ping to a ClusterIP fails while curl to its port works).`;
+    if (servicePort && unchanged) answer.next = kdebug(['drift', '--node', valid.name(node)]);
     return answer;
   }
   const owner = view.nodes.find((n) => n.ips.includes(dst));

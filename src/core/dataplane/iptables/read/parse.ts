@@ -69,7 +69,10 @@ function noRulesMessage(file: string, foreign?: ForeignKind, d?: NoRulesDetail):
   if (foreign) return `${file}: ${FOREIGN[foreign]}${legacy}`;
   if (d && d.lines > 0)
     return `no iptables rules in ${file}: ${d.lines === 1 ? 'its one line is not' : `none of its ${d.lines} lines is`} a line of iptables-save or iptables -S (a prompt, prose, another tool's output)${legacy}`;
-  return `no iptables rules in ${file} (empty input often means the command before the pipe failed: run \`sudo iptables-save\` alone to see its error)`;
+  // an empty pipe is a command that failed before it; an empty file was saved without rules
+  return file === '<stdin>'
+    ? `no iptables rules in ${file} (empty input often means the command before the pipe failed: run \`sudo iptables-save\` alone to see its error)`
+    : `no iptables rules in ${file}: the file is empty (on the node, \`sudo iptables-save > FILE\` saves them)`;
 }
 
 /** A line skipped or doubted, or a fact about the whole dump (no line). */
