@@ -143,7 +143,10 @@ describe('kdebug svc (built CLI)', () => {
   it('exits 2 with one line when it cannot do its job', () => {
     const r = kdebug(['svc', 'nginx-svc', '--snapshot', 'snapshots/does-not-exist']);
     assert.equal(r.code, 2);
-    assert.equal(r.stderr, 'kdebug: snapshots/does-not-exist: no such snapshot directory\n');
+    assert.equal(
+      r.stderr,
+      'kdebug: snapshots/does-not-exist: no such snapshot directory; kdebug demo --list lists the bundled scenarios\n',
+    );
     const none = kdebug(['svc', 'nginx-svc', '-o', 'text'], {
       env: { KUBECONFIG: join(ROOT, 'no-such-kubeconfig'), HOME: join(ROOT, 'no-such-home') },
     });

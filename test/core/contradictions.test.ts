@@ -1,6 +1,7 @@
 // Findings never contradict each other: on every bundled snapshot, and on each of them with one
 // node's rules or probes taken away, a step shown as a bare ✓ is not contradicted by another
-// finding about what it speaks for (the endpoints' nodes, the family, the lookup, the probe).
+// finding about what it speaks for (the endpoints' nodes, the family, the lookup, the probe), and
+// no passing finding holds a part not observed or names a node where nothing was observed.
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -58,7 +59,20 @@ function contradictions(r: Report, facts: Facts): string[] {
     );
     for (const a of against) out.push(`${c.step} ✓ but ${a.step}: [${a.f.id}] ${a.f.title}`);
   }
-  // and, whatever the ids: a bare ✓ at Reachability needs every node that ran probes (and every
+  // and, whatever the ids: a pass holds no part that was not observed, and every node it names
+  // has evidence observed there (or read from the API)
+  for (const { step, f } of all) {
+    if (f.status !== 'pass' || f.info) continue;
+    for (const e of f.evidence.filter((x) => x.kind === 'not-observed'))
+      out.push(`${step} [${f.id}] passes with a part not observed: ${e.text}`);
+    const named = [...(f.node ? [f.node] : []), ...(f.nodes ?? [])];
+    for (const n of named)
+      if (
+        !f.evidence.some((e) => e.kind === 'read' || (e.kind === 'observed' && (e.node ?? n) === n))
+      )
+        out.push(`${step} [${f.id}] passes for ${n} with nothing observed there`);
+  }
+  // a bare ✓ at Reachability needs every node that ran probes (and every
   // node read) to have probed every family of the Service's cluster IPs
   const probe = /^(tcp-connect|udp-probe)_(.+)_\d+$/;
   const stems = Object.entries(facts.nodes).map(([n, o]) => ({ n, stems: Object.keys(o) }));

@@ -499,7 +499,11 @@ describe('iptables -L pastes cut short', () => {
 
 describe('input that holds no rule at all', () => {
   const cases: { what: string; text: string; message: RegExp }[] = [
-    { what: 'empty input', text: '', message: /^no iptables rules in dump\.txt \(empty input/ },
+    {
+      what: 'an empty file',
+      text: '',
+      message: /^no iptables rules in dump\.txt: the file is empty/,
+    },
     {
       what: 'only a prompt',
       text: '$ sudo iptables-save\n',
