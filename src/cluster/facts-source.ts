@@ -7,7 +7,13 @@ import { chooseNodes, firstChosen, type NodeChoice } from '../core/nodes/choice.
 import { kubeProxyPodsReadOn } from '../core/kube/daemon-set.js';
 import type { DiagnosedService } from '../core/diagnose.js';
 import type { Facts } from '../core/model.js';
-import { nodeAccessLines, rulesReadError, type NodeAccess } from '../core/nodes/access.js';
+import {
+  byReason,
+  namedFew,
+  nodeAccessLines,
+  rulesReadError,
+  type NodeAccess,
+} from '../core/nodes/access.js';
 import type { KubeCluster } from './kube-cluster.js';
 import type { NodeTally } from './collect.js';
 import type { NodeAccessFlags } from './node-flags.js';
@@ -98,9 +104,12 @@ function checkLiveNodes(facts: Facts, label: string, o: SourceFlags): void {
   const unread = (o.node !== undefined ? [o.node] : nodes).filter((n) => !recordedFamily(facts, n));
   if (unread.length > 0 && unread.length === (o.node !== undefined ? 1 : nodes.length))
     throw new FactsSourceError(
-      `${label}: could not read the rules of ${unread
-        .map((n) => `${n} (${rulesReadError(facts, n) ?? 'not reached'})`)
-        .join(', ')}`,
+      // the same failure on many nodes said once: thousands of nodes, one short line
+      `${label}: could not read the rules of ${byReason(
+        unread.map((n) => ({ node: n, reason: rulesReadError(facts, n) ?? 'not reached' })),
+      )
+        .map((g) => `${namedFew(g.nodes)} (${g.reason})`)
+        .join('; ')}`,
     );
 }
 

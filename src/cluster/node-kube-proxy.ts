@@ -72,12 +72,16 @@ function usable(p: Pod, container: string): boolean {
 function notUsable(p: Pod, container: string): string {
   if (p.deleting) return 'is being deleted';
   const status = p.containerStatuses.find((c) => c.name === container);
-  const reason =
-    status?.state.reason ?? p.containerStatuses.find((c) => c.state.reason)?.state.reason;
-  if (p.phase !== 'Running') return `is not running (${p.phase}${reason ? `, ${reason}` : ''})`;
+  if (p.phase !== 'Running') {
+    // a Pod not yet running: whichever container says why (an init container's wait, say)
+    const why =
+      status?.state.reason ?? p.containerStatuses.find((c) => c.state.reason)?.state.reason;
+    return `is not running (${p.phase}${why ? `, ${why}` : ''})`;
+  }
   // Running with no status for the container: the kubelet has not reported it
   if (!status) return `is Running, but its container ${container} has no status yet`;
-  return `is Running, but its container ${container} is ${status.state.kind}${reason ? ` (${reason})` : ''}`;
+  const why = status.state.reason;
+  return `is Running, but its container ${container} is ${status.state.kind}${why ? ` (${why})` : ''}`;
 }
 
 /** Nodes whose Pods are asked for one by one before every Pod of the DaemonSet is listed once. */

@@ -14,7 +14,7 @@ export const selfCommand = (rest: string) => `${SELF.join(' ')} ${rest}`;
 
 export function invocationOf(
   g: GlobalOptions,
-  o: { snapshot?: string; via?: string; image?: string } = {},
+  o: { snapshot?: string; via?: string; image?: string; yes?: boolean } = {},
 ): Invocation {
   return {
     self: SELF,
@@ -24,5 +24,6 @@ export function invocationOf(
     // a command for a node runs the image this run's debug Pods ran
     ...(o.image !== undefined ? { debugImage: o.image } : {}),
     ...(o.via !== undefined && o.via !== 'auto' ? { via: o.via } : {}),
+    ...(o.yes ? { yes: true } : {}),
   };
 }

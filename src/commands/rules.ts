@@ -76,7 +76,8 @@ export async function rulesCommand(o: RulesOptions, g: GlobalOptions): Promise<n
     if (kind === 'cilium') return ciliumRules(o, shown, d);
     // input kdebug cannot read at all is said before a screen opens, as in text mode
     // the bytes as read: a text would be encoded again for the parser
-    const ruleset = parseIptables(d.bytes, { file: d.file, table: o.table });
+    const source = o.file === '-' ? 'pipe' : o.file !== undefined ? 'file' : undefined;
+    const ruleset = parseIptables(d.bytes, { file: d.file, table: o.table, source });
     if (shown === 'tui') {
       // one dump, no objects: the screens that need the cluster say so
       const text = typeof d.bytes === 'string' ? d.bytes : Buffer.from(d.bytes).toString('utf8');

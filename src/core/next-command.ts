@@ -34,6 +34,8 @@ export interface Invocation {
   ssh?: Record<string, string[]>;
   /** The way the run was told to reach nodes (--via), not to be suggested again when it failed. */
   via?: string;
+  /** --yes was given: without --via a debug Pod was tried too, and is no other way to suggest. */
+  yes?: boolean;
   /** The image `kubectl debug node/...` runs for a command on a node. */
   debugImage?: string;
 }

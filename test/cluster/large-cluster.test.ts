@@ -199,8 +199,26 @@ describe('how many nodes were reached, said in a few lines', () => {
     };
     const lines = nodeAccessLines([node(0), node(1), node(2), other, node(3)]);
     assert.deepEqual(lines, [
-      "5 nodes not reached: sim-0, sim-1, sim-2 and 1 more (kube-proxy Pod: exec kube-system/kube-proxy-…: the API server could not connect to the node's kubelet at the node's address:10250: network is unreachable; SSH: no SSH key to offer root@the node's address: pass --ssh-key); sim-99 (kube-proxy Pod: no kube-proxy Pod on the node)",
+      "5 nodes not reached: sim-0, sim-1, sim-2 and 1 more (kube-proxy Pod: exec kube-system/kube-proxy-…: the API server could not connect to the node's kubelet at 198.51.100.…:10250: network is unreachable; SSH: no SSH key to offer root@198.51.100.…: pass --ssh-key); sim-99 (kube-proxy Pod: no kube-proxy Pod on the node)",
     ]);
+    // ports, times and numbers are no per-node words: failures that differ there stay apart
+    assert.deepEqual(
+      byReason([
+        { node: 'a', reason: 'dial tcp 10.0.0.1:6443: i/o timeout' },
+        { node: 'b', reason: 'dial tcp 10.0.0.1:6444: i/o timeout' },
+        { node: 'c', reason: 'x509: certificate has expired: current time 2024-01-01T10:31:43Z' },
+        { node: 'd', reason: 'x509: certificate has expired: current time 2024-01-01T10:31:44Z' },
+      ]).map((g) => g.nodes),
+      [['a'], ['b'], ['c'], ['d']],
+    );
+    // IPv6 addresses are, written short or bracketed with a port
+    assert.deepEqual(
+      byReason([
+        { node: 'a', reason: 'dial tcp [fd00:10::a]:10250: refused' },
+        { node: 'b', reason: 'dial tcp [fd00:10::b]:10250: refused' },
+      ]),
+      [{ nodes: ['a', 'b'], reason: 'dial tcp [fd00:10::…]:10250: refused' }],
+    );
     // a word every node shares stays whole; one node alone keeps its own
     assert.deepEqual(
       byReason([

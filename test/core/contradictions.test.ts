@@ -60,16 +60,14 @@ function contradictions(r: Report, facts: Facts): string[] {
     for (const a of against) out.push(`${c.step} ✓ but ${a.step}: [${a.f.id}] ${a.f.title}`);
   }
   // and, whatever the ids: a pass holds no part that was not observed, and every node it names
-  // has evidence observed there (or read from the API)
+  // has evidence observed on that node
   for (const { step, f } of all) {
     if (f.status !== 'pass' || f.info) continue;
     for (const e of f.evidence.filter((x) => x.kind === 'not-observed'))
       out.push(`${step} [${f.id}] passes with a part not observed: ${e.text}`);
     const named = [...(f.node ? [f.node] : []), ...(f.nodes ?? [])];
     for (const n of named)
-      if (
-        !f.evidence.some((e) => e.kind === 'read' || (e.kind === 'observed' && (e.node ?? n) === n))
-      )
+      if (!f.evidence.some((e) => e.kind === 'observed' && e.node === n))
         out.push(`${step} [${f.id}] passes for ${n} with nothing observed there`);
   }
   // a bare ✓ at Reachability needs every node that ran probes (and every
@@ -131,6 +129,29 @@ function variants(facts: Facts): { what: string; facts: Facts }[] {
   }
   return out;
 }
+
+describe('the contradiction check itself', () => {
+  it('flags a pass with a part not observed, or for a node where nothing was observed', () => {
+    const f = healthy();
+    const r = diagnose(facts(f, dumps(f)), TARGET);
+    const step = r.steps.find((s) => s.id === 'rules')!;
+    step.findings.push({
+      id: 'rules-match',
+      status: 'pass',
+      title: 'made up',
+      explanation: '',
+      evidence: [
+        { kind: 'observed', text: 'a rule', node: 'node-a' },
+        { kind: 'not-observed', text: 'node-b: not read', node: 'node-b' },
+      ],
+      nodes: ['node-a', 'node-b'],
+    });
+    assert.deepEqual(contradictions(r, facts(f, dumps(f))).slice(-2), [
+      'rules [rules-match] passes with a part not observed: node-b: not read',
+      'rules [rules-match] passes for node-b with nothing observed there',
+    ]);
+  });
+});
 
 describe('findings never contradict each other', () => {
   const dirs = readdirSync('snapshots').filter((d) =>

@@ -1,16 +1,17 @@
 // The oldest modelled kube-proxy of each mode, live: the lab runs kube-proxy 1.30 (iptables) and
 // 1.31 (nftables, its first release there) beside the 1.37 control plane, creates the truth matrix,
 // and `kdebug expect` must equal what that real kube-proxy wrote on every node, `drift` finds
-// nothing, and a rule deleted for real is found. The newest (1.37) is proven by the other lab
-// tests; every release in between, from its recording (test/versions).
+// nothing, and a rule deleted for real is found, as is a kube-proxy stopped while its Service
+// changed (its node's rules stale, the other node's current). The newest (1.37) is proven by
+// the other lab tests; every release in between, from its recording (test/versions).
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { goUnavailable } from '../support/cluster/build.js';
-import { ClusterClient } from '../support/cluster/client.js';
-import { clusterUnavailable, down, up } from '../support/cluster/cluster.js';
+import { ClusterClient, VIA_POD, type SvcJson } from '../support/cluster/client.js';
+import { clusterUnavailable, DIR, down, up } from '../support/cluster/cluster.js';
 import { applyMatrix, MATRIX_NAMESPACE } from '../support/cluster/matrix.js';
 import type { ProxyMode } from '../support/cluster/topology.js';
 import {
@@ -139,5 +140,60 @@ for (const { minor, mode } of OLDEST)
         ),
         JSON.stringify(rulesStep.findings.map((f) => [f.id, f.status, f.node])),
       );
+    });
+
+    it('kube-proxy stopped on one node, then the Deployment scaled: not running there, its rules stale there only, as on 1.37', async () => {
+      const [kept, stopped] = c.info.nodes.map((n) => n.name) as [string, string];
+      // the lab's kubelet stops a node's kube-proxy while this file is there
+      const stop = join(DIR, 'nodes', stopped, 'kube-proxy.stopped');
+      writeFileSync(stop, '');
+      try {
+        await c.until(`kube-proxy on ${stopped} to stop`, () =>
+          /False/.test(
+            c.kubectl([
+              ...['-n', 'kube-system', 'get', 'pods', '--field-selector'],
+              `spec.nodeName=${stopped}`,
+              ...['-l', 'k8s-app=kube-proxy', '-o'],
+              'jsonpath={.items[0].status.conditions[?(@.type=="Ready")].status}',
+            ]),
+          ),
+        );
+        c.kubectl(['-n', MATRIX_NAMESPACE, 'scale', 'deployment', 'web', '--replicas=3']);
+        const web = () => c.podIPs(MATRIX_NAMESPACE, 'app=web');
+        await c.until(
+          '3 ready web Pods',
+          () => c.readiness(MATRIX_NAMESPACE, 'app=web').filter((r) => r === 'True').length === 3,
+          120_000,
+        );
+        // each mode's DNAT to an endpoint, as this release writes it
+        const to = (ip: string) =>
+          mode === 'nftables' ? `dnat to ${ip}:` : `--to-destination ${ip}:`;
+        await c.until(`${kept} to write the new endpoint`, () =>
+          web().every((ip) => rules(kept).includes(to(ip))),
+        );
+        assert.ok(!web().every((ip) => rules(stopped).includes(to(ip))), `${stopped} is stale`);
+        // its kube-proxy Pod takes no exec while it is down: the nodes are read by debug Pods
+        const r = c.kdebug(['svc', 'node-port', '-n', MATRIX_NAMESPACE, '-o', 'json', ...VIA_POD]);
+        assert.equal(r.code, 1, r.stderr);
+        const doc = JSON.parse(r.stdout) as SvcJson;
+        const at = (step: string) =>
+          doc.steps
+            .find((x) => x.id === step)!
+            .findings.map((f) => `${f.id}:${f.status}${f.node ? `@${f.node}` : ''}`);
+        const said = JSON.stringify(
+          doc.steps.map((x) => [x.id, x.findings]),
+          null,
+          1,
+        );
+        assert.ok(at('kube-proxy').includes(`kube-proxy-not-running:fail@${stopped}`), said);
+        assert.ok(at('rules').includes(`endpoint-missing:warn@${stopped}`), said);
+        assert.ok(
+          !at('rules').some((f) => f.endsWith(`@${kept}`) && /:(warn|fail)@/.test(f)),
+          said,
+        );
+      } finally {
+        rmSync(stop, { force: true });
+        c.kubectl(['-n', MATRIX_NAMESPACE, 'scale', 'deployment', 'web', '--replicas=2']);
+      }
     });
   });

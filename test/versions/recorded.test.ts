@@ -8,7 +8,7 @@
 // CIDR 10.96.0.0/16, nodes 192.0.2.21 and .22.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { readSnapshot } from '../../src/cluster/snapshot.js';
@@ -99,5 +99,37 @@ describe('expect and drift against what each release really wrote (the lab recor
           `${name}: drift`,
         );
       }
+    });
+});
+
+describe('what each release serves on /configz, read as the configuration it runs with', () => {
+  // recorded by test/versions/record-configz.ts on node-a, where the release is built in the lab
+  const served = recorded.filter(({ dir }) => existsSync(join(dir, 'proxy-configz.json')));
+  it('has /configz recordings from before and after 1.31 moved its fields', () => {
+    assert.ok(served.some(({ release }) => release.minor === 30));
+    assert.ok(served.some(({ release }) => release.minor >= 31));
+  });
+  for (const { release, mode, dir } of served)
+    it(`v1.${release.minor} ${mode}: its internal field names read, expect and drift as with the ConfigMap`, async () => {
+      const facts = await readSnapshot(dir);
+      facts.nodes['node-a']!['proxy-configz'] = readFileSync(
+        join(dir, 'proxy-configz.json'),
+        'utf8',
+      );
+      const analysis = new Analysis(facts);
+      const { config } = analysis.state('node-a');
+      assert.equal(config.from, 'configz');
+      // the lab's kube-proxy configuration (test/support/cluster/manifests.ts)
+      assert.deepEqual(
+        [config.value.mode, config.value.clusterCIDR, config.value.masqueradeBit],
+        [mode, '10.244.0.0/16', 14],
+      );
+      assert.equal(analysis.state('node-a').mode.value, mode);
+      const d = analysis.node('node-a').drift();
+      assert.deepEqual(
+        d.findings.map((f) => `${f.severity} ${f.id}: ${f.title}`),
+        [],
+        'drift with the configuration /configz served',
+      );
     });
 });

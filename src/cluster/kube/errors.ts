@@ -363,7 +363,7 @@ export function credentialsError(
 
 // the API server's words when it cannot proxy an exec to the node's kubelet (a Status message)
 const KUBELET_PROXY =
-  /^(?:Internal error occurred: )?(?:error dialing backend|error sending request|error upgrading connection): /;
+  /^(?:Internal error occurred: )?(?:error dialing backend|error sending request): /;
 
 /**
  * An exec the API server could not hand to the node's kubelet, said as that: the kubelet's

@@ -131,9 +131,12 @@ export function noPodHas(ctx: CheckContext, ip: string): boolean {
 
 /** The node access this run did not try, to read the node another way. */
 export function otherWay(ctx: CheckContext, svc: Service): Pick<Finding, 'next' | 'advice'> {
-  const tried = ctx.options.invocation?.via;
-  // without --via every way was tried: the kube-proxy Pod, then a debug Pod (with --yes), then SSH
-  const ways = tried ? ['pod', 'ssh', 'kube-proxy'].filter((v) => v !== tried) : ['pod', 'ssh'];
+  const { via: tried, yes } = ctx.options.invocation ?? {};
+  // without --via the kube-proxy Pod was tried first, then a debug Pod where --yes allowed it,
+  // then SSH where a key was there to offer: the ways that need a flag are the ones to suggest
+  const ways = tried
+    ? ['pod', 'ssh', 'kube-proxy'].filter((v) => v !== tried)
+    : [...(yes ? [] : ['pod']), 'ssh'];
   return {
     advice: `Read it another way: ${ways.map((v) => `--via ${v}${v === 'pod' ? ' --yes' : ''}`).join(' or ')}.`,
     next: kdebug(

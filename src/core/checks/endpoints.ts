@@ -111,44 +111,6 @@ function legacyAgreement(ctx: CheckContext, svc: Service, all: PortEndpoint[]): 
   ];
 }
 
-/**
- * Addresses the slices list that no Pod and no node has: information while something answers
- * there, the cause (a fail) when the nodes' probes to them all failed, before any network cause.
- */
-function notAPod(ctx: CheckContext, svc: Service, all: PortEndpoint[], outside: string[]): Finding {
-  const listed = all.filter((e) => outside.includes(e.ip));
-  const direct = listed.flatMap((e) => {
-    const protocol = svc.ports.find((p) => ctx.endpoints(p).includes(e))?.protocol ?? 'TCP';
-    const probe = connectProbe(e.ip, e.port, protocol);
-    if (!probe) return [];
-    return ctx.nodeNames().flatMap((n) => {
-      const r = ctx.probe(n, probe);
-      return r ? [{ ip: e.ip, evidence: probeSeen(n, probe, r), status: r.status }] : [];
-    });
-  });
-  // an address is dead when probes to it were seen and none connected
-  const dead = outside.filter((ip) => {
-    const seen = direct.filter((d) => d.ip === ip && d.status !== 'unknown');
-    return seen.length > 0 && seen.every((d) => d.status === 'fail');
-  });
-  const are = (ips: string[]) => (ips.length === 1 ? 'is' : 'are');
-  return finding(
-    'endpoint-not-a-pod',
-    dead.length > 0 ? 'fail' : 'pass',
-    dead.length > 0
-      ? `${list(dead)} ${are(dead)} no Pod's address, and nothing answers there`
-      : `${list(outside)} ${are(outside)} no Pod's address`,
-    {
-      explanation: `The EndpointSlices list ${list(outside)}, which no Pod and no node has: an address written by hand (a Service without a selector, pointing outside the cluster's Pods). kube-proxy sends the Service's traffic there all the same; whether anything answers is up to whatever holds that address.${dead.length > 0 ? ` Nothing answered at ${list(dead)} when the nodes connected to it: check the address written in the EndpointSlice (or the Endpoints it mirrors) before the network.` : ''}`,
-      evidence: [
-        ...listed.map((e) => read(`EndpointSlice ${e.slice}: ${endpointLine(e)}`)),
-        ...direct.map((d) => d.evidence),
-      ],
-      ...(dead.length > 0 ? { next: endpointSlicesOf(svc, 'yaml') } : { info: true }),
-    },
-  );
-}
-
 /** Selected, ready Pods the slices do not list, and endpoints whose Pod is gone. */
 function mismatches(ctx: CheckContext, svc: Service, all: PortEndpoint[]): Finding[] {
   const out: Finding[] = [];
@@ -182,7 +144,21 @@ function mismatches(ctx: CheckContext, svc: Service, all: PortEndpoint[]): Findi
   const outside = [
     ...new Set(all.filter((e) => !e.podName && noPodHas(ctx, e.ip)).map((e) => e.ip)),
   ];
-  if (outside.length > 0) out.push(notAPod(ctx, svc, all, outside));
+  if (outside.length > 0)
+    out.push(
+      finding(
+        'endpoint-not-a-pod',
+        'pass',
+        `${list(outside)} ${outside.length === 1 ? 'is' : 'are'} no Pod's address`,
+        {
+          explanation: `The EndpointSlices list ${list(outside)}, which no Pod and no node has: an address written by hand (a Service without a selector, pointing outside the cluster's Pods). kube-proxy sends the Service's traffic there all the same; whether anything answers is up to whatever holds that address.`,
+          evidence: all
+            .filter((e) => outside.includes(e.ip))
+            .map((e) => read(`EndpointSlice ${e.slice}: ${endpointLine(e)}`)),
+          info: true,
+        },
+      ),
+    );
   const gone = all.filter((e) => e.podName && !e.pod && ctx.view.pods.length > 0);
   if (gone.length > 0)
     out.push(

@@ -173,8 +173,7 @@ function endpointProbes(
             service: ctx.servicePortName(port),
           },
         ),
-        // a hand-written address nothing answers at is the cause Endpoints already failed on
-        nobody ? (ctx.causedBy('endpoint-not-a-pod') ?? cause) : cause,
+        cause,
       ),
     );
   }

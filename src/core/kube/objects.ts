@@ -567,9 +567,37 @@ export function configFromConfigz(text: string, node: string): KubeProxyConfig |
   } catch {
     return undefined;
   }
-  const c = obj(obj(doc)['kubeproxy.config.k8s.io']);
+  const c = obj(versionedNames(obj(doc)['kubeproxy.config.k8s.io']));
   if (Object.keys(c).length === 0) return undefined;
+  // 1.31-1.35's internal type keeps the cluster CIDRs under detectLocal and masqueradeAll under
+  // linux, for every mode
+  const cidrs = arr(obj(c['detectLocal'])['clusterCIDRs']).map(str).filter(Boolean);
+  if (!str(c['clusterCIDR']) && cidrs.length > 0) c['clusterCIDR'] = cidrs.join(',');
+  const all = obj(c['linux'])['masqueradeAll'];
+  if (typeof all === 'boolean')
+    for (const mode of ['iptables', 'nftables']) c[mode] = { ...obj(c[mode]), masqueradeAll: all };
   return configFrom(c, `/configz of kube-proxy on ${node}`);
+}
+
+/** The internal type's Go field names whose JSON name is not the name with its first letter
+ * lowered (kube-proxy/config/v1alpha1). */
+const INTERNAL_NAMES: Record<string, string> = {
+  IPTables: 'iptables',
+  IPVS: 'ipvs',
+  NFTables: 'nftables',
+};
+
+/** kube-proxy up to 1.35 serves its internal configuration type on /configz, with Go's field
+ * names ("ClusterCIDR", "IPTables"; kubernetes/kubernetes#136044): read as the versioned names. */
+function versionedNames(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(versionedNames);
+  if (!v || typeof v !== 'object') return v;
+  return Object.fromEntries(
+    Object.entries(v).map(([k, x]) => [
+      INTERNAL_NAMES[k] ?? `${k.charAt(0).toLowerCase()}${k.slice(1)}`,
+      versionedNames(x),
+    ]),
+  );
 }
 
 /** A KubeProxyConfiguration document (the ConfigMap's file, or /configz) as the model. */

@@ -136,14 +136,21 @@ export function nodeAccessLines(access: NodeAccess[]): string[] {
   return out;
 }
 
-/** The words in a failure that differ from node to node: addresses and object references. */
-const PER_NODE =
-  /\b(?:\d{1,3}(?:\.\d{1,3}){3}|(?:[0-9a-f]{0,4}:){2,7}[0-9a-f]{0,4}|[a-z0-9](?:[-a-z0-9]*[a-z0-9])?\/[a-z0-9](?:[-a-z0-9.]*[a-z0-9])?)/gi;
+/** The words in a failure that may differ from node to node: an IPv4 or IPv6 address (never a
+ * port, a time or a number: IPv6 needs "::" or all eight groups), a namespace/name. */
+const PER_NODE = new RegExp(
+  [
+    String.raw`(?<![\w.:])(?:\d{1,3}\.){3}\d{1,3}(?![\w.])`,
+    String.raw`(?<![\w.:])(?=[0-9a-f:]*::|(?:[0-9a-f]{1,4}:){7})[0-9a-f:]{2,39}(?![\w.:])`,
+    String.raw`(?<![\w./-])[a-z0-9](?:[-a-z0-9]*[a-z0-9])?/[a-z0-9](?:[-a-z0-9.]*[a-z0-9])?`,
+  ].join('|'),
+  'gi',
+);
 
 /**
- * The same failure on many nodes, said once, most nodes first: the node's name is "the node", an
- * address that differs from node to node "the node's address", and a Pod that differs keeps what
- * the nodes share ("kube-system/kube-proxy-…"): a thousand unreachable kubelets are one reason.
+ * The same failure on many nodes, said once, most nodes first: the node's name is "the node", and
+ * an address or a Pod that differs from node to node keeps what the nodes share and ends in "…"
+ * ("kube-system/kube-proxy-…"): a thousand unreachable kubelets are one reason.
  */
 export function byReason(items: { node: string; reason: string }[]): {
   reason: string;
@@ -153,7 +160,7 @@ export function byReason(items: { node: string; reason: string }[]): {
   for (const { node, reason } of items) {
     // a name that holds the node's (kube-proxy-NODE, NODE.example.com) stays whole
     const name = node.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    const own = new RegExp(`(?<![\\w./-])(?:node )?${name}(?![\\w/-]|\\.\\w)`, 'g');
+    const own = new RegExp(`(?<![\\w./:-])(?:node )?${name}(?![\\w/-]|\\.\\w)`, 'g');
     const text = reason.replace(own, 'the node');
     const key = text.replace(PER_NODE, '\0');
     const g = groups.get(key) ?? (groups.set(key, { nodes: [], texts: [] }), groups.get(key)!);
@@ -165,7 +172,8 @@ export function byReason(items: { node: string; reason: string }[]): {
     .map((g) => ({ nodes: g.nodes, reason: shared(g.texts) }));
 }
 
-/** One text for many that differ only in their per-node words: each such word cut where they part. */
+/** One text for many that differ only in their per-node words: each such word kept up to where
+ * they part, cut back to a whole part of it ("kube-proxy-…", "198.51.100.…"). */
 function shared(texts: string[]): string {
   const words = texts.map((t) => t.match(PER_NODE) ?? []);
   let i = 0;
@@ -173,10 +181,10 @@ function shared(texts: string[]): string {
     const all = words.map((w) => w[i] ?? '');
     i++;
     if (all.every((w) => w === word)) return word;
-    if (!word.includes('/')) return "the node's address";
     let n = 0;
     while (all.every((w) => w[n] === word[n])) n++;
-    return `${word.slice(0, n)}…`;
+    const cut = Math.max(...['-', '/', '.', ':'].map((c) => word.lastIndexOf(c, n - 1)));
+    return `${word.slice(0, cut + 1)}…`;
   });
 }
 

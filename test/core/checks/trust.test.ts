@@ -9,7 +9,6 @@ import { describe, it } from 'node:test';
 import { reachabilityCheck } from '../../../src/core/checks/reachability.js';
 import { endpointsCheck } from '../../../src/core/checks/endpoints.js';
 import { rulesCheck } from '../../../src/core/checks/rules.js';
-import { diagnose } from '../../../src/core/diagnose.js';
 import { evidenceText } from '../../../src/core/evidence.js';
 import { resolveNext } from '../../../src/core/next-command.js';
 import type { KubeObject } from '../../../src/core/model.js';
@@ -384,37 +383,6 @@ describe('an explanation names only the causes its evidence leaves open', () => 
     assert.match(reach.explanation, /^No Pod and no node has 192\.0\.2\.99/);
     assert.doesNotMatch(reach.explanation, /Pod network|overlay/);
   });
-
-  it('an address no Pod has that nothing answers at is the cause: Endpoints fails, Reachability points at it', () => {
-    const objects = replace(
-      replace(healthy(), 'Service', 'web', aService({ spec: { selector: undefined } })),
-      'EndpointSlice',
-      'web-abcde',
-      anEndpointSlice({ endpoints: [{ ip: '192.0.2.99' }] }),
-    );
-    const probed = (out: string) =>
-      diagnose(facts(objects, { 'node-a': { 'tcp-connect_192.0.2.99_8080': out } }), {
-        namespace: 'default',
-        service: 'web',
-      });
-    const found = (r: ReturnType<typeof probed>, step: string, id: string) =>
-      r.steps.find((s) => s.id === step)!.findings.find((f) => f.id === id)!;
-    const dead = probed(probeOut.tcpTimeout());
-    const cause = found(dead, 'endpoints', 'endpoint-not-a-pod');
-    assert.equal(cause.status, 'fail');
-    assert.equal(cause.title, "192.0.2.99 is no Pod's address, and nothing answers there");
-    assert.ok(cause.evidence.some((e) => e.kind === 'observed'));
-    const symptom = found(dead, 'reachability', 'endpoint-unreachable');
-    assert.equal(symptom.status, 'warn');
-    assert.match(symptom.explanation, /This follows from endpoint-not-a-pod \(Endpoints\)/);
-    // something answers there (a database outside the cluster): information only
-    const alive = found(
-      probed(probeOut.tcpOk('192.0.2.99', 8080)),
-      'endpoints',
-      'endpoint-not-a-pod',
-    );
-    assert.deepEqual([alive.status, alive.info], ['pass', true]);
-  });
 });
 
 describe('a next command never repeats the way that just failed', () => {
@@ -439,6 +407,11 @@ describe('a next command never repeats the way that just failed', () => {
     const found = run(rulesCheck, f, { invocation: {} }).find((x) => x.id === 'rules-not-read')!;
     assert.equal(found.advice, 'Read it another way: --via pod --yes or --via ssh.');
     assert.deepEqual(found.next!.argv.slice(-3), ['--via', 'pod', '--yes']);
+    // with --yes the debug Pod was tried too: SSH is what is left
+    const tried = run(rulesCheck, f, { invocation: { yes: true } }).find(
+      (x) => x.id === 'rules-not-read',
+    )!;
+    assert.equal(tried.advice, 'Read it another way: --via ssh.');
   });
 });
 

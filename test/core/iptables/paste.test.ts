@@ -500,9 +500,9 @@ describe('iptables -L pastes cut short', () => {
 describe('input that holds no rule at all', () => {
   const cases: { what: string; text: string; message: RegExp }[] = [
     {
-      what: 'an empty file',
+      what: 'empty input, its source not said',
       text: '',
-      message: /^no iptables rules in dump\.txt: the file is empty/,
+      message: /^no iptables rules in dump\.txt: it is empty$/,
     },
     {
       what: 'only a prompt',

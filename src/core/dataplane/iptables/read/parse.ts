@@ -47,6 +47,8 @@ export interface NoRulesDetail {
   lines: number;
   /** The line of iptables-nft's "iptables-legacy tables present" warning. */
   legacyWarning?: number;
+  /** How the text came, where the caller knows: a file saved, or a pipe. */
+  source?: ParseOptions['source'];
 }
 
 /** Input with no rule in it at all: empty, or another tool's listing (named, with what to run). */
@@ -70,9 +72,11 @@ function noRulesMessage(file: string, foreign?: ForeignKind, d?: NoRulesDetail):
   if (d && d.lines > 0)
     return `no iptables rules in ${file}: ${d.lines === 1 ? 'its one line is not' : `none of its ${d.lines} lines is`} a line of iptables-save or iptables -S (a prompt, prose, another tool's output)${legacy}`;
   // an empty pipe is a command that failed before it; an empty file was saved without rules
-  return file === '<stdin>'
-    ? `no iptables rules in ${file} (empty input often means the command before the pipe failed: run \`sudo iptables-save\` alone to see its error)`
-    : `no iptables rules in ${file}: the file is empty (on the node, \`sudo iptables-save > FILE\` saves them)`;
+  if (d?.source === 'pipe')
+    return `no iptables rules in ${file} (empty input often means the command before the pipe failed: run \`sudo iptables-save\` alone to see its error)`;
+  if (d?.source === 'file')
+    return `no iptables rules in ${file}: the file is empty (on the node, \`sudo iptables-save > FILE\` saves them)`;
+  return `no iptables rules in ${file}: it is empty`;
 }
 
 /** A line skipped or doubted, or a fact about the whole dump (no line). */
@@ -89,6 +93,8 @@ export interface ParseOptions {
   file?: string;
   /** The table of `iptables -S` output that has no `*table` lines (`iptables -t nat -S`). */
   table?: string;
+  /** How the text came: a file the person saved, or a pipe (empty: its command failed). */
+  source?: 'file' | 'pipe';
   /** Rewritten from an `iptables -L` listing: its blank lines (and column headers) are its own,
    * and another listing starts at these lines (its built-in chains' -P lines say nothing). */
   listView?: {
@@ -307,6 +313,7 @@ class DumpParser {
       throw new NoRulesError(this.options.file ?? '<input>', this.mainForeign(), {
         lines: this.nonBlank,
         ...(this.legacyWarning !== undefined ? { legacyWarning: this.legacyWarning } : {}),
+        ...(this.options.source ? { source: this.options.source } : {}),
       });
     return rs;
   }
