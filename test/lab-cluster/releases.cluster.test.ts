@@ -180,11 +180,7 @@ for (const { minor, mode } of OLDEST)
           doc.steps
             .find((x) => x.id === step)!
             .findings.map((f) => `${f.id}:${f.status}${f.node ? `@${f.node}` : ''}`);
-        const said = JSON.stringify(
-          doc.steps.map((x) => [x.id, x.findings]),
-          null,
-          1,
-        );
+        const said = JSON.stringify(doc.steps.map((x) => [x.id, at(x.id)]));
         assert.ok(at('kube-proxy').includes(`kube-proxy-not-running:fail@${stopped}`), said);
         assert.ok(at('rules').includes(`endpoint-missing:warn@${stopped}`), said);
         assert.ok(
