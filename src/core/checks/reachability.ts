@@ -362,7 +362,10 @@ function networkPolicies(ctx: CheckContext, port: ServicePort): Finding[] {
   const policies = policiesFor(ctx, port, client);
   if (policies.length === 0) return [];
   const admits = together(policies);
-  const names = list(policies.map((p) => p.name));
+  // "NetworkPolicy a admits", "NetworkPolicies a and b admit": the policies judged together
+  const one = policies.length === 1;
+  const names = `${one ? 'NetworkPolicy' : 'NetworkPolicies'} ${list(policies.map((p) => p.name))}`;
+  const admit = one ? 'admits' : 'admit';
   const what = `${port.port}/${port.protocol}`;
   const blind =
     "kdebug's probes come from the nodes, which NetworkPolicy may treat apart from Pods (that depends on the network plugin): they prove nothing about what a client Pod is allowed.";
@@ -379,12 +382,12 @@ function networkPolicies(ctx: CheckContext, port: ServicePort): Finding[] {
     : '';
   const title =
     admits.kind === 'nothing'
-      ? `NetworkPolicy ${names} admits no connection to ${what}: every client times out`
+      ? `${names} ${admit} no connection to ${what}: every client times out`
       : refused
-        ? `NetworkPolicy ${names} does not admit ${named} (--from) to ${what}${where}: its connections ${where ? 'there ' : ''}time out`
+        ? `${names} ${one ? 'does' : 'do'} not admit ${named} (--from) to ${what}${where}: its connections ${where ? 'there ' : ''}time out`
         : admits.kind === 'all'
-          ? `NetworkPolicy ${names} admits every source to ${what}`
-          : `NetworkPolicy ${names} admits only ${list(admits.sources)} to ${what}`;
+          ? `${names} ${admit} every source to ${what}`
+          : `${names} ${admit} only ${list(admits.sources)} to ${what}`;
   const labels = client && (labelText(client.labels) || 'none');
   const forClient = !named
     ? 'Check that the client is one of them.'

@@ -48,6 +48,15 @@ describe('a NetworkPolicy is evaluated for the Service port', () => {
       /admits no connection to 80\/TCP: every client times out/,
     ],
     [
+      'two policies are judged together, and said as two',
+      [
+        policy('deny-all', { podSelector: {} }),
+        policy('metrics', { podSelector: web, ingress: [{ ports: [{ port: 9090 }] }] }),
+      ],
+      ['network-policy-applies:warn'],
+      /^NetworkPolicies deny-all and metrics admit no connection to 80\/TCP/,
+    ],
+    [
       'a rule for another port only: nothing admitted to this one',
       [policy('metrics', { podSelector: web, ingress: [{ ports: [{ port: 9090 }] }] })],
       ['network-policy-applies:warn'],
