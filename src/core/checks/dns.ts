@@ -277,7 +277,8 @@ function lookups(
           finding(
             'dns-answer-ok',
             'pass',
-            `${exp.name.replace(/\.svc\..*$/, '')} ${exp.type} -> ${result.detail}`,
+            // one per node that looked it up: each says where
+            `${node}: ${exp.name.replace(/\.svc\..*$/, '')} ${exp.type} -> ${result.detail}`,
             {
               explanation:
                 'The lookup through the kube-dns ClusterIP returned what the Service objects say.',
