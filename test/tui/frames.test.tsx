@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ReactNode } from 'react';
 import { readSnapshot } from '../../src/cluster/snapshot.js';
+import { diagnose } from '../../src/core/diagnose.js';
 import { analyze, type NodeData } from '../../src/tui/data.js';
 import { Diagnosis, diagModel } from '../../src/tui/screens/Diagnosis.js';
 import { Drift, driftModel } from '../../src/tui/screens/Drift.js';
@@ -98,6 +99,16 @@ kubectl -n default patch service web --type=merge -p \\
   '{"spec":{"selector":{"app":"web"}}}'
 `,
     );
+  });
+});
+
+describe('Diagnosis marks', () => {
+  it('an information finding is marked i, as text marks it, not as a skip', async () => {
+    const report = diagnose(facts, { namespace: 'default', service: 'nginx-svc' });
+    const dns = report.steps.findIndex((x) => x.id === 'dns');
+    const t = reduce(initialState('diag'), { type: 'report', firstProblem: dns });
+    const out = await shot(<Diagnosis model={diagModel(t, report, 120, 60)} state={t} tick={0} />);
+    assert.match(out, /│ i nginx-svc, nginx-svc\.default and /);
   });
 });
 

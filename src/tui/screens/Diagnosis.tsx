@@ -29,6 +29,8 @@ export interface FindingLine {
   finding: number;
   /** The finding's first line: carries its mark. */
   status?: Shown;
+  /** Information, no verdict: marked "i" as text output marks it. */
+  info?: boolean;
 }
 
 export interface DiagModel {
@@ -90,6 +92,7 @@ export function stepLines(step: Step | undefined, width: number): FindingLine[] 
       }),
     );
     out[first]!.status = shownStatus(f);
+    if (f.info) out[first]!.info = true;
     const where = [f.id, f.node ? `node ${f.node}` : '', f.service ?? ''].filter(Boolean);
     add(where.join('  '), 'muted', i, '  ');
     const explanation = [f.explanation, f.advice].filter(Boolean).join(' ');
@@ -261,9 +264,7 @@ export function Diagnosis({
             >
               {l.status !== undefined && l.finding === selectedFinding ? '›' : ' '}
               {l.status !== undefined ? (
-                <>
-                  <Mark status={l.status} tick={tick} />{' '}
-                </>
+                <>{l.info ? <T tone="muted">i</T> : <Mark status={l.status} tick={tick} />} </>
               ) : null}
               {l.status !== undefined ? l.text : l.text || ' '}
             </T>
