@@ -12,6 +12,8 @@ import {
   type Ruleset,
 } from '../../../src/core/dataplane/iptables/read/parse.js';
 import { buildServiceTrees } from '../../../src/core/dataplane/iptables/trees.js';
+import { readPaste } from '../../../src/core/dataplane/paste.js';
+import { rulesText } from '../../../src/output/rules.js';
 
 const fixture = (name: string) =>
   readFileSync(new URL(`../../fixtures/${name}`, import.meta.url), 'utf8');
@@ -447,18 +449,63 @@ describe('iptables -L pastes cut short', () => {
     assert.match(cut('    0') ?? '', /-L printed only its counters/);
   });
 
-  it('a last line cut inside a Chain line or a column header is said, and no rule', () => {
-    for (const last of ['Chain', 'Chain KUBE-SEP-O5ROI2O3K6SCVUFM (', ' pkts bytes target']) {
-      const rs = parseIptables(listing(last), { table: 'nat' });
+  it('a last line cut inside a Chain line or a column header is a cut, and no rule', () => {
+    for (const [last, inside] of [
+      ['Chain', 'a Chain line'],
+      ['Chain KUBE-SEP-O5ROI2O3K6SCVUFM (', 'a Chain line'],
+      [' pkts bytes target', 'a column header'],
+    ]) {
+      const rs = parseIptables(listing(last!), { table: 'nat' });
       assert.equal(rs.table('nat')!.chain('KUBE-SERVICES')!.ruleCount, 1, last);
-      assert.ok(
-        rs.warnings.some(
-          (x) => x.message === 'line 4: the paste ends inside a Chain line or a column header',
-        ),
-        last,
-      );
+      const w = rs.warnings.find((x) => x.kind === 'truncated');
+      assert.equal(w?.line, 4, last);
+      assert.match(w.message, new RegExp(`line 4 ends inside ${inside}, not read`), last);
       assert.ok(!rs.warnings.some((x) => x.kind === 'foreign'), last);
+      // a Chain line cut ends the chain listed before it whole: only what follows is cut
+      assert.deepEqual([...rs.table('nat')!.partial.keys()], [], last);
     }
+    // a column header cut: its chain's rules lie past the cut, and no other chain's
+    const rs = parseIptables(
+      [
+        listing(''),
+        'Chain KUBE-MARK-DROP (0 references)',
+        '',
+        'Chain KUBE-SEP-A (1 references)',
+        ' pkts bytes tar',
+      ].join('\n'),
+      { table: 'nat' },
+    );
+    assert.deepEqual([...rs.table('nat')!.partial.keys()], ['KUBE-SEP-A']);
+  });
+
+  it('a paste of part of the nat table says KUBE-SERVICES is not in it, not "no Service rules found"', () => {
+    const said = (text: string) => {
+      const x = readPaste(text, { file: 'p.txt' });
+      return x.mode === 'iptables' ? rulesText(x.dump, x.trees, { label: 'p' }) : '';
+    };
+    const sep = [
+      'Chain KUBE-SEP-NPQ2VIAEH3BD3ESR (2 references)',
+      'target     prot opt source               destination',
+      'KUBE-MARK-MASQ  all  --  10.244.0.9           0.0.0.0/0            /* default/kubernetes:dns-tcp */',
+      'DNAT       tcp  --  0.0.0.0/0            0.0.0.0/0            /* default/kubernetes:dns-tcp */ tcp to:10.244.0.9:8053',
+      '',
+    ];
+    // cut in the next Chain line, cut in a column header, or one chain listed whole
+    for (const tail of [
+      'Chain KUBE-SEP-O5ROI2O3K6SCVUFM (',
+      'Chain KUBE-SERVICES (2 references)\ntarget     prot',
+      '',
+    ]) {
+      const text = said([...sep, tail].join('\n'));
+      assert.doesNotMatch(text, /no Service rules found/, tail);
+      assert.match(text, /no Service entry in the paste: .*KUBE-SERVICES/, tail);
+      assert.match(text, /no entry point in the paste reaches them/, tail);
+    }
+    // the whole table (its built-in chains listed) without KUBE-SERVICES holds no Service rules
+    const whole = ['PREROUTING', 'INPUT', 'OUTPUT', 'POSTROUTING'].map(
+      (c) => `Chain ${c} (policy ACCEPT)\ntarget     prot opt source               destination\n`,
+    );
+    assert.match(said([...whole, ...sep].join('\n')), /no Service rules found/);
   });
 
   it('rules above the first Chain line: their chain is not in the paste, said so, not "another listing"', () => {

@@ -22,8 +22,16 @@ export interface ListViewRules {
   listingStarts: number[];
   /** What the view leaves out, one sentence each. */
   notes: string[];
-  /** The rule line the paste cuts: what -L printed of it before the cut, and its text. */
-  cut?: { line: number; reason: string; text: string };
+  /** The line the paste cuts: what -L printed of it before the cut, and its text; `head` where
+   * the cut is in a Chain line or column header, with the chain whose header it is. */
+  cut?: ListViewCut;
+}
+
+export interface ListViewCut {
+  line: number;
+  reason: string;
+  text: string;
+  head?: { chain: string | undefined };
 }
 
 interface Columns {
@@ -104,8 +112,12 @@ export function listViewToRules(text: string): ListViewRules {
       noInterfaces ||= !h[3];
       return '';
     }
-    if (i === lastText && cutHead(line)) {
-      notes.push(`line ${i + 1}: the paste ends inside a Chain line or a column header`);
+    const head = i === lastText ? cutHead(line) : undefined;
+    if (head) {
+      // a Chain line cut ends the chain before it whole; a column header under its Chain line, its
+      // own chain (the rules are past the cut)
+      const own = head === 'a column header' && !columns ? chain : undefined;
+      cut = { line: i + 1, reason: `inside ${head}`, text: line.trim(), head: { chain: own } };
       return '';
     }
     if (!columns || !chain || line.trim() === '') return line;
@@ -149,13 +161,20 @@ function headless(lines: string[], header: string): number[] {
 }
 
 /** A last line cut inside a Chain line ("Chain", "Chain KUBE-SEP-… (") or a column header. */
-function cutHead(line: string): boolean {
+function cutHead(line: string): 'a Chain line' | 'a column header' | undefined {
   const t = line.trim();
-  if (/^Chain(?: \S+(?: \([^)]*)?)?$/.test(t)) return true;
+  if (/^Chain(?: \S+(?: \([^)]*)?)?$/.test(t)) return 'a Chain line';
   const words = t.split(/\s+/);
   const header = ['num', 'pkts', 'bytes', 'target', 'prot', 'opt', 'in', 'out', 'source'];
   const at = header.indexOf(words[0]!);
-  return at >= 0 && words.length > 1 && words.every((w, k) => header[at + k] === w);
+  // its last word may be cut too ("tar")
+  const cut =
+    at >= 0 &&
+    words.length > 1 &&
+    words.every((w, k) =>
+      k === words.length - 1 ? header[at + k]?.startsWith(w) : header[at + k] === w,
+    );
+  return cut ? 'a column header' : undefined;
 }
 
 /** What kdebug keeps of text -L printed and it does not read: a match no packet is known to meet. */

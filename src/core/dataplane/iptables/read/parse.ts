@@ -13,7 +13,7 @@ import {
   type WarningKind,
 } from './paste.js';
 import { isEscapedDump, unescapeDump } from './escaped.js';
-import { isListView, listViewToRules } from './list-view.js';
+import { isListView, listViewToRules, type ListViewCut } from './list-view.js';
 import { screenRows, screenWidth } from './terminal.js';
 import { Table, type TableState } from './table.js';
 import { escapeControls, excerpt } from '../../../sanitize.js';
@@ -97,10 +97,7 @@ export interface ParseOptions {
   source?: 'file' | 'pipe';
   /** Rewritten from an `iptables -L` listing: its blank lines (and column headers) are its own,
    * and another listing starts at these lines (its built-in chains' -P lines say nothing). */
-  listView?: {
-    listingStarts: readonly number[];
-    cut?: { line: number; reason: string; text: string };
-  };
+  listView?: { listingStarts: readonly number[]; cut?: ListViewCut };
 }
 
 export class Ruleset {
@@ -291,6 +288,8 @@ class DumpParser {
       } else if (!this.options.listView) this.skip('blank');
       pos = end + 1;
     }
+    const head = this.options.listView?.cut;
+    if (head?.head) this.cutInHead(head, head.head.chain);
     if (this.current) {
       this.spans.set(this.current, [this.spanStart, n]);
       this.warn(
@@ -740,11 +739,13 @@ class DumpParser {
           'the paste elides lines after it: more of its rules may be there',
         );
     const cut = noCommit || this.cutTable === t;
+    // iptables -L lists each chain's rules under its Chain line: only the one cut may go on
+    const listed = this.options.listView !== undefined;
     let declared = false;
     for (let c = 0; c < t.chainCount; c++) {
       if (t.chainLine(c) === undefined) continue;
       declared = true;
-      if ((cut || elided) && t.ruleCountOf(c) === 0)
+      if ((cut || elided) && !listed && t.ruleCountOf(c) === 0)
         t.partial.set(
           t.nameOf(c),
           cut
@@ -813,6 +814,19 @@ class DumpParser {
     this.warn(
       'truncated',
       `the dump looks cut short${this.lineNo > 1 ? ` after line ${this.lineNo - 1}` : ''}: line ${this.lineNo} ends ${where} (${why}), not read: "${excerpt(shown)}"`,
+    );
+  }
+
+  /** An `iptables -L` listing cut in a Chain line or a column header: the chain listed before a
+   * Chain line is whole, the chain a column header is of has its rules past the cut. */
+  private cutInHead(cut: ListViewCut, chain: string | undefined): void {
+    const t = this.section;
+    this.cutTable = t;
+    if (t) [this.lastTable, this.lastChain] = [t, chain === undefined ? -1 : t.indexOf(chain)];
+    this.warn(
+      'truncated',
+      `the dump looks cut short after line ${cut.line - 1}: line ${cut.line} ends ${cut.reason}, not read: "${excerpt(cut.text)}"`,
+      cut.line,
     );
   }
 
