@@ -446,7 +446,21 @@ describe('iptables -L pastes cut short', () => {
       cut('    0     0 KUBE-MARK-MASQ') ?? '',
       /-L printed its target KUBE-MARK-MASQ, then the cut/,
     );
-    assert.match(cut('    0') ?? '', /-L printed only its counters/);
+    // -v prints a packet count, then a byte count, before the target: a cut says which it holds
+    assert.match(cut('    0') ?? '', /\(-L printed only its packet count\)/);
+    assert.match(cut('    0     0') ?? '', /\(-L printed only its packet and byte counts\)/);
+    const numbered = (last: string) =>
+      parseIptables(
+        [
+          'Chain KUBE-SERVICES (2 references)',
+          `num  ${HEADER}`,
+          `1    ${listing('').split('\n')[2]!}`,
+          last,
+        ].join('\n'),
+        { table: 'nat' },
+      ).warnings.find((x) => x.kind === 'truncated')?.message;
+    assert.match(numbered('2') ?? '', /\(-L printed only its number\)/);
+    assert.match(numbered('2    0') ?? '', /\(-L printed only its number and packet count\)/);
   });
 
   it('a last line cut inside a Chain line or a column header is a cut, and no rule', () => {

@@ -188,6 +188,14 @@ export function unreadText(m: Match): string | undefined {
     : undefined;
 }
 
+const PRINTED = { number: 'number', packets: 'packet count', bytes: 'byte count' };
+
+/** The numeric columns a cut line holds, said: "packet count", "number and packet and byte counts". */
+function printedNumbers(numbers: (keyof typeof PRINTED)[]): string {
+  const said = numbers.map((n) => PRINTED[n]).join(' and ');
+  return said.replace('packet count and byte count', 'packet and byte counts');
+}
+
 /** One rule line of the listing in -S form; undefined when it is not one. */
 function ruleOf(
   line: string,
@@ -200,11 +208,19 @@ function ruleOf(
   const word = () => words[k]?.[0] ?? '';
   // the paste's last line, cut before its protocol: the columns -L printed up to there
   const ended = () => last && k === words.length && k > 0;
-  if (cols.num && !/^\d+$/.test(words[k++]?.[0] ?? '')) return undefined;
-  for (let c = 0; cols.counters && c < 2; c++, k++)
-    if (!/^\d+[KMGT]?$/.test(word()))
-      return ended() ? { cut: '-L printed only its counters' } : undefined;
-  if (ended()) return { cut: '-L printed only its number' };
+  // the columns -L prints before the target: --line-numbers' number, -v's packet and byte counts
+  const numbers: (keyof typeof PRINTED)[] = [];
+  for (const [what, shown, re] of [
+    ['number', cols.num, /^\d+$/],
+    ['packets', cols.counters, /^\d+[KMGT]?$/],
+    ['bytes', cols.counters, /^\d+[KMGT]?$/],
+  ] as const) {
+    if (!shown || ended()) continue;
+    if (!re.test(word())) return undefined;
+    numbers.push(what);
+    k++;
+  }
+  if (ended()) return { cut: `-L printed only its ${printedNumbers(numbers)}` };
   // a rule without a target leaves its column blank: the protocol comes first
   const isProtocol = (w: string | undefined) =>
     PROTOCOLS[(w ?? '').replace(/^!/, '')] !== undefined;
