@@ -463,6 +463,52 @@ describe('iptables -L pastes cut short', () => {
     assert.match(numbered('2    0') ?? '', /\(-L printed only its number and packet count\)/);
   });
 
+  it('a last line cut inside what a match or its target prints is a cut, not a rule', () => {
+    const sep = (last: string) =>
+      parseIptables(
+        [
+          'Chain KUBE-SEP-NALPWJLJVSZNTJRD (2 references)',
+          'target     prot opt source               destination',
+          'KUBE-MARK-MASQ  all  --  10.244.0.7           anywhere             /* default/kubernetes:dns */',
+          last,
+        ].join('\n'),
+        { table: 'nat' },
+      );
+    const dnat =
+      'DNAT       udp  --  anywhere             anywhere             /* default/kubernetes:dns */';
+    for (const [last, inside] of [
+      [`${dnat} recent: SET name: KUBE-SEP-NALPWJLJVSZNTJRD side: sou`, 'side: sou'],
+      [`${dnat} udp to:10.244.`, 'to:10.244.'],
+      [
+        'DNAT       udp  --  anywhere             anywhere             /* default/kuber',
+        '/\\* default/kuber',
+      ],
+      [`${dnat} ud`, 'ud'],
+      [dnat, null], // DNAT's to: is always printed: the line stops before it
+    ] as const) {
+      const rs = sep(last);
+      assert.equal(rs.table('nat')!.chain('KUBE-SEP-NALPWJLJVSZNTJRD')!.ruleCount, 1, last);
+      assert.ok(rs.table('nat')!.partial.has('KUBE-SEP-NALPWJLJVSZNTJRD'), last);
+      const w = rs.warnings.find((x) => x.kind === 'truncated')?.message ?? '';
+      assert.match(
+        w,
+        inside === null
+          ? /its addresses, not the option -L prints for DNAT/
+          : new RegExp(`then the cut inside "(?:…[^"]*)?${inside}"`),
+        last,
+      );
+    }
+    // a whole line whose match kdebug does not read is a rule (its match kept as not read)
+    for (const last of [
+      `${dnat} udp to:10.244.0.7:53`,
+      'KUBE-SVC-TCOU7JCQXEZGVUNU  udp  --  anywhere  10.96.0.10  /* kube-system/kube-dns:dns cluster IP */ multiport sports 53,54',
+    ]) {
+      const rs = sep(last);
+      assert.ok(!rs.warnings.some((x) => x.kind === 'truncated'), last);
+      assert.equal(rs.table('nat')!.ruleCount, 2, last);
+    }
+  });
+
   it('a last line cut inside a Chain line or a column header is a cut, and no rule', () => {
     for (const [last, inside] of [
       ['Chain', 'a Chain line'],

@@ -266,6 +266,13 @@ function ruleOf(
   const protocol = PROTOCOLS[prot.replace(/^!/, '')]!;
   if (protocol !== 'all') parts.push(`${prot.startsWith('!') ? '! ' : ''}-p ${protocol}`);
   const extras = extrasOf(line.slice(after).trim(), target);
+  // the paste's last line, cut inside what a match or its target prints
+  if (last && extras.incomplete !== undefined)
+    return {
+      cut: `${printed}, its addresses, then the cut inside "${excerptEnd(extras.incomplete)}"`,
+    };
+  if (last && missingOption(target, extras))
+    return { cut: `${printed} and its addresses, not the option -L prints for ${target}` };
   plain ||= extras.plain;
   unread ||= extras.unread;
   parts.push(...extras.matches);
@@ -304,6 +311,10 @@ const WELL_KNOWN: Record<string, string> = {
 };
 const WELL_KNOWN_V6: Record<string, string> = { localhost: '::1', 'ip6-localhost': '::1' };
 
+/** DNAT's and SNAT's `to:` as -L prints it: an address (a range), then a port (a range). */
+const TO =
+  /^(?:\d{1,3}(?:\.\d{1,3}){3}(?:-\d{1,3}(?:\.\d{1,3}){3})?|\[[0-9a-fA-F:.]+\](?:-\[[0-9a-fA-F:.]+\])?|[0-9a-fA-F:]*:[0-9a-fA-F:.]+)(?::\d+(?:-\d+)?)?$/;
+
 const quoted = (s: string) => `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
 
 interface Extras {
@@ -311,7 +322,59 @@ interface Extras {
   targetOptions: string[];
   plain: boolean;
   unread: boolean;
+  /** What -L printed of a match or target option that is not whole: the line was cut in it. */
+  incomplete?: string;
 }
+
+/** The fixed text each match and target option -L prints starts with (iptables' print functions,
+ * as extrasOf reads them): a line that ends inside one, or whose value does not read after one,
+ * was cut there. */
+const PRINTS = [
+  '/* ',
+  'tcp ',
+  'udp ',
+  'sctp ',
+  'dpt:',
+  'spt:',
+  'dpts:',
+  'spts:',
+  'statistic mode random probability ',
+  'statistic mode nth every ',
+  'ADDRTYPE match src-type ',
+  'ADDRTYPE match dst-type ',
+  'mark match ',
+  'recent: ',
+  'match-set ',
+  '! match-set ',
+  'ctstate ',
+  'state ',
+  'multiport dports ',
+  'to:',
+  'MARK or ',
+  'MARK set ',
+  'MARK xset ',
+  'MARK and ',
+  'MARK xor ',
+  'masq ports: ',
+  'random-fully',
+  'reject-with ',
+];
+
+/** Targets whose -L print always carries an option (`to:`, `reject-with`, MARK's operation). */
+const TARGET_PRINTS: Record<string, RegExp> = {
+  DNAT: /^--to-destination /,
+  SNAT: /^--to-source /,
+  REJECT: /^--reject-with /,
+  MARK: /^--(?:set-xmark|and-mark) /,
+};
+
+/** A target whose option -L always prints, without it: the last line was cut before it. */
+function missingOption(target: string | undefined, x: Extras): boolean {
+  const option = target === undefined ? undefined : TARGET_PRINTS[target];
+  return option !== undefined && !x.targetOptions.some((o) => option.test(o));
+}
+
+const excerptEnd = (s: string) => (s.length > 40 ? `…${s.slice(-40)}` : s);
 
 /** The matches and target options -L printed after the destination, in -S form. */
 function extrasOf(rest: string, target: string | undefined): Extras {
@@ -374,9 +437,10 @@ function extrasOf(rest: string, target: string | undefined): Extras {
     else if ((m = take(/^(! )?state (\S+)/)))
       x.matches.push(`-m state ${m[1] ? '! ' : ''}--state ${m[2]}`);
     else if ((m = take(/^multiport dports (\S+)/))) x.matches.push(`-m multiport --dports ${m[1]}`);
-    else if ((m = take(/^to:(\S+)/)))
+    else if ((m = take(/^to:(\S+)/))) {
+      if (!TO.test(m[1]!)) x.incomplete = m[0];
       x.targetOptions.push(`--to-${target === 'SNAT' ? 'source' : 'destination'} ${m[1]}`);
-    else if ((m = take(/^MARK (or|xor|and|set) (0x[0-9a-f]+)(?=\s|$)/i))) {
+    } else if ((m = take(/^MARK (or|xor|and|set) (0x[0-9a-f]+)(?=\s|$)/i))) {
       const v = m[2]!;
       const op = m[1]!.toLowerCase();
       x.targetOptions.push(
@@ -395,6 +459,8 @@ function extrasOf(rest: string, target: string | undefined): Extras {
     else if (take(/^random(?=\s|$)/)) x.targetOptions.push('--random');
     else if ((m = take(/^reject-with (\S+)/))) x.targetOptions.push(`--reject-with ${m[1]}`);
     else {
+      // a print cut inside its fixed text, or after it before its value reads
+      if (PRINTS.some((p) => p.startsWith(s) || s.startsWith(p))) x.incomplete = s;
       x.unread = true;
       x.matches.push(unreadMatch(s));
       s = '';
@@ -414,6 +480,7 @@ function extrasOf(rest: string, target: string | undefined): Extras {
       }) ?? ends[0];
     if (end === undefined) {
       const all = s.slice(3);
+      x.incomplete = s;
       s = '';
       return all;
     }
