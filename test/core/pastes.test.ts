@@ -220,6 +220,61 @@ describe('views the corpus does not hold, in each tool layout', () => {
     );
   });
 
+  it('raw and mangle listings are told by their built-in chains, not read as nat', () => {
+    const chainL = (c: string, rules: string[] = []) =>
+      [
+        `Chain ${c} (policy ACCEPT)`,
+        'target     prot opt source               destination',
+        ...rules,
+        '',
+      ].join('\n');
+    const notrack =
+      'CT         udp  --  0.0.0.0/0            169.254.20.10        udp dpt:53 NOTRACK';
+    const tables = (text: string) => {
+      const x = reads(text);
+      return x.mode === 'iptables' ? x.dump.tables.map((t) => t.name) : [];
+    };
+    // iptables -t raw -L: PREROUTING and OUTPUT, and no other built-in chain
+    assert.deepEqual(tables(chainL('PREROUTING', [notrack]) + chainL('OUTPUT')), ['raw']);
+    // its -S, then nat's typed below it: each by its own
+    assert.deepEqual(
+      tables(
+        [
+          '-P PREROUTING ACCEPT',
+          '-P OUTPUT ACCEPT',
+          '-A PREROUTING -d 169.254.20.10/32 -p udp -m udp --dport 53 -j CT --notrack',
+          '$ sudo iptables -t nat -S',
+          '-P PREROUTING ACCEPT',
+          '-P INPUT ACCEPT',
+          '-P OUTPUT ACCEPT',
+          '-P POSTROUTING ACCEPT',
+          '-A PREROUTING -m comment --comment "kubernetes service portals" -j KUBE-SERVICES',
+        ].join('\n'),
+      ),
+      ['raw', 'nat'],
+    );
+    // nat's PREROUTING and OUTPUT alone (two one-chain listings) jump to KUBE-SERVICES: nat
+    const portals =
+      'KUBE-SERVICES  all  --  0.0.0.0/0            0.0.0.0/0            /* kubernetes service portals */';
+    assert.deepEqual(tables(chainL('PREROUTING', [portals]) + chainL('OUTPUT', [portals])), [
+      'nat',
+    ]);
+    // mangle alone has both PREROUTING and FORWARD
+    assert.deepEqual(
+      tables(
+        ['PREROUTING', 'INPUT', 'FORWARD', 'OUTPUT', 'POSTROUTING']
+          .map((c) => `-P ${c} ACCEPT`)
+          .join('\n') + '\n-A FORWARD -j KUBE-FORWARD\n',
+      ),
+      ['mangle'],
+    );
+    // a command typed above that names raw is taken
+    assert.deepEqual(
+      tables(`$ iptables -t raw -L -n\n${chainL('PREROUTING')}${chainL('OUTPUT')}`),
+      ['raw'],
+    );
+  });
+
   it('a typed `iptables -S` (filter, by default) above a listing with PREROUTING: the chains settle it is nat', () => {
     const x = reads(
       [

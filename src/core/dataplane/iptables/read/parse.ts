@@ -15,7 +15,7 @@ import {
 import { isEscapedDump, unescapeDump } from './escaped.js';
 import { isListView, listViewToRules, type ListViewCut } from './list-view.js';
 import { screenRows, screenWidth } from './terminal.js';
-import { Table, type TableState } from './table.js';
+import { BUILTINS, Table, type TableState } from './table.js';
 import { escapeControls, excerpt } from '../../../sanitize.js';
 
 export type { Rule } from './rule.js';
@@ -881,10 +881,10 @@ class DumpParser {
     this.section = undefined;
     this.sectionHasRules = false;
     const typed = this.options.table ? undefined : this.typedFor.get(t);
-    // iptables lists PREROUTING or POSTROUTING in nat, FORWARD in filter: those chains settle
-    // which of the two a command typed above (or quoted wrong) listed
+    // a table has its own built-in chains (no PREROUTING in filter, no FORWARD in nat or raw):
+    // chains a typed command's table (or one quoted wrong) cannot hold settle which it listed
     const builtIn = builtInTable(t);
-    const mistyped = builtIn && (typed?.name === 'nat' || typed?.name === 'filter');
+    const mistyped = builtIn && typed && !holdsBuiltIns(typed.name, t);
     const guess = this.options.table ?? (mistyped ? builtIn : typed?.name) ?? guessTable(t);
     t.name = guess ?? 'filter';
     const same = this.tables.find((x) => x.name === t.name);
@@ -976,14 +976,36 @@ function tableOfChain(name: string): 'nat' | 'filter' | undefined {
   return undefined;
 }
 
-/** Which table an `iptables -S` listing came from, from its builtin chains and targets. */
-/** nat or filter by iptables' own chains: filter has no PREROUTING or POSTROUTING, nat no
- * FORWARD; undefined where they do not tell (both, or neither). */
-function builtInTable(t: Table): 'nat' | 'filter' | undefined {
+/** The built-in chains a listing holds. */
+const builtInsOf = (t: Table) => BUILTINS.mangle!.filter((name) => t.indexOf(name) >= 0);
+
+/** Whether a table has every built-in chain the listing holds. */
+const holdsBuiltIns = (table: string, t: Table) =>
+  builtInsOf(t).every((name) => BUILTINS[table]?.includes(name));
+
+/** The table a listing's built-in chains settle, undefined where they do not: mangle alone has
+ * both PREROUTING and FORWARD; nat has PREROUTING or POSTROUTING and no FORWARD, filter FORWARD
+ * and neither; raw has PREROUTING and OUTPUT only, listed whole (iptables prints every built-in
+ * chain of the table it lists) and without a rule only nat may hold (DNAT, a jump to
+ * KUBE-SERVICES). */
+function builtInTable(t: Table): 'nat' | 'filter' | 'raw' | 'mangle' | undefined {
   const has = (name: string) => t.indexOf(name) >= 0;
   const natOnly = has('PREROUTING') || has('POSTROUTING');
-  if (natOnly !== has('FORWARD')) return natOnly ? 'nat' : 'filter';
-  return undefined;
+  if (natOnly && has('FORWARD')) return 'mangle';
+  if (!natOnly) return has('FORWARD') ? 'filter' : undefined;
+  const raw = builtInsOf(t).join() === BUILTINS.raw!.join();
+  return raw && !natRules(t) ? 'raw' : 'nat';
+}
+
+/** Whether a listing holds a rule only the nat table may: a NAT target, or a jump to a kube-proxy
+ * chain of nat's (its built-in chains jump to KUBE-SERVICES there). */
+function natRules(t: Table): boolean {
+  for (const c of t.chains)
+    for (let k = 0; k < c.ruleCount; k++) {
+      const target = t.target(c.ruleId(k));
+      if (target !== undefined && (NAT_TARGETS.has(target) || NAT_CHAINS.test(target))) return true;
+    }
+  return false;
 }
 
 function guessTable(t: Table): string | undefined {

@@ -6,7 +6,8 @@ import { H, HOT_FIELDS, RuleFlag, walkRule } from './token-walk.js';
 import { bytesCidrContains } from '../../../ipv4.js';
 import { DISPATCH_MIN, dispatchOf, type Dispatch } from './dispatch.js';
 
-const BUILTINS: Record<string, readonly string[]> = {
+/** Each table's built-in chains, in the order iptables lists them. */
+export const BUILTINS: Record<string, readonly string[]> = {
   raw: ['PREROUTING', 'OUTPUT'],
   mangle: ['PREROUTING', 'INPUT', 'FORWARD', 'OUTPUT', 'POSTROUTING'],
   nat: ['PREROUTING', 'INPUT', 'OUTPUT', 'POSTROUTING'],
