@@ -196,6 +196,30 @@ describe('the corpus read again as editors save it', () => {
     });
 });
 
+describe('the corpus read again with the blanks that end its lines stripped', () => {
+  // editors and pages strip them: a terminal's screen copy keeps its rows by the gaps between them
+  const summary = (text: string, file: string) => {
+    try {
+      const got = readPaste(text, { file });
+      if (got.mode === 'not-kube-proxy') return got.message;
+      const tables =
+        got.mode === 'iptables' ? got.dump.tables.map((t) => `${t.name} ${t.ruleCount}`) : [];
+      const services = got.trees.services.map(
+        (t) => `${t.id} ${t.endpoints.map((e) => e.address).join(',')}`,
+      );
+      return JSON.stringify({ mode: got.mode, tables, services });
+    } catch (e) {
+      return (e as Error).message.replace(/:\d+:/, ':');
+    }
+  };
+  for (const [slug] of corpus)
+    it(slug, () => {
+      const file = `${DIR}/${slug}.txt`;
+      const text = readFileSync(file, 'utf8');
+      assert.equal(summary(text.replace(/[ \t]+$/gm, ''), file), summary(text, file));
+    });
+});
+
 describe('views the corpus does not hold, in each tool layout', () => {
   it('prose quoting `iptables -S` without -t does not make a nat listing the filter table', () => {
     const x = reads(

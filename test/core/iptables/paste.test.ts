@@ -273,26 +273,28 @@ describe("a paste copied off a terminal's screen", () => {
     const row = (t: string) => t.padEnd(W, ' ');
     const dnat =
       'DNAT       tcp  --  anywhere             anywhere             /* default/kubernetes:https */ recent: SET name: KUBE-SEP-PJZO5AYPZ3OGMFYJ side: source mask: 255.255.255.255 tcp to:172.28.128.6:8443';
-    const rs = parseIptables(
-      [
-        row('Chain KUBE-SEP-PJZO5AYPZ3OGMFYJ (2 references)') +
-          'target     prot opt source               destination',
-        row(
-          'KUBE-MARK-MASQ  all  --  172.28.128.6         anywhere             /* default/kubernetes:https */',
-        ),
-        dnat.slice(0, W),
-        dnat.slice(W),
-      ].join('\n'),
-    );
-    assert.match(rs.warnings[0]!.message, /^copied off a terminal 120 columns wide/);
-    const sep = rs.table('nat')!.chain('KUBE-SEP-PJZO5AYPZ3OGMFYJ')!;
-    assert.deepEqual(
-      sep.rules.map((r) => printRule(r)),
-      [
-        '-A KUBE-SEP-PJZO5AYPZ3OGMFYJ -s 172.28.128.6/32 -m comment --comment "default/kubernetes:https" -j KUBE-MARK-MASQ',
-        '-A KUBE-SEP-PJZO5AYPZ3OGMFYJ -p tcp -m comment --comment "default/kubernetes:https" -m recent --set --name KUBE-SEP-PJZO5AYPZ3OGMFYJ --mask 255.255.255.255 --rsource -m tcp -j DNAT --to-destination 172.28.128.6:8443',
-      ],
-    );
+    const screen = [
+      row('Chain KUBE-SEP-PJZO5AYPZ3OGMFYJ (2 references)') +
+        row('target     prot opt source               destination'),
+      row(
+        'KUBE-MARK-MASQ  all  --  172.28.128.6         anywhere             /* default/kubernetes:https */',
+      ),
+      dnat.slice(0, W),
+      dnat.slice(W),
+    ].join('\n');
+    // as copied, and with the blanks that end each line stripped (by an editor, or a page)
+    for (const text of [screen, screen.replace(/ +$/gm, '')]) {
+      const rs = parseIptables(text);
+      assert.match(rs.warnings[0]!.message, /^copied off a terminal 120 columns wide/);
+      const sep = rs.table('nat')!.chain('KUBE-SEP-PJZO5AYPZ3OGMFYJ')!;
+      assert.deepEqual(
+        sep.rules.map((r) => printRule(r)),
+        [
+          '-A KUBE-SEP-PJZO5AYPZ3OGMFYJ -s 172.28.128.6/32 -m comment --comment "default/kubernetes:https" -j KUBE-MARK-MASQ',
+          '-A KUBE-SEP-PJZO5AYPZ3OGMFYJ -p tcp -m comment --comment "default/kubernetes:https" -m recent --set --name KUBE-SEP-PJZO5AYPZ3OGMFYJ --mask 255.255.255.255 --rsource -m tcp -j DNAT --to-destination 172.28.128.6:8443',
+        ],
+      );
+    }
   });
 });
 
