@@ -517,6 +517,39 @@ table ip kube-proxy { # handle 5
     assert.match(x.notes[0] ?? '', /^a diff: its new side is read/);
   });
 
+  it('an nft listing in a fenced diff, with git headers and "\\ No newline at end of file": its new side read', () => {
+    const hunk = [
+      'diff --git a/kube-proxy.nft b/kube-proxy.nft',
+      'index 3b18e51..a9c0f2d 100644',
+      '--- a/kube-proxy.nft',
+      '+++ b/kube-proxy.nft',
+      '@@ -1,9 +1,9 @@',
+      ' table ip kube-proxy {',
+      ' \tmap service-ips {',
+      ' \t\ttype ipv4_addr . inet_proto . inet_service : verdict',
+      '-\t\telements = { 10.96.0.10 . udp . 53 : goto service-FY5PMXPG-kube-system/kube-dns/udp/dns }',
+      '+\t\telements = { 10.96.0.11 . udp . 53 : goto service-FY5PMXPG-kube-system/kube-dns/udp/dns }',
+      ' \t}',
+      ' \tchain services {',
+      ' \t\tip daddr . meta l4proto . th dport vmap @service-ips',
+      ' \t}',
+      '-}',
+      '\\ No newline at end of file',
+      '+}',
+      '\\ No newline at end of file',
+    ];
+    for (const text of [
+      ['```diff', ...hunk, '```'].join('\n'),
+      ['The map after the change:', '', '~~~', ...hunk, '~~~', 'Any idea?'].join('\n'),
+      hunk.join('\n'),
+    ]) {
+      const x = reads(text);
+      assert.ok(x.mode === 'nftables', text);
+      assert.equal(tree(x, 'kube-system/kube-dns:dns').clusterIP, '10.96.0.11');
+      assert.match(x.notes[0] ?? '', /^a diff: its new side is read/);
+    }
+  });
+
   it('an nft fragment that starts inside a block: the braces that end blocks above it end them', () => {
     const x =
       reads(`		     10.96.0.1 . tcp . 443 : goto service-2QRHZV4L-default/kubernetes/tcp/https }

@@ -25,15 +25,33 @@ export function pasteKind(head: string): PasteKind {
 
 const isNft = (text: string) => isNftJson(text) || isNftText(text) || isNftScript(text);
 
-/** A diff's new side, line for line: its `+` and context lines without their mark, its `-` lines
- * and headers blank; undefined when the text is no diff (a line outside the marks, or no `+`). */
+/** A unified diff's lines that are neither side: its headers (git's too) and its "\\ No newline at
+ * end of file" marks. */
+const DIFF_HEADER =
+  /^(?:@@|diff |index |--- |\+\+\+ |(?:new|deleted) file mode |old mode |new mode |similarity index |rename (?:from|to) |\\ )/;
+const FENCE = /^[ \t]*(?:```|~~~)/;
+
+/** A diff's new side, line for line: its `+` and context lines without their mark, its `-` lines,
+ * headers and markdown fences blank (prose outside the fences too); undefined when the text is no
+ * diff (a line outside the marks, or no `+`). */
 export function newSide(text: string): string | undefined {
   const lines = text.split('\n');
-  const header = /^(?:@@|diff |index |--- |\+\+\+ )/;
-  const added = lines.some((l) => l.startsWith('+') && !header.test(l));
-  if (!added || !lines.every((l) => l.trim() === '' || /^[+\- ]/.test(l) || header.test(l)))
+  const fenced = lines.some((l) => FENCE.test(l));
+  let inside = false; // between a fence and the next
+  const kept = lines.map((l) => {
+    if (FENCE.test(l)) {
+      inside = !inside;
+      return undefined;
+    }
+    return !fenced || inside ? l : undefined;
+  });
+  const diff = kept.filter((l): l is string => l !== undefined);
+  const added = diff.some((l) => l.startsWith('+') && !DIFF_HEADER.test(l));
+  if (!added || !diff.every((l) => l.trim() === '' || /^[+\- ]/.test(l) || DIFF_HEADER.test(l)))
     return undefined;
-  return lines.map((l) => (header.test(l) || l.startsWith('-') ? '' : l.slice(1))).join('\n');
+  return kept
+    .map((l) => (l === undefined || DIFF_HEADER.test(l) || l.startsWith('-') ? '' : l.slice(1)))
+    .join('\n');
 }
 
 /** kube-proxy's table of an nft paste, or why the paste holds none (one line, the kind named). */
