@@ -128,8 +128,9 @@ function nftRules(
   if ('notKubeProxy' in nft) throw new UsageError(nft.notKubeProxy);
   const { table, skipped, notes } = nft;
   tellSkipped(skipped, d.file, 'an nft table');
-  for (const note of notes) tell(`warning: ${d.file}: ${note}`);
   if (shown === 'tui') {
+    // text and JSON carry the notes among their warnings; the TUI is told them here
+    for (const note of notes) tell(`warning: ${d.file}: ${note}`);
     // one table, no objects: the screens that need the cluster say so
     const facts: Facts = { objects: [], nodes: {}, meta: {} };
     const rules = { label: d.label, text, nft: table };

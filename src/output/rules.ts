@@ -273,6 +273,7 @@ export function rulesText(
   const out = [headline(dump, source.label)];
   if (isCilium(dump)) out.push(...ciliumWarnings(dump).map((w) => `warning: ${w}`));
   else if (!isNft(dump) && !isIpvs(dump)) out.push(...warningLines(dump));
+  if (isNft(dump)) out.push(...(dump.paste?.notes ?? []).map((n) => `warning: ${n}`));
   if (isNft(dump) && dump.cut) out.push(`warning: ${cutText(dump)}`);
   if (isNft(dump) && dump.elided)
     out.push(
@@ -382,6 +383,12 @@ export function rulesDoc(dump: RulesDump, trees: ServiceTrees, source: RulesSour
                 sets: dump.sets.length,
               },
               warnings: [
+                ...(dump.paste?.notes ?? []).map((message) => ({
+                  line: null,
+                  kind: 'view',
+                  message,
+                })),
+                ...skippedWarning(dump.paste?.skipped ?? []),
                 ...(dump.cut
                   ? [{ line: dump.cut.line, kind: 'cut-short', message: cutText(dump) }]
                   : []),
@@ -453,6 +460,19 @@ const leftOutText = (t: NftTable): string | undefined => {
   if (missing.length === 0) return undefined;
   return `the rules use ${missing.length === 1 ? 'a set or map' : 'sets or maps'} this listing does not hold (${missing.join(', ')}): what ${missing.length === 1 ? 'it holds' : 'they hold'} is not shown or said`;
 };
+
+/** The lines around a pasted nft listing that are not part of it, as one JSON warning. */
+const skippedWarning = (lines: number[]) =>
+  lines.length === 0
+    ? []
+    : [
+        {
+          line: lines[0]!,
+          kind: 'skipped',
+          message: `line${lines.length === 1 ? '' : 's'} ${lines.length > 10 ? `${lines.slice(0, 10).join(', ')} …` : lines.join(', ')}: not part of the nft table (a prompt, a command, prose), skipped`,
+          lines,
+        },
+      ];
 
 /** A text listing that ends inside its table: read as far as it goes, said so. */
 export const cutText = (t: NftTable) =>

@@ -130,6 +130,35 @@ describe('kdebug rules', () => {
     assert.match(text.stdout, /^warning: the listing ends at line 60 inside table ip kube-proxy/m);
   });
 
+  it("says how it read an nft paste (a diff's new side, lines skipped) in -o json's warnings and the text's", () => {
+    const input = [
+      '$ git diff',
+      '@@ -1,9 +1,9 @@',
+      ' table ip kube-proxy {',
+      ' \tmap service-ips {',
+      ' \t\ttype ipv4_addr . inet_proto . inet_service : verdict',
+      '-\t\telements = { 10.96.0.10 . udp . 53 : goto service-FY5PMXPG-kube-system/kube-dns/udp/dns }',
+      '+\t\telements = { 10.96.0.11 . udp . 53 : goto service-FY5PMXPG-kube-system/kube-dns/udp/dns }',
+      ' \t}',
+      ' }',
+    ].join('\n');
+    const json = kdebug(['rules', '--file', '-', '-o', 'json'], { input });
+    assert.equal(json.code, 0, json.stderr);
+    const doc = JSON.parse(json.stdout) as {
+      warnings: { kind: string; line: number | null; message: string }[];
+    };
+    assert.deepEqual(
+      doc.warnings.map((w) => [w.kind, w.line]),
+      [
+        ['view', null],
+        ['skipped', 1],
+      ],
+    );
+    assert.match(doc.warnings[0]!.message, /^a diff: its new side is read/);
+    const text = kdebug(['rules', '--file', '-'], { input, ...WIDE });
+    assert.match(text.stdout, /^warning: a diff: its new side is read/m);
+  });
+
   it('writes an IPv6 entry as [address]:port, as it writes the Service line', () => {
     const input = [
       '-A KUBE-SERVICES -d fd00:10:96::a/128 -p udp -m comment --comment "kube-system/kube-dns:dns cluster IP" -m udp --dport 53 -j KUBE-SVC-TCOU7JCQXEZGVUNU',

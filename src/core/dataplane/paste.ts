@@ -31,26 +31,32 @@ const DIFF_HEADER =
   /^(?:@@|diff |index |--- |\+\+\+ |(?:new|deleted) file mode |old mode |new mode |similarity index |rename (?:from|to) |\\ )/;
 const FENCE = /^[ \t]*(?:```|~~~)/;
 
-/** A diff's new side, line for line: its `+` and context lines without their mark, its `-` lines,
- * headers and markdown fences blank (prose outside the fences too); undefined when the text is no
- * diff (a line outside the marks, or no `+`). */
+/** A diff's new side, line for line: its `+` and context lines without their mark, its `-` lines
+ * and headers blank, markdown fences and the prose outside them (or above the diff's first
+ * header) as they are, for the reader to skip; undefined when the text is no diff (a line
+ * outside the marks, or no `+`). */
 export function newSide(text: string): string | undefined {
   const lines = text.split('\n');
   const fenced = lines.some((l) => FENCE.test(l));
+  // unfenced, a diff starts at its first header: what is above it is prose (a prompt, a message)
+  const start = fenced
+    ? 0
+    : Math.max(
+        0,
+        lines.findIndex((l) => /^(?:diff |--- |@@ )/.test(l)),
+      );
   let inside = false; // between a fence and the next
-  const kept = lines.map((l) => {
-    if (FENCE.test(l)) {
-      inside = !inside;
-      return undefined;
-    }
-    return !fenced || inside ? l : undefined;
+  const ofDiff = lines.map((l, i) => {
+    if (FENCE.test(l)) inside = !inside;
+    else if (fenced ? inside : i >= start) return true;
+    return false;
   });
-  const diff = kept.filter((l): l is string => l !== undefined);
+  const diff = lines.filter((_, i) => ofDiff[i]);
   const added = diff.some((l) => l.startsWith('+') && !DIFF_HEADER.test(l));
   if (!added || !diff.every((l) => l.trim() === '' || /^[+\- ]/.test(l) || DIFF_HEADER.test(l)))
     return undefined;
-  return kept
-    .map((l) => (l === undefined || DIFF_HEADER.test(l) || l.startsWith('-') ? '' : l.slice(1)))
+  return lines
+    .map((l, i) => (!ofDiff[i] ? l : DIFF_HEADER.test(l) || l.startsWith('-') ? '' : l.slice(1)))
     .join('\n');
 }
 
@@ -82,7 +88,11 @@ export function readNftPaste(text: string, file: string): NftPaste {
     );
   if (side !== undefined)
     notes.unshift('a diff: its new side is read (its + and context lines), not the - lines');
-  if (table) return { table, skipped: listing.skipped ?? [], notes };
+  if (table) {
+    const skipped = listing.skipped ?? [];
+    table.paste = { notes, skipped, diff: side !== undefined };
+    return { table, skipped, notes };
+  }
   const names = listing.tables.map((t) =>
     t.headless ? 'a table whose first line is not in the paste' : `${t.family} ${t.name}`,
   );

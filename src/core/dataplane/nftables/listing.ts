@@ -63,6 +63,10 @@ export interface NftTable {
   elided?: number[];
   /** The paste starts inside this table: its `table` line is not in it (family and name unknown). */
   headless?: boolean;
+  /** How a paste of it was read (`rules --file`): what reading it took or left out, one sentence
+   * each (a diff's new side, another family's table), the lines around it skipped, and whether
+   * it was a diff (a hunk holds part of the table). */
+  paste?: { notes: string[]; skipped: number[]; diff: boolean };
 }
 
 export interface NftListing {
