@@ -290,9 +290,7 @@ export function rulesText(
         : isIpvs(dump)
           ? 'no Service found (no virtual server in the listing)'
           : isNft(dump)
-            ? dump.set('service-ips')
-              ? 'no Service rules found (no service-ips elements in the table)'
-              : 'no Service rules found (the listing holds no service-ips map)'
+            ? nftNoService(dump)
             : noServiceRules(dump),
     );
   for (const t of trees.services) out.push(...treeText(t), '');
@@ -460,6 +458,28 @@ const leftOutText = (t: NftTable): string | undefined => {
   if (missing.length === 0) return undefined;
   return `the rules use ${missing.length === 1 ? 'a set or map' : 'sets or maps'} this listing does not hold (${missing.join(', ')}): what ${missing.length === 1 ? 'it holds' : 'they hold'} is not shown or said`;
 };
+
+/** Why an nft listing shows no Service: of a whole table, its service-ips map is empty or absent;
+ * of part of one (its table line, its end or lines elided, a diff's hunk, maps its rules use not
+ * in it), the map or its elements are not in the paste, and nothing is said of the table. */
+function nftNoService(t: NftTable): string {
+  const part = [
+    t.headless && 'its table line is not in it',
+    t.cut && 'it is cut',
+    (t.elided?.length ?? 0) > 0 && 'it elides lines',
+    t.paste?.diff && "it is a diff's hunk",
+    missingSets(t).length > 0 && 'its rules use maps it does not hold',
+  ].filter((x): x is string => typeof x === 'string');
+  const map = t.set('service-ips');
+  if (part.length === 0)
+    return map
+      ? 'no Service rules found (no service-ips elements in the table)'
+      : 'no Service rules found (the listing holds no service-ips map)';
+  const absent = map
+    ? 'no element of the service-ips map is in it'
+    : 'the service-ips map is not in it';
+  return `no Service entry in the paste: ${absent} (the paste holds part of the table: ${part.join(', ')})`;
+}
 
 /** The lines around a pasted nft listing that are not part of it, as one JSON warning. */
 const skippedWarning = (lines: number[]) =>

@@ -550,6 +550,43 @@ table ip kube-proxy { # handle 5
     }
   });
 
+  it('an nft fragment without the service-ips map says the map is not in the paste, not that the table has none', () => {
+    const said = (text: string) => {
+      const x = reads(text);
+      return x.mode === 'nftables' ? rulesText(x.dump, x.trees, { label: 'p' }) : '';
+    };
+    const services =
+      'chain services {\n\t\tip daddr . meta l4proto . th dport vmap @service-ips\n\t}';
+    const map = 'map service-ips {\n\t\ttype ipv4_addr . inet_proto . inet_service : verdict\n';
+    for (const [text, why] of [
+      [
+        `\t${services}\n}\n`,
+        /the service-ips map is not in it \(the paste holds part of the table: its table line is not in it/,
+      ],
+      [
+        `table ip kube-proxy {\n\t${services}\n`,
+        /the service-ips map is not in it \(the paste holds part of the table: it is cut/,
+      ],
+      [
+        `table ip kube-proxy {\n\t...\n\t${services}\n}\n`,
+        /the service-ips map is not in it \(.*it elides lines/,
+      ],
+      [
+        `table ip kube-proxy {\n\t${map}\t\telements = { 10.96.0.10 . udp . 53 : goto serv`,
+        /no element of the service-ips map is in it \(the paste holds part of the table: it is cut/,
+      ],
+    ] as const) {
+      const text_ = said(text);
+      assert.doesNotMatch(text_, /no Service rules found/, text);
+      assert.match(text_, why, text_);
+    }
+    // a whole table says what the table holds
+    assert.match(
+      said(`table ip kube-proxy {\n\t${map}\t}\n\t${services}\n}\n`),
+      /no Service rules found \(no service-ips elements in the table\)/,
+    );
+  });
+
   it('an nft fragment that starts inside a block: the braces that end blocks above it end them', () => {
     const x =
       reads(`		     10.96.0.1 . tcp . 443 : goto service-2QRHZV4L-default/kubernetes/tcp/https }
