@@ -681,6 +681,68 @@ describe('input that holds no rule at all', () => {
       message: /`ipset list` output/,
     },
   ];
+  // klog names the Go file that logged each line: kube-proxy's own (proxier.go, server_linux.go)
+  // say its log; a file every component shares (iptables.go, shared_informer.go) says none
+  const klog = (file: string, message: string) =>
+    `I0318 09:47:50.453148       1 ${file}:358] ${message}`;
+  const logs: { what: string; lines: string[]; whose: RegExp }[] = [
+    {
+      what: "flannel's klog lines (its iptables.go, not kube-proxy's)",
+      lines: [
+        klog('iptables.go', 'Some iptables rules are missing; deleting and recreating rules'),
+        klog(
+          'iptables.go',
+          'trying to run iptables-restore < map[nat:[[-A POSTROUTING -m comment --comment flanneld masq -j FLANNEL-POSTRTG]]]',
+        ),
+        klog('main.go', 'Installing signal handlers'),
+      ],
+      whose: /^dump\.txt: this is flannel's log, not rules/,
+    },
+    {
+      what: "Antrea's agent log (AntreaProxy's proxier.go logs of OVS flows)",
+      lines: [
+        klog('shared_informer.go', 'Caches are synced for AntreaAgentNodeRouteController'),
+        klog('proxier.go', 'Error when uninstalling ClusterIP flows for Service'),
+      ],
+      whose: /^dump\.txt: this is Antrea's agent log, not rules/,
+    },
+    {
+      what: "the kubelet's log, that nftables and ip6tables-restore words do not make kube-proxy's",
+      lines: [
+        klog(
+          'kubelet_network_linux.go',
+          '"Failed to ensure that iptables hint chain exists" err="ip6tables-restore: nftables"',
+        ),
+      ],
+      whose: /^dump\.txt: this is the kubelet's log, not rules/,
+    },
+    {
+      what: "a component's log whose lines name no component",
+      lines: [
+        klog('iptables.go', 'running iptables-restore with nftables'),
+        klog('server.go', 'Version: v1.2.3'),
+      ],
+      whose: /^dump\.txt: this is a log, not rules/,
+    },
+    {
+      what: "kube-proxy's klog lines after grep -n, grep -Hn, and a log viewer's pod and container",
+      lines: [
+        `12:${klog('server_linux.go', '"Using iptables proxy"')}`,
+        `kube-proxy.log:13:${klog('proxier.go', '"Syncing iptables rules"')}`,
+        `kube-proxy-x7k2p kube-proxy ${klog('proxier.go', '"SyncProxyRules complete"')}`,
+        `[pod/kube-proxy-x7k2p/kube-proxy] ${klog('shared_informer.go', 'Caches are synced for service config')}`,
+      ],
+      whose: /^dump\.txt: this is kube-proxy's log: it says what kube-proxy did/,
+    },
+  ];
+  for (const l of logs)
+    it(l.what, () =>
+      assert.throws(
+        () => parseIptables(l.lines.join('\n'), { file: 'dump.txt' }),
+        (e: unknown) => e instanceof NoRulesError && l.whose.test(e.message),
+      ),
+    );
+
   for (const c of cases)
     it(c.what, () => {
       assert.throws(

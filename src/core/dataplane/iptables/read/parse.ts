@@ -13,6 +13,7 @@ import {
   type WarningKind,
 } from './paste.js';
 import { isEscapedDump, unescapeDump } from './escaped.js';
+import { isLog } from './logs.js';
 import { isListView, listViewToRules, type ListViewCut } from './list-view.js';
 import { screenRows, screenWidth } from './terminal.js';
 import { BUILTINS, Table, type TableState } from './table.js';
@@ -300,6 +301,7 @@ class DumpParser {
     }
     this.closeSection();
     for (const t of this.tables) this.markPartial(t);
+    this.mergeLogs();
     this.summarise();
     this.proxyModes();
     const format: DumpFormat = this.sawSave ? 'iptables-save' : 'iptables -S';
@@ -476,6 +478,21 @@ class DumpParser {
         lines[0]!,
         lines,
       );
+  }
+
+  /** A component's log lines whose file or words name no component (shared_informer.go,
+   * iptables.go) are of the log the paste's other lines name: one log, said once. */
+  private mergeLogs(): void {
+    const other = this.foreign.get('other-log');
+    const named = [...this.foreign]
+      .filter(([kind]) => isLog(kind) && kind !== 'other-log')
+      .sort((a, b) => b[1].length - a[1].length)[0];
+    if (!other || !named) return;
+    this.foreign.set(
+      named[0],
+      [...named[1], ...other].sort((a, b) => a - b),
+    );
+    this.foreign.delete('other-log');
   }
 
   /** Other kube-proxy modes whose rules an iptables dump shows only in part: said once each. */

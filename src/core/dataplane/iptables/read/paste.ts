@@ -1,6 +1,7 @@
 // What people paste around a rules dump: shell prompts, prose, `grep -n` prefixes, log lines, and
 // listings of other tools. The parser asks here only about lines that are not dump lines, so a
 // clean dump never pays for it.
+import { LOGS, logLine, type LogKind } from './logs.js';
 
 /** Why a line was skipped or doubted (JSON `warnings[].kind`). */
 export type WarningKind =
@@ -33,7 +34,7 @@ export type ForeignKind =
   | 'hns'
   | 'ovn'
   | 'kubectl'
-  | 'kube-proxy-log'
+  | LogKind
   | 'nft-tables'
   | 'nft-rules';
 
@@ -52,8 +53,7 @@ export const FOREIGN: Record<ForeignKind, string> = {
     "this is Cilium's Service table (`cilium service list` / `cilium bpf lb list`, or cilium-dbg's): Cilium replaces kube-proxy on this node, its Services are BPF map entries, not iptables rules; kdebug does not read them yet: `cilium-dbg service list` in the Cilium agent Pod (anetd on GKE Dataplane V2) shows each frontend with its backends",
   hns: 'this is Windows HNS state (`hnsdiag list all` / `list loadbalancers`): kube-proxy on Windows programs HNS load balancers, not iptables; kdebug does not read them yet: each load balancer lists a Service VIP and its endpoints by HNS endpoint ID (`hnsdiag list endpoints` gives their IPs)',
   ovn: "this is OVN's load balancers (`ovn-nbctl lb-list`, or `list load_balancer`): OVN-Kubernetes (or Kube-OVN) implements Services as OVN load balancers, not kube-proxy rules; kdebug does not read them yet: each VIP line lists its backends",
-  'kube-proxy-log':
-    "this is kube-proxy's log: it says what kube-proxy did and what failed, not which rules the node holds: run `iptables-save` on the node (`ip6tables-save` for IPv6 Services, `ipvsadm -Ln` in IPVS mode, `nft list table ip kube-proxy` in nftables mode) and give kdebug that",
+  ...LOGS,
   'nft-rules':
     "these are nftables rules in nft's own syntax, lines of a chain without their table: kdebug reads kube-proxy's nftables table whole (`nft list table ip kube-proxy`, nftables mode) and iptables' rules as `iptables-save` prints them",
   'nft-tables':
@@ -83,14 +83,6 @@ const PREFIXES = [
  * comment in iptables-nft-save). */
 export const LEGACY_WARNING = /^(?:# )?Warning: iptables-legacy tables present/;
 
-const KLOG = /^[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ [^\s:]+:\d+\]/;
-/** kube-proxy's own klog lines: its source files, or the tools only kube-proxy runs. */
-const KUBE_PROXY_KLOG =
-  /^[IWEF]\d{4} [\d:.]+ +\d+ (?:proxier|iptables|ipset|ipvs|server_(?:linux|others|windows)|endpointslicecache|graceful_termination|conntrack|meta_proxier)\.go:\d+\]|^[IWEF]\d{4} .*(?:ip6?tables-restore|nftables|kube-ipvs0)/;
-/** kube-proxy's log as journald (syslog) prints it: "Nov 14 11:06:11 HOST kube-proxy[12085]: ". */
-const JOURNAL = /^[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \S+ ([\w.-]+)\[\d+\]: /;
-/** kube-proxy logging the rules it gives iptables-restore, the first line after its words. */
-const RESTORING = /^[IWEF]\d{4} [\d:.]+ +\d+ \S+:\d+\] Restoring iptables rules: /;
 const TIMESTAMP = /^(?:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d|time="|level=|\{"(?:level|ts|time)")/;
 const PROMPT = /^(?:\S*[@:]\S*\s*[$#%] |\[[^\]]*\][$#] |\S+ [$#] |[$%] )/;
 const COMMANDS =
@@ -179,13 +171,17 @@ const FOREIGN_LINES: [RegExp, ForeignKind][] = [
 /** What a line that is not a dump line is, given its text (without leading blanks). */
 export function classifyLine(line: string): LineClass {
   if (line.length === 0) return { kind: 'blank' };
-  const logged = RESTORING.exec(line) ?? JOURNAL.exec(line);
-  if (logged && (logged[1] === undefined || logged[1] === 'kube-proxy')) {
-    const rest = line.slice(logged[0].length);
-    if (DUMP_LINE.test(rest)) return { kind: 'prefix', rest: logged[0].length, log: true };
-    if (logged[1] !== undefined) return { kind: 'foreign', foreign: 'kube-proxy-log' };
+  const log = logLine(line);
+  if (log) {
+    // kube-proxy logging the input it gives iptables-restore: a rule after its journald prefix,
+    // the first after its words "Restoring iptables rules: "
+    const said = line.slice(log.at);
+    const restoring = /^Restoring iptables rules: /.exec(said)?.[0].length ?? 0;
+    const rest = said.slice(restoring);
+    if ((restoring > 0 || log.kind === 'kube-proxy-log') && DUMP_LINE.test(rest))
+      return { kind: 'prefix', rest: line.length - rest.length, log: true };
+    return { kind: 'foreign', foreign: restoring > 0 ? 'kube-proxy-log' : log.kind };
   }
-  if (KUBE_PROXY_KLOG.test(line)) return { kind: 'foreign', foreign: 'kube-proxy-log' };
   for (const p of PREFIXES) {
     const m = p.exec(line);
     if (m && m[0].length < line.length && DUMP_LINE.test(line.slice(m[0].length).trimStart()))
@@ -194,7 +190,7 @@ export function classifyLine(line: string): LineClass {
   if (/^(?:```|~~~)/.test(line)) return { kind: 'fence' };
   if (/^(?:\.\.\.|…|\[\.\.\.\]|--)$/.test(line) || /^\.\.\. ?\(.*\)$/.test(line))
     return { kind: 'elision' };
-  if (KLOG.test(line) || TIMESTAMP.test(line)) return { kind: 'log' };
+  if (TIMESTAMP.test(line)) return { kind: 'log' };
   if (LEGACY_WARNING.test(line)) return { kind: 'backend' };
   // another tool's line may be quoted ("> ") or in a diff ("+") too
   const bare = line.replace(/^(?:[+>] ?)+/, '').trimStart();

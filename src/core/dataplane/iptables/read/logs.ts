@@ -1,0 +1,76 @@
+// Log lines people paste with (or instead of) rules: klog's ("I1203 10:00:00.123456  1
+// proxier.go:825] msg") and journald's ("Nov 14 11:06:11 HOST kube-proxy[12085]: msg"), also after
+// a `grep -n` / `grep -Hn` prefix or a log viewer's pod and container names. Whose log a line is
+// comes from what that component logs: klog names the Go source file that logged it.
+
+/** Whose log a line is: kube-proxy's, another component's named by its own files or words, or a
+ * component its line does not name. */
+export type LogKind = 'kube-proxy-log' | 'flannel-log' | 'antrea-log' | 'kubelet-log' | 'other-log';
+
+/** A line's klog header: severity, month and day, time, process id, file:line, then the message;
+ * after `grep -n` ("123:"), `grep -Hn` ("kube-proxy.log:123:") or up to two words a log viewer
+ * puts first (stern's pod and container, `kubectl logs --prefix`'s "[pod/NAME/CONTAINER]"). */
+const KLOG =
+  /^(?:(?:[^\s:]+:)?\d+[:-]|(?:\S+ ){1,2})?[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ ([^\s:\]]+):\d+\] ?/;
+/** journald's (syslog's) prefix: "Nov 14 11:06:11 HOST NAME[PID]: ". */
+const JOURNAL =
+  /^(?:(?:[^\s:]+:)?\d+[:-])?[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \S+ ([\w.-]+)\[\d+\]: /;
+
+/** Files only kube-proxy logs from (cmd/kube-proxy/app, pkg/proxy and its iptables, ipvs,
+ * nftables and winkernel proxiers); AntreaProxy copied some (proxier.go, endpointslicecache.go)
+ * and is told by what it logs of (OVS flows and groups). Shared files (iptables.go, ipset.go,
+ * server.go, config.go, shared_informer.go) name no component. */
+const KUBE_PROXY_FILES =
+  /^(?:proxier|server_(?:linux|others|windows)|graceful_termination|meta_proxier|endpointslicecache|endpointschangetracker|servicechangetracker|proxier_health|proxy_health|service_health|nodeport_addresses)\.go$/;
+const KUBELET_FILES =
+  /^(?:kubelet\w*|kuberuntime_\w+|pod_workers|prober\w*|volume_manager|eviction_manager|container_manager\w*|status_manager|cpu_manager|memory_manager|pod_container_deletor|kubelet_network\w*)\.go$/;
+/** What AntreaProxy logs of from its copies of kube-proxy's files: the OVS flows and groups it
+ * programs, where kube-proxy writes rules. */
+const OVS = /\bOVS\b|\bOpenFlow\b|\bflows\b|\bgroup of Endpoints\b/;
+
+/** Whose log the line is, with where the logged text starts; undefined for no log line. */
+export function logLine(line: string): { kind: LogKind; at: number } | undefined {
+  const j = JOURNAL.exec(line);
+  if (j) {
+    const inner = logLine(line.slice(j[0].length));
+    const named = unitKind(j[1]!);
+    return { kind: named ?? inner?.kind ?? 'other-log', at: j[0].length + (inner?.at ?? 0) };
+  }
+  const k = KLOG.exec(line);
+  if (!k) return undefined;
+  return { kind: klogKind(k[1]!, line, line.slice(k[0].length)), at: k[0].length };
+}
+
+/** Whose klog line it is: by the file that logged it, else by the component its words name. */
+function klogKind(file: string, line: string, message: string): LogKind {
+  if (KUBE_PROXY_FILES.test(file)) return OVS.test(message) ? 'antrea-log' : 'kube-proxy-log';
+  if (/antrea/i.test(line)) return 'antrea-log';
+  if (/flannel/i.test(line)) return 'flannel-log';
+  if (KUBELET_FILES.test(file)) return 'kubelet-log';
+  return 'other-log';
+}
+
+/** A journald unit's log by its name (kube-proxy[PID], flanneld[PID], kubelet[PID]). */
+function unitKind(name: string): LogKind | undefined {
+  if (name === 'kube-proxy') return 'kube-proxy-log';
+  if (/flannel/.test(name)) return 'flannel-log';
+  if (/^antrea/.test(name)) return 'antrea-log';
+  if (name === 'kubelet') return 'kubelet-log';
+  return undefined;
+}
+
+/** What to run instead of pasting a log: the node's rules, in each mode. */
+const RUN =
+  'run `iptables-save` on the node (`ip6tables-save` for IPv6 Services, `ipvsadm -Ln` in IPVS mode, `nft list table ip kube-proxy` in nftables mode) and give kdebug that';
+
+/** What each log is, and what to run instead. */
+export const LOGS: Record<LogKind, string> = {
+  'kube-proxy-log': `this is kube-proxy's log: it says what kube-proxy did and what failed, not which rules the node holds: ${RUN}`,
+  'flannel-log': `this is flannel's log, not rules: flannel writes its own FLANNEL-* chains (masquerade, forward), not kube-proxy's Service rules: ${RUN}`,
+  'antrea-log': `this is Antrea's agent log, not rules: where AntreaProxy replaces kube-proxy, Services are OVS flows (\`antctl get ovsflows\` in the agent Pod), else ${RUN}`,
+  'kubelet-log': `this is the kubelet's log, not rules: the kubelet writes no Service rules (kube-proxy does): ${RUN}`,
+  'other-log': `this is a log, not rules (klog or journald lines; which component's, its lines do not say: not kube-proxy's own files): ${RUN}`,
+};
+
+/** Whether another tool's listing is a log. */
+export const isLog = (kind: string): kind is LogKind => kind in LOGS;
