@@ -717,6 +717,18 @@ describe('input that holds no rule at all', () => {
       whose: /^dump\.txt: this is the kubelet's log, not rules/,
     },
     {
+      what: "the kubelet's log naming flannel's CNI plugin is the kubelet's: its file before its words",
+      lines: [klog('pod_workers.go', 'Error syncing pod: failed to find plugin "flannel" in path')],
+      whose: /^dump\.txt: this is the kubelet's log, not rules/,
+    },
+    {
+      what: "Antrea's copy of kube-proxy's files, told by the Pod a log viewer names",
+      lines: [
+        `antrea-agent-x7k2p antrea-agent ${klog('endpointslicecache.go', 'Setting endpoints for service')}`,
+      ],
+      whose: /^dump\.txt: this is Antrea's agent log, not rules/,
+    },
+    {
       what: "a component's log whose lines name no component",
       lines: [
         klog('iptables.go', 'running iptables-restore with nftables'),

@@ -18,10 +18,10 @@ const JOURNAL =
 
 /** Files only kube-proxy logs from (cmd/kube-proxy/app, pkg/proxy and its iptables, ipvs,
  * nftables and winkernel proxiers); AntreaProxy copied some (proxier.go, endpointslicecache.go)
- * and is told by what it logs of (OVS flows and groups). Shared files (iptables.go, ipset.go,
- * server.go, config.go, shared_informer.go) name no component. */
+ * and is told by what it logs of (OVS flows and groups) or by the Pod a log viewer names. Shared
+ * files (iptables.go, ipset.go, server.go, config.go, shared_informer.go) name no component. */
 const KUBE_PROXY_FILES =
-  /^(?:proxier|server_(?:linux|others|windows)|graceful_termination|meta_proxier|endpointslicecache|endpointschangetracker|servicechangetracker|proxier_health|proxy_health|service_health|nodeport_addresses)\.go$/;
+  /^(?:proxier|server_(?:linux|others|windows|other|unsupported|darwin)|conntrack|graceful_termination|meta_proxier|endpointslicecache|endpointschangetracker|servicechangetracker|proxier_health|proxy_health|service_health|nodeport_addresses|localdetector|nfacct_linux|safe_ipset|netlink_linux|hns|hnsV2)\.go$/;
 const KUBELET_FILES =
   /^(?:kubelet\w*|kuberuntime_\w+|pod_workers|prober\w*|volume_manager|eviction_manager|container_manager\w*|status_manager|cpu_manager|memory_manager|pod_container_deletor|kubelet_network\w*)\.go$/;
 /** What AntreaProxy logs of from its copies of kube-proxy's files: the OVS flows and groups it
@@ -38,16 +38,25 @@ export function logLine(line: string): { kind: LogKind; at: number } | undefined
   }
   const k = KLOG.exec(line);
   if (!k) return undefined;
-  return { kind: klogKind(k[1]!, line, line.slice(k[0].length)), at: k[0].length };
+  const message = line.slice(k[0].length);
+  // best evidence first: the Pod a log viewer names, the file that logged it, then its words
+  const viewer = line.slice(0, k[0].length - message.length).split(/[IWEF]\d{4} /)[0]!;
+  return { kind: named(viewer) ?? klogKind(k[1]!, message), at: k[0].length };
 }
 
 /** Whose klog line it is: by the file that logged it, else by the component its words name. */
-function klogKind(file: string, line: string, message: string): LogKind {
+function klogKind(file: string, message: string): LogKind {
   if (KUBE_PROXY_FILES.test(file)) return OVS.test(message) ? 'antrea-log' : 'kube-proxy-log';
-  if (/antrea/i.test(line)) return 'antrea-log';
-  if (/flannel/i.test(line)) return 'flannel-log';
   if (KUBELET_FILES.test(file)) return 'kubelet-log';
-  return 'other-log';
+  return named(message) ?? 'other-log';
+}
+
+/** The component a text names (a Pod or container name, a message). */
+function named(text: string): LogKind | undefined {
+  if (/antrea/i.test(text)) return 'antrea-log';
+  if (/flannel/i.test(text)) return 'flannel-log';
+  if (/kube-proxy/.test(text)) return 'kube-proxy-log';
+  return undefined;
 }
 
 /** A journald unit's log by its name (kube-proxy[PID], flanneld[PID], kubelet[PID]). */
@@ -69,7 +78,7 @@ export const LOGS: Record<LogKind, string> = {
   'flannel-log': `this is flannel's log, not rules: flannel writes its own FLANNEL-* chains (masquerade, forward), not kube-proxy's Service rules: ${RUN}`,
   'antrea-log': `this is Antrea's agent log, not rules: where AntreaProxy replaces kube-proxy, Services are OVS flows (\`antctl get ovsflows\` in the agent Pod), else ${RUN}`,
   'kubelet-log': `this is the kubelet's log, not rules: the kubelet writes no Service rules (kube-proxy does): ${RUN}`,
-  'other-log': `this is a log, not rules (klog or journald lines; which component's, its lines do not say: not kube-proxy's own files): ${RUN}`,
+  'other-log': `this is a log, not rules (klog or journald lines; which component's, its lines do not say): ${RUN}`,
 };
 
 /** Whether another tool's listing is a log. */

@@ -426,7 +426,8 @@ class DumpParser {
   private foreignLine(kind: ForeignKind): void {
     this.lastForeign = kind;
     const lines = this.foreign.get(kind) ?? [];
-    this.foreign.set(kind, lines.concat(this.lineNo));
+    lines.push(this.lineNo); // a 100,000-line log: one push each, not a copy of all before it
+    this.foreign.set(kind, lines);
   }
 
   /** A line that is not part of the dump, reported with an excerpt. */
@@ -762,7 +763,8 @@ class DumpParser {
     for (let c = 0; c < t.chainCount; c++) {
       if (t.chainLine(c) === undefined) continue;
       declared = true;
-      if ((cut || elided) && !listed && t.ruleCountOf(c) === 0)
+      // an -L listing's cut spares the chains before it; an elision may hide any chain's rules
+      if (((cut && !listed) || elided) && t.ruleCountOf(c) === 0)
         t.partial.set(
           t.nameOf(c),
           cut
@@ -1000,18 +1002,33 @@ const builtInsOf = (t: Table) => BUILTINS.mangle!.filter((name) => t.indexOf(nam
 const holdsBuiltIns = (table: string, t: Table) =>
   builtInsOf(t).every((name) => BUILTINS[table]?.includes(name));
 
-/** The table a listing's built-in chains settle, undefined where they do not: mangle alone has
- * both PREROUTING and FORWARD; nat has PREROUTING or POSTROUTING and no FORWARD, filter FORWARD
- * and neither; raw has PREROUTING and OUTPUT only, listed whole (iptables prints every built-in
- * chain of the table it lists) and without a rule only nat may hold (DNAT, a jump to
- * KUBE-SERVICES). */
+/** The table a listing's built-in chains settle, undefined where they do not. nat has PREROUTING
+ * or POSTROUTING and no FORWARD, filter FORWARD and neither. Both: mangle only where the listing
+ * is mangle's whole (a policy line for each of its five chains, no rule only nat may hold); a
+ * grep across tables mixes them too. raw shares PREROUTING and OUTPUT with nat: only a target
+ * raw alone takes (CT, NOTRACK, TRACE) tells it. */
 function builtInTable(t: Table): 'nat' | 'filter' | 'raw' | 'mangle' | undefined {
   const has = (name: string) => t.indexOf(name) >= 0;
   const natOnly = has('PREROUTING') || has('POSTROUTING');
-  if (natOnly && has('FORWARD')) return 'mangle';
+  if (natOnly && has('FORWARD')) {
+    const whole = BUILTINS.mangle!.every((name) => t.chain(name)?.policy !== undefined);
+    return whole && !natRules(t) ? 'mangle' : undefined;
+  }
   if (!natOnly) return has('FORWARD') ? 'filter' : undefined;
-  const raw = builtInsOf(t).join() === BUILTINS.raw!.join();
-  return raw && !natRules(t) ? 'raw' : 'nat';
+  return rawRules(t) ? 'raw' : 'nat';
+}
+
+/** Targets only the raw table takes. */
+const RAW_TARGETS = new Set(['CT', 'NOTRACK', 'TRACE']);
+
+/** Whether a listing holds a rule only the raw table may. */
+function rawRules(t: Table): boolean {
+  for (const c of t.chains)
+    for (let k = 0; k < c.ruleCount; k++) {
+      const target = t.target(c.ruleId(k));
+      if (target !== undefined && RAW_TARGETS.has(target)) return true;
+    }
+  return false;
 }
 
 /** Whether a listing holds a rule only the nat table may: a NAT target, or a jump to a kube-proxy
