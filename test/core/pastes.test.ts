@@ -292,6 +292,32 @@ describe('views the corpus does not hold, in each tool layout', () => {
       ),
       ['mangle'],
     );
+    // a grep across tables mixes PREROUTING and FORWARD too: not mangle, the Service read as nat
+    assert.deepEqual(
+      tables(
+        [
+          '-A INPUT -m comment --comment "kubernetes health check service ports" -j KUBE-NODEPORTS',
+          '-A FORWARD -m comment --comment "kubernetes forwarding rules" -j KUBE-FORWARD',
+          '-A PREROUTING -m comment --comment "kubernetes service portals" -j KUBE-SERVICES',
+          '-A KUBE-SERVICES -d 10.96.0.10/32 -p udp -m comment --comment "kube-system/kube-dns:dns cluster IP" -m udp --dport 53 -j KUBE-SVC-TCOU7JCQXEZGVUNU',
+          '-A KUBE-SVC-TCOU7JCQXEZGVUNU -m comment --comment "kube-system/kube-dns:dns -> 10.244.0.2:53" -j KUBE-SEP-YIL6JZP7A3QYXJU2',
+          '-A KUBE-SEP-YIL6JZP7A3QYXJU2 -p udp -m comment --comment "kube-system/kube-dns:dns" -m udp -j DNAT --to-destination 10.244.0.2:53',
+        ].join('\n'),
+      ),
+      ['nat'],
+    );
+    // nat's PREROUTING and OUTPUT listed alone, jumping to other chains: nat, not raw
+    assert.deepEqual(
+      tables(
+        [
+          '-P PREROUTING ACCEPT',
+          '-P OUTPUT ACCEPT',
+          '-A PREROUTING -m comment --comment "cali:6gwbT8clXdHdC1b1" -j cali-PREROUTING',
+          '-A OUTPUT ! -d 127.0.0.0/8 -m addrtype --dst-type LOCAL -j DOCKER',
+        ].join('\n'),
+      ),
+      ['nat'],
+    );
     // a command typed above that names raw is taken
     assert.deepEqual(
       tables(`$ iptables -t raw -L -n\n${chainL('PREROUTING')}${chainL('OUTPUT')}`),
