@@ -337,6 +337,40 @@ describe('the traps of the first ten minutes, in a terminal', skip, () => {
     assert.ok([0, 1, 2].includes(r.code(s)));
   });
 
+  it("every screen's / shows its prompt at once and starts a fresh query; ↑ recalls the last", async () => {
+    const r = run('node bin/kdebug.js svc nginx-svc --snapshot snapshots/nginx-svc');
+    await waitFor2('the diagnosis', diagnosed);
+    const keys = (...k: string[]) => t2('send-keys', '-t', SESSION, ...k);
+    const screens = [
+      ['svc', '[Services]'],
+      ['ns', '[Namespaces]'],
+      ['diag', '[Diagnosis]'],
+      ['rules', '[Rules]'],
+      ['drift', '[Drift]'],
+      ['trace', '[Trace]'],
+      ['errors', '[Node errors]'],
+    ];
+    for (const [name, title] of screens) {
+      keys('-l', `:${name}`);
+      keys('Enter');
+      await waitFor2(title!, (x) => x.includes(title!) && !x.includes('▏'));
+      keys('-l', '/');
+      await waitFor2(`${name}: the prompt before a key`, (x) => /\/▏/.test(x));
+      keys('-l', 'zq');
+      await waitFor2(`${name}: the query`, (x) => /\/zq▏/.test(x));
+      keys('Escape');
+      await waitFor2(`${name}: closed`, (x) => !x.includes('▏'));
+      keys('-l', '/');
+      await waitFor2(`${name}: a fresh query`, (x) => /\/▏/.test(x) && !x.includes('zq'));
+      keys('Up');
+      await waitFor2(`${name}: the last query back`, (x) => /\/zq▏/.test(x));
+      keys('Escape');
+    }
+    keys('q');
+    const s = await waitFor2('the shell back', r.exited);
+    assert.equal(r.code(s), 0);
+  });
+
   it('node errors: the footer says how many and its key, e shows each whole, esc returns', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'kdebug-e2e-errors-'));
     execFileSync('cp', ['-r', 'snapshots/nginx-svc/.', dir], { cwd: ROOT });

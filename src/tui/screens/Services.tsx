@@ -24,6 +24,8 @@ export interface ListModel<R> {
   cursor: number;
   /** What the list is filtered by: the query being typed, else the one kept. */
   filter: string;
+  /** The query as typed while `/` is open: its prompt shows from the first keystroke. */
+  typing?: string;
   width: number;
   height: number;
 }
@@ -31,6 +33,18 @@ export interface ListModel<R> {
 /** The filter a list screen shows: what `/` is typing, else what enter kept. */
 const filterOf = (s: State) =>
   (s.modal === 'search' ? s.query : (s.filter[s.screen] ?? '')).trim().toLowerCase();
+
+const typingOf = (s: State) => (s.modal === 'search' ? { typing: s.query } : {});
+
+/** The title line's right side: the `/` prompt being typed (else the kept filter), the count. */
+const listInfo = (m: ListModel<unknown>, hint: string) =>
+  [
+    m.typing !== undefined ? `/${m.typing}▏` : m.filter ? `/${m.filter}` : '',
+    `${m.rows.length}`,
+    hint,
+  ]
+    .filter(Boolean)
+    .join('  ');
 
 const ports = (svc: Service) =>
   svc.ports.map((p) => `${p.name ? `${p.name}:` : ''}${p.port}/${p.protocol}`).join(',');
@@ -56,7 +70,7 @@ export function servicesModel(
     }))
     .sort((a, b) => `${a.namespace}/${a.name}`.localeCompare(`${b.namespace}/${b.name}`));
   const cursor = Math.min(cursorOf(s, 'svc', 0), Math.max(0, rows.length - 1));
-  return { rows, cursor, filter, width, height };
+  return { rows, cursor, filter, ...typingOf(s), width, height };
 }
 
 /** The Namespaces list's first row: every namespace's Services. */
@@ -76,7 +90,7 @@ export function namespacesModel(
       .sort(),
   ];
   const cursor = Math.min(cursorOf(s, 'ns', 0), Math.max(0, rows.length - 1));
-  return { rows, cursor, filter, width, height };
+  return { rows, cursor, filter, ...typingOf(s), width, height };
 }
 
 export function listView(m: ListModel<unknown>): View {
@@ -127,9 +141,7 @@ export function Services({
   const left = Math.max(8, inner - widths.reduce((a, b) => a + b + 1, 0));
   const cells = (c: string[]) => cols(c.slice(0, shown), [...widths, left]);
   const title = `Services (${namespace ?? 'all namespaces'})`;
-  const info = [m.filter ? `/${m.filter}` : '', `${m.rows.length}`, 'enter diagnoses']
-    .filter(Boolean)
-    .join('  ');
+  const info = listInfo(m, 'enter diagnoses');
   return (
     <Pane title={title} info={info} focused width={m.width} height={m.height}>
       <T tone="muted">{`    ${cells(['NAMESPACE', 'NAME', 'TYPE', 'CLUSTER-IP', 'PORTS'])}`}</T>
@@ -154,9 +166,7 @@ export function Services({
 export function Namespaces({ model: m }: { model: ListModel<string> }) {
   const page = innerLines(m.height) - 1;
   const start = useWindow(m.cursor, m.rows.length, page);
-  const info = [m.filter ? `/${m.filter}` : '', `${m.rows.length}`, 'enter: its Services']
-    .filter(Boolean)
-    .join('  ');
+  const info = listInfo(m, 'enter: its Services');
   return (
     <Pane title="Namespaces" info={info} focused width={m.width} height={m.height}>
       <T tone="muted">{'  NAMESPACE'}</T>
