@@ -81,6 +81,23 @@ describe('kdebug svc (built CLI)', () => {
     assert.deepEqual(steps(lacking.stdout), steps(whole.stdout));
   });
 
+  it('IP:PORT and IP:PORTNAME diagnose as NAME:PORT and NAME:PORTNAME do, a missing port too', () => {
+    const run = (arg: string) =>
+      kdebug(['svc', arg, '--snapshot', 'snapshots/nginx-svc', '-o', 'text']);
+    for (const port of ['8080', 'http', '9999', 'metrics']) {
+      const byIP = run(`10.1.190.219:${port}`);
+      const byName = run(`nginx-svc:${port}`);
+      assert.deepEqual(
+        [byIP.code, byIP.stderr, byIP.stdout],
+        [byName.code, byName.stderr, byName.stdout],
+        port,
+      );
+    }
+    const lacking = run('10.1.190.219:9999');
+    assert.equal(lacking.code, 1);
+    assert.match(lacking.stdout, /✗ {2}1 Service +default\/nginx-svc has no port 9999/);
+  });
+
   it('takes -n for the namespace', () => {
     const r = kdebug([
       'svc',

@@ -57,25 +57,30 @@ describe('an address as an application logs it names its Service', () => {
     svc('shop', 'cart', ['10.96.0.21'], 8080),
   ];
 
-  it('reads IP, IP:PORT, [IPv6]:PORT and a bare IPv6 address; a name is no address', () => {
+  it('reads IP, IP:PORT, IP:PORTNAME, [IPv6]:PORT and a bare IPv6 address; a name is no address', () => {
     assert.deepEqual(parseServiceAddress('10.96.0.20'), { ip: '10.96.0.20' });
-    assert.deepEqual(parseServiceAddress('10.96.0.21:8080'), { ip: '10.96.0.21', port: 8080 });
+    assert.deepEqual(parseServiceAddress('10.96.0.21:8080'), { ip: '10.96.0.21', port: '8080' });
+    assert.deepEqual(parseServiceAddress('10.96.0.21:http'), { ip: '10.96.0.21', port: 'http' });
     assert.deepEqual(parseServiceAddress('[fd00:10:96:0::14]:80'), {
       ip: 'fd00:10:96::14',
-      port: 80,
+      port: '80',
+    });
+    assert.deepEqual(parseServiceAddress('[fd00:10:96::14]:dns-tcp'), {
+      ip: 'fd00:10:96::14',
+      port: 'dns-tcp',
     });
     assert.deepEqual(parseServiceAddress('fd00:10:96::14'), { ip: 'fd00:10:96::14' });
-    for (const notOne of ['web', 'web:80', '10.96.0', '10.96.0.300', '10.96.0.20:0', 'cafe:80'])
+    const notOnes = ['web', 'web:80', '10.96.0', '10.96.0.300', '10.96.0.20:', '10.96.0.20:a_b'];
+    for (const notOne of [...notOnes, 'cafe:80'])
       assert.equal(parseServiceAddress(notOne), undefined, notOne);
   });
 
-  it('finds the one Service with that cluster IP, in any namespace; a port it lacks is said', () => {
+  it('finds the one Service with that cluster IP, in any namespace; the port is left to step 1', () => {
     const at = (arg: string) => serviceAt(services, arg, parseServiceAddress(arg)!, 'snap');
     assert.deepEqual(at('10.96.0.21:8080'), { namespace: 'shop', name: 'cart', port: '8080' });
     assert.deepEqual(at('[fd00:10:96::14]:80'), { namespace: 'default', name: 'web', port: '80' });
-    assert.deepEqual(at('10.96.0.21:80'), {
-      error: '10.96.0.21:80: Service shop/cart has no port 80 (ports: 8080/TCP)',
-    });
+    // as NAME:PORT: a port it lacks is the Service step's to fail, with the ports it has
+    assert.deepEqual(at('10.96.0.21:80'), { namespace: 'shop', name: 'cart', port: '80' });
     assert.deepEqual(at('10.96.9.9'), {
       error: '10.96.9.9: no Service in snap has cluster IP 10.96.9.9',
     });

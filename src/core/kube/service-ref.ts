@@ -55,16 +55,17 @@ export function portsNamed(svc: Pick<Service, 'ports'>, port: string): ServicePo
   return svc.ports.filter((p) => (/^\d+$/.test(port) ? p.port === Number(port) : p.name === port));
 }
 
-/** A Service's address as an application logs it: its cluster IP, IP:PORT or [IPv6]:PORT. */
-export function parseServiceAddress(arg: string): { ip: string; port?: number } | undefined {
+/** A Service's address as an application logs it: its cluster IP, IP:PORT or [IPv6]:PORT (a
+ * port's name too, as NAME:PORTNAME takes it). */
+export function parseServiceAddress(arg: string): { ip: string; port?: string } | undefined {
   const t = arg.trim();
   const m =
-    /^\[([0-9a-fA-F:.]+)\](?::(\d{1,5}))?$/.exec(t) ??
-    /^(\d{1,3}(?:\.\d{1,3}){3})(?::(\d{1,5}))?$/.exec(t) ??
+    /^\[([0-9a-fA-F:.]+)\](?::([^:]+))?$/.exec(t) ??
+    /^(\d{1,3}(?:\.\d{1,3}){3})(?::([^:]+))?$/.exec(t) ??
     /^([0-9a-fA-F]*:[0-9a-fA-F:.]*)()$/.exec(t);
   if (!m || familyOf(m[1]!) === undefined) return undefined;
-  const port = m[2] ? Number(m[2]) : undefined;
-  if (port !== undefined && (port < 1 || port > 65535)) return undefined;
+  const port = m[2] || undefined;
+  if (port !== undefined && !PORT.test(port)) return undefined;
   return { ip: canonicalAddress(m[1]!), ...(port !== undefined ? { port } : {}) };
 }
 
@@ -89,7 +90,7 @@ export function serviceNamed(
 export function serviceAt(
   services: Service[],
   arg: string,
-  at: { ip: string; port?: number },
+  at: { ip: string; port?: string },
   where: string,
 ): ServiceRef | { error: string } {
   const found = services.filter((s) => s.clusterIPs.some((ip) => canonicalAddress(ip) === at.ip));
@@ -100,14 +101,11 @@ export function serviceAt(
           ? `${arg}: no Service in ${where} has cluster IP ${at.ip}`
           : `${arg}: ${found.length} Services have cluster IP ${at.ip} (${found.map((s) => `${s.namespace}/${s.name}`).join(', ')}): name one`,
     };
+  // a port it lacks fails the Service step, as NAME:PORT's does
   const s = found[0]!;
-  if (at.port !== undefined && !s.ports.some((p) => p.port === at.port))
-    return {
-      error: `${arg}: Service ${s.namespace}/${s.name} has no port ${at.port} (ports: ${s.ports.map((p) => `${p.port}/${p.protocol}`).join(', ') || 'none'})`,
-    };
   return {
     namespace: s.namespace,
     name: s.name,
-    ...(at.port !== undefined ? { port: String(at.port) } : {}),
+    ...(at.port !== undefined ? { port: at.port } : {}),
   };
 }
