@@ -12,7 +12,15 @@ import { T, ThemeContext } from './components/text.js';
 import { useTerminalSize, type Size } from './components/terminal-size.js';
 import { analyze, type AnalyzeOptions, type TuiData } from './data.js';
 import { keyName, lookup, splitKeys, type KeyFlags, type ScreenName } from './keymap.js';
-import { models, navigate, nodeIndex, type Models, type Screen } from './navigation.js';
+import {
+  models,
+  navigate,
+  nodeIndex,
+  openService,
+  type Effect,
+  type Models,
+  type Screen,
+} from './navigation.js';
 import { initialState, LISTS, reduce, type Action, type State } from './state.js';
 import { Diagnosis, firstProblem } from './screens/Diagnosis.js';
 import { Drift } from './screens/Drift.js';
@@ -309,6 +317,7 @@ export function App(props: AppProps) {
     marks,
     reading: loading,
     ...(services ? { services } : {}),
+    where: props.snapshot ?? `context ${data.facts.meta.context ?? ''}`.trim(),
   };
   const modelsOf = (s: State): Models => {
     let m = cache.get(s);
@@ -347,14 +356,39 @@ export function App(props: AppProps) {
         dispatch({ type: 'type', text: input });
       return;
     }
-    for (const e of navigate(latest.current, binding.action, modelsOf(latest.current), screen)) {
+    run(navigate(latest.current, binding.action, modelsOf(latest.current), screen), name);
+  }
+
+  function run(effects: Effect[], name = '') {
+    for (const e of effects) {
       if (e.do === 'dispatch') dispatch(e.action);
       // raw mode turns the terminal's interrupt into a key: it ends the run as SIGINT would
       else if (e.do === 'quit') return quit(name === 'ctrl+c');
       else if (e.do === 'recollect') load();
       else if (e.do === 'diagnose') diagnose(e.target);
+      else if (e.do === 'find') void find(e.arg);
       else answer(e.yes);
     }
+  }
+
+  // `:svc ARG` looks among every Service: live, the cluster's (listed once), else the facts'
+  async function find(arg: string) {
+    let list = services ?? (props.listServices ? undefined : data.view.services);
+    if (!list) {
+      dispatch({ type: 'closeModal' });
+      // unlisted: a name is looked for in the namespace shown, as before the list
+      list = await props.listServices!().then(
+        (l) => {
+          setServices(l);
+          return l;
+        },
+        (e: Error) => {
+          dispatch({ type: 'flash', text: `listing the Services failed: ${e.message}` });
+          return data.view.services;
+        },
+      );
+    }
+    run(openService(latest.current, arg, list, screen));
   }
 
   const t = useMemo(() => theme(props.color), [props.color]);

@@ -43,7 +43,7 @@ export const SCREENS: { name: ScreenName; title: string; command: string; aliase
   { name: 'rules', title: 'Rules', command: 'rules', aliases: ['rule', 'tree'] },
   { name: 'drift', title: 'Drift', command: 'drift', aliases: ['expected'] },
   { name: 'trace', title: 'Trace', command: 'trace', aliases: ['walk', 'packet'] },
-  // as kubectl names them: `:svc NAME` and `:svc NS/NAME` diagnose one, `:ns NAME` picks one
+  // as kubectl names them: `:svc NAME` (NS/NAME, IP) diagnoses one, `:ns NAME` picks one
   { name: 'svc', title: 'Services', command: 'svc', aliases: ['services', 'service'] },
   { name: 'ns', title: 'Namespaces', command: 'ns', aliases: ['namespaces', 'namespace'] },
   { name: 'errors', title: 'Node errors', command: 'errors', aliases: ['err', 'node-errors'] },

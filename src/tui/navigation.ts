@@ -8,6 +8,7 @@ import type { DiagnosedService } from '../core/diagnose.js';
 import type { Service } from '../core/kube/objects.js';
 import type { Shown } from '../core/model.js';
 import { valid } from '../core/next-command.js';
+import { findService } from '../core/kube/service-ref.js';
 import {
   ALL,
   listView,
@@ -49,6 +50,8 @@ export interface Screen {
   marks?: ReadonlyMap<string, Shown>;
   /** The nodes are still being read: a failed command may not be in the facts yet. */
   reading?: boolean;
+  /** Where the Services come from, as messages name it ("snapshot DIR", "context NAME"). */
+  where?: string;
 }
 
 /** What App.tsx does for a key: reduce an action, or act on the world. */
@@ -58,7 +61,9 @@ export type Effect =
   | { do: 'recollect' }
   | { do: 'answer'; yes: boolean }
   /** Another Service diagnosed (`:svc NAME`, enter on the Services list). */
-  | { do: 'diagnose'; target: DiagnosedService };
+  | { do: 'diagnose'; target: DiagnosedService }
+  /** `:svc ARG`: found among every Service (live: once the cluster's are listed), see openService. */
+  | { do: 'find'; arg: string };
 
 /** "ns/name" of the diagnosed Service, which the Rules screen opens at. */
 export const focusOf = (data: TuiData) =>
@@ -134,7 +139,7 @@ export function navigate(s: State, action: KeyAction, m: Models, sc: Screen): Ef
     case 'accept':
       if (s.modal === 'search' && LISTS.includes(s.screen))
         return [dispatch({ type: 'filter', text: s.query.trim() })];
-      return s.modal === 'search' ? searchHit(s, m, sc) : command(s, sc);
+      return s.modal === 'search' ? searchHit(s, m, sc) : command(s);
     case 'complete':
       return [dispatch({ type: 'setCommand', text: completeCommand(s.commandLine) })];
     case 'drill':
@@ -212,9 +217,9 @@ const diagnose = (target: DiagnosedService): Effect[] => [
   dispatch({ type: 'diagnosing' }),
 ];
 
-/** Enter on the ":" line: a screen, help or quit (`:svc NS/NAME` diagnoses that Service, `:ns
+/** Enter on the ":" line: a screen, help or quit (`:svc ARG` finds a Service to diagnose, `:ns
  * NAME` lists its Services); anything else is said and closed. */
-function command(s: State, sc: Screen): Effect[] {
+function command(s: State): Effect[] {
   const c = parseCommand(s.commandLine);
   if (!c)
     return [
@@ -234,17 +239,39 @@ function command(s: State, sc: Screen): Effect[] {
       ];
     return [dispatch({ type: 'namespace', namespace: c.arg === 'all' ? undefined : c.arg })];
   }
-  if (c.arg !== undefined) {
-    const parts = c.arg.split('/');
-    const [ns, name] = parts.length === 2 ? parts : [undefined, parts.length === 1 ? c.arg : ''];
-    const namespace = ns ?? s.namespace ?? sc.data.target?.namespace ?? 'default';
-    // a name goes into API paths live: one Kubernetes could have made, or said
-    if (valid.name(name) === undefined || valid.namespace(namespace) === undefined)
-      return [
-        dispatch({ type: 'flash', text: `":svc ${c.arg}": give NAME or NAMESPACE/NAME` }),
-        dispatch({ type: 'closeModal' }),
-      ];
-    return diagnose({ namespace, service: name! });
-  }
+  if (c.arg !== undefined) return [{ do: 'find', arg: c.arg }];
   return [dispatch({ type: 'screen', screen: c.screen })];
+}
+
+/**
+ * `:svc ARG` among `services`, as `kdebug svc` finds it: a cluster IP or NS/NAME as typed, a name
+ * in the namespace shown, else in the one namespace holding it; several: the list to pick from.
+ */
+export function openService(s: State, arg: string, services: Service[], sc: Screen): Effect[] {
+  const said = (text: string) => [
+    dispatch({ type: 'flash', text }),
+    dispatch({ type: 'closeModal' }),
+  ];
+  const found = findService(services, arg, s.namespace, sc.where ?? 'the facts read');
+  if ('error' in found && !('ref' in found)) return said(found.error);
+  const ref = 'ref' in found ? found.ref : found;
+  if ('ref' in found && found.namespaces.length > 1)
+    return [
+      dispatch({ type: 'namespace', namespace: undefined }),
+      dispatch({ type: 'filter', text: ref.name }),
+      dispatch({
+        type: 'flash',
+        text: `${ref.name} is in ${found.namespaces.length} namespaces (${found.namespaces.join(', ')}): pick one`,
+      }),
+    ];
+  // in none: diagnosed where it was looked for, its step 1 says so with the names it may mean
+  const namespace = ref.namespace ?? s.namespace ?? sc.data.target?.namespace ?? 'default';
+  // a name goes into API paths live: one Kubernetes could have made, or said
+  if (valid.name(ref.name) === undefined || valid.namespace(namespace) === undefined)
+    return said(`":svc ${arg}": give NAME or NAMESPACE/NAME (:PORT), or a cluster IP`);
+  return diagnose({
+    namespace,
+    service: ref.name,
+    ...(ref.port !== undefined ? { port: ref.port } : {}),
+  });
 }

@@ -6,6 +6,7 @@ import {
   parseServiceRef,
   portsNamed,
   serviceAt,
+  findService,
 } from '../../src/core/kube/service-ref.js';
 
 describe('the forms people type for a Service', () => {
@@ -84,6 +85,51 @@ describe('an address as an application logs it names its Service', () => {
     assert.deepEqual(at('10.96.9.9'), {
       error: '10.96.9.9: no Service in snap has cluster IP 10.96.9.9',
     });
+  });
+});
+
+describe('what :svc ARG names among the Services listed', () => {
+  const svc = (namespace: string, name: string, ip: string): Service =>
+    ({
+      namespace,
+      name,
+      clusterIPs: [ip],
+      ports: [{ port: 80, protocol: 'TCP' }],
+    }) as unknown as Service;
+  const services = [
+    svc('default', 'web', '10.96.0.20'),
+    svc('shop', 'web', '10.96.0.21'),
+    svc('kube-system', 'kube-dns', '10.96.0.10'),
+  ];
+  const find = (arg: string, shown?: string) => findService(services, arg, shown, 'snap');
+  it('a name in the namespace shown, else in the one namespace that has it', () => {
+    assert.deepEqual(find('kube-dns'), { namespace: 'kube-system', name: 'kube-dns' });
+    assert.deepEqual(find('kube-dns:53', 'default'), {
+      namespace: 'kube-system',
+      name: 'kube-dns',
+      port: '53',
+    });
+    assert.deepEqual(find('web', 'shop'), { namespace: 'shop', name: 'web' });
+  });
+  it('a name several namespaces hold, or none, is the name and the namespaces holding it', () => {
+    assert.deepEqual(find('web:http'), {
+      error: 'Service web is in 2 namespaces (default, shop): give one with -n',
+      namespaces: ['default', 'shop'],
+      ref: { name: 'web', port: 'http' },
+    });
+    assert.deepEqual(find('nope'), {
+      error: 'no Service named nope in any namespace of snap',
+      namespaces: [],
+      ref: { name: 'nope' },
+    });
+  });
+  it('NS/NAME as typed, an address by its cluster IP, a bad argument said', () => {
+    assert.deepEqual(find('shop/nope'), { namespace: 'shop', name: 'nope' });
+    assert.deepEqual(find('10.96.0.21:80'), { namespace: 'shop', name: 'web', port: '80' });
+    assert.deepEqual(find('10.96.9.9'), {
+      error: '10.96.9.9: no Service in snap has cluster IP 10.96.9.9',
+    });
+    assert.deepEqual(find('a/b/c'), { error: '"a/b/c" is not NAME, NS/NAME or svc/NAME' });
   });
 });
 

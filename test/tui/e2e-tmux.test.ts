@@ -337,6 +337,66 @@ describe('the traps of the first ten minutes, in a terminal', skip, () => {
     assert.ok([0, 1, 2].includes(r.code(s)));
   });
 
+  it(':svc NAME finds the Service in any namespace, :svc IP[:PORT] by its cluster IP; a name in several namespaces is listed to pick', async () => {
+    const command = (text: string) => {
+      t2('send-keys', '-t', SESSION, '-l', text);
+      t2('send-keys', '-t', SESSION, 'Enter');
+    };
+    const header = (x: string) => x.split('\n')[1] ?? '';
+    let r = run('node bin/kdebug.js demo');
+    await waitFor2('the diagnosis', diagnosed);
+    command(':svc kube-dns');
+    await waitFor2('kube-dns, from all namespaces', (x) =>
+      header(x).startsWith('kube-system/kube-dns '),
+    );
+    command(':svc 10.1.190.219:8080');
+    await waitFor2('nginx-svc by its address', (x) =>
+      header(x).startsWith('default/nginx-svc:8080 '),
+    );
+    command(':svc 10.1.0.10');
+    await waitFor2('kube-dns by its cluster IP', (x) =>
+      header(x).startsWith('kube-system/kube-dns '),
+    );
+    command(':svc 10.1.9.9');
+    await waitFor2('an address no Service has', (x) =>
+      x.includes('10.1.9.9: no Service in the demo snapshot has cluster IP 10.1.9.9'),
+    );
+    t2('send-keys', '-t', SESSION, 'q');
+    await waitFor2('the shell back', r.exited);
+
+    // a second kube-dns, in namespace other: the two listed, the one picked diagnosed
+    const dir = mkdtempSync(join(tmpdir(), 'kdebug-e2e-twice-'));
+    execFileSync('cp', ['-r', 'snapshots/nginx-svc/.', dir], { cwd: ROOT });
+    const objects = JSON.parse(readFileSync(join(dir, 'objects.json'), 'utf8')) as {
+      items: { kind: string; metadata: { name: string; namespace?: string }; spec: object }[];
+    };
+    const dns = objects.items.find((o) => o.kind === 'Service' && o.metadata.name === 'kube-dns')!;
+    objects.items.push({
+      ...dns,
+      metadata: { name: 'kube-dns', namespace: 'other' },
+      spec: { ...dns.spec, clusterIP: '10.1.0.99', clusterIPs: ['10.1.0.99'] },
+    });
+    writeFileSync(join(dir, 'objects.json'), JSON.stringify(objects));
+    try {
+      r = run(`node bin/kdebug.js svc nginx-svc --snapshot ${dir}`);
+      await waitFor2('the diagnosis', diagnosed);
+      command(':svc kube-dns');
+      const s = await waitFor2('the two to pick from', (x) =>
+        x.includes('kube-dns is in 2 namespaces (kube-system, other): pick one'),
+      );
+      assert.match(s, /kube-system +kube-dns/);
+      assert.match(s, /other +kube-dns/);
+      assert.doesNotMatch(s, /default +nginx-svc/);
+      t2('send-keys', '-t', SESSION, '-l', 'j');
+      t2('send-keys', '-t', SESSION, 'Enter');
+      await waitFor2('the one picked', (x) => header(x).startsWith('other/kube-dns '));
+      t2('send-keys', '-t', SESSION, 'q');
+      await waitFor2('the shell back', r.exited);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("every screen's / shows its prompt at once and starts a fresh query; ↑ recalls the last", async () => {
     const r = run('node bin/kdebug.js svc nginx-svc --snapshot snapshots/nginx-svc');
     await waitFor2('the diagnosis', diagnosed);
@@ -562,6 +622,27 @@ describe('leaving the TUI: the exit code says what was checked, the answer stays
     t3('send-keys', '-t', SESSION, 'q');
     const s = await waitFor3('the shell back', r.exited);
     assert.equal(r.code(s), 2);
+  });
+
+  it("live, :svc NAME finds it in the namespace that has it, from the cluster's list", async () => {
+    // a server that answers every read: each diagnosis completes, its Service on top
+    const served = await readSnapshot(`${ROOT}snapshots/nginx-svc`);
+    const answering = await startFakeApi({ objects: served.objects });
+    const header = (x: string) => x.split('\n')[1] ?? '';
+    try {
+      const kubeconfig = answering.kubeconfig({ namespace: 'default' });
+      const r = run(
+        `HOME=${home} node bin/kdebug.js svc nginx-svc --kubeconfig ${kubeconfig} --via kube-proxy`,
+      );
+      await waitFor3('the diagnosis', (x) => diagnosed(x) && x.includes('default/nginx-svc'));
+      t3('send-keys', '-t', SESSION, '-l', ':svc kube-dns');
+      t3('send-keys', '-t', SESSION, 'Enter');
+      await waitFor3('kube-dns diagnosed', (x) => header(x).startsWith('kube-system/kube-dns '));
+      t3('send-keys', '-t', SESSION, 'q');
+      await waitFor3('the shell back', r.exited);
+    } finally {
+      await answering.close();
+    }
   });
 
   it('ctrl+c before the diagnosis completed: exit 130, and a line saying so', async () => {

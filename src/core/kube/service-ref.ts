@@ -70,20 +70,41 @@ export function parseServiceAddress(arg: string): { ip: string; port?: string } 
 }
 
 /** The one Service of that name in any namespace (`-A`, as kubectl's): none or several is an
- * error that says which namespaces hold it. */
+ * error that says which namespaces hold it (`namespaces`, for a list to pick from). */
 export function serviceNamed(
   services: Service[],
   name: string,
   where: string,
-): ServiceRef | { error: string } {
+): ServiceRef | { error: string; namespaces: string[] } {
   const found = services.filter((s) => s.name === name);
   if (found.length === 1) return { namespace: found[0]!.namespace, name };
+  const namespaces = found.map((s) => s.namespace);
   return {
     error:
       found.length === 0
         ? `no Service named ${name} in any namespace of ${where}`
-        : `Service ${name} is in ${found.length} namespaces (${found.map((s) => s.namespace).join(', ')}): give one with -n`,
+        : `Service ${name} is in ${found.length} namespaces (${namespaces.join(', ')}): give one with -n`,
+    namespaces,
   };
+}
+
+/** What a typed Service names among those listed while `namespace` is shown (none: every one):
+ * an address or NS/NAME as `kdebug svc` takes them; a bare NAME in that namespace when it holds
+ * one, else wherever -A finds it (else the name, and the namespaces holding it: none or several). */
+export function findService(
+  services: Service[],
+  arg: string,
+  namespace: string | undefined,
+  where: string,
+): ServiceRef | { error: string } | { error: string; ref: ServiceRef; namespaces: string[] } {
+  const at = parseServiceAddress(arg);
+  if (at) return serviceAt(services, arg, at, where);
+  const ref = parseServiceRef(arg);
+  if ('error' in ref || ref.namespace !== undefined) return ref;
+  if (services.some((s) => s.namespace === namespace && s.name === ref.name))
+    return { namespace, ...ref };
+  const named = serviceNamed(services, ref.name, where);
+  return 'error' in named ? { ...named, ref } : { ...ref, ...named };
 }
 
 /** The Service whose cluster IP this is, or why none is chosen (one line, the input named). */
