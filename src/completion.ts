@@ -8,18 +8,36 @@ import { valid } from './core/next-command.js';
 
 const SCRIPTS: Record<string, string> = {
   // each answer line becomes one candidate as it is: no compgen -W, nothing in it is expanded;
-  // cobra's ":0" asks for the shell's own file names (--snapshot, --file, --kubeconfig)
+  // cobra's ":0" asks for the shell's own file names (--snapshot, --file, --kubeconfig). A value
+  // after = is answered alone, as cobra answers it: each script puts the flag back its own way
   bash: `# kdebug completion for bash: source <(kdebug completion bash)
 _kdebug() {
-  local line files=
+  local line files= word flag keep cur=\${COMP_WORDS[COMP_CWORD]} rest=\${COMP_LINE:0:COMP_POINT}
+  local -a words=() found=()
+  local i n=-1
   COMPREPLY=()
+  # bash cuts words at = : and @ (COMP_WORDBREAKS): joined again where no space parts them
+  for ((i = 0; i <= COMP_CWORD; i++)); do
+    word=\${COMP_WORDS[i]}
+    if ((n < 0)) || [[ $rest == [[:space:]]* ]]; then n=$((n + 1)); words[n]=; fi
+    rest=\${rest#"\${rest%%[![:space:]]*}"}
+    words[n]+=$word
+    rest=\${rest#"$word"}
+  done
+  word=\${words[n]}
+  flag=
+  [[ $word == -*=* ]] && flag=\${word%%=*}=
   while IFS= read -r line; do
-    case $line in :0) files=1 ;; :*) ;; *) COMPREPLY+=("$line") ;; esac
-  done < <(kdebug __complete "\${COMP_WORDS[@]:1:COMP_CWORD}" 2>/dev/null)
+    case $line in :0) files=1 ;; :*) ;; *) found+=("$flag$line") ;; esac
+  done < <(kdebug __complete "\${words[@]:1}" 2>/dev/null)
   if [ -n "$files" ]; then
     compopt -o filenames 2>/dev/null
-    mapfile -t -O "\${#COMPREPLY[@]}" COMPREPLY < <(compgen -f -- "\${COMP_WORDS[COMP_CWORD]}")
+    while IFS= read -r line; do found+=("$flag$line"); done < <(compgen -f -- "\${word#"$flag"}")
   fi
+  # readline replaces only the text after the last break (an @ it keeps): the rest stays
+  case $cur in *[!=:@]*) keep=\${word%"$cur"} ;; *) keep=$word ;; esac
+  keep=\${keep%@}
+  for line in "\${found[@]}"; do COMPREPLY+=("\${line#"$keep"}"); done
 }
 complete -F _kdebug kdebug
 `,
@@ -28,6 +46,7 @@ _kdebug() {
   local -a out words_
   out=("\${(@f)$(kdebug __complete "\${words[@]:1:$((CURRENT-1))}" 2>/dev/null)}")
   words_=("\${(@)out:#:*}")
+  if [[ $PREFIX == -*=* ]]; then compset -P 1 '*='; fi
   compadd -- $words_
   if (( \${out[(Ie):0]} )); then _files; fi
 }
@@ -35,10 +54,12 @@ compdef _kdebug kdebug
 `,
   fish: `# kdebug completion for fish: kdebug completion fish | source
 function __kdebug_complete
-  set -l out (kdebug __complete (commandline -opc)[2..-1] (commandline -ct) 2>/dev/null)
-  string match -v -- ':*' $out
+  set -l token (commandline -ct)
+  set -l flag (string match -r -- '^-[^=]*=' $token)
+  set -l out (kdebug __complete (commandline -opc)[2..-1] $token 2>/dev/null)
+  string match -v -- ':*' $out | string replace -r -- '^' "$flag"
   if contains -- ':0' $out
-    __fish_complete_path (commandline -ct)
+    __fish_complete_path (string replace -r -- '^-[^=]*=' '' $token) | string replace -r -- '^' "$flag"
   end
 end
 complete -c kdebug -f -a '(__kdebug_complete)'
@@ -58,8 +79,8 @@ export interface Completion {
   files?: true;
 }
 
-/** Flags whose next word is a value, and the values kdebug can offer for some. */
-const VALUES: Record<string, string[] | undefined> = {
+/** Flags whose value is one of a few words. */
+const VALUES: Record<string, readonly string[] | undefined> = {
   '-o': ['tui', 'text', 'json'],
   '--output': ['tui', 'text', 'json'],
   '--via': ['auto', 'kube-proxy', 'pod', 'ssh'],
@@ -69,12 +90,6 @@ const VALUES: Record<string, string[] | undefined> = {
 
 /** Candidates for the last word of `words` (the words after `kdebug`, the last one partial). */
 export async function complete(program: Command, words: string[]): Promise<Completion> {
-  const previous = words.at(-2);
-  if (previous && FILES.has(previous)) return { candidates: [], files: true };
-  return { candidates: await names(program, words) };
-}
-
-async function names(program: Command, words: string[]): Promise<string[]> {
   const current = words.at(-1) ?? '';
   const before = words.slice(0, -1);
   const options = (c?: Command) => [...(c?.options ?? []), ...program.options];
@@ -85,70 +100,137 @@ async function names(program: Command, words: string[]): Promise<string[]> {
       .filter((o) => o.required || o.optional)
       .flatMap((o) => [o.short, o.long].filter((f): f is string => !!f)),
   );
+  // a value after = (--namespace=kube, -n=kube) is completed as after the flag, as cobra does:
+  // the candidates are values, each shell's script puts the flag back before them
+  const eq = /^(-[^=]+)=(.*)$/s.exec(current);
+  const previous = before.at(-1) ?? '';
+  const flag = eq && valued.has(eq[1]!) ? eq[1]! : valued.has(previous) ? previous : undefined;
+  const partial = eq && flag === eq[1] ? eq[2]! : current;
+  if (flag !== undefined) {
+    if (FILES.has(flag)) return { candidates: [], files: true };
+    const asked = VALUES[flag] ?? FLAG_NAMES[flag];
+    return { candidates: asked ? await names(asked, before, partial) : [] };
+  }
   // the words that are not flags or their values: the command, then its arguments
   const positional = before.filter(
     (w, i) => !w.startsWith('-') && !valued.has(before[i - 1] ?? ''),
   );
   const command = program.commands.find((c) => named(c, positional[0] ?? ''));
-  const flags = options(command).flatMap((o) => [o.short, o.long].filter((f): f is string => !!f));
-  const previous = before.at(-1);
-  if (previous && VALUES[previous]) return VALUES[previous]!.filter((v) => v.startsWith(current));
-  if (current.startsWith('-')) return flags.filter((f) => f.startsWith(current));
-  if (!command) return program.commands.map((c) => c.name()).filter((n) => n.startsWith(current));
-  if (previous === '--context') {
+  if (current.startsWith('-'))
+    return {
+      candidates: options(command)
+        .flatMap((o) => [o.short, o.long].filter((f): f is string => !!f))
+        .filter((f) => f.startsWith(current)),
+    };
+  if (!command)
+    return {
+      candidates: program.commands.map((c) => c.name()).filter((n) => n.startsWith(current)),
+    };
+  const asked = positional.length === 1 ? ARGUMENTS[command.name()] : undefined;
+  return { candidates: asked ? await names(asked, before, current) : [] };
+}
+
+/** Flags whose value names something kdebug can look up. */
+const FLAG_NAMES: Record<string, Asked> = {
+  '--context': 'contexts',
+  '--node': 'nodes',
+  '-n': 'namespaces',
+  '--namespace': 'namespaces',
+};
+
+/** What a command's first argument names. */
+const ARGUMENTS: Record<string, Asked> = {
+  svc: 'services',
+  demo: 'scenarios',
+  completion: 'shells',
+};
+
+/** What a name under the cursor is: one kdebug looks up, or one of a fixed few. */
+type Asked =
+  'services' | 'nodes' | 'namespaces' | 'contexts' | 'scenarios' | 'shells' | readonly string[];
+
+async function names(asked: Asked, before: string[], current: string): Promise<string[]> {
+  const starting = (all: string[]) => all.filter((n) => n.startsWith(current));
+  if (typeof asked !== 'string') return starting([...asked]);
+  if (asked === 'shells') return starting(Object.keys(SCRIPTS));
+  if (asked === 'scenarios')
+    return starting((await import('./commands/demo.js')).scenarios().map((s) => s.name));
+  if (asked === 'contexts') {
     const { kubeconfigContexts } = await import('./cluster/kube/kubeconfig.js');
     const kubeconfig = flagValue(before, '--kubeconfig');
     const contexts = await kubeconfigContexts(kubeconfig ? { kubeconfig } : {}).catch(() => []);
     // a context is the user's own name ("admin@prod", an EKS ARN): printable and one word
-    return contexts.filter((c) => /^[!-~]+$/.test(c) && c.startsWith(current));
+    return starting(contexts.filter((c) => /^[!-~]+$/.test(c)));
   }
-  const asked: Asked | undefined =
-    previous === '--node'
-      ? 'nodes'
-      : previous === '-n' || previous === '--namespace'
-        ? 'namespaces'
-        : command.name() === 'svc' && positional.length === 1
-          ? 'services'
-          : undefined;
-  if (!asked) return [];
-  // svc NS/NAME, as kubectl takes it: the Services of that namespace, each written NS/NAME
-  const slash = asked === 'services' ? current.indexOf('/') : -1;
+  // svc -A: the Services of every namespace, each NS/NAME; svc NS/NAME (as kubectl takes it):
+  // the Services of that namespace
+  const every = asked === 'services' && before.some((w) => w === '-A' || w === '--all-namespaces');
+  const slash = asked === 'services' && !every ? current.indexOf('/') : -1;
   const inNamespace = slash > 0 ? current.slice(0, slash) : undefined;
   const namespace = inNamespace ?? flagValue(before, '-n', '--namespace');
+  const looked: Looked = every ? 'every Service' : asked;
   const snapshot = flagValue(before, '--snapshot');
   try {
     const found = snapshot
-      ? await snapshotNames(snapshot, namespace, asked)
-      : await liveNames(before, namespace, asked);
+      ? await snapshotNames(snapshot, namespace, looked)
+      : await liveNames(before, namespace, looked);
     // a name from a snapshot or a cluster is shown only if it is one Kubernetes could have made
-    return found
-      .filter((n) => valid.name(n) !== undefined)
-      .map((n) => (inNamespace ? `${inNamespace}/${n}` : n))
-      .filter((n) => n.startsWith(current));
+    return starting(
+      found
+        .filter((n) => valid.name(n.name) !== undefined)
+        .filter((n) => !every || valid.namespace(n.namespace) !== undefined)
+        .map((n) =>
+          every ? `${n.namespace}/${n.name}` : inNamespace ? `${inNamespace}/${n.name}` : n.name,
+        ),
+    );
   } catch {
     return []; // no cluster, no access: nothing to offer
   }
 }
 
-/** What a name under the cursor is. */
-type Asked = 'services' | 'nodes' | 'namespaces';
+/** What is looked up in a snapshot or a cluster (every Service: svc -A). */
+type Looked = 'services' | 'nodes' | 'namespaces' | 'every Service';
 
-function flagValue(words: string[], ...names: string[]): string | undefined {
-  const at = words.findIndex((w) => names.includes(w));
-  return at >= 0 ? words[at + 1] : undefined;
+/** A flag's value as pflag reads it (`--flag value`, `--flag=value`, `-n=value`, `-nvalue`), the
+ * last one given winning. */
+function flagValue(words: string[], ...flags: string[]): string | undefined {
+  let value: string | undefined;
+  words.forEach((w, i) => {
+    for (const f of flags) {
+      if (w === f) value = words[i + 1];
+      else if (w.startsWith(`${f}=`)) value = w.slice(f.length + 1);
+      else if (!f.startsWith('--') && !w.startsWith('--') && w.startsWith(f))
+        value = w.slice(f.length);
+    }
+  });
+  return value;
 }
 
-async function snapshotNames(dir: string, namespace: string | undefined, asked: Asked) {
+interface Named {
+  namespace: string;
+  name: string;
+}
+
+async function snapshotNames(
+  dir: string,
+  namespace: string | undefined,
+  asked: Looked,
+): Promise<Named[]> {
   const facts = await readSnapshot(dir);
   const view = clusterView(facts.objects);
-  if (asked === 'nodes') return view.nodes.map((n) => n.name);
+  const bare = (name: string) => ({ namespace: '', name });
+  if (asked === 'nodes') return view.nodes.map((n) => bare(n.name));
   if (asked === 'namespaces')
-    return [...new Set(facts.objects.flatMap((o) => o.metadata?.namespace ?? []))].sort();
+    return [...new Set(facts.objects.flatMap((o) => o.metadata?.namespace ?? []))].sort().map(bare);
   const ns = namespace ?? facts.meta.namespace ?? 'default';
-  return view.services.filter((s) => s.namespace === ns).map((s) => s.name);
+  return view.services.filter((s) => asked === 'every Service' || s.namespace === ns);
 }
 
-async function liveNames(words: string[], namespace: string | undefined, asked: Asked) {
+async function liveNames(
+  words: string[],
+  namespace: string | undefined,
+  asked: Looked,
+): Promise<Named[]> {
   const { KubeApi } = await import('./cluster/kube-api.js');
   const api = await KubeApi.connect({
     context: flagValue(words, '--context'),
@@ -162,8 +244,12 @@ async function liveNames(words: string[], namespace: string | undefined, asked: 
         ? '/api/v1/nodes'
         : asked === 'namespaces'
           ? '/api/v1/namespaces'
-          : `/api/v1/namespaces/${encodeURIComponent(ns)}/services`;
-    return (await api.list(path)).items.map((o) => o.metadata?.name ?? '').filter(Boolean);
+          : asked === 'every Service'
+            ? '/api/v1/services'
+            : `/api/v1/namespaces/${encodeURIComponent(ns)}/services`;
+    return (await api.list(path)).items
+      .map((o) => ({ namespace: o.metadata?.namespace ?? '', name: o.metadata?.name ?? '' }))
+      .filter((n) => n.name);
   } finally {
     api.close();
   }

@@ -124,12 +124,14 @@ export async function svcCommand(
     throw new UsageError(
       `"${arg}" is in namespace ${ref.namespace}, but -n says ${given.namespace}`,
     );
-  if (o.allNamespaces && (ref?.namespace || given.namespace))
+  if (o.allNamespaces && given.namespace)
     throw new UsageError('-A finds the Service in every namespace: give no namespace with it');
   if (o.allNamespaces && !ref)
     throw new UsageError(
       `-A finds a Service by its name: give one (${selfCommand('svc NAME -A')})`,
     );
+  // NS/NAME with -A (as its completion offers it) names the one: nothing left to find
+  const anywhere = o.allNamespaces && ref?.namespace === undefined;
   const which = nodeChoiceFlags(o);
   if (o.snapshot !== undefined) {
     if (Object.keys(which).length > 0)
@@ -152,7 +154,7 @@ export async function svcCommand(
     // no name: the Service the snapshot was taken for
     const named = at
       ? found(serviceAt(view.services, arg!, at, dir))
-      : o.allNamespaces
+      : anywhere
         ? found(serviceNamed(view.services, ref!.name, dir))
         : (ref ?? snapshotService(facts, dir));
     const g = { ...given, namespace: named.namespace ?? given.namespace };
@@ -201,7 +203,7 @@ export async function svcCommand(
             `context ${cluster.meta.context ?? ''}`.trim(),
           ),
         )
-      : o.allNamespaces
+      : anywhere
         ? found(
             serviceNamed(
               clusterView(

@@ -34,11 +34,14 @@ const complete: Record<'zsh' | 'fish', (line: string) => string[]> = {
     const program = `kdebug completion fish | source; complete -C ${JSON.stringify(line)}`;
     const r = spawnSync('fish', ['-c', program], { cwd: ROOT, env, encoding: 'utf8' });
     assert.equal(r.status, 0, r.stderr);
-    // fish prints "candidate<TAB>description"
+    // fish prints "candidate<TAB>description", each the whole token: after `--flag=` the flag
+    // comes first, and the offers are what follows it
+    const flag = /^-[^=]*=/.exec(line.split(' ').at(-1)!)?.[0] ?? '';
     return r.stdout
       .split('\n')
       .filter(Boolean)
-      .map((l) => l.split('\t')[0]!);
+      .map((l) => l.split('\t')[0]!)
+      .map((c) => (c.startsWith(flag) ? c.slice(flag.length) : `(without ${flag}) ${c}`));
   },
 };
 
@@ -49,15 +52,17 @@ for (const shell of ['zsh', 'fish'] as const)
     () => {
       for (const c of COMPLETION_CASES)
         it(`${c.typed}⇥ offers ${c.offers.join(', ') || 'nothing'}`, () =>
-          assert.deepEqual(complete[shell](c.typed), c.offers));
+          assert.deepEqual(complete[shell](c.typed).sort(), [...c.offers].sort()));
 
-      it("a flag that takes a directory gets the shell's own file names", () => {
-        const offers = complete[shell]('kdebug svc --snapshot snapshots/nginx-s');
-        // zsh offers the name within its directory, fish the path with a slash for a directory
-        assert.ok(
-          offers.some((o) => /^(snapshots\/)?nginx-svc\/?$/.test(o)),
-          JSON.stringify(offers),
-        );
+      it("a flag that takes a directory gets the shell's own file names, after = too", () => {
+        for (const typed of ['--snapshot snapshots/nginx-s', '--snapshot=snapshots/nginx-s']) {
+          const offers = complete[shell](`kdebug svc ${typed}`);
+          // zsh offers the name within its directory, fish the path with a slash for a directory
+          assert.ok(
+            offers.some((o) => /^(snapshots\/)?nginx-svc\/?$/.test(o)),
+            `${typed}: ${JSON.stringify(offers)}`,
+          );
+        }
       });
     },
   );

@@ -13,17 +13,29 @@ describe('shell completion', () => {
   const bin = kdebugOnPath();
   const script = kdebug(['completion', 'bash']).stdout;
 
-  /** COMPREPLY for the words typed after the prompt, the last one being completed. */
+  /**
+   * What TAB completes the word under the cursor to, as bash runs the script: COMP_WORDS split as
+   * bash splits them (at = : and @, COMP_WORDBREAKS, each run of them a word), and each reply put
+   * where readline puts it (after the word's last break, an @ kept). A `--flag=` is left out: the
+   * offers are its values.
+   */
   const bash = (line: string): string[] => {
-    const words = line.split(' ');
-    const program = `${script}\nCOMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _kdebug; printf '%s\\n' "\${COMPREPLY[@]}"`;
+    const words = line.split(' ').flatMap((w) => (w === '' ? [''] : w.match(/[=:@]+|[^=:@]+/g)!));
+    const program = `${script}\nCOMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; COMP_LINE='${line}'; COMP_POINT=${line.length}; _kdebug; printf '%s\\n' "\${COMPREPLY[@]}"`;
     const r = spawnSync('bash', ['-c', program], {
       cwd: ROOT,
       encoding: 'utf8',
       env: { ...hermetic(), PATH: `${bin}:${process.env['PATH']}` },
     });
     assert.equal(r.status, 0, r.stderr);
-    return r.stdout.split('\n').filter(Boolean);
+    const last = line.split(' ').at(-1)!;
+    const breaks = last.search(/[=:@][^=:@]*$/);
+    const kept = breaks < 0 ? '' : last.slice(0, last[breaks] === '@' ? breaks : breaks + 1);
+    const flag = /^-[^=]*=/.exec(last)?.[0] ?? '';
+    return r.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((reply) => `${kept}${reply}`.slice(flag.length));
   };
 
   const cases: { typed: string; offers: string[] }[] = [
@@ -32,11 +44,12 @@ describe('shell completion', () => {
     { typed: 'kdebug rules --ta', offers: ['--table'] },
     // the shell's own file names where a flag takes a file or directory
     { typed: 'kdebug svc --snapshot snapshots/nginx-s', offers: ['snapshots/nginx-svc'] },
+    { typed: 'kdebug svc --snapshot=snapshots/nginx-s', offers: ['snapshots/nginx-svc'] },
     { typed: 'kdebug rules --file README', offers: ['README.md'] },
   ];
   for (const c of cases)
     it(`${c.typed}⇥ offers ${c.offers.join(', ') || 'nothing'}`, () =>
-      assert.deepEqual(bash(c.typed), c.offers));
+      assert.deepEqual(bash(c.typed).sort(), [...c.offers].sort()));
 
   it('runs nothing a snapshot names: a hostile Node or Service name is never offered nor expanded', () => {
     const dir = mkdtempSync(join(tmpdir(), 'kdebug-hostile-completion-'));

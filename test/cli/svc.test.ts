@@ -116,13 +116,18 @@ describe('kdebug svc (built CLI)', () => {
     });
   });
 
-  it('-A finds the Service by its name in whichever namespace holds it', () => {
+  it('-A finds the Service by its name in whichever namespace holds it; NS/NAME names it', () => {
     const target = (args: string[]) => {
       const r = kdebug(['svc', ...args, '-A', '--snapshot', 'snapshots/nginx-svc', '-o', 'json']);
       return r.code === 2 ? r.stderr : JSON.parse(r.stdout).target;
     };
     assert.deepEqual(target(['kube-dns']), { namespace: 'kube-system', service: 'kube-dns' });
     assert.deepEqual(target(['nginx-svc']), { namespace: 'default', service: 'nginx-svc' });
+    // NS/NAME, as completion offers it after -A: that one
+    assert.deepEqual(target(['kube-system/kube-dns']), {
+      namespace: 'kube-system',
+      service: 'kube-dns',
+    });
     assert.equal(
       target(['nope']),
       'kdebug: no Service named nope in any namespace of snapshots/nginx-svc\n',
