@@ -1,14 +1,21 @@
-// Word wrapping to a width, for text output and the TUI's panes alike: breaks at spaces; a word
-// longer than a line fills the line and carries on in the next (a rule's long tokens stay whole
-// as far as they fit). What is wrapped is sanitised here: it came from the cluster or a node.
+// Word wrapping to a width, for text output and the TUI's panes alike: breaks at spaces. A word
+// longer than a line stays whole on a line of its own, past the width, so a copied path or name
+// still works; a pane cuts it instead (its lines must fit). What is wrapped is sanitised here: it
+// came from the cluster or a node.
 import { sanitize } from '../core/sanitize.js';
 
 /**
  * The lines of `text` at `width` columns: the first starts with `indent`, the others with
- * `hanging`. Never returns a line wider than `width` (a hanging indent wider than half the width
- * is dropped).
+ * `hanging` (dropped when wider than half the width). Only a word longer than a line goes past
+ * `width`, unless `cut`: then it fills the line and carries on in the next.
  */
-export function wrap(raw: string, width: number, indent = '', hanging = indent): string[] {
+export function wrap(
+  raw: string,
+  width: number,
+  indent = '',
+  hanging = indent,
+  cut = false,
+): string[] {
   const text = sanitize(raw);
   const w = Math.max(1, width);
   const pad = hanging.length * 2 > w ? '' : hanging;
@@ -24,6 +31,10 @@ export function wrap(raw: string, width: number, indent = '', hanging = indent):
       // a break where two spaces were leaves none at the end of the line
       out.push(line.trimEnd());
       line = pad + word;
+      start = pad;
+    } else if (!cut) {
+      if (line !== start) out.push(line.trimEnd());
+      line = line === start ? joined : pad + word;
       start = pad;
     } else {
       let rest = joined;

@@ -30,7 +30,8 @@ const run = (args: string[], columns: number) => {
   return r.stdout.split('\n');
 };
 
-/** A line of a command that cannot break: one shell word (a quoted patch, an image digest). */
+/** A line that cannot break: one word longer than the line (a path, a DNS name, a quoted patch,
+ * an image digest) stays whole past the width, so a copy of it still works. */
 const oneWord = (line: string) => !/\S\s+\S/.test(line.replace(/ \\$/, '').trim());
 
 describe('every command at the terminal width', () => {
@@ -46,6 +47,23 @@ describe('every command at the terminal width', () => {
       assert.equal(characters(narrow), characters(wide));
       assert.ok(wide.every((l) => stringWidth(l) <= 120 || oneWord(l)));
     });
+
+  it('a word longer than the line stays whole on a line of its own, past the width', () => {
+    const args = ['svc', '--snapshot', 'snapshots/dual-stack-ipv6-rules-missing', '-o', 'text'];
+    const lines = run(args, 40);
+    for (const word of [
+      'snapshots/dual-stack-ipv6-rules-missing',
+      'nginx-svc.default.svc.cluster.local',
+    ])
+      assert.ok(
+        lines.some((l) => l.trim() === word),
+        `${word} is not whole on a line:\n${lines.join('\n')}`,
+      );
+    assert.deepEqual(
+      lines.filter((l) => stringWidth(l) > 40 && !oneWord(l)),
+      [],
+    );
+  });
 
   it('svc keeps its step column where it fits and puts the summary under the step where not', () => {
     const at = (columns: number) =>

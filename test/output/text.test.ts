@@ -30,9 +30,16 @@ const report = (steps: { id: string; status: Status; findings: Finding[] }[]): R
   });
 
 describe('text output', () => {
-  it('wraps at the width with a hanging indent, cutting only words longer than a line', () => {
+  it('wraps at the width with a hanging indent; a word longer than a line stays whole on its own', () => {
     assert.deepEqual(wrap('aaa bbb ccc ddd', 9, '  ', '    '), ['  aaa bbb', '    ccc', '    ddd']);
-    assert.deepEqual(wrap('x'.repeat(12), 8, '', '  '), ['xxxxxxxx', '  xxxx']);
+    assert.deepEqual(wrap('x'.repeat(12), 8, '', '  '), ['x'.repeat(12)]);
+    assert.deepEqual(wrap(`a ${'x'.repeat(12)} b`, 8, '', '  '), [
+      'a',
+      `  ${'x'.repeat(12)}`,
+      '  b',
+    ]);
+    // a pane's lines must fit: there it fills the line and carries on
+    assert.deepEqual(wrap('x'.repeat(12), 8, '', '  ', true), ['xxxxxxxx', '  xxxx']);
     for (const line of wrap('word '.repeat(60), 80, '   ', '     '))
       assert.ok(line.length <= 80, line);
   });
