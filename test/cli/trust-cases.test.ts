@@ -107,7 +107,7 @@ describe('claims on the bundled snapshots', () => {
       {
         step: 'DNS',
         mark: '◐',
-        line: /^nginx-headless\.default A -> 10\.244\.1\.7, 10\.244\.0\.3; A lookup of nginx-headless\.default\.svc\.cluster\.local not recorded on vm-12-11-centos$/,
+        line: /^vm-12-7-centos: nginx-headless\.default A -> 10\.244\.1\.7, 10\.244\.0\.3; A lookup of nginx-headless\.default\.svc\.cluster\.local not recorded on vm-12-11-centos$/,
         finding: { step: 'dns', id: 'dns-names', kinds: ['computed'] },
         exit: 0,
       },
