@@ -231,8 +231,11 @@ describe(
         titles('reachability').some((t) => t.startsWith(`IPv6: ClusterIP [${v6}]:80 answers from`)),
         said,
       );
-      assert.ok(titles('dns').includes(`web.ds AAAA -> ${v6}`), said);
-      assert.ok(titles('dns').includes(`web.ds A -> ${v4}`), said);
+      // each node's lookups, each said as that node's
+      for (const { name } of c.info.nodes) {
+        assert.ok(titles('dns').includes(`${name}: web.ds AAAA -> ${v6}`), said);
+        assert.ok(titles('dns').includes(`${name}: web.ds A -> ${v4}`), said);
+      }
     });
 
     it('a fault in one family is found in that family only: an IPv6 endpoint rule deleted on node-a', () => {
