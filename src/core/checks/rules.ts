@@ -299,10 +299,9 @@ function notRead(ctx: CheckContext, read: string[]): Finding[] {
     });
   out.push(...byCondition(tables));
   // the same failure on many nodes (no agent Pod there, say) is one finding
-  for (const group of byReason(failed)) {
-    const members = new Set(group.nodes);
-    const reads = failed.filter((f) => members.has(f.node));
-    const nodes = group.nodes;
+  const reasonOf = new Map(failed.map((f) => [f.node, f.reason]));
+  for (const { nodes } of byReason(failed)) {
+    const reads = nodes.map((node) => ({ node, reason: reasonOf.get(node)! }));
     const error = reads[0]!.reason;
     const one = nodes.length === 1;
     const where = one ? nodes[0]! : `${nodes.length} nodes (${namedFew(nodes, 5)})`;

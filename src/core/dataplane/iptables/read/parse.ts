@@ -1022,22 +1022,19 @@ function builtInTable(t: Table): 'nat' | 'filter' | 'raw' | 'mangle' | undefined
 const RAW_TARGETS = new Set(['CT', 'NOTRACK', 'TRACE']);
 
 /** Whether a listing holds a rule only the raw table may. */
-function rawRules(t: Table): boolean {
-  for (const c of t.chains)
-    for (let k = 0; k < c.ruleCount; k++) {
-      const target = t.target(c.ruleId(k));
-      if (target !== undefined && RAW_TARGETS.has(target)) return true;
-    }
-  return false;
-}
+const rawRules = (t: Table) => anyTarget(t, (target) => RAW_TARGETS.has(target));
 
 /** Whether a listing holds a rule only the nat table may: a NAT target, or a jump to a kube-proxy
  * chain of nat's (its built-in chains jump to KUBE-SERVICES there). */
-function natRules(t: Table): boolean {
+const natRules = (t: Table) =>
+  anyTarget(t, (target) => NAT_TARGETS.has(target) || NAT_CHAINS.test(target));
+
+/** Whether some rule of the listing has a target `of` accepts. */
+function anyTarget(t: Table, of: (target: string) => boolean): boolean {
   for (const c of t.chains)
     for (let k = 0; k < c.ruleCount; k++) {
       const target = t.target(c.ruleId(k));
-      if (target !== undefined && (NAT_TARGETS.has(target) || NAT_CHAINS.test(target))) return true;
+      if (target !== undefined && of(target)) return true;
     }
   return false;
 }
