@@ -216,7 +216,7 @@ async function snapshotNames(
   namespace: string | undefined,
   asked: Looked,
 ): Promise<Named[]> {
-  const facts = await readSnapshot(dir);
+  const facts = await readSnapshot(dir, true);
   const view = clusterView(facts.objects);
   const bare = (name: string) => ({ namespace: '', name });
   if (asked === 'nodes') return view.nodes.map((n) => bare(n.name));

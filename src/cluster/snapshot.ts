@@ -45,27 +45,6 @@ function readText(file: string, max: number): string | undefined {
   return readRegular(file, max)?.toString('utf8');
 }
 
-/** A node output read on first use: a big dump parsed on a worker is never read here. */
-function lazyText(outputs: NodeOutputs, stem: string, read: () => string): void {
-  const settle = (value: string) =>
-    Object.defineProperty(outputs, stem, {
-      value,
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
-  Object.defineProperty(outputs, stem, {
-    enumerable: true,
-    configurable: true,
-    get() {
-      const text = read();
-      settle(text);
-      return text;
-    },
-    set: settle,
-  });
-}
-
 /** Nodes by name, with no inherited keys: a node "constructor" or "__proto__" is just a name. */
 const nodeMap = (): Facts['nodes'] => Object.create(null) as Facts['nodes'];
 
@@ -77,8 +56,9 @@ const OBJECTS_MISSING =
 const NOT_A_NODE = 'is not a Kubernetes node name (a DNS-1123 subdomain); not read';
 const NOT_A_STEM = "is not a node command's file name (letters, digits and ._:-); not read";
 
-/** A snapshot directory, or a .tar.gz of one. */
-export async function readSnapshot(dir: string): Promise<Facts> {
+/** A snapshot directory, or a .tar.gz of one; `objectsOnly`: its node outputs left unread (names
+ * for TAB completion need no rules dump). */
+export async function readSnapshot(dir: string, objectsOnly = false): Promise<Facts> {
   if (isArchiveName(dir) && !(await isDir(dir))) return readArchive(dir);
   if (!(await isDir(dir))) throw new SnapshotError(dir, 'no such snapshot directory', true);
   const objectsFile = join(dir, 'objects.json');
@@ -88,7 +68,7 @@ export async function readSnapshot(dir: string): Promise<Facts> {
   const metaFile = join(dir, 'meta.json');
   const metaText = readText(metaFile, LIMITS.meta);
   const meta = metaText === undefined ? {} : parseMeta(metaFile, metaText);
-  return { objects, nodes: await readNodes(join(dir, 'nodes')), meta };
+  return { objects, nodes: objectsOnly ? nodeMap() : await readNodes(join(dir, 'nodes')), meta };
 }
 
 /** A folder of the snapshot to list: a directory. Absent, or a file in its place (a README
@@ -102,7 +82,8 @@ function isFolder(path: string, s = entryAt(path)): boolean {
   );
 }
 
-/** nodes/<node>/<stem>.txt, listed now (links, devices and bad names refused) and read on first use. */
+/** nodes/<node>/<stem>.txt, read now (links, devices and bad names refused): the core gets plain
+ * text and never reads a file. */
 async function readNodes(nodesDir: string): Promise<Facts['nodes']> {
   const nodes = nodeMap();
   if (!isFolder(nodesDir)) return nodes;
@@ -121,15 +102,11 @@ async function readNodes(nodesDir: string): Promise<Facts['nodes']> {
       if (++count > MAX_OUTPUTS)
         throw new SnapshotError(nodesDir, `more than ${MAX_OUTPUTS} node outputs, not read`);
       const file = join(nodeDir, name);
-      // the kind and size are refused now; the read (on first use) checks again
       const f = entryAt(file);
       if (f) checkFile(file, f, LIMITS.output);
-      lazyText(outputs, stem, () => {
-        const text = readText(file, LIMITS.output);
-        if (text === undefined)
-          throw new SnapshotError(file, 'removed since the snapshot was read');
-        return text;
-      });
+      const text = readText(file, LIMITS.output);
+      if (text === undefined) throw new SnapshotError(file, 'removed while the snapshot was read');
+      outputs[stem] = text;
     }
   }
   return nodes;
@@ -190,7 +167,7 @@ async function readArchive(file: string): Promise<Facts> {
   return { objects, nodes: archiveNodes(files, `${root}nodes/`, where), meta };
 }
 
-/** nodes/<node>/<stem>.txt of an archive, each made a string on first use. */
+/** nodes/<node>/<stem>.txt of an archive, as text. */
 function archiveNodes(
   files: Map<string, Buffer>,
   prefix: string,
@@ -207,7 +184,7 @@ function archiveNodes(
       throw new SnapshotError(where(prefix.slice(0, -1)), `${quoted(node)} ${NOT_A_NODE}`);
     if (!isStem(stem))
       throw new SnapshotError(where(`${prefix}${node}`), `${quoted(`${stem}.txt`)} ${NOT_A_STEM}`);
-    lazyText((nodes[node] ??= {}), stem, () => data.toString('utf8'));
+    (nodes[node] ??= {})[stem] = data.toString('utf8');
   }
   return nodes;
 }

@@ -203,7 +203,7 @@ function ipvsStem(outputs: Record<string, string>): string {
 export class NodeAnalysis {
   private read: ReadRules | undefined | null = null;
   /** The stem of the dump parsed here: a later read of the same run holding the same text
-   * reuses the parse (its text is read only then: a big dump parsed aside never is here). */
+   * reuses the parse. */
   private parsedStem: string | undefined;
   private readonly treesMemo = new Map<string, ServiceTrees>();
   private readonly expectedMemo = new Map<string, ExpectedRules>();

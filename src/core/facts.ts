@@ -43,7 +43,6 @@ export function nodeDump(
 ): NodeDump | undefined {
   const outputs = facts.nodes[node];
   if (!outputs) return undefined;
-  // `in`, not a read: a snapshot reads a node's output on first use
   const present = FAMILY_DUMP_STEMS[family].filter((stem) => stem in outputs);
   // the default iptables-save may read the backend kube-proxy does not write to
   const stem =
@@ -54,9 +53,7 @@ export function nodeDump(
   return {
     source: `nodes/${node}/${stem}.txt`,
     stem,
-    get text() {
-      return outputs[stem]!;
-    },
+    text: outputs[stem]!,
   };
 }
 

@@ -175,7 +175,6 @@ function modeOf(
     source: string,
     as: (t: string) => Evidence,
   ) => ({ value, from, source, evidence: as(`${node}: ${value} (${source})`) });
-  // `in`, not a read: a snapshot's outputs are read on first use
   const said = 'proxy-mode' in outputs ? parseProxyMode(outputs['proxy-mode']!) : undefined;
   if (said) {
     // a stale answer is evidence of nothing now: shown, never counted
