@@ -349,6 +349,7 @@ export function labelSelectorString(s: LabelSelectorSpec): string {
 interface ApiQuery extends ApiRead {
   group?: string;
   labelSelector?: string;
+  fieldSelector?: string;
   pageSize?: number;
 }
 
@@ -358,12 +359,13 @@ interface ApiQuery extends ApiRead {
 const WHOLE_LIST_PAGE = 5000;
 
 /** What a failed read was of, for the checks (never its progress label). */
-const readOf = ({ resource, namespace, name, service, addon }: ApiQuery): ApiRead => ({
+const readOf = ({ resource, namespace, name, service, addon, podIP }: ApiQuery): ApiRead => ({
   resource,
   ...(namespace !== undefined ? { namespace } : {}),
   ...(name !== undefined ? { name } : {}),
   ...(service !== undefined ? { service } : {}),
   ...(addon ? { addon } : {}),
+  ...(podIP !== undefined ? { podIP } : {}),
 });
 
 /** Reads through a Cluster, keeping every object once and reporting progress and failures. */
@@ -415,6 +417,7 @@ class Reader {
     const request: ReadRequest = {
       path: apiPath(q),
       ...(q.labelSelector ? { labelSelector: q.labelSelector } : {}),
+      ...(q.fieldSelector ? { fieldSelector: q.fieldSelector } : {}),
       ...(q.pageSize ? { pageSize: q.pageSize } : {}),
     };
     const items = await this.read(
@@ -448,7 +451,7 @@ class Reader {
 
   /** A read that only brings early what a later read brings whole (one node's Pods before every
    * node's): kept when it answers; a failure is no loss to record, the whole read says it. */
-  async extra(what: string, q: ApiQuery & { fieldSelector?: string }): Promise<boolean> {
+  async extra(what: string, q: ApiQuery): Promise<boolean> {
     if (this.stopped) return false;
     this.progress({ phase: 'api', what, state: 'start' });
     const path = apiPath(q);
@@ -464,6 +467,27 @@ class Reader {
     this.keep(items ?? []);
     this.progress({ phase: 'api', what, state: 'done', count: items?.length ?? 0 });
     return items !== undefined;
+  }
+
+  /** The endpoint addresses whose Pods were looked up by address, and answered. */
+  readonly podIPLookups: string[] = [];
+
+  /** The Pods, in every namespace, whose first address is `ip` (an API server selects on
+   * `status.podIP` only: `status.podIPs` is accepted and matches nothing). */
+  async podsWithIP(ip: string): Promise<void> {
+    const q: ApiQuery = { resource: 'pods', podIP: ip };
+    const request = { path: apiPath(q), fieldSelector: `status.podIP=${ip}` };
+    const items = await this.read(
+      `Pods with address ${ip}`,
+      readOf(q),
+      () => this.cluster.list(request),
+      (r: KubeObject[] | undefined) => r?.length ?? 0,
+      false,
+      undefined,
+    );
+    if (!items) return;
+    this.keep(items);
+    this.podIPLookups.push(ip);
   }
 
   has(kind: string, namespace: string, name: string): boolean {
@@ -509,6 +533,29 @@ function endpointPodRefs(
     seen.set(`${ref.namespace}/${ref.name}`, ref);
   }
   return [...seen.values()];
+}
+
+/** Past this many addresses that name no Pod, the rest are not looked up (said as not known). */
+const POD_IP_LOOKUPS = 16;
+
+/** The addresses a Service's EndpointSlices and Endpoints list without naming a Pod (a hand-made
+ * slice, a selector-less Service): which Pod, if any, has them is looked up by address. */
+function addressesNamingNoPod(slices: KubeObject[], endpoints: KubeObject | undefined): string[] {
+  type Address = {
+    addresses?: string[];
+    ip?: string;
+    targetRef?: { kind?: string; name?: string };
+  };
+  const namesNoPod = (a: Address) => !a.targetRef?.name || (a.targetRef.kind ?? 'Pod') !== 'Pod';
+  const out = new Set<string>();
+  for (const s of slices)
+    for (const e of (s['endpoints'] as Address[] | undefined) ?? [])
+      if (namesNoPod(e)) for (const ip of e.addresses ?? []) out.add(ip);
+  for (const subset of (endpoints?.['subsets'] as
+    Record<string, Address[] | undefined>[] | undefined) ?? [])
+    for (const a of [...(subset['addresses'] ?? []), ...(subset['notReadyAddresses'] ?? [])])
+      if (namesNoPod(a) && a.ip) out.add(a.ip);
+  return [...out].slice(0, POD_IP_LOOKUPS);
 }
 
 /** The ServiceCIDRs (networking.k8s.io/v1, 1.33+): a cluster that does not serve them has none. */
@@ -1087,6 +1134,7 @@ async function finish(
       capturedAt: (o.now?.() ?? new Date()).toISOString(),
       ...o.meta,
       ...(r.errors.length > 0 ? { readErrors: r.errors } : {}),
+      ...(r.podIPLookups.length > 0 ? { podIPLookups: r.podIPLookups } : {}),
       ...(errors.length > 0 ? { nodeErrors: errors } : {}),
     },
   };
@@ -1145,6 +1193,10 @@ export async function collect(
         ),
     ),
   );
+  // an address no Pod is named for may still be a Pod's: only a lookup by address can tell
+  const byAddress = Promise.all([slices, endpoints]).then(([sl, ep]) =>
+    Promise.all(addressesNamingNoPod(sl, ep).map((ip) => r.podsWithIP(ip))),
+  );
   const client = o.clientPod;
   const addons = readClusterAddons(r, { byNode: true });
   // every Node and every agent Pod: seconds on a large cluster, while the rest takes a moment
@@ -1158,6 +1210,7 @@ export async function collect(
     endpoints,
     selected,
     pointedAt,
+    byAddress,
     ...(client
       ? [
           r.get(`Pod ${client.namespace}/${client.name}`, {

@@ -18,6 +18,8 @@ export interface ApiRead {
   /** A read of a cluster add-on in kube-system (kube-proxy, CoreDNS), not of the target's
    * namespace. */
   addon?: boolean;
+  /** The Pods whose address (their first, `status.podIP`) is this one, in every namespace. */
+  podIP?: string;
 }
 
 /** An API read that failed (meta.readErrors); `reason` is the API error's kind, `read` what it
@@ -40,6 +42,13 @@ const ANSWERED = new Set(['forbidden', 'not-found']);
 export function readErrorsOf(facts: Facts): ReadError[] {
   const v = facts.meta['readErrors'];
   return Array.isArray(v) ? (v as ReadError[]) : [];
+}
+
+/** The endpoint addresses whose Pods were looked up by address, and answered (meta.podIPLookups):
+ * the Pods found are in the facts, so an address none of them has is no Pod's first address. */
+export function podIPLookupsOf(facts: Facts): string[] {
+  const v = facts.meta['podIPLookups'];
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
 }
 
 /** What was lost mid-run, in the order it was read. */

@@ -228,7 +228,7 @@ describe('claims on a snapshot changed for the case', () => {
   });
 
   it('an endpoint address no Pod has is said as such, from the slice read', () => {
-    const s = changed('nginx-svc', (_dir, objects) => {
+    const s = changed('nginx-svc', (dir, objects) => {
       const slice = objects.find(
         (o) =>
           o.kind === 'EndpointSlice' &&
@@ -240,6 +240,10 @@ describe('claims on a snapshot changed for the case', () => {
         (o) => o.kind === 'Endpoints' && o.metadata?.name === 'nginx-svc',
       ) as KubeObject & { subsets: { addresses: { ip: string }[] }[] };
       legacy.subsets[0]!.addresses.push({ ip: '10.244.1.99' });
+      // the capture looked the address up: no Pod in any namespace has it
+      const meta = join(dir, 'meta.json');
+      const m = JSON.parse(readFileSync(meta, 'utf8')) as Record<string, unknown>;
+      writeFileSync(meta, JSON.stringify({ ...m, podIPLookups: ['10.244.1.99'] }));
     });
     try {
       const run = svcOn(s.dir);

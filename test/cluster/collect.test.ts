@@ -339,6 +339,47 @@ describe('collect: Services without a selector, and node commands', () => {
     );
   });
 
+  it('looks up by address the Pods of endpoints that name none, in every namespace, and records the lookups', async () => {
+    const manual = aService('outside', 'default', { selector: {} });
+    const slice = anEndpointSlice('outside', 'default', [
+      { ip: '192.0.2.99', pod: '' },
+      { ip: '10.244.2.50', pod: '' },
+    ]);
+    for (const e of slice['endpoints'] as Record<string, unknown>[]) delete e['targetRef'];
+    const { fake, cluster } = await serve([
+      manual,
+      slice,
+      aPod('cache-0', 'other', { labels: { app: 'cache' }, ip: '10.244.2.50' }),
+      aPod('web-1'),
+    ]);
+    const facts = await collect(cluster, { namespace: 'default', service: 'outside' });
+    assert.deepEqual(keys(facts.objects.filter((o) => o.kind === 'Pod')), ['Pod other/cache-0']);
+    assert.deepEqual([...(facts.meta['podIPLookups'] as string[])].sort(), [
+      '10.244.2.50',
+      '192.0.2.99',
+    ]);
+    const lookups = fake.requests
+      .filter((r) => r.path === '/api/v1/pods')
+      .map((r) => r.query.get('fieldSelector'))
+      .sort();
+    assert.deepEqual(lookups, ['status.podIP=10.244.2.50', 'status.podIP=192.0.2.99']);
+  });
+
+  it('a lookup by address that fails is recorded as a failed read, and not as a lookup', async () => {
+    const manual = aService('outside', 'default', { selector: {} });
+    const slice = anEndpointSlice('outside', 'default', [{ ip: '192.0.2.99', pod: '' }]);
+    for (const e of slice['endpoints'] as Record<string, unknown>[]) delete e['targetRef'];
+    const { cluster } = await serve([manual, slice], {
+      rbac: { deny: [{ verbs: ['list'], resources: ['pods'] }] },
+    });
+    const facts = await collect(cluster, { namespace: 'default', service: 'outside' });
+    assert.equal(facts.meta['podIPLookups'], undefined);
+    const failed = (facts.meta['readErrors'] as { read?: { podIP?: string } }[])
+      .map((e) => e.read?.podIP)
+      .filter(Boolean);
+    assert.deepEqual(failed, ['192.0.2.99']);
+  });
+
   const commands: NodeCommand[] = [
     { kind: 'iptables-save', backend: 'auto' },
     { kind: 'proxy-mode' },

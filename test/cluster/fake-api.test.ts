@@ -119,6 +119,8 @@ describe('fake API server', () => {
   const fieldCases: [string, string, number, string[] | string][] = [
     ['/api/v1/namespaces/default/pods', 'spec.nodeName=node-b', 200, ['old-web-0', 'web-2']],
     ['/api/v1/namespaces/default/pods', 'status.podIP=10.244.1.5', 200, ['web-1']],
+    // accepted, but not a selectable field: the real apiserver matches no Pod on it
+    ['/api/v1/namespaces/default/pods', 'status.podIPs=10.244.1.5', 200, []],
     [
       '/api/v1/namespaces/default/pods',
       'metadata.name!=web-1,spec.hostNetwork=false',

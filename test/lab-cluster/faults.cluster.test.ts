@@ -105,6 +105,44 @@ describe(
       finds(svc('local').doc, 'traffic-policy', 'no-local-endpoint', 'fail');
     });
 
+    it("a hand-made slice: the address no Pod has is said so (looked up by address on the real API server), a Pod's address is not", () => {
+      const [soloIP] = c.podIPs(FAULTS_NAMESPACE, 'app=solo');
+      assert.ok(soloIP, 'the solo Pod has an address');
+      // 10.244.1.250: on node-a's Pod bridge, and no Pod's
+      c.kubectl(['apply', '-f', '-'], {
+        input: `apiVersion: v1
+kind: Service
+metadata: {name: outside, namespace: ${FAULTS_NAMESPACE}}
+spec: {ports: [{name: http, port: 80, targetPort: 80}]}
+---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: {name: outside-1, namespace: ${FAULTS_NAMESPACE}, labels: {kubernetes.io/service-name: outside}}
+addressType: IPv4
+ports: [{name: http, port: 80, protocol: TCP}]
+endpoints: [{addresses: [10.244.1.250], conditions: {ready: true}}, {addresses: [${soloIP}], conditions: {ready: true}}]
+`,
+      });
+      // through debug Pods: the nodes probe each endpoint
+      const { doc } = svc('outside', VIA_POD);
+      const f = doc.steps
+        .find((x) => x.id === 'endpoints')!
+        .findings.find((x) => x.id === 'endpoint-not-a-pod');
+      assert.ok(f, JSON.stringify(doc.steps.find((x) => x.id === 'endpoints')));
+      assert.equal(f.title, "10.244.1.250 is no Pod's address");
+      const reach = doc.steps
+        .find((x) => x.id === 'reachability')!
+        .findings.filter((x) => x.id === 'endpoint-unreachable');
+      assert.ok(
+        reach.every((x) => !x.title.includes(soloIP)),
+        JSON.stringify(reach),
+      );
+      assert.ok(
+        reach.some((x) => /^No Pod and no node has 10\.244\.1\.250/.test(x.explanation)),
+        JSON.stringify(reach),
+      );
+    });
+
     it('a debug Pod deleted by someone else while kdebug uses it: a complete report marked partial, the loss named, no Pod left', async () => {
       // a Service whose only endpoint nobody on the node subnet has: each probe waits out its
       // 3 s (ARP), so the debug Pods are in use long enough to be deleted under kdebug

@@ -7,6 +7,7 @@ import type { Evidence, Finding, Status } from '../model.js';
 import { kdebug, kubectl, onNode, valid, w, type NextCommand } from '../next-command.js';
 import type { CheckContext } from './context.js';
 import { namedFew } from '../nodes/access.js';
+import { podIPLookupsOf } from '../not-read.js';
 
 /** A step's input is not there yet (live runs): the step shows as pending. */
 export interface Pending {
@@ -119,13 +120,18 @@ export const podsOf = (svc: Service) =>
   kubectl(svc.namespace, 'get', 'pods', '-l', valid.selector(svc.selector), '-o', 'wide');
 
 /** An endpoint address no Pod and no node has (a hand-made EndpointSlice, a selector-less
- * Service): false when the Pods were not read, since then nothing can be said. */
+ * Service): false unless the run looked the address's Pods up (meta.podIPLookups), since the
+ * Pods read otherwise are only those the Service names. */
 export function noPodHas(ctx: CheckContext, ip: string): boolean {
-  if (ctx.view.pods.length === 0 || ctx.notCaptured('Pod')) return false;
   const a = canonicalAddress(ip);
+  if (!podIPLookupsOf(ctx.facts).some((x) => canonicalAddress(x) === a)) return false;
+  if (ctx.notCaptured('Node')) return false;
+  const v6 = a.includes(':');
   return (
     !ctx.view.pods.some((p) => p.podIPs.some((x) => canonicalAddress(x) === a)) &&
-    !ctx.view.nodes.some((n) => n.ips.some((x) => canonicalAddress(x) === a))
+    !ctx.view.nodes.some((n) => n.ips.some((x) => canonicalAddress(x) === a)) &&
+    // the lookup sees a Pod's first address only: a dual-stack Pod's second is out of its sight
+    !ctx.view.pods.some((p) => p.podIPs.length > 1 && p.podIPs[0]!.includes(':') !== v6)
   );
 }
 

@@ -129,9 +129,11 @@ export class CheckContext {
   /** Why the objects of a kind were not captured (none in the facts at all, or the read of them
    * failed), or undefined when they were: "no Pods" then means none exist. */
   notCaptured(kind: 'Pod' | 'Node'): string | undefined {
-    // a list of them, not one by name nor kube-system's add-on Pods
+    // a list of them, not one by name, by address, nor kube-system's add-on Pods
     const resource = kind === 'Pod' ? 'pods' : 'nodes';
-    const failed = this.readError((r) => r.resource === resource && !r.name && !r.addon);
+    const failed = this.readError(
+      (r) => r.resource === resource && !r.name && !r.addon && r.podIP === undefined,
+    );
     if (failed) return failed;
     if (!this.facts.objects.some((o) => o.kind === kind))
       return `the facts hold no ${kind} at all (objects.json has none)`;

@@ -152,9 +152,14 @@ function mismatches(ctx: CheckContext, svc: Service, all: PortEndpoint[]): Findi
         `${list(outside)} ${outside.length === 1 ? 'is' : 'are'} no Pod's address`,
         {
           explanation: `The EndpointSlices list ${list(outside)}, which no Pod and no node has: an address written by hand (a Service without a selector, pointing outside the cluster's Pods). kube-proxy sends the Service's traffic there all the same; whether anything answers is up to whatever holds that address.`,
-          evidence: all
-            .filter((e) => outside.includes(e.ip))
-            .map((e) => read(`EndpointSlice ${e.slice}: ${endpointLine(e)}`)),
+          evidence: [
+            ...all
+              .filter((e) => outside.includes(e.ip))
+              .map((e) => read(`EndpointSlice ${e.slice}: ${endpointLine(e)}`)),
+            ...outside.map((ip) =>
+              read(`Pods with address ${ip} (status.podIP), in every namespace: none`, 'Pods'),
+            ),
+          ],
           info: true,
         },
       ),

@@ -11,7 +11,7 @@ import { endpointsCheck } from '../../../src/core/checks/endpoints.js';
 import { rulesCheck } from '../../../src/core/checks/rules.js';
 import { evidenceText } from '../../../src/core/evidence.js';
 import { resolveNext } from '../../../src/core/next-command.js';
-import type { KubeObject } from '../../../src/core/model.js';
+import type { Facts, KubeObject } from '../../../src/core/model.js';
 import {
   aPod,
   aService,
@@ -376,21 +376,67 @@ describe('an explanation names only the causes its evidence leaves open', () => 
     assert.match(f.explanation, /changed after that sync/);
   });
 
-  it('an endpoint address no Pod has is said as such before any network cause', () => {
-    const objects = replace(
-      replace(healthy(), 'Service', 'web', aService({ spec: { selector: undefined } })),
+  const handMade = (ip: string, more: KubeObject[] = []) =>
+    replace(
+      replace(
+        [...healthy(), ...more],
+        'Service',
+        'web',
+        aService({ spec: { selector: undefined } }),
+      ),
       'EndpointSlice',
       'web-abcde',
-      anEndpointSlice({ endpoints: [{ ip: '192.0.2.99' }] }),
+      anEndpointSlice({ endpoints: [{ ip }] }),
     );
-    const eps = run(endpointsCheck, facts(objects)).find((f) => f.id === 'endpoint-not-a-pod')!;
+  const lookedUp = (f: Facts, ...ips: string[]): Facts => ({
+    ...f,
+    meta: { ...f.meta, podIPLookups: ips },
+  });
+
+  it('an endpoint address no Pod has is said as such before any network cause', () => {
+    const objects = handMade('192.0.2.99');
+    const eps = run(endpointsCheck, lookedUp(facts(objects), '192.0.2.99')).find(
+      (f) => f.id === 'endpoint-not-a-pod',
+    )!;
     assert.equal(eps.title, "192.0.2.99 is no Pod's address");
+    assert.ok(eps.evidence.some((e) => e.kind === 'read' && /status\.podIP.*: none$/.test(e.text)));
     const reach = run(
       reachabilityCheck,
-      facts(objects, { 'node-a': { 'tcp-connect_192.0.2.99_8080': probeOut.tcpTimeout() } }),
+      lookedUp(
+        facts(objects, { 'node-a': { 'tcp-connect_192.0.2.99_8080': probeOut.tcpTimeout() } }),
+        '192.0.2.99',
+      ),
     ).find((f) => f.id === 'endpoint-unreachable')!;
     assert.match(reach.explanation, /^No Pod and no node has 192\.0\.2\.99/);
     assert.doesNotMatch(reach.explanation, /Pod network|overlay/);
+  });
+
+  it("an address nobody looked up by address is not said to be no Pod's: only the Service's Pods were read", () => {
+    const objects = handMade('192.0.2.99');
+    const probes = { 'node-a': { 'tcp-connect_192.0.2.99_8080': probeOut.tcpTimeout() } };
+    assert.deepEqual(
+      ids(run(endpointsCheck, facts(objects))).filter((x) => x === 'endpoint-not-a-pod'),
+      [],
+    );
+    const reach = run(reachabilityCheck, facts(objects, probes)).find(
+      (f) => f.id === 'endpoint-unreachable',
+    )!;
+    assert.doesNotMatch(reach.explanation, /No Pod and no node has/);
+  });
+
+  it("a dual-stack Pod's second address is out of a lookup's sight: no claim", () => {
+    const twoFamilies = aPod({ name: 'v6-first', ip: 'fd00::5', labels: { app: 'other' } });
+    (twoFamilies['status'] as Record<string, unknown>)['podIPs'] = [
+      { ip: 'fd00::5' },
+      { ip: '10.244.9.9' },
+    ];
+    const objects = handMade('192.0.2.99', [twoFamilies]);
+    assert.deepEqual(
+      ids(run(endpointsCheck, lookedUp(facts(objects), '192.0.2.99'))).filter(
+        (x) => x === 'endpoint-not-a-pod',
+      ),
+      [],
+    );
   });
 });
 

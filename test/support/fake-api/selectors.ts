@@ -104,9 +104,12 @@ export function labelSelector(selector: string | null): (o: KubeObject) => boole
 
 /** The string value of a field label on an object, as the apiserver's field set renders it. */
 function fieldValue(o: KubeObject, field: string): string[] {
-  if (field === 'status.podIPs') {
+  // accepted as a label, but absent from the Pod's selectable fields (pod/strategy.go): empty
+  if (field === 'status.podIPs') return [''];
+  // the first of status.podIPs, as ToSelectableFields sets it
+  if (field === 'status.podIP') {
     const ips = (o['status'] as { podIPs?: { ip: string }[] } | undefined)?.podIPs ?? [];
-    return ips.map((x) => x.ip);
+    return [ips[0]?.ip ?? ''];
   }
   let v: unknown = o;
   for (const part of (field === 'spec.host' ? 'spec.nodeName' : field).split('.')) {
