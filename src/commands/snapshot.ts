@@ -1,4 +1,5 @@
 // `kdebug snapshot save DIR`: the cluster's facts written as a directory --snapshot replays.
+import { quietWhenRefused } from '../core/not-read.js';
 import { nodeTransport, tellNodeAccess, type SourceFlags } from '../cluster/facts-source.js';
 import {
   EXIT,
@@ -50,7 +51,8 @@ export async function snapshotSaveCommand(
     });
     const lost = new Set(r.notRead.map((n) => n.what));
     for (const e of r.readErrors)
-      if (!lost.has(e.what)) tell(`warning: could not read ${e.what}: ${e.error}`);
+      if (!lost.has(e.what) && !quietWhenRefused(e))
+        tell(`warning: could not read ${e.what}: ${e.error}`);
     for (const n of r.notRead) tell(`lost: ${n.what}: ${n.why}`);
     tellNodeAccess(r.nodeAccess, c);
     const nodes = r.nodes ? ` and the output of commands on ${r.nodes} nodes` : '';

@@ -38,6 +38,7 @@ export const STEP_FINDING_IDS = {
     'pod-missing-from-endpoints',
     'endpoint-pod-gone',
     'endpoint-not-a-pod',
+    'endpoint-holder-not-observed',
     'pod-restarting',
     'publish-not-ready-addresses',
     'endpoints-not-used',

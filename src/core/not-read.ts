@@ -51,6 +51,11 @@ export function podIPLookupsOf(facts: Facts): string[] {
   return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
 }
 
+/** A lookup by address the user may not make (it lists Pods cluster-wide) leaves the address
+ * unjudged, which the Endpoints step says: no warning of its own. */
+export const quietWhenRefused = (e: ReadError) =>
+  e.reason === 'forbidden' && e.read?.podIP !== undefined;
+
 /** What was lost mid-run, in the order it was read. */
 export function notRead(facts: Facts): NotRead[] {
   return [

@@ -15,6 +15,7 @@ import { KubeApi } from '../../src/cluster/kube-api.js';
 import { DebugPods } from '../../src/cluster/node-pod.js';
 import { permissions, type Grant } from '../../src/cluster/permissions.js';
 import { readSnapshot } from '../../src/cluster/snapshot.js';
+import type { KubeObject } from '../../src/core/model.js';
 import { kdebug as kdebugAt, kdebugAsync } from '../support/cli.js';
 import type { RbacRule } from '../support/fake-api/rbac.js';
 import { parseApiPath } from '../support/fake-api/resources.js';
@@ -81,6 +82,8 @@ const everyVerb = (grants: Grant[]) =>
 const courtesy = (r: RequestRecord) =>
   // "did you mean" looks for the Service in other namespaces too, when the user may list them
   (r.path === '/api/v1/services' && r.method === 'GET') ||
+  // an endpoint address no Pod is named for, looked up in every namespace: refused, not judged
+  (r.path === '/api/v1/pods' && /^status\.podIP=/.test(r.query.get('fieldSelector') ?? '')) ||
   r.path.endsWith('/selfsubjectaccessreviews'); // every user has it (system:basic-user)
 
 describe('kdebug rbac: exactly what kdebug asks of the API server', () => {
@@ -100,6 +103,16 @@ describe('kdebug rbac: exactly what kdebug asks of the API server', () => {
         ? { ...o, metadata: { ...o.metadata, labels: { app: 'nginx-old' } } }
         : o,
     );
+    // and an address written by hand, no Pod named: kdebug looks it up in every namespace
+    const slice = unlabelled.find(
+      (o) =>
+        o.kind === 'EndpointSlice' &&
+        o.metadata?.labels?.['kubernetes.io/service-name'] === 'nginx-svc',
+    ) as KubeObject & { endpoints: unknown[] };
+    slice.endpoints = [
+      ...slice.endpoints,
+      { addresses: ['10.244.1.99'], conditions: { ready: true } },
+    ];
     // the debug Pods' namespace, as the admin applied it from the printed YAML
     const namespace = docsOf(kdebug(AUTO).stdout).find((d) => d.kind === 'Namespace')!;
     fake = await startFakeApi({

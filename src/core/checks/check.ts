@@ -119,21 +119,36 @@ export const endpointSlicesOf = (svc: Service, output?: 'wide' | 'yaml') =>
 export const podsOf = (svc: Service) =>
   kubectl(svc.namespace, 'get', 'pods', '-l', valid.selector(svc.selector), '-o', 'wide');
 
-/** An endpoint address no Pod and no node has (a hand-made EndpointSlice, a selector-less
- * Service): false unless the run looked the address's Pods up (meta.podIPLookups), since the
- * Pods read otherwise are only those the Service names. */
-export function noPodHas(ctx: CheckContext, ip: string): boolean {
+/** Whether a Pod or node holds an endpoint address that names no Pod (a hand-made EndpointSlice,
+ * a selector-less Service): 'held', 'none', or why it is not known. The Pods read otherwise are
+ * only those the Service names, so 'none' needs the run's lookup by address (meta.podIPLookups). */
+export function addressHolder(
+  ctx: CheckContext,
+  ip: string,
+): 'held' | 'none' | { unknown: string } {
   const a = canonicalAddress(ip);
-  if (!podIPLookupsOf(ctx.facts).some((x) => canonicalAddress(x) === a)) return false;
-  if (ctx.notCaptured('Node')) return false;
+  if (
+    ctx.view.pods.some((p) => p.podIPs.some((x) => canonicalAddress(x) === a)) ||
+    ctx.view.nodes.some((n) => n.ips.some((x) => canonicalAddress(x) === a))
+  )
+    return 'held';
+  if (!podIPLookupsOf(ctx.facts).some((x) => canonicalAddress(x) === a)) {
+    const refused = ctx.readError((r) => r.podIP !== undefined && canonicalAddress(r.podIP) === a);
+    return { unknown: refused ?? 'the run did not look up the Pods by that address' };
+  }
+  const nodes = ctx.notCaptured('Node');
+  if (nodes) return { unknown: nodes };
+  // the lookup sees a Pod's first address only: a dual-stack Pod's second is out of its sight
   const v6 = a.includes(':');
-  return (
-    !ctx.view.pods.some((p) => p.podIPs.some((x) => canonicalAddress(x) === a)) &&
-    !ctx.view.nodes.some((n) => n.ips.some((x) => canonicalAddress(x) === a)) &&
-    // the lookup sees a Pod's first address only: a dual-stack Pod's second is out of its sight
-    !ctx.view.pods.some((p) => p.podIPs.length > 1 && p.podIPs[0]!.includes(':') !== v6)
-  );
+  if (ctx.view.pods.some((p) => p.podIPs.length > 1 && p.podIPs[0]!.includes(':') !== v6))
+    return {
+      unknown: `a lookup by address sees a Pod's first address only, and this cluster's Pods have an ${v6 ? 'IPv4' : 'IPv6'} one first`,
+    };
+  return 'none';
 }
+
+/** An endpoint address no Pod and no node has, as the run's lookup by address shows. */
+export const noPodHas = (ctx: CheckContext, ip: string) => addressHolder(ctx, ip) === 'none';
 
 /** The node access this run did not try, to read the node another way. */
 export function otherWay(ctx: CheckContext, svc: Service): Pick<Finding, 'next' | 'advice'> {

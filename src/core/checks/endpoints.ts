@@ -1,6 +1,6 @@
 // Step 4: the EndpointSlices: each endpoint's ready / serving / terminating state and the Pod and
 // node behind it; why a Pod is not ready; the legacy Endpoints agreeing with the slices.
-import { read } from '../evidence.js';
+import { read, unseen } from '../evidence.js';
 import type { Pod, Service } from '../kube/objects.js';
 import type { Finding } from '../model.js';
 import { kubectl, valid, w } from '../next-command.js';
@@ -12,7 +12,7 @@ import {
   pending,
   type Check,
   endpointSlicesOf,
-  noPodHas,
+  addressHolder,
   podsOf,
   serviceRef,
 } from './check.js';
@@ -141,9 +141,34 @@ function mismatches(ctx: CheckContext, svc: Service, all: PortEndpoint[]): Findi
         },
       ),
     );
-  const outside = [
-    ...new Set(all.filter((e) => !e.podName && noPodHas(ctx, e.ip)).map((e) => e.ip)),
-  ];
+  const unnamed = [...new Set(all.filter((e) => !e.podName).map((e) => e.ip))];
+  const holders = unnamed.map((ip) => ({ ip, holder: addressHolder(ctx, ip) }));
+  const outside = holders.filter((h) => h.holder === 'none').map((h) => h.ip);
+  const unknown = holders.flatMap((h) =>
+    typeof h.holder === 'object' ? [{ ip: h.ip, why: h.holder.unknown }] : [],
+  );
+  if (unknown.length > 0)
+    out.push(
+      finding(
+        'endpoint-holder-not-observed',
+        'skip',
+        `${list(unknown.map((u) => u.ip))}: no Pod named, and whether one holds ${unknown.length === 1 ? 'it' : 'them'} is not known`,
+        {
+          explanation: `The EndpointSlices list ${list(unknown.map((u) => u.ip))} without naming a Pod (a hand-made slice, or a Service without a selector). kdebug reads only the Pods the Service names, so whether ${unknown.length === 1 ? 'that address belongs' : 'those addresses belong'} to another Pod or to nothing at all was not seen; nothing is said about ${unknown.length === 1 ? 'it' : 'them'}.`,
+          evidence: unknown.map((u) => unseen(`${u.ip}: ${u.why}`)),
+          next: kubectl(
+            undefined,
+            'get',
+            'pods',
+            '-A',
+            '-o',
+            'wide',
+            '--field-selector',
+            w`status.podIP=${valid.ip(unknown[0]!.ip)}`,
+          ),
+        },
+      ),
+    );
   if (outside.length > 0)
     out.push(
       finding(

@@ -414,14 +414,48 @@ describe('an explanation names only the causes its evidence leaves open', () => 
   it("an address nobody looked up by address is not said to be no Pod's: only the Service's Pods were read", () => {
     const objects = handMade('192.0.2.99');
     const probes = { 'node-a': { 'tcp-connect_192.0.2.99_8080': probeOut.tcpTimeout() } };
+    const eps = run(endpointsCheck, facts(objects));
     assert.deepEqual(
-      ids(run(endpointsCheck, facts(objects))).filter((x) => x === 'endpoint-not-a-pod'),
-      [],
+      eps.filter((f) => f.id.startsWith('endpoint-')).map((f) => `${f.id}:${f.status}`),
+      ['endpoint-holder-not-observed:skip'],
     );
+    const unknown = eps.find((f) => f.id === 'endpoint-holder-not-observed')!;
+    assert.deepEqual(
+      unknown.evidence.map((e) => [e.kind, e.text]),
+      [['not-observed', '192.0.2.99: the run did not look up the Pods by that address']],
+    );
+    assert.deepEqual(resolveNext(unknown.next!).argv, [
+      ...['kubectl', 'get', 'pods', '-A', '-o', 'wide'],
+      ...['--field-selector', 'status.podIP=192.0.2.99'],
+    ]);
     const reach = run(reachabilityCheck, facts(objects, probes)).find(
       (f) => f.id === 'endpoint-unreachable',
     )!;
     assert.doesNotMatch(reach.explanation, /No Pod and no node has/);
+  });
+
+  it('a lookup RBAC refused: the address is not judged, and the refusal is why', () => {
+    const refused: Facts = {
+      ...facts(handMade('192.0.2.99')),
+      meta: {
+        readErrors: [
+          {
+            what: 'Pods with address 192.0.2.99',
+            read: { resource: 'pods', podIP: '192.0.2.99' },
+            error: 'access denied by RBAC: user "dev" cannot list pods at the cluster scope',
+            reason: 'forbidden',
+          },
+        ],
+      },
+    };
+    const eps = run(endpointsCheck, refused);
+    const f = eps.find((x) => x.id === 'endpoint-holder-not-observed')!;
+    assert.match(
+      f.evidence[0]!.text,
+      /^192\.0\.2\.99: the read of Pods with address 192\.0\.2\.99 failed: access denied by RBAC/,
+    );
+    // the other Pods were read: a refused lookup by address is not "the Pods were not captured"
+    assert.ok(!eps.some((x) => x.id === 'endpoint-pod-gone' || x.id === 'pods-not-observed'));
   });
 
   it("a dual-stack Pod's second address is out of a lookup's sight: no claim", () => {
@@ -431,12 +465,13 @@ describe('an explanation names only the causes its evidence leaves open', () => 
       { ip: '10.244.9.9' },
     ];
     const objects = handMade('192.0.2.99', [twoFamilies]);
-    assert.deepEqual(
-      ids(run(endpointsCheck, lookedUp(facts(objects), '192.0.2.99'))).filter(
-        (x) => x === 'endpoint-not-a-pod',
-      ),
-      [],
+    const eps = run(endpointsCheck, lookedUp(facts(objects), '192.0.2.99'));
+    assert.equal(
+      eps.find((f) => f.id === 'endpoint-not-a-pod'),
+      undefined,
     );
+    const f = eps.find((x) => x.id === 'endpoint-holder-not-observed')!;
+    assert.match(f.evidence[0]!.text, /sees a Pod's first address only.*an IPv6 one first$/);
   });
 });
 
