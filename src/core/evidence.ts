@@ -42,6 +42,18 @@ export function judged(status: Status, evidence: readonly Evidence[]): Status {
   return verdict && !evidence.some(isObserved) ? 'skip' : status;
 }
 
+/** What keeps a pass from passing: a part not observed, or a node it speaks for with nothing
+ * observed there (a pass for every node needs each node's own evidence). */
+export function unprovenPass(
+  evidence: readonly Evidence[],
+  nodes: readonly string[],
+): string | undefined {
+  const unseenPart = evidence.find((e) => e.kind === 'not-observed');
+  if (unseenPart) return unseenPart.text;
+  const bare = nodes.find((n) => !evidence.some((e) => e.kind === 'observed' && e.node === n));
+  return bare === undefined ? undefined : `nothing observed on ${bare}`;
+}
+
 /** A drift's lines read as a difference, without colour too. */
 const DIFF_MARK = { missing: '-', unexpected: '+', same: ' ' } as const;
 

@@ -2,7 +2,7 @@
 import type { FindingId } from '../finding-ids.js';
 import { canonicalAddress } from '../ipv6.js';
 import type { Service } from '../kube/objects.js';
-import { judged } from '../evidence.js';
+import { judged, unprovenPass } from '../evidence.js';
 import type { Evidence, Finding, Status } from '../model.js';
 import { kdebug, kubectl, onNode, valid, w, type NextCommand } from '../next-command.js';
 import type { CheckContext } from './context.js';
@@ -62,12 +62,22 @@ export interface FindingParts {
  * made a skip that says so, whatever the check meant.
  */
 export function finding(id: FindingId, status: Status, title: string, p: FindingParts): Finding {
-  const unproven = judged(status, p.evidence ?? []) !== status;
+  const evidence = p.evidence ?? [];
+  const unproven = judged(status, evidence) !== status;
+  const partly =
+    status === 'pass' && !p.info && !unproven
+      ? unprovenPass(evidence, [...(p.node ? [p.node] : []), ...(p.nodes ?? [])])
+      : undefined;
   return {
     id,
-    status: unproven ? 'skip' : status,
+    status: unproven || partly ? 'skip' : status,
     // an explanation is no claim: its title stays; its status says it passed nothing
-    title: unproven && !p.info ? `${title} (not observed: no evidence recorded)` : title,
+    title:
+      unproven && !p.info
+        ? `${title} (not observed: no evidence recorded)`
+        : partly
+          ? `${title} (not observed: ${partly})`
+          : title,
     explanation: p.explanation,
     evidence: p.evidence ?? [],
     ...(p.next ? { next: p.next } : {}),

@@ -53,6 +53,36 @@ describe('finding(): the status follows the evidence', () => {
     });
 });
 
+describe("finding(): a pass speaks for each node it names with that node's own evidence", () => {
+  const pass = (evidence: Evidence[], nodes: string[]) =>
+    finding('rules-match', 'pass', 'rules as expected', { explanation: '', evidence, nodes });
+  it('every node named, each seen there: a pass', () => {
+    const b = seen('node-b: -A KUBE-SVC-X ...', { node: 'node-b' });
+    assert.equal(pass([SEEN, b], ['node-a', 'node-b']).status, 'pass');
+  });
+  it('a node named with nothing seen there: not a pass, and the title says which', () => {
+    const f = pass([SEEN], ['node-a', 'node-b']);
+    assert.equal(f.status, 'skip');
+    assert.equal(f.title, 'rules as expected (not observed: nothing observed on node-b)');
+  });
+  it('a part not observed beside an observed one: not a pass, and the title says what', () => {
+    const f = pass([SEEN, UNSEEN], ['node-a']);
+    assert.equal(f.status, 'skip');
+    assert.equal(
+      f.title,
+      'rules as expected (not observed: node-a: TCP connect 10.1.0.1:80: no nc)',
+    );
+  });
+  it('a fail is not touched: one node seen failing is enough', () => {
+    const f = finding('rules-match', 'fail', 'rules differ', {
+      explanation: '',
+      evidence: [SEEN],
+      nodes: ['node-a', 'node-b'],
+    });
+    assert.equal(f.status, 'fail');
+  });
+});
+
 describe('a step mark follows its findings', () => {
   const pass = finding('rules-match', 'pass', '1 of 2 nodes: as expected', {
     explanation: '',
