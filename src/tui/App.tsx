@@ -101,6 +101,8 @@ export interface Activity {
 const MIN = { columns: 40, rows: 12 };
 
 const EMPTY: Facts = { objects: [], nodes: {}, meta: {} };
+/** Nothing read yet: every step pending. */
+const COLLECTING = { objects: true, nodes: true };
 
 /** Facts and what the core made of them, with what is being read while loading; `diagnose`
  * turns to another Service (read live where the input can, else from the facts in hand). */
@@ -110,7 +112,7 @@ function useFacts(input: TuiInput) {
   const [data, setData] = useState<TuiData>(() =>
     analyze(
       { ...EMPTY, meta: metaOf(options.facts) },
-      { ...options, rules: undefined, collecting: { objects: true, nodes: true } },
+      { ...options, rules: undefined, collecting: COLLECTING },
     ),
   );
   const [activity, setActivity] = useState<Activity[]>(() =>
@@ -201,6 +203,10 @@ function useFacts(input: TuiInput) {
       options.target = target;
       if (options.loadFor) {
         options.load = options.loadFor(target);
+        // the new Service's steps pending at once: the header never names the one left
+        setData((d) =>
+          analyze({ ...EMPTY, meta: d.facts.meta }, { ...options, collecting: COLLECTING }),
+        );
         load(options.load, true);
         return;
       }

@@ -219,6 +219,28 @@ describe('live', () => {
     r.unmount();
   });
 
+  it(':svc to another Service: its name in the header and its steps pending while it is read, never the one left', async () => {
+    let finish: (f: Facts) => void = () => undefined;
+    const asked: string[] = [];
+    const r = await app({
+      facts: undefined,
+      load: async () => facts,
+      loadFor: (t) => () => {
+        asked.push(`${t.namespace}/${t.service}`);
+        return new Promise<Facts>((resolve) => (finish = resolve));
+      },
+    });
+    await waitFrame(r, /✓ +1 Service/);
+    await press(r, ':svc kube-system/kube-dns', 'enter');
+    const f = await waitFrame(r, /kube-system\/kube-dns +reading…/);
+    assert.deepEqual(asked, ['kube-system/kube-dns']);
+    assert.doesNotMatch(f, /nginx-svc|ClusterIP 10\.1\.190\.219/);
+    assert.match(f, /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] +1 Service/);
+    finish(facts);
+    await waitFrame(r, /kube-system\/kube-dns +ClusterIP/);
+    r.unmount();
+  });
+
   it('runs the steps whose facts have arrived while the nodes are still read', async () => {
     let finish: (f: Facts) => void = () => undefined;
     let partial: PartialFacts = () => undefined;
