@@ -9,6 +9,7 @@ import { describe, it } from 'node:test';
 import {
   NftParseError,
   isNftJson,
+  missingSets,
   parseNftJson,
 } from '../../src/core/dataplane/nftables/listing.js';
 import { isNftText, parseNftText } from '../../src/core/dataplane/nftables/text.js';
@@ -317,6 +318,27 @@ describe('the nft text listing', () => {
       fromText.set('no-endpoint-services')!.elements,
       table.set('no-endpoint-services')!.elements,
     );
+  });
+
+  it('a whole table is not said to lack the affinity sets its rules use (their names hold / and _)', () => {
+    for (const t of [fromText, table]) {
+      assert.deepEqual(missingSets(t), []);
+      assert.deepEqual(
+        buildNftServiceTrees(t).services.flatMap((x) => (x.partial ? [x.name] : [])),
+        [],
+      );
+    }
+    // one the listing lacks is still said
+    const chains = fromText.chains.map((c) => c.name);
+    assert.ok(chains.includes('service-SP422VFX-matrix/affinity/tcp/http'));
+    const without = {
+      ...fromText,
+      sets: fromText.sets.filter((x) => !x.name.startsWith('affinity-SBPE6CHB')),
+      set: (n: string) => (n.startsWith('affinity-SBPE6CHB') ? undefined : fromText.set(n)),
+    };
+    assert.deepEqual(missingSets(without), [
+      'affinity-SBPE6CHB-matrix/affinity/tcp/http__10.244.1.4/80',
+    ]);
   });
 
   it('a paste cut inside the table: read as far as it goes, and where it was cut said', () => {

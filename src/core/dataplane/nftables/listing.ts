@@ -97,9 +97,10 @@ const isObject = (v: unknown): v is J => typeof v === 'object' && v !== null && 
 export function missingSets(t: NftTable): string[] {
   const used = new Set<string>();
   const walk = (v: unknown): void => {
-    // "@name" in nft -j's JSON, or inside a text listing's match kept as written
+    // "@name" in nft -j's JSON, or inside a text listing's match kept as written; a name may hold
+    // / _ . - (kube-proxy names an affinity set after its endpoint: "…/tcp/http__10.244.1.4/80")
     if (typeof v === 'string')
-      for (const m of v.matchAll(/(?:^|[\s{,])@([\w.-]+)/g)) used.add(m[1]!);
+      for (const m of v.matchAll(/(?:^|[\s{,])@([\w./-]+)/g)) used.add(m[1]!);
     else if (Array.isArray(v)) v.forEach(walk);
     else if (isObject(v)) Object.values(v).forEach(walk);
   };
