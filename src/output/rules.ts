@@ -1,7 +1,7 @@
 // The `kdebug rules` presentations: Service trees as an indented tree a person reads, or JSON.
 import type { CiliumTable } from '../core/dataplane/cilium/listing.js';
 import type { IpvsTable } from '../core/dataplane/ipvs/listing.js';
-import { missingSets, type NftTable } from '../core/dataplane/nftables/listing.js';
+import { missingSets, type NftTable, type NftUnread } from '../core/dataplane/nftables/listing.js';
 import type { Ruleset } from '../core/dataplane/iptables/read/parse.js';
 import type { SearchHit } from '../core/dataplane/search.js';
 import { count } from '../core/checks/check.js';
@@ -281,6 +281,7 @@ export function rulesText(
     );
   const leftOut = isNft(dump) ? leftOutText(dump) : undefined;
   if (leftOut) out.push(`warning: ${leftOut}`);
+  if (isNft(dump)) out.push(...(dump.unread ?? []).map((u) => `warning: ${unreadText(u)}`));
   if (isIpvs(dump)) out.push(...ipvsWarnings(dump).map((w) => `warning: ${w}`));
   out.push('');
   if (trees.services.length === 0)
@@ -399,6 +400,11 @@ export function rulesDoc(dump: RulesDump, trees: ServiceTrees, source: RulesSour
                 ...[leftOutText(dump)].flatMap((message) =>
                   message ? [{ line: null, kind: 'abridged', message }] : [],
                 ),
+                ...(dump.unread ?? []).map((u) => ({
+                  line: u.line,
+                  kind: 'unread',
+                  message: unreadText(u),
+                })),
               ],
             }
           : {
@@ -469,6 +475,7 @@ function nftNoService(t: NftTable): string {
     (t.elided?.length ?? 0) > 0 && 'it elides lines',
     t.paste?.diff && "it is a diff's hunk",
     missingSets(t).length > 0 && 'its rules use maps it does not hold',
+    (t.unread?.length ?? 0) > 0 && 'lines of it were not read',
   ].filter((x): x is string => typeof x === 'string');
   const map = t.set('service-ips');
   if (part.length === 0)
@@ -480,6 +487,10 @@ function nftNoService(t: NftTable): string {
     : 'the service-ips map is not in it';
   return `no Service entry in the paste: ${absent} (the paste holds part of the table: ${part.join(', ')})`;
 }
+
+/** A line of an nft listing the reader could not read: where, in which block, quoted. */
+const unreadText = (u: NftUnread) =>
+  `line ${u.line}${u.block ? ` (in ${u.block.kind} ${u.block.name})` : ''} was not read: "${u.text.length > 120 ? `${u.text.slice(0, 120)}…` : u.text}"; nothing is said of what it holds, and the Services it may bear on are said partial`;
 
 /** The lines around a pasted nft listing that are not part of it, as one JSON warning. */
 const skippedWarning = (lines: number[]) =>

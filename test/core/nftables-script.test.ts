@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { describe, it } from 'node:test';
-import { parseNftJson } from '../../src/core/dataplane/nftables/listing.js';
+import { NftParseError, parseNftJson } from '../../src/core/dataplane/nftables/listing.js';
 import { isNftScript, parseNftScript } from '../../src/core/dataplane/nftables/text.js';
 import { buildNftServiceTrees } from '../../src/core/dataplane/nftables/trees.js';
 import { hasCommand, skipWithout } from '../support/skip.js';
@@ -81,6 +81,33 @@ describe('the nft -f script form', () => {
       trees.orphans.map((o) => o.chain),
       [EP2],
     );
+  });
+
+  it('an element, declaration or numgen statement nft would not take is an error at its line, not read half', () => {
+    const last = SCRIPT.split('\n').length;
+    for (const [line, why] of [
+      [
+        `add element ip kube-proxy service-ips { 172.30.0.9 . tcp 80 : goto ${SVC} }`,
+        /not an element of service-ips/,
+      ],
+      [
+        `add element ip kube-proxy service-ips { 172.30.0.9 . tcp . 80 goto ${SVC} }`,
+        /not an element of service-ips/,
+      ],
+      [
+        'add set ip kube-proxy extra { type ipv4_addr ; colour blue ; }',
+        /not a line of an nft set or map: colour blue/,
+      ],
+      [
+        `add rule ip kube-proxy ${SVC} numgen random mod 2 vmap { 0 : goto ${EP1} , 1 goto ${EP2} }`,
+        /a DNAT or numgen statement not read/,
+      ],
+    ] as const)
+      assert.throws(
+        () => parseNftScript(`${SCRIPT}${line}\n`, 's.nft'),
+        (e: Error) => e instanceof NftParseError && e.line === last && why.test(e.message),
+        line,
+      );
   });
 
   it('keeps one element per key: added again, it takes the new verdict and place; a flushed or re-added set starts empty', () => {

@@ -16,6 +16,7 @@ import { isNftText, parseNftText } from '../../src/core/dataplane/nftables/text.
 import { Analysis } from '../../src/core/analysis.js';
 import { buildNftServiceTrees, portChain } from '../../src/core/dataplane/nftables/trees.js';
 import type { ServiceTree } from '../../src/core/dataplane/trees.js';
+import { rulesDoc } from '../../src/output/rules.js';
 
 const fixture = readFileSync(
   new URL('../fixtures/nft/kube-proxy-1.37-node-a.json', import.meta.url),
@@ -368,6 +369,111 @@ describe('the nft text listing', () => {
         `nft-ip-kube-proxy-text\\.txt ends at line ${at + 1} inside table ip kube-proxy, map service-ips: the listing was cut`,
       ),
     );
+  });
+
+  // the listing with `edits` applied (each: a line's text, and the lines that replace it), and
+  // the number of each replacement's first line in it
+  const edited = (...edits: [string, string][]) => {
+    const lines = text.split('\n');
+    for (const [old, by] of edits) {
+      const i = lines.findIndex((l) => l.trim() === old);
+      assert.ok(i >= 0, old);
+      lines.splice(i, 1, ...by.split('\n'));
+    }
+    const at = edits.map(([, by]) => lines.indexOf(by.split('\n')[0]!) + 1);
+    return { table: parseNftText(lines.join('\n'), 'x.txt').tables[0]!, at };
+  };
+
+  it('reads what nft prints of a set besides its type and elements, and elements with counters, timeouts and expiry', () => {
+    const affinity = 'set affinity-SBPE6CHB-matrix/affinity/tcp/http__10.244.1.4/80 {';
+    const { table: t } = edited([
+      affinity,
+      `\t${affinity}\n\t\tpolicy memory\n\t\tsize 65535\t# count 2\n\t\tauto-merge\n\t\tgc-interval 1s\n\t\tcounter\n\t\telements = { 10.244.2.9 counter packets 3 bytes 180 expires 2h59m58s460ms,\n\t\t\t     10.244.1.7 timeout 1h expires 59m comment "x" }`,
+    ]);
+    assert.equal(t.unread, undefined);
+    assert.deepEqual(
+      t.set(affinity.slice(4, -2))!.elements.map((e) => [e.key, e.comment]),
+      [
+        [['10.244.2.9'], undefined],
+        [['10.244.1.7'], 'x'],
+      ],
+    );
+  });
+
+  it('a line inside a set, map or chain that is not what nft prints there: said with its line and block, its Services partial', () => {
+    const dns = '10.96.0.10 . udp . 53 : goto service-FY5PMXPG-kube-system/kube-dns/udp/dns,';
+    const numgen =
+      'numgen random mod 2 vmap { 0 : goto endpoint-SBPE6CHB-matrix/affinity/tcp/http__10.244.1.4/80, 1 : goto endpoint-FBEAGDIQ-matrix/affinity/tcp/http__10.244.2.2/80 }';
+    const { table: t, at } = edited(
+      // a hand edit lost the " : " of a map element, and a numgen pair's colon
+      [dns, `\t\t\t     ${dns.replace(' : ', ' ')}`],
+      // an object kube-proxy does not write, over three lines
+      [
+        'chain reject-chain {',
+        'flowtable ft {\nhook ingress priority filter\n}\nchain reject-chain {',
+      ],
+      [numgen, `\t\t${numgen.replace('1 : goto', '1 goto')}`],
+    );
+    assert.deepEqual(
+      t.unread?.map((u) => [u.line, u.block ? `${u.block.kind} ${u.block.name}` : '']),
+      [
+        [at[0], 'map service-ips'],
+        [at[1], ''],
+        [at[2], 'chain service-SP422VFX-matrix/affinity/tcp/http'],
+      ],
+    );
+    const got = buildNftServiceTrees(t);
+    const partial = Object.fromEntries(got.services.map((x) => [x.name, x.partial]));
+    // the Service port whose entry was not read: its chain is not said unreached, but unread
+    assert.deepEqual(
+      got.orphans.map((o) => [o.chain, o.partial]),
+      [
+        [
+          'service-FY5PMXPG-kube-system/kube-dns/udp/dns',
+          `line ${at[0]} (map service-ips) was not read`,
+        ],
+      ],
+    );
+    // the unread numgen is not read as shares: only the affinity rules' endpoints are there
+    assert.ok(
+      got.services
+        .find((x) => x.name === 'matrix/affinity:http')!
+        .endpoints.every((e) => e.probability === 0),
+    );
+    // that Service alone is partial: the lines not read name no other (the flowtable none)
+    assert.deepEqual(
+      Object.entries(partial).filter((e) => e[1]),
+      [
+        [
+          'matrix/affinity:http',
+          `line ${at[2]} (chain service-SP422VFX-matrix/affinity/tcp/http) was not read`,
+        ],
+      ],
+    );
+    // said in -o json's warnings, each with its line
+    assert.deepEqual(
+      rulesDoc(t, got, { label: 'x.txt' })
+        .warnings.filter((w) => w.kind === 'unread')
+        .map((w) => w.line),
+      at,
+    );
+  });
+
+  it('an element not read in a set every Service is read from leaves every Service partial; an elided one is an elision', () => {
+    const { table: t, at } = edited(
+      // an address misread by a photo's OCR
+      ['elements = { 10.96.0.1, 10.96.0.10,', '\t\telements = { 10.96.0.1, 10.96.0.1O,'],
+      ['10.96.242.192, 10.96.255.229 }', '\t\t\t     ... }'],
+    );
+    assert.deepEqual(
+      t.unread?.map((u) => [u.line, u.text]),
+      [[at[0], '10.96.0.1O']],
+    );
+    assert.deepEqual(t.elided, [at[1]]);
+    assert.ok(
+      !t.set('cluster-ips')!.elements.some((e) => String(e.key[0]).includes('.') === false),
+    );
+    assert.ok(buildNftServiceTrees(t).services.every((x) => x.partial !== undefined));
   });
 
   it('reads every table of a ruleset, and says FILE:LINE for a line it cannot place', () => {

@@ -613,6 +613,27 @@ table ip kube-proxy { # handle 5
     );
   });
 
+  it('an nft map whose one element was not read: that line said, and not "no Service rules found"', () => {
+    const x = reads(`table ip kube-proxy {
+	map service-ips {
+		type ipv4_addr . inet_proto . inet_service : verdict
+		elements = { 10.96.0.10 udp 53 : goto service-FY5PMXPG-kube-system/kube-dns/udp/dns }
+	}
+}
+`);
+    assert.ok(x.mode === 'nftables');
+    const text = rulesText(x.dump, x.trees, { label: 'p' });
+    assert.match(
+      text,
+      /warning: line 4 \(in map service-ips\) was not read: "10\.96\.0\.10 udp 53 : goto service-FY5PMXPG-kube-system\/kube-dns\/udp\/dns"/,
+    );
+    assert.doesNotMatch(text, /no Service rules found/);
+    assert.match(
+      text,
+      /no element of the service-ips map is in it \(the paste holds part of the table: lines of it were not read\)/,
+    );
+  });
+
   it('an nft fragment that starts inside a block: the braces that end blocks above it end them', () => {
     const x =
       reads(`		     10.96.0.1 . tcp . 443 : goto service-2QRHZV4L-default/kubernetes/tcp/https }

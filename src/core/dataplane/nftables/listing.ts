@@ -63,10 +63,20 @@ export interface NftTable {
   elided?: number[];
   /** The paste starts inside this table: its `table` line is not in it (family and name unknown). */
   headless?: boolean;
+  /** Lines of the text listing that were not read (not what nft prints there): said, not guessed. */
+  unread?: NftUnread[];
   /** How a paste of it was read (`rules --file`): what reading it took or left out, one sentence
    * each (a diff's new side, another family's table), the lines around it skipped, and whether
    * it was a diff (a hunk holds part of the table). */
   paste?: { notes: string[]; skipped: number[]; diff: boolean };
+}
+
+/** A line (or a set element) of a text listing that was not read, and the block it is in (none:
+ * the table's own level). */
+export interface NftUnread {
+  line: number;
+  text: string;
+  block?: { kind: 'chain' | 'set' | 'map'; name: string };
 }
 
 export interface NftListing {

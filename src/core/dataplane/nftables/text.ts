@@ -11,6 +11,7 @@ import type {
   NftRule,
   NftSet,
   NftTable,
+  NftUnread,
 } from './listing.js';
 import { isNftJson, NftParseError, parseNftJson } from './listing.js';
 import { portChain } from './trees.js';
@@ -113,7 +114,10 @@ export function parseNftScript(input: string, file = '<input>'): NftListing {
           table.sets.push((st = { name, kind: what, type: [], flags: [], elements: [] }));
           table.setByName.set(name, st);
         }
-        for (const part of body.replace(/^\{|\}$/g, '').split(';')) setLine(st, part.trim());
+        for (const part of body.replace(/^\{|\}$/g, '').split(';'))
+          setLine(st, part.trim(), (_, what) => {
+            throw new NftParseError(file, no, `not a line of an nft set or map: ${what}`);
+          });
       } else if (verb === 'flush' && st) st.elements = [];
       else if ((verb === 'delete' || verb === 'destroy') && st) {
         table.sets.splice(table.sets.indexOf(st), 1);
@@ -123,7 +127,13 @@ export function parseNftScript(input: string, file = '<input>'): NftListing {
       const st = setNamed(name);
       if (!st)
         throw new NftParseError(file, no, `element of a set or map not added before: ${name}`);
-      const elems = splitTop(body.replace(/^\{\s*|\s*\}$/g, '')).map((e) => element(st, e));
+      // a deleted element is named by its key alone, a map's too
+      const valued = st.kind === 'map' && verb !== 'delete' && verb !== 'destroy';
+      const elems = splitTop(body.replace(/^\{\s*|\s*\}$/g, '')).map(
+        (e) =>
+          element(st, e, valued) ??
+          raise(new NftParseError(file, no, `not an element of ${name}: ${e.slice(0, 200)}`)),
+      );
       const keys = new Set(elems.map(keyOf));
       const held = keysOf(st);
       if (
@@ -141,6 +151,12 @@ export function parseNftScript(input: string, file = '<input>'): NftListing {
       const c = chainNamed(name) ?? newChain(name);
       if (verb === 'add' || verb === 'insert') {
         const r = rule(name, body);
+        if (!understood(body, r))
+          throw new NftParseError(
+            file,
+            no,
+            `a DNAT or numgen statement not read: ${t.slice(0, 200)}`,
+          );
         if (verb === 'insert') c.rules.unshift(r);
         else c.rules.push(r);
       }
@@ -156,6 +172,10 @@ export function parseNftScript(input: string, file = '<input>'): NftListing {
 }
 
 const keyOf = (e: NftElement) => JSON.stringify(e.key);
+
+const raise = (e: Error): never => {
+  throw e;
+};
 
 /** "NAME rest..." for the words after the table (a chain, set or map name, then its body). */
 function splitName(rest: string): [string, string] {
@@ -195,7 +215,12 @@ export const isKubeProxyTable = (t: NftTable) =>
 interface Line {
   text: string;
   no: number;
+  /** Where each line joined to it (a wrapped element list, a rule) starts in text, and its number. */
+  joined: { at: number; no: number }[];
 }
+
+/** The number of the pasted line that holds this offset of a joined line. */
+const lineOf = (l: Line, at: number) => l.joined.reduce((no, j) => (j.at <= at ? j.no : no), l.no);
 
 /** A table being read from the text listing. */
 interface Building {
@@ -206,6 +231,7 @@ interface Building {
   sets: NftSet[];
   elided?: number[];
   headless?: boolean;
+  unread?: NftUnread[];
 }
 
 /** `nft -a` ends a line with its handle ("... # handle 12"): not part of the rule. */
@@ -229,11 +255,13 @@ export function parseNftText(input: string, file = '<input>'): NftListing {
   for (let i = 0; i < raw.length; i++) {
     let text = withoutHandle(raw[i]!.trim());
     const no = i + 1;
+    const joined: Line['joined'] = [];
     while (open(text) > 0 && i + 1 < raw.length && !/^(chain|set|map|table) /.test(text)) {
       i++;
+      joined.push({ at: text.length + 1, no: i + 1 });
       text += ` ${withoutHandle(raw[i]!.trim())}`;
     }
-    if (text) lines.push({ text, no });
+    if (text) lines.push({ text, no, joined });
   }
   const tables: NftTable[] = [];
   let table: Building | undefined;
@@ -242,6 +270,15 @@ export function parseNftText(input: string, file = '<input>'): NftListing {
   const skipped: number[] = [];
   const fail = (l: Line, why: string): never => {
     throw new NftParseError(file, l.no, `${why}: ${l.text.slice(0, 200)}`);
+  };
+  // a line inside the table that is not what nft prints there: said with its block, not guessed at
+  const unread = (no: number, text: string) => {
+    const block: NftUnread['block'] = chain
+      ? { kind: 'chain', name: chain.name }
+      : set
+        ? { kind: set.kind, name: set.name }
+        : undefined;
+    (table!.unread ??= []).push({ line: no, text, ...(block ? { block } : {}) });
   };
   for (const l of lines) {
     const t = l.text;
@@ -275,12 +312,17 @@ export function parseNftText(input: string, file = '<input>'): NftListing {
     else if (table && ELISION.test(t)) {
       (table.elided ??= []).push(l.no);
       if (chain) chain.elided = true;
-    } else if (set) setLine(set, t);
-    else if (chain) chainLine(chain, t);
-    else if (table && (m = /^comment "(.*)"$/.exec(t))) table.comment = m[1];
+    } else if (set)
+      setLine(set, t, (at, text, elided) => {
+        if (elided) (table!.elided ??= []).push(lineOf(l, at));
+        else unread(lineOf(l, at), text);
+      });
+    else if (chain) {
+      if (!chainLine(chain, t)) unread(l.no, t);
+    } else if (table && (m = /^comment "(.*)"$/.exec(t))) table.comment = m[1];
     else if (!table)
       skipped.push(l.no); // a prompt, the command, prose around the paste
-    else fail(l, 'not a line of an nft table listing');
+    else unread(l.no, t); // another object (a flowtable, a named counter), or not nft's
   }
   // the input ended inside the table: a paste cut short, read as far as it goes
   if (table) {
@@ -322,19 +364,40 @@ function open(text: string): number {
   return n;
 }
 
-function setLine(s: NftSet, t: string): void {
+/** What nft prints of a set or map (set_print_declaration, then its elements): `say` gets each
+ * line, or element, that is none of it (elided: a "..." among the elements), with its offset. */
+function setLine(
+  s: NftSet,
+  t: string,
+  say: (at: number, text: string, elided?: boolean) => void,
+): void {
   let m: RegExpExecArray | null;
-  if ((m = /^type (.+?)(?: : (\S+))?;?$/.exec(t))) {
+  if ((m = /^type(?:of)? (.+?)(?: : (?:interval )?(.+?))?;?$/.exec(t))) {
     s.type = m[1]!.split(' . ');
     if (m[2]) s.map = m[2];
   } else if ((m = /^flags (\S+?);?$/.exec(t))) s.flags = m[1]!.split(',');
   else if ((m = /^timeout (\S+?);?$/.exec(t))) s.timeout = seconds(m[1]!);
   else if ((m = /^comment "(.*)";?$/.exec(t))) s.comment = m[1];
-  else if ((m = /^elements = \{ (.*) \}$/.exec(t)))
-    s.elements = splitTop(m[1]!).map((e) => element(s, e));
-  // a paste cut inside the elements: those it holds whole (each ends in a comma) are read
-  else if ((m = /^elements = \{ (.*,)/.exec(t)))
-    s.elements = splitTop(m[1]!).map((e) => element(s, e));
+  // each element read or said; a paste cut inside them: those it holds whole (ending in a comma)
+  else if ((m = /^elements = \{ (.*) \}$/.exec(t) ?? /^elements = \{ (.*,)/.exec(t))) {
+    const list = m[1]!;
+    let from = t.indexOf(list);
+    s.elements = [];
+    for (const e of splitTop(list)) {
+      const at = t.indexOf(e, from);
+      from = at + e.length;
+      const read = ELISION.test(e) ? undefined : element(s, e);
+      if (read) s.elements.push(read);
+      else say(at, e, ELISION.test(e));
+    }
+  }
+  // the rest of what nft declares: nothing a Service's path depends on
+  else if (
+    !/^(?:policy \w+|size \d+(?:\s+# count \d+)?|auto-merge|gc-interval \S+|counter|quota .+|limit rate .+|last)?;?$/.test(
+      t,
+    )
+  )
+    say(0, t);
 }
 
 /** "3h", "10800s", "1h30m" as seconds. */
@@ -345,9 +408,11 @@ function seconds(v: string): number {
   return n;
 }
 
-/** "10.96.0.10 . udp . 53 comment \"x\" : goto service-..." */
-function element(s: NftSet, e: string): NftElement {
-  const [keyPart, value] = s.kind === 'map' ? splitOnce(e, ' : ') : [e, undefined];
+/** An element as nft prints it (set_elem_expr_print): its key, a counter, its own timeout, when
+ * it expires, its comment, then a map's " : " and value ("10.96.0.10 . udp . 53 comment \"x\" :
+ * goto service-..."); undefined when it is not one of the set's. */
+function element(s: NftSet, e: string, valued = s.kind === 'map'): NftElement | undefined {
+  const [keyPart, value] = valued ? splitOnce(e, ' : ') : [e, undefined];
   let key = keyPart.trim();
   let comment: string | undefined;
   const c = / comment "(.*)"$/.exec(key);
@@ -355,12 +420,31 @@ function element(s: NftSet, e: string): NftElement {
     comment = c[1];
     key = key.slice(0, c.index);
   }
-  const out: NftElement = { key: key.split(' . ').map(value_) };
+  key = key.replace(/(?: counter packets \d+ bytes \d+)?(?: timeout \w+)?(?: expires \w+)?$/, '');
+  const parts = key.split(' . ');
+  if (s.type.length > 0 && parts.length !== s.type.length) return undefined;
+  if (!parts.every((p, i) => (KEY[s.type[i] ?? ''] ?? /^\S+$/).test(p))) return undefined;
+  const out: NftElement = { key: parts.map(value_) };
   if (comment !== undefined) out.comment = comment;
-  const v = value ? verdict(value.trim()) : undefined;
-  if (v) out.verdict = v;
+  if (valued) {
+    const v = (value ?? '').trim();
+    const verdict_ = verdict(v);
+    // a verdict map's value is a verdict; another map's, one token per part of its type
+    if (s.map === 'verdict' || /^(?:goto|jump) /.test(v) ? !verdict_ : !/^\S+(?: \. \S+)*$/.test(v))
+      return undefined;
+    if (verdict_) out.verdict = verdict_;
+  }
   return out;
 }
+
+/** What nft prints for a key of each type kube-proxy's sets use (an address may be a prefix or
+ * a range); other types: one token. */
+const KEY: Record<string, RegExp> = {
+  ipv4_addr: /^\d{1,3}(?:\.\d{1,3}){3}(?:\/\d{1,2}|-\d{1,3}(?:\.\d{1,3}){3})?$/,
+  ipv6_addr: /^[\da-f]*:[\da-f:.]*(?:\/\d{1,3}|-[\da-f:.]+)?$/i,
+  inet_proto: /^(?:[a-z][\w-]*|\d+)$/,
+  inet_service: /^(?:\d+(?:-\d+)?|[a-z][\w-]*)$/,
+};
 
 const value_ = (v: string): string | number => (/^\d+$/.test(v) ? Number(v) : v);
 
@@ -370,18 +454,29 @@ function verdict(v: string): { kind: string; target?: string } | undefined {
   return /^(drop|accept|reject|return|continue)$/.test(v) ? { kind: v } : undefined;
 }
 
-function chainLine(c: NftChain, t: string): void {
+/** A chain's line read into it; false when nft prints no such line (its rules start with an
+ * expression or a statement), or when a DNAT or numgen statement is not one the reader knows. */
+function chainLine(c: NftChain, t: string): boolean {
   let m: RegExpExecArray | null;
   if ((m = /^type (\S+) hook (\S+) priority (.+?); policy (\S+);$/.exec(t))) {
     c.type = m[1];
     c.hook = m[2];
     c.prio = priority(m[3]!);
     c.policy = m[4];
-    return;
+    return true;
   }
-  if (/^comment "(.*)"$/.test(t)) return;
-  c.rules.push(rule(c.name, t));
+  if (/^comment "(.*)"$/.test(t)) return true;
+  if (!RULE_START.test(t)) return false;
+  const r = rule(c.name, t);
+  if (!understood(t, r)) return false;
+  c.rules.push(r);
+  return true;
 }
+
+/** The words nft starts a rule with: a match's left-hand side (payload, meta, ct, fib …), or a
+ * statement (a verdict, counter, log, NAT, a set update …); iptables-nft's rules print xt. */
+const RULE_START =
+  /^(?:ip6?|tcp|udp|udplite|sctp|dccp|th|ah|esp|comp|icmp|icmpv6|igmp|ether|vlan|arp|rt[06]?|hbh|frag|dst|mh|srh|ipsec|meta|ct|fib|numgen|jhash|symhash|socket|osf|tproxy|synproxy|exthdr|iif|oif|iifname|oifname|iiftype|oiftype|iifgroup|oifgroup|mark|skuid|skgid|nfproto|l4proto|pkttype|cpu|cgroup|counter|log|limit|quota|last|reject|drop|accept|return|continue|jump|goto|queue|dup|fwd|dnat|snat|masquerade|redirect|notrack|update|add|delete|flow|xt)(?: |$)|^@[lnt]h,/;
 
 /** nft's named priorities ("dstnat - 10") as numbers. */
 function priority(p: string): number {
@@ -411,7 +506,10 @@ function rule(chain: string, text: string): NftRule {
   const expr: NftExpr[] = [];
   let m: RegExpExecArray | null;
   // the statement at the end: a verdict, a numgen vmap, a DNAT, a mark, masquerade
-  if ((m = /(?:^| )numgen random mod (\d+) vmap \{ (.*) \}$/.exec(t))) {
+  if (
+    (m = /(?:^| )numgen random mod (\d+) vmap \{ (.*) \}$/.exec(t)) &&
+    splitTop(m[2]!).every((p) => VMAP_PAIR.test(p))
+  ) {
     const set = splitTop(m[2]!).map((p) => {
       const [k, v] = splitOnce(p, ' : ');
       return [Number(k), toVerdictExpr(v.trim())];
@@ -422,7 +520,10 @@ function rule(chain: string, text: string): NftRule {
     });
   } else if (
     // the listing's "dnat ip to numgen ..."; the script's "dnat ip addr . port to numgen ..."
-    (m = /(?:^| )dnat (ip6?)(?: addr \. port)? to numgen random mod (\d+) map \{ (.*) \}$/.exec(t))
+    (m = /(?:^| )dnat (ip6?)(?: addr \. port)? to numgen random mod (\d+) map \{ (.*) \}$/.exec(
+      t,
+    )) &&
+    splitTop(m[3]!).every((p) => DNAT_PAIR.test(p))
   ) {
     const family = m[1]!;
     const mod = Number(m[2]);
@@ -434,7 +535,7 @@ function rule(chain: string, text: string): NftRule {
     expr.push(...matches(t), {
       dnat: { family, addr: { map: { key: { numgen: { mode: 'random', mod } }, data: { set } } } },
     });
-  } else if ((m = /(?:^| )dnat to \[?([^\s\]]+?)\]?:(\d+)$/.exec(t))) {
+  } else if ((m = /(?:^| )dnat (?:ip6? )?to \[?([^\s\]]+?)\]?:(\d+)$/.exec(t))) {
     t = t.slice(0, m.index);
     expr.push(...matches(t), { dnat: { addr: m[1], port: Number(m[2]) } });
   } else if ((m = /(?:^| )(goto|jump) (\S+)$/.exec(t))) {
@@ -458,6 +559,15 @@ function rule(chain: string, text: string): NftRule {
   } else expr.push(...matches(t));
   return { chain, ...(comment !== undefined ? { comment } : {}), expr };
 }
+
+/** A numgen map's pairs as nft prints them: "0 : goto CHAIN"; "0 : 10.244.1.4 . 80". */
+const VMAP_PAIR = /^\d+ : (?:(?:goto|jump) \S+|drop|accept|return|continue)$/;
+const DNAT_PAIR = /^\d+ : \S+(?: \. \d+)?$/;
+
+/** Does the rule hold what its text says of DNAT and numgen (a statement the reader knows)? */
+const understood = (text: string, r: NftRule) =>
+  !/(?:^| )(?:dnat (?:ip6? )?to|numgen) /.test(text) ||
+  r.expr.some((e) => 'dnat' in e || 'vmap' in e);
 
 function toVerdictExpr(v: string): NftExpr {
   const x = verdict(v);

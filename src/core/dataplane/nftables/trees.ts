@@ -87,6 +87,39 @@ function markAbridged(t: NftTable, x: ServiceTree, why: string): void {
     x.partial = `an endpoint chain is not in the paste: ${why}`;
 }
 
+/** The sets and maps every Service port's tree is read from, and the chain whose mark applies to
+ * every cluster IP: a line of them that was not read may hold any Service's facts. */
+const SHARED = [
+  'service-ips',
+  'service-nodeports',
+  'no-endpoint-services',
+  'no-endpoint-nodeports',
+  'cluster-ips',
+  'firewall-ips',
+  'hairpin-connections',
+  'services',
+];
+
+/** Each line the listing could not read leaves partial the Services it may hold facts of (and
+ * their chains no entry reaches: the line may be their entry): those its block or text names (a
+ * Service port's chain, an affinity set, a no-endpoint element's "ns/name:port" comment), else,
+ * in a block every Service is read from, all of them. */
+function markUnread(t: NftTable, services: ServiceTree[], orphans: OrphanChain[]): void {
+  for (const u of t.unread ?? []) {
+    const named = new Set<string>();
+    // an affinity set is named as the endpoint chain it is for
+    for (const word of [u.block?.name ?? '', ...u.text.split(/[\s,{}"]+/)]) {
+      const c = portChain(word.replace(/^affinity-/, 'endpoint-'));
+      if (c) named.add(c.name);
+    }
+    for (const [, name] of u.text.matchAll(/comment "([^"]+)"/g)) named.add(name!);
+    const all = named.size === 0 && SHARED.includes(u.block?.name ?? '');
+    const why = `line ${u.line}${u.block ? ` (${u.block.kind} ${u.block.name})` : ''} was not read`;
+    for (const x of services) if (all || named.has(x.name ?? '')) x.partial ??= why;
+    for (const o of orphans) if (all || named.has(portChain(o.chain)!.name)) o.partial ??= why;
+  }
+}
+
 type J = Record<string, unknown>;
 const isObject = (v: unknown): v is J => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -237,6 +270,7 @@ export function buildNftServiceTrees(t: NftTable, o: NftTreeOptions = {}): Servi
   const services = [...trees.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const abridged = abridgedBy(t);
   if (abridged) for (const x of services) markAbridged(t, x, abridged);
+  markUnread(t, services, orphans);
   return { services, orphans: orphans.sort((a, b) => (a.chain < b.chain ? -1 : 1)) };
 }
 
