@@ -128,6 +128,11 @@ describe('pastes: what is not a rule is skipped and said, the rules are read', (
       warnings: ['16:duplicate'],
     },
     {
+      what: "nft's counter statement alone on a line: nft's, not prose",
+      text: `counter packets 0 bytes 0\n${NAT_S}`,
+      warnings: ['1:foreign'],
+    },
+    {
       what: 'an iptables command among the rules',
       text: `-I INPUT -j ACCEPT\n${NAT_S}`,
       warnings: ['1:command'],
@@ -163,6 +168,27 @@ describe('pastes: what is not a rule is skipped and said, the rules are read', (
       twice.warnings[0]!.message,
       /table mangle from line 144 repeats the one from line 2 byte for byte/,
     );
+  });
+
+  it("iptables-save -c's counters on a line of their own: the rule after them read; on the last line, a cut", () => {
+    const broken = SAVE.replace(/^-A /gm, '[12:720]\n-A ');
+    const rs = parseIptables(broken);
+    sameRules(rs, CLEAN_SAVE);
+    assert.equal(rs.warnings.length, CLEAN_SAVE.ruleCount);
+    assert.ok(
+      rs.warnings.every(
+        (w) => w.kind === 'counters' && /the rule on the next line is read$/.test(w.message),
+      ),
+    );
+    const cut = parseIptables(`${lines(broken).slice(0, 12).join('\n')}\n[3:180]\n`);
+    assert.match(
+      cut.warnings.find((w) => w.kind === 'truncated')?.message ?? '',
+      /line 13 ends mid-rule \(a rule cut after its counters\)/,
+    );
+    // counters whose rule is not in the paste: said, not read as prose
+    const alone = parseIptables('*nat\n:X - [0:0]\n-A X -j RETURN\n[3:180]\nCOMMIT\n');
+    assert.deepEqual(kinds(alone), ['4:counters']);
+    assert.match(alone.warnings[0]!.message, /the rule they count is not in the paste/);
   });
 
   it('a chain declared twice is read once', () => {
@@ -538,6 +564,77 @@ describe('iptables -L pastes cut short', () => {
       { table: 'nat' },
     );
     assert.deepEqual([...rs.table('nat')!.partial.keys()], ['KUBE-SEP-A']);
+  });
+
+  it('a row broken after its counters or number, a column header after "pkts bytes": read with the next line', () => {
+    const whole = listing(
+      '    0     0 KUBE-SVC-TCOU7JCQXEZGVUNU  udp  --  *      *       0.0.0.0/0            10.152.183.10        /* kube-system/kube-dns:dns cluster IP */ udp dpt:53',
+    );
+    const rules = (rs: Ruleset) =>
+      rs
+        .table('nat')!
+        .chain('KUBE-SERVICES')!
+        .ruleIds.map((id) => rs.table('nat')!.text(id));
+    const clean = rules(parseIptables(whole, { table: 'nat' }));
+    assert.equal(clean.length, 2);
+    const [chainLine, header, first, second] = whole.split('\n') as [
+      string,
+      string,
+      string,
+      string,
+    ];
+    for (const [text, note] of [
+      // a page broke the row after -v's packet and byte counts
+      [
+        [chainLine, header, first, '    0     0', second.slice(12)].join('\n'),
+        /^line 4: a rule's first columns \(its counters or number\) on a line of their own, the rest of the row on the next: read as one row$/,
+      ],
+      [
+        [chainLine, ' pkts bytes', header.slice(12), first, second].join('\n'),
+        /^line 2: a column header's first words on a line of their own/,
+      ],
+    ] as const) {
+      const rs = parseIptables(text, { table: 'nat' });
+      assert.deepEqual(rules(rs), clean, text);
+      assert.ok(
+        rs.warnings.some((w) => note.test(w.message)),
+        text,
+      );
+      assert.ok(!rs.warnings.some((w) => ['prose', 'foreign'].includes(w.kind)), text);
+    }
+    // --line-numbers' number alone, its row after it
+    const numbered = [
+      'Chain KUBE-SERVICES (2 references)',
+      'num  target     prot opt source               destination',
+      '1',
+      'KUBE-SVC-TCOU7JCQXEZGVUNU  udp  --  0.0.0.0/0            10.152.183.10        udp dpt:53',
+      '2    RETURN     all  --  0.0.0.0/0            0.0.0.0/0',
+    ].join('\n');
+    assert.equal(parseIptables(numbered, { table: 'nat' }).table('nat')!.ruleCount, 2);
+  });
+
+  it('counters without their row in the middle of a listing: that rule not read, its chain not whole', () => {
+    const [chainLine, header, first] = listing('').split('\n') as [string, string, string];
+    const text = [
+      chainLine,
+      header,
+      '    0     0',
+      first,
+      '',
+      'Chain KUBE-NODEPORTS (1 references)',
+      header,
+    ].join('\n');
+    // the counters line is followed by a whole row: it is a row of its own, broken
+    const rs = parseIptables(text, { table: 'nat' });
+    const w = rs.warnings.find((x) => x.kind === 'counters');
+    assert.equal(w?.line, 3);
+    assert.match(w?.message ?? '', /a rule of KUBE-SERVICES not read/);
+    assert.deepEqual([...rs.table('nat')!.partial.keys()], ['KUBE-SERVICES']);
+    assert.equal(rs.table('nat')!.chain('KUBE-SERVICES')!.ruleCount, 1);
+    // nothing is said of the Services the chain's unread rule may lead to
+    const x = readPaste(text, { file: 'p.txt' });
+    assert.ok(x.mode === 'iptables');
+    assert.doesNotMatch(rulesText(x.dump, x.trees, { label: 'p' }), /no Service rules found/);
   });
 
   it('a paste of part of the nat table says KUBE-SERVICES is not in it, not "no Service rules found"', () => {

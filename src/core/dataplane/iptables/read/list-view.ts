@@ -8,9 +8,10 @@
 import { SERVICE_PORTS } from '../../ipvs/service-names.js';
 import type { Match } from './rule.js';
 
-/** A paste holding an `iptables -L` listing: a Chain header, then its column header. */
+/** A paste holding an `iptables -L` listing: a Chain header, then its column header (which a
+ * page may break after its first words). */
 export function isListView(head: string): boolean {
-  return /(?:^|\n)[ \t]*Chain \S+ \((?:policy \w+[^)]*|\d+ references)\)[ \t]*\r?\n[ \t]*(?:num +)?(?:pkts +bytes +)?target +prot +opt\b/.test(
+  return /(?:^|\n)[ \t]*Chain \S+ \((?:policy \w+[^)]*|\d+ references)\)[ \t]*\r?\n[ \t]*(?:num +)?(?:pkts +bytes)?\s*target +prot +opt\b/.test(
     head,
   );
 }
@@ -20,6 +21,9 @@ export interface ListViewRules {
   text: string;
   /** The lines where another listing starts (a second `iptables -L`, of another table). */
   listingStarts: number[];
+  /** Rule lines that hold only the columns before the target, the rest of their row not after
+   * them: a rule the paste does not hold, so its chain is not whole. */
+  broken: number[];
   /** What the view leaves out, one sentence each. */
   notes: string[];
   /** The line the paste cuts: what -L printed of it before the cut, and its text; `head` where
@@ -71,6 +75,12 @@ export function listViewToRules(text: string): ListViewRules {
   let lastBuiltIn = -1;
   const listingStarts: number[] = [];
   const unread: number[] = [];
+  const broken: number[] = [];
+  // a row (or column header) a page or an editor broke after its first columns: the next line
+  // is read with them, and the lines joined so are said
+  let carried: string | undefined;
+  const joined: number[] = [];
+  const joinedHeads: number[] = [];
   let plain = false; // a listing without -n: names where addresses would be
   let noInterfaces = false;
   // the paste's last line with text: a rule -L printed only part of is where the paste was cut
@@ -88,7 +98,10 @@ export function listViewToRules(text: string): ListViewRules {
     );
   const out = lines.map((raw, i) => {
     if (orphans.includes(i + 1)) return '';
-    const line = raw.replace(/\r$/, '');
+    const line = carried ?? raw.replace(/\r$/, '');
+    carried = undefined;
+    const next = i < lastText ? lines[i + 1]!.replace(/\r$/, '').trim() : '';
+    const withNext = `${line.trimEnd()} ${next}`;
     const c = CHAIN.exec(line);
     if (c) {
       const name = c[1]!;
@@ -106,6 +119,11 @@ export function listViewToRules(text: string): ListViewRules {
       columns = undefined;
       return c[2] ? `-P ${name} ${c[2]}` : `-N ${name}`;
     }
+    if (chain && line.trim() && next && !HEADER.test(line) && HEADER.test(withNext)) {
+      joinedHeads.push(i + 1);
+      carried = withNext;
+      return '';
+    }
     const h = HEADER.exec(line);
     if (h && chain) {
       columns = { num: !!h[1], counters: !!h[2], interfaces: !!h[3] };
@@ -121,6 +139,24 @@ export function listViewToRules(text: string): ListViewRules {
       return '';
     }
     if (!columns || !chain || line.trim() === '') return line;
+    if (columns.num || columns.counters) {
+      const numbers = line.trim().split(/\s+/);
+      const before = (columns.num ? 1 : 0) + (columns.counters ? 2 : 0);
+      if (
+        i < lastText &&
+        numbers.length === before &&
+        numbers.every((w) => /^\d+[KMGT]?$/.test(w))
+      ) {
+        const whole = next ? ruleOf(withNext, chain, columns, i + 1 === lastText) : undefined;
+        if (whole) {
+          joined.push(i + 1);
+          carried = withNext;
+          return '';
+        }
+        broken.push(i + 1);
+        return `-A ${chain}`;
+      }
+    }
     const rule = ruleOf(line, chain, columns, i === lastText);
     // cut mid-rule: the rules parser says so, and takes its chain as read only in part
     if (rule && 'cut' in rule) {
@@ -139,11 +175,19 @@ export function listViewToRules(text: string): ListViewRules {
     notes.push(
       '-L without -n prints names, not numbers: a name kdebug cannot turn back into an address or port is kept on its rule as not read',
     );
+  for (const [at, what] of [
+    [joined, "a rule's first columns (its counters or number)"],
+    [joinedHeads, "a column header's first words"],
+  ] as const)
+    if (at.length > 0)
+      notes.push(
+        `line${at.length === 1 ? '' : 's'} ${at.join(', ')}: ${what} on a line of their own, the rest of the row on the next: read as one row`,
+      );
   if (unread.length > 0)
     notes.push(
       `line${unread.length === 1 ? '' : 's'} ${unread.slice(0, 12).join(', ')}${unread.length > 12 ? ' …' : ''}: a match -L printed that kdebug does not read, kept on its rule as not read`,
     );
-  return { text: out.join('\n'), listingStarts, notes, ...(cut ? { cut } : {}) };
+  return { text: out.join('\n'), listingStarts, broken, notes, ...(cut ? { cut } : {}) };
 }
 
 /** Which of these lines (above the first Chain line) are rule lines in the columns of the

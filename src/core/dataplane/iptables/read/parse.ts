@@ -97,8 +97,9 @@ export interface ParseOptions {
   /** How the text came: a file the person saved, or a pipe (empty: its command failed). */
   source?: 'file' | 'pipe';
   /** Rewritten from an `iptables -L` listing: its blank lines (and column headers) are its own,
-   * and another listing starts at these lines (its built-in chains' -P lines say nothing). */
-  listView?: { listingStarts: readonly number[]; cut?: ListViewCut };
+   * and another listing starts at these lines (its built-in chains' -P lines say nothing); at the
+   * broken ones, a rule -L printed only the first columns of. */
+  listView?: { listingStarts: readonly number[]; broken: readonly number[]; cut?: ListViewCut };
 }
 
 export class Ruleset {
@@ -190,7 +191,11 @@ export function parseIptables(input: Uint8Array | string, options: ParseOptions 
   // an `iptables -L` listing, read as the -S rules it shows, each on the paste's own line
   if (isListView(head)) {
     const view = listViewToRules(new TextDecoder().decode(bytes));
-    const listView = { listingStarts: view.listingStarts, ...(view.cut ? { cut: view.cut } : {}) };
+    const listView = {
+      listingStarts: view.listingStarts,
+      broken: view.broken,
+      ...(view.cut ? { cut: view.cut } : {}),
+    };
     const rs = new DumpParser(toBytes(view.text), { ...options, listView }).run();
     rs.warnings.unshift(
       ...view.notes.map((message) => ({ line: null, kind: 'view' as const, message })),
@@ -345,6 +350,8 @@ class DumpParser {
       ) {
         return this.rule(s, close + 2, e, last);
       }
+      // its counters alone (the line broken after them): the rule they count is the next line's
+      if (close === e - 1 && /^\[\d+:\d+\]$/.test(text(b, s, e))) return this.counters(last);
     } else if (c === 67 /* C */ && e - s === 6 && text(b, s, e) === 'COMMIT') {
       if (!this.current && this.section && this.section.chainCount > 0) return this.commitSection();
       if (!this.current)
@@ -652,10 +659,27 @@ class DumpParser {
 
   /** Whether the next line that holds anything is another -P line. */
   private policyFollows(): boolean {
+    return this.nextStarts(80 /* P */);
+  }
+
+  /** Whether the next line that holds anything starts "-P " or "-A " (by the letter's byte). */
+  private nextStarts(letter: number): boolean {
     const b = this.buf;
     let k = this.lineEnd;
     while (k < b.length && (b[k] === NL || b[k] === CR || b[k] === SP || b[k] === TAB)) k++;
-    return b[k] === 45 /* - */ && b[k + 1] === 80 /* P */ && b[k + 2] === SP;
+    return b[k] === 45 /* - */ && b[k + 1] === letter && b[k + 2] === SP;
+  }
+
+  /** iptables-save -c's "[packets:bytes]" on a line of its own: the rule after it is the one
+   * they count; on the last line, the paste was cut after them. */
+  private counters(last: boolean): void {
+    if (last) return this.cutShort('a rule cut after its counters');
+    this.warn(
+      'counters',
+      this.nextStarts(65 /* A */)
+        ? 'the counters iptables-save -c prints before a rule, on a line of their own: the rule on the next line is read'
+        : 'the counters iptables-save -c prints before a rule, on a line of their own, and the rule they count is not in the paste: not read',
+    );
   }
 
   /** Whether the open `iptables -S` section already declared this chain or holds its rules, or
@@ -728,6 +752,14 @@ class DumpParser {
     const table = this.target();
     const near = this.lastTable === table ? this.lastChain : -1;
     const chain = table.chainAt(t[0]!, t[1]!, near);
+    if (this.options.listView?.broken.includes(this.lineNo)) {
+      const name = table.nameOf(chain);
+      table.partial.set(name, 'a rule of it is not in the paste: -L printed only its counters');
+      return this.warn(
+        'counters',
+        `a rule of ${name} not read: the line holds only the columns -L prints before its target, and the rest of its row is not in the paste, so its chain is not claimed whole`,
+      );
+    }
     // a chain's rules resumed after another's: kube-proxy's restore input, not iptables-save
     if (chain !== near && table.ruleCountOf(chain) > 0) this.interleaved.add(table);
     this.lastTable = table;

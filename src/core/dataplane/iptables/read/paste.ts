@@ -17,6 +17,7 @@ export type WarningKind =
   | 'duplicate' // a line pasted twice, read once
   | 'joined' // several rules on one line (the line ends lost in copying), each read
   | 'redacted' // a rule whose address its author hid (51.254.xxx.xxx): not read, its chain partial
+  | 'counters' // a rule's counters on a line of their own (iptables-save -c's [0:0], -L -v's)
   | 'truncated' // the dump looks cut short
   | 'table' // which table a listing without `*table` belongs to
   | 'backend' // iptables-legacy / iptables-nft, and iptables-nft's "legacy tables present" warning
@@ -145,7 +146,7 @@ const FOREIGN_LINES: [RegExp, ForeignKind][] = [
   [/^(?:add|insert|replace|delete|flush) (?:rule|element|table|chain|map|set) /, 'nft'],
   [/^(?:table (?:ip6?|inet|arp|bridge|netdev) \S+|chain \S+|(?:map|set) \S+) \{$/, 'nft'],
   [/^(?:type (?:nat|filter|route) hook \w+|policy \w+;|elements = \{|\})/, 'nft'],
-  [/ counter packets \d+ bytes \d+/, 'nft'],
+  [/(?:^| )counter packets \d+ bytes \d+/, 'nft'],
   // a rule line in nft's syntax: a kube-proxy-era chain jumped to is iptables-nft's, else nft's own
   [
     /^(?:ip6? [sd]addr|meta (?:l4proto|mark)|(?:tcp|udp|th) dport|ct state|i(?:if|of)name).* (?:jump|goto) (?:KUBE|DOCKER|CILIUM|cali|FLANNEL)-/,
