@@ -615,15 +615,7 @@ describe('iptables -L pastes cut short', () => {
 
   it('counters without their row in the middle of a listing: that rule not read, its chain not whole', () => {
     const [chainLine, header, first] = listing('').split('\n') as [string, string, string];
-    const text = [
-      chainLine,
-      header,
-      '    0     0',
-      first,
-      '',
-      'Chain KUBE-NODEPORTS (1 references)',
-      header,
-    ].join('\n');
+    const text = [chainLine, header, '    0     0', first].join('\n');
     // the counters line is followed by a whole row: it is a row of its own, broken
     const rs = parseIptables(text, { table: 'nat' });
     const w = rs.warnings.find((x) => x.kind === 'counters');
@@ -635,6 +627,58 @@ describe('iptables -L pastes cut short', () => {
     const x = readPaste(text, { file: 'p.txt' });
     assert.ok(x.mode === 'iptables');
     assert.doesNotMatch(rulesText(x.dump, x.trees, { label: 'p' }), /no Service rules found/);
+  });
+
+  it('a paste that ends on a whole Chain line or column header (plain -L too): its chain is not claimed empty', () => {
+    // `iptables -t nat -L` without -n or -v: names, and no counters in the Chain lines
+    const plain = [
+      'Chain PREROUTING (policy ACCEPT)',
+      'target     prot opt source               destination',
+      'KUBE-SERVICES  all  --  anywhere             anywhere             /* kubernetes service portals */',
+      '',
+    ];
+    for (const [end, chain, said] of [
+      [
+        ['Chain KUBE-SERVICES (2 references)'],
+        'KUBE-SERVICES',
+        /the paste ends after the Chain line of KUBE-SERVICES, before its column header/,
+      ],
+      [
+        ['Chain POSTROUTING (policy ACCEPT)'],
+        'POSTROUTING',
+        /the paste ends after the Chain line of POSTROUTING/,
+      ],
+      [
+        ['Chain POSTROUTING (policy ACCEPT 0 packets, 0 bytes)'],
+        'POSTROUTING',
+        /after the Chain line of POSTROUTING/,
+      ],
+      [
+        ['Chain KUBE-SERVICES (2 references)', plain[1]!],
+        'KUBE-SERVICES',
+        /the paste ends after the column header of KUBE-SERVICES: its rules, if it has any, are not in it/,
+      ],
+    ] as const) {
+      const text = [...plain, ...end, ''].join('\n');
+      const rs = parseIptables(text, { table: 'nat' });
+      const w = rs.warnings.find((x) => x.kind === 'truncated');
+      assert.match(w?.message ?? '', said, text);
+      assert.deepEqual([...rs.table('nat')!.partial.keys()], [chain], text);
+      const x = readPaste(text, { file: 'p.txt' });
+      assert.ok(x.mode === 'iptables');
+      assert.doesNotMatch(
+        rulesText(x.dump, x.trees, { label: 'p' }),
+        /no Service rules found/,
+        text,
+      );
+    }
+    // a first word cut short may be a Chain line's or a rule's target: the chain above is not whole
+    const rs = parseIptables([...plain.slice(0, 3), 'Cha'].join('\n'), { table: 'nat' });
+    assert.match(
+      rs.warnings.find((x) => x.kind === 'truncated')?.message ?? '',
+      /line 4 ends inside a Chain line or a rule's target, not read: "Cha"/,
+    );
+    assert.deepEqual([...rs.table('nat')!.partial.keys()], ['PREROUTING']);
   });
 
   it('a paste of part of the nat table says KUBE-SERVICES is not in it, not "no Service rules found"', () => {

@@ -35,7 +35,9 @@ export interface ListViewCut {
   line: number;
   reason: string;
   text: string;
-  head?: { chain: string | undefined };
+  /** A cut in or after a Chain line or column header: the chain whose rules lie past it; `read`
+   * where the line is whole and read, and the paste ends after it. */
+  head?: { chain: string | undefined; read?: true };
 }
 
 interface Columns {
@@ -117,6 +119,14 @@ export function listViewToRules(text: string): ListViewRules {
       if (builtIn >= 0) lastBuiltIn = builtIn;
       chain = name;
       columns = undefined;
+      // -L prints a column header under every Chain line: a paste that ends on one is cut there
+      if (i === lastText)
+        cut = {
+          line: i + 1,
+          reason: `after the Chain line of ${name}, before its column header: its rules are not in it`,
+          text: line.trim(),
+          head: { chain: name, read: true },
+        };
       return c[2] ? `-P ${name} ${c[2]}` : `-N ${name}`;
     }
     if (chain && line.trim() && next && !HEADER.test(line) && HEADER.test(withNext)) {
@@ -128,13 +138,25 @@ export function listViewToRules(text: string): ListViewRules {
     if (h && chain) {
       columns = { num: !!h[1], counters: !!h[2], interfaces: !!h[3] };
       noInterfaces ||= !h[3];
+      // the last chain listed may be empty, or the paste cut under its header: not claimed empty
+      if (i === lastText)
+        cut = {
+          line: i + 1,
+          reason: `after the column header of ${chain}: its rules, if it has any, are not in it`,
+          text: line.trim(),
+          head: { chain, read: true },
+        };
       return '';
     }
     const head = i === lastText ? cutHead(line) : undefined;
     if (head) {
       // a Chain line cut ends the chain before it whole; a column header under its Chain line, its
       // own chain (the rules are past the cut)
-      const own = head === 'a column header' && !columns ? chain : undefined;
+      // "Cha" may be a Chain line or a rule's target: its chain is not claimed whole
+      const own =
+        (head === 'a column header' && !columns) || head === "a Chain line or a rule's target"
+          ? chain
+          : undefined;
       cut = { line: i + 1, reason: `inside ${head}`, text: line.trim(), head: { chain: own } };
       return '';
     }
@@ -204,10 +226,14 @@ function headless(lines: string[], header: string): number[] {
   return out;
 }
 
-/** A last line cut inside a Chain line ("Chain", "Chain KUBE-SEP-… (") or a column header. */
-function cutHead(line: string): 'a Chain line' | 'a column header' | undefined {
+/** A last line cut inside a Chain line ("Chain", "Chain KUBE-SEP-… (") or a column header, or
+ * in its first word ("Cha": a Chain line, or a rule's target). */
+function cutHead(
+  line: string,
+): 'a Chain line' | 'a column header' | "a Chain line or a rule's target" | undefined {
   const t = line.trim();
   if (/^Chain(?: \S+(?: \([^)]*)?)?$/.test(t)) return 'a Chain line';
+  if (/^C(?:h(?:ai?)?)?$/.test(t)) return "a Chain line or a rule's target";
   const words = t.split(/\s+/);
   const header = ['num', 'pkts', 'bytes', 'target', 'prot', 'opt', 'in', 'out', 'source'];
   const at = header.indexOf(words[0]!);

@@ -868,15 +868,17 @@ class DumpParser {
     );
   }
 
-  /** An `iptables -L` listing cut in a Chain line or a column header: the chain listed before a
-   * Chain line is whole, the chain a column header is of has its rules past the cut. */
+  /** An `iptables -L` listing cut in or after a Chain line or a column header: the chain listed
+   * before a Chain line is whole, the chain a column header is of has its rules past the cut. */
   private cutInHead(cut: ListViewCut, chain: string | undefined): void {
     const t = this.section;
     this.cutTable = t;
     if (t) [this.lastTable, this.lastChain] = [t, chain === undefined ? -1 : t.indexOf(chain)];
     this.warn(
       'truncated',
-      `the dump looks cut short after line ${cut.line - 1}: line ${cut.line} ends ${cut.reason}, not read: "${excerpt(cut.text)}"`,
+      cut.head?.read
+        ? `the dump looks cut short after line ${cut.line}: the paste ends ${cut.reason}`
+        : `the dump looks cut short after line ${cut.line - 1}: line ${cut.line} ends ${cut.reason}, not read: "${excerpt(cut.text)}"`,
       cut.line,
     );
   }
