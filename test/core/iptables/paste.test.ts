@@ -870,6 +870,30 @@ describe('input that holds no rule at all', () => {
       whose: /^dump\.txt: this is Antrea's agent log, not rules/,
     },
     {
+      what: "a proxier.go line without OVS or iptables words (AntreaProxy's, here) is not said kube-proxy's",
+      lines: [
+        klog(
+          'proxier.go',
+          '"Removing stale Service" ServicePortName="kube-system/kube-dns:dns" ServiceInfo="10.96.0.10:53/UDP"',
+        ),
+      ],
+      whose:
+        /^dump\.txt: this is a log, not rules \(klog or journald lines; which component's, its lines do not say\)/,
+    },
+    {
+      what: "AntreaProxy's own files say Antrea's log",
+      lines: [klog('proxier_linux.go', '"Installing NodePort Service" NodePort=30080')],
+      whose: /^dump\.txt: this is Antrea's agent log, not rules/,
+    },
+    {
+      what: "kube-proxy's proxier.go told by what it writes: IPVS's kube-ipvs0, a KUBE- set",
+      lines: [
+        klog('proxier.go', 'Failed to bind service address to dummy device: kube-ipvs0'),
+        klog('proxier.go', '"Failed to add entry to ip set" set="KUBE-LOAD-BALANCER"'),
+      ],
+      whose: /^dump\.txt: this is kube-proxy's log/,
+    },
+    {
       what: "a component's log whose lines name no component",
       lines: [
         klog('iptables.go', 'running iptables-restore with nftables'),

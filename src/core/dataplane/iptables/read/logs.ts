@@ -16,12 +16,22 @@ const KLOG =
 const JOURNAL =
   /^(?:(?:[^\s:]+:)?\d+[:-])?[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \S+ ([\w.-]+)\[\d+\]: /;
 
-/** Files only kube-proxy logs from (cmd/kube-proxy/app, pkg/proxy and its iptables, ipvs,
- * nftables and winkernel proxiers); AntreaProxy copied some (proxier.go, endpointslicecache.go)
- * and is told by what it logs of (OVS flows and groups) or by the Pod a log viewer names. Shared
- * files (iptables.go, ipset.go, server.go, config.go, shared_informer.go) name no component. */
+/** Files only kube-proxy logs from (cmd/kube-proxy/app, pkg/proxy's conntrack, ipvs and
+ * winkernel code). Files every component shares (iptables.go, ipset.go, server.go, config.go,
+ * shared_informer.go) name no component. */
 const KUBE_PROXY_FILES =
-  /^(?:proxier|server_(?:linux|others|windows|other|unsupported|darwin)|conntrack|graceful_termination|meta_proxier|endpointslicecache|endpointschangetracker|servicechangetracker|proxier_health|proxy_health|service_health|nodeport_addresses|localdetector|nfacct_linux|safe_ipset|netlink_linux|hns|hnsV2)\.go$/;
+  /^(?:server_(?:linux|others|windows|other|unsupported|darwin)|conntrack|graceful_termination|nodeport_addresses|localdetector|nfacct_linux|safe_ipset|netlink_linux|hns|hnsV2)\.go$/;
+/** kube-proxy's files AntreaProxy keeps copies of (antrea's pkg/agent/proxy, third_party/proxy):
+ * whose line it is, its words say (or the Pod a log viewer names), else it is not said. */
+const PROXY_FILES =
+  /^(?:proxier|meta_proxier|endpointslicecache|endpointschangetracker|servicechangetracker|proxier_health|proxy_health|service_health)\.go$/;
+/** AntreaProxy's own files (pkg/agent/proxy). */
+const ANTREA_FILES = /^(?:proxier_(?:linux|others|windows)|topology|groupcounter)\.go$/;
+/** What only kube-proxy's proxiers log of: the iptables, IPVS and nftables rules they write, its
+ * kube-ipvs0 device, its KUBE- chains and sets (capitals: "kube-system" is any log's namespace). */
+const kubeProxyWords = (message: string) =>
+  /\b(?:ip6?tables(?:-restore)?|ipvs|ipset|nftables|kube-ipvs0)\b/i.test(message) ||
+  /\bKUBE-[A-Z]/.test(message);
 const KUBELET_FILES =
   /^(?:kubelet\w*|kuberuntime_\w+|pod_workers|prober\w*|volume_manager|eviction_manager|container_manager\w*|status_manager|cpu_manager|memory_manager|pod_container_deletor|kubelet_network\w*)\.go$/;
 /** What AntreaProxy logs of from its copies of kube-proxy's files: the OVS flows and groups it
@@ -46,7 +56,12 @@ export function logLine(line: string): { kind: LogKind; at: number } | undefined
 
 /** Whose klog line it is: by the file that logged it, else by the component its words name. */
 function klogKind(file: string, message: string): LogKind {
-  if (KUBE_PROXY_FILES.test(file)) return OVS.test(message) ? 'antrea-log' : 'kube-proxy-log';
+  if (KUBE_PROXY_FILES.test(file)) return 'kube-proxy-log';
+  if (ANTREA_FILES.test(file)) return 'antrea-log';
+  if (PROXY_FILES.test(file))
+    return OVS.test(message)
+      ? 'antrea-log'
+      : (named(message) ?? (kubeProxyWords(message) ? 'kube-proxy-log' : 'other-log'));
   if (KUBELET_FILES.test(file)) return 'kubelet-log';
   return named(message) ?? 'other-log';
 }
