@@ -11,6 +11,15 @@ import { nodeDrift } from '../../src/core/dataplane/iptables/drift/drift.js';
 import { optionsFromDump } from '../../src/core/dataplane/knobs.js';
 import { expectedRules } from '../../src/core/dataplane/expected.js';
 import { parseIptables } from '../../src/core/dataplane/iptables/read/parse.js';
+import { behaviourKey } from '../../src/core/dataplane/iptables/drift/behaviour.js';
+import { OLDEST_MODELLED } from '../../src/core/dataplane/releases.js';
+import { clusterView } from '../../src/core/kube/objects.js';
+import {
+  clusterDump,
+  clusterObjects,
+  NODE as BENCH_NODE,
+  olderSpelling,
+} from '../bench/cluster-dump.js';
 
 const NODE = 'vm-12-7-centos';
 const SVC = 'default/nginx-svc:http';
@@ -82,5 +91,54 @@ describe('drift of a dump by an unmodelled release: by behaviour, spelling folde
       ['written as kube-proxy v1.15 writes it; kdebug models 1.30-1.37: compared by behaviour'],
     );
     assert.match(exp.notes.join('\n'), /v1\.15 is not a modelled release/);
+  });
+});
+
+describe('drift by behaviour on many ports alike: one walk tells for ports the same but for their names', () => {
+  // 60 Services of a few shapes, as kube-proxy v1.20 spells them (test/bench/cluster-dump.ts)
+  const shape = { services: 60, endpoints: 3 };
+  const clean = olderSpelling(clusterDump(shape, { minor: OLDEST_MODELLED }));
+  const view = clusterView(clusterObjects(shape));
+  const drift = (dump: string) =>
+    nodeDrift({
+      node: BENCH_NODE,
+      source: 'test',
+      expected: expectedRules(view, BENCH_NODE, { release: { minor: 20 } }),
+      actual: parseIptables(dump),
+      view,
+    }).findings.map((f) => `${f.severity} ${f.id} ${f.service ?? ''}`.trim());
+  // only for one source network: a walk sees it, no semantic check does
+  const narrowed = (dump: string, vip: string) =>
+    dump.replace(
+      `-A KUBE-SERVICES -d ${vip}/32`,
+      `-A KUBE-SERVICES -s 192.168.0.0/16 -d ${vip}/32`,
+    );
+
+  it('the clean dump: one folded info', () =>
+    assert.deepEqual(drift(clean), ['info rule-text-differs']));
+
+  it('one port of a shape three others share, narrowed: found on that port alone', () =>
+    assert.deepEqual(drift(narrowed(clean, '172.30.0.23')), [
+      'warning rule-behaviour-differs ns23/svc-23:http',
+      'info rule-text-differs',
+    ]));
+
+  it('two ports of one shape narrowed the same way: each found, by its own walk', () =>
+    assert.deepEqual(drift(narrowed(narrowed(clean, '172.30.0.13'), '172.30.0.23')), [
+      'warning rule-behaviour-differs ns13/svc-13:http',
+      'warning rule-behaviour-differs ns23/svc-23:http',
+      'info rule-text-differs',
+    ]));
+
+  it('ports alike share a key; a port whose rules or differences differ does not', () => {
+    const exp = expectedRules(view, BENCH_NODE, { release: { minor: 20 } });
+    const port = (n: number) => exp.servicePorts.find((p) => p.name === `ns${n}/svc-${n}:http`)!;
+    const none = { expected: [], actual: [] };
+    assert.equal(behaviourKey(port(13), none), behaviourKey(port(23), none));
+    assert.notEqual(behaviourKey(port(13), none), behaviourKey(port(16), none)); // a NodePort
+    assert.notEqual(
+      behaviourKey(port(13), none),
+      behaviourKey(port(23), { expected: [], actual: ['-A KUBE-SERVICES -s 192.168.0.0/16'] }),
+    );
   });
 });

@@ -44,6 +44,53 @@ export function behaviourDiffers(
   return out;
 }
 
+// a chain of one Service port: KUBE-SVC-, KUBE-SEP- ... and its 16-character hash
+const PORT_CHAIN = /^KUBE-(?:SVC|SVL|SEP|EXT|FW|XLB)-[A-Z0-9]{16}$/;
+
+/**
+ * One Service port's rules and their differences from kube-proxy's, with what names that port
+ * alone (addresses, ports and other numbers, its chains, comments) numbered in order of first
+ * use: two ports with the same key hold the same rules but for those names, so their packets go
+ * the same way, renamed, and one walk tells for both.
+ */
+export function behaviourKey(
+  sp: ExpectedServicePort,
+  diff: { expected: readonly string[]; actual: readonly string[] },
+): string {
+  const seen = new Map<string, number>();
+  const name = (word: string) => {
+    let n = seen.get(word);
+    if (n === undefined) seen.set(word, (n = seen.size));
+    return `<${n}>`;
+  };
+  const renamed = (text: string) => {
+    const out: string[] = [];
+    const words = text.split(' ');
+    for (let i = 0; i < words.length; i++) {
+      let w = words[i]!;
+      if (w.startsWith('"')) {
+        // a comment, spaces and all
+        while (!(w.length > 1 && w.endsWith('"')) && i + 1 < words.length) w += ` ${words[++i]!}`;
+        out.push(name(w));
+      } else {
+        const c = w.charCodeAt(0);
+        const named = (c >= 48 && c <= 57) || c === 91 || w.includes(':') || PORT_CHAIN.test(w);
+        out.push(named ? name(w) : w);
+      }
+    }
+    return out.join(' ');
+  };
+  return [
+    sp.protocol,
+    ...sp.nat.map((r) => `${renamed(r.chain)} ${renamed(r.text)}`),
+    ...sp.filter.map((r) => `${renamed(r.chain)} ${renamed(r.text)}`),
+    '-',
+    ...diff.expected.map(renamed),
+    '+',
+    ...diff.actual.map(renamed),
+  ].join('\n');
+}
+
 /** Where kube-proxy's rules send a packet, as a sorted list of "50% -> 10.0.0.1:80 masquerade"
  * outcomes: its DNAT, its mark for masquerade and its REJECT or DROP; what the node's other rules
  * do (a CNI's masquerade, a host firewall) is not kube-proxy's and not compared. */

@@ -9,7 +9,7 @@ import { rulesOf, type ExpectedServicePort, type RuleLine } from '../../expected
 import type { Table } from '../read/parse.js';
 import { hostCidr } from '../../../ipv6.js';
 import { releaseRange } from '../../releases.js';
-import { behaviourDiffers } from './behaviour.js';
+import { behaviourDiffers, behaviourKey } from './behaviour.js';
 
 const SHARED: Record<'nat' | 'filter', string[]> = {
   nat: ['KUBE-SERVICES', 'KUBE-NODEPORTS'],
@@ -163,13 +163,18 @@ function foldByBehaviour(
 ): void {
   let rules = 0;
   let ports = 0;
+  // ports whose rules and differences are the same but for their own names: one walk for all
+  const walkedSame = new Set<string>();
+  const byName = new Map<string, ExpectedServicePort>(c.exp.servicePorts.map((x) => [x.name, x]));
   for (const [owner, d] of diffs) {
     const n = Math.max(d.expected.length, d.actual.length);
     if (n === 0) continue;
     // a port with a finding already says what differs there
     if (flagged.has(owner)) continue;
-    const sp = owner === NODE ? undefined : c.exp.servicePorts.find((x) => x.name === owner);
-    const walks = sp ? behaviourDiffers(c.exp, c.actual, sp) : [];
+    const sp = owner === NODE ? undefined : byName.get(owner);
+    const key = sp && behaviourKey(sp, d);
+    const walks = !sp || walkedSame.has(key!) ? [] : behaviourDiffers(c.exp, c.actual, sp);
+    if (key !== undefined && walks.length === 0) walkedSame.add(key);
     if (walks.length === 0) {
       rules += n;
       if (sp) ports++;
