@@ -3,47 +3,14 @@
 // table Cilium's control plane holds there. kdebug's model of that control plane must give the
 // same frontends with the same backends; its readers must read every expected listing.
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { load } from 'js-yaml';
 import { Analysis } from '../../../src/core/analysis.js';
 import { aCiliumAgent, aCiliumConfig } from '../../support/builders.js';
-import { clusterView } from '../../../src/core/kube/objects.js';
-import type { KubeObject } from '../../../src/core/model.js';
-import { CILIUM_DEFAULTS, expectedCilium } from '../../../src/core/dataplane/cilium/expected.js';
+import { UNMODELLED, setup, vectorFile as file, vectors } from '../../support/cilium-vectors.js';
+import { expectedCilium } from '../../../src/core/dataplane/cilium/expected.js';
 import { formatAddress, frontendKey } from '../../../src/core/dataplane/cilium/listing.js';
 import { parseCilium } from '../../../src/core/dataplane/cilium/read.js';
-
-const DIR = new URL('../../fixtures/cilium/vectors/', import.meta.url).pathname;
-const vectors = readdirSync(DIR).filter((d) => /^\d\d-/.test(d));
-const file = (v: string, f: string) => `${DIR}${v}/${f}`;
-
-/** What the harness and the script set: the objects, flags, the local node's labels. */
-function setup(v: string) {
-  const config = readFileSync(file(v, 'config.txt'), 'utf8');
-  const labels: Record<string, string> = {};
-  const block = /Local node labels:\n((?: {2}\S.*\n?)+)/.exec(config)?.[1] ?? '';
-  for (const m of block.matchAll(/^ {2}([^=\s]+)=(\S+)/gm)) labels[m[1]!] = m[2]!;
-  const docs = readFileSync(file(v, 'objects.yaml'), 'utf8')
-    .split(/^---$/m)
-    .map((d) => load(d) as KubeObject | null)
-    .filter((d): d is KubeObject => !!d);
-  return {
-    view: clusterView(docs),
-    node: { name: 'testnode', labels },
-    options: {
-      ...CILIUM_DEFAULTS,
-      serviceTopology: /--enable-service-topology\b/.test(config),
-      // every vector is from a branch point before 1.18.1's zone-hint fallback
-      zoneHintsFallback: false,
-    },
-  };
-}
-
-// Frontends kdebug does not model yet, by what makes them: HostPort frontends come from Pods,
-// the health server's from a synthetic Service of Cilium's own.
-const UNMODELLED = (row: { type?: string; service?: string }) =>
-  row.type === 'HostPort' || (row.service ?? '').endsWith(':healthserver');
 
 describe('Cilium vectors: the frontends table', () => {
   for (const v of vectors) {

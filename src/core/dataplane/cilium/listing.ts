@@ -38,6 +38,10 @@ export interface CiliumBackend {
   /** In the BPF map, whether new connections can choose it (slots up to the count); undefined
    * where the listing does not show it. */
   inRotation?: boolean;
+  /** In the BPF affinity map: session affinity may keep a client on it (the maps dump). */
+  affinity?: boolean;
+  /** Its entries in the frontend's Maglev lookup table (the maps dump). */
+  maglev?: number;
   line: number;
 }
 
@@ -59,6 +63,11 @@ export interface CiliumFrontend {
   backends: CiliumBackend[];
   /** The BPF map's session affinity timeout (AFFTimeout), where the listing shows it. */
   affinitySeconds?: number;
+  /** The BPF source-range map's CIDRs for it, where the listing shows that map (the maps dump). */
+  sourceRanges?: string[];
+  /** The address replies get back (its reverse-NAT entry, "" where it has none), where the
+   * listing shows that map (the maps dump). */
+  reverseNat?: string;
   /** Backends the listing leaves out ("+ 4 more ..."): the list above is not all of them. */
   backendsNotShown?: number;
   line: number;

@@ -16,6 +16,7 @@ import {
   type CiliumFrontend,
   type CiliumTable,
 } from './listing.js';
+import { mapsDump } from './dump.js';
 
 const HEADERS: [RegExp, CiliumForm][] = [
   [/^(?:ID\s+)?Frontend\s+(?:Service Type\s+)?Backend\b/, 'service-list'],
@@ -474,66 +475,6 @@ function dbBackends(lines: string[], source: string): Map<string, BackendState> 
     states.set(formatAddress(a), state);
   }
   return states;
-}
-
-/** The maps dump of Cilium's own tests: "BE: ID=1 ADDR=... STATE=active", "SVC: ID=1 ADDR=...
- * SLOT=0 ... COUNT=2 QCOUNT=0 FLAGS=ClusterIP+non-routable", "SVC: ... SLOT=1 BEID=1 ...". */
-function mapsDump(lines: string[], source: string): CiliumTable {
-  const backends = new Map<
-    string,
-    { addr: ReturnType<typeof parseAddress>; state?: BackendState }
-  >();
-  const byKey = new Map<string, CiliumFrontend>();
-  const counts = new Map<string, number>();
-  lines.forEach((line, i) => {
-    const t = line.trim();
-    const fields = new Map(
-      [...t.matchAll(/(\w+)=(\S+(?: source-range)?)/g)].map((m) => [m[1]!, m[2]!]),
-    );
-    if (t.startsWith('BE: '))
-      backends.set(fields.get('ID')!, {
-        addr: parseAddress(fields.get('ADDR') ?? ''),
-        state: backendState(fields.get('STATE')),
-      });
-    if (!t.startsWith('SVC: ')) return;
-    // Cilium 1.17's dump prints the NodePort surrogate as <zero>
-    const written = fields.get('ADDR') === '<zero>' ? '0.0.0.0:0' : fields.get('ADDR');
-    const addr =
-      parseAddress(written ?? '') ?? fail(source, i + 1, `not a Service address: "${written}"`);
-    const key = frontendKey(addr);
-    let fe = byKey.get(key);
-    const flags = (/FLAGS=(.*)$/.exec(t)?.[1] ?? '').split('+').filter(Boolean);
-    if (!fe)
-      byKey.set(
-        key,
-        (fe = {
-          ...addr,
-          type: frontendType(flags[0]),
-          flags: flags.slice(1),
-          backends: [],
-          line: i + 1,
-        }),
-      );
-    const id = fields.get('BEID');
-    if (fields.get('SLOT') === '0') {
-      counts.set(key, Number(fields.get('COUNT') ?? 0));
-      const affinity = Number(fields.get('AFFTimeout') ?? 0);
-      if (affinity > 0) fe.affinitySeconds = affinity;
-    }
-    if (fields.get('SLOT') === '0' || !id) return;
-    const be = backends.get(id);
-    if (!be?.addr) return void fe.flags.push(`backend ${id} not found`);
-    fe.backends.push({
-      ip: be.addr.ip,
-      port: be.addr.port,
-      ...(be.addr.protocol ? { protocol: be.addr.protocol } : {}),
-      ...(be.state ? { state: be.state } : {}),
-      // slots past COUNT keep a backend for its own connections: no new one goes there
-      inRotation: Number(fields.get('SLOT')) <= (counts.get(key) ?? Infinity),
-      line: i + 1,
-    });
-  });
-  return { form: 'maps-dump', source, frontends: [...byKey.values()] };
 }
 
 /** One frontend listed twice (a paste holding the listing twice) is one frontend. */

@@ -1,0 +1,62 @@
+// Every BPF maps dump of Cilium's own load-balancer tests, read whole: each of its lines lands in
+// the model (a slot's backend, the affinity, source-range and Maglev maps' entries, the reverse
+// NAT), counted against the dump's own lines.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { formatAddress } from '../../../src/core/dataplane/cilium/listing.js';
+import { parseCilium } from '../../../src/core/dataplane/cilium/read.js';
+import { listing, vectors } from '../../support/cilium-vectors.js';
+
+const count = (text: string, re: RegExp) => text.split('\n').filter((l) => re.test(l)).length;
+
+describe('Cilium vectors: each maps dump read whole', () => {
+  let read = 0;
+  for (const v of vectors) {
+    const dump = listing(v, 'expected-maps.txt');
+    // zero bytes: the script asserts the maps are empty
+    if (dump === undefined || dump === '') continue;
+    it(v, () => {
+      const t = parseCilium(dump, v);
+      assert.equal(t.form, 'maps-dump');
+      assert.equal(t.cut, undefined);
+      assert.equal(t.unreadFrom, undefined);
+      const fes = t.frontends;
+      const backends = fes.flatMap((f) => f.backends);
+      assert.deepEqual(
+        fes.flatMap((f) => f.flags.filter((x) => /^backend /.test(x))),
+        [],
+        'every slot, affinity and Maglev entry names a backend of its Service',
+      );
+      assert.equal(backends.length, count(dump, /^SVC: .* SLOT=[1-9]/));
+      assert.equal(fes.length, count(dump, /^SVC: .* SLOT=0 /));
+      assert.equal(backends.filter((b) => b.affinity).length, count(dump, /^AFF: /));
+      assert.equal(
+        backends.filter((b) => b.maglev !== undefined).length,
+        [...dump.matchAll(/\d+\(\d+\)/g)].length,
+      );
+      assert.equal(fes.flatMap((f) => f.sourceRanges ?? []).length, count(dump, /^SRCRANGE: /));
+      // each frontend's replies are translated back to its own address
+      for (const f of fes) assert.equal(f.reverseNat, formatAddress({ ip: f.ip, port: f.port }));
+      read++;
+    });
+  }
+  it('reads the 23 dumps that hold entries', () => assert.equal(read, 23));
+
+  it("keeps 1.17's portless <zero> entries apart, one per Service", () => {
+    const t = parseCilium(listing('01-v117-nodeport-two-services', 'expected-maps.txt')!, '01');
+    const zero = t.frontends.filter((f) => f.ip === '0.0.0.0');
+    assert.deepEqual(
+      zero.map((f) => f.backends.map((b) => b.ip)),
+      [
+        ['10.244.1.1', '10.244.1.2', '10.244.1.3', '10.244.1.4'],
+        ['10.244.2.1', '10.244.2.2', '10.244.2.3', '10.244.2.4'],
+      ],
+    );
+  });
+
+  it('says which line is of no map', () =>
+    assert.throws(
+      () => parseCilium('BE: ID=1 ADDR=10.0.0.1:80/TCP STATE=active\nSVC: ID=1 ADDR=x\n', 'd'),
+      /^CiliumParseError: d:2: not a line of the maps dump/,
+    ));
+});
