@@ -52,7 +52,7 @@ export async function expectCommand(o: ExpectOptions, g: GlobalOptions): Promise
   const agent = analysis.state(name!).cilium;
   if (mode === 'cilium' && agent) {
     print(
-      expectedCiliumText(node.ciliumExpected() ?? [], {
+      expectedCiliumText(node.ciliumExpected() ?? [], node.ciliumMaps() ?? [], {
         node: name!,
         agent: `${agent.pod.namespace}/${agent.pod.name}`,
         ...(agent.version ? { version: agent.version } : {}),

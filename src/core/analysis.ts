@@ -5,6 +5,7 @@
 import { CILIUM_STEMS } from './dataplane/cilium/agent.js';
 import { ciliumLineSet } from './dataplane/cilium/drift.js';
 import { expectedCilium, type ExpectedFrontend } from './dataplane/cilium/expected.js';
+import { expectedMaps, type ExpectedMapEntry } from './dataplane/cilium/maps.js';
 import { CiliumParseError } from './dataplane/cilium/listing.js';
 import { parseCilium, withBackendStates } from './dataplane/cilium/read.js';
 import {
@@ -591,6 +592,18 @@ export class NodeAnalysis {
     if (!agent) return undefined;
     const labels = this.analysis.index.node(this.name)?.labels ?? {};
     return expectedCilium(this.analysis.view, { name: this.name, labels }, agent.settings, scope);
+  }
+
+  /** What the node's Cilium agent should write to its BPF maps for `scope`'s Services or all. */
+  ciliumMaps(scope?: Scope): ExpectedMapEntry[] | undefined {
+    const agent = this.analysis.state(this.name).cilium;
+    const frontends = this.ciliumExpected(scope);
+    if (!agent || !frontends) return undefined;
+    return expectedMaps(frontends, {
+      services: this.analysis.view.services,
+      nodePortAddresses: agent.nodePorts?.addresses ?? [],
+      options: agent.settings,
+    });
   }
 
   /** Cilium's tables as the node's agent listed them (both families): its load-balancer tables

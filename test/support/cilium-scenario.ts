@@ -4,6 +4,7 @@
 // maps, written for the API state the agent last reconciled (src/core/dataplane/cilium/render.ts).
 import { CILIUM_STEMS } from '../../src/core/dataplane/cilium/agent.js';
 import { CILIUM_DEFAULTS, expectedCilium } from '../../src/core/dataplane/cilium/expected.js';
+import { CILIUM_MAP_DEFAULTS, expectedMaps } from '../../src/core/dataplane/cilium/maps.js';
 import {
   backendsTable,
   bpfLbList,
@@ -141,7 +142,15 @@ function ciliumNodeOutputs(current: KubeObject[], node: NodeName, synced = curre
     [CILIUM_STEMS.status]: status(node),
     [CILIUM_STEMS.frontends]: lines(frontendsTable(frontends)),
     [CILIUM_STEMS.backends]: lines(backendsTable(frontends)),
-    [CILIUM_STEMS.bpf]: lines(bpfLbList(frontends, [n.ip])),
+    [CILIUM_STEMS.bpf]: lines(
+      bpfLbList(
+        expectedMaps(frontends, {
+          services: view.services,
+          nodePortAddresses: [n.ip],
+          options: CILIUM_MAP_DEFAULTS,
+        }),
+      ),
+    ),
     'ip-addr': ipBrief(node, n.ip, n.podCIDR, pods),
   };
 }

@@ -6,6 +6,7 @@ import { load } from 'js-yaml';
 import { clusterView } from '../../src/core/kube/objects.js';
 import type { KubeObject } from '../../src/core/model.js';
 import { CILIUM_DEFAULTS } from '../../src/core/dataplane/cilium/expected.js';
+import { CILIUM_MAP_DEFAULTS } from '../../src/core/dataplane/cilium/maps.js';
 
 const DIR = new URL('../fixtures/cilium/vectors/', import.meta.url).pathname;
 export const vectors = readdirSync(DIR).filter((d) => /^\d\d-/.test(d));
@@ -25,15 +26,30 @@ export function setup(v: string) {
     .split(/^---$/m)
     .map((d) => load(d) as KubeObject | null)
     .filter((d): d is KubeObject => !!d);
+  const flag = (re: RegExp) => re.test(config);
   return {
     docs,
     view: clusterView(docs),
     node: { name: 'testnode', labels },
     options: {
       ...CILIUM_DEFAULTS,
-      serviceTopology: /--enable-service-topology\b/.test(config),
+      serviceTopology: flag(/--enable-service-topology\b/),
       // every vector is from a branch point before 1.18.1's zone-hint fallback
       zoneHintsFallback: false,
+      // and before 1.18.6, where the ranges guard LoadBalancer frontends only (cilium#42351)
+      sourceRangeTypes: 'all' as const,
+    },
+    maps: {
+      nodePortAddresses: [...config.matchAll(/^ {2}addr: (\S+) +nodeport: true/gm)].map(
+        (m) => m[1]!,
+      ),
+      options: {
+        ...CILIUM_MAP_DEFAULTS,
+        externalClusterIP: flag(/--bpf-lb-external-clusterip(?:=true)?(?!\S)/),
+        algorithm: /--bpf-lb-algorithm=(\w+)/.exec(config)?.[1] ?? 'random',
+        algorithmAnnotation: flag(/--bpf-lb-algorithm-annotation\b/),
+        forwardingAnnotation: flag(/--bpf-lb-mode-annotation\b/),
+      },
     },
   };
 }

@@ -82,4 +82,30 @@ describe('the Cilium agent on a node', () => {
       );
     assert.equal(ciliumAgentOn(clusterView([agent]), 'n2', undefined), undefined);
   });
+
+  it('the frontend types source ranges guard by its release, and the annotations it honours', () => {
+    const on = (image: string, data: Record<string, string> = {}) =>
+      ciliumAgentOn(
+        clusterView([aCiliumAgent('n1', `quay.io/cilium/cilium:${image}`), config(data)]),
+        'n1',
+        undefined,
+      )!.settings;
+    // 1.18.0 to 1.18.5 guarded every frontend of the Service (cilium#42351)
+    assert.equal(on('v1.18.5').sourceRangeTypes, 'all');
+    assert.deepEqual(on('v1.18.6').sourceRangeTypes, ['LoadBalancer']);
+    assert.deepEqual(on('v1.20.2').sourceRangeTypes, ['LoadBalancer', 'ExternalIPs']);
+    assert.equal(
+      on('v1.19.1', { 'bpf-lb-source-range-all-types': 'true' }).sourceRangeTypes,
+      'all',
+    );
+    const annotated = on('v1.18.6', {
+      'bpf-lb-mode-annotation': 'true',
+      'bpf-lb-algorithm-annotation': 'true',
+    });
+    assert.deepEqual([annotated.forwardingAnnotation, annotated.algorithmAnnotation], [true, true]);
+    assert.deepEqual(
+      [on('v1.18.6').forwardingAnnotation, on('v1.18.6').algorithmAnnotation],
+      [false, false],
+    );
+  });
 });

@@ -12,6 +12,8 @@ import {
   statusDevices,
 } from '../../../src/core/dataplane/cilium/devices.js';
 import { expectedCiliumText } from '../../../src/core/dataplane/cilium/render.js';
+import type { ExpectedFrontend } from '../../../src/core/dataplane/cilium/expected.js';
+import { expectedMaps } from '../../../src/core/dataplane/cilium/maps.js';
 import { ViewIndex } from '../../../src/core/kube/view-index.js';
 import { clusterView, type ClusterView } from '../../../src/core/kube/objects.js';
 import type { KubeObject } from '../../../src/core/model.js';
@@ -146,7 +148,7 @@ describe("the Cilium agent's NodePort devices and addresses", () => {
       from: 'cilium-config',
       source: 'ConfigMap kube-system/cilium-config',
     });
-    const text = expectedCiliumText([], {
+    const text = expectedCiliumText([], [], {
       node: 'n1',
       agent: 'a',
       settings: 's',
@@ -165,22 +167,25 @@ describe("the Cilium agent's NodePort devices and addresses", () => {
     ]) {
       const agent = agentOn(clusterView(objects as KubeObject[]), undefined);
       assert.equal(agent.nodePorts, undefined);
-      const text = expectedCiliumText(
-        [
-          {
-            ip: '0.0.0.0',
-            port: 30080,
-            protocol: 'tcp',
-            type: 'NodePort',
-            service: 'default/web',
-            portName: '',
-            servicePort: 80,
-            localOnly: false,
-            backends: [],
-          },
-        ],
-        { node: 'n1', agent: 'a', settings: 's' },
-      );
+      const frontends: ExpectedFrontend[] = [
+        {
+          ip: '0.0.0.0',
+          port: 30080,
+          protocol: 'tcp',
+          type: 'NodePort',
+          service: 'default/web',
+          portName: '',
+          servicePort: 80,
+          localOnly: false,
+          backends: [],
+        },
+      ];
+      const maps = expectedMaps(frontends, {
+        services: [],
+        nodePortAddresses: [],
+        options: agent.settings,
+      });
+      const text = expectedCiliumText(frontends, maps, { node: 'n1', agent: 'a', settings: 's' });
       assert.match(text, /NodePort devices and addresses not read/);
       // never the Node's own IP in their place
       assert.doesNotMatch(text, /10\.0\.0\.5/);

@@ -12,6 +12,7 @@ import { parseCilium } from '../../../src/core/dataplane/cilium/read.js';
 import { clusterView } from '../../../src/core/kube/objects.js';
 import type { Facts, KubeObject } from '../../../src/core/model.js';
 import { aCiliumAgent, aCiliumConfig } from '../../support/builders.js';
+import { fromDump, fromModel } from '../../support/cilium-maps.js';
 
 const REF = new URL('../../fixtures/cilium/reference/', import.meta.url).pathname;
 const OBJECTS = new URL('../../fixtures/releases/37/iptables/objects.json', import.meta.url)
@@ -70,6 +71,40 @@ describe("Cilium's own control plane on the truth matrix", () => {
       );
       assert.equal(d.cilium?.maps, true);
       assert.ok(d.servicePorts >= 20, `${d.servicePorts}`);
+    });
+  }
+});
+
+describe("the BPF maps kdebug expects on the truth matrix are Cilium's, by behaviour", () => {
+  // the address each recording gave Cilium as its node's NodePort address (RECORDED)
+  const ADDRESS: Record<string, string> = { 'node-a': '192.0.2.21', 'node-b': '192.0.2.22' };
+  for (const dir of recorded) {
+    const node = dir.replace(/-maglev$/, '');
+    it(dir, () => {
+      const analysis = new Analysis({
+        objects: [
+          ...objects.filter((o) => !/^kube-proxy/.test(o.metadata?.name ?? '')),
+          aCiliumAgent(node, 'quay.io/cilium/cilium:v1.20.2'),
+          aCiliumConfig(dir.endsWith('-maglev') ? { 'bpf-lb-algorithm': 'maglev' } : {}),
+        ],
+        nodes: {
+          [node]: { 'cilium-status': `KubeProxyReplacement:  True  [eth0  ${ADDRESS[node]}]\n` },
+        },
+        meta: {},
+      });
+      const order = <T extends { key: string }>(l: T[]) =>
+        [...l].sort((a, b) => a.key.localeCompare(b.key));
+      const got = analysis
+        .node(node)
+        .ciliumMaps()!
+        .map((e) => fromModel(e, true));
+      const want = parseCilium(readFileSync(`${REF}${dir}/maps.txt`, 'utf8'), 'maps.txt')
+        // not modelled: 1.20's wildcard entries (port 0, any protocol), which drop what a
+        // Service address does not serve
+        .frontends.filter((f) => !(f.port === 0 && f.protocol === 'any'))
+        .map((f) => fromDump(f, true));
+      assert.deepEqual(order(got), order(want));
+      assert.ok(want.length >= 50, `${want.length}`);
     });
   }
 });

@@ -35,6 +35,7 @@ describe('Cilium vectors: each maps dump read whole', () => {
         [...dump.matchAll(/\d+\(\d+\)/g)].length,
       );
       assert.equal(fes.flatMap((f) => f.sourceRanges ?? []).length, count(dump, /^SRCRANGE: /));
+      assert.equal(fes.filter((f) => f.algorithm).length, count(dump, /LBALG=(?!undef)/));
       // each frontend's replies are translated back to its own address
       for (const f of fes) assert.equal(f.reverseNat, formatAddress({ ip: f.ip, port: f.port }));
       read++;

@@ -32,6 +32,10 @@ export interface CiliumSettings extends CiliumExpectOptions {
   algorithm: string;
   /** bpf-lb-mode: snat, dsr or hybrid. */
   forwarding: string;
+  /** bpf-lb-mode-annotation: a Service's service.cilium.io/forwarding-mode is honoured. */
+  forwardingAnnotation: boolean;
+  /** bpf-lb-algorithm-annotation: a Service's service.cilium.io/lb-algorithm is honoured. */
+  algorithmAnnotation: boolean;
   /** enable-session-affinity. */
   sessionAffinity: boolean;
   /** bpf-lb-external-clusterip: ClusterIPs reachable from outside the cluster. */
@@ -90,11 +94,19 @@ export function ciliumAgentOn(
     serviceTopology: c('enable-service-topology') === 'true',
     zoneHintsFallback: true,
     serviceProxyName: c('k8s-service-proxy-name') ?? '',
+    sourceRangeTypes:
+      c('bpf-lb-source-range-all-types') === 'true' || allTypesRelease(version)
+        ? 'all'
+        : release(version) >= 1020
+          ? ['LoadBalancer', 'ExternalIPs']
+          : ['LoadBalancer'],
     socketLB:
       said?.socketLB ?? (c('bpf-lb-sock') === 'true' || (kpr && c('bpf-lb-sock') !== 'false')),
     hostnsOnly: said?.hostnsOnly ?? c('bpf-lb-sock-hostns-only') === 'true',
     algorithm: said?.algorithm ?? c('bpf-lb-algorithm') ?? 'random',
     forwarding: said?.forwarding ?? c('bpf-lb-mode') ?? 'snat',
+    forwardingAnnotation: c('bpf-lb-mode-annotation') === 'true',
+    algorithmAnnotation: c('bpf-lb-algorithm-annotation') === 'true',
     sessionAffinity: said?.sessionAffinity ?? c('enable-session-affinity') !== 'false',
     externalClusterIP: c('bpf-lb-external-clusterip') === 'true',
     noBackend: c('service-no-backend-response') === 'drop' ? 'drop' : 'reject',
@@ -152,6 +164,16 @@ function nodePortsOf(
     source: `ConfigMap ${configMap!.namespace}/cilium-config`,
   };
 }
+
+/** A release's major and minor as one number (v1.18.6 is 1018); 0 where unknown. */
+const release = (version: string | undefined) => {
+  const m = /^v?(\d+)\.(\d+)\./.exec(version ?? '');
+  return m ? Number(m[1]) * 1000 + Number(m[2]) : 0;
+};
+
+/** 1.18.0 to 1.18.5 checked loadBalancerSourceRanges on every frontend type (cilium#42351). */
+const allTypesRelease = (version: string | undefined) =>
+  /^v?1\.18\.[0-5](?!\d)/.test(version ?? '');
 
 /** The release its image tag names ("quay.io/cilium/cilium:v1.16.5@sha256:..." is v1.16.5). */
 export function ciliumImageVersion(pod: Pod): string | undefined {

@@ -304,7 +304,7 @@ function guards(
     add('cilium-source-range-missing', {
       service,
       title: `${frontendKey(want)}: no source-range check`,
-      message: `The BPF map entry of LoadBalancer frontend ${frontendKey(want)} (${service}) on ${input.node} does not check the source: clients outside its loadBalancerSourceRanges (${want.sourceRanges.join(', ')}) are let through.`,
+      message: `The BPF map entry of ${want.type} frontend ${frontendKey(want)} (${service}) on ${input.node} does not check the source: clients outside its loadBalancerSourceRanges (${want.sourceRanges.join(', ')}) are let through.`,
       expected: [`${frontendKey(want)} check source-range ${want.sourceRanges.join(', ')}`],
       actual: at,
     });

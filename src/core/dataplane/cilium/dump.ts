@@ -57,7 +57,7 @@ export function mapsDump(lines: string[], source: string): CiliumTable {
   const slots = new Map<CiliumFrontend, { slot: number; id: string; at: number }[]>();
   const counts = new Map<CiliumFrontend, number>();
   for (const { m, at } of rows.get('SVC')!) {
-    const [, id, written, slot, , , affinity, count, flagText] = m;
+    const [, id, written, slot, , algorithm, affinity, count, flagText] = m;
     const zero = written!.startsWith(ZERO);
     const addr = address(zero ? `0.0.0.0:0${written!.slice(ZERO.length)}` : written!, at);
     const key = zero ? `${ZERO} ${id}` : frontendKey(addr);
@@ -74,6 +74,7 @@ export function mapsDump(lines: string[], source: string): CiliumTable {
     if (slot === '0') {
       counts.set(fe, Number(count));
       if (Number(affinity ?? 0) > 0) fe.affinitySeconds = Number(affinity);
+      if (algorithm === 'random' || algorithm === 'maglev') fe.algorithm = algorithm;
     } else slots.get(fe)!.push({ slot: Number(slot), id: m[4]!, at });
   }
   for (const [fe, list] of slots)

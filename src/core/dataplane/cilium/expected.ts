@@ -27,6 +27,9 @@ export interface CiliumExpectOptions {
   serviceProxyName: string;
   /** enable-session-affinity (default on; always on from 1.19). */
   sessionAffinity?: boolean;
+  /** The frontend types a Service's loadBalancerSourceRanges guard: LoadBalancer, ExternalIPs
+   * too from 1.20, or every type (bpf-lb-source-range-all-types; 1.18.0 to 1.18.5 always). */
+  sourceRangeTypes: 'all' | readonly FrontendType[];
 }
 
 export const CILIUM_DEFAULTS: CiliumExpectOptions = {
@@ -37,6 +40,7 @@ export const CILIUM_DEFAULTS: CiliumExpectOptions = {
   serviceTopology: false,
   zoneHintsFallback: true,
   serviceProxyName: '',
+  sourceRangeTypes: ['LoadBalancer'],
 };
 
 export interface ExpectedBackend {
@@ -66,7 +70,8 @@ export interface ExpectedFrontend {
   localOnly: boolean;
   /** sessionAffinity ClientIP: how long a client keeps its backend, in seconds. */
   affinitySeconds?: number;
-  /** The source ranges the frontend admits (a LoadBalancer's loadBalancerSourceRanges). */
+  /** The source ranges the frontend admits (the Service's loadBalancerSourceRanges, on the types
+   * they guard). */
   sourceRanges?: string[];
   backends: ExpectedBackend[];
 }
@@ -177,8 +182,8 @@ function frontendsOf(svc: Service, o: CiliumExpectOptions): Frontend[] {
       ...(internal ? { internal: true } : {}),
       localOnly,
       ...(affinity !== undefined ? { affinitySeconds: affinity } : {}),
-      // loadBalancerSourceRanges guard the LoadBalancer frontends in every release
-      ...(type === 'LoadBalancer' && svc.loadBalancerSourceRanges.length > 0
+      ...(svc.loadBalancerSourceRanges.length > 0 &&
+      (o.sourceRangeTypes === 'all' || o.sourceRangeTypes.includes(type))
         ? { sourceRanges: svc.loadBalancerSourceRanges }
         : {}),
     });

@@ -63,6 +63,8 @@ export interface CiliumFrontend {
   backends: CiliumBackend[];
   /** The BPF map's session affinity timeout (AFFTimeout), where the listing shows it. */
   affinitySeconds?: number;
+  /** The backend selection its Service's annotation picks (LBALG), where the listing shows it. */
+  algorithm?: 'random' | 'maglev';
   /** The BPF source-range map's CIDRs for it, where the listing shows that map (the maps dump). */
   sourceRanges?: string[];
   /** The address replies get back (its reverse-NAT entry, "" where it has none), where the

@@ -1,8 +1,9 @@
 // What Cilium's agent should hold, written as the agent itself lists it (Cilium 1.18+): its
 // load-balancer tables (`cilium-dbg shell -- db/show frontends`, `backends`) and its BPF maps
 // (`cilium-dbg bpf lb list`), so a person can set kdebug's expectation beside the agent's own.
-import { inRotation, type ExpectedBackend, type ExpectedFrontend } from './expected.js';
-import { formatAddress, frontendKey, isWildcard } from './listing.js';
+import type { ExpectedBackend, ExpectedFrontend } from './expected.js';
+import { formatAddress, frontendKey } from './listing.js';
+import type { ExpectedMapEntry } from './maps.js';
 import { nodePortsText, type CiliumNodePorts } from './devices.js';
 
 /** Columns as Go's tabwriter aligns them: each as wide as its widest cell, then three spaces. */
@@ -46,32 +47,26 @@ export function backendsTable(frontends: readonly ExpectedFrontend[]): string[] 
   return table(rows);
 }
 
-/** `bpf lb list` (1.18): a row per map slot, the Service entry (slot 0) with its flags, then the
- * backends that take new connections and, after them, the ones kept for their own; NodePorts on
- * each of the NodePort addresses besides the wildcard entry. */
-export function bpfLbList(
-  frontends: readonly ExpectedFrontend[],
-  nodePortAddresses: readonly string[],
-): string[] {
+/** `bpf lb list` (1.18): a row per map slot, the Service entry (slot 0) with its flags, then its
+ * backends, the ones that take new connections first; NodePorts on each NodePort address besides
+ * the wildcard entry. */
+export function bpfLbList(entries: readonly ExpectedMapEntry[]): string[] {
   const rows = [['SERVICE ADDRESS', 'BACKEND ADDRESS (REVNAT_ID) (SLOT)']];
-  let revNat = 0;
-  for (const f of sorted(frontends)) {
-    const addresses = isWildcard(f.ip)
-      ? [f.ip, ...nodePortAddresses.filter((a) => a.includes(':') === f.ip.includes(':'))]
-      : [f.ip];
-    const used = inRotation(f.backends);
-    const kept = f.backends.filter((b) => !used.includes(b) && b.state !== 'maintenance');
-    for (const ip of addresses) {
-      revNat++;
-      const key = `${frontendKey({ ...f, ip })}`;
-      const flags = [f.type, ...(isWildcard(ip) || f.type === 'ClusterIP' ? ['non-routable'] : [])];
-      const zero = ip.includes(':') ? '[::]:0' : '0.0.0.0:0';
-      rows.push([`${key} (0)`, `${zero} (${revNat}) (0) [${flags.join(', ')}]`]);
-      [...used, ...kept].forEach((b, i) =>
-        rows.push([`${key} (${i + 1})`, `${backendText(b)} (${revNat}) (${i + 1})`]),
-      );
-    }
-  }
+  const order = [...entries].sort((a, b) =>
+    frontendKey(a.frontend).localeCompare(frontendKey(b.frontend)),
+  );
+  order.forEach((e, i) => {
+    const revNat = i + 1;
+    const key = frontendKey({ ...e.frontend, ip: e.ip });
+    const zero = e.ip.includes(':') ? '[::]:0' : '0.0.0.0:0';
+    rows.push([
+      `${key} (0)`,
+      `${zero} (${revNat}) (0) [${[e.frontend.type, ...e.flags].join(', ')}]`,
+    ]);
+    e.backends.forEach((b, k) =>
+      rows.push([`${key} (${k + 1})`, `${backendText(b)} (${revNat}) (${k + 1})`]),
+    );
+  });
   return table(rows);
 }
 
@@ -92,6 +87,7 @@ function nodePortHeader(n: CiliumNodePorts | undefined): string {
  * header that names the agent, its release and where its settings came from. */
 export function expectedCiliumText(
   frontends: readonly ExpectedFrontend[],
+  maps: readonly ExpectedMapEntry[],
   o: {
     node: string;
     agent: string;
@@ -109,7 +105,7 @@ export function expectedCiliumText(
     ...backendsTable(frontends),
     '',
     `# cilium-dbg bpf lb list (${nodePortHeader(o.nodePorts)})`,
-    ...bpfLbList(frontends, o.nodePorts?.addresses ?? []),
+    ...bpfLbList(maps),
     '',
   ].join('\n');
 }

@@ -1,0 +1,145 @@
+// What Cilium's agent should write to its BPF maps for the frontends it holds, modelled on its
+// reconciler (pkg/loadbalancer/reconciler, updateFrontend): an entry per frontend address (a
+// NodePort's wildcard and each NodePort address besides), its flags, its backends in slot order
+// and how many of them take new connections, and what the affinity, source-range and Maglev maps
+// hold for it.
+import type { Service } from '../../kube/objects.js';
+import type { CiliumSettings } from './agent.js';
+import { inRotation, type ExpectedBackend, type ExpectedFrontend } from './expected.js';
+import { isWildcard } from './listing.js';
+
+/** The agent settings the map entries depend on beyond the frontends. */
+export type CiliumMapOptions = Pick<
+  CiliumSettings,
+  | 'internalTrafficPolicy'
+  | 'externalClusterIP'
+  | 'forwarding'
+  | 'forwardingAnnotation'
+  | 'algorithm'
+  | 'algorithmAnnotation'
+>;
+
+export const CILIUM_MAP_DEFAULTS: CiliumMapOptions = {
+  internalTrafficPolicy: true,
+  externalClusterIP: false,
+  forwarding: 'snat',
+  forwardingAnnotation: false,
+  algorithm: 'random',
+  algorithmAnnotation: false,
+};
+
+export interface ExpectedMapEntry {
+  frontend: ExpectedFrontend;
+  /** The entry's address: the frontend's, or a NodePort address for the wildcard's. */
+  ip: string;
+  /** The Service entry's flags after its type, as Cilium words them and in its order. */
+  flags: string[];
+  /** In slot order: the ones that take new connections first. */
+  backends: ExpectedBackend[];
+  /** Slots 1 to count take new connections (COUNT); the rest keep their own. */
+  count: number;
+  /** The algorithm the Service's annotation picks (LBALG), where annotations are honoured. */
+  algorithm?: 'random' | 'maglev';
+  /** A Maglev lookup table (of the backends counted) picks the backend. */
+  maglev: boolean;
+  /** The backends session affinity may keep a client on (the affinity map). */
+  affinity: ExpectedBackend[];
+  /** The source-range map's CIDRs of the entry's family, where the entry checks the source. */
+  sourceRanges?: string[];
+}
+
+const annotation = (svc: Service | undefined, key: string) =>
+  (svc?.raw.metadata as { annotations?: Record<string, string> } | undefined)?.annotations?.[
+    `service.cilium.io/${key}`
+  ]?.toLowerCase();
+
+export function expectedMaps(
+  frontends: readonly ExpectedFrontend[],
+  o: {
+    services: readonly Service[];
+    nodePortAddresses: readonly string[];
+    options: CiliumMapOptions;
+  },
+): ExpectedMapEntry[] {
+  const services = new Map(o.services.map((s) => [`${s.namespace}/${s.name}`, s]));
+  const out: ExpectedMapEntry[] = [];
+  for (const f of frontends) {
+    const svc = services.get(f.service);
+    const v6 = f.ip.includes(':');
+    const addresses = isWildcard(f.ip)
+      ? [f.ip, ...o.nodePortAddresses.filter((a) => a.includes(':') === v6)]
+      : [f.ip];
+    const used = inRotation(f.backends);
+    // maintenance backends are left out of the slots
+    const kept = f.backends.filter((b) => !used.includes(b) && b.state !== 'maintenance');
+    const picked = annotation(svc, 'lb-algorithm');
+    const algorithm =
+      o.options.algorithmAnnotation && (picked === 'maglev' || picked === 'random')
+        ? picked
+        : undefined;
+    for (const ip of addresses) {
+      const routable = !isWildcard(ip) && (f.type !== 'ClusterIP' || o.options.externalClusterIP);
+      out.push({
+        frontend: f,
+        ip,
+        flags: flagsOf(f, svc, routable, o.options),
+        backends: [...used, ...kept],
+        count: used.length,
+        ...(algorithm ? { algorithm } : {}),
+        maglev: !isWildcard(ip) && maglev(f, algorithm, o.options),
+        affinity:
+          f.affinitySeconds === undefined
+            ? []
+            : [...used, ...kept].filter((b) => b.state === 'active'),
+        ...(f.sourceRanges
+          ? { sourceRanges: f.sourceRanges.filter((r) => r.includes(':') === ip.includes(':')) }
+          : {}),
+      });
+    }
+  }
+  return out;
+}
+
+/** ServiceFlags.String() after the type: Local, InternalLocal, two-scopes, sessionAffinity,
+ * non-routable, check source-range, deny, delegate-if-local, dsr. */
+function flagsOf(
+  f: ExpectedFrontend,
+  svc: Service | undefined,
+  routable: boolean,
+  o: CiliumMapOptions,
+): string[] {
+  // the Service's policies, on every one of its frontends
+  const ext = svc?.externalTrafficPolicy === 'Local';
+  const int = o.internalTrafficPolicy && svc?.internalTrafficPolicy === 'Local';
+  const annotated = annotation(svc, 'forwarding-mode');
+  const mode =
+    o.forwardingAnnotation && (annotated === 'dsr' || annotated === 'snat')
+      ? annotated
+      : o.forwarding;
+  const flags: [boolean, string][] = [
+    [ext, 'Local'],
+    [int, 'InternalLocal'],
+    [ext !== int && f.type !== 'ClusterIP', 'two-scopes'],
+    [f.affinitySeconds !== undefined, 'sessionAffinity'],
+    [!routable, 'non-routable'],
+    [f.sourceRanges !== undefined, 'check source-range'],
+    [f.sourceRanges !== undefined && annotation(svc, 'src-ranges-policy') === 'deny', 'deny'],
+    [annotation(svc, 'proxy-delegation') === 'delegate-if-local', 'delegate-if-local'],
+    // hybrid: DSR for TCP, SNAT for the rest (1.18.6 and later)
+    [mode === 'dsr' || (mode === 'hybrid' && f.protocol === 'tcp'), 'dsr'],
+  ];
+  return flags.filter(([on]) => on).map(([, word]) => word);
+}
+
+/** useMaglev: never the wildcard's; the annotation's algorithm, else the agent's for the types
+ * reachable from outside (a ClusterIP only with bpf-lb-external-clusterip). */
+function maglev(
+  f: ExpectedFrontend,
+  algorithm: ExpectedMapEntry['algorithm'],
+  o: CiliumMapOptions,
+): boolean {
+  if (algorithm) return algorithm === 'maglev';
+  if (o.algorithm !== 'maglev') return false;
+  if (f.type === 'ClusterIP') return o.externalClusterIP;
+  return f.type !== 'LocalRedirect';
+}
