@@ -55,6 +55,18 @@ describe('Cilium vectors: each maps dump read whole', () => {
     );
   });
 
+  it('reads which backends take new connections from the slots and counts', () => {
+    const dump = listing('11-v118-terminating-maglev-one-terminating', 'expected-maps.txt')!;
+    const [fe] = parseCilium(dump, 'maps').frontends;
+    assert.deepEqual(
+      fe!.backends.map((b) => [formatAddress(b), b.state, b.inRotation]),
+      [
+        ['10.244.0.113:8081/TCP', 'active', true],
+        ['10.244.0.112:8081/TCP', 'terminating', false],
+      ],
+    );
+  });
+
   it('says which line is of no map', () =>
     assert.throws(
       () => parseCilium('BE: ID=1 ADDR=10.0.0.1:80/TCP STATE=active\nSVC: ID=1 ADDR=x\n', 'd'),

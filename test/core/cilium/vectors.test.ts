@@ -5,8 +5,6 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { Analysis } from '../../../src/core/analysis.js';
-import { aCiliumAgent, aCiliumConfig } from '../../support/builders.js';
 import { UNMODELLED, setup, vectorFile as file, vectors } from '../../support/cilium-vectors.js';
 import { expectedCilium } from '../../../src/core/dataplane/cilium/expected.js';
 import { formatAddress, frontendKey } from '../../../src/core/dataplane/cilium/listing.js';
@@ -69,60 +67,4 @@ describe('Cilium vectors: each backend state', () => {
   }
   it('compares the states of the backends the frontends select', () =>
     assert.ok(compared >= 60, `${compared}`));
-});
-
-describe('Cilium vectors: the BPF maps', () => {
-  it('reads which backends take new connections from the slots and counts', () => {
-    const dump = readFileSync(
-      file('11-v118-terminating-maglev-one-terminating', 'expected-maps.txt'),
-      'utf8',
-    );
-    const [fe] = parseCilium(dump, 'maps').frontends;
-    assert.deepEqual(
-      fe!.backends.map((b) => [formatAddress(b), b.state, b.inRotation]),
-      [
-        ['10.244.0.113:8081/TCP', 'active', true],
-        ['10.244.0.112:8081/TCP', 'terminating', false],
-      ],
-    );
-  });
-});
-
-describe("Cilium vectors: a LoadBalancer's source ranges in the BPF map", () => {
-  const v = '13-v118-lb-source-ranges-allow';
-  const { view } = setup(v);
-  const drift = (maps: string) =>
-    new Analysis({
-      objects: [
-        ...view.services.map((x) => x.raw),
-        ...view.endpointSlices.map((x) => x.raw),
-        aCiliumAgent('testnode'),
-        // the vectors' harness runs both families
-        aCiliumConfig({ 'enable-ipv6': 'true' }),
-      ],
-      nodes: {
-        testnode: {
-          'cilium-frontends': readFileSync(file(v, 'expected-frontends.txt'), 'utf8'),
-          'cilium-bpf-lb-list': maps,
-        },
-      },
-      meta: {},
-    })
-      .node('testnode')
-      .drift();
-  const maps = readFileSync(file(v, 'expected-maps.txt'), 'utf8');
-
-  it('the check Cilium wrote is no drift', () => assert.deepEqual(drift(maps).findings, []));
-
-  it('a LoadBalancer entry without the check lets every source through', () => {
-    const unchecked = maps.replace(
-      /(ADDR=10\.0\.0\.2:80\/TCP SLOT=\d+ .*FLAGS=LoadBalancer)\+check source-range/g,
-      '$1',
-    );
-    assert.notEqual(unchecked, maps);
-    assert.deepEqual(
-      drift(unchecked).findings.map((f) => [f.id, f.service]),
-      [['cilium-source-range-missing', 'test/echo:http']],
-    );
-  });
 });

@@ -60,15 +60,17 @@ export function ciliumLineSet(table: CiliumTable): Set<string> {
  * hold one frontend per node address (service list before 1.17, bpf lb list). */
 class Frontends {
   private readonly byKey = new Map<string, CiliumFrontend>();
-  private readonly byNodePort = new Map<string, CiliumFrontend>();
+  private readonly byNodePort = new Map<string, CiliumFrontend[]>();
   readonly protocols: boolean;
 
   constructor(readonly table: CiliumTable) {
     this.protocols = table.frontends.some((f) => f.protocol !== undefined);
     for (const f of table.frontends) {
       this.byKey.set(this.key(f), f);
-      if (f.type === 'NodePort' || f.type === 'HostPort')
-        this.byNodePort.set(`${f.port}/${f.protocol ?? ''} ${f.internal ?? false}`, f);
+      if (f.type === 'NodePort' || f.type === 'HostPort') {
+        const k = `${f.ip.includes(':')} ${f.port}/${f.protocol ?? ''} ${f.internal ?? false}`;
+        this.byNodePort.set(k, [...(this.byNodePort.get(k) ?? []), f]);
+      }
     }
   }
 
@@ -76,14 +78,18 @@ class Frontends {
     return frontendKey({ ...f, protocol: this.protocols ? f.protocol : undefined });
   }
 
-  find(want: ExpectedFrontend): CiliumFrontend | undefined {
-    const internal = want.internal ?? false;
+  /** The entries that hold `want`: its own, and for a wildcard every NodePort address's too
+   * (the BPF maps and service list before 1.17 hold one per node address). */
+  find(want: ExpectedFrontend): CiliumFrontend[] {
     const exact = this.byKey.get(this.key(want));
-    if (exact) return exact;
+    if (!isWildcard(want.ip)) return exact ? [exact] : [];
     const protocol = this.protocols ? want.protocol : '';
-    if (isWildcard(want.ip)) return this.byNodePort.get(`${want.port}/${protocol} ${internal}`);
+    const ports =
+      this.byNodePort.get(
+        `${want.ip.includes(':')} ${want.port}/${protocol} ${want.internal ?? false}`,
+      ) ?? [];
     // a listing without scopes holds the internal frontend's backends nowhere: no claim
-    return undefined;
+    return [...new Set([...(exact ? [exact] : []), ...ports])];
   }
 }
 
@@ -101,9 +107,9 @@ export function ciliumDrift(input: CiliumDriftInput): NodeDrift {
   const matched = new Set<CiliumFrontend>();
   for (const want of input.expected) {
     if (want.internal && !scopes) continue;
-    const got = actual.find(want);
+    const entries = actual.find(want);
     const service = nameOf(want);
-    if (!got) {
+    if (entries.length === 0) {
       add('cilium-frontend-missing', {
         service,
         title: `no frontend ${frontendLine(want)}`,
@@ -115,9 +121,11 @@ export function ciliumDrift(input: CiliumDriftInput): NodeDrift {
       });
       continue;
     }
-    matched.add(got);
-    backends(want, got, input, add, notes, next);
-    status(want, got, input, add, next);
+    for (const got of entries) {
+      matched.add(got);
+      backends(want, got, input, add, notes, next);
+      status(want, got, input, add, next);
+    }
   }
   if (!input.scoped) stale(input, matched, add, next);
   if (input.maps) maps(input, input.maps, add, notes);
@@ -167,6 +175,7 @@ function backends(
     formatAddress({ ...b, protocol: protocols ? (b.protocol ?? want.protocol) : undefined });
   const have = new Map(got.backends.map((b) => [key(b), b]));
   const expected = new Map(want.backends.map((b) => [key(b), b]));
+  const rotation = new Set(inRotation(want.backends).map(key));
   const where = lineAt(source, got.line, frontendKey(got));
   // a listing that leaves backends out ("+ 4 more") can only show what it shows
   if (!got.backendsNotShown)
@@ -175,8 +184,8 @@ function backends(
       const used = inRotation(want.backends).includes(b);
       add('cilium-backend-missing', {
         service,
-        title: `${frontendKey(want)}: backend ${k} missing`,
-        message: `The ${want.type} frontend ${frontendKey(want)} of ${service} on ${node(input)} does not list backend ${k}${b.target ? ` (${b.target})` : ''}, which its EndpointSlice says is ${b.state}${used ? ': Cilium sends it no new connections, so the others carry its share' : ''}. ${NOT_APPLIED}`,
+        title: `${frontendKey(got)}: backend ${k} missing`,
+        message: `The ${want.type} frontend ${frontendKey(got)} of ${service} on ${node(input)} does not list backend ${k}${b.target ? ` (${b.target})` : ''}, which its EndpointSlice says is ${b.state}${used ? ': Cilium sends it no new connections, so the others carry its share' : ''}. ${NOT_APPLIED}`,
         expected: [backendLine(b)],
         actual: [where],
         next,
@@ -187,9 +196,38 @@ function backends(
     if (!w) {
       add('cilium-backend-stale', {
         service,
-        title: `${frontendKey(want)}: stale backend ${k}`,
-        message: `The ${want.type} frontend ${frontendKey(want)} of ${service} on ${node(input)} still lists backend ${k}${b.state ? ` (${b.state})` : ''}, which no EndpointSlice of the Service names${want.localOnly ? ' for this node (a Local traffic policy keeps only its own)' : ''}: connections sent there reach a Pod that is gone or another workload. ${NOT_APPLIED}`,
+        title: `${frontendKey(got)}: stale backend ${k}`,
+        message: `The ${want.type} frontend ${frontendKey(got)} of ${service} on ${node(input)} still lists backend ${k}${b.state ? ` (${b.state})` : ''}, which no EndpointSlice of the Service names${want.localOnly ? ' for this node (a Local traffic policy keeps only its own)' : ''}: connections sent there reach a Pod that is gone or another workload. ${NOT_APPLIED}`,
         expected: want.backends.map(backendLine),
+        actual: [lineAt(source, b.line, backendLine(b))],
+        next,
+      });
+      continue;
+    }
+    // the maps dump shows which backends take new connections: the ones the states give
+    if (
+      b.inRotation !== undefined &&
+      b.inRotation !== rotation.has(k) &&
+      b.state !== 'quarantined'
+    ) {
+      if (!b.inRotation) {
+        notes.push({
+          id: 'cilium-backend-state-differs',
+          severity: 'info',
+          node: node(input),
+          service,
+          title: `${frontendKey(got)}: backend ${k} quarantined in the BPF map`,
+          message: `The BPF map keeps backend ${k} of ${service} on ${node(input)} past the backends that take new connections: Cilium's health checking quarantined it (its EndpointSlice says ${w.state}), so new connections go to the others until it answers again.`,
+          expected: [backendLine(w)],
+          actual: [lineAt(source, b.line, backendLine(b))],
+        });
+        continue;
+      }
+      add('cilium-backend-state-differs', {
+        service,
+        title: `${frontendKey(got)}: backend ${k} takes new connections, expected none`,
+        message: `Cilium's BPF map on ${node(input)} gives backend ${k} of ${service} new connections, but its EndpointSlice makes it ${w.state}${rotation.size ? ` while ${[...rotation].join(', ')} ${rotation.size === 1 ? 'is' : 'are'} ready` : ''}: new connections go to an endpoint that is not ready.`,
+        expected: inRotation(want.backends).map(backendLine),
         actual: [lineAt(source, b.line, backendLine(b))],
         next,
       });
@@ -202,7 +240,7 @@ function backends(
         severity: 'info',
         node: node(input),
         service,
-        title: `${frontendKey(want)}: backend ${k} quarantined`,
+        title: `${frontendKey(got)}: backend ${k} quarantined`,
         message: `Cilium's health checking quarantined backend ${k} of ${service} on ${node(input)}: it takes no new connections until it answers again (its EndpointSlice says ${w.state}).`,
         expected: [backendLine(w)],
         actual: [lineAt(source, b.line, backendLine(b))],
@@ -211,7 +249,7 @@ function backends(
     }
     add('cilium-backend-state-differs', {
       service,
-      title: `${frontendKey(want)}: backend ${k} ${b.state}, expected ${w.state}`,
+      title: `${frontendKey(got)}: backend ${k} ${b.state}, expected ${w.state}`,
       message: `Backend ${k} of ${service} is ${b.state} in Cilium's table on ${node(input)}, but its EndpointSlice makes it ${w.state}: ${w.state === 'active' ? 'it takes no new connections though it is ready' : 'new connections still go to an endpoint that is not ready'}.`,
       expected: [backendLine(w)],
       actual: [lineAt(source, b.line, backendLine(b))],
@@ -293,8 +331,8 @@ function guards(
   )
     add('cilium-affinity-differs', {
       service,
-      title: `${frontendKey(want)}: session affinity ${sticky ? `on${timeout ? ` (${timeout} s)` : ''}` : 'off'}, expected ${want.affinitySeconds === undefined ? 'off' : `${want.affinitySeconds} s`}`,
-      message: `The BPF map entry of ${frontendKey(want)} (${service}) on ${input.node} ${sticky ? 'keeps each client on its backend' : 'does not keep clients on a backend'}, but the Service's sessionAffinity says ${want.affinitySeconds === undefined ? 'None' : `ClientIP for ${want.affinitySeconds} s`}.`,
+      title: `${frontendKey(m)}: session affinity ${sticky ? `on${timeout ? ` (${timeout} s)` : ''}` : 'off'}, expected ${want.affinitySeconds === undefined ? 'off' : `${want.affinitySeconds} s`}`,
+      message: `The BPF map entry of ${frontendKey(m)} (${service}) on ${input.node} ${sticky ? 'keeps each client on its backend' : 'does not keep clients on a backend'}, but the Service's sessionAffinity says ${want.affinitySeconds === undefined ? 'None' : `ClientIP for ${want.affinitySeconds} s`}.`,
       expected: [
         `${frontendKey(want)} ${want.affinitySeconds === undefined ? 'no sessionAffinity' : `sessionAffinity ${want.affinitySeconds} s`}`,
       ],
@@ -303,8 +341,8 @@ function guards(
   if (want.sourceRanges && !m.flags.includes('check source-range'))
     add('cilium-source-range-missing', {
       service,
-      title: `${frontendKey(want)}: no source-range check`,
-      message: `The BPF map entry of ${want.type} frontend ${frontendKey(want)} (${service}) on ${input.node} does not check the source: clients outside its loadBalancerSourceRanges (${want.sourceRanges.join(', ')}) are let through.`,
+      title: `${frontendKey(m)}: no source-range check`,
+      message: `The BPF map entry of ${want.type} frontend ${frontendKey(m)} (${service}) on ${input.node} does not check the source: clients outside its loadBalancerSourceRanges (${want.sourceRanges.join(', ')}) are let through.`,
       expected: [`${frontendKey(want)} check source-range ${want.sourceRanges.join(', ')}`],
       actual: at,
     });
@@ -329,13 +367,12 @@ function maps(input: CiliumDriftInput, bpf: CiliumTable, add: AddFinding, notes:
       localOnly: false,
       backends: [],
     } as ExpectedFrontend;
-    const m = inMaps.find(probe);
+    const entries = inMaps.find(probe);
     const expected = expectedFor(f);
-    if (m && expected) guards(input, expected, m, bpf, add);
     const service = f.service
       ? (`${f.service}${f.portName ? `:${f.portName}` : ''}` as ServicePortName)
       : undefined;
-    if (!m) {
+    if (entries.length === 0) {
       add('cilium-bpf-map-differs', {
         ...(service ? { service } : {}),
         title: `${frontendKey(f)} not in the BPF maps`,
@@ -345,38 +382,57 @@ function maps(input: CiliumDriftInput, bpf: CiliumTable, add: AddFinding, notes:
       });
       continue;
     }
-    const k = (b: CiliumBackend) => `${b.ip}:${b.port}`;
-    const used = new Set(
-      (m.backends.some((b) => b.inRotation !== undefined)
-        ? m.backends.filter((b) => b.inRotation)
-        : m.backends
-      ).map(k),
-    );
-    const want = new Set(inRotation(f.backends).map(k));
-    const inMap = new Set(m.backends.map(k));
-    // in the map past its count: kept for its connections, as Cilium's health checker (or a
-    // terminating endpoint) puts it; the table of 1.20 does not show that state
-    const held = [...want].filter((b) => !used.has(b) && inMap.has(b));
-    if (held.length)
-      notes.push({
-        id: 'cilium-backend-state-differs',
-        severity: 'info',
-        node: input.node,
-        ...(service ? { service } : {}),
-        title: `${frontendKey(f)}: ${held.join(', ')} quarantined in the BPF map`,
-        message: `For frontend ${frontendKey(f)} on ${input.node}, the BPF map keeps ${held.join(', ')} past the backends that take new connections: Cilium's health checking quarantined ${held.length === 1 ? 'it' : 'them'} (or ${held.length === 1 ? 'it is' : 'they are'} terminating), so new connections go to the others until ${held.length === 1 ? 'it answers' : 'they answer'} again.`,
-        expected: inRotation(f.backends).map(backendLine),
-        actual: m.backends.map((b) => lineAt(bpf.source, b.line, backendLine(b))),
-      });
-    const missing = [...want].filter((b) => !inMap.has(b));
-    const extra = [...used].filter((b) => !want.has(b) && !f.backends.some((x) => k(x) === b));
-    if (missing.length || extra.length)
-      add('cilium-bpf-map-differs', {
-        ...(service ? { service } : {}),
-        title: `${frontendKey(f)}: BPF map backends differ from the agent's table`,
-        message: `For frontend ${frontendKey(f)} on ${input.node}, the BPF map ${missing.length ? `lacks ${missing.join(', ')}` : ''}${missing.length && extra.length ? ' and ' : ''}${extra.length ? `holds ${extra.join(', ')} that the table does not` : ''}: the datapath follows the map.`,
-        expected: inRotation(f.backends).map(backendLine),
-        actual: m.backends.map((b) => lineAt(bpf.source, b.line, backendLine(b))),
-      });
+    for (const m of entries) {
+      if (expected) guards(input, expected, m, bpf, add);
+      entry(input, f, m, service, add, notes);
+    }
   }
+}
+
+/** One BPF map entry of the table's frontend `f` (its own, or a NodePort address's): the
+ * backends that take new connections there are the ones the table's states give. */
+function entry(
+  input: CiliumDriftInput,
+  f: CiliumFrontend,
+  m: CiliumFrontend,
+  service: ServicePortName | undefined,
+  add: AddFinding,
+  notes: DriftFinding[],
+) {
+  const bpf = input.maps!;
+  const k = (b: CiliumBackend) => `${b.ip}:${b.port}`;
+  const used = new Set(
+    (m.backends.some((b) => b.inRotation !== undefined)
+      ? m.backends.filter((b) => b.inRotation)
+      : m.backends
+    ).map(k),
+  );
+  const want = new Set(inRotation(f.backends).map(k));
+  const inMap = new Set(m.backends.map(k));
+  // in the map past its count: kept for its connections, as Cilium's health checker (or a
+  // terminating endpoint) puts it; the table of 1.20 does not show that state
+  const held = [...want].filter((b) => !used.has(b) && inMap.has(b));
+  if (held.length)
+    notes.push({
+      id: 'cilium-backend-state-differs',
+      severity: 'info',
+      node: input.node,
+      ...(service ? { service } : {}),
+      title: `${frontendKey(m)}: ${held.join(', ')} quarantined in the BPF map`,
+      message: `For frontend ${frontendKey(m)} on ${input.node}, the BPF map keeps ${held.join(', ')} past the backends that take new connections: Cilium's health checking quarantined ${held.length === 1 ? 'it' : 'them'} (or ${held.length === 1 ? 'it is' : 'they are'} terminating), so new connections go to the others until ${held.length === 1 ? 'it answers' : 'they answer'} again.`,
+      expected: inRotation(f.backends).map(backendLine),
+      actual: m.backends.map((b) => lineAt(bpf.source, b.line, backendLine(b))),
+    });
+  const missing = [...want].filter((b) => !inMap.has(b));
+  // new connections where the table's states send none (a terminating backend while an active
+  // one is left), or to a backend the table does not list
+  const extra = [...used].filter((b) => !want.has(b));
+  if (missing.length || extra.length)
+    add('cilium-bpf-map-differs', {
+      ...(service ? { service } : {}),
+      title: `${frontendKey(m)}: BPF map backends differ from the agent's table`,
+      message: `For frontend ${frontendKey(m)} on ${input.node}, the BPF map ${missing.length ? `lacks ${missing.join(', ')}` : ''}${missing.length && extra.length ? ' and ' : ''}${extra.length ? `gives new connections to ${extra.join(', ')}, which the table does not` : ''}: the datapath follows the map.`,
+      expected: inRotation(f.backends).map(backendLine),
+      actual: m.backends.map((b) => lineAt(bpf.source, b.line, backendLine(b))),
+    });
 }

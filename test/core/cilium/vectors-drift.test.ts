@@ -1,0 +1,149 @@
+// kdebug's drift on the node of each of Cilium's own script tests: the objects, an agent of the
+// vector's release with its script's flags, and the tables the script checks as that agent's
+// listings (frontends, backends, the BPF maps). What Cilium holds there is no drift; the same
+// maps dump with a fault made in it is, named by the finding and its Service.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { Analysis } from '../../../src/core/analysis.js';
+import { aCiliumAgent, aCiliumConfig } from '../../support/builders.js';
+import { listing, setup, vectors } from '../../support/cilium-vectors.js';
+
+// the agent prints an empty table as its header alone (a zero-byte file: the script asserts none)
+const HEADERS: Record<string, string> = {
+  'cilium-frontends': 'Address   Type   ServiceName   PortName   Backends   Status\n',
+  'cilium-bpf-lb-list': 'SERVICE ADDRESS   BACKEND ADDRESS (REVNAT_ID) (SLOT)\n',
+};
+
+function drift(
+  v: string,
+  maps = listing(v, 'expected-maps.txt'),
+  frontends = listing(v, 'expected-frontends.txt'),
+) {
+  const s = setup(v);
+  const o = s.maps.options;
+  const listings: Record<string, string | undefined> = {
+    'cilium-frontends': frontends,
+    'cilium-backends': listing(v, 'expected-backends.txt'),
+    'cilium-bpf-lb-list': maps,
+  };
+  const nodes: Record<string, string> = {};
+  for (const [stem, text] of Object.entries(listings))
+    if (text !== undefined) nodes[stem] = text === '' ? HEADERS[stem]! : text;
+  return new Analysis({
+    objects: [
+      ...s.docs,
+      aCiliumAgent('testnode', `quay.io/cilium/cilium:${/-v117-/.test(v) ? 'v1.17.0' : 'v1.18.0'}`),
+      // the vectors' harness runs both families
+      aCiliumConfig({
+        'enable-ipv6': 'true',
+        'bpf-lb-algorithm': o.algorithm,
+        'bpf-lb-external-clusterip': String(o.externalClusterIP),
+        'bpf-lb-mode-annotation': String(o.forwardingAnnotation),
+        'bpf-lb-algorithm-annotation': String(o.algorithmAnnotation),
+      }),
+    ],
+    nodes: { testnode: nodes },
+    meta: {},
+  })
+    .node('testnode')
+    .drift();
+}
+
+describe("Cilium vectors: what Cilium's tests hold is no drift, its BPF maps included", () => {
+  for (const v of vectors) {
+    if (listing(v, 'expected-maps.txt') === undefined) continue;
+    it(v, () => {
+      const d = drift(v);
+      assert.deepEqual(
+        d.findings.map((f) => `${f.id} ${f.title}`),
+        [],
+      );
+      // the maps are compared with the agent's table where the script checks both
+      if (listing(v, 'expected-frontends.txt') !== undefined) assert.equal(d.cilium?.maps, true);
+    });
+  }
+});
+
+/** The vector's maps dump with each `from` replaced (each must be there). */
+function edited(v: string, ...edits: [RegExp, string][]) {
+  return edits.reduce((maps, [from, to]) => {
+    const out = maps.replace(from, to);
+    assert.notEqual(out, maps, `${from} in ${v}`);
+    return out;
+  }, listing(v, 'expected-maps.txt')!);
+}
+/** A frontend's backend gone from its slots, and its count one less. */
+const gone = (address: string, slot: number, count: number): [RegExp, string][] => [
+  [
+    new RegExp(`^(SVC: ID=\\d+ ADDR=${address} SLOT=0 .*)COUNT=${count} `, 'm'),
+    `$1COUNT=${count - 1} `,
+  ],
+  [new RegExp(`^SVC: ID=\\d+ ADDR=${address} SLOT=${slot} .*\\n`, 'm'), ''],
+];
+const found = (v: string, maps: string, frontends?: string) =>
+  drift(v, maps, frontends).findings.map((f) => [f.id, f.service]);
+
+describe("Cilium vectors: faults made in the BPF maps Cilium's tests hold", () => {
+  it('a backend the health check quarantined is a note, no drift', () => {
+    const d = drift('26-v118-unhealthy-backend-quarantined');
+    assert.deepEqual(d.findings, []);
+    assert.deepEqual(
+      d.notes?.map((n) => n.title),
+      ['10.96.50.104:80/TCP: backend 10.244.1.2:80/TCP quarantined in the BPF map'],
+    );
+  });
+
+  it("a backend gone from a NodePort address's entry, still in the agent's table", () => {
+    const v = '05-v118-nodeport-two-services';
+    const maps = edited(v, ...gone('1\\.1\\.1\\.1:30781/TCP', 4, 4));
+    const [f, ...rest] = drift(v, maps).findings;
+    assert.deepEqual([f?.id, f?.service, rest], ['cilium-bpf-map-differs', 'test/echo:http', []]);
+    // the node address's entry, not the wildcard's, lacks it
+    assert.match(f!.message, /^For frontend 1\.1\.1\.1:30781\/TCP .* lacks 10\.244\.1\.4:80:/);
+  });
+
+  it('a backend gone from the only table read, the maps', () => {
+    const v = '09-v118-lb-etp-cluster-itp-local-two-scopes';
+    const maps = edited(v, ...gone('1\\.1\\.1\\.1:80/TCP', 2, 2));
+    assert.deepEqual(found(v, maps), [['cilium-backend-missing', 'test/echo:http']]);
+  });
+
+  const terminating = '11-v118-terminating-maglev-one-terminating';
+  const busy = () =>
+    edited(terminating, [/^(SVC: ID=1 .* SLOT=0 .*)COUNT=1 QCOUNT=1/m, '$1COUNT=2 QCOUNT=0']);
+
+  it('a terminating backend given new connections while an active one is left', () =>
+    assert.deepEqual(found(terminating, busy()), [
+      ['cilium-backend-state-differs', 'test/graceful-term-svc'],
+    ]));
+
+  it("the same, where the agent's table says it terminating", () => {
+    // 11's frontends table as 10 and 12 hold it: the same backends (their states in 11's backends table)
+    const table = listing('10-v118-terminating-maglev-all-active', 'expected-frontends.txt');
+    assert.deepEqual(found(terminating, listing(terminating, 'expected-maps.txt')!, table), []);
+    assert.deepEqual(found(terminating, busy(), table), [
+      ['cilium-bpf-map-differs', 'test/graceful-term-svc'],
+    ]);
+  });
+
+  it("a frontend gone from the maps, still in the agent's table", () => {
+    const v = '07-v118-loadbalancer-class';
+    const maps = edited(v, [/^SVC: ID=\d+ ADDR=172\.16\.1\.1:80\/TCP .*\n/gm, '']);
+    assert.deepEqual(found(v, maps), [['cilium-bpf-map-differs', 'test/echo:http']]);
+  });
+
+  it('a frontend gone from the maps, the only table read', () => {
+    const v = '27-v118-forwarding-mode-dsr-annotation';
+    const maps = edited(v, [/^SVC: ID=\d+ ADDR=172\.16\.1\.1:80\/TCP .*\n/gm, '']);
+    assert.deepEqual(found(v, maps), [['cilium-frontend-missing', 'test/echo:http']]);
+  });
+
+  it('a LoadBalancer entry without the source-range check lets every source through', () => {
+    const v = '13-v118-lb-source-ranges-allow';
+    const maps = edited(v, [
+      /(ADDR=10\.0\.0\.2:80\/TCP SLOT=\d+ .*FLAGS=LoadBalancer)\+check source-range/g,
+      '$1',
+    ]);
+    assert.deepEqual(found(v, maps), [['cilium-source-range-missing', 'test/echo:http']]);
+  });
+});
