@@ -177,12 +177,13 @@ const RBAC_HINT = `; ${selfCommand('rbac')} prints the Roles kdebug needs (READM
 /** Turns any failure into a one-line message and exit 2; a stack trace only with KDEBUG_DEBUG.
  * The error classes load here, on the way out, so a run that fails on none never loads them. */
 async function fail(e: unknown): Promise<number> {
-  const [iptables, drift, ipvs, nft, notRead, factsSource, snapshot, kubeErrors] =
+  const [iptables, drift, ipvs, nft, cilium, notRead, factsSource, snapshot, kubeErrors] =
     await Promise.all([
       import('./core/dataplane/iptables/read/parse.js'),
       import('./core/dataplane/drift.js'),
       import('./core/dataplane/ipvs/listing.js'),
       import('./core/dataplane/nftables/listing.js'),
+      import('./core/dataplane/cilium/listing.js'),
       import('./core/not-read.js'),
       import('./cluster/facts-source.js'),
       import('./cluster/snapshot.js'),
@@ -199,7 +200,8 @@ async function fail(e: unknown): Promise<number> {
     e instanceof drift.DriftInputError ||
     e instanceof factsSource.FactsSourceError ||
     e instanceof nft.NftParseError ||
-    e instanceof ipvs.IpvsParseError
+    e instanceof ipvs.IpvsParseError ||
+    e instanceof cilium.CiliumParseError
   ) {
     // names and paths are input; a refusal by RBAC says where the needed Roles are
     const rbac = e instanceof kubeErrors.KubeApiError && /^access denied by RBAC/.test(e.message);

@@ -43,6 +43,17 @@ describe('kdebug rules', () => {
     );
   });
 
+  it('says a Cilium listing it cannot read is one, not an internal error: the Services table', () => {
+    const file =
+      'test/fixtures/cilium/vectors/03-v118-clusterip-session-affinity/expected-services.txt';
+    const r = kdebug(['rules', '--file', file]);
+    assert.equal(r.code, 2);
+    assert.match(
+      r.stderr,
+      /^kdebug: test\/fixtures\/\S+\/expected-services\.txt: Cilium's Services table \(db\/show services\) holds each Service's policies, not its frontends or backends/,
+    );
+  });
+
   it('prints the tree of a dump as text', () => {
     const r = kdebug(['rules', '--file', SEED_NAT, '-o', 'text'], WIDE);
     assert.equal(r.code, 0, r.stderr);

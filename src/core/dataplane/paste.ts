@@ -3,7 +3,7 @@
 // or iptables rules (iptables-save,
 // iptables -S, with whatever surrounds them). The kind is told by the text, not by the file name.
 import type { CiliumTable } from './cilium/listing.js';
-import { ciliumForm, parseCilium } from './cilium/read.js';
+import { ciliumForm, isCiliumServices, parseCilium } from './cilium/read.js';
 import { buildCiliumTrees } from './cilium/trees.js';
 import { parseIptables, type Ruleset } from './iptables/read/parse.js';
 import { isIpvs, parseIpvs, type IpvsTable } from './ipvs/listing.js';
@@ -18,7 +18,8 @@ export type PasteKind = 'nftables' | 'ipvs' | 'iptables' | 'cilium';
 
 /** Which reader a paste is for, from its first 4 KiB. */
 export function pasteKind(head: string): PasteKind {
-  if (ciliumForm(head)) return 'cilium';
+  // Cilium's Services table too, to say what it is
+  if (ciliumForm(head) || isCiliumServices(head)) return 'cilium';
   if (isNft(head) || isNft(newSide(head) ?? '')) return 'nftables';
   return isIpvs(head) ? 'ipvs' : 'iptables';
 }

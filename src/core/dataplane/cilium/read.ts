@@ -125,10 +125,16 @@ function parseListing(text: string, source: string): CiliumTable {
       return mapsDump(lines, source);
     default:
       throw new CiliumParseError(
-        `${source}: not a Cilium listing (cilium-dbg service list, bpf lb list, db/show frontends)`,
+        isCiliumServices(text)
+          ? `${source}: Cilium's Services table (db/show services) holds each Service's policies, not its frontends or backends: give kdebug db/show frontends and db/show backends`
+          : `${source}: not a Cilium listing (cilium-dbg service list, bpf lb list, db/show frontends)`,
       );
   }
 }
+
+/** `db/show services` (1.17+), by its header: a Cilium listing kdebug reads none of. */
+export const isCiliumServices = (text: string) =>
+  /^\s*Name\s+Source\s+(?:PortNames|NatPolicy|TrafficPolicy)\b/m.test(text.slice(0, 16384));
 
 const fail = (source: string, line: number, why: string): never => {
   throw new CiliumParseError(`${source}:${line}: ${why}`);
