@@ -20,6 +20,7 @@ import { clusterView, isWindows, type ClusterView } from '../core/kube/objects.j
 import type { Facts, KubeObject, NodeOutputs, SnapshotMeta } from '../core/model.js';
 import type { NodeError } from '../core/nodes/access.js';
 import type { ApiRead, ReadError } from '../core/not-read.js';
+import { canonicalAddress, familyOf } from '../core/ipv6.js';
 import {
   apiPath,
   commandStem,
@@ -472,9 +473,19 @@ class Reader {
   /** The endpoint addresses whose Pods were looked up by address, and answered. */
   readonly podIPLookups: string[] = [];
 
+  /** What the reads record in meta, so far: the failures, and the lookups by address. */
+  meta(): { readErrors?: ReadError[]; podIPLookups?: string[] } {
+    return {
+      ...(this.errors.length > 0 ? { readErrors: [...this.errors] } : {}),
+      ...(this.podIPLookups.length > 0 ? { podIPLookups: [...this.podIPLookups] } : {}),
+    };
+  }
+
   /** The Pods, in every namespace, whose first address is `ip` (an API server selects on
    * `status.podIP` only: `status.podIPs` is accepted and matches nothing). */
-  async podsWithIP(ip: string): Promise<void> {
+  async podsWithIP(address: string): Promise<void> {
+    // the API server matches the text: Pod addresses are written canonical
+    const ip = canonicalAddress(address);
     const q: ApiQuery = { resource: 'pods', podIP: ip };
     const request = { path: apiPath(q), fieldSelector: `status.podIP=${ip}` };
     const items = await this.read(
@@ -550,11 +561,11 @@ function addressesNamingNoPod(slices: KubeObject[], endpoints: KubeObject | unde
   const out = new Set<string>();
   for (const s of slices)
     for (const e of (s['endpoints'] as Address[] | undefined) ?? [])
-      if (namesNoPod(e)) for (const ip of e.addresses ?? []) out.add(ip);
+      if (namesNoPod(e)) for (const ip of e.addresses ?? []) if (familyOf(ip)) out.add(ip);
   for (const subset of (endpoints?.['subsets'] as
     Record<string, Address[] | undefined>[] | undefined) ?? [])
     for (const a of [...(subset['addresses'] ?? []), ...(subset['notReadyAddresses'] ?? [])])
-      if (namesNoPod(a) && a.ip) out.add(a.ip);
+      if (namesNoPod(a) && a.ip && familyOf(a.ip)) out.add(a.ip);
   return [...out].slice(0, POD_IP_LOOKUPS);
 }
 
@@ -1024,7 +1035,11 @@ async function startEarly(
 ): Promise<Early | undefined> {
   const early = o.early;
   if (!early) return undefined;
-  const facts = () => ({ objects: r.sorted(), nodes: {}, meta: { ...cluster.meta, ...meta } });
+  const facts = () => ({
+    objects: r.sorted(),
+    nodes: {},
+    meta: { ...cluster.meta, ...meta, ...r.meta() },
+  });
   const sofar = facts();
   const wanted = early.nodes(sofar, new Analysis(sofar)).filter(isNodeName);
   if (wanted.length === 0) return undefined;
@@ -1077,7 +1092,7 @@ async function finish(
   const facts = () => ({
     objects: r.sorted(),
     nodes: {},
-    meta: { ...cluster.meta, ...meta, ...readOn() },
+    meta: { ...cluster.meta, ...meta, ...readOn(), ...r.meta() },
   });
   let base = facts();
   // one analysis of the objects for every question asked of them before the nodes are read
@@ -1106,7 +1121,7 @@ async function finish(
     if (!(await readProxyPodsOn(r, byNode, nodes))) await listEvery();
     // what the choice wrote into the facts' meta stays; the nodes read by node are updated
     const { kubeProxyPodsReadOn: _, ...chosen } = base.meta;
-    analysis = new Analysis((base = { ...facts(), meta: { ...chosen, ...readOn() } }));
+    analysis = new Analysis((base = { ...facts(), meta: { ...chosen, ...readOn(), ...r.meta() } }));
   }
   const objects = base.objects;
   const commands =
@@ -1133,8 +1148,7 @@ async function finish(
       ...readOn(),
       capturedAt: (o.now?.() ?? new Date()).toISOString(),
       ...o.meta,
-      ...(r.errors.length > 0 ? { readErrors: r.errors } : {}),
-      ...(r.podIPLookups.length > 0 ? { podIPLookups: r.podIPLookups } : {}),
+      ...r.meta(),
       ...(errors.length > 0 ? { nodeErrors: errors } : {}),
     },
   };
@@ -1275,5 +1289,13 @@ export async function collectAll(
       namespace: ns,
     }),
   ]);
-  return finish(cluster, r, ns ? { namespace: ns } : {}, o, progress);
+  // every Pod of the cluster in hand: an address none of them has is no Pod's, no lookup needed
+  const everyPod = !ns && !r.errors.some((e) => e.read?.resource === 'pods' && !e.read.addon);
+  return finish(
+    cluster,
+    r,
+    ns ? { namespace: ns } : everyPod ? { everyPodRead: true } : {},
+    o,
+    progress,
+  );
 }

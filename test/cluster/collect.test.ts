@@ -352,7 +352,14 @@ describe('collect: Services without a selector, and node commands', () => {
       aPod('cache-0', 'other', { labels: { app: 'cache' }, ip: '10.244.2.50' }),
       aPod('web-1'),
     ]);
-    const facts = await collect(cluster, { namespace: 'default', service: 'outside' });
+    let early: unknown;
+    const facts = await collect(
+      cluster,
+      { namespace: 'default', service: 'outside' },
+      // what the node reads start from already says what was looked up
+      { nodeCommands: (f) => ((early = f.meta['podIPLookups']), []) },
+    );
+    assert.deepEqual([...(early as string[])].sort(), ['10.244.2.50', '192.0.2.99']);
     assert.deepEqual(keys(facts.objects.filter((o) => o.kind === 'Pod')), ['Pod other/cache-0']);
     assert.deepEqual([...(facts.meta['podIPLookups'] as string[])].sort(), [
       '10.244.2.50',
@@ -363,6 +370,25 @@ describe('collect: Services without a selector, and node commands', () => {
       .map((r) => r.query.get('fieldSelector'))
       .sort();
     assert.deepEqual(lookups, ['status.podIP=10.244.2.50', 'status.podIP=192.0.2.99']);
+  });
+
+  it('an address written as no API server stores one is looked up canonical; a name (FQDN) is not looked up', async () => {
+    const manual = aService('outside', 'default', { selector: {} });
+    const slice = anEndpointSlice('outside', 'default', [
+      { ip: 'FD00:0:0::6', pod: '' },
+      { ip: 'db.example.com', pod: '' },
+    ]);
+    for (const e of slice['endpoints'] as Record<string, unknown>[]) delete e['targetRef'];
+    const held = aPod('v6pod', 'other', { labels: { app: 'v6' }, ip: 'fd00::6' });
+    const { fake, cluster } = await serve([manual, slice, held]);
+    const facts = await collect(cluster, { namespace: 'default', service: 'outside' });
+    assert.deepEqual(
+      fake.requests
+        .filter((r) => r.path === '/api/v1/pods')
+        .map((r) => r.query.get('fieldSelector')),
+      ['status.podIP=fd00::6'],
+    );
+    assert.deepEqual(keys(facts.objects.filter((o) => o.kind === 'Pod')), ['Pod other/v6pod']);
   });
 
   it('a lookup by address that fails is recorded as a failed read, and not as a lookup', async () => {
@@ -908,6 +934,12 @@ describe('collectAll (snapshot save --all)', () => {
       ],
     );
     assert.equal(facts.meta.namespace, undefined);
+    // every Pod of the cluster read: an address none has is no Pod's without a lookup
+    assert.equal(facts.meta['everyPodRead'], true);
+    assert.equal(
+      (await collectAll(cluster, { namespace: 'prod' })).meta['everyPodRead'],
+      undefined,
+    );
   });
 });
 

@@ -1,6 +1,6 @@
 // The shape of one diagnostic step, and the small builders its findings are made with.
 import type { FindingId } from '../finding-ids.js';
-import { canonicalAddress } from '../ipv6.js';
+import { canonicalAddress, familyOf } from '../ipv6.js';
 import type { Service } from '../kube/objects.js';
 import { judged, unprovenPass } from '../evidence.js';
 import type { Evidence, Finding, Status } from '../model.js';
@@ -131,7 +131,8 @@ export const podsOf = (svc: Service) =>
 
 /** Whether a Pod or node holds an endpoint address that names no Pod (a hand-made EndpointSlice,
  * a selector-less Service): 'held', 'none', or why it is not known. The Pods read otherwise are
- * only those the Service names, so 'none' needs the run's lookup by address (meta.podIPLookups). */
+ * only those the Service names, so 'none' needs every Pod (meta.everyPodRead) or the run's lookup
+ * by address (meta.podIPLookups). */
 export function addressHolder(
   ctx: CheckContext,
   ip: string,
@@ -142,17 +143,23 @@ export function addressHolder(
     ctx.view.nodes.some((n) => n.ips.some((x) => canonicalAddress(x) === a))
   )
     return 'held';
+  const nodes = ctx.notCaptured('Node');
+  if (nodes) return { unknown: nodes };
+  if (ctx.facts.meta['everyPodRead'] === true && !ctx.notCaptured('Pod')) return 'none';
   if (!podIPLookupsOf(ctx.facts).some((x) => canonicalAddress(x) === a)) {
     const refused = ctx.readError((r) => r.podIP !== undefined && canonicalAddress(r.podIP) === a);
     return { unknown: refused ?? 'the run did not look up the Pods by that address' };
   }
-  const nodes = ctx.notCaptured('Node');
-  if (nodes) return { unknown: nodes };
-  // the lookup sees a Pod's first address only: a dual-stack Pod's second is out of its sight
-  const v6 = a.includes(':');
-  if (ctx.view.pods.some((p) => p.podIPs.length > 1 && p.podIPs[0]!.includes(':') !== v6))
+  // the lookup sees a Pod's first address only: on a dual-stack cluster, the other family's
+  // addresses are out of its sight
+  const family = familyOf(a);
+  const firsts = new Set([
+    ...ctx.view.nodes.flatMap((n) => (n.podCIDRs.length > 1 ? [familyOf(n.podCIDRs[0]!)] : [])),
+    ...ctx.view.pods.flatMap((p) => (p.podIPs.length > 1 ? [familyOf(p.podIPs[0]!)] : [])),
+  ]);
+  if ([...firsts].some((f) => f !== family))
     return {
-      unknown: `a lookup by address sees a Pod's first address only, and this cluster's Pods have an ${v6 ? 'IPv4' : 'IPv6'} one first`,
+      unknown: `a lookup by address sees a Pod's first address only, and this cluster's Pods have an ${family === 'IPv6' ? 'IPv4' : 'IPv6'} one first`,
     };
   return 'none';
 }

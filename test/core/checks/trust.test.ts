@@ -458,6 +458,32 @@ describe('an explanation names only the causes its evidence leaves open', () => 
     assert.ok(!eps.some((x) => x.id === 'endpoint-pod-gone' || x.id === 'pods-not-observed'));
   });
 
+  it('every Pod of the cluster read (snapshot save --all -A): no lookup needed', () => {
+    const all: Facts = { ...facts(handMade('192.0.2.99')), meta: { everyPodRead: true } };
+    const eps = run(endpointsCheck, all);
+    assert.ok(eps.some((f) => f.id === 'endpoint-not-a-pod'));
+    assert.ok(!eps.some((f) => f.id === 'endpoint-holder-not-observed'));
+  });
+
+  it("a dual-stack cluster's Nodes say so, whatever Pods were read: an IPv6 address is out of a lookup's sight", () => {
+    const dual = (ip: string) =>
+      handMade(ip).map((o) =>
+        o.kind === 'Node'
+          ? { ...o, spec: { ...(o['spec'] as object), podCIDRs: ['10.244.0.0/24', 'fd00::/64'] } }
+          : o,
+      );
+    const eps = run(endpointsCheck, lookedUp(facts(dual('fd00::6')), 'fd00::6'));
+    assert.equal(
+      eps.find((f) => f.id === 'endpoint-not-a-pod'),
+      undefined,
+    );
+    const f = eps.find((x) => x.id === 'endpoint-holder-not-observed')!;
+    assert.match(f.evidence[0]!.text, /an IPv4 one first$/);
+    // the first family's addresses are in sight
+    const v4 = run(endpointsCheck, lookedUp(facts(dual('192.0.2.99')), '192.0.2.99'));
+    assert.ok(v4.some((x) => x.id === 'endpoint-not-a-pod'));
+  });
+
   it("a dual-stack Pod's second address is out of a lookup's sight: no claim", () => {
     const twoFamilies = aPod({ name: 'v6-first', ip: 'fd00::5', labels: { app: 'other' } });
     (twoFamilies['status'] as Record<string, unknown>)['podIPs'] = [

@@ -629,6 +629,24 @@ describe('iptables -L pastes cut short', () => {
     assert.doesNotMatch(rulesText(x.dump, x.trees, { label: 'p' }), /no Service rules found/);
   });
 
+  it('-L -v: counters alone, then a whole row with its own counters: never joined into one rule', () => {
+    const text = [
+      'Chain KUBE-SERVICES (2 references)',
+      ' pkts bytes target     prot opt in     out     source               destination',
+      '    0     0',
+      '    0     0 KUBE-SVC-NPX46M4PTMTKRN6Y  tcp  --  *      *       0.0.0.0/0            10.96.0.1            /* default/kubernetes:https cluster IP */ tcp dpt:443',
+    ].join('\n');
+    const rs = parseIptables(text, { table: 'nat' });
+    assert.equal(rs.warnings.find((x) => x.kind === 'counters')?.line, 3);
+    const nat = rs.table('nat')!;
+    assert.deepEqual(
+      nat.chain('KUBE-SERVICES')!.ruleIds.map((id) => nat.text(id)),
+      [
+        '-A KUBE-SERVICES -d 10.96.0.1/32 -p tcp -m comment --comment "default/kubernetes:https cluster IP" -m tcp --dport 443 -j KUBE-SVC-NPX46M4PTMTKRN6Y',
+      ],
+    );
+  });
+
   it('a paste that ends on a whole Chain line or column header (plain -L too): its chain is not claimed empty', () => {
     // `iptables -t nat -L` without -n or -v: names, and no counters in the Chain lines
     const plain = [

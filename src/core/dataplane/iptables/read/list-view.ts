@@ -169,7 +169,12 @@ export function listViewToRules(text: string): ListViewRules {
         numbers.length === before &&
         numbers.every((w) => /^\d+[KMGT]?$/.test(w))
       ) {
-        const whole = next ? ruleOf(withNext, chain, columns, i + 1 === lastText) : undefined;
+        // a next row whole by itself (its own counters first) is no rest of this one
+        const alone = next ? ruleOf(next, chain, columns, i + 1 === lastText) : undefined;
+        const whole =
+          next && !(alone && !('cut' in alone))
+            ? ruleOf(withNext, chain, columns, i + 1 === lastText)
+            : undefined;
         if (whole) {
           joined.push(i + 1);
           carried = withNext;
