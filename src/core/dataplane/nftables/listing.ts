@@ -109,9 +109,9 @@ export function missingSets(t: NftTable): string[] {
   const walk = (v: unknown): void => {
     // "@name" in nft -j's JSON, or inside a text listing's match kept as written; a name may hold
     // / _ . - (kube-proxy names an affinity set after its endpoint: "…/tcp/http__10.244.1.4/80")
-    if (typeof v === 'string')
-      for (const m of v.matchAll(/(?:^|[\s{,])@([\w./-]+)/g)) used.add(m[1]!);
-    else if (Array.isArray(v)) v.forEach(walk);
+    if (typeof v === 'string') {
+      if (v.includes('@')) for (const m of v.matchAll(/(?:^|[\s{,])@([\w./-]+)/g)) used.add(m[1]!);
+    } else if (Array.isArray(v)) v.forEach(walk);
     else if (isObject(v)) Object.values(v).forEach(walk);
   };
   for (const c of t.chains) for (const r of c.rules) walk(r.expr);
