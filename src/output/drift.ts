@@ -106,10 +106,14 @@ export function driftText(
     if (n.writtenBy) out.push(`  written by ${n.writtenBy}`);
     const serious = n.findings.filter((f) => f.severity !== 'info');
     const info = n.findings.filter((f) => f.severity === 'info');
+    // where part of the node's state was not read, no drift is said of what was read only
+    const blind = n.notes?.some((f) => f.id === 'table-not-captured');
     out.push(
-      !n.drifted
-        ? `  no drift: ${n.cilium ? 'the agent holds every frontend and backend the objects say' : 'every Service port routes as kube-proxy would'}`
-        : `  ${countsLine(n.findings)}`,
+      n.drifted
+        ? `  ${countsLine(n.findings)}`
+        : blind
+          ? '  no drift in what was read: the notes below say what was not'
+          : `  no drift: ${n.cilium ? 'the agent holds every frontend and backend the objects say' : 'every Service port routes as kube-proxy would'}`,
     );
     out.push('');
     for (const f of serious)

@@ -6,6 +6,7 @@
 import { kubeProxyPodOn } from '../iptables/drift/context.js';
 import { containsAny, hostCidr, hostPort } from '../../ipv6.js';
 import {
+  lineAt,
   SEVERITY,
   type AddFinding as Add,
   type DriftFinding,
@@ -17,10 +18,10 @@ import { percent } from '../../model.js';
 import { writes, type Release } from '../releases.js';
 import type { ServiceTree, ServiceTrees, TreeEndpoint } from '../trees.js';
 import { expectedNftLines } from './expected.js';
-import type { NftExpr, NftRule, NftTable } from './listing.js';
+import { unreadAt, type NftExpr, type NftRule, type NftTable, type NftUnread } from './listing.js';
 import { ruleText } from './render.js';
 import { parseNftScript } from './text.js';
-import { buildNftServiceTrees, portChain } from './trees.js';
+import { buildNftServiceTrees, portChain, unreadBears, unreadNames } from './trees.js';
 
 export interface NftDriftInput {
   node: string;
@@ -45,14 +46,32 @@ export function nftablesDrift(input: NftDriftInput): NodeDrift {
   const wantTrees = byName(buildNftServiceTrees(want, { loadBalancerIPs: lbIPs }));
   const got = byName(input.trees);
   const hairpin = new Set(table.set('hairpin-connections')?.elements.map(keyText) ?? []);
-  const c: PortCheck = { node, source, table, want, add, script, hairpin, release: exp.release };
+  const scope = input.scoped ? new Set(exp.servicePorts.map((sp) => sp.name)) : undefined;
+  const unread = unreadFor(table, scope);
+  const c: PortCheck = {
+    node,
+    source,
+    table,
+    want,
+    add,
+    script,
+    hairpin,
+    release: exp.release,
+    unread,
+  };
   for (const sp of exp.servicePorts)
     servicePort(sp, wantTrees.get(sp.name), got.get(sp.name), ports.get(sp) ?? [], c);
   fixedChains(want, c);
-  elementTargets(c, input.scoped ? new Set(exp.servicePorts.map((sp) => sp.name)) : undefined);
-  // a chain some current Service port has is not left over, even where nothing leads to it
+  elementTargets(c, scope);
+  // a chain some current Service port has is not left over, even where nothing leads to it; nor
+  // is one a line not read may lead to
   if (!input.scoped)
-    for (const o of input.trees.orphans.filter((x) => x.rules > 0 && !want.chain(x.chain)))
+    for (const o of input.trees.orphans.filter(
+      (x) =>
+        x.rules > 0 &&
+        !want.chain(x.chain) &&
+        !unread.some((u) => unreadBears(u, portChain(x.chain)!.name)),
+    ))
       add('orphan-chain', {
         title: `${o.chain} is left over`,
         message: `kube-proxy's table on ${node} has ${o.chain} with ${o.rules} rule${o.rules === 1 ? '' : 's'}, which no map element or rule leads to and no current Service port needs: kube-proxy flushes a stale chain at once, so one with rules was not written by this kube-proxy's last sync.`,
@@ -64,7 +83,33 @@ export function nftablesDrift(input: NftDriftInput): NodeDrift {
     tables: [`${table.family} ${table.name}`],
     servicePorts: exp.servicePorts.length,
     findings,
+    ...(unread.length > 0 ? { notes: [unreadNote(node, source, unread)] } : {}),
     drifted: findings.some((f) => f.severity !== 'info'),
+  };
+}
+
+/** The lines of the listing not read that a comparison of these Service ports (of the whole
+ * table: none given) may rest on: those naming one of them, and those of a chain or set every
+ * Service passes through (which name none). */
+export function unreadFor(table: NftTable, ports?: ReadonlySet<string>): NftUnread[] {
+  return (table.unread ?? []).filter((u) => {
+    if (!ports) return true;
+    const named = unreadNames(u);
+    return named ? [...named].some((n) => ports.has(n)) : u.block !== undefined;
+  });
+}
+
+/** The note that says which lines were not read, and that nothing they may hold was compared. */
+function unreadNote(node: string, source: string, unread: NftUnread[]): DriftFinding {
+  const one = unread.length === 1;
+  return {
+    id: 'table-not-captured',
+    severity: 'info',
+    node,
+    title: `${unread.length} line${one ? '' : 's'} of the listing not read`,
+    message: `${one ? 'A line' : `${unread.length} lines`} of ${node}'s listing ${one ? 'is' : 'are'} not what nft prints there, so what ${one ? 'it holds was' : 'they hold was'} not compared and nothing ${one ? 'it' : 'they'} may hold is said missing: ${unread.map((u) => unreadAt(source, u)).join('; ')}.`,
+    expected: [],
+    actual: unread.map((u) => lineAt(source, u.line, u.text)),
   };
 }
 
@@ -80,6 +125,8 @@ interface PortCheck {
   script: string[];
   hairpin: Set<string>;
   release: Release;
+  /** The lines of the listing not read that this comparison may rest on. */
+  unread: NftUnread[];
 }
 
 const keyText = (e: { key: (string | number)[] }) => e.key.join(' . ');
@@ -96,6 +143,11 @@ function servicePort(
 ): void {
   const { node, source, table } = c;
   const add: Add = (id, f) => c.add(id, { service: sp.name, expected, ...f });
+  // what a line not read may hold of this port is not said missing: only what was read differs
+  const blind = c.unread.some((u) => unreadBears(u, sp.name));
+  const missing: Add = (id, f) => {
+    if (!blind) add(id, f);
+  };
   // the log of kube-proxy on the node says why its sync failed
   const sync = {
     notSynced: true as const,
@@ -116,8 +168,9 @@ function servicePort(
         x.protocol === e.protocol,
     );
     if (!found) {
-      entryWrong = true;
-      add(e.kind === 'node-port' ? 'nodeport-missing' : 'service-rules-missing', {
+      // an entry a line not read may hold: the chains behind it are still compared
+      entryWrong ||= !blind;
+      missing(e.kind === 'node-port' ? 'nodeport-missing' : 'service-rules-missing', {
         title: `no ${e.from} element for ${sp.name} (${where})`,
         message: `kube-proxy's table on ${node} has no ${e.from} element for ${sp.name}'s ${e.kind} ${where}, although the Service has endpoints: connections to it from ${node} are not translated.`,
         ...sync,
@@ -142,7 +195,7 @@ function servicePort(
       (x) => x.chain === v.chain && x.address === v.address && x.port === v.port,
     );
     if (found?.kind === v.kind) continue;
-    add('no-endpoints-reject-missing', {
+    (found ? add : missing)('no-endpoints-reject-missing', {
       title: `no ${v.kind} for ${sp.name} at ${where}`,
       message:
         v.kind === 'reject'
@@ -169,37 +222,44 @@ function servicePort(
 
   if (w && a && !entryWrong) {
     if (w.chains.svc)
-      endpoints(sp, w.endpoints, a.chains.svc ? a.endpoints : undefined, w.chains.svc, add, c);
+      endpoints(
+        sp,
+        w.endpoints,
+        a.chains.svc ? a.endpoints : undefined,
+        w.chains.svc,
+        { add, missing },
+        c,
+      );
     if (w.chains.svl)
       endpoints(
         sp,
         w.localEndpoints ?? [],
         a.chains.svl ? (a.localEndpoints ?? []) : undefined,
         w.chains.svl,
-        add,
+        { add, missing },
         c,
       );
     if (w.affinitySeconds !== a.affinitySeconds)
-      add('affinity-wrong', {
+      (a.affinitySeconds === undefined ? missing : add)('affinity-wrong', {
         title: `session affinity ${a.affinitySeconds === undefined ? 'missing' : `${a.affinitySeconds}s`}, not ${w.affinitySeconds === undefined ? 'none' : `${w.affinitySeconds}s`}`,
         message: `${sp.name} has ${w.affinitySeconds === undefined ? 'no session affinity' : `sessionAffinity ClientIP for ${w.affinitySeconds}s`}, but kube-proxy's table on ${node} ${a.affinitySeconds === undefined ? 'keeps no affinity sets for it' : `keeps clients for ${a.affinitySeconds}s`}.`,
       });
     for (const m of w.masquerade.filter((x) => x.chain === w.chains.ext))
       if (!a.masquerade.some((x) => x.chain === a.chains.ext && x.condition === m.condition))
-        add('masquerade-missing', {
+        missing('masquerade-missing', {
           title: `no masquerade mark in ${w.chains.ext}${m.condition === 'all' ? '' : ` for ${m.condition}`}`,
           message: `kube-proxy's table on ${node} does not mark ${sp.name}'s external traffic${m.condition === 'all' ? '' : ` (${m.condition})`} for masquerade: replies from an endpoint on another node go straight back to the client, which drops them.`,
           actual: (table.chain(w.chains.ext!)?.rules ?? []).map((r) => `${source}: ${ruleText(r)}`),
         });
   }
-  if (w?.chains.fw) firewall(sp, w, c, add);
+  if (w?.chains.fw) firewall(sp, w, c, missing);
   // before 1.36 each endpoint chain marks its own hairpin traffic: no hairpin-connections set
   const hairpins = writes(c.release, 'nftInlineMasquerade') ? sp.reachableEndpoints : [];
   for (const ep of hairpins.filter((e) => e.local)) {
     const key = `${ep.ip} . ${ep.ip} . ${sp.protocol} . ${ep.port}`;
     if (c.hairpin.has(key)) continue;
     c.hairpin.add(key); // one finding per element
-    add('masquerade-missing', {
+    missing('masquerade-missing', {
       title: `${ep.address} not in hairpin-connections`,
       message: `${ep.address} is a local endpoint of ${sp.name}, but kube-proxy's table on ${node} has no hairpin-connections element for it: a Pod reaching itself through the Service gets replies from its own address and drops them.`,
     });
@@ -212,11 +272,12 @@ function endpoints(
   want: TreeEndpoint[],
   got: TreeEndpoint[] | undefined,
   chain: string,
-  add: Add,
+  /** `missing` adds what says a thing is not there: none where a line not read may hold it. */
+  { add, missing }: { add: Add; missing: Add },
   c: PortCheck,
 ): void {
   if (!got) {
-    add('service-chain-missing', {
+    missing('service-chain-missing', {
       title: `${chain} missing`,
       message: `kube-proxy's table on ${c.node} has no chain ${chain}, where ${sp.name}'s traffic is load-balanced to its endpoints.`,
     });
@@ -224,7 +285,7 @@ function endpoints(
   }
   const addresses = new Set(want.map((e) => e.address));
   for (const e of want.filter((x) => !got.some((y) => y.address === x.address)))
-    add('endpoint-missing', {
+    missing('endpoint-missing', {
       title: `endpoint ${e.address} missing`,
       message: `${e.address} is an endpoint of ${sp.name} kube-proxy should send to, but its table on ${c.node} does not: ${c.node}'s kube-proxy has not synced since the endpoint became ready.`,
     });
@@ -241,7 +302,7 @@ function endpoints(
       message: `${chain} on ${c.node} sends ${sp.name}'s connections to ${e.chain}, which is not in the table: nft refuses such a table, so the paste or listing lacks it, or it was deleted by hand.`,
     });
   for (const e of got.filter((x) => x.affinity && x.probability === 0 && !x.chainMissing))
-    add('endpoint-not-in-numgen', {
+    missing('endpoint-not-in-numgen', {
       title: `${e.address ?? e.chain} only for clients it already has`,
       message: `${chain} on ${c.node} sends clients remembered in ${e.chain}'s affinity set there, but its numgen map never picks ${e.address ?? 'that endpoint'} for a new client.`,
       actual: [`${c.source}: ${e.chain}`],
@@ -253,7 +314,8 @@ function endpoints(
     got.every((e) => addresses.has(e.address)) &&
     got.some((e) => Math.abs(e.probability - share) > 1e-9)
   )
-    add('weights-uneven', {
+    // the shares are the numgen rule's, which may be a line not read
+    missing('weights-uneven', {
       title: `shares ${got.map((e) => percent(e.probability)).join(' / ')}, not ${percent(share)} each`,
       message: `kube-proxy's table on ${c.node} does not split ${sp.name} evenly over its ${want.length} endpoints (numgen random mod ${want.length} gives each ${percent(share)}).`,
       actual: got.map((e) => `${c.source}: ${percent(e.probability)} -> ${e.address} (${e.chain})`),
@@ -311,13 +373,17 @@ const FIXED_ID: Record<string, DriftId> = {
  * kube-proxy writes there, by what it matches and where it goes, and each base chain's hook;
  * the node-port addresses. */
 function fixedChains(want: NftTable, c: PortCheck): void {
+  // a chain or set with a line not read may hold what it seems to lack
+  const blind = (kind: string, name: string) =>
+    c.unread.some((u) => u.block?.kind === kind && u.block.name === name);
   for (const w of want.chains) {
     if (portChain(w.name)) continue;
     const a = c.table.chain(w.name);
     const id = FIXED_ID[w.name] ?? (w.hook ? 'entry-jump-missing' : 'no-endpoints-reject-missing');
     const hook = (x: typeof w) =>
       x.hook ? `type ${x.type} hook ${x.hook} priority ${x.prio}` : '';
-    if (!a || hook(a) !== hook(w)) {
+    const unseen = blind('chain', w.name);
+    if (!a || (hook(a) !== hook(w) && !(unseen && !a.hook))) {
       c.add(id, {
         title: !a ? `chain ${w.name} missing` : `${w.name} hooked as ${hook(a) || 'no base chain'}`,
         message: `kube-proxy's table on ${c.node} ${!a ? `has no chain ${w.name}` : `has ${w.name} as ${hook(a) || 'a regular chain'}, not ${hook(w)}`}: what it does for every Service is not done there.`,
@@ -325,6 +391,7 @@ function fixedChains(want: NftTable, c: PortCheck): void {
       });
       continue;
     }
+    if (unseen) continue;
     const have = a.rules.map(signature);
     for (const r of w.rules) {
       const s = signature(r);
@@ -344,6 +411,7 @@ function fixedChains(want: NftTable, c: PortCheck): void {
   }
   const wantIPs = (want.set('nodeport-ips')?.elements ?? []).map(keyText);
   const gotIPs = new Set((c.table.set('nodeport-ips')?.elements ?? []).map(keyText));
+  if (blind('set', 'nodeport-ips')) return;
   for (const ip of wantIPs.filter((x) => !gotIPs.has(x)))
     c.add('nodeport-missing', {
       title: `node ports not answered on ${ip}`,

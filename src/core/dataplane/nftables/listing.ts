@@ -79,6 +79,10 @@ export interface NftUnread {
   block?: { kind: 'chain' | 'set' | 'map'; name: string };
 }
 
+/** A line not read, as evidence names it: "FILE:LINE (in map NAME): \"TEXT\"". */
+export const unreadAt = (source: string, u: NftUnread) =>
+  `${source}:${u.line}${u.block ? ` (in ${u.block.kind} ${u.block.name})` : ''}: "${u.text.length > 80 ? `${u.text.slice(0, 80)}…` : u.text}"`;
+
 export interface NftListing {
   /** The nft that printed it ("1.0.6"), when it said. */
   version?: string;

@@ -26,6 +26,7 @@ import {
   type NftExpr,
   type NftRule,
   type NftTable,
+  type NftUnread,
 } from './listing.js';
 
 /** A per-Service-port chain name: kind, hash, then "ns/name/proto/port" (and "__ip/port"). */
@@ -100,23 +101,33 @@ const SHARED = [
   'services',
 ];
 
+/** The Service ports a line the listing could not read names (by a Service port's chain, an
+ * affinity set, a no-endpoint element's "ns/name:port" comment); undefined where it names none. */
+export function unreadNames(u: NftUnread): Set<string> | undefined {
+  const named = new Set<string>();
+  // an affinity set is named as the endpoint chain it is for
+  for (const word of [u.block?.name ?? '', ...u.text.split(/[\s,{}"]+/)]) {
+    const c = portChain(word.replace(/^affinity-/, 'endpoint-'));
+    if (c) named.add(c.name);
+  }
+  for (const [, name] of u.text.matchAll(/comment "([^"]+)"/g)) named.add(name!);
+  return named.size > 0 ? named : undefined;
+}
+
+/** Whether a line the listing could not read may hold facts of this Service port: it names it,
+ * or it names none and is in a block every Service is read from. */
+export function unreadBears(u: NftUnread, service: string): boolean {
+  const named = unreadNames(u);
+  return named ? named.has(service) : SHARED.includes(u.block?.name ?? '');
+}
+
 /** Each line the listing could not read leaves partial the Services it may hold facts of (and
- * their chains no entry reaches: the line may be their entry): those its block or text names (a
- * Service port's chain, an affinity set, a no-endpoint element's "ns/name:port" comment), else,
- * in a block every Service is read from, all of them. */
+ * their chains no entry reaches: the line may be their entry). */
 function markUnread(t: NftTable, services: ServiceTree[], orphans: OrphanChain[]): void {
   for (const u of t.unread ?? []) {
-    const named = new Set<string>();
-    // an affinity set is named as the endpoint chain it is for
-    for (const word of [u.block?.name ?? '', ...u.text.split(/[\s,{}"]+/)]) {
-      const c = portChain(word.replace(/^affinity-/, 'endpoint-'));
-      if (c) named.add(c.name);
-    }
-    for (const [, name] of u.text.matchAll(/comment "([^"]+)"/g)) named.add(name!);
-    const all = named.size === 0 && SHARED.includes(u.block?.name ?? '');
     const why = `line ${u.line}${u.block ? ` (${u.block.kind} ${u.block.name})` : ''} was not read`;
-    for (const x of services) if (all || named.has(x.name ?? '')) x.partial ??= why;
-    for (const o of orphans) if (all || named.has(portChain(o.chain)!.name)) o.partial ??= why;
+    for (const x of services) if (unreadBears(u, x.name ?? '')) x.partial ??= why;
+    for (const o of orphans) if (unreadBears(u, portChain(o.chain)!.name)) o.partial ??= why;
   }
 }
 
