@@ -15,7 +15,9 @@ import type { IPFamily } from '../ipv6.js';
 import { percent } from '../model.js';
 import { count, familyLabel, finding, saveNodeOutput } from './check.js';
 import { kubectl, valid } from '../next-command.js';
-import { modeTraits } from '../dataplane/dataplane.js';
+import { modeTraits, type StateTraits } from '../dataplane/dataplane.js';
+import { unreadAt } from '../dataplane/nftables/listing.js';
+import { unreadFor } from '../dataplane/nftables/drift.js';
 import type { CheckContext } from './context.js';
 import type { OnNode } from './rules-nodes.js';
 
@@ -87,6 +89,12 @@ export function tableNode(
     ]);
   // the drift of this Service's ports, as `kdebug drift` computes it in this mode
   const drift = n.drift(ctx.scope);
+  // lines of the listing not read that this Service's comparison may rest on: not observed
+  const dataplane = n.dataplane();
+  const names = new Set(svc.ports.map((p) => ctx.servicePortName(p)));
+  const blind = (dataplane?.mode === 'nftables' ? unreadFor(dataplane.table, names) : []).map((u) =>
+    unseen(unreadAt(read.source, u), node),
+  );
   const out = drift.findings.map((d) =>
     withSyncShown(
       ctx,
@@ -108,7 +116,7 @@ export function tableNode(
     const eps = m.ownBackends ? tree.endpoints : clusterTrafficEndpoints(tree);
     const at = { node, source: read.source };
     evidence.push(
-      ...(n.dataplane()?.entryLines(tree) ?? []).map((l) => stateSeen(node, l)),
+      ...(dataplane?.entryLines(tree) ?? []).map((l) => stateSeen(node, l)),
       ...eps.map((e) =>
         seen(`  ${percent(e.probability)} -> ${e.address ?? '?'} (${e.chain})`, at),
       ),
@@ -124,15 +132,40 @@ export function tableNode(
   }
   const drifted = on(out, false);
   if (out.some((f) => f.status === 'fail' || f.status === 'warn') || parts.length === 0)
-    return drifted;
+    return blind.length === 0
+      ? drifted
+      : drifted.concat(on([notRead(m, read.source, node, svc, blind)]));
   const keeper = m.perFamily ? `kube-proxy's ${m.word} state` : `${m.word}'s agent`;
   return drifted.concat(
     on([
       finding('rules-match', 'pass', `${parts.join(', ')} in ${m.word}, as expected`, {
-        explanation: `${keeper} on ${node} sends ${svc.namespace}/${svc.name} to exactly the ${m.sendsTo} it should for the current objects${n.dataplane()?.notCompared(drift) ?? ''}.`,
-        evidence,
+        explanation: `${keeper} on ${node} sends ${svc.namespace}/${svc.name} to exactly the ${m.sendsTo} it should for the current objects${dataplane?.notCompared(drift) ?? ''}.`,
+        // a line not read keeps this from passing: said, as not observed
+        evidence: [...evidence, ...blind],
         node,
       }),
     ]),
+  );
+}
+
+/** Lines of the node's listing not read that may hold what it does for the Service: a skip that
+ * names each, where no pass carries them. */
+function notRead(
+  m: StateTraits,
+  source: string,
+  node: string,
+  svc: Service,
+  blind: Evidence[],
+): Finding {
+  const one = blind.length === 1;
+  return finding(
+    m.notObserved,
+    'skip',
+    `${count(blind.length, 'line')} of the ${m.word} listing not read`,
+    {
+      explanation: `${source} holds ${one ? 'a line' : 'lines'} nft does not print there, which may hold what ${node} does for ${svc.namespace}/${svc.name}: kdebug did not read ${one ? 'it' : 'them'}, so nothing ${one ? 'it holds' : 'they hold'} is said to be there or missing.`,
+      evidence: blind,
+      node,
+    },
   );
 }
