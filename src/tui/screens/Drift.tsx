@@ -154,12 +154,23 @@ export function Drift({ model: m, reading }: { model: DriftModel; reading?: bool
   ]
     .filter(Boolean)
     .join('  ');
+  const unread =
+    m.drift && 'notes' in m.drift
+      ? (m.drift.notes ?? []).filter((f) => f.id === 'table-not-captured')
+      : [];
   let body;
   if (!m.drift) body = <T tone="muted">{reading ? 'reading the rules…' : 'no rules recorded'}</T>;
   else if ('error' in m.drift)
     body = (
       <T tone="warn" wrap="wrap">
         {m.drift.error}
+      </T>
+    );
+  else if (m.findings.length === 0 && unread.length > 0)
+    // part of the node's state not read: no drift is said of what was read only
+    body = (
+      <T tone="warn" wrap="wrap">
+        no drift in what was read on {m.drift.node}: {unread.map((f) => f.message).join(' ')}
       </T>
     );
   else if (m.findings.length === 0)
