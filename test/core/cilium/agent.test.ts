@@ -3,7 +3,11 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { ciliumAgentOn as agentOf, fromStatus } from '../../../src/core/dataplane/cilium/agent.js';
+import {
+  ciliumAgentOn as agentOf,
+  fromStatus,
+  knownMapFlags,
+} from '../../../src/core/dataplane/cilium/agent.js';
 import { ViewIndex } from '../../../src/core/kube/view-index.js';
 import { clusterView, type ClusterView } from '../../../src/core/kube/objects.js';
 import type { KubeObject } from '../../../src/core/model.js';
@@ -107,5 +111,28 @@ describe('the Cilium agent on a node', () => {
       [on('v1.18.6').forwardingAnnotation, on('v1.18.6').algorithmAnnotation],
       [false, false],
     );
+  });
+
+  it('the map flags drift compares: the settings read, not assumed, and the releases that write them', () => {
+    const known = (image: string, data?: Record<string, string>) =>
+      knownMapFlags(
+        ciliumAgentOn(
+          clusterView([
+            aCiliumAgent('n1', `quay.io/cilium/cilium:${image}`),
+            ...(data ? [config(data)] : []),
+          ]),
+          'n1',
+          undefined,
+        )!,
+      );
+    const all = { forwarding: true, algorithm: true, sourceRangeDeny: true };
+    assert.deepEqual(known('v1.18.0', {}), all);
+    // no cilium-config: the mode, the algorithm and the annotations honoured are assumed
+    assert.deepEqual(known('v1.18.0'), { ...all, forwarding: false, algorithm: false });
+    // hybrid wrote no dsr flag before 1.18.6 (ToSVCForwardingMode knew dsr and snat only)
+    assert.equal(known('v1.18.5', { 'bpf-lb-mode': 'hybrid' }).forwarding, false);
+    assert.equal(known('v1.18.6', { 'bpf-lb-mode': 'hybrid' }).forwarding, true);
+    assert.equal(known('v1.19.0', { 'bpf-lb-mode': 'hybrid' }).forwarding, true);
+    assert.deepEqual(known('v1.16.5', {}), { ...all, forwarding: false, sourceRangeDeny: false });
   });
 });

@@ -54,6 +54,8 @@ export interface CiliumAgent {
    * API), or Cilium's defaults (assumed). */
   from: 'status' | 'cilium-config' | 'default';
   source: string;
+  /** cilium-config was read: the settings only it holds (the annotations honoured) are known. */
+  configRead: boolean;
   /** The agent's release, from its status or its image tag. */
   version?: string;
   /** Its native devices and NodePort addresses, with their own source; undefined where neither
@@ -122,6 +124,7 @@ export function ciliumAgentOn(
     replacesKubeProxy: kpr,
     settings,
     from,
+    configRead: configMap !== undefined,
     source:
       from === 'status'
         ? `the status of agent ${pod.namespace}/${pod.name}`
@@ -170,6 +173,30 @@ const release = (version: string | undefined) => {
   const m = /^v?(\d+)\.(\d+)\./.exec(version ?? '');
   return m ? Number(m[1]) * 1000 + Number(m[2]) : 0;
 };
+
+/** Which BPF map entry flags and tables the agent's release and its settings as read (not
+ * assumed) let drift compare with what kdebug expects. */
+export interface KnownMapFlags {
+  /** dsr: the forwarding mode and its annotation were read, and the release writes the flag
+   * (1.17 on; for hybrid only from 1.18.6, before which hybrid wrote none). */
+  forwarding: boolean;
+  /** LBALG and the Maglev table: the algorithm and its annotation were read. */
+  algorithm: boolean;
+  /** deny: the release honours the source-range policy annotation (1.17 on). */
+  sourceRangeDeny: boolean;
+}
+
+export function knownMapFlags(agent: CiliumAgent): KnownMapFlags {
+  const r = release(agent.version);
+  const patch = Number(/^v?\d+\.\d+\.(\d+)/.exec(agent.version ?? '')?.[1] ?? 0);
+  const hybrid = agent.settings.forwarding === 'hybrid';
+  return {
+    forwarding:
+      agent.configRead && r >= 1017 && (!hybrid || r > 1018 || (r === 1018 && patch >= 6)),
+    algorithm: agent.configRead,
+    sourceRangeDeny: r >= 1017,
+  };
+}
 
 /** 1.18.0 to 1.18.5 checked loadBalancerSourceRanges on every frontend type (cilium#42351). */
 const allTypesRelease = (version: string | undefined) =>
