@@ -1,0 +1,67 @@
+// kdebug's drift on the node of one of Cilium's own script tests (test/support/cilium-vectors.ts):
+// the objects, an agent of the vector's release with its script's flags, and the tables the script
+// checks as that agent's listings; and faults made in its maps dump.
+import assert from 'node:assert/strict';
+import { Analysis } from '../../src/core/analysis.js';
+import { aCiliumAgent, aCiliumConfig } from './builders.js';
+import { listing, setup } from './cilium-vectors.js';
+
+// the agent prints an empty table as its header alone (a zero-byte file: the script asserts none)
+const HEADERS: Record<string, string> = {
+  'cilium-frontends': 'Address   Type   ServiceName   PortName   Backends   Status\n',
+  'cilium-bpf-lb-list': 'SERVICE ADDRESS   BACKEND ADDRESS (REVNAT_ID) (SLOT)\n',
+};
+
+export function drift(
+  v: string,
+  maps = listing(v, 'expected-maps.txt'),
+  frontends = listing(v, 'expected-frontends.txt'),
+) {
+  const s = setup(v);
+  const o = s.maps.options;
+  const listings: Record<string, string | undefined> = {
+    'cilium-frontends': frontends,
+    'cilium-backends': listing(v, 'expected-backends.txt'),
+    'cilium-bpf-lb-list': maps,
+  };
+  const nodes: Record<string, string> = {};
+  for (const [stem, text] of Object.entries(listings))
+    if (text !== undefined) nodes[stem] = text === '' ? HEADERS[stem]! : text;
+  return new Analysis({
+    objects: [
+      ...s.docs,
+      aCiliumAgent('testnode', `quay.io/cilium/cilium:${/-v117-/.test(v) ? 'v1.17.0' : 'v1.18.0'}`),
+      // the vectors' harness runs both families
+      aCiliumConfig({
+        'enable-ipv6': 'true',
+        'bpf-lb-algorithm': o.algorithm,
+        'bpf-lb-external-clusterip': String(o.externalClusterIP),
+        'bpf-lb-mode-annotation': String(o.forwardingAnnotation),
+        'bpf-lb-algorithm-annotation': String(o.algorithmAnnotation),
+      }),
+    ],
+    nodes: { testnode: nodes },
+    meta: {},
+  })
+    .node('testnode')
+    .drift();
+}
+
+/** The vector's maps dump with each `from` replaced (each must be there). */
+export function edited(v: string, ...edits: [RegExp, string][]) {
+  return edits.reduce((maps, [from, to]) => {
+    const out = maps.replace(from, to);
+    assert.notEqual(out, maps, `${from} in ${v}`);
+    return out;
+  }, listing(v, 'expected-maps.txt')!);
+}
+/** A frontend's backend gone from its slots, and its count one less. */
+export const gone = (address: string, slot: number, count: number): [RegExp, string][] => [
+  [
+    new RegExp(`^(SVC: ID=\\d+ ADDR=${address} SLOT=0 .*)COUNT=${count} `, 'm'),
+    `$1COUNT=${count - 1} `,
+  ],
+  [new RegExp(`^SVC: ID=\\d+ ADDR=${address} SLOT=${slot} .*\\n`, 'm'), ''],
+];
+export const found = (v: string, maps: string, frontends?: string) =>
+  drift(v, maps, frontends).findings.map((f) => [f.id, f.service]);
