@@ -35,7 +35,7 @@ import { nftablesDrift } from './nftables/drift.js';
 import type { NftTable } from './nftables/listing.js';
 import { traceNftPacket } from './nftables/trace.js';
 import { buildNftServiceTrees } from './nftables/trees.js';
-import type { CiliumAgent } from './cilium/agent.js';
+import { knownMapFlags, type CiliumAgent } from './cilium/agent.js';
 import { ciliumDrift } from './cilium/drift.js';
 import { expectedCilium, type CiliumNode } from './cilium/expected.js';
 import { frontendKey, type CiliumTable } from './cilium/listing.js';
@@ -360,6 +360,12 @@ export function ciliumDataplane(read: CiliumRead, view: ClusterView): CiliumData
         expected: expected(scope),
         table,
         ...(read.maps ? { maps: read.maps } : {}),
+        mapExpectations: {
+          services: view.services,
+          nodePortAddresses: agent.nodePorts?.addresses ?? [],
+          options: agent.settings,
+          known: knownMapFlags(agent),
+        },
         scoped: scope !== undefined,
         agent: {
           namespace: agent.pod.namespace,

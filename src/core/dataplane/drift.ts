@@ -39,7 +39,12 @@ export type DriftId =
   | 'cilium-frontend-not-reconciled'
   | 'cilium-bpf-map-differs'
   | 'cilium-affinity-differs'
-  | 'cilium-source-range-missing';
+  | 'cilium-source-range-missing'
+  | 'cilium-source-range-differs'
+  | 'cilium-traffic-policy-differs'
+  | 'cilium-forwarding-differs'
+  | 'cilium-algorithm-differs'
+  | 'cilium-reverse-nat-differs';
 
 /** Adds a finding of `id` (its severity from SEVERITY) about the node being compared. */
 export type AddFinding = (
@@ -82,6 +87,11 @@ export const SEVERITY: Record<DriftId, Severity> = {
   'cilium-bpf-map-differs': 'error',
   'cilium-affinity-differs': 'warning',
   'cilium-source-range-missing': 'error',
+  'cilium-source-range-differs': 'error',
+  'cilium-traffic-policy-differs': 'warning',
+  'cilium-forwarding-differs': 'warning',
+  'cilium-algorithm-differs': 'warning',
+  'cilium-reverse-nat-differs': 'error',
 };
 
 export interface DriftFinding {

@@ -53,7 +53,8 @@ describe("Cilium's own control plane on the truth matrix", () => {
         objects: [
           ...objects.filter((o) => !/^kube-proxy/.test(o.metadata?.name ?? '')),
           aCiliumAgent(node, 'quay.io/cilium/cilium:v1.20.2'),
-          aCiliumConfig(),
+          // the recording's own algorithm: drift compares the Maglev tables with it
+          aCiliumConfig(dir.endsWith('-maglev') ? { 'bpf-lb-algorithm': 'maglev' } : {}),
         ],
         nodes: {
           [node]: {

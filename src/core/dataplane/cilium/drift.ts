@@ -20,6 +20,10 @@ import {
   type CiliumFrontend,
   type CiliumTable,
 } from './listing.js';
+import { mapEntryDrift, type MapExpectations } from './map-drift.js';
+
+/** The listings that are the BPF maps themselves. */
+const BPF_FORMS: readonly CiliumTable['form'][] = ['bpf-lb-list', 'maps-dump'];
 
 export interface CiliumDriftInput {
   node: string;
@@ -28,6 +32,8 @@ export interface CiliumDriftInput {
   table: CiliumTable;
   /** The BPF maps as `bpf lb list` shows them, where read. */
   maps?: CiliumTable;
+  /** What the expected BPF map entries are made from (maps.ts), where the agent is known. */
+  mapExpectations?: MapExpectations;
   /** Only the Services expected (one Service's answer): no leftover frontends looked for. */
   scoped: boolean;
   /** The agent's Pod and container, for the next command. */
@@ -129,6 +135,10 @@ export function ciliumDrift(input: CiliumDriftInput): NodeDrift {
   }
   if (!input.scoped) stale(input, matched, add, next);
   if (input.maps) maps(input, input.maps, add, notes);
+  // the BPF maps, read besides the table or as the only one, against the entries expected
+  const bpf = input.maps ?? (BPF_FORMS.includes(table.form) ? table : undefined);
+  if (bpf && input.mapExpectations)
+    mapEntryDrift(node, input.expected, bpf, input.mapExpectations, add);
   return {
     node,
     source: table.source,
@@ -306,54 +316,9 @@ function stale(
   }
 }
 
-/** What the map's Service entry carries besides backends: session affinity (and its timeout,
- * where the listing shows it) and the source-range check of a LoadBalancer's ranges. */
-function guards(
-  input: CiliumDriftInput,
-  want: ExpectedFrontend,
-  m: CiliumFrontend,
-  bpf: CiliumTable,
-  add: AddFinding,
-) {
-  const service = nameOf(want);
-  const at = [
-    lineAt(
-      bpf.source,
-      m.line,
-      `${frontendKey(m)} [${m.flags.join(', ')}]${m.affinitySeconds ? ` AFFTimeout=${m.affinitySeconds}` : ''}`,
-    ),
-  ];
-  const sticky = m.flags.includes('sessionAffinity');
-  const timeout = m.affinitySeconds;
-  if (
-    sticky !== (want.affinitySeconds !== undefined) ||
-    (sticky && timeout !== undefined && timeout !== want.affinitySeconds)
-  )
-    add('cilium-affinity-differs', {
-      service,
-      title: `${frontendKey(m)}: session affinity ${sticky ? `on${timeout ? ` (${timeout} s)` : ''}` : 'off'}, expected ${want.affinitySeconds === undefined ? 'off' : `${want.affinitySeconds} s`}`,
-      message: `The BPF map entry of ${frontendKey(m)} (${service}) on ${input.node} ${sticky ? 'keeps each client on its backend' : 'does not keep clients on a backend'}, but the Service's sessionAffinity says ${want.affinitySeconds === undefined ? 'None' : `ClientIP for ${want.affinitySeconds} s`}.`,
-      expected: [
-        `${frontendKey(want)} ${want.affinitySeconds === undefined ? 'no sessionAffinity' : `sessionAffinity ${want.affinitySeconds} s`}`,
-      ],
-      actual: at,
-    });
-  if (want.sourceRanges && !m.flags.includes('check source-range'))
-    add('cilium-source-range-missing', {
-      service,
-      title: `${frontendKey(m)}: no source-range check`,
-      message: `The BPF map entry of ${want.type} frontend ${frontendKey(m)} (${service}) on ${input.node} does not check the source: clients outside its loadBalancerSourceRanges (${want.sourceRanges.join(', ')}) are let through.`,
-      expected: [`${frontendKey(want)} check source-range ${want.sourceRanges.join(', ')}`],
-      actual: at,
-    });
-}
-
 /** The agent's table against its BPF maps: the datapath uses the maps. */
 function maps(input: CiliumDriftInput, bpf: CiliumTable, add: AddFinding, notes: DriftFinding[]) {
   const inMaps = new Frontends(bpf);
-  const byKey = new Map(input.expected.map((e) => [frontendKey(e), e]));
-  const expectedFor = (f: CiliumFrontend) =>
-    byKey.get(frontendKey({ ...f, protocol: f.protocol ?? 'tcp' }));
   for (const f of input.table.frontends) {
     if (f.status && f.status !== 'Done') continue; // said already: not written yet
     if (f.internal && !bpf.frontends.some((m) => m.internal)) continue;
@@ -368,7 +333,6 @@ function maps(input: CiliumDriftInput, bpf: CiliumTable, add: AddFinding, notes:
       backends: [],
     } as ExpectedFrontend;
     const entries = inMaps.find(probe);
-    const expected = expectedFor(f);
     const service = f.service
       ? (`${f.service}${f.portName ? `:${f.portName}` : ''}` as ServicePortName)
       : undefined;
@@ -382,10 +346,7 @@ function maps(input: CiliumDriftInput, bpf: CiliumTable, add: AddFinding, notes:
       });
       continue;
     }
-    for (const m of entries) {
-      if (expected) guards(input, expected, m, bpf, add);
-      entry(input, f, m, service, add, notes);
-    }
+    for (const m of entries) entry(input, f, m, service, add, notes);
   }
 }
 
