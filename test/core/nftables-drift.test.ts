@@ -33,6 +33,9 @@ const all: KubeObject[] = [
     sourceRanges: ['192.168.0.0/16'],
   }),
   anEndpointSlice('ns12/lb-range', ['10.180.0.12']),
+  // a port without a name: its ServicePortName is "ns13/unnamed", its chains end in "/tcp/"
+  aService('ns13/unnamed', { clusterIP: '172.30.0.53', ports: [['', 80]] }),
+  anEndpointSlice('ns13/unnamed', ['10.180.0.13', '10.180.1.13', '10.180.2.13'], [['', 80]]),
 ];
 const view = clusterView(all);
 const exp = expectedRules(view, NODE);
@@ -69,6 +72,17 @@ describe('nftables drift', () => {
     assert.deepEqual(drift(edited(undefined)), []);
     // the node is in the source range: kube-proxy lets its load-balancer IP through too
     assert.ok(script.some((l) => l.endsWith('ip saddr != { 192.168.0.0/16, 192.168.77.7 } drop')));
+  });
+
+  it('a port without a name is compared too: an endpoint left out of its map is found on it', () => {
+    const three =
+      'mod 3 map { 0 : 10.180.0.13 . 80 , 1 : 10.180.1.13 . 80 , 2 : 10.180.2.13 . 80 }';
+    assert.ok(script.some((l) => l.includes('ns13/unnamed/tcp/ ') && l.includes(three)));
+    const two = 'mod 2 map { 0 : 10.180.0.13 . 80 , 1 : 10.180.1.13 . 80 }';
+    assert.deepEqual(
+      drift(edited(undefined, [], [new RegExp(three.replace(/[.{}]/g, '\\$&')), two])),
+      ['endpoint-missing ns13/unnamed'],
+    );
   });
 
   const cases: [string, NftTable, string[]][] = [

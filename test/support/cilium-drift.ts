@@ -15,13 +15,14 @@ const HEADERS: Record<string, string> = {
 export function drift(
   v: string,
   maps = listing(v, 'expected-maps.txt'),
-  frontends = listing(v, 'expected-frontends.txt'),
+  /** null: the agent's table not read (the maps the only table). */
+  frontends: string | null | undefined = listing(v, 'expected-frontends.txt'),
 ) {
   const s = setup(v);
   const o = s.maps.options;
   const listings: Record<string, string | undefined> = {
-    'cilium-frontends': frontends,
-    'cilium-backends': listing(v, 'expected-backends.txt'),
+    'cilium-frontends': frontends ?? undefined,
+    'cilium-backends': frontends === null ? undefined : listing(v, 'expected-backends.txt'),
     'cilium-bpf-lb-list': maps,
   };
   const nodes: Record<string, string> = {};

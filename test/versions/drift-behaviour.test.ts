@@ -11,7 +11,7 @@ import { nodeDrift } from '../../src/core/dataplane/iptables/drift/drift.js';
 import { optionsFromDump } from '../../src/core/dataplane/knobs.js';
 import { expectedRules } from '../../src/core/dataplane/expected.js';
 import { parseIptables } from '../../src/core/dataplane/iptables/read/parse.js';
-import { behaviourKey } from '../../src/core/dataplane/iptables/drift/behaviour.js';
+import { behaviourKey, sharedRules } from '../../src/core/dataplane/iptables/drift/behaviour.js';
 import { OLDEST_MODELLED } from '../../src/core/dataplane/releases.js';
 import { clusterView } from '../../src/core/kube/objects.js';
 import {
@@ -108,11 +108,10 @@ describe('drift by behaviour on many ports alike: one walk tells for ports the s
       view,
     }).findings.map((f) => `${f.severity} ${f.id} ${f.service ?? ''}`.trim());
   // only for one source network: a walk sees it, no semantic check does
-  const narrowed = (dump: string, vip: string) =>
-    dump.replace(
-      `-A KUBE-SERVICES -d ${vip}/32`,
-      `-A KUBE-SERVICES -s 192.168.0.0/16 -d ${vip}/32`,
-    );
+  const narrowed = (dump: string, vip: string, match = '-s 192.168.0.0/16') =>
+    dump.replace(`-A KUBE-SERVICES -d ${vip}/32`, `-A KUBE-SERVICES ${match} -d ${vip}/32`);
+  const jumpOf = (dump: string, vip: string) =>
+    dump.split('\n').find((l) => l.startsWith(`-A KUBE-SERVICES -d ${vip}/32`))!;
 
   it('the clean dump: one folded info', () =>
     assert.deepEqual(drift(clean), ['info rule-text-differs']));
@@ -130,15 +129,53 @@ describe('drift by behaviour on many ports alike: one walk tells for ports the s
       'info rule-text-differs',
     ]));
 
-  it('ports alike share a key; a port whose rules or differences differ does not', () => {
+  it("matches that are not the port's own stay as written: a harmless one and a narrowing one are told apart", () => {
+    assert.deepEqual(
+      drift(narrowed(narrowed(clean, '172.30.0.13', '-s 0.0.0.0/0'), '172.30.0.23')),
+      ['warning rule-behaviour-differs ns23/svc-23:http', 'info rule-text-differs'],
+    );
+    assert.deepEqual(
+      drift(
+        narrowed(
+          narrowed(clean, '172.30.0.13', '! -s 203.0.113.0/24'),
+          '172.30.0.23',
+          '! -s 10.0.0.0/8',
+        ),
+      ),
+      ['warning rule-behaviour-differs ns23/svc-23:http', 'info rule-text-differs'],
+    );
+  });
+
+  it("another port's rule that catches this port's packets first: found on this port", () => {
+    // svc-33's jump, copied with svc-23's address before svc-23's own
+    const own = jumpOf(clean, '172.30.0.23');
+    const stolen = jumpOf(clean, '172.30.0.33').replace('172.30.0.33/32', '172.30.0.23/32');
+    assert.ok(own && stolen);
+    assert.deepEqual(
+      drift(clean.replace(own, `${stolen}\n${own}`)).filter((f) => f.includes('svc-23')),
+      ['warning rule-behaviour-differs ns23/svc-23:http'],
+    );
+  });
+
+  it('ports alike share a key; a port whose rules, differences or shared rules differ does not', () => {
     const exp = expectedRules(view, BENCH_NODE, { release: { minor: 20 } });
     const port = (n: number) => exp.servicePorts.find((p) => p.name === `ns${n}/svc-${n}:http`)!;
-    const none = { expected: [], actual: [] };
-    assert.equal(behaviourKey(port(13), none), behaviourKey(port(23), none));
-    assert.notEqual(behaviourKey(port(13), none), behaviourKey(port(16), none)); // a NodePort
+    const none = { expected: [] as string[], actual: [] as string[] };
+    const shared = sharedRules(parseIptables(clean));
+    const key = (n: number, d = none, s = shared) => behaviourKey(exp, port(n), d, s);
+    assert.ok(key(13) !== undefined);
+    assert.equal(key(13), key(23));
+    assert.notEqual(key(13), key(16)); // a NodePort
     assert.notEqual(
-      behaviourKey(port(13), none),
-      behaviourKey(port(23), { expected: [], actual: ['-A KUBE-SERVICES -s 192.168.0.0/16'] }),
+      key(13),
+      key(23, { expected: [], actual: ['-A KUBE-SERVICES -s 192.168.0.0/16'] }),
     );
+    // a rule for a range of destinations may meet ports of one shape differently: no key at all
+    const ranged = sharedRules(
+      parseIptables(
+        clean.replace(/\nCOMMIT/, '\n-A KUBE-SERVICES -d 172.30.0.0/24 -j DROP\nCOMMIT'),
+      ),
+    );
+    assert.equal(key(13, none, ranged), undefined);
   });
 });

@@ -157,7 +157,9 @@ export function addressHolder(
     ...ctx.view.nodes.flatMap((n) => (n.podCIDRs.length > 1 ? [familyOf(n.podCIDRs[0]!)] : [])),
     ...ctx.view.pods.flatMap((p) => (p.podIPs.length > 1 ? [familyOf(p.podIPs[0]!)] : [])),
   ]);
-  if ([...firsts].some((f) => f !== family))
+  // a Service of both families says the cluster is dual-stack, not which family Pods have first
+  const dual = ctx.view.services.some((s) => new Set(s.clusterIPs.map(familyOf)).size > 1);
+  if ([...firsts].some((f) => f !== family) || (dual && firsts.size === 0))
     return {
       unknown: `a lookup by address sees a Pod's first address only, and this cluster's Pods have an ${family === 'IPv6' ? 'IPv4' : 'IPv6'} one first`,
     };

@@ -115,7 +115,23 @@ export function driftModel(
   const drift = node?.drift();
   const findings = drift && 'findings' in drift ? drift.findings : [];
   // borders take two columns, the selection gutter one
-  const lines = driftLines(findings, width - 3, node, how);
+  const found = driftLines(findings, width - 3, node, how);
+  // beside findings, what was not read of the node's state is said first: nothing is said of it
+  const unread =
+    found.length > 0 && drift && 'notes' in drift
+      ? (drift.notes ?? []).filter((f) => f.id === 'table-not-captured')
+      : [];
+  const lines: DriftLine[] = [
+    ...unread.flatMap((f) =>
+      wrap(`not read: ${f.message}`, width - 3, '  ').map((text) => ({
+        text,
+        tone: 'warn' as Tone,
+        finding: -1,
+      })),
+    ),
+    ...(unread.length > 0 ? [{ text: '', tone: 'text' as Tone, finding: -1 }] : []),
+    ...found,
+  ];
   const stops = lines.flatMap((l, i) => (l.head ? [i] : []));
   const cursor = Math.min(cursorOf(s, 'drift', 0), Math.max(0, stops.length - 1));
   return {

@@ -484,6 +484,20 @@ describe('an explanation names only the causes its evidence leaves open', () => 
     assert.ok(v4.some((x) => x.id === 'endpoint-not-a-pod'));
   });
 
+  it('a Service of both families (Calico, Cilium IPAM: no Pod CIDRs on the Nodes): no claim either way', () => {
+    const twoFamilies = aService({
+      name: 'both',
+      spec: { clusterIP: '10.96.0.60', clusterIPs: ['10.96.0.60', 'fd00:96::60'] },
+    });
+    const objects = handMade('192.0.2.99', [twoFamilies]);
+    const eps = run(endpointsCheck, lookedUp(facts(objects), '192.0.2.99'));
+    assert.equal(
+      eps.find((f) => f.id === 'endpoint-not-a-pod'),
+      undefined,
+    );
+    assert.ok(eps.some((f) => f.id === 'endpoint-holder-not-observed'));
+  });
+
   it("a dual-stack Pod's second address is out of a lookup's sight: no claim", () => {
     const twoFamilies = aPod({ name: 'v6-first', ip: 'fd00::5', labels: { app: 'other' } });
     (twoFamilies['status'] as Record<string, unknown>)['podIPs'] = [

@@ -22,6 +22,20 @@ describe("Cilium vectors: what Cilium's tests hold is no drift, its BPF maps inc
   }
 });
 
+describe('Cilium vectors: the BPF maps as the only table read', () => {
+  it("1.17's portless <zero> wildcard entries: not called stale, said as not compared", () => {
+    const d = drift('01-v117-nodeport-two-services', undefined, null);
+    assert.deepEqual(
+      d.findings.map((f) => `${f.id} ${f.title}`),
+      [],
+    );
+    assert.deepEqual(
+      d.notes?.filter((n) => n.id === 'table-not-captured').map((n) => n.title),
+      ['2 wildcard BPF map entries not compared'],
+    );
+  });
+});
+
 describe("Cilium vectors: faults made in the BPF maps Cilium's tests hold", () => {
   it('a backend the health check quarantined is a note, no drift', () => {
     const d = drift('26-v118-unhealthy-backend-quarantined');

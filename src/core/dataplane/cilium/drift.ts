@@ -133,7 +133,7 @@ export function ciliumDrift(input: CiliumDriftInput): NodeDrift {
       status(want, got, input, add, next);
     }
   }
-  if (!input.scoped) stale(input, matched, add, next);
+  if (!input.scoped) stale(input, matched, add, next, notes);
   if (input.maps) maps(input, input.maps, add, notes);
   // the BPF maps, read besides the table or as the only one, against the entries expected
   const bpf = input.maps ?? (BPF_FORMS.includes(table.form) ? table : undefined);
@@ -295,10 +295,24 @@ function stale(
   matched: Set<CiliumFrontend>,
   add: AddFinding,
   next: NextCommand | undefined,
+  notes: DriftFinding[],
 ) {
   const wanted = new Set(input.expected.map((f) => `${f.port}`));
+  // 1.17 prints a NodePort's wildcard entry as <zero>, without its port: whose it is, is not said
+  const portless = input.table.frontends.filter((f) => isWildcard(f.ip) && f.port === 0);
+  if (portless.length > 0)
+    notes.push({
+      id: 'table-not-captured',
+      severity: 'info',
+      node: input.node,
+      title: `${portless.length} wildcard BPF map ${portless.length === 1 ? 'entry' : 'entries'} not compared`,
+      message: `The BPF map on ${input.node} lists ${portless.length === 1 ? 'a wildcard entry' : 'wildcard entries'} as <zero> without a port (Cilium 1.17's bpf lb list): which Service's NodePort each is cannot be read, so ${portless.length === 1 ? 'it is' : 'they are'} not compared.`,
+      expected: [],
+      actual: portless.map((f) => lineAt(input.table.source, f.line, frontendLine(f))),
+    });
   for (const f of input.table.frontends) {
     if (matched.has(f) || f.type === 'HostPort' || f.type === 'LocalRedirect') continue;
+    if (portless.includes(f)) continue;
     if (f.service?.endsWith(':healthserver') || f.flags.includes('l7-load-balancer')) continue;
     // a NodePort on a node address is the wildcard's expansion, matched by port
     if ((f.type === 'NodePort' || isWildcard(f.ip)) && wanted.has(`${f.port}`)) continue;

@@ -49,7 +49,8 @@ export function portChain(chain: string): PortChain | undefined {
   return {
     kind: kind!,
     hash: hash!,
-    name: `${ns}/${svc}:${port}`,
+    // an unnamed port is "ns/svc", as kube-proxy names it (ServicePortName.String)
+    name: port ? `${ns}/${svc}:${port}` : `${ns}/${svc}`,
     protocol: protocol!,
     ...(endpoint ? { endpoint } : {}),
   };

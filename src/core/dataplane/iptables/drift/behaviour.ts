@@ -4,7 +4,7 @@
 import { expectedSave, type ExpectedRules, type ExpectedServicePort } from '../../expected.js';
 import { parseIptables, type Ruleset } from '../read/parse.js';
 import { formatIPv4, parseCidr } from '../../../ipv4.js';
-import { formatIPv6, hostPort, parseCidr6 } from '../../../ipv6.js';
+import { containsAny, formatIPv6, hostPort, parseCidr6 } from '../../../ipv6.js';
 import { tracePacket } from '../trace.js';
 import type { NodeNetwork, TracePacket } from '../../trace/trace.js';
 
@@ -47,16 +47,86 @@ export function behaviourDiffers(
 // a chain of one Service port: KUBE-SVC-, KUBE-SEP- ... and its 16-character hash
 const PORT_CHAIN = /^KUBE-(?:SVC|SVL|SEP|EXT|FW|XLB)-[A-Z0-9]{16}$/;
 
+/** The rules of the chains every Service port's packets pass through (KUBE-SERVICES,
+ * KUBE-NODEPORTS, the built-in chains ...), by the one host (`-d`) or, without one, the one
+ * port (`--dport`) they match; `ranges`: the destinations and ports of the others (a CIDR, a
+ * negated match, a port range or list), which ports of one shape may meet differently. */
+export interface SharedRules {
+  byName: Map<string, string[]>;
+  ranges: { cidrs: string[]; ports: [number, number][] };
+}
+
+/** The shared rules of the node's nat and filter tables, read once per drift. */
+export function sharedRules(actual: Ruleset): SharedRules {
+  const byName = new Map<string, string[]>();
+  const ranges: SharedRules['ranges'] = { cidrs: [], ports: [] };
+  const add = (key: string, text: string) => {
+    const xs = byName.get(key);
+    if (xs) xs.push(text);
+    else byName.set(key, [text]);
+  };
+  for (const t of actual.tables)
+    for (const c of t.chains) {
+      if (PORT_CHAIN.test(c.name)) continue;
+      for (const id of c.ruleIds) {
+        const text = t.text(id);
+        const d = / (!? ?)-d (\S+)/.exec(text);
+        const dport = / (!? ?)--dports? (\S+)/.exec(text);
+        if (d) {
+          const host = d[2]!.replace(/\/(?:32|128)$/, '');
+          if (d[1] || host.includes('/')) ranges.cidrs.push(d[2]!);
+          else add(host, text);
+        } else if (dport) {
+          if (!dport[1] && /^\d+$/.test(dport[2]!)) add(dport[2]!, text);
+          else
+            for (const p of dport[2]!.split(',')) {
+              const [a, b] = p.split(':').map(Number);
+              ranges.ports.push([a ?? 0, b ?? a ?? 65535]);
+            }
+        }
+      }
+    }
+  return { byName, ranges };
+}
+
 /**
- * One Service port's rules and their differences from kube-proxy's, with what names that port
- * alone (addresses, ports and other numbers, its chains, comments) numbered in order of first
- * use: two ports with the same key hold the same rules but for those names, so their packets go
- * the same way, renamed, and one walk tells for both.
+ * One Service port's rules, its differences from kube-proxy's and the shared rules that name its
+ * addresses or ports, with what is the port's own (its addresses, ports, endpoints, chains) and
+ * comments numbered in order of first use: two ports with the same key hold the same rules but
+ * for their own names, and meet the same shared rules, so the same packets go the same way,
+ * renamed, and one walk tells for both. Undefined where that does not hold: a rule matches a
+ * range of destinations, or one of the port's addresses is one the walks send packets from.
  */
 export function behaviourKey(
+  exp: ExpectedRules,
   sp: ExpectedServicePort,
   diff: { expected: readonly string[]; actual: readonly string[] },
-): string {
+  shared: SharedRules,
+): string | undefined {
+  const hosts = [sp.clusterIP, ...sp.externalIPs, ...sp.loadBalancerIPs];
+  const endpoints = sp.allEndpoints;
+  const addresses = [...hosts, ...endpoints.map((e) => e.ip)];
+  const numbers = [sp.port, sp.nodePort, ...endpoints.map((e) => e.port)].flatMap((n) =>
+    n === undefined ? [] : [n],
+  );
+  const senders = new Set(packetsFor(exp, sp).map((p) => p.src));
+  if (
+    addresses.some((ip) => senders.has(ip)) ||
+    shared.ranges.cidrs.some((c) => addresses.some((ip) => containsAny(c, ip))) ||
+    shared.ranges.ports.some(([a, b]) => numbers.some((n) => n >= a && n <= b))
+  )
+    return undefined;
+  const ports = numbers.map(String);
+  const own = new Set<string>([...hosts, ...ports]);
+  for (const h of hosts) own.add(`${h}/${h.includes(':') ? 128 : 32}`);
+  for (const e of endpoints) {
+    own
+      .add(e.ip)
+      .add(e.address)
+      .add(`${e.ip}/${e.ip.includes(':') ? 128 : 32}`);
+  }
+  for (const r of sp.nat) for (const w of r.text.split(' ')) if (PORT_CHAIN.test(w)) own.add(w);
+  for (const c of Object.values(sp.chains)) if (c) own.add(c);
   const seen = new Map<string, number>();
   const name = (word: string) => {
     let n = seen.get(word);
@@ -72,14 +142,11 @@ export function behaviourKey(
         // a comment, spaces and all
         while (!(w.length > 1 && w.endsWith('"')) && i + 1 < words.length) w += ` ${words[++i]!}`;
         out.push(name(w));
-      } else {
-        const c = w.charCodeAt(0);
-        const named = (c >= 48 && c <= 57) || c === 91 || w.includes(':') || PORT_CHAIN.test(w);
-        out.push(named ? name(w) : w);
-      }
+      } else out.push(own.has(w) ? name(w) : w);
     }
     return out.join(' ');
   };
+  const met = [...hosts, ...ports].flatMap((k) => shared.byName.get(k) ?? []);
   return [
     sp.protocol,
     ...sp.nat.map((r) => `${renamed(r.chain)} ${renamed(r.text)}`),
@@ -88,6 +155,8 @@ export function behaviourKey(
     ...diff.expected.map(renamed),
     '+',
     ...diff.actual.map(renamed),
+    '=',
+    ...met.map(renamed),
   ].join('\n');
 }
 

@@ -9,7 +9,7 @@ import { rulesOf, type ExpectedServicePort, type RuleLine } from '../../expected
 import type { Table } from '../read/parse.js';
 import { hostCidr } from '../../../ipv6.js';
 import { releaseRange } from '../../releases.js';
-import { behaviourDiffers, behaviourKey } from './behaviour.js';
+import { behaviourDiffers, behaviourKey, sharedRules, type SharedRules } from './behaviour.js';
 
 const SHARED: Record<'nat' | 'filter', string[]> = {
   nat: ['KUBE-SERVICES', 'KUBE-NODEPORTS'],
@@ -165,6 +165,7 @@ function foldByBehaviour(
   let ports = 0;
   // ports whose rules and differences are the same but for their own names: one walk for all
   const walkedSame = new Set<string>();
+  let shared: SharedRules | undefined;
   const byName = new Map<string, ExpectedServicePort>(c.exp.servicePorts.map((x) => [x.name, x]));
   for (const [owner, d] of diffs) {
     const n = Math.max(d.expected.length, d.actual.length);
@@ -172,8 +173,9 @@ function foldByBehaviour(
     // a port with a finding already says what differs there
     if (flagged.has(owner)) continue;
     const sp = owner === NODE ? undefined : byName.get(owner);
-    const key = sp && behaviourKey(sp, d);
-    const walks = !sp || walkedSame.has(key!) ? [] : behaviourDiffers(c.exp, c.actual, sp);
+    const key = sp && behaviourKey(c.exp, sp, d, (shared ??= sharedRules(c.actual)));
+    const same = key !== undefined && walkedSame.has(key);
+    const walks = !sp || same ? [] : behaviourDiffers(c.exp, c.actual, sp);
     if (key !== undefined && walks.length === 0) walkedSame.add(key);
     if (walks.length === 0) {
       rules += n;
