@@ -319,6 +319,17 @@ describe('collect when RBAC refuses a read', () => {
   });
 });
 
+/** A Service "outside" without a selector, and its EndpointSlice written by hand: no Pod named. */
+function handMade(...ips: string[]): [KubeObject, KubeObject] {
+  const slice = anEndpointSlice(
+    'outside',
+    'default',
+    ips.map((ip) => ({ ip, pod: '' })),
+  );
+  for (const e of slice['endpoints'] as Record<string, unknown>[]) delete e['targetRef'];
+  return [aService('outside', 'default', { selector: {} }), slice];
+}
+
 describe('collect: Services without a selector, and node commands', () => {
   it('reads the Pods the endpoints name when the Service selects none', async () => {
     const manual = aService('legacy', 'default', { selector: {} });
@@ -340,12 +351,7 @@ describe('collect: Services without a selector, and node commands', () => {
   });
 
   it('looks up by address the Pods of endpoints that name none, in every namespace, and records the lookups', async () => {
-    const manual = aService('outside', 'default', { selector: {} });
-    const slice = anEndpointSlice('outside', 'default', [
-      { ip: '192.0.2.99', pod: '' },
-      { ip: '10.244.2.50', pod: '' },
-    ]);
-    for (const e of slice['endpoints'] as Record<string, unknown>[]) delete e['targetRef'];
+    const [manual, slice] = handMade('192.0.2.99', '10.244.2.50');
     const { fake, cluster } = await serve([
       manual,
       slice,
@@ -373,12 +379,7 @@ describe('collect: Services without a selector, and node commands', () => {
   });
 
   it('an address written as no API server stores one is looked up canonical; a name (FQDN) is not looked up', async () => {
-    const manual = aService('outside', 'default', { selector: {} });
-    const slice = anEndpointSlice('outside', 'default', [
-      { ip: 'FD00:0:0::6', pod: '' },
-      { ip: 'db.example.com', pod: '' },
-    ]);
-    for (const e of slice['endpoints'] as Record<string, unknown>[]) delete e['targetRef'];
+    const [manual, slice] = handMade('FD00:0:0::6', 'db.example.com');
     const held = aPod('v6pod', 'other', { labels: { app: 'v6' }, ip: 'fd00::6' });
     const { fake, cluster } = await serve([manual, slice, held]);
     const facts = await collect(cluster, { namespace: 'default', service: 'outside' });
@@ -392,9 +393,7 @@ describe('collect: Services without a selector, and node commands', () => {
   });
 
   it('a lookup by address that fails is recorded as a failed read, and not as a lookup', async () => {
-    const manual = aService('outside', 'default', { selector: {} });
-    const slice = anEndpointSlice('outside', 'default', [{ ip: '192.0.2.99', pod: '' }]);
-    for (const e of slice['endpoints'] as Record<string, unknown>[]) delete e['targetRef'];
+    const [manual, slice] = handMade('192.0.2.99');
     const { cluster } = await serve([manual, slice], {
       rbac: { deny: [{ verbs: ['list'], resources: ['pods'] }] },
     });

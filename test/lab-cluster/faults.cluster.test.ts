@@ -48,6 +48,23 @@ describe(
       return { r, doc: JSON.parse(r.stdout) as SvcJson };
     };
 
+    /** A Service without a selector and its EndpointSlice written by hand, naming no Pod. */
+    const handMade = (name: string, addresses: string[]) =>
+      c.kubectl(['apply', '-f', '-'], {
+        input: `apiVersion: v1
+kind: Service
+metadata: {name: ${name}, namespace: ${FAULTS_NAMESPACE}}
+spec: {ports: [{name: http, port: 80, targetPort: 80}]}
+---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: {name: ${name}-1, namespace: ${FAULTS_NAMESPACE}, labels: {kubernetes.io/service-name: ${name}}}
+addressType: IPv4
+ports: [{name: http, port: 80, protocol: TCP}]
+endpoints: [${addresses.map((ip) => `{addresses: [${ip}], conditions: {ready: true}}`).join(', ')}]
+`,
+      });
+
     /** Waits until the kube-proxy Pod of `node` is not ready (its process stopped by the lab). */
     const kubeProxyStopped = (node: string) =>
       c.until(`kube-proxy on ${node} to stop`, () =>
@@ -109,20 +126,7 @@ describe(
       const [soloIP] = c.podIPs(FAULTS_NAMESPACE, 'app=solo');
       assert.ok(soloIP, 'the solo Pod has an address');
       // 10.244.1.250: on node-a's Pod bridge, and no Pod's
-      c.kubectl(['apply', '-f', '-'], {
-        input: `apiVersion: v1
-kind: Service
-metadata: {name: outside, namespace: ${FAULTS_NAMESPACE}}
-spec: {ports: [{name: http, port: 80, targetPort: 80}]}
----
-apiVersion: discovery.k8s.io/v1
-kind: EndpointSlice
-metadata: {name: outside-1, namespace: ${FAULTS_NAMESPACE}, labels: {kubernetes.io/service-name: outside}}
-addressType: IPv4
-ports: [{name: http, port: 80, protocol: TCP}]
-endpoints: [{addresses: [10.244.1.250], conditions: {ready: true}}, {addresses: [${soloIP}], conditions: {ready: true}}]
-`,
-      });
+      handMade('outside', ['10.244.1.250', soloIP]);
       // through debug Pods: the nodes probe each endpoint
       const { doc } = svc('outside', VIA_POD);
       const f = doc.steps
@@ -146,20 +150,7 @@ endpoints: [{addresses: [10.244.1.250], conditions: {ready: true}}, {addresses: 
     it('a debug Pod deleted by someone else while kdebug uses it: a complete report marked partial, the loss named, no Pod left', async () => {
       // a Service whose only endpoint nobody on the node subnet has: each probe waits out its
       // 3 s (ARP), so the debug Pods are in use long enough to be deleted under kdebug
-      c.kubectl(['apply', '-f', '-'], {
-        input: `apiVersion: v1
-kind: Service
-metadata: {name: away, namespace: ${FAULTS_NAMESPACE}}
-spec: {ports: [{name: http, port: 80, targetPort: 80}]}
----
-apiVersion: discovery.k8s.io/v1
-kind: EndpointSlice
-metadata: {name: away-1, namespace: ${FAULTS_NAMESPACE}, labels: {kubernetes.io/service-name: away}}
-addressType: IPv4
-ports: [{name: http, port: 80, protocol: TCP}]
-endpoints: [{addresses: [192.0.2.99], conditions: {ready: true}}]
-`,
-      });
+      handMade('away', ['192.0.2.99']);
       const running = c.kdebugAsync([
         'svc',
         'away',

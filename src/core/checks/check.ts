@@ -129,6 +129,19 @@ export const endpointSlicesOf = (svc: Service, output?: 'wide' | 'yaml') =>
 export const podsOf = (svc: Service) =>
   kubectl(svc.namespace, 'get', 'pods', '-l', valid.selector(svc.selector), '-o', 'wide');
 
+/** `kubectl get pods` in every namespace whose (first) address is `ip`. */
+export const podsWithAddress = (ip: string) =>
+  kubectl(
+    undefined,
+    'get',
+    'pods',
+    '-A',
+    '-o',
+    'wide',
+    '--field-selector',
+    w`status.podIP=${valid.ip(ip)}`,
+  );
+
 /** Whether a Pod or node holds an endpoint address that names no Pod (a hand-made EndpointSlice,
  * a selector-less Service): 'held', 'none', or why it is not known. The Pods read otherwise are
  * only those the Service names, so 'none' needs every Pod (meta.everyPodRead) or the run's lookup

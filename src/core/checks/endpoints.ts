@@ -13,6 +13,7 @@ import {
   type Check,
   endpointSlicesOf,
   addressHolder,
+  podsWithAddress,
   podsOf,
   serviceRef,
 } from './check.js';
@@ -156,16 +157,7 @@ function mismatches(ctx: CheckContext, svc: Service, all: PortEndpoint[]): Findi
         {
           explanation: `The EndpointSlices list ${list(unknown.map((u) => u.ip))} without naming a Pod (a hand-made slice, or a Service without a selector). kdebug reads only the Pods the Service names, so whether ${unknown.length === 1 ? 'that address belongs' : 'those addresses belong'} to another Pod or to nothing at all was not seen; nothing is said about ${unknown.length === 1 ? 'it' : 'them'}.`,
           evidence: unknown.map((u) => unseen(`${u.ip}: ${u.why}`)),
-          next: kubectl(
-            undefined,
-            'get',
-            'pods',
-            '-A',
-            '-o',
-            'wide',
-            '--field-selector',
-            w`status.podIP=${valid.ip(unknown[0]!.ip)}`,
-          ),
+          next: podsWithAddress(unknown[0]!.ip),
         },
       ),
     );

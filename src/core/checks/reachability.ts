@@ -16,6 +16,7 @@ import {
   listFew,
   noPodHas,
   otherWay,
+  podsWithAddress,
   pending,
   type Check,
 } from './check.js';
@@ -159,16 +160,7 @@ function endpointProbes(
                     'netstat',
                     '-tln',
                   )
-                : kubectl(
-                    undefined,
-                    'get',
-                    'pods',
-                    '-A',
-                    '-o',
-                    'wide',
-                    '--field-selector',
-                    w`status.podIP=${valid.ip(e.ip)}`,
-                  ),
+                : podsWithAddress(e.ip),
             node: e.nodeName,
             service: ctx.servicePortName(port),
           },
