@@ -125,14 +125,33 @@ describe('the Cilium agent on a node', () => {
           undefined,
         )!,
       );
-    const all = { forwarding: true, algorithm: true, sourceRangeDeny: true };
+    const all = {
+      forwarding: true,
+      algorithm: true,
+      sourceRangeDeny: true,
+      flags: true,
+      sourceRangeTypes: true,
+    };
     assert.deepEqual(known('v1.18.0', {}), all);
-    // no cilium-config: the mode, the algorithm and the annotations honoured are assumed
-    assert.deepEqual(known('v1.18.0'), { ...all, forwarding: false, algorithm: false });
+    // no cilium-config: the mode, the algorithm, the types guarded and the annotations honoured
+    // are assumed
+    assert.deepEqual(known('v1.18.0'), {
+      ...all,
+      forwarding: false,
+      algorithm: false,
+      sourceRangeTypes: false,
+    });
     // hybrid wrote no dsr flag before 1.18.6 (ToSVCForwardingMode knew dsr and snat only)
     assert.equal(known('v1.18.5', { 'bpf-lb-mode': 'hybrid' }).forwarding, false);
     assert.equal(known('v1.18.6', { 'bpf-lb-mode': 'hybrid' }).forwarding, true);
     assert.equal(known('v1.19.0', { 'bpf-lb-mode': 'hybrid' }).forwarding, true);
-    assert.deepEqual(known('v1.16.5', {}), { ...all, forwarding: false, sourceRangeDeny: false });
+    assert.deepEqual(known('v1.16.5', {}), {
+      ...all,
+      forwarding: false,
+      sourceRangeDeny: false,
+      flags: false,
+    });
+    // 1.17's default control plane writes Local on fewer frontend types than 1.18
+    assert.equal(known('v1.17.4', {}).flags, false);
   });
 });

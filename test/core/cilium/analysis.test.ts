@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import { load } from 'js-yaml';
 import { Analysis } from '../../../src/core/analysis.js';
 import type { Facts, KubeObject } from '../../../src/core/model.js';
-import { aCiliumAgent, aCiliumConfig } from '../../support/builders.js';
+import { aCiliumAgent, aCiliumConfig, aService, anEndpointSlice } from '../../support/builders.js';
 
 const VECTOR = new URL(
   '../../fixtures/cilium/vectors/05-v118-nodeport-two-services/',
@@ -168,5 +168,36 @@ describe('a Cilium node through the analysis', () => {
     // without the status, the NodePort addresses are not known: no address is ruled out
     const { 'cilium-status': _s, ...unread } = outputs;
     assert.equal(walk(unread, '198.51.100.7', '10.0.0.9').length, 4);
+  });
+});
+
+describe('a real bpf lb list without the flag column (Cilium before 1.8), the only table read', () => {
+  it('says nothing of the flags it does not print: no traffic policy, affinity or source range', () => {
+    const paste = readFileSync(
+      new URL('../../fixtures/cilium/pastes/cilium-bpf-lb-list.txt', import.meta.url),
+      'utf8',
+    ).replace(/^```.*\n?/gm, '');
+    const svc = aService('default/web', {
+      clusterIP: '10.110.217.87',
+      internalTrafficPolicy: 'Local',
+      affinity: 10800,
+    });
+    const d = new Analysis({
+      objects: [
+        svc,
+        anEndpointSlice('default/web', ['10.10.1.129', '10.10.0.239']),
+        aCiliumAgent('testnode', 'quay.io/cilium/cilium:v1.18.0'),
+        aCiliumConfig({}),
+      ],
+      nodes: { testnode: { 'cilium-bpf-lb-list': paste } },
+      meta: {},
+    })
+      .node('testnode')
+      .drift();
+    const flags = /cilium-(traffic-policy|affinity|source-range|forwarding)-/;
+    assert.deepEqual(
+      d.findings.filter((f) => flags.test(f.id)).map((f) => `${f.id} ${f.title}`),
+      [],
+    );
   });
 });

@@ -184,6 +184,11 @@ export interface KnownMapFlags {
   algorithm: boolean;
   /** deny: the release honours the source-range policy annotation (1.17 on). */
   sourceRangeDeny: boolean;
+  /** The traffic-policy, affinity and source-range flags as kdebug models them (1.18 on: 1.17's
+   * default control plane writes Local on fewer types, and heeds other settings). */
+  flags: boolean;
+  /** Which frontend types source ranges guard: bpf-lb-source-range-all-types was read. */
+  sourceRangeTypes: boolean;
 }
 
 export function knownMapFlags(agent: CiliumAgent): KnownMapFlags {
@@ -195,6 +200,8 @@ export function knownMapFlags(agent: CiliumAgent): KnownMapFlags {
       agent.configRead && r >= 1017 && (!hybrid || r > 1018 || (r === 1018 && patch >= 6)),
     algorithm: agent.configRead,
     sourceRangeDeny: r >= 1017,
+    flags: r >= 1018,
+    sourceRangeTypes: agent.configRead,
   };
 }
 

@@ -51,7 +51,7 @@ export interface ExpectedMapEntry {
 const annotation = (svc: Service | undefined, key: string) =>
   (svc?.raw.metadata as { annotations?: Record<string, string> } | undefined)?.annotations?.[
     `service.cilium.io/${key}`
-  ]?.toLowerCase();
+  ];
 
 export function expectedMaps(
   frontends: readonly ExpectedFrontend[],
