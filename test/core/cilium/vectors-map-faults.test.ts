@@ -136,5 +136,10 @@ describe("Cilium vectors: a fault in a BPF map entry's flags or tables, found by
       'REV: ID=6 ADDR=10.96.50.104:80',
     ]);
     assert.deepEqual(found(v, moved), [['cilium-reverse-nat-differs', 'test/echo2:http2']]);
+    // the evidence is the REV line itself, not the Service's entry
+    const at = moved.split('\n').findIndex((l) => l === 'REV: ID=6 ADDR=10.96.50.104:80') + 1;
+    assert.deepEqual(drift(v, moved).findings[0]!.actual, [
+      `${'nodes/testnode/cilium-bpf-lb-list.txt'}:${at}: REV 10.96.50.104:80`,
+    ]);
   });
 });

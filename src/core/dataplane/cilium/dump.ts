@@ -49,7 +49,7 @@ export function mapsDump(lines: string[], source: string): CiliumTable {
       addr: address(m[2]!, at),
       state: backendState(m[3]) ?? fail(source, at, `not a backend state: "${m[3]}"`),
     });
-  const reverse = new Map(rows.get('REV')!.map(({ m }) => [m[1]!, m[2]!]));
+  const reverse = new Map(rows.get('REV')!.map(({ m, at }) => [m[1]!, { to: m[2]!, at }]));
 
   // a frontend per address (per rev-NAT ID where the address is <zero>), its slots by number
   const byKey = new Map<string, CiliumFrontend>();
@@ -69,7 +69,8 @@ export function mapsDump(lines: string[], source: string): CiliumTable {
       byId.set(id!, [...(byId.get(id!) ?? []), fe]);
       slots.set(fe, []);
       const rev = reverse.get(id!);
-      fe.reverseNat = rev === undefined ? '' : rev === ZERO ? `0.0.0.0:0` : rev;
+      fe.reverseNat = rev === undefined ? '' : rev.to === ZERO ? `0.0.0.0:0` : rev.to;
+      if (rev) fe.mapLines = { reverseNat: rev.at };
     }
     if (slot === '0') {
       counts.set(fe, Number(count));
@@ -106,8 +107,12 @@ export function mapsDump(lines: string[], source: string): CiliumTable {
     const b = slotted(fe, m[2]!);
     if (b) b.affinity = true;
   });
-  each('SRCRANGE', (fe, m) => void (fe.sourceRanges ??= []).push(m[2]!));
-  each('MAGLEV', (fe, m) => {
+  each('SRCRANGE', (fe, m, at) => {
+    (fe.sourceRanges ??= []).push(m[2]!);
+    ((fe.mapLines ??= {}).sourceRanges ??= []).push(at);
+  });
+  each('MAGLEV', (fe, m, at) => {
+    (fe.mapLines ??= {}).maglev = at;
     for (const e of m[2]!.matchAll(/(\d+)\((\d+)\)/g)) {
       const b = slotted(fe, e[1]!);
       if (b) b.maglev = Number(e[2]);

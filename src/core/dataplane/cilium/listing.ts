@@ -70,6 +70,8 @@ export interface CiliumFrontend {
   /** The address replies get back (its reverse-NAT entry, "" where it has none), where the
    * listing shows that map (the maps dump). */
   reverseNat?: string;
+  /** The lines of its entries in the other maps (a maps dump): evidence of what they hold. */
+  mapLines?: { reverseNat?: number; sourceRanges?: number[]; maglev?: number };
   /** Backends the listing leaves out ("+ 4 more ..."): the list above is not all of them. */
   backendsNotShown?: number;
   line: number;

@@ -194,7 +194,12 @@ function sourceRanges(c: Entry) {
     title: `${keyOf(c)}: source ranges ${[...lacks.map((r) => `lack ${r}`), ...extra.map((r) => `have ${r}`)].join(', ')}`,
     message: `The BPF source-range map of ${keyOf(c)} (${service}) on ${c.node} holds ${list(mapped) || 'no CIDR'}, but the Service's loadBalancerSourceRanges of this family are ${list(ranges) || 'none'} (${deny ? 'denied' : 'allowed'}): ${[lacks.length ? effect(lacks, false) : '', extra.length ? effect(extra, true) : ''].filter(Boolean).join('; ')}.`,
     expected: [expectedLine(c, ` ${list(ranges)}`)],
-    actual: [at(c, mapped.length ? ` ${list(mapped)}` : '')],
+    actual: [
+      at(c),
+      ...(c.m.mapLines?.sourceRanges ?? []).map((l, i) =>
+        lineAt(c.bpf.source, l, `SRCRANGE ${mapped[i] ?? ''}`),
+      ),
+    ],
   });
 }
 
@@ -280,7 +285,16 @@ function algorithm(c: Entry) {
     title: `${keyOf(c)}: Maglev table ${[...lacks.map((b) => `lacks ${formatAddress(b)}`), ...extra.map((b) => `has ${formatAddress(b)}`)].join(', ')}`,
     message: `The Maglev table of ${keyOf(c)} (${service}) on ${c.node} is not the backends the EndpointSlices give new connections: ${[lacks.length ? `${list(lacks.map((b) => formatAddress(b)))} get none` : '', extra.length ? `${list(extra.map((b) => formatAddress(b)))} get some` : ''].filter(Boolean).join('; ')}.`,
     expected: expected.map((b) => formatAddress(b)),
-    actual: table.map((b) => lineAt(c.bpf.source, b.line, `${formatAddress(b)} (${b.maglev})`)),
+    actual:
+      c.m.mapLines?.maglev !== undefined
+        ? [
+            lineAt(
+              c.bpf.source,
+              c.m.mapLines.maglev,
+              `MAGLEV ${table.map((b) => `${formatAddress(b)} (${b.maglev})`).join(', ')}`,
+            ),
+          ]
+        : table.map((b) => lineAt(c.bpf.source, b.line, formatAddress(b))),
   });
 }
 
@@ -296,6 +310,10 @@ function reverseNat(c: Entry) {
     title: `${keyOf(c)}: reverse NAT ${rev === '' ? 'missing' : rev}`,
     message: `The BPF reverse-NAT map on ${c.node} ${rev === '' ? `has no entry for ${keyOf(c)} (${nameOf(c.e)})` : `turns replies of ${keyOf(c)} (${nameOf(c.e)}) back into ${rev}`}: replies ${rev === '' ? "keep the backend's address" : 'come from another address'}, not ${own}, and the client drops them.`,
     expected: [`${own} (its reverse NAT)`],
-    actual: [at(c, ` REV=${rev || 'none'}`)],
+    actual: [
+      c.m.mapLines?.reverseNat !== undefined
+        ? lineAt(c.bpf.source, c.m.mapLines.reverseNat, `REV ${rev}`)
+        : at(c, ' (no reverse-NAT entry)'),
+    ],
   });
 }
