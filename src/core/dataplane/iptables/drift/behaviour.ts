@@ -3,6 +3,7 @@
 // release kdebug does not model, only where packets go counts, never how the rules read.
 import { expectedSave, type ExpectedRules, type ExpectedServicePort } from '../../expected.js';
 import { parseIptables, type Ruleset } from '../read/parse.js';
+import { RuleFlag } from '../read/token-walk.js';
 import { formatIPv4, parseCidr } from '../../../ipv4.js';
 import { containsAny, formatIPv6, hostPort, parseCidr6 } from '../../../ipv6.js';
 import { tracePacket } from '../trace.js';
@@ -69,20 +70,25 @@ export function sharedRules(actual: Ruleset): SharedRules {
     for (const c of t.chains) {
       if (PORT_CHAIN.test(c.name)) continue;
       for (const id of c.ruleIds) {
-        const text = t.text(id);
-        const d = / (!? ?)-d (\S+)/.exec(text);
-        const dport = / (!? ?)--dports? (\S+)/.exec(text);
-        if (d) {
-          const host = d[2]!.replace(/\/(?:32|128)$/, '');
-          if (d[1] || host.includes('/')) ranges.cidrs.push(d[2]!);
-          else add(host, text);
-        } else if (dport) {
-          if (!dport[1] && /^\d+$/.test(dport[2]!)) add(dport[2]!, text);
-          else
-            for (const p of dport[2]!.split(',')) {
-              const [a, b] = p.split(':').map(Number);
-              ranges.ports.push([a ?? 0, b ?? a ?? 65535]);
-            }
+        // -d and --dport as the table read them (a comment's words are no match)
+        const flags = t.flags(id);
+        const dst = t.destination(id);
+        const dport = t.dport(id);
+        if (dst !== undefined) {
+          const host = dst.replace(/\/(?:32|128)$/, '');
+          if (flags & RuleFlag.dstNegated || host.includes('/')) ranges.cidrs.push(dst);
+          else add(host, t.text(id));
+        } else if (dport !== undefined && !(flags & RuleFlag.dportNegated) && /^\d+$/.test(dport))
+          add(dport, t.text(id));
+        else {
+          // a negated port, a range, or multiport's list: the ports it may match
+          const ports = dport ?? / --dports (\S+)/.exec(t.text(id))?.[1];
+          for (const p of ports?.split(',') ?? []) {
+            const [a, b] = p.split(':').map(Number);
+            ranges.ports.push(
+              flags & RuleFlag.dportNegated ? [0, 65535] : [a ?? 0, b ?? a ?? 65535],
+            );
+          }
         }
       }
     }
