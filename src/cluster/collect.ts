@@ -561,11 +561,12 @@ function addressesNamingNoPod(slices: KubeObject[], endpoints: KubeObject | unde
   const out = new Set<string>();
   for (const s of slices)
     for (const e of (s['endpoints'] as Address[] | undefined) ?? [])
-      if (namesNoPod(e)) for (const ip of e.addresses ?? []) if (familyOf(ip)) out.add(ip);
+      if (namesNoPod(e))
+        for (const ip of e.addresses ?? []) if (familyOf(ip)) out.add(canonicalAddress(ip));
   for (const subset of (endpoints?.['subsets'] as
     Record<string, Address[] | undefined>[] | undefined) ?? [])
     for (const a of [...(subset['addresses'] ?? []), ...(subset['notReadyAddresses'] ?? [])])
-      if (namesNoPod(a) && a.ip && familyOf(a.ip)) out.add(a.ip);
+      if (namesNoPod(a) && a.ip && familyOf(a.ip)) out.add(canonicalAddress(a.ip));
   return [...out].slice(0, POD_IP_LOOKUPS);
 }
 

@@ -174,7 +174,13 @@ function mismatches(ctx: CheckContext, svc: Service, all: PortEndpoint[]): Findi
               .filter((e) => outside.includes(e.ip))
               .map((e) => read(`EndpointSlice ${e.slice}: ${endpointLine(e)}`)),
             ...outside.map((ip) =>
-              read(`Pods with address ${ip} (status.podIP), in every namespace: none`, 'Pods'),
+              read(
+                // the capture listed every Pod, or looked this address up
+                ctx.facts.meta['everyPodRead'] === true
+                  ? `every Pod of the cluster, listed: none has ${ip}`
+                  : `Pods with address ${ip} (status.podIP), in every namespace: none`,
+                'Pods',
+              ),
             ),
           ],
           info: true,

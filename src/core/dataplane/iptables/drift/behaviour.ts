@@ -5,7 +5,7 @@ import { expectedSave, type ExpectedRules, type ExpectedServicePort } from '../.
 import { parseIptables, type Ruleset } from '../read/parse.js';
 import { RuleFlag } from '../read/token-walk.js';
 import { formatIPv4, parseCidr } from '../../../ipv4.js';
-import { containsAny, formatIPv6, hostPort, parseCidr6 } from '../../../ipv6.js';
+import { containsAny, formatIPv6, hostCidr, hostPort, parseCidr6 } from '../../../ipv6.js';
 import { tracePacket } from '../trace.js';
 import type { NodeNetwork, TracePacket } from '../../trace/trace.js';
 
@@ -124,12 +124,9 @@ export function behaviourKey(
     return undefined;
   const ports = numbers.map(String);
   const own = new Set<string>([...hosts, ...ports]);
-  for (const h of hosts) own.add(`${h}/${h.includes(':') ? 128 : 32}`);
+  for (const h of hosts) own.add(hostCidr(h));
   for (const e of endpoints) {
-    own
-      .add(e.ip)
-      .add(e.address)
-      .add(`${e.ip}/${e.ip.includes(':') ? 128 : 32}`);
+    own.add(e.ip).add(e.address).add(hostCidr(e.ip));
   }
   for (const r of sp.nat) for (const w of r.text.split(' ')) if (PORT_CHAIN.test(w)) own.add(w);
   for (const c of Object.values(sp.chains)) if (c) own.add(c);
