@@ -498,15 +498,20 @@ function priority(p: string): number {
 function rule(chain: string, text: string): NftRule {
   let t = text;
   let comment: string | undefined;
-  const c = / comment "(.*)"$/.exec(t);
+  const c = t.includes(' comment "') ? / comment "(.*)"$/.exec(t) : null;
   if (c) {
     comment = c[1];
     t = t.slice(0, c.index);
   }
   const expr: NftExpr[] = [];
   let m: RegExpExecArray | null;
+  // each statement's regex runs only on a rule naming it: a table of 10,000 Services has
+  // hundreds of thousands of rules
+  const numgen = t.includes('numgen random mod ');
+  const dnat = t.includes('dnat ');
   // the statement at the end: a verdict, a numgen vmap, a DNAT, a mark, masquerade
   if (
+    numgen &&
     (m = /(?:^| )numgen random mod (\d+) vmap \{ (.*) \}$/.exec(t)) &&
     splitTop(m[2]!).every((p) => VMAP_PAIR.test(p))
   ) {
@@ -520,6 +525,8 @@ function rule(chain: string, text: string): NftRule {
     });
   } else if (
     // the listing's "dnat ip to numgen ..."; the script's "dnat ip addr . port to numgen ..."
+    numgen &&
+    dnat &&
     (m = /(?:^| )dnat (ip6?)(?: addr \. port)? to numgen random mod (\d+) map \{ (.*) \}$/.exec(
       t,
     )) &&
@@ -535,7 +542,7 @@ function rule(chain: string, text: string): NftRule {
     expr.push(...matches(t), {
       dnat: { family, addr: { map: { key: { numgen: { mode: 'random', mod } }, data: { set } } } },
     });
-  } else if ((m = /(?:^| )dnat (?:ip6? )?to \[?([^\s\]]+?)\]?:(\d+)$/.exec(t))) {
+  } else if (dnat && (m = /(?:^| )dnat (?:ip6? )?to \[?([^\s\]]+?)\]?:(\d+)$/.exec(t))) {
     t = t.slice(0, m.index);
     expr.push(...matches(t), { dnat: { addr: m[1], port: Number(m[2]) } });
   } else if ((m = /(?:^| )(goto|jump) (\S+)$/.exec(t))) {
@@ -543,6 +550,7 @@ function rule(chain: string, text: string): NftRule {
     expr.push(...matches(t), { [m[1]!]: { target: m[2] } });
   } else if (
     // the listing's "meta mark set meta mark | 0x00004000"; the script's "mark set mark or 0x4000"
+    t.includes('mark set ') &&
     (m = /(?:^| )(?:meta mark set meta mark \||mark set mark or) (0x[0-9a-f]+)(.*)$/.exec(t))
   ) {
     t = t.slice(0, m.index);
@@ -566,6 +574,7 @@ const DNAT_PAIR = /^\d+ : \S+(?: \. \d+)?$/;
 
 /** Does the rule hold what its text says of DNAT and numgen (a statement the reader knows)? */
 const understood = (text: string, r: NftRule) =>
+  !(text.includes('dnat ') || text.includes('numgen ')) ||
   !/(?:^| )(?:dnat (?:ip6? )?to|numgen) /.test(text) ||
   r.expr.some((e) => 'dnat' in e || 'vmap' in e);
 
@@ -605,17 +614,20 @@ function splitTop(s: string): string[] {
   const out: string[] = [];
   let depth = 0;
   let quoted = false;
-  let cur = '';
-  for (const ch of s) {
+  let from = 0;
+  for (let i = 0; i < s.length; i++) {
+    const ch = s[i];
     if (ch === '"') quoted = !quoted;
-    if (!quoted && (ch === '{' || ch === '[')) depth++;
-    if (!quoted && (ch === '}' || ch === ']')) depth--;
-    if (!quoted && depth === 0 && ch === ',') {
-      out.push(cur.trim());
-      cur = '';
-    } else cur += ch;
+    else if (quoted) continue;
+    else if (ch === '{' || ch === '[') depth++;
+    else if (ch === '}' || ch === ']') depth--;
+    else if (depth === 0 && ch === ',') {
+      out.push(s.slice(from, i).trim());
+      from = i + 1;
+    }
   }
-  if (cur.trim()) out.push(cur.trim());
+  const last = s.slice(from).trim();
+  if (last) out.push(last);
   return out;
 }
 

@@ -210,9 +210,8 @@ export function buildNftServiceTrees(t: NftTable, o: NftTreeOptions = {}): Servi
     for (const e of t.set(map)?.elements ?? []) {
       const name = e.comment;
       if (!name || !e.verdict) continue;
-      const known = [...trees.values()].find((x) => x.name === name);
       const protocol = String(map === 'no-endpoint-services' ? e.key[1] : e.key[0]);
-      const x = known ?? tree({ kind: 'service', hash: '', name, protocol });
+      const x = tree({ kind: 'service', hash: '', name, protocol });
       const nodePort = map === 'no-endpoint-nodeports';
       const address = nodePort ? undefined : String(e.key[0]);
       const port = Number(nodePort ? e.key[1] : e.key[2]);
