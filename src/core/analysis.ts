@@ -448,6 +448,7 @@ export class NodeAnalysis {
         family,
         findings: found.findings.map((f) => ({ ...f, family })),
         ...(found.notes ? { notes: found.notes.map((f) => ({ ...f, family })) } : {}),
+        ...(found.notRead ? { notRead: found.notRead.map((f) => ({ ...f, family })) } : {}),
       };
       this.driftMemo.set(key, d);
     }

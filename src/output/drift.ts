@@ -107,7 +107,7 @@ export function driftText(
     const serious = n.findings.filter((f) => f.severity !== 'info');
     const info = n.findings.filter((f) => f.severity === 'info');
     // where part of the node's state was not read, no drift is said of what was read only
-    const blind = n.notes?.some((f) => f.id === 'table-not-captured');
+    const blind = (n.notRead?.length ?? 0) > 0;
     out.push(
       n.drifted
         ? `  ${countsLine(n.findings)}`
@@ -119,7 +119,7 @@ export function driftText(
     for (const f of serious)
       out.push(...indent(findingText(f, how, n.cilium !== undefined), '  '), '');
     if (info.length > 0) out.push(...indent(infoText(info, how), '  '), '');
-    for (const f of n.notes ?? []) {
+    for (const f of [...(n.notes ?? []), ...(n.notRead ?? [])]) {
       out.push(`  note ${f.id}${f.service ? `  ${f.service}` : ''}`, `    ${f.message}`);
       out.push(...nextLines(f, how, '    '), '');
     }
@@ -163,7 +163,9 @@ export function driftDoc({ label, nodes, drifted }: DriftAnswer, how: Invocation
       counts: counts(n.findings),
     })),
     findings: all.map((f) => findingJson(f, how)),
-    notes: nodes.flatMap((n) => n.notes ?? []).map((f) => findingJson(f, how)),
+    notes: nodes
+      .flatMap((n) => [...(n.notes ?? []), ...(n.notRead ?? [])])
+      .map((f) => findingJson(f, how)),
     summary: { ...c, drift: drifted },
   };
 }

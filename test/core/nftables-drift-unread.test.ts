@@ -34,11 +34,13 @@ describe('nftables drift with lines not read', () => {
     assert.deepEqual(ids(d), []);
     assert.equal(d.drifted, false);
     assert.deepEqual(
-      d.notes?.map((n) => n.id),
+      d.notRead?.map((n) => n.id),
       ['table-not-captured'],
     );
-    assert.ok(d.notes![0]!.message.includes(`${SOURCE}:${at} (in map service-ips): "10.96.33.216`));
-    assert.deepEqual(d.notes![0]!.actual, [
+    assert.ok(
+      d.notRead![0]!.message.includes(`${SOURCE}:${at} (in map service-ips): "10.96.33.216`),
+    );
+    assert.deepEqual(d.notRead![0]!.actual, [
       `${SOURCE}:${at}: ${ELEMENT.slice(0, -1).replace(' : ', ' quota 5 mbytes : ')}`,
     ]);
     // the element gone from the listing is missing: only what was not read is not said
@@ -50,7 +52,7 @@ describe('nftables drift with lines not read', () => {
     const three = [...BOTH, '10.244.1.9'];
     assert.deepEqual(ids(drift(text, three)), []);
     assert.match(
-      drift(text, three).notes![0]!.message,
+      drift(text, three).notRead![0]!.message,
       new RegExp(`:${at + 1} \\(in chain service-FN4G4LLS-matrix/cluster-ip/tcp/http\\)`),
     );
     assert.deepEqual(ids(drift(labListing(CHAIN, `\t${CHAIN}`).text, three)), ['endpoint-missing']);
@@ -64,7 +66,7 @@ describe('nftables drift with lines not read', () => {
     assert.deepEqual(ids(d), ['endpoint-missing']);
     // the whole node's drift names every line not read
     assert.deepEqual(
-      d.notes?.map((n) => n.id),
+      d.notRead?.map((n) => n.id),
       ['table-not-captured'],
     );
   });

@@ -156,7 +156,7 @@ function drift(ctx: CheckContext, na: NodeAnalysis, svc: Service): OnNode[] {
   try {
     // notes explain what a correct dump does on purpose (e.g. no local endpoint: DROP)
     const d = na.drift(ctx.scope);
-    found = [...d.findings, ...(d.notes ?? [])];
+    found = [...d.findings, ...(d.notes ?? []), ...(d.notRead ?? [])];
     source = d.source;
   } catch (e) {
     if (!(e instanceof DriftInputError)) throw e;

@@ -141,6 +141,9 @@ export interface NodeDrift {
   /** What the node does as designed that a person may not expect (not drift): e.g. a node
    * without a local endpoint dropping externalTrafficPolicy Local traffic. */
   notes?: DriftFinding[];
+  /** What of the node's state was not read (lines of a listing, a table, the ipsets), each a
+   * table-not-captured note: no drift is said of it, so "no drift" covers what was read only. */
+  notRead?: DriftFinding[];
   /** The tables compared: nat, and filter when the dump has it. */
   tables?: string[];
   /** Some finding is an error or a warning (information alone is no drift). */

@@ -117,10 +117,7 @@ export function driftModel(
   // borders take two columns, the selection gutter one
   const found = driftLines(findings, width - 3, node, how);
   // beside findings, what was not read of the node's state is said first: nothing is said of it
-  const unread =
-    found.length > 0 && drift && 'notes' in drift
-      ? (drift.notes ?? []).filter((f) => f.id === 'table-not-captured')
-      : [];
+  const unread = found.length > 0 && drift && 'findings' in drift ? (drift.notRead ?? []) : [];
   const lines: DriftLine[] = [
     ...unread.flatMap((f) =>
       wrap(`not read: ${f.message}`, width - 3, '  ').map((text) => ({
@@ -170,10 +167,7 @@ export function Drift({ model: m, reading }: { model: DriftModel; reading?: bool
   ]
     .filter(Boolean)
     .join('  ');
-  const unread =
-    m.drift && 'notes' in m.drift
-      ? (m.drift.notes ?? []).filter((f) => f.id === 'table-not-captured')
-      : [];
+  const unread = m.drift && 'findings' in m.drift ? (m.drift.notRead ?? []) : [];
   let body;
   if (!m.drift) body = <T tone="muted">{reading ? 'reading the rules…' : 'no rules recorded'}</T>;
   else if ('error' in m.drift)

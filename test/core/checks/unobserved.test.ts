@@ -109,7 +109,7 @@ describe('a table that was not captured', () => {
       d.findings.filter((f) => f.severity !== 'info').map((f) => f.id),
       [],
     );
-    const note = d.notes!.find((n) => n.id === 'table-not-captured')!;
+    const note = d.notRead!.find((n) => n.id === 'table-not-captured')!;
     assert.match(
       note.message,
       /no filter table .* not compared; not checked: no REJECT rule for 10\.1\.190\.219:8080\/tcp/,

@@ -30,7 +30,7 @@ describe('Cilium vectors: the BPF maps as the only table read', () => {
       [],
     );
     assert.deepEqual(
-      d.notes?.filter((n) => n.id === 'table-not-captured').map((n) => n.title),
+      d.notRead?.filter((n) => n.id === 'table-not-captured').map((n) => n.title),
       ['2 wildcard BPF map entries not compared'],
     );
   });

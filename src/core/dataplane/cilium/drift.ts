@@ -133,7 +133,8 @@ export function ciliumDrift(input: CiliumDriftInput): NodeDrift {
       status(want, got, input, add, next);
     }
   }
-  if (!input.scoped) stale(input, matched, add, next, notes);
+  const notRead: DriftFinding[] = [];
+  if (!input.scoped) stale(input, matched, add, next, notRead);
   if (input.maps) maps(input, input.maps, add, notes);
   // the BPF maps, read besides the table or as the only one, against the entries expected
   const bpf = input.maps ?? (BPF_FORMS.includes(table.form) ? table : undefined);
@@ -145,6 +146,7 @@ export function ciliumDrift(input: CiliumDriftInput): NodeDrift {
     servicePorts: new Set(input.expected.map(nameOf)).size,
     findings: sortFindings(findings),
     ...(notes.length ? { notes } : {}),
+    ...(notRead.length ? { notRead } : {}),
     cilium: { maps: input.maps !== undefined },
     // what was compared: the agent's table, and its BPF maps where read
     tables: ['cilium', ...(input.maps ? ['bpf'] : [])],
@@ -295,13 +297,14 @@ function stale(
   matched: Set<CiliumFrontend>,
   add: AddFinding,
   next: NextCommand | undefined,
-  notes: DriftFinding[],
+  /** What of the listing is not compared (1.17's portless wildcard entries). */
+  notRead: DriftFinding[],
 ) {
   const wanted = new Set(input.expected.map((f) => `${f.port}`));
   // 1.17 prints a NodePort's wildcard entry as <zero>, without its port: whose it is, is not said
   const portless = input.table.frontends.filter((f) => isWildcard(f.ip) && f.port === 0);
   if (portless.length > 0)
-    notes.push({
+    notRead.push({
       id: 'table-not-captured',
       severity: 'info',
       node: input.node,

@@ -112,8 +112,9 @@ export function ipvsDrift(input: IpvsDriftInput): NodeDrift {
       });
     }
   }
+  const notRead: DriftFinding[] = [];
   if (input.ipsetsError)
-    notes.push({
+    notRead.push({
       id: 'table-not-captured',
       severity: 'info',
       node,
@@ -152,6 +153,7 @@ export function ipvsDrift(input: IpvsDriftInput): NodeDrift {
     servicePorts: new Set(exp.virtualServers.map((v) => `${v.name} ${v.protocol}`)).size,
     findings: sortFindings(findings),
     ...(notes.length > 0 ? { notes } : {}),
+    ...(notRead.length > 0 ? { notRead } : {}),
     drifted: findings.some((f) => f.severity !== 'info'),
   };
 }

@@ -83,7 +83,7 @@ export function nftablesDrift(input: NftDriftInput): NodeDrift {
     tables: [`${table.family} ${table.name}`],
     servicePorts: exp.servicePorts.length,
     findings,
-    ...(unread.length > 0 ? { notes: [unreadNote(node, source, unread)] } : {}),
+    ...(unread.length > 0 ? { notRead: [unreadNote(node, source, unread)] } : {}),
     drifted: findings.some((f) => f.severity !== 'info'),
   };
 }

@@ -94,8 +94,9 @@ export function nodeDrift(input: DriftInput): NodeDrift {
   danglingJumps(ctx);
   if (!input.servicePortsOnly) orphanChains(ctx, trees.orphans);
   const text = input.servicePortsOnly ? {} : textDifferences(ctx, flagged);
+  const notRead: DriftFinding[] = [];
   if (!filter)
-    notes.push({
+    notRead.push({
       id: 'table-not-captured',
       severity: 'info',
       node: input.node,
@@ -114,6 +115,7 @@ export function nodeDrift(input: DriftInput): NodeDrift {
     ...(text.writtenBy ? { writtenBy: text.writtenBy } : {}),
     findings: sortFindings(findings),
     notes,
+    ...(notRead.length > 0 ? { notRead } : {}),
     drifted: findings.some(isDrift),
   };
 }
