@@ -106,12 +106,16 @@ export class CiliumParseError extends Error {
   }
 }
 
-/** "10.96.0.10:53/UDP", "[fd00::1]:80/TCP/i", "10.0.0.2:80:TCP", "10.96.0.1:443". */
+/** "10.96.0.10:53/UDP", "[fd00::1]:80/TCP/i", "10.0.0.2:80:TCP", "10.96.0.1:443", and 1.10-1.16's
+ * "10.0.2.15:30693/i" (the internal scope, no protocol). */
 export function parseAddress(
   text: string,
 ): { ip: string; port: number; protocol?: CiliumProtocol; internal?: boolean } | undefined {
+  // a protocol name has three letters or more: a lone "/i" is the scope
   const m =
-    /^(\[[0-9A-Fa-f:.]+\]|\d{1,3}(?:\.\d{1,3}){3}):(\d{1,5})(?:[/:]([A-Za-z]+))?(\/i)?$/.exec(text);
+    /^(\[[0-9A-Fa-f:.]+\]|\d{1,3}(?:\.\d{1,3}){3}):(\d{1,5})(?:[/:]([A-Za-z]{3,}))?(\/i)?$/.exec(
+      text,
+    );
   if (!m) return undefined;
   const port = Number(m[2]);
   if (port > 65535) return undefined;

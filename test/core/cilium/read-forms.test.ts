@@ -1,0 +1,42 @@
+// Classes of what Cilium's CLI prints, each as its printer writes it at some release, read by
+// the listing reader: the corpus (pastes.test.ts) holds one real sample of each; these pin the class.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { parseAddress } from '../../../src/core/dataplane/cilium/listing.js';
+import { parseCilium } from '../../../src/core/dataplane/cilium/read.js';
+
+const keys = (text: string) =>
+  parseCilium(text, 'p.txt').frontends.map(
+    (f) => `${f.ip}:${f.port}${f.protocol ? `/${f.protocol}` : ''}${f.internal ? '/i' : ''}`,
+  );
+
+describe('a frontend of internal scope written without a protocol (1.10-1.16)', () => {
+  it('is the address of that scope, not an address with a protocol "i"', () => {
+    assert.deepEqual(parseAddress('10.0.2.15:30693/i'), {
+      ip: '10.0.2.15',
+      port: 30693,
+      internal: true,
+    });
+    assert.deepEqual(parseAddress('[fd00::1]:80/TCP/i'), {
+      ip: 'fd00::1',
+      port: 80,
+      protocol: 'tcp',
+      internal: true,
+    });
+    assert.equal(parseAddress('10.0.2.15:80/X'), undefined);
+  });
+
+  it('is a frontend of its own beside the plain one, with its own backends', () => {
+    const rows =
+      'ID   Frontend            Service Type   Backend\n' +
+      '28   10.0.2.15:31786     NodePort       1 => 10.0.0.111:69\n' +
+      '29   10.0.2.15:31786/i   NodePort       1 => 10.0.1.195:69\n' +
+      '                                        2 => 10.0.0.111:69\n';
+    const t = parseCilium(rows, 'p.txt');
+    assert.deepEqual(keys(rows), ['10.0.2.15:31786', '10.0.2.15:31786/i']);
+    assert.deepEqual(
+      t.frontends.map((f) => f.backends.length),
+      [1, 2],
+    );
+  });
+});
