@@ -40,3 +40,37 @@ describe('a frontend of internal scope written without a protocol (1.10-1.16)', 
     );
   });
 });
+
+describe('the CLI\'s own stderr in a paste ("error parsing frontend &{...}", no newline)', () => {
+  const rows = '1    10.96.0.1:443   1 => 10.0.0.1:6443\n';
+  it('after the table: the rows read, the listing said to lack what the CLI could not print', () => {
+    const t = parseCilium(
+      `ID   Frontend        Backend\n${rows}error parsing frontend &{IP:<nil> Port:9093 Protocol:TCP}error parsing frontend &{IP:<nil> Port:2888 Protocol:TCP}\n`,
+      'p.txt',
+    );
+    assert.deepEqual(
+      t.frontends.map((f) => f.backends.length),
+      [1],
+    );
+    assert.match(
+      t.cut ?? '',
+      /^p\.txt:3: .*"error parsing frontend &\{IP:<nil> Port:9093 Protocol:TCP\}"/,
+    );
+  });
+
+  it('glued before the header (stderr is written before the table is flushed): the header still reads', () => {
+    const t = parseCilium(
+      `error parsing svc: empty stateID   Frontend        Service Type   Backend\n1    10.96.0.1:443   ClusterIP      1 => 10.0.0.1:6443 (active)\n`,
+      'p.txt',
+    );
+    assert.equal(t.frontends[0]!.type, 'ClusterIP');
+    assert.match(t.cut ?? '', /^p\.txt:1: .*"error parsing svc: empty state"/);
+  });
+});
+
+describe('a command written without a prompt before rows without a header', () => {
+  it('is the command, not a row (`cilium service list` of 2017, before its table)', () => {
+    const text = 'cilium service list\n10.0.0.10:53 =>\n\t\t1 => 10.1.0.3:53 (1)\n';
+    assert.deepEqual(keys(text), ['10.0.0.10:53']);
+  });
+});

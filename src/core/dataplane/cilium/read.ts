@@ -16,6 +16,7 @@ import {
   type CiliumFrontend,
   type CiliumTable,
 } from './listing.js';
+import { withoutAgentErrors } from './agent-errors.js';
 import { mapsDump } from './dump.js';
 
 const HEADERS: [RegExp, CiliumForm][] = [
@@ -106,10 +107,22 @@ function joined(a: CiliumTable, b: CiliumTable): CiliumTable {
   };
 }
 
-/** One listing: the first the text holds. */
+/** One listing: the first the text holds; where the agent's CLI said it could not print some
+ * entries, the listing is said to lack them. */
 function parseListing(text: string, source: string): CiliumTable {
+  const { text: clean, first } = withoutAgentErrors(text.replace(/\r/g, ''));
+  const table = parseForm(clean, source);
+  if (!first || table.cut) return table;
+  const what = first.what.length > 80 ? `${first.what.slice(0, 80)}...` : first.what;
+  return {
+    ...table,
+    cut: `${source}:${first.line}: Cilium's CLI printed "${what}": the entries it could not parse are not in its listing`,
+  };
+}
+
+function parseForm(text: string, source: string): CiliumTable {
   const form = ciliumForm(text);
-  const lines = text.replace(/\r/g, '').split('\n');
+  const lines = text.split('\n');
   switch (form) {
     case 'service-list-json':
       return serviceListJson(text, source);
@@ -154,8 +167,15 @@ function headerAt(lines: string[], form: CiliumForm): { index: number; column: n
   return { index, column: line.length - line.trimStart().length };
 }
 
-/** A line that ends the listing: a shell prompt, a new command, a code fence. */
-const ENDS = /^(?:\S*[#$%>] |```|~~~|Exitcode:|Stderr:|cmd: )/;
+/** A line that ends the listing: a shell prompt, a new command (with or without a prompt, as
+ * documentation writes it), a code fence. */
+const ENDS =
+  /^(?:\S*[#$%>] |```|~~~|Exitcode:|Stderr:|cmd: |(?:sudo\s+)?(?:kubectl|cilium|cilium-dbg)\s)/;
+
+/** Where another command's output starts after a listing: at `k` where rows follow, so that it is
+ * read in turn (or said not read), never dropped. */
+const followedByRows = (lines: string[], k: number) =>
+  lines.slice(k + 1).some((l) => /^\s*\d/.test(l)) ? k + 1 : undefined;
 
 /** A line where the author left rows out ("...", "[...]"): what follows is no full listing. */
 const ELIDED = /^(?:\.\.\.|\[\.\.\.\]|…)$/;
@@ -182,8 +202,8 @@ function eachRow(
     // most rows start with an address: no prompt, fence or elision starts with a digit
     const plain = t.charCodeAt(0) >= 48 && t.charCodeAt(0) <= 57;
     if (!plain && ENDS.test(t)) {
-      const more = lines.slice(k + 1).some((l) => /^\s*\d/.test(l));
-      return { ...(cut ? { cut } : {}), ...(more ? { unreadFrom: k + 1 } : {}) };
+      const unreadFrom = followedByRows(lines, k);
+      return { ...(cut ? { cut } : {}), ...(unreadFrom ? { unreadFrom } : {}) };
     }
     const elided = !plain && ELIDED.test(t);
     if (elided) cut ??= `${source}:${k + 1}: rows left out ("${t}")`;
