@@ -74,3 +74,22 @@ describe('a command written without a prompt before rows without a header', () =
     assert.deepEqual(keys(text), ['10.0.0.10:53']);
   });
 });
+
+describe('db/show frontends, then a prompt and bpf lb list in one paste', () => {
+  const text =
+    '$ cilium shell db/show frontends\n' +
+    'Address               Type        ServiceName   PortName   Backends             Status\n' +
+    '10.96.15.6:80/TCP     ClusterIP   default/web              10.0.0.58:8080/TCP   Done\n' +
+    '\n' +
+    '$ cilium bpf lb list\n' +
+    'SERVICE ADDRESS         BACKEND ADDRESS (REVNAT_ID) (SLOT)\n' +
+    '10.96.15.6:80/TCP (0)   0.0.0.0:0 (7) (0) [ClusterIP, Local, non-routable]\n' +
+    '10.96.15.6:0/ANY (0)    0.0.0.0:0 (0) (0) [ClusterIP, non-routable]\n';
+
+  it("reads both: the map's flags kept on the table's frontend, the drop entry kept", () => {
+    const t = parseCilium(text, 'p.txt');
+    assert.equal(t.unreadFrom, undefined);
+    assert.deepEqual(keys(text), ['10.96.15.6:80/tcp', '10.96.15.6:0/any']);
+    assert.deepEqual(t.frontends[0]!.flags, ['Local', 'non-routable']);
+  });
+});

@@ -85,7 +85,10 @@ export function parseCilium(text: string, source: string): CiliumTable {
  * backends the first does not list) filled in. */
 function joined(a: CiliumTable, b: CiliumTable): CiliumTable {
   const byKey = new Map(
-    a.frontends.map((f) => [frontendKey(f), { ...f, backends: [...f.backends] }]),
+    a.frontends.map((f) => [
+      frontendKey(f),
+      { ...f, flags: [...f.flags], backends: [...f.backends] },
+    ]),
   );
   for (const f of b.frontends) {
     const known = byKey.get(frontendKey(f));
@@ -94,6 +97,8 @@ function joined(a: CiliumTable, b: CiliumTable): CiliumTable {
       continue;
     }
     known.type ??= f.type;
+    // the BPF map's flags (Local, non-routable ...) are kept with the frontend they belong to
+    for (const flag of f.flags) if (!known.flags.includes(flag)) known.flags.push(flag);
     for (const be of f.backends)
       if (!known.backends.some((x) => x.ip === be.ip && x.port === be.port))
         known.backends.push(be);
@@ -439,11 +444,15 @@ function dbFrontends(lines: string[], source: string): CiliumTable {
   const cols = columns(lines[index]!.slice(column));
   const frontends: CiliumFrontend[] = [];
   let cut: string | undefined;
+  let unreadFrom: number | undefined;
   for (let k = index + 1; k < lines.length; k++) {
     const raw = lines[k]!.slice(column);
     const t = raw.trim();
     if (t === '') continue;
-    if (ENDS.test(t) || HEADERS.some(([re]) => re.test(t))) break;
+    if (ENDS.test(t) || HEADERS.some(([re]) => re.test(t))) {
+      unreadFrom = followedByRows(lines, k);
+      break;
+    }
     const at = k + 1;
     if (ELIDED.test(t)) {
       cut ??= `${source}:${at}: rows left out ("${t}")`;
@@ -477,7 +486,13 @@ function dbFrontends(lines: string[], source: string): CiliumTable {
       line: at,
     });
   }
-  return { form: 'db-frontends', source, frontends, ...(cut ? { cut } : {}) };
+  return {
+    form: 'db-frontends',
+    source,
+    frontends,
+    ...(cut ? { cut } : {}),
+    ...(unreadFrom ? { unreadFrom } : {}),
+  };
 }
 
 /** `db/show backends`: each backend's state, from its Instances ("ns/name [terminating] (port)")
