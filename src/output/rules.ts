@@ -1,5 +1,5 @@
 // The `kdebug rules` presentations: Service trees as an indented tree a person reads, or JSON.
-import type { CiliumTable } from '../core/dataplane/cilium/listing.js';
+import { frontendKey, isDropEntry, type CiliumTable } from '../core/dataplane/cilium/listing.js';
 import type { IpvsTable } from '../core/dataplane/ipvs/listing.js';
 import { missingSets, type NftTable, type NftUnread } from '../core/dataplane/nftables/listing.js';
 import type { Ruleset } from '../core/dataplane/iptables/read/parse.js';
@@ -178,8 +178,29 @@ function ciliumWarnings(d: CiliumTable): string[] {
     out.push(
       'this listing prints no protocols (Cilium before 1.17): TCP and UDP frontends of one port are not told apart',
     );
+  const drops = d.frontends.filter(isDropEntry).map((f) => frontendKey(f));
+  if (drops.length > 0)
+    out.push(
+      `${count(drops.length, 'wildcard drop entry', 'wildcard drop entries')} (${listed(drops)}): Cilium 1.19+ drops traffic to the other ports of that address; no Service port, so no tree`,
+    );
+  const flags = flagCounts(d);
+  if (flags.length > 0)
+    out.push(`flags of the listing, kept as listed and not compared here: ${listed(flags)}`);
   return out;
 }
+
+/** Each flag the listing gives its frontends (the BPF map's "non-routable", "Local" ...), with how
+ * many frontends carry it. */
+function flagCounts(d: CiliumTable): string[] {
+  const n = new Map<string, number>();
+  for (const f of d.frontends) for (const flag of f.flags) n.set(flag, (n.get(flag) ?? 0) + 1);
+  return [...n].map(([flag, k]) => `${flag} (${count(k, 'frontend')})`);
+}
+
+const listed = (items: string[]) =>
+  items.length > 5
+    ? `${items.slice(0, 5).join(', ')} and ${items.length - 5} more`
+    : items.join(', ');
 const realServers = (d: IpvsTable) => d.services.reduce((n, s) => n + s.realServers.length, 0);
 
 const IPVS_VIEW: Record<IpvsTable['view'], string> = {

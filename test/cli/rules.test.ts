@@ -43,6 +43,19 @@ describe('kdebug rules', () => {
     );
   });
 
+  it("says what a Cilium listing holds that it does not model: the map's flags, 1.19's drop entries", () => {
+    const file = 'test/fixtures/cilium/pastes/cilium-db-frontends-bpf-45252-grep.txt';
+    const r = kdebug(['rules', '--file', file, '-o', 'text'], WIDE);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(
+      r.stdout,
+      /^warning: flags of the listing, kept as listed and not compared here: Local \(1 frontend\), non-routable \(2 frontends\)$/m,
+    );
+    assert.match(r.stdout, /^warning: 1 wildcard drop entry \(10\.96\.15\.6:0\/ANY\): /m);
+    // no tree of its own: it is no Service port
+    assert.doesNotMatch(r.stdout, /^10\.96\.15\.6:0/m);
+  });
+
   it('says a Cilium listing it cannot read is one, not an internal error: the Services table', () => {
     const file =
       'test/fixtures/cilium/vectors/03-v118-clusterip-session-affinity/expected-services.txt';

@@ -4,6 +4,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseAddress } from '../../../src/core/dataplane/cilium/listing.js';
 import { parseCilium } from '../../../src/core/dataplane/cilium/read.js';
+import { ciliumDrift } from '../../../src/core/dataplane/cilium/drift.js';
+import { buildCiliumTrees } from '../../../src/core/dataplane/cilium/trees.js';
 
 const keys = (text: string) =>
   parseCilium(text, 'p.txt').frontends.map(
@@ -91,5 +93,29 @@ describe('db/show frontends, then a prompt and bpf lb list in one paste', () => 
     assert.equal(t.unreadFrom, undefined);
     assert.deepEqual(keys(text), ['10.96.15.6:80/tcp', '10.96.15.6:0/any']);
     assert.deepEqual(t.frontends[0]!.flags, ['Local', 'non-routable']);
+  });
+
+  it("1.19's drop entry (port 0, ANY) is no Service port: no tree of its own", () => {
+    const trees = buildCiliumTrees(parseCilium(text, 'p.txt'), new Map());
+    assert.deepEqual(
+      trees.services.map((s) => s.id),
+      ['10.96.15.6:80/TCP'],
+    );
+  });
+});
+
+describe("1.19's drop entry in the agent's table against the objects", () => {
+  it('is no frontend the objects lack (a stale one), where a real leftover is', () => {
+    const table = parseCilium(
+      'SERVICE ADDRESS         BACKEND ADDRESS (REVNAT_ID) (SLOT)\n' +
+        '10.96.15.6:0/ANY (0)    0.0.0.0:0 (0) (0) [ClusterIP, non-routable]\n' +
+        '10.96.99.9:80/TCP (0)   0.0.0.0:0 (8) (0) [ClusterIP, non-routable]\n',
+      'p.txt',
+    );
+    const drift = ciliumDrift({ node: 'n1', expected: [], table, scoped: false });
+    assert.deepEqual(
+      drift.findings.filter((f) => f.id === 'cilium-frontend-stale').map((f) => f.actual),
+      [['p.txt:3: 10.96.99.9:80/TCP ClusterIP']],
+    );
   });
 });

@@ -15,6 +15,7 @@ import { inRotation, type ExpectedFrontend } from './expected.js';
 import {
   formatAddress,
   frontendKey,
+  isDropEntry,
   isWildcard,
   type CiliumBackend,
   type CiliumFrontend,
@@ -317,6 +318,7 @@ function stale(
     if (matched.has(f) || f.type === 'HostPort' || f.type === 'LocalRedirect') continue;
     if (portless.includes(f)) continue;
     if (f.service?.endsWith(':healthserver') || f.flags.includes('l7-load-balancer')) continue;
+    if (isDropEntry(f)) continue; // 1.19's drop entry of a VIP: no Service's own
     // a NodePort on a node address is the wildcard's expansion, matched by port
     if ((f.type === 'NodePort' || isWildcard(f.ip)) && wanted.has(`${f.port}`)) continue;
     if (input.expected.some((w) => w.ip === f.ip && w.port === f.port && f.protocol === undefined))

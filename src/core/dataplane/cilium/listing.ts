@@ -157,6 +157,11 @@ export function formatAddress(a: { ip: string; port: number; protocol?: CiliumPr
 export const frontendKey = (f: Pick<CiliumFrontend, 'ip' | 'port' | 'protocol' | 'internal'>) =>
   `${formatAddress(f)}${f.internal ? '/i' : ''}`;
 
+/** Cilium 1.19's wildcard entry of a VIP (port 0, protocol ANY, no backends): the datapath drops
+ * traffic to the address's ports no Service uses; it is no Service port of its own. */
+export const isDropEntry = (f: Pick<CiliumFrontend, 'port' | 'protocol'>) =>
+  f.port === 0 && f.protocol === 'any';
+
 /** The wildcard address of NodePort and HostPort frontends (one per node address in the maps). */
 export const isWildcard = (ip: string) => ip === '0.0.0.0' || ip === '::';
 

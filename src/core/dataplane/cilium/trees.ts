@@ -15,6 +15,7 @@ import {
 import { inRotation } from './expected.js';
 import {
   frontendKey,
+  isDropEntry,
   isWildcard,
   type CiliumBackend,
   type CiliumFrontend,
@@ -53,8 +54,8 @@ function nameOf(f: CiliumFrontend, known: CiliumKnown): ServicePortName | undefi
 export function buildCiliumTrees(table: CiliumTable, known: CiliumKnown): ServiceTrees {
   const trees = new Map<string, ServiceTree>();
   for (const f of table.frontends) {
-    // the health-check frontends of Cilium's own are no Service port
-    if (f.service?.endsWith(':healthserver')) continue;
+    // the health-check frontends of Cilium's own and its drop entries are no Service port
+    if (f.service?.endsWith(':healthserver') || isDropEntry(f)) continue;
     const name = nameOf(f, known);
     const protocol = f.protocol ?? '';
     // without names, a NodePort's frontends (the wildcard, each node address) are one entry
