@@ -1361,3 +1361,27 @@ describe('comments', () => {
     assert.deepEqual(kinds(rs), ['1:prompt']);
   });
 });
+
+describe("Cilium's BPF load-balancer maps listed one at a time are named, not called empty", () => {
+  // the titles and rows of cilium-dbg/cmd/bpf_lb_list.go (1.17-1.20): --revnat and --backends
+  // share the one title; a tabwriter pads each row's last cell
+  const forms: [string, string][] = [
+    ['--revnat', 'ID   BACKEND ADDRESS (REVNAT_ID) (SLOT)\n1    10.96.0.1:443      \n'],
+    ['--backends', 'ID   BACKEND ADDRESS (REVNAT_ID) (SLOT)\n5    TCP://10.244.0.5   \n'],
+    [
+      '--frontends',
+      'SERVICE ADDRESS          BACKEND ID\n10.96.0.1:443/TCP (0)    0 1[0] (1) [0x0 0x0]   \n',
+    ],
+    ['--source-ranges', 'SOURCE RANGE (REVNAT_ID)   \n10.0.0.0/8 (4)             \n'],
+  ];
+  for (const [flag, text] of forms)
+    it(`bpf lb list ${flag}`, () =>
+      assert.throws(
+        () => readPaste(text, { file: 'maps.txt' }),
+        (e: unknown) =>
+          e instanceof NoRulesError &&
+          /^maps\.txt: this is one of Cilium's BPF load-balancer maps alone .*`cilium-dbg bpf lb list` without a flag/.test(
+            e.message,
+          ),
+      ));
+});

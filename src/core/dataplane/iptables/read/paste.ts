@@ -32,6 +32,7 @@ export type ForeignKind =
   | 'ipvsadm'
   | 'ipset'
   | 'cilium'
+  | 'cilium-map'
   | 'hns'
   | 'ovn'
   | 'kubectl'
@@ -51,7 +52,9 @@ export const FOREIGN: Record<ForeignKind, string> = {
   ipset:
     'this is `ipset list` output (the sets of kube-proxy IPVS mode), which kdebug does not read yet',
   cilium:
-    "this is Cilium's Service table (`cilium service list` / `cilium bpf lb list`, or cilium-dbg's): Cilium replaces kube-proxy on this node, its Services are BPF map entries, not iptables rules; kdebug does not read them yet: `cilium-dbg service list` in the Cilium agent Pod (anetd on GKE Dataplane V2) shows each frontend with its backends",
+    "this is Cilium's Service table (`cilium service list` / `cilium bpf lb list`, or cilium-dbg's): Cilium replaces kube-proxy on this node, its Services are BPF map entries, not iptables rules; kdebug reads such a listing on its own: paste it alone (`kdebug rules --file`), or `cilium-dbg service list` from the Cilium agent Pod (anetd on GKE Dataplane V2)",
+  'cilium-map':
+    "this is one of Cilium's BPF load-balancer maps alone (`cilium-dbg bpf lb list --revnat`, `--backends`, `--frontends` or `--source-ranges`): it holds IDs, not which backends serve which Service; give kdebug `cilium-dbg bpf lb list` without a flag, or `cilium-dbg service list`, from the Cilium agent Pod",
   hns: 'this is Windows HNS state (`hnsdiag list all` / `list loadbalancers`): kube-proxy on Windows programs HNS load balancers, not iptables; kdebug does not read them yet: each load balancer lists a Service VIP and its endpoints by HNS endpoint ID (`hnsdiag list endpoints` gives their IPs)',
   ovn: "this is OVN's load balancers (`ovn-nbctl lb-list`, or `list load_balancer`): OVN-Kubernetes (or Kube-OVN) implements Services as OVN load balancers, not kube-proxy rules; kdebug does not read them yet: each VIP line lists its backends",
   ...LOGS,
@@ -96,6 +99,10 @@ const FOREIGN_LINES: [RegExp, ForeignKind][] = [
   // Cilium: `cilium service list`, `cilium bpf lb list` (and cilium-dbg's)
   [/^(?:ID +)?Frontend +Service Type +Backend\b/, 'cilium'],
   [/^SERVICE ADDRESS +BACKEND ADDRESS\b/, 'cilium'],
+  // `bpf lb list --revnat` and `--backends` (both titled so by Cilium), --frontends, --source-ranges
+  [/^ID +BACKEND ADDRESS \(REVNAT_ID\) \(SLOT\)\s*$/, 'cilium-map'],
+  [/^SERVICE ADDRESS +BACKEND ID\s*$/, 'cilium-map'],
+  [/^SOURCE RANGE \(REVNAT_ID\)\s*$/, 'cilium-map'],
   [
     /^(?:\d+ +)?\S+:\d+(?::[A-Z]+|\/[A-Z]+)? +(?:ClusterIP|NodePort|ExternalIPs|LoadBalancer|HostPort|LocalRedirect)\b/,
     'cilium',
