@@ -11,12 +11,19 @@ import { expectedRules } from '../../src/core/dataplane/expected.js';
 import { clusterView, serviceCIDRs } from '../../src/core/kube/objects.js';
 import type { KubeObject } from '../../src/core/model.js';
 import { nftablesDrift } from '../../src/core/dataplane/nftables/drift.js';
-import { expectedNftText } from '../../src/core/dataplane/nftables/expected.js';
-import { parseNftJson } from '../../src/core/dataplane/nftables/listing.js';
+import {
+  expectedNftCommands,
+  expectedNftScript,
+  expectedNftTable,
+  expectedNftText,
+} from '../../src/core/dataplane/nftables/expected.js';
+import { parseNftJson, type NftTable } from '../../src/core/dataplane/nftables/listing.js';
+import { parseNftScript } from '../../src/core/dataplane/nftables/text.js';
+import { NEWEST_MODELLED } from '../../src/core/dataplane/releases.js';
 import { buildNftServiceTrees } from '../../src/core/dataplane/nftables/trees.js';
 import { aService, anEndpointSlice, type ServiceOptions } from '../support/builders.js';
 import { golden } from '../support/golden.js';
-import { NODE, objects } from '../support/nft-overall.js';
+import { NODE, objects, objectsV6 } from '../support/nft-overall.js';
 import { hasCommand, skipWithout } from '../support/skip.js';
 
 /** 120 Services cycling through the shapes, 0-4 endpoints each, half of them on this node. */
@@ -111,5 +118,37 @@ describe('the golden nftables tables in the real nft', skipWithout(why), () => {
         found.map((f) => `${f.id} ${f.service ?? ''}: ${f.title}`),
         [],
       );
+    });
+});
+
+/** A table's contents, without its lookups. */
+const contents = ({ chain: _c, set: _s, ...t }: NftTable) => t;
+
+describe("the table drift builds from the script's commands is the one nft builds from its lines", () => {
+  // every release of nftables mode, both masquerade configurations and node-port addresses
+  const view = clusterView(generated());
+  const base = expectedRules(view, NODE).config;
+  const configs = [
+    base,
+    { ...base, masqueradeAll: true },
+    { ...base, nodePortAddresses: ['0.0.0.0/0'] },
+    { ...base, detectLocalMode: 'InterfaceNamePrefix', interfaceNamePrefix: 'veth' },
+  ];
+  for (let minor = 31; minor <= NEWEST_MODELLED; minor++)
+    it(`v1.${minor}`, () => {
+      for (const config of configs) {
+        const exp = expectedRules(view, NODE, { release: { minor }, config });
+        const cidrs = serviceCIDRs(view);
+        const read = parseNftScript(expectedNftScript(exp, cidrs).join('\n')).tables[0]!;
+        const built = expectedNftTable(expectedNftCommands(exp, cidrs));
+        assert.deepEqual(contents(built), contents(read), `${config.source} ${minor}`);
+      }
+      // the ip6 table: kube-proxy's own IPv6 test objects
+      const v6 = clusterView(objectsV6);
+      const exp = expectedRules(v6, NODE, { release: { minor }, family: 'IPv6' });
+      const read = parseNftScript(expectedNftScript(exp, serviceCIDRs(v6)).join('\n')).tables[0]!;
+      const built = expectedNftTable(expectedNftCommands(exp, serviceCIDRs(v6)));
+      assert.equal(built.family, 'ip6');
+      assert.deepEqual(contents(built), contents(read));
     });
 });

@@ -1,5 +1,5 @@
-// Drift in nftables mode: the table kube-proxy should write (expected.ts, the same script
-// `kdebug expect` prints) read back into Service trees and compared with the node's, Service
+// Drift in nftables mode: the table kube-proxy should write (expected.ts: the commands of the
+// script `kdebug expect` prints, applied as nft applies them) read into Service trees and compared with the node's, Service
 // port by Service port, then the table's own chains. The same finding ids and meanings as
 // iptables mode, plus what only this mode has: a map element or jump to a chain the table lacks,
 // and an endpoint chain no numgen map sends new connections to.
@@ -17,10 +17,10 @@ import type { ExpectedRules, ExpectedServicePort } from '../expected.js';
 import { percent } from '../../model.js';
 import { writes, type Release } from '../releases.js';
 import type { ServiceTree, ServiceTrees, TreeEndpoint } from '../trees.js';
-import { expectedNftLines } from './expected.js';
+import { expectedNftCommands, expectedNftTable } from './expected.js';
 import { unreadAt, type NftExpr, type NftRule, type NftTable, type NftUnread } from './listing.js';
 import { ruleText } from './render.js';
-import { parseNftScript } from './text.js';
+import { scriptLine, type NftCommand } from './script.js';
 import { buildNftServiceTrees, portChain, unreadBears, unreadNames } from './trees.js';
 
 export interface NftDriftInput {
@@ -40,8 +40,10 @@ export function nftablesDrift(input: NftDriftInput): NodeDrift {
   const findings: DriftFinding[] = [];
   const add: Add = (id, f) =>
     findings.push({ id, severity: SEVERITY[id], node, expected: [], actual: [], ...f });
-  const { lines: script, ports } = expectedNftLines(exp, input.serviceCIDRs);
-  const want = parseNftScript(script.join('\n'), 'kdebug expect').tables[0]!;
+  const script = expectedNftCommands(exp, input.serviceCIDRs);
+  const want = expectedNftTable(script);
+  // the script's lines are evidence: printed only for a finding
+  const linesOf = (commands: NftCommand[]) => commands.map((x) => scriptLine(x, script.table));
   const lbIPs = new Set(exp.servicePorts.flatMap((sp) => sp.loadBalancerIPs));
   const wantTrees = byName(buildNftServiceTrees(want, { loadBalancerIPs: lbIPs }));
   const got = byName(input.trees);
@@ -54,13 +56,19 @@ export function nftablesDrift(input: NftDriftInput): NodeDrift {
     table,
     want,
     add,
-    script,
+    script: () => linesOf(script.commands),
     hairpin,
     release: exp.release,
     unread,
   };
   for (const sp of exp.servicePorts)
-    servicePort(sp, wantTrees.get(sp.name), got.get(sp.name), ports.get(sp) ?? [], c);
+    servicePort(
+      sp,
+      wantTrees.get(sp.name),
+      got.get(sp.name),
+      () => linesOf(script.ports.get(sp) ?? []),
+      c,
+    );
   fixedChains(want, c);
   elementTargets(c, scope);
   // a chain some current Service port has is not left over, even where nothing leads to it; nor
@@ -119,10 +127,11 @@ interface PortCheck {
   node: string;
   source: string;
   table: NftTable;
-  /** The table kube-proxy should write, read from its script. */
+  /** The table kube-proxy should write, built from its script's commands. */
   want: NftTable;
   add: Add;
-  script: string[];
+  /** The script's lines, printed when a finding quotes them. */
+  script: () => string[];
   hairpin: Set<string>;
   release: Release;
   /** The lines of the listing not read that this comparison may rest on. */
@@ -138,11 +147,11 @@ function servicePort(
   w: ServiceTree | undefined,
   a: ServiceTree | undefined,
   /** The script lines kube-proxy writes for this port: each finding's `expected`. */
-  expected: string[],
+  expected: () => string[],
   c: PortCheck,
 ): void {
   const { node, source, table } = c;
-  const add: Add = (id, f) => c.add(id, { service: sp.name, expected, ...f });
+  const add: Add = (id, f) => c.add(id, { service: sp.name, expected: expected(), ...f });
   // what a line not read may hold of this port is not said missing: only what was read differs
   const blind = c.unread.some((u) => unreadBears(u, sp.name));
   const missing: Add = (id, f) => {
@@ -387,7 +396,7 @@ function fixedChains(want: NftTable, c: PortCheck): void {
       c.add(id, {
         title: !a ? `chain ${w.name} missing` : `${w.name} hooked as ${hook(a) || 'no base chain'}`,
         message: `kube-proxy's table on ${c.node} ${!a ? `has no chain ${w.name}` : `has ${w.name} as ${hook(a) || 'a regular chain'}, not ${hook(w)}`}: what it does for every Service is not done there.`,
-        expected: c.script.filter((l) => l.includes(` ${w.name} `)),
+        expected: c.script().filter((l) => l.includes(` ${w.name} `)),
       });
       continue;
     }

@@ -2,12 +2,27 @@
 // iptables mode (expected.ts: endpoints, policies, addresses) and written as the `nft -f` script
 // kube-proxy itself feeds nft (pkg/proxy/nftables/proxier.go setupNFTables and syncProxyRules),
 // as the release of `exp` writes it (releases.ts says which release changed what); default
-// feature gates. Each release's TestOverallNFTablesRules is the vector (test/versions).
+// feature gates. The script is typed commands (script.ts): drift builds its table from them, never
+// from the printed lines. Each release's TestOverallNFTablesRules is the vector (test/versions).
 import { nftChainBase } from '../chain-names.js';
 import type { ExpectedRules, ExpectedServicePort } from '../expected.js';
 import type { ProxyEndpoint } from '../endpoints.js';
 import { containsAny, familyOf } from '../../ipv6.js';
 import { writes } from '../releases.js';
+import type { NftSet, NftTable } from './listing.js';
+import {
+  dnatTo,
+  jump,
+  markOr,
+  numgenDnat,
+  numgenGoto,
+  scriptLine,
+  scriptTable,
+  updateSaddr,
+  type BaseChain,
+  type NftCommand,
+  type Statement,
+} from './script.js';
 
 /** The chain names of one Service port in nftables mode. */
 export interface NftPortChains {
@@ -39,31 +54,49 @@ const portOf = (sp: ExpectedServicePort) => ({
   port: sp.name.slice(`${sp.namespace}/${sp.service}`.length + 1),
 });
 
+/** kube-proxy's script for the node of `exp` as typed commands, in the order kube-proxy's
+ * transaction adds them (so each chain exists before anything points at it), with the
+ * commands each Service port adds (drift's evidence) kept apart. */
+export interface ExpectedNftScript {
+  /** "ip kube-proxy" or "ip6 kube-proxy". */
+  table: string;
+  commands: NftCommand[];
+  ports: Map<ExpectedServicePort, NftCommand[]>;
+}
+
 /**
- * The `nft -f` script of kube-proxy's table on the node of `exp`, one command per line, in the
- * order kube-proxy's transaction adds them (so each chain exists before anything points at it).
+ * The `nft -f` script of kube-proxy's table on the node of `exp`, one command per line.
  * `serviceCIDRs` feed the drop of unallocated cluster IPs (none: no such rule).
  */
 export function expectedNftScript(exp: ExpectedRules, serviceCIDRs: string[]): string[] {
-  return expectedNftLines(exp, serviceCIDRs).lines;
+  const s = expectedNftCommands(exp, serviceCIDRs);
+  return s.commands.map((c) => scriptLine(c, s.table));
 }
 
-/** The same script, with the lines each Service port adds (drift's evidence) kept apart. */
-export function expectedNftLines(
-  exp: ExpectedRules,
-  serviceCIDRs: string[],
-): { lines: string[]; ports: Map<ExpectedServicePort, string[]> } {
+/** The table that script builds, read from its commands (drift compares a node's with it). */
+export function expectedNftTable(s: ExpectedNftScript): NftTable {
+  return scriptTable(s.commands, s.table.startsWith('ip6 ') ? 'ip6' : 'ip');
+}
+
+export function expectedNftCommands(exp: ExpectedRules, serviceCIDRs: string[]): ExpectedNftScript {
   const family = exp.ruleContext.family;
   const ipX = family === 'IPv6' ? 'ip6' : 'ip';
   const addr = family === 'IPv6' ? 'ipv6_addr' : 'ipv4_addr';
   const notLocalhost = family === 'IPv6' ? 'ip6 daddr != ::1' : 'ip daddr != 127.0.0.0/8';
   const t = `${ipX} kube-proxy`;
-  const out: string[] = [];
-  const add = (line: string) => out.push(`add ${line}`);
-  const rule = (chain: string, text: string, comment?: string) =>
-    add(`rule ${t} ${chain} ${text}${comment ? ` comment "${comment}"` : ''}`);
-  const chain = (name: string, body?: string) =>
-    add(`chain ${t} ${name}${body ? ` { ${body} ; }` : ''}`);
+  const out: NftCommand[] = [];
+  const rule = (chain: string, matches: string, statement?: Statement, comment?: string) =>
+    out.push({
+      add: 'rule',
+      chain,
+      matches,
+      ...(statement ? { statement } : {}),
+      ...(comment !== undefined ? { comment } : {}),
+    });
+  const chain = (name: string, base?: BaseChain) =>
+    out.push({ add: 'chain', name, ...(base ? { base } : {}) });
+  const set = (s: Omit<NftSet, 'elements' | 'flags'> & { flags?: string[] }) =>
+    out.push({ add: 'set', set: { flags: [], ...s } });
   const made = new Set<string>();
   const ensure = (name: string) => {
     if (!made.has(name)) chain(name);
@@ -72,7 +105,7 @@ export function expectedNftLines(
   const mark = `0x${exp.masqueradeMark.toString(16)}`;
   const inline = writes(exp.release, 'nftInlineMasquerade');
   // before 1.36 the mark is set by a jump to a chain of its own
-  const masquerade = inline ? `mark set mark or ${mark}` : 'jump mark-for-masquerade';
+  const masquerade = inline ? markOr(exp.masqueradeMark) : jump('jump', 'mark-for-masquerade');
   // the local detector in nft words (an interface prefix "veth+" is "veth*" there)
   const local = exp.localDetector?.ifLocal;
   const [match, value] = local?.source
@@ -84,17 +117,22 @@ export function expectedNftLines(
   const ifNotLocal = match && `${match} != ${value}`;
   const nodePortIPs = nodePortAddressesOf(exp);
 
-  add(`table ${t} { comment "rules for kube-proxy" ; }`);
+  out.push({ add: 'table', comment: 'rules for kube-proxy' });
   const preDnat = writes(exp.release, 'nftPreDnatFilterChains');
-  for (const [name, body] of preDnat ? BASE_CHAINS : BASE_CHAINS_BEFORE_33) chain(name, body);
+  for (const [name, type, hook, prio] of preDnat ? BASE_CHAINS : BASE_CHAINS_BEFORE_33)
+    chain(name, { type, hook, prio });
   for (const [to, from, extra] of preDnat ? JUMPS : JUMPS_BEFORE_33) {
     ensure(to);
-    rule(from, `${extra}jump ${to}`);
+    rule(from, extra, jump('jump', to));
   }
+  const vipType = [addr, 'inet_proto', 'inet_service'];
   if (inline) {
-    add(
-      `set ${t} hairpin-connections { type ${addr} . ${addr} . inet_proto . inet_service ; comment "service hairpin connections" ; }`,
-    );
+    set({
+      name: 'hairpin-connections',
+      kind: 'set',
+      type: [addr, addr, 'inet_proto', 'inet_service'],
+      comment: 'service hairpin connections',
+    });
     rule('masquerading', `mark and ${mark} != 0 mark set mark xor ${mark} masquerade fully-random`);
     rule(
       'masquerading',
@@ -102,15 +140,16 @@ export function expectedNftLines(
     );
   } else {
     ensure('mark-for-masquerade');
-    rule('mark-for-masquerade', `mark set mark or ${mark}`);
+    rule('mark-for-masquerade', '', markOr(exp.masqueradeMark));
     rule('masquerading', `mark and ${mark} == 0 return`);
     rule('masquerading', `mark set mark xor ${mark}`);
     rule('masquerading', 'masquerade fully-random');
   }
-  add(`set ${t} cluster-ips { type ${addr} ; comment "Active ClusterIPs" ; }`);
+  set({ name: 'cluster-ips', kind: 'set', type: [addr], comment: 'Active ClusterIPs' });
   rule(
     'cluster-ips-check',
     `${ipX} daddr @cluster-ips reject`,
+    undefined,
     'Reject traffic to invalid ports of ClusterIPs',
   );
   const cidrs = serviceCIDRs.filter((c) => familyOf(c) === family);
@@ -118,19 +157,38 @@ export function expectedNftLines(
     rule(
       'cluster-ips-check',
       `${ipX} daddr { ${cidrs.join(', ')} } drop`,
+      undefined,
       'Drop traffic to unallocated ClusterIPs',
     );
   if (nodePortIPs !== 'all') {
-    add(`set ${t} nodeport-ips { type ${addr} ; comment "IPs that accept NodePort traffic" ; }`);
-    for (const ip of nodePortIPs) add(`element ${t} nodeport-ips { ${ip} }`);
+    set({
+      name: 'nodeport-ips',
+      kind: 'set',
+      type: [addr],
+      comment: 'IPs that accept NodePort traffic',
+    });
+    for (const ip of nodePortIPs)
+      out.push({ add: 'element', set: 'nodeport-ips', element: { key: [ip] } });
   }
-  add(
-    `map ${t} no-endpoint-services { type ${addr} . inet_proto . inet_service : verdict ; comment "vmap to drop or reject packets to services with no endpoints" ; }`,
-  );
-  add(
-    `map ${t} no-endpoint-nodeports { type inet_proto . inet_service : verdict ; comment "vmap to drop or reject packets to service nodeports with no endpoints" ; }`,
-  );
-  chain('reject-chain', 'comment "helper for @no-endpoint-services / @no-endpoint-nodeports"');
+  set({
+    name: 'no-endpoint-services',
+    kind: 'map',
+    type: vipType,
+    map: 'verdict',
+    comment: 'vmap to drop or reject packets to services with no endpoints',
+  });
+  set({
+    name: 'no-endpoint-nodeports',
+    kind: 'map',
+    type: ['inet_proto', 'inet_service'],
+    map: 'verdict',
+    comment: 'vmap to drop or reject packets to service nodeports with no endpoints',
+  });
+  out.push({
+    add: 'chain',
+    name: 'reject-chain',
+    comment: 'helper for @no-endpoint-services / @no-endpoint-nodeports',
+  });
   rule('reject-chain', 'reject');
   rule(
     'service-endpoints-check',
@@ -140,24 +198,37 @@ export function expectedNftLines(
     'nodeport-endpoints-check',
     `${nodePortIPs === 'all' ? notLocalhost : `${ipX} daddr @nodeport-ips`} meta l4proto . th dport vmap @no-endpoint-nodeports`,
   );
-  add(
-    `map ${t} firewall-ips { type ${addr} . inet_proto . inet_service : verdict ; comment "destinations that are subject to LoadBalancerSourceRanges" ; }`,
-  );
+  set({
+    name: 'firewall-ips',
+    kind: 'map',
+    type: vipType,
+    map: 'verdict',
+    comment: 'destinations that are subject to LoadBalancerSourceRanges',
+  });
   ensure('firewall-check');
   rule('firewall-check', `${ipX} daddr . meta l4proto . th dport vmap @firewall-ips`);
-  add(
-    `map ${t} service-ips { type ${addr} . inet_proto . inet_service : verdict ; comment "ClusterIP, ExternalIP and LoadBalancer IP traffic" ; }`,
-  );
-  add(
-    `map ${t} service-nodeports { type inet_proto . inet_service : verdict ; comment "NodePort traffic" ; }`,
-  );
+  set({
+    name: 'service-ips',
+    kind: 'map',
+    type: vipType,
+    map: 'verdict',
+    comment: 'ClusterIP, ExternalIP and LoadBalancer IP traffic',
+  });
+  set({
+    name: 'service-nodeports',
+    kind: 'map',
+    type: ['inet_proto', 'inet_service'],
+    map: 'verdict',
+    comment: 'NodePort traffic',
+  });
   // before 1.36 each Service chain masquerades its own cluster IP (servicePortScript)
   if (inline && exp.config.masqueradeAll)
-    rule('services', `${ipX} daddr @cluster-ips ${masquerade}`, 'masquerade all clusterIP traffic');
+    rule('services', `${ipX} daddr @cluster-ips`, masquerade, 'masquerade all clusterIP traffic');
   else if (inline && ifNotLocal)
     rule(
       'services',
-      `${ipX} daddr @cluster-ips ${ifNotLocal} ${masquerade}`,
+      `${ipX} daddr @cluster-ips ${ifNotLocal}`,
+      masquerade,
       'masquerade clusterIP traffic from outside cluster',
     );
   rule('services', `${ipX} daddr . meta l4proto . th dport vmap @service-ips`);
@@ -169,11 +240,10 @@ export function expectedNftLines(
   );
 
   const hairpins = new Set<string>();
-  const ports = new Map<ExpectedServicePort, string[]>();
+  const ports = new Map<ExpectedServicePort, NftCommand[]>();
   for (const sp of exp.servicePorts) {
     const from = out.length;
     servicePortScript(sp, {
-      t,
       ipX,
       addr,
       masquerade,
@@ -181,13 +251,13 @@ export function expectedNftLines(
       ifNotLocal,
       exp,
       ensure,
-      add,
+      out,
       rule,
       hairpins,
     });
     ports.set(sp, out.slice(from));
   }
-  return { lines: out, ports };
+  return { table: t, commands: out, ports };
 }
 
 /** What kube-proxy answers node ports on: `nodePortAddresses` ("primary", the nftables-mode
@@ -199,38 +269,47 @@ function nodePortAddressesOf(exp: ExpectedRules): 'all' | string[] {
 }
 
 interface PortContext {
-  t: string;
   ipX: string;
   addr: string;
-  masquerade: string;
+  masquerade: Statement;
   ifLocal: string | undefined;
   ifNotLocal: string | undefined;
   exp: ExpectedRules;
   ensure: (chain: string) => void;
-  add: (line: string) => void;
-  rule: (chain: string, text: string, comment?: string) => void;
+  out: NftCommand[];
+  rule: (chain: string, matches: string, statement?: Statement, comment?: string) => void;
   hairpins: Set<string>;
 }
 
 function servicePortScript(sp: ExpectedServicePort, c: PortContext): void {
-  const { t, ipX, add, rule, ensure, exp } = c;
+  const { ipX, out, rule, ensure, exp } = c;
   const proto = sp.protocol;
   const names = nftPortChains(sp);
   const affinity = sp.affinitySeconds !== undefined;
   const inline = writes(exp.release, 'nftInlineMasquerade');
   // before 1.36 every reachable endpoint has a chain; since, only with session affinity
   const endpointChains = affinity || !inline;
-  const verdict = (v: 'REJECT' | 'DROP' | undefined) =>
-    v === 'REJECT' ? 'goto reject-chain' : 'drop';
-  const element = (map: string, key: string, value: string, comment?: boolean) =>
-    add(`element ${t} ${map} { ${key}${comment ? ` comment "${sp.name}"` : ''} : ${value} }`);
+  type Verdict = { kind: string; target?: string };
+  const verdict = (v: 'REJECT' | 'DROP' | undefined): Verdict =>
+    v === 'REJECT' ? { kind: 'goto', target: 'reject-chain' } : { kind: 'drop' };
+  const goto = (target: string): Verdict => ({ kind: 'goto', target });
+  const element = (set: string, key: (string | number)[], value: Verdict, comment?: boolean) =>
+    out.push({
+      add: 'element',
+      set,
+      element: { key, ...(comment ? { comment: sp.name } : {}), verdict: value },
+    });
 
   for (const ep of sp.reachableEndpoints) {
     if (endpointChains) ensure(nftEndpointNames(sp, ep).chain);
     const key = `${ep.ip} . ${ep.ip} . ${proto} . ${ep.port}`;
     if (inline && ep.local && !c.hairpins.has(key)) {
       c.hairpins.add(key);
-      add(`element ${t} hairpin-connections { ${key} }`);
+      out.push({
+        add: 'element',
+        set: 'hairpin-connections',
+        element: { key: [ep.ip, ep.ip, proto, ep.port] },
+      });
     }
   }
   if (sp.chains.svc) ensure(names.service);
@@ -239,12 +318,12 @@ function servicePortScript(sp: ExpectedServicePort, c: PortContext): void {
   const internalChain = sp.internalPolicyLocal ? names.local : names.service;
   const externalPolicyChain = sp.externalPolicyLocal ? names.local : names.service;
 
-  add(`element ${t} cluster-ips { ${sp.clusterIP} }`);
-  const vip = (ip: string) => `${ip} . ${proto} . ${sp.port}`;
-  if (sp.hasInternalEndpoints) element('service-ips', vip(sp.clusterIP), `goto ${internalChain}`);
+  out.push({ add: 'element', set: 'cluster-ips', element: { key: [sp.clusterIP] } });
+  const vip = (ip: string) => [ip, proto, sp.port];
+  if (sp.hasInternalEndpoints) element('service-ips', vip(sp.clusterIP), goto(internalChain));
   else element('no-endpoint-services', vip(sp.clusterIP), verdict(sp.internalVerdict), true);
   for (const ip of sp.externalIPs) {
-    if (sp.hasEndpoints) element('service-ips', vip(ip), `goto ${names.external}`);
+    if (sp.hasEndpoints) element('service-ips', vip(ip), goto(names.external));
     if (!sp.hasExternalEndpoints)
       element('no-endpoint-services', vip(ip), verdict(sp.externalVerdict), true);
   }
@@ -252,15 +331,15 @@ function servicePortScript(sp: ExpectedServicePort, c: PortContext): void {
   if (usesFirewall) ensure(names.firewall);
   const named = !writes(exp.release, 'nftFirewallElementUncommented');
   for (const ip of sp.loadBalancerIPs) {
-    if (sp.hasEndpoints) element('service-ips', vip(ip), `goto ${names.external}`);
-    if (usesFirewall) element('firewall-ips', vip(ip), `goto ${names.firewall}`, named);
+    if (sp.hasEndpoints) element('service-ips', vip(ip), goto(names.external));
+    if (usesFirewall) element('firewall-ips', vip(ip), goto(names.firewall), named);
   }
   if (!sp.hasExternalEndpoints)
     for (const ip of sp.loadBalancerIPs)
       element('no-endpoint-services', vip(ip), verdict(sp.externalVerdict), true);
   if (sp.nodePort !== undefined) {
-    const key = `${proto} . ${sp.nodePort}`;
-    if (sp.hasEndpoints) element('service-nodeports', key, `goto ${names.external}`);
+    const key = [proto, sp.nodePort];
+    if (sp.hasEndpoints) element('service-nodeports', key, goto(names.external));
     if (!sp.hasExternalEndpoints)
       element('no-endpoint-nodeports', key, verdict(sp.externalVerdict), true);
   }
@@ -271,23 +350,24 @@ function servicePortScript(sp: ExpectedServicePort, c: PortContext): void {
       ? ''
       : ` ${proto} dport ${sp.port}`;
     const match = `${ipX} daddr ${sp.clusterIP}${port}`;
-    if (exp.config.masqueradeAll) rule(internalChain, `${match} ${c.masquerade}`);
-    else if (c.ifNotLocal) rule(internalChain, `${match} ${c.ifNotLocal} ${c.masquerade}`);
+    if (exp.config.masqueradeAll) rule(internalChain, match, c.masquerade);
+    else if (c.ifNotLocal) rule(internalChain, `${match} ${c.ifNotLocal}`, c.masquerade);
   }
   if (sp.chains.ext) {
     if (!sp.externalPolicyLocal)
-      rule(names.external, c.masquerade, inline ? 'masquerade' : undefined);
+      rule(names.external, '', c.masquerade, inline ? 'masquerade' : undefined);
     else {
       if (c.ifLocal)
-        rule(names.external, `${c.ifLocal} goto ${names.service}`, 'short-circuit pod traffic');
-      rule(names.external, `fib saddr type local ${c.masquerade}`, 'masquerade local traffic');
+        rule(names.external, c.ifLocal, jump('goto', names.service), 'short-circuit pod traffic');
+      rule(names.external, 'fib saddr type local', c.masquerade, 'masquerade local traffic');
       rule(
         names.external,
-        `fib saddr type local goto ${names.service}`,
+        'fib saddr type local',
+        jump('goto', names.service),
         'short-circuit local traffic',
       );
     }
-    if (sp.hasExternalEndpoints) rule(names.external, `goto ${externalPolicyChain}`);
+    if (sp.hasExternalEndpoints) rule(names.external, '', jump('goto', externalPolicyChain));
   }
   if (usesFirewall) {
     const nodeIP = exp.node.ips[0];
@@ -297,9 +377,16 @@ function servicePortScript(sp: ExpectedServicePort, c: PortContext): void {
   }
   if (affinity)
     for (const ep of sp.reachableEndpoints)
-      add(
-        `set ${t} ${nftEndpointNames(sp, ep).affinity} { type ${c.addr} ; flags dynamic,timeout ; timeout ${sp.affinitySeconds}s ; }`,
-      );
+      out.push({
+        add: 'set',
+        set: {
+          name: nftEndpointNames(sp, ep).affinity,
+          kind: 'set',
+          type: [c.addr],
+          flags: ['dynamic', 'timeout'],
+          timeout: sp.affinitySeconds,
+        },
+      });
 
   const policies: [string | undefined, ProxyEndpoint[]][] = [
     [sp.chains.svc && names.service, sp.clusterEndpoints],
@@ -310,9 +397,9 @@ function servicePortScript(sp: ExpectedServicePort, c: PortContext): void {
   if (endpointChains)
     for (const ep of sp.reachableEndpoints) {
       const n = nftEndpointNames(sp, ep);
-      if (!inline) rule(n.chain, `${ipX} saddr ${ep.ip} ${c.masquerade}`);
-      if (affinity) rule(n.chain, `update @${n.affinity} { ${ipX} saddr }`);
-      rule(n.chain, `meta l4proto ${proto} dnat to ${ep.address}`);
+      if (!inline) rule(n.chain, `${ipX} saddr ${ep.ip}`, c.masquerade);
+      if (affinity) rule(n.chain, '', updateSaddr(ipX, n.affinity));
+      rule(n.chain, `meta l4proto ${proto}`, dnatTo(ep.ip, ep.port, ep.address));
     }
 }
 
@@ -330,19 +417,12 @@ function balance(
     if (sp.affinitySeconds !== undefined)
       for (const ep of eps) {
         const n = nftEndpointNames(sp, ep);
-        rule(chain, `${ipX} saddr @${n.affinity} goto ${n.chain}`);
+        rule(chain, `${ipX} saddr @${n.affinity}`, jump('goto', n.chain));
       }
-    const targets = eps.map((ep, i) => `${i} : goto ${nftEndpointNames(sp, ep).chain}`);
-    rule(chain, `numgen random mod ${eps.length} vmap { ${targets.join(' , ')} }`);
+    rule(chain, '', numgenGoto(eps.map((ep) => nftEndpointNames(sp, ep).chain)));
   } else if (eps.length === 1 && writes(c.exp.release, 'nftSingleEndpointDnat'))
-    rule(chain, `meta l4proto ${proto} dnat to ${eps[0]!.address}`);
-  else {
-    const targets = eps.map((ep, i) => `${i} : ${ep.ip} . ${ep.port}`);
-    rule(
-      chain,
-      `meta l4proto ${proto} dnat ${ipX} addr . port to numgen random mod ${eps.length} map { ${targets.join(' , ')} }`,
-    );
-  }
+    rule(chain, `meta l4proto ${proto}`, dnatTo(eps[0]!.ip, eps[0]!.port, eps[0]!.address));
+  else rule(chain, `meta l4proto ${proto}`, numgenDnat(ipX, eps));
 }
 
 /** `kdebug expect`'s text for a node in nftables mode: what was modelled and left out, as nft
@@ -362,53 +442,53 @@ export function expectedNftText(exp: ExpectedRules, serviceCIDRs: string[]): str
 }
 
 /** The base chains: name, then type, hook and priority as kube-proxy gives them (1.33+). */
-const BASE_CHAINS: [string, string][] = [
-  ['filter-prerouting-pre-dnat', 'type filter hook prerouting priority -110'],
-  ['filter-output-pre-dnat', 'type filter hook output priority -110'],
-  ['filter-input', 'type filter hook input priority 0'],
-  ['filter-forward', 'type filter hook forward priority 0'],
-  ['filter-output', 'type filter hook output priority 0'],
-  ['nat-prerouting', 'type nat hook prerouting priority -100'],
-  ['nat-output', 'type nat hook output priority -100'],
-  ['nat-postrouting', 'type nat hook postrouting priority 100'],
+const BASE_CHAINS: [string, string, string, number][] = [
+  ['filter-prerouting-pre-dnat', 'filter', 'prerouting', -110],
+  ['filter-output-pre-dnat', 'filter', 'output', -110],
+  ['filter-input', 'filter', 'input', 0],
+  ['filter-forward', 'filter', 'forward', 0],
+  ['filter-output', 'filter', 'output', 0],
+  ['nat-prerouting', 'nat', 'prerouting', -100],
+  ['nat-output', 'nat', 'output', -100],
+  ['nat-postrouting', 'nat', 'postrouting', 100],
 ];
 
 /** The jumps from the base chains: to, from, and the match before the jump (1.33+). */
 const JUMPS: [string, string, string][] = [
-  ['nodeport-endpoints-check', 'filter-input', 'ct state new '],
-  ['service-endpoints-check', 'filter-input', 'ct state new '],
-  ['service-endpoints-check', 'filter-forward', 'ct state new '],
-  ['service-endpoints-check', 'filter-output', 'ct state new '],
-  ['firewall-check', 'filter-prerouting-pre-dnat', 'ct state new '],
-  ['firewall-check', 'filter-output-pre-dnat', 'ct state new '],
+  ['nodeport-endpoints-check', 'filter-input', 'ct state new'],
+  ['service-endpoints-check', 'filter-input', 'ct state new'],
+  ['service-endpoints-check', 'filter-forward', 'ct state new'],
+  ['service-endpoints-check', 'filter-output', 'ct state new'],
+  ['firewall-check', 'filter-prerouting-pre-dnat', 'ct state new'],
+  ['firewall-check', 'filter-output-pre-dnat', 'ct state new'],
   ['services', 'nat-output', ''],
   ['services', 'nat-prerouting', ''],
   ['masquerading', 'nat-postrouting', ''],
-  ['cluster-ips-check', 'filter-forward', 'ct state new '],
-  ['cluster-ips-check', 'filter-output', 'ct state new '],
+  ['cluster-ips-check', 'filter-forward', 'ct state new'],
+  ['cluster-ips-check', 'filter-output', 'ct state new'],
 ];
 
 /** Before 1.33: the filter chains all at -110, and the cluster-IP check after DNAT (-90). */
-const BASE_CHAINS_BEFORE_33: [string, string][] = [
-  ['filter-prerouting', 'type filter hook prerouting priority -110'],
-  ['filter-forward', 'type filter hook forward priority -110'],
-  ['filter-input', 'type filter hook input priority -110'],
-  ['filter-output', 'type filter hook output priority -110'],
-  ['filter-output-post-dnat', 'type filter hook output priority -90'],
-  ['nat-output', 'type nat hook output priority -100'],
-  ['nat-postrouting', 'type nat hook postrouting priority 100'],
-  ['nat-prerouting', 'type nat hook prerouting priority -100'],
+const BASE_CHAINS_BEFORE_33: [string, string, string, number][] = [
+  ['filter-prerouting', 'filter', 'prerouting', -110],
+  ['filter-forward', 'filter', 'forward', -110],
+  ['filter-input', 'filter', 'input', -110],
+  ['filter-output', 'filter', 'output', -110],
+  ['filter-output-post-dnat', 'filter', 'output', -90],
+  ['nat-output', 'nat', 'output', -100],
+  ['nat-postrouting', 'nat', 'postrouting', 100],
+  ['nat-prerouting', 'nat', 'prerouting', -100],
 ];
 
 const JUMPS_BEFORE_33: [string, string, string][] = [
-  ['firewall-check', 'filter-prerouting', 'ct state new '],
-  ['service-endpoints-check', 'filter-forward', 'ct state new '],
-  ['cluster-ips-check', 'filter-forward', 'ct state new '],
-  ['nodeport-endpoints-check', 'filter-input', 'ct state new '],
-  ['service-endpoints-check', 'filter-input', 'ct state new '],
-  ['service-endpoints-check', 'filter-output', 'ct state new '],
-  ['firewall-check', 'filter-output', 'ct state new '],
-  ['cluster-ips-check', 'filter-output-post-dnat', 'ct state new '],
+  ['firewall-check', 'filter-prerouting', 'ct state new'],
+  ['service-endpoints-check', 'filter-forward', 'ct state new'],
+  ['cluster-ips-check', 'filter-forward', 'ct state new'],
+  ['nodeport-endpoints-check', 'filter-input', 'ct state new'],
+  ['service-endpoints-check', 'filter-input', 'ct state new'],
+  ['service-endpoints-check', 'filter-output', 'ct state new'],
+  ['firewall-check', 'filter-output', 'ct state new'],
+  ['cluster-ips-check', 'filter-output-post-dnat', 'ct state new'],
   ['services', 'nat-output', ''],
   ['masquerading', 'nat-postrouting', ''],
   ['services', 'nat-prerouting', ''],

@@ -14,6 +14,15 @@ import type {
   NftUnread,
 } from './listing.js';
 import { isNftJson, NftParseError, parseNftJson } from './listing.js';
+import {
+  dnatExpr,
+  markOrExpr,
+  matchExprs,
+  numgenDnatExpr,
+  numgenVmapExpr,
+  updateSaddrExpr,
+  verdictExpr,
+} from './expr.js';
 import { portChain } from './trees.js';
 
 /** Does this look like the script kube-proxy feeds `nft -f` (and logs)? */
@@ -515,14 +524,12 @@ function rule(chain: string, text: string): NftRule {
     (m = /(?:^| )numgen random mod (\d+) vmap \{ (.*) \}$/.exec(t)) &&
     splitTop(m[2]!).every((p) => VMAP_PAIR.test(p))
   ) {
-    const set = splitTop(m[2]!).map((p) => {
+    const set = splitTop(m[2]!).map((p): [number, NftExpr] => {
       const [k, v] = splitOnce(p, ' : ');
       return [Number(k), toVerdictExpr(v.trim())];
     });
     t = t.slice(0, m.index);
-    expr.push(...matches(t), {
-      vmap: { key: { numgen: { mode: 'random', mod: Number(m[1]) } }, data: { set } },
-    });
+    expr.push(...matchExprs(t), numgenVmapExpr(Number(m[1]), set));
   } else if (
     // the listing's "dnat ip to numgen ..."; the script's "dnat ip addr . port to numgen ..."
     numgen &&
@@ -532,39 +539,28 @@ function rule(chain: string, text: string): NftRule {
     )) &&
     splitTop(m[3]!).every((p) => DNAT_PAIR.test(p))
   ) {
-    const family = m[1]!;
-    const mod = Number(m[2]);
-    const set = splitTop(m[3]!).map((p) => {
+    const set = splitTop(m[3]!).map((p): [number, (string | number)[]] => {
       const [k, v] = splitOnce(p, ' : ');
-      return [Number(k), { concat: v.trim().split(' . ').map(value_) }];
+      return [Number(k), v.trim().split(' . ').map(value_)];
     });
     t = t.slice(0, m.index);
-    expr.push(...matches(t), {
-      dnat: { family, addr: { map: { key: { numgen: { mode: 'random', mod } }, data: { set } } } },
-    });
+    expr.push(...matchExprs(t), numgenDnatExpr(m[1]!, Number(m[2]), set));
   } else if (dnat && (m = /(?:^| )dnat (?:ip6? )?to \[?([^\s\]]+?)\]?:(\d+)$/.exec(t))) {
     t = t.slice(0, m.index);
-    expr.push(...matches(t), { dnat: { addr: m[1], port: Number(m[2]) } });
+    expr.push(...matchExprs(t), dnatExpr(m[1]!, Number(m[2])));
   } else if ((m = /(?:^| )(goto|jump) (\S+)$/.exec(t))) {
     t = t.slice(0, m.index);
-    expr.push(...matches(t), { [m[1]!]: { target: m[2] } });
+    expr.push(...matchExprs(t), verdictExpr(m[1]!, m[2]));
   } else if (
     // the listing's "meta mark set meta mark | 0x00004000"; the script's "mark set mark or 0x4000"
     t.includes('mark set ') &&
     (m = /(?:^| )(?:meta mark set meta mark \||mark set mark or) (0x[0-9a-f]+)(.*)$/.exec(t))
   ) {
     t = t.slice(0, m.index);
-    expr.push(...matches(t), {
-      mangle: {
-        key: { meta: { key: 'mark' } },
-        value: { '|': [{ meta: { key: 'mark' } }, Number(m[1])] },
-      },
-    });
+    expr.push(...matchExprs(t), markOrExpr(Number(m[1])));
   } else if ((m = /^update (@\S+) \{ (ip6?) saddr \}$/.exec(t))) {
-    expr.push({
-      set: { op: 'update', elem: { payload: { protocol: m[2], field: 'saddr' } }, set: m[1] },
-    });
-  } else expr.push(...matches(t));
+    expr.push(updateSaddrExpr(m[2]!, m[1]!));
+  } else expr.push(...matchExprs(t));
   return { chain, ...(comment !== undefined ? { comment } : {}), expr };
 }
 
@@ -580,34 +576,8 @@ const understood = (text: string, r: NftRule) =>
 
 function toVerdictExpr(v: string): NftExpr {
   const x = verdict(v);
-  return x?.target ? { [x.kind]: { target: x.target } } : { [x?.kind ?? v]: null };
+  return verdictExpr(x?.kind ?? v, x?.target);
 }
-
-/** The matches before a rule's statement: `ip saddr @affinity-...` read as a set lookup (the
- * trees follow those), every other kept as its text. */
-function matches(t: string): NftExpr[] {
-  const out: NftExpr[] = [];
-  const rest = t.trim();
-  if (!rest) return out;
-  // one match per left-hand side: "ip daddr @cluster-ips ip saddr != 10.0.0.0/8" is two
-  const starts = [...rest.matchAll(LEFT)].map((x) => x.index);
-  const pieces = (starts.length > 0 && starts[0] === 0 ? starts : [0, ...starts]).map(
-    (at, i, all) => rest.slice(at, all[i + 1]).trim(),
-  );
-  for (const piece of pieces) {
-    // an address looked up in a named set, as nft's JSON has it (affinity, cluster-ips …)
-    const m = /^(ip6?) ([sd]addr) (@\S+)$/.exec(piece);
-    if (m)
-      out.push({
-        match: { op: '==', left: { payload: { protocol: m[1], field: m[2] } }, right: m[3] },
-      });
-    else out.push({ match: { text: piece } });
-  }
-  return out;
-}
-
-/** Where a match starts: its left-hand side. */
-const LEFT = /(?:^| )(?=(?:ip6? [sd]addr|meta [a-z0-9]+|fib [a-z]+ type|ct [a-z]+|th [sd]port)\b)/g;
 
 /** Splits "a, b { c, d }, e" at the top-level commas. */
 function splitTop(s: string): string[] {
