@@ -189,6 +189,22 @@ describe('pastes: what is not a rule is skipped and said, the rules are read', (
     const alone = parseIptables('*nat\n:X - [0:0]\n-A X -j RETURN\n[3:180]\nCOMMIT\n');
     assert.deepEqual(kinds(alone), ['4:counters']);
     assert.match(alone.warnings[0]!.message, /the rule they count is not in the paste/);
+    // counters and nothing else readable: the error says what the line is, not that it is none
+    for (const [text, line, more] of [
+      ['[12:720]', 1, false],
+      ['$ sudo iptables-save -c\n[12:720]\n', 2, true],
+    ] as const)
+      assert.throws(
+        () => parseIptables(text, { file: 'dump.txt' }),
+        (e: unknown) =>
+          e instanceof NoRulesError &&
+          e.message.startsWith(
+            `no iptables rules in dump.txt: line ${line} holds only the packet`,
+          ) &&
+          /rule they count is not in the paste/.test(e.message) &&
+          /no other line/.test(e.message) === more &&
+          !/ is not a line of iptables-save/.test(e.message),
+      );
   });
 
   it('a chain declared twice is read once', () => {

@@ -48,6 +48,8 @@ export interface NoRulesDetail {
   lines: number;
   /** The line of iptables-nft's "iptables-legacy tables present" warning. */
   legacyWarning?: number;
+  /** The line of iptables-save -c counters ("[12:720]") whose rule is not in the paste. */
+  counters?: number;
   /** How the text came, where the caller knows: a file saved, or a pipe. */
   source?: ParseOptions['source'];
 }
@@ -70,6 +72,8 @@ function noRulesMessage(file: string, foreign?: ForeignKind, d?: NoRulesDetail):
       ? `; line ${d.legacyWarning} is iptables-nft's warning that the legacy backend holds tables: kube-proxy's rules are likely there, run \`iptables-legacy-save\``
       : '';
   if (foreign) return `${file}: ${FOREIGN[foreign]}${legacy}`;
+  if (d?.counters !== undefined)
+    return `no iptables rules in ${file}: line ${d.counters} holds only the packet and byte counters iptables-save -c prints before a rule, and the rule they count is not in the paste${d.lines > 1 ? `; no other line is a line of iptables-save or iptables -S` : ''}${legacy}`;
   if (d && d.lines > 0)
     return `no iptables rules in ${file}: ${d.lines === 1 ? 'its one line is not' : `none of its ${d.lines} lines is`} a line of iptables-save or iptables -S (a prompt, prose, another tool's output)${legacy}`;
   // an empty pipe is a command that failed before it; an empty file was saved without rules
@@ -249,6 +253,7 @@ class DumpParser {
   private readonly whole: Buffer;
   private readonly elided = new Map<Table, number[]>(); // "..." lines: the chain read before each
   private nonBlank = 0;
+  private countersLine: number | undefined; // counters whose rule is not in the paste
   private readonly startsInside = new Set<Table>(); // tables the paste starts in (COMMIT, no *table)
   private readonly interleaved = new Set<Table>(); // tables whose chains' rules take turns
   private typed: Typed | undefined; // the table a command typed before the next listing lists
@@ -319,6 +324,7 @@ class DumpParser {
       throw new NoRulesError(this.options.file ?? '<input>', this.mainForeign(), {
         lines: this.nonBlank,
         ...(this.legacyWarning !== undefined ? { legacyWarning: this.legacyWarning } : {}),
+        ...(this.countersLine !== undefined ? { counters: this.countersLine } : {}),
         ...(this.options.source ? { source: this.options.source } : {}),
       });
     return rs;
@@ -673,10 +679,12 @@ class DumpParser {
   /** iptables-save -c's "[packets:bytes]" on a line of its own: the rule after it is the one
    * they count; on the last line, the paste was cut after them. */
   private counters(last: boolean): void {
+    const next = !last && this.nextStarts(65 /* A */);
+    if (!next) this.countersLine ??= this.lineNo;
     if (last) return this.cutShort('a rule cut after its counters');
     this.warn(
       'counters',
-      this.nextStarts(65 /* A */)
+      next
         ? 'the counters iptables-save -c prints before a rule, on a line of their own: the rule on the next line is read'
         : 'the counters iptables-save -c prints before a rule, on a line of their own, and the rule they count is not in the paste: not read',
     );
