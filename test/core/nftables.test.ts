@@ -81,6 +81,40 @@ describe('the nft -j listing', () => {
       /x\.json:1: not an nft -j listing: no table, chain, rule, set or map in it/,
     );
   });
+
+  it('an item it does not read (a named counter, a flowtable, an element to add) is said with its line, not dropped', () => {
+    const items = (JSON.parse(fixture) as { nftables: unknown[] }).nftables;
+    const extra = [
+      { counter: { family: 'ip', name: 'seen', table: 'kube-proxy', packets: 0, bytes: 0 } },
+      { flowtable: { family: 'ip', name: 'ft', hook: 'ingress', prio: 0, dev: ['eth0'] } },
+      { element: { family: 'ip', table: 'kube-proxy', name: 'cluster-ips', elem: ['10.96.9.9'] } },
+    ];
+    // one item a line, the unread ones after the table's first three items
+    const text = `{"nftables": [\n${[...items.slice(0, 3), ...extra, ...items.slice(3)]
+      .map((i) => JSON.stringify(i))
+      .join(',\n')}\n]}\n`;
+    const t = parseNftJson(text, 'x.json').table('ip', 'kube-proxy')!;
+    assert.deepEqual(
+      t.unread?.map((u) => [u.line, Object.keys(JSON.parse(u.text) as object)[0]]),
+      [
+        [5, 'counter'],
+        [6, 'flowtable'], // it names no table: said in the table listed before it
+        [7, 'element'],
+      ],
+    );
+    // what is read is read as before, and the unread items are said in the warnings
+    assert.deepEqual(
+      buildNftServiceTrees(t).services.map((x) => `${x.name} ${eps(x.endpoints).join(',')}`),
+      trees.services.map((x) => `${x.name} ${eps(x.endpoints).join(',')}`),
+    );
+    assert.deepEqual(
+      rulesDoc(t, buildNftServiceTrees(t), { label: 'x.json' })
+        .warnings.filter((w) => w.kind === 'unread')
+        .map((w) => w.line),
+      [5, 6, 7],
+    );
+    assert.equal(table.unread, undefined); // the listing as nft prints it: nothing unread
+  });
 });
 
 describe('Service trees from kube-proxy 1.37 nftables rules', () => {

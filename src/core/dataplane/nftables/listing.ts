@@ -139,7 +139,9 @@ function jsonStart(text: string): number {
 export function parseNftJson(text: string, file = '<input>'): NftListing {
   const at = Math.max(0, jsonStart(text));
   const { items, cut } = jsonItems(text, at, file);
-  return listingOf(items, file, cut === undefined ? undefined : lineAt(text, cut));
+  return listingOf(items, file, cut === undefined ? undefined : lineAt(text, cut), (k) =>
+    lineAt(text, k),
+  );
 }
 
 const lineAt = (text: string, at: number) => text.slice(0, at).split('\n').length;
@@ -149,10 +151,10 @@ const lineAt = (text: string, at: number) => text.slice(0, at).split('\n').lengt
  * in the middle, or items without the wrapper) gives the items it holds in full: `cut` is where
  * the last, incomplete one starts. JSON that is whole but not nft's is an error with its line.
  */
-function jsonItems(text: string, at: number, file: string): { items: unknown[]; cut?: number } {
+function jsonItems(text: string, at: number, file: string): { items: Item[]; cut?: number } {
   const wrapped = /^\{\s*"nftables"\s*:/.test(text.slice(at));
   const itemDepth = wrapped ? 2 : text[at] === '[' ? 1 : 0;
-  const items: unknown[] = [];
+  const items: Item[] = [];
   let depth = 0;
   let quoted = false;
   let escaped = false;
@@ -173,7 +175,7 @@ function jsonItems(text: string, at: number, file: string): { items: unknown[]; 
       depth--;
       if (depth === itemDepth && start >= 0) {
         try {
-          items.push(JSON.parse(text.slice(start, k + 1)));
+          items.push({ value: JSON.parse(text.slice(start, k + 1)), at: start });
         } catch (e) {
           throw new NftParseError(
             file,
@@ -191,9 +193,11 @@ function jsonItems(text: string, at: number, file: string): { items: unknown[]; 
   // that is whole, its open brackets closed, when that parses
   if (start >= 0) {
     const whole = closedPrefix(text.slice(start));
-    if (whole !== undefined) items.push(whole);
+    if (whole !== undefined) items.push({ value: whole, at: start });
   }
-  const known = items.some((i) => isObject(i) && Object.keys(i).some((k) => NFT_ITEMS.includes(k)));
+  const known = items.some(
+    ({ value: i }) => isObject(i) && Object.keys(i).some((k) => NFT_ITEMS.includes(k)),
+  );
   if (!known && start < 0)
     throw new NftParseError(
       file,
@@ -232,13 +236,25 @@ function closedPrefix(text: string): unknown {
 /** The kinds of item in nft's JSON array that a listing holds. */
 const NFT_ITEMS = ['metainfo', 'table', 'chain', 'rule', 'set', 'map', 'element'];
 
-function listingOf(items: unknown[], file: string, cutLine?: number): NftListing {
+/** An item of the JSON array, and where in the text it starts. */
+interface Item {
+  value: unknown;
+  at: number;
+}
+
+function listingOf(
+  items: Item[],
+  file: string,
+  cutLine: number | undefined,
+  lineOf: (at: number) => number,
+): NftListing {
   interface Building {
     family: NftFamily;
     name: string;
     comment?: string;
     chains: Map<string, NftChain>;
     sets: Map<string, NftSet>;
+    unread: NftUnread[];
   }
   const tables = new Map<string, Building>();
   const tableOf = (o: J): Building => {
@@ -246,14 +262,21 @@ function listingOf(items: unknown[], file: string, cutLine?: number): NftListing
     const name = String(o['table'] ?? o['name']);
     const key = `${family} ${name}`;
     let t = tables.get(key);
-    if (!t) tables.set(key, (t = { family, name, chains: new Map(), sets: new Map() }));
-    return t;
+    if (!t) tables.set(key, (t = { family, name, chains: new Map(), sets: new Map(), unread: [] }));
+    return (last = t);
   };
+  let last: Building | undefined; // the table the items before this one were of
+  // an item not read (a named counter, a flowtable, an element to add): said where it is, as
+  // the text listing says its lines, in the table it names or else the one before it
+  const notRead: { item: Item; table?: Building }[] = [];
   let version: string | undefined;
   for (const item of items) {
-    if (!isObject(item)) continue;
-    const [kind, body] = Object.entries(item)[0] ?? [];
-    if (!isObject(body)) continue;
+    const [kind, body] = isObject(item.value) ? (Object.entries(item.value)[0] ?? []) : [];
+    if (!isObject(body) || !['metainfo', 'table', 'chain', 'rule', 'set', 'map'].includes(kind!)) {
+      const named = isObject(body) && typeof body['table'] === 'string';
+      notRead.push({ item, ...(named ? { table: tableOf(body) } : last ? { table: last } : {}) });
+      continue;
+    }
     if (kind === 'metainfo')
       version = typeof body['version'] === 'string' ? body['version'] : undefined;
     else if (kind === 'table') {
@@ -287,10 +310,16 @@ function listingOf(items: unknown[], file: string, cutLine?: number): NftListing
       });
     }
   }
+  for (const { item, table } of notRead)
+    (table ?? [...tables.values()][0])?.unread.push({
+      line: lineOf(item.at),
+      text: JSON.stringify(item.value),
+    });
   const list: NftTable[] = [...tables.values()].map((t) => ({
     family: t.family,
     name: t.name,
     ...(t.comment !== undefined ? { comment: t.comment } : {}),
+    ...(t.unread.length > 0 ? { unread: t.unread } : {}),
     chains: [...t.chains.values()],
     sets: [...t.sets.values()],
     chain: (n) => t.chains.get(n),
