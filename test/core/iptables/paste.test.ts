@@ -207,6 +207,27 @@ describe('pastes: what is not a rule is skipped and said, the rules are read', (
       );
   });
 
+  it('a prompt run on from the end of a rule (a page lost the line end): the rule read, the command not', () => {
+    const rs = parseIptables(
+      [
+        '-A KUBE-SVC-AAAAAAAAAAAAAAAA -m comment --comment "ns/a:http -> 10.244.0.3:80" -j KUBE-SEP-BBBBBBBBBBBBBBBB# cat rules.txt|grep KUBE-SEP-BBBBBBBBBBBBBBBB',
+        '-A KUBE-SEP-BBBBBBBBBBBBBBBB -p tcp -m comment --comment "ns/a:http" -m tcp -j DNAT --to-destination 10.244.0.3:80',
+      ].join('\n'),
+      { file: 'dump.txt', table: 'nat' },
+    );
+    const svc = rs.tables[0]!.chains.find((c) => c.name === 'KUBE-SVC-AAAAAAAAAAAAAAAA')!;
+    assert.match(printRule(svc.rules[0]!), /-j KUBE-SEP-BBBBBBBBBBBBBBBB$/);
+    assert.match(
+      rs.warnings.find((w) => w.kind === 'joined')?.message ?? '',
+      /^a prompt runs on from the end of its rule .*: "# cat rules\.txt\|grep KUBE-SEP-B+"$/,
+    );
+    // "# " inside a quoted comment is the comment's
+    const quoted = parseIptables('-A X -m comment --comment "see# cat notes" -j RETURN\n', {
+      table: 'nat',
+    });
+    assert.equal(quoted.warnings.length, 0);
+  });
+
   it('a chain declared twice is read once', () => {
     const rs = parseIptables('*nat\n:X - [0:0]\n:X - [0:0]\n-A X -j ACCEPT\nCOMMIT\n');
     assert.equal(rs.table('nat')!.chain('X')!.line, 2);

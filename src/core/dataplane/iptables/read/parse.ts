@@ -8,6 +8,7 @@ import {
   LEGACY_WARNING,
   SKIPPED_AS,
   classifyLine,
+  gluedPrompt,
   listedTable,
   type ForeignKind,
   type WarningKind,
@@ -710,6 +711,16 @@ class DumpParser {
   /** A rule line, or several run together on one (" -A " outside quotes: line ends lost in
    * copying); the last part alone may be cut. */
   private rules(s: number, e: number, last: boolean): void {
+    const line = text(this.buf, s, e);
+    const prompt = gluedPrompt(line);
+    if (prompt >= 0) {
+      this.warn(
+        'joined',
+        `a prompt runs on from the end of its rule (the line end was lost in copying): the rule is read, not the command after it: "${excerpt(line.slice(prompt), 80)}"`,
+      );
+      e = s + Buffer.byteLength(line.slice(0, prompt));
+      last = false;
+    }
     const joins = this.joins(s, e);
     if (joins.length === 0) return this.rule(s, s, e, last);
     this.warn(

@@ -83,6 +83,17 @@ const PREFIXES = [
   /^[+>] ?/, // diff's "+", a quote's "> "
 ];
 
+/** Where a prompt ("# cat ...") runs on right after a rule's last word, outside quotes (a page
+ * that lost the line end between a command's output and the next command); -1 where none. */
+export function gluedPrompt(line: string): number {
+  for (const m of line.matchAll(/\S(# )/g)) {
+    const at = m.index + 1;
+    const quotes = line.slice(0, at).split('"').length - 1;
+    if (quotes % 2 === 0 && COMMANDS.test(line.slice(at + 2))) return at;
+  }
+  return -1;
+}
+
 /** iptables-nft's note that the legacy backend holds tables too (after `iptables -L`, or as a
  * comment in iptables-nft-save). */
 export const LEGACY_WARNING = /^(?:# )?Warning: iptables-legacy tables present/;
