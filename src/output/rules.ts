@@ -273,7 +273,10 @@ function noServiceRules(rs: Ruleset): string {
     return `no Service rules in the paste: it holds no nat table (only ${rs.tables.map((t) => t.name).join(', ')}), where kube-proxy's Service rules are`;
   // KUBE-SERVICES jumped to, or the paste cut, and the chain itself not in it: nothing is known
   const jumped = nat.jumpsTo(['KUBE-SERVICES']);
-  const truncated = nat.partial.size > 0 || rs.warnings.some((w) => w.kind === 'truncated');
+  // a chain whose first rules lie above the paste is no cut: the paste is a part of the table
+  const truncated =
+    [...nat.partial.keys()].some((c) => !nat.cutAbove.has(c)) ||
+    rs.warnings.some((w) => w.kind === 'truncated');
   if (nat.indexOf('KUBE-SERVICES') < 0 && (jumped || truncated))
     return `no Service entry in the paste: KUBE-SERVICES${jumped ? ', which the nat table jumps to,' : ''} is not in it`;
   const cilium = rs.tables.some((t) => t.chains.some((c) => c.name.startsWith('CILIUM_')));

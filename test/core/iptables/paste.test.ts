@@ -11,6 +11,7 @@ import {
   printRule,
   type Ruleset,
 } from '../../../src/core/dataplane/iptables/read/parse.js';
+import { endpointChain } from '../../../src/core/dataplane/chain-names.js';
 import { buildServiceTrees } from '../../../src/core/dataplane/iptables/trees.js';
 import { readPaste } from '../../../src/core/dataplane/paste.js';
 import { rulesText } from '../../../src/output/rules.js';
@@ -770,7 +771,7 @@ describe('iptables -L pastes cut short', () => {
     const rs = parseIptables(
       [
         HEADER, // the paste starts between a Chain line and its column header
-        '    0     0 DNAT       tcp  --  *      *       0.0.0.0/0            0.0.0.0/0            /* default/kubernetes:https */ tcp to:192.168.22.19:16443',
+        '    0     0 KUBE-MARK-MASQ  all  --  *      *       192.168.22.19        0.0.0.0/0            /* default/kubernetes:https */',
         '',
         listing(
           '    0     0 KUBE-SVC-TCOU7JCQXEZGVUNU  udp  --  *      *       0.0.0.0/0            10.152.183.',
@@ -778,6 +779,7 @@ describe('iptables -L pastes cut short', () => {
       ].join('\n'),
       { table: 'nat' },
     );
+    // a hairpin rule is written in an endpoint's chain, whose name needs the port it does not hold
     assert.ok(
       rs.warnings.some(
         (x) =>
@@ -790,6 +792,49 @@ describe('iptables -L pastes cut short', () => {
       rs.table('nat')!.chains.map((c) => c.name),
       ['KUBE-SERVICES'],
     );
+  });
+
+  it('rules above the first Chain line are read where what kube-proxy writes in them names their chain', () => {
+    const NO_V = 'target     prot opt source               destination';
+    const text = [
+      NO_V,
+      // k3s (cht-core#6876): a node port's masquerade and jump, written in KUBE-NODEPORTS alone
+      'KUBE-MARK-MASQ  tcp  --  anywhere             anywhere             /* kube-system/traefik:http */ tcp dpt:30579',
+      'KUBE-SVC-X3WUOHPTYIG7AA3Q  tcp  --  anywhere             anywhere             /* kube-system/traefik:http */ tcp dpt:30579',
+      // an endpoint's DNAT: its chain is named by the hash of the Service port, protocol and address
+      'DNAT       tcp  --  anywhere             anywhere             /* kube-system/traefik:http */ tcp to:10.42.0.56:80',
+      // written in KUBE-SERVICES before v1.21 and in KUBE-SVC after: no one chain
+      'KUBE-MARK-MASQ  tcp  -- !10.42.0.0/16         10.43.0.10           /* kube-system/kube-dns:dns-tcp cluster IP */ tcp dpt:53',
+      // the bare name and a port, but no jump kube-proxy writes there
+      'ACCEPT     tcp  --  anywhere             anywhere             /* kube-system/traefik:http */ tcp dpt:30579',
+      '',
+      'Chain KUBE-POSTROUTING (1 references)',
+      NO_V,
+      'MASQUERADE  all  --  anywhere             anywhere             /* kubernetes service traffic requiring SNAT */ random-fully',
+    ].join('\n');
+    const rs = parseIptables(text, { file: 'nat-L.txt' });
+    const nat = rs.table('nat')!;
+    const sep = endpointChain('kube-system/traefik:http', 'tcp', '10.42.0.56:80');
+    assert.equal(sep, 'KUBE-SEP-3D2PP3ZX6YNMQERR', 'the chain the real paste names');
+    assert.deepEqual(
+      nat.chains.map((c) => `${c.name} ${c.ruleCount}`),
+      ['KUBE-NODEPORTS 2', `${sep} 1`, 'KUBE-POSTROUTING 1'],
+    );
+    assert.equal(nat.chain('KUBE-NODEPORTS')!.line, undefined, 'no Chain line is made up');
+    const note = rs.warnings.find((w) => w.message.includes('Chain line is above'))!.message;
+    assert.match(
+      note,
+      /^lines 1, 2, 3, 4, 5, 6: rules of a chain whose Chain line is above the paste, not in it: lines 2, 3 read as KUBE-NODEPORTS's, the chain inferred from .*; line 4 read as KUBE-SEP-3D2PP3ZX6YNMQERR's, .*; lines 5, 6 not read \(nothing kube-proxy writes in them names one chain: their chain is not known\)$/,
+    );
+    // their first rules lie above the paste: no share, and no chain claimed whole
+    for (const name of ['KUBE-NODEPORTS', sep]) {
+      assert.match(nat.partial.get(name) ?? '', /Chain line is above the paste/);
+      assert.ok(nat.cutAbove.has(name), name);
+    }
+    const said = rulesText(rs, buildServiceTrees(rs), { label: 'paste' });
+    assert.match(said, /node port 30579\/tcp +\(KUBE-NODEPORTS line 3 ->/);
+    assert.match(said, /KUBE-SVC-X3WUOHPTYIG7AA3Q +\(chain not in this paste: its endpoints are/);
+    assert.doesNotMatch(said, /no endpoints/);
   });
 
   it('a note after the last rule is not a cut', () => {

@@ -5,6 +5,7 @@
 // own print functions for each match and target). What -L printed and kdebug does not read — a
 // name where -n would print an address, a port name it does not know, a match it does not model —
 // stays on the rule as `-m unread --as "…"`, so no rule reads as matching more than it does.
+import { endpointChain } from '../../chain-names.js';
 import { SERVICE_PORTS } from '../../ipvs/service-names.js';
 import type { Match } from './rule.js';
 
@@ -26,6 +27,9 @@ export interface ListViewRules {
   broken: number[];
   /** What the view leaves out, one sentence each. */
   notes: string[];
+  /** Chains read from rows above the paste's first Chain line, by what kube-proxy writes in
+   * them: their first rules lie above the paste. */
+  above: string[];
   /** The line the paste cuts: what -L printed of it before the cut, and its text; `head` where
    * the cut is in a Chain line or column header, with the chain whose header it is. */
   cut?: ListViewCut;
@@ -83,7 +87,6 @@ export function listViewToRules(text: string): ListViewRules {
   let carried: string | undefined;
   const joined: number[] = [];
   const joinedHeads: number[] = [];
-  let plain = false; // a listing without -n: names where addresses would be
   let noInterfaces = false;
   // the paste's last line with text: a rule -L printed only part of is where the paste was cut
   let lastText = lines.length - 1;
@@ -93,13 +96,12 @@ export function listViewToRules(text: string): ListViewRules {
   // rules above the first Chain line belong to a chain whose Chain line the paste does not hold
   const first = lines.findIndex((l) => CHAIN.test(l));
   const firstHeader = lines.find((l) => HEADER.test(l));
-  const orphans = first > 0 && firstHeader ? headless(lines.slice(0, first), firstHeader) : [];
-  if (orphans.length > 0)
-    notes.push(
-      `line${orphans.length === 1 ? '' : 's'} ${orphans.join(', ')}: rules of a chain whose Chain line is above the paste, not in it: not read (their chain is not known)`,
-    );
+  const above = first > 0 && firstHeader ? headless(lines.slice(0, first), firstHeader) : undefined;
+  if (above) notes.push(above.note);
+  let plain = above?.plain ?? false; // a listing without -n: names where addresses would be
   const out = lines.map((raw, i) => {
-    if (orphans.includes(i + 1)) return '';
+    const before = above?.lines.get(i + 1);
+    if (before !== undefined) return before;
     const line = carried ?? raw.replace(/\r$/, '');
     carried = undefined;
     const next = i < lastText ? lines[i + 1]!.replace(/\r$/, '').trim() : '';
@@ -210,25 +212,117 @@ export function listViewToRules(text: string): ListViewRules {
       notes.push(
         `line${at.length === 1 ? '' : 's'} ${at.join(', ')}: ${what} on a line of their own, the rest of the row on the next: read as one row`,
       );
+  unread.push(...(above?.unread ?? []));
+  unread.sort((a, b) => a - b);
   if (unread.length > 0)
     notes.push(
       `line${unread.length === 1 ? '' : 's'} ${unread.slice(0, 12).join(', ')}${unread.length > 12 ? ' …' : ''}: a match -L printed that kdebug does not read, kept on its rule as not read`,
     );
-  return { text: out.join('\n'), listingStarts, broken, notes, ...(cut ? { cut } : {}) };
+  return {
+    text: out.join('\n'),
+    listingStarts,
+    broken,
+    notes,
+    above: above?.chains ?? [],
+    ...(cut ? { cut } : {}),
+  };
 }
 
-/** Which of these lines (above the first Chain line) are rule lines in the columns of the
- * listing's first column header, as 1-based line numbers. */
-function headless(lines: string[], header: string): number[] {
+interface Headless {
+  /** Each such line's -S form by its 1-based number: a rule in the chain kube-proxy's writing
+   * implies, else blank (a rule not read, or the column header). */
+  lines: Map<number, string>;
+  /** The chains read from them, each said as inferred. */
+  chains: string[];
+  note: string;
+  plain: boolean;
+  /** Lines read that keep a match -L printed as not read. */
+  unread: number[];
+}
+
+/** The lines above the first Chain line that are rows in the columns of the listing's first
+ * column header (or that header). -L names a row's chain only in the Chain line above it, so
+ * a row is read only where what kube-proxy writes in it is written in one chain alone. */
+function headless(lines: string[], header: string): Headless | undefined {
   const h = HEADER.exec(header)!;
   const cols = { num: !!h[1], counters: !!h[2], interfaces: !!h[3] };
-  const out: number[] = [];
+  const out = new Map<number, string>();
+  const read = new Map<string, { lines: number[]; why: string }>();
+  const notRead: number[] = [];
+  const unread: number[] = [];
+  let plain = false;
   lines.forEach((l, i) => {
-    const rule = l.trim() === '' ? undefined : ruleOf(l, 'X', cols, false);
     // its column header too, where the paste starts between its Chain line and it
-    if ((rule && !('cut' in rule)) || HEADER.test(l)) out.push(i + 1);
+    if (HEADER.test(l)) return void out.set(i + 1, '');
+    const rule = l.trim() === '' ? undefined : ruleOf(l, UNKNOWN_CHAIN, cols, false);
+    if (!rule || 'cut' in rule) return;
+    const implied = impliedChain(rule.text);
+    if (!implied) {
+      notRead.push(i + 1);
+      return void out.set(i + 1, '');
+    }
+    out.set(i + 1, `-A ${implied.chain}${rule.text.slice(`-A ${UNKNOWN_CHAIN}`.length)}`);
+    const at = read.get(implied.chain) ?? { lines: [], why: implied.why };
+    at.lines.push(i + 1);
+    read.set(implied.chain, at);
+    plain ||= rule.plain;
+    if (rule.unread) unread.push(i + 1);
   });
-  return out;
+  if (out.size === 0) return undefined;
+  const said = [...read].map(
+    ([chain, r]) =>
+      `${lineList(r.lines)} read as ${chain}'s, the chain inferred from what kube-proxy writes in ${r.lines.length === 1 ? 'it' : 'them'} (${r.why}), its rules above the paste not known`,
+  );
+  if (read.size === 0) said.push('not read (their chain is not known)');
+  else if (notRead.length > 0)
+    said.push(
+      `${lineList(notRead)} not read (nothing kube-proxy writes in ${notRead.length === 1 ? 'it' : 'them'} names one chain: ${notRead.length === 1 ? 'its' : 'their'} chain is not known)`,
+    );
+  return {
+    lines: out,
+    chains: [...read.keys()],
+    note: `${lineList([...out.keys()])}: rules of a chain whose Chain line is above the paste, not in it: ${said.join('; ')}`,
+    plain,
+    unread,
+  };
+}
+
+const lineList = (at: number[]) => `line${at.length === 1 ? '' : 's'} ${at.join(', ')}`;
+
+/** The chain name a headless row is read with before its chain is known. */
+const UNKNOWN_CHAIN = 'X';
+
+/** A Service port's name as kube-proxy comments a node-port or endpoint rule with it, bare. */
+const BARE_NAME = /^[^\s/]+\/[^\s/]+$/;
+
+/** The chain a rule (in -S form) is in, where kube-proxy writes such a rule in that chain only
+ * (pkg/proxy/iptables/proxier.go), with why; undefined where it writes it in several or none. */
+function impliedChain(rule: string): { chain: string; why: string } | undefined {
+  const comments = [...rule.matchAll(/ -m comment --comment "((?:[^"\\]|\\.)*)"/g)];
+  const name = comments.length === 1 ? comments[0]![1]!.replace(/\\(.)/g, '$1') : undefined;
+  if (name === undefined || !BARE_NAME.test(name)) return undefined;
+  // what the rule matches and does, outside any quoted text a word of it could hold
+  const bare = rule.replace(/"(?:[^"\\]|\\.)*"/g, '""');
+  const target = / -j (\S+)/.exec(bare)?.[1];
+  // a node port's rules (its jump, and before v1.24 its masquerade) are the only ones commented
+  // with the bare name that match a destination port
+  if (
+    / -m (?:tcp|udp|sctp) --dport \d+(?: |$)/.test(bare) &&
+    (target === 'KUBE-MARK-MASQ' || /^KUBE-(?:SVC|EXT|XLB)-[A-Z2-7]{16}$/.test(target ?? ''))
+  )
+    return {
+      chain: 'KUBE-NODEPORTS',
+      why: "a node port's rules, commented with the Service port's name alone and matching the port",
+    };
+  // an endpoint's DNAT: its chain's name is the hash of the Service port, protocol and endpoint
+  const protocol = / -p (tcp|udp|sctp) /.exec(bare)?.[1];
+  const to = / -j DNAT --to-destination ((?:\[[0-9a-fA-F:.]+\]|[\d.]+):\d+)$/.exec(bare)?.[1];
+  if (protocol && to)
+    return {
+      chain: endpointChain(name, protocol, to),
+      why: "an endpoint's DNAT, in the chain named by the hash of its Service port, protocol and address",
+    };
+  return undefined;
 }
 
 /** A last line cut inside a Chain line ("Chain", "Chain KUBE-SEP-… (") or a column header, or

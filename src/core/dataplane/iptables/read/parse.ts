@@ -104,7 +104,12 @@ export interface ParseOptions {
   /** Rewritten from an `iptables -L` listing: its blank lines (and column headers) are its own,
    * and another listing starts at these lines (its built-in chains' -P lines say nothing); at the
    * broken ones, a rule -L printed only the first columns of. */
-  listView?: { listingStarts: readonly number[]; broken: readonly number[]; cut?: ListViewCut };
+  listView?: {
+    listingStarts: readonly number[];
+    broken: readonly number[];
+    above: readonly string[];
+    cut?: ListViewCut;
+  };
 }
 
 export class Ruleset {
@@ -199,6 +204,7 @@ export function parseIptables(input: Uint8Array | string, options: ParseOptions 
     const listView = {
       listingStarts: view.listingStarts,
       broken: view.broken,
+      above: view.above,
       ...(view.cut ? { cut: view.cut } : {}),
     };
     const rs = new DumpParser(toBytes(view.text), { ...options, listView }).run();
@@ -833,6 +839,12 @@ class DumpParser {
           'the paste starts inside its table: more of its rules may lie above',
         );
         t.cutAbove.add(t.nameOf(c));
+      }
+    // rows read above the paste's first Chain line: that chain's first rules lie above it
+    for (const name of this.options.listView?.above ?? [])
+      if (t.indexOf(name) >= 0) {
+        t.partial.set(name, 'its Chain line is above the paste: more of its rules may lie above');
+        t.cutAbove.add(name);
       }
     const last = this.lastTable === t ? this.lastChain : -1;
     // a COMMIT the paste holds ends its last chain
