@@ -229,6 +229,62 @@ describe('pastes: what is not a rule is skipped and said, the rules are read', (
     assert.equal(quoted.warnings.length, 0);
   });
 
+  it('a rule run on from the end of a command that prints rules (a page lost the line end): read from there, the command not', () => {
+    const rs = parseIptables(
+      [
+        '-A KUBE-SEP-BBBBBBBBBBBBBBBB -p tcp -m comment --comment "ns/a:http" -m tcp -j DNAT --to-destination 10.244.0.3:80',
+        '...# iptables-save > rules.txt-A KUBE-SERVICES -d 10.1.190.219/32 -p tcp -m comment --comment "ns/a:http cluster IP" -m tcp --dport 8080 -j KUBE-SVC-AAAAAAAAAAAAAAAA# cat rules.txt|grep KUBE-SVC-AAAAAAAAAAAAAAAA-A KUBE-SVC-AAAAAAAAAAAAAAAA ! -s 10.244.0.0/16 -d 10.1.190.219/32 -p tcp -m comment --comment "ns/a:http cluster IP" -m tcp --dport 8080 -j KUBE-MARK-MASQ',
+        '-A KUBE-SVC-AAAAAAAAAAAAAAAA -m comment --comment "ns/a:http -> 10.244.0.3:80" -j KUBE-SEP-BBBBBBBBBBBBBBBB',
+      ].join('\n'),
+      { file: 'page.txt' },
+    );
+    const nat = rs.table('nat')!;
+    assert.deepEqual(
+      nat.chains.map((c) => `${c.name} ${c.ruleCount}`),
+      ['KUBE-SEP-BBBBBBBBBBBBBBBB 1', 'KUBE-SERVICES 1', 'KUBE-SVC-AAAAAAAAAAAAAAAA 2'],
+    );
+    assert.match(
+      printRule(nat.chain('KUBE-SVC-AAAAAAAAAAAAAAAA')!.rules[0]!),
+      /-j KUBE-MARK-MASQ$/,
+    );
+    const joined = rs.warnings
+      .filter((w) => w.kind === 'joined')
+      .map((w) => `${w.line}: ${w.message}`);
+    assert.deepEqual(joined, [
+      '2: a rule runs on from the end of the command typed before it (the line end was lost in copying): the rule is read, not the command: "# iptables-save > rules.txt"',
+      '2: a prompt runs on from the end of its rule, and the next rule from the end of its command (the line ends were lost in copying): the rule and what runs on from the command are read, not the command between them: "# cat rules.txt|grep KUBE-SVC-AAAAAAAAAAAAAAAA"',
+    ]);
+    // "..." before the prompt: the output before it was left out there
+    assert.match(nat.partial.get('KUBE-SEP-BBBBBBBBBBBBBBBB') ?? '', /elides lines after it/);
+
+    // a save's own first lines run on from it too
+    const save = parseIptables(
+      '$ sudo iptables-save*nat\n:KUBE-SERVICES - [0:0]\n-A KUBE-SERVICES -j RETURN\nCOMMIT\n',
+    );
+    assert.equal(save.table('nat')!.chain('KUBE-SERVICES')!.ruleCount, 1);
+  });
+
+  it('a rule typed as a command is no output: its -A follows a blank, or the command prints no rules', () => {
+    for (const typed of [
+      '# iptables -t nat -A KUBE-SERVICES -d 10.1.190.219/32 -p tcp -j KUBE-SVC-AAAAAAAAAAAAAAAA',
+      // a blank lost inside a command that prints nothing
+      '# iptables -t nat-A KUBE-SERVICES -d 10.1.190.219/32 -p tcp -j KUBE-SVC-AAAAAAAAAAAAAAAA',
+      // grep's own -A (lines after a match) has a blank before it
+      '# iptables-save | grep -A 3 KUBE-SERVICES',
+    ]) {
+      const rs = parseIptables(`${typed}\n-A KUBE-SEP-BBBBBBBBBBBBBBBB -j KUBE-MARK-MASQ\n`, {
+        table: 'nat',
+      });
+      assert.deepEqual(
+        rs.table('nat')!.chains.map((c) => c.name),
+        ['KUBE-SEP-BBBBBBBBBBBBBBBB'],
+        typed,
+      );
+      assert.ok(!rs.warnings.some((w) => w.kind === 'joined'), typed);
+      assert.equal(rs.warnings.find((w) => w.line === 1)?.kind, 'prompt', typed);
+    }
+  });
+
   it('a chain declared twice is read once', () => {
     const rs = parseIptables('*nat\n:X - [0:0]\n:X - [0:0]\n-A X -j ACCEPT\nCOMMIT\n');
     assert.equal(rs.table('nat')!.chain('X')!.line, 2);
