@@ -816,7 +816,12 @@ TCP  10.8.9.0:31851 rr
     );
     assert.ok(x.mode === 'iptables');
     assert.equal(x.dump.table('nat')!.chain('KUBE-SVC-H2F4SOSDHAEHZFXQ')!.ruleCount, 2);
-    assert.ok(x.dump.warnings.some((w) => w.kind === 'joined'));
+    // said once with its line, which the warning carries
+    const w = x.dump.warnings.find((w) => w.kind === 'joined')!;
+    assert.equal(
+      `${w.line}: ${w.message}`,
+      '1: 2 rules run together on one line (their line ends were lost in copying): each is read',
+    );
   });
 
   it('a last line without its newline and without a target stopped mid-rule: not read, said', () => {

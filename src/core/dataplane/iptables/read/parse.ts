@@ -740,9 +740,10 @@ class DumpParser {
   private runTogether(s: number, e: number, last: boolean): void {
     const joins = this.joins(s, e);
     if (joins.length === 0) return this.rule(s, s, e, last);
+    // the warning is said with its line already
     this.warn(
       'joined',
-      `line ${this.lineNo} holds ${joins.length + 1} rules run together (their line ends were lost in copying): each is read`,
+      `${joins.length + 1} rules run together on one line (their line ends were lost in copying): each is read`,
     );
     let from = s;
     for (const j of joins) {
