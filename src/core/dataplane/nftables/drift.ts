@@ -21,7 +21,7 @@ import { expectedNftCommands, expectedNftTable } from './expected.js';
 import { unreadAt, type NftExpr, type NftRule, type NftTable, type NftUnread } from './listing.js';
 import { ruleText } from './render.js';
 import { scriptLine, type NftCommand } from './script.js';
-import { buildNftServiceTrees, portChain, unreadBears, unreadNames } from './trees.js';
+import { buildNftServiceTrees, portChain, unreadBearing, unreadNames } from './trees.js';
 
 export interface NftDriftInput {
   node: string;
@@ -60,6 +60,7 @@ export function nftablesDrift(input: NftDriftInput): NodeDrift {
     hairpin,
     release: exp.release,
     unread,
+    bearing: unreadBearing(unread),
   };
   for (const sp of exp.servicePorts)
     servicePort(
@@ -75,10 +76,7 @@ export function nftablesDrift(input: NftDriftInput): NodeDrift {
   // is one a line not read may lead to
   if (!input.scoped)
     for (const o of input.trees.orphans.filter(
-      (x) =>
-        x.rules > 0 &&
-        !want.chain(x.chain) &&
-        !unread.some((u) => unreadBears(u, portChain(x.chain)!.name)),
+      (x) => x.rules > 0 && !want.chain(x.chain) && !c.bearing(portChain(x.chain)!.name),
     ))
       add('orphan-chain', {
         title: `${o.chain} is left over`,
@@ -136,6 +134,8 @@ interface PortCheck {
   release: Release;
   /** The lines of the listing not read that this comparison may rest on. */
   unread: NftUnread[];
+  /** The first of them a Service port's comparison may rest on. */
+  bearing: (service: string) => NftUnread | undefined;
 }
 
 const keyText = (e: { key: (string | number)[] }) => e.key.join(' . ');
@@ -153,7 +153,7 @@ function servicePort(
   const { node, source, table } = c;
   const add: Add = (id, f) => c.add(id, { service: sp.name, expected: expected(), ...f });
   // what a line not read may hold of this port is not said missing: only what was read differs
-  const blind = c.unread.some((u) => unreadBears(u, sp.name));
+  const blind = c.bearing(sp.name) !== undefined;
   const missing: Add = (id, f) => {
     if (!blind) add(id, f);
   };

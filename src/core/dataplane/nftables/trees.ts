@@ -115,20 +115,32 @@ export function unreadNames(u: NftUnread): Set<string> | undefined {
   return named.size > 0 ? named : undefined;
 }
 
-/** Whether a line the listing could not read may hold facts of this Service port: it names it,
- * or it names none and is in a block every Service is read from. */
-export function unreadBears(u: NftUnread, service: string): boolean {
-  const named = unreadNames(u);
-  return named ? named.has(service) : SHARED.includes(u.block?.name ?? '');
+/** The first line the listing could not read that may hold facts of a Service port: one naming
+ * it, or naming none in a block every Service is read from. Each line's names are read once, not
+ * once per Service port asked about. */
+export function unreadBearing(unread: NftUnread[]): (service: string) => NftUnread | undefined {
+  const lines = unread.map((u) => ({
+    u,
+    names: unreadNames(u),
+    shared: SHARED.includes(u.block?.name ?? ''),
+  }));
+  return (service) => lines.find((l) => (l.names ? l.names.has(service) : l.shared))?.u;
 }
 
 /** Each line the listing could not read leaves partial the Services it may hold facts of (and
  * their chains no entry reaches: the line may be their entry). */
 function markUnread(t: NftTable, services: ServiceTree[], orphans: OrphanChain[]): void {
-  for (const u of t.unread ?? []) {
-    const why = `line ${u.line}${u.block ? ` (${u.block.kind} ${u.block.name})` : ''} was not read`;
-    for (const x of services) if (unreadBears(u, x.name ?? '')) x.partial ??= why;
-    for (const o of orphans) if (unreadBears(u, portChain(o.chain)!.name)) o.partial ??= why;
+  if (!t.unread?.length) return;
+  const bearing = unreadBearing(t.unread);
+  const why = (u: NftUnread) =>
+    `line ${u.line}${u.block ? ` (${u.block.kind} ${u.block.name})` : ''} was not read`;
+  for (const x of services) {
+    const u = bearing(x.name ?? '');
+    if (u) x.partial ??= why(u);
+  }
+  for (const o of orphans) {
+    const u = bearing(portChain(o.chain)!.name);
+    if (u) o.partial ??= why(u);
   }
 }
 
