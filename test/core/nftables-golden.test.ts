@@ -19,7 +19,7 @@ import {
 } from '../../src/core/dataplane/nftables/expected.js';
 import { parseNftJson, type NftTable } from '../../src/core/dataplane/nftables/listing.js';
 import { parseNftScript } from '../../src/core/dataplane/nftables/text.js';
-import { NEWEST_MODELLED } from '../../src/core/dataplane/releases.js';
+import { MODELLED } from '../../src/core/dataplane/releases.js';
 import { buildNftServiceTrees } from '../../src/core/dataplane/nftables/trees.js';
 import { aService, anEndpointSlice, type ServiceOptions } from '../support/builders.js';
 import { golden } from '../support/golden.js';
@@ -125,8 +125,27 @@ describe('the golden nftables tables in the real nft', skipWithout(why), () => {
 const contents = ({ chain: _c, set: _s, ...t }: NftTable) => t;
 
 describe("the table drift builds from the script's commands is the one nft builds from its lines", () => {
-  // every release of nftables mode, both masquerade configurations and node-port addresses
-  const view = clusterView(generated());
+  // every modelled release, both masquerade configurations, node-port addresses and local
+  // detectors; a Service of two ports adds its cluster IP twice (nft keeps one element)
+  const view = clusterView([
+    ...generated(),
+    aService('ns9/two-ports', {
+      clusterIP: '172.30.9.9',
+      externalIPs: ['192.168.99.50'],
+      ports: [
+        ['a', 80],
+        ['b', 81],
+      ],
+    }),
+    anEndpointSlice(
+      'ns9/two-ports',
+      [['10.180.9.9', { node: NODE }]],
+      [
+        ['a', 8080],
+        ['b', 8081],
+      ],
+    ),
+  ]);
   const base = expectedRules(view, NODE).config;
   const configs = [
     base,
@@ -134,7 +153,7 @@ describe("the table drift builds from the script's commands is the one nft build
     { ...base, nodePortAddresses: ['0.0.0.0/0'] },
     { ...base, detectLocalMode: 'InterfaceNamePrefix', interfaceNamePrefix: 'veth' },
   ];
-  for (let minor = 31; minor <= NEWEST_MODELLED; minor++)
+  for (const { minor } of MODELLED)
     it(`v1.${minor}`, () => {
       for (const config of configs) {
         const exp = expectedRules(view, NODE, { release: { minor }, config });

@@ -119,8 +119,8 @@ export function scriptLine(c: NftCommand, t: string): string {
   }
 }
 
-/** The table the commands build, applied in order as nft applies a script: an element added
- * again (a cluster IP of a second port) replaces the first, and moves to the end. */
+/** The table the commands build, applied in order as the script reader (text.ts) applies the
+ * printed lines: an element added again (a second port's cluster IP) is kept once, at the end. */
 export function scriptTable(commands: NftCommand[], family: NftFamily): NftTable {
   const chains = new Map<string, NftChain>();
   const sets = new Map<string, NftSet>();
