@@ -275,7 +275,7 @@ describe('IPVS mode through the analysis', () => {
     const d = new Analysis(facts(badSets)).node(NODE).drift();
     assert.deepEqual([d.tables, d.findings], [['ipvs'], []]);
     assert.match(
-      d.notes?.[0]?.message ?? '',
+      d.notRead?.[0]?.message ?? '',
       /ipset-save\.txt:1: an entry of a set not created before/,
     );
   });
