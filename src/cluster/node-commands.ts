@@ -2,7 +2,7 @@
 // cluster (IPs, ports, DNS names) are validated strictly and only ever passed as separate
 // argv elements; the probe scripts are constants that read them as "$1", "$2", "$3".
 import type { NodeCommand } from './cluster.js';
-import type { CiliumList, ProcNetFile } from '../core/nodes/commands.js';
+import { CILIUM_ARGS, listingArgv, type ProcNetFile } from '../core/nodes/commands.js';
 
 /** Where a command runs; each place has its own binaries and privileges. */
 export type CommandPlace =
@@ -17,15 +17,6 @@ export type CommandPlace =
 
 /** The places on the node itself (not inside an agent's image). */
 type NodePlace = Exclude<CommandPlace, { kind: 'cilium-agent-pod' }>;
-
-/** The agent's arguments for each listing: each only reads the agent's state. */
-const CILIUM_ARGS: Record<CiliumList, string[]> = {
-  status: ['status', '--verbose'],
-  'service-list': ['service', 'list', '-o', 'json'],
-  frontends: ['shell', '--', 'db/show', 'frontends'],
-  backends: ['shell', '--', 'db/show', 'backends'],
-  'bpf-lb-list': ['bpf', 'lb', 'list'],
-};
 
 /** Seconds each kind of command may run on the node before `timeout` stops it. */
 export const TIME_LIMIT = { rules: 30, addresses: 10, lists: 10, http: 6, probe: 6 } as const;
@@ -131,7 +122,7 @@ export function nodeArgv(command: NodeCommand, place: CommandPlace): string[] {
   // the agent's image runs its own listings and nothing else; they run nowhere else
   if (place.kind === 'cilium-agent-pod') {
     if (c.kind !== 'cilium') throw unsupported(c, place);
-    return [c.binary ?? 'cilium-dbg', ...CILIUM_ARGS[c.list]];
+    return listingArgv(c);
   }
   switch (c.kind) {
     case 'cilium':
@@ -163,17 +154,12 @@ export function nodeArgv(command: NodeCommand, place: CommandPlace): string[] {
           'addr',
         ];
       return ['/usr/bin/timeout', `${TIME_LIMIT.addresses}`, '/usr/sbin/ip', '-br', 'addr'];
-    case 'nft-list': {
-      // `list` only reads; kube-proxy's own image has nft (it writes the table with it)
-      const list = [
-        ...(c.format === 'text' ? [] : ['-j']),
-        'list',
-        'table',
-        c.family,
-        'kube-proxy',
-      ];
-      if (place.kind === 'kube-proxy-pod') return ['nft', ...list];
-      return rootRead(place, 'nft', list);
+    case 'nft-list':
+    case 'ipvs-save': {
+      // both only list; kube-proxy's own image has their tools (it programs the node with them)
+      const [bin, ...args] = listingArgv(c);
+      if (place.kind === 'kube-proxy-pod') return [bin!, ...args];
+      return rootRead(place, bin!, args);
     }
     case 'conntrack-list':
     case 'conntrack-stats': {
@@ -182,16 +168,10 @@ export function nodeArgv(command: NodeCommand, place: CommandPlace): string[] {
       if (place.kind === 'kube-proxy-pod') throw unsupported(c, place);
       return rootRead(place, 'conntrack', args);
     }
-    case 'ipvs-save':
     case 'ipset-save': {
-      const [bin, args] =
-        c.kind === 'ipset-save'
-          ? ['ipset', ['list', '-o', 'save']]
-          : c.format === 'list'
-            ? ['ipvsadm', ['-Ln']]
-            : ['ipvsadm-save', ['-n']];
-      if (place.kind === 'kube-proxy-pod') return [bin, ...args];
-      return rootRead(place, bin, args);
+      const args = ['list', '-o', 'save'];
+      if (place.kind === 'kube-proxy-pod') return ['ipset', ...args];
+      return rootRead(place, 'ipset', args);
     }
     case 'proc-net':
       return procNetRead(place, c.file);
@@ -221,7 +201,7 @@ export function typedCommand(command: NodeCommand): string[] {
   const metrics = (path: string) => [...CURL, `${KUBE_PROXY_METRICS}/${path}`];
   switch (c.kind) {
     case 'cilium':
-      return [c.binary ?? 'cilium-dbg', ...CILIUM_ARGS[c.list]];
+      return listingArgv(c);
     case 'ip-addr':
       return ['ip', '-br', 'addr'];
     case 'conntrack-list':

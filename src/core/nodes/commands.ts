@@ -1,6 +1,7 @@
 // The closed list of commands kdebug may run on a node, and the file stem each one's stdout is
 // recorded under (`nodes/<node>/<stem>.txt`). One home: the checks read the stems, the cluster
-// adapters run the commands (their argv is in cluster/node-commands.ts).
+// adapters run the commands (their argv is in cluster/node-commands.ts; the dataplane listings'
+// own words are here, where a listing that does not read is named by them).
 
 /** Every command kdebug can run on a node. Adding one means adding it here, nowhere else. */
 export type NodeCommand =
@@ -47,6 +48,39 @@ export type Backend = 'auto' | 'legacy' | 'nft';
 
 /** The listings kdebug reads from a Cilium agent. */
 export type CiliumList = 'status' | 'service-list' | 'frontends' | 'backends' | 'bpf-lb-list';
+
+/** The agent's arguments for each listing: each only reads the agent's state. */
+export const CILIUM_ARGS: Record<CiliumList, string[]> = {
+  status: ['status', '--verbose'],
+  'service-list': ['service', 'list', '-o', 'json'],
+  frontends: ['shell', '--', 'db/show', 'frontends'],
+  backends: ['shell', '--', 'db/show', 'backends'],
+  'bpf-lb-list': ['bpf', 'lb', 'list'],
+};
+
+/** The listings a node's Service dataplane is read from outside iptables: kube-proxy's nftables
+ * table, its IPVS virtual servers, a Cilium agent's tables. */
+export type ListingCommand = Extract<NodeCommand, { kind: 'nft-list' | 'ipvs-save' | 'cilium' }>;
+
+/** A listing as a person types it: the binary and its arguments, without the sudo, chroot or
+ * time limit kdebug wraps around it on the node. */
+export function listingArgv(c: ListingCommand): string[] {
+  switch (c.kind) {
+    case 'nft-list':
+      return [
+        'nft',
+        ...(c.format === 'text' ? [] : ['-j']),
+        'list',
+        'table',
+        c.family,
+        'kube-proxy',
+      ];
+    case 'ipvs-save':
+      return c.format === 'list' ? ['ipvsadm', '-Ln'] : ['ipvsadm-save', '-n'];
+    case 'cilium':
+      return [c.binary ?? 'cilium-dbg', ...CILIUM_ARGS[c.list]];
+  }
+}
 
 /** The files of /proc/net kdebug reads: each only lists, and is absent where its module is not loaded. */
 export type ProcNetFile = 'ip_tables_names' | 'ip6_tables_names' | 'ip_vs_stats';

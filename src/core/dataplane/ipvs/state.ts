@@ -1,6 +1,6 @@
 // IPVS mode's state (virtual servers, ipsets, kube-ipvs0) as the Rules step names it and a
 // person reads it.
-import { commandStem } from '../../nodes/commands.js';
+import { commandStem, listingArgv } from '../../nodes/commands.js';
 import type { StateTraits } from '../dataplane.js';
 
 export const IPVS_STATE: StateTraits = {
@@ -8,7 +8,7 @@ export const IPVS_STATE: StateTraits = {
   notObserved: 'rules-ipvs-not-observed',
   what: () => 'its virtual servers',
   stem: () => commandStem({ kind: 'ipvs-save' }),
-  command: () => ['ipvsadm-save', '-n'],
+  command: () => listingArgv({ kind: 'ipvs-save' }),
   who: (node) => `kube-proxy on ${node} runs in IPVS mode`,
   sendsTo: 'endpoints',
   perFamily: true,

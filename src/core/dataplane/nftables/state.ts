@@ -1,5 +1,6 @@
 // kube-proxy's nftables table as the Rules step names it and a person reads it.
 import { nftStems } from '../../facts.js';
+import { listingArgv } from '../../nodes/commands.js';
 import type { StateLine, StateTraits } from '../dataplane.js';
 import type { ServiceTree } from '../trees.js';
 import { noEndpointElement } from './trees.js';
@@ -11,7 +12,7 @@ export const NFTABLES_STATE: StateTraits = {
   notObserved: 'rules-nftables-not-observed',
   what: (family) => `its table ${table(family)} kube-proxy`,
   stem: (family) => nftStems(family).json,
-  command: (family) => ['nft', '-j', 'list', 'table', table(family), 'kube-proxy'],
+  command: (family) => listingArgv({ kind: 'nft-list', family: table(family) }),
   who: (node) => `kube-proxy on ${node} runs in nftables mode`,
   sendsTo: 'endpoints',
   perFamily: true,
