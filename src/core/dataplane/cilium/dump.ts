@@ -122,5 +122,5 @@ export function mapsDump(lines: string[], source: string): CiliumTable {
 }
 
 const fail = (source: string, line: number, why: string): never => {
-  throw new CiliumParseError(`${source}:${line}: ${why}`);
+  throw new CiliumParseError(source, line, why);
 };

@@ -1,6 +1,7 @@
 // Cilium's Service tables as its agent lists them: one model for every listing (its own table of
 // Services, the load-balancer tables of 1.17+, the BPF maps), so that trees, drift and the walk
 // never care which listing a node or a paste gave.
+import { escapeControls } from '../../sanitize.js';
 
 /** An L4 protocol as Cilium names it; `any` is a frontend for every protocol (wildcard). */
 export type CiliumProtocol = 'tcp' | 'udp' | 'sctp' | 'any';
@@ -100,8 +101,12 @@ export interface CiliumTable {
 }
 
 export class CiliumParseError extends Error {
-  constructor(message: string) {
-    super(message);
+  constructor(
+    readonly file: string,
+    readonly line: number | undefined,
+    readonly reason: string,
+  ) {
+    super(`${file}${line !== undefined ? `:${line}` : ''}: ${escapeControls(reason)}`);
     this.name = 'CiliumParseError';
   }
 }

@@ -143,9 +143,11 @@ function parseForm(text: string, source: string): CiliumTable {
       return mapsDump(lines, source);
     default:
       throw new CiliumParseError(
+        source,
+        undefined,
         isCiliumServices(text)
-          ? `${source}: Cilium's Services table (db/show services) holds each Service's policies, not its frontends or backends: give kdebug db/show frontends and db/show backends`
-          : `${source}: not a Cilium listing (cilium-dbg service list, bpf lb list, db/show frontends)`,
+          ? "Cilium's Services table (db/show services) holds each Service's policies, not its frontends or backends: give kdebug db/show frontends and db/show backends"
+          : 'not a Cilium listing (cilium-dbg service list, bpf lb list, db/show frontends)',
       );
   }
 }
@@ -155,7 +157,7 @@ export const isCiliumServices = (text: string) =>
   /^\s*Name\s+Source\s+(?:PortNames|NatPolicy|TrafficPolicy)\b/m.test(text.slice(0, 16384));
 
 const fail = (source: string, line: number, why: string): never => {
-  throw new CiliumParseError(`${source}:${line}: ${why}`);
+  throw new CiliumParseError(source, line, why);
 };
 
 /** The line where the listing's header is (the line before its first row where it has none),
@@ -305,7 +307,7 @@ function serviceListJson(text: string, source: string): CiliumTable {
     const value = JSON.parse(text.slice(Math.max(start, 0))) as Item | Item[];
     items = Array.isArray(value) ? value : [value];
   } catch (e) {
-    throw new CiliumParseError(`${source}: not JSON: ${(e as Error).message}`);
+    throw new CiliumParseError(source, undefined, `not JSON: ${(e as Error).message}`);
   }
   const frontends = items.map((item, i): CiliumFrontend => {
     const spec = item.status?.realized ?? item.spec ?? {};
