@@ -60,8 +60,8 @@ export async function traceCommand(o: TraceOptions, g: GlobalOptions): Promise<n
   const node = analysis.node(name!, undefined, family);
   // an unreadable dump or table is said before the source address is asked for
   if (node.mode() !== 'iptables') {
-    // (an unreadable IPVS listing or Cilium table is in driftUnavailable's reason)
-    const unavailable = node.driftUnavailable() ?? node.nft()?.error;
+    // (an unreadable listing is in driftUnavailable's reason)
+    const unavailable = node.driftUnavailable();
     if (unavailable) throw new UsageError(unavailable);
   } else node.ruleset();
   const nodeIP = analysis.view.nodes

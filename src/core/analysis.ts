@@ -2,7 +2,6 @@
 // kube-proxy would write there, the drift and the packet walk computed when first asked for, for
 // every Service or only for the ones asked about (one Service's answer on a big cluster), and kept.
 // The checks, the commands and the TUI all read the node's dataplane through here.
-import { CILIUM_STEMS } from './dataplane/cilium/agent.js';
 import { ciliumLineSet } from './dataplane/cilium/drift.js';
 import { expectedCilium, type ExpectedFrontend } from './dataplane/cilium/expected.js';
 import { expectedMaps, type ExpectedMapEntry } from './dataplane/cilium/maps.js';
@@ -10,18 +9,21 @@ import { CiliumParseError } from './dataplane/cilium/listing.js';
 import { parseCilium, withBackendStates } from './dataplane/cilium/read.js';
 import {
   ciliumDataplane,
+  couldNotRead,
+  dumpReadFailure,
   iptablesDataplane,
   ipvsDataplane,
   nftablesDataplane,
   type CiliumRead,
   type Dataplane,
+  type DumpReadFailure,
   type IpvsRead,
 } from './dataplane/dataplane.js';
 import { expectedIpvs, type IpvsExpectOptions } from './dataplane/ipvs/expected.js';
 import { parseIpsets } from './dataplane/ipvs/ipset.js';
 import { IpvsParseError, parseIpvs, type IpvsTable } from './dataplane/ipvs/listing.js';
 import type { IpvsKnown } from './dataplane/ipvs/trees.js';
-import { commandStem } from './nodes/commands.js';
+import { commandStem, type CiliumList, type ListingCommand } from './nodes/commands.js';
 import { DriftInputError, unsupportedMode, type NodeDrift } from './dataplane/drift.js';
 import { expectedRules, type ExpectOptions, type ExpectedRules } from './dataplane/expected.js';
 import type { IPFamily } from './ipv6.js';
@@ -146,9 +148,12 @@ export class Analysis {
    * unreadable); undefined where none was recorded. */
   ipvsTable(
     name: string,
-  ): { source: string; text: string; table: IpvsTable | IpvsParseError } | undefined {
+  ):
+    | { source: string; text: string; command: ListingCommand; table: IpvsTable | IpvsParseError }
+    | undefined {
     const outputs = this.facts.nodes[name] ?? {};
-    const stem = ipvsStem(outputs);
+    const command = ipvsCommand(outputs);
+    const stem = commandStem(command);
     const text = outputs[stem];
     if (text === undefined) return undefined;
     const source = `nodes/${name}/${stem}.txt`;
@@ -162,7 +167,7 @@ export class Analysis {
       }
       this.ipvsTables.set(name, table);
     }
-    return { source, text, table };
+    return { source, text, command, table };
   }
 
   /** The node's ipsets (IPVS mode), parsed once for both families, or why they are unreadable. */
@@ -194,9 +199,9 @@ export class Analysis {
 
 /** The node's IPVS listing: ipvsadm-save's form, else ipvsadm -Ln's where it had no
  * ipvsadm-save. */
-function ipvsStem(outputs: Record<string, string>): string {
-  const saved = commandStem({ kind: 'ipvs-save' });
-  return saved in outputs ? saved : commandStem({ kind: 'ipvs-save', format: 'list' });
+function ipvsCommand(outputs: Record<string, string>): ListingCommand {
+  const saved: ListingCommand = { kind: 'ipvs-save' };
+  return commandStem(saved) in outputs ? saved : { kind: 'ipvs-save', format: 'list' };
 }
 
 /** One node's dataplane for one family (iptables mode: iptables-save for IPv4, ip6tables-save
@@ -397,21 +402,32 @@ export class NodeAnalysis {
   driftUnavailable(): string | undefined {
     if (this.mode() === 'cilium' && this.family === 'IPv6')
       return `node ${this.name}: Cilium's agent holds both families in one table, compared as the node's IPv4`;
+    // a listing that does not read is said with its file and command; one not recorded, with
+    // the command that lists it
+    const notRead = (
+      what: string,
+      verb: 'was' | 'were',
+      listed: string,
+      read: { failure?: DumpReadFailure } | undefined,
+    ) =>
+      read?.failure
+        ? `${what} ${verb} not read: ${couldNotRead(read.failure)}`
+        : `${what} (${listed}) ${verb} not read`;
     if (this.mode() === 'cilium')
       return this.cilium()?.read
         ? undefined
-        : `node ${this.name}: Cilium replaces kube-proxy and its agent's Service table (cilium-dbg service list, db/show frontends or bpf lb list) was not read${this.cilium()?.error ? `: ${this.cilium()!.error}` : ''}`;
+        : `node ${this.name}: Cilium replaces kube-proxy and ${notRead("its agent's Service table", 'was', 'cilium-dbg service list, db/show frontends or bpf lb list', this.cilium())}`;
     if (this.mode() === 'ipvs')
       return this.ipvs()?.read
         ? undefined
-        : `node ${this.name}: kube-proxy runs in IPVS mode and its virtual servers (ipvsadm-save -n) were not read${this.ipvs()?.error ? `: ${this.ipvs()!.error}` : ''}`;
+        : `node ${this.name}: kube-proxy runs in IPVS mode and ${notRead('its virtual servers', 'were', 'ipvsadm-save -n', this.ipvs())}`;
     if (this.mode() === 'nftables') {
       const table = this.nft()?.table;
       if (table?.cut)
         return `node ${this.name}: ${this.nft()!.source} ends at line ${table.cut.line} inside ${table.cut.inside}: the listing was cut, so it is not compared (what is missing could be missing from the listing only)`;
       return table
         ? undefined
-        : `node ${this.name}: kube-proxy runs in nftables mode and its table (nft -j list table ${this.family === 'IPv6' ? 'ip6' : 'ip'} kube-proxy) was not read`;
+        : `node ${this.name}: kube-proxy runs in nftables mode and ${notRead('its table', 'was', `nft -j list table ${this.family === 'IPv6' ? 'ip6' : 'ip'} kube-proxy`, this.nft())}`;
     }
     const mode = unsupportedMode(this.mode());
     return mode ? `node ${this.name}: ${mode}` : undefined;
@@ -518,7 +534,8 @@ export class NodeAnalysis {
   /** The node's state in its own mode where it lives outside iptables (nftables, IPVS, Cilium):
    * where it was read, and why it could not be; undefined where none was recorded. */
   stateRead():
-    { source: string; error?: string; cut?: { line: number; inside: string } } | undefined {
+    | { source: string; failure?: DumpReadFailure; cut?: { line: number; inside: string } }
+    | undefined {
     const mode = this.mode();
     const read =
       mode === 'nftables'
@@ -532,14 +549,14 @@ export class NodeAnalysis {
     const cut = mode === 'nftables' ? this.nft()?.table?.cut : undefined;
     return {
       source: read.source,
-      ...(read.error !== undefined ? { error: read.error } : {}),
+      ...(read.failure ? { failure: read.failure } : {}),
       ...(cut ? { cut } : {}),
     };
   }
 
   /** kube-proxy's nftables table of this family (`ip` or `ip6` kube-proxy) as the node recorded
    * it (nftables mode): its JSON listing, else its text listing; or why it is unreadable. */
-  nft(): { source: string; table?: NftTable; error?: string } | undefined {
+  nft(): { source: string; table?: NftTable; failure?: DumpReadFailure } | undefined {
     if (this.nftMemo !== null) return this.nftMemo;
     if (this.given?.nft)
       return (this.nftMemo = { source: this.given.source, table: this.given.nft });
@@ -550,27 +567,35 @@ export class NodeAnalysis {
     if (text === undefined) return (this.nftMemo = undefined);
     const source = `nodes/${this.name}/${stem}.txt`;
     const family = this.family === 'IPv6' ? 'ip6' : 'ip';
+    const command: ListingCommand = {
+      kind: 'nft-list',
+      family,
+      ...(stem === stems.text ? { format: 'text' as const } : {}),
+    };
     try {
       // nft's JSON, its listing, or the script kube-proxy feeds nft -f (put in a snapshot by hand)
       const table = parseNftAny(text, source).table(family, 'kube-proxy');
       return (this.nftMemo = table
         ? { source, table }
-        : { source, error: `${source}: no table ${family} kube-proxy` });
+        : {
+            source,
+            failure: { source, command, reason: `it holds no table ${family} kube-proxy` },
+          });
     } catch (e) {
       if (!(e instanceof NftParseError)) throw e;
-      return (this.nftMemo = { source, error: e.message });
+      return (this.nftMemo = { source, failure: dumpReadFailure(e, command) });
     }
   }
 
   /** IPVS mode's state as the node recorded it: the virtual servers of this family (ipvsadm-save
    * -n), kube-proxy's ipsets and kube-ipvs0's addresses where read; or why it is unreadable. */
-  ipvs(): { source: string; text: string; read?: IpvsRead; error?: string } | undefined {
+  ipvs(): { source: string; text: string; read?: IpvsRead; failure?: DumpReadFailure } | undefined {
     if (this.ipvsMemo !== null) return this.ipvsMemo;
     const listing = this.analysis.ipvsTable(this.name);
     if (!listing) return (this.ipvsMemo = undefined);
-    const { source, text, table } = listing;
+    const { source, text, command, table } = listing;
     if (table instanceof IpvsParseError)
-      return (this.ipvsMemo = { source, text, error: table.message });
+      return (this.ipvsMemo = { source, text, failure: dumpReadFailure(table, command) });
     const v6 = this.family === 'IPv6';
     const bound = this.interfaceAddresses((n) => n === 'kube-ipvs0');
     const read: IpvsRead = {
@@ -610,30 +635,36 @@ export class NodeAnalysis {
   /** Cilium's tables as the node's agent listed them (both families): its load-balancer tables
    * (frontends with the backends' states), else its Service list, else its BPF maps; the BPF
    * maps besides, where both were read. Or why they are unreadable. */
-  cilium(): { source: string; text: string; read?: CiliumRead; error?: string } | undefined {
+  cilium():
+    { source: string; text: string; read?: CiliumRead; failure?: DumpReadFailure } | undefined {
     if (this.ciliumMemo !== null) return this.ciliumMemo;
     const state = this.analysis.state(this.name);
     const outputs = this.facts.nodes[this.name] ?? {};
-    const has = (stem: string) => stem in outputs;
-    const stem = [CILIUM_STEMS.frontends, CILIUM_STEMS.serviceList, CILIUM_STEMS.bpf].find(has);
-    if (!stem || !state.cilium) return (this.ciliumMemo = undefined);
-    const file = (s: string) => `nodes/${this.name}/${s}.txt`;
+    const command = (list: CiliumList): ListingCommand => ({ kind: 'cilium', list });
+    const stemOf = (list: CiliumList) => commandStem(command(list));
+    const has = (list: CiliumList) => stemOf(list) in outputs;
+    const list = (['frontends', 'service-list', 'bpf-lb-list'] as const).find(has);
+    if (!list || !state.cilium) return (this.ciliumMemo = undefined);
+    const file = (l: CiliumList) => `nodes/${this.name}/${stemOf(l)}.txt`;
     // one table holds both families: it is the IPv4 analysis's
     if (this.family === 'IPv6') return (this.ciliumMemo = undefined);
+    // the listing being parsed: a parse error is its output's
+    let reading: CiliumList = list;
+    const parse = (l: CiliumList) => {
+      reading = l;
+      return parseCilium(outputs[stemOf(l)]!, file(l));
+    };
     try {
-      let table = parseCilium(outputs[stem]!, file(stem));
-      if (stem === CILIUM_STEMS.frontends && has(CILIUM_STEMS.backends)) {
-        const states = parseCilium(outputs[CILIUM_STEMS.backends]!, file(CILIUM_STEMS.backends));
+      let table = parse(list);
+      if (list === 'frontends' && has('backends')) {
+        const states = parse('backends');
         table = withBackendStates(table, states.backendStates ?? new Map());
       }
-      const bpf =
-        stem !== CILIUM_STEMS.bpf && has(CILIUM_STEMS.bpf)
-          ? parseCilium(outputs[CILIUM_STEMS.bpf]!, file(CILIUM_STEMS.bpf))
-          : undefined;
+      const bpf = list !== 'bpf-lb-list' && has('bpf-lb-list') ? parse('bpf-lb-list') : undefined;
       const node = this.analysis.index.node(this.name);
       return (this.ciliumMemo = {
-        source: file(stem),
-        text: outputs[stem]!,
+        source: file(list),
+        text: outputs[stemOf(list)]!,
         read: {
           table,
           ...(bpf ? { maps: bpf } : {}),
@@ -643,7 +674,11 @@ export class NodeAnalysis {
       });
     } catch (e) {
       if (!(e instanceof CiliumParseError)) throw e;
-      return (this.ciliumMemo = { source: file(stem), text: outputs[stem]!, error: e.message });
+      return (this.ciliumMemo = {
+        source: file(list),
+        text: outputs[stemOf(list)]!,
+        failure: dumpReadFailure(e, command(reading)),
+      });
     }
   }
 

@@ -16,6 +16,7 @@ import { narrowed } from '../core/kube/service-ref.js';
 import type { NftTable } from '../core/dataplane/nftables/listing.js';
 import type { CiliumTable } from '../core/dataplane/cilium/listing.js';
 import { buildNftSearchIndex } from '../core/dataplane/nftables/search.js';
+import { couldNotRead } from '../core/dataplane/dataplane.js';
 import type { TracePacket, TraceResult } from '../core/dataplane/trace/trace.js';
 
 export type { DiagnosedService };
@@ -118,9 +119,9 @@ export function nodeData(node: NodeAnalysis, view: ClusterView): NodeData {
       return node.trees();
     },
     get error() {
-      if (cilium()) return cilium()!.error;
-      if (nft()) return nft()!.error;
-      if (ipvs()) return ipvs()!.error;
+      // the node's mode reads one of these at most
+      const state = cilium() ?? nft() ?? ipvs();
+      if (state) return state.failure && couldNotRead(state.failure);
       const r = node.rules();
       return r ? r.failure?.message.split('\n')[0] : 'no rules recorded for this node';
     },

@@ -15,7 +15,7 @@ import type { IPFamily } from '../ipv6.js';
 import { percent } from '../model.js';
 import { count, familyLabel, finding, saveNodeOutput } from './check.js';
 import { kubectl, valid } from '../next-command.js';
-import { modeTraits, type StateTraits } from '../dataplane/dataplane.js';
+import { couldNotRead, modeTraits, type StateTraits } from '../dataplane/dataplane.js';
 import { unreadAt } from '../dataplane/nftables/listing.js';
 import { unreadFor } from '../dataplane/nftables/drift.js';
 import type { CheckContext } from './context.js';
@@ -68,11 +68,11 @@ export function tableNode(
         node,
       }),
     ]);
-  const trees = !read.error ? n.trees(ctx.scope) : undefined;
+  const trees = !read.failure ? n.trees(ctx.scope) : undefined;
   if (!trees)
     return on([
       finding('rules-unreadable', 'warn', `the ${m.word} state cannot be read`, {
-        explanation: read.error ?? 'unreadable',
+        explanation: read.failure ? couldNotRead(read.failure) : 'unreadable',
         evidence: [seen(read.source, { node, source: read.source })],
         node,
       }),

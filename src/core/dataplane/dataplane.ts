@@ -26,19 +26,21 @@ import type { Ruleset } from './iptables/read/parse.js';
 import { ipvsDrift } from './ipvs/drift.js';
 import { expectedIpvs, type IpvsExpectOptions } from './ipvs/expected.js';
 import type { Ipset } from './ipvs/ipset.js';
-import type { IpvsTable } from './ipvs/listing.js';
+import type { IpvsParseError, IpvsTable } from './ipvs/listing.js';
 import { buildIpvsTrees, type IpvsKnown } from './ipvs/trees.js';
 import { traceIpvsPacket } from './ipvs/trace.js';
 import { serviceCIDRs, type ClusterView, type KubeProxyConfig } from '../kube/objects.js';
 import type { ServicePortName } from '../model.js';
 import { nftablesDrift } from './nftables/drift.js';
-import type { NftTable } from './nftables/listing.js';
+import type { NftParseError, NftTable } from './nftables/listing.js';
 import { traceNftPacket } from './nftables/trace.js';
 import { buildNftServiceTrees } from './nftables/trees.js';
 import { knownMapFlags, type CiliumAgent } from './cilium/agent.js';
 import { ciliumDrift } from './cilium/drift.js';
 import { expectedCilium, type CiliumNode } from './cilium/expected.js';
-import { frontendKey, type CiliumTable } from './cilium/listing.js';
+import { frontendKey, type CiliumParseError, type CiliumTable } from './cilium/listing.js';
+import { listingArgv, type ListingCommand } from '../nodes/commands.js';
+import { escapeControls } from '../sanitize.js';
 import { traceCiliumPacket } from './cilium/trace.js';
 import { buildCiliumTrees, nodePortKey, type CiliumKnown } from './cilium/trees.js';
 import { tracePacket } from './iptables/trace.js';
@@ -327,6 +329,34 @@ export interface CiliumRead {
   agent: CiliumAgent;
   node: CiliumNode;
 }
+
+/** Why a node's listing of its dataplane (nftables, IPVS, Cilium) could not be read: the node
+ * state holds this where it holds no Dataplane. */
+export interface DumpReadFailure {
+  /** "nodes/NODE/ipvsadm-save.txt". */
+  source: string;
+  /** The node command the file is the output of. */
+  command: ListingCommand;
+  /** The listing's line that does not read, where one line is to blame. */
+  line?: number;
+  reason: string;
+}
+
+/** The parse error of `command`'s output, as the node state keeps it. */
+export const dumpReadFailure = (
+  e: NftParseError | IpvsParseError | CiliumParseError,
+  command: ListingCommand,
+): DumpReadFailure => ({
+  source: e.file,
+  command,
+  ...(e.line !== undefined ? { line: e.line } : {}),
+  reason: e.reason,
+});
+
+/** A read failure in words, the one way every finding, command and screen says it: "could not
+ * read nodes/N/ipvsadm-save.txt (ipvsadm-save -n) at line 12: why". */
+export const couldNotRead = (f: DumpReadFailure): string =>
+  `could not read ${f.source} (${listingArgv(f.command).join(' ')})${f.line !== undefined ? ` at line ${f.line}` : ''}: ${escapeControls(f.reason)}`;
 
 export function ciliumDataplane(read: CiliumRead, view: ClusterView): CiliumDataplane {
   const { table, agent } = read;
