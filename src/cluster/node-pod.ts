@@ -449,8 +449,12 @@ export class DebugPods implements NodeChannel {
     }
     const name = pod.metadata?.name ?? '';
     this.created.set(name, String(pod.metadata?.['uid'] ?? ''));
+    // one renewal at a time: a slow API server must not stack them, nor land one after a
+    // renewal found the name taken by another Pod
     this.renewer ??= setInterval(
-      () => void (this.renewing = this.renew()),
+      () => {
+        this.renewing ??= this.renew().finally(() => (this.renewing = undefined));
+      },
       this.o.renewEveryMs ?? (LEASE_SECONDS * 1000) / 4,
     ).unref();
     // close() began while the create was on its way: the Pod must not outlive kdebug

@@ -100,6 +100,32 @@ describe('a debug Pod swapped for another of the same name', () => {
     );
   });
 
+  it('renews one lease patch at a time: an API server slower than the renewal period gets no pile-up', async () => {
+    let inFlight = 0;
+    let most = 0;
+    let calls = 0;
+    // the patch answers after three renewal periods
+    const slow = Object.create(api) as KubeApi;
+    slow.patchPod = async (...args: Parameters<KubeApi['patchPod']>) => {
+      calls++;
+      most = Math.max(most, ++inFlight);
+      await new Promise((r) => setTimeout(r, 120));
+      inFlight--;
+      return api.patchPod(...args);
+    };
+    const p = new DebugPods(slow, {
+      yes: true,
+      timeoutMs: 3000,
+      tell: () => undefined,
+      renewEveryMs: 40,
+    });
+    await p.open('node-a');
+    await new Promise((r) => setTimeout(r, 400));
+    await p.close();
+    assert.ok(calls >= 2, `renewed ${calls} times`);
+    assert.equal(most, 1, 'at most one renewal on its way');
+  });
+
   it('is found by the lease renewal, whose patch names the UID, and is then neither renewed nor exec’d', async () => {
     const p = pods({ renewEveryMs: 40 });
     const runner = await p.open('node-a');
