@@ -68,6 +68,17 @@ describe('the CLI\'s own stderr in a paste ("error parsing frontend &{...}", no 
     assert.equal(t.frontends[0]!.type, 'ClusterIP');
     assert.match(t.cut ?? '', /^p\.txt:1: .*"error parsing svc: empty state"/);
   });
+
+  it('several glued after "empty state": each message is one, the first quoted whole', () => {
+    const t = parseCilium(
+      `ID   Frontend        Backend\n${rows}error parsing svc: empty stateerror parsing frontend &{IP:<nil> Port:9093 Protocol:TCP}error parsing backend &{IP:<nil> Port:0}\n`,
+      'p.txt',
+    );
+    assert.equal(
+      t.cut,
+      'p.txt:3: Cilium\'s CLI printed "error parsing svc: empty state" and 2 more such errors: the entries it could not parse are not in its listing',
+    );
+  });
 });
 
 describe('a command written without a prompt before rows without a header', () => {

@@ -119,9 +119,10 @@ function parseListing(text: string, source: string): CiliumTable {
   const table = parseForm(clean, source);
   if (!first || table.cut) return table;
   const what = first.what.length > 80 ? `${first.what.slice(0, 80)}...` : first.what;
+  const more = first.count > 1 ? ` and ${first.count - 1} more such errors` : '';
   return {
     ...table,
-    cut: `${source}:${first.line}: Cilium's CLI printed "${what}": the entries it could not parse are not in its listing`,
+    cut: `${source}:${first.line}: Cilium's CLI printed "${what}"${more}: the entries it could not parse are not in its listing`,
   };
 }
 
