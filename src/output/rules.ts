@@ -165,9 +165,9 @@ const CILIUM_FORM: Record<CiliumTable['form'], string> = {
 
 /** What a Cilium listing leaves out, one line each. */
 function ciliumWarnings(d: CiliumTable): string[] {
-  const out = d.cut
-    ? [`${d.cut}: what is not in the paste is not shown, and nothing is said about it`]
-    : [];
+  const out = (d.cut ?? []).map(
+    (c) => `${c}: what is not in the paste is not shown, and nothing is said about it`,
+  );
   if (d.unreadFrom !== undefined)
     out.push(
       `line ${d.unreadFrom}: another command's output starts here; only the listing before it was read (give each listing to kdebug rules --file on its own)`,

@@ -56,6 +56,20 @@ describe('kdebug rules', () => {
     assert.doesNotMatch(r.stdout, /^10\.96\.15\.6:0/m);
   });
 
+  it('says both where a Cilium listing is elided and its CLI could not print entries: a line each', () => {
+    const input =
+      'ID   Frontend        Backend\n...\n1    10.96.0.1:443   1 => 10.0.0.1:6443\nerror parsing frontend &{IP:<nil> Port:9093 Protocol:TCP}\n';
+    const r = kdebug(['rules', '--file', '-', '-o', 'text'], { input, env: { COLUMNS: '400' } });
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(
+      r.stdout.split('\n').filter((l) => l.startsWith('warning: <stdin>:')),
+      [
+        'warning: <stdin>:2: rows left out ("..."): what is not in the paste is not shown, and nothing is said about it',
+        'warning: <stdin>:4: Cilium\'s CLI printed "error parsing frontend &{IP:<nil> Port:9093 Protocol:TCP}": the entries it could not parse are not in its listing: what is not in the paste is not shown, and nothing is said about it',
+      ],
+    );
+  });
+
   it('says a Cilium listing it cannot read is one, not an internal error: the Services table', () => {
     const file =
       'test/fixtures/cilium/vectors/03-v118-clusterip-session-affinity/expected-services.txt';

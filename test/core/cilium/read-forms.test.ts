@@ -54,8 +54,9 @@ describe('the CLI\'s own stderr in a paste ("error parsing frontend &{...}", no 
       t.frontends.map((f) => f.backends.length),
       [1],
     );
+    assert.equal(t.cut?.length, 1);
     assert.match(
-      t.cut ?? '',
+      t.cut[0]!,
       /^p\.txt:3: .*"error parsing frontend &\{IP:<nil> Port:9093 Protocol:TCP\}"/,
     );
   });
@@ -66,7 +67,7 @@ describe('the CLI\'s own stderr in a paste ("error parsing frontend &{...}", no 
       'p.txt',
     );
     assert.equal(t.frontends[0]!.type, 'ClusterIP');
-    assert.match(t.cut ?? '', /^p\.txt:1: .*"error parsing svc: empty state"/);
+    assert.match(t.cut?.[0] ?? '', /^p\.txt:1: .*"error parsing svc: empty state"/);
   });
 
   it('several glued after "empty state": each message is one, the first quoted whole', () => {
@@ -74,10 +75,20 @@ describe('the CLI\'s own stderr in a paste ("error parsing frontend &{...}", no 
       `ID   Frontend        Backend\n${rows}error parsing svc: empty stateerror parsing frontend &{IP:<nil> Port:9093 Protocol:TCP}error parsing backend &{IP:<nil> Port:0}\n`,
       'p.txt',
     );
-    assert.equal(
-      t.cut,
+    assert.deepEqual(t.cut, [
       'p.txt:3: Cilium\'s CLI printed "error parsing svc: empty state" and 2 more such errors: the entries it could not parse are not in its listing',
+    ]);
+  });
+
+  it('in a listing also elided ("..."): both said, one each with its line', () => {
+    const t = parseCilium(
+      `ID   Frontend        Backend\n...\n${rows}error parsing frontend &{IP:<nil> Port:9093 Protocol:TCP}\n`,
+      'p.txt',
     );
+    assert.deepEqual(t.cut, [
+      'p.txt:2: rows left out ("...")',
+      'p.txt:4: Cilium\'s CLI printed "error parsing frontend &{IP:<nil> Port:9093 Protocol:TCP}": the entries it could not parse are not in its listing',
+    ]);
   });
 });
 

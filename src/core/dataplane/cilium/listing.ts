@@ -92,8 +92,9 @@ export interface CiliumTable {
   /** "nodes/NODE/cilium-service-list.txt", or the file a person gave. */
   source: string;
   frontends: CiliumFrontend[];
-  /** The listing stops mid-way (a cut paste): what it lacks is no claim. */
-  cut?: string;
+  /** Why the listing is not whole (rows left out, entries the CLI could not print), one reason
+   * each, FILE:LINE first: what it lacks is no claim. */
+  cut?: string[];
   /** The line where a new command's output starts after the listing: not read with it. */
   unreadFrom?: number;
   /** `db/show backends`: each backend's state by its address ("10.244.1.1:80/TCP"). */

@@ -103,11 +103,11 @@ function joined(a: CiliumTable, b: CiliumTable): CiliumTable {
       if (!known.backends.some((x) => x.ip === be.ip && x.port === be.port))
         known.backends.push(be);
   }
-  const cut = a.cut ?? b.cut;
+  const cut = [...(a.cut ?? []), ...(b.cut ?? [])];
   return {
     ...a,
     frontends: [...byKey.values()],
-    ...(cut ? { cut } : {}),
+    ...(cut.length > 0 ? { cut } : {}),
     ...(b.unreadFrom !== undefined ? { unreadFrom: b.unreadFrom } : {}),
   };
 }
@@ -117,12 +117,15 @@ function joined(a: CiliumTable, b: CiliumTable): CiliumTable {
 function parseListing(text: string, source: string): CiliumTable {
   const { text: clean, first } = withoutAgentErrors(text.replace(/\r/g, ''));
   const table = parseForm(clean, source);
-  if (!first || table.cut) return table;
+  if (!first) return table;
   const what = first.what.length > 80 ? `${first.what.slice(0, 80)}...` : first.what;
   const more = first.count > 1 ? ` and ${first.count - 1} more such errors` : '';
   return {
     ...table,
-    cut: `${source}:${first.line}: Cilium's CLI printed "${what}"${more}: the entries it could not parse are not in its listing`,
+    cut: [
+      ...(table.cut ?? []),
+      `${source}:${first.line}: Cilium's CLI printed "${what}"${more}: the entries it could not parse are not in its listing`,
+    ],
   };
 }
 
@@ -264,7 +267,7 @@ function serviceList(lines: string[], source: string): CiliumTable {
     form: 'service-list',
     source,
     frontends: merged(frontends),
-    ...(cut ? { cut } : {}),
+    ...(cut ? { cut: [cut] } : {}),
     ...(unreadFrom ? { unreadFrom } : {}),
   };
 }
@@ -391,11 +394,12 @@ function bpfLbList(lines: string[], source: string): CiliumTable {
     if (byKey.size > 0 && !/\d/.test(t)) return false;
     fail(source, at, `not a row of cilium bpf lb list: "${t.slice(0, 80)}"`);
   });
+  const notWhole = cut ?? headless;
   return {
     form: 'bpf-lb-list',
     source,
     frontends: [...byKey.values()],
-    ...(cut || headless ? { cut: cut ?? headless } : {}),
+    ...(notWhole ? { cut: [notWhole] } : {}),
     ...(unreadFrom ? { unreadFrom } : {}),
   };
 
@@ -493,7 +497,7 @@ function dbFrontends(lines: string[], source: string): CiliumTable {
     form: 'db-frontends',
     source,
     frontends,
-    ...(cut ? { cut } : {}),
+    ...(cut ? { cut: [cut] } : {}),
     ...(unreadFrom ? { unreadFrom } : {}),
   };
 }
