@@ -153,6 +153,7 @@ const isNft = (d: RulesDump): d is NftTable => 'sets' in d;
 const isIpvs = (d: RulesDump): d is IpvsTable => 'kind' in d && d.kind === 'ipvs';
 const isCilium = (d: RulesDump): d is CiliumTable => 'frontends' in d;
 const ciliumBackends = (d: CiliumTable) => d.frontends.reduce((n, f) => n + f.backends.length, 0);
+const dropEntries = (d: CiliumTable) => d.frontends.filter(isDropEntry).length;
 
 const CILIUM_FORM: Record<CiliumTable['form'], string> = {
   'service-list': 'service list',
@@ -163,29 +164,40 @@ const CILIUM_FORM: Record<CiliumTable['form'], string> = {
   'maps-dump': 'BPF maps dump',
 };
 
-/** What a Cilium listing leaves out, one line each. */
-function ciliumWarnings(d: CiliumTable): string[] {
-  const out = (d.cut ?? []).map(
-    (c) => `${c}: what is not in the paste is not shown, and nothing is said about it`,
-  );
+/** What a Cilium listing leaves out, one line each, with the line it starts at where one does. */
+function ciliumWarnings(d: CiliumTable): { line: number | null; message: string }[] {
+  const out: { line: number | null; message: string }[] = (d.cut ?? []).map((c) => ({
+    line: null,
+    message: `${c}: what is not in the paste is not shown, and nothing is said about it`,
+  }));
+  const say = (message: string, line: number | null = null) => out.push({ line, message });
   if (d.unreadFrom !== undefined)
-    out.push(
+    say(
       `line ${d.unreadFrom}: another command's output starts here; only the listing before it was read (give each listing to kdebug rules --file on its own)`,
+      d.unreadFrom,
     );
   if (d.form === 'db-backends')
-    out.push('a backends table alone names no frontend: paste db/show frontends with it');
+    say('a backends table alone names no frontend: paste db/show frontends with it');
   if (d.frontends.length > 0 && d.frontends.every((f) => f.protocol === undefined))
-    out.push(
+    say(
       'this listing prints no protocols (Cilium before 1.17): TCP and UDP frontends of one port are not told apart',
     );
-  const drops = d.frontends.filter(isDropEntry).map((f) => frontendKey(f));
-  if (drops.length > 0)
-    out.push(
-      `${count(drops.length, 'wildcard drop entry', 'wildcard drop entries')} (${listed(drops)}): Cilium 1.19+ drops traffic to the other ports of that address; no Service port, so no tree`,
+  const drops = d.frontends.filter(isDropEntry);
+  if (drops.length > 0) {
+    const line = Math.min(...drops.map((f) => f.line));
+    say(
+      `${d.source}:${line}: ${count(drops.length, 'wildcard drop entry', 'wildcard drop entries')} (${listed(drops.map((f) => frontendKey(f)))}): Cilium 1.19+ drops traffic to the other ports of that address; no Service port, so no tree`,
+      line,
     );
-  const flags = flagCounts(d);
-  if (flags.length > 0)
-    out.push(`flags of the listing, kept as listed and not compared here: ${listed(flags)}`);
+  }
+  const flagged = d.frontends.filter((f) => f.flags.length > 0);
+  if (flagged.length > 0) {
+    const line = Math.min(...flagged.map((f) => f.flagsLine ?? f.line));
+    say(
+      `${d.source}:${line}: flags of the listing, kept as listed and not compared here: ${listed(flagCounts(d))}`,
+      line,
+    );
+  }
   return out;
 }
 
@@ -235,7 +247,7 @@ export function ipvsWarnings(d: IpvsTable): string[] {
 
 function headline(d: RulesDump, label: string): string {
   if (isCilium(d))
-    return `${label}: Cilium ${CILIUM_FORM[d.form]}, ${count(d.frontends.length, 'frontend')}, ${count(ciliumBackends(d), 'backend')}`;
+    return `${label}: Cilium ${CILIUM_FORM[d.form]}, ${count(d.frontends.length - dropEntries(d), 'frontend')}, ${count(ciliumBackends(d), 'backend')}${dropEntries(d) > 0 ? `, ${count(dropEntries(d), 'wildcard drop entry', 'wildcard drop entries')}` : ''}`;
   if (isIpvs(d))
     return `${label}: IPVS${IPVS_VIEW[d.view]}, ${count(d.services.length, 'virtual server')}, ${count(realServers(d), 'real server')}`;
   if (isNft(d)) {
@@ -295,7 +307,7 @@ export function rulesText(
   width = Infinity,
 ): string {
   const out = [headline(dump, source.label)];
-  if (isCilium(dump)) out.push(...ciliumWarnings(dump).map((w) => `warning: ${w}`));
+  if (isCilium(dump)) out.push(...ciliumWarnings(dump).map((w) => `warning: ${w.message}`));
   else if (!isNft(dump) && !isIpvs(dump)) out.push(...warningLines(dump));
   if (isNft(dump)) out.push(...(dump.paste?.notes ?? []).map((n) => `warning: ${n}`));
   if (isNft(dump) && dump.cut) out.push(`warning: ${cutText(dump)}`);
@@ -382,11 +394,15 @@ export function rulesDoc(dump: RulesDump, trees: ServiceTrees, source: RulesSour
       ? {
           mode: 'cilium',
           form: dump.form,
-          counts: { frontends: dump.frontends.length, backends: ciliumBackends(dump) },
-          warnings: ciliumWarnings(dump).map((message) => ({
-            line: null,
-            kind: 'cilium',
-            message,
+          counts: {
+            frontends: dump.frontends.length - dropEntries(dump),
+            backends: ciliumBackends(dump),
+            ...(dropEntries(dump) > 0 ? { dropEntries: dropEntries(dump) } : {}),
+          },
+          warnings: ciliumWarnings(dump).map((w) => ({
+            line: w.line,
+            kind: 'cilium' as const, // a string would absorb iptables' warning type (its lines)
+            message: w.message,
           })),
         }
       : isIpvs(dump)

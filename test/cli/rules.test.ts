@@ -47,13 +47,34 @@ describe('kdebug rules', () => {
     const file = 'test/fixtures/cilium/pastes/cilium-db-frontends-bpf-45252-grep.txt';
     const r = kdebug(['rules', '--file', file, '-o', 'text'], WIDE);
     assert.equal(r.code, 0, r.stderr);
+    // the drop entry is no Service frontend: counted apart
     assert.match(
       r.stdout,
-      /^warning: flags of the listing, kept as listed and not compared here: Local \(1 frontend\), non-routable \(2 frontends\)$/m,
+      /: Cilium load-balancer table \(db\/show frontends\), 3 frontends, 3 backends, 1 wildcard drop entry$/m,
     );
-    assert.match(r.stdout, /^warning: 1 wildcard drop entry \(10\.96\.15\.6:0\/ANY\): /m);
+    // each at the bpf lb list row it stands on: the flags of 10.96.15.6:80/TCP, the drop entry
+    assert.match(
+      r.stdout,
+      /^warning: \S+-45252-grep\.txt:9: flags of the listing, kept as listed and not compared here: Local \(1 frontend\), non-routable \(2 frontends\)$/m,
+    );
+    assert.match(
+      r.stdout,
+      /^warning: \S+-45252-grep\.txt:10: 1 wildcard drop entry \(10\.96\.15\.6:0\/ANY\): /m,
+    );
     // no tree of its own: it is no Service port
     assert.doesNotMatch(r.stdout, /^10\.96\.15\.6:0/m);
+    const doc = JSON.parse(kdebug(['rules', '--file', file, '-o', 'json']).stdout) as {
+      counts: Record<string, number>;
+      warnings: { line: number | null; message: string }[];
+    };
+    assert.deepEqual(doc.counts, { frontends: 3, backends: 3, dropEntries: 1 });
+    assert.deepEqual(
+      doc.warnings.map((w) => [w.line, w.message.replace(/^\S+\.txt:\d+: /, '').slice(0, 20)]),
+      [
+        [10, '1 wildcard drop entr'],
+        [9, 'flags of the listing'],
+      ],
+    );
   });
 
   it('says both where a Cilium listing is elided and its CLI could not print entries: a line each', () => {

@@ -59,6 +59,8 @@ export interface CiliumFrontend {
   status?: string;
   /** The BPF map's flags on the Service entry ("non-routable", "check source-range" ...). */
   flags: string[];
+  /** The line its flags are listed on, where a second listing of the paste gave them. */
+  flagsLine?: number;
   /** The internal scope of a Service with one Local traffic policy ("/i" in Cilium's text). */
   internal?: boolean;
   backends: CiliumBackend[];

@@ -98,6 +98,7 @@ function joined(a: CiliumTable, b: CiliumTable): CiliumTable {
     }
     known.type ??= f.type;
     // the BPF map's flags (Local, non-routable ...) are kept with the frontend they belong to
+    if (known.flags.length === 0 && f.flags.length > 0) known.flagsLine = f.line;
     for (const flag of f.flags) if (!known.flags.includes(flag)) known.flags.push(flag);
     for (const be of f.backends)
       if (!known.backends.some((x) => x.ip === be.ip && x.port === be.port))
