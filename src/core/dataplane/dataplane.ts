@@ -408,6 +408,7 @@ export function ciliumDataplane(read: CiliumRead, view: ClusterView): CiliumData
       traceCiliumPacket(table, net, packet, {
         ...agent.settings,
         ...(agent.nodePorts ? { nodePorts: agent.nodePorts } : {}),
+        ...(read.maps ? { maps: read.maps } : {}),
         podIPs: new Set(view.pods.flatMap((p) => (p.hostNetwork ? [] : p.podIPs))),
       }),
     // the agent's table holds no per-address line a ping meets: its walk says what happens

@@ -13,7 +13,13 @@ import type {
   TraceResult,
 } from '../trace/trace.js';
 import { inRotation } from './expected.js';
-import { frontendKey, isWildcard, type CiliumFrontend, type CiliumTable } from './listing.js';
+import {
+  frontendKey,
+  isDropEntry,
+  isWildcard,
+  type CiliumFrontend,
+  type CiliumTable,
+} from './listing.js';
 import { nodePortsText, type CiliumNodePorts } from './devices.js';
 
 export interface CiliumTraceOptions {
@@ -30,6 +36,8 @@ export interface CiliumTraceOptions {
   podIPs: Set<string>;
   /** The agent's NodePort addresses: from outside, NodePorts answer on these only. */
   nodePorts?: CiliumNodePorts;
+  /** Its BPF maps, where read besides the table: 1.19's wildcard drop entries are there only. */
+  maps?: CiliumTable;
 }
 
 export function traceCiliumPacket(
@@ -96,6 +104,24 @@ export function traceCiliumPacket(
     const own = net.localAddresses.includes(dst);
     const elsewhere =
       served && own && findFrontend(table, { dst, port, protocol, net, served: undefined });
+    // 1.19's wildcard entry of a Service address (port 0, ANY): its other ports are dropped
+    const wildcard = elsewhere ? undefined : wildcardEntry([table, o.maps], dst);
+    if (wildcard)
+      return result([
+        outcome({
+          verdict: 'DROP',
+          destination: 'DROP',
+          rules: [
+            {
+              table: 'cilium',
+              chain: `${wildcard.f.type ?? 'frontend'} ${frontendKey(wildcard.f)}`,
+              line: wildcard.f.line,
+              rule: `${wildcard.source}:${wildcard.f.line}`,
+              effect: `no Service uses ${protocol.toUpperCase()} port ${port} of ${dst}: dropped by the address's wildcard entry (DROP_NO_SERVICE, Cilium 1.19+)`,
+            },
+          ],
+        }),
+      ]);
     const rule: MatchedRule = {
       table: 'cilium',
       chain: 'frontends',
@@ -180,4 +206,16 @@ function findFrontend(
         )
       : undefined)
   );
+}
+
+/** The wildcard drop entry of an address (Cilium 1.19+), in the first listing holding one. */
+function wildcardEntry(
+  tables: (CiliumTable | undefined)[],
+  ip: string,
+): { source: string; f: CiliumFrontend } | undefined {
+  for (const t of tables) {
+    const f = t?.frontends.find((x) => !x.internal && x.ip === ip && isDropEntry(x));
+    if (t && f) return { source: t.source, f };
+  }
+  return undefined;
 }
