@@ -17,8 +17,11 @@ interface Reading {
     protocol: string | null;
     type: string | null;
     service: string | null;
+    internal?: true;
     backends: { address: string; port: number; state: string | null }[];
   }[];
+  /** The paste lacks entries (elided, cut, or its CLI said some could not be printed). */
+  cut?: boolean;
 }
 const readings = JSON.parse(readFileSync(`${DIR}readings.json`, 'utf8')) as Record<string, Reading>;
 const pastes = Object.entries(readings).filter(([k]) => !k.startsWith('_'));
@@ -43,6 +46,7 @@ describe('real Cilium listings', () => {
         assert.equal(reading.frontends, undefined, `refused: ${(e as Error).message}`);
         return;
       }
+      if (reading.cut !== undefined) assert.equal(table.cut !== undefined, reading.cut, 'cut');
       if (reading.kind === 'cilium-db-backends') {
         assert.ok(table.backendStates && table.backendStates.size > 0);
         return;
@@ -52,6 +56,7 @@ describe('real Cilium listings', () => {
         port: f.port,
         protocol: f.protocol ?? null,
         type: f.type ?? null,
+        internal: f.internal ?? false,
         backends: f.backends.map((b) => ({ address: b.ip, port: b.port, state: b.state ?? null })),
       }));
       const want = (reading.frontends ?? []).map((f) => ({
@@ -59,12 +64,12 @@ describe('real Cilium listings', () => {
         port: f.port,
         protocol: f.protocol,
         type: f.type,
+        internal: f.internal ?? false,
         backends: f.backends.map((b) => ({ address: b.address, port: b.port, state: b.state })),
       }));
-      const key = (f: { address: string; port: number; protocol: string | null }) =>
-        `${f.address} ${f.port} ${f.protocol}`;
-      const sort = <T extends { address: string; port: number; protocol: string | null }>(a: T[]) =>
-        [...a].sort((x, y) => key(x).localeCompare(key(y)));
+      type Key = { address: string; port: number; protocol: string | null; internal: boolean };
+      const key = (f: Key) => `${f.address} ${f.port} ${f.protocol} ${f.internal}`;
+      const sort = <T extends Key>(a: T[]) => [...a].sort((x, y) => key(x).localeCompare(key(y)));
       assert.deepEqual(sort(got), sort(want));
     });
   }

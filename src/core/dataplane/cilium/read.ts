@@ -143,7 +143,7 @@ function parseForm(text: string, source: string): CiliumTable {
     case 'db-frontends':
       return dbFrontends(lines, source);
     case 'db-backends':
-      return { form, source, frontends: [], backendStates: dbBackends(lines, source) };
+      return { form, source, frontends: [], ...dbBackends(lines, source) };
     case 'maps-dump':
       return mapsDump(lines, source);
     default:
@@ -504,17 +504,24 @@ function dbFrontends(lines: string[], source: string): CiliumTable {
 }
 
 /** `db/show backends`: each backend's state, from its Instances ("ns/name [terminating] (port)")
- * or, in later releases, its own State column. */
-function dbBackends(lines: string[], source: string): Map<string, BackendState> {
+ * or, in later releases, its own State column; where rows are left out, the first elision. */
+function dbBackends(
+  lines: string[],
+  source: string,
+): { backendStates: Map<string, BackendState>; cut?: string[] } {
   const { index, column } = headerAt(lines, 'db-backends');
   const cols = columns(lines[index]!.slice(column));
   const states = new Map<string, BackendState>();
+  let cut: string | undefined;
   for (let k = index + 1; k < lines.length; k++) {
     const raw = lines[k]!.slice(column);
     const t = raw.trim();
     if (t === '') continue;
     if (ENDS.test(t) || HEADERS.some(([re]) => re.test(t))) break;
-    if (ELIDED.test(t)) continue;
+    if (ELIDED.test(t)) {
+      cut ??= `${source}:${k + 1}: rows left out ("${t}")`;
+      continue;
+    }
     const row = cells(raw, cols);
     const a =
       parseAddress(row.get('address') ?? '') ??
@@ -523,7 +530,7 @@ function dbBackends(lines: string[], source: string): Map<string, BackendState> 
     const state = backendState(row.get('state')) ?? backendState(marked) ?? 'active';
     states.set(formatAddress(a), state);
   }
-  return states;
+  return { backendStates: states, ...(cut ? { cut: [cut] } : {}) };
 }
 
 /** One frontend listed twice (a paste holding the listing twice) is one frontend. */
