@@ -152,6 +152,12 @@ describe('IPVS listings', () => {
       `${head}  -> 10.244.36.198:80             Masq    1      0          0\n`,
     );
     assert.equal(whole.cut, undefined);
+    // kubernetes/kubernetes#123948: the paste ends after the address, before every column
+    for (const end of ['', '\n']) {
+      const bare = parseIpvs(`${head}  -> 10.244.36.198:80${end}`);
+      assert.equal(bare.cut, 5);
+      assert.match(bare.services[0]!.partial ?? '', /cut at line 5 inside its real servers/);
+    }
   });
 
   it('kdebug rules --file prints them, in JSON with mode ipvs, and searches them', () => {

@@ -39,6 +39,8 @@ interface Reading {
   tables?: string[];
   /** What kdebug must say of the paste's form (a cut, a part it does not read), one pattern each. */
   warns?: string[];
+  /** What it must not say of it (a cut the paste does not have), one pattern each. */
+  silent?: string[];
 }
 
 const DIR = 'test/fixtures/pastes';
@@ -103,6 +105,7 @@ describe(`the pastes corpus (${corpus.length} real pastes)`, () => {
       assert.equal(got.mode, r.kind === 'nft' ? 'nftables' : r.kind);
       const text = textOf(got);
       for (const w of r.warns ?? []) assert.match(text, new RegExp(w), text);
+      for (const w of r.silent ?? []) assert.doesNotMatch(text, new RegExp(w), text);
       if (r.tables && got.mode === 'iptables')
         assert.deepEqual(
           got.dump.tables.map((t) => t.name),
@@ -723,6 +726,83 @@ map no-endpoint-services {
         ),
       (e: unknown) => e instanceof NoRulesError && e.foreign === 'nft',
     );
+  });
+
+  it('ipvsadm -Ln cut after a real server address: said cut, not a view without weights', () => {
+    const x = reads(`IP Virtual Server version 1.2.1 (size=4096)
+Prot LocalAddress:Port Scheduler Flags
+  -> RemoteAddress:Port           Forward Weight ActiveConn InActConn
+TCP  10.96.0.10:53 rr
+  -> 10.244.0.2:53                Masq    1      0          0
+  -> 10.244.0.3:53`);
+    assert.ok(x.mode === 'ipvs');
+    const dns = tree(x, 'TCP 10.96.0.10:53');
+    assert.ok(dns.endpoints.every((e) => /cut at line 6/.test(e.shareUnknown ?? '')));
+    const text = rulesText(x.dump, x.trees, { label: 'p' });
+    assert.match(text, /ends mid-line at line 6/);
+    assert.doesNotMatch(text, /shows no weights/);
+  });
+
+  it('a save whose last line, without its newline, ends in a chain name short of its 16 characters is cut there', () => {
+    const rules = [
+      '-A KUBE-SERVICES -d 10.96.0.5/32 -p tcp -m comment --comment "ns/a:http cluster IP" -m tcp --dport 80 -j KUBE-SVC-AAAAAAAAAAAAAAAA',
+      '-A KUBE-SERVICES -d 10.96.0.6/32 -p tcp -m comment --comment "ns/b:http cluster IP" -m tcp --dport 80 -j KUBE-SVC-BBBBBBBB',
+    ];
+    const x = reads(rules.join('\n'));
+    assert.ok(x.mode === 'iptables');
+    const b = tree(x, 'ns/b:http');
+    assert.equal(b.clusterIP, '10.96.0.6');
+    assert.deepEqual(b.absentChains, ['KUBE-SVC-BBBBBBBB']);
+    const text = rulesText(x.dump, x.trees, { label: 'p' });
+    assert.match(
+      text,
+      /line 2: the dump looks cut short after line 1: line 2 ends mid-word in KUBE-SVC-BBBBBBBB, 8 of the 16 characters/,
+    );
+    assert.doesNotMatch(text, /no endpoints/);
+    // a whole name at the end is no cut
+    const whole = reads(rules[0]!);
+    assert.ok(whole.mode === 'iptables');
+    assert.ok(!whole.dump.warnings.some((w) => w.kind === 'truncated'));
+    // an endpoint's chain cut so: the Service port's chain is cut inside, no share claimed
+    const sep = reads(
+      [
+        rules[0],
+        '-A KUBE-SVC-AAAAAAAAAAAAAAAA -m comment --comment "ns/a:http -> 10.244.0.3:80" -m statistic --mode random --probability 0.50000000000 -j KUBE-SEP-CCCCCCCCCCCCCCCC',
+        '-A KUBE-SVC-AAAAAAAAAAAAAAAA -m comment --comment "ns/a:http -> 10.244.0.4:80" -j KUBE-SEP-DDDD',
+      ].join('\n'),
+    );
+    const a = tree(sep, 'ns/a:http');
+    assert.ok(a.partial, rulesText(sep.dump, sep.trees, { label: 'p' }));
+    assert.ok(a.endpoints.some((e) => e.chain === 'KUBE-SEP-DDDD' && e.chainMissing));
+  });
+
+  it('an ip6tables -L listing after an iptables one is the IPv6 table, not a second listing; a closing fence is no rule', () => {
+    const listing = (v6: boolean) =>
+      [
+        '```',
+        `$ sudo ip${v6 ? '6' : ''}tables -t nat -nL POSTROUTING`,
+        'Chain POSTROUTING (policy ACCEPT)',
+        'target     prot opt source               destination',
+        `KUBE-POSTROUTING  all  ${v6 ? '    ::/0                 ::/0' : '--  0.0.0.0/0            0.0.0.0/0'}            /* kubernetes postrouting rules */`,
+        '```',
+      ].join('\n');
+    for (const first of [false, true]) {
+      const x = reads(`${listing(first)}\n\n${listing(!first)}`);
+      assert.ok(x.mode === 'iptables');
+      const text = rulesText(x.dump, x.trees, { label: 'p' });
+      assert.match(
+        text,
+        new RegExp(
+          `line 10: rules from line 10 are the ${first ? 'IPv4' : 'IPv6'} \\(ip${first ? '' : '6'}tables'\\) nat table, not a repeat of the ${first ? 'IPv6' : 'IPv4'} one from line 3`,
+        ),
+        text,
+      );
+      assert.doesNotMatch(text, /two listings|cut short/, text);
+      assert.deepEqual(
+        x.dump.tables.map((t) => t.name),
+        ['nat'],
+      );
+    }
   });
 
   it('ipvsadm -Ln cut mid-line: what is whole is read, the cut virtual server claims no share', () => {

@@ -191,18 +191,19 @@ describe('pastes: what is not a rule is skipped and said, the rules are read', (
     assert.deepEqual(kinds(alone), ['4:counters']);
     assert.match(alone.warnings[0]!.message, /the rule they count is not in the paste/);
     // counters and nothing else readable: the error says what the line is, not that it is none
-    for (const [text, line, more] of [
-      ['[12:720]', 1, false],
-      ['$ sudo iptables-save -c\n[12:720]\n', 2, true],
+    for (const [text, lines, more] of [
+      ['[12:720]', 'line 1 holds', false],
+      ['$ sudo iptables-save -c\n[12:720]\n', 'line 2 holds', true],
+      // every counters line is named, and none is "other"
+      ['[12:720]\n[1:60]', 'lines 1, 2 hold', false],
+      ['$ sudo iptables-save -c\n[12:720]\n[1:60]\n', 'lines 2, 3 hold', true],
     ] as const)
       assert.throws(
         () => parseIptables(text, { file: 'dump.txt' }),
         (e: unknown) =>
           e instanceof NoRulesError &&
-          e.message.startsWith(
-            `no iptables rules in dump.txt: line ${line} holds only the packet`,
-          ) &&
-          /rule they count is not in the paste/.test(e.message) &&
+          e.message.startsWith(`no iptables rules in dump.txt: ${lines} only the packet`) &&
+          /rules? they count (?:is|are) not in the paste/.test(e.message) &&
           /no other line/.test(e.message) === more &&
           !/ is not a line of iptables-save/.test(e.message),
       );
@@ -283,6 +284,31 @@ describe('pastes: what is not a rule is skipped and said, the rules are read', (
       assert.ok(!rs.warnings.some((w) => w.kind === 'joined'), typed);
       assert.equal(rs.warnings.find((w) => w.line === 1)?.kind, 'prompt', typed);
     }
+  });
+
+  it('prose run on from a command is no output: the split is taken only where the rest reads as a rule', () => {
+    for (const typed of [
+      '$ grep -c KUBE-SEP rules.txt-A is the flag to append',
+      '# iptables-save > rules.txt-A is the flag to append',
+    ]) {
+      const rs = parseIptables(
+        `${typed}\n*nat\n:KUBE-SEP-BBBBBBBBBBBBBBBB - [0:0]\n-A KUBE-SEP-BBBBBBBBBBBBBBBB -j KUBE-MARK-MASQ\nCOMMIT\n`,
+        { file: 'f.txt' },
+      );
+      assert.equal(rs.table('nat')!.chain('KUBE-SEP-BBBBBBBBBBBBBBBB')!.ruleCount, 1, typed);
+      assert.ok(!rs.warnings.some((w) => w.kind === 'joined'), typed);
+      assert.equal(rs.warnings.find((w) => w.line === 1)?.kind, 'prompt', typed);
+    }
+    // after a rule, the prompt is still not read; the rule before it is
+    const after = parseIptables(
+      '-A KUBE-SEP-BBBBBBBBBBBBBBBB -j KUBE-MARK-MASQ# cat rules.txt-A is the flag to append\n',
+      { table: 'nat' },
+    );
+    assert.equal(after.table('nat')!.chain('KUBE-SEP-BBBBBBBBBBBBBBBB')!.ruleCount, 1);
+    assert.deepEqual(
+      after.table('nat')!.chains.map((c) => c.name),
+      ['KUBE-SEP-BBBBBBBBBBBBBBBB'],
+    );
   });
 
   it('a chain declared twice is read once', () => {
@@ -840,7 +866,7 @@ describe('iptables -L pastes cut short', () => {
       rs.warnings.some(
         (x) =>
           x.message ===
-          'lines 1, 2: rules of a chain whose Chain line is above the paste, not in it: not read (their chain is not known)',
+          'line 2: rules of a chain whose Chain line is above the paste, not in it: not read (their chain is not known)',
       ),
     );
     assert.ok(!rs.warnings.some((x) => x.kind === 'foreign'));
@@ -880,7 +906,7 @@ describe('iptables -L pastes cut short', () => {
     const note = rs.warnings.find((w) => w.message.includes('Chain line is above'))!.message;
     assert.match(
       note,
-      /^lines 1, 2, 3, 4, 5, 6: rules of a chain whose Chain line is above the paste, not in it: lines 2, 3 read as KUBE-NODEPORTS's, the chain inferred from .*; line 4 read as KUBE-SEP-3D2PP3ZX6YNMQERR's, .*; lines 5, 6 not read \(nothing kube-proxy writes in them names one chain: their chain is not known\)$/,
+      /^lines 2, 3, 4, 5, 6: rules of a chain whose Chain line is above the paste, not in it: lines 2, 3 read as KUBE-NODEPORTS's, the chain inferred from .*; line 4 read as KUBE-SEP-3D2PP3ZX6YNMQERR's, .*; lines 5, 6 not read \(nothing kube-proxy writes in them names one chain: their chain is not known\)$/,
     );
     // their first rules lie above the paste: no share, and no chain claimed whole
     for (const name of ['KUBE-NODEPORTS', sep]) {

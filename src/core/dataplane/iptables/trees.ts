@@ -192,10 +192,13 @@ class TreeBuilder {
       const tc = nat.targetIndex(id);
       if (wanted && tc >= 0 && !wanted.has(tc)) continue;
       const target = tc >= 0 ? nat.nameOf(tc) : nat.target(id);
-      const tkind = tc >= 0 ? nat.kindOf(tc) : absentKind(target);
+      // a name the paste's end cut short (Table.partial holds it): its chain is not in the paste
+      const cut = tc < 0 && target !== undefined && nat.partial.has(target);
+      const tkind = tc >= 0 ? nat.kindOf(tc) : cut ? cutKind(target) : absentKind(target);
       if (!tkind || tkind === 'KUBE-SEP' || target === undefined) continue;
-      const hash = target.slice(-16); // a kube-proxy chain kind: prefix and 16-character hash
-      if (this.only && !this.only.has(hash)) continue;
+      // a whole name ends in its 16-character hash; a cut one's tree is named by its comment
+      const hash = cut ? undefined : target.slice(-16);
+      if (this.only && (hash === undefined || !this.only.has(hash))) continue;
       const comment = nat.comment(id);
       const protocol = nat.protocol(id) ?? 'tcp';
       const address = stripHost(nat.destination(id));
@@ -700,6 +703,9 @@ function absentKind(name: string | undefined): string | undefined {
     name === undefined ? null : /^(KUBE-(?:SVC|SVL|EXT|FW|XLB|SEP))-[A-Z2-7]{16}$/.exec(name);
   return m?.[1];
 }
+
+/** The kube-proxy chain kind of a name cut short of its hash. */
+const cutKind = (name: string) => /^(KUBE-(?:SVC|SVL|EXT|FW|XLB|SEP))-/.exec(name)?.[1];
 
 /** A Service chain's name from its rules' comments ("ns/svc:port -> 10.244.0.3:80", or the bare
  * name of older versions), checked against the chain's hash for each protocol. */

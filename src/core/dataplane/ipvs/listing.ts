@@ -240,14 +240,19 @@ export function parseIpvs(text: string, file = '<input>'): IpvsTable {
         continue;
       }
       names ||= isName(m[1]!);
-      const rs = realServer(m[1]!, (m[2] ?? '').split(/\s+/), view, columns, no);
+      const words = (m[2] ?? '').split(/\s+/).filter(Boolean);
+      const rs = realServer(m[1]!, words, view, columns, no);
       current.realServers.push(rs);
       realServers++;
-      // the last line stops before the columns its header promises: cut there (a weight with
-      // no column after it may itself be cut: "1" of "10")
+      // ipvsadm's print_service_entry prints every column of its header on each real server's
+      // line: the last line with fewer stops at a cut (a weight with no column after it may itself
+      // be cut: "1" of "10")
       const short =
-        rs.weight === undefined || (columns.includes('InActConn') && rs.inActConn === undefined);
-      if (no === last && (view ?? 'list') === 'list' && rs.forward && short) {
+        words.length < columns.length ||
+        (rs.forward !== undefined &&
+          (rs.weight === undefined ||
+            (columns.includes('InActConn') && rs.inActConn === undefined)));
+      if (no === last && (view ?? 'list') === 'list' && short) {
         cut = no;
         current.partial = `the paste is cut at line ${no} inside its real servers`;
       }

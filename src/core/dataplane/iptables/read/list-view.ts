@@ -53,6 +53,8 @@ interface Columns {
 const HEADER =
   /^[ \t]*(num +)?(pkts +bytes +)?target +prot +opt +(in +out +)?source +destination\s*$/;
 const CHAIN = /^[ \t]*Chain (\S+) \((?:policy (\w+)[^)]*|\d+ references)\)\s*$/;
+/** A markdown fence: the quoted block's first or last line. */
+const FENCE = /^[ \t]*(?:```|~~~)/;
 /** The built-in chains in the order -L lists them. */
 const BUILT_IN = ['PREROUTING', 'INPUT', 'FORWARD', 'OUTPUT', 'POSTROUTING'];
 const PROTOCOLS: Record<string, string> = {
@@ -97,7 +99,7 @@ export function listViewToRules(text: string): ListViewRules {
   const first = lines.findIndex((l) => CHAIN.test(l));
   const firstHeader = lines.find((l) => HEADER.test(l));
   const above = first > 0 && firstHeader ? headless(lines.slice(0, first), firstHeader) : undefined;
-  if (above) notes.push(above.note);
+  if (above?.note) notes.push(above.note);
   let plain = above?.plain ?? false; // a listing without -n: names where addresses would be
   const out = lines.map((raw, i) => {
     const before = above?.lines.get(i + 1);
@@ -162,7 +164,8 @@ export function listViewToRules(text: string): ListViewRules {
       cut = { line: i + 1, reason: `inside ${head}`, text: line.trim(), head: { chain: own } };
       return '';
     }
-    if (!columns || !chain || line.trim() === '') return line;
+    // a markdown fence closes the block the listing is quoted in: never a rule, kept as it is
+    if (!columns || !chain || line.trim() === '' || FENCE.test(line)) return line;
     if (columns.num || columns.counters) {
       const numbers = line.trim().split(/\s+/);
       const before = (columns.num ? 1 : 0) + (columns.counters ? 2 : 0);
@@ -234,7 +237,8 @@ interface Headless {
   lines: Map<number, string>;
   /** The chains read from them, each said as inferred. */
   chains: string[];
-  note: string;
+  /** What the rows are and how they were read; none where no row is above (a header alone). */
+  note?: string;
   plain: boolean;
   /** Lines read that keep a match -L printed as not read. */
   unread: number[];
@@ -247,6 +251,7 @@ function headless(lines: string[], header: string): Headless | undefined {
   const h = HEADER.exec(header)!;
   const cols = { num: !!h[1], counters: !!h[2], interfaces: !!h[3] };
   const out = new Map<number, string>();
+  const rows: number[] = []; // the rule rows among them, not the column header
   const read = new Map<string, { lines: number[]; why: string }>();
   const notRead: number[] = [];
   const unread: number[] = [];
@@ -256,6 +261,7 @@ function headless(lines: string[], header: string): Headless | undefined {
     if (HEADER.test(l)) return void out.set(i + 1, '');
     const rule = l.trim() === '' ? undefined : ruleOf(l, UNKNOWN_CHAIN, cols, false);
     if (!rule || 'cut' in rule) return;
+    rows.push(i + 1);
     const implied = impliedChain(rule.text);
     if (!implied) {
       notRead.push(i + 1);
@@ -281,7 +287,11 @@ function headless(lines: string[], header: string): Headless | undefined {
   return {
     lines: out,
     chains: [...read.keys()],
-    note: `${lineList([...out.keys()])}: rules of a chain whose Chain line is above the paste, not in it: ${said.join('; ')}`,
+    ...(rows.length > 0
+      ? {
+          note: `${lineList(rows)}: rules of a chain whose Chain line is above the paste, not in it: ${said.join('; ')}`,
+        }
+      : {}),
     plain,
     unread,
   };

@@ -50,8 +50,8 @@ export interface NoRulesDetail {
   lines: number;
   /** The line of iptables-nft's "iptables-legacy tables present" warning. */
   legacyWarning?: number;
-  /** The line of iptables-save -c counters ("[12:720]") whose rule is not in the paste. */
-  counters?: number;
+  /** The lines of iptables-save -c counters ("[12:720]") whose rule is not in the paste. */
+  counters?: number[];
   /** How the text came, where the caller knows: a file saved, or a pipe. */
   source?: ParseOptions['source'];
 }
@@ -74,8 +74,10 @@ function noRulesMessage(file: string, foreign?: ForeignKind, d?: NoRulesDetail):
       ? `; line ${d.legacyWarning} is iptables-nft's warning that the legacy backend holds tables: kube-proxy's rules are likely there, run \`iptables-legacy-save\``
       : '';
   if (foreign) return `${file}: ${FOREIGN[foreign]}${legacy}`;
-  if (d?.counters !== undefined)
-    return `no iptables rules in ${file}: line ${d.counters} holds only the packet and byte counters iptables-save -c prints before a rule, and the rule they count is not in the paste${d.lines > 1 ? `; no other line is a line of iptables-save or iptables -S` : ''}${legacy}`;
+  if (d?.counters !== undefined) {
+    const one = d.counters.length === 1;
+    return `no iptables rules in ${file}: line${one ? '' : 's'} ${d.counters.join(', ')} hold${one ? 's' : ''} only the packet and byte counters iptables-save -c prints before a rule, and the rule${one ? '' : 's'} they count ${one ? 'is' : 'are'} not in the paste${d.lines > d.counters.length ? `; no other line is a line of iptables-save or iptables -S` : ''}${legacy}`;
+  }
   if (d && d.lines > 0)
     return `no iptables rules in ${file}: ${d.lines === 1 ? 'its one line is not' : `none of its ${d.lines} lines is`} a line of iptables-save or iptables -S (a prompt, prose, another tool's output)${legacy}`;
   // an empty pipe is a command that failed before it; an empty file was saved without rules
@@ -261,7 +263,7 @@ class DumpParser {
   private readonly whole: Buffer;
   private readonly elided = new Map<Table, number[]>(); // "..." lines: the chain read before each
   private nonBlank = 0;
-  private countersLine: number | undefined; // counters whose rule is not in the paste
+  private readonly countersLines: number[] = []; // counters whose rule is not in the paste
   private readonly startsInside = new Set<Table>(); // tables the paste starts in (COMMIT, no *table)
   private readonly interleaved = new Set<Table>(); // tables whose chains' rules take turns
   private typed: Typed | undefined; // the table a command typed before the next listing lists
@@ -332,7 +334,7 @@ class DumpParser {
       throw new NoRulesError(this.options.file ?? '<input>', this.mainForeign(), {
         lines: this.nonBlank,
         ...(this.legacyWarning !== undefined ? { legacyWarning: this.legacyWarning } : {}),
-        ...(this.countersLine !== undefined ? { counters: this.countersLine } : {}),
+        ...(this.countersLines.length > 0 ? { counters: this.countersLines } : {}),
         ...(this.options.source ? { source: this.options.source } : {}),
       });
     return rs;
@@ -409,7 +411,12 @@ class DumpParser {
       if (command) this.typed = undefined;
       return;
     }
-    const typed = { name: listed.table, line: this.lineNo, command: excerpt(listed.command, 80) };
+    const typed = {
+      name: listed.table,
+      ip6: listed.ip6,
+      line: this.lineNo,
+      command: excerpt(listed.command, 80),
+    };
     const open = this.section;
     if (open && !this.sectionHasRules && !this.typedFor.has(open)) {
       this.typedFor.set(open, typed);
@@ -690,7 +697,7 @@ class DumpParser {
    * they count; on the last line, the paste was cut after them. */
   private counters(last: boolean): void {
     const next = !last && this.nextStarts(65 /* A */);
-    if (!next) this.countersLine ??= this.lineNo;
+    if (!next) this.countersLines.push(this.lineNo);
     if (last) return this.cutShort('a rule cut after its counters');
     this.warn(
       'counters',
@@ -724,14 +731,14 @@ class DumpParser {
     const prompt = gluedPrompt(line);
     if (prompt < 0) return this.runTogether(s, e, last);
     // the command after the rule may have its own output run on after it in turn
-    const glued = gluedOutput(line.slice(prompt));
+    const at = s + Buffer.byteLength(line.slice(0, prompt));
+    const glued = this.gluedRule(at, e);
     this.warn(
       'joined',
       glued
         ? `a prompt runs on from the end of its rule, and the next rule from the end of its command (the line ends were lost in copying): the rule and what runs on from the command are read, not the command between them: "${excerpt(glued.command, 80)}"`
         : `a prompt runs on from the end of its rule (the line end was lost in copying): the rule is read, not the command after it: "${excerpt(line.slice(prompt), 80)}"`,
     );
-    const at = s + Buffer.byteLength(line.slice(0, prompt));
     this.runTogether(s, at, false);
     if (glued) this.outputOf(at, e, last, glued);
   }
@@ -758,7 +765,7 @@ class DumpParser {
   /** A line typed at a prompt whose command's output runs on from its end: said, and the output
    * read from there; false where the line holds none. */
   private promptOutput(s: number, e: number, last: boolean): boolean {
-    const glued = gluedOutput(text(this.buf, s, e));
+    const glued = this.gluedRule(s, e);
     if (!glued) return false;
     this.warn(
       'joined',
@@ -766,6 +773,26 @@ class DumpParser {
     );
     this.outputOf(s, e, last, glued);
     return true;
+  }
+
+  /** gluedOutput of the line in [s, e), where what runs on from the command reads as a dump line:
+   * prose after a prompt ("rules.txt-A is the flag to append") leaves the line a prompt. */
+  private gluedRule(s: number, e: number): ReturnType<typeof gluedOutput> {
+    const line = text(this.buf, s, e);
+    const glued = gluedOutput(line);
+    if (!glued || !line.startsWith('-A ', glued.at)) return glued;
+    // its first rule alone: the next may run on from its end, or a prompt after it
+    const rest = line.slice(glued.at);
+    const prompt = gluedPrompt(rest);
+    const first = firstRule(prompt < 0 ? rest : rest.slice(0, prompt));
+    const at = s + Buffer.byteLength(line.slice(0, glued.at));
+    try {
+      this.lex.lex(at + 3, at + Buffer.byteLength(first));
+    } catch (err) {
+      if (err instanceof LineSyntaxError) return undefined;
+      throw err;
+    }
+    return glued;
   }
 
   /** The output run on from a command's end in [s, e), as a line of its own. */
@@ -812,6 +839,12 @@ class DumpParser {
     const cutInView = this.options.listView?.cut?.line === this.lineNo;
     if ((cutInView || (last && e === this.buf.length)) && !this.lex.hasTarget())
       return this.cutShort('a rule without its target');
+    // kube-proxy names its chains with 16 hash characters: fewer at the input's very end is a cut
+    // (an -L row prints more columns after its target: its end is not the name's)
+    const cutName =
+      last && e === this.buf.length && !this.options.listView
+        ? CUT_NAME.exec(text(this.buf, specStart, e))?.[1]
+        : undefined;
     const t = this.lex.tokens;
     const table = this.target();
     const near = this.lastTable === table ? this.lastChain : -1;
@@ -835,6 +868,19 @@ class DumpParser {
       return this.unreadable(err, specStart, e, false);
     }
     if (!this.current) this.sectionHasRules = true;
+    if (cutName) this.cutInName(table, cutName);
+  }
+
+  /** The input's last line, without its newline, ends inside a kube-proxy chain's name: the rule
+   * is read up to its jump, and the chain it names (its name cut) is not in the paste. */
+  private cutInName(table: Table, name: string): void {
+    this.cutTable = table;
+    const prefix = name.slice(0, name.lastIndexOf('-') + 1);
+    table.partial.set(name, 'its name is cut at the end of the paste: the chain is not in it');
+    this.warn(
+      'truncated',
+      `the dump looks cut short${this.lineNo > 1 ? ` after line ${this.lineNo - 1}` : ''}: line ${this.lineNo} ends mid-word in ${name}, ${name.length - prefix.length} of the 16 characters kube-proxy writes after ${prefix}: the rule is read, the chain it names is not in the paste`,
+    );
   }
 
   /**
@@ -1011,6 +1057,16 @@ class DumpParser {
     const guess = this.options.table ?? (mistyped ? builtIn : typed?.name) ?? guessTable(t);
     t.name = guess ?? 'filter';
     const same = this.tables.find((x) => x.name === t.name);
+    // ip6tables lists the IPv6 family's tables by the same names: another table, not a repeat
+    const family = same && this.family(t);
+    if (same && family !== this.family(same)) {
+      this.warn(
+        'table',
+        `rules from line ${t.startLine} are the ${family === 'IPv6' ? "IPv6 (ip6tables')" : "IPv4 (iptables')"} ${t.name} table, not a repeat of the ${family === 'IPv6' ? 'IPv4' : 'IPv6'} one from line ${same.startLine}: not read, kdebug reads one family at a time (give them on their own to read that family's Services)`,
+        t.startLine ?? null,
+      );
+      return;
+    }
     if (same && (!this.options.listView || !guess || this.options.table))
       this.fail(
         `two listings of the ${t.name} table (lines ${same.startLine} and ${t.startLine}): give one dump per table`,
@@ -1050,6 +1106,18 @@ class DumpParser {
     this.tables.push(t);
   }
 
+  /** A listing's address family: ip6tables' where the command typed before it says so or its
+   * rules match IPv6 addresses. */
+  private family(t: Table): 'IPv4' | 'IPv6' {
+    if (this.typedFor.get(t)?.ip6) return 'IPv6';
+    for (const c of t.chains)
+      for (let k = 0; k < c.ruleCount; k++) {
+        const id = c.ruleId(k);
+        if (`${t.source(id) ?? ''}${t.destination(id) ?? ''}`.includes(':')) return 'IPv6';
+      }
+    return 'IPv4';
+  }
+
   private fail(reason: string, atEnd = false): never {
     const file = this.options.file ?? '<input>';
     if (atEnd) throw new IptablesParseError(file, this.lineNo, '', reason);
@@ -1062,13 +1130,28 @@ class DumpParser {
   }
 }
 
+/** A line's first rule: up to a " -A " outside quotes that starts the next one run on. */
+function firstRule(line: string): string {
+  let quoted = false;
+  for (let k = 0; k < line.length; k++) {
+    if (line[k] === '"') quoted = !quoted;
+    else if (!quoted && line.startsWith(' -A ', k)) return line.slice(0, k);
+  }
+  return line;
+}
+
+/** A jump ending the line in a kube-proxy chain's name shorter than its 16 hash characters. */
+const CUT_NAME = / -[jg] (KUBE-(?:SVC|SVL|SEP|EXT|FW|XLB)-[A-Z2-7]{0,15})$/;
+
 /** An address its author hid: digits and separators with x's, stars or a <placeholder>. */
 const REDACTED =
   /^!?(?=[^/]*(?:[xX*]|<))(?:(?:\d{1,3}|[xX]+|\*+)(?:\.(?:\d{1,3}|[xX]+|\*+)){3}|<[^>]+>|[\da-fA-FxX*]*:[\da-fA-FxX*:]*)(?:\/\d+)?$/;
 
-/** A command typed before a listing: the table it lists, its line and its text. */
+/** A command typed before a listing: the table it lists, whether ip6tables lists it, its line
+ * and its text. */
 interface Typed {
   name: string;
+  ip6: boolean;
   line: number;
   command: string;
 }

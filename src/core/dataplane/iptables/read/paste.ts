@@ -256,14 +256,17 @@ export function classifyLine(line: string): LineClass {
 }
 
 /** The table an `iptables -L` / `-S` command typed on this line lists (`-t TABLE`, else filter,
- * iptables' default) and the command, or undefined when the line types no such command. */
-export function listedTable(line: string): { table: string; command: string } | undefined {
-  const m = /(?:sudo )?ip6?tables(?:-legacy|-nft)? +([^|;&`]*)/.exec(line);
+ * iptables' default), whether ip6tables lists it (the IPv6 family's table), and the command, or
+ * undefined when the line types no such command. */
+export function listedTable(
+  line: string,
+): { table: string; ip6: boolean; command: string } | undefined {
+  const m = /(?:sudo )?ip(6?)tables(?:-legacy|-nft)? +([^|;&`]*)/.exec(line);
   if (!m || (m.index > 0 && !/[\s`$#(]/.test(line[m.index - 1]!))) return undefined;
-  const args = m[1]!;
+  const args = m[2]!;
   if (!/(?:^| )(?:-[a-zA-Z]*[LS][a-zA-Z]*|--list(?:-rules)?)(?= |$)/.test(args)) return undefined;
   const table = /(?:^| )(?:-t ?|--table[= ])(\w+)/.exec(args)?.[1] ?? 'filter';
-  return { table, command: m[0].trim() };
+  return { table, ip6: m[1] === '6', command: m[0].trim() };
 }
 
 function leadingBlanks(s: string): number {
