@@ -2,6 +2,7 @@
 // kube-proxy would write there, the drift and the packet walk computed when first asked for, for
 // every Service or only for the ones asked about (one Service's answer on a big cluster), and kept.
 // The checks, the commands and the TUI all read the node's dataplane through here.
+import { oldAgentBinary } from './dataplane/cilium/agent.js';
 import { ciliumLineSet } from './dataplane/cilium/drift.js';
 import { expectedCilium, type ExpectedFrontend } from './dataplane/cilium/expected.js';
 import { expectedMaps, type ExpectedMapEntry } from './dataplane/cilium/maps.js';
@@ -640,7 +641,12 @@ export class NodeAnalysis {
     if (this.ciliumMemo !== null) return this.ciliumMemo;
     const state = this.analysis.state(this.name);
     const outputs = this.facts.nodes[this.name] ?? {};
-    const command = (list: CiliumList): ListingCommand => ({ kind: 'cilium', list });
+    const binary = oldAgentBinary(state.cilium);
+    const command = (list: CiliumList): ListingCommand => ({
+      kind: 'cilium',
+      list,
+      ...(binary ? { binary } : {}),
+    });
     const stemOf = (list: CiliumList) => commandStem(command(list));
     const has = (list: CiliumList) => stemOf(list) in outputs;
     const list = (['frontends', 'service-list', 'bpf-lb-list'] as const).find(has);
@@ -674,9 +680,10 @@ export class NodeAnalysis {
       });
     } catch (e) {
       if (!(e instanceof CiliumParseError)) throw e;
+      // the evidence is the listing that did not read, not the one read before it
       return (this.ciliumMemo = {
-        source: file(list),
-        text: outputs[stemOf(list)]!,
+        source: file(reading),
+        text: outputs[stemOf(reading)]!,
         failure: dumpReadFailure(e, command(reading)),
       });
     }

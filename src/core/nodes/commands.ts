@@ -49,14 +49,15 @@ export type Backend = 'auto' | 'legacy' | 'nft';
 /** The listings kdebug reads from a Cilium agent. */
 export type CiliumList = 'status' | 'service-list' | 'frontends' | 'backends' | 'bpf-lb-list';
 
-/** The agent's arguments for each listing: each only reads the agent's state. */
-export const CILIUM_ARGS: Record<CiliumList, string[]> = {
-  status: ['status', '--verbose'],
-  'service-list': ['service', 'list', '-o', 'json'],
-  frontends: ['shell', '--', 'db/show', 'frontends'],
-  backends: ['shell', '--', 'db/show', 'backends'],
-  'bpf-lb-list': ['bpf', 'lb', 'list'],
-};
+/** The agent's arguments for each listing: each only reads the agent's state. Frozen: they
+ * become a node's argv. */
+export const CILIUM_ARGS: Readonly<Record<CiliumList, readonly string[]>> = Object.freeze({
+  status: Object.freeze(['status', '--verbose']),
+  'service-list': Object.freeze(['service', 'list', '-o', 'json']),
+  frontends: Object.freeze(['shell', '--', 'db/show', 'frontends']),
+  backends: Object.freeze(['shell', '--', 'db/show', 'backends']),
+  'bpf-lb-list': Object.freeze(['bpf', 'lb', 'list']),
+});
 
 /** The listings a node's Service dataplane is read from outside iptables: kube-proxy's nftables
  * table, its IPVS virtual servers, a Cilium agent's tables. */

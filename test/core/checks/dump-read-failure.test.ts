@@ -143,6 +143,20 @@ const cases: {
     },
     said: 'could not read nodes/node-a/cilium-backends.txt (cilium-dbg shell -- db/show backends): not a Cilium listing (cilium-dbg service list, bpf lb list, db/show frontends)',
   },
+  {
+    what: 'an agent older than cilium-dbg (1.14): its listing is named as its own binary printed it',
+    objects: () => [
+      ...ciliumCluster().filter((o) => o.metadata?.name !== 'cilium-node-a'),
+      aCiliumAgent('node-a', 'quay.io/cilium/cilium:v1.14.5'),
+    ],
+    outputs: { 'cilium-service-list': 'no table here\n' },
+    failure: {
+      source: 'nodes/node-a/cilium-service-list.txt',
+      command: { kind: 'cilium', list: 'service-list', binary: 'cilium' },
+      reason: 'not a Cilium listing (cilium-dbg service list, bpf lb list, db/show frontends)',
+    },
+    said: 'could not read nodes/node-a/cilium-service-list.txt (cilium service list -o json): not a Cilium listing (cilium-dbg service list, bpf lb list, db/show frontends)',
+  },
 ];
 
 describe('a dataplane listing that does not read', () => {
@@ -151,6 +165,8 @@ describe('a dataplane listing that does not read', () => {
       const f = facts(c.objects(), { 'node-a': c.outputs });
       const node = new Analysis(f).node('node-a');
       assert.deepEqual(node.stateRead()?.failure, c.failure);
+      // the evidence is the listing that did not read
+      assert.equal(node.stateRead()?.source, c.failure.source);
       // the Rules step says it once, in one line, on the node it is about
       const unreadable = run(rulesCheck, f).filter((x) => x.id === 'rules-unreadable');
       assert.deepEqual(

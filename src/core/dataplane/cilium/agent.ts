@@ -174,6 +174,12 @@ const release = (version: string | undefined) => {
   return m ? Number(m[1]) * 1000 + Number(m[2]) : 0;
 };
 
+/** The agent's own binary where its release is known to predate cilium-dbg (1.15). */
+export const oldAgentBinary = (agent: CiliumAgent | undefined): 'cilium' | undefined => {
+  const r = release(agent?.version);
+  return r > 0 && r < 1015 ? 'cilium' : undefined;
+};
+
 /** Which BPF map entry flags and tables the agent's release and its settings as read (not
  * assumed) let drift compare with what kdebug expects. */
 export interface KnownMapFlags {

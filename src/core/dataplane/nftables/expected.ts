@@ -285,6 +285,13 @@ function servicePortScript(sp: ExpectedServicePort, c: PortContext): void {
   const { ipX, out, rule, ensure, exp } = c;
   const proto = sp.protocol;
   const names = nftPortChains(sp);
+  // each endpoint's names hashed once, though its chain is named in up to four places
+  const hashed = new Map<ProxyEndpoint, ReturnType<typeof nftEndpointNames>>();
+  const namesOf = (ep: ProxyEndpoint) => {
+    let n = hashed.get(ep);
+    if (!n) hashed.set(ep, (n = nftEndpointNames(sp, ep)));
+    return n;
+  };
   const affinity = sp.affinitySeconds !== undefined;
   const inline = writes(exp.release, 'nftInlineMasquerade');
   // before 1.36 every reachable endpoint has a chain; since, only with session affinity
@@ -301,7 +308,7 @@ function servicePortScript(sp: ExpectedServicePort, c: PortContext): void {
     });
 
   for (const ep of sp.reachableEndpoints) {
-    if (endpointChains) ensure(nftEndpointNames(sp, ep).chain);
+    if (endpointChains) ensure(namesOf(ep).chain);
     const key = `${ep.ip} . ${ep.ip} . ${proto} . ${ep.port}`;
     if (inline && ep.local && !c.hairpins.has(key)) {
       c.hairpins.add(key);
@@ -380,7 +387,7 @@ function servicePortScript(sp: ExpectedServicePort, c: PortContext): void {
       out.push({
         add: 'set',
         set: {
-          name: nftEndpointNames(sp, ep).affinity,
+          name: namesOf(ep).affinity,
           kind: 'set',
           type: [c.addr],
           flags: ['dynamic', 'timeout'],
@@ -393,10 +400,10 @@ function servicePortScript(sp: ExpectedServicePort, c: PortContext): void {
     [sp.chains.svl && names.local, sp.localEndpoints],
   ];
   for (const [chain, eps] of policies)
-    if (chain && eps.length > 0) balance(chain, eps, endpointChains, sp, c);
+    if (chain && eps.length > 0) balance(chain, eps, endpointChains ? namesOf : undefined, sp, c);
   if (endpointChains)
     for (const ep of sp.reachableEndpoints) {
-      const n = nftEndpointNames(sp, ep);
+      const n = namesOf(ep);
       if (!inline) rule(n.chain, `${ipX} saddr ${ep.ip}`, c.masquerade);
       if (affinity) rule(n.chain, '', updateSaddr(ipX, n.affinity));
       rule(n.chain, `meta l4proto ${proto}`, dnatTo(ep.ip, ep.port, ep.address));
@@ -407,7 +414,8 @@ function servicePortScript(sp: ExpectedServicePort, c: PortContext): void {
 function balance(
   chain: string,
   eps: ProxyEndpoint[],
-  endpointChains: boolean,
+  /** The endpoint chains' names, where the release writes them. */
+  endpointChains: ((ep: ProxyEndpoint) => ReturnType<typeof nftEndpointNames>) | undefined,
   sp: ExpectedServicePort,
   c: PortContext,
 ): void {
@@ -416,10 +424,10 @@ function balance(
   if (endpointChains) {
     if (sp.affinitySeconds !== undefined)
       for (const ep of eps) {
-        const n = nftEndpointNames(sp, ep);
+        const n = endpointChains(ep);
         rule(chain, `${ipX} saddr @${n.affinity}`, jump('goto', n.chain));
       }
-    rule(chain, '', numgenGoto(eps.map((ep) => nftEndpointNames(sp, ep).chain)));
+    rule(chain, '', numgenGoto(eps.map((ep) => endpointChains(ep).chain)));
   } else if (eps.length === 1 && writes(c.exp.release, 'nftSingleEndpointDnat'))
     rule(chain, `meta l4proto ${proto}`, dnatTo(eps[0]!.ip, eps[0]!.port, eps[0]!.address));
   else rule(chain, `meta l4proto ${proto}`, numgenDnat(ipX, eps));
