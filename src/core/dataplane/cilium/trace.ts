@@ -77,24 +77,18 @@ export function traceCiliumPacket(
     outcomes,
     notes,
   });
+  const dropped = (rule: MatchedRule) =>
+    result([outcome({ verdict: 'DROP', destination: 'DROP', rules: [rule] })]);
   // the datapath drops ICMP to a Service address (DROP_UNSUPP_SERVICE_PROTO, bpf/lib/lb.h)
   if (protocol === 'icmp' && table.frontends.some((f) => f.ip === dst))
-    return result([
-      outcome({
-        verdict: 'DROP',
-        destination: 'DROP',
-        rules: [
-          {
-            table: 'cilium',
-            chain: 'frontends',
-            line: 0,
-            rule: `Cilium load-balances TCP, UDP and SCTP only: an ICMP echo to Service address ${dst} is not translated`,
-            effect:
-              'dropped by the datapath (unsupported protocol for a Service): ping fails while TCP and UDP work',
-          },
-        ],
-      }),
-    ]);
+    return dropped({
+      table: 'cilium',
+      chain: 'frontends',
+      line: 0,
+      rule: `Cilium load-balances TCP, UDP and SCTP only: an ICMP echo to Service address ${dst} is not translated`,
+      effect:
+        'dropped by the datapath (unsupported protocol for a Service): ping fails while TCP and UDP work',
+    });
   // the socket hook serves a NodePort on any local address; the device, on its NodePort ones
   const served = fromPod || packet.fromHost ? undefined : o.nodePorts?.addresses;
   const port = packet.dport ?? 0;
@@ -107,21 +101,13 @@ export function traceCiliumPacket(
     // 1.19's wildcard entry of a Service address (port 0, ANY): its other ports are dropped
     const wildcard = elsewhere ? undefined : wildcardEntry([table, o.maps], dst);
     if (wildcard)
-      return result([
-        outcome({
-          verdict: 'DROP',
-          destination: 'DROP',
-          rules: [
-            {
-              table: 'cilium',
-              chain: `${wildcard.f.type ?? 'frontend'} ${frontendKey(wildcard.f)}`,
-              line: wildcard.f.line,
-              rule: `${wildcard.source}:${wildcard.f.line}`,
-              effect: `no Service uses ${protocol.toUpperCase()} port ${port} of ${dst}: dropped by the address's wildcard entry (DROP_NO_SERVICE, Cilium 1.19+)`,
-            },
-          ],
-        }),
-      ]);
+      return dropped({
+        table: 'cilium',
+        chain: `${wildcard.f.type ?? 'frontend'} ${frontendKey(wildcard.f)}`,
+        line: wildcard.f.line,
+        rule: `${wildcard.source}:${wildcard.f.line}`,
+        effect: `no Service uses ${protocol.toUpperCase()} port ${port} of ${dst}: dropped by the address's wildcard entry (DROP_NO_SERVICE, Cilium 1.19+)`,
+      });
     const rule: MatchedRule = {
       table: 'cilium',
       chain: 'frontends',
