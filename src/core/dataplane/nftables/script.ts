@@ -10,15 +10,7 @@ import type {
   NftSet,
   NftTable,
 } from './listing.js';
-import {
-  dnatExpr,
-  markOrExpr,
-  matchExprs,
-  numgenDnatExpr,
-  numgenVmapExpr,
-  updateSaddrExpr,
-  verdictExpr,
-} from './expr.js';
+import * as expr from './expr.js';
 
 /** A rule's statement, in the words kube-proxy writes it and as nft's expression. */
 export interface Statement {
@@ -28,27 +20,27 @@ export interface Statement {
 
 export const jump = (kind: 'jump' | 'goto', chain: string): Statement => ({
   text: `${kind} ${chain}`,
-  expr: verdictExpr(kind, chain),
+  expr: expr.verdictExpr(kind, chain),
 });
 
 export const markOr = (mark: number): Statement => ({
   text: `mark set mark or 0x${mark.toString(16)}`,
-  expr: markOrExpr(mark),
+  expr: expr.markOrExpr(mark),
 });
 
 /** Each endpoint chain picked alike: `numgen random mod N vmap { 0 : goto X , ... }`. */
 export const numgenGoto = (chains: string[]): Statement => ({
   text: `numgen random mod ${chains.length} vmap { ${chains.map((c, i) => `${i} : goto ${c}`).join(' , ')} }`,
-  expr: numgenVmapExpr(
+  expr: expr.numgenVmapExpr(
     chains.length,
-    chains.map((c, i) => [i, verdictExpr('goto', c)]),
+    chains.map((c, i) => [i, expr.verdictExpr('goto', c)]),
   ),
 });
 
 /** Each endpoint picked alike, DNAT in place: `dnat ip addr . port to numgen random mod N map`. */
 export const numgenDnat = (ipX: string, eps: { ip: string; port: number }[]): Statement => ({
   text: `dnat ${ipX} addr . port to numgen random mod ${eps.length} map { ${eps.map((e, i) => `${i} : ${e.ip} . ${e.port}`).join(' , ')} }`,
-  expr: numgenDnatExpr(
+  expr: expr.numgenDnatExpr(
     ipX,
     eps.length,
     eps.map((e, i) => [i, [e.ip, e.port]]),
@@ -58,12 +50,12 @@ export const numgenDnat = (ipX: string, eps: { ip: string; port: number }[]): St
 /** `dnat to ADDRESS` ("10.0.0.5:80", "[fd00::5]:80"). */
 export const dnatTo = (ip: string, port: number, address: string): Statement => ({
   text: `dnat to ${address}`,
-  expr: dnatExpr(ip, port),
+  expr: expr.dnatExpr(ip, port),
 });
 
 export const updateSaddr = (ipX: string, set: string): Statement => ({
   text: `update @${set} { ${ipX} saddr }`,
-  expr: updateSaddrExpr(ipX, `@${set}`),
+  expr: expr.updateSaddrExpr(ipX, `@${set}`),
 });
 
 /** A base chain's hook, as kube-proxy declares it. */
@@ -150,7 +142,7 @@ export function scriptTable(commands: NftCommand[], family: NftFamily): NftTable
       const rule: NftRule = {
         chain: c.chain,
         ...(c.comment !== undefined ? { comment: c.comment } : {}),
-        expr: [...matchExprs(c.matches), ...(c.statement ? [c.statement.expr] : [])],
+        expr: [...expr.matchExprs(c.matches), ...(c.statement ? [c.statement.expr] : [])],
       };
       chain(c.chain).rules.push(rule);
     }
