@@ -450,13 +450,15 @@ export class DebugPods implements NodeChannel {
     const name = pod.metadata?.name ?? '';
     this.created.set(name, String(pod.metadata?.['uid'] ?? ''));
     // one renewal at a time: a slow API server must not stack them, nor land one after a
-    // renewal found the name taken by another Pod
-    this.renewer ??= setInterval(
-      () => {
-        this.renewing ??= this.renew().finally(() => (this.renewing = undefined));
-      },
-      this.o.renewEveryMs ?? (LEASE_SECONDS * 1000) / 4,
-    ).unref();
+    // renewal found the name taken by another Pod; none once close() began (it deletes the Pods)
+    if (!this.closing)
+      this.renewer ??= setInterval(
+        () => {
+          if (!this.closing)
+            this.renewing ??= this.renew().finally(() => (this.renewing = undefined));
+        },
+        this.o.renewEveryMs ?? (LEASE_SECONDS * 1000) / 4,
+      ).unref();
     // close() began while the create was on its way: the Pod must not outlive kdebug
     if (this.closing) {
       await this.remove(name);
@@ -624,6 +626,7 @@ export class DebugPods implements NodeChannel {
   async close(): Promise<void> {
     this.closing = true;
     clearInterval(this.renewer);
+    this.renewer = undefined;
     await this.renewing; // a renewal on its way lands before the Pods go
     await Promise.allSettled([...this.creating]);
     const results = await Promise.allSettled([...this.created.keys()].map((n) => this.remove(n)));

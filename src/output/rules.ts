@@ -186,11 +186,12 @@ function ciliumWarnings(d: CiliumTable): { line: number | null; message: string 
   if (drops.length > 0) {
     const line = Math.min(...drops.map((f) => f.line));
     say(
-      `${d.source}:${line}: ${count(drops.length, 'wildcard drop entry', 'wildcard drop entries')} (${listed(drops.map((f) => frontendKey(f)))}): Cilium 1.19+ drops traffic to the other ports of that address; no Service port, so no tree`,
+      `${d.source}:${line}: ${count(drops.length, 'wildcard drop entry', 'wildcard drop entries')} (${listed(drops.map((f) => frontendKey(f)))}): Cilium 1.19+ drops traffic from outside the node to the other ports of that address; no Service port, so no tree`,
       line,
     );
   }
-  const flagged = d.frontends.filter((f) => f.flags.length > 0);
+  // the drop entries are said above: the flags are the Service frontends'
+  const flagged = d.frontends.filter((f) => f.flags.length > 0 && !isDropEntry(f));
   if (flagged.length > 0) {
     const line = Math.min(...flagged.map((f) => f.flagsLine ?? f.line));
     say(
@@ -205,7 +206,8 @@ function ciliumWarnings(d: CiliumTable): { line: number | null; message: string 
  * many frontends carry it. */
 function flagCounts(d: CiliumTable): string[] {
   const n = new Map<string, number>();
-  for (const f of d.frontends) for (const flag of f.flags) n.set(flag, (n.get(flag) ?? 0) + 1);
+  for (const f of d.frontends.filter((x) => !isDropEntry(x)))
+    for (const flag of f.flags) n.set(flag, (n.get(flag) ?? 0) + 1);
   return [...n].map(([flag, k]) => `${flag} (${count(k, 'frontend')})`);
 }
 

@@ -126,6 +126,44 @@ describe('a debug Pod swapped for another of the same name', () => {
     assert.equal(most, 1, 'at most one renewal on its way');
   });
 
+  it('renews nothing once close() began, even where the first create was still on its way', async () => {
+    let patches = 0;
+    let inCreate!: () => void;
+    let release!: () => void;
+    const creating = new Promise<void>((r) => (inCreate = r));
+    const answered = new Promise<void>((r) => (release = r));
+    const gated = Object.create(api) as KubeApi;
+    gated.createPod = async (...args: Parameters<KubeApi['createPod']>) => {
+      const pod = await api.createPod(...args);
+      inCreate();
+      await answered; // the Pod exists; its answer arrives after close() began
+      return pod;
+    };
+    gated.patchPod = async (...args: Parameters<KubeApi['patchPod']>) => {
+      patches++;
+      return api.patchPod(...args);
+    };
+    // a slow delete: five renewal periods in which a renewer left running would patch the Pod
+    gated.deletePod = async (...args: Parameters<KubeApi['deletePod']>) => {
+      await new Promise((r) => setTimeout(r, 100));
+      return api.deletePod(...args);
+    };
+    const p = new DebugPods(gated, {
+      yes: true,
+      timeoutMs: 3000,
+      tell: () => undefined,
+      renewEveryMs: 20,
+    });
+    const opening = p.open('node-a').catch(() => undefined);
+    await creating;
+    const closing = p.close();
+    release();
+    await Promise.all([opening, closing]);
+    await new Promise((r) => setTimeout(r, 100));
+    assert.equal(patches, 0, 'no lease renewed for a run that is ending');
+    assert.deepEqual(p.pods, []);
+  });
+
   it('is found by the lease renewal, whose patch names the UID, and is then neither renewed nor exec’d', async () => {
     const p = pods({ renewEveryMs: 40 });
     const runner = await p.open('node-a');

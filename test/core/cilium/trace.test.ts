@@ -1,6 +1,8 @@
 // The walk through a Cilium node's frontends where Cilium 1.19's wildcard drop entry of a Service
 // address (port 0, ANY: cilium/cilium#40684) is listed: a port of that address no Service uses is
-// dropped by the datapath (DROP_NO_SERVICE), not routed on unchanged as before 1.19.
+// dropped by the datapath (DROP_NO_SERVICE) when it comes from outside the node, not routed on
+// unchanged as before 1.19; Pods and the host look Services up east-west, which skips the entry
+// (bpf/lib/lb.h lb4_lookup_service), so theirs go on unchanged. Outside: TEST-NET 192.0.2.50.
 import assert from 'node:assert/strict';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,21 +27,23 @@ const options = {
   noBackend: 'reject' as const,
   podIPs: new Set(['10.0.0.9']),
 };
-const packet = (dport: number): TracePacket => ({
-  src: '10.0.0.9',
+const OUTSIDE = '192.0.2.50';
+const POD = '10.0.0.9';
+const packet = (dport: number, src: string, fromHost: boolean): TracePacket => ({
+  src,
   dst: '10.96.15.6',
   dport,
   protocol: 'tcp',
-  fromHost: false,
+  fromHost,
 });
-const walk = (text: string, dport: number, maps?: string) =>
-  traceCiliumPacket(parseCilium(text, 'p.txt'), net, packet(dport), {
+const walk = (text: string, dport: number, maps?: string, src = OUTSIDE, fromHost = false) =>
+  traceCiliumPacket(parseCilium(text, 'p.txt'), net, packet(dport, src, fromHost), {
     ...options,
     ...(maps ? { maps: parseCilium(maps, 'maps.txt') } : {}),
   }).outcomes;
 
 describe("Cilium 1.19's wildcard drop entry in the walk", () => {
-  it('drops a port of the address no Service uses, citing the entry', () => {
+  it('drops a port of the address no Service uses from outside the node, citing the entry', () => {
     const [o, ...rest] = walk(HEAD + SERVICE + DROP, 81);
     assert.equal(rest.length, 0);
     assert.equal(o!.verdict, 'DROP');
@@ -51,7 +55,7 @@ describe("Cilium 1.19's wildcard drop entry in the walk", () => {
         line: 4,
         rule: 'p.txt:4',
         effect:
-          "no Service uses TCP port 81 of 10.96.15.6: dropped by the address's wildcard entry (DROP_NO_SERVICE, Cilium 1.19+)",
+          "no Service uses TCP port 81 of 10.96.15.6: dropped from outside the node by the address's wildcard entry (DROP_NO_SERVICE, Cilium 1.19+)",
       },
     ]);
   });
@@ -65,9 +69,21 @@ describe("Cilium 1.19's wildcard drop entry in the walk", () => {
     assert.equal(o!.rules[0]!.rule, 'maps.txt:4');
   });
 
+  it('lets a Pod and the host reach that port unchanged: their lookup is east-west', () => {
+    for (const [src, fromHost] of [
+      [POD, false],
+      ['10.0.0.5', true],
+    ] as const) {
+      const [o, ...rest] = walk(HEAD + SERVICE + DROP, 81, undefined, src, fromHost);
+      assert.equal(rest.length, 0);
+      assert.equal(o!.verdict, 'ACCEPT', src);
+      assert.equal(o!.destination, null);
+    }
+  });
+
   it("still translates the address's Service port", () => {
     assert.deepEqual(
-      walk(HEAD + SERVICE + DROP, 80).map((o) => o.destination),
+      walk(HEAD + SERVICE + DROP, 80, undefined, POD).map((o) => o.destination),
       ['10.0.0.58:8080'],
     );
   });
@@ -102,7 +118,7 @@ describe('kdebug trace on a node whose BPF maps hold the drop entry', () => {
           '--node',
           'vm-12-11-centos',
           '--src',
-          '10.244.1.2',
+          '192.0.2.50',
           '--dst',
           '10.1.0.10:54',
         ],
@@ -111,7 +127,7 @@ describe('kdebug trace on a node whose BPF maps hold the drop entry', () => {
       assert.equal(r.code, 1, r.stderr);
       assert.match(
         r.stdout,
-        /^ {3}1\. cilium ClusterIP 10\.1\.0\.10:0\/ANY \(line \d+\): no Service uses TCP port 54 of 10\.1\.0\.10: dropped /m,
+        /^ {3}1\. cilium ClusterIP 10\.1\.0\.10:0\/ANY \(line \d+\): no Service uses TCP port 54 of 10\.1\.0\.10: dropped from outside the node /m,
       );
       assert.match(
         r.stdout,

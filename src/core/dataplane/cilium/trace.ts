@@ -98,15 +98,17 @@ export function traceCiliumPacket(
     const own = net.localAddresses.includes(dst);
     const elsewhere =
       served && own && findFrontend(table, { dst, port, protocol, net, served: undefined });
-    // 1.19's wildcard entry of a Service address (port 0, ANY): its other ports are dropped
-    const wildcard = elsewhere ? undefined : wildcardEntry([table, o.maps], dst);
+    // 1.19's wildcard entry of a Service address (port 0, ANY) drops its other ports at the
+    // device only: the socket and Pod hooks look it up east-west, which skips it (bpf/lib/lb.h)
+    const outside = !fromPod && !packet.fromHost;
+    const wildcard = elsewhere || !outside ? undefined : wildcardEntry([table, o.maps], dst);
     if (wildcard)
       return dropped({
         table: 'cilium',
         chain: `${wildcard.f.type ?? 'frontend'} ${frontendKey(wildcard.f)}`,
         line: wildcard.f.line,
         rule: `${wildcard.source}:${wildcard.f.line}`,
-        effect: `no Service uses ${protocol.toUpperCase()} port ${port} of ${dst}: dropped by the address's wildcard entry (DROP_NO_SERVICE, Cilium 1.19+)`,
+        effect: `no Service uses ${protocol.toUpperCase()} port ${port} of ${dst}: dropped from outside the node by the address's wildcard entry (DROP_NO_SERVICE, Cilium 1.19+)`,
       });
     const rule: MatchedRule = {
       table: 'cilium',
