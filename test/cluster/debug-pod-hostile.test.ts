@@ -53,8 +53,9 @@ describe('a debug Pod swapped for another of the same name', () => {
     execd.push(String(req.pod.metadata?.['uid']));
     return { stdout: '1: lo\n', exitCode: 0 };
   };
-  const pods = (o: DebugPodOptions = {}) =>
-    new DebugPods(api, { yes: true, timeoutMs: 3000, tell: () => undefined, ...o });
+  /** Debug Pods over the fake API, or over `over`: the API with some of its calls changed. */
+  const pods = (o: DebugPodOptions = {}, over: KubeApi = api) =>
+    new DebugPods(over, { yes: true, timeoutMs: 3000, tell: () => undefined, ...o });
 
   before(async () => {
     fake = await startFakeApi({ objects: OBJECTS, exec });
@@ -113,12 +114,7 @@ describe('a debug Pod swapped for another of the same name', () => {
       inFlight--;
       return api.patchPod(...args);
     };
-    const p = new DebugPods(slow, {
-      yes: true,
-      timeoutMs: 3000,
-      tell: () => undefined,
-      renewEveryMs: 40,
-    });
+    const p = pods({ renewEveryMs: 40 }, slow);
     await p.open('node-a');
     await new Promise((r) => setTimeout(r, 400));
     await p.close();
@@ -148,12 +144,7 @@ describe('a debug Pod swapped for another of the same name', () => {
       await new Promise((r) => setTimeout(r, 100));
       return api.deletePod(...args);
     };
-    const p = new DebugPods(gated, {
-      yes: true,
-      timeoutMs: 3000,
-      tell: () => undefined,
-      renewEveryMs: 20,
-    });
+    const p = pods({ renewEveryMs: 20 }, gated);
     const opening = p.open('node-a').catch(() => undefined);
     await creating;
     const closing = p.close();
