@@ -454,8 +454,7 @@ export class DebugPods implements NodeChannel {
     if (!this.closing)
       this.renewer ??= setInterval(
         () => {
-          if (!this.closing)
-            this.renewing ??= this.renew().finally(() => (this.renewing = undefined));
+          this.renewing ??= this.renew().finally(() => (this.renewing = undefined));
         },
         this.o.renewEveryMs ?? (LEASE_SECONDS * 1000) / 4,
       ).unref();

@@ -195,19 +195,17 @@ function ciliumWarnings(d: CiliumTable): { line: number | null; message: string 
   if (flagged.length > 0) {
     const line = Math.min(...flagged.map((f) => f.flagsLine ?? f.line));
     say(
-      `${d.source}:${line}: flags of the listing, kept as listed and not compared here: ${listed(flagCounts(d))}`,
+      `${d.source}:${line}: flags of the listing, kept as listed and not compared here: ${listed(flagCounts(flagged))}`,
       line,
     );
   }
   return out;
 }
 
-/** Each flag the listing gives its frontends (the BPF map's "non-routable", "Local" ...), with how
- * many frontends carry it. */
-function flagCounts(d: CiliumTable): string[] {
+/** Each flag these frontends carry (the BPF map's "non-routable", "Local" ...), with how many. */
+function flagCounts(frontends: CiliumTable['frontends']): string[] {
   const n = new Map<string, number>();
-  for (const f of d.frontends.filter((x) => !isDropEntry(x)))
-    for (const flag of f.flags) n.set(flag, (n.get(flag) ?? 0) + 1);
+  for (const f of frontends) for (const flag of f.flags) n.set(flag, (n.get(flag) ?? 0) + 1);
   return [...n].map(([flag, k]) => `${flag} (${count(k, 'frontend')})`);
 }
 

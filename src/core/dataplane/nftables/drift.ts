@@ -43,7 +43,8 @@ export function nftablesDrift(input: NftDriftInput): NodeDrift {
   const script = expectedNftCommands(exp, input.serviceCIDRs);
   const want = expectedNftTable(script);
   // the script's lines are evidence: printed only for a finding
-  const linesOf = (commands: NftCommand[]) => commands.map((x) => scriptLine(x, script.table));
+  const linesOf = (commands: NftCommand[]) => commands.map((x) => scriptLine(x, script.family));
+  let all: string[] | undefined; // the whole script's lines, printed once if any finding quotes them
   const lbIPs = new Set(exp.servicePorts.flatMap((sp) => sp.loadBalancerIPs));
   const wantTrees = byName(buildNftServiceTrees(want, { loadBalancerIPs: lbIPs }));
   const got = byName(input.trees);
@@ -56,7 +57,7 @@ export function nftablesDrift(input: NftDriftInput): NodeDrift {
     table,
     want,
     add,
-    script: () => linesOf(script.commands),
+    script: () => (all ??= linesOf(script.commands)),
     hairpin,
     release: exp.release,
     unread,

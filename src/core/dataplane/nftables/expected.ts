@@ -58,8 +58,8 @@ const portOf = (sp: ExpectedServicePort) => ({
  * transaction adds them (so each chain exists before anything points at it), with the
  * commands each Service port adds (drift's evidence) kept apart. */
 export interface ExpectedNftScript {
-  /** "ip kube-proxy" or "ip6 kube-proxy". */
-  table: string;
+  /** The family of kube-proxy's table: ip or ip6. */
+  family: 'ip' | 'ip6';
   commands: NftCommand[];
   ports: Map<ExpectedServicePort, NftCommand[]>;
 }
@@ -70,12 +70,12 @@ export interface ExpectedNftScript {
  */
 export function expectedNftScript(exp: ExpectedRules, serviceCIDRs: string[]): string[] {
   const s = expectedNftCommands(exp, serviceCIDRs);
-  return s.commands.map((c) => scriptLine(c, s.table));
+  return s.commands.map((c) => scriptLine(c, s.family));
 }
 
 /** The table that script builds, read from its commands (drift compares a node's with it). */
 export function expectedNftTable(s: ExpectedNftScript): NftTable {
-  return scriptTable(s.commands, s.table.startsWith('ip6 ') ? 'ip6' : 'ip');
+  return scriptTable(s.commands, s.family);
 }
 
 export function expectedNftCommands(exp: ExpectedRules, serviceCIDRs: string[]): ExpectedNftScript {
@@ -83,7 +83,6 @@ export function expectedNftCommands(exp: ExpectedRules, serviceCIDRs: string[]):
   const ipX = family === 'IPv6' ? 'ip6' : 'ip';
   const addr = family === 'IPv6' ? 'ipv6_addr' : 'ipv4_addr';
   const notLocalhost = family === 'IPv6' ? 'ip6 daddr != ::1' : 'ip daddr != 127.0.0.0/8';
-  const t = `${ipX} kube-proxy`;
   const out: NftCommand[] = [];
   const rule = (chain: string, matches: string, statement?: Statement, comment?: string) =>
     out.push({
@@ -257,7 +256,7 @@ export function expectedNftCommands(exp: ExpectedRules, serviceCIDRs: string[]):
     });
     ports.set(sp, out.slice(from));
   }
-  return { table: t, commands: out, ports };
+  return { family: ipX, commands: out, ports };
 }
 
 /** What kube-proxy answers node ports on: `nodePortAddresses` ("primary", the nftables-mode

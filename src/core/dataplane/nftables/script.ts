@@ -73,8 +73,9 @@ export type NftCommand =
   | { add: 'element'; set: string; element: NftElement }
   | { add: 'rule'; chain: string; matches: string; statement?: Statement; comment?: string };
 
-/** The line kube-proxy writes for a command of table `t` ("ip kube-proxy"). */
-export function scriptLine(c: NftCommand, t: string): string {
+/** The line kube-proxy writes for a command of its table of this family. */
+export function scriptLine(c: NftCommand, family: NftFamily): string {
+  const t = `${family} kube-proxy`;
   switch (c.add) {
     case 'table':
       return `add table ${t} { comment "${c.comment}" ; }`;
