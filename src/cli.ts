@@ -204,7 +204,7 @@ async function fail(e: unknown): Promise<number> {
     e instanceof cilium.CiliumParseError
   ) {
     // names and paths are input; a refusal by RBAC says where the needed Roles are
-    const rbac = e instanceof kubeErrors.KubeApiError && /^access denied by RBAC/.test(e.message);
+    const rbac = e instanceof kubeErrors.RbacDeniedError;
     const missing = e instanceof snapshot.SnapshotError && e.missing;
     const hint = rbac ? RBAC_HINT : missing ? bundledHint(e.file, SELF.join(' ')) : '';
     process.stderr.write(`kdebug: ${inert(e.message)}${inert(hint)}\n`);

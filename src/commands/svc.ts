@@ -64,7 +64,6 @@ function consentLines(q: DebugPodConsent): string[] {
       : []),
     `It reads the node's rules with the node's own iptables (the Service's chains by name, or the whole iptables-save) and runs the probes (TCP connect, ping, a DNS lookup); it changes nothing on the node.`,
     `Each Pod is deleted when kdebug ends (also on Ctrl-C) and stops by itself after ${q.lifetimeSeconds}s. --yes skips this question.`,
-    ...q.warnings.map((w) => `Warning: ${w}`),
   ];
 }
 
@@ -191,7 +190,11 @@ export async function svcCommand(
   const asks = questions();
   const c = sourceContext(given);
   const timings = process.env['KDEBUG_TIMINGS'] === '1' && !tui ? runTimings(c) : undefined;
-  const cluster = await connectLive(o, c, tui ? (q) => asks.ask(consentLines(q)) : undefined);
+  const cluster = await connectLive(
+    o,
+    c,
+    tui ? (q) => asks.ask(consentLines(q), q.warnings) : undefined,
+  );
   timings?.phase('connected');
   try {
     const named = at

@@ -290,7 +290,7 @@ export function App(props: AppProps) {
   useEffect(() => {
     const unlisten = props.questions?.listen((q) => {
       asked.current.push(q);
-      if (asked.current.length === 1) dispatch({ type: 'ask', lines: q.lines });
+      if (asked.current.length === 1) dispatch({ type: 'ask', asked: q });
     });
     return () => {
       unlisten?.();
@@ -301,7 +301,7 @@ export function App(props: AppProps) {
     asked.current.shift()?.answer(yes);
     dispatch({ type: 'answered' });
     const next = asked.current[0];
-    if (next) dispatch({ type: 'ask', lines: next.lines });
+    if (next) dispatch({ type: 'ask', asked: next });
   };
   const pending =
     !fatal && (activity.length > 0 || report?.steps.some((s) => s.status === 'pending'));
@@ -421,7 +421,7 @@ export function App(props: AppProps) {
       </Box>
     );
   else if (state.modal === 'confirm')
-    body = <Confirm lines={state.question ?? []} width={width} height={bodyHeight} />;
+    body = <Confirm asked={state.question ?? { lines: [] }} width={width} height={bodyHeight} />;
   else if (state.modal === 'help')
     body = <Help top={state.cursor['help'] ?? 0} width={width} height={bodyHeight} />;
   else if (shown.search) body = <Search model={shown.search} />;

@@ -123,7 +123,7 @@ export function nodeData(node: NodeAnalysis, view: ClusterView): NodeData {
       const state = cilium() ?? nft() ?? ipvs();
       if (state) return state.failure && couldNotRead(state.failure);
       const r = node.rules();
-      return r ? r.failure?.message.split('\n')[0] : 'no rules recorded for this node';
+      return r ? r.failure?.headline : 'no rules recorded for this node';
     },
     search() {
       const trees = node.trees();
@@ -163,7 +163,7 @@ function driftOf(node: NodeAnalysis, view: ClusterView): NodeDrift | { error: st
   if (!node.dataplane())
     return {
       error:
-        r?.failure?.message.split('\n')[0] ??
+        r?.failure?.headline ??
         node.driftUnavailable() ??
         'no rules recorded for this node',
     };

@@ -2,6 +2,7 @@
 // Keys arrive as table actions with a small View of what is on screen (list lengths, the row under
 // the cursor), so the reducer needs no data and every transition is testable without rendering.
 import type { KeyAction, ScreenName } from './keymap.js';
+import type { Asked } from './questions.js';
 
 export type Modal = 'none' | 'search' | 'command' | 'help' | 'confirm';
 
@@ -30,7 +31,7 @@ export interface State {
   lastQuery?: string;
   commandLine: string;
   /** The question shown while modal is 'confirm' (a debug Pod about to be created). */
-  question?: string[];
+  question?: Asked;
   /** One line for the footer: an unknown command, nothing to drill into ... */
   flash?: string;
   /** The Services list's namespace (`:ns`); none: every namespace. */
@@ -80,7 +81,7 @@ export type Action =
   | { type: 'flash'; text: string | undefined }
   | { type: 'setCommand'; text: string }
   /** A question from outside (y or n), and its answer given. */
-  | { type: 'ask'; lines: string[] }
+  | { type: 'ask'; asked: Asked }
   | { type: 'answered' }
   /** A list's filter kept (enter on its `/` line). */
   | { type: 'filter'; text: string }
@@ -337,7 +338,7 @@ export function reduce(s: State, a: Action): State {
     case 'setCommand':
       return { ...s, commandLine: a.text };
     case 'ask':
-      return { ...s, modal: 'confirm', question: a.lines };
+      return { ...s, modal: 'confirm', question: a.asked };
     case 'answered':
       return { ...s, modal: 'none', question: undefined };
     case 'filter':

@@ -36,27 +36,31 @@ const ROWS: Row[] = [
     'tcp-connect',
     'nc: connect to 192.0.2.1 port 80 (tcp) failed: Connection refused\n' +
       trailer('tcp-connect', 'nc', 1),
-    { status: 'fail', detail: 'connection refused' },
+    { status: 'fail', detail: 'connection refused', failure: 'refused' },
   ],
   [
     'tcp dropped',
     'tcp-connect',
     'nc: connect to 10.96.190.219 port 81 (tcp) timed out: Operation now in progress\n' +
       trailer('tcp-connect', 'nc', 1),
-    { status: 'fail', detail: 'no answer (timed out): the packets are dropped somewhere' },
+    {
+      status: 'fail',
+      detail: 'no answer (timed out): the packets are dropped somewhere',
+      failure: 'silent',
+    },
   ],
   [
     'tcp via bash refused',
     'tcp-connect',
     '127.0.0.1: connect: Connection refused\n127.0.0.1: line 1: /dev/tcp/127.0.0.1/9: Connection refused\n' +
       trailer('tcp-connect', 'bash', 1),
-    { status: 'fail', detail: 'connection refused', tool: 'bash' },
+    { status: 'fail', detail: 'connection refused', tool: 'bash', failure: 'refused' },
   ],
   [
     'tcp killed by timeout',
     'tcp-connect',
     trailer('tcp-connect', 'nc', 124),
-    { status: 'fail', detail: 'no answer before the time limit (timed out)' },
+    { status: 'fail', detail: 'no answer before the time limit (timed out)', failure: 'silent' },
   ],
   [
     'tcp without a tool',
@@ -84,7 +88,7 @@ const ROWS: Row[] = [
     'udp port unreachable',
     'udp-probe',
     trailer('udp-probe', 'nc', 1),
-    { status: 'fail', detail: 'port unreachable: nothing listens there' },
+    { status: 'fail', detail: 'port unreachable: nothing listens there', failure: 'refused' },
   ],
   // icmp-echo
   [
@@ -99,14 +103,18 @@ const ROWS: Row[] = [
     'icmp-echo',
     'PING 10.96.190.219 (10.96.190.219) 56(84) bytes of data.\n\n--- 10.96.190.219 ping statistics ---\n1 packets transmitted, 0 received, 100% packet loss, time 0ms\n\n' +
       trailer('icmp-echo', 'ping', 1),
-    { status: 'fail', detail: 'no reply (100% packet loss)' },
+    { status: 'fail', detail: 'no reply (100% packet loss)', failure: 'silent' },
   ],
   [
     'ping host unreachable',
     'icmp-echo',
     'PING 192.0.2.77 (192.0.2.77) 56(84) bytes of data.\nFrom 192.0.2.11 icmp_seq=1 Destination Host Unreachable\n\n--- 192.0.2.77 ping statistics ---\n1 packets transmitted, 0 received, +1 errors, 100% packet loss, time 0ms\n\n' +
       trailer('icmp-echo', 'ping', 1),
-    { status: 'fail', detail: 'destination host unreachable (from 192.0.2.11)' },
+    {
+      status: 'fail',
+      detail: 'destination host unreachable (from 192.0.2.11)',
+      failure: undefined,
+    },
   ],
   [
     'ping no route',
@@ -118,7 +126,7 @@ const ROWS: Row[] = [
     'ping pasted without the trailer',
     'icmp-echo',
     '1 packets transmitted, 0 received, 100% packet loss, time 0ms\n',
-    { status: 'fail', detail: 'no reply (100% packet loss)' },
+    { status: 'fail', detail: 'no reply (100% packet loss)', failure: 'silent' },
   ],
   // dns-lookup with dig
   [
@@ -133,7 +141,7 @@ const ROWS: Row[] = [
     'dig NXDOMAIN',
     'dns-lookup',
     DIG_HEADER('NXDOMAIN', 0) + trailer('dns-lookup', 'dig', 0),
-    { status: 'fail', detail: 'NXDOMAIN: no such name', rcode: 'NXDOMAIN' },
+    { status: 'fail', detail: 'NXDOMAIN: no such name', rcode: 'NXDOMAIN', failure: undefined },
   ],
   [
     'dig no record of the type',
@@ -163,6 +171,7 @@ const ROWS: Row[] = [
     {
       status: 'fail',
       detail: 'the DNS server refused the connection (nothing listens on port 53)',
+      failure: 'refused',
     },
   ],
   [
@@ -170,7 +179,7 @@ const ROWS: Row[] = [
     'dns-lookup',
     ';; communications error to 10.96.0.10#53: timed out\n;; no servers could be reached\n' +
       trailer('dns-lookup', 'dig', 9),
-    { status: 'fail', detail: 'no reply from the DNS server (timed out)' },
+    { status: 'fail', detail: 'no reply from the DNS server (timed out)', failure: 'silent' },
   ],
   [
     'dig +short pasted',
@@ -205,7 +214,7 @@ const ROWS: Row[] = [
     'dns-lookup',
     ';; communications error to 10.96.0.10#53: timed out\n;; communications error to 10.96.0.10#53: timed out\n;; no servers could be reached\n' +
       trailer('dns-lookup', 'nslookup', 1),
-    { status: 'fail', detail: 'no reply from the DNS server (timed out)' },
+    { status: 'fail', detail: 'no reply from the DNS server (timed out)', failure: 'silent' },
   ],
   ['empty output', 'dns-lookup', '', { status: 'unknown', detail: 'no output' }],
 ];

@@ -292,6 +292,21 @@ describe('live', () => {
     r.unmount();
   });
 
+  it("a question's warnings are shown apart, after what it asks", async () => {
+    const asks = questions();
+    const r = await app({
+      facts: undefined,
+      questions: asks,
+      load: async () => {
+        await asks.ask(['create?'], ['namespace default is shared with workloads']);
+        return facts;
+      },
+    });
+    const frame = await waitFrame(r, /Warning: namespace default is shared/);
+    assert.ok(frame.indexOf('create?') < frame.indexOf('Warning:'), frame);
+    r.unmount();
+  });
+
   it('a question left open when the TUI ends is a no', async () => {
     const asks = questions();
     let answer: boolean | undefined;

@@ -59,13 +59,13 @@ describe('navigate', () => {
     { name: 'ctrl-r reads again', state: (s) => s, key: 'recollect', want: ['recollect'] },
     {
       name: 'a question takes y as yes',
-      state: (s) => reduce(s, { type: 'ask', lines: ['create a debug Pod?'] }),
+      state: (s) => reduce(s, { type: 'ask', asked: { lines: ['create a debug Pod?'] } }),
       key: 'accept',
       want: ['answer'],
     },
     {
       name: 'a question ignores moves',
-      state: (s) => reduce(s, { type: 'ask', lines: ['create a debug Pod?'] }),
+      state: (s) => reduce(s, { type: 'ask', asked: { lines: ['create a debug Pod?'] } }),
       key: 'down',
       want: [],
     },

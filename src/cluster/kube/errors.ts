@@ -47,6 +47,9 @@ export class KubeApiError extends Error {
   }
 }
 
+/** A request RBAC refused: the CLI says where the Roles kdebug needs are. */
+export class RbacDeniedError extends KubeApiError {}
+
 /** The API server a request went to, and as whom, for messages. */
 export interface ApiServer {
   server: string;
@@ -160,7 +163,7 @@ export function httpError(
           resource: group ? `${resource}.${group}` : resource,
           namespace,
         });
-        return new KubeApiError(
+        return new RbacDeniedError(
           'forbidden',
           `access denied by RBAC: user "${user}" ${what} (context "${where.context}")`,
           code,

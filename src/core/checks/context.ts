@@ -267,7 +267,7 @@ export class CheckContext {
       source: read.source,
       ruleset: read.ruleset,
       trees: n.trees(this.scope),
-      error: read.failure?.message.split('\n')[0],
+      error: read.failure?.headline,
     };
     this.rulesCache.set(node, r);
     return r;

@@ -289,8 +289,8 @@ function lookups(
         );
         continue;
       }
-      const refused = /refused/.test(result.detail);
-      const silent = refused || /timed out|no reply/.test(result.detail);
+      const refused = result.failure === 'refused';
+      const silent = result.failure !== undefined;
       const expectedText = want.length > 0 ? exp.answers.join(', ') : 'NXDOMAIN';
       out.push(
         consequence(

@@ -94,7 +94,7 @@ function notObserved(
     }),
   ];
 }
-const refused = (p: Probed) => /refused|unreachable: nothing listens/.test(p.result.detail);
+const refused = (p: Probed) => p.result.failure === 'refused';
 
 function endpointProbes(
   ctx: CheckContext,

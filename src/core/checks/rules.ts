@@ -210,7 +210,7 @@ function ipv6Rules(ctx: CheckContext, svc: Service, nodes: string[]): Finding[] 
         label: 'IPv6: ',
         named: true,
         finding: finding('rules-unreadable', 'warn', 'the ip6tables dump cannot be read', {
-          explanation: read.failure.message.split('\n')[0]!,
+          explanation: read.failure.headline,
           evidence: [seen(read.source, { node, source: read.source })],
           node,
         }),

@@ -16,6 +16,9 @@ export interface ProbeResult {
   answers?: string[];
   /** dns-lookup: the response code, e.g. NOERROR, NXDOMAIN, SERVFAIL. */
   rcode?: string;
+  /** How a failed probe failed, where its tool said: refused (a reset or port-unreachable came
+   * back: something is there and says no) or silent (nothing came back in time). */
+  failure?: 'refused' | 'silent';
 }
 
 const TRAILER = /^kdebug-probe (\S+) tool=(\S*) exit=(\d+)\s*$/;
@@ -50,7 +53,12 @@ export function parseProbe(kind: ProbeKind, stdout: string): ProbeResult {
       detail: lastWords(body) || 'the probe tool is missing on the node',
     };
   if (exit === 124)
-    return { ...base, status: 'fail', detail: 'no answer before the time limit (timed out)' };
+    return {
+      ...base,
+      status: 'fail',
+      detail: 'no answer before the time limit (timed out)',
+      failure: 'silent',
+    };
   if (exit === undefined && body.every((l) => l.trim() === ''))
     return { ...base, status: 'unknown', detail: 'no output' };
   switch (kind) {
@@ -65,41 +73,51 @@ export function parseProbe(kind: ProbeKind, stdout: string): ProbeResult {
   }
 }
 
-type ProbeOutcome = Pick<ProbeResult, 'status' | 'detail' | 'answers' | 'rcode'>;
+type ProbeOutcome = Pick<ProbeResult, 'status' | 'detail' | 'answers' | 'rcode' | 'failure'>;
 
 // Words used by OpenBSD nc, ncat, busybox nc and bash's /dev/tcp.
-function connectFailure(text: string): string | undefined {
-  if (/refused/i.test(text)) return 'connection refused';
+function connectFailure(text: string): Pick<ProbeResult, 'detail' | 'failure'> | undefined {
+  if (/refused/i.test(text)) return { detail: 'connection refused', failure: 'refused' };
   if (/no route to host|host is unreachable|host unreachable/i.test(text))
-    return 'no route to host';
-  if (/network is unreachable/i.test(text)) return 'network is unreachable';
+    return { detail: 'no route to host' };
+  if (/network is unreachable/i.test(text)) return { detail: 'network is unreachable' };
   if (/timed out|timeout|operation now in progress/i.test(text))
-    return 'no answer (timed out): the packets are dropped somewhere';
+    return {
+      detail: 'no answer (timed out): the packets are dropped somewhere',
+      failure: 'silent',
+    };
   return undefined;
 }
+
+/** A failed probe: what its tool said, else its last words, else its exit code. */
+const failed = (text: string, body: string[], exit: number | undefined): ProbeOutcome => ({
+  status: 'fail',
+  ...(connectFailure(text) ?? { detail: lastWords(body) || `failed (exit ${exit})` }),
+});
 
 function tcp(body: string[], exit: number | undefined): ProbeOutcome {
   const text = body.join('\n');
   if (exit === 0 || (exit === undefined && /succeeded|connected to|\bopen\b/i.test(text)))
     return { status: 'pass', detail: 'connected' };
-  return {
-    status: 'fail',
-    detail: connectFailure(text) ?? (lastWords(body) || `failed (exit ${exit})`),
-  };
+  return failed(text, body, exit);
 }
 
 function udp(body: string[], exit: number | undefined): ProbeOutcome {
   const text = body.join('\n');
   const failure = connectFailure(text);
   // nc -u -z fails only when an ICMP port-unreachable comes back, and says nothing about it
-  if (failure === 'connection refused' || (exit === 1 && text.trim() === ''))
-    return { status: 'fail', detail: 'port unreachable: nothing listens there' };
+  if (failure?.failure === 'refused' || (exit === 1 && text.trim() === ''))
+    return {
+      status: 'fail',
+      detail: 'port unreachable: nothing listens there',
+      failure: 'refused',
+    };
   if (exit === 0 || (exit === undefined && /succeeded|\bopen\b/i.test(text)))
     return {
       status: 'pass',
       detail: 'no port-unreachable came back: open, or silently filtered (UDP cannot tell)',
     };
-  return { status: 'fail', detail: failure ?? (lastWords(body) || `failed (exit ${exit})`) };
+  return failed(text, body, exit);
 }
 
 function icmp(body: string[], exit: number | undefined): ProbeOutcome {
@@ -110,11 +128,8 @@ function icmp(body: string[], exit: number | undefined): ProbeOutcome {
     return { status: 'pass', detail: rtt ? `reply in ${rtt[1]} ms` : 'reply' };
   const from = /From (\S+) .*?(Destination \w+ Unreachable|Time to live exceeded)/i.exec(text);
   if (from) return { status: 'fail', detail: `${from[2]!.toLowerCase()} (from ${from[1]})` };
-  if (received) return { status: 'fail', detail: 'no reply (100% packet loss)' };
-  return {
-    status: 'fail',
-    detail: connectFailure(text) ?? (lastWords(body) || `failed (exit ${exit})`),
-  };
+  if (received) return { status: 'fail', detail: 'no reply (100% packet loss)', failure: 'silent' };
+  return failed(text, body, exit);
 }
 
 function dns(body: string[], exit: number | undefined, tool: string | undefined): ProbeOutcome {
@@ -132,9 +147,14 @@ function dig(body: string[], exit: number | undefined): ProbeOutcome {
     return {
       status: 'fail',
       detail: 'the DNS server refused the connection (nothing listens on port 53)',
+      failure: 'refused',
     };
   if (/timed out|no servers could be reached/i.test(text) || exit === 9)
-    return { status: 'fail', detail: 'no reply from the DNS server (timed out)' };
+    return {
+      status: 'fail',
+      detail: 'no reply from the DNS server (timed out)',
+      failure: 'silent',
+    };
   const rcode = /status: ([A-Z]+)/.exec(text)?.[1];
   const answers = body
     .filter((l) => l.trim() !== '' && !l.startsWith(';'))
@@ -155,11 +175,16 @@ function dig(body: string[], exit: number | undefined): ProbeOutcome {
 function nslookup(body: string[]): ProbeOutcome {
   const text = body.join('\n');
   if (/timed out|no servers could be reached/i.test(text))
-    return { status: 'fail', detail: 'no reply from the DNS server (timed out)' };
+    return {
+      status: 'fail',
+      detail: 'no reply from the DNS server (timed out)',
+      failure: 'silent',
+    };
   if (/refused/i.test(text) && !/REFUSED/.test(text))
     return {
       status: 'fail',
       detail: 'the DNS server refused the connection (nothing listens on port 53)',
+      failure: 'refused',
     };
   const rcode = /can't find [^:]*: ?(NXDOMAIN|SERVFAIL|REFUSED|No answer)/i.exec(text)?.[1];
   const answers: string[] = [];

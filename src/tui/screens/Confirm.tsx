@@ -2,23 +2,21 @@
 import { Box } from 'ink';
 import { Pane } from '../components/pane.js';
 import { S, T } from '../components/text.js';
+import type { Asked } from '../questions.js';
 
-export function Confirm({
-  lines,
-  width,
-  height,
-}: {
-  lines: string[];
-  width: number;
-  height: number;
-}) {
+export function Confirm({ asked, width, height }: { asked: Asked; width: number; height: number }) {
   return (
     <Box flexDirection="column" width={width}>
       <Pane title="Create debug Pods?" info="y yes, n no" focused height={height} width={width}>
-        {lines.map((l, i) => (
-          // the question's warnings (a shared namespace, an image without a digest) stand out
-          <T key={i} wrap="wrap" tone={/^Warning: /.test(l) ? 'warn' : 'text'}>
+        {asked.lines.map((l, i) => (
+          <T key={i} wrap="wrap">
             {l}
+          </T>
+        ))}
+        {/* the question's warnings (a shared namespace, an image without a digest) stand out */}
+        {(asked.warnings ?? []).map((w, i) => (
+          <T key={`w${i}`} wrap="wrap" tone="warn">
+            Warning: {w}
           </T>
         ))}
         <T> </T>

@@ -31,15 +31,17 @@ export const TABLES = ['raw', 'mangle', 'nat', 'filter', 'security'] as const;
 
 /** Bad input: where it is and what is wrong. The CLI prints `FILE:LINE: message`. */
 export class IptablesParseError extends Error {
+  /** The error in one line, FILE:LINE first: what a finding or a screen says of it. */
+  readonly headline: string;
   constructor(
     readonly file: string,
     readonly line: number,
     readonly lineText: string,
     readonly reason: string,
   ) {
-    super(
-      `${file}:${line}: ${escapeControls(reason)}${lineText ? `\n  ${excerpt(lineText, 200)}` : ''}`,
-    );
+    const headline = `${file}:${line}: ${escapeControls(reason)}`;
+    super(`${headline}${lineText ? `\n  ${excerpt(lineText, 200)}` : ''}`);
+    this.headline = headline;
     this.name = 'IptablesParseError';
   }
 }
@@ -58,12 +60,15 @@ export interface NoRulesDetail {
 
 /** Input with no rule in it at all: empty, or another tool's listing (named, with what to run). */
 export class NoRulesError extends Error {
+  /** The whole message: it is one line. */
+  readonly headline: string;
   constructor(
     readonly file: string,
     readonly foreign: ForeignKind | undefined,
     readonly detail?: NoRulesDetail,
   ) {
     super(noRulesMessage(file, foreign, detail));
+    this.headline = this.message;
     this.name = 'NoRulesError';
   }
 }
