@@ -100,14 +100,15 @@ const COMMANDS: Record<string, () => Promise<{ define: Define }>> = {
 /** Other names of a command (kubectl's for the resource): the module to load for them. */
 const ALIASES: Record<string, string> = { service: 'svc', services: 'svc' };
 
-/** The global flags that take a value: the word after one is not the command. */
-const VALUED = new Set(['-n', '--namespace', '--context', '--kubeconfig', '-o', '--output']);
-
-/** The command the words run, when they name one (else every command is loaded: help). */
-function commandOf(words: string[]): string | undefined {
+/** The command the words run, when they name one (else every command is loaded: help). The
+ * word after a global flag that takes a value is not the command. */
+function commandOf(words: string[], program: Command): string | undefined {
+  const valued = new Set(
+    program.options.filter((o) => o.required || o.optional).flatMap((o) => [o.short, o.long]),
+  );
   for (let i = 0; i < words.length; i++) {
     const w = words[i]!;
-    if (VALUED.has(w)) i++;
+    if (valued.has(w)) i++;
     else if (!w.startsWith('-')) {
       const name = ALIASES[w] ?? w;
       return Object.hasOwn(COMMANDS, name) ? name : undefined;
@@ -138,7 +139,7 @@ export async function buildProgram(run: Run, words?: string[]): Promise<Command>
     .configureHelp(helpLayout(textWidth().width))
     .exitOverride();
   const g = () => program.opts<GlobalOptions>();
-  const only = words && commandOf(words);
+  const only = words && commandOf(words, program);
   const names = only ? [only] : Object.keys(COMMANDS);
   for (const m of await Promise.all(names.map((n) => COMMANDS[n]!()))) m.define(program, run, g);
   // a wrong or missing argument: the reason and where to read more, not the whole help

@@ -79,15 +79,6 @@ export interface Completion {
   files?: true;
 }
 
-/** Flags whose value is one of a few words. */
-const VALUES: Record<string, readonly string[] | undefined> = {
-  '-o': ['tui', 'text', 'json'],
-  '--output': ['tui', 'text', 'json'],
-  '--via': ['auto', 'kube-proxy', 'pod', 'ssh'],
-  '--proto': ['tcp', 'udp', 'sctp', 'icmp'],
-  '--table': ['nat', 'filter', 'mangle', 'raw', 'security'],
-};
-
 /** Candidates for the last word of `words` (the words after `kdebug`, the last one partial). */
 export async function complete(program: Command, words: string[]): Promise<Completion> {
   const current = words.at(-1) ?? '';
@@ -95,11 +86,11 @@ export async function complete(program: Command, words: string[]): Promise<Compl
   const options = (c?: Command) => [...(c?.options ?? []), ...program.options];
   // a command by its name or one of its aliases (service, services: svc)
   const named = (c: Command, w: string) => c.name() === w || c.aliases().includes(w);
-  const valued = new Set(
-    options(program.commands.find((c) => before.some((w) => named(c, w))))
-      .filter((o) => o.required || o.optional)
-      .flatMap((o) => [o.short, o.long].filter((f): f is string => !!f)),
-  );
+  // a flag's value: the words its command's option accepts (commander's choices), one home
+  const valuedOptions = options(program.commands.find((c) => before.some((w) => named(c, w))))
+    .filter((o) => o.required || o.optional)
+    .flatMap((o) => [o.short, o.long].flatMap((f) => (f ? [[f, o] as const] : [])));
+  const valued = new Map(valuedOptions);
   // a value after = (--namespace=kube, -n=kube) is completed as after the flag, as cobra does:
   // the candidates are values, each shell's script puts the flag back before them
   const eq = /^(-[^=]+)=(.*)$/s.exec(current);
@@ -108,7 +99,7 @@ export async function complete(program: Command, words: string[]): Promise<Compl
   const partial = eq && flag === eq[1] ? eq[2]! : current;
   if (flag !== undefined) {
     if (FILES.has(flag)) return { candidates: [], files: true };
-    const asked = VALUES[flag] ?? FLAG_NAMES[flag];
+    const asked = valued.get(flag)?.argChoices ?? FLAG_NAMES[flag];
     return { candidates: asked ? await names(asked, before, partial) : [] };
   }
   // the words that are not flags or their values: the command, then its arguments

@@ -42,6 +42,10 @@ describe('shell completion', () => {
     ...COMPLETION_CASES,
     { typed: 'kdebug svc --snapshot snapshots/nginx-svc -n kube-system ', offers: ['kube-dns'] },
     { typed: 'kdebug rules --ta', offers: ['--table'] },
+    // each command's own choices: expect writes nat and filter only, rules reads every table
+    { typed: 'kdebug expect --table ', offers: ['nat', 'filter'] },
+    { typed: 'kdebug rules --table ', offers: ['nat', 'filter', 'mangle', 'raw', 'security'] },
+    { typed: 'kdebug drift --family ', offers: ['ipv4', 'ipv6', 'both'] },
     // the shell's own file names where a flag takes a file or directory
     { typed: 'kdebug svc --snapshot snapshots/nginx-s', offers: ['snapshots/nginx-svc'] },
     { typed: 'kdebug svc --snapshot=snapshots/nginx-s', offers: ['snapshots/nginx-svc'] },
