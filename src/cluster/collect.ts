@@ -34,8 +34,8 @@ import { serviceNotFound } from './kube/suggestions.js';
 import { typedCommand } from './node-commands.js';
 import { SYSTEM } from './permissions.js';
 
+/** A read starting or ending: an API read, or a command on `node`. */
 export interface CollectProgress {
-  phase: 'api' | 'node';
   /** What is read or run, e.g. "EndpointSlices of default/web" or "iptables-save". */
   what: string;
   node?: string;
@@ -390,14 +390,14 @@ class Reader {
     fallback: T,
   ): Promise<T> {
     if (this.stopped) return fallback;
-    this.progress({ phase: 'api', what, state: 'start' });
+    this.progress({ what, state: 'start' });
     try {
       const r = await f();
-      this.progress({ phase: 'api', what, state: 'done', count: count(r) });
+      this.progress({ what, state: 'done', count: count(r) });
       return r;
     } catch (e) {
       const message = (e as Error).message;
-      this.progress({ phase: 'api', what, state: 'failed', error: message });
+      this.progress({ what, state: 'failed', error: message });
       if (this.stopped) return fallback;
       if (required || !(e instanceof KubeApiError) || FATAL.has(e.reason)) {
         this.stopped = true;
@@ -454,7 +454,7 @@ class Reader {
    * node's): kept when it answers; a failure is no loss to record, the whole read says it. */
   async extra(what: string, q: ApiQuery): Promise<boolean> {
     if (this.stopped) return false;
-    this.progress({ phase: 'api', what, state: 'start' });
+    this.progress({ what, state: 'start' });
     const path = apiPath(q);
     const read =
       q.name !== undefined
@@ -466,7 +466,7 @@ class Reader {
           });
     const items = await read.catch(() => undefined);
     this.keep(items ?? []);
-    this.progress({ phase: 'api', what, state: 'done', count: items?.length ?? 0 });
+    this.progress({ what, state: 'done', count: items?.length ?? 0 });
     return items !== undefined;
   }
 
@@ -800,13 +800,13 @@ async function runNodeCommands(
     const stem = commandStem(command);
     // progress names the command as a person types it on the node, not its file's stem
     const what = typedCommand(command).join(' ');
-    progress({ phase: 'node', what, node, state: 'start' });
+    progress({ what, node, state: 'start' });
     const r = chainAbsent(command, listedNothing(command, await cluster.run(node, command)));
     // a failed dump is no dump: an empty one would read as "no rules in this backend"
     if (r.exitCode === 0 || (r.exitCode !== null && !isRulesDump(command)))
       outputs.set(node, { ...outputs.get(node), [stem]: r.stdout });
     if (r.exitCode === 0) {
-      progress({ phase: 'node', what, node, state: 'done' });
+      progress({ what, node, state: 'done' });
     } else {
       const error = r.error ?? (r.stderr.trim().split('\n')[0] || `exit code ${r.exitCode}`);
       errors.push({
@@ -818,14 +818,14 @@ async function runNodeCommands(
         ...(r.lost ? { lost: true } : {}),
         ...(r.missingBinary ? { missingBinary: true } : {}),
       });
-      progress({ phase: 'node', what, node, state: 'failed', error });
+      progress({ what, node, state: 'failed', error });
     }
   };
   const notRun = (node: string, command: NodeCommand) => {
     const error = notRunWhy(command);
     const typed = typedCommand(command);
     errors.push({ node, command: commandStem(command), typed, exitCode: null, error });
-    progress({ phase: 'node', what: typed.join(' '), node, state: 'failed', error });
+    progress({ what: typed.join(' '), node, state: 'failed', error });
   };
   const runChecked = async (node: string, command: NodeCommand) => {
     const decision = readDecision(command, outputs.get(node));

@@ -15,7 +15,7 @@ import {
   type NodeAccess,
 } from '../core/nodes/access.js';
 import type { KubeCluster } from './kube-cluster.js';
-import type { NodeTally } from './collect.js';
+import type { CollectProgress, NodeTally } from './collect.js';
 import type { NodeAccessFlags } from './node-flags.js';
 import type { DebugPodConsent, PodHolder } from './node-pod.js';
 import { readSnapshot } from './snapshot.js';
@@ -274,11 +274,7 @@ export function tellNodeAccess(access: NodeAccess[], c: Pick<SourceContext, 'tel
   for (const line of nodeAccessLines(access)) c.tell(line);
 }
 
-export type Progress = (p: {
-  what: string;
-  node?: string;
-  state: 'start' | 'done' | 'failed';
-}) => void;
+export type Progress = (p: CollectProgress) => void;
 
 /** KDEBUG_TIMINGS=1: each API read and node command, with how long it took, and each phase of
  * the run, told on stderr as they end (where a live run's time goes; `npm run bench:cluster`

@@ -2,6 +2,7 @@
 // lays out the header, the current screen or overlay, and the footer at the terminal's size.
 import { Box, useApp, useInput } from 'ink';
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import type { CollectProgress } from '../cluster/collect.js';
 import type { DiagnosedService } from '../core/diagnose.js';
 import type { Service } from '../core/kube/objects.js';
 import { shownReportStatus, type Facts, type Report, type Shown } from '../core/model.js';
@@ -36,14 +37,6 @@ import { nodeErrorsOf } from '../core/nodes/access.js';
 import { SPINNER, theme } from './theme.js';
 import { wrap } from './wrap.js';
 
-/** A read starting or ending, as cluster/collect.ts reports it. */
-export interface Progress {
-  what: string;
-  node?: string;
-  state: 'start' | 'done' | 'failed';
-  error?: string;
-}
-
 /** Facts read so far, and what is still being read: the steps that can run, run. */
 export type PartialFacts = (facts: Facts, collecting: AnalyzeOptions['collecting']) => void;
 
@@ -52,7 +45,7 @@ export interface TuiInput extends AnalyzeOptions {
    * Reads the facts (again, on ctrl-r); progress says what is being read, and `partial` may
    * hand over the facts read so far (the API objects before the node commands, say).
    */
-  load: (progress: (p: Progress) => void, partial: PartialFacts) => Promise<Facts>;
+  load: (progress: (p: CollectProgress) => void, partial: PartialFacts) => Promise<Facts>;
   /** Facts already read (or analysed: their dumps parsed aside): the first frame shows them
    * without waiting. */
   facts?: Facts | Analysis;
@@ -146,10 +139,11 @@ function useFacts(input: TuiInput) {
       setFatal(undefined);
       const deadlines = options.deadlines;
       setActivity([{ label: 'reading facts', since: Date.now(), deadlineMs: deadlines?.apiMs }]);
-      const label = (p: Progress) => (p.node ? `node ${p.node}: ${p.what}` : `reading ${p.what}`);
+      const label = (p: CollectProgress) =>
+        p.node ? `node ${p.node}: ${p.what}` : `reading ${p.what}`;
       // reads still on their way when the load ended (it failed) are not activity any more
       let settled = false;
-      const onProgress = (p: Progress) => {
+      const onProgress = (p: CollectProgress) => {
         if (!live() || settled) return;
         setActivity((a) => {
           const rest = a.filter((x) => x.label !== label(p) && x.label !== 'reading facts');

@@ -151,7 +151,7 @@ describe('collect for one Service', () => {
       'ConfigMap kube-system/coredns': 1,
       'NetworkPolicies in default': 1,
     });
-    assert.ok(progress.every((p) => p.phase === 'api'));
+    assert.ok(progress.every((p) => p.node === undefined));
   });
 
   it('runs its reads in parallel', async () => {
@@ -481,7 +481,7 @@ describe('collect: Services without a selector, and node commands', () => {
     ]);
     assert.deepEqual(
       progress
-        .filter((p) => p.phase === 'node' && p.state !== 'start')
+        .filter((p) => p.node !== undefined && p.state !== 'start')
         .map((p) => `${p.node} ${p.what} ${p.state}`)
         .sort(),
       // each command as a person types it on the node

@@ -5,13 +5,8 @@ import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { readSnapshot } from '../../src/cluster/snapshot.js';
 import type { Facts } from '../../src/core/model.js';
-import {
-  App,
-  type AppProps,
-  type PartialFacts,
-  type Progress,
-  type TuiExit,
-} from '../../src/tui/App.js';
+import { App, type AppProps, type PartialFacts, type TuiExit } from '../../src/tui/App.js';
+import type { CollectProgress } from '../../src/cluster/collect.js';
 import { questions } from '../../src/tui/questions.js';
 import { diagnosed, frame, press, render, settle, waitFrame } from './harness.js';
 
@@ -198,7 +193,7 @@ describe('the TUI on the demo', () => {
 describe('live', () => {
   it('shows pending steps and what is being read, then the results as they arrive', async () => {
     let finish: (f: Facts) => void = () => undefined;
-    let report: (p: Progress) => void = () => undefined;
+    let report: (p: CollectProgress) => void = () => undefined;
     const r = await app({
       facts: undefined,
       load: (progress) => {
