@@ -17,6 +17,7 @@ import { count, familyLabel, finding, saveNodeOutput } from './check.js';
 import { kubectl, valid } from '../next-command.js';
 import { couldNotRead, modeTraits, type StateTraits } from '../dataplane/dataplane.js';
 import { unreadAt } from '../dataplane/nftables/listing.js';
+import { listingArgv } from '../nodes/commands.js';
 import { unreadFor } from '../dataplane/nftables/drift.js';
 import type { CheckContext } from './context.js';
 import type { OnNode } from './rules-nodes.js';
@@ -30,11 +31,7 @@ function agentTable(ctx: CheckContext, node: string) {
     'exec',
     pod ? valid.name(pod.name) : 'ds/cilium',
     '--',
-    'cilium-dbg',
-    'shell',
-    '--',
-    'db/show',
-    'frontends',
+    ...listingArgv({ kind: 'cilium', list: 'frontends' }),
   );
 }
 
