@@ -14,6 +14,7 @@ import {
   dumpReadFailure,
   iptablesDataplane,
   ipvsDataplane,
+  modeTraits,
   nftablesDataplane,
   type CiliumRead,
   type Dataplane,
@@ -414,6 +415,8 @@ export class NodeAnalysis {
       read?.failure
         ? `${what} ${verb} not read: ${couldNotRead(read.failure)}`
         : `${what} (${listed}) ${verb} not read`;
+    // the command that lists the mode's state on a node (none for Cilium's agent table)
+    const listing = modeTraits(this.mode())?.state?.command(this.family).join(' ') ?? '';
     if (this.mode() === 'cilium')
       return this.cilium()?.read
         ? undefined
@@ -421,14 +424,14 @@ export class NodeAnalysis {
     if (this.mode() === 'ipvs')
       return this.ipvs()?.read
         ? undefined
-        : `node ${this.name}: kube-proxy runs in IPVS mode and ${notRead('its virtual servers', 'were', 'ipvsadm-save -n', this.ipvs())}`;
+        : `node ${this.name}: kube-proxy runs in IPVS mode and ${notRead('its virtual servers', 'were', listing, this.ipvs())}`;
     if (this.mode() === 'nftables') {
       const table = this.nft()?.table;
       if (table?.cut)
         return `node ${this.name}: ${this.nft()!.source} ends at line ${table.cut.line} inside ${table.cut.inside}: the listing was cut, so it is not compared (what is missing could be missing from the listing only)`;
       return table
         ? undefined
-        : `node ${this.name}: kube-proxy runs in nftables mode and ${notRead('its table', 'was', `nft -j list table ${this.family === 'IPv6' ? 'ip6' : 'ip'} kube-proxy`, this.nft())}`;
+        : `node ${this.name}: kube-proxy runs in nftables mode and ${notRead('its table', 'was', listing, this.nft())}`;
     }
     const mode = unsupportedMode(this.mode());
     return mode ? `node ${this.name}: ${mode}` : undefined;
