@@ -18,7 +18,7 @@ import {
   outputOverLimit,
   overLimit,
 } from '../core/not-read.js';
-import { apiPath } from './cluster.js';
+import { apiPath, type NodeResult } from './cluster.js';
 import {
   loadKubeconfig,
   type KubeconfigOptions,
@@ -69,17 +69,9 @@ export interface ListResult {
   resourceVersion: string;
 }
 
-export interface ExecResult {
-  stdout: string;
-  stderr: string;
-  /** null when the command could not run at all (see `error`). */
-  exitCode: number | null;
-  error?: string;
-  /** It began and did not finish (see NodeResult). */
-  lost?: boolean;
-  /** Its output went past the limit (see NodeResult). */
-  overLimit?: boolean;
-}
+/** A command run in a container: a node command's result before it knows its binary or its
+ * transport. */
+export type ExecResult = Omit<NodeResult, 'missingBinary' | 'via'>;
 
 export interface AccessCheck {
   verb: string;
