@@ -10,12 +10,9 @@ import { UsageError, type GlobalOptions } from '../commands/io.js';
 import { rulesCommand } from '../commands/rules.js';
 import { svcCommand } from '../commands/svc.js';
 import { traceCommand } from '../commands/trace.js';
+import type { SourceFlags } from '../cluster/facts-source.js';
 import type { NodeAccessFlags } from '../cluster/node-flags.js';
 import { sanitize } from '../core/sanitize.js';
-import type { driftDoc } from '../output/drift.js';
-import type { reportDoc } from '../output/json.js';
-import type { rulesDoc, searchDoc } from '../output/rules.js';
-import type { traceDoc } from '../output/trace.js';
 import { listingSchemas, listScenarios, listServices } from './listings.js';
 import { runCommand, type Extra } from './run.js';
 import { inputs, type Zod } from './inputs.js';
@@ -40,8 +37,6 @@ const PODS_ALLOWED =
 const PODS_REFUSED =
   ' This server never creates a debug Pod (start it with kdebug mcp --allow-debug-pods for that).';
 
-type Doc<F extends (...a: never[]) => unknown> = ReturnType<F>;
-
 /** A command's result as a tool's: its JSON and a summary (an error is `guarded`'s). */
 async function answer<D extends object>(
   extra: Extra,
@@ -58,11 +53,21 @@ async function answer<D extends object>(
   };
 }
 
+/** A command whose -o json is the tool's result, `summary` saying it in a line. */
+const answerJson = <D extends object>(
+  extra: Extra,
+  what: string,
+  command: () => Promise<number>,
+  summary: (doc: D) => string,
+): Promise<CallToolResult> =>
+  answer(extra, what, command, (out) => {
+    const doc = JSON.parse(out) as D;
+    return { doc, text: summary(doc) };
+  });
+
 /** An error as the command line says it: one line, nothing from the input left to interpret. */
 const oneLine = (e: unknown): string =>
   sanitize((e instanceof Error ? e.message : String(e)).split('\n')[0] ?? '');
-
-const json = <D>(out: string) => JSON.parse(out) as D;
 
 export function registerTools(
   server: McpServer,
@@ -86,6 +91,11 @@ export function registerTools(
       yes: s.allowDebugPods,
     };
   };
+  /** Where a call reads from: its snapshot (else the live cluster) and node, and how it reaches
+   * the node. */
+  const source = (
+    i: Parameters<typeof flags>[0] & { snapshot?: string; node?: string },
+  ): SourceFlags => ({ ...flags(i), snapshot: i.snapshot, node: i.node });
   const g = (o: { namespace?: string }, output: 'json' | 'text' = 'json'): GlobalOptions => ({
     ...s.g,
     namespace: o.namespace ?? s.g.namespace,
@@ -119,15 +129,7 @@ export function registerTools(
     },
     guarded(async (i, extra) => {
       const o = { ...flags(i), snapshot: i.snapshot };
-      return answer(
-        extra,
-        `svc ${i.name}`,
-        () => svcCommand(i.name, o, g(i)),
-        (out) => {
-          const doc = json<Doc<typeof reportDoc>>(out);
-          return { doc, text: say.svcSummary(doc) };
-        },
-      );
+      return answerJson(extra, `svc ${i.name}`, () => svcCommand(i.name, o, g(i)), say.svcSummary);
     }),
   );
 
@@ -146,16 +148,8 @@ export function registerTools(
       annotations: { readOnlyHint: true, openWorldHint: true },
     },
     guarded(async (i, extra) => {
-      const o = { ...flags(i), snapshot: i.snapshot, node: i.node, table: i.table };
-      return answer(
-        extra,
-        'rules',
-        () => rulesCommand(o, g({})),
-        (out) => {
-          const doc = json<Doc<typeof rulesDoc>>(out);
-          return { doc, text: say.rulesSummary(doc) };
-        },
-      );
+      const o = { ...source(i), table: i.table };
+      return answerJson(extra, 'rules', () => rulesCommand(o, g({})), say.rulesSummary);
     }),
   );
 
@@ -178,21 +172,12 @@ export function registerTools(
       annotations: { readOnlyHint: true, openWorldHint: true },
     },
     guarded(async (i, extra) => {
-      const o = {
-        ...flags(i),
-        snapshot: i.snapshot,
-        node: i.node,
-        table: i.table,
-        search: i.search,
-      };
-      return answer(
+      const o = { ...source(i), table: i.table, search: i.search };
+      return answerJson(
         extra,
         `rules --search ${i.search}`,
         () => rulesCommand(o, g({})),
-        (out) => {
-          const doc = json<Doc<typeof searchDoc>>(out);
-          return { doc, text: say.searchSummary(doc) };
-        },
+        say.searchSummary,
       );
     }),
   );
@@ -262,21 +247,11 @@ export function registerTools(
     },
     guarded(async (i, extra) => {
       const o = {
-        ...flags(i),
-        snapshot: i.snapshot,
-        node: i.node,
+        ...source(i),
         family: i.family,
         allNodes: i['all-nodes'],
       };
-      return answer(
-        extra,
-        'drift',
-        () => driftCommand(o, g({})),
-        (out) => {
-          const doc = json<Doc<typeof driftDoc>>(out);
-          return { doc, text: say.driftSummary(doc) };
-        },
-      );
+      return answerJson(extra, 'drift', () => driftCommand(o, g({})), say.driftSummary);
     }),
   );
 
@@ -306,23 +281,13 @@ export function registerTools(
     },
     guarded(async (i, extra) => {
       const o = {
-        ...flags(i),
-        snapshot: i.snapshot,
-        node: i.node,
+        ...source(i),
         src: i.src,
         dst: i.dst,
         proto: i.proto ?? 'tcp',
         fromHost: i['from-host'],
       };
-      return answer(
-        extra,
-        'trace',
-        () => traceCommand(o, g({})),
-        (out) => {
-          const doc = json<Doc<typeof traceDoc>>(out);
-          return { doc, text: say.traceSummary(doc) };
-        },
-      );
+      return answerJson(extra, 'trace', () => traceCommand(o, g({})), say.traceSummary);
     }),
   );
 
