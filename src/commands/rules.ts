@@ -2,7 +2,7 @@
 // snapshot's node or the live cluster's), as text, JSON, a search, or the TUI.
 import { Analysis } from '../core/analysis.js';
 import { recordedFamily } from '../core/facts.js';
-import { parseIptables } from '../core/dataplane/iptables/read/parse.js';
+import { parseIptables, TABLES } from '../core/dataplane/iptables/read/parse.js';
 import { pasteKind, readNftPaste } from '../core/dataplane/paste.js';
 import { buildNftSearchIndex } from '../core/dataplane/nftables/search.js';
 import { buildNftServiceTrees } from '../core/dataplane/nftables/trees.js';
@@ -224,7 +224,7 @@ export const define: Define = (parent, run, g) => {
           new Option(
             '--table <table>',
             'the table of iptables -S output without *table lines',
-          ).choices(['nat', 'filter', 'mangle', 'raw', 'security']),
+          ).choices(TABLES),
         )
         .option('--search <query>', 'fuzzy search chains, comments, IPs, ports and Service names')
         .option(

@@ -12,6 +12,7 @@ import { svcCommand } from '../commands/svc.js';
 import { traceCommand } from '../commands/trace.js';
 import type { SourceFlags } from '../cluster/facts-source.js';
 import type { NodeAccessFlags } from '../cluster/node-flags.js';
+import { TABLES } from '../core/dataplane/iptables/read/parse.js';
 import { sanitize } from '../core/sanitize.js';
 import { listingSchemas, listScenarios, listServices } from './listings.js';
 import { runCommand, type Extra } from './run.js';
@@ -141,7 +142,7 @@ export function registerTools(
       inputSchema: {
         snapshot,
         node,
-        table: z.enum(['nat', 'filter', 'mangle', 'raw', 'security']).optional(),
+        table: z.enum(TABLES).optional(),
         ...access,
       },
       outputSchema: OUTPUT.rules,
@@ -165,7 +166,7 @@ export function registerTools(
           .describe('what to look for: a Service name, an IP, a port, a chain'),
         snapshot,
         node,
-        table: z.enum(['nat', 'filter', 'mangle', 'raw', 'security']).optional(),
+        table: z.enum(TABLES).optional(),
         ...access,
       },
       outputSchema: OUTPUT.rules_search,

@@ -5,7 +5,7 @@
 import type { CiliumTable } from './cilium/listing.js';
 import { ciliumForm, isCiliumServices, parseCilium } from './cilium/read.js';
 import { buildCiliumTrees } from './cilium/trees.js';
-import { parseIptables, type Ruleset } from './iptables/read/parse.js';
+import { parseIptables, TABLES, type Ruleset } from './iptables/read/parse.js';
 import { isIpvs, parseIpvs, type IpvsTable } from './ipvs/listing.js';
 import { buildIpvsTrees } from './ipvs/trees.js';
 import { isNftJson, type NftTable } from './nftables/listing.js';
@@ -66,7 +66,6 @@ export type NftPaste =
   | { table: NftTable; skipped: number[]; notes: string[] }
   | { notKubeProxy: string; iptablesNft: boolean };
 
-const IPTABLES_TABLES = ['nat', 'filter', 'mangle', 'raw', 'security'];
 const IPTABLES_CHAINS = ['PREROUTING', 'INPUT', 'FORWARD', 'OUTPUT', 'POSTROUTING'];
 
 export function readNftPaste(text: string, file: string): NftPaste {
@@ -100,7 +99,7 @@ export function readNftPaste(text: string, file: string): NftPaste {
   // iptables-nft keeps iptables' own tables in nftables: nat, filter ... are not kube-proxy's
   const iptablesNft = listing.tables.every(
     (t) =>
-      IPTABLES_TABLES.includes(t.name) ||
+      (TABLES as readonly string[]).includes(t.name) ||
       (t.headless === true && t.chains.some((c) => IPTABLES_CHAINS.includes(c.name))),
   );
   return {

@@ -27,7 +27,8 @@ export { printRule, parseRuleLine } from './rule.js';
 export { Chain, Table } from './table.js';
 
 export type DumpFormat = 'iptables-save' | 'iptables -S';
-export const TABLES = ['raw', 'mangle', 'nat', 'filter', 'security'] as const;
+/** iptables' tables, in the order --table offers them. */
+export const TABLES = ['nat', 'filter', 'mangle', 'raw', 'security'] as const;
 
 /** Bad input: where it is and what is wrong. The CLI prints `FILE:LINE: message`. */
 export class IptablesParseError extends Error {
