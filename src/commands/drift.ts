@@ -3,14 +3,10 @@ import { Analysis } from '../core/analysis.js';
 import { driftAnswer } from '../core/dataplane/drift.js';
 import { hasRules } from '../core/facts.js';
 import type { IPFamily } from '../core/ipv6.js';
-import {
-  pickNodes,
-  readFacts,
-  readNodeOverSsh,
-  type SourceFlags,
-} from '../cluster/facts-source.js';
+import { pickNodes, type SourceFlags } from '../cluster/facts-source.js';
 import { driftJson, driftText } from '../output/drift.js';
 import { invocationOf } from './invocation.js';
+import { readWithSsh } from './ssh-source.js';
 import {
   dumpFile,
   EXIT,
@@ -33,14 +29,7 @@ export async function driftCommand(o: DriftFlags, g: GlobalOptions): Promise<num
   const shown = format(g, 'drift'); // a refused -o before anything is read
   if (o.node !== undefined && o.allNodes)
     throw new UsageError('give --node or --all-nodes, not both');
-  if (o.ssh !== undefined && o.snapshot === undefined)
-    throw new UsageError('--ssh takes the objects from a snapshot: give --snapshot DIR too');
-  if (o.ssh !== undefined && o.allNodes)
-    throw new UsageError('--ssh reads one node: give --node (or none), not --all-nodes');
-  const c = sourceContext(g);
-  const { facts, label: dir } = await readFacts(o, c, { rules: o.ssh === undefined });
-  const ssh =
-    o.ssh !== undefined ? await readNodeOverSsh(facts, dir, { ...o, ssh: o.ssh }, c) : undefined;
+  const { facts, label: dir, ssh } = await readWithSsh(o, sourceContext(g));
   const nodes = pickNodes(facts, dir, { ...o, node: ssh?.node ?? o.node }, 'recorded rules', true);
   const analysis = new Analysis(facts, { fileOf: dumpFile(o) });
   const from = o.snapshot !== undefined ? `snapshot ${dir}` : dir;

@@ -3,14 +3,10 @@ import { Analysis } from '../core/analysis.js';
 import { canonicalAddress, familyOf } from '../core/ipv6.js';
 import type { TraceProtocol } from '../core/dataplane/trace/trace.js';
 import { traceAnswer, traceFails } from '../core/dataplane/trace/answer.js';
-import {
-  pickNodes,
-  readFacts,
-  readNodeOverSsh,
-  type SourceFlags,
-} from '../cluster/facts-source.js';
+import { pickNodes, type SourceFlags } from '../cluster/facts-source.js';
 import { traceJson, traceText } from '../output/trace.js';
 import { invocationOf } from './invocation.js';
+import { readWithSsh } from './ssh-source.js';
 import {
   dumpFile,
   EXIT,
@@ -48,12 +44,7 @@ export async function traceCommand(o: TraceOptions, g: GlobalOptions): Promise<n
     throw new UsageError(
       `--dst ${o.dst}: icmp has no ports (ping reaches the address alone): give --dst ${m[1]}`,
     );
-  if (o.ssh !== undefined && o.snapshot === undefined)
-    throw new UsageError('--ssh takes the objects from a snapshot: give --snapshot DIR too');
-  const c = sourceContext(g);
-  const { facts, label } = await readFacts(o, c, { rules: o.ssh === undefined });
-  const ssh =
-    o.ssh !== undefined ? await readNodeOverSsh(facts, label, { ...o, ssh: o.ssh }, c) : undefined;
+  const { facts, label, ssh } = await readWithSsh(o, sourceContext(g));
   const [name] = pickNodes(facts, label, { node: ssh?.node ?? o.node }, 'recorded rules');
   const analysis = new Analysis(facts, { fileOf: dumpFile(o) });
   // an IPv6 packet walks the node's ip6tables rules
