@@ -38,6 +38,10 @@ export interface Check {
 export const serviceKind = (svc: Service): ServiceKind | undefined =>
   svc.type === 'ExternalName' ? 'ExternalName' : svc.headless ? 'headless' : undefined;
 
+/** The skip of a step about kube-proxy's rules, for a Service it writes none for. */
+export const noRulesFor = (kind: ServiceKind) =>
+  `kube-proxy writes no rules for ${kind === 'ExternalName' ? 'an ExternalName' : 'a headless'} Service`;
+
 export const pending = (why: string): Pending => ({ pending: why });
 export const isPending = (r: Finding[] | Pending): r is Pending => !Array.isArray(r);
 

@@ -18,7 +18,7 @@ import { configInObjects } from '../nodes/state.js';
 import type { Evidence, Finding } from '../model.js';
 import { namedFew } from '../nodes/access.js';
 import { kubectl, valid, onNode, type NextCommand } from '../next-command.js';
-import { count, finding, list, pending, type Check } from './check.js';
+import { count, finding, list, noRulesFor, pending, type Check } from './check.js';
 import type { CheckContext } from './context.js';
 import { podReady, whyNotReady, type NotReady } from './pod-health.js';
 
@@ -570,8 +570,7 @@ export const kubeProxyCheck: Check = {
   skipFor: {
     kinds: ['ExternalName', 'headless'],
     id: 'kube-proxy-not-involved',
-    title: (kind) =>
-      `kube-proxy writes no rules for ${kind === 'ExternalName' ? 'an ExternalName' : 'a headless'} Service`,
+    title: noRulesFor,
     explanation:
       'There is no virtual IP to translate: clients reach the Pods (or the external name) directly.',
   },

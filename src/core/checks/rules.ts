@@ -19,6 +19,7 @@ import {
   pending,
   type Check,
   endpointSlicesOf,
+  noRulesFor,
   otherWay,
   saveNodeOutput,
 } from './check.js';
@@ -337,8 +338,7 @@ export const rulesCheck: Check = {
   skipFor: {
     kinds: ['ExternalName', 'headless'],
     id: 'rules-not-used',
-    title: (kind) =>
-      `kube-proxy writes no rules for ${kind === 'ExternalName' ? 'an ExternalName' : 'a headless'} Service`,
+    title: noRulesFor,
     explanation: 'There is no virtual IP to translate.',
   },
   run(ctx) {
