@@ -26,19 +26,20 @@ import type { Ruleset } from './iptables/read/parse.js';
 import { ipvsDrift } from './ipvs/drift.js';
 import { expectedIpvs, type IpvsExpectOptions } from './ipvs/expected.js';
 import type { Ipset } from './ipvs/ipset.js';
-import type { IpvsParseError, IpvsTable } from './ipvs/listing.js';
+import type { IpvsTable } from './ipvs/listing.js';
 import { buildIpvsTrees, type IpvsKnown } from './ipvs/trees.js';
 import { traceIpvsPacket } from './ipvs/trace.js';
 import { serviceCIDRs, type ClusterView, type KubeProxyConfig } from '../kube/objects.js';
 import type { ServicePortName } from '../model.js';
 import { nftablesDrift } from './nftables/drift.js';
-import type { NftParseError, NftTable } from './nftables/listing.js';
+import type { NftTable } from './nftables/listing.js';
 import { traceNftPacket } from './nftables/trace.js';
 import { buildNftServiceTrees } from './nftables/trees.js';
 import { knownMapFlags, type CiliumAgent } from './cilium/agent.js';
 import { ciliumDrift } from './cilium/drift.js';
 import { expectedCilium, type CiliumNode } from './cilium/expected.js';
-import { frontendKey, type CiliumParseError, type CiliumTable } from './cilium/listing.js';
+import { frontendKey, type CiliumTable } from './cilium/listing.js';
+import type { ListingParseError } from './listing-error.js';
 import { listingArgv, type ListingCommand } from '../nodes/commands.js';
 import { escapeControls } from '../sanitize.js';
 import { traceCiliumPacket } from './cilium/trace.js';
@@ -344,7 +345,7 @@ export interface DumpReadFailure {
 
 /** The parse error of `command`'s output, as the node state keeps it. */
 export const dumpReadFailure = (
-  e: NftParseError | IpvsParseError | CiliumParseError,
+  e: ListingParseError,
   command: ListingCommand,
 ): DumpReadFailure => ({
   source: e.file,

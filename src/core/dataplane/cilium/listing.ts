@@ -1,7 +1,7 @@
 // Cilium's Service tables as its agent lists them: one model for every listing (its own table of
 // Services, the load-balancer tables of 1.17+, the BPF maps), so that trees, drift and the walk
 // never care which listing a node or a paste gave.
-import { escapeControls } from '../../sanitize.js';
+import { ListingParseError } from '../listing-error.js';
 
 /** An L4 protocol as Cilium names it; `any` is a frontend for every protocol (wildcard). */
 export type CiliumProtocol = 'tcp' | 'udp' | 'sctp' | 'any';
@@ -103,15 +103,8 @@ export interface CiliumTable {
   backendStates?: Map<string, BackendState>;
 }
 
-export class CiliumParseError extends Error {
-  constructor(
-    readonly file: string,
-    readonly line: number | undefined,
-    readonly reason: string,
-  ) {
-    super(`${file}${line !== undefined ? `:${line}` : ''}: ${escapeControls(reason)}`);
-    this.name = 'CiliumParseError';
-  }
+export class CiliumParseError extends ListingParseError {
+  override name = 'CiliumParseError';
 }
 
 /** "10.96.0.10:53/UDP", "[fd00::1]:80/TCP/i", "10.0.0.2:80:TCP", "10.96.0.1:443", and 1.10-1.16's

@@ -2,7 +2,7 @@
 // each virtual server (protocol, address, port or firewall mark, scheduler, persistence) with its
 // real servers (address, forwarding, weight, connections). Lines around a paste (a prompt, the
 // command) are skipped and named; a line inside the listing kdebug cannot place is FILE:LINE.
-import { escapeControls } from '../../sanitize.js';
+import { ListingParseError } from '../listing-error.js';
 
 export interface IpvsRealServer {
   /** "10.244.1.4:80", IPv6 as "[fd00::4]:80"; `ipvsadm -l` prints names ("host:http"). */
@@ -53,14 +53,12 @@ export interface IpvsTable {
 }
 
 /** An IPVS-mode listing (ipvsadm's, or kube-proxy's ipsets) that does not read, with where. */
-export class IpvsParseError extends Error {
-  constructor(
-    readonly file: string,
-    readonly line: number,
-    readonly reason: string,
-  ) {
-    super(`${file}:${line}: ${escapeControls(reason)}`);
-    this.name = 'IpvsParseError';
+export class IpvsParseError extends ListingParseError {
+  override name = 'IpvsParseError';
+  // an ipvsadm listing is read line by line: its error has a line
+  declare readonly line: number;
+  constructor(file: string, line: number, reason: string) {
+    super(file, line, reason);
   }
 }
 

@@ -2,7 +2,7 @@
 // with their hooks and rules, sets and maps with their elements. The rules keep nft's own JSON
 // expressions (its stable machine format); what the Service trees need is read from them in
 // trees.ts. Bad input gets FILE:LINE, as the iptables parser gives.
-import { escapeControls } from '../../sanitize.js';
+import { ListingParseError } from '../listing-error.js';
 
 export type NftFamily = 'ip' | 'ip6' | 'inet' | 'arp' | 'bridge' | 'netdev';
 
@@ -93,15 +93,8 @@ export interface NftListing {
 }
 
 /** Input that is not an nft JSON listing, with where and why. */
-export class NftParseError extends Error {
-  constructor(
-    readonly file: string,
-    readonly line: number | undefined,
-    readonly reason: string,
-  ) {
-    super(`${file}${line !== undefined ? `:${line}` : ''}: ${escapeControls(reason)}`);
-    this.name = 'NftParseError';
-  }
+export class NftParseError extends ListingParseError {
+  override name = 'NftParseError';
 }
 
 type J = Record<string, unknown>;
