@@ -39,11 +39,23 @@ export interface RulesOptions extends SourceFlags {
   search?: string;
 }
 
+/** The one dump of --file or --ssh: its bytes as read, its name in messages and parse errors. */
+interface GivenDump {
+  bytes: Uint8Array | string;
+  label: string;
+  file: string;
+}
+
+/** A given dump as text. */
+const textOf = (d: GivenDump): string =>
+  typeof d.bytes === 'string' ? d.bytes : Buffer.from(d.bytes).toString('utf8');
+
+/** What a given dump's trees are said to be of: "file PATH", or where --ssh read it. */
+const shownLabel = (o: RulesOptions, d: GivenDump): string =>
+  o.file !== undefined ? `file ${d.label}` : d.label;
+
 /** The one dump of --file or --ssh, read as it was given. */
-async function givenDump(
-  o: RulesOptions,
-  g: GlobalOptions,
-): Promise<{ bytes: Uint8Array | string; label: string; file: string }> {
+async function givenDump(o: RulesOptions, g: GlobalOptions): Promise<GivenDump> {
   if (o.file !== undefined) {
     const label = o.file === '-' ? '<stdin>' : o.file;
     // a pasted dump is held to what a node's may print
@@ -80,7 +92,7 @@ export async function rulesCommand(o: RulesOptions, g: GlobalOptions): Promise<n
     const ruleset = parseIptables(d.bytes, { file: d.file, table: o.table, source });
     if (shown === 'tui') {
       // one dump, no objects: the screens that need the cluster say so
-      const text = typeof d.bytes === 'string' ? d.bytes : Buffer.from(d.bytes).toString('utf8');
+      const text = textOf(d);
       const rules = { label: d.label, text, table: o.table, ruleset };
       const facts: Facts = { objects: [], nodes: {}, meta: {} };
       return interactive({ ...common, facts, rules, load: async () => facts }, g);
@@ -89,8 +101,7 @@ export async function rulesCommand(o: RulesOptions, g: GlobalOptions): Promise<n
       source: d.label,
       ruleset,
     });
-    const label = o.file !== undefined ? `file ${d.label}` : d.label;
-    return print(o, shown, ruleset, node.trees()!, { label });
+    return print(o, shown, ruleset, node.trees()!, { label: shownLabel(o, d) });
   }
   // a snapshot's node, or without one the live cluster's (read again on ctrl-r in the TUI)
   const source = await readFacts(o, sourceContext(g), { rules: true });
@@ -120,10 +131,10 @@ export async function rulesCommand(o: RulesOptions, g: GlobalOptions): Promise<n
 function nftRules(
   o: RulesOptions,
   shown: string,
-  d: { bytes: Uint8Array | string; label: string; file: string },
+  d: GivenDump,
   g: GlobalOptions,
 ): Promise<number> | number {
-  const text = typeof d.bytes === 'string' ? d.bytes : Buffer.from(d.bytes).toString('utf8');
+  const text = textOf(d);
   const nft = readNftPaste(text, d.file);
   if ('notKubeProxy' in nft) throw new UsageError(nft.notKubeProxy);
   const { table, skipped, notes } = nft;
@@ -140,40 +151,31 @@ function nftRules(
     );
   }
   const trees = buildNftServiceTrees(table);
-  const label = o.file !== undefined ? `file ${d.label}` : d.label;
-  return print(o, shown, table, trees, { label });
+  return print(o, shown, table, trees, { label: shownLabel(o, d) });
 }
 
 /** `ipvsadm -Ln` or `ipvsadm-save -n` output: IPVS mode's virtual servers as Service trees. */
-function ipvsRules(
-  o: RulesOptions,
-  shown: string,
-  d: { bytes: Uint8Array | string; label: string; file: string },
-): number {
+function ipvsRules(o: RulesOptions, shown: string, d: GivenDump): number {
   if (shown === 'tui')
     throw new UsageError('the TUI does not show IPVS listings yet: use -o text or -o json');
-  const text = typeof d.bytes === 'string' ? d.bytes : Buffer.from(d.bytes).toString('utf8');
+  const text = textOf(d);
   const table = parseIpvs(text, d.file);
   tellSkipped(table.skipped, d.file, 'an ipvsadm listing');
-  const label = o.file !== undefined ? `file ${d.label}` : d.label;
-  return print(o, shown, table, buildIpvsTrees(table), { label });
+  return print(o, shown, table, buildIpvsTrees(table), { label: shownLabel(o, d) });
 }
 
 /** A Cilium agent's listing (service list, bpf lb list, db/show frontends): its frontends as
  * Service trees. */
-function ciliumRules(
-  o: RulesOptions,
-  shown: string,
-  d: { bytes: Uint8Array | string; label: string; file: string },
-): number {
+function ciliumRules(o: RulesOptions, shown: string, d: GivenDump): number {
   if (shown === 'tui')
     throw new UsageError(
       'the TUI does not show a pasted Cilium listing yet: use -o text or -o json',
     );
-  const text = typeof d.bytes === 'string' ? d.bytes : Buffer.from(d.bytes).toString('utf8');
+  const text = textOf(d);
   const table = parseCilium(text, d.file);
-  const label = o.file !== undefined ? `file ${d.label}` : d.label;
-  return print(o, shown, table, buildCiliumTrees(table, new Map()), { label });
+  return print(o, shown, table, buildCiliumTrees(table, new Map()), {
+    label: shownLabel(o, d),
+  });
 }
 
 /** Says which lines around a pasted listing were skipped (a prompt, the command, prose). */
