@@ -1,55 +1,26 @@
-// Colours by meaning, never by name at the point of use: a screen says "bad" or "missing", and
-// this table decides what that looks like. Without colour every token still reads through its
-// glyph or prefix, so nothing is conveyed by colour alone.
-import type { Shown } from '../core/model.js';
-import { FAINT } from '../output/palette.js';
-
-export type Tone =
-  | 'text'
-  | 'muted'
-  | 'ok'
-  | 'warn'
-  | 'bad'
-  | 'accent'
-  | 'title'
-  | 'key'
-  | 'match'
-  | 'missing'
-  | 'unexpected'
-  | 'border'
-  | 'focus';
+// The tones of output/tones.ts as the TUI draws them: Ink colours and attributes for its Text.
+import { HUE, TONES, type Tone, type ToneStyle } from '../output/tones.js';
 
 export interface Style {
   color?: string;
   bold?: boolean;
-  dim?: boolean;
   underline?: boolean;
 }
 
-export const COLOURED: Record<Tone, Style> = {
-  text: {},
-  muted: { color: FAINT.hex },
-  ok: { color: 'green' },
-  warn: { color: 'yellow' },
-  bad: { color: 'red', bold: true },
-  accent: { color: 'cyan' },
-  title: { color: 'cyan', bold: true },
-  key: { color: 'magenta', bold: true },
-  match: { color: 'yellow', bold: true, underline: true },
-  missing: { color: 'red' },
-  unexpected: { color: 'green' },
-  border: { color: FAINT.hex },
-  focus: { color: 'cyan' },
-};
+// without colour the attributes stay: they survive NO_COLOR and carry emphasis without hue
+const inkStyle = ({ hue, bold, underline }: ToneStyle, color: boolean): Style => ({
+  ...(color && hue && { color: HUE[hue].ink }),
+  ...((bold === true || (color && bold)) && { bold: true }),
+  ...(underline && { underline }),
+});
 
-// attributes only: they survive NO_COLOR and carry emphasis without hue
-const PLAIN: Record<Tone, Style> = {
-  ...Object.fromEntries(Object.keys(COLOURED).map((t) => [t, {}])),
-  bad: { bold: true },
-  title: { bold: true },
-  key: { bold: true },
-  match: { underline: true },
-} as Record<Tone, Style>;
+const styles = (color: boolean) =>
+  Object.fromEntries(
+    Object.entries(TONES).map(([tone, s]) => [tone, inkStyle(s, color)]),
+  ) as Record<Tone, Style>;
+
+const COLOURED = styles(true);
+const PLAIN = styles(false);
 
 export interface Theme {
   color: boolean;
@@ -65,17 +36,6 @@ export function theme(color: boolean): Theme {
 export function colorEnabled(flag: boolean, env: Record<string, string | undefined>): boolean {
   return flag && !(env['NO_COLOR'] !== undefined && env['NO_COLOR'] !== '');
 }
-
-/** The tone of each status's mark (the marks themselves: output/marks.ts). */
-export const STATUS_TONE = {
-  pass: 'ok',
-  warn: 'warn',
-  fail: 'bad',
-  skip: 'muted',
-  pending: 'accent',
-  unobserved: 'accent',
-  partial: 'accent',
-} as const satisfies Record<Shown, Tone>;
 
 /** Spinner frames for pending steps. */
 export const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];

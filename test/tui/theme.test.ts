@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { colorEnabled, theme, type Tone } from '../../src/tui/theme.js';
+import type { Tone } from '../../src/output/tones.js';
+import { colorEnabled, theme } from '../../src/tui/theme.js';
 
 describe('colour', () => {
   const cases: [boolean, Record<string, string | undefined>, boolean][] = [

@@ -2,7 +2,8 @@
 // was not observed.
 import type { Shown } from '../../core/model.js';
 import { MARK } from '../../output/marks.js';
-import { SPINNER, STATUS_TONE } from '../theme.js';
+import { STATUS_TONE } from '../../output/tones.js';
+import { SPINNER } from '../theme.js';
 import { S } from './text.js';
 
 export function Mark({ status, tick }: { status: Shown; tick: number }) {

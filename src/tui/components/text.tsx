@@ -2,7 +2,8 @@
 import { Text } from 'ink';
 import { createContext, useContext, type ReactNode } from 'react';
 import { sanitize } from '../../core/sanitize.js';
-import { theme, type Theme, type Tone } from '../theme.js';
+import type { Tone } from '../../output/tones.js';
+import { theme, type Theme } from '../theme.js';
 
 export const ThemeContext = createContext<Theme>(theme(true));
 export const useTheme = () => useContext(ThemeContext);
@@ -30,7 +31,6 @@ export function T({ tone = 'text', selected, bold, wrap = 'truncate-end', childr
     <Text
       color={style.color}
       bold={bold ?? style.bold}
-      dimColor={style.dim}
       underline={style.underline}
       inverse={selected}
       wrap={wrap}

@@ -19,7 +19,7 @@ import { evidenceText, moreText, shownEvidence } from '../../core/evidence.js';
 import { shellWords } from '../../core/next-command.js';
 import { MARK_MEANING } from '../../output/marks.js';
 import { wrapCommand } from '../../output/wrap.js';
-import type { Tone } from '../theme.js';
+import type { Tone } from '../../output/tones.js';
 import { wrap } from '../wrap.js';
 
 export interface FindingLine {

@@ -10,7 +10,7 @@ import { Pane, innerLines } from '../components/pane.js';
 import { S, T } from '../components/text.js';
 import type { NodeData } from '../data.js';
 import { cursorOf, type State, type View } from '../state.js';
-import type { Tone } from '../theme.js';
+import type { Tone } from '../../output/tones.js';
 import { wrap } from '../wrap.js';
 
 export interface DriftLine {

@@ -3,7 +3,7 @@
 import { Box } from 'ink';
 import { Pane, innerLines } from '../components/pane.js';
 import { T } from '../components/text.js';
-import type { Tone } from '../theme.js';
+import type { Tone } from '../../output/tones.js';
 import { wrap } from '../wrap.js';
 import type { NodeError } from '../../core/nodes/access.js';
 import { quote } from '../../core/next-command.js';

@@ -8,7 +8,7 @@ import { T } from '../components/text.js';
 import { useWindow } from '../components/window.js';
 import type { TuiData } from '../data.js';
 import { cursorOf, type State, type View } from '../state.js';
-import type { Tone } from '../theme.js';
+import type { Tone } from '../../output/tones.js';
 import { translatedBy } from '../../core/dataplane/trace/answer.js';
 import { wrap } from '../wrap.js';
 import {

@@ -1,8 +1,9 @@
 // Faint text must stay readable on a dark and on a light terminal: WCAG's 4.5:1 (AA) on both.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { FAINT, palette } from '../../src/output/palette.js';
-import { COLOURED } from '../../src/tui/theme.js';
+import { palette } from '../../src/output/palette.js';
+import { FAINT, HUE, TONES, type Tone } from '../../src/output/tones.js';
+import { theme } from '../../src/tui/theme.js';
 
 /** WCAG 2's relative luminance of an sRGB colour "#rrggbb". */
 function luminance(hex: string): number {
@@ -24,7 +25,7 @@ function xtermGrey(index: number): string {
   return `#${v}${v}${v}`;
 }
 
-describe('the faint palette', () => {
+describe('the faint tone', () => {
   it('has 4.5:1 contrast on a dark and on a light background', () => {
     for (const background of ['#000000', '#ffffff'])
       assert.ok(
@@ -36,15 +37,18 @@ describe('the faint palette', () => {
     assert.ok(contrast('#999999', '#ffffff') < 4.5);
   });
 
-  it('text output and the TUI draw faint text in that grey, not the terminal dim or gray', () => {
+  it('every faint tone of the one table is that grey, in text output and in the TUI', () => {
     assert.equal(xtermGrey(FAINT.ansi256), FAINT.hex);
+    assert.deepEqual(HUE.faint, { sgr: `38;5;${FAINT.ansi256}`, ink: FAINT.hex });
+    const faint = (Object.keys(TONES) as Tone[]).filter((t) => TONES[t].hue === 'faint');
+    assert.deepEqual(faint, ['muted', 'border']);
+    for (const tone of faint) assert.equal(theme(true).style(tone).color, FAINT.hex);
     const p = palette(true);
     assert.equal(p.muted('x'), `\x1b[38;5;${FAINT.ansi256}mx\x1b[0m`);
     assert.equal(p.status('skip', 'x'), `\x1b[38;5;${FAINT.ansi256}mx\x1b[0m`);
-    for (const tone of ['muted', 'border'] as const) assert.equal(COLOURED[tone].color, FAINT.hex);
-    // no tone of the TUI falls back to the terminal's own faint attribute
+    // no hue is the terminal's own faint: SGR 2 (dim), 90 or Ink's "gray"
     assert.deepEqual(
-      Object.entries(COLOURED).filter(([, s]) => s.dim || s.color === 'gray'),
+      Object.entries(HUE).filter(([, h]) => /^(2|90)$/.test(h.sgr) || /gr[ae]y/.test(h.ink)),
       [],
     );
   });
