@@ -402,7 +402,6 @@ export function ciliumDataplane(read: CiliumRead, view: ClusterView): CiliumData
           namespace: agent.pod.namespace,
           pod: agent.pod.name,
           container: agent.container,
-          binary: 'cilium-dbg',
         },
       }),
     trace: (packet, net) =>

@@ -37,8 +37,8 @@ export interface CiliumDriftInput {
   mapExpectations?: MapExpectations;
   /** Only the Services expected (one Service's answer): no leftover frontends looked for. */
   scoped: boolean;
-  /** The agent's Pod and container, for the next command. */
-  agent?: { namespace: string; pod: string; container?: string; binary: string };
+  /** The agent's Pod and container, for the next command (its log). */
+  agent?: { namespace: string; pod: string; container?: string };
 }
 
 const nameOf = (f: Pick<ExpectedFrontend, 'service' | 'portName'>) =>
