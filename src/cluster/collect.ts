@@ -13,7 +13,8 @@ import { backendToRead, hasKubeChains, probeStem } from '../core/dataplane/iptab
 import { serviceChainReads, type IptablesTool } from '../core/dataplane/iptables/service-chains.js';
 import { ciliumImageVersion, isCiliumAgentPod } from '../core/dataplane/cilium/agent.js';
 import { chainStemPrefix, type CiliumList } from '../core/nodes/commands.js';
-import { configInObjects, parseVersion } from '../core/nodes/state.js';
+import { configInObjects } from '../core/nodes/state.js';
+import { atLeast, parseVersion } from '../core/version.js';
 import { Analysis } from '../core/analysis.js';
 import { rolloutOf, settled, type Rollout } from '../core/kube/daemon-set.js';
 import { clusterView, isWindows, type ClusterView } from '../core/kube/objects.js';
@@ -209,7 +210,7 @@ function ciliumReads(view: ReturnType<typeof clusterView>): NodeCommand[] {
   const agents = view.pods.filter(isCiliumAgentPod);
   if (agents.length === 0) return [];
   const versions = agents.map((p) => parseVersion(ciliumImageVersion(p)));
-  const tables = versions.every((v) => v && (v.major > 1 || v.minor >= 18));
+  const tables = versions.every((v) => v && atLeast(v, [1, 18]));
   const lists: CiliumList[] = [
     'status',
     ...(tables ? (['frontends', 'backends'] as const) : (['service-list'] as const)),

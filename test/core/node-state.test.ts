@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Analysis } from '../../src/core/analysis.js';
 import type { KubeObject } from '../../src/core/model.js';
-import { parseVersion } from '../../src/core/nodes/state.js';
+import { parseVersion } from '../../src/core/version.js';
 import { facts, kubeProxy, twoNodes } from './checks/builders.js';
 
 const configMap = (mode: string, cidr: string): KubeObject => ({
@@ -104,7 +104,12 @@ describe('node state: the kube-proxy version', () => {
         },
       }),
     );
-    assert.deepEqual(a.state('node-a').version?.value, { text: 'v1.34.2', major: 1, minor: 34 });
+    assert.deepEqual(a.state('node-a').version?.value, {
+      text: 'v1.34.2',
+      major: 1,
+      minor: 34,
+      patch: 2,
+    });
     assert.equal(a.state('node-a').version?.from, 'metrics');
     assert.match(
       a.state('node-a').version!.evidence.text,

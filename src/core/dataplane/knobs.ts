@@ -3,7 +3,8 @@
 // The one home for expect, drift, the Rules step and the TUI.
 import type { ExpectOptions } from './expected.js';
 import type { Ruleset } from './iptables/read/parse.js';
-import type { KubeProxyVersion, NodeState } from '../nodes/state.js';
+import type { NodeState } from '../nodes/state.js';
+import { atLeast } from '../version.js';
 import { NEWEST_MODELLED } from './releases.js';
 
 /** A node's options, and where the ones not read off its rules came from (for `expect`'s notes). */
@@ -83,6 +84,3 @@ export function optionsFromDump(rs: Ruleset): ExpectOptions {
     conntrackTcpBeLiberal: forward.length > 0 && !invalidDrop,
   };
 }
-
-const atLeast = (v: KubeProxyVersion, [major, minor]: readonly [number, number]) =>
-  v.major > major || (v.major === major && v.minor >= minor);

@@ -17,6 +17,7 @@ import { parseProxyMode } from './outputs.js';
 import { podReady } from '../checks/pod-health.js';
 import { CILIUM_STEMS, ciliumAgentOn, type CiliumAgent } from '../dataplane/cilium/agent.js';
 import type { ViewIndex } from '../kube/view-index.js';
+import { parseVersion, type Version } from '../version.js';
 
 /** A value kdebug settled on, with what it rests on; `from` says which input, typed. */
 export interface Decided<T, From extends string> {
@@ -25,13 +26,6 @@ export interface Decided<T, From extends string> {
   /** Where it came from, in words: "/proxyMode on node-a", "ConfigMap kube-system/kube-proxy". */
   source: string;
   evidence: Evidence;
-}
-
-/** A kube-proxy release: "v1.34.2" is major 1, minor 34. */
-export interface KubeProxyVersion {
-  text: string;
-  major: number;
-  minor: number;
 }
 
 export interface NodeState {
@@ -47,7 +41,7 @@ export interface NodeState {
   /** The Cilium agent on the node, where one runs: mode `cilium` when it replaces kube-proxy. */
   cilium?: CiliumAgent;
   /** kube-proxy's release on this node, when anything recorded says it. */
-  version?: Decided<KubeProxyVersion, 'metrics' | 'image' | 'nodeInfo' | 'embedded'>;
+  version?: Decided<Version, 'metrics' | 'image' | 'nodeInfo' | 'embedded'>;
 }
 
 /** kube-proxy's /configz on the node, the API objects (ConfigMap, Pod flags), or its defaults. */
@@ -242,7 +236,7 @@ function versionOf(
   return undefined;
 
   function version(
-    v: KubeProxyVersion,
+    v: Version,
     from: NonNullable<NodeState['version']>['from'],
     source: string,
     as: (t: string) => Evidence,
@@ -264,13 +258,6 @@ interface NodeInfo {
 /** The Node's status.nodeInfo versions. */
 function nodeInfoOf(node: Node | undefined): NodeInfo | undefined {
   return (node?.raw as { status?: { nodeInfo?: NodeInfo } } | undefined)?.status?.nodeInfo;
-}
-
-/** "v1.34.2", "1.31.2-eksbuild.3", "v1.32.4-gke.1200": the release they name. */
-export function parseVersion(s: string | undefined): KubeProxyVersion | undefined {
-  const m = /^v?(\d+)\.(\d+)(\.\d+)?(?:[+-][0-9A-Za-z.+-]*)?$/.exec(s?.trim() ?? '');
-  if (!m) return undefined;
-  return { text: `v${m[1]}.${m[2]}${m[3] ?? ''}`, major: Number(m[1]), minor: Number(m[2]) };
 }
 
 function podImage(pod: Pod | undefined): string | undefined {

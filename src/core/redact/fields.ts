@@ -3,7 +3,7 @@
 // (test/core/redact-allowlist.test.ts compares the model and the diagnosis before and after).
 import { dump, load } from 'js-yaml';
 import type { KubeObject } from '../model.js';
-import { parseVersion } from '../nodes/state.js';
+import { parseVersion } from '../version.js';
 
 /** A string, number or boolean as it is; an object or array in its place is dropped. */
 const S = 'scalar' as const;

@@ -155,3 +155,47 @@ describe('the Cilium agent on a node', () => {
     assert.equal(known('v1.17.4', {}).flags, false);
   });
 });
+
+describe("the Cilium agent's release, compared by its numbers", () => {
+  const agentOf = (image: string, status?: string) =>
+    ciliumAgentOn(
+      clusterView([
+        aCiliumAgent('n1', `quay.io/cilium/cilium:${image}@sha256:1`),
+        config({ 'bpf-lb-mode': 'hybrid' }),
+      ]),
+      'n1',
+      status,
+    )!;
+
+  it('1.18.5 is the last release that guarded every frontend type, and hybrid writes dsr from 1.18.6', () => {
+    const at = (image: string) => {
+      const a = agentOf(image);
+      return [a.settings.sourceRangeTypes, knownMapFlags(a).forwarding];
+    };
+    assert.deepEqual(at('v1.18.5'), ['all', false]);
+    assert.deepEqual(at('v1.18.6'), [['LoadBalancer'], true]);
+    // without the v, and with a suffix: the same release
+    assert.deepEqual(at('1.18.5'), ['all', false]);
+    assert.deepEqual(at('v1.18.6-rc.1'), [['LoadBalancer'], true]);
+    assert.deepEqual(at('v1.18.5-rc.1'), ['all', false]);
+    // 1.18.50 is no 1.18.5
+    assert.deepEqual(at('v1.18.50'), [['LoadBalancer'], true]);
+  });
+
+  it('keeps the release as said, its numbers parsed once; a tag naming no release leaves it unknown', () => {
+    const rc = agentOf('v1.18.0-rc.1');
+    assert.equal(rc.version, 'v1.18.0-rc.1');
+    assert.deepEqual(rc.release, { text: 'v1.18.0', major: 1, minor: 18, patch: 0 });
+    // the status's release before the image's
+    const status = 'Cilium:                  Ok   1.14.2 (v1.14.2-a6748946)\n';
+    assert.deepEqual(agentOf('v1.18.6', status).release?.text, 'v1.14.2');
+    for (const tag of ['latest', 'v1.18', 'v1.18.x']) {
+      const a = agentOf(tag);
+      assert.deepEqual(
+        [a.version, a.release, knownMapFlags(a).flags],
+        [undefined, undefined, false],
+        tag,
+      );
+    }
+  });
+});

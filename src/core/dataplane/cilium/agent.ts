@@ -3,6 +3,7 @@
 // its ConfigMap (cilium-config), else Cilium's defaults, each said with its source.
 import type { ClusterView, Pod } from '../../kube/objects.js';
 import { commandStem } from '../../nodes/commands.js';
+import { atLeast, parseVersion, type Version } from '../../version.js';
 import type { CiliumExpectOptions } from './expected.js';
 import {
   configDevices,
@@ -56,8 +57,10 @@ export interface CiliumAgent {
   source: string;
   /** cilium-config was read: the settings only it holds (the annotations honoured) are known. */
   configRead: boolean;
-  /** The agent's release, from its status or its image tag. */
+  /** The agent's release as its status or its image tag says it ("v1.18.0-rc.1"). */
   version?: string;
+  /** That release's numbers, parsed once: what the callers compare. */
+  release?: Version;
   /** Its native devices and NodePort addresses, with their own source; undefined where neither
    * its status nor cilium-config names them. */
   nodePorts?: CiliumNodePorts;
@@ -83,11 +86,8 @@ export function ciliumAgentOn(
   const c = (k: string) => config?.[k];
   const kpr =
     said?.kubeProxyReplacement ?? (config ? replaces(c('kube-proxy-replacement')) : false);
-  const images = (
-    pod.raw['spec'] as { containers?: { name?: string; image?: string }[] } | undefined
-  )?.containers;
-  const image = (images?.find((x) => x.name === 'cilium-agent') ?? images?.[0])?.image ?? '';
-  const version = said?.version ?? /:(v?\d+\.\d+\.\d+[^@\s]*)/.exec(image)?.[1];
+  const version = said?.version ?? ciliumImageVersion(pod);
+  const release = parseVersion(version);
   const settings: CiliumSettings = {
     kubeProxyReplacement: kpr,
     ipv4: c('enable-ipv4') !== 'false',
@@ -97,9 +97,9 @@ export function ciliumAgentOn(
     zoneHintsFallback: true,
     serviceProxyName: c('k8s-service-proxy-name') ?? '',
     sourceRangeTypes:
-      c('bpf-lb-source-range-all-types') === 'true' || allTypesRelease(version)
+      c('bpf-lb-source-range-all-types') === 'true' || allTypesRelease(release)
         ? 'all'
-        : release(version) >= 1020
+        : release && atLeast(release, [1, 20])
           ? ['LoadBalancer', 'ExternalIPs']
           : ['LoadBalancer'],
     socketLB:
@@ -132,6 +132,7 @@ export function ciliumAgentOn(
           ? `ConfigMap ${configMap!.namespace}/cilium-config`
           : "Cilium's defaults",
     ...(version ? { version } : {}),
+    ...(release ? { release } : {}),
     ...(nodePorts ? { nodePorts } : {}),
   };
 }
@@ -168,17 +169,9 @@ function nodePortsOf(
   };
 }
 
-/** A release's major and minor as one number (v1.18.6 is 1018); 0 where unknown. */
-const release = (version: string | undefined) => {
-  const m = /^v?(\d+)\.(\d+)\./.exec(version ?? '');
-  return m ? Number(m[1]) * 1000 + Number(m[2]) : 0;
-};
-
 /** The agent's own binary where its release is known to predate cilium-dbg (1.15). */
-export const oldAgentBinary = (agent: CiliumAgent | undefined): 'cilium' | undefined => {
-  const r = release(agent?.version);
-  return r > 0 && r < 1015 ? 'cilium' : undefined;
-};
+export const oldAgentBinary = (agent: CiliumAgent | undefined): 'cilium' | undefined =>
+  agent?.release && !atLeast(agent.release, [1, 15]) ? 'cilium' : undefined;
 
 /** Which BPF map entry flags and tables the agent's release and its settings as read (not
  * assumed) let drift compare with what kdebug expects. */
@@ -198,22 +191,21 @@ export interface KnownMapFlags {
 }
 
 export function knownMapFlags(agent: CiliumAgent): KnownMapFlags {
-  const r = release(agent.version);
-  const patch = Number(/^v?\d+\.\d+\.(\d+)/.exec(agent.version ?? '')?.[1] ?? 0);
+  const since = (r: readonly [number, number, number?]) =>
+    agent.release !== undefined && atLeast(agent.release, r);
   const hybrid = agent.settings.forwarding === 'hybrid';
   return {
-    forwarding:
-      agent.configRead && r >= 1017 && (!hybrid || r > 1018 || (r === 1018 && patch >= 6)),
+    forwarding: agent.configRead && since([1, 17]) && (!hybrid || since([1, 18, 6])),
     algorithm: agent.configRead,
-    sourceRangeDeny: r >= 1017,
-    flags: r >= 1018,
+    sourceRangeDeny: since([1, 17]),
+    flags: since([1, 18]),
     sourceRangeTypes: agent.configRead,
   };
 }
 
 /** 1.18.0 to 1.18.5 checked loadBalancerSourceRanges on every frontend type (cilium#42351). */
-const allTypesRelease = (version: string | undefined) =>
-  /^v?1\.18\.[0-5](?!\d)/.test(version ?? '');
+const allTypesRelease = (r: Version | undefined) =>
+  r !== undefined && atLeast(r, [1, 18]) && !atLeast(r, [1, 18, 6]);
 
 /** The release its image tag names ("quay.io/cilium/cilium:v1.16.5@sha256:..." is v1.16.5). */
 export function ciliumImageVersion(pod: Pod): string | undefined {
@@ -221,7 +213,9 @@ export function ciliumImageVersion(pod: Pod): string | undefined {
     pod.raw['spec'] as { containers?: { name?: string; image?: string }[] } | undefined
   )?.containers;
   const image = (images?.find((x) => x.name === 'cilium-agent') ?? images?.[0])?.image ?? '';
-  return /:(v?\d+\.\d+\.\d+[^@\s]*)/.exec(image)?.[1];
+  const tag = image.split('@')[0]!.split(':').pop();
+  // a tag without its patch (v1.18) names no one release: 1.18.5 and 1.18.6 differ
+  return parseVersion(tag)?.patch !== undefined ? tag : undefined;
 }
 
 type Said = Partial<
