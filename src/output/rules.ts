@@ -167,8 +167,8 @@ const CILIUM_FORM: Record<CiliumTable['form'], string> = {
 /** What a Cilium listing leaves out, one line each, with the line it starts at where one does. */
 function ciliumWarnings(d: CiliumTable): { line: number | null; message: string }[] {
   const out: { line: number | null; message: string }[] = (d.cut ?? []).map((c) => ({
-    line: null,
-    message: `${c}: what is not in the paste is not shown, and nothing is said about it`,
+    line: c.line,
+    message: `${d.source}:${c.line}: ${c.reason}: what is not in the paste is not shown, and nothing is said about it`,
   }));
   const say = (message: string, line: number | null = null) => out.push({ line, message });
   if (d.unreadFrom !== undefined)

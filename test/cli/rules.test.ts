@@ -90,6 +90,19 @@ describe('kdebug rules', () => {
         'warning: <stdin>:4: Cilium\'s CLI printed "error parsing frontend &{IP:<nil> Port:9093 Protocol:TCP}": the entries it could not parse are not in its listing: what is not in the paste is not shown, and nothing is said about it',
       ],
     );
+    // -o json: each warning at the line the listing is cut at, the same line its text names
+    const doc = JSON.parse(kdebug(['rules', '--file', '-', '-o', 'json'], { input }).stdout) as {
+      warnings: { line: number | null; message: string }[];
+    };
+    assert.deepEqual(
+      doc.warnings.map((w) => [w.line, /^<stdin>:(\d+): /.exec(w.message)?.[1]]),
+      [
+        [2, '2'],
+        [4, '4'],
+        // no protocols printed: the whole listing's, no line
+        [null, undefined],
+      ],
+    );
   });
 
   it('says a Cilium listing it cannot read is one, not an internal error: the Services table', () => {

@@ -55,10 +55,8 @@ describe('the CLI\'s own stderr in a paste ("error parsing frontend &{...}", no 
       [1],
     );
     assert.equal(t.cut?.length, 1);
-    assert.match(
-      t.cut[0]!,
-      /^p\.txt:3: .*"error parsing frontend &\{IP:<nil> Port:9093 Protocol:TCP\}"/,
-    );
+    assert.equal(t.cut[0]!.line, 3);
+    assert.match(t.cut[0]!.reason, /"error parsing frontend &\{IP:<nil> Port:9093 Protocol:TCP\}"/);
   });
 
   it('glued before the header (stderr is written before the table is flushed): the header still reads', () => {
@@ -67,7 +65,8 @@ describe('the CLI\'s own stderr in a paste ("error parsing frontend &{...}", no 
       'p.txt',
     );
     assert.equal(t.frontends[0]!.type, 'ClusterIP');
-    assert.match(t.cut?.[0] ?? '', /^p\.txt:1: .*"error parsing svc: empty state"/);
+    assert.equal(t.cut?.[0]?.line, 1);
+    assert.match(t.cut[0]!.reason, /"error parsing svc: empty state"/);
   });
 
   it('several glued after "empty state": each message is one, the first quoted whole', () => {
@@ -76,7 +75,11 @@ describe('the CLI\'s own stderr in a paste ("error parsing frontend &{...}", no 
       'p.txt',
     );
     assert.deepEqual(t.cut, [
-      'p.txt:3: Cilium\'s CLI printed "error parsing svc: empty state" and 2 more such errors: the entries it could not parse are not in its listing',
+      {
+        line: 3,
+        reason:
+          'Cilium\'s CLI printed "error parsing svc: empty state" and 2 more such errors: the entries it could not parse are not in its listing',
+      },
     ]);
   });
 
@@ -86,8 +89,12 @@ describe('the CLI\'s own stderr in a paste ("error parsing frontend &{...}", no 
       'p.txt',
     );
     assert.deepEqual(t.cut, [
-      'p.txt:2: rows left out ("...")',
-      'p.txt:4: Cilium\'s CLI printed "error parsing frontend &{IP:<nil> Port:9093 Protocol:TCP}": the entries it could not parse are not in its listing',
+      { line: 2, reason: 'rows left out ("...")' },
+      {
+        line: 4,
+        reason:
+          'Cilium\'s CLI printed "error parsing frontend &{IP:<nil> Port:9093 Protocol:TCP}": the entries it could not parse are not in its listing',
+      },
     ]);
   });
 });

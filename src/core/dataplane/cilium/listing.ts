@@ -95,12 +95,18 @@ export interface CiliumTable {
   source: string;
   frontends: CiliumFrontend[];
   /** Why the listing is not whole (rows left out, entries the CLI could not print), one reason
-   * each, FILE:LINE first: what it lacks is no claim. */
-  cut?: string[];
+   * each with the line it shows at: what it lacks is no claim. */
+  cut?: CiliumCut[];
   /** The line where a new command's output starts after the listing: not read with it. */
   unreadFrom?: number;
   /** `db/show backends`: each backend's state by its address ("10.244.1.1:80/TCP"). */
   backendStates?: Map<string, BackendState>;
+}
+
+/** Where a listing stops being whole, and why ("rows left out ("...")"). */
+export interface CiliumCut {
+  line: number;
+  reason: string;
 }
 
 export class CiliumParseError extends ListingParseError {

@@ -12,6 +12,7 @@ import {
   parseAddress,
   type BackendState,
   type CiliumBackend,
+  type CiliumCut,
   type CiliumForm,
   type CiliumFrontend,
   type CiliumTable,
@@ -125,7 +126,10 @@ function parseListing(text: string, source: string): CiliumTable {
     ...table,
     cut: [
       ...(table.cut ?? []),
-      `${source}:${first.line}: Cilium's CLI printed "${what}"${more}: the entries it could not parse are not in its listing`,
+      {
+        line: first.line,
+        reason: `Cilium's CLI printed "${what}"${more}: the entries it could not parse are not in its listing`,
+      },
     ],
   };
 }
@@ -192,6 +196,11 @@ const followedByRows = (lines: string[], k: number) =>
 /** A line where the author left rows out ("...", "[...]"): what follows is no full listing. */
 const ELIDED = /^(?:\.\.\.|\[\.\.\.\]|…)$/;
 
+const leftOut = (line: number, t: string): CiliumCut => ({
+  line,
+  reason: `rows left out ("${t}")`,
+});
+
 /** Calls `row` with each of the listing's rows after its header, trimmed, with its line number,
  * up to what ends it (a prompt, a fence, or `row` returning false); with null where the author
  * left rows out. Returns where the first elision is, and the line of a new command whose output
@@ -199,15 +208,13 @@ const ELIDED = /^(?:\.\.\.|\[\.\.\.\]|…)$/;
 function eachRow(
   lines: string[],
   index: number,
-  source: string,
   row: (r: { t: string; at: number } | null) => boolean | void,
-): { cut?: string; unreadFrom?: number } {
-  let cut: string | undefined;
+): { cut?: CiliumCut; unreadFrom?: number } {
+  let cut: CiliumCut | undefined;
   // rows left out before the first one read, its header with them: the listing is not whole
   const headed = index >= 0 && HEADERS.some(([re]) => re.test(lines[index]!.trim()));
   for (let k = index; !headed && k >= 0 && !ENDS.test(lines[k]!.trim()); k--)
-    if (ELIDED.test(lines[k]!.trim()))
-      cut ??= `${source}:${k + 1}: rows left out ("${lines[k]!.trim()}")`;
+    if (ELIDED.test(lines[k]!.trim())) cut ??= leftOut(k + 1, lines[k]!.trim());
   for (let k = index + 1; k < lines.length; k++) {
     const t = lines[k]!.trim();
     if (t === '') continue;
@@ -218,7 +225,7 @@ function eachRow(
       return { ...(cut ? { cut } : {}), ...(unreadFrom ? { unreadFrom } : {}) };
     }
     const elided = !plain && ELIDED.test(t);
-    if (elided) cut ??= `${source}:${k + 1}: rows left out ("${t}")`;
+    if (elided) cut ??= leftOut(k + 1, t);
     if (row(elided ? null : { t, at: k + 1 }) === false) break;
   }
   return cut ? { cut } : {};
@@ -231,7 +238,7 @@ function serviceList(lines: string[], source: string): CiliumTable {
   const frontends: CiliumFrontend[] = [];
   let current: CiliumFrontend | undefined;
   let elided = false;
-  const { cut, unreadFrom } = eachRow(lines, index, source, (row) => {
+  const { cut, unreadFrom } = eachRow(lines, index, (row) => {
     if (!row) {
       elided = true;
       current = undefined; // the rest of a frontend the author left out
@@ -354,8 +361,8 @@ function bpfLbList(lines: string[], source: string): CiliumTable {
   // newer releases print the Service address on every row: each is parsed once
   const byToken = new Map<string, CiliumFrontend>();
   let current: CiliumFrontend | undefined;
-  let headless: string | undefined;
-  const { cut, unreadFrom } = eachRow(lines, index, source, (row) => {
+  let headless: CiliumCut | undefined;
+  const { cut, unreadFrom } = eachRow(lines, index, (row) => {
     if (!row) {
       current = undefined;
       return;
@@ -389,7 +396,7 @@ function bpfLbList(lines: string[], source: string): CiliumTable {
     }
     // a backend row of a Service whose own rows are not in the paste (a grep's context)
     if (first && !current && byKey.size === 0) {
-      headless ??= `${source}:${at}: rows of a Service whose first row is not in the paste`;
+      headless ??= { line: at, reason: 'rows of a Service whose first row is not in the paste' };
       return;
     }
     if (byKey.size > 0 && !/\d/.test(t)) return false;
@@ -451,7 +458,7 @@ function dbFrontends(lines: string[], source: string): CiliumTable {
   const { index, column } = headerAt(lines, 'db-frontends');
   const cols = columns(lines[index]!.slice(column));
   const frontends: CiliumFrontend[] = [];
-  let cut: string | undefined;
+  let cut: CiliumCut | undefined;
   let unreadFrom: number | undefined;
   for (let k = index + 1; k < lines.length; k++) {
     const raw = lines[k]!.slice(column);
@@ -463,7 +470,7 @@ function dbFrontends(lines: string[], source: string): CiliumTable {
     }
     const at = k + 1;
     if (ELIDED.test(t)) {
-      cut ??= `${source}:${at}: rows left out ("${t}")`;
+      cut ??= leftOut(at, t);
       continue;
     }
     const row = cells(raw, cols);
@@ -508,18 +515,18 @@ function dbFrontends(lines: string[], source: string): CiliumTable {
 function dbBackends(
   lines: string[],
   source: string,
-): { backendStates: Map<string, BackendState>; cut?: string[] } {
+): { backendStates: Map<string, BackendState>; cut?: CiliumCut[] } {
   const { index, column } = headerAt(lines, 'db-backends');
   const cols = columns(lines[index]!.slice(column));
   const states = new Map<string, BackendState>();
-  let cut: string | undefined;
+  let cut: CiliumCut | undefined;
   for (let k = index + 1; k < lines.length; k++) {
     const raw = lines[k]!.slice(column);
     const t = raw.trim();
     if (t === '') continue;
     if (ENDS.test(t) || HEADERS.some(([re]) => re.test(t))) break;
     if (ELIDED.test(t)) {
-      cut ??= `${source}:${k + 1}: rows left out ("${t}")`;
+      cut ??= leftOut(k + 1, t);
       continue;
     }
     const row = cells(raw, cols);
