@@ -1,5 +1,6 @@
 // The `kdebug rules` presentations: Service trees as an indented tree a person reads, or JSON.
 import { frontendKey, isDropEntry, type CiliumTable } from '../core/dataplane/cilium/listing.js';
+import { unreadMapText } from '../core/dataplane/cilium/dump.js';
 import type { IpvsTable } from '../core/dataplane/ipvs/listing.js';
 import { missingSets, type NftTable, type NftUnread } from '../core/dataplane/nftables/listing.js';
 import type { Ruleset } from '../core/dataplane/iptables/read/parse.js';
@@ -171,6 +172,8 @@ function ciliumWarnings(d: CiliumTable): { line: number | null; message: string 
     message: `${d.source}:${c.line}: ${c.reason}: what is not in the paste is not shown, and nothing is said about it`,
   }));
   const say = (message: string, line: number | null = null) => out.push({ line, message });
+  for (const kind of d.unreadMaps ?? [])
+    say(`${d.source}: ${unreadMapText(kind)}: nothing is said about it`);
   if (d.unreadFrom !== undefined)
     say(
       `line ${d.unreadFrom}: another command's output starts here; only the listing before it was read (give each listing to kdebug rules --file on its own)`,

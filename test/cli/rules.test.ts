@@ -105,6 +105,26 @@ describe('kdebug rules', () => {
     );
   });
 
+  it('says which map a Cilium maps dump lacks whole: not read, not an empty map', () => {
+    const input = readFileSync(
+      'test/fixtures/cilium/vectors/05-v118-nodeport-two-services/expected-maps.txt',
+      'utf8',
+    ).replace(/^REV: .*\n/gm, '');
+    const r = kdebug(['rules', '--file', '-', '-o', 'text'], { input, env: { COLUMNS: '400' } });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(
+      r.stdout,
+      /^warning: <stdin>: no REV line, though every Service entry has one: the reverse-NAT map is not in the dump, so the addresses replies get back are not read: nothing is said about it$/m,
+    );
+    const doc = JSON.parse(kdebug(['rules', '--file', '-', '-o', 'json'], { input }).stdout) as {
+      warnings: { line: number | null; message: string }[];
+    };
+    assert.deepEqual(
+      doc.warnings.filter((w) => w.message.includes('REV')).map((w) => w.line),
+      [null],
+    );
+  });
+
   it('says a Cilium listing it cannot read is one, not an internal error: the Services table', () => {
     const file =
       'test/fixtures/cilium/vectors/03-v118-clusterip-session-affinity/expected-services.txt';

@@ -20,6 +20,8 @@ describe('Cilium vectors: each maps dump read whole', () => {
       assert.equal(t.form, 'maps-dump');
       assert.equal(t.cut, undefined);
       assert.equal(t.unreadFrom, undefined);
+      // every map its entries refer to is in it (an empty one prints no line)
+      assert.equal(t.unreadMaps, undefined);
       const fes = t.frontends;
       const backends = fes.flatMap((f) => f.backends);
       assert.deepEqual(
@@ -64,6 +66,15 @@ describe('Cilium vectors: each maps dump read whole', () => {
         ['10.244.0.113:8081/TCP', 'active', true],
         ['10.244.0.112:8081/TCP', 'terminating', false],
       ],
+    );
+  });
+
+  it('a dump without its Service map names no frontend: not read, the map named, not an empty table', () => {
+    const dump = listing('05-v118-nodeport-two-services', 'expected-maps.txt')!;
+    const others = dump.replace(/^SVC: .*\n/gm, '');
+    assert.throws(
+      () => parseCilium(others, 'd'),
+      /^CiliumParseError: d: no SVC line, though the dump holds entries of the other maps: the Service map is not in the dump/,
     );
   });
 

@@ -22,6 +22,7 @@ import {
   type CiliumTable,
 } from './listing.js';
 import { mapEntryDrift, type MapExpectations } from './map-drift.js';
+import { unreadMapText } from './dump.js';
 
 /** The listings that are the BPF maps themselves. */
 const BPF_FORMS: readonly CiliumTable['form'][] = ['bpf-lb-list', 'maps-dump'];
@@ -141,6 +142,16 @@ export function ciliumDrift(input: CiliumDriftInput): NodeDrift {
   const bpf = input.maps ?? (BPF_FORMS.includes(table.form) ? table : undefined);
   if (bpf && input.mapExpectations)
     mapEntryDrift(node, input.expected, bpf, input.mapExpectations, add);
+  for (const kind of bpf?.unreadMaps ?? [])
+    notRead.push({
+      id: 'table-not-captured',
+      severity: 'info',
+      node,
+      title: `BPF maps dump: no ${kind} line, not compared`,
+      message: `The BPF maps dump of ${node} holds ${unreadMapText(kind)}: nothing is said to be missing from that map.`,
+      expected: [],
+      actual: [`${bpf!.source}: no ${kind} line`],
+    });
   return {
     node,
     source: table.source,
@@ -403,7 +414,8 @@ function entry(
       expected: inRotation(f.backends).map(backendLine),
       actual: m.backends.map((b) => lineAt(bpf.source, b.line, backendLine(b))),
     });
-  const missing = [...want].filter((b) => !inMap.has(b));
+  // a map entry whose backends the listing leaves out can only show what it shows
+  const missing = m.backendsNotShown ? [] : [...want].filter((b) => !inMap.has(b));
   // new connections where the table's states send none (a terminating backend while an active
   // one is left), or to a backend the table does not list
   const extra = [...used].filter((b) => !want.has(b));

@@ -1,7 +1,8 @@
 // The maps dump of Cilium's own load-balancer tests (`lb/maps-dump`), read whole: a line per BPF
 // map entry, each of six kinds, every one into the model (a line of no kind is an error with its
 // line). IDs are the rev-NAT IDs of Services (SVC, REV, AFF, SRCRANGE, MAGLEV) and backend IDs
-// (BE, BEID).
+// (BE, BEID). An empty map prints no line: a map the dump's entries refer to and holds no line
+// of is not in the dump (a grep, a paste in part), said as not read, never as empty.
 import {
   CiliumParseError,
   backendState,
@@ -11,10 +12,11 @@ import {
   type BackendState,
   type CiliumBackend,
   type CiliumFrontend,
+  type CiliumMapKind,
   type CiliumTable,
 } from './listing.js';
 
-const KINDS = {
+const KINDS: Record<CiliumMapKind, RegExp> = {
   BE: /^BE: ID=(\d+) ADDR=(\S+) STATE=(\S+)$/,
   REV: /^REV: ID=(\d+) ADDR=(\S+)$/,
   // slot 0 is the Service's own entry: BEID=0 (1.17), LBALG and AFFTimeout, or L7Proxy
@@ -23,7 +25,45 @@ const KINDS = {
   SRCRANGE: /^SRCRANGE: ID=(\d+) CIDR=(\S+)$/,
   MAGLEV: /^MAGLEV: ID=(\d+) INNER=\[((?:\d+\(\d+\)(?:, )?)*)\]$/,
 };
-type Kind = keyof typeof KINDS;
+type Kind = CiliumMapKind;
+
+/** Each map: its name, how the dump's other entries refer to it, what it holds. */
+const MAPS: Record<Kind, { name: string; referredBy: string; holds: string }> = {
+  SVC: {
+    name: 'Service map',
+    referredBy: 'the dump holds entries of the other maps',
+    holds: 'its frontends',
+  },
+  BE: {
+    name: 'backend map',
+    referredBy: 'its Service entries name backend IDs',
+    holds: "the Service entries' backends",
+  },
+  REV: {
+    name: 'reverse-NAT map',
+    referredBy: 'every Service entry has one',
+    holds: 'the addresses replies get back',
+  },
+  AFF: {
+    name: 'affinity map',
+    referredBy: 'entries with sessionAffinity have backends',
+    holds: 'the backends session affinity keeps clients on',
+  },
+  SRCRANGE: {
+    name: 'source-range map',
+    referredBy: 'entries check source ranges',
+    holds: 'the CIDRs the entries check',
+  },
+  MAGLEV: {
+    name: 'Maglev map',
+    referredBy: 'entries with backends carry LBALG=maglev',
+    holds: 'the Maglev tables',
+  },
+};
+
+/** A map not in the dump, in words: "no REV line, though every Service entry has one: ...". */
+export const unreadMapText = (kind: Kind): string =>
+  `no ${kind} line, though ${MAPS[kind].referredBy}: the ${MAPS[kind].name} is not in the dump, so ${MAPS[kind].holds} are not read`;
 
 /** 1.17 prints an unspecified address as <zero>, without its port (or family). */
 const ZERO = '<zero>';
@@ -40,6 +80,8 @@ export function mapsDump(lines: string[], source: string): CiliumTable {
     if (!m) fail(source, i + 1, `not a line of the maps dump: "${t.slice(0, 80)}"`);
     rows.get(kind!)!.push({ m: m!, at: i + 1 });
   });
+  const unread = unreadMaps(rows);
+  if (unread.includes('SVC')) fail(source, undefined, unreadMapText('SVC'));
   const address = (text: string, at: number) =>
     parseAddress(text) ?? fail(source, at, `not an address: "${text}"`);
 
@@ -69,8 +111,10 @@ export function mapsDump(lines: string[], source: string): CiliumTable {
       byId.set(id!, [...(byId.get(id!) ?? []), fe]);
       slots.set(fe, []);
       const rev = reverse.get(id!);
-      fe.reverseNat = rev === undefined ? '' : rev.to === ZERO ? `0.0.0.0:0` : rev.to;
-      if (rev) fe.mapLines = { reverseNat: rev.at };
+      if (rev) {
+        fe.reverseNat = rev.to === ZERO ? `0.0.0.0:0` : rev.to;
+        fe.mapLines = { reverseNat: rev.at };
+      } else if (!unread.includes('REV')) fe.reverseNat = '';
     }
     if (slot === '0') {
       counts.set(fe, Number(count));
@@ -81,10 +125,10 @@ export function mapsDump(lines: string[], source: string): CiliumTable {
   for (const [fe, list] of slots)
     for (const { slot, id, at } of list.sort((a, b) => a.slot - b.slot)) {
       const be = backends.get(id);
-      if (!be) {
-        fe.flags.push(`backend ${id} not found`);
-        continue;
-      }
+      // no BE line read: the slot names a backend the dump does not show
+      if (!be && unread.includes('BE')) fe.backendsNotShown = (fe.backendsNotShown ?? 0) + 1;
+      else if (!be) fe.flags.push(`backend ${id} not found`);
+      if (!be) continue;
       const b: CiliumBackend = { ip: be.addr.ip, port: be.addr.port, state: be.state, line: at };
       if (be.addr.protocol) b.protocol = be.addr.protocol;
       // slots past COUNT keep a backend for its own connections: no new one goes there
@@ -100,7 +144,7 @@ export function mapsDump(lines: string[], source: string): CiliumTable {
     const be = backends.get(id);
     const b = be && fe.backends.find((x) => x.ip === be.addr.ip && x.port === be.addr.port);
     const why = `backend ${id} ${be ? 'not in its slots' : 'not found'}`;
-    if (!b && !fe.flags.includes(why)) fe.flags.push(why);
+    if (!b && !unread.includes('BE') && !fe.flags.includes(why)) fe.flags.push(why);
     return b;
   };
   each('AFF', (fe, m) => {
@@ -118,9 +162,34 @@ export function mapsDump(lines: string[], source: string): CiliumTable {
       if (b) b.maglev = Number(e[2]);
     }
   });
-  return { form: 'maps-dump', source, frontends: [...byKey.values()] };
+  return {
+    form: 'maps-dump',
+    source,
+    frontends: [...byKey.values()],
+    ...(unread.length > 0 ? { unreadMaps: unread } : {}),
+  };
 }
 
-const fail = (source: string, line: number, why: string): never => {
+/** The maps the dump's entries refer to and it holds no line of. */
+function unreadMaps(rows: Map<Kind, { m: RegExpExecArray; at: number }[]>): Kind[] {
+  const svc = rows.get('SVC')!;
+  // a Service entry (slot 0) whose backends take new connections (COUNT), by its flags
+  const serving = svc.filter(({ m }) => m[3] === '0' && Number(m[7]) > 0);
+  const flagged = (word: string) => serving.some(({ m }) => m[8]!.split('+').includes(word));
+  const refers: Record<Kind, boolean> = {
+    SVC: [...rows.values()].some((r) => r.length > 0),
+    BE: svc.some(({ m }) => m[4] !== undefined && m[4] !== '0'),
+    REV: svc.length > 0,
+    AFF: flagged('sessionAffinity'),
+    SRCRANGE: svc.some(({ m }) => m[8]!.split('+').includes('check source-range')),
+    // never the wildcard's (0.0.0.0, <zero>): its entry has no Maglev table
+    MAGLEV: serving.some(
+      ({ m }) => m[5] === 'maglev' && !/^(?:0\.0\.0\.0|\[::\]|<zero>)/.test(m[2]!),
+    ),
+  };
+  return (Object.keys(KINDS) as Kind[]).filter((k) => refers[k] && rows.get(k)!.length === 0);
+}
+
+const fail = (source: string, line: number | undefined, why: string): never => {
   throw new CiliumParseError(source, line, why);
 };

@@ -80,6 +80,9 @@ export interface CiliumFrontend {
   line: number;
 }
 
+/** The maps of Cilium's maps dump, by the word each of their lines starts with. */
+export type CiliumMapKind = 'SVC' | 'BE' | 'REV' | 'AFF' | 'SRCRANGE' | 'MAGLEV';
+
 /** Which of the agent's listings a table was read from. */
 export type CiliumForm =
   | 'service-list'
@@ -99,6 +102,9 @@ export interface CiliumTable {
   cut?: CiliumCut[];
   /** The line where a new command's output starts after the listing: not read with it. */
   unreadFrom?: number;
+  /** A maps dump's maps that its entries refer to but it holds no line of (a grep, a paste in
+   * part): not read, so nothing is said to be missing from them. */
+  unreadMaps?: CiliumMapKind[];
   /** `db/show backends`: each backend's state by its address ("10.244.1.1:80/TCP"). */
   backendStates?: Map<string, BackendState>;
 }

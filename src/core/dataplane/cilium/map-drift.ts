@@ -15,6 +15,7 @@ import {
   isWildcard,
   parseAddress,
   type CiliumFrontend,
+  type CiliumMapKind,
   type CiliumTable,
 } from './listing.js';
 import { expectedMaps, type CiliumMapOptions, type ExpectedMapEntry } from './maps.js';
@@ -101,6 +102,9 @@ const differ = (c: Entry, words: readonly string[]) => {
   };
 };
 const list = (words: string[]) => words.join(', ');
+/** The listing shows the map: a maps dump that holds it (one it lacks is not read, not empty). */
+const shows = (c: Entry, kind: CiliumMapKind) =>
+  c.bpf.form === 'maps-dump' && !c.bpf.unreadMaps?.includes(kind);
 
 const POLICY: Record<string, string> = {
   Local: 'externalTrafficPolicy Local (outside clients only to backends on this node)',
@@ -157,7 +161,7 @@ function sourceRanges(c: Entry) {
     return;
   }
   if (!checks) return;
-  const mapped = c.bpf.form === 'maps-dump' ? (c.m.sourceRanges ?? []) : undefined;
+  const mapped = shows(c, 'SRCRANGE') ? (c.m.sourceRanges ?? []) : undefined;
   // which types are guarded turns on a setting: not read, a check where none is expected is no drift
   if (!want && !c.known.sourceRangeTypes) return;
   if (!want) {
@@ -227,7 +231,7 @@ function affinity(c: Entry) {
     return;
   }
   // the affinity map (the maps dump): a client is kept only on a backend it names
-  if (!sticky || c.bpf.form !== 'maps-dump') return;
+  if (!sticky || !shows(c, 'AFF')) return;
   const missing = c.m.backends.filter((b) => b.state === 'active' && !b.affinity);
   if (!missing.length) return;
   const names = missing.map((b) => formatAddress(b));
@@ -251,7 +255,10 @@ function algorithm(c: Entry) {
   const says = (maglev: boolean) => (maglev ? 'Maglev' : 'random');
   const maglev = table.length > 0;
   const annotated = c.m.algorithm !== c.e.algorithm;
-  if (annotated || maglev !== want) {
+  // no MAGLEV line read: the entry's LBALG is compared, its table is not
+  const tables = shows(c, 'MAGLEV');
+  const byTable = (m: boolean) => (tables ? ` ${says(m)}` : '');
+  if (annotated || (tables && maglev !== want)) {
     const lbalg = (a: string | undefined) => ` LBALG=${a ?? 'undef'}`;
     const why = c.e.algorithm
       ? `the Service's service.cilium.io/lb-algorithm says ${c.e.algorithm}`
@@ -262,12 +269,12 @@ function algorithm(c: Entry) {
       service,
       title: `${keyOf(c)}: ${annotated ? `LBALG ${c.m.algorithm ?? 'undef'}` : says(maglev)} in the BPF map, expected ${annotated ? (c.e.algorithm ?? 'undef') : says(want)}`,
       message: `The BPF map entry of ${keyOf(c)} (${service}) on ${c.node} ${annotated ? `carries${lbalg(c.m.algorithm)}` : `picks backends ${maglev ? 'by Maglev' : 'at random'}`}, but ${why}: ${c.e.maglev ? "without Maglev the nodes do not agree on a connection's backend, so one an outside load balancer moves to another node reaches another backend" : 'its backends are picked from a Maglev table its settings do not give it'}.`,
-      expected: [`${expectedLine(c, annotated ? lbalg(c.e.algorithm) : '')} ${says(want)}`],
-      actual: [`${at(c, annotated ? lbalg(c.m.algorithm) : '')} ${says(maglev)}`],
+      expected: [`${expectedLine(c, annotated ? lbalg(c.e.algorithm) : '')}${byTable(want)}`],
+      actual: [`${at(c, annotated ? lbalg(c.m.algorithm) : '')}${byTable(maglev)}`],
     });
     return;
   }
-  if (!want) return;
+  if (!want || !tables) return;
   // the backends expected to take new connections that the slots hold, but the health check's
   // quarantined (a backend missing from the slots is said already)
   const k = (b: { ip: string; port: number }) => `${b.ip} ${b.port}`;
@@ -301,7 +308,7 @@ function algorithm(c: Entry) {
 /** The reverse-NAT entry (the maps dump): replies get the frontend's address back from it. */
 function reverseNat(c: Entry) {
   const rev = c.m.reverseNat;
-  if (rev === undefined || c.bpf.form !== 'maps-dump') return;
+  if (rev === undefined || !shows(c, 'REV')) return;
   const a = rev === '' ? undefined : parseAddress(rev);
   if (a && a.ip === c.m.ip && a.port === c.m.port) return;
   const own = formatAddress({ ip: c.m.ip, port: c.m.port });
