@@ -665,10 +665,9 @@ export class NodeAnalysis {
     };
     try {
       let table = parse(list);
-      if (list === 'frontends' && has('backends')) {
-        const states = parse('backends');
-        table = withBackendStates(table, states.backendStates ?? new Map());
-      }
+      // the states are the backends table's where it was read; without it they are unread, not none
+      const states = list === 'frontends' && has('backends') ? parse('backends') : undefined;
+      if (states?.backendStates) table = withBackendStates(table, states.backendStates);
       const bpf = list !== 'bpf-lb-list' && has('bpf-lb-list') ? parse('bpf-lb-list') : undefined;
       const node = this.analysis.index.node(this.name);
       return (this.ciliumMemo = {

@@ -133,8 +133,9 @@ export interface NodeDrift {
   servicePorts: number;
   /** Signs of an older kube-proxy, when the dump shows them. */
   writtenBy?: string;
-  /** Compared with what Cilium's agent should hold (its frontends), not kube-proxy's rules. */
-  cilium?: { maps: boolean };
+  /** Compared with what Cilium's agent should hold (its frontends), not kube-proxy's rules: with
+   * its BPF maps, and its backends' states, where read. */
+  cilium?: { maps: boolean; states: boolean };
   /** The kube-proxy release whose rules the node was compared with (releases.ts). */
   release?: Release;
   findings: DriftFinding[];

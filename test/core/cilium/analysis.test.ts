@@ -30,10 +30,15 @@ const client: KubeObject = {
   status: { phase: 'Running', podIP: '10.244.9.9', podIPs: [{ ip: '10.244.9.9' }] },
 };
 
-function analysis(table: string): Analysis {
+function analysis(table: string, backends?: string): Analysis {
   const facts: Facts = {
     objects: [...objects, agent, config, client],
-    nodes: { testnode: { 'cilium-frontends': table } },
+    nodes: {
+      testnode: {
+        'cilium-frontends': table,
+        ...(backends !== undefined ? { 'cilium-backends': backends } : {}),
+      },
+    },
     meta: { source: 'test' } as Facts['meta'],
   };
   return new Analysis(facts);
@@ -77,6 +82,42 @@ describe('a Cilium node through the analysis', () => {
       ['cilium-backend-stale', 'test/echo:http'],
     ]);
     assert.ok(d.drifted);
+  });
+
+  it("compares the backends' states where the backends table was read, and says where it was not", () => {
+    const backends = readFileSync(`${VECTOR}expected-backends.txt`, 'utf8');
+    const terminating = backends.replace(
+      '10.244.1.1:80/TCP   test/echo (http)  ',
+      '10.244.1.1:80/TCP   test/echo [terminating] (http)',
+    );
+    assert.notEqual(terminating, backends);
+    const read = analysis(frontends, terminating).node('testnode').drift();
+    // the backend's state on each frontend that lists it: the ClusterIP and the NodePort
+    assert.deepEqual(
+      read.findings.map((f) => [f.id, f.title]).sort(),
+      ['0.0.0.0:30781/TCP', '10.96.50.104:80/TCP'].map((fe) => [
+        'cilium-backend-state-differs',
+        `${fe}: backend 10.244.1.1:80/TCP terminating, expected active`,
+      ]),
+    );
+    assert.deepEqual([read.notRead, read.cilium?.states], [undefined, true]);
+    // read and empty (its header alone): no state, and nothing unread
+    const empty = analysis(frontends, backends.split('\n')[0]!).node('testnode').drift();
+    assert.deepEqual([empty.findings, empty.notRead, empty.cilium?.states], [[], undefined, true]);
+    // not read: no state compared, and that said
+    const unread = analysis(frontends).node('testnode').drift();
+    assert.deepEqual(unread.findings, []);
+    assert.equal(unread.cilium?.states, false);
+    assert.deepEqual(
+      (unread.notRead ?? []).map((n) => [n.id, n.title, n.actual]),
+      [
+        [
+          'table-not-captured',
+          'backend states not compared',
+          ['nodes/testnode/cilium-frontends.txt: no backends table read with it'],
+        ],
+      ],
+    );
   });
 
   it('names a frontend the agent does not hold, for one Service too', () => {

@@ -19,7 +19,7 @@ const without = (v: string, kind: CiliumMapKind) =>
 const CASES: [CiliumMapKind, string, string][] = [
   ['BE', '05-v118-nodeport-two-services', 'cilium-backend-missing'],
   ['REV', '05-v118-nodeport-two-services', 'cilium-reverse-nat-differs'],
-  ['AFF', '04-v118-clusterip-session-affinity-3-backends', 'cilium-affinity-differs'],
+  ['AFF', '03-v118-clusterip-session-affinity', 'cilium-affinity-differs'],
   ['SRCRANGE', '13-v118-lb-source-ranges-allow', 'cilium-source-range-differs'],
   ['MAGLEV', '29-v118-lb-algorithm-annotation-maglev', 'cilium-algorithm-differs'],
 ];

@@ -142,6 +142,16 @@ export function ciliumDrift(input: CiliumDriftInput): NodeDrift {
   const bpf = input.maps ?? (BPF_FORMS.includes(table.form) ? table : undefined);
   if (bpf && input.mapExpectations)
     mapEntryDrift(node, input.expected, bpf, input.mapExpectations, add);
+  if (statesUnread(table))
+    notRead.push({
+      id: 'table-not-captured',
+      severity: 'info',
+      node,
+      title: 'backend states not compared',
+      message: `The backends table (db/show backends) of ${node} was not read with its frontends table: the load-balancer table names each backend without its state (active, terminating, quarantined), so no state is compared.`,
+      expected: [],
+      actual: [`${table.source}: no backends table read with it`],
+    });
   for (const kind of bpf?.unreadMaps ?? [])
     notRead.push({
       id: 'table-not-captured',
@@ -159,12 +169,15 @@ export function ciliumDrift(input: CiliumDriftInput): NodeDrift {
     findings: sortFindings(findings),
     ...(notes.length ? { notes } : {}),
     ...(notRead.length ? { notRead } : {}),
-    cilium: { maps: input.maps !== undefined },
+    cilium: { maps: input.maps !== undefined, states: !statesUnread(table) },
     // what was compared: the agent's table, and its BPF maps where read
     tables: ['cilium', ...(input.maps ? ['bpf'] : [])],
     drifted: findings.some((f) => f.severity !== 'info'),
   };
 }
+
+/** The load-balancer table read without the backends table: its backends' states are not read. */
+const statesUnread = (t: CiliumTable) => t.form === 'db-frontends' && !t.backendStates;
 
 /** The node's agent's log: why its tables lag the API (a lost watch, a failing reconcile). */
 function agentLogs(input: CiliumDriftInput): NextCommand | undefined {

@@ -105,7 +105,8 @@ export interface CiliumTable {
   /** A maps dump's maps that its entries refer to but it holds no line of (a grep, a paste in
    * part): not read, so nothing is said to be missing from them. */
   unreadMaps?: CiliumMapKind[];
-  /** `db/show backends`: each backend's state by its address ("10.244.1.1:80/TCP"). */
+  /** `db/show backends`: each backend's state by its address ("10.244.1.1:80/TCP"), on its own
+   * table and on the frontends table read with it; undefined where it was not read. */
   backendStates?: Map<string, BackendState>;
 }
 

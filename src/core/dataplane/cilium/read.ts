@@ -547,13 +547,15 @@ function merged(frontends: CiliumFrontend[]): CiliumFrontend[] {
   return [...byKey.values()];
 }
 
-/** The frontends table with each backend's state from the backends table. */
+/** The frontends table with each backend's state from the backends table (kept with it: the
+ * states were read, however few). */
 export function withBackendStates(
   frontends: CiliumTable,
   states: Map<string, BackendState>,
 ): CiliumTable {
   return {
     ...frontends,
+    backendStates: states,
     frontends: frontends.frontends.map((f) => ({
       ...f,
       backends: f.backends.map((b) => {
