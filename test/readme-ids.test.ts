@@ -16,7 +16,7 @@ const files = (dir: string): string[] =>
 /** Every id a finding is made with in core: finding('id', ...) and { id: 'id', ... } literals,
  * and the not-observed id each mode's StateTraits carries. */
 function emitted(): Set<string> {
-  const steps = new Set(STEPS.map((s) => s.id));
+  const steps = new Set<string>(STEPS.map((s) => s.id));
   const ids = new Set<string>(Object.keys(SEVERITY));
   for (const f of files('src/core')) {
     const s = readFileSync(f, 'utf8');

@@ -20,6 +20,7 @@ export const STEP_FINDING_IDS = {
     'target-port-manual',
     'ports-no-pods',
     'ports-not-used',
+    'pods-not-observed',
   ],
   selector: [
     'selector-matches-pods',
@@ -127,6 +128,14 @@ export const STEP_FINDING_IDS = {
 export const ANY_STEP_IDS = ['needs-service', 'pending', 'check-crashed'] as const;
 
 export type StepId = keyof typeof STEP_FINDING_IDS;
+/** The ids one step's findings may carry: its own, any step's, and for the Rules step the
+ * node findings of `kdebug drift`. */
+export type StepFindingId<S extends StepId> =
+  | (typeof STEP_FINDING_IDS)[S][number]
+  | (S extends 'rules' ? DriftId : S extends 'traffic-policy' ? TrafficPolicyDriftId : never)
+  | (typeof ANY_STEP_IDS)[number];
+/** The drift id the Traffic policy step says for itself: a node without a local endpoint. */
+type TrafficPolicyDriftId = Extract<DriftId, 'no-local-endpoint'>;
 /** A finding's id: a step's own, one of `kdebug drift`'s (the Rules step's per node), or any step's. */
 export type FindingId =
   (typeof STEP_FINDING_IDS)[StepId][number] | DriftId | (typeof ANY_STEP_IDS)[number];

@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { readSnapshot } from '../../src/cluster/snapshot.js';
 import { diagnose } from '../../src/core/diagnose.js';
-import type { FindingId } from '../../src/core/finding-ids.js';
+import { ANY_STEP_IDS, STEP_FINDING_IDS, type FindingId, type StepId } from '../../src/core/finding-ids.js';
+import { SEVERITY } from '../../src/core/dataplane/drift.js';
 import type { Report } from '../../src/core/model.js';
 import { reportJson } from '../../src/output/json.js';
 import { reportText } from '../../src/output/text.js';
@@ -44,6 +45,13 @@ export const SCENARIOS: Scenario[] = [
   { dir: 'dual-stack-ipv6-rules-missing', service: 'nginx-svc', fails: { step: 'rules', id: 'service-rules-missing' }, has: ['rules-match', 'dns-answer-ok', 'clusterip-reachable'] },
 ];
 
+/** The ids StepFindingId<step> allows, at run time. */
+function stepMayCarry(step: string, id: string): boolean {
+  const own: readonly string[] = STEP_FINDING_IDS[step as StepId] ?? [];
+  const drift = step === 'rules' ? Object.keys(SEVERITY) : step === 'traffic-policy' ? ['no-local-endpoint'] : [];
+  return [...own, ...drift, ...ANY_STEP_IDS].includes(id);
+}
+
 /** What `kdebug svc SERVICE --snapshot snapshots/DIR` prints. */
 export async function scenarioReport(s: Scenario): Promise<Report> {
   const dir = join('snapshots', s.dir);
@@ -64,6 +72,9 @@ describe('kdebug svc scenarios', () => {
       const all = report.steps.flatMap((step) => step.findings.map((f) => f.id));
       assert.ok(!all.includes('check-crashed'), JSON.stringify(report.steps.map((st) => st.findings[0]?.title)));
       for (const id of s.has ?? []) assert.ok(all.includes(id), `${id} in ${all.join(' ')}`);
+      // each finding under its own step: the ids finding-ids.ts gives that step
+      for (const step of report.steps)
+        for (const f of step.findings) assert.ok(stepMayCarry(step.id, f.id), `${step.id}: ${f.id}`);
       const text = reportText(report, { source: `snapshot snapshots/${s.dir}` });
       for (const line of text.split('\n')) assert.ok([...line].length <= 80, `wider than 80 columns: ${line}`);
       golden(join('test/golden/svc', `${s.dir}.txt`), text);

@@ -1,5 +1,5 @@
 // The shape of one diagnostic step, and the small builders its findings are made with.
-import type { FindingId } from '../finding-ids.js';
+import type { FindingId, StepFindingId, StepId } from '../finding-ids.js';
 import { canonicalAddress, familyOf } from '../ipv6.js';
 import type { Service } from '../kube/objects.js';
 import { judged, unprovenPass } from '../evidence.js';
@@ -17,9 +17,9 @@ export interface Pending {
 /** Services a step may have nothing to check for: no virtual IP (headless) or no Pods at all. */
 export type ServiceKind = 'ExternalName' | 'headless';
 
-export interface Check {
+export interface Check<S extends StepId = StepId> {
   /** Stable step id: "service", "ports", ... */
-  id: string;
+  id: S;
   title: string;
   /** What must be read first: the Service (pending while it is read, "needs the Service" without
    * it); `run` is then called only with `ctx.service` set. */
@@ -27,7 +27,7 @@ export interface Check {
   /** The kinds of Service this step does not apply to, and the skip it says for them. */
   skipFor?: {
     kinds: ServiceKind[];
-    id: FindingId;
+    id: StepFindingId<S>;
     title: string | ((kind: ServiceKind) => string);
     explanation: string | ((svc: Service) => string);
   };
@@ -59,6 +59,12 @@ export interface FindingParts {
   /** An explanation text shows in one line unless --verbose. */
   folded?: boolean;
 }
+
+/** finding() for one step's checks: the ids it takes are that step's own (and any step's). */
+export const findingOf =
+  <S extends StepId>(_step: S) =>
+  (id: StepFindingId<S>, status: Status, title: string, p: FindingParts): Finding =>
+    finding(id, status, title, p);
 
 /**
  * A finding, its status derived from its evidence: a verdict (pass, fail, warn) needs evidence

@@ -15,8 +15,10 @@ import type { Evidence, Finding } from '../model.js';
 import { nodeErrorsOf } from '../nodes/access.js';
 import { commandStem } from '../nodes/commands.js';
 import { onNode, valid } from '../next-command.js';
-import { count, finding, list } from './check.js';
+import { count, findingOf, list } from './check.js';
 import type { CheckContext } from './context.js';
+
+const finding = findingOf('reachability');
 
 /** Entries shown per finding; the rest are counted. */
 const SHOWN = 8;

@@ -5,10 +5,20 @@ import { computed, read, unseen } from '../evidence.js';
 import type { Pod, Service } from '../kube/objects.js';
 import type { Finding } from '../model.js';
 import { kubectl, onNode, valid, w, NODE_DEBUG_IMAGE } from '../next-command.js';
-import { consequence, count, finding, listFew, pending, type Cause, type Check } from './check.js';
+import {
+  type Cause,
+  type Check,
+  consequence,
+  count,
+  findingOf,
+  listFew,
+  pending,
+} from './check.js';
 import type { CheckContext } from './context.js';
 import { podReady, whyNotReady } from './pod-health.js';
 import { idleProbers, probeSeen, probingNodes, type NodeProbe } from './node-probes.js';
+
+const finding = findingOf('dns');
 
 /** The cluster domain: the first zone of the Corefile's kubernetes plugin, else cluster.local. */
 export function clusterDomain(ctx: CheckContext): string {
@@ -359,7 +369,7 @@ function names(svc: Service, expected: Expected[], domain: string): Finding {
   });
 }
 
-export const dnsCheck: Check = {
+export const dnsCheck: Check<'dns'> = {
   id: 'dns',
   title: 'DNS',
   needs: ['service'],

@@ -5,22 +5,24 @@ import type { Pod, Service } from '../kube/objects.js';
 import type { Finding } from '../model.js';
 import { kubectl, valid, w } from '../next-command.js';
 import {
+  addressHolder,
+  type Check,
   consequence,
   count,
-  finding,
+  endpointSlicesOf,
+  findingOf,
   list,
   pending,
-  type Check,
-  endpointSlicesOf,
-  addressHolder,
-  podsWithAddress,
   podsOf,
+  podsWithAddress,
   serviceRef,
 } from './check.js';
 import type { CheckContext, PortEndpoint } from './context.js';
 import { podReady, whyNotReady } from './pod-health.js';
 import { connectProbe, probeSeen } from './node-probes.js';
 import { hostPort } from '../ipv6.js';
+
+const finding = findingOf('endpoints');
 
 const state = (e: PortEndpoint) =>
   e.ready
@@ -380,7 +382,7 @@ const effect = (svc: Service) =>
 const list2 = (eps: PortEndpoint[]) =>
   eps.length <= 3 ? eps.map((e) => hostPort(e.ip, e.port)).join(', ') : `${eps.length} endpoints`;
 
-export const endpointsCheck: Check = {
+export const endpointsCheck: Check<'endpoints'> = {
   id: 'endpoints',
   title: 'Endpoints',
   needs: ['service'],

@@ -4,12 +4,14 @@
 import { stateSeen, unseen } from '../evidence.js';
 import type { Evidence, Finding } from '../model.js';
 import { kubectl, valid, kdebug } from '../next-command.js';
-import { consequence, count, finding, list, pending, type Check } from './check.js';
+import { type Check, consequence, count, findingOf, list, pending } from './check.js';
 import type { CheckContext } from './context.js';
 import { kubeProxyPods, replacement } from './kube-proxy.js';
 import { canonicalAddress, familyOf, hostPort } from '../ipv6.js';
 import { BRIDGE_NOTE } from '../dataplane/hairpin.js';
 import { modeTraits } from '../dataplane/dataplane.js';
+
+const finding = findingOf('hairpin');
 
 /** The endpoints a hairpin check looked at: those it saw masqueraded (with the rules that do it),
  * and those it could not check on their node (with why). */
@@ -130,7 +132,7 @@ function check(ctx: CheckContext): Finding[] {
   return hairpinPresent([...hows].join(' '), l);
 }
 
-export const hairpinCheck: Check = {
+export const hairpinCheck: Check<'hairpin'> = {
   id: 'hairpin',
   title: 'Hairpin',
   needs: ['service'],

@@ -18,9 +18,11 @@ import { configInObjects } from '../nodes/state.js';
 import type { Evidence, Finding } from '../model.js';
 import { namedFew } from '../nodes/access.js';
 import { kubectl, valid, onNode, type NextCommand } from '../next-command.js';
-import { count, finding, list, noRulesFor, pending, type Check } from './check.js';
+import { type Check, count, findingOf, list, noRulesFor, pending } from './check.js';
 import type { CheckContext } from './context.js';
 import { podReady, whyNotReady, type NotReady } from './pod-health.js';
+
+const finding = findingOf('kube-proxy');
 
 export interface NodeMode {
   node: string;
@@ -563,7 +565,7 @@ function backends(ctx: CheckContext): Finding[] {
   );
 }
 
-export const kubeProxyCheck: Check = {
+export const kubeProxyCheck: Check<'kube-proxy'> = {
   id: 'kube-proxy',
   title: 'kube-proxy',
   needs: ['service'],

@@ -6,17 +6,19 @@ import type { Pod, Service, ServicePort } from '../kube/objects.js';
 import type { Evidence, Finding } from '../model.js';
 import { kubectl, valid } from '../next-command.js';
 import {
+  type Check,
   count,
   endpointSlicesOf,
-  finding,
+  findingOf,
   list,
   pending,
   serviceRef,
-  type Check,
 } from './check.js';
 import type { CheckContext } from './context.js';
 import { connectProbe, probeSeen } from './node-probes.js';
 import { portText } from './service.js';
+
+const finding = findingOf('ports');
 
 const declared = (pod: Pod) =>
   pod.containers.flatMap((c) => c.ports.map((p) => ({ container: c.name, ...p })));
@@ -229,7 +231,7 @@ function manualEndpoints(ctx: CheckContext, svc: Service): Finding[] {
   });
 }
 
-export const portsCheck: Check = {
+export const portsCheck: Check<'ports'> = {
   id: 'ports',
   title: 'Ports',
   needs: ['service'],

@@ -7,18 +7,18 @@ import type { Evidence, Finding } from '../model.js';
 import { kdebug, kubectl, valid, w } from '../next-command.js';
 import { parseIpBrief, type ProbeResult } from '../nodes/outputs.js';
 import {
+  type Check,
   consequence,
   count,
   endpointSlicesOf,
-  finding,
+  findingOf,
   labelText,
   list,
   listFew,
   noPodHas,
   otherWay,
-  podsWithAddress,
   pending,
-  type Check,
+  podsWithAddress,
 } from './check.js';
 import type { CheckContext } from './context.js';
 import { ciliumNodes, clusterMode, replacement } from './kube-proxy.js';
@@ -37,6 +37,8 @@ import { conntrackFindings } from './conntrack.js';
 import { packetWalk } from './packet-evidence.js';
 import { hostPort } from '../ipv6.js';
 import { modeTraits } from '../dataplane/dataplane.js';
+
+const finding = findingOf('reachability');
 
 /** Findings of earlier steps that explain a connection failing. */
 const ENDPOINT_CAUSES = [
@@ -491,7 +493,7 @@ function pingExplained(ctx: CheckContext, svc: Service): Finding | undefined {
   });
 }
 
-export const reachabilityCheck: Check = {
+export const reachabilityCheck: Check<'reachability'> = {
   id: 'reachability',
   title: 'Reachability',
   needs: ['service'],

@@ -13,7 +13,7 @@ import { driftToFinding } from '../dataplane/drift.js';
 import { clusterTrafficEndpoints } from '../dataplane/trees.js';
 import type { IPFamily } from '../ipv6.js';
 import { percent } from '../model.js';
-import { count, familyLabel, finding, saveNodeOutput } from './check.js';
+import { count, familyLabel, findingOf, saveNodeOutput } from './check.js';
 import { kubectl, valid } from '../next-command.js';
 import { couldNotRead, modeTraits, type StateTraits } from '../dataplane/dataplane.js';
 import { unreadAt } from '../dataplane/nftables/listing.js';
@@ -21,6 +21,8 @@ import { listingArgv } from '../nodes/commands.js';
 import { unreadFor } from '../dataplane/nftables/drift.js';
 import type { CheckContext } from './context.js';
 import type { OnNode } from './rules-nodes.js';
+
+const finding = findingOf('rules');
 
 /** `kubectl exec` into the node's Cilium agent for its load-balancer table, saved where a
  * snapshot keeps it. */

@@ -10,17 +10,17 @@ import type { NodeAnalysis } from '../analysis.js';
 import { nodeDump } from '../facts.js';
 import { clusterTrafficEndpoints, type ServiceTree } from '../dataplane/trees.js';
 import {
+  type Check,
   consequence,
   count,
+  endpointSlicesOf,
   familyLabel,
-  finding,
+  findingOf,
   list,
   listFew,
-  pending,
-  type Check,
-  endpointSlicesOf,
   noRulesFor,
   otherWay,
+  pending,
   saveNodeOutput,
 } from './check.js';
 import { kdebug, valid } from '../next-command.js';
@@ -36,6 +36,8 @@ import {
 import { tableNode } from './rules-table.js';
 import { byCondition, type OnNode } from './rules-nodes.js';
 import { percent, thousands } from '../model.js';
+
+const finding = findingOf('rules');
 
 /** The tree of one Service port in a node's rules. */
 export function treeOf(
@@ -331,7 +333,7 @@ function notRead(ctx: CheckContext, read: string[]): Finding[] {
 /** How the node's mode keeps its state, where that is outside iptables (nftables, IPVS, Cilium). */
 const stateOf = (mode: string | undefined) => modeTraits(mode)?.state;
 
-export const rulesCheck: Check = {
+export const rulesCheck: Check<'rules'> = {
   id: 'rules',
   title: 'Rules',
   needs: ['service'],

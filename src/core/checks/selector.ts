@@ -4,8 +4,10 @@ import type { Pod, Service } from '../kube/objects.js';
 import { read } from '../evidence.js';
 import type { Finding } from '../model.js';
 import { kubectl, valid } from '../next-command.js';
-import { count, finding, labelText, list, pending, podsOf, type Check } from './check.js';
+import { type Check, count, findingOf, labelText, list, pending, podsOf } from './check.js';
 import type { CheckContext } from './context.js';
+
+const finding = findingOf('selector');
 
 function close(a: string, b: string): boolean {
   if (a === b) return true;
@@ -198,7 +200,7 @@ function matched(svc: Service, pods: Pod[]): Finding[] {
   return out;
 }
 
-export const selectorCheck: Check = {
+export const selectorCheck: Check<'selector'> = {
   id: 'selector',
   title: 'Selector',
   needs: ['service'],

@@ -4,9 +4,11 @@ import type { Service, ServicePort } from '../kube/objects.js';
 import { read } from '../evidence.js';
 import type { Evidence, Finding } from '../model.js';
 import { kubectl, valid, kdebug } from '../next-command.js';
-import { count, finding, labelText, list, pending, type Check } from './check.js';
+import { type Check, count, findingOf, labelText, list, pending } from './check.js';
 import type { CheckContext } from './context.js';
 import { portsNamed } from '../kube/service-ref.js';
+
+const finding = findingOf('service');
 
 export const portText = (p: ServicePort) =>
   `${p.name ? `${p.name} ` : ''}${p.port}/${p.protocol} -> ${p.targetPort}${p.nodePort ? ` (node port ${p.nodePort})` : ''}`;
@@ -164,7 +166,7 @@ function describe(svc: Service): Finding {
   );
 }
 
-export const serviceCheck: Check = {
+export const serviceCheck: Check<'service'> = {
   id: 'service',
   title: 'Service',
   run(ctx) {

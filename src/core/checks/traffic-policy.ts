@@ -6,10 +6,12 @@ import { categorize, portEndpoints } from '../dataplane/endpoints.js';
 import type { Service, ServicePort } from '../kube/objects.js';
 import type { Evidence, Finding } from '../model.js';
 import { kubectl, valid } from '../next-command.js';
-import { finding, list, pending, podsOf, serviceRef, type Check } from './check.js';
+import { type Check, findingOf, list, pending, podsOf, serviceRef } from './check.js';
 import type { CheckContext } from './context.js';
 import { hostPort } from '../ipv6.js';
 import { modeTraits } from '../dataplane/dataplane.js';
+
+const finding = findingOf('traffic-policy');
 
 const externallyAccessible = (svc: Service) =>
   svc.type === 'NodePort' ||
@@ -141,7 +143,7 @@ function internal(ctx: CheckContext, svc: Service): Finding[] {
   });
 }
 
-export const trafficPolicyCheck: Check = {
+export const trafficPolicyCheck: Check<'traffic-policy'> = {
   id: 'traffic-policy',
   title: 'Traffic policy',
   needs: ['service'],
