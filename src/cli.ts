@@ -187,7 +187,7 @@ async function fail(e: unknown): Promise<number> {
       import('./core/dataplane/cilium/listing.js'),
       import('./core/not-read.js'),
       import('./cluster/facts-source.js'),
-      import('./cluster/snapshot.js'),
+      import('./cluster/snapshot/read.js'),
       import('./cluster/kube/errors.js'),
     ]);
   if (e instanceof iptables.IptablesParseError) {

@@ -2,7 +2,7 @@
 // `kdebug __complete WORDS...` for candidates, as cobra-based kubectl plugins do (its last line
 // is ":4", cobra's "no file completion", so `kubectl_complete-kdebug` answers kubectl too).
 import type { Command } from 'commander';
-import { readSnapshot } from './cluster/snapshot.js';
+import { readSnapshot } from './cluster/snapshot/read.js';
 import { clusterView } from './core/kube/objects.js';
 import { valid } from './core/next-command.js';
 

@@ -2,7 +2,7 @@
 // snapshot). Progress events say what is being read, so the TUI can show it. Secrets are
 // never read. Only the target Service is required: any other read that RBAC refuses or that
 // fails is recorded in meta.readErrors and the rest carries on.
-import { isNodeName } from './snapshot-files.js';
+import { isNodeName } from './snapshot/files.js';
 import {
   conntrackFirst,
   conntrackPlan,
@@ -32,7 +32,7 @@ import {
 } from './cluster.js';
 import { KubeApiError } from './kube/errors.js';
 import { serviceNotFound } from './kube/suggestions.js';
-import { typedCommand } from './node-commands.js';
+import { typedCommand } from './nodes/commands.js';
 import { SYSTEM } from './permissions.js';
 
 /** A read starting or ending: an API read, or a command on `node`. */

@@ -12,7 +12,7 @@ import {
   type Ruleset,
 } from '../core/dataplane/iptables/read/parse.js';
 import type { WorkerAnswer } from './parse-worker.js';
-import { entryAt, isNodeName, LIMITS } from './snapshot-files.js';
+import { entryAt, isNodeName, LIMITS } from './snapshot/files.js';
 
 /** Below this a worker's start (30-50 ms) costs more than it saves. */
 const WORKER_BYTES = 4 * 1024 * 1024;

@@ -16,9 +16,9 @@ import {
 } from '../core/nodes/access.js';
 import type { KubeCluster } from './kube-cluster.js';
 import type { CollectProgress, NodeTally } from './collect.js';
-import type { NodeAccessFlags } from './node-flags.js';
-import type { DebugPodConsent, PodHolder } from './node-pod.js';
-import { readSnapshot } from './snapshot.js';
+import type { NodeAccessFlags } from './nodes/flags.js';
+import type { DebugPodConsent, PodHolder } from './nodes/debug-pod.js';
+import { readSnapshot } from './snapshot/read.js';
 
 /** A source that cannot give what was asked (no such node, several and none picked): exit 2. */
 export class FactsSourceError extends Error {}
@@ -235,8 +235,8 @@ export async function nodeTransport(
   created: (t: { close(): Promise<void> }) => void,
   confirm?: (q: DebugPodConsent) => Promise<boolean>,
 ) {
-  const { nodeAccess } = await import('./node-transport.js');
-  const { nodeAccessOptions, NodeFlagsError } = await import('./node-flags.js');
+  const { nodeAccess } = await import('./nodes/transport.js');
+  const { nodeAccessOptions, NodeFlagsError } = await import('./nodes/flags.js');
   try {
     const options = nodeAccessOptions(o, c.env, confirm);
     return nodeAccess({ ...options, pod: { ...options.pod, holders: c.podHolders } }, created);

@@ -8,7 +8,7 @@ import {
   parseIptables,
   rulesetState,
 } from '../core/dataplane/iptables/read/parse.js';
-import { LIMITS, readRegular } from './snapshot-files.js';
+import { LIMITS, readRegular } from './snapshot/files.js';
 
 export type WorkerAnswer =
   | { state: ReturnType<typeof rulesetState> }

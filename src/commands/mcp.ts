@@ -5,7 +5,7 @@ import { resolve } from 'node:path';
 import { realpath, stat } from 'node:fs/promises';
 import { Option, type Command } from 'commander';
 import { DEFAULT_DEBUG_IMAGE } from '../cluster/debug-image.js';
-import type { NodeAccessFlags } from '../cluster/node-flags.js';
+import type { NodeAccessFlags } from '../cluster/nodes/flags.js';
 import { serve } from '../mcp/server.js';
 import { withExamples, type Define } from './flags.js';
 import { UsageError, type GlobalOptions } from './io.js';

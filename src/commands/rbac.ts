@@ -2,7 +2,7 @@
 // offline on purpose: the person asking is often not the one who may read the cluster, and RBAC
 // cannot name the Pods kdebug execs into (kube-proxy's and the debug Pods' names are generated),
 // so the comments say plainly how far each exec grant reaches.
-import { DEBUG_NAMESPACE_LABELS } from '../cluster/node-pod.js';
+import { DEBUG_NAMESPACE_LABELS } from '../cluster/nodes/debug-pod.js';
 import {
   DEBUG_NAMESPACE,
   namespaceYaml,
@@ -87,7 +87,7 @@ export function rbacCommand(o: RbacFlags, g: GlobalOptions): number {
     via.length === 0
       ? '# Node rules are not covered: --via kube-proxy, pod or ssh adds what each needs.'
       : '',
-    // the agent's listings are read in its Pod whatever --via says (node-transport.ts)
+    // the agent's listings are read in its Pod whatever --via says (cluster/nodes/transport.ts)
     via.includes('kube-proxy')
       ? "# Where Cilium replaces kube-proxy, the same grant reads its agent's tables (cilium-dbg listings, read-only) in its Pods."
       : "# Where Cilium replaces kube-proxy, its agent's tables are read by exec in its Pods in kube-system: that needs --via kube-proxy's pods/exec there; without it those nodes are said not read.",

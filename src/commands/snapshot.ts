@@ -30,7 +30,7 @@ export async function snapshotSaveCommand(
 ): Promise<number> {
   format(g, 'snapshot');
   // client-node and the live-cluster code load only here, never for offline commands
-  const { saveSnapshot, SnapshotSaveError } = await import('../cluster/snapshot-save.js');
+  const { saveSnapshot, SnapshotSaveError } = await import('../cluster/snapshot/save.js');
   const c = sourceContext(g);
   const transport = await nodeTransport(o, c, (t) => c.release.add(() => t.close()));
   try {

@@ -16,9 +16,9 @@ import {
 import type { NodeChoiceFlags } from '../cluster/facts-source.js';
 import { parseDumpsAside } from '../cluster/dump-parse.js';
 import type { NodeTally } from '../cluster/collect.js';
-import type { NodeAccessFlags } from '../cluster/node-flags.js';
-import type { DebugPodConsent } from '../cluster/node-pod.js';
-import { readSnapshot } from '../cluster/snapshot.js';
+import type { NodeAccessFlags } from '../cluster/nodes/flags.js';
+import type { DebugPodConsent } from '../cluster/nodes/debug-pod.js';
+import { readSnapshot } from '../cluster/snapshot/read.js';
 import { reportText } from '../output/text.js';
 import type { TuiInput } from '../tui/App.js';
 import { colorEnabled } from '../tui/theme.js';

@@ -3,7 +3,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { z as Z } from 'zod';
-import { readSnapshot } from '../cluster/snapshot.js';
+import { readSnapshot } from '../cluster/snapshot/read.js';
 import { DEMO_SNAPSHOT, type GlobalOptions } from '../commands/io.js';
 import { clusterView } from '../core/kube/objects.js';
 import type { KubeObject } from '../core/model.js';

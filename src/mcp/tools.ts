@@ -11,7 +11,7 @@ import { rulesCommand } from '../commands/rules.js';
 import { svcCommand } from '../commands/svc.js';
 import { traceCommand } from '../commands/trace.js';
 import type { SourceFlags } from '../cluster/facts-source.js';
-import type { NodeAccessFlags } from '../cluster/node-flags.js';
+import type { NodeAccessFlags } from '../cluster/nodes/flags.js';
 import { TABLES } from '../core/dataplane/iptables/read/parse.js';
 import { sanitize } from '../core/sanitize.js';
 import { listingSchemas, listScenarios, listServices } from './listings.js';

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { readSnapshot } from '../../src/cluster/snapshot.js';
+import { readSnapshot } from '../../src/cluster/snapshot/read.js';
 import type { KubeObject } from '../../src/core/model.js';
 import { hermetic, ROOT } from '../support/cli.js';
 import { typeOfKind } from '../support/fake-api/resources.js';

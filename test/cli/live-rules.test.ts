@@ -4,7 +4,7 @@
 // Pod CIDR 10.244.0.0/16, Service CIDR 10.1.0.0/16, nginx-svc 10.1.190.219:8080.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { readSnapshot } from '../../src/cluster/snapshot.js';
+import { readSnapshot } from '../../src/cluster/snapshot/read.js';
 import type { Facts } from '../../src/core/model.js';
 import { kdebug as kdebugSync, kdebugAsync } from '../support/cli.js';
 import { startFakeApi, type FakeApi } from '../support/fake-api/server.js';

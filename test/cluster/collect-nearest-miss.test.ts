@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { collect } from '../../src/cluster/collect.js';
 import { KubeCluster } from '../../src/cluster/kube-cluster.js';
-import { readSnapshot } from '../../src/cluster/snapshot.js';
+import { readSnapshot } from '../../src/cluster/snapshot/read.js';
 import { diagnose } from '../../src/core/diagnose.js';
 import type { Facts } from '../../src/core/model.js';
 import { startFakeApi, type FakeApi } from '../support/fake-api/server.js';

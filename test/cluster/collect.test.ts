@@ -17,7 +17,7 @@ import {
 import { KubeCluster, type NodeTransport } from '../../src/cluster/kube-cluster.js';
 import { KubeApiError } from '../../src/cluster/kube/errors.js';
 import { ServiceNotFoundError } from '../../src/cluster/kube/suggestions.js';
-import { readSnapshot } from '../../src/cluster/snapshot.js';
+import { readSnapshot } from '../../src/cluster/snapshot/read.js';
 import { nodeBackends, textSigns } from '../../src/core/dataplane/iptables/backend.js';
 import type { Facts, KubeObject } from '../../src/core/model.js';
 import { startFakeApi, type FakeApi, type FakeApiOptions } from '../support/fake-api/server.js';

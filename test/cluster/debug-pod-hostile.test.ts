@@ -14,8 +14,8 @@ import {
   debugPodsLeft,
   deleteDebugPods,
   type DebugPodOptions,
-} from '../../src/cluster/node-pod.js';
-import { NodeAccessTransport } from '../../src/cluster/node-transport.js';
+} from '../../src/cluster/nodes/debug-pod.js';
+import { NodeAccessTransport } from '../../src/cluster/nodes/transport.js';
 import type { KubeObject } from '../../src/core/model.js';
 import { kdebugAsync } from '../support/cli.js';
 import type { ExecHandler } from '../support/fake-api/exec.js';

@@ -26,7 +26,7 @@ import { join, relative } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Worker } from 'node:worker_threads';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { tarGz, untarGz } from '../../src/cluster/archive.js';
+import { tarGz, untarGz } from '../../src/cluster/snapshot/archive.js';
 import { parseDumpsAside } from '../../src/cluster/dump-parse.js';
 import type { WorkerAnswer } from '../../src/cluster/parse-worker.js';
 import {
@@ -34,7 +34,7 @@ import {
   SnapshotError,
   writeSnapshot,
   writeSnapshotArchive,
-} from '../../src/cluster/snapshot.js';
+} from '../../src/cluster/snapshot/read.js';
 import type { Facts } from '../../src/core/model.js';
 import { hermetic, ROOT } from '../support/cli.js';
 

@@ -16,8 +16,8 @@ import {
   UnsupportedCommandError,
   validNodeCommand,
   type CommandPlace,
-} from '../../src/cluster/node-commands.js';
-import type { SshSession } from '../../src/cluster/node-ssh.js';
+} from '../../src/cluster/nodes/commands.js';
+import type { SshSession } from '../../src/cluster/nodes/ssh.js';
 import { parseProbe } from '../../src/core/nodes/outputs.js';
 import { hasCommand } from '../support/skip.js';
 

@@ -2,7 +2,7 @@
 // the flag's name (the CLI exits 2 with the message).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { nodeAccessOptions, type NodeAccessFlags } from '../../src/cluster/node-flags.js';
+import { nodeAccessOptions, type NodeAccessFlags } from '../../src/cluster/nodes/flags.js';
 
 describe('node access flags', () => {
   it('turns the flags into options for each way', () => {

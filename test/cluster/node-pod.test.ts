@@ -19,7 +19,7 @@ import {
   OWNER,
   type DebugPodConsent,
   type DebugPodOptions,
-} from '../../src/cluster/node-pod.js';
+} from '../../src/cluster/nodes/debug-pod.js';
 import type { KubeObject } from '../../src/core/model.js';
 import type { ExecHandler } from '../support/fake-api/exec.js';
 import { typeOfKind } from '../support/fake-api/resources.js';

@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import ssh2 from 'ssh2';
-import { nodeArgv } from '../../src/cluster/node-commands.js';
-import { explainFailure, nodeSshHost, SshSession } from '../../src/cluster/node-ssh.js';
+import { nodeArgv } from '../../src/cluster/nodes/commands.js';
+import { explainFailure, nodeSshHost, SshSession } from '../../src/cluster/nodes/ssh.js';
 import { SshError, sshOptionsFromFlags } from '../../src/cluster/ssh/route.js';
 
 const RULES_AS_USER = nodeArgv(

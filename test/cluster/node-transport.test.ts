@@ -16,7 +16,7 @@ import {
   NodeAccessTransport,
   nodeAccess,
   type NodeAccessOptions,
-} from '../../src/cluster/node-transport.js';
+} from '../../src/cluster/nodes/transport.js';
 import type { KubeObject } from '../../src/core/model.js';
 import { nodeAccessLine } from '../../src/core/nodes/access.js';
 import type { ExecHandler } from '../support/fake-api/exec.js';

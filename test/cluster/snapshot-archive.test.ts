@@ -18,13 +18,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
-import { ArchiveError, tarGz, untarGz } from '../../src/cluster/archive.js';
+import { ArchiveError, tarGz, untarGz } from '../../src/cluster/snapshot/archive.js';
 import {
   readSnapshot,
   SnapshotError,
   writeSnapshot,
   writeSnapshotArchive,
-} from '../../src/cluster/snapshot.js';
+} from '../../src/cluster/snapshot/read.js';
 import type { Facts } from '../../src/core/model.js';
 import { skipWithout } from '../support/skip.js';
 

@@ -12,7 +12,7 @@ import { expectedRules, rulesOf } from '../../src/core/dataplane/expected.js';
 import { parseIptables } from '../../src/core/dataplane/iptables/read/parse.js';
 import { clusterView } from '../../src/core/kube/objects.js';
 import { buildServiceTrees } from '../../src/core/dataplane/iptables/trees.js';
-import { readSnapshot } from '../../src/cluster/snapshot.js';
+import { readSnapshot } from '../../src/cluster/snapshot/read.js';
 import { clusterDump, clusterObjects, NODE } from '../bench/cluster-dump.js';
 
 const snapshots = new URL('../../snapshots/', import.meta.url);

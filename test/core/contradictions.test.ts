@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { readSnapshot } from '../../src/cluster/snapshot.js';
+import { readSnapshot } from '../../src/cluster/snapshot/read.js';
 import { diagnose } from '../../src/core/diagnose.js';
 import { clusterView } from '../../src/core/kube/objects.js';
 import { shownStepStatus, type Facts, type Finding, type Report } from '../../src/core/model.js';

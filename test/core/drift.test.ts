@@ -9,7 +9,7 @@ import { evidenceText } from '../../src/core/evidence.js';
 import { Analysis } from '../../src/core/analysis.js';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { readSnapshot } from '../../src/cluster/snapshot.js';
+import { readSnapshot } from '../../src/cluster/snapshot/read.js';
 import { endpointChain, kubeProxyChain } from '../../src/core/dataplane/chain-names.js';
 import {
   driftToFinding,

@@ -5,7 +5,7 @@ import { evidenceText } from '../../src/core/evidence.js';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { describe, it } from 'node:test';
-import { readSnapshot } from '../../src/cluster/snapshot.js';
+import { readSnapshot } from '../../src/cluster/snapshot/read.js';
 import { Analysis } from '../../src/core/analysis.js';
 import { hairpinCheck } from '../../src/core/checks/hairpin.js';
 import { trafficPolicyCheck } from '../../src/core/checks/traffic-policy.js';

@@ -9,7 +9,7 @@
 // Small dumps: node 192.0.2.10, Pods 10.244.0.0/16, Services 10.96.0.0/16.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { readSnapshot } from '../../src/cluster/snapshot.js';
+import { readSnapshot } from '../../src/cluster/snapshot/read.js';
 import { parseIptables } from '../../src/core/dataplane/iptables/read/parse.js';
 import { clusterView } from '../../src/core/kube/objects.js';
 import { tracePacket } from '../../src/core/dataplane/iptables/trace.js';

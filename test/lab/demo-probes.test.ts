@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { readSnapshot } from '../../src/cluster/snapshot.js';
+import { readSnapshot } from '../../src/cluster/snapshot/read.js';
 import type { Facts } from '../../src/core/model.js';
 import { parseProbe, type ProbeKind } from '../../src/core/nodes/outputs.js';
 import { ROOT } from '../support/cli.js';

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { readSnapshot } from '../../src/cluster/snapshot.js';
+import { readSnapshot } from '../../src/cluster/snapshot/read.js';
 import { diagnose } from '../../src/core/diagnose.js';
 import type { Facts, KubeObject } from '../../src/core/model.js';
 import { reportJson } from '../../src/output/json.js';

@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { load as loadYaml } from 'js-yaml';
-import { readSnapshot } from '../../src/cluster/snapshot.js';
+import { readSnapshot } from '../../src/cluster/snapshot/read.js';
 import { endpointChain, kubeProxyChain } from '../../src/core/dataplane/chain-names.js';
 import { parseIptables, type Rule, type Ruleset } from '../../src/core/dataplane/iptables/read/parse.js';
 import {

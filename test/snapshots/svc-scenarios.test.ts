@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { golden } from '../support/golden.js';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { readSnapshot } from '../../src/cluster/snapshot.js';
+import { readSnapshot } from '../../src/cluster/snapshot/read.js';
 import { diagnose } from '../../src/core/diagnose.js';
 import { ANY_STEP_IDS, STEP_FINDING_IDS, type FindingId, type StepId } from '../../src/core/finding-ids.js';
 import { SEVERITY } from '../../src/core/dataplane/drift.js';

@@ -3,7 +3,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { clusterView } from '../../src/core/kube/objects.js';
-import { readSnapshot } from '../../src/cluster/snapshot.js';
+import { readSnapshot } from '../../src/cluster/snapshot/read.js';
 import { driftCommand } from '../../src/commands/drift.js';
 import { expectCommand } from '../../src/commands/expect.js';
 import { inRun, type GlobalOptions } from '../../src/commands/io.js';

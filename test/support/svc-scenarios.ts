@@ -11,7 +11,7 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { endpointChain, kubeProxyChain } from '../../src/core/dataplane/chain-names.js';
 import type { Facts, KubeObject } from '../../src/core/model.js';
-import { readSnapshot, writeSnapshot } from '../../src/cluster/snapshot.js';
+import { readSnapshot, writeSnapshot } from '../../src/cluster/snapshot/read.js';
 import { Analysis } from '../../src/core/analysis.js';
 import { expectedSave } from '../../src/core/dataplane/expected.js';
 
@@ -23,7 +23,7 @@ const FQDN = (svc: string) => `${svc}.default.svc.cluster.local`;
 
 type J = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-// --- what the probe scripts of cluster/node-commands.ts print -----------------------------------
+// --- what the probe scripts of cluster/nodes/commands.ts print -----------------------------------
 
 const trailer = (kind: string, tool: string, exit: number) =>
   `kdebug-probe ${kind} tool=${tool} exit=${exit}\n`;
@@ -482,7 +482,7 @@ regenerate with \`node --import tsx test/support/svc-scenarios.ts\`.
 **What \`kdebug svc ${s.service} --snapshot snapshots/${s.name}\` finds.** ${s.expect}
 
 Probe results (\`nodes/${PROBE_NODE}/tcp-connect_*.txt\`, \`icmp-echo_*.txt\`, \`dns-lookup_*.txt\`) are
-what the probe scripts of \`src/cluster/node-commands.ts\` print on a node in that state. The
+what the probe scripts of \`src/cluster/nodes/commands.ts\` print on a node in that state. The
 golden output is in \`test/golden/svc/${s.name}.txt\` and \`.json\`.
 `;
 }

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { readSnapshot } from '../../src/cluster/snapshot.js';
+import { readSnapshot } from '../../src/cluster/snapshot/read.js';
 import type { Facts } from '../../src/core/model.js';
 import { App, type AppProps, type PartialFacts, type TuiExit } from '../../src/tui/App.js';
 import type { CollectProgress } from '../../src/cluster/collect.js';

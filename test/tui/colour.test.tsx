@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 process.env['FORCE_COLOR'] = '1';
 const { render } = await import('ink-testing-library');
 const { App } = await import('../../src/tui/App.js');
-const { readSnapshot } = await import('../../src/cluster/snapshot.js');
+const { readSnapshot } = await import('../../src/cluster/snapshot/read.js');
 const { diagnosed } = await import('./harness.js');
 
 const facts = await readSnapshot(

@@ -1,7 +1,7 @@
 // The Drift screen marks only what differs: an expected rule that is on the node is not "-".
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { readSnapshot } from '../../src/cluster/snapshot.js';
+import { readSnapshot } from '../../src/cluster/snapshot/read.js';
 import { analyze } from '../../src/tui/data.js';
 import { driftLines } from '../../src/tui/screens/Drift.js';
 

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ReactNode } from 'react';
-import { readSnapshot } from '../../src/cluster/snapshot.js';
+import { readSnapshot } from '../../src/cluster/snapshot/read.js';
 import { diagnose } from '../../src/core/diagnose.js';
 import { analyze, type NodeData } from '../../src/tui/data.js';
 import { Diagnosis, diagModel } from '../../src/tui/screens/Diagnosis.js';

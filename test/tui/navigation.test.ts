@@ -3,7 +3,7 @@
 // half of nginx-svc to 10.244.1.9, a Pod that is gone).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { readSnapshot } from '../../src/cluster/snapshot.js';
+import { readSnapshot } from '../../src/cluster/snapshot/read.js';
 import { analyze } from '../../src/tui/data.js';
 import type { KeyAction } from '../../src/tui/keymap.js';
 import { models, navigate, type Effect, type Screen } from '../../src/tui/navigation.js';

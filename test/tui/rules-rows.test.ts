@@ -2,7 +2,7 @@
 // 10.1.0.0/16, nginx-svc 10.1.190.219:8080 -> 10.244.0.3:80 and 10.244.1.7:80.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { readSnapshot } from '../../src/cluster/snapshot.js';
+import { readSnapshot } from '../../src/cluster/snapshot/read.js';
 import { analyze } from '../../src/tui/data.js';
 import { locate, rawLines, treeRows } from '../../src/tui/screens/rules-rows.js';
 

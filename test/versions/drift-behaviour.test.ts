@@ -5,7 +5,7 @@
 // nodes 10.0.12.7 and 10.0.12.11; nginx-svc 10.1.190.219:8080 -> 10.244.0.3:80, 10.244.1.7:80.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { readSnapshot } from '../../src/cluster/snapshot.js';
+import { readSnapshot } from '../../src/cluster/snapshot/read.js';
 import { Analysis } from '../../src/core/analysis.js';
 import { nodeDrift } from '../../src/core/dataplane/iptables/drift/drift.js';
 import { optionsFromDump } from '../../src/core/dataplane/knobs.js';

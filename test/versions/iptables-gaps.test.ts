@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { pickNodes } from '../../src/cluster/facts-source.js';
-import { readSnapshot } from '../../src/cluster/snapshot.js';
+import { readSnapshot } from '../../src/cluster/snapshot/read.js';
 import { Analysis } from '../../src/core/analysis.js';
 import { endpointChain, kubeProxyChain } from '../../src/core/dataplane/chain-names.js';
 import { nodeDrift } from '../../src/core/dataplane/iptables/drift/drift.js';

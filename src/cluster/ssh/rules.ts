@@ -4,7 +4,7 @@
 import type { NodeCommand } from '../cluster.js';
 import { commandStem } from '../cluster.js';
 import { hasKubeChains } from '../../core/dataplane/iptables/backend.js';
-import { SshSession } from '../node-ssh.js';
+import { SshSession } from '../nodes/ssh.js';
 import { SshError, type SshOptions } from './route.js';
 
 export { SshError, sshOptionsFromFlags, type SshFlags } from './route.js';

@@ -1,6 +1,6 @@
 // The closed list of commands kdebug may run on a node, and the file stem each one's stdout is
 // recorded under (`nodes/<node>/<stem>.txt`). One home: the checks read the stems, the cluster
-// adapters run the commands (their argv is in cluster/node-commands.ts; the dataplane listings'
+// adapters run the commands (their argv is in cluster/nodes/commands.ts; the dataplane listings'
 // own words are here, where a listing that does not read is named by them).
 
 /** Every command kdebug can run on a node. Adding one means adding it here, nowhere else. */

@@ -1,5 +1,5 @@
-// Reads the stored stdout of a node probe back into an outcome. The probes (cluster/
-// node-commands.ts) print the tool's own output, then `kdebug-probe KIND tool=T exit=N`; output
+// Reads the stored stdout of a node probe back into an outcome. The probes
+// (cluster/nodes/commands.ts) print the tool's own output, then `kdebug-probe KIND tool=T exit=N`; output
 // pasted by hand without that line is read from the tool's words alone.
 
 export type ProbeKind = 'tcp-connect' | 'udp-probe' | 'icmp-echo' | 'dns-lookup';

@@ -295,7 +295,7 @@ export function dumps(objects: KubeObject[], nodes = ['node-a', 'node-b']): Fact
   return Object.fromEntries(nodes.map((n) => [n, { 'iptables-save': dumpFor(objects, n) }]));
 }
 
-/** What the probe scripts print (cluster/node-commands.ts). */
+/** What the probe scripts print (cluster/nodes/commands.ts). */
 export const probeOut = {
   tcpOk: (ip: string, port: number) =>
     `Connection to ${ip} ${port} port [tcp/*] succeeded!\nkdebug-probe tcp-connect tool=nc exit=0\n`,

@@ -3,7 +3,7 @@
 import { evidenceText } from '../../../src/core/evidence.js';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { readSnapshot } from '../../../src/cluster/snapshot.js';
+import { readSnapshot } from '../../../src/cluster/snapshot/read.js';
 import { diagnose, probePlan } from '../../../src/core/diagnose.js';
 import { commandStem } from '../../../src/core/nodes/commands.js';
 import { shownStepStatus, type Facts, type Report } from '../../../src/core/model.js';

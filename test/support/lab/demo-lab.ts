@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readSnapshot } from '../../../src/cluster/snapshot.js';
+import { readSnapshot } from '../../../src/cluster/snapshot/read.js';
 import type { Facts, KubeObject } from '../../../src/core/model.js';
 import { ROOT } from '../cli.js';
 import { startFakeApi } from '../fake-api/server.js';

@@ -2,7 +2,7 @@
 // the host namespace, which the lab never links to) and prints what happened as JSON:
 //   ip netns exec PREFIX.ws node --import tsx test/support/lab/ws-run.ts '{"op":"run",...}'
 import type { NodeCommand } from '../../../src/cluster/cluster.js';
-import { SshNodes, SshSession, type SshAddressType } from '../../../src/cluster/node-ssh.js';
+import { SshNodes, SshSession, type SshAddressType } from '../../../src/cluster/nodes/ssh.js';
 import { SshError, type SshOptions } from '../../../src/cluster/ssh/route.js';
 import { readRulesOverSsh } from '../../../src/cluster/ssh/rules.js';
 import type { NodeAddress } from '../../../src/core/kube/objects.js';

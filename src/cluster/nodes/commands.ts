@@ -1,8 +1,8 @@
 // The fixed argv of every NodeCommand, for each place a command can run. Values from the
 // cluster (IPs, ports, DNS names) are validated strictly and only ever passed as separate
 // argv elements; the probe scripts are constants that read them as "$1", "$2", "$3".
-import type { NodeCommand } from './cluster.js';
-import { CILIUM_ARGS, listingArgv, type ProcNetFile } from '../core/nodes/commands.js';
+import type { NodeCommand } from '../cluster.js';
+import { CILIUM_ARGS, listingArgv, type ProcNetFile } from '../../core/nodes/commands.js';
 
 /** Where a command runs; each place has its own binaries and privileges. */
 export type CommandPlace =

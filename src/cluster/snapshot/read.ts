@@ -2,7 +2,7 @@
 // (a List, or a single object, or an array), `meta.json` is optional, and
 // `nodes/<node>/<command>.txt` holds the raw stdout of each node command. The same tree packed
 // in a .tar.gz reads the same. A snapshot comes from someone else: it is read as regular files
-// under node names, each within its cap, no link followed (snapshot-files.ts). Writing goes to a
+// under node names, each within its cap, no link followed (snapshot/files.ts). Writing goes to a
 // temporary sibling renamed at the end, every path checked to stay inside it: a snapshot on disk
 // is whole or absent, and nothing is written outside it.
 import { randomBytes } from 'node:crypto';
@@ -24,12 +24,12 @@ import {
   shown,
   sizeText,
   SnapshotError,
-} from './snapshot-files.js';
-import { jsonErrorLine } from '../core/json-position.js';
-import { flattenObjects } from '../core/kube/objects.js';
-import type { Facts, KubeObject, NodeOutputs, SnapshotMeta } from '../core/model.js';
+} from './files.js';
+import { jsonErrorLine } from '../../core/json-position.js';
+import { flattenObjects } from '../../core/kube/objects.js';
+import type { Facts, KubeObject, NodeOutputs, SnapshotMeta } from '../../core/model.js';
 
-export { SnapshotError } from './snapshot-files.js';
+export { SnapshotError } from './files.js';
 
 async function isDir(path: string): Promise<boolean> {
   try {

@@ -2,17 +2,17 @@
 // wrapper reads the backend kube-proxy writes to; in Cilium's agent Pod its own read-only
 // listings run. The binary is exec'd directly (the image may have no shell), so only the
 // commands its place allows run there; probes need a debug Pod or SSH.
-import type { TransportName } from '../core/nodes/access.js';
-import { isKubeProxyPod, toPod, type Pod } from '../core/kube/objects.js';
-import { isCiliumAgentPod } from '../core/dataplane/cilium/agent.js';
-import type { NodeCommand, NodeResult } from './cluster.js';
-import { apiPath } from './cluster.js';
-import { labelSelectorString } from './collect.js';
-import type { KubeApi } from './kube-api.js';
-import { KubeApiError } from './kube/errors.js';
-import { nodeArgv, UnsupportedCommandError, type CommandPlace } from './node-commands.js';
-import { NodeUnavailable, type NodeChannel, type NodeRunner } from './node-channel.js';
-import { KUBE_PROXY_EXEC, SYSTEM } from './permissions.js';
+import type { TransportName } from '../../core/nodes/access.js';
+import { isKubeProxyPod, toPod, type Pod } from '../../core/kube/objects.js';
+import { isCiliumAgentPod } from '../../core/dataplane/cilium/agent.js';
+import type { NodeCommand, NodeResult } from '../cluster.js';
+import { apiPath } from '../cluster.js';
+import { labelSelectorString } from '../collect.js';
+import type { KubeApi } from '../kube-api.js';
+import { KubeApiError } from '../kube/errors.js';
+import { nodeArgv, UnsupportedCommandError, type CommandPlace } from './commands.js';
+import { NodeUnavailable, type NodeChannel, type NodeRunner } from './channel.js';
+import { KUBE_PROXY_EXEC, SYSTEM } from '../permissions.js';
 
 /** Whose Pod a channel execs in, and how its Pods are found. */
 interface AgentSpec {

@@ -1,10 +1,10 @@
 // The command-line flags that say how to reach nodes (--via, --image, --yes, --debug-namespace,
 // --node-timeout, --max-output-mib and the SSH flags), turned into transport options. Bad values
 // are refused with a message naming the flag.
-import type { DebugPodConsent } from './node-pod.js';
-import type { SshAddressType } from './node-ssh.js';
-import type { NodeAccessOptions, Via } from './node-transport.js';
-import { sshOptionsFromFlags, type SshFlags } from './ssh/route.js';
+import type { DebugPodConsent } from './debug-pod.js';
+import type { SshAddressType } from './ssh.js';
+import type { NodeAccessOptions, Via } from './transport.js';
+import { sshOptionsFromFlags, type SshFlags } from '../ssh/route.js';
 
 export interface NodeAccessFlags extends SshFlags {
   via?: Via;

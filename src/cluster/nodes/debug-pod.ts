@@ -8,19 +8,19 @@
 // removes what is left). Each Pod names the run that owns it and carries a lease that run renews:
 // cleanup spares the Pods of live runs. A name can be reused: every exec, renewal and delete is
 // tied to the UID the API gave the Pod at create.
-import { sanitize } from '../core/sanitize.js';
+import { sanitize } from '../../core/sanitize.js';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { toPod, type Pod } from '../core/kube/objects.js';
-import type { KubeObject } from '../core/model.js';
-import type { NodeCommand, NodeResult } from './cluster.js';
-import { apiPath } from './cluster.js';
-import type { KubeApi } from './kube-api.js';
-import { KubeApiError } from './kube/errors.js';
-import { NodeUnavailable, type NodeChannel, type NodeRunner } from './node-channel.js';
-import { nodeArgv } from './node-commands.js';
-import { DEBUG_NAMESPACE, DEBUG_POD_RULES } from './permissions.js';
-import { DEFAULT_DEBUG_IMAGE } from './debug-image.js';
+import { toPod, type Pod } from '../../core/kube/objects.js';
+import type { KubeObject } from '../../core/model.js';
+import type { NodeCommand, NodeResult } from '../cluster.js';
+import { apiPath } from '../cluster.js';
+import type { KubeApi } from '../kube-api.js';
+import { KubeApiError } from '../kube/errors.js';
+import { NodeUnavailable, type NodeChannel, type NodeRunner } from './channel.js';
+import { nodeArgv } from './commands.js';
+import { DEBUG_NAMESPACE, DEBUG_POD_RULES } from '../permissions.js';
+import { DEFAULT_DEBUG_IMAGE } from '../debug-image.js';
 
 export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
 /** Every Pod kdebug creates carries this label: `kdebug cleanup` finds them by it. */

@@ -1,12 +1,12 @@
 // `kdebug snapshot save DIR`: collect Facts from the live cluster and write them as a snapshot
 // directory that `--snapshot DIR` replays. Returns what was written; cli.ts prints it.
-import type { Analysis } from '../core/analysis.js';
+import type { Analysis } from '../../core/analysis.js';
 import { readdir, stat } from 'node:fs/promises';
-import type { Facts, SnapshotMeta } from '../core/model.js';
-import type { NodeAccess } from '../core/nodes/access.js';
-import { nodeErrorsOf } from '../core/nodes/access.js';
-import { notRead, readErrorsOf, type NotRead } from '../core/not-read.js';
-import { redactFacts, type Redaction } from '../core/redact/redact.js';
+import type { Facts, SnapshotMeta } from '../../core/model.js';
+import type { NodeAccess } from '../../core/nodes/access.js';
+import { nodeErrorsOf } from '../../core/nodes/access.js';
+import { notRead, readErrorsOf, type NotRead } from '../../core/not-read.js';
+import { redactFacts, type Redaction } from '../../core/redact/redact.js';
 import {
   collect,
   collectAll,
@@ -16,14 +16,9 @@ import {
   type ReadError,
   diagnosisCommands,
   nodeBasics,
-} from './collect.js';
-import { KubeCluster, type KubeClusterOptions } from './kube-cluster.js';
-import {
-  isArchiveName,
-  writeSnapshot,
-  writeSnapshotArchive,
-  type WriteOptions,
-} from './snapshot.js';
+} from '../collect.js';
+import { KubeCluster, type KubeClusterOptions } from '../kube-cluster.js';
+import { isArchiveName, writeSnapshot, writeSnapshotArchive, type WriteOptions } from './read.js';
 
 /** Bad input to `snapshot save` (exit code 2, like every "could not do its job"). */
 export class SnapshotSaveError extends Error {

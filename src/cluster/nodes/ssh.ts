@@ -1,19 +1,19 @@
 // The SSH node transport: one connection per node, opened on first use, running only members of
 // the closed NodeCommand list (rules through `sudo -n` for a non-root user). A node that cannot
 // be reached gives a NodeResult with an error; it never stops the others.
-import type { Node } from '../core/kube/objects.js';
-import { DEFAULT_MAX_OUTPUT_BYTES, OutputBuffer, outputOverLimit } from '../core/not-read.js';
-import { failedResult, type NodeCommand, type NodeResult } from './cluster.js';
-import { isDnsName, isPlainIp, nodeArgv, shellCommand } from './node-commands.js';
-import { connectRoute, type SshConnection } from './ssh/connect.js';
+import type { Node } from '../../core/kube/objects.js';
+import { DEFAULT_MAX_OUTPUT_BYTES, OutputBuffer, outputOverLimit } from '../../core/not-read.js';
+import { failedResult, type NodeCommand, type NodeResult } from '../cluster.js';
+import { isDnsName, isPlainIp, nodeArgv, shellCommand } from './commands.js';
+import { connectRoute, type SshConnection } from '../ssh/connect.js';
 import {
   DEFAULT_COMMAND_TIMEOUT_MS,
   hopLabel,
   resolveRoute,
   SshError,
   type SshOptions,
-} from './ssh/route.js';
-import type { SshDestination } from './ssh/config.js';
+} from '../ssh/route.js';
+import type { SshDestination } from '../ssh/config.js';
 
 export type SshAddressType = 'InternalIP' | 'ExternalIP' | 'Hostname';
 

@@ -2,21 +2,21 @@
 // channel: exec in the node's kube-proxy Pod, a privileged debug Pod, or SSH to the node's
 // address. `auto` tries them in that order for every command, falls through when one cannot
 // serve, and records per node which one ran what and why the others were skipped.
-import { toNode, type Pod } from '../core/kube/objects.js';
-import type { NodeAccess, TransportName } from '../core/nodes/access.js';
-import type { NodeCommand, NodeResult } from './cluster.js';
-import { apiPath, commandStem, failedResult } from './cluster.js';
-import type { KubeApi } from './kube-api.js';
-import type { NodeTransport, NodeTransportFactory } from './kube-cluster.js';
-import { KubeApiError } from './kube/errors.js';
-import { ciliumAgentExec, kubeProxyExec } from './node-kube-proxy.js';
-import { DebugPods, type DebugPodOptions } from './node-pod.js';
-import { nodeSshHost, SshSession, type SshAddressType } from './node-ssh.js';
-import { SshError, type SshOptions } from './ssh/route.js';
-import { NodeUnavailable, type NodeChannel, type NodeRunner } from './node-channel.js';
-import { typedCommand } from './node-commands.js';
+import { toNode, type Pod } from '../../core/kube/objects.js';
+import type { NodeAccess, TransportName } from '../../core/nodes/access.js';
+import type { NodeCommand, NodeResult } from '../cluster.js';
+import { apiPath, commandStem, failedResult } from '../cluster.js';
+import type { KubeApi } from '../kube-api.js';
+import type { NodeTransport, NodeTransportFactory } from '../kube-cluster.js';
+import { KubeApiError } from '../kube/errors.js';
+import { ciliumAgentExec, kubeProxyExec } from './kube-proxy.js';
+import { DebugPods, type DebugPodOptions } from './debug-pod.js';
+import { nodeSshHost, SshSession, type SshAddressType } from './ssh.js';
+import { SshError, type SshOptions } from '../ssh/route.js';
+import { NodeUnavailable, type NodeChannel, type NodeRunner } from './channel.js';
+import { typedCommand } from './commands.js';
 
-export { NodeUnavailable, type NodeChannel, type NodeRunner } from './node-channel.js';
+export { NodeUnavailable, type NodeChannel, type NodeRunner } from './channel.js';
 
 export type Via = Exclude<TransportName, 'cilium'> | 'auto';
 

@@ -1,7 +1,7 @@
-// One way of reaching nodes (exec in kube-proxy, a debug Pod, SSH), as node-transport.ts uses it.
-import type { TransportName } from '../core/nodes/access.js';
-import type { Pod } from '../core/kube/objects.js';
-import type { NodeCommand, NodeResult } from './cluster.js';
+// One way of reaching nodes (exec in kube-proxy, a debug Pod, SSH), as transport.ts uses it.
+import type { TransportName } from '../../core/nodes/access.js';
+import type { Pod } from '../../core/kube/objects.js';
+import type { NodeCommand, NodeResult } from '../cluster.js';
 
 /** A connected node: runs commands of the closed list there. */
 export interface NodeRunner {

@@ -5,7 +5,7 @@
 // kept, the cursor only moves forward, and a signal is handled between two chunks.
 import { Readable } from 'node:stream';
 import { createGunzip, gzipSync } from 'node:zlib';
-import { LIMITS, MAX_OUTPUTS, quoted, sizeText } from './snapshot-files.js';
+import { LIMITS, MAX_OUTPUTS, quoted, sizeText } from './files.js';
 
 export interface ArchiveEntry {
   path: string;
