@@ -3,8 +3,8 @@
 // commands/, one file each, loaded when it runs.
 import { Command, CommanderError, Help, Option, type HelpConfiguration } from 'commander';
 import { wrap } from './output/wrap.js';
-import type { Define, Run } from './commands/flags.js';
-import { SELF, selfCommand } from './commands/invocation.js';
+import type { Define, Run } from './commands/common/flags.js';
+import { SELF, selfCommand } from './commands/common/invocation.js';
 import {
   COMMIT,
   bundledHint,
@@ -16,7 +16,7 @@ import {
   UsageError,
   VERSION,
   type GlobalOptions,
-} from './commands/io.js';
+} from './commands/common/io.js';
 import { sanitize } from './core/sanitize.js';
 
 const SIGNAL_EXIT: Record<string, number> = {

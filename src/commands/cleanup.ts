@@ -3,8 +3,8 @@
 // carry kdebug's label, without kdebug's shape, are listed and never deleted.
 import type { ForeignPod, LeftPod } from '../cluster/nodes/debug-pod.js';
 import { sanitize } from '../core/sanitize.js';
-import { ask, EXIT, format, tell, UsageError, write, type GlobalOptions } from './io.js';
-import { withExamples, type Define } from './flags.js';
+import { ask, EXIT, format, tell, UsageError, write, type GlobalOptions } from './common/io.js';
+import { withExamples, type Define } from './common/flags.js';
 
 export interface CleanupFlags {
   /** Delete the Pods of live runs too. */

@@ -1,7 +1,7 @@
 // `kdebug completion SHELL`, and the `__complete` question its scripts ask.
 import type { Command } from 'commander';
-import { EXIT, format, UsageError, write, type GlobalOptions } from './io.js';
-import { withExamples, type Define } from './flags.js';
+import { EXIT, format, UsageError, write, type GlobalOptions } from './common/io.js';
+import { withExamples, type Define } from './common/flags.js';
 import type { Completion } from '../completion.js';
 
 export async function completionCommand(shell: string, g: GlobalOptions): Promise<number> {

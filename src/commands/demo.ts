@@ -9,11 +9,11 @@ import {
   UsageError,
   write,
   type GlobalOptions,
-} from './io.js';
+} from './common/io.js';
 import { wrap, wrapAfter } from '../output/wrap.js';
 import { svcCommand } from './svc.js';
-import { withExamples, type Define } from './flags.js';
-import { selfCommand } from './invocation.js';
+import { withExamples, type Define } from './common/flags.js';
+import { selfCommand } from './common/invocation.js';
 
 interface Scenario {
   name: string;

@@ -5,8 +5,8 @@ import { hasRules } from '../core/facts.js';
 import type { IPFamily } from '../core/ipv6.js';
 import { pickNodes, type SourceFlags } from '../cluster/facts-source.js';
 import { driftJson, driftText } from '../output/drift.js';
-import { invocationOf } from './invocation.js';
-import { readWithSsh } from './ssh-source.js';
+import { invocationOf } from './common/invocation.js';
+import { readWithSsh } from './common/ssh-source.js';
 import {
   dumpFile,
   EXIT,
@@ -16,8 +16,8 @@ import {
   textWidth,
   write,
   type GlobalOptions,
-} from './io.js';
-import { nodeAccessOptions, withExamples, type Define } from './flags.js';
+} from './common/io.js';
+import { nodeAccessOptions, withExamples, type Define } from './common/flags.js';
 import { Option } from 'commander';
 
 export interface DriftFlags extends SourceFlags {

@@ -20,10 +20,10 @@ import {
   UsageError,
   write,
   type GlobalOptions,
-} from './io.js';
+} from './common/io.js';
 import { wrapComments } from '../output/wrap.js';
-import { withExamples, type Define } from './flags.js';
-import { selfCommand } from './invocation.js';
+import { withExamples, type Define } from './common/flags.js';
+import { selfCommand } from './common/invocation.js';
 import { Option } from 'commander';
 
 export interface ExpectOptions extends SourceFlags {

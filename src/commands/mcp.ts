@@ -7,8 +7,8 @@ import { Option, type Command } from 'commander';
 import { DEFAULT_DEBUG_IMAGE } from '../cluster/debug-image.js';
 import type { NodeAccessFlags } from '../cluster/nodes/flags.js';
 import { serve } from '../mcp/server.js';
-import { withExamples, type Define } from './flags.js';
-import { UsageError, type GlobalOptions } from './io.js';
+import { withExamples, type Define } from './common/flags.js';
+import { UsageError, type GlobalOptions } from './common/io.js';
 
 export interface McpFlags extends NodeAccessFlags {
   allowDebugPods?: boolean;

@@ -11,9 +11,9 @@ import {
   type NodeAccessGrant,
   type RbacSubject,
 } from '../cluster/permissions.js';
-import { EXIT, format, textWidth, UsageError, write, type GlobalOptions } from './io.js';
+import { EXIT, format, textWidth, UsageError, write, type GlobalOptions } from './common/io.js';
 import { wrapComments } from '../output/wrap.js';
-import { withExamples, type Define } from './flags.js';
+import { withExamples, type Define } from './common/flags.js';
 import { Option } from 'commander';
 
 export interface RbacFlags {

@@ -28,9 +28,9 @@ import {
   textWidth,
   write,
   type GlobalOptions,
-} from './io.js';
+} from './common/io.js';
 import { interactive } from './tui.js';
-import { nodeAccessOptions, withExamples, type Define } from './flags.js';
+import { nodeAccessOptions, withExamples, type Define } from './common/flags.js';
 import { Option } from 'commander';
 
 export interface RulesOptions extends SourceFlags {

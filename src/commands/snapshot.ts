@@ -10,8 +10,8 @@ import {
   VERSION,
   write,
   type GlobalOptions,
-} from './io.js';
-import { nodeAccessOptions, type Define } from './flags.js';
+} from './common/io.js';
+import { nodeAccessOptions, type Define } from './common/flags.js';
 
 export interface SnapshotSaveFlags extends SourceFlags {
   service?: string;

@@ -32,11 +32,11 @@ import {
   VERSION,
   write,
   type GlobalOptions,
-} from './io.js';
-import { invocationOf, selfCommand } from './invocation.js';
+} from './common/io.js';
+import { invocationOf, selfCommand } from './common/invocation.js';
 import { interactive, loadTui } from './tui.js';
 import type { Command } from 'commander';
-import { nodeAccessOptions, withExamples, type Define } from './flags.js';
+import { nodeAccessOptions, withExamples, type Define } from './common/flags.js';
 
 export interface SvcOptions extends NodeAccessFlags {
   snapshot?: string;

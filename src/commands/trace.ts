@@ -5,8 +5,8 @@ import type { TraceProtocol } from '../core/dataplane/trace/trace.js';
 import { traceAnswer, traceFails } from '../core/dataplane/trace/answer.js';
 import { pickNodes, type SourceFlags } from '../cluster/facts-source.js';
 import { traceJson, traceText } from '../output/trace.js';
-import { invocationOf } from './invocation.js';
-import { readWithSsh } from './ssh-source.js';
+import { invocationOf } from './common/invocation.js';
+import { readWithSsh } from './common/ssh-source.js';
 import {
   dumpFile,
   EXIT,
@@ -16,8 +16,8 @@ import {
   textWidth,
   write,
   type GlobalOptions,
-} from './io.js';
-import { nodeAccessOptions, withExamples, type Define } from './flags.js';
+} from './common/io.js';
+import { nodeAccessOptions, withExamples, type Define } from './common/flags.js';
 import { Option } from 'commander';
 
 export interface TraceOptions extends SourceFlags {

@@ -2,7 +2,7 @@
 import type { TuiExit, TuiInput } from '../tui/App.js';
 import type * as TuiRun from '../tui/run.js';
 import { colorEnabled } from '../tui/theme.js';
-import { EXIT, type GlobalOptions } from './io.js';
+import { EXIT, type GlobalOptions } from './common/io.js';
 
 type TuiModule = typeof TuiRun;
 let loading: Promise<TuiModule> | undefined;

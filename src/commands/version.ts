@@ -2,9 +2,17 @@
 // one, the API server's.
 import { jsonText } from '../core/sanitize.js';
 import { schemaId } from '../output/schema-id.js';
-import { COMMIT, EXIT, format, textWidth, VERSION, write, type GlobalOptions } from './io.js';
+import {
+  COMMIT,
+  EXIT,
+  format,
+  textWidth,
+  VERSION,
+  write,
+  type GlobalOptions,
+} from './common/io.js';
 import { wrap } from '../output/wrap.js';
-import { withExamples, type Define } from './flags.js';
+import { withExamples, type Define } from './common/flags.js';
 
 export const VERSION_SCHEMA_VERSION = 1;
 

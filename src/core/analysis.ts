@@ -5,7 +5,7 @@
 import { oldAgentBinary } from './dataplane/cilium/agent.js';
 import { ciliumLineSet } from './dataplane/cilium/drift.js';
 import { expectedCilium, type ExpectedFrontend } from './dataplane/cilium/expected.js';
-import { expectedMaps, type ExpectedMapEntry } from './dataplane/cilium/maps.js';
+import { expectedMaps, type ExpectedMapEntry } from './dataplane/cilium/maps/expected.js';
 import { CiliumParseError } from './dataplane/cilium/listing.js';
 import { parseCilium, withBackendStates } from './dataplane/cilium/read.js';
 import {
@@ -33,7 +33,7 @@ import { nodeKnobs, type NodeKnobs } from './dataplane/knobs.js';
 import { nftStems, nodeDump, type NodeDump } from './facts.js';
 import { NftParseError, type NftTable } from './dataplane/nftables/listing.js';
 import { ruleText } from './dataplane/nftables/render.js';
-import { parseNftAny } from './dataplane/nftables/text.js';
+import { parseNftAny } from './dataplane/nftables/read-text.js';
 import { rulesetSigns, textSigns, type DumpSigns } from './dataplane/iptables/backend.js';
 import {
   IptablesParseError,

@@ -9,10 +9,10 @@ import { endpointsCheck } from './checks/endpoints.js';
 import { clusterMode, kubeProxyCheck } from './checks/kube-proxy.js';
 import { hairpinCheck } from './checks/hairpin.js';
 import { portsCheck } from './checks/ports.js';
-import { connectProbe, PROBED_ENDPOINTS, type NodeProbe } from './checks/node-probes.js';
+import { connectProbe, PROBED_ENDPOINTS, type NodeProbe } from './checks/reachability/probes.js';
 import type { NodeCommand } from './nodes/commands.js';
-import { reachabilityCheck } from './checks/reachability.js';
-import { rulesCheck } from './checks/rules.js';
+import { reachabilityCheck } from './checks/reachability/reachability.js';
+import { rulesCheck } from './checks/rules/rules.js';
 import { selectorCheck } from './checks/selector.js';
 import { serviceCheck } from './checks/service.js';
 import { trafficPolicyCheck } from './checks/traffic-policy.js';
@@ -29,7 +29,7 @@ import { resolveNext } from './next-command.js';
 import { notRead, type NotRead } from './not-read.js';
 
 export type { DiagnoseOptions, DiagnosedService } from './checks/context.js';
-export type { NodeProbe } from './checks/node-probes.js';
+export type { NodeProbe } from './checks/reachability/probes.js';
 
 /** 2: evidence items are objects that say where they came from ({kind, text, ...}). */
 export const REPORT_SCHEMA_VERSION = 2;

@@ -4,7 +4,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { z as Z } from 'zod';
 import { readSnapshot } from '../cluster/snapshot/read.js';
-import { DEMO_SNAPSHOT, type GlobalOptions } from '../commands/io.js';
+import { DEMO_SNAPSHOT, type GlobalOptions } from '../commands/common/io.js';
 import { clusterView } from '../core/kube/objects.js';
 import type { KubeObject } from '../core/model.js';
 import type { Zod } from './inputs.js';

@@ -1,10 +1,10 @@
-// One tool call: a command run in this process as commands/io.ts's inRun runs it (its output
+// One tool call: a command run in this process as commands/common/io.ts's inRun runs it (its output
 // kept, not written to stdout, the protocol's channel), its stderr lines and a heartbeat sent as
 // progress notifications when the client asked for them, and a cancel releasing what the run
 // holds (the debug Pods first) as Ctrl-C does on the command line.
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
-import { inert, inRun, type Run } from '../commands/io.js';
+import { inert, inRun, type Run } from '../commands/common/io.js';
 
 export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 

@@ -1,6 +1,6 @@
 // `kdebug mcp`'s server: the tools on stdio until the client closes stdin; what a run still holds
 // then (or on a signal) is released as Ctrl-C releases it.
-import { EXIT, onInterrupt, VERSION } from '../commands/io.js';
+import { EXIT, onInterrupt, VERSION } from '../commands/common/io.js';
 import { releaseAll } from './run.js';
 import { outputSchemas } from './schemas.js';
 import { registerTools, type ServerOptions } from './tools.js';
@@ -11,7 +11,7 @@ rules, rules_search, expect, drift and trace look at one node's rules. Every too
 
 export async function serve(o: ServerOptions): Promise<number> {
   // the SDK, zod and the schemas load only here; this code is the CLI's own (in its bundle, not a
-  // chunk beside it: commands/io.ts finds the snapshots and the parse worker from where it is)
+  // chunk beside it: commands/common/io.ts finds the snapshots and the parse worker from where it is)
   const [{ McpServer }, { StdioServerTransport }, { z }] = await Promise.all([
     import('@modelcontextprotocol/sdk/server/mcp.js'),
     import('@modelcontextprotocol/sdk/server/stdio.js'),

@@ -5,7 +5,7 @@ import { realpath } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { NodeAccessFlags } from '../cluster/nodes/flags.js';
-import { UsageError } from '../commands/io.js';
+import { UsageError } from '../commands/common/io.js';
 import { snapshotSaveCommand } from '../commands/snapshot.js';
 import type { inputs, Zod } from './inputs.js';
 import { runCommand, type Extra } from './run.js';

@@ -6,7 +6,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { driftCommand } from '../commands/drift.js';
 import { expectCommand } from '../commands/expect.js';
-import { UsageError, type GlobalOptions } from '../commands/io.js';
+import { UsageError, type GlobalOptions } from '../commands/common/io.js';
 import { rulesCommand } from '../commands/rules.js';
 import { svcCommand } from '../commands/svc.js';
 import { traceCommand } from '../commands/trace.js';

@@ -1,6 +1,6 @@
 // The `kdebug rules` presentations: Service trees as an indented tree a person reads, or JSON.
 import { frontendKey, isDropEntry, type CiliumTable } from '../core/dataplane/cilium/listing.js';
-import { unreadMapText } from '../core/dataplane/cilium/dump.js';
+import { unreadMapText } from '../core/dataplane/cilium/maps/read-dump.js';
 import type { IpvsTable } from '../core/dataplane/ipvs/listing.js';
 import { missingSets, type NftTable, type NftUnread } from '../core/dataplane/nftables/listing.js';
 import type { Ruleset } from '../core/dataplane/iptables/read/parse.js';

@@ -162,10 +162,7 @@ function driftOf(node: NodeAnalysis, view: ClusterView): NodeDrift | { error: st
   const r = node.rules();
   if (!node.dataplane())
     return {
-      error:
-        r?.failure?.headline ??
-        node.driftUnavailable() ??
-        'no rules recorded for this node',
+      error: r?.failure?.headline ?? node.driftUnavailable() ?? 'no rules recorded for this node',
     };
   if (view.services.length === 0)
     return {

@@ -11,7 +11,7 @@ import type { KubeObject } from '../../src/core/model.js';
 import { nftablesDrift } from '../../src/core/dataplane/nftables/drift.js';
 import { expectedNftScript, nftPortChains } from '../../src/core/dataplane/nftables/expected.js';
 import { parseNftJson, type NftTable } from '../../src/core/dataplane/nftables/listing.js';
-import { parseNftScript, parseNftText } from '../../src/core/dataplane/nftables/text.js';
+import { parseNftScript, parseNftText } from '../../src/core/dataplane/nftables/read-text.js';
 import { buildNftServiceTrees } from '../../src/core/dataplane/nftables/trees.js';
 import { aService, anEndpointSlice } from '../support/builders.js';
 import { NODE, objects } from '../support/nft-overall.js';

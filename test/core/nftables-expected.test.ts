@@ -12,7 +12,7 @@ import { expectedRules } from '../../src/core/dataplane/expected.js';
 import { clusterView, serviceCIDRs } from '../../src/core/kube/objects.js';
 import { expectedNftScript } from '../../src/core/dataplane/nftables/expected.js';
 import { parseNftJson } from '../../src/core/dataplane/nftables/listing.js';
-import { parseNftScript } from '../../src/core/dataplane/nftables/text.js';
+import { parseNftScript } from '../../src/core/dataplane/nftables/read-text.js';
 import { buildNftServiceTrees } from '../../src/core/dataplane/nftables/trees.js';
 import { NODE, objects, objectsV6 } from '../support/nft-overall.js';
 import { hasCommand, skipWithout } from '../support/skip.js';

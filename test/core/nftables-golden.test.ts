@@ -18,7 +18,7 @@ import {
   expectedNftText,
 } from '../../src/core/dataplane/nftables/expected.js';
 import { parseNftJson, type NftTable } from '../../src/core/dataplane/nftables/listing.js';
-import { parseNftScript } from '../../src/core/dataplane/nftables/text.js';
+import { parseNftScript } from '../../src/core/dataplane/nftables/read-text.js';
 import { MODELLED } from '../../src/core/dataplane/releases.js';
 import { buildNftServiceTrees } from '../../src/core/dataplane/nftables/trees.js';
 import { aService, anEndpointSlice, type ServiceOptions } from '../support/builders.js';

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { NftParseError, parseNftJson } from '../../src/core/dataplane/nftables/listing.js';
-import { isNftScript, parseNftScript } from '../../src/core/dataplane/nftables/text.js';
+import { isNftScript, parseNftScript } from '../../src/core/dataplane/nftables/read-text.js';
 import { buildNftServiceTrees } from '../../src/core/dataplane/nftables/trees.js';
 import { hasCommand, skipWithout } from '../support/skip.js';
 

@@ -10,7 +10,7 @@ import { expectedRules } from '../../src/core/dataplane/expected.js';
 import { clusterView, serviceCIDRs } from '../../src/core/kube/objects.js';
 import { expectedNftScript } from '../../src/core/dataplane/nftables/expected.js';
 import { parseNftJson, type NftTable } from '../../src/core/dataplane/nftables/listing.js';
-import { parseNftScript, parseNftText } from '../../src/core/dataplane/nftables/text.js';
+import { parseNftScript, parseNftText } from '../../src/core/dataplane/nftables/read-text.js';
 import { traceNftPacket } from '../../src/core/dataplane/nftables/trace.js';
 import type { TracePacket } from '../../src/core/dataplane/trace/trace.js';
 import { NODE, objects } from '../support/nft-overall.js';

@@ -12,7 +12,7 @@ import {
   missingSets,
   parseNftJson,
 } from '../../src/core/dataplane/nftables/listing.js';
-import { isNftText, parseNftText } from '../../src/core/dataplane/nftables/text.js';
+import { isNftText, parseNftText } from '../../src/core/dataplane/nftables/read-text.js';
 import { Analysis } from '../../src/core/analysis.js';
 import { buildNftServiceTrees, portChain } from '../../src/core/dataplane/nftables/trees.js';
 import type { ServiceTree } from '../../src/core/dataplane/trees.js';

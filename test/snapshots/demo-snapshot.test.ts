@@ -27,7 +27,7 @@ import {
 } from '../../src/core/kube/objects.js';
 import type { Facts } from '../../src/core/model.js';
 import { probePlan } from '../../src/core/diagnose.js';
-import { probeStem } from '../../src/core/checks/node-probes.js';
+import { probeStem } from '../../src/core/checks/reachability/probes.js';
 
 const DIR = 'snapshots/nginx-svc';
 const SEED = 'default/nginx-svc:http';

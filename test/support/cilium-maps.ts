@@ -1,4 +1,4 @@
-// A BPF map entry's behaviour, from Cilium's maps dump or from kdebug's expected entries (maps.ts),
+// A BPF map entry's behaviour, from Cilium's maps dump or from kdebug's expected entries (cilium/maps/expected.ts),
 // for comparing the two: its address, type and flags, the backends that take new connections and
 // those kept for their own, session affinity (timeout, the backends it may keep a client on), the
 // algorithm its Service picks, the Maglev table's backends, the source ranges checked. Map IDs
@@ -10,7 +10,7 @@ import {
   type CiliumBackend,
   type CiliumFrontend,
 } from '../../src/core/dataplane/cilium/listing.js';
-import type { ExpectedMapEntry } from '../../src/core/dataplane/cilium/maps.js';
+import type { ExpectedMapEntry } from '../../src/core/dataplane/cilium/maps/expected.js';
 
 type Address = { ip: string; port: number; protocol?: CiliumBackend['protocol'] };
 

@@ -4,7 +4,10 @@
 // maps, written for the API state the agent last reconciled (src/core/dataplane/cilium/render.ts).
 import { CILIUM_STEMS } from '../../src/core/dataplane/cilium/agent.js';
 import { CILIUM_DEFAULTS, expectedCilium } from '../../src/core/dataplane/cilium/expected.js';
-import { CILIUM_MAP_DEFAULTS, expectedMaps } from '../../src/core/dataplane/cilium/maps.js';
+import {
+  CILIUM_MAP_DEFAULTS,
+  expectedMaps,
+} from '../../src/core/dataplane/cilium/maps/expected.js';
 import {
   backendsTable,
   bpfLbList,

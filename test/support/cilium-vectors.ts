@@ -6,7 +6,7 @@ import { load } from 'js-yaml';
 import { clusterView } from '../../src/core/kube/objects.js';
 import type { KubeObject } from '../../src/core/model.js';
 import { CILIUM_DEFAULTS } from '../../src/core/dataplane/cilium/expected.js';
-import { CILIUM_MAP_DEFAULTS } from '../../src/core/dataplane/cilium/maps.js';
+import { CILIUM_MAP_DEFAULTS } from '../../src/core/dataplane/cilium/maps/expected.js';
 
 const DIR = new URL('../fixtures/cilium/vectors/', import.meta.url).pathname;
 export const vectors = readdirSync(DIR).filter((d) => /^\d\d-/.test(d));

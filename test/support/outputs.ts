@@ -1,12 +1,12 @@
 // Every JSON document kdebug prints for the bundled snapshots: each command on each Service, node
-// and address they hold, run in this process as the MCP server runs them (commands/io.ts inRun).
+// and address they hold, run in this process as the MCP server runs them (commands/common/io.ts inRun).
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { clusterView } from '../../src/core/kube/objects.js';
 import { readSnapshot } from '../../src/cluster/snapshot/read.js';
 import { driftCommand } from '../../src/commands/drift.js';
 import { expectCommand } from '../../src/commands/expect.js';
-import { inRun, type GlobalOptions } from '../../src/commands/io.js';
+import { inRun, type GlobalOptions } from '../../src/commands/common/io.js';
 import { rulesCommand } from '../../src/commands/rules.js';
 import { svcCommand } from '../../src/commands/svc.js';
 import { traceCommand } from '../../src/commands/trace.js';

@@ -27,7 +27,7 @@ import type { Cause } from './check.js';
 import { narrowed } from '../kube/service-ref.js';
 import { parseProbe, type ProbeResult } from '../nodes/outputs.js';
 import type { ServiceTrees } from '../dataplane/trees.js';
-import { probeStem, type NodeProbe } from './node-probes.js';
+import { probeStem, type NodeProbe } from './reachability/probes.js';
 
 /** The Service a diagnosis is about (the JSON keeps calling it "target"). */
 export interface DiagnosedService {

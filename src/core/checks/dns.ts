@@ -16,7 +16,7 @@ import {
 } from './check.js';
 import type { CheckContext } from './context.js';
 import { podReady, whyNotReady } from './pod-health.js';
-import { idleProbers, probeSeen, probingNodes, type NodeProbe } from './node-probes.js';
+import { idleProbers, probeSeen, probingNodes, type NodeProbe } from './reachability/probes.js';
 
 const finding = findingOf('dns');
 

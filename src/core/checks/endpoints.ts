@@ -19,7 +19,7 @@ import {
 } from './check.js';
 import type { CheckContext, PortEndpoint } from './context.js';
 import { podReady, whyNotReady } from './pod-health.js';
-import { connectProbe, probeSeen } from './node-probes.js';
+import { connectProbe, probeSeen } from './reachability/probes.js';
 import { hostPort } from '../ipv6.js';
 
 const finding = findingOf('endpoints');

@@ -15,7 +15,7 @@ import {
   serviceRef,
 } from './check.js';
 import type { CheckContext } from './context.js';
-import { connectProbe, probeSeen } from './node-probes.js';
+import { connectProbe, probeSeen } from './reachability/probes.js';
 import { portText } from './service.js';
 
 const finding = findingOf('ports');

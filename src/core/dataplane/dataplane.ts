@@ -3,9 +3,9 @@
 // the mode: iptables, nftables, IPVS and Cilium are one implementation each here.
 import { listedEntryLines } from './listed-entries.js';
 import type { IPFamily } from '../ipv6.js';
-import { NFTABLES_STATE, nftablesEntryLines } from './nftables/state.js';
-import { IPVS_STATE, ipvsNotCompared } from './ipvs/state.js';
-import { CILIUM_STATE } from './cilium/state.js';
+import { NFTABLES_STATE, nftablesEntryLines } from './nftables/traits.js';
+import { IPVS_STATE, ipvsNotCompared } from './ipvs/traits.js';
+import { CILIUM_STATE } from './cilium/traits.js';
 import { iptablesLocalDrops } from './iptables/local-policy.js';
 import { nftablesLocalDrops } from './nftables/local-policy.js';
 import { ipvsExternalServers } from './ipvs/local-policy.js';

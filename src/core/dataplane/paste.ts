@@ -9,7 +9,7 @@ import { parseIptables, TABLES, type Ruleset } from './iptables/read/parse.js';
 import { isIpvs, parseIpvs, type IpvsTable } from './ipvs/listing.js';
 import { buildIpvsTrees } from './ipvs/trees.js';
 import { isNftJson, type NftTable } from './nftables/listing.js';
-import { isKubeProxyTable, isNftScript, isNftText, parseNftAny } from './nftables/text.js';
+import { isKubeProxyTable, isNftScript, isNftText, parseNftAny } from './nftables/read-text.js';
 import { buildNftServiceTrees } from './nftables/trees.js';
 import { type ServiceTrees } from './trees.js';
 import { buildServiceTrees } from './iptables/trees.js';

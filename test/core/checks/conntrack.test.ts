@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseConntrack, parseConntrackStats } from '../../../src/core/conntrack.js';
 import { conntrackFirst, conntrackPlan } from '../../../src/core/diagnose.js';
-import { reachabilityCheck } from '../../../src/core/checks/reachability.js';
+import { reachabilityCheck } from '../../../src/core/checks/reachability/reachability.js';
 import { facts, kubeDns, run, twoNodes } from './builders.js';
 
 /** A next command as the person's terminal shows it. */

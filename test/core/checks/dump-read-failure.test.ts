@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Analysis } from '../../../src/core/analysis.js';
-import { rulesCheck } from '../../../src/core/checks/rules.js';
+import { rulesCheck } from '../../../src/core/checks/rules/rules.js';
 import type { DumpReadFailure } from '../../../src/core/dataplane/dataplane.js';
 import type { KubeObject } from '../../../src/core/model.js';
 import { aCiliumAgent, aCiliumConfig } from '../../support/builders.js';

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { kubeProxyCheck, proxyModes } from '../../../src/core/checks/kube-proxy.js';
 import { CheckContext } from '../../../src/core/checks/context.js';
-import { rulesCheck } from '../../../src/core/checks/rules.js';
+import { rulesCheck } from '../../../src/core/checks/rules/rules.js';
 import type { KubeObject } from '../../../src/core/model.js';
 import { nodeAccessLine, type NodeAccess } from '../../../src/core/nodes/access.js';
 import { dumpFor, dumps, facts, healthy, ids, run, TARGET } from './builders.js';

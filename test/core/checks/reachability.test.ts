@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { evidenceText } from '../../../src/core/evidence.js';
 import { describe, it } from 'node:test';
-import { reachabilityCheck } from '../../../src/core/checks/reachability.js';
+import { reachabilityCheck } from '../../../src/core/checks/reachability/reachability.js';
 import { diagnose } from '../../../src/core/diagnose.js';
 import {
   aService,

@@ -3,7 +3,7 @@
 // the Service from a bare pass there; a line that cannot bear on it does not.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { rulesCheck } from '../../../src/core/checks/rules.js';
+import { rulesCheck } from '../../../src/core/checks/rules/rules.js';
 import type { Finding } from '../../../src/core/model.js';
 import { clusterIpObjects, labListing } from '../../support/nft-lab.js';
 import { facts, ids, run } from './builders.js';

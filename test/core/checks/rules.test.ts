@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { evidenceText } from '../../../src/core/evidence.js';
 import { describe, it } from 'node:test';
-import { rulesCheck } from '../../../src/core/checks/rules.js';
+import { rulesCheck } from '../../../src/core/checks/rules/rules.js';
 import type { KubeObject } from '../../../src/core/model.js';
 import {
   aNode,

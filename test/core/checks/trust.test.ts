@@ -6,9 +6,9 @@
 // 8080; nodes 192.0.2.10 (node-a), 192.0.2.11 (node-b); an outside address 192.0.2.99.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { reachabilityCheck } from '../../../src/core/checks/reachability.js';
+import { reachabilityCheck } from '../../../src/core/checks/reachability/reachability.js';
 import { endpointsCheck } from '../../../src/core/checks/endpoints.js';
-import { rulesCheck } from '../../../src/core/checks/rules.js';
+import { rulesCheck } from '../../../src/core/checks/rules/rules.js';
 import { evidenceText } from '../../../src/core/evidence.js';
 import { resolveNext } from '../../../src/core/next-command.js';
 import type { Facts, KubeObject } from '../../../src/core/model.js';

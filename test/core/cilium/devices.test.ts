@@ -13,7 +13,7 @@ import {
 } from '../../../src/core/dataplane/cilium/devices.js';
 import { expectedCiliumText } from '../../../src/core/dataplane/cilium/render.js';
 import type { ExpectedFrontend } from '../../../src/core/dataplane/cilium/expected.js';
-import { expectedMaps } from '../../../src/core/dataplane/cilium/maps.js';
+import { expectedMaps } from '../../../src/core/dataplane/cilium/maps/expected.js';
 import { ViewIndex } from '../../../src/core/kube/view-index.js';
 import { clusterView, type ClusterView } from '../../../src/core/kube/objects.js';
 import type { KubeObject } from '../../../src/core/model.js';

@@ -1,7 +1,7 @@
 // Faults made in the BPF maps dump of Cilium's own script tests that leave every backend in place
 // but change where packets go or who may send them: a traffic-policy flag, DSR, the source-range
 // check, its policy and CIDRs, session affinity and its timeout, Maglev, reverse NAT. Each is
-// found against the entries kdebug expects (maps.ts), with its id, Service and map line.
+// found against the entries kdebug expects (cilium/maps/expected.ts), with its id, Service and map line.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { drift, edited, found } from '../../support/cilium-drift.js';

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { expectedCilium } from '../../../src/core/dataplane/cilium/expected.js';
 import { formatAddress, frontendKey } from '../../../src/core/dataplane/cilium/listing.js';
-import { expectedMaps } from '../../../src/core/dataplane/cilium/maps.js';
+import { expectedMaps } from '../../../src/core/dataplane/cilium/maps/expected.js';
 import { parseCilium } from '../../../src/core/dataplane/cilium/read.js';
 import { bpfLbList } from '../../../src/core/dataplane/cilium/render.js';
 import { UNMODELLED, listing, setup, vectors } from '../../support/cilium-vectors.js';

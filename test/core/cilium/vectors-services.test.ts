@@ -8,7 +8,7 @@ import {
   expectedCilium,
   type ExpectedFrontend,
 } from '../../../src/core/dataplane/cilium/expected.js';
-import { expectedMaps } from '../../../src/core/dataplane/cilium/maps.js';
+import { expectedMaps } from '../../../src/core/dataplane/cilium/maps/expected.js';
 import { parseCilium } from '../../../src/core/dataplane/cilium/read.js';
 import { pasteKind } from '../../../src/core/dataplane/paste.js';
 import { UNMODELLED, listing, setup, vectors } from '../../support/cilium-vectors.js';

@@ -21,8 +21,8 @@ import {
   type CiliumFrontend,
   type CiliumTable,
 } from './listing.js';
-import { mapEntryDrift, type MapExpectations } from './map-drift.js';
-import { unreadMapText } from './dump.js';
+import { mapEntryDrift, type MapExpectations } from './maps/drift.js';
+import { unreadMapText } from './maps/read-dump.js';
 
 /** The listings that are the BPF maps themselves. */
 const BPF_FORMS: readonly CiliumTable['form'][] = ['bpf-lb-list', 'maps-dump'];
@@ -34,7 +34,7 @@ export interface CiliumDriftInput {
   table: CiliumTable;
   /** The BPF maps as `bpf lb list` shows them, where read. */
   maps?: CiliumTable;
-  /** What the expected BPF map entries are made from (maps.ts), where the agent is known. */
+  /** What the expected BPF map entries are made from (maps/expected.ts), where the agent is known. */
   mapExpectations?: MapExpectations;
   /** Only the Services expected (one Service's answer): no leftover frontends looked for. */
   scoped: boolean;

@@ -18,7 +18,7 @@ import {
   type CiliumTable,
 } from './listing.js';
 import { withoutAgentErrors } from './agent-errors.js';
-import { mapsDump } from './dump.js';
+import { mapsDump } from './maps/read-dump.js';
 
 const HEADERS: [RegExp, CiliumForm][] = [
   [/^(?:ID\s+)?Frontend\s+(?:Service Type\s+)?Backend\b/, 'service-list'],

@@ -3,7 +3,7 @@
 // (`cilium-dbg bpf lb list`), so a person can set kdebug's expectation beside the agent's own.
 import type { ExpectedBackend, ExpectedFrontend } from './expected.js';
 import { formatAddress, frontendKey } from './listing.js';
-import type { ExpectedMapEntry } from './maps.js';
+import type { ExpectedMapEntry } from './maps/expected.js';
 import { nodePortsText, type CiliumNodePorts } from './devices.js';
 
 /** Columns as Go's tabwriter aligns them: each as wide as its widest cell, then three spaces. */

@@ -112,7 +112,7 @@ export function scriptLine(c: NftCommand, family: NftFamily): string {
   }
 }
 
-/** The table the commands build, applied in order as the script reader (text.ts) applies the
+/** The table the commands build, applied in order as the script reader (read-text.ts) applies the
  * printed lines: an element added again (a second port's cluster IP) is kept once, at the end. */
 export function scriptTable(commands: NftCommand[], family: NftFamily): NftTable {
   const chains = new Map<string, NftChain>();

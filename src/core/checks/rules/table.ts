@@ -5,22 +5,22 @@
 // send to (the same endpoint choice as iptables mode: ready, else serving and terminating; local
 // ones for the local policies), and every other part kube-proxy should write, as `kdebug drift`
 // compares it.
-import { withSyncShown } from './kube-proxy.js';
-import type { Service } from '../kube/objects.js';
-import { seen, stateSeen, unseen } from '../evidence.js';
-import type { Evidence, Finding } from '../model.js';
-import { driftToFinding } from '../dataplane/drift.js';
-import { clusterTrafficEndpoints } from '../dataplane/trees.js';
-import type { IPFamily } from '../ipv6.js';
-import { percent } from '../model.js';
-import { count, familyLabel, findingOf, saveNodeOutput } from './check.js';
-import { kubectl, valid } from '../next-command.js';
-import { couldNotRead, modeTraits, type StateTraits } from '../dataplane/dataplane.js';
-import { unreadAt } from '../dataplane/nftables/listing.js';
-import { listingArgv } from '../nodes/commands.js';
-import { unreadFor } from '../dataplane/nftables/drift.js';
-import type { CheckContext } from './context.js';
-import type { OnNode } from './rules-nodes.js';
+import { withSyncShown } from '../kube-proxy.js';
+import type { Service } from '../../kube/objects.js';
+import { seen, stateSeen, unseen } from '../../evidence.js';
+import type { Evidence, Finding } from '../../model.js';
+import { driftToFinding } from '../../dataplane/drift.js';
+import { clusterTrafficEndpoints } from '../../dataplane/trees.js';
+import type { IPFamily } from '../../ipv6.js';
+import { percent } from '../../model.js';
+import { count, familyLabel, findingOf, saveNodeOutput } from '../check.js';
+import { kubectl, valid } from '../../next-command.js';
+import { couldNotRead, modeTraits, type StateTraits } from '../../dataplane/dataplane.js';
+import { unreadAt } from '../../dataplane/nftables/listing.js';
+import { listingArgv } from '../../nodes/commands.js';
+import { unreadFor } from '../../dataplane/nftables/drift.js';
+import type { CheckContext } from '../context.js';
+import type { OnNode } from './nodes.js';
 
 const finding = findingOf('rules');
 

@@ -3,10 +3,10 @@
 // else's packets are dropped silently, which looks like a timeout, never like a refusal. Each
 // policy is read as the API server defines it (networking/v1): its podSelector (matchLabels and
 // matchExpressions), then, for the Service's port, which sources its ingress rules admit.
-import { contains } from '../ipv4.js';
-import type { Pod, ServicePort } from '../kube/objects.js';
-import type { KubeObject } from '../model.js';
-import type { CheckContext } from './context.js';
+import { contains } from '../../ipv4.js';
+import type { Pod, ServicePort } from '../../kube/objects.js';
+import type { KubeObject } from '../../model.js';
+import type { CheckContext } from '../context.js';
 
 type J = Record<string, unknown>;
 const obj = (v: unknown): J => (v !== null && typeof v === 'object' ? (v as J) : {});

@@ -1,14 +1,14 @@
 // The probes the diagnosis asks a live run to make on each node, and how each reads in evidence.
-import { commandStem, type NodeProbe } from '../nodes/commands.js';
-import { seen, unseen } from '../evidence.js';
-import { hostPort } from '../ipv6.js';
-import type { Evidence } from '../model.js';
-import type { ProbeResult } from '../nodes/outputs.js';
-import type { CheckContext } from './context.js';
-import { isWindows } from '../kube/objects.js';
-import { nodeErrorsOf } from '../nodes/access.js';
+import { commandStem, type NodeProbe } from '../../nodes/commands.js';
+import { seen, unseen } from '../../evidence.js';
+import { hostPort } from '../../ipv6.js';
+import type { Evidence } from '../../model.js';
+import type { ProbeResult } from '../../nodes/outputs.js';
+import type { CheckContext } from '../context.js';
+import { isWindows } from '../../kube/objects.js';
+import { nodeErrorsOf } from '../../nodes/access.js';
 
-export type { NodeProbe } from '../nodes/commands.js';
+export type { NodeProbe } from '../../nodes/commands.js';
 
 /** The file stem a probe's stdout is recorded under. */
 export const probeStem = (p: NodeProbe): string => commandStem(p);

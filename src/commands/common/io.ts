@@ -7,10 +7,10 @@ import { open, type FileHandle } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Readable } from 'node:stream';
-import type { SourceContext } from '../cluster/facts-source.js';
-import type { PodHolder } from '../cluster/nodes/debug-pod.js';
-import { DEFAULT_MAX_OUTPUT_BYTES, OutputBuffer, overLimit } from '../core/not-read.js';
-import { sanitize } from '../core/sanitize.js';
+import type { SourceContext } from '../../cluster/facts-source.js';
+import type { PodHolder } from '../../cluster/nodes/debug-pod.js';
+import { DEFAULT_MAX_OUTPUT_BYTES, OutputBuffer, overLimit } from '../../core/not-read.js';
+import { sanitize } from '../../core/sanitize.js';
 
 declare const KDEBUG_VERSION: string;
 declare const KDEBUG_COMMIT: string;

@@ -3,10 +3,10 @@
 // NodePort's wildcard and each NodePort address besides), its flags, its backends in slot order
 // and how many of them take new connections, and what the affinity, source-range and Maglev maps
 // hold for it.
-import type { Service } from '../../kube/objects.js';
-import type { CiliumSettings } from './agent.js';
-import { inRotation, type ExpectedBackend, type ExpectedFrontend } from './expected.js';
-import { isWildcard } from './listing.js';
+import type { Service } from '../../../kube/objects.js';
+import type { CiliumSettings } from '../agent.js';
+import { inRotation, type ExpectedBackend, type ExpectedFrontend } from '../expected.js';
+import { isWildcard } from '../listing.js';
 
 /** The agent settings the map entries depend on beyond the frontends. */
 export type CiliumMapOptions = Pick<

@@ -1,9 +1,9 @@
 // The packet walk (dataplane/trace/) as evidence lines: what kube-proxy's rules on a node do to one
 // packet a process on that node sends, e.g. an ICMP echo or a TCP SYN to a ClusterIP.
-import type { TraceProtocol } from '../dataplane/trace/trace.js';
-import type { CheckContext } from './context.js';
-import { computed } from '../evidence.js';
-import { percent, type Evidence } from '../model.js';
+import type { TraceProtocol } from '../../dataplane/trace/trace.js';
+import type { CheckContext } from '../context.js';
+import { computed } from '../../evidence.js';
+import { percent, type Evidence } from '../../model.js';
 
 export interface WalkRequest {
   dst: string;

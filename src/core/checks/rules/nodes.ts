@@ -1,9 +1,9 @@
 // Step 7 on many nodes: nodes in the same condition for the Service are one finding ("4,996
 // nodes (a, b, c and 4,993 more): 80/TCP -> 5 endpoints in nftables, as expected"), so the step
 // grows with the conditions found, not with the nodes read.
-import { seen } from '../evidence.js';
-import { thousands, type Finding } from '../model.js';
-import { namedFew } from '../nodes/access.js';
+import { seen } from '../../evidence.js';
+import { thousands, type Finding } from '../../model.js';
+import { namedFew } from '../../nodes/access.js';
 
 /** One node's finding, its title not naming the node; `label` is its family ("IPv6: "), and
  * `named` says whether a finding of this node alone names it in its title. */

@@ -1,14 +1,14 @@
-// Each BPF map entry's behaviour against the entry kdebug expects the agent to write (maps.ts):
+// Each BPF map entry's behaviour against the entry kdebug expects the agent to write (expected.ts):
 // the flags that change where packets go or who may send them (traffic policies and their
 // scopes, DSR, the source-range check and its policy), the source ranges, session affinity, the
 // backend selection and reverse NAT; each where the listing shows it and the agent's release and
 // settings as read make it known.
-import type { Service } from '../../kube/objects.js';
-import { canonicalCidrOf } from '../../ipv6.js';
-import type { ServicePortName } from '../../model.js';
-import { lineAt, type AddFinding } from '../drift.js';
-import type { KnownMapFlags } from './agent.js';
-import type { ExpectedFrontend } from './expected.js';
+import type { Service } from '../../../kube/objects.js';
+import { canonicalCidrOf } from '../../../ipv6.js';
+import type { ServicePortName } from '../../../model.js';
+import { lineAt, type AddFinding } from '../../drift.js';
+import type { KnownMapFlags } from '../agent.js';
+import type { ExpectedFrontend } from '../expected.js';
 import {
   formatAddress,
   frontendKey,
@@ -17,8 +17,8 @@ import {
   type CiliumFrontend,
   type CiliumMapKind,
   type CiliumTable,
-} from './listing.js';
-import { expectedMaps, type CiliumMapOptions, type ExpectedMapEntry } from './maps.js';
+} from '../listing.js';
+import { expectedMaps, type CiliumMapOptions, type ExpectedMapEntry } from './expected.js';
 
 /** What the expected map entries are made from, and what of them the agent makes known. */
 export interface MapExpectations {

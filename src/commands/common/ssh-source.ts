@@ -6,7 +6,7 @@ import {
   type SourceContext,
   type SourceFlags,
   type SourcedFacts,
-} from '../cluster/facts-source.js';
+} from '../../cluster/facts-source.js';
 import { UsageError } from './io.js';
 
 /** The facts of --snapshot or the live cluster; with --ssh (a snapshot's, one node) `ssh` names

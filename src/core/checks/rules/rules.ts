@@ -1,14 +1,14 @@
 // Step 7: per node, the Service's tree read back from the node's rules, and the drift from what
 // kube-proxy should have written there. The node that differs from the others is named.
-import { computed, seen, unseen } from '../evidence.js';
-import { reasonText } from '../nodes/choice.js';
-import { DriftInputError, driftToFinding, type DriftFinding } from '../dataplane/drift.js';
-import { isWindows, type Service, type ServicePort } from '../kube/objects.js';
-import type { Evidence, Finding } from '../model.js';
-import { byReason, namedFew, rulesReadError } from '../nodes/access.js';
-import type { NodeAnalysis } from '../analysis.js';
-import { nodeDump } from '../facts.js';
-import { clusterTrafficEndpoints, type ServiceTree } from '../dataplane/trees.js';
+import { computed, seen, unseen } from '../../evidence.js';
+import { reasonText } from '../../nodes/choice.js';
+import { DriftInputError, driftToFinding, type DriftFinding } from '../../dataplane/drift.js';
+import { isWindows, type Service, type ServicePort } from '../../kube/objects.js';
+import type { Evidence, Finding } from '../../model.js';
+import { byReason, namedFew, rulesReadError } from '../../nodes/access.js';
+import type { NodeAnalysis } from '../../analysis.js';
+import { nodeDump } from '../../facts.js';
+import { clusterTrafficEndpoints, type ServiceTree } from '../../dataplane/trees.js';
 import {
   type Check,
   consequence,
@@ -22,20 +22,20 @@ import {
   otherWay,
   pending,
   saveNodeOutput,
-} from './check.js';
-import { kdebug, valid } from '../next-command.js';
-import { modeTraits } from '../dataplane/dataplane.js';
-import type { CheckContext } from './context.js';
+} from '../check.js';
+import { kdebug, valid } from '../../next-command.js';
+import { modeTraits } from '../../dataplane/dataplane.js';
+import type { CheckContext } from '../context.js';
 import {
   ciliumNodes,
   kubeProxyLogs,
   proxyModes,
   replacement,
   withSyncShown,
-} from './kube-proxy.js';
-import { tableNode } from './rules-table.js';
-import { byCondition, type OnNode } from './rules-nodes.js';
-import { percent, thousands } from '../model.js';
+} from '../kube-proxy.js';
+import { tableNode } from './table.js';
+import { byCondition, type OnNode } from './nodes.js';
+import { percent, thousands } from '../../model.js';
 
 const finding = findingOf('rules');
 

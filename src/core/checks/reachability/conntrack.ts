@@ -8,15 +8,15 @@ import {
   parseConntrackStats,
   type ConntrackEntry,
   type ConntrackStats,
-} from '../conntrack.js';
-import type { Service } from '../kube/objects.js';
-import { seen, unseen } from '../evidence.js';
-import type { Evidence, Finding } from '../model.js';
-import { nodeErrorsOf } from '../nodes/access.js';
-import { commandStem } from '../nodes/commands.js';
-import { onNode, valid } from '../next-command.js';
-import { count, findingOf, list } from './check.js';
-import type { CheckContext } from './context.js';
+} from '../../conntrack.js';
+import type { Service } from '../../kube/objects.js';
+import { seen, unseen } from '../../evidence.js';
+import type { Evidence, Finding } from '../../model.js';
+import { nodeErrorsOf } from '../../nodes/access.js';
+import { commandStem } from '../../nodes/commands.js';
+import { onNode, valid } from '../../next-command.js';
+import { count, findingOf, list } from '../check.js';
+import type { CheckContext } from '../context.js';
 
 const finding = findingOf('reachability');
 

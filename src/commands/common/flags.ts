@@ -1,11 +1,11 @@
 // The flags several commands share (how a live run reaches the nodes), and how a command adds
 // its examples to --help. Each command defines its own flags beside its handler.
 import { Option, type Command } from 'commander';
-import { DEFAULT_DEBUG_IMAGE } from '../cluster/debug-image.js';
-import { DEFAULT_MAX_OUTPUT_MIB } from '../core/not-read.js';
+import { DEFAULT_DEBUG_IMAGE } from '../../cluster/debug-image.js';
+import { DEFAULT_MAX_OUTPUT_MIB } from '../../core/not-read.js';
 import { SELF } from './invocation.js';
 import { textWidth, type GlobalOptions } from './io.js';
-import { wrap, wrapCommand } from '../output/wrap.js';
+import { wrap, wrapCommand } from '../../output/wrap.js';
 
 /** What a command's action hands back: its exit code, to come. */
 export type Run = (code: Promise<number>) => void;

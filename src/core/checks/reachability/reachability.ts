@@ -1,11 +1,11 @@
 // Step 8: does a connection get through? The recorded probes from the nodes: TCP (or UDP) to
 // ClusterIP:port and to each endpoint directly, ICMP echo to the ClusterIP. Then why ping and
 // curl disagree in this cluster's proxy mode, with the rules (and the packet walk) as proof.
-import { read, seen, stateSeen, unseen } from '../evidence.js';
-import type { Service, ServicePort } from '../kube/objects.js';
-import type { Evidence, Finding } from '../model.js';
-import { kdebug, kubectl, valid, w } from '../next-command.js';
-import { parseIpBrief, type ProbeResult } from '../nodes/outputs.js';
+import { read, seen, stateSeen, unseen } from '../../evidence.js';
+import type { Service, ServicePort } from '../../kube/objects.js';
+import type { Evidence, Finding } from '../../model.js';
+import { kdebug, kubectl, valid, w } from '../../next-command.js';
+import { parseIpBrief, type ProbeResult } from '../../nodes/outputs.js';
 import {
   type Check,
   consequence,
@@ -19,9 +19,9 @@ import {
   otherWay,
   pending,
   podsWithAddress,
-} from './check.js';
-import type { CheckContext } from './context.js';
-import { ciliumNodes, clusterMode, replacement } from './kube-proxy.js';
+} from '../check.js';
+import type { CheckContext } from '../context.js';
+import { ciliumNodes, clusterMode, replacement } from '../kube-proxy.js';
 import {
   connectProbe,
   idleProbers,
@@ -30,13 +30,13 @@ import {
   probeText,
   probingNodes,
   type NodeProbe,
-} from './node-probes.js';
-import { treeOf } from './rules.js';
+} from './probes.js';
+import { treeOf } from '../rules/rules.js';
 import { clientAdmitted, policiesFor, together } from './network-policy.js';
 import { conntrackFindings } from './conntrack.js';
 import { packetWalk } from './packet-evidence.js';
-import { hostPort } from '../ipv6.js';
-import { modeTraits } from '../dataplane/dataplane.js';
+import { hostPort } from '../../ipv6.js';
+import { modeTraits } from '../../dataplane/dataplane.js';
 
 const finding = findingOf('reachability');
 
