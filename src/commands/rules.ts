@@ -16,7 +16,14 @@ import { buildIpvsTrees } from '../core/dataplane/ipvs/trees.js';
 import { pickNodes, readFacts, sshRulesText, type SourceFlags } from '../cluster/facts-source.js';
 import { parseCilium } from '../core/dataplane/cilium/read.js';
 import { buildCiliumTrees } from '../core/dataplane/cilium/trees.js';
-import { rulesJson, rulesText, searchJson, searchText, type RulesDump } from '../output/rules.js';
+import {
+  rulesJson,
+  rulesText,
+  searchJson,
+  searchText,
+  type RulesDump,
+  type RulesSource,
+} from '../output/rules.js';
 import {
   dumpFile,
   EXIT,
@@ -101,7 +108,7 @@ export async function rulesCommand(o: RulesOptions, g: GlobalOptions): Promise<n
       source: d.label,
       ruleset,
     });
-    return print(o, shown, ruleset, node.trees()!, { label: shownLabel(o, d) });
+    return print(o, shown, ruleset, node.trees()!, { label: shownLabel(o, d), file: d.file });
   }
   // a snapshot's node, or without one the live cluster's (read again on ctrl-r in the TUI)
   const source = await readFacts(o, sourceContext(g), { rules: true });
@@ -113,17 +120,19 @@ export async function rulesCommand(o: RulesOptions, g: GlobalOptions): Promise<n
     return interactive({ ...common, facts: source.facts, load, snapshot }, g);
   }
   const [name] = pickNodes(source.facts, source.label, o, 'recorded rules');
+  const fileOf = dumpFile(o);
   // a node that recorded only ip6tables-save shows those
-  const node = new Analysis(source.facts, { fileOf: dumpFile(o), table: o.table }).node(
+  const node = new Analysis(source.facts, { fileOf, table: o.table }).node(
     name!,
     undefined,
     recordedFamily(source.facts, name!),
   );
   const dataplane = node.dataplane();
+  const at = (dump: string) => ({ label: `node ${name}`, node: name, file: fileOf(name!, dump) });
   if (dataplane?.mode === 'nftables' || dataplane?.mode === 'ipvs' || dataplane?.mode === 'cilium')
-    return print(o, shown, dataplane.table, node.trees()!, { label: `node ${name}`, node: name });
+    return print(o, shown, dataplane.table, node.trees()!, at(node.stateRead()!.source));
   const rs = node.ruleset();
-  return print(o, shown, rs, node.trees()!, { label: `node ${name}`, node: name });
+  return print(o, shown, rs, node.trees()!, at(node.rules()!.source));
 }
 
 /** `nft [-j] list table ip kube-proxy` (or `list ruleset`) output: kube-proxy's nftables table
@@ -151,7 +160,7 @@ function nftRules(
     );
   }
   const trees = buildNftServiceTrees(table);
-  return print(o, shown, table, trees, { label: shownLabel(o, d) });
+  return print(o, shown, table, trees, { label: shownLabel(o, d), file: d.file });
 }
 
 /** `ipvsadm -Ln` or `ipvsadm-save -n` output: IPVS mode's virtual servers as Service trees. */
@@ -161,7 +170,7 @@ function ipvsRules(o: RulesOptions, shown: string, d: GivenDump): number {
   const text = textOf(d);
   const table = parseIpvs(text, d.file);
   tellSkipped(table.skipped, d.file, 'an ipvsadm listing');
-  return print(o, shown, table, buildIpvsTrees(table), { label: shownLabel(o, d) });
+  return print(o, shown, table, buildIpvsTrees(table), { label: shownLabel(o, d), file: d.file });
 }
 
 /** A Cilium agent's listing (service list, bpf lb list, db/show frontends): its frontends as
@@ -175,6 +184,7 @@ function ciliumRules(o: RulesOptions, shown: string, d: GivenDump): number {
   const table = parseCilium(text, d.file);
   return print(o, shown, table, buildCiliumTrees(table, new Map()), {
     label: shownLabel(o, d),
+    file: d.file,
   });
 }
 
@@ -193,7 +203,7 @@ function print(
   shown: string,
   rs: RulesDump,
   trees: ServiceTrees,
-  source: { label: string; node?: string },
+  source: RulesSource,
 ): number {
   const json = shown === 'json';
   if (o.search !== undefined) {

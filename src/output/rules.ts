@@ -28,6 +28,8 @@ export interface RulesSource {
   /** "snapshot DIR node NODE", "file PATH", "ssh root@host" ... */
   label: string;
   node?: string;
+  /** The file the warnings' lines count in: FILE:LINE in the text. */
+  file?: string;
 }
 
 function entryText(e: EntryPoint): string {
@@ -126,13 +128,26 @@ function treeText(t: ServiceTree): string[] {
   return out;
 }
 
+/** A warning of a dump as `rules` says it: FILE:LINE first in the text where it has a line. */
+export interface RulesWarning {
+  line: number | null;
+  kind: string;
+  message: string;
+  /** Every line a summary warning stands for. */
+  lines?: number[];
+}
+
 /** Kinds of warning that are one skipped line each: summarised in one line when many. */
 const SKIPPED_LINE = new Set(['blank', 'prompt', 'command', 'prose', 'elision', 'fence', 'log']);
 const MANY = 3;
 
-/** The warnings of a parse, one a line; skipped lines in one summary line when there are many. */
-export function warningLines(rs: Ruleset): string[] {
-  const skipped = rs.warnings.filter((w) => SKIPPED_LINE.has(w.kind));
+/** One warning as a line of text: at FILE:LINE where it has a line (`line N` with no file). */
+const warningText = (w: RulesWarning, file: string | undefined) =>
+  `warning: ${w.line === null ? '' : file !== undefined ? `${file}:${w.line}: ` : `line ${w.line}: `}${w.message}`;
+
+/** The warnings, one a line; skipped lines in one summary line when there are many. */
+function warningLines(warnings: RulesWarning[], file: string | undefined): string[] {
+  const skipped = warnings.filter((w) => SKIPPED_LINE.has(w.kind));
   const out: string[] = [];
   if (skipped.length > MANY) {
     const lines = skipped.map((w) => w.line);
@@ -141,9 +156,8 @@ export function warningLines(rs: Ruleset): string[] {
       `warning: ${count(skipped.length, 'line')} skipped: ${shown} — not rules (-o json lists each)`,
     );
   }
-  for (const w of rs.warnings)
-    if (skipped.length <= MANY || !SKIPPED_LINE.has(w.kind))
-      out.push(`warning: ${w.line ? `line ${w.line}: ` : ''}${w.message}`);
+  for (const w of warnings)
+    if (skipped.length <= MANY || !SKIPPED_LINE.has(w.kind)) out.push(warningText(w, file));
   return out;
 }
 
@@ -165,18 +179,17 @@ const CILIUM_FORM: Record<CiliumTable['form'], string> = {
   'maps-dump': 'BPF maps dump',
 };
 
-/** What a Cilium listing leaves out, one line each, with the line it starts at where one does. */
-function ciliumWarnings(d: CiliumTable): { line: number | null; message: string }[] {
-  const out: { line: number | null; message: string }[] = (d.cut ?? []).map((c) => ({
-    line: c.line,
-    message: `${d.source}:${c.line}: ${c.reason}: what is not in the paste is not shown, and nothing is said about it`,
-  }));
-  const say = (message: string, line: number | null = null) => out.push({ line, message });
-  for (const kind of d.unreadMaps ?? [])
-    say(`${d.source}: ${unreadMapText(kind)}: nothing is said about it`);
+/** What a Cilium listing leaves out, one warning each, at the line it starts at where one does. */
+function ciliumWarnings(d: CiliumTable): RulesWarning[] {
+  const out: RulesWarning[] = [];
+  const say = (message: string, line: number | null = null) =>
+    out.push({ line, kind: 'cilium', message });
+  for (const c of d.cut ?? [])
+    say(`${c.reason}: what is not in the paste is not shown, and nothing is said about it`, c.line);
+  for (const kind of d.unreadMaps ?? []) say(`${unreadMapText(kind)}: nothing is said about it`);
   if (d.unreadFrom !== undefined)
     say(
-      `line ${d.unreadFrom}: another command's output starts here; only the listing before it was read (give each listing to kdebug rules --file on its own)`,
+      "another command's output starts here; only the listing before it was read (give each listing to kdebug rules --file on its own)",
       d.unreadFrom,
     );
   if (d.form === 'db-backends')
@@ -186,22 +199,18 @@ function ciliumWarnings(d: CiliumTable): { line: number | null; message: string 
       'this listing prints no protocols (Cilium before 1.17): TCP and UDP frontends of one port are not told apart',
     );
   const drops = d.frontends.filter(isDropEntry);
-  if (drops.length > 0) {
-    const line = Math.min(...drops.map((f) => f.line));
+  if (drops.length > 0)
     say(
-      `${d.source}:${line}: ${count(drops.length, 'wildcard drop entry', 'wildcard drop entries')} (${listed(drops.map((f) => frontendKey(f)))}): Cilium 1.19+ drops traffic from outside the node to the other ports of that address; no Service port, so no tree`,
-      line,
+      `${count(drops.length, 'wildcard drop entry', 'wildcard drop entries')} (${listed(drops.map((f) => frontendKey(f)))}): Cilium 1.19+ drops traffic from outside the node to the other ports of that address; no Service port, so no tree`,
+      Math.min(...drops.map((f) => f.line)),
     );
-  }
   // the drop entries are said above: the flags are the Service frontends'
   const flagged = d.frontends.filter((f) => f.flags.length > 0 && !isDropEntry(f));
-  if (flagged.length > 0) {
-    const line = Math.min(...flagged.map((f) => f.flagsLine ?? f.line));
+  if (flagged.length > 0)
     say(
-      `${d.source}:${line}: flags of the listing, kept as listed and not compared here: ${listed(flagCounts(flagged))}`,
-      line,
+      `flags of the listing, kept as listed and not compared here: ${listed(flagCounts(flagged))}`,
+      Math.min(...flagged.map((f) => f.flagsLine ?? f.line)),
     );
-  }
   return out;
 }
 
@@ -226,26 +235,54 @@ const IPVS_VIEW: Record<IpvsTable['view'], string> = {
   counters: ' (ipvsadm counters: no scheduler, no weights)',
 };
 
-/** What an IPVS listing leaves out, one line each. */
-export function ipvsWarnings(d: IpvsTable): string[] {
-  const out: string[] = [];
+/** What an IPVS listing leaves out, one warning each. */
+function ipvsWarnings(d: IpvsTable): RulesWarning[] {
+  const out: RulesWarning[] = [];
+  const say = (message: string, line: number | null = null) =>
+    out.push({ line, kind: 'ipvs', message });
   if (d.names)
-    out.push(
+    say(
       '`ipvsadm -l` without -n prints host and port names: addresses are shown as printed, ports only where the name is a well-known one; run `ipvsadm -Ln` for numbers',
     );
   if (d.duplicates.length > 0)
-    out.push(
+    say(
       `line${d.duplicates.length === 1 ? '' : 's'} ${d.duplicates.join(', ')} repeat${d.duplicates.length === 1 ? 's' : ''} a virtual or real server already read (pasted twice?): read once`,
     );
   if (d.elided.length > 0)
-    out.push(
+    say(
       `line${d.elided.length === 1 ? '' : 's'} ${d.elided.join(', ')} elide${d.elided.length === 1 ? 's' : ''} part of the listing: virtual servers not in the paste are not shown`,
     );
   if (d.cut)
-    out.push(
+    say(
       `the listing ends mid-line at line ${d.cut}: it was cut there, and what came after was not read`,
+      d.cut,
     );
   return out;
+}
+
+/** What an nftables listing leaves out or how it was read, one warning each. */
+function nftWarnings(t: NftTable): RulesWarning[] {
+  const leftOut = leftOutText(t);
+  return [
+    ...(t.paste?.notes ?? []).map((message) => ({ line: null, kind: 'view', message })),
+    ...skippedWarning(t.paste?.skipped ?? []),
+    ...(t.cut ? [{ line: t.cut.line, kind: 'cut-short', message: cutText(t) }] : []),
+    ...(t.elided ?? []).map((line) => ({
+      line,
+      kind: 'elision',
+      message:
+        'part of the table is elided here: what is not in the paste is not shown, and nothing is said about it',
+    })),
+    ...(leftOut ? [{ line: null, kind: 'abridged', message: leftOut }] : []),
+    ...(t.unread ?? []).map((u) => ({ line: u.line, kind: 'unread', message: unreadText(u) })),
+  ];
+}
+
+/** The dump's warnings, in the order the text and JSON say them. */
+function dumpWarnings(d: RulesDump): RulesWarning[] {
+  if (isCilium(d)) return ciliumWarnings(d);
+  if (isIpvs(d)) return ipvsWarnings(d);
+  return isNft(d) ? nftWarnings(d) : d.warnings;
 }
 
 function headline(d: RulesDump, label: string): string {
@@ -310,18 +347,9 @@ export function rulesText(
   width = Infinity,
 ): string {
   const out = [headline(dump, source.label)];
-  if (isCilium(dump)) out.push(...ciliumWarnings(dump).map((w) => `warning: ${w.message}`));
-  else if (!isNft(dump) && !isIpvs(dump)) out.push(...warningLines(dump));
-  if (isNft(dump)) out.push(...(dump.paste?.notes ?? []).map((n) => `warning: ${n}`));
-  if (isNft(dump) && dump.cut) out.push(`warning: ${cutText(dump)}`);
-  if (isNft(dump) && dump.elided)
-    out.push(
-      `warning: line${dump.elided.length === 1 ? '' : 's'} ${dump.elided.join(', ')} elide${dump.elided.length === 1 ? 's' : ''} part of the table: what is not in the paste is not shown, and nothing is said about it`,
-    );
-  const leftOut = isNft(dump) ? leftOutText(dump) : undefined;
-  if (leftOut) out.push(`warning: ${leftOut}`);
-  if (isNft(dump)) out.push(...(dump.unread ?? []).map((u) => `warning: ${unreadText(u)}`));
-  if (isIpvs(dump)) out.push(...ipvsWarnings(dump).map((w) => `warning: ${w}`));
+  // an nft paste's skipped lines are told on stderr as it is read
+  const said = dumpWarnings(dump).filter((w) => !isNft(dump) || w.kind !== 'skipped');
+  out.push(...warningLines(said, source.file));
   out.push('');
   if (trees.services.length === 0)
     out.push(
@@ -402,18 +430,14 @@ export function rulesDoc(dump: RulesDump, trees: ServiceTrees, source: RulesSour
             backends: ciliumBackends(dump),
             ...(dropEntries(dump) > 0 ? { dropEntries: dropEntries(dump) } : {}),
           },
-          warnings: ciliumWarnings(dump).map((w) => ({
-            line: w.line,
-            kind: 'cilium' as const, // a string would absorb iptables' warning type (its lines)
-            message: w.message,
-          })),
+          warnings: dumpWarnings(dump),
         }
       : isIpvs(dump)
         ? {
             mode: 'ipvs',
             view: dump.view,
             counts: { virtualServers: dump.services.length, realServers: realServers(dump) },
-            warnings: ipvsWarnings(dump).map((message) => ({ line: null, kind: 'ipvs', message })),
+            warnings: dumpWarnings(dump),
           }
         : isNft(dump)
           ? {
@@ -424,31 +448,7 @@ export function rulesDoc(dump: RulesDump, trees: ServiceTrees, source: RulesSour
                 rules: dump.chains.reduce((n, c) => n + c.rules.length, 0),
                 sets: dump.sets.length,
               },
-              warnings: [
-                ...(dump.paste?.notes ?? []).map((message) => ({
-                  line: null,
-                  kind: 'view',
-                  message,
-                })),
-                ...skippedWarning(dump.paste?.skipped ?? []),
-                ...(dump.cut
-                  ? [{ line: dump.cut.line, kind: 'cut-short', message: cutText(dump) }]
-                  : []),
-                ...(dump.elided ?? []).map((line) => ({
-                  line,
-                  kind: 'elision',
-                  message:
-                    'part of the table is elided here: what is not in the paste is not shown',
-                })),
-                ...[leftOutText(dump)].flatMap((message) =>
-                  message ? [{ line: null, kind: 'abridged', message }] : [],
-                ),
-                ...(dump.unread ?? []).map((u) => ({
-                  line: u.line,
-                  kind: 'unread',
-                  message: unreadText(u),
-                })),
-              ],
+              warnings: dumpWarnings(dump),
             }
           : {
               mode: 'iptables',
@@ -457,7 +457,7 @@ export function rulesDoc(dump: RulesDump, trees: ServiceTrees, source: RulesSour
                 chains: dump.chainCount,
                 rules: dump.ruleCount,
               },
-              warnings: dump.warnings,
+              warnings: dumpWarnings(dump),
               ...(dump.foreign.length > 0 ? { foreign: dump.foreign } : {}),
             }),
     services: trees.services.map(tree),
@@ -531,9 +531,10 @@ function nftNoService(t: NftTable): string {
   return `no Service entry in the paste: ${absent} (the paste holds part of the table: ${part.join(', ')})`;
 }
 
-/** A line of an nft listing the reader could not read: where, in which block, quoted. */
+/** A line of an nft listing the reader could not read (its line said apart): in which block,
+ * quoted. */
 const unreadText = (u: NftUnread) =>
-  `line ${u.line}${u.block ? ` (in ${u.block.kind} ${u.block.name})` : ''} was not read: "${u.text.length > 120 ? `${u.text.slice(0, 120)}…` : u.text}"; nothing is said of what it holds, and the Services it may bear on are said partial`;
+  `not read${u.block ? ` (in ${u.block.kind} ${u.block.name})` : ''}: "${u.text.length > 120 ? `${u.text.slice(0, 120)}…` : u.text}"; nothing is said of what it holds, and the Services it may bear on are said partial`;
 
 /** The lines around a pasted nft listing that are not part of it, as one JSON warning. */
 const skippedWarning = (lines: number[]) =>

@@ -220,7 +220,10 @@ describe('kdebug rules', () => {
       /inside table ip kube-proxy, map service-ips: it was cut there/,
     );
     const text = kdebug(['rules', '--file', '-'], { input: lines.slice(0, 60).join('\n') });
-    assert.match(text.stdout, /^warning: the listing ends at line 60 inside table ip kube-proxy/m);
+    assert.match(
+      text.stdout,
+      /^warning: <stdin>:60: the listing ends at line 60 inside table ip kube-proxy/m,
+    );
   });
 
   it("says how it read an nft paste (a diff's new side, lines skipped) in -o json's warnings and the text's", () => {
@@ -387,9 +390,9 @@ describe('kdebug rules', () => {
     const text = kdebug(['rules', '--file', '-', '-o', 'text'], { input: paste });
     assert.match(
       text.stdout,
-      /^warning: line 1: a shell prompt, skipped: "controlplane \$ kubectl/m,
+      /^warning: <stdin>:1: a shell prompt, skipped: "controlplane \$ kubectl/m,
     );
-    assert.match(text.stdout, /^warning: line 3: 22 lines had a prefix before the dump line/m);
+    assert.match(text.stdout, /^warning: <stdin>:3: 22 lines had a prefix before the dump line/m);
     assert.match(text.stdout, /^file <stdin>: 1 table \(nat\), 11 chains, 14 rules$/m);
   });
 

@@ -625,10 +625,10 @@ table ip kube-proxy { # handle 5
 }
 `);
     assert.ok(x.mode === 'nftables');
-    const text = rulesText(x.dump, x.trees, { label: 'p' });
+    const text = rulesText(x.dump, x.trees, { label: 'p', file: 'p.txt' });
     assert.match(
       text,
-      /warning: line 4 \(in map service-ips\) was not read: "10\.96\.0\.10 udp 53 : goto service-FY5PMXPG-kube-system\/kube-dns\/udp\/dns"/,
+      /warning: p\.txt:4: not read \(in map service-ips\): "10\.96\.0\.10 udp 53 : goto service-FY5PMXPG-kube-system\/kube-dns\/udp\/dns"/,
     );
     assert.doesNotMatch(text, /no Service rules found/);
     assert.match(

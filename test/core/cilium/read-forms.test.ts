@@ -66,7 +66,7 @@ describe('the CLI\'s own stderr in a paste ("error parsing frontend &{...}", no 
     );
     assert.equal(t.frontends[0]!.type, 'ClusterIP');
     assert.equal(t.cut?.[0]?.line, 1);
-    assert.match(t.cut[0]!.reason, /"error parsing svc: empty state"/);
+    assert.match(t.cut?.[0]?.reason ?? '', /"error parsing svc: empty state"/);
   });
 
   it('several glued after "empty state": each message is one, the first quoted whole', () => {

@@ -92,13 +92,19 @@ export type CiliumForm =
   | 'db-backends'
   | 'maps-dump';
 
+/** Where and why a listing is not whole. */
+export interface CiliumCut {
+  line: number;
+  reason: string;
+}
+
 export interface CiliumTable {
   form: CiliumForm;
   /** "nodes/NODE/cilium-service-list.txt", or the file a person gave. */
   source: string;
   frontends: CiliumFrontend[];
   /** Why the listing is not whole (rows left out, entries the CLI could not print), one reason
-   * each with the line it shows at: what it lacks is no claim. */
+   * each at the line it shows: what it lacks is no claim. */
   cut?: CiliumCut[];
   /** The line where a new command's output starts after the listing: not read with it. */
   unreadFrom?: number;

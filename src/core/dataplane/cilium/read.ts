@@ -196,9 +196,10 @@ const followedByRows = (lines: string[], k: number) =>
 /** A line where the author left rows out ("...", "[...]"): what follows is no full listing. */
 const ELIDED = /^(?:\.\.\.|\[\.\.\.\]|…)$/;
 
-const leftOut = (line: number, t: string): CiliumCut => ({
+/** Rows the author left out at `line`, quoted as marked. */
+const leftOut = (line: number, mark: string): CiliumCut => ({
   line,
-  reason: `rows left out ("${t}")`,
+  reason: `rows left out ("${mark}")`,
 });
 
 /** Calls `row` with each of the listing's rows after its header, trimmed, with its line number,
