@@ -756,7 +756,7 @@ TCP  10.96.0.10:53 rr
     const text = rulesText(x.dump, x.trees, { label: 'p' });
     assert.match(
       text,
-      /line 2: the dump looks cut short after line 1: line 2 ends mid-word in KUBE-SVC-BBBBBBBB, 8 of the 16 characters/,
+      /line 2: the paste is cut at line 2: it ends mid-word in KUBE-SVC-BBBBBBBB, 8 of the 16 characters/,
     );
     assert.doesNotMatch(text, /no endpoints/);
     // a whole name at the end is no cut
@@ -912,7 +912,7 @@ TCP  10.8.9.0:31851 rr
     assert.equal(x.dump.table('nat')!.chain('KUBE-SVC-H2F4SOSDHAEHZFXQ')!.ruleCount, 1);
     assert.match(
       x.dump.warnings.find((w) => w.kind === 'truncated')!.message,
-      /line 2 ends mid-rule \(a rule without its target\)/,
+      /cut at line 2: it ends mid-rule \(a rule without its target\)/,
     );
   });
 

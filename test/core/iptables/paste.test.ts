@@ -184,7 +184,7 @@ describe('pastes: what is not a rule is skipped and said, the rules are read', (
     const cut = parseIptables(`${lines(broken).slice(0, 12).join('\n')}\n[3:180]\n`);
     assert.match(
       cut.warnings.find((w) => w.kind === 'truncated')?.message ?? '',
-      /line 13 ends mid-rule \(a rule cut after its counters\)/,
+      /cut at line 13: it ends mid-rule \(a rule cut after its counters\)/,
     );
     // counters whose rule is not in the paste: said, not read as prose
     const alone = parseIptables('*nat\n:X - [0:0]\n-A X -j RETURN\n[3:180]\nCOMMIT\n');
@@ -406,10 +406,48 @@ describe('pastes cut short', () => {
       assert.match(
         w.message,
         new RegExp(
-          `cut short after line ${text.length - 1}: line ${text.length} ends mid-rule \\(unterminated quoted string\\)`,
+          `^the paste is cut at line ${text.length}: it ends mid-rule \\(unterminated quoted string\\)`,
         ),
       );
     }
+  });
+
+  // a *nat table whose last rule jumps to a Service chain, its name cut to `hash` characters
+  const nat = (hash: string, after: string[] = []) =>
+    [
+      '*nat',
+      ':KUBE-SERVICES - [0:0]',
+      `-A KUBE-SERVICES -d 10.96.0.1/32 -p tcp -m comment --comment "default/kubernetes:https cluster IP" -m tcp --dport 443 -j KUBE-SVC-${hash}`,
+      ...after,
+    ].join('\n');
+  const truncated = (rs: Ruleset) =>
+    rs.warnings.filter((w) => w.kind === 'truncated').map((w) => [w.line, w.message]);
+
+  it("a save table whose last line is cut says the cut once: its missing COMMIT is the cut's", () => {
+    const name = parseIptables(nat('AAAAAAA'));
+    assert.deepEqual(truncated(name), [
+      [
+        3,
+        'the paste is cut at line 3: it ends mid-word in KUBE-SVC-AAAAAAA, 7 of the 16 characters kube-proxy writes after KUBE-SVC-: the rule is read, the chain it names is not in the paste',
+      ],
+    ]);
+    // what it does not say, it still knows: the chain the cut falls in may go on past it
+    assert.match(name.table('nat')!.partial.get('KUBE-SERVICES') ?? '', /the paste is cut/);
+    const rule = parseIptables(`${nat('AAAAAAAAAAAAAAAA')}\n-A KUBE-SERVICES -d 10.96.0.10/32`);
+    assert.deepEqual(
+      truncated(rule).map(([line]) => line),
+      [4],
+    );
+    assert.match(String(truncated(rule)[0]![1]), /^the paste is cut at line 4: it ends mid-rule/);
+  });
+
+  it('a name cut short inside a table that also lacks its COMMIT: the missing COMMIT said on its own', () => {
+    // mid-paste a short name is no cut (the line goes on to its newline): the table's end is
+    const whole = `-A KUBE-SERVICES -d 10.96.0.2/32 -p tcp -m comment --comment "default/k:https cluster IP" -m tcp --dport 443 -j KUBE-SVC-BBBBBBBBBBBBBBBB`;
+    const rs = parseIptables(`${nat('AAAAAAA', [whole])}\n`);
+    assert.deepEqual(truncated(rs), [
+      [4, 'the dump looks cut short after line 4: table nat has no COMMIT; read up to there'],
+    ]);
   });
 });
 
@@ -489,7 +527,7 @@ describe('segments of an iptables-save dump', () => {
     const rs = parseIptables([...nat.slice(0, 2), ':KUBE-POS'].join('\n'));
     assert.match(
       rs.warnings.find((w) => w.kind === 'truncated')!.message,
-      /line 3 ends mid-line \(a chain declaration\), not read: ":KUBE-POS"/,
+      /cut at line 3: it ends mid-line \(a chain declaration\), not read: ":KUBE-POS"/,
     );
   });
 
@@ -557,7 +595,7 @@ describe('iptables -L pastes cut short', () => {
     assert.equal(rs.table('nat')!.chain('KUBE-SERVICES')!.ruleCount, 1);
     const w = rs.warnings.find((x) => x.kind === 'truncated')!;
     assert.equal(w.line, 4);
-    assert.match(w.message, /line 4 ends mid-rule/);
+    assert.match(w.message, /cut at line 4: it ends mid-rule/);
     assert.ok(rs.table('nat')!.partial.has('KUBE-SERVICES'));
     // -L prints the target first: the cut line names it, as the paste shows the line
     assert.match(
@@ -667,7 +705,11 @@ describe('iptables -L pastes cut short', () => {
       assert.equal(rs.table('nat')!.chain('KUBE-SERVICES')!.ruleCount, 1, last);
       const w = rs.warnings.find((x) => x.kind === 'truncated');
       assert.equal(w?.line, 4, last);
-      assert.match(w.message, new RegExp(`line 4 ends inside ${inside}, not read`), last);
+      assert.match(
+        w.message,
+        new RegExp(`cut at line 4: it ends inside ${inside}, not read`),
+        last,
+      );
       assert.ok(!rs.warnings.some((x) => x.kind === 'foreign'), last);
       // a Chain line cut ends the chain listed before it whole: only what follows is cut
       assert.deepEqual([...rs.table('nat')!.partial.keys()], [], last);
@@ -814,7 +856,7 @@ describe('iptables -L pastes cut short', () => {
     const rs = parseIptables([...plain.slice(0, 3), 'Cha'].join('\n'), { table: 'nat' });
     assert.match(
       rs.warnings.find((x) => x.kind === 'truncated')?.message ?? '',
-      /line 4 ends inside a Chain line or a rule's target, not read: "Cha"/,
+      /cut at line 4: it ends inside a Chain line or a rule's target, not read: "Cha"/,
     );
     assert.deepEqual([...rs.table('nat')!.partial.keys()], ['PREROUTING']);
   });

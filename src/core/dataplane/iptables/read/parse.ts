@@ -317,14 +317,14 @@ class DumpParser {
     }
     const head = this.options.listView?.cut;
     if (head?.head) this.cutInHead(head, head.head.chain);
-    if (this.current) {
-      this.spans.set(this.current, [this.spanStart, n]);
+    if (this.current) this.spans.set(this.current, [this.spanStart, n]);
+    // a last line cut inside the table is why it has no COMMIT: that cut says it, once
+    if (this.current && this.cutTable !== this.current)
       this.warn(
         'truncated',
         `the dump looks cut short after line ${this.lineNo}: table ${this.current.name} has no COMMIT; read up to there`,
         this.lineNo,
       );
-    }
     this.closeSection();
     for (const t of this.tables) this.markPartial(t);
     this.mergeLogs();
@@ -885,7 +885,7 @@ class DumpParser {
     table.partial.set(name, 'its name is cut at the end of the paste: the chain is not in it');
     this.warn(
       'truncated',
-      `the dump looks cut short${this.lineNo > 1 ? ` after line ${this.lineNo - 1}` : ''}: line ${this.lineNo} ends mid-word in ${name}, ${name.length - prefix.length} of the 16 characters kube-proxy writes after ${prefix}: the rule is read, the chain it names is not in the paste`,
+      `${cutAt(this.lineNo)}: it ends mid-word in ${name}, ${name.length - prefix.length} of the 16 characters kube-proxy writes after ${prefix}: the rule is read, the chain it names is not in the paste`,
     );
   }
 
@@ -986,7 +986,7 @@ class DumpParser {
         : [reason, text(this.buf, this.lineStart, this.lineEnd)];
     this.warn(
       'truncated',
-      `the dump looks cut short${this.lineNo > 1 ? ` after line ${this.lineNo - 1}` : ''}: line ${this.lineNo} ends ${where} (${why}), not read: "${excerpt(shown)}"`,
+      `${cutAt(this.lineNo)}: it ends ${where} (${why}), not read: "${excerpt(shown)}"`,
     );
   }
 
@@ -1000,7 +1000,7 @@ class DumpParser {
       'truncated',
       cut.head?.read
         ? `the dump looks cut short after line ${cut.line}: the paste ends ${cut.reason}`
-        : `the dump looks cut short after line ${cut.line - 1}: line ${cut.line} ends ${cut.reason}, not read: "${excerpt(cut.text)}"`,
+        : `${cutAt(cut.line)}: it ends ${cut.reason}, not read: "${excerpt(cut.text)}"`,
       cut.line,
     );
   }
@@ -1145,6 +1145,9 @@ function firstRule(line: string): string {
   }
   return line;
 }
+
+/** A paste whose last line ends where it was cut, mid-line (the lines before it whole). */
+const cutAt = (line: number) => `the paste is cut at line ${line}`;
 
 /** A jump ending the line in a kube-proxy chain's name shorter than its 16 hash characters. */
 const CUT_NAME = / -[jg] (KUBE-(?:SVC|SVL|SEP|EXT|FW|XLB)-[A-Z2-7]{0,15})$/;
