@@ -11,6 +11,7 @@ import {
   isNftJson,
   missingSets,
   parseNftJson,
+  type NftTable,
 } from '../../src/core/dataplane/nftables/listing.js';
 import { isNftText, parseNftText } from '../../src/core/dataplane/nftables/read-text.js';
 import { Analysis } from '../../src/core/analysis.js';
@@ -403,6 +404,35 @@ describe('the nft text listing', () => {
         `nft-ip-kube-proxy-text\\.txt ends at line ${at + 1} inside table ip kube-proxy, map service-ips: the listing was cut`,
       ),
     );
+  });
+
+  // a paste's warnings as `rules -o json` gives them: [kind, line]
+  const warned = (t: NftTable) =>
+    rulesDoc(t, buildNftServiceTrees(t), { label: 'x.txt' }).warnings.map((w) => [w.kind, w.line]);
+
+  it('a paste cut mid-line: that line is the cut, said once, not also a line not read', () => {
+    const lines = text.split('\n');
+    const at = lines.findIndex((l) => l.includes('elements = {'));
+    // the element list, and a chain's first line, cut a few characters in
+    for (const k of [at, lines.findIndex((l) => l.trim().startsWith('chain '))]) {
+      const cut = parseNftText([...lines.slice(0, k), lines[k]!.slice(0, 16)].join('\n'), 'x.txt')
+        .tables[0]!;
+      assert.equal(cut.cut?.line, k + 1);
+      assert.equal(cut.unread, undefined);
+      assert.deepEqual(warned(cut), [['cut-short', k + 1]]);
+    }
+  });
+
+  it('a paste that ends in "..." inside the table: the elision said, not a cut besides', () => {
+    const lines = text.split('\n');
+    const at = lines.findIndex((l) => l.trim().startsWith('chain services'));
+    const elided = parseNftText([...lines.slice(0, at), '\t...'].join('\n'), 'x.txt').tables[0]!;
+    assert.equal(elided.cut, undefined);
+    assert.deepEqual(warned(elided), [['elision', at + 1]]);
+    // what the elision hides is still not claimed: a Service whose chain is past it is partial
+    const trees = buildNftServiceTrees(elided);
+    assert.ok(trees.services.length > 0);
+    for (const x of trees.services) assert.match(x.partial ?? '', /elides lines/, x.name);
   });
 
   // the listing with `edits` applied (each: a line's text, and the lines that replace it), and

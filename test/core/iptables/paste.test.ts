@@ -441,6 +441,34 @@ describe('pastes cut short', () => {
     assert.match(String(truncated(rule)[0]![1]), /^the paste is cut at line 4: it ends mid-rule/);
   });
 
+  it('a save table that ends in "...": the elision is why it has no COMMIT, said once', () => {
+    const whole = nat('AAAAAAAAAAAAAAAA');
+    const rs = parseIptables(`${whole}\n...\n\n`);
+    assert.deepEqual(
+      rs.warnings.filter((w) => w.kind !== 'blank').map((w) => [w.kind, w.line, w.message]),
+      [
+        [
+          'truncated',
+          4,
+          'the paste ends in an elision at line 4 ("..."): the rest of table nat, its COMMIT with it, is not in the paste; read up to there',
+        ],
+      ],
+    );
+    assert.equal(
+      rs.table('nat')!.partial.get('KUBE-SERVICES'),
+      'the paste elides lines after it: more of its rules may be there',
+    );
+    // an elision with rules after it is one of its own: the missing COMMIT is the paste's end
+    const inside = parseIptables(`${whole}\n...\n-A KUBE-SERVICES -j RETURN\n`);
+    assert.deepEqual(
+      inside.warnings.map((w) => [w.kind, w.line]),
+      [
+        ['elision', 4],
+        ['truncated', 5],
+      ],
+    );
+  });
+
   it('a name cut short inside a table that also lacks its COMMIT: the missing COMMIT said on its own', () => {
     // mid-paste a short name is no cut (the line goes on to its newline): the table's end is
     const whole = `-A KUBE-SERVICES -d 10.96.0.2/32 -p tcp -m comment --comment "default/k:https cluster IP" -m tcp --dport 443 -j KUBE-SVC-BBBBBBBBBBBBBBBB`;

@@ -265,6 +265,7 @@ class DumpParser {
   private legacyWarning: number | undefined; // iptables-nft's "legacy tables present" line
   private readonly saveForm = new Set<Table>(); // tables read from iptables-save lines (":CHAIN")
   private cutTable: Table | undefined; // the table whose last line ends mid-rule
+  private endsElided: { table: Table; line: number; text: string } | undefined; // "..." at the end
   private nextJoin = -2; // where the next " -A " inside a line may be (-1: none left)
   private readonly whole: Buffer;
   private readonly elided = new Map<Table, number[]>(); // "..." lines: the chain read before each
@@ -317,13 +318,18 @@ class DumpParser {
     }
     const head = this.options.listView?.cut;
     if (head?.head) this.cutInHead(head, head.head.chain);
-    if (this.current) this.spans.set(this.current, [this.spanStart, n]);
-    // a last line cut inside the table is why it has no COMMIT: that cut says it, once
-    if (this.current && this.cutTable !== this.current)
+    const open = this.current;
+    if (open) this.spans.set(open, [this.spanStart, n]);
+    // a last line cut inside the table is why it has no COMMIT: the cut says it, once; a "..."
+    // ending it is said here, as why, and not as a line skipped besides
+    const end = this.endsElided;
+    if (open && open !== this.cutTable)
       this.warn(
         'truncated',
-        `the dump looks cut short after line ${this.lineNo}: table ${this.current.name} has no COMMIT; read up to there`,
-        this.lineNo,
+        end
+          ? `the paste ends in an elision at line ${end.line} ("${excerpt(end.text)}"): the rest of table ${open.name}, its COMMIT with it, is not in the paste; read up to there`
+          : `the dump looks cut short after line ${this.lineNo}: table ${open.name} has no COMMIT; read up to there`,
+        end?.line ?? this.lineNo,
       );
     this.closeSection();
     for (const t of this.tables) this.markPartial(t);
@@ -401,6 +407,11 @@ class DumpParser {
     if (cls.kind === 'foreign' || (cls.kind === 'prose' && this.lastForeign))
       return this.foreignLine(cls.kind === 'foreign' ? cls.foreign : this.lastForeign!);
     if (cls.kind === 'elision') this.elision();
+    // a "..." that ends the paste inside a table is why it has no COMMIT: said with it, once
+    if (cls.kind === 'elision' && last && this.current) {
+      this.endsElided = { table: this.current, line: this.lineNo, text: text(b, s, e) };
+      return;
+    }
     if (cls.kind === 'prompt' || cls.kind === 'command' || cls.kind === 'prose')
       this.noteTyped(text(b, s, e), cls.kind !== 'prose');
     this.skip(cls.kind === 'prefix' ? 'prose' : cls.kind);
@@ -904,7 +915,8 @@ class DumpParser {
           t.nameOf(c),
           'the paste elides lines after it: more of its rules may be there',
         );
-    const cut = noCommit || this.cutTable === t;
+    // a table the paste's last line elides is left open there, not cut
+    const cut = (noCommit && this.endsElided?.table !== t) || this.cutTable === t;
     // iptables -L lists each chain's rules under its Chain line: only the one cut may go on
     const listed = this.options.listView !== undefined;
     let declared = false;
