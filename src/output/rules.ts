@@ -7,7 +7,7 @@ import type { Ruleset } from '../core/dataplane/iptables/read/parse.js';
 import type { SearchHit } from '../core/dataplane/search.js';
 import { count } from '../core/checks/check.js';
 import { portNameText } from '../core/model.js';
-import { sanitize, jsonText } from '../core/sanitize.js';
+import { excerpt, sanitize, jsonText } from '../core/sanitize.js';
 import {
   ENTRY_KIND_TEXT,
   type EntryPoint,
@@ -534,7 +534,7 @@ function nftNoService(t: NftTable): string {
 /** A line of an nft listing the reader could not read (its line said apart): in which block,
  * quoted. */
 const unreadText = (u: NftUnread) =>
-  `not read${u.block ? ` (in ${u.block.kind} ${u.block.name})` : ''}: "${u.text.length > 120 ? `${u.text.slice(0, 120)}…` : u.text}"; nothing is said of what it holds, and the Services it may bear on are said partial`;
+  `not read${u.block ? ` (in ${u.block.kind} ${u.block.name})` : ''}: "${excerpt(u.text, 120)}"; nothing is said of what it holds, and the Services it may bear on are said partial`;
 
 /** The lines around a pasted nft listing that are not part of it, as one JSON warning. */
 const skippedWarning = (lines: number[]) =>

@@ -58,6 +58,23 @@ describe('rules --file: a warning with a line is said at FILE:LINE', () => {
     saysEachAt(file, ['--file', file], ['ipvs']);
   });
 
+  it('a line quoted from the paste shows its control characters escaped (nft, Cilium)', () => {
+    const nft =
+      'table ip kube-proxy {\n\tmap service-ips {\n\t\ttype ipv4_addr . inet_proto . inet_service : verdict\n\t\telements = { 10.96.0.10 udp 53 \x1b[31m: goto service-FY5PMXPG-kube-system/kube-dns/udp/dns }\n\t}\n}\n';
+    const cilium =
+      'ID   Frontend        Backend\n1    10.96.0.1:443   1 => 10.0.0.1:6443\nerror parsing frontend &{IP:<nil> \x1b[31mPort:9093}\n';
+    for (const [input, kind] of [
+      [nft, 'unread'],
+      [cilium, 'cilium'],
+    ] as const) {
+      const { said, lined } = both(['--file', '-'], input);
+      const w = lined.find((x) => x.kind === kind)!;
+      assert.match(w.message, /\\x1b\[31m/);
+      assert.ok(!w.message.includes('\x1b'), w.message);
+      assert.ok(said.includes(`warning: <stdin>:${w.line}: ${w.message}`), said.join('\n'));
+    }
+  });
+
   it('Cilium: rows left out, and where another command starts (read from stdin)', () => {
     const file = `${PASTES}/cilium-docs-cilium-dbg-service-list-misaligned.txt`;
     saysEachAt(file, ['--file', file], ['cilium']);

@@ -19,6 +19,7 @@ import {
 } from './listing.js';
 import { withoutAgentErrors } from './agent-errors.js';
 import { mapsDump } from './maps/read-dump.js';
+import { excerpt } from '../../sanitize.js';
 
 const HEADERS: [RegExp, CiliumForm][] = [
   [/^(?:ID\s+)?Frontend\s+(?:Service Type\s+)?Backend\b/, 'service-list'],
@@ -120,7 +121,6 @@ function parseListing(text: string, source: string): CiliumTable {
   const { text: clean, first } = withoutAgentErrors(text.replace(/\r/g, ''));
   const table = parseForm(clean, source);
   if (!first) return table;
-  const what = first.what.length > 80 ? `${first.what.slice(0, 80)}...` : first.what;
   const more = first.count > 1 ? ` and ${first.count - 1} more such errors` : '';
   return {
     ...table,
@@ -128,7 +128,7 @@ function parseListing(text: string, source: string): CiliumTable {
       ...(table.cut ?? []),
       {
         line: first.line,
-        reason: `Cilium's CLI printed "${what}"${more}: the entries it could not parse are not in its listing`,
+        reason: `Cilium's CLI printed "${excerpt(first.what)}"${more}: the entries it could not parse are not in its listing`,
       },
     ],
   };

@@ -3,6 +3,7 @@
 // expressions (its stable machine format); what the Service trees need is read from them in
 // trees.ts. Bad input gets FILE:LINE, as the iptables parser gives.
 import { ListingParseError } from '../listing-error.js';
+import { escapeControls, excerpt } from '../../sanitize.js';
 
 export type NftFamily = 'ip' | 'ip6' | 'inet' | 'arp' | 'bridge' | 'netdev';
 
@@ -81,7 +82,7 @@ export interface NftUnread {
 
 /** A line not read, as evidence names it: "FILE:LINE (in map NAME): \"TEXT\"". */
 export const unreadAt = (source: string, u: NftUnread) =>
-  `${source}:${u.line}${u.block ? ` (in ${u.block.kind} ${u.block.name})` : ''}: "${u.text.length > 80 ? `${u.text.slice(0, 80)}…` : u.text}"`;
+  `${source}:${u.line}${u.block ? ` (in ${u.block.kind} ${u.block.name})` : ''}: "${excerpt(u.text)}"`;
 
 export interface NftListing {
   /** The nft that printed it ("1.0.6"), when it said. */
