@@ -240,16 +240,21 @@ function ipvsWarnings(d: IpvsTable): RulesWarning[] {
   const out: RulesWarning[] = [];
   const say = (message: string, line: number | null = null) =>
     out.push({ line, kind: 'ipvs', message });
+  // one warning for many lines: at the first, with every line it stands for
+  const sayAt = (lines: number[], message: string) =>
+    out.push({ line: lines[0]!, kind: 'ipvs', message, lines });
   if (d.names)
     say(
       '`ipvsadm -l` without -n prints host and port names: addresses are shown as printed, ports only where the name is a well-known one; run `ipvsadm -Ln` for numbers',
     );
   if (d.duplicates.length > 0)
-    say(
+    sayAt(
+      d.duplicates,
       `line${d.duplicates.length === 1 ? '' : 's'} ${d.duplicates.join(', ')} repeat${d.duplicates.length === 1 ? 's' : ''} a virtual or real server already read (pasted twice?): read once`,
     );
   if (d.elided.length > 0)
-    say(
+    sayAt(
+      d.elided,
       `line${d.elided.length === 1 ? '' : 's'} ${d.elided.join(', ')} elide${d.elided.length === 1 ? 's' : ''} part of the listing: virtual servers not in the paste are not shown`,
     );
   if (d.cut)

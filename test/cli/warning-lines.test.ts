@@ -9,7 +9,9 @@ import { kdebug } from '../support/cli.js';
 const WIDE = { env: { COLUMNS: '4000' } };
 const PASTES = 'test/fixtures/pastes';
 
-type Doc = { warnings: { line: number | null; kind: string; message: string }[] };
+type Doc = {
+  warnings: { line: number | null; kind: string; message: string; lines?: number[] }[];
+};
 
 /** The text's warning lines, and the JSON's warnings that have a line (an nft paste's skipped
  * lines are told on stderr, not in the text). */
@@ -53,9 +55,18 @@ describe('rules --file: a warning with a line is said at FILE:LINE', () => {
     saysEachAt(cut, ['--file', cut], ['cut-short']);
   });
 
-  it('ipvsadm -Ln: where it is cut', () => {
+  it('ipvsadm -Ln: where it is cut; its elisions, at the first', () => {
     const file = `${PASTES}/k8s-123948-ipvsadm-ln-sudo-prompt-nodeport-without-real-servers-cut.txt`;
     saysEachAt(file, ['--file', file], ['ipvs']);
+    const elided = `${PASTES}/k8s-77077-ipvsadm-ln-indented-elisions-kubespray.txt`;
+    saysEachAt(elided, ['--file', elided], ['ipvs']);
+    assert.deepEqual(both(['--file', elided]).lined[0], {
+      line: 5,
+      kind: 'ipvs',
+      message:
+        'lines 5, 10 elide part of the listing: virtual servers not in the paste are not shown',
+      lines: [5, 10],
+    });
   });
 
   it('a line quoted from the paste shows its control characters escaped (nft, Cilium)', () => {
