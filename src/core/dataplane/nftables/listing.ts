@@ -3,7 +3,7 @@
 // expressions (its stable machine format); what the Service trees need is read from them in
 // trees.ts. Bad input gets FILE:LINE, as the iptables parser gives.
 import { ListingParseError } from '../listing-error.js';
-import { escapeControls, excerpt } from '../../sanitize.js';
+import { excerpt } from '../../sanitize.js';
 
 export type NftFamily = 'ip' | 'ip6' | 'inet' | 'arp' | 'bridge' | 'netdev';
 
