@@ -90,19 +90,17 @@ describe('kdebug rules', () => {
         'warning: <stdin>:4: Cilium\'s CLI printed "error parsing frontend &{IP:<nil> Port:9093 Protocol:TCP}": the entries it could not parse are not in its listing: what is not in the paste is not shown, and nothing is said about it',
       ],
     );
-    // -o json: each warning at the line the listing is cut at, the same line its text names
+    // -o json: each warning at the line the listing is cut at, the line its text names; the
+    // message is the same words, the position only in its field
     const doc = JSON.parse(kdebug(['rules', '--file', '-', '-o', 'json'], { input }).stdout) as {
       warnings: { line: number | null; message: string }[];
     };
     assert.deepEqual(
-      doc.warnings.map((w) => [w.line, /^<stdin>:(\d+): /.exec(w.message)?.[1]]),
-      [
-        [2, '2'],
-        [4, '4'],
-        // no protocols printed: the whole listing's, no line
-        [null, undefined],
-      ],
+      doc.warnings.map((w) => w.line),
+      // no protocols printed: the whole listing's, no line
+      [2, 4, null],
     );
+    assert.ok(doc.warnings.every((w) => !w.message.startsWith('<stdin>')));
   });
 
   it('says which map a Cilium maps dump lacks whole: not read, not an empty map', () => {
@@ -114,7 +112,7 @@ describe('kdebug rules', () => {
     assert.equal(r.code, 0, r.stderr);
     assert.match(
       r.stdout,
-      /^warning: <stdin>: no REV line, though every Service entry has one: the reverse-NAT map is not in the dump, so the addresses replies get back are not read: nothing is said about it$/m,
+      /^warning: no REV line, though every Service entry has one: the reverse-NAT map is not in the dump, so the addresses replies get back are not read: nothing is said about it$/m,
     );
     const doc = JSON.parse(kdebug(['rules', '--file', '-', '-o', 'json'], { input }).stdout) as {
       warnings: { line: number | null; message: string }[];
