@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { commandStem } from '../../src/cluster/cluster.js';
-import { readLive } from '../../src/cluster/facts-source.js';
+import { readLive, type NodeChoiceFlags } from '../../src/cluster/facts-source.js';
 import { KubeCluster, type NodeTransport } from '../../src/cluster/kube-cluster.js';
 import { diagnose } from '../../src/core/diagnose.js';
 import type { Facts, Finding, KubeObject, Report } from '../../src/core/model.js';
@@ -39,7 +39,10 @@ const findings = (r: Report, step: string): Finding[] =>
 
 /** svc's live read of a cluster of `nodes` Nodes (and webCluster's two): the facts, and the
  * nodes where a command ran. */
-async function svcOn(nodes: number): Promise<{ facts: Facts; ran: Set<string> }> {
+async function svcOn(
+  nodes: number,
+  which: NodeChoiceFlags = { from: { kind: 'pod', name: 'client-0' } },
+): Promise<{ facts: Facts; ran: Set<string> }> {
   const fake = await startFakeApi({ objects: largeCluster(nodes) });
   const ran = new Set<string>();
   const transport: NodeTransport = {
@@ -56,9 +59,7 @@ async function svcOn(nodes: number): Promise<{ facts: Facts; ran: Set<string> }>
     transport: () => transport,
   });
   try {
-    const { facts } = await readLive(cluster, target, '9.9.9', undefined, undefined, {
-      from: { kind: 'pod', name: 'client-0' },
-    });
+    const { facts } = await readLive(cluster, target, '9.9.9', undefined, undefined, which);
     return { facts, ran };
   } finally {
     await cluster.close();
@@ -126,6 +127,20 @@ describe('a cluster of 302 nodes: svc reads the nodes that matter, and says so',
     const lines = (f: Facts) =>
       reportText(diagnose(f, target), { verbose: true, width: 120 }).split('\n').length;
     assert.equal(lines(twice), lines(facts));
+  });
+});
+
+describe('--all-nodes on a cluster of many nodes none of which could be read', () => {
+  it("each step's findings stay a few, whatever the number of nodes", async () => {
+    const { facts: some } = await svcOn(100, { all: true });
+    const { facts: more } = await svcOn(200, { all: true });
+    const text = (f: Facts) => reportText(diagnose(f, target), { verbose: true, width: 120 });
+    assert.equal(text(more).split('\n').length, text(some).split('\n').length, text(more));
+    for (const step of diagnose(more, target).steps)
+      assert.ok(
+        step.findings.length <= 6,
+        `${step.id}: ${step.findings.map((f) => f.title).join('; ')}`,
+      );
   });
 });
 

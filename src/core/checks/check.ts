@@ -244,3 +244,26 @@ export const labelText = (labels: Record<string, string>) =>
   Object.entries(labels)
     .map(([k, v]) => `${k}=${v}`)
     .join(',');
+
+/** Nodes in the same condition past a few are one finding, so a step's findings do not grow with
+ * the cluster: the per-node findings of one id fold into the first's, its title from the nodes,
+ * every node in `nodes` and every node's evidence (text shows the first few). */
+export function foldNodes(
+  findings: Finding[],
+  title: (nodes: string[]) => string,
+  few = 3,
+): Finding[] {
+  if (findings.length <= few) return findings;
+  const [first, ...rest] = findings as [Finding, ...Finding[]];
+  const nodes = findings.flatMap((f) => (f.node ? [f.node] : []));
+  const { node: _one, ...shared } = first;
+  return [
+    {
+      ...shared,
+      title: title(nodes),
+      explanation: `The same on ${nodes.length} nodes. On ${first.node}: ${first.explanation}`,
+      evidence: [...first.evidence, ...rest.flatMap((f) => f.evidence)],
+      nodes,
+    },
+  ];
+}

@@ -11,6 +11,7 @@ import {
   consequence,
   count,
   findingOf,
+  foldNodes,
   listFew,
   pending,
 } from './check.js';
@@ -236,6 +237,16 @@ function lookups(
   const plan = plannedLookups(ctx);
   const planned = (e: Expected) => plan.some((p) => p.name === e.name && p.type === e.type);
   const unrecorded = new Map<Expected, string[]>();
+  // a lookup's answer alike on many nodes is one finding (foldNodes), each kept in node order
+  const alike = new Map<string, { found: Finding[]; title: (nodes: string[]) => string }>();
+  const sameOn = (key: string, title: (nodes: string[]) => string) => ({
+    push(f: Finding) {
+      let group = alike.get(key);
+      if (!group) alike.set(key, (group = { found: [], title }));
+      group.found.push(f);
+      out.push(f);
+    },
+  });
   for (const node of ctx.nodeNames()) {
     for (const exp of expected) {
       let probe: NodeProbe | undefined;
@@ -254,7 +265,10 @@ function lookups(
       }
       if (result.status === 'unknown') {
         // no lookup was made: the answer is neither right nor wrong
-        out.push(
+        sameOn(
+          `unknown ${exp.type} ${exp.name}`,
+          (n) => `lookup of ${exp.name} not observed on ${n.length} nodes (${listFew(n, 3)})`,
+        ).push(
           finding(
             'dns-lookup-not-observed',
             'skip',
@@ -283,7 +297,11 @@ function lookups(
         computed(want.length > 0 ? exp.answers.join(', ') : 'NXDOMAIN (no ready endpoints)'),
       ];
       if (matches) {
-        out.push(
+        sameOn(
+          `ok ${exp.type} ${exp.name}`,
+          (n) =>
+            `${exp.name.replace(/\.svc\..*$/, '')} ${exp.type} -> ${exp.answers.length > 0 ? exp.answers.join(', ') : 'NXDOMAIN'} on ${n.length} nodes (${listFew(n, 3)})`,
+        ).push(
           finding(
             'dns-answer-ok',
             'pass',
@@ -326,6 +344,11 @@ function lookups(
       );
     }
   }
+  for (const { found, title } of alike.values()) {
+    if (found.length <= 3) continue;
+    const folded = new Set(found);
+    out.splice(0, out.length, ...out.filter((f) => !folded.has(f)), ...foldNodes(found, title));
+  }
   for (const [exp, nodes] of unrecorded)
     out.push(
       finding(
@@ -344,7 +367,7 @@ function lookups(
             valid.dnsName(exp.name),
             exp.type,
           ]),
-          ...(nodes.length === 1 ? { node: nodes[0] } : {}),
+          ...(nodes.length === 1 ? { node: nodes[0] } : { nodes }),
         },
       ),
     );

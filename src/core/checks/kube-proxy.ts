@@ -18,7 +18,16 @@ import { configInObjects } from '../nodes/state.js';
 import type { Evidence, Finding } from '../model.js';
 import { namedFew } from '../nodes/access.js';
 import { kubectl, valid, onNode, type NextCommand } from '../next-command.js';
-import { type Check, count, findingOf, list, noRulesFor, pending } from './check.js';
+import {
+  type Check,
+  count,
+  findingOf,
+  foldNodes,
+  list,
+  listFew,
+  noRulesFor,
+  pending,
+} from './check.js';
 import type { CheckContext } from './context.js';
 import { podReady, whyNotReady, type NotReady } from './pod-health.js';
 
@@ -248,7 +257,23 @@ function freshness(ctx: CheckContext): Finding[] {
         }),
       );
   }
-  return out;
+  const of = (id: Finding['id']) => out.filter((f) => f.id === id);
+  if (out.length <= 3) return out; // a few nodes keep their own findings, in node order
+  return [
+    ...foldNodes(
+      of('kube-proxy-sync-stale'),
+      (n) =>
+        `kube-proxy behind or failing to write its rules on ${n.length} nodes (${listFew(n, 3)})`,
+    ),
+    ...foldNodes(
+      of('kube-proxy-sync-not-observed'),
+      (n) => `kube-proxy's sync not observed on ${n.length} nodes (${listFew(n, 3)})`,
+    ),
+    ...foldNodes(
+      of('kube-proxy-synced'),
+      (n) => `kube-proxy is in sync on ${n.length} nodes (${listFew(n, 3)})`,
+    ),
+  ];
 }
 
 function running(ctx: CheckContext): Finding[] {

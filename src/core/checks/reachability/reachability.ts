@@ -87,12 +87,13 @@ function notObserved(
   if (blind.length === 0) return [];
   const nodes = [...new Set(blind.map((p) => p.node))];
   return [
-    finding('probe-not-observed', 'skip', `${what}: not observed on ${list(nodes)}`, {
+    finding('probe-not-observed', 'skip', `${what}: not observed on ${listFew(nodes, 3)}`, {
       explanation: `The probe could not run there (${blind[0]!.result.detail}), so kdebug does not know whether ${what} answers from ${nodes.length === 1 ? 'that node' : 'those nodes'}. Run it with an image that has nc and bash (kdebug's default debug image does), or reach the node over SSH (--via ssh).`,
       evidence: blind.map(line),
       // another way than the one that could not probe
       next: otherWay(ctx, ctx.service!).next,
       service: ctx.servicePortName(port),
+      ...(nodes.length === 1 ? { node: nodes[0] } : { nodes }),
     }),
   ];
 }
