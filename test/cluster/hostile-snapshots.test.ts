@@ -17,6 +17,7 @@ import {
   readlinkSync,
   renameSync,
   rmSync,
+  statSync,
   symlinkSync,
   truncateSync,
   writeFileSync,
@@ -171,9 +172,9 @@ describe('hostile snapshot directories: regular files inside the root, or refuse
       '/nodes/node-a/iptables-save.txt: over 511 MiB, not read',
     ],
     [
-      'meta.json over 1 MiB',
-      (d) => truncateSync(join(d, 'meta.json'), MiB + 1),
-      '/meta.json: over 1 MiB, not read',
+      'meta.json over 64 MiB',
+      (d) => truncateSync(join(d, 'meta.json'), 64 * MiB + 1),
+      '/meta.json: over 64 MiB, not read',
     ],
     [
       'a node folder named __proto__',
@@ -559,6 +560,21 @@ describe('writing a snapshot: no node name or stem becomes a path outside it', (
         assert.deepEqual(everything(), before, 'nothing written anywhere');
         assert.deepEqual(readdirSync(parent), [], 'no temporary sibling');
       });
+
+  it("a large cluster's meta (5,000 nodes none of which answered) is written and read back", async () => {
+    const dir = join(tmp, 'large-meta-snap');
+    // each node's errors as a capture records them: a few hundred bytes a command
+    const nodeErrors = Array.from({ length: 5000 * 12 }, (_, i) => ({
+      node: `node-${Math.floor(i / 12)}`,
+      command: `probe-${i % 12}`,
+      exitCode: null,
+      error: `cannot run it on node node-${Math.floor(i / 12)}: kube-proxy Pod: error dialing backend: dial tcp 198.51.100.${i % 250}:10250: connect: connection refused`,
+    }));
+    await writeSnapshot(dir, { objects: [], meta: { nodeErrors }, nodes: {} });
+    assert.ok(statSync(join(dir, 'meta.json')).size > 10 * 1024 ** 2);
+    const back = await readSnapshot(dir);
+    assert.equal((back.meta['nodeErrors'] as unknown[]).length, nodeErrors.length);
+  });
 
   it('a node named constructor is written and read back', async () => {
     const dir = join(tmp, 'constructor-snap');

@@ -19,7 +19,8 @@ const MiB = 1024 ** 2;
  * under V8's longest string (2^29 - 24 characters), so a file that fits is read as one string. */
 export const LIMITS = {
   objects: 500 * MiB,
-  meta: MiB,
+  // the nodes' errors and access, a few KB a node: 5,000 nodes none of which answered are ~25 MB
+  meta: 64 * MiB,
   // what snapshot save may write of one node output: --max-output-mib goes up to it
   output: MAX_OUTPUT_MIB * MiB,
 } as const;
