@@ -190,12 +190,14 @@ async function main(): Promise<void> {
         roundTrip(scratch, c.onNode(n.name, ['iptables-save']).stdout),
       );
       console.log(
-        `${n.name}: kdebug expect ${Math.round(took)} ms; differences from the real kube-proxy: ${d.length}${d.length ? `\n  ${d.slice(0, 10).join('\n  ')}` : ''}`,
+        `${n.name}: kdebug expect ${Math.round(took)} ms, exit ${e.code}${e.code !== 0 ? ` (${e.stderr.trim().split('\n')[0]})` : ''}; differences from the real kube-proxy: ${d.length}${d.length ? `\n  ${d.slice(0, 10).join('\n  ')}` : ''}`,
       );
     }
     t = process.hrtime.bigint();
     const drift = c.kdebug(['drift', '--snapshot', dir, '--all-nodes', '-o', 'json']);
-    console.log(`drift --all-nodes on the snapshot: exit ${drift.code}, ${Math.round(ms(t))} ms`);
+    console.log(
+      `drift --all-nodes on the snapshot: exit ${drift.code}, ${Math.round(ms(t))} ms${drift.code === 2 ? ` (${drift.stderr.trim().split('\n')[0]})` : ''}`,
+    );
     rmSync(dir, { recursive: true, force: true });
   } finally {
     down();
