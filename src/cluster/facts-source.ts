@@ -282,8 +282,8 @@ export type Progress = (p: CollectProgress) => void;
 export function runTimings(c: Pick<SourceContext, 'tell'>): {
   progress: Progress;
   phase(label: string): void;
-  /** What the run read: bytes from nodes, API objects. */
-  sizes(facts: Facts): void;
+  /** What the run read: bytes from nodes, API objects and the bytes of the API's answers. */
+  sizes(facts: Facts, apiBytes: number): void;
 } {
   const started = new Map<string, number>();
   const t0 = performance.now();
@@ -298,11 +298,11 @@ export function runTimings(c: Pick<SourceContext, 'tell'>): {
       );
     },
     phase: (label) => c.tell(`timing: phase ${label} at ${at()} ms`),
-    sizes: (facts) => {
+    sizes: (facts, apiBytes) => {
       const outputs = Object.values(facts.nodes).flatMap((o) => Object.values(o));
       const bytes = outputs.reduce((n, text) => n + Buffer.byteLength(text), 0);
       c.tell(
-        `timing: sizes ${bytes} bytes from nodes in ${outputs.length} outputs of ${Object.keys(facts.nodes).length} nodes; ${facts.objects.length} API objects`,
+        `timing: sizes ${bytes} bytes from nodes in ${outputs.length} outputs of ${Object.keys(facts.nodes).length} nodes; ${facts.objects.length} API objects in ${apiBytes} bytes from the API`,
       );
     },
   };

@@ -110,6 +110,8 @@ export class KubeApi {
   private readonly plugins = new Set<ChildProcess>();
   /** Aborted by close(): ends every request, stream and exec still running. */
   private readonly closing = new AbortController();
+  /** The bytes of the JSON answers read so far (KDEBUG_TIMINGS tells what a run read). */
+  bytesRead = 0;
   /** GET /api, asked once the first answer looks like another server's (see discover). */
   private discovery?: Promise<void>;
 
@@ -305,7 +307,9 @@ export class KubeApi {
       if (!json) throw unreadable(`${type}, not JSON`);
       if (text === undefined) throw unreadable(overLimit(this.maxBodyBytes));
       try {
-        return { body: JSON.parse(text) as unknown, size: Buffer.byteLength(text) };
+        const size = Buffer.byteLength(text);
+        this.bytesRead += size;
+        return { body: JSON.parse(text) as unknown, size };
       } catch (e) {
         throw unreadable(`invalid JSON: ${(e as Error).message}`);
       }

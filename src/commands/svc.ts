@@ -272,7 +272,7 @@ export async function svcCommand(
       (t) => status.show(nodesText(t)),
     ).finally(() => status.done());
     timings?.phase('read');
-    timings?.sizes(facts);
+    timings?.sizes(facts, cluster.api.bytesRead);
     tellNodeAccess(cluster.nodeAccess(), c);
     const report = diagnose(facts, target, {
       suggestions,

@@ -23,6 +23,8 @@ export interface SvcRun {
   debugPods: number;
   nodeBytes: number;
   apiObjects: number;
+  /** The bytes of the API's answers. */
+  apiBytes: number;
   rssMiB: number;
   /** The Rules step's count of nodes not read, or why there is none. */
   unread: string;
@@ -97,7 +99,7 @@ export async function measureSvc(
     .find((s) => s.id === 'rules')
     ?.findings.find((f) => f.id === 'rules-nodes-not-read');
   const sizes =
-    /timing: sizes (\d+) bytes from nodes in \d+ outputs of (\d+) nodes; (\d+) API objects/.exec(
+    /timing: sizes (\d+) bytes from nodes in \d+ outputs of (\d+) nodes; (\d+) API objects in (\d+) bytes/.exec(
       r!.stderr,
     );
   // every node chosen (--all-nodes): those said read and those said not reached, on stderr
@@ -113,6 +115,7 @@ export async function measureSvc(
     debugPods,
     nodeBytes: Number(sizes?.[1] ?? 0),
     apiObjects: Number(sizes?.[3] ?? 0),
+    apiBytes: Number(sizes?.[4] ?? 0),
     rssMiB: Math.round(r!.maxRssKiB / 1024),
     unread:
       notRead?.title ?? (sizes ? 'every node chosen' : `no sizes told: ${r!.stderr.slice(-500)}`),
@@ -124,7 +127,7 @@ const mb = (n: number) => `${(n / 1e6).toFixed(2)} MB`;
 
 /** One line for a run, as it ends. */
 export function runLine(r: SvcRun): string {
-  return `${r.label}: median ${Math.round(median(r.ms))} ms of ${r.ms.map(Math.round).join(', ')}; exit ${r.code}; nodes chosen ${r.chosen}, read ${r.read}; ${r.unread}; debug Pods created ${r.debugPods}; ${mb(r.nodeBytes)} from nodes; ${r.apiObjects} API objects; peak memory ${r.rssMiB} MiB`;
+  return `${r.label}: median ${Math.round(median(r.ms))} ms of ${r.ms.map(Math.round).join(', ')}; exit ${r.code}; nodes chosen ${r.chosen}, read ${r.read}; ${r.unread}; debug Pods created ${r.debugPods}; ${mb(r.nodeBytes)} from nodes; ${r.apiObjects} API objects (${mb(r.apiBytes)}); peak memory ${r.rssMiB} MiB`;
 }
 
 /** The runs side by side. */
@@ -138,6 +141,7 @@ export function runsTable(runs: SvcRun[]): string {
       'debug Pods',
       'from nodes',
       'API objects',
+      'from the API',
       'peak memory',
       'exit',
     ],
@@ -149,6 +153,7 @@ export function runsTable(runs: SvcRun[]): string {
       String(r.debugPods),
       mb(r.nodeBytes),
       String(r.apiObjects),
+      mb(r.apiBytes),
       `${r.rssMiB} MiB`,
       String(r.code),
     ]),

@@ -140,7 +140,9 @@ describe(
       const r = c.kdebug(['svc', 'web', '-n', NS, '--via', 'kube-proxy', ...args]);
       delete process.env['KDEBUG_TIMINGS'];
       console.log(`large: kdebug svc web ${args.join(' ')}: exit ${r.code} in ${seconds(t)}`);
-      const sizes = /^kdebug: timing: sizes .*; (\d+) API objects$/m.exec(r.stderr);
+      const sizes = /^kdebug: timing: sizes .*; (\d+) API objects in \d+ bytes from the API$/m.exec(
+        r.stderr,
+      );
       assert.ok(sizes, r.stderr.slice(-1000));
       return { ...r, apiObjects: Number(sizes[1]) };
     };
