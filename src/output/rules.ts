@@ -271,10 +271,14 @@ function nftWarnings(t: NftTable): RulesWarning[] {
   return [
     ...(t.paste?.notes ?? []).map((message) => ({ line: null, kind: 'view', message })),
     ...skippedWarning(t.paste?.skipped ?? []),
-    ...(t.cut ? [{ line: t.cut.line, kind: 'cut-short', message: cutText(t) }] : []),
+    // a listing that ends in "..." is cut at its elision: said once, as the elision
+    ...(t.cut && !t.elided?.includes(t.cut.line)
+      ? [{ line: t.cut.line, kind: 'cut-short', message: cutText(t) }]
+      : []),
+    // the part of the table an elision leaves out, not a line skipped: never summarised away
     ...(t.elided ?? []).map((line) => ({
       line,
-      kind: 'elision',
+      kind: 'elided',
       message:
         'part of the table is elided here: what is not in the paste is not shown, and nothing is said about it',
     })),

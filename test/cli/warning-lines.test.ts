@@ -50,7 +50,7 @@ describe('rules --file: a warning with a line is said at FILE:LINE', () => {
 
   it('nft: the lines it elides, each; the cut', () => {
     const elided = `${PASTES}/k8s-blog-nftables-service-ips-map-annotated-elided.txt`;
-    saysEachAt(elided, ['--file', elided], ['elision']);
+    saysEachAt(elided, ['--file', elided], ['elided']);
     const cut = `${PASTES}/nft-no-endpoint-services-map-fragment.txt`;
     saysEachAt(cut, ['--file', cut], ['cut-short']);
   });

@@ -423,16 +423,17 @@ describe('the nft text listing', () => {
     }
   });
 
-  it('a paste that ends in "..." inside the table: the elision said, not a cut besides', () => {
+  it('a paste that ends in "..." inside the table: cut there (nothing after it compared), said once as the elision', () => {
     const lines = text.split('\n');
     const at = lines.findIndex((l) => l.trim().startsWith('chain services'));
     const elided = parseNftText([...lines.slice(0, at), '\t...'].join('\n'), 'x.txt').tables[0]!;
-    assert.equal(elided.cut, undefined);
-    assert.deepEqual(warned(elided), [['elision', at + 1]]);
+    assert.equal(elided.cut?.line, at + 1);
+    assert.deepEqual(warned(elided), [['elided', at + 1]]);
     // what the elision hides is still not claimed: a Service whose chain is past it is partial
     const trees = buildNftServiceTrees(elided);
     assert.ok(trees.services.length > 0);
-    for (const x of trees.services) assert.match(x.partial ?? '', /elides lines/, x.name);
+    for (const x of trees.services)
+      assert.match(x.partial ?? '', /cut at line|elides lines/, x.name);
   });
 
   // the listing with `edits` applied (each: a line's text, and the lines that replace it), and

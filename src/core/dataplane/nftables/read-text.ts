@@ -344,17 +344,14 @@ export function parseNftText(input: string, file = '<input>'): NftListing {
     if (set) inside.push(`${set.kind} ${set.name}`);
     let last = raw.length;
     while (last > 1 && !raw[last - 1]!.trim()) last--;
-    // a paste that ends in "...": the author left the rest out, which the elision says, once
-    const elided = table.elided?.includes(last);
     // a last line not read is the cut's, and the cut says it (nft printed more there than it holds)
     const end = lines.at(-1)!.no;
     const unread = table.unread?.filter((u) => u.line < end) ?? [];
     if (unread.length > 0) table.unread = unread;
     else delete table.unread;
-    tables.push({
-      ...finished(table),
-      ...(elided ? {} : { cut: { line: last, inside: inside.join(', ') } }),
-    });
+    // a paste that ends in "..." is cut there too: what follows is not compared (its warning is
+    // the elision's, said once)
+    tables.push({ ...finished(table), cut: { line: last, inside: inside.join(', ') } });
   }
   if (tables.length === 0)
     throw new NftParseError(file, undefined, 'the nft listing holds no table');
