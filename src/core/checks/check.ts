@@ -251,9 +251,22 @@ export const labelText = (labels: Record<string, string>) =>
 export function foldNodes(
   findings: Finding[],
   title: (nodes: string[]) => string,
-  few = 3,
+  /** What to run for them all, where the first node's command speaks for it alone. */
+  next?: NextCommand,
+  few = FEW_NODES,
 ): Finding[] {
   if (findings.length <= few) return findings;
+  // a pass is never folded with a warning: one fold per status
+  const statuses = [...new Set(findings.map((f) => f.status))];
+  if (statuses.length > 1)
+    return statuses.flatMap((s) =>
+      foldNodes(
+        findings.filter((f) => f.status === s),
+        title,
+        next,
+        few,
+      ),
+    );
   const [first, ...rest] = findings as [Finding, ...Finding[]];
   const nodes = findings.flatMap((f) => (f.node ? [f.node] : []));
   const { node: _one, ...shared } = first;
@@ -261,9 +274,13 @@ export function foldNodes(
     {
       ...shared,
       title: title(nodes),
-      explanation: `The same on ${nodes.length} nodes. On ${first.node}: ${first.explanation}`,
+      explanation: `The same on ${nodes.length} nodes, each with its own numbers in the evidence. On ${first.node}, for one: ${first.explanation}`,
       evidence: [...first.evidence, ...rest.flatMap((f) => f.evidence)],
+      ...(next ? { next } : {}),
       nodes,
     },
   ];
 }
+
+/** Per-node findings of one kind up to this many stay one a node. */
+export const FEW_NODES = 3;

@@ -10,6 +10,7 @@ import {
   type Check,
   consequence,
   count,
+  FEW_NODES,
   findingOf,
   foldNodes,
   listFew,
@@ -345,7 +346,7 @@ function lookups(
     }
   }
   for (const { found, title } of alike.values()) {
-    if (found.length <= 3) continue;
+    if (found.length <= FEW_NODES) continue;
     const folded = new Set(found);
     out.splice(0, out.length, ...out.filter((f) => !folded.has(f)), ...foldNodes(found, title));
   }

@@ -22,6 +22,7 @@ import {
   type Check,
   count,
   findingOf,
+  FEW_NODES,
   foldNodes,
   list,
   listFew,
@@ -258,12 +259,15 @@ function freshness(ctx: CheckContext): Finding[] {
       );
   }
   const of = (id: Finding['id']) => out.filter((f) => f.id === id);
-  if (out.length <= 3) return out; // a few nodes keep their own findings, in node order
+  // a few findings keep node order; more are said by condition, each folded past a few nodes
+  if (out.length <= FEW_NODES) return out;
   return [
     ...foldNodes(
       of('kube-proxy-sync-stale'),
       (n) =>
         `kube-proxy behind or failing to write its rules on ${n.length} nodes (${listFew(n, 3)})`,
+      // every kube-proxy's log, each line named by its Pod: not the first node's alone
+      kubectl('kube-system', 'logs', '-l', 'k8s-app=kube-proxy', '--prefix', '--tail=20'),
     ),
     ...foldNodes(
       of('kube-proxy-sync-not-observed'),

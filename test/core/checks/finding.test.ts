@@ -2,7 +2,8 @@
 // findings: a property of how findings and steps are made, not of each check.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { finding } from '../../../src/core/checks/check.js';
+import { finding, foldNodes } from '../../../src/core/checks/check.js';
+import { kubectl } from '../../../src/core/next-command.js';
 import { computed, read, seen, unseen } from '../../../src/core/evidence.js';
 import { shownStepStatus, type Evidence, type Status } from '../../../src/core/model.js';
 
@@ -101,4 +102,50 @@ describe('a step mark follows its findings', () => {
   ];
   for (const [what, status, findings, shown] of cases)
     it(what, () => assert.equal(shownStepStatus({ id: 's', title: 'S', status, findings }), shown));
+});
+
+describe('foldNodes(): nodes in the same condition past a few are one finding', () => {
+  const on = (node: string, status: Status) =>
+    finding('kube-proxy-synced', status, `kube-proxy on ${node} is in sync`, {
+      explanation: 'Its last sync includes every change it was told about.',
+      evidence: [seen(`${node}: last sync 1700000000`, { node })],
+      next: kubectl('kube-system', 'logs', `kube-proxy-${node}`),
+      node,
+    });
+  const nodes = ['n1', 'n2', 'n3', 'n4', 'n5'];
+  const title = (n: string[]) => `in sync on ${n.length} nodes`;
+
+  it('a few stay one a node', () => {
+    const few = nodes.slice(0, 3).map((n) => on(n, 'pass'));
+    assert.deepEqual(foldNodes(few, title), few);
+  });
+
+  it('more are one: every node and its evidence kept, the command for them all where given', () => {
+    const all = kubectl('kube-system', 'logs', '-l', 'k8s-app=kube-proxy', '--prefix');
+    const [one, ...others] = foldNodes(
+      nodes.map((n) => on(n, 'pass')),
+      title,
+      all,
+    );
+    assert.equal(others.length, 0);
+    assert.equal(one!.title, 'in sync on 5 nodes');
+    assert.deepEqual(one!.nodes, nodes);
+    assert.equal(one!.node, undefined);
+    assert.deepEqual(
+      one!.evidence.map((e) => e.node),
+      nodes,
+    );
+    assert.deepEqual(one!.next, all);
+  });
+
+  it('a pass is never folded with another status', () => {
+    const mixed = [...nodes.map((n) => on(n, 'pass')), ...nodes.map((n) => on(n, 'warn'))];
+    assert.deepEqual(
+      foldNodes(mixed, title).map((f) => [f.status, f.nodes?.length]),
+      [
+        ['pass', 5],
+        ['warn', 5],
+      ],
+    );
+  });
 });

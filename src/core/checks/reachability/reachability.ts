@@ -325,9 +325,10 @@ function idleNodes(ctx: CheckContext): Finding[] {
   const idle = idleProbers(ctx);
   if (idle.length === 0) return [];
   return [
-    finding('probe-not-observed', 'skip', `no probe from ${list(idle)}`, {
-      explanation: `The Service was probed from ${list(probingNodes(ctx))} only, so nothing is said of how it answers from ${list(idle)}.`,
+    finding('probe-not-observed', 'skip', `no probe from ${listFew(idle, 3)}`, {
+      explanation: `The Service was probed from ${listFew(probingNodes(ctx), 3)} only, so nothing is said of how it answers from ${listFew(idle, 3)}.`,
       evidence: idle.map((n) => unseen(`${n}: no probe recorded`, n)),
+      ...(idle.length === 1 ? { node: idle[0] } : { nodes: idle }),
     }),
   ];
 }
