@@ -86,11 +86,17 @@ export async function complete(program: Command, words: string[]): Promise<Compl
   const options = (c?: Command) => [...(c?.options ?? []), ...program.options];
   // a command by its name or one of its aliases (service, services: svc)
   const named = (c: Command, w: string) => c.name() === w || c.aliases().includes(w);
+  const takesValue = (c?: Command) =>
+    new Map(
+      options(c)
+        .filter((o) => o.required || o.optional)
+        .flatMap((o) => [o.short, o.long].flatMap((f) => (f ? [[f, o] as const] : []))),
+    );
+  // the command: the first word that is no flag nor a global flag's value (-n demo rules: rules)
+  const globals = takesValue();
+  const first = before.find((w, i) => !w.startsWith('-') && !globals.has(before[i - 1] ?? ''));
   // a flag's value: the words its command's option accepts (commander's choices), one home
-  const valuedOptions = options(program.commands.find((c) => before.some((w) => named(c, w))))
-    .filter((o) => o.required || o.optional)
-    .flatMap((o) => [o.short, o.long].flatMap((f) => (f ? [[f, o] as const] : [])));
-  const valued = new Map(valuedOptions);
+  const valued = takesValue(program.commands.find((c) => first !== undefined && named(c, first)));
   // a value after = (--namespace=kube, -n=kube) is completed as after the flag, as cobra does:
   // the candidates are values, each shell's script puts the flag back before them
   const eq = /^(-[^=]+)=(.*)$/s.exec(current);

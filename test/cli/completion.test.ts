@@ -46,6 +46,11 @@ describe('shell completion', () => {
     { typed: 'kdebug expect --table ', offers: ['nat', 'filter'] },
     { typed: 'kdebug rules --table ', offers: ['nat', 'filter', 'mangle', 'raw', 'security'] },
     { typed: 'kdebug drift --family ', offers: ['ipv4', 'ipv6', 'both'] },
+    // the command is the first word after the global flags, not a namespace named like one
+    {
+      typed: 'kdebug -n demo rules --table ',
+      offers: ['nat', 'filter', 'mangle', 'raw', 'security'],
+    },
     // the shell's own file names where a flag takes a file or directory
     { typed: 'kdebug svc --snapshot snapshots/nginx-s', offers: ['snapshots/nginx-svc'] },
     { typed: 'kdebug svc --snapshot=snapshots/nginx-s', offers: ['snapshots/nginx-svc'] },
