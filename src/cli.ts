@@ -104,7 +104,9 @@ const ALIASES: Record<string, string> = { service: 'svc', services: 'svc' };
  * word after a global flag that takes a value is not the command. */
 function commandOf(words: string[], program: Command): string | undefined {
   const valued = new Set(
-    program.options.filter((o) => o.required || o.optional).flatMap((o) => [o.short, o.long]),
+    program.options
+      .filter((o) => o.required || o.optional)
+      .flatMap((o) => [o.short, o.long].filter((f): f is string => f !== undefined)),
   );
   for (let i = 0; i < words.length; i++) {
     const w = words[i]!;
