@@ -168,9 +168,17 @@ for (const { minor, mode } of OLDEST)
         // each mode's DNAT to an endpoint, as this release writes it
         const to = (ip: string) =>
           mode === 'nftables' ? `dnat to ${ip}:` : `--to-destination ${ip}:`;
-        await c.until(`${kept} to write the new endpoint`, () =>
-          web().every((ip) => rules(kept).includes(to(ip))),
-        );
+        // node-port's own rules: each Service's EndpointSlice takes the new Pod on its own, so an
+        // address DNATed for another Service of app=web says nothing of node-port's yet
+        const ofNodePort = (ip: string) =>
+          rules(kept)
+            .split('\n')
+            .some(
+              (l) =>
+                l.includes(`${MATRIX_NAMESPACE}/node-port`) &&
+                (l.includes(to(ip)) || l.includes(`__${ip}/`)),
+            );
+        await c.until(`${kept} to write the new endpoint`, () => web().every(ofNodePort));
         assert.ok(!web().every((ip) => rules(stopped).includes(to(ip))), `${stopped} is stale`);
         // its kube-proxy Pod takes no exec while it is down: the nodes are read by debug Pods
         const r = c.kdebug(['svc', 'node-port', '-n', MATRIX_NAMESPACE, '-o', 'json', ...VIA_POD]);
