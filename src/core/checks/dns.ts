@@ -321,25 +321,25 @@ function lookups(
       const refused = result.failure === 'refused';
       const silent = result.failure !== undefined;
       const expectedText = want.length > 0 ? exp.answers.join(', ') : 'NXDOMAIN';
-      out.push(
+      const what = silent
+        ? `lookup of ${exp.name} ${refused ? 'refused' : 'timed out'}`
+        : `${exp.name} ${exp.type} -> ${result.detail}`;
+      // the same wrong answer on many nodes is one finding
+      sameOn(
+        `wrong ${exp.type} ${exp.name} ${what}`,
+        (n) => `${what} on ${n.length} nodes (${listFew(n, 3)}), expected ${expectedText}`,
+      ).push(
         consequence(
-          finding(
-            'dns-answer-wrong',
-            'fail',
-            silent
-              ? `lookup of ${exp.name} ${refused ? 'refused' : 'timed out'}, expected ${expectedText}`
-              : `${exp.name} ${exp.type} -> ${result.detail}, expected ${expectedText}`,
-            {
-              explanation: refused
-                ? `The lookup against kube-dns ${server} from node ${node} was refused: nothing answers DNS behind the ClusterIP (with no ready CoreDNS endpoint, kube-proxy rejects the queries).`
-                : silent
-                  ? `The lookup against kube-dns ${server} from node ${node} got no answer: CoreDNS is not reachable through its ClusterIP from there (its Pods, or the Pod network between this node and them).`
-                  : `CoreDNS answered differently from what the Service objects say. A stale answer usually means CoreDNS cannot watch the API server (check its logs); NXDOMAIN for an existing Service means a wrong zone or namespace.`,
-              evidence: ev,
-              next: kubectl('kube-system', 'logs', '-l', 'k8s-app=kube-dns', '--tail=50'),
-              node,
-            },
-          ),
+          finding('dns-answer-wrong', 'fail', `${what}, expected ${expectedText}`, {
+            explanation: refused
+              ? `The lookup against kube-dns ${server} from node ${node} was refused: nothing answers DNS behind the ClusterIP (with no ready CoreDNS endpoint, kube-proxy rejects the queries).`
+              : silent
+                ? `The lookup against kube-dns ${server} from node ${node} got no answer: CoreDNS is not reachable through its ClusterIP from there (its Pods, or the Pod network between this node and them).`
+                : `CoreDNS answered differently from what the Service objects say. A stale answer usually means CoreDNS cannot watch the API server (check its logs); NXDOMAIN for an existing Service means a wrong zone or namespace.`,
+            evidence: ev,
+            next: kubectl('kube-system', 'logs', '-l', 'k8s-app=kube-dns', '--tail=50'),
+            node,
+          }),
           cause,
         ),
       );

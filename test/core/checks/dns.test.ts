@@ -6,6 +6,7 @@ import { dnsCheck } from '../../../src/core/checks/dns.js';
 import { diagnose } from '../../../src/core/diagnose.js';
 import type { KubeObject } from '../../../src/core/model.js';
 import {
+  aNode,
   aService,
   anEndpointSlice,
   facts,
@@ -170,6 +171,38 @@ describe('DNS step', () => {
     assert.deepEqual(ids(run(dnsCheck, facts(healthy()), { collecting: { nodes: true } })), [
       'pending:pending',
     ]);
+  });
+
+  it('the same answer on many nodes is one finding, every node in it', () => {
+    const names = ['node-a', 'node-b', 'node-c', 'node-d', 'node-e', 'node-f'];
+    const objects = [
+      ...withoutDns(healthy()),
+      ...kubeDns({ ready: false }),
+      ...names.slice(2).map((n, i) => aNode(n, `192.0.2.${20 + i}`, `10.244.${5 + i}.0/24`)),
+    ];
+    const key = `dns-lookup_A_${FQDN}_10.96.0.10`;
+    const everywhere = (answer: string) =>
+      Object.fromEntries(names.map((n) => [n, { [key]: answer }]));
+    const refused = run(dnsCheck, facts(objects, everywhere(probeOut.digRefused('10.96.0.10'))));
+    const wrong = refused.filter((f) => f.id === 'dns-answer-wrong');
+    assert.equal(wrong.length, 1, JSON.stringify(refused.map((f) => f.title)));
+    assert.deepEqual(wrong[0]!.nodes, names);
+    assert.match(
+      wrong[0]!.title,
+      /^lookup of web\.default\.svc\.cluster\.local refused on 6 nodes \(node-a, node-b, node-c and 3 more\)/,
+    );
+    assert.equal(wrong[0]!.evidence.filter((e) => e.kind === 'observed').length, 6);
+    const right = run(
+      dnsCheck,
+      facts(
+        [...withoutDns(healthy()), ...kubeDns(), ...objects.filter((o) => o.kind === 'Node')],
+        everywhere(probeOut.dig(FQDN, 'A', ['10.96.0.50'])),
+      ),
+    );
+    assert.deepEqual(
+      right.filter((f) => f.id === 'dns-answer-ok').map((f) => f.nodes?.length),
+      [6],
+    );
   });
 
   it('fails only at DNS when CoreDNS is down and the Service is fine', () => {
