@@ -10,14 +10,19 @@ import {
   type DiagnosedService,
 } from '../core/diagnose.js';
 import { backendToRead, hasKubeChains, probeStem } from '../core/dataplane/iptables/backend.js';
-import { serviceChainReads, type IptablesTool } from '../core/dataplane/iptables/service-chains.js';
+import {
+  FAN_OUT,
+  keepServiceRules,
+  serviceChainReads,
+  type IptablesTool,
+} from '../core/dataplane/iptables/service-chains.js';
 import { ciliumImageVersion, isCiliumAgentPod } from '../core/dataplane/cilium/agent.js';
 import { chainStemPrefix, type CiliumList } from '../core/nodes/commands.js';
 import { configInObjects } from '../core/nodes/state.js';
 import { atLeast, parseVersion } from '../core/version.js';
 import { Analysis } from '../core/analysis.js';
 import { rolloutOf, settled, type Rollout } from '../core/kube/daemon-set.js';
-import { clusterView, isWindows, type ClusterView } from '../core/kube/objects.js';
+import { clusterView, findService, isWindows, type ClusterView } from '../core/kube/objects.js';
 import type { Facts, KubeObject, NodeOutputs, SnapshotMeta } from '../core/model.js';
 import type { NodeError } from '../core/nodes/access.js';
 import type { ApiRead, ReadError } from '../core/not-read.js';
@@ -787,6 +792,7 @@ async function runNodeCommands(
   // keyed in a Map: a Node named "constructor" (valid, if hostile) is no key of every object
   const outputs = new Map<string, NodeOutputs>();
   const errors: NodeError[] = [];
+  const notKept: NodeReads['notKept'] = {};
   // a name Kubernetes cannot have made is no node kdebug reaches (nor a path it writes)
   const queue = nodes.filter(isNodeName);
   for (const node of nodes.filter((n) => !isNodeName(n)))
@@ -902,7 +908,7 @@ async function runNodeCommands(
     }
     for (;;) {
       const next = serviceChainReads(view, target, outputs.get(node), tool, backend);
-      if (next !== 'whole' && next.length === 0) return;
+      if (next !== 'whole' && next.length === 0) return keepOnlyTheService(node, tool, backend);
       if (next !== 'whole') {
         await inLanes(next);
         if (chainErrors().length === 0) continue;
@@ -912,6 +918,22 @@ async function runNodeCommands(
       if (outputs.get(node)?.[commandStem({ kind: save, backend })] !== undefined)
         for (const e of chainErrors()) errors.splice(errors.indexOf(e), 1);
       return;
+    }
+  };
+  /** Every chain the Service reaches is read: the entry chains keep its rules and those of no
+   * Service, so what a node holds grows with the Service, not with the cluster (said, counted). */
+  const keepOnlyTheService = (node: string, tool: IptablesTool, backend: 'nft') => {
+    const svc = findService(byService!.view, byService!.target.namespace, byService!.target.name);
+    const kept = outputs.get(node);
+    if (!svc || !kept) return;
+    for (const chain of FAN_OUT) {
+      const stem = commandStem({ kind: 'iptables-chain', tool, backend, chain });
+      const text = kept[stem];
+      if (text === undefined) continue;
+      const { text: own, dropped } = keepServiceRules(text, svc);
+      if (dropped === 0) continue;
+      kept[stem] = own;
+      notKept[node] = { ...notKept[node], [chain]: dropped };
     }
   };
   const worker = async () => {
@@ -976,7 +998,15 @@ async function runNodeCommands(
     }
   };
   await Promise.all(Array.from({ length: Math.min(o.nodeConcurrency ?? 8, nodes.length) }, worker));
-  return { outputs: Object.fromEntries(outputs), errors };
+  return { outputs: Object.fromEntries(outputs), errors, notKept };
+}
+
+/** What the nodes gave: their outputs, the commands that failed, and per node and entry chain
+ * how many rules of other Services were not kept (one Service's answer). */
+interface NodeReads {
+  outputs: Record<string, NodeOutputs>;
+  errors: NodeError[];
+  notKept: Record<string, Record<string, number>>;
 }
 
 /** The chosen nodes read: those begun early given what the full commands add (rarely anything),
@@ -989,8 +1019,8 @@ async function readNodes(
   progress: (p: CollectProgress) => void,
   byService: Parameters<typeof runNodeCommands>[5],
   early?: Early,
-): Promise<{ outputs: Record<string, NodeOutputs>; errors: NodeError[] }> {
-  const none = { outputs: {}, errors: [] };
+): Promise<NodeReads> {
+  const none: NodeReads = { outputs: {}, errors: [], notKept: {} };
   if (!early)
     return commands.length > 0
       ? runNodeCommands(cluster, nodes, commands, o, progress, byService)
@@ -1013,7 +1043,11 @@ async function readNodes(
   const outputs: Record<string, NodeOutputs> = { ...first.outputs, ...others.outputs };
   for (const [node, out] of Object.entries(topUp.outputs))
     outputs[node] = { ...outputs[node], ...out };
-  return { outputs, errors: [...first.errors, ...others.errors, ...topUp.errors] };
+  return {
+    outputs,
+    errors: [...first.errors, ...others.errors, ...topUp.errors],
+    notKept: { ...first.notKept, ...others.notKept, ...topUp.notKept },
+  };
 }
 
 /** The early nodes' reads under way: which nodes, with which commands. */
@@ -1021,7 +1055,7 @@ interface Early {
   nodes: string[];
   commands: NodeCommand[];
   tally: NodeTally;
-  run: Promise<{ outputs: Record<string, NodeOutputs>; errors: NodeError[] }>;
+  run: Promise<NodeReads>;
 }
 
 /** Starts the early nodes (see CollectOptions.early) on the objects read so far, with their own
@@ -1132,7 +1166,7 @@ async function finish(
   // the agents' Pods are in hand: the node channels need not list them again
   if (commands.length > 0) cluster.podsRead?.(analysis.view.pods);
   const byService = view && o.rulesOf ? { view, target: o.rulesOf } : undefined;
-  const { outputs, errors } = await readNodes(
+  const { outputs, errors, notKept } = await readNodes(
     cluster,
     nodes,
     commands,
@@ -1152,6 +1186,7 @@ async function finish(
       ...o.meta,
       ...r.meta(),
       ...(errors.length > 0 ? { nodeErrors: errors } : {}),
+      ...(Object.keys(notKept).length > 0 ? { entryRulesNotKept: notKept } : {}),
     },
   };
 }

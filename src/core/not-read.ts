@@ -51,6 +51,20 @@ export function podIPLookupsOf(facts: Facts): string[] {
   return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
 }
 
+/** Per node and entry chain (KUBE-SERVICES, KUBE-NODEPORTS), how many rules of other Services a
+ * live read for one Service did not keep. */
+export function entryRulesNotKeptOf(facts: Facts): Record<string, Record<string, number>> {
+  const v = facts.meta['entryRulesNotKept'];
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return {};
+  const out: Record<string, Record<string, number>> = {};
+  for (const [node, chains] of Object.entries(v as Record<string, unknown>)) {
+    if (typeof chains !== 'object' || chains === null) continue;
+    for (const [chain, n] of Object.entries(chains as Record<string, unknown>))
+      if (typeof n === 'number') out[node] = { ...out[node], [chain]: n };
+  }
+  return out;
+}
+
 /** A lookup by address the user may not make (it lists Pods cluster-wide) leaves the address
  * unjudged, which the Endpoints step says: no warning of its own. */
 export const quietWhenRefused = (e: ReadError) =>

@@ -172,6 +172,20 @@ describe(
       assert.ok(!ran.some((s) => s.includes('save-filter')), ran.join(' '));
       const filter = new Analysis(facts).node(NODE).chainsRead('filter');
       for (const chain of FILTER_CHAINS) assert.ok(filter?.has(chain), `filter ${chain} read`);
+      // the entry chains keep node-port's rules and those of no Service, and say how many not
+      const services = Object.entries(facts.nodes[NODE]!).find(
+        ([stem]) => stem === 'iptables-nft-nat-S_KUBE-SERVICES',
+      )?.[1];
+      assert.ok(services?.includes('matrix/node-port'), services);
+      const comments = [...(services ?? '').matchAll(/--comment "?([a-z0-9-]+\/[a-z0-9.-]+)/g)];
+      assert.deepEqual(
+        [...new Set(comments.map((m) => m[1]))].filter((c) => c !== 'matrix/node-port'),
+        [],
+        "no other Service's rule kept",
+      );
+      assert.match(services ?? '', /-j KUBE-NODEPORTS/, 'the node ports jump kept');
+      const notKept = facts.meta['entryRulesNotKept'] as Record<string, Record<string, number>>;
+      assert.ok((notKept[NODE]?.['KUBE-SERVICES'] ?? 0) >= 10, JSON.stringify(notKept));
       const bytes = Object.values(facts.nodes[NODE]!).reduce((n, t) => n + t.length, 0);
       const wholeBytes =
         whole.nodes[NODE]!['iptables-save']!.length +

@@ -36,6 +36,7 @@ import {
 import { tableNode } from './table.js';
 import { byCondition, type OnNode } from './nodes.js';
 import { percent, thousands } from '../../model.js';
+import { entryRulesNotKeptOf } from '../../not-read.js';
 
 const finding = findingOf('rules');
 
@@ -515,9 +516,14 @@ function byName(ctx: CheckContext, nodes: string[]): string {
     if (chains && !ctx.analysis.node(n).chainsRead('filter')) filterWhole = true;
     return chains ? [`${n} (${count(chains.size, 'chain')})`] : [];
   });
+  const notKept = entryRulesNotKeptOf(ctx.facts);
+  const dropped = nodes.reduce(
+    (n, node) => n + Object.values(notKept[node] ?? {}).reduce((a, b) => a + b, 0),
+    0,
+  );
   return read.length === 0
     ? ''
-    : ` On ${listFew(read)} kdebug read the nat chains this Service reaches by name (iptables -t nat -S CHAIN) and ${filterWhole ? 'the filter table whole' : "kube-proxy's filter chains by name"}; the rest ${filterWhole ? 'of the nat table ' : ''}was not read.`;
+    : ` On ${listFew(read)} kdebug read the nat chains this Service reaches by name (iptables -t nat -S CHAIN) and ${filterWhole ? 'the filter table whole' : "kube-proxy's filter chains by name"}; the rest ${filterWhole ? 'of the nat table ' : ''}was not read.${dropped > 0 ? ` Of KUBE-SERVICES and KUBE-NODEPORTS it kept this Service's rules and those of no Service: ${thousands(dropped)} rules of other Services, which cannot take its packets, were not kept.` : ''}`;
 }
 
 /** A large cluster: the nodes the capture chose for this Service, why, and how many it did not
