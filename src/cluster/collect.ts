@@ -843,6 +843,7 @@ async function runNodeCommands(
    * whole dump where they are too many or a read by name fails. */
   /** The whole dumps, as every read but one Service's makes them. */
   const readWhole = async (node: string, tool: IptablesTool) => {
+    delete notKept[node]; // the whole dump is what is read there
     for (const c of rulesReads(`${tool}-save`).dumps) await runChecked(node, c);
     // nft's nat dump says again what its probe could not read
     const probe = probeStem(tool, 'nft');
@@ -933,7 +934,8 @@ async function runNodeCommands(
       const { text: own, dropped } = keepServiceRules(text, svc);
       if (dropped === 0) continue;
       kept[stem] = own;
-      notKept[node] = { ...notKept[node], [chain]: dropped };
+      // IPv4's and IPv6's entry chains add up
+      notKept[node] = { ...notKept[node], [chain]: (notKept[node]?.[chain] ?? 0) + dropped };
     }
   };
   const worker = async () => {
@@ -1001,6 +1003,16 @@ async function runNodeCommands(
   return { outputs: Object.fromEntries(outputs), errors, notKept };
 }
 
+/** The rules not kept of several reads, node by node and chain by chain. */
+function mergeNotKept(reads: NodeReads['notKept'][]): NodeReads['notKept'] {
+  const out: NodeReads['notKept'] = {};
+  for (const read of reads)
+    for (const [node, chains] of Object.entries(read))
+      for (const [chain, n] of Object.entries(chains))
+        out[node] = { ...out[node], [chain]: (out[node]?.[chain] ?? 0) + n };
+  return out;
+}
+
 /** What the nodes gave: their outputs, the commands that failed, and per node and entry chain
  * how many rules of other Services were not kept (one Service's answer). */
 interface NodeReads {
@@ -1046,7 +1058,7 @@ async function readNodes(
   return {
     outputs,
     errors: [...first.errors, ...others.errors, ...topUp.errors],
-    notKept: { ...first.notKept, ...others.notKept, ...topUp.notKept },
+    notKept: mergeNotKept([first.notKept, others.notKept, topUp.notKept]),
   };
 }
 

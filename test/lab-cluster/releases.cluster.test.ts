@@ -170,15 +170,15 @@ for (const { minor, mode } of OLDEST)
           mode === 'nftables' ? `dnat to ${ip}:` : `--to-destination ${ip}:`;
         // node-port's own rules: each Service's EndpointSlice takes the new Pod on its own, so an
         // address DNATed for another Service of app=web says nothing of node-port's yet
-        const ofNodePort = (ip: string) =>
-          rules(kept)
-            .split('\n')
-            .some(
-              (l) =>
-                l.includes(`${MATRIX_NAMESPACE}/node-port`) &&
-                (l.includes(to(ip)) || l.includes(`__${ip}/`)),
-            );
-        await c.until(`${kept} to write the new endpoint`, () => web().every(ofNodePort));
+        const ofNodePort = (lines: string[], ip: string) =>
+          lines.some(
+            (l) =>
+              /matrix\/node-port[:/"]/.test(l) && (l.includes(to(ip)) || l.includes(`__${ip}/`)),
+          );
+        await c.until(`${kept} to write the new endpoint`, () => {
+          const lines = rules(kept).split('\n');
+          return web().every((ip) => ofNodePort(lines, ip));
+        });
         assert.ok(!web().every((ip) => rules(stopped).includes(to(ip))), `${stopped} is stale`);
         // its kube-proxy Pod takes no exec while it is down: the nodes are read by debug Pods
         const r = c.kdebug(['svc', 'node-port', '-n', MATRIX_NAMESPACE, '-o', 'json', ...VIA_POD]);

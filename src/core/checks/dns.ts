@@ -325,8 +325,9 @@ function lookups(
         ? `lookup of ${exp.name} ${refused ? 'refused' : 'timed out'}`
         : `${exp.name} ${exp.type} -> ${result.detail}`;
       // the same wrong answer on many nodes is one finding
+      // keyed by the answers sorted: CoreDNS's loadbalance plugin shuffles them
       sameOn(
-        `wrong ${exp.type} ${exp.name} ${what}`,
+        `wrong ${exp.type} ${exp.name} ${silent ? what : got.join(',')}`,
         (n) => `${what} on ${n.length} nodes (${listFew(n, 3)}), expected ${expectedText}`,
       ).push(
         consequence(

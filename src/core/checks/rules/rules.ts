@@ -511,13 +511,15 @@ export const rulesCheck: Check<'rules'> = {
 /** Where only the Service's own chains were read (by name), say so: the rest was not seen. */
 function byName(ctx: CheckContext, nodes: string[]): string {
   let filterWhole = false;
+  const byNameOn: string[] = [];
   const read = nodes.flatMap((n) => {
     const chains = ctx.analysis.node(n).chainsRead();
     if (chains && !ctx.analysis.node(n).chainsRead('filter')) filterWhole = true;
+    if (chains) byNameOn.push(n);
     return chains ? [`${n} (${count(chains.size, 'chain')})`] : [];
   });
   const notKept = entryRulesNotKeptOf(ctx.facts);
-  const dropped = nodes.reduce(
+  const dropped = byNameOn.reduce(
     (n, node) => n + Object.values(notKept[node] ?? {}).reduce((a, b) => a + b, 0),
     0,
   );

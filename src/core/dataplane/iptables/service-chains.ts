@@ -136,11 +136,20 @@ const SERVICE_RULE =
 export function keepServiceRules(text: string, svc: Service): { text: string; dropped: number } {
   const { addresses, nodePorts, own } = serviceMarks(svc);
   const marks = [own, ...addresses, ...[...nodePorts].map((p) => `--dport ${p} `)];
+  // in KUBE-NODEPORTS its ports too: an external IP on a node address comes there by its port
+  const portMarks = svc.ports.map((p) => `--dport ${p.port} `);
+  const ours = (l: string) =>
+    marks.some((m) => l.includes(m)) ||
+    (l.startsWith('-A KUBE-NODEPORTS ') && portMarks.some((m) => l.includes(m)));
+  // one rule of each kind is kept all the same: the signs of kube-proxy's mode and release
+  const signs = new Set<string>();
   let dropped = 0;
   const kept = text.split('\n').filter((l) => {
-    const other = SERVICE_RULE.test(l) && !marks.some((m) => l.includes(m));
-    if (other) dropped++;
-    return !other;
+    if (!SERVICE_RULE.test(l) || ours(l)) return true;
+    const kind = / -j (KUBE-[A-Z-]+?)(?:-[A-Z2-7]{16})?(?: |$)/.exec(l)?.[1] ?? '';
+    if (!signs.has(kind)) return (signs.add(kind), true);
+    dropped++;
+    return false;
   });
   return { text: kept.join('\n'), dropped };
 }
