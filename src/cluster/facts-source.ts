@@ -282,7 +282,7 @@ export type Progress = (p: CollectProgress) => void;
 export function runTimings(c: Pick<SourceContext, 'tell'>): {
   progress: Progress;
   phase(label: string): void;
-  /** What the run read: bytes from nodes, API objects and the bytes of the API's answers. */
+  /** What the run read: bytes kept from nodes (the entry chains cut to the Service), API objects and the bytes of the API's answers. */
   sizes(facts: Facts, apiBytes: number): void;
 } {
   const started = new Map<string, number>();
@@ -302,7 +302,7 @@ export function runTimings(c: Pick<SourceContext, 'tell'>): {
       const outputs = Object.values(facts.nodes).flatMap((o) => Object.values(o));
       const bytes = outputs.reduce((n, text) => n + Buffer.byteLength(text), 0);
       c.tell(
-        `timing: sizes ${bytes} bytes from nodes in ${outputs.length} outputs of ${Object.keys(facts.nodes).length} nodes; ${facts.objects.length} API objects in ${apiBytes} bytes from the API`,
+        `timing: sizes ${bytes} bytes kept from nodes in ${outputs.length} outputs of ${Object.keys(facts.nodes).length} nodes; ${facts.objects.length} API objects in ${apiBytes} bytes from the API`,
       );
     },
   };

@@ -99,7 +99,7 @@ export async function measureSvc(
     .find((s) => s.id === 'rules')
     ?.findings.find((f) => f.id === 'rules-nodes-not-read');
   const sizes =
-    /timing: sizes (\d+) bytes from nodes in \d+ outputs of (\d+) nodes; (\d+) API objects in (\d+) bytes/.exec(
+    /timing: sizes (\d+) bytes kept from nodes in \d+ outputs of (\d+) nodes; (\d+) API objects in (\d+) bytes/.exec(
       r!.stderr,
     );
   // every node chosen (--all-nodes): those said read and those said not reached, on stderr
@@ -127,7 +127,7 @@ const mb = (n: number) => `${(n / 1e6).toFixed(2)} MB`;
 
 /** One line for a run, as it ends. */
 export function runLine(r: SvcRun): string {
-  return `${r.label}: median ${Math.round(median(r.ms))} ms of ${r.ms.map(Math.round).join(', ')}; exit ${r.code}; nodes chosen ${r.chosen}, read ${r.read}; ${r.unread}; debug Pods created ${r.debugPods}; ${mb(r.nodeBytes)} from nodes; ${r.apiObjects} API objects (${mb(r.apiBytes)}); peak memory ${r.rssMiB} MiB`;
+  return `${r.label}: median ${Math.round(median(r.ms))} ms of ${r.ms.map(Math.round).join(', ')}; exit ${r.code}; nodes chosen ${r.chosen}, read ${r.read}; ${r.unread}; debug Pods created ${r.debugPods}; ${mb(r.nodeBytes)} kept from nodes; ${r.apiObjects} API objects (${mb(r.apiBytes)}); peak memory ${r.rssMiB} MiB`;
 }
 
 /** The runs side by side. */
@@ -139,7 +139,7 @@ export function runsTable(runs: SvcRun[]): string {
       'chosen',
       'read',
       'debug Pods',
-      'from nodes',
+      'kept from nodes',
       'API objects',
       'from the API',
       'peak memory',
