@@ -240,14 +240,12 @@ function lookups(
   const unrecorded = new Map<Expected, string[]>();
   // a lookup's answer alike on many nodes is one finding (foldNodes), each kept in node order
   const alike = new Map<string, { found: Finding[]; title: (nodes: string[]) => string }>();
-  const sameOn = (key: string, title: (nodes: string[]) => string) => ({
-    push(f: Finding) {
-      let group = alike.get(key);
-      if (!group) alike.set(key, (group = { found: [], title }));
-      group.found.push(f);
-      out.push(f);
-    },
-  });
+  const sameOn = (key: string, title: (nodes: string[]) => string, f: Finding) => {
+    let group = alike.get(key);
+    if (!group) alike.set(key, (group = { found: [], title }));
+    group.found.push(f);
+    out.push(f);
+  };
   for (const node of ctx.nodeNames()) {
     for (const exp of expected) {
       let probe: NodeProbe | undefined;
@@ -269,7 +267,6 @@ function lookups(
         sameOn(
           `unknown ${exp.type} ${exp.name}`,
           (n) => `lookup of ${exp.name} not observed on ${n.length} nodes (${listFew(n, 3)})`,
-        ).push(
           finding(
             'dns-lookup-not-observed',
             'skip',
@@ -302,7 +299,6 @@ function lookups(
           `ok ${exp.type} ${exp.name}`,
           (n) =>
             `${exp.name.replace(/\.svc\..*$/, '')} ${exp.type} -> ${exp.answers.length > 0 ? exp.answers.join(', ') : 'NXDOMAIN'} on ${n.length} nodes (${listFew(n, 3)})`,
-        ).push(
           finding(
             'dns-answer-ok',
             'pass',
@@ -329,7 +325,6 @@ function lookups(
       sameOn(
         `wrong ${exp.type} ${exp.name} ${silent ? what : got.join(',')}`,
         (n) => `${what} on ${n.length} nodes (${listFew(n, 3)}), expected ${expectedText}`,
-      ).push(
         consequence(
           finding('dns-answer-wrong', 'fail', `${what}, expected ${expectedText}`, {
             explanation: refused

@@ -38,7 +38,7 @@ function agentTable(ctx: CheckContext, node: string) {
 }
 
 /** The Rules step's findings for one node whose mode keeps its state outside iptables, in one
- * family, their titles not naming the node (rules-nodes.ts does); a dual-stack Service's say
+ * family, their titles not naming the node (nodes.ts does); a dual-stack Service's say
  * their family. */
 export function tableNode(
   ctx: CheckContext,

@@ -125,7 +125,7 @@ export const FAN_OUT: readonly string[] = ['KUBE-SERVICES', 'KUBE-NODEPORTS'];
 /** kube-proxy's rule for some Service port in an entry chain: its comment names the Service
  * ("ns/name:port ...") and it jumps to that port's chains (or marks its traffic). */
 const SERVICE_RULE =
-  /^-A KUBE-(?:SERVICES|NODEPORTS) .*--comment "?[a-z0-9][-a-z0-9]*\/[a-z0-9][-a-z0-9.]*[: "].* -j KUBE-(?:SVC|SVL|EXT|FW|XLB|MARK-MASQ)\b/;
+  /^-A KUBE-(?:SERVICES|NODEPORTS) .*--comment "?[a-z0-9][-a-z0-9]*\/[a-z0-9][-a-z0-9.]*[: "].* -j (KUBE-(?:SVC|SVL|EXT|FW|XLB|MARK-MASQ))\b/;
 
 /**
  * An entry chain's listing with the rules of other Services left out, and how many: the rules
@@ -145,8 +145,8 @@ export function keepServiceRules(text: string, svc: Service): { text: string; dr
   const signs = new Set<string>();
   let dropped = 0;
   const kept = text.split('\n').filter((l) => {
-    if (!SERVICE_RULE.test(l) || ours(l)) return true;
-    const kind = / -j (KUBE-[A-Z-]+?)(?:-[A-Z2-7]{16})?(?: |$)/.exec(l)?.[1] ?? '';
+    const kind = SERVICE_RULE.exec(l)?.[1]; // the kind of chain it jumps to
+    if (kind === undefined || ours(l)) return true;
     if (!signs.has(kind)) return (signs.add(kind), true);
     dropped++;
     return false;

@@ -25,10 +25,9 @@ const KINDS: Record<CiliumMapKind, RegExp> = {
   SRCRANGE: /^SRCRANGE: ID=(\d+) CIDR=(\S+)$/,
   MAGLEV: /^MAGLEV: ID=(\d+) INNER=\[((?:\d+\(\d+\)(?:, )?)*)\]$/,
 };
-type Kind = CiliumMapKind;
 
 /** Each map: its name, how the dump's other entries refer to it, what it holds. */
-const MAPS: Record<Kind, { name: string; referredBy: string; holds: string }> = {
+const MAPS: Record<CiliumMapKind, { name: string; referredBy: string; holds: string }> = {
   SVC: {
     name: 'Service map',
     referredBy: 'the dump holds entries of the other maps',
@@ -62,20 +61,20 @@ const MAPS: Record<Kind, { name: string; referredBy: string; holds: string }> = 
 };
 
 /** A map not in the dump, in words: "no REV line, though every Service entry has one: ...". */
-export const unreadMapText = (kind: Kind): string =>
+export const unreadMapText = (kind: CiliumMapKind): string =>
   `no ${kind} line, though ${MAPS[kind].referredBy}: the ${MAPS[kind].name} is not in the dump, so ${MAPS[kind].holds} are not read`;
 
 /** 1.17 prints an unspecified address as <zero>, without its port (or family). */
 const ZERO = '<zero>';
 
 export function mapsDump(lines: string[], source: string): CiliumTable {
-  const rows = new Map<Kind, { m: RegExpExecArray; at: number }[]>(
-    Object.keys(KINDS).map((k) => [k as Kind, []]),
+  const rows = new Map<CiliumMapKind, { m: RegExpExecArray; at: number }[]>(
+    Object.keys(KINDS).map((k) => [k as CiliumMapKind, []]),
   );
   lines.forEach((line, i) => {
     const t = line.trim();
     if (t === '') return;
-    const kind = /^([A-Z]+): /.exec(t)?.[1] as Kind | undefined;
+    const kind = /^([A-Z]+): /.exec(t)?.[1] as CiliumMapKind | undefined;
     const m = kind && KINDS[kind] ? KINDS[kind].exec(t) : null;
     if (!m) fail(source, i + 1, `not a line of the maps dump: "${t.slice(0, 80)}"`);
     rows.get(kind!)!.push({ m: m!, at: i + 1 });
@@ -137,7 +136,10 @@ export function mapsDump(lines: string[], source: string): CiliumTable {
     }
 
   // what the other maps hold for a Service's rev-NAT ID: its frontends' backends by backend ID
-  const each = (kind: Kind, fn: (fe: CiliumFrontend, m: RegExpExecArray, at: number) => void) => {
+  const each = (
+    kind: CiliumMapKind,
+    fn: (fe: CiliumFrontend, m: RegExpExecArray, at: number) => void,
+  ) => {
     for (const { m, at } of rows.get(kind)!) for (const fe of byId.get(m[1]!) ?? []) fn(fe, m, at);
   };
   const slotted = (fe: CiliumFrontend, id: string) => {
@@ -171,12 +173,14 @@ export function mapsDump(lines: string[], source: string): CiliumTable {
 }
 
 /** The maps the dump's entries refer to and it holds no line of. */
-function unreadMaps(rows: Map<Kind, { m: RegExpExecArray; at: number }[]>): Kind[] {
+function unreadMaps(
+  rows: Map<CiliumMapKind, { m: RegExpExecArray; at: number }[]>,
+): CiliumMapKind[] {
   const svc = rows.get('SVC')!;
   // a Service entry (slot 0) whose backends take new connections (COUNT), by its flags
   const serving = svc.filter(({ m }) => m[3] === '0' && Number(m[7]) > 0);
   const flagged = (word: string) => serving.some(({ m }) => m[8]!.split('+').includes(word));
-  const refers: Record<Kind, boolean> = {
+  const refers: Record<CiliumMapKind, boolean> = {
     SVC: [...rows.values()].some((r) => r.length > 0),
     BE: svc.some(({ m }) => m[4] !== undefined && m[4] !== '0'),
     REV: svc.length > 0,
@@ -187,7 +191,9 @@ function unreadMaps(rows: Map<Kind, { m: RegExpExecArray; at: number }[]>): Kind
       ({ m }) => m[5] === 'maglev' && !/^(?:0\.0\.0\.0|\[::\]|<zero>)/.test(m[2]!),
     ),
   };
-  return (Object.keys(KINDS) as Kind[]).filter((k) => refers[k] && rows.get(k)!.length === 0);
+  return (Object.keys(KINDS) as CiliumMapKind[]).filter(
+    (k) => refers[k] && rows.get(k)!.length === 0,
+  );
 }
 
 const fail = (source: string, line: number | undefined, why: string): never => {
