@@ -84,16 +84,15 @@ export function expectedNftCommands(exp: ExpectedRules, serviceCIDRs: string[]):
   const addr = family === 'IPv6' ? 'ipv6_addr' : 'ipv4_addr';
   const notLocalhost = family === 'IPv6' ? 'ip6 daddr != ::1' : 'ip daddr != 127.0.0.0/8';
   const out: NftCommand[] = [];
-  const rule = (chain: string, matches: string, statement?: Statement, comment?: string) =>
-    out.push({
-      add: 'rule',
-      chain,
-      matches,
-      ...(statement ? { statement } : {}),
-      ...(comment !== undefined ? { comment } : {}),
-    });
+  // optional fields set only where given: a JSON dump of the commands has no undefined
+  const rule = (chain: string, matches: string, statement?: Statement, comment?: string) => {
+    const r: NftCommand & { add: 'rule' } = { add: 'rule', chain, matches };
+    if (statement) r.statement = statement;
+    if (comment !== undefined) r.comment = comment;
+    out.push(r);
+  };
   const chain = (name: string, base?: BaseChain) =>
-    out.push({ add: 'chain', name, ...(base ? { base } : {}) });
+    out.push(base ? { add: 'chain', name, base } : { add: 'chain', name });
   const set = (s: Omit<NftSet, 'elements' | 'flags'> & { flags?: string[] }) =>
     out.push({ add: 'set', set: { flags: [], ...s } });
   const made = new Set<string>();
@@ -299,11 +298,11 @@ function servicePortScript(sp: ExpectedServicePort, c: PortContext): void {
   const verdict = (v: 'REJECT' | 'DROP' | undefined): Verdict =>
     v === 'REJECT' ? { kind: 'goto', target: 'reject-chain' } : { kind: 'drop' };
   const goto = (target: string): Verdict => ({ kind: 'goto', target });
-  const element = (set: string, key: (string | number)[], value: Verdict, comment?: boolean) =>
+  const element = (set: string, key: (string | number)[], verdict: Verdict, comment?: boolean) =>
     out.push({
       add: 'element',
       set,
-      element: { key, ...(comment ? { comment: sp.name } : {}), verdict: value },
+      element: comment ? { key, comment: sp.name, verdict } : { key, verdict },
     });
 
   for (const ep of sp.reachableEndpoints) {

@@ -48,13 +48,12 @@ export function updateSaddrExpr(protocol: string, set: string): NftExpr {
 export function matchExprs(t: string): NftExpr[] {
   const out: NftExpr[] = [];
   const rest = t.trim();
-  if (!rest) return out;
   // one match per left-hand side: "ip daddr @cluster-ips ip saddr != 10.0.0.0/8" is two
-  const starts = [...rest.matchAll(LEFT)].map((x) => x.index);
-  const pieces = (starts.length > 0 && starts[0] === 0 ? starts : [0, ...starts]).map(
-    (at, i, all) => rest.slice(at, all[i + 1]).trim(),
-  );
-  for (const piece of pieces) {
+  LEFT.lastIndex = 1; // the first piece starts at 0, whatever it starts with
+  for (let from = 0; from < rest.length;) {
+    const at = LEFT.exec(rest)?.index ?? rest.length;
+    const piece = rest.slice(from, at).trim();
+    from = at;
     // an address looked up in a named set, as nft's JSON has it (affinity, cluster-ips …)
     const m = /^(ip6?) ([sd]addr) (@\S+)$/.exec(piece);
     if (m)

@@ -136,15 +136,16 @@ export function scriptTable(commands: NftCommand[], family: NftFamily): NftTable
       if (!s) throw new Error(`kdebug's script adds to ${c.set} before declaring it`);
       let held = keys.get(s);
       if (!held) keys.set(s, (held = new Map()));
-      const key = JSON.stringify(c.element.key);
+      const key = c.element.key.join(' . '); // as nft prints a concatenated key
       held.delete(key);
       held.set(key, c.element);
     } else {
-      const rule: NftRule = {
-        chain: c.chain,
-        ...(c.comment !== undefined ? { comment: c.comment } : {}),
-        expr: [...expr.matchExprs(c.matches), ...(c.statement ? [c.statement.expr] : [])],
-      };
+      const exprs = expr.matchExprs(c.matches);
+      if (c.statement) exprs.push(c.statement.expr);
+      const rule: NftRule =
+        c.comment !== undefined
+          ? { chain: c.chain, comment: c.comment, expr: exprs }
+          : { chain: c.chain, expr: exprs };
       chain(c.chain).rules.push(rule);
     }
   for (const [s, held] of keys) s.elements = [...held.values()];

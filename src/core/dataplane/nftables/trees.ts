@@ -248,6 +248,8 @@ export function buildNftServiceTrees(t: NftTable, o: NftTreeOptions = {}): Servi
   const masqueradeAll = clusterIpMasquerade(t);
   const hairpin = hairpinSet(t); // read once: every Service port looks its endpoints up in it
   for (const chain of t.chains) {
+    // most chains are endpoint chains, reached from their Service's: not named apart here
+    if (chain.name.startsWith('endpoint-')) continue;
     const c = portChain(chain.name);
     if (!c || c.kind === 'endpoint') continue;
     const x = trees.get(c.name);
@@ -288,7 +290,7 @@ export function buildNftServiceTrees(t: NftTable, o: NftTreeOptions = {}): Servi
       if (x.clusterIP && x.entries.length > 0) x.masquerade.unshift({ ...masqueradeAll, line: 0 });
 
   const orphans: OrphanChain[] = t.chains
-    .filter((ch) => portChain(ch.name) && !reached.has(ch.name))
+    .filter((ch) => !reached.has(ch.name) && portChain(ch.name))
     .map((ch) => ({ chain: ch.name, rules: ch.rules.length }));
   const services = [...trees.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const abridged = abridgedBy(t);
@@ -312,18 +314,22 @@ function endpointsOf(
     if (!ep) {
       reached.add(name);
       const chain = t.chain(name);
-      const dnat = chain?.rules.map(dnatOf).find((d) => d !== undefined);
+      let dnat: ReturnType<typeof dnatOf>;
       // 1.29-1.32: `ip saddr <the endpoint> jump mark-for-masquerade` in the endpoint chain
-      const hairpin = chain?.rules.some((r) => /saddr/.test(markRule(r) ?? ''));
+      let hairpin = false;
+      for (const r of chain?.rules ?? []) {
+        dnat ??= dnatOf(r);
+        hairpin ||= markRule(r)?.includes('saddr') === true;
+      }
       ep = {
         address: typeof dnat === 'string' ? dnat : undefined,
         chain: name,
         probability: 0,
         hairpinMasquerade: hairpin ? true : null,
         affinity: false,
-        ...(chain ? {} : { chainMissing: true }),
         line: 0,
       };
+      if (!chain) ep.chainMissing = true;
       byChain.set(name, ep);
       out.push(ep);
     }
