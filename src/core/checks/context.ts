@@ -27,6 +27,7 @@ import type { Cause } from './check.js';
 import { narrowed } from '../kube/service-ref.js';
 import { parseProbe, type ProbeResult } from '../nodes/outputs.js';
 import type { ServiceTrees } from '../dataplane/trees.js';
+import { canonicalEndpoint, replacesCopy } from '../dataplane/endpoints.js';
 import { probeStem, type NodeProbe } from './reachability/probes.js';
 
 /** The Service a diagnosis is about (the JSON keeps calling it "target"). */
@@ -191,16 +192,22 @@ export class CheckContext {
       const sp = slice.ports.find((p) => p.name === port.name && p.protocol === port.protocol);
       if (!sp?.port) continue;
       for (const e of slice.endpoints) {
-        const ip = e.addresses[0];
-        if (!ip) continue;
-        const key = `${ip}:${sp.port}`;
-        const prev = out.get(key);
-        if (prev && !prev.terminating) continue; // duplicates: a non-terminating copy wins
+        // one copy of an endpoint several slices list, the one the Rules step expects
+        const raw = e.addresses[0];
+        if (!raw) continue;
+        // an address kube-proxy cannot read is still listed, as written
+        const at = canonicalEndpoint(raw, sp.port, slice.addressType) ?? {
+          ip: raw,
+          address: `${raw}:${sp.port}`,
+        };
+        const prev = out.get(at.address);
+        const here = (x: { ready: boolean }) => ({ local: false, ready: x.ready }); // no node here
+        if (prev && !replacesCopy(here(prev), here(e.conditions))) continue;
         const ns = e.targetRef?.namespace || svc.namespace;
         const podName =
           e.targetRef?.kind === 'Pod' || !e.targetRef?.kind ? e.targetRef?.name : undefined;
-        out.set(key, {
-          ip,
+        out.set(at.address, {
+          ip: at.ip,
           port: sp.port,
           ...e.conditions,
           nodeName: e.nodeName,

@@ -74,6 +74,25 @@ function endpointIP(raw: string | undefined, family: IPFamily): string | undefin
   return /(?:^|\.)0\d/.test(raw) ? formatIPv4(n) : raw;
 }
 
+/** An endpoint address of a slice of `family` as kube-proxy knows it: its canonical IP and
+ * "ip:port" (endpointInfo.String(), the key copies are merged by); undefined when not of it. */
+export function canonicalEndpoint(
+  raw: string | undefined,
+  port: number,
+  family: IPFamily,
+): { ip: string; address: string } | undefined {
+  const ip = endpointIP(raw, family);
+  return ip === undefined ? undefined : { ip, address: FAMILY[family].hostPort(ip, port) };
+}
+
+/** Whether `other` replaces `kept`, two copies of one endpoint (several slices list it): a local
+ * copy wins, as in endpointslicecache.go; between equals a ready one (kube-proxy keeps whichever
+ * its map yields first: kdebug keeps the same copy in every step). */
+export const replacesCopy = (
+  kept: { local: boolean; ready: boolean },
+  other: { local: boolean; ready: boolean },
+) => (other.local && !kept.local) || (other.local === kept.local && other.ready && !kept.ready);
+
 /** The endpoints of one Service port from its slices of one family, sorted by "ip:port" as strings. */
 export function portEndpoints(
   slices: EndpointSlice[],
@@ -83,22 +102,21 @@ export function portEndpoints(
   family: IPFamily = 'IPv4',
 ): ProxyEndpoint[] {
   const list: ProxyEndpoint[] = [];
-  const hostPort = FAMILY[family].hostPort;
   for (const slice of slices) {
     if (slice.addressType !== family) continue;
     for (const sp of slice.ports) {
       // matched by port name and protocol; a slice port without a number is ignored
       if (sp.name !== port.name || sp.protocol !== port.protocol || !sp.port) continue;
       for (const e of slice.endpoints) {
-        const ip = endpointIP(e.addresses[0], family);
-        if (ip === undefined) continue;
+        const at = canonicalEndpoint(e.addresses[0], sp.port, family);
+        if (at === undefined) continue;
         const local = nodeName !== '' && e.nodeName === nodeName;
         const c = e.conditions;
         list.push(
           new ProxyEndpoint(
-            ip,
+            at.ip,
             sp.port,
-            hostPort(ip, sp.port),
+            at.address,
             e.nodeName,
             local,
             c.ready,
@@ -113,13 +131,12 @@ export function portEndpoints(
     }
   }
   list.sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
-  // duplicates (several slices list the same endpoint): one copy, a local one when there is
-  // one, as in endpointslicecache.go
+  // duplicates (several slices list the same endpoint): one copy
   let w = 0;
   for (let r = 0; r < list.length; r++) {
     const e = list[r]!;
     if (w > 0 && list[w - 1]!.address === e.address) {
-      if (e.local && !list[w - 1]!.local) list[w - 1] = e;
+      if (replacesCopy(list[w - 1]!, e)) list[w - 1] = e;
     } else list[w++] = e;
   }
   list.length = w;

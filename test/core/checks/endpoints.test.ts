@@ -6,6 +6,9 @@ import { readSnapshot } from '../../../src/cluster/snapshot/read.js';
 import { endpointsCheck } from '../../../src/core/checks/endpoints.js';
 import { diagnose } from '../../../src/core/diagnose.js';
 import type { KubeObject } from '../../../src/core/model.js';
+import { CheckContext } from '../../../src/core/checks/context.js';
+import { portEndpoints } from '../../../src/core/dataplane/endpoints.js';
+import { clusterView } from '../../../src/core/kube/objects.js';
 import { aPod, aService, anEndpointSlice, facts, ids, run, TARGET, webPods } from './builders.js';
 
 /** A next command as the person's terminal shows it. */
@@ -216,4 +219,45 @@ describe('Endpoints of a dual-stack Service, per family', () => {
     const good = found.find((x) => x.id === 'endpoints-ready')!;
     assert.equal(good.title, 'IPv4: 8080/TCP: 2 of 2 endpoints ready');
   });
+});
+
+describe('an endpoint two slices list', () => {
+  // the same Pod address in two slices, written two ways, ready in one copy only: the Endpoints
+  // step and the rules kdebug expects keep the same copy, whichever slice comes first
+  const copies = (first: 'ready' | 'not ready') => {
+    const slice = (name: string, ip: string, ready: boolean) => ({
+      ...anEndpointSlice({ endpoints: [{ ip, node: 'node-b', pod: 'web-2', ready }] }),
+      addressType: 'IPv6',
+      metadata: {
+        name,
+        namespace: 'default',
+        labels: { 'kubernetes.io/service-name': 'web' },
+      },
+    });
+    const a = slice('web-aaaaa', 'fd00:0:0::6', first === 'ready');
+    const b = slice('web-bbbbb', 'fd00::6', first !== 'ready');
+    return [aService(), a, b];
+  };
+  for (const first of ['ready', 'not ready'] as const)
+    it(`keeps the ready copy once, canonical, when the ${first} one comes first`, () => {
+      const objects = copies(first);
+      const ctx = new CheckContext(facts(objects), TARGET, {});
+      const port = ctx.service!.ports[0]!;
+      const listed = ctx.endpointsOf(ctx.service!, port);
+      assert.deepEqual(
+        listed.map((e) => [e.ip, e.ready]),
+        [['fd00::6', true]],
+      );
+      const expected = portEndpoints(
+        clusterView(objects).endpointSlices,
+        port,
+        'node-a',
+        undefined,
+        'IPv6',
+      );
+      assert.deepEqual(
+        expected.map((e) => [e.ip, e.ready]),
+        [['fd00::6', true]],
+      );
+    });
 });
