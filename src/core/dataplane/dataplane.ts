@@ -31,8 +31,8 @@ import { buildIpvsTrees, type IpvsKnown } from './ipvs/trees.js';
 import { traceIpvsPacket } from './ipvs/trace.js';
 import { serviceCIDRs, type ClusterView, type KubeProxyConfig } from '../kube/objects.js';
 import type { ServicePortName } from '../model.js';
-import { nftablesDrift } from './nftables/drift.js';
-import type { NftTable } from './nftables/listing.js';
+import { nftablesDrift, unreadFor } from './nftables/drift.js';
+import { unreadAt, type NftTable } from './nftables/listing.js';
 import { traceNftPacket } from './nftables/trace.js';
 import { buildNftServiceTrees } from './nftables/trees.js';
 import { knownMapFlags, type CiliumAgent } from './cilium/agent.js';
@@ -102,6 +102,9 @@ interface Common {
   /** How traffic enters a Service port's tree here, as the node's state holds it (and, where the
    * port has no endpoint, the element that rejects or drops it). */
   entryLines(tree: ServiceTree): StateLine[];
+  /** The lines of the listing not read that a comparison of these Service ports may rest on, each
+   * as "FILE:LINE: why": what they hold is not observed. */
+  notReadFor(ports: ReadonlySet<string>): string[];
 }
 
 /** How a mode whose state lives outside iptables is read and named (nftables, IPVS, Cilium). */
@@ -201,6 +204,7 @@ export function iptablesDataplane(
     noLocalEndpointLines: (tree) => iptablesLocalDrops(ruleset, source, tree),
     notCompared: () => '',
     entryLines: (tree) => iptablesEntryLines(ruleset, source, tree),
+    notReadFor: () => [], // read whole, or refused, or its cut said apart
   };
 }
 
@@ -236,6 +240,7 @@ export function nftablesDataplane(
     noLocalEndpointLines: (tree) => nftablesLocalDrops(source, tree),
     notCompared: () => '',
     entryLines: (tree) => nftablesEntryLines(source, tree),
+    notReadFor: (ports) => unreadFor(table, ports).map((u) => unreadAt(source, u)),
   };
 }
 
@@ -311,6 +316,7 @@ export function ipvsDataplane(
     noLocalEndpointLines: (tree) => ipvsExternalServers(source, tree),
     notCompared: (drift) => ipvsNotCompared(drift.tables, read.ipsetsError),
     entryLines: (tree) => listedEntryLines(source, tree, 'virtual server'),
+    notReadFor: () => [], // read whole, or refused, or its cut said apart
   };
 }
 
@@ -421,5 +427,6 @@ export function ciliumDataplane(read: CiliumRead, view: ClusterView): CiliumData
         ? ''
         : " (its BPF maps were not read, so kdebug compared the agent's table only)",
     entryLines: (tree) => listedEntryLines(table.source, tree, 'frontend'),
+    notReadFor: () => [], // read whole, or refused, or its cut said apart
   };
 }

@@ -16,9 +16,7 @@ import { percent } from '../../model.js';
 import { count, familyLabel, findingOf, saveNodeOutput } from '../check.js';
 import { kubectl, valid } from '../../next-command.js';
 import { couldNotRead, modeTraits, type StateTraits } from '../../dataplane/dataplane.js';
-import { unreadAt } from '../../dataplane/nftables/listing.js';
 import { listingArgv } from '../../nodes/commands.js';
-import { unreadFor } from '../../dataplane/nftables/drift.js';
 import type { CheckContext } from '../context.js';
 import type { OnNode } from './nodes.js';
 
@@ -91,9 +89,7 @@ export function tableNode(
   // lines of the listing not read that this Service's comparison may rest on: not observed
   const dataplane = n.dataplane();
   const names = new Set(svc.ports.map((p) => ctx.servicePortName(p)));
-  const blind = (dataplane?.mode === 'nftables' ? unreadFor(dataplane.table, names) : []).map((u) =>
-    unseen(unreadAt(read.source, u), node),
-  );
+  const blind = (dataplane?.notReadFor(names) ?? []).map((u) => unseen(u, node));
   const out = drift.findings.map((d) =>
     withSyncShown(
       ctx,
