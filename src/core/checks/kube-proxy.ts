@@ -74,6 +74,32 @@ export function kubeProxyPods(ctx: CheckContext): Pod[] {
   return ctx.view.pods.filter(isKubeProxyPod);
 }
 
+/** Labels a DaemonSet stamps per revision: they differ from Pod to Pod of one kube-proxy. */
+const REVISION = new Set([
+  'controller-revision-hash',
+  'pod-template-generation',
+  'pod-template-hash',
+]);
+
+/** The label selector of this cluster's kube-proxy Pods, from the Pods seen: kubeadm's
+ * k8s-app=kube-proxy where they carry it, else the labels they all share (a DaemonSet
+ * labelled otherwise). */
+export function kubeProxySelector(ctx: CheckContext): string {
+  const pods = kubeProxyPods(ctx);
+  const usual = 'k8s-app=kube-proxy';
+  if (pods.length === 0 || pods.every((p) => p.labels['k8s-app'] === 'kube-proxy')) return usual;
+  const shared = Object.fromEntries(
+    Object.entries(pods[0]!.labels).filter(
+      ([k, v]) => !REVISION.has(k) && pods.every((p) => p.labels[k] === v),
+    ),
+  );
+  return valid.selector(shared) ?? usual;
+}
+
+/** `kubectl get pods` of every kube-proxy Pod, wide (their nodes). */
+const kubeProxyPodsWide = (ctx: CheckContext) =>
+  kubectl('kube-system', 'get', 'pods', '-l', kubeProxySelector(ctx), '-o', 'wide');
+
 /** The Linux nodes whose kube-proxy Pods a capture did not read one by one, and the settled
  * kube-proxy DaemonSet whose status speaks for them (none where it is not settled). */
 export function notListed(
@@ -267,7 +293,7 @@ function freshness(ctx: CheckContext): Finding[] {
       (n) =>
         `kube-proxy behind or failing to write its rules on ${n.length} nodes (${listFew(n, 3)})`,
       // every kube-proxy's log, each line named by its Pod: not the first node's alone
-      kubectl('kube-system', 'logs', '-l', 'k8s-app=kube-proxy', '--prefix', '--tail=20'),
+      kubectl('kube-system', 'logs', '-l', kubeProxySelector(ctx), '--prefix', '--tail=20'),
     ),
     ...foldNodes(
       of('kube-proxy-sync-not-observed'),
@@ -288,7 +314,7 @@ function running(ctx: CheckContext): Finding[] {
     return [
       finding('kube-proxy-not-observed', 'skip', 'kube-proxy Pods not captured', {
         explanation: `kdebug did not see the Pods (${notCaptured}), so it cannot tell whether kube-proxy runs on each node; the node rules (step 7) show whether it did its work.`,
-        next: kubectl('kube-system', 'get', 'pods', '-l', 'k8s-app=kube-proxy', '-o', 'wide'),
+        next: kubeProxyPodsWide(ctx),
       }),
     ];
   const byNode = new Map<string, Pod>();
@@ -379,7 +405,7 @@ function modes(ctx: CheckContext): Finding[] {
   const distinct = [...new Set(per.map((m) => m.mode))];
   const out: Finding[] = [];
   const unobserved = all.filter((m) => !per.includes(m));
-  if (unobserved.length > 0) out.push(notObserved(unobserved));
+  if (unobserved.length > 0) out.push(notObserved(ctx, unobserved));
   if (error)
     out.push(
       finding('kube-proxy-config-unreadable', 'warn', 'the kube-proxy ConfigMap cannot be read', {
@@ -425,7 +451,7 @@ function configuredMode(ctx: CheckContext): string | undefined {
 }
 
 /** The nodes whose mode nobody there said: a stale answer, the configuration, or the default. */
-function notObserved(modes: readonly NodeMode[]): Finding {
+function notObserved(ctx: CheckContext, modes: readonly NodeMode[]): Finding {
   const stale = modes.filter((m) => m.stale);
   const configured = modes.filter((m) => !m.stale);
   // the mode a ConfigMap names, or kube-proxy's default where none was read
@@ -457,7 +483,7 @@ function notObserved(modes: readonly NodeMode[]): Finding {
           : []),
       ].join(' '),
       evidence: modes.map((m) => m.evidence),
-      next: kubectl('kube-system', 'get', 'pods', '-l', 'k8s-app=kube-proxy', '-o', 'wide'),
+      next: kubeProxyPodsWide(ctx),
     },
   );
 }
@@ -656,7 +682,7 @@ export const kubeProxyCheck: Check<'kube-proxy'> = {
           {
             explanation: `kdebug read the kube-proxy Pods of the nodes it chose only, and the kube-proxy DaemonSet's status, which would speak for the others, is not settled (or was not read): whether kube-proxy runs on ${unread.nodes.length === 1 ? 'that node' : 'those nodes'} is not known.`,
             evidence: [unseen(`kube-proxy Pods on ${namedFew(unread.nodes)}: not read`)],
-            next: kubectl('kube-system', 'get', 'pods', '-l', 'k8s-app=kube-proxy', '-o', 'wide'),
+            next: kubeProxyPodsWide(ctx),
           },
         ),
       );

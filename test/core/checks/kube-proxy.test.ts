@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict';
 import { resolveNext, shellLine, type NextCommand } from '../../../src/core/next-command.js';
 import { describe, it } from 'node:test';
-import { kubeProxyCheck, parseProxyMetrics } from '../../../src/core/checks/kube-proxy.js';
+import {
+  kubeProxyCheck,
+  kubeProxySelector,
+  parseProxyMetrics,
+} from '../../../src/core/checks/kube-proxy.js';
+import { CheckContext } from '../../../src/core/checks/context.js';
 import type { KubeObject } from '../../../src/core/model.js';
 import {
   aPod,
@@ -12,6 +17,7 @@ import {
   ids,
   kubeProxy,
   run,
+  TARGET,
   twoNodes,
   webPods,
 } from './builders.js';
@@ -264,5 +270,37 @@ describe('kube-proxy where it is not a DaemonSet Pod', () => {
     const version = found.find((f) => f.id === 'kube-proxy-version')!;
     assert.match(version.title, /^kube-proxy v1\.31\.2 on 2 nodes$/);
     assert.match(version.evidence[0]!.text, /eksbuild\.3 of Pod/);
+  });
+});
+
+describe('the kube-proxy Pods a next command lists', () => {
+  const proxy = (node: string, labels: Record<string, string>) =>
+    aPod({
+      name: `kube-proxy-${node}`,
+      namespace: 'kube-system',
+      node,
+      labels,
+      owner: { kind: 'DaemonSet', name: 'kube-proxy' },
+    });
+  const selector = (pods: KubeObject[]) =>
+    kubeProxySelector(new CheckContext(facts(pods), TARGET, {}));
+
+  it("are kubeadm's k8s-app=kube-proxy where the Pods carry it", () => {
+    const pods = ['node-a', 'node-b'].map((n) =>
+      proxy(n, { 'k8s-app': 'kube-proxy', 'controller-revision-hash': n }),
+    );
+    assert.equal(selector(pods), 'k8s-app=kube-proxy');
+  });
+
+  it('are the labels all of them share where the DaemonSet labels them otherwise', () => {
+    const pods = ['node-a', 'node-b'].map((n) =>
+      proxy(n, {
+        app: 'kubernetes',
+        role: 'proxy',
+        'controller-revision-hash': `rev-${n}`,
+        'pod-template-generation': '3',
+      }),
+    );
+    assert.equal(selector(pods), 'app=kubernetes,role=proxy');
   });
 });
