@@ -4,7 +4,7 @@ import { driftAnswer } from '../core/dataplane/drift.js';
 import { hasRules } from '../core/facts.js';
 import type { IPFamily } from '../core/ipv6.js';
 import { pickNodes, type SourceFlags } from '../cluster/facts-source.js';
-import { driftJson, driftText } from '../output/drift.js';
+import { driftDoc, driftText } from '../output/drift.js';
 import { invocationOf } from './common/invocation.js';
 import { readWithSsh } from './common/ssh-source.js';
 import {
@@ -15,6 +15,7 @@ import {
   UsageError,
   textWidth,
   write,
+  writeDoc,
   type GlobalOptions,
 } from './common/io.js';
 import { nodeAccessOptions, withExamples, type Define } from './common/flags.js';
@@ -52,7 +53,8 @@ export async function driftCommand(o: DriftFlags, g: GlobalOptions): Promise<num
     ),
   );
   const how = invocationOf(g, o);
-  write(shown === 'json' ? driftJson(answer, how) : driftText(answer, how, textWidth().width));
+  if (shown === 'json') writeDoc(driftDoc(answer, how));
+  else write(driftText(answer, how, textWidth().width));
   return answer.drifted ? EXIT.problem : EXIT.ok;
 }
 

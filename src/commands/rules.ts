@@ -17,9 +17,9 @@ import { pickNodes, readFacts, sshRulesText, type SourceFlags } from '../cluster
 import { parseCilium } from '../core/dataplane/cilium/read.js';
 import { buildCiliumTrees } from '../core/dataplane/cilium/trees.js';
 import {
-  rulesJson,
+  rulesDoc,
   rulesText,
-  searchJson,
+  searchDoc,
   searchText,
   type RulesDump,
   type RulesSource,
@@ -34,6 +34,7 @@ import {
   UsageError,
   textWidth,
   write,
+  writeDoc,
   type GlobalOptions,
 } from './common/io.js';
 import { interactive } from './tui.js';
@@ -216,9 +217,10 @@ function print(
             ? buildNftSearchIndex(rs, trees)
             : buildSearchIndex(rs, trees);
     const hits = index.search(o.search);
-    write(json ? searchJson(o.search, hits) : searchText(o.search, hits, textWidth().width));
-  } else
-    write(json ? rulesJson(rs, trees, source) : rulesText(rs, trees, source, textWidth().width));
+    if (json) writeDoc(searchDoc(o.search, hits));
+    else write(searchText(o.search, hits, textWidth().width));
+  } else if (json) writeDoc(rulesDoc(rs, trees, source));
+  else write(rulesText(rs, trees, source, textWidth().width));
   return EXIT.ok;
 }
 

@@ -31,6 +31,7 @@ import {
   UsageError,
   VERSION,
   write,
+  writeDoc,
   type GlobalOptions,
 } from './common/io.js';
 import { invocationOf, selfCommand } from './common/invocation.js';
@@ -74,7 +75,7 @@ async function writeReport(
   source?: string,
 ): Promise<number> {
   // each output's module is loaded only by the runs that print it
-  if (format(g) === 'json') write((await import('../output/json.js')).reportJson(report));
+  if (format(g) === 'json') writeDoc((await import('../output/json.js')).reportDoc(report));
   else
     write(
       reportText(report, {

@@ -4,7 +4,7 @@ import { canonicalAddress, familyOf } from '../core/ipv6.js';
 import type { TraceProtocol } from '../core/dataplane/trace/trace.js';
 import { traceAnswer, traceFails } from '../core/dataplane/trace/answer.js';
 import { pickNodes, type SourceFlags } from '../cluster/facts-source.js';
-import { traceJson, traceText } from '../output/trace.js';
+import { traceDoc, traceText } from '../output/trace.js';
 import { invocationOf } from './common/invocation.js';
 import { readWithSsh } from './common/ssh-source.js';
 import {
@@ -15,6 +15,7 @@ import {
   UsageError,
   textWidth,
   write,
+  writeDoc,
   type GlobalOptions,
 } from './common/io.js';
 import { nodeAccessOptions, withExamples, type Define } from './common/flags.js';
@@ -74,7 +75,8 @@ export async function traceCommand(o: TraceOptions, g: GlobalOptions): Promise<n
   });
   const answer = traceAnswer(result, analysis.view, name!);
   const how = invocationOf(g, { snapshot: o.snapshot });
-  write(shown === 'json' ? traceJson(answer) : traceText(answer, textWidth().width, how));
+  if (shown === 'json') writeDoc(traceDoc(answer));
+  else write(traceText(answer, textWidth().width, how));
   return traceFails(answer) ? EXIT.problem : EXIT.ok;
 }
 

@@ -13,6 +13,8 @@ export interface Ran {
   code: number;
   /** What it printed. */
   out: string;
+  /** Its -o json document, taken as a value (commands/common/io.ts writeDoc). */
+  doc?: object;
   /** What it said on stderr, without "kdebug: ". */
   lines: string[];
 }
@@ -54,8 +56,10 @@ export async function runCommand(
   };
   const out: string[] = [];
   const lines: string[] = [];
+  let doc: object | undefined;
   const run: Run = {
     write: (text) => out.push(text),
+    doc: (d) => (doc = d),
     tell: (line) => {
       lines.push(line);
       // the operator's log keeps what the command line would have said
@@ -76,7 +80,7 @@ export async function runCommand(
   progress(`${what}: started`);
   try {
     const code = await inRun(run, command);
-    return { code, out: out.join(''), lines };
+    return { code, out: out.join(''), lines, ...(doc ? { doc } : {}) };
   } finally {
     clearInterval(beat);
     active.delete(run);

@@ -15,7 +15,7 @@ import type { NodeAccessFlags } from '../cluster/nodes/flags.js';
 import { TABLES } from '../core/dataplane/iptables/read/parse.js';
 import { sanitize } from '../core/sanitize.js';
 import { listingSchemas, listScenarios, listServices } from './listings.js';
-import { runCommand, type Extra } from './run.js';
+import { runCommand, type Extra, type Ran } from './run.js';
 import { inputs, type Zod } from './inputs.js';
 import { saveSnapshot, snapshotInput } from './snapshot.js';
 import { expectDoc } from '../output/expect.js';
@@ -43,10 +43,10 @@ async function answer<D extends object>(
   extra: Extra,
   what: string,
   command: () => Promise<number>,
-  present: (out: string) => { doc: D; text: string },
+  present: (ran: Ran) => { doc: D; text: string },
 ): Promise<CallToolResult> {
   const ran = await runCommand(extra, what, command);
-  const { doc, text } = present(ran.out);
+  const { doc, text } = present(ran);
   const code = ran.code === 0 ? '' : `\n(kdebug exit code ${ran.code}: a problem was found)`;
   return {
     content: [{ type: 'text', text: `${text}${code}` }],
@@ -61,8 +61,10 @@ const answerJson = <D extends object>(
   command: () => Promise<number>,
   summary: (doc: D) => string,
 ): Promise<CallToolResult> =>
-  answer(extra, what, command, (out) => {
-    const doc = JSON.parse(out) as D;
+  answer(extra, what, command, (ran) => {
+    // a command that failed before its document threw: one that returned wrote it
+    if (!ran.doc) throw new Error(`${what} gave no JSON document`);
+    const doc = ran.doc as D;
     return { doc, text: summary(doc) };
   });
 
@@ -223,7 +225,7 @@ export function registerTools(
         extra,
         'expect',
         () => expectCommand(o, g({}, 'text')),
-        (out) => ({
+        ({ out }) => ({
           doc: expectDoc(out),
           text: `${out.split('\n').length - 1} lines of rules kube-proxy would write`,
         }),

@@ -10,7 +10,7 @@ import type { Readable } from 'node:stream';
 import type { SourceContext } from '../../cluster/facts-source.js';
 import type { PodHolder } from '../../cluster/nodes/debug-pod.js';
 import { DEFAULT_MAX_OUTPUT_BYTES, OutputBuffer, overLimit } from '../../core/not-read.js';
-import { sanitize } from '../../core/sanitize.js';
+import { jsonText, sanitize } from '../../core/sanitize.js';
 
 declare const KDEBUG_VERSION: string;
 declare const KDEBUG_COMMIT: string;
@@ -93,6 +93,9 @@ export function format(opts: GlobalOptions, command = 'svc'): Format {
  */
 export interface Run {
   write(text: string): void;
+  /** Takes a command's -o json document as a value (an MCP tool call), where printing it would
+   * only have it parsed back. */
+  doc?(doc: object): void;
   tell(line: string): void;
   release: Set<() => Promise<void>>;
   podHolders: Set<PodHolder>;
@@ -107,6 +110,13 @@ export function write(text: string): void {
   const run = runs.getStore();
   if (run) run.write(text);
   else process.stdout.write(text);
+}
+
+/** A command's -o json document: printed as JSON, or handed whole to a run that takes it. */
+export function writeDoc(doc: object): void {
+  const run = runs.getStore();
+  if (run?.doc) run.doc(doc);
+  else write(jsonText(doc));
 }
 
 /**
