@@ -54,7 +54,7 @@ export function setup(v: string) {
   };
 }
 
-// Frontends kdebug does not model yet, by what makes them: HostPort frontends come from Pods,
-// the health server's from a synthetic Service of Cilium's own.
-export const UNMODELLED = (row: { type?: string; service?: string }) =>
-  row.type === 'HostPort' || (row.service ?? '').endsWith(':healthserver');
+// Frontends kdebug does not model yet: the health server's, a synthetic Service of Cilium's own
+// whose frontend depends on agent settings and release.
+export const UNMODELLED = (row: { service?: string }) =>
+  (row.service ?? '').endsWith(':healthserver');

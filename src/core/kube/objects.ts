@@ -87,6 +87,14 @@ export interface ContainerPort {
   protocol: Protocol;
 }
 
+export interface HostPort {
+  hostPort: number;
+  /** Where the node opens it; undefined: every address. */
+  hostIP?: string;
+  containerPort: number;
+  protocol: Protocol;
+}
+
 export interface ContainerProbe {
   kind: 'httpGet' | 'tcpSocket' | 'exec' | 'grpc' | 'unknown';
   port?: number | string;
@@ -140,9 +148,12 @@ export interface Pod {
   hostname?: string;
   subdomain?: string;
   containers: Container[];
+  /** The ports its containers, init ones too, open on the node (spec...ports[].hostPort). */
+  hostPorts: HostPort[];
   containerStatuses: ContainerStatus[];
   conditions: PodCondition[];
   deleting: boolean;
+  uid?: string;
   ownerKind?: string;
   ownerName?: string;
   raw: KubeObject;
@@ -467,6 +478,22 @@ export function toPod(raw: KubeObject): Pod {
         livenessProbe: probe(o['livenessProbe']),
       };
     }),
+    hostPorts: [...arr(spec['initContainers']), ...arr(spec['containers'])].flatMap((c) =>
+      arr(obj(c)['ports']).flatMap((p): HostPort[] => {
+        const q = obj(p);
+        const hostPort = num(q['hostPort']) ?? 0;
+        if (hostPort <= 0) return [];
+        const hostIP = str(q['hostIP']);
+        return [
+          {
+            hostPort,
+            ...(hostIP !== undefined ? { hostIP } : {}),
+            containerPort: num(q['containerPort']) ?? 0,
+            protocol: protocol(q['protocol']),
+          },
+        ];
+      }),
+    ),
     containerStatuses: arr(status['containerStatuses']).map((c) => {
       const o = obj(c);
       const last = containerState(o['lastState']);
@@ -489,6 +516,7 @@ export function toPod(raw: KubeObject): Pod {
       };
     }),
     deleting: typeof raw.metadata?.['deletionTimestamp'] === 'string',
+    ...(str(raw.metadata?.['uid']) !== undefined ? { uid: str(raw.metadata?.['uid']) } : {}),
     ownerKind: str(owner['kind']),
     ownerName: str(owner['name']),
     raw,

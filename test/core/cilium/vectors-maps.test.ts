@@ -53,7 +53,7 @@ describe("Cilium vectors: the BPF maps kdebug expects are the ones Cilium's test
       const model = expectedMaps(frontends, { services: s.view.services, ...s.maps });
       const got = model.map((e) => fromModel(e, protocols)).filter((b) => !skip.has(b.key));
       const all = entries.map((f) => fromDump(f, protocols));
-      const want = all.filter((b) => b.type !== 'HostPort' && !skip.has(b.key));
+      const want = all.filter((b) => !skip.has(b.key));
       skipped.push(...all.filter((b) => !want.includes(b)).map((b) => `${v} ${b.key}`));
       const order = (l: typeof got) => [...l].sort((a, b) => a.key.localeCompare(b.key));
       assert.deepEqual(order(got), order(want));
@@ -83,8 +83,6 @@ describe("Cilium vectors: the BPF maps kdebug expects are the ones Cilium's test
   it('compares every entry but the unmodelled ones', () => {
     assert.deepEqual(skipped, [
       '02-v117-terminating-single-backend 10.96.116.33:8081',
-      '25-v118-hostport-pod 0.0.0.0:4444/TCP',
-      '25-v118-hostport-pod 1.1.1.1:4444/TCP',
       '30-v118-healthcheck-nodeport-etp-local 172.16.1.1:40000/TCP',
     ]);
     assert.ok(compared >= 60, `${compared}`);

@@ -6,6 +6,7 @@
 import type { ClusterView, EndpointSlice, Service } from '../../kube/objects.js';
 import { familyOf } from '../../ipv6.js';
 import type { BackendState, CiliumProtocol, FrontendType } from './listing.js';
+import { hostPortFrontends } from './host-ports.js';
 
 const isIPv6 = (ip: string) => familyOf(ip) === 'IPv6';
 
@@ -103,6 +104,9 @@ export function expectedCilium(
     for (const fe of frontendsOf(svc, options))
       out.push({ ...fe, backends: selected(fe, svc, backends, node, options) });
   }
+  // the node's Pods' host ports: frontends of no Service, so of the whole node's answer only
+  if (!only && options.kubeProxyReplacement)
+    out.push(...hostPortFrontends(view, node.name, options));
   return out;
 }
 

@@ -1,0 +1,88 @@
+// The HostPort frontends Cilium's agent makes from the Pods on its node, modelled on its Pod
+// reflector (pkg/loadbalancer/reflectors/k8s.go, upsertHostPort): one synthetic Service per Pod
+// and host port, "ns/pod:host-port:PORT:UID", whose backends are the Pod's IPs.
+import type { ClusterView, Pod } from '../../kube/objects.js';
+import { familyOf } from '../../ipv6.js';
+import type { CiliumExpectOptions, ExpectedBackend, ExpectedFrontend } from './expected.js';
+import type { CiliumProtocol } from './listing.js';
+
+/** kube-proxy's and Cilium's default NodePort range: a host port inside it is ignored. */
+const NODE_PORT_RANGE = [30000, 32767] as const;
+
+const LOOPBACK = /^(?:127\.|::1$)/;
+const UNSPECIFIED = new Set(['0.0.0.0', '::']);
+
+export function hostPortFrontends(
+  view: ClusterView,
+  node: string,
+  o: CiliumExpectOptions,
+): ExpectedFrontend[] {
+  const out: ExpectedFrontend[] = [];
+  for (const pod of view.pods)
+    // the reflector reads the Running Pods of its node, not host-network ones nor those going
+    if (
+      pod.nodeName === node &&
+      pod.phase === 'Running' &&
+      !pod.hostNetwork &&
+      !pod.deleting &&
+      pod.uid !== undefined
+    )
+      out.push(...ofPod(pod, pod.uid, o));
+  return out;
+}
+
+function ofPod(pod: Pod, uid: string, o: CiliumExpectOptions): ExpectedFrontend[] {
+  const ips = pod.podIPs.filter((ip) => (familyOf(ip) === 'IPv6' ? o.ipv6 : o.ipv4));
+  // one Service per host port: a TCP and a UDP port of one number share it, and its backends
+  const byService = new Map<string, ExpectedFrontend[]>();
+  const backends = new Map<string, ExpectedBackend[]>();
+  for (const p of pod.hostPorts) {
+    if (p.hostPort >= NODE_PORT_RANGE[0] && p.hostPort <= NODE_PORT_RANGE[1]) continue;
+    const protocol = p.protocol.toLowerCase() as CiliumProtocol;
+    const service = `${pod.namespace}/${pod.name}:host-port:${p.hostPort}:${uid}`;
+    const bes = backends.get(service) ?? [];
+    backends.set(service, bes);
+    for (const ip of ips)
+      bes.push({
+        ip,
+        port: p.containerPort,
+        protocol,
+        state: 'active',
+        ...(pod.nodeName ? { nodeName: pod.nodeName } : {}),
+        target: `Pod ${pod.namespace}/${pod.name}`,
+      });
+    // a hostIP opens that address only (a loopback one through the wildcard surrogate); none or
+    // one that is no address, every address of the families its IPs have; an explicit 0.0.0.0
+    // or :: none at all (as the code is, whatever its comment says)
+    const at = p.hostIP !== undefined && familyOf(p.hostIP) ? p.hostIP : undefined;
+    const addresses =
+      at === undefined
+        ? [...new Set(ips.map((ip) => (familyOf(ip) === 'IPv6' ? '::' : '0.0.0.0')))]
+        : UNSPECIFIED.has(at)
+          ? []
+          : [LOOPBACK.test(at) ? (at.includes(':') ? '::' : '0.0.0.0') : at];
+    const fes = byService.get(service) ?? [];
+    byService.set(service, fes);
+    for (const ip of addresses)
+      fes.push({
+        ip,
+        port: p.hostPort,
+        protocol,
+        type: 'HostPort',
+        service,
+        portName: '',
+        servicePort: p.hostPort,
+        localOnly: false,
+        backends: [],
+      });
+  }
+  // each frontend selects its Service's backends of its protocol and family
+  return [...byService].flatMap(([service, fes]) =>
+    fes.map((fe) => ({
+      ...fe,
+      backends: (backends.get(service) ?? []).filter(
+        (b) => b.protocol === fe.protocol && b.ip.includes(':') === fe.ip.includes(':'),
+      ),
+    })),
+  );
+}
