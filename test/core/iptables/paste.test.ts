@@ -83,7 +83,7 @@ describe('pastes: what is not a rule is skipped and said, the rules are read', (
     {
       what: 'an elision in the middle',
       text: [...lines(NAT_S).slice(0, 8), '...', ...lines(NAT_S).slice(8)].join('\n'),
-      warnings: ['9:elision'],
+      warnings: ['9:elided'],
     },
     {
       what: 'klog lines of kube-proxy',
@@ -463,7 +463,7 @@ describe('pastes cut short', () => {
     assert.deepEqual(
       inside.warnings.map((w) => [w.kind, w.line]),
       [
-        ['elision', 4],
+        ['elided', 4],
         ['truncated', 5],
       ],
     );

@@ -406,9 +406,9 @@ class DumpParser {
     }
     if (cls.kind === 'foreign' || (cls.kind === 'prose' && this.lastForeign))
       return this.foreignLine(cls.kind === 'foreign' ? cls.foreign : this.lastForeign!);
-    if (cls.kind === 'elision') this.elision();
+    if (cls.kind === 'elided') this.noteElided();
     // a "..." that ends the paste inside a table is why it has no COMMIT: said with it, once
-    if (cls.kind === 'elision' && last && this.current) {
+    if (cls.kind === 'elided' && last && this.current) {
       this.endsElided = { table: this.current, line: this.lineNo, text: text(b, s, e) };
       return;
     }
@@ -461,7 +461,7 @@ class DumpParser {
   }
 
   /** "..." inside a table: the chain before it may go on past it, and any chain may lie in it. */
-  private elision(): void {
+  private noteElided(): void {
     const t = this.current ?? this.section;
     if (!t) return;
     const before = this.elided.get(t) ?? [];
@@ -820,7 +820,7 @@ class DumpParser {
     glued: { at: number; elided: boolean },
   ): void {
     // "..." before the prompt: the previous command's output left out there
-    if (glued.elided) this.elision();
+    if (glued.elided) this.noteElided();
     const at = s + Buffer.byteLength(text(this.buf, s, e).slice(0, glued.at));
     this.lineStart = at;
     this.line(at, e, last, false);

@@ -9,7 +9,7 @@ export type WarningKind =
   | 'prompt' // a shell prompt and the command typed after it
   | 'command' // a command line without a prompt (`sudo iptables-save`, `iptables -I ...`)
   | 'prose'
-  | 'elision' // `...`, grep's `--`
+  | 'elided' // `...`, grep's `--`: part of the paste left out (nftables' and ipvsadm's word too)
   | 'fence' // markdown ``` fences
   | 'log' // klog / kubectl log lines
   | 'foreign' // a line of another tool's listing (see ForeignKind)
@@ -243,7 +243,7 @@ export function classifyLine(line: string): LineClass {
   }
   if (/^(?:```|~~~)/.test(line)) return { kind: 'fence' };
   if (/^(?:\.\.\.|…|\[\.\.\.\]|--)$/.test(line) || /^\.\.\. ?\(.*\)$/.test(line))
-    return { kind: 'elision' };
+    return { kind: 'elided' };
   if (TIMESTAMP.test(line)) return { kind: 'log' };
   if (LEGACY_WARNING.test(line)) return { kind: 'backend' };
   // another tool's line may be quoted ("> ") or in a diff ("+") too
@@ -281,7 +281,7 @@ export const SKIPPED_AS: Record<string, string> = {
   prompt: 'a shell prompt',
   command: 'a command, not a line of its output',
   prose: 'not a line of iptables-save or iptables -S output',
-  elision: 'an elision',
+  elided: 'an elision',
   fence: 'a markdown fence',
   log: 'a log line',
 };
