@@ -1218,6 +1218,41 @@ describe('iptables -L listings are read as the rules they list', () => {
     ]);
     assert.ok(!rs.warnings.some((w) => /prints no interfaces/.test(w.message)));
   });
+
+  it("what the listing leaves out is said at the line it is about, as kdebug's other warnings are", () => {
+    const rs = parseIptables(
+      [
+        '$ iptables -t nat -L',
+        'Chain KUBE-SERVICES (2 references)',
+        'target     prot opt source               destination',
+        'KUBE-SVC-NPX46M4PTMTKRN6Y  tcp  --  anywhere             10.96.0.1            /* default/kubernetes:https cluster IP */ tcp dpt:https',
+        'KUBE-SVC-TCOU7JCQXEZGVUNU  udp  --  anywhere             kube-dns.kube-system /* kube-system/kube-dns:dns cluster IP */ udp dpt:domain',
+      ].join('\n'),
+      { file: 'dump.txt' },
+    );
+    const view = rs.warnings.filter((w) => w.kind === 'view');
+    assert.deepEqual(
+      view.map((w) => [w.line, w.message.slice(0, 30)]),
+      [
+        [2, 'read from an `iptables -L` lis'],
+        [3, '-L without -v prints no interf'],
+        [4, '-L without -n prints names, no'],
+      ],
+    );
+    // a note of several lines is at the first, with every one
+    const joined = parseIptables(
+      [
+        'Chain POSTROUTING (policy ACCEPT 0 packets, 0 bytes)',
+        ' pkts bytes target     prot opt in     out     source               destination',
+        '    0     0',
+        'MASQUERADE  all  --  *      !docker0  172.17.0.0/16        0.0.0.0/0',
+        '    5   300',
+        'KUBE-POSTROUTING  all  --  *      *       0.0.0.0/0            0.0.0.0/0            /* kubernetes postrouting rules */',
+      ].join('\n'),
+      { file: 'dump.txt' },
+    ).warnings.find((w) => /read as one row/.test(w.message))!;
+    assert.deepEqual([joined.line, joined.lines], [3, [3, 5]]);
+  });
 });
 
 describe('the table of a listing without *table lines, as iptables takes it', () => {

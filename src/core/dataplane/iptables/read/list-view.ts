@@ -25,14 +25,21 @@ export interface ListViewRules {
   /** Rule lines that hold only the columns before the target, the rest of their row not after
    * them: a rule the paste does not hold, so its chain is not whole. */
   broken: number[];
-  /** What the view leaves out, one sentence each. */
-  notes: string[];
+  /** What the view leaves out, one sentence each, at the line it is about. */
+  notes: ListViewNote[];
   /** Chains read from rows above the paste's first Chain line, by what kube-proxy writes in
    * them: their first rules lie above the paste. */
   above: string[];
   /** The line the paste cuts: what -L printed of it before the cut, and its text; `head` where
    * the cut is in a Chain line or column header, with the chain whose header it is. */
   cut?: ListViewCut;
+}
+
+/** A fact of the listing as read, at the first line it is about (with every such line). */
+export interface ListViewNote {
+  line: number;
+  message: string;
+  lines?: number[];
 }
 
 export interface ListViewCut {
@@ -89,18 +96,19 @@ export function listViewToRules(text: string): ListViewRules {
   let carried: string | undefined;
   const joined: number[] = [];
   const joinedHeads: number[] = [];
-  let noInterfaces = false;
+  let noInterfaces: number | undefined; // the first column header without in/out columns
   // the paste's last line with text: a rule -L printed only part of is where the paste was cut
   let lastText = lines.length - 1;
   while (lastText > 0 && lines[lastText]!.trim() === '') lastText--;
   let cut: ListViewRules['cut'];
-  const notes: string[] = [];
+  const notes: ListViewNote[] = [];
   // rules above the first Chain line belong to a chain whose Chain line the paste does not hold
   const first = lines.findIndex((l) => CHAIN.test(l));
   const firstHeader = lines.find((l) => HEADER.test(l));
   const above = first > 0 && firstHeader ? headless(lines.slice(0, first), firstHeader) : undefined;
   if (above?.note) notes.push(above.note);
-  let plain = above?.plain ?? false; // a listing without -n: names where addresses would be
+  // a listing without -n: names where addresses would be, from this line
+  let plain = above?.plain;
   const out = lines.map((raw, i) => {
     const before = above?.lines.get(i + 1);
     if (before !== undefined) return before;
@@ -141,7 +149,7 @@ export function listViewToRules(text: string): ListViewRules {
     const h = HEADER.exec(line);
     if (h && chain) {
       columns = { num: !!h[1], counters: !!h[2], interfaces: !!h[3] };
-      noInterfaces ||= !h[3];
+      if (!h[3]) noInterfaces ??= i + 1;
       // the last chain listed may be empty, or the paste cut under its header: not claimed empty
       if (i === lastText)
         cut = {
@@ -196,31 +204,44 @@ export function listViewToRules(text: string): ListViewRules {
       return `-A ${chain}`;
     }
     if (!rule) return line;
-    plain ||= rule.plain;
+    if (rule.plain) plain ??= i + 1;
     if (rule.unread) unread.push(i + 1);
     return rule.text;
   });
-  notes.unshift('read from an `iptables -L` listing, rewritten as `iptables -S` rules');
-  if (noInterfaces)
-    notes.push('-L without -v prints no interfaces: rules limited to one are shown as for all');
-  if (plain)
-    notes.push(
-      '-L without -n prints names, not numbers: a name kdebug cannot turn back into an address or port is kept on its rule as not read',
-    );
+  // the listing starts at its first row above a Chain line, else at its first Chain line
+  notes.unshift({
+    line: above?.note?.line ?? first + 1,
+    message: 'read from an `iptables -L` listing, rewritten as `iptables -S` rules',
+  });
+  if (noInterfaces !== undefined)
+    notes.push({
+      line: noInterfaces,
+      message: '-L without -v prints no interfaces: rules limited to one are shown as for all',
+    });
+  if (plain !== undefined)
+    notes.push({
+      line: plain,
+      message:
+        '-L without -n prints names, not numbers: a name kdebug cannot turn back into an address or port is kept on its rule as not read',
+    });
   for (const [at, what] of [
     [joined, "a rule's first columns (its counters or number)"],
     [joinedHeads, "a column header's first words"],
   ] as const)
     if (at.length > 0)
-      notes.push(
-        `line${at.length === 1 ? '' : 's'} ${at.join(', ')}: ${what} on a line of their own, the rest of the row on the next: read as one row`,
-      );
+      notes.push({
+        line: at[0]!,
+        message: `${lineList(at)}: ${what} on a line of their own, the rest of the row on the next: read as one row`,
+        lines: at,
+      });
   unread.push(...(above?.unread ?? []));
   unread.sort((a, b) => a - b);
   if (unread.length > 0)
-    notes.push(
-      `line${unread.length === 1 ? '' : 's'} ${unread.slice(0, 12).join(', ')}${unread.length > 12 ? ' …' : ''}: a match -L printed that kdebug does not read, kept on its rule as not read`,
-    );
+    notes.push({
+      line: unread[0]!,
+      message: `line${unread.length === 1 ? '' : 's'} ${unread.slice(0, 12).join(', ')}${unread.length > 12 ? ' …' : ''}: a match -L printed that kdebug does not read, kept on its rule as not read`,
+      lines: unread,
+    });
   return {
     text: out.join('\n'),
     listingStarts,
@@ -237,9 +258,11 @@ interface Headless {
   lines: Map<number, string>;
   /** The chains read from them, each said as inferred. */
   chains: string[];
-  /** What the rows are and how they were read; none where no row is above (a header alone). */
-  note?: string;
-  plain: boolean;
+  /** What the rows are and how they were read, at the first; none where no row is above (a
+   * header alone). */
+  note?: ListViewNote;
+  /** The first row that prints a name where -n would print a number. */
+  plain: number | undefined;
   /** Lines read that keep a match -L printed as not read. */
   unread: number[];
 }
@@ -255,7 +278,7 @@ function headless(lines: string[], header: string): Headless | undefined {
   const read = new Map<string, { lines: number[]; why: string }>();
   const notRead: number[] = [];
   const unread: number[] = [];
-  let plain = false;
+  let plain: number | undefined;
   lines.forEach((l, i) => {
     // its column header too, where the paste starts between its Chain line and it
     if (HEADER.test(l)) return void out.set(i + 1, '');
@@ -271,7 +294,7 @@ function headless(lines: string[], header: string): Headless | undefined {
     const at = read.get(implied.chain) ?? { lines: [], why: implied.why };
     at.lines.push(i + 1);
     read.set(implied.chain, at);
-    plain ||= rule.plain;
+    if (rule.plain) plain ??= i + 1;
     if (rule.unread) unread.push(i + 1);
   });
   if (out.size === 0) return undefined;
@@ -289,7 +312,11 @@ function headless(lines: string[], header: string): Headless | undefined {
     chains: [...read.keys()],
     ...(rows.length > 0
       ? {
-          note: `${lineList(rows)}: rules of a chain whose Chain line is above the paste, not in it: ${said.join('; ')}`,
+          note: {
+            line: rows[0]!,
+            message: `${lineList(rows)}: rules of a chain whose Chain line is above the paste, not in it: ${said.join('; ')}`,
+            lines: rows,
+          },
         }
       : {}),
     plain,

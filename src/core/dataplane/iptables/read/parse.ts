@@ -218,7 +218,12 @@ export function parseIptables(input: Uint8Array | string, options: ParseOptions 
     };
     const rs = new DumpParser(toBytes(view.text), { ...options, listView }).run();
     rs.warnings.unshift(
-      ...view.notes.map((message) => ({ line: null, kind: 'view' as const, message })),
+      ...view.notes.map(({ line, message, lines }) => ({
+        line,
+        kind: 'view' as const,
+        message,
+        ...(lines ? { lines } : {}),
+      })),
     );
     return rs;
   }
