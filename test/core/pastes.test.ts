@@ -12,7 +12,7 @@ import { NoRulesError } from '../../src/core/dataplane/iptables/read/parse.js';
 import type { ForeignKind } from '../../src/core/dataplane/iptables/read/parse.js';
 import { readPaste, type PasteReading } from '../../src/core/dataplane/paste.js';
 import type { ServiceTree, ServiceTrees } from '../../src/core/dataplane/trees.js';
-import { rulesText } from '../../src/output/rules.js';
+import { rulesDoc, rulesText } from '../../src/output/rules.js';
 
 interface ServiceReading {
   id: string;
@@ -37,6 +37,8 @@ interface Reading {
   notInPaste?: string[];
   /** The iptables tables the paste holds, in order, where no *table line names them. */
   tables?: string[];
+  /** Each table's address family, in the same order: iptables' or ip6tables'. */
+  families?: ('IPv4' | 'IPv6')[];
   /** What kdebug must say of the paste's form (a cut, a part it does not read), one pattern each. */
   warns?: string[];
   /** What it must not say of it (a cut the paste does not have), one pattern each. */
@@ -110,6 +112,12 @@ describe(`the pastes corpus (${corpus.length} real pastes)`, () => {
         assert.deepEqual(
           got.dump.tables.map((t) => t.name),
           r.tables,
+          text,
+        );
+      if (r.families && got.mode === 'iptables')
+        assert.deepEqual(
+          got.dump.tables.map((t) => t.family),
+          r.families,
           text,
         );
       // "no endpoints" only where the paste shows a Service port without any
@@ -776,7 +784,7 @@ TCP  10.96.0.10:53 rr
     assert.ok(a.endpoints.some((e) => e.chain === 'KUBE-SEP-DDDD' && e.chainMissing));
   });
 
-  it('an ip6tables -L listing after an iptables one is the IPv6 table, not a second listing; a closing fence is no rule', () => {
+  it('an ip6tables -L listing after an iptables one is the IPv6 table, read beside it, not a second listing; a closing fence is no rule', () => {
     const listing = (v6: boolean) =>
       [
         '```',
@@ -799,10 +807,103 @@ TCP  10.96.0.10:53 rr
       );
       assert.doesNotMatch(text, /two listings|cut short/, text);
       assert.deepEqual(
-        x.dump.tables.map((t) => t.name),
-        ['nat'],
+        x.dump.tables.map((t) => `${t.name} ${t.family}`),
+        first ? ['nat IPv6', 'nat IPv4'] : ['nat IPv4', 'nat IPv6'],
       );
     }
+  });
+
+  // `iptables -t nat -L -n`, then `ip6tables -t nat -L -n` typed below it, as a dual-stack node
+  // lists them (ip6tables before 1.8.8 prints no `opt` dashes; DNAT's `to:[address]:port`)
+  const dualStackL = [
+    '$ sudo iptables -t nat -L -n',
+    'Chain KUBE-SERVICES (2 references)',
+    'target     prot opt source               destination',
+    'KUBE-SVC-TCOU7JCQXEZGVUNU  udp  --  0.0.0.0/0            10.96.0.10           /* kube-system/kube-dns:dns cluster IP */ udp dpt:53',
+    '',
+    'Chain KUBE-SVC-TCOU7JCQXEZGVUNU (1 references)',
+    'target     prot opt source               destination',
+    'KUBE-SEP-YIL6JZP7A3QYXJU2  all  --  0.0.0.0/0            0.0.0.0/0            /* kube-system/kube-dns:dns -> 10.244.0.2:53 */',
+    '',
+    'Chain KUBE-SEP-YIL6JZP7A3QYXJU2 (1 references)',
+    'target     prot opt source               destination',
+    'KUBE-MARK-MASQ  all  --  10.244.0.2           0.0.0.0/0            /* kube-system/kube-dns:dns */',
+    'DNAT       udp  --  0.0.0.0/0            0.0.0.0/0            /* kube-system/kube-dns:dns */ udp to:10.244.0.2:53',
+    '$ sudo ip6tables -t nat -L -n',
+    'Chain KUBE-SERVICES (2 references)',
+    'target     prot opt source               destination',
+    'KUBE-SVC-TCOU7JCQXEZGVUNU  udp      ::/0                 fd00:10:96::a        /* kube-system/kube-dns:dns cluster IP */ udp dpt:53',
+    '',
+    'Chain KUBE-SVC-TCOU7JCQXEZGVUNU (1 references)',
+    'target     prot opt source               destination',
+    'KUBE-SEP-2AKXNIQKP6MCVJ2Z  all      ::/0                 ::/0                 /* kube-system/kube-dns:dns -> [fd00:10:244::2]:53 */',
+    '',
+    'Chain KUBE-SEP-2AKXNIQKP6MCVJ2Z (1 references)',
+    'target     prot opt source               destination',
+    'KUBE-MARK-MASQ  all      fd00:10:244::2       ::/0                 /* kube-system/kube-dns:dns */',
+    'DNAT       udp      ::/0                 ::/0                 /* kube-system/kube-dns:dns */ udp to:[fd00:10:244::2]:53',
+  ].join('\n');
+
+  it('iptables -L then ip6tables -L of a dual-stack node: each family read, each Service port with its family', () => {
+    const x = reads(dualStackL);
+    assert.ok(x.mode === 'iptables');
+    assert.deepEqual(
+      x.dump.tables.map((t) => [t.name, t.family, t.startLine]),
+      [
+        ['nat', 'IPv4', 2],
+        ['nat', 'IPv6', 15],
+      ],
+    );
+    // kube-proxy names a dual-stack Service port's chains alike in both families: two trees
+    assert.deepEqual(
+      x.trees.services.map((t) => [t.family, t.clusterIP, t.endpoints.map((e) => e.address)]),
+      [
+        ['IPv4', '10.96.0.10', ['10.244.0.2:53']],
+        ['IPv6', 'fd00:10:96::a', ['[fd00:10:244::2]:53']],
+      ],
+    );
+    const text = rulesText(x.dump, x.trees, { label: 'p', file: 'p.txt' });
+    assert.match(text, /^p: 2 tables \(nat IPv4, nat IPv6\)/);
+    assert.match(
+      text,
+      /p\.txt:15: rules from line 15 are the IPv6 \(ip6tables'\) nat table, not a repeat of the IPv4 one from line 2: each is read, with its family/,
+    );
+    assert.match(text, /kube-system\/kube-dns:dns {2}\[fd00:10:96::a\]:53\/udp {2}\(IPv6\)/);
+    const doc = rulesDoc(x.dump, x.trees, { label: 'p' });
+    assert.deepEqual(
+      doc.services.map((t) => t.family),
+      ['IPv4', 'IPv6'],
+    );
+    assert.deepEqual('tables' in doc && doc.tables.map((t) => t.family), ['IPv4', 'IPv6']);
+  });
+
+  it("iptables-save then ip6tables-save: the second *nat is ip6tables-save's, by its own Generated line", () => {
+    const save = (v6: boolean, vip: string) =>
+      [
+        `# Generated by ip${v6 ? '6' : ''}tables-save v1.8.7 on Mon Jan  1 00:00:00 2024`,
+        '*nat',
+        ':PREROUTING ACCEPT [0:0]',
+        ':KUBE-SERVICES - [0:0]',
+        '-A PREROUTING -m comment --comment "kubernetes service portals" -j KUBE-SERVICES',
+        `-A KUBE-SERVICES -d ${vip} -p udp -m comment --comment "kube-system/kube-dns:dns cluster IP" -m udp --dport 53 -j KUBE-SVC-TCOU7JCQXEZGVUNU`,
+        'COMMIT',
+      ].join('\n');
+    const x = reads(`${save(false, '10.96.0.10/32')}\n${save(true, 'fd00:10:96::a/128')}\n`);
+    assert.ok(x.mode === 'iptables');
+    assert.deepEqual(
+      x.dump.tables.map((t) => `${t.name} ${t.family}`),
+      ['nat IPv4', 'nat IPv6'],
+    );
+    assert.deepEqual(
+      x.trees.services.map((t) => `${t.family} ${t.clusterIP}`),
+      ['IPv4 10.96.0.10', 'IPv6 fd00:10:96::a'],
+    );
+    // the same table of one family twice is still a repeat, or two dumps
+    assert.throws(
+      () =>
+        readPaste(`${save(true, 'fd00::1/128')}\n${save(true, 'fd00::2/128')}\n`, { file: 'p' }),
+      /table nat appears twice/,
+    );
   });
 
   it('ipvsadm -Ln cut mid-line: what is whole is read, the cut virtual server claims no share', () => {

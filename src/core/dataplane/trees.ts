@@ -2,6 +2,7 @@
 // its chains -> endpoints with their shares, masquerading and verdicts. Every screen, JSON field
 // and check reads these, whatever the mode.
 import type { ServicePortName } from '../model.js';
+import type { IPFamily } from '../ipv6.js';
 
 /** 'virtual-server': an IPVS virtual server a listing alone does not say the kind of;
  * 'frontend': the same of a Cilium frontend (`cilium service get` before 1.14 prints no type). */
@@ -138,6 +139,8 @@ export interface ServiceTree {
   /** The paste does not hold all of its endpoint rules (its chain lies past a cut, or only its
    * declaration was pasted): no "no endpoints", fall-through or share is claimed. Why. */
   partial?: string;
+  /** The family of the tables it was read from, where they are ip6tables' or both families'. */
+  family?: IPFamily;
 }
 
 /** The endpoints a Service port's own traffic reaches on this node: through its service chain,
@@ -152,6 +155,8 @@ export interface OrphanChain {
   partial?: string;
   /** For a Service port's own chain (KUBE-SVC, SVL, EXT, FW, XLB): what it would do if reached. */
   tree?: ServiceTree;
+  /** The family of its table, where the dump holds ip6tables' tables. */
+  family?: IPFamily;
 }
 
 export interface ServiceTrees {

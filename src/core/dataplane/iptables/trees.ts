@@ -67,7 +67,21 @@ function stripHost(cidr: string | undefined): string | undefined {
 }
 
 export function buildServiceTrees(rs: Ruleset, options: TreeOptions = {}): ServiceTrees {
-  return new TreeBuilder(rs, options).build();
+  const families = rs.families();
+  if (families.length < 2 && families[0] !== 'IPv6') return new TreeBuilder(rs, options).build();
+  // ip6tables' tables beside iptables' (or alone): each family's trees from its own tables, said so
+  const out: ServiceTrees = { services: [], orphans: [] };
+  for (const family of families) {
+    const trees = new TreeBuilder(rs.ofFamily(family), options).build();
+    for (const t of trees.services) t.family = family;
+    for (const o of trees.orphans) {
+      o.family = family;
+      if (o.tree) o.tree.family = family;
+    }
+    out.services.push(...trees.services);
+    out.orphans.push(...trees.orphans);
+  }
+  return out;
 }
 
 class TreeBuilder {

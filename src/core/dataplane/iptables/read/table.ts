@@ -4,6 +4,7 @@ import { LineSyntaxError, type RuleLexer, text, unescaped } from './lexer.js';
 import { buildRule, type Rule } from './rule.js';
 import { H, HOT_FIELDS, RuleFlag, walkRule } from './token-walk.js';
 import { bytesCidrContains } from '../../../ipv4.js';
+import type { IPFamily } from '../../../ipv6.js';
 import { DISPATCH_MIN, dispatchOf, type Dispatch } from './dispatch.js';
 
 /** Each table's built-in chains, in the order iptables lists them. */
@@ -115,6 +116,7 @@ const BEFORE = Array.from({ length: HOT_FIELDS }, (_, k) =>
 /** What Table.state() hands over: plain data, typed arrays and Maps (structured-clonable). */
 export interface TableState {
   name: string;
+  family: IPFamily;
   startLine: number | undefined;
   chainCount: number;
   ruleCount: number;
@@ -141,6 +143,8 @@ export class Table {
   chainCount = 0;
   ruleCount = 0;
   committed = false;
+  /** Whose table it is: iptables' (IPv4) or ip6tables' (IPv6), which name their tables alike. */
+  family: IPFamily = 'IPv4';
   /** Chains whose rules the paste may not hold in full (a cut, a dump without COMMIT), by name,
    * with why: nothing about their endpoints is claimed. */
   partial = new Map<string, string>();
@@ -184,6 +188,7 @@ export class Table {
   state(): TableState {
     return {
       name: this.name,
+      family: this.family,
       startLine: this.startLine,
       chainCount: this.chainCount,
       ruleCount: this.ruleCount,
@@ -203,6 +208,7 @@ export class Table {
 
   static fromState(s: TableState, buf: Uint8Array): Table {
     const t = new Table(s.name, buf, s.startLine);
+    t.family = s.family;
     t.chainCount = s.chainCount;
     t.ruleCount = s.ruleCount;
     t.committed = s.committed;
