@@ -124,8 +124,9 @@ function treeText(t: ServiceTree): string[] {
     );
   if (t.affinitySeconds !== undefined)
     out.push(`  session affinity: ClientIP, ${t.affinitySeconds}s`);
-  for (const ep of [...t.endpoints, ...(t.localEndpoints ?? [])])
-    if (ep.quirk) out.push(`  note: ${ep.quirk}`);
+  // a quirk of the virtual server is every real server's: said once
+  const quirks = new Set([...t.endpoints, ...(t.localEndpoints ?? [])].map((ep) => ep.quirk));
+  for (const quirk of quirks) if (quirk) out.push(`  note: ${quirk}`);
   return out;
 }
 
@@ -226,6 +227,11 @@ const listed = (items: string[]) =>
   items.length > 5
     ? `${items.slice(0, 5).join(', ')} and ${items.length - 5} more`
     : items.join(', ');
+/** Lines as a range where they run on ("14-18"), else listed. */
+const lineRange = (lines: number[]) =>
+  lines.every((l, i) => i === 0 || l === lines[i - 1]! + 1) && lines.length > 2
+    ? `${lines[0]}-${lines.at(-1)}`
+    : lines.join(', ');
 const realServers = (d: IpvsTable) => d.services.reduce((n, s) => n + s.realServers.length, 0);
 
 const IPVS_VIEW: Record<IpvsTable['view'], string> = {
@@ -247,6 +253,18 @@ function ipvsWarnings(d: IpvsTable): RulesWarning[] {
   if (d.names)
     say(
       '`ipvsadm -l` without -n prints host and port names: addresses are shown as printed, ports only where the name is a well-known one; run `ipvsadm -Ln` for numbers',
+    );
+  if (d.renamed)
+    say(
+      `the command on line ${d.renamed.line} gives -n, and ipvsadm -n prints addresses: ${listed(d.renamed.hosts)} ${d.renamed.hosts.length === 1 ? 'is a name' : 'are names'} put in by hand where it printed ${d.renamed.hosts.length === 1 ? 'an address' : 'addresses'}, shown as pasted; what ${d.renamed.hosts.length === 1 ? 'it stands' : 'they stand'} for is not said`,
+      d.renamed.line,
+    );
+  if (d.other)
+    sayAt(
+      d.other.lines,
+      d.other.what === 'connections'
+        ? `line${d.other.lines.length === 1 ? '' : 's'} ${lineRange(d.other.lines)}: ipvsadm's connection entries (-c), flows through the virtual servers and not virtual servers: not read`
+        : `line ${d.other.lines[0]}: ipvsadm's timeouts (--timeout), no virtual server: not read`,
     );
   if (d.duplicates.length > 0)
     sayAt(

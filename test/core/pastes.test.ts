@@ -935,6 +935,59 @@ TCP  10.96.0.1:443 rr
     );
   });
 
+  it("ipvsadm -Ln with -Lnc's connection entries below it: the listing read, the connections named and not read as virtual servers", () => {
+    const listing = `# ipvsadm -Ln
+IP Virtual Server version 1.2.1 (size=4096)
+Prot LocalAddress:Port Scheduler Flags
+  -> RemoteAddress:Port           Forward Weight ActiveConn InActConn
+TCP  10.96.0.10:53 rr
+  -> 10.244.0.2:53                Masq    1      0          0
+  -> 10.244.0.3:53                Masq    0      0          4
+`;
+    const connections = `# ipvsadm -Lnc
+IPVS connection entries
+pro expire state       source             virtual            destination
+TCP 14:55  ESTABLISHED 10.244.1.7:51922   10.96.0.10:53      10.244.0.2:53
+TCP 00:42  FIN_WAIT    10.244.1.7:40113   10.96.0.10:53      10.244.0.3:53
+`;
+    const x = reads(listing + connections);
+    assert.ok(x.mode === 'ipvs');
+    assert.deepEqual(x.dump.other, { what: 'connections', lines: [9, 10, 11, 12] });
+    assert.deepEqual(
+      tree(x, 'TCP 10.96.0.10:53').endpoints.map((e) => [e.address, e.probability, e.quirk]),
+      [
+        ['10.244.0.2:53', 1, undefined],
+        ['10.244.0.3:53', 0, undefined],
+      ],
+    );
+    assert.match(
+      rulesText(x.dump, x.trees, { label: 'p', file: 'p.txt' }),
+      /p\.txt:9: lines 9-12: ipvsadm's connection entries \(-c\), flows through the virtual servers and not virtual servers: not read/,
+    );
+    // the connections alone hold no virtual server: named, as before
+    assert.throws(
+      () => readPaste(connections, { file: 'p.txt' }),
+      /p\.txt:2: this is ipvsadm's connection \(-c\) or timeout listing/,
+    );
+  });
+
+  it('ipvsadm -ln typed above real servers with host names: names put in by hand, not ipvsadm -l names', () => {
+    const x = reads(`$ ipvsadm -ln | grep 10.96.0.1 -A 2
+TCP  10.96.0.1:443 rr
+  -> master-a:6443                Masq    1      3          0
+  -> master-b:6443                Masq    1      2          0
+`);
+    assert.ok(x.mode === 'ipvs');
+    assert.equal(x.dump.names, false);
+    assert.deepEqual(x.dump.renamed, { line: 1, hosts: ['master-a', 'master-b'] });
+    const text = rulesText(x.dump, x.trees, { label: 'p', file: 'p.txt' });
+    assert.match(
+      text,
+      /p\.txt:1: the command on line 1 gives -n.*master-a, master-b are names put in by hand/,
+    );
+    assert.doesNotMatch(text, /without -n prints host/);
+  });
+
   it("ipvsadm -l: a port name is read by the node's services database (netbase), else unknown", () => {
     const x = reads(`TCP  10.96.3.4:ldap rr
   -> 10.244.0.9:ldap              Masq    1      0          0

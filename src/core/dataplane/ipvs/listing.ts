@@ -50,6 +50,12 @@ export interface IpvsTable {
   elided: number[];
   /** The last line, cut mid-way (a paste that stops inside a line): what followed was not read. */
   cut?: number;
+  /** Another ipvsadm listing pasted with this one (`-Lnc`'s connection entries, `--timeout`):
+   * no virtual server in it, so not read; its lines. */
+  other?: { what: 'connections' | 'timeouts'; lines: number[] };
+  /** Hosts that are not addresses under a typed `ipvsadm -n` (which prints only numbers): put in
+   * by hand; the line of the command. */
+  renamed?: { line: number; hosts: string[] };
 }
 
 /** An IPVS-mode listing (ipvsadm's, or kube-proxy's ipsets) that does not read, with where. */
@@ -147,6 +153,9 @@ export function parseIpvs(text: string, file = '<input>'): IpvsTable {
   };
   let header = false; // ipvsadm's own header lines, or the save form: a whole listing
   let realServers = 0;
+  let other: IpvsTable['other']; // `ipvsadm -Lnc` or `--timeout` pasted with the listing
+  let inOther = false;
+  let numeric: number | undefined; // the line of a typed `ipvsadm -n`
   for (let i = 0; i < lines.length; i++) {
     const no = i + 1;
     const t = bareLine(lines[i]!);
@@ -156,15 +165,16 @@ export function parseIpvs(text: string, file = '<input>'): IpvsTable {
       inListing = header = true;
       continue;
     }
-    // `ipvsadm -Lnc` lists connections, `--timeout` the timeouts: no virtual server in either
-    if (
-      /^(?:IPVS connection entries|pro +expire +state +source|Timeout \(tcp tcpfin udp\):)/.test(t)
-    )
-      throw new IpvsParseError(
-        file,
-        no,
-        "this is ipvsadm's connection (-c) or timeout listing, which holds no virtual server: run `ipvsadm -Ln` for the Services",
-      );
+    // `ipvsadm -Lnc` lists connections, `--timeout` the timeouts: no virtual server in either,
+    // and a connection's row starts as a virtual server's does ("UDP 04:24  UDP ...")
+    const otherHead = OTHER_LISTING.exec(t);
+    if (otherHead || (inOther && CONNECTION_ROW.test(t))) {
+      other ??= { what: otherHead?.[1] ? 'timeouts' : 'connections', lines: [] };
+      other.lines.push(no);
+      inOther = !otherHead?.[1];
+      continue;
+    }
+    inOther = false;
     // the headers say which view this is: ipvsadm prints one per option
     if ((m = /^Prot LocalAddress:Port\s+(.*)$/.exec(t))) {
       view = /^Conns\b/.test(m[1]!) ? 'stats' : /^CPS\b/.test(m[1]!) ? 'rate' : 'list';
@@ -308,8 +318,18 @@ export function parseIpvs(text: string, file = '<input>'): IpvsTable {
       cut = no;
       continue;
     }
+    // `ipvsadm -ln` typed above the listing prints numbers only: a host name under it is no name
+    if (NUMERIC_COMMAND.test(t)) numeric ??= no;
     skipped.push(no);
   }
+  if (other && services.length === 0)
+    throw new IpvsParseError(
+      file,
+      other.lines[0]!,
+      "this is ipvsadm's connection (-c) or timeout listing, which holds no virtual server: run `ipvsadm -Ln` for the Services",
+    );
+  const renamed = numeric !== undefined && names ? namedHosts(services) : [];
+  if (renamed.length > 0) names = false;
   // no real server line at all, and no header: grep filtered them out, they are unknown
   if (!header && realServers === 0)
     for (const vs of services)
@@ -324,7 +344,29 @@ export function parseIpvs(text: string, file = '<input>'): IpvsTable {
     duplicates,
     elided,
     ...(cut ? { cut } : {}),
+    ...(other ? { other } : {}),
+    ...(renamed.length > 0 ? { renamed: { line: numeric!, hosts: renamed } } : {}),
   };
+}
+
+/** The header of `ipvsadm -Lnc` (connection entries) or the line of `ipvsadm -l --timeout`. */
+const OTHER_LISTING =
+  /^(?:IPVS connection entries|pro +expire +state +source\b.*|(Timeout \(tcp tcpfin udp\):.*))$/;
+
+/** A connection of `ipvsadm -Lnc`: protocol, expiry (mm:ss), state, source, virtual, destination. */
+const CONNECTION_ROW = /^(?:TCP|UDP|SCTP|IP)\s+\d+:\d\d\s+\S+\s+\S+\s+\S+\s+\S+$/;
+
+/** `ipvsadm` typed with -n (--numeric): it prints addresses and ports as numbers. */
+const NUMERIC_COMMAND =
+  /(?:^|[\s$#>(])ipvsadm\b[^|;&]*\s(?:-[a-zA-Z]*n[a-zA-Z]*|--numeric)(?=\s|$)/;
+
+/** The hosts of a listing that are not addresses, in the order first seen. */
+function namedHosts(services: IpvsService[]): string[] {
+  const hosts = new Set<string>();
+  for (const vs of services)
+    for (const address of [vs.address, ...vs.realServers.map((r) => r.address)])
+      if (isName(address)) hosts.add(address.replace(/:[^:\]]+$/, ''));
+  return [...hosts];
 }
 
 /** ipvsadm -L's real-server columns when no header says otherwise. */

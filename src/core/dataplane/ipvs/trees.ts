@@ -148,7 +148,10 @@ function endpointsOf(
 ): ServiceTree['endpoints'] {
   const weighed = vs.realServers.every((r) => r.weight !== undefined);
   const total = vs.realServers.reduce((n, r) => n + (r.weight ?? 0), 0);
-  const byWeight = vs.scheduler !== undefined && BY_WEIGHT.has(vs.scheduler);
+  // with one real server of weight above 0 every scheduler picks it: IPVS skips weight 0
+  const byWeight =
+    (vs.scheduler !== undefined && BY_WEIGHT.has(vs.scheduler)) ||
+    vs.realServers.filter((r) => (r.weight ?? 0) > 0).length < 2;
   const unknown = vs.partial
     ? `${vs.partial}: the share of each is unknown`
     : weighed
