@@ -522,6 +522,25 @@ describe('segments of an iptables-save dump', () => {
     buildServiceTrees(rs).services.find((t) => t.name === 'default/kubernetes:https')!
       .endpoints[0]!;
 
+  it("one in iptables-save -c's form without its *table line starts inside the table; a cut rule's own chain is the one cut", () => {
+    const rs = parseIptables(
+      [
+        '[0:0] -A KUBE-SEP-6B5SP7D5ASD3CW5Y -p tcp -m tcp -j DNAT --to-destination [fd00::111]:6443',
+        '[0:0] -A KUBE-SEP-HV7FJCKRVMU7FEF3 -s fd00:3000::c6c0/128 -j KUBE-MARK-MASQ',
+        '[0:0] -A KUBE-SEP-HV7FJCKRVMU7FEF3 -p udp -m udp -j DNAT --to-destination [fd00:3000::c6c0]:53',
+        '[0:0] -A KUBE-SEP-V3SQHT4VN75PHYKP -s fd00:3000::5583/12',
+      ].join('\n'),
+    );
+    const nat = rs.table('nat')!;
+    // -c prints "[packets:bytes]" inside *table ... COMMIT only: the first chain's masquerade
+    // rule lies above the part pasted
+    assert.deepEqual([...nat.partial.keys()], ['KUBE-SEP-6B5SP7D5ASD3CW5Y']);
+    assert.ok(nat.cutAbove.has('KUBE-SEP-6B5SP7D5ASD3CW5Y'));
+    // the last line starts a chain the paste holds nothing else of: the one before it is whole
+    assert.equal(nat.chain('KUBE-SEP-HV7FJCKRVMU7FEF3')!.ruleCount, 2);
+    assert.equal(nat.family, 'IPv6');
+  });
+
   it('one that starts inside a table: the rules before its COMMIT are that table, read', () => {
     const rs = parseIptables(
       [

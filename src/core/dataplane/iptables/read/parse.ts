@@ -403,7 +403,12 @@ class DumpParser {
         b[close + 2] === 45 &&
         b[close + 3] === 65
       ) {
-        return this.rule(s, close + 2, e, last);
+        // iptables-save -c prints these inside *table ... COMMIT only: lines that start without
+        // it are a part of a dump, and the chain they start in may have rules above them
+        const first = !this.current && !this.section;
+        this.rule(s, close + 2, e, last);
+        if (first && this.section) this.startsInside.add(this.section);
+        return;
       }
       // its counters alone (the line broken after them): the rule they count is the next line's
       if (close === e - 1 && /^\[\d+:\d+\]$/.test(text(b, s, e))) return this.counters(last);
@@ -1033,6 +1038,8 @@ class DumpParser {
     const named = /^(?:\[\d+:\d+\] )?-A (\S+)/.exec(text(this.buf, this.lineStart, this.lineEnd));
     const at = named && this.cutTable ? this.cutTable.indexOf(named[1]!) : -1;
     if (at >= 0) [this.lastTable, this.lastChain] = [this.cutTable, at];
+    // a chain the paste holds no other rule of: the chain before it ended whole
+    else if (named) this.lastChain = -1;
     // an `iptables -L` line: what -L printed of it, as the paste shows it
     const listed = this.options.listView?.cut;
     const [why, shown] =
