@@ -16,6 +16,7 @@ import {
   type Pod,
 } from '../../src/core/kube/objects.js';
 import type { Facts, KubeObject } from '../../src/core/model.js';
+import { familyOf } from '../../src/core/ipv6.js';
 import { redactFacts } from '../../src/core/redact/redact.js';
 
 /** The secret: letters only, so no encoding (JSON, YAML, a URL) can hide it from a search. */
@@ -661,8 +662,14 @@ function narrowed(p: Omit<Pod, 'raw'>): Omit<Pod, 'raw'> {
       : x?.path
         ? { ...x, path: x.path.split(/[?#]/)[0] }
         : x;
+  const uid = /^[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}$/;
   return {
     ...p,
+    // a UID and a host IP are kept as such, nothing else in their place
+    uid: p.uid && uid.test(p.uid) ? p.uid : undefined,
+    hostPorts: p.hostPorts.map(({ hostIP, ...h }) =>
+      hostIP && familyOf(hostIP) ? { ...h, hostIP } : h,
+    ),
     containers: p.containers.map((c) => ({
       ...c,
       // the image is the version only of kube-proxy: another Pod's is not kept

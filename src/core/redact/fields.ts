@@ -3,6 +3,7 @@
 // (test/core/redact-allowlist.test.ts compares the model and the diagnosis before and after).
 import { dump, load } from 'js-yaml';
 import type { KubeObject } from '../model.js';
+import { familyOf } from '../ipv6.js';
 import { parseVersion } from '../version.js';
 
 /** A string, number or boolean as it is; an object or array in its place is dropped. */
@@ -193,9 +194,17 @@ const PROBE: Fields = {
   },
 };
 
+/** An address and no other text: a field the model reads as an IP. */
+const IP = new Rewrite('an IP address only', (v) =>
+  typeof v === 'string' && familyOf(v) ? v : undefined,
+);
+
+/** A container's port; a host port and its address make Cilium's HostPort frontends. */
+const PORT = { name: S, containerPort: S, protocol: S, hostPort: S, hostIP: IP };
+
 const CONTAINER = {
   name: S,
-  ports: each({ name: S, containerPort: S, protocol: S }),
+  ports: each(PORT),
   readinessProbe: PROBE,
   livenessProbe: PROBE,
 };
@@ -242,6 +251,12 @@ const POD_METADATA = {
   labels: strings(),
   deletionTimestamp: S,
   ownerReferences: each({ kind: S, name: S }),
+  // part of the name of each Cilium HostPort Service the Pod makes
+  uid: new Rewrite('a UID only', (v) =>
+    typeof v === 'string' && /^[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}$/.test(v)
+      ? v
+      : undefined,
+  ),
 };
 
 const POD_SPEC = {
@@ -250,6 +265,7 @@ const POD_SPEC = {
   hostname: S,
   subdomain: S,
   containers: each(CONTAINER),
+  initContainers: each({ ports: each(PORT) }),
 };
 
 const POD: Fields = { ...TYPE, metadata: POD_METADATA, spec: POD_SPEC, status: POD_STATUS };

@@ -1051,6 +1051,11 @@ describe('input that holds no rule at all', () => {
       message: /nftables mode/,
     },
     {
+      what: "prose with a few lines another tool's could start so (a README's code braces)",
+      text: 'kdebug reads the rules kube-proxy wrote.\n\n```json\n{\n  "a": 1\n}\n```\nIt compares them with the table kube-proxy should write there.\nEach step says what it saw.\nThe last line.\n',
+      message: /^no iptables rules in dump\.txt: none of its 9 lines is a line of iptables-save/,
+    },
+    {
       what: 'ipvsadm -Ln output',
       text: 'IP Virtual Server version 1.2.1 (size=4096)\nProt LocalAddress:Port Scheduler Flags\n  -> RemoteAddress:Port           Forward Weight ActiveConn InActConn\nTCP  10.1.190.219:8080 rr\n  -> 10.244.0.3:80                Masq    1      0          0\n',
       message: /`ipvsadm` output \(kube-proxy IPVS mode\).*`ipvsadm -Ln`/,

@@ -606,8 +606,11 @@ class DumpParser {
       );
   }
 
-  /** The other tool's listing most of the input was, for the error when nothing else was. */
+  /** The other tool's listing most of the input was, for the error when nothing else was; none
+   * where such lines are a few among prose (a README's "}" is no nft listing). */
   private mainForeign(): ForeignKind | undefined {
+    const seen = [...this.foreign.values()].reduce((n, lines) => n + lines.length, 0);
+    if (seen * 4 < this.nonBlank) return undefined;
     let best: ForeignKind | undefined;
     for (const [kind, lines] of this.foreign) {
       if (kind === 'kube-proxy-nft') return kind; // its tables sit among iptables-nft's
