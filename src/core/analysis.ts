@@ -2,9 +2,13 @@
 // kube-proxy would write there, the drift and the packet walk computed when first asked for, for
 // every Service or only for the ones asked about (one Service's answer on a big cluster), and kept.
 // The checks, the commands and the TUI all read the node's dataplane through here.
-import { oldAgentBinary } from './dataplane/cilium/agent.js';
+import { oldAgentBinary, type CiliumAgent } from './dataplane/cilium/agent.js';
 import { ciliumLineSet } from './dataplane/cilium/drift.js';
-import { expectedCilium, type ExpectedFrontend } from './dataplane/cilium/expected.js';
+import {
+  expectedCilium,
+  type CiliumNode,
+  type ExpectedFrontend,
+} from './dataplane/cilium/expected.js';
 import { expectedMaps, type ExpectedMapEntry } from './dataplane/cilium/maps/expected.js';
 import { CiliumParseError } from './dataplane/cilium/listing.js';
 import { parseCilium, withBackendStates } from './dataplane/cilium/read.js';
@@ -620,8 +624,17 @@ export class NodeAnalysis {
   ciliumExpected(scope?: Scope): ExpectedFrontend[] | undefined {
     const agent = this.analysis.state(this.name).cilium;
     if (!agent) return undefined;
-    const labels = this.analysis.index.node(this.name)?.labels ?? {};
-    return expectedCilium(this.analysis.view, { name: this.name, labels }, agent.settings, scope);
+    return expectedCilium(this.analysis.view, this.ciliumNode(agent), agent.settings, scope);
+  }
+
+  /** The node as Cilium's model takes it: its name, labels and the agent's NodePort addresses. */
+  private ciliumNode(agent: CiliumAgent): CiliumNode {
+    const addresses = agent.nodePorts?.addresses;
+    return {
+      name: this.name,
+      labels: this.analysis.index.node(this.name)?.labels ?? {},
+      ...(addresses ? { nodePortAddresses: addresses } : {}),
+    };
   }
 
   /** What the node's Cilium agent should write to its BPF maps for `scope`'s Services or all. */
@@ -669,7 +682,6 @@ export class NodeAnalysis {
       const states = list === 'frontends' && has('backends') ? parse('backends') : undefined;
       if (states?.backendStates) table = withBackendStates(table, states.backendStates);
       const bpf = list !== 'bpf-lb-list' && has('bpf-lb-list') ? parse('bpf-lb-list') : undefined;
-      const node = this.analysis.index.node(this.name);
       return (this.ciliumMemo = {
         source: file(list),
         text: outputs[stemOf(list)]!,
@@ -677,7 +689,7 @@ export class NodeAnalysis {
           table,
           ...(bpf ? { maps: bpf } : {}),
           agent: state.cilium,
-          node: { name: this.name, labels: node?.labels ?? {} },
+          node: this.ciliumNode(state.cilium),
         },
       });
     } catch (e) {

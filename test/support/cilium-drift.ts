@@ -26,6 +26,10 @@ export function drift(
     'cilium-bpf-lb-list': maps,
   };
   const nodes: Record<string, string> = {};
+  // the agent's status names its device and NodePort addresses, as the harness gives them
+  const addresses = s.maps.nodePortAddresses;
+  if (addresses.length > 0)
+    nodes['cilium-status'] = `KubeProxyReplacement:  True  [test  ${addresses.join(' ')}]\n`;
   for (const [stem, text] of Object.entries(listings))
     if (text !== undefined) nodes[stem] = text === '' ? HEADERS[stem]! : text;
   return new Analysis({
@@ -39,6 +43,7 @@ export function drift(
         'bpf-lb-external-clusterip': String(o.externalClusterIP),
         'bpf-lb-mode-annotation': String(o.forwardingAnnotation),
         'bpf-lb-algorithm-annotation': String(o.algorithmAnnotation),
+        'enable-health-check-loadbalancer-ip': String(s.options.healthCheckLoadBalancerIP),
       }),
     ],
     nodes: { testnode: nodes },

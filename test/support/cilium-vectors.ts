@@ -27,12 +27,18 @@ export function setup(v: string) {
     .map((d) => load(d) as KubeObject | null)
     .filter((d): d is KubeObject => !!d);
   const flag = (re: RegExp) => re.test(config);
+  const nodePortAddresses = [...config.matchAll(/^ {2}addr: (\S+) +nodeport: true/gm)].map(
+    (m) => m[1]!,
+  );
   return {
     docs,
     view: clusterView(docs),
-    node: { name: 'testnode', labels },
+    node: { name: 'testnode', labels, nodePortAddresses },
     options: {
       ...CILIUM_DEFAULTS,
+      // the health server package's harness turns this on (its config.txt's harness note)
+      healthCheckLoadBalancerIP: flag(/EnableHealthCheckLoadBalancerIP=true/),
+      healthCheckNodePort: !flag(/--enable-health-check-nodeport=false/),
       serviceTopology: flag(/--enable-service-topology\b/),
       // every vector is from a branch point before 1.18.1's zone-hint fallback
       zoneHintsFallback: false,
@@ -40,9 +46,7 @@ export function setup(v: string) {
       sourceRangeTypes: 'all' as const,
     },
     maps: {
-      nodePortAddresses: [...config.matchAll(/^ {2}addr: (\S+) +nodeport: true/gm)].map(
-        (m) => m[1]!,
-      ),
+      nodePortAddresses,
       options: {
         ...CILIUM_MAP_DEFAULTS,
         externalClusterIP: flag(/--bpf-lb-external-clusterip(?:=true)?(?!\S)/),
@@ -53,8 +57,3 @@ export function setup(v: string) {
     },
   };
 }
-
-// Frontends kdebug does not model yet: the health server's, a synthetic Service of Cilium's own
-// whose frontend depends on agent settings and release.
-export const UNMODELLED = (row: { service?: string }) =>
-  (row.service ?? '').endsWith(':healthserver');

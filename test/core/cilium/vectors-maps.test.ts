@@ -8,10 +8,10 @@ import { formatAddress, frontendKey } from '../../../src/core/dataplane/cilium/l
 import { expectedMaps } from '../../../src/core/dataplane/cilium/maps/expected.js';
 import { parseCilium } from '../../../src/core/dataplane/cilium/read.js';
 import { bpfLbList } from '../../../src/core/dataplane/cilium/render.js';
-import { UNMODELLED, listing, setup, vectors } from '../../support/cilium-vectors.js';
+import { listing, setup, vectors } from '../../support/cilium-vectors.js';
 import { fromDump, fromModel } from '../../support/cilium-maps.js';
 
-// Map entries kdebug does not model, with why (besides the frontends UNMODELLED names).
+// Map entries kdebug does not model, with why.
 const UNMODELLED_ENTRIES: Record<string, { key: string; why: string }> = {
   '02-v117-terminating-single-backend': {
     key: '10.96.116.33:8081',
@@ -31,14 +31,7 @@ describe("Cilium vectors: the BPF maps kdebug expects are the ones Cilium's test
       const s = setup(v);
       const entries = dump === '' ? [] : parseCilium(dump, v).frontends;
       const protocols = entries.length === 0 || entries.some((f) => f.protocol !== undefined);
-      // the entries of frontends not modelled, by their key in the frontends table
-      const table = listing(v, 'expected-frontends.txt');
-      const skip = new Set(
-        (table?.trim() ? parseCilium(table, v).frontends : [])
-          .filter(UNMODELLED)
-          .map((f) => frontendKey(f)),
-      );
-      if (UNMODELLED_ENTRIES[v]) skip.add(UNMODELLED_ENTRIES[v].key);
+      const skip = new Set(UNMODELLED_ENTRIES[v] ? [UNMODELLED_ENTRIES[v].key] : []);
       // quarantine is the agent's own health checking: as its backends table says
       const text = listing(v, 'expected-backends.txt');
       const states = text?.trim() ? parseCilium(text, v).backendStates! : new Map();
@@ -81,10 +74,7 @@ describe("Cilium vectors: the BPF maps kdebug expects are the ones Cilium's test
     });
   }
   it('compares every entry but the unmodelled ones', () => {
-    assert.deepEqual(skipped, [
-      '02-v117-terminating-single-backend 10.96.116.33:8081',
-      '30-v118-healthcheck-nodeport-etp-local 172.16.1.1:40000/TCP',
-    ]);
+    assert.deepEqual(skipped, ['02-v117-terminating-single-backend 10.96.116.33:8081']);
     assert.ok(compared >= 60, `${compared}`);
   });
 });

@@ -11,7 +11,7 @@ import {
 import { expectedMaps } from '../../../src/core/dataplane/cilium/maps/expected.js';
 import { parseCilium } from '../../../src/core/dataplane/cilium/read.js';
 import { pasteKind } from '../../../src/core/dataplane/paste.js';
-import { UNMODELLED, listing, setup, vectors } from '../../support/cilium-vectors.js';
+import { listing, setup, vectors } from '../../support/cilium-vectors.js';
 
 /** A db/show table: each cell starts where its title does. */
 function rows(text: string): Record<string, string>[] {
@@ -48,13 +48,13 @@ function policies(r: Record<string, string>): { ext: string; int: string } {
 
 // Flags whose agreement is shown elsewhere or not modelled, with why.
 const NOT_COMPARED: Record<string, string> = {
-  HealthCheckNodePort: "the health server's frontend is Cilium's own Service (UNMODELLED)",
   TrafficDistribution: 'its effect, the zone-hint selection, is compared with the frontends table',
   LoadBalancerClass: 'Cilium programs the LoadBalancer IPs whatever the class (vector 07)',
 };
 
 describe("Cilium vectors: the Services table agrees with kdebug's frontends", () => {
   let compared = 0;
+  let healthChecked = 0;
   for (const v of vectors) {
     const text = listing(v, 'expected-services.txt');
     if (text === undefined) continue;
@@ -63,10 +63,8 @@ describe("Cilium vectors: the Services table agrees with kdebug's frontends", ()
       const expected = expectedCilium(s.view, s.node, s.options);
       const maps = expectedMaps(expected, { services: s.view.services, ...s.maps });
       const table = listing(v, 'expected-frontends.txt');
-      const listed = (table?.trim() ? parseCilium(table, v).frontends : []).filter(
-        (f) => !UNMODELLED(f),
-      );
-      const services = rows(text).filter((r) => !UNMODELLED({ service: r['Name'] }));
+      const listed = table?.trim() ? parseCilium(table, v).frontends : [];
+      const services = rows(text);
       // a Service of the API's: not one made from a Pod's host port nor Cilium's own
       const named = services.filter(
         (r) => r['Source'] !== 'local' && !/:host-port:/.test(r['Name']!),
@@ -121,9 +119,20 @@ describe("Cilium vectors: the Services table agrees with kdebug's frontends", ()
                 'SourceRangesPolicy',
                 'ExplicitLBAlgorithm',
                 'ForwardingMode',
+                'HealthCheckNodePort',
               ].includes(k),
             `${name}: flag ${k} neither compared nor said why not`,
           );
+        // the health server's frontend, on the health check node port, where the harness has it
+        const hc = flags.get('HealthCheckNodePort')?.[0] ?? r['HealthCheckNodePort'];
+        const health = expected.filter((f) => f.service === `${name}:healthserver`);
+        const served = s.options.healthCheckLoadBalancerIP && !!hc && hc !== '0';
+        assert.equal(health.length > 0, served, name);
+        for (const f of health) assert.equal(String(f.port), hc);
+        const own = services.find((x) => x['Name'] === `${name}:healthserver`);
+        assert.equal(own !== undefined, served, name);
+        if (own) assert.deepEqual(policies(own), { ext: 'Local', int: 'Local' });
+        healthChecked += Number(served);
         const affinity = flags.get('SessionAffinity')?.[0] ?? r['SessionAffinity'];
         for (const f of fes)
           assert.equal(
@@ -155,6 +164,8 @@ describe("Cilium vectors: the Services table agrees with kdebug's frontends", ()
     }
   });
 
-  it('compares the rows of every Service kdebug models', () =>
-    assert.ok(compared >= 20, `${compared}`));
+  it('compares the rows of every Service kdebug models', () => {
+    assert.ok(compared >= 20, `${compared}`);
+    assert.ok(healthChecked >= 1, `${healthChecked}`);
+  });
 });

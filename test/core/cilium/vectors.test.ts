@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { UNMODELLED, setup, vectorFile as file, vectors } from '../../support/cilium-vectors.js';
+import { setup, vectorFile as file, vectors } from '../../support/cilium-vectors.js';
 import { expectedCilium } from '../../../src/core/dataplane/cilium/expected.js';
 import { formatAddress, frontendKey } from '../../../src/core/dataplane/cilium/listing.js';
 import { parseCilium } from '../../../src/core/dataplane/cilium/read.js';
@@ -26,16 +26,12 @@ describe('Cilium vectors: the frontends table', () => {
       const want =
         text.trim() === ''
           ? []
-          : parseCilium(text, table)
-              .frontends.filter((f) => !UNMODELLED(f))
-              .map((f) => ({
-                key: frontendKey(f),
-                type: f.type,
-                service: f.service,
-                backends: f.backendsNotShown
-                  ? 'cut'
-                  : f.backends.map((b) => formatAddress(b)).sort(),
-              }));
+          : parseCilium(text, table).frontends.map((f) => ({
+              key: frontendKey(f),
+              type: f.type,
+              service: f.service,
+              backends: f.backendsNotShown ? 'cut' : f.backends.map((b) => formatAddress(b)).sort(),
+            }));
       const sort = <T extends { key: string }>(a: T[]) =>
         [...a].sort((x, y) => x.key.localeCompare(y.key));
       const cut = new Set(want.filter((w) => w.backends === 'cut').map((w) => w.key));

@@ -102,6 +102,8 @@ export function ciliumAgentOn(
         : release && atLeast(release, [1, 20])
           ? ['LoadBalancer', 'ExternalIPs']
           : ['LoadBalancer'],
+    healthCheckNodePort: c('enable-health-check-nodeport') !== 'false',
+    healthCheckLoadBalancerIP: c('enable-health-check-loadbalancer-ip') === 'true',
     socketLB:
       said?.socketLB ?? (c('bpf-lb-sock') === 'true' || (kpr && c('bpf-lb-sock') !== 'false')),
     hostnsOnly: said?.hostnsOnly ?? c('bpf-lb-sock-hostns-only') === 'true',

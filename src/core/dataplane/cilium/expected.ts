@@ -6,6 +6,7 @@
 import type { ClusterView, EndpointSlice, Service } from '../../kube/objects.js';
 import { familyOf } from '../../ipv6.js';
 import type { BackendState, CiliumProtocol, FrontendType } from './listing.js';
+import { healthServerFrontends } from './health-server.js';
 import { hostPortFrontends } from './host-ports.js';
 
 const isIPv6 = (ip: string) => familyOf(ip) === 'IPv6';
@@ -31,6 +32,12 @@ export interface CiliumExpectOptions {
   /** The frontend types a Service's loadBalancerSourceRanges guard: LoadBalancer, ExternalIPs
    * too from 1.20, or every type (bpf-lb-source-range-all-types; 1.18.0 to 1.18.5 always). */
   sourceRangeTypes: 'all' | readonly FrontendType[];
+  /** enable-health-check-nodeport (default on): a health server for each Service with
+   * externalTrafficPolicy Local and a healthCheckNodePort. */
+  healthCheckNodePort: boolean;
+  /** enable-health-check-loadbalancer-ip (default off): that server on the Service's
+   * LoadBalancer IPs too, through a frontend of the agent's own (health-server.ts). */
+  healthCheckLoadBalancerIP: boolean;
 }
 
 export const CILIUM_DEFAULTS: CiliumExpectOptions = {
@@ -42,6 +49,8 @@ export const CILIUM_DEFAULTS: CiliumExpectOptions = {
   zoneHintsFallback: true,
   serviceProxyName: '',
   sourceRangeTypes: ['LoadBalancer'],
+  healthCheckNodePort: true,
+  healthCheckLoadBalancerIP: false,
 };
 
 export interface ExpectedBackend {
@@ -74,13 +83,18 @@ export interface ExpectedFrontend {
   /** The source ranges the frontend admits (the Service's loadBalancerSourceRanges, on the types
    * they guard). */
   sourceRanges?: string[];
+  /** The agent holds one of its Service's frontends so marked, which one is not known (the
+   * health server's, where the Service has several LoadBalancer IPs). */
+  oneOf?: boolean;
   backends: ExpectedBackend[];
 }
 
-/** The node the agent runs on: its name, labels (zone, exposure annotations). */
+/** The node the agent runs on: its name, labels (zone, exposure annotations), and its NodePort
+ * addresses where the agent's status gave them. */
 export interface CiliumNode {
   name: string;
   labels: Record<string, string>;
+  nodePortAddresses?: readonly string[];
 }
 
 /** Every frontend the agent on `node` should hold, for `only` these Services or all. */
@@ -101,8 +115,10 @@ export function expectedCilium(
       ),
       options,
     );
-    for (const fe of frontendsOf(svc, options))
+    const frontends = frontendsOf(svc, options);
+    for (const fe of frontends)
       out.push({ ...fe, backends: selected(fe, svc, backends, node, options) });
+    out.push(...healthServerFrontends(svc, frontends, node, options));
   }
   // the node's Pods' host ports: frontends of no Service, so of the whole node's answer only
   if (!only && options.kubeProxyReplacement)

@@ -96,16 +96,30 @@ export function expectedCiliumText(
     nodePorts?: CiliumNodePorts;
   },
 ): string {
+  // a frontend the agent holds at one of several addresses is said apart, not listed as held
+  const held = frontends.filter((f) => !f.oneOf);
   return [
     `# what Cilium's agent ${o.agent}${o.version ? ` (${o.version})` : ''} on ${o.node} should hold, as it lists it; settings from ${o.settings}`,
     '# cilium-dbg shell -- db/show frontends',
-    ...frontendsTable(frontends),
+    ...frontendsTable(held),
+    ...oneOfLines(frontends.filter((f) => f.oneOf)),
     '',
     '# cilium-dbg shell -- db/show backends',
-    ...backendsTable(frontends),
+    ...backendsTable(held),
     '',
     `# cilium-dbg bpf lb list (${nodePortHeader(o.nodePorts)})`,
-    ...bpfLbList(maps),
+    ...bpfLbList(maps.filter((e) => !e.frontend.oneOf)),
     '',
   ].join('\n');
+}
+
+/** Each Service's frontends of which the agent holds one: the health server's, which it keeps
+ * on the LoadBalancer IP it saw last. */
+function oneOfLines(frontends: readonly ExpectedFrontend[]): string[] {
+  const services = [...new Set(frontends.map((f) => f.service))];
+  return services.map((service) => {
+    const all = sorted(frontends.filter((f) => f.service === service));
+    const each = all.map((f) => `${frontendKey(f)} -> ${f.backends.map(backendText).join(', ')}`);
+    return `# and one of ${each.join(', ')} (${all[0]!.type} ${service}: the agent keeps it on one LoadBalancer IP, the last it saw)`;
+  });
 }

@@ -6,6 +6,7 @@
 import type { Service } from '../../../kube/objects.js';
 import type { CiliumSettings } from '../agent.js';
 import { inRotation, type ExpectedBackend, type ExpectedFrontend } from '../expected.js';
+import { healthServerOf } from '../health-server.js';
 import { isWildcard } from '../listing.js';
 
 /** The agent settings the map entries depend on beyond the frontends. */
@@ -108,9 +109,10 @@ function flagsOf(
   routable: boolean,
   o: CiliumMapOptions,
 ): string[] {
-  // the Service's policies, on every one of its frontends
-  const ext = svc?.externalTrafficPolicy === 'Local';
-  const int = o.internalTrafficPolicy && svc?.internalTrafficPolicy === 'Local';
+  // the Service's policies, on every one of its frontends; the health server's own are Local
+  const own = healthServerOf(f.service) !== undefined;
+  const ext = own || svc?.externalTrafficPolicy === 'Local';
+  const int = own || (o.internalTrafficPolicy && svc?.internalTrafficPolicy === 'Local');
   const annotated = annotation(svc, 'forwarding-mode');
   const mode =
     o.forwardingAnnotation && (annotated === 'dsr' || annotated === 'snat')
