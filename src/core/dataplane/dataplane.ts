@@ -35,8 +35,9 @@ import { nftablesDrift, unreadFor } from './nftables/drift.js';
 import { unreadAt, type NftTable } from './nftables/listing.js';
 import { traceNftPacket } from './nftables/trace.js';
 import { buildNftServiceTrees } from './nftables/trees.js';
-import { knownMapFlags, type CiliumAgent } from './cilium/agent.js';
-import { ciliumDrift } from './cilium/drift.js';
+import { healthServerUnknown, knownMapFlags, type CiliumAgent } from './cilium/agent.js';
+import { ciliumDrift, type CiliumDriftInput } from './cilium/drift.js';
+import { healthChecked, healthServerOf } from './cilium/health-server.js';
 import { expectedCilium, type CiliumNode } from './cilium/expected.js';
 import { frontendKey, type CiliumTable } from './cilium/listing.js';
 import type { ListingParseError } from './listing-error.js';
@@ -365,6 +366,22 @@ export const dumpReadFailure = (
 export const couldNotRead = (f: DumpReadFailure): string =>
   `could not read ${f.source} (${listingArgv(f.command).join(' ')})${f.line !== undefined ? ` at line ${f.line}` : ''}: ${escapeControls(f.reason)}`;
 
+/** Where the health server's frontends are not compared: why, and the Services in scope with a
+ * health check node port. */
+function healthServers(
+  view: ClusterView,
+  agent: CiliumAgent,
+  scope: readonly { namespace: string; name: string }[] | undefined,
+): Pick<CiliumDriftInput, 'healthServers'> {
+  const why = healthServerUnknown(agent);
+  if (!why) return {};
+  const wanted = scope && new Set(scope.map((s) => `${s.namespace}/${s.name}`));
+  const services = view.services
+    .filter((s) => healthChecked(s) && (!wanted || wanted.has(`${s.namespace}/${s.name}`)))
+    .map((s) => `${s.namespace}/${s.name}`);
+  return { healthServers: { why, services } };
+}
+
 export function ciliumDataplane(read: CiliumRead, view: ClusterView): CiliumDataplane {
   const { table, agent } = read;
   const expected = (only?: readonly { namespace: string; name: string }[]) =>
@@ -381,7 +398,8 @@ export function ciliumDataplane(read: CiliumRead, view: ClusterView): CiliumData
         return { namespace: namespace!, name: name! };
       });
       const known: CiliumKnown = new Map();
-      for (const f of expected(services)) {
+      // the health server's frontends serve no Service port
+      for (const f of expected(services).filter((x) => !healthServerOf(x.service))) {
         const name = `${f.service}${f.portName ? `:${f.portName}` : ''}` as ServicePortName;
         known.set(frontendKey(f), name);
         if (f.type === 'NodePort') known.set(nodePortKey(f.port, f.protocol), name);
@@ -409,6 +427,7 @@ export function ciliumDataplane(read: CiliumRead, view: ClusterView): CiliumData
           pod: agent.pod.name,
           container: agent.container,
         },
+        ...healthServers(view, agent, scope),
       }),
     trace: (packet, net) =>
       traceCiliumPacket(table, net, packet, {

@@ -205,6 +205,22 @@ export function knownMapFlags(agent: CiliumAgent): KnownMapFlags {
   };
 }
 
+/** Why the health server's frontends (health-server.ts) are not compared on the agent's node, or
+ * undefined where they are. */
+export function healthServerUnknown(agent: CiliumAgent): string | undefined {
+  const s = agent.settings;
+  if (!agent.configRead)
+    return 'cilium-config was not read, so whether enable-health-check-loadbalancer-ip is on (off by default) is not known';
+  if (!agent.release)
+    return "the agent's release is not known, and before 1.18 it made them otherwise";
+  if (!atLeast(agent.release, [1, 18]))
+    return `Cilium ${agent.version} makes them as releases before 1.18 do (ns/name-healthCheck, backed by the node's IP), which kdebug does not model`;
+  const made = s.kubeProxyReplacement && s.healthCheckNodePort && s.healthCheckLoadBalancerIP;
+  if (made && agent.nodePorts?.addresses === undefined)
+    return "the agent's NodePort addresses were not read (its status), and each one's backend is the first of them";
+  return undefined;
+}
+
 /** 1.18.0 to 1.18.5 checked loadBalancerSourceRanges on every frontend type (cilium#42351). */
 const allTypesRelease = (r: Version | undefined) =>
   r !== undefined && atLeast(r, [1, 18]) && !atLeast(r, [1, 18, 6]);

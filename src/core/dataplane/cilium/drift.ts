@@ -12,6 +12,7 @@ import {
 } from '../drift.js';
 import type { ServicePortName } from '../../model.js';
 import { inRotation, type ExpectedFrontend } from './expected.js';
+import { healthServerOf } from './health-server.js';
 import {
   formatAddress,
   frontendKey,
@@ -40,6 +41,9 @@ export interface CiliumDriftInput {
   scoped: boolean;
   /** The agent's Pod and container, for the next command (its log). */
   agent?: { namespace: string; pod: string; container?: string };
+  /** Why the health server's frontends are not compared (healthServerUnknown), and the Services
+   * in scope that have a health check node port; undefined where they are compared. */
+  healthServers?: { why: string; services: string[] };
 }
 
 const nameOf = (f: Pick<ExpectedFrontend, 'service' | 'portName'>) =>
@@ -101,7 +105,11 @@ class Frontends {
   }
 }
 
-export function ciliumDrift(input: CiliumDriftInput): NodeDrift {
+export function ciliumDrift(given: CiliumDriftInput): NodeDrift {
+  // the health server's frontends, where not compared, are not expected either
+  const input = given.healthServers
+    ? { ...given, expected: given.expected.filter((f) => !healthServerOf(f.service)) }
+    : given;
   const { node, table } = input;
   const findings: DriftFinding[] = [];
   const notes: DriftFinding[] = [];
@@ -113,10 +121,24 @@ export function ciliumDrift(input: CiliumDriftInput): NodeDrift {
   const actual = new Frontends(table);
   const scopes = table.frontends.some((f) => f.internal);
   const matched = new Set<CiliumFrontend>();
+  // a Service whose frontend is one of several: any one of them held is the one expected
+  const held = new Set(
+    input.expected.filter((f) => f.oneOf && actual.find(f).length > 0).map((f) => f.service),
+  );
   for (const want of input.expected) {
     if (want.internal && !scopes) continue;
     const entries = actual.find(want);
     const service = nameOf(want);
+    if (entries.length === 0 && want.oneOf) {
+      if (held.has(want.service)) continue;
+      held.add(want.service);
+      oneOfMissing(want, input, add, next);
+      continue;
+    }
+    if (entries.length === 0 && healthServerOf(want.service)) {
+      healthServerMissing(want, input, add, next);
+      continue;
+    }
     if (entries.length === 0) {
       add('cilium-frontend-missing', {
         service,
@@ -136,6 +158,7 @@ export function ciliumDrift(input: CiliumDriftInput): NodeDrift {
     }
   }
   const notRead: DriftFinding[] = [];
+  if (input.healthServers) healthServersNotCompared(input, input.healthServers, notRead);
   if (!input.scoped) stale(input, matched, add, next, notRead);
   if (input.maps) maps(input, input.maps, add, notes);
   // the BPF maps, read besides the table or as the only one, against the entries expected
@@ -165,7 +188,9 @@ export function ciliumDrift(input: CiliumDriftInput): NodeDrift {
   return {
     node,
     source: table.source,
-    servicePorts: new Set(input.expected.map(nameOf)).size,
+    // the health server's frontends are no Service port
+    servicePorts: new Set(input.expected.filter((f) => !healthServerOf(f.service)).map(nameOf))
+      .size,
     findings: sortFindings(findings),
     ...(notes.length ? { notes } : {}),
     ...(notRead.length ? { notRead } : {}),
@@ -195,6 +220,64 @@ function agentLogs(input: CiliumDriftInput): NextCommand | undefined {
 /** Why an agent's table disagrees with the API objects, and what to do about it. */
 const NOT_APPLIED =
   "The agent writes its tables from the Service and its EndpointSlices: it has not applied their last change. Its log says why (a lost watch of the API server, a failing reconcile); deleting the agent's Pod makes it rebuild them.";
+
+/** Where the health server's frontend on a LoadBalancer IP is, and what a missing one does. */
+const healthServerText = (f: ExpectedFrontend) =>
+  `the health server's frontend ${frontendLine(f)}, which answers load balancers' health checks of ${healthServerOf(f.service)} (its healthCheckNodePort ${f.port}) on its LoadBalancer IP`;
+const HEALTH_CHECKS_FAIL =
+  'a load balancer that checks health at that address gets no answer from this node and sends it no traffic, whether or not it runs a Pod of the Service';
+
+function healthServerMissing(
+  want: ExpectedFrontend,
+  input: CiliumDriftInput,
+  add: AddFinding,
+  next: NextCommand | undefined,
+) {
+  add('cilium-frontend-missing', {
+    service: nameOf(want),
+    title: `no frontend ${frontendLine(want)}`,
+    message: `Cilium's agent on ${input.node} holds no ${healthServerText(want)} (enable-health-check-loadbalancer-ip): ${HEALTH_CHECKS_FAIL}. ${NOT_APPLIED}`,
+    expected: [`${frontendLine(want)} -> ${want.backends.map(backendLine).join(', ')}`],
+    next,
+  });
+}
+
+/** None of a Service's frontends at several addresses, of which the agent holds one. */
+function oneOfMissing(
+  want: ExpectedFrontend,
+  input: CiliumDriftInput,
+  add: AddFinding,
+  next: NextCommand | undefined,
+) {
+  const all = input.expected.filter((f) => f.oneOf && f.service === want.service);
+  add('cilium-frontend-missing', {
+    service: nameOf(want),
+    title: `no frontend ${all.map(frontendKey).join(' or ')} ${want.type}`,
+    message: `Cilium's agent on ${input.node} holds none of ${all.map(frontendKey).join(', ')} for ${want.service}: it keeps the health server's frontend on one of the Service's LoadBalancer IPs (the last it saw), and here on none, so ${HEALTH_CHECKS_FAIL}. ${NOT_APPLIED}`,
+    expected: all.map((f) => `${frontendLine(f)} -> ${f.backends.map(backendLine).join(', ')}`),
+    next,
+  });
+}
+
+/** The health server's frontends not compared: why, and what of the listing and the objects it
+ * leaves aside, so that no absence is read as agreement. */
+function healthServersNotCompared(
+  input: CiliumDriftInput,
+  h: { why: string; services: string[] },
+  notRead: DriftFinding[],
+) {
+  const listed = input.table.frontends.filter((f) => healthServerOf(f.service));
+  if (listed.length === 0 && h.services.length === 0) return;
+  notRead.push({
+    id: 'table-not-captured',
+    severity: 'info',
+    node: input.node,
+    title: "the health server's frontends not compared",
+    message: `The frontends Cilium's agent on ${input.node} makes for its health server on LoadBalancer IPs are not compared: ${h.why}.${h.services.length ? ` Services with a health check node port: ${h.services.join(', ')}.` : ''}`,
+    expected: [],
+    actual: listed.map((f) => lineAt(input.table.source, f.line, frontendLine(f))),
+  });
+}
 
 /** Backends compared by address; states where the listing shows them. */
 function backends(
@@ -341,7 +424,8 @@ function stale(
   for (const f of input.table.frontends) {
     if (matched.has(f) || f.type === 'HostPort' || f.type === 'LocalRedirect') continue;
     if (portless.includes(f)) continue;
-    if (f.service?.endsWith(':healthserver') || f.flags.includes('l7-load-balancer')) continue;
+    if (f.flags.includes('l7-load-balancer')) continue;
+    if (input.healthServers && healthServerOf(f.service)) continue; // said as not compared
     if (isDropEntry(f)) continue; // 1.19's drop entry of a VIP: no Service's own
     // a NodePort on a node address is the wildcard's expansion, matched by port
     if ((f.type === 'NodePort' || isWildcard(f.ip)) && wanted.has(`${f.port}`)) continue;
@@ -352,7 +436,9 @@ function stale(
         ? { service: `${f.service}${f.portName ? `:${f.portName}` : ''}` as ServicePortName }
         : {}),
       title: `frontend ${frontendLine(f)} not in the objects`,
-      message: `Cilium's agent on ${input.node} holds frontend ${frontendKey(f)}${f.service ? ` for ${f.service}` : ''}, which no Service in the objects makes: a deleted Service's address still load-balanced, or one from another source (a local redirect policy, clustermesh).`,
+      message: healthServerOf(f.service)
+        ? `Cilium's agent on ${input.node} holds the health server's frontend ${frontendKey(f)} for ${healthServerOf(f.service)}, which neither the Service (a LoadBalancer IP, externalTrafficPolicy Local, a healthCheckNodePort of ${f.port}) nor the agent's settings as read (enable-health-check-loadbalancer-ip) make here: left from an earlier state of either.`
+        : `Cilium's agent on ${input.node} holds frontend ${frontendKey(f)}${f.service ? ` for ${f.service}` : ''}, which no Service in the objects makes: a deleted Service's address still load-balanced, or one from another source (a local redirect policy, clustermesh).`,
       actual: [lineAt(input.table.source, f.line, frontendLine(f))],
       next,
     });

@@ -13,6 +13,7 @@ import {
   type TreeEndpoint,
 } from '../trees.js';
 import { inRotation } from './expected.js';
+import { healthServerOf } from './health-server.js';
 import {
   frontendKey,
   isDropEntry,
@@ -39,8 +40,10 @@ const KIND: Record<FrontendType, EntryPoint['kind']> = {
 export const nodePortKey = (port: number, protocol: string | undefined) =>
   `nodeport ${port}/${(protocol ?? '').toUpperCase()}`;
 
-/** The Service port a frontend serves: the listing's own name, else the objects'. */
+/** The Service port a frontend serves: the listing's own name, else the objects'. The health
+ * server's frontend serves none: its tree is its own, named as the agent names it. */
 function nameOf(f: CiliumFrontend, known: CiliumKnown): ServicePortName | undefined {
+  if (healthServerOf(f.service)) return undefined;
   if (f.service && f.portName !== undefined)
     return `${f.service}${f.portName ? `:${f.portName}` : ''}` as ServicePortName;
   return (
@@ -54,13 +57,14 @@ function nameOf(f: CiliumFrontend, known: CiliumKnown): ServicePortName | undefi
 export function buildCiliumTrees(table: CiliumTable, known: CiliumKnown): ServiceTrees {
   const trees = new Map<string, ServiceTree>();
   for (const f of table.frontends) {
-    // the health-check frontends of Cilium's own and its drop entries are no Service port
-    if (f.service?.endsWith(':healthserver') || isDropEntry(f)) continue;
+    // the drop entries are no Service port
+    if (isDropEntry(f)) continue;
     const name = nameOf(f, known);
     const protocol = f.protocol ?? '';
     // without names, a NodePort's frontends (the wildcard, each node address) are one entry
     const id =
       name ??
+      (healthServerOf(f.service) ? f.service! : undefined) ??
       (f.type === 'NodePort'
         ? `node port ${f.port}${f.protocol ? `/${f.protocol.toUpperCase()}` : ''}`
         : frontendKey(f));
