@@ -20,31 +20,60 @@ const OBJECTS = new URL('../../fixtures/releases/37/iptables/objects.json', impo
 const objects = (JSON.parse(readFileSync(OBJECTS, 'utf8')) as { items: KubeObject[] }).items;
 const view = clusterView(objects);
 const recorded = readdirSync(REF).filter((d) => /^node-/.test(d));
+// the address each recording gave Cilium as its node's NodePort address (RECORDED)
+const ADDRESS: Record<string, string> = { 'node-a': '192.0.2.21', 'node-b': '192.0.2.22' };
+
+/** A recording's node and the agent settings it ran with, as cilium-config and kdebug say them. */
+function recording(dir: string) {
+  const node = dir.replace(/-(maglev|healthserver)$/, '');
+  const health = dir.endsWith('-healthserver');
+  return {
+    node,
+    config: {
+      ...(dir.endsWith('-maglev') ? { 'bpf-lb-algorithm': 'maglev' } : {}),
+      ...(health ? { 'enable-health-check-loadbalancer-ip': 'true' } : {}),
+    },
+    options: { ...CILIUM_DEFAULTS, ipv6: false, healthCheckLoadBalancerIP: health },
+    // the agent's status names its NodePort address: the health server's backend
+    status: `KubeProxyReplacement:  True  [eth0  ${ADDRESS[node]}]\n`,
+  };
+}
 
 describe("Cilium's own control plane on the truth matrix", () => {
-  it('was recorded for both nodes, with both selection algorithms', () =>
-    assert.deepEqual(recorded, ['node-a', 'node-a-maglev', 'node-b', 'node-b-maglev']));
+  it('was recorded for both nodes, with both selection algorithms and the health server on', () =>
+    assert.deepEqual(recorded, [
+      'node-a',
+      'node-a-healthserver',
+      'node-a-maglev',
+      'node-b',
+      'node-b-healthserver',
+      'node-b-maglev',
+    ]));
 
   for (const dir of recorded) {
-    const node = dir.replace(/-maglev$/, '');
+    const { node, config, options, status } = recording(dir);
     const file = (f: string) => `${REF}${dir}/${f}`;
     it(`${dir}: kdebug expects the frontends and backends Cilium holds`, () => {
       const labels = view.nodes.find((n) => n.name === node)?.labels ?? {};
       const got = expectedCilium(
         view,
-        { name: node, labels },
-        { ...CILIUM_DEFAULTS, ipv6: false },
+        { name: node, labels, nodePortAddresses: [ADDRESS[node]!] },
+        options,
       ).map(
         (f) =>
           `${frontendKey(f)} ${f.type} ${f.service} -> ${f.backends.map(formatAddress).sort().join(', ')}`,
       );
-      const want = parseCilium(readFileSync(file('frontends.txt'), 'utf8'), 'frontends.txt')
-        .frontends.filter((f) => !f.service?.endsWith(':healthserver'))
-        .map(
-          (f) =>
-            `${frontendKey(f)} ${f.type} ${f.service} -> ${f.backends.map(formatAddress).sort().join(', ')}`,
-        );
+      const want = parseCilium(
+        readFileSync(file('frontends.txt'), 'utf8'),
+        'frontends.txt',
+      ).frontends.map(
+        (f) =>
+          `${frontendKey(f)} ${f.type} ${f.service} -> ${f.backends.map(formatAddress).sort().join(', ')}`,
+      );
       assert.deepEqual(got.sort(), want.sort());
+      // the health server's, on the three LoadBalancer IPs of Services with a Local policy
+      const health = want.filter((w) => w.includes(':healthserver'));
+      assert.equal(health.length, dir.endsWith('-healthserver') ? 3 : 0);
     });
 
     it(`${dir}: an agent that lists what Cilium holds has no drift, its maps included`, () => {
@@ -53,11 +82,12 @@ describe("Cilium's own control plane on the truth matrix", () => {
         objects: [
           ...objects.filter((o) => !/^kube-proxy/.test(o.metadata?.name ?? '')),
           aCiliumAgent(node, 'quay.io/cilium/cilium:v1.20.2'),
-          // the recording's own algorithm: drift compares the Maglev tables with it
-          aCiliumConfig(dir.endsWith('-maglev') ? { 'bpf-lb-algorithm': 'maglev' } : {}),
+          // the recording's own settings: drift compares the Maglev tables with them
+          aCiliumConfig(config),
         ],
         nodes: {
           [node]: {
+            'cilium-status': status,
             'cilium-frontends': readFileSync(file('frontends.txt'), 'utf8'),
             'cilium-backends': readFileSync(file('backends.txt'), 'utf8'),
             'cilium-bpf-lb-list': readFileSync(file('maps.txt'), 'utf8'),
@@ -72,25 +102,23 @@ describe("Cilium's own control plane on the truth matrix", () => {
       );
       assert.equal(d.cilium?.maps, true);
       assert.ok(d.servicePorts >= 20, `${d.servicePorts}`);
+      // every frontend compared, the health server's included
+      assert.deepEqual(d.notRead ?? [], []);
     });
   }
 });
 
 describe("the BPF maps kdebug expects on the truth matrix are Cilium's, by behaviour", () => {
-  // the address each recording gave Cilium as its node's NodePort address (RECORDED)
-  const ADDRESS: Record<string, string> = { 'node-a': '192.0.2.21', 'node-b': '192.0.2.22' };
   for (const dir of recorded) {
-    const node = dir.replace(/-maglev$/, '');
+    const { node, config, status } = recording(dir);
     it(dir, () => {
       const analysis = new Analysis({
         objects: [
           ...objects.filter((o) => !/^kube-proxy/.test(o.metadata?.name ?? '')),
           aCiliumAgent(node, 'quay.io/cilium/cilium:v1.20.2'),
-          aCiliumConfig(dir.endsWith('-maglev') ? { 'bpf-lb-algorithm': 'maglev' } : {}),
+          aCiliumConfig(config),
         ],
-        nodes: {
-          [node]: { 'cilium-status': `KubeProxyReplacement:  True  [eth0  ${ADDRESS[node]}]\n` },
-        },
+        nodes: { [node]: { 'cilium-status': status } },
         meta: {},
       });
       const order = <T extends { key: string }>(l: T[]) =>

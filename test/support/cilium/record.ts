@@ -1,7 +1,8 @@
 // Records what Cilium's own load-balancer control plane programs for the lab's truth matrix:
 // for each Node in the snapshot's objects.json (its InternalIP as the NodePort address), once
-// with the defaults (random, snat, kube-proxy replacement with socket LB) and once with maglev,
-// into test/fixtures/cilium/reference/<node>[-maglev]/. Usage:
+// with the defaults (random, snat, kube-proxy replacement with socket LB), once with maglev and
+// once with the health server on LoadBalancer IPs (enable-health-check-loadbalancer-ip), into
+// test/fixtures/cilium/reference/<node>[-maglev|-healthserver]/. Usage:
 //   tsx test/support/cilium/record.ts [objects.json]
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -30,8 +31,13 @@ const nodes = list.items
 const recorded: string[] = [];
 for (const node of nodes) {
   for (const variant of [
-    { dir: node.name, flags: [] as string[] },
-    { dir: `${node.name}-maglev`, flags: ['--algorithm', 'maglev'] },
+    { dir: node.name, flags: [] as string[], agent: [] as string[] },
+    { dir: `${node.name}-maglev`, flags: ['--algorithm', 'maglev'], agent: [] },
+    {
+      dir: `${node.name}-healthserver`,
+      flags: [],
+      agent: ['--enable-health-check-loadbalancer-ip'],
+    },
   ]) {
     const out = join(OUT, variant.dir);
     mkdirSync(out, { recursive: true });
@@ -45,6 +51,8 @@ for (const node of nodes) {
       ...variant.flags,
       '--out',
       path(out),
+      // the agent's own flags
+      ...(variant.agent.length ? ['--', ...variant.agent] : []),
     ];
     const { stderr } = runCiliumRef(args((p) => p));
     // as run from the repository root
