@@ -29,10 +29,10 @@ const onNodeA = (out: string, more: string[] = []) =>
     ...more,
     ...['--out', out],
   ]);
+// Cilium's defaults, as kdebug's: no health server frontend on a LoadBalancer IP in either
 const rows = (text: string) =>
   parseCilium(text, 'frontends')
-    .frontends.filter((f) => !f.service?.endsWith(':healthserver'))
-    .map(
+    .frontends.map(
       (f) => `${frontendKey(f)} ${f.service} -> ${f.backends.map(formatAddress).sort().join(', ')}`,
     )
     .sort();
