@@ -16,7 +16,11 @@ import {
   expectedMaps,
 } from '../../../src/core/dataplane/cilium/maps/expected.js';
 import { parseCilium } from '../../../src/core/dataplane/cilium/read.js';
-import { backendsTable, frontendsTable } from '../../../src/core/dataplane/cilium/render.js';
+import {
+  backendsTable,
+  expectedCiliumText,
+  frontendsTable,
+} from '../../../src/core/dataplane/cilium/render.js';
 import { buildCiliumTrees } from '../../../src/core/dataplane/cilium/trees.js';
 import { clusterView, type Pod } from '../../../src/core/kube/objects.js';
 import type { KubeObject } from '../../../src/core/model.js';
@@ -97,6 +101,26 @@ describe("the health server's frontend on a LoadBalancer IP", () => {
       '198.51.100.7:32000/tcp LoadBalancer ns/echo:healthserver (one of) -> 192.0.2.5:32000 active testnode',
       '2001:db8::7:32000/tcp LoadBalancer ns/echo:healthserver (one of) -> :::32000 active testnode',
     ]);
+  });
+
+  it('expect says the ones of which the agent holds one apart, not as held', () => {
+    const view = clusterView([echo({ loadBalancerIPs: ['198.51.100.7', '198.51.100.8'] }), slice]);
+    const frontends = expectedCilium(view, NODE, ON);
+    const maps = expectedMaps(frontends, {
+      services: view.services,
+      nodePortAddresses: NODE.nodePortAddresses,
+      options: CILIUM_MAP_DEFAULTS,
+    });
+    const text = expectedCiliumText(frontends, maps, {
+      node: 'testnode',
+      agent: 'a',
+      settings: 's',
+    });
+    assert.ok(!/^198\.51\.100\.\d:32000/m.test(text), text);
+    assert.match(
+      text,
+      /^# and one of 198\.51\.100\.7:32000\/TCP -> 192\.0\.2\.5:32000\/TCP, 198\.51\.100\.8:32000\/TCP -> 192\.0\.2\.5:32000\/TCP \(LoadBalancer ns\/echo:healthserver: /m,
+    );
   });
 
   it("belongs to its Service: in that Service's answer, not in another's", () => {
