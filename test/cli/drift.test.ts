@@ -417,6 +417,16 @@ describe('kdebug trace', () => {
     assert.match(r.stdout, /100% {2}REJECTED/);
   });
 
+  it('exits 1 when the packet is dropped (a node port under Local policy on a node without its endpoints)', () => {
+    const r = kdebug([
+      'trace',
+      ...['--snapshot', 'snapshots/nodeport-local-no-endpoint', '--node', 'vm-12-11-centos'],
+      ...['--src', '203.0.113.9', '--dst', '10.0.12.11:30080'],
+    ]);
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stdout, /100% {2}DROPPED/);
+  });
+
   it("a Service port kube-proxy did not write: exit 1, and its next command runs as printed, on the run's snapshot", () => {
     const r = kdebug(
       [
