@@ -13,6 +13,7 @@ import {
   type Where,
 } from '../../src/tui/keymap.js';
 import { MARK } from '../../src/output/marks.js';
+import { readFileSync } from 'node:fs';
 import { helpLines } from '../../src/tui/screens/Help.js';
 
 describe('key names', () => {
@@ -116,6 +117,14 @@ describe('the keymap', () => {
     assert.match(meaning('◐')!, /not observed everywhere/);
     assert.match(meaning('! orphan')!, /no entry point reaches/);
     assert.match(meaning('+')!, /not expected/);
+    // every mark the Rules screen draws: the words it writes in a tone of their own
+    const drawn = readFileSync(new URL('../../src/tui/screens/Rules.tsx', import.meta.url), 'utf8');
+    const marks = [...drawn.matchAll(/<S tone="(?:warn|ok|muted)">([^<{]+)<\/S>/g)]
+      .map((m) => m[1]!.trim())
+      .filter((m) => /^(?:!|hairpin|not in paste|local only|no endpoints)/.test(m));
+    assert.ok(marks.length >= 7, marks.join(' | '));
+    for (const mark of marks)
+      assert.ok(meaning(mark), `the Rules mark "${mark}" is not in the help`);
   });
 });
 

@@ -132,6 +132,23 @@ describe('a chain nothing reaches', () => {
 });
 
 describe("drift's marks in the Rules tree", () => {
+  it('a Service whose shares are not even carries "! mis-weighted" and why', async () => {
+    const { rulesModel } = await import('../../src/tui/screens/Rules.js');
+    const { initialState } = await import('../../src/tui/state.js');
+    const f = await readSnapshot('snapshots/nginx-svc');
+    const out = f.nodes['vm-12-7-centos']!;
+    // the first of the two endpoints picked 9 times in 10, not one in two
+    out['iptables-save'] = out['iptables-save']!.replace(
+      '-A KUBE-SVC-ELCM5PCEQWBTUJ2I -m statistic --mode random --probability 0.50000000000',
+      '-A KUBE-SVC-ELCM5PCEQWBTUJ2I -m statistic --mode random --probability 0.90000000000',
+    );
+    const data = analyze(f, { target: { namespace: 'default', service: 'nginx-svc' } });
+    const node = data.nodes.findIndex((n) => n.name === 'vm-12-7-centos');
+    const m = rulesModel(initialState('rules', node), data.nodes, 'default/nginx-svc', 120, 20);
+    assert.deepEqual([...m.marks.uneven.keys()], ['default/nginx-svc:http']);
+    assert.match(m.marks.uneven.get('default/nginx-svc:http')!, /90%/);
+  });
+
   for (const dir of ['stale-endpoint', 'ipvs-stale-real-server'])
     it(`${dir}: the stale endpoint on vm-12-11-centos carries "! stale" and why, the current one nothing`, async () => {
       const { rulesModel } = await import('../../src/tui/screens/Rules.js');
