@@ -48,6 +48,11 @@ describe('the single executable', skipWithout(why), () => {
       assert.equal(r.code, 0, r.stderr);
       assert.match(r.stdout, /^kdebug svc default\/nginx-svc\n/);
     }
+    // the bundled scenarios, listed and run by name, from the executable's own copy
+    assert.match(run(['demo', '--list']).stdout, /^selector-typo +\S/m);
+    const scenario = run(['demo', 'selector-typo', '-o', 'text']);
+    assert.equal(scenario.code, 1, scenario.stderr);
+    assert.match(scenario.stdout, /scenario selector-typo/);
     const written = readdirSync(join(dir, 'cache', 'kdebug'));
     assert.equal(written.length, 1, written.join(' '));
     assert.ok(existsSync(join(dir, 'cache', 'kdebug', written[0]!, '.complete')));

@@ -84,6 +84,11 @@ describe('the npm package, from its own tarball', () => {
     const demo = run(bin('kdebug'), ['demo', '-o', 'text']);
     assert.equal(demo.code, 0, demo.stderr);
     assert.match(demo.stdout, /^kdebug svc default\/nginx-svc\n/);
+    // the bundled scenarios, listed and run by name, from where npm put them
+    assert.match(run(bin('kdebug'), ['demo', '--list']).stdout, /^selector-typo +\S/m);
+    const scenario = run(bin('kdebug'), ['demo', 'selector-typo', '-o', 'text']);
+    assert.equal(scenario.code, 1, scenario.stderr);
+    assert.match(scenario.stdout, /scenario selector-typo/);
     assert.match(
       run(bin('kdebug'), ['--version']).stdout,
       /^kdebug \d+\.\d+\.\d+ \(commit [0-9a-f]{12}(-dirty)?\)\n$/,

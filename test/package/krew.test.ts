@@ -90,6 +90,12 @@ describe('the krew plugin', skipWithout(goUnavailable() ?? ''), () => {
     });
     assert.equal(demo.code, 0, demo.stderr);
     assert.match(demo.stdout, /^kdebug svc default\/nginx-svc\n/);
+    // the bundled scenarios, listed and run by name, from the plugin krew installed
+    const cached = { PATH: path, XDG_CACHE_HOME: join(root, 'cache') };
+    assert.match(run(bin, ['demo', '--list'], cached).stdout, /^selector-typo +\S/m);
+    const scenario = run(bin, ['demo', 'selector-typo', '-o', 'text'], cached);
+    assert.equal(scenario.code, 1, scenario.stderr);
+    assert.match(scenario.stdout, /scenario selector-typo/);
     assert.match(
       run(bin, ['--version'], { PATH: path, XDG_CACHE_HOME: join(root, 'cache') }).stdout,
       new RegExp(`^kdebug ${version.replace(/\./g, '\\.')} \\(commit `),
