@@ -54,6 +54,13 @@ for (const shell of ['zsh', 'fish'] as const)
         it(`${c.typed}⇥ offers ${c.offers.join(', ') || 'nothing'}`, () =>
           assert.deepEqual(complete[shell](c.typed).sort(), [...c.offers].sort()));
 
+      it("a flag that takes a file gets the shell's own file names: --file, --kubeconfig", () => {
+        for (const typed of ['rules --file READ', 'svc web --kubeconfig READ']) {
+          const offers = complete[shell](`kdebug ${typed}`);
+          assert.ok(offers.includes('README.md'), `${typed}: ${JSON.stringify(offers)}`);
+        }
+      });
+
       it("a flag that takes a directory gets the shell's own file names, after = too", () => {
         for (const typed of ['--snapshot snapshots/nginx-s', '--snapshot=snapshots/nginx-s']) {
           const offers = complete[shell](`kdebug svc ${typed}`);

@@ -55,6 +55,7 @@ describe('shell completion', () => {
     { typed: 'kdebug svc --snapshot snapshots/nginx-s', offers: ['snapshots/nginx-svc'] },
     { typed: 'kdebug svc --snapshot=snapshots/nginx-s', offers: ['snapshots/nginx-svc'] },
     { typed: 'kdebug rules --file README', offers: ['README.md'] },
+    { typed: 'kdebug svc web --kubeconfig READ', offers: ['README.md'] },
   ];
   for (const c of cases)
     it(`${c.typed}⇥ offers ${c.offers.join(', ') || 'nothing'}`, () =>
