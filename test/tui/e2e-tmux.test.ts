@@ -205,6 +205,30 @@ describe('the traps of the first ten minutes, in a terminal', skip, () => {
     assert.doesNotMatch(s, /Raw mode|internal error/);
   });
 
+  it("text on a terminal follows the terminal's width when COLUMNS is not set", async () => {
+    await waitFor2('the shell prompt', (s) => s.includes('$'));
+    t2('resize-window', '-t', SESSION, '-x', '60', '-y', '24');
+    const r = run('unset COLUMNS; node bin/kdebug.js svc --snapshot snapshots/nginx-svc -o text');
+    // -J joins what the terminal wrapped (a line wider than the pane shows whole); -S the lines
+    // scrolled off
+    const s = await waitFor2('the exit line', r.exited);
+    const joined = t2('capture-pane', '-p', '-J', '-S', '-200', '-t', SESSION);
+    t2('resize-window', '-t', SESSION, '-x', '80', '-y', '24');
+    assert.equal(r.code(s), 0, s);
+    // this run's report only: what the pane held before it may be in the history too
+    const report = joined.slice(joined.lastIndexOf('kdebug svc default/nginx-svc'));
+    const lines = report.split('\n').filter((l) => !l.startsWith('$') && !/kdebug-exit/.test(l));
+    assert.ok(lines.length > 10, joined);
+    assert.ok(
+      lines.every((l) => l.length <= 60),
+      joined,
+    );
+    assert.ok(
+      lines.some((l) => l.length > 50),
+      `the lines use the width: ${joined}`,
+    );
+  });
+
   it('rules --file - on a terminal says how the paste ends, then reads it', async () => {
     const r = run('node bin/kdebug.js rules --file - -o text');
     await waitFor2('how to end the paste', (s) =>
