@@ -24,7 +24,7 @@ import { Analysis } from '../core/analysis.js';
 import { rolloutOf, settled, type Rollout } from '../core/kube/daemon-set.js';
 import { clusterView, findService, isWindows, type ClusterView } from '../core/kube/objects.js';
 import type { Facts, KubeObject, NodeOutputs, SnapshotMeta } from '../core/model.js';
-import type { NodeError } from '../core/nodes/access.js';
+import { NodeErrorFold, type NodeFailure } from '../core/nodes/errors.js';
 import type { ApiRead, ReadError } from '../core/not-read.js';
 import { canonicalAddress, familyOf } from '../core/ipv6.js';
 import {
@@ -788,20 +788,37 @@ async function runNodeCommands(
     target: NonNullable<CollectOptions['rulesOf']>;
   },
   tally: NodeTally = { read: 0, failed: 0, left: 0 },
+  fold = new NodeErrorFold(),
 ) {
   // keyed in a Map: a Node named "constructor" (valid, if hostile) is no key of every object
   const outputs = new Map<string, NodeOutputs>();
-  const errors: NodeError[] = [];
+  // the failures of the nodes in hand; each node's go into the fold when it is done
+  const failures = new Map<string, NodeFailure[]>();
+  const errorsOn = (node: string) => {
+    let on = failures.get(node);
+    if (!on) failures.set(node, (on = []));
+    return on;
+  };
+  /** Takes the failures that `test` picks off a node's list: read another way, no longer a loss. */
+  const drop = (node: string, test: (e: NodeFailure) => boolean) => {
+    const on = failures.get(node);
+    if (on)
+      failures.set(
+        node,
+        on.filter((e) => !test(e)),
+      );
+  };
   const notKept: NodeReads['notKept'] = {};
   // a name Kubernetes cannot have made is no node kdebug reaches (nor a path it writes)
   const queue = nodes.filter(isNodeName);
   for (const node of nodes.filter((n) => !isNodeName(n)))
-    errors.push({ node, command: '*', exitCode: null, error: 'not a valid node name: not read' });
+    fold.add(node, [{ command: '*', exitCode: null, error: 'not a valid node name: not read' }]);
   tally.failed += nodes.length - queue.length;
   tally.left += queue.length;
   o.onNodes?.({ ...tally });
   const clock = () => (o.now?.() ?? new Date()).getTime();
   let shownAt = clock();
+  // the nodes done with something read, for onNodeFacts only
   const done: string[] = [];
   const runOne = async (node: string, command: NodeCommand) => {
     const stem = commandStem(command);
@@ -816,8 +833,7 @@ async function runNodeCommands(
       progress({ what, node, state: 'done' });
     } else {
       const error = r.error ?? (r.stderr.trim().split('\n')[0] || `exit code ${r.exitCode}`);
-      errors.push({
-        node,
+      errorsOn(node).push({
         command: stem,
         typed: typedCommand(command),
         exitCode: r.exitCode,
@@ -831,7 +847,7 @@ async function runNodeCommands(
   const notRun = (node: string, command: NodeCommand) => {
     const error = notRunWhy(command);
     const typed = typedCommand(command);
-    errors.push({ node, command: commandStem(command), typed, exitCode: null, error });
+    errorsOn(node).push({ command: commandStem(command), typed, exitCode: null, error });
     progress({ what: typed.join(' '), node, state: 'failed', error });
   };
   const runChecked = async (node: string, command: NodeCommand) => {
@@ -847,8 +863,7 @@ async function runNodeCommands(
     for (const c of rulesReads(`${tool}-save`).dumps) await runChecked(node, c);
     // nft's nat dump says again what its probe could not read
     const probe = probeStem(tool, 'nft');
-    const failed = errors.findIndex((e) => e.node === node && e.command === probe);
-    if (failed >= 0) errors.splice(failed, 1);
+    drop(node, (e) => e.command === probe);
   };
   /** After a backend's probe: one Service's chains by name where nft alone holds kube-proxy's
    * (iptables-nft, as kube-proxy's image picks on current nodes), else the whole dumps as before. */
@@ -880,7 +895,7 @@ async function runNodeCommands(
       stem !== probeStem(tool, backend) &&
       (stem.startsWith(chainStemPrefix(tool, backend)) ||
         stem.startsWith(chainStemPrefix(tool, backend, 'filter')));
-    const chainErrors = () => errors.filter((e) => e.node === node && chainStem(e.command));
+    const chainErrors = () => (failures.get(node) ?? []).some((e) => chainStem(e.command));
     // at most CHAIN_READS_AT_ONCE in flight, the next starting as one ends
     const inLanes = async (reads: NodeCommand[]) => {
       const queue = [...reads];
@@ -903,7 +918,7 @@ async function runNodeCommands(
       const kept = outputs.get(node)!;
       if (kept[commandStem({ kind: save, backend })] !== undefined) {
         for (const stem of Object.keys(kept)) if (chainStem(stem)) delete kept[stem];
-        for (const e of chainErrors()) errors.splice(errors.indexOf(e), 1);
+        drop(node, (e) => chainStem(e.command));
       }
       return;
     }
@@ -912,12 +927,12 @@ async function runNodeCommands(
       if (next !== 'whole' && next.length === 0) return keepOnlyTheService(node, tool, backend);
       if (next !== 'whole') {
         await inLanes(next);
-        if (chainErrors().length === 0) continue;
+        if (!chainErrors()) continue;
       }
       await runOne(node, { kind: save, backend });
       // read whole: the reads by name that failed are no longer a loss
       if (outputs.get(node)?.[commandStem({ kind: save, backend })] !== undefined)
-        for (const e of chainErrors()) errors.splice(errors.indexOf(e), 1);
+        drop(node, (e) => chainStem(e.command));
       return;
     }
   };
@@ -974,33 +989,33 @@ async function runNodeCommands(
         if (!other) continue;
         const stem = commandStem(c);
         // it ran and failed (not one the transport could not make), or its binary is not there
-        const failed = errors.find(
-          (e) => e.node === node && e.command === stem && (e.exitCode !== null || e.missingBinary),
-        );
+        const failed = failures
+          .get(node)
+          ?.find((e) => e.command === stem && (e.exitCode !== null || e.missingBinary));
         if (!failed) continue;
         await runOne(node, other);
         // read the other way: the first attempt's failure is no longer a loss
-        if (outputs.get(node)?.[commandStem(other)] !== undefined)
-          errors.splice(errors.indexOf(failed), 1);
+        if (outputs.get(node)?.[commandStem(other)] !== undefined) drop(node, (e) => e === failed);
       }
       // nothing more runs there: its debug Pod goes now, so no more are alive than nodes in hand
       await cluster.nodeDone?.(node);
+      // what failed there joins the nodes that failed the same way: only its name is kept
+      fold.add(node, failures.get(node) ?? []);
+      failures.delete(node);
       tally.left--;
       if (outputs.has(node)) tally.read++;
       else tally.failed++;
       o.onNodes?.({ ...tally });
-      done.push(node);
+      if (o.onNodeFacts && outputs.has(node)) done.push(node);
       // the nodes done only: one still being read would show half its state
       if (o.onNodeFacts && tally.left > 0 && clock() - shownAt >= 1000) {
         shownAt = clock();
-        o.onNodeFacts(
-          Object.fromEntries(done.flatMap((n) => (outputs.has(n) ? [[n, outputs.get(n)!]] : []))),
-        );
+        o.onNodeFacts(Object.fromEntries(done.map((n) => [n, outputs.get(n)!])));
       }
     }
   };
   await Promise.all(Array.from({ length: Math.min(o.nodeConcurrency ?? 8, nodes.length) }, worker));
-  return { outputs: Object.fromEntries(outputs), errors, notKept };
+  return { outputs: Object.fromEntries(outputs), notKept };
 }
 
 /** The rules not kept of several reads, node by node and chain by chain. */
@@ -1013,16 +1028,15 @@ function mergeNotKept(reads: NodeReads['notKept'][]): NodeReads['notKept'] {
   return out;
 }
 
-/** What the nodes gave: their outputs, the commands that failed, and per node and entry chain
- * how many rules of other Services were not kept (one Service's answer). */
+/** What the nodes gave: their outputs, and per node and entry chain how many rules of other
+ * Services were not kept (one Service's answer); what failed is in the run's NodeErrorFold. */
 interface NodeReads {
   outputs: Record<string, NodeOutputs>;
-  errors: NodeError[];
   notKept: Record<string, Record<string, number>>;
 }
 
 /** The chosen nodes read: those begun early given what the full commands add (rarely anything),
- * the others all of it; one tally for both. */
+ * the others all of it; one tally for both, and one fold of what failed. */
 async function readNodes(
   cluster: Cluster,
   nodes: string[],
@@ -1030,12 +1044,13 @@ async function readNodes(
   o: CollectOptions,
   progress: (p: CollectProgress) => void,
   byService: Parameters<typeof runNodeCommands>[5],
+  fold: NodeErrorFold,
   early?: Early,
 ): Promise<NodeReads> {
-  const none: NodeReads = { outputs: {}, errors: [], notKept: {} };
+  const none: NodeReads = { outputs: {}, notKept: {} };
   if (!early)
     return commands.length > 0
-      ? runNodeCommands(cluster, nodes, commands, o, progress, byService)
+      ? runNodeCommands(cluster, nodes, commands, o, progress, byService, undefined, fold)
       : none;
   const begun = new Set(early.nodes);
   const ran = new Set(early.commands.map(commandStem));
@@ -1046,10 +1061,10 @@ async function readNodes(
   const [first, others, topUp] = await Promise.all([
     early.run,
     rest.length > 0 && commands.length > 0
-      ? runNodeCommands(cluster, rest, commands, o, progress, byService, early.tally)
+      ? runNodeCommands(cluster, rest, commands, o, progress, byService, early.tally, fold)
       : none,
     more.length > 0
-      ? runNodeCommands(cluster, early.nodes, more, quiet, progress, byService)
+      ? runNodeCommands(cluster, early.nodes, more, quiet, progress, byService, undefined, fold)
       : none,
   ]);
   const outputs: Record<string, NodeOutputs> = { ...first.outputs, ...others.outputs };
@@ -1057,7 +1072,6 @@ async function readNodes(
     outputs[node] = { ...outputs[node], ...out };
   return {
     outputs,
-    errors: [...first.errors, ...others.errors, ...topUp.errors],
     notKept: mergeNotKept([first.notKept, others.notKept, topUp.notKept]),
   };
 }
@@ -1067,6 +1081,8 @@ interface Early {
   nodes: string[];
   commands: NodeCommand[];
   tally: NodeTally;
+  /** What failed there; the other nodes' failures join it. */
+  fold: NodeErrorFold;
   run: Promise<NodeReads>;
 }
 
@@ -1119,10 +1135,11 @@ async function startEarly(
   cluster.podsRead?.(analysis.view.pods);
   const byService = o.rulesOf ? { view: analysis.view, target: o.rulesOf } : undefined;
   const tally: NodeTally = { read: 0, failed: 0, left: 0 };
-  const run = runNodeCommands(cluster, nodes, commands, o, progress, byService, tally);
+  const fold = new NodeErrorFold();
+  const run = runNodeCommands(cluster, nodes, commands, o, progress, byService, tally, fold);
   // its failure is the run's: told when finish waits for it
   run.catch(() => undefined);
-  return { nodes, commands, tally, run };
+  return { nodes, commands, tally, fold, run };
 }
 
 async function finish(
@@ -1178,15 +1195,18 @@ async function finish(
   // the agents' Pods are in hand: the node channels need not list them again
   if (commands.length > 0) cluster.podsRead?.(analysis.view.pods);
   const byService = view && o.rulesOf ? { view, target: o.rulesOf } : undefined;
-  const { outputs, errors, notKept } = await readNodes(
+  const fold = early?.fold ?? new NodeErrorFold();
+  const { outputs, notKept } = await readNodes(
     cluster,
     nodes,
     commands,
     o,
     progress,
     byService,
+    fold,
     early,
   );
+  const errors = fold.groups();
   return {
     objects,
     nodes: outputs,
@@ -1197,7 +1217,7 @@ async function finish(
       capturedAt: (o.now?.() ?? new Date()).toISOString(),
       ...o.meta,
       ...r.meta(),
-      ...(errors.length > 0 ? { nodeErrors: errors } : {}),
+      ...(errors.length > 0 ? { nodeErrorGroups: errors } : {}),
       ...(Object.keys(notKept).length > 0 ? { entryRulesNotKept: notKept } : {}),
     },
   };

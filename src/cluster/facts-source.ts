@@ -7,13 +7,8 @@ import { chooseNodes, firstChosen, type NodeChoice } from '../core/nodes/choice.
 import { kubeProxyPodsReadOn } from '../core/kube/daemon-set.js';
 import type { DiagnosedService } from '../core/diagnose.js';
 import type { Facts } from '../core/model.js';
-import {
-  byReason,
-  namedFew,
-  nodeAccessLines,
-  rulesReadError,
-  type NodeAccess,
-} from '../core/nodes/access.js';
+import { byReason, namedFew, nodeAccessLines, type NodeAccess } from '../core/nodes/access.js';
+import { rulesReadError } from '../core/nodes/errors.js';
 import type { KubeCluster } from './kube-cluster.js';
 import type { CollectProgress, NodeTally } from './collect.js';
 import type { NodeAccessFlags } from './nodes/flags.js';
@@ -392,8 +387,8 @@ export async function readLive(
       rulesOf: { namespace: target.namespace, name: target.service },
     });
     if (choice) facts.meta['nodeChoice'] = choice;
-    const access = cluster.nodeAccess();
-    if (access.length > 0) facts.meta['nodeAccess'] = access;
+    // how each node was reached is told on stderr from the transport (cluster.nodeAccess()),
+    // and kept in a snapshot: a diagnosis has no use for a copy of it
     return { facts, ...(typed ? { view: typed } : {}) };
   } catch (e) {
     if (!(e instanceof ServiceNotFoundError)) throw e;

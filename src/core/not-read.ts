@@ -3,7 +3,8 @@
 // and did not finish. A report with any is partial: what it says holds for what was read only.
 // Also the limit on what one read may hold: past it the read is lost, never kept in part.
 import type { Facts } from './model.js';
-import { nodeErrorsOf } from './nodes/access.js';
+import { namedFew } from './nodes/access.js';
+import { nodeErrorsOf, ofEach, onNode } from './nodes/errors.js';
 
 /** What an API read was of, as data: the steps match failures on this, never on `what`. */
 export interface ApiRead {
@@ -76,9 +77,19 @@ export function notRead(facts: Facts): NotRead[] {
     ...readErrorsOf(facts)
       .filter((e) => e.reason !== undefined && !ANSWERED.has(e.reason))
       .map((e) => ({ what: e.what, why: e.error })),
-    ...nodeErrorsOf(facts)
-      .filter((e) => e.lost)
-      .map((e) => ({ what: `${e.command} on node ${e.node}`, why: e.error })),
+    // nodes that lost a read the same way: one entry, not one a node
+    ...nodeErrorsOf(facts).groups.flatMap(({ nodes, errors }) =>
+      errors
+        .filter((e) => e.lost)
+        .map((e) =>
+          nodes.length === 1
+            ? { what: `${e.command} on node ${nodes[0]}`, why: onNode(e, nodes[0]!).error }
+            : {
+                what: `${e.command} on ${nodes.length} nodes (${namedFew(nodes)})`,
+                why: ofEach(e.error),
+              },
+        ),
+    ),
   ];
 }
 

@@ -21,7 +21,7 @@ import { diagModel, diagView, type DiagModel } from './screens/Diagnosis.js';
 import { driftFinding, driftModel, driftView, type DriftModel } from './screens/Drift.js';
 import { helpLines, helpView } from './screens/Help.js';
 import { errorsModel, errorsView, type ErrorsModel } from './screens/NodeErrors.js';
-import { nodeErrorsOf } from '../core/nodes/access.js';
+import { nodeErrorsOf } from '../core/nodes/errors.js';
 import { rulesModel, rulesView, type RulesModel } from './screens/Rules.js';
 import { locate } from './screens/rules-rows.js';
 import { searchModel, searchView, type SearchModel } from './screens/Search.js';

@@ -20,6 +20,7 @@ import { ServiceNotFoundError } from '../../src/cluster/kube/suggestions.js';
 import { readSnapshot } from '../../src/cluster/snapshot/read.js';
 import { nodeBackends, textSigns } from '../../src/core/dataplane/iptables/backend.js';
 import type { Facts, KubeObject } from '../../src/core/model.js';
+import { nodeErrorsOf } from '../../src/core/nodes/errors.js';
 import { startFakeApi, type FakeApi, type FakeApiOptions } from '../support/fake-api/server.js';
 import { aPod, aService, anEndpointSlice, webCluster } from './objects.js';
 
@@ -464,7 +465,7 @@ describe('collect: Services without a selector, and node commands', () => {
       },
       'node-b': { 'iptables-save': 'iptables-save of node-b\n', 'proxy-mode': '' },
     });
-    assert.deepEqual(facts.meta['nodeErrors'], [
+    assert.deepEqual(nodeErrorsOf(facts).all(), [
       {
         node: 'node-b',
         command: 'proxy-mode',
@@ -536,9 +537,9 @@ describe('collect: Services without a selector, and node commands', () => {
     });
     // node-a's table was read (as text); node-b's in neither form
     assert.deepEqual(
-      (facts.meta['nodeErrors'] as { node: string; command: string }[]).map(
-        (e) => `${e.node} ${e.command}`,
-      ),
+      nodeErrorsOf(facts)
+        .all()
+        .map((e) => `${e.node} ${e.command}`),
       ['node-b nft-ip-kube-proxy', 'node-b nft-ip-kube-proxy-text'],
     );
   });
@@ -577,7 +578,7 @@ describe('collect: Services without a selector, and node commands', () => {
       },
     });
     // read the other way: nothing lost
-    assert.deepEqual(facts.meta['nodeErrors'] ?? [], []);
+    assert.deepEqual(nodeErrorsOf(facts).all(), []);
   });
 
   it("reads the Cilium agents and cilium-config, and each agent's listings where agents run: the tables from 1.18, its Service list before, cilium where there is no cilium-dbg", async () => {
@@ -772,7 +773,7 @@ describe('collect: Services without a selector, and node commands', () => {
     // no list: ip_tables is not loaded, so no legacy table exists; kept as an empty list
     assert.equal(facts.nodes['no-list']?.['ip_tables_names'], '');
     assert.equal(facts.nodes['not-readable']?.['ip_tables_names'], undefined);
-    assert.deepEqual(facts.meta['nodeErrors'], [
+    assert.deepEqual(nodeErrorsOf(facts).all(), [
       {
         node: 'not-readable',
         command: 'ip_tables_names',
@@ -887,7 +888,7 @@ describe('collect: Services without a selector, and node commands', () => {
       { nodeCommands: [commands[0]!], nodes: ['node-a'] },
     );
     assert.deepEqual(facts.nodes, {});
-    assert.deepEqual(facts.meta['nodeErrors'], [
+    assert.deepEqual(nodeErrorsOf(facts).all(), [
       {
         node: 'node-a',
         command: 'iptables-save',

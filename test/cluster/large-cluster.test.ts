@@ -8,7 +8,9 @@ import { readLive, type NodeChoiceFlags } from '../../src/cluster/facts-source.j
 import { KubeCluster, type NodeTransport } from '../../src/cluster/kube-cluster.js';
 import { diagnose } from '../../src/core/diagnose.js';
 import type { Facts, Finding, KubeObject, Report } from '../../src/core/model.js';
+import { NodeAccessTransport, type NodeChannel } from '../../src/cluster/nodes/transport.js';
 import { byReason, nodeAccessLines, type NodeAccess } from '../../src/core/nodes/access.js';
+import { nodeErrorsOf, type NodeErrorGroup } from '../../src/core/nodes/errors.js';
 import { reportText } from '../../src/output/text.js';
 import { startFakeApi } from '../support/fake-api/server.js';
 import { aNode, aPod, webCluster } from './objects.js';
@@ -141,6 +143,87 @@ describe('--all-nodes on a cluster of many nodes none of which could be read', (
         step.findings.length <= 6,
         `${step.id}: ${step.findings.map((f) => f.title).join('; ')}`,
       );
+  });
+});
+
+describe('--all-nodes on 3,000 nodes whose kubelets the API server cannot reach', () => {
+  const N = 3000;
+  let facts: Facts;
+  let access: NodeAccess[];
+  before(async () => {
+    const objects = [...webCluster().relevant];
+    for (let i = 0; i < N; i++)
+      objects.push(aNode(`node-${i}`, `198.51.${i >> 8}.${i & 255}`, `10.245.${i % 250}.0/24`));
+    const fake = await startFakeApi({ objects });
+    // the kube-proxy channel as it fails there: each node's own Pod and address in the words
+    const channel: NodeChannel = {
+      name: 'kube-proxy',
+      cannotRun: () => undefined,
+      open: async (node) => {
+        const via = `exec kube-system/kube-proxy-${node.slice(5)}x9z`;
+        const error = `the API server could not connect to the node's kubelet at 198.51.100.${node.length}:10250: connect: connection refused`;
+        return { via, run: async () => ({ stdout: '', stderr: '', exitCode: null, error, via }) };
+      },
+      close: async () => undefined,
+    };
+    const cluster = await KubeCluster.connect({
+      kubeconfig: fake.kubeconfig({ namespace: 'default' }),
+      env: {},
+      transport: () => new NodeAccessTransport([channel]),
+    });
+    try {
+      ({ facts } = await readLive(cluster, target, '9.9.9', undefined, undefined, { all: true }));
+      access = cluster.nodeAccess();
+    } finally {
+      await cluster.close();
+      await fake.close();
+    }
+  });
+
+  it("keeps one record of the failures and every node's name, not one a node and command", () => {
+    const groups = facts.meta['nodeErrorGroups'] as NodeErrorGroup[];
+    assert.equal(groups.length, 1);
+    assert.equal(groups[0]!.nodes.length, N + 2);
+    assert.equal(facts.meta['nodeErrors'], undefined);
+    assert.equal(facts.meta['nodeAccess'], undefined, 'told on stderr, not kept for the steps');
+    assert.ok(JSON.stringify(facts.meta).length < 200_000, `${JSON.stringify(facts.meta).length}`);
+    // each node's failures in its own name where the words named it
+    const on = nodeErrorsOf(facts).on('node-2999');
+    assert.ok(on.length > 3);
+    assert.ok(
+      on.every((e) => e.node === 'node-2999'),
+      on.map((e) => e.node).join(),
+    );
+    const said = on.map((e) => e.error).join('\n');
+    assert.match(
+      said,
+      /^cannot run ip -br addr on node node-2999: kube-proxy Pod: exec kube-system\/kube-proxy-…: /m,
+    );
+  });
+
+  it('the Rules step says it in one finding that names them all in JSON, a few in text', () => {
+    const report = diagnose(facts, target);
+    const failed = findings(report, 'rules').filter((f) => f.id === 'rules-not-read');
+    assert.equal(failed.length, 1);
+    assert.equal(
+      failed[0]!.title,
+      `rules not read on ${N + 2} nodes: node-0, node-1, node-10 and ${N - 1} more`,
+    );
+    assert.equal(failed[0]!.nodes?.length, N + 2);
+    assert.equal(failed[0]!.evidence.length, N + 2);
+    const text = reportText(report, { width: 120 });
+    assert.match(
+      text,
+      new RegExp(`\\.\\.\\. and ${N + 2 - 11} more \\(-o json lists every one\\)`),
+    );
+    assert.ok(text.split('\n').length < 120, `${text.split('\n').length} lines`);
+  });
+
+  it('one stderr line says the nodes not reached, with the reason once', () => {
+    assert.equal(access.length, N + 2);
+    assert.deepEqual(nodeAccessLines(access), [
+      `${N + 2} nodes not reached: node-0, node-1, node-10 and ${N - 1} more (kube-proxy Pod: exec kube-system/kube-proxy-…: the API server could not connect to the node's kubelet at 198.51.100.…:10250: connect: connection refused)`,
+    ]);
   });
 });
 

@@ -19,6 +19,7 @@ import {
 } from '../../src/cluster/nodes/transport.js';
 import type { KubeObject } from '../../src/core/model.js';
 import { nodeAccessLine } from '../../src/core/nodes/access.js';
+import { nodeErrorsOf } from '../../src/core/nodes/errors.js';
 import type { ExecHandler } from '../support/fake-api/exec.js';
 import { startFakeApi, type FakeApiOptions } from '../support/fake-api/server.js';
 import { TOPOLOGY } from '../support/lab/lab.js';
@@ -326,7 +327,7 @@ describe('reaching the nodes (--via)', () => {
         },
       );
       assert.deepEqual(Object.keys(facts.nodes).sort(), ['node-a', 'node-b']);
-      assert.deepEqual(facts.meta['nodeErrors'], [
+      assert.deepEqual(nodeErrorsOf(facts).all(), [
         {
           node: 'node-c',
           command: 'iptables-save',

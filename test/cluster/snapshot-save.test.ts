@@ -225,7 +225,9 @@ describe('saveSnapshot', () => {
       });
       // the other nodes are read; that one is said not to be, and nothing ran on it
       assert.deepEqual(
-        r.nodeErrors.filter((e) => e.node === '../../escaped').map((e) => e.error),
+        r.nodeErrors
+          .filter((g) => g.nodes.includes('../../escaped'))
+          .flatMap((g) => g.errors.map((e) => e.error)),
         ['not a valid node name: not read'],
       );
       // a write there would have landed in parent/escaped: only the snapshot is there
@@ -291,7 +293,7 @@ describe('saveSnapshot, redacted: a secret anywhere in the cluster, kubeconfig o
     });
     assert.equal(r.context, context);
     assert.match(r.readErrors[0]!.error, new RegExp(`user "${user}"`), 'the capture saw them');
-    assert.match(r.nodeErrors[0]!.error, new RegExp(fake.url));
+    assert.match(r.nodeErrors[0]!.errors[0]!.error, new RegExp(fake.url));
     const host = new URL(fake.url).host;
     for (const [file, text] of Object.entries(files(dir)))
       for (const secret of [M, fake.url, host])

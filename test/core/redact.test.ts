@@ -111,6 +111,13 @@ describe('redacting the names in meta.json', () => {
         readErrors: [
           { what: 'Pods in default', error: 'user "default" cannot list pods in the defaults' },
         ],
+        // a node named like them: the nodes that failed the same way keep their names
+        nodeErrorGroups: [
+          {
+            nodes: ['default', 'node-b'],
+            errors: [{ command: 'ip-addr', exitCode: null, error: 'user "default": refused' }],
+          },
+        ],
       },
     };
     const m = redactFacts(f, { salt: 's' }).facts.meta;
@@ -118,6 +125,12 @@ describe('redacting the names in meta.json', () => {
     assert.equal(m.namespace, 'default');
     assert.deepEqual(readErrorsOf({ ...f, meta: m }), [
       { what: 'Pods in default', error: `user "${h}" cannot list pods in the defaults` },
+    ]);
+    assert.deepEqual(m['nodeErrorGroups'], [
+      {
+        nodes: ['default', 'node-b'],
+        errors: [{ command: 'ip-addr', exitCode: null, error: `user "${h}": refused` }],
+      },
     ]);
   });
 

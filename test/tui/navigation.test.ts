@@ -171,6 +171,47 @@ describe('the node errors pane', () => {
     );
   });
 
+  it('nodes that failed the same way: named once, each failure once, counted on each node', async () => {
+    const facts = await readSnapshot('snapshots/nginx-svc');
+    const nodes = Array.from({ length: 2000 }, (_, i) => `node-${i}`);
+    facts.meta['nodeErrorGroups'] = [
+      {
+        nodes,
+        errors: [
+          {
+            command: 'iptables-save',
+            typed: ['iptables-save'],
+            exitCode: null,
+            error:
+              'cannot run iptables-save on node {node}: kube-proxy Pod: exec kube-system/kube-proxy-…: refused',
+          },
+          {
+            command: 'ip-addr',
+            typed: ['ip', '-br', 'addr'],
+            exitCode: null,
+            error:
+              'cannot run ip -br addr on node {node}: kube-proxy Pod: exec kube-system/kube-proxy-…: refused',
+          },
+        ],
+      },
+    ];
+    const sc: Screen = { data: analyze(facts, { target: TARGET }), width: 100, bodyHeight: 12 };
+    const m = models(keys(sc, initialState('diag'), 'errors'), sc).errors!;
+    assert.equal(m.count, 4000);
+    assert.deepEqual(
+      m.lines.map((l) => l.text),
+      [
+        '2000 nodes, each the same: node-0, node-1, node-2 and 1997 more',
+        ' ',
+        'iptables-save',
+        '  cannot run iptables-save on the node: kube-proxy Pod: exec kube-system/kube-proxy-…: refused',
+        ' ',
+        'ip -br addr',
+        '  cannot run ip -br addr on the node: kube-proxy Pod: exec kube-system/kube-proxy-…: refused',
+      ],
+    );
+  });
+
   it('none: said, and while the nodes are read, said as not yet', async () => {
     const sc = await snapshot('nginx-svc');
     const s = keys(sc, initialState('diag'), 'errors');

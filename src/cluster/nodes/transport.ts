@@ -4,6 +4,7 @@
 // serve, and records per node which one ran what and why the others were skipped.
 import { toNode, type Pod } from '../../core/kube/objects.js';
 import type { NodeAccess, TransportName } from '../../core/nodes/access.js';
+import { ownWords, SameWayFold } from '../../core/nodes/errors.js';
 import type { NodeCommand, NodeResult } from '../cluster.js';
 import { apiPath, commandStem, failedResult } from '../cluster.js';
 import type { KubeApi } from '../kube-api.js';
@@ -109,7 +110,17 @@ export class NodeAccessTransport implements NodeTransport {
   private readonly dead = new Map<string, string>();
   /** Channels that died with a command half done: what they skip afterwards is lost too. */
   private readonly broken = new Set<string>();
+  /** How the nodes in hand, and those done that some way reached, were reached. */
   private readonly access = new Map<string, NodeAccess>();
+  /** The nodes done that no way reached: what each way said, nodes refused the same way as one
+   * (a thousand unreachable kubelets keep a thousand names, not a thousand records). */
+  private readonly unreached = new SameWayFold<NodeAccess['skipped'][number]>({
+    text: (s) => s.reason,
+    key: (s) => [s.transport, s.commands.join(' '), s.cannotRun ? 'cannot' : ''].join('\u0001'),
+    withText: (s, reason) => ({ ...s, reason }),
+  });
+  /** Each command's stem once, however many nodes name it. */
+  private readonly stems = new Map<string, string>();
 
   constructor(private readonly channels: NodeChannel[]) {}
 
@@ -134,7 +145,8 @@ export class NodeAccessTransport implements NodeTransport {
   }
 
   async run(node: string, command: NodeCommand): Promise<NodeResult> {
-    const stem = commandStem(command);
+    const made = commandStem(command);
+    const stem = this.stems.get(made) ?? (this.stems.set(made, made), made);
     const reasons: string[] = [];
     let last: NodeResult | undefined;
     let lost = false;
@@ -233,9 +245,28 @@ export class NodeAccessTransport implements NodeTransport {
 
   /** Per node, sorted: which channel ran which commands, and why others were skipped. */
   describe(): NodeAccess[] {
-    return [...this.access.values()]
-      .map((a) => structuredClone(a))
-      .sort((a, b) => (a.node < b.node ? -1 : a.node > b.node ? 1 : 0));
+    const out = new Map<string, NodeAccess>();
+    const add = (a: NodeAccess) => {
+      const had = out.get(a.node);
+      // a node read again after it was done (more commands for it): one entry still
+      if (had) {
+        had.used.push(...a.used);
+        had.skipped.push(...a.skipped);
+      } else out.set(a.node, a);
+    };
+    for (const { nodes, items } of this.unreached.groups())
+      for (const node of nodes)
+        add({
+          node,
+          used: [],
+          skipped: items.map((s) => ({
+            ...s,
+            reason: ownWords(s.reason, node),
+            commands: [...s.commands],
+          })),
+        });
+    for (const a of this.access.values()) add(structuredClone(a));
+    return [...out.values()].sort((a, b) => (a.node < b.node ? -1 : a.node > b.node ? 1 : 0));
   }
 
   podsRead(pods: readonly Pod[]): void {
@@ -244,6 +275,12 @@ export class NodeAccessTransport implements NodeTransport {
 
   async done(node: string): Promise<void> {
     for (const c of this.channels) this.runners.delete(`${c.name} ${node}`);
+    // a node no way reached is one name among those refused the same way
+    const a = this.access.get(node);
+    if (a && a.used.length === 0) {
+      this.unreached.add(node, a.skipped);
+      this.access.delete(node);
+    }
     await Promise.allSettled(this.channels.map((c) => c.done?.(node)));
   }
 

@@ -4,7 +4,7 @@ import type { Analysis } from '../../core/analysis.js';
 import { readdir, stat } from 'node:fs/promises';
 import type { Facts, SnapshotMeta } from '../../core/model.js';
 import type { NodeAccess } from '../../core/nodes/access.js';
-import { nodeErrorsOf } from '../../core/nodes/access.js';
+import { nodeErrorsOf, type NodeErrorGroup } from '../../core/nodes/errors.js';
 import { notRead, readErrorsOf, type NotRead } from '../../core/not-read.js';
 import { redactFacts, type Redaction } from '../../core/redact/redact.js';
 import {
@@ -12,7 +12,6 @@ import {
   collectAll,
   type CollectOptions,
   type CollectProgress,
-  type NodeError,
   type ReadError,
   diagnosisCommands,
   nodeBasics,
@@ -56,7 +55,8 @@ export interface SnapshotSaveResult {
   nodes: number;
   meta: SnapshotMeta;
   readErrors: ReadError[];
-  nodeErrors: NodeError[];
+  /** The node commands that failed, nodes that failed the same way together. */
+  nodeErrors: readonly NodeErrorGroup[];
   /** How each node was reached. */
   nodeAccess: NodeAccess[];
   /** What was taken out; undefined when not redacted. */
@@ -138,7 +138,7 @@ export async function saveSnapshot(o: SnapshotSaveOptions): Promise<SnapshotSave
       nodes: Object.keys(facts.nodes).length,
       meta: written.meta,
       readErrors: readErrorsOf(facts),
-      nodeErrors: nodeErrorsOf(facts),
+      nodeErrors: nodeErrorsOf(facts).groups,
       nodeAccess: access,
       redaction: redacted?.redaction,
       context: facts.meta.context,

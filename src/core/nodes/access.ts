@@ -1,7 +1,6 @@
 // How kdebug reached each node, as a live run records it in Facts meta: which transport ran which
-// commands, which were skipped and why, and the commands that failed. Pure readers and wording.
-import type { Facts } from '../model.js';
-
+// commands, which were skipped and why; what one failed command says (nodes/errors.ts keeps them,
+// grouped). Pure readers and wording.
 export type TransportName = 'kube-proxy' | 'pod' | 'ssh' | 'cilium';
 
 export interface NodeAccess {
@@ -138,7 +137,7 @@ export function nodeAccessLines(access: NodeAccess[]): string[] {
 
 /** The words in a failure that may differ from node to node: an IPv4 or IPv6 address (never a
  * port, a time or a number: IPv6 needs "::" or all eight groups), a namespace/name. */
-const PER_NODE = new RegExp(
+export const PER_NODE = new RegExp(
   [
     String.raw`(?<![\w.:])(?:\d{1,3}\.){3}\d{1,3}(?![\w.])`,
     String.raw`(?<![\w.:])(?=[0-9a-f:]*::|(?:[0-9a-f]{1,4}:){7})[0-9a-f:]{2,39}(?![\w.:])`,
@@ -194,30 +193,3 @@ export function namedFew(names: string[], few = NAMED): string {
     ? names.join(', ')
     : `${names.slice(0, few).join(', ')} and ${names.length - few} more`;
 }
-
-/** The node commands that failed in a capture (meta.nodeErrors). */
-export function nodeErrorsOf(facts: Facts): NodeError[] {
-  const v = facts.meta['nodeErrors'];
-  // a snapshot's meta.json is input: an entry without its words is no error kdebug can show
-  return Array.isArray(v) ? (v as unknown[]).filter(isNodeError) : [];
-}
-
-function isNodeError(v: unknown): v is NodeError {
-  if (v === null || typeof v !== 'object') return false;
-  const e = v as Record<string, unknown>;
-  return (
-    typeof e['node'] === 'string' &&
-    typeof e['command'] === 'string' &&
-    typeof e['error'] === 'string' &&
-    (e['typed'] === undefined ||
-      (Array.isArray(e['typed']) && e['typed'].every((w) => typeof w === 'string')))
-  );
-}
-
-/** Why a node's rules were not read, when the capture tried and failed. */
-export function rulesReadError(facts: Facts, node: string): string | undefined {
-  return nodeErrorsOf(facts).find((e) => e.node === node && RULES_READ.test(e.command))?.error;
-}
-
-/** The reads of a node's IPv4 rules: the dump, one backend's, or a chain by name. */
-const RULES_READ = /^iptables(?:-legacy|-nft)?-(?:save|(?:nat|filter)-S_.*)$/;

@@ -114,6 +114,7 @@ const IDENTIFIERS = new Set([
   'service',
   'what',
   'node',
+  'nodes',
   'command',
   'commands',
   'kubeProxyPodsReadOn',

@@ -12,7 +12,7 @@ import {
 import type { Service } from '../../kube/objects.js';
 import { seen, unseen } from '../../evidence.js';
 import type { Evidence, Finding } from '../../model.js';
-import { nodeErrorsOf } from '../../nodes/access.js';
+import { nodeErrorsOf } from '../../nodes/errors.js';
 import { commandStem } from '../../nodes/commands.js';
 import { onNode, valid } from '../../next-command.js';
 import { count, findingOf, list } from '../check.js';
@@ -41,7 +41,8 @@ export function conntrackFindings(ctx: CheckContext, svc: Service): Finding[] {
         if (text === undefined) {
           // it ran and failed (a command not run on this transport is said in the access line)
           const error = nodeErrorsOf(ctx.facts).find(
-            (e) => e.node === node && e.command === stem && e.exitCode !== null,
+            node,
+            (e) => e.command === stem && e.exitCode !== null,
           );
           if (error) {
             blindWhy.push(error.error);

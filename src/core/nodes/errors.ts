@@ -1,0 +1,297 @@
+// The node commands that failed in a capture, nodes that failed the same way said once: each
+// group holds its failures once and the names of its nodes, so what a run over thousands of
+// unreachable nodes keeps grows with the ways they failed, not with the nodes times their commands
+// (meta.nodeErrorGroups). Older captures recorded one entry per node and command
+// (meta.nodeErrors): read the same way. Pure: the fold, the readers and the wording.
+import type { Facts } from '../model.js';
+import { PER_NODE, type NodeError } from './access.js';
+
+/** What a command said on a node, without the node. */
+export type NodeFailure = Omit<NodeError, 'node'>;
+
+/**
+ * Nodes whose commands failed the same way (meta.nodeErrorGroups): the failures, in the order
+ * they happened, and the nodes. In each failure's `error`, NODE stands for the node's own name;
+ * past FEW nodes, a word that differed from node to node (an address, a Pod) is kept up to where
+ * they part ("kube-system/kube-proxy-…"). Up to FEW nodes, each is a group of its own, in its own
+ * words.
+ */
+export interface NodeErrorGroup {
+  nodes: string[];
+  errors: NodeFailure[];
+}
+
+/** Where a group's text names its node. */
+export const NODE = '{node}';
+
+/** Nodes that failed the same way up to this many keep their own words, each its own group. */
+const FEW = 3;
+
+/** A node's name standing alone in a text (not inside another name: kube-proxy-NODE stays). */
+function ownName(node: string): RegExp {
+  const name = node.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`(?<![\\w./:-])${name}(?![\\w/-]|\\.\\w)`, 'g');
+}
+
+/** A group while nodes join it: its texts cut at their per-node words, and each word as far as
+ * every node's agrees. */
+interface Pending<T> {
+  nodes: string[];
+  items: T[];
+  /** The first FEW nodes' own texts. */
+  own: string[][];
+  parts: string[][];
+  words: string[][];
+  parted: boolean[][];
+}
+
+/** What two words share from their start. */
+function sharedStart(a: string, b: string): string {
+  let n = 0;
+  while (n < a.length && a[n] === b[n]) n++;
+  return a.slice(0, n);
+}
+
+/** A word the nodes did not agree on, kept to a whole part of what they share ("198.51.…"). */
+function partedWord(shared: string): string {
+  const cut = Math.max(...['-', '/', '.', ':'].map((c) => shared.lastIndexOf(c)));
+  return `${shared.slice(0, cut + 1)}…`;
+}
+
+/** A text cut at its per-node words (PER_NODE), in one pass: the parts around them, and them. */
+function perNodeWords(text: string): { parts: string[]; words: string[] } {
+  const parts: string[] = [];
+  const words: string[] = [];
+  let at = 0;
+  for (const m of text.matchAll(PER_NODE)) {
+    parts.push(text.slice(at, m.index));
+    words.push(m[0]);
+    at = m.index + m[0].length;
+  }
+  parts.push(text.slice(at));
+  return { parts, words };
+}
+
+const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** What a fold needs to know of what it folds: its text, what else makes two alike, and the
+ * same with another text. */
+export interface Way<T> {
+  text(t: T): string;
+  key(t: T): string;
+  withText(t: T, text: string): T;
+}
+
+/**
+ * Folds what each node said (its failed commands, the ways that could not reach it) as the node
+ * is done: nodes that said the same, but for their own names and per-node words (an address, a
+ * Pod), are one group. Of a node only its name is kept, and the words of the first FEW.
+ */
+export class SameWayFold<T> {
+  private readonly pending = new Map<string, Pending<T>>();
+
+  constructor(private readonly way: Way<T>) {}
+
+  add(node: string, items: readonly T[]): void {
+    if (items.length === 0) return;
+    const own = ownName(node);
+    const texts = items.map((t) => this.way.text(t).replace(own, NODE));
+    const cut = texts.map(perNodeWords);
+    const parts = cut.map((c) => c.parts);
+    const words = cut.map((c) => c.words);
+    const key = items
+      .map((t, i) => `${this.way.key(t)}\u0001${parts[i]!.join('\0')}`)
+      .join('\u0002');
+    const g = this.pending.get(key);
+    if (!g) {
+      this.pending.set(key, {
+        nodes: [node],
+        items: [...items],
+        own: [texts],
+        parts,
+        words,
+        parted: words.map((w) => w.map(() => false)),
+      });
+      return;
+    }
+    g.nodes.push(node);
+    if (g.own.length < FEW) g.own.push(texts);
+    words.forEach((ws, i) =>
+      ws.forEach((w, j) => {
+        const had = g.words[i]![j]!;
+        if (had === w) return;
+        g.parted[i]![j] = true;
+        g.words[i]![j] = sharedStart(had, w);
+      }),
+    );
+  }
+
+  /** The groups, their nodes sorted, in the order of their first nodes; up to FEW nodes that
+   * said the same are each a group of their own, in their own words. */
+  groups(): { nodes: string[]; items: T[] }[] {
+    return [...this.pending.values()]
+      .flatMap((g) =>
+        g.nodes.length <= FEW
+          ? g.nodes.map((node, n) => ({
+              nodes: [node],
+              items: g.items.map((t, i) => this.way.withText(t, g.own[n]![i]!)),
+            }))
+          : [
+              {
+                nodes: [...g.nodes].sort(byName),
+                items: g.items.map((t, i) => this.shared(g, t, i)),
+              },
+            ],
+      )
+      .sort((a, b) => byName(a.nodes[0]!, b.nodes[0]!));
+  }
+
+  /** What many nodes said, in the words they share. */
+  private shared(g: Pending<T>, t: T, i: number): T {
+    const word = (j: number) => (g.parted[i]![j] ? partedWord(g.words[i]![j]!) : g.words[i]![j]!);
+    const text = g.parts[i]!.map((part, j) => (j === 0 ? part : word(j - 1) + part)).join('');
+    return this.way.withText(t, text);
+  }
+}
+
+/** The failed commands of each node as it is done, nodes that failed the same way one group. */
+export class NodeErrorFold {
+  private readonly fold = new SameWayFold<NodeFailure>({
+    text: (f) => f.error,
+    key: (f) =>
+      [
+        f.command,
+        f.typed?.join(' ') ?? '',
+        f.exitCode,
+        f.lost ? 'lost' : '',
+        f.missingBinary ? 'missing' : '',
+      ].join('\u0001'),
+    withText: (f, error) => ({ ...f, error }),
+  });
+
+  add(node: string, failures: readonly NodeFailure[]): void {
+    this.fold.add(node, failures);
+  }
+
+  groups(): NodeErrorGroup[] {
+    return this.fold.groups().map(({ nodes, items }) => ({ nodes, errors: items }));
+  }
+}
+
+/** A group's text for one of its nodes: its name where NODE stands. */
+export const ownWords = (text: string, node: string): string => text.split(NODE).join(node);
+
+/** One failure's words on one node. */
+export const onNode = (f: NodeFailure, node: string): NodeError => ({
+  node,
+  ...f,
+  error: ownWords(f.error, node),
+});
+
+/** A group's failure said of all its nodes: "on node {node}" is "on the node". */
+export const ofEach = (error: string): string => error.replace(/(?:node )?\{node\}/g, 'the node');
+
+/** The node commands that failed in a capture, by node: its groups, and an older capture's
+ * entries (one per node and command) as groups of one. */
+export class NodeErrors {
+  private byNode?: Map<string, NodeErrorGroup[]>;
+
+  constructor(readonly groups: readonly NodeErrorGroup[]) {}
+
+  /** Failed commands in all: each group's failures on each of its nodes. */
+  get count(): number {
+    return this.groups.reduce((n, g) => n + g.nodes.length * g.errors.length, 0);
+  }
+
+  /** The nodes where a command failed. */
+  nodes(): string[] {
+    return [...this.index().keys()];
+  }
+
+  /** A node's failures, in its own words. */
+  on(node: string): NodeError[] {
+    return (this.index().get(node) ?? []).flatMap((g) => g.errors.map((f) => onNode(f, node)));
+  }
+
+  /** A node's first failure that `test` picks, in its own words. */
+  find(node: string, test: (f: NodeFailure) => boolean): NodeError | undefined {
+    for (const g of this.index().get(node) ?? []) {
+      const f = g.errors.find(test);
+      if (f) return onNode(f, node);
+    }
+    return undefined;
+  }
+
+  /** Every failure node by node: grows with the nodes times their failures (a few nodes only). */
+  all(): NodeError[] {
+    return this.groups.flatMap((g) => g.nodes.flatMap((n) => g.errors.map((f) => onNode(f, n))));
+  }
+
+  private index(): Map<string, NodeErrorGroup[]> {
+    if (this.byNode) return this.byNode;
+    const by = new Map<string, NodeErrorGroup[]>();
+    for (const g of this.groups)
+      for (const n of g.nodes) {
+        const on = by.get(n);
+        if (!on) by.set(n, [g]);
+        else if (on.at(-1) !== g) on.push(g);
+      }
+    return (this.byNode = by);
+  }
+}
+
+const read = new WeakMap<object, { from: [unknown, unknown]; errors: NodeErrors }>();
+
+/** The node commands that failed in a capture (meta.nodeErrorGroups, and an older capture's
+ * meta.nodeErrors), read once per meta. */
+export function nodeErrorsOf(facts: Facts): NodeErrors {
+  const groups = facts.meta['nodeErrorGroups'];
+  const flat = facts.meta['nodeErrors'];
+  const seen = read.get(facts.meta);
+  if (seen && seen.from[0] === groups && seen.from[1] === flat) return seen.errors;
+  // a snapshot's meta.json is input: an entry without its words is no error kdebug can show
+  const errors = new NodeErrors([
+    ...(Array.isArray(groups) ? (groups as unknown[]).filter(isGroup) : []),
+    ...(Array.isArray(flat) ? (flat as unknown[]).filter(isNodeError) : []).map(
+      ({ node, ...f }) => ({ nodes: [node], errors: [f] }),
+    ),
+  ]);
+  read.set(facts.meta, { from: [groups, flat], errors });
+  return errors;
+}
+
+function isFailure(v: unknown): v is NodeFailure {
+  if (v === null || typeof v !== 'object') return false;
+  const e = v as Record<string, unknown>;
+  return (
+    typeof e['command'] === 'string' &&
+    typeof e['error'] === 'string' &&
+    (e['typed'] === undefined ||
+      (Array.isArray(e['typed']) && e['typed'].every((w) => typeof w === 'string')))
+  );
+}
+
+function isNodeError(v: unknown): v is NodeError {
+  return isFailure(v) && typeof (v as unknown as Record<string, unknown>)['node'] === 'string';
+}
+
+function isGroup(v: unknown): v is NodeErrorGroup {
+  if (v === null || typeof v !== 'object') return false;
+  const g = v as Record<string, unknown>;
+  return (
+    Array.isArray(g['nodes']) &&
+    g['nodes'].length > 0 &&
+    g['nodes'].every((n) => typeof n === 'string') &&
+    Array.isArray(g['errors']) &&
+    g['errors'].length > 0 &&
+    g['errors'].every(isFailure)
+  );
+}
+
+/** The reads of a node's IPv4 rules: the dump, one backend's, or a chain by name. */
+const RULES_READ = /^iptables(?:-legacy|-nft)?-(?:save|(?:nat|filter)-S_.*)$/;
+
+/** Why a node's rules were not read, when the capture tried and failed. */
+export function rulesReadError(facts: Facts, node: string): string | undefined {
+  return nodeErrorsOf(facts).find(node, (e) => RULES_READ.test(e.command))?.error;
+}
