@@ -241,12 +241,20 @@ export class CheckContext {
   /** The nodes the steps look at, sorted: those the capture read or chose to read, else every
    * Node and every node with recorded outputs. */
   nodeNames(): string[] {
-    const names = new Set([
-      ...(this.choice ? this.choice.chosen.map((c) => c.node) : this.view.nodes.map((n) => n.name)),
-      ...Object.keys(this.facts.nodes),
-    ]);
-    return [...names].filter(Boolean).sort();
+    // the same for every step (the facts do not change under them): sorted once
+    this.names ??= [
+      ...new Set([
+        ...(this.choice
+          ? this.choice.chosen.map((c) => c.node)
+          : this.view.nodes.map((n) => n.name)),
+        ...Object.keys(this.facts.nodes),
+      ]),
+    ]
+      .filter(Boolean)
+      .sort();
+    return [...this.names];
   }
+  private names?: string[];
 
   /** Linux nodes of the cluster the capture chose not to read (none without a choice). */
   notChosen(): string[] {

@@ -267,9 +267,12 @@ function notRead(ctx: CheckContext, read: string[]): Finding[] {
   // nodes whose read failed the same way are one finding: many nodes, one line
   const failed: { node: string; reason: string }[] = [];
   const tables: OnNode[] = [];
+  // each node's mode, once: asked of every node not read (thousands, with --all-nodes)
+  const modes = new Map(proxyModes(ctx).map((m) => [m.node, m.mode]));
+  const wasRead = new Set(read);
   const out = ctx
     .nodeNames()
-    .filter((n) => !read.includes(n))
+    .filter((n) => !wasRead.has(n))
     .flatMap((node) => {
       if (windows.has(node))
         return [
@@ -283,7 +286,7 @@ function notRead(ctx: CheckContext, read: string[]): Finding[] {
       const error = rulesReadError(ctx.facts, node);
       // a node whose kube-proxy keeps its state outside iptables (nftables, IPVS) says how to
       // read that state, not its iptables dump; Cilium's agents are read with the other nodes
-      const state = stateOf(proxyModes(ctx).find((m) => m.node === node)?.mode);
+      const state = stateOf(modes.get(node));
       if (error === undefined && state?.perFamily && !ctx.waiting('nodes')) {
         tables.push(...tableNode(ctx, node, svc));
         return [];
