@@ -426,6 +426,9 @@ export class KubeApi {
       for (const item of page.items ?? []) {
         // which client wrote which field: nothing kdebug reads, and a third of a Pod's bytes
         delete (item.metadata as { managedFields?: unknown } | undefined)?.managedFields;
+        // the images a Node holds (each one's names and size): nothing kdebug reads, and most of
+        // a busy Node's bytes; thousands of Nodes are read whole for --all-nodes
+        if (kind === 'Node') delete (item['status'] as { images?: unknown } | undefined)?.images;
         items.push({ apiVersion: page.apiVersion, kind, ...item });
       }
       resourceVersion ||= page.metadata?.resourceVersion ?? '';

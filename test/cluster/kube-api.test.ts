@@ -75,6 +75,30 @@ describe('KubeApi reads', () => {
       );
   });
 
+  it("leaves out of a list what kdebug never reads: who wrote which field, a Node's images", async () => {
+    const node = find(objects, 'Node', undefined, 'node-a')!;
+    const images = [{ names: ['registry.example/app@sha256:0123', 'registry.example/app:1.0'] }];
+    const heavy = {
+      ...node,
+      metadata: { ...node.metadata, managedFields: [{ manager: 'kubelet' }] },
+      status: { ...(node['status'] as object), images },
+    };
+    const pod = find(objects, 'Pod', 'default', 'web-1')!;
+    const withImages = { ...pod, status: { ...(pod['status'] as object), images } };
+    const other = await startFakeApi({ objects: [heavy, withImages] });
+    try {
+      const o = await KubeApi.connect({ kubeconfig: other.kubeconfig(), env: {} });
+      const [listed] = (await o.list('/api/v1/nodes')).items;
+      assert.deepEqual(listed, { apiVersion: 'v1', ...node });
+      // another kind's field of that name is its own: kept
+      const [p] = (await o.list('/api/v1/pods')).items;
+      assert.deepEqual((p!['status'] as { images?: unknown }).images, images);
+      o.close();
+    } finally {
+      await other.close();
+    }
+  });
+
   it('lists again in one page when a continue token expired (410), as client-go does', async () => {
     const expiring = await startFakeApi({ objects, expireContinue: true });
     try {
