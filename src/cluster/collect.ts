@@ -39,6 +39,7 @@ import { KubeApiError } from './kube/errors.js';
 import { serviceNotFound } from './kube/suggestions.js';
 import { typedCommand } from './nodes/commands.js';
 import { SYSTEM } from './permissions.js';
+import { NODE_READ, prune } from '../core/redact/fields.js';
 
 /** A read starting or ending: an API read, or a command on `node`. */
 export interface CollectProgress {
@@ -88,6 +89,9 @@ export interface CollectOptions {
   clientPod?: { namespace: string; name: string };
   /** Nodes handled at once. Default 8. */
   nodeConcurrency?: number;
+  /** Keep of each Node only what the steps read (NODE_READ): a diagnosis lists every Node,
+   * thousands on a large cluster, where a snapshot keeps them as the API gave them. */
+  nodesAsRead?: boolean;
   now?: () => Date;
   /** Read each node's iptables rules for this Service only, chain by chain (kdebug svc), where
    * kube-proxy runs in iptables mode: see core/dataplane/iptables/service-chains.ts. */
@@ -375,6 +379,10 @@ const readOf = ({ resource, namespace, name, service, addon, podIP }: ApiQuery):
   ...(podIP !== undefined ? { podIP } : {}),
 });
 
+/** A Node as the steps read it (NODE_READ); another object as it is. */
+const slimNode = (o: KubeObject): KubeObject =>
+  o.kind === 'Node' ? (prune(o, NODE_READ) as KubeObject) : o;
+
 /** Reads through a Cluster, keeping every object once and reporting progress and failures. */
 class Reader {
   private readonly objects = new Map<string, KubeObject>();
@@ -385,6 +393,8 @@ class Reader {
   constructor(
     private readonly cluster: Cluster,
     private readonly progress: (p: CollectProgress) => void,
+    /** Keeps of an object only what is read (Nodes, for a diagnosis). */
+    private readonly slim: (o: KubeObject) => KubeObject = (o) => o,
   ) {}
 
   private async read<T>(
@@ -512,7 +522,8 @@ class Reader {
   }
 
   private keep(objects: KubeObject[]): void {
-    for (const o of objects) if (!this.objects.has(keyOf(o))) this.objects.set(keyOf(o), o);
+    for (const o of objects)
+      if (!this.objects.has(keyOf(o))) this.objects.set(keyOf(o), this.slim(o));
   }
 
   /** Every object read, in a stable order: by kind, then namespace, then name. */
@@ -1230,7 +1241,7 @@ export async function collect(
   o: CollectOptions = {},
 ): Promise<Facts> {
   const progress = o.onProgress ?? (() => undefined);
-  const r = new Reader(cluster, progress);
+  const r = new Reader(cluster, progress, o.nodesAsRead ? slimNode : undefined);
   const { namespace: ns, service: name } = target;
   const svc = r.get(`Service ${ns}/${name}`, { resource: 'services', namespace: ns, name }, true);
   const slices = r.list(`EndpointSlices of ${ns}/${name}`, {

@@ -333,6 +333,8 @@ export async function readLive(
       onProgress: progress,
       ...(onNodes ? { onNodes } : {}),
       meta: { kdebugVersion },
+      // every Node is listed: of each, what the steps read
+      nodesAsRead: true,
       ...(which.concurrency !== undefined ? { nodeConcurrency: which.concurrency } : {}),
       ...(which.from?.kind === 'pod'
         ? {

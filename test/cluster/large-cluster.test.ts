@@ -146,15 +146,49 @@ describe('--all-nodes on a cluster of many nodes none of which could be read', (
   });
 });
 
+/** A Node as a kubelet writes it: versions, capacity, conditions with their words, images. */
+function kubeletWritten(o: KubeObject): KubeObject {
+  const status = o['status'] as { conditions: object[] };
+  return {
+    ...o,
+    metadata: { ...o.metadata, uid: 'u-1', annotations: { 'node.alpha.kubernetes.io/ttl': '0' } },
+    spec: { ...(o['spec'] as object), providerID: 'kind://docker/kind/node' },
+    status: {
+      ...status,
+      capacity: { cpu: '8', pods: '110' },
+      conditions: [
+        ...status.conditions,
+        { type: 'DiskPressure', status: 'False', message: 'kubelet has no disk pressure' },
+      ],
+      nodeInfo: {
+        kubeletVersion: 'v1.31.4',
+        kubeProxyVersion: 'v1.31.4',
+        operatingSystem: 'linux',
+        bootID: 'b-1',
+      },
+      images: [{ names: ['registry.k8s.io/kube-proxy:v1.31.4'], sizeBytes: 30_000_000 }],
+    },
+  };
+}
+
 describe('--all-nodes on 3,000 nodes whose kubelets the API server cannot reach', () => {
   const N = 3000;
+  /** The Nodes that have more than the steps read, as the API serves them. */
+  const whole: KubeObject[] = [];
   let facts: Facts;
   let access: NodeAccess[];
   before(async () => {
     const objects = [...webCluster().relevant];
     for (let i = 0; i < N; i++)
       objects.push(aNode(`node-${i}`, `198.51.${i >> 8}.${i & 255}`, `10.245.${i % 250}.0/24`));
-    const fake = await startFakeApi({ objects });
+    // the endpoints' nodes as a kubelet writes them: what the steps do not read, beside what they do
+    for (const o of objects.filter(
+      (x) => x.kind === 'Node' && /^node-[ab]$/.test(x.metadata!.name!),
+    ))
+      whole.push(kubeletWritten(o));
+    const fake = await startFakeApi({
+      objects: objects.map((o) => whole.find((w) => w.metadata!.name === o.metadata?.name) ?? o),
+    });
     // the kube-proxy channel as it fails there: each node's own Pod and address in the words
     const channel: NodeChannel = {
       name: 'kube-proxy',
@@ -217,6 +251,42 @@ describe('--all-nodes on 3,000 nodes whose kubelets the API server cannot reach'
       new RegExp(`\\.\\.\\. and ${N + 2 - 11} more \\(-o json lists every one\\)`),
     );
     assert.ok(text.split('\n').length < 120, `${text.split('\n').length} lines`);
+  });
+
+  it('keeps of each Node what the steps read, and diagnoses as it would with the Nodes whole', () => {
+    const kept = facts.objects.find((o) => o.kind === 'Node' && o.metadata?.name === 'node-a')!;
+    assert.deepEqual(kept, {
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: {
+        name: 'node-a',
+        labels: { 'kubernetes.io/hostname': 'node-a' },
+        annotations: { 'node.alpha.kubernetes.io/ttl': '0' },
+      },
+      spec: { podCIDR: '10.244.1.0/24', podCIDRs: ['10.244.1.0/24'] },
+      status: {
+        addresses: [
+          { type: 'InternalIP', address: '192.0.2.10' },
+          { type: 'Hostname', address: 'node-a' },
+        ],
+        conditions: [
+          { type: 'Ready', status: 'True' },
+          { type: 'DiskPressure', status: 'False' },
+        ],
+        nodeInfo: {
+          kubeletVersion: 'v1.31.4',
+          kubeProxyVersion: 'v1.31.4',
+          operatingSystem: 'linux',
+        },
+      },
+    });
+    const asServed = {
+      ...facts,
+      objects: facts.objects.map(
+        (o) => whole.find((w) => o.kind === 'Node' && w.metadata!.name === o.metadata?.name) ?? o,
+      ),
+    };
+    assert.deepEqual(diagnose(facts, target), diagnose(asServed, target));
   });
 
   it('one stderr line says the nodes not reached, with the reason once', () => {

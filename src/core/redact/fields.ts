@@ -393,6 +393,17 @@ const NODE: Fields = {
   },
 };
 
+/** What a live diagnosis keeps of each Node it lists (every Node: thousands on a large cluster):
+ * what the checks read, as NODE, with every label and annotation and the versions as written. */
+export const NODE_READ: Fields = {
+  ...NODE,
+  metadata: { name: S, labels: strings(), annotations: strings() },
+  status: {
+    ...(NODE['status'] as Fields),
+    nodeInfo: { operatingSystem: S, kubeletVersion: S, kubeProxyVersion: S },
+  },
+};
+
 const LABEL_SELECTOR: Fields = {
   matchLabels: strings(),
   matchExpressions: each({ key: S, operator: S, values: each(S) }),
