@@ -8,7 +8,11 @@ import { readLive, type NodeChoiceFlags } from '../../src/cluster/facts-source.j
 import { KubeCluster, type NodeTransport } from '../../src/cluster/kube-cluster.js';
 import { diagnose } from '../../src/core/diagnose.js';
 import type { Facts, Finding, KubeObject, Report } from '../../src/core/model.js';
-import { NodeAccessTransport, type NodeChannel } from '../../src/cluster/nodes/transport.js';
+import {
+  nodeAccess,
+  NodeAccessTransport,
+  type NodeChannel,
+} from '../../src/cluster/nodes/transport.js';
 import { byReason, nodeAccessLines, type NodeAccess } from '../../src/core/nodes/access.js';
 import { nodeErrorsOf, type NodeErrorGroup } from '../../src/core/nodes/errors.js';
 import { reportText } from '../../src/output/text.js';
@@ -294,6 +298,38 @@ describe('--all-nodes on 3,000 nodes whose kubelets the API server cannot reach'
     assert.deepEqual(nodeAccessLines(access), [
       `${N + 2} nodes not reached: node-0, node-1, node-10 and ${N - 1} more (kube-proxy Pod: exec kube-system/kube-proxy-…: the API server could not connect to the node's kubelet at 198.51.100.…:10250: connect: connection refused)`,
     ]);
+  });
+});
+
+describe('--all-nodes where a refusal holds for every node', () => {
+  it('meets it on the first node: the others cost no request, and one line says it', async () => {
+    const N = 3000;
+    const objects = [...webCluster().relevant];
+    for (let i = 0; i < N; i++)
+      objects.push(aNode(`node-${i}`, `198.51.${i >> 8}.${i & 255}`, `10.245.${i % 250}.0/24`));
+    const fake = await startFakeApi({
+      objects,
+      rbac: { deny: [{ verbs: ['create'], resources: ['pods/exec'] }] },
+    });
+    const cluster = await KubeCluster.connect({
+      kubeconfig: fake.kubeconfig({ namespace: 'default' }),
+      env: {},
+      transport: nodeAccess({ via: 'kube-proxy' }),
+    });
+    try {
+      const { facts } = await readLive(cluster, target, '9.9.9', undefined, undefined, {
+        all: true,
+      });
+      // the API reads for the Service, and the access review once: none a node
+      assert.ok(fake.requests.length < 100, `${fake.requests.length} requests`);
+      assert.equal(nodeErrorsOf(facts).nodes().length, N + 2);
+      assert.deepEqual(nodeAccessLines(cluster.nodeAccess()), [
+        `${N + 2} nodes not reached: node-0, node-1, node-10 and ${N - 1} more (kube-proxy Pod: access denied by RBAC: user "admin" cannot create pods/exec in namespace kube-system)`,
+      ]);
+    } finally {
+      await cluster.close();
+      await fake.close();
+    }
   });
 });
 
