@@ -116,7 +116,7 @@ export class NodeAccessTransport implements NodeTransport {
    * (a thousand unreachable kubelets keep a thousand names, not a thousand records). */
   private readonly unreached = new SameWayFold<NodeAccess['skipped'][number]>({
     text: (s) => s.reason,
-    key: (s) => [s.transport, s.commands.join(' '), s.cannotRun ? 'cannot' : ''].join('\u0001'),
+    key: (s) => JSON.stringify([s.transport, s.commands, s.cannotRun ?? false]),
     withText: (s, reason) => ({ ...s, reason }),
   });
   /** Each command's stem once, however many nodes name it. */

@@ -78,6 +78,7 @@ const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
  * same with another text. */
 export interface Way<T> {
   text(t: T): string;
+  /** What else makes two alike, as one string (JSON, say). */
   key(t: T): string;
   withText(t: T, text: string): T;
 }
@@ -99,9 +100,8 @@ export class SameWayFold<T> {
     const cut = texts.map(perNodeWords);
     const parts = cut.map((c) => c.parts);
     const words = cut.map((c) => c.words);
-    const key = items
-      .map((t, i) => `${this.way.key(t)}\u0001${parts[i]!.join('\0')}`)
-      .join('\u0002');
+    // as JSON: no text a node printed can pass for another node's failures
+    const key = JSON.stringify(items.map((t, i) => [this.way.key(t), parts[i]]));
     const g = this.pending.get(key);
     if (!g) {
       this.pending.set(key, {
@@ -159,13 +159,7 @@ export class NodeErrorFold {
   private readonly fold = new SameWayFold<NodeFailure>({
     text: (f) => f.error,
     key: (f) =>
-      [
-        f.command,
-        f.typed?.join(' ') ?? '',
-        f.exitCode,
-        f.lost ? 'lost' : '',
-        f.missingBinary ? 'missing' : '',
-      ].join('\u0001'),
+      JSON.stringify([f.command, f.typed ?? [], f.exitCode, f.lost ?? false, f.missingBinary]),
     withText: (f, error) => ({ ...f, error }),
   });
 
