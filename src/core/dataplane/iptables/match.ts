@@ -5,7 +5,6 @@ import {
   anyCidr,
   holds,
   type Address,
-  type AnyCidr,
   type PacketState,
   type TraceProtocol,
 } from '../trace/packet.js';
@@ -44,11 +43,8 @@ export function ruleMatches(rule: Rule, pkt: PacketState, ctx: MatchContext): nu
   return p;
 }
 
-const parsed = new Map<string, AnyCidr | undefined>();
-
 function addressMatches(cidr: string, negated: boolean, address: Address): boolean {
-  let c = parsed.get(cidr);
-  if (c === undefined && !parsed.has(cidr)) parsed.set(cidr, (c = anyCidr(cidr)));
+  const c = anyCidr(cidr);
   return (c !== undefined && holds(c, address)) !== negated;
 }
 
