@@ -193,19 +193,18 @@ const EXTENSIONS = new Set([
   'AUDIT',
 ]);
 
-let lexer: RuleLexer | undefined;
+// scratch for the hot fields' offsets, which buildRule does not read: zeroed on each call
 const hot = new Int32Array(HOT_FIELDS * 2);
 
-/** Builds the typed rule from the rule specification bytes (the chain name onwards): the walk
- * that reads the hot fields at load collects its parts. */
+/** Builds the typed rule from the rule specification bytes in `lexer.buf` (the chain name
+ * onwards): the walk that reads the hot fields at load collects its parts. */
 export function buildRule(
-  buf: Uint8Array,
+  lexer: RuleLexer,
   start: number,
   end: number,
   at: { table: string; chain: string; line: number },
 ): Rule {
-  lexer ??= new RuleLexer(buf);
-  lexer.buf = buf;
+  const buf = lexer.buf;
   lexer.lex(start, end);
   const parts: RuleParts = {
     rule: { table: at.table, chain: at.chain, line: at.line, matches: [] },
@@ -223,7 +222,7 @@ export function buildRule(
 export function parseRuleLine(line: string, table = 'filter'): Rule {
   const buf = new TextEncoder().encode(line.trim());
   if (buf[0] !== 45 || buf[1] !== 65 || buf[2] !== 32) throw new Error(`not a rule: ${line}`);
-  const rule = buildRule(buf, 3, buf.length, { table, chain: '', line: 1 });
+  const rule = buildRule(new RuleLexer(buf), 3, buf.length, { table, chain: '', line: 1 });
   const sp = line.trim().indexOf(' ', 3);
   rule.chain = line.trim().slice(3, sp < 0 ? undefined : sp);
   return rule;

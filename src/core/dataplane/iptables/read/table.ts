@@ -1,6 +1,6 @@
 // Storage of one parsed table: every rule's hot fields as byte offsets in chunked Int32Arrays
 // (no object per rule), chains found by their name's bytes, and typed rules built on demand.
-import { LineSyntaxError, type RuleLexer, text, unescaped } from './lexer.js';
+import { LineSyntaxError, RuleLexer, text, unescaped } from './lexer.js';
 import { buildRule, type Rule } from './rule.js';
 import { H, HOT_FIELDS, RuleFlag, walkRule } from './token-walk.js';
 import { bytesCidrContains } from '../../../ipv4.js';
@@ -175,6 +175,7 @@ export class Table {
   private scatteredRules = new Map<number, number[]>();
   private dispatches = new Map<number, Dispatch>(); // long chains' rules by host and port
   private reached = new Map<number, Rule>(); // rules packet walks typed, by id
+  private lexer: RuleLexer | undefined; // typing a rule lexes it again: one lexer for them all
 
   constructor(
     public name: string,
@@ -566,7 +567,8 @@ export class Table {
 
   /** The full typed rule. */
   rule(id: number): Rule {
-    return buildRule(this.buf, this.int(id, R.specStart), this.int(id, R.lineEnd), {
+    this.lexer ??= new RuleLexer(this.buf);
+    return buildRule(this.lexer, this.int(id, R.specStart), this.int(id, R.lineEnd), {
       table: this.name,
       chain: this.nameOf(this.int(id, R.chain)),
       line: this.line(id),
