@@ -16,25 +16,21 @@ export interface BehaviourDiff {
   actual: string;
 }
 
-/** The rules kube-proxy would write, parsed once per expectation and tables compared. */
-const wanted = new WeakMap<ExpectedRules, Map<string, Ruleset>>();
+/** The rules kube-proxy would write, parsed, in the tables the node's dump holds: a nat-only
+ * dump is not walked into kube-proxy's filter rules. */
+export function wantedRules(exp: ExpectedRules, actual: Ruleset): Ruleset {
+  const tables = (['filter', 'nat'] as const).filter((t) => actual.table(t));
+  return parseIptables(expectedSave(exp, { header: false, tables }));
+}
 
-/** The packets whose walk differs between the node's rules and kube-proxy's (none: the same). */
+/** The packets whose walk differs between the node's rules and kube-proxy's (`want`, from
+ * wantedRules; none: the same). */
 export function behaviourDiffers(
   exp: ExpectedRules,
+  want: Ruleset,
   actual: Ruleset,
   sp: ExpectedServicePort,
 ): BehaviourDiff[] {
-  // only the tables the dump holds: a nat-only dump is not walked into kube-proxy's filter rules
-  const tables = (['filter', 'nat'] as const).filter((t) => actual.table(t));
-  const byTables = wanted.get(exp) ?? new Map<string, Ruleset>();
-  wanted.set(exp, byTables);
-  let want = byTables.get(tables.join());
-  if (!want)
-    byTables.set(
-      tables.join(),
-      (want = parseIptables(expectedSave(exp, { header: false, tables }))),
-    );
   const net: NodeNetwork = { localAddresses: exp.node.ips, interfaces: [] };
   const out: BehaviourDiff[] = [];
   for (const packet of packetsFor(exp, sp)) {

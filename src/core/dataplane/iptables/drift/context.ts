@@ -31,6 +31,9 @@ export interface DriftContext {
   masquerade: MasqueradeDiff[];
   /** Missing chains a finding already names (jump-target-missing leaves them out). */
   reported: Set<string>;
+  /** The shared chains' rules by address and by Service port, read when a finding first asks
+   * (entryLines, verdictLines). */
+  sharedLines?: SharedLines;
   add(f: Omit<DriftFinding, 'node' | 'severity'>): void;
   /** An explanation of what the node does as designed (not drift), e.g. no local endpoint. */
   note(f: Omit<DriftFinding, 'node' | 'severity'>): void;
@@ -95,16 +98,16 @@ export function restartKubeProxy(
   };
 }
 
-const indexes = new WeakMap<
-  DriftContext,
-  { vip: Map<string, string[]>; verdicts: Map<string, string[]> }
->();
+interface SharedLines {
+  /** nat KUBE-SERVICES rules by "address:port". */
+  vip: Map<string, string[]>;
+  /** filter REJECT / DROP rules by the Service port they name. */
+  verdicts: Map<string, string[]>;
+}
 
-/** The node's shared-chain rules by address (nat KUBE-SERVICES) and by Service port (filter), read once. */
-function index(c: DriftContext) {
-  let ix = indexes.get(c);
-  if (ix) return ix;
-  ix = { vip: new Map(), verdicts: new Map() };
+/** The node's shared-chain rules by address (nat KUBE-SERVICES) and by Service port (filter). */
+function readSharedLines(c: DriftContext): SharedLines {
+  const ix: SharedLines = { vip: new Map(), verdicts: new Map() };
   const push = (m: Map<string, string[]>, k: string, line: string) => {
     const list = m.get(k);
     if (list) list.push(line);
@@ -122,15 +125,14 @@ function index(c: DriftContext) {
       if (name) push(ix.verdicts, name, `-t filter ${f!.text(id)}`);
     }
   }
-  indexes.set(c, ix);
   return ix;
 }
 
 /** The node's KUBE-SERVICES rules for the Service port's cluster IP and port. */
 export function entryLines(c: DriftContext, sp: ExpectedServicePort): string[] {
-  return index(c).vip.get(`${sp.clusterIP}/32:${sp.port}`) ?? [];
+  return (c.sharedLines ??= readSharedLines(c)).vip.get(`${sp.clusterIP}/32:${sp.port}`) ?? [];
 }
 
 /** The node's filter REJECT / DROP rules that name the Service port. */
 export const verdictLines = (c: DriftContext, sp: ExpectedServicePort) =>
-  index(c).verdicts.get(sp.name) ?? [];
+  (c.sharedLines ??= readSharedLines(c)).verdicts.get(sp.name) ?? [];

@@ -6,10 +6,16 @@
 // Per-Service chains are compared in order, chain by chain; shared chains as multisets.
 import type { DriftContext } from './context.js';
 import { rulesOf, type ExpectedServicePort, type RuleLine } from '../../expected.js';
-import type { Table } from '../read/parse.js';
+import type { Ruleset, Table } from '../read/parse.js';
 import { hostCidr } from '../../../ipv6.js';
 import { releaseRange } from '../../releases.js';
-import { behaviourDiffers, behaviourKey, sharedRules, type SharedRules } from './behaviour.js';
+import {
+  behaviourDiffers,
+  behaviourKey,
+  sharedRules,
+  wantedRules,
+  type SharedRules,
+} from './behaviour.js';
 
 const SHARED: Record<'nat' | 'filter', string[]> = {
   nat: ['KUBE-SERVICES', 'KUBE-NODEPORTS'],
@@ -166,6 +172,7 @@ function foldByBehaviour(
   // ports whose rules and differences are the same but for their own names: one walk for all
   const walkedSame = new Set<string>();
   let shared: SharedRules | undefined;
+  let want: Ruleset | undefined; // kube-proxy's rules, parsed for the first port walked
   const byName = new Map<string, ExpectedServicePort>(c.exp.servicePorts.map((x) => [x.name, x]));
   for (const [owner, d] of diffs) {
     const n = Math.max(d.expected.length, d.actual.length);
@@ -175,7 +182,10 @@ function foldByBehaviour(
     const sp = owner === NODE ? undefined : byName.get(owner);
     const key = sp && behaviourKey(c.exp, sp, d, (shared ??= sharedRules(c.actual)));
     const same = key !== undefined && walkedSame.has(key);
-    const walks = !sp || same ? [] : behaviourDiffers(c.exp, c.actual, sp);
+    const walks =
+      !sp || same
+        ? []
+        : behaviourDiffers(c.exp, (want ??= wantedRules(c.exp, c.actual)), c.actual, sp);
     if (key !== undefined && walks.length === 0) walkedSame.add(key);
     if (walks.length === 0) {
       rules += n;
