@@ -191,6 +191,9 @@ export interface ConfigMap {
   name: string;
   data: Record<string, string>;
   raw: KubeObject;
+  /** Its data read as kube-proxy's configuration, kept once read: every node's state, the
+   * dataplane and the expected rules ask for it (kubeProxyConfigOf). */
+  proxyConfig?: KubeProxyConfig;
 }
 
 /** What kube-proxy was configured with (the kube-proxy ConfigMap's config.conf). */
@@ -767,15 +770,6 @@ export function kubeProxyMounts(view: Pick<ClusterView, 'pods'>): Set<string> {
   return new Set(view.pods.filter(isKubeProxyPod).flatMap(configMapsMounted));
 }
 
-// kube-proxy's configuration, its YAML read once per ConfigMap: the checks, the dataplane and
-// the expected rules each ask for it
-const configs = new WeakMap<ConfigMap, KubeProxyConfig>();
-function readConfig(cm: ConfigMap): KubeProxyConfig {
-  let config = configs.get(cm);
-  if (!config) configs.set(cm, (config = toKubeProxyConfig(cm)));
-  return config;
-}
-
 /**
  * What kube-proxy runs with, as far as the objects say: the ConfigMap its Pod mounts (else
  * kubeadm's "kube-proxy" or EKS's "kube-proxy-config" in kube-system), then the command-line
@@ -790,7 +784,7 @@ export function kubeProxyConfigOf(
   const cm =
     inSystem.find((c) => mounted.has(c.name)) ??
     inSystem.find((c) => c.name === 'kube-proxy' || c.name === 'kube-proxy-config');
-  const base = cm ? readConfig(cm) : DEFAULT_KUBE_PROXY_CONFIG;
+  const base = cm ? (cm.proxyConfig ??= toKubeProxyConfig(cm)) : DEFAULT_KUBE_PROXY_CONFIG;
   const flags = pod ? proxyFlags(pod) : {};
   if (Object.keys(flags).length === 0) return base;
   return {
