@@ -1,7 +1,7 @@
 // The Rules screen's tree as flat rows: Service -> entry points, masquerade, verdicts -> KUBE-SVC
 // (and KUBE-SVL) -> endpoints. Opening and closing rows only changes which rows are listed; the
 // raw rule lines behind a row are looked up in the parsed dump by line number.
-import type { Ruleset, Table } from '../../core/dataplane/iptables/read/parse.js';
+import type { Ruleset } from '../../core/dataplane/iptables/read/parse.js';
 import type { NftTable } from '../../core/dataplane/nftables/listing.js';
 import { ruleText } from '../../core/dataplane/nftables/render.js';
 import {
@@ -156,26 +156,8 @@ export interface RawLine {
   text: string;
 }
 
-/** Rule ids of a dump by line number, built once per dump on first use. */
-const byLine = new WeakMap<Ruleset, Map<number, { table: Table; id: number }>>();
-
-function ruleAt(rs: Ruleset, line: number): { table: Table; id: number } | undefined {
-  let map = byLine.get(rs);
-  if (!map) {
-    map = new Map();
-    for (const table of rs.tables)
-      for (const chain of table.chains)
-        for (let k = 0; k < chain.ruleCount; k++) {
-          const id = chain.ruleId(k);
-          map.set(table.line(id), { table, id });
-        }
-    byLine.set(rs, map);
-  }
-  return map.get(line);
-}
-
 const lineOf = (rs: Ruleset, line: number): RawLine[] => {
-  const at = ruleAt(rs, line);
+  const at = rs.ruleAt(line);
   return at
     ? [
         {

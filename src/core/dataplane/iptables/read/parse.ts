@@ -129,6 +129,7 @@ export class Ruleset {
   generator: string | undefined;
   /** Other tools' listings the input also held (skipped, and named in the warnings). */
   foreign: ForeignKind[] = [];
+  private byLine: Map<number, { table: Table; id: number }> | undefined;
 
   constructor(
     readonly format: DumpFormat,
@@ -153,6 +154,20 @@ export class Ruleset {
     rs.generator = this.generator;
     rs.foreign = this.foreign;
     return rs;
+  }
+
+  /** The rule on a line of the input (the TUI shows a row's own lines), indexed on first use. */
+  ruleAt(line: number): { table: Table; id: number } | undefined {
+    if (!this.byLine) {
+      this.byLine = new Map();
+      for (const table of this.tables)
+        for (const chain of table.chains)
+          for (let k = 0; k < chain.ruleCount; k++) {
+            const id = chain.ruleId(k);
+            this.byLine.set(table.line(id), { table, id });
+          }
+    }
+    return this.byLine.get(line);
   }
 
   get chainCount(): number {
