@@ -46,7 +46,7 @@ export function nftablesDrift(input: NftDriftInput): NodeDrift {
   const linesOf = (commands: NftCommand[]) => commands.map((x) => scriptLine(x, script.family));
   let all: string[] | undefined; // the whole script's lines, printed once if any finding quotes them
   const lbIPs = new Set(exp.servicePorts.flatMap((sp) => sp.loadBalancerIPs));
-  const wantTrees = byName(buildNftServiceTrees(want, { loadBalancerIPs: lbIPs }));
+  const wantTrees = byName(buildNftServiceTrees(want, { loadBalancerIPs: lbIPs, whole: true }));
   const got = byName(input.trees);
   const hairpin = new Set(table.set('hairpin-connections')?.elements.map(keyText) ?? []);
   const scope = input.scoped ? new Set(exp.servicePorts.map((sp) => sp.name)) : undefined;
