@@ -5,7 +5,7 @@
 // rules it matched in order, and the assumptions it rests on. Docker's, flannel's or anyone
 // else's rules in those chains are walked like kube-proxy's.
 import { ipv4 } from '../../ipv4.js';
-import { ipv6 } from '../../ipv6.js';
+import { familyOf, ipv6 } from '../../ipv6.js';
 import type { Chain, Ruleset, Table } from './read/parse.js';
 import { printRule, type Rule } from './read/rule.js';
 import { addressPort, packetAddress, type Address, type PacketState } from '../trace/packet.js';
@@ -31,7 +31,10 @@ interface Frame {
 }
 
 export function tracePacket(rs: Ruleset, net: NodeNetwork, packet: TracePacket): TraceResult {
-  return new Tracer(rs, net).run(packet);
+  // a paste of both families: the packet meets its own family's tables only
+  const family = familyOf(packet.dst);
+  const own = rs.families().length > 1 && family ? rs.ofFamily(family) : rs;
+  return new Tracer(own, net).run(packet);
 }
 
 class Tracer {
