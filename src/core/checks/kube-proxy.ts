@@ -94,7 +94,12 @@ export function kubeProxySelector(ctx: CheckContext): string {
       ([k, v]) => !REVISION.has(k) && pods.every((p) => p.labels[k] === v),
     ),
   );
-  return valid.selector(shared) ?? usual;
+  // labels another kube-system Pod also carries ("tier=node") would list that Pod too
+  const others = ctx.view.pods.filter((p) => p.namespace === 'kube-system' && !isKubeProxyPod(p));
+  const alone =
+    Object.keys(shared).length > 0 &&
+    !others.some((p) => Object.entries(shared).every(([k, v]) => p.labels[k] === v));
+  return (alone && valid.selector(shared)) || usual;
 }
 
 /** `kubectl get pods` of every kube-proxy Pod, wide (their nodes). */
