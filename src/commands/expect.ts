@@ -19,6 +19,7 @@ import {
   textWidth,
   UsageError,
   write,
+  writeDoc,
   type GlobalOptions,
 } from './common/io.js';
 import { wrapComments } from '../output/wrap.js';
@@ -43,12 +44,10 @@ export async function expectCommand(o: ExpectOptions, g: GlobalOptions): Promise
   const node = analysis.node(name!);
   const mode = node.mode();
   // -o json: the same text, in a document naming the node and mode (schema/expect.v1.json)
-  const print = (text: string) =>
-    write(
-      shown === 'json'
-        ? `${JSON.stringify(expectDoc(text, { node: name!, mode }), null, 2)}\n`
-        : wrapComments(text, textWidth().width),
-    );
+  const print = (text: string) => {
+    if (shown === 'json') writeDoc(expectDoc(text, { node: name!, mode }));
+    else write(wrapComments(text, textWidth().width));
+  };
   const agent = analysis.state(name!).cilium;
   if (mode === 'cilium' && agent) {
     print(

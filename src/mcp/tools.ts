@@ -18,7 +18,7 @@ import { listingSchemas, listScenarios, listServices } from './listings.js';
 import { runCommand, type Extra, type Ran } from './run.js';
 import { inputs, type Zod } from './inputs.js';
 import { saveSnapshot, snapshotInput } from './snapshot.js';
-import { expectDoc } from '../output/expect.js';
+import type { expectDoc } from '../output/expect.js';
 import type { OutputSchemas } from './schemas.js';
 import * as say from './summary.js';
 
@@ -221,14 +221,12 @@ export function registerTools(
         nfacct: i.nfacct,
         tcpBeLiberal: i['tcp-be-liberal'],
       };
-      return answer(
+      return answerJson(
         extra,
         'expect',
-        () => expectCommand(o, g({}, 'text')),
-        ({ out }) => ({
-          doc: expectDoc(out),
-          text: `${out.split('\n').length - 1} lines of rules kube-proxy would write`,
-        }),
+        () => expectCommand(o, g({})),
+        (doc: ReturnType<typeof expectDoc>) =>
+          `${doc.text.split('\n').length - 1} lines of rules kube-proxy would write`,
       );
     }),
   );

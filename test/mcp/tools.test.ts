@@ -137,8 +137,10 @@ describe('kdebug mcp tools (SDK client, stdio, bundled snapshots)', () => {
     assert.match(textOf(trace), /2 outcome\(s\)/);
     const expect = await call('expect', { snapshot: DEMO, node: NODE, table: 'nat' });
     assertMatchesSchema(expect.structuredContent, 'the expect tool');
-    const printed = kdebug(['expect', ...at, '--table', 'nat']).stdout;
-    assert.equal((expect.structuredContent as { text: string }).text, printed);
+    // the document expect -o json prints: the text unwrapped, the node and mode named
+    const printed = kdebug(['expect', ...at, '--table', 'nat', '-o', 'json']).stdout;
+    assert.deepEqual(expect.structuredContent, JSON.parse(printed));
+    assert.equal((expect.structuredContent as { node: string }).node, NODE);
   });
 
   it("services: the Services of a snapshot's namespace, or of all", async () => {
