@@ -41,6 +41,7 @@ describe('the Cilium agent on a node', () => {
       forwarding: 'snat',
       algorithm: 'random',
       sessionAffinity: true,
+      nodePortRange: [30000, 32767],
       version: 'v1.18.6',
     });
     const hostns = STATUS.replace(
@@ -85,6 +86,38 @@ describe('the Cilium agent on a node', () => {
         false,
       );
     assert.equal(ciliumAgentOn(clusterView([agent]), 'n2', undefined), undefined);
+  });
+
+  it('its NodePort range: said, else node-port-range as the agent splits it, else the default', () => {
+    const on = (data: Record<string, string>, status?: string) =>
+      ciliumAgentOn(clusterView([agent, config(data)]), 'n1', status)!.settings.nodePortRange;
+    assert.deepEqual(on({}), [30000, 32767]);
+    assert.deepEqual(on({ 'node-port-range': '20000,22767' }), [20000, 22767]);
+    assert.deepEqual(on({ 'node-port-range': '20000 22767' }), [20000, 22767]);
+    // ones the agent would not start with: the default, as the agent does not run to say
+    for (const bad of ['20000, 22767', '20000', '2,1', '20000,70000'])
+      assert.deepEqual(on({ 'node-port-range': bad }), [30000, 32767], bad);
+    const said = STATUS.replace('Enabled (Range: 30000-32767)', 'Enabled (Range: 40000-41000)');
+    assert.deepEqual(on({ 'node-port-range': '20000,22767' }, said), [40000, 41000]);
+  });
+
+  it('drops LoadBalancer frontends conflicting with NodePorts from 1.20 (cilium#45314)', () => {
+    const on = (image: string) =>
+      ciliumAgentOn(
+        clusterView([aCiliumAgent('n1', `quay.io/cilium/cilium:${image}`)]),
+        'n1',
+        undefined,
+      )!.settings.nodePortConflicts;
+    assert.deepEqual(['v1.18.6', 'v1.19.3', 'v1.20.0', 'v1.20.2'].map(on), [
+      false,
+      false,
+      true,
+      true,
+    ]);
+    assert.equal(
+      ciliumAgentOn(clusterView([agent]), 'n1', undefined)!.settings.nodePortConflicts,
+      false,
+    );
   });
 
   it('the frontend types source ranges guard by its release, and the annotations it honours', () => {

@@ -103,6 +103,45 @@ describe("the health server's frontend on a LoadBalancer IP", () => {
     ]);
   });
 
+  it('1.20 drops it on a NodePort address (k3s ServiceLB), its port being in the NodePort range', () => {
+    const v120 = { ...ON, nodePortConflicts: true };
+    const k3s = echo({ loadBalancerIPs: ['192.0.2.5'] });
+    assert.deepEqual(health([k3s], v120), []);
+    assert.equal(health([k3s]).length, 1);
+    // outside the agent's range it stays
+    assert.equal(health([k3s], { ...v120, nodePortRange: [20000, 22767] }).length, 1);
+    // beside another IP: that one or none, as the last the agent saw was that or the node's
+    const both = echo({ loadBalancerIPs: ['192.0.2.5', '198.51.100.7'] });
+    assert.deepEqual(health([both], v120), [
+      '198.51.100.7:32000/tcp LoadBalancer ns/echo:healthserver (one of) -> 192.0.2.5:32000 active testnode',
+    ]);
+    const [one] = expectedCilium(clusterView([both]), NODE, v120).filter((f) => f.oneOf);
+    assert.equal(one!.orNone, true);
+  });
+
+  it("1.20 drops a Service's LoadBalancer and ExternalIPs frontends on a NodePort address in the range", () => {
+    const svc = echo({
+      ports: [
+        ['http', 80, 'TCP', 30080],
+        ['alt', 30500, 'TCP', 30501],
+      ],
+      loadBalancerIPs: ['192.0.2.5', '198.51.100.7'],
+      externalIPs: ['192.0.2.9'],
+      externalTrafficPolicy: 'Cluster',
+    });
+    const keys = (o: CiliumExpectOptions) =>
+      expectedCilium(clusterView([svc]), NODE, o)
+        .filter((f) => f.type === 'LoadBalancer' || f.type === 'ExternalIPs')
+        .map((f) => `${f.type} ${f.ip}:${f.port}`);
+    assert.deepEqual(keys({ ...ON, nodePortConflicts: true }), [
+      'LoadBalancer 192.0.2.5:80',
+      'LoadBalancer 198.51.100.7:80',
+      'LoadBalancer 198.51.100.7:30500',
+      'ExternalIPs 192.0.2.9:80',
+    ]);
+    assert.equal(keys(ON).length, 6);
+  });
+
   it('expect says the ones of which the agent holds one apart, not as held', () => {
     const view = clusterView([echo({ loadBalancerIPs: ['198.51.100.7', '198.51.100.8'] }), slice]);
     const frontends = expectedCilium(view, NODE, ON);
@@ -272,6 +311,27 @@ describe("drift of the health server's frontends", () => {
       none.map((f) => f.title),
       ['no frontend 198.51.100.7:32000/TCP or 198.51.100.8:32000/TCP LoadBalancer'],
     );
+  });
+
+  it("k3s ServiceLB (the node's IP): none from 1.20, missing before", () => {
+    const k3s = echo({ loadBalancerIPs: ['192.0.2.5'] });
+    const on = (image: string, svc: KubeObject, drop: RegExp) =>
+      new Analysis({
+        objects: [svc, slice, aCiliumAgent('testnode', image), aCiliumConfig(ON_CONFIG)],
+        nodes: { testnode: listings(svc, drop) },
+        meta: {},
+      })
+        .node('testnode')
+        .drift()
+        .findings.map((f) => [f.id, f.service]);
+    assert.deepEqual(on('quay.io/cilium/cilium:v1.20.2', k3s, /healthserver/), []);
+    assert.deepEqual(on('quay.io/cilium/cilium:v1.19.3', k3s, /healthserver/), [
+      ['cilium-frontend-missing', 'ns/echo:healthserver'],
+    ]);
+    // beside another IP, none held is no drift: the last the agent saw may have been the node's
+    const both = echo({ loadBalancerIPs: ['192.0.2.5', '198.51.100.7'] });
+    assert.deepEqual(on('quay.io/cilium/cilium:v1.20.2', both, /healthserver/), []);
+    assert.deepEqual(on('quay.io/cilium/cilium:v1.20.2', both, /192\.0\.2\.5:32000/), []);
   });
 
   it('a tree of its own, named as the agent names it: no Service port of ns/echo', () => {

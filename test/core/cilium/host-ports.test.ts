@@ -2,18 +2,33 @@
 // upsertHostPort, v1.20.2): vector 25 holds the usual case; these are the rules around it.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CILIUM_DEFAULTS, expectedCilium } from '../../../src/core/dataplane/cilium/expected.js';
+import {
+  CILIUM_DEFAULTS,
+  expectedCilium,
+  type CiliumExpectOptions,
+} from '../../../src/core/dataplane/cilium/expected.js';
 import { clusterView } from '../../../src/core/kube/objects.js';
 import type { KubeObject } from '../../../src/core/model.js';
 
 const pod = (
   name: string,
   ports: Record<string, unknown>[],
-  o: { node?: string; phase?: string; hostNetwork?: boolean; ips?: string[] } = {},
+  o: {
+    node?: string;
+    phase?: string;
+    hostNetwork?: boolean;
+    ips?: string[];
+    deleting?: boolean;
+  } = {},
 ): KubeObject => ({
   apiVersion: 'v1',
   kind: 'Pod',
-  metadata: { name, namespace: 'default', uid: `uid-${name}` },
+  metadata: {
+    name,
+    namespace: 'default',
+    uid: `uid-${name}`,
+    ...(o.deleting ? { deletionTimestamp: '2026-01-01T00:00:00Z' } : {}),
+  },
   spec: {
     nodeName: o.node ?? 'testnode',
     ...(o.hostNetwork ? { hostNetwork: true } : {}),
@@ -25,8 +40,8 @@ const pod = (
   },
 });
 
-const frontends = (objects: KubeObject[]) =>
-  expectedCilium(clusterView(objects), { name: 'testnode', labels: {} }, CILIUM_DEFAULTS).map(
+const frontends = (objects: KubeObject[], o: CiliumExpectOptions = CILIUM_DEFAULTS) =>
+  expectedCilium(clusterView(objects), { name: 'testnode', labels: {} }, o).map(
     (f) =>
       `${f.type} ${f.ip}:${f.port}/${f.protocol} ${f.service} -> ${f.backends.map((b) => `${b.ip}:${b.port}/${b.protocol}`).join(',')}`,
   );
@@ -64,5 +79,25 @@ describe('HostPort frontends of the Pods on the node', () => {
       pod('elsewhere', [{ containerPort: 80, hostPort: 8080 }], { node: 'other' }),
     ];
     assert.deepEqual(frontends(objects), []);
+  });
+
+  it("the agent's node-port-range, not the default: a port in it ignored, one outside kept", () => {
+    const objects = [
+      pod('low', [{ containerPort: 80, hostPort: 20080 }]),
+      pod('high', [{ containerPort: 80, hostPort: 30080 }]),
+    ];
+    assert.deepEqual(frontends(objects, { ...CILIUM_DEFAULTS, nodePortRange: [20000, 22767] }), [
+      'HostPort 0.0.0.0:30080/tcp default/high:host-port:30080:uid-high -> 10.244.1.5:80/tcp',
+    ]);
+  });
+
+  it('a Running Pod being deleted keeps its frontends: the reflector skips its changes, deletes nothing', () => {
+    const objects = [
+      pod('going', [{ containerPort: 80, hostPort: 8080 }], { deleting: true }),
+      pod('done', [{ containerPort: 80, hostPort: 8081 }], { deleting: true, phase: 'Succeeded' }),
+    ];
+    assert.deepEqual(frontends(objects), [
+      'HostPort 0.0.0.0:8080/tcp default/going:host-port:8080:uid-going -> 10.244.1.5:80/tcp',
+    ]);
   });
 });

@@ -12,6 +12,7 @@ import {
   statusDevices,
   type CiliumNodePorts,
 } from './devices.js';
+import { DEFAULT_NODE_PORT_RANGE, parseNodePortRange } from './node-port-range.js';
 
 /** The agent's listings in a snapshot (`nodes/NODE/<stem>.txt`), as `cilium-dbg` prints them:
  * `status --verbose`, `service list -o json` (or its text), `shell -- db/show frontends` and
@@ -104,6 +105,12 @@ export function ciliumAgentOn(
           : ['LoadBalancer'],
     healthCheckNodePort: c('enable-health-check-nodeport') !== 'false',
     healthCheckLoadBalancerIP: c('enable-health-check-loadbalancer-ip') === 'true',
+    nodePortRange:
+      said?.nodePortRange ??
+      parseNodePortRange(c('node-port-range') ?? '') ??
+      DEFAULT_NODE_PORT_RANGE,
+    // cilium#45314, in 1.20.0; 1.19.3 and 1.18.6 have it not
+    nodePortConflicts: release !== undefined && atLeast(release, [1, 20]),
     socketLB:
       said?.socketLB ?? (c('bpf-lb-sock') === 'true' || (kpr && c('bpf-lb-sock') !== 'false')),
     hostnsOnly: said?.hostnsOnly ?? c('bpf-lb-sock-hostns-only') === 'true',
@@ -245,6 +252,7 @@ type Said = Partial<
     | 'algorithm'
     | 'forwarding'
     | 'sessionAffinity'
+    | 'nodePortRange'
   >
 > & {
   version?: string;
@@ -252,7 +260,8 @@ type Said = Partial<
 
 /** `cilium-dbg status --verbose`: "KubeProxyReplacement:  True  [eth0 ...]", then its details
  * ("Socket LB: Enabled", "Socket LB Coverage: Hostns-only", "Mode: SNAT", "Backend Selection:
- * Random", "Session Affinity: Enabled"); "Cilium: Ok 1.16.5 (v1.16.5-...)". */
+ * Random", "Session Affinity: Enabled", "- NodePort: Enabled (Range: 30000-32767)");
+ * "Cilium: Ok 1.16.5 (v1.16.5-...)". */
 export function fromStatus(text: string): Said {
   const field = (name: string) => new RegExp(`^\\s*${name}:\\s+(.+?)\\s*$`, 'mi').exec(text)?.[1];
   const on = (v: string | undefined) =>
@@ -270,6 +279,8 @@ export function fromStatus(text: string): Said {
   if (selection) out.algorithm = selection.split(/\s/)[0]!.toLowerCase();
   const affinity = field('Session Affinity');
   if (affinity !== undefined) out.sessionAffinity = on(affinity)!;
+  const range = /^\s*-?\s*NodePort:\s+Enabled \(Range: (\d+)-(\d+)\)/m.exec(text);
+  if (range) out.nodePortRange = [Number(range[1]), Number(range[2])];
   const version = /^Cilium:\s+\S+\s+(\d+\.\d+\.\d+\S*)/m.exec(text)?.[1];
   if (version) out.version = `v${version.replace(/^v/, '')}`;
   return out;

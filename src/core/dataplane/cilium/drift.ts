@@ -132,7 +132,7 @@ export function ciliumDrift(given: CiliumDriftInput): NodeDrift {
     if (entries.length === 0 && want.oneOf) {
       if (held.has(want.service)) continue;
       held.add(want.service);
-      oneOfMissing(want, input, add, next);
+      if (!want.orNone) oneOfMissing(want, input, add, next);
       continue;
     }
     if (entries.length === 0 && healthServerOf(want.service)) {

@@ -8,6 +8,11 @@ import { familyOf } from '../../ipv6.js';
 import type { BackendState, CiliumProtocol, FrontendType } from './listing.js';
 import { healthServerFrontends } from './health-server.js';
 import { hostPortFrontends } from './host-ports.js';
+import {
+  DEFAULT_NODE_PORT_RANGE,
+  nodePortConflict,
+  type NodePortRange,
+} from './node-port-range.js';
 
 const isIPv6 = (ip: string) => familyOf(ip) === 'IPv6';
 
@@ -38,6 +43,11 @@ export interface CiliumExpectOptions {
   /** enable-health-check-loadbalancer-ip (default off): that server on the Service's
    * LoadBalancer IPs too, through a frontend of the agent's own (health-server.ts). */
   healthCheckLoadBalancerIP: boolean;
+  /** node-port-range: host ports inside it are ignored. */
+  nodePortRange: NodePortRange;
+  /** LoadBalancer and ExternalIPs frontends on a NodePort address at a port in that range are
+   * dropped (1.20 on, cilium#45314). */
+  nodePortConflicts: boolean;
 }
 
 export const CILIUM_DEFAULTS: CiliumExpectOptions = {
@@ -51,6 +61,8 @@ export const CILIUM_DEFAULTS: CiliumExpectOptions = {
   sourceRangeTypes: ['LoadBalancer'],
   healthCheckNodePort: true,
   healthCheckLoadBalancerIP: false,
+  nodePortRange: DEFAULT_NODE_PORT_RANGE,
+  nodePortConflicts: false,
 };
 
 export interface ExpectedBackend {
@@ -86,6 +98,8 @@ export interface ExpectedFrontend {
   /** The agent holds one of its Service's frontends so marked, which one is not known (the
    * health server's, where the Service has several LoadBalancer IPs). */
   oneOf?: boolean;
+  /** With oneOf: the agent may hold none of them (the last it saw was one it drops). */
+  orNone?: boolean;
   backends: ExpectedBackend[];
 }
 
@@ -115,7 +129,9 @@ export function expectedCilium(
       ),
       options,
     );
-    const frontends = frontendsOf(svc, options);
+    const frontends = frontendsOf(svc, options).filter(
+      (fe) => !nodePortConflict(fe, node, options),
+    );
     for (const fe of frontends)
       out.push({ ...fe, backends: selected(fe, svc, backends, node, options) });
     out.push(...healthServerFrontends(svc, frontends, node, options));

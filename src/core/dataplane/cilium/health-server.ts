@@ -8,6 +8,7 @@ import type { Service } from '../../kube/objects.js';
 import { familyOf, ipv6 } from '../../ipv6.js';
 import { ipv4 } from '../../ipv4.js';
 import type { CiliumExpectOptions, CiliumNode, ExpectedFrontend } from './expected.js';
+import { nodePortConflict } from './node-port-range.js';
 
 /** The health server's own Service is its Service's name with this after it (1.18 on). */
 const SUFFIX = ':healthserver';
@@ -39,11 +40,14 @@ export function healthServerFrontends(
   if (!healthChecked(svc) || node.nodePortAddresses === undefined) return [];
   const port = svc.healthCheckNodePort!;
   // the in-cluster scope's frontends are skipped: clients inside need no health check
-  const ips = [
+  const seen = [
     ...new Set(
       loadBalancers.filter((f) => f.type === 'LoadBalancer' && !f.internal).map((f) => f.ip),
     ),
   ];
+  // 1.20 drops one on a NodePort address, and with it the one it replaces: seen last, it leaves none
+  const ips = seen.filter((ip) => !nodePortConflict({ ip, port, type: 'LoadBalancer' }, node, o));
+  const orNone = ips.length < seen.length;
   return ips.map((ip) => ({
     ip,
     port,
@@ -55,7 +59,8 @@ export function healthServerFrontends(
     // its Service's policies are both Local, and its backend is this node's
     localOnly: true,
     // the agent writes one frontend a Service, each LoadBalancer IP it sees replacing the last
-    ...(ips.length > 1 ? { oneOf: true } : {}),
+    ...(seen.length > 1 ? { oneOf: true } : {}),
+    ...(orNone ? { orNone: true } : {}),
     backends: [
       {
         ip: nodePortAddress(ip, node.nodePortAddresses!),

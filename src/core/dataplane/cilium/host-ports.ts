@@ -5,9 +5,7 @@ import type { ClusterView, Pod } from '../../kube/objects.js';
 import { familyOf } from '../../ipv6.js';
 import type { CiliumExpectOptions, ExpectedBackend, ExpectedFrontend } from './expected.js';
 import type { CiliumProtocol } from './listing.js';
-
-/** kube-proxy's and Cilium's default NodePort range: a host port inside it is ignored. */
-const NODE_PORT_RANGE = [30000, 32767] as const;
+import { inNodePortRange } from './node-port-range.js';
 
 const LOOPBACK = /^(?:127\.|::1$)/;
 const UNSPECIFIED = new Set(['0.0.0.0', '::']);
@@ -19,12 +17,12 @@ export function hostPortFrontends(
 ): ExpectedFrontend[] {
   const out: ExpectedFrontend[] = [];
   for (const pod of view.pods)
-    // the reflector reads the Running Pods of its node, not host-network ones nor those going
+    // the reflector writes the Running Pods of its node, not host-network ones; one going keeps
+    // what it had (the reflector skips its changes), assumed written before it began to go
     if (
       pod.nodeName === node &&
       pod.phase === 'Running' &&
       !pod.hostNetwork &&
-      !pod.deleting &&
       pod.uid !== undefined
     )
       out.push(...ofPod(pod, pod.uid, o));
@@ -37,7 +35,7 @@ function ofPod(pod: Pod, uid: string, o: CiliumExpectOptions): ExpectedFrontend[
   const byService = new Map<string, ExpectedFrontend[]>();
   const backends = new Map<string, ExpectedBackend[]>();
   for (const p of pod.hostPorts) {
-    if (p.hostPort >= NODE_PORT_RANGE[0] && p.hostPort <= NODE_PORT_RANGE[1]) continue;
+    if (inNodePortRange(p.hostPort, o)) continue;
     const protocol = p.protocol.toLowerCase() as CiliumProtocol;
     const service = `${pod.namespace}/${pod.name}:host-port:${p.hostPort}:${uid}`;
     const bes = backends.get(service) ?? [];

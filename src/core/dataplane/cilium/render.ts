@@ -120,6 +120,7 @@ function oneOfLines(frontends: readonly ExpectedFrontend[]): string[] {
   return services.map((service) => {
     const all = sorted(frontends.filter((f) => f.service === service));
     const each = all.map((f) => `${frontendKey(f)} -> ${f.backends.map(backendText).join(', ')}`);
-    return `# and one of ${each.join(', ')} (${all[0]!.type} ${service}: the agent keeps it on one LoadBalancer IP, the last it saw)`;
+    const or = all[0]!.orNone ? ' or none, where that was a NodePort address' : '';
+    return `# and one of ${each.join(', ')} (${all[0]!.type} ${service}: the agent keeps it on one LoadBalancer IP, the last it saw${or})`;
   });
 }
