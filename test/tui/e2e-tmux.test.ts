@@ -11,6 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import { readSnapshot } from '../../src/cluster/snapshot/read.js';
 import { startFakeApi, type FakeApi } from '../support/fake-api/server.js';
 import { skipWithout } from '../support/skip.js';
+import { kdebugOnPath } from '../support/cli.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 // each suite has a tmux server of its own: one killed by a suite may still be exiting when the
@@ -246,6 +247,30 @@ describe('the traps of the first ten minutes, in a terminal', skip, () => {
     const s = await waitFor2('the exit line', r.exited);
     assert.match(s, /kube-system\/kube-dns:dns/);
     assert.equal(r.code(s), 0);
+  });
+
+  it('bash completes as a person types: TAB after the script is sourced', async () => {
+    const r = run(
+      `export PATH=${kdebugOnPath()}:$PATH; source <(kdebug completion bash); complete -p kdebug`,
+    );
+    const s = await waitFor2('the exit line', r.exited);
+    assert.equal(r.code(s), 0, s);
+    t2('send-keys', '-t', SESSION, 'C-l');
+    for (const [typed, completed] of [
+      ['kdebug svc --snapshot snapshots/nginx-s', 'kdebug svc --snapshot snapshots/nginx-svc/'],
+      [
+        'kdebug svc --snapshot snapshots/nginx-svc -n kube-system kube-d',
+        'kdebug svc --snapshot snapshots/nginx-svc -n kube-system kube-dns ',
+      ],
+    ]) {
+      t2('send-keys', '-t', SESSION, '-l', typed!);
+      t2('send-keys', '-t', SESSION, 'Tab');
+      // the line as the shell shows it (the pane keeps no trailing blank)
+      await waitFor2(`TAB after "${typed}"`, (x) =>
+        x.split('\n').some((l) => l === `$ ${completed!.trimEnd()}`),
+      );
+      t2('send-keys', '-t', SESSION, 'C-c');
+    }
   });
 
   it('-o tui into a closed pipe ends quietly with a reason', async () => {
