@@ -25,7 +25,7 @@ import { rolloutOf, settled, type Rollout } from '../core/kube/daemon-set.js';
 import { clusterView, findService, isWindows, type ClusterView } from '../core/kube/objects.js';
 import type { Facts, KubeObject, NodeOutputs, SnapshotMeta } from '../core/model.js';
 import { NodeErrorFold, type NodeFailure } from '../core/nodes/errors.js';
-import type { ApiRead, ReadError } from '../core/not-read.js';
+import { nodeErrorsMeta, type ApiRead, type ReadError } from '../core/not-read.js';
 import { canonicalAddress, familyOf } from '../core/ipv6.js';
 import {
   apiPath,
@@ -1217,7 +1217,7 @@ async function finish(
     fold,
     early,
   );
-  const errors = fold.groups();
+  const read = r.meta();
   return {
     objects,
     nodes: outputs,
@@ -1227,8 +1227,9 @@ async function finish(
       ...readOn(),
       capturedAt: (o.now?.() ?? new Date()).toISOString(),
       ...o.meta,
-      ...r.meta(),
-      ...(errors.length > 0 ? { nodeErrorGroups: errors } : {}),
+      ...read,
+      // up to FLAT failed nodes each in its own words (meta.nodeErrors), as older kdebug reads
+      ...nodeErrorsMeta(fold, read.readErrors),
       ...(Object.keys(notKept).length > 0 ? { entryRulesNotKept: notKept } : {}),
     },
   };

@@ -4,7 +4,14 @@
 // Also the limit on what one read may hold: past it the read is lost, never kept in part.
 import type { Facts } from './model.js';
 import { namedFew } from './nodes/access.js';
-import { nodeErrorsOf, ofEach, onNode } from './nodes/errors.js';
+import {
+  nodeErrorsOf,
+  ofEach,
+  onNode,
+  type NodeErrorFold,
+  type NodeErrorGroup,
+} from './nodes/errors.js';
+import type { NodeError } from './nodes/access.js';
 
 /** What an API read was of, as data: the steps match failures on this, never on `what`. */
 export interface ApiRead {
@@ -42,7 +49,43 @@ const ANSWERED = new Set(['forbidden', 'not-found']);
 
 export function readErrorsOf(facts: Facts): ReadError[] {
   const v = facts.meta['readErrors'];
-  return Array.isArray(v) ? (v as ReadError[]) : [];
+  if (!Array.isArray(v)) return [];
+  // the groups' marker is for kdebug that cannot read them: this one reads them
+  return Array.isArray(facts.meta['nodeErrorGroups'])
+    ? (v as ReadError[]).filter((e) => e?.reason !== GROUPED)
+    : (v as ReadError[]);
+}
+
+/** The reason of the readErrors entry that stands for the groups (GROUPED_MARK). */
+export const GROUPED = 'node-errors-grouped';
+
+/**
+ * What a capture records of its failed node commands in meta. Up to FLAT failed nodes, each
+ * failure on its node in its own words (meta.nodeErrors), as every kdebug has read it. Past
+ * them, the groups (meta.nodeErrorGroups), and in meta.readErrors an entry a kdebug that knows
+ * only meta.nodeErrors takes for a lost read (a reason that is no refusal): it says its report is
+ * partial, never that nodes it cannot know failed were read whole. This kdebug drops that entry.
+ */
+export function nodeErrorsMeta(
+  fold: NodeErrorFold,
+  readErrors: readonly ReadError[] = [],
+): { nodeErrors?: NodeError[] } | { nodeErrorGroups: NodeErrorGroup[]; readErrors: ReadError[] } {
+  const flat = fold.flat();
+  if (flat) return flat.length > 0 ? { nodeErrors: flat } : {};
+  const groups = fold.groups();
+  const nodes = new Set(groups.flatMap((g) => g.nodes)).size;
+  return {
+    nodeErrorGroups: groups,
+    readErrors: [
+      ...readErrors,
+      {
+        what: `the failed commands of ${nodes} nodes (meta.nodeErrorGroups)`,
+        error:
+          'recorded by node group, which only a newer kdebug reads: which nodes they are, and what failed on them, is not known here',
+        reason: GROUPED,
+      },
+    ],
+  };
 }
 
 /** The endpoint addresses whose Pods were looked up by address, and answered (meta.podIPLookups):

@@ -15,6 +15,7 @@ import {
 } from '../../src/cluster/nodes/transport.js';
 import { byReason, nodeAccessLines, type NodeAccess } from '../../src/core/nodes/access.js';
 import { nodeErrorsOf, type NodeErrorGroup } from '../../src/core/nodes/errors.js';
+import { GROUPED, readErrorsOf, type ReadError } from '../../src/core/not-read.js';
 import { reportText } from '../../src/output/text.js';
 import { startFakeApi } from '../support/fake-api/server.js';
 import { aNode, aPod, webCluster } from './objects.js';
@@ -223,6 +224,11 @@ describe('--all-nodes on 3,000 nodes whose kubelets the API server cannot reach'
     assert.equal(groups.length, 1);
     assert.equal(groups[0]!.nodes.length, N + 2);
     assert.equal(facts.meta['nodeErrors'], undefined);
+    // a kdebug that reads only meta.nodeErrors takes the marker for a lost read: partial, never whole
+    const marks = (facts.meta['readErrors'] as ReadError[]).filter((e) => e.reason === GROUPED);
+    assert.equal(marks.length, 1);
+    assert.match(marks[0]!.what, new RegExp(`^the failed commands of ${N + 2} nodes`));
+    assert.equal(readErrorsOf(facts).filter((e) => e.reason === GROUPED).length, 0);
     assert.equal(facts.meta['nodeAccess'], undefined, 'told on stderr, not kept for the steps');
     assert.ok(JSON.stringify(facts.meta).length < 200_000, `${JSON.stringify(facts.meta).length}`);
     // each node's failures in its own name where the words named it

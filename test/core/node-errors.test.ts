@@ -4,14 +4,22 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Facts } from '../../src/core/model.js';
+import type { NodeError } from '../../src/core/nodes/access.js';
 import {
+  FLAT,
   NODE,
   NodeErrorFold,
   nodeErrorsOf,
   rulesReadError,
   type NodeFailure,
 } from '../../src/core/nodes/errors.js';
-import { notRead } from '../../src/core/not-read.js';
+import {
+  GROUPED,
+  nodeErrorsMeta,
+  notRead,
+  readErrorsOf,
+  type ReadError,
+} from '../../src/core/not-read.js';
 
 /** What the kube-proxy channel says on a node whose kubelet the API server cannot reach. */
 function unreachable(i: number, lost = false): NodeFailure[] {
@@ -93,6 +101,12 @@ describe('node errors: nodes that failed the same way', () => {
       g.map((x) => x.nodes),
       [['node-1'], ['node-2'], ['node-3']],
     );
+    // as written: the node's own name, never the mark a script would have to fill in
+    assert.deepEqual(
+      g[2]!.errors.map((e) => e.error),
+      unreachable(3).map((e) => e.error),
+    );
+    assert.ok(!JSON.stringify(g).includes(NODE));
     const back = nodeErrorsOf(withGroups(few)).on('node-3');
     assert.deepEqual(
       back.map((e) => e.error),
@@ -121,11 +135,20 @@ describe('node errors: nodes that failed the same way', () => {
   });
 
   it('a name inside another (kube-proxy-NODE, NODE.example) is no mark: it is part of a word', () => {
+    // past three nodes, a group: node a's name inside kube-proxy-a and a.example stays a word
+    const said = (n: string) => `${n}: no kube-proxy-a on a.example`;
     const f = new NodeErrorFold();
-    f.add('a', [{ command: 'ip-addr', exitCode: null, error: 'a: no kube-proxy-a on a.example' }]);
+    for (const n of ['a', 'b', 'c', 'd'])
+      f.add(n, [{ command: 'ip-addr', exitCode: null, error: said(n) }]);
     const [g] = f.groups();
+    assert.equal(g!.nodes.length, 4);
     assert.equal(g!.errors[0]!.error, `${NODE}: no kube-proxy-a on a.example`);
-    assert.equal(nodeErrorsOf(withGroups(f)).on('a')[0]!.error, 'a: no kube-proxy-a on a.example');
+    assert.equal(nodeErrorsOf(withGroups(f)).on('a')[0]!.error, said('a'));
+    // one node: its own words, no mark at all
+    const one = new NodeErrorFold();
+    one.add('a', [{ command: 'ip-addr', exitCode: null, error: said('a') }]);
+    assert.equal(one.groups()[0]!.errors[0]!.error, said('a'));
+    assert.equal(nodeErrorsOf(withGroups(one)).on('a')[0]!.error, said('a'));
   });
 
   it("reads an older capture's one entry per node and command the same way", () => {
@@ -175,5 +198,145 @@ describe('node errors: nodes that failed the same way', () => {
       what: 'ip-addr on node node-9',
       why: unreachable(9)[1]!.error,
     });
+  });
+});
+
+/** How kdebug before the groups (d6d622e, src/core/nodes/access.ts and not-read.ts) read a
+ * capture's failed node commands and what it lost: only meta.nodeErrors, and meta.readErrors. */
+const older = {
+  nodeErrorsOf(facts: Facts): NodeError[] {
+    const v = facts.meta['nodeErrors'];
+    return Array.isArray(v) ? (v as unknown[]).filter(older.isNodeError) : [];
+  },
+  isNodeError(v: unknown): v is NodeError {
+    if (v === null || typeof v !== 'object') return false;
+    const e = v as Record<string, unknown>;
+    return (
+      typeof e['node'] === 'string' &&
+      typeof e['command'] === 'string' &&
+      typeof e['error'] === 'string' &&
+      (e['typed'] === undefined ||
+        (Array.isArray(e['typed']) && e['typed'].every((w) => typeof w === 'string')))
+    );
+  },
+  notRead(facts: Facts): { what: string; why: string }[] {
+    const v = facts.meta['readErrors'];
+    const readErrors = Array.isArray(v) ? (v as ReadError[]) : [];
+    return [
+      ...readErrors
+        .filter((e) => e.reason !== undefined && !['forbidden', 'not-found'].includes(e.reason))
+        .map((e) => ({ what: e.what, why: e.error })),
+      ...older
+        .nodeErrorsOf(facts)
+        .filter((e) => e.lost)
+        .map((e) => ({ what: `${e.command} on node ${e.node}`, why: e.error })),
+    ];
+  },
+};
+
+/** A capture's meta.json as written and read back. */
+const written = (fold: NodeErrorFold, readErrors?: ReadError[]): Facts => ({
+  objects: [],
+  nodes: {},
+  meta: JSON.parse(
+    JSON.stringify({ ...(readErrors ? { readErrors } : {}), ...nodeErrorsMeta(fold, readErrors) }),
+  ),
+});
+
+describe('node errors in meta.json: older kdebug and scripts read them', () => {
+  const refused: ReadError = {
+    what: 'Pods in kube-system',
+    error: 'forbidden',
+    reason: 'forbidden',
+  };
+
+  it(`up to ${FLAT} failed nodes: one entry per node and command, in its own words`, () => {
+    const fold = new NodeErrorFold();
+    for (let i = 0; i < FLAT; i++) fold.add(`node-${i}`, unreachable(i, i === 7));
+    const facts = written(fold, [refused]);
+    assert.equal(facts.meta['nodeErrorGroups'], undefined);
+    assert.deepEqual(facts.meta['readErrors'], [refused], 'no marker');
+    assert.ok(!JSON.stringify(facts.meta).includes(NODE));
+    // the older reader: every node's failures, exactly as the node said them
+    const old = older.nodeErrorsOf(facts);
+    assert.equal(old.length, 2 * FLAT);
+    for (let i = 0; i < FLAT; i++)
+      assert.deepEqual(
+        old.filter((e) => e.node === `node-${i}`).map(({ node: _, ...f }) => f),
+        unreachable(i, i === 7),
+      );
+    assert.deepEqual(
+      older.notRead(facts).map((n) => n.what),
+      ['iptables-nft-nat-S_KUBE-POSTROUTING on node node-7', 'ip-addr on node node-7'],
+    );
+    // this one reads them the same
+    const now = nodeErrorsOf(facts);
+    assert.equal(now.count, 2 * FLAT);
+    assert.deepEqual(
+      now.on('node-7'),
+      old.filter((e) => e.node === 'node-7'),
+    );
+    assert.deepEqual(notRead(facts), older.notRead(facts));
+  });
+
+  it('a node done twice has both its reads in the flat list', () => {
+    const fold = new NodeErrorFold();
+    fold.add('node-0', unreachable(0));
+    fold.add('node-0', [
+      { command: 'conntrack-stats', exitCode: 1, error: 'conntrack: not found' },
+    ]);
+    const old = older.nodeErrorsOf(written(fold));
+    assert.deepEqual(
+      old.map((e) => e.command),
+      ['iptables-nft-nat-S_KUBE-POSTROUTING', 'ip-addr', 'conntrack-stats'],
+    );
+  });
+
+  it(`past ${FLAT}: the groups, and a lost read an older kdebug says (its report partial)`, () => {
+    const fold = new NodeErrorFold();
+    for (let i = 0; i <= FLAT; i++) fold.add(`node-${i}`, unreachable(i));
+    const facts = written(fold, [refused]);
+    assert.equal(facts.meta['nodeErrors'], undefined);
+    assert.equal((facts.meta['nodeErrorGroups'] as unknown[]).length, 1);
+    // the older reader sees no failed command, but a read it lost: never a whole capture
+    assert.deepEqual(older.nodeErrorsOf(facts), []);
+    const lost = older.notRead(facts);
+    assert.equal(lost.length, 1);
+    assert.equal(lost[0]!.what, `the failed commands of ${FLAT + 1} nodes (meta.nodeErrorGroups)`);
+    // this one reads the groups and drops the marker: nothing was lost
+    assert.deepEqual(readErrorsOf(facts), [refused]);
+    assert.deepEqual(notRead(facts), []);
+    assert.equal(nodeErrorsOf(facts).count, 2 * (FLAT + 1));
+    assert.deepEqual(
+      nodeErrorsOf(facts)
+        .on('node-3')
+        .map((e) => e.command),
+      ['iptables-nft-nat-S_KUBE-POSTROUTING', 'ip-addr'],
+    );
+    // a marker with no groups beside it (a meta.json cut by hand) still says something was lost
+    const cut: Facts = { ...facts, meta: { readErrors: facts.meta['readErrors'] } };
+    assert.equal(readErrorsOf(cut).filter((e) => e.reason === GROUPED).length, 1);
+  });
+
+  it('reads a meta holding both forms, each node once per entry', () => {
+    const many = new NodeErrorFold();
+    for (let i = 0; i <= FLAT; i++) many.add(`node-${i}`, unreachable(i));
+    const few = new NodeErrorFold();
+    few.add('node-a', [{ command: 'ip-addr', exitCode: 1, error: 'ip: not found' }]);
+    const facts: Facts = {
+      objects: [],
+      nodes: {},
+      meta: { ...written(many).meta, ...written(few).meta },
+    };
+    const errors = nodeErrorsOf(facts);
+    assert.equal(errors.count, 2 * (FLAT + 1) + 1);
+    assert.deepEqual(errors.on('node-a'), [
+      { node: 'node-a', command: 'ip-addr', exitCode: 1, error: 'ip: not found' },
+    ]);
+    assert.deepEqual(notRead(facts), []);
+  });
+
+  it('none failed: neither key', () => {
+    assert.deepEqual(nodeErrorsMeta(new NodeErrorFold()), {});
   });
 });

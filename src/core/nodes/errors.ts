@@ -1,8 +1,10 @@
 // The node commands that failed in a capture, nodes that failed the same way said once: each
 // group holds its failures once and the names of its nodes, so what a run over thousands of
 // unreachable nodes keeps grows with the ways they failed, not with the nodes times their commands
-// (meta.nodeErrorGroups). Older captures recorded one entry per node and command
-// (meta.nodeErrors): read the same way. Pure: the fold, the readers and the wording.
+// (meta.nodeErrorGroups). Up to FLAT failed nodes a capture records one entry per node and
+// command in its own words (meta.nodeErrors), as every kdebug before the groups did and reads:
+// the groups only where the flat list would grow with thousands of nodes. All forms read the
+// same way. Pure: the fold, the readers and the wording.
 import type { Facts } from '../model.js';
 import { PER_NODE, type NodeError } from './access.js';
 
@@ -14,7 +16,7 @@ export type NodeFailure = Omit<NodeError, 'node'>;
  * they happened, and the nodes. In each failure's `error`, NODE stands for the node's own name;
  * past FEW nodes, a word that differed from node to node (an address, a Pod) is kept up to where
  * they part ("kube-system/kube-proxy-…"). Up to FEW nodes, each is a group of its own, in its own
- * words.
+ * words (its name itself, never NODE).
  */
 export interface NodeErrorGroup {
   nodes: string[];
@@ -27,6 +29,16 @@ export const NODE = '{node}';
 /** Nodes that failed the same way up to this many keep their own words, each its own group. */
 const FEW = 3;
 
+/**
+ * Up to this many failed nodes, a capture's meta records each node's failures in its own words
+ * (meta.nodeErrors, one entry per node and command): what kdebug before 0.1.0's groups reads, and
+ * what a script reads without knowing of NODE. A node's entries take about 5 KB of JSON (a
+ * failed --all-nodes run: 28 MB for 5,000 nodes), so 50 nodes stay near 0.3 MB, less than one
+ * node's rules dump; a run without --all-nodes reads far fewer nodes. Past it the groups
+ * (meta.nodeErrorGroups), which grow with the ways nodes failed, not with the nodes.
+ */
+export const FLAT = 50;
+
 /** A node's name standing alone in a text (not inside another name: kube-proxy-NODE stays). */
 function ownName(node: string): RegExp {
   const name = node.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -38,8 +50,8 @@ function ownName(node: string): RegExp {
 interface Pending<T> {
   nodes: string[];
   items: T[];
-  /** The first FEW nodes' own texts. */
-  own: string[][];
+  /** The first FEW nodes' own items, as they said them (their names, not NODE). */
+  own: T[][];
   parts: string[][];
   words: string[][];
   parted: boolean[][];
@@ -90,11 +102,27 @@ export interface Way<T> {
  */
 export class SameWayFold<T> {
   private readonly pending = new Map<string, Pending<T>>();
+  /** Each node's own items as it was done, while no more than `each` nodes were: then dropped. */
+  private byNode?: { node: string; items: T[] }[];
+  private readonly named = new Set<string>();
 
-  constructor(private readonly way: Way<T>) {}
+  /** `each`: up to this many nodes, keep each node's own items too (eachNode). */
+  constructor(
+    private readonly way: Way<T>,
+    private readonly each = 0,
+  ) {
+    if (each > 0) this.byNode = [];
+  }
 
   add(node: string, items: readonly T[]): void {
     if (items.length === 0) return;
+    if (this.byNode) {
+      this.named.add(node);
+      if (this.named.size > this.each) {
+        this.byNode = undefined;
+        this.named.clear();
+      } else this.byNode.push({ node, items: [...items] });
+    }
     const own = ownName(node);
     const texts = items.map((t) => this.way.text(t).replace(own, NODE));
     const cut = texts.map(perNodeWords);
@@ -107,7 +135,7 @@ export class SameWayFold<T> {
       this.pending.set(key, {
         nodes: [node],
         items: [...items],
-        own: [texts],
+        own: [[...items]],
         parts,
         words,
         parted: words.map((w) => w.map(() => false)),
@@ -115,7 +143,7 @@ export class SameWayFold<T> {
       return;
     }
     g.nodes.push(node);
-    if (g.own.length < FEW) g.own.push(texts);
+    if (g.own.length < FEW) g.own.push([...items]);
     words.forEach((ws, i) =>
       ws.forEach((w, j) => {
         const had = g.words[i]![j]!;
@@ -132,10 +160,7 @@ export class SameWayFold<T> {
     return [...this.pending.values()]
       .flatMap((g) =>
         g.nodes.length <= FEW
-          ? g.nodes.map((node, n) => ({
-              nodes: [node],
-              items: g.items.map((t, i) => this.way.withText(t, g.own[n]![i]!)),
-            }))
+          ? g.nodes.map((node, n) => ({ nodes: [node], items: g.own[n]! }))
           : [
               {
                 nodes: [...g.nodes].sort(byName),
@@ -144,6 +169,12 @@ export class SameWayFold<T> {
             ],
       )
       .sort((a, b) => byName(a.nodes[0]!, b.nodes[0]!));
+  }
+
+  /** Each node's own items in the order the nodes were done (a node done twice, twice), while
+   * no more than `each` nodes said any; undefined past them. */
+  eachNode(): { node: string; items: T[] }[] | undefined {
+    return this.byNode;
   }
 
   /** What many nodes said, in the words they share. */
@@ -156,12 +187,15 @@ export class SameWayFold<T> {
 
 /** The failed commands of each node as it is done, nodes that failed the same way one group. */
 export class NodeErrorFold {
-  private readonly fold = new SameWayFold<NodeFailure>({
-    text: (f) => f.error,
-    key: (f) =>
-      JSON.stringify([f.command, f.typed ?? [], f.exitCode, f.lost ?? false, f.missingBinary]),
-    withText: (f, error) => ({ ...f, error }),
-  });
+  private readonly fold = new SameWayFold<NodeFailure>(
+    {
+      text: (f) => f.error,
+      key: (f) =>
+        JSON.stringify([f.command, f.typed ?? [], f.exitCode, f.lost ?? false, f.missingBinary]),
+      withText: (f, error) => ({ ...f, error }),
+    },
+    FLAT,
+  );
 
   add(node: string, failures: readonly NodeFailure[]): void {
     this.fold.add(node, failures);
@@ -169,6 +203,12 @@ export class NodeErrorFold {
 
   groups(): NodeErrorGroup[] {
     return this.fold.groups().map(({ nodes, items }) => ({ nodes, errors: items }));
+  }
+
+  /** Up to FLAT failed nodes, each failure on its node in the node's own words, in the order
+   * the nodes were done (meta.nodeErrors); undefined past them. */
+  flat(): NodeError[] | undefined {
+    return this.fold.eachNode()?.flatMap(({ node, items }) => items.map((f) => ({ node, ...f })));
   }
 }
 
