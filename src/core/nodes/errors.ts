@@ -31,7 +31,7 @@ const FEW = 3;
 
 /**
  * Up to this many failed nodes, a capture's meta records each node's failures in its own words
- * (meta.nodeErrors, one entry per node and command): what kdebug before 0.1.0's groups reads, and
+ * (meta.nodeErrors, one entry per node and command): what kdebug before the groups reads, and
  * what a script reads without knowing of NODE. A node's entries take about 5 KB of JSON (a
  * failed --all-nodes run: 28 MB for 5,000 nodes), so 50 nodes stay near 0.3 MB, less than one
  * node's rules dump; a run without --all-nodes reads far fewer nodes. Past it the groups
