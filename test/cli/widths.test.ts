@@ -46,6 +46,14 @@ describe('every command at the terminal width', () => {
       const wide = run(args, 120);
       assert.equal(characters(narrow), characters(wide));
       assert.ok(wide.every((l) => stringWidth(l) <= 120 || oneWord(l)));
+      // alignment kept: in a report what wraps goes on under an indent, never back to the first
+      // column (help's prose paragraphs start there, as every line of theirs does)
+      if (args.includes('--help')) return;
+      const heads = wide.filter((l) => /^\S/.test(l)).map((l) => l.split(/\s+/)[0]!);
+      const strays = narrow.filter(
+        (l) => /^\S/.test(l) && !heads.some((h) => l.split(/\s+/)[0] === h),
+      );
+      assert.deepEqual(strays, []);
     });
 
   it('a word longer than the line stays whole on a line of its own, past the width', () => {
