@@ -279,6 +279,17 @@ describe('node errors in meta.json: older kdebug and scripts read them', () => {
     assert.deepEqual(notRead(facts), older.notRead(facts));
   });
 
+  it('read back, nodes whose flat entries failed alike are one group again: one line lost, not one a node', () => {
+    const fold = new NodeErrorFold();
+    for (let i = 0; i < 40; i++) fold.add(`node-${i}`, unreachable(i, true));
+    const facts = written(fold, []);
+    assert.ok(Array.isArray(facts.meta['nodeErrors']), 'written flat');
+    const lost = notRead(facts);
+    assert.equal(lost.length, 2, lost.map((n) => n.what).join('\n'));
+    assert.match(lost[0]!.what, /on 40 nodes/);
+    assert.equal(nodeErrorsOf(facts).count, 80);
+  });
+
   it('a node done twice has both its reads in the flat list', () => {
     const fold = new NodeErrorFold();
     fold.add('node-0', unreachable(0));

@@ -84,7 +84,8 @@ const REVISION = new Set([
 
 /** The label selector of this cluster's kube-proxy Pods, from the Pods seen: kubeadm's
  * k8s-app=kube-proxy where they carry it, else the labels they all share (a DaemonSet
- * labelled otherwise). */
+ * labelled otherwise), with a label no kube-proxy Pod has left out where another kube-system
+ * Pod shares them too ("tier=node,!app" beside flannel's). */
 export function kubeProxySelector(ctx: CheckContext): string {
   const pods = kubeProxyPods(ctx);
   const usual = 'k8s-app=kube-proxy';
@@ -94,12 +95,26 @@ export function kubeProxySelector(ctx: CheckContext): string {
       ([k, v]) => !REVISION.has(k) && pods.every((p) => p.labels[k] === v),
     ),
   );
-  // labels another kube-system Pod also carries ("tier=node") would list that Pod too
-  const others = ctx.view.pods.filter((p) => p.namespace === 'kube-system' && !isKubeProxyPod(p));
-  const alone =
-    Object.keys(shared).length > 0 &&
-    !others.some((p) => Object.entries(shared).every(([k, v]) => p.labels[k] === v));
-  return (alone && valid.selector(shared)) || usual;
+  const selector = valid.selector(shared);
+  if (!selector) return usual;
+  const alike = ctx.view.pods.filter(
+    (p) =>
+      p.namespace === 'kube-system' &&
+      !isKubeProxyPod(p) &&
+      Object.entries(shared).every(([k, v]) => p.labels[k] === v),
+  );
+  // each of those left out by a label key of its own: where one has none, it is listed too
+  const absent = [
+    ...new Set(
+      alike.flatMap((p) => {
+        const own = Object.keys(p.labels).find(
+          (k) => valid.labelKey(k) !== undefined && pods.every((x) => !(k in x.labels)),
+        );
+        return own ? [own] : [];
+      }),
+    ),
+  ];
+  return [selector, ...absent.map((k) => `!${k}`)].join(',');
 }
 
 /** `kubectl get pods` of every kube-proxy Pod, wide (their nodes). */

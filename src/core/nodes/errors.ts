@@ -284,11 +284,15 @@ export function nodeErrorsOf(facts: Facts): NodeErrors {
   const seen = read.get(facts.meta);
   if (seen && seen.from[0] === groups && seen.from[1] === flat) return seen.errors;
   // a snapshot's meta.json is input: an entry without its words is no error kdebug can show
+  // a capture's flat entries folded as the capture folds them: nodes that failed alike, one group
+  const byNode = new Map<string, NodeFailure[]>();
+  for (const { node, ...f } of Array.isArray(flat) ? (flat as unknown[]).filter(isNodeError) : [])
+    byNode.set(node, [...(byNode.get(node) ?? []), f]);
+  const fold = new NodeErrorFold();
+  for (const [node, failures] of byNode) fold.add(node, failures);
   const errors = new NodeErrors([
     ...(Array.isArray(groups) ? (groups as unknown[]).filter(isGroup) : []),
-    ...(Array.isArray(flat) ? (flat as unknown[]).filter(isNodeError) : []).map(
-      ({ node, ...f }) => ({ nodes: [node], errors: [f] }),
-    ),
+    ...fold.groups(),
   ]);
   read.set(facts.meta, { from: [groups, flat], errors });
   return errors;
