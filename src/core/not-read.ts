@@ -3,7 +3,7 @@
 // and did not finish. A report with any is partial: what it says holds for what was read only.
 // Also the limit on what one read may hold: past it the read is lost, never kept in part.
 import type { Facts } from './model.js';
-import { namedFew } from './nodes/access.js';
+import { namedFew, type NodeError } from './nodes/access.js';
 import {
   nodeErrorsOf,
   ofEach,
@@ -11,7 +11,6 @@ import {
   type NodeErrorFold,
   type NodeErrorGroup,
 } from './nodes/errors.js';
-import type { NodeError } from './nodes/access.js';
 
 /** What an API read was of, as data: the steps match failures on this, never on `what`. */
 export interface ApiRead {
@@ -56,7 +55,7 @@ export function readErrorsOf(facts: Facts): ReadError[] {
     : (v as ReadError[]);
 }
 
-/** The reason of the readErrors entry that stands for the groups (GROUPED_MARK). */
+/** The reason of the readErrors entry that stands for the groups (nodeErrorsMeta). */
 export const GROUPED = 'node-errors-grouped';
 
 /**

@@ -79,6 +79,9 @@ export interface NodeRules {
   error?: string;
 }
 
+/** An endpoint copy as the steps see it, from no node: none is local. */
+const anyNode = (x: { ready: boolean }) => ({ local: false, ready: x.ready });
+
 export class CheckContext {
   /** The node dataplanes, parsed and analysed once for all the steps. */
   readonly analysis: Analysis;
@@ -201,8 +204,7 @@ export class CheckContext {
           address: `${raw}:${sp.port}`,
         };
         const prev = out.get(at.address);
-        const here = (x: { ready: boolean }) => ({ local: false, ready: x.ready }); // no node here
-        if (prev && !replacesCopy(here(prev), here(e.conditions))) continue;
+        if (prev && !replacesCopy(anyNode(prev), anyNode(e.conditions))) continue;
         const ns = e.targetRef?.namespace || svc.namespace;
         const podName =
           e.targetRef?.kind === 'Pod' || !e.targetRef?.kind ? e.targetRef?.name : undefined;

@@ -283,11 +283,12 @@ export function nodeErrorsOf(facts: Facts): NodeErrors {
   const flat = facts.meta['nodeErrors'];
   const seen = read.get(facts.meta);
   if (seen && seen.from[0] === groups && seen.from[1] === flat) return seen.errors;
-  // a snapshot's meta.json is input: an entry without its words is no error kdebug can show
-  // a capture's flat entries folded as the capture folds them: nodes that failed alike, one group
+  // a snapshot's meta.json is input: an entry without its words is no error kdebug can show;
+  // the flat entries fold as the capture folds them (nodes that failed alike, one group)
   const byNode = new Map<string, NodeFailure[]>();
   for (const { node, ...f } of Array.isArray(flat) ? (flat as unknown[]).filter(isNodeError) : [])
-    byNode.set(node, [...(byNode.get(node) ?? []), f]);
+    if (byNode.has(node)) byNode.get(node)!.push(f);
+    else byNode.set(node, [f]);
   const fold = new NodeErrorFold();
   for (const [node, failures] of byNode) fold.add(node, failures);
   const errors = new NodeErrors([

@@ -333,9 +333,7 @@ function selected(
 ): ExpectedBackend[] {
   const zone = node.labels['topology.kubernetes.io/zone'];
   const preferClose =
-    fe.type !== 'HostPort' &&
-    !(o.internalTrafficPolicy && svc.internalTrafficPolicy === 'Local') &&
-    topologyAware(svc);
+    !(o.internalTrafficPolicy && svc.internalTrafficPolicy === 'Local') && topologyAware(svc);
   // 1.18.1+: only when every backend has hints and one is for this zone (Kubernetes' safeguards)
   const useHints =
     o.serviceTopology &&
