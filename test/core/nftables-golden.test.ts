@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { describe, it } from 'node:test';
-import { expectedRules } from '../../src/core/dataplane/expected.js';
+import { expectedRules, type ExpectedRules } from '../../src/core/dataplane/expected.js';
 import { clusterView, serviceCIDRs } from '../../src/core/kube/objects.js';
 import type { KubeObject } from '../../src/core/model.js';
 import { nftablesDrift } from '../../src/core/dataplane/nftables/drift.js';
@@ -16,11 +16,17 @@ import {
   expectedNftScript,
   expectedNftTable,
   expectedNftText,
+  firewallSources,
 } from '../../src/core/dataplane/nftables/expected.js';
 import { parseNftJson, type NftTable } from '../../src/core/dataplane/nftables/listing.js';
 import { parseNftScript } from '../../src/core/dataplane/nftables/read-text.js';
 import { MODELLED } from '../../src/core/dataplane/releases.js';
 import { buildNftServiceTrees } from '../../src/core/dataplane/nftables/trees.js';
+import {
+  nftPortChainNames,
+  nftPortPlans,
+} from '../../src/core/dataplane/nftables/expected-ports.js';
+import { ruleText } from '../../src/core/dataplane/nftables/render.js';
 import { aService, anEndpointSlice, type ServiceOptions } from '../support/builders.js';
 import { golden } from '../support/golden.js';
 import { NODE, objects, objectsV6 } from '../support/nft-overall.js';
@@ -121,6 +127,66 @@ describe('the golden nftables tables in the real nft', skipWithout(why), () => {
     });
 });
 
+/** Each Service port's plan (what drift compares the node's trees with) is what the trees of
+ * the script's own table say of that port; and the port's chains are the table's. */
+function samePlans(exp: ExpectedRules, cidrs: string[], what: string): void {
+  const table = expectedNftTable(expectedNftCommands(exp, cidrs));
+  const lbIPs = new Set(exp.servicePorts.flatMap((sp) => sp.loadBalancerIPs));
+  const trees = buildNftServiceTrees(table, { loadBalancerIPs: lbIPs, whole: true });
+  const byName = new Map(trees.services.map((t) => [t.name, t]));
+  const fixed = new Set(
+    expectedNftTable(expectedNftCommands(exp, cidrs, { fixedOnly: true })).chains.map(
+      (c) => c.name,
+    ),
+  );
+  const owned = new Set<string>();
+  for (const [sp, plan] of nftPortPlans(exp.servicePorts, lbIPs)) {
+    const t = byName.get(sp.name)!;
+    const fw = t.chains.fw ? table.chain(t.chains.fw)!.rules : [];
+    assert.deepEqual(
+      plan,
+      {
+        entries: t.entries.map(({ kind, address, port, protocol, chain, from }) => ({
+          kind,
+          address,
+          port,
+          protocol,
+          chain,
+          from,
+        })),
+        verdicts: t.verdicts.map(({ kind, chain, address, port }) => ({
+          kind,
+          chain,
+          address,
+          port,
+        })),
+        chains: t.chains,
+        endpoints: t.endpoints.map((e) => e.address),
+        localEndpoints: (t.localEndpoints ?? []).map((e) => e.address),
+        ...(t.affinitySeconds !== undefined ? { affinitySeconds: t.affinitySeconds } : {}),
+        externalMasquerade: t.masquerade
+          .filter((m) => m.chain === t.chains.ext)
+          .map((m) => m.condition),
+      },
+      `${what} ${sp.name}`,
+    );
+    if (plan.chains.fw)
+      assert.match(
+        fw.map(ruleText).join(),
+        new RegExp(`saddr != \\{ ${firewallSources(sp, exp).join(', ')} \\} drop`),
+      );
+    for (const c of nftPortChainNames(sp, exp)) owned.add(c);
+  }
+  assert.deepEqual(
+    table.chains
+      .map((c) => c.name)
+      .filter((c) => !fixed.has(c))
+      .sort(),
+    [...owned].sort(),
+    `${what}: the chains of the Service ports`,
+  );
+}
+
 /** A table's contents, without its lookups. */
 const contents = ({ chain: _c, set: _s, ...t }: NftTable) => t;
 
@@ -161,6 +227,7 @@ describe("the table drift builds from the script's commands is the one nft build
         const read = parseNftScript(expectedNftScript(exp, cidrs).join('\n')).tables[0]!;
         const built = expectedNftTable(expectedNftCommands(exp, cidrs));
         assert.deepEqual(contents(built), contents(read), `${config.source} ${minor}`);
+        samePlans(exp, cidrs, `${config.source} ${minor}`);
       }
       // the ip6 table: kube-proxy's own IPv6 test objects
       const v6 = clusterView(objectsV6);
@@ -169,5 +236,6 @@ describe("the table drift builds from the script's commands is the one nft build
       const built = expectedNftTable(expectedNftCommands(exp, serviceCIDRs(v6)));
       assert.equal(built.family, 'ip6');
       assert.deepEqual(contents(built), contents(read));
+      samePlans(exp, serviceCIDRs(v6), `IPv6 ${minor}`);
     });
 });

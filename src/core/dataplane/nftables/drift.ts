@@ -4,7 +4,7 @@
 // iptables mode, plus what only this mode has: a map element or jump to a chain the table lacks,
 // and an endpoint chain no numgen map sends new connections to.
 import { kubeProxyPodOn } from '../iptables/drift/context.js';
-import { containsAny, hostCidr, hostPort } from '../../ipv6.js';
+import { hostPort } from '../../ipv6.js';
 import {
   lineAt,
   SEVERITY,
@@ -16,12 +16,23 @@ import {
 import type { ExpectedRules, ExpectedServicePort } from '../expected.js';
 import { percent } from '../../model.js';
 import { writes, type Release } from '../releases.js';
-import type { ServiceTree, ServiceTrees, TreeEndpoint } from '../trees.js';
-import { expectedNftCommands, expectedNftTable } from './expected.js';
+import type { ServiceTree, ServiceTrees } from '../trees.js';
+import {
+  expectedNftCommands,
+  expectedNftTable,
+  firewallSources,
+  type ExpectedNftScript,
+} from './expected.js';
+import {
+  intervalSources,
+  nftPortChainNames,
+  nftPortPlans,
+  type NftPortPlan,
+} from './expected-ports.js';
 import { unreadAt, type NftExpr, type NftRule, type NftTable, type NftUnread } from './listing.js';
 import { ruleText } from './render.js';
 import { scriptLine, type NftCommand } from './script.js';
-import { buildNftServiceTrees, portChain, unreadBearing, unreadNames } from './trees.js';
+import { portChain, unreadBearing, unreadNames } from './trees.js';
 
 export interface NftDriftInput {
   node: string;
@@ -40,13 +51,14 @@ export function nftablesDrift(input: NftDriftInput): NodeDrift {
   const findings: DriftFinding[] = [];
   const add: Add = (id, f) =>
     findings.push({ id, severity: SEVERITY[id], node, expected: [], actual: [], ...f });
-  const script = expectedNftCommands(exp, input.serviceCIDRs);
-  const want = expectedNftTable(script);
-  // the script's lines are evidence: printed only for a finding
-  const linesOf = (commands: NftCommand[]) => commands.map((x) => scriptLine(x, script.family));
+  // the chains every sync writes, as a table; each Service port's part is compared by its plan,
+  // and its script lines are evidence, written only for a finding
+  const want = expectedNftTable(expectedNftCommands(exp, input.serviceCIDRs, { fixedOnly: true }));
+  let script: ExpectedNftScript | undefined;
+  const full = () => (script ??= expectedNftCommands(exp, input.serviceCIDRs));
+  const linesOf = (commands: NftCommand[]) => commands.map((x) => scriptLine(x, want.family));
   let all: string[] | undefined; // the whole script's lines, printed once if any finding quotes them
   const lbIPs = new Set(exp.servicePorts.flatMap((sp) => sp.loadBalancerIPs));
-  const wantTrees = byName(buildNftServiceTrees(want, { loadBalancerIPs: lbIPs, whole: true }));
   const got = byName(input.trees);
   const hairpin = new Set(table.set('hairpin-connections')?.elements.map(keyText) ?? []);
   const scope = input.scoped ? new Set(exp.servicePorts.map((sp) => sp.name)) : undefined;
@@ -55,29 +67,28 @@ export function nftablesDrift(input: NftDriftInput): NodeDrift {
     node,
     source,
     table,
-    want,
+    exp,
     add,
-    script: () => (all ??= linesOf(script.commands)),
+    script: () => (all ??= linesOf(full().commands)),
     hairpin,
     release: exp.release,
     unread,
     bearing: unreadBearing(unread),
   };
-  for (const sp of exp.servicePorts)
-    servicePort(
-      sp,
-      wantTrees.get(sp.name),
-      got.get(sp.name),
-      () => linesOf(script.ports.get(sp) ?? []),
-      c,
-    );
+  for (const [sp, plan] of nftPortPlans(exp.servicePorts, lbIPs))
+    servicePort(sp, plan, got.get(sp.name), () => linesOf(full().ports.get(sp) ?? []), c);
   fixedChains(want, c);
   elementTargets(c, scope);
   // a chain some current Service port has is not left over, even where nothing leads to it; nor
   // is one a line not read may lead to
+  const ports = new Map(exp.servicePorts.map((sp) => [sp.name, sp]));
+  const current = (chain: string) => {
+    const sp = ports.get(portChain(chain)!.name);
+    return sp !== undefined && nftPortChainNames(sp, exp).has(chain);
+  };
   if (!input.scoped)
     for (const o of input.trees.orphans.filter(
-      (x) => x.rules > 0 && !want.chain(x.chain) && !c.bearing(portChain(x.chain)!.name),
+      (x) => x.rules > 0 && !current(x.chain) && !c.bearing(portChain(x.chain)!.name),
     ))
       add('orphan-chain', {
         title: `${o.chain} is left over`,
@@ -126,8 +137,7 @@ interface PortCheck {
   node: string;
   source: string;
   table: NftTable;
-  /** The table kube-proxy should write, built from its script's commands. */
-  want: NftTable;
+  exp: ExpectedRules;
   add: Add;
   /** The script's lines, printed when a finding quotes them. */
   script: () => string[];
@@ -145,7 +155,7 @@ const keyText = (e: { key: (string | number)[] }) => e.key.join(' . ');
  * external-chain masquerade, firewall and hairpin, the node's against kube-proxy's. */
 function servicePort(
   sp: ExpectedServicePort,
-  w: ServiceTree | undefined,
+  w: NftPortPlan,
   a: ServiceTree | undefined,
   /** The script lines kube-proxy writes for this port: each finding's `expected`. */
   expected: () => string[],
@@ -166,7 +176,7 @@ function servicePort(
   };
   let entryWrong = false;
 
-  for (const e of w?.entries ?? []) {
+  for (const e of w.entries) {
     const where = e.address
       ? `${hostPort(e.address, e.port ?? '')}/${e.protocol}`
       : `node port ${e.port}/${e.protocol}`;
@@ -199,7 +209,7 @@ function servicePort(
     }
   }
 
-  for (const v of w?.verdicts ?? []) {
+  for (const v of w.verdicts) {
     const where = v.address ? hostPort(v.address, v.port ?? '') : `node port ${v.port}`;
     const found = a?.verdicts.find(
       (x) => x.chain === v.chain && x.address === v.address && x.port === v.port,
@@ -217,10 +227,8 @@ function servicePort(
   // an entry sent into a chain although kube-proxy would drop or reject it there
   for (const x of a?.entries ?? [])
     if (
-      !(w?.entries ?? []).some(
-        (e) => e.address === x.address && e.port === x.port && e.kind === x.kind,
-      ) &&
-      (w?.verdicts ?? []).some((v) => v.address === x.address && v.port === x.port)
+      !w.entries.some((e) => e.address === x.address && e.port === x.port && e.kind === x.kind) &&
+      w.verdicts.some((v) => v.address === x.address && v.port === x.port)
     )
       add('endpoint-stale', {
         title: `${x.address ?? 'node port'}:${x.port} still goes to ${x.chain}`,
@@ -230,7 +238,7 @@ function servicePort(
         ],
       });
 
-  if (w && a && !entryWrong) {
+  if (a && !entryWrong) {
     if (w.chains.svc)
       endpoints(
         sp,
@@ -243,7 +251,7 @@ function servicePort(
     if (w.chains.svl)
       endpoints(
         sp,
-        w.localEndpoints ?? [],
+        w.localEndpoints,
         a.chains.svl ? (a.localEndpoints ?? []) : undefined,
         w.chains.svl,
         { add, missing },
@@ -254,15 +262,15 @@ function servicePort(
         title: `session affinity ${a.affinitySeconds === undefined ? 'missing' : `${a.affinitySeconds}s`}, not ${w.affinitySeconds === undefined ? 'none' : `${w.affinitySeconds}s`}`,
         message: `${sp.name} has ${w.affinitySeconds === undefined ? 'no session affinity' : `sessionAffinity ClientIP for ${w.affinitySeconds}s`}, but kube-proxy's table on ${node} ${a.affinitySeconds === undefined ? 'keeps no affinity sets for it' : `keeps clients for ${a.affinitySeconds}s`}.`,
       });
-    for (const m of w.masquerade.filter((x) => x.chain === w.chains.ext))
-      if (!a.masquerade.some((x) => x.chain === a.chains.ext && x.condition === m.condition))
+    for (const m of w.externalMasquerade)
+      if (!a.masquerade.some((x) => x.chain === a.chains.ext && x.condition === m))
         missing('masquerade-missing', {
-          title: `no masquerade mark in ${w.chains.ext}${m.condition === 'all' ? '' : ` for ${m.condition}`}`,
-          message: `kube-proxy's table on ${node} does not mark ${sp.name}'s external traffic${m.condition === 'all' ? '' : ` (${m.condition})`} for masquerade: replies from an endpoint on another node go straight back to the client, which drops them.`,
+          title: `no masquerade mark in ${w.chains.ext}${m === 'all' ? '' : ` for ${m}`}`,
+          message: `kube-proxy's table on ${node} does not mark ${sp.name}'s external traffic${m === 'all' ? '' : ` (${m})`} for masquerade: replies from an endpoint on another node go straight back to the client, which drops them.`,
           actual: (table.chain(w.chains.ext!)?.rules ?? []).map((r) => `${source}: ${ruleText(r)}`),
         });
   }
-  if (w?.chains.fw) firewall(sp, w, c, missing);
+  if (w.chains.fw) firewall(sp, w.chains.fw, c, missing);
   // before 1.36 each endpoint chain marks its own hairpin traffic: no hairpin-connections set
   const hairpins = writes(c.release, 'nftInlineMasquerade') ? sp.reachableEndpoints : [];
   for (const ep of hairpins.filter((e) => e.local)) {
@@ -279,8 +287,9 @@ function servicePort(
 /** One policy chain's endpoints and shares against kube-proxy's. */
 function endpoints(
   sp: ExpectedServicePort,
-  want: TreeEndpoint[],
-  got: TreeEndpoint[] | undefined,
+  /** The addresses kube-proxy DNATs to. */
+  want: string[],
+  got: ServiceTree['endpoints'] | undefined,
   chain: string,
   /** `missing` adds what says a thing is not there: none where a line not read may hold it. */
   { add, missing }: { add: Add; missing: Add },
@@ -293,11 +302,12 @@ function endpoints(
     });
     return;
   }
-  const addresses = new Set(want.map((e) => e.address));
-  for (const e of want.filter((x) => !got.some((y) => y.address === x.address)))
+  const addresses = new Set(want);
+  const have = new Set(got.map((y) => y.address));
+  for (const address of want.filter((x) => !have.has(x)))
     missing('endpoint-missing', {
-      title: `endpoint ${e.address} missing`,
-      message: `${e.address} is an endpoint of ${sp.name} kube-proxy should send to, but its table on ${c.node} does not: ${c.node}'s kube-proxy has not synced since the endpoint became ready.`,
+      title: `endpoint ${address} missing`,
+      message: `${address} is an endpoint of ${sp.name} kube-proxy should send to, but its table on ${c.node} does not: ${c.node}'s kube-proxy has not synced since the endpoint became ready.`,
     });
   for (const e of got.filter((x) => x.address && !addresses.has(x.address)))
     add('endpoint-stale', {
@@ -321,7 +331,7 @@ function endpoints(
   if (
     got.length === want.length &&
     !got.some((e) => e.affinity && e.probability === 0) &&
-    got.every((e) => addresses.has(e.address)) &&
+    got.every((e) => e.address !== undefined && addresses.has(e.address)) &&
     got.some((e) => Math.abs(e.probability - share) > 1e-9)
   )
     // the shares are the numgen rule's, which may be a line not read
@@ -333,8 +343,7 @@ function endpoints(
 }
 
 /** loadBalancerSourceRanges: the firewall-ips elements and the firewall chain's sources. */
-function firewall(sp: ExpectedServicePort, w: ServiceTree, c: PortCheck, add: Add): void {
-  const fw = w.chains.fw!;
+function firewall(sp: ExpectedServicePort, fw: string, c: PortCheck, add: Add): void {
   const elements = c.table.set('firewall-ips')?.elements ?? [];
   const unguarded = sp.loadBalancerIPs.filter(
     (ip) =>
@@ -343,7 +352,7 @@ function firewall(sp: ExpectedServicePort, w: ServiceTree, c: PortCheck, add: Ad
       ),
   );
   const chain = c.table.chain(fw);
-  const want = sources(c.want.chain(fw)?.rules ?? []);
+  const want = intervalSources(firewallSources(sp, c.exp));
   const got = sources(chain?.rules ?? []);
   if (unguarded.length === 0 && chain && want.join() === got.join()) return;
   add('firewall-missing', {
@@ -357,16 +366,10 @@ function firewall(sp: ExpectedServicePort, w: ServiceTree, c: PortCheck, add: Ad
   });
 }
 
-/** The addresses and CIDRs a firewall chain's rules let through, sorted; one inside another is
- * left out, as nft merges it into the interval set (kube-proxy adds the load-balancer IP to a
- * range holding the node). */
-function sources(rules: NftRule[]): string[] {
-  const all = [...new Set(rules.flatMap((r) => signature(r).split(' ').filter(isAddress)))];
-  const len = (c: string) => Number(hostCidr(c).split('/')[1]);
-  const inside = (a: string) =>
-    all.some((b) => b !== a && len(b) <= len(a) && containsAny(hostCidr(b), a.split('/')[0]!));
-  return all.filter((a) => !inside(a)).sort();
-}
+/** The addresses and CIDRs a firewall chain's rules let through, as its interval set holds
+ * them (kube-proxy adds the load-balancer IP to a range holding the node). */
+const sources = (rules: NftRule[]): string[] =>
+  intervalSources(rules.flatMap((r) => signature(r).split(' ').filter(isAddress)));
 
 /** Which finding a difference in one of the table's fixed chains is. */
 const FIXED_ID: Record<string, DriftId> = {

@@ -78,7 +78,13 @@ export function expectedNftTable(s: ExpectedNftScript): NftTable {
   return scriptTable(s.commands, s.family);
 }
 
-export function expectedNftCommands(exp: ExpectedRules, serviceCIDRs: string[]): ExpectedNftScript {
+/** The script's commands; `fixedOnly`: only what every sync writes whatever the Services (the
+ * base chains, dispatch, masquerading, checks and their sets), without any Service port's. */
+export function expectedNftCommands(
+  exp: ExpectedRules,
+  serviceCIDRs: string[],
+  { fixedOnly = false } = {},
+): ExpectedNftScript {
   const family = exp.ruleContext.family;
   const ipX = family === 'IPv6' ? 'ip6' : 'ip';
   const addr = family === 'IPv6' ? 'ipv6_addr' : 'ipv4_addr';
@@ -239,7 +245,7 @@ export function expectedNftCommands(exp: ExpectedRules, serviceCIDRs: string[]):
 
   const hairpins = new Set<string>();
   const ports = new Map<ExpectedServicePort, NftCommand[]>();
-  for (const sp of exp.servicePorts) {
+  for (const sp of fixedOnly ? [] : exp.servicePorts) {
     const from = out.length;
     servicePortScript(sp, {
       ipX,
@@ -256,6 +262,18 @@ export function expectedNftCommands(exp: ExpectedRules, serviceCIDRs: string[]):
     ports.set(sp, out.slice(from));
   }
   return { family: ipX, commands: out, ports };
+}
+
+/** Whether the port has a firewall chain: load-balancer IPs with source ranges. */
+export const usesFirewall = (sp: ExpectedServicePort) =>
+  sp.loadBalancerIPs.length > 0 && sp.sourceRanges.length > 0;
+
+/** The sources the firewall chain lets through: the ranges, and the load-balancer IPs where a
+ * range holds the node (kube-proxy lets the node reach its own load balancer). */
+export function firewallSources(sp: ExpectedServicePort, exp: ExpectedRules): string[] {
+  const nodeIP = exp.node.ips[0];
+  const fromNode = nodeIP !== undefined && sp.sourceRanges.some((r) => containsAny(r, nodeIP));
+  return [...sp.sourceRanges, ...(fromNode ? sp.loadBalancerIPs : [])];
 }
 
 /** What kube-proxy answers node ports on: `nodePortAddresses` ("primary", the nftables-mode
@@ -332,12 +350,12 @@ function servicePortScript(sp: ExpectedServicePort, c: PortContext): void {
     if (!sp.hasExternalEndpoints)
       element('no-endpoint-services', vip(ip), verdict(sp.externalVerdict), true);
   }
-  const usesFirewall = sp.loadBalancerIPs.length > 0 && sp.sourceRanges.length > 0;
-  if (usesFirewall) ensure(names.firewall);
+  const firewall = usesFirewall(sp);
+  if (firewall) ensure(names.firewall);
   const named = !writes(exp.release, 'nftFirewallElementUncommented');
   for (const ip of sp.loadBalancerIPs) {
     if (sp.hasEndpoints) element('service-ips', vip(ip), goto(names.external));
-    if (usesFirewall) element('firewall-ips', vip(ip), goto(names.firewall), named);
+    if (firewall) element('firewall-ips', vip(ip), goto(names.firewall), named);
   }
   if (!sp.hasExternalEndpoints)
     for (const ip of sp.loadBalancerIPs)
@@ -374,12 +392,8 @@ function servicePortScript(sp: ExpectedServicePort, c: PortContext): void {
     }
     if (sp.hasExternalEndpoints) rule(names.external, '', jump('goto', externalPolicyChain));
   }
-  if (usesFirewall) {
-    const nodeIP = exp.node.ips[0];
-    const fromNode = nodeIP !== undefined && sp.sourceRanges.some((r) => containsAny(r, nodeIP));
-    const sources = [...sp.sourceRanges, ...(fromNode ? sp.loadBalancerIPs : [])];
-    rule(names.firewall, `${ipX} saddr != { ${sources.join(', ')} } drop`);
-  }
+  if (firewall)
+    rule(names.firewall, `${ipX} saddr != { ${firewallSources(sp, exp).join(', ')} } drop`);
   if (affinity)
     for (const ep of sp.reachableEndpoints)
       out.push({

@@ -1,0 +1,133 @@
+// What each Service port's part of kube-proxy's nftables table does, as drift compares it with
+// the node's trees: its map entries, no-endpoint verdicts, chains, endpoints, affinity, external
+// masquerade and firewall sources. Derived from the same model the script is written from
+// (expected.ts), so drift reads no text back; a test holds it equal to the trees of that script's
+// table for every modelled release.
+import { containsAny, hostCidr, hostPort } from '../../ipv6.js';
+import type { ExpectedRules, ExpectedServicePort } from '../expected.js';
+import { writes } from '../releases.js';
+import type { EntryPoint, ServiceTree } from '../trees.js';
+import { nftEndpointNames, nftPortChains, usesFirewall } from './expected.js';
+
+export interface NftPortPlan {
+  entries: Pick<EntryPoint, 'kind' | 'address' | 'port' | 'protocol' | 'chain' | 'from'>[];
+  verdicts: { kind: 'reject' | 'drop'; chain: string; address?: string; port: number }[];
+  chains: Pick<ServiceTree['chains'], 'svc' | 'svl' | 'ext' | 'fw'>;
+  /** The addresses ("ip:port") the service chain DNATs to, in order. */
+  endpoints: string[];
+  /** The same for the local chain. */
+  localEndpoints: string[];
+  affinitySeconds?: number;
+  /** What the external chain's masquerade marks match: "all", or the match in nft words. */
+  externalMasquerade: string[];
+}
+
+/** Each Service port's plan. Where two ports write an element of the same key (an external IP
+ * two Services share), the map holds the last one written, as nft applies the script. */
+export function nftPortPlans(
+  ports: readonly ExpectedServicePort[],
+  loadBalancerIPs: ReadonlySet<string>,
+): Map<ExpectedServicePort, NftPortPlan> {
+  const plans = new Map(ports.map((sp) => [sp, nftPortPlan(sp, loadBalancerIPs)]));
+  const keyOf = (sp: ExpectedServicePort, map: string, address: string | undefined, port: number) =>
+    `${map} ${address ?? ''} ${sp.protocol} ${port}`;
+  const owner = new Map<string, NftPortPlan>();
+  for (const [sp, p] of plans) {
+    for (const e of p.entries) owner.set(keyOf(sp, e.from, e.address, e.port!), p);
+    for (const v of p.verdicts) owner.set(keyOf(sp, v.chain, v.address, v.port), p);
+  }
+  if (
+    owner.size < [...plans.values()].reduce((n, p) => n + p.entries.length + p.verdicts.length, 0)
+  )
+    for (const [sp, p] of plans) {
+      p.entries = p.entries.filter((e) => owner.get(keyOf(sp, e.from, e.address, e.port!)) === p);
+      p.verdicts = p.verdicts.filter((v) => owner.get(keyOf(sp, v.chain, v.address, v.port)) === p);
+    }
+  return plans;
+}
+
+/** One port's plan; `loadBalancerIPs` are every Service's, which the trees tell external IPs by. */
+export function nftPortPlan(
+  sp: ExpectedServicePort,
+  loadBalancerIPs: ReadonlySet<string>,
+): NftPortPlan {
+  const names = nftPortChains(sp);
+  const proto = sp.protocol;
+  const internalChain = sp.internalPolicyLocal ? names.local : names.service;
+  const plan: NftPortPlan = {
+    entries: [],
+    verdicts: [],
+    chains: {
+      ...(sp.chains.svc ? { svc: names.service } : {}),
+      ...(sp.chains.svl ? { svl: names.local } : {}),
+      ...(sp.chains.ext ? { ext: names.external } : {}),
+      ...(usesFirewall(sp) ? { fw: names.firewall } : {}),
+    },
+    endpoints: sp.chains.svc ? sp.clusterEndpoints.map((e) => hostPort(e.ip, e.port)) : [],
+    localEndpoints: sp.chains.svl ? sp.localEndpoints.map((e) => hostPort(e.ip, e.port)) : [],
+    externalMasquerade: !sp.chains.ext
+      ? []
+      : sp.externalPolicyLocal
+        ? ['fib saddr type local']
+        : ['all'],
+  };
+  const balanced =
+    (sp.chains.svc && sp.clusterEndpoints.length > 0) ||
+    (sp.chains.svl && sp.localEndpoints.length > 0);
+  if (sp.affinitySeconds !== undefined && balanced) plan.affinitySeconds = sp.affinitySeconds;
+  // a map holds one element per key: an address listed twice is one entry
+  const entry = (
+    kind: EntryPoint['kind'],
+    address: string | undefined,
+    port: number,
+    chain: string,
+  ) => {
+    const from = address === undefined ? 'service-nodeports' : 'service-ips';
+    if (!plan.entries.some((e) => e.from === from && e.address === address && e.port === port))
+      plan.entries.push({ kind, address, port, protocol: proto, chain, from });
+  };
+  const verdict = (v: 'REJECT' | 'DROP' | undefined, address: string | undefined, port: number) => {
+    const chain = address === undefined ? 'no-endpoint-nodeports' : 'no-endpoint-services';
+    if (!plan.verdicts.some((x) => x.chain === chain && x.address === address && x.port === port))
+      plan.verdicts.push({ kind: v === 'REJECT' ? 'reject' : 'drop', chain, address, port });
+  };
+  if (sp.hasInternalEndpoints) entry('cluster-ip', sp.clusterIP, sp.port, internalChain);
+  else verdict(sp.internalVerdict, sp.clusterIP, sp.port);
+  for (const ip of sp.externalIPs) {
+    const kind = loadBalancerIPs.has(ip) ? 'load-balancer' : 'external-ip';
+    if (sp.hasEndpoints) entry(kind, ip, sp.port, names.external);
+    if (!sp.hasExternalEndpoints) verdict(sp.externalVerdict, ip, sp.port);
+  }
+  for (const ip of sp.loadBalancerIPs)
+    if (sp.hasEndpoints) entry('load-balancer', ip, sp.port, names.external);
+  if (!sp.hasExternalEndpoints)
+    for (const ip of sp.loadBalancerIPs) verdict(sp.externalVerdict, ip, sp.port);
+  if (sp.nodePort !== undefined) {
+    if (sp.hasEndpoints) entry('node-port', undefined, sp.nodePort, names.external);
+    if (!sp.hasExternalEndpoints) verdict(sp.externalVerdict, undefined, sp.nodePort);
+  }
+  return plan;
+}
+
+/** Addresses and CIDRs as nft's interval set holds them: sorted, one inside another left out. */
+export function intervalSources(all: string[]): string[] {
+  const unique = [...new Set(all)];
+  const len = (c: string) => Number(hostCidr(c).split('/')[1]);
+  const inside = (a: string) =>
+    unique.some((b) => b !== a && len(b) <= len(a) && containsAny(hostCidr(b), a.split('/')[0]!));
+  return unique.filter((a) => !inside(a)).sort();
+}
+
+/** Every chain kube-proxy writes for the port: its own and, where the release writes them, one
+ * per endpoint (before 1.36, or with session affinity). */
+export function nftPortChainNames(sp: ExpectedServicePort, exp: ExpectedRules): Set<string> {
+  const names = nftPortChains(sp);
+  const out = new Set<string>();
+  if (sp.chains.svc) out.add(names.service);
+  if (sp.chains.svl) out.add(names.local);
+  if (sp.chains.ext) out.add(names.external);
+  if (usesFirewall(sp)) out.add(names.firewall);
+  if (sp.affinitySeconds !== undefined || !writes(exp.release, 'nftInlineMasquerade'))
+    for (const ep of sp.reachableEndpoints) out.add(nftEndpointNames(sp, ep).chain);
+  return out;
+}
