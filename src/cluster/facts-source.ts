@@ -8,7 +8,7 @@ import { kubeProxyPodsReadOn } from '../core/kube/daemon-set.js';
 import type { DiagnosedService } from '../core/diagnose.js';
 import type { Facts } from '../core/model.js';
 import { byReason, namedFew, nodeAccessLines, type NodeAccess } from '../core/nodes/access.js';
-import { rulesReadError } from '../core/nodes/errors.js';
+import { nodeErrorsOf, rulesReadError } from '../core/nodes/errors.js';
 import type { KubeCluster } from './kube-cluster.js';
 import type { CollectProgress, NodeTally } from './collect.js';
 import type { NodeAccessFlags } from './nodes/flags.js';
@@ -97,11 +97,12 @@ function checkLiveNodes(facts: Facts, label: string, o: SourceFlags): void {
   if (o.node === undefined && !o.allNodes && nodes.length !== 1)
     throw new FactsSourceError(`${label}: pick a node with --node ${list}`);
   const unread = (o.node !== undefined ? [o.node] : nodes).filter((n) => !recordedFamily(facts, n));
+  const errors = nodeErrorsOf(facts);
   if (unread.length > 0 && unread.length === (o.node !== undefined ? 1 : nodes.length))
     throw new FactsSourceError(
       // the same failure on many nodes said once: thousands of nodes, one short line
       `${label}: could not read the rules of ${byReason(
-        unread.map((n) => ({ node: n, reason: rulesReadError(facts, n) ?? 'not reached' })),
+        unread.map((n) => ({ node: n, reason: rulesReadError(errors, n) ?? 'not reached' })),
       )
         .map((g) => `${namedFew(g.nodes)} (${g.reason})`)
         .join('; ')}`,

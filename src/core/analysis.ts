@@ -48,6 +48,7 @@ import {
 import { clusterView, findService, servicePortName, type ClusterView } from './kube/objects.js';
 import type { Service } from './kube/objects.js';
 import type { Facts } from './model.js';
+import { nodeErrorsOf, type NodeErrors } from './nodes/errors.js';
 import { parseIpBrief } from './nodes/outputs.js';
 import { clusterConfig, resolveNode, type NodeState } from './nodes/state.js';
 import { ViewIndex } from './kube/view-index.js';
@@ -92,6 +93,7 @@ export interface AnalysisOptions {
 export class Analysis {
   private viewMemo: ClusterView | undefined;
   private indexMemo: ViewIndex | undefined;
+  private nodeErrorsMemo: NodeErrors | undefined;
   private readonly nodes = new Map<string, NodeAnalysis>();
   private readonly states = new Map<string, NodeState>();
   private readonly ipvsTables = new Map<string, IpvsTable | IpvsParseError>();
@@ -104,6 +106,11 @@ export class Analysis {
 
   get view(): ClusterView {
     return (this.viewMemo ??= this.options.view ?? clusterView(this.facts.objects));
+  }
+
+  /** The node commands that failed in the capture, read once. */
+  get nodeErrors(): NodeErrors {
+    return (this.nodeErrorsMemo ??= nodeErrorsOf(this.facts));
   }
 
   /** The view's Pods and Nodes by node name. */

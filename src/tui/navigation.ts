@@ -21,7 +21,6 @@ import { diagModel, diagView, type DiagModel } from './screens/Diagnosis.js';
 import { driftFinding, driftModel, driftView, type DriftModel } from './screens/Drift.js';
 import { helpLines, helpView } from './screens/Help.js';
 import { errorsModel, errorsView, type ErrorsModel } from './screens/NodeErrors.js';
-import { nodeErrorsOf } from '../core/nodes/errors.js';
 import { rulesModel, rulesView, type RulesModel } from './screens/Rules.js';
 import { locate } from './screens/rules-rows.js';
 import { searchModel, searchView, type SearchModel } from './screens/Search.js';
@@ -91,7 +90,7 @@ export function models(s: State, sc: Screen): Models {
     namespaces: s.screen === 'ns' ? namespacesModel(s, listed(sc), width, bodyHeight) : undefined,
     errors:
       s.screen === 'errors'
-        ? errorsModel(s, nodeErrorsOf(data.facts), sc.reading ?? false, width, bodyHeight)
+        ? errorsModel(s, data.analysis.nodeErrors, sc.reading ?? false, width, bodyHeight)
         : undefined,
   };
 }

@@ -89,8 +89,8 @@ describe('node errors: nodes that failed the same way', () => {
       ],
     );
     assert.match(on[1]!.error, /^cannot run ip -br addr on node node-17: kube-proxy Pod: exec /);
-    assert.match(rulesReadError(withGroups(fold), 'node-2999')!, /^exec kube-system\/kube-proxy-…/);
-    assert.equal(rulesReadError(withGroups(fold), 'node-a'), undefined);
+    assert.match(rulesReadError(errors, 'node-2999')!, /^exec kube-system\/kube-proxy-…/);
+    assert.equal(rulesReadError(errors, 'node-a'), undefined);
   });
 
   it('up to three nodes that failed the same way keep their own words, each its own group', () => {
@@ -172,7 +172,7 @@ describe('node errors: nodes that failed the same way', () => {
     const errors = nodeErrorsOf(old);
     assert.equal(errors.count, 2);
     assert.deepEqual(errors.nodes(), ['node-b']);
-    assert.equal(rulesReadError(old, 'node-b'), 'refused');
+    assert.equal(rulesReadError(errors, 'node-b'), 'refused');
     assert.deepEqual(
       errors.all().map((e) => `${e.node} ${e.command}`),
       ['node-b iptables-save', 'node-b ip-addr'],

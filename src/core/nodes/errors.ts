@@ -274,15 +274,11 @@ export class NodeErrors {
   }
 }
 
-const read = new WeakMap<object, { from: [unknown, unknown]; errors: NodeErrors }>();
-
 /** The node commands that failed in a capture (meta.nodeErrorGroups, and an older capture's
- * meta.nodeErrors), read once per meta. */
+ * meta.nodeErrors); the run's Analysis reads them once (Analysis.nodeErrors). */
 export function nodeErrorsOf(facts: Facts): NodeErrors {
   const groups = facts.meta['nodeErrorGroups'];
   const flat = facts.meta['nodeErrors'];
-  const seen = read.get(facts.meta);
-  if (seen && seen.from[0] === groups && seen.from[1] === flat) return seen.errors;
   // a snapshot's meta.json is input: an entry without its words is no error kdebug can show;
   // the flat entries fold as the capture folds them (nodes that failed alike, one group)
   const byNode = new Map<string, NodeFailure[]>();
@@ -291,12 +287,10 @@ export function nodeErrorsOf(facts: Facts): NodeErrors {
     else byNode.set(node, [f]);
   const fold = new NodeErrorFold();
   for (const [node, failures] of byNode) fold.add(node, failures);
-  const errors = new NodeErrors([
+  return new NodeErrors([
     ...(Array.isArray(groups) ? (groups as unknown[]).filter(isGroup) : []),
     ...fold.groups(),
   ]);
-  read.set(facts.meta, { from: [groups, flat], errors });
-  return errors;
 }
 
 function isFailure(v: unknown): v is NodeFailure {
@@ -331,6 +325,6 @@ function isGroup(v: unknown): v is NodeErrorGroup {
 const RULES_READ = /^iptables(?:-legacy|-nft)?-(?:save|(?:nat|filter)-S_.*)$/;
 
 /** Why a node's rules were not read, when the capture tried and failed. */
-export function rulesReadError(facts: Facts, node: string): string | undefined {
-  return nodeErrorsOf(facts).find(node, (e) => RULES_READ.test(e.command))?.error;
+export function rulesReadError(errors: NodeErrors, node: string): string | undefined {
+  return errors.find(node, (e) => RULES_READ.test(e.command))?.error;
 }

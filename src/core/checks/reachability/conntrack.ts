@@ -12,7 +12,6 @@ import {
 import type { Service } from '../../kube/objects.js';
 import { seen, unseen } from '../../evidence.js';
 import type { Evidence, Finding } from '../../model.js';
-import { nodeErrorsOf } from '../../nodes/errors.js';
 import { commandStem } from '../../nodes/commands.js';
 import { onNode, valid } from '../../next-command.js';
 import { count, findingOf, list } from '../check.js';
@@ -40,7 +39,7 @@ export function conntrackFindings(ctx: CheckContext, svc: Service): Finding[] {
         const text = ctx.output(node, stem);
         if (text === undefined) {
           // it ran and failed (a command not run on this transport is said in the access line)
-          const error = nodeErrorsOf(ctx.facts).find(
+          const error = ctx.analysis.nodeErrors.find(
             node,
             (e) => e.command === stem && e.exitCode !== null,
           );

@@ -6,7 +6,6 @@ import type { Evidence } from '../../model.js';
 import type { ProbeResult } from '../../nodes/outputs.js';
 import type { CheckContext } from '../context.js';
 import { isWindows } from '../../kube/objects.js';
-import { nodeErrorsOf } from '../../nodes/errors.js';
 
 export type { NodeProbe } from '../../nodes/commands.js';
 
@@ -62,7 +61,7 @@ export function idleProbers(ctx: CheckContext): string[] {
   if (probing.size === 0) return [];
   const windows = new Set(ctx.view.nodes.filter(isWindows).map((n) => n.name));
   // nodes kdebug read something of (or tried to), that ran no probe
-  const tried = new Set(nodeErrorsOf(ctx.facts).nodes());
+  const tried = new Set(ctx.analysis.nodeErrors.nodes());
   return ctx
     .nodeNames()
     .filter(

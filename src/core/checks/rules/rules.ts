@@ -283,7 +283,7 @@ function notRead(ctx: CheckContext, read: string[]): Finding[] {
             node,
           }),
         ];
-      const error = rulesReadError(ctx.facts, node);
+      const error = rulesReadError(ctx.analysis.nodeErrors, node);
       // a node whose kube-proxy keeps its state outside iptables (nftables, IPVS) says how to
       // read that state, not its iptables dump; Cilium's agents are read with the other nodes
       const state = stateOf(modes.get(node));
