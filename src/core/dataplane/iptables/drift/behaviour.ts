@@ -17,10 +17,43 @@ export interface BehaviourDiff {
 }
 
 /** The rules kube-proxy would write, parsed, in the tables the node's dump holds: a nat-only
- * dump is not walked into kube-proxy's filter rules. */
-export function wantedRules(exp: ExpectedRules, actual: Ruleset): Ruleset {
+ * dump is not walked into kube-proxy's filter rules. With `ports`, only theirs and the fixed
+ * chains: enough to walk packets to those ports (portsMeeting says which). */
+export function wantedRules(
+  exp: ExpectedRules,
+  actual: Ruleset,
+  ports?: ExpectedServicePort[],
+): Ruleset {
   const tables = (['filter', 'nat'] as const).filter((t) => actual.table(t));
-  return parseIptables(expectedSave(exp, { header: false, tables }));
+  const only = ports ? { ...exp, servicePorts: ports } : exp;
+  return parseIptables(expectedSave(only, { header: false, tables }));
+}
+
+/**
+ * The Service ports whose rules a packet to one port's addresses and ports can meet: itself and
+ * those that name one of them (a shared external IP, a Service's other ports). Every other rule
+ * kube-proxy writes matches another port's own destination, or sits in its own chains.
+ */
+export function portsMeeting(
+  exp: ExpectedRules,
+): (sp: ExpectedServicePort) => ExpectedServicePort[] {
+  const by = new Map<string, ExpectedServicePort[]>();
+  const keysOf = (sp: ExpectedServicePort) => [
+    ...[sp.clusterIP, ...sp.externalIPs, ...sp.loadBalancerIPs],
+    ...[sp.nodePort, sp.healthCheckNodePort].flatMap((n) => (n === undefined ? [] : [`:${n}`])),
+  ];
+  for (const sp of exp.servicePorts)
+    for (const k of keysOf(sp)) {
+      const xs = by.get(k);
+      if (xs) xs.push(sp);
+      else by.set(k, [sp]);
+    }
+  // in kube-proxy's order: where two ports claim one address and port, the first rule wins
+  const order = new Map(exp.servicePorts.map((sp, i) => [sp, i]));
+  return (sp) =>
+    [...new Set(keysOf(sp).flatMap((k) => by.get(k) ?? []))].sort(
+      (a, b) => order.get(a)! - order.get(b)!,
+    );
 }
 
 /** The packets whose walk differs between the node's rules and kube-proxy's (`want`, from
@@ -132,32 +165,39 @@ export function behaviourKey(
     if (n === undefined) seen.set(word, (n = seen.size));
     return `<${n}>`;
   };
-  const renamed = (text: string) => {
-    const out: string[] = [];
-    const words = text.split(' ');
-    for (let i = 0; i < words.length; i++) {
-      let w = words[i]!;
-      if (w.startsWith('"')) {
-        // a comment, spaces and all
-        while (!(w.length > 1 && w.endsWith('"')) && i + 1 < words.length) w += ` ${words[++i]!}`;
-        out.push(name(w));
-      } else out.push(own.has(w) ? name(w) : w);
-    }
-    return out.join(' ');
+  // a comment, spaces and all, is one word
+  const renamed = (text: string) =>
+    text.replace(WORD, (w) => (w.startsWith('"') ? name(w) : own.has(w) ? name(w) : w));
+  // the differences kube-proxy's side has are the port's own lines: each is marked where it
+  // stands, not renamed twice
+  const differs = new Map<string, number>();
+  for (const l of diff.expected) differs.set(l, (differs.get(l) ?? 0) + 1);
+  const line = (table: string, r: { chain: string; text: string }) => {
+    const key = `-t ${table} ${r.text}`;
+    const n = differs.get(key);
+    if (n) differs.set(key, n - 1);
+    return `${renamed(r.chain)} ${renamed(r.text)}${n ? ' -' : ''}`;
   };
+  const lines = [
+    sp.protocol,
+    ...sp.nat.map((r) => line('nat', r)),
+    ...sp.filter.map((r) => line('filter', r)),
+  ];
+  const left = [...differs].flatMap(([l, n]) => Array<string>(n).fill(l));
   const met = [...hosts, ...ports].flatMap((k) => shared.byName.get(k) ?? []);
   return [
-    sp.protocol,
-    ...sp.nat.map((r) => `${renamed(r.chain)} ${renamed(r.text)}`),
-    ...sp.filter.map((r) => `${renamed(r.chain)} ${renamed(r.text)}`),
+    ...lines,
     '-',
-    ...diff.expected.map(renamed),
+    ...left.map(renamed),
     '+',
     ...diff.actual.map(renamed),
     '=',
     ...met.map(renamed),
   ].join('\n');
 }
+
+/** A word of a rule's text: a quoted comment whole, else up to the next space. */
+const WORD = /"[^"]*"|[^ ]+/g;
 
 /** Where kube-proxy's rules send a packet, as a sorted list of "50% -> 10.0.0.1:80 masquerade"
  * outcomes: its DNAT, its mark for masquerade and its REJECT or DROP; what the node's other rules

@@ -12,6 +12,7 @@ import { releaseRange } from '../../releases.js';
 import {
   behaviourDiffers,
   behaviourKey,
+  portsMeeting,
   sharedRules,
   wantedRules,
   type SharedRules,
@@ -152,6 +153,10 @@ function otherRelease(c: DriftContext, signs: string | undefined): Other | undef
   return signs ? { who: 'an older kube-proxy' } : undefined;
 }
 
+/** How many ports are walked through their own part of kube-proxy's rules before all of them
+ * are parsed once (a few distinct shapes on most nodes; every port where none fold). */
+const FEW_WALKS = 32;
+
 interface Other {
   who: string;
 }
@@ -172,7 +177,16 @@ function foldByBehaviour(
   // ports whose rules and differences are the same but for their own names: one walk for all
   const walkedSame = new Set<string>();
   let shared: SharedRules | undefined;
-  let want: Ruleset | undefined; // kube-proxy's rules, parsed for the first port walked
+  // kube-proxy's rules a walk needs: the port's own and those it meets, for the first few ports
+  // walked; past those, all of them, parsed once
+  let whole: Ruleset | undefined;
+  let meeting: ((sp: ExpectedServicePort) => ExpectedServicePort[]) | undefined;
+  let walked = 0;
+  const want = (sp: ExpectedServicePort) =>
+    whole ??
+    (++walked > FEW_WALKS
+      ? (whole = wantedRules(c.exp, c.actual))
+      : wantedRules(c.exp, c.actual, (meeting ??= portsMeeting(c.exp))(sp)));
   const byName = new Map<string, ExpectedServicePort>(c.exp.servicePorts.map((x) => [x.name, x]));
   for (const [owner, d] of diffs) {
     const n = Math.max(d.expected.length, d.actual.length);
@@ -182,10 +196,7 @@ function foldByBehaviour(
     const sp = owner === NODE ? undefined : byName.get(owner);
     const key = sp && behaviourKey(c.exp, sp, d, (shared ??= sharedRules(c.actual)));
     const same = key !== undefined && walkedSame.has(key);
-    const walks =
-      !sp || same
-        ? []
-        : behaviourDiffers(c.exp, (want ??= wantedRules(c.exp, c.actual)), c.actual, sp);
+    const walks = !sp || same ? [] : behaviourDiffers(c.exp, want(sp), c.actual, sp);
     if (key !== undefined && walks.length === 0) walkedSame.add(key);
     if (walks.length === 0) {
       rules += n;
