@@ -1,7 +1,12 @@
 // What a Service port's rules do, compared by walking the same packets (src/core/trace) through
 // the node's rules and through the rules kube-proxy would write: where the dump is spelled by a
 // release kdebug does not model, only where packets go counts, never how the rules read.
-import { expectedSave, type ExpectedRules, type ExpectedServicePort } from '../../expected.js';
+import {
+  expectedSave,
+  rulesOf,
+  type ExpectedRules,
+  type ExpectedServicePort,
+} from '../../expected.js';
 import { parseIptables, type Ruleset } from '../read/parse.js';
 import { RuleFlag } from '../read/token-walk.js';
 import { formatIPv4, parseCidr } from '../../../ipv4.js';
@@ -157,7 +162,9 @@ export function behaviourKey(
   for (const e of endpoints) {
     own.add(e.ip).add(e.address).add(hostCidr(e.ip));
   }
-  for (const r of sp.nat) for (const w of r.text.split(' ')) if (PORT_CHAIN.test(w)) own.add(w);
+  // the port's rules made afresh: kept on every port, 10,000 ports' text is 40 MB held
+  const rules = rulesOf(exp, sp);
+  for (const r of rules.nat) for (const w of r.text.split(' ')) if (PORT_CHAIN.test(w)) own.add(w);
   for (const c of Object.values(sp.chains)) if (c) own.add(c);
   const seen = new Map<string, number>();
   const name = (word: string) => {
@@ -180,8 +187,8 @@ export function behaviourKey(
   };
   const lines = [
     sp.protocol,
-    ...sp.nat.map((r) => line('nat', r)),
-    ...sp.filter.map((r) => line('filter', r)),
+    ...rules.nat.map((r) => line('nat', r)),
+    ...rules.filter.map((r) => line('filter', r)),
   ];
   const left = [...differs].flatMap(([l, n]) => Array<string>(n).fill(l));
   const met = [...hosts, ...ports].flatMap((k) => shared.byName.get(k) ?? []);
