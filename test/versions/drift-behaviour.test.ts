@@ -11,7 +11,13 @@ import { nodeDrift } from '../../src/core/dataplane/iptables/drift/drift.js';
 import { optionsFromDump } from '../../src/core/dataplane/knobs.js';
 import { expectedRules } from '../../src/core/dataplane/expected.js';
 import { parseIptables } from '../../src/core/dataplane/iptables/read/parse.js';
-import { behaviourKey, sharedRules } from '../../src/core/dataplane/iptables/drift/behaviour.js';
+import {
+  behaviourDiffers,
+  behaviourKey,
+  portsMeeting,
+  sharedRules,
+  wantedRules,
+} from '../../src/core/dataplane/iptables/drift/behaviour.js';
 import { OLDEST_MODELLED } from '../../src/core/dataplane/releases.js';
 import { clusterView } from '../../src/core/kube/objects.js';
 import {
@@ -155,6 +161,28 @@ describe('drift by behaviour on many ports alike: one walk tells for ports the s
       drift(clean.replace(own, `${stolen}\n${own}`)).filter((f) => f.includes('svc-23')),
       ['warning rule-behaviour-differs ns23/svc-23:http'],
     );
+  });
+
+  it("a port's packets walk through its own part of kube-proxy's rules as through all of them", () => {
+    const exp = expectedRules(view, BENCH_NODE, { release: { minor: 20 } });
+    const meeting = portsMeeting(exp);
+    const own = jumpOf(clean, '172.30.0.23');
+    const stolen = jumpOf(clean, '172.30.0.33').replace('172.30.0.33/32', '172.30.0.23/32');
+    for (const dump of [
+      clean,
+      narrowed(clean, '172.30.0.13'),
+      clean.replace(own, `${stolen}\n${own}`),
+    ]) {
+      const actual = parseIptables(dump);
+      const whole = wantedRules(exp, actual);
+      let differ = 0;
+      for (const sp of exp.servicePorts) {
+        const part = behaviourDiffers(exp, wantedRules(exp, actual, meeting(sp)), actual, sp);
+        assert.deepEqual(part, behaviourDiffers(exp, whole, actual, sp), sp.name);
+        differ += part.length;
+      }
+      assert.equal(differ > 0, dump !== clean);
+    }
   });
 
   it('ports alike share a key; a port whose rules, differences or shared rules differ does not', () => {
