@@ -148,3 +148,77 @@ describe("1.19's drop entry in the agent's table against the objects", () => {
     );
   });
 });
+
+describe("kubectl's own lines around a listing it ran in the agent's Pod", () => {
+  const rows = '9    172.18.0.3:30495   NodePort       1 => 10.0.0.24:9495 (active)\n';
+  it('"Defaulted container ..." before grepped rows under a "[user@host dir]$ " prompt: the rows read', () => {
+    const text =
+      '[root@h dir]$ kubectl exec -it ds/cilium -- cilium service list | grep 30495\n' +
+      'Defaulted container "cilium-agent" out of: cilium-agent, config (init)\n' +
+      `${rows}[root@h dir]$ \n`;
+    assert.deepEqual(keys(text), ['172.18.0.3:30495']);
+  });
+  it('among the rows (a TTY kubectl could not use): not a row', () => {
+    const text =
+      'ID   Frontend           Service Type   Backend\n' +
+      'Unable to use a TTY - input is not a terminal or the right kind of file\n' +
+      rows;
+    assert.deepEqual(keys(text), ['172.18.0.3:30495']);
+  });
+  it('"command terminated with exit code N" after the rows: the listing may not be whole', () => {
+    const table = parseCilium(
+      `ID   Frontend           Service Type   Backend\n${rows}command terminated with exit code 1\n`,
+      'p.txt',
+    );
+    assert.equal(table.frontends.length, 1);
+    assert.equal(table.cut?.[0]?.line, 3);
+  });
+  it('a prompt alone at the end of a trimmed paste ends the listing', () => {
+    assert.deepEqual(keys(`ID   Frontend   Service Type   Backend\n${rows}root@node130:~#\n`), [
+      '172.18.0.3:30495',
+    ]);
+  });
+});
+
+describe('cilium service list rows of before the Service Type column, without their header', () => {
+  it('are rows of that listing ("ID  FRONTEND  1 => BACKEND"), no type said', () => {
+    const table = parseCilium(
+      '8    172.18.0.50:80      1 => 10.2.1.189:80\n15   172.18.0.146:9200   1 => 10.2.2.84:9200\n',
+      'p.txt',
+    );
+    assert.equal(table.form, 'service-list');
+    assert.deepEqual(
+      table.frontends.map((f) => [f.ip, f.port, f.type, f.backends.length]),
+      [
+        ['172.18.0.50', 80, undefined, 1],
+        ['172.18.0.146', 9200, undefined, 1],
+      ],
+    );
+  });
+});
+
+describe('cilium service list with a column after Backend (a build that printed more)', () => {
+  it('reads the rows up to that column, its cells on lines of their own not taken for rows', () => {
+    const text =
+      'ID   Frontend           Service Type   Backend                    Source Ranges   \n' +
+      '1    172.20.0.1:443     ClusterIP      1 => 192.168.60.11:6443    1.1.1.0/24      \n' +
+      '                                       2 => 192.168.60.12:6443    2.1.1.0/24      \n' +
+      '                                                                  3.1.1.0/24      \n' +
+      '2    172.20.0.10:53     ClusterIP                                 1.1.1.0/24      \n';
+    const table = parseCilium(text, 'p.txt');
+    assert.deepEqual(
+      table.frontends.map((f) => [f.ip, f.backends.map((b) => b.ip)]),
+      [
+        ['172.20.0.1', ['192.168.60.11', '192.168.60.12']],
+        ['172.20.0.10', []],
+      ],
+    );
+  });
+  it('tab-indented as a CI log prints it: the columns line up once tabs are expanded', () => {
+    const text =
+      ' \t ID   Frontend          Service Type   Backend                Extra   \n' +
+      '\t 1    10.96.0.1:443     ClusterIP      1 => 10.0.0.1:6443     x       \n' +
+      '\t                                       2 => 10.0.0.2:6443     y       \n';
+    assert.equal(parseCilium(text, 'p.txt').frontends[0]!.backends.length, 2);
+  });
+});

@@ -18,6 +18,7 @@ import {
   type CiliumTable,
 } from './listing.js';
 import { withoutAgentErrors } from './agent-errors.js';
+import { withoutKubectlNoise } from './kubectl-noise.js';
 import { mapsDump } from './maps/read-dump.js';
 import { excerpt } from '../../sanitize.js';
 
@@ -34,7 +35,8 @@ const HEADERS: [RegExp, CiliumForm][] = [
 
 /** Rows that say their listing where its header was cut off or grepped away. */
 const ROWS: [RegExp, CiliumForm][] = [
-  [/^\d+\s+\S+:\d+\S*\s+[A-Za-z]+\s+\d+ => /, 'service-list'],
+  // "ID  FRONTEND  TYPE  1 => BACKEND"; before 1.6 there was no Service Type column
+  [/^\d+\s+\S+:\d+\S*\s+(?:[A-Za-z]+\s+)?\d+ => /, 'service-list'],
   // `cilium service get` before 1.14: "10.32.95.217:6379 =>", then its backends
   [/^\S+:\d+\S* =>$/, 'service-list'],
   [/^\S+:\d+\S*(?: \(\d+\))?\s+(?:0\.0\.0\.0|\[::\]):0 \(\d+\) \(0\) \[/, 'bpf-lb-list'],
@@ -118,20 +120,29 @@ function joined(a: CiliumTable, b: CiliumTable): CiliumTable {
 /** One listing: the first the text holds; where the agent's CLI said it could not print some
  * entries, the listing is said to lack them. */
 function parseListing(text: string, source: string): CiliumTable {
-  const { text: clean, first } = withoutAgentErrors(text.replace(/\r/g, ''));
+  const quiet = withoutKubectlNoise(text.replace(/\r/g, ''));
+  const { text: clean, first } = withoutAgentErrors(quiet.text);
   const table = parseForm(clean, source);
-  if (!first) return table;
-  const more = first.count > 1 ? ` and ${first.count - 1} more such errors` : '';
-  return {
-    ...table,
-    cut: [
-      ...(table.cut ?? []),
-      {
-        line: first.line,
-        reason: `Cilium's CLI printed "${excerpt(first.what)}"${more}: the entries it could not parse are not in its listing`,
-      },
-    ],
-  };
+  const cut: CiliumCut[] = [];
+  if (first) {
+    const more = first.count > 1 ? ` and ${first.count - 1} more such errors` : '';
+    cut.push({
+      line: first.line,
+      reason: `Cilium's CLI printed "${excerpt(first.what)}"${more}: the entries it could not parse are not in its listing`,
+    });
+  }
+  // kubectl's word that the command failed in the Pod, where it comes after the listing's start
+  const failed = quiet.failed;
+  if (
+    failed &&
+    failed.line > (table.frontends[0]?.line ?? 0) &&
+    failed.line < (table.unreadFrom ?? Infinity)
+  )
+    cut.push({
+      line: failed.line,
+      reason: `kubectl said "command terminated with exit code ${failed.code}": what the command printed may not be all of its listing`,
+    });
+  return cut.length === 0 ? table : { ...table, cut: [...(table.cut ?? []), ...cut] };
 }
 
 function parseForm(text: string, source: string): CiliumTable {
@@ -183,10 +194,11 @@ function headerAt(lines: string[], form: CiliumForm): { index: number; column: n
   return { index, column: line.length - line.trimStart().length };
 }
 
-/** A line that ends the listing: a shell prompt, a new command (with or without a prompt, as
- * documentation writes it), a code fence. */
+/** A line that ends the listing: a shell prompt ("root@node:~# ", "[user@host dir]$ ", one
+ * alone at the end of a line as a trimmed paste leaves it), a new command (with or without a
+ * prompt, as documentation writes it), a code fence. */
 const ENDS =
-  /^(?:\S*[#$%>] |```|~~~|Exitcode:|Stderr:|cmd: |(?:sudo\s+)?(?:kubectl|cilium|cilium-dbg)\s)/;
+  /^(?:\S*[#$%>](?: |$)|\[[^\]]*\][#$%>](?: |$)|```|~~~|Exitcode:|Stderr:|cmd: |(?:sudo\s+)?(?:kubectl|cilium|cilium-dbg)\s)/;
 
 /** Where another command's output starts after a listing: at `k` where rows follow, so that it is
  * read in turn (or said not read), never dropped. */
@@ -239,13 +251,17 @@ function serviceList(lines: string[], source: string): CiliumTable {
   const frontends: CiliumFrontend[] = [];
   let current: CiliumFrontend | undefined;
   let elided = false;
+  const beyond = index >= 0 ? beyondBackend(lines[index]!) : undefined;
   const { cut, unreadFrom } = eachRow(lines, index, (row) => {
     if (!row) {
       elided = true;
       current = undefined; // the rest of a frontend the author left out
       return;
     }
-    const { t, at } = row;
+    const { at } = row;
+    // columns the header has after Backend are not read: each row is cut where they start
+    const t = beyond === undefined ? row.t : beforeColumn(lines[at - 1]!, beyond);
+    if (t === '') return;
     const be = /^(\d+) => (\S+)(.*)$/.exec(t);
     if (be) {
       if (!current && elided) return; // the rest of a frontend the author left out
@@ -279,6 +295,31 @@ function serviceList(lines: string[], source: string): CiliumTable {
     ...(cut ? { cut: [cut] } : {}),
     ...(unreadFrom ? { unreadFrom } : {}),
   };
+}
+
+/** Where the header's first column after Backend starts (tabs expanded), if it has one: a
+ * build that prints more than ID, Frontend, Service Type and Backend ("Source Ranges"). */
+function beyondBackend(header: string): number | undefined {
+  const wide = expandTabs(header);
+  const backend = /\bBackend\b/.exec(wide);
+  if (!backend) return undefined;
+  const next = /\S/.exec(wide.slice(backend.index + 'Backend'.length));
+  return next ? backend.index + 'Backend'.length + next.index : undefined;
+}
+
+/** A row's text up to the column at `at` (tabs expanded, as a tabwriter's columns line up),
+ * trimmed; the whole row where nothing starts there after a space (a row out of line). */
+function beforeColumn(line: string, at: number): string {
+  const wide = expandTabs(line);
+  return (wide.length > at && wide[at - 1] === ' ' ? wide.slice(0, at) : wide).trim();
+}
+
+/** Tabs to the next multiple of 8, as a terminal shows them. */
+function expandTabs(line: string): string {
+  if (!line.includes('\t')) return line;
+  let out = '';
+  for (const c of line) out += c === '\t' ? ' '.repeat(8 - (out.length % 8)) : c;
+  return out;
 }
 
 /** "10.244.1.69:53/TCP" then " (active)", " (active) (preferred)", or nothing (old releases). */
