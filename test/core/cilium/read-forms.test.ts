@@ -222,3 +222,28 @@ describe('cilium service list with a column after Backend (a build that printed 
     assert.equal(parseCilium(text, 'p.txt').frontends[0]!.backends.length, 2);
   });
 });
+
+describe("Cilium's output that lists no Service", () => {
+  const refused = (text: string) => {
+    try {
+      parseCilium(text, 'p.txt');
+    } catch (e) {
+      return (e as Error).message;
+    }
+    return 'read';
+  };
+  it("the agent's status (its KubeProxyReplacement Details): said to be the status", () => {
+    const status =
+      'KubeProxyReplacement:   True   [eth0   172.18.0.2 (Direct Routing)]\n' +
+      'Cilium:                 Ok   1.15.0 (v1.15.0)\n' +
+      'KubeProxyReplacement Details:\n  Status:                 True\n';
+    assert.match(refused(status), /^p\.txt: this is the agent's `cilium-dbg status`/);
+  });
+  it("a YAML dump of the Services (go-yaml's or sigs.k8s.io/yaml's names): said to be YAML", () => {
+    assert.match(
+      refused('status:\n  realized:\n    backendaddresses:\n    - ip: 1.1.1.1\n'),
+      /-o yaml/,
+    );
+    assert.match(refused('- spec:\n    backend-addresses:\n    - ip: 1.1.1.1\n'), /-o yaml/);
+  });
+});

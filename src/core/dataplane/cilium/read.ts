@@ -165,9 +165,8 @@ function parseForm(text: string, source: string): CiliumTable {
       throw new CiliumParseError(
         source,
         undefined,
-        isCiliumServices(text)
-          ? "Cilium's Services table (db/show services) holds each Service's policies, not its frontends or backends: give kdebug db/show frontends and db/show backends"
-          : 'not a Cilium listing (cilium-dbg service list, bpf lb list, db/show frontends)',
+        ciliumOther(text)?.[1] ??
+          'not a Cilium listing (cilium-dbg service list, bpf lb list, db/show frontends)',
       );
   }
 }
@@ -175,6 +174,42 @@ function parseForm(text: string, source: string): CiliumTable {
 /** `db/show services` (1.17+), by its header: a Cilium listing kdebug reads none of. */
 export const isCiliumServices = (text: string) =>
   /^\s*Name\s+Source\s+(?:PortNames|NatPolicy|TrafficPolicy)\b/m.test(text.slice(0, 16384));
+
+/** The fields `cilium-dbg status` prints at the start of its lines (FormatStatusResponse). */
+const STATUS_FIELDS =
+  /^[ \t]*(KVStore|Kubernetes|Kubernetes APIs|KubeProxyReplacement|KubeProxyReplacement Details|Host firewall|CNI Chaining|NodeMonitor|Cilium health daemon|IPAM|BandwidthManager|Host Routing|Masquerading|Controller Status|Proxy Status|Global Identity Range|Hubble|Encryption|Cluster health):/gm;
+
+/** Output of Cilium's tools that holds no frontend or backend, by what prints it, with what to say
+ * of it (one line): the Services table, the agent's status, cilium-cli's status, a YAML dump. */
+export function ciliumOther(text: string): [string, string] | undefined {
+  const head = text.slice(0, 16384);
+  if (isCiliumServices(head))
+    return [
+      'db/show services',
+      "Cilium's Services table (db/show services) holds each Service's policies, not its frontends or backends: give kdebug db/show frontends and db/show backends",
+    ];
+  const fields = new Set([...head.matchAll(STATUS_FIELDS)].map((m) => m[1]));
+  if (fields.size >= 2)
+    return [
+      'cilium-dbg status',
+      "this is the agent's `cilium-dbg status` (its state and settings): it lists no Service, frontend or backend; give kdebug `cilium-dbg service list`, `cilium-dbg bpf lb list` or `cilium-dbg shell -- db/show frontends` from the same agent",
+    ];
+  if (
+    /^[ \t]*Cilium:[ \t]+(?:OK|\d+ errors)/m.test(head) &&
+    /^[ \t]*(?:\S+[ \t]+)?Operator:[ \t]/m.test(head)
+  )
+    return [
+      'cilium status',
+      "this is cilium-cli's `cilium status` (the installation's health, counted over the cluster): it lists no Service, frontend or backend; give kdebug `cilium-dbg service list` (or `cilium-dbg bpf lb list`) from a Cilium agent Pod",
+    ];
+  // the REST model as YAML: sigs.k8s.io/yaml keeps the JSON names, go-yaml lowercases the fields
+  if (/^[ \t]*(?:- )?(?:backend-?addresses|frontend-?address):/im.test(head))
+    return [
+      'service list -o yaml',
+      'this is `cilium-dbg service list -o yaml`, which kdebug does not read: give it `cilium-dbg service list` or `cilium-dbg service list -o json`',
+    ];
+  return undefined;
+}
 
 const fail = (source: string, line: number, why: string): never => {
   throw new CiliumParseError(source, line, why);
