@@ -1,6 +1,6 @@
 // Every JSON document kdebug prints for the bundled snapshots: each command on each Service, node
 // and address they hold, run in this process as the MCP server runs them (commands/common/io.ts inRun).
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { clusterView } from '../../src/core/kube/objects.js';
 import { readSnapshot } from '../../src/cluster/snapshot/read.js';
@@ -74,15 +74,19 @@ export async function bundledOutputs(): Promise<Output[]> {
   }
   // the dumps pasted as files: nftables' table, iptables -S of one table, a whole payload
   const fixtures = join(ROOT, 'test', 'fixtures');
+  const readings = JSON.parse(
+    readFileSync(join(fixtures, 'cilium', 'pastes', 'readings.json'), 'utf8'),
+  ) as Record<string, { frontends?: unknown[] }>;
   const files: [string, string?][] = [
     ['nft/kube-proxy-1.37-node-a.json'],
     ['nft/kube-proxy-1.37-node-a.txt'],
     ['seed-nat-S.txt', 'nat'],
     ['seed-filter-S.txt', 'filter'],
     ['kube-proxy-overall-payload.txt'],
-    // every real Cilium listing: each of the agent's forms
+    // every real Cilium listing: each of the agent's forms (not the outputs its reading says
+    // kdebug refuses by name: the agent's status, a YAML dump)
     ...readdirSync(join(fixtures, 'cilium', 'pastes'))
-      .filter((f) => f.endsWith('.txt'))
+      .filter((f) => f.endsWith('.txt') && readings[f.slice(0, -4)]?.frontends !== undefined)
       .map((f): [string] => [`cilium/pastes/${f}`]),
   ];
   for (const [file, table] of files)
