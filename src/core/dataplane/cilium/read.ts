@@ -231,9 +231,10 @@ function headerAt(lines: string[], form: CiliumForm): { index: number; column: n
 
 /** A line that ends the listing: a shell prompt ("root@node:~# ", "[user@host dir]$ ", one
  * alone at the end of a line as a trimmed paste leaves it), a new command (with or without a
- * prompt, as documentation writes it), a code fence. */
+ * prompt, as documentation writes it; through an alias of kubectl or docker, "k exec ... --
+ * cilium-dbg service list | grep X"), a code fence. */
 const ENDS =
-  /^(?:\S*[#$%>](?: |$)|\[[^\]]*\][#$%>](?: |$)|```|~~~|Exitcode:|Stderr:|cmd: |(?:sudo\s+)?(?:kubectl|cilium|cilium-dbg)\s)/;
+  /^(?:\S*[#$%>](?: |$)|\[[^\]]*\][#$%>](?: |$)|```|~~~|Exitcode:|Stderr:|cmd: |(?:sudo\s+)?(?:kubectl|cilium|cilium-dbg)\s|\S+\s.*\s(?:cilium|cilium-dbg)\s+(?:service|bpf|shell|status|statedb|map)\b)/;
 
 /** Where another command's output starts after a listing: at `k` where rows follow, so that it is
  * read in turn (or said not read), never dropped. */
