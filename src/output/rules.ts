@@ -33,9 +33,14 @@ export interface RulesSource {
 }
 
 function entryText(e: EntryPoint): string {
-  const kind = ENTRY_KIND_TEXT[e.kind];
-  if (e.from === 'cilium')
-    return `${kind} ${e.address ? hostPort(e.address, e.port ?? 0) : `${e.port} on every node address`}${e.protocol ? `/${e.protocol}` : ''}  (cilium line ${e.line})`;
+  const kind = e.label ?? ENTRY_KIND_TEXT[e.kind];
+  if (e.from === 'cilium') {
+    const protocol = e.protocol ? `/${e.protocol}` : '';
+    const where = e.address
+      ? `${hostPort(e.address, e.port ?? 0)}${protocol}`
+      : `${e.port}${protocol} on every node address`;
+    return `${kind} ${where}  (cilium line ${e.line})`;
+  }
   // kube-proxy writes a port on every Service entry: a rule without one lost it in printing
   const port = e.port ?? (e.from === 'ipvs' ? 'port unknown' : '?');
   const protocol = e.protocol ? `/${e.protocol}` : '';
@@ -53,7 +58,7 @@ function entryText(e: EntryPoint): string {
 function endpointText(ep: TreeEndpoint): string {
   if (ep.cilium) {
     const share = ep.shareUnknown ? '?' : percent(ep.probability);
-    const state = ep.cilium.state ?? 'state not in the listing';
+    const state = `${ep.cilium.state ?? 'state not in the listing'}${ep.cilium.preferred === undefined ? '' : ep.cilium.preferred ? ', preferred' : ', not preferred'}`;
     return `${share.padStart(6)}  backend ${ep.address}  (${state}${ep.probability === 0 && !ep.shareUnknown ? ': no new connections' : ''})`;
   }
   const share = ep.shareUnknown
@@ -421,6 +426,7 @@ export function rulesDoc(dump: RulesDump, trees: ServiceTrees, source: RulesSour
     ...(ep.addressFromComment ? { addressFromComment: true } : {}),
     hairpinMasquerade: ep.hairpinMasquerade,
     ...(ep.cilium ? { backendState: ep.cilium.state ?? null } : {}),
+    ...(ep.cilium?.preferred !== undefined ? { preferred: ep.cilium.preferred } : {}),
     affinity: ep.affinity,
     ...(ep.chainMissing ? { chainMissing: true } : {}),
     ...(ep.chainPartial ? { chainPartial: ep.chainPartial } : {}),

@@ -32,6 +32,9 @@ export interface EntryPoint {
   from: EntryChain;
   /** Userspace mode: the port kube-proxy itself listens on, where the portal sends traffic. */
   proxyPort?: number;
+  /** What its dataplane calls it where the kind's word would misname it (Cilium's host ports and
+   * local redirects: no Service's node port or cluster IP). */
+  label?: string;
   line: number;
 }
 
@@ -83,7 +86,8 @@ export interface TreeEndpoint {
   addressFromComment?: boolean;
   /** A backend of a Cilium frontend (no DNAT rule, no hairpin rule): its state where the
    * listing shows it (active, terminating, quarantined, maintenance ...). */
-  cilium?: { state?: string };
+  /** A Cilium backend: its state, and whether the Service's cluster-mesh affinity prefers it. */
+  cilium?: { state?: string; preferred?: boolean };
   quirk?: string;
   line: number;
 }

@@ -165,8 +165,8 @@ function RowLine({ row, marks }: { row: TreeRow; marks: RowMarks }) {
       const where = e.kind === 'node-port' ? `${e.port}` : hostPort(e.address ?? '', e.port ?? '');
       return (
         <>
-          <S tone="muted">{ENTRY_KIND_TEXT[e.kind]}</S> {where}/{e.protocol} <S tone="muted">→</S>{' '}
-          {e.chain}
+          <S tone="muted">{e.label ?? ENTRY_KIND_TEXT[e.kind]}</S> {where}/{e.protocol}{' '}
+          <S tone="muted">→</S> {e.chain}
         </>
       );
     }
@@ -212,6 +212,11 @@ function RowLine({ row, marks }: { row: TreeRow; marks: RowMarks }) {
             // a Cilium backend: its state, no chain and no hairpin rule of kube-proxy's
             <S tone={ep.probability > 0 ? 'muted' : 'warn'}>
               {ep.cilium.state ?? 'state not listed'}
+              {ep.cilium.preferred === undefined
+                ? ''
+                : ep.cilium.preferred
+                  ? ', preferred'
+                  : ', not preferred'}
               {ep.probability === 0 ? ': no new connections' : ''}
             </S>
           ) : (

@@ -6,6 +6,7 @@ import { parseAddress } from '../../../src/core/dataplane/cilium/listing.js';
 import { parseCilium } from '../../../src/core/dataplane/cilium/read.js';
 import { ciliumDrift } from '../../../src/core/dataplane/cilium/drift.js';
 import { buildCiliumTrees } from '../../../src/core/dataplane/cilium/trees.js';
+import { rulesText } from '../../../src/output/rules.js';
 
 const keys = (text: string) =>
   parseCilium(text, 'p.txt').frontends.map(
@@ -245,5 +246,54 @@ describe("Cilium's output that lists no Service", () => {
       /-o yaml/,
     );
     assert.match(refused('- spec:\n    backend-addresses:\n    - ip: 1.1.1.1\n'), /-o yaml/);
+  });
+});
+
+describe('backends marked "(preferred)" (service list --clustermesh-affinity)', () => {
+  const text =
+    'ID   Frontend               Service Type   Backend\n' +
+    '9    10.2.183.236:80/TCP    ClusterIP      1 => 10.1.1.179:80/TCP (active)\n' +
+    '                                           2 => 10.0.1.234:80/TCP (active) (preferred)\n' +
+    '                                           3 => 10.0.1.128:80/TCP (active) (preferred)\n';
+  it('only the preferred active ones take new connections, as the agent fills the slots', () => {
+    const table = parseCilium(text, 'p.txt');
+    assert.deepEqual(
+      table.frontends[0]!.backends.map((b) => b.preferred ?? false),
+      [false, true, true],
+    );
+    const tree = buildCiliumTrees(table, new Map()).services[0]!;
+    assert.deepEqual(
+      tree.endpoints.map((e) => [e.probability, e.cilium?.preferred]),
+      [
+        [0, false],
+        [0.5, true],
+        [0.5, true],
+      ],
+    );
+  });
+  it('none preferred among the active: the active ones, as before', () => {
+    const table = parseCilium(text.replace(/ \(preferred\)/g, ''), 'p.txt');
+    const tree = buildCiliumTrees(table, new Map()).services[0]!;
+    assert.deepEqual(
+      tree.endpoints.map((e) => e.probability),
+      [1 / 3, 1 / 3, 1 / 3],
+    );
+    assert.equal(tree.endpoints[0]!.cilium?.preferred, undefined);
+  });
+});
+
+describe('frontends that are no Service entry of their kind', () => {
+  it('a HostPort and a LocalRedirect are said as Cilium names them; a wildcard port with its protocol', () => {
+    const table = parseCilium(
+      'ID   Frontend              Service Type    Backend\n' +
+        '1    0.0.0.0:8126/TCP      HostPort        1 => 10.0.0.2:8126/TCP (active)\n' +
+        '2    10.96.0.10:53/UDP     LocalRedirect   1 => 10.0.0.3:53/UDP (active)\n' +
+        '3    0.0.0.0:30003/TCP     NodePort        1 => 10.0.0.4:80/TCP (active)\n',
+      'p.txt',
+    );
+    const text = rulesText(table, buildCiliumTrees(table, new Map()), { label: 'file p.txt' });
+    assert.match(text, /host port 8126\/tcp on every node address/);
+    assert.match(text, /local redirect 10\.96\.0\.10:53\/udp/);
+    assert.match(text, /node port 30003\/tcp on every node address/);
   });
 });

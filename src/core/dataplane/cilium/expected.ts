@@ -371,7 +371,12 @@ function topologyAware(svc: Service): boolean {
 
 /** The backends that take new connections: the active ones, else the terminating (serving)
  * ones; quarantined, maintenance and terminating-not-serving backends only keep their own. */
-export function inRotation<B extends { state?: BackendState }>(backends: readonly B[]): B[] {
+export function inRotation<B extends { state?: BackendState; preferred?: boolean }>(
+  backends: readonly B[],
+): B[] {
   const active = backends.filter((b) => (b.state ?? 'active') === 'active');
+  // cluster-mesh affinity: the agent puts only the preferred active backends in rotation
+  const preferred = active.filter((b) => b.preferred);
+  if (preferred.length > 0) return preferred;
   return active.length > 0 ? active : backends.filter((b) => b.state === 'terminating');
 }

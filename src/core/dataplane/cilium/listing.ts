@@ -36,6 +36,9 @@ export interface CiliumBackend {
   state?: BackendState;
   weight?: number;
   nodeName?: string;
+  /** "(preferred)" (service list --clustermesh-affinity): the Service's cluster-mesh affinity
+   * prefers it; where any active backend is preferred, only those take new connections. */
+  preferred?: boolean;
   /** In the BPF map, whether new connections can choose it (slots up to the count); undefined
    * where the listing does not show it. */
   inRotation?: boolean;

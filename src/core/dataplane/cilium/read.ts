@@ -368,6 +368,7 @@ function backendCell(address: string, rest: string, line: number, source: string
     port: a.port,
     ...(a.protocol ? { protocol: a.protocol } : {}),
     ...(state ? { state } : {}),
+    ...(words.includes('preferred') ? { preferred: true } : {}),
     line,
   };
 }
@@ -379,6 +380,7 @@ interface JsonBackend {
   state?: string;
   weight?: number;
   nodeName?: string;
+  preferred?: boolean;
 }
 interface JsonSpec {
   id?: number;
@@ -422,6 +424,7 @@ function serviceListJson(text: string, source: string): CiliumTable {
         ...(backendState(b.state) ? { state: backendState(b.state) } : {}),
         ...(b.weight !== undefined ? { weight: b.weight } : {}),
         ...(b.nodeName ? { nodeName: b.nodeName } : {}),
+        ...(b.preferred ? { preferred: true } : {}),
         line: 1,
       })),
       line: 1,

@@ -37,6 +37,13 @@ const KIND: Record<FrontendType, EntryPoint['kind']> = {
   LocalRedirect: 'cluster-ip',
 };
 
+/** Cilium's frontend types that share a kind's handling but are no such Service entry: a Pod's
+ * hostPort, a CiliumLocalRedirectPolicy's frontend. */
+const LABEL: Partial<Record<FrontendType, string>> = {
+  HostPort: 'host port',
+  LocalRedirect: 'local redirect',
+};
+
 export const nodePortKey = (port: number, protocol: string | undefined) =>
   `nodeport ${port}/${(protocol ?? '').toUpperCase()}`;
 
@@ -74,6 +81,7 @@ export function buildCiliumTrees(table: CiliumTable, known: CiliumKnown): Servic
     const kind = f.type ? KIND[f.type] : 'frontend';
     tree.entries.push({
       kind,
+      ...(f.type && LABEL[f.type] ? { label: LABEL[f.type] } : {}),
       ...(isWildcard(f.ip) ? {} : { address: f.ip }),
       port: f.port,
       protocol,
@@ -109,6 +117,7 @@ export function endpointsOf(f: CiliumFrontend): TreeEndpoint[] {
       : inRotation(f.backends),
   );
   const share = 1 / used.size;
+  const affinity = f.backends.some((b) => b.preferred);
   return f.backends.map((b) => {
     const address = hostPort(b.ip, b.port);
     const ep: TreeEndpoint = {
@@ -118,7 +127,11 @@ export function endpointsOf(f: CiliumFrontend): TreeEndpoint[] {
       probability: used.has(b) ? share : 0,
       hairpinMasquerade: null,
       affinity: false,
-      cilium: b.state ? { state: b.state } : {},
+      cilium: {
+        ...(b.state ? { state: b.state } : {}),
+        // said of each backend where the listing marks any (service list --clustermesh-affinity)
+        ...(affinity ? { preferred: b.preferred === true } : {}),
+      },
       line: b.line,
     };
     if (f.backendsNotShown) ep.shareUnknown = 'the listing does not show every backend';
