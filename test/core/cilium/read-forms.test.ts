@@ -297,3 +297,27 @@ describe('frontends that are no Service entry of their kind', () => {
     assert.match(text, /node port 30003\/tcp on every node address/);
   });
 });
+
+describe('service list -o json: a frontend of the internal scope (externalTrafficPolicy Local, 1.10+)', () => {
+  it('is the REST model\'s "scope": "internal", a frontend of its own beside the external one', () => {
+    const fe = (scope: string, backends: string[]) => ({
+      spec: {
+        'frontend-address': { ip: '10.0.2.15', port: 30693, protocol: 'TCP', scope },
+        'backend-addresses': backends.map((ip) => ({ ip, port: 80, state: 'active' })),
+        flags: { type: 'NodePort' },
+        id: 1,
+      },
+    });
+    const table = parseCilium(
+      JSON.stringify([fe('external', ['10.0.1.5']), fe('internal', ['10.0.1.5', '10.0.2.7'])]),
+      'p.json',
+    );
+    assert.deepEqual(
+      table.frontends.map((f) => [f.internal ?? false, f.backends.length]),
+      [
+        [false, 1],
+        [true, 2],
+      ],
+    );
+  });
+});

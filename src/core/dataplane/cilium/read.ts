@@ -415,7 +415,8 @@ function serviceListJson(text: string, source: string): CiliumTable {
         : {}),
       type: frontendType(flags.type),
       ...(flags.name ? { service: `${flags.namespace ?? ''}/${flags.name}` } : {}),
-      ...(fe.scope === 'i' ? { internal: true } : {}),
+      // the REST model's scope is "external" or "internal" (models.FrontendAddressScope*)
+      ...(fe.scope === 'internal' || fe.scope === 'i' ? { internal: true } : {}),
       flags: [],
       backends: (spec['backend-addresses'] ?? []).map((b) => ({
         ip: b.ip ?? '',
