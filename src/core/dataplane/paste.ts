@@ -3,7 +3,7 @@
 // or iptables rules (iptables-save,
 // iptables -S, with whatever surrounds them). The kind is told by the text, not by the file name.
 import type { CiliumTable } from './cilium/listing.js';
-import { ciliumForm, ciliumOther, parseCilium } from './cilium/read.js';
+import { ciliumForm, ciliumOther, parseCilium, uncommented } from './cilium/read.js';
 import { buildCiliumTrees } from './cilium/trees.js';
 import { parseIptables, TABLES, type Ruleset } from './iptables/read/parse.js';
 import { isIpvs, parseIpvs, type IpvsTable } from './ipvs/listing.js';
@@ -18,7 +18,7 @@ export type PasteKind = 'nftables' | 'ipvs' | 'iptables' | 'cilium';
 
 /** Which reader a paste is for, from its first 4 KiB. */
 export function pasteKind(head: string): PasteKind {
-  if (ciliumForm(head)) return 'cilium';
+  if (ciliumForm(head) || uncommented(head)) return 'cilium';
   // Cilium's output that lists no Service (its Services table, the agent's status), to say what
   // it is: where no rule of iptables-save is among it
   if (ciliumOther(head) && !/^(?:\*[a-z]+$|:KUBE-|-A )/m.test(head)) return 'cilium';

@@ -321,3 +321,22 @@ describe('service list -o json: a frontend of the internal scope (externalTraffi
     );
   });
 });
+
+describe('a listing kept as shell comments under its command ("# " before every line)', () => {
+  it('is read with the mark taken off, its columns where they were', () => {
+    const text =
+      'kwest exec -n kube-system ds/cilium -- cilium service list\n' +
+      '# ID   Frontend               Service Type   Backend\n' +
+      '# 3    10.2.0.10:53/UDP       ClusterIP      1 => 10.0.0.161:53/UDP (active)\n' +
+      '#                                            2 => 10.0.0.23:53/UDP (active)\n' +
+      '#\n' +
+      'kwest describe svc webpod\n';
+    assert.deepEqual(keys(text), ['10.2.0.10:53/udp']);
+    assert.equal(parseCilium(text, 'p.txt').frontends[0]!.backends.length, 2);
+  });
+  it('a "# " root prompt before a listing is no comment: the listing reads as it is', () => {
+    const text =
+      '# cilium service list\nID   Frontend        Service Type   Backend\n1    10.96.0.1:443   ClusterIP      1 => 10.0.0.1:6443 (active)\n';
+    assert.deepEqual(keys(text), ['10.96.0.1:443']);
+  });
+});

@@ -64,6 +64,18 @@ export function ciliumForm(text: string): CiliumForm | undefined {
   return undefined;
 }
 
+/** A listing pasted as shell comments (each line of the output after "# ", as notes keep a
+ * command's output under it): the text with that mark taken off each line, where a listing is
+ * found only so; undefined otherwise. */
+export function uncommented(text: string): string | undefined {
+  if (!/^#/m.test(text) || ciliumForm(text)) return undefined;
+  const out = text
+    .split('\n')
+    .map((l) => (l.trimEnd() === '#' ? '' : l.startsWith('# ') ? l.slice(2) : l))
+    .join('\n');
+  return ciliumForm(out) ? out : undefined;
+}
+
 /** One of the agent's listings, read. Throws CiliumParseError (FILE:LINE first) on a row that
  * does not read, or when no listing is found. */
 export function parseCilium(text: string, source: string): CiliumTable {
@@ -120,7 +132,8 @@ function joined(a: CiliumTable, b: CiliumTable): CiliumTable {
 /** One listing: the first the text holds; where the agent's CLI said it could not print some
  * entries, the listing is said to lack them. */
 function parseListing(text: string, source: string): CiliumTable {
-  const quiet = withoutKubectlNoise(text.replace(/\r/g, ''));
+  const plain = text.replace(/\r/g, '');
+  const quiet = withoutKubectlNoise(uncommented(plain) ?? plain);
   const { text: clean, first } = withoutAgentErrors(quiet.text);
   const table = parseForm(clean, source);
   const cut: CiliumCut[] = [];
