@@ -340,3 +340,16 @@ describe('a listing kept as shell comments under its command ("# " before every 
     assert.deepEqual(keys(text), ['10.96.0.1:443']);
   });
 });
+
+describe('service get / list -o json under a "[user@host dir]# " prompt, kubectl\'s line, the next prompt', () => {
+  it('is the JSON between them, not the prompt taken for its opening bracket', () => {
+    const text =
+      '[root@~]# kubectl exec -it -n kube-system cilium-vsk8j -- cilium service get 132 -o json\n' +
+      'Defaulted container "cilium-agent" out of: cilium-agent, clean-cilium-state (init)\n' +
+      '{\n  "spec": {\n    "backend-addresses": [{ "ip": "10.0.0.213", "port": 8080 }],\n' +
+      '    "flags": { "type": "ClusterIP", "name": "a]b{" },\n' +
+      '    "frontend-address": { "ip": "10.98.24.168", "port": 8080, "scope": "external" },\n' +
+      '    "id": 132\n  }\n}\n[root@~]# exit\n';
+    assert.deepEqual(keys(text), ['10.98.24.168:8080']);
+  });
+});

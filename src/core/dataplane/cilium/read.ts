@@ -402,17 +402,40 @@ interface JsonSpec {
   flags?: { type?: string; name?: string; namespace?: string };
 }
 
+/** The JSON value the text holds: from the first line that opens one (a "{" or "[" alone, or
+ * followed by what JSON puts there) to the bracket that closes it, strings skipped; where none
+ * closes, the rest of the text (for JSON.parse to say why). */
+function jsonValue(text: string): { text: string; line: number } {
+  const open = /^[ \t]*(?:\{[ \t]*(?:"|\}|$)|\[[ \t]*(?:[{"\]\d-]|true|false|null|$))/m.exec(text);
+  const start = open ? open.index + open[0].search(/[[{]/) : 0;
+  const line = text.slice(0, start).split('\n').length;
+  let depth = 0;
+  let quoted = false;
+  for (let k = start; k < text.length; k++) {
+    const c = text[k];
+    if (quoted) {
+      if (c === '\\') k++;
+      else if (c === '"') quoted = false;
+    } else if (c === '"') quoted = true;
+    else if (c === '{' || c === '[') depth++;
+    else if ((c === '}' || c === ']') && --depth === 0)
+      return { text: text.slice(start, k + 1), line };
+  }
+  return { text: text.slice(start), line };
+}
+
 /** `cilium-dbg service list -o json`: the agent's API objects, realized state first. */
 function serviceListJson(text: string, source: string): CiliumTable {
   type Item = { spec?: JsonSpec; status?: { realized?: JsonSpec } };
   let items: Item[];
-  // `service get -o json` prints one object, `service list -o json` a list; a prompt may precede
-  const start = text.search(/^\s*[[{]/m);
+  // `service get -o json` prints one object, `service list -o json` a list; a prompt may come
+  // before it ("[root@host ~]# ...", itself starting with a bracket) and after it
+  const json = jsonValue(text);
   try {
-    const value = JSON.parse(text.slice(Math.max(start, 0))) as Item | Item[];
+    const value = JSON.parse(json.text) as Item | Item[];
     items = Array.isArray(value) ? value : [value];
   } catch (e) {
-    throw new CiliumParseError(source, undefined, `not JSON: ${(e as Error).message}`);
+    throw new CiliumParseError(source, json.line, `not JSON: ${(e as Error).message}`);
   }
   const frontends = items.map((item, i): CiliumFrontend => {
     const spec = item.status?.realized ?? item.spec ?? {};
