@@ -131,7 +131,7 @@ export function traceDestinations(
     for (const e of t.entries) {
       const ip = e.kind === 'node-port' ? nodeIP : e.address;
       if (!ip || e.port === undefined) continue;
-      const what = e.kind === 'cluster-ip' ? '' : ENTRY_KIND_TEXT[e.kind];
+      const what = e.label ?? (e.kind === 'cluster-ip' ? '' : ENTRY_KIND_TEXT[e.kind]);
       const label = `${hostPort(ip, e.port)}/${protocol} ${what ? `${what} ` : ''}${short(t.id)}`;
       add({ label, ip, port: e.port, protocol });
     }
