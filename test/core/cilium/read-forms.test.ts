@@ -353,3 +353,30 @@ describe('service get / list -o json under a "[user@host dir]# " prompt, kubectl
     assert.deepEqual(keys(text), ['10.98.24.168:8080']);
   });
 });
+
+describe('bpf lb list -o json (the map the table prints, key to entries)', () => {
+  it('1.15.4+: a key per slot, read as the table, each entry at its JSON line', () => {
+    const text =
+      '$ cilium-dbg bpf lb list -o json\n{\n' +
+      '  "10.96.0.1:443/TCP (0)": [\n    "0.0.0.0:0 (1) (0) [ClusterIP, non-routable]"\n  ],\n' +
+      '  "10.96.0.1:443/TCP (1)": [\n    "172.18.0.3:6443/TCP (1) (1)"\n  ]\n}\n$ exit\n';
+    const table = parseCilium(text, 'p.txt');
+    assert.equal(table.form, 'bpf-lb-list');
+    const [f] = table.frontends;
+    assert.deepEqual(
+      [f!.ip, f!.type, f!.backends.map((b) => [b.ip, b.line])],
+      ['10.96.0.1', 'ClusterIP', [['172.18.0.3', 7]]],
+    );
+  });
+  it("before 1.15.4: a key per Service, its entries (the Service's own among them) in a list", () => {
+    const text =
+      '{\n  "[fd00::10]:53": [\n    "[fd00::5]:53 (3) (1)",\n    "[::]:0 (3) (0) [ClusterIP, non-routable]",\n' +
+      '    "[fd00::6]:53 (3) (2)"\n  ]\n}\n';
+    const [f] = parseCilium(text, 'p.txt').frontends;
+    assert.deepEqual(
+      f!.backends.map((b) => b.ip),
+      ['fd00::5', 'fd00::6'],
+    );
+    assert.equal(f!.type, 'ClusterIP');
+  });
+});

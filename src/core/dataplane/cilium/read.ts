@@ -51,6 +51,8 @@ export function ciliumForm(text: string): CiliumForm | undefined {
   const head = text.slice(0, 16384);
   if (/^\s*(?:\[\s*)?\{\s*"spec"/m.test(head) || /^\s*\[\s*\]\s*$/.test(text))
     return 'service-list-json';
+  // `bpf lb list -o json`: the table's map, each Service key to its entries as the table prints them
+  if (BPF_JSON.test(head)) return 'bpf-lb-list';
   const lines = head.split('\n').map((l) => l.trim());
   for (const t of lines) {
     if (/^(?:AFF|BE|MAGLEV|REV|SRCRANGE|SVC): ID=\d+ /.test(t)) return 'maps-dump';
@@ -167,7 +169,10 @@ function parseForm(text: string, source: string): CiliumTable {
     case 'service-list':
       return serviceList(lines, source);
     case 'bpf-lb-list':
-      return bpfLbList(lines, source);
+      return bpfLbList(
+        BPF_JSON.test(text.slice(0, 16384)) ? bpfJsonRows(text, source) : lines,
+        source,
+      );
     case 'db-frontends':
       return dbFrontends(lines, source);
     case 'db-backends':
@@ -468,6 +473,49 @@ function serviceListJson(text: string, source: string): CiliumTable {
     };
   });
   return { form: 'service-list-json', source, frontends };
+}
+
+/** The first key of `bpf lb list -o json` and the start of its first entry: a Service address
+ * (with its slot from 1.15.4), then a list whose strings are the table's second column. */
+const BPF_JSON =
+  /^[ \t]*\{\s*"(?:\[[0-9a-fA-F:.]+\]|\d{1,3}(?:\.\d{1,3}){3}):\d+[^"]*":\s*\[\s*"(?:(?:\[[0-9a-fA-F:.]+\]|\d{1,3}(?:\.\d{1,3}){3}):\d+|backend \d+ not found)/m;
+
+/** `bpf lb list -o json` as the rows of its table (the command prints the same map either way:
+ * TablePrinter the key and its entries, PrintOutput the map), each entry on its own JSON line
+ * read as "KEY ENTRY" there, so that its line is the entry's. */
+function bpfJsonRows(text: string, source: string): string[] {
+  const json = jsonValue(text);
+  let map: Record<string, unknown>;
+  try {
+    map = JSON.parse(json.text) as Record<string, unknown>;
+  } catch (e) {
+    throw new CiliumParseError(source, json.line, `not JSON: ${(e as Error).message}`);
+  }
+  const lines = text.split('\n').map(() => '');
+  lines[json.line - 1] = 'SERVICE ADDRESS   BACKEND ADDRESS';
+  // each key and string, in the order JSON writes them, found from where the last one was
+  let at = text.indexOf(
+    '{',
+    text
+      .split('\n')
+      .slice(0, json.line - 1)
+      .join('\n').length,
+  );
+  for (const [key, entries] of Object.entries(map)) {
+    if (!Array.isArray(entries)) fail(source, json.line, `not bpf lb list -o json: "${key}"`);
+    at = text.indexOf(JSON.stringify(key), at);
+    for (const entry of entries as unknown[]) {
+      if (typeof entry !== 'string') fail(source, json.line, `not bpf lb list -o json: "${key}"`);
+      const found = text.indexOf(JSON.stringify(entry), at + 1);
+      // an entry written otherwise than JSON.stringify would (Go escapes "<", ">", "&"): the
+      // next free line after the last one read
+      at = found >= 0 ? found : at;
+      let line = text.slice(0, at).split('\n').length;
+      while (found < 0 && lines[line - 1] !== '' && line < lines.length) line++;
+      lines[line - 1] = `${key}   ${entry as string}`;
+    }
+  }
+  return lines;
 }
 
 /** `cilium-dbg bpf lb list`: a row per Service map entry. Slot 0 ("0.0.0.0:0 (revnat) (0)
