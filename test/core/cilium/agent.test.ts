@@ -232,3 +232,31 @@ describe("the Cilium agent's release, compared by its numbers", () => {
     }
   });
 });
+
+describe('real published cilium status --verbose (test/fixtures/cilium/pastes)', () => {
+  const read = (name: string) =>
+    fromStatus(
+      readFileSync(new URL(`../../fixtures/cilium/pastes/${name}.txt`, import.meta.url), 'utf8'),
+    );
+  it('1.15.0-rc.1, whole: the replacement, its mode, selection, affinity, NodePort range and release', () => {
+    assert.deepEqual(read('cilium-status-verbose-1150rc1'), {
+      kubeProxyReplacement: true,
+      socketLB: true,
+      hostnsOnly: false,
+      forwarding: 'snat',
+      algorithm: 'random',
+      sessionAffinity: true,
+      nodePortRange: [30000, 32767],
+      version: 'v1.15.0-rc.1',
+    });
+  });
+  it('the standalone-gateway guide quotes only the details: their Status says the replacement', () => {
+    assert.deepEqual(read('cilium-status-verbose-standalone-docs'), {
+      kubeProxyReplacement: false,
+      socketLB: true,
+      forwarding: 'snat',
+      algorithm: 'maglev',
+      sessionAffinity: false,
+    });
+  });
+});

@@ -267,7 +267,10 @@ export function fromStatus(text: string): Said {
   const on = (v: string | undefined) =>
     v === undefined ? undefined : /^(true|enabled|strict)\b/i.test(v);
   const out: Said = {};
-  const kpr = field('KubeProxyReplacement');
+  // the details' own Status where the summary line is not in the text (a quote of the details)
+  const kpr =
+    field('KubeProxyReplacement') ??
+    /^[ \t]*KubeProxyReplacement Details:[ \t]*\n[ \t]+Status:[ \t]+(\S+)/m.exec(text)?.[1];
   if (kpr !== undefined) out.kubeProxyReplacement = on(kpr)!;
   const sock = field('Socket LB');
   if (sock !== undefined) out.socketLB = on(sock)!;
