@@ -380,3 +380,30 @@ describe('bpf lb list -o json (the map the table prints, key to entries)', () =>
     assert.equal(f!.type, 'ClusterIP');
   });
 });
+
+describe('grepped rows that say their listing without its header', () => {
+  it('a service list row of a frontend without backends (its type ends the row)', () => {
+    const table = parseCilium('4    0.0.0.0:30965/TCP         NodePort\n', 'p.txt');
+    assert.equal(table.form, 'service-list');
+    assert.deepEqual(
+      table.frontends.map((f) => [f.ip, f.port, f.type, f.backends.length]),
+      [['0.0.0.0', 30965, 'NodePort', 0]],
+    );
+  });
+  it('bpf lb list rows of a backend alone (grep BACKEND), slot keys or not', () => {
+    const slot = parseCilium(
+      '10.96.48.145:80/TCP (2)        172.20.1.219:80/TCP (20) (2)\n',
+      'p.txt',
+    );
+    assert.equal(slot.form, 'bpf-lb-list');
+    assert.deepEqual(
+      slot.frontends.map((f) => [f.ip, f.backends.map((b) => b.ip)]),
+      [['10.96.48.145', ['172.20.1.219']]],
+    );
+    const old = parseCilium('10.96.0.1:443       172.18.0.3:6443 (1) (1)\n', 'p.txt');
+    assert.deepEqual(
+      old.frontends[0]!.backends.map((b) => b.port),
+      [6443],
+    );
+  });
+});

@@ -37,11 +37,18 @@ const HEADERS: [RegExp, CiliumForm][] = [
 const ROWS: [RegExp, CiliumForm][] = [
   // "ID  FRONTEND  TYPE  1 => BACKEND"; before 1.6 there was no Service Type column
   [/^\d+\s+\S+:\d+\S*\s+(?:[A-Za-z]+\s+)?\d+ => /, 'service-list'],
+  // a frontend without backends: its Service Type ends the row
+  [
+    /^\d+\s+\S+:\d+\S*\s+(?:ClusterIP|NodePort|ExternalIPs|HostPort|LoadBalancer|LocalRedirect)(?: \(Remote\))?$/,
+    'service-list',
+  ],
   // `cilium service get` before 1.14: "10.32.95.217:6379 =>", then its backends
   [/^\S+:\d+\S* =>$/, 'service-list'],
   [/^\S+:\d+\S*(?: \(\d+\))?\s+(?:0\.0\.0\.0|\[::\]):0 \(\d+\) \(0\) \[/, 'bpf-lb-list'],
   // before 1.10 the Service's own row has no slot: "10.254.162.28:8080  0.0.0.0:0 (59) [ClusterIP]"
   [/^\S+:\d+\s+(?:0\.0\.0\.0|\[::\]):0 \(\d+\) \[/, 'bpf-lb-list'],
+  // a backend's row (a grep for it): "SVC[/PROTO] [(slot)]  BACKEND[/PROTO] (revnat) (slot)"
+  [/^\S+:\d+\S*(?: \(\d+\))?\s+\S+:\d+\S* \(\d+\) \(\d+\)$/, 'bpf-lb-list'],
 ];
 
 /** The listing's form, from its header (or a row that says it; the maps dump and JSON by their
