@@ -26,11 +26,9 @@ const HEADERS: [RegExp, CiliumForm][] = [
   [/^(?:ID\s+)?Frontend\s+(?:Service Type\s+)?Backend\b/, 'service-list'],
   [/^SERVICE ADDRESS\s+BACKEND ADDRESS\b/, 'bpf-lb-list'],
   [/^Address\s+.*\bType\b.*\bServiceName\b/, 'db-frontends'],
-  // 1.17-1.19: a row per backend (Instances); 1.20: a row per Service and backend (State)
-  [
-    /^(?:Address\s+.*\bInstances\b|Instances\s+Address\b|Service\s+Address\s+.*\bState\b)/,
-    'db-backends',
-  ],
+  // 1.17, 1.18: a row per backend (Instances); 1.19 on: a row per Service and backend (its
+  // State among the columns, or the two first alone where some columns are selected)
+  [/^(?:Address\s+.*\bInstances\b|Instances\s+Address\b|Service\s+Address(?:\s|$))/, 'db-backends'],
 ];
 
 /** Rows that say their listing where its header was cut off or grepped away. */
