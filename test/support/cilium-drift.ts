@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { Analysis } from '../../src/core/analysis.js';
 import { aCiliumAgent, aCiliumConfig } from './builders.js';
-import { listing, setup } from './cilium-vectors.js';
+import { listing, setup, vectorRelease } from './cilium-vectors.js';
 
 // the agent prints an empty table as its header alone (a zero-byte file: the script asserts none)
 const HEADERS: Record<string, string> = {
@@ -35,12 +35,16 @@ export function drift(
   return new Analysis({
     objects: [
       ...s.docs,
-      aCiliumAgent('testnode', `quay.io/cilium/cilium:${/-v117-/.test(v) ? 'v1.17.0' : 'v1.18.0'}`),
+      aCiliumAgent(
+        'testnode',
+        `quay.io/cilium/cilium:${vectorRelease(v)?.text ?? (/-v117-/.test(v) ? 'v1.17.0' : 'v1.18.0')}`,
+      ),
       // the vectors' harness runs both families
       aCiliumConfig({
         'enable-ipv6': 'true',
         'bpf-lb-algorithm': o.algorithm,
         'bpf-lb-external-clusterip': String(o.externalClusterIP),
+        'bpf-lb-mode': o.forwarding,
         'bpf-lb-mode-annotation': String(o.forwardingAnnotation),
         'bpf-lb-algorithm-annotation': String(o.algorithmAnnotation),
         'enable-health-check-loadbalancer-ip': String(s.options.healthCheckLoadBalancerIP),

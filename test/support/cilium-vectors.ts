@@ -7,6 +7,8 @@ import { clusterView } from '../../src/core/kube/objects.js';
 import type { KubeObject } from '../../src/core/model.js';
 import { CILIUM_DEFAULTS } from '../../src/core/dataplane/cilium/expected.js';
 import { CILIUM_MAP_DEFAULTS } from '../../src/core/dataplane/cilium/maps/expected.js';
+import { releaseBehaviour } from '../../src/core/dataplane/cilium/agent.js';
+import { parseVersion, type Version } from '../../src/core/version.js';
 
 const DIR = new URL('../fixtures/cilium/vectors/', import.meta.url).pathname;
 export const vectors = readdirSync(DIR).filter((d) => /^\d\d-/.test(d));
@@ -16,9 +18,27 @@ export const vectorFile = (v: string, f: string) => `${DIR}${v}/${f}`;
 export const listing = (v: string, f: string): string | undefined =>
   existsSync(vectorFile(v, f)) ? readFileSync(vectorFile(v, f), 'utf8') : undefined;
 
+// The latest patch of each later line whose scripts the vectors hold (a vector naming its era
+// only is taken as that patch).
+const LATEST: Record<string, string> = { '1.19': 'v1.19.7', '1.20': 'v1.20.2' };
+
+/** The release whose scripts a vector is from: its config's "Agent version:", else its era
+ * (src.txt, or the folder's -v119- tag) from 1.19 on; undefined for the 1.17 and 1.18 ones,
+ * all from branch points before any patch release. */
+export function vectorRelease(v: string): Version | undefined {
+  const config = readFileSync(vectorFile(v, 'config.txt'), 'utf8');
+  const said = /^Agent version:\s+(v?\d+\.\d+\.\d+)/m.exec(config)?.[1];
+  if (said) return parseVersion(said);
+  const src = listing(v, 'src.txt') ?? '';
+  const era =
+    /^era:\s+v?(\d+\.\d+)/m.exec(src)?.[1] ?? /-v1(\d\d)-/.exec(v)?.[1]?.replace(/^/, '1.');
+  return era && LATEST[era] ? parseVersion(LATEST[era]) : undefined;
+}
+
 /** What the harness and the script set: the objects, flags, the local node's labels. */
 export function setup(v: string) {
   const config = readFileSync(vectorFile(v, 'config.txt'), 'utf8');
+  const release = vectorRelease(v);
   const labels: Record<string, string> = {};
   const block = /Local node labels:\n((?: {2}\S.*\n?)+)/.exec(config)?.[1] ?? '';
   for (const m of block.matchAll(/^ {2}([^=\s]+)=(\S+)/gm)) labels[m[1]!] = m[2]!;
@@ -40,10 +60,17 @@ export function setup(v: string) {
       healthCheckLoadBalancerIP: flag(/EnableHealthCheckLoadBalancerIP=true/),
       healthCheckNodePort: !flag(/--enable-health-check-nodeport=false/),
       serviceTopology: flag(/--enable-service-topology\b/),
-      // every vector is from a branch point before 1.18.1's zone-hint fallback
-      zoneHintsFallback: false,
-      // and before 1.18.6, where the ranges guard LoadBalancer frontends only (cilium#42351)
-      sourceRangeTypes: 'all' as const,
+      ...(release
+        ? // a later release's own behaviour (agent.ts), with 1.18.1's zone-hint fallback
+          { ...releaseBehaviour(release), zoneHintsFallback: true }
+        : {
+            // the 1.17 and 1.18 vectors are from branch points before 1.18.1's zone-hint
+            // fallback
+            zoneHintsFallback: false,
+            // and before 1.18.6, where the ranges guard LoadBalancer frontends only
+            // (cilium#42351)
+            sourceRangeTypes: 'all' as const,
+          }),
     },
     maps: {
       nodePortAddresses,
@@ -53,6 +80,10 @@ export function setup(v: string) {
         algorithm: /--bpf-lb-algorithm=(\w+)/.exec(config)?.[1] ?? 'random',
         algorithmAnnotation: flag(/--bpf-lb-algorithm-annotation\b/),
         forwardingAnnotation: flag(/--bpf-lb-mode-annotation\b/),
+        forwarding: /--bpf-lb-mode=(\w+)/.exec(config)?.[1] ?? 'snat',
+        wildcardEntries:
+          (release ? releaseBehaviour(release).wildcardEntries : false) &&
+          !flag(/--bpf-lb-enable-wildcard-entries=false/),
       },
     },
   };

@@ -44,6 +44,12 @@ export interface CiliumSettings extends CiliumExpectOptions {
   externalClusterIP: boolean;
   /** service-no-backend-response (1.15+): reject or drop. */
   noBackend: 'reject' | 'drop';
+  /** A VIP's wildcard entry (port 0, protocol ANY, no backends) in the service map, dropping
+   * traffic to its ports no Service uses (1.19 on; 1.20's bpf-lb-enable-wildcard-entries). */
+  wildcardEntries: boolean;
+  /** default-lb-service-ipam: "lbipam" (the default) means Cilium's LB-IPAM gives the
+   * LoadBalancer IPs of Services without a loadBalancerClass. */
+  lbServiceIPAM: string;
 }
 
 export interface CiliumAgent {
@@ -89,6 +95,7 @@ export function ciliumAgentOn(
     said?.kubeProxyReplacement ?? (config ? replaces(c('kube-proxy-replacement')) : false);
   const version = said?.version ?? ciliumImageVersion(pod);
   const release = parseVersion(version);
+  const byRelease = releaseBehaviour(release);
   const settings: CiliumSettings = {
     kubeProxyReplacement: kpr,
     ipv4: c('enable-ipv4') !== 'false',
@@ -98,19 +105,19 @@ export function ciliumAgentOn(
     zoneHintsFallback: true,
     serviceProxyName: c('k8s-service-proxy-name') ?? '',
     sourceRangeTypes:
-      c('bpf-lb-source-range-all-types') === 'true' || allTypesRelease(release)
-        ? 'all'
-        : release && atLeast(release, [1, 20])
-          ? ['LoadBalancer', 'ExternalIPs']
-          : ['LoadBalancer'],
+      c('bpf-lb-source-range-all-types') === 'true' ? 'all' : byRelease.sourceRangeTypes,
     healthCheckNodePort: c('enable-health-check-nodeport') !== 'false',
     healthCheckLoadBalancerIP: c('enable-health-check-loadbalancer-ip') === 'true',
     nodePortRange:
       said?.nodePortRange ??
       parseNodePortRange(c('node-port-range') ?? '') ??
       DEFAULT_NODE_PORT_RANGE,
-    // cilium#45314, in 1.20.0; 1.19.3 and 1.18.6 have it not
-    nodePortConflicts: release !== undefined && atLeast(release, [1, 20]),
+    nodePortConflicts: byRelease.nodePortConflicts,
+    trafficDistributions: byRelease.trafficDistributions,
+    topologyCandidates: byRelease.topologyCandidates,
+    // a hidden option of 1.20 (bpf-lb-enable-wildcard-entries, on by default)
+    wildcardEntries: byRelease.wildcardEntries && c('bpf-lb-enable-wildcard-entries') !== 'false',
+    lbServiceIPAM: c('default-lb-service-ipam') ?? 'lbipam',
     socketLB:
       said?.socketLB ?? (c('bpf-lb-sock') === 'true' || (kpr && c('bpf-lb-sock') !== 'false')),
     hostnsOnly: said?.hostnsOnly ?? c('bpf-lb-sock-hostns-only') === 'true',
@@ -231,6 +238,55 @@ export function healthServerUnknown(agent: CiliumAgent): string | undefined {
 /** 1.18.0 to 1.18.5 checked loadBalancerSourceRanges on every frontend type (cilium#42351). */
 const allTypesRelease = (r: Version | undefined) =>
   r !== undefined && atLeast(r, [1, 18]) && !atLeast(r, [1, 18, 6]);
+
+/** A change made in `line` (1.20.0) and backported to `backport` (1.19.7): whether `r` has it. */
+const since = (
+  r: Version | undefined,
+  line: readonly [number, number, number?],
+  backport?: readonly [number, number, number],
+) =>
+  r !== undefined &&
+  (atLeast(r, line) ||
+    (backport !== undefined &&
+      r.major === backport[0] &&
+      r.minor === backport[1] &&
+      atLeast(r, backport)));
+
+/** What the agent's release fixes of the settings it has no option for (or whose option's
+ * default it sets), as Cilium's pkg/loadbalancer at each tag does; an unknown release is taken
+ * as the 1.18/1.19 behaviour. */
+export function releaseBehaviour(
+  release: Version | undefined,
+): Pick<
+  CiliumSettings,
+  | 'sourceRangeTypes'
+  | 'nodePortConflicts'
+  | 'trafficDistributions'
+  | 'topologyCandidates'
+  | 'wildcardEntries'
+> {
+  return {
+    // 1.20 guards ExternalIPs too (cilium#44718)
+    sourceRangeTypes: allTypesRelease(release)
+      ? 'all'
+      : since(release, [1, 20])
+        ? ['LoadBalancer', 'ExternalIPs']
+        : ['LoadBalancer'],
+    // cilium#45314: 1.20.0, backported to 1.19.7 (1.19.6 and 1.18.10 have it not)
+    nodePortConflicts: since(release, [1, 20], [1, 19, 7]),
+    // 1.20: trafficDistribution PreferSameZone and PreferSameNode besides PreferClose
+    trafficDistributions: since(release, [1, 20]) ? 'all' : 'prefer-close',
+    // 1.20.0 and 1.20.1 leave terminating backends out of the topology safeguards, 1.20.2 all
+    // but the active ones; before, every backend of the Service counted
+    topologyCandidates: since(release, [1, 20, 2])
+      ? 'active'
+      : since(release, [1, 20])
+        ? 'not-terminating'
+        : 'every',
+    // 1.19: a VIP's wildcard entry (port 0, ANY) drops its ports no Service uses
+    wildcardEntries: since(release, [1, 19]),
+  };
+}
 
 /** The release its image tag names ("quay.io/cilium/cilium:v1.16.5@sha256:..." is v1.16.5). */
 export function ciliumImageVersion(pod: Pod): string | undefined {

@@ -46,8 +46,15 @@ export interface CiliumExpectOptions {
   /** node-port-range: host ports inside it are ignored. */
   nodePortRange: NodePortRange;
   /** LoadBalancer and ExternalIPs frontends on a NodePort address at a port in that range are
-   * dropped (1.20 on, cilium#45314). */
+   * dropped (1.20 on and 1.19.7, cilium#45314). */
   nodePortConflicts: boolean;
+  /** The trafficDistribution values honoured: PreferClose only (before 1.20), or PreferSameZone
+   * and PreferSameNode too, the spec's value before the topology annotations (1.20 on). */
+  trafficDistributions?: 'prefer-close' | 'all';
+  /** The backends the topology safeguards (a same-node or same-zone backend exists, every one
+   * has hints) weigh: every backend of the Service (before 1.20), or those the frontend could
+   * select that are not terminating (1.20.0, 1.20.1) or are active (1.20.2). */
+  topologyCandidates?: 'every' | 'not-terminating' | 'active';
 }
 
 export const CILIUM_DEFAULTS: CiliumExpectOptions = {
@@ -63,6 +70,8 @@ export const CILIUM_DEFAULTS: CiliumExpectOptions = {
   healthCheckLoadBalancerIP: false,
   nodePortRange: DEFAULT_NODE_PORT_RANGE,
   nodePortConflicts: false,
+  trafficDistributions: 'prefer-close',
+  topologyCandidates: 'every',
 };
 
 export interface ExpectedBackend {
@@ -323,7 +332,9 @@ function backendsOf(slices: EndpointSlice[], o: CiliumExpectOptions): Backend[] 
 }
 
 /** DefaultSelectBackends: the frontend's protocol and family, its port name, this node's own
- * backends under a Local policy, and the zone hints where topology-aware routing holds. */
+ * backends under a Local policy; then the Service's topology preference where service topology
+ * is on: this node's backends (PreferSameNode, 1.20) or the zone's hints, each only where the
+ * safeguards find a backend for it. */
 function selected(
   fe: Frontend,
   svc: Service,
@@ -331,42 +342,65 @@ function selected(
   node: CiliumNode,
   o: CiliumExpectOptions,
 ): ExpectedBackend[] {
-  const zone = node.labels['topology.kubernetes.io/zone'];
-  const preferClose =
-    !(o.internalTrafficPolicy && svc.internalTrafficPolicy === 'Local') && topologyAware(svc);
-  // 1.18.1+: only when every backend has hints and one is for this zone (Kubernetes' safeguards)
-  const useHints =
-    o.serviceTopology &&
-    zone !== undefined &&
-    preferClose &&
-    (o.zoneHintsFallback
-      ? backends.every((b) => (b.forZones?.length ?? 0) > 0) &&
-        backends.some((b) => b.forZones!.includes(zone))
-      : true);
   const v6 = isIPv6(fe.ip);
+  const matches = (b: Backend) =>
+    b.protocol === fe.protocol &&
+    isIPv6(b.ip) === v6 &&
+    (fe.portName === '' || b.portNames.every((n) => n === '') || b.portNames.includes(fe.portName));
+  const local = (b: Backend) => !fe.localOnly || !b.nodeName || b.nodeName === node.name;
+  const candidates = o.topologyCandidates ?? 'every';
+  const candidate = (b: Backend) =>
+    candidates === 'every' ||
+    (candidates === 'active'
+      ? b.state === 'active'
+      : b.state !== 'terminating' && b.state !== 'terminating-not-serving');
+  const strip = ({ portNames: _n, zone: _z, forZones: _f, ...b }: Backend): ExpectedBackend => b;
+  const preference = o.serviceTopology ? topologyPreference(svc, o) : undefined;
+  if (preference === 'node') {
+    const same = backends.filter((b) => b.nodeName === node.name && matches(b) && candidate(b));
+    if (same.length > 0) return same.map(strip);
+  }
+  const zone = node.labels['topology.kubernetes.io/zone'];
+  // the safeguards weigh every backend of the Service before 1.20, the frontend's candidates
+  // from 1.20; 1.18.0 had none (zoneHintsFallback off): hints were followed as they were
+  const weighed =
+    candidates === 'every'
+      ? backends
+      : backends.filter((b) => matches(b) && local(b) && candidate(b));
+  const useHints =
+    preference === 'zone' &&
+    zone !== undefined &&
+    (o.zoneHintsFallback
+      ? weighed.every((b) => (b.forZones?.length ?? 0) > 0) &&
+        weighed.some((b) => b.forZones!.includes(zone))
+      : true);
   return backends
-    .filter((b) => b.protocol === fe.protocol && isIPv6(b.ip) === v6)
-    .filter((b) => !fe.localOnly || !b.nodeName || b.nodeName === node.name)
-    .filter((b) => !useHints || !b.forZones?.length || b.forZones.includes(zone!))
+    .filter((b) => matches(b) && local(b))
     .filter(
-      (b) =>
-        fe.portName === '' ||
-        b.portNames.every((n) => n === '') ||
-        b.portNames.includes(fe.portName),
+      (b) => !useHints || (b.forZones?.length ? b.forZones.includes(zone!) : !o.zoneHintsFallback),
     )
-    .map(({ portNames: _n, zone: _z, forZones: _f, ...b }) => b);
+    .map(strip);
 }
 
-/** The topology annotations (the deprecated one first) or trafficDistribution PreferClose. */
-function topologyAware(svc: Service): boolean {
+/** The Service's topology preference as the agent reads it: none under an internal traffic
+ * policy Local; the topology annotations (the deprecated one first) or trafficDistribution
+ * PreferClose are the zone's; from 1.20 trafficDistribution comes first, PreferSameZone is the
+ * zone's too and PreferSameNode the node's. */
+function topologyPreference(svc: Service, o: CiliumExpectOptions): 'zone' | 'node' | undefined {
+  if (o.internalTrafficPolicy && svc.internalTrafficPolicy === 'Local') return undefined;
   const a = annotations(svc);
   const value =
     a['service.kubernetes.io/topology-aware-hints'] ??
     a['service.kubernetes.io/topology-mode'] ??
     '';
+  const annotated = !['', 'disabled', 'Disabled'].includes(value);
   const distribution = (svc.raw['spec'] as { trafficDistribution?: string } | undefined)
     ?.trafficDistribution;
-  return !['', 'disabled', 'Disabled'].includes(value) || distribution === 'PreferClose';
+  if ((o.trafficDistributions ?? 'prefer-close') === 'prefer-close')
+    return annotated || distribution === 'PreferClose' ? 'zone' : undefined;
+  if (distribution === 'PreferSameNode') return 'node';
+  if (distribution === 'PreferSameZone' || distribution === 'PreferClose') return 'zone';
+  return annotated ? 'zone' : undefined;
 }
 
 /** The backends that take new connections: the active ones, else the terminating (serving)

@@ -12,6 +12,7 @@ import type { ExpectedFrontend } from '../expected.js';
 import {
   formatAddress,
   frontendKey,
+  isDropEntry,
   isWildcard,
   parseAddress,
   type CiliumFrontend,
@@ -308,7 +309,8 @@ function algorithm(c: Entry) {
 /** The reverse-NAT entry (the maps dump): replies get the frontend's address back from it. */
 function reverseNat(c: Entry) {
   const rev = c.m.reverseNat;
-  if (rev === undefined || !shows(c, 'REV')) return;
+  // a VIP's wildcard drop entry (1.19 on, ID 0) answers nothing: it has no reverse NAT
+  if (rev === undefined || !shows(c, 'REV') || isDropEntry(c.m)) return;
   const a = rev === '' ? undefined : parseAddress(rev);
   if (a && a.ip === c.m.ip && a.port === c.m.port) return;
   const own = formatAddress({ ip: c.m.ip, port: c.m.port });

@@ -18,7 +18,11 @@ export type CiliumMapOptions = Pick<
   | 'forwardingAnnotation'
   | 'algorithm'
   | 'algorithmAnnotation'
->;
+> &
+  Partial<Pick<CiliumSettings, 'wildcardEntries' | 'lbServiceIPAM'>>;
+
+/** The loadBalancerClasses whose IPs Cilium's LB-IPAM gives (BGP and L2 announcements). */
+const CILIUM_LB_CLASSES = ['io.cilium/bgp-control-plane', 'io.cilium/l2-announcer'];
 
 export const CILIUM_MAP_DEFAULTS: CiliumMapOptions = {
   internalTrafficPolicy: true,
@@ -64,6 +68,7 @@ export function expectedMaps(
 ): ExpectedMapEntry[] {
   const services = new Map(o.services.map((s) => [`${s.namespace}/${s.name}`, s]));
   const out: ExpectedMapEntry[] = [];
+  const wildcards = new Set<string>();
   for (const f of frontends) {
     const svc = services.get(f.service);
     const v6 = f.ip.includes(':');
@@ -97,8 +102,44 @@ export function expectedMaps(
           : {}),
       });
     }
+    if (wildcarded(f, svc, o) && !wildcards.has(f.ip)) {
+      wildcards.add(f.ip);
+      // its flags are its first frontend's type only: never routable, no backends
+      const drop = { ...f, port: 0, protocol: 'any' as const, portName: '', backends: [] };
+      for (const k of ['internal', 'affinitySeconds', 'sourceRanges'] as const) delete drop[k];
+      out.push({
+        frontend: drop,
+        ip: f.ip,
+        flags: ['non-routable'],
+        backends: [],
+        count: 0,
+        maglev: false,
+        affinity: [],
+      });
+    }
   }
   return out;
+}
+
+/** The reconciler's wildcard entry of a VIP (1.19 on): for the ClusterIP and LoadBalancer
+ * frontends (external scope) of a Service whose IPs Cilium's LB-IPAM manages (no
+ * loadBalancerClass with default-lb-service-ipam lbipam, or a class of Cilium's own), on an
+ * address that is not the node's own. */
+function wildcarded(
+  f: ExpectedFrontend,
+  svc: Service | undefined,
+  o: { nodePortAddresses: readonly string[]; options: CiliumMapOptions },
+): boolean {
+  if (!o.options.wildcardEntries || f.internal) return false;
+  if (f.type !== 'ClusterIP' && f.type !== 'LoadBalancer') return false;
+  if (healthServerOf(f.service) !== undefined) return false;
+  const lbClass = (svc?.raw['spec'] as { loadBalancerClass?: string } | undefined)
+    ?.loadBalancerClass;
+  const managed =
+    lbClass === undefined
+      ? (o.options.lbServiceIPAM ?? 'lbipam') === 'lbipam'
+      : CILIUM_LB_CLASSES.includes(lbClass);
+  return managed && !o.nodePortAddresses.includes(f.ip);
 }
 
 /** ServiceFlags.String() after the type: Local, InternalLocal, two-scopes, sessionAffinity,
