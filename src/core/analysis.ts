@@ -652,6 +652,11 @@ export class NodeAnalysis {
     return expectedMaps(frontends, {
       services: this.analysis.view.services,
       nodePortAddresses: agent.nodePorts?.addresses ?? [],
+      // the node's own addresses: its devices' as the agent listed them, the Node's
+      nodeAddresses: [
+        ...(agent.nodePorts?.devices.flatMap((d) => d.addresses) ?? []),
+        ...(this.analysis.index.node(this.name)?.ips ?? []),
+      ],
       options: agent.settings,
     });
   }

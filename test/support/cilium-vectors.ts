@@ -74,6 +74,8 @@ export function setup(v: string) {
     },
     maps: {
       nodePortAddresses,
+      // every address of the node-addresses table, NodePort or not
+      nodeAddresses: [...config.matchAll(/^ {2}addr: (\S+) /gm)].map((m) => m[1]!),
       options: {
         ...CILIUM_MAP_DEFAULTS,
         externalClusterIP: flag(/--bpf-lb-external-clusterip(?:=true)?(?!\S)/),

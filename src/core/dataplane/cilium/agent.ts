@@ -117,6 +117,7 @@ export function ciliumAgentOn(
     topologyCandidates: byRelease.topologyCandidates,
     // a hidden option of 1.20 (bpf-lb-enable-wildcard-entries, on by default)
     wildcardEntries: byRelease.wildcardEntries && c('bpf-lb-enable-wildcard-entries') !== 'false',
+    sliceWeights: byRelease.sliceWeights,
     lbServiceIPAM: c('default-lb-service-ipam') ?? 'lbipam',
     socketLB:
       said?.socketLB ?? (c('bpf-lb-sock') === 'true' || (kpr && c('bpf-lb-sock') !== 'false')),
@@ -264,6 +265,7 @@ export function releaseBehaviour(
   | 'trafficDistributions'
   | 'topologyCandidates'
   | 'wildcardEntries'
+  | 'sliceWeights'
 > {
   return {
     // 1.20 guards ExternalIPs too (cilium#44718)
@@ -285,6 +287,8 @@ export function releaseBehaviour(
         : 'every',
     // 1.19: a VIP's wildcard entry (port 0, ANY) drops its ports no Service uses
     wildcardEntries: since(release, [1, 19]),
+    // 1.20: service.cilium.io/weight on an EndpointSlice, 0 draining its backends
+    sliceWeights: since(release, [1, 20]),
   };
 }
 

@@ -55,6 +55,9 @@ export interface CiliumExpectOptions {
    * has hints) weigh: every backend of the Service (before 1.20), or those the frontend could
    * select that are not terminating (1.20.0, 1.20.1) or are active (1.20.2). */
   topologyCandidates?: 'every' | 'not-terminating' | 'active';
+  /** An EndpointSlice's service.cilium.io/weight "0" puts its backends in maintenance (1.20 on;
+   * other weights only weigh the Maglev table). */
+  sliceWeights?: boolean;
 }
 
 export const CILIUM_DEFAULTS: CiliumExpectOptions = {
@@ -280,23 +283,29 @@ interface Backend extends ExpectedBackend {
 /** convertEndpoints: each address and port of the Service's EndpointSlices, one backend per
  * address and port (several slices naming one address are one backend), in a state from its
  * conditions: ready is active; terminating and serving is terminating; terminating and not
- * serving stays, unused; otherwise maintenance. */
+ * serving stays, unused; otherwise maintenance; and from 1.20 maintenance in a slice weighted 0. */
 function backendsOf(slices: EndpointSlice[], o: CiliumExpectOptions): Backend[] {
   const byKey = new Map<string, Backend>();
   for (const slice of slices) {
     if (slice.addressType === 'FQDN') continue;
+    // a weight that is no 16-bit number is ignored, as the agent does
+    const weight = (slice.raw.metadata as { annotations?: Record<string, string> } | undefined)
+      ?.annotations?.['service.cilium.io/weight'];
+    const drained = o.sliceWeights === true && weight !== undefined && /^0+$/.test(weight);
     const raw =
       (slice.raw['endpoints'] as { hints?: { forZones?: { name?: string }[] } }[] | undefined) ??
       [];
     slice.endpoints.forEach((ep, i) => {
       const c = ep.conditions;
-      const state: BackendState = c.ready
-        ? 'active'
-        : c.terminating && !c.serving
-          ? 'terminating-not-serving'
-          : c.terminating
-            ? 'terminating'
-            : 'maintenance';
+      const state: BackendState = drained
+        ? 'maintenance'
+        : c.ready
+          ? 'active'
+          : c.terminating && !c.serving
+            ? 'terminating-not-serving'
+            : c.terminating
+              ? 'terminating'
+              : 'maintenance';
       const forZones = raw[i]?.hints?.forZones?.map((z) => z.name ?? '');
       for (const ip of ep.addresses) {
         if (!(isIPv6(ip) ? o.ipv6 : o.ipv4)) continue;

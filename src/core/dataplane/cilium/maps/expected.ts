@@ -63,6 +63,8 @@ export function expectedMaps(
   o: {
     services: readonly Service[];
     nodePortAddresses: readonly string[];
+    /** The node's other addresses, where known (a VIP on one has no wildcard entry). */
+    nodeAddresses?: readonly string[];
     options: CiliumMapOptions;
   },
 ): ExpectedMapEntry[] {
@@ -128,7 +130,11 @@ export function expectedMaps(
 function wildcarded(
   f: ExpectedFrontend,
   svc: Service | undefined,
-  o: { nodePortAddresses: readonly string[]; options: CiliumMapOptions },
+  o: {
+    nodePortAddresses: readonly string[];
+    nodeAddresses?: readonly string[];
+    options: CiliumMapOptions;
+  },
 ): boolean {
   if (!o.options.wildcardEntries || f.internal) return false;
   if (f.type !== 'ClusterIP' && f.type !== 'LoadBalancer') return false;
@@ -139,7 +145,7 @@ function wildcarded(
     lbClass === undefined
       ? (o.options.lbServiceIPAM ?? 'lbipam') === 'lbipam'
       : CILIUM_LB_CLASSES.includes(lbClass);
-  return managed && !o.nodePortAddresses.includes(f.ip);
+  return managed && !o.nodePortAddresses.includes(f.ip) && !o.nodeAddresses?.includes(f.ip);
 }
 
 /** ServiceFlags.String() after the type: Local, InternalLocal, two-scopes, sessionAffinity,
