@@ -32,9 +32,14 @@ describe("Cilium vectors: the BPF maps kdebug expects are the ones Cilium's test
       const entries = dump === '' ? [] : parseCilium(dump, v).frontends;
       const protocols = entries.length === 0 || entries.some((f) => f.protocol !== undefined);
       const skip = new Set(UNMODELLED_ENTRIES[v] ? [UNMODELLED_ENTRIES[v].key] : []);
-      // quarantine is the agent's own health checking: as its backends table says
+      // quarantine is the agent's own health checking: as its backends table says, or (a table
+      // of 1.19 on without the State column) the dump, keeping an active backend out of rotation
       const text = listing(v, 'expected-backends.txt');
       const states = text?.trim() ? parseCilium(text, v).backendStates! : new Map();
+      for (const f of entries)
+        for (const b of f.backends)
+          if (b.state === 'active' && b.inRotation === false)
+            states.set(formatAddress({ ...b, protocol: b.protocol ?? f.protocol }), 'quarantined');
       const frontends = expectedCilium(s.view, s.node, s.options).map((f) => ({
         ...f,
         backends: f.backends.map((b) =>
