@@ -86,6 +86,7 @@ export function setup(v: string) {
         wildcardEntries:
           (release ? releaseBehaviour(release).wildcardEntries : false) &&
           !flag(/--bpf-lb-enable-wildcard-entries=false/),
+        nodePortConflicts: release ? releaseBehaviour(release).nodePortConflicts : false,
       },
     },
   };

@@ -30,7 +30,11 @@ describe('Cilium vectors: the frontends table', () => {
               key: frontendKey(f),
               type: f.type,
               service: f.service,
-              backends: f.backendsNotShown ? 'cut' : f.backends.map((b) => formatAddress(b)).sort(),
+              // "+ N more", or no Backends column among the script's selected ones
+              backends:
+                f.backendsNotShown || f.backendsUnread
+                  ? 'cut'
+                  : f.backends.map((b) => formatAddress(b)).sort(),
             }));
       const sort = <T extends { key: string }>(a: T[]) =>
         [...a].sort((x, y) => x.key.localeCompare(y.key));

@@ -80,6 +80,9 @@ export interface CiliumFrontend {
   mapLines?: { reverseNat?: number; sourceRanges?: number[]; maglev?: number };
   /** Backends the listing leaves out ("+ 4 more ..."): the list above is not all of them. */
   backendsNotShown?: number;
+  /** The listing has no backends column (a db/show table with some columns selected): which
+   * backends the frontend has is not known, not none. */
+  backendsUnread?: true;
   line: number;
 }
 

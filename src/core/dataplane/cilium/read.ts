@@ -669,6 +669,7 @@ function dbFrontends(lines: string[], source: string): CiliumTable {
       flags: [],
       backends,
       ...(more ? { backendsNotShown: Number(more[1]) } : {}),
+      ...(cols.some((c) => c.name === 'backends') ? {} : { backendsUnread: true as const }),
       line: at,
     });
   }

@@ -105,6 +105,7 @@ export function buildCiliumTrees(table: CiliumTable, known: CiliumKnown): Servic
     }
     if (f.backendsNotShown)
       tree.partial = `the listing shows ${f.backends.length} of ${f.backends.length + f.backendsNotShown} backends`;
+    if (f.backendsUnread) tree.partial = 'the listing does not show the backends';
   }
   return { services: [...trees.values()], orphans: [] };
 }
@@ -134,7 +135,8 @@ export function endpointsOf(f: CiliumFrontend): TreeEndpoint[] {
       },
       line: b.line,
     };
-    if (f.backendsNotShown) ep.shareUnknown = 'the listing does not show every backend';
+    if (f.backendsNotShown || f.backendsUnread)
+      ep.shareUnknown = 'the listing does not show every backend';
     return ep;
   });
 }

@@ -8,6 +8,7 @@ import type { CiliumSettings } from '../agent.js';
 import { inRotation, type ExpectedBackend, type ExpectedFrontend } from '../expected.js';
 import { healthServerOf } from '../health-server.js';
 import { isWildcard } from '../listing.js';
+import { DEFAULT_NODE_PORT_RANGE } from '../node-port-range.js';
 
 /** The agent settings the map entries depend on beyond the frontends. */
 export type CiliumMapOptions = Pick<
@@ -19,7 +20,12 @@ export type CiliumMapOptions = Pick<
   | 'algorithm'
   | 'algorithmAnnotation'
 > &
-  Partial<Pick<CiliumSettings, 'wildcardEntries' | 'lbServiceIPAM'>>;
+  Partial<
+    Pick<
+      CiliumSettings,
+      'wildcardEntries' | 'lbServiceIPAM' | 'nodePortConflicts' | 'nodePortRange'
+    >
+  >;
 
 /** The loadBalancerClasses whose IPs Cilium's LB-IPAM gives (BGP and L2 announcements). */
 const CILIUM_LB_CLASSES = ['io.cilium/bgp-control-plane', 'io.cilium/l2-announcer'];
@@ -71,11 +77,23 @@ export function expectedMaps(
   const services = new Map(o.services.map((s) => [`${s.namespace}/${s.name}`, s]));
   const out: ExpectedMapEntry[] = [];
   const wildcards = new Set<string>();
+  // the addresses a frontend of their own holds (not a NodePort or HostPort expansion): from
+  // 1.19.7 and 1.20.0 an expansion skips them outside the NodePort range (cilium#44730)
+  const own = (f: Pick<ExpectedFrontend, 'ip' | 'port' | 'protocol' | 'internal'>) =>
+    `${f.ip} ${f.port} ${f.protocol} ${f.internal ? 'i' : ''}`;
+  const primary = new Set(
+    frontends.filter((f) => f.type !== 'NodePort' && !isWildcard(f.ip)).map(own),
+  );
+  const [low, high] = o.options.nodePortRange ?? DEFAULT_NODE_PORT_RANGE;
+  const yields = (f: ExpectedFrontend, ip: string) =>
+    o.options.nodePortConflicts === true &&
+    (f.port < low || f.port > high) &&
+    primary.has(own({ ...f, ip }));
   for (const f of frontends) {
     const svc = services.get(f.service);
     const v6 = f.ip.includes(':');
     const addresses = isWildcard(f.ip)
-      ? [f.ip, ...o.nodePortAddresses.filter((a) => a.includes(':') === v6)]
+      ? [f.ip, ...o.nodePortAddresses.filter((a) => a.includes(':') === v6 && !yields(f, a))]
       : [f.ip];
     const used = inRotation(f.backends);
     // maintenance backends are left out of the slots
