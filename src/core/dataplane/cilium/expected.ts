@@ -274,6 +274,10 @@ function familiesOf(svc: Service): ('IPv4' | 'IPv6')[] {
   ];
 }
 
+/** The endpoint Cilium's Ingress and Gateway API controllers put in their Services' slices to
+ * make older agents program them. */
+const INGRESS_DUMMY = { ip: '192.192.192.192', port: 9999 };
+
 interface Backend extends ExpectedBackend {
   portNames: string[];
   zone?: string;
@@ -311,6 +315,9 @@ function backendsOf(slices: EndpointSlice[], o: CiliumExpectOptions): Backend[] 
         if (!(isIPv6(ip) ? o.ipv6 : o.ipv4)) continue;
         for (const p of slice.ports) {
           if (p.port === undefined) continue;
+          // the dummy endpoint Cilium's Ingress and Gateway API controllers give their Services
+          // is no backend (reflectors/conversions.go, isIngressDummyEndpoint)
+          if (ip === INGRESS_DUMMY.ip && p.port === INGRESS_DUMMY.port) continue;
           const protocol = p.protocol.toLowerCase() as CiliumProtocol;
           const key = `${ip} ${p.port} ${protocol}`;
           const known = byKey.get(key);
