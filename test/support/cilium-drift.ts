@@ -45,6 +45,8 @@ export function drift(
         'bpf-lb-algorithm': o.algorithm,
         'bpf-lb-external-clusterip': String(o.externalClusterIP),
         'bpf-lb-mode': o.forwarding,
+        'enable-service-topology': String(s.options.serviceTopology),
+        'bpf-lb-source-range-all-types': String(s.options.sourceRangeTypes === 'all'),
         'bpf-lb-mode-annotation': String(o.forwardingAnnotation),
         'bpf-lb-algorithm-annotation': String(o.algorithmAnnotation),
         'enable-health-check-loadbalancer-ip': String(s.options.healthCheckLoadBalancerIP),

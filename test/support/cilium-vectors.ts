@@ -71,6 +71,10 @@ export function setup(v: string) {
             // (cilium#42351)
             sourceRangeTypes: 'all' as const,
           }),
+      // the script's own flag (1.19 on)
+      ...(flag(/--bpf-lb-source-range-all-types(?:=true)?(?!\S)/)
+        ? { sourceRangeTypes: 'all' as const }
+        : {}),
     },
     maps: {
       nodePortAddresses,

@@ -25,7 +25,8 @@ import { excerpt } from '../../sanitize.js';
 const HEADERS: [RegExp, CiliumForm][] = [
   [/^(?:ID\s+)?Frontend\s+(?:Service Type\s+)?Backend\b/, 'service-list'],
   [/^SERVICE ADDRESS\s+BACKEND ADDRESS\b/, 'bpf-lb-list'],
-  [/^Address\s+.*\bType\b.*\bServiceName\b/, 'db-frontends'],
+  // with every column, or those a script selects (Address and any of its own columns)
+  [/^Address\s+(?:.*\s)?(?:Type|ServiceName|PortName|Backends|RedirectTo)(?:\s|$)/, 'db-frontends'],
   // 1.17, 1.18: a row per backend (Instances); 1.19 on: a row per Service and backend (its
   // State among the columns, or the two first alone where some columns are selected)
   [/^(?:Address\s+.*\bInstances\b|Instances\s+Address\b|Service\s+Address(?:\s|$))/, 'db-backends'],
