@@ -32,7 +32,10 @@ export function vectorRelease(v: string): Version | undefined {
   const src = listing(v, 'src.txt') ?? '';
   const era =
     /^era:\s+v?(\d+\.\d+)/m.exec(src)?.[1] ?? /-v1(\d\d)-/.exec(v)?.[1]?.replace(/^/, '1.');
-  return era && LATEST[era] ? parseVersion(LATEST[era]) : undefined;
+  if (!era) return undefined;
+  // a later line than those named above: its first release
+  const later = Number(era.split('.')[1]) >= 19 ? `v${era}.0` : undefined;
+  return parseVersion(LATEST[era] ?? later);
 }
 
 /** What the harness and the script set: the objects, flags, the local node's labels. */
