@@ -29,7 +29,8 @@ export function drift(
   // the agent's status names its device and NodePort addresses, as the harness gives them
   const addresses = s.maps.nodePortAddresses;
   if (addresses.length > 0)
-    nodes['cilium-status'] = `KubeProxyReplacement:  True  [test  ${addresses.join(' ')}]\n`;
+    nodes['cilium-status'] =
+      `KubeProxyReplacement:  ${s.options.kubeProxyReplacement ? 'True' : 'False'}  [test  ${addresses.join(' ')}]\n`;
   for (const [stem, text] of Object.entries(listings))
     if (text !== undefined) nodes[stem] = text === '' ? HEADERS[stem]! : text;
   return new Analysis({
@@ -45,6 +46,7 @@ export function drift(
         'bpf-lb-algorithm': o.algorithm,
         'bpf-lb-external-clusterip': String(o.externalClusterIP),
         'bpf-lb-mode': o.forwarding,
+        'kube-proxy-replacement': String(s.options.kubeProxyReplacement),
         'enable-service-topology': String(s.options.serviceTopology),
         'bpf-lb-source-range-all-types': String(s.options.sourceRangeTypes === 'all'),
         'bpf-lb-mode-annotation': String(o.forwardingAnnotation),

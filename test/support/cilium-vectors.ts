@@ -53,12 +53,14 @@ export function setup(v: string) {
   const nodePortAddresses = [...config.matchAll(/^ {2}addr: (\S+) +nodeport: true/gm)].map(
     (m) => m[1]!,
   );
+  const kpr = !flag(/--kube-proxy-replacement=false/);
   return {
     docs,
     view: clusterView(docs),
     node: { name: 'testnode', labels, nodePortAddresses },
     options: {
       ...CILIUM_DEFAULTS,
+      kubeProxyReplacement: kpr,
       // the health server package's harness turns this on (its config.txt's harness note)
       healthCheckLoadBalancerIP: flag(/EnableHealthCheckLoadBalancerIP=true/),
       healthCheckNodePort: !flag(/--enable-health-check-nodeport=false/),
@@ -85,6 +87,7 @@ export function setup(v: string) {
       nodeAddresses: [...config.matchAll(/^ {2}addr: (\S+) /gm)].map((m) => m[1]!),
       options: {
         ...CILIUM_MAP_DEFAULTS,
+        kubeProxyReplacement: kpr,
         externalClusterIP: flag(/--bpf-lb-external-clusterip(?:=true)?(?!\S)/),
         algorithm: /--bpf-lb-algorithm=(\w+)/.exec(config)?.[1] ?? 'random',
         algorithmAnnotation: flag(/--bpf-lb-algorithm-annotation\b/),

@@ -118,6 +118,7 @@ export function ciliumAgentOn(
     // a hidden option of 1.20 (bpf-lb-enable-wildcard-entries, on by default)
     wildcardEntries: byRelease.wildcardEntries && c('bpf-lb-enable-wildcard-entries') !== 'false',
     sliceWeights: byRelease.sliceWeights,
+    nonKprFrontends: byRelease.nonKprFrontends,
     lbServiceIPAM: c('default-lb-service-ipam') ?? 'lbipam',
     socketLB:
       said?.socketLB ?? (c('bpf-lb-sock') === 'true' || (kpr && c('bpf-lb-sock') !== 'false')),
@@ -266,6 +267,7 @@ export function releaseBehaviour(
   | 'topologyCandidates'
   | 'wildcardEntries'
   | 'sliceWeights'
+  | 'nonKprFrontends'
 > {
   return {
     // 1.20 guards ExternalIPs too (cilium#44718)
@@ -289,6 +291,9 @@ export function releaseBehaviour(
     wildcardEntries: since(release, [1, 19]),
     // 1.20: service.cilium.io/weight on an EndpointSlice, 0 draining its backends
     sliceWeights: since(release, [1, 20]),
+    // kube-proxy replacement off: LoadBalancer and ExternalIPs frontends made, only the
+    // datapath candidates (ClusterIP, ExternalIPs) reconciled (1.20.0, backported to 1.19.7)
+    nonKprFrontends: since(release, [1, 20], [1, 19, 7]),
   };
 }
 

@@ -58,6 +58,10 @@ export interface CiliumExpectOptions {
   /** An EndpointSlice's service.cilium.io/weight "0" puts its backends in maintenance (1.20 on;
    * other weights only weigh the Maglev table). */
   sliceWeights?: boolean;
+  /** Without kube-proxy replacement the agent still makes a Service's LoadBalancer and
+   * ExternalIPs frontends, only NodePort ones not (1.19.7 and 1.20 on; before, none but the
+   * ClusterIPs); its BPF maps get the ClusterIP and ExternalIPs ones only. */
+  nonKprFrontends?: boolean;
 }
 
 export const CILIUM_DEFAULTS: CiliumExpectOptions = {
@@ -242,8 +246,12 @@ function frontendsOf(svc: Service, o: CiliumExpectOptions): Frontend[] {
     for (const ip of ips.filter(familyOn))
       for (const p of svc.ports) add(ip, p.port, p, 'ClusterIP', false);
   }
-  if (!o.kubeProxyReplacement) return out;
-  if ((svc.type === 'NodePort' || svc.type === 'LoadBalancer') && can('NodePort'))
+  if (!o.kubeProxyReplacement && !o.nonKprFrontends) return out;
+  if (
+    o.kubeProxyReplacement &&
+    (svc.type === 'NodePort' || svc.type === 'LoadBalancer') &&
+    can('NodePort')
+  )
     for (const internal of scopes)
       for (const family of familiesOf(svc))
         if (family === 'IPv6' ? o.ipv6 : o.ipv4)

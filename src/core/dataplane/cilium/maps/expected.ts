@@ -23,7 +23,11 @@ export type CiliumMapOptions = Pick<
   Partial<
     Pick<
       CiliumSettings,
-      'wildcardEntries' | 'lbServiceIPAM' | 'nodePortConflicts' | 'nodePortRange'
+      | 'wildcardEntries'
+      | 'lbServiceIPAM'
+      | 'nodePortConflicts'
+      | 'nodePortRange'
+      | 'kubeProxyReplacement'
     >
   >;
 
@@ -90,6 +94,9 @@ export function expectedMaps(
     (f.port < low || f.port > high) &&
     primary.has(own({ ...f, ip }));
   for (const f of frontends) {
+    // without kube-proxy replacement only these are datapath candidates (isDatapathCandidate)
+    if (o.options.kubeProxyReplacement === false && !['ClusterIP', 'ExternalIPs'].includes(f.type))
+      continue;
     const svc = services.get(f.service);
     const v6 = f.ip.includes(':');
     const addresses = isWildcard(f.ip)
