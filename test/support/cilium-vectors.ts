@@ -97,6 +97,7 @@ export function setup(v: string) {
           (release ? releaseBehaviour(release).wildcardEntries : false) &&
           !flag(/--bpf-lb-enable-wildcard-entries=false/),
         nodePortConflicts: release ? releaseBehaviour(release).nodePortConflicts : false,
+        datapathCandidates: release ? releaseBehaviour(release).datapathCandidates : false,
       },
     },
   };

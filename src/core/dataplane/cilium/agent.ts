@@ -47,6 +47,9 @@ export interface CiliumSettings extends CiliumExpectOptions {
   /** A VIP's wildcard entry (port 0, protocol ANY, no backends) in the service map, dropping
    * traffic to its ports no Service uses (1.19 on; 1.20's bpf-lb-enable-wildcard-entries). */
   wildcardEntries: boolean;
+  /** Without kube-proxy replacement only the ClusterIP and ExternalIPs frontends reach the BPF
+   * maps (the reconciler's isDatapathCandidate, 1.19.7 and 1.20 on). */
+  datapathCandidates: boolean;
   /** default-lb-service-ipam: "lbipam" (the default) means Cilium's LB-IPAM gives the
    * LoadBalancer IPs of Services without a loadBalancerClass. */
   lbServiceIPAM: string;
@@ -119,6 +122,7 @@ export function ciliumAgentOn(
     wildcardEntries: byRelease.wildcardEntries && c('bpf-lb-enable-wildcard-entries') !== 'false',
     sliceWeights: byRelease.sliceWeights,
     nonKprFrontends: byRelease.nonKprFrontends,
+    datapathCandidates: byRelease.datapathCandidates,
     lbServiceIPAM: c('default-lb-service-ipam') ?? 'lbipam',
     socketLB:
       said?.socketLB ?? (c('bpf-lb-sock') === 'true' || (kpr && c('bpf-lb-sock') !== 'false')),
@@ -268,6 +272,7 @@ export function releaseBehaviour(
   | 'wildcardEntries'
   | 'sliceWeights'
   | 'nonKprFrontends'
+  | 'datapathCandidates'
 > {
   return {
     // 1.20 guards ExternalIPs too (cilium#44718)
@@ -291,9 +296,10 @@ export function releaseBehaviour(
     wildcardEntries: since(release, [1, 19]),
     // 1.20: service.cilium.io/weight on an EndpointSlice, 0 draining its backends
     sliceWeights: since(release, [1, 20]),
-    // kube-proxy replacement off: LoadBalancer and ExternalIPs frontends made, only the
-    // datapath candidates (ClusterIP, ExternalIPs) reconciled (1.20.0, backported to 1.19.7)
-    nonKprFrontends: since(release, [1, 20], [1, 19, 7]),
+    // kube-proxy replacement off: LoadBalancer and ExternalIPs frontends made (1.19 on), and
+    // only the datapath candidates (ClusterIP, ExternalIPs) reconciled (1.20.0 and 1.19.7)
+    nonKprFrontends: since(release, [1, 19]),
+    datapathCandidates: since(release, [1, 20], [1, 19, 7]),
   };
 }
 

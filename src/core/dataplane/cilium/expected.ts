@@ -59,8 +59,7 @@ export interface CiliumExpectOptions {
    * other weights only weigh the Maglev table). */
   sliceWeights?: boolean;
   /** Without kube-proxy replacement the agent still makes a Service's LoadBalancer and
-   * ExternalIPs frontends, only NodePort ones not (1.19.7 and 1.20 on; before, none but the
-   * ClusterIPs); its BPF maps get the ClusterIP and ExternalIPs ones only. */
+   * ExternalIPs frontends, only NodePort ones not (1.19 on; before, none but the ClusterIPs). */
   nonKprFrontends?: boolean;
 }
 

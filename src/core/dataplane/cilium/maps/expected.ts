@@ -28,6 +28,7 @@ export type CiliumMapOptions = Pick<
       | 'nodePortConflicts'
       | 'nodePortRange'
       | 'kubeProxyReplacement'
+      | 'datapathCandidates'
     >
   >;
 
@@ -95,7 +96,11 @@ export function expectedMaps(
     primary.has(own({ ...f, ip }));
   for (const f of frontends) {
     // without kube-proxy replacement only these are datapath candidates (isDatapathCandidate)
-    if (o.options.kubeProxyReplacement === false && !['ClusterIP', 'ExternalIPs'].includes(f.type))
+    if (
+      o.options.kubeProxyReplacement === false &&
+      o.options.datapathCandidates === true &&
+      !['ClusterIP', 'ExternalIPs'].includes(f.type)
+    )
       continue;
     const svc = services.get(f.service);
     const v6 = f.ip.includes(':');
