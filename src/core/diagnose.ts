@@ -199,7 +199,7 @@ export function diagnose(
         st.findings.filter(isUnobserved).map((f) => `${st.title}: ${f.title}`),
       ),
     },
-    notRead(facts),
+    notRead(facts, ctx.analysis.nodeErrors),
   );
 }
 

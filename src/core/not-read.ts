@@ -10,6 +10,7 @@ import {
   onNode,
   type NodeErrorFold,
   type NodeErrorGroup,
+  type NodeErrors,
 } from './nodes/errors.js';
 
 /** What an API read was of, as data: the steps match failures on this, never on `what`. */
@@ -113,14 +114,14 @@ export function entryRulesNotKeptOf(facts: Facts): Record<string, Record<string,
 export const quietWhenRefused = (e: ReadError) =>
   e.reason === 'forbidden' && e.read?.podIP !== undefined;
 
-/** What was lost mid-run, in the order it was read. */
-export function notRead(facts: Facts): NotRead[] {
+/** What was lost mid-run, in the order it was read; `errors`: the node errors read already. */
+export function notRead(facts: Facts, errors: NodeErrors = nodeErrorsOf(facts)): NotRead[] {
   return [
     ...readErrorsOf(facts)
       .filter((e) => e.reason !== undefined && !ANSWERED.has(e.reason))
       .map((e) => ({ what: e.what, why: e.error })),
     // nodes that lost a read the same way: one entry, not one a node
-    ...nodeErrorsOf(facts).groups.flatMap(({ nodes, errors }) =>
+    ...errors.groups.flatMap(({ nodes, errors }) =>
       errors
         .filter((e) => e.lost)
         .map((e) =>

@@ -33,7 +33,6 @@ import { Search } from './screens/Search.js';
 import { Trace } from './screens/Trace.js';
 import { Namespaces, Services } from './screens/Services.js';
 import { NodeErrors } from './screens/NodeErrors.js';
-import { nodeErrorsOf } from '../core/nodes/errors.js';
 import { SPINNER, theme } from './theme.js';
 import { wrap } from './wrap.js';
 
@@ -450,7 +449,7 @@ export function App(props: AppProps) {
         </Box>
         <Footer
           state={state}
-          nodeErrors={nodeErrorsOf(data.facts).count}
+          nodeErrors={data.analysis.nodeErrors.count}
           activity={activity}
           spinner={SPINNER[tick % SPINNER.length]!}
           width={width}

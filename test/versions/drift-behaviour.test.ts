@@ -20,6 +20,8 @@ import {
 } from '../../src/core/dataplane/iptables/drift/behaviour.js';
 import { OLDEST_MODELLED } from '../../src/core/dataplane/releases.js';
 import { clusterView } from '../../src/core/kube/objects.js';
+import { expectedSave } from '../../src/core/dataplane/iptables/save.js';
+import { aService, anEndpointSlice } from '../support/builders.js';
 import {
   clusterDump,
   clusterObjects,
@@ -182,6 +184,44 @@ describe('drift by behaviour on many ports alike: one walk tells for ports the s
         differ += part.length;
       }
       assert.equal(differ > 0, dump !== clean);
+    }
+  });
+
+  it("a port on the node's own address meets the node port of its port number", () => {
+    // bare-metal external IPs: a Service on the node's address, port 30080; another's node port
+    const objects = clusterObjects(shape);
+    const nodeIP = clusterView(objects).nodes.find((n) => n.name === BENCH_NODE)!.ips[0]!;
+    const more = clusterView([
+      ...objects,
+      aService('ns99/on-node', {
+        clusterIP: '172.30.9.1',
+        externalIPs: [nodeIP],
+        ports: [['p', 30080]],
+      }),
+      anEndpointSlice('ns99/on-node', [['10.128.9.1', { node: BENCH_NODE }]], [['p', 30080]]),
+      aService('ns99/by-port', {
+        clusterIP: '172.30.9.2',
+        type: 'NodePort',
+        ports: [['p', 80, 'TCP', 30080]],
+      }),
+      anEndpointSlice('ns99/by-port', [['10.128.9.2', { node: BENCH_NODE }]], [['p', 80]]),
+    ]);
+    const exp = expectedRules(more, BENCH_NODE, { release: { minor: 20 } });
+    const actual = parseIptables(expectedSave(expectedRules(more, BENCH_NODE)));
+    const meeting = portsMeeting(exp);
+    const whole = wantedRules(exp, actual);
+    for (const name of ['ns99/on-node:p', 'ns99/by-port:p']) {
+      const sp = exp.servicePorts.find((p) => p.name === name)!;
+      assert.deepEqual(
+        meeting(sp)
+          .map((p) => p.name)
+          .sort(),
+        ['ns99/by-port:p', 'ns99/on-node:p'],
+      );
+      assert.deepEqual(
+        behaviourDiffers(exp, wantedRules(exp, actual, meeting(sp)), actual, sp),
+        behaviourDiffers(exp, whole, actual, sp),
+      );
     }
   });
 

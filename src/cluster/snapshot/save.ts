@@ -132,17 +132,18 @@ export async function saveSnapshot(o: SnapshotSaveOptions): Promise<SnapshotSave
     };
     if (o.dir) await writeSnapshot(o.dir, written, o);
     if (o.archive) await writeSnapshotArchive(o.archive, written, o);
+    const errors = nodeErrorsOf(facts);
     return {
       written: [o.dir, o.archive].filter((x): x is string => x !== undefined),
       objects: facts.objects.length,
       nodes: Object.keys(facts.nodes).length,
       meta: written.meta,
       readErrors: readErrorsOf(facts),
-      nodeErrors: nodeErrorsOf(facts).groups,
+      nodeErrors: errors.groups,
       nodeAccess: access,
       redaction: redacted?.redaction,
       context: facts.meta.context,
-      notRead: notRead(facts),
+      notRead: notRead(facts, errors),
     };
   } finally {
     await cluster.close();

@@ -1,6 +1,6 @@
-// Drift in nftables mode: the table kube-proxy should write (expected.ts: the commands of the
-// script `kdebug expect` prints, applied as nft applies them) read into Service trees and compared with the node's, Service
-// port by Service port, then the table's own chains. The same finding ids and meanings as
+// Drift in nftables mode: the node's Service trees, Service port by Service port, against what
+// kube-proxy writes for each (expected-ports.ts, from the model its script is written from),
+// then the table's own chains against those of the script (expected.ts, applied as nft does). The same finding ids and meanings as
 // iptables mode, plus what only this mode has: a map element or jump to a chain the table lacks,
 // and an endpoint chain no numgen map sends new connections to.
 import { kubeProxyPodOn } from '../iptables/drift/context.js';

@@ -28,7 +28,9 @@ export function nftPortPlans(
   ports: readonly ExpectedServicePort[],
   loadBalancerIPs: ReadonlySet<string>,
 ): Map<ExpectedServicePort, NftPortPlan> {
-  const plans = new Map(ports.map((sp) => [sp, nftPortPlan(sp, loadBalancerIPs)]));
+  // an address in cluster-ips is a cluster IP to the trees, whatever else it is
+  const clusterIPs = new Set(ports.map((sp) => sp.clusterIP));
+  const plans = new Map(ports.map((sp) => [sp, nftPortPlan(sp, clusterIPs, loadBalancerIPs)]));
   const keyOf = (sp: ExpectedServicePort, map: string, address: string | undefined, port: number) =>
     `${map} ${address ?? ''} ${sp.protocol} ${port}`;
   const owner = new Map<string, NftPortPlan>();
@@ -46,9 +48,11 @@ export function nftPortPlans(
   return plans;
 }
 
-/** One port's plan; `loadBalancerIPs` are every Service's, which the trees tell external IPs by. */
-export function nftPortPlan(
+/** One port's plan; `clusterIPs` and `loadBalancerIPs` are every Service's, which the trees
+ * tell an entry's kind by. */
+function nftPortPlan(
   sp: ExpectedServicePort,
+  clusterIPs: ReadonlySet<string>,
   loadBalancerIPs: ReadonlySet<string>,
 ): NftPortPlan {
   const names = nftPortChains(sp);
@@ -75,7 +79,8 @@ export function nftPortPlan(
     (sp.chains.svc && sp.clusterEndpoints.length > 0) ||
     (sp.chains.svl && sp.localEndpoints.length > 0);
   if (sp.affinitySeconds !== undefined && balanced) plan.affinitySeconds = sp.affinitySeconds;
-  // a map holds one element per key: an address listed twice is one entry
+  // a map holds one element per key: an address listed twice is one entry, the last written
+  // in the first one's place
   const entry = (
     kind: EntryPoint['kind'],
     address: string | undefined,
@@ -83,13 +88,28 @@ export function nftPortPlan(
     chain: string,
   ) => {
     const from = address === undefined ? 'service-nodeports' : 'service-ips';
-    if (!plan.entries.some((e) => e.from === from && e.address === address && e.port === port))
-      plan.entries.push({ kind, address, port, protocol: proto, chain, from });
+    const e = {
+      kind: address !== undefined && clusterIPs.has(address) ? 'cluster-ip' : kind,
+      address,
+      port,
+      protocol: proto,
+      chain,
+      from,
+    } as const;
+    const at = plan.entries.findIndex(
+      (x) => x.from === from && x.address === address && x.port === port,
+    );
+    if (at < 0) plan.entries.push(e);
+    else plan.entries[at] = e;
   };
   const verdict = (v: 'REJECT' | 'DROP' | undefined, address: string | undefined, port: number) => {
     const chain = address === undefined ? 'no-endpoint-nodeports' : 'no-endpoint-services';
-    if (!plan.verdicts.some((x) => x.chain === chain && x.address === address && x.port === port))
-      plan.verdicts.push({ kind: v === 'REJECT' ? 'reject' : 'drop', chain, address, port });
+    const x = { kind: v === 'REJECT' ? 'reject' : 'drop', chain, address, port } as const;
+    const at = plan.verdicts.findIndex(
+      (y) => y.chain === chain && y.address === address && y.port === port,
+    );
+    if (at < 0) plan.verdicts.push(x);
+    else plan.verdicts[at] = x;
   };
   if (sp.hasInternalEndpoints) entry('cluster-ip', sp.clusterIP, sp.port, internalChain);
   else verdict(sp.internalVerdict, sp.clusterIP, sp.port);

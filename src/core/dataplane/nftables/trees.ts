@@ -59,8 +59,6 @@ export function portChain(chain: string): PortChain | undefined {
 export interface NftTreeOptions {
   /** Load-balancer ingress IPs (from the Services): told apart from external IPs by them. */
   loadBalancerIPs?: ReadonlySet<string>;
-  /** The table kdebug built from its own script: whole by construction, nothing to look for. */
-  whole?: boolean;
 }
 
 /** Why a listing may not hold all of the table: cut short, lines elided ("..."), or sets and
@@ -295,7 +293,7 @@ export function buildNftServiceTrees(t: NftTable, o: NftTreeOptions = {}): Servi
     .filter((ch) => !reached.has(ch.name) && portChain(ch.name))
     .map((ch) => ({ chain: ch.name, rules: ch.rules.length }));
   const services = [...trees.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  const abridged = o.whole ? undefined : abridgedBy(t);
+  const abridged = abridgedBy(t);
   if (abridged) for (const x of services) markAbridged(t, x, abridged);
   markUnread(t, services, orphans);
   return { services, orphans: orphans.sort((a, b) => (a.chain < b.chain ? -1 : 1)) };

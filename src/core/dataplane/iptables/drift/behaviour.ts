@@ -36,17 +36,22 @@ export function wantedRules(
 
 /**
  * The Service ports whose rules a packet to one port's addresses and ports can meet: itself and
- * those that name one of them (a shared external IP, a Service's other ports). Every other rule
- * kube-proxy writes matches another port's own destination, or sits in its own chains.
+ * those that name one of them (a shared external IP, a Service's other ports), and where one of
+ * its addresses is the node's own, those whose node port is its port (a packet to a node address
+ * meets the node ports too). Every other rule kube-proxy writes matches another port's own
+ * destination, or sits in its own chains.
  */
 export function portsMeeting(
   exp: ExpectedRules,
 ): (sp: ExpectedServicePort) => ExpectedServicePort[] {
   const by = new Map<string, ExpectedServicePort[]>();
-  const keysOf = (sp: ExpectedServicePort) => [
-    ...[sp.clusterIP, ...sp.externalIPs, ...sp.loadBalancerIPs],
-    ...[sp.nodePort, sp.healthCheckNodePort].flatMap((n) => (n === undefined ? [] : [`:${n}`])),
-  ];
+  const node = new Set(exp.node.ips);
+  const keysOf = (sp: ExpectedServicePort) => {
+    const hosts = [sp.clusterIP, ...sp.externalIPs, ...sp.loadBalancerIPs];
+    const ports = [sp.nodePort, sp.healthCheckNodePort];
+    if (hosts.some((h) => node.has(h))) ports.push(sp.port);
+    return [...hosts, ...ports.flatMap((n) => (n === undefined ? [] : [`:${n}`]))];
+  };
   for (const sp of exp.servicePorts)
     for (const k of keysOf(sp)) {
       const xs = by.get(k);
@@ -162,7 +167,7 @@ export function behaviourKey(
   for (const e of endpoints) {
     own.add(e.ip).add(e.address).add(hostCidr(e.ip));
   }
-  // the port's rules made afresh: kept on every port, 10,000 ports' text is 40 MB held
+  // the port's rules made afresh: the key of every port need not keep them (40 MB at 10,000)
   const rules = rulesOf(exp, sp);
   for (const r of rules.nat) for (const w of r.text.split(' ')) if (PORT_CHAIN.test(w)) own.add(w);
   for (const c of Object.values(sp.chains)) if (c) own.add(c);
