@@ -98,6 +98,9 @@ export function setup(v: string) {
           !flag(/--bpf-lb-enable-wildcard-entries=false/),
         nodePortConflicts: release ? releaseBehaviour(release).nodePortConflicts : false,
         datapathCandidates: release ? releaseBehaviour(release).datapathCandidates : false,
+        wildcardSkipsNodeAddress: release
+          ? releaseBehaviour(release).wildcardSkipsNodeAddress
+          : false,
       },
     },
   };

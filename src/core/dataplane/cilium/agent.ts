@@ -47,9 +47,12 @@ export interface CiliumSettings extends CiliumExpectOptions {
   /** A VIP's wildcard entry (port 0, protocol ANY, no backends) in the service map, dropping
    * traffic to its ports no Service uses (1.19 on; 1.20's bpf-lb-enable-wildcard-entries). */
   wildcardEntries: boolean;
-  /** Without kube-proxy replacement only the ClusterIP and ExternalIPs frontends reach the BPF
-   * maps (the reconciler's isDatapathCandidate, 1.19.7 and 1.20 on). */
+  /** Without kube-proxy replacement only the ClusterIP, LocalRedirect and ExternalIPs frontends
+   * reach the BPF maps (the reconciler's isDatapathCandidate, 1.19.7 and 1.20 on). */
   datapathCandidates: boolean;
+  /** A VIP on one of the node's addresses gets no wildcard entry (the reconciler's isLocalAddr,
+   * 1.19.5 on; 1.19.0 to 1.19.4 write one for it too). */
+  wildcardSkipsNodeAddress: boolean;
   /** default-lb-service-ipam: "lbipam" (the default) means Cilium's LB-IPAM gives the
    * LoadBalancer IPs of Services without a loadBalancerClass. */
   lbServiceIPAM: string;
@@ -123,6 +126,8 @@ export function ciliumAgentOn(
     sliceWeights: byRelease.sliceWeights,
     nonKprFrontends: byRelease.nonKprFrontends,
     datapathCandidates: byRelease.datapathCandidates,
+    wildcardSkipsNodeAddress: byRelease.wildcardSkipsNodeAddress,
+    ingressDummyBackend: byRelease.ingressDummyBackend,
     lbServiceIPAM: c('default-lb-service-ipam') ?? 'lbipam',
     socketLB:
       said?.socketLB ?? (c('bpf-lb-sock') === 'true' || (kpr && c('bpf-lb-sock') !== 'false')),
@@ -273,6 +278,8 @@ export function releaseBehaviour(
   | 'sliceWeights'
   | 'nonKprFrontends'
   | 'datapathCandidates'
+  | 'wildcardSkipsNodeAddress'
+  | 'ingressDummyBackend'
 > {
   return {
     // 1.20 guards ExternalIPs too (cilium#44718)
@@ -294,12 +301,19 @@ export function releaseBehaviour(
         : 'every',
     // 1.19: a VIP's wildcard entry (port 0, ANY) drops its ports no Service uses
     wildcardEntries: since(release, [1, 19]),
+    // 1.19.5: none for a VIP on the node's own addresses (updateFrontend's isLocalAddr)
+    wildcardSkipsNodeAddress: since(release, [1, 19, 5]),
     // 1.20: service.cilium.io/weight on an EndpointSlice, 0 draining its backends
     sliceWeights: since(release, [1, 20]),
     // kube-proxy replacement off: LoadBalancer and ExternalIPs frontends made (1.19 on), and
-    // only the datapath candidates (ClusterIP, ExternalIPs) reconciled (1.20.0 and 1.19.7)
+    // only the datapath candidates (ClusterIP, LocalRedirect, ExternalIPs) reconciled (1.20.0
+    // and 1.19.7)
     nonKprFrontends: since(release, [1, 19]),
     datapathCandidates: since(release, [1, 20], [1, 19, 7]),
+    // 1.18's control plane drops the Ingress and Gateway API controllers' dummy endpoint
+    // (reflectors/conversions.go, isIngressDummyEndpoint); through 1.17 it is a backend. An
+    // unknown release is taken as 1.18 on
+    ingressDummyBackend: release !== undefined && !atLeast(release, [1, 18]),
   };
 }
 

@@ -61,6 +61,10 @@ export interface CiliumExpectOptions {
   /** Without kube-proxy replacement the agent still makes a Service's LoadBalancer and
    * ExternalIPs frontends, only NodePort ones not (1.19 on; before, none but the ClusterIPs). */
   nonKprFrontends?: boolean;
+  /** The dummy endpoint Cilium's Ingress and Gateway API controllers give their Services
+   * (192.192.192.192:9999) is a backend like any other (through 1.17; 1.18's control plane drops
+   * it). */
+  ingressDummyBackend?: boolean;
 }
 
 export const CILIUM_DEFAULTS: CiliumExpectOptions = {
@@ -323,8 +327,9 @@ function backendsOf(slices: EndpointSlice[], o: CiliumExpectOptions): Backend[] 
         for (const p of slice.ports) {
           if (p.port === undefined) continue;
           // the dummy endpoint Cilium's Ingress and Gateway API controllers give their Services
-          // is no backend (reflectors/conversions.go, isIngressDummyEndpoint)
-          if (ip === INGRESS_DUMMY.ip && p.port === INGRESS_DUMMY.port) continue;
+          // is no backend from 1.18 (reflectors/conversions.go, isIngressDummyEndpoint)
+          if (ip === INGRESS_DUMMY.ip && p.port === INGRESS_DUMMY.port && !o.ingressDummyBackend)
+            continue;
           const protocol = p.protocol.toLowerCase() as CiliumProtocol;
           const key = `${ip} ${p.port} ${protocol}`;
           const known = byKey.get(key);

@@ -29,6 +29,7 @@ export type CiliumMapOptions = Pick<
       | 'nodePortRange'
       | 'kubeProxyReplacement'
       | 'datapathCandidates'
+      | 'wildcardSkipsNodeAddress'
     >
   >;
 
@@ -99,7 +100,7 @@ export function expectedMaps(
     if (
       o.options.kubeProxyReplacement === false &&
       o.options.datapathCandidates === true &&
-      !['ClusterIP', 'ExternalIPs'].includes(f.type)
+      !['ClusterIP', 'LocalRedirect', 'ExternalIPs'].includes(f.type)
     )
       continue;
     const svc = services.get(f.service);
@@ -156,7 +157,7 @@ export function expectedMaps(
 /** The reconciler's wildcard entry of a VIP (1.19 on): for the ClusterIP and LoadBalancer
  * frontends (external scope) of a Service whose IPs Cilium's LB-IPAM manages (no
  * loadBalancerClass with default-lb-service-ipam lbipam, or a class of Cilium's own), on an
- * address that is not the node's own. */
+ * address that is not the node's own (from 1.19.5; before, on that one too). */
 function wildcarded(
   f: ExpectedFrontend,
   svc: Service | undefined,
@@ -175,7 +176,8 @@ function wildcarded(
     lbClass === undefined
       ? (o.options.lbServiceIPAM ?? 'lbipam') === 'lbipam'
       : CILIUM_LB_CLASSES.includes(lbClass);
-  return managed && !o.nodePortAddresses.includes(f.ip) && !o.nodeAddresses?.includes(f.ip);
+  const onNode = o.nodePortAddresses.includes(f.ip) || o.nodeAddresses?.includes(f.ip) === true;
+  return managed && !(o.options.wildcardSkipsNodeAddress === true && onNode);
 }
 
 /** ServiceFlags.String() after the type: Local, InternalLocal, two-scopes, sessionAffinity,

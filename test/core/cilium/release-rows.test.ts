@@ -1,0 +1,114 @@
+// Rows of the release table (agent.ts releaseBehaviour) at the patch where each turns, read from
+// an agent of that release and carried through to the frontends and BPF map entries expected.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ciliumAgentOn } from '../../../src/core/dataplane/cilium/agent.js';
+import {
+  expectedCilium,
+  type ExpectedFrontend,
+} from '../../../src/core/dataplane/cilium/expected.js';
+import {
+  CILIUM_MAP_DEFAULTS,
+  expectedMaps,
+} from '../../../src/core/dataplane/cilium/maps/expected.js';
+import { clusterView, type Pod } from '../../../src/core/kube/objects.js';
+import type { KubeObject } from '../../../src/core/model.js';
+import { aCiliumAgent, aCiliumConfig, aService, anEndpointSlice } from '../../support/builders.js';
+
+const NODE = { name: 'testnode', labels: {}, nodePortAddresses: ['192.0.2.5'] };
+
+/** The settings of an agent of `tag` on testnode, with `objects` in the cluster. */
+const settingsAt = (
+  tag: string,
+  objects: KubeObject[] = [],
+  config: Record<string, string> = {},
+) => {
+  const view = clusterView([
+    aCiliumAgent('testnode', `quay.io/cilium/cilium:${tag}`),
+    aCiliumConfig(config),
+    ...objects,
+  ]);
+  const pod = view.pods.find((p: Pod) => p.nodeName === 'testnode');
+  return { view, settings: ciliumAgentOn(view, pod, undefined)!.settings };
+};
+
+describe("a VIP's wildcard entry on one of the node's own addresses (isLocalAddr, 1.19.5)", () => {
+  // a LoadBalancer Service whose LB-IPAM address is the node's own
+  const lb = aService('ns/web', {
+    type: 'LoadBalancer',
+    ports: [['http', 80, 'TCP', 30080]],
+    loadBalancerIPs: ['192.0.2.5'],
+  });
+  const slice = anEndpointSlice('ns/web', [['10.244.1.1', { node: 'testnode' }]], [['http', 80]]);
+  const wildcards = (tag: string) => {
+    const { view, settings } = settingsAt(tag, [lb, slice]);
+    const frontends = expectedCilium(view, NODE, settings);
+    return expectedMaps(frontends, {
+      services: view.services,
+      nodePortAddresses: NODE.nodePortAddresses,
+      nodeAddresses: ['192.0.2.5', '10.0.0.5'],
+      options: settings,
+    })
+      .filter((e) => e.frontend.port === 0 && e.frontend.protocol === 'any')
+      .map((e) => e.ip);
+  };
+
+  it('1.19.0 to 1.19.4 write one for it too; 1.19.5 and 1.20 none', () => {
+    // the ClusterIP's is written at every release
+    assert.deepEqual(wildcards('v1.19.0'), ['172.30.0.41', '192.0.2.5']);
+    assert.deepEqual(wildcards('v1.19.4'), ['172.30.0.41', '192.0.2.5']);
+    assert.deepEqual(wildcards('v1.19.5'), ['172.30.0.41']);
+    assert.deepEqual(wildcards('v1.20.0'), ['172.30.0.41']);
+    // before 1.19 there are no wildcard entries at all
+    assert.deepEqual(wildcards('v1.18.6'), []);
+  });
+});
+
+describe("the Ingress and Gateway API controllers' dummy endpoint (isIngressDummyEndpoint, 1.18)", () => {
+  const svc = aService('ns/cilium-ingress', { ports: [['http', 80]] });
+  const slice = anEndpointSlice('ns/cilium-ingress', ['192.192.192.192'], [['http', 9999]]);
+  const backends = (tag: string) => {
+    const { view, settings } = settingsAt(tag, [svc, slice]);
+    return expectedCilium(view, NODE, settings)
+      .filter((f) => f.service === 'ns/cilium-ingress')
+      .flatMap((f) => f.backends.map((b) => `${b.ip}:${b.port}`));
+  };
+
+  it('is a backend through 1.17, none from 1.18 (nor for an agent whose release is unknown)', () => {
+    assert.deepEqual(backends('v1.17.4'), ['192.192.192.192:9999']);
+    assert.deepEqual(backends('v1.18.0'), []);
+    assert.deepEqual(backends('v1.20.2'), []);
+    assert.deepEqual(backends('latest'), []);
+  });
+});
+
+describe('the datapath candidates without kube-proxy replacement (isDatapathCandidate)', () => {
+  const frontend = (type: ExpectedFrontend['type'], ip: string): ExpectedFrontend => ({
+    ip,
+    port: 80,
+    protocol: 'tcp',
+    type,
+    service: 'ns/x',
+    portName: 'http',
+    servicePort: 80,
+    localOnly: false,
+    backends: [{ ip: '10.244.1.1', port: 8080, protocol: 'tcp', state: 'active' }],
+  });
+  it('are the ClusterIP, LocalRedirect and ExternalIPs frontends, not the LoadBalancer one', () => {
+    const { settings } = settingsAt('v1.19.7', [], { 'kube-proxy-replacement': 'false' });
+    const entries = expectedMaps(
+      [
+        frontend('ClusterIP', '172.30.0.41'),
+        frontend('LocalRedirect', '169.254.169.254'),
+        frontend('ExternalIPs', '198.51.100.9'),
+        frontend('LoadBalancer', '198.51.100.7'),
+      ],
+      { services: [], nodePortAddresses: [], options: { ...CILIUM_MAP_DEFAULTS, ...settings } },
+    );
+    assert.deepEqual(
+      // the wildcard entry (port 0) of the ClusterIP aside
+      entries.filter((e) => e.frontend.port !== 0).map((e) => `${e.frontend.type} ${e.ip}`),
+      ['ClusterIP 172.30.0.41', 'LocalRedirect 169.254.169.254', 'ExternalIPs 198.51.100.9'],
+    );
+  });
+});
