@@ -19,6 +19,13 @@ const UNMODELLED_ENTRIES: Record<string, { key: string; why: string }> = {
   },
 };
 
+/** The vectors whose script marks backends unhealthy (pkg/loadbalancer/tests/testdata/
+ * quarantined.txtar, its backends_unhealthy.table): the ones it quarantines. */
+const QUARANTINED: Record<string, string[]> = {
+  '26-v118-unhealthy-backend-quarantined': ['10.244.1.2:80/TCP'],
+  '83-v120-unhealthy-backend-quarantined': ['10.244.1.2:80/TCP'],
+};
+
 type Address = { ip: string; port: number; protocol?: 'tcp' | 'udp' | 'sctp' | 'any' };
 
 describe("Cilium vectors: the BPF maps kdebug expects are the ones Cilium's tests check", () => {
@@ -32,14 +39,13 @@ describe("Cilium vectors: the BPF maps kdebug expects are the ones Cilium's test
       const entries = dump === '' ? [] : parseCilium(dump, v).frontends;
       const protocols = entries.length === 0 || entries.some((f) => f.protocol !== undefined);
       const skip = new Set(UNMODELLED_ENTRIES[v] ? [UNMODELLED_ENTRIES[v].key] : []);
-      // quarantine is the agent's own health checking: as its backends table says, or (a table
-      // of 1.19 on without the State column) the dump, keeping an active backend out of rotation
+      // quarantine is the agent's own health checking, which only the quarantine scripts set up:
+      // there, as its backends table says, or (a table of 1.19 on without the State column) the
+      // backends the script quarantines; anywhere else a backend out of rotation is kdebug's to
+      // explain
       const text = listing(v, 'expected-backends.txt');
       const states = text?.trim() ? parseCilium(text, v).backendStates! : new Map();
-      for (const f of entries)
-        for (const b of f.backends)
-          if (b.state === 'active' && b.inRotation === false)
-            states.set(formatAddress({ ...b, protocol: b.protocol ?? f.protocol }), 'quarantined');
+      for (const address of QUARANTINED[v] ?? []) states.set(address, 'quarantined');
       const frontends = expectedCilium(s.view, s.node, s.options).map((f) => ({
         ...f,
         backends: f.backends.map((b) =>
@@ -78,6 +84,18 @@ describe("Cilium vectors: the BPF maps kdebug expects are the ones Cilium's test
       );
     });
   }
+  it('a backend the dump keeps out of rotation is quarantined only in the quarantine vectors', () => {
+    for (const v of vectors) {
+      const dump = listing(v, 'expected-maps.txt');
+      if (!dump) continue;
+      const out = parseCilium(dump, v).frontends.flatMap((f) =>
+        f.backends
+          .filter((b) => b.state === 'active' && b.inRotation === false)
+          .map((b) => formatAddress({ ...b, protocol: b.protocol ?? f.protocol })),
+      );
+      assert.deepEqual([...new Set(out)], QUARANTINED[v] ?? [], v);
+    }
+  });
   it('compares every entry but the unmodelled ones', () => {
     assert.deepEqual(skipped, ['02-v117-terminating-single-backend 10.96.116.33:8081']);
     assert.ok(compared >= 60, `${compared}`);
