@@ -90,7 +90,7 @@ export async function rulesCommand(o: RulesOptions, g: GlobalOptions): Promise<n
       throw new UsageError(
         `${d.label}: a binary file, not a listing: give the text iptables-save, nft list table ip kube-proxy, ipvsadm -Ln or cilium-dbg service list prints`,
       );
-    const kind = pasteKind(head);
+    const kind = pasteKind(head, () => textOf(d));
     if (kind === 'nftables') return nftRules(o, shown, d, g);
     if (kind === 'ipvs') return ipvsRules(o, shown, d);
     if (kind === 'cilium') return ciliumRules(o, shown, d);

@@ -1116,3 +1116,47 @@ COMMIT
     assert.match(rulesText(x.dump, x.trees, { label: 'p' }), /Cilium replaces kube-proxy/);
   });
 });
+
+describe("Cilium's status pasted before another tool's listing", () => {
+  const status = readFileSync(
+    'test/fixtures/cilium/pastes/cilium-status-verbose-1150rc1.txt',
+    'utf8',
+  );
+  // its first lines, in the first 4 KiB: the agent's status by its fields
+  const short = status.split('\n').slice(0, 6).join('\n');
+  const mode = (text: string) => {
+    try {
+      return readPaste(text, { file: 'p.txt' }).mode;
+    } catch (e) {
+      return (e as Error).message;
+    }
+  };
+  const pastes: [string, string][] = [
+    ['iptables -t nat -nvL', 'docker-desktop-iptables-nat-nvL.txt'],
+    ['nft list ruleset', 'k3s-nftables-hellopod-9ep.txt'],
+    ['ipvsadm -ln', 'kind-ipvsadm-ln-indented.txt'],
+  ];
+  for (const [what, file] of pastes)
+    it(`status lines, then ${what}: read as that listing, not refused as the status`, () => {
+      const listing = readFileSync(`${DIR}/${file}`, 'utf8');
+      const alone = mode(listing);
+      assert.match(alone, /^(?:iptables|nftables|ipvs)$/);
+      assert.equal(mode(`${short}\n${listing}`), alone);
+    });
+  it('a whole status --verbose (7.6 KB), then iptables-save: read as iptables-save', () => {
+    assert.ok(status.length > 4096);
+    const save =
+      '*nat\n:KUBE-SERVICES - [0:0]\n' +
+      '-A KUBE-SERVICES -d 10.96.0.1/32 -p tcp -m comment --comment "default/kubernetes:https cluster IP" -m tcp --dport 443 -j KUBE-SVC-NPX46M4PTMTKRN6Y\n' +
+      ':KUBE-SVC-NPX46M4PTMTKRN6Y - [0:0]\n' +
+      '-A KUBE-SVC-NPX46M4PTMTKRN6Y -j KUBE-SEP-A\n:KUBE-SEP-A - [0:0]\n' +
+      '-A KUBE-SEP-A -p tcp -m tcp -j DNAT --to-destination 192.168.0.10:6443\nCOMMIT\n';
+    assert.equal(mode(`${status}\n${save}`), 'iptables');
+  });
+  it('the status alone: refused as the status, at the line it starts', () => {
+    assert.match(
+      mode(`$ cilium-dbg status --verbose\n${status}`),
+      /^p\.txt:2: this is the agent's `cilium-dbg status`/,
+    );
+  });
+});

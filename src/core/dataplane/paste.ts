@@ -5,6 +5,7 @@
 import type { CiliumTable } from './cilium/listing.js';
 import { ciliumForm, ciliumOther, parseCilium, uncommented } from './cilium/read.js';
 import { buildCiliumTrees } from './cilium/trees.js';
+import { isListView } from './iptables/read/list-view.js';
 import { parseIptables, TABLES, type Ruleset } from './iptables/read/parse.js';
 import { isIpvs, parseIpvs, type IpvsTable } from './ipvs/listing.js';
 import { buildIpvsTrees } from './ipvs/trees.js';
@@ -16,14 +17,38 @@ import { buildServiceTrees } from './iptables/trees.js';
 
 export type PasteKind = 'nftables' | 'ipvs' | 'iptables' | 'cilium';
 
-/** Which reader a paste is for, from its first 4 KiB. */
-export function pasteKind(head: string): PasteKind {
+/** Which reader a paste is for, from its first 4 KiB (`head`); `whole` gives the rest of the
+ * text, read only where the head holds Cilium's output that lists no Service. */
+export function pasteKind(head: string, whole: () => string = () => head): PasteKind {
   if (ciliumForm(head) || uncommented(head)) return 'cilium';
+  const kind = readerForm(head);
+  if (kind) return kind;
   // Cilium's output that lists no Service (its Services table, the agent's status), to say what
-  // it is: where no rule of iptables-save is among it
-  if (ciliumOther(head) && !/^(?:\*[a-z]+$|:KUBE-|-A )/m.test(head)) return 'cilium';
-  if (isNft(head) || isNft(newSide(head) ?? '')) return 'nftables';
-  return isIpvs(head) ? 'ipvs' : 'iptables';
+  // it is: where no other reader's form is anywhere in the paste (a status, then a listing)
+  if (ciliumOther(head)) return formIn(whole()) ?? 'cilium';
+  return 'iptables';
+}
+
+/** The reader whose form `text` (its first 4 KiB) shows: nft's, ipvsadm's, or iptables' rules
+ * (iptables-save, -S, or an -L listing); undefined where none. */
+function readerForm(text: string): Exclude<PasteKind, 'cilium'> | undefined {
+  if (isNft(text) || isNft(newSide(text) ?? '')) return 'nftables';
+  if (isIpvs(text)) return 'ipvs';
+  const head = text.slice(0, 4096);
+  return /^(?:\*[a-z]+$|:KUBE-|-[AN] )/m.test(head) || isListView(head) ? 'iptables' : undefined;
+}
+
+/** The first form of another reader anywhere in `text`, by windows of 4 KiB (each the next half
+ * of the last, so that no form's lines are split between two) starting at a line. */
+function formIn(text: string): Exclude<PasteKind, 'cilium'> | undefined {
+  for (let at = 0; at < text.length;) {
+    const kind = readerForm(text.slice(at, at + 4096));
+    if (kind) return kind;
+    const next = text.indexOf('\n', at + 2048);
+    if (next < 0) break;
+    at = next + 1;
+  }
+  return undefined;
 }
 
 const isNft = (text: string) => isNftJson(text) || isNftText(text) || isNftScript(text);
@@ -123,7 +148,7 @@ export type PasteReading =
 /** Reads a paste as `kdebug rules --file` does; input it cannot read throws the parser's error
  * (FILE:LINE, or the other tool's listing named). */
 export function readPaste(input: string, o: { file: string; table?: string }): PasteReading {
-  const kind = pasteKind(input.slice(0, 4096));
+  const kind = pasteKind(input.slice(0, 4096), () => input);
   if (kind === 'nftables') {
     const nft = readNftPaste(input, o.file);
     if ('notKubeProxy' in nft)

@@ -238,7 +238,7 @@ describe("Cilium's output that lists no Service", () => {
       'KubeProxyReplacement:   True   [eth0   172.18.0.2 (Direct Routing)]\n' +
       'Cilium:                 Ok   1.15.0 (v1.15.0)\n' +
       'KubeProxyReplacement Details:\n  Status:                 True\n';
-    assert.match(refused(status), /^p\.txt: this is the agent's `cilium-dbg status`/);
+    assert.match(refused(status), /^p\.txt:1: this is the agent's `cilium-dbg status`/);
   });
   it("a YAML dump of the Services (go-yaml's or sigs.k8s.io/yaml's names): said to be YAML", () => {
     assert.match(
@@ -246,6 +246,18 @@ describe("Cilium's output that lists no Service", () => {
       /-o yaml/,
     );
     assert.match(refused('- spec:\n    backend-addresses:\n    - ip: 1.1.1.1\n'), /-o yaml/);
+  });
+  it('each at the line where it starts, below the command that printed it', () => {
+    assert.match(
+      refused(
+        '$ cilium-dbg service list -o yaml\n- spec:\n    backend-addresses:\n    - ip: 1.1.1.1\n',
+      ),
+      /^p\.txt:2: this is `cilium-dbg service list -o yaml`/,
+    );
+    assert.match(
+      refused('# cilium-dbg status\nKVStore:   Ok   Disabled\nKubernetes:   Ok   1.27\n'),
+      /^p\.txt:2: this is the agent's `cilium-dbg status`/,
+    );
   });
 });
 

@@ -171,7 +171,7 @@ describe("Cilium vectors: the Services table agrees with kdebug's frontends", ()
       assert.equal(pasteKind(text), 'cilium');
       assert.throws(
         () => parseCilium(text, 'services.txt'),
-        /^CiliumParseError: services\.txt: Cilium's Services table \(db\/show services\)/,
+        /^CiliumParseError: services\.txt:1: Cilium's Services table \(db\/show services\)/,
       );
     }
   });

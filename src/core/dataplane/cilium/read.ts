@@ -185,54 +185,74 @@ function parseForm(text: string, source: string): CiliumTable {
       return { form, source, frontends: [], ...dbBackends(lines, source) };
     case 'maps-dump':
       return mapsDump(lines, source);
-    default:
+    default: {
+      const other = ciliumOther(text);
       throw new CiliumParseError(
         source,
-        undefined,
-        ciliumOther(text)?.[1] ??
+        other?.line,
+        other?.message ??
           'not a Cilium listing (cilium-dbg service list, bpf lb list, db/show frontends)',
       );
+    }
   }
 }
-
-/** `db/show services` (1.17+), by its header: a Cilium listing kdebug reads none of. */
-export const isCiliumServices = (text: string) =>
-  /^\s*Name\s+Source\s+(?:PortNames|NatPolicy|TrafficPolicy)\b/m.test(text.slice(0, 16384));
 
 /** The fields `cilium-dbg status` prints at the start of its lines (FormatStatusResponse). */
 const STATUS_FIELDS =
   /^[ \t]*(KVStore|Kubernetes|Kubernetes APIs|KubeProxyReplacement|KubeProxyReplacement Details|Host firewall|CNI Chaining|NodeMonitor|Cilium health daemon|IPAM|BandwidthManager|Host Routing|Masquerading|Controller Status|Proxy Status|Global Identity Range|Hubble|Encryption|Cluster health):/gm;
 
 /** Output of Cilium's tools that holds no frontend or backend, by what prints it, with what to say
- * of it (one line): the Services table, the agent's status, cilium-cli's status, a YAML dump. */
-export function ciliumOther(text: string): [string, string] | undefined {
+ * of it (one line) and the line where it starts: the Services table, the agent's status,
+ * cilium-cli's status, a YAML dump. */
+export function ciliumOther(
+  text: string,
+): { what: string; message: string; line: number } | undefined {
   const head = text.slice(0, 16384);
-  if (isCiliumServices(head))
-    return [
-      'db/show services',
-      "Cilium's Services table (db/show services) holds each Service's policies, not its frontends or backends: give kdebug db/show frontends and db/show backends",
-    ];
-  const fields = new Set([...head.matchAll(STATUS_FIELDS)].map((m) => m[1]));
-  if (fields.size >= 2)
-    return [
-      'cilium-dbg status',
-      "this is the agent's `cilium-dbg status` (its state and settings): it lists no Service, frontend or backend; give kdebug `cilium-dbg service list`, `cilium-dbg bpf lb list` or `cilium-dbg shell -- db/show frontends` from the same agent",
-    ];
-  if (
-    /^[ \t]*Cilium:[ \t]+(?:OK|\d+ errors)/m.test(head) &&
-    /^[ \t]*(?:\S+[ \t]+)?Operator:[ \t]/m.test(head)
-  )
-    return [
-      'cilium status',
-      "this is cilium-cli's `cilium status` (the installation's health, counted over the cluster): it lists no Service, frontend or backend; give kdebug `cilium-dbg service list` (or `cilium-dbg bpf lb list`) from a Cilium agent Pod",
-    ];
+  const lineAt = (index: number) => head.slice(0, index).split('\n').length;
+  const services = /^\s*Name\s+Source\s+(?:PortNames|NatPolicy|TrafficPolicy)\b/m.exec(head);
+  if (services)
+    return {
+      what: 'db/show services',
+      message:
+        "Cilium's Services table (db/show services) holds each Service's policies, not its frontends or backends: give kdebug db/show frontends and db/show backends",
+      line: lineAt(services.index + services[0].search(/\S/)),
+    };
+  const fields = [...head.matchAll(STATUS_FIELDS)];
+  if (new Set(fields.map((m) => m[1])).size >= 2)
+    return {
+      what: 'cilium-dbg status',
+      message:
+        "this is the agent's `cilium-dbg status` (its state and settings): it lists no Service, frontend or backend; give kdebug `cilium-dbg service list`, `cilium-dbg bpf lb list` or `cilium-dbg shell -- db/show frontends` from the same agent",
+      line: lineAt(fields[0]!.index),
+    };
+  const cli = /^[ \t]*Cilium:[ \t]+(?:OK|\d+ errors)/m.exec(head);
+  const operator = /^[ \t]*(?:\S+[ \t]+)?Operator:[ \t]/m.exec(head);
+  if (cli && operator)
+    return {
+      what: 'cilium status',
+      message:
+        "this is cilium-cli's `cilium status` (the installation's health, counted over the cluster): it lists no Service, frontend or backend; give kdebug `cilium-dbg service list` (or `cilium-dbg bpf lb list`) from a Cilium agent Pod",
+      line: lineAt(Math.min(cli.index, operator.index)),
+    };
   // the REST model as YAML: sigs.k8s.io/yaml keeps the JSON names, go-yaml lowercases the fields
-  if (/^[ \t]*(?:- )?(?:backend-?addresses|frontend-?address):/im.test(head))
-    return [
-      'service list -o yaml',
-      'this is `cilium-dbg service list -o yaml`, which kdebug does not read: give it `cilium-dbg service list` or `cilium-dbg service list -o json`',
-    ];
+  const yaml = /^[ \t]*(?:- )?(?:backend-?addresses|frontend-?address):/im.exec(head);
+  if (yaml)
+    return {
+      what: 'service list -o yaml',
+      message:
+        'this is `cilium-dbg service list -o yaml`, which kdebug does not read: give it `cilium-dbg service list` or `cilium-dbg service list -o json`',
+      line: lineAt(yamlStart(head, yaml.index)),
+    };
   return undefined;
+}
+
+/** Where the YAML document holding the line at `index` starts: the first line of the run of
+ * YAML lines (a key, a list item, their indented lines) above it. */
+function yamlStart(text: string, index: number): number {
+  const lines = text.slice(0, index).split('\n');
+  let k = lines.length - 1; // the line of the field, its text before the field
+  while (k > 0 && /^(?:[ \t]*(?:- )?[\w.-]+:(?:[ \t]|$)|[ \t]+\S|---$)/.test(lines[k - 1]!)) k--;
+  return lines.slice(0, k).reduce((n, l) => n + l.length + 1, 0);
 }
 
 const fail = (source: string, line: number, why: string): never => {
