@@ -130,7 +130,7 @@ describe('kdebug rules', () => {
     assert.equal(r.code, 2);
     assert.match(
       r.stderr,
-      /^kdebug: test\/fixtures\/\S+\/expected-services\.txt: Cilium's Services table \(db\/show services\) holds each Service's policies, not its frontends or backends/,
+      /^kdebug: test\/fixtures\/\S+\/expected-services\.txt:1: Cilium's Services table \(db\/show services\) holds each Service's policies, not its frontends or backends/,
     );
   });
 
