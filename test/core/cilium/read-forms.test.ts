@@ -419,3 +419,43 @@ describe('grepped rows that say their listing without its header', () => {
     );
   });
 });
+
+describe('-o json after lines that open with a bracket (a shell job notice, a log timestamp)', () => {
+  const list =
+    '$ cilium-dbg service list -o json\n[\n  {\n    "spec": {\n' +
+    '      "backend-addresses": [{ "ip": "10.0.0.213", "port": 8080 }],\n' +
+    '      "flags": { "type": "ClusterIP" },\n' +
+    '      "frontend-address": { "ip": "10.98.24.168", "port": 8080, "scope": "external" },\n' +
+    '      "id": 132\n    }\n  }\n]\n';
+  it('is the JSON the CLI prints, its bracket alone on its line, not "[1]" or "[2024-..."', () => {
+    assert.deepEqual(keys(`[1]+  Done                    sleep 10\n${list}`), [
+      '10.98.24.168:8080',
+    ]);
+    assert.deepEqual(keys(`[2024-05-01 10:00:00] connected\n${list}`), ['10.98.24.168:8080']);
+  });
+  it('cut: the listing said not to parse, at its line and by its kind, not read as its first object', () => {
+    const cut = list.split('\n').slice(0, 8).join('\n');
+    assert.throws(
+      () => parseCilium(`[1]+  Done  sleep 10\n${cut}`, 'p.txt'),
+      /^CiliumParseError: p\.txt:3: not the JSON of cilium-dbg service list -o json: /,
+    );
+  });
+});
+
+describe('bpf lb list -o json written compact (jq -c): every entry of a line read', () => {
+  it('the Service entry and each backend, though they share one line', () => {
+    const text =
+      '{"10.96.0.1:443":["0.0.0.0:0 (1) (0) [ClusterIP, non-routable]","172.18.0.3:6443 (1) (1)","172.18.0.4:6443 (1) (2)"]}\n';
+    const [f] = parseCilium(text, 'p.txt').frontends;
+    assert.deepEqual(
+      [f!.type, f!.backends.map((b) => [b.ip, b.line])],
+      [
+        'ClusterIP',
+        [
+          ['172.18.0.3', 1],
+          ['172.18.0.4', 1],
+        ],
+      ],
+    );
+  });
+});

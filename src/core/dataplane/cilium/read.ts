@@ -21,6 +21,7 @@ import { withoutAgentErrors } from './agent-errors.js';
 import { withoutKubectlNoise } from './kubectl-noise.js';
 import { mapsDump } from './maps/read-dump.js';
 import { excerpt } from '../../sanitize.js';
+import { closingBracket } from '../brackets.js';
 
 const HEADERS: [RegExp, CiliumForm][] = [
   [/^(?:ID\s+)?Frontend\s+(?:Service Type\s+)?Backend\b/, 'service-list'],
@@ -175,10 +176,9 @@ function parseForm(text: string, source: string): CiliumTable {
     case 'service-list':
       return serviceList(lines, source);
     case 'bpf-lb-list':
-      return bpfLbList(
-        BPF_JSON.test(text.slice(0, 16384)) ? bpfJsonRows(text, source) : lines,
-        source,
-      );
+      return BPF_JSON.test(text.slice(0, 16384))
+        ? bpfLbJson(text, source)
+        : bpfLbList(lines, source);
     case 'db-frontends':
       return dbFrontends(lines, source);
     case 'db-backends':
@@ -433,47 +433,67 @@ interface JsonSpec {
   flags?: { type?: string; name?: string; namespace?: string };
 }
 
-/** The JSON value the text holds: from the first line that opens one (a "{" or "[" alone, or
- * followed by what JSON puts there) to the bracket that closes it, strings skipped; where none
- * closes, the rest of the text (for JSON.parse to say why). */
-function jsonValue(text: string): { text: string; line: number } {
-  const open = /^[ \t]*(?:\{[ \t]*(?:"|\}|$)|\[[ \t]*(?:[{"\]\d-]|true|false|null|$))/m.exec(text);
-  const start = open ? open.index + open[0].search(/[[{]/) : 0;
-  const line = text.slice(0, start).split('\n').length;
-  let depth = 0;
-  let quoted = false;
-  for (let k = start; k < text.length; k++) {
-    const c = text[k];
-    if (quoted) {
-      if (c === '\\') k++;
-      else if (c === '"') quoted = false;
-    } else if (c === '"') quoted = true;
-    else if (c === '{' || c === '[') depth++;
-    else if ((c === '}' || c === ']') && --depth === 0)
-      return { text: text.slice(start, k + 1), line };
+/** A line that opens a JSON value at its start: a "{" or "[" alone (as Go's MarshalIndent puts
+ * it), or followed by what JSON puts there. */
+const JSON_OPENER = /^[ \t]*(?:\{[ \t]*(?:"|\}|$)|\[[ \t]*(?:[{"\]\d-]|true|false|null|$))/gm;
+const LONE_OPENER = /^[ \t]*[[{][ \t]*$/;
+
+/** The JSON value the text holds that `fits` takes, with the line it starts at: tried from each
+ * line that opens one, those where the bracket is alone on its line (as the CLI prints it) first,
+ * so that a shell's "[1]+  Done" or a "[2024-...]" log line before it is not taken for it; where
+ * none parses so, why the first such line does not. */
+function jsonValue(
+  text: string,
+  fits: (value: unknown) => boolean,
+): { value: unknown; line: number } | { error: string; line: number } {
+  const lineOf = (at: number) => text.slice(0, at).split('\n').length;
+  const openers = [...text.matchAll(JSON_OPENER)].map((m) => m.index + m[0].search(/[[{]/));
+  const lone = (at: number) =>
+    LONE_OPENER.test(text.slice(text.lastIndexOf('\n', at) + 1, text.indexOf('\n', at) >>> 0));
+  const ordered = [...openers.filter(lone), ...openers.filter((at) => !lone(at))];
+  let first: { error: string; line: number } | undefined;
+  // the spans tried: a value inside one that does not parse (cut) is a part of it, not the listing
+  const tried: [number, number][] = [];
+  for (const start of ordered.length > 0 ? ordered : [0]) {
+    if (tried.some(([from, to]) => start > from && start < to)) continue;
+    const end = closingBracket(text, start);
+    tried.push([start, end < 0 ? text.length : end]);
+    try {
+      const value: unknown = JSON.parse(end < 0 ? text.slice(start) : text.slice(start, end + 1));
+      if (fits(value)) return { value, line: lineOf(start) };
+      first ??= { error: 'not the JSON this listing prints', line: lineOf(start) };
+    } catch (e) {
+      first ??= { error: (e as Error).message, line: lineOf(start) };
+    }
   }
-  return { text: text.slice(start), line };
+  return first!;
 }
+
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** `cilium-dbg service list -o json`: the agent's API objects, realized state first. */
 function serviceListJson(text: string, source: string): CiliumTable {
   type Item = { spec?: JsonSpec; status?: { realized?: JsonSpec } };
-  let items: Item[];
   // `service get -o json` prints one object, `service list -o json` a list; a prompt may come
   // before it ("[root@host ~]# ...", itself starting with a bracket) and after it
-  const json = jsonValue(text);
-  try {
-    const value = JSON.parse(json.text) as Item | Item[];
-    items = Array.isArray(value) ? value : [value];
-  } catch (e) {
-    throw new CiliumParseError(source, json.line, `not JSON: ${(e as Error).message}`);
-  }
+  const json = jsonValue(text, (v) => isRecord(v) || (Array.isArray(v) && v.every(isRecord)));
+  if ('error' in json)
+    throw new CiliumParseError(
+      source,
+      json.line,
+      `not the JSON of cilium-dbg service list -o json: ${json.error}`,
+    );
+  const items = (Array.isArray(json.value) ? json.value : [json.value]) as Item[];
+  const line = json.line;
   const frontends = items.map((item, i): CiliumFrontend => {
     const spec = item.status?.realized ?? item.spec ?? {};
     const fe = spec['frontend-address'] ?? {};
     const flags = item.spec?.flags ?? spec.flags ?? {};
-    if (!fe.ip) fail(source, 1, `Service ${i + 1} has no frontend address`);
+    if (!fe.ip)
+      fail(source, line, `Service ${i + 1} of service list -o json has no frontend address`);
     const protocol = fe.protocol?.toLowerCase();
+    const backends = spec['backend-addresses'] ?? [];
     return {
       ip: fe.ip!,
       port: fe.port ?? 0,
@@ -485,7 +505,7 @@ function serviceListJson(text: string, source: string): CiliumTable {
       // the REST model's scope is "external" or "internal" (models.FrontendAddressScope*)
       ...(fe.scope === 'internal' || fe.scope === 'i' ? { internal: true } : {}),
       flags: [],
-      backends: (spec['backend-addresses'] ?? []).map((b) => ({
+      backends: backends.map((b) => ({
         ip: b.ip ?? '',
         port: b.port ?? 0,
         ...(b.protocol ? { protocol: b.protocol.toLowerCase() as CiliumBackend['protocol'] } : {}),
@@ -493,9 +513,9 @@ function serviceListJson(text: string, source: string): CiliumTable {
         ...(b.weight !== undefined ? { weight: b.weight } : {}),
         ...(b.nodeName ? { nodeName: b.nodeName } : {}),
         ...(b.preferred ? { preferred: true } : {}),
-        line: 1,
+        line,
       })),
-      line: 1,
+      line,
     };
   });
   return { form: 'service-list-json', source, frontends };
@@ -506,19 +526,22 @@ function serviceListJson(text: string, source: string): CiliumTable {
 const BPF_JSON =
   /^[ \t]*\{\s*"(?:\[[0-9a-fA-F:.]+\]|\d{1,3}(?:\.\d{1,3}){3}):\d+[^"]*":\s*\[\s*"(?:(?:\[[0-9a-fA-F:.]+\]|\d{1,3}(?:\.\d{1,3}){3}):\d+|backend \d+ not found)/m;
 
-/** `bpf lb list -o json` as the rows of its table (the command prints the same map either way:
- * TablePrinter the key and its entries, PrintOutput the map), each entry on its own JSON line
- * read as "KEY ENTRY" there, so that its line is the entry's. */
-function bpfJsonRows(text: string, source: string): string[] {
-  const json = jsonValue(text);
-  let map: Record<string, unknown>;
-  try {
-    map = JSON.parse(json.text) as Record<string, unknown>;
-  } catch (e) {
-    throw new CiliumParseError(source, json.line, `not JSON: ${(e as Error).message}`);
-  }
-  const lines = text.split('\n').map(() => '');
-  lines[json.line - 1] = 'SERVICE ADDRESS   BACKEND ADDRESS';
+/** `bpf lb list -o json`: the table's map (the command prints the same map either way:
+ * TablePrinter the key and its entries, PrintOutput the map), each Service key to its entries,
+ * each entry read as the table's row is, at the line its string is on. */
+function bpfLbJson(text: string, source: string): CiliumTable {
+  const json = jsonValue(
+    text,
+    (v) => isRecord(v) && Object.values(v).every((e) => Array.isArray(e)),
+  );
+  if ('error' in json)
+    throw new CiliumParseError(
+      source,
+      json.line,
+      `not the JSON of cilium-dbg bpf lb list -o json: ${json.error}`,
+    );
+  const rows = bpfRows(source);
+  const lineOf = (at: number) => text.slice(0, at).split('\n').length;
   // each key and string, in the order JSON writes them, found from where the last one was
   let at = text.indexOf(
     '{',
@@ -527,80 +550,54 @@ function bpfJsonRows(text: string, source: string): string[] {
       .slice(0, json.line - 1)
       .join('\n').length,
   );
-  for (const [key, entries] of Object.entries(map)) {
-    if (!Array.isArray(entries)) fail(source, json.line, `not bpf lb list -o json: "${key}"`);
-    at = text.indexOf(JSON.stringify(key), at);
-    for (const entry of entries as unknown[]) {
-      if (typeof entry !== 'string') fail(source, json.line, `not bpf lb list -o json: "${key}"`);
-      const found = text.indexOf(JSON.stringify(entry), at + 1);
-      // an entry written otherwise than JSON.stringify would (Go escapes "<", ">", "&"): the
-      // next free line after the last one read
-      at = found >= 0 ? found : at;
-      let line = text.slice(0, at).split('\n').length;
-      while (found < 0 && lines[line - 1] !== '' && line < lines.length) line++;
-      lines[line - 1] = `${key}   ${entry as string}`;
+  for (const [key, entries] of Object.entries(json.value as Record<string, unknown[]>)) {
+    const found = text.indexOf(JSON.stringify(key), at);
+    at = found >= 0 ? found : at;
+    for (const entry of entries) {
+      const line = lineOf(at);
+      if (typeof entry !== 'string')
+        fail(source, line, `not an entry of bpf lb list -o json under "${key}"`);
+      // an entry written otherwise than JSON.stringify would (Go escapes "<", ">", "&"): at the
+      // line of the last one found
+      const next = text.indexOf(JSON.stringify(entry), at + 1);
+      at = next >= 0 ? next : at;
+      if (!rows.row(key.split(/\s+/)[0]!, entry as string, lineOf(at)))
+        fail(
+          source,
+          lineOf(at),
+          `not an entry of bpf lb list -o json: "${key}": "${entry as string}"`,
+        );
     }
   }
-  return lines;
+  return { form: 'bpf-lb-list', source, frontends: [...rows.byKey.values()] };
 }
 
-/** `cilium-dbg bpf lb list`: a row per Service map entry. Slot 0 ("0.0.0.0:0 (revnat) (0)
- * [flags]") is the Service itself; the other slots name its backends. Older releases print the
- * Service address once, newer ones on every row with its slot. */
-function bpfLbList(lines: string[], source: string): CiliumTable {
-  const { index } = headerAt(lines, 'bpf-lb-list');
+/** The Services of `bpf lb list` as its rows are read, table or JSON: `row` takes a row's
+ * Service column (its address) and its entry ("ADDR (revnat) (slot) [flags]", or "backend N not
+ * found"), and gives the frontend it is of, undefined where the two are no such row. */
+function bpfRows(source: string) {
   const byKey = new Map<string, CiliumFrontend>();
   // newer releases print the Service address on every row: each is parsed once
   const byToken = new Map<string, CiliumFrontend>();
-  let current: CiliumFrontend | undefined;
-  let headless: CiliumCut | undefined;
-  const { cut, unreadFrom } = eachRow(lines, index, (row) => {
-    if (!row) {
-      current = undefined;
-      return;
-    }
-    const { t, at } = row;
-    // "SERVICE [(slot)] ENTRY REST": a row of a Service; else the next entry of the one above
-    const m = /^(\S+)(?:\s+\(\d+\))?\s+(\S+)(.*)$/.exec(t);
-    const known = m && byToken.get(m[1]!);
-    if (known) {
-      current = known;
-      return slot(known, m![2]!, m![3]!, at);
-    }
-    const first = m ? parseAddress(m[1]!) : parseAddress(t);
-    const second = m && (m[2] === 'backend' || parseAddress(m[2]!) !== undefined);
-    if (first && second) {
-      const key = frontendKey(first);
-      current = byKey.get(key);
-      if (!current) {
-        // field by field, not `...first`: that spread cost a fifth of a big listing's parse
-        current = { ip: first.ip, port: first.port, flags: [], backends: [], line: at };
-        if (first.protocol) current.protocol = first.protocol;
-        if (first.internal) current.internal = true;
-        byKey.set(key, current);
+  const row = (service: string, entry: string, at: number): CiliumFrontend | undefined => {
+    const [first = '', ...rest] = entry.split(/\s+/);
+    let fe = byToken.get(service);
+    if (!fe) {
+      const a = parseAddress(service);
+      if (!a || (first !== 'backend' && parseAddress(first) === undefined)) return undefined;
+      const key = frontendKey(a);
+      fe = byKey.get(key);
+      if (!fe) {
+        // field by field, not `...a`: that spread cost a fifth of a big listing's parse
+        fe = { ip: a.ip, port: a.port, flags: [], backends: [], line: at };
+        if (a.protocol) fe.protocol = a.protocol;
+        if (a.internal) fe.internal = true;
+        byKey.set(key, fe);
       }
-      byToken.set(m![1]!, current);
-      return slot(current, m![2]!, m![3]!, at);
+      byToken.set(service, fe);
     }
-    if ((first || /^backend \d+ not found/.test(t)) && current) {
-      const [entry, ...rest] = t.split(/\s+/);
-      return slot(current, entry!, ` ${rest.join(' ')}`, at);
-    }
-    // a backend row of a Service whose own rows are not in the paste (a grep's context)
-    if (first && !current && byKey.size === 0) {
-      headless ??= { line: at, reason: 'rows of a Service whose first row is not in the paste' };
-      return;
-    }
-    if (byKey.size > 0 && !/\d/.test(t)) return false;
-    fail(source, at, `not a row of cilium bpf lb list: "${t.slice(0, 80)}"`);
-  });
-  const notWhole = cut ?? headless;
-  return {
-    form: 'bpf-lb-list',
-    source,
-    frontends: [...byKey.values()],
-    ...(notWhole ? { cut: [notWhole] } : {}),
-    ...(unreadFrom ? { unreadFrom } : {}),
+    slot(fe, first, ` ${rest.join(' ')}`, at);
+    return fe;
   };
 
   /** One map slot: "ADDR (revnat) (slot) [flags]", or "backend N not found". */
@@ -624,6 +621,51 @@ function bpfLbList(lines: string[], source: string): CiliumTable {
     if (state) backend.state = state;
     fe.backends.push(backend);
   }
+  return { byKey, row, slot };
+}
+
+/** `cilium-dbg bpf lb list`: a row per Service map entry. Slot 0 ("0.0.0.0:0 (revnat) (0)
+ * [flags]") is the Service itself; the other slots name its backends. Older releases print the
+ * Service address once, newer ones on every row with its slot. */
+function bpfLbList(lines: string[], source: string): CiliumTable {
+  const { index } = headerAt(lines, 'bpf-lb-list');
+  const rows = bpfRows(source);
+  let current: CiliumFrontend | undefined;
+  let headless: CiliumCut | undefined;
+  const { cut, unreadFrom } = eachRow(lines, index, (row) => {
+    if (!row) {
+      current = undefined;
+      return;
+    }
+    const { t, at } = row;
+    // "SERVICE [(slot)] ENTRY REST": a row of a Service; else the next entry of the one above
+    const m = /^(\S+)(?:\s+\(\d+\))?\s+(\S+.*)$/.exec(t);
+    const fe = m ? rows.row(m[1]!, m[2]!, at) : undefined;
+    if (fe) {
+      current = fe;
+      return;
+    }
+    const first = m ? parseAddress(m[1]!) : parseAddress(t);
+    if ((first || /^backend \d+ not found/.test(t)) && current) {
+      const [entry, ...rest] = t.split(/\s+/);
+      return rows.slot(current, entry!, ` ${rest.join(' ')}`, at);
+    }
+    // a backend row of a Service whose own rows are not in the paste (a grep's context)
+    if (first && !current && rows.byKey.size === 0) {
+      headless ??= { line: at, reason: 'rows of a Service whose first row is not in the paste' };
+      return;
+    }
+    if (rows.byKey.size > 0 && !/\d/.test(t)) return false;
+    fail(source, at, `not a row of cilium bpf lb list: "${t.slice(0, 80)}"`);
+  });
+  const notWhole = cut ?? headless;
+  return {
+    form: 'bpf-lb-list',
+    source,
+    frontends: [...rows.byKey.values()],
+    ...(notWhole ? { cut: [notWhole] } : {}),
+    ...(unreadFrom ? { unreadFrom } : {}),
+  };
 }
 
 /** The columns of a load-balancer table, from its header: each cell starts where its title does. */

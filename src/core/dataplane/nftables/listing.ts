@@ -2,6 +2,7 @@
 // with their hooks and rules, sets and maps with their elements. The rules keep nft's own JSON
 // expressions (its stable machine format); what the Service trees need is read from them in
 // trees.ts. Bad input gets FILE:LINE, as the iptables parser gives.
+import { walkBrackets } from '../brackets.js';
 import { ListingParseError } from '../listing-error.js';
 import { excerpt } from '../../sanitize.js';
 
@@ -150,24 +151,13 @@ function jsonItems(text: string, at: number, file: string): { items: Item[]; cut
   const itemDepth = wrapped ? 2 : text[at] === '[' ? 1 : 0;
   const items: Item[] = [];
   let depth = 0;
-  let quoted = false;
-  let escaped = false;
   let start = -1;
-  for (let k = at; k < text.length; k++) {
-    const ch = text[k]!;
-    if (quoted) {
-      if (escaped) escaped = false;
-      else if (ch === '\\') escaped = true;
-      else if (ch === '"') quoted = false;
-      continue;
-    }
-    if (ch === '"') quoted = true;
-    else if (ch === '{' || ch === '[') {
-      if (depth === itemDepth && ch === '{') start = k;
-      depth++;
+  walkBrackets(text, at, (ch, k, d) => {
+    depth = d;
+    if (ch === '{' || ch === '[') {
+      if (d === itemDepth + 1 && ch === '{') start = k;
     } else if (ch === '}' || ch === ']') {
-      depth--;
-      if (depth === itemDepth && start >= 0) {
+      if (d === itemDepth && start >= 0) {
         try {
           items.push({ value: JSON.parse(text.slice(start, k + 1)), at: start });
         } catch (e) {
@@ -179,10 +169,11 @@ function jsonItems(text: string, at: number, file: string): { items: Item[]; cut
         }
         start = -1;
       }
-      if (depth < 0) break; // text after the JSON (prose, a prompt)
-      if (depth === 0 && itemDepth > 0) break;
-    } else if (depth === 0 && itemDepth === 0 && !/\s|,/.test(ch)) break; // prose after the items
-  }
+      if (d < 0) return false; // text after the JSON (prose, a prompt)
+      if (d === 0 && itemDepth > 0) return false;
+    } else if (d === 0 && itemDepth === 0 && !/\s|,/.test(ch)) return false; // prose after the items
+    return true;
+  });
   // an item whose end is cut or elided ("..." where its closing braces were): the part of it
   // that is whole, its open brackets closed, when that parses
   if (start >= 0) {
@@ -207,18 +198,10 @@ function closedPrefix(text: string): unknown {
   const last = Math.max(text.lastIndexOf('}'), text.lastIndexOf(']'));
   if (last < 0) return undefined;
   const open: string[] = [];
-  let quoted = false;
-  let escaped = false;
-  for (let k = 0; k <= last; k++) {
-    const ch = text[k]!;
-    if (quoted) {
-      if (escaped) escaped = false;
-      else if (ch === '\\') escaped = true;
-      else if (ch === '"') quoted = false;
-    } else if (ch === '"') quoted = true;
-    else if (ch === '{' || ch === '[') open.push(ch === '{' ? '}' : ']');
+  const { quoted } = walkBrackets(text.slice(0, last + 1), 0, (ch) => {
+    if (ch === '{' || ch === '[') open.push(ch === '{' ? '}' : ']');
     else if (ch === '}' || ch === ']') open.pop();
-  }
+  });
   if (quoted) return undefined;
   try {
     return JSON.parse(text.slice(0, last + 1) + open.reverse().join(''));

@@ -2,6 +2,7 @@
 // same typed tables as the JSON listing. Only what kube-proxy writes is understood: its rules
 // are read into the few expressions the Service trees look at (verdicts, DNAT, numgen maps,
 // affinity sets, mark sets, matches kept as their text); anything else stays as text.
+import { walkBrackets } from '../brackets.js';
 import type {
   NftChain,
   NftElement,
@@ -586,23 +587,21 @@ function toVerdictExpr(v: string): NftExpr {
   return verdictExpr(x?.kind ?? v, x?.target);
 }
 
-/** Splits "a, b { c, d }, e" at the top-level commas. */
+/** Splits "a, b { c, d }, e" at the top-level commas (nft's strings hold no escapes). */
 function splitTop(s: string): string[] {
   const out: string[] = [];
-  let depth = 0;
-  let quoted = false;
   let from = 0;
-  for (let i = 0; i < s.length; i++) {
-    const ch = s[i];
-    if (ch === '"') quoted = !quoted;
-    else if (quoted) continue;
-    else if (ch === '{' || ch === '[') depth++;
-    else if (ch === '}' || ch === ']') depth--;
-    else if (depth === 0 && ch === ',') {
-      out.push(s.slice(from, i).trim());
-      from = i + 1;
-    }
-  }
+  walkBrackets(
+    s,
+    0,
+    (ch, i, depth) => {
+      if (depth === 0 && ch === ',') {
+        out.push(s.slice(from, i).trim());
+        from = i + 1;
+      }
+    },
+    false,
+  );
   const last = s.slice(from).trim();
   if (last) out.push(last);
   return out;
