@@ -459,3 +459,40 @@ describe('bpf lb list -o json written compact (jq -c): every entry of a line rea
     );
   });
 });
+
+describe('service list -o json from 1.18: the REST model marks every backend preferred', () => {
+  const json = (preferred: boolean[]) =>
+    JSON.stringify([
+      {
+        spec: {
+          'frontend-address': { ip: '10.96.0.10', port: 53, protocol: 'UDP', scope: 'external' },
+          'backend-addresses': preferred.map((p, i) => ({
+            ip: `10.0.0.${i + 1}`,
+            port: 53,
+            state: 'active',
+            preferred: p,
+          })),
+          flags: { type: 'ClusterIP' },
+          id: 1,
+        },
+      },
+    ]);
+  const said = (preferred: boolean[]) => {
+    const table = parseCilium(json(preferred), 'p.json');
+    const tree = buildCiliumTrees(table, new Map()).services[0]!;
+    return {
+      marks: tree.endpoints.map((e) => e.cilium?.preferred),
+      text: rulesText(table, buildCiliumTrees(table, new Map()), { label: 'file p.json' }),
+    };
+  };
+  it('every one marked: no preference said (no ", preferred" on each)', () => {
+    const { marks, text } = said([true, true]);
+    assert.deepEqual(marks, [undefined, undefined]);
+    assert.doesNotMatch(text, /preferred/);
+  });
+  it('some marked and some not (cluster-mesh affinity): said of each', () => {
+    const { marks, text } = said([true, false]);
+    assert.deepEqual(marks, [true, false]);
+    assert.match(text, /, preferred/);
+  });
+});

@@ -118,7 +118,9 @@ export function endpointsOf(f: CiliumFrontend): TreeEndpoint[] {
       : inRotation(f.backends),
   );
   const share = 1 / used.size;
-  const affinity = f.backends.some((b) => b.preferred);
+  // said where the listing's marks tell backends apart (service list --clustermesh-affinity): from
+  // 1.18 the REST model marks every backend preferred (frontend.go), which says nothing
+  const affinity = f.backends.some((b) => b.preferred) && !f.backends.every((b) => b.preferred);
   return f.backends.map((b) => {
     const address = hostPort(b.ip, b.port);
     const ep: TreeEndpoint = {
@@ -130,7 +132,6 @@ export function endpointsOf(f: CiliumFrontend): TreeEndpoint[] {
       affinity: false,
       cilium: {
         ...(b.state ? { state: b.state } : {}),
-        // said of each backend where the listing marks any (service list --clustermesh-affinity)
         ...(affinity ? { preferred: b.preferred === true } : {}),
       },
       line: b.line,
