@@ -3,7 +3,7 @@
 import { Analysis } from '../core/analysis.js';
 import { recordedFamily } from '../core/facts.js';
 import { parseIptables, TABLES } from '../core/dataplane/iptables/read/parse.js';
-import { pasteKind, readNftPaste } from '../core/dataplane/paste.js';
+import { linesFrom, pasteForm, readNftPaste } from '../core/dataplane/paste.js';
 import { buildNftSearchIndex } from '../core/dataplane/nftables/search.js';
 import { buildNftServiceTrees } from '../core/dataplane/nftables/trees.js';
 import type { ServiceTrees } from '../core/dataplane/trees.js';
@@ -80,17 +80,19 @@ export async function rulesCommand(o: RulesOptions, g: GlobalOptions): Promise<n
   const shown = format(g, 'rules');
   const common = { start: 'rules' as const, node: o.node, search: o.search };
   if (o.file !== undefined || o.ssh !== undefined) {
-    const d = await givenDump(o, g);
+    const given = await givenDump(o, g);
     const head =
-      typeof d.bytes === 'string'
-        ? d.bytes.slice(0, 4096)
-        : Buffer.from(d.bytes.subarray(0, 4096)).toString('utf8');
+      typeof given.bytes === 'string'
+        ? given.bytes.slice(0, 4096)
+        : Buffer.from(given.bytes.subarray(0, 4096)).toString('utf8');
     // a NUL byte: an executable, an archive, a core dump; no listing any tool prints has one
     if (head.includes('\u0000'))
       throw new UsageError(
-        `${d.label}: a binary file, not a listing: give the text iptables-save, nft list table ip kube-proxy, ipvsadm -Ln or cilium-dbg service list prints`,
+        `${given.label}: a binary file, not a listing: give the text iptables-save, nft list table ip kube-proxy, ipvsadm -Ln or cilium-dbg service list prints`,
       );
-    const kind = pasteKind(head, () => textOf(d));
+    const { kind, from } = pasteForm(head, () => textOf(given));
+    // Cilium's status above another tool's listing: its lines are blank for that tool's reader
+    const d = from === undefined ? given : { ...given, bytes: linesFrom(textOf(given), from) };
     if (kind === 'nftables') return nftRules(o, shown, d, g);
     if (kind === 'ipvs') return ipvsRules(o, shown, d);
     if (kind === 'cilium') return ciliumRules(o, shown, d);

@@ -19,15 +19,36 @@ export type PasteKind = 'nftables' | 'ipvs' | 'iptables' | 'cilium';
 
 /** Which reader a paste is for, from its first 4 KiB (`head`); `whole` gives the rest of the
  * text, read only where the head holds Cilium's output that lists no Service. */
-export function pasteKind(head: string, whole: () => string = () => head): PasteKind {
-  if (ciliumForm(head) || uncommented(head)) return 'cilium';
-  const kind = readerForm(head);
-  if (kind) return kind;
-  // Cilium's output that lists no Service (its Services table, the agent's status), to say what
-  // it is: where no other reader's form is anywhere in the paste (a status, then a listing)
-  if (ciliumOther(head)) return formIn(whole()) ?? 'cilium';
-  return 'iptables';
+export const pasteKind = (head: string, whole: () => string = () => head): PasteKind =>
+  pasteForm(head, whole).kind;
+
+/** Which reader a paste is for, and where Cilium's output that lists no Service (its status, its
+ * Services table) comes before another tool's listing, the line that listing starts at (0-based):
+ * the lines above it are Cilium's, for the reader not to take its fields for rows. */
+export function pasteForm(
+  head: string,
+  whole: () => string = () => head,
+): { kind: PasteKind; from?: number } {
+  if (ciliumForm(head) || uncommented(head)) return { kind: 'cilium' };
+  // Cilium's output that lists no Service, to say what it is: where no other reader's form is
+  // anywhere in the paste (a status, then a listing, is that listing)
+  if (ciliumOther(head)) {
+    const text = whole();
+    const found = formIn(text);
+    if (!found) return { kind: 'cilium' };
+    const from = text.slice(0, found.at).split('\n').length - 1;
+    return { kind: found.kind, ...(from > 0 ? { from } : {}) };
+  }
+  return { kind: readerForm(head) ?? 'iptables' };
 }
+
+/** The text with its first `from` lines blank (their line breaks kept, so lines keep their
+ * numbers). */
+export const linesFrom = (text: string, from: number): string =>
+  text
+    .split('\n')
+    .map((l, i) => (i < from ? '' : l))
+    .join('\n');
 
 /** The reader whose form `text` (its first 4 KiB) shows: nft's, ipvsadm's, or iptables' rules
  * (iptables-save, -S, or an -L listing); undefined where none. */
@@ -38,12 +59,23 @@ function readerForm(text: string): Exclude<PasteKind, 'cilium'> | undefined {
   return /^(?:\*[a-z]+$|:KUBE-|-[AN] )/m.test(head) || isListView(head) ? 'iptables' : undefined;
 }
 
-/** The first form of another reader anywhere in `text`, by windows of 4 KiB (each the next half
- * of the last, so that no form's lines are split between two) starting at a line. */
-function formIn(text: string): Exclude<PasteKind, 'cilium'> | undefined {
+/** The first form of another reader in `text` and the line it starts at: the first window of
+ * 4 KiB (each starting at a line, halfway into the last, so that no form's lines are split
+ * between two) that shows one, from the first line at which the window's lines up to the
+ * form's show it to the last from which they still do. */
+function formIn(text: string): { kind: Exclude<PasteKind, 'cilium'>; at: number } | undefined {
   for (let at = 0; at < text.length;) {
-    const kind = readerForm(text.slice(at, at + 4096));
-    if (kind) return kind;
+    const window = text.slice(at, at + 4096);
+    const kind = readerForm(window);
+    if (kind) {
+      // the lines that show it: up to the first line after which they do, from the last line
+      // from which they still do
+      const starts = [0, ...[...window.matchAll(/\n/g)].map((m) => m.index + 1)];
+      const upTo = starts.find((e) => e > 0 && readerForm(window.slice(0, e)) === kind);
+      const end = upTo ?? window.length;
+      const from = starts.filter((f) => f < end && readerForm(window.slice(f, end)) === kind).pop();
+      return { kind, at: at + (from ?? 0) };
+    }
     const next = text.indexOf('\n', at + 2048);
     if (next < 0) break;
     at = next + 1;
@@ -148,7 +180,9 @@ export type PasteReading =
 /** Reads a paste as `kdebug rules --file` does; input it cannot read throws the parser's error
  * (FILE:LINE, or the other tool's listing named). */
 export function readPaste(input: string, o: { file: string; table?: string }): PasteReading {
-  const kind = pasteKind(input.slice(0, 4096), () => input);
+  const form = pasteForm(input.slice(0, 4096), () => input);
+  const kind = form.kind;
+  if (form.from !== undefined) input = linesFrom(input, form.from);
   if (kind === 'nftables') {
     const nft = readNftPaste(input, o.file);
     if ('notKubeProxy' in nft)
