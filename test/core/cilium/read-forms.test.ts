@@ -496,3 +496,14 @@ describe('service list -o json from 1.18: the REST model marks every backend pre
     assert.match(text, /, preferred/);
   });
 });
+
+describe('service get -o json after other JSON (kubectl get -o json of the Service)', () => {
+  it('is the object of the REST model (its spec), not the first object that parses', () => {
+    const text =
+      '$ kubectl get svc web -o json\n{\n  "kind": "Service",\n  "spec": { "clusterIP": "10.96.0.7" }\n}\n' +
+      '$ cilium-dbg service get 7 -o json\n{\n  "spec": {\n' +
+      '    "frontend-address": { "ip": "10.96.0.7", "port": 80, "scope": "external" },\n' +
+      '    "flags": { "type": "ClusterIP" },\n    "id": 7\n  }\n}\n';
+    assert.deepEqual(keys(text), ['10.96.0.7:80']);
+  });
+});

@@ -477,7 +477,11 @@ function serviceListJson(text: string, source: string): CiliumTable {
   type Item = { spec?: JsonSpec; status?: { realized?: JsonSpec } };
   // `service get -o json` prints one object, `service list -o json` a list; a prompt may come
   // before it ("[root@host ~]# ...", itself starting with a bracket) and after it
-  const json = jsonValue(text, (v) => isRecord(v) || (Array.isArray(v) && v.every(isRecord)));
+  // the REST model's objects: a spec (or a status's realized one) with its address or its id
+  const model = (s: unknown) => isRecord(s) && ('frontend-address' in s || 'id' in s);
+  const service = (v: unknown) =>
+    isRecord(v) && (model(v['spec']) || (isRecord(v['status']) && model(v['status']['realized'])));
+  const json = jsonValue(text, (v) => service(v) || (Array.isArray(v) && v.every(service)));
   if ('error' in json)
     throw new CiliumParseError(
       source,
