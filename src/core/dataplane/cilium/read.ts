@@ -448,8 +448,10 @@ function jsonValue(
 ): { value: unknown; line: number } | { error: string; line: number } {
   const lineOf = (at: number) => text.slice(0, at).split('\n').length;
   const openers = [...text.matchAll(JSON_OPENER)].map((m) => m.index + m[0].search(/[[{]/));
-  const lone = (at: number) =>
-    LONE_OPENER.test(text.slice(text.lastIndexOf('\n', at) + 1, text.indexOf('\n', at) >>> 0));
+  const lone = (at: number) => {
+    const end = text.indexOf('\n', at);
+    return LONE_OPENER.test(text.slice(text.lastIndexOf('\n', at) + 1, end < 0 ? undefined : end));
+  };
   const ordered = [...openers.filter(lone), ...openers.filter((at) => !lone(at))];
   let first: { error: string; line: number } | undefined;
   // the spans tried: a value inside one that does not parse (cut) is a part of it, not the listing
