@@ -586,7 +586,8 @@ function bpfRows(source: string) {
   // newer releases print the Service address on every row: each is parsed once
   const byToken = new Map<string, CiliumFrontend>();
   const row = (service: string, entry: string, at: number): CiliumFrontend | undefined => {
-    const [first = '', ...rest] = entry.split(/\s+/);
+    const space = entry.search(/\s/);
+    const first = space < 0 ? entry : entry.slice(0, space);
     let fe = byToken.get(service);
     if (!fe) {
       const a = parseAddress(service);
@@ -602,7 +603,7 @@ function bpfRows(source: string) {
       }
       byToken.set(service, fe);
     }
-    slot(fe, first, ` ${rest.join(' ')}`, at);
+    slot(fe, first, space < 0 ? '' : entry.slice(space), at);
     return fe;
   };
 
