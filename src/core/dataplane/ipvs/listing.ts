@@ -78,7 +78,7 @@ export const isIpvs = (text: string) => {
     head.some(
       (t, i) =>
         /^IP Virtual Server version |^Prot LocalAddress:Port |^IPVS connection entries$/.test(t) ||
-        /^-A -[tuf] \S+ -s \S+/.test(t) ||
+        ruleCommand(t)?.op === 'A' ||
         (SERVICE.test(t) && /^-> /.test(head[i + 1] ?? '')),
     ) || head.filter(scheduled).length >= 2
   );
@@ -266,46 +266,71 @@ export function parseIpvs(text: string, file = '<input>'): IpvsTable {
       }
       continue;
     }
-    // ipvsadm-save -n: "-A -t 10.96.0.10:53 -s rr -p 10800" / "-a -t 10.96.0.10:53 -r 10.244.0.2:53 -m -w 1"
-    if ((m = /^-A -([tuf]|-sctp-service) (\S+)(.*)$/.exec(t))) {
+    // ipvsadm's rule language: what `ipvsadm-save -n` prints ("-A -t 10.96.0.10:53 -s rr -p 10800",
+    // "-a -t 10.96.0.10:53 -r 10.244.0.2:53 -m -w 1"), or the same options typed as ipvsadm
+    // commands, in any order as ipvsadm's getopt takes them: applied in order, as ipvsadm would
+    const command = ruleCommand(t);
+    if (command) {
+      const op = command.op;
       view ??= 'save';
-      header = true; // the save form lists every real server after its -A
-      const s = {
-        protocol: PROTOCOLS[m[1]!]!,
-        address: m[2]!,
-        scheduler: /-s (\S+)/.exec(m[3]!)?.[1] ?? 'wlc',
-        ...(/-p (\d+)/.test(m[3]!) ? { persistent: Number(/-p (\d+)/.exec(m[3]!)![1]) } : {}),
-        realServers: [],
+      header = true; // the commands say every real server they add
+      inListing = true;
+      const key = `${command.protocol} ${command.address}`;
+      const owner = byAddress.get(key);
+      if (op === 'A' || op === 'E') {
+        if (op === 'A' && owner) {
+          duplicates.push(no);
+          continue;
+        }
+        if (op === 'E' && !owner) {
+          unreadable(no, `an edit of a virtual server not added before: ${t.slice(0, 200)}`);
+          continue;
+        }
+        const s: IpvsService = owner ?? {
+          protocol: command.protocol,
+          address: command.address,
+          realServers: [],
+          line: no,
+        };
+        s.scheduler = command.scheduler ?? (op === 'E' ? s.scheduler : undefined) ?? 'wlc';
+        if (command.persistent !== undefined) s.persistent = command.persistent;
+        else if (op === 'A') delete s.persistent;
+        if (!owner) {
+          services.push(s);
+          byAddress.set(key, s);
+        }
+        continue;
+      }
+      if (op === 'D') {
+        if (owner) {
+          services.splice(services.indexOf(owner), 1);
+          byAddress.delete(key);
+        }
+        continue;
+      }
+      if (!owner) {
+        unreadable(no, `a real server of a virtual server not added before: ${t.slice(0, 200)}`);
+        continue;
+      }
+      const server = command.server!;
+      const at = owner.realServers.findIndex((r) => r.address === server);
+      if (op === 'd') {
+        if (at >= 0) owner.realServers.splice(at, 1);
+        continue;
+      }
+      if (op === 'a' && at >= 0) {
+        duplicates.push(no);
+        continue;
+      }
+      const before = at >= 0 ? owner.realServers[at] : undefined;
+      const rs: IpvsRealServer = {
+        address: server,
+        forward: command.forward ?? before?.forward ?? 'Masq',
+        weight: command.weight ?? before?.weight ?? 1,
         line: no,
       };
-      if (byAddress.has(`${s.protocol} ${s.address}`)) {
-        duplicates.push(no);
-        continue;
-      }
-      services.push(s);
-      byAddress.set(`${s.protocol} ${s.address}`, s);
-      inListing = true;
-      continue;
-    }
-    if ((m = /^-a -([tuf]|-sctp-service) (\S+) -r (\S+)(.*)$/.exec(t))) {
-      const owner = byAddress.get(`${PROTOCOLS[m[1]!]} ${m[2]}`);
-      if (!owner)
-        throw new IpvsParseError(
-          file,
-          no,
-          `a real server of a virtual server not added before: ${t.slice(0, 200)}`,
-        );
-      if (owner.realServers.some((r) => r.address === m![3])) {
-        duplicates.push(no);
-        continue;
-      }
-      const rest = m[4]!;
-      owner.realServers.push({
-        address: m[3]!,
-        forward: /-g\b/.test(rest) ? 'Route' : /-i\b/.test(rest) ? 'Tunnel' : 'Masq',
-        weight: Number(/-w (\d+)/.exec(rest)?.[1] ?? 1),
-        line: no,
-      });
+      if (before) owner.realServers.splice(at, 1, rs);
+      else owner.realServers.push(rs);
       continue;
     }
     // ipvsadm's own syntax that does not read is an error; anything else (prose) is skipped
@@ -356,9 +381,90 @@ const OTHER_LISTING =
 /** A connection of `ipvsadm -Lnc`: protocol, expiry (mm:ss), state, source, virtual, destination. */
 const CONNECTION_ROW = /^(?:TCP|UDP|SCTP|IP)\s+\d+:\d\d\s+\S+\s+\S+\s+\S+\s+\S+$/;
 
+/** One command of ipvsadm's rule language, as `ipvsadm-save` prints it or as typed. */
+interface RuleCommand {
+  /** -A add, -E edit, -D delete a virtual service; -a add, -e edit, -d delete a real server. */
+  op: 'A' | 'E' | 'D' | 'a' | 'e' | 'd';
+  protocol: IpvsService['protocol'];
+  address: string;
+  scheduler?: string;
+  persistent?: number;
+  server?: string;
+  forward?: string;
+  weight?: number;
+}
+
+/** ipvsadm's long options, by their short ones. */
+const LONG_OPTIONS: Record<string, string> = {
+  '--add-service': '-A',
+  '--edit-service': '-E',
+  '--delete-service': '-D',
+  '--add-server': '-a',
+  '--edit-server': '-e',
+  '--delete-server': '-d',
+  '--tcp-service': '-t',
+  '--udp-service': '-u',
+  '--fwmark-service': '-f',
+  '--scheduler': '-s',
+  '--persistent': '-p',
+  '--real-server': '-r',
+  '--weight': '-w',
+  '--masquerading': '-m',
+  '--gatewaying': '-g',
+  '--ipip': '-i',
+};
+
+/** A prompt before a typed command: "user@host:~# ", "[root@host ~]# ", "$ ", "# " (a space after
+ * a bare "#": "#./ipvsadm" is a script's line commented out), then sudo and a path. */
+const TYPED_IPVSADM =
+  /^(?:\S*[@:]\S*\s*[$#%]\s*|\[[^\]]*\][$#]\s*|[$#%]\s+)?(?:sudo\s+(?:-\S+\s+)*)?(?:[^\s#$%]*\/)?ipvsadm\s+(.*)$/;
+
+/** The line's command of ipvsadm's rule language (add, edit, delete a virtual or real server),
+ * with its options read in any order as ipvsadm's getopt does; undefined for any other line. */
+function ruleCommand(line: string): RuleCommand | undefined {
+  const args = /^-[AEDaed] /.test(line) ? line : TYPED_IPVSADM.exec(line)?.[1];
+  if (!args) return undefined;
+  const words = args
+    .replace(/\s+#.*$/, '')
+    .split(/\s+/)
+    .filter(Boolean);
+  let op: RuleCommand['op'] | undefined;
+  let protocol: IpvsService['protocol'] | undefined;
+  let address: string | undefined;
+  const c: Partial<RuleCommand> = {};
+  for (let k = 0; k < words.length; k++) {
+    let w = words[k]!;
+    let value: string | undefined;
+    const eq = /^(--[\w-]+)=(.*)$/.exec(w);
+    if (eq) [w, value] = [eq[1]!, eq[2]!];
+    w = LONG_OPTIONS[w] ?? w;
+    const next = () => value ?? words[++k];
+    if (/^-[AEDaed]$/.test(w)) op = w[1] as RuleCommand['op'];
+    else if (/^-[tuf]$/.test(w) || w === '--sctp-service') {
+      protocol = PROTOCOLS[w === '--sctp-service' ? 'SCTP' : w[1]!];
+      address = next();
+    } else if (w === '-s') c.scheduler = next();
+    else if (w === '-p') {
+      // the timeout is optional (300 seconds without it)
+      const v = value ?? (/^\d+$/.test(words[k + 1] ?? '') ? words[++k] : undefined);
+      c.persistent = Number(v ?? 300);
+    } else if (w === '-r') c.server = next();
+    else if (w === '-w') c.weight = Number(next());
+    else if (w === '-m') c.forward = 'Masq';
+    else if (w === '-g') c.forward = 'Route';
+    else if (w === '-i') c.forward = 'Tunnel';
+    else if (/^-[MbOo]$|^--(?:netmask|sched-flags|ops|pe)$/.test(w)) next();
+    else if (/^-[xy]$|^--[ul]-threshold$/.test(w)) next();
+    else if (!/^-/.test(w)) return undefined; // prose, or a word ipvsadm would not take
+  }
+  if (!op || !protocol || !address || !/:|^\d+$/.test(address)) return undefined;
+  if (/^[aed]$/.test(op) && !c.server) return undefined;
+  return { ...c, op, protocol, address };
+}
+
 /** `ipvsadm` typed with -n (--numeric): it prints addresses and ports as numbers. */
 const NUMERIC_COMMAND =
-  /(?:^|[\s$#>(])ipvsadm\b[^|;&]*\s(?:-[a-zA-Z]*n[a-zA-Z]*|--numeric)(?=\s|$)/;
+  /(?:^|[\s$#>(/])ipvsadm\b[^|;&]*\s(?:-[a-zA-Z]*n[a-zA-Z]*|--numeric)(?=\s|$)/;
 
 /** The hosts of a listing that are not addresses, in the order first seen. */
 function namedHosts(services: IpvsService[]): string[] {
@@ -412,8 +518,9 @@ function realServer(
 
 /** `ipvsadm -l` without -n prints names: "kube-dns.kube-system:domain", "node-a:https". */
 function isName(address: string): boolean {
-  // "<ipv4-public-prefix>.20:3129": an address redacted by hand, not a name
-  if (/<[^>]*>/.test(address)) return false;
+  // "<ipv4-public-prefix>.20:3129": an address redacted by hand, not a name; "[(null)]:5001": an
+  // address ipvsadm could not print (C's printf of a NULL string), not a name either
+  if (/<[^>]*>|\(null\)/.test(address)) return false;
   const m = /^\[?(.+?)\]?:([^:\]]+)$/.exec(address);
   if (!m) return /^[A-Za-z][\w.-]*$/.test(address); // a name cut before its port
   return !/^\d+$/.test(m[2]!) || !/^[\d.]+$|:/.test(m[1]!);
