@@ -53,6 +53,9 @@ export const linesFrom = (text: string, from: number): string =>
 /** The reader whose form `text` (its first 4 KiB) shows: nft's, ipvsadm's, or iptables' rules
  * (iptables-save, -S, or an -L listing); undefined where none. */
 function readerForm(text: string): Exclude<PasteKind, 'cilium'> | undefined {
+  // nft's error report quotes the rules it refused, in nft's syntax: not a table to read (the
+  // iptables reader names what it is)
+  if (NFT_ERROR.test(text)) return 'iptables';
   if (isNft(text) || isNft(newSide(text) ?? '')) return 'nftables';
   if (isIpvs(text)) return 'ipvs';
   const head = text.slice(0, 4096);
@@ -82,6 +85,10 @@ function formIn(text: string): { kind: Exclude<PasteKind, 'cilium'>; at: number 
   }
   return undefined;
 }
+
+/** A line of nft's error report: the input's file, line and columns, "Error:" and what it refused
+ * ("/dev/stdin:892:87-100: Error: Could not process rule: ..."). */
+const NFT_ERROR = /(?:^|\n)(?:[│|]\s*)?\S+:\d+:\d+(?:-\d+)?: Error: /;
 
 const isNft = (text: string) => isNftJson(text) || isNftText(text) || isNftScript(text);
 

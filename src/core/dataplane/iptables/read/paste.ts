@@ -38,13 +38,16 @@ export type ForeignKind =
   | 'kubectl'
   | LogKind
   | 'nft-tables'
-  | 'nft-rules';
+  | 'nft-rules'
+  | 'nft-error';
 
 /** What each foreign listing is, and what to run instead (or until kdebug reads it). */
 export const FOREIGN: Record<ForeignKind, string> = {
   'iptables-list':
     'this is `iptables -L` output that kdebug cannot read line by line (its lines run together, or its columns are not the ones iptables prints): paste it as printed, or run `iptables-save` (or `iptables -t nat -S`)',
   nft: 'these are iptables-nft rules as printed by `nft list ruleset` / `nft list table ip nat`: run `iptables-nft-save` (or `iptables-save`)',
+  'nft-error':
+    "these are nft's error messages (FILE:LINE:COL: Error: ...) for rules it was asked to load, as kube-proxy's log repeats them when its nftables sync fails: they quote the rules kube-proxy tried to write, not what the node holds; the error says what the kernel or nft refused: run `nft list table ip kube-proxy` on the node and give kdebug that",
   'kube-proxy-nft':
     "this is kube-proxy's nftables table (nftables mode), in a form kdebug cannot read as a listing here (a fragment, a diff, a quote): give it `nft list table ip kube-proxy` (or `nft -j list table ip kube-proxy`) as printed",
   ipvsadm:
@@ -187,6 +190,9 @@ const FOREIGN_LINES: [RegExp, ForeignKind][] = [
     /^(?:\d+[KMGT]? +){0,3}[\w-]+ +(?:all|tcp|udp|sctp|icmp|ipv6-icmp|\d+) +(?:--|-f|!f) +/,
     'iptables-list',
   ],
+  // nft's own error report ("/dev/stdin:892:87-100: Error: Could not process rule: ..."), as a
+  // log viewer may frame it ("│ "): the input's file, line and columns, then what nft refused
+  [/^(?:[│|]\s*)?\S+:\d+:\d+(?:-\d+)?: (?:Error|Warning): /, 'nft-error'],
   // `nft list tables`: a table's name alone on its line
   [/^table (?:ip6?|inet|arp|bridge|netdev) \S+$/, 'nft-tables'],
   [/^(?:add |delete |flush )?(?:table|chain|map|set) (?:ip6?|inet) kube-proxy\b/, 'kube-proxy-nft'],
