@@ -1115,6 +1115,95 @@ COMMIT
 `);
     assert.match(rulesText(x.dump, x.trees, { label: 'p' }), /Cilium replaces kube-proxy/);
   });
+
+  it("ipvsadm's rule commands typed (any option order, long options, edits and deletes) are read as ipvsadm applies them", () => {
+    const x = reads(`$ sudo /sbin/ipvsadm -A -t 10.96.0.10:53 -s rr -p
+$ sudo /sbin/ipvsadm --add-server --tcp-service 10.96.0.10:53 --real-server 10.244.0.2:53 --masquerading
+$ sudo /sbin/ipvsadm -a -m -w 3 -r 10.244.0.3:53 -t 10.96.0.10:53
+$ sudo /sbin/ipvsadm -a -t 10.96.0.10:53 -r 10.244.0.4:53 -m
+$ sudo /sbin/ipvsadm -d -t 10.96.0.10:53 -r 10.244.0.4:53
+$ sudo /sbin/ipvsadm -E -t 10.96.0.10:53 -s wrr
+#./ipvsadm -a -t 10.96.0.10:53 -r 10.244.0.9:53 -m
+`);
+    assert.ok(x.mode === 'ipvs');
+    const [vs] = x.dump.services;
+    // -p without a timeout: ipvsadm's 300 seconds; -E keeps what it does not change
+    assert.deepEqual([vs!.scheduler, vs!.persistent], ['wrr', 300]);
+    // a line commented out of a script ("#./ipvsadm") is not typed
+    assert.deepEqual(
+      vs!.realServers.map((r) => `${r.address} ${r.forward} ${r.weight}`),
+      ['10.244.0.2:53 Masq 1', '10.244.0.3:53 Masq 3'],
+    );
+    assert.deepEqual(
+      tree(x, 'TCP 10.96.0.10:53').endpoints.map((e) => e.probability),
+      [0.25, 0.75],
+    );
+  });
+
+  it('`ipvsadm -ln` typed by a path (bin/ipvsadm) gives -n: its "(null)" addresses are no host names', () => {
+    const x = reads(`# bin/ipvsadm -ln
+IP Virtual Server version 0.0.0 (size=0)
+Prot LocalAddress:Port Scheduler Flags
+  -> RemoteAddress:Port           Forward Weight ActiveConn InActConn
+TCP  [(null)]:5001 rr
+  -> [(null)]:5001                FullNat 1      0          0
+`);
+    assert.ok(x.mode === 'ipvs');
+    assert.equal(x.dump.names, false);
+    assert.equal(x.dump.renamed, undefined);
+  });
+
+  it('a save typed inside another command (`kubectl exec … -- ip6tables-save | grep`) settles the family of its lines', () => {
+    const x = reads(`$ kubectl -n kube-system exec ds/kube-proxy -- ip6tables-save | grep kube-dns
+-A KUBE-SVC-TCOU7JCQXEZGVUNU -m comment --comment "kube-system/kube-dns:dns -> 10.244.0.2:53" -j KUBE-SEP-YIL6JZP7A3QYXJU2
+$ kubectl -n kube-system exec ds/kube-proxy -- iptables-save | grep kube-dns
+-A KUBE-SVC-TCOU7JCQXEZGVUNU -m comment --comment "kube-system/kube-dns:dns -> 10.244.0.2:53" -j KUBE-SEP-YIL6JZP7A3QYXJU2
+`);
+    assert.ok(x.mode === 'iptables');
+    assert.deepEqual(
+      x.dump.tables.map((t) => `${t.name} ${t.family}`),
+      ['nat IPv6', 'nat IPv4'],
+    );
+  });
+
+  it('a paste starting mid-rule (its first line the tail of a rule): said, and the first chain claims no share', () => {
+    const x = reads(`--probability 0.50000000000 -j KUBE-SEP-AAAAAAAAAAAAAAAA
+-A KUBE-SVC-TCOU7JCQXEZGVUNU -m comment --comment "kube-system/kube-dns:dns -> 10.244.0.3:53" -j KUBE-SEP-BBBBBBBBBBBBBBBB
+-A KUBE-SVC-ERIFXISQEP7F7OF4 -m comment --comment "kube-system/kube-dns:dns-tcp -> 10.244.0.3:53" -j KUBE-SEP-CCCCCCCCCCCCCCCC
+`);
+    assert.ok(x.mode === 'iptables');
+    assert.match(rulesText(x.dump, x.trees, { label: 'p' }), /starts mid-rule at line 1/);
+    assert.ok(tree(x, 'kube-system/kube-dns:dns').endpoints.every((e) => e.shareUnknown));
+    assert.equal(tree(x, 'kube-system/kube-dns:dns-tcp').endpoints[0]!.probability, 1);
+  });
+
+  it('a dump in a quoted string whose opening quote is above the paste is read unescaped; its last "-A" cut at the chain name is a cut', () => {
+    const x = reads(
+      String.raw`-A KUBE-SVC-ERIFXISQEP7F7OF4 -m comment --comment \"kube-system/kube-dns:dns-tcp -> 10.244.0.3:53\" -j KUBE-SEP-CCCCCCCCCCCCCCCC\n-A KUBE-SVC-TCOU7JCQXEZGVUNU ! -s 10.244.0.0/16 -d 10.96.0.10/32 -p udp -m comment --comment \"kube-system/kube-dns:dns cluster IP\" -j KUBE-MARK-MASQ\n-A KUBE-SVC-TC` +
+        '\n',
+    );
+    assert.ok(x.mode === 'iptables');
+    const text = rulesText(x.dump, x.trees, { label: 'p' });
+    assert.match(text, /inside a quoted string/);
+    assert.match(text, /a rule cut at its chain name/);
+    // the chain the cut name may go on is not said to have no endpoints
+    assert.doesNotMatch(text, /no endpoints/);
+  });
+
+  it("nft's error report for the rules kube-proxy loads is named as such, not as its table", () => {
+    assert.throws(
+      () =>
+        readPaste(
+          [
+            '/dev/stdin:12:40-53: Error: Could not process rule: No such file or directory',
+            'add rule ip kube-proxy external-AAAAAAAA-ns/svc/tcp/http fib saddr type local jump mark-for-masquerade',
+            '                                       ^^^^^^^^^^^^^^',
+          ].join('\n'),
+          { file: 'p.txt' },
+        ),
+      (e: unknown) => e instanceof NoRulesError && e.foreign === 'nft-error',
+    );
+  });
 });
 
 describe("Cilium's status pasted before another tool's listing", () => {
