@@ -795,8 +795,8 @@ function withChainsRead(
   chains: NonNullable<NodeDump['chains']>,
   fileOf: ((source: string) => string) | undefined,
 ): void {
-  const nat = ruleset.table('nat');
-  if (nat) nat.chainsRead = chains.read;
+  // the chains read by name are of each family's nat table
+  for (const nat of ruleset.tables) if (nat.name === 'nat') nat.chainsRead = chains.read;
   if (!chains.filter) return;
   const { source, text, read } = chains.filter;
   const filter = parseIptables(text, { file: fileOf?.(source) ?? source, table: 'filter' }).table(

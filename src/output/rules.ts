@@ -340,6 +340,9 @@ const tableText = (rs: Ruleset, t: Ruleset['tables'][number]) =>
 /** Whether a dump holds only part of its nat table: cut, a segment, or some chains without the
  * built-in ones (iptables-save, -S and -L print every built-in chain of a table they list). */
 function natInPart(rs: Ruleset): boolean {
+  // each family's nat table: where the dump holds both, either in part is a part
+  const families = rs.families();
+  if (families.length > 1) return families.some((f) => natInPart(rs.ofFamily(f)));
   const nat = rs.table('nat');
   if (!nat) return false;
   const declared = (name: string) =>
@@ -355,6 +358,14 @@ function natInPart(rs: Ruleset): boolean {
  * the nat table pasted, or Cilium replaced kube-proxy (its CILIUM_ chains and no KUBE-SERVICES:
  * GKE Dataplane V2, kube-proxy-free). */
 function noServiceRules(rs: Ruleset): string {
+  // each family's tables on their own (kube-proxy writes them alike, a paste may hold them apart)
+  const families = rs.families();
+  if (families.length > 1) {
+    const said = families.map((f) => noServiceRules(rs.ofFamily(f)));
+    return said.every((s) => s === said[0])
+      ? said[0]!
+      : families.map((f, i) => `${f}: ${said[i]}`).join('; ');
+  }
   const nat = rs.table('nat');
   const cut = nat?.partial.get('KUBE-SERVICES');
   if (cut) return `no Service entry in the paste: KUBE-SERVICES (${cut})`;

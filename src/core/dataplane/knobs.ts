@@ -61,19 +61,22 @@ export function nodeKnobs(
 
 /** Knobs the dump itself tells (so a node without nfacct is not drift). */
 export function optionsFromDump(rs: Ruleset): ExpectOptions {
-  const nat = rs.table('nat');
-  const filter = rs.table('filter');
-  const rules = (t: typeof nat, chain: string) => t?.chain(chain)?.rules ?? [];
-  const post = rules(nat, 'KUBE-POSTROUTING');
-  const forward = rules(filter, 'KUBE-FORWARD');
+  // one kube-proxy writes both families' tables alike: each family's nat and filter tell (the
+  // first may be a part, or lack a chain the other holds)
+  const nats = rs.tables.filter((t) => t.name === 'nat');
+  const filters = rs.tables.filter((t) => t.name === 'filter');
+  const post = nats.flatMap((t) => t.chain('KUBE-POSTROUTING')?.rules ?? []);
+  const forward = filters.flatMap((t) => t.chain('KUBE-FORWARD')?.rules ?? []);
   const masquerade = post.find((r) => r.target?.kind === 'masquerade');
   // the localhost counter is among KUBE-NODEPORTS' first rules: 50 are typed, not thousands
-  const nodePorts = nat?.chain('KUBE-NODEPORTS');
-  const first = nodePorts
-    ? Array.from({ length: Math.min(50, nodePorts.ruleCount) }, (_, k) =>
-        nat!.rule(nodePorts.ruleId(k)),
-      )
-    : [];
+  const first = nats.flatMap((nat) => {
+    const nodePorts = nat.chain('KUBE-NODEPORTS');
+    return nodePorts
+      ? Array.from({ length: Math.min(50, nodePorts.ruleCount) }, (_, k) =>
+          nat.rule(nodePorts.ruleId(k)),
+        )
+      : [];
+  });
   const nfacct = [...forward, ...first].some((r) => r.matches.some((m) => m.module === 'nfacct'));
   const invalidDrop = forward.some((r) =>
     r.matches.some((m) => m.kind === 'conntrack' && m.ctstate?.types.includes('INVALID')),

@@ -2,6 +2,7 @@
 // (and KUBE-SVL) -> endpoints. Opening and closing rows only changes which rows are listed; the
 // raw rule lines behind a row are looked up in the parsed dump by line number.
 import type { Ruleset } from '../../core/dataplane/iptables/read/parse.js';
+import type { IPFamily } from '../../core/ipv6.js';
 import type { NftTable } from '../../core/dataplane/nftables/listing.js';
 import { ruleText } from '../../core/dataplane/nftables/render.js';
 import {
@@ -170,9 +171,15 @@ const lineOf = (rs: Ruleset, line: number): RawLine[] => {
     : [];
 };
 
-/** Every rule of one chain, in order. */
-export function chainLines(rs: Ruleset, table: string, chain: string): RawLine[] {
-  const t = rs.table(table);
+/** Every rule of one chain, in order: of the family's table where the dump holds both (kube-proxy
+ * names a dual-stack Service port's chains alike in iptables' and ip6tables' tables). */
+export function chainLines(
+  rs: Ruleset,
+  table: string,
+  chain: string,
+  family?: IPFamily,
+): RawLine[] {
+  const t = rs.table(table, family);
   const c = t?.chain(chain);
   if (!t || !c) return [];
   return c.ruleIds.map((id) => ({ table, chain, line: t.line(id), text: t.text(id) }));
@@ -181,6 +188,8 @@ export function chainLines(rs: Ruleset, table: string, chain: string): RawLine[]
 /** The dump's own lines behind a row: what a person would grep for. */
 export function rawLines(rs: Ruleset, row: TreeRow): RawLine[] {
   const t = row.tree;
+  // its chains in its own family's nat table
+  const nat = (chain: string) => chainLines(rs, 'nat', chain, row.orphan?.family ?? t.family);
   switch (row.kind) {
     case 'service':
       return [
@@ -189,19 +198,19 @@ export function rawLines(rs: Ruleset, row: TreeRow): RawLine[] {
         ...t.verdicts.flatMap((v) => lineOf(rs, v.line)),
       ];
     case 'entry':
-      return [...lineOf(rs, row.entry!.line), ...chainLines(rs, 'nat', row.entry!.chain)];
+      return [...lineOf(rs, row.entry!.line), ...nat(row.entry!.chain)];
     case 'masquerade':
       return lineOf(rs, row.masquerade!.line);
     case 'verdict':
       return lineOf(rs, row.verdict!.line);
     case 'chain':
-      return chainLines(rs, 'nat', row.chain!);
+      return nat(row.chain!);
     case 'endpoint':
-      return [...lineOf(rs, row.endpoint!.line), ...chainLines(rs, 'nat', row.endpoint!.chain)];
+      return [...lineOf(rs, row.endpoint!.line), ...nat(row.endpoint!.chain)];
     case 'note':
-      return t.chains.svc ? chainLines(rs, 'nat', t.chains.svc) : [];
+      return t.chains.svc ? nat(t.chains.svc) : [];
     case 'orphan':
-      return chainLines(rs, 'nat', row.chain!);
+      return nat(row.chain!);
   }
 }
 

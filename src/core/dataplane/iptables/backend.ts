@@ -57,19 +57,23 @@ export const textSigns = (dump: string): DumpSigns => ({
 
 /** The same signs read from a parsed dump: no second pass over its text. */
 export function rulesetSigns(rs: Ruleset): DumpSigns {
-  const nat = rs.table('nat');
-  const services = nat?.chain('KUBE-SERVICES');
+  // each family's nat table: a dual-stack dump's first may be a part without KUBE-SERVICES
+  const nats = rs.tables.filter((t) => t.name === 'nat');
   // IPVS mode matches every ClusterIP through one ipset rule in KUBE-SERVICES
   // (the flag first: a set match is an "other" match; 10,000 Service rules decode no text)
-  const ipvs = services?.ruleIds.some(
-    (id) =>
-      nat!.hasOtherMatches(id) &&
-      nat!.targetChain(id)?.kind === undefined &&
-      nat!.text(id).includes(IPVS_MATCH),
+  const ipvs = nats.some((nat) =>
+    nat
+      .chain('KUBE-SERVICES')
+      ?.ruleIds.some(
+        (id) =>
+          nat.hasOtherMatches(id) &&
+          nat.targetChain(id)?.kind === undefined &&
+          nat.text(id).includes(IPVS_MATCH),
+      ),
   );
-  const iptables = nat?.hasChainOfKind('KUBE-SVC', 'KUBE-SEP');
+  const iptables = nats.some((nat) => nat.hasChainOfKind('KUBE-SVC', 'KUBE-SEP'));
   return {
-    kubeChains: services?.declared === true,
+    kubeChains: nats.some((nat) => nat.chain('KUBE-SERVICES')?.declared === true),
     legacyTablesWarning: rs.warnings.some(
       (w) => w.kind === 'backend' && w.message.startsWith(LEGACY_NOTE),
     ),

@@ -2,7 +2,7 @@
 // endpoint's KUBE-SEP chain, so a Pod balanced to itself is masqueraded to the node's address.
 import type { StateLine } from '../dataplane.js';
 import { BRIDGE_NOTE, type Hairpin, type HairpinQuery } from '../hairpin.js';
-import type { Ruleset } from './read/parse.js';
+import type { Ruleset, Table } from './read/parse.js';
 
 export const IPTABLES_HAIRPIN =
   "Each endpoint's KUBE-SEP chain on its own node marks hairpin traffic for masquerade.";
@@ -10,8 +10,10 @@ export const IPTABLES_HAIRPIN =
 export function iptablesHairpin(rs: Ruleset, source: string, q: HairpinQuery): Hairpin {
   const ep = q.endpoint;
   if (!ep) return { kind: 'not-checked', why: `no ${familyWord(q.ip)} endpoint chain for it` };
-  if (ep.hairpinMasquerade === null) return { kind: 'not-checked', why: unknownWhy(rs, ep.chain) };
-  const lines = chainLines(rs, source, ep.chain);
+  // the endpoint's chain in its own family's nat table (a dual-stack dump holds both)
+  const nat = rs.table('nat', familyWord(q.ip));
+  if (ep.hairpinMasquerade === null) return { kind: 'not-checked', why: unknownWhy(nat, ep.chain) };
+  const lines = chainLines(nat, source, ep.chain);
   if (ep.hairpinMasquerade)
     return { kind: 'masqueraded', lines: lines.filter((l) => l.text.includes('KUBE-MARK-MASQ')) };
   return {
@@ -30,8 +32,7 @@ export function iptablesHairpin(rs: Ruleset, source: string, q: HairpinQuery): H
 }
 
 /** Why the rules read cannot say whether an endpoint chain masquerades a Pod sent to itself. */
-function unknownWhy(rs: Ruleset, chain: string): string {
-  const nat = rs.table('nat');
+function unknownWhy(nat: Table | undefined, chain: string): string {
   const c = nat ? nat.indexOf(chain) : -1;
   if (!nat || c < 0) return `its chain ${chain} is not in the rules read`;
   if (nat.chainLine(c) === undefined)
@@ -42,8 +43,7 @@ function unknownWhy(rs: Ruleset, chain: string): string {
 const familyWord = (ip: string) => (ip.includes(':') ? 'IPv6' : 'IPv4');
 
 /** Every rule of a nat chain, as evidence names a line: "FILE:LINE: TEXT". */
-function chainLines(rs: Ruleset, source: string, chain: string): StateLine[] {
-  const t = rs.table('nat');
+function chainLines(t: Table | undefined, source: string, chain: string): StateLine[] {
   const c = t?.chain(chain);
   if (!t || !c) return [];
   const file = t.file ?? source;

@@ -33,7 +33,8 @@ export function iptablesEntryLines(
   tree: ServiceTree | undefined,
   which: (e: EntryPoint) => boolean = () => true,
 ): StateLine[] {
-  const nat = rs.table('nat');
+  // the tree's own family's nat table, where the dump holds both
+  const nat = rs.table('nat', tree?.family);
   if (!nat) return [];
   const file = nat.file ?? source;
   return (tree?.entries ?? []).flatMap((e) => {

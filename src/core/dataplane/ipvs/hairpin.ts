@@ -27,7 +27,9 @@ export function ipvsHairpin(state: IpvsHairpinState, q: HairpinQuery): Hairpin {
   const set = ipsetName('KUBE-LOOP-BACK', family);
   const entry = loopBackEntry(canonicalAddress(q.ip), q.protocol.toLowerCase(), q.port);
   const held = state.ipsets.get(set)?.entries.has(entry) === true;
-  const nat = state.nat?.ruleset?.table('nat');
+  // the endpoint's family's nat table, where the dump holds it (ip6tables' matches KUBE-6-LOOP-BACK)
+  const rs = state.nat?.ruleset;
+  const nat = rs?.families().includes(family) ? rs.table('nat', family) : rs?.table('nat');
   const rule = nat
     ?.chain('KUBE-POSTROUTING')
     ?.ruleIds.map((id) => nat.text(id))
