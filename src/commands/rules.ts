@@ -172,7 +172,13 @@ function ipvsRules(o: RulesOptions, shown: string, d: GivenDump): number {
     throw new UsageError('the TUI does not show IPVS listings yet: use -o text or -o json');
   const text = textOf(d);
   const table = parseIpvs(text, d.file);
-  tellSkipped(table.skipped, d.file, 'an ipvsadm listing');
+  // iptables rules pasted with it are said of in the listing's warnings, as what they are
+  const iptables = new Set(table.iptablesLines ?? []);
+  tellSkipped(
+    table.skipped.filter((l) => !iptables.has(l)),
+    d.file,
+    'an ipvsadm listing',
+  );
   return print(o, shown, table, buildIpvsTrees(table), { label: shownLabel(o, d), file: d.file });
 }
 

@@ -271,6 +271,11 @@ function ipvsWarnings(d: IpvsTable): RulesWarning[] {
         ? `line${d.other.lines.length === 1 ? '' : 's'} ${lineRange(d.other.lines)}: ipvsadm's connection entries (-c), flows through the virtual servers and not virtual servers: not read`
         : `line ${d.other.lines[0]}: ipvsadm's timeouts (--timeout), no virtual server: not read`,
     );
+  if (d.iptablesLines)
+    sayAt(
+      d.iptablesLines,
+      `line${d.iptablesLines.length === 1 ? '' : 's'} ${lineRange(d.iptablesLines)}: iptables rules (iptables-save or -S lines) pasted with the IPVS listing: not read with it; give them to kdebug on their own`,
+    );
   if (d.duplicates.length > 0)
     sayAt(
       d.duplicates,

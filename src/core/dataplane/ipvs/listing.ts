@@ -48,6 +48,9 @@ export interface IpvsTable {
   duplicates: number[];
   /** Elision lines ("...") inside the listing: virtual servers may be missing. */
   elided: number[];
+  /** Lines of iptables rules pasted with the listing (iptables-save / -S lines, quoted or
+   * indented): another mode's rules, not read with it (among the skipped lines). */
+  iptablesLines?: number[];
   /** The last line, cut mid-way (a paste that stops inside a line): what followed was not read. */
   cut?: number;
   /** Another ipvsadm listing pasted with this one (`-Lnc`'s connection entries, `--timeout`):
@@ -136,6 +139,7 @@ export function parseIpvs(text: string, file = '<input>'): IpvsTable {
   const skipped: number[] = [];
   const duplicates: number[] = [];
   const elided: number[] = [];
+  const iptablesLines: number[] = [];
   let view: IpvsView | undefined;
   let columns = LIST_COLUMNS; // what the words after a real server's address are
   let names = false;
@@ -345,6 +349,7 @@ export function parseIpvs(text: string, file = '<input>'): IpvsTable {
     }
     // `ipvsadm -ln` typed above the listing prints numbers only: a host name under it is no name
     if (NUMERIC_COMMAND.test(t)) numeric ??= no;
+    if (IPTABLES_LINE.test(t)) iptablesLines.push(no);
     skipped.push(no);
   }
   if (other && services.length === 0)
@@ -368,6 +373,7 @@ export function parseIpvs(text: string, file = '<input>'): IpvsTable {
     skipped,
     duplicates,
     elided,
+    ...(iptablesLines.length > 0 ? { iptablesLines } : {}),
     ...(cut ? { cut } : {}),
     ...(other ? { other } : {}),
     ...(renamed.length > 0 ? { renamed: { line: numeric!, hosts: renamed } } : {}),
@@ -424,10 +430,12 @@ const TYPED_IPVSADM =
 function ruleCommand(line: string): RuleCommand | undefined {
   const args = /^-[AEDaed] /.test(line) ? line : TYPED_IPVSADM.exec(line)?.[1];
   if (!args) return undefined;
+  // short options run together as popt takes them ("-At VIP", "-at VIP -r RIP -m"): one each
   const words = args
     .replace(/\s+#.*$/, '')
     .split(/\s+/)
-    .filter(Boolean);
+    .filter(Boolean)
+    .flatMap((w) => (/^-[A-Za-z]{2,}$/.test(w) ? [...w.slice(1)].map((c) => `-${c}`) : [w]));
   let op: RuleCommand['op'] | undefined;
   let protocol: IpvsService['protocol'] | undefined;
   let address: string | undefined;
@@ -453,14 +461,24 @@ function ruleCommand(line: string): RuleCommand | undefined {
     else if (w === '-m') c.forward = 'Masq';
     else if (w === '-g') c.forward = 'Route';
     else if (w === '-i') c.forward = 'Tunnel';
-    else if (/^-[MbOo]$|^--(?:netmask|sched-flags|ops|pe)$/.test(w)) next();
+    else if (/^-[Mb]$|^--(?:netmask|sched-flags|pe)$/.test(w)) next();
     else if (/^-[xy]$|^--[ul]-threshold$/.test(w)) next();
     else if (!/^-/.test(w)) return undefined; // prose, or a word ipvsadm would not take
   }
   if (!op || !protocol || !address || !/:|^\d+$/.test(address)) return undefined;
   if (/^[aed]$/.test(op) && !c.server) return undefined;
+  // a real server without its port takes the virtual service's (ipvsadm's own default)
+  const port = /:(\d+)$/.exec(address)?.[1];
+  if (c.server && port && !/^\[.*\]:\d+$|^[^:]+:\d+$/.test(c.server))
+    c.server = c.server.includes(':')
+      ? `[${c.server.replace(/^\[|\]$/g, '')}]:${port}`
+      : `${c.server}:${port}`;
   return { ...c, op, protocol, address };
 }
+
+/** A line of iptables-save or iptables -S, after a quote's or a hand-drawn tree's "> " marks. */
+const IPTABLES_LINE =
+  /^(?:[>+|]\s*)*(?:-[AINP] [\w-]+(?: |$)|:[\w-]+ \S+ \[\d+:\d+\]$|\*(?:nat|filter|mangle|raw)$)/;
 
 /** `ipvsadm` typed with -n (--numeric): it prints addresses and ports as numbers. */
 const NUMERIC_COMMAND =
