@@ -271,6 +271,11 @@ function ipvsWarnings(d: IpvsTable): RulesWarning[] {
         ? `line${d.other.lines.length === 1 ? '' : 's'} ${lineRange(d.other.lines)}: ipvsadm's connection entries (-c), flows through the virtual servers and not virtual servers: not read`
         : `line ${d.other.lines[0]}: ipvsadm's timeouts (--timeout), no virtual server: not read`,
     );
+  if (d.typed)
+    sayAt(
+      d.typed,
+      `line${d.typed.length === 1 ? '' : 's'} ${lineRange(d.typed)}: ipvsadm command${d.typed.length === 1 ? '' : 's'} typed, read as the virtual and real servers ${d.typed.length === 1 ? 'it adds' : 'they add (edits and deletes applied in order)'}: what was typed, not read back from the node (\`ipvsadm -Ln\` shows what it holds)`,
+    );
   if (d.iptablesLines)
     sayAt(
       d.iptablesLines,
@@ -327,7 +332,7 @@ function headline(d: RulesDump, label: string): string {
   if (isCilium(d))
     return `${label}: Cilium ${CILIUM_FORM[d.form]}, ${count(d.frontends.length - dropEntries(d), 'frontend')}, ${count(ciliumBackends(d), 'backend')}${dropEntries(d) > 0 ? `, ${count(dropEntries(d), 'wildcard drop entry', 'wildcard drop entries')}` : ''}`;
   if (isIpvs(d))
-    return `${label}: IPVS${IPVS_VIEW[d.view]}, ${count(d.services.length, 'virtual server')}, ${count(realServers(d), 'real server')}`;
+    return `${label}: IPVS${d.view === 'save' && d.typed ? ' (ipvsadm commands)' : IPVS_VIEW[d.view]}, ${count(d.services.length, 'virtual server')}, ${count(realServers(d), 'real server')}`;
   if (isNft(d)) {
     const rules = d.chains.reduce((n, c) => n + c.rules.length, 0);
     const table = d.headless

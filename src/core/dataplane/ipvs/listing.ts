@@ -51,6 +51,9 @@ export interface IpvsTable {
   /** Lines of iptables rules pasted with the listing (iptables-save / -S lines, quoted or
    * indented): another mode's rules, not read with it (among the skipped lines). */
   iptablesLines?: number[];
+  /** Lines of ipvsadm commands typed (`ipvsadm -A/-a ...` after a prompt): read as what they
+   * add, not a listing read back from the node. */
+  typed?: number[];
   /** The last line, cut mid-way (a paste that stops inside a line): what followed was not read. */
   cut?: number;
   /** Another ipvsadm listing pasted with this one (`-Lnc`'s connection entries, `--timeout`):
@@ -140,6 +143,7 @@ export function parseIpvs(text: string, file = '<input>'): IpvsTable {
   const duplicates: number[] = [];
   const elided: number[] = [];
   const iptablesLines: number[] = [];
+  const typed: number[] = [];
   let view: IpvsView | undefined;
   let columns = LIST_COLUMNS; // what the words after a real server's address are
   let names = false;
@@ -276,6 +280,7 @@ export function parseIpvs(text: string, file = '<input>'): IpvsTable {
     const command = ruleCommand(t);
     if (command) {
       const op = command.op;
+      if (command.typed) typed.push(no);
       view ??= 'save';
       header = true; // the commands say every real server they add
       inListing = true;
@@ -374,6 +379,7 @@ export function parseIpvs(text: string, file = '<input>'): IpvsTable {
     duplicates,
     elided,
     ...(iptablesLines.length > 0 ? { iptablesLines } : {}),
+    ...(typed.length > 0 ? { typed } : {}),
     ...(cut ? { cut } : {}),
     ...(other ? { other } : {}),
     ...(renamed.length > 0 ? { renamed: { line: numeric!, hosts: renamed } } : {}),
@@ -398,6 +404,8 @@ interface RuleCommand {
   server?: string;
   forward?: string;
   weight?: number;
+  /** Typed as a command (`ipvsadm -A ...`), not a line of `ipvsadm-save`. */
+  typed: boolean;
 }
 
 /** ipvsadm's long options, by their short ones. */
@@ -428,7 +436,8 @@ const TYPED_IPVSADM =
 /** The line's command of ipvsadm's rule language (add, edit, delete a virtual or real server),
  * with its options read in any order as ipvsadm's getopt does; undefined for any other line. */
 function ruleCommand(line: string): RuleCommand | undefined {
-  const args = /^-[AEDaed] /.test(line) ? line : TYPED_IPVSADM.exec(line)?.[1];
+  const saved = /^-[AEDaed] /.test(line);
+  const args = saved ? line : TYPED_IPVSADM.exec(line)?.[1];
   if (!args) return undefined;
   // short options run together as popt takes them ("-At VIP", "-at VIP -r RIP -m"): one each
   const words = args
@@ -473,7 +482,7 @@ function ruleCommand(line: string): RuleCommand | undefined {
     c.server = c.server.includes(':')
       ? `[${c.server.replace(/^\[|\]$/g, '')}]:${port}`
       : `${c.server}:${port}`;
-  return { ...c, op, protocol, address };
+  return { ...c, op, protocol, address, typed: !saved };
 }
 
 /** A line of iptables-save or iptables -S, after a quote's or a hand-drawn tree's "> " marks. */
