@@ -1200,6 +1200,40 @@ $ sudo /sbin/ipvsadm -E -t 10.96.0.10:53 -s wrr
     );
   });
 
+  it("a kube-proxy chain's last rule without its target is cut, newline or not; a jump cut inside a fixed name is not read", () => {
+    for (const end of ['', '\n']) {
+      const x = reads(
+        `-A KUBE-SERVICES -d 10.96.0.10/32 -p udp -m comment --comment "kube-system/kube-dns:dns cluster IP" -m udp --dport 53 -j KUBE-SVC-TCOU7JCQXEZGVUNU\n-A KUBE-SERVICES -d 10.96.0.1/32 -p tcp -m co${end}`,
+      );
+      assert.ok(x.mode === 'iptables');
+      assert.match(
+        rulesText(x.dump, x.trees, { label: 'p' }),
+        /cut at line 2/,
+        JSON.stringify(end),
+      );
+      const y = reads(
+        `-A KUBE-SERVICES -d 10.59.240.10/32 -p udp -m udp --dport 53 -j KUBE-SVC-TCOU7JCQXEZGVUNU\n-A KUBE-SERVICES ! -s 10.56.0.0/14 -d 10.59.240.10/32 -p udp -m udp --dport 53 -j KUBE-MARK-${end}`,
+      );
+      assert.ok(y.mode === 'iptables');
+      assert.equal(y.dump.table('nat')?.ruleCount, 1);
+    }
+    // the one line there is, cut: said so, not called another tool's line
+    assert.throws(
+      () =>
+        readPaste('-A KUBE-SERVICES -d 10.59.240.10/32 -p udp -m udp --dport 53 -j KUBE-MARK-', {
+          file: 'p.txt',
+        }),
+      /no whole iptables rule in p\.txt: the paste is cut at line 1/,
+    );
+  });
+
+  it("kube-proxy's nftables base chains alone (nat-prerouting jumping to services) are its table's, not iptables-nft's", () => {
+    const x = reads(
+      'chain nat-prerouting {\n\ttype nat hook prerouting priority dstnat; policy accept;\n\tjump services\n}\n',
+    );
+    assert.equal(x.mode, 'nftables');
+  });
+
   it('`ipvsadm -ln` typed by a path (bin/ipvsadm) gives -n: its "(null)" addresses are no host names', () => {
     const x = reads(`# bin/ipvsadm -ln
 IP Virtual Server version 0.0.0 (size=0)

@@ -208,8 +208,33 @@ const KUBE_PROXY_SETS = [
   'firewall-ips',
   'hairpin-connections',
 ];
-/** kube-proxy's services chain, or a Service port's own ("service-<hash>-ns/name/proto/port"). */
-const isKubeProxyChain = (name: string) => name === 'services' || portChain(name) !== undefined;
+/** The chains of kube-proxy's table that are not a Service port's: its base chains (by hook),
+ * and the chains they jump to (pkg/proxy/nftables, 1.29 on). */
+const KUBE_PROXY_CHAINS = new Set([
+  'filter-prerouting',
+  'filter-prerouting-pre-dnat',
+  'filter-input',
+  'filter-forward',
+  'filter-output',
+  'filter-output-pre-dnat',
+  'filter-output-post-dnat',
+  'nat-prerouting',
+  'nat-output',
+  'nat-postrouting',
+  'services',
+  'masquerading',
+  'mark-for-masquerade',
+  'firewall-check',
+  'cluster-ips-check',
+  'service-endpoints-check',
+  'nodeport-endpoints-check',
+  'endpoints-check',
+  'reject-chain',
+]);
+
+/** One of kube-proxy's own chains, or a Service port's ("service-<hash>-ns/name/proto/port"). */
+const isKubeProxyChain = (name: string) =>
+  KUBE_PROXY_CHAINS.has(name) || portChain(name) !== undefined;
 
 /** A paste that starts inside kube-proxy's table: no table line, one of its sets, maps or chains. */
 const isKubeProxyFragment = (text: string) =>

@@ -58,6 +58,11 @@ export interface NoRulesDetail {
   counters?: number[];
   /** How the text came, where the caller knows: a file saved, or a pipe. */
   source?: ParseOptions['source'];
+  /** Lines of iptables commands typed that change rules (`iptables -t nat -A ...`): what was
+   * typed, not a listing of what the node holds. */
+  typedRules?: number[];
+  /** What the paste's one cut line was (a rule stopped before its end), as its warning says. */
+  cut?: string;
 }
 
 /** Input with no rule in it at all: empty, or another tool's listing (named, with what to run). */
@@ -84,6 +89,12 @@ function noRulesMessage(file: string, foreign?: ForeignKind, d?: NoRulesDetail):
   if (d?.counters !== undefined) {
     const one = d.counters.length === 1;
     return `no iptables rules in ${file}: line${one ? '' : 's'} ${d.counters.join(', ')} hold${one ? 's' : ''} only the packet and byte counters iptables-save -c prints before a rule, and the rule${one ? '' : 's'} they count ${one ? 'is' : 'are'} not in the paste${d.lines > d.counters.length ? `; no other line is a line of iptables-save or iptables -S` : ''}${legacy}`;
+  }
+  if (d?.cut) return `no whole iptables rule in ${file}: ${d.cut}${legacy}`;
+  if (d?.typedRules?.length) {
+    const one = d.typedRules.length === 1;
+    const others = d.lines > d.typedRules.length;
+    return `no iptables rules in ${file}: line${one ? '' : 's'} ${d.typedRules.join(', ')} ${one ? 'is an iptables command' : 'are iptables commands'} typed to change rules (-A/-I/-N/-D ...), not a listing of what the node holds${others ? `, and no other line is a line of iptables-save or iptables -S` : ''}: run \`iptables-save\` on the node after ${one ? 'it' : 'them'} and give kdebug that${legacy}`;
   }
   if (d && d.lines > 0)
     return `no iptables rules in ${file}: ${d.lines === 1 ? 'its one line is not' : `none of its ${d.lines} lines is`} a line of iptables-save or iptables -S (a prompt, prose, another tool's output)${legacy}`;
@@ -295,6 +306,7 @@ class DumpParser {
   private skipUntilCommit = false; // inside a repeated *table block
   private dupNext = -1; // the rule a repeated block is expected to repeat next
   private readonly prefixed: number[] = [];
+  private readonly typedWrites: number[] = []; // `iptables -t nat -A ...` typed: not a listing
   private readonly logged: number[] = []; // rules kube-proxy logged, read after its log prefix
   private readonly foreign = new Map<ForeignKind, number[]>();
   private lastForeign: ForeignKind | undefined; // lines inside another tool's listing
@@ -392,12 +404,16 @@ class DumpParser {
     rs.warnings.push(...this.warnings.sort((a, b) => (a.line ?? 0) - (b.line ?? 0)));
     rs.generator = this.generator;
     rs.foreign = [...this.foreign.keys()];
+    // the one rule there was, cut: said as such, not as a line of something else
+    const cut = this.warnings.find((w) => w.kind === 'truncated');
     if (rs.tables.length === 0)
       throw new NoRulesError(this.options.file ?? '<input>', this.mainForeign(), {
         lines: this.nonBlank,
         ...(this.legacyWarning !== undefined ? { legacyWarning: this.legacyWarning } : {}),
         ...(this.countersLines.length > 0 ? { counters: this.countersLines } : {}),
         ...(this.options.source ? { source: this.options.source } : {}),
+        ...(this.typedWrites.length > 0 ? { typedRules: this.typedWrites } : {}),
+        ...(cut ? { cut: cut.message } : {}),
       });
     return rs;
   }
@@ -495,6 +511,7 @@ class DumpParser {
     // of `iptables -S`" is as likely a nat -S as iptables' default table
     const save = SAVE_COMMAND.exec(line);
     if (save) this.saveFamily = save[1] ? 'IPv6' : 'IPv4';
+    if (command && TYPED_WRITE.test(line)) this.typedWrites.push(this.lineNo);
     // a save typed (`docker exec NODE ip6tables-save | grep X`): its lines, without *table lines
     // when grep'ed, are that family's; another command typed next prints something else
     if (save || command) this.typedSave = save ? this.saveFamily : undefined;
@@ -1001,9 +1018,6 @@ class DumpParser {
     // kube-proxy writes every rule with a target: one without, where the input ends without its
     // newline, stopped mid-rule; so is the `iptables -L` line the listing says it cut (whatever
     // follows it: a final newline, blank lines)
-    const cutInView = this.options.listView?.cut?.line === this.lineNo;
-    if ((cutInView || (last && e === this.buf.length)) && !this.lex.hasTarget())
-      return this.cutShort('a rule without its target');
     // the last line only "-A" and a word: cut after (or inside) the chain's name
     if (last && !this.options.listView && /^\S+$/.test(text(this.buf, specStart, e))) {
       const [table, chain] = [this.lastTable, this.lastChain];
@@ -1014,12 +1028,21 @@ class DumpParser {
         [this.lastTable, this.lastChain] = [table, chain];
       return;
     }
+    const cutInView = this.options.listView?.cut?.line === this.lineNo;
+    // a kube-proxy chain's rule always has one: its last line without one is cut, whatever an
+    // editor put after it (a newline)
+    const spec = text(this.buf, specStart, e);
+    const kubeChain = spec.startsWith('KUBE-');
+    const end = last && (e === this.buf.length || kubeChain) && !this.options.listView;
+    if ((cutInView || end) && !this.lex.hasTarget())
+      return this.cutShort('a rule without its target');
+    // a jump to a name cut before its end ("-j KUBE-MARK-", "-j KUBE-SERV"): not read
+    const cutTarget = end ? CUT_FIXED_TARGET.exec(spec)?.[1] : undefined;
+    if (cutTarget !== undefined && cutFixedName(cutTarget))
+      return this.cutShort(`a rule cut inside its target's name ("${cutTarget}")`);
     // kube-proxy names its chains with 16 hash characters: fewer at the input's very end is a cut
     // (an -L row prints more columns after its target: its end is not the name's)
-    const cutName =
-      last && e === this.buf.length && !this.options.listView
-        ? CUT_NAME.exec(text(this.buf, specStart, e))?.[1]
-        : undefined;
+    const cutName = end ? CUT_NAME.exec(spec)?.[1] : undefined;
     const t = this.lex.tokens;
     const table = this.target();
     const near = this.lastTable === table ? this.lastChain : -1;
@@ -1357,6 +1380,10 @@ function firstRule(line: string): string {
   return line;
 }
 
+/** An iptables command that changes rules: add, insert, delete, replace a rule, add a chain. */
+const TYPED_WRITE =
+  /(?:^|[\s$#(/])ip6?tables(?:-legacy|-nft)?(?:\s+(?:-t\s*\w+|--table[= ]\w+|-w(?:\s*\d+)?|--wait))*\s+-[AIDRN]\s+\S/;
+
 /** The end of a rule without its "-A CHAIN" start: options up to a target. */
 const RULE_TAIL = /^(?:! )?--?[a-z][\w-]*(?: \S+)*? -[jg] [\w-]+(?: .*)?$/;
 
@@ -1378,6 +1405,28 @@ const cutAt = (line: number) => `the paste is cut at line ${line}`;
 
 /** A jump ending the line in a kube-proxy chain's name shorter than its 16 hash characters. */
 const CUT_NAME = / -[jg] (KUBE-(?:SVC|SVL|SEP|EXT|FW|XLB)-[A-Z2-7]{0,15})$/;
+
+/** The jump a line ends in, to a kube-proxy chain of a fixed name. */
+const CUT_FIXED_TARGET = / -[jg] (KUBE-[A-Z-]*)$/;
+/** kube-proxy's chains of fixed names (iptables and IPVS modes). */
+const FIXED_KUBE_CHAINS = [
+  'KUBE-MARK-MASQ',
+  'KUBE-MARK-DROP',
+  'KUBE-SERVICES',
+  'KUBE-NODEPORTS',
+  'KUBE-POSTROUTING',
+  'KUBE-FIREWALL',
+  'KUBE-FORWARD',
+  'KUBE-EXTERNAL-SERVICES',
+  'KUBE-PROXY-FIREWALL',
+  'KUBE-LOAD-BALANCER',
+  'KUBE-NODE-PORT',
+];
+/** A name cut before its end: a strict beginning of a fixed name's, and of no whole one. */
+const cutFixedName = (name: string) =>
+  !FIXED_KUBE_CHAINS.includes(name) &&
+  FIXED_KUBE_CHAINS.some((c) => c.startsWith(name)) &&
+  !/^KUBE-(?:SVC|SVL|SEP|EXT|FW|XLB)-/.test(name);
 
 /** An address its author hid: digits and separators with x's, stars or a <placeholder>. */
 const REDACTED =
