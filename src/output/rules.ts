@@ -98,7 +98,10 @@ function treeText(t: ServiceTree): string[] {
   if (t.nodePorts.length > 0 && t.name) head.push(`node port ${t.nodePorts.join(', ')}`);
   if (t.family) head.push(`(${t.family})`);
   const out = [head.join('  ')];
-  if (t.entryAbsent) out.push('  entry not in this paste (no KUBE-SERVICES rules in it)');
+  if (t.entryAbsent)
+    out.push(
+      `  entry not in this paste (${t.chains.svc && !t.chains.svc.startsWith('KUBE-') ? 'no service-ips map in it' : 'no KUBE-SERVICES rules in it'})`,
+    );
   for (const e of t.entries) out.push(`  entry  ${entryText(e)}`);
   for (const c of t.absentChains ?? [])
     out.push(`  ${c}  (chain not in this paste: its endpoints are unknown)`);

@@ -244,6 +244,15 @@ export function buildNftServiceTrees(t: NftTable, o: NftTreeOptions = {}): Servi
       }
     }
 
+  // a paste without the maps that lead to the Service ports' chains (a fragment: one chain as
+  // `nft list chain` prints it): each Service port's chain is read as its own tree, its entry not
+  // in the paste, as an iptables paste of KUBE-SVC chains alone is
+  if (!t.set('service-ips') && !t.set('service-nodeports'))
+    for (const chain of t.chains) {
+      const c = portChain(chain.name);
+      if (c && c.kind !== 'endpoint') tree(c).entryAbsent = true;
+    }
+
   // each Service port's own chains, and what they do
   const masqueradeAll = clusterIpMasquerade(t);
   const hairpin = hairpinSet(t); // read once: every Service port looks its endpoints up in it
