@@ -1234,6 +1234,25 @@ $ sudo /sbin/ipvsadm -E -t 10.96.0.10:53 -s wrr
     assert.equal(x.mode, 'nftables');
   });
 
+  it("grep --color's codes around each match (with or without their escape byte) are removed, and said", () => {
+    for (const [on, off] of [
+      ['\u001b[01;31m\u001b[K', '\u001b[m\u001b[K'],
+      ['[01;31m[K', '[m[K'],
+    ]) {
+      const x = reads(
+        `-A KUBE-SERVICES -d 10.96.0.10/32 -p udp -m comment --comment "kube-system/kube-dns:dns cluster IP" -m udp --dport 53 -j ${on}KUBE-SVC-TCOU7JCQXEZGVUNU${off}\n-A ${on}KUBE-SVC-TCOU7JCQXEZGVUNU${off} -m comment --comment "kube-system/kube-dns:dns -> 10.244.0.2:53" -j KUBE-SEP-YIL6JZP7A3QYXJU2\n`,
+      );
+      assert.ok(x.mode === 'iptables');
+      assert.equal(tree(x, 'kube-system/kube-dns:dns').clusterIP, '10.96.0.10');
+      assert.match(rulesText(x.dump, x.trees, { label: 'p' }), /terminal colour codes/);
+      const ipvs = reads(
+        `TCP  ${on}10.96.0.10${off}:53 rr\n  -> 10.244.0.2:53                Masq    1      0          0\n`,
+      );
+      assert.ok(ipvs.mode === 'ipvs');
+      assert.equal(ipvs.dump.services[0]!.address, '10.96.0.10:53');
+    }
+  });
+
   it('`ipvsadm -ln` typed by a path (bin/ipvsadm) gives -n: its "(null)" addresses are no host names', () => {
     const x = reads(`# bin/ipvsadm -ln
 IP Virtual Server version 0.0.0 (size=0)

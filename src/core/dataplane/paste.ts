@@ -2,6 +2,7 @@
 // nftables table (nft's text, its JSON, or the script kube-proxy feeds nft), an ipvsadm listing,
 // or iptables rules (iptables-save,
 // iptables -S, with whatever surrounds them). The kind is told by the text, not by the file name.
+import { stripColours } from './colours.js';
 import type { CiliumTable } from './cilium/listing.js';
 import { ciliumForm, ciliumOther, parseCilium, uncommented } from './cilium/read.js';
 import { buildCiliumTrees } from './cilium/trees.js';
@@ -26,9 +27,12 @@ export const pasteKind = (head: string, whole: () => string = () => head): Paste
  * Services table) comes before another tool's listing, the line that listing starts at (0-based):
  * the lines above it are Cilium's, for the reader not to take its fields for rows. */
 export function pasteForm(
-  head: string,
-  whole: () => string = () => head,
+  coloured: string,
+  colouredWhole: () => string = () => coloured,
 ): { kind: PasteKind; from?: number } {
+  // grep --color's codes hide the words each reader looks for
+  const head = stripColours(coloured);
+  const whole = () => stripColours(colouredWhole());
   if (ciliumForm(head) || uncommented(head)) return { kind: 'cilium' };
   // Cilium's output that lists no Service, to say what it is: where no other reader's form is
   // anywhere in the paste (a status, then a listing, is that listing)
@@ -134,7 +138,9 @@ export type NftPaste =
 
 const IPTABLES_CHAINS = ['PREROUTING', 'INPUT', 'FORWARD', 'OUTPUT', 'POSTROUTING'];
 
-export function readNftPaste(text: string, file: string): NftPaste {
+export function readNftPaste(coloured: string, file: string): NftPaste {
+  // grep --color's codes around each match: the listing is the text without them
+  const text = stripColours(coloured);
   // nft's listing inside a diff: its new side is read, said so
   const diff = newSide(text);
   const side = diff !== undefined && isNft(diff.slice(0, 4096)) ? diff : undefined;

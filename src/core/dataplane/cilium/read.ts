@@ -3,6 +3,7 @@
 // (`db/show frontends`, `db/show backends`) and the maps dump of Cilium's own tests. Prompts,
 // commands and other text around the listing are skipped; a row that does not read is an error
 // with its line, never a guess.
+import { stripColours } from '../colours.js';
 import {
   CiliumParseError,
   backendState,
@@ -87,7 +88,9 @@ export function uncommented(text: string): string | undefined {
 
 /** One of the agent's listings, read. Throws CiliumParseError (FILE:LINE first) on a row that
  * does not read, or when no listing is found. */
-export function parseCilium(text: string, source: string): CiliumTable {
+export function parseCilium(coloured: string, source: string): CiliumTable {
+  // grep --color's codes around each match: the listing is the text without them
+  const text = stripColours(coloured);
   const table = parseListing(text, source);
   if (table.unreadFrom === undefined) return table;
   // another listing follows under its own command (a paste of two): read it too, at its lines

@@ -2,6 +2,7 @@
 // each virtual server (protocol, address, port or firewall mark, scheduler, persistence) with its
 // real servers (address, forwarding, weight, connections). Lines around a paste (a prompt, the
 // command) are skipped and named; a line inside the listing kdebug cannot place is FILE:LINE.
+import { stripColours } from '../colours.js';
 import { ListingParseError } from '../listing-error.js';
 
 export interface IpvsRealServer {
@@ -136,7 +137,9 @@ const PROTOCOLS: Record<string, IpvsService['protocol']> = {
   f: 'fwmark',
 };
 
-export function parseIpvs(text: string, file = '<input>'): IpvsTable {
+export function parseIpvs(coloured: string, file = '<input>'): IpvsTable {
+  // grep --color's codes around each match: the listing is the text without them
+  const text = stripColours(coloured);
   const services: IpvsService[] = [];
   const byAddress = new Map<string, IpvsService>();
   const skipped: number[] = [];

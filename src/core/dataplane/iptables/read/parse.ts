@@ -15,6 +15,7 @@ import {
   type WarningKind,
 } from './paste.js';
 import { isEscapedDump, unescapeDump } from './escaped.js';
+import { COLOURS_REMOVED, hasColours, stripColours } from '../../colours.js';
 import { isLog } from './logs.js';
 import { isListView, listViewToRules, type ListViewCut } from './list-view.js';
 import { screenRows, screenWidth } from './terminal.js';
@@ -226,6 +227,12 @@ export function rulesetFromState(s: RulesetState): Ruleset {
 export function parseIptables(input: Uint8Array | string, options: ParseOptions = {}): Ruleset {
   const bytes = toBytes(input);
   const head = new TextDecoder().decode(bytes.subarray(0, 16384));
+  // grep --color's codes around each match: the text without them
+  if (hasColours(head)) {
+    const rs = parseIptables(stripColours(new TextDecoder().decode(bytes)), options);
+    rs.warnings.unshift({ line: null, kind: 'view', message: COLOURS_REMOVED });
+    return rs;
+  }
   // a dump inside a quoted string (a JSON field, a log line): the text it stands for
   const escaped = isEscapedDump(head) ? new TextDecoder().decode(bytes) : undefined;
   const unescaped = escaped === undefined ? undefined : unescapeDump(escaped);
