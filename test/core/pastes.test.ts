@@ -1253,6 +1253,17 @@ $ sudo /sbin/ipvsadm -E -t 10.96.0.10:53 -s wrr
     }
   });
 
+  it("conntrack's table (conntrack -L, /proc/net/nf_conntrack) is named, not called prose", () => {
+    for (const text of [
+      'tcp      6 86397 ESTABLISHED src=10.244.2.30 dst=10.96.14.20 sport=40218 dport=80 src=10.244.3.15 dst=10.244.2.30 sport=8080 dport=40218 [ASSURED] mark=0 use=1\nconntrack v1.4.8 (conntrack-tools): 1 flow entries have been shown.\n',
+      'ipv4     2 udp      17 27 src=10.244.2.30 dst=10.96.0.10 sport=39011 dport=53 src=10.244.1.12 dst=10.244.2.30 sport=53 dport=39011 mark=0 zone=0 use=2\n',
+    ])
+      assert.throws(
+        () => readPaste(text, { file: 'p.txt' }),
+        (e: unknown) => e instanceof NoRulesError && e.foreign === 'conntrack',
+      );
+  });
+
   it('`ipvsadm -ln` typed by a path (bin/ipvsadm) gives -n: its "(null)" addresses are no host names', () => {
     const x = reads(`# bin/ipvsadm -ln
 IP Virtual Server version 0.0.0 (size=0)

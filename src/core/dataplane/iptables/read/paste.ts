@@ -39,13 +39,16 @@ export type ForeignKind =
   | LogKind
   | 'nft-tables'
   | 'nft-rules'
-  | 'nft-error';
+  | 'nft-error'
+  | 'conntrack';
 
 /** What each foreign listing is, and what to run instead (or until kdebug reads it). */
 export const FOREIGN: Record<ForeignKind, string> = {
   'iptables-list':
     'this is `iptables -L` output that kdebug cannot read line by line (its lines run together, or its columns are not the ones iptables prints): paste it as printed, or run `iptables-save` (or `iptables -t nat -S`)',
   nft: 'these are iptables-nft rules as printed by `nft list ruleset` / `nft list table ip nat`: run `iptables-nft-save` (or `iptables-save`)',
+  conntrack:
+    "this is the connection tracking table (`conntrack -L`, /proc/net/nf_conntrack): each connection with its original and reply addresses, which show where a Service's DNAT sent it, not the rules that choose: run `iptables-save` (`nft list table ip kube-proxy`, `ipvsadm -Ln`) on the node for those",
   'nft-error':
     "these are nft's error messages (FILE:LINE:COL: Error: ...) for rules it was asked to load, as kube-proxy's log repeats them when its nftables sync fails: they quote the rules kube-proxy tried to write, not what the node holds; the error says what the kernel or nft refused: run `nft list table ip kube-proxy` on the node and give kdebug that",
   'kube-proxy-nft':
@@ -189,6 +192,16 @@ const FOREIGN_LINES: [RegExp, ForeignKind][] = [
   [
     /^(?:\d+[KMGT]? +){0,3}[\w-]+ +(?:all|tcp|udp|sctp|icmp|ipv6-icmp|\d+) +(?:--|-f|!f) +/,
     'iptables-list',
+  ],
+  // conntrack -L: "tcp      6 86397 ESTABLISHED src=… dst=… sport=… dport=…", /proc/net/nf_conntrack's
+  // with "ipv4     2 " before it, and the tool's count of what it showed
+  [
+    /^(?:ipv[46] +\d+ +)?(?:tcp|udp|icmp|icmpv6|sctp|dccp|gre|unknown) +\d+ +\d+ +(?:[A-Z_]+ +)?src=\S+ +dst=\S+/,
+    'conntrack',
+  ],
+  [
+    /^conntrack v[\d.]+ \(conntrack-tools\): \d+ flow entr(?:y|ies) ha(?:s|ve) been (?:shown|deleted)\.?$/,
+    'conntrack',
   ],
   // nft's own error report ("/dev/stdin:892:87-100: Error: Could not process rule: ..."), as a
   // log viewer may frame it ("│ "): the input's file, line and columns, then what nft refused
