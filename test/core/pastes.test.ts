@@ -1264,6 +1264,17 @@ $ sudo /sbin/ipvsadm -E -t 10.96.0.10:53 -s wrr
       );
   });
 
+  it("iptables-nft-save's note in place of a table it cannot print is said, not dropped", () => {
+    const x = reads(
+      "*nat\n:PREROUTING ACCEPT [0:0]\n-A PREROUTING -m comment --comment \"kubernetes service portals\" -j KUBE-SERVICES\nCOMMIT\n# Table `filter' is incompatible, use 'nft' tool.\n",
+    );
+    assert.ok(x.mode === 'iptables');
+    assert.match(
+      rulesText(x.dump, x.trees, { label: 'p' }),
+      /could not print table filter.*nft list table ip filter/,
+    );
+  });
+
   it('`ipvsadm -ln` typed by a path (bin/ipvsadm) gives -n: its "(null)" addresses are no host names', () => {
     const x = reads(`# bin/ipvsadm -ln
 IP Virtual Server version 0.0.0 (size=0)
