@@ -70,17 +70,18 @@ describe('rules --file: a warning with a line is said at FILE:LINE', () => {
   });
 
   it('a line quoted from the paste shows its control characters escaped (nft, Cilium)', () => {
+    // a control sequence that is no colour code (those, grep --color's, are removed before reading)
     const nft =
-      'table ip kube-proxy {\n\tmap service-ips {\n\t\ttype ipv4_addr . inet_proto . inet_service : verdict\n\t\telements = { 10.96.0.10 udp 53 \x1b[31m: goto service-FY5PMXPG-kube-system/kube-dns/udp/dns }\n\t}\n}\n';
+      'table ip kube-proxy {\n\tmap service-ips {\n\t\ttype ipv4_addr . inet_proto . inet_service : verdict\n\t\telements = { 10.96.0.10 udp 53 \x1b[2J: goto service-FY5PMXPG-kube-system/kube-dns/udp/dns }\n\t}\n}\n';
     const cilium =
-      'ID   Frontend        Backend\n1    10.96.0.1:443   1 => 10.0.0.1:6443\nerror parsing frontend &{IP:<nil> \x1b[31mPort:9093}\n';
+      'ID   Frontend        Backend\n1    10.96.0.1:443   1 => 10.0.0.1:6443\nerror parsing frontend &{IP:<nil> \x1b[2JPort:9093}\n';
     for (const [input, kind] of [
       [nft, 'unread'],
       [cilium, 'cilium'],
     ] as const) {
       const { said, lined } = both(['--file', '-'], input);
       const w = lined.find((x) => x.kind === kind)!;
-      assert.match(w.message, /\\x1b\[31m/);
+      assert.match(w.message, /\\x1b\[2J/);
       assert.ok(!w.message.includes('\x1b'), w.message);
       assert.ok(said.includes(`warning: <stdin>:${w.line}: ${w.message}`), said.join('\n'));
     }
