@@ -1275,6 +1275,35 @@ $ sudo /sbin/ipvsadm -E -t 10.96.0.10:53 -s wrr
     );
   });
 
+  it('`ip addr` (kube-ipvs0) and `kubectl get endpoints` / `endpointslices` are named, not called prose', () => {
+    const foreign = (text: string) => {
+      try {
+        readPaste(text, { file: 'p.txt' });
+      } catch (e) {
+        return e instanceof NoRulesError ? e.foreign : undefined;
+      }
+      return undefined;
+    };
+    assert.equal(
+      foreign(
+        '73: kube-ipvs0: <BROADCAST,NOARP> mtu 1500 qdisc noop state DOWN group default\n    link/ether 1a:ce:f5:5f:c1:4d brd ff:ff:ff:ff:ff:ff\n    inet 10.96.0.1/32 scope global kube-ipvs0\n       valid_lft forever preferred_lft forever\n',
+      ),
+      'ip-addr',
+    );
+    assert.equal(
+      foreign(
+        'NAME         ENDPOINTS                         AGE\nnginx        10.244.1.3:80,10.244.2.4:80       2m\n',
+      ),
+      'kubectl',
+    );
+    assert.equal(
+      foreign(
+        'NAME             ADDRESSTYPE   PORTS   ENDPOINTS                   AGE\nnginx-7xk2p      IPv4          80      10.244.1.12,10.244.2.8      21s\n',
+      ),
+      'kubectl',
+    );
+  });
+
   it('`ipvsadm -ln` typed by a path (bin/ipvsadm) gives -n: its "(null)" addresses are no host names', () => {
     const x = reads(`# bin/ipvsadm -ln
 IP Virtual Server version 0.0.0 (size=0)

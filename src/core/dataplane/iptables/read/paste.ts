@@ -40,13 +40,16 @@ export type ForeignKind =
   | 'nft-tables'
   | 'nft-rules'
   | 'nft-error'
-  | 'conntrack';
+  | 'conntrack'
+  | 'ip-addr';
 
 /** What each foreign listing is, and what to run instead (or until kdebug reads it). */
 export const FOREIGN: Record<ForeignKind, string> = {
   'iptables-list':
     'this is `iptables -L` output that kdebug cannot read line by line (its lines run together, or its columns are not the ones iptables prints): paste it as printed, or run `iptables-save` (or `iptables -t nat -S`)',
   nft: 'these are iptables-nft rules as printed by `nft list ruleset` / `nft list table ip nat`: run `iptables-nft-save` (or `iptables-save`)',
+  'ip-addr':
+    "this is `ip addr` output, a node's interfaces and their addresses: in IPVS mode kube-ipvs0 holds every Service address, but not where its connections go; run `ipvsadm -Ln` (IPVS mode) or `iptables-save` on the node for that",
   conntrack:
     "this is the connection tracking table (`conntrack -L`, /proc/net/nf_conntrack): each connection with its original and reply addresses, which show where a Service's DNAT sent it, not the rules that choose: run `iptables-save` (`nft list table ip kube-proxy`, `ipvsadm -Ln`) on the node for those",
   'nft-error':
@@ -69,7 +72,7 @@ export const FOREIGN: Record<ForeignKind, string> = {
   'nft-tables':
     "this is `nft list tables` output, the names of the node's nftables tables without their rules: where it lists `ip kube-proxy` (or `ip6 kube-proxy`) kube-proxy runs in nftables mode there; give kdebug `nft list table ip kube-proxy` (and `nft list table ip6 kube-proxy`) as printed",
   kubectl:
-    "this is kubectl output (`kubectl get svc` / `kubectl describe svc`): the Service objects, not a node's rules; paste `iptables-save` (or `ipvsadm -Ln`, `nft list table ip kube-proxy`) from the node, or run `kdebug svc NAME` against the cluster",
+    "this is kubectl output (`kubectl get svc`, `get endpoints` or `endpointslices`, `describe svc`): the Service objects and their endpoints, not a node's rules; paste `iptables-save` (or `ipvsadm -Ln`, `nft list table ip kube-proxy`) from the node, or run `kdebug svc NAME` against the cluster",
 };
 
 /** A line that is not a dump line: what it is, or the rule left after a known prefix. */
@@ -175,6 +178,14 @@ const FOREIGN_LINES: [RegExp, ForeignKind][] = [
     /^(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12} +\S+ +)?(?:tcp|udp|sctp) +\[?[\d.:a-f]+\]?:\d+(?: +\S+)?$/,
     'ovn',
   ],
+  // `ip addr`: an interface's line, its link and its addresses
+  [/^\d+: [\w@.-]+: <[A-Z_,-]*> mtu \d+/, 'ip-addr'],
+  [
+    /^(?:link\/(?:ether|loopback|none|ipip|gre)\b|inet6? [\da-f.:]+\/\d+ .*\bscope\b|valid_lft \S+ preferred_lft \S+$)/,
+    'ip-addr',
+  ],
+  // kubectl get endpoints / endpointslices
+  [/^NAME +(?:ADDRESSTYPE +PORTS +)?ENDPOINTS +AGE$/, 'kubectl'],
   // kubectl get svc / describe svc
   [/^NAME +TYPE +CLUSTER-IP +EXTERNAL-IP +PORT\(S\)/, 'kubectl'],
   [
