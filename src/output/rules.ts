@@ -100,7 +100,7 @@ function treeText(t: ServiceTree): string[] {
   const out = [head.join('  ')];
   if (t.entryAbsent)
     out.push(
-      `  entry not in this paste (${t.chains.svc && !t.chains.svc.startsWith('KUBE-') ? 'no service-ips map in it' : 'no KUBE-SERVICES rules in it'})`,
+      `  entry not in this paste (${t.chains.svc && !t.chains.svc.startsWith('KUBE-') ? 'no service-ips element for it' : 'no KUBE-SERVICES rules in it'})`,
     );
   for (const e of t.entries) out.push(`  entry  ${entryText(e)}`);
   for (const c of t.absentChains ?? [])

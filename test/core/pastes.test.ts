@@ -1304,6 +1304,20 @@ $ sudo /sbin/ipvsadm -E -t 10.96.0.10:53 -s wrr
     );
   });
 
+  it('nft -t (--terse) lists the maps without their elements: the Service chains are read as Service ports whose entries are not in the paste, and the omission is said', () => {
+    const x = reads(
+      '# nft -t list table ip kube-proxy\ntable ip kube-proxy {\n\tcomment "rules for kube-proxy"\n\tset cluster-ips {\n\t\ttype ipv4_addr\n\t\tcomment "Active ClusterIPs"\n\t}\n\n\tmap service-ips {\n\t\ttype ipv4_addr . inet_proto . inet_service : verdict\n\t\tcomment "ClusterIP, ExternalIP and LoadBalancer IP traffic"\n\t}\n\n\tchain services {\n\t\tip daddr . meta l4proto . th dport vmap @service-ips\n\t}\n\n\tchain service-FY5PMXPG-kube-system/kube-dns/udp/dns {\n\t\tip daddr 10.96.0.10 udp dport 53 ip saddr != 10.244.0.0/16 jump mark-for-masquerade\n\t\tnumgen random mod 1 vmap { 0 : goto endpoint-IHIQWJ7L-kube-system/kube-dns/udp/dns__10.244.0.2/53 }\n\t}\n\n\tchain endpoint-IHIQWJ7L-kube-system/kube-dns/udp/dns__10.244.0.2/53 {\n\t\tip saddr 10.244.0.2 jump mark-for-masquerade\n\t\tmeta l4proto udp dnat to 10.244.0.2:53\n\t}\n}\n',
+    );
+    assert.ok(x.mode === 'nftables');
+    const t = tree(x, 'kube-system/kube-dns:dns');
+    assert.equal(t.entryAbsent, true);
+    assert.deepEqual(
+      t.endpoints.map((e) => [e.address, e.probability]),
+      [['10.244.0.2:53', 1]],
+    );
+    assert.ok(x.notes.some((n) => /nft -t/.test(n)));
+  });
+
   it('`ipvsadm -ln` typed by a path (bin/ipvsadm) gives -n: its "(null)" addresses are no host names', () => {
     const x = reads(`# bin/ipvsadm -ln
 IP Virtual Server version 0.0.0 (size=0)

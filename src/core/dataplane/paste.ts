@@ -12,7 +12,7 @@ import { isIpvs, parseIpvs, type IpvsTable } from './ipvs/listing.js';
 import { buildIpvsTrees } from './ipvs/trees.js';
 import { isNftJson, type NftTable } from './nftables/listing.js';
 import { isKubeProxyTable, isNftScript, isNftText, parseNftAny } from './nftables/read-text.js';
-import { buildNftServiceTrees } from './nftables/trees.js';
+import { buildNftServiceTrees, entriesNotListed } from './nftables/trees.js';
 import { type ServiceTrees } from './trees.js';
 import { buildServiceTrees } from './iptables/trees.js';
 
@@ -160,6 +160,11 @@ export function readNftPaste(coloured: string, file: string): NftPaste {
     );
   if (side !== undefined)
     notes.unshift('a diff: its new side is read (its + and context lines), not the - lines');
+  // maps listed without their elements beside Service chains: `nft -t` (--terse) omits them
+  if (table && table.set('service-ips') && entriesNotListed(table))
+    notes.push(
+      "the listing's maps hold no elements though Service ports' chains are there (`nft -t` / `--terse` omits them): which address and port lead to each Service port is not in the paste; list without -t for them",
+    );
   if (table) {
     const skipped = listing.skipped ?? [];
     table.paste = { notes, skipped, diff: side !== undefined };

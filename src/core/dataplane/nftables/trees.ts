@@ -152,6 +152,14 @@ const isObject = (v: unknown): v is J => typeof v === 'object' && v !== null && 
 export const noEndpointElement = (tree: ServiceTree, v: ServiceTree['verdicts'][number]) =>
   `${v.chain} ${v.address ? `${v.address} . ` : ''}${tree.protocol} . ${v.port} : ${v.kind}`;
 
+/** Whether the listing holds Service ports' chains but not the map elements that lead to them:
+ * no map (a fragment), or maps listed empty (`nft -t` omits elements). */
+export function entriesNotListed(t: NftTable): boolean {
+  const maps = [t.set('service-ips'), t.set('service-nodeports')];
+  if (maps.some((m) => (m?.elements.length ?? 0) > 0)) return false;
+  return t.chains.some((ch) => portChain(ch.name)?.kind === 'service');
+}
+
 export function buildNftServiceTrees(t: NftTable, o: NftTreeOptions = {}): ServiceTrees {
   const trees = new Map<ServicePortName, ServiceTree>();
   const reached = new Set<string>(); // chains a map element or a jump leads to
@@ -247,7 +255,9 @@ export function buildNftServiceTrees(t: NftTable, o: NftTreeOptions = {}): Servi
   // a paste without the maps that lead to the Service ports' chains (a fragment: one chain as
   // `nft list chain` prints it): each Service port's chain is read as its own tree, its entry not
   // in the paste, as an iptables paste of KUBE-SVC chains alone is
-  if (!t.set('service-ips') && !t.set('service-nodeports'))
+  // so too where the maps are listed without their elements (`nft -t` / `--terse` omits them) while
+  // Service ports' chains are there: kube-proxy writes no such chain without its element
+  if (entriesNotListed(t))
     for (const chain of t.chains) {
       const c = portChain(chain.name);
       if (c && c.kind !== 'endpoint') tree(c).entryAbsent = true;
