@@ -1311,6 +1311,8 @@ $ sudo /sbin/ipvsadm -E -t 10.96.0.10:53 -s wrr
     assert.ok(x.mode === 'nftables');
     const t = tree(x, 'kube-system/kube-dns:dns');
     assert.equal(t.entryAbsent, true);
+    // 1.29-1.32 match the cluster IP and port in the Service chain's masquerade rule
+    assert.deepEqual([t.clusterIP, t.port], ['10.96.0.10', 53]);
     assert.deepEqual(
       t.endpoints.map((e) => [e.address, e.probability]),
       [['10.244.0.2:53', 1]],

@@ -283,6 +283,11 @@ export function buildNftServiceTrees(t: NftTable, o: NftTreeOptions = {}): Servi
       for (const r of chain.rules) {
         const m = goesTo(r) === 'mark-for-masquerade' ? markRule(r) : undefined;
         if (m) x.masquerade.push({ chain: chain.name, condition: m, line: 0 });
+        // its cluster IP and port, where no map element in the paste says them: kube-proxy
+        // 1.29-1.32 match them in this rule ("ip daddr 10.96.0.10 udp dport 53 ip saddr != …")
+        const vip =
+          m && x.entryAbsent ? /\bip6? daddr ([\da-f.:]+) \w+ dport (\d+)\b/.exec(m) : null;
+        if (vip && x.clusterIP === undefined) [x.clusterIP, x.port] = [vip[1]!, Number(vip[2])];
       }
       const eps = endpointsOf(t, chain.rules, reached, x, hairpin);
       if (c.kind === 'service') x.endpoints = eps;
