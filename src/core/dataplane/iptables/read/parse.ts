@@ -525,14 +525,8 @@ class DumpParser {
     // the other family's save typed after lines of one: its own table starts (same-family lines
     // after it go on in the open one, as a grep's do)
     const section = this.section;
-    if (
-      save &&
-      command &&
-      section &&
-      this.sectionHasRules &&
-      this.declared.get(section) !== this.typedSave
-    )
-      this.closeSection();
+    const had = section && this.sectionHasRules ? this.familyShown(section) : undefined;
+    if (save && command && had !== undefined && had !== this.typedSave) this.closeSection();
     if (!command && !/(?:^| )(?:-t ?|--table[= ])\w/.test(line)) return;
     const listed = listedTable(line);
     if (listed) this.saveFamily = undefined;
