@@ -1344,6 +1344,17 @@ $ kubectl -n kube-system exec ds/kube-proxy -- iptables-save | grep kube-dns
       x.dump.tables.map((t) => `${t.name} ${t.family}`),
       ['nat IPv6', 'nat IPv4'],
     );
+    // the same family's save typed after lines of it: one table goes on
+    const y =
+      reads(`-A KUBE-SERVICES -d 10.96.0.10/32 -p udp -m udp --dport 53 -j KUBE-SVC-TCOU7JCQXEZGVUNU
+$ iptables-save | grep dns-tcp
+-A KUBE-SERVICES -d 10.96.0.10/32 -p tcp -m tcp --dport 53 -j KUBE-SVC-ERIFXISQEP7F7OF4
+`);
+    assert.ok(y.mode === 'iptables');
+    assert.deepEqual(
+      y.dump.tables.map((t) => `${t.name} ${t.family} ${t.ruleCount}`),
+      ['nat IPv4 2'],
+    );
   });
 
   it('a paste starting mid-rule (its first line the tail of a rule): said, and the first chain claims no share', () => {
