@@ -944,7 +944,24 @@ TCP  10.96.0.10:53 rr
       families(`*nat\n${nat('10.96.0.10/32', true)}\n${nat('fd00::a/128', true)}\n`),
       v4v6,
     );
-    // the same family twice is still two dumps of one table
+    // headerless, the same dump pasted twice is read once; two of one family, the first read
+    const twice = reads(`${nat('10.96.0.10/32', false)}\n${nat('10.96.0.10/32', false)}\n`);
+    assert.ok(twice.mode === 'iptables');
+    assert.equal(twice.dump.tables.length, 1);
+    assert.match(rulesText(twice.dump, twice.trees, { label: 'p' }), /pasted twice\?\): read once/);
+    const two = reads(`${nat('10.96.0.10/32', false)}\n${nat('10.96.0.11/32', false)}\n`);
+    assert.ok(two.mode === 'iptables');
+    assert.match(
+      rulesText(two.dump, two.trees, { label: 'p' }),
+      /two listings of the nat table \(from lines 1 and 5\): the one from line 1 is read/,
+    );
+    // a grep's kube-proxy chain declared again is a repeat within one table, as before
+    const grep = reads(
+      ':KUBE-SVC-TCOU7JCQXEZGVUNU - [0:0]\n-A KUBE-SVC-TCOU7JCQXEZGVUNU -j KUBE-SEP-YIL6JZP7A3QYXJU2\n:KUBE-SVC-TCOU7JCQXEZGVUNU - [0:0]\n-A KUBE-SVC-TCOU7JCQXEZGVUNU -j KUBE-SEP-YIL6JZP7A3QYXJU2\n',
+    );
+    assert.ok(grep.mode === 'iptables');
+    assert.equal(grep.dump.tables.length, 1);
+    // with *nat lines, the same family twice is still two dumps of one table
     assert.throws(
       () =>
         readPaste(`*nat\n${nat('10.96.0.10/32', true)}\n*nat\n${nat('10.96.0.11/32', true)}\n`, {

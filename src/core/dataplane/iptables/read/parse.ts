@@ -336,6 +336,8 @@ class DumpParser {
   /** A table named as one before it, with no save line to say its family: its own addresses
    * say whether it is the other family's (kept) or a second dump of the same (an error). */
   private twice: { table: Table; first: Table; line: number } | undefined;
+  /** Headerless tables started by a built-in chain declared again (another dump, or a repeat). */
+  private readonly redeclared = new Set<Table>();
   /** The line of a rule's tail the paste starts with (its start cut off). */
   private startsMidRule: number | undefined;
   /** The family of a save command typed last, whose output (grep'ed of its *table lines) follows. */
@@ -815,13 +817,17 @@ class DumpParser {
     // the paste's last line, cut inside a chain's declaration
     if (!whole && last) return this.cutShort('a chain declaration', 'mid-line');
     if (!whole) this.fail('expected ":CHAIN POLICY [packets:bytes]"');
-    // a chain declared again after rules of a table without its *table line: another dump (the
-    // other family's, grep'd of its *table line) starts here, as a second -S listing does
+    // a built-in chain declared again after rules of a table without its *table line: another
+    // dump (the other family's, its *table line lost) starts here, as a second -S listing does;
+    // a kube-proxy chain's declared again is a grep pasted twice, read once below
     const open = this.section;
-    const again = open ? open.indexOf(text(b, s + 1, k)) : -1;
-    if (!this.current && open && this.sectionHasRules && again >= 0 && open.chainLine(again))
-      this.closeSection();
+    const builtIn = !(p === k + 2 && b[k + 1] === 45);
+    const again = open && builtIn ? open.indexOf(text(b, s + 1, k)) : -1;
+    const redeclared =
+      !this.current && open && this.sectionHasRules && again >= 0 && open.chainLine(again);
+    if (redeclared) this.closeSection();
     const table = this.target(true);
+    if (redeclared) this.redeclared.add(table);
     this.saveForm.add(table);
     const chain = table.chainAt(s + 1, k);
     const declared = table.chainLine(chain);
@@ -1283,7 +1289,18 @@ class DumpParser {
       this.tables.push(t);
       return;
     }
-    if (same && (!this.options.listView || !guess || this.options.table))
+    // the same dump pasted twice (its built-in chains declared again): read once
+    if (same && this.redeclared.has(t) && repeatsRules(same, t)) {
+      this.warn(
+        'duplicate',
+        `the rules from line ${t.startLine} repeat those from line ${same.startLine} (pasted twice?): read once`,
+        t.startLine ?? null,
+      );
+      return;
+    }
+    // two dumps of one family's table back to back, each with its built-in chains: as two -L
+    // listings, the one with more rules is read, said so
+    if (same && !this.redeclared.has(t) && (!this.options.listView || !guess || this.options.table))
       this.fail(
         `two listings of the ${t.name} table (lines ${same.startLine} and ${t.startLine}): give one dump per table`,
         true,
@@ -1391,6 +1408,18 @@ function firstRule(line: string): string {
 /** An iptables command that changes rules: add, insert, delete, replace a rule, add a chain. */
 const TYPED_WRITE =
   /(?:^|[\s$#(/])ip6?tables(?:-legacy|-nft)?(?:\s+(?:-t\s*\w+|--table[= ]\w+|-w(?:\s*\d+)?|--wait))*\s+-[AIDRN]\s+\S/;
+
+/** Whether every chain of `b` holds the same rules, in order, in `a` (a paste repeated). */
+function repeatsRules(a: Table, b: Table): boolean {
+  return b.chains.every((c) => {
+    const other = a.chain(c.name);
+    return (
+      other !== undefined &&
+      other.ruleCount === c.ruleCount &&
+      c.ruleIds.every((id, k) => a.text(other.ruleIds[k]!) === b.text(id))
+    );
+  });
+}
 
 /** The end of a rule without its "-A CHAIN" start: options up to a target. */
 const RULE_TAIL = /^(?:! )?--?[a-z][\w-]*(?: \S+)*? -[jg] [\w-]+(?: .*)?$/;
