@@ -1,0 +1,147 @@
+// kube-proxy's own packet-flow tables (test/fixtures/packet-flows/<release>/, transcribed from
+// runPacketFlowTests in pkg/proxy/{iptables,nftables}/proxier_test.go): for every vector, the
+// rules `kdebug expect` writes for that node and mode, walked by `kdebug trace`, take each
+// packet where kube-proxy's tracer says: the same DNAT destinations, REJECT, DROP or nothing,
+// and masquerade when it says so. A test that traces a fixed dump instead (TestTracePacket*)
+// has that dump walked. Conventions of the fake proxier: test/support/packet-flows.ts.
+//
+// What kube-proxy's tracers report, and how it is compared:
+// - "output" is every DNAT destination the walk can reach (both tracers follow every branch of
+//   a random choice), in rule order: compared as the set of kdebug's DNAT outcomes.
+// - "REJECT" / "DROP": the packet is refused by a kube-proxy rule. kdebug's outcome is the same
+//   verdict (a walk that splits refuses in every branch).
+// - "ACCEPT" (the iptables tracer, a health-check node port's filter rule) and "": no DNAT and
+//   nothing refused. kdebug says the packet goes on unchanged; an ACCEPT of kube-proxy's is
+//   also asked of kdebug's walk (some rule of it accepted the packet).
+// - masq: the iptables tracer says true once a rule jumps to KUBE-MARK-MASQ, the nftables one
+//   once `masquerade` ran in nat-postrouting (after the mark). kdebug masquerades in POSTROUTING
+//   where the mark is set: compared when the packet is DNATed or goes on (a refused packet
+//   reaches no POSTROUTING in kdebug's walk; kube-proxy's tracers say false there in every row).
+// - kube-proxy's tracers enter every packet at prerouting, even one from the node's own IP or
+//   127.0.0.1; kdebug enters a packet from an address of the node at the output hook, as the
+//   kernel does. kube-proxy writes the same Service rules in both, so the answers agree.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { expectedRules } from '../../src/core/dataplane/expected.js';
+import { tracePacket } from '../../src/core/dataplane/iptables/trace.js';
+import { parseIptables } from '../../src/core/dataplane/iptables/read/parse.js';
+import { expectedSave } from '../../src/core/dataplane/iptables/save.js';
+import { expectedNftScript } from '../../src/core/dataplane/nftables/expected.js';
+import { parseNftScript } from '../../src/core/dataplane/nftables/read-text.js';
+import { traceNftPacket } from '../../src/core/dataplane/nftables/trace.js';
+import type { TracePacket, TraceResult } from '../../src/core/dataplane/trace/trace.js';
+import { clusterView, serviceCIDRs } from '../../src/core/kube/objects.js';
+import {
+  configOf,
+  dumpOf,
+  FAKE_NETWORK,
+  flowFixtures,
+  NODE,
+  objectsOf,
+  TEST_NODE_IPS,
+  type FlowCase,
+  type FlowFixture,
+  type FlowRow,
+} from '../support/packet-flows.js';
+
+const RELEASES = [{ dir: '1.37', minor: 37 }];
+
+type Walker = (p: TracePacket) => TraceResult;
+
+/** The walker of kdebug's expected rules for a case, in the fixture's mode. */
+function expectedWalker(f: FlowFixture, c: FlowCase, minor: number): Walker {
+  const k = configOf(f, c);
+  const view = clusterView(objectsOf(f, c));
+  const exp = expectedRules(view, NODE, {
+    release: { minor },
+    family: k.family,
+    // the fake proxier has both nfacct counters; its interfaces hold every test node IP
+    nfacct: true,
+    interfaceAddresses: TEST_NODE_IPS,
+  });
+  if (f.mode === 'iptables') {
+    const rs = parseIptables(expectedSave(exp));
+    return (p) => tracePacket(rs, FAKE_NETWORK, p);
+  }
+  const table = parseNftScript(expectedNftScript(exp, serviceCIDRs(view)).join('\n')).tables[0]!;
+  return (p) => traceNftPacket(table, FAKE_NETWORK, p);
+}
+
+/** The walker of a dump kube-proxy's test traces. */
+function dumpWalker(f: FlowFixture, dir: string, file: string): Walker {
+  const text = dumpOf(dir, f.mode, file);
+  if (f.mode === 'iptables') {
+    const rs = parseIptables(text);
+    return (p) => tracePacket(rs, FAKE_NETWORK, p);
+  }
+  const table = parseNftScript(text).tables[0]!;
+  return (p) => traceNftPacket(table, FAKE_NETWORK, p);
+}
+
+const LOCAL = new Set([...TEST_NODE_IPS, '127.0.0.1', '::1']);
+
+/** The row's packet: from a process on the node when its source is an address of the node. */
+const packetOf = (r: FlowRow): TracePacket => ({
+  src: r.sourceIP,
+  dst: r.destIP,
+  dport: r.destPort,
+  protocol: (r.protocol ?? 'TCP').toLowerCase() as TracePacket['protocol'],
+  fromHost: LOCAL.has(r.sourceIP) || r.sourceIP.startsWith('127.'),
+});
+
+/** kube-proxy's answer and kdebug's, in the same words: the sorted outputs and masq. */
+function compare(row: FlowRow, result: TraceResult) {
+  const theirs = (row.output ?? '')
+    .split(', ')
+    .map((o) => (o === 'ACCEPT' ? '' : o))
+    .sort();
+  const outputs = [
+    ...new Set(result.outcomes.map((o) => (o.verdict !== 'ACCEPT' ? o.verdict : (o.dnat ?? '')))),
+  ].sort();
+  const refused = outputs.every((o) => o === 'REJECT' || o === 'DROP');
+  const ours = {
+    output: outputs,
+    masq: refused ? (row.masq ?? false) : result.outcomes.some((o) => o.masquerade),
+  };
+  const accepted =
+    row.output !== 'ACCEPT' ||
+    result.outcomes.every((o) => o.rules.some((r) => /\bACCEPT\b|accept/.test(r.effect)));
+  return {
+    ours: { ...ours, accepted },
+    theirs: { output: [...new Set(theirs)], masq: row.masq ?? false, accepted: true },
+  };
+}
+
+const why = (row: FlowRow, result: TraceResult) =>
+  `${row.name}: ${row.protocol ?? 'TCP'} ${row.sourceIP} -> ${row.destIP}:${row.destPort}\n` +
+  result.outcomes
+    .map(
+      (o) =>
+        `  ${o.verdict} ${o.dnat ?? ''} masq=${o.masquerade}\n` +
+        o.rules.map((r) => `    ${r.table} ${r.chain}: ${r.rule}  => ${r.effect}`).join('\n'),
+    )
+    .join('\n');
+
+for (const { dir, minor } of RELEASES) {
+  const fixtures = flowFixtures(dir);
+  describe(`kube-proxy v${dir} packet-flow vectors, walked by kdebug trace`, () => {
+    it('has vectors of both modes', () => {
+      const modes = new Set(fixtures.map(([, f]) => f.mode));
+      assert.deepEqual([...modes].sort(), ['iptables', 'nftables']);
+    });
+    for (const [file, f] of fixtures)
+      describe(`${f.mode} ${f.source.test} (${f.source.file}:${f.source.line})`, () => {
+        for (const c of f.cases) {
+          const walker = c.dump ? dumpWalker(f, dir, c.dump) : expectedWalker(f, c, minor);
+          const what = c.dump ? `kube-proxy's dump ${c.dump}` : 'kdebug expect';
+          for (const { line, rows } of c.flows)
+            for (const row of rows)
+              it(`${c.name ? `${c.name}: ` : ''}${row.name} (line ${line}, ${what})`, () => {
+                const result = walker(packetOf(row));
+                const { ours, theirs } = compare(row, result);
+                assert.deepEqual(ours, theirs, `${file}\n${why(row, result)}`);
+              });
+        }
+      });
+  });
+}
