@@ -30,10 +30,14 @@ export interface FlowRow {
 
 /** The fake proxier's configuration, or a case's changes to it. */
 export interface FakeProxierConfig {
+  /** The node kube-proxy runs on: testNodeName, "test-node" (testHostname, "test-hostname",
+   * before 1.32). */
+  nodeName?: string;
   family?: 'IPv4' | 'IPv6';
   /** The LocalTrafficDetector's CIDR; null: NewNoOpLocalDetector(). */
   clusterCIDR?: string | null;
-  /** null: every local IP (proxyutil.NewNodePortAddresses(family, nil)). */
+  /** null: every local IP (proxyutil.NewNodePortAddresses(family, nil)); [] in nftables mode:
+   * the node IP alone (1.30's NewNodePortAddresses(family, nil, nodeIP)). */
   nodePortAddresses?: string[] | null;
   localhostNodePorts?: boolean;
   masqueradeAll?: boolean;
@@ -60,6 +64,9 @@ export interface FlowCase {
   }[];
   /** A rule dump kube-proxy's tracer walks instead (TestTracePacket*): a file beside the JSON. */
   dump?: string;
+  /** Rows whose packet, from the node, the output hook treats otherwise than prerouting (where
+   * kube-proxy's tracer enters it): row name -> why. Only for a fixed dump. */
+  outputHookDiffers?: Record<string, string>;
   /** Each runPacketFlowTests call: its line and its rows. */
   flows: { line: number; rows: FlowRow[] }[];
 }
@@ -74,7 +81,6 @@ export interface FlowFixture {
   cases: FlowCase[];
 }
 
-export const NODE = 'test-node';
 /** testNodeIPs: what the tracers take as the node's own addresses. */
 export const TEST_NODE_IPS = [
   '192.168.0.2',
@@ -86,6 +92,7 @@ export const TEST_NODE_IPS = [
 
 export const DEFAULTS: Record<FlowFixture['mode'], Required<FakeProxierConfig>> = {
   iptables: {
+    nodeName: 'test-node',
     family: 'IPv4',
     clusterCIDR: '10.0.0.0/8',
     nodePortAddresses: null,
@@ -94,6 +101,7 @@ export const DEFAULTS: Record<FlowFixture['mode'], Required<FakeProxierConfig>> 
     serviceCIDRs: [],
   },
   nftables: {
+    nodeName: 'test-node',
     family: 'IPv4',
     clusterCIDR: '10.0.0.0/8',
     nodePortAddresses: ['192.168.0.2/32', '2001:db8::1/128'],
@@ -133,7 +141,7 @@ export function objectsOf(f: FlowFixture, c: FlowCase): KubeObject[] {
     {
       apiVersion: 'v1',
       kind: 'Node',
-      metadata: { name: NODE },
+      metadata: { name: k.nodeName },
       spec: {},
       status: {
         addresses: [

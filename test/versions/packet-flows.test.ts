@@ -18,9 +18,13 @@
 //   where the mark is set: compared when the packet is DNATed or goes on (a refused packet
 //   reaches no POSTROUTING in kdebug's walk; kube-proxy's tracers say false there in every row).
 // - kube-proxy's tracers enter every packet at prerouting, even one from the node's own IP or
-//   127.0.0.1; kdebug enters a packet from an address of the node at the output hook, as the
-//   kernel does. kube-proxy writes the same Service rules in both, so the answers agree.
+//   127.0.0.1 (the nftables one skips the output chains as "redundant with the prerouting
+//   chains"): each row is walked so. A packet from an address of the node is walked again from
+//   the output hook, as the kernel takes it, and must have the same answer: kube-proxy writes
+//   the same Service rules in both. A fixed dump that is not what kube-proxy writes may tell
+//   them apart: the case says which row and why (outputHookDiffers).
 import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { expectedRules } from '../../src/core/dataplane/expected.js';
 import { tracePacket } from '../../src/core/dataplane/iptables/trace.js';
@@ -36,7 +40,6 @@ import {
   dumpOf,
   FAKE_NETWORK,
   flowFixtures,
-  NODE,
   objectsOf,
   TEST_NODE_IPS,
   type FlowCase,
@@ -44,7 +47,10 @@ import {
   type FlowRow,
 } from '../support/packet-flows.js';
 
-const RELEASES = [{ dir: '1.37', minor: 37 }];
+/** Every release transcribed: its folder ("1.37") and minor. */
+const RELEASES = readdirSync(new URL('../fixtures/packet-flows/', import.meta.url))
+  .filter((d) => /^1\.\d+$/.test(d))
+  .map((dir) => ({ dir, minor: Number(dir.split('.')[1]) }));
 
 type Walker = (p: TracePacket) => TraceResult;
 
@@ -52,11 +58,11 @@ type Walker = (p: TracePacket) => TraceResult;
 function expectedWalker(f: FlowFixture, c: FlowCase, minor: number): Walker {
   const k = configOf(f, c);
   const view = clusterView(objectsOf(f, c));
-  const exp = expectedRules(view, NODE, {
+  const exp = expectedRules(view, k.nodeName, {
     release: { minor },
     family: k.family,
-    // the fake proxier has both nfacct counters; its interfaces hold every test node IP
-    nfacct: true,
+    // the fake proxier has both nfacct counters from 1.31; its interfaces hold every test node IP
+    nfacct: minor >= 31,
     interfaceAddresses: TEST_NODE_IPS,
   });
   if (f.mode === 'iptables') {
@@ -79,14 +85,16 @@ function dumpWalker(f: FlowFixture, dir: string, file: string): Walker {
 }
 
 const LOCAL = new Set([...TEST_NODE_IPS, '127.0.0.1', '::1']);
+/** The source is an address of the node: the kernel takes the packet through the output hook. */
+const fromNode = (r: FlowRow) => LOCAL.has(r.sourceIP) || r.sourceIP.startsWith('127.');
 
-/** The row's packet: from a process on the node when its source is an address of the node. */
-const packetOf = (r: FlowRow): TracePacket => ({
+/** The row's packet, from a process on the node or arriving (prerouting). */
+const packetOf = (r: FlowRow, fromHost: boolean): TracePacket => ({
   src: r.sourceIP,
   dst: r.destIP,
   dport: r.destPort,
   protocol: (r.protocol ?? 'TCP').toLowerCase() as TracePacket['protocol'],
-  fromHost: LOCAL.has(r.sourceIP) || r.sourceIP.startsWith('127.'),
+  fromHost,
 });
 
 /** kube-proxy's answer and kdebug's, in the same words: the sorted outputs and masq. */
@@ -137,9 +145,20 @@ for (const { dir, minor } of RELEASES) {
           for (const { line, rows } of c.flows)
             for (const row of rows)
               it(`${c.name ? `${c.name}: ` : ''}${row.name} (line ${line}, ${what})`, () => {
-                const result = walker(packetOf(row));
+                // as kube-proxy's tracer enters it: at prerouting
+                const result = walker(packetOf(row, false));
                 const { ours, theirs } = compare(row, result);
                 assert.deepEqual(ours, theirs, `${file}\n${why(row, result)}`);
+                // as the kernel does, from the node: the output hook, the same answer (unless
+                // the fixture says why not)
+                if (!fromNode(row) || c.outputHookDiffers?.[row.name]) return;
+                const local = walker(packetOf(row, true));
+                const again = compare(row, local);
+                assert.deepEqual(
+                  again.ours,
+                  again.theirs,
+                  `${file} (output hook)\n${why(row, local)}`,
+                );
               });
         }
       });
