@@ -7,7 +7,7 @@
 //
 // What kube-proxy's tracers report, and how it is compared:
 // - "output" is every DNAT destination the walk can reach (both tracers follow every branch of
-//   a random choice), in rule order: compared as the set of kdebug's DNAT outcomes.
+//   a random choice), in rule order: kdebug's DNAT outcomes, in the order it gives them.
 // - "REJECT" / "DROP": the packet is refused by a kube-proxy rule. kdebug's outcome is the same
 //   verdict (a walk that splits refuses in every branch).
 // - "ACCEPT" (the iptables tracer, a health-check node port's filter rule) and "": no DNAT and
@@ -102,15 +102,12 @@ const packetOf = (r: FlowRow, fromHost: boolean): TracePacket => ({
   fromHost,
 });
 
-/** kube-proxy's answer and kdebug's, in the same words: the sorted outputs and masq. */
+/** kube-proxy's answer and kdebug's, in the same words: the outputs in order, and masq. */
 function compare(row: FlowRow, result: TraceResult) {
-  const theirs = (row.output ?? '')
-    .split(', ')
-    .map((o) => (o === 'ACCEPT' ? '' : o))
-    .sort();
+  const theirs = (row.output ?? '').split(', ').map((o) => (o === 'ACCEPT' ? '' : o));
   const outputs = [
     ...new Set(result.outcomes.map((o) => (o.verdict !== 'ACCEPT' ? o.verdict : (o.dnat ?? '')))),
-  ].sort();
+  ];
   const ours = { output: outputs, masq: result.outcomes.some((o) => o.masquerade) };
   const accepted =
     row.output !== 'ACCEPT' ||

@@ -164,7 +164,7 @@ describe('the Rules step in nftables mode', () => {
       'nodes/node-a/nft-ip-kube-proxy.txt: chain cluster-ips-check: ip daddr @cluster-ips reject ("Reject traffic to invalid ports of ClusterIPs")',
       // proved by walking both packets through that table (from node-a, off the Pod CIDR)
       'walked: on node-a, icmp 192.0.2.21 -> 10.96.33.216: REJECT',
-      'walked: on node-a, tcp 192.0.2.21 -> 10.96.33.216:80: 50% DNAT to 10.244.2.2:80, masqueraded; 50% DNAT to 10.244.1.4:80, masqueraded',
+      'walked: on node-a, tcp 192.0.2.21 -> 10.96.33.216:80: 50% DNAT to 10.244.1.4:80, masqueraded; 50% DNAT to 10.244.2.2:80, masqueraded',
     ]);
   });
 

@@ -115,23 +115,27 @@ class NftTracer {
       const rule = frame.chain.rules[frame.index]!;
       const line = ++frame.index;
       const results = this.evaluate(rule, w);
-      const [first, ...others] = results;
-      for (const r of others) {
-        // a numgen branch: the walk splits
-        const taken: Walk = {
-          p: w.p * r.p,
-          pkt: r.pkt,
-          rules: [...w.rules],
-          assumptions: new Set(w.assumptions),
-        };
-        const s = stack.map((f) => ({ ...f }));
-        this.apply(taken, s, rule, line, r, results.length > 1);
-        this.walk(taken, s, out);
+      if (results.length > 1) {
+        // a numgen branch: the walk splits, each share walked in the map's order (the outcomes
+        // come out as the iptables walk gives them, in the order of the rules)
+        for (const r of results) {
+          const taken: Walk = {
+            p: w.p * r.p,
+            pkt: r.pkt,
+            rules: [...w.rules],
+            assumptions: new Set(w.assumptions),
+          };
+          const s = stack.map((f) => ({ ...f }));
+          this.apply(taken, s, rule, line, r, true);
+          this.walk(taken, s, out);
+        }
+        return;
       }
-      if (!first) continue;
-      w.p *= first.p;
-      w.pkt = first.pkt;
-      this.apply(w, stack, rule, line, first, results.length > 1);
+      const [only] = results;
+      if (!only) continue;
+      w.p *= only.p;
+      w.pkt = only.pkt;
+      this.apply(w, stack, rule, line, only, false);
     }
     out.push(w);
   }
