@@ -5,9 +5,11 @@
 // IP conventions (kube-proxy's tests): Pod CIDR 10.0.0.0/8, Service CIDR 172.30.0.0/16.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { NftParseError, parseNftJson } from '../../src/core/dataplane/nftables/listing.js';
 import { isNftScript, parseNftScript } from '../../src/core/dataplane/nftables/read-text.js';
+import { traceNftPacket } from '../../src/core/dataplane/nftables/trace.js';
 import { buildNftServiceTrees } from '../../src/core/dataplane/nftables/trees.js';
 import { hasCommand, skipWithout } from '../support/skip.js';
 
@@ -108,6 +110,37 @@ describe('the nft -f script form', () => {
         (e: Error) => e instanceof NftParseError && e.line === last && why.test(e.message),
         line,
       );
+  });
+
+  it("reads kube-proxy 1.37's whole transaction: its named counters are lines not read, the rules that count in them walk", () => {
+    // TestOverallNFTablesRules turns on KubeProxyNFTablesLocalhostNodePorts (alpha, off by
+    // default): named counters, and chains that count in them and reject
+    const text = readFileSync(
+      new URL('../fixtures/releases/37/nftables-overall-v4.nft', import.meta.url),
+      'utf8',
+    );
+    const table = parseNftScript(text, 'overall.nft').table('ip', 'kube-proxy')!;
+    const counters = text
+      .split('\n')
+      .flatMap((l, i) => (l.startsWith('add counter ') ? [i + 1] : []));
+    assert.equal(counters.length, 3);
+    assert.deepEqual(
+      table.unread?.map((u) => u.line),
+      counters,
+    );
+    const walk = traceNftPacket(
+      table,
+      { localAddresses: ['192.168.0.2'], interfaces: [], defaultInterface: undefined },
+      { src: '127.0.0.1', dst: '127.0.0.1', dport: 3001, protocol: 'tcp', fromHost: true },
+    );
+    assert.deepEqual(
+      walk.outcomes.map((o) => o.verdict),
+      ['REJECT'],
+    );
+    assert.ok(
+      walk.outcomes[0]!.rules.some((r) => r.chain === 'localhost-nodeport-reject-tcp'),
+      JSON.stringify(walk.outcomes[0]!.rules.map((r) => r.chain)),
+    );
   });
 
   it('keeps one element per key: added again, it takes the new verdict and place; a flushed or re-added set starts empty', () => {
