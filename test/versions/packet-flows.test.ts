@@ -25,7 +25,7 @@
 //   the same Service rules in both. A fixed dump that is not what kube-proxy writes may tell
 //   them apart: the case says which row and why (outputHookDiffers).
 import assert from 'node:assert/strict';
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { expectedRules } from '../../src/core/dataplane/expected.js';
 import { tracePacket } from '../../src/core/dataplane/iptables/trace.js';
@@ -33,6 +33,7 @@ import { parseIptables } from '../../src/core/dataplane/iptables/read/parse.js';
 import { expectedSave } from '../../src/core/dataplane/iptables/save.js';
 import { expectedNftText } from '../../src/core/dataplane/nftables/expected.js';
 import { parseNftScript } from '../../src/core/dataplane/nftables/read-text.js';
+import { writes } from '../../src/core/dataplane/releases.js';
 import { traceNftPacket } from '../../src/core/dataplane/nftables/trace.js';
 import type { TracePacket, TraceResult } from '../../src/core/dataplane/trace/trace.js';
 import { clusterView, serviceCIDRs } from '../../src/core/kube/objects.js';
@@ -162,3 +163,35 @@ for (const { dir, minor } of RELEASES) {
       });
   });
 }
+
+// kube-proxy's TestOverallNFTablesRules transaction of each release (test/fixtures/releases/,
+// what that release writes for six Services), walked with the rows its TestTracePacketV4 traces
+// on a fixed dump of the same six Services (V6's dump is TestNodePorts' Service: not these;
+// 1.30 has no TestTracePacketV4). From prerouting, as kube-proxy's tracer, every
+// row holds. From the node (the output hook), 1.30-1.32 write filter-output at priority -110,
+// before DNAT, jumping to the no-endpoints check: node traffic to svc2's external IP (eTP Local,
+// no local endpoint) is dropped there, kubernetes/kubernetes#131765, fixed in 1.33 (#132456) by
+// the filter-*-pre-dnat chains. kube-proxy's tracer never runs the output hook; kdebug does.
+describe("kube-proxy's TestOverallNFTablesRules transactions, walked with TestTracePacketV4's rows", () => {
+  const DROPPED_FROM_NODE = 'local, mark for masquerade';
+  for (const { dir, minor } of RELEASES) {
+    const dump = new URL(`../fixtures/releases/${minor}/nftables-overall-v4.nft`, import.meta.url);
+    const rows = flowFixtures(dir).find(([, f]) => f.source.test === 'TestTracePacketV4')?.[1]
+      .cases[0]!.flows[0]!.rows;
+    if (!existsSync(dump) || !rows) continue;
+    const table = parseNftScript(readFileSync(dump, 'utf8')).tables[0]!;
+    const preDnat = writes({ minor }, 'nftPreDnatFilterChains');
+    for (const row of rows)
+      it(`v${dir}: ${row.name}`, () => {
+        const result = traceNftPacket(table, FAKE_NETWORK, packetOf(row, false));
+        const { ours, theirs } = compare(row, result);
+        assert.deepEqual(ours, theirs, why(row, result));
+        if (!fromNode(row)) return;
+        const local = traceNftPacket(table, FAKE_NETWORK, packetOf(row, true));
+        const again = compare(row, local);
+        if (!preDnat && row.name === DROPPED_FROM_NODE)
+          assert.deepEqual(again.ours.output, ['DROP'], why(row, local));
+        else assert.deepEqual(again.ours, again.theirs, why(row, local));
+      });
+  }
+});
