@@ -170,8 +170,8 @@ for (const { dir, minor } of RELEASES) {
 // 1.30 has no TestTracePacketV4). From prerouting, as kube-proxy's tracer, every
 // row holds. From the node (the output hook), 1.30-1.32 write filter-output at priority -110,
 // before DNAT, jumping to the no-endpoints check: node traffic to svc2's external IP (eTP Local,
-// no local endpoint) is dropped there, kubernetes/kubernetes#131765, fixed in 1.33 (#132456) by
-// the filter-*-pre-dnat chains. kube-proxy's tracer never runs the output hook; kdebug does.
+// no local endpoint) is dropped there, kubernetes/kubernetes#131765, fixed by #132456 (1.34,
+// and 1.33's patches: the 1.33.13 vector has it) with the filter-*-pre-dnat chains. kube-proxy's tracer never runs the output hook; kdebug does.
 describe("kube-proxy's TestOverallNFTablesRules transactions, walked with TestTracePacketV4's rows", () => {
   const DROPPED_FROM_NODE = 'local, mark for masquerade';
   for (const { dir, minor } of RELEASES) {
