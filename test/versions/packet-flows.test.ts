@@ -195,3 +195,34 @@ describe("kube-proxy's TestOverallNFTablesRules transactions, walked with TestTr
       });
   }
 });
+
+// kube-proxy's TestOverallIPTablesRules payload of each release, completed with the built-in
+// chains' jumps kube-proxy writes apart (test/fixtures/packet-flows/iptables-jump-chains.txt, as
+// its fake iptables holds them), walked with the rows its TestTracePacket traces on a fixed dump
+// of the same six Services: every row holds, from prerouting and, from the node, the output hook.
+describe("kube-proxy's TestOverallIPTablesRules payloads, walked with TestTracePacket's rows", () => {
+  const jumps = readFileSync(
+    new URL('../fixtures/packet-flows/iptables-jump-chains.txt', import.meta.url),
+    'utf8',
+  );
+  const part = (table: string) => jumps.split(`*${table}\n`)[1]!.split('*')[0]!;
+  for (const { dir, minor } of RELEASES) {
+    const payload = new URL(`../fixtures/releases/${minor}/iptables-overall.txt`, import.meta.url);
+    const rows = flowFixtures(dir).find(([, f]) => /^TestTracePackets?$/.test(f.source.test))?.[1]
+      .cases[0]!.flows[0]!.rows;
+    if (!existsSync(payload) || !rows) continue;
+    const rs = parseIptables(
+      readFileSync(payload, 'utf8')
+        .replace('*filter\n', `*filter\n${part('filter')}`)
+        .replace('*nat\n', `*nat\n${part('nat')}`),
+    );
+    for (const row of rows)
+      it(`v${dir}: ${row.name}`, () => {
+        for (const fromHost of fromNode(row) ? [false, true] : [false]) {
+          const result = tracePacket(rs, FAKE_NETWORK, packetOf(row, fromHost));
+          const { ours, theirs } = compare(row, result);
+          assert.deepEqual(ours, theirs, why(row, result));
+        }
+      });
+  }
+});
