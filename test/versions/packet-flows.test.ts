@@ -18,6 +18,8 @@
 //   where the mark is set, never for a refused packet (it reaches no POSTROUTING; every
 //   refused row of kube-proxy's says false too). Compared as "some outcome is masqueraded"
 //   (kube-proxy's tracers follow every branch, a hairpin endpoint's own mark included).
+// - kdebug's outcomes also share the packet whole (their chances sum to 1), each DNAT
+//   destination an equal share, as kube-proxy's random choice among them gives.
 // - kube-proxy's tracers enter every packet at prerouting, even one from the node's own IP or
 //   127.0.0.1 (the nftables one skips the output chains as "redundant with the prerouting
 //   chains"): each row is walked so. A packet from an address of the node is walked again from
@@ -103,19 +105,28 @@ const packetOf = (r: FlowRow, fromHost: boolean): TracePacket => ({
   fromHost,
 });
 
-/** kube-proxy's answer and kdebug's, in the same words: the outputs in order, and masq. */
+/** kube-proxy's answer and kdebug's, in the same words: the outputs in order, masq, and whether
+ * kdebug's outcomes share the packet as a random choice does. */
 function compare(row: FlowRow, result: TraceResult) {
   const theirs = (row.output ?? '').split(', ').map((o) => (o === 'ACCEPT' ? '' : o));
   const outputs = [
     ...new Set(result.outcomes.map((o) => (o.verdict !== 'ACCEPT' ? o.verdict : (o.dnat ?? '')))),
   ];
   const ours = { output: outputs, masq: result.outcomes.some((o) => o.masquerade) };
+  const total = result.outcomes.reduce((n, o) => n + o.probability, 0);
+  const shares = new Map<string, number>();
+  for (const o of result.outcomes)
+    if (o.dnat) shares.set(o.dnat, (shares.get(o.dnat) ?? 0) + o.probability);
+  // the outcomes share the whole packet, every destination an equal share of its DNATs
+  const shared =
+    Math.abs(total - 1) < 1e-9 &&
+    [...shares.values()].every((p) => Math.abs(p - [...shares.values()][0]!) < 1e-9);
   const accepted =
     row.output !== 'ACCEPT' ||
     result.outcomes.every((o) => o.rules.some((r) => /\bACCEPT\b|accept/.test(r.effect)));
   return {
-    ours: { ...ours, accepted },
-    theirs: { output: [...new Set(theirs)], masq: row.masq ?? false, accepted: true },
+    ours: { ...ours, accepted, shared },
+    theirs: { output: [...new Set(theirs)], masq: row.masq ?? false, accepted: true, shared: true },
   };
 }
 
