@@ -1,5 +1,6 @@
-// kube-proxy's packet-flow vectors (test/fixtures/packet-flows/<release>/<mode>/<Test>.json):
-// each one a test function of pkg/proxy/{iptables,nftables}/proxier_test.go that builds Services
+// kube-proxy's packet-flow vectors (test/fixtures/packet-flows/<release>/<mode>/<Test>.json, one
+// release folder per modelled minor, from its latest patch's k8s.io/kubernetes module): each one
+// a test function of pkg/proxy/{iptables,nftables}/proxier_test.go that builds Services
 // and EndpointSlices, syncs its fake proxier and traces packets with runPacketFlowTests. Read
 // here as the objects `kdebug expect` takes, the node's network as the fake proxier has it, and
 // each row of the test as kube-proxy wrote it.
@@ -10,7 +11,8 @@
 // detected by the Pod CIDR 10.0.0.0/8 (fd00:10::/64), masquerade bit 14. nftables mode also
 // has the Service CIDRs 172.30.0.0/16 (fd00:10:96::/112) and nodePortAddresses
 // 192.168.0.2/32, 2001:db8::1/128; iptables mode has no nodePortAddresses (every local IP)
-// and localhost node ports on.
+// and localhost node ports on. Before 1.32 the node is test-hostname (testHostname), and 1.30's
+// nftables fake takes its node-port addresses from the node IP (the same address).
 import { readdirSync, readFileSync } from 'node:fs';
 import type { KubeObject } from '../../src/core/model.js';
 import type { NodeNetwork } from '../../src/core/dataplane/trace/trace.js';
