@@ -3,7 +3,9 @@
 // rules `kdebug expect` writes for that node and mode, walked by `kdebug trace`, take each
 // packet where kube-proxy's tracer says: the same DNAT destinations, REJECT, DROP or nothing,
 // and masquerade when it says so. A test that traces a fixed dump instead (TestTracePacket*)
-// has that dump walked. Conventions of the fake proxier: test/support/packet-flows.ts.
+// has that dump walked. An nftables case's table is also loaded into the real nft and listed
+// back as JSON, as a node records it, and walked as `kdebug trace` reads a node's. Conventions
+// of the fake proxier: test/support/packet-flows.ts.
 //
 // What kube-proxy's tracers report, and how it is compared:
 // - "output" is every DNAT destination the walk can reach (both tracers follow every branch of
@@ -27,13 +29,17 @@
 //   the same Service rules in both. A fixed dump that is not what kube-proxy writes may tell
 //   them apart: the case says which row and why (outputHookDiffers).
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { expectedRules } from '../../src/core/dataplane/expected.js';
 import { tracePacket } from '../../src/core/dataplane/iptables/trace.js';
 import { parseIptables } from '../../src/core/dataplane/iptables/read/parse.js';
 import { expectedSave } from '../../src/core/dataplane/iptables/save.js';
 import { expectedNftText } from '../../src/core/dataplane/nftables/expected.js';
+import { parseNftJson } from '../../src/core/dataplane/nftables/listing.js';
 import { parseNftScript } from '../../src/core/dataplane/nftables/read-text.js';
 import { writes } from '../../src/core/dataplane/releases.js';
 import { traceNftPacket } from '../../src/core/dataplane/nftables/trace.js';
@@ -50,6 +56,7 @@ import {
   type FlowFixture,
   type FlowRow,
 } from '../support/packet-flows.js';
+import { hasCommand } from '../support/skip.js';
 
 /** Every release transcribed: its folder ("1.37") and minor. */
 const RELEASES = readdirSync(new URL('../fixtures/packet-flows/', import.meta.url))
@@ -58,9 +65,8 @@ const RELEASES = readdirSync(new URL('../fixtures/packet-flows/', import.meta.ur
 
 type Walker = (p: TracePacket) => TraceResult;
 
-/** The walker of kdebug's expected rules for a case, in the fixture's mode: what `kdebug expect`
- * prints for the node, read back as `kdebug trace` reads a node's rules. */
-function expectedWalker(f: FlowFixture, c: FlowCase, minor: number): Walker {
+/** What `kdebug expect` prints for a case's node, in the fixture's mode. */
+function expectText(f: FlowFixture, c: FlowCase, minor: number): string {
   const k = configOf(f, c);
   const view = clusterView(objectsOf(f, c));
   const exp = expectedRules(view, k.nodeName, {
@@ -70,16 +76,54 @@ function expectedWalker(f: FlowFixture, c: FlowCase, minor: number): Walker {
     nfacct: minor >= 31,
     interfaceAddresses: TEST_NODE_IPS,
   });
-  if (f.mode === 'iptables') {
-    const rs = parseIptables(expectedSave(exp));
-    return (p) => tracePacket(rs, FAKE_NETWORK, p);
-  }
+  if (f.mode === 'iptables') return expectedSave(exp);
   // the Service CIDRs the fake proxier is given (its serviceCIDRs field), at every release:
   // `kdebug expect` leaves them out before 1.33, whose kube-proxy watches no ServiceCIDR with its
   // default feature gates (watchedServiceCIDRs)
-  const table = parseNftScript(expectedNftText(exp, serviceCIDRs(view))).tables[0]!;
+  return expectedNftText(exp, serviceCIDRs(view));
+}
+
+/** The walker of kdebug's expected rules for a case: what `kdebug expect` prints, read back as
+ * `kdebug trace` reads a node's rules. */
+function expectedWalker(f: FlowFixture, c: FlowCase, minor: number): Walker {
+  const text = expectText(f, c, minor);
+  if (f.mode === 'iptables') {
+    const rs = parseIptables(text);
+    return (p) => tracePacket(rs, FAKE_NETWORK, p);
+  }
+  const table = parseNftScript(text).tables[0]!;
   return (p) => traceNftPacket(table, FAKE_NETWORK, p);
 }
+
+/** The tables kdebug expect writes for some cases (nftables mode), each loaded into the real nft
+ * of one network namespace of their own (the ruleset flushed between them) and listed back as a
+ * node records it (`nft -j list table`), read as `kdebug trace` reads a node's; undefined
+ * without nft. */
+function realNftWalkers(cases: { text: string; family: 'ip' | 'ip6' }[]): (Walker | undefined)[] {
+  if (!REAL_NFT || cases.length === 0) return cases.map(() => undefined);
+  const dir = mkdtempSync(join(tmpdir(), 'kdebug-flows-'));
+  try {
+    const script = cases.map(({ text, family }, i) => {
+      writeFileSync(join(dir, `${i}.nft`), text);
+      return `nft flush ruleset && nft -f ${i}.nft && nft -j list table ${family} kube-proxy > ${i}.json || exit 1`;
+    });
+    const r = spawnSync('unshare', ['-n', 'sh', '-c', script.join('\n')], {
+      cwd: dir,
+      encoding: 'utf8',
+    });
+    assert.equal(r.status, 0, r.stderr);
+    return cases.map((_, i) => {
+      const table = parseNftJson(readFileSync(join(dir, `${i}.json`), 'utf8')).tables[0]!;
+      return (p: TracePacket) => traceNftPacket(table, FAKE_NETWORK, p);
+    });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+const REAL_NFT =
+  hasCommand('nft') &&
+  hasCommand('unshare') &&
+  spawnSync('unshare', ['-n', 'nft', '-f', '-'], { input: 'add table ip t\n' }).status === 0;
 
 /** The walker of a dump kube-proxy's test traces. */
 function dumpWalker(f: FlowFixture, dir: string, file: string): Walker {
@@ -147,29 +191,55 @@ for (const { dir, minor } of RELEASES) {
       const modes = new Set(fixtures.map(([, f]) => f.mode));
       assert.deepEqual([...modes].sort(), ['iptables', 'nftables']);
     });
+    // every nftables case's table through the real nft, in one namespace for the release
+    const nftCases = fixtures.flatMap(([, f]) =>
+      f.mode === 'nftables' ? f.cases.filter((c) => !c.dump).map((c) => ({ f, c })) : [],
+    );
+    const real = new Map(
+      realNftWalkers(
+        nftCases.map(({ f, c }) => ({
+          text: expectText(f, c, minor),
+          family: configOf(f, c).family === 'IPv6' ? 'ip6' : 'ip',
+        })),
+      ).map((w, i) => [nftCases[i]!.c, w]),
+    );
     for (const [file, f] of fixtures)
       describe(`${f.mode} ${f.source.test} (${f.source.file}:${f.source.line})`, () => {
         for (const c of f.cases) {
-          const walker = c.dump ? dumpWalker(f, dir, c.dump) : expectedWalker(f, c, minor);
-          const what = c.dump ? `kube-proxy's dump ${c.dump}` : 'kdebug expect';
-          for (const { line, rows } of c.flows)
-            for (const row of rows)
-              it(`${c.name ? `${c.name}: ` : ''}${row.name} (line ${line}, ${what})`, () => {
-                // as kube-proxy's tracer enters it: at prerouting
-                const result = walker(packetOf(row, false));
-                const { ours, theirs } = compare(row, result);
-                assert.deepEqual(ours, theirs, `${file}\n${why(row, result)}`);
-                // as the kernel does, from the node: the output hook, the same answer (unless
-                // the fixture says why not)
-                if (!fromNode(row) || c.outputHookDiffers?.[row.name]) return;
-                const local = walker(packetOf(row, true));
-                const again = compare(row, local);
-                assert.deepEqual(
-                  again.ours,
-                  again.theirs,
-                  `${file} (output hook)\n${why(row, local)}`,
-                );
-              });
+          const walkers: [string, Walker | undefined][] = c.dump
+            ? [[`kube-proxy's dump ${c.dump}`, dumpWalker(f, dir, c.dump)]]
+            : [
+                ['kdebug expect', expectedWalker(f, c, minor)],
+                // the same table as a node lists it, read as kdebug reads a node's
+                ...(real.has(c)
+                  ? [
+                      ['kdebug expect, through the real nft', real.get(c)] as [
+                        string,
+                        Walker | undefined,
+                      ],
+                    ]
+                  : []),
+              ];
+          for (const [what, walker] of walkers)
+            for (const { line, rows } of c.flows)
+              for (const row of rows)
+                it(`${c.name ? `${c.name}: ` : ''}${row.name} (line ${line}, ${what})`, (t) => {
+                  if (!walker) return t.skip('nft and unshare (nftables, util-linux), as root');
+                  // as kube-proxy's tracer enters it: at prerouting
+                  const result = walker(packetOf(row, false));
+                  const { ours, theirs } = compare(row, result);
+                  assert.deepEqual(ours, theirs, `${file}\n${why(row, result)}`);
+                  // as the kernel does, from the node: the output hook, the same answer (unless
+                  // the fixture says why not)
+                  if (!fromNode(row) || c.outputHookDiffers?.[row.name]) return;
+                  const local = walker(packetOf(row, true));
+                  const again = compare(row, local);
+                  assert.deepEqual(
+                    again.ours,
+                    again.theirs,
+                    `${file} (output hook)\n${why(row, local)}`,
+                  );
+                });
         }
       });
   });
