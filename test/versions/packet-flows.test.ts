@@ -3,8 +3,9 @@
 // rules `kdebug expect` writes for that node and mode, walked by `kdebug trace`, take each
 // packet where kube-proxy's tracer says: the same DNAT destinations, REJECT, DROP or nothing,
 // and masquerade when it says so. A test that traces a fixed dump instead (TestTracePacket*)
-// has that dump walked. An nftables case's table is also loaded into the real nft and listed
-// back as JSON, as a node records it, and walked as `kdebug trace` reads a node's. Conventions
+// has that dump walked. Each case's rules are also loaded into the real iptables or nft and
+// listed back as a node records them (iptables-save, nft -j), and walked as `kdebug trace`
+// reads a node's. Conventions
 // of the fake proxier: test/support/packet-flows.ts.
 //
 // What kube-proxy's tracers report, and how it is compared:
@@ -95,35 +96,61 @@ function expectedWalker(f: FlowFixture, c: FlowCase, minor: number): Walker {
   return (p) => traceNftPacket(table, FAKE_NETWORK, p);
 }
 
-/** The tables kdebug expect writes for some cases (nftables mode), each loaded into the real nft
- * of one network namespace of their own (the ruleset flushed between them) and listed back as a
- * node records it (`nft -j list table`), read as `kdebug trace` reads a node's; undefined
- * without nft. */
-function realNftWalkers(cases: { text: string; family: 'ip' | 'ip6' }[]): (Walker | undefined)[] {
-  if (!REAL_NFT || cases.length === 0) return cases.map(() => undefined);
+/** The rules kdebug expect writes for some cases of one mode, each loaded into the real
+ * iptables or nft of one network namespace of their own (replacing the one before) and listed
+ * back as a node records them (`iptables-save`, `nft -j list table`), read as `kdebug trace`
+ * reads a node's; undefined where the tools or root are missing. */
+function realWalkers(
+  mode: FlowFixture['mode'],
+  cases: { text: string; family: 'IPv4' | 'IPv6' }[],
+): (Walker | undefined)[] {
+  if (!REAL[mode] || cases.length === 0) return cases.map(() => undefined);
   const dir = mkdtempSync(join(tmpdir(), 'kdebug-flows-'));
+  const load = (i: number, family: 'IPv4' | 'IPv6') => {
+    if (mode === 'nftables')
+      return `nft flush ruleset && nft -f ${i}.in && nft -j list table ${family === 'IPv6' ? 'ip6' : 'ip'} kube-proxy > ${i}.out`;
+    const ipt = family === 'IPv6' ? 'ip6tables' : 'iptables';
+    return `${ipt}-restore < ${i}.in && ${ipt}-save > ${i}.out`;
+  };
   try {
-    const script = cases.map(({ text, family }, i) => {
-      writeFileSync(join(dir, `${i}.nft`), text);
-      return `nft flush ruleset && nft -f ${i}.nft && nft -j list table ${family} kube-proxy > ${i}.json || exit 1`;
-    });
+    const script = [
+      // the nfacct counters kube-proxy's rules name from 1.31 (the fake proxier has them)
+      ...(mode === 'iptables'
+        ? ['nfacct add ct_state_invalid_dropped_pkts', 'nfacct add localhost_nps_accepted_pkts']
+        : []),
+      ...cases.map(({ text, family }, i) => {
+        writeFileSync(join(dir, `${i}.in`), text);
+        return `${load(i, family)} || exit 1`;
+      }),
+    ];
     const r = spawnSync('unshare', ['-n', 'sh', '-c', script.join('\n')], {
       cwd: dir,
       encoding: 'utf8',
     });
     assert.equal(r.status, 0, r.stderr);
     return cases.map((_, i) => {
-      const table = parseNftJson(readFileSync(join(dir, `${i}.json`), 'utf8')).tables[0]!;
+      const out = readFileSync(join(dir, `${i}.out`), 'utf8');
+      if (mode === 'iptables') {
+        const rs = parseIptables(out);
+        return (p: TracePacket) => tracePacket(rs, FAKE_NETWORK, p);
+      }
+      const table = parseNftJson(out).tables[0]!;
       return (p: TracePacket) => traceNftPacket(table, FAKE_NETWORK, p);
     });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
-const REAL_NFT =
-  hasCommand('nft') &&
-  hasCommand('unshare') &&
-  spawnSync('unshare', ['-n', 'nft', '-f', '-'], { input: 'add table ip t\n' }).status === 0;
+const loads = (cmd: string, input: string) =>
+  spawnSync('unshare', ['-n', 'sh', '-c', cmd], { input }).status === 0;
+const REAL = {
+  nftables: hasCommand('nft') && hasCommand('unshare') && loads('nft -f -', 'add table ip t\n'),
+  iptables:
+    hasCommand('iptables-restore') &&
+    hasCommand('nfacct') &&
+    hasCommand('unshare') &&
+    loads('iptables-restore', '*filter\nCOMMIT\n'),
+};
 
 /** The walker of a dump kube-proxy's test traces. */
 function dumpWalker(f: FlowFixture, dir: string, file: string): Walker {
@@ -191,18 +218,18 @@ for (const { dir, minor } of RELEASES) {
       const modes = new Set(fixtures.map(([, f]) => f.mode));
       assert.deepEqual([...modes].sort(), ['iptables', 'nftables']);
     });
-    // every nftables case's table through the real nft, in one namespace for the release
-    const nftCases = fixtures.flatMap(([, f]) =>
-      f.mode === 'nftables' ? f.cases.filter((c) => !c.dump).map((c) => ({ f, c })) : [],
-    );
-    const real = new Map(
-      realNftWalkers(
-        nftCases.map(({ f, c }) => ({
-          text: expectText(f, c, minor),
-          family: configOf(f, c).family === 'IPv6' ? 'ip6' : 'ip',
-        })),
-      ).map((w, i) => [nftCases[i]!.c, w]),
-    );
+    // every case's rules through the real iptables or nft, in one namespace a mode
+    const real = new Map<FlowCase, Walker | undefined>();
+    for (const mode of ['iptables', 'nftables'] as const) {
+      const cases = fixtures.flatMap(([, f]) =>
+        f.mode === mode ? f.cases.filter((c) => !c.dump).map((c) => ({ f, c })) : [],
+      );
+      const walkers = realWalkers(
+        mode,
+        cases.map(({ f, c }) => ({ text: expectText(f, c, minor), family: configOf(f, c).family })),
+      );
+      cases.forEach(({ c }, i) => real.set(c, walkers[i]));
+    }
     for (const [file, f] of fixtures)
       describe(`${f.mode} ${f.source.test} (${f.source.file}:${f.source.line})`, () => {
         for (const c of f.cases) {
@@ -210,21 +237,18 @@ for (const { dir, minor } of RELEASES) {
             ? [[`kube-proxy's dump ${c.dump}`, dumpWalker(f, dir, c.dump)]]
             : [
                 ['kdebug expect', expectedWalker(f, c, minor)],
-                // the same table as a node lists it, read as kdebug reads a node's
-                ...(real.has(c)
-                  ? [
-                      ['kdebug expect, through the real nft', real.get(c)] as [
-                        string,
-                        Walker | undefined,
-                      ],
-                    ]
-                  : []),
+                // the same rules as a node lists them, read as kdebug reads a node's
+                [
+                  `kdebug expect, through the real ${f.mode === 'iptables' ? 'iptables' : 'nft'}`,
+                  real.get(c),
+                ],
               ];
           for (const [what, walker] of walkers)
             for (const { line, rows } of c.flows)
               for (const row of rows)
                 it(`${c.name ? `${c.name}: ` : ''}${row.name} (line ${line}, ${what})`, (t) => {
-                  if (!walker) return t.skip('nft and unshare (nftables, util-linux), as root');
+                  if (!walker)
+                    return t.skip('root, unshare, and nft or iptables-restore and nfacct');
                   // as kube-proxy's tracer enters it: at prerouting
                   const result = walker(packetOf(row, false));
                   const { ours, theirs } = compare(row, result);
