@@ -255,6 +255,30 @@ describe('views the corpus does not hold, in each tool layout', () => {
     );
   });
 
+  // grep'd IPv4 save output: the rules' own addresses say the family
+  const grepped4 = [
+    ':KUBE-SVC-63YFRZ6UYEGJCF5S - [0:0]',
+    '-A KUBE-SERVICES -d 172.30.0.0/32 -p tcp -m comment --comment "ns0/svc-0:http cluster IP" -m tcp --dport 80 -j KUBE-SVC-63YFRZ6UYEGJCF5S',
+    '-A KUBE-SVC-63YFRZ6UYEGJCF5S -m comment --comment "ns0/svc-0:http -> 10.128.0.0:8080" -j KUBE-SEP-EGU5KNE32BHK6A6E',
+  ];
+  const families = (x: PasteReading) =>
+    x.mode === 'iptables' ? x.dump.tables.map((t) => `${t.name} ${t.family}`) : [];
+
+  it('prose that names ip6tables-save does not make the IPv4 rules after it IPv6', () => {
+    const x = reads(['Nothing in ip6tables-save. IPv4:', ...grepped4].join('\n'));
+    assert.deepEqual(families(x), ['nat IPv4']);
+  });
+
+  it('a typed ip6tables-save above IPv4 rules: their addresses win, said', () => {
+    const x = reads(['root@node:~# ip6tables-save | grep KUBE-SVC-63YF', ...grepped4].join('\n'));
+    assert.deepEqual(families(x), ['nat IPv4']);
+    const warnings = x.mode === 'iptables' ? x.dump.warnings.map((w) => w.message) : [];
+    assert.ok(
+      warnings.some((m) => /hold IPv4 addresses .* names IPv6/.test(m)),
+      warnings.join('\n'),
+    );
+  });
+
   it('raw and mangle listings are told by their built-in chains, not read as nat', () => {
     const chainL = (c: string, rules: string[] = []) =>
       [

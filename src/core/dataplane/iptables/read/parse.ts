@@ -343,6 +343,7 @@ class DumpParser {
   /** The family of a save command typed last, whose output (grep'ed of its *table lines) follows. */
   private typedSave: IPFamily | undefined;
   private readonly declared = new Map<Table, IPFamily>(); // tables a save line or command names
+  private readonly misdeclared = new Set<Table>(); // tables whose addresses belie that line
   private readonly settled = new Set<Table>(); // tables whose family is read already
 
   constructor(
@@ -523,12 +524,15 @@ class DumpParser {
     if (command && TYPED_WRITE.test(line)) this.typedWrites.push(this.lineNo);
     // a save typed (`docker exec NODE ip6tables-save | grep X`): its lines, without *table lines
     // when grep'ed, are that family's; another command typed next prints something else
-    if (save || command) this.typedSave = save ? this.saveFamily : undefined;
+    // (prose that names a save, "nothing in ip6tables-save", says nothing of the lines after it)
+    if (command) this.typedSave = save ? this.saveFamily : undefined;
     // the other family's save typed after lines of one: its own table starts (same-family lines
     // after it go on in the open one, as a grep's do)
     const section = this.section;
-    const had = section && this.sectionHasRules ? this.familyShown(section) : undefined;
-    if (save && command && had !== undefined && had !== this.typedSave) this.closeSection();
+    if (save && command && section && this.sectionHasRules) {
+      const had = this.familyShown(section);
+      if (had !== undefined && had !== this.typedSave) this.closeSection();
+    }
     if (!command && !/(?:^| )(?:-t ?|--table[= ])\w/.test(line)) return;
     const listed = listedTable(line);
     if (listed) this.saveFamily = undefined;
@@ -1349,21 +1353,18 @@ class DumpParser {
   /** What says a table's family, where anything does: the command or save line, or an address
    * of its rules (an IPv4 one too: a filter table of kube-proxy's may hold none). */
   private familyShown(t: Table): IPFamily | undefined {
-    if (this.typedFor.get(t)?.ip6) return 'IPv6';
-    const declared = this.declared.get(t);
-    if (declared) return declared;
-    let looked = 0;
-    let v4 = false;
-    for (const c of t.chains)
-      for (let k = 0; k < c.ruleCount && looked < FAMILY_SAMPLE; k++, looked++) {
-        const id = c.ruleId(k);
-        const addresses = `${t.source(id) ?? ''}${t.destination(id) ?? ''}`;
-        if (addresses.includes(':')) return 'IPv6';
-        if (t.to(id)?.startsWith('[') || /^(?:ipv6-icmp|icmpv6|58)$/.test(t.protocol(id) ?? ''))
-          return 'IPv6';
-        v4 ||= addresses !== '' || /^\d/.test(t.to(id) ?? '');
-      }
-    return v4 || this.typedFor.has(t) ? 'IPv4' : undefined;
+    const said = this.typedFor.get(t)?.ip6 ? 'IPv6' : this.declared.get(t);
+    // the rules' own addresses outweigh a command or save line (one typed above other output)
+    const own = addressFamily(t);
+    if (own && said && own !== said && !this.misdeclared.has(t)) {
+      this.misdeclared.add(t);
+      this.warn(
+        'table',
+        `rules from line ${t.startLine} hold ${own} addresses though the command or save line above them names ${said}: read as ${own}`,
+        t.startLine ?? null,
+      );
+    }
+    return own ?? said ?? (this.typedFor.has(t) ? 'IPv4' : undefined);
   }
 
   /** The families of the tables not settled while read: each its own where it shows one, else
@@ -1393,6 +1394,31 @@ class DumpParser {
       reason,
     );
   }
+}
+
+/** The family a sample of a table's rules shows by their addresses ([address]:port DNAT
+ * targets, ICMPv6 too), where any has one: every kube-proxy rule of an address does. */
+function addressFamily(t: Table): IPFamily | undefined {
+  let looked = 0;
+  let v4 = false;
+  for (const c of t.chains) {
+    if (looked >= FAMILY_SAMPLE) break;
+    for (let k = 0; k < c.ruleCount && looked < FAMILY_SAMPLE; k++, looked++) {
+      const f = ruleFamily(t, c.ruleId(k));
+      if (f === 'IPv6') return f;
+      v4 ||= f === 'IPv4';
+    }
+  }
+  return v4 ? 'IPv4' : undefined;
+}
+
+/** The family one rule's own addresses show, where it has any. */
+function ruleFamily(t: Table, id: number): IPFamily | undefined {
+  const addresses = `${t.source(id) ?? ''}${t.destination(id) ?? ''}`;
+  if (addresses.includes(':')) return 'IPv6';
+  if (t.to(id)?.startsWith('[') || /^(?:ipv6-icmp|icmpv6|58)$/.test(t.protocol(id) ?? ''))
+    return 'IPv6';
+  return addresses !== '' || /^\d/.test(t.to(id) ?? '') ? 'IPv4' : undefined;
 }
 
 /** A line's first rule: up to a " -A " outside quotes that starts the next one run on. */
