@@ -279,6 +279,25 @@ describe('views the corpus does not hold, in each tool layout', () => {
     );
   });
 
+  it("nft's error report above a full nft listing: the listing is read, the report said", () => {
+    const listing = readFileSync('test/fixtures/nft/kube-proxy-1.37-node-a.txt', 'utf8');
+    const x = readPaste(
+      [
+        'root@node:~# nft -f /tmp/x.nft',
+        '/tmp/x.nft:3:1-5: Error: Could not process rule: No such file or directory',
+        'add rule ip kube-proxy services ip daddr 10.0.0.1 jump nowhere',
+        '^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^',
+        'root@node:~# nft list table ip kube-proxy',
+        listing,
+      ].join('\n'),
+      { file: 'p' },
+    );
+    assert.equal(x.mode, 'nftables');
+    assert.ok(
+      x.mode === 'nftables' && x.notes.some((n) => /^lines 2, 3, 4: nft's error report/.test(n)),
+    );
+  });
+
   it('raw and mangle listings are told by their built-in chains, not read as nat', () => {
     const chainL = (c: string, rules: string[] = []) =>
       [

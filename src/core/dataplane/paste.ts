@@ -7,6 +7,7 @@ import type { CiliumTable } from './cilium/listing.js';
 import { ciliumForm, ciliumOther, parseCilium, uncommented } from './cilium/read.js';
 import { buildCiliumTrees } from './cilium/trees.js';
 import { isListView } from './iptables/read/list-view.js';
+import { NFT_ERROR } from './iptables/read/paste.js';
 import { parseIptables, TABLES, type Ruleset } from './iptables/read/parse.js';
 import { isIpvs, parseIpvs, type IpvsTable } from './ipvs/listing.js';
 import { buildIpvsTrees } from './ipvs/trees.js';
@@ -57,9 +58,10 @@ export const linesFrom = (text: string, from: number): string =>
 /** The reader whose form `text` (its first 4 KiB) shows: nft's, ipvsadm's, or iptables' rules
  * (iptables-save, -S, or an -L listing); undefined where none. */
 function readerForm(text: string): Exclude<PasteKind, 'cilium'> | undefined {
-  // nft's error report quotes the rules it refused, in nft's syntax: not a table to read (the
-  // iptables reader names what it is)
-  if (NFT_ERROR.test(text)) return 'iptables';
+  // nft's error report quotes the rules it refused, in nft's syntax: a listing beside it is read
+  // without it, else the iptables reader names what it is
+  const errors = nftErrorLines(text);
+  if (errors.length > 0) return isNft(withoutLines(text, errors)) ? 'nftables' : 'iptables';
   if (isNft(text) || isNft(newSide(text) ?? '')) return 'nftables';
   if (isIpvs(text)) return 'ipvs';
   const head = text.slice(0, 4096);
@@ -90,9 +92,32 @@ function formIn(text: string): { kind: Exclude<PasteKind, 'cilium'>; at: number 
   return undefined;
 }
 
-/** A line of nft's error report: the input's file, line and columns, "Error:" and what it refused
- * ("/dev/stdin:892:87-100: Error: Could not process rule: ..."). */
-const NFT_ERROR = /(?:^|\n)(?:[│|]\s*)?\S+:\d+:\d+(?:-\d+)?: Error: /;
+/** The lines (0-based) of nft's error reports: each its FILE:LINE:COL line, the input line it
+ * quotes and the line of carets under it, as nft's erec_print writes them. */
+export function nftErrorLines(text: string): number[] {
+  if (!/: (?:Error|Warning): /.test(text)) return [];
+  const lines = text.split('\n');
+  const out: number[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    if (!NFT_ERROR.test(lines[i]!)) continue;
+    out.push(i);
+    // the quoted input only where its carets follow: a report without them quotes none
+    if (CARETS.test(lines[i + 2] ?? '') && !NFT_ERROR.test(lines[i + 1]!)) out.push(++i);
+    if (CARETS.test(lines[i + 1] ?? '')) out.push(++i);
+  }
+  return out;
+}
+
+const CARETS = /^\s*~*\^[~^]*\s*$/;
+
+/** The text with the given lines (0-based) blank, so the others keep their numbers. */
+const withoutLines = (text: string, blank: number[]): string => {
+  const set = new Set(blank);
+  return text
+    .split('\n')
+    .map((l, i) => (set.has(i) ? '' : l))
+    .join('\n');
+};
 
 const isNft = (text: string) => isNftJson(text) || isNftText(text) || isNftScript(text);
 
@@ -144,7 +169,9 @@ export function readNftPaste(coloured: string, file: string): NftPaste {
   // nft's listing inside a diff: its new side is read, said so
   const diff = newSide(text);
   const side = diff !== undefined && isNft(diff.slice(0, 4096)) ? diff : undefined;
-  const listing = parseNftAny(side ?? text, file);
+  // nft's error report beside the listing quotes rules it refused to load: not the table's
+  const errors = nftErrorLines(side ?? text);
+  const listing = parseNftAny(withoutLines(side ?? text, errors), file);
   const table =
     listing.table('ip', 'kube-proxy') ??
     listing.table('ip6', 'kube-proxy') ??
@@ -157,6 +184,10 @@ export function readNftPaste(coloured: string, file: string): NftPaste {
     .map(
       (t) =>
         `this listing also holds table ${t.family} kube-proxy (its ${t.family === 'ip6' ? 'IPv6' : 'IPv4'} Services), not read here: give \`nft list table ${t.family} kube-proxy\` on its own to read it`,
+    );
+  if (errors.length > 0)
+    notes.unshift(
+      `line${errors.length === 1 ? '' : 's'} ${errors.map((i) => i + 1).join(', ')}: nft's error report (FILE:LINE:COL: Error: ..., the input it quotes), not the listed table: skipped`,
     );
   if (side !== undefined)
     notes.unshift('a diff: its new side is read (its + and context lines), not the - lines');

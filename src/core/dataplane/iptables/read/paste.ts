@@ -140,6 +140,10 @@ const PRINTS_RULES =
 
 /** iptables-nft's note that the legacy backend holds tables too (after `iptables -L`, or as a
  * comment in iptables-nft-save). */
+/** A line of nft's error report, as a log viewer may frame it ("│ "): the input's file, line and
+ * columns, then what nft refused ("/dev/stdin:892:87-100: Error: Could not process rule: ..."). */
+export const NFT_ERROR = /^(?:[│|]\s*)?\S+:\d+:\d+(?:-\d+)?: (?:Error|Warning): /;
+
 export const LEGACY_WARNING = /^(?:# )?Warning: iptables-legacy tables present/;
 
 const TIMESTAMP = /^(?:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d|time="|level=|\{"(?:level|ts|time)")/;
@@ -216,7 +220,7 @@ const FOREIGN_LINES: [RegExp, ForeignKind][] = [
   ],
   // nft's own error report ("/dev/stdin:892:87-100: Error: Could not process rule: ..."), as a
   // log viewer may frame it ("│ "): the input's file, line and columns, then what nft refused
-  [/^(?:[│|]\s*)?\S+:\d+:\d+(?:-\d+)?: (?:Error|Warning): /, 'nft-error'],
+  [NFT_ERROR, 'nft-error'],
   // `nft list tables`: a table's name alone on its line
   [/^table (?:ip6?|inet|arp|bridge|netdev) \S+$/, 'nft-tables'],
   [/^(?:add |delete |flush )?(?:table|chain|map|set) (?:ip6?|inet) kube-proxy\b/, 'kube-proxy-nft'],
