@@ -279,6 +279,11 @@ function ipvsWarnings(d: IpvsTable): RulesWarning[] {
       d.typed,
       `line${d.typed.length === 1 ? '' : 's'} ${lineRange(d.typed)}: ipvsadm command${d.typed.length === 1 ? '' : 's'} typed, read as the virtual and real servers ${d.typed.length === 1 ? 'it adds' : 'they add (edits and deletes applied in order)'}: what was typed, not read back from the node (\`ipvsadm -Ln\` shows what it holds)`,
     );
+  for (const u of d.unknownOptions ?? [])
+    sayAt(
+      [u.line],
+      `line ${u.line}: ${u.options.join(', ')}: not an option kdebug knows (a newer ipvsadm's?), skipped; the rest of the line is read`,
+    );
   if (d.iptablesLines)
     sayAt(
       d.iptablesLines,

@@ -112,6 +112,25 @@ describe('IPVS listings', () => {
     ]);
   });
 
+  it("ipvsadm-save's tunnel options (1.31's --tun-type/--tun-port/--tun-*csum) read; unknown ones skipped, said", () => {
+    const tun = (last: string) =>
+      `-A -t 10.96.0.20:80 -s rr\n-a -t 10.96.0.20:80 -r 10.244.0.5:80 -i -w 1 ${last}\n-A -t 10.96.0.1:443 -s rr\n-a -t 10.96.0.1:443 -r 172.18.0.2:6443 -m -w 1\n`;
+    for (const opts of [
+      '--tun-type gue --tun-port 6080 --tun-remcsum',
+      '--tun-type gre --tun-csum',
+    ]) {
+      const t = parseIpvs(tun(opts));
+      assert.deepEqual(
+        t.services.map((s) => `${s.address} ${s.realServers.map((r) => r.address).join()}`),
+        ['10.96.0.20:80 10.244.0.5:80', '10.96.0.1:443 172.18.0.2:6443'],
+      );
+      assert.equal(t.unknownOptions, undefined);
+    }
+    const t = parseIpvs(tun('--frob 3 --zap'));
+    assert.deepEqual(t.unknownOptions, [{ line: 2, options: ['--frob 3', '--zap'] }]);
+    assert.equal(t.services[0]!.realServers.length, 1);
+  });
+
   it('ipvsadm-save -n reads into the same trees as ipvsadm -Ln', () => {
     assert.deepEqual(brief(SAVE), brief(LIST));
   });

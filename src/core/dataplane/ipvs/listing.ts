@@ -63,6 +63,8 @@ export interface IpvsTable {
   /** Hosts that are not addresses under a typed `ipvsadm -n` (which prints only numbers): put in
    * by hand; the line of the command. */
   renamed?: { line: number; hosts: string[] };
+  /** ipvsadm-save lines with options kdebug does not know, skipped (the rest of each read). */
+  unknownOptions?: { line: number; options: string[] }[];
 }
 
 /** An IPVS-mode listing (ipvsadm's, or kube-proxy's ipsets) that does not read, with where. */
@@ -163,6 +165,7 @@ export function parseIpvs(coloured: string, file = '<input>'): IpvsTable {
     if (current) current.partial = `the paste is cut at line ${no} inside its real servers`;
   };
   let header = false; // ipvsadm's own header lines, or the save form: a whole listing
+  const unknownOptions: NonNullable<IpvsTable['unknownOptions']> = [];
   let realServers = 0;
   let other: IpvsTable['other']; // `ipvsadm -Lnc` or `--timeout` pasted with the listing
   let inOther = false;
@@ -284,6 +287,7 @@ export function parseIpvs(coloured: string, file = '<input>'): IpvsTable {
     if (command) {
       const op = command.op;
       if (command.typed) typed.push(no);
+      if (command.unknown) unknownOptions.push({ line: no, options: command.unknown });
       view ??= 'save';
       header = true; // the commands say every real server they add
       inListing = true;
@@ -383,6 +387,7 @@ export function parseIpvs(coloured: string, file = '<input>'): IpvsTable {
     elided,
     ...(iptablesLines.length > 0 ? { iptablesLines } : {}),
     ...(typed.length > 0 ? { typed } : {}),
+    ...(unknownOptions.length > 0 ? { unknownOptions } : {}),
     ...(cut ? { cut } : {}),
     ...(other ? { other } : {}),
     ...(renamed.length > 0 ? { renamed: { line: numeric!, hosts: renamed } } : {}),
@@ -409,6 +414,8 @@ interface RuleCommand {
   weight?: number;
   /** Typed as a command (`ipvsadm -A ...`), not a line of `ipvsadm-save`. */
   typed: boolean;
+  /** Options of a saved line not known here (a newer ipvsadm's), with their values: skipped. */
+  unknown?: string[];
 }
 
 /** ipvsadm's long options, by their short ones. */
@@ -474,8 +481,14 @@ function ruleCommand(line: string): RuleCommand | undefined {
     else if (w === '-g') c.forward = 'Route';
     else if (w === '-i') c.forward = 'Tunnel';
     else if (/^-[Mb]$|^--(?:netmask|sched-flags|pe)$/.test(w)) next();
-    else if (/^-[xy]$|^--[ul]-threshold$/.test(w)) next();
-    else if (!/^-/.test(w)) return undefined; // prose, or a word ipvsadm would not take
+    else if (/^-[xy]$|^--[ul]-threshold$|^--tun-(?:type|port)$/.test(w)) next();
+    else if (/^-o$|^--(?:ops|tun-(?:nocsum|csum|remcsum))$/.test(w)) continue;
+    else if (saved && /^-/.test(w)) {
+      // ipvsadm-save prints only options ipvsadm takes: a newer one's, its value with it
+      const option =
+        /^-/.test(words[k + 1] ?? '-') || value !== undefined ? w : `${w} ${words[++k]}`;
+      (c.unknown ??= []).push(value !== undefined ? `${w}=${value}` : option);
+    } else if (!/^-/.test(w)) return undefined; // prose, or a word ipvsadm would not take
   }
   if (!op || !protocol || !address || !/:|^\d+$/.test(address)) return undefined;
   if (/^[aed]$/.test(op) && !c.server) return undefined;
