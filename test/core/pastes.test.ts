@@ -298,6 +298,15 @@ describe('views the corpus does not hold, in each tool layout', () => {
     );
   });
 
+  it("300,000 lines that are not rules (grep -A's separators, prose) around rules: read, not an internal error", () => {
+    const rule = (vip: string) =>
+      `-A KUBE-SERVICES -d ${vip}/32 -p tcp -m comment --comment "ns/a:http cluster IP" -m tcp --dport 80 -j KUBE-SVC-AAAAAAAAAAAAAAAA`;
+    const x = reads(
+      [rule('10.96.0.5'), ...Array<string>(300_000).fill('--'), rule('10.96.0.6')].join('\n'),
+    );
+    assert.equal(x.mode === 'iptables' && x.dump.tables[0]!.ruleCount, 2);
+  });
+
   it('raw and mangle listings are told by their built-in chains, not read as nat', () => {
     const chainL = (c: string, rules: string[] = []) =>
       [

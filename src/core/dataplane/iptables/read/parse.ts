@@ -162,7 +162,7 @@ export class Ruleset {
   ofFamily(family: IPFamily): Ruleset {
     const rs = new Ruleset(this.format, this.lineCount);
     rs.tables.push(...this.tables.filter((t) => t.family === family));
-    rs.warnings.push(...this.warnings);
+    for (const w of this.warnings) rs.warnings.push(w); // a spread of 100k+ overflows the stack
     rs.generator = this.generator;
     rs.foreign = this.foreign;
     return rs;
@@ -217,7 +217,7 @@ export function rulesetState(rs: Ruleset, buf: Uint8Array): RulesetState {
 export function rulesetFromState(s: RulesetState): Ruleset {
   const rs = new Ruleset(s.format, s.lineCount);
   rs.tables.push(...s.tables.map((t) => Table.fromState(t, s.buf)));
-  rs.warnings.push(...s.warnings);
+  for (const w of s.warnings) rs.warnings.push(w); // a spread of 100k+ overflows the stack
   rs.generator = s.generator;
   rs.foreign = s.foreign;
   return rs;
@@ -411,7 +411,8 @@ class DumpParser {
     const format: DumpFormat = this.sawSave ? 'iptables-save' : 'iptables -S';
     const rs = new Ruleset(format, this.lineNo);
     rs.tables.push(...this.tables);
-    rs.warnings.push(...this.warnings.sort((a, b) => (a.line ?? 0) - (b.line ?? 0)));
+    this.warnings.sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
+    for (const w of this.warnings) rs.warnings.push(w); // a spread of 100k+ overflows the stack
     rs.generator = this.generator;
     rs.foreign = [...this.foreign.keys()];
     // the one rule there was, cut: said as such, not as a line of something else
@@ -582,7 +583,8 @@ class DumpParser {
     const t = this.current ?? this.section;
     if (!t) return;
     const before = this.elided.get(t) ?? [];
-    this.elided.set(t, before.concat(this.lastTable === t ? this.lastChain : -1));
+    before.push(this.lastTable === t ? this.lastChain : -1); // grep -A's 100k "--": not a copy each
+    this.elided.set(t, before);
   }
 
   /** A line of another tool's listing: counted under its kind, named once at the end. */
