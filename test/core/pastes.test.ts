@@ -279,6 +279,23 @@ describe('views the corpus does not hold, in each tool layout', () => {
     );
   });
 
+  it("grep of both families' saves back to back, no declaration: a table per family by the rules' addresses", () => {
+    const grepped6 = grepped4.map((l) =>
+      l.replace('172.30.0.0/32', 'fd00:30::/128').replace('10.128.0.0:8080', '[fd00:128::]:8080'),
+    );
+    for (const prompt of [
+      [],
+      ['root@node:~# (ip6tables-save; iptables-save) | grep KUBE-SVC-63YF'],
+    ]) {
+      const x = reads([...prompt, ...grepped6, ...grepped4].join('\n'));
+      assert.deepEqual(families(x), ['nat IPv6', 'nat IPv4']);
+      assert.deepEqual(
+        x.trees.services.map((t) => `${t.family} ${t.clusterIP}`),
+        ['IPv6 fd00:30::', 'IPv4 172.30.0.0'],
+      );
+    }
+  });
+
   it("nft's error report above a full nft listing: the listing is read, the report said", () => {
     const listing = readFileSync('test/fixtures/nft/kube-proxy-1.37-node-a.txt', 'utf8');
     const x = readPaste(
