@@ -1014,10 +1014,15 @@ TCP  10.96.0.10:53 rr
       v4v6,
     );
     // headerless, the same dump pasted twice is read once; two of one family, the first read
-    const twice = reads(`${nat('10.96.0.10/32', false)}\n${nat('10.96.0.10/32', false)}\n`);
-    assert.ok(twice.mode === 'iptables');
-    assert.equal(twice.dump.tables.length, 1);
-    assert.match(rulesText(twice.dump, twice.trees, { label: 'p' }), /pasted twice\?\): read once/);
+    for (const commit of [false, true]) {
+      const twice = reads(`${nat('10.96.0.10/32', commit)}\n${nat('10.96.0.10/32', commit)}\n`);
+      assert.ok(twice.mode === 'iptables');
+      assert.equal(twice.dump.tables.length, 1);
+      assert.match(
+        rulesText(twice.dump, twice.trees, { label: 'p' }),
+        /pasted twice\?\): read once/,
+      );
+    }
     const two = reads(`${nat('10.96.0.10/32', false)}\n${nat('10.96.0.11/32', false)}\n`);
     assert.ok(two.mode === 'iptables');
     assert.match(

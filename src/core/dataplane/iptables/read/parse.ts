@@ -836,8 +836,12 @@ class DumpParser {
     const redeclared =
       !this.current && open && this.sectionHasRules && again >= 0 && open.chainLine(again);
     if (redeclared) this.closeSection();
+    // so after a headerless table's COMMIT (the same dump pasted twice, COMMIT and all)
+    const prev = this.tables.at(-1);
+    const afterCommit =
+      !this.current && !open && builtIn && prev?.committed === true && this.settled.has(prev);
     const table = this.target(true);
-    if (redeclared) this.redeclared.add(table);
+    if (redeclared || afterCommit) this.redeclared.add(table);
     this.saveForm.add(table);
     const chain = table.chainAt(s + 1, k);
     const declared = table.chainLine(chain);
