@@ -143,6 +143,11 @@ describe('the nft -f script form', () => {
     );
   });
 
+  it('a named counter of a table the script has not added yet is a line skipped, said, not lost', () => {
+    const listing = parseNftScript(`add counter ip kube-proxy early-counter\n${SCRIPT}`, 's.nft');
+    assert.deepEqual(listing.skipped, [1]);
+  });
+
   it('keeps one element per key: added again, it takes the new verdict and place; a flushed or re-added set starts empty', () => {
     const map = 'no-endpoint-services';
     const add = (key: string, verdict: string) =>

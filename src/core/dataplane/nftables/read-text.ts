@@ -78,6 +78,7 @@ export function parseNftScript(input: string, file = '<input>'): NftListing {
       if (object) {
         const named = tables.get(`${object[1]} ${object[2]}`);
         if (named) (named.unread ??= []).push({ line: no, text: t });
+        else skipped.push(no); // a table the script has not added (yet): said as skipped, not lost
         continue;
       }
       if (!/^(add|create|insert|flush|delete|destroy) /.test(t)) skipped.push(no);
