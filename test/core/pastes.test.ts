@@ -1472,6 +1472,19 @@ $ iptables-save | grep dns-tcp
     assert.doesNotMatch(text, /no endpoints/);
   });
 
+  it('"-A" alone or with a word as the last line: one cut, said where rules are read', () => {
+    const rule =
+      '-A KUBE-SERVICES -d 10.96.0.5/32 -p tcp -m comment --comment "ns/a:http cluster IP" -m tcp --dport 80 -j KUBE-SVC-AAAAAAAAAAAAAAAA';
+    for (const [end, why] of [
+      ['-A', /it ends mid-rule \(a rule cut before its chain name\)/],
+      ['-A KUBE-SVC-AAAA', /it ends mid-rule \(a rule cut at its chain name\)/],
+    ] as const) {
+      const x = reads(`${rule}\n${end}`);
+      assert.ok(x.mode === 'iptables');
+      assert.match(rulesText(x.dump, x.trees, { label: 'p' }), why);
+    }
+  });
+
   it("nft's error report for the rules kube-proxy loads is named as such, not as its table", () => {
     assert.throws(
       () =>

@@ -473,9 +473,8 @@ class DumpParser {
       this.settleTwice();
       return;
     }
-    // "-A" or "-A CHAIN" alone on the last line: the paste was cut in the middle of a rule
-    if (last && c === 45 /* - */ && /^-A(?: \S+)?$/.test(text(b, s, e)))
-      return this.cutShort('a rule without its matches and target');
+    // "-A" alone on the last line: a rule cut before its chain's name, said where rules are read
+    if (last && c === 45 /* - */ && e - s === 2 && b[s + 1] === 65) return this.rule(s, s, e, last);
     const cls = classifyLine(text(b, s, e));
     if ((cls.kind === 'prompt' || cls.kind === 'prose') && this.promptOutput(s, e, last)) return;
     if (cls.kind === 'prefix' && first) {
@@ -1037,16 +1036,15 @@ class DumpParser {
 
   private rule(lineStart: number, a: number, e: number, last: boolean): void {
     const specStart = a + 3;
+    // the last line only "-A", or "-A" and a word: cut before, after or inside the chain's name
+    if (last && !this.options.listView && e - a < 4)
+      return this.cutShort('a rule cut before its chain name');
     if (e - a < 4) this.fail('expected "-A CHAIN ..."');
     try {
       this.lex.lex(specStart, e);
     } catch (err) {
       return this.unreadable(err, specStart, e, last);
     }
-    // kube-proxy writes every rule with a target: one without, where the input ends without its
-    // newline, stopped mid-rule; so is the `iptables -L` line the listing says it cut (whatever
-    // follows it: a final newline, blank lines)
-    // the last line only "-A" and a word: cut after (or inside) the chain's name
     if (last && !this.options.listView && /^\S+$/.test(text(this.buf, specStart, e))) {
       const [table, chain] = [this.lastTable, this.lastChain];
       this.cutShort('a rule cut at its chain name');
@@ -1056,9 +1054,11 @@ class DumpParser {
         [this.lastTable, this.lastChain] = [table, chain];
       return;
     }
+    // kube-proxy writes every rule with a target: one without, where the input ends without its
+    // newline, stopped mid-rule; so is the `iptables -L` line the listing says it cut (whatever
+    // follows it: a final newline, blank lines); a kube-proxy chain's last line without one is
+    // cut, whatever an editor put after it (a newline)
     const cutInView = this.options.listView?.cut?.line === this.lineNo;
-    // a kube-proxy chain's rule always has one: its last line without one is cut, whatever an
-    // editor put after it (a newline)
     const spec = text(this.buf, specStart, e);
     const kubeChain = spec.startsWith('KUBE-');
     const end = last && (e === this.buf.length || kubeChain) && !this.options.listView;
