@@ -279,7 +279,7 @@ describe('views the corpus does not hold, in each tool layout', () => {
     );
   });
 
-  it("grep of both families' saves back to back, no declaration: a table per family by the rules' addresses", () => {
+  it("grep of both families' saves back to back, no *table line: a table per family by the rules' addresses", () => {
     const grepped6 = grepped4.map((l) =>
       l.replace('172.30.0.0/32', 'fd00:30::/128').replace('10.128.0.0:8080', '[fd00:128::]:8080'),
     );
@@ -293,6 +293,9 @@ describe('views the corpus does not hold, in each tool layout', () => {
         x.trees.services.map((t) => `${t.family} ${t.clusterIP}`),
         ['IPv6 fd00:30::', 'IPv4 172.30.0.0'],
       );
+      // the second grep's declaration is its own dump's, not the first's pasted twice
+      assert.ok(x.mode === 'iptables');
+      assert.doesNotMatch(rulesText(x.dump, x.trees, { label: 'p' }), /declared again/);
     }
   });
 

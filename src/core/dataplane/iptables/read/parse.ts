@@ -300,6 +300,8 @@ class DumpParser {
   private section: Table | undefined; // -S output (or grep'ed save output) outside *table
   private sectionHasRules = false;
   private sectionFamily: IPFamily | undefined; // what the open section's rules' addresses show
+  // headerless chains declared again since the section's last rule: the next dump's, if it splits
+  private againDeclared: { s: number; e: number; line: number }[] = [];
   private sawSave = false;
   private sawS = false;
   private warnings: ParseWarning[] = [];
@@ -849,6 +851,7 @@ class DumpParser {
         'duplicate',
         `chain ${table.nameOf(chain)} is declared again (first on line ${declared}; pasted twice?): read once`,
       );
+      if (!this.current) this.againDeclared.push({ s: s + 1, e: k, line: this.lineNo });
       return;
     }
     table.setChainLine(chain, this.lineNo);
@@ -1080,8 +1083,11 @@ class DumpParser {
       this.sectionFamily &&
       family !== this.sectionFamily &&
       !this.tables.some((x) => x.family === family)
-    )
+    ) {
       this.closeSection();
+      this.moveDeclarations();
+    }
+    this.againDeclared = [];
     const table = this.target();
     const near = this.lastTable === table ? this.lastChain : -1;
     const chain = table.chainAt(t[0]!, t[1]!, near);
@@ -1106,6 +1112,20 @@ class DumpParser {
     if (!this.current) this.sectionHasRules = true;
     if (!this.current) this.sectionFamily ??= family;
     if (cutName) this.cutInName(table, cutName);
+  }
+
+  /** Chains declared again just above the other family's first rule: that dump's, not a repeat. */
+  private moveDeclarations(): void {
+    const moved = new Set(this.againDeclared.map((d) => d.line));
+    if (moved.size === 0) return;
+    this.warnings = this.warnings.filter((w) => w.kind !== 'duplicate' || !moved.has(w.line ?? 0));
+    const [lineNo, lineStart] = [this.lineNo, this.lineStart];
+    for (const d of this.againDeclared) {
+      [this.lineNo, this.lineStart] = [d.line, d.s - 1]; // the new table starts at its first
+      const table = this.target(true);
+      table.setChainLine(table.chainAt(d.s, d.e), d.line);
+    }
+    [this.lineNo, this.lineStart] = [lineNo, lineStart];
   }
 
   /** The input's last line, without its newline, ends inside a kube-proxy chain's name: the rule
