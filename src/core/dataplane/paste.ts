@@ -59,9 +59,10 @@ export const linesFrom = (text: string, from: number): string =>
  * (iptables-save, -S, or an -L listing); undefined where none. */
 function readerForm(text: string): Exclude<PasteKind, 'cilium'> | undefined {
   // nft's error report quotes the rules it refused, in nft's syntax: a listing beside it is read
-  // without it, else the iptables reader names what it is
+  // without it (an ipvsadm listing too), else the iptables reader names what it is
   const errors = nftErrorLines(text);
-  if (errors.length > 0) return isNft(withoutLines(text, errors)) ? 'nftables' : 'iptables';
+  const rest = errors.length > 0 ? withoutLines(text, errors) : '';
+  if (errors.length > 0) return isNft(rest) ? 'nftables' : isIpvs(rest) ? 'ipvs' : 'iptables';
   if (isNft(text) || isNft(newSide(text) ?? '')) return 'nftables';
   if (isIpvs(text)) return 'ipvs';
   const head = text.slice(0, 4096);
