@@ -327,6 +327,21 @@ describe('views the corpus does not hold, in each tool layout', () => {
     assert.equal(x.mode === 'iptables' && x.dump.tables[0]!.ruleCount, 2);
   });
 
+  it("nft's error report above an ipvsadm listing: the listing is read", () => {
+    const x = readPaste(
+      [
+        '/tmp/x.nft:3:1-5: Error: Could not process rule: No such file or directory',
+        'IP Virtual Server version 1.2.1 (size=4096)',
+        'Prot LocalAddress:Port Scheduler Flags',
+        '  -> RemoteAddress:Port           Forward Weight ActiveConn InActConn',
+        'TCP  10.0.0.1:80 rr',
+        '  -> 192.168.1.2:80               Masq    1      0          0',
+      ].join('\n'),
+      { file: 'p' },
+    );
+    assert.equal(x.mode, 'ipvs');
+  });
+
   it('raw and mangle listings are told by their built-in chains, not read as nat', () => {
     const chainL = (c: string, rules: string[] = []) =>
       [
