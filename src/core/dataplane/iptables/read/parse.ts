@@ -1062,7 +1062,8 @@ class DumpParser {
     // follows it: a final newline, blank lines); a kube-proxy chain's last line without one is
     // cut, whatever an editor put after it (a newline)
     const cutInView = this.options.listView?.cut?.line === this.lineNo;
-    const spec = text(this.buf, specStart, e);
+    // the rule's text, made only where it is looked at: 440,000 rules' strings cost a dump's read
+    const spec = last || !this.current ? text(this.buf, specStart, e) : '';
     const kubeChain = spec.startsWith('KUBE-');
     const end = last && (e === this.buf.length || kubeChain) && !this.options.listView;
     if ((cutInView || end) && !this.lex.hasTarget())
