@@ -418,6 +418,30 @@ describe('grepped rows that say their listing without its header', () => {
       [6443],
     );
   });
+
+  it("claims no share where the Service's own row (slot 0) is not in the paste; the whole Service does", () => {
+    const rows = [
+      '10.96.48.145:80/TCP (2)        172.20.1.219:80/TCP (20) (2)',
+      '10.96.48.145:80/TCP (3)        172.20.2.77:80/TCP (20) (3)',
+    ];
+    const shares = (text: string) => {
+      const tree = buildCiliumTrees(parseCilium(text, 'p.txt'), new Map()).services[0]!;
+      return {
+        partial: tree.partial !== undefined,
+        unknown: tree.endpoints.map((e) => e.shareUnknown !== undefined),
+      };
+    };
+    assert.deepEqual(shares(`${rows.join('\n')}\n`), { partial: true, unknown: [true, true] });
+    const whole = [
+      '10.96.48.145:80/TCP (1)        172.20.0.158:80/TCP (20) (1)',
+      ...rows,
+      '10.96.48.145:80/TCP (0)        0.0.0.0:0 (20) (0) [ClusterIP, non-routable]',
+    ];
+    assert.deepEqual(shares(`${whole.join('\n')}\n`), {
+      partial: false,
+      unknown: [false, false, false],
+    });
+  });
 });
 
 describe('-o json after lines that open with a bracket (a shell job notice, a log timestamp)', () => {

@@ -299,7 +299,7 @@ function backends(
   const where = lineAt(source, got.line, frontendKey(got));
   // a listing that leaves backends out ("+ 4 more") can only show what it shows
   const slots = input.table.form === 'maps-dump' || input.table.form === 'bpf-lb-list';
-  if (!got.backendsNotShown && !got.backendsUnread)
+  if (!got.backendsNotShown && !got.backendsUnread && !got.serviceRowUnseen)
     for (const [k, b] of expected) {
       if (have.has(k)) continue;
       // the BPF maps give a backend in maintenance no slot: it is the agent's table's only
@@ -519,7 +519,8 @@ function entry(
       actual: m.backends.map((b) => lineAt(bpf.source, b.line, backendLine(b))),
     });
   // a map entry whose backends the listing leaves out can only show what it shows
-  const missing = m.backendsNotShown ? [] : [...want].filter((b) => !inMap.has(b));
+  const missing =
+    m.backendsNotShown || m.serviceRowUnseen ? [] : [...want].filter((b) => !inMap.has(b));
   // new connections where the table's states send none (a terminating backend while an active
   // one is left), or to a backend the table does not list
   const extra = [...used].filter((b) => !want.has(b));

@@ -83,6 +83,9 @@ export interface CiliumFrontend {
   /** The listing has no backends column (a db/show table with some columns selected): which
    * backends the frontend has is not known, not none. */
   backendsUnread?: true;
+  /** `bpf lb list` without the Service's own row (slot 0): a grep's rows, which need not be all
+   * of its backends. */
+  serviceRowUnseen?: true;
   line: number;
 }
 

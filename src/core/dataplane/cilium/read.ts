@@ -588,6 +588,7 @@ function bpfRows(source: string) {
   const byKey = new Map<string, CiliumFrontend>();
   // newer releases print the Service address on every row: each is parsed once
   const byToken = new Map<string, CiliumFrontend>();
+  const withServiceRow = new Set<CiliumFrontend>();
   const row = (service: string, entry: string, at: number): CiliumFrontend | undefined => {
     const space = entry.search(/\s/);
     const first = space < 0 ? entry : entry.slice(0, space);
@@ -619,6 +620,7 @@ function bpfRows(source: string) {
     const a = parseAddress(entry) ?? fail(source, at, `not an address: "${entry}"`);
     const bracket = rest.includes('[') ? /\[([^\]]*)\]/.exec(rest)?.[1] : undefined;
     if (a.port === 0 && (a.ip === '0.0.0.0' || a.ip === '::')) {
+      withServiceRow.add(fe);
       // the Service entry: its flags name the frontend's type
       const flags = bracket?.split(/,\s*/) ?? [];
       fe.type ??= flags.map(frontendType).find((f) => f !== undefined);
@@ -631,7 +633,7 @@ function bpfRows(source: string) {
     if (state) backend.state = state;
     fe.backends.push(backend);
   }
-  return { byKey, row, slot };
+  return { byKey, row, slot, withServiceRow };
 }
 
 /** `cilium-dbg bpf lb list`: a row per Service map entry. Slot 0 ("0.0.0.0:0 (revnat) (0)
@@ -669,6 +671,9 @@ function bpfLbList(lines: string[], source: string): CiliumTable {
     fail(source, at, `not a row of cilium bpf lb list: "${t.slice(0, 80)}"`);
   });
   const notWhole = cut ?? headless;
+  // every Service has its slot 0 row: where it is not in the paste, its other rows may not be all
+  for (const fe of rows.byKey.values())
+    if (!rows.withServiceRow.has(fe)) fe.serviceRowUnseen = true;
   return {
     form: 'bpf-lb-list',
     source,

@@ -106,6 +106,9 @@ export function buildCiliumTrees(table: CiliumTable, known: CiliumKnown): Servic
     if (f.backendsNotShown)
       tree.partial = `the listing shows ${f.backends.length} of ${f.backends.length + f.backendsNotShown} backends`;
     if (f.backendsUnread) tree.partial = 'the listing does not show the backends';
+    if (f.serviceRowUnseen)
+      tree.partial =
+        "the listing does not hold the Service's own row (slot 0): its rows need not be all of its backends";
   }
   return { services: [...trees.values()], orphans: [] };
 }
@@ -136,7 +139,7 @@ export function endpointsOf(f: CiliumFrontend): TreeEndpoint[] {
       },
       line: b.line,
     };
-    if (f.backendsNotShown || f.backendsUnread)
+    if (f.backendsNotShown || f.backendsUnread || f.serviceRowUnseen)
       ep.shareUnknown = 'the listing does not show every backend';
     return ep;
   });
