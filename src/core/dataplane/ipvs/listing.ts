@@ -482,7 +482,7 @@ function ruleCommand(line: string): RuleCommand | undefined {
     else if (w === '-i') c.forward = 'Tunnel';
     else if (/^-[Mb]$|^--(?:netmask|sched-flags|pe)$/.test(w)) next();
     else if (/^-[xy]$|^--[ul]-threshold$|^--tun-(?:type|port)$/.test(w)) next();
-    else if (/^-o$|^--(?:ops|tun-(?:nocsum|csum|remcsum))$/.test(w)) continue;
+    else if (/^-[o6]$|^--(?:ops|ipv6|tun-(?:nocsum|csum|remcsum))$/.test(w)) continue;
     else if (saved && /^-/.test(w)) {
       // ipvsadm-save prints only options ipvsadm takes: a newer one's, its value with it
       const option =

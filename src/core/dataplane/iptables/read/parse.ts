@@ -1459,18 +1459,26 @@ function addressFamily(t: Table): IPFamily | undefined {
 /** The family a rule's text shows by the addresses iptables-save prints in it (-s, -d, a DNAT's
  * --to-destination), where it has any. */
 function lineFamily(spec: string): IPFamily | undefined {
-  const m = / -[sd] (\S+)| --to-destination (\S+)/.exec(spec);
-  if (!m) return undefined;
-  return (m[1] ?? m[2]!).includes(':') && !/^\d+\.[\d.]+:/.test(m[1] ?? m[2]!) ? 'IPv6' : 'IPv4';
+  // a comment's words are no address
+  const m = / -[sd] (\S+)| --to-destination (\S+)/.exec(spec.replace(/"[^"]*"/g, '""'));
+  return m ? familyOfAddress(m[1] ?? m[2]!) : undefined;
+}
+
+/** The family of an address as iptables prints it: IPv6 bracketed ("[fd00::1]:80") or with two
+ * colons or more; IPv4 otherwise ("10.0.0.1", "10.0.0.1-10.0.0.3:80"); none for a port alone
+ * (":80") or nothing. */
+function familyOfAddress(value: string): IPFamily | undefined {
+  if (value === '' || value.startsWith(':')) return undefined;
+  if (value.startsWith('[') || value.indexOf(':') !== value.lastIndexOf(':')) return 'IPv6';
+  return /^\d/.test(value) ? 'IPv4' : undefined;
 }
 
 /** The family one rule's own addresses show, where it has any. */
 function ruleFamily(t: Table, id: number): IPFamily | undefined {
-  const addresses = `${t.source(id) ?? ''}${t.destination(id) ?? ''}`;
-  if (addresses.includes(':')) return 'IPv6';
-  if (t.to(id)?.startsWith('[') || /^(?:ipv6-icmp|icmpv6|58)$/.test(t.protocol(id) ?? ''))
+  const families = [t.source(id), t.destination(id), t.to(id)].map((a) => familyOfAddress(a ?? ''));
+  if (families.includes('IPv6') || /^(?:ipv6-icmp|icmpv6|58)$/.test(t.protocol(id) ?? ''))
     return 'IPv6';
-  return addresses !== '' || /^\d/.test(t.to(id) ?? '') ? 'IPv4' : undefined;
+  return families.includes('IPv4') ? 'IPv4' : undefined;
 }
 
 /** A line's first rule: up to a " -A " outside quotes that starts the next one run on. */
