@@ -3,9 +3,8 @@
 import { Analysis } from '../core/analysis.js';
 import { recordedFamily } from '../core/facts.js';
 import { parseIptables, TABLES } from '../core/dataplane/iptables/read/parse.js';
-import { linesFrom, pasteForm, readNftPaste } from '../core/dataplane/paste.js';
+import { linesFrom, nftPasteTrees, pasteForm, readNftPaste } from '../core/dataplane/paste.js';
 import { buildNftSearchIndex } from '../core/dataplane/nftables/search.js';
-import { buildNftServiceTrees } from '../core/dataplane/nftables/trees.js';
 import type { ServiceTrees } from '../core/dataplane/trees.js';
 import type { Facts } from '../core/model.js';
 import { treeSearchIndex } from '../core/dataplane/search.js';
@@ -154,6 +153,12 @@ function nftRules(
   if (shown === 'tui') {
     // text and JSON carry the notes among their warnings; the TUI is told them here
     for (const note of notes) tell(`warning: ${d.file}: ${note}`);
+    const also = table.paste?.also;
+    // the TUI shows one table: a dual-stack listing's other family's table is said, not shown
+    if (also)
+      tell(
+        `warning: ${d.file}: this listing also holds table ${also.family} kube-proxy, not shown in the TUI: -o text or -o json shows both tables' Services`,
+      );
     // one table, no objects: the screens that need the cluster say so
     const facts: Facts = { objects: [], nodes: {}, meta: {} };
     const rules = { label: d.label, text, nft: table };
@@ -162,8 +167,7 @@ function nftRules(
       g,
     );
   }
-  const trees = buildNftServiceTrees(table);
-  return print(o, shown, table, trees, { label: shownLabel(o, d), file: d.file });
+  return print(o, shown, table, nftPasteTrees(table), { label: shownLabel(o, d), file: d.file });
 }
 
 /** `ipvsadm -Ln` or `ipvsadm-save -n` output: IPVS mode's virtual servers as Service trees. */

@@ -13,6 +13,7 @@ import type { ForeignKind } from '../../src/core/dataplane/iptables/read/parse.j
 import { readPaste, type PasteReading } from '../../src/core/dataplane/paste.js';
 import type { ServiceTree, ServiceTrees } from '../../src/core/dataplane/trees.js';
 import { rulesDoc, rulesText } from '../../src/output/rules.js';
+import { buildNftSearchIndex } from '../../src/core/dataplane/nftables/search.js';
 
 interface ServiceReading {
   id: string;
@@ -785,14 +786,43 @@ table ip kube-proxy { # handle 5
     );
   });
 
-  it('nft list ruleset of a dual-stack node: the ip table read, the ip6 one said not read', () => {
+  it("nft list ruleset of a dual-stack node: both families' tables read, each tree with its family", () => {
     const table = (family: string, vip: string) =>
-      `table ${family} kube-proxy {\n\tmap service-ips {\n\t\ttype ${family === 'ip' ? 'ipv4' : 'ipv6'}_addr . inet_proto . inet_service : verdict\n\t\telements = { ${vip} . udp . 53 : goto service-FY5PMXPG-kube-system/kube-dns/udp/dns }\n\t}\n\tchain services {\n\t\t${family} daddr . meta l4proto . th dport vmap @service-ips\n\t}\n}\n`;
-    const x = reads(table('ip', '10.96.0.10') + table('ip6', 'fd00:10:96::a'));
+      `table ${family} kube-proxy {\n\tmap service-ips {\n\t\ttype ${family === 'ip' ? 'ipv4' : 'ipv6'}_addr . inet_proto . inet_service : verdict\n\t\telements = { ${vip} . udp . 53 : goto service-FY5PMXPG-kube-system/kube-dns/udp/dns }\n\t}\n\tchain services {\n\t\t${family} daddr . meta l4proto . th dport vmap @service-ips\n\t}\n\tchain service-FY5PMXPG-kube-system/kube-dns/udp/dns {\n\t\tnumgen random mod 1 vmap { 0 : goto endpoint-X }\n\t}\n}\n`;
+    // ip6 listed first: the ip table is still the one named first in the headline
+    const x = reads(table('ip6', 'fd00:10:96::a') + table('ip', '10.96.0.10'));
     assert.ok(x.mode === 'nftables');
     assert.equal(x.dump.family, 'ip');
+    assert.equal(x.dump.paste?.also?.family, 'ip6');
+    assert.deepEqual(x.notes, []);
+    assert.deepEqual(
+      x.trees.services.map((t) => [t.id, t.clusterIP, t.family]),
+      [
+        ['kube-system/kube-dns:dns', '10.96.0.10', 'IPv4'],
+        ['kube-system/kube-dns:dns', 'fd00:10:96::a', 'IPv6'],
+      ],
+    );
+    const text = rulesText(x.dump, x.trees, { label: 'p' });
+    assert.match(
+      text,
+      /^p: nftables tables ip kube-proxy and ip6 kube-proxy, 4 chains, 4 rules, 2 sets/,
+    );
+    assert.match(text, /\[fd00:10:96::a\]:53\/udp {2}\(IPv6\)/);
+    const doc = rulesDoc(x.dump, x.trees, { label: 'p' });
+    assert.equal(doc.counts.tables, 2);
+    // each table's map elements are found by their address, under their own table
+    const hits = buildNftSearchIndex(x.dump, x.trees).search('fd00:10:96::a');
+    assert.ok(hits.some((h) => h.table === 'ip6 kube-proxy' && h.chain === 'service-ips'));
+    assert.ok(!hits.some((h) => h.table === 'ip kube-proxy'));
+  });
+
+  it('a kube-proxy table of a third kind beside a dual-stack pair is said, not read', () => {
+    const table = (family: string) => `table ${family} kube-proxy {\n\tchain services {\n\t}\n}\n`;
+    const x = reads(table('ip') + table('ip6') + table('inet'));
+    assert.ok(x.mode === 'nftables');
+    assert.equal(x.dump.paste?.also?.family, 'ip6');
     assert.deepEqual(x.notes, [
-      'this listing also holds table ip6 kube-proxy (its IPv6 Services), not read here: give `nft list table ip6 kube-proxy` on its own to read it',
+      'this listing also holds table inet kube-proxy, not read here: give it to kdebug rules --file on its own to read it',
     ]);
   });
 

@@ -11,10 +11,11 @@ import { NFT_ERROR } from './iptables/read/paste.js';
 import { parseIptables, TABLES, type Ruleset } from './iptables/read/parse.js';
 import { isIpvs, parseIpvs, type IpvsTable } from './ipvs/listing.js';
 import { buildIpvsTrees } from './ipvs/trees.js';
-import { isNftJson, type NftTable } from './nftables/listing.js';
+import { isNftJson, pairFamilies, type NftTable } from './nftables/listing.js';
 import { isKubeProxyTable, isNftScript, isNftText, parseNftAny } from './nftables/read-text.js';
 import { buildNftServiceTrees, entriesNotListed } from './nftables/trees.js';
 import { type ServiceTrees } from './trees.js';
+import type { IPFamily } from '../ipv6.js';
 import { buildServiceTrees } from './iptables/trees.js';
 
 export type PasteKind = 'nftables' | 'ipvs' | 'iptables' | 'cilium';
@@ -173,18 +174,21 @@ export function readNftPaste(coloured: string, file: string): NftPaste {
   // nft's error report beside the listing quotes rules it refused to load: not the table's
   const errors = nftErrorLines(side ?? text);
   const listing = parseNftAny(withoutLines(side ?? text, errors), file);
+  // kube-proxy's tables in the order listed: a dual-stack node's `nft list ruleset` holds one per
+  // family; a paste that starts inside one is known by its chains and maps
+  const kubeProxy = listing.tables.filter(
+    (t) => t.name === 'kube-proxy' || (t.headless && isKubeProxyTable(t)),
+  );
+  const named = kubeProxy.filter((t) => !t.headless);
   const table =
-    listing.table('ip', 'kube-proxy') ??
-    listing.table('ip6', 'kube-proxy') ??
-    listing.tables.find((t) => t.name === 'kube-proxy') ??
-    // a paste that starts inside kube-proxy's table: its chains and maps say whose it is
-    listing.tables.find((t) => t.headless && isKubeProxyTable(t));
-  // a dual-stack node lists a kube-proxy table per family: the one not read is said
-  const notes = listing.tables
-    .filter((t) => t !== table && t.name === 'kube-proxy')
+    named.find((t) => t.family === 'ip') ?? named.find((t) => t.family === 'ip6') ?? kubeProxy[0];
+  // the other family's table is read with it; a third (an inet copy, a repeat) is said, not read
+  const also = kubeProxy.find((t) => t !== table && isOtherFamily(table!, t));
+  const notes = kubeProxy
+    .filter((t) => t !== table && t !== also)
     .map(
       (t) =>
-        `this listing also holds table ${t.family} kube-proxy (its ${t.family === 'ip6' ? 'IPv6' : 'IPv4'} Services), not read here: give \`nft list table ${t.family} kube-proxy\` on its own to read it`,
+        `this listing also holds ${t.headless ? 'part of a kube-proxy table whose table line is not in it' : `table ${t.family} kube-proxy`}, not read here: give it to kdebug rules --file on its own to read it`,
     );
   if (errors.length > 0)
     notes.unshift(
@@ -193,13 +197,13 @@ export function readNftPaste(coloured: string, file: string): NftPaste {
   if (side !== undefined)
     notes.unshift('a diff: its new side is read (its + and context lines), not the - lines');
   // maps listed without their elements beside Service chains: `nft -t` (--terse) omits them
-  if (table && table.set('service-ips') && entriesNotListed(table))
+  if ([table, also].some((t) => t?.set('service-ips') && entriesNotListed(t)))
     notes.push(
       "the listing's maps hold no elements though Service ports' chains are there (`nft -t` / `--terse` omits them): which address and port lead to each Service port is not in the paste; list without -t for them",
     );
   if (table) {
     const skipped = listing.skipped ?? [];
-    table.paste = { notes, skipped, diff: side !== undefined };
+    table.paste = { notes, skipped, diff: side !== undefined, ...(also ? { also } : {}) };
     return { table, skipped, notes };
   }
   const names = listing.tables.map((t) =>
@@ -227,6 +231,33 @@ export type PasteReading =
   | { mode: 'cilium'; dump: CiliumTable; trees: ServiceTrees }
   | { mode: 'not-kube-proxy'; message: string; iptablesNft: boolean };
 
+/** Whether two kube-proxy tables are a dual-stack node's pair: an ip and an ip6 one (a headless
+ * one's family is not known: it pairs with a named one of either). */
+function isOtherFamily(a: NftTable, b: NftTable): boolean {
+  if (a.headless || b.headless) return a.headless !== b.headless;
+  return (a.family === 'ip' && b.family === 'ip6') || (a.family === 'ip6' && b.family === 'ip');
+}
+
+/** The Service trees of an nft paste: of kube-proxy's table, and where the listing holds both
+ * families' tables, of each, every tree and orphan saying its family. */
+export function nftPasteTrees(table: NftTable): ServiceTrees {
+  const also = table.paste?.also;
+  const trees = buildNftServiceTrees(table);
+  if (!also) return trees;
+  const other = buildNftServiceTrees(also);
+  const [mine, theirs] = pairFamilies(table, also);
+  const mark = (x: ServiceTrees, family: IPFamily) => {
+    for (const t of x.services) t.family = family;
+    for (const o of x.orphans) o.family = family;
+  };
+  mark(trees, mine);
+  mark(other, theirs);
+  return {
+    services: [...trees.services, ...other.services],
+    orphans: [...trees.orphans, ...other.orphans],
+  };
+}
+
 /** Reads a paste as `kdebug rules --file` does; input it cannot read throws the parser's error
  * (FILE:LINE, or the other tool's listing named). */
 export function readPaste(input: string, o: { file: string; table?: string }): PasteReading {
@@ -240,7 +271,7 @@ export function readPaste(input: string, o: { file: string; table?: string }): P
     return {
       mode: 'nftables',
       dump: nft.table,
-      trees: buildNftServiceTrees(nft.table),
+      trees: nftPasteTrees(nft.table),
       skipped: nft.skipped,
       notes: nft.notes,
     };

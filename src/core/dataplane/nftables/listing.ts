@@ -5,6 +5,7 @@
 import { walkBrackets } from '../brackets.js';
 import { ListingParseError } from '../listing-error.js';
 import { excerpt } from '../../sanitize.js';
+import type { IPFamily } from '../../ipv6.js';
 
 export type NftFamily = 'ip' | 'ip6' | 'inet' | 'arp' | 'bridge' | 'netdev';
 
@@ -69,8 +70,19 @@ export interface NftTable {
   unread?: NftUnread[];
   /** How a paste of it was read (`rules --file`): what reading it took or left out, one sentence
    * each (a diff's new side, another family's table), the lines around it skipped, and whether
-   * it was a diff (a hunk holds part of the table). */
-  paste?: { notes: string[]; skipped: number[]; diff: boolean };
+   * it was a diff (a hunk holds part of the table); and the other family's kube-proxy table where
+   * the listing holds both (a dual-stack node's `nft list ruleset`), read with it. */
+  paste?: { notes: string[]; skipped: number[]; diff: boolean; also?: NftTable };
+}
+
+/** The address families of a dual-stack listing's two kube-proxy tables: ip is IPv4, ip6 IPv6,
+ * and one whose table line is not in the paste is the family its named pair is not. */
+export function pairFamilies(a: NftTable, b: NftTable): [IPFamily, IPFamily] {
+  const named = (t: NftTable): IPFamily => (t.family === 'ip6' ? 'IPv6' : 'IPv4');
+  const other = (f: IPFamily): IPFamily => (f === 'IPv6' ? 'IPv4' : 'IPv6');
+  if (a.headless) return [other(named(b)), named(b)];
+  if (b.headless) return [named(a), other(named(a))];
+  return [named(a), named(b)];
 }
 
 /** A line (or a set element) of a text listing that was not read, and the block it is in (none:

@@ -3,14 +3,36 @@
 // port, a node port, a hairpin pair), found by the Service whose chain it leads to.
 import { addTreeDocs, SearchIndex } from '../search.js';
 import type { ServiceTrees } from '../trees.js';
-import type { NftTable } from './listing.js';
+import { hostPort, type IPFamily } from '../../ipv6.js';
+import { pairFamilies, type NftTable } from './listing.js';
 import { ruleText } from './render.js';
 import { portChain } from './trees.js';
 
 const ADDRESS = /^\d{1,3}(?:\.\d{1,3}){3}(?:\/\d{1,2})?(?::\d{1,5})?$/;
+// an ip6 table's addresses and prefixes: hex groups with two colons or more
+const IPV6 = /^[0-9a-f]*:[0-9a-f]*:[0-9a-f:.]*(?:\/\d{1,3})?$/i;
+const isAddress = (word: string) => ADDRESS.test(word) || IPV6.test(word);
 
 export function buildNftSearchIndex(t: NftTable, trees: ServiceTrees): SearchIndex {
   const index = new SearchIndex();
+  const also = t.paste?.also;
+  if (!also) addTable(index, t, trees);
+  else {
+    // a dual-stack paste: each family's table with its own trees
+    const [mine, theirs] = pairFamilies(t, also);
+    addTable(index, t, ofFamily(trees, mine));
+    addTable(index, also, ofFamily(trees, theirs));
+  }
+  return index.seal();
+}
+
+const ofFamily = (trees: ServiceTrees, family: IPFamily): ServiceTrees => ({
+  services: trees.services.filter((s) => s.family === family),
+  orphans: trees.orphans.filter((o) => o.family === family),
+});
+
+/** A table's trees, chains, rules and map elements. */
+function addTable(index: SearchIndex, t: NftTable, trees: ServiceTrees): void {
   const table = `${t.family} ${t.name}`;
   const { owner } = addTreeDocs(index, trees, table);
   const serviceOf = (chain: string) => owner.get(chain) ?? portChain(chain)?.name;
@@ -22,7 +44,7 @@ export function buildNftSearchIndex(t: NftTable, trees: ServiceTrees): SearchInd
       if (r.comment) index.add({ ...at, text: r.comment }, true);
       // the addresses, CIDRs and ip:port targets the rule names
       for (const word of ruleText(r).replace(/[{},]/g, ' ').split(/\s+/))
-        if (ADDRESS.test(word)) index.add({ ...at, text: word });
+        if (isAddress(word)) index.add({ ...at, text: word });
     });
   }
   for (const set of t.sets)
@@ -39,9 +61,8 @@ export function buildNftSearchIndex(t: NftTable, trees: ServiceTrees): SearchInd
       // "10.96.0.10 . tcp . 53" is found as 10.96.0.10:53, "tcp . 31768" as 31768
       const [first, second, third, fourth] = e.key.map(String);
       const port = fourth ?? third;
-      if (first && /^\d+\.\d+\.\d+\.\d+(\/\d+)?$/.test(first))
-        index.add({ ...at, text: port && /^\d+$/.test(port) ? `${first}:${port}` : first });
+      if (first && (/^\d+\.\d+\.\d+\.\d+(\/\d+)?$/.test(first) || IPV6.test(first)))
+        index.add({ ...at, text: port && /^\d+$/.test(port) ? hostPort(first, port) : first });
       else if (second && /^\d+$/.test(second)) index.add({ ...at, text: second });
     });
-  return index.seal();
 }
