@@ -165,6 +165,23 @@ describe('drift by behaviour on many ports alike: one walk tells for ports the s
     );
   });
 
+  it("an extra rule harmless at one port's chain end, and first in another's: found on the second", () => {
+    const svcChain = (vip: string) => / -j (KUBE-SVC-\S+)/.exec(jumpOf(clean, vip))![1]!;
+    const lines = clean.split('\n');
+    const a = svcChain('172.30.0.13');
+    const b = svcChain('172.30.0.23');
+    // after its last jump (one no packet passes) the DROP is never reached; before its first,
+    // every packet meets it
+    const last = lines.findLastIndex((l) => l.startsWith(`-A ${a} `));
+    lines.splice(last + 1, 0, `-A ${a} -j DROP`);
+    const first = lines.findIndex((l) => l.startsWith(`-A ${b} `));
+    lines.splice(first, 0, `-A ${b} -j DROP`);
+    assert.deepEqual(drift(lines.join('\n')), [
+      'warning rule-behaviour-differs ns23/svc-23:http',
+      'info rule-text-differs',
+    ]);
+  });
+
   it("a port's packets walk through its own part of kube-proxy's rules as through all of them", () => {
     const exp = expectedRules(view, BENCH_NODE, { release: { minor: 20 } });
     const meeting = portsMeeting(exp);
@@ -230,7 +247,12 @@ describe('drift by behaviour on many ports alike: one walk tells for ports the s
     const port = (n: number) => exp.servicePorts.find((p) => p.name === `ns${n}/svc-${n}:http`)!;
     const none = { expected: [] as string[], actual: [] as string[] };
     const shared = sharedRules(parseIptables(clean));
-    const key = (n: number, d = none, s = shared) => behaviourKey(exp, port(n), d, s);
+    const actual = parseIptables(clean);
+    const rulesOf = (table: string, chain: string) => {
+      const t = actual.table(table);
+      return t?.chain(chain)?.ruleIds.map((id) => t.text(id)) ?? [];
+    };
+    const key = (n: number, d = none, s = shared) => behaviourKey(exp, port(n), d, s, rulesOf);
     assert.ok(key(13) !== undefined);
     assert.equal(key(13), key(23));
     assert.notEqual(key(13), key(16)); // a NodePort

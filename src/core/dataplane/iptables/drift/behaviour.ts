@@ -147,6 +147,7 @@ export function behaviourKey(
   sp: ExpectedServicePort,
   diff: { expected: readonly string[]; actual: readonly string[] },
   shared: SharedRules,
+  chainRules: (table: string, chain: string) => readonly string[],
 ): string | undefined {
   const hosts = [sp.clusterIP, ...sp.externalIPs, ...sp.loadBalancerIPs];
   const endpoints = sp.allEndpoints;
@@ -196,6 +197,18 @@ export function behaviourKey(
     ...rules.filter.map((r) => line('filter', r)),
   ];
   const left = [...differs].flatMap(([l, n]) => Array<string>(n).fill(l));
+  // the port's own chains the node's side differs in, whole and in order: a rule's place in its
+  // chain is part of what it does (a DROP before the jumps, or after the last); in the shared
+  // chains the rules met below keep their order
+  const differing = new Set<string>();
+  for (const l of diff.actual) {
+    const [, table, , chain] = l.split(' ', 4) as [string, string, string, string];
+    if (PORT_CHAIN.test(chain)) differing.add(`${table} ${chain}`);
+  }
+  const placed = [...differing].flatMap((at) => {
+    const [table, chain] = at.split(' ') as [string, string];
+    return [`@ ${at}`, ...chainRules(table, chain)];
+  });
   const met = [...hosts, ...ports].flatMap((k) => shared.byName.get(k) ?? []);
   return [
     ...lines,
@@ -203,6 +216,7 @@ export function behaviourKey(
     ...left.map(renamed),
     '+',
     ...diff.actual.map(renamed),
+    ...placed.map(renamed),
     '=',
     ...met.map(renamed),
   ].join('\n');

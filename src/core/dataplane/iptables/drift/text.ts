@@ -153,6 +153,13 @@ function otherRelease(c: DriftContext, signs: string | undefined): Other | undef
   return signs ? { who: 'an older kube-proxy' } : undefined;
 }
 
+/** A chain's rules as the node's dump holds them, in order, as the drift's lines spell them. */
+function chainRules(c: DriftContext, table: string, chain: string): string[] {
+  const t = table === 'nat' ? c.nat : table === 'filter' ? c.filter : undefined;
+  const x = t?.chain(chain);
+  return x ? x.ruleIds.map((id) => t!.text(id)) : [];
+}
+
 /** How many ports are walked through their own part of kube-proxy's rules before all of them
  * are parsed once (a few distinct shapes on most nodes; every port where none fold). */
 const FEW_WALKS = 32;
@@ -194,7 +201,11 @@ function foldByBehaviour(
     // a port with a finding already says what differs there
     if (flagged.has(owner)) continue;
     const sp = owner === NODE ? undefined : byName.get(owner);
-    const key = sp && behaviourKey(c.exp, sp, d, (shared ??= sharedRules(c.actual)));
+    const key =
+      sp &&
+      behaviourKey(c.exp, sp, d, (shared ??= sharedRules(c.actual)), (table, chain) =>
+        chainRules(c, table, chain),
+      );
     const same = key !== undefined && walkedSame.has(key);
     const walks = !sp || same ? [] : behaviourDiffers(c.exp, want(sp), c.actual, sp);
     if (key !== undefined && walks.length === 0) walkedSame.add(key);
