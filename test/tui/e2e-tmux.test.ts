@@ -253,7 +253,8 @@ describe('the traps of the first ten minutes, in a terminal', skip, () => {
     const r = run(
       `export PATH=${kdebugOnPath()}:$PATH; source <(kdebug completion bash); complete -p kdebug`,
     );
-    const s = await waitFor2('the exit line', r.exited);
+    // each completion starts kdebug: a machine busy with the other tests may take seconds
+    const s = await waitFor2('the exit line', r.exited, 20_000);
     assert.equal(r.code(s), 0, s);
     t2('send-keys', '-t', SESSION, 'C-l');
     for (const [typed, completed] of [
@@ -266,8 +267,10 @@ describe('the traps of the first ten minutes, in a terminal', skip, () => {
       t2('send-keys', '-t', SESSION, '-l', typed!);
       t2('send-keys', '-t', SESSION, 'Tab');
       // the line as the shell shows it (the pane keeps no trailing blank)
-      await waitFor2(`TAB after "${typed}"`, (x) =>
-        x.split('\n').some((l) => l === `$ ${completed!.trimEnd()}`),
+      await waitFor2(
+        `TAB after "${typed}"`,
+        (x) => x.split('\n').some((l) => l === `$ ${completed!.trimEnd()}`),
+        20_000,
       );
       t2('send-keys', '-t', SESSION, 'C-c');
     }
