@@ -4,7 +4,7 @@ import { Analysis } from '../core/analysis.js';
 import { recordedFamily } from '../core/facts.js';
 import { parseIptables, TABLES } from '../core/dataplane/iptables/read/parse.js';
 import { linesFrom, nftPasteTrees, pasteForm, readNftPaste } from '../core/dataplane/paste.js';
-import { buildNftSearchIndex } from '../core/dataplane/nftables/search.js';
+import { buildNftPasteSearchIndex } from '../core/dataplane/nftables/search.js';
 import type { ServiceTrees } from '../core/dataplane/trees.js';
 import type { Facts } from '../core/model.js';
 import { treeSearchIndex } from '../core/dataplane/search.js';
@@ -153,12 +153,6 @@ function nftRules(
   if (shown === 'tui') {
     // text and JSON carry the notes among their warnings; the TUI is told them here
     for (const note of notes) tell(`warning: ${d.file}: ${note}`);
-    const also = table.paste?.also;
-    // the TUI shows one table: a dual-stack listing's other family's table is said, not shown
-    if (also)
-      tell(
-        `warning: ${d.file}: this listing also holds table ${also.family} kube-proxy, not shown in the TUI: -o text or -o json shows both tables' Services`,
-      );
     // one table, no objects: the screens that need the cluster say so
     const facts: Facts = { objects: [], nodes: {}, meta: {} };
     const rules = { label: d.label, text, nft: table };
@@ -226,7 +220,7 @@ function print(
         : 'kind' in rs
           ? treeSearchIndex(trees, 'ipvs')
           : 'family' in rs
-            ? buildNftSearchIndex(rs, trees)
+            ? buildNftPasteSearchIndex(rs, trees)
             : buildSearchIndex(rs, trees);
     const hits = index.search(o.search);
     if (json) writeDoc(searchDoc(o.search, hits));

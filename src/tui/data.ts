@@ -13,7 +13,7 @@ import { treeSearchIndex, type SearchHit, type SearchIndex } from '../core/datap
 import { buildSearchIndex } from '../core/dataplane/iptables/search.js';
 import type { ServiceTrees } from '../core/dataplane/trees.js';
 import { narrowed } from '../core/kube/service-ref.js';
-import type { NftTable } from '../core/dataplane/nftables/listing.js';
+import { pairFamilies, type NftTable } from '../core/dataplane/nftables/listing.js';
 import type { CiliumTable } from '../core/dataplane/cilium/listing.js';
 import { buildNftSearchIndex } from '../core/dataplane/nftables/search.js';
 import { couldNotRead } from '../core/dataplane/dataplane.js';
@@ -157,6 +157,23 @@ export interface AnalyzeOptions {
   client?: DiagnoseOptions['client'];
 }
 
+/** The file given to `rules --file` as a node; a dual-stack nft listing's two kube-proxy tables
+ * as two, each with its family, as a recorded dual-stack node's are. */
+function givenNodes(
+  analysis: Analysis,
+  rules: NonNullable<AnalyzeOptions['rules']>,
+  view: ClusterView,
+): NodeData[] {
+  const given = { ...rules, source: rules.label };
+  const also = rules.nft?.paste?.also;
+  if (!rules.nft || !also) return [nodeData(analysis.node(rules.label, given), view)];
+  const [mine, theirs] = pairFamilies(rules.nft, also);
+  return [
+    nodeData(analysis.node(rules.label, given, mine), view),
+    nodeData(analysis.node(rules.label, { ...given, nft: also }, theirs), view),
+  ];
+}
+
 /** The core's expected rules for the node, compared with its dump, or why they cannot be. */
 function driftOf(node: NodeAnalysis, view: ClusterView): NodeDrift | { error: string } {
   const r = node.rules();
@@ -191,7 +208,7 @@ export function analyze(
   const facts = analysis.facts;
   const view = analysis.view;
   const nodes = o.rules
-    ? [nodeData(analysis.node(o.rules.label, { ...o.rules, source: o.rules.label }), view)]
+    ? givenNodes(analysis, o.rules, view)
     : recordedNodes(facts).flatMap((n) => [
         nodeData(analysis.node(n), view),
         // the IPv6 proxier's rules, where they were read, beside the IPv4 ones

@@ -13,7 +13,7 @@ import type { ForeignKind } from '../../src/core/dataplane/iptables/read/parse.j
 import { readPaste, type PasteReading } from '../../src/core/dataplane/paste.js';
 import type { ServiceTree, ServiceTrees } from '../../src/core/dataplane/trees.js';
 import { rulesDoc, rulesText } from '../../src/output/rules.js';
-import { buildNftSearchIndex } from '../../src/core/dataplane/nftables/search.js';
+import { buildNftPasteSearchIndex } from '../../src/core/dataplane/nftables/search.js';
 
 interface ServiceReading {
   id: string;
@@ -811,7 +811,7 @@ table ip kube-proxy { # handle 5
     const doc = rulesDoc(x.dump, x.trees, { label: 'p' });
     assert.equal(doc.counts.tables, 2);
     // each table's map elements are found by their address, under their own table
-    const hits = buildNftSearchIndex(x.dump, x.trees).search('fd00:10:96::a');
+    const hits = buildNftPasteSearchIndex(x.dump, x.trees).search('fd00:10:96::a');
     assert.ok(hits.some((h) => h.table === 'ip6 kube-proxy' && h.chain === 'service-ips'));
     assert.ok(!hits.some((h) => h.table === 'ip kube-proxy'));
   });

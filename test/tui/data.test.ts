@@ -14,6 +14,7 @@ import {
 } from '../../src/tui/screens/rules-rows.js';
 import { traceDestinations, traceSources, walk } from '../../src/tui/screens/trace-model.js';
 import { clusterIpObjects, NODE_A_TABLE } from '../support/nft-lab.js';
+import { readNftPaste } from '../../src/core/dataplane/paste.js';
 
 const facts = await readSnapshot(new URL('../../snapshots/nginx-svc', import.meta.url).pathname);
 const target = { namespace: 'default', service: 'nginx-svc' };
@@ -78,6 +79,39 @@ describe('what the screens get from the core', () => {
     assert.match(
       (onlyRules.nodes[0]!.drift() as { error: string }).error,
       /Services and their endpoints/,
+    );
+  });
+});
+
+describe('what the screens get from a dual-stack nft listing given to rules --file', () => {
+  const both = ['v4', 'v6']
+    .map((f) => readFileSync(`test/fixtures/releases/37/nftables-overall-${f}.nft`, 'utf8'))
+    .join('');
+  const nft = readNftPaste(both, 'ruleset.nft');
+  assert.ok(!('notKubeProxy' in nft));
+  const nodes = analyze(
+    { objects: [], nodes: {}, meta: {} },
+    { rules: { label: 'ruleset.nft', text: both, nft: nft.table } },
+  ).nodes;
+
+  it('each table is a node of its family, with its own trees and search', () => {
+    assert.deepEqual(
+      nodes.map((n) => [n.label, n.family, n.nft?.family]),
+      [
+        ['ruleset.nft', 'IPv4', 'ip'],
+        ['ruleset.nft IPv6', 'IPv6', 'ip6'],
+      ],
+    );
+    assert.ok(nodes[0]!.trees!.services.every((t) => !t.clusterIP?.includes(':')));
+    assert.ok(nodes[1]!.trees!.services.length > 0);
+    assert.ok(nodes[1]!.trees!.services.every((t) => t.clusterIP?.includes(':')));
+    assert.ok(nodes[1]!.search()!.search('fd00:172:30::41').length > 0);
+    // the ip table's node finds its own Services by address
+    assert.ok(
+      nodes[0]!
+        .search()!
+        .search('172.30.0.41')
+        .some((h) => h.kind === 'service'),
     );
   });
 });

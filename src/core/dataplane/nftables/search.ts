@@ -15,14 +15,19 @@ const isAddress = (word: string) => ADDRESS.test(word) || IPV6.test(word);
 
 export function buildNftSearchIndex(t: NftTable, trees: ServiceTrees): SearchIndex {
   const index = new SearchIndex();
+  addTable(index, t, trees);
+  return index.seal();
+}
+
+/** The same over a pasted listing: where it holds a dual-stack node's two kube-proxy tables
+ * (trees of both, each with its family), each table with its own family's trees. */
+export function buildNftPasteSearchIndex(t: NftTable, trees: ServiceTrees): SearchIndex {
   const also = t.paste?.also;
-  if (!also) addTable(index, t, trees);
-  else {
-    // a dual-stack paste: each family's table with its own trees
-    const [mine, theirs] = pairFamilies(t, also);
-    addTable(index, t, ofFamily(trees, mine));
-    addTable(index, also, ofFamily(trees, theirs));
-  }
+  if (!also) return buildNftSearchIndex(t, trees);
+  const index = new SearchIndex();
+  const [mine, theirs] = pairFamilies(t, also);
+  addTable(index, t, ofFamily(trees, mine));
+  addTable(index, also, ofFamily(trees, theirs));
   return index.seal();
 }
 
