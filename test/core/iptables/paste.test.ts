@@ -748,6 +748,12 @@ describe('iptables -L pastes cut short', () => {
       ['Chain', 'a Chain line'],
       ['Chain KUBE-SEP-O5ROI2O3K6SCVUFM (', 'a Chain line'],
       [' pkts bytes target', 'a column header'],
+      // cut in its last column's name, with or without -v's columns
+      [
+        ' pkts bytes target     prot opt in     out     source               destin',
+        'a column header',
+      ],
+      ['target     prot opt source               dest', 'a column header'],
     ]) {
       const rs = parseIptables(listing(last!), { table: 'nat' });
       assert.equal(rs.table('nat')!.chain('KUBE-SERVICES')!.ruleCount, 1, last);

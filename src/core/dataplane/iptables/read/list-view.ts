@@ -371,17 +371,28 @@ function cutHead(
   if (/^Chain(?: \S+(?: \([^)]*)?)?$/.test(t)) return 'a Chain line';
   if (/^C(?:h(?:ai?)?)?$/.test(t)) return "a Chain line or a rule's target";
   const words = t.split(/\s+/);
-  const header = ['num', 'pkts', 'bytes', 'target', 'prot', 'opt', 'in', 'out', 'source'];
-  const at = header.indexOf(words[0]!);
-  // its last word may be cut too ("tar")
+  // its last word may be cut too ("tar", "destin"): the words of one of the headers -L prints
   const cut =
-    at >= 0 &&
     words.length > 1 &&
-    words.every((w, k) =>
-      k === words.length - 1 ? header[at + k]?.startsWith(w) : header[at + k] === w,
+    HEADERS.some((header) =>
+      words.every((w, k) => (k === words.length - 1 ? header[k]?.startsWith(w) : header[k] === w)),
     );
   return cut ? 'a column header' : undefined;
 }
+
+/** The column headers -L prints: with --line-numbers (num), -v (pkts bytes, in out), or neither. */
+const HEADERS = [true, false].flatMap((num) =>
+  [true, false].map((v) => [
+    ...(num ? ['num'] : []),
+    ...(v ? ['pkts', 'bytes'] : []),
+    'target',
+    'prot',
+    'opt',
+    ...(v ? ['in', 'out'] : []),
+    'source',
+    'destination',
+  ]),
+);
 
 /** What kdebug keeps of text -L printed and it does not read: a match no packet is known to meet. */
 const unreadMatch = (shown: string) => `-m ${UNREAD} --as ${quoted(shown)}`;
