@@ -442,6 +442,35 @@ describe('pastes cut short', () => {
     assert.match(String(truncated(rule)[0]![1]), /^the paste is cut at line 4: it ends mid-rule/);
   });
 
+  it("a last rule cut in or after its target option's name is a cut, not a whole rule", () => {
+    const declared = [
+      '-P PREROUTING ACCEPT',
+      '-N KUBE-MARK-DROP',
+      '-N KUBE-SEP-AAAAAAAAAAAAAAAA',
+      '-N KUBE-SVC-AAAAAAAAAAAAAAAA',
+    ];
+    for (const [last, why] of [
+      ['-A KUBE-MARK-DROP -j MARK --set-xm', 'inside its MARK option\'s name \\("--set-xm"\\)'],
+      ['-A KUBE-SEP-AAAAAAAAAAAAAAAA -p tcp -m tcp -j DNAT --to-destination', 'DNAT without'],
+    ] as const) {
+      const rs = parseIptables([...declared, last].join('\n'), { table: 'nat' });
+      const cut = truncated(rs);
+      assert.equal(cut.length, 1, last);
+      assert.match(String(cut[0]![1]), new RegExp(`cut at line 5: it ends mid-rule .*${why}`));
+      // the chains declared above the cut have their rules past it: none is claimed empty
+      assert.match(rs.table('nat')!.partial.get('KUBE-SVC-AAAAAAAAAAAAAAAA') ?? '', /cut/);
+    }
+    // whole: a flag option ends a rule, and MARK's value follows its option
+    for (const last of [
+      '-A KUBE-POSTROUTING -j MASQUERADE --random-fully',
+      '-A KUBE-MARK-DROP -j MARK --set-xmark 0x8000/0x8000',
+    ])
+      assert.deepEqual(
+        truncated(parseIptables([...declared, last].join('\n'), { table: 'nat' })),
+        [],
+      );
+  });
+
   it('a save table that ends in "...": the elision is why it has no COMMIT, said once', () => {
     const whole = nat('AAAAAAAAAAAAAAAA');
     const rs = parseIptables(`${whole}\n...\n\n`);

@@ -15,6 +15,7 @@ import {
   type WarningKind,
 } from './paste.js';
 import { isEscapedDump, unescapeDump } from './escaped.js';
+import { cutTargetOption } from './cut-option.js';
 import { COLOURS_REMOVED, hasColours, stripColours } from '../../colours.js';
 import { isLog } from './logs.js';
 import { isListView, listViewToRules, type ListViewCut } from './list-view.js';
@@ -1072,6 +1073,9 @@ class DumpParser {
     const cutTarget = end ? CUT_FIXED_TARGET.exec(spec)?.[1] : undefined;
     if (cutTarget !== undefined && cutFixedName(cutTarget))
       return this.cutShort(`a rule cut inside its target's name ("${cutTarget}")`);
+    // "-j MARK --set-xm", "-j DNAT --to-destination": cut in or after an option's name
+    const cutOption = end ? cutTargetOption(spec) : undefined;
+    if (cutOption !== undefined) return this.cutShort(cutOption);
     // kube-proxy names its chains with 16 hash characters: fewer at the input's very end is a cut
     // (an -L row prints more columns after its target: its end is not the name's)
     const cutName = end ? CUT_NAME.exec(spec)?.[1] : undefined;
