@@ -1582,6 +1582,24 @@ $ iptables-save | grep dns-tcp
       (e: unknown) => e instanceof NoRulesError && e.foreign === 'nft-error',
     );
   });
+
+  it("nft aborting on its own assertion where a listing was asked for is named as nft's crash", () => {
+    // a root prompt, the command, nft's assertion, the shell's "Aborted": no table in it
+    for (const prompt of ['vm-001 ~ # ', '$ sudo '])
+      assert.throws(
+        () =>
+          readPaste(
+            [
+              `${prompt}nft list table ip kube-proxy`,
+              "nft: netlink_delinearize.c:136: netlink_parse_concat_expr: Assertion `consumed > 0' failed.",
+              'Aborted (core dumped)',
+            ].join('\n'),
+            { file: 'p.txt' },
+          ),
+        (e: unknown) =>
+          e instanceof NoRulesError && e.foreign === 'nft-crash' && /nft failing/.test(e.message),
+      );
+  });
 });
 
 describe("Cilium's status pasted before another tool's listing", () => {

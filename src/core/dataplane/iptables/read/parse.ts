@@ -703,6 +703,8 @@ class DumpParser {
     if (seen * 4 < this.nonBlank) return undefined;
     // nft's errors quote the rules it refused: what the paste is, whatever they quote
     if (this.foreign.has('nft-error')) return 'nft-error';
+    // nft's crash in place of a listing: what the paste is, whatever else was typed around it
+    if (this.foreign.has('nft-crash')) return 'nft-crash';
     let best: ForeignKind | undefined;
     for (const [kind, lines] of this.foreign) {
       if (kind === 'kube-proxy-nft') return kind; // its tables sit among iptables-nft's

@@ -40,6 +40,7 @@ export type ForeignKind =
   | 'nft-tables'
   | 'nft-rules'
   | 'nft-error'
+  | 'nft-crash'
   | 'conntrack'
   | 'ip-addr';
 
@@ -54,6 +55,8 @@ export const FOREIGN: Record<ForeignKind, string> = {
     "this is the connection tracking table (`conntrack -L`, /proc/net/nf_conntrack): each connection with its original and reply addresses, which show where a Service's DNAT sent it, not the rules that choose: run `iptables-save` (`nft list table ip kube-proxy`, `ipvsadm -Ln`) on the node for those",
   'nft-error':
     "these are nft's error messages (FILE:LINE:COL: Error: ...) for rules it was asked to load, as kube-proxy's log repeats them when its nftables sync fails: they quote the rules kube-proxy tried to write, not what the node holds; the error says what the kernel or nft refused: run `nft list table ip kube-proxy` on the node and give kdebug that",
+  'nft-crash':
+    "this is nft failing where a listing was asked for (its own assertion failed and it aborted): no rule, set or map of the node is in the paste; an nft older than the kube-proxy that wrote the table may not decode it: list it with the nft in kube-proxy's own image (`kubectl -n kube-system exec KUBE-PROXY-POD -- nft list table ip kube-proxy`) and give kdebug that",
   'kube-proxy-nft':
     "this is kube-proxy's nftables table (nftables mode), in a form kdebug cannot read as a listing here (a fragment, a diff, a quote): give it `nft list table ip kube-proxy` (or `nft -j list table ip kube-proxy`) as printed",
   ipvsadm:
@@ -221,6 +224,9 @@ const FOREIGN_LINES: [RegExp, ForeignKind][] = [
   // nft's own error report ("/dev/stdin:892:87-100: Error: Could not process rule: ..."), as a
   // log viewer may frame it ("│ "): the input's file, line and columns, then what nft refused
   [NFT_ERROR, 'nft-error'],
+  // nft aborting on its own assertion ("nft: netlink_delinearize.c:136: netlink_parse_concat_expr:
+  // Assertion `consumed > 0' failed."), where the table it was asked to list should be
+  [/^nft: [\w./-]+\.c:\d+: \w+: Assertion .* failed\.?$/, 'nft-crash'],
   // `nft list tables`: a table's name alone on its line
   [/^table (?:ip6?|inet|arp|bridge|netdev) \S+$/, 'nft-tables'],
   [/^(?:add |delete |flush )?(?:table|chain|map|set) (?:ip6?|inet) kube-proxy\b/, 'kube-proxy-nft'],
