@@ -811,6 +811,39 @@ describe('iptables -L pastes cut short', () => {
     assert.deepEqual([...rs.table('nat')!.partial.keys()], ['KUBE-SEP-A']);
   });
 
+  it('two -L rows run together on one line (the line end after a comment lost): both read', () => {
+    for (const [header, pad] of [
+      ['target     prot opt source               destination', ''],
+      [
+        ' pkts bytes target     prot opt in     out     source               destination',
+        '    5   300 ',
+      ],
+    ]) {
+      const ifs = pad ? '*      *       ' : '';
+      const rs = parseIptables(
+        [
+          '> iptables -L -n',
+          'Chain INPUT (policy ACCEPT)',
+          header,
+          `${pad}KUBE-EXTERNAL-SERVICES  all  --  ${ifs}0.0.0.0/0            0.0.0.0/0            ctstate NEW /* kubernetes externally-visible service portals */${pad}KUBE-FIREWALL  all  --  ${ifs}0.0.0.0/0            0.0.0.0/0`,
+          '',
+        ].join('\n'),
+      );
+      // the quoted command names the table (filter, -L's default)
+      assert.deepEqual(
+        rs.tables.map((t) => t.name),
+        ['filter'],
+      );
+      const input = rs.table('filter')!.chain('INPUT')!;
+      assert.deepEqual(
+        input.rules.map((r) => r.target?.name),
+        ['KUBE-EXTERNAL-SERVICES', 'KUBE-FIREWALL'],
+        header,
+      );
+      assert.ok(rs.warnings.some((w) => w.kind === 'joined' && w.line === 4));
+    }
+  });
+
   it('a row broken after its counters or number, a column header after "pkts bytes": read with the next line', () => {
     const whole = listing(
       '    0     0 KUBE-SVC-TCOU7JCQXEZGVUNU  udp  --  *      *       0.0.0.0/0            10.152.183.10        /* kube-system/kube-dns:dns cluster IP */ udp dpt:53',

@@ -197,6 +197,19 @@ export function listViewToRules(text: string): ListViewRules {
         return `-A ${chain}`;
       }
     }
+    // the next row run on from this one's end (its line end lost in copying): both read, on
+    // this line, as the rules parser reads rules run together
+    const on = runOn(line, columns);
+    if (on !== undefined) {
+      const [a, b] = [
+        ruleOf(line.slice(0, on), chain, columns, false),
+        ruleOf(line.slice(on), chain, columns, false),
+      ];
+      if (a && b && !('cut' in a) && !('cut' in b)) {
+        if (a.unread || b.unread) unread.push(i + 1);
+        return `${a.text} ${b.text}`;
+      }
+    }
     const rule = ruleOf(line, chain, columns, i === lastText);
     // cut mid-rule: the rules parser says so, and takes its chain as read only in part
     if (rule && 'cut' in rule) {
@@ -414,6 +427,23 @@ function printedNumbers(numbers: (keyof typeof PRINTED)[]): string {
 }
 
 /** One rule line of the listing in -S form; undefined when it is not one. */
+/** Where a second row starts on a row's line, run on after its first (after the blank or the
+ * comment's end it follows): its columns up to the protocol and option columns, as -L prints
+ * them; undefined where the line holds one row. */
+function runOn(line: string, cols: Columns): number | undefined {
+  const numbers = (cols.num ? 1 : 0) + (cols.counters ? 2 : 0);
+  const row = new RegExp(
+    `(?:\\s|\\*/)((?:\\d+[KMGT]? +){${numbers}}[\\w-]+ +!?(?:all|tcp|udp|sctp|icmp|ipv6-icmp|\\d+) +(?:--|-f|!f) )`,
+    'g',
+  );
+  const first = line.search(/\S/);
+  for (const m of line.matchAll(row)) {
+    const at = m.index + m[0].length - m[1]!.length;
+    if (at > first) return at;
+  }
+  return undefined;
+}
+
 function ruleOf(
   line: string,
   chain: string,

@@ -291,7 +291,9 @@ export function classifyLine(line: string): LineClass {
   for (const [re, foreign] of FOREIGN_LINES) if (re.test(bare)) return { kind: 'foreign', foreign };
   if (PROMPT.test(line) || (line.startsWith('# ') && COMMANDS.test(line.slice(2))))
     return { kind: 'prompt' };
-  if (COMMANDS.test(line) || /^-[IDXFRZCLS]\b/.test(line)) return { kind: 'command' };
+  // a command quoted ("> iptables -L -n") is the command all the same
+  if (COMMANDS.test(line) || COMMANDS.test(bare) || /^-[IDXFRZCLS]\b/.test(line))
+    return { kind: 'command' };
   return { kind: 'prose' };
 }
 
