@@ -471,6 +471,41 @@ describe('pastes cut short', () => {
       );
   });
 
+  it('a rule wrapped by the terminal onto the next line (mid-word) is read as one rule', () => {
+    const jump =
+      '-A PREROUTING -m addrtype --dst-type LOCAL -m comment --comment "handle service NodePorts; NOTE: this must be the last rule in the chain" -j KUBE-NODEPORT-CONTAINER';
+    const wrapAt = jump.length - 6; // "...-j KUBE-NODEPORT-CON" then "TAINER"
+    const dump = (rule: string[]) =>
+      [
+        '*nat',
+        ':PREROUTING ACCEPT [0:0]',
+        ':KUBE-NODEPORT-CONTAINER - [0:0]',
+        ...rule,
+        '-A KUBE-NODEPORT-CONTAINER -p tcp -m comment --comment "default/my-nginx:" -m tcp --dport 32749 -j REDIRECT --to-ports 39018',
+        'COMMIT',
+      ].join('\n');
+    const rs = parseIptables(dump([`${jump.slice(0, wrapAt)}`, `${jump.slice(wrapAt)} `]));
+    const nat = rs.table('nat')!;
+    assert.deepEqual(
+      nat.chain('PREROUTING')!.rules.map((r) => r.target?.name),
+      ['KUBE-NODEPORT-CONTAINER'],
+    );
+    const said = rs.warnings
+      .filter((w) => w.kind !== 'mode')
+      .map((w) => [w.kind, w.line, w.message]);
+    assert.deepEqual(said, [
+      [
+        'view',
+        4,
+        'lines 4-5: a rule longer than the terminal it was copied from, gone on at the start of the next line: read as one rule',
+      ],
+    ]);
+    // prose after a rule no longer than the lines above it is prose, not the rule's rest
+    const prose = parseIptables(dump([jump, 'TAINER is what this says']));
+    assert.equal(prose.table('nat')!.chain('PREROUTING')!.ruleCount, 1);
+    assert.ok(prose.warnings.some((w) => w.kind === 'prose' && w.line === 5));
+  });
+
   it('a save table that ends in "...": the elision is why it has no COMMIT, said once', () => {
     const whole = nat('AAAAAAAAAAAAAAAA');
     const rs = parseIptables(`${whole}\n...\n\n`);

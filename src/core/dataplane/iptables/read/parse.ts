@@ -16,6 +16,7 @@ import {
 } from './paste.js';
 import { isEscapedDump, unescapeDump } from './escaped.js';
 import { cutTargetOption } from './cut-option.js';
+import { unwrapRules, wrappedNote } from './wrapped.js';
 import { COLOURS_REMOVED, hasColours, stripColours } from '../../colours.js';
 import { isLog } from './logs.js';
 import { isListView, listViewToRules, type ListViewCut } from './list-view.js';
@@ -259,7 +260,20 @@ export function parseIptables(input: Uint8Array | string, options: ParseOptions 
     return rs;
   }
   // an `iptables -L` listing, read as the -S rules it shows, each on the paste's own line
-  if (isListView(head)) {
+  const listing = isListView(head);
+  // a rule longer than the terminal it was copied from, gone on at the next line's start
+  const unwrapped = listing ? undefined : unwrapRules(bytes);
+  if (unwrapped) {
+    const rs = new DumpParser(toBytes(unwrapped.text), options).run();
+    // the line a rule went on to is left blank: not said as a blank line of the paste
+    const gone = new Set(unwrapped.lines);
+    const kept = rs.warnings.filter((w) => !(w.kind === 'blank' && gone.has(w.line ?? 0)));
+    rs.warnings.length = 0;
+    rs.warnings.push(wrappedNote(unwrapped.lines));
+    for (const w of kept) rs.warnings.push(w);
+    return rs;
+  }
+  if (listing) {
     const view = listViewToRules(new TextDecoder().decode(bytes));
     const listView = {
       listingStarts: view.listingStarts,

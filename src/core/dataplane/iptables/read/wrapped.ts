@@ -1,0 +1,79 @@
+// iptables-save / -S lines wrapped by the terminal they were copied from: a rule longer than the
+// screen goes on at the start of the next line ("... -j KUBE-NODEPORT-CON" then "TAINER"). The
+// rule is read whole again; the line it went on to is left blank, so line numbers stay the
+// paste's.
+import { RuleLexer } from './lexer.js';
+import { classifyLine } from './paste.js';
+
+/** Pastes larger than this come from a file, not a terminal's screen: not looked at. */
+const MAX_BYTES = 1 << 20;
+/** A screen narrower than this wraps far more than one rule in a paste. */
+const MIN_WIDTH = 80;
+const RULE = /^(?:\[\d+:\d+\] )?-A \S/;
+/** What a dump's own lines start with: never the rest of a rule. */
+const DUMP_LINE = /^(?:COMMIT\b|[-*:#[])/;
+
+export interface Unwrapped {
+  text: string;
+  /** The lines a rule went on to, 1-based, each after the line its rule starts on. */
+  lines: number[];
+}
+
+/** The paste with each wrapped rule joined again, or undefined where none is. */
+export function unwrapRules(bytes: Uint8Array): Unwrapped | undefined {
+  if (bytes.length > MAX_BYTES) return undefined;
+  const lines = new TextDecoder().decode(bytes).split('\n');
+  const joined: number[] = [];
+  let widest = 0; // the longest line above: a wrapped line fills the screen, none is longer
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!.replace(/\r$/, '');
+    const prev = i > 0 ? lines[i - 1]!.replace(/\r$/, '') : '';
+    if (
+      i > 0 &&
+      line.trim() !== '' &&
+      !/^\s/.test(line) &&
+      !DUMP_LINE.test(line) &&
+      RULE.test(prev) &&
+      prev.length >= MIN_WIDTH &&
+      prev.length >= widest &&
+      line.length <= prev.length &&
+      classifyLine(line).kind === 'prose' &&
+      lexes(prev + line)
+    ) {
+      lines[i - 1] = prev + line;
+      lines[i] = '';
+      joined.push(i + 1);
+      continue;
+    }
+    widest = Math.max(widest, line.length);
+  }
+  return joined.length > 0 ? { text: lines.join('\n'), lines: joined } : undefined;
+}
+
+/** The rule line reads as one rule: its words after "-A", a target among them. */
+function lexes(line: string): boolean {
+  const spec = line.replace(/^(?:\[\d+:\d+\] )?-A /, '').trimEnd();
+  const lex = new RuleLexer(new TextEncoder().encode(spec));
+  try {
+    lex.lex(0, lex.buf.length);
+  } catch {
+    return false;
+  }
+  return lex.hasTarget();
+}
+
+/** What is said of them, at the first rule wrapped: each rule's line and the line it went on to. */
+export function wrappedNote(at: number[]): {
+  line: number;
+  kind: 'view';
+  message: string;
+  lines: number[];
+} {
+  const pairs = at.map((n) => `${n - 1}-${n}`).join(', ');
+  return {
+    line: at[0]! - 1,
+    kind: 'view',
+    message: `line${at.length === 1 ? 's' : ' pairs'} ${pairs}: a rule longer than the terminal it was copied from, gone on at the start of the next line: read as one rule`,
+    lines: at.map((n) => n - 1),
+  };
+}
