@@ -66,6 +66,11 @@ describe('pastes: what is not a rule is skipped and said, the rules are read', (
       warnings: ['1:prompt'],
     },
     {
+      what: 'a prompt naming the host and the directory (CoreOS, Gentoo)',
+      text: `wwserver206 coreos-install # iptables-save -t nat\n${NAT_S}`,
+      warnings: ['1:prompt'],
+    },
+    {
       what: 'a command line without a prompt',
       text: `sudo iptables -t nat -S\n${NAT_S}`,
       warnings: ['1:command'],

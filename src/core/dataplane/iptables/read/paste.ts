@@ -291,6 +291,10 @@ export function classifyLine(line: string): LineClass {
   for (const [re, foreign] of FOREIGN_LINES) if (re.test(bare)) return { kind: 'foreign', foreign };
   if (PROMPT.test(line) || (line.startsWith('# ') && COMMANDS.test(line.slice(2))))
     return { kind: 'prompt' };
+  // a prompt naming the host and the directory ("gentoo ~ # ", "node1 coreos-install # "), where
+  // a command follows it
+  const dirPrompt = /^\S+ \S+ [$#] /.exec(line);
+  if (dirPrompt && COMMANDS.test(line.slice(dirPrompt[0].length))) return { kind: 'prompt' };
   // a command quoted ("> iptables -L -n") is the command all the same
   if (COMMANDS.test(line) || COMMANDS.test(bare) || /^-[IDXFRZCLS]\b/.test(line))
     return { kind: 'command' };
