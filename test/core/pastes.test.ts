@@ -1478,6 +1478,55 @@ $ sudo /sbin/ipvsadm -E -t 10.96.0.10:53 -s wrr
     );
   });
 
+  it("other dataplanes' Service listings and kubectl's older or all-namespace forms are named, not called prose", () => {
+    const foreign = (text: string) => {
+      try {
+        readPaste(text, { file: 'p.txt' });
+      } catch (e) {
+        return e instanceof NoRulesError ? e.foreign : undefined;
+      }
+      return undefined;
+    };
+    // kubectl get svc -A (NAMESPACE first), kubectl before 1.8 (no TYPE), describe aligned by tabs
+    assert.equal(
+      foreign(
+        'NAMESPACE   NAME   TYPE        CLUSTER-IP    EXTERNAL-IP   PORT(S)   AGE\ndefault     web    ClusterIP   10.96.4.20    <none>        80/TCP    3d\n',
+      ),
+      'kubectl',
+    );
+    assert.equal(
+      foreign(
+        'NAME   CLUSTER-IP    EXTERNAL-IP   PORT(S)          AGE\nweb    10.96.4.20    <nodes>       80:30080/TCP     3d\n',
+      ),
+      'kubectl',
+    );
+    assert.equal(
+      foreign('IP:\t\t\t10.96.4.20\nPort:\t\t\thttp\t80/TCP\nSession Affinity:\tNone\n'),
+      'kubectl',
+    );
+    // PowerShell's Format-List of Get-HnsPolicyList
+    assert.equal(
+      foreign(
+        'ActivityId         : 0A1B2C3D-0000-0000-0000-000000000001\nHostComputeNetwork : 0A1B2C3D-0000-0000-0000-000000000002\nIsApplied          : True\nPolicies           : {@{ExternalPort=80; InternalPort=8080; Protocol=6; Type=ELB; VIPs=System.Object[]}}\n',
+      ),
+      'hns',
+    );
+    // Calico eBPF's NAT map: a frontend and its backends
+    assert.equal(
+      foreign(
+        '10.96.0.10 port 53 proto 17 id 2 count 2 local 1\n\t2:0\t 10.244.1.3:53\n\t2:1\t 10.244.2.4:53\n',
+      ),
+      'calico-bpf-nat',
+    );
+    // OVS flows and a select group (ovs-ofctl dump-flows, antctl get ovsflows)
+    assert.equal(
+      foreign(
+        ' cookie=0x1, duration=5.1s, table=41, n_packets=0, n_bytes=0, priority=200,tcp,nw_dst=10.96.4.20,tp_dst=80 actions=group:3\ngroup_id=3,type=select,bucket=bucket_id:0,weight:100,actions=resubmit(,42)\n',
+      ),
+      'ovs-flows',
+    );
+  });
+
   it('nft -t (--terse) lists the maps without their elements: the Service chains are read as Service ports whose entries are not in the paste, and the omission is said', () => {
     const x = reads(
       '# nft -t list table ip kube-proxy\ntable ip kube-proxy {\n\tcomment "rules for kube-proxy"\n\tset cluster-ips {\n\t\ttype ipv4_addr\n\t\tcomment "Active ClusterIPs"\n\t}\n\n\tmap service-ips {\n\t\ttype ipv4_addr . inet_proto . inet_service : verdict\n\t\tcomment "ClusterIP, ExternalIP and LoadBalancer IP traffic"\n\t}\n\n\tchain services {\n\t\tip daddr . meta l4proto . th dport vmap @service-ips\n\t}\n\n\tchain service-FY5PMXPG-kube-system/kube-dns/udp/dns {\n\t\tip daddr 10.96.0.10 udp dport 53 ip saddr != 10.244.0.0/16 jump mark-for-masquerade\n\t\tnumgen random mod 1 vmap { 0 : goto endpoint-IHIQWJ7L-kube-system/kube-dns/udp/dns__10.244.0.2/53 }\n\t}\n\n\tchain endpoint-IHIQWJ7L-kube-system/kube-dns/udp/dns__10.244.0.2/53 {\n\t\tip saddr 10.244.0.2 jump mark-for-masquerade\n\t\tmeta l4proto udp dnat to 10.244.0.2:53\n\t}\n}\n',

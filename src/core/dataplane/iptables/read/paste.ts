@@ -42,7 +42,9 @@ export type ForeignKind =
   | 'nft-error'
   | 'nft-crash'
   | 'conntrack'
-  | 'ip-addr';
+  | 'ip-addr'
+  | 'calico-bpf-nat'
+  | 'ovs-flows';
 
 /** What each foreign listing is, and what to run instead (or until kdebug reads it). */
 export const FOREIGN: Record<ForeignKind, string> = {
@@ -67,7 +69,11 @@ export const FOREIGN: Record<ForeignKind, string> = {
     "this is Cilium's Service table (`cilium service list` / `cilium bpf lb list`, or cilium-dbg's): Cilium replaces kube-proxy on this node, its Services are BPF map entries, not iptables rules; kdebug reads such a listing on its own: paste it alone (`kdebug rules --file`), or `cilium-dbg service list` from the Cilium agent Pod (anetd on GKE Dataplane V2)",
   'cilium-map':
     "this is one of Cilium's BPF load-balancer maps alone (`cilium-dbg bpf lb list --revnat`, `--backends`, `--frontends` or `--source-ranges`): it holds IDs, not which backends serve which Service; give kdebug `cilium-dbg bpf lb list` without a flag, or `cilium-dbg service list`, from the Cilium agent Pod",
-  hns: 'this is Windows HNS state (`hnsdiag list all` / `list loadbalancers`): kube-proxy on Windows programs HNS load balancers, not iptables; kdebug does not read them yet: each load balancer lists a Service VIP and its endpoints by HNS endpoint ID (`hnsdiag list endpoints` gives their IPs)',
+  hns: "this is Windows HNS state (`hnsdiag list all` / `list loadbalancers`, or PowerShell's `Get-HnsPolicyList`): kube-proxy on Windows programs HNS load balancers, not iptables; kdebug does not read them yet: each load balancer lists a Service VIP and its endpoints by HNS endpoint ID (`hnsdiag list endpoints` gives their IPs)",
+  'calico-bpf-nat':
+    "this is Calico eBPF's NAT map (`calico-node -bpf nat dump`): Calico's eBPF dataplane replaces kube-proxy, each Service address and port is a frontend line ('ADDR port P proto N id I count C local L') with its backends under it, not iptables rules; kdebug does not read it yet",
+  'ovs-flows':
+    "these are Open vSwitch (OVS) flows (`ovs-ofctl dump-flows`, Antrea's `antctl get ovsflows`): AntreaProxy (or OVN) implements Services as OpenFlow flows and select groups, not kube-proxy rules; kdebug does not read them yet: in `antctl get ovsflows -S NAME -n NAMESPACE` a Service's group has a bucket per endpoint",
   ovn: "this is OVN's load balancers (`ovn-nbctl lb-list`, or `list load_balancer`): OVN-Kubernetes (or Kube-OVN) implements Services as OVN load balancers, not kube-proxy rules; kdebug does not read them yet: each VIP line lists its backends",
   ...LOGS,
   'nft-rules':
@@ -177,6 +183,21 @@ const FOREIGN_LINES: [RegExp, ForeignKind][] = [
   [/^ID +\| +Endpoint IDs$/, 'hns'],
   // `hnsdiag list loadbalancers`: one "Key : value" block per load balancer
   [/^(?:Load Balancer|Virtual IPs|Direct IP IDs|Source VIP) +: /, 'hns'],
+  // PowerShell's Format-List of HNS objects (Get-HnsPolicyList, Get-HnsEndpoint): "Key   : value",
+  // a load balancer's policy as "@{...; Type=ELB; VIPs=...}"
+  [
+    /^(?:ActivityId|HostComputeNetwork|IsApplied|SharedContainers|VirtualNetwork(?:Name)?) +: /,
+    'hns',
+  ],
+  [/^Policies +: \{@\{.*\bType=ELB\b/, 'hns'],
+  // Calico eBPF: `calico-node -bpf nat dump`, a frontend and its backends ("ID:ORDINAL  ADDR:PORT")
+  [/^\S+ port \d+ proto \d+ id \d+ count \d+ local \d+$/, 'calico-bpf-nat'],
+  [/^\d+:\d+\s+\[?[\da-f.:]+\]?:\d+$/, 'calico-bpf-nat'],
+  // Open vSwitch flows (`ovs-ofctl dump-flows`, `antctl get ovsflows`) and select groups
+  [
+    /^(?:cookie=0x[\da-f]+, (?:duration=\S+, )?)?table=\d+, n_packets=\d+, n_bytes=\d+, |^group_id=\d+,type=(?:select|all|indirect|ff)\b/,
+    'ovs-flows',
+  ],
   // OVN: `ovn-nbctl lb-list` / `lr-lb-list` / `ls-lb-list`
   [/^UUID +LB +PROTO +VIP +IPs$/, 'ovn'],
   // `ovn-nbctl list load_balancer`: OVSDB records, "column : value"
@@ -194,13 +215,15 @@ const FOREIGN_LINES: [RegExp, ForeignKind][] = [
   // kubectl get endpoints / endpointslices
   [/^NAME +(?:ADDRESSTYPE +PORTS +)?ENDPOINTS +AGE$/, 'kubectl'],
   // kubectl get svc / describe svc
-  [/^NAME +TYPE +CLUSTER-IP +EXTERNAL-IP +PORT\(S\)/, 'kubectl'],
+  // kubectl get svc, its -A / --all-namespaces NAMESPACE column first, before 1.8 without TYPE
+  [/^(?:NAMESPACE +)?NAME +(?:TYPE +)?CLUSTER-IP +EXTERNAL-IP +PORT\(S\)/, 'kubectl'],
   [
-    /^\S+ +(?:ClusterIP|NodePort|LoadBalancer|ExternalName) +(?:\S+) +\S+ +\S+\/(?:TCP|UDP|SCTP)/,
+    /^(?:\S+ +)?\S+ +(?:ClusterIP|NodePort|LoadBalancer|ExternalName) +(?:\S+) +\S+ +\S+\/(?:TCP|UDP|SCTP)/,
     'kubectl',
   ],
+  // kubectl describe svc: its fields aligned with blanks, or with tabs as kubectl before 1.10 did
   [
-    /^(?:Namespace|Labels|Annotations|Selector|IP Family Policy|IP Families|IPs?|Port|TargetPort|NodePort|Endpoints|Session Affinity|External Traffic Policy|LoadBalancer Ingress|Events): /,
+    /^(?:Namespace|Labels|Annotations|Selector|IP Family Policy|IP Families|IPs?|Port|TargetPort|NodePort|Endpoints|Session Affinity|External Traffic Policy|LoadBalancer Ingress|Events):[ \t]/,
     'kubectl',
   ],
   [
