@@ -442,7 +442,9 @@ export function rulesText(
       isCilium(dump)
         ? 'no Service found (no frontend in the listing)'
         : isIpvs(dump)
-          ? 'no Service found (no virtual server in the listing)'
+          ? dump.cut !== undefined
+            ? `no Service found: the paste is cut at line ${dump.cut}, before any virtual server line (what the node holds is not in it)`
+            : 'no Service found (no virtual server in the listing)'
           : isNft(dump)
             ? nftNoService(dump)
             : noServiceRules(dump),

@@ -179,6 +179,34 @@ describe('IPVS listings', () => {
     }
   });
 
+  it('a header cut inside a title (or the version line before its ")") is where the paste ends', () => {
+    // cloudnativelabs/kube-router#159: the paste ends "  -> RemoteAddress:Port ... ActiveConn InActC"
+    const version = 'IP Virtual Server version 1.2.1 (size=4096)\n';
+    const prot = 'Prot LocalAddress:Port Scheduler Flags\n';
+    const cut = parseIpvs(
+      `# ipvsadm -ln\n${version}${prot}  -> RemoteAddress:Port           Forward Weight ActiveConn InActC`,
+    );
+    assert.deepEqual([cut.cut, cut.services.length], [4, 0]);
+    assert.equal(parseIpvs(`${version}Prot LocalAddress:Port Scheduler Fl`).cut, 2);
+    assert.equal(parseIpvs('IP Virtual Server version 1.2.1 (size=40').cut, 1);
+    assert.equal(
+      parseIpvs('Prot LocalAddress:Port               Conns   InPkts  OutPkts  InBytes OutB').cut,
+      1,
+    );
+    // whole headers, every view's, are no cut
+    for (const whole of [
+      `${version}${prot}  -> RemoteAddress:Port           Forward Weight ActiveConn InActConn`,
+      `${version}Prot LocalAddress:Port                 CPS    InPPS   OutPPS    InBPS   OutBPS\n  -> RemoteAddress:Port`,
+      'Prot LocalAddress:Port            Weight    PersistConn ActiveConn InActConn',
+    ])
+      assert.equal(parseIpvs(whole).cut, undefined, whole);
+    const text = kdebug(['rules', '--file', '-', '-o', 'text'], {
+      input: `${version}${prot}  -> RemoteAddress:Port           Forward Weight ActiveConn InActC`,
+    }).stdout;
+    assert.match(text, /cut at line 3, before any virtual server line/);
+    assert.doesNotMatch(text, /no virtual server in the listing/);
+  });
+
   it('kdebug rules --file prints them, in JSON with mode ipvs, and searches them', () => {
     const r = kdebug(['rules', '--file', '-', '-o', 'json'], { input: LIST });
     assert.equal(r.code, 0, r.stderr);

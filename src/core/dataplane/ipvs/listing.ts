@@ -177,6 +177,8 @@ export function parseIpvs(coloured: string, file = '<input>'): IpvsTable {
     let m: RegExpExecArray | null;
     if (/^IP Virtual Server version /.test(t)) {
       inListing = header = true;
+      // "IP Virtual Server version 1.2.1 (size=4096)": the last line stopped before its ")"
+      if (no === last && !t.endsWith(')')) cut = no;
       continue;
     }
     // `ipvsadm -Lnc` lists connections, `--timeout` the timeouts: no virtual server in either,
@@ -191,6 +193,7 @@ export function parseIpvs(coloured: string, file = '<input>'): IpvsTable {
     inOther = false;
     // the headers say which view this is: ipvsadm prints one per option
     if ((m = /^Prot LocalAddress:Port\s+(.*)$/.exec(t))) {
+      if (no === last && headerCut(m[1]!)) cut = no;
       view = /^Conns\b/.test(m[1]!) ? 'stats' : /^CPS\b/.test(m[1]!) ? 'rate' : 'list';
       // --persistent-conn: the real servers' columns on this line, and no Forward column
       if (/^Weight\b/.test(m[1]!)) columns = m[1]!.split(/\s+/);
@@ -198,6 +201,7 @@ export function parseIpvs(coloured: string, file = '<input>'): IpvsTable {
       continue;
     }
     if ((m = /^-> RemoteAddress:Port\s*(.*)$/.exec(t))) {
+      if (no === last && headerCut(m[1]!)) cut = no;
       if (m[1]) columns = m[1].split(/\s+/);
       else if (view === 'stats' || view === 'rate') columns = [];
       inListing = true;
@@ -517,6 +521,21 @@ function namedHosts(services: IpvsService[]): string[] {
       if (isName(address)) hosts.add(address.replace(/:[^:\]]+$/, ''));
   return [...hosts];
 }
+
+/** The column titles ipvsadm's print_title prints, in every view (-L, --stats, --rate,
+ * --thresholds, --persistent-conn). */
+const TITLES = new Set(
+  'Scheduler Flags Forward Weight ActiveConn InActConn Conns InPkts OutPkts InBytes OutBytes CPS InPPS OutPPS InBPS OutBPS Uthreshold Lthreshold PersistConn'.split(
+    ' ',
+  ),
+);
+
+/** A header's titles after its first, stopped inside the last ("... ActiveConn InActC"): the paste
+ * was cut there, as ipvsadm prints each title whole. */
+const headerCut = (titles: string): boolean => {
+  const last = titles.trim().split(/\s+/).pop() ?? '';
+  return last !== '' && !TITLES.has(last) && [...TITLES].some((w) => w.startsWith(last));
+};
 
 /** ipvsadm -L's real-server columns when no header says otherwise. */
 const LIST_COLUMNS = ['Forward', 'Weight', 'ActiveConn', 'InActConn'];
