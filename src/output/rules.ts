@@ -41,6 +41,9 @@ function entryText(e: EntryPoint): string {
       : `${e.port}${protocol} on every node address`;
     return `${kind} ${where}  (cilium line ${e.line})`;
   }
+  // an IPVS firewall-mark service: its mark alone, said in its label
+  if (e.from === 'ipvs' && e.address === undefined && e.port === undefined)
+    return `${kind}  (ipvs line ${e.line} -> ${e.chain})`;
   // kube-proxy writes a port on every Service entry: a rule without one lost it in printing
   const port = e.port ?? (e.from === 'ipvs' ? 'port unknown' : '?');
   const protocol = e.protocol ? `/${e.protocol}` : '';
@@ -69,7 +72,9 @@ function endpointText(ep: TreeEndpoint): string {
   let to = ep.addressFromComment
     ? `DNAT -> ${ep.address} (from kube-proxy's comment on the jump: chain not in this paste)`
     : ep.address
-      ? `DNAT -> ${ep.address}`
+      ? ep.forward
+        ? `${ep.forward === 'route' ? 'direct routing (Route)' : 'IP-in-IP (Tunnel)'}, no DNAT -> ${ep.address}`
+        : `DNAT -> ${ep.address}`
       : ep.inferredIP
         ? `DNAT -> ${ep.inferredIP}:? (address unreadable, IP from the hairpin rule)`
         : 'no DNAT rule';
@@ -482,6 +487,7 @@ export function rulesDoc(dump: RulesDump, trees: ServiceTrees, source: RulesSour
     ...(ep.chainMissing ? { chainMissing: true } : {}),
     ...(ep.chainPartial ? { chainPartial: ep.chainPartial } : {}),
     ...(ep.quirk ? { quirk: ep.quirk } : {}),
+    ...(ep.forward ? { forward: ep.forward } : {}),
     line: ep.line,
   });
   const tree = (t: ServiceTree) => ({

@@ -207,6 +207,49 @@ describe('IPVS listings', () => {
     assert.doesNotMatch(text, /no virtual server in the listing/);
   });
 
+  it('a firewall-mark service is a tree of its own, and Route / Tunnel real servers are no DNAT', () => {
+    // cloudnativelabs/kube-router#1169: kube-router's DSR, 'FWM  1481 rr' with Tunnel real servers
+    const listing = `IP Virtual Server version 1.2.1 (size=4096)
+Prot LocalAddress:Port Scheduler Flags
+  -> RemoteAddress:Port           Forward Weight ActiveConn InActConn
+TCP  10.96.76.40:80 rr
+  -> 10.244.2.11:80               Masq    1      0          0
+FWM  1481 rr
+  -> 10.244.2.11:80               Tunnel  1      0          0
+  -> 10.244.3.9:80                Tunnel  1      0          0
+TCP  192.168.0.10:8080 wrr
+  -> 192.168.0.21:8080            Route   1      0          0
+`;
+    const trees = buildIpvsTrees(parseIpvs(listing));
+    const mark = trees.services.find((t) => t.id === 'FWM 1481');
+    assert.ok(mark, trees.services.map((t) => t.id).join(', '));
+    assert.deepEqual(
+      mark.endpoints.map((e) => [e.address, e.probability, e.forward]),
+      [
+        ['10.244.2.11:80', 0.5, 'tunnel'],
+        ['10.244.3.9:80', 0.5, 'tunnel'],
+      ],
+    );
+    assert.deepEqual(
+      mark.entries.map((e) => [e.address, e.port]),
+      [[undefined, undefined]],
+    );
+    const routed = trees.services.find((t) => t.id === 'TCP 192.168.0.10:8080')!;
+    assert.equal(routed.endpoints[0]!.forward, 'route');
+    const masq = trees.services.find((t) => t.id === 'TCP 10.96.76.40:80')!;
+    assert.equal(masq.endpoints[0]!.forward, undefined);
+    const text = kdebug(['rules', '--file', '-', '-o', 'text'], { input: listing }).stdout;
+    assert.match(text, /entry {2}firewall mark 1481 \(/);
+    assert.match(text, /IP-in-IP \(Tunnel\), no DNAT ->\s+10\.244\.3\.9:80/);
+    assert.match(text, /direct routing \(Route\), no DNAT ->\s+192\.168\.0\.21:8080/);
+    const doc = JSON.parse(
+      kdebug(['rules', '--file', '-', '-o', 'json'], { input: listing }).stdout,
+    ) as {
+      services: { id: string; endpoints: { forward?: string }[] }[];
+    };
+    assert.equal(doc.services.find((s) => s.id === 'FWM 1481')!.endpoints[0]!.forward, 'tunnel');
+  });
+
   it('kdebug rules --file prints them, in JSON with mode ipvs, and searches them', () => {
     const r = kdebug(['rules', '--file', '-', '-o', 'json'], { input: LIST });
     assert.equal(r.code, 0, r.stderr);

@@ -76,6 +76,8 @@ function find(trees: ServiceTrees, r: ServiceReading): ServiceTree | undefined {
         (r.protocol === undefined || t.protocol === r.protocol),
     );
   if (r.nodePorts) return all.find((t) => r.nodePorts!.every((p) => t.nodePorts.includes(p)));
+  // an IPVS firewall-mark service ("FWM 1481"): its own id
+  if (/^FWM \d+$/.test(r.id)) return all.find((t) => t.id === r.id);
   const m = /^\w+ (\S+):(\d+)$/.exec(r.id);
   return all.find((t) => t.entries.some((e) => e.address === m?.[1] && e.port === Number(m?.[2])));
 }

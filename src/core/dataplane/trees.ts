@@ -89,6 +89,9 @@ export interface TreeEndpoint {
   /** A Cilium backend: its state, and whether the Service's cluster-mesh affinity prefers it. */
   cilium?: { state?: string; preferred?: boolean };
   quirk?: string;
+  /** IPVS: a real server reached by direct routing (Route) or IP-in-IP (Tunnel), as kube-router's
+   * DSR and keepalived forward: the packet keeps the virtual address, no DNAT. */
+  forward?: 'route' | 'tunnel';
   line: number;
 }
 

@@ -32,7 +32,12 @@ export function buildIpvsTrees(t: IpvsTable, o: IpvsTreeOptions = {}): ServiceTr
   const trees = new Map<string, ServiceTree>();
   const guessed = o.known ? undefined : entryKinds(t);
   for (const vs of t.services) {
-    if (vs.protocol === 'fwmark') continue; // kube-proxy writes no firewall-mark services
+    // kube-proxy writes no firewall-mark service; kube-router's DSR and keepalived do
+    if (vs.protocol === 'fwmark') {
+      const tree = markTree(vs, t.view, o.loopBack);
+      trees.set(`${tree.id} fwmark`, tree);
+      continue;
+    }
     const { host, port } = split(vs.address);
     const known =
       o.known?.get(`${vs.protocol} ${host}:${port}`) ?? o.known?.get(`${vs.protocol} :${port}`);
@@ -78,6 +83,29 @@ export function buildIpvsTrees(t: IpvsTable, o: IpvsTreeOptions = {}): ServiceTr
   return { services: [...trees.values()].sort((a, b) => (a.id < b.id ? -1 : 1)), orphans: [] };
 }
 
+/**
+ * A firewall-mark virtual service ("FWM  1481 rr"): it balances the packets iptables rules marked
+ * 1481, whatever their address, port and protocol; those rules (kube-router's mangle rules for a
+ * DSR Service's external IP) are not in an ipvsadm listing, so its entry says the mark alone.
+ */
+function markTree(vs: IpvsService, view: IpvsTable['view'], loopBack?: Set<string>): ServiceTree {
+  const id = `FWM ${vs.address}`;
+  const tree = emptyTree({ id, protocol: '' });
+  tree.entries.push({
+    kind: 'virtual-server',
+    label: `firewall mark ${vs.address} (the rules that set the mark, and so its addresses and ports, are not in an ipvsadm listing)`,
+    protocol: '',
+    chain: id,
+    from: 'ipvs',
+    line: vs.line,
+  });
+  tree.endpoints = endpointsOf(vs, view, loopBack);
+  tree.chains.svc = id;
+  if (vs.persistent !== undefined) tree.affinitySeconds = vs.persistent;
+  if (vs.partial) tree.partial = vs.partial;
+  return tree;
+}
+
 /** The default NodePort range (--service-node-port-range). */
 const NODE_PORTS = { min: 30000, max: 32767 };
 
@@ -92,7 +120,8 @@ const NODE_PORTS = { min: 30000, max: 32767 };
 function entryKinds(t: IpvsTable): Map<IpvsService, EntryPoint['kind']> {
   const out = new Map<IpvsService, EntryPoint['kind']>();
   const hosts = new Map<string, Set<string>>(); // "tcp 32767" -> addresses
-  for (const vs of t.services) {
+  const services = t.services.filter((vs) => vs.protocol !== 'fwmark');
+  for (const vs of services) {
     const { host, port } = split(vs.address);
     const key = `${vs.protocol} ${port}`;
     hosts.set(key, (hosts.get(key) ?? new Set()).add(host));
@@ -102,13 +131,13 @@ function entryKinds(t: IpvsTable): Map<IpvsService, EntryPoint['kind']> {
   // a node's, where kube-proxy binds every node port
   const rangePorts = new Map<string, Set<number>>();
   const serviceBlocks = new Set<string>();
-  for (const vs of t.services) {
+  for (const vs of services) {
     const { host, port } = split(vs.address);
     if (inRange(port)) rangePorts.set(host, (rangePorts.get(host) ?? new Set()).add(port));
     else if (!isLoopback(host)) serviceBlocks.add(blockOf(host));
   }
   const nodeAddresses = new Set<string>();
-  for (const vs of t.services) {
+  for (const vs of services) {
     const { host, port } = split(vs.address);
     if (
       isLoopback(host) ||
@@ -117,7 +146,7 @@ function entryKinds(t: IpvsTable): Map<IpvsService, EntryPoint['kind']> {
     )
       nodeAddresses.add(host);
   }
-  for (const vs of t.services) {
+  for (const vs of services) {
     const { host, port } = split(vs.address);
     out.set(
       vs,
@@ -159,7 +188,11 @@ function endpointsOf(
       : `${VIEW_FLAG[view] ?? 'this view'} shows no weights`;
   return vs.realServers.map((r) => ({
     address: r.address,
-    chain: `${vs.protocol.toUpperCase()} ${vs.address}`,
+    chain:
+      vs.protocol === 'fwmark' ? `FWM ${vs.address}` : `${vs.protocol.toUpperCase()} ${vs.address}`,
+    // direct routing and IP-in-IP keep the virtual address as the destination: no DNAT
+    ...(r.forward === 'Route' ? { forward: 'route' as const } : {}),
+    ...(r.forward === 'Tunnel' ? { forward: 'tunnel' as const } : {}),
     probability: total > 0 && r.weight !== undefined ? r.weight / total : 0,
     ...(unknown ? { shareUnknown: unknown } : {}),
     hairpinMasquerade: loopBack?.has(loopBackOf(vs.protocol, r.address)) ? true : null,
