@@ -299,6 +299,16 @@ function ipvsWarnings(d: IpvsTable): RulesWarning[] {
       d.duplicates,
       `line${d.duplicates.length === 1 ? '' : 's'} ${d.duplicates.join(', ')} repeat${d.duplicates.length === 1 ? 's' : ''} a virtual or real server already read (pasted twice?): read once`,
     );
+  if (d.sharedNames)
+    sayAt(
+      d.sharedNames,
+      `lines ${d.sharedNames.join(', ')} print the same name for virtual servers of one listing: ipvsadm prints each once, so these are distinct (addresses of one host name, or names it cut), each read with its own real servers and told apart by its line`,
+    );
+  if (d.cutNames)
+    sayAt(
+      d.cutNames,
+      `line${d.cutNames.length === 1 ? '' : 's'} ${lineRange(d.cutNames)}: \`ipvsadm -l\` cuts an IPv4 host:port at 28 characters (a virtual server's with its protocol at 33): ${d.cutNames.length === 1 ? 'its' : 'their'} port${d.cutNames.length === 1 ? ' is' : 's are'} not in the paste; run \`ipvsadm -Ln\``,
+    );
   if (d.elided.length > 0)
     sayAt(
       d.elided,

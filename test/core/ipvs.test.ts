@@ -250,6 +250,61 @@ TCP  192.168.0.10:8080 wrr
     assert.equal(doc.services.find((s) => s.id === 'FWM 1481')!.endpoints[0]!.forward, 'tunnel');
   });
 
+  it("ipvsadm -l: a host name met again in one listing is another virtual server, and a name at ipvsadm's width is cut", () => {
+    const head =
+      'IP Virtual Server version 1.2.1 (size=4096)\nProt LocalAddress:Port Scheduler Flags\n  -> RemoteAddress:Port           Forward Weight ActiveConn InActConn\n';
+    // two node addresses resolving to one name (residentsummer's minikube): two virtual servers
+    const two = parseIpvs(
+      `${head}TCP  node-a:30080 rr\n  -> 10.244.1.4:80                Masq    1      0          0\nTCP  node-a:30080 rr\n  -> 10.244.2.5:80                Masq    1      0          0\n`,
+    );
+    assert.deepEqual(
+      two.services.map((s) => [s.line, s.realServers.map((r) => r.address)]),
+      [
+        [4, ['10.244.1.4:80']],
+        [6, ['10.244.2.5:80']],
+      ],
+    );
+    assert.deepEqual([two.duplicates, two.sharedNames], [[], [4, 6]]);
+    const ids = buildIpvsTrees(two).services.map((t) => t.id);
+    assert.equal(new Set(ids).size, ids.length, ids.join(', '));
+    // the same listing pasted twice (its header again) is still a repeat
+    const twice = parseIpvs(
+      `${head}TCP  node-a:30080 rr\n  -> 10.244.1.4:80                Masq    1      0          0\n${head}TCP  node-a:30080 rr\n  -> 10.244.1.4:80                Masq    1      0          0\n`,
+    );
+    assert.deepEqual([twice.services.length, twice.duplicates], [1, [9, 10]]);
+    // kube-router#415: "TCP  " and a name cut at 33 characters, the port lost; a real server's at 28
+    const cut = parseIpvs(
+      `${head}TCP  ip-10-0-62-121.ec2.internal: rr\n  -> ip-10-0-62-92.ec2.internal:9 Masq    1      0          0\nTCP  ip-10-0-62-121.ec2.internal: rr\n  -> 100.96.6.18:9109             Masq    1      0          0\nTCP  ip-1`,
+    );
+    assert.deepEqual(
+      cut.services.map((s) => [s.line, s.nameCut, s.realServers.length]),
+      [
+        [4, true, 1],
+        [6, true, 1],
+      ],
+    );
+    assert.deepEqual([cut.cutNames, cut.cut], [[4, 5, 6], 8]);
+    const trees = buildIpvsTrees(cut).services;
+    assert.deepEqual(
+      trees.map((t) => [t.entries[0]!.address, t.entries[0]!.port ?? 0, t.endpoints.length]),
+      [
+        ['ip-10-0-62-121.ec2.internal', 0, 1],
+        ['ip-10-0-62-121.ec2.internal', 0, 1],
+      ],
+    );
+  });
+
+  it("an author's snip line is an elision: virtual servers may be missing", () => {
+    for (const snip of ['--- snip ---', '[snip]', '<snipped>', '... omitted ...'])
+      assert.deepEqual(
+        parseIpvs(
+          `Prot LocalAddress:Port Scheduler Flags\n${snip}\nTCP  10.96.0.10:53 rr\n  -> 10.244.0.2:53                Masq    1      0          0\n`,
+        ).elided,
+        [2],
+        snip,
+      );
+  });
+
   it('kdebug rules --file prints them, in JSON with mode ipvs, and searches them', () => {
     const r = kdebug(['rules', '--file', '-', '-o', 'json'], { input: LIST });
     assert.equal(r.code, 0, r.stderr);

@@ -66,6 +66,9 @@ function read(slug: string): PasteReading | { error: Error } {
 /** The tree a hand reading names: by ServicePortName, cluster IP and port, or node port. */
 function find(trees: ServiceTrees, r: ServiceReading): ServiceTree | undefined {
   const all = [...trees.services, ...trees.orphans.flatMap((o) => (o.tree ? [o.tree] : []))];
+  // a virtual server a listing names only by its line: its name shared with another, or cut
+  const at = /\(line (\d+)\)$/.exec(r.id);
+  if (at) return all.find((t) => t.entries.some((e) => e.line === Number(at[1])));
   // an unnamed port: "ns/name", which kube-proxy before v1.5 wrote "ns/name:"
   if (r.id.includes('/')) return all.find((t) => t.name === r.id || t.name === `${r.id}:`);
   if (r.clusterIP !== undefined)
@@ -79,7 +82,11 @@ function find(trees: ServiceTrees, r: ServiceReading): ServiceTree | undefined {
   // an IPVS firewall-mark service ("FWM 1481"): its own id
   if (/^FWM \d+$/.test(r.id)) return all.find((t) => t.id === r.id);
   const m = /^\w+ (\S+):(\d+)$/.exec(r.id);
-  return all.find((t) => t.entries.some((e) => e.address === m?.[1] && e.port === Number(m?.[2])));
+  return all.find(
+    (t) =>
+      (r.protocol === undefined || t.protocol === r.protocol) &&
+      t.entries.some((e) => e.address === m?.[1] && e.port === Number(m?.[2])),
+  );
 }
 
 const textOf = (x: PasteReading) =>

@@ -4,6 +4,7 @@
 // command) are skipped and named; a line inside the listing kdebug cannot place is FILE:LINE.
 import { stripColours } from '../colours.js';
 import { ListingParseError } from '../listing-error.js';
+import { realNameCut, virtualNameCut } from './names.js';
 
 export interface IpvsRealServer {
   /** "10.244.1.4:80", IPv6 as "[fd00::4]:80"; `ipvsadm -l` prints names ("host:http"). */
@@ -14,6 +15,8 @@ export interface IpvsRealServer {
   weight?: number;
   activeConn?: number;
   inActConn?: number;
+  /** `ipvsadm -l` cut its printed name at the column's width: its port is not in the paste. */
+  nameCut?: true;
   line: number;
 }
 
@@ -29,6 +32,11 @@ export interface IpvsService {
   /** Why it may have more real servers than those read: the paste is cut inside them, or
    * filtered them out (grep). */
   partial?: string;
+  /** `ipvsadm -l`: another virtual server of the listing prints the same name (two addresses of
+   * one host name, or names cut at the column's width): told apart by its line. */
+  sharedName?: true;
+  /** `ipvsadm -l` cut its printed name at the column's width: its port is not in the paste. */
+  nameCut?: true;
   line: number;
 }
 
@@ -63,6 +71,10 @@ export interface IpvsTable {
   /** Hosts that are not addresses under a typed `ipvsadm -n` (which prints only numbers): put in
    * by hand; the line of the command. */
   renamed?: { line: number; hosts: string[] };
+  /** `ipvsadm -l`: lines of virtual servers printed with a name another of the listing has. */
+  sharedNames?: number[];
+  /** `ipvsadm -l`: lines whose name ipvsadm cut at its column's width. */
+  cutNames?: number[];
   /** ipvsadm-save lines with options kdebug does not know, skipped (the rest of each read). */
   unknownOptions?: { line: number; options: string[] }[];
 }
@@ -170,6 +182,9 @@ export function parseIpvs(coloured: string, file = '<input>'): IpvsTable {
   let other: IpvsTable['other']; // `ipvsadm -Lnc` or `--timeout` pasted with the listing
   let inOther = false;
   let numeric: number | undefined; // the line of a typed `ipvsadm -n`
+  let listingAt = 0; // the line of the last header: a listing ipvsadm printed starts there
+  const sharedNames = new Set<number>();
+  const cutNames: number[] = [];
   for (let i = 0; i < lines.length; i++) {
     const no = i + 1;
     const t = bareLine(lines[i]!);
@@ -177,6 +192,7 @@ export function parseIpvs(coloured: string, file = '<input>'): IpvsTable {
     let m: RegExpExecArray | null;
     if (/^IP Virtual Server version /.test(t)) {
       inListing = header = true;
+      listingAt = no;
       // "IP Virtual Server version 1.2.1 (size=4096)": the last line stopped before its ")"
       if (no === last && !t.endsWith(')')) cut = no;
       continue;
@@ -194,6 +210,7 @@ export function parseIpvs(coloured: string, file = '<input>'): IpvsTable {
     // the headers say which view this is: ipvsadm prints one per option
     if ((m = /^Prot LocalAddress:Port\s+(.*)$/.exec(t))) {
       if (no === last && headerCut(m[1]!)) cut = no;
+      listingAt = no;
       view = /^Conns\b/.test(m[1]!) ? 'stats' : /^CPS\b/.test(m[1]!) ? 'rate' : 'list';
       // --persistent-conn: the real servers' columns on this line, and no Forward column
       if (/^Weight\b/.test(m[1]!)) columns = m[1]!.split(/\s+/);
@@ -225,14 +242,28 @@ export function parseIpvs(coloured: string, file = '<input>'): IpvsTable {
       if (counters) view ??= 'counters';
       else view ??= 'list';
       const protocol = PROTOCOLS[m[1]!]!;
+      // the last line cut inside a name, before its ":port" and scheduler ("TCP  ip-1")
+      if (no === last && rest.length === 0 && !m[2]!.includes(':') && m[1] !== 'FWM') {
+        cut = no;
+        continue;
+      }
       names ||= isName(m[2]!);
+      const nameCut = names && m[1] !== 'FWM' && virtualNameCut(m[1]!, m[2]!);
+      if (nameCut) cutNames.push(no);
       const key = `${protocol} ${m[2]}`;
       const seen = byAddress.get(key);
       inListing = true;
-      if (seen) {
+      // ipvsadm prints each virtual server once: in its names view a name met again in the same
+      // listing is another virtual server (an address of the same host name, or a cut name)
+      const another = seen !== undefined && (nameCut || hostName(m[2]!)) && seen.line > listingAt;
+      if (seen && !another) {
         duplicates.push(no); // the same virtual server again: its real servers are read once
         current = seen;
         continue;
+      }
+      if (seen) {
+        seen.sharedName = true;
+        sharedNames.add(seen.line).add(no);
       }
       const scheduler = counters ? undefined : rest[0];
       const persistent = /\bpersistent (\d+)/.exec(m[3] ?? '');
@@ -241,6 +272,8 @@ export function parseIpvs(coloured: string, file = '<input>'): IpvsTable {
         address: m[2]!,
         ...(scheduler !== undefined && SCHEDULERS.has(scheduler) ? { scheduler } : {}),
         ...(persistent ? { persistent: Number(persistent[1]) } : {}),
+        ...(seen ? { sharedName: true as const } : {}),
+        ...(nameCut ? { nameCut: true as const } : {}),
         realServers: [],
         line: no,
       };
@@ -256,7 +289,7 @@ export function parseIpvs(coloured: string, file = '<input>'): IpvsTable {
           `a real server before any virtual server: ${t.slice(0, 200)}`,
         );
       // `ipvsadm -l` cuts a long host name at its column, port and all: a name, port unknown
-      const bareName = names && /^[A-Za-z][\w.-]*$/.test(m[1]!);
+      const bareName = names && /^[A-Za-z][\w.-]*:?$/.test(m[1]!);
       if (!bareName && !/^(?:\[[^\]]+\]|[^\s:]+):[\w-]+$/.test(m[1]!)) {
         unreadable(no, `not a real server's address:port: ${t.slice(0, 200)}`);
         continue;
@@ -268,6 +301,10 @@ export function parseIpvs(coloured: string, file = '<input>'): IpvsTable {
       names ||= isName(m[1]!);
       const words = (m[2] ?? '').split(/\s+/).filter(Boolean);
       const rs = realServer(m[1]!, words, view, columns, no);
+      if (names && realNameCut(rs.address)) {
+        rs.nameCut = true;
+        cutNames.push(no);
+      }
       current.realServers.push(rs);
       realServers++;
       // ipvsadm's print_service_entry prints every column of its header on each real server's
@@ -395,6 +432,8 @@ export function parseIpvs(coloured: string, file = '<input>'): IpvsTable {
     ...(cut ? { cut } : {}),
     ...(other ? { other } : {}),
     ...(renamed.length > 0 ? { renamed: { line: numeric!, hosts: renamed } } : {}),
+    ...(sharedNames.size > 0 ? { sharedNames: [...sharedNames].sort((a, b) => a - b) } : {}),
+    ...(cutNames.length > 0 && names ? { cutNames } : {}),
   };
 }
 
@@ -540,7 +579,8 @@ const headerCut = (titles: string): boolean => {
 /** ipvsadm -L's real-server columns when no header says otherwise. */
 const LIST_COLUMNS = ['Forward', 'Weight', 'ActiveConn', 'InActConn'];
 
-const ELISION = /^(?:\.{2,}|…|\[\.\.\.\]|\.\.\. ?\(.*\))$/;
+const ELISION =
+  /^(?:\.{2,}|…|\[\.\.\.\]|\.\.\. ?\(.*\)|[-=~#<[(.\s]*\b(?:snip(?:ped)?|omitted|truncated)\b[-=~#>\]).\s]*|[-=.\s]*省略[-=.\s]*)$/i;
 
 /** A real server's words read by the columns its view prints (counter views have none we use). */
 function realServer(
@@ -578,12 +618,17 @@ function realServer(
   };
 }
 
+/** Whether an address's host is a name (several addresses may resolve to it), not a number. */
+const hostName = (address: string): boolean =>
+  !address.startsWith('[') && /^[A-Za-z]/.test(address.replace(/:[^:]*$/, ''));
+
 /** `ipvsadm -l` without -n prints names: "kube-dns.kube-system:domain", "node-a:https". */
 function isName(address: string): boolean {
   // "<ipv4-public-prefix>.20:3129": an address redacted by hand, not a name; "[(null)]:5001": an
   // address ipvsadm could not print (C's printf of a NULL string), not a name either
   if (/<[^>]*>|\(null\)/.test(address)) return false;
-  const m = /^\[?(.+?)\]?:([^:\]]+)$/.exec(address);
+  const m = /^\[?(.+?)\]?:([^:\]]*)$/.exec(address);
   if (!m) return /^[A-Za-z][\w.-]*$/.test(address); // a name cut before its port
+  if (m[2] === '') return /^[A-Za-z]/.test(m[1]!); // a name whose port ipvsadm's cut took
   return !/^\d+$/.test(m[2]!) || !/^[\d.]+$|:/.test(m[1]!);
 }

@@ -38,7 +38,7 @@ export function buildIpvsTrees(t: IpvsTable, o: IpvsTreeOptions = {}): ServiceTr
       trees.set(`${tree.id} fwmark`, tree);
       continue;
     }
-    const { host, port } = split(vs.address);
+    const { host, port } = vsSplit(vs);
     const known =
       o.known?.get(`${vs.protocol} ${host}:${port}`) ?? o.known?.get(`${vs.protocol} :${port}`);
     const kind = known?.kind ?? guessed?.get(vs) ?? 'cluster-ip';
@@ -47,7 +47,8 @@ export function buildIpvsTrees(t: IpvsTable, o: IpvsTreeOptions = {}): ServiceTr
       known?.name ??
       (kind === 'node-port'
         ? `${vs.protocol.toUpperCase()} node port ${port}`
-        : `${vs.protocol.toUpperCase()} ${vs.address}`);
+        : // a name another virtual server of the listing prints too: told apart by its line
+          `${vs.protocol.toUpperCase()} ${vs.address}${vs.sharedName ? ` (line ${vs.line})` : ''}`);
     let tree = trees.get(`${id} ${vs.protocol}`);
     if (!tree)
       trees.set(
@@ -122,7 +123,7 @@ function entryKinds(t: IpvsTable): Map<IpvsService, EntryPoint['kind']> {
   const hosts = new Map<string, Set<string>>(); // "tcp 32767" -> addresses
   const services = t.services.filter((vs) => vs.protocol !== 'fwmark');
   for (const vs of services) {
-    const { host, port } = split(vs.address);
+    const { host, port } = vsSplit(vs);
     const key = `${vs.protocol} ${port}`;
     hosts.set(key, (hosts.get(key) ?? new Set()).add(host));
   }
@@ -132,13 +133,13 @@ function entryKinds(t: IpvsTable): Map<IpvsService, EntryPoint['kind']> {
   const rangePorts = new Map<string, Set<number>>();
   const serviceBlocks = new Set<string>();
   for (const vs of services) {
-    const { host, port } = split(vs.address);
+    const { host, port } = vsSplit(vs);
     if (inRange(port)) rangePorts.set(host, (rangePorts.get(host) ?? new Set()).add(port));
     else if (!isLoopback(host)) serviceBlocks.add(blockOf(host));
   }
   const nodeAddresses = new Set<string>();
   for (const vs of services) {
-    const { host, port } = split(vs.address);
+    const { host, port } = vsSplit(vs);
     if (
       isLoopback(host) ||
       (inRange(port) &&
@@ -147,7 +148,7 @@ function entryKinds(t: IpvsTable): Map<IpvsService, EntryPoint['kind']> {
       nodeAddresses.add(host);
   }
   for (const vs of services) {
-    const { host, port } = split(vs.address);
+    const { host, port } = vsSplit(vs);
     out.set(
       vs,
       !inRange(port)
@@ -218,10 +219,17 @@ function loopBackOf(protocol: string, address: string): string {
   return loopBackEntry(host, protocol, port);
 }
 
+/** A virtual server's host and port; its port unknown (0) where `ipvsadm -l` cut its name. */
+function vsSplit(vs: IpvsService): { host: string; port: number } {
+  const s = split(vs.address);
+  return vs.nameCut ? { host: s.host, port: 0 } : s;
+}
+
 /** "10.96.0.10:53" -> host and port; "[fd00::a]:53" -> "fd00::a" and 53; `ipvsadm -l`'s
- * "host:https" -> the port its service name stands for (0 when not a well-known one). */
+ * "host:https" -> the port its service name stands for (0 when not a well-known one, or where
+ * ipvsadm's cut left "host:" without it). */
 function split(address: string): { host: string; port: number } {
-  const m = /^\[?(.+?)\]?:([^:\]]+)$/.exec(address);
+  const m = /^\[?(.+?)\]?:([^:\]]*)$/.exec(address);
   if (!m) return { host: address, port: 0 };
   return {
     host: m[1]!,
