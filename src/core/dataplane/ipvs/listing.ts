@@ -4,7 +4,7 @@
 // command) are skipped and named; a line inside the listing kdebug cannot place is FILE:LINE.
 import { stripColours } from '../colours.js';
 import { ListingParseError } from '../listing-error.js';
-import { realNameCut, virtualNameCut } from './names.js';
+import { ELISION, headerCut, realNameCut, virtualNameCut } from './printing.js';
 
 export interface IpvsRealServer {
   /** "10.244.1.4:80", IPv6 as "[fd00::4]:80"; `ipvsadm -l` prints names ("host:http"). */
@@ -561,26 +561,8 @@ function namedHosts(services: IpvsService[]): string[] {
   return [...hosts];
 }
 
-/** The column titles ipvsadm's print_title prints, in every view (-L, --stats, --rate,
- * --thresholds, --persistent-conn). */
-const TITLES = new Set(
-  'Scheduler Flags Forward Weight ActiveConn InActConn Conns InPkts OutPkts InBytes OutBytes CPS InPPS OutPPS InBPS OutBPS Uthreshold Lthreshold PersistConn'.split(
-    ' ',
-  ),
-);
-
-/** A header's titles after its first, stopped inside the last ("... ActiveConn InActC"): the paste
- * was cut there, as ipvsadm prints each title whole. */
-const headerCut = (titles: string): boolean => {
-  const last = titles.trim().split(/\s+/).pop() ?? '';
-  return last !== '' && !TITLES.has(last) && [...TITLES].some((w) => w.startsWith(last));
-};
-
 /** ipvsadm -L's real-server columns when no header says otherwise. */
 const LIST_COLUMNS = ['Forward', 'Weight', 'ActiveConn', 'InActConn'];
-
-const ELISION =
-  /^(?:\.{2,}|…|\[\.\.\.\]|\.\.\. ?\(.*\)|[-=~#<[(.\s]*\b(?:snip(?:ped)?|omitted|truncated)\b[-=~#>\]).\s]*|[-=.\s]*省略[-=.\s]*)$/i;
 
 /** A real server's words read by the columns its view prints (counter views have none we use). */
 function realServer(
