@@ -299,6 +299,11 @@ function ipvsWarnings(d: IpvsTable): RulesWarning[] {
       d.duplicates,
       `line${d.duplicates.length === 1 ? '' : 's'} ${d.duplicates.join(', ')} repeat${d.duplicates.length === 1 ? 's' : ''} a virtual or real server already read (pasted twice?): read once`,
     );
+  if (d.noAddress)
+    sayAt(
+      d.noAddress,
+      `line${d.noAddress.length === 1 ? '' : 's'} ${lineRange(d.noAddress)}: virtual or real server line${d.noAddress.length === 1 ? '' : 's'} without ${d.noAddress.length === 1 ? 'its' : 'their'} address (a scheduler or forwarding method where ipvsadm prints the address: a page that dropped the addresses?): not read, nothing is said of ${d.noAddress.length === 1 ? 'it' : 'them'}`,
+    );
   if (d.sharedNames)
     sayAt(
       d.sharedNames,
@@ -457,9 +462,11 @@ export function rulesText(
       isCilium(dump)
         ? 'no Service found (no frontend in the listing)'
         : isIpvs(dump)
-          ? dump.cut !== undefined
-            ? `no Service found: the paste is cut at line ${dump.cut}, before any virtual server line (what the node holds is not in it)`
-            : 'no Service found (no virtual server in the listing)'
+          ? dump.noAddress
+            ? `no Service found: the listing's virtual server lines hold no address (line ${dump.noAddress[0]})`
+            : dump.cut !== undefined
+              ? `no Service found: the paste is cut at line ${dump.cut}, before any virtual server line (what the node holds is not in it)`
+              : 'no Service found (no virtual server in the listing)'
           : isNft(dump)
             ? nftNoService(dump)
             : noServiceRules(dump),

@@ -294,6 +294,22 @@ TCP  192.168.0.10:8080 wrr
     );
   });
 
+  it('a virtual or real server line without its address (a page that dropped it) is not read as a host', () => {
+    // gist.github.com/wzhliang: "TCP rr" and "-> Masq 1 0 0" twice, every address gone
+    const t = parseIpvs(
+      'IP Virtual Server version 1.2.1 (size=4096)\nProt LocalAddress:Port Scheduler Flags\n-> RemoteAddress:Port Forward Weight ActiveConn InActConn\nTCP rr\n-> Masq 1 0 0\n-> Masq 1 0 0\nTCP  10.96.0.10:53 rr\n  -> 10.244.0.2:53                Masq    1      0          0\n',
+    );
+    assert.deepEqual(
+      [t.noAddress, t.duplicates, t.names, t.services.map((s) => s.address)],
+      [[4, 5, 6], [], false, ['10.96.0.10:53']],
+    );
+    const text = kdebug(['rules', '--file', '-', '-o', 'text'], {
+      input: 'Prot LocalAddress:Port Scheduler Flags\nTCP rr\n-> Masq 1 0 0\n',
+    }).stdout;
+    assert.match(text, /lines 2, 3: virtual or real server lines without their\s+address/);
+    assert.match(text, /virtual server lines hold no address/);
+  });
+
   it("an author's snip line is an elision: virtual servers may be missing", () => {
     for (const snip of ['--- snip ---', '[snip]', '<snipped>', '... omitted ...'])
       assert.deepEqual(

@@ -75,6 +75,9 @@ export interface IpvsTable {
   sharedNames?: number[];
   /** `ipvsadm -l`: lines whose name ipvsadm cut at its column's width. */
   cutNames?: number[];
+  /** Virtual and real server lines without their address ("TCP rr", "-> Masq 1 0 0": a page
+   * that dropped the addresses), not read. */
+  noAddress?: number[];
   /** ipvsadm-save lines with options kdebug does not know, skipped (the rest of each read). */
   unknownOptions?: { line: number; options: string[] }[];
 }
@@ -140,6 +143,9 @@ const SCHEDULERS = new Set([
   'twos',
 ]);
 
+/** The forwarding methods ipvsadm's fwd_name prints (DPVS's ipvsadm: FullNat, SNAT). */
+const FORWARDS = new Set(['Masq', 'Local', 'Tunnel', 'Route', 'FullNat', 'SNAT', 'Bypass']);
+
 const PROTOCOLS: Record<string, IpvsService['protocol']> = {
   TCP: 'tcp',
   UDP: 'udp',
@@ -185,6 +191,8 @@ export function parseIpvs(coloured: string, file = '<input>'): IpvsTable {
   let listingAt = 0; // the line of the last header: a listing ipvsadm printed starts there
   const sharedNames = new Set<number>();
   const cutNames: number[] = [];
+  const noAddress: number[] = [];
+  let addressless = false; // the real servers that follow belong to a line without its address
   for (let i = 0; i < lines.length; i++) {
     const no = i + 1;
     const t = bareLine(lines[i]!);
@@ -242,6 +250,15 @@ export function parseIpvs(coloured: string, file = '<input>'): IpvsTable {
       if (counters) view ??= 'counters';
       else view ??= 'list';
       const protocol = PROTOCOLS[m[1]!]!;
+      addressless = false;
+      // "TCP rr": its scheduler where its address should be, the address gone from the page
+      if (m[1] !== 'FWM' && SCHEDULERS.has(m[2]!) && !/\S/.test(m[3] ?? '')) {
+        noAddress.push(no);
+        addressless = true;
+        current = undefined;
+        inListing = true;
+        continue;
+      }
       // the last line cut inside a name, before its ":port" and scheduler ("TCP  ip-1")
       if (no === last && rest.length === 0 && !m[2]!.includes(':') && m[1] !== 'FWM') {
         cut = no;
@@ -282,6 +299,12 @@ export function parseIpvs(coloured: string, file = '<input>'): IpvsTable {
       continue;
     }
     if ((m = /^->\s+(\S+)(?:\s+(.*))?$/.exec(t))) {
+      // "-> Masq 1 0 0": its forwarding where its address should be, or a real server of such a
+      // virtual server line
+      if (addressless || (FORWARDS.has(m[1]!) && /^\d/.test(m[2] ?? ''))) {
+        noAddress.push(no);
+        continue;
+      }
       if (!current)
         throw new IpvsParseError(
           file,
@@ -432,6 +455,7 @@ export function parseIpvs(coloured: string, file = '<input>'): IpvsTable {
     ...(cut ? { cut } : {}),
     ...(other ? { other } : {}),
     ...(renamed.length > 0 ? { renamed: { line: numeric!, hosts: renamed } } : {}),
+    ...(noAddress.length > 0 ? { noAddress } : {}),
     ...(sharedNames.size > 0 ? { sharedNames: [...sharedNames].sort((a, b) => a - b) } : {}),
     ...(cutNames.length > 0 && names ? { cutNames } : {}),
   };
