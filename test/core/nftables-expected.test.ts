@@ -1,7 +1,8 @@
 // The nftables-mode table kdebug expects kube-proxy to write, checked three ways: for the objects
 // of kube-proxy's own TestOverallNFTablesRules it is, line for line, the transaction that test
-// expects (its expected text is the fact; the localhost NodePort lines belong to a feature gate
-// that is off by default and are not modelled); it loads with the real nft into an empty network
+// expects (its expected text is the fact; its localhost NodePort lines belong to an alpha gate the
+// test turns on, compared in test/versions/nftables-vectors.test.ts: here the gate is off, as by
+// default); it loads with the real nft into an empty network
 // namespace of its own; and read back from nft's listing it gives the Service trees its script
 // gives. IP conventions (kube-proxy's proxier_test.go): Pod CIDR 10.0.0.0/8, Service CIDR
 // 172.30.0.0/16, node test-node 192.168.0.2.
@@ -9,12 +10,14 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { expectedRules } from '../../src/core/dataplane/expected.js';
-import { clusterView, serviceCIDRs } from '../../src/core/kube/objects.js';
+import { clusterView, configFromConfigz, serviceCIDRs } from '../../src/core/kube/objects.js';
+import { aKubeProxyConfig } from '../support/builders.js';
 import { expectedNftScript } from '../../src/core/dataplane/nftables/expected.js';
 import { parseNftJson } from '../../src/core/dataplane/nftables/listing.js';
 import { parseNftScript } from '../../src/core/dataplane/nftables/read-text.js';
 import { buildNftServiceTrees } from '../../src/core/dataplane/nftables/trees.js';
 import { NODE, objects, objectsV6 } from '../support/nft-overall.js';
+import type { KubeObject } from '../../src/core/model.js';
 import { hasCommand, skipWithout } from '../support/skip.js';
 
 /** kube-proxy's TestOverallNFTablesRules expected transaction (baseRules and the six Services). */
@@ -231,7 +234,22 @@ add element ip6 kube-proxy cluster-ips { fd00:172:30::46 }
 add element ip6 kube-proxy no-endpoint-services { fd00:172:30::46 . tcp . 80 comment "ns6/svc6:p80" : goto reject-chain }
 `;
 
-const view = () => clusterView(objects);
+/** The objects with kube-proxy's configuration as by default: no feature gate set. */
+const gateOff = (objs: KubeObject[]) =>
+  objs.map((o) =>
+    o.kind === 'ConfigMap'
+      ? {
+          ...o,
+          data: {
+            'config.conf': String((o['data'] as Record<string, string>)['config.conf']).replace(
+              /featureGates:\n.*\n/,
+              '',
+            ),
+          },
+        }
+      : o,
+  );
+const view = () => clusterView(gateOff(objects));
 const script = () => {
   const v = view();
   return expectedNftScript(expectedRules(v, NODE), serviceCIDRs(v));
@@ -244,7 +262,7 @@ describe('the nftables table kube-proxy should write', () => {
   });
 
   it("is kube-proxy's own IPv6 transaction for the objects of its TestOverallNFTablesRulesIPv6", () => {
-    const v = clusterView(objectsV6);
+    const v = clusterView(gateOff(objectsV6));
     const ours = expectedNftScript(expectedRules(v, NODE, { family: 'IPv6' }), serviceCIDRs(v));
     assert.deepEqual([...ours].sort(), KUBE_PROXY_V6.trim().split('\n').sort());
   });
@@ -330,5 +348,79 @@ describe('the expected nftables table against the real nft', skipWithout(why), (
         affinity: s.affinitySeconds,
       }));
     assert.deepEqual(brief(listed), brief(own));
+  });
+});
+
+describe("kube-proxy 1.37's localhost node-port rejects (the KubeProxyNFTablesLocalhostNodePorts gate)", () => {
+  const GATE = 'KubeProxyNFTablesLocalhostNodePorts';
+  const lines = (objs: KubeObject[], minor = 37) => {
+    const v = clusterView(objs);
+    return expectedNftScript(expectedRules(v, NODE, { release: { minor } }), serviceCIDRs(v));
+  };
+  const withConfig = (conf: string) =>
+    objects.map((o) => (o.kind === 'ConfigMap' ? aKubeProxyConfig(conf) : o));
+  const rejects = (script: string[]) =>
+    script
+      .filter((l) => l.startsWith('add chain ip kube-proxy localhost-nodeport-reject-'))
+      .map((l) => l.split('-').pop());
+  const pod = (args: string[]): KubeObject => ({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name: 'kube-proxy-x',
+      namespace: 'kube-system',
+      labels: { 'k8s-app': 'kube-proxy' },
+    },
+    spec: {
+      nodeName: NODE,
+      containers: [{ name: 'kube-proxy', command: ['/usr/local/bin/kube-proxy', ...args] }],
+    },
+    status: { phase: 'Running' },
+  });
+
+  it('writes none with the gate off, as by default, nor before 1.37', () => {
+    assert.deepEqual(rejects(lines(withConfig('mode: nftables\nclusterCIDR: 10.0.0.0/8\n'))), []);
+    const on = withConfig(
+      `mode: nftables\nclusterCIDR: 10.0.0.0/8\nfeatureGates:\n  ${GATE}: true\n`,
+    );
+    assert.deepEqual(rejects(lines(on, 36)), []);
+    assert.deepEqual(rejects(lines(on)), ['tcp', 'udp', 'sctp']);
+  });
+
+  it('leaves TCP to the userspace proxy where nodePortAddresses names loopback itself', () => {
+    const conf = `mode: nftables\nclusterCIDR: 10.0.0.0/8\nnodePortAddresses: [127.0.0.0/8, 192.168.0.0/16]\nfeatureGates:\n  ${GATE}: true\n`;
+    const script = lines(withConfig(conf));
+    assert.deepEqual(rejects(script), ['udp', 'sctp']);
+    assert.ok(!script.some((l) => /localhost-nodeport-reject-ports \{ tcp \./.test(l)));
+    // a catch-all CIDR holds loopback but does not name it: every protocol is rejected
+    const all = `mode: nftables\nclusterCIDR: 10.0.0.0/8\nnodePortAddresses: [0.0.0.0/0]\nfeatureGates:\n  ${GATE}: true\n`;
+    assert.deepEqual(rejects(lines(withConfig(all))), ['tcp', 'udp', 'sctp']);
+  });
+
+  it("takes the gate from kube-proxy's --feature-gates over its file", () => {
+    const base = withConfig(
+      `mode: nftables\nclusterCIDR: 10.0.0.0/8\nfeatureGates:\n  ${GATE}: true\n`,
+    );
+    assert.deepEqual(rejects(lines([...base, pod([`--feature-gates=${GATE}=false`])])), []);
+    const off = withConfig('mode: nftables\nclusterCIDR: 10.0.0.0/8\n');
+    assert.deepEqual(rejects(lines([...off, pod(['--feature-gates', `A=true,${GATE}=true`])])), [
+      'tcp',
+      'udp',
+      'sctp',
+    ]);
+  });
+
+  it('reads the gate from /configz, as kube-proxy serves it (Go field names before 1.36)', () => {
+    const doc = (c: object) => JSON.stringify({ 'kubeproxy.config.k8s.io': c });
+    assert.deepEqual(
+      configFromConfigz(doc({ mode: 'nftables', featureGates: { [GATE]: true } }), NODE)
+        ?.featureGates,
+      { [GATE]: true },
+    );
+    assert.deepEqual(
+      configFromConfigz(doc({ Mode: 'nftables', FeatureGates: { [GATE]: false } }), NODE)
+        ?.featureGates,
+      { [GATE]: false },
+    );
   });
 });

@@ -191,7 +191,13 @@ function samePlans(exp: ExpectedRules, cidrs: string[], what: string): void {
 }
 
 /** A table's contents, without its lookups. */
-const contents = ({ chain: _c, set: _s, ...t }: NftTable) => t;
+/** A table's contents; the script's named counters (1.37's localhost node-port rejects) are lines
+ * the reader says it did not read, and the table built from the commands leaves out: no routing
+ * fact is in them. */
+const contents = ({ chain: _c, set: _s, unread, ...t }: NftTable) => {
+  const read = (unread ?? []).filter((u) => !u.text.startsWith('add counter '));
+  return read.length > 0 ? { ...t, unread: read } : t;
+};
 
 describe("the table drift builds from the script's commands is the one nft builds from its lines", () => {
   // every modelled release, both masquerade configurations, node-port addresses and local

@@ -7,6 +7,9 @@ import type { KubeObject } from '../../src/core/model.js';
 import { aKubeProxyConfig, aNode, aService, anEndpointSlice } from './builders.js';
 
 export const NODE = 'test-node';
+// 1.37's test turns on the localhost node-port rejects (an alpha gate): earlier releases have
+// no such gate, and ignore it
+const LOCALHOST_GATE = 'featureGates:\n  KubeProxyNFTablesLocalhostNodePorts: true\n';
 export const aServiceCIDR = (cidrs: string[]): KubeObject => ({
   apiVersion: 'networking.k8s.io/v1',
   kind: 'ServiceCIDR',
@@ -17,7 +20,7 @@ export const aServiceCIDR = (cidrs: string[]): KubeObject => ({
 export const objects: KubeObject[] = [
   aNode(NODE, '192.168.0.2', '10.180.0.0/24'),
   aNode('other-node', '192.168.0.3', '10.180.1.0/24'),
-  aKubeProxyConfig('mode: nftables\nclusterCIDR: 10.0.0.0/8\n'),
+  aKubeProxyConfig(`mode: nftables\nclusterCIDR: 10.0.0.0/8\n${LOCALHOST_GATE}`),
   aServiceCIDR(['172.30.0.0/16']),
   aService('ns1/svc1', { clusterIP: '172.30.0.41' }),
   anEndpointSlice('ns1/svc1', [['10.180.0.1', { node: NODE }]]),
@@ -73,7 +76,7 @@ export const objectsV6: KubeObject[] = [
       ],
     },
   },
-  aKubeProxyConfig('mode: nftables\nclusterCIDR: 10.0.0.0/8,fd00:10::/64\n'),
+  aKubeProxyConfig(`mode: nftables\nclusterCIDR: 10.0.0.0/8,fd00:10::/64\n${LOCALHOST_GATE}`),
   aServiceCIDR(['172.30.0.0/16', 'fd00:10:96::/112']),
   aService('ns1/svc1', { clusterIP: 'fd00:172:30::41' }),
   v6(anEndpointSlice('ns1/svc1', [['fd00:10:180::1', { node: NODE }]])),

@@ -34,6 +34,11 @@ export const CHANGES = {
   nftInlineMasquerade: 36,
   /** nftables: a Service port with one endpoint (no affinity) is one `dnat to IP:PORT`. */
   nftSingleEndpointDnat: 37,
+  /** nftables: with the KubeProxyNFTablesLocalhostNodePorts gate (alpha, off by default)
+   * connections to a node port on the loopback address are rejected and counted, per protocol
+   * (localhost-nodeport-reject-ports; TCP's left to a userspace proxy where nodePortAddresses
+   * names loopback). */
+  nftLocalhostNodePortRejects: 37,
   /** kube-proxy watches the ServiceCIDRs (MultiCIDRServiceAllocator on by default, GA in 1.33;
    * before, the gate is off and cmd/kube-proxy starts no ServiceCIDR informer), so nftables
    * mode drops traffic to unallocated cluster IPs (`cluster-ips-check`). Seen in the lab: the

@@ -209,6 +209,8 @@ export interface KubeProxyConfig {
   nodePortAddresses: string[];
   /** IPVS mode's scheduler (`ipvs.scheduler`; kube-proxy's default, rr, when unset). */
   ipvsScheduler?: string;
+  /** The feature gates set (`featureGates`, `--feature-gates`): each gate named, on or off. */
+  featureGates: Record<string, boolean>;
   /** Where the values came from, for evidence. */
   source: string;
 }
@@ -624,10 +626,11 @@ function versionedNames(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(versionedNames);
   if (!v || typeof v !== 'object') return v;
   return Object.fromEntries(
-    Object.entries(v).map(([k, x]) => [
-      INTERNAL_NAMES[k] ?? `${k.charAt(0).toLowerCase()}${k.slice(1)}`,
-      versionedNames(x),
-    ]),
+    Object.entries(v).map(([k, x]) => {
+      const name = INTERNAL_NAMES[k] ?? `${k.charAt(0).toLowerCase()}${k.slice(1)}`;
+      // a map's keys are data, not field names: the feature gates keep theirs
+      return [name, name === 'featureGates' ? x : versionedNames(x)];
+    }),
   );
 }
 
@@ -651,9 +654,18 @@ function configFrom(c: J, source: string): KubeProxyConfig {
       .map(str)
       .filter((x): x is string => !!x),
     ...(scheduler ? { ipvsScheduler: scheduler } : {}),
+    featureGates: gates(c['featureGates']),
     source,
   };
 }
+
+/** A featureGates map as the configuration file holds it (`Gate: true`, YAML's "true" too). */
+const gates = (v: unknown): Record<string, boolean> =>
+  Object.fromEntries(
+    Object.entries(obj(v)).flatMap(([k, x]): [string, boolean][] =>
+      x === true || x === 'true' ? [[k, true]] : x === false || x === 'false' ? [[k, false]] : [],
+    ),
+  );
 
 /** The default when a cluster has no kube-proxy ConfigMap (k3s, managed clusters). */
 export const DEFAULT_KUBE_PROXY_CONFIG: KubeProxyConfig = {
@@ -663,6 +675,7 @@ export const DEFAULT_KUBE_PROXY_CONFIG: KubeProxyConfig = {
   masqueradeBit: 14,
   localhostNodePorts: true,
   nodePortAddresses: [],
+  featureGates: {},
   source: 'defaults (no kube-proxy ConfigMap)',
 };
 
@@ -790,6 +803,7 @@ export function kubeProxyConfigOf(
   return {
     ...base,
     ...flags,
+    featureGates: { ...base.featureGates, ...flags.featureGates },
     source: `${cm ? `${base.source}, ` : ''}the flags of Pod kube-system/${pod!.name}`,
   };
 }
@@ -818,6 +832,10 @@ function proxyFlags(pod: Pod): Partial<KubeProxyConfig> {
   if (scheduler) out.ipvsScheduler = scheduler;
   const bit = value('iptables-masquerade-bit');
   if (bit && /^\d+$/.test(bit)) out.masqueradeBit = Number(bit);
+  // --feature-gates=A=true,B=false: kube-proxy takes the flag's gates over the file's
+  const flagged = value('feature-gates');
+  if (flagged)
+    out.featureGates = gates(Object.fromEntries(flagged.split(',').map((g) => g.split('=', 2))));
   return out;
 }
 

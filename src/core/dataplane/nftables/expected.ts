@@ -202,6 +202,29 @@ export function expectedNftCommands(
     'nodeport-endpoints-check',
     `${nodePortIPs === 'all' ? notLocalhost : `${ipX} daddr @nodeport-ips`} meta l4proto . th dport vmap @no-endpoint-nodeports`,
   );
+  const rejects = localhostRejects(exp);
+  if (rejects.size > 0) {
+    set({
+      name: 'localhost-nodeport-reject-ports',
+      kind: 'map',
+      type: ['inet_proto', 'inet_service'],
+      map: 'verdict',
+      comment: 'localhost NodePorts rejected by kube-proxy',
+    });
+    for (const p of rejects) {
+      out.push({ add: 'counter', name: `localhost-nodeport-rejected-${p}` });
+      ensure(`localhost-nodeport-reject-${p}`);
+      rule(
+        `localhost-nodeport-reject-${p}`,
+        `counter name "localhost-nodeport-rejected-${p}" reject`,
+      );
+    }
+    const loopback = family === 'IPv6' ? 'ip6 daddr ::1' : 'ip daddr 127.0.0.0/8';
+    rule(
+      'nodeport-endpoints-check',
+      `${loopback} meta l4proto . th dport vmap @localhost-nodeport-reject-ports`,
+    );
+  }
   set({
     name: 'firewall-ips',
     kind: 'map',
@@ -248,6 +271,7 @@ export function expectedNftCommands(
   for (const sp of fixedOnly ? [] : exp.servicePorts) {
     const from = out.length;
     servicePortScript(sp, {
+      rejects,
       ipX,
       addr,
       masquerade,
@@ -262,6 +286,21 @@ export function expectedNftCommands(
     ports.set(sp, out.slice(from));
   }
   return { family: ipX, commands: out, ports };
+}
+
+/** The protocols whose connections to a node port on loopback kube-proxy rejects and counts:
+ * none unless the KubeProxyNFTablesLocalhostNodePorts gate is on (1.37, alpha); all three, or only
+ * UDP and SCTP where nodePortAddresses names loopback itself (a userspace proxy serves TCP). */
+function localhostRejects(exp: ExpectedRules): ReadonlySet<string> {
+  if (!writes(exp.release, 'nftLocalhostNodePortRejects')) return new Set();
+  if (exp.config.featureGates['KubeProxyNFTablesLocalhostNodePorts'] !== true) return new Set();
+  const family = exp.ruleContext.family;
+  const loopback = exp.config.nodePortAddresses.some(
+    (c) =>
+      familyOf(c) === family &&
+      containsAny(family === 'IPv6' ? '::1/128' : '127.0.0.0/8', c.split('/')[0]!),
+  );
+  return new Set(loopback ? ['udp', 'sctp'] : ['tcp', 'udp', 'sctp']);
 }
 
 /** Whether the port has a firewall chain: load-balancer IPs with source ranges. */
@@ -285,6 +324,8 @@ function nodePortAddressesOf(exp: ExpectedRules): 'all' | string[] {
 }
 
 interface PortContext {
+  /** The protocols whose localhost node ports kube-proxy rejects (1.37's alpha gate). */
+  rejects: ReadonlySet<string>;
   ipX: string;
   addr: string;
   masquerade: Statement;
@@ -362,6 +403,8 @@ function servicePortScript(sp: ExpectedServicePort, c: PortContext): void {
       element('no-endpoint-services', vip(ip), verdict(sp.externalVerdict), true);
   if (sp.nodePort !== undefined) {
     const key = [proto, sp.nodePort];
+    if (c.rejects.has(proto))
+      element('localhost-nodeport-reject-ports', key, goto(`localhost-nodeport-reject-${proto}`));
     if (sp.hasEndpoints) element('service-nodeports', key, goto(names.external));
     if (!sp.hasExternalEndpoints)
       element('no-endpoint-nodeports', key, verdict(sp.externalVerdict), true);

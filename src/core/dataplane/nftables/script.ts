@@ -71,6 +71,8 @@ export type NftCommand =
   | { add: 'chain'; name: string; base?: BaseChain; comment?: string }
   | { add: 'set'; set: Omit<NftSet, 'elements'> }
   | { add: 'element'; set: string; element: NftElement }
+  /** A named counter a rule counts into (no routing fact: the table built leaves it out). */
+  | { add: 'counter'; name: string }
   | { add: 'rule'; chain: string; matches: string; statement?: Statement; comment?: string };
 
 /** The line kube-proxy writes for a command of its table of this family. */
@@ -105,6 +107,8 @@ export function scriptLine(c: NftCommand, family: NftFamily): string {
         : '';
       return `add element ${t} ${c.set} { ${e.key.join(' . ')}${comment}${value} }`;
     }
+    case 'counter':
+      return `add counter ${t} ${c.name}`;
     case 'rule': {
       const text = [c.matches, c.statement?.text].filter(Boolean).join(' ');
       return `add rule ${t} ${c.chain} ${text}${c.comment !== undefined ? ` comment "${c.comment}"` : ''}`;
@@ -139,7 +143,8 @@ export function scriptTable(commands: NftCommand[], family: NftFamily): NftTable
       const key = c.element.key.join(' . '); // as nft prints a concatenated key
       held.delete(key);
       held.set(key, c.element);
-    } else {
+    } else if (c.add === 'counter') continue;
+    else {
       const exprs = expr.matchExprs(c.matches);
       if (c.statement) exprs.push(c.statement.expr);
       const rule: NftRule =
