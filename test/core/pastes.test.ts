@@ -825,6 +825,36 @@ table ip kube-proxy { # handle 5
     assert.ok(!hits.some((h) => h.table === 'ip kube-proxy'));
   });
 
+  it('a part of the ip table before the whole ip table is no IPv6 table: it is said, not read', () => {
+    // the tail of an ip listing (its table line not in it), then the whole listing again
+    const part = `\tmap service-ips {\n\t\ttype ipv4_addr . inet_proto . inet_service : verdict\n\t\telements = { 172.30.0.41 . tcp . 80 : goto service-ULMVA6XW-ns1/svc1/tcp/p80 }\n\t}\n}\n`;
+    const text = `${part}table ip kube-proxy {\n\tchain services {\n\t\tip daddr . meta l4proto . th dport vmap @service-ips\n\t}\n}\n`;
+    const x = reads(text);
+    assert.ok(x.mode === 'nftables');
+    assert.equal(x.dump.paste?.also, undefined);
+    assert.ok(x.trees.services.every((t) => t.family !== 'IPv6'));
+    assert.equal(x.notes.length, 1);
+    assert.match(
+      x.notes[0]!,
+      /part of a kube-proxy table whose table line is not in it, not read here/,
+    );
+  });
+
+  it('a dual-stack paste searched by a name both tables hold: found in each', () => {
+    const both = ['v4', 'v6']
+      .map((f) => readFileSync(`test/fixtures/releases/37/nftables-overall-${f}.nft`, 'utf8'))
+      .join('');
+    const x = reads(both);
+    assert.ok(x.mode === 'nftables');
+    const index = buildNftPasteSearchIndex(x.dump, x.trees);
+    const chains = index.search('service-ULMVA6XW').filter((h) => h.kind === 'chain');
+    assert.deepEqual(chains.map((h) => h.table).sort(), ['ip kube-proxy', 'ip6 kube-proxy']);
+    const services = index
+      .search('ns1/svc1:p80')
+      .filter((h) => h.kind === 'service' && h.text === 'ns1/svc1:p80');
+    assert.deepEqual(services.map((h) => h.table).sort(), ['ip kube-proxy', 'ip6 kube-proxy']);
+  });
+
   it('a kube-proxy table of a third kind beside a dual-stack pair is said, not read', () => {
     const table = (family: string) => `table ${family} kube-proxy {\n\tchain services {\n\t}\n}\n`;
     const x = reads(table('ip') + table('ip6') + table('inet'));

@@ -11,7 +11,7 @@ import { NFT_ERROR } from './iptables/read/paste.js';
 import { parseIptables, TABLES, type Ruleset } from './iptables/read/parse.js';
 import { isIpvs, parseIpvs, type IpvsTable } from './ipvs/listing.js';
 import { buildIpvsTrees } from './ipvs/trees.js';
-import { isNftJson, pairFamilies, type NftTable } from './nftables/listing.js';
+import { isNftJson, isTablePair, pairFamilies, type NftTable } from './nftables/listing.js';
 import { isKubeProxyTable, isNftScript, isNftText, parseNftAny } from './nftables/read-text.js';
 import { buildNftServiceTrees, entriesNotListed } from './nftables/trees.js';
 import { type ServiceTrees } from './trees.js';
@@ -183,7 +183,7 @@ export function readNftPaste(coloured: string, file: string): NftPaste {
   const table =
     named.find((t) => t.family === 'ip') ?? named.find((t) => t.family === 'ip6') ?? kubeProxy[0];
   // the other family's table is read with it; a third (an inet copy, a repeat) is said, not read
-  const also = kubeProxy.find((t) => t !== table && isOtherFamily(table!, t));
+  const also = kubeProxy.find((t) => t !== table && isTablePair(table!, t));
   const notes = kubeProxy
     .filter((t) => t !== table && t !== also)
     .map(
@@ -230,13 +230,6 @@ export type PasteReading =
   | { mode: 'ipvs'; dump: IpvsTable; trees: ServiceTrees }
   | { mode: 'cilium'; dump: CiliumTable; trees: ServiceTrees }
   | { mode: 'not-kube-proxy'; message: string; iptablesNft: boolean };
-
-/** Whether two kube-proxy tables are a dual-stack node's pair: an ip and an ip6 one (a headless
- * one's family is not known: it pairs with a named one of either). */
-function isOtherFamily(a: NftTable, b: NftTable): boolean {
-  if (a.headless || b.headless) return a.headless !== b.headless;
-  return (a.family === 'ip' && b.family === 'ip6') || (a.family === 'ip6' && b.family === 'ip');
-}
 
 /** The Service trees of an nft paste: of kube-proxy's table, and where the listing holds both
  * families' tables, of each, every tree and orphan saying its family. */

@@ -325,7 +325,7 @@ function rank(hits: SearchHit[], limit: number): SearchHit[] {
       )
       // the same text in the same chain twice (two rules) is one answer
       .filter((h) => {
-        const key = `${h.kind}\u0000${h.text}\u0000${h.chain ?? ''}`;
+        const key = `${h.kind}\u0000${h.text}\u0000${h.chain ?? ''}\u0000${h.table ?? ''}`;
         if (seen.has(key)) return false;
         seen.add(key);
         return true;
@@ -377,13 +377,16 @@ export function addTreeDocs(index: SearchIndex, trees: ServiceTrees, table: stri
   for (const t of trees.services) {
     for (const r of [...t.entries, ...t.masquerade]) byLine.set(`nat:${r.line}`, t.id);
     for (const v of t.verdicts) byLine.set(`${v.table}:${v.line}`, t.id);
-    index.add({ kind: 'service', text: t.id, service: t.id, chain: t.chains.svc }, true);
+    // a dual-stack listing's two tables each hold the Service: each found in its own
+    const at = t.family ? { table } : {};
+    index.add({ kind: 'service', text: t.id, service: t.id, chain: t.chains.svc, ...at }, true);
     if (t.clusterIP)
       index.add({
         kind: 'service',
         text: hostPort(t.clusterIP, t.port ?? ''),
         service: t.id,
         chain: t.chains.svc,
+        ...at,
       });
     for (const np of t.nodePorts)
       index.add({
@@ -391,9 +394,16 @@ export function addTreeDocs(index: SearchIndex, trees: ServiceTrees, table: stri
         text: String(np),
         service: t.id,
         chain: t.chains.ext ?? t.chains.svc,
+        ...at,
       });
     for (const ip of [...t.externalIPs, ...t.loadBalancerIPs])
-      index.add({ kind: 'service', text: ip, service: t.id, chain: t.chains.ext ?? t.chains.fw });
+      index.add({
+        kind: 'service',
+        text: ip,
+        service: t.id,
+        chain: t.chains.ext ?? t.chains.fw,
+        ...at,
+      });
     for (const c of Object.values(t.chains)) if (c) owner.set(c, t.id);
     for (const ep of [...t.endpoints, ...(t.localEndpoints ?? [])]) {
       owner.set(ep.chain, t.id);

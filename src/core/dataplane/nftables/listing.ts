@@ -75,14 +75,37 @@ export interface NftTable {
   paste?: { notes: string[]; skipped: number[]; diff: boolean; also?: NftTable };
 }
 
-/** The address families of a dual-stack listing's two kube-proxy tables: ip is IPv4, ip6 IPv6,
- * and one whose table line is not in the paste is the family its named pair is not. */
+/** The family of kube-proxy's table: its `table` line's, or for a part whose table line is not
+ * in the paste, what it holds says (its sets' address types, its elements' addresses, its rules'
+ * `ip`/`ip6` matches); undefined where nothing does. */
+export function tableFamily(t: NftTable): 'ip' | 'ip6' | undefined {
+  if (!t.headless) return t.family === 'ip6' ? 'ip6' : t.family === 'ip' ? 'ip' : undefined;
+  for (const s of t.sets) {
+    if (s.type.includes('ipv6_addr')) return 'ip6';
+    if (s.type.includes('ipv4_addr')) return 'ip';
+    for (const e of s.elements.slice(0, 1))
+      for (const k of e.key)
+        if (typeof k === 'string' && /^[\d.]+(?:\/\d+)?$/.test(k) && k.includes('.')) return 'ip';
+        else if (typeof k === 'string' && /^[0-9a-f]*:[0-9a-f:]*:/i.test(k)) return 'ip6';
+  }
+  const said = JSON.stringify(t.chains.map((c) => c.rules.map((r) => r.expr)));
+  if (/"protocol":"ip6"|"text":"ip6 /.test(said)) return 'ip6';
+  if (/"protocol":"ip"|"text":"ip /.test(said)) return 'ip';
+  return undefined;
+}
+
+/** The address families of a dual-stack listing's two kube-proxy tables (tablePair's). */
 export function pairFamilies(a: NftTable, b: NftTable): [IPFamily, IPFamily] {
-  const named = (t: NftTable): IPFamily => (t.family === 'ip6' ? 'IPv6' : 'IPv4');
-  const other = (f: IPFamily): IPFamily => (f === 'IPv6' ? 'IPv4' : 'IPv6');
-  if (a.headless) return [other(named(b)), named(b)];
-  if (b.headless) return [named(a), other(named(a))];
-  return [named(a), named(b)];
+  const of = (t: NftTable): IPFamily => (tableFamily(t) === 'ip6' ? 'IPv6' : 'IPv4');
+  return [of(a), of(b)];
+}
+
+/** Whether two kube-proxy tables of one listing are a dual-stack node's pair: one of each
+ * family, as their table lines or, for a part without one, their contents say. */
+export function isTablePair(a: NftTable, b: NftTable): boolean {
+  const fa = tableFamily(a);
+  const fb = tableFamily(b);
+  return fa !== undefined && fb !== undefined && fa !== fb;
 }
 
 /** A line (or a set element) of a text listing that was not read, and the block it is in (none:
