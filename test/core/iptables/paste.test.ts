@@ -511,6 +511,51 @@ describe('pastes cut short', () => {
     assert.ok(prose.warnings.some((w) => w.kind === 'prose' && w.line === 5));
   });
 
+  it('a whole rule, the longest line, then a word of its own: no wrap, the word is prose', () => {
+    const dnat =
+      '-A KUBE-SEP-BWHGELGX6BITPZVO -p tcp -m comment --comment "kube-system/kube-dns:dns-tcp" -m tcp -j DNAT --to-destination 10.244.1.2:53';
+    const masq =
+      '-A KUBE-SERVICES ! -s 10.244.0.0/16 -d 10.96.0.10/32 -p tcp -m comment --comment "kube-system/kube-dns:dns-tcp cluster IP" -m tcp --dport 53 -j KUBE-MARK-MASQ';
+    for (const [rule, word] of [
+      [dnat, 'Thanks'],
+      [masq, 'exit'],
+      [dnat, 'root@k8s-master:~#'],
+    ] as const) {
+      const rs = parseIptables(
+        [
+          '*nat',
+          ':KUBE-SERVICES - [0:0]',
+          ':KUBE-MARK-MASQ - [0:0]',
+          ':KUBE-SEP-BWHGELGX6BITPZVO - [0:0]',
+          rule,
+          word,
+        ].join('\n'),
+      );
+      const t = rs.table('nat')!;
+      const last = t.chain(rule.split(' ')[1]!)!.rules.at(-1)!;
+      assert.equal(
+        rule.endsWith(last.target!.name) || rule.includes(`--to-destination 10.244.1.2:53`),
+        true,
+      );
+      assert.ok(!rs.warnings.some((w) => /longer than the terminal/.test(w.message)), word);
+    }
+    // a cut address completed by the next line is a wrap
+    const cut = dnat.length - 4; // "...--to-destination 10.244.1." then "2:53"
+    const rs = parseIptables(
+      [
+        '*nat',
+        ':KUBE-SEP-BWHGELGX6BITPZVO - [0:0]',
+        '-A KUBE-SEP-BWHGELGX6BITPZVO -j RETURN',
+        dnat.slice(0, cut),
+        dnat.slice(cut),
+        'COMMIT',
+      ].join('\n'),
+    );
+    assert.ok(
+      rs.warnings.some((w) => /lines 4-5: a rule longer than the terminal/.test(w.message)),
+    );
+  });
+
   it('a save table that ends in "...": the elision is why it has no COMMIT, said once', () => {
     const whole = nat('AAAAAAAAAAAAAAAA');
     const rs = parseIptables(`${whole}\n...\n\n`);

@@ -23,6 +23,7 @@ export interface Unwrapped {
 export function unwrapRules(bytes: Uint8Array): Unwrapped | undefined {
   if (bytes.length > MAX_BYTES) return undefined;
   const lines = new TextDecoder().decode(bytes).split('\n');
+  const declared = declaredChains(lines);
   const joined: number[] = [];
   let widest = 0; // the longest line above: a wrapped line fills the screen, none is longer
   for (let i = 0; i < lines.length; i++) {
@@ -38,6 +39,7 @@ export function unwrapRules(bytes: Uint8Array): Unwrapped | undefined {
       prev.length >= widest &&
       line.length <= prev.length &&
       classifyLine(line).kind === 'prose' &&
+      cutAlone(prev, line, declared) &&
       lexes(prev + line)
     ) {
       lines[i - 1] = prev + line;
@@ -48,6 +50,34 @@ export function unwrapRules(bytes: Uint8Array): Unwrapped | undefined {
     widest = Math.max(widest, line.length);
   }
   return joined.length > 0 ? { text: lines.join('\n'), lines: joined } : undefined;
+}
+
+/** The chains the paste declares (`:NAME POLICY [p:b]`, `-N NAME`). */
+function declaredChains(lines: string[]): Set<string> {
+  const out = new Set<string>();
+  for (const l of lines) {
+    const m = /^(?::|-N )(\S+)/.exec(l);
+    if (m) out.add(m[1]!);
+  }
+  return out;
+}
+
+/** An address value as iptables prints it whole: "10.0.0.1", "10.0.0.1:80", "[fd00::1]:80". */
+const ADDRESS_VALUE = /^(?:\d{1,3}(?:\.\d{1,3}){3}|\[[0-9a-f:.]+\])(?::\d+(?:-\d+)?)?$/i;
+
+/** Whether the rule alone is one a wrap cut, which the next line completes: it does not read, its
+ * jump goes to a chain the paste does not declare and the next line's first word completes its
+ * name into one it does, or an address value is cut and completed so. A whole rule followed by a
+ * word of its own ("Thanks", a bare prompt) is no wrap. */
+function cutAlone(rule: string, next: string, declared: ReadonlySet<string>): boolean {
+  if (!lexes(rule)) return true;
+  const words = rule.trimEnd().split(/\s+/);
+  const [option, last] = [words.at(-2), words.at(-1)!];
+  const grown = last + next.trim().split(/\s+/)[0];
+  if (option === '-j' || option === '-g') return !declared.has(last) && declared.has(grown);
+  if (option === '--to-destination' || option === '--to-source')
+    return !ADDRESS_VALUE.test(last) && ADDRESS_VALUE.test(grown);
+  return false;
 }
 
 /** The rule line reads as one rule: its words after "-A", a target among them. */
