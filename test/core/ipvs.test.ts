@@ -310,6 +310,25 @@ TCP  192.168.0.10:8080 wrr
     assert.match(text, /virtual server lines hold no address/);
   });
 
+  it('the titles and lines re-spaced by hand (a study note: "->  RemoteAddress") read as ipvsadm\'s', () => {
+    // helowd/study-notes: every line indented, two spaces after "->", the columns squeezed
+    const t = parseIpvs(
+      '# ipvsadm -ln\n IP Virtual Server version 1.2.1 (size=4096)\n  Prot LocalAddress:Port Scheduler Flags\n    ->  RemoteAddress:Port           Forward  Weight ActiveConn InActConn     \n  TCP  10.102.128.4:80 rr\n    ->  10.244.3.6:9376    Masq    1       0          0         \n    ->  10.244.1.7:9376    Masq    1       0          0\n',
+    );
+    assert.deepEqual(
+      t.services.map((s) => [s.address, s.realServers.map((r) => [r.address, r.weight])]),
+      [
+        [
+          '10.102.128.4:80',
+          [
+            ['10.244.3.6:9376', 1],
+            ['10.244.1.7:9376', 1],
+          ],
+        ],
+      ],
+    );
+  });
+
   it("an author's snip line is an elision: virtual servers may be missing", () => {
     for (const snip of ['--- snip ---', '[snip]', '<snipped>', '... omitted ...'])
       assert.deepEqual(

@@ -225,7 +225,8 @@ export function parseIpvs(coloured: string, file = '<input>'): IpvsTable {
       inListing = header = true;
       continue;
     }
-    if ((m = /^-> RemoteAddress:Port\s*(.*)$/.exec(t))) {
+    // the real servers' titles, however a page or a hand re-typing spaced them ("->  RemoteAddress")
+    if ((m = /^->\s+RemoteAddress:Port\s*(.*)$/.exec(t))) {
       if (no === last && headerCut(m[1]!)) cut = no;
       if (m[1]) columns = m[1].split(/\s+/);
       else if (view === 'stats' || view === 'rate') columns = [];
