@@ -1886,3 +1886,33 @@ describe('the family of a table whose rules show none', () => {
     assert.deepEqual(walk('10.244.2.9', '10.96.0.10'), ['10.244.1.5:80']);
   });
 });
+
+describe('rules a page typeset', () => {
+  it('read "–" as "--" and curly quotes as straight ones on rule lines only, and say so by line', () => {
+    // Kevin-fqh/learning-k8s-source-code: a blog engine's smart punctuation in copied rules
+    const paste = [
+      '这里kubernetes用“-m statistic –mode random –probability 0.50000000000”实现了负载均衡',
+      '-A KUBE-SVC-VX5XTMYNLWGXYEL4 -m comment –comment “ym/echo-app:” -m statistic –mode random –probability 0.50000000000 -j KUBE-SEP-27OZWHQEIJ47W5ZW',
+      '-A KUBE-SVC-VX5XTMYNLWGXYEL4 -m comment —comment “ym/echo-app:” -j KUBE-SEP-AA6LE4U3XA6T2EZB',
+      '',
+    ].join('\n');
+    const rs = parseIptables(paste);
+    const nat = rs.table('nat')!;
+    const svc = nat.chain('KUBE-SVC-VX5XTMYNLWGXYEL4')!;
+    assert.deepEqual(
+      svc.ruleIds.map((id) => [nat.line(id), nat.comment(id)]),
+      [
+        [2, 'ym/echo-app:'],
+        [3, 'ym/echo-app:'],
+      ],
+    );
+    const tree = buildServiceTrees(rs).services.find((t) => t.name === 'ym/echo-app:');
+    assert.deepEqual(
+      tree?.endpoints.map((e) => e.probability),
+      [0.5, 0.5],
+    );
+    const note = rs.warnings.find((w) => w.message.includes('typeset'));
+    assert.deepEqual([note?.line, note?.lines], [2, [2, 3]]);
+    assert.doesNotMatch(note!.message, /\n/);
+  });
+});

@@ -16,6 +16,7 @@ import {
 } from './paste.js';
 import { isEscapedDump, unescapeDump } from './escaped.js';
 import { cutTargetOption } from './cut-option.js';
+import { typesetLines, typesetNote, untypeset } from './typeset.js';
 import { unwrapRules, wrappedNote } from './wrapped.js';
 import { COLOURS_REMOVED, hasColours, stripColours } from '../../colours.js';
 import { isLog } from './logs.js';
@@ -246,6 +247,14 @@ export function parseIptables(input: Uint8Array | string, options: ParseOptions 
       message:
         'the rules were inside a quoted string (line ends written as \\n): read unescaped, and line numbers count the unescaped lines',
     });
+    return rs;
+  }
+  // rules a page typeset ("–comment", "“ns/svc”"): read with the characters iptables printed
+  const typeset = typesetLines(head);
+  if (typeset.length > 0) {
+    const rs = parseIptables(untypeset(new TextDecoder().decode(bytes)), options);
+    const lines = typesetLines(new TextDecoder().decode(bytes));
+    rs.warnings.unshift({ line: lines[0]!, kind: 'view', message: typesetNote(lines), lines });
     return rs;
   }
   // copied off a terminal's screen: its rows run together at its width
