@@ -1384,6 +1384,37 @@ describe('iptables -L listings are read as the rules they list', () => {
     assert.match(rs.warnings[0]!.message, /^read from an `iptables -L` listing/);
   });
 
+  it('-L piped through column -t: its fields and comments spread apart, read one space apart', () => {
+    // gamelife1314.github.io: `iptables -t nat -L CHAIN | column -t`, ports by service name
+    const rs = parseIptables(
+      [
+        'root@node2:/home/ubuntu# iptables -t nat -L KUBE-SVC-ATSXPZA6MCLBTOSW | column -t',
+        'Chain                      KUBE-SVC-ATSXPZA6MCLBTOSW  (1   references)',
+        'target                     prot                       opt  source          destination',
+        'KUBE-MARK-MASQ             tcp                        --   !10.244.0.0/16  10.105.145.136  /*  default/web  cluster  IP             */  tcp        dpt:http-alt',
+        'KUBE-SEP-E4NSA7Z3P6FEYR22  all                        --   anywhere        anywhere        /*  default/web  ->       10.244.0.4:80  */  statistic  mode          random  probability  0.50000000000',
+        'KUBE-SEP-ENS4OGYPXWST7P2F  all                        --   anywhere        anywhere        /*  default/web  ->       10.244.1.2:80  */',
+        '',
+      ].join('\n'),
+      { file: 'dump.txt' },
+    );
+    const nat = rs.table('nat')!;
+    const c = nat.chain('KUBE-SVC-ATSXPZA6MCLBTOSW')!;
+    assert.deepEqual(
+      c.ruleIds.map((id) => [nat.line(id), nat.comment(id)]),
+      [
+        [4, 'default/web cluster IP'],
+        [5, 'default/web -> 10.244.0.4:80'],
+        [6, 'default/web -> 10.244.1.2:80'],
+      ],
+    );
+    assert.equal(nat.dport(c.ruleId(0)), '8080');
+    assert.deepEqual(
+      rs.warnings.filter((w) => /column -t/.test(w.message)).map((w) => w.line),
+      [2],
+    );
+  });
+
   it('-L -v -n --line-numbers: the counters and numbers are columns, the interfaces read', () => {
     const rs = parseIptables(
       'Chain POSTROUTING (policy ACCEPT 0 packets, 0 bytes)\nnum   pkts bytes target     prot opt in     out     source               destination\n1     1234  100K MASQUERADE  all  --  *      !docker0  172.17.0.0/16        0.0.0.0/0\n2        0     0 KUBE-POSTROUTING  0    --  *      *       0.0.0.0/0            0.0.0.0/0            /* kubernetes postrouting rules */\n',

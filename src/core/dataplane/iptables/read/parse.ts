@@ -16,6 +16,7 @@ import {
 } from './paste.js';
 import { isEscapedDump, unescapeDump } from './escaped.js';
 import { cutTargetOption } from './cut-option.js';
+import { COLUMNED_NOTE, columnedAt, uncolumn } from './columned.js';
 import { typesetLines, typesetNote, untypeset } from './typeset.js';
 import { unwrapRules, wrappedNote } from './wrapped.js';
 import { COLOURS_REMOVED, hasColours, stripColours } from '../../colours.js';
@@ -255,6 +256,13 @@ export function parseIptables(input: Uint8Array | string, options: ParseOptions 
     const rs = parseIptables(untypeset(new TextDecoder().decode(bytes)), options);
     const lines = typesetLines(new TextDecoder().decode(bytes));
     rs.warnings.unshift({ line: lines[0]!, kind: 'view', message: typesetNote(lines), lines });
+    return rs;
+  }
+  // `iptables -L | column -t`: its fields and comments spread apart, read one space apart
+  const columned = columnedAt(head);
+  if (columned !== undefined) {
+    const rs = parseIptables(uncolumn(new TextDecoder().decode(bytes)), options);
+    rs.warnings.unshift({ line: columned, kind: 'view', message: COLUMNED_NOTE });
     return rs;
   }
   // copied off a terminal's screen: its rows run together at its width
