@@ -339,6 +339,19 @@ ${sep(A)}`);
     );
   });
 
+  it('reads kube-proxy v1.2 hairpin rules (the masquerade bit as its own mask, zero-padded)', () => {
+    // the Debug Services page's rules, as a Chinese study note (helowd/study-notes) quotes them
+    const t = only(`
+-A KUBE-SERVICES -d 10.0.1.175/32 -p tcp -m comment --comment "default/hostnames: cluster IP" -m tcp --dport 80 -j KUBE-SVC-NWV5X2332I4OT4T3
+-A KUBE-SVC-NWV5X2332I4OT4T3 -m comment --comment "default/hostnames:" -j KUBE-SEP-57KPRZ3JQVENLNBR
+-A KUBE-SEP-57KPRZ3JQVENLNBR -s 10.244.3.6/32 -m comment --comment "default/hostnames:" -j MARK --set-xmark 0x00004000/0x00004000
+-A KUBE-SEP-57KPRZ3JQVENLNBR -p tcp -m comment --comment "default/hostnames:" -m tcp -j DNAT --to-destination 10.244.3.6:9376`);
+    assert.deepEqual(
+      t.endpoints.map((e) => [e.address, e.hairpinMasquerade]),
+      [['10.244.3.6:9376', true]],
+    );
+  });
+
   it('shows each userspace-mode portal as an entry proxied by kube-proxy itself', () => {
     const t = only(`
 -A KUBE-PORTALS-CONTAINER -d 10.0.0.1/32 -p tcp -m comment --comment "default/kubernetes:https" -m tcp --dport 443 -j REDIRECT --to-ports 36647

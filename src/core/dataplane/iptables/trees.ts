@@ -708,8 +708,11 @@ const SEP_REACHED = 8; // a jump reached it (not an orphan)
 const SEP_READ = 16; // readSep has read it
 const SEP_UNSURE = 32; // a masquerade rule with a match not read: its hairpin rule unknown
 
-/** kube-proxy v1.1's hairpin rule: `-s podIP -j MARK --set-xmark 0x4d415351/0xffffffff`. */
-const OLD_HAIRPIN = / --set-x?mark 0x4d415351(?:\/0xffffffff)?(?: |$)/;
+/** kube-proxy's hairpin rule from before its KUBE-MARK-MASQ chain, the mark set in the KUBE-SEP
+ * chain itself: v1.1's `--set-xmark 0x4d415351/0xffffffff`, or a mark that is its own mask
+ * (`--set-xmark 0x00004000/0x00004000`, as the old Debug Services page quotes it). */
+const OLD_HAIRPIN =
+  / --set-x?mark (?:0x4d415351(?:\/0xffffffff)?|0x0*([1-9a-f]0*)\/0x0*\1)(?: |$)/i;
 
 /** The kube-proxy chain kind a name that is not in the paste has, by its shape. */
 function absentKind(name: string | undefined): string | undefined {
