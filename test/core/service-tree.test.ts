@@ -352,6 +352,18 @@ ${sep(A)}`);
     );
   });
 
+  it("reads a port without endpoints' node port from filter even where nat declares KUBE-NODEPORTS", () => {
+    // helowd/study-notes: a whole dump whose nat table has no rule for the port at all
+    const t = only(
+      ':KUBE-NODEPORTS - [0:0]\n:KUBE-SERVICES - [0:0]',
+      `:KUBE-EXTERNAL-SERVICES - [0:0]
+:KUBE-SERVICES - [0:0]
+-A KUBE-EXTERNAL-SERVICES -p tcp -m comment --comment "${N} has no endpoints" -m addrtype --dst-type LOCAL -m tcp --dport 31306 -j REJECT --reject-with icmp-port-unreachable
+-A KUBE-SERVICES -d 10.96.0.80/32 -p tcp -m comment --comment "${N} has no endpoints" -m tcp --dport 80 -j REJECT --reject-with icmp-port-unreachable`,
+    );
+    assert.deepEqual([t.name, t.clusterIP, t.port, t.nodePorts], [N, '10.96.0.80', 80, [31306]]);
+  });
+
   it('shows each userspace-mode portal as an entry proxied by kube-proxy itself', () => {
     const t = only(`
 -A KUBE-PORTALS-CONTAINER -d 10.0.0.1/32 -p tcp -m comment --comment "default/kubernetes:https" -m tcp --dport 443 -j REDIRECT --to-ports 36647

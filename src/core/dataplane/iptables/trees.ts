@@ -551,10 +551,13 @@ class TreeBuilder {
         this.byVip.set(vip, tree);
       }
       // to a local address, on a port: the Service's node port (kube-proxy 1.25 on writes it
-      // so), read from here only where the paste has no KUBE-NODEPORTS to read it from
+      // so), read from here only where the paste has no KUBE-NODEPORTS to read it from, or
+      // where the port has no endpoints (kube-proxy then writes no nat rule for it at all)
       if (
         name === 'KUBE-EXTERNAL-SERVICES' &&
-        (this.nat === undefined || this.nat.indexOf('KUBE-NODEPORTS') < 0) &&
+        (this.nat === undefined ||
+          this.nat.indexOf('KUBE-NODEPORTS') < 0 ||
+          m?.[0].endsWith(' has no endpoints') === true) &&
         address === undefined &&
         port !== undefined &&
         filter
