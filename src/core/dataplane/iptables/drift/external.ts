@@ -62,7 +62,11 @@ export function externalPath(
   const has = (kind: EntryPoint['kind'], address: string) =>
     entries.some((e) => e.kind === kind && e.address === address && e.port === sp.port);
   if (sp.hasEndpoints) {
-    if (sp.nodePort !== undefined && !t?.nodePorts.includes(sp.nodePort))
+    // nat's own rule for it: a tree's node ports may come from filter's "has no endpoints" rule
+    if (
+      sp.nodePort !== undefined &&
+      !entries.some((e) => e.kind === 'node-port' && e.port === sp.nodePort)
+    )
       c.add({
         id: 'nodeport-missing',
         service: sp.name,
