@@ -182,6 +182,24 @@ describe('drift by behaviour on many ports alike: one walk tells for ports the s
     ]);
   });
 
+  it('a rule for every destination inserted among the jumps: the ports found are those a walk of each finds', () => {
+    const lines = clean.split('\n');
+    lines.splice(lines.indexOf(jumpOf(clean, '172.30.0.23')), 0, '-A KUBE-SERVICES -p tcp -j DROP');
+    const dump = lines.join('\n');
+    // every port walked on its own, no key shared: the ports whose packets now go elsewhere
+    const exp = expectedRules(view, BENCH_NODE, { release: { minor: 20 } });
+    const actual = parseIptables(dump);
+    const whole = wantedRules(exp, actual);
+    const walked = exp.servicePorts
+      .filter((sp) => behaviourDiffers(exp, whole, actual, sp).length > 0)
+      .map((sp) => sp.name);
+    assert.ok(walked.includes('ns23/svc-23:http') && !walked.includes('ns13/svc-13:http'));
+    const found = drift(dump)
+      .filter((f) => f.startsWith('warning rule-behaviour-differs'))
+      .map((f) => f.split(' ')[2]!);
+    assert.deepEqual(found.sort(), walked.sort());
+  });
+
   it("a port's packets walk through its own part of kube-proxy's rules as through all of them", () => {
     const exp = expectedRules(view, BENCH_NODE, { release: { minor: 20 } });
     const meeting = portsMeeting(exp);

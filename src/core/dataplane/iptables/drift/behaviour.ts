@@ -100,7 +100,7 @@ export interface SharedRules {
 export function sharedRules(actual: Ruleset): SharedRules {
   const byName = new Map<string, string[]>();
   const ranges: SharedRules['ranges'] = { cidrs: [], ports: [] };
-  const add = (key: string, text: string) => {
+  const addTo = (key: string, text: string) => {
     const xs = byName.get(key);
     if (xs) xs.push(text);
     else byName.set(key, [text]);
@@ -108,6 +108,11 @@ export function sharedRules(actual: Ruleset): SharedRules {
   for (const t of actual.tables)
     for (const c of t.chains) {
       if (PORT_CHAIN.test(c.name)) continue;
+      // rules that name no destination or port meet every port's packets: where a port's rule
+      // stands among them is part of what its packets meet, so each of its rules says how many
+      // come before it in the chain
+      let catchAll = 0;
+      const add = (key: string, text: string) => addTo(key, `${text} @${catchAll}`);
       for (const id of c.ruleIds) {
         // -d and --dport as the table read them (a comment's words are no match)
         const flags = t.flags(id);
@@ -122,6 +127,7 @@ export function sharedRules(actual: Ruleset): SharedRules {
         else {
           // a negated port, a range, or multiport's list: the ports it may match
           const ports = dport ?? / --dports (\S+)/.exec(t.text(id))?.[1];
+          if (ports === undefined) catchAll++;
           for (const p of ports?.split(',') ?? []) {
             const [a, b] = p.split(':').map(Number);
             ranges.ports.push(

@@ -195,9 +195,21 @@ function foldByBehaviour(
       ? (whole = wantedRules(c.exp, c.actual))
       : wantedRules(c.exp, c.actual, (meeting ??= portsMeeting(c.exp))(sp)));
   const byName = new Map<string, ExpectedServicePort>(c.exp.servicePorts.map((x) => [x.name, x]));
-  for (const [owner, d] of diffs) {
+  // where the node's own chains read differently, a port whose rules read alike may still meet
+  // what differs there: every port is walked (ports alike share a walk)
+  const node = diffs.get(NODE);
+  const nodeDiffers = node !== undefined && node.expected.length + node.actual.length > 0;
+  const all: [string, Diff][] = nodeDiffers
+    ? [
+        ...diffs,
+        ...c.exp.servicePorts
+          .filter((sp) => !diffs.has(sp.name))
+          .map((sp): [string, Diff] => [sp.name, { expected: [], actual: [] }]),
+      ]
+    : [...diffs];
+  for (const [owner, d] of all) {
     const n = Math.max(d.expected.length, d.actual.length);
-    if (n === 0) continue;
+    if (n === 0 && !nodeDiffers) continue;
     // a port with a finding already says what differs there
     if (flagged.has(owner)) continue;
     const sp = owner === NODE ? undefined : byName.get(owner);
@@ -211,7 +223,7 @@ function foldByBehaviour(
     if (key !== undefined && walks.length === 0) walkedSame.add(key);
     if (walks.length === 0) {
       rules += n;
-      if (sp) ports++;
+      if (sp && n > 0) ports++;
       continue;
     }
     c.add({
