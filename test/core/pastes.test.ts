@@ -861,7 +861,7 @@ table ip kube-proxy { # handle 5
     assert.ok(x.mode === 'nftables');
     assert.equal(x.dump.paste?.also?.family, 'ip6');
     assert.deepEqual(x.notes, [
-      'this listing also holds table inet kube-proxy, not read here: give it to kdebug rules --file on its own to read it',
+      'this listing also holds table inet kube-proxy, not read here: `nft list table inet kube-proxy` on its own is read',
     ]);
   });
 

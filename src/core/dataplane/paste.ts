@@ -186,9 +186,10 @@ export function readNftPaste(coloured: string, file: string): NftPaste {
   const also = kubeProxy.find((t) => t !== table && isTablePair(table!, t));
   const notes = kubeProxy
     .filter((t) => t !== table && t !== also)
-    .map(
-      (t) =>
-        `this listing also holds ${t.headless ? 'part of a kube-proxy table whose table line is not in it' : `table ${t.family} kube-proxy`}, not read here: give it to kdebug rules --file on its own to read it`,
+    .map((t) =>
+      t.headless
+        ? 'this listing also holds part of a kube-proxy table whose table line is not in it, not read here (give that part to kdebug rules --file on its own)'
+        : `this listing also holds table ${t.family} kube-proxy, not read here: \`nft list table ${t.family} kube-proxy\` on its own is read`,
     );
   if (errors.length > 0)
     notes.unshift(
