@@ -767,7 +767,8 @@ class DumpParser {
         this.noteTyped(t.slice(1).trim(), true);
         if (!this.promptOutput(s, e, last)) this.skip('prompt');
       } else if (cls.kind === 'foreign') this.foreignLine(cls.foreign); // a page's joined listing
-      // other comments are the format's own
+      // iptables-save prints no other comment: an author's note between the rules, said skipped
+      else this.skip('prose');
     }
   }
 
