@@ -17,7 +17,7 @@ import {
   VERSION,
   type GlobalOptions,
 } from './commands/common/io.js';
-import { sanitize } from './core/sanitize.js';
+import { excerpt, sanitize } from './core/sanitize.js';
 
 const SIGNAL_EXIT: Record<string, number> = {
   SIGINT: EXIT.interrupted,
@@ -193,7 +193,9 @@ async function fail(e: unknown): Promise<number> {
       import('./cluster/kube/errors.js'),
     ]);
   if (e instanceof iptables.IptablesParseError) {
-    process.stderr.write(`${inert(e.message)}\n`); // FILE:LINE: message, then the line, escaped
+    // one line: FILE:LINE: message, and the line it is about, quoted and escaped
+    const quoted = e.lineText ? `: "${excerpt(e.lineText, 120)}"` : '';
+    process.stderr.write(`${inert(`${e.headline}${quoted}`)}\n`);
   } else if (
     e instanceof notRead.OutputLimitError ||
     e instanceof snapshot.SnapshotError ||

@@ -419,7 +419,7 @@ describe('kdebug rules', () => {
       ['rules', '--file', '-'],
       // not the last line: a last line that breaks is a paste cut short, read up to there
       '-N KUBE-X\n-A KUBE-X -m comment --comment "x\n-A KUBE-X -j ACCEPT\n',
-      /^<stdin>:2: unterminated quoted string\n {2}-A KUBE-X -m comment --comment "x\n$/,
+      /^<stdin>:2: unterminated quoted string: "-A KUBE-X -m comment --comment "x"\n$/,
     ],
     [
       'a missing file',
@@ -468,7 +468,7 @@ describe('kdebug rules', () => {
       'an escape sequence in a bad line, shown escaped',
       ['rules', '--file', '-'],
       '-A X -s \x1b]0;owned\x07 -j ACCEPT\n-A X -j ACCEPT\n',
-      /^<stdin>:1: "\\x1b\]0;owned\\x07" is not an address\n/,
+      /^<stdin>:1: "\\x1b\]0;owned\\x07" is not an address: "-A X -s \\x1b\]0;owned\\x07 -j ACCEPT"\n$/,
     ],
 
     [
