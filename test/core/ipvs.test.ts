@@ -329,6 +329,23 @@ TCP  192.168.0.10:8080 wrr
     );
   });
 
+  it('a real server line without its address among read ones: its virtual server is partial, no share stated', () => {
+    const listing =
+      'TCP  10.96.0.10:53 rr\n  -> 10.244.0.2:53                Masq    1      0          0\n  -> Masq    1      0          0\n';
+    const t = parseIpvs(listing);
+    assert.deepEqual(t.noAddress, [3]);
+    assert.match(t.services[0]!.partial ?? '', /real server at line 3 .*without its address/);
+    const [tree] = buildIpvsTrees(t).services;
+    assert.ok(tree?.partial, 'the tree says why it may hold more');
+    assert.deepEqual(
+      tree.endpoints.map((e) => [e.address, Boolean(e.shareUnknown)]),
+      [['10.244.0.2:53', true]],
+    );
+    const text = kdebug(['rules', '--file', '-', '-o', 'text'], { input: listing }).stdout;
+    assert.doesNotMatch(text, /100%/);
+    assert.match(text, /real server at\s+line 3/);
+  });
+
   it("an author's snip line is an elision: virtual servers may be missing", () => {
     for (const snip of ['--- snip ---', '[snip]', '<snipped>', '... omitted ...'])
       assert.deepEqual(

@@ -304,6 +304,9 @@ export function parseIpvs(coloured: string, file = '<input>'): IpvsTable {
       // virtual server line
       if (addressless || (FORWARDS.has(m[1]!) && /^\d/.test(m[2] ?? ''))) {
         noAddress.push(no);
+        // a real server not read under a virtual server read: the shares of the others unknown
+        if (current && !addressless)
+          current.partial ??= `its real server at line ${no} is printed without its address, not read`;
         continue;
       }
       if (!current)
