@@ -250,6 +250,45 @@ TCP  192.168.0.10:8080 wrr
     assert.equal(doc.services.find((s) => s.id === 'FWM 1481')!.endpoints[0]!.forward, 'tunnel');
   });
 
+  it("an IPv6 firewall-mark service ('FWM  1481 IPv6 rr', saved with -6) is its own, beside the mark's IPv4 one", () => {
+    const head =
+      'IP Virtual Server version 1.2.1 (size=4096)\nProt LocalAddress:Port Scheduler Flags\n  -> RemoteAddress:Port           Forward Weight ActiveConn InActConn\n';
+    const v4 = 'FWM  1481 rr\n  -> 10.244.2.11:80  Route 1 0 0\n  -> 10.244.3.9:80   Route 1 0 0\n';
+    const v6 =
+      'FWM  1481 IPv6 rr\n  -> [fd00::11]:80   Route 1 0 0\n  -> [fd00::12]:80   Route 1 0 0\n';
+    const both = parseIpvs(head + v4 + v6);
+    assert.deepEqual(both.duplicates, []);
+    assert.deepEqual(
+      both.services.map((s) => [s.address, s.ipv6, s.scheduler, s.realServers.length]),
+      [
+        ['1481', undefined, 'rr', 2],
+        ['1481', true, 'rr', 2],
+      ],
+    );
+    const shares = (t: ReturnType<typeof parseIpvs>) =>
+      buildIpvsTrees(t).services.map((x) => [x.id, x.endpoints.map((e) => e.probability)]);
+    assert.deepEqual(shares(both), [
+      ['FWM 1481', [0.5, 0.5]],
+      ['FWM 1481 IPv6', [0.5, 0.5]],
+    ]);
+    // alone, "IPv6" is its family, not its scheduler
+    assert.equal(parseIpvs(head + v6).services[0]!.scheduler, 'rr');
+    // ipvsadm-save's -6 tells the same two apart
+    const saved = parseIpvs(
+      '-A -f 1481 -s rr\n-a -f 1481 -r 10.244.2.11:80 -g -w 1\n-A -f 1481 -6 -s rr\n-a -f 1481 -6 -r [fd00::11]:80 -g -w 1\n',
+    );
+    assert.deepEqual(
+      [saved.duplicates, shares(saved)],
+      [
+        [],
+        [
+          ['FWM 1481', [1]],
+          ['FWM 1481 IPv6', [1]],
+        ],
+      ],
+    );
+  });
+
   it("ipvsadm -l: a host name met again in one listing is another virtual server, and a name at ipvsadm's width is cut", () => {
     const head =
       'IP Virtual Server version 1.2.1 (size=4096)\nProt LocalAddress:Port Scheduler Flags\n  -> RemoteAddress:Port           Forward Weight ActiveConn InActConn\n';

@@ -28,6 +28,9 @@ export interface IpvsService {
   scheduler?: string;
   /** Persistence timeout, seconds (session affinity). */
   persistent?: number;
+  /** A firewall-mark service of IPv6 ("FWM  1481 IPv6", saved with -6): a mark may have one per
+   * family. */
+  ipv6?: true;
   realServers: IpvsRealServer[];
   /** Why it may have more real servers than those read: the paste is cut inside them, or
    * filtered them out (grep). */
@@ -112,7 +115,7 @@ export const isIpvs = (text: string) => {
  * leaves only these. */
 function scheduled(t: string): boolean {
   const m = SERVICE.exec(t);
-  return m !== null && m[1] !== 'FWM' && SCHEDULERS.has((m[3] ?? '').split(/\s+/)[0]!);
+  return m !== null && m[1] !== 'FWM' && SCHEDULERS.has((m[4] ?? '').split(/\s+/)[0]!);
 }
 
 /** A line without a diff's "+" or a quote's "> " before it, trimmed. */
@@ -122,8 +125,13 @@ const bareLine = (raw: string) =>
     .replace(/^(?:[+>] ?)+(?=\s*(?:->|TCP|UDP|SCTP|FWM|IP Virtual|Prot |-[aA] |\.\.\.))/, '')
     .trim();
 
-/** "TCP  10.96.0.10:53 rr persistent 10800", "UDP  10.96.0.10:53   0   0 ..." (--stats/--rate) */
-const SERVICE = /^(TCP|UDP|SCTP|FWM)\s+(\S+)(?:\s+(.*))?$/;
+/** "TCP  10.96.0.10:53 rr persistent 10800", "UDP  10.96.0.10:53   0   0 ..." (--stats/--rate),
+ * "FWM  1481 IPv6 rr" (print_service_entry's "FWM  %d IPv6"): protocol, address, IPv6, the rest. */
+const SERVICE = /^(TCP|UDP|SCTP|FWM)\s+(\S+)(?:(?<=^FWM\s+\d+)\s+(IPv6)(?=\s|$))?(?:\s+(.*))?$/;
+
+/** A virtual service's identity: a firewall mark's family is part of it. */
+const serviceKey = (protocol: string, address: string, ipv6: boolean | undefined) =>
+  `${protocol} ${address}${ipv6 ? ' IPv6' : ''}`;
 
 /** ipvsadm's schedulers (ip_vs_*.ko): a service line's word after the address. */
 const SCHEDULERS = new Set([
@@ -246,14 +254,14 @@ export function parseIpvs(coloured: string, file = '<input>'): IpvsTable {
       continue;
     }
     if ((m = SERVICE.exec(t))) {
-      const rest = (m[3] ?? '').split(/\s+/).filter(Boolean);
+      const rest = (m[4] ?? '').split(/\s+/).filter(Boolean);
       const counters = rest.length > 0 && /^\d+[KMGT]?$/.test(rest[0]!);
       if (counters) view ??= 'counters';
       else view ??= 'list';
       const protocol = PROTOCOLS[m[1]!]!;
       addressless = false;
       // "TCP rr": its scheduler where its address should be, the address gone from the page
-      if (m[1] !== 'FWM' && SCHEDULERS.has(m[2]!) && !/\S/.test(m[3] ?? '')) {
+      if (m[1] !== 'FWM' && SCHEDULERS.has(m[2]!) && !/\S/.test(m[4] ?? '')) {
         noAddress.push(no);
         addressless = true;
         current = undefined;
@@ -268,7 +276,7 @@ export function parseIpvs(coloured: string, file = '<input>'): IpvsTable {
       names ||= isName(m[2]!);
       const nameCut = names && m[1] !== 'FWM' && virtualNameCut(m[1]!, m[2]!);
       if (nameCut) cutNames.push(no);
-      const key = `${protocol} ${m[2]}`;
+      const key = serviceKey(protocol, m[2]!, m[3] !== undefined);
       const seen = byAddress.get(key);
       inListing = true;
       // ipvsadm prints each virtual server once: in its names view a name met again in the same
@@ -284,12 +292,13 @@ export function parseIpvs(coloured: string, file = '<input>'): IpvsTable {
         sharedNames.add(seen.line).add(no);
       }
       const scheduler = counters ? undefined : rest[0];
-      const persistent = /\bpersistent (\d+)/.exec(m[3] ?? '');
+      const persistent = /\bpersistent (\d+)/.exec(m[4] ?? '');
       current = {
         protocol,
         address: m[2]!,
         ...(scheduler !== undefined && SCHEDULERS.has(scheduler) ? { scheduler } : {}),
         ...(persistent ? { persistent: Number(persistent[1]) } : {}),
+        ...(m[3] ? { ipv6: true as const } : {}),
         ...(seen ? { sharedName: true as const } : {}),
         ...(nameCut ? { nameCut: true as const } : {}),
         realServers: [],
@@ -359,7 +368,7 @@ export function parseIpvs(coloured: string, file = '<input>'): IpvsTable {
       view ??= 'save';
       header = true; // the commands say every real server they add
       inListing = true;
-      const key = `${command.protocol} ${command.address}`;
+      const key = serviceKey(command.protocol, command.address, command.ipv6);
       const owner = byAddress.get(key);
       if (op === 'A' || op === 'E') {
         if (op === 'A' && owner) {
@@ -373,6 +382,7 @@ export function parseIpvs(coloured: string, file = '<input>'): IpvsTable {
         const s: IpvsService = owner ?? {
           protocol: command.protocol,
           address: command.address,
+          ...(command.ipv6 ? { ipv6: true as const } : {}),
           realServers: [],
           line: no,
         };
@@ -483,6 +493,8 @@ interface RuleCommand {
   server?: string;
   forward?: string;
   weight?: number;
+  /** -6: a firewall-mark service of IPv6. */
+  ipv6?: true;
   /** Typed as a command (`ipvsadm -A ...`), not a line of `ipvsadm-save`. */
   typed: boolean;
   /** Options of a saved line not known here (a newer ipvsadm's), with their values: skipped. */
@@ -553,7 +565,8 @@ function ruleCommand(line: string): RuleCommand | undefined {
     else if (w === '-i') c.forward = 'Tunnel';
     else if (/^-[Mb]$|^--(?:netmask|sched-flags|pe)$/.test(w)) next();
     else if (/^-[xy]$|^--[ul]-threshold$|^--tun-(?:type|port)$/.test(w)) next();
-    else if (/^-[o6]$|^--(?:ops|ipv6|tun-(?:nocsum|csum|remcsum))$/.test(w)) continue;
+    else if (w === '-6' || w === '--ipv6') c.ipv6 = true;
+    else if (/^-o$|^--(?:ops|tun-(?:nocsum|csum|remcsum))$/.test(w)) continue;
     else if (saved && /^-/.test(w)) {
       // ipvsadm-save prints only options ipvsadm takes: a newer one's, its value with it
       const option =

@@ -90,11 +90,11 @@ export function buildIpvsTrees(t: IpvsTable, o: IpvsTreeOptions = {}): ServiceTr
  * DSR Service's external IP) are not in an ipvsadm listing, so its entry says the mark alone.
  */
 function markTree(vs: IpvsService, view: IpvsTable['view'], loopBack?: Set<string>): ServiceTree {
-  const id = `FWM ${vs.address}`;
+  const id = markId(vs);
   const tree = emptyTree({ id, protocol: '' });
   tree.entries.push({
     kind: 'virtual-server',
-    label: `firewall mark ${vs.address} (the rules that set the mark, and so its addresses and ports, are not in an ipvsadm listing)`,
+    label: `firewall mark ${vs.address}${vs.ipv6 ? ' of IPv6' : ''} (the rules that set the mark, and so its addresses and ports, are not in an ipvsadm listing)`,
     protocol: '',
     chain: id,
     from: 'ipvs',
@@ -106,6 +106,9 @@ function markTree(vs: IpvsService, view: IpvsTable['view'], loopBack?: Set<strin
   if (vs.partial) tree.partial = vs.partial;
   return tree;
 }
+
+/** "FWM 1481", "FWM 1481 IPv6": a mark may have a virtual service per family. */
+const markId = (vs: IpvsService) => `FWM ${vs.address}${vs.ipv6 ? ' IPv6' : ''}`;
 
 /** The default NodePort range (--service-node-port-range). */
 const NODE_PORTS = { min: 30000, max: 32767 };
@@ -189,8 +192,7 @@ function endpointsOf(
       : `${VIEW_FLAG[view] ?? 'this view'} shows no weights`;
   return vs.realServers.map((r) => ({
     address: r.address,
-    chain:
-      vs.protocol === 'fwmark' ? `FWM ${vs.address}` : `${vs.protocol.toUpperCase()} ${vs.address}`,
+    chain: vs.protocol === 'fwmark' ? markId(vs) : `${vs.protocol.toUpperCase()} ${vs.address}`,
     // direct routing and IP-in-IP keep the virtual address as the destination: no DNAT
     ...(r.forward === 'Route' ? { forward: 'route' as const } : {}),
     ...(r.forward === 'Tunnel' ? { forward: 'tunnel' as const } : {}),
