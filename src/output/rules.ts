@@ -74,7 +74,7 @@ function endpointText(ep: TreeEndpoint): string {
     : ep.address
       ? ep.forward
         ? `${ep.forward === 'route' ? 'direct routing (Route)' : 'IP-in-IP (Tunnel)'}, no DNAT -> ${ep.address}`
-        : `DNAT -> ${ep.address}`
+        : `DNAT -> ${ep.portUnknown ? hostPort(ep.address, 'port unknown') : ep.address}`
       : ep.inferredIP
         ? `DNAT -> ${ep.inferredIP}:? (address unreadable, IP from the hairpin rule)`
         : 'no DNAT rule';
@@ -84,6 +84,7 @@ function endpointText(ep: TreeEndpoint): string {
     to = `DNAT target not in the paste (its chain: ${ep.chainPartial})`;
   const marks = [
     ep.shareUnknown ? `share unknown: ${ep.shareUnknown}` : '',
+    ep.portUnknown ? `port unknown: ${ep.portUnknown}` : '',
     ep.hairpinMasquerade === null
       ? 'hairpin rule unknown'
       : ep.hairpinMasquerade
@@ -497,6 +498,7 @@ export function rulesDoc(dump: RulesDump, trees: ServiceTrees, source: RulesSour
     probability: ep.shareUnknown ? null : ep.probability,
     ...(ep.shareUnknown ? { shareUnknown: ep.shareUnknown } : {}),
     ...(ep.addressFromComment ? { addressFromComment: true } : {}),
+    ...(ep.portUnknown ? { portUnknown: ep.portUnknown } : {}),
     hairpinMasquerade: ep.hairpinMasquerade,
     ...(ep.cilium ? { backendState: ep.cilium.state ?? null } : {}),
     ...(ep.cilium?.preferred !== undefined ? { preferred: ep.cilium.preferred } : {}),

@@ -333,6 +333,43 @@ TCP  192.168.0.10:8080 wrr
     );
   });
 
+  it("ipvsadm -l's cut names: a real server's host with its port unknown, a virtual server of no kind it cannot show, each its own chain", () => {
+    // kube-router#415: every virtual server 'TCP  ip-10-0-62-121.ec2.internal:' (its port cut)
+    const listing = `IP Virtual Server version 1.2.1 (size=4096)
+Prot LocalAddress:Port Scheduler Flags
+  -> RemoteAddress:Port           Forward Weight ActiveConn InActConn
+TCP  ip-10-0-62-121.ec2.internal: rr
+  -> ip-10-0-62-92.ec2.internal:9 Masq    1      0          0
+TCP  ip-10-0-62-121.ec2.internal: rr
+  -> 100.96.6.18:9109             Masq    1      0          0
+TCP  node-a:frobnitz rr
+  -> 100.96.6.19:9109             Masq    1      0          0
+`;
+    const trees = buildIpvsTrees(parseIpvs(listing)).services;
+    // a port not in the paste (cut, or a service name the node's database does not give here)
+    assert.deepEqual(
+      trees.map((t) => [t.entries[0]!.kind, t.entries[0]!.port, t.clusterIP, t.nodePorts]),
+      [
+        ['virtual-server', undefined, undefined, []],
+        ['virtual-server', undefined, undefined, []],
+        ['virtual-server', undefined, undefined, []],
+      ],
+    );
+    const chains = trees.flatMap((t) => [t.chains.svc, ...t.endpoints.map((e) => e.chain)]);
+    assert.equal(new Set(chains).size, trees.length, chains.join(', '));
+    const cut = trees.flatMap((t) => t.endpoints).find((e) => e.line === 5)!;
+    assert.equal(cut.address, 'ip-10-0-62-92.ec2.internal');
+    assert.match(cut.portUnknown ?? '', /cut its name .*port is not in the paste/);
+    const text = kdebug(['rules', '--file', '-', '-o', 'text'], { input: listing }).stdout;
+    assert.doesNotMatch(text, /cluster IP|node port|internal:9\b/);
+    assert.match(text, /DNAT ->\s+ip-10-0-62-92\.ec2\.internal:port unknown/);
+    const doc = JSON.parse(
+      kdebug(['rules', '--file', '-', '-o', 'json'], { input: listing }).stdout,
+    ) as { services: { endpoints: { address: string; portUnknown?: string }[] }[] };
+    const json = doc.services.flatMap((s) => s.endpoints).find((e) => e.portUnknown);
+    assert.equal(json?.address, 'ip-10-0-62-92.ec2.internal');
+  });
+
   it('a virtual or real server line without its address (a page that dropped it) is not read as a host', () => {
     // gist.github.com/wzhliang: "TCP rr" and "-> Masq 1 0 0" twice, every address gone
     const t = parseIpvs(

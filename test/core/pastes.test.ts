@@ -79,8 +79,9 @@ function find(trees: ServiceTrees, r: ServiceReading): ServiceTree | undefined {
         (r.protocol === undefined || t.protocol === r.protocol),
     );
   if (r.nodePorts) return all.find((t) => r.nodePorts!.every((p) => t.nodePorts.includes(p)));
-  // an IPVS firewall-mark service ("FWM 1481"): its own id
-  if (/^FWM \d+$/.test(r.id)) return all.find((t) => t.id === r.id);
+  // a tree a listing names by its id alone: a firewall mark ("FWM 1481"), a name without its port
+  const byId = all.find((t) => t.id === r.id);
+  if (byId) return byId;
   const m = /^\w+ (\S+):(\d+)$/.exec(r.id);
   return all.find(
     (t) =>

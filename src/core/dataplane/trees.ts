@@ -15,7 +15,7 @@ export const ENTRY_KIND_TEXT: Record<EntryKind, string> = {
   'external-ip': 'external IP',
   'load-balancer': 'load-balancer IP',
   'node-port': 'node port',
-  'virtual-server': 'virtual server',
+  'virtual-server': 'virtual server (its kind not in the listing)',
   frontend: 'frontend (its type not in the listing)',
 };
 
@@ -81,6 +81,9 @@ export interface TreeEndpoint {
   /** Why the paste cannot show this endpoint's share (a view without weights, a cut paste):
    * `probability` is then no claim. */
   shareUnknown?: string;
+  /** Why the paste does not hold the endpoint's port (`ipvsadm -l` cut its name at the column's
+   * width): `address` is its host alone. */
+  portUnknown?: string;
   /** The address was read from kube-proxy's comment on the jump ("ns/svc:port -> 10.0.0.5:80"),
    * not from a DNAT rule (the endpoint chain is not in the paste). */
   addressFromComment?: boolean;

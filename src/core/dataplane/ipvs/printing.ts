@@ -5,7 +5,7 @@
 // print the same.
 
 /** The width ipvsadm cuts an IPv4 real server's "host:port" at. */
-const REAL_SERVER_WIDTH = 28;
+export const REAL_SERVER_WIDTH = 28;
 /** The width it cuts an IPv4 virtual server's "PROTO  host:port" at. */
 const VIRTUAL_SERVER_WIDTH = 33;
 

@@ -8,6 +8,7 @@ import type { ServicePortName } from '../../model.js';
 import { emptyTree, type EntryPoint, type ServiceTree, type ServiceTrees } from '../trees.js';
 import { ipv6 } from '../../ipv6.js';
 import { loopBackEntry } from './expected.js';
+import { REAL_SERVER_WIDTH } from './printing.js';
 import type { IpvsService, IpvsTable } from './listing.js';
 import { SERVICE_PORTS } from './service-names.js';
 
@@ -40,22 +41,23 @@ export function buildIpvsTrees(t: IpvsTable, o: IpvsTreeOptions = {}): ServiceTr
     }
     const { host, port } = vsSplit(vs);
     const known =
-      o.known?.get(`${vs.protocol} ${host}:${port}`) ?? o.known?.get(`${vs.protocol} :${port}`);
-    const kind = known?.kind ?? guessed?.get(vs) ?? 'cluster-ip';
+      port > 0
+        ? (o.known?.get(`${vs.protocol} ${host}:${port}`) ??
+          o.known?.get(`${vs.protocol} :${port}`))
+        : undefined;
+    // without its port a virtual server is no Service port's entry the listing can show
+    const kind = port > 0 ? (known?.kind ?? guessed?.get(vs) ?? 'cluster-ip') : 'virtual-server';
     // a node port's virtual servers (one per node address) are one entry of one Service port
     const id =
       known?.name ??
-      (kind === 'node-port'
-        ? `${vs.protocol.toUpperCase()} node port ${port}`
-        : // a name another virtual server of the listing prints too: told apart by its line
-          `${vs.protocol.toUpperCase()} ${vs.address}${vs.sharedName ? ` (line ${vs.line})` : ''}`);
+      (kind === 'node-port' ? `${vs.protocol.toUpperCase()} node port ${port}` : vsName(vs));
     let tree = trees.get(`${id} ${vs.protocol}`);
     if (!tree)
       trees.set(
         `${id} ${vs.protocol}`,
         (tree = emptyTree({ name: known?.name, id, protocol: vs.protocol })),
       );
-    const chain = `${vs.protocol.toUpperCase()} ${vs.address}`;
+    const chain = vsName(vs);
     tree.entries.push({
       kind,
       address: host,
@@ -110,6 +112,11 @@ function markTree(vs: IpvsService, view: IpvsTable['view'], loopBack?: Set<strin
 /** "FWM 1481", "FWM 1481 IPv6": a mark may have a virtual service per family. */
 const markId = (vs: IpvsService) => `FWM ${vs.address}${vs.ipv6 ? ' IPv6' : ''}`;
 
+/** "TCP 10.96.0.10:53"; a name another virtual server of the listing prints too (two addresses of
+ * one host, or names ipvsadm cut) is told apart by its line, in its tree's id and chain alike. */
+const vsName = (vs: IpvsService) =>
+  `${vs.protocol.toUpperCase()} ${vs.address}${vs.sharedName ? ` (line ${vs.line})` : ''}`;
+
 /** The default NodePort range (--service-node-port-range). */
 const NODE_PORTS = { min: 30000, max: 32767 };
 
@@ -124,7 +131,8 @@ const NODE_PORTS = { min: 30000, max: 32767 };
 function entryKinds(t: IpvsTable): Map<IpvsService, EntryPoint['kind']> {
   const out = new Map<IpvsService, EntryPoint['kind']>();
   const hosts = new Map<string, Set<string>>(); // "tcp 32767" -> addresses
-  const services = t.services.filter((vs) => vs.protocol !== 'fwmark');
+  // a virtual server whose port is not in the paste tells nothing of the others
+  const services = t.services.filter((vs) => vs.protocol !== 'fwmark' && vsSplit(vs).port > 0);
   for (const vs of services) {
     const { host, port } = vsSplit(vs);
     const key = `${vs.protocol} ${port}`;
@@ -191,14 +199,17 @@ function endpointsOf(
       ? undefined
       : `${VIEW_FLAG[view] ?? 'this view'} shows no weights`;
   return vs.realServers.map((r) => ({
-    address: r.address,
-    chain: vs.protocol === 'fwmark' ? markId(vs) : `${vs.protocol.toUpperCase()} ${vs.address}`,
+    address: r.nameCut ? cutHost(r.address) : r.address,
+    ...(r.nameCut ? { portUnknown: REAL_NAME_CUT } : {}),
+    chain: vs.protocol === 'fwmark' ? markId(vs) : vsName(vs),
     // direct routing and IP-in-IP keep the virtual address as the destination: no DNAT
     ...(r.forward === 'Route' ? { forward: 'route' as const } : {}),
     ...(r.forward === 'Tunnel' ? { forward: 'tunnel' as const } : {}),
     probability: total > 0 && r.weight !== undefined ? r.weight / total : 0,
     ...(unknown ? { shareUnknown: unknown } : {}),
-    hairpinMasquerade: loopBack?.has(loopBackOf(vs.protocol, r.address)) ? true : null,
+    // a cut name's port is not known: no ipset entry to look up
+    hairpinMasquerade:
+      !r.nameCut && loopBack?.has(loopBackOf(vs.protocol, r.address)) ? true : null,
     affinity: vs.persistent !== undefined,
     ...(byWeight || unknown
       ? {}
@@ -214,6 +225,12 @@ const VIEW_FLAG: Partial<Record<IpvsTable['view'], string>> = {
   rate: 'ipvsadm --rate',
   counters: 'this counter listing',
 };
+
+/** Why a real server's port is not said: ipvsadm -l cut its name. */
+const REAL_NAME_CUT = `\`ipvsadm -l\` cut its name at the column's width (${REAL_SERVER_WIDTH} characters): its port is not in the paste`;
+
+/** A cut "host:po" -> "host"; without a ":" the name itself may be cut, and is kept as printed. */
+const cutHost = (address: string) => (address.includes(':') ? split(address).host : address);
 
 /** A real server's KUBE-LOOP-BACK entry. */
 function loopBackOf(protocol: string, address: string): string {
