@@ -5,6 +5,7 @@
 // listings are written in ipvsadm 1.31's layout (ipvsadm.c print_service_entry) rather than taken
 // from a live node. IP conventions: Service CIDR 10.96.0.0/16, Pods 10.244.0.0/16, node 192.168.0.10.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { IpvsParseError, isIpvs, parseIpvs } from '../../src/core/dataplane/ipvs/listing.js';
 import { buildIpvsTrees } from '../../src/core/dataplane/ipvs/trees.js';
@@ -287,6 +288,26 @@ TCP  192.168.0.10:8080 wrr
         ],
       ],
     );
+  });
+
+  it('a firewall-mark service\'s JSON protocol is "" in its tree and entry alike, as rules v2 describes it', () => {
+    const doc = JSON.parse(
+      kdebug(['rules', '--file', '-', '-o', 'json'], {
+        input: 'FWM  1481 rr\n  -> 10.244.2.11:80               Tunnel  1      0          0\n',
+      }).stdout,
+    ) as { services: { id: string; protocol: unknown; entries: { protocol: unknown }[] }[] };
+    assert.deepEqual(
+      doc.services.map((s) => [s.id, s.protocol, s.entries.map((e) => e.protocol)]),
+      [['FWM 1481', '', ['']]],
+    );
+    // null or absent would be a new schemaVersion (test/schema/versions.test.ts): "" is said
+    const defs = (
+      JSON.parse(readFileSync('schema/rules.v2.json', 'utf8')) as {
+        $defs: Record<string, { properties: { protocol: { description?: string } } }>;
+      }
+    ).$defs;
+    for (const def of ['tree', 'entry'])
+      assert.match(defs[def]!.properties.protocol.description ?? '', /"" .*firewall-mark/, def);
   });
 
   it("ipvsadm -l: a host name met again in one listing is another virtual server, and a name at ipvsadm's width is cut", () => {
