@@ -529,6 +529,29 @@ COMMIT
     );
   });
 
+  it("an author's snip line inside a dump is an elision as '...' is: the chain before it claims nothing", () => {
+    for (const snip of ['--- snip ---', '[snip]', '省略', '<omitted>']) {
+      const x = reads(`*nat
+:KUBE-SERVICES - [0:0]
+:KUBE-SVC-TCOU7JCQXEZGVUNU - [0:0]
+-A KUBE-SERVICES -d 10.96.0.10/32 -p udp -m comment --comment "kube-system/kube-dns:dns cluster IP" -m udp --dport 53 -j KUBE-SVC-TCOU7JCQXEZGVUNU
+-A KUBE-SVC-TCOU7JCQXEZGVUNU -m comment --comment "kube-system/kube-dns:dns -> 10.244.0.2:53" -m statistic --mode random --probability 0.50000000000 -j KUBE-SEP-AAAAAAAAAAAAAAAA
+${snip}
+COMMIT
+`);
+      assert.match(
+        tree(x, 'kube-system/kube-dns:dns').partial ?? '',
+        /elides lines after it/,
+        snip,
+      );
+      assert.doesNotMatch(
+        rulesText(x.dump, x.trees, { label: 'p' }),
+        /match no endpoint rule|not a line of iptables-save/,
+        snip,
+      );
+    }
+  });
+
   it('a filter chain listing then a nat one are two tables, not one', () => {
     const x = reads(`-N KUBE-FORWARD
 -A KUBE-FORWARD -m conntrack --ctstate INVALID -j DROP

@@ -4,7 +4,8 @@
 // command) are skipped and named; a line inside the listing kdebug cannot place is FILE:LINE.
 import { stripColours } from '../colours.js';
 import { ListingParseError } from '../listing-error.js';
-import { ELISION, headerCut, realNameCut, virtualNameCut } from './printing.js';
+import { ELISION } from '../elisions.js';
+import { headerCut, realNameCut, virtualNameCut } from './printing.js';
 
 export interface IpvsRealServer {
   /** "10.244.1.4:80", IPv6 as "[fd00::4]:80"; `ipvsadm -l` prints names ("host:http"). */

@@ -1,4 +1,5 @@
-// How ipvsadm prints its listings, for a reader to tell a cut or an elision from a line of its own:
+// How ipvsadm prints its listings, for a reader to tell a cut from a line of its own (an
+// author's elision is every reader's: ../elisions.ts):
 // print_title prints each column title whole; print_service_entry cuts an IPv4 virtual server's
 // "PROTO  host:port" at 33 characters and a real server's "host:port" at 28 (IPv6 ones are not cut),
 // which only names (`ipvsadm -l` without -n) reach, and two addresses that resolve to one host name
@@ -32,7 +33,3 @@ export const headerCut = (titles: string): boolean => {
   const last = titles.trim().split(/\s+/).pop() ?? '';
   return last !== '' && !TITLES.has(last) && [...TITLES].some((w) => w.startsWith(last));
 };
-
-/** A line by which a paste's author left part of the listing out ("...", "--- snip ---"). */
-export const ELISION =
-  /^(?:\.{2,}|…|\[\.\.\.\]|\.\.\. ?\(.*\)|[-=~#<[(.\s]*\b(?:snip(?:ped)?|omitted|truncated)\b[-=~#>\]).\s]*|[-=.\s]*省略[-=.\s]*)$/i;

@@ -1,6 +1,7 @@
 // What people paste around a rules dump: shell prompts, prose, `grep -n` prefixes, log lines, and
 // listings of other tools. The parser asks here only about lines that are not dump lines, so a
 // clean dump never pays for it.
+import { ELISION } from '../../elisions.js';
 import { LOGS, logLine, type LogKind } from './logs.js';
 
 /** Why a line was skipped or doubted (JSON `warnings[].kind`). */
@@ -9,7 +10,7 @@ export type WarningKind =
   | 'prompt' // a shell prompt and the command typed after it
   | 'command' // a command line without a prompt (`sudo iptables-save`, `iptables -I ...`)
   | 'prose'
-  | 'elided' // `...`, grep's `--`: part of the paste left out (nftables' and ipvsadm's word too)
+  | 'elided' // `...`, `--- snip ---` (../../elisions.ts), grep's `--`: part of the paste left out
   | 'fence' // markdown ``` fences
   | 'log' // klog / kubectl log lines
   | 'foreign' // a line of another tool's listing (see ForeignKind)
@@ -305,8 +306,8 @@ export function classifyLine(line: string): LineClass {
       return { kind: 'prefix', rest: m[0].length + leadingBlanks(line.slice(m[0].length)) };
   }
   if (/^(?:```|~~~)/.test(line)) return { kind: 'fence' };
-  if (/^(?:\.\.\.|…|\[\.\.\.\]|--)$/.test(line) || /^\.\.\. ?\(.*\)$/.test(line))
-    return { kind: 'elided' };
+  // an author's elision, or grep's "--" between the groups it printed: lines left out either way
+  if (line === '--' || ELISION.test(line.trim())) return { kind: 'elided' };
   if (TIMESTAMP.test(line)) return { kind: 'log' };
   if (LEGACY_WARNING.test(line)) return { kind: 'backend' };
   // another tool's line may be quoted ("> ") or in a diff ("+") too

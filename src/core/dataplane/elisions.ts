@@ -1,0 +1,7 @@
+// What a paste's author writes where they left part of a listing out: "...", "…", "[...]",
+// "... (200 more) ...", "--- snip ---", "[snip]", "<omitted>", "省略". Every reader takes such a
+// line for an elision (what it lists may go on past it), never for a line of the listing.
+
+/** A trimmed line by which a paste's author left part of the listing out. */
+export const ELISION =
+  /^(?:\.{2,}|…|\[\.\.\.\]|\.\.\. ?\(.*\)|[-=~#<[(.\s]*\b(?:snip(?:ped)?|omitted|truncated)\b[-=~#>\]).\s]*|[-=.\s]*省略[-=.\s]*)$/i;
