@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
+import { hostAndPort, isName } from '../../src/core/dataplane/ipvs/addresses.js';
 import { IpvsParseError, isIpvs, parseIpvs } from '../../src/core/dataplane/ipvs/listing.js';
 import { buildIpvsTrees } from '../../src/core/dataplane/ipvs/trees.js';
 import { kdebug } from '../support/cli.js';
@@ -452,6 +453,35 @@ TCP  node-a:frobnitz rr
         [2],
         snip,
       );
+  });
+
+  it("an address's host and port as ipvsadm prints them, one reading for names and numbers", () => {
+    assert.deepEqual(
+      [
+        '10.96.0.10:53',
+        '[fd00::a]:53',
+        'node-a:https',
+        'ip-10-0-62-121.ec2.internal:',
+        'node-a',
+      ].map(hostAndPort),
+      [
+        { host: '10.96.0.10', port: '53' },
+        { host: 'fd00::a', port: '53' },
+        { host: 'node-a', port: 'https' },
+        { host: 'ip-10-0-62-121.ec2.internal', port: '' },
+        undefined,
+      ],
+    );
+    assert.deepEqual(
+      [
+        '10.96.0.10:53',
+        '[fd00::a]:53',
+        'node-a:https',
+        'ip-10-0-62-121.ec2.internal:',
+        '[(null)]:5001',
+      ].map(isName),
+      [false, false, true, true, false],
+    );
   });
 
   it('kdebug rules --file prints them, in JSON with mode ipvs, and searches them', () => {

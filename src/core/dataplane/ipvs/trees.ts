@@ -7,6 +7,7 @@
 import type { ServicePortName } from '../../model.js';
 import { emptyTree, type EntryPoint, type ServiceTree, type ServiceTrees } from '../trees.js';
 import { ipv6 } from '../../ipv6.js';
+import { hostAndPort } from './addresses.js';
 import { loopBackEntry } from './expected.js';
 import { REAL_SERVER_WIDTH } from './printing.js';
 import type { IpvsService, IpvsTable } from './listing.js';
@@ -248,10 +249,10 @@ function vsSplit(vs: IpvsService): { host: string; port: number } {
  * "host:https" -> the port its service name stands for (0 when not a well-known one, or where
  * ipvsadm's cut left "host:" without it). */
 function split(address: string): { host: string; port: number } {
-  const m = /^\[?(.+?)\]?:([^:\]]*)$/.exec(address);
-  if (!m) return { host: address, port: 0 };
+  const a = hostAndPort(address);
+  if (!a) return { host: address, port: 0 };
   return {
-    host: m[1]!,
-    port: /^\d+$/.test(m[2]!) ? Number(m[2]) : (SERVICE_PORTS.get(m[2]!) ?? 0),
+    host: a.host,
+    port: /^\d+$/.test(a.port) ? Number(a.port) : (SERVICE_PORTS.get(a.port) ?? 0),
   };
 }

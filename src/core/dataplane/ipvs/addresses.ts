@@ -1,0 +1,24 @@
+// The addresses ipvsadm prints: "host:port", IPv6 as "[host]:port", and in its names view
+// (`ipvsadm -l` without -n) host and port names, which it may cut at its columns' widths.
+
+/** "10.96.0.10:53" -> "10.96.0.10" and "53"; "[fd00::a]:53" -> "fd00::a" and "53"; `ipvsadm -l`'s
+ * "node-a:https" -> "node-a" and "https", its cut "host:" -> "host" and ""; undefined without a ":". */
+export function hostAndPort(address: string): { host: string; port: string } | undefined {
+  const m = /^\[?(.+?)\]?:([^:\]]*)$/.exec(address);
+  return m ? { host: m[1]!, port: m[2]! } : undefined;
+}
+
+/** Whether an address's host is a name (several addresses may resolve to it), not a number. */
+export const hostName = (address: string): boolean =>
+  !address.startsWith('[') && /^[A-Za-z]/.test(hostAndPort(address)?.host ?? address);
+
+/** `ipvsadm -l` without -n prints names: "kube-dns.kube-system:domain", "node-a:https". */
+export function isName(address: string): boolean {
+  // "<ipv4-public-prefix>.20:3129": an address redacted by hand, not a name; "[(null)]:5001": an
+  // address ipvsadm could not print (C's printf of a NULL string), not a name either
+  if (/<[^>]*>|\(null\)/.test(address)) return false;
+  const a = hostAndPort(address);
+  if (!a) return /^[A-Za-z][\w.-]*$/.test(address); // a name cut before its port
+  if (a.port === '') return /^[A-Za-z]/.test(a.host); // a name whose port ipvsadm's cut took
+  return !/^\d+$/.test(a.port) || !/^[\d.]+$|:/.test(a.host);
+}
