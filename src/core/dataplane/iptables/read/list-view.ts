@@ -426,7 +426,6 @@ function printedNumbers(numbers: (keyof typeof PRINTED)[]): string {
   return said.replace('packet count and byte count', 'packet and byte counts');
 }
 
-/** One rule line of the listing in -S form; undefined when it is not one. */
 /** Where a second row starts on a row's line, run on after its first (after the blank or the
  * comment's end it follows): its columns up to the protocol and option columns, as -L prints
  * them; undefined where the line holds one row. */
@@ -444,6 +443,7 @@ function runOn(line: string, cols: Columns): number | undefined {
   return undefined;
 }
 
+/** One rule line of the listing in -S form; undefined when it is not one. */
 function ruleOf(
   line: string,
   chain: string,
