@@ -112,3 +112,20 @@ describe('the datapath candidates without kube-proxy replacement (isDatapathCand
     );
   });
 });
+
+describe('the deprecated node-port-algorithm and node-port-mode (deprecatedConfig, gone in 1.20)', () => {
+  const config = { 'node-port-algorithm': 'maglev', 'node-port-mode': 'dsr' };
+  const read = (tag: string, more: Record<string, string> = {}) => {
+    const { settings } = settingsAt(tag, [], { ...config, ...more });
+    return `${settings.algorithm} ${settings.forwarding}`;
+  };
+
+  it('set, take the place of bpf-lb-algorithm and bpf-lb-mode through 1.19', () => {
+    assert.equal(read('v1.18.10'), 'maglev dsr');
+    assert.equal(read('v1.19.7', { 'bpf-lb-algorithm': 'random' }), 'maglev dsr');
+  });
+  it('are not read by 1.20, whose defaults (or bpf-lb-*) hold', () => {
+    assert.equal(read('v1.20.2'), 'random snat');
+    assert.equal(read('v1.20.2', { 'bpf-lb-algorithm': 'maglev' }), 'maglev snat');
+  });
+});

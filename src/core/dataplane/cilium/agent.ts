@@ -132,8 +132,8 @@ export function ciliumAgentOn(
     socketLB:
       said?.socketLB ?? (c('bpf-lb-sock') === 'true' || (kpr && c('bpf-lb-sock') !== 'false')),
     hostnsOnly: said?.hostnsOnly ?? c('bpf-lb-sock-hostns-only') === 'true',
-    algorithm: said?.algorithm ?? c('bpf-lb-algorithm') ?? 'random',
-    forwarding: said?.forwarding ?? c('bpf-lb-mode') ?? 'snat',
+    algorithm: said?.algorithm ?? lbSetting(c, 'bpf-lb-algorithm', release) ?? 'random',
+    forwarding: said?.forwarding ?? lbSetting(c, 'bpf-lb-mode', release) ?? 'snat',
     forwardingAnnotation: c('bpf-lb-mode-annotation') === 'true',
     algorithmAnnotation: c('bpf-lb-algorithm-annotation') === 'true',
     sessionAffinity: said?.sessionAffinity ?? c('enable-session-affinity') !== 'false',
@@ -280,7 +280,7 @@ export function releaseBehaviour(
   | 'datapathCandidates'
   | 'wildcardSkipsNodeAddress'
   | 'ingressDummyBackend'
-> {
+> & { nodePortKeys: boolean } {
   return {
     // 1.20 guards ExternalIPs too (cilium#44718)
     sourceRangeTypes: allTypesRelease(release)
@@ -314,7 +314,27 @@ export function releaseBehaviour(
     // (reflectors/conversions.go, isIngressDummyEndpoint); through 1.17 it is a backend. An
     // unknown release is taken as 1.18 on
     ingressDummyBackend: release !== undefined && !atLeast(release, [1, 18]),
+    // node-port-algorithm and node-port-mode, set, override bpf-lb-algorithm and bpf-lb-mode
+    // through 1.19 (pkg/loadbalancer/config.go's deprecatedConfig); 1.20 has neither flag
+    nodePortKeys: !since(release, [1, 20]),
   };
+}
+
+/** The deprecated key each of these took over from (through 1.19, which still reads it). */
+const DEPRECATED_KEYS = {
+  'bpf-lb-algorithm': 'node-port-algorithm',
+  'bpf-lb-mode': 'node-port-mode',
+};
+
+/** bpf-lb-algorithm or bpf-lb-mode as the release reads its config: where it still reads the
+ * deprecated key (nodePortKeys), that key, set, wins over the new one. */
+export function lbSetting(
+  config: (key: string) => string | undefined,
+  key: keyof typeof DEPRECATED_KEYS,
+  release: Version | undefined,
+): string | undefined {
+  const old = releaseBehaviour(release).nodePortKeys ? config(DEPRECATED_KEYS[key]) : undefined;
+  return old ?? config(key);
 }
 
 /** The release its image tag names ("quay.io/cilium/cilium:v1.16.5@sha256:..." is v1.16.5). */
