@@ -7,11 +7,14 @@ import { clusterView } from '../../src/core/kube/objects.js';
 import type { KubeObject } from '../../src/core/model.js';
 import { CILIUM_DEFAULTS } from '../../src/core/dataplane/cilium/expected.js';
 import { CILIUM_MAP_DEFAULTS } from '../../src/core/dataplane/cilium/maps/expected.js';
-import { releaseBehaviour } from '../../src/core/dataplane/cilium/agent.js';
+import { lbSetting, releaseBehaviour } from '../../src/core/dataplane/cilium/agent.js';
 import { parseVersion, type Version } from '../../src/core/version.js';
 
 const DIR = new URL('../fixtures/cilium/vectors/', import.meta.url).pathname;
-export const vectors = readdirSync(DIR).filter((d) => /^\d\d-/.test(d));
+// numbered from 01 (past 99 with three digits), in that order
+export const vectors = readdirSync(DIR)
+  .filter((d) => /^\d{2,3}-/.test(d))
+  .sort((a, b) => parseInt(a, 10) - parseInt(b, 10));
 export const vectorFile = (v: string, f: string) => `${DIR}${v}/${f}`;
 
 /** A vector's expected listing, or undefined where the script checks none. */
@@ -50,6 +53,8 @@ export function setup(v: string) {
     .map((d) => load(d) as KubeObject | null)
     .filter((d): d is KubeObject => !!d);
   const flag = (re: RegExp) => re.test(config);
+  // the script's --key=value, read as the agent reads its config
+  const flagValue = (key: string) => new RegExp(`--${key}=(\\w+)`).exec(config)?.[1];
   const nodePortAddresses = [...config.matchAll(/^ {2}addr: (\S+) +nodeport: true/gm)].map(
     (m) => m[1]!,
   );
@@ -89,10 +94,10 @@ export function setup(v: string) {
         ...CILIUM_MAP_DEFAULTS,
         kubeProxyReplacement: kpr,
         externalClusterIP: flag(/--bpf-lb-external-clusterip(?:=true)?(?!\S)/),
-        algorithm: /--bpf-lb-algorithm=(\w+)/.exec(config)?.[1] ?? 'random',
+        algorithm: lbSetting(flagValue, 'bpf-lb-algorithm', release) ?? 'random',
         algorithmAnnotation: flag(/--bpf-lb-algorithm-annotation\b/),
         forwardingAnnotation: flag(/--bpf-lb-mode-annotation\b/),
-        forwarding: /--bpf-lb-mode=(\w+)/.exec(config)?.[1] ?? 'snat',
+        forwarding: lbSetting(flagValue, 'bpf-lb-mode', release) ?? 'snat',
         wildcardEntries:
           (release ? releaseBehaviour(release).wildcardEntries : false) &&
           !flag(/--bpf-lb-enable-wildcard-entries=false/),
