@@ -9,6 +9,7 @@ import { listing, setup, vectorRelease } from './cilium-vectors.js';
 // the agent prints an empty table as its header alone (a zero-byte file: the script asserts none)
 const HEADERS: Record<string, string> = {
   'cilium-frontends': 'Address   Type   ServiceName   PortName   Backends   Status\n',
+  'cilium-backends': 'Service   Address   Source   Priority   State   PortNames   NodeName\n',
   'cilium-bpf-lb-list': 'SERVICE ADDRESS   BACKEND ADDRESS (REVNAT_ID) (SLOT)\n',
 };
 
