@@ -308,8 +308,12 @@ function backendsOf(slices: EndpointSlice[], o: CiliumExpectOptions): Backend[] 
       ?.annotations?.['service.cilium.io/weight'];
     const drained = o.sliceWeights === true && weight !== undefined && /^0+$/.test(weight);
     const raw =
-      (slice.raw['endpoints'] as { hints?: { forZones?: { name?: string }[] } }[] | undefined) ??
-      [];
+      (slice.raw['endpoints'] as
+        | {
+            hints?: { forZones?: { name?: string }[] };
+            deprecatedTopology?: Record<string, string>;
+          }[]
+        | undefined) ?? [];
     slice.endpoints.forEach((ep, i) => {
       const c = ep.conditions;
       const state: BackendState = drained
@@ -322,6 +326,9 @@ function backendsOf(slices: EndpointSlice[], o: CiliumExpectOptions): Backend[] 
               ? 'terminating'
               : 'maintenance';
       const forZones = raw[i]?.hints?.forZones?.map((z) => z.name ?? '');
+      // a slice written through discovery/v1beta1 may name its node in deprecatedTopology only,
+      // which the agent reads as its node name (ParseEndpointSliceV1)
+      const nodeName = ep.nodeName ?? raw[i]?.deprecatedTopology?.['kubernetes.io/hostname'];
       for (const ip of ep.addresses) {
         if (!(isIPv6(ip) ? o.ipv6 : o.ipv4)) continue;
         for (const p of slice.ports) {
@@ -343,7 +350,7 @@ function backendsOf(slices: EndpointSlice[], o: CiliumExpectOptions): Backend[] 
             protocol,
             state,
             portNames: [p.name],
-            ...(ep.nodeName ? { nodeName: ep.nodeName } : {}),
+            ...(nodeName ? { nodeName } : {}),
             ...(ep.targetRef?.name
               ? {
                   target: `${ep.targetRef.kind ?? 'Pod'} ${ep.targetRef.namespace ?? slice.namespace}/${ep.targetRef.name}`,
