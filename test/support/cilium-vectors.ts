@@ -103,6 +103,7 @@ export function setup(v: string) {
           !flag(/--bpf-lb-enable-wildcard-entries=false/),
         nodePortConflicts: release ? releaseBehaviour(release).nodePortConflicts : false,
         datapathCandidates: release ? releaseBehaviour(release).datapathCandidates : false,
+        hybridForwarding: release ? releaseBehaviour(release).hybridForwarding : false,
         wildcardSkipsNodeAddress: release
           ? releaseBehaviour(release).wildcardSkipsNodeAddress
           : false,

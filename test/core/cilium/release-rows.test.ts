@@ -129,3 +129,34 @@ describe('the deprecated node-port-algorithm and node-port-mode (deprecatedConfi
     assert.equal(read('v1.20.2', { 'bpf-lb-algorithm': 'maglev' }), 'maglev snat');
   });
 });
+
+describe('hybrid as ToSVCForwardingMode knows it (1.18.6)', () => {
+  const svc = aService('ns/web', { type: 'NodePort', ports: [['http', 80, 'TCP', 30080]] });
+  const slice = anEndpointSlice('ns/web', ['10.244.1.1'], [['http', 80]]);
+  /** Whether the ClusterIP entry says dsr, on an agent of `tag` with `mode`. */
+  const dsr = (tag: string, mode: string, annotation?: string) => {
+    if (annotation)
+      (svc['metadata'] as { annotations?: Record<string, string> }).annotations = {
+        'service.cilium.io/forwarding-mode': annotation,
+      };
+    const config = { 'bpf-lb-mode': mode, 'bpf-lb-mode-annotation': 'true' };
+    const { view, settings } = settingsAt(tag, [svc, slice], config);
+    const frontends = expectedCilium(view, NODE, settings);
+    return expectedMaps(frontends, {
+      services: view.services,
+      nodePortAddresses: [],
+      options: settings,
+    })
+      .find((e) => e.frontend.type === 'ClusterIP' && e.frontend.port === 80)!
+      .flags.includes('dsr');
+  };
+
+  it("bpf-lb-mode hybrid: DSR for TCP from 1.18.6; before, no entry's flag says it", () => {
+    assert.equal(dsr('v1.18.5', 'hybrid'), false);
+    assert.equal(dsr('v1.18.6', 'hybrid'), true);
+  });
+  it("the annotation's 'hybrid': SNAT from 1.18.6; before, a value it ignores", () => {
+    assert.equal(dsr('v1.18.5', 'dsr', 'hybrid'), true);
+    assert.equal(dsr('v1.18.6', 'dsr', 'hybrid'), false);
+  });
+});

@@ -53,6 +53,9 @@ export interface CiliumSettings extends CiliumExpectOptions {
   /** A VIP on one of the node's addresses gets no wildcard entry (the reconciler's isLocalAddr,
    * 1.19.5 on; 1.19.0 to 1.19.4 write one for it too). */
   wildcardSkipsNodeAddress: boolean;
+  /** bpf-lb-mode hybrid is DSR for TCP and SNAT for the rest, and a forwarding-mode annotation
+   * 'hybrid' is SNAT (ToSVCForwardingMode, 1.18.6 on); before, no entry of theirs says dsr. */
+  hybridForwarding: boolean;
   /** default-lb-service-ipam: "lbipam" (the default) means Cilium's LB-IPAM gives the
    * LoadBalancer IPs of Services without a loadBalancerClass. */
   lbServiceIPAM: string;
@@ -127,6 +130,7 @@ export function ciliumAgentOn(
     nonKprFrontends: byRelease.nonKprFrontends,
     datapathCandidates: byRelease.datapathCandidates,
     wildcardSkipsNodeAddress: byRelease.wildcardSkipsNodeAddress,
+    hybridForwarding: byRelease.hybridForwarding,
     ingressDummyBackend: byRelease.ingressDummyBackend,
     lbServiceIPAM: c('default-lb-service-ipam') ?? 'lbipam',
     socketLB:
@@ -280,6 +284,7 @@ export function releaseBehaviour(
   | 'datapathCandidates'
   | 'wildcardSkipsNodeAddress'
   | 'ingressDummyBackend'
+  | 'hybridForwarding'
 > & { nodePortKeys: boolean } {
   return {
     // 1.20 guards ExternalIPs too (cilium#44718)
@@ -303,6 +308,8 @@ export function releaseBehaviour(
     wildcardEntries: since(release, [1, 19]),
     // 1.19.5: none for a VIP on the node's own addresses (updateFrontend's isLocalAddr)
     wildcardSkipsNodeAddress: since(release, [1, 19, 5]),
+    // 1.18.6: ToSVCForwardingMode knows hybrid, as bpf-lb-mode and as the annotation's value
+    hybridForwarding: since(release, [1, 18, 6]),
     // 1.20: service.cilium.io/weight on an EndpointSlice, 0 draining its backends
     sliceWeights: since(release, [1, 20]),
     // kube-proxy replacement off: LoadBalancer and ExternalIPs frontends made (1.19 on), and

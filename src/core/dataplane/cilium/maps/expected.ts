@@ -30,6 +30,7 @@ export type CiliumMapOptions = Pick<
       | 'kubeProxyReplacement'
       | 'datapathCandidates'
       | 'wildcardSkipsNodeAddress'
+      | 'hybridForwarding'
     >
   >;
 
@@ -69,6 +70,19 @@ const annotation = (svc: Service | undefined, key: string) =>
   (svc?.raw.metadata as { annotations?: Record<string, string> } | undefined)?.annotations?.[
     `service.cilium.io/${key}`
   ];
+/** The value of one the agent compares lower-cased (forwarding-mode, src-ranges-policy,
+ * proxy-delegation). */
+const lowered = (svc: Service | undefined, key: string) => annotation(svc, key)?.toLowerCase();
+
+/** service.cilium.io/forwarding-mode where honoured: 'hybrid' there, with no protocol to go by,
+ * is SNAT (ToSVCForwardingMode, 1.18.6 on); a value it does not know leaves the agent's mode. */
+function annotatedMode(svc: Service | undefined, o: CiliumMapOptions): 'dsr' | 'snat' | undefined {
+  const value = lowered(svc, 'forwarding-mode');
+  if (value === 'dsr') return 'dsr';
+  return value === 'snat' || (value === 'hybrid' && o.hybridForwarding !== false)
+    ? 'snat'
+    : undefined;
+}
 
 export function expectedMaps(
   frontends: readonly ExpectedFrontend[],
@@ -192,11 +206,7 @@ function flagsOf(
   const own = healthServerOf(f.service) !== undefined;
   const ext = own || svc?.externalTrafficPolicy === 'Local';
   const int = own || (o.internalTrafficPolicy && svc?.internalTrafficPolicy === 'Local');
-  const annotated = annotation(svc, 'forwarding-mode');
-  const mode =
-    o.forwardingAnnotation && (annotated === 'dsr' || annotated === 'snat')
-      ? annotated
-      : o.forwarding;
+  const mode = (o.forwardingAnnotation ? annotatedMode(svc, o) : undefined) ?? o.forwarding;
   const flags: [boolean, string][] = [
     [ext, 'Local'],
     [int, 'InternalLocal'],
@@ -204,10 +214,13 @@ function flagsOf(
     [f.affinitySeconds !== undefined, 'sessionAffinity'],
     [!routable, 'non-routable'],
     [f.sourceRanges !== undefined, 'check source-range'],
-    [f.sourceRanges !== undefined && annotation(svc, 'src-ranges-policy') === 'deny', 'deny'],
-    [annotation(svc, 'proxy-delegation') === 'delegate-if-local', 'delegate-if-local'],
-    // hybrid: DSR for TCP, SNAT for the rest (1.18.6 and later)
-    [mode === 'dsr' || (mode === 'hybrid' && f.protocol === 'tcp'), 'dsr'],
+    [f.sourceRanges !== undefined && lowered(svc, 'src-ranges-policy') === 'deny', 'deny'],
+    [lowered(svc, 'proxy-delegation') === 'delegate-if-local', 'delegate-if-local'],
+    // hybrid: DSR for TCP, SNAT for the rest (1.18.6 on; unset: as 1.18.6)
+    [
+      mode === 'dsr' || (mode === 'hybrid' && o.hybridForwarding !== false && f.protocol === 'tcp'),
+      'dsr',
+    ],
   ];
   return flags.filter(([on]) => on).map(([, word]) => word);
 }
