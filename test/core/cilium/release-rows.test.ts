@@ -160,3 +160,27 @@ describe('hybrid as ToSVCForwardingMode knows it (1.18.6)', () => {
     assert.equal(dsr('v1.18.6', 'dsr', 'hybrid'), false);
   });
 });
+
+describe('loadBalancerSourceRanges as the control plane parses them (netip.ParsePrefix, 1.18)', () => {
+  const ranges = (tag: string, values: string[]) => {
+    const svc = aService('ns/web', {
+      type: 'LoadBalancer',
+      ports: [['http', 80, 'TCP', 30080]],
+      loadBalancerIPs: ['198.51.100.7'],
+      sourceRanges: values,
+    });
+    const { view, settings } = settingsAt(tag, [svc]);
+    return expectedCilium(view, NODE, settings).find((f) => f.type === 'LoadBalancer')!
+      .sourceRanges;
+  };
+
+  it('1.17 trims each; from 1.18 one padded with spaces is ignored', () => {
+    const values = [' 10.0.0.0/8', '192.168.0.0/16'];
+    assert.deepEqual(ranges('v1.17.4', values), ['10.0.0.0/8', '192.168.0.0/16']);
+    assert.deepEqual(ranges('v1.18.0', values), ['192.168.0.0/16']);
+  });
+  it('a leading zero in an octet or the length, or no length, leaves no range to check', () => {
+    assert.equal(ranges('v1.20.2', ['010.0.0.0/8', '10.0.0.0/08', '10.0.0.0']), undefined);
+    assert.deepEqual(ranges('v1.20.2', ['fd00::/64']), ['fd00::/64']);
+  });
+});

@@ -132,6 +132,7 @@ export function ciliumAgentOn(
     wildcardSkipsNodeAddress: byRelease.wildcardSkipsNodeAddress,
     hybridForwarding: byRelease.hybridForwarding,
     ingressDummyBackend: byRelease.ingressDummyBackend,
+    trimmedSourceRanges: byRelease.trimmedSourceRanges,
     lbServiceIPAM: c('default-lb-service-ipam') ?? 'lbipam',
     socketLB:
       said?.socketLB ?? (c('bpf-lb-sock') === 'true' || (kpr && c('bpf-lb-sock') !== 'false')),
@@ -285,6 +286,7 @@ export function releaseBehaviour(
   | 'wildcardSkipsNodeAddress'
   | 'ingressDummyBackend'
   | 'hybridForwarding'
+  | 'trimmedSourceRanges'
 > & { nodePortKeys: boolean } {
   return {
     // 1.20 guards ExternalIPs too (cilium#44718)
@@ -321,6 +323,9 @@ export function releaseBehaviour(
     // (reflectors/conversions.go, isIngressDummyEndpoint); through 1.17 it is a backend. An
     // unknown release is taken as 1.18 on
     ingressDummyBackend: release !== undefined && !atLeast(release, [1, 18]),
+    // 1.17's control plane trims each loadBalancerSourceRanges value; 1.18's parses it as it is
+    // (reflectors/conversions.go, netip.ParsePrefix) and ignores one padded with spaces
+    trimmedSourceRanges: release !== undefined && !atLeast(release, [1, 18]),
     // node-port-algorithm and node-port-mode, set, override bpf-lb-algorithm and bpf-lb-mode
     // through 1.19 (pkg/loadbalancer/config.go's deprecatedConfig); 1.20 has neither flag
     nodePortKeys: !since(release, [1, 20]),

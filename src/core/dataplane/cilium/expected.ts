@@ -65,6 +65,9 @@ export interface CiliumExpectOptions {
    * (192.192.192.192:9999) is a backend like any other (through 1.17; 1.18's control plane drops
    * it). */
   ingressDummyBackend?: boolean;
+  /** loadBalancerSourceRanges read trimmed, as 1.17's control plane does; from 1.18 each is
+   * parsed as it is (netip.ParsePrefix), and one it cannot parse ignored. */
+  trimmedSourceRanges?: boolean;
 }
 
 export const CILIUM_DEFAULTS: CiliumExpectOptions = {
@@ -196,6 +199,24 @@ function selectorMatches(selector: string, labels: Record<string, string>): bool
 
 type Frontend = Omit<ExpectedFrontend, 'backends'>;
 
+/** A range as Go's netip.ParsePrefix takes it: no spaces (the API allows them around one), a
+ * prefix length without a leading zero, IPv4 octets without one, no IPv6 zone. */
+function goPrefix(text: string): boolean {
+  const m = /^([^/\s%]+)\/(0|[1-9]\d{0,2})$/.exec(text);
+  const family = m && familyOf(m[1]!);
+  if (family === 'IPv4') return !/(^|\.)0\d/.test(m![1]!) && Number(m![2]) <= 32;
+  return family === 'IPv6' && Number(m![2]) <= 128;
+}
+
+/** The Service's loadBalancerSourceRanges as the agent reads them. */
+function sourceRanges(svc: Service, o: CiliumExpectOptions): string[] {
+  if (o.trimmedSourceRanges) return svc.loadBalancerSourceRanges;
+  const spec = svc.raw['spec'] as { loadBalancerSourceRanges?: unknown[] } | undefined;
+  return (spec?.loadBalancerSourceRanges ?? []).filter(
+    (r): r is string => typeof r === 'string' && goPrefix(r),
+  );
+}
+
 /** convertService: ClusterIPs, then (with kube-proxy replacement) NodePorts on the wildcard
  * address of each family, LoadBalancer ingress IPs (VIP mode) and ExternalIPs; the
  * service.cilium.io/type annotation keeps one type only. */
@@ -213,6 +234,7 @@ function frontendsOf(svc: Service, o: CiliumExpectOptions): Frontend[] {
   // one scope, unless exactly one policy is Local: then an internal one for in-cluster clients
   const scopes = etpLocal !== (svc.internalTrafficPolicy === 'Local') ? [false, true] : [false];
   const out: Frontend[] = [];
+  const ranges = sourceRanges(svc, o);
   // enable-session-affinity off: the agent ignores a Service's ClientIP affinity
   const affinity =
     o.sessionAffinity !== false && svc.sessionAffinity === 'ClientIP'
@@ -237,9 +259,8 @@ function frontendsOf(svc: Service, o: CiliumExpectOptions): Frontend[] {
       ...(internal ? { internal: true } : {}),
       localOnly,
       ...(affinity !== undefined ? { affinitySeconds: affinity } : {}),
-      ...(svc.loadBalancerSourceRanges.length > 0 &&
-      (o.sourceRangeTypes === 'all' || o.sourceRangeTypes.includes(type))
-        ? { sourceRanges: svc.loadBalancerSourceRanges }
+      ...(ranges.length > 0 && (o.sourceRangeTypes === 'all' || o.sourceRangeTypes.includes(type))
+        ? { sourceRanges: ranges }
         : {}),
     });
   };
