@@ -133,6 +133,7 @@ export function ciliumAgentOn(
     hybridForwarding: byRelease.hybridForwarding,
     ingressDummyBackend: byRelease.ingressDummyBackend,
     trimmedSourceRanges: byRelease.trimmedSourceRanges,
+    nodeSelectorIgnored: byRelease.nodeSelectorIgnored,
     lbServiceIPAM: c('default-lb-service-ipam') ?? 'lbipam',
     socketLB:
       said?.socketLB ?? (c('bpf-lb-sock') === 'true' || (kpr && c('bpf-lb-sock') !== 'false')),
@@ -287,6 +288,7 @@ export function releaseBehaviour(
   | 'ingressDummyBackend'
   | 'hybridForwarding'
   | 'trimmedSourceRanges'
+  | 'nodeSelectorIgnored'
 > & { nodePortKeys: boolean } {
   return {
     // 1.20 guards ExternalIPs too (cilium#44718)
@@ -326,6 +328,8 @@ export function releaseBehaviour(
     // 1.17's control plane trims each loadBalancerSourceRanges value; 1.18's parses it as it is
     // (reflectors/conversions.go, netip.ParsePrefix) and ignores one padded with spaces
     trimmedSourceRanges: release !== undefined && !atLeast(release, [1, 18]),
+    // 1.18: service.cilium.io/node-selector (CheckServiceNodeExposure); 1.17 knows none
+    nodeSelectorIgnored: release !== undefined && !atLeast(release, [1, 18]),
     // node-port-algorithm and node-port-mode, set, override bpf-lb-algorithm and bpf-lb-mode
     // through 1.19 (pkg/loadbalancer/config.go's deprecatedConfig); 1.20 has neither flag
     nodePortKeys: !since(release, [1, 20]),

@@ -8,6 +8,7 @@ import { familyOf } from '../../ipv6.js';
 import type { BackendState, CiliumProtocol, FrontendType } from './listing.js';
 import { healthServerFrontends } from './health-server.js';
 import { hostPortFrontends } from './host-ports.js';
+import { parseNodeSelector } from './node-selector.js';
 import {
   DEFAULT_NODE_PORT_RANGE,
   nodePortConflict,
@@ -68,6 +69,9 @@ export interface CiliumExpectOptions {
   /** loadBalancerSourceRanges read trimmed, as 1.17's control plane does; from 1.18 each is
    * parsed as it is (netip.ParsePrefix), and one it cannot parse ignored. */
   trimmedSourceRanges?: boolean;
+  /** The service.cilium.io/node-selector annotation is no annotation of the release's (1.17;
+   * 1.18 on honour it). */
+  nodeSelectorIgnored?: boolean;
 }
 
 export const CILIUM_DEFAULTS: CiliumExpectOptions = {
@@ -176,25 +180,13 @@ function handled(svc: Service, node: CiliumNode, o: CiliumExpectOptions): boolea
     return false;
   const a = annotations(svc);
   const selector = a['service.cilium.io/node-selector'];
-  if (selector !== undefined) return selectorMatches(selector, node.labels);
+  if (selector !== undefined && !o.nodeSelectorIgnored) {
+    // one the agent cannot parse is ignored, and with it the service.cilium.io/node annotation
+    return parseNodeSelector(selector)?.(node.labels) ?? true;
+  }
   const exposure = a['service.cilium.io/node'];
   if (exposure !== undefined && node.labels['service.cilium.io/node'] !== exposure) return false;
   return true;
-}
-
-/** A label selector in its text form ("a=b,c!=d,e"), as k8s.io/apimachinery's labels.Parse. */
-function selectorMatches(selector: string, labels: Record<string, string>): boolean {
-  return selector
-    .split(',')
-    .map((t) => t.trim())
-    .filter(Boolean)
-    .every((term) => {
-      const m = /^(!?)([^=!]+?)\s*(?:(==|=|!=)\s*(.*))?$/.exec(term);
-      if (!m) return false;
-      const [, not, key, op, value] = m;
-      if (!op) return not ? !(key! in labels) : key! in labels;
-      return op === '!=' ? labels[key!] !== value : labels[key!] === value;
-    });
 }
 
 type Frontend = Omit<ExpectedFrontend, 'backends'>;
