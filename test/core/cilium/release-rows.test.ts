@@ -184,3 +184,22 @@ describe('loadBalancerSourceRanges as the control plane parses them (netip.Parse
     assert.deepEqual(ranges('v1.20.2', ['fd00::/64']), ['fd00::/64']);
   });
 });
+
+describe('a LoadBalancer ingress IP of ipMode Proxy (KEP-1860; cilium#34780, #40913)', () => {
+  const svc = aService('ns/web', { type: 'LoadBalancer', ports: [['http', 80, 'TCP', 30080]] });
+  (svc['status'] as { loadBalancer: unknown }).loadBalancer = {
+    ingress: [{ ip: '198.51.100.7', ipMode: 'Proxy' }],
+  };
+  const made = (tag: string) => {
+    const { view, settings } = settingsAt(tag, [svc]);
+    return expectedCilium(view, NODE, settings).some((f) => f.type === 'LoadBalancer');
+  };
+
+  it('gets no frontend from 1.17, but for 1.18.0, whose control plane lost the check', () => {
+    assert.equal(made('v1.16.5'), true);
+    assert.equal(made('v1.17.0'), false);
+    assert.equal(made('v1.18.0'), true);
+    assert.equal(made('v1.18.1'), false);
+    assert.equal(made('v1.20.2'), false);
+  });
+});

@@ -134,6 +134,7 @@ export function ciliumAgentOn(
     ingressDummyBackend: byRelease.ingressDummyBackend,
     trimmedSourceRanges: byRelease.trimmedSourceRanges,
     nodeSelectorIgnored: byRelease.nodeSelectorIgnored,
+    ipModeIgnored: byRelease.ipModeIgnored,
     lbServiceIPAM: c('default-lb-service-ipam') ?? 'lbipam',
     socketLB:
       said?.socketLB ?? (c('bpf-lb-sock') === 'true' || (kpr && c('bpf-lb-sock') !== 'false')),
@@ -289,6 +290,7 @@ export function releaseBehaviour(
   | 'hybridForwarding'
   | 'trimmedSourceRanges'
   | 'nodeSelectorIgnored'
+  | 'ipModeIgnored'
 > & { nodePortKeys: boolean } {
   return {
     // 1.20 guards ExternalIPs too (cilium#44718)
@@ -330,6 +332,11 @@ export function releaseBehaviour(
     trimmedSourceRanges: release !== undefined && !atLeast(release, [1, 18]),
     // 1.18: service.cilium.io/node-selector (CheckServiceNodeExposure); 1.17 knows none
     nodeSelectorIgnored: release !== undefined && !atLeast(release, [1, 18]),
+    // an ingress IP's ipMode (KEP-1860) is heeded from 1.17 (cilium#34780); 1.18.0's control
+    // plane lost it, 1.18.1 has it back (cilium#40913)
+    ipModeIgnored:
+      release !== undefined &&
+      (!atLeast(release, [1, 17]) || (atLeast(release, [1, 18]) && !atLeast(release, [1, 18, 1]))),
     // node-port-algorithm and node-port-mode, set, override bpf-lb-algorithm and bpf-lb-mode
     // through 1.19 (pkg/loadbalancer/config.go's deprecatedConfig); 1.20 has neither flag
     nodePortKeys: !since(release, [1, 20]),

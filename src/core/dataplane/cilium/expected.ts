@@ -4,6 +4,7 @@
 // writer.DefaultSelectBackends picks each frontend's backends). Tested against the states of
 // Cilium's own script tests and against its control plane run in the lab.
 import type { ClusterView, EndpointSlice, Service } from '../../kube/objects.js';
+import { canonicalIP } from '../../ipv4.js';
 import { familyOf } from '../../ipv6.js';
 import type { BackendState, CiliumProtocol, FrontendType } from './listing.js';
 import { healthServerFrontends } from './health-server.js';
@@ -72,6 +73,9 @@ export interface CiliumExpectOptions {
   /** The service.cilium.io/node-selector annotation is no annotation of the release's (1.17;
    * 1.18 on honour it). */
   nodeSelectorIgnored?: boolean;
+  /** A LoadBalancer ingress IP of ipMode Proxy gets a frontend like any other (before 1.17, and
+   * 1.18.0, cilium#40913; the rest skip it, as kube-proxy does). */
+  ipModeIgnored?: boolean;
 }
 
 export const CILIUM_DEFAULTS: CiliumExpectOptions = {
@@ -275,12 +279,21 @@ function frontendsOf(svc: Service, o: CiliumExpectOptions): Frontend[] {
             if (p.nodePort)
               add(family === 'IPv6' ? '::' : '0.0.0.0', p.nodePort, p, 'NodePort', internal);
   if (svc.type === 'LoadBalancer' && can('LoadBalancer'))
-    for (const ip of svc.loadBalancerIPs.filter(familyOn))
+    for (const ip of loadBalancerIPs(svc, o).filter(familyOn))
       for (const internal of scopes)
         for (const p of svc.ports) add(ip, p.port, p, 'LoadBalancer', internal);
   for (const ip of svc.externalIPs.filter(familyOn))
     for (const p of svc.ports) add(ip, p.port, p, 'ExternalIPs', false);
   return out;
+}
+
+/** The LoadBalancer ingress IPs the agent makes frontends of: not one of ipMode Proxy (KEP-1860)
+ * where the release heeds it. */
+function loadBalancerIPs(svc: Service, o: CiliumExpectOptions): string[] {
+  if (!o.ipModeIgnored) return svc.loadBalancerIPs;
+  const status = svc.raw['status'] as
+    { loadBalancer?: { ingress?: { ip?: string }[] } } | undefined;
+  return (status?.loadBalancer?.ingress ?? []).flatMap((i) => (i.ip ? [canonicalIP(i.ip)] : []));
 }
 
 /** spec.ipFamilies, else the families of the cluster IPs. */
