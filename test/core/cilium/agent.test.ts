@@ -174,9 +174,9 @@ describe('the Cilium agent on a node', () => {
       algorithm: false,
       sourceRangeTypes: false,
     });
-    // hybrid wrote no dsr flag before 1.18.6 (ToSVCForwardingMode knew dsr and snat only)
-    assert.equal(known('v1.18.5', { 'bpf-lb-mode': 'hybrid' }).forwarding, false);
-    assert.equal(known('v1.18.6', { 'bpf-lb-mode': 'hybrid' }).forwarding, true);
+    // hybrid wrote no dsr flag before 1.18.5 (ToSVCForwardingMode knew dsr and snat only)
+    assert.equal(known('v1.18.4', { 'bpf-lb-mode': 'hybrid' }).forwarding, false);
+    assert.equal(known('v1.18.5', { 'bpf-lb-mode': 'hybrid' }).forwarding, true);
     assert.equal(known('v1.19.0', { 'bpf-lb-mode': 'hybrid' }).forwarding, true);
     assert.deepEqual(known('v1.16.5', {}), {
       ...all,
@@ -200,17 +200,18 @@ describe("the Cilium agent's release, compared by its numbers", () => {
       status,
     )!;
 
-  it('1.18.5 is the last release that guarded every frontend type, and hybrid writes dsr from 1.18.6', () => {
+  it('1.18.5 is the last release that guarded every frontend type, and the first whose hybrid writes dsr (cilium#43056)', () => {
     const at = (image: string) => {
       const a = agentOf(image);
       return [a.settings.sourceRangeTypes, knownMapFlags(a).forwarding];
     };
-    assert.deepEqual(at('v1.18.5'), ['all', false]);
+    assert.deepEqual(at('v1.18.4'), ['all', false]);
+    assert.deepEqual(at('v1.18.5'), ['all', true]);
     assert.deepEqual(at('v1.18.6'), [['LoadBalancer'], true]);
     // without the v, and with a suffix: the same release
-    assert.deepEqual(at('1.18.5'), ['all', false]);
+    assert.deepEqual(at('1.18.4'), ['all', false]);
     assert.deepEqual(at('v1.18.6-rc.1'), [['LoadBalancer'], true]);
-    assert.deepEqual(at('v1.18.5-rc.1'), ['all', false]);
+    assert.deepEqual(at('v1.18.5-rc.1'), ['all', true]);
     // 1.18.50 is no 1.18.5
     assert.deepEqual(at('v1.18.50'), [['LoadBalancer'], true]);
   });

@@ -130,7 +130,7 @@ describe('the deprecated node-port-algorithm and node-port-mode (deprecatedConfi
   });
 });
 
-describe('hybrid as ToSVCForwardingMode knows it (1.18.6)', () => {
+describe('hybrid as ToSVCForwardingMode knows it (1.18.5, cilium#43056)', () => {
   const svc = aService('ns/web', { type: 'NodePort', ports: [['http', 80, 'TCP', 30080]] });
   const slice = anEndpointSlice('ns/web', ['10.244.1.1'], [['http', 80]]);
   /** Whether the ClusterIP entry says dsr, on an agent of `tag` with `mode`. */
@@ -151,13 +151,13 @@ describe('hybrid as ToSVCForwardingMode knows it (1.18.6)', () => {
       .flags.includes('dsr');
   };
 
-  it("bpf-lb-mode hybrid: DSR for TCP from 1.18.6; before, no entry's flag says it", () => {
-    assert.equal(dsr('v1.18.5', 'hybrid'), false);
-    assert.equal(dsr('v1.18.6', 'hybrid'), true);
+  it("bpf-lb-mode hybrid: DSR for TCP from 1.18.5; before, no entry's flag says it", () => {
+    assert.equal(dsr('v1.18.4', 'hybrid'), false);
+    assert.equal(dsr('v1.18.5', 'hybrid'), true);
   });
-  it("the annotation's 'hybrid': SNAT from 1.18.6; before, a value it ignores", () => {
-    assert.equal(dsr('v1.18.5', 'dsr', 'hybrid'), true);
-    assert.equal(dsr('v1.18.6', 'dsr', 'hybrid'), false);
+  it("the annotation's 'hybrid': SNAT from 1.18.5; before, a value it ignores", () => {
+    assert.equal(dsr('v1.18.4', 'dsr', 'hybrid'), true);
+    assert.equal(dsr('v1.18.5', 'dsr', 'hybrid'), false);
   });
 });
 

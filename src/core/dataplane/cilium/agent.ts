@@ -54,7 +54,7 @@ export interface CiliumSettings extends CiliumExpectOptions {
    * 1.19.5 on; 1.19.0 to 1.19.4 write one for it too). */
   wildcardSkipsNodeAddress: boolean;
   /** bpf-lb-mode hybrid is DSR for TCP and SNAT for the rest, and a forwarding-mode annotation
-   * 'hybrid' is SNAT (ToSVCForwardingMode, 1.18.6 on); before, no entry of theirs says dsr. */
+   * 'hybrid' is SNAT (ToSVCForwardingMode, 1.18.5 on); before, no entry of theirs says dsr. */
   hybridForwarding: boolean;
   /** default-lb-service-ipam: "lbipam" (the default) means Cilium's LB-IPAM gives the
    * LoadBalancer IPs of Services without a loadBalancerClass. */
@@ -211,7 +211,7 @@ export const oldAgentBinary = (agent: CiliumAgent | undefined): 'cilium' | undef
  * assumed) let drift compare with what kdebug expects. */
 export interface KnownMapFlags {
   /** dsr: the forwarding mode and its annotation were read, and the release writes the flag
-   * (1.17 on; for hybrid only from 1.18.6, before which hybrid wrote none). */
+   * (1.17 on; for hybrid only from 1.18.5, before which hybrid wrote none). */
   forwarding: boolean;
   /** LBALG and the Maglev table: the algorithm and its annotation were read. */
   algorithm: boolean;
@@ -229,7 +229,7 @@ export function knownMapFlags(agent: CiliumAgent): KnownMapFlags {
     agent.release !== undefined && atLeast(agent.release, r);
   const hybrid = agent.settings.forwarding === 'hybrid';
   return {
-    forwarding: agent.configRead && since([1, 17]) && (!hybrid || since([1, 18, 6])),
+    forwarding: agent.configRead && since([1, 17]) && (!hybrid || since([1, 18, 5])),
     algorithm: agent.configRead,
     sourceRangeDeny: since([1, 17]),
     flags: since([1, 18]),
@@ -314,8 +314,9 @@ export function releaseBehaviour(
     wildcardEntries: since(release, [1, 19]),
     // 1.19.5: none for a VIP on the node's own addresses (updateFrontend's isLocalAddr)
     wildcardSkipsNodeAddress: since(release, [1, 19, 5]),
-    // 1.18.6: ToSVCForwardingMode knows hybrid, as bpf-lb-mode and as the annotation's value
-    hybridForwarding: since(release, [1, 18, 6]),
+    // 1.18.5: ToSVCForwardingMode knows hybrid, as bpf-lb-mode and as the annotation's value
+    // (cilium#43056)
+    hybridForwarding: since(release, [1, 18, 5]),
     // 1.20: service.cilium.io/weight on an EndpointSlice, 0 draining its backends
     sliceWeights: since(release, [1, 20]),
     // kube-proxy replacement off: LoadBalancer and ExternalIPs frontends made (1.19 on), and

@@ -75,7 +75,7 @@ const annotation = (svc: Service | undefined, key: string) =>
 const lowered = (svc: Service | undefined, key: string) => annotation(svc, key)?.toLowerCase();
 
 /** service.cilium.io/forwarding-mode where honoured: 'hybrid' there, with no protocol to go by,
- * is SNAT (ToSVCForwardingMode, 1.18.6 on); a value it does not know leaves the agent's mode. */
+ * is SNAT (ToSVCForwardingMode, 1.18.5 on); a value it does not know leaves the agent's mode. */
 function annotatedMode(svc: Service | undefined, o: CiliumMapOptions): 'dsr' | 'snat' | undefined {
   const value = lowered(svc, 'forwarding-mode');
   if (value === 'dsr') return 'dsr';
@@ -216,7 +216,7 @@ function flagsOf(
     [f.sourceRanges !== undefined, 'check source-range'],
     [f.sourceRanges !== undefined && lowered(svc, 'src-ranges-policy') === 'deny', 'deny'],
     [lowered(svc, 'proxy-delegation') === 'delegate-if-local', 'delegate-if-local'],
-    // hybrid: DSR for TCP, SNAT for the rest (1.18.6 on; unset: as 1.18.6)
+    // hybrid: DSR for TCP, SNAT for the rest (1.18.5 on; unset: as 1.18.5)
     [
       mode === 'dsr' || (mode === 'hybrid' && o.hybridForwarding !== false && f.protocol === 'tcp'),
       'dsr',
