@@ -80,6 +80,8 @@ export function setup(v: string) {
             // and before 1.18.6, where the ranges guard LoadBalancer frontends only
             // (cilium#42351)
             sourceRangeTypes: 'all' as const,
+            // and before endpoints not serving were backends (cilium#40969, 1.18.5)
+            servingEndpointsOnly: true,
           }),
       // the script's own flag (1.19 on)
       ...(flag(/--bpf-lb-source-range-all-types(?:=true)?(?!\S)/)

@@ -203,3 +203,33 @@ describe('a LoadBalancer ingress IP of ipMode Proxy (KEP-1860; cilium#34780, #40
     assert.equal(made('v1.20.2'), false);
   });
 });
+
+describe('endpoints not ready as backends (cilium#42708, 1.18.5)', () => {
+  const svc = aService('ns/web', { ports: [['http', 80]] });
+  const slice = anEndpointSlice(
+    'ns/web',
+    [
+      ['10.244.1.1', { ready: false, serving: false, terminating: false }],
+      ['10.244.1.2', { ready: false, serving: false, terminating: true }],
+      ['10.244.1.3', { ready: false, serving: true, terminating: false }],
+      ['10.244.1.4', { ready: false, serving: true, terminating: true }],
+    ],
+    [['http', 80]],
+  );
+  const states = (tag: string) => {
+    const { view, settings } = settingsAt(tag, [svc, slice]);
+    return expectedCilium(view, NODE, settings)[0]!.backends.map((b) => `${b.ip} ${b.state}`);
+  };
+
+  it('before 1.18.5 only serving ones: active, or terminating where they terminate', () => {
+    assert.deepEqual(states('v1.18.4'), ['10.244.1.3 active', '10.244.1.4 terminating']);
+  });
+  it('from 1.18.5 every one: in maintenance, or terminating (serving or not)', () => {
+    assert.deepEqual(states('v1.18.5'), [
+      '10.244.1.1 maintenance',
+      '10.244.1.2 terminating-not-serving',
+      '10.244.1.3 maintenance',
+      '10.244.1.4 terminating',
+    ]);
+  });
+});

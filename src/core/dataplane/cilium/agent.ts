@@ -135,6 +135,7 @@ export function ciliumAgentOn(
     trimmedSourceRanges: byRelease.trimmedSourceRanges,
     nodeSelectorIgnored: byRelease.nodeSelectorIgnored,
     ipModeIgnored: byRelease.ipModeIgnored,
+    servingEndpointsOnly: byRelease.servingEndpointsOnly,
     lbServiceIPAM: c('default-lb-service-ipam') ?? 'lbipam',
     socketLB:
       said?.socketLB ?? (c('bpf-lb-sock') === 'true' || (kpr && c('bpf-lb-sock') !== 'false')),
@@ -291,6 +292,7 @@ export function releaseBehaviour(
   | 'trimmedSourceRanges'
   | 'nodeSelectorIgnored'
   | 'ipModeIgnored'
+  | 'servingEndpointsOnly'
 > & { nodePortKeys: boolean } {
   return {
     // 1.20 guards ExternalIPs too (cilium#44718)
@@ -333,6 +335,9 @@ export function releaseBehaviour(
     trimmedSourceRanges: release !== undefined && !atLeast(release, [1, 18]),
     // 1.18: service.cilium.io/node-selector (CheckServiceNodeExposure); 1.17 knows none
     nodeSelectorIgnored: release !== undefined && !atLeast(release, [1, 18]),
+    // 1.18.5 keeps a terminating endpoint that no longer serves, and one not ready in maintenance
+    // (cilium#42708); before, ParseEndpointSliceV1 dropped every endpoint not serving
+    servingEndpointsOnly: release !== undefined && !atLeast(release, [1, 18, 5]),
     // an ingress IP's ipMode (KEP-1860) is heeded from 1.17 (cilium#34780); 1.18.0's control
     // plane lost it, 1.18.1 has it back (cilium#40913)
     ipModeIgnored:

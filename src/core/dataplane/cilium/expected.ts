@@ -76,6 +76,8 @@ export interface CiliumExpectOptions {
   /** A LoadBalancer ingress IP of ipMode Proxy gets a frontend like any other (before 1.17, and
    * 1.18.0, cilium#40913; the rest skip it, as kube-proxy does). */
   ipModeIgnored?: boolean;
+  /** Only serving endpoints are backends, as servingStateOf reads them (before 1.18.5). */
+  servingEndpointsOnly?: boolean;
 }
 
 export const CILIUM_DEFAULTS: CiliumExpectOptions = {
@@ -321,6 +323,24 @@ interface Backend extends ExpectedBackend {
   forZones?: string[];
 }
 
+type Conditions = EndpointSlice['endpoints'][number]['conditions'];
+
+/** convertEndpoints' state (1.18.5 on): ready is active; terminating and serving is terminating;
+ * terminating and not serving stays, unused; otherwise maintenance. */
+function stateOf(c: Conditions): BackendState {
+  if (c.ready) return 'active';
+  if (c.terminating) return c.serving ? 'terminating' : 'terminating-not-serving';
+  return 'maintenance';
+}
+
+/** Before 1.18.5 (cilium#42708) only a serving endpoint (serving unset: as ready) is a backend:
+ * terminating where it is not ready and terminates, else active. */
+function servingStateOf(c: Conditions, serving: boolean | undefined): BackendState | undefined {
+  if (c.ready) return 'active';
+  if (!(serving ?? false)) return undefined;
+  return c.terminating ? 'terminating' : 'active';
+}
+
 /** convertEndpoints: each address and port of the Service's EndpointSlices, one backend per
  * address and port (several slices naming one address are one backend), in a state from its
  * conditions: ready is active; terminating and serving is terminating; terminating and not
@@ -338,19 +358,16 @@ function backendsOf(slices: EndpointSlice[], o: CiliumExpectOptions): Backend[] 
         | {
             hints?: { forZones?: { name?: string }[] };
             deprecatedTopology?: Record<string, string>;
+            conditions?: { serving?: boolean };
           }[]
         | undefined) ?? [];
     slice.endpoints.forEach((ep, i) => {
-      const c = ep.conditions;
-      const state: BackendState = drained
+      const state = drained
         ? 'maintenance'
-        : c.ready
-          ? 'active'
-          : c.terminating && !c.serving
-            ? 'terminating-not-serving'
-            : c.terminating
-              ? 'terminating'
-              : 'maintenance';
+        : o.servingEndpointsOnly
+          ? servingStateOf(ep.conditions, raw[i]?.conditions?.serving)
+          : stateOf(ep.conditions);
+      if (state === undefined) return;
       const forZones = raw[i]?.hints?.forZones?.map((z) => z.name ?? '');
       // a slice written through discovery/v1beta1 may name its node in deprecatedTopology only,
       // which the agent reads as its node name (ParseEndpointSliceV1)
