@@ -233,3 +233,24 @@ describe('endpoints not ready as backends (cilium#42708, 1.18.5)', () => {
     ]);
   });
 });
+
+describe('the NodePort family of a Service without spec.ipFamilies (getIPFamilies, cilium#46425)', () => {
+  const svc = aService('ns/web', {
+    type: 'NodePort',
+    clusterIP: 'fd00:10:96::41',
+    ports: [['http', 80, 'TCP', 30080]],
+  });
+  const nodePorts = (tag: string) => {
+    const { view, settings } = settingsAt(tag, [svc], { 'enable-ipv6': 'true' });
+    return expectedCilium(view, NODE, settings)
+      .filter((f) => f.type === 'NodePort')
+      .map((f) => f.ip);
+  };
+
+  it('is IPv4 for an IPv6 cluster IP from 1.18 to 1.19.4, IPv6 from 1.19.5 and in 1.20', () => {
+    assert.deepEqual(nodePorts('v1.18.10'), ['0.0.0.0']);
+    assert.deepEqual(nodePorts('v1.19.4'), ['0.0.0.0']);
+    assert.deepEqual(nodePorts('v1.19.5'), ['::']);
+    assert.deepEqual(nodePorts('v1.20.0'), ['::']);
+  });
+});

@@ -136,6 +136,7 @@ export function ciliumAgentOn(
     nodeSelectorIgnored: byRelease.nodeSelectorIgnored,
     ipModeIgnored: byRelease.ipModeIgnored,
     servingEndpointsOnly: byRelease.servingEndpointsOnly,
+    deducedIPv6AsIPv4: byRelease.deducedIPv6AsIPv4,
     lbServiceIPAM: c('default-lb-service-ipam') ?? 'lbipam',
     socketLB:
       said?.socketLB ?? (c('bpf-lb-sock') === 'true' || (kpr && c('bpf-lb-sock') !== 'false')),
@@ -293,6 +294,7 @@ export function releaseBehaviour(
   | 'nodeSelectorIgnored'
   | 'ipModeIgnored'
   | 'servingEndpointsOnly'
+  | 'deducedIPv6AsIPv4'
 > & { nodePortKeys: boolean } {
   return {
     // 1.20 guards ExternalIPs too (cilium#44718)
@@ -338,6 +340,10 @@ export function releaseBehaviour(
     // 1.18.5 keeps a terminating endpoint that no longer serves, and one not ready in maintenance
     // (cilium#42708); before, ParseEndpointSliceV1 dropped every endpoint not serving
     servingEndpointsOnly: release !== undefined && !atLeast(release, [1, 18, 5]),
+    // 1.18's getIPFamilies took a Service's IPv6 cluster IP for IPv4 where spec.ipFamilies is
+    // empty; 1.19.5 and 1.20 fix it (cilium#46425)
+    deducedIPv6AsIPv4:
+      release !== undefined && atLeast(release, [1, 18]) && !since(release, [1, 20], [1, 19, 5]),
     // an ingress IP's ipMode (KEP-1860) is heeded from 1.17 (cilium#34780); 1.18.0's control
     // plane lost it, 1.18.1 has it back (cilium#40913)
     ipModeIgnored:

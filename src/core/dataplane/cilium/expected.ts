@@ -78,6 +78,9 @@ export interface CiliumExpectOptions {
   ipModeIgnored?: boolean;
   /** Only serving endpoints are backends, as servingStateOf reads them (before 1.18.5). */
   servingEndpointsOnly?: boolean;
+  /** A Service without spec.ipFamilies gets its NodePorts on 0.0.0.0 for an IPv6 cluster IP too
+   * (1.18, 1.19.0 to 1.19.4). */
+  deducedIPv6AsIPv4?: boolean;
 }
 
 export const CILIUM_DEFAULTS: CiliumExpectOptions = {
@@ -275,7 +278,7 @@ function frontendsOf(svc: Service, o: CiliumExpectOptions): Frontend[] {
     can('NodePort')
   )
     for (const internal of scopes)
-      for (const family of familiesOf(svc))
+      for (const family of familiesOf(svc, o))
         if (family === 'IPv6' ? o.ipv6 : o.ipv4)
           for (const p of svc.ports)
             if (p.nodePort)
@@ -299,7 +302,7 @@ function loadBalancerIPs(svc: Service, o: CiliumExpectOptions): string[] {
 }
 
 /** spec.ipFamilies, else the families of the cluster IPs. */
-function familiesOf(svc: Service): ('IPv4' | 'IPv6')[] {
+function familiesOf(svc: Service, o: CiliumExpectOptions): ('IPv4' | 'IPv6')[] {
   const declared = (svc.raw['spec'] as { ipFamilies?: string[] } | undefined)?.ipFamilies;
   if (declared?.length)
     return declared.filter((f): f is 'IPv4' | 'IPv6' => f === 'IPv4' || f === 'IPv6');
@@ -308,7 +311,8 @@ function familiesOf(svc: Service): ('IPv4' | 'IPv6')[] {
     ...new Set(
       ips
         .filter((ip) => ip !== 'None')
-        .map((ip): 'IPv4' | 'IPv6' => (isIPv6(ip) ? 'IPv6' : 'IPv4')),
+        // getIPFamilies' slip: an IPv6 cluster IP counted as IPv4 (fixed by cilium#46425)
+        .map((ip): 'IPv4' | 'IPv6' => (isIPv6(ip) && !o.deducedIPv6AsIPv4 ? 'IPv6' : 'IPv4')),
     ),
   ];
 }
