@@ -7,7 +7,9 @@ import {
   expectedCilium,
   type CiliumExpectOptions,
 } from '../../../src/core/dataplane/cilium/expected.js';
+import { releaseBehaviour } from '../../../src/core/dataplane/cilium/agent.js';
 import { clusterView } from '../../../src/core/kube/objects.js';
+import { parseVersion } from '../../../src/core/version.js';
 import type { KubeObject } from '../../../src/core/model.js';
 
 const pod = (
@@ -56,6 +58,18 @@ describe('HostPort frontends of the Pods on the node', () => {
       'HostPort 0.0.0.0:5353/tcp default/dns:host-port:5353:uid-dns -> 10.244.1.5:53/tcp',
       'HostPort 0.0.0.0:5353/udp default/dns:host-port:5353:uid-dns -> 10.244.1.5:53/udp',
     ]);
+  });
+
+  it('1.18.0 to 1.18.2 keep the last protocol of a host port only (cilium#41521)', () => {
+    const p = pod('dns', [
+      { containerPort: 53, hostPort: 5353, protocol: 'TCP' },
+      { containerPort: 53, hostPort: 5353, protocol: 'UDP' },
+    ]);
+    const at = (tag: string) => ({ ...CILIUM_DEFAULTS, ...releaseBehaviour(parseVersion(tag)) });
+    assert.deepEqual(frontends([p], at('v1.18.2')), [
+      'HostPort 0.0.0.0:5353/udp default/dns:host-port:5353:uid-dns -> 10.244.1.5:53/udp',
+    ]);
+    assert.equal(frontends([p], at('v1.18.3')).length, 2);
   });
 
   it('a hostIP opens that address only; a dual-stack Pod without one, a wildcard per family', () => {

@@ -137,6 +137,7 @@ export function ciliumAgentOn(
     ipModeIgnored: byRelease.ipModeIgnored,
     servingEndpointsOnly: byRelease.servingEndpointsOnly,
     deducedIPv6AsIPv4: byRelease.deducedIPv6AsIPv4,
+    hostPortLastProtocol: byRelease.hostPortLastProtocol,
     lbServiceIPAM: c('default-lb-service-ipam') ?? 'lbipam',
     socketLB:
       said?.socketLB ?? (c('bpf-lb-sock') === 'true' || (kpr && c('bpf-lb-sock') !== 'false')),
@@ -295,6 +296,7 @@ export function releaseBehaviour(
   | 'ipModeIgnored'
   | 'servingEndpointsOnly'
   | 'deducedIPv6AsIPv4'
+  | 'hostPortLastProtocol'
 > & { nodePortKeys: boolean } {
   return {
     // 1.20 guards ExternalIPs too (cilium#44718)
@@ -344,6 +346,10 @@ export function releaseBehaviour(
     // empty; 1.19.5 and 1.20 fix it (cilium#46425)
     deducedIPv6AsIPv4:
       release !== undefined && atLeast(release, [1, 18]) && !since(release, [1, 20], [1, 19, 5]),
+    // 1.18.0 to 1.18.2 upserted a host port's Service per container port, each replacing the
+    // frontends of the one before (UpsertServiceAndFrontends); 1.18.3 gathers them (cilium#41521)
+    hostPortLastProtocol:
+      release !== undefined && atLeast(release, [1, 18]) && !atLeast(release, [1, 18, 3]),
     // an ingress IP's ipMode (KEP-1860) is heeded from 1.17 (cilium#34780); 1.18.0's control
     // plane lost it, 1.18.1 has it back (cilium#40913)
     ipModeIgnored:

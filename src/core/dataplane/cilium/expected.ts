@@ -81,6 +81,9 @@ export interface CiliumExpectOptions {
   /** A Service without spec.ipFamilies gets its NodePorts on 0.0.0.0 for an IPv6 cluster IP too
    * (1.18, 1.19.0 to 1.19.4). */
   deducedIPv6AsIPv4?: boolean;
+  /** A host port a Pod opens for several protocols keeps the last one's frontends only (1.18.0
+   * to 1.18.2). */
+  hostPortLastProtocol?: boolean;
 }
 
 export const CILIUM_DEFAULTS: CiliumExpectOptions = {

@@ -34,7 +34,11 @@ function ofPod(pod: Pod, uid: string, o: CiliumExpectOptions): ExpectedFrontend[
   // one Service per host port: a TCP and a UDP port of one number share it, and its backends
   const byService = new Map<string, ExpectedFrontend[]>();
   const backends = new Map<string, ExpectedBackend[]>();
-  for (const p of pod.hostPorts) {
+  // before 1.18.3 each port replaced its host port's Service whole: the last of a number stays
+  const ports = o.hostPortLastProtocol
+    ? pod.hostPorts.filter((p, i, all) => !all.slice(i + 1).some((q) => q.hostPort === p.hostPort))
+    : pod.hostPorts;
+  for (const p of ports) {
     if (inNodePortRange(p.hostPort, o)) continue;
     const protocol = p.protocol.toLowerCase() as CiliumProtocol;
     const service = `${pod.namespace}/${pod.name}:host-port:${p.hostPort}:${uid}`;
