@@ -254,3 +254,11 @@ describe('the NodePort family of a Service without spec.ipFamilies (getIPFamilie
     assert.deepEqual(nodePorts('v1.20.0'), ['::']);
   });
 });
+
+describe('enable-session-affinity, a flag 1.19 removed', () => {
+  const off = { 'enable-session-affinity': 'false' };
+  it('turns ClientIP affinity off through 1.18; from 1.19 a leftover key changes nothing', () => {
+    assert.equal(settingsAt('v1.18.10', [], off).settings.sessionAffinity, false);
+    assert.equal(settingsAt('v1.19.0', [], off).settings.sessionAffinity, true);
+  });
+});

@@ -146,7 +146,9 @@ export function ciliumAgentOn(
     forwarding: said?.forwarding ?? lbSetting(c, 'bpf-lb-mode', release) ?? 'snat',
     forwardingAnnotation: c('bpf-lb-mode-annotation') === 'true',
     algorithmAnnotation: c('bpf-lb-algorithm-annotation') === 'true',
-    sessionAffinity: said?.sessionAffinity ?? c('enable-session-affinity') !== 'false',
+    sessionAffinity:
+      said?.sessionAffinity ??
+      (byRelease.sessionAffinityAlways || c('enable-session-affinity') !== 'false'),
     externalClusterIP: c('bpf-lb-external-clusterip') === 'true',
     noBackend: c('service-no-backend-response') === 'drop' ? 'drop' : 'reject',
   };
@@ -297,7 +299,7 @@ export function releaseBehaviour(
   | 'servingEndpointsOnly'
   | 'deducedIPv6AsIPv4'
   | 'hostPortLastProtocol'
-> & { nodePortKeys: boolean } {
+> & { nodePortKeys: boolean; sessionAffinityAlways: boolean } {
   return {
     // 1.20 guards ExternalIPs too (cilium#44718)
     sourceRangeTypes: allTypesRelease(release)
@@ -358,6 +360,8 @@ export function releaseBehaviour(
     // node-port-algorithm and node-port-mode, set, override bpf-lb-algorithm and bpf-lb-mode
     // through 1.19 (pkg/loadbalancer/config.go's deprecatedConfig); 1.20 has neither flag
     nodePortKeys: !since(release, [1, 20]),
+    // 1.19 removed enable-session-affinity: a Service's ClientIP affinity is always honoured
+    sessionAffinityAlways: since(release, [1, 19]),
   };
 }
 

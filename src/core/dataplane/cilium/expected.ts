@@ -34,7 +34,7 @@ export interface CiliumExpectOptions {
   /** k8s-service-proxy-name: the Services with this service-proxy-name label (empty: those
    * without one). */
   serviceProxyName: string;
-  /** enable-session-affinity (default on; always on from 1.19). */
+  /** enable-session-affinity (default on; no such option from 1.19, always on). */
   sessionAffinity?: boolean;
   /** The frontend types a Service's loadBalancerSourceRanges guard: LoadBalancer, ExternalIPs
    * too from 1.20, or every type (bpf-lb-source-range-all-types; 1.18.0 to 1.18.5 always). */
