@@ -148,7 +148,8 @@ export function ciliumAgentOn(
     algorithmAnnotation: c('bpf-lb-algorithm-annotation') === 'true',
     sessionAffinity:
       said?.sessionAffinity ??
-      (byRelease.sessionAffinityAlways || c('enable-session-affinity') !== 'false'),
+      // kube-proxy replacement turns it on whatever the option says (NewKPRConfig)
+      (byRelease.sessionAffinityAlways || kpr || c('enable-session-affinity') !== 'false'),
     externalClusterIP: c('bpf-lb-external-clusterip') === 'true',
     noBackend: c('service-no-backend-response') === 'drop' ? 'drop' : 'reject',
   };
