@@ -570,7 +570,8 @@ function bpfLbJson(text: string, source: string): CiliumTable {
       // line of the last one found
       const next = text.indexOf(JSON.stringify(entry), at + 1);
       at = next >= 0 ? next : at;
-      if (!rows.row(key.split(/\s+/)[0]!, entry as string, lineOf(at)))
+      const [first, rest] = firstWord(entry as string);
+      if (!rows.row(key.split(/\s+/)[0]!, first, rest, lineOf(at)))
         fail(
           source,
           lineOf(at),
@@ -581,17 +582,27 @@ function bpfLbJson(text: string, source: string): CiliumTable {
   return { form: 'bpf-lb-list', source, frontends: [...rows.byKey.values()] };
 }
 
+/** An entry's first word, and the rest from the space after it. */
+function firstWord(entry: string): [string, string] {
+  const space = entry.search(/\s/);
+  return space < 0 ? [entry, ''] : [entry.slice(0, space), entry.slice(space)];
+}
+
 /** The Services of `bpf lb list` as its rows are read, table or JSON: `row` takes a row's
- * Service column (its address) and its entry ("ADDR (revnat) (slot) [flags]", or "backend N not
- * found"), and gives the frontend it is of, undefined where the two are no such row. */
+ * Service column (its address) and its entry, as its first word and the rest ("ADDR", " (revnat)
+ * (slot) [flags]"; or "backend", " N not found"), and gives the frontend it is of, undefined
+ * where the two are no such row. */
 function bpfRows(source: string) {
   const byKey = new Map<string, CiliumFrontend>();
   // newer releases print the Service address on every row: each is parsed once
   const byToken = new Map<string, CiliumFrontend>();
   const withServiceRow = new Set<CiliumFrontend>();
-  const row = (service: string, entry: string, at: number): CiliumFrontend | undefined => {
-    const space = entry.search(/\s/);
-    const first = space < 0 ? entry : entry.slice(0, space);
+  const row = (
+    service: string,
+    first: string,
+    rest: string,
+    at: number,
+  ): CiliumFrontend | undefined => {
     let fe = byToken.get(service);
     if (!fe) {
       const a = parseAddress(service);
@@ -607,7 +618,7 @@ function bpfRows(source: string) {
       }
       byToken.set(service, fe);
     }
-    slot(fe, first, space < 0 ? '' : entry.slice(space), at);
+    slot(fe, first, rest, at);
     return fe;
   };
 
@@ -651,8 +662,8 @@ function bpfLbList(lines: string[], source: string): CiliumTable {
     }
     const { t, at } = row;
     // "SERVICE [(slot)] ENTRY REST": a row of a Service; else the next entry of the one above
-    const m = /^(\S+)(?:\s+\(\d+\))?\s+(\S+.*)$/.exec(t);
-    const fe = m ? rows.row(m[1]!, m[2]!, at) : undefined;
+    const m = /^(\S+)(?:\s+\(\d+\))?\s+(\S+)(.*)$/.exec(t);
+    const fe = m ? rows.row(m[1]!, m[2]!, m[3]!, at) : undefined;
     if (fe) {
       current = fe;
       return;

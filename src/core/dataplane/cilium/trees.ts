@@ -49,12 +49,12 @@ export const nodePortKey = (port: number, protocol: string | undefined) =>
 
 /** The Service port a frontend serves: the listing's own name, else the objects'. The health
  * server's frontend serves none: its tree is its own, named as the agent names it. */
-function nameOf(f: CiliumFrontend, known: CiliumKnown): ServicePortName | undefined {
+function nameOf(f: CiliumFrontend, key: string, known: CiliumKnown): ServicePortName | undefined {
   if (healthServerOf(f.service)) return undefined;
   if (f.service && f.portName !== undefined)
     return `${f.service}${f.portName ? `:${f.portName}` : ''}` as ServicePortName;
   return (
-    known.get(frontendKey(f)) ??
+    known.get(key) ??
     (f.type === 'NodePort' || f.type === undefined
       ? known.get(nodePortKey(f.port, f.protocol))
       : undefined)
@@ -66,7 +66,9 @@ export function buildCiliumTrees(table: CiliumTable, known: CiliumKnown): Servic
   for (const f of table.frontends) {
     // the drop entries are no Service port
     if (isDropEntry(f)) continue;
-    const name = nameOf(f, known);
+    // made once: a big listing has a frontend per Service port
+    const chain = frontendKey(f);
+    const name = nameOf(f, chain, known);
     const protocol = f.protocol ?? '';
     // without names, a NodePort's frontends (the wildcard, each node address) are one entry
     const id =
@@ -74,7 +76,7 @@ export function buildCiliumTrees(table: CiliumTable, known: CiliumKnown): Servic
       (healthServerOf(f.service) ? f.service! : undefined) ??
       (f.type === 'NodePort'
         ? `node port ${f.port}${f.protocol ? `/${f.protocol.toUpperCase()}` : ''}`
-        : frontendKey(f));
+        : chain);
     const key = `${id} ${protocol}`;
     let tree = trees.get(key);
     if (!tree) trees.set(key, (tree = emptyTree({ name, id, protocol })));
@@ -85,7 +87,7 @@ export function buildCiliumTrees(table: CiliumTable, known: CiliumKnown): Servic
       ...(isWildcard(f.ip) ? {} : { address: f.ip }),
       port: f.port,
       protocol,
-      chain: frontendKey(f),
+      chain,
       from: 'cilium',
       line: f.line,
     });
@@ -101,7 +103,7 @@ export function buildCiliumTrees(table: CiliumTable, known: CiliumKnown): Servic
     if (tree.endpoints.length === 0 || (f.type === 'ClusterIP' && tree.clusterIP === f.ip)) {
       tree.endpoints = endpointsOf(f);
       // the frontend whose backends these are stands where kube-proxy's KUBE-SVC chain would
-      tree.chains = { svc: frontendKey(f) };
+      tree.chains = { svc: chain };
     }
     if (f.backendsNotShown)
       tree.partial = `the listing shows ${f.backends.length} of ${f.backends.length + f.backendsNotShown} backends`;
@@ -124,8 +126,13 @@ export function endpointsOf(f: CiliumFrontend): TreeEndpoint[] {
   // said where the listing's marks tell backends apart (service list --clustermesh-affinity): from
   // 1.18 the REST model marks every backend preferred (frontend.go), which says nothing
   const affinity = f.backends.some((b) => b.preferred) && !f.backends.every((b) => b.preferred);
+  const partial = f.backendsNotShown || f.backendsUnread || f.serviceRowUnseen;
   return f.backends.map((b) => {
     const address = hostPort(b.ip, b.port);
+    // field by field, not spreads: a big listing has a backend per endpoint
+    const cilium: TreeEndpoint['cilium'] = {};
+    if (b.state) cilium.state = b.state;
+    if (affinity) cilium.preferred = b.preferred === true;
     const ep: TreeEndpoint = {
       address,
       // a backend has no chain of its own: the walk and the evidence name it so
@@ -133,14 +140,10 @@ export function endpointsOf(f: CiliumFrontend): TreeEndpoint[] {
       probability: used.has(b) ? share : 0,
       hairpinMasquerade: null,
       affinity: false,
-      cilium: {
-        ...(b.state ? { state: b.state } : {}),
-        ...(affinity ? { preferred: b.preferred === true } : {}),
-      },
+      cilium,
       line: b.line,
     };
-    if (f.backendsNotShown || f.backendsUnread || f.serviceRowUnseen)
-      ep.shareUnknown = 'the listing does not show every backend';
+    if (partial) ep.shareUnknown = 'the listing does not show every backend';
     return ep;
   });
 }
