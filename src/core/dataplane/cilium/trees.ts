@@ -115,6 +115,10 @@ export function buildCiliumTrees(table: CiliumTable, known: CiliumKnown): Servic
   return { services: [...trees.values()], orphans: [] };
 }
 
+type Marks = NonNullable<TreeEndpoint['cilium']>;
+/** The marks of a backend the listing marks no way: one frozen object for all of a big listing's. */
+const UNMARKED: Marks = Object.freeze({});
+
 /** A frontend's backends as endpoints, each with its share of new connections. */
 export function endpointsOf(f: CiliumFrontend): TreeEndpoint[] {
   const used = new Set<CiliumBackend>(
@@ -129,8 +133,7 @@ export function endpointsOf(f: CiliumFrontend): TreeEndpoint[] {
   const partial = f.backendsNotShown || f.backendsUnread || f.serviceRowUnseen;
   return f.backends.map((b) => {
     const address = hostPort(b.ip, b.port);
-    // field by field, not spreads: a big listing has a backend per endpoint
-    const cilium: TreeEndpoint['cilium'] = {};
+    const cilium: Marks = b.state || affinity ? {} : UNMARKED;
     if (b.state) cilium.state = b.state;
     if (affinity) cilium.preferred = b.preferred === true;
     const ep: TreeEndpoint = {
