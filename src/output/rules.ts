@@ -489,26 +489,49 @@ export function rulesText(
   return wrapIndented(out, width).join('\n') + '\n'; // wrap sanitises
 }
 
+/** An endpoint in the document `rules -o json` prints (schema/rules.vN.json), in its order. */
+interface EndpointDoc {
+  address: string | null;
+  inferredIP?: string;
+  chain: string;
+  probability: number | null;
+  shareUnknown?: string;
+  addressFromComment?: boolean;
+  portUnknown?: TreeEndpoint['portUnknown'];
+  hairpinMasquerade: boolean | null;
+  backendState?: string | null;
+  preferred?: boolean;
+  affinity: boolean;
+  chainMissing?: boolean;
+  chainPartial?: string;
+  quirk?: string;
+  forward?: TreeEndpoint['forward'];
+  line: number;
+}
+
 /** The document `rules -o json` prints (schema/rules.vN.json). */
 export function rulesDoc(dump: RulesDump, trees: ServiceTrees, source: RulesSource) {
-  const endpoint = (ep: TreeEndpoint) => ({
-    address: ep.address ?? null,
-    ...(ep.inferredIP ? { inferredIP: ep.inferredIP } : {}),
-    chain: ep.chain,
-    probability: ep.shareUnknown ? null : ep.probability,
-    ...(ep.shareUnknown ? { shareUnknown: ep.shareUnknown } : {}),
-    ...(ep.addressFromComment ? { addressFromComment: true } : {}),
-    ...(ep.portUnknown ? { portUnknown: ep.portUnknown } : {}),
-    hairpinMasquerade: ep.hairpinMasquerade,
-    ...(ep.cilium ? { backendState: ep.cilium.state ?? null } : {}),
-    ...(ep.cilium?.preferred !== undefined ? { preferred: ep.cilium.preferred } : {}),
-    affinity: ep.affinity,
-    ...(ep.chainMissing ? { chainMissing: true } : {}),
-    ...(ep.chainPartial ? { chainPartial: ep.chainPartial } : {}),
-    ...(ep.quirk ? { quirk: ep.quirk } : {}),
-    ...(ep.forward ? { forward: ep.forward } : {}),
-    line: ep.line,
-  });
+  const endpoint = (ep: TreeEndpoint): EndpointDoc => {
+    // field by field, in the document's order: a spread per optional field made a big listing's
+    // endpoints cost as much as their JSON
+    const out: EndpointDoc = { address: ep.address ?? null } as EndpointDoc;
+    if (ep.inferredIP) out.inferredIP = ep.inferredIP;
+    out.chain = ep.chain;
+    out.probability = ep.shareUnknown ? null : ep.probability;
+    if (ep.shareUnknown) out.shareUnknown = ep.shareUnknown;
+    if (ep.addressFromComment) out.addressFromComment = true;
+    if (ep.portUnknown) out.portUnknown = ep.portUnknown;
+    out.hairpinMasquerade = ep.hairpinMasquerade;
+    if (ep.cilium) out.backendState = ep.cilium.state ?? null;
+    if (ep.cilium?.preferred !== undefined) out.preferred = ep.cilium.preferred;
+    out.affinity = ep.affinity;
+    if (ep.chainMissing) out.chainMissing = true;
+    if (ep.chainPartial) out.chainPartial = ep.chainPartial;
+    if (ep.quirk) out.quirk = ep.quirk;
+    if (ep.forward) out.forward = ep.forward;
+    out.line = ep.line;
+    return out;
+  };
   const tree = (t: ServiceTree) => ({
     name: t.name ?? null,
     id: t.id,
