@@ -33,11 +33,10 @@ const JSON_UNSAFE = /[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\u200e\u200
 
 /** A document as JSON text that is exact (it parses back to the same strings) and inert on a terminal. */
 export function jsonText(doc: unknown): string {
-  return (
-    JSON.stringify(doc, null, 2).replace(
-      JSON_UNSAFE,
-      (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`,
-    ) + '\n'
+  // the newline joined first: the text is made flat once, by the replace, not again when written
+  return (JSON.stringify(doc, null, 2) + '\n').replace(
+    JSON_UNSAFE,
+    (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`,
   );
 }
 
