@@ -31,13 +31,44 @@ export function sanitize(s: string): string {
 // what JSON.stringify leaves raw but a terminal may obey or reorder: C1 controls, BIDI, line separators
 const JSON_UNSAFE = /[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/g;
 
+/** JSON text with what a terminal would obey escaped (each such character stands alone: the text
+ * may be escaped in pieces). */
+const inert = (json: string) =>
+  json.replace(JSON_UNSAFE, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
 /** A document as JSON text that is exact (it parses back to the same strings) and inert on a terminal. */
 export function jsonText(doc: unknown): string {
   // the newline joined first: the text is made flat once, by the replace, not again when written
-  return (JSON.stringify(doc, null, 2) + '\n').replace(
-    JSON_UNSAFE,
-    (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  );
+  return inert(JSON.stringify(doc, null, 2) + '\n');
+}
+
+/** The elements of a document's big array JSON-encoded at once by jsonPieces. */
+const CHUNK = 1000;
+
+/** jsonText(doc) handed to `out` in pieces: the first top-level array of more than CHUNK elements
+ * CHUNK elements at a time, so that a big document (plain data) is never one string: V8 builds
+ * the JSON of 100,000 endpoints in parts it then copies whole, each copy a collection's work. */
+export function jsonPieces(doc: object, out: (text: string) => void): void {
+  const record = doc as Record<string, unknown>;
+  const key = Object.keys(record).find((k) => {
+    const v = record[k];
+    return Array.isArray(v) && v.length > CHUNK;
+  });
+  if (key === undefined || 'toJSON' in record) return out(jsonText(doc));
+  const array = record[key] as unknown[];
+  // the document with that array empty: its text up to the array's "[", and from its "]"
+  const name = `\n  ${JSON.stringify(key)}: [`;
+  const around = JSON.stringify({ ...record, [key]: [] }, null, 2);
+  const at = around.indexOf(`${name}]`) + name.length;
+  out(inert(around.slice(0, at)));
+  // each chunk as the only array of an object: its elements indented as the document's are
+  const open = `{${name}\n`.length;
+  const close = '\n  ]\n}'.length;
+  for (let i = 0; i < array.length; i += CHUNK) {
+    const text = JSON.stringify({ [key]: array.slice(i, i + CHUNK) }, null, 2);
+    out(inert(`${i === 0 ? '\n' : ',\n'}${text.slice(open, -close)}`));
+  }
+  out(inert(`\n  ${around.slice(at)}\n`));
 }
 
 /**

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { sanitize, sanitizeMarked } from '../../src/core/sanitize.js';
+import { jsonPieces, jsonText, sanitize, sanitizeMarked } from '../../src/core/sanitize.js';
 
 describe('sanitize: text from the cluster reaches the terminal inert', () => {
   const cases: [string, string, string][] = [
@@ -53,5 +53,28 @@ describe('sanitize: text from the cluster reaches the terminal inert', () => {
         { text: 'cd', marked: true },
       ],
     );
+  });
+});
+
+describe('jsonPieces: jsonText printed in pieces', () => {
+  const pieces = (doc: object) => {
+    const out: string[] = [];
+    jsonPieces(doc, (p) => out.push(p));
+    return out;
+  };
+  it('joins to jsonText, a big array a chunk at a time', () => {
+    const big = Array.from({ length: 2500 }, (_, i) =>
+      i === 7
+        ? undefined
+        : { i, text: i % 3 ? `svc-${i}` : 'bidi \u202e c1 \x9b', list: [i, null] },
+    );
+    const doc = { a: 1, skipped: undefined, 'we"ird': big, f: () => 1, empty: [], z: { k: 'v' } };
+    const out = pieces(doc);
+    assert.ok(out.length > 3);
+    assert.equal(out.join(''), jsonText(doc));
+  });
+  it('gives a document without a big array whole', () => {
+    const doc = { a: [1, 2, 3], b: 'x' };
+    assert.deepEqual(pieces(doc), [jsonText(doc)]);
   });
 });

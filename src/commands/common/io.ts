@@ -10,7 +10,7 @@ import type { Readable } from 'node:stream';
 import type { SourceContext } from '../../cluster/facts-source.js';
 import type { PodHolder } from '../../cluster/nodes/debug-pod.js';
 import { DEFAULT_MAX_OUTPUT_BYTES, OutputBuffer, overLimit } from '../../core/not-read.js';
-import { jsonText, sanitize } from '../../core/sanitize.js';
+import { jsonPieces, sanitize } from '../../core/sanitize.js';
 
 declare const KDEBUG_VERSION: string;
 declare const KDEBUG_COMMIT: string;
@@ -116,7 +116,7 @@ export function write(text: string): void {
 export function writeDoc(doc: object): void {
   const run = runs.getStore();
   if (run?.doc) run.doc(doc);
-  else write(jsonText(doc));
+  else jsonPieces(doc, write);
 }
 
 /**
