@@ -121,12 +121,12 @@ const UNMARKED: Marks = Object.freeze({});
 
 /** A frontend's backends as endpoints, each with its share of new connections. */
 export function endpointsOf(f: CiliumFrontend): TreeEndpoint[] {
-  const used = new Set<CiliumBackend>(
-    f.backends.some((b) => b.inRotation !== undefined)
-      ? f.backends.filter((b) => b.inRotation)
-      : inRotation(f.backends),
-  );
-  const share = 1 / used.size;
+  const rotation = f.backends.some((b) => b.inRotation !== undefined)
+    ? f.backends.filter((b) => b.inRotation)
+    : inRotation(f.backends);
+  // every backend, as in most listings: no set to look each one up in
+  const used = rotation.length === f.backends.length ? undefined : new Set<CiliumBackend>(rotation);
+  const share = 1 / (used?.size ?? rotation.length);
   // said where the listing's marks tell backends apart (service list --clustermesh-affinity): from
   // 1.18 the REST model marks every backend preferred (frontend.go), which says nothing
   const affinity = f.backends.some((b) => b.preferred) && !f.backends.every((b) => b.preferred);
@@ -140,7 +140,7 @@ export function endpointsOf(f: CiliumFrontend): TreeEndpoint[] {
       address,
       // a backend has no chain of its own: the walk and the evidence name it so
       chain: `backend ${address}`,
-      probability: used.has(b) ? share : 0,
+      probability: !used || used.has(b) ? share : 0,
       hairpinMasquerade: null,
       affinity: false,
       cilium,
