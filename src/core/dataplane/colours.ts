@@ -11,7 +11,9 @@ const COLOUR = /\u001b\[[0-9;]*[mK]|\[(?:\d{1,3}(?:;\d{1,3})*)?m\[K/g;
 export const hasColours = (text: string): boolean => new RegExp(COLOUR.source).test(text);
 
 /** The text without its terminal colour codes (line ends and every other byte kept). */
-export const stripColours = (text: string): string => text.replace(COLOUR, '');
+export const stripColours = (text: string): string =>
+  // each code has the escape byte or grep's "m[K": a text without either is not scanned again
+  text.includes('\u001b') || text.includes('m[K') ? text.replace(COLOUR, '') : text;
 
 /** What a reader says of codes it removed. */
 export const COLOURS_REMOVED =

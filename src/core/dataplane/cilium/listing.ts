@@ -194,8 +194,11 @@ export const isDropEntry = (f: Pick<CiliumFrontend, 'port' | 'protocol'>) =>
 /** The wildcard address of NodePort and HostPort frontends (one per node address in the maps). */
 export const isWildcard = (ip: string) => ip === '0.0.0.0' || ip === '::';
 
+/** Each type by its name in lower case: a big listing names one on each of its Services' rows. */
+const TYPE_BY_NAME = new Map(FRONTEND_TYPES.map((t) => [t.toLowerCase(), t]));
+
 export function frontendType(word: string | undefined): FrontendType | undefined {
-  return FRONTEND_TYPES.find((t) => t.toLowerCase() === word?.toLowerCase());
+  return word === undefined ? undefined : TYPE_BY_NAME.get(word.toLowerCase());
 }
 
 export function backendState(word: string | undefined): BackendState | undefined {
