@@ -149,16 +149,12 @@ export function parseAddress(
   const port = Number(m[2]);
   if (port > 65535) return undefined;
   const ip = m[1]!.startsWith('[') ? m[1]!.slice(1, -1) : m[1]!;
-  // no spreads: a big BPF listing parses one of these per row
-  const out: { ip: string; port: number; protocol?: CiliumProtocol; internal?: boolean } = {
-    ip,
-    port,
-  };
-  if (m[3] !== undefined) {
-    const protocol = PROTOCOLS[m[3]];
-    if (protocol === undefined) return undefined;
-    if (protocol !== 'none') out.protocol = protocol;
-  }
+  const protocol = m[3] === undefined ? 'none' : PROTOCOLS[m[3]];
+  if (protocol === undefined) return undefined;
+  // no spreads, and the protocol in the literal (a field added after it is a second allocation):
+  // a big BPF listing parses one of these per row
+  const out: { ip: string; port: number; protocol?: CiliumProtocol; internal?: boolean } =
+    protocol === 'none' ? { ip, port } : { ip, port, protocol };
   if (m[4]) out.internal = true;
   return out;
 }
