@@ -550,7 +550,7 @@ function bpfLbJson(text: string, source: string): CiliumTable {
       `not the JSON of cilium-dbg bpf lb list -o json: ${json.error}`,
     );
   const rows = bpfRows(source);
-  const lineOf = (at: number) => text.slice(0, at).split('\n').length;
+  const lineOf = linesOnward(text);
   // each key and string, in the order JSON writes them, found from where the last one was
   let at = text.indexOf(
     '{',
@@ -580,6 +580,20 @@ function bpfLbJson(text: string, source: string): CiliumTable {
     }
   }
   return { form: 'bpf-lb-list', source, frontends: [...rows.byKey.values()] };
+}
+
+/** The line of each position of `text` asked, counting its newlines on from the last position
+ * asked (from the start again only where one is before it): the entries of a big JSON listing
+ * are asked in order, and counting from the start for each made reading it quadratic. */
+function linesOnward(text: string): (at: number) => number {
+  let from = 0;
+  let line = 1;
+  return (at) => {
+    if (at < from) [from, line] = [0, 1];
+    for (let i = text.indexOf('\n', from); i >= 0 && i < at; i = text.indexOf('\n', i + 1)) line++;
+    from = at;
+    return line;
+  };
 }
 
 /** An entry's first word, and the rest from the space after it. */
