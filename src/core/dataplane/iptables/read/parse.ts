@@ -773,7 +773,8 @@ class DumpParser {
         // a root prompt ("# iptables-save"), its output perhaps run on from its end
         this.noteTyped(t.slice(1).trim(), true);
         if (!this.promptOutput(s, e, last)) this.skip('prompt');
-      } else if (cls.kind === 'foreign') this.foreignLine(cls.foreign); // a page's joined listing
+      } else if (cls.kind === 'foreign')
+        this.foreignLine(cls.foreign); // a page's joined listing
       else if (cls.kind === 'elided') {
         // "# --- snip ---": the author left rules out here
         this.noteElided();
