@@ -11,6 +11,7 @@ import {
   printRule,
   type Ruleset,
 } from '../../../src/core/dataplane/iptables/read/parse.js';
+import { uncolumn } from '../../../src/core/dataplane/iptables/read/columned.js';
 import { endpointChain } from '../../../src/core/dataplane/chain-names.js';
 import { buildServiceTrees } from '../../../src/core/dataplane/iptables/trees.js';
 import { tracePacket } from '../../../src/core/dataplane/iptables/trace.js';
@@ -1414,6 +1415,14 @@ describe('iptables -L listings are read as the rules they list', () => {
       rs.warnings.filter((w) => /column -t/.test(w.message)).map((w) => w.line),
       [2],
     );
+  });
+
+  it("column -t's spacing is undone on -L lines only: a save line's quoted comment keeps its blanks", () => {
+    const save = '-A KUBE-SERVICES -m comment --comment "two  spaces" -j KUBE-NODEPORTS';
+    assert.deepEqual(uncolumn(`Chain  X  (1   references)\n${save}`).split('\n'), [
+      'Chain X (1 references)',
+      save,
+    ]);
   });
 
   it('-L -v -n --line-numbers: the counters and numbers are columns, the interfaces read', () => {

@@ -13,11 +13,17 @@ export function columnedAt(head: string): number | undefined {
   return m ? head.slice(0, m.index).split('\n').length : undefined;
 }
 
-/** Every line with its runs of blanks made one space, its indentation and line end kept. */
+/** A line of iptables-save or -S beside the listing: column -t did not make it, and its
+ * quoted comments keep their blanks. */
+const SAVE_LINE = /^[ \t]*(?:-[APNI] |:[A-Z]|\*[a-z]+\s*$|COMMIT\b|\[\d+:\d+\] -A )/;
+
+/** Every -L line with its runs of blanks made one space, its indentation and line end kept. */
 export function uncolumn(text: string): string {
   return text
     .split('\n')
-    .map((l) => /^[ \t]*/.exec(l)![0] + l.trimStart().replace(/[ \t]{2,}/g, ' '))
+    .map((l) =>
+      SAVE_LINE.test(l) ? l : /^[ \t]*/.exec(l)![0] + l.trimStart().replace(/[ \t]{2,}/g, ' '),
+    )
     .join('\n');
 }
 
