@@ -303,7 +303,7 @@ function ipvsWarnings(d: IpvsTable): RulesWarning[] {
   if (d.noAddress)
     sayAt(
       d.noAddress,
-      `line${d.noAddress.length === 1 ? '' : 's'} ${lineRange(d.noAddress)}: virtual or real server line${d.noAddress.length === 1 ? '' : 's'} without ${d.noAddress.length === 1 ? 'its' : 'their'} address (a scheduler or forwarding method where ipvsadm prints the address: a page that dropped the addresses?): not read, nothing is said of ${d.noAddress.length === 1 ? 'it' : 'them'}`,
+      `line${d.noAddress.length === 1 ? '' : 's'} ${lineRange(d.noAddress)}: virtual or real server line${d.noAddress.length === 1 ? '' : 's'} without ${d.noAddress.length === 1 ? 'its' : 'their'} address (a scheduler or forwarding method where ipvsadm prints the address: a page that dropped the addresses?): not read (a virtual server one belongs to states no share)`,
     );
   if (d.sharedNames)
     sayAt(
