@@ -77,7 +77,9 @@ function endpointText(ep: TreeEndpoint): string {
         : `DNAT -> ${ep.portUnknown ? hostPort(ep.address, 'port unknown') : ep.address}`
       : ep.inferredIP
         ? `DNAT -> ${ep.inferredIP}:? (address unreadable, IP from the hairpin rule)`
-        : 'no DNAT rule';
+        : ep.hostStart
+          ? `DNAT -> a host whose name starts ${ep.hostStart} (cut), port unknown`
+          : 'no DNAT rule';
   if (ep.chainMissing && !ep.addressFromComment)
     to = 'chain not in this paste: DNAT target unknown';
   else if (ep.chainPartial && !ep.address && !ep.inferredIP)
@@ -498,6 +500,7 @@ interface EndpointDoc {
   shareUnknown?: string;
   addressFromComment?: boolean;
   portUnknown?: TreeEndpoint['portUnknown'];
+  hostStart?: TreeEndpoint['hostStart'];
   hairpinMasquerade: boolean | null;
   backendState?: string | null;
   preferred?: boolean;
@@ -521,6 +524,7 @@ export function rulesDoc(dump: RulesDump, trees: ServiceTrees, source: RulesSour
     if (ep.shareUnknown) out.shareUnknown = ep.shareUnknown;
     if (ep.addressFromComment) out.addressFromComment = true;
     if (ep.portUnknown) out.portUnknown = ep.portUnknown;
+    if (ep.hostStart) out.hostStart = ep.hostStart;
     out.hairpinMasquerade = ep.hairpinMasquerade;
     if (ep.cilium) out.backendState = ep.cilium.state ?? null;
     if (ep.cilium?.preferred !== undefined) out.preferred = ep.cilium.preferred;

@@ -392,6 +392,52 @@ TCP  node-a:frobnitz rr
     assert.equal(json?.address, 'ip-10-0-62-92.ec2.internal');
   });
 
+  it("ipvsadm -l's real server cut before any ':' is no whole host (JSON address null, hostStart), and a name may start with a digit", () => {
+    // 'ip-10-0-162-192.us-west-2.co' is the 28 characters ipvsadm prints of a longer host:port
+    const listing = `IP Virtual Server version 1.2.1 (size=4096)
+Prot LocalAddress:Port Scheduler Flags
+  -> RemoteAddress:Port           Forward Weight ActiveConn InActConn
+TCP  ip-10-100-0-1.us-west-2.compu rr
+  -> ip-10-0-162-192.us-west-2.co Masq    1      0          0
+  -> 10-244-1-7.kube-dns.kube-sys Masq    1      0          0
+  -> 10.244.0.9:53                Masq    1      0          0
+`;
+    const t = parseIpvs(listing);
+    assert.deepEqual(
+      t.services[0]!.realServers.map((r) => [r.line, r.nameCut]),
+      [
+        [5, true],
+        [6, true],
+        [7, undefined],
+      ],
+    );
+    const eps = buildIpvsTrees(t).services[0]!.endpoints;
+    assert.deepEqual(
+      eps.slice(0, 2).map((e) => [e.address, e.hostStart]),
+      [
+        [undefined, 'ip-10-0-162-192.us-west-2.co'],
+        [undefined, '10-244-1-7.kube-dns.kube-sys'],
+      ],
+    );
+    assert.match(eps[0]!.portUnknown ?? '', /before any ":": its host may be cut too/);
+    const text = kdebug(['rules', '--file', '-', '-o', 'text'], { input: listing }).stdout;
+    assert.match(
+      text,
+      /DNAT -> a host whose name starts[\s│]+ip-10-0-162-192\.us-west-2\.co \(cut\)/,
+    );
+    const doc = JSON.parse(
+      kdebug(['rules', '--file', '-', '-o', 'json'], { input: listing }).stdout,
+    ) as { services: { endpoints: { address: string | null; hostStart?: string }[] }[] };
+    assert.deepEqual(
+      doc.services[0]!.endpoints.map((e) => [e.address, e.hostStart]),
+      [
+        [null, 'ip-10-0-162-192.us-west-2.co'],
+        [null, '10-244-1-7.kube-dns.kube-sys'],
+        ['10.244.0.9:53', undefined],
+      ],
+    );
+  });
+
   it('a virtual or real server line without its address (a page that dropped it) is not read as a host', () => {
     // gist.github.com/wzhliang: "TCP rr" and "-> Masq 1 0 0" twice, every address gone
     const t = parseIpvs(

@@ -1302,7 +1302,7 @@ TCP  [::1]:31201 rr
     assert.ok(names.mode === 'ipvs' && names.dump.names);
     assert.deepEqual(
       tree(names, 'TCP ip-10-49-120-28.eu-west-1.co').endpoints.map((e) => [
-        e.address,
+        e.hostStart,
         e.probability,
       ]),
       [

@@ -82,8 +82,11 @@ export interface TreeEndpoint {
    * `probability` is then no claim. */
   shareUnknown?: string;
   /** Why the paste does not hold the endpoint's port (`ipvsadm -l` cut its name at the column's
-   * width): `address` is its host alone. */
+   * width): `address` is its host alone, or undefined where `hostStart` is set. */
   portUnknown?: string;
+  /** `ipvsadm -l` cut the endpoint's host:port before any ":": the host's start as printed (the
+   * name may go on past it), `address` undefined. */
+  hostStart?: string;
   /** The address was read from kube-proxy's comment on the jump ("ns/svc:port -> 10.0.0.5:80"),
    * not from a DNAT rule (the endpoint chain is not in the paste). */
   addressFromComment?: boolean;

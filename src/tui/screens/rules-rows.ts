@@ -103,7 +103,7 @@ function serviceChildren(rows: TreeRow[], tree: ServiceTree, parent: number, o: 
         leaf(
           {
             // IPVS's real servers share their virtual server's name: the address tells them apart
-            key: `ep:${tree.id}:${chain}:${ep.chain}:${ep.address ?? ''}`,
+            key: `ep:${tree.id}:${chain}:${ep.chain}:${ep.address ?? ep.hostStart ?? ''}`,
             kind: 'endpoint',
             chain: ep.chain,
             endpoint: ep,

@@ -8,9 +8,13 @@ export function hostAndPort(address: string): { host: string; port: string } | u
   return m ? { host: m[1]!, port: m[2]! } : undefined;
 }
 
+/** Whether a host as printed is a name, not an IPv4 address: a DNS label may start with a digit
+ * ("10-244-1-7.kube-dns.kube-system"), so only digits and dots are an address (or its start). */
+export const nameHost = (host: string): boolean => /^[\w.-]+$/.test(host) && !/^[\d.]+$/.test(host);
+
 /** Whether an address's host is a name (several addresses may resolve to it), not a number. */
 export const hostName = (address: string): boolean =>
-  !address.startsWith('[') && /^[A-Za-z]/.test(hostAndPort(address)?.host ?? address);
+  !address.startsWith('[') && nameHost(hostAndPort(address)?.host ?? address);
 
 /** `ipvsadm -l` without -n prints names: "kube-dns.kube-system:domain", "node-a:https". */
 export function isName(address: string): boolean {
@@ -18,7 +22,7 @@ export function isName(address: string): boolean {
   // address ipvsadm could not print (C's printf of a NULL string), not a name either
   if (/<[^>]*>|\(null\)/.test(address)) return false;
   const a = hostAndPort(address);
-  if (!a) return /^[A-Za-z][\w.-]*$/.test(address); // a name cut before its port
-  if (a.port === '') return /^[A-Za-z]/.test(a.host); // a name whose port ipvsadm's cut took
+  if (!a) return nameHost(address); // a name cut before its port
+  if (a.port === '') return nameHost(a.host); // a name whose port ipvsadm's cut took
   return !/^\d+$/.test(a.port) || !/^[\d.]+$|:/.test(a.host);
 }

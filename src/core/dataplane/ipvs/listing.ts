@@ -6,7 +6,7 @@ import { stripColours } from '../colours.js';
 import { ListingParseError } from '../listing-error.js';
 import { ELISION } from '../elisions.js';
 import { headerCut, realNameCut, virtualNameCut } from './printing.js';
-import { hostAndPort, hostName, isName } from './addresses.js';
+import { hostAndPort, hostName, isName, nameHost } from './addresses.js';
 import { ruleCommand } from './rule-command.js';
 
 export interface IpvsRealServer {
@@ -325,7 +325,7 @@ export function parseIpvs(coloured: string, file = '<input>'): IpvsTable {
           `a real server before any virtual server: ${t.slice(0, 200)}`,
         );
       // `ipvsadm -l` cuts a long host name at its column, port and all: a name, port unknown
-      const bareName = names && /^[A-Za-z][\w.-]*:?$/.test(m[1]!);
+      const bareName = names && nameHost(m[1]!.replace(/:$/, ''));
       if (!bareName && !/^(?:\[[^\]]+\]|[^\s:]+):[\w-]+$/.test(m[1]!)) {
         unreadable(no, `not a real server's address:port: ${t.slice(0, 200)}`);
         continue;

@@ -5,7 +5,13 @@
 // writes weight 1, and 0 for a terminating endpoint); for the connection-based schedulers the share
 // depends on the connections, said in a quirk. Persistence is session affinity.
 import type { ServicePortName } from '../../model.js';
-import { emptyTree, type EntryPoint, type ServiceTree, type ServiceTrees } from '../trees.js';
+import {
+  emptyTree,
+  type EntryPoint,
+  type ServiceTree,
+  type ServiceTrees,
+  type TreeEndpoint,
+} from '../trees.js';
 import { ipv6 } from '../../ipv6.js';
 import { hostAndPort } from './addresses.js';
 import { loopBackEntry } from './expected.js';
@@ -200,8 +206,7 @@ function endpointsOf(
       ? undefined
       : `${VIEW_FLAG[view] ?? 'this view'} shows no weights`;
   return vs.realServers.map((r) => ({
-    address: r.nameCut ? cutHost(r.address) : r.address,
-    ...(r.nameCut ? { portUnknown: REAL_NAME_CUT } : {}),
+    ...(r.nameCut ? cutName(r.address) : { address: r.address }),
     chain: vs.protocol === 'fwmark' ? markId(vs) : vsName(vs),
     // direct routing and IP-in-IP keep the virtual address as the destination: no DNAT
     ...(r.forward === 'Route' ? { forward: 'route' as const } : {}),
@@ -230,8 +235,15 @@ const VIEW_FLAG: Partial<Record<IpvsTable['view'], string>> = {
 /** Why a real server's port is not said: ipvsadm -l cut its name. */
 const REAL_NAME_CUT = `\`ipvsadm -l\` cut its name at the column's width (${REAL_SERVER_WIDTH} characters): its port is not in the paste`;
 
-/** A cut "host:po" -> "host"; without a ":" the name itself may be cut, and is kept as printed. */
-const cutHost = (address: string) => (address.includes(':') ? split(address).host : address);
+/** The same where the cut came before any ":": the host as printed may be only its start. */
+const REAL_HOST_CUT = `\`ipvsadm -l\` cut its name at the column's width (${REAL_SERVER_WIDTH} characters) before any ":": its host may be cut too, its port is not in the paste`;
+
+/** A cut "host:po" -> its host, port unknown; a cut without a ":" -> no address, its printed start
+ * kept apart (a name ending at the column's width is not told from a cut one). */
+const cutName = (address: string): Pick<TreeEndpoint, 'address' | 'hostStart' | 'portUnknown'> =>
+  address.includes(':')
+    ? { address: split(address).host, portUnknown: REAL_NAME_CUT }
+    : { address: undefined, hostStart: address, portUnknown: REAL_HOST_CUT };
 
 /** A real server's KUBE-LOOP-BACK entry. */
 function loopBackOf(protocol: string, address: string): string {
