@@ -267,3 +267,30 @@ describe('enable-session-affinity, a flag 1.19 removed', () => {
     assert.equal(settingsAt('v1.17.4', [], kpr).settings.sessionAffinity, true);
   });
 });
+
+describe('service.cilium.io/lb-algorithm as each release reads it (1.17 lower-cases it)', () => {
+  const svc = aService('ns/web', { ports: [['http', 80]] });
+  (svc['metadata'] as { annotations?: Record<string, string> }).annotations = {
+    'service.cilium.io/lb-algorithm': 'Maglev',
+  };
+  const slice = anEndpointSlice('ns/web', ['10.244.1.1'], [['http', 80]]);
+  const algorithm = (tag: string) => {
+    const { view, settings } = settingsAt(tag, [svc, slice], {
+      'bpf-lb-algorithm-annotation': 'true',
+    });
+    const frontends = expectedCilium(view, NODE, settings);
+    const entry = expectedMaps(frontends, {
+      services: view.services,
+      nodePortAddresses: [],
+      options: settings,
+    }).find((e) => e.frontend.port === 80)!;
+    return `${entry.algorithm ?? 'agent default'} ${entry.maglev}`;
+  };
+
+  it("'Maglev' selects maglev on 1.17 only; from 1.18 it selects nothing", () => {
+    assert.equal(algorithm('v1.17.0'), 'maglev true');
+    assert.equal(algorithm('v1.18.0'), 'agent default false');
+    assert.equal(algorithm('v1.19.6'), 'agent default false');
+    assert.equal(algorithm('latest'), 'agent default false');
+  });
+});

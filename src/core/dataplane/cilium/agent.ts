@@ -38,6 +38,9 @@ export interface CiliumSettings extends CiliumExpectOptions {
   forwardingAnnotation: boolean;
   /** bpf-lb-algorithm-annotation: a Service's service.cilium.io/lb-algorithm is honoured. */
   algorithmAnnotation: boolean;
+  /** That annotation read lower-cased, as 1.17's ParseService does; from 1.18
+   * GetLBAlgorithmAnnotation takes it as written ("Maglev" selects neither algorithm). */
+  algorithmLowered: boolean;
   /** enable-session-affinity. */
   sessionAffinity: boolean;
   /** bpf-lb-external-clusterip: ClusterIPs reachable from outside the cluster. */
@@ -146,6 +149,7 @@ export function ciliumAgentOn(
     forwarding: said?.forwarding ?? lbSetting(c, 'bpf-lb-mode', release) ?? 'snat',
     forwardingAnnotation: c('bpf-lb-mode-annotation') === 'true',
     algorithmAnnotation: c('bpf-lb-algorithm-annotation') === 'true',
+    algorithmLowered: byRelease.algorithmLowered,
     sessionAffinity:
       said?.sessionAffinity ??
       // kube-proxy replacement turns it on whatever the option says (NewKPRConfig)
@@ -300,6 +304,7 @@ export function releaseBehaviour(
   | 'servingEndpointsOnly'
   | 'deducedIPv6AsIPv4'
   | 'hostPortLastProtocol'
+  | 'algorithmLowered'
 > & { nodePortKeys: boolean; sessionAffinityAlways: boolean } {
   return {
     // 1.20 guards ExternalIPs too (cilium#44718)
@@ -358,6 +363,9 @@ export function releaseBehaviour(
     ipModeIgnored:
       release !== undefined &&
       (!atLeast(release, [1, 17]) || (atLeast(release, [1, 18]) && !atLeast(release, [1, 18, 1]))),
+    // 1.17's pkg/k8s/service.go lower-cases service.cilium.io/lb-algorithm; 1.18's
+    // GetLBAlgorithmAnnotation (pkg/loadbalancer/service.go) compares it as written
+    algorithmLowered: release !== undefined && !atLeast(release, [1, 18]),
     // node-port-algorithm and node-port-mode, set, override bpf-lb-algorithm and bpf-lb-mode
     // through 1.19 (pkg/loadbalancer/config.go's deprecatedConfig); 1.20 has neither flag
     nodePortKeys: !since(release, [1, 20]),

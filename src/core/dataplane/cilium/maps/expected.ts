@@ -31,6 +31,7 @@ export type CiliumMapOptions = Pick<
       | 'datapathCandidates'
       | 'wildcardSkipsNodeAddress'
       | 'hybridForwarding'
+      | 'algorithmLowered'
     >
   >;
 
@@ -71,7 +72,7 @@ const annotation = (svc: Service | undefined, key: string) =>
     `service.cilium.io/${key}`
   ];
 /** The value of one the agent compares lower-cased (forwarding-mode, src-ranges-policy,
- * proxy-delegation). */
+ * proxy-delegation; lb-algorithm through 1.17). */
 const lowered = (svc: Service | undefined, key: string) => annotation(svc, key)?.toLowerCase();
 
 /** service.cilium.io/forwarding-mode where honoured: 'hybrid' there, with no protocol to go by,
@@ -125,7 +126,9 @@ export function expectedMaps(
     const used = inRotation(f.backends);
     // maintenance backends are left out of the slots
     const kept = f.backends.filter((b) => !used.includes(b) && b.state !== 'maintenance');
-    const picked = annotation(svc, 'lb-algorithm');
+    const picked = o.options.algorithmLowered
+      ? lowered(svc, 'lb-algorithm')
+      : annotation(svc, 'lb-algorithm');
     const algorithm =
       o.options.algorithmAnnotation && (picked === 'maglev' || picked === 'random')
         ? picked
