@@ -24,8 +24,25 @@ describe('a node selector in the text form labels.Parse takes', () => {
     assert.equal(matches(''), true);
   });
   it('says which texts it cannot parse', () => {
-    for (const text of ['tier in ()', 'a=b=c', 'tier=edge,', 'size>x', 'tier in (a b)'])
+    for (const text of ['a=b=c', 'tier=edge,', 'size>x', 'tier in (a b)', 'tier in (a,)b'])
       assert.equal(parseNodeSelector(text), undefined, text);
+  });
+  it('fails on ")" right after ",," as apimachinery v0.33 (Cilium 1.18) does; v0.35 reads it', () => {
+    assert.equal(parseNodeSelector('tier in (a,,)', true), undefined);
+    assert.equal(parseNodeSelector('tier in (a,,b)', true)?.({ tier: '' }), true);
+    assert.equal(parseNodeSelector('tier in (a,,)')?.({ tier: '' }), true);
+  });
+  it('reads "()" as the set of the empty value, as parseValues does', () => {
+    assert.equal(matches('tier in ()'), false);
+    assert.equal(matches('tier notin ()'), true);
+    assert.equal(parseNodeSelector('tier in ()')?.({ tier: '' }), true);
+    assert.equal(parseNodeSelector('tier in (a,,b)')?.({ tier: '' }), true);
+  });
+  it('takes as gt/lt operand only an integer that is a label value: digits, no sign', () => {
+    for (const text of ['size>-1', 'size<+9', 'size>99999999999999999999'])
+      assert.equal(parseNodeSelector(text), undefined, text);
+    assert.equal(matches('size>0004'), true);
+    assert.equal(parseNodeSelector('n>9007199254740992')?.({ n: '9007199254740993' }), true);
   });
 });
 
@@ -50,7 +67,11 @@ describe('the Services an agent of a release programs by that annotation', () =>
   it('from 1.18, by the selector; one it cannot parse is ignored with the node annotation', () => {
     assert.equal(programmed('v1.18.0', 'tier in (edge)'), true);
     assert.equal(programmed('v1.20.2', 'tier notin (edge)'), false);
-    assert.equal(programmed('v1.20.2', 'tier in ()'), true);
+    assert.equal(programmed('v1.20.2', 'size>-1'), true);
+    assert.equal(programmed('v1.18.10', 'tier in (core,,)'), true);
+    assert.equal(programmed('v1.19.0', 'tier in (core,,)'), false);
+    // "()" parses, as {""}: a node whose tier is edge is not selected
+    assert.equal(programmed('v1.20.2', 'tier in ()'), false);
   });
   it('1.17 knows no node selector: the service.cilium.io/node annotation decides', () => {
     assert.equal(programmed('v1.17.4', 'tier in (edge)'), false);

@@ -137,6 +137,7 @@ export function ciliumAgentOn(
     ingressDummyBackend: byRelease.ingressDummyBackend,
     trimmedSourceRanges: byRelease.trimmedSourceRanges,
     nodeSelectorIgnored: byRelease.nodeSelectorIgnored,
+    strictSelectorCommas: byRelease.strictSelectorCommas,
     ipModeIgnored: byRelease.ipModeIgnored,
     servingEndpointsOnly: byRelease.servingEndpointsOnly,
     deducedIPv6AsIPv4: byRelease.deducedIPv6AsIPv4,
@@ -300,6 +301,7 @@ export function releaseBehaviour(
   | 'hybridForwarding'
   | 'trimmedSourceRanges'
   | 'nodeSelectorIgnored'
+  | 'strictSelectorCommas'
   | 'ipModeIgnored'
   | 'servingEndpointsOnly'
   | 'deducedIPv6AsIPv4'
@@ -347,6 +349,10 @@ export function releaseBehaviour(
     trimmedSourceRanges: release !== undefined && !atLeast(release, [1, 18]),
     // 1.18: service.cilium.io/node-selector (CheckServiceNodeExposure); 1.17 knows none
     nodeSelectorIgnored: release !== undefined && !atLeast(release, [1, 18]),
+    // 1.18 parses it with apimachinery v0.33, whose parseIdentifiersList takes the second comma
+    // of ",," and then fails on ')'; 1.19's v0.35 no longer takes it
+    strictSelectorCommas:
+      release !== undefined && atLeast(release, [1, 18]) && !atLeast(release, [1, 19]),
     // 1.18.5 keeps a terminating endpoint that no longer serves, and one not ready in maintenance
     // (cilium#42708); before, ParseEndpointSliceV1 dropped every endpoint not serving
     servingEndpointsOnly: release !== undefined && !atLeast(release, [1, 18, 5]),

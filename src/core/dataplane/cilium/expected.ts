@@ -73,6 +73,9 @@ export interface CiliumExpectOptions {
   /** The service.cilium.io/node-selector annotation is no annotation of the release's (1.17;
    * 1.18 on honour it). */
   nodeSelectorIgnored?: boolean;
+  /** That selector's ')' right after ",," fails to parse, as in apimachinery v0.33 (1.18); v0.35
+   * (1.19 on) reads any run of commas in a set. */
+  strictSelectorCommas?: boolean;
   /** A LoadBalancer ingress IP of ipMode Proxy gets a frontend like any other (before 1.17, and
    * 1.18.0, cilium#40913; the rest skip it, as kube-proxy does). */
   ipModeIgnored?: boolean;
@@ -194,7 +197,7 @@ function handled(svc: Service, node: CiliumNode, o: CiliumExpectOptions): boolea
   const selector = a['service.cilium.io/node-selector'];
   if (selector !== undefined && !o.nodeSelectorIgnored) {
     // one the agent cannot parse is ignored, and with it the service.cilium.io/node annotation
-    return parseNodeSelector(selector)?.(node.labels) ?? true;
+    return parseNodeSelector(selector, o.strictSelectorCommas)?.(node.labels) ?? true;
   }
   const exposure = a['service.cilium.io/node'];
   if (exposure !== undefined && node.labels['service.cilium.io/node'] !== exposure) return false;

@@ -8,7 +8,7 @@ type Term = (labels: Labels) => boolean;
 
 const NAME = /^[A-Za-z0-9](?:[-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
 const DNS = /^[a-z0-9](?:[-a-z0-9]*[a-z0-9])?(?:\.[a-z0-9](?:[-a-z0-9]*[a-z0-9])?)*$/;
-const INTEGER = /^[-+]?\d+$/;
+const INT64 = [-(2n ** 63n), 2n ** 63n - 1n] as const;
 
 /** A label key: a name, after a DNS subdomain prefix and '/' where it has one. */
 function validKey(key: string): boolean {
@@ -20,27 +20,42 @@ function validKey(key: string): boolean {
 
 const validValue = (v: string) => v === '' || NAME.test(v);
 const has = (l: Labels, k: string) => Object.hasOwn(l, k);
+/** Go's strconv.ParseInt(s, 10, 64): a sign allowed, no more than 64 bits. */
+function int64(s: string): bigint | undefined {
+  if (!/^[-+]?\d+$/.test(s)) return undefined;
+  const n = BigInt(s);
+  return n >= INT64[0] && n <= INT64[1] ? n : undefined;
+}
+/** Not one of the lexer's symbols: an identifier (in a value's place, "in" and "notin" too). */
+const identifier = (t: string | undefined): t is string => t !== undefined && !/^[=!(),<>]/.test(t);
 
-/** The selector's test, or undefined where labels.Parse would fail on the text. */
-export function parseNodeSelector(text: string): Term | undefined {
-  const tokens = text.match(/==|!=|[=!(),<>]|[^\s=!(),<>]+/g) ?? [];
+/** The selector's test, or undefined where labels.Parse would fail on the text; `strictCommas`:
+ * the parser of apimachinery v0.33 (Cilium 1.18), which fails on ')' right after ",,". */
+export function parseNodeSelector(text: string, strictCommas = false): Term | undefined {
+  // the lexer's whitespace is these four; "!=" and "==" are its only two-symbol tokens
+  const tokens = text.match(/==|!=|[=!(),<>]|[^ \t\r\n=!(),<>]+/g) ?? [];
   let i = 0;
   const ended = () => i === tokens.length || tokens[i] === ',';
 
-  /** The values of an in/notin term, after its '(': identifiers (or nothing) between commas. */
+  /** An in/notin term's values after its '(', as parseValues and parseIdentifiersList read
+   * them: "()" is the set {""}, so is a value left empty by a comma. */
   const values = (): Set<string> | undefined => {
     const out = new Set<string>();
-    let value = '';
+    if (tokens[i] === ')') out.add('');
     for (let t = tokens[i++]; t !== ')'; t = tokens[i++]) {
-      if (t === undefined) return undefined;
-      if (t === ',') {
-        out.add(value);
-        value = '';
-      } else if (value === '' && validValue(t)) value = t;
-      else return undefined;
+      if (identifier(t)) {
+        out.add(t);
+        if (tokens[i] !== ')' && tokens[i] !== ',') return undefined;
+      } else if (t === ',') {
+        const next = tokens[i];
+        // "(," and ",)" and ",," each stand for an empty value
+        if (out.size === 0 || next === ')' || next === ',') out.add('');
+        if (next === ',') i++;
+        // v0.33's parseIdentifiersList reads no ')' right after the ",," it took
+        if (strictCommas && next === ',' && tokens[i] === ')') return undefined;
+      } else return undefined;
     }
-    out.add(value);
-    return tokens[i - 2] === '(' ? undefined : out;
+    return out;
   };
 
   const term = (): Term | undefined => {
@@ -61,16 +76,21 @@ export function parseNodeSelector(text: string): Term | undefined {
     if (op === 'in' || op === 'notin') {
       if (tokens[i++] !== '(') return undefined;
       const set = values();
-      if (!set || !ended()) return undefined;
+      if (!set || ![...set].every(validValue) || !ended()) return undefined;
       return op === 'in'
         ? (l) => has(l, key) && set.has(l[key]!)
         : (l) => !has(l, key) || !set.has(l[key]!);
     }
     if (op === '>' || op === '<') {
-      const bound = tokens[i++];
-      if (bound === undefined || !INTEGER.test(bound) || !ended()) return undefined;
-      const than = (n: number) => (op === '>' ? n > Number(bound) : n < Number(bound));
-      return (l) => has(l, key) && INTEGER.test(l[key]!) && than(Number(l[key]));
+      // NewRequirement asks both an integer and a label value of it: digits only ("-1" fails)
+      const operand = tokens[i++];
+      const bound = operand !== undefined && validValue(operand) ? int64(operand) : undefined;
+      if (bound === undefined || !ended()) return undefined;
+      const than = (n: bigint) => (op === '>' ? n > bound : n < bound);
+      return (l) => {
+        const n = has(l, key) ? int64(l[key]!) : undefined;
+        return n !== undefined && than(n);
+      };
     }
     return undefined;
   };
