@@ -57,6 +57,7 @@ export async function expectCommand(o: ExpectOptions, g: GlobalOptions): Promise
         ...(agent.version ? { version: agent.version } : {}),
         settings: agent.source,
         ...(agent.nodePorts ? { nodePorts: agent.nodePorts } : {}),
+        ...(agent.refused ? { refused: agent.refused } : {}),
       }),
     );
     return EXIT.ok;

@@ -428,6 +428,7 @@ export function ciliumDataplane(read: CiliumRead, view: ClusterView): CiliumData
           container: agent.container,
         },
         ...healthServers(view, agent, scope),
+        ...(agent.refused ? { refused: agent.refused } : {}),
       }),
     trace: (packet, net) =>
       traceCiliumPacket(table, net, packet, {

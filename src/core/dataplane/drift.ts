@@ -134,8 +134,9 @@ export interface NodeDrift {
   /** Signs of an older kube-proxy, when the dump shows them. */
   writtenBy?: string;
   /** Compared with what Cilium's agent should hold (its frontends), not kube-proxy's rules: with
-   * its BPF maps, and its backends' states, where read. */
-  cilium?: { maps: boolean; states: boolean };
+   * its BPF maps, and its backends' states, where read; refused: the agent does not start with
+   * its configuration, so nothing was compared. */
+  cilium?: { maps: boolean; states: boolean; refused?: true };
   /** The kube-proxy release whose rules the node was compared with (releases.ts). */
   release?: Release;
   findings: DriftFinding[];

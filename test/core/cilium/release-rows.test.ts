@@ -3,6 +3,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ciliumAgentOn } from '../../../src/core/dataplane/cilium/agent.js';
+import { ciliumDrift } from '../../../src/core/dataplane/cilium/drift.js';
+import { parseCilium } from '../../../src/core/dataplane/cilium/read.js';
+import { expectedCiliumText } from '../../../src/core/dataplane/cilium/render.js';
 import {
   expectedCilium,
   type ExpectedFrontend,
@@ -127,6 +130,56 @@ describe('the deprecated node-port-algorithm and node-port-mode (deprecatedConfi
   it('are not read by 1.20, whose defaults (or bpf-lb-*) hold', () => {
     assert.equal(read('v1.20.2'), 'random snat');
     assert.equal(read('v1.20.2', { 'bpf-lb-algorithm': 'maglev' }), 'maglev snat');
+  });
+});
+
+describe('both a bpf-lb-* key and its deprecated one set: the agent does not start', () => {
+  /** Why an agent of `tag` without a status refuses cilium-config, or undefined. */
+  const refused = (tag: string, config: Record<string, string>) => {
+    const view = clusterView([
+      aCiliumAgent('testnode', `quay.io/cilium/cilium:${tag}`),
+      aCiliumConfig(config),
+    ]);
+    return ciliumAgentOn(view, view.pods[0], undefined)!.refused;
+  };
+  const modes = { 'bpf-lb-mode': 'dsr', 'node-port-mode': 'snat' };
+  const algorithms = { 'bpf-lb-algorithm': 'maglev', 'node-port-algorithm': 'random' };
+
+  it('1.17: either pair set to two values (populateLoadBalancerSettings log.Fatalf)', () => {
+    assert.match(refused('v1.17.0', modes) ?? '', /both bpf-lb-mode \(dsr\) and node-port-mode/);
+    assert.match(refused('v1.17.0', algorithms) ?? '', /both bpf-lb-algorithm \(maglev\)/);
+    assert.equal(refused('v1.17.0', { 'bpf-lb-mode': 'dsr', 'node-port-mode': 'dsr' }), undefined);
+  });
+  it('1.18 and 1.19: node-port-mode set with bpf-lb-mode other than snat (NewConfig fails)', () => {
+    assert.match(refused('v1.18.0', modes) ?? '', /does not start/);
+    assert.match(
+      refused('v1.19.6', { 'bpf-lb-mode': 'dsr', 'node-port-mode': 'dsr' }) ?? '',
+      /does not start/,
+    );
+    // node-port-mode over an explicit snat, and node-port-algorithm, simply win
+    assert.equal(refused('v1.19.6', { 'bpf-lb-mode': 'snat', 'node-port-mode': 'dsr' }), undefined);
+    assert.equal(refused('v1.18.0', algorithms), undefined);
+  });
+  it('1.20 reads neither deprecated key', () => {
+    assert.equal(refused('v1.20.2', modes), undefined);
+  });
+  it('expect and drift say so, and expect and compare no table', () => {
+    const why = refused('v1.18.0', modes)!;
+    const text = expectedCiliumText([], [], {
+      node: 'n1',
+      agent: 'kube-system/cilium-x',
+      settings: 'ConfigMap kube-system/cilium-config',
+      refused: why,
+    });
+    assert.match(text, /^# nothing: cilium-config sets both bpf-lb-mode/m);
+    assert.doesNotMatch(text, /db\/show frontends/);
+    const table = parseCilium(
+      'ID   Frontend            Service Type   Backend\n1    10.96.0.10:53/UDP   ClusterIP      1 => 10.244.1.5:53/UDP (active)\n',
+      'service-list.txt',
+    );
+    const drift = ciliumDrift({ node: 'n1', expected: [], table, scoped: false, refused: why });
+    assert.deepEqual(drift.findings, []);
+    assert.match(drift.notRead?.[0]?.message ?? '', /expects no table .*both bpf-lb-mode/);
   });
 });
 

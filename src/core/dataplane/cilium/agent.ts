@@ -83,6 +83,9 @@ export interface CiliumAgent {
   /** Its native devices and NodePort addresses, with their own source; undefined where neither
    * its status nor cilium-config names them. */
   nodePorts?: CiliumNodePorts;
+  /** Why its release does not start with cilium-config as read (lbConfigRefused): no table is
+   * expected of it. */
+  refused?: string;
 }
 
 /** The agent's Pod: the cilium DaemonSet's (k8s-app=cilium; GKE's anetd carries it too). */
@@ -158,6 +161,8 @@ export function ciliumAgentOn(
     externalClusterIP: c('bpf-lb-external-clusterip') === 'true',
     noBackend: c('service-no-backend-response') === 'drop' ? 'drop' : 'reject',
   };
+  // an agent whose status answered is running: it started on another configuration
+  const refused = config && !said ? lbConfigRefused(c, release) : undefined;
   const from = said ? 'status' : config ? 'cilium-config' : 'default';
   const nodePorts = nodePortsOf(view, pod, status, configMap);
   return {
@@ -179,6 +184,7 @@ export function ciliumAgentOn(
     ...(version ? { version } : {}),
     ...(release ? { release } : {}),
     ...(nodePorts ? { nodePorts } : {}),
+    ...(refused ? { refused } : {}),
   };
 }
 
@@ -395,6 +401,33 @@ export function lbSetting(
 ): string | undefined {
   const old = releaseBehaviour(release).nodePortKeys ? config(DEPRECATED_KEYS[key]) : undefined;
   return old ?? config(key);
+}
+
+/** Why the agent of `release` stops at start on cilium-config's bpf-lb-* and deprecated keys:
+ * 1.17's populateLoadBalancerSettings log.Fatalf's where both of a pair are set and differ; 1.18
+ * and 1.19's loadbalancer.NewConfig fails where node-port-mode is set and bpf-lb-mode is not the
+ * default snat (node-port-algorithm just wins); 1.20 reads neither deprecated key. */
+export function lbConfigRefused(
+  config: (key: string) => string | undefined,
+  release: Version | undefined,
+): string | undefined {
+  if (!releaseBehaviour(release).nodePortKeys) return undefined;
+  const both = (key: keyof typeof DEPRECATED_KEYS) =>
+    `cilium-config sets both ${key} (${config(key)}) and ${DEPRECATED_KEYS[key]} (${config(DEPRECATED_KEYS[key])})`;
+  if (release !== undefined && !atLeast(release, [1, 18])) {
+    const key = (['bpf-lb-mode', 'bpf-lb-algorithm'] as const).find(
+      (k) =>
+        config(k) !== undefined &&
+        config(DEPRECATED_KEYS[k]) !== undefined &&
+        config(k) !== config(DEPRECATED_KEYS[k]),
+    );
+    return (
+      key &&
+      `${both(key)}: the agent stops at start (log.Fatalf "Both --${key} and --${DEPRECATED_KEYS[key]} were set")`
+    );
+  }
+  if (!config('node-port-mode') || (config('bpf-lb-mode') ?? 'snat') === 'snat') return undefined;
+  return `${both('bpf-lb-mode')}: the agent does not start (its load-balancer config fails: "both --bpf-lb-mode and --node-port-mode were set")`;
 }
 
 /** The release its image tag names ("quay.io/cilium/cilium:v1.16.5@sha256:..." is v1.16.5). */

@@ -44,6 +44,8 @@ export interface CiliumDriftInput {
   /** Why the health server's frontends are not compared (healthServerUnknown), and the Services
    * in scope that have a health check node port; undefined where they are compared. */
   healthServers?: { why: string; services: string[] };
+  /** Why the agent does not start with its configuration (lbConfigRefused): nothing compared. */
+  refused?: string;
 }
 
 const nameOf = (f: Pick<ExpectedFrontend, 'service' | 'portName'>) =>
@@ -106,6 +108,7 @@ class Frontends {
 }
 
 export function ciliumDrift(given: CiliumDriftInput): NodeDrift {
+  if (given.refused) return refusedDrift(given, given.refused);
   // the health server's frontends, where not compared, are not expected either
   const input = given.healthServers
     ? { ...given, expected: given.expected.filter((f) => !healthServerOf(f.service)) }
@@ -257,6 +260,30 @@ function oneOfMissing(
     expected: all.map((f) => `${frontendLine(f)} -> ${f.backends.map(backendLine).join(', ')}`),
     next,
   });
+}
+
+/** An agent that does not start with its configuration is expected to hold nothing: said once,
+ * and nothing of its listing compared. */
+function refusedDrift(input: CiliumDriftInput, why: string): NodeDrift {
+  const note: DriftFinding = {
+    id: 'table-not-captured',
+    severity: 'info',
+    node: input.node,
+    title: "Cilium's agent does not start with its configuration: nothing compared",
+    message: `kdebug expects no table of Cilium's agent on ${input.node}: ${why}.`,
+    expected: [],
+    actual: [],
+  };
+  return {
+    node: input.node,
+    source: input.table.source,
+    servicePorts: 0,
+    findings: [],
+    notRead: [note],
+    cilium: { maps: input.maps !== undefined, states: !statesUnread(input.table), refused: true },
+    tables: [],
+    drifted: false,
+  };
 }
 
 /** The health server's frontends not compared: why, and what of the listing and the objects it

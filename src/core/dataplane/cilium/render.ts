@@ -94,12 +94,16 @@ export function expectedCiliumText(
     version?: string;
     settings: string;
     nodePorts?: CiliumNodePorts;
+    /** Why the agent does not start with its configuration: no table is expected of it. */
+    refused?: string;
   },
 ): string {
+  const head = `# what Cilium's agent ${o.agent}${o.version ? ` (${o.version})` : ''} on ${o.node} should hold, as it lists it; settings from ${o.settings}`;
+  if (o.refused) return `${head}\n# nothing: ${o.refused}\n`;
   // a frontend the agent holds at one of several addresses is said apart, not listed as held
   const held = frontends.filter((f) => !f.oneOf);
   return [
-    `# what Cilium's agent ${o.agent}${o.version ? ` (${o.version})` : ''} on ${o.node} should hold, as it lists it; settings from ${o.settings}`,
+    head,
     '# cilium-dbg shell -- db/show frontends',
     ...frontendsTable(held),
     ...oneOfLines(frontends.filter((f) => f.oneOf)),
