@@ -242,6 +242,16 @@ describe('the corpus read again with the blanks that end its lines stripped', ()
     });
 });
 
+/** The foreign kind a paste is named as, where kdebug refuses it as no rules. */
+const foreign = (text: string) => {
+  try {
+    readPaste(text, { file: 'p.txt' });
+  } catch (e) {
+    return e instanceof NoRulesError ? e.foreign : undefined;
+  }
+  return undefined;
+};
+
 describe('views the corpus does not hold, in each tool layout', () => {
   it('prose quoting `iptables -S` without -t does not make a nat listing the filter table', () => {
     const x = reads(
@@ -1513,14 +1523,6 @@ $ sudo /sbin/ipvsadm -E -t 10.96.0.10:53 -s wrr
   });
 
   it('`ip addr` (kube-ipvs0) and `kubectl get endpoints` / `endpointslices` are named, not called prose', () => {
-    const foreign = (text: string) => {
-      try {
-        readPaste(text, { file: 'p.txt' });
-      } catch (e) {
-        return e instanceof NoRulesError ? e.foreign : undefined;
-      }
-      return undefined;
-    };
     assert.equal(
       foreign(
         '73: kube-ipvs0: <BROADCAST,NOARP> mtu 1500 qdisc noop state DOWN group default\n    link/ether 1a:ce:f5:5f:c1:4d brd ff:ff:ff:ff:ff:ff\n    inet 10.96.0.1/32 scope global kube-ipvs0\n       valid_lft forever preferred_lft forever\n',
@@ -1542,14 +1544,6 @@ $ sudo /sbin/ipvsadm -E -t 10.96.0.10:53 -s wrr
   });
 
   it("other dataplanes' Service listings and kubectl's older or all-namespace forms are named, not called prose", () => {
-    const foreign = (text: string) => {
-      try {
-        readPaste(text, { file: 'p.txt' });
-      } catch (e) {
-        return e instanceof NoRulesError ? e.foreign : undefined;
-      }
-      return undefined;
-    };
     // kubectl get svc -A (NAMESPACE first), kubectl before 1.8 (no TYPE), describe aligned by tabs
     assert.equal(
       foreign(
