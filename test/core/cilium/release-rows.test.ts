@@ -146,8 +146,11 @@ describe('both a bpf-lb-* key and its deprecated one set: the agent does not sta
   const algorithms = { 'bpf-lb-algorithm': 'maglev', 'node-port-algorithm': 'random' };
 
   it('1.17: either pair set to two values (populateLoadBalancerSettings log.Fatalf)', () => {
-    assert.match(refused('v1.17.0', modes) ?? '', /both bpf-lb-mode \(dsr\) and node-port-mode/);
-    assert.match(refused('v1.17.0', algorithms) ?? '', /both bpf-lb-algorithm \(maglev\)/);
+    assert.match(refused('v1.17.0', modes) ?? '', /both bpf-lb-mode and node-port-mode/);
+    assert.match(
+      refused('v1.17.0', algorithms) ?? '',
+      /both bpf-lb-algorithm and node-port-algorithm/,
+    );
     assert.equal(refused('v1.17.0', { 'bpf-lb-mode': 'dsr', 'node-port-mode': 'dsr' }), undefined);
   });
   it('1.18 and 1.19: node-port-mode set with bpf-lb-mode other than snat (NewConfig fails)', () => {
@@ -162,6 +165,42 @@ describe('both a bpf-lb-* key and its deprecated one set: the agent does not sta
   });
   it('1.20 reads neither deprecated key', () => {
     assert.equal(refused('v1.20.2', modes), undefined);
+  });
+  it('every release stops where both acceleration keys differ', () => {
+    const accel = { 'bpf-lb-acceleration': 'native', 'node-port-acceleration': 'disabled' };
+    for (const tag of ['v1.17.0', 'v1.19.6', 'v1.20.2'])
+      assert.match(
+        refused(tag, accel) ?? '',
+        /both bpf-lb-acceleration and node-port-acceleration/,
+      );
+    const same = { 'bpf-lb-acceleration': 'native', 'node-port-acceleration': 'native' };
+    assert.equal(refused('v1.20.2', same), undefined);
+  });
+  it('reads values as the agent does (trimmed), and says no value in its one line', () => {
+    assert.equal(
+      refused('v1.17.0', { 'bpf-lb-mode': 'dsr\n', 'node-port-mode': ' dsr' }),
+      undefined,
+    );
+    const why = refused('v1.18.0', { 'bpf-lb-mode': 'dsr\n)\nx', 'node-port-mode': 'dsr' })!;
+    assert.doesNotMatch(why, /\n/);
+  });
+  it('nothing refused where the agent runs ready, or its release is unknown', () => {
+    const running = clusterView([
+      {
+        ...aCiliumAgent('testnode', 'quay.io/cilium/cilium:v1.18.0'),
+        status: {
+          phase: 'Running',
+          containerStatuses: [{ name: 'cilium-agent', ready: true, state: { running: {} } }],
+        },
+      },
+      aCiliumConfig(modes),
+    ]);
+    assert.equal(ciliumAgentOn(running, running.pods[0], undefined)!.refused, undefined);
+    const untagged = clusterView([
+      aCiliumAgent('testnode', 'quay.io/cilium/cilium@sha256:0123'),
+      aCiliumConfig(modes),
+    ]);
+    assert.equal(ciliumAgentOn(untagged, untagged.pods[0], undefined)!.refused, undefined);
   });
   it('expect and drift say so, and expect and compare no table', () => {
     const why = refused('v1.18.0', modes)!;

@@ -105,7 +105,8 @@ export function ciliumAgentOn(
   const configMap = view.configMaps.find((c) => c.name === 'cilium-config');
   const config = configMap?.data;
   const said = status ? fromStatus(status) : undefined;
-  const c = (k: string) => config?.[k];
+  // the agent reads each key's value trimmed (ReadDirConfig's bytes.TrimSpace)
+  const c = (k: string) => config?.[k]?.trim();
   const kpr =
     said?.kubeProxyReplacement ?? (config ? replaces(c('kube-proxy-replacement')) : false);
   const version = said?.version ?? ciliumImageVersion(pod);
@@ -161,8 +162,12 @@ export function ciliumAgentOn(
     externalClusterIP: c('bpf-lb-external-clusterip') === 'true',
     noBackend: c('service-no-backend-response') === 'drop' ? 'drop' : 'reject',
   };
-  // an agent whose status answered is running: it started on another configuration
-  const refused = config && !said ? lbConfigRefused(c, release) : undefined;
+  // an agent whose status answered, or whose container runs ready, started: on another
+  // configuration than this one, perhaps, so nothing is said refused; nor where its release is
+  // unknown (the releases differ on it)
+  const started = said !== undefined || pod.containerStatuses.some((s) => s.ready);
+  const refused =
+    config && !started && release !== undefined ? lbConfigRefused(c, release) : undefined;
   const from = said ? 'status' : config ? 'cilium-config' : 'default';
   const nodePorts = nodePortsOf(view, pod, status, configMap);
   return {
@@ -404,16 +409,23 @@ export function lbSetting(
 }
 
 /** Why the agent of `release` stops at start on cilium-config's bpf-lb-* and deprecated keys:
- * 1.17's populateLoadBalancerSettings log.Fatalf's where both of a pair are set and differ; 1.18
+ * every release's populateLoadBalancerSettings log.Fatal's where both acceleration keys are set
+ * and differ; 1.17's log.Fatalf's where both of a pair are set and differ; 1.18
  * and 1.19's loadbalancer.NewConfig fails where node-port-mode is set and bpf-lb-mode is not the
  * default snat (node-port-algorithm just wins); 1.20 reads neither deprecated key. */
 export function lbConfigRefused(
   config: (key: string) => string | undefined,
   release: Version | undefined,
 ): string | undefined {
+  // every release: populateLoadBalancerSettings stops where both acceleration keys differ
+  const accel = config('bpf-lb-acceleration');
+  const oldAccel = config('node-port-acceleration');
+  if (accel !== undefined && oldAccel !== undefined && accel !== oldAccel)
+    return 'cilium-config sets both bpf-lb-acceleration and node-port-acceleration, to different values: the agent stops at start (log.Fatal "Both --bpf-lb-acceleration and --node-port-acceleration were set")';
   if (!releaseBehaviour(release).nodePortKeys) return undefined;
+  // the keys named, never their values: a value is the ConfigMap's text, of any form
   const both = (key: keyof typeof DEPRECATED_KEYS) =>
-    `cilium-config sets both ${key} (${config(key)}) and ${DEPRECATED_KEYS[key]} (${config(DEPRECATED_KEYS[key])})`;
+    `cilium-config sets both ${key} and ${DEPRECATED_KEYS[key]}`;
   if (release !== undefined && !atLeast(release, [1, 18])) {
     const key = (['bpf-lb-mode', 'bpf-lb-algorithm'] as const).find(
       (k) =>
