@@ -10,6 +10,7 @@ import { describe, it } from 'node:test';
 import { hostAndPort, isName } from '../../src/core/dataplane/ipvs/addresses.js';
 import { IpvsParseError, isIpvs, parseIpvs } from '../../src/core/dataplane/ipvs/listing.js';
 import { buildIpvsTrees } from '../../src/core/dataplane/ipvs/trees.js';
+import { treeSearchIndex } from '../../src/core/dataplane/search.js';
 import { kdebug } from '../support/cli.js';
 
 const LIST = `$ sudo ipvsadm -Ln
@@ -420,6 +421,9 @@ TCP  ip-10-100-0-1.us-west-2.compu rr
       ],
     );
     assert.match(eps[0]!.portUnknown ?? '', /before any ":": its host may be cut too/);
+    // found by what ipvsadm printed of it
+    const hits = treeSearchIndex(buildIpvsTrees(t), 'ipvs').search('ip-10-0-162');
+    assert.ok(hits.some((h) => h.kind === 'endpoint' && h.text === 'ip-10-0-162-192.us-west-2.co'));
     const text = kdebug(['rules', '--file', '-', '-o', 'text'], { input: listing }).stdout;
     assert.match(
       text,

@@ -407,7 +407,8 @@ export function addTreeDocs(index: SearchIndex, trees: ServiceTrees, table: stri
     for (const c of Object.values(t.chains)) if (c) owner.set(c, t.id);
     for (const ep of [...t.endpoints, ...(t.localEndpoints ?? [])]) {
       owner.set(ep.chain, t.id);
-      const text = ep.address ?? ep.inferredIP;
+      // a name ipvsadm cut is found by what it printed of it
+      const text = ep.address ?? ep.inferredIP ?? ep.hostStart;
       if (text) index.add({ kind: 'endpoint', text, service: t.id, chain: ep.chain, table });
     }
   }

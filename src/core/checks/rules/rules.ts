@@ -72,7 +72,7 @@ function treeEvidence(node: string, tree: ServiceTree, line: LineReader): Eviden
   for (const ep of clusterTrafficEndpoints(tree))
     out.push(
       seen(
-        `  ${percent(ep.probability)} -> ${ep.chain}: ${ep.chainMissing ? 'chain not in the dump' : `DNAT ${ep.address ?? ep.inferredIP ?? '?'}`}`,
+        `  ${percent(ep.probability)} -> ${ep.chain}: ${ep.chainMissing ? 'chain not in the dump' : `DNAT ${ep.address ?? ep.inferredIP ?? (ep.hostStart ? `${ep.hostStart}… (cut)` : '?')}`}`,
         at,
       ),
     );
