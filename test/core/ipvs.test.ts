@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { hostAndPort, isName } from '../../src/core/dataplane/ipvs/addresses.js';
+import { hostAndPort, isName, nameHost } from '../../src/core/dataplane/ipvs/addresses.js';
 import { IpvsParseError, isIpvs, parseIpvs } from '../../src/core/dataplane/ipvs/listing.js';
 import { buildIpvsTrees } from '../../src/core/dataplane/ipvs/trees.js';
 import { treeSearchIndex } from '../../src/core/dataplane/search.js';
@@ -531,6 +531,11 @@ TCP  ip-10-100-0-1.us-west-2.compu rr
         '[(null)]:5001',
       ].map(isName),
       [false, false, true, true, false],
+    );
+    // an address redacted by hand is an address; a lone "_" is no name
+    assert.deepEqual(
+      ['10.96.0.x', '10.96.x.x', '_', '10-244-1-7.kube-dns.kube-sys'].map(nameHost),
+      [false, false, false, true],
     );
   });
 

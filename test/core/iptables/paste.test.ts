@@ -1423,6 +1423,13 @@ describe('iptables -L listings are read as the rules they list', () => {
       'Chain X (1 references)',
       save,
     ]);
+    // a save line column -t aligned too (two blanks after -A) is undone as the listing's
+    assert.equal(
+      uncolumn(
+        'Chain  X  (1   references)\n-A  KUBE-SERVICES  -m  comment  --comment  "a  b"',
+      ).split('\n')[1],
+      '-A KUBE-SERVICES -m comment --comment "a b"',
+    );
   });
 
   it('-L -v -n --line-numbers: the counters and numbers are columns, the interfaces read', () => {
@@ -1861,10 +1868,19 @@ describe('comments', () => {
       { table: 'nat' },
     );
     assert.deepEqual(kinds(rs), ['1:backend']);
+    // an -S listing says not whose family it is: both nft commands
     assert.match(
       rs.warnings[0]!.message,
-      /table nat holds base chains it cannot show.*nft list table ip nat/,
+      /table nat holds base chains it cannot show.*`nft list table ip nat` \(`ip6 nat` for ip6tables\) shows them$/,
     );
+  });
+
+  it("an author's '# --- snip ---' as the paste's last line is why the table has no COMMIT, said once", () => {
+    const rs = parseIptables(
+      '*nat\n:KUBE-SERVICES - [0:0]\n-A KUBE-SERVICES -j KUBE-NODEPORTS\n# --- snip ---',
+    );
+    assert.deepEqual(kinds(rs), ['4:truncated']);
+    assert.match(rs.warnings[0]!.message, /ends in an elision at line 4/);
   });
 
   it("an author's '# --- snip ---' between the rules is an elision: the chain before it claims nothing", () => {
@@ -2004,5 +2020,24 @@ describe('rules a page typeset', () => {
       ['“office” ssh', '允许“内网”访问'],
     );
     assert.ok(!rs.warnings.some((w) => w.message.includes('typeset')));
+  });
+
+  it("a closing quote curled after a straight opening one is the page's; dashes and \\\" inside quotes are the comment's", () => {
+    const rule = (comment: string) =>
+      `-A KUBE-SERVICES -d 10.96.0.10/32 -p tcp -m comment --comment ${comment} -m tcp --dport 53 -j KUBE-SVC-ERIFXISQEP7F7OF4`;
+    const read = (comment: string) => {
+      const rs = parseIptables(
+        ['*nat', ':KUBE-SERVICES - [0:0]', rule(comment), 'COMMIT', ''].join('\n'),
+      );
+      const nat = rs.table('nat')!;
+      const id = nat.chain('KUBE-SERVICES')!.ruleIds[0]!;
+      return [nat.comment(id), rs.warnings.some((w) => w.message.includes('typeset'))];
+    };
+    assert.deepEqual(read('"kube-system/kube-dns:dns-tcp cluster IP”'), [
+      'kube-system/kube-dns:dns-tcp cluster IP',
+      true,
+    ]);
+    assert.deepEqual(read('"a –b “c”"'), ['a –b “c”', false]);
+    assert.deepEqual(read('"a \\"b “x”"'), ['a "b “x”', false]);
   });
 });

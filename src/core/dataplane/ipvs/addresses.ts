@@ -9,8 +9,11 @@ export function hostAndPort(address: string): { host: string; port: string } | u
 }
 
 /** Whether a host as printed is a name, not an IPv4 address: a DNS label may start with a digit
- * ("10-244-1-7.kube-dns.kube-system"), so only digits and dots are an address (or its start). */
-export const nameHost = (host: string): boolean => /^[\w.-]+$/.test(host) && !/^[\d.]+$/.test(host);
+ * ("10-244-1-7.kube-dns.kube-system"), so only dotted parts of digits are an address (or its
+ * start), one redacted by hand ("10.96.0.x", "10.96.x.x") as well; a name holds a letter or
+ * digit ("_" alone is none). */
+export const nameHost = (host: string): boolean =>
+  /^[\w.-]+$/.test(host) && /[a-z0-9]/i.test(host) && !(/^[\dx.]+$/i.test(host) && /\d/.test(host));
 
 /** Whether an address's host is a name (several addresses may resolve to it), not a number. */
 export const hostName = (address: string): boolean =>

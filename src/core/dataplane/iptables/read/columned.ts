@@ -13,9 +13,9 @@ export function columnedAt(head: string): number | undefined {
   return m ? head.slice(0, m.index).split('\n').length : undefined;
 }
 
-/** A line of iptables-save or -S beside the listing: column -t did not make it, and its
- * quoted comments keep their blanks. */
-const SAVE_LINE = /^[ \t]*(?:-[APNI] |:[A-Z]|\*[a-z]+\s*$|COMMIT\b|\[\d+:\d+\] -A )/;
+/** A line of iptables-save or -S beside the listing, as iptables prints it (one space after its
+ * -A: column -t would have put more): its quoted comments keep their blanks. */
+const SAVE_LINE = /^[ \t]*(?:-[APNI] \S|:[A-Z]|\*[a-z]+\s*$|COMMIT\b|\[\d+:\d+\] -A \S)/;
 
 /** Every -L line with its runs of blanks made one space, its indentation and line end kept. */
 export function uncolumn(text: string): string {

@@ -755,7 +755,7 @@ class DumpParser {
       const name = /`(\w+)'/.exec(t)![1]!;
       this.warn(
         'backend',
-        `iptables-nft says table ${name} holds base chains it cannot show (made with nft itself, a CNI's or a firewall's): what they do is not in this dump; \`nft list table ip${this.saveFamily === 'IPv6' ? '6' : ''} ${name}\` shows them`,
+        `iptables-nft says table ${name} holds base chains it cannot show (made with nft itself, a CNI's or a firewall's): what they do is not in this dump; ${nftListing(name, this.saveFamily)} shows them`,
       );
     } else if (/^# Table `\w+' is incompatible, use 'nft' tool\.?$/.test(t)) {
       // iptables-nft-save 1.8.8+ in place of a table it cannot print
@@ -776,9 +776,11 @@ class DumpParser {
       } else if (cls.kind === 'foreign')
         this.foreignLine(cls.foreign); // a page's joined listing
       else if (cls.kind === 'elided') {
-        // "# --- snip ---": the author left rules out here
+        // "# --- snip ---": the author left rules out here; at the paste's end, why no COMMIT
         this.noteElided();
-        this.skip('elided');
+        if (last && this.current)
+          this.endsElided = { table: this.current, line: this.lineNo, text: t };
+        else this.skip('elided');
       }
       // iptables-save prints no other comment: an author's note between the rules, said skipped
       else this.skip('prose');
@@ -1617,6 +1619,16 @@ interface Typed {
 }
 
 /** iptables-nft-save's note that the legacy backend has tables too, with what it means. */
+
+/** The nft command that lists an iptables table as nft holds it, for the family the dump is of
+ * (both, where nothing says which). */
+const nftListing = (table: string, family: IPFamily | undefined) =>
+  family === 'IPv6'
+    ? `\`nft list table ip6 ${table}\``
+    : family === 'IPv4'
+      ? `\`nft list table ip ${table}\``
+      : `\`nft list table ip ${table}\` (\`ip6 ${table}\` for ip6tables)`;
+
 function backendWarning(note: string): string {
   if (!/iptables-legacy/.test(note)) return note;
   return `${note} — this node has rules in both iptables backends: the legacy ones are not in this dump, and one of the two sets may be stale; run \`iptables-legacy-save\` too and compare which one kube-proxy writes`;

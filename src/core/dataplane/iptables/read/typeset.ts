@@ -4,22 +4,39 @@
 
 /** A rule line (iptables-save, -S, optionally with counters). */
 const RULE = /^[ \t]*(?:\[\d+:\d+\] )?-[AI] \S+ /;
-/** An option whose "--" a page set as a dash: "–comment", "—dport". */
-const DASHED = /(^|\s)[–—](?=[a-z])/g;
 
-/** The rule line as iptables printed it, where a page typeset it: its dashed options and the
- * curly quotes that stand where iptables prints straight ones (outside a straight-quoted string:
- * a comment's own curly quotes, inside its straight ones, are its text); undefined where the line
- * is no rule or was not typeset. */
+/** The rule line as iptables printed it, where a page typeset it: an option's "--" set as a dash
+ * ("–comment"), and the quotes around a comment curled; a comment's own curly quotes or dashes,
+ * inside the straight quotes iptables prints, are its text (a closing quote curled where no
+ * straight one closes the string is the page's too). Undefined where the line is no rule or was
+ * not typeset. */
 function readBack(line: string): string | undefined {
   if (!RULE.test(line)) return undefined;
+  const chars = [...line];
   let out = '';
-  let quoted = false; // inside a straight-quoted string
-  for (const ch of line) {
-    if (ch === '"') quoted = !quoted;
-    out += !quoted && (ch === '“' || ch === '”') ? '"' : ch;
+  let open: 'straight' | 'curly' | undefined; // the quote the string the scan is in began with
+  for (let i = 0; i < chars.length; i++) {
+    const ch = chars[i]!;
+    const curly = ch === '“' || ch === '”';
+    if (open === 'straight' && ch === '\\') {
+      out += ch + (chars[i + 1] ?? ''); // \" is the comment's own quote
+      i++;
+    } else if (open === undefined) {
+      if (ch === '"' || curly) open = ch === '"' ? 'straight' : 'curly';
+      const dashed =
+        (ch === '–' || ch === '—') &&
+        /^\s?$/.test(chars[i - 1] ?? '') &&
+        /[a-z]/.test(chars[i + 1] ?? '');
+      out += curly ? '"' : dashed ? '--' : ch;
+    } else if (
+      open === 'curly'
+        ? ch === '"' || curly
+        : ch === '"' || (ch === '”' && !chars.slice(i + 1).includes('"'))
+    ) {
+      open = undefined;
+      out += '"';
+    } else out += ch;
   }
-  out = out.replace(DASHED, '$1--');
   return out === line ? undefined : out;
 }
 
