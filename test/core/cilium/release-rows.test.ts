@@ -127,6 +127,9 @@ describe('the deprecated node-port-algorithm and node-port-mode (deprecatedConfi
     assert.equal(read('v1.18.10'), 'maglev dsr');
     assert.equal(read('v1.19.7', { 'bpf-lb-algorithm': 'random' }), 'maglev dsr');
   });
+  it('an empty one is not set: bpf-lb-* holds', () => {
+    assert.equal(read('v1.19.7', { 'node-port-mode': '', 'bpf-lb-mode': 'dsr' }), 'maglev dsr');
+  });
   it('are not read by 1.20, whose defaults (or bpf-lb-*) hold', () => {
     assert.equal(read('v1.20.2'), 'random snat');
     assert.equal(read('v1.20.2', { 'bpf-lb-algorithm': 'maglev' }), 'maglev snat');

@@ -405,7 +405,8 @@ export function lbSetting(
   release: Version | undefined,
 ): string | undefined {
   const old = releaseBehaviour(release).nodePortKeys ? config(DEPRECATED_KEYS[key]) : undefined;
-  return old ?? config(key);
+  // set means not empty, as the agent's check (!= "") has it
+  return old || config(key);
 }
 
 /** Why the agent of `release` stops at start on cilium-config's bpf-lb-* and deprecated keys:
