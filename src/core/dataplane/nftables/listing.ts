@@ -5,7 +5,7 @@
 import { walkBrackets } from '../brackets.js';
 import { ListingParseError } from '../listing-error.js';
 import { excerpt } from '../../sanitize.js';
-import type { IPFamily } from '../../ipv6.js';
+import { familyOf, type IPFamily } from '../../ipv6.js';
 
 export type NftFamily = 'ip' | 'ip6' | 'inet' | 'arp' | 'bridge' | 'netdev';
 
@@ -84,9 +84,10 @@ export function tableFamily(t: NftTable): 'ip' | 'ip6' | undefined {
     if (s.type.includes('ipv6_addr')) return 'ip6';
     if (s.type.includes('ipv4_addr')) return 'ip';
     for (const e of s.elements.slice(0, 1))
-      for (const k of e.key)
-        if (typeof k === 'string' && /^[\d.]+(?:\/\d+)?$/.test(k) && k.includes('.')) return 'ip';
-        else if (typeof k === 'string' && /^[0-9a-f]*:[0-9a-f:]*:/i.test(k)) return 'ip6';
+      for (const k of e.key) {
+        const family = typeof k === 'string' ? familyOf(k) : undefined;
+        if (family) return family === 'IPv6' ? 'ip6' : 'ip';
+      }
   }
   const said = JSON.stringify(t.chains.map((c) => c.rules.map((r) => r.expr)));
   if (/"protocol":"ip6"|"text":"ip6 /.test(said)) return 'ip6';

@@ -3,7 +3,7 @@
 // port, a node port, a hairpin pair), found by the Service whose chain it leads to.
 import { addTreeDocs, SearchIndex } from '../search.js';
 import type { ServiceTrees } from '../trees.js';
-import { hostPort, type IPFamily } from '../../ipv6.js';
+import { familyOf, hostPort, type IPFamily } from '../../ipv6.js';
 import { pairFamilies, type NftTable } from './listing.js';
 import { ruleText } from './render.js';
 import { portChain } from './trees.js';
@@ -66,7 +66,7 @@ function addTable(index: SearchIndex, t: NftTable, trees: ServiceTrees): void {
       // "10.96.0.10 . tcp . 53" is found as 10.96.0.10:53, "tcp . 31768" as 31768
       const [first, second, third, fourth] = e.key.map(String);
       const port = fourth ?? third;
-      if (first && (/^\d+\.\d+\.\d+\.\d+(\/\d+)?$/.test(first) || IPV6.test(first)))
+      if (first && familyOf(first))
         index.add({ ...at, text: port && /^\d+$/.test(port) ? hostPort(first, port) : first });
       else if (second && /^\d+$/.test(second)) index.add({ ...at, text: second });
     });

@@ -253,8 +253,9 @@ export function parseIptables(input: Uint8Array | string, options: ParseOptions 
   // rules a page typeset ("–comment", "“ns/svc”"): read with the characters iptables printed
   const typeset = typesetLines(head);
   if (typeset.length > 0) {
-    const rs = parseIptables(untypeset(new TextDecoder().decode(bytes)), options);
-    const lines = typesetLines(new TextDecoder().decode(bytes));
+    const text = new TextDecoder().decode(bytes);
+    const rs = parseIptables(untypeset(text), options);
+    const lines = typesetLines(text);
     rs.warnings.unshift({ line: lines[0]!, kind: 'view', message: typesetNote(lines), lines });
     return rs;
   }
@@ -1618,8 +1619,6 @@ interface Typed {
   command: string;
 }
 
-/** iptables-nft-save's note that the legacy backend has tables too, with what it means. */
-
 /** The nft command that lists an iptables table as nft holds it, for the family the dump is of
  * (both, where nothing says which). */
 const nftListing = (table: string, family: IPFamily | undefined) =>
@@ -1629,6 +1628,7 @@ const nftListing = (table: string, family: IPFamily | undefined) =>
       ? `\`nft list table ip ${table}\``
       : `\`nft list table ip ${table}\` (\`ip6 ${table}\` for ip6tables)`;
 
+/** iptables-nft-save's note that the legacy backend has tables too, with what it means. */
 function backendWarning(note: string): string {
   if (!/iptables-legacy/.test(note)) return note;
   return `${note} — this node has rules in both iptables backends: the legacy ones are not in this dump, and one of the two sets may be stale; run \`iptables-legacy-save\` too and compare which one kube-proxy writes`;

@@ -23,7 +23,7 @@ export interface Unwrapped {
 export function unwrapRules(bytes: Uint8Array): Unwrapped | undefined {
   if (bytes.length > MAX_BYTES) return undefined;
   const lines = new TextDecoder().decode(bytes).split('\n');
-  const declared = declaredChains(lines);
+  let declared: Set<string> | undefined; // read once a line may be a rule's rest
   const joined: number[] = [];
   let widest = 0; // the longest line above: a wrapped line fills the screen, none is longer
   for (let i = 0; i < lines.length; i++) {
@@ -39,7 +39,7 @@ export function unwrapRules(bytes: Uint8Array): Unwrapped | undefined {
       prev.length >= widest &&
       line.length <= prev.length &&
       classifyLine(line).kind === 'prose' &&
-      cutAlone(prev, line, declared) &&
+      cutAlone(prev, line, (declared ??= declaredChains(lines))) &&
       lexes(prev + line)
     ) {
       lines[i - 1] = prev + line;
