@@ -91,28 +91,35 @@ describe('IPVS listings', () => {
     ]);
   });
 
-  it("labels a lone node-range port a cluster IP in the Service ports' block, else unknown", () => {
+  it('calls only provable node ports by kind: a Service IP is not called a cluster IP', () => {
     const kinds = (save: string) =>
       buildIpvsTrees(parseIpvs(save)).services.flatMap((t) =>
-        t.entries.map((e) => `${e.address}:${e.port} ${e.kind}`),
+        t.entries.map((e) => `${e.address}:${e.port} ${e.kind}${e.label ? ' labelled' : ''}`),
       );
     const vs = (address: string) =>
       `-A -t ${address} -s rr\n-a -t ${address} -r 10.244.1.5:80 -m -w 1\n`;
-    assert.deepEqual(kinds(vs('192.168.0.10:30080')), ['192.168.0.10:30080 virtual-server']);
-    // outside the Service ports' /16 proves nothing (a /12 Service CIDR spans sixteen)
-    assert.deepEqual(kinds(vs('10.96.0.1:443') + vs('10.104.12.7:30500')), [
-      '10.104.12.7:30500 virtual-server',
-      '10.96.0.1:443 cluster-ip',
+    // kube-proxy binds cluster, external and load-balancer IPs alike: the listing cannot tell
+    assert.deepEqual(kinds(vs('10.96.0.1:443') + vs('203.0.113.50:443')), [
+      '10.96.0.1:443 virtual-server labelled',
+      '203.0.113.50:443 virtual-server labelled',
     ]);
-    // the same node-range port on two addresses: a node port, wherever the addresses are
+    // a lone node-range port may be a node port or a Service IP's port: unknown, unlabelled
+    assert.deepEqual(kinds(vs('10.96.0.1:443') + vs('10.96.4.4:30080')), [
+      '10.96.0.1:443 virtual-server labelled',
+      '10.96.4.4:30080 virtual-server',
+    ]);
+    // the same node-range port on two addresses, or on loopback: a node port
     assert.deepEqual(
       kinds(vs('10.96.0.1:443') + vs('192.168.0.10:30080') + vs('127.0.0.1:30080')),
-      ['10.96.0.1:443 cluster-ip', '192.168.0.10:30080 node-port', '127.0.0.1:30080 node-port'],
+      [
+        '10.96.0.1:443 virtual-server labelled',
+        '192.168.0.10:30080 node-port',
+        '127.0.0.1:30080 node-port',
+      ],
     );
-    assert.deepEqual(kinds(vs('10.96.0.1:443') + vs('10.96.4.4:30080')), [
-      '10.96.0.1:443 cluster-ip',
-      '10.96.4.4:30080 cluster-ip',
-    ]);
+    // a Service IP's port is the Service port, its address no cluster IP
+    const [t] = buildIpvsTrees(parseIpvs(vs('203.0.113.50:443'))).services;
+    assert.deepEqual([t!.port, t!.clusterIP], [443, undefined]);
   });
 
   it("ipvsadm-save's tunnel options (1.31's --tun-type/--tun-port/--tun-*csum) read; unknown ones skipped, said", () => {

@@ -19,6 +19,8 @@ interface ServiceReading {
   id: string;
   protocol?: string;
   clusterIP?: string;
+  /** An IPVS virtual server's address: a listing does not say which kind of Service IP it is. */
+  address?: string;
   port?: number;
   nodePorts?: number[];
   /** DNAT targets in order; null where the paste does not show the target. */
@@ -77,6 +79,15 @@ function find(trees: ServiceTrees, r: ServiceReading): ServiceTree | undefined {
         t.clusterIP === r.clusterIP &&
         t.port === r.port &&
         (r.protocol === undefined || t.protocol === r.protocol),
+    );
+  if (r.address !== undefined)
+    return all.find((t) =>
+      t.entries.some(
+        (e) =>
+          e.address === r.address &&
+          e.port === r.port &&
+          (r.protocol === undefined || e.protocol === r.protocol),
+      ),
     );
   if (r.nodePorts) return all.find((t) => r.nodePorts!.every((p) => t.nodePorts.includes(p)));
   // a tree a listing names by its id alone: a firewall mark ("FWM 1481"), a name without its port
@@ -139,6 +150,8 @@ describe(`the pastes corpus (${corpus.length} real pastes)`, () => {
         assert.ok(t, `${s.id}: no tree\n${text}`);
         if (s.protocol) assert.equal(t.protocol, s.protocol, s.id);
         if (s.clusterIP) assert.equal(t.clusterIP, s.clusterIP, s.id);
+        // a virtual server's address is not called a cluster IP: it may be an external one
+        if (s.address) assert.equal(t.clusterIP, undefined, s.id);
         if (s.port !== undefined) assert.equal(t.port ?? t.entries[0]?.port, s.port, s.id);
         for (const p of s.nodePorts ?? []) assert.ok(t.nodePorts.includes(p), `${s.id} ${p}`);
         if (s.affinitySeconds !== undefined) assert.equal(t.affinitySeconds, s.affinitySeconds);
@@ -635,7 +648,7 @@ TCP 14:56  ESTABLISHED 10.244.1.1:54321   10.96.0.10:53      10.244.0.2:53
     );
   });
 
-  it('node ports are told from cluster IPs: the port on loopback and on several node addresses', () => {
+  it('node ports are told from Service IPs: the port on loopback and on several node addresses', () => {
     const x = reads(`TCP  10.96.12.7:80 rr
   -> 10.244.1.5:8080              Masq    1      0          0
 TCP  127.0.0.1:30180 rr
@@ -646,7 +659,7 @@ TCP  192.168.0.10:30180 rr
     assert.deepEqual(
       x.trees.services.map((t) => [t.id, t.entries.map((e) => `${e.kind} ${e.address}`)]),
       [
-        ['TCP 10.96.12.7:80', ['cluster-ip 10.96.12.7']],
+        ['TCP 10.96.12.7:80', ['virtual-server 10.96.12.7']],
         ['TCP node port 30180', ['node-port 127.0.0.1', 'node-port 192.168.0.10']],
       ],
     );

@@ -12,7 +12,6 @@ import {
   type ServiceTrees,
   type TreeEndpoint,
 } from '../trees.js';
-import { ipv6 } from '../../ipv6.js';
 import { hostAndPort } from './addresses.js';
 import { loopBackEntry } from './expected.js';
 import { REAL_SERVER_WIDTH } from './printing.js';
@@ -53,7 +52,10 @@ export function buildIpvsTrees(t: IpvsTable, o: IpvsTreeOptions = {}): ServiceTr
           o.known?.get(`${vs.protocol} :${port}`))
         : undefined;
     // without its port a virtual server is no Service port's entry the listing can show
-    const kind = port > 0 ? (known?.kind ?? guessed?.get(vs) ?? 'cluster-ip') : 'virtual-server';
+    const kind =
+      port > 0 ? (known?.kind ?? guessed?.get(vs) ?? 'virtual-server') : 'virtual-server';
+    // kube-proxy binds cluster, external and load-balancer IPs alike: only the objects tell them
+    const serviceIP = kind === 'virtual-server' && port > 0 && !inRange(port);
     // a node port's virtual servers (one per node address) are one entry of one Service port
     const id =
       known?.name ??
@@ -67,6 +69,7 @@ export function buildIpvsTrees(t: IpvsTable, o: IpvsTreeOptions = {}): ServiceTr
     const chain = vsName(vs);
     tree.entries.push({
       kind,
+      ...(serviceIP ? { label: SERVICE_IP } : {}),
       address: host,
       ...(port > 0 ? { port } : {}),
       protocol: vs.protocol,
@@ -74,10 +77,10 @@ export function buildIpvsTrees(t: IpvsTable, o: IpvsTreeOptions = {}): ServiceTr
       from: 'ipvs',
       line: vs.line,
     });
-    if (kind === 'cluster-ip') {
-      tree.clusterIP ??= host;
-      if (port > 0) tree.port ??= port;
-    } else if (kind === 'node-port' && !tree.nodePorts.includes(port)) tree.nodePorts.push(port);
+    if (kind === 'cluster-ip') tree.clusterIP ??= host;
+    // a Service IP's port is the Service port, whichever kind of IP it is
+    if (kind === 'cluster-ip' || serviceIP) tree.port ??= port;
+    else if (kind === 'node-port' && !tree.nodePorts.includes(port)) tree.nodePorts.push(port);
     else if (kind === 'external-ip' && !tree.externalIPs.includes(host))
       tree.externalIPs.push(host);
     else if (kind === 'load-balancer' && !tree.loadBalancerIPs.includes(host))
@@ -126,65 +129,43 @@ const vsName = (vs: IpvsService) =>
 
 /** The default NodePort range (--service-node-port-range). */
 const NODE_PORTS = { min: 30000, max: 32767 };
+const inRange = (port: number) => port >= NODE_PORTS.min && port <= NODE_PORTS.max;
+
+/** What a virtual server outside the node-port range is, from a listing alone. */
+const SERVICE_IP = 'Service IP (cluster, external or load-balancer IP: a listing does not say)';
 
 /**
- * What each virtual server is, from the listing alone (no objects to ask): kube-proxy writes a
- * node port on every node address, loopback included, and cluster IPs once each, all from one
- * Service CIDR. So a port in the node-port range on a loopback address, or on several addresses,
- * is a node port, and so is any node-port-range port on an address already seen holding one. A
- * lone node-range port is a cluster IP in the /16 the Service ports are in, else said unknown: a
- * Service CIDR may be wider (kubeadm's is a /12), so an address outside that /16 proves nothing.
+ * Which virtual servers are node ports, from the listing alone (no objects to ask): kube-proxy
+ * writes a node port on every node address, loopback included. So a port in the node-port range
+ * on a loopback address, or on several addresses, is a node port, and so is any node-port-range
+ * port on an address already seen holding one. Nothing else is told: kube-proxy binds cluster,
+ * external and load-balancer IPs alike, and a lone node-range port may be any of them.
  */
 function entryKinds(t: IpvsTable): Map<IpvsService, EntryPoint['kind']> {
   const out = new Map<IpvsService, EntryPoint['kind']>();
   const hosts = new Map<string, Set<string>>(); // "tcp 32767" -> addresses
   // a virtual server whose port is not in the paste tells nothing of the others
-  const services = t.services.filter((vs) => vs.protocol !== 'fwmark' && vsSplit(vs).port > 0);
+  const services = t.services.filter((vs) => vs.protocol !== 'fwmark' && inRange(vsSplit(vs).port));
+  const rangePorts = new Map<string, Set<number>>();
   for (const vs of services) {
     const { host, port } = vsSplit(vs);
     const key = `${vs.protocol} ${port}`;
     hosts.set(key, (hosts.get(key) ?? new Set()).add(host));
+    rangePorts.set(host, (rangePorts.get(host) ?? new Set()).add(port));
   }
-  const inRange = (port: number) => port >= NODE_PORTS.min && port <= NODE_PORTS.max;
-  // a cluster IP holds its Service's own ports; an address holding several node-range ports is
-  // a node's, where kube-proxy binds every node port
-  const rangePorts = new Map<string, Set<number>>();
-  const serviceBlocks = new Set<string>();
-  for (const vs of services) {
-    const { host, port } = vsSplit(vs);
-    if (inRange(port)) rangePorts.set(host, (rangePorts.get(host) ?? new Set()).add(port));
-    else if (!isLoopback(host)) serviceBlocks.add(blockOf(host));
-  }
+  // an address holding several node-range ports is a node's, where kube-proxy binds every one
   const nodeAddresses = new Set<string>();
   for (const vs of services) {
     const { host, port } = vsSplit(vs);
     if (
       isLoopback(host) ||
-      (inRange(port) &&
-        (hosts.get(`${vs.protocol} ${port}`)!.size > 1 || rangePorts.get(host)!.size > 1))
+      hosts.get(`${vs.protocol} ${port}`)!.size > 1 ||
+      rangePorts.get(host)!.size > 1
     )
       nodeAddresses.add(host);
   }
-  for (const vs of services) {
-    const { host, port } = vsSplit(vs);
-    out.set(
-      vs,
-      !inRange(port)
-        ? 'cluster-ip'
-        : nodeAddresses.has(host)
-          ? 'node-port'
-          : serviceBlocks.has(blockOf(host))
-            ? 'cluster-ip'
-            : 'virtual-server',
-    );
-  }
+  for (const vs of services) if (nodeAddresses.has(vsSplit(vs).host)) out.set(vs, 'node-port');
   return out;
-}
-
-/** The /16 (IPv4) or /64 (IPv6) an address is in: a Service CIDR is at least that wide. */
-function blockOf(host: string): string {
-  const v6 = ipv6(host);
-  return v6 !== undefined ? (v6 >> 64n).toString(16) : host.split('.').slice(0, 2).join('.');
 }
 
 const isLoopback = (host: string) => /^127\./.test(host) || host === '::1';
