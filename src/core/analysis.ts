@@ -30,7 +30,12 @@ import { parseIpsets } from './dataplane/ipvs/ipset.js';
 import { IpvsParseError, parseIpvs, type IpvsTable } from './dataplane/ipvs/listing.js';
 import type { IpvsKnown } from './dataplane/ipvs/trees.js';
 import { commandStem, type CiliumList, type ListingCommand } from './nodes/commands.js';
-import { DriftInputError, unsupportedMode, type NodeDrift } from './dataplane/drift.js';
+import {
+  DriftInputError,
+  unsupportedMode,
+  type DriftFinding,
+  type NodeDrift,
+} from './dataplane/drift.js';
 import { expectedRules, type ExpectOptions, type ExpectedRules } from './dataplane/expected.js';
 import type { IPFamily } from './ipv6.js';
 import { nodeKnobs, type NodeKnobs } from './dataplane/knobs.js';
@@ -473,13 +478,14 @@ export class NodeAnalysis {
       );
       // every finding names the rule set it was found in
       const family = this.family;
+      const onNode = (f: DriftFinding) => ({ ...f, drift: { ...f.drift, family } });
       d = {
         ...found,
         ...(dataplane.mode === 'cilium' ? {} : { release: this.expected(scope).release }),
         family,
-        findings: found.findings.map((f) => ({ ...f, family })),
-        ...(found.notes ? { notes: found.notes.map((f) => ({ ...f, family })) } : {}),
-        ...(found.notRead ? { notRead: found.notRead.map((f) => ({ ...f, family })) } : {}),
+        findings: found.findings.map(onNode),
+        ...(found.notes ? { notes: found.notes.map(onNode) } : {}),
+        ...(found.notRead ? { notRead: found.notRead.map(onNode) } : {}),
       };
       this.driftMemo.set(key, d);
     }

@@ -2,7 +2,7 @@
 // have written, worst first, in sentences with the rule lines as evidence; or JSON.
 import type { Release } from '../core/dataplane/releases.js';
 import { resolveNext, shellLine, shellWords, type Invocation } from '../core/next-command.js';
-import type { DriftAnswer, DriftFinding } from '../core/dataplane/drift.js';
+import { severityOf, type DriftAnswer, type DriftFinding } from '../core/dataplane/drift.js';
 import { RENAMED_IDS, type Severity } from '../core/model.js';
 import { jsonText } from '../core/sanitize.js';
 import { wrapCommand, wrapIndented } from './wrap.js';
@@ -14,7 +14,7 @@ const LABEL: Record<Severity, string> = { error: 'ERROR', warning: 'WARNING', in
 
 function counts(findings: DriftFinding[]) {
   const c = { error: 0, warning: 0, info: 0 };
-  for (const f of findings) c[f.severity]++;
+  for (const f of findings) c[severityOf(f)]++;
   return c;
 }
 
@@ -58,15 +58,15 @@ function nextLines(f: DriftFinding, how: Invocation, by: string): Line[] {
 
 function findingText(f: DriftFinding, how: Invocation, cilium: boolean): Line[] {
   const out: Line[] = [
-    `${LABEL[f.severity]} ${f.id}${f.service ? `  ${f.service}` : ''}`,
-    `  ${f.message}`,
+    `${LABEL[severityOf(f)]} ${f.id}${f.service ? `  ${f.service}` : ''}`,
+    `  ${f.explanation}`,
   ];
-  if (f.actual.length > 0) out.push('  on the node:', ...indent(f.actual));
-  else if (f.expected.length > 0) out.push('  on the node: no such rules');
-  if (f.expected.length > 0)
+  if (f.drift.actual.length > 0) out.push('  on the node:', ...indent(f.drift.actual));
+  else if (f.drift.expected.length > 0) out.push('  on the node: no such rules');
+  if (f.drift.expected.length > 0)
     out.push(
       cilium ? "  Cilium's agent should hold:" : '  kube-proxy would write:',
-      ...indent(f.expected),
+      ...indent(f.drift.expected),
     );
   out.push(...nextLines(f, how, '  '));
   return out;
@@ -83,10 +83,10 @@ function infoText(findings: DriftFinding[], how: Invocation): Line[] {
   for (const f of findings) {
     if (f.id === 'rule-text-differs' && f.service) continue;
     if (f.id === 'rule-text-differs') {
-      out.push(`info rule-text-differs  ${f.message} (the lines: -o json)`);
+      out.push(`info rule-text-differs  ${f.explanation} (the lines: -o json)`);
       continue;
     }
-    out.push(`info ${f.id}${f.service ? `  ${f.service}` : ''}`, `  ${f.message}`);
+    out.push(`info ${f.id}${f.service ? `  ${f.service}` : ''}`, `  ${f.explanation}`);
     out.push(...nextLines(f, how, '  '));
   }
   return out;
@@ -104,8 +104,8 @@ export function driftText(
       `node ${n.node}${n.family === 'IPv6' ? ' IPv6' : ''} (${label}, ${n.source}): ${plural(n.servicePorts, 'Service port')} compared with what ${n.cilium?.refused ? "Cilium's agent should hold (nothing: it does not start, below)" : n.cilium ? `Cilium's agent should hold (frontends, backends${n.cilium.states ? ' and their states' : ' without their states (not read)'}${n.cilium.maps ? ', and its BPF maps against its table' : '; its BPF maps were not read'})` : `kube-proxy ${comparedWith(n.tables, n.release)}`}`,
     );
     if (n.writtenBy) out.push(`  written by ${n.writtenBy}`);
-    const serious = n.findings.filter((f) => f.severity !== 'info');
-    const info = n.findings.filter((f) => f.severity === 'info');
+    const serious = n.findings.filter((f) => severityOf(f) !== 'info');
+    const info = n.findings.filter((f) => severityOf(f) === 'info');
     // where part of the node's state was not read, no drift is said of what was read only
     const blind = (n.notRead?.length ?? 0) > 0;
     out.push(
@@ -120,7 +120,7 @@ export function driftText(
       out.push(...indent(findingText(f, how, n.cilium !== undefined), '  '), '');
     if (info.length > 0) out.push(...indent(infoText(info, how), '  '), '');
     for (const f of [...(n.notes ?? []), ...(n.notRead ?? [])]) {
-      out.push(`  note ${f.id}${f.service ? `  ${f.service}` : ''}`, `    ${f.message}`);
+      out.push(`  note ${f.id}${f.service ? `  ${f.service}` : ''}`, `    ${f.explanation}`);
       out.push(...nextLines(f, how, '    '), '');
     }
   }
@@ -132,16 +132,16 @@ export function driftText(
 const findingJson = (f: DriftFinding, how: Invocation) => ({
   id: f.id,
   ...(RENAMED_IDS[f.id] ? { aliases: RENAMED_IDS[f.id] } : {}),
-  severity: f.severity,
+  severity: severityOf(f),
   node: f.node,
   service: f.service ?? null,
   title: f.title,
-  message: f.message,
-  expected: f.expected,
-  actual: f.actual,
+  message: f.explanation,
+  expected: f.drift.expected,
+  actual: f.drift.actual,
   next: f.next ? shellLine(resolveNext(f.next, how)) : null,
   advice: f.advice ?? null,
-  family: f.family ?? 'IPv4',
+  family: f.drift.family ?? 'IPv4',
 });
 
 /** The document `drift -o json` prints (schema/drift.vN.json). */

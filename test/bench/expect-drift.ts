@@ -21,7 +21,7 @@ import {
   type Release,
 } from '../../src/core/dataplane/releases.js';
 import { clusterView, serviceCIDRs, type ClusterView } from '../../src/core/kube/objects.js';
-import type { DriftFinding } from '../../src/core/dataplane/drift.js';
+import { severityOf, type DriftFinding } from '../../src/core/dataplane/drift.js';
 import {
   clusterDump,
   clusterObjects,
@@ -134,7 +134,7 @@ export function benchExpectDrift(shape: DumpShape, runs: number): void {
       compare.push(time(() => (found = drift(exp, view))));
     }
     const sum = expect.map((e, i) => e + compare[i]!);
-    const findings = `${found.length} finding${found.length === 1 ? '' : 's'}${found.length ? `: ${found.map((f) => `${f.severity} ${f.id}`).join(', ')}` : ''}`;
+    const findings = `${found.length} finding${found.length === 1 ? '' : 's'}${found.length ? `: ${found.map((f) => `${severityOf(f)} ${f.id}`).join(', ')}` : ''}`;
     console.log(
       `expect + drift, ${c.name}: ${ms(median(expect))} + ${ms(median(compare))} = ${ms(median(sum))}; best ${ms(Math.min(...sum))} for ${shape.services} Services on ${NODE} (target < 1000 ms; ${findings}, ${c.wanted} expected)`,
     );

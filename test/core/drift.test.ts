@@ -12,7 +12,8 @@ import { describe, it } from 'node:test';
 import { readSnapshot } from '../../src/cluster/snapshot/read.js';
 import { endpointChain, kubeProxyChain } from '../../src/core/dataplane/chain-names.js';
 import {
-  driftToFinding,
+  judgedOnNode,
+  severityOf,
   unsupportedMode,
   type DriftFinding,
 } from '../../src/core/dataplane/drift.js';
@@ -66,7 +67,7 @@ function drift(text: string, v = view) {
   });
 }
 const ids = (fs: DriftFinding[]) =>
-  fs.map((f) => `${f.severity} ${f.id}${f.service ? ` ${f.service}` : ''}`);
+  fs.map((f) => `${severityOf(f)} ${f.id}${f.service ? ` ${f.service}` : ''}`);
 
 const WEB = 'ns1/web:p80';
 const SVC = kubeProxyChain('KUBE-SVC', WEB, 'tcp');
@@ -181,7 +182,7 @@ describe('drift', () => {
   ];
   for (const [what, dump, want] of faults) {
     it(`names ${want[0]} for ${what}`, () => {
-      assert.deepEqual(ids(drift(dump).findings.filter((f) => f.severity !== 'info')), want);
+      assert.deepEqual(ids(drift(dump).findings.filter((f) => severityOf(f) !== 'info')), want);
     });
   }
 
@@ -208,7 +209,7 @@ describe('drift', () => {
         d.findings.filter((f) => f.id !== 'rule-text-differs'),
         [],
       );
-      assert.ok(d.findings.every((f) => f.severity === 'info'));
+      assert.ok(d.findings.every((f) => severityOf(f) === 'info'));
     });
   }
 
@@ -217,25 +218,27 @@ describe('drift', () => {
     const other = line.replace('-d 172.30.0.41/32', '-d 172.30.0.41');
     const d = drift(clean.replace(line, other));
     assert.deepEqual(ids(d.findings), [`info rule-text-differs ${WEB}`]);
-    assert.deepEqual(d.findings[0]!.expected, [`-t nat ${line}`]);
-    assert.deepEqual(d.findings[0]!.actual, [`-t nat ${other}`]);
+    assert.deepEqual(d.findings[0]!.drift.expected, [`-t nat ${line}`]);
+    assert.deepEqual(d.findings[0]!.drift.actual, [`-t nat ${other}`]);
   });
 
   it('says what the stale endpoint is and what to do, with the rule lines as evidence', () => {
     const d = drift(swap(/10\.180\.1\.2/g, '10.180.1.9'));
     const stale = d.findings.find((f) => f.id === 'endpoint-stale')!;
     assert.equal(
-      stale.message,
+      stale.explanation,
       `node ${NODE} still sends 33.3% of ${WEB} to 10.180.1.9:80, a Pod that no longer exists: those connections time out.`,
     );
     assert.ok(
-      stale.actual.some((l) => l.startsWith(`-t nat -A ${SVC} `) && l.includes('10.180.1.9:80')),
+      stale.drift.actual.some(
+        (l) => l.startsWith(`-t nat -A ${SVC} `) && l.includes('10.180.1.9:80'),
+      ),
     );
-    assert.ok(stale.expected.every((l) => l.startsWith(`-t nat -A ${SVC} `)));
+    assert.ok(stale.drift.expected.every((l) => l.startsWith(`-t nat -A ${SVC} `)));
     assert.match(stale.advice!, /kube-proxy on test-node has not applied/);
     // the node holds what the finding shows it has: those lines are a difference, - and +
-    const held = new Set(stale.actual);
-    const f = driftToFinding(stale, 'nodes/test-node/iptables-save.txt', {
+    const held = new Set(stale.drift.actual);
+    const f = judgedOnNode(stale, 'nodes/test-node/iptables-save.txt', {
       holds: (l) => held.has(l),
       expects: () => false,
     });
@@ -245,14 +248,14 @@ describe('drift', () => {
     assert.ok(text.some((e) => e.startsWith('- -t nat')));
     assert.ok(f.evidence.filter((e) => e.diff === 'missing').every((e) => e.kind === 'computed'));
     // a line the node has that kube-proxy also writes (elsewhere in its answer): unmarked, never '+'
-    const written = driftToFinding(stale, 'nodes/test-node/iptables-save.txt', {
+    const written = judgedOnNode(stale, 'nodes/test-node/iptables-save.txt', {
       holds: (l) => held.has(l),
       expects: () => true,
     });
     assert.ok(!written.evidence.some((e) => e.diff === 'unexpected'));
     assert.ok(written.evidence.some((e) => e.diff === 'same' && held.has(e.text)));
     // an actual the node's rules do not hold as a line (a place, a count) is said as it is
-    const said = driftToFinding(stale, 'nodes/test-node/iptables-save.txt', {
+    const said = judgedOnNode(stale, 'nodes/test-node/iptables-save.txt', {
       holds: () => false,
       expects: () => false,
     });
@@ -261,11 +264,11 @@ describe('drift', () => {
 
   it('collapses one masquerade difference on every Service port into one node finding', () => {
     const d = drift(clean.replaceAll('! -s 10.0.0.0/8', '! -s 10.244.0.0/16'));
-    assert.deepEqual(ids(d.findings.filter((f) => f.severity !== 'info')), [
+    assert.deepEqual(ids(d.findings.filter((f) => severityOf(f) !== 'info')), [
       'warning masquerade-differs',
     ]);
     assert.match(
-      d.findings[0]!.message,
+      d.findings[0]!.explanation,
       /"! -s 10\.244\.0\.0\/16", but the kube-proxy configuration .* says "! -s 10\.0\.0\.0\/8"/,
     );
   });
@@ -282,7 +285,7 @@ describe('drift', () => {
       [['no-local-endpoint', LOCAL]],
     );
     assert.match(
-      d.notes![0]!.message,
+      d.notes![0]!.explanation,
       /drops traffic arriving here for node port 3001, as designed; only other-node answers/,
     );
   });
@@ -327,7 +330,7 @@ describe('drift in large-cluster mode (per-endpoint rules sampled)', () => {
 
   it('still checks every endpoint semantically', () => {
     const d = drift(text.replaceAll('10.180.2.100:80', '10.180.9.100:80'), big);
-    assert.deepEqual(ids(d.findings.filter((f) => f.severity !== 'info')), [
+    assert.deepEqual(ids(d.findings.filter((f) => severityOf(f) !== 'info')), [
       `error endpoint-stale ${BIG}`,
       `warning endpoint-missing ${BIG}`,
     ]);
@@ -378,11 +381,11 @@ describe('drift on the snapshots', () => {
     it(`${dir} ${node}: ${want.length ? want.join(', ') : 'no drift'}`, async () => {
       const facts = await readSnapshot(`snapshots/${dir}`);
       const d = new Analysis(facts).node(node).drift();
-      assert.deepEqual(ids(d.findings.filter((f) => f.severity !== 'info')), want);
+      assert.deepEqual(ids(d.findings.filter((f) => severityOf(f) !== 'info')), want);
       assert.deepEqual(d.notes?.map((n) => n.id) ?? [], notes);
       if (dir !== 'nginx-svc')
         assert.deepEqual(
-          d.findings.filter((f) => f.severity === 'info'),
+          d.findings.filter((f) => severityOf(f) === 'info'),
           [],
           'current kube-proxy: spelled exactly',
         );
@@ -395,11 +398,11 @@ describe('drift on the snapshots', () => {
     assert.match(d.writtenBy!, /masquerade rules in KUBE-SERVICES \(v1\.20 or earlier\)/);
     // the spelling of 5 Service ports and the node's own chains, folded into one line
     assert.deepEqual(
-      d.findings.map((f) => `${f.severity} ${f.id} ${f.service ?? '(node)'}`),
+      d.findings.map((f) => `${severityOf(f)} ${f.id} ${f.service ?? '(node)'}`),
       ['info rule-text-differs (node)'],
     );
     assert.match(d.findings[0]!.title, /compared by behaviour/);
-    assert.match(d.findings[0]!.message, /of 5 Service ports/);
+    assert.match(d.findings[0]!.explanation, /of 5 Service ports/);
   });
 });
 

@@ -221,7 +221,7 @@ describe('IPVS mode: drift', () => {
       ['10.96.0.20:80: 10.244.1.99:8080 draining (weight 0)'],
     );
     // what the node has is shown as its line, in ipvsadm-save's words, and where it was read
-    assert.deepEqual(d.notes?.[0]?.actual, [
+    assert.deepEqual(d.notes?.[0]?.drift.actual, [
       's:98: -a -t 10.96.0.20:80 -r 10.244.1.99:8080 -m -w 0',
     ]);
   });
@@ -275,7 +275,7 @@ describe('IPVS mode through the analysis', () => {
     const d = new Analysis(facts(badSets)).node(NODE).drift();
     assert.deepEqual([d.tables, d.findings], [['ipvs'], []]);
     assert.match(
-      d.notRead?.[0]?.message ?? '',
+      d.notRead?.[0]?.explanation ?? '',
       /ipset-save\.txt:1: an entry of a set not created before/,
     );
   });

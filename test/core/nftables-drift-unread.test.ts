@@ -38,9 +38,9 @@ describe('nftables drift with lines not read', () => {
       ['table-not-captured'],
     );
     assert.ok(
-      d.notRead![0]!.message.includes(`${SOURCE}:${at} (in map service-ips): "10.96.33.216`),
+      d.notRead![0]!.explanation.includes(`${SOURCE}:${at} (in map service-ips): "10.96.33.216`),
     );
-    assert.deepEqual(d.notRead![0]!.actual, [
+    assert.deepEqual(d.notRead![0]!.drift.actual, [
       `${SOURCE}:${at}: ${ELEMENT.slice(0, -1).replace(' : ', ' quota 5 mbytes : ')}`,
     ]);
     // the element gone from the listing is missing: only what was not read is not said
@@ -52,7 +52,7 @@ describe('nftables drift with lines not read', () => {
     const three = [...BOTH, '10.244.1.9'];
     assert.deepEqual(ids(drift(text, three)), []);
     assert.match(
-      drift(text, three).notRead![0]!.message,
+      drift(text, three).notRead![0]!.explanation,
       new RegExp(`:${at + 1} \\(in chain service-FN4G4LLS-matrix/cluster-ip/tcp/http\\)`),
     );
     assert.deepEqual(ids(drift(labListing(CHAIN, `\t${CHAIN}`).text, three)), ['endpoint-missing']);

@@ -3,8 +3,13 @@
 // snapshot's addresses (Pod CIDR 10.244.0.0/16, Service CIDR 10.1.0.0/16, node vm-12-11-centos
 // 10.0.12.11).
 import { diagnose } from '../../src/core/diagnose.js';
-import type { DriftFinding, NodeDrift } from '../../src/core/dataplane/drift.js';
-import type { Report } from '../../src/core/model.js';
+import {
+  driftFinding,
+  type DriftId,
+  type DriftSaid,
+  type NodeDrift,
+} from '../../src/core/dataplane/drift.js';
+import type { Report, Severity } from '../../src/core/model.js';
 import type { TraceResult } from '../../src/core/dataplane/trace/trace.js';
 import {
   aService,
@@ -32,17 +37,14 @@ export const typoReport: Report = diagnose(
   { collecting: { nodes: true } },
 );
 
-function aDriftFinding(
-  f: Partial<DriftFinding> & Pick<DriftFinding, 'id' | 'title'>,
-): DriftFinding {
-  return {
-    severity: 'error',
-    node: 'vm-12-11-centos',
-    message: '',
-    expected: [],
-    actual: [],
-    ...f,
-  };
+function aDriftFinding({
+  id,
+  severity = 'error',
+  message = '',
+  ...said
+}: Partial<DriftSaid> & Pick<DriftSaid, 'title'> & { id: DriftId; severity?: Severity }) {
+  const at = { node: 'vm-12-11-centos', source: 'nodes/vm-12-11-centos/iptables-save.txt' };
+  return driftFinding(id, { message, ...said }, at, severity);
 }
 
 /** A node still sending half of nginx-svc to a Pod that is gone. */

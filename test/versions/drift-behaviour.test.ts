@@ -3,6 +3,7 @@
 // by the semantic checks where they see it and by the packet walk where only it does.
 // IP conventions (the demo snapshot): Pod CIDR 10.244.0.0/16, Service CIDR 10.1.0.0/16,
 // nodes 10.0.12.7 and 10.0.12.11; nginx-svc 10.1.190.219:8080 -> 10.244.0.3:80, 10.244.1.7:80.
+import { severityOf } from '../../src/core/dataplane/drift.js';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { readSnapshot } from '../../src/cluster/snapshot/read.js';
@@ -76,12 +77,12 @@ describe('drift of a dump by an unmodelled release: by behaviour, spelling folde
       const fx = structuredClone(facts);
       fx.nodes[NODE]!['iptables-save'] = edit(dump);
       const d = new Analysis(fx).node(NODE).drift();
-      const worse = d.findings.filter((f) => f.severity !== 'info');
+      const worse = d.findings.filter((f) => severityOf(f) !== 'info');
       assert.deepEqual(
-        worse.map((f) => `${f.severity} ${f.id} ${f.service ?? ''}`),
+        worse.map((f) => `${severityOf(f)} ${f.id} ${f.service ?? ''}`),
         want,
       );
-      const info = d.findings.filter((f) => f.severity === 'info');
+      const info = d.findings.filter((f) => severityOf(f) === 'info');
       assert.deepEqual(
         info.map((f) => f.id),
         ['rule-text-differs'],
@@ -114,7 +115,7 @@ describe('drift by behaviour on many ports alike: one walk tells for ports the s
       expected: expectedRules(view, BENCH_NODE, { release: { minor: 20 } }),
       actual: parseIptables(dump),
       view,
-    }).findings.map((f) => `${f.severity} ${f.id} ${f.service ?? ''}`.trim());
+    }).findings.map((f) => `${severityOf(f)} ${f.id} ${f.service ?? ''}`.trim());
   // only for one source network: a walk sees it, no semantic check does
   const narrowed = (dump: string, vip: string, match = '-s 192.168.0.0/16') =>
     dump.replace(`-A KUBE-SERVICES -d ${vip}/32`, `-A KUBE-SERVICES ${match} -d ${vip}/32`);

@@ -3,6 +3,7 @@
 // jump target missing from the dump, and a node that recorded only its ip6tables-save.
 // IP conventions (kube-proxy's proxier_test.go): Pod CIDR 10.0.0.0/8, Service CIDR
 // 172.30.0.0/16, node test-node 192.168.0.2, source range 203.0.113.0/25.
+import { severityOf } from '../../src/core/dataplane/drift.js';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { pickNodes } from '../../src/cluster/facts-source.js';
@@ -125,7 +126,7 @@ describe('drift: a chain the dump does not hold', () => {
     const rs = parseIptables(text, { file: 'test' });
     const exp = expectedRules(view, NODE, optionsFromDump(rs));
     return nodeDrift({ node: NODE, source: 'test', expected: exp, actual: rs, view }).findings.map(
-      (f) => `${f.severity} ${f.id}${f.service ? ` ${f.service}` : ''}`,
+      (f) => `${severityOf(f)} ${f.id}${f.service ? ` ${f.service}` : ''}`,
     );
   };
   const dropping = (...prefixes: string[]) =>

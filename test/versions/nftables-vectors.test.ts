@@ -4,6 +4,7 @@
 // nothing wrong in it, and a line lost from it is the same finding whichever release spelled it.
 // IP conventions (kube-proxy's proxier_test.go): Pod CIDR 10.0.0.0/8, Service CIDR
 // 172.30.0.0/16, node test-node 192.168.0.2.
+import { severityOf } from '../../src/core/dataplane/drift.js';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -66,7 +67,7 @@ function driftOf(exp: ExpectedRules, cidrs: string[], lines: string[], minor: nu
     trees: buildNftServiceTrees(table, { loadBalancerIPs: lbIPs }),
     scoped: false,
   })
-    .findings.filter((f) => f.severity !== 'info')
+    .findings.filter((f) => severityOf(f) !== 'info')
     .map((f) => `${f.id}: ${f.title}`);
 }
 

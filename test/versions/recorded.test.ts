@@ -6,6 +6,7 @@
 // and drift on it finds nothing. Nothing is built or run but nft (to list our script as nft lists
 // the recorded table). IP conventions (the lab, topology.ts): Pod CIDR 10.244.0.0/16, Service
 // CIDR 10.96.0.0/16, nodes 192.0.2.21 and .22.
+import { severityOf } from '../../src/core/dataplane/drift.js';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -94,7 +95,7 @@ describe('expect and drift against what each release really wrote (the lab recor
         const d = node.drift();
         assert.equal(d.release?.minor, release.minor, `${name}: the release drift compares with`);
         assert.deepEqual(
-          d.findings.map((f) => `${f.severity} ${f.id}: ${f.title}`),
+          d.findings.map((f) => `${severityOf(f)} ${f.id}: ${f.title}`),
           [],
           `${name}: drift`,
         );
@@ -127,7 +128,7 @@ describe('what each release serves on /configz, read as the configuration it run
       assert.equal(analysis.state('node-a').mode.value, mode);
       const d = analysis.node('node-a').drift();
       assert.deepEqual(
-        d.findings.map((f) => `${f.severity} ${f.id}: ${f.title}`),
+        d.findings.map((f) => `${severityOf(f)} ${f.id}: ${f.title}`),
         [],
         'drift with the configuration /configz served',
       );

@@ -4,6 +4,7 @@
 // node and no drift, and what does not pass is only what the recording did not hold (no probe,
 // no DNS lookup). IP conventions (the lab, topology.ts): Pod CIDR 10.244.0.0/16, Service CIDR
 // 10.96.0.0/16, nodes 192.0.2.21 and .22.
+import { severityOf } from '../../src/core/dataplane/drift.js';
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -126,7 +127,7 @@ describe('kdebug svc on what each release really wrote (the lab recordings)', ()
             analysis
               .node(node)
               .drift([svc])
-              .findings.map((f) => `${f.severity} ${f.id}: ${f.title}`),
+              .findings.map((f) => `${severityOf(f)} ${f.id}: ${f.title}`),
             [],
             `${what}: drift on ${node}`,
           );

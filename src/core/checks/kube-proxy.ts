@@ -153,13 +153,8 @@ export function kubeProxyInSync(ctx: CheckContext, node: string): boolean {
 
 /** A drift finding that blames a kube-proxy its own metrics show in sync names the cause its
  * evidence leaves open instead: the rules changed after that sync. */
-export function withSyncShown(
-  ctx: CheckContext,
-  node: string,
-  d: DriftFinding,
-  f: Finding,
-): Finding {
-  if (!d.notSynced) return f;
+export function withSyncShown(ctx: CheckContext, node: string, f: DriftFinding): Finding {
+  if (!f.drift.notSynced) return f;
   // not in sync: the log of the kube-proxy Pod the facts name on that node
   if (!kubeProxyInSync(ctx, node)) return { ...f, next: kubeProxyLogs(ctx, node) };
   return {

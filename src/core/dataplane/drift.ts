@@ -46,12 +46,31 @@ export type DriftId =
   | 'cilium-algorithm-differs'
   | 'cilium-reverse-nat-differs';
 
+/** What a drift check says of a finding: its words and the lines it compared; driftFinding makes
+ * it a Finding about the node. */
+export interface DriftSaid {
+  /** The ServicePortName, when the finding is about one Service port. */
+  service?: ServicePortName;
+  /** One line: what is wrong. */
+  title: string;
+  /** The sentence a person needs: what the node does, and why it matters. */
+  message: string;
+  /** Rule lines kube-proxy would have written ("-t nat -A ..."). */
+  expected?: string[];
+  /** Rule lines the node has. */
+  actual?: string[];
+  endpoint?: string;
+  actualAt?: DriftLines['actualAt'];
+  /** The command that shows or fixes it. */
+  next?: NextCommand;
+  /** What to do about it, in words. */
+  advice?: string;
+  notSynced?: true;
+  family?: IPFamily;
+}
+
 /** Adds a finding of `id` (its severity from SEVERITY) about the node being compared. */
-export type AddFinding = (
-  id: DriftId,
-  f: Omit<DriftFinding, 'id' | 'severity' | 'node' | 'expected' | 'actual'> &
-    Partial<Pick<DriftFinding, 'expected' | 'actual'>>,
-) => void;
+export type AddFinding = (id: DriftId, f: DriftSaid) => void;
 
 export const SEVERITY: Record<DriftId, Severity> = {
   'service-rules-missing': 'error',
@@ -94,16 +113,8 @@ export const SEVERITY: Record<DriftId, Severity> = {
   'cilium-reverse-nat-differs': 'error',
 };
 
-export interface DriftFinding {
-  id: DriftId;
-  severity: Severity;
-  node: string;
-  /** The ServicePortName, when the finding is about one Service port. */
-  service?: ServicePortName;
-  /** One line: what is wrong. */
-  title: string;
-  /** The sentence a person needs: what the node does, and why it matters. */
-  message: string;
+/** What a drift finding compared: the lines that differ, as the check found them. */
+export interface DriftLines {
   /** Rule lines kube-proxy would have written ("-t nat -A ..."). */
   expected: string[];
   /** Rule lines the node has. */
@@ -113,15 +124,52 @@ export interface DriftFinding {
   /** Where `actual` was read when not in the drift's own source (the node's ipsets): the
    * evidence's source and line. */
   actualAt?: { source: string; line?: number };
-  /** The command that shows or fixes it. */
-  next?: NextCommand;
-  /** What to do about it, in words. */
-  advice?: string;
   /** Its advice blames kube-proxy for not having synced: only true where it has not. */
   notSynced?: true;
   /** The family of the rule set it was found in (the IPv4 iptables or the IPv6 ip6tables one). */
   family?: IPFamily;
 }
+
+/** A finding of `kdebug drift`: a Finding about one node, with the lines it compared. Its status
+ * says its severity (error: fail, warning: warn, information: an info pass). */
+export type DriftFinding = Finding & { id: DriftId; node: string; drift: DriftLines };
+
+const STATUS: Record<Severity, Finding['status']> = {
+  error: 'fail',
+  warning: 'warn',
+  info: 'pass',
+};
+
+/** A drift finding of `id` about the node whose `source` was compared; `severity` overrides the
+ * id's where a check says it as information (a note). Its evidence is the lines it compared, the
+ * node's as seen in `source`. */
+export function driftFinding(
+  id: DriftId,
+  said: DriftSaid,
+  at: { node: string; source: string },
+  severity: Severity = SEVERITY[id],
+): DriftFinding {
+  const { service, title, message, expected = [], actual = [], next, advice, ...lines } = said;
+  const drift: DriftLines = { expected, actual, ...lines };
+  const held = new Set(actual);
+  return {
+    id,
+    status: STATUS[severity],
+    title,
+    explanation: message,
+    evidence: driftEvidence(drift, at, (l) => held.has(l)),
+    ...(next ? { next } : {}),
+    ...(advice ? { advice } : {}),
+    node: at.node,
+    ...(service ? { service } : {}),
+    ...(severity === 'info' ? { info: true } : {}),
+    drift,
+  };
+}
+
+/** error, warning or info: what a drift finding's status says. */
+export const severityOf = (f: Pick<Finding, 'status' | 'info'>): Severity =>
+  f.info ? 'info' : f.status === 'fail' ? 'error' : 'warning';
 
 export interface NodeDrift {
   node: string;
@@ -185,18 +233,12 @@ export function sortFindings(f: DriftFinding[]): DriftFinding[] {
     .map((x, i) => ({ x, i }))
     .sort(
       (a, b) =>
-        ORDER[a.x.severity] - ORDER[b.x.severity] ||
+        ORDER[severityOf(a.x)] - ORDER[severityOf(b.x)] ||
         (a.x.service ?? '').localeCompare(b.x.service ?? '') ||
         a.i - b.i,
     )
     .map((e) => e.x);
 }
-
-const STATUS: Record<Severity, Finding['status']> = {
-  error: 'fail',
-  warning: 'warn',
-  info: 'pass',
-};
 
 /** "-t nat -A X ..." and "-A X ..." are the same line for telling missing from unexpected. */
 const bare = (line: string) => line.replace(/^-t \S+ /, '').trim();
@@ -207,7 +249,7 @@ const bare = (line: string) => line.replace(/^-t \S+ /, '').trim();
  * whether kube-proxy writes a line at all: a finding's actual may show a whole chain, whose
  * other lines are as expected. */
 export function diffLines(
-  f: Pick<DriftFinding, 'expected' | 'actual'>,
+  f: Pick<DriftLines, 'expected' | 'actual'>,
   onNode: (line: string) => boolean = () => false,
   expects: (line: string) => boolean = () => false,
 ) {
@@ -223,48 +265,53 @@ export function diffLines(
   ];
 }
 
-/** A drift finding as a diagnosis Finding, its lines as a difference where they are lines the
- * node's rules hold (`holds`): each expected line the node lacks is missing, each line it has
- * unexpectedly is so; an actual that names a place or a count rather than a line stays as said. */
-export function driftToFinding(
-  d: DriftFinding,
-  source: string,
-  node: { holds(line: string): boolean; expects(line: string): boolean },
-): Finding {
-  const at = { node: d.node, source };
-  const holds = (l: string) => node.holds(l);
+/** A drift finding's lines as evidence, a difference where they are lines the node's rules hold
+ * (`holds`): each expected line the node lacks is missing, each line it has unexpectedly is so;
+ * an actual that names a place or a count rather than a line stays as said. `expects` says whether
+ * kube-proxy writes a line at all. */
+function driftEvidence(
+  d: DriftLines,
+  at: { node: string; source: string },
+  holds: (line: string) => boolean,
+  expects: (line: string) => boolean = () => false,
+): Evidence[] {
   const lines = d.actual.filter(holds);
   const said = d.actual.filter((l) => !holds(l));
   const diff = diffLines(
     { expected: d.expected.filter((l) => !isCapLine(l)), actual: lines },
     holds,
-    (l) => node.expects(l),
+    expects,
   );
   // what the node has is what was observed: its lines, or that it has none of them
-  const evidence: Evidence[] = [
+  return [
     ...diff.map(({ line, kind }) => ({
       // a line the node holds was observed there; one it lacks is only expected
       ...(kind === 'missing' ? computed(line) : seen(line, at)),
       diff: kind,
     })),
     ...d.expected.filter(isCapLine).map((l) => computed(l)),
-    ...said.map((l) => seen(`actual:   ${l}`, d.actualAt ? { node: d.node, ...d.actualAt } : at)),
+    ...said.map((l) => seen(`actual:   ${l}`, d.actualAt ? { node: at.node, ...d.actualAt } : at)),
     ...(d.actual.length === 0 && diff.length > 0 && diff.every((x) => x.kind === 'missing')
-      ? [seen(`actual:   ${source}: none of these`, at)]
+      ? [seen(`actual:   ${at.source}: none of these`, at)]
       : []),
   ];
-  return {
-    id: d.id,
-    status: judged(STATUS[d.severity], evidence),
-    title: d.title,
-    explanation: d.message,
-    evidence,
-    ...(d.next ? { next: d.next } : {}),
-    ...(d.advice ? { advice: d.advice } : {}),
-    node: d.node,
-    ...(d.service ? { service: d.service } : {}),
-    ...(d.severity === 'info' ? { info: true } : {}),
-  };
+}
+
+/** A drift finding judged against the node's whole rules: its lines as a difference where the
+ * node holds them (`holds`) or kube-proxy writes them (`expects`), and no verdict without a line
+ * observed there. */
+export function judgedOnNode(
+  d: DriftFinding,
+  source: string,
+  node: { holds(line: string): boolean; expects(line: string): boolean },
+): DriftFinding {
+  const evidence = driftEvidence(
+    d.drift,
+    { node: d.node, source },
+    (l) => node.holds(l),
+    (l) => node.expects(l),
+  );
+  return { ...d, evidence, status: judged(d.status, evidence) };
 }
 
 /** A line the node has, as evidence names it everywhere: "FILE:LINE: TEXT". */
@@ -272,4 +319,4 @@ export const lineAt = (source: string, line: number | undefined, text: string) =
   `${source}${line !== undefined ? `:${line}` : ''}: ${text}`;
 
 /** Findings that make `kdebug drift` exit 1 (information alone does not). */
-export const isDrift = (f: DriftFinding) => f.severity !== 'info';
+export const isDrift = (f: DriftFinding) => !f.info;

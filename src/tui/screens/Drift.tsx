@@ -2,7 +2,12 @@
 // grouped by Service port, each finding with its id; missing lines in one colour, unexpected in
 // another (and a - / + prefix, so the difference reads without colour too).
 import { Box } from 'ink';
-import { diffLines, type DriftFinding, type NodeDrift } from '../../core/dataplane/drift.js';
+import {
+  diffLines,
+  severityOf,
+  type DriftFinding,
+  type NodeDrift,
+} from '../../core/dataplane/drift.js';
 import type { Severity } from '../../core/model.js';
 import { resolveNext, shellWords, type Invocation } from '../../core/next-command.js';
 import { wrapCommand } from '../../output/wrap.js';
@@ -66,21 +71,21 @@ export function driftLines(
       const f = findings[i]!;
       const head = out.length;
       add(
-        `${SEVERITY_MARK[f.severity]} ${f.id}  ${f.title}`,
-        SEVERITY_TONE[f.severity],
+        `${SEVERITY_MARK[severityOf(f)]} ${f.id}  ${f.title}`,
+        SEVERITY_TONE[severityOf(f)],
         i,
         '',
         '    ',
       );
       out[head]!.head = true;
-      if (f.message) add(f.message, 'text', i, '    ');
+      if (f.explanation) add(f.explanation, 'text', i, '    ');
       const diff = node
         ? diffLines(
-            f,
+            f.drift,
             (l) => node.hasRule(l),
             (l) => node.expectsRule(l),
           )
-        : diffLines(f);
+        : diffLines(f.drift);
       for (const d of diff) {
         const [mark, tone]: [string, Tone] =
           d.kind === 'missing'
@@ -120,7 +125,7 @@ export function driftModel(
   const unread = found.length > 0 && drift && 'findings' in drift ? (drift.notRead ?? []) : [];
   const lines: DriftLine[] = [
     ...unread.flatMap((f) =>
-      wrap(`not read: ${f.message}`, width - 3, '  ').map((text) => ({
+      wrap(`not read: ${f.explanation}`, width - 3, '  ').map((text) => ({
         text,
         tone: 'warn' as Tone,
         finding: -1,
@@ -159,7 +164,7 @@ export function Drift({ model: m, reading }: { model: DriftModel; reading?: bool
   // the finding's group heading stays in view when there is room
   const top = Math.max(0, Math.min(m.cursor === 0 ? 0 : at - 1, m.lines.length - page));
   const selected = m.lines[at]?.finding ?? -1;
-  const errors = m.findings.filter((f) => f.severity !== 'info').length;
+  const errors = m.findings.filter((f) => severityOf(f) !== 'info').length;
   const info = [
     m.node && m.nodeCount > 1
       ? `${m.node.label} (${m.nodeIndex + 1}/${m.nodeCount}, n/p)`
@@ -180,7 +185,7 @@ export function Drift({ model: m, reading }: { model: DriftModel; reading?: bool
     // part of the node's state not read: no drift is said of what was read only
     body = (
       <T tone="warn" wrap="wrap">
-        no drift in what was read on {m.drift.node}: {unread.map((f) => f.message).join(' ')}
+        no drift in what was read on {m.drift.node}: {unread.map((f) => f.explanation).join(' ')}
       </T>
     );
   else if (m.findings.length === 0)

@@ -48,8 +48,8 @@ function rowMarks(node: NodeData | undefined): RowMarks {
   const drift = node?.drift();
   if (!drift || 'error' in drift) return marks;
   for (const f of drift.findings) {
-    if (f.id === 'endpoint-stale' && f.service && f.endpoint)
-      marks.stale.set(`${f.service} ${f.endpoint}`, 'not an endpoint now [endpoint-stale]');
+    if (f.id === 'endpoint-stale' && f.service && f.drift.endpoint)
+      marks.stale.set(`${f.service} ${f.drift.endpoint}`, 'not an endpoint now [endpoint-stale]');
     if (f.id === 'weights-uneven' && f.service) marks.uneven.set(f.service, f.title);
   }
   return marks;

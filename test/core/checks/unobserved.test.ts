@@ -1,5 +1,6 @@
 // What kdebug did not observe, it neither passes nor blames: the demo snapshot with one source
 // of evidence blinded at a time (a probe tool missing on every node).
+import { severityOf } from '../../../src/core/dataplane/drift.js';
 import { evidenceText } from '../../../src/core/evidence.js';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -102,16 +103,16 @@ describe('a table that was not captured', () => {
       );
     }
     const whole = driftOf(await readSnapshot('snapshots/selector-typo'), 'vm-12-7-centos');
-    assert.ok(whole.findings.length === 0 || whole.findings.every((f) => f.severity === 'info'));
+    assert.ok(whole.findings.length === 0 || whole.findings.every((f) => severityOf(f) === 'info'));
     const d = driftOf(facts, 'vm-12-7-centos');
     assert.deepEqual(d.tables, ['nat']);
     assert.deepEqual(
-      d.findings.filter((f) => f.severity !== 'info').map((f) => f.id),
+      d.findings.filter((f) => severityOf(f) !== 'info').map((f) => f.id),
       [],
     );
     const note = d.notRead!.find((n) => n.id === 'table-not-captured')!;
     assert.match(
-      note.message,
+      note.explanation,
       /no filter table .* not compared; not checked: no REJECT rule for 10\.1\.190\.219:8080\/tcp/,
     );
     const r = diagnose(facts, TARGET);
@@ -224,12 +225,12 @@ describe("kube-proxy's configuration not read", () => {
     assert.notEqual(r.status, 'fail');
     const d = driftOf(facts, 'vm-12-7-centos');
     assert.deepEqual(
-      d.findings.filter((f) => f.severity !== 'info').map((f) => f.id),
+      d.findings.filter((f) => severityOf(f) !== 'info').map((f) => f.id),
       [],
     );
     const note = d.notes!.find((n) => n.id === 'masquerade-differs')!;
     assert.match(
-      note.message,
+      note.explanation,
       /read no kube-proxy configuration .* every Service port masquerades on "! -s 10\.244\.0\.0\/16"/,
     );
   });
@@ -463,7 +464,7 @@ describe("kube-proxy's own reading of the API objects", () => {
     for (const node of ['vm-12-7-centos', 'vm-12-11-centos']) {
       const d = driftOf(facts, node);
       assert.deepEqual(
-        d.findings.filter((f) => f.severity !== 'info').map((f) => f.id),
+        d.findings.filter((f) => severityOf(f) !== 'info').map((f) => f.id),
         [],
         node,
       );
@@ -529,13 +530,13 @@ describe('/configz: what kube-proxy serves is what it runs with', () => {
     const d = driftOf(facts, 'vm-12-7-centos');
     const f = d.findings.find((x) => x.id === 'masquerade-differs')!;
     assert.match(
-      f.message,
+      f.explanation,
       /masquerades cluster IP traffic .* "! -s 10\.244\.0\.0\/16".* says "! -s 10\.99\.0\.0\/16"/,
     );
-    assert.match(f.message, /\/configz of kube-proxy on vm-12-7-centos/);
+    assert.match(f.explanation, /\/configz of kube-proxy on vm-12-7-centos/);
     // the other node has no readable answer: its ConfigMap is used, and agrees
     assert.deepEqual(
-      driftOf(facts, 'vm-12-11-centos').findings.filter((x) => x.severity !== 'info'),
+      driftOf(facts, 'vm-12-11-centos').findings.filter((x) => severityOf(x) !== 'info'),
       [],
     );
   });

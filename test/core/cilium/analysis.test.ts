@@ -109,7 +109,7 @@ describe('a Cilium node through the analysis', () => {
     assert.deepEqual(unread.findings, []);
     assert.equal(unread.cilium?.states, false);
     assert.deepEqual(
-      (unread.notRead ?? []).map((n) => [n.id, n.title, n.actual]),
+      (unread.notRead ?? []).map((n) => [n.id, n.title, n.drift.actual]),
       [
         [
           'table-not-captured',

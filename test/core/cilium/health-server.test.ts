@@ -274,7 +274,7 @@ describe("drift of the health server's frontends", () => {
       [['cilium-frontend-missing', 'ns/echo:healthserver']],
     );
     assert.match(
-      d.findings[0]!.message,
+      d.findings[0]!.explanation,
       /health server's frontend 198\.51\.100\.7:32000\/TCP .* no answer from this node/,
     );
   });
@@ -296,10 +296,10 @@ describe("drift of the health server's frontends", () => {
     assert.deepEqual(d.findings, []);
     const note = d.notRead?.find((n) => n.title === "the health server's frontends not compared");
     assert.match(
-      note!.message,
+      note!.explanation,
       /cilium-config was not read.*Services with a health check node port: ns\/echo/,
     );
-    assert.equal(note!.actual.length, 1);
+    assert.equal(note!.drift.actual.length, 1);
   });
 
   it('several LoadBalancer IPs: the one the agent holds is no drift, none held is', () => {

@@ -144,7 +144,7 @@ describe("1.19's drop entry in the agent's table against the objects", () => {
     );
     const drift = ciliumDrift({ node: 'n1', expected: [], table, scoped: false });
     assert.deepEqual(
-      drift.findings.filter((f) => f.id === 'cilium-frontend-stale').map((f) => f.actual),
+      drift.findings.filter((f) => f.id === 'cilium-frontend-stale').map((f) => f.drift.actual),
       [['p.txt:3: 10.96.99.9:80/TCP ClusterIP']],
     );
   });

@@ -169,7 +169,7 @@ describe("faults made on Cilium's own listings", () => {
       d.findings.map((f) => [f.id, f.service]),
       [['cilium-bpf-map-differs', 'matrix/cluster-ip:http']],
     );
-    assert.match(d.findings[0]!.message, /lacks 10\.244\.2\.2:80/);
+    assert.match(d.findings[0]!.explanation, /lacks 10\.244\.2\.2:80/);
   });
 
   it("a frontend missing from the agent's table", () => {

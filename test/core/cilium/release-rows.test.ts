@@ -221,7 +221,7 @@ describe('both a bpf-lb-* key and its deprecated one set: the agent does not sta
     );
     const drift = ciliumDrift({ node: 'n1', expected: [], table, scoped: false, refused: why });
     assert.deepEqual(drift.findings, []);
-    assert.match(drift.notRead?.[0]?.message ?? '', /expects no table .*both bpf-lb-mode/);
+    assert.match(drift.notRead?.[0]?.explanation ?? '', /expects no table .*both bpf-lb-mode/);
   });
 });
 

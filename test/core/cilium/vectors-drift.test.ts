@@ -54,7 +54,7 @@ describe("Cilium vectors: faults made in the BPF maps Cilium's tests hold", () =
     const [f, ...rest] = drift(v, maps).findings;
     assert.deepEqual([f?.id, f?.service, rest], ['cilium-bpf-map-differs', 'test/echo:http', []]);
     // the node address's entry, not the wildcard's, lacks it
-    assert.match(f!.message, /^For frontend 1\.1\.1\.1:30781\/TCP .* lacks 10\.244\.1\.4:80:/);
+    assert.match(f!.explanation, /^For frontend 1\.1\.1\.1:30781\/TCP .* lacks 10\.244\.1\.4:80:/);
   });
 
   it('a backend gone from the only table read, the maps', () => {

@@ -22,7 +22,7 @@ describe("Cilium vectors: a fault in a BPF map entry's flags or tables, found by
     assert.match(f.title, /^1\.1\.1\.1:80\/TCP: BPF map lacks Local$/);
     // the map line of the entry is the evidence
     assert.match(
-      f.actual[0]!,
+      f.drift.actual[0]!,
       /^nodes\/testnode\/cilium-bpf-lb-list\.txt:\d+: 1\.1\.1\.1:80\/TCP /,
     );
   });
@@ -61,21 +61,21 @@ describe("Cilium vectors: a fault in a BPF map entry's flags or tables, found by
     const v = '13-v118-lb-source-ranges-allow';
     const f = only(v, edited(v, [/^SRCRANGE: ID=2 .*\n/m, '']));
     assert.deepEqual([f.id, f.service], ['cilium-source-range-differs', 'test/echo:http']);
-    assert.match(f.message, /10\.0\.0\.0\/8 missing from the map: keeps their clients out/);
+    assert.match(f.explanation, /10\.0\.0\.0\/8 missing from the map: keeps their clients out/);
   });
 
   it('a CIDR gone from a deny list lets its clients in', () => {
     const v = '14-v118-lb-source-ranges-deny';
     const f = only(v, edited(v, [/^SRCRANGE: ID=1 .*\n/m, '']));
     assert.deepEqual([f.id, f.service], ['cilium-source-range-differs', 'test/echo:http']);
-    assert.match(f.message, /10\.0\.0\.0\/8 missing from the map: lets their clients in/);
+    assert.match(f.explanation, /10\.0\.0\.0\/8 missing from the map: lets their clients in/);
   });
 
   it('a CIDR the Service does not name, in an allow list, lets its clients in', () => {
     const v = '13-v118-lb-source-ranges-allow';
     const f = only(v, edited(v, [/^(SRCRANGE: ID=2 .*\n)/m, '$1SRCRANGE: ID=2 CIDR=0.0.0.0/0\n']));
     assert.deepEqual([f.id, f.service], ['cilium-source-range-differs', 'test/echo:http']);
-    assert.match(f.message, /0\.0\.0\.0\/0 in the map: lets their clients in/);
+    assert.match(f.explanation, /0\.0\.0\.0\/0 in the map: lets their clients in/);
   });
 
   it('deny gone: the ranges to keep out are the ones let in', () => {
@@ -138,7 +138,7 @@ describe("Cilium vectors: a fault in a BPF map entry's flags or tables, found by
     assert.deepEqual(found(v, moved), [['cilium-reverse-nat-differs', 'test/echo2:http2']]);
     // the evidence is the REV line itself, not the Service's entry
     const at = moved.split('\n').findIndex((l) => l === 'REV: ID=6 ADDR=10.96.50.104:80') + 1;
-    assert.deepEqual(drift(v, moved).findings[0]!.actual, [
+    assert.deepEqual(drift(v, moved).findings[0]!.drift.actual, [
       `${'nodes/testnode/cilium-bpf-lb-list.txt'}:${at}: REV 10.96.50.104:80`,
     ]);
   });

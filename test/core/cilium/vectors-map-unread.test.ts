@@ -35,7 +35,7 @@ describe('Cilium maps dump: a map it lacks whole is not read, never empty', () =
           [],
         );
         assert.deepEqual(
-          (d.notRead ?? []).map((n) => [n.id, n.title, n.actual]),
+          (d.notRead ?? []).map((n) => [n.id, n.title, n.drift.actual]),
           [
             [
               'table-not-captured',
@@ -45,7 +45,7 @@ describe('Cilium maps dump: a map it lacks whole is not read, never empty', () =
           ],
         );
         assert.match(
-          d.notRead![0]!.message,
+          d.notRead![0]!.explanation,
           new RegExp(`no ${kind} line, though .*is not in the dump`),
         );
       });
@@ -87,7 +87,7 @@ describe('Cilium maps dump: a map it lacks whole is not read, never empty', () =
     );
     // the entry as listed, and no claim of what the unread table picks (" random" after it)
     assert.match(
-      f!.actual[0]!,
+      f!.drift.actual[0]!,
       /:\d+: 10\.96\.50\.105:80\/TCP ClusterIP\+non-routable LBALG=random$/,
     );
   });

@@ -2,7 +2,7 @@
 // kube-proxy should have written there. The node that differs from the others is named.
 import { computed, seen, unseen } from '../../evidence.js';
 import { reasonText } from '../../nodes/choice.js';
-import { DriftInputError, driftToFinding, type DriftFinding } from '../../dataplane/drift.js';
+import { DriftInputError, judgedOnNode, type DriftFinding } from '../../dataplane/drift.js';
 import { isWindows, type Service, type ServicePort } from '../../kube/objects.js';
 import type { Evidence, Finding } from '../../model.js';
 import { byReason, namedFew } from '../../nodes/access.js';
@@ -184,8 +184,7 @@ function drift(ctx: CheckContext, na: NodeAnalysis, svc: Service): OnNode[] {
       const seen = withSyncShown(
         ctx,
         node,
-        d,
-        driftToFinding(d, source, {
+        judgedOnNode(d, source, {
           holds: (l) => na.holds(l),
           expects: (l) => na.expects(l, ctx.scope),
         }),

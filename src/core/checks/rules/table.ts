@@ -9,7 +9,7 @@ import { withSyncShown } from '../kube-proxy.js';
 import type { Service } from '../../kube/objects.js';
 import { seen, stateSeen, unseen } from '../../evidence.js';
 import type { Evidence, Finding } from '../../model.js';
-import { driftToFinding } from '../../dataplane/drift.js';
+import { judgedOnNode } from '../../dataplane/drift.js';
 import { clusterTrafficEndpoints } from '../../dataplane/trees.js';
 import type { IPFamily } from '../../ipv6.js';
 import { percent } from '../../model.js';
@@ -94,8 +94,7 @@ export function tableNode(
     withSyncShown(
       ctx,
       node,
-      d,
-      driftToFinding(d, read.source, {
+      judgedOnNode(d, read.source, {
         holds: (l) => n.holds(l),
         expects: (l) => n.expects(l, ctx.scope),
       }),

@@ -3,11 +3,14 @@
 // connections), never by spelling; and its own table against its BPF maps where both were read.
 import { kubectl, valid, type NextCommand } from '../../next-command.js';
 import {
+  driftFinding,
+  isDrift,
   lineAt,
-  SEVERITY,
   sortFindings,
   type AddFinding,
   type DriftFinding,
+  type DriftId,
+  type DriftSaid,
   type NodeDrift,
 } from '../drift.js';
 import type { ServicePortName } from '../../model.js';
@@ -117,7 +120,7 @@ export function ciliumDrift(given: CiliumDriftInput): NodeDrift {
   const findings: DriftFinding[] = [];
   const notes: DriftFinding[] = [];
   const add: AddFinding = (id, f) =>
-    findings.push({ id, severity: SEVERITY[id], node, expected: [], actual: [], ...f });
+    findings.push(driftFinding(id, f, { node, source: table.source }));
   // what the agent holds is written from the API objects: one that disagrees with them has not
   // applied their last change, and its log says why
   const next = agentLogs(input);
@@ -169,25 +172,21 @@ export function ciliumDrift(given: CiliumDriftInput): NodeDrift {
   if (bpf && input.mapExpectations)
     mapEntryDrift(node, input.expected, bpf, input.mapExpectations, add);
   if (statesUnread(table))
-    notRead.push({
-      id: 'table-not-captured',
-      severity: 'info',
-      node,
-      title: 'backend states not compared',
-      message: `The backends table (db/show backends) of ${node} was not read with its frontends table: the load-balancer table names each backend without its state (active, terminating, quarantined), so no state is compared.`,
-      expected: [],
-      actual: [`${table.source}: no backends table read with it`],
-    });
+    notRead.push(
+      infoNote(input, 'table-not-captured', {
+        title: 'backend states not compared',
+        message: `The backends table (db/show backends) of ${node} was not read with its frontends table: the load-balancer table names each backend without its state (active, terminating, quarantined), so no state is compared.`,
+        actual: [`${table.source}: no backends table read with it`],
+      }),
+    );
   for (const kind of bpf?.unreadMaps ?? [])
-    notRead.push({
-      id: 'table-not-captured',
-      severity: 'info',
-      node,
-      title: `BPF maps dump: no ${kind} line, not compared`,
-      message: `The BPF maps dump of ${node} holds ${unreadMapText(kind)}: nothing is said to be missing from that map.`,
-      expected: [],
-      actual: [`${bpf!.source}: no ${kind} line`],
-    });
+    notRead.push(
+      infoNote(input, 'table-not-captured', {
+        title: `BPF maps dump: no ${kind} line, not compared`,
+        message: `The BPF maps dump of ${node} holds ${unreadMapText(kind)}: nothing is said to be missing from that map.`,
+        actual: [`${bpf!.source}: no ${kind} line`],
+      }),
+    );
   return {
     node,
     source: table.source,
@@ -200,9 +199,13 @@ export function ciliumDrift(given: CiliumDriftInput): NodeDrift {
     cilium: { maps: input.maps !== undefined, states: !statesUnread(table) },
     // what was compared: the agent's table, and its BPF maps where read
     tables: ['cilium', ...(input.maps ? ['bpf'] : [])],
-    drifted: findings.some((f) => f.severity !== 'info'),
+    drifted: findings.some(isDrift),
   };
 }
+
+/** What the agent does as designed, or what was not read of it: information, not drift. */
+const infoNote = (input: CiliumDriftInput, id: DriftId, said: DriftSaid) =>
+  driftFinding(id, said, { node: input.node, source: input.table.source }, 'info');
 
 /** The load-balancer table read without the backends table: its backends' states are not read. */
 const statesUnread = (t: CiliumTable) => t.form === 'db-frontends' && !t.backendStates;
@@ -265,15 +268,10 @@ function oneOfMissing(
 /** An agent that does not start with its configuration is expected to hold nothing: said once,
  * and nothing of its listing compared. */
 function refusedDrift(input: CiliumDriftInput, why: string): NodeDrift {
-  const note: DriftFinding = {
-    id: 'table-not-captured',
-    severity: 'info',
-    node: input.node,
+  const note = infoNote(input, 'table-not-captured', {
     title: "Cilium's agent does not start with its configuration: nothing compared",
     message: `kdebug expects no table of Cilium's agent on ${input.node}: ${why}.`,
-    expected: [],
-    actual: [],
-  };
+  });
   return {
     node: input.node,
     source: input.table.source,
@@ -295,15 +293,13 @@ function healthServersNotCompared(
 ) {
   const listed = input.table.frontends.filter((f) => healthServerOf(f.service));
   if (listed.length === 0 && h.services.length === 0) return;
-  notRead.push({
-    id: 'table-not-captured',
-    severity: 'info',
-    node: input.node,
-    title: "the health server's frontends not compared",
-    message: `The frontends Cilium's agent on ${input.node} makes for its health server on LoadBalancer IPs are not compared: ${h.why}.${h.services.length ? ` Services with a health check node port: ${h.services.join(', ')}.` : ''}`,
-    expected: [],
-    actual: listed.map((f) => lineAt(input.table.source, f.line, frontendLine(f))),
-  });
+  notRead.push(
+    infoNote(input, 'table-not-captured', {
+      title: "the health server's frontends not compared",
+      message: `The frontends Cilium's agent on ${input.node} makes for its health server on LoadBalancer IPs are not compared: ${h.why}.${h.services.length ? ` Services with a health check node port: ${h.services.join(', ')}.` : ''}`,
+      actual: listed.map((f) => lineAt(input.table.source, f.line, frontendLine(f))),
+    }),
+  );
 }
 
 /** Backends compared by address; states where the listing shows them. */
@@ -361,16 +357,15 @@ function backends(
       b.state !== 'quarantined'
     ) {
       if (!b.inRotation) {
-        notes.push({
-          id: 'cilium-backend-state-differs',
-          severity: 'info',
-          node: node(input),
-          service,
-          title: `${frontendKey(got)}: backend ${k} quarantined in the BPF map`,
-          message: `The BPF map keeps backend ${k} of ${service} on ${node(input)} past the backends that take new connections: Cilium's health checking quarantined it (its EndpointSlice says ${w.state}), so new connections go to the others until it answers again.`,
-          expected: [backendLine(w)],
-          actual: [lineAt(source, b.line, backendLine(b))],
-        });
+        notes.push(
+          infoNote(input, 'cilium-backend-state-differs', {
+            service,
+            title: `${frontendKey(got)}: backend ${k} quarantined in the BPF map`,
+            message: `The BPF map keeps backend ${k} of ${service} on ${node(input)} past the backends that take new connections: Cilium's health checking quarantined it (its EndpointSlice says ${w.state}), so new connections go to the others until it answers again.`,
+            expected: [backendLine(w)],
+            actual: [lineAt(source, b.line, backendLine(b))],
+          }),
+        );
         continue;
       }
       add('cilium-backend-state-differs', {
@@ -385,16 +380,15 @@ function backends(
     }
     if (!b.state || b.state === w.state) continue;
     if (b.state === 'quarantined') {
-      notes.push({
-        id: 'cilium-backend-state-differs',
-        severity: 'info',
-        node: node(input),
-        service,
-        title: `${frontendKey(got)}: backend ${k} quarantined`,
-        message: `Cilium's health checking quarantined backend ${k} of ${service} on ${node(input)}: it takes no new connections until it answers again (its EndpointSlice says ${w.state}).`,
-        expected: [backendLine(w)],
-        actual: [lineAt(source, b.line, backendLine(b))],
-      });
+      notes.push(
+        infoNote(input, 'cilium-backend-state-differs', {
+          service,
+          title: `${frontendKey(got)}: backend ${k} quarantined`,
+          message: `Cilium's health checking quarantined backend ${k} of ${service} on ${node(input)}: it takes no new connections until it answers again (its EndpointSlice says ${w.state}).`,
+          expected: [backendLine(w)],
+          actual: [lineAt(source, b.line, backendLine(b))],
+        }),
+      );
       continue;
     }
     add('cilium-backend-state-differs', {
@@ -442,15 +436,13 @@ function stale(
   // 1.17 prints a NodePort's wildcard entry as <zero>, without its port: whose it is, is not said
   const portless = input.table.frontends.filter((f) => isWildcard(f.ip) && f.port === 0);
   if (portless.length > 0)
-    notRead.push({
-      id: 'table-not-captured',
-      severity: 'info',
-      node: input.node,
-      title: `${portless.length} wildcard BPF map ${portless.length === 1 ? 'entry' : 'entries'} not compared`,
-      message: `The BPF map on ${input.node} lists ${portless.length === 1 ? 'a wildcard entry' : 'wildcard entries'} as <zero> without a port (Cilium 1.17's bpf lb list): which Service's NodePort each is cannot be read, so ${portless.length === 1 ? 'it is' : 'they are'} not compared.`,
-      expected: [],
-      actual: portless.map((f) => lineAt(input.table.source, f.line, frontendLine(f))),
-    });
+    notRead.push(
+      infoNote(input, 'table-not-captured', {
+        title: `${portless.length} wildcard BPF map ${portless.length === 1 ? 'entry' : 'entries'} not compared`,
+        message: `The BPF map on ${input.node} lists ${portless.length === 1 ? 'a wildcard entry' : 'wildcard entries'} as <zero> without a port (Cilium 1.17's bpf lb list): which Service's NodePort each is cannot be read, so ${portless.length === 1 ? 'it is' : 'they are'} not compared.`,
+        actual: portless.map((f) => lineAt(input.table.source, f.line, frontendLine(f))),
+      }),
+    );
   for (const f of input.table.frontends) {
     if (matched.has(f) || f.type === 'HostPort' || f.type === 'LocalRedirect') continue;
     if (portless.includes(f)) continue;
@@ -535,16 +527,15 @@ function entry(
   // terminating endpoint) puts it; the table of 1.20 does not show that state
   const held = [...want].filter((b) => !used.has(b) && inMap.has(b));
   if (held.length)
-    notes.push({
-      id: 'cilium-backend-state-differs',
-      severity: 'info',
-      node: input.node,
-      ...(service ? { service } : {}),
-      title: `${frontendKey(m)}: ${held.join(', ')} quarantined in the BPF map`,
-      message: `For frontend ${frontendKey(m)} on ${input.node}, the BPF map keeps ${held.join(', ')} past the backends that take new connections: Cilium's health checking quarantined ${held.length === 1 ? 'it' : 'them'} (or ${held.length === 1 ? 'it is' : 'they are'} terminating), so new connections go to the others until ${held.length === 1 ? 'it answers' : 'they answer'} again.`,
-      expected: inRotation(f.backends).map(backendLine),
-      actual: m.backends.map((b) => lineAt(bpf.source, b.line, backendLine(b))),
-    });
+    notes.push(
+      infoNote(input, 'cilium-backend-state-differs', {
+        ...(service ? { service } : {}),
+        title: `${frontendKey(m)}: ${held.join(', ')} quarantined in the BPF map`,
+        message: `For frontend ${frontendKey(m)} on ${input.node}, the BPF map keeps ${held.join(', ')} past the backends that take new connections: Cilium's health checking quarantined ${held.length === 1 ? 'it' : 'them'} (or ${held.length === 1 ? 'it is' : 'they are'} terminating), so new connections go to the others until ${held.length === 1 ? 'it answers' : 'they answer'} again.`,
+        expected: inRotation(f.backends).map(backendLine),
+        actual: m.backends.map((b) => lineAt(bpf.source, b.line, backendLine(b))),
+      }),
+    );
   // a map entry whose backends the listing leaves out can only show what it shows
   const missing =
     m.backendsNotShown || m.serviceRowUnseen ? [] : [...want].filter((b) => !inMap.has(b));

@@ -7,7 +7,8 @@ import { kubeProxyPodOn } from '../iptables/drift/context.js';
 import { onNode } from '../../next-command.js';
 import {
   lineAt,
-  SEVERITY,
+  driftFinding,
+  isDrift,
   sortFindings,
   type DriftFinding,
   type NodeDrift,
@@ -70,8 +71,7 @@ export function ipvsDrift(input: IpvsDriftInput): NodeDrift {
   const { node, source, expected: exp, table } = input;
   const findings: DriftFinding[] = [];
   const notes: DriftFinding[] = [];
-  const add: Add = (id, f) =>
-    findings.push({ id, severity: SEVERITY[id], node, expected: [], actual: [], ...f });
+  const add: Add = (id, f) => findings.push(driftFinding(id, f, { node, source }));
   const actual = new Map(table.services.map((s) => [`${s.protocol} ${s.address}`, s]));
   for (const want of exp.virtualServers) {
     const got = actual.get(`${want.protocol} ${want.address}`);
@@ -114,15 +114,16 @@ export function ipvsDrift(input: IpvsDriftInput): NodeDrift {
   }
   const notRead: DriftFinding[] = [];
   if (input.ipsetsError)
-    notRead.push({
-      id: 'table-not-captured',
-      severity: 'info',
-      node,
-      title: "kube-proxy's ipsets not compared",
-      message: `The ipsets recorded for ${node} could not be read (${input.ipsetsError}), so their entries were not compared; the virtual servers were.`,
-      expected: [],
-      actual: [],
-    });
+    notRead.push(
+      driftFinding(
+        'table-not-captured',
+        {
+          title: "kube-proxy's ipsets not compared",
+          message: `The ipsets recorded for ${node} could not be read (${input.ipsetsError}), so their entries were not compared; the virtual servers were.`,
+        },
+        { node, source },
+      ),
+    );
   if (input.ipsets) ipsetEntries(exp, input.ipsets, input.ipsetsSource ?? 'ipset', add, node);
   if (!input.scoped) {
     const known = new Set(exp.virtualServers.map((v) => `${v.protocol} ${v.address}`));
@@ -154,7 +155,7 @@ export function ipvsDrift(input: IpvsDriftInput): NodeDrift {
     findings: sortFindings(findings),
     ...(notes.length > 0 ? { notes } : {}),
     ...(notRead.length > 0 ? { notRead } : {}),
-    drifted: findings.some((f) => f.severity !== 'info'),
+    drifted: findings.some(isDrift),
   };
 }
 
@@ -196,15 +197,18 @@ function realServers(
       actual: [rsText(got, r, source)],
     };
     if (draining)
-      notes.push({
-        id: 'endpoint-stale',
-        severity: 'info',
-        node,
-        expected: [],
-        ...f,
-        title: `${want.address}: ${r.address} draining (weight 0)`,
-        message: `${r.address} is no longer an endpoint of ${want.name}; kube-proxy keeps it at weight 0 on ${node} until its connections end (graceful termination), and sends it nothing new.`,
-      });
+      notes.push(
+        driftFinding(
+          'endpoint-stale',
+          {
+            ...f,
+            title: `${want.address}: ${r.address} draining (weight 0)`,
+            message: `${r.address} is no longer an endpoint of ${want.name}; kube-proxy keeps it at weight 0 on ${node} until its connections end (graceful termination), and sends it nothing new.`,
+          },
+          { node, source },
+          'info',
+        ),
+      );
     else if (want.local && !input.localEndpoints.has(r.address))
       add('local-policy-wrong', {
         ...f,

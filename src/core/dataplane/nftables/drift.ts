@@ -7,7 +7,8 @@ import { kubeProxyPodOn } from '../iptables/drift/context.js';
 import { hostPort } from '../../ipv6.js';
 import {
   lineAt,
-  SEVERITY,
+  driftFinding,
+  isDrift,
   type AddFinding as Add,
   type DriftFinding,
   type DriftId,
@@ -49,8 +50,7 @@ export interface NftDriftInput {
 export function nftablesDrift(input: NftDriftInput): NodeDrift {
   const { node, source, expected: exp, table } = input;
   const findings: DriftFinding[] = [];
-  const add: Add = (id, f) =>
-    findings.push({ id, severity: SEVERITY[id], node, expected: [], actual: [], ...f });
+  const add: Add = (id, f) => findings.push(driftFinding(id, f, { node, source }));
   // the chains every sync writes, as a table; each Service port's part is compared by its plan,
   // and its script lines are evidence, written only for a finding
   const want = expectedNftTable(expectedNftCommands(exp, input.serviceCIDRs, { fixedOnly: true }));
@@ -102,7 +102,7 @@ export function nftablesDrift(input: NftDriftInput): NodeDrift {
     servicePorts: exp.servicePorts.length,
     findings,
     ...(unread.length > 0 ? { notRead: [unreadNote(node, source, unread)] } : {}),
-    drifted: findings.some((f) => f.severity !== 'info'),
+    drifted: findings.some(isDrift),
   };
 }
 
@@ -120,15 +120,15 @@ export function unreadFor(table: NftTable, ports?: ReadonlySet<string>): NftUnre
 /** The note that says which lines were not read, and that nothing they may hold was compared. */
 function unreadNote(node: string, source: string, unread: NftUnread[]): DriftFinding {
   const one = unread.length === 1;
-  return {
-    id: 'table-not-captured',
-    severity: 'info',
-    node,
-    title: `${unread.length} line${one ? '' : 's'} of the listing not read`,
-    message: `${one ? 'A line' : `${unread.length} lines`} of ${node}'s listing ${one ? 'is' : 'are'} not what nft prints there, so what ${one ? 'it holds was' : 'they hold was'} not compared and nothing ${one ? 'it' : 'they'} may hold is said missing: ${unread.map((u) => unreadAt(source, u)).join('; ')}.`,
-    expected: [],
-    actual: unread.map((u) => lineAt(source, u.line, u.text)),
-  };
+  return driftFinding(
+    'table-not-captured',
+    {
+      title: `${unread.length} line${one ? '' : 's'} of the listing not read`,
+      message: `${one ? 'A line' : `${unread.length} lines`} of ${node}'s listing ${one ? 'is' : 'are'} not what nft prints there, so what ${one ? 'it holds was' : 'they hold was'} not compared and nothing ${one ? 'it' : 'they'} may hold is said missing: ${unread.map((u) => unreadAt(source, u)).join('; ')}.`,
+      actual: unread.map((u) => lineAt(source, u.line, u.text)),
+    },
+    { node, source },
+  );
 }
 
 const byName = (t: ServiceTrees) => new Map(t.services.map((x) => [x.name, x]));

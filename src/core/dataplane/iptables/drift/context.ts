@@ -1,6 +1,6 @@
 // What the drift checks share: the node's rules, trees and objects (DriftContext), and the
 // helpers that turn rules into evidence lines and sentences.
-import type { DriftFinding } from '../../drift.js';
+import type { DriftId, DriftSaid } from '../../drift.js';
 import type { ExpectedRules, ExpectedServicePort } from '../../expected.js';
 import type { Ruleset, Table } from '../read/parse.js';
 import type { Pod } from '../../../kube/objects.js';
@@ -34,10 +34,13 @@ export interface DriftContext {
   /** The shared chains' rules by address and by Service port, read when a finding first asks
    * (entryLines, verdictLines). */
   sharedLines?: SharedLines;
-  add(f: Omit<DriftFinding, 'node' | 'severity'>): void;
+  add(f: IdSaid): void;
   /** An explanation of what the node does as designed (not drift), e.g. no local endpoint. */
-  note(f: Omit<DriftFinding, 'node' | 'severity'>): void;
+  note(f: IdSaid): void;
 }
+
+/** A drift check's finding in its words, with its id. */
+export type IdSaid = DriftSaid & { id: DriftId };
 
 /** "-t nat -A ..." lines of a chain as the node has them. */
 export function chainLines(table: Table | undefined, chain: string | undefined): string[] {
@@ -65,7 +68,7 @@ export const kubeProxyPodOn = (node: string) =>
   );
 
 /** What to do when kube-proxy on the node lags behind the API, and the log that says why. */
-export function syncNext(c: DriftContext): Pick<DriftFinding, 'advice' | 'next' | 'notSynced'> {
+export function syncNext(c: DriftContext): Pick<DriftSaid, 'advice' | 'next' | 'notSynced'> {
   const kp = c.kubeProxy;
   if (kp?.problem)
     return {
@@ -86,10 +89,7 @@ export function syncNext(c: DriftContext): Pick<DriftFinding, 'advice' | 'next' 
 
 /** kube-proxy on the node restarted (its Pod deleted: the DaemonSet makes a new one), which
  * rewrites every rule it owns. */
-export function restartKubeProxy(
-  c: DriftContext,
-  why: string,
-): Pick<DriftFinding, 'advice' | 'next'> {
+export function restartKubeProxy(c: DriftContext, why: string): Pick<DriftSaid, 'advice' | 'next'> {
   return {
     advice: `${why} Restart kube-proxy on ${c.node}: deleting its Pod makes the DaemonSet start a new one, which rewrites every rule.`,
     next: c.kubeProxy

@@ -17,6 +17,7 @@ import { buildServiceTrees } from '../trees.js';
 import {
   capLine,
   DriftInputError,
+  driftFinding,
   isDrift,
   SEVERITY,
   sortFindings,
@@ -50,6 +51,7 @@ export function nodeDrift(input: DriftInput): NodeDrift {
   const trees = input.trees ?? buildServiceTrees(actual, { servicePorts: exp.servicePorts });
   const byHash = new Map<string, ServiceTree>();
   for (const t of trees.services) if (t.hash) byHash.set(t.hash, t);
+  const at = { node: input.node, source: input.source };
   const findings: DriftFinding[] = [];
   const notes: DriftFinding[] = [];
   const masq: MasqueradeDiff[] = [];
@@ -66,27 +68,23 @@ export function nodeDrift(input: DriftInput): NodeDrift {
     kubeProxy: kubeProxyPodOn(input.view.pods, input.node),
     masquerade: masq,
     reported: new Set(),
-    add: (f) => {
+    add: ({ id, expected = [], actual = [], ...said }) => {
       // rules expected in a table that was not captured are not missing: they were not seen
-      if (!filter && f.expected.length > 0 && f.expected.every((l) => l.startsWith('-t filter '))) {
-        if (SEVERITY[f.id] !== 'info') uncompared.push(f.title);
+      if (!filter && expected.length > 0 && expected.every((l) => l.startsWith('-t filter '))) {
+        if (SEVERITY[id] !== 'info') uncompared.push(said.title);
         return;
       }
-      findings.push({
-        ...f,
-        severity: SEVERITY[f.id],
-        node: input.node,
-        expected: capped(f.expected),
-        actual: capped(f.actual),
-      });
+      findings.push(
+        driftFinding(id, { ...said, expected: capped(expected), actual: capped(actual) }, at),
+      );
     },
-    note: (f) => notes.push({ ...f, severity: 'info', node: input.node }),
+    note: ({ id, ...said }) => notes.push(driftFinding(id, said, at, 'info')),
   };
   const flagged = new Set<string>();
   for (const sp of exp.servicePorts) {
     const before = findings.length;
     checkServicePort(sp, ctx);
-    if (findings.slice(before).some((f) => f.severity !== 'info')) flagged.add(sp.name);
+    if (findings.slice(before).some(isDrift)) flagged.add(sp.name);
   }
   reportMasquerade(masq, ctx);
   for (const m of masq) flagged.add(m.service);
@@ -96,17 +94,18 @@ export function nodeDrift(input: DriftInput): NodeDrift {
   const text = input.servicePortsOnly ? {} : textDifferences(ctx, flagged);
   const notRead: DriftFinding[] = [];
   if (!filter)
-    notRead.push({
-      id: 'table-not-captured',
-      severity: 'info',
-      node: input.node,
-      title: 'filter table not captured: only nat was compared',
-      message: `The dump of ${input.node} has no filter table (a nat-only dump, such as iptables -t nat -S), so kube-proxy's REJECT and DROP rules and the jumps to them were not compared${uncompared.length > 0 ? `; not checked: ${uncompared.join('; ')}` : ''}.`,
-      expected: [],
-      actual: [],
-      advice: 'Read every table: iptables-save without -t.',
-      next: onNode(input.node, ['iptables-save'], { hostBinaries: true }),
-    });
+    notRead.push(
+      driftFinding(
+        'table-not-captured',
+        {
+          title: 'filter table not captured: only nat was compared',
+          message: `The dump of ${input.node} has no filter table (a nat-only dump, such as iptables -t nat -S), so kube-proxy's REJECT and DROP rules and the jumps to them were not compared${uncompared.length > 0 ? `; not checked: ${uncompared.join('; ')}` : ''}.`,
+          advice: 'Read every table: iptables-save without -t.',
+          next: onNode(input.node, ['iptables-save'], { hostBinaries: true }),
+        },
+        at,
+      ),
+    );
   return {
     tables: filter ? ['nat', 'filter'] : ['nat'],
     node: input.node,
