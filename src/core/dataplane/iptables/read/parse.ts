@@ -13,22 +13,22 @@ import {
   listedTable,
   type ForeignKind,
   type WarningKind,
-} from './paste.js';
-import { isEscapedDump, unescapeDump } from './escaped.js';
-import { cutTargetOption } from './cut-option.js';
-import { COLUMNED_NOTE, columnedAt, uncolumn } from './columned.js';
-import { typesetLines, typesetNote, untypeset } from './typeset.js';
-import { unwrapRules, wrappedNote } from './wrapped.js';
+} from './paste/classify.js';
+import { isEscapedDump, unescapeDump } from './paste/escaped.js';
+import { cutTargetOption } from './paste/cut-option.js';
+import { COLUMNED_NOTE, columnedAt, uncolumn } from './paste/columned.js';
+import { typesetLines, typesetNote, untypeset } from './paste/typeset.js';
+import { unwrapRules, wrappedNote } from './paste/wrapped.js';
 import { COLOURS_REMOVED, hasColours, stripColours } from '../../colours.js';
-import { isLog } from './logs.js';
-import { isListView, listViewToRules, type ListViewCut } from './list-view.js';
-import { screenRows, screenWidth } from './terminal.js';
+import { isLog } from './paste/logs.js';
+import { isListView, listViewToRules, type ListViewCut } from './paste/list-view.js';
+import { screenRows, screenWidth } from './paste/terminal.js';
 import { BUILTINS, Table, type TableState } from './table.js';
 import { escapeControls, excerpt } from '../../../sanitize.js';
 import type { IPFamily } from '../../../ipv6.js';
 
 export type { Rule } from './rule.js';
-export type { ForeignKind, WarningKind } from './paste.js';
+export type { ForeignKind, WarningKind } from './paste/classify.js';
 export { printRule, parseRuleLine } from './rule.js';
 export { Chain, Table } from './table.js';
 

@@ -5,9 +5,9 @@
 // own print functions for each match and target). What -L printed and kdebug does not read — a
 // name where -n would print an address, a port name it does not know, a match it does not model —
 // stays on the rule as `-m unread --as "…"`, so no rule reads as matching more than it does.
-import { endpointChain } from '../../chain-names.js';
-import { SERVICE_PORTS } from '../../ipvs/service-names.js';
-import type { Match } from './rule.js';
+import { endpointChain } from '../../../chain-names.js';
+import { SERVICE_PORTS } from '../../../ipvs/service-names.js';
+import type { Match } from '../rule.js';
 
 /** A paste holding an `iptables -L` listing: a Chain header, then its column header (which a
  * page may break after its first words). */
