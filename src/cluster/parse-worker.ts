@@ -1,5 +1,5 @@
 // A worker thread that reads and parses one big rules dump while the main thread reads and types
-// the API objects; the parsed dump comes back as transferable data (core/dataplane/iptables/read/parse.ts
+// the API objects; the parsed dump comes back as transferable data (core/dataplane/iptables/read/ruleset.ts
 // RulesetState), a parse error as its fields.
 import { parentPort, workerData } from 'node:worker_threads';
 import {

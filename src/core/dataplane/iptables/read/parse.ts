@@ -23,209 +23,24 @@ import { COLOURS_REMOVED, hasColours, stripColours } from '../../colours.js';
 import { isLog } from './paste/logs.js';
 import { isListView, listViewToRules, type ListViewCut } from './paste/list-view.js';
 import { screenRows, screenWidth } from './paste/terminal.js';
-import { BUILTINS, Table, type TableState } from './table.js';
-import { escapeControls, excerpt } from '../../../sanitize.js';
+import { BUILTINS, Table } from './table.js';
+import { excerpt } from '../../../sanitize.js';
 import type { IPFamily } from '../../../ipv6.js';
+import { IptablesParseError, NoRulesError } from './errors.js';
+import {
+  Ruleset,
+  TABLES,
+  type DumpFormat,
+  type ParseOptions,
+  type ParseWarning,
+} from './ruleset.js';
 
 export type { Rule } from './rule.js';
 export type { ForeignKind, WarningKind } from './paste/classify.js';
 export { printRule, parseRuleLine } from './rule.js';
 export { Chain, Table } from './table.js';
-
-export type DumpFormat = 'iptables-save' | 'iptables -S';
-/** iptables' tables, in the order --table offers them. */
-export const TABLES = ['nat', 'filter', 'mangle', 'raw', 'security'] as const;
-
-/** Bad input: where it is and what is wrong. The CLI prints `FILE:LINE: message`. */
-export class IptablesParseError extends Error {
-  /** The error in one line, FILE:LINE first: what a finding or a screen says of it. */
-  readonly headline: string;
-  constructor(
-    readonly file: string,
-    readonly line: number,
-    readonly lineText: string,
-    readonly reason: string,
-  ) {
-    const headline = `${file}:${line}: ${escapeControls(reason)}`;
-    super(`${headline}${lineText ? `\n  ${excerpt(lineText, 200)}` : ''}`);
-    this.headline = headline;
-    this.name = 'IptablesParseError';
-  }
-}
-
-/** What the input held when it held no rule: how many lines, and the legacy-tables warning. */
-export interface NoRulesDetail {
-  /** Lines that were not blank. */
-  lines: number;
-  /** The line of iptables-nft's "iptables-legacy tables present" warning. */
-  legacyWarning?: number;
-  /** The lines of iptables-save -c counters ("[12:720]") whose rule is not in the paste. */
-  counters?: number[];
-  /** How the text came, where the caller knows: a file saved, or a pipe. */
-  source?: ParseOptions['source'];
-  /** Lines of iptables commands typed that change rules (`iptables -t nat -A ...`): what was
-   * typed, not a listing of what the node holds. */
-  typedRules?: number[];
-  /** What the paste's one cut line was (a rule stopped before its end), as its warning says. */
-  cut?: string;
-}
-
-/** Input with no rule in it at all: empty, or another tool's listing (named, with what to run). */
-export class NoRulesError extends Error {
-  /** The whole message: it is one line. */
-  readonly headline: string;
-  constructor(
-    readonly file: string,
-    readonly foreign: ForeignKind | undefined,
-    readonly detail?: NoRulesDetail,
-  ) {
-    super(noRulesMessage(file, foreign, detail));
-    this.headline = this.message;
-    this.name = 'NoRulesError';
-  }
-}
-
-function noRulesMessage(file: string, foreign?: ForeignKind, d?: NoRulesDetail): string {
-  const legacy =
-    d?.legacyWarning !== undefined
-      ? `; line ${d.legacyWarning} is iptables-nft's warning that the legacy backend holds tables: kube-proxy's rules are likely there, run \`iptables-legacy-save\``
-      : '';
-  if (foreign) return `${file}: ${FOREIGN[foreign]}${legacy}`;
-  if (d?.counters !== undefined) {
-    const one = d.counters.length === 1;
-    return `no iptables rules in ${file}: line${one ? '' : 's'} ${d.counters.join(', ')} hold${one ? 's' : ''} only the packet and byte counters iptables-save -c prints before a rule, and the rule${one ? '' : 's'} they count ${one ? 'is' : 'are'} not in the paste${d.lines > d.counters.length ? `; no other line is a line of iptables-save or iptables -S` : ''}${legacy}`;
-  }
-  if (d?.cut) return `no whole iptables rule in ${file}: ${d.cut}${legacy}`;
-  if (d?.typedRules?.length) {
-    const one = d.typedRules.length === 1;
-    const others = d.lines > d.typedRules.length;
-    return `no iptables rules in ${file}: line${one ? '' : 's'} ${d.typedRules.join(', ')} ${one ? 'is an iptables command' : 'are iptables commands'} typed to change rules (-A/-I/-N/-D ...), not a listing of what the node holds${others ? `, and no other line is a line of iptables-save or iptables -S` : ''}: run \`iptables-save\` on the node after ${one ? 'it' : 'them'} and give kdebug that${legacy}`;
-  }
-  if (d && d.lines > 0)
-    return `no iptables rules in ${file}: ${d.lines === 1 ? 'its one line is not' : `none of its ${d.lines} lines is`} a line of iptables-save or iptables -S (a prompt, prose, another tool's output)${legacy}`;
-  // an empty pipe is a command that failed before it; an empty file was saved without rules
-  if (d?.source === 'pipe')
-    return `no iptables rules in ${file} (empty input often means the command before the pipe failed: run \`sudo iptables-save\` alone to see its error)`;
-  if (d?.source === 'file')
-    return `no iptables rules in ${file}: the file is empty (on the node, \`sudo iptables-save > FILE\` saves them)`;
-  return `no iptables rules in ${file}: it is empty`;
-}
-
-/** A line skipped or doubted, or a fact about the whole dump (no line). */
-export interface ParseWarning {
-  line: number | null;
-  kind: WarningKind;
-  message: string;
-  /** Every line a summary warning stands for (prefixes stripped, repeats, another listing). */
-  lines?: number[];
-}
-
-export interface ParseOptions {
-  /** Name used in error messages. */
-  file?: string;
-  /** The table of `iptables -S` output that has no `*table` lines (`iptables -t nat -S`). */
-  table?: string;
-  /** How the text came: a file the person saved, or a pipe (empty: its command failed). */
-  source?: 'file' | 'pipe';
-  /** Rewritten from an `iptables -L` listing: its blank lines (and column headers) are its own,
-   * and another listing starts at these lines (its built-in chains' -P lines say nothing); at the
-   * broken ones, a rule -L printed only the first columns of. */
-  listView?: {
-    listingStarts: readonly number[];
-    broken: readonly number[];
-    above: readonly string[];
-    cut?: ListViewCut;
-  };
-}
-
-export class Ruleset {
-  readonly tables: Table[] = [];
-  readonly warnings: ParseWarning[] = [];
-  /** The `# Generated by iptables-save v1.8.9 (nf_tables)` line, when present. */
-  generator: string | undefined;
-  /** Other tools' listings the input also held (skipped, and named in the warnings). */
-  foreign: ForeignKind[] = [];
-  private byLine: Map<number, { table: Table; id: number }> | undefined;
-
-  constructor(
-    readonly format: DumpFormat,
-    readonly lineCount: number,
-  ) {}
-
-  /** The table of that name: of the family asked, else the first the dump holds. */
-  table(name: string, family?: IPFamily): Table | undefined {
-    return this.tables.find((t) => t.name === name && (!family || t.family === family));
-  }
-
-  /** The address families whose tables the dump holds, in the order it holds them. */
-  families(): IPFamily[] {
-    return [...new Set(this.tables.map((t) => t.family))];
-  }
-
-  /** The dump's tables of one family, as a dump of their own (its warnings are the whole's). */
-  ofFamily(family: IPFamily): Ruleset {
-    const rs = new Ruleset(this.format, this.lineCount);
-    rs.tables.push(...this.tables.filter((t) => t.family === family));
-    for (const w of this.warnings) rs.warnings.push(w); // a spread of 100k+ overflows the stack
-    rs.generator = this.generator;
-    rs.foreign = this.foreign;
-    return rs;
-  }
-
-  /** The rule on a line of the input (the TUI shows a row's own lines), indexed on first use. */
-  ruleAt(line: number): { table: Table; id: number } | undefined {
-    if (!this.byLine) {
-      this.byLine = new Map();
-      for (const table of this.tables)
-        for (const chain of table.chains)
-          for (let k = 0; k < chain.ruleCount; k++) {
-            const id = chain.ruleId(k);
-            this.byLine.set(table.line(id), { table, id });
-          }
-    }
-    return this.byLine.get(line);
-  }
-
-  get chainCount(): number {
-    return this.tables.reduce((n, t) => n + t.chainCount, 0);
-  }
-
-  get ruleCount(): number {
-    return this.tables.reduce((n, t) => n + t.ruleCount, 0);
-  }
-}
-
-/** A parsed dump as data another thread can receive (see Table.state). */
-export interface RulesetState {
-  format: DumpFormat;
-  lineCount: number;
-  buf: Uint8Array;
-  tables: TableState[];
-  warnings: ParseWarning[];
-  generator: string | undefined;
-  foreign: ForeignKind[];
-}
-
-export function rulesetState(rs: Ruleset, buf: Uint8Array): RulesetState {
-  return {
-    format: rs.format,
-    lineCount: rs.lineCount,
-    buf,
-    tables: rs.tables.map((t) => t.state()),
-    warnings: rs.warnings,
-    generator: rs.generator,
-    foreign: rs.foreign,
-  };
-}
-
-export function rulesetFromState(s: RulesetState): Ruleset {
-  const rs = new Ruleset(s.format, s.lineCount);
-  rs.tables.push(...s.tables.map((t) => Table.fromState(t, s.buf)));
-  for (const w of s.warnings) rs.warnings.push(w); // a spread of 100k+ overflows the stack
-  rs.generator = s.generator;
-  rs.foreign = s.foreign;
-  return rs;
-}
+export { IptablesParseError, NoRulesError } from './errors.js';
+export { Ruleset, TABLES, rulesetFromState, rulesetState } from './ruleset.js';
 
 /** Parses a dump. Throws IptablesParseError with the line for anything it cannot read. */
 export function parseIptables(input: Uint8Array | string, options: ParseOptions = {}): Ruleset {
