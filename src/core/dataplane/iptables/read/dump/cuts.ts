@@ -1,0 +1,160 @@
+// The dump parser's layer for a paste cut short: a last line cut mid-rule, at or inside a chain's
+// name, after its counters; an `iptables -L` listing cut in its head; and the chains a cut, an
+// elision or a paste that starts inside a table leaves not whole.
+import { text } from '../lexer.js';
+import type { ListViewCut } from '../paste/list-view.js';
+import type { Table } from '../table.js';
+import { excerpt } from '../../../../sanitize.js';
+import { DumpState } from './state.js';
+
+export abstract class DumpCuts extends DumpState {
+  /** iptables-save -c's "[packets:bytes]" on a line of its own: the rule after it is the one
+   * they count; on the last line, the paste was cut after them. */
+  protected counters(last: boolean): void {
+    const next = !last && this.nextStarts(65 /* A */);
+    if (!next) this.countersLines.push(this.lineNo);
+    if (last) return this.cutShort('a rule cut after its counters');
+    this.warn(
+      'counters',
+      next
+        ? 'the counters iptables-save -c prints before a rule, on a line of their own: the rule on the next line is read'
+        : 'the counters iptables-save -c prints before a rule, on a line of their own, and the rule they count is not in the paste: not read',
+    );
+  }
+
+  /** The input's last line, without its newline, ends inside a kube-proxy chain's name: the rule
+   * is read up to its jump, and the chain it names (its name cut) is not in the paste. */
+  protected cutInName(table: Table, name: string): void {
+    this.cutTable = table;
+    const prefix = name.slice(0, name.lastIndexOf('-') + 1);
+    table.partial.set(name, 'its name is cut at the end of the paste: the chain is not in it');
+    this.warn(
+      'truncated',
+      `${cutAt(this.lineNo)}: it ends mid-word in ${name}, ${name.length - prefix.length} of the 16 characters kube-proxy writes after ${prefix}: the rule is read, the chain it names is not in the paste`,
+    );
+  }
+
+  /**
+   * Which chains of a table the paste may not hold in full. iptables-save declares every chain
+   * before any rule, so a dump without COMMIT (cut, or grep'd) declares chains whose rules are
+   * not in it; and the chain the input ends in may go on past the end when the input was cut
+   * (no COMMIT, a last line cut mid-rule) or is a fragment (rules without any declaration).
+   */
+  protected markPartial(t: Table): void {
+    const noCommit = this.saveForm.has(t) && !t.committed;
+    const elided = this.elided.get(t);
+    for (const c of elided ?? [])
+      if (c >= 0)
+        t.partial.set(
+          t.nameOf(c),
+          'the paste elides lines after it: more of its rules may be there',
+        );
+    // a table the paste's last line elides is left open there, not cut
+    const cut = (noCommit && this.endsElided?.table !== t) || this.cutTable === t;
+    // iptables -L lists each chain's rules under its Chain line: only the one cut may go on
+    const listed = this.options.listView !== undefined;
+    let declared = false;
+    for (let c = 0; c < t.chainCount; c++) {
+      if (t.chainLine(c) === undefined) continue;
+      declared = true;
+      // an -L listing's cut spares the chains before it; an elision may hide any chain's rules
+      if (((cut && !listed) || elided) && t.ruleCountOf(c) === 0)
+        t.partial.set(
+          t.nameOf(c),
+          cut
+            ? 'declared, but the paste is cut: its rules may lie past the cut'
+            : 'declared, but the paste elides lines: its rules may be among them',
+        );
+    }
+    // the chain the paste starts in may have rules above it; in kube-proxy's restore input (its
+    // log's, or chains taking turns) any chain may
+    const turns = this.interleaved.has(t) || this.logged.length > 0;
+    for (let c = 0; this.startsInside.has(t) && c < t.chainCount; c++)
+      if ((c === 0 || turns) && t.chainLine(c) === undefined && t.ruleCountOf(c) > 0) {
+        t.partial.set(
+          t.nameOf(c),
+          'the paste starts inside its table: more of its rules may lie above',
+        );
+        t.cutAbove.add(t.nameOf(c));
+      }
+    // rows read above the paste's first Chain line: that chain's first rules lie above it
+    for (const name of this.options.listView?.above ?? [])
+      if (t.indexOf(name) >= 0) {
+        t.partial.set(name, 'its Chain line is above the paste: more of its rules may lie above');
+        t.cutAbove.add(name);
+      }
+    const last = this.lastTable === t ? this.lastChain : -1;
+    // a COMMIT the paste holds ends its last chain
+    if (last >= 0 && (cut || (!declared && !t.committed)))
+      t.partial.set(
+        t.nameOf(last),
+        cut
+          ? 'the paste is cut inside it: more of its rules may lie past the cut'
+          : 'the paste ends inside it and declares no chain: more of its rules may follow',
+      );
+  }
+
+  /** A last line that does not lex: the paste was cut in the middle of it. */
+  protected cutShort(reason: string, where = 'mid-rule'): void {
+    this.cutTable = this.current ?? this.section;
+    // the chain a cut rule names is the one the paste is cut inside
+    const named = /^(?:\[\d+:\d+\] )?-A (\S+)/.exec(text(this.buf, this.lineStart, this.lineEnd));
+    const at = named && this.cutTable ? this.cutTable.indexOf(named[1]!) : -1;
+    if (at >= 0) [this.lastTable, this.lastChain] = [this.cutTable, at];
+    // a chain the paste holds no other rule of: the chain before it ended whole
+    else if (named) this.lastChain = -1;
+    // an `iptables -L` line: what -L printed of it, as the paste shows it
+    const listed = this.options.listView?.cut;
+    const [why, shown] =
+      listed?.line === this.lineNo
+        ? [listed.reason, listed.text]
+        : [reason, text(this.buf, this.lineStart, this.lineEnd)];
+    this.warn(
+      'truncated',
+      `${cutAt(this.lineNo)}: it ends ${where} (${why}), not read: "${excerpt(shown)}"`,
+    );
+  }
+
+  /** An `iptables -L` listing cut in or after a Chain line or a column header: the chain listed
+   * before a Chain line is whole, the chain a column header is of has its rules past the cut. */
+  protected cutInHead(cut: ListViewCut, chain: string | undefined): void {
+    const t = this.section;
+    this.cutTable = t;
+    if (t) [this.lastTable, this.lastChain] = [t, chain === undefined ? -1 : t.indexOf(chain)];
+    this.warn(
+      'truncated',
+      cut.head?.read
+        ? `the dump looks cut short after line ${cut.line}: the paste ends ${cut.reason}`
+        : `${cutAt(cut.line)}: it ends ${cut.reason}, not read: "${excerpt(cut.text)}"`,
+      cut.line,
+    );
+  }
+}
+
+/** A paste whose last line ends where it was cut, mid-line (the lines before it whole). */
+const cutAt = (line: number) => `the paste is cut at line ${line}`;
+
+/** A jump ending the line in a kube-proxy chain's name shorter than its 16 hash characters. */
+export const CUT_NAME = / -[jg] (KUBE-(?:SVC|SVL|SEP|EXT|FW|XLB)-[A-Z2-7]{0,15})$/;
+
+/** The jump a line ends in, to a kube-proxy chain of a fixed name. */
+export const CUT_FIXED_TARGET = / -[jg] (KUBE-[A-Z-]*)$/;
+/** kube-proxy's chains of fixed names (iptables and IPVS modes). */
+const FIXED_KUBE_CHAINS = [
+  'KUBE-MARK-MASQ',
+  'KUBE-MARK-DROP',
+  'KUBE-SERVICES',
+  'KUBE-NODEPORTS',
+  'KUBE-POSTROUTING',
+  'KUBE-FIREWALL',
+  'KUBE-FORWARD',
+  'KUBE-EXTERNAL-SERVICES',
+  'KUBE-PROXY-FIREWALL',
+  'KUBE-LOAD-BALANCER',
+  'KUBE-NODE-PORT',
+];
+/** A name cut before its end: a strict beginning of a fixed name's, and of no whole one. */
+export const cutFixedName = (name: string) =>
+  !FIXED_KUBE_CHAINS.includes(name) &&
+  FIXED_KUBE_CHAINS.some((c) => c.startsWith(name)) &&
+  !/^KUBE-(?:SVC|SVL|SEP|EXT|FW|XLB)-/.test(name);

@@ -1,0 +1,281 @@
+// The dump parser's layer for rule lines: one rule, or several run together on a line (their line
+// ends lost in copying), or one run on from a prompt or from a command typed before it; a rule
+// pasted twice read once, a rule whose address was hidden by hand not read.
+import { LineSyntaxError, text } from '../lexer.js';
+import { gluedOutput, gluedPrompt } from '../paste/classify.js';
+import { cutTargetOption } from '../paste/cut-option.js';
+import type { Table } from '../table.js';
+import { excerpt } from '../../../../sanitize.js';
+import { CUT_FIXED_TARGET, CUT_NAME, cutFixedName } from './cuts.js';
+import { lineFamily } from './families.js';
+import { DumpSections } from './sections.js';
+import { SP } from './state.js';
+
+/** " -A ": a rule starting inside the line of another (a paste whose line ends were lost). */
+const JOIN = Buffer.from(' -A ');
+
+export abstract class DumpRuleLines extends DumpSections {
+  private dupNext = -1; // the rule a repeated block is expected to repeat next
+  private nextJoin = -2; // where the next " -A " inside a line may be (-1: none left)
+
+  /** Reads [s, e) as a line of its own: the parser's, which every kind of line goes through. */
+  protected abstract line(s: number, e: number, last: boolean, first: boolean): void;
+
+  /** A rule line, or several run together on one (" -A " outside quotes: line ends lost in
+   * copying); the last part alone may be cut. */
+  protected rules(s: number, e: number, last: boolean): void {
+    const line = text(this.buf, s, e);
+    const prompt = gluedPrompt(line);
+    if (prompt < 0) return this.runTogether(s, e, last);
+    // the command after the rule may have its own output run on after it in turn
+    const at = s + Buffer.byteLength(line.slice(0, prompt));
+    const glued = this.gluedRule(at, e);
+    this.warn(
+      'joined',
+      glued
+        ? `a prompt runs on from the end of its rule, and the next rule from the end of its command (the line ends were lost in copying): the rule and what runs on from the command are read, not the command between them: "${excerpt(glued.command, 80)}"`
+        : `a prompt runs on from the end of its rule (the line end was lost in copying): the rule is read, not the command after it: "${excerpt(line.slice(prompt), 80)}"`,
+    );
+    this.runTogether(s, at, false);
+    if (glued) this.outputOf(at, e, last, glued);
+  }
+
+  /** One rule, or several run together on one line (" -A " outside quotes). */
+  private runTogether(s: number, e: number, last: boolean): void {
+    const joins = this.joins(s, e);
+    if (joins.length === 0) return this.rule(s, s, e, last);
+    // the warning is said with its line already
+    this.warn(
+      'joined',
+      `${joins.length + 1} rules run together on one line (their line ends were lost in copying): each is read`,
+    );
+    let from = s;
+    for (const j of joins) {
+      this.lineStart = from;
+      this.rule(from, from, j, false);
+      from = j + 1;
+    }
+    this.lineStart = from;
+    this.rule(from, from, e, last);
+  }
+
+  /** A line typed at a prompt whose command's output runs on from its end: said, and the output
+   * read from there; false where the line holds none. */
+  protected promptOutput(s: number, e: number, last: boolean): boolean {
+    const glued = this.gluedRule(s, e);
+    if (!glued) return false;
+    this.warn(
+      'joined',
+      `a rule runs on from the end of the command typed before it (the line end was lost in copying): the rule is read, not the command: "${excerpt(glued.command, 80)}"`,
+    );
+    this.outputOf(s, e, last, glued);
+    return true;
+  }
+
+  /** gluedOutput of the line in [s, e), where what runs on from the command reads as a dump line:
+   * prose after a prompt ("rules.txt-A is the flag to append") leaves the line a prompt. */
+  private gluedRule(s: number, e: number): ReturnType<typeof gluedOutput> {
+    const line = text(this.buf, s, e);
+    const glued = gluedOutput(line);
+    if (!glued || !line.startsWith('-A ', glued.at)) return glued;
+    // its first rule alone: the next may run on from its end, or a prompt after it
+    const rest = line.slice(glued.at);
+    const prompt = gluedPrompt(rest);
+    const first = firstRule(prompt < 0 ? rest : rest.slice(0, prompt));
+    const at = s + Buffer.byteLength(line.slice(0, glued.at));
+    try {
+      this.lex.lex(at + 3, at + Buffer.byteLength(first));
+    } catch (err) {
+      if (err instanceof LineSyntaxError) return undefined;
+      throw err;
+    }
+    return glued;
+  }
+
+  /** The output run on from a command's end in [s, e), as a line of its own. */
+  private outputOf(
+    s: number,
+    e: number,
+    last: boolean,
+    glued: { at: number; elided: boolean },
+  ): void {
+    // "..." before the prompt: the previous command's output left out there
+    if (glued.elided) this.noteElided();
+    const at = s + Buffer.byteLength(text(this.buf, s, e).slice(0, glued.at));
+    this.lineStart = at;
+    this.line(at, e, last, false);
+  }
+
+  /** Where " -A " starts a rule inside [s, e), outside quotes. One pass over the input in all:
+   * a dump with none (every real one) looks once. */
+  private joins(s: number, e: number): number[] {
+    const out: number[] = [];
+    for (;;) {
+      if (this.nextJoin === -1) return out;
+      if (this.nextJoin < s) this.nextJoin = this.whole.indexOf(JOIN, s);
+      if (this.nextJoin === -1 || this.nextJoin >= e) return out;
+      const at = this.nextJoin;
+      this.nextJoin = this.whole.indexOf(JOIN, at + 1);
+      let quotes = 0;
+      for (let k = s; k < at; k++) if (this.buf[k] === 34) quotes++;
+      if (quotes % 2 === 0) out.push(at);
+    }
+  }
+
+  protected rule(lineStart: number, a: number, e: number, last: boolean): void {
+    const specStart = a + 3;
+    // the last line only "-A", or "-A" and a word: cut before, after or inside the chain's name
+    if (last && !this.options.listView && e - a < 4)
+      return this.cutShort('a rule cut before its chain name');
+    if (e - a < 4) this.fail('expected "-A CHAIN ..."');
+    try {
+      this.lex.lex(specStart, e);
+    } catch (err) {
+      return this.unreadable(err, specStart, e, last);
+    }
+    if (last && !this.options.listView && /^\S+$/.test(text(this.buf, specStart, e))) {
+      const [table, chain] = [this.lastTable, this.lastChain];
+      this.cutShort('a rule cut at its chain name');
+      // a name cut short may be the chain before it's, going on past the cut
+      const word = text(this.buf, specStart, e);
+      if (table && chain >= 0 && table.nameOf(chain).startsWith(word))
+        [this.lastTable, this.lastChain] = [table, chain];
+      return;
+    }
+    // kube-proxy writes every rule with a target: one without, where the input ends without its
+    // newline, stopped mid-rule; so is the `iptables -L` line the listing says it cut (whatever
+    // follows it: a final newline, blank lines); a kube-proxy chain's last line without one is
+    // cut, whatever an editor put after it (a newline)
+    const cutInView = this.options.listView?.cut?.line === this.lineNo;
+    // the rule's text, made only where it is looked at: 440,000 rules' strings cost a dump's read
+    const spec = last || !this.current ? text(this.buf, specStart, e) : '';
+    const kubeChain = spec.startsWith('KUBE-');
+    const end = last && (e === this.buf.length || kubeChain) && !this.options.listView;
+    if ((cutInView || end) && !this.lex.hasTarget())
+      return this.cutShort('a rule without its target');
+    // a jump to a name cut before its end ("-j KUBE-MARK-", "-j KUBE-SERV"): not read
+    const cutTarget = end ? CUT_FIXED_TARGET.exec(spec)?.[1] : undefined;
+    if (cutTarget !== undefined && cutFixedName(cutTarget))
+      return this.cutShort(`a rule cut inside its target's name ("${cutTarget}")`);
+    // "-j MARK --set-xm", "-j DNAT --to-destination": cut in or after an option's name
+    const cutOption = end ? cutTargetOption(spec) : undefined;
+    if (cutOption !== undefined) return this.cutShort(cutOption);
+    // kube-proxy names its chains with 16 hash characters: fewer at the input's very end is a cut
+    // (an -L row prints more columns after its target: its end is not the name's)
+    const cutName = end ? CUT_NAME.exec(spec)?.[1] : undefined;
+    const t = this.lex.tokens;
+    // headerless, the other family's rule starts the other family's dump (grep of both saves)
+    const family = this.current ? undefined : lineFamily(spec);
+    if (
+      family &&
+      this.section &&
+      this.sectionFamily &&
+      family !== this.sectionFamily &&
+      !this.tables.some((x) => x.family === family)
+    ) {
+      this.closeSection();
+      this.moveDeclarations();
+    }
+    this.againDeclared = [];
+    const table = this.target();
+    const near = this.lastTable === table ? this.lastChain : -1;
+    const chain = table.chainAt(t[0]!, t[1]!, near);
+    if (this.options.listView?.broken.includes(this.lineNo)) {
+      const name = table.nameOf(chain);
+      table.partial.set(name, 'a rule of it is not in the paste: -L printed only its counters');
+      return this.warn(
+        'counters',
+        `a rule of ${name} not read: the line holds only the columns -L prints before its target, and the rest of its row is not in the paste, so its chain is not claimed whole`,
+      );
+    }
+    // a chain's rules resumed after another's: kube-proxy's restore input, not iptables-save
+    if (chain !== near && table.ruleCountOf(chain) > 0) this.interleaved.add(table);
+    this.lastTable = table;
+    if (this.repeated(table, chain, chain !== near, a, e)) return;
+    this.lastChain = chain;
+    try {
+      table.addRule(this.lex, chain, lineStart, specStart, e, this.lineNo);
+    } catch (err) {
+      return this.unreadable(err, specStart, e, false);
+    }
+    if (!this.current) this.sectionHasRules = true;
+    if (!this.current) this.sectionFamily ??= family;
+    if (cutName) this.cutInName(table, cutName);
+  }
+
+  /** Chains declared again just above the other family's first rule: that dump's, not a repeat. */
+  private moveDeclarations(): void {
+    const moved = new Set(this.againDeclared.map((d) => d.line));
+    if (moved.size === 0) return;
+    this.warnings = this.warnings.filter((w) => w.kind !== 'duplicate' || !moved.has(w.line ?? 0));
+    const [lineNo, lineStart] = [this.lineNo, this.lineStart];
+    for (const d of this.againDeclared) {
+      [this.lineNo, this.lineStart] = [d.line, d.s - 1]; // the new table starts at its first
+      const table = this.target(true);
+      table.setChainLine(table.chainAt(d.s, d.e), d.line);
+    }
+    [this.lineNo, this.lineStart] = [lineNo, lineStart];
+  }
+
+  /** A rule line that does not read: cut (the paste's last line), an address hidden by hand, or
+   * an error at its line. */
+  private unreadable(err: unknown, spec: number, e: number, last: boolean): void {
+    if (!(err instanceof LineSyntaxError)) throw err;
+    if (last) return this.cutShort(err.message);
+    const hidden = /^"(.+)" is not an address$/.exec(err.message)?.[1];
+    if (hidden && REDACTED.test(hidden)) return this.redacted(spec, e, hidden);
+    this.fail(err.message);
+  }
+
+  /** A rule whose address its author hid by hand: not read, and its chain not claimed whole. */
+  private redacted(spec: number, e: number, address: string): void {
+    let end = spec;
+    while (end < e && this.buf[end] !== SP) end++;
+    const table = this.target();
+    const name = table.nameOf(table.chainAt(spec, end));
+    table.partial.set(name, `a rule of it is not read: its address "${address}" is hidden`);
+    this.warn(
+      'redacted',
+      `a rule of ${name} not read: its address "${address}" was hidden by hand, so its chain is not claimed whole`,
+    );
+  }
+
+  /**
+   * Whether the rule in bytes [a, e) repeats one its chain already has (a block pasted twice):
+   * the rule a repeat is expected to repeat next, the chain's first rule, or, when the chain's
+   * rules resume after another chain's, any of them. A clean dump pays one length compare.
+   */
+  private repeated(table: Table, chain: number, resumed: boolean, a: number, e: number): boolean {
+    const count = table.ruleCountOf(chain);
+    if (count === 0) return false;
+    let k = -1;
+    const next = this.dupNext;
+    if (next >= 0 && next < count && table.ruleIs(table.ruleIdOf(chain, next), a, e)) k = next;
+    else if (table.ruleIs(table.ruleIdOf(chain, 0), a, e)) k = 0;
+    else if (resumed)
+      for (let j = 1; j < count && k < 0; j++)
+        if (table.ruleIs(table.ruleIdOf(chain, j), a, e)) k = j;
+    if (k < 0) {
+      this.dupNext = -1;
+      return false;
+    }
+    this.dupNext = k + 1;
+    this.lastChain = chain;
+    this.duplicates.push(this.lineNo);
+    return true;
+  }
+}
+
+/** A line's first rule: up to a " -A " outside quotes that starts the next one run on. */
+function firstRule(line: string): string {
+  let quoted = false;
+  for (let k = 0; k < line.length; k++) {
+    if (line[k] === '"') quoted = !quoted;
+    else if (!quoted && line.startsWith(' -A ', k)) return line.slice(0, k);
+  }
+  return line;
+}
+
+/** An address its author hid: digits and separators with x's, stars or a <placeholder>. */
+const REDACTED =
+  /^!?(?=[^/]*(?:[xX*]|<))(?:(?:\d{1,3}|[xX]+|\*+)(?:\.(?:\d{1,3}|[xX]+|\*+)){3}|<[^>]+>|[\da-fA-FxX*]*:[\da-fA-FxX*:]*)(?:\/\d+)?$/;
