@@ -9,11 +9,11 @@ import { commandStem, type NodeCommand } from '../../src/cluster/cluster.js';
 import {
   collect,
   collectAll,
-  labelSelectorString,
   nodeBasics,
-  readDecision,
   type CollectProgress,
 } from '../../src/cluster/collect.js';
+import { readDecision } from '../../src/cluster/collect/node-plan.js';
+import { labelSelectorString } from '../../src/cluster/collect/selectors.js';
 import { KubeCluster, type NodeTransport } from '../../src/cluster/kube-cluster.js';
 import { KubeApiError } from '../../src/cluster/kube/errors.js';
 import { ServiceNotFoundError } from '../../src/cluster/kube/suggestions.js';

@@ -7,7 +7,7 @@ import { isKubeProxyPod, toPod, type Pod } from '../../core/kube/objects.js';
 import { isCiliumAgentPod } from '../../core/dataplane/cilium/agent.js';
 import type { NodeCommand, NodeResult } from '../cluster.js';
 import { apiPath } from '../cluster.js';
-import { labelSelectorString } from '../collect.js';
+import { labelSelectorString } from '../collect/selectors.js';
 import type { KubeApi } from '../kube-api.js';
 import { KubeApiError } from '../kube/errors.js';
 import { nodeArgv, UnsupportedCommandError, type CommandPlace } from './commands.js';
