@@ -9,7 +9,7 @@ import {
   type TraceProtocol,
 } from '../trace/packet.js';
 import type { Match, Ports, Rule } from './read/rule.js';
-import { unreadText } from './read/paste/list-view.js';
+import { unreadText } from './read/paste/list-view/unread.js';
 
 export interface MatchContext {
   /** addrtype LOCAL. */

@@ -4,7 +4,7 @@
 import { hash16 } from '../chain-names.js';
 import type { Ruleset, Table } from './read/parse.js';
 import { DNAT_QUIRK } from './read/rule.js';
-import { unreadText } from './read/paste/list-view.js';
+import { unreadText } from './read/paste/list-view/unread.js';
 import type { ServicePortName } from '../../model.js';
 import { hostPort } from '../../ipv6.js';
 import {
