@@ -1,0 +1,77 @@
+// Why a dump shows no Service: its entry chain or map is past a cut or outside the part of the
+// table pasted, the table holds none, or Cilium replaced kube-proxy.
+import { missingSets, type NftTable } from '../../core/dataplane/nftables/listing.js';
+import type { Ruleset } from '../../core/dataplane/iptables/read/parse.js';
+
+/** Whether a dump holds only part of its nat table: cut, a segment, or some chains without the
+ * built-in ones (iptables-save, -S and -L print every built-in chain of a table they list). */
+export function natInPart(rs: Ruleset): boolean {
+  // each family's nat table: where the dump holds both, either in part is a part
+  const families = rs.families();
+  if (families.length > 1) return families.some((f) => natInPart(rs.ofFamily(f)));
+  const nat = rs.table('nat');
+  if (!nat) return false;
+  const declared = (name: string) =>
+    nat.indexOf(name) >= 0 && nat.chainLine(nat.indexOf(name)) !== undefined;
+  return (
+    nat.partial.size > 0 ||
+    rs.warnings.some((w) => w.kind === 'truncated') ||
+    !['PREROUTING', 'OUTPUT', 'POSTROUTING'].every(declared)
+  );
+}
+
+/** Why an iptables dump shows no Service: its KUBE-SERVICES is past a cut or outside the part of
+ * the nat table pasted, or Cilium replaced kube-proxy (its CILIUM_ chains and no KUBE-SERVICES:
+ * GKE Dataplane V2, kube-proxy-free). */
+export function noServiceRules(rs: Ruleset): string {
+  // each family's tables on their own (kube-proxy writes them alike, a paste may hold them apart)
+  const families = rs.families();
+  if (families.length > 1) {
+    const said = families.map((f) => noServiceRules(rs.ofFamily(f)));
+    return said.every((s) => s === said[0])
+      ? said[0]!
+      : families.map((f, i) => `${f}: ${said[i]}`).join('; ');
+  }
+  const nat = rs.table('nat');
+  const cut = nat?.partial.get('KUBE-SERVICES');
+  if (cut) return `no Service entry in the paste: KUBE-SERVICES (${cut})`;
+  if (!nat)
+    return `no Service rules in the paste: it holds no nat table (only ${rs.tables.map((t) => t.name).join(', ')}), where kube-proxy's Service rules are`;
+  // KUBE-SERVICES jumped to, or the paste cut, and the chain itself not in it: nothing is known
+  const jumped = nat.jumpsTo(['KUBE-SERVICES']);
+  // a chain whose first rules lie above the paste is no cut: the paste is a part of the table
+  const truncated =
+    [...nat.partial.keys()].some((c) => !nat.cutAbove.has(c)) ||
+    rs.warnings.some((w) => w.kind === 'truncated');
+  if (nat.indexOf('KUBE-SERVICES') < 0 && (jumped || truncated))
+    return `no Service entry in the paste: KUBE-SERVICES${jumped ? ', which the nat table jumps to,' : ''} is not in it`;
+  const cilium = rs.tables.some((t) => t.chains.some((c) => c.name.startsWith('CILIUM_')));
+  if (cilium && !rs.tables.some((t) => t.indexOf('KUBE-SERVICES') >= 0))
+    return 'no Service rules found: the CILIUM_ chains and no KUBE-SERVICES say Cilium replaces kube-proxy on this node (GKE Dataplane V2, kube-proxy-free Cilium): its Services are BPF map entries; `cilium-dbg service list` in the Cilium agent Pod (anetd on GKE) shows them';
+  if (nat.indexOf('KUBE-SERVICES') < 0 && natInPart(rs))
+    return 'no Service entry in the paste: it holds part of the nat table (not its built-in chains), and KUBE-SERVICES is not in it';
+  return 'no Service rules found (no KUBE-SERVICES entries in the nat table)';
+}
+
+/** Why an nft listing shows no Service: of a whole table, its service-ips map is empty or absent;
+ * of part of one (its table line, its end or lines elided, a diff's hunk, maps its rules use not
+ * in it), the map or its elements are not in the paste, and nothing is said of the table. */
+export function nftNoService(t: NftTable): string {
+  const part = [
+    t.headless && 'its table line is not in it',
+    t.cut && 'it is cut',
+    (t.elided?.length ?? 0) > 0 && 'it elides lines',
+    t.paste?.diff && "it is a diff's hunk",
+    missingSets(t).length > 0 && 'its rules use maps it does not hold',
+    (t.unread?.length ?? 0) > 0 && 'lines of it were not read',
+  ].filter((x): x is string => typeof x === 'string');
+  const map = t.set('service-ips');
+  if (part.length === 0)
+    return map
+      ? 'no Service rules found (no service-ips elements in the table)'
+      : 'no Service rules found (the listing holds no service-ips map)';
+  const absent = map
+    ? 'no element of the service-ips map is in it'
+    : 'the service-ips map is not in it';
+  return `no Service entry in the paste: ${absent} (the paste holds part of the table: ${part.join(', ')})`;
+}

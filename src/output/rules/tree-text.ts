@@ -1,0 +1,124 @@
+// A Service tree as `kdebug rules` prints it: its entry points, its endpoints with their shares
+// and DNAT targets, masquerade and verdict rules, indented under the Service.
+import { portNameText, percent } from '../../core/model.js';
+import {
+  ENTRY_KIND_TEXT,
+  type EntryPoint,
+  type ServiceTree,
+  type TreeEndpoint,
+} from '../../core/dataplane/trees.js';
+import { hostPort } from '../../core/ipv6.js';
+
+function entryText(e: EntryPoint): string {
+  const kind = e.label ?? ENTRY_KIND_TEXT[e.kind];
+  if (e.from === 'cilium') {
+    const protocol = e.protocol ? `/${e.protocol}` : '';
+    const where = e.address
+      ? `${hostPort(e.address, e.port ?? 0)}${protocol}`
+      : `${e.port}${protocol} on every node address`;
+    return `${kind} ${where}  (cilium line ${e.line})`;
+  }
+  // an IPVS firewall-mark service: its mark alone, said in its label
+  if (e.from === 'ipvs' && e.address === undefined && e.port === undefined)
+    return `${kind}  (ipvs line ${e.line} -> ${e.chain})`;
+  // kube-proxy writes a port on every Service entry: a rule without one lost it in printing
+  const port = e.port ?? (e.from === 'ipvs' ? 'port unknown' : '?');
+  const protocol = e.protocol ? `/${e.protocol}` : '';
+  const where =
+    e.kind === 'node-port'
+      ? `${kind} ${port}${e.from === 'ipvs' ? `${protocol} on ${e.address}` : ''}`
+      : `${kind} ${hostPort(e.address ?? '', port)}`;
+  if (e.proxyPort !== undefined)
+    return `${where}${e.from === 'ipvs' && e.kind === 'node-port' ? '' : protocol}  (${e.from} line ${e.line}) proxied by kube-proxy itself on port ${e.proxyPort} (userspace mode: endpoints are not in iptables)`;
+  const proto = e.from === 'ipvs' && e.kind === 'node-port' ? '' : protocol;
+  const unshown = e.port === undefined && e.from !== 'ipvs' ? ' (port not shown)' : '';
+  return `${where}${proto}${unshown}  (${e.from} ${e.line ? `line ${e.line} ` : ''}-> ${e.chain})`;
+}
+
+function endpointText(ep: TreeEndpoint): string {
+  if (ep.cilium) {
+    const share = ep.shareUnknown ? '?' : percent(ep.probability);
+    const state = `${ep.cilium.state ?? 'state not in the listing'}${ep.cilium.preferred === undefined ? '' : ep.cilium.preferred ? ', preferred' : ', not preferred'}`;
+    return `${share.padStart(6)}  backend ${ep.address}  (${state}${ep.probability === 0 && !ep.shareUnknown ? ': no new connections' : ''})`;
+  }
+  const share = ep.shareUnknown
+    ? '?'
+    : ep.affinity && ep.probability === 0
+      ? 'affinity'
+      : percent(ep.probability);
+  let to = ep.addressFromComment
+    ? `DNAT -> ${ep.address} (from kube-proxy's comment on the jump: chain not in this paste)`
+    : ep.address
+      ? ep.forward
+        ? `${ep.forward === 'route' ? 'direct routing (Route)' : 'IP-in-IP (Tunnel)'}, no DNAT -> ${ep.address}`
+        : `DNAT -> ${ep.portUnknown ? hostPort(ep.address, 'port unknown') : ep.address}`
+      : ep.inferredIP
+        ? `DNAT -> ${ep.inferredIP}:? (address unreadable, IP from the hairpin rule)`
+        : ep.hostStart
+          ? `DNAT -> a host whose name starts ${ep.hostStart} (cut), port unknown`
+          : 'no DNAT rule';
+  if (ep.chainMissing && !ep.addressFromComment)
+    to = 'chain not in this paste: DNAT target unknown';
+  else if (ep.chainPartial && !ep.address && !ep.inferredIP)
+    to = `DNAT target not in the paste (its chain: ${ep.chainPartial})`;
+  const marks = [
+    ep.shareUnknown ? `share unknown: ${ep.shareUnknown}` : '',
+    ep.portUnknown ? `port unknown: ${ep.portUnknown}` : '',
+    ep.hairpinMasquerade === null
+      ? 'hairpin rule unknown'
+      : ep.hairpinMasquerade
+        ? 'hairpin masquerade'
+        : 'NO hairpin masquerade',
+    ep.affinity ? 'session affinity' : '',
+  ].filter(Boolean);
+  return `${share.padStart(6)}  ${ep.chain}  ${to}  (${marks.join(', ')})`;
+}
+
+export function treeText(t: ServiceTree): string[] {
+  const head = [t.name ? portNameText(t.name) : t.id];
+  if (t.name && t.clusterIP)
+    head.push(
+      `${hostPort(t.clusterIP, t.port ?? '?')}${t.protocol ? `/${t.protocol}` : ''}${t.port === undefined ? ' (port not shown)' : ''}`,
+    );
+  if (t.nodePorts.length > 0 && t.name) head.push(`node port ${t.nodePorts.join(', ')}`);
+  if (t.family) head.push(`(${t.family})`);
+  const out = [head.join('  ')];
+  if (t.entryAbsent)
+    out.push(
+      `  entry not in this paste (${t.chains.svc && !t.chains.svc.startsWith('KUBE-') ? 'no service-ips element for it' : 'no KUBE-SERVICES rules in it'})`,
+    );
+  for (const e of t.entries) out.push(`  entry  ${entryText(e)}`);
+  for (const c of t.absentChains ?? [])
+    out.push(`  ${c}  (chain not in this paste: its endpoints are unknown)`);
+  for (const m of t.masquerade)
+    out.push(`  masquerade  ${m.condition}  (${m.chain}${m.line ? ` line ${m.line}` : ''})`);
+  for (const v of t.verdicts)
+    out.push(
+      `  ${v.kind.toUpperCase()}  ${v.comment ?? ''}  (${[v.table, v.chain].filter(Boolean).join(' ')}${v.line ? ` line ${v.line}` : ''})`,
+    );
+  const list = (title: string | undefined, eps: TreeEndpoint[], empty = 'no endpoints') => {
+    if (!title) return;
+    const none = t.partial
+      ? `  (the paste may not hold all its rules: ${t.partial})`
+      : eps.length === 0
+        ? `  (${empty})`
+        : '';
+    out.push(`  ${title}${none}`);
+    eps.forEach((ep, i) => out.push(`  ${i === eps.length - 1 ? '└─' : '├─'}${endpointText(ep)}`));
+  };
+  // Cilium's frontends have no chains: their backends are the frontend's own
+  const cilium = t.entries.some((e) => e.from === 'cilium');
+  list(cilium ? 'backends' : t.chains.svc, t.endpoints);
+  list(t.chains.svl ?? t.chains.xlb, t.localEndpoints ?? [], 'no local endpoints');
+  if (t.fallThrough > 0 && !t.partial)
+    out.push(
+      // kube-proxy's last endpoint rule has no probability and takes the rest: here it is not
+      `  ${percent(t.fallThrough)} of new connections match none of the endpoint rules shown: kube-proxy ends this chain with a rule that takes the rest, and it is not here (the listing is cut or filtered, or the chain was edited)`,
+    );
+  if (t.affinitySeconds !== undefined)
+    out.push(`  session affinity: ClientIP, ${t.affinitySeconds}s`);
+  // a quirk of the virtual server is every real server's: said once
+  const quirks = new Set([...t.endpoints, ...(t.localEndpoints ?? [])].map((ep) => ep.quirk));
+  for (const quirk of quirks) if (quirk) out.push(`  note: ${quirk}`);
+  return out;
+}

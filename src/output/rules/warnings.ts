@@ -1,0 +1,232 @@
+// What `kdebug rules` says of a dump besides its trees: the reader's warnings (iptables'), and what
+// a Cilium, IPVS or nftables listing leaves out or how it was read, one warning each; in text, at
+// FILE:LINE, with many skipped lines said in one.
+import { frontendKey, isDropEntry, type CiliumTable } from '../../core/dataplane/cilium/listing.js';
+import { unreadMapText } from '../../core/dataplane/cilium/maps/read-dump.js';
+import type { IpvsTable } from '../../core/dataplane/ipvs/listing.js';
+import {
+  missingSets,
+  type NftTable,
+  type NftUnread,
+} from '../../core/dataplane/nftables/listing.js';
+import { count } from '../../core/checks/check.js';
+import { excerpt } from '../../core/sanitize.js';
+import { isCilium, isIpvs, isNft, type RulesDump } from './dump.js';
+
+/** A warning of a dump as `rules` says it: FILE:LINE first in the text where it has a line. */
+export interface RulesWarning {
+  line: number | null;
+  kind: string;
+  message: string;
+  /** Every line a summary warning stands for. */
+  lines?: number[];
+}
+
+/** Kinds of warning that are one skipped line each: summarised in one line when many. */
+const SKIPPED_LINE = new Set(['blank', 'prompt', 'command', 'prose', 'elided', 'fence', 'log']);
+const MANY = 3;
+
+/** One warning as a line of text: at FILE:LINE where it has a line (`line N` with no file). */
+const warningText = (w: RulesWarning, file: string | undefined) =>
+  `warning: ${w.line === null ? '' : file !== undefined ? `${file}:${w.line}: ` : `line ${w.line}: `}${w.message}`;
+
+/** The warnings, one a line; skipped lines in one summary line when there are many. */
+export function warningLines(warnings: RulesWarning[], file: string | undefined): string[] {
+  const skipped = warnings.filter((w) => SKIPPED_LINE.has(w.kind));
+  const out: string[] = [];
+  if (skipped.length > MANY) {
+    const lines = skipped.map((w) => w.line);
+    const shown = lines.length > 12 ? `${lines.slice(0, 12).join(', ')} ...` : lines.join(', ');
+    out.push(
+      `warning: ${count(skipped.length, 'line')} skipped: ${shown} — not rules (-o json lists each)`,
+    );
+  }
+  for (const w of warnings)
+    if (skipped.length <= MANY || !SKIPPED_LINE.has(w.kind)) out.push(warningText(w, file));
+  return out;
+}
+
+/** What a Cilium listing leaves out, one warning each, at the line it starts at where one does. */
+function ciliumWarnings(d: CiliumTable): RulesWarning[] {
+  const out: RulesWarning[] = [];
+  const say = (message: string, line: number | null = null) =>
+    out.push({ line, kind: 'cilium', message });
+  for (const c of d.cut ?? [])
+    say(`${c.reason}: what is not in the paste is not shown, and nothing is said about it`, c.line);
+  for (const kind of d.unreadMaps ?? []) say(`${unreadMapText(kind)}: nothing is said about it`);
+  if (d.unreadFrom !== undefined)
+    say(
+      "another command's output starts here; only the listing before it was read (give each listing to kdebug rules --file on its own)",
+      d.unreadFrom,
+    );
+  if (d.form === 'db-backends')
+    say('a backends table alone names no frontend: paste db/show frontends with it');
+  if (d.frontends.length > 0 && d.frontends.every((f) => f.protocol === undefined))
+    say(
+      'this listing prints no protocols (Cilium before 1.17): TCP and UDP frontends of one port are not told apart',
+    );
+  const drops = d.frontends.filter(isDropEntry);
+  if (drops.length > 0)
+    say(
+      `${count(drops.length, 'wildcard drop entry', 'wildcard drop entries')} (${listed(drops.map((f) => frontendKey(f)))}): Cilium 1.19+ drops traffic from outside the node to the other ports of that address; no Service port, so no tree`,
+      Math.min(...drops.map((f) => f.line)),
+    );
+  // the drop entries are said above: the flags are the Service frontends'
+  const flagged = d.frontends.filter((f) => f.flags.length > 0 && !isDropEntry(f));
+  if (flagged.length > 0)
+    say(
+      `flags of the listing, kept as listed and not compared here: ${listed(flagCounts(flagged))}`,
+      Math.min(...flagged.map((f) => f.flagsLine ?? f.line)),
+    );
+  return out;
+}
+
+/** Each flag these frontends carry (the BPF map's "non-routable", "Local" ...), with how many. */
+function flagCounts(frontends: CiliumTable['frontends']): string[] {
+  const n = new Map<string, number>();
+  for (const f of frontends) for (const flag of f.flags) n.set(flag, (n.get(flag) ?? 0) + 1);
+  return [...n].map(([flag, k]) => `${flag} (${count(k, 'frontend')})`);
+}
+
+const listed = (items: string[]) =>
+  items.length > 5
+    ? `${items.slice(0, 5).join(', ')} and ${items.length - 5} more`
+    : items.join(', ');
+/** Lines as a range where they run on ("14-18"), else listed. */
+const lineRange = (lines: number[]) =>
+  lines.every((l, i) => i === 0 || l === lines[i - 1]! + 1) && lines.length > 2
+    ? `${lines[0]}-${lines.at(-1)}`
+    : lines.join(', ');
+
+/** What an IPVS listing leaves out, one warning each. */
+function ipvsWarnings(d: IpvsTable): RulesWarning[] {
+  const out: RulesWarning[] = [];
+  const say = (message: string, line: number | null = null) =>
+    out.push({ line, kind: 'ipvs', message });
+  // one warning for many lines: at the first, with every line it stands for
+  const sayAt = (lines: number[], message: string) =>
+    out.push({ line: lines[0]!, kind: 'ipvs', message, lines });
+  if (d.names)
+    say(
+      '`ipvsadm -l` without -n prints host and port names: addresses are shown as printed, ports only where the name is a well-known one; run `ipvsadm -Ln` for numbers',
+    );
+  if (d.renamed)
+    say(
+      `the command on line ${d.renamed.line} gives -n, and ipvsadm -n prints addresses: ${listed(d.renamed.hosts)} ${d.renamed.hosts.length === 1 ? 'is a name' : 'are names'} put in by hand where it printed ${d.renamed.hosts.length === 1 ? 'an address' : 'addresses'}, shown as pasted; what ${d.renamed.hosts.length === 1 ? 'it stands' : 'they stand'} for is not said`,
+      d.renamed.line,
+    );
+  if (d.other)
+    sayAt(
+      d.other.lines,
+      d.other.what === 'connections'
+        ? `line${d.other.lines.length === 1 ? '' : 's'} ${lineRange(d.other.lines)}: ipvsadm's connection entries (-c), flows through the virtual servers and not virtual servers: not read`
+        : `line ${d.other.lines[0]}: ipvsadm's timeouts (--timeout), no virtual server: not read`,
+    );
+  if (d.typed)
+    sayAt(
+      d.typed,
+      `line${d.typed.length === 1 ? '' : 's'} ${lineRange(d.typed)}: ipvsadm command${d.typed.length === 1 ? '' : 's'} typed, read as the virtual and real servers ${d.typed.length === 1 ? 'it adds' : 'they add (edits and deletes applied in order)'}: what was typed, not read back from the node (\`ipvsadm -Ln\` shows what it holds)`,
+    );
+  for (const u of d.unknownOptions ?? [])
+    sayAt(
+      [u.line],
+      `line ${u.line}: ${u.options.join(', ')}: not an option kdebug knows (a newer ipvsadm's?), skipped; the rest of the line is read`,
+    );
+  if (d.iptablesLines)
+    sayAt(
+      d.iptablesLines,
+      `line${d.iptablesLines.length === 1 ? '' : 's'} ${lineRange(d.iptablesLines)}: iptables rules (iptables-save or -S lines) pasted with the IPVS listing: not read with it; give them to kdebug on their own`,
+    );
+  if (d.duplicates.length > 0)
+    sayAt(
+      d.duplicates,
+      `line${d.duplicates.length === 1 ? '' : 's'} ${d.duplicates.join(', ')} repeat${d.duplicates.length === 1 ? 's' : ''} a virtual or real server already read (pasted twice?): read once`,
+    );
+  if (d.noAddress)
+    sayAt(
+      d.noAddress,
+      `line${d.noAddress.length === 1 ? '' : 's'} ${lineRange(d.noAddress)}: virtual or real server line${d.noAddress.length === 1 ? '' : 's'} without ${d.noAddress.length === 1 ? 'its' : 'their'} address (a scheduler or forwarding method where ipvsadm prints the address: a page that dropped the addresses?): not read (a virtual server one belongs to states no share)`,
+    );
+  if (d.sharedNames)
+    sayAt(
+      d.sharedNames,
+      `lines ${d.sharedNames.join(', ')} print the same name for virtual servers of one listing: ipvsadm prints each once, so these are distinct (addresses of one host name, or names it cut), each read with its own real servers and told apart by its line`,
+    );
+  if (d.cutNames)
+    sayAt(
+      d.cutNames,
+      `line${d.cutNames.length === 1 ? '' : 's'} ${lineRange(d.cutNames)}: \`ipvsadm -l\` cuts an IPv4 host:port at 28 characters (a virtual server's with its protocol at 33): ${d.cutNames.length === 1 ? 'its' : 'their'} port${d.cutNames.length === 1 ? ' is' : 's are'} not in the paste; run \`ipvsadm -Ln\``,
+    );
+  if (d.elided.length > 0)
+    sayAt(
+      d.elided,
+      `line${d.elided.length === 1 ? '' : 's'} ${d.elided.join(', ')} elide${d.elided.length === 1 ? 's' : ''} part of the listing: virtual servers not in the paste are not shown`,
+    );
+  if (d.cut)
+    say(
+      `the listing ends mid-line at line ${d.cut}: it was cut there, and what came after was not read`,
+      d.cut,
+    );
+  return out;
+}
+
+/** What an nftables listing leaves out or how it was read, one warning each. */
+function nftWarnings(t: NftTable): RulesWarning[] {
+  const leftOut = leftOutText(t);
+  return [
+    ...(t.paste?.notes ?? []).map((message) => ({ line: null, kind: 'view', message })),
+    ...skippedWarning(t.paste?.skipped ?? []),
+    // a listing that ends in "..." is cut at its elision: said once, as the elision
+    ...(t.cut && !t.elided?.includes(t.cut.line)
+      ? [{ line: t.cut.line, kind: 'cut-short', message: cutText(t) }]
+      : []),
+    // the part of the table an elision leaves out, not a line skipped: never summarised away
+    ...(t.elided ?? []).map((line) => ({
+      line,
+      kind: 'elided',
+      message:
+        'part of the table is elided here: what is not in the paste is not shown, and nothing is said about it',
+    })),
+    ...(leftOut ? [{ line: null, kind: 'abridged', message: leftOut }] : []),
+    ...(t.unread ?? []).map((u) => ({ line: u.line, kind: 'unread', message: unreadText(u) })),
+  ];
+}
+
+/** The dump's warnings, in the order the text and JSON say them. */
+export function dumpWarnings(d: RulesDump): RulesWarning[] {
+  if (isCilium(d)) return ciliumWarnings(d);
+  if (isIpvs(d)) return ipvsWarnings(d);
+  if (!isNft(d)) return d.warnings;
+  // the other family's table read with it: what its part of the paste lacks, after
+  const also = d.paste?.also;
+  return also ? [...nftWarnings(d), ...nftWarnings(also)] : nftWarnings(d);
+}
+
+/** A listing without sets or maps its rules use (abridged, or `nft list chain`): said so. */
+const leftOutText = (t: NftTable): string | undefined => {
+  const missing = missingSets(t);
+  if (missing.length === 0) return undefined;
+  return `the rules use ${missing.length === 1 ? 'a set or map' : 'sets or maps'} this listing does not hold (${missing.join(', ')}): what ${missing.length === 1 ? 'it holds' : 'they hold'} is not shown or said`;
+};
+
+/** A line of an nft listing the reader could not read (its line said apart): in which block,
+ * quoted. */
+const unreadText = (u: NftUnread) =>
+  `not read${u.block ? ` (in ${u.block.kind} ${u.block.name})` : ''}: "${excerpt(u.text, 120)}"; nothing is said of what it holds, and the Services it may bear on are said partial`;
+
+/** The lines around a pasted nft listing that are not part of it, as one JSON warning. */
+const skippedWarning = (lines: number[]) =>
+  lines.length === 0
+    ? []
+    : [
+        {
+          line: lines[0]!,
+          kind: 'skipped',
+          message: `line${lines.length === 1 ? '' : 's'} ${lines.length > 10 ? `${lines.slice(0, 10).join(', ')} …` : lines.join(', ')}: not part of the nft table (a prompt, a command, prose), skipped`,
+          lines,
+        },
+      ];
+
+/** A text listing that ends inside its table: read as far as it goes, said so. */
+export const cutText = (t: NftTable) =>
+  `the listing ends at line ${t.cut!.line} inside ${t.cut!.inside}: it was cut there, and what came after was not read`;
