@@ -553,7 +553,7 @@ COMMIT
   });
 
   it("an author's snip line inside a dump is an elision as '...' is: the chain before it claims nothing", () => {
-    for (const snip of ['--- snip ---', '[snip]', '省略', '<omitted>']) {
+    for (const snip of ['--- snip ---', '[snip]', '省略', '<omitted>', '... (200 more) ...']) {
       const x = reads(`*nat
 :KUBE-SERVICES - [0:0]
 :KUBE-SVC-TCOU7JCQXEZGVUNU - [0:0]

@@ -5,4 +5,4 @@
 
 /** A trimmed line by which a paste's author left part of the listing out. */
 export const ELISION =
-  /^(?:\.{2,}|…|\[\.\.\.\]|\.\.\. ?\(.*\)|[-=~#<[(.\s]*\b(?:snip(?:ped)?|omitted|truncated)\b[-=~#>\]).\s]*|[-=.\s]*省略[-=.\s]*)$/i;
+  /^(?:\.{2,}|…|\[\.\.\.\]|\.\.\. ?\(.*\)(?: ?\.\.\.)?|[-=~#<[(.\s]*\b(?:snip(?:ped)?|omitted|truncated)\b[-=~#>\]).\s]*|[-=.\s]*省略[-=.\s]*)$/i;
