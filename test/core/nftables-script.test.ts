@@ -148,6 +148,13 @@ describe('the nft -f script form', () => {
     assert.deepEqual(listing.skipped, [1]);
   });
 
+  it("an author's elision ('...', '# --- snip ---') is a line skipped, said, not a comment passed over", () => {
+    for (const snip of ['...', '# --- snip ---', '<omitted>']) {
+      const listing = parseNftScript(`${SCRIPT}${snip}\n`, 's.nft');
+      assert.deepEqual(listing.skipped, [SCRIPT.split('\n').length], snip);
+    }
+  });
+
   it('keeps one element per key: added again, it takes the new verdict and place; a flushed or re-added set starts empty', () => {
     const map = 'no-endpoint-services';
     const add = (key: string, verdict: string) =>

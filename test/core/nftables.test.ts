@@ -541,6 +541,94 @@ describe('the nft text listing', () => {
     assert.ok(buildNftServiceTrees(t).services.every((x) => x.partial !== undefined));
   });
 
+  // an author's elisions other than dots (../../src/core/dataplane/elisions.ts)
+  const SNIPS = [
+    '--- snip ---',
+    '[snip]',
+    '<omitted>',
+    '省略',
+    '# --- snip ---',
+    '... (200 more) ...',
+  ];
+  const service = (t: NftTable, name: string) =>
+    buildNftServiceTrees(t).services.find((x) => x.name === name)!;
+
+  it("an author's elision in any form inside a chain is one, as '...' is: the chain is elided and its Service claims no endpoints", () => {
+    for (const snip of SNIPS) {
+      const { table: t, at } = edited(['meta l4proto udp dnat to 10.244.1.2:53', `\t\t${snip}`]);
+      assert.deepEqual(t.elided, at, snip);
+      assert.equal(t.unread, undefined, snip);
+      assert.equal(t.chain('service-FY5PMXPG-kube-system/kube-dns/udp/dns')!.elided, true, snip);
+      const dns = service(t, 'kube-system/kube-dns:dns');
+      assert.deepEqual(dns.endpoints, [], snip);
+      assert.match(dns.partial ?? '', /elides lines/, snip);
+    }
+  });
+
+  it('an elision line among wrapped elements elides that set or map: the elements on either side are read, a VIP not shown is not called external', () => {
+    for (const snip of ['...', ...SNIPS]) {
+      // the listing's lines 20 (in set cluster-ips) and 62 (in map service-ips)
+      const { table: t } = edited(
+        ['10.96.18.60, 10.96.33.216,', `\t\t\t     ${snip}`],
+        [
+          '10.96.0.10 . udp . 53 : goto service-FY5PMXPG-kube-system/kube-dns/udp/dns,',
+          `\t\t\t     ${snip}`,
+        ],
+      );
+      assert.equal(t.unread, undefined, snip);
+      assert.deepEqual(t.elided, [20, 62], snip);
+      const clusterIPs = t.set('cluster-ips')!;
+      assert.equal(clusterIPs.elided, true, snip);
+      assert.equal(t.set('service-ips')!.elided, true, snip);
+      assert.deepEqual(
+        clusterIPs.elements.map((e) => e.key[0]).slice(0, 3),
+        ['10.96.0.1', '10.96.0.10', '10.96.75.168'],
+        snip,
+      );
+      assert.equal(
+        t.set('service-ips')!.elements.length,
+        fromText.set('service-ips')!.elements.length - 1,
+        snip,
+      );
+      // 10.96.18.60 is not among the cluster IPs shown: the set is elided, so it is not external
+      const multi = service(t, 'matrix/multi-port:http');
+      assert.equal(multi.clusterIP, '10.96.18.60', snip);
+      assert.deepEqual(
+        multi.entries.map((e) => e.kind),
+        ['cluster-ip'],
+        snip,
+      );
+    }
+  });
+
+  it('an elision that ends a chain ("... }", "[snip] }") elides it: its endpoint\'s DNAT target is not in the paste, not absent', () => {
+    const chain = [
+      '\t\tupdate @affinity-WAVNJ3E2-matrix/kitchen/tcp/http__10.244.1.4/80 { ip saddr }',
+      '\t\tmeta l4proto tcp dnat to 10.244.1.4:80',
+      '\t}',
+    ];
+    assert.ok(text.includes(chain.join('\n')));
+    for (const end of ['... }', '[snip] }', '<omitted> }']) {
+      const edited_ = text.replace(chain.join('\n'), `${chain[0]}\n\t${end}`);
+      const t = parseNftText(edited_, 'x.txt').table('ip', 'kube-proxy')!;
+      const name = 'endpoint-WAVNJ3E2-matrix/kitchen/tcp/http__10.244.1.4/80';
+      assert.equal(t.chain(name)!.elided, true, end);
+      assert.equal(t.unread, undefined, end);
+      const ep = service(t, 'matrix/kitchen:http').endpoints.find((e) => e.chain === name)!;
+      assert.equal(ep.address, undefined, end);
+      assert.equal(ep.chainMissing, undefined, end);
+      assert.match(ep.chainPartial ?? '', /elides/, end);
+    }
+  });
+
+  it('an elision between tables is a line skipped, in neither table', () => {
+    for (const snip of ['...', ...SNIPS]) {
+      const listing = parseNftText(`table ip filter {\n}\n${snip}\n${text}`, 'x.txt');
+      assert.deepEqual(listing.skipped, [3], snip);
+      assert.equal(listing.table('ip', 'kube-proxy')!.elided, undefined, snip);
+    }
+  });
+
   it('reads every table of a ruleset, and says FILE:LINE for a line it cannot place', () => {
     const ruleset = `${text}\ntable ip6 kube-proxy {\n\tcomment "rules for kube-proxy"\n}\n`;
     assert.deepEqual(

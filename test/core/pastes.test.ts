@@ -694,6 +694,27 @@ table ip kube-proxy { # handle 5
     assert.match(t.partial ?? '', /elides/);
   });
 
+  it("an nft endpoint chain that an author's elision ends: its DNAT target is not in the paste, not missing", () => {
+    for (const end of ['... }', '[snip] }']) {
+      const x = reads(`table ip kube-proxy {
+	map service-ips {
+		type ipv4_addr . inet_proto . inet_service : verdict
+		elements = { 10.96.0.10 . udp . 53 : goto service-ULMVA6XW-kube-system/kube-dns/udp/dns }
+	}
+	chain service-ULMVA6XW-kube-system/kube-dns/udp/dns {
+		numgen random mod 1 vmap { 0 : goto endpoint-5OJB2KTY-kube-system/kube-dns/udp/dns__10.244.0.2/53 }
+	}
+	chain endpoint-5OJB2KTY-kube-system/kube-dns/udp/dns__10.244.0.2/53 {
+		ip saddr 10.244.0.2 jump mark-for-masquerade
+	${end}
+}
+`);
+      const text = rulesText(x.dump, x.trees, { label: 'p' });
+      assert.doesNotMatch(text, /no DNAT rule|not read/, end);
+      assert.match(text, /DNAT target not in the paste/, end);
+    }
+  });
+
   it('no Service rule: said of the paste when KUBE-SERVICES or the nat table is not in it', () => {
     const said = (text: string) => {
       const x = reads(text);

@@ -50,6 +50,8 @@ export interface NftSet {
   timeout?: number;
   comment?: string;
   elements: NftElement[];
+  /** The paste elides lines inside this set or map ("..."): more elements may be hidden there. */
+  elided?: boolean;
 }
 
 export interface NftTable {

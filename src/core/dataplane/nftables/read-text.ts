@@ -3,6 +3,7 @@
 // are read into the few expressions the Service trees look at (verdicts, DNAT, numgen maps,
 // affinity sets, mark sets, matches kept as their text); anything else stays as text.
 import { walkBrackets } from '../brackets.js';
+import { ELISION } from '../elisions.js';
 import type {
   NftChain,
   NftElement,
@@ -66,7 +67,8 @@ export function parseNftScript(input: string, file = '<input>'): NftListing {
   for (let i = 0; i < lines.length; i++) {
     const no = i + 1;
     const t = lines[i]!.trim();
-    if (!t || t.startsWith('#')) continue;
+    // a comment; "# --- snip ---" is an elision, skipped as "..." is
+    if (!t || (t.startsWith('#') && !ELISION.test(t))) continue;
     const m =
       /^(add|create|insert|flush|delete|destroy) (table|chain|rule|set|map|element) (ip|ip6|inet) (\S+)(?: (.*))?$/.exec(
         t,
@@ -286,10 +288,8 @@ interface Building {
 /** `nft -a` ends a line with its handle ("... # handle 12"): not part of the rule. */
 const withoutHandle = (line: string) => line.replace(/\s+# handle \d+$/, '');
 
-/** "...", "....", "…", "[...]": a paste that leaves lines out. */
-const ELISION = /^(?:\.{2,}|…|\[\.\.\.\])$/;
-/** "... }": elided lines, then the brace that ends their block. */
-const ELIDED_END = /^(?:\.{2,}|…)\s*\}$/;
+/** "... }", "[snip] }": elided lines, then the brace that ends their block. */
+const elidedEnd = (t: string) => t.endsWith('}') && ELISION.test(t.slice(0, -1).trim());
 
 /** A chain or map before any `table` line: the paste starts inside a table (only the first). */
 function headless(tables: NftTable[], l: Line, fail: (l: Line, why: string) => never): Building {
@@ -308,7 +308,9 @@ export function parseNftText(input: string, file = '<input>'): NftListing {
     while (open(text) > 0 && i + 1 < raw.length && !/^(chain|set|map|table) /.test(text)) {
       i++;
       joined.push({ at: text.length + 1, no: i + 1 });
-      text += ` ${withoutHandle(raw[i]!.trim())}`;
+      const next = withoutHandle(raw[i]!.trim());
+      // an elision line among wrapped elements is an element of its own, not the next one's start
+      text += ELISION.test(next) ? ` ${next},` : ` ${next}`;
     }
     if (text) lines.push({ text, no, joined });
   }
@@ -343,8 +345,13 @@ export function parseNftText(input: string, file = '<input>'): NftListing {
       table.sets.push(
         (set = { name: m[2]!, kind: m[1] as 'set' | 'map', type: [], flags: [], elements: [] }),
       );
-    } else if (t === '}' || ELIDED_END.test(t)) {
-      if (t !== '}' && table) (table.elided ??= []).push(l.no);
+    } else if (t === '}' || elidedEnd(t)) {
+      if (t !== '}' && table) {
+        (table.elided ??= []).push(l.no);
+        // the elided lines end the block: more of its rules or elements may be there
+        const block = chain ?? set;
+        if (block) block.elided = true;
+      }
       if (chain) chain = undefined;
       else if (set) set = undefined;
       else if (table && !(table.headless && table.chains.length + table.sets.length === 0)) {
@@ -356,15 +363,20 @@ export function parseNftText(input: string, file = '<input>'): NftListing {
         // the paste starts inside a block: this brace ends one above it, in a table it holds
         (table = headless(tables, l, fail)).elided = [l.no];
       else fail(l, 'a closing brace that closes nothing');
-    } else if (/^#/.test(t)) continue;
-    // iptables-nft's "# Warning: table ... managed by iptables-nft"
-    else if (table && ELISION.test(t)) {
+    } else if (table && ELISION.test(t)) {
       (table.elided ??= []).push(l.no);
-      if (chain) chain.elided = true;
-    } else if (set)
+      const block = chain ?? set;
+      if (block) block.elided = true;
+    }
+    // a comment (iptables-nft's "# Warning: table ... managed by iptables-nft"); outside a table
+    // "# --- snip ---" is skipped as any elision there is
+    else if (/^#/.test(t) && !ELISION.test(t)) continue;
+    else if (set)
       setLine(set, t, (at, text, elided) => {
-        if (elided) (table!.elided ??= []).push(lineOf(l, at));
-        else unread(lineOf(l, at), text);
+        if (elided) {
+          (table!.elided ??= []).push(lineOf(l, at));
+          set!.elided = true;
+        } else unread(lineOf(l, at), text);
       });
     else if (chain) {
       if (!chainLine(chain, t)) unread(l.no, t);

@@ -164,9 +164,10 @@ export function buildNftServiceTrees(t: NftTable, o: NftTreeOptions = {}): Servi
   const trees = new Map<ServicePortName, ServiceTree>();
   const reached = new Set<string>(); // chains a map element or a jump leads to
   const clusterIPs = new Set((t.set('cluster-ips')?.elements ?? []).map((e) => String(e.key[0])));
-  // a paste without the cluster-ips set: a Service port's first VIP is its cluster IP, as kube-proxy
-  // writes the cluster IP's element first
-  const hasClusterIPs = t.set('cluster-ips') !== undefined;
+  // a paste without the cluster-ips set, or with its elements elided: a Service port's first VIP
+  // not shown in it is its cluster IP, as kube-proxy writes the cluster IP's element first
+  const clusterSet = t.set('cluster-ips');
+  const hasClusterIPs = clusterSet !== undefined && !clusterSet.elided;
   // loadBalancerSourceRanges apply to load-balancer IPs only: those in firewall-ips are LB IPs
   const firewalled = new Set((t.set('firewall-ips')?.elements ?? []).map((e) => String(e.key[0])));
   const isLoadBalancer = (ip: string) => o.loadBalancerIPs?.has(ip) || firewalled.has(ip);
@@ -354,6 +355,8 @@ function endpointsOf(
         line: 0,
       };
       if (!chain) ep.chainMissing = true;
+      // its rules go on where the paste elides them: a DNAT rule not shown is unknown, not absent
+      else if (chain.elided) ep.chainPartial = 'the listing elides lines in it';
       byChain.set(name, ep);
       out.push(ep);
     }
