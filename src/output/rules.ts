@@ -16,7 +16,7 @@ import {
   realServers,
   type RulesDump,
 } from './rules/dump.js';
-import { natInPart, nftNoService, noServiceRules } from './rules/no-service.js';
+import { natInPart, nftInPart, nftNoService, noServiceRules } from './rules/no-service.js';
 import { treeText } from './rules/tree-text.js';
 import { dumpWarnings, warningLines } from './rules/warnings.js';
 
@@ -65,7 +65,7 @@ export function rulesText(
     out.push(
       trees.orphans.length === 0
         ? 'orphan chains: none'
-        : `orphan chains (no entry point ${!isNft(dump) && !isIpvs(dump) && natInPart(dump) ? 'in the paste ' : ''}reaches them): ${trees.orphans.map((o) => `${o.chain} (${o.family ? `${o.family}, ` : ''}${o.partial ? `${count(o.rules, 'rule')} in the paste, ${o.partial}` : count(o.rules, 'rule')})`).join(', ')}`,
+        : `orphan chains (no entry point ${inPart(dump) ? 'in the paste ' : ''}reaches them): ${trees.orphans.map((o) => `${o.chain} (${o.family ? `${o.family}, ` : ''}${o.partial ? `${count(o.rules, 'rule')} in the paste, ${o.partial}` : count(o.rules, 'rule')})`).join(', ')}`,
     );
   const shown = new Set<ServiceTree>();
   for (const o of trees.orphans)
@@ -229,3 +229,10 @@ export const searchDoc = (query: string, hits: SearchHit[]) => ({
 
 export const searchJson = (query: string, hits: SearchHit[]): string =>
   jsonText(searchDoc(query, hits));
+
+/** Whether a dump of rules holds part of its tables: a chain no entry point in it reaches may be
+ * reached from what is not in it. */
+const inPart = (d: RulesDump): boolean =>
+  isNft(d)
+    ? [d, d.paste?.also].some((t) => t && nftInPart(t).length > 0)
+    : !isIpvs(d) && !isCilium(d) && natInPart(d);

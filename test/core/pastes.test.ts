@@ -694,6 +694,43 @@ table ip kube-proxy { # handle 5
     assert.match(t.partial ?? '', /elides/);
   });
 
+  it("an author's snip line among an nft map's wrapped elements: the elements around it read, a chain it may lead to not said unreached", () => {
+    const x = reads(`table ip kube-proxy {
+	map service-ips {
+		type ipv4_addr . inet_proto . inet_service : verdict
+		elements = { 10.96.0.10 . udp . 53 : goto service-FY5PMXPG-kube-system/kube-dns/udp/dns,
+			     --- snip ---
+			     10.96.0.1 . tcp . 443 : goto service-2QRHZV4L-default/kubernetes/tcp/https }
+	}
+	chain service-FY5PMXPG-kube-system/kube-dns/udp/dns {
+		meta l4proto udp dnat to 10.244.0.2:53
+	}
+	chain service-2QRHZV4L-default/kubernetes/tcp/https {
+		meta l4proto tcp dnat to 192.168.0.10:6443
+	}
+	chain service-FN4G4LLS-default/web/tcp/http {
+		meta l4proto tcp dnat to 10.244.0.9:80
+	}
+}
+`);
+    assert.ok(x.mode === 'nftables');
+    assert.deepEqual(x.dump.elided, [5]);
+    assert.deepEqual(
+      x.trees.services.map((t) => [t.name, t.endpoints.map((e) => e.address)]),
+      [
+        ['default/kubernetes:https', ['192.168.0.10:6443']],
+        ['kube-system/kube-dns:dns', ['10.244.0.2:53']],
+      ],
+    );
+    const text = rulesText(x.dump, x.trees, { label: 'p' });
+    // its element may be among those the author left out
+    assert.match(
+      text,
+      /orphan chains \(no entry point in the paste reaches them\): service-FN4G4LLS-default\/web\/tcp\/http/,
+    );
+    assert.doesNotMatch(text, /not read/);
+  });
+
   it("an nft endpoint chain that an author's elision ends: its DNAT target is not in the paste, not missing", () => {
     for (const end of ['... }', '[snip] }']) {
       const x = reads(`table ip kube-proxy {

@@ -53,11 +53,9 @@ export function noServiceRules(rs: Ruleset): string {
   return 'no Service rules found (no KUBE-SERVICES entries in the nat table)';
 }
 
-/** Why an nft listing shows no Service: of a whole table, its service-ips map is empty or absent;
- * of part of one (its table line, its end or lines elided, a diff's hunk, maps its rules use not
- * in it), the map or its elements are not in the paste, and nothing is said of the table. */
-export function nftNoService(t: NftTable): string {
-  const part = [
+/** Why an nft listing holds part of its table, one phrase each; none for a whole table. */
+export const nftInPart = (t: NftTable): string[] =>
+  [
     t.headless && 'its table line is not in it',
     t.cut && 'it is cut',
     (t.elided?.length ?? 0) > 0 && 'it elides lines',
@@ -65,6 +63,12 @@ export function nftNoService(t: NftTable): string {
     missingSets(t).length > 0 && 'its rules use maps it does not hold',
     (t.unread?.length ?? 0) > 0 && 'lines of it were not read',
   ].filter((x): x is string => typeof x === 'string');
+
+/** Why an nft listing shows no Service: of a whole table, its service-ips map is empty or absent;
+ * of part of one (its table line, its end or lines elided, a diff's hunk, maps its rules use not
+ * in it), the map or its elements are not in the paste, and nothing is said of the table. */
+export function nftNoService(t: NftTable): string {
+  const part = nftInPart(t);
   const map = t.set('service-ips');
   if (part.length === 0)
     return map
