@@ -49,7 +49,9 @@ export function rulesText(
   if (trees.services.length === 0)
     out.push(
       isCilium(dump)
-        ? 'no Service found (no frontend in the listing)'
+        ? dump.cut
+          ? `no Service found in the paste: the listing is not whole (line ${dump.cut[0]!.line}: ${dump.cut[0]!.reason})`
+          : 'no Service found (no frontend in the listing)'
         : isIpvs(dump)
           ? dump.noAddress
             ? `no Service found: the listing's virtual server lines hold no address (line ${dump.noAddress[0]})`

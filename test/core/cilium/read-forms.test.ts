@@ -531,3 +531,137 @@ describe('service get -o json after other JSON (kubectl get -o json of the Servi
     assert.deepEqual(keys(text), ['10.96.0.7:80']);
   });
 });
+
+describe("an author's elision in any form (../../../src/core/dataplane/elisions.ts)", () => {
+  const SNIPS = [
+    '...',
+    '--- snip ---',
+    '[snip]',
+    '<omitted>',
+    '省略',
+    '# --- snip ---',
+    '... (200 more) ...',
+  ];
+  const trees = (text: string) => buildCiliumTrees(parseCilium(text, 'p.txt'), new Map()).services;
+
+  it("inside a service list's backend lines: that frontend's backends may go on, no share is said, and the rows after it are read", () => {
+    for (const snip of SNIPS) {
+      const text =
+        'ID   Frontend            Service Type   Backend\n' +
+        '1    10.96.0.10:53/UDP   ClusterIP      1 => 10.244.0.2:53/UDP (active)\n' +
+        '                                        2 => 10.244.0.3:53/UDP (active)\n' +
+        `                                        ${snip}\n` +
+        '                                        7 => 10.244.0.8:53/UDP (active)\n' +
+        '2    10.96.0.1:443/TCP   ClusterIP      1 => 192.168.0.10:6443/TCP (active)\n';
+      const t = parseCilium(text, 'p.txt');
+      assert.deepEqual(t.cut, [{ line: 4, reason: `rows left out ("${snip}")` }], snip);
+      // a backend after the elision may be another frontend's (its row left out): not read as this one's
+      assert.deepEqual(
+        t.frontends.map((f) => [f.ip, f.backends.map((b) => b.ip)]),
+        [
+          ['10.96.0.10', ['10.244.0.2', '10.244.0.3']],
+          ['10.96.0.1', ['192.168.0.10']],
+        ],
+        snip,
+      );
+      const [dns, api] = trees(text);
+      assert.match(dns!.partial ?? '', /elides rows after its backends \(line 4\)/, snip);
+      assert.ok(
+        dns!.endpoints.every((e) => e.shareUnknown !== undefined),
+        snip,
+      );
+      assert.equal(api!.partial, undefined, snip);
+      assert.deepEqual(
+        api!.endpoints.map((e) => [e.probability, e.shareUnknown]),
+        [[1, undefined]],
+        snip,
+      );
+    }
+  });
+
+  it('after a frontend without backends: its backends are not said to be none', () => {
+    const text =
+      'ID   Frontend            Service Type   Backend\n' +
+      '1    10.96.0.10:53/UDP   ClusterIP\n' +
+      '[snip]\n';
+    const [dns] = trees(text);
+    assert.deepEqual(dns!.endpoints, []);
+    assert.match(dns!.partial ?? '', /elides rows after its backends/);
+    const said = rulesText(
+      parseCilium(text, 'p.txt'),
+      buildCiliumTrees(parseCilium(text, 'p.txt'), new Map()),
+      { label: 'p' },
+    );
+    assert.doesNotMatch(said, /no endpoints/);
+  });
+
+  it('between bpf lb list entries (a row per slot, or the Service address once): the entry before may go on, the rows after are read', () => {
+    const perSlot =
+      'SERVICE ADDRESS         BACKEND ADDRESS (REVNAT_ID) (SLOT)\n' +
+      '10.96.0.10:53/UDP (0)   0.0.0.0:0 (7) (0) [ClusterIP, non-routable]\n' +
+      '10.96.0.10:53/UDP (1)   10.244.0.2:53/UDP (7) (1)\n' +
+      'SNIP\n' +
+      '10.96.0.1:443/TCP (0)   0.0.0.0:0 (3) (0) [ClusterIP, non-routable]\n' +
+      '10.96.0.1:443/TCP (1)   192.168.0.10:6443/TCP (3) (1)\n';
+    const once =
+      'SERVICE ADDRESS       BACKEND ADDRESS\n' +
+      '10.96.0.10:53         0.0.0.0:0 (7) (0) [ClusterIP, non-routable]\n' +
+      '                      10.244.0.2:53 (7) (1)\n' +
+      '                      SNIP\n' +
+      '                      10.244.0.9:53 (7) (5)\n' +
+      '10.96.0.1:443         0.0.0.0:0 (3) (0) [ClusterIP, non-routable]\n' +
+      '                      192.168.0.10:6443 (3) (1)\n';
+    for (const snip of SNIPS)
+      for (const listing of [perSlot, once]) {
+        const text = listing.replace('SNIP', snip);
+        const t = parseCilium(text, 'p.txt');
+        assert.equal(t.cut?.[0]?.line, 4, snip);
+        assert.deepEqual(
+          t.frontends.map((f) => [f.ip, f.backends.map((b) => b.ip)]),
+          [
+            ['10.96.0.10', ['10.244.0.2']],
+            ['10.96.0.1', ['192.168.0.10']],
+          ],
+          snip,
+        );
+        const [dns, api] = trees(text);
+        assert.match(dns!.partial ?? '', /elides rows after its backends \(line 4\)/, snip);
+        assert.equal(dns!.endpoints[0]!.shareUnknown !== undefined, true, snip);
+        assert.equal(api!.partial, undefined, snip);
+      }
+  });
+
+  it('inside db/show frontends and backends: the rows on either side are read, the table said not whole', () => {
+    const frontends =
+      'Address             Type        ServiceName          PortName   Backends                         Status\n' +
+      '10.96.0.1:443/TCP   ClusterIP   default/kubernetes   https      172.18.0.2:6443/TCP (active)     Done\n' +
+      'SNIP\n' +
+      '10.96.0.10:53/UDP   ClusterIP   kube-system/kube-dns dns        10.244.1.56:53/UDP (active)      Done\n';
+    const backends =
+      'Address              State    Instances\n' +
+      '172.18.0.2:6443/TCP  active   default/kubernetes (https)\n' +
+      'SNIP\n' +
+      '10.244.1.56:53/UDP   active   kube-system/kube-dns (dns)\n';
+    for (const snip of SNIPS) {
+      const f = parseCilium(frontends.replace('SNIP', snip), 'p.txt');
+      assert.deepEqual(
+        f.frontends.map((x) => x.ip),
+        ['10.96.0.1', '10.96.0.10'],
+        snip,
+      );
+      assert.deepEqual(f.cut, [{ line: 3, reason: `rows left out ("${snip}")` }], snip);
+      const b = parseCilium(backends.replace('SNIP', snip), 'p.txt');
+      assert.equal(b.backendStates?.size, 2, snip);
+      assert.equal(b.cut?.[0]?.line, 3, snip);
+    }
+  });
+
+  it('a listing whose rows are all elided is not said to have no frontend', () => {
+    for (const snip of SNIPS) {
+      const table = parseCilium(`ID   Frontend   Service Type   Backend\n${snip}\n`, 'p.txt');
+      const said = rulesText(table, buildCiliumTrees(table, new Map()), { label: 'p' });
+      assert.doesNotMatch(said, /no frontend in the listing|empty/, snip);
+      assert.match(said, /not whole \(line 2: rows left out/, snip);
+    }
+  });
+});

@@ -86,6 +86,9 @@ export interface CiliumFrontend {
   /** `bpf lb list` without the Service's own row (slot 0): a grep's rows, which need not be all
    * of its backends. */
   serviceRowUnseen?: true;
+  /** The line of an elision right after its rows: more of its backends may be on the lines the
+   * author left out. */
+  backendsElided?: number;
   line: number;
 }
 

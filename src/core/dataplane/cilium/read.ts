@@ -23,6 +23,7 @@ import { withoutKubectlNoise } from './kubectl-noise.js';
 import { mapsDump } from './maps/read-dump.js';
 import { excerpt } from '../../sanitize.js';
 import { closingBracket } from '../brackets.js';
+import { ELISION } from '../elisions.js';
 
 const HEADERS: [RegExp, CiliumForm][] = [
   [/^(?:ID\s+)?Frontend\s+(?:Service Type\s+)?Backend\b/, 'service-list'],
@@ -269,7 +270,7 @@ function headerAt(lines: string[], form: CiliumForm): { index: number; column: n
   if (index < 0) {
     index = lines.findIndex((l) => ROWS.some(([re, f]) => f === form && re.test(l.trim()))) - 1;
     // rows that do not say the form may come first (a grep's context): back to what ends it
-    while (index >= 0 && lines[index]!.trim() !== '' && !ENDS.test(lines[index]!.trim())) index--;
+    while (index >= 0 && lines[index]!.trim() !== '' && !endsListing(lines[index]!.trim())) index--;
   }
   if (index < 0) return { index: -1, column: 0 };
   const line = lines[index]!;
@@ -283,13 +284,14 @@ function headerAt(lines: string[], form: CiliumForm): { index: number; column: n
 const ENDS =
   /^(?:\S*[#$%>](?: |$)|\[[^\]]*\][#$%>](?: |$)|```|~~~|Exitcode:|Stderr:|cmd: |(?:sudo\s+)?(?:kubectl|cilium|cilium-dbg)\s|\S+\s.*\s(?:cilium|cilium-dbg)\s+(?:service|bpf|shell|status|statedb|map)\b)/;
 
+/** A line that ends the listing and is no elision ("# --- snip ---" and "<omitted>" read as a
+ * prompt). */
+const endsListing = (t: string) => ENDS.test(t) && !ELISION.test(t);
+
 /** Where another command's output starts after a listing: at `k` where rows follow, so that it is
  * read in turn (or said not read), never dropped. */
 const followedByRows = (lines: string[], k: number) =>
   lines.slice(k + 1).some((l) => /^\s*\d/.test(l)) ? k + 1 : undefined;
-
-/** A line where the author left rows out ("...", "[...]"): what follows is no full listing. */
-const ELIDED = /^(?:\.\.\.|\[\.\.\.\]|…)$/;
 
 /** Rows the author left out at `line`, quoted as marked. */
 const leftOut = (line: number, mark: string): CiliumCut => ({
@@ -298,31 +300,31 @@ const leftOut = (line: number, mark: string): CiliumCut => ({
 });
 
 /** Calls `row` with each of the listing's rows after its header, trimmed, with its line number,
- * up to what ends it (a prompt, a fence, or `row` returning false); with null where the author
- * left rows out. Returns where the first elision is, and the line of a new command whose output
- * follows (that is another listing, not read with this one). */
+ * up to what ends it (a prompt, a fence, or `row` returning false); marked elided where the
+ * author left rows out. Returns where the first elision is, and the line of a new command whose
+ * output follows (that is another listing, not read with this one). */
 function eachRow(
   lines: string[],
   index: number,
-  row: (r: { t: string; at: number } | null) => boolean | void,
+  row: (r: { t: string; at: number; elided: boolean }) => boolean | void,
 ): { cut?: CiliumCut; unreadFrom?: number } {
   let cut: CiliumCut | undefined;
   // rows left out before the first one read, its header with them: the listing is not whole
   const headed = index >= 0 && HEADERS.some(([re]) => re.test(lines[index]!.trim()));
-  for (let k = index; !headed && k >= 0 && !ENDS.test(lines[k]!.trim()); k--)
-    if (ELIDED.test(lines[k]!.trim())) cut ??= leftOut(k + 1, lines[k]!.trim());
+  for (let k = index; !headed && k >= 0 && !endsListing(lines[k]!.trim()); k--)
+    if (ELISION.test(lines[k]!.trim())) cut ??= leftOut(k + 1, lines[k]!.trim());
   for (let k = index + 1; k < lines.length; k++) {
     const t = lines[k]!.trim();
     if (t === '') continue;
     // most rows start with an address: no prompt, fence or elision starts with a digit
     const plain = t.charCodeAt(0) >= 48 && t.charCodeAt(0) <= 57;
-    if (!plain && ENDS.test(t)) {
+    const elided = !plain && ELISION.test(t);
+    if (!plain && !elided && ENDS.test(t)) {
       const unreadFrom = followedByRows(lines, k);
       return { ...(cut ? { cut } : {}), ...(unreadFrom ? { unreadFrom } : {}) };
     }
-    const elided = !plain && ELIDED.test(t);
     if (elided) cut ??= leftOut(k + 1, t);
-    if (row(elided ? null : { t, at: k + 1 }) === false) break;
+    if (row({ t, at: k + 1, elided }) === false) break;
   }
   return cut ? { cut } : {};
 }
@@ -336,12 +338,14 @@ function serviceList(lines: string[], source: string): CiliumTable {
   let elided = false;
   const beyond = index >= 0 ? beyondBackend(lines[index]!) : undefined;
   const { cut, unreadFrom } = eachRow(lines, index, (row) => {
-    if (!row) {
+    const { at } = row;
+    if (row.elided) {
+      // its backends may go on past the elision, on the lines left out
+      if (current) current.backendsElided ??= at;
       elided = true;
-      current = undefined; // the rest of a frontend the author left out
+      current = undefined;
       return;
     }
-    const { at } = row;
     // columns the header has after Backend are not read: each row is cut where they start
     const t = beyond === undefined ? row.t : beforeColumn(lines[at - 1]!, beyond);
     if (t === '') return;
@@ -671,12 +675,16 @@ function bpfLbList(lines: string[], source: string): CiliumTable {
   const rows = bpfRows(source);
   let current: CiliumFrontend | undefined;
   let headless: CiliumCut | undefined;
+  let elided = false;
   const { cut, unreadFrom } = eachRow(lines, index, (row) => {
-    if (!row) {
+    const { t, at } = row;
+    if (row.elided) {
+      // its backends may go on past the elision, on the lines left out
+      if (current) current.backendsElided ??= at;
+      elided = true;
       current = undefined;
       return;
     }
-    const { t, at } = row;
     // "SERVICE [(slot)] ENTRY REST": a row of a Service; else the next entry of the one above
     const m = /^(\S+)(?:\s+\(\d+\))?\s+(\S+)(.*)$/.exec(t);
     const fe = m ? rows.row(m[1]!, m[2]!, m[3]!, at) : undefined;
@@ -694,6 +702,7 @@ function bpfLbList(lines: string[], source: string): CiliumTable {
       headless ??= { line: at, reason: 'rows of a Service whose first row is not in the paste' };
       return;
     }
+    if (first && !current && elided) return; // the rest of a Service the author left out
     if (rows.byKey.size > 0 && !/\d/.test(t)) return false;
     fail(source, at, `not a row of cilium bpf lb list: "${t.slice(0, 80)}"`);
   });
@@ -740,12 +749,12 @@ function dbFrontends(lines: string[], source: string): CiliumTable {
     const raw = lines[k]!.slice(column);
     const t = raw.trim();
     if (t === '') continue;
-    if (ENDS.test(t) || HEADERS.some(([re]) => re.test(t))) {
+    if (endsListing(t) || HEADERS.some(([re]) => re.test(t))) {
       unreadFrom = followedByRows(lines, k);
       break;
     }
     const at = k + 1;
-    if (ELIDED.test(t)) {
+    if (ELISION.test(t)) {
       cut ??= leftOut(at, t);
       continue;
     }
@@ -801,8 +810,8 @@ function dbBackends(
     const raw = lines[k]!.slice(column);
     const t = raw.trim();
     if (t === '') continue;
-    if (ENDS.test(t) || HEADERS.some(([re]) => re.test(t))) break;
-    if (ELIDED.test(t)) {
+    if (endsListing(t) || HEADERS.some(([re]) => re.test(t))) break;
+    if (ELISION.test(t)) {
       cut ??= leftOut(k + 1, t);
       continue;
     }

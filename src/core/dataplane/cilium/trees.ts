@@ -111,6 +111,8 @@ export function buildCiliumTrees(table: CiliumTable, known: CiliumKnown): Servic
     if (f.serviceRowUnseen)
       tree.partial =
         "the listing does not hold the Service's own row (slot 0): its rows need not be all of its backends";
+    if (f.backendsElided)
+      tree.partial = `the listing elides rows after its backends (line ${f.backendsElided}): more may be there`;
   }
   return { services: [...trees.values()], orphans: [] };
 }
@@ -130,7 +132,7 @@ export function endpointsOf(f: CiliumFrontend): TreeEndpoint[] {
   // said where the listing's marks tell backends apart (service list --clustermesh-affinity): from
   // 1.18 the REST model marks every backend preferred (frontend.go), which says nothing
   const affinity = f.backends.some((b) => b.preferred) && !f.backends.every((b) => b.preferred);
-  const partial = f.backendsNotShown || f.backendsUnread || f.serviceRowUnseen;
+  const partial = f.backendsNotShown || f.backendsUnread || f.serviceRowUnseen || f.backendsElided;
   return f.backends.map((b) => {
     const address = hostPort(b.ip, b.port);
     const cilium: Marks = b.state || affinity ? {} : UNMARKED;
