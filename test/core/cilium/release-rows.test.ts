@@ -350,19 +350,6 @@ describe('the NodePort family of a Service without spec.ipFamilies (getIPFamilie
   });
 });
 
-describe('enable-session-affinity, a flag 1.19 removed', () => {
-  const off = { 'enable-session-affinity': 'false', 'kube-proxy-replacement': 'false' };
-  it('turns ClientIP affinity off through 1.18; from 1.19 a leftover key changes nothing', () => {
-    assert.equal(settingsAt('v1.18.10', [], off).settings.sessionAffinity, false);
-    assert.equal(settingsAt('v1.19.0', [], off).settings.sessionAffinity, true);
-  });
-  it('kube-proxy replacement turns it on whatever the option says (NewKPRConfig)', () => {
-    const kpr = { ...off, 'kube-proxy-replacement': 'true' };
-    assert.equal(settingsAt('v1.18.10', [], kpr).settings.sessionAffinity, true);
-    assert.equal(settingsAt('v1.17.4', [], kpr).settings.sessionAffinity, true);
-  });
-});
-
 describe('service.cilium.io/lb-algorithm as each release reads it (1.17 lower-cases it)', () => {
   const svc = aService('ns/web', { ports: [['http', 80]] });
   (svc['metadata'] as { annotations?: Record<string, string> }).annotations = {

@@ -41,7 +41,9 @@ export interface CiliumSettings extends CiliumExpectOptions {
   /** That annotation read lower-cased, as 1.17's ParseService does; from 1.18
    * GetLBAlgorithmAnnotation takes it as written ("Maglev" selects neither algorithm). */
   algorithmLowered: boolean;
-  /** enable-session-affinity. */
+  /** enable-session-affinity (off by default through 1.17, on in 1.18, always on from 1.19):
+   * off, a ClientIP Service's entries keep their flag, but the datapath keeps no client on a
+   * backend and the agent writes no affinity map (nor, from 1.18, a timeout). */
   sessionAffinity: boolean;
   /** bpf-lb-external-clusterip: ClusterIPs reachable from outside the cluster. */
   externalClusterIP: boolean;
@@ -91,6 +93,12 @@ export interface CiliumAgent {
 /** The agent's Pod: the cilium DaemonSet's (k8s-app=cilium; GKE's anetd carries it too). */
 export const isCiliumAgentPod = (p: Pod) =>
   p.labels['k8s-app'] === 'cilium' || p.labels['app.kubernetes.io/name'] === 'cilium-agent';
+
+/** A boolean option as the agent reads it: strconv.ParseBool's true spellings are true, any other
+ * value false (1.17's cast.ToBool; 1.18's config decode takes "" as false and stops at start on a
+ * value that is no boolean), `unset` where cilium-config lacks it. */
+const goBool = (v: string | undefined, unset: boolean) =>
+  v === undefined ? unset : ['1', 't', 'T', 'TRUE', 'true', 'True'].includes(v);
 
 /** "true", "strict" (before 1.14) replace kube-proxy; "partial", "false", "disabled" do not. */
 const replaces = (v: string | undefined) => v === 'true' || v === 'strict';
@@ -157,8 +165,11 @@ export function ciliumAgentOn(
     algorithmLowered: byRelease.algorithmLowered,
     sessionAffinity:
       said?.sessionAffinity ??
-      // kube-proxy replacement turns it on whatever the option says (NewKPRConfig)
-      (byRelease.sessionAffinityAlways || kpr || c('enable-session-affinity') !== 'false'),
+      // kube-proxy replacement turns it on whatever the option says (1.18's kpr.NewKPRConfig,
+      // 1.17's initKubeProxyReplacementOptions)
+      (byRelease.sessionAffinityAlways ||
+        kpr ||
+        goBool(c('enable-session-affinity'), byRelease.sessionAffinityDefault)),
     externalClusterIP: c('bpf-lb-external-clusterip') === 'true',
     noBackend: c('service-no-backend-response') === 'drop' ? 'drop' : 'reject',
   };
@@ -318,7 +329,7 @@ export function releaseBehaviour(
   | 'deducedIPv6AsIPv4'
   | 'hostPortLastProtocol'
   | 'algorithmLowered'
-> & { nodePortKeys: boolean; sessionAffinityAlways: boolean } {
+> & { nodePortKeys: boolean; sessionAffinityAlways: boolean; sessionAffinityDefault: boolean } {
   return {
     // 1.20 guards ExternalIPs too (cilium#44718)
     sourceRangeTypes: allTypesRelease(release)
@@ -388,6 +399,8 @@ export function releaseBehaviour(
     nodePortKeys: !since(release, [1, 20]),
     // 1.19 removed enable-session-affinity: a Service's ClientIP affinity is always honoured
     sessionAffinityAlways: since(release, [1, 19]),
+    // the option's default: off through 1.17 (daemon_main.go), on in 1.18 (pkg/kpr defaultFlags)
+    sessionAffinityDefault: release === undefined || atLeast(release, [1, 18]),
   };
 }
 

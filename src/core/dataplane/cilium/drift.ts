@@ -26,6 +26,7 @@ import {
   type CiliumTable,
 } from './listing.js';
 import { mapEntryDrift, type MapExpectations } from './maps/drift.js';
+import { unwrittenMaps } from './maps/expected.js';
 import { unreadMapText } from './maps/read-dump.js';
 
 /** The listings that are the BPF maps themselves. */
@@ -179,7 +180,8 @@ export function ciliumDrift(given: CiliumDriftInput): NodeDrift {
         actual: [`${table.source}: no backends table read with it`],
       }),
     );
-  for (const kind of bpf?.unreadMaps ?? [])
+  const unwritten = input.mapExpectations ? unwrittenMaps(input.mapExpectations.options) : [];
+  for (const kind of (bpf?.unreadMaps ?? []).filter((k) => !unwritten.includes(k)))
     notRead.push(
       infoNote(input, 'table-not-captured', {
         title: `BPF maps dump: no ${kind} line, not compared`,

@@ -34,8 +34,6 @@ export interface CiliumExpectOptions {
   /** k8s-service-proxy-name: the Services with this service-proxy-name label (empty: those
    * without one). */
   serviceProxyName: string;
-  /** enable-session-affinity (default on; no such option from 1.19, always on). */
-  sessionAffinity?: boolean;
   /** The frontend types a Service's loadBalancerSourceRanges guard: LoadBalancer, ExternalIPs
    * too from 1.20, or every type (bpf-lb-source-range-all-types; 1.18.0 to 1.18.5 always). */
   sourceRangeTypes: 'all' | readonly FrontendType[];
@@ -242,11 +240,8 @@ function frontendsOf(svc: Service, o: CiliumExpectOptions): Frontend[] {
   const scopes = etpLocal !== (svc.internalTrafficPolicy === 'Local') ? [false, true] : [false];
   const out: Frontend[] = [];
   const ranges = sourceRanges(svc, o);
-  // enable-session-affinity off: the agent ignores a Service's ClientIP affinity
-  const affinity =
-    o.sessionAffinity !== false && svc.sessionAffinity === 'ClientIP'
-      ? svc.sessionAffinityTimeout
-      : undefined;
+  // the Service's ClientIP affinity, enable-session-affinity on or off (convertService)
+  const affinity = svc.sessionAffinity === 'ClientIP' ? svc.sessionAffinityTimeout : undefined;
   const add = (
     ip: string,
     port: number,

@@ -216,9 +216,11 @@ function affinity(c: Entry) {
   const sticky = c.m.flags.includes('sessionAffinity');
   const timeout = c.m.affinitySeconds;
   const extra = timeout ? ` AFFTimeout=${timeout}` : '';
+  // the timeout is compared where the agent writes one (its session affinity on)
+  const written = c.e.affinitySeconds;
   if (
     sticky !== (seconds !== undefined) ||
-    (sticky && timeout !== undefined && timeout !== seconds)
+    (sticky && timeout !== undefined && written !== undefined && timeout !== written)
   ) {
     c.add('cilium-affinity-differs', {
       service,
@@ -232,7 +234,7 @@ function affinity(c: Entry) {
     return;
   }
   // the affinity map (the maps dump): a client is kept only on a backend it names
-  if (!sticky || !shows(c, 'AFF')) return;
+  if (!sticky || written === undefined || !shows(c, 'AFF')) return;
   const missing = c.m.backends.filter((b) => b.state === 'active' && !b.affinity);
   if (!missing.length) return;
   const names = missing.map((b) => formatAddress(b));

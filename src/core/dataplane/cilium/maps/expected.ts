@@ -7,7 +7,7 @@ import type { Service } from '../../../kube/objects.js';
 import type { CiliumSettings } from '../agent.js';
 import { inRotation, type ExpectedBackend, type ExpectedFrontend } from '../expected.js';
 import { healthServerOf } from '../health-server.js';
-import { isWildcard } from '../listing.js';
+import { isWildcard, type CiliumMapKind } from '../listing.js';
 import { DEFAULT_NODE_PORT_RANGE } from '../node-port-range.js';
 
 /** The agent settings the map entries depend on beyond the frontends. */
@@ -32,6 +32,7 @@ export type CiliumMapOptions = Pick<
       | 'wildcardSkipsNodeAddress'
       | 'hybridForwarding'
       | 'algorithmLowered'
+      | 'sessionAffinity'
     >
   >;
 
@@ -61,6 +62,9 @@ export interface ExpectedMapEntry {
   algorithm?: 'random' | 'maglev';
   /** A Maglev lookup table (of the backends counted) picks the backend. */
   maglev: boolean;
+  /** The Service entry's affinity timeout (AFFTimeout), where the agent's session affinity is on
+   * (upsertMaster; 1.17 writes it regardless, in no listing kdebug reads). */
+  affinitySeconds?: number;
   /** The backends session affinity may keep a client on (the affinity map). */
   affinity: ExpectedBackend[];
   /** The source-range map's CIDRs of the entry's family, where the entry checks the source. */
@@ -84,6 +88,11 @@ function annotatedMode(svc: Service | undefined, o: CiliumMapOptions): 'dsr' | '
     ? 'snat'
     : undefined;
 }
+
+/** The maps the agent writes nothing to under its settings (the maps dump holds no line of them,
+ * which is no map unread): the affinity map without session affinity. */
+export const unwrittenMaps = (o: CiliumMapOptions): CiliumMapKind[] =>
+  o.sessionAffinity === false ? ['AFF'] : [];
 
 export function expectedMaps(
   frontends: readonly ExpectedFrontend[],
@@ -123,6 +132,9 @@ export function expectedMaps(
     const addresses = isWildcard(f.ip)
       ? [f.ip, ...o.nodePortAddresses.filter((a) => a.includes(':') === v6 && !yields(f, a))]
       : [f.ip];
+    // enable-session-affinity off: the flag stays, no timeout nor affinity match is written
+    // (the reconciler's upsertMaster and updateFrontend)
+    const sticky = f.affinitySeconds !== undefined && o.options.sessionAffinity !== false;
     const used = inRotation(f.backends);
     // maintenance backends are left out of the slots
     const kept = f.backends.filter((b) => !used.includes(b) && b.state !== 'maintenance');
@@ -143,10 +155,8 @@ export function expectedMaps(
         count: used.length,
         ...(algorithm ? { algorithm } : {}),
         maglev: !isWildcard(ip) && maglev(f, algorithm, o.options),
-        affinity:
-          f.affinitySeconds === undefined
-            ? []
-            : [...used, ...kept].filter((b) => b.state === 'active'),
+        ...(sticky ? { affinitySeconds: f.affinitySeconds } : {}),
+        affinity: sticky ? [...used, ...kept].filter((b) => b.state === 'active') : [],
         ...(f.sourceRanges
           ? { sourceRanges: f.sourceRanges.filter((r) => r.includes(':') === ip.includes(':')) }
           : {}),
