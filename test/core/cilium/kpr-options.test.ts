@@ -1,5 +1,6 @@
-// The options 1.19 folded into kube-proxy replacement (pkg/kpr): enable-session-affinity, read
-// from an agent of each release and carried through to the BPF map entries expected and drift.
+// The options 1.19 folded into kube-proxy replacement (pkg/kpr): enable-session-affinity and
+// enable-svc-source-range-check, read from an agent of each release and carried through to the
+// BPF map entries expected and drift.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ciliumAgentOn, knownMapFlags } from '../../../src/core/dataplane/cilium/agent.js';
@@ -117,6 +118,71 @@ describe('a ClientIP Service with session affinity off (1.18 without kube-proxy 
     );
     assert.deepEqual(d.findings, []);
     // the affinity map is none the agent writes, not one the dump left out
+    assert.deepEqual(d.notRead ?? [], []);
+  });
+});
+
+describe('enable-svc-source-range-check, a flag 1.19 removed', () => {
+  const check = (tag: string, config: Record<string, string> = {}) =>
+    settingsAt(tag, config).settings.sourceRangeCheck;
+  const off = { 'enable-svc-source-range-check': 'false' };
+
+  it('is on by default, and off where cilium-config turns it off, through 1.18', () => {
+    assert.equal(check('v1.17.4'), true);
+    assert.equal(check('v1.18.10'), true);
+    assert.equal(check('v1.17.4', off), false);
+    assert.equal(check('v1.18.10', { 'enable-svc-source-range-check': '0' }), false);
+  });
+  it('is off without NodePort: neither kube-proxy replacement nor enable-node-port', () => {
+    assert.equal(check('v1.18.10', NO_KPR), false);
+    assert.equal(check('v1.17.4', NO_KPR), false);
+    assert.equal(check('v1.18.10', { ...NO_KPR, 'enable-node-port': 'true' }), true);
+  });
+  it('from 1.19 a leftover key changes nothing: the check is always on', () => {
+    assert.equal(check('v1.19.0', off), true);
+    assert.equal(check('v1.20.2', { ...NO_KPR, ...off }), true);
+  });
+});
+
+describe("a LoadBalancer Service's source ranges with the check off", () => {
+  const svc = aService('ns/web', {
+    type: 'LoadBalancer',
+    ports: [['http', 80, 'TCP', 30080]],
+    loadBalancerIPs: ['198.51.100.7'],
+    sourceRanges: ['10.0.0.0/8'],
+  });
+  const slice = anEndpointSlice('ns/web', ['10.244.1.1'], [['http', 80]]);
+  const entry = (tag: string, config: Record<string, string> = {}) => {
+    const { view, settings } = settingsAt(tag, config, [svc, slice]);
+    const frontends = expectedCilium(view, NODE, settings);
+    const e = expectedMaps(frontends, {
+      services: view.services,
+      nodePortAddresses: [],
+      options: settings,
+    }).find((x) => x.frontend.type === 'LoadBalancer')!;
+    return { checks: e.flags.includes('check source-range'), map: e.sourceRanges };
+  };
+  const off = { 'enable-svc-source-range-check': 'false' };
+
+  it('1.18 keeps the flag (GetSourceRangesEnabled) but writes no source-range map', () => {
+    assert.deepEqual(entry('v1.18.10', off), { checks: true, map: undefined });
+    assert.deepEqual(entry('v1.18.10'), { checks: true, map: ['10.0.0.0/8'] });
+  });
+  it("1.17's default control plane sets no flag either (checkLBSourceRange)", () => {
+    assert.deepEqual(entry('v1.17.4', off), { checks: false, map: undefined });
+  });
+  it('1.19 and 1.20 check them whatever the key says', () => {
+    assert.deepEqual(entry('v1.19.0', off), { checks: true, map: ['10.0.0.0/8'] });
+    assert.deepEqual(entry('v1.20.2', off), { checks: true, map: ['10.0.0.0/8'] });
+  });
+
+  it("drift: the vector's entries without their source-range map are what the agent holds", () => {
+    const d = vectorDrift('13-v118-lb-source-ranges-allow', 'v1.18.0', off, [
+      /^SRCRANGE: .*\n/gm,
+      '',
+    ]);
+    assert.deepEqual(d.findings, []);
+    // the source-range map is none the agent writes, not one the dump left out
     assert.deepEqual(d.notRead ?? [], []);
   });
 });

@@ -45,6 +45,13 @@ export interface CiliumSettings extends CiliumExpectOptions {
    * off, a ClientIP Service's entries keep their flag, but the datapath keeps no client on a
    * backend and the agent writes no affinity map (nor, from 1.18, a timeout). */
   sessionAffinity: boolean;
+  /** enable-svc-source-range-check as the agent holds it (on by default, off without NodePort;
+   * always on from 1.19): off, the agent writes no source-range map and the datapath checks no
+   * client's source. */
+  sourceRangeCheck: boolean;
+  /** The 'check source-range' flag only where the agent checks (1.17's checkLBSourceRange); from
+   * 1.18 the reconciler sets it whatever that option says (GetSourceRangesEnabled). */
+  sourceRangeFlagChecked: boolean;
   /** bpf-lb-external-clusterip: ClusterIPs reachable from outside the cluster. */
   externalClusterIP: boolean;
   /** service-no-backend-response (1.15+): reject or drop. */
@@ -167,9 +174,16 @@ export function ciliumAgentOn(
       said?.sessionAffinity ??
       // kube-proxy replacement turns it on whatever the option says (1.18's kpr.NewKPRConfig,
       // 1.17's initKubeProxyReplacementOptions)
-      (byRelease.sessionAffinityAlways ||
+      (byRelease.kprOptionsGone ||
         kpr ||
         goBool(c('enable-session-affinity'), byRelease.sessionAffinityDefault)),
+    // on by default, but off without NodePort, which kube-proxy replacement or enable-node-port
+    // turns on (1.17's finishKubeProxyReplacementInit, 1.18's kpr.NewKPRConfig)
+    sourceRangeCheck:
+      byRelease.kprOptionsGone ||
+      (goBool(c('enable-svc-source-range-check'), true) &&
+        (kpr || goBool(c('enable-node-port'), false))),
+    sourceRangeFlagChecked: byRelease.sourceRangeFlagChecked,
     externalClusterIP: c('bpf-lb-external-clusterip') === 'true',
     noBackend: c('service-no-backend-response') === 'drop' ? 'drop' : 'reject',
   };
@@ -329,7 +343,8 @@ export function releaseBehaviour(
   | 'deducedIPv6AsIPv4'
   | 'hostPortLastProtocol'
   | 'algorithmLowered'
-> & { nodePortKeys: boolean; sessionAffinityAlways: boolean; sessionAffinityDefault: boolean } {
+  | 'sourceRangeFlagChecked'
+> & { nodePortKeys: boolean; kprOptionsGone: boolean; sessionAffinityDefault: boolean } {
   return {
     // 1.20 guards ExternalIPs too (cilium#44718)
     sourceRangeTypes: allTypesRelease(release)
@@ -397,8 +412,11 @@ export function releaseBehaviour(
     // node-port-algorithm and node-port-mode, set, override bpf-lb-algorithm and bpf-lb-mode
     // through 1.19 (pkg/loadbalancer/config.go's deprecatedConfig); 1.20 has neither flag
     nodePortKeys: !since(release, [1, 20]),
-    // 1.19 removed enable-session-affinity: a Service's ClientIP affinity is always honoured
-    sessionAffinityAlways: since(release, [1, 19]),
+    // 1.19 removed enable-session-affinity and enable-svc-source-range-check (pkg/kpr): a
+    // Service's ClientIP affinity is always honoured, its source ranges always checked
+    kprOptionsGone: since(release, [1, 19]),
+    // 1.17's default control plane sets the check flag only with the check on (checkLBSourceRange)
+    sourceRangeFlagChecked: release !== undefined && !atLeast(release, [1, 18]),
     // the option's default: off through 1.17 (daemon_main.go), on in 1.18 (pkg/kpr defaultFlags)
     sessionAffinityDefault: release === undefined || atLeast(release, [1, 18]),
   };

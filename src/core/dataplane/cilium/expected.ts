@@ -132,7 +132,7 @@ export interface ExpectedFrontend {
   /** sessionAffinity ClientIP: how long a client keeps its backend, in seconds. */
   affinitySeconds?: number;
   /** The source ranges the frontend admits (the Service's loadBalancerSourceRanges, on the types
-   * they guard). */
+   * they guard), where the agent checks them (its sourceRangeCheck, maps/expected.ts). */
   sourceRanges?: string[];
   /** The agent holds one of its Service's frontends so marked, which one is not known (the
    * health server's, where the Service has several LoadBalancer IPs). */

@@ -33,6 +33,8 @@ export type CiliumMapOptions = Pick<
       | 'hybridForwarding'
       | 'algorithmLowered'
       | 'sessionAffinity'
+      | 'sourceRangeCheck'
+      | 'sourceRangeFlagChecked'
     >
   >;
 
@@ -67,7 +69,8 @@ export interface ExpectedMapEntry {
   affinitySeconds?: number;
   /** The backends session affinity may keep a client on (the affinity map). */
   affinity: ExpectedBackend[];
-  /** The source-range map's CIDRs of the entry's family, where the entry checks the source. */
+  /** The source-range map's CIDRs of the entry's family, where the entry checks the source and
+   * the agent's check is on. */
   sourceRanges?: string[];
 }
 
@@ -90,9 +93,12 @@ function annotatedMode(svc: Service | undefined, o: CiliumMapOptions): 'dsr' | '
 }
 
 /** The maps the agent writes nothing to under its settings (the maps dump holds no line of them,
- * which is no map unread): the affinity map without session affinity. */
-export const unwrittenMaps = (o: CiliumMapOptions): CiliumMapKind[] =>
-  o.sessionAffinity === false ? ['AFF'] : [];
+ * which is no map unread): the affinity map without session affinity, the source-range map
+ * without the check. */
+export const unwrittenMaps = (o: CiliumMapOptions): CiliumMapKind[] => [
+  ...(o.sessionAffinity === false ? (['AFF'] as const) : []),
+  ...(o.sourceRangeCheck === false ? (['SRCRANGE'] as const) : []),
+];
 
 export function expectedMaps(
   frontends: readonly ExpectedFrontend[],
@@ -157,7 +163,8 @@ export function expectedMaps(
         maglev: !isWildcard(ip) && maglev(f, algorithm, o.options),
         ...(sticky ? { affinitySeconds: f.affinitySeconds } : {}),
         affinity: sticky ? [...used, ...kept].filter((b) => b.state === 'active') : [],
-        ...(f.sourceRanges
+        // the source-range map only with the check on (the reconciler's updateFrontend)
+        ...(f.sourceRanges && o.options.sourceRangeCheck !== false
           ? { sourceRanges: f.sourceRanges.filter((r) => r.includes(':') === ip.includes(':')) }
           : {}),
       });
@@ -226,7 +233,10 @@ function flagsOf(
     [ext !== int && f.type !== 'ClusterIP', 'two-scopes'],
     [f.affinitySeconds !== undefined, 'sessionAffinity'],
     [!routable, 'non-routable'],
-    [f.sourceRanges !== undefined, 'check source-range'],
+    [
+      f.sourceRanges !== undefined && !(o.sourceRangeFlagChecked && o.sourceRangeCheck === false),
+      'check source-range',
+    ],
     [f.sourceRanges !== undefined && lowered(svc, 'src-ranges-policy') === 'deny', 'deny'],
     [lowered(svc, 'proxy-delegation') === 'delegate-if-local', 'delegate-if-local'],
     // hybrid: DSR for TCP, SNAT for the rest (1.18.5 on; unset: as 1.18.5)
