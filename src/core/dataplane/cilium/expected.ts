@@ -131,8 +131,8 @@ export interface ExpectedFrontend {
   localOnly: boolean;
   /** sessionAffinity ClientIP: how long a client keeps its backend, in seconds. */
   affinitySeconds?: number;
-  /** The source ranges the frontend admits (the Service's loadBalancerSourceRanges, on the types
-   * they guard), where the agent checks them (its sourceRangeCheck, maps/expected.ts). */
+  /** The Service's loadBalancerSourceRanges, on the types they guard (GetSourceRangesEnabled):
+   * the clients the frontend admits where the agent checks them (sourceRangeCheck). */
   sourceRanges?: string[];
   /** The agent holds one of its Service's frontends so marked, which one is not known (the
    * health server's, where the Service has several LoadBalancer IPs). */
