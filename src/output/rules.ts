@@ -57,7 +57,9 @@ export function rulesText(
             ? `no Service found: the listing's virtual server lines hold no address (line ${dump.noAddress[0]})`
             : dump.cut !== undefined
               ? `no Service found: the paste is cut at line ${dump.cut}, before any virtual server line (what the node holds is not in it)`
-              : 'no Service found (no virtual server in the listing)'
+              : dump.elided.length > 0
+                ? `no Service found in the paste: the listing is not whole (line ${dump.elided[0]} elides part of it)`
+                : 'no Service found (no virtual server in the listing)'
           : isNft(dump)
             ? nftNoService(dump)
             : noServiceRules(dump),

@@ -91,6 +91,45 @@ describe('IPVS listings', () => {
     ]);
   });
 
+  it('an elision limits the virtual server above it, and real servers below it have no owner', () => {
+    const head = `IP Virtual Server version 1.2.1 (size=4096)
+Prot LocalAddress:Port Scheduler Flags
+  -> RemoteAddress:Port           Forward Weight ActiveConn InActConn
+`;
+    const t = parseIpvs(`${head}TCP  10.96.0.1:443 rr
+  -> 172.18.0.2:6443              Masq    1      0          0
+...
+  -> 172.18.0.4:6443              Masq    1      0          0
+TCP  10.96.45.12:80 rr
+  -> 10.244.1.5:8080              Masq    1      0          0
+  -> 10.244.2.7:8080              Masq    1      0          0
+[snip]
+`);
+    assert.deepEqual(t.elided, [6, 11]);
+    // 172.18.0.4 may be 10.96.0.1's or a virtual server's the elision left out: not read
+    assert.deepEqual(t.ownerElided, [7]);
+    const trees = buildIpvsTrees(t).services;
+    assert.deepEqual(
+      trees.map((x) => [
+        x.id,
+        x.endpoints.map((e) => e.address),
+        x.endpoints.every((e) => e.shareUnknown),
+      ]),
+      [
+        ['TCP 10.96.0.1:443', ['172.18.0.2:6443'], true],
+        ['TCP 10.96.45.12:80', ['10.244.1.5:8080', '10.244.2.7:8080'], true],
+      ],
+    );
+    assert.ok(trees.every((x) => /elision follows it at line (6|11)/.test(x.partial ?? '')));
+    // a listing whose virtual servers are all left out is not said to have none
+    const r = kdebug(['rules', '--file', '-'], { input: `${head}...\n` });
+    assert.match(
+      r.stdout,
+      /no Service found in the paste: the listing is not whole \(line 4 elides part of\s+it\)/,
+    );
+    assert.doesNotMatch(r.stdout, /no virtual server in the listing/);
+  });
+
   it('calls only provable node ports by kind: a Service IP is not called a cluster IP', () => {
     const kinds = (save: string) =>
       buildIpvsTrees(parseIpvs(save)).services.flatMap((t) =>

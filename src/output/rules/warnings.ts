@@ -162,6 +162,11 @@ function ipvsWarnings(d: IpvsTable): RulesWarning[] {
       d.elided,
       `line${d.elided.length === 1 ? '' : 's'} ${d.elided.join(', ')} elide${d.elided.length === 1 ? 's' : ''} part of the listing: virtual servers not in the paste are not shown`,
     );
+  if (d.ownerElided)
+    sayAt(
+      d.ownerElided,
+      `line${d.ownerElided.length === 1 ? '' : 's'} ${lineRange(d.ownerElided)}: real servers after an elision, before any virtual server line: whose they are was left out with it, so ${d.ownerElided.length === 1 ? 'it is' : 'they are'} not read`,
+    );
   if (d.cut)
     say(
       `the listing ends mid-line at line ${d.cut}: it was cut there, and what came after was not read`,

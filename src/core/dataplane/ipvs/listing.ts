@@ -63,6 +63,9 @@ export interface IpvsTable {
   duplicates: number[];
   /** Elision lines ("...") inside the listing: virtual servers may be missing. */
   elided: number[];
+  /** Real server lines after an elision and before any virtual server line: whose they are was
+   * left out with it, so they are not read. */
+  ownerElided?: number[];
   /** Lines of iptables rules pasted with the listing (iptables-save / -S lines, quoted or
    * indented): another mode's rules, not read with it (among the skipped lines). */
   iptablesLines?: number[];
@@ -173,6 +176,8 @@ export function parseIpvs(coloured: string, file = '<input>'): IpvsTable {
   const skipped: number[] = [];
   const duplicates: number[] = [];
   const elided: number[] = [];
+  const ownerElided: number[] = [];
+  let afterElision = false;
   const iptablesLines: number[] = [];
   const typed: number[] = [];
   let view: IpvsView | undefined;
@@ -243,6 +248,12 @@ export function parseIpvs(coloured: string, file = '<input>'): IpvsTable {
     }
     if (inListing && ELISION.test(t)) {
       elided.push(no);
+      // the virtual server above may have more real servers past it, and those below may be
+      // another's, left out with it
+      if (current)
+        current.partial ??= `an elision follows it at line ${no}: it may have more real servers`;
+      current = undefined;
+      afterElision = true;
       continue;
     }
     // ipvsadm -Ln: "TCP  10.96.0.10:53 rr persistent 10800" / "  -> 10.244.0.2:53  Masq 1 0 0"
@@ -316,6 +327,10 @@ export function parseIpvs(coloured: string, file = '<input>'): IpvsTable {
         // a real server not read under a virtual server read: the shares of the others unknown
         if (current && !addressless)
           current.partial ??= `its real server at line ${no} is printed without its address, not read`;
+        continue;
+      }
+      if (!current && afterElision) {
+        ownerElided.push(no);
         continue;
       }
       if (!current)
@@ -463,6 +478,7 @@ export function parseIpvs(coloured: string, file = '<input>'): IpvsTable {
     skipped,
     duplicates,
     elided,
+    ...(ownerElided.length > 0 ? { ownerElided } : {}),
     ...(iptablesLines.length > 0 ? { iptablesLines } : {}),
     ...(typed.length > 0 ? { typed } : {}),
     ...(unknownOptions.length > 0 ? { unknownOptions } : {}),
