@@ -4,6 +4,7 @@
 // The checks, the commands and the TUI all read the node's dataplane through here.
 import { oldAgentBinary, type CiliumAgent } from './dataplane/cilium/agent.js';
 import { ciliumLineSet } from './dataplane/cilium/drift.js';
+import { refusedText } from './dataplane/cilium/refused.js';
 import {
   expectedCilium,
   type CiliumNode,
@@ -436,7 +437,7 @@ export class NodeAnalysis {
     if (this.mode() === 'cilium')
       return this.cilium()?.read
         ? undefined
-        : `node ${this.name}: Cilium replaces kube-proxy and ${notRead("its agent's Service table", 'was', 'cilium-dbg service list, db/show frontends or bpf lb list', this.cilium())}`;
+        : `node ${this.name}: ${this.agentNotStarted() ?? `Cilium replaces kube-proxy and ${notRead("its agent's Service table", 'was', 'cilium-dbg service list, db/show frontends or bpf lb list', this.cilium())}`}`;
     if (this.mode() === 'ipvs')
       return this.ipvs()?.read
         ? undefined
@@ -451,6 +452,15 @@ export class NodeAnalysis {
     }
     const mode = unsupportedMode(this.mode());
     return mode ? `node ${this.name}: ${mode}` : undefined;
+  }
+
+  /** Why nothing of the node's Cilium agent was listed where its release refuses cilium-config
+   * and it has not started (refused.ts); undefined where it started or something was listed. */
+  agentNotStarted(): string | undefined {
+    const agent = this.analysis.state(this.name).cilium;
+    if (this.mode() !== 'cilium' || this.family === 'IPv6' || !agent || this.cilium())
+      return undefined;
+    return refusedText(agent, false);
   }
 
   /**

@@ -101,7 +101,7 @@ export function driftText(
   const out: Line[] = [];
   for (const n of nodes) {
     out.push(
-      `node ${n.node}${n.family === 'IPv6' ? ' IPv6' : ''} (${label}, ${n.source}): ${plural(n.servicePorts, 'Service port')} compared with what ${n.cilium?.refused ? "Cilium's agent should hold (nothing: it does not start, below)" : n.cilium ? `Cilium's agent should hold (frontends, backends${n.cilium.states ? ' and their states' : ' without their states (not read)'}${n.cilium.maps ? ', and its BPF maps against its table' : '; its BPF maps were not read'})` : `kube-proxy ${comparedWith(n.tables, n.release)}`}`,
+      `node ${n.node}${n.family === 'IPv6' ? ' IPv6' : ''} (${label}, ${n.source}): ${plural(n.servicePorts, 'Service port')} compared with what ${n.cilium ? `Cilium's agent should hold (frontends, backends${n.cilium.states ? ' and their states' : ' without their states (not read)'}${n.cilium.maps ? ', and its BPF maps against its table' : '; its BPF maps were not read'})` : `kube-proxy ${comparedWith(n.tables, n.release)}`}`,
     );
     if (n.writtenBy) out.push(`  written by ${n.writtenBy}`);
     const serious = n.findings.filter((f) => severityOf(f) !== 'info');

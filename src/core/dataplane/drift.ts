@@ -44,7 +44,8 @@ export type DriftId =
   | 'cilium-traffic-policy-differs'
   | 'cilium-forwarding-differs'
   | 'cilium-algorithm-differs'
-  | 'cilium-reverse-nat-differs';
+  | 'cilium-reverse-nat-differs'
+  | 'cilium-config-refused';
 
 /** What a drift check says of a finding: its words and the lines it compared; driftFinding makes
  * it a Finding about the node. */
@@ -111,6 +112,7 @@ export const SEVERITY: Record<DriftId, Severity> = {
   'cilium-forwarding-differs': 'warning',
   'cilium-algorithm-differs': 'warning',
   'cilium-reverse-nat-differs': 'error',
+  'cilium-config-refused': 'info',
 };
 
 /** What a drift finding compared: the lines that differ, as the check found them. */
@@ -182,9 +184,8 @@ export interface NodeDrift {
   /** Signs of an older kube-proxy, when the dump shows them. */
   writtenBy?: string;
   /** Compared with what Cilium's agent should hold (its frontends), not kube-proxy's rules: with
-   * its BPF maps, and its backends' states, where read; refused: the agent does not start with
-   * its configuration, so nothing was compared. */
-  cilium?: { maps: boolean; states: boolean; refused?: true };
+   * its BPF maps, and its backends' states, where read. */
+  cilium?: { maps: boolean; states: boolean };
   /** The kube-proxy release whose rules the node was compared with (releases.ts). */
   release?: Release;
   findings: DriftFinding[];

@@ -19,6 +19,7 @@ import { couldNotRead, modeTraits, type StateTraits } from '../../dataplane/data
 import { listingArgv } from '../../nodes/commands.js';
 import type { CheckContext } from '../context.js';
 import type { OnNode } from './nodes.js';
+import { ciliumRefused } from './cilium.js';
 
 const finding = findingOf('rules');
 
@@ -56,14 +57,19 @@ export function tableNode(
     const argv = m.command(family);
     return argv.length > 0 ? saveNodeOutput(node, argv, stem) : agentTable(ctx, node);
   };
+  // an agent that does not start holds no table: said so, rather than that none was read; one
+  // whose listing was read anyway ran, and the refusal is said beside what that listing gives
+  const refused = n.mode() === 'cilium' ? ciliumRefused(ctx, node, read !== undefined) : undefined;
+  const beside = refused ? [refused] : [];
   if (!read)
     return on([
-      finding(m.notObserved, 'skip', `${m.word} mode, ${m.what(family)} not read`, {
-        explanation: `${m.who(node)} and kdebug did not read ${m.what(family)} (nodes/${node}/${stem}.txt is not in the facts), so ${svc.namespace}/${svc.name} is not checked there.`,
-        evidence: [unseen(`nodes/${node}/${stem}.txt: not in the facts`, node)],
-        next: save(),
-        node,
-      }),
+      refused ??
+        finding(m.notObserved, 'skip', `${m.word} mode, ${m.what(family)} not read`, {
+          explanation: `${m.who(node)} and kdebug did not read ${m.what(family)} (nodes/${node}/${stem}.txt is not in the facts), so ${svc.namespace}/${svc.name} is not checked there.`,
+          evidence: [unseen(`nodes/${node}/${stem}.txt: not in the facts`, node)],
+          next: save(),
+          node,
+        }),
     ]);
   const trees = !read.failure ? n.trees(ctx.scope) : undefined;
   if (!trees)
@@ -73,6 +79,7 @@ export function tableNode(
         evidence: [seen(read.source, { node, source: read.source })],
         node,
       }),
+      ...beside,
     ]);
   // a listing cut short would show everything after the cut as missing: said, not compared
   if (read.cut)
@@ -83,6 +90,7 @@ export function tableNode(
         next: save(),
         node,
       }),
+      ...beside,
     ]);
   // the drift of this Service's ports, as `kdebug drift` computes it in this mode
   const drift = n.drift(ctx.scope);
@@ -124,7 +132,7 @@ export function tableNode(
           : `${label} -> no endpoints`,
     );
   }
-  const drifted = on(out, false);
+  const drifted = on(out, false).concat(on(beside));
   if (out.some((f) => f.status === 'fail' || f.status === 'warn') || parts.length === 0)
     return blind.length === 0
       ? drifted

@@ -92,8 +92,8 @@ export interface CiliumAgent {
   /** Its native devices and NodePort addresses, with their own source; undefined where neither
    * its status nor cilium-config names them. */
   nodePorts?: CiliumNodePorts;
-  /** Why its release does not start with cilium-config as read (lbConfigRefused): no table is
-   * expected of it. */
+  /** Why its release does not start with cilium-config as read (lbConfigRefused), where it has
+   * not started: it holds no table; one it listed anyway shows it ran on an earlier configuration. */
   refused?: string;
 }
 

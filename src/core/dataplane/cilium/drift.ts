@@ -48,7 +48,8 @@ export interface CiliumDriftInput {
   /** Why the health server's frontends are not compared (healthServerUnknown), and the Services
    * in scope that have a health check node port; undefined where they are compared. */
   healthServers?: { why: string; services: string[] };
-  /** Why the agent does not start with its configuration (lbConfigRefused): nothing compared. */
+  /** Why the agent, not ready, would not start again with cilium-config as read (refused.ts):
+   * its table was read, so it is compared as usual and this said beside. */
   refused?: string;
 }
 
@@ -112,7 +113,6 @@ class Frontends {
 }
 
 export function ciliumDrift(given: CiliumDriftInput): NodeDrift {
-  if (given.refused) return refusedDrift(given, given.refused);
   // the health server's frontends, where not compared, are not expected either
   const input = given.healthServers
     ? { ...given, expected: given.expected.filter((f) => !healthServerOf(f.service)) }
@@ -165,6 +165,14 @@ export function ciliumDrift(given: CiliumDriftInput): NodeDrift {
     }
   }
   const notRead: DriftFinding[] = [];
+  if (input.refused)
+    notes.push(
+      infoNote(input, 'cilium-config-refused', {
+        title: "cilium-config as read would stop the agent's next start",
+        message: input.refused,
+        ...(next ? { next } : {}),
+      }),
+    );
   if (input.healthServers) healthServersNotCompared(input, input.healthServers, notRead);
   if (!input.scoped) stale(input, matched, add, next, notRead);
   if (input.maps) maps(input, input.maps, add, notes);
@@ -265,25 +273,6 @@ function oneOfMissing(
     expected: all.map((f) => `${frontendLine(f)} -> ${f.backends.map(backendLine).join(', ')}`),
     next,
   });
-}
-
-/** An agent that does not start with its configuration is expected to hold nothing: said once,
- * and nothing of its listing compared. */
-function refusedDrift(input: CiliumDriftInput, why: string): NodeDrift {
-  const note = infoNote(input, 'table-not-captured', {
-    title: "Cilium's agent does not start with its configuration: nothing compared",
-    message: `kdebug expects no table of Cilium's agent on ${input.node}: ${why}.`,
-  });
-  return {
-    node: input.node,
-    source: input.table.source,
-    servicePorts: 0,
-    findings: [],
-    notRead: [note],
-    cilium: { maps: input.maps !== undefined, states: !statesUnread(input.table), refused: true },
-    tables: [],
-    drifted: false,
-  };
 }
 
 /** The health server's frontends not compared: why, and what of the listing and the objects it

@@ -1,0 +1,50 @@
+// Step 7 on a Cilium node, beside its table: an agent whose release refuses cilium-config as read
+// (not started, so nothing of it to compare; or, its table read, to stop at its next start).
+import { read } from '../../evidence.js';
+import { refusedText } from '../../dataplane/cilium/refused.js';
+import type { Finding } from '../../model.js';
+import { kubectl, valid } from '../../next-command.js';
+import { findingOf } from '../check.js';
+import type { CheckContext } from '../context.js';
+
+const finding = findingOf('rules');
+
+/** The node's agent refusing its configuration, where it does; `listed`: its table was read. */
+export function ciliumRefused(
+  ctx: CheckContext,
+  node: string,
+  listed: boolean,
+): Finding | undefined {
+  const agent = ctx.analysis.state(node).cilium;
+  const why = agent && refusedText(agent, listed);
+  if (!agent || !why) return undefined;
+  const pod = `${agent.pod.namespace}/${agent.pod.name}`;
+  const state = agent.pod.containerStatuses.find((s) => s.name === agent.container)?.state;
+  return finding(
+    'cilium-config-refused',
+    'warn',
+    listed
+      ? "cilium-config as read would stop the agent's next start"
+      : "Cilium's agent does not start with its configuration",
+    {
+      explanation: `${why}.`,
+      evidence: [
+        read(
+          `Pod ${pod}: container ${agent.container} not ready${state ? ` (${state.kind}${state.reason ? `: ${state.reason}` : ''})` : ''}`,
+          `Pod ${pod}`,
+        ),
+        read(`${agent.source}, as Cilium ${agent.version} reads it`, agent.source),
+      ],
+      // the log of its last start says why it stopped
+      next: kubectl(
+        agent.pod.namespace,
+        'logs',
+        valid.name(agent.pod.name),
+        '-c',
+        valid.name(agent.container),
+        '--previous',
+      ),
+      node,
+    },
+  );
+}

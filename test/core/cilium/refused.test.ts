@@ -1,0 +1,122 @@
+// A Cilium agent whose release refuses cilium-config as read (both acceleration keys set, to
+// different values: every release stops at start), not ready, without a status. With nothing of
+// it listed it has not started: drift, trace and the Rules step say so and compare or walk
+// nothing. With its listing read it ran, on an earlier configuration: that listing is compared
+// and walked as usual, and the refusal is said beside.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { Analysis } from '../../../src/core/analysis.js';
+import { rulesCheck } from '../../../src/core/checks/rules/rules.js';
+import { DriftInputError } from '../../../src/core/dataplane/drift.js';
+import type { KubeObject } from '../../../src/core/model.js';
+import { aCiliumAgent, aCiliumConfig } from '../../support/builders.js';
+import {
+  aService,
+  anEndpointSlice,
+  facts,
+  ids,
+  kubeDns,
+  run,
+  twoNodes,
+  webPods,
+} from '../checks/builders.js';
+
+const ACCELERATION = { 'bpf-lb-acceleration': 'native', 'node-port-acceleration': 'disabled' };
+const objects = (config: Record<string, string> = ACCELERATION): KubeObject[] => [
+  aService(),
+  anEndpointSlice(),
+  ...webPods(),
+  ...twoNodes(),
+  ...kubeDns(),
+  // running but not ready (the builder's agents are), and no status answered
+  aCiliumAgent('node-a'),
+  aCiliumAgent('node-b'),
+  aCiliumConfig(config),
+];
+// node-b's agent listed the Services as the objects make them: web and kube-dns
+const FRONTENDS = [
+  'Address            Type       ServiceName          PortName  Backends                                  Status',
+  '10.96.0.10:53/UDP  ClusterIP  kube-system/kube-dns  dns       10.244.0.2:53/UDP                        Done',
+  '10.96.0.50:80/TCP  ClusterIP  default/web           http      10.244.0.5:8080/TCP, 10.244.1.6:8080/TCP  Done',
+  '',
+].join('\n');
+const cluster = (config?: Record<string, string>) =>
+  facts(objects(config), { 'node-b': { 'cilium-frontends': FRONTENDS } });
+const WHY = /cilium-config sets both bpf-lb-acceleration and node-port-acceleration/;
+
+describe('an agent that does not start with its configuration, nothing of it listed', () => {
+  const node = new Analysis(cluster()).node('node-a');
+
+  it('drift and trace say it does not start and why, and compare and walk nothing', () => {
+    const said = node.agentNotStarted() ?? '';
+    assert.match(said, /^Cilium's agent kube-system\/cilium-node-a does not start with its/);
+    assert.match(said, /programs no Service there/);
+    assert.match(said, WHY);
+    // before: "Cilium replaces kube-proxy and its agent's Service table (...) was not read"
+    assert.equal(node.driftUnavailable(), `node node-a: ${said}`);
+    assert.throws(() => node.drift(), DriftInputError);
+    assert.equal(node.dataplane(), undefined);
+  });
+
+  it('the Rules step says it, with the reason, instead of a table not read', () => {
+    const found = run(rulesCheck, cluster()).filter((f) => f.node === 'node-a');
+    // before: rules-cilium-not-observed:skip
+    assert.deepEqual(ids(found), ['cilium-config-refused:warn']);
+    assert.match(found[0]!.title, /node-a: Cilium's agent does not start with its configuration/);
+    assert.match(found[0]!.explanation, WHY);
+    assert.deepEqual(
+      found[0]!.evidence.map((e) => [e.kind, e.text]),
+      [
+        ['read', 'Pod kube-system/cilium-node-a: container cilium-agent not ready (running)'],
+        ['read', 'ConfigMap kube-system/cilium-config, as Cilium v1.18.6 reads it'],
+      ],
+    );
+  });
+
+  it('an agent whose release takes the configuration is a table not read, as before', () => {
+    const found = run(rulesCheck, cluster({})).filter((f) => f.node === 'node-a');
+    assert.deepEqual(ids(found), ['rules-cilium-not-observed:skip']);
+    assert.equal(new Analysis(cluster({})).node('node-a').agentNotStarted(), undefined);
+  });
+});
+
+describe('an agent that does not start with its configuration, its listing read', () => {
+  const node = new Analysis(cluster()).node('node-b');
+
+  it('drift compares the listing as usual and notes the refusal', () => {
+    const d = node.drift();
+    assert.equal(node.agentNotStarted(), undefined);
+    // before: nothing compared, servicePorts 0, a table-not-captured note "expects no table"
+    assert.deepEqual(d.findings, []);
+    assert.equal(d.servicePorts, 2);
+    assert.deepEqual(
+      d.notes?.map((n) => n.id),
+      ['cilium-config-refused'],
+    );
+    assert.match(d.notes![0]!.explanation, /is not ready and would not start again .* read as usual/);
+    assert.match(d.notes![0]!.explanation, WHY);
+  });
+
+  it('trace walks the listing and says the refusal in a note', () => {
+    const walked = node.trace({
+      src: '10.244.1.6',
+      dst: '10.96.0.50',
+      dport: 80,
+      protocol: 'tcp',
+      fromHost: false,
+    });
+    assert.deepEqual(walked.outcomes.map((o) => o.destination).sort(), [
+      '10.244.0.5:8080',
+      '10.244.1.6:8080',
+    ]);
+    assert.match(walked.notes.at(-1) ?? '', WHY);
+  });
+
+  it('the Rules step compares it (a match) and warns beside it', () => {
+    const found = run(rulesCheck, cluster()).filter((f) => f.node === 'node-b');
+    // before: rules-match:pass alone, from comparing nothing
+    assert.deepEqual(ids(found).sort(), ['cilium-config-refused:warn', 'rules-match:pass']);
+    const refused = found.find((f) => f.id === 'cilium-config-refused')!;
+    assert.match(refused.title, /cilium-config as read would stop the agent's next start/);
+  });
+});
