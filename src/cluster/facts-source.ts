@@ -1,6 +1,7 @@
 // Where a command's Facts come from: a snapshot directory, the live cluster read now, or one
 // node's rules read over SSH into a snapshot's objects; and the one node picker. The adapters
 // (client-node, ssh2) load only when a source needs them.
+import { Analysis } from '../core/analysis.js';
 import { DUMP_STEMS, recordedFamily, recordedNodes } from '../core/facts.js';
 import { clusterView, type ClusterView } from '../core/kube/objects.js';
 import { chooseNodes, firstChosen, type NodeChoice } from '../core/nodes/choice.js';
@@ -98,15 +99,20 @@ function checkLiveNodes(facts: Facts, label: string, o: SourceFlags): void {
     throw new FactsSourceError(`${label}: pick a node with --node ${list}`);
   const unread = (o.node !== undefined ? [o.node] : nodes).filter((n) => !recordedFamily(facts, n));
   const errors = nodeErrorsOf(facts);
-  if (unread.length > 0 && unread.length === (o.node !== undefined ? 1 : nodes.length))
+  if (unread.length > 0 && unread.length === (o.node !== undefined ? 1 : nodes.length)) {
+    // a Cilium agent that does not start with its configuration is why its node lists nothing
+    const analysis = new Analysis(facts);
+    const why = (n: string) =>
+      analysis.node(n).agentNotStarted() ?? rulesReadError(errors, n) ?? 'not reached';
     throw new FactsSourceError(
       // the same failure on many nodes said once: thousands of nodes, one short line
       `${label}: could not read the rules of ${byReason(
-        unread.map((n) => ({ node: n, reason: rulesReadError(errors, n) ?? 'not reached' })),
+        unread.map((n) => ({ node: n, reason: why(n) })),
       )
         .map((g) => `${namedFew(g.nodes)} (${g.reason})`)
         .join('; ')}`,
     );
+  }
 }
 
 /**

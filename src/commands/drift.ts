@@ -1,6 +1,6 @@
 // `kdebug drift`: what each node's rules do differently from what kube-proxy would write.
 import { Analysis } from '../core/analysis.js';
-import { driftAnswer } from '../core/dataplane/drift.js';
+import { DriftInputError, driftAnswer } from '../core/dataplane/drift.js';
 import { hasRules } from '../core/facts.js';
 import type { IPFamily } from '../core/ipv6.js';
 import { pickNodes, type SourceFlags } from '../cluster/facts-source.js';
@@ -31,8 +31,12 @@ export async function driftCommand(o: DriftFlags, g: GlobalOptions): Promise<num
   if (o.node !== undefined && o.allNodes)
     throw new UsageError('give --node or --all-nodes, not both');
   const { facts, label: dir, ssh } = await readWithSsh(o, sourceContext(g));
-  const nodes = pickNodes(facts, dir, { ...o, node: ssh?.node ?? o.node }, 'recorded rules', true);
   const analysis = new Analysis(facts, { fileOf: dumpFile(o) });
+  // a Cilium agent that does not start lists nothing: why, rather than that nothing was recorded
+  const chosen = ssh?.node ?? o.node;
+  const notStarted = chosen !== undefined ? analysis.node(chosen).agentNotStarted() : undefined;
+  if (notStarted) throw new DriftInputError(`node ${chosen}: ${notStarted}`);
+  const nodes = pickNodes(facts, dir, { ...o, node: chosen }, 'recorded rules', true);
   const from = o.snapshot !== undefined ? `snapshot ${dir}` : dir;
   const label = ssh ? `${from}, ${ssh.node}'s rules read now (${ssh.via})` : from;
   const asked: IPFamily[] =

@@ -46,8 +46,12 @@ export async function traceCommand(o: TraceOptions, g: GlobalOptions): Promise<n
       `--dst ${o.dst}: icmp has no ports (ping reaches the address alone): give --dst ${m[1]}`,
     );
   const { facts, label, ssh } = await readWithSsh(o, sourceContext(g));
-  const [name] = pickNodes(facts, label, { node: ssh?.node ?? o.node }, 'recorded rules');
   const analysis = new Analysis(facts, { fileOf: dumpFile(o) });
+  // a Cilium agent that does not start translates nothing: said, and no table walked
+  const chosen = ssh?.node ?? o.node;
+  const notStarted = chosen !== undefined ? analysis.node(chosen).agentNotStarted() : undefined;
+  if (notStarted) throw new UsageError(`node ${chosen}: ${notStarted}`);
+  const [name] = pickNodes(facts, label, { node: chosen }, 'recorded rules');
   // an IPv6 packet walks the node's ip6tables rules
   const node = analysis.node(name!, undefined, family);
   // an unreadable dump or table is said before the source address is asked for

@@ -1,0 +1,92 @@
+// The built `kdebug drift`, `trace` and `expect` on the Cilium scenario (snapshots/cilium-stale-
+// backend) made into one whose agents are not ready, answered no status, and run a release that
+// refuses cilium-config as read (both acceleration keys set, to different values).
+// vm-12-7-centos listed nothing of its agent: it has not started. vm-12-11-centos's listings were
+// read: its agent ran, on an earlier configuration.
+import assert from 'node:assert/strict';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { kdebug } from '../support/cli.js';
+
+interface Item {
+  kind: string;
+  metadata: { name: string };
+  data?: Record<string, string>;
+  status?: { containerStatuses?: Record<string, unknown>[] };
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'kdebug-cilium-refused-'));
+cpSync('snapshots/cilium-stale-backend', dir, { recursive: true });
+const objects = JSON.parse(readFileSync(join(dir, 'objects.json'), 'utf8')) as { items: Item[] };
+for (const o of objects.items) {
+  if (o.kind === 'Pod' && o.metadata.name.startsWith('cilium-'))
+    o.status!.containerStatuses = [
+      {
+        name: 'cilium-agent',
+        ready: false,
+        restartCount: 5,
+        state: { waiting: { reason: 'CrashLoopBackOff' } },
+      },
+    ];
+  if (o.kind === 'ConfigMap' && o.metadata.name === 'cilium-config')
+    o.data = { ...o.data, 'bpf-lb-acceleration': 'native', 'node-port-acceleration': 'disabled' };
+}
+writeFileSync(join(dir, 'objects.json'), JSON.stringify(objects));
+for (const node of ['vm-12-7-centos', 'vm-12-11-centos'])
+  rmSync(join(dir, `nodes/${node}/cilium-status.txt`));
+for (const stem of ['frontends', 'backends', 'bpf-lb-list'])
+  rmSync(join(dir, `nodes/vm-12-7-centos/cilium-${stem}.txt`));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+const NOT_STARTED =
+  /^kdebug: node vm-12-7-centos: Cilium's agent kube-system\/cilium-5xq2d does not start with its configuration, so it programs no Service there \(.*\): cilium-config sets both bpf-lb-acceleration and node-port-acceleration/;
+
+describe('a Cilium agent that does not start with its configuration, on the command line', () => {
+  it('drift and trace on its node say so and why, and compare and walk nothing', () => {
+    // before: "no rules recorded for node "vm-12-7-centos" (recorded: vm-12-11-centos)"
+    const drift = kdebug(['drift', '--snapshot', dir, '--node', 'vm-12-7-centos']);
+    assert.equal(drift.code, 2, drift.stderr);
+    assert.match(drift.stderr, NOT_STARTED);
+    const trace = kdebug([
+      'trace',
+      '--snapshot',
+      dir,
+      '--node',
+      'vm-12-7-centos',
+      '--src',
+      '10.244.0.3',
+      '--dst',
+      '10.1.190.219:8080',
+    ]);
+    assert.equal(trace.code, 2, trace.stderr);
+    assert.match(trace.stderr, NOT_STARTED);
+    assert.equal(trace.stdout, '');
+    // expect holds nothing for it, as before
+    const expect = kdebug(['expect', '--snapshot', dir, '--node', 'vm-12-7-centos']);
+    assert.match(expect.stdout, /^# nothing: cilium-config sets both bpf-lb-acceleration/m);
+  });
+
+  it('its listing read, drift compares it as usual and notes it would not start again', () => {
+    const drift = kdebug(['drift', '--snapshot', dir, '--node', 'vm-12-11-centos', '-o', 'json']);
+    assert.equal(drift.code, 1, drift.stderr);
+    const doc = JSON.parse(drift.stdout) as {
+      findings: { id: string; severity: string }[];
+      notes: { id: string; message: string }[];
+    };
+    // the scenario's own fault, found as without the refusal
+    assert.deepEqual(
+      doc.findings.filter((f) => f.severity !== 'info').map((f) => f.id),
+      ['cilium-backend-stale', 'cilium-backend-missing'],
+    );
+    assert.deepEqual(
+      doc.notes.map((n) => n.id),
+      ['cilium-config-refused'],
+    );
+    assert.match(doc.notes[0]!.message, /cilium-lk8wz is not ready and would not start again/);
+    const text = kdebug(['drift', '--snapshot', dir, '--node', 'vm-12-11-centos']);
+    // before: "compared with what Cilium's agent should hold (nothing: it does not start, below)"
+    assert.match(text.stdout, /compared with\s+what Cilium's agent should hold \(frontends/);
+  });
+});
