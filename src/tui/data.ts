@@ -123,7 +123,10 @@ export function nodeData(node: NodeAnalysis, view: ClusterView): NodeData {
       const state = cilium() ?? nft() ?? ipvs();
       if (state) return state.failure && couldNotRead(state.failure);
       const r = node.rules();
-      return r ? r.failure?.headline : 'no rules recorded for this node';
+      // a mode whose state was not read says why, as the Drift screen does (an agent not started)
+      return r
+        ? r.failure?.headline
+        : (node.driftUnavailable() ?? 'no rules recorded for this node');
     },
     search() {
       const trees = node.trees();

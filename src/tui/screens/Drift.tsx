@@ -123,16 +123,18 @@ export function driftModel(
   const found = driftLines(findings, width - 3, node, how);
   // beside findings, what was not read of the node's state is said first: nothing is said of it
   const unread = found.length > 0 && drift && 'findings' in drift ? (drift.notRead ?? []) : [];
+  const said = (lead: string, tone: Tone) => (f: DriftFinding) =>
+    wrap(`${lead}: ${f.explanation}`, width - 3, '  ').map((text) => ({ text, tone, finding: -1 }));
+  // what the node does as designed, or its agent's configuration, is said last, as drift says it
+  const notes = drift && 'findings' in drift ? (drift.notes ?? []) : [];
   const lines: DriftLine[] = [
-    ...unread.flatMap((f) =>
-      wrap(`not read: ${f.explanation}`, width - 3, '  ').map((text) => ({
-        text,
-        tone: 'warn' as Tone,
-        finding: -1,
-      })),
-    ),
+    ...unread.flatMap(said('not read', 'warn')),
     ...(unread.length > 0 ? [{ text: '', tone: 'text' as Tone, finding: -1 }] : []),
     ...found,
+    ...(found.length > 0 && notes.length > 0
+      ? [{ text: '', tone: 'text' as Tone, finding: -1 }]
+      : []),
+    ...notes.flatMap(said('note', 'muted')),
   ];
   const stops = lines.flatMap((l, i) => (l.head ? [i] : []));
   const cursor = Math.min(cursorOf(s, 'drift', 0), Math.max(0, stops.length - 1));
@@ -173,6 +175,12 @@ export function Drift({ model: m, reading }: { model: DriftModel; reading?: bool
     .filter(Boolean)
     .join('  ');
   const unread = m.drift && 'findings' in m.drift ? (m.drift.notRead ?? []) : [];
+  const shown = m.lines.slice(top, top + page).map((l, i) => (
+    <T key={top + i} tone={l.tone} selected={l.head && l.finding === selected}>
+      {l.head && l.finding === selected ? '›' : ' '}
+      {l.text || ' '}
+    </T>
+  ));
   let body;
   if (!m.drift) body = <T tone="muted">{reading ? 'reading the rules…' : 'no rules recorded'}</T>;
   else if ('error' in m.drift)
@@ -182,26 +190,22 @@ export function Drift({ model: m, reading }: { model: DriftModel; reading?: bool
       </T>
     );
   else if (m.findings.length === 0 && unread.length > 0)
-    // part of the node's state not read: no drift is said of what was read only
-    body = (
-      <T tone="warn" wrap="wrap">
+    // part of the node's state not read: no drift is said of what was read only; then the notes
+    body = [
+      <T key="none" tone="warn" wrap="wrap">
         no drift in what was read on {m.drift.node}: {unread.map((f) => f.explanation).join(' ')}
-      </T>
-    );
+      </T>,
+      ...shown,
+    ];
   else if (m.findings.length === 0)
-    body = (
-      <T tone="ok">
+    body = [
+      <T key="none" tone="ok">
         no drift: the rules on {m.drift.node} are what kube-proxy writes for the{' '}
         {m.drift.servicePorts} Service ports
-      </T>
-    );
-  else
-    body = m.lines.slice(top, top + page).map((l, i) => (
-      <T key={top + i} tone={l.tone} selected={l.head && l.finding === selected}>
-        {l.head && l.finding === selected ? '›' : ' '}
-        {l.text || ' '}
-      </T>
-    ));
+      </T>,
+      ...shown,
+    ];
+  else body = shown;
   return (
     <Box flexDirection="column" width={m.width}>
       <Pane
