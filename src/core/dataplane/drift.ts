@@ -45,7 +45,8 @@ export type DriftId =
   | 'cilium-forwarding-differs'
   | 'cilium-algorithm-differs'
   | 'cilium-reverse-nat-differs'
-  | 'cilium-config-refused';
+  | 'cilium-config-refused'
+  | 'cilium-source-range-ignored';
 
 /** What a drift check says of a finding: its words and the lines it compared; driftFinding makes
  * it a Finding about the node. */
@@ -113,6 +114,7 @@ export const SEVERITY: Record<DriftId, Severity> = {
   'cilium-algorithm-differs': 'warning',
   'cilium-reverse-nat-differs': 'error',
   'cilium-config-refused': 'info',
+  'cilium-source-range-ignored': 'info',
 };
 
 /** What a drift finding compared: the lines that differ, as the check found them. */

@@ -1,10 +1,13 @@
 // Step 7 on a Cilium node, beside its table: an agent whose release refuses cilium-config as read
-// (not started, so nothing of it to compare; or, its table read, to stop at its next start).
+// (not started, so nothing of it to compare; or, its table read, to stop at its next start), and
+// the Service's loadBalancerSourceRanges the agent ignores (a note, as expect and drift say it).
 import { read } from '../../evidence.js';
 import { refusedText } from '../../dataplane/cilium/refused.js';
+import { ignoredRangesOf } from '../../dataplane/cilium/source-ranges.js';
+import type { Service } from '../../kube/objects.js';
 import type { Finding } from '../../model.js';
 import { kubectl, valid } from '../../next-command.js';
-import { findingOf } from '../check.js';
+import { findingOf, serviceRef } from '../check.js';
 import type { CheckContext } from '../context.js';
 
 const finding = findingOf('rules');
@@ -46,5 +49,25 @@ export function ciliumRefused(
       ),
       node,
     },
+  );
+}
+
+/** The Service's loadBalancerSourceRanges the node's agent ignores, each Service's said once. */
+export function ciliumIgnoredRanges(ctx: CheckContext, node: string, svc: Service): Finding[] {
+  const name = `${svc.namespace}/${svc.name}`;
+  const frontends = ctx.analysis.node(node).ciliumExpected(ctx.scope) ?? [];
+  const written = (svc.raw['spec'] as { loadBalancerSourceRanges?: unknown })
+    .loadBalancerSourceRanges;
+  return ignoredRangesOf(frontends.filter((f) => f.service === name)).map((s) =>
+    finding('cilium-source-range-ignored', 'pass', s.title, {
+      explanation: `${s.text}.`,
+      // the ranges as the API holds them: their spaces are what the agent reads
+      evidence: [
+        read(`spec.loadBalancerSourceRanges: ${JSON.stringify(written)}`, serviceRef(svc)),
+      ],
+      node,
+      // a note, worth reading where the table matches: what the agent makes of the spec
+      info: true,
+    }),
   );
 }

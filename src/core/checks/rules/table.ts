@@ -19,7 +19,7 @@ import { couldNotRead, modeTraits, type StateTraits } from '../../dataplane/data
 import { listingArgv } from '../../nodes/commands.js';
 import type { CheckContext } from '../context.js';
 import type { OnNode } from './nodes.js';
-import { ciliumRefused } from './cilium.js';
+import { ciliumIgnoredRanges, ciliumRefused } from './cilium.js';
 
 const finding = findingOf('rules');
 
@@ -132,7 +132,9 @@ export function tableNode(
           : `${label} -> no endpoints`,
     );
   }
-  const drifted = on(out, false).concat(on(beside));
+  // what the agent makes of the Service that no comparison shows: ranges it ignores
+  const ignored = n.mode() === 'cilium' ? ciliumIgnoredRanges(ctx, node, svc) : [];
+  const drifted = on(out, false).concat(on([...beside, ...ignored]));
   if (out.some((f) => f.status === 'fail' || f.status === 'warn') || parts.length === 0)
     return blind.length === 0
       ? drifted

@@ -28,6 +28,7 @@ import {
 import { mapEntryDrift, type MapExpectations } from './maps/drift.js';
 import { unwrittenMaps } from './maps/expected.js';
 import { unreadMapText } from './maps/read-dump.js';
+import { ignoredRangesOf } from './source-ranges.js';
 
 /** The listings that are the BPF maps themselves. */
 const BPF_FORMS: readonly CiliumTable['form'][] = ['bpf-lb-list', 'maps-dump'];
@@ -172,6 +173,10 @@ export function ciliumDrift(given: CiliumDriftInput): NodeDrift {
         message: input.refused,
         ...(next ? { next } : {}),
       }),
+    );
+  for (const { service, title, text } of ignoredRangesOf(input.expected))
+    notes.push(
+      infoNote(input, 'cilium-source-range-ignored', { service, title, message: `${text}.` }),
     );
   if (input.healthServers) healthServersNotCompared(input, input.healthServers, notRead);
   if (!input.scoped) stale(input, matched, add, next, notRead);

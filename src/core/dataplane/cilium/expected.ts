@@ -10,6 +10,7 @@ import type { BackendState, CiliumProtocol, FrontendType } from './listing.js';
 import { healthServerFrontends } from './health-server.js';
 import { hostPortFrontends } from './host-ports.js';
 import { parseNodeSelector } from './node-selector.js';
+import { sourceRangesOf, type IgnoredRange } from './source-ranges.js';
 import {
   DEFAULT_NODE_PORT_RANGE,
   nodePortConflict,
@@ -134,6 +135,8 @@ export interface ExpectedFrontend {
   /** The Service's loadBalancerSourceRanges, on the types they guard (GetSourceRangesEnabled):
    * the clients the frontend admits where the agent checks them (sourceRangeCheck). */
   sourceRanges?: string[];
+  /** Those of the Service's ranges the agent ignores (source-ranges.ts), on the same types. */
+  ignoredRanges?: IgnoredRange[];
   /** The agent holds one of its Service's frontends so marked, which one is not known (the
    * health server's, where the Service has several LoadBalancer IPs). */
   oneOf?: boolean;
@@ -204,24 +207,6 @@ function handled(svc: Service, node: CiliumNode, o: CiliumExpectOptions): boolea
 
 type Frontend = Omit<ExpectedFrontend, 'backends'>;
 
-/** A range as Go's netip.ParsePrefix takes it: no spaces (the API allows them around one), a
- * prefix length without a leading zero, IPv4 octets without one, no IPv6 zone. */
-function goPrefix(text: string): boolean {
-  const m = /^([^/\s%]+)\/(0|[1-9]\d{0,2})$/.exec(text);
-  const family = m && familyOf(m[1]!);
-  if (family === 'IPv4') return !/(^|\.)0\d/.test(m![1]!) && Number(m![2]) <= 32;
-  return family === 'IPv6' && Number(m![2]) <= 128;
-}
-
-/** The Service's loadBalancerSourceRanges as the agent reads them. */
-function sourceRanges(svc: Service, o: CiliumExpectOptions): string[] {
-  if (o.trimmedSourceRanges) return svc.loadBalancerSourceRanges;
-  const spec = svc.raw['spec'] as { loadBalancerSourceRanges?: unknown[] } | undefined;
-  return (spec?.loadBalancerSourceRanges ?? []).filter(
-    (r): r is string => typeof r === 'string' && goPrefix(r),
-  );
-}
-
 /** convertService: ClusterIPs, then (with kube-proxy replacement) NodePorts on the wildcard
  * address of each family, LoadBalancer ingress IPs (VIP mode) and ExternalIPs; the
  * service.cilium.io/type annotation keeps one type only. */
@@ -239,9 +224,11 @@ function frontendsOf(svc: Service, o: CiliumExpectOptions): Frontend[] {
   // one scope, unless exactly one policy is Local: then an internal one for in-cluster clients
   const scopes = etpLocal !== (svc.internalTrafficPolicy === 'Local') ? [false, true] : [false];
   const out: Frontend[] = [];
-  const ranges = sourceRanges(svc, o);
+  const { ranges, ignored } = sourceRangesOf(svc, o.trimmedSourceRanges);
   // the Service's ClientIP affinity, enable-session-affinity on or off (convertService)
   const affinity = svc.sessionAffinity === 'ClientIP' ? svc.sessionAffinityTimeout : undefined;
+  const guarded = (type: FrontendType) =>
+    o.sourceRangeTypes === 'all' || o.sourceRangeTypes.includes(type);
   const add = (
     ip: string,
     port: number,
@@ -261,9 +248,8 @@ function frontendsOf(svc: Service, o: CiliumExpectOptions): Frontend[] {
       ...(internal ? { internal: true } : {}),
       localOnly,
       ...(affinity !== undefined ? { affinitySeconds: affinity } : {}),
-      ...(ranges.length > 0 && (o.sourceRangeTypes === 'all' || o.sourceRangeTypes.includes(type))
-        ? { sourceRanges: ranges }
-        : {}),
+      ...(guarded(type) && ranges.length > 0 ? { sourceRanges: ranges } : {}),
+      ...(guarded(type) && ignored.length > 0 ? { ignoredRanges: ignored } : {}),
     });
   };
   if (can('ClusterIP')) {

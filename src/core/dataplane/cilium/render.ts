@@ -5,6 +5,7 @@ import type { ExpectedBackend, ExpectedFrontend } from './expected.js';
 import { formatAddress, frontendKey } from './listing.js';
 import type { ExpectedMapEntry } from './maps/expected.js';
 import { nodePortsText, type CiliumNodePorts } from './devices.js';
+import { ignoredRangesOf } from './source-ranges.js';
 
 /** Columns as Go's tabwriter aligns them: each as wide as its widest cell, then three spaces. */
 function table(rows: string[][]): string[] {
@@ -107,6 +108,7 @@ export function expectedCiliumText(
     '# cilium-dbg shell -- db/show frontends',
     ...frontendsTable(held),
     ...oneOfLines(frontends.filter((f) => f.oneOf)),
+    ...ignoredRangesOf(frontends).map((s) => `# ${s.text}`),
     '',
     '# cilium-dbg shell -- db/show backends',
     ...backendsTable(held),

@@ -173,7 +173,8 @@ export function expectedMaps(
       wildcards.add(f.ip);
       // its flags are its first frontend's type only: never routable, no backends
       const drop = { ...f, port: 0, protocol: 'any' as const, portName: '', backends: [] };
-      for (const k of ['internal', 'affinitySeconds', 'sourceRanges'] as const) delete drop[k];
+      for (const k of ['internal', 'affinitySeconds', 'sourceRanges', 'ignoredRanges'] as const)
+        delete drop[k];
       out.push({
         frontend: drop,
         ip: f.ip,

@@ -1,0 +1,130 @@
+// A LoadBalancer Service's loadBalancerSourceRanges that Cilium's agent ignores: from 1.18 its
+// control plane parses each as written with Go's netip.ParsePrefix and skips one that does not
+// parse (pkg/loadbalancer/reflectors/conversions.go convertService); the API server lets through
+// a range padded with spaces or with a leading zero (ParseCIDRSloppy after a trim). expect, drift
+// and the Rules step say which and why (a note), where they used to drop them unsaid.
+import { severityOf } from '../../../src/core/dataplane/drift.js';
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { Analysis } from '../../../src/core/analysis.js';
+import { rulesCheck } from '../../../src/core/checks/rules/rules.js';
+import { expectedCiliumText } from '../../../src/core/dataplane/cilium/render.js';
+import { prefixRejected } from '../../../src/core/dataplane/cilium/source-ranges.js';
+import type { KubeObject } from '../../../src/core/model.js';
+import { aCiliumAgent, aCiliumConfig } from '../../support/builders.js';
+import {
+  aService,
+  anEndpointSlice,
+  facts,
+  kubeDns,
+  run,
+  twoNodes,
+  webPods,
+} from '../checks/builders.js';
+
+describe('a range as netip.ParsePrefix reads it', () => {
+  it('rejects what Go 1.26 rejects, saying why, and reads the rest', () => {
+    // each answer as `netip.ParsePrefix` gives it (run against Go 1.26)
+    const cases: [string, string | undefined][] = [
+      ['10.0.0.0/8', undefined],
+      ['10.0.0.1/8', undefined],
+      ['fd00::/64', undefined],
+      ['::ffff:10.0.0.0/104', undefined],
+      [' 10.0.0.0/8', 'spaces around it'],
+      ['10.0.0.0/8 ', 'spaces around it'],
+      ['010.0.0.0/8', 'an octet with a leading zero'],
+      ['10.0.0.0/08', 'a prefix length with a leading zero'],
+      ['10.0.0.0', 'no prefix length'],
+      ['fe80::%eth0/64', 'an IPv6 zone'],
+      ['10.0.0.0/33', 'not a prefix length of its family'],
+      ['10.0.0.0/8/8', 'not an address'],
+    ];
+    for (const [range, why] of cases) assert.equal(prefixRejected(range), why, range);
+  });
+});
+
+const RANGES = [' 10.0.0.0/8', '192.168.0.0/16', '010.1.0.0/16'];
+const web = (ranges: string[]): KubeObject => ({
+  ...aService({
+    spec: {
+      type: 'LoadBalancer',
+      loadBalancerSourceRanges: ranges,
+      ports: [{ name: 'http', port: 80, protocol: 'TCP', targetPort: 8080, nodePort: 30080 }],
+    },
+  }),
+  status: { loadBalancer: { ingress: [{ ip: '198.51.100.7' }] } },
+});
+/** node-a's agent of `tag`, its frontends table read (the ClusterIP's only: enough to compare). */
+const analysis = (tag: string, ranges = RANGES) =>
+  new Analysis(
+    facts(
+      [
+        web(ranges),
+        anEndpointSlice(),
+        ...webPods(),
+        ...twoNodes(),
+        ...kubeDns(),
+        aCiliumAgent('node-a', `quay.io/cilium/cilium:${tag}`),
+        aCiliumConfig(),
+      ],
+      {
+        'node-a': {
+          'cilium-frontends': [
+            'Address            Type       ServiceName  PortName  Backends             Status',
+            '10.96.0.50:80/TCP  ClusterIP  default/web  http      10.244.0.5:8080/TCP  Done',
+            '',
+          ].join('\n'),
+        },
+      },
+    ),
+  );
+const SAID =
+  'Cilium\'s agent ignores " 10.0.0.0/8" (spaces around it), "010.1.0.0/16" (an octet with a leading zero) of the loadBalancerSourceRanges of default/web: it parses each as written (netip.ParsePrefix), so its frontends check the source against 192.168.0.0/16 only';
+
+describe('ranges the agent ignores, said', () => {
+  it('expect says them under its frontends (before: dropped unsaid)', () => {
+    const node = analysis('v1.18.6').node('node-a');
+    const text = expectedCiliumText(node.ciliumExpected() ?? [], [], {
+      node: 'node-a',
+      agent: 'kube-system/cilium-node-a',
+      settings: 'ConfigMap kube-system/cilium-config',
+    });
+    assert.ok(text.includes(`\n# ${SAID}\n`), text);
+    // 1.17 trims each range: it ignores none of these
+    const old = analysis('v1.17.4').node('node-a').ciliumExpected() ?? [];
+    assert.ok(old.every((f) => f.ignoredRanges === undefined));
+  });
+
+  it('drift notes them, once for the Service, not as drift', () => {
+    const d = analysis('v1.20.2').node('node-a').drift();
+    const notes = (d.notes ?? []).filter((n) => n.id === 'cilium-source-range-ignored');
+    assert.deepEqual(
+      notes.map((n) => [n.service, severityOf(n), n.title, n.explanation]),
+      [
+        [
+          'default/web',
+          'info',
+          'loadBalancerSourceRanges " 10.0.0.0/8", "010.1.0.0/16" ignored by Cilium\'s agent',
+          `${SAID}.`,
+        ],
+      ],
+    );
+    // every range ignored: no source is checked at all
+    const none = analysis('v1.20.2', [' 10.0.0.0/8']).node('node-a').drift().notes ?? [];
+    assert.match(none[0]?.explanation ?? '', /check no source: every client is let in\.$/);
+  });
+
+  it('the Rules step says them beside its comparison, as a note', () => {
+    const f = run(rulesCheck, analysis('v1.18.6').facts).filter(
+      (x) => x.id === 'cilium-source-range-ignored',
+    );
+    assert.deepEqual(
+      f.map((x) => [x.status, x.node, x.explanation]),
+      [['pass', 'node-a', `${SAID}.`]],
+    );
+    assert.deepEqual(
+      f[0]!.evidence.map((e) => [e.kind, e.text]),
+      [['read', `spec.loadBalancerSourceRanges: ${JSON.stringify(RANGES)}`]],
+    );
+  });
+});
