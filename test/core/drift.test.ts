@@ -12,6 +12,7 @@ import { describe, it } from 'node:test';
 import { readSnapshot } from '../../src/cluster/snapshot/read.js';
 import { endpointChain, kubeProxyChain } from '../../src/core/dataplane/chain-names.js';
 import {
+  driftFinding,
   judgedOnNode,
   severityOf,
   unsupportedMode,
@@ -313,6 +314,51 @@ describe('drift', () => {
     assert.equal(unsupportedMode('nftables'), undefined); // its table is compared
     assert.match(unsupportedMode('userspace')!, /userspace mode/);
     assert.match(unsupportedMode('kernelspace')!, /kernelspace mode/);
+  });
+});
+
+describe('a drift finding', () => {
+  const at = { node: 'n1', source: 'nodes/n1/iptables-save.txt' };
+  it('is a Finding whose status says its severity, a note an info pass', () => {
+    const said = { title: 't', message: 'm' };
+    for (const [id, severity, status] of [
+      ['endpoint-stale', 'error', 'fail'],
+      ['endpoint-missing', 'warning', 'warn'],
+      ['table-not-captured', 'info', 'pass'],
+    ] as const) {
+      const f = driftFinding(id, said, at);
+      assert.deepEqual(
+        [f.status, severityOf(f), f.explanation, f.node],
+        [status, severity, 'm', 'n1'],
+      );
+    }
+    const note = driftFinding('endpoint-stale', said, at, 'info');
+    assert.deepEqual([note.status, note.info, severityOf(note)], ['pass', true, 'info']);
+  });
+
+  it('has for evidence what its check read on the node, or that the node holds none of it', () => {
+    const held = driftFinding(
+      'endpoint-stale',
+      { title: 't', message: 'm', expected: ['-A X -j Y'], actual: ['-A X -j Z'] },
+      at,
+    );
+    assert.deepEqual(
+      held.evidence.map((e) => [e.kind, e.text, e.node, e.source]),
+      [['observed', '-A X -j Z', 'n1', at.source]],
+    );
+    const none = driftFinding(
+      'service-rules-missing',
+      { title: 't', message: 'm', expected: ['-A X -j Y'] },
+      at,
+    );
+    assert.deepEqual(
+      none.evidence.map((e) => e.text),
+      [`${at.source}: none of these`],
+    );
+    assert.deepEqual(
+      driftFinding('table-not-captured', { title: 't', message: 'm' }, at).evidence,
+      [],
+    );
   });
 });
 

@@ -159,6 +159,32 @@ TCP  10.96.45.12:80 rr
     // a Service IP's port is the Service port, its address no cluster IP
     const [t] = buildIpvsTrees(parseIpvs(vs('203.0.113.50:443'))).services;
     assert.deepEqual([t!.port, t!.clusterIP], [443, undefined]);
+    // no Service IP is on loopback: a port there is a node port on every address, whatever the
+    // node-port range (--service-node-port-range 80-32767)
+    assert.deepEqual(kinds(vs('127.0.0.1:8080') + vs('192.168.0.10:8080') + vs('[::1]:443')), [
+      '::1:443 node-port',
+      '127.0.0.1:8080 node-port',
+      '192.168.0.10:8080 node-port',
+    ]);
+    // with the objects read, a virtual server none of them names is not "a listing does not say"
+    const known = buildIpvsTrees(parseIpvs(vs('10.96.0.77:80')), { known: new Map() });
+    assert.deepEqual(
+      known.services.flatMap((x) => x.entries.map((e) => [e.kind, e.label])),
+      [['virtual-server', undefined]],
+    );
+  });
+
+  it('a virtual server of unknown kind is found by its address in a search', () => {
+    const trees = buildIpvsTrees(
+      parseIpvs(`-A -t 10.96.12.7:80 -s rr\n-a -t 10.96.12.7:80 -r 10.244.1.5:80 -m -w 1\n`),
+    );
+    for (const q of ['10.96.12.7', '10.96.12.7:80'])
+      assert.ok(
+        treeSearchIndex(trees, 'ipvs')
+          .search(q)
+          .some((h) => h.kind === 'service' && h.service === 'TCP 10.96.12.7:80'),
+        q,
+      );
   });
 
   it("ipvsadm-save's tunnel options (1.31's --tun-type/--tun-port/--tun-*csum) read; unknown ones skipped, said", () => {

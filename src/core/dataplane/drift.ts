@@ -68,7 +68,6 @@ export interface DriftSaid {
   /** What to do about it, in words. */
   advice?: string;
   notSynced?: true;
-  family?: IPFamily;
 }
 
 /** Adds a finding of `id` (its severity from SEVERITY) about the node being compared. */
@@ -145,8 +144,8 @@ const STATUS: Record<Severity, Finding['status']> = {
 };
 
 /** A drift finding of `id` about the node whose `source` was compared; `severity` overrides the
- * id's where a check says it as information (a note). Its evidence is the lines it compared, the
- * node's as seen in `source`. */
+ * id's where a check says it as information (a note). Its evidence is what the check read on the
+ * node: its lines as seen in `source`, or that it holds none of those expected. */
 export function driftFinding(
   id: DriftId,
   said: DriftSaid,
@@ -155,13 +154,17 @@ export function driftFinding(
 ): DriftFinding {
   const { service, title, message, expected = [], actual = [], next, advice, ...lines } = said;
   const drift: DriftLines = { expected, actual, ...lines };
-  const held = new Set(actual);
   return {
     id,
     status: STATUS[severity],
     title,
     explanation: message,
-    evidence: driftEvidence(drift, at, (l) => held.has(l)),
+    // what the check read on the node (what it expected is in `drift`): judgedOnNode tells its
+    // lines apart on the node's whole rules
+    evidence:
+      actual.length > 0 || expected.length === 0
+        ? actual.map((l) => seen(l, at))
+        : [seen(`${at.source}: none of these`, at)],
     ...(next ? { next } : {}),
     ...(advice ? { advice } : {}),
     node: at.node,

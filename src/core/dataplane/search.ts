@@ -404,6 +404,16 @@ export function addTreeDocs(index: SearchIndex, trees: ServiceTrees, table: stri
         chain: t.chains.ext ?? t.chains.fw,
         ...at,
       });
+    // an entry whose kind its listing does not say (an IPVS virtual server, a Cilium frontend)
+    for (const e of t.entries)
+      if (e.address && (e.kind === 'virtual-server' || e.kind === 'frontend'))
+        index.add({
+          kind: 'service',
+          text: hostPort(e.address, e.port ?? ''),
+          service: t.id,
+          chain: e.chain,
+          ...at,
+        });
     for (const c of Object.values(t.chains)) if (c) owner.set(c, t.id);
     for (const ep of [...t.endpoints, ...(t.localEndpoints ?? [])]) {
       owner.set(ep.chain, t.id);

@@ -32,8 +32,8 @@ export interface EntryPoint {
   from: EntryChain;
   /** Userspace mode: the port kube-proxy itself listens on, where the portal sends traffic. */
   proxyPort?: number;
-  /** What its dataplane calls it where the kind's word would misname it (Cilium's host ports and
-   * local redirects: no Service's node port or cluster IP). */
+  /** What it is where the kind's word would misname it or its listing cannot tell: Cilium's host
+   * ports and local redirects, an IPVS firewall mark, an IPVS Service IP of unknown kind. */
   label?: string;
   line: number;
 }

@@ -93,7 +93,10 @@ describe('an agent that does not start with its configuration, its listing read'
       d.notes?.map((n) => n.id),
       ['cilium-config-refused'],
     );
-    assert.match(d.notes![0]!.explanation, /is not ready and would not start again .* read as usual/);
+    assert.match(
+      d.notes![0]!.explanation,
+      /is not ready and would not start again .* read as usual/,
+    );
     assert.match(d.notes![0]!.explanation, WHY);
   });
 

@@ -55,7 +55,7 @@ export function buildIpvsTrees(t: IpvsTable, o: IpvsTreeOptions = {}): ServiceTr
     const kind =
       port > 0 ? (known?.kind ?? guessed?.get(vs) ?? 'virtual-server') : 'virtual-server';
     // kube-proxy binds cluster, external and load-balancer IPs alike: only the objects tell them
-    const serviceIP = kind === 'virtual-server' && port > 0 && !inRange(port);
+    const serviceIP = kind === 'virtual-server' && !o.known && port > 0 && !inRange(port);
     // a node port's virtual servers (one per node address) are one entry of one Service port
     const id =
       known?.name ??
@@ -136,32 +136,33 @@ const SERVICE_IP = 'Service IP (cluster, external or load-balancer IP: a listing
 
 /**
  * Which virtual servers are node ports, from the listing alone (no objects to ask): kube-proxy
- * writes a node port on every node address, loopback included. So a port in the node-port range
- * on a loopback address, or on several addresses, is a node port, and so is any node-port-range
- * port on an address already seen holding one. Nothing else is told: kube-proxy binds cluster,
- * external and load-balancer IPs alike, and a lone node-range port may be any of them.
+ * writes a node port on every node address, loopback included, and no Service IP is a loopback
+ * one. So a port on a loopback address is a node port whatever the node-port range, and so is
+ * that port on every other address; a port in the default range on several addresses is one too,
+ * and so is any such port on an address already seen holding one. Nothing else is told:
+ * kube-proxy binds cluster, external and load-balancer IPs alike, and a lone node-range port may
+ * be any of them.
  */
 function entryKinds(t: IpvsTable): Map<IpvsService, EntryPoint['kind']> {
   const out = new Map<IpvsService, EntryPoint['kind']>();
   const hosts = new Map<string, Set<string>>(); // "tcp 32767" -> addresses
   // a virtual server whose port is not in the paste tells nothing of the others
-  const services = t.services.filter((vs) => vs.protocol !== 'fwmark' && inRange(vsSplit(vs).port));
+  const all = t.services.filter((vs) => vs.protocol !== 'fwmark' && vsSplit(vs).port > 0);
+  const key = (vs: IpvsService) => `${vs.protocol} ${vsSplit(vs).port}`;
+  const onLoopback = new Set(all.filter((vs) => isLoopback(vsSplit(vs).host)).map(key));
+  for (const vs of all) if (onLoopback.has(key(vs))) out.set(vs, 'node-port');
+  const services = all.filter((vs) => inRange(vsSplit(vs).port));
   const rangePorts = new Map<string, Set<number>>();
   for (const vs of services) {
     const { host, port } = vsSplit(vs);
-    const key = `${vs.protocol} ${port}`;
-    hosts.set(key, (hosts.get(key) ?? new Set()).add(host));
+    hosts.set(key(vs), (hosts.get(key(vs)) ?? new Set()).add(host));
     rangePorts.set(host, (rangePorts.get(host) ?? new Set()).add(port));
   }
   // an address holding several node-range ports is a node's, where kube-proxy binds every one
   const nodeAddresses = new Set<string>();
   for (const vs of services) {
-    const { host, port } = vsSplit(vs);
-    if (
-      isLoopback(host) ||
-      hosts.get(`${vs.protocol} ${port}`)!.size > 1 ||
-      rangePorts.get(host)!.size > 1
-    )
+    const { host } = vsSplit(vs);
+    if (isLoopback(host) || hosts.get(key(vs))!.size > 1 || rangePorts.get(host)!.size > 1)
       nodeAddresses.add(host);
   }
   for (const vs of services) if (nodeAddresses.has(vsSplit(vs).host)) out.set(vs, 'node-port');
