@@ -9,15 +9,19 @@ import type { Finding } from '../../model.js';
 import { kubectl, valid } from '../../next-command.js';
 import { findingOf, serviceRef } from '../check.js';
 import type { CheckContext } from '../context.js';
+import type { NodeAnalysis } from '../../analysis.js';
 
 const finding = findingOf('rules');
 
-/** The node's agent refusing its configuration, where it does; `listed`: its table was read. */
+/** The node's agent refusing its configuration, where it replaces kube-proxy and does;
+ * `listed`: its table was read. */
 export function ciliumRefused(
   ctx: CheckContext,
-  node: string,
+  n: NodeAnalysis,
   listed: boolean,
 ): Finding | undefined {
+  if (n.mode() !== 'cilium') return undefined;
+  const node = n.name;
   const agent = ctx.analysis.state(node).cilium;
   const why = agent && refusedText(agent, listed);
   if (!agent || !why) return undefined;
@@ -52,10 +56,13 @@ export function ciliumRefused(
   );
 }
 
-/** The Service's loadBalancerSourceRanges the node's agent ignores, each Service's said once. */
-export function ciliumIgnoredRanges(ctx: CheckContext, node: string, svc: Service): Finding[] {
+/** The Service's loadBalancerSourceRanges the node's agent ignores, where it replaces kube-proxy,
+ * each Service's said once. */
+export function ciliumIgnoredRanges(ctx: CheckContext, n: NodeAnalysis, svc: Service): Finding[] {
+  if (n.mode() !== 'cilium') return [];
+  const node = n.name;
   const name = `${svc.namespace}/${svc.name}`;
-  const frontends = ctx.analysis.node(node).ciliumExpected(ctx.scope) ?? [];
+  const frontends = n.ciliumExpected(ctx.scope) ?? [];
   const written = (svc.raw['spec'] as { loadBalancerSourceRanges?: unknown })
     .loadBalancerSourceRanges;
   return ignoredRangesOf(frontends.filter((f) => f.service === name)).map((s) =>

@@ -59,7 +59,7 @@ export function tableNode(
   };
   // an agent that does not start holds no table: said so, rather than that none was read; one
   // whose listing was read anyway ran, and the refusal is said beside what that listing gives
-  const refused = n.mode() === 'cilium' ? ciliumRefused(ctx, node, read !== undefined) : undefined;
+  const refused = ciliumRefused(ctx, n, read !== undefined);
   const beside = refused ? [refused] : [];
   if (!read)
     return on([
@@ -133,7 +133,7 @@ export function tableNode(
     );
   }
   // what the agent makes of the Service that no comparison shows: ranges it ignores
-  const ignored = n.mode() === 'cilium' ? ciliumIgnoredRanges(ctx, node, svc) : [];
+  const ignored = ciliumIgnoredRanges(ctx, n, svc);
   const drifted = on(out, false).concat(on([...beside, ...ignored]));
   if (out.some((f) => f.status === 'fail' || f.status === 'warn') || parts.length === 0)
     return blind.length === 0
