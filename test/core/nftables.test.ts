@@ -16,7 +16,7 @@ import {
 import { isNftText, parseNftText } from '../../src/core/dataplane/nftables/read-text.js';
 import { Analysis } from '../../src/core/analysis.js';
 import { buildNftServiceTrees, portChain } from '../../src/core/dataplane/nftables/trees.js';
-import type { ServiceTree } from '../../src/core/dataplane/trees.js';
+import type { ServiceTree, ServiceTrees } from '../../src/core/dataplane/trees.js';
 import { rulesDoc } from '../../src/output/rules.js';
 
 const fixture = readFileSync(
@@ -152,8 +152,9 @@ describe('Service trees from kube-proxy 1.37 nftables rules', () => {
       want: { loadBalancerIPs: ['198.51.100.20'], chains: ['fw', 'svc', 'ext'] },
     },
     {
+      // the listing alone: an address sent to the external chain, not firewalled, may be either
       name: 'matrix/external-ip:http',
-      want: { externalIPs: ['203.0.113.10'], loadBalancerIPs: [] },
+      want: { externalIPs: [], loadBalancerIPs: [] },
     },
     {
       name: 'matrix/no-endpoints:http',
@@ -163,6 +164,22 @@ describe('Service trees from kube-proxy 1.37 nftables rules', () => {
       },
     },
   ];
+  it('an external or load-balancer IP is told apart by the Services, not by the listing alone', () => {
+    const entry = (x: ServiceTrees, name: string, address: string) =>
+      x.services.find((t) => t.name === name)!.entries.find((e) => e.address === address)!;
+    for (const [name, address] of [
+      ['matrix/external-ip:http', '203.0.113.10'],
+      ['matrix/lb-local:http', '198.51.100.21'],
+    ] as const)
+      assert.deepEqual(
+        [entry(trees, name, address).kind, entry(trees, name, address).label],
+        ['virtual-server', 'external or load-balancer IP (a listing does not say which)'],
+      );
+    const known = buildNftServiceTrees(table, { loadBalancerIPs: new Set(['198.51.100.21']) });
+    assert.equal(entry(known, 'matrix/external-ip:http', '203.0.113.10').kind, 'external-ip');
+    assert.equal(entry(known, 'matrix/lb-local:http', '198.51.100.21').kind, 'load-balancer');
+  });
+
   for (const c of cases)
     it(c.name, () => {
       const t = tree(c.name);
@@ -599,6 +616,20 @@ describe('the nft text listing', () => {
         snip,
       );
     }
+    // the chain an element goes to tells a cluster IP from the others, not the order nft lists
+    // them in (a hash set's order): kitchen's external and LB IPs come before its cluster IP
+    const { table: t } = edited(['10.96.75.168, 10.96.79.253,', '\t\t\t     ...']);
+    const kitchen = service(t, 'matrix/kitchen:udp');
+    assert.equal(kitchen.clusterIP, '10.96.79.253');
+    assert.deepEqual(
+      kitchen.entries
+        .filter((e) => e.address && e.address !== '10.96.79.253')
+        .map((e) => [e.address, e.kind]),
+      [
+        ['203.0.113.11', 'virtual-server'],
+        ['198.51.100.23', 'load-balancer'],
+      ],
+    );
   });
 
   it('an elision that ends a chain ("... }", "[snip] }") elides it: its endpoint\'s DNAT target is not in the paste, not absent', () => {

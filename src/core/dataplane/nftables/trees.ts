@@ -160,17 +160,30 @@ export function entriesNotListed(t: NftTable): boolean {
   return t.chains.some((ch) => portChain(ch.name)?.kind === 'service');
 }
 
+/** An address the listing sends to a Service port's external chain, its kind not in it. */
+const EXTERNAL_OR_LB = 'external or load-balancer IP (a listing does not say which)';
+
 export function buildNftServiceTrees(t: NftTable, o: NftTreeOptions = {}): ServiceTrees {
   const trees = new Map<ServicePortName, ServiceTree>();
   const reached = new Set<string>(); // chains a map element or a jump leads to
   const clusterIPs = new Set((t.set('cluster-ips')?.elements ?? []).map((e) => String(e.key[0])));
-  // a paste without the cluster-ips set, or with its elements elided: a Service port's first VIP
-  // not shown in it is its cluster IP, as kube-proxy writes the cluster IP's element first
   const clusterSet = t.set('cluster-ips');
   const hasClusterIPs = clusterSet !== undefined && !clusterSet.elided;
   // loadBalancerSourceRanges apply to load-balancer IPs only: those in firewall-ips are LB IPs
   const firewalled = new Set((t.set('firewall-ips')?.elements ?? []).map((e) => String(e.key[0])));
   const isLoadBalancer = (ip: string) => o.loadBalancerIPs?.has(ip) || firewalled.has(ip);
+  // kube-proxy sends a cluster IP's element to the port's service- chain (local- under
+  // internalTrafficPolicy Local) and an external or load-balancer IP's to its external- chain
+  // (syncProxyRules): where the cluster-ips set is not whole in the paste, the chain tells them
+  const vipKind = (address: string, c: PortChain): EntryPoint['kind'] | undefined =>
+    clusterIPs.has(address) || (!hasClusterIPs && (c.kind === 'service' || c.kind === 'local'))
+      ? 'cluster-ip'
+      : isLoadBalancer(address) || c.kind === 'firewall'
+        ? 'load-balancer'
+        : // with the Services read, an address no load balancer has is an external IP
+          o.loadBalancerIPs
+          ? 'external-ip'
+          : undefined;
   const tree = (c: PortChain): ServiceTree => {
     let x = trees.get(c.name);
     if (!x)
@@ -199,16 +212,11 @@ export function buildNftServiceTrees(t: NftTable, o: NftTreeOptions = {}): Servi
         kind === 'vip'
           ? [String(e.key[0]), String(e.key[1]), Number(e.key[2])]
           : [undefined, String(e.key[0]), Number(e.key[1])];
-      const entryKind: EntryPoint['kind'] =
-        kind === 'node-port'
-          ? 'node-port'
-          : clusterIPs.has(address!) || (!hasClusterIPs && x.clusterIP === undefined)
-            ? 'cluster-ip'
-            : isLoadBalancer(address!)
-              ? 'load-balancer'
-              : 'external-ip';
+      const told = kind === 'node-port' ? 'node-port' : vipKind(address!, c);
+      const entryKind = told ?? 'virtual-server';
       x.entries.push({
         kind: entryKind,
+        ...(told ? {} : { label: EXTERNAL_OR_LB }),
         address,
         port,
         protocol,
