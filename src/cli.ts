@@ -185,7 +185,7 @@ async function fail(e: unknown): Promise<number> {
       import('./core/dataplane/iptables/read/parse.js'),
       import('./core/dataplane/drift.js'),
       import('./core/dataplane/ipvs/listing.js'),
-      import('./core/dataplane/nftables/listing.js'),
+      import('./core/dataplane/nftables/read/listing.js'),
       import('./core/dataplane/cilium/listing.js'),
       import('./core/not-read.js'),
       import('./cluster/facts-source.js'),

@@ -41,9 +41,9 @@ import { expectedRules, type ExpectOptions, type ExpectedRules } from './datapla
 import type { IPFamily } from './ipv6.js';
 import { nodeKnobs, type NodeKnobs } from './dataplane/knobs.js';
 import { nftStems, nodeDump, type NodeDump } from './facts.js';
-import { NftParseError, type NftTable } from './dataplane/nftables/listing.js';
+import { NftParseError, type NftTable } from './dataplane/nftables/read/listing.js';
 import { ruleText } from './dataplane/nftables/render.js';
-import { parseNftAny } from './dataplane/nftables/read-text.js';
+import { parseNftAny } from './dataplane/nftables/read/read-text.js';
 import { rulesetSigns, textSigns, type DumpSigns } from './dataplane/iptables/backend.js';
 import {
   IptablesParseError,

@@ -18,8 +18,8 @@ import {
   expectedNftText,
   firewallSources,
 } from '../../src/core/dataplane/nftables/expected.js';
-import { parseNftJson, type NftTable } from '../../src/core/dataplane/nftables/listing.js';
-import { parseNftScript } from '../../src/core/dataplane/nftables/read-text.js';
+import { parseNftJson, type NftTable } from '../../src/core/dataplane/nftables/read/listing.js';
+import { parseNftScript } from '../../src/core/dataplane/nftables/read/read-text.js';
 import { MODELLED } from '../../src/core/dataplane/releases.js';
 import { buildNftServiceTrees } from '../../src/core/dataplane/nftables/trees.js';
 import {

@@ -12,8 +12,8 @@ import {
   missingSets,
   parseNftJson,
   type NftTable,
-} from '../../src/core/dataplane/nftables/listing.js';
-import { isNftText, parseNftText } from '../../src/core/dataplane/nftables/read-text.js';
+} from '../../src/core/dataplane/nftables/read/listing.js';
+import { isNftText, parseNftText } from '../../src/core/dataplane/nftables/read/read-text.js';
 import { Analysis } from '../../src/core/analysis.js';
 import { buildNftServiceTrees, portChain } from '../../src/core/dataplane/nftables/trees.js';
 import type { ServiceTree, ServiceTrees } from '../../src/core/dataplane/trees.js';

@@ -32,7 +32,7 @@ import { traceIpvsPacket } from './ipvs/trace.js';
 import { serviceCIDRs, type ClusterView, type KubeProxyConfig } from '../kube/objects.js';
 import type { ServicePortName } from '../model.js';
 import { nftablesDrift, unreadFor } from './nftables/drift.js';
-import { unreadAt, type NftTable } from './nftables/listing.js';
+import { unreadAt, type NftTable } from './nftables/read/listing.js';
 import { traceNftPacket } from './nftables/trace.js';
 import { buildNftServiceTrees } from './nftables/trees.js';
 import { healthServerUnknown, knownMapFlags, type CiliumAgent } from './cilium/agent.js';

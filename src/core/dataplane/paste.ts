@@ -11,8 +11,13 @@ import { NFT_ERROR } from './iptables/read/paste/classify.js';
 import { parseIptables, TABLES, type Ruleset } from './iptables/read/parse.js';
 import { isIpvs, parseIpvs, type IpvsTable } from './ipvs/listing.js';
 import { buildIpvsTrees } from './ipvs/trees.js';
-import { isNftJson, isTablePair, pairFamilies, type NftTable } from './nftables/listing.js';
-import { isKubeProxyTable, isNftScript, isNftText, parseNftAny } from './nftables/read-text.js';
+import { isNftJson, isTablePair, pairFamilies, type NftTable } from './nftables/read/listing.js';
+import {
+  isKubeProxyTable,
+  isNftScript,
+  isNftText,
+  parseNftAny,
+} from './nftables/read/read-text.js';
 import { buildNftServiceTrees, entriesNotListed } from './nftables/trees.js';
 import { type ServiceTrees } from './trees.js';
 import type { IPFamily } from '../ipv6.js';

@@ -1,6 +1,6 @@
 // Why a dump shows no Service: its entry chain or map is past a cut or outside the part of the
 // table pasted, the table holds none, or Cilium replaced kube-proxy.
-import { missingSets, type NftTable } from '../../core/dataplane/nftables/listing.js';
+import { missingSets, type NftTable } from '../../core/dataplane/nftables/read/listing.js';
 import type { Ruleset } from '../../core/dataplane/iptables/read/parse.js';
 
 /** Whether a dump holds only part of its nat table: cut, a segment, or some chains without the

@@ -8,7 +8,7 @@ import {
   missingSets,
   type NftTable,
   type NftUnread,
-} from '../../core/dataplane/nftables/listing.js';
+} from '../../core/dataplane/nftables/read/listing.js';
 import { count } from '../../core/checks/check.js';
 import { excerpt } from '../../core/sanitize.js';
 import { isCilium, isIpvs, isNft, type RulesDump } from './dump.js';

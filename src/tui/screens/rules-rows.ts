@@ -3,7 +3,7 @@
 // raw rule lines behind a row are looked up in the parsed dump by line number.
 import type { Ruleset } from '../../core/dataplane/iptables/read/parse.js';
 import type { IPFamily } from '../../core/ipv6.js';
-import type { NftTable } from '../../core/dataplane/nftables/listing.js';
+import type { NftTable } from '../../core/dataplane/nftables/read/listing.js';
 import { ruleText } from '../../core/dataplane/nftables/render.js';
 import {
   emptyTree,

@@ -30,7 +30,13 @@ import {
   nftPortPlans,
   type NftPortPlan,
 } from './expected-ports.js';
-import { unreadAt, type NftExpr, type NftRule, type NftTable, type NftUnread } from './listing.js';
+import {
+  unreadAt,
+  type NftExpr,
+  type NftRule,
+  type NftTable,
+  type NftUnread,
+} from './read/listing.js';
 import { ruleText } from './render.js';
 import { scriptLine, type NftCommand } from './script.js';
 import { portChain, unreadBearing, unreadNames } from './trees.js';

@@ -9,7 +9,7 @@ import type { ExpectedRules, ExpectedServicePort } from '../expected.js';
 import type { ProxyEndpoint } from '../endpoints.js';
 import { containsAny, familyOf } from '../../ipv6.js';
 import { writes } from '../releases.js';
-import type { NftSet, NftTable } from './listing.js';
+import type { NftSet, NftTable } from './read/listing.js';
 import {
   dnatTo,
   jump,

@@ -3,7 +3,7 @@
 // 1.29-1.32 write `ip saddr podIP jump mark-for-masquerade` in the endpoint chain instead.
 import { onNode } from '../../next-command.js';
 import { type Hairpin, type HairpinQuery } from '../hairpin.js';
-import { missingSets, type NftTable } from './listing.js';
+import { missingSets, type NftTable } from './read/listing.js';
 
 export const NFTABLES_HAIRPIN =
   "On its own node each endpoint's hairpin connection is masqueraded by kube-proxy's nftables table.";

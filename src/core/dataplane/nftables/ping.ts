@@ -2,7 +2,7 @@
 // is not for one of its Service ports, a ping included, at once.
 import type { ClusterIpQuery, StateLine } from '../dataplane.js';
 import type { PingExplained, PingFacts } from '../ping.js';
-import { matchesSet, type NftTable } from './listing.js';
+import { matchesSet, type NftTable } from './read/listing.js';
 
 export function nftablesPing(p: PingFacts): PingExplained {
   return {

@@ -1,7 +1,7 @@
 // A rule in nft's own words, whichever form it was read from: nft's JSON expressions are written
 // back as `nft list` prints them, a rule read from text keeps its text. The packet walk reads
 // rules in these words, and every screen shows them.
-import type { NftExpr, NftRule } from './listing.js';
+import type { NftExpr, NftRule } from './read/listing.js';
 
 type J = Record<string, unknown>;
 const isObject = (v: unknown): v is J => typeof v === 'object' && v !== null && !Array.isArray(v);

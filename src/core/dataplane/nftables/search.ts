@@ -4,7 +4,7 @@
 import { addTreeDocs, SearchIndex } from '../search.js';
 import type { ServiceTrees } from '../trees.js';
 import { familyOf, hostPort, type IPFamily } from '../../ipv6.js';
-import { pairFamilies, type NftTable } from './listing.js';
+import { pairFamilies, type NftTable } from './read/listing.js';
 import { ruleText } from './render.js';
 import { portChain } from './trees.js';
 

@@ -10,7 +10,7 @@ import type { NodeNetwork, TracePacket, TraceOutcome, TraceResult } from '../tra
 import { addressPort, anyCidr, holds, type Address, type PacketState } from '../trace/packet.js';
 import { NodeRoutes } from '../trace/route.js';
 import { outcomeOf, startWalk, type Walk } from '../trace/walk.js';
-import type { NftChain, NftElement, NftRule, NftTable } from './listing.js';
+import type { NftChain, NftElement, NftRule, NftTable } from './read/listing.js';
 import { ruleText } from './render.js';
 
 /** What one rule does to one walk: the shares of the walk it sends each way. */

@@ -27,7 +27,7 @@ import {
   type NftRule,
   type NftTable,
   type NftUnread,
-} from './listing.js';
+} from './read/listing.js';
 
 /** A per-Service-port chain name: kind, hash, then "ns/name/proto/port" (and "__ip/port"). */
 const PORT_CHAIN =

@@ -1,11 +1,11 @@
 // `nft -j list table ip kube-proxy` (or `nft -j list ruleset`) read into typed tables: chains
 // with their hooks and rules, sets and maps with their elements. The rules keep nft's own JSON
 // expressions (its stable machine format); what the Service trees need is read from them in
-// trees.ts. Bad input gets FILE:LINE, as the iptables parser gives.
-import { walkBrackets } from '../brackets.js';
-import { ListingParseError } from '../listing-error.js';
-import { excerpt } from '../../sanitize.js';
-import { familyOf, type IPFamily } from '../../ipv6.js';
+// ../trees.ts. Bad input gets FILE:LINE, as the iptables parser gives.
+import { walkBrackets } from '../../brackets.js';
+import { ListingParseError } from '../../listing-error.js';
+import { excerpt } from '../../../sanitize.js';
+import { familyOf, type IPFamily } from '../../../ipv6.js';
 
 export type NftFamily = 'ip' | 'ip6' | 'inet' | 'arp' | 'bridge' | 'netdev';
 

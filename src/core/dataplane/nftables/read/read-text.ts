@@ -2,8 +2,8 @@
 // same typed tables as the JSON listing. Only what kube-proxy writes is understood: its rules
 // are read into the few expressions the Service trees look at (verdicts, DNAT, numgen maps,
 // affinity sets, mark sets, matches kept as their text); anything else stays as text.
-import { walkBrackets } from '../brackets.js';
-import { ELISION } from '../elisions.js';
+import { walkBrackets } from '../../brackets.js';
+import { ELISION } from '../../elisions.js';
 import type {
   NftChain,
   NftElement,
@@ -25,7 +25,7 @@ import {
   updateSaddrExpr,
   verdictExpr,
 } from './expr.js';
-import { portChain } from './trees.js';
+import { portChain } from '../trees.js';
 
 /** Does this look like the script kube-proxy feeds `nft -f` (and logs)? */
 export const isNftScript = (text: string) =>
