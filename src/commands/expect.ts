@@ -6,7 +6,7 @@ import { watchedServiceCIDRs } from '../core/dataplane/releases.js';
 import { Analysis } from '../core/analysis.js';
 import { expectedSave } from '../core/dataplane/expected.js';
 import { expectedIpvs, expectedIpvsText } from '../core/dataplane/ipvs/expected.js';
-import { expectedNftText } from '../core/dataplane/nftables/expected.js';
+import { expectedNftText } from '../core/dataplane/nftables/expected/expected.js';
 import { expectedCiliumText } from '../core/dataplane/cilium/render.js';
 import type { IPFamily } from '../core/ipv6.js';
 import { serviceCIDRs, type ClusterView } from '../core/kube/objects.js';

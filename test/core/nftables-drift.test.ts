@@ -9,7 +9,10 @@ import { expectedRules } from '../../src/core/dataplane/expected.js';
 import { clusterView, serviceCIDRs } from '../../src/core/kube/objects.js';
 import type { KubeObject } from '../../src/core/model.js';
 import { nftablesDrift } from '../../src/core/dataplane/nftables/drift.js';
-import { expectedNftScript, nftPortChains } from '../../src/core/dataplane/nftables/expected.js';
+import {
+  expectedNftScript,
+  nftPortChains,
+} from '../../src/core/dataplane/nftables/expected/expected.js';
 import { parseNftJson, type NftTable } from '../../src/core/dataplane/nftables/read/listing.js';
 import { parseNftScript, parseNftText } from '../../src/core/dataplane/nftables/read/read-text.js';
 import { buildNftServiceTrees } from '../../src/core/dataplane/nftables/trees.js';

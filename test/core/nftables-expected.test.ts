@@ -12,7 +12,7 @@ import { describe, it } from 'node:test';
 import { expectedRules } from '../../src/core/dataplane/expected.js';
 import { clusterView, configFromConfigz, serviceCIDRs } from '../../src/core/kube/objects.js';
 import { aKubeProxyConfig } from '../support/builders.js';
-import { expectedNftScript } from '../../src/core/dataplane/nftables/expected.js';
+import { expectedNftScript } from '../../src/core/dataplane/nftables/expected/expected.js';
 import { parseNftJson } from '../../src/core/dataplane/nftables/read/listing.js';
 import { parseNftScript } from '../../src/core/dataplane/nftables/read/read-text.js';
 import { buildNftServiceTrees } from '../../src/core/dataplane/nftables/trees.js';

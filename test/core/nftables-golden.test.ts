@@ -17,7 +17,7 @@ import {
   expectedNftTable,
   expectedNftText,
   firewallSources,
-} from '../../src/core/dataplane/nftables/expected.js';
+} from '../../src/core/dataplane/nftables/expected/expected.js';
 import { parseNftJson, type NftTable } from '../../src/core/dataplane/nftables/read/listing.js';
 import { parseNftScript } from '../../src/core/dataplane/nftables/read/read-text.js';
 import { MODELLED } from '../../src/core/dataplane/releases.js';
@@ -26,7 +26,7 @@ import {
   intervalSources,
   nftPortChainNames,
   nftPortPlans,
-} from '../../src/core/dataplane/nftables/expected-ports.js';
+} from '../../src/core/dataplane/nftables/expected/expected-ports.js';
 import { ruleText } from '../../src/core/dataplane/nftables/render.js';
 import { aService, anEndpointSlice, type ServiceOptions } from '../support/builders.js';
 import { golden } from '../support/golden.js';

@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { expectedRules } from '../../src/core/dataplane/expected.js';
 import { clusterView, serviceCIDRs } from '../../src/core/kube/objects.js';
-import { expectedNftScript } from '../../src/core/dataplane/nftables/expected.js';
+import { expectedNftScript } from '../../src/core/dataplane/nftables/expected/expected.js';
 import { parseNftJson, type NftTable } from '../../src/core/dataplane/nftables/read/listing.js';
 import { parseNftScript, parseNftText } from '../../src/core/dataplane/nftables/read/read-text.js';
 import { traceNftPacket } from '../../src/core/dataplane/nftables/trace.js';

@@ -17,7 +17,7 @@ import {
 import { clusterView, serviceCIDRs } from '../../src/core/kube/objects.js';
 import type { KubeObject } from '../../src/core/model.js';
 import { nftablesDrift } from '../../src/core/dataplane/nftables/drift.js';
-import { expectedNftScript } from '../../src/core/dataplane/nftables/expected.js';
+import { expectedNftScript } from '../../src/core/dataplane/nftables/expected/expected.js';
 import { parseNftScript } from '../../src/core/dataplane/nftables/read/read-text.js';
 import { buildNftServiceTrees } from '../../src/core/dataplane/nftables/trees.js';
 import { MODELLED } from '../../src/core/dataplane/releases.js';

@@ -39,7 +39,7 @@ import { expectedRules } from '../../src/core/dataplane/expected.js';
 import { tracePacket } from '../../src/core/dataplane/iptables/trace.js';
 import { parseIptables } from '../../src/core/dataplane/iptables/read/parse.js';
 import { expectedSave } from '../../src/core/dataplane/iptables/save.js';
-import { expectedNftText } from '../../src/core/dataplane/nftables/expected.js';
+import { expectedNftText } from '../../src/core/dataplane/nftables/expected/expected.js';
 import { parseNftJson } from '../../src/core/dataplane/nftables/read/listing.js';
 import { parseNftScript } from '../../src/core/dataplane/nftables/read/read-text.js';
 import { writes } from '../../src/core/dataplane/releases.js';

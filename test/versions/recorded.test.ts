@@ -18,7 +18,7 @@ import { expectedSave } from '../../src/core/dataplane/expected.js';
 import { nftStems } from '../../src/core/facts.js';
 import type { Facts } from '../../src/core/model.js';
 import { serviceCIDRs } from '../../src/core/kube/objects.js';
-import { expectedNftScript } from '../../src/core/dataplane/nftables/expected.js';
+import { expectedNftScript } from '../../src/core/dataplane/nftables/expected/expected.js';
 import { watchedServiceCIDRs } from '../../src/core/dataplane/releases.js';
 import { differences, nftDifferences } from '../support/cluster/truth.js';
 import { hasCommand } from '../support/skip.js';

@@ -11,7 +11,7 @@ import { reachabilityCheck } from '../../../src/core/checks/reachability/reachab
 import { rulesCheck } from '../../../src/core/checks/rules/rules.js';
 import { expectedRules, expectedSave } from '../../../src/core/dataplane/expected.js';
 import { clusterView, serviceCIDRs } from '../../../src/core/kube/objects.js';
-import { expectedNftScript } from '../../../src/core/dataplane/nftables/expected.js';
+import { expectedNftScript } from '../../../src/core/dataplane/nftables/expected/expected.js';
 import { trafficPolicyCheck } from '../../../src/core/checks/traffic-policy.js';
 import { NODE, objects as overall } from '../../support/nft-overall.js';
 import type { KubeObject } from '../../../src/core/model.js';

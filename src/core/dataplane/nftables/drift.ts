@@ -1,8 +1,9 @@
 // Drift in nftables mode: the node's Service trees, Service port by Service port, against what
-// kube-proxy writes for each (expected-ports.ts, from the model its script is written from),
-// then the table's own chains against those of the script (expected.ts, applied as nft does). The same finding ids and meanings as
-// iptables mode, plus what only this mode has: a map element or jump to a chain the table lacks,
-// and an endpoint chain no numgen map sends new connections to.
+// kube-proxy writes for each (expected/expected-ports.ts, from the model its script is written
+// from), then the table's own chains against those of the script (expected/expected.ts, applied
+// as nft does). The same finding ids and meanings as iptables mode, plus what only this mode has:
+// a map element or jump to a chain the table lacks, and an endpoint chain no numgen map sends new
+// connections to.
 import { kubeProxyPodOn } from '../iptables/drift/context.js';
 import { hostPort } from '../../ipv6.js';
 import {
@@ -23,13 +24,13 @@ import {
   expectedNftTable,
   firewallSources,
   type ExpectedNftScript,
-} from './expected.js';
+} from './expected/expected.js';
 import {
   intervalSources,
   nftPortChainNames,
   nftPortPlans,
   type NftPortPlan,
-} from './expected-ports.js';
+} from './expected/expected-ports.js';
 import {
   unreadAt,
   type NftExpr,
@@ -38,7 +39,7 @@ import {
   type NftUnread,
 } from './read/listing.js';
 import { ruleText } from './render.js';
-import { scriptLine, type NftCommand } from './script.js';
+import { scriptLine, type NftCommand } from './expected/script.js';
 import { portChain, unreadBearing, unreadNames } from './trees.js';
 
 export interface NftDriftInput {

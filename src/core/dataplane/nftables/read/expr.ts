@@ -1,7 +1,7 @@
 // The expressions of kube-proxy's rules as nft -j writes them, built in this one place: the text
-// reader (read-text.ts) builds them from what it reads, the expected table (../script.ts) from
-// what it writes, so a rule kube-proxy should write and the one read from a node compare as
-// equals.
+// reader (read-text.ts) builds them from what it reads, the expected table
+// (../expected/script.ts) from what it writes, so a rule kube-proxy should write and the one read
+// from a node compare as equals.
 import type { NftExpr } from './listing.js';
 
 /** A jump or goto to a chain, or a verdict without one (drop, accept, return, continue). */

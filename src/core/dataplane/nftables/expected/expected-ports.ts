@@ -3,10 +3,10 @@
 // masquerade and firewall sources. Derived from the same model the script is written from
 // (expected.ts), so drift reads no text back; a test holds it equal to the trees of that script's
 // table for every modelled release.
-import { containsAny, hostCidr, hostPort } from '../../ipv6.js';
-import type { ExpectedRules, ExpectedServicePort } from '../expected.js';
-import { writes } from '../releases.js';
-import type { EntryPoint, ServiceTree } from '../trees.js';
+import { containsAny, hostCidr, hostPort } from '../../../ipv6.js';
+import type { ExpectedRules, ExpectedServicePort } from '../../expected.js';
+import { writes } from '../../releases.js';
+import type { EntryPoint, ServiceTree } from '../../trees.js';
 import { nftEndpointNames, nftPortChains, usesFirewall } from './expected.js';
 
 export interface NftPortPlan {

@@ -9,8 +9,8 @@ import type {
   NftRule,
   NftSet,
   NftTable,
-} from './read/listing.js';
-import * as expr from './read/expr.js';
+} from '../read/listing.js';
+import * as expr from '../read/expr.js';
 
 /** A rule's statement, in the words kube-proxy writes it and as nft's expression. */
 export interface Statement {
@@ -116,8 +116,9 @@ export function scriptLine(c: NftCommand, family: NftFamily): string {
   }
 }
 
-/** The table the commands build, applied in order as the script reader (read/read-text.ts) applies
- * the printed lines: an element added again (a second port's cluster IP) is kept once, at the end. */
+/** The table the commands build, applied in order as the script reader (../read/read-text.ts)
+ * applies the printed lines: an element added again (a second port's cluster IP) is kept once, at
+ * the end. */
 export function scriptTable(commands: NftCommand[], family: NftFamily): NftTable {
   const chains = new Map<string, NftChain>();
   const sets = new Map<string, NftSet>();

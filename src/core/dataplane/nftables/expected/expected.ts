@@ -4,12 +4,12 @@
 // as the release of `exp` writes it (releases.ts says which release changed what); default
 // feature gates. The script is typed commands (script.ts): drift builds its table from them, never
 // from the printed lines. Each release's TestOverallNFTablesRules is the vector (test/versions).
-import { nftChainBase } from '../chain-names.js';
-import type { ExpectedRules, ExpectedServicePort } from '../expected.js';
-import type { ProxyEndpoint } from '../endpoints.js';
-import { containsAny, familyOf } from '../../ipv6.js';
-import { writes } from '../releases.js';
-import type { NftSet, NftTable } from './read/listing.js';
+import { nftChainBase } from '../../chain-names.js';
+import type { ExpectedRules, ExpectedServicePort } from '../../expected.js';
+import type { ProxyEndpoint } from '../../endpoints.js';
+import { containsAny, familyOf } from '../../../ipv6.js';
+import { writes } from '../../releases.js';
+import type { NftSet, NftTable } from '../read/listing.js';
 import {
   dnatTo,
   jump,
