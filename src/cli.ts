@@ -184,7 +184,7 @@ async function fail(e: unknown): Promise<number> {
     await Promise.all([
       import('./core/dataplane/iptables/read/parse.js'),
       import('./core/dataplane/drift.js'),
-      import('./core/dataplane/ipvs/listing.js'),
+      import('./core/dataplane/ipvs/read/listing.js'),
       import('./core/dataplane/nftables/read/listing.js'),
       import('./core/dataplane/cilium/listing.js'),
       import('./core/not-read.js'),

@@ -9,7 +9,7 @@ import type { ServiceTrees } from '../core/dataplane/trees.js';
 import type { Facts } from '../core/model.js';
 import { treeSearchIndex } from '../core/dataplane/search.js';
 import { buildSearchIndex } from '../core/dataplane/iptables/search.js';
-import { parseIpvs } from '../core/dataplane/ipvs/listing.js';
+import { parseIpvs } from '../core/dataplane/ipvs/read/listing.js';
 import { outputLimitBytes } from '../core/not-read.js';
 import { buildIpvsTrees } from '../core/dataplane/ipvs/trees.js';
 import { pickNodes, readFacts, sshRulesText, type SourceFlags } from '../cluster/facts-source.js';

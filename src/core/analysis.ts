@@ -27,8 +27,8 @@ import {
   type IpvsRead,
 } from './dataplane/dataplane.js';
 import { expectedIpvs, type IpvsExpectOptions } from './dataplane/ipvs/expected.js';
-import { parseIpsets } from './dataplane/ipvs/ipset.js';
-import { IpvsParseError, parseIpvs, type IpvsTable } from './dataplane/ipvs/listing.js';
+import { parseIpsets } from './dataplane/ipvs/read/ipset.js';
+import { IpvsParseError, parseIpvs, type IpvsTable } from './dataplane/ipvs/read/listing.js';
 import type { IpvsKnown } from './dataplane/ipvs/trees.js';
 import { commandStem, type CiliumList, type ListingCommand } from './nodes/commands.js';
 import {

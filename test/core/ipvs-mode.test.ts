@@ -17,8 +17,8 @@ import {
   ipvsadmSaveLines,
   type ExpectedIpvs,
 } from '../../src/core/dataplane/ipvs/expected.js';
-import { parseIpsets } from '../../src/core/dataplane/ipvs/ipset.js';
-import { parseIpvs } from '../../src/core/dataplane/ipvs/listing.js';
+import { parseIpsets } from '../../src/core/dataplane/ipvs/read/ipset.js';
+import { parseIpvs } from '../../src/core/dataplane/ipvs/read/listing.js';
 import { clusterView } from '../../src/core/kube/objects.js';
 import type { Facts } from '../../src/core/model.js';
 import { traceAnswer } from '../../src/core/dataplane/trace/answer.js';

@@ -7,8 +7,8 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { hostAndPort, isName, nameHost } from '../../src/core/dataplane/ipvs/addresses.js';
-import { IpvsParseError, isIpvs, parseIpvs } from '../../src/core/dataplane/ipvs/listing.js';
+import { hostAndPort, isName, nameHost } from '../../src/core/dataplane/ipvs/read/addresses.js';
+import { IpvsParseError, isIpvs, parseIpvs } from '../../src/core/dataplane/ipvs/read/listing.js';
 import { buildIpvsTrees } from '../../src/core/dataplane/ipvs/trees.js';
 import { treeSearchIndex } from '../../src/core/dataplane/search.js';
 import { kdebug } from '../support/cli.js';

@@ -9,7 +9,7 @@ import { buildCiliumTrees } from './cilium/trees.js';
 import { isListView } from './iptables/read/paste/list-view.js';
 import { NFT_ERROR } from './iptables/read/paste/classify.js';
 import { parseIptables, TABLES, type Ruleset } from './iptables/read/parse.js';
-import { isIpvs, parseIpvs, type IpvsTable } from './ipvs/listing.js';
+import { isIpvs, parseIpvs, type IpvsTable } from './ipvs/read/listing.js';
 import { buildIpvsTrees } from './ipvs/trees.js';
 import { isNftJson, isTablePair, pairFamilies, type NftTable } from './nftables/read/listing.js';
 import {

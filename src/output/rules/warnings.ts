@@ -3,7 +3,7 @@
 // FILE:LINE, with many skipped lines said in one.
 import { frontendKey, isDropEntry, type CiliumTable } from '../../core/dataplane/cilium/listing.js';
 import { unreadMapText } from '../../core/dataplane/cilium/maps/read-dump.js';
-import type { IpvsTable } from '../../core/dataplane/ipvs/listing.js';
+import type { IpvsTable } from '../../core/dataplane/ipvs/read/listing.js';
 import {
   missingSets,
   type NftTable,

@@ -15,8 +15,8 @@ import {
   type AddFinding as Add,
 } from '../drift.js';
 import type { ExpectedIpvs, ExpectedVirtualServer } from './expected.js';
-import type { Ipset } from './ipset.js';
-import type { IpvsRealServer, IpvsService, IpvsTable } from './listing.js';
+import type { Ipset } from './read/ipset.js';
+import type { IpvsRealServer, IpvsService, IpvsTable } from './read/listing.js';
 
 export interface IpvsDriftInput {
   node: string;

@@ -6,7 +6,7 @@ import type { StateLine } from '../dataplane.js';
 import { type Hairpin, type HairpinQuery } from '../hairpin.js';
 import type { Ruleset } from '../iptables/read/parse.js';
 import { ipsetName, loopBackEntry } from './expected.js';
-import type { Ipset } from './ipset.js';
+import type { Ipset } from './read/ipset.js';
 
 export const IPVS_HAIRPIN =
   "On its own node each endpoint is in kube-proxy's KUBE-LOOP-BACK ipset, which KUBE-POSTROUTING masquerades.";

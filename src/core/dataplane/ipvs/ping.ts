@@ -3,7 +3,7 @@
 import { hostPort } from '../../ipv6.js';
 import type { ClusterIpQuery, StateLine } from '../dataplane.js';
 import type { PingExplained, PingFacts } from '../ping.js';
-import type { IpvsTable } from './listing.js';
+import type { IpvsTable } from './read/listing.js';
 
 export function ipvsPing(p: PingFacts): PingExplained {
   return {

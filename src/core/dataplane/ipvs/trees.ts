@@ -12,11 +12,11 @@ import {
   type ServiceTrees,
   type TreeEndpoint,
 } from '../trees.js';
-import { hostAndPort } from './addresses.js';
+import { hostAndPort } from './read/addresses.js';
 import { loopBackEntry } from './expected.js';
-import { REAL_SERVER_WIDTH } from './printing.js';
-import type { IpvsService, IpvsTable } from './listing.js';
-import { SERVICE_PORTS } from './service-names.js';
+import { REAL_SERVER_WIDTH } from './read/printing.js';
+import type { IpvsService, IpvsTable } from './read/listing.js';
+import { SERVICE_PORTS } from './read/service-names.js';
 
 /** What the objects say an address and port is: its Service port and which kind of entry. */
 export interface IpvsKnown {

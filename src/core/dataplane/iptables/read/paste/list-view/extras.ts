@@ -1,7 +1,7 @@
 // What an `iptables -L` row prints after its destination, read back into -S form: the matches
 // (iptables' print function of each) and its target's options; text it does not read is kept as
 // unread, and a print cut short is where the paste was cut.
-import { SERVICE_PORTS } from '../../../../ipvs/service-names.js';
+import { SERVICE_PORTS } from '../../../../ipvs/read/service-names.js';
 import { quoted, unreadMatch } from './unread.js';
 
 /** DNAT's and SNAT's `to:` as -L prints it: an address (a range), then a port (a range). */

@@ -2,9 +2,9 @@
 // each virtual server (protocol, address, port or firewall mark, scheduler, persistence) with its
 // real servers (address, forwarding, weight, connections). Lines around a paste (a prompt, the
 // command) are skipped and named; a line inside the listing kdebug cannot place is FILE:LINE.
-import { stripColours } from '../colours.js';
-import { ListingParseError } from '../listing-error.js';
-import { ELISION } from '../elisions.js';
+import { stripColours } from '../../colours.js';
+import { ListingParseError } from '../../listing-error.js';
+import { ELISION } from '../../elisions.js';
 import { headerCut, realNameCut, virtualNameCut } from './printing.js';
 import { hostAndPort, hostName, isName, nameHost } from './addresses.js';
 import { ruleCommand } from './rule-command.js';

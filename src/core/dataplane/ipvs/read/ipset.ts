@@ -1,7 +1,7 @@
 // kube-proxy's ipsets (IPVS mode) as `ipset list -o save` prints them ("create NAME TYPE ...",
 // "add NAME ENTRY"), or as plain `ipset list` does ("Name: ...", "Members:", one entry a line).
 // Entries are kept as ipset prints them ("10.96.0.10,udp:53"); IPv6 addresses in Go's form.
-import { canonicalAddress } from '../../ipv6.js';
+import { canonicalAddress } from '../../../ipv6.js';
 import { IpvsParseError } from './listing.js';
 
 export interface Ipset {
