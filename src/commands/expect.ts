@@ -2,9 +2,9 @@
 // mode), as the nft -f script of its table (nftables mode), or as its virtual servers, ipsets and
 // kube-ipvs0 addresses (IPVS mode); where Cilium replaces kube-proxy, what its agent should hold,
 // as the agent lists it.
-import { watchedServiceCIDRs } from '../core/dataplane/releases.js';
+import { watchedServiceCIDRs } from '../core/dataplane/kube-proxy/releases.js';
 import { Analysis } from '../core/analysis.js';
-import { expectedSave } from '../core/dataplane/expected.js';
+import { expectedSave } from '../core/dataplane/kube-proxy/expected.js';
 import { expectedIpvs, expectedIpvsText } from '../core/dataplane/ipvs/expected.js';
 import { expectedNftText } from '../core/dataplane/nftables/expected/expected.js';
 import { expectedCiliumText } from '../core/dataplane/cilium/render.js';

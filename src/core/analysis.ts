@@ -37,9 +37,13 @@ import {
   type DriftFinding,
   type NodeDrift,
 } from './dataplane/drift.js';
-import { expectedRules, type ExpectOptions, type ExpectedRules } from './dataplane/expected.js';
+import {
+  expectedRules,
+  type ExpectOptions,
+  type ExpectedRules,
+} from './dataplane/kube-proxy/expected.js';
 import type { IPFamily } from './ipv6.js';
-import { nodeKnobs, type NodeKnobs } from './dataplane/knobs.js';
+import { nodeKnobs, type NodeKnobs } from './dataplane/kube-proxy/knobs.js';
 import { nftStems, nodeDump, type NodeDump } from './facts.js';
 import { NftParseError, type NftTable } from './dataplane/nftables/read/listing.js';
 import { ruleText } from './dataplane/nftables/render.js';
@@ -363,7 +367,7 @@ export class NodeAnalysis {
     return t;
   }
 
-  /** What kube-proxy on this node takes from the node itself (see dataplane/knobs.ts). */
+  /** What kube-proxy on this node takes from the node itself (see dataplane/kube-proxy/knobs.ts). */
   knobs(): NodeKnobs {
     return (this.knobsMemo ??= nodeKnobs(
       this.analysis.state(this.name),

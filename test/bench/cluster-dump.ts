@@ -1,15 +1,15 @@
 // A realistic cluster of N Services x M endpoints as API objects (Services, EndpointSlices,
 // Nodes, the kube-proxy ConfigMap), and the iptables-save dump a modelled kube-proxy writes for
-// it on node-a, rendered by src/core/dataplane/expected.ts, or as an older one spelled it. The mix: ClusterIP, NodePort and
+// it on node-a, rendered by src/core/dataplane/kube-proxy/expected.ts, or as an older one spelled it. The mix: ClusterIP, NodePort and
 // externalTrafficPolicy=Local NodePort Services, some without endpoints, and large-cluster mode
 // (> 1000 endpoints: no comments on the SVC -> SEP jumps and the SEP rules).
 //
 // IP conventions: Pod CIDR 10.128.0.0/9 (node-a 10.128.0.0/16 ...), Service CIDR 172.30.0.0/16,
 // node-a 192.0.2.10, node-b 192.0.2.11, node-c 192.0.2.12. The node-port range is widened to
 // 30000-39999 so that every NodePort Service gets its own port.
-import { expectedRules, expectedSave } from '../../src/core/dataplane/expected.js';
+import { expectedRules, expectedSave } from '../../src/core/dataplane/kube-proxy/expected.js';
 import { clusterView } from '../../src/core/kube/objects.js';
-import type { Release } from '../../src/core/dataplane/releases.js';
+import type { Release } from '../../src/core/dataplane/kube-proxy/releases.js';
 import type { KubeObject } from '../../src/core/model.js';
 
 export interface DumpShape {

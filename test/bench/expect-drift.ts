@@ -8,7 +8,7 @@ import {
   expectedRules,
   type ExpectOptions,
   type ExpectedRules,
-} from '../../src/core/dataplane/expected.js';
+} from '../../src/core/dataplane/kube-proxy/expected.js';
 import { nodeDrift } from '../../src/core/dataplane/iptables/drift/drift.js';
 import { parseIptables } from '../../src/core/dataplane/iptables/read/parse.js';
 import { nftablesDrift } from '../../src/core/dataplane/nftables/drift.js';
@@ -19,7 +19,7 @@ import {
   OLDEST_MODELLED,
   watchedServiceCIDRs,
   type Release,
-} from '../../src/core/dataplane/releases.js';
+} from '../../src/core/dataplane/kube-proxy/releases.js';
 import { clusterView, serviceCIDRs, type ClusterView } from '../../src/core/kube/objects.js';
 import { severityOf, type DriftFinding } from '../../src/core/dataplane/drift.js';
 import {

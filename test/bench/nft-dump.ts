@@ -4,9 +4,9 @@
 // release writes for cluster-dump.ts's cluster on node-a, as the script it gives `nft -f`.
 // IP conventions: those of cluster-dump.ts (Pod CIDR 10.128.0.0/9, Service CIDR 172.30.0.0/16).
 import { createHash } from 'node:crypto';
-import { expectedRules } from '../../src/core/dataplane/expected.js';
+import { expectedRules } from '../../src/core/dataplane/kube-proxy/expected.js';
 import { expectedNftScript } from '../../src/core/dataplane/nftables/expected/expected.js';
-import { watchedServiceCIDRs, type Release } from '../../src/core/dataplane/releases.js';
+import { watchedServiceCIDRs, type Release } from '../../src/core/dataplane/kube-proxy/releases.js';
 import { clusterView, serviceCIDRs } from '../../src/core/kube/objects.js';
 import { clusterObjects, NODE, type DumpShape } from './cluster-dump.js';
 

@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import { Analysis } from '../../src/core/analysis.js';
 import { diagnose } from '../../src/core/diagnose.js';
 import { analyze } from '../../src/tui/data.js';
-import { expectedRules, rulesOf } from '../../src/core/dataplane/expected.js';
+import { expectedRules, rulesOf } from '../../src/core/dataplane/kube-proxy/expected.js';
 import { parseIptables } from '../../src/core/dataplane/iptables/read/parse.js';
 import { clusterView } from '../../src/core/kube/objects.js';
 import { buildServiceTrees } from '../../src/core/dataplane/iptables/trees.js';

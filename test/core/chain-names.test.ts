@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { endpointChain, hash16, kubeProxyChain } from '../../src/core/dataplane/chain-names.js';
+import {
+  endpointChain,
+  hash16,
+  kubeProxyChain,
+} from '../../src/core/dataplane/kube-proxy/chain-names.js';
 
 describe('kube-proxy chain names', () => {
   // pairs read from real dumps (the demo cluster's dumps) and kube-proxy's own tests

@@ -10,7 +10,7 @@ import { Analysis } from '../../src/core/analysis.js';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { readSnapshot } from '../../src/cluster/snapshot/read.js';
-import { endpointChain, kubeProxyChain } from '../../src/core/dataplane/chain-names.js';
+import { endpointChain, kubeProxyChain } from '../../src/core/dataplane/kube-proxy/chain-names.js';
 import {
   driftFinding,
   judgedOnNode,
@@ -19,8 +19,8 @@ import {
   type DriftFinding,
 } from '../../src/core/dataplane/drift.js';
 import { nodeDrift } from '../../src/core/dataplane/iptables/drift/drift.js';
-import { optionsFromDump } from '../../src/core/dataplane/knobs.js';
-import { expectedRules, expectedSave } from '../../src/core/dataplane/expected.js';
+import { optionsFromDump } from '../../src/core/dataplane/kube-proxy/knobs.js';
+import { expectedRules, expectedSave } from '../../src/core/dataplane/kube-proxy/expected.js';
 import { parseIptables } from '../../src/core/dataplane/iptables/read/parse.js';
 import { clusterView } from '../../src/core/kube/objects.js';
 import type { KubeObject } from '../../src/core/model.js';

@@ -9,7 +9,7 @@ import { iptablesHairpin } from '../../src/core/dataplane/iptables/hairpin.js';
 import { iptablesEntryLines } from '../../src/core/dataplane/iptables/ping.js';
 import { parseIptables } from '../../src/core/dataplane/iptables/read/parse.js';
 import { buildServiceTrees } from '../../src/core/dataplane/iptables/trees.js';
-import { optionsFromDump } from '../../src/core/dataplane/knobs.js';
+import { optionsFromDump } from '../../src/core/dataplane/kube-proxy/knobs.js';
 import { rulesText } from '../../src/output/rules.js';
 import { rawLines, treeRows } from '../../src/tui/screens/rules-rows.js';
 

@@ -2,7 +2,7 @@
 // recorded on the node: its rules first, then /metrics and its version, else nothing assumed.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { nodeKnobs as knobsOf } from '../../src/core/dataplane/knobs.js';
+import { nodeKnobs as knobsOf } from '../../src/core/dataplane/kube-proxy/knobs.js';
 import { parseIptables } from '../../src/core/dataplane/iptables/read/parse.js';
 import { clusterView } from '../../src/core/kube/objects.js';
 import type { Facts, KubeObject } from '../../src/core/model.js';

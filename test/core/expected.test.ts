@@ -7,14 +7,18 @@
 // 1.2.3.4 and 5.6.7.8, clients 203.0.113.0/24 with the source range 203.0.113.0/25.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { endpointChain, kubeProxyChain } from '../../src/core/dataplane/chain-names.js';
-import { categorize, portEndpoints, savedProbability } from '../../src/core/dataplane/endpoints.js';
+import { endpointChain, kubeProxyChain } from '../../src/core/dataplane/kube-proxy/chain-names.js';
+import {
+  categorize,
+  portEndpoints,
+  savedProbability,
+} from '../../src/core/dataplane/kube-proxy/endpoints.js';
 import {
   expectedRules,
   expectedSave,
   type ExpectOptions,
   type ExpectedRules,
-} from '../../src/core/dataplane/expected.js';
+} from '../../src/core/dataplane/kube-proxy/expected.js';
 import { clusterView } from '../../src/core/kube/objects.js';
 import type { KubeObject } from '../../src/core/model.js';
 import {

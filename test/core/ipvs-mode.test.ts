@@ -9,7 +9,7 @@ import { readSnapshot } from '../../src/cluster/snapshot/read.js';
 import { Analysis } from '../../src/core/analysis.js';
 import { hairpinCheck } from '../../src/core/checks/hairpin.js';
 import { trafficPolicyCheck } from '../../src/core/checks/traffic-policy.js';
-import { expectedRules } from '../../src/core/dataplane/expected.js';
+import { expectedRules } from '../../src/core/dataplane/kube-proxy/expected.js';
 import { ipvsDrift } from '../../src/core/dataplane/ipvs/drift.js';
 import {
   expectedIpvs,

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { describe, it } from 'node:test';
-import { expectedRules } from '../../src/core/dataplane/expected.js';
+import { expectedRules } from '../../src/core/dataplane/kube-proxy/expected.js';
 import { clusterView, serviceCIDRs } from '../../src/core/kube/objects.js';
 import type { KubeObject } from '../../src/core/model.js';
 import { nftablesDrift } from '../../src/core/dataplane/nftables/drift.js';

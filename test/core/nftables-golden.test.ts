@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { describe, it } from 'node:test';
-import { expectedRules, type ExpectedRules } from '../../src/core/dataplane/expected.js';
+import { expectedRules, type ExpectedRules } from '../../src/core/dataplane/kube-proxy/expected.js';
 import { clusterView, serviceCIDRs } from '../../src/core/kube/objects.js';
 import type { KubeObject } from '../../src/core/model.js';
 import { nftablesDrift } from '../../src/core/dataplane/nftables/drift.js';
@@ -20,7 +20,7 @@ import {
 } from '../../src/core/dataplane/nftables/expected/expected.js';
 import { parseNftJson, type NftTable } from '../../src/core/dataplane/nftables/read/listing.js';
 import { parseNftScript } from '../../src/core/dataplane/nftables/read/read-text.js';
-import { MODELLED } from '../../src/core/dataplane/releases.js';
+import { MODELLED } from '../../src/core/dataplane/kube-proxy/releases.js';
 import { buildNftServiceTrees } from '../../src/core/dataplane/nftables/trees.js';
 import {
   intervalSources,

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { describe, it } from 'node:test';
-import { expectedRules } from '../../src/core/dataplane/expected.js';
+import { expectedRules } from '../../src/core/dataplane/kube-proxy/expected.js';
 import { clusterView, serviceCIDRs } from '../../src/core/kube/objects.js';
 import { expectedNftScript } from '../../src/core/dataplane/nftables/expected/expected.js';
 import { parseNftJson, type NftTable } from '../../src/core/dataplane/nftables/read/listing.js';

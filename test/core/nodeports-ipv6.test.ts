@@ -8,7 +8,7 @@
 // cluster IP fd00:172:30::41, endpoints fd00:10:180::1 (another node) and fd00:10:180::2:1 (this one).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { expectedRules, expectedSave } from '../../src/core/dataplane/expected.js';
+import { expectedRules, expectedSave } from '../../src/core/dataplane/kube-proxy/expected.js';
 import { parseIptables } from '../../src/core/dataplane/iptables/read/parse.js';
 import { clusterView } from '../../src/core/kube/objects.js';
 import type { KubeObject } from '../../src/core/model.js';

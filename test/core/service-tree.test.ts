@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { endpointChain, kubeProxyChain } from '../../src/core/dataplane/chain-names.js';
+import { endpointChain, kubeProxyChain } from '../../src/core/dataplane/kube-proxy/chain-names.js';
 import { parseIptables } from '../../src/core/dataplane/iptables/read/parse.js';
 import { type ServiceTree } from '../../src/core/dataplane/trees.js';
 import { buildServiceTrees } from '../../src/core/dataplane/iptables/trees.js';

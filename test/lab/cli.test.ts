@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { kubeProxyChain } from '../../src/core/dataplane/chain-names.js';
+import { kubeProxyChain } from '../../src/core/dataplane/kube-proxy/chain-names.js';
 import { ROOT } from '../support/cli.js';
 import { labSuite, requireLab } from '../support/lab/harness.js';
 import { Lab } from '../support/lab/lab.js';

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { NodeCommand, NodeResult } from '../../src/cluster/cluster.js';
 import type { SshOptions } from '../../src/cluster/ssh/route.js';
-import { kubeProxyChain } from '../../src/core/dataplane/chain-names.js';
+import { kubeProxyChain } from '../../src/core/dataplane/kube-proxy/chain-names.js';
 import { parseIptables } from '../../src/core/dataplane/iptables/read/parse.js';
 import { parseProbe, parseProxyMode } from '../../src/core/nodes/outputs.js';
 import { labSuite, requireLab, wsRun, type WsReply } from '../support/lab/harness.js';

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { load as loadYaml } from 'js-yaml';
 import { readSnapshot } from '../../src/cluster/snapshot/read.js';
-import { endpointChain, kubeProxyChain } from '../../src/core/dataplane/chain-names.js';
+import { endpointChain, kubeProxyChain } from '../../src/core/dataplane/kube-proxy/chain-names.js';
 import { parseIptables, type Rule, type Ruleset } from '../../src/core/dataplane/iptables/read/parse.js';
 import {
   clusterView,

@@ -1,12 +1,12 @@
 // A whole `iptables-save` of a scenario node (Rocky Linux 9, iptables 1.8.10 nf_tables): the
-// rules kube-proxy wrote (from src/core/dataplane/expected.ts, for the API state it last synced), kubelet's
+// rules kube-proxy wrote (from src/core/dataplane/kube-proxy/expected.ts, for the API state it last synced), kubelet's
 // chains, flannel v0.25's and docker's rules, in the order those components leave them.
 import { digest } from './scenario-cluster.js';
 import {
   declaredChains,
   type ExpectedRules,
   type RuleLine,
-} from '../../src/core/dataplane/expected.js';
+} from '../../src/core/dataplane/kube-proxy/expected.js';
 
 export interface HostInfo {
   node: string;

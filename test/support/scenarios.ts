@@ -5,7 +5,7 @@
 //
 // IP conventions (from the demo): nodes vm-12-7-centos 10.0.12.7 (Pods 10.244.0.0/24) and
 // vm-12-11-centos 10.0.12.11 (Pods 10.244.1.0/24), Pod CIDR 10.244.0.0/16, Services 10.1.0.0/16.
-import { expectedRules, type ExpectedRules } from '../../src/core/dataplane/expected.js';
+import { expectedRules, type ExpectedRules } from '../../src/core/dataplane/kube-proxy/expected.js';
 import {
   expectedIpvs,
   ipsetSaveLines,
@@ -121,7 +121,7 @@ The demo snapshot (\`snapshots/nginx-svc\`) upgraded to the same cluster on Kube
 (images, versions, containerd, \`podIPs\`, kubeadm's v1.29 kube-proxy ConfigMap, times shifted to
 ${CAPTURED_AT}), then the change this scenario is about. Each node's \`iptables-save.txt\` is
 what kube-proxy ${VERSION} writes for the API state it last synced (computed by
-\`src/core/dataplane/expected.ts\`), with kubelet's chains (\`KUBE-IPTABLES-HINT\`, \`KUBE-KUBELET-CANARY\`,
+\`src/core/dataplane/kube-proxy/expected.ts\`), with kubelet's chains (\`KUBE-IPTABLES-HINT\`, \`KUBE-KUBELET-CANARY\`,
 \`KUBE-FIREWALL\`), flannel v0.25's \`FLANNEL-POSTRTG\` / \`FLANNEL-FWD\` and docker's chains around it;
 Service order in the shared chains is shuffled per node, as Go's map order does. Every dump loads
 with the real \`iptables-restore\` (checked by \`test/snapshots/scenarios.test.ts\`).

@@ -9,11 +9,11 @@
 // 10.1.0.10 -> CoreDNS 10.244.0.2, 10.244.1.2. Probes are recorded on vm-12-7-centos.
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { endpointChain, kubeProxyChain } from '../../src/core/dataplane/chain-names.js';
+import { endpointChain, kubeProxyChain } from '../../src/core/dataplane/kube-proxy/chain-names.js';
 import type { Facts, KubeObject } from '../../src/core/model.js';
 import { readSnapshot, writeSnapshot } from '../../src/cluster/snapshot/read.js';
 import { Analysis } from '../../src/core/analysis.js';
-import { expectedSave } from '../../src/core/dataplane/expected.js';
+import { expectedSave } from '../../src/core/dataplane/kube-proxy/expected.js';
 
 const DEMO = 'snapshots/nginx-svc';
 const PROBE_NODE = 'vm-12-7-centos';

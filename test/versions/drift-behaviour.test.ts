@@ -9,8 +9,8 @@ import { describe, it } from 'node:test';
 import { readSnapshot } from '../../src/cluster/snapshot/read.js';
 import { Analysis } from '../../src/core/analysis.js';
 import { nodeDrift } from '../../src/core/dataplane/iptables/drift/drift.js';
-import { optionsFromDump } from '../../src/core/dataplane/knobs.js';
-import { expectedRules } from '../../src/core/dataplane/expected.js';
+import { optionsFromDump } from '../../src/core/dataplane/kube-proxy/knobs.js';
+import { expectedRules } from '../../src/core/dataplane/kube-proxy/expected.js';
 import { parseIptables } from '../../src/core/dataplane/iptables/read/parse.js';
 import {
   behaviourDiffers,
@@ -19,7 +19,7 @@ import {
   sharedRules,
   wantedRules,
 } from '../../src/core/dataplane/iptables/drift/behaviour.js';
-import { OLDEST_MODELLED } from '../../src/core/dataplane/releases.js';
+import { OLDEST_MODELLED } from '../../src/core/dataplane/kube-proxy/releases.js';
 import { clusterView } from '../../src/core/kube/objects.js';
 import { expectedSave } from '../../src/core/dataplane/iptables/save.js';
 import { aService, anEndpointSlice } from '../support/builders.js';

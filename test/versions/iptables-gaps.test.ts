@@ -9,14 +9,14 @@ import { describe, it } from 'node:test';
 import { pickNodes } from '../../src/cluster/facts-source.js';
 import { readSnapshot } from '../../src/cluster/snapshot/read.js';
 import { Analysis } from '../../src/core/analysis.js';
-import { endpointChain, kubeProxyChain } from '../../src/core/dataplane/chain-names.js';
+import { endpointChain, kubeProxyChain } from '../../src/core/dataplane/kube-proxy/chain-names.js';
 import { nodeDrift } from '../../src/core/dataplane/iptables/drift/drift.js';
-import { optionsFromDump } from '../../src/core/dataplane/knobs.js';
+import { optionsFromDump } from '../../src/core/dataplane/kube-proxy/knobs.js';
 import {
   expectedRules,
   expectedSave,
   type ExpectOptions,
-} from '../../src/core/dataplane/expected.js';
+} from '../../src/core/dataplane/kube-proxy/expected.js';
 import { recordedFamily } from '../../src/core/facts.js';
 import { parseIptables } from '../../src/core/dataplane/iptables/read/parse.js';
 import { clusterView } from '../../src/core/kube/objects.js';

@@ -13,14 +13,14 @@ import {
   expectedRules,
   type ExpectedRules,
   type ExpectOptions,
-} from '../../src/core/dataplane/expected.js';
+} from '../../src/core/dataplane/kube-proxy/expected.js';
 import { clusterView, serviceCIDRs } from '../../src/core/kube/objects.js';
 import type { KubeObject } from '../../src/core/model.js';
 import { nftablesDrift } from '../../src/core/dataplane/nftables/drift.js';
 import { expectedNftScript } from '../../src/core/dataplane/nftables/expected/expected.js';
 import { parseNftScript } from '../../src/core/dataplane/nftables/read/read-text.js';
 import { buildNftServiceTrees } from '../../src/core/dataplane/nftables/trees.js';
-import { MODELLED } from '../../src/core/dataplane/releases.js';
+import { MODELLED } from '../../src/core/dataplane/kube-proxy/releases.js';
 import { NODE, objects, objectsV6 } from '../support/nft-overall.js';
 import { hasCommand } from '../support/skip.js';
 

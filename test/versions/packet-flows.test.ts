@@ -35,14 +35,14 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { expectedRules } from '../../src/core/dataplane/expected.js';
+import { expectedRules } from '../../src/core/dataplane/kube-proxy/expected.js';
 import { tracePacket } from '../../src/core/dataplane/iptables/trace.js';
 import { parseIptables } from '../../src/core/dataplane/iptables/read/parse.js';
 import { expectedSave } from '../../src/core/dataplane/iptables/save.js';
 import { expectedNftText } from '../../src/core/dataplane/nftables/expected/expected.js';
 import { parseNftJson } from '../../src/core/dataplane/nftables/read/listing.js';
 import { parseNftScript } from '../../src/core/dataplane/nftables/read/read-text.js';
-import { writes } from '../../src/core/dataplane/releases.js';
+import { writes } from '../../src/core/dataplane/kube-proxy/releases.js';
 import { traceNftPacket } from '../../src/core/dataplane/nftables/trace.js';
 import type { TracePacket, TraceResult } from '../../src/core/dataplane/trace/trace.js';
 import { clusterView, serviceCIDRs } from '../../src/core/kube/objects.js';

@@ -24,7 +24,7 @@ import { ClusterClient } from '../support/cluster/client.js';
 import { down, ROOT, up } from '../support/cluster/cluster.js';
 import { applyMatrix, LB_INGRESS, MATRIX_NAMESPACE } from '../support/cluster/matrix.js';
 import type { ProxyMode } from '../support/cluster/topology.js';
-import { MODELLED, type Release } from '../../src/core/dataplane/releases.js';
+import { MODELLED, type Release } from '../../src/core/dataplane/kube-proxy/releases.js';
 
 /** The latest patch of each modelled minor (`go list -m -versions k8s.io/kubernetes`). */
 export const LATEST_PATCH: Record<number, string> = {

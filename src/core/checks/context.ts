@@ -27,7 +27,7 @@ import type { Cause } from './check.js';
 import { narrowed } from '../kube/service-ref.js';
 import { parseProbe, type ProbeResult } from '../nodes/outputs.js';
 import type { ServiceTrees } from '../dataplane/trees.js';
-import { canonicalEndpoint, replacesCopy } from '../dataplane/endpoints.js';
+import { canonicalEndpoint, replacesCopy } from '../dataplane/kube-proxy/endpoints.js';
 import { probeStem, type NodeProbe } from './reachability/probes.js';
 
 /** The Service a diagnosis is about (the JSON keeps calling it "target"). */

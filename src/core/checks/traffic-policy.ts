@@ -2,7 +2,7 @@
 // IP (or keeps traffic on its node) by using only the node's own endpoints: a node without one
 // drops the traffic. Which nodes have a local ready endpoint, and which will drop.
 import { read, stateSeen } from '../evidence.js';
-import { categorize, portEndpoints } from '../dataplane/endpoints.js';
+import { categorize, portEndpoints } from '../dataplane/kube-proxy/endpoints.js';
 import type { Service, ServicePort } from '../kube/objects.js';
 import type { Evidence, Finding } from '../model.js';
 import { kubectl, valid } from '../next-command.js';

@@ -18,10 +18,10 @@ import { iptablesClusterIpLines, iptablesEntryLines, iptablesPing } from './ipta
 import { nftablesClusterIpLines, nftablesPing } from './nftables/ping.js';
 import { ipvsClusterIpLines, ipvsPing } from './ipvs/ping.js';
 import { ciliumPing } from './cilium/ping.js';
-import { watchedServiceCIDRs } from './releases.js';
+import { watchedServiceCIDRs } from './kube-proxy/releases.js';
 import type { NodeDrift } from './drift.js';
 import { nodeDrift } from './iptables/drift/drift.js';
-import type { ExpectedRules } from './expected.js';
+import type { ExpectedRules } from './kube-proxy/expected.js';
 import type { Ruleset } from './iptables/read/parse.js';
 import { ipvsDrift } from './ipvs/drift.js';
 import { expectedIpvs, type IpvsExpectOptions } from './ipvs/expected.js';

@@ -3,7 +3,7 @@
 import { computed, judged, seen } from '../evidence.js';
 import { type NextCommand } from '../next-command.js';
 import type { Evidence, Finding, ServicePortName, Severity } from '../model.js';
-import type { Release } from './releases.js';
+import type { Release } from './kube-proxy/releases.js';
 import type { IPFamily } from '../ipv6.js';
 
 export type DriftId =
@@ -191,7 +191,7 @@ export interface NodeDrift {
   /** Compared with what Cilium's agent should hold (its frontends), not kube-proxy's rules: with
    * its BPF maps, and its backends' states, where read. */
   cilium?: { maps: boolean; states: boolean };
-  /** The kube-proxy release whose rules the node was compared with (releases.ts). */
+  /** The kube-proxy release whose rules the node was compared with (kube-proxy/releases.ts). */
   release?: Release;
   findings: DriftFinding[];
   /** What the node does as designed that a person may not expect (not drift): e.g. a node

@@ -5,7 +5,7 @@
 // 10.244.1.0/24); Pod CIDR 10.244.0.0/16; Service CIDR 10.96.0.0/16; the Service "web" is
 // 10.96.0.50:80 -> Pods 10.244.0.5:8080 (node-a) and 10.244.1.6:8080 (node-b); kube-dns is
 // 10.96.0.10 -> CoreDNS 10.244.0.2 (node-a).
-import { expectedRules, expectedSave } from '../../../src/core/dataplane/expected.js';
+import { expectedRules, expectedSave } from '../../../src/core/dataplane/kube-proxy/expected.js';
 import { clusterView } from '../../../src/core/kube/objects.js';
 import type { Facts, KubeObject } from '../../../src/core/model.js';
 import { CheckContext, type DiagnoseOptions } from '../../../src/core/checks/context.js';

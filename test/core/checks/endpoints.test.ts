@@ -7,7 +7,7 @@ import { endpointsCheck } from '../../../src/core/checks/endpoints.js';
 import { diagnose } from '../../../src/core/diagnose.js';
 import type { KubeObject } from '../../../src/core/model.js';
 import { CheckContext } from '../../../src/core/checks/context.js';
-import { portEndpoints } from '../../../src/core/dataplane/endpoints.js';
+import { portEndpoints } from '../../../src/core/dataplane/kube-proxy/endpoints.js';
 import { clusterView } from '../../../src/core/kube/objects.js';
 import { aPod, aService, anEndpointSlice, facts, ids, run, TARGET, webPods } from './builders.js';
 

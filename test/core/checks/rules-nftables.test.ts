@@ -9,7 +9,7 @@ import { describe, it } from 'node:test';
 import { hairpinCheck } from '../../../src/core/checks/hairpin.js';
 import { reachabilityCheck } from '../../../src/core/checks/reachability/reachability.js';
 import { rulesCheck } from '../../../src/core/checks/rules/rules.js';
-import { expectedRules, expectedSave } from '../../../src/core/dataplane/expected.js';
+import { expectedRules, expectedSave } from '../../../src/core/dataplane/kube-proxy/expected.js';
 import { clusterView, serviceCIDRs } from '../../../src/core/kube/objects.js';
 import { expectedNftScript } from '../../../src/core/dataplane/nftables/expected/expected.js';
 import { trafficPolicyCheck } from '../../../src/core/checks/traffic-policy.js';

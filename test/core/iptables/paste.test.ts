@@ -12,7 +12,7 @@ import {
   type Ruleset,
 } from '../../../src/core/dataplane/iptables/read/parse.js';
 import { uncolumn } from '../../../src/core/dataplane/iptables/read/paste/columned.js';
-import { endpointChain } from '../../../src/core/dataplane/chain-names.js';
+import { endpointChain } from '../../../src/core/dataplane/kube-proxy/chain-names.js';
 import { buildServiceTrees } from '../../../src/core/dataplane/iptables/trees.js';
 import { tracePacket } from '../../../src/core/dataplane/iptables/trace.js';
 import { readPaste } from '../../../src/core/dataplane/paste.js';

@@ -1,8 +1,8 @@
 // Rules for the lab nodes, as iptables-save text that `iptables-restore` loads: what kube-proxy
-// would write for the lab's Services (src/core/dataplane/expected.ts), or the seed's `iptables -S` dumps
+// would write for the lab's Services (src/core/dataplane/kube-proxy/expected.ts), or the seed's `iptables -S` dumps
 // (the demo cluster's) turned into restore input with the lab's ClusterIP.
 import { readFileSync } from 'node:fs';
-import { expectedRules } from '../../../src/core/dataplane/expected.js';
+import { expectedRules } from '../../../src/core/dataplane/kube-proxy/expected.js';
 import { expectedSave } from '../../../src/core/dataplane/iptables/save.js';
 import { clusterView } from '../../../src/core/kube/objects.js';
 import type { LabTopology } from './lab.js';

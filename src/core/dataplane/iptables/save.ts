@@ -1,5 +1,5 @@
 // The expected rules as text: what `kdebug expect` prints, in iptables-save's layout.
-import type { ExpectedRules, RuleLine } from '../expected.js';
+import type { ExpectedRules, RuleLine } from '../kube-proxy/expected.js';
 
 /** Chains kube-proxy declares in each table besides the built-in ones (plus its canary). */
 export function declaredChains(exp: ExpectedRules): { nat: string[]; filter: string[] } {

@@ -2,7 +2,7 @@
 // need the node's whole table: the entry chains kube-proxy always writes, the chains its hash
 // names for the Service, and every KUBE- chain those jump to, until none is left. The bytes read
 // grow with the Service, not with the cluster. Pure: the cluster layer runs what this asks for.
-import { kubeProxyChain, type ServiceChainPrefix } from '../chain-names.js';
+import { kubeProxyChain, type ServiceChainPrefix } from '../kube-proxy/chain-names.js';
 import { IptablesParseError, parseIptables, type Table } from './read/parse.js';
 import {
   findService,

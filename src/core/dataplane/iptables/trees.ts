@@ -1,7 +1,7 @@
 // A rules dump read back into Service -> KUBE-SVC -> KUBE-SEP -> DNAT trees, one per Service
 // port. Trees come from following the jumps; comments only name them (large clusters have none on
 // the SVC -> SEP jumps, and old dumps none at all).
-import { hash16 } from '../chain-names.js';
+import { hash16 } from '../kube-proxy/chain-names.js';
 import type { Ruleset, Table } from './read/parse.js';
 import { DNAT_QUIRK } from './read/rule.js';
 import { unreadText } from './read/paste/list-view/unread.js';

@@ -2,8 +2,8 @@
 // v1.37): one virtual server per cluster IP, external IP, load-balancer IP and node address ×
 // node port of each Service port, with the endpoints of its traffic policy as real servers
 // (weight 1); the addresses it binds to kube-ipvs0; the entries of its ipsets. Built from the
-// same model as iptables mode (expected.ts: endpoints, policies, addresses).
-import type { ExpectedRules } from '../expected.js';
+// same model as iptables mode (kube-proxy/expected.ts: endpoints, policies, addresses).
+import type { ExpectedRules } from '../kube-proxy/expected.js';
 import { containsAny, familyOf, hostPort, type IPFamily } from '../../ipv6.js';
 import type { ServicePortName } from '../../model.js';
 import type { EntryPoint } from '../trees.js';

@@ -15,9 +15,9 @@ import {
   type DriftId,
   type NodeDrift,
 } from '../drift.js';
-import type { ExpectedRules, ExpectedServicePort } from '../expected.js';
+import type { ExpectedRules, ExpectedServicePort } from '../kube-proxy/expected.js';
 import { percent } from '../../model.js';
-import { writes, type Release } from '../releases.js';
+import { writes, type Release } from '../kube-proxy/releases.js';
 import type { ServiceTree, ServiceTrees } from '../trees.js';
 import {
   expectedNftCommands,

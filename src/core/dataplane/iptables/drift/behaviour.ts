@@ -6,7 +6,7 @@ import {
   rulesOf,
   type ExpectedRules,
   type ExpectedServicePort,
-} from '../../expected.js';
+} from '../../kube-proxy/expected.js';
 import { parseIptables, type Ruleset } from '../read/parse.js';
 import { RuleFlag } from '../read/token-walk.js';
 import { formatIPv4, parseCidr } from '../../../ipv4.js';

@@ -12,8 +12,8 @@ import {
   type DriftContext,
 } from './context.js';
 import { compareEndpoints, isOnNode, noVerdict, stale } from './service.js';
-import { podOf } from '../../endpoints.js';
-import type { ExpectedServicePort } from '../../expected.js';
+import { podOf } from '../../kube-proxy/endpoints.js';
+import type { ExpectedServicePort } from '../../kube-proxy/expected.js';
 import type { Rule } from '../read/parse.js';
 import type { EntryPoint, ServiceTree } from '../../trees.js';
 

@@ -12,9 +12,9 @@ import {
   vip,
   type DriftContext,
 } from './context.js';
-import { podOf, quantisedProbability } from '../../endpoints.js';
+import { podOf, quantisedProbability } from '../../kube-proxy/endpoints.js';
 import { chainAbsent } from './jumps.js';
-import type { ExpectedEndpoint, ExpectedServicePort } from '../../expected.js';
+import type { ExpectedEndpoint, ExpectedServicePort } from '../../kube-proxy/expected.js';
 import type { EntryPoint, ServiceTree, TreeEndpoint } from '../../trees.js';
 
 /** Cluster IP traffic. Returns whether the endpoints of the SVC chain were compared. */

@@ -5,10 +5,10 @@
 // a release kdebug does not model is compared by behaviour instead: one folded info per node.
 // Per-Service chains are compared in order, chain by chain; shared chains as multisets.
 import type { DriftContext } from './context.js';
-import { rulesOf, type ExpectedServicePort, type RuleLine } from '../../expected.js';
+import { rulesOf, type ExpectedServicePort, type RuleLine } from '../../kube-proxy/expected.js';
 import type { Ruleset, Table } from '../read/parse.js';
 import { hostCidr } from '../../../ipv6.js';
-import { releaseRange } from '../../releases.js';
+import { releaseRange } from '../../kube-proxy/releases.js';
 import {
   behaviourDiffers,
   behaviourKey,
@@ -246,9 +246,9 @@ function foldByBehaviour(
 }
 
 /**
- * Compares one port's per-Service chains chain by chain (expected.ts writes each chain's rules
- * together) and returns its shared-chain rules: nat texts and filter lines. Sampled (no `diff`):
- * undefined at the first difference, nothing recorded.
+ * Compares one port's per-Service chains chain by chain (kube-proxy/expected.ts writes each chain's
+ * rules together) and returns its shared-chain rules: nat texts and filter lines. Sampled (no
+ * `diff`): undefined at the first difference, nothing recorded.
  */
 function comparePort(
   c: DriftContext,

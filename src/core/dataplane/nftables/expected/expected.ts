@@ -1,14 +1,15 @@
 // The nftables-mode table kube-proxy writes on one node, computed from the same model as
-// iptables mode (expected.ts: endpoints, policies, addresses) and written as the `nft -f` script
-// kube-proxy itself feeds nft (pkg/proxy/nftables/proxier.go setupNFTables and syncProxyRules),
-// as the release of `exp` writes it (releases.ts says which release changed what); default
-// feature gates. The script is typed commands (script.ts): drift builds its table from them, never
-// from the printed lines. Each release's TestOverallNFTablesRules is the vector (test/versions).
-import { nftChainBase } from '../../chain-names.js';
-import type { ExpectedRules, ExpectedServicePort } from '../../expected.js';
-import type { ProxyEndpoint } from '../../endpoints.js';
+// iptables mode (kube-proxy/expected.ts: endpoints, policies, addresses) and written as the
+// `nft -f` script kube-proxy itself feeds nft (pkg/proxy/nftables/proxier.go setupNFTables and
+// syncProxyRules), as the release of `exp` writes it (kube-proxy/releases.ts says which release
+// changed what); default feature gates. The script is typed commands (script.ts): drift builds
+// its table from them, never from the printed lines. Each release's TestOverallNFTablesRules is
+// the vector (test/versions).
+import { nftChainBase } from '../../kube-proxy/chain-names.js';
+import type { ExpectedRules, ExpectedServicePort } from '../../kube-proxy/expected.js';
+import type { ProxyEndpoint } from '../../kube-proxy/endpoints.js';
 import { containsAny, familyOf } from '../../../ipv6.js';
-import { writes } from '../../releases.js';
+import { writes } from '../../kube-proxy/releases.js';
 import type { NftSet, NftTable } from '../read/listing.js';
 import {
   dnatTo,

@@ -1,7 +1,7 @@
 // Rows of an `iptables -L` listing above its first Chain line: -L names a row's chain only in the
 // Chain line above it, so such a row is read only where what kube-proxy writes in it is written in
 // one chain alone (a node port's rules, an endpoint's DNAT).
-import { endpointChain } from '../../../../chain-names.js';
+import { endpointChain } from '../../../../kube-proxy/chain-names.js';
 import { HEADER } from './columns.js';
 import { lineList, type ListViewNote } from './notes.js';
 import { ruleOf } from './row.js';

@@ -13,7 +13,7 @@ import {
   servicePortRules,
   type RuleLine,
   type ServiceRulesContext,
-} from './iptables/rule-text.js';
+} from '../iptables/rule-text.js';
 import {
   canonicalAddress,
   canonicalCidrOf,
@@ -21,7 +21,7 @@ import {
   FAMILY,
   familyOf,
   type IPFamily,
-} from '../ipv6.js';
+} from '../../ipv6.js';
 import {
   kubeProxyConfigOf,
   servicePortName,
@@ -30,12 +30,12 @@ import {
   type KubeProxyConfig,
   type Service,
   type ServicePort,
-} from '../kube/objects.js';
-import type { ServicePortName } from '../model.js';
+} from '../../kube/objects.js';
+import type { ServicePortName } from '../../model.js';
 import { modelledRelease, writes, type Release } from './releases.js';
 
-export type { RuleLine } from './iptables/rule-text.js';
-export { declaredChains, expectedSave } from './iptables/save.js';
+export type { RuleLine } from '../iptables/rule-text.js';
+export { declaredChains, expectedSave } from '../iptables/save.js';
 
 /** What kube-proxy learns from the node itself, not from the API objects. */
 export interface ExpectOptions {

@@ -2,9 +2,9 @@
 // from what was recorded there: the knobs its rules show, its /configz, its /metrics and version.
 // The one home for expect, drift, the Rules step and the TUI.
 import type { ExpectOptions } from './expected.js';
-import type { Ruleset } from './iptables/read/parse.js';
-import type { NodeState } from '../nodes/state.js';
-import { atLeast } from '../version.js';
+import type { Ruleset } from '../iptables/read/parse.js';
+import type { NodeState } from '../../nodes/state.js';
+import { atLeast } from '../../version.js';
 import { NEWEST_MODELLED } from './releases.js';
 
 /** A node's options, and where the ones not read off its rules came from (for `expect`'s notes). */

@@ -3,9 +3,9 @@
 // Local traffic policy use, as CategorizeEndpoints (pkg/proxy/topology.go) does. Terminating
 // endpoints are used only when no ready one exists. Topology hints are not modelled.
 import { endpointChain } from './chain-names.js';
-import { formatIPv4, ipv4 } from '../ipv4.js';
-import { FAMILY, formatIPv6, ipv6, type IPFamily } from '../ipv6.js';
-import type { EndpointSlice, ServicePort } from '../kube/objects.js';
+import { formatIPv4, ipv4 } from '../../ipv4.js';
+import { FAMILY, formatIPv6, ipv6, type IPFamily } from '../../ipv6.js';
+import type { EndpointSlice, ServicePort } from '../../kube/objects.js';
 
 /** One endpoint of one Service port, as kube-proxy tracks it. */
 export class ProxyEndpoint {
