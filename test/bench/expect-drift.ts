@@ -12,7 +12,7 @@ import {
 import { nodeDrift } from '../../src/core/dataplane/iptables/drift/drift.js';
 import { parseIptables } from '../../src/core/dataplane/iptables/read/parse.js';
 import { nftablesDrift } from '../../src/core/dataplane/nftables/drift.js';
-import { parseNftScript } from '../../src/core/dataplane/nftables/read/read-text.js';
+import { parseNftScript } from '../../src/core/dataplane/nftables/read/read-script.js';
 import { buildNftServiceTrees } from '../../src/core/dataplane/nftables/trees.js';
 import {
   NEWEST_MODELLED,

@@ -14,7 +14,8 @@ import {
   nftPortChains,
 } from '../../src/core/dataplane/nftables/expected/expected.js';
 import { parseNftJson, type NftTable } from '../../src/core/dataplane/nftables/read/listing.js';
-import { parseNftScript, parseNftText } from '../../src/core/dataplane/nftables/read/read-text.js';
+import { parseNftScript } from '../../src/core/dataplane/nftables/read/read-script.js';
+import { parseNftText } from '../../src/core/dataplane/nftables/read/read-text.js';
 import { buildNftServiceTrees } from '../../src/core/dataplane/nftables/trees.js';
 import { aService, anEndpointSlice } from '../support/builders.js';
 import { NODE, objects } from '../support/nft-overall.js';

@@ -14,7 +14,7 @@ import { clusterView, configFromConfigz, serviceCIDRs } from '../../src/core/kub
 import { aKubeProxyConfig } from '../support/builders.js';
 import { expectedNftScript } from '../../src/core/dataplane/nftables/expected/expected.js';
 import { parseNftJson } from '../../src/core/dataplane/nftables/read/listing.js';
-import { parseNftScript } from '../../src/core/dataplane/nftables/read/read-text.js';
+import { parseNftScript } from '../../src/core/dataplane/nftables/read/read-script.js';
 import { buildNftServiceTrees } from '../../src/core/dataplane/nftables/trees.js';
 import { NODE, objects, objectsV6 } from '../support/nft-overall.js';
 import type { KubeObject } from '../../src/core/model.js';

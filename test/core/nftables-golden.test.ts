@@ -19,7 +19,7 @@ import {
   firewallSources,
 } from '../../src/core/dataplane/nftables/expected/expected.js';
 import { parseNftJson, type NftTable } from '../../src/core/dataplane/nftables/read/listing.js';
-import { parseNftScript } from '../../src/core/dataplane/nftables/read/read-text.js';
+import { parseNftScript } from '../../src/core/dataplane/nftables/read/read-script.js';
 import { MODELLED } from '../../src/core/dataplane/kube-proxy/releases.js';
 import { buildNftServiceTrees } from '../../src/core/dataplane/nftables/trees.js';
 import {

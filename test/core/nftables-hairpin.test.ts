@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { nftablesHairpin } from '../../src/core/dataplane/nftables/hairpin.js';
-import { parseNftScript } from '../../src/core/dataplane/nftables/read/read-text.js';
+import { parseNftScript } from '../../src/core/dataplane/nftables/read/read-script.js';
 
 const CHAIN = 'endpoint-AAAAAAAA-ns1/svc1/tcp/p80__10.244.0.5/80';
 const table = (lines: string[]) =>

@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { NftParseError, parseNftJson } from '../../src/core/dataplane/nftables/read/listing.js';
-import { isNftScript, parseNftScript } from '../../src/core/dataplane/nftables/read/read-text.js';
+import { isNftScript, parseNftScript } from '../../src/core/dataplane/nftables/read/read-script.js';
 import { traceNftPacket } from '../../src/core/dataplane/nftables/trace.js';
 import { buildNftServiceTrees } from '../../src/core/dataplane/nftables/trees.js';
 import { hasCommand, skipWithout } from '../support/skip.js';

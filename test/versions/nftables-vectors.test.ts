@@ -18,7 +18,7 @@ import { clusterView, serviceCIDRs } from '../../src/core/kube/objects.js';
 import type { KubeObject } from '../../src/core/model.js';
 import { nftablesDrift } from '../../src/core/dataplane/nftables/drift.js';
 import { expectedNftScript } from '../../src/core/dataplane/nftables/expected/expected.js';
-import { parseNftScript } from '../../src/core/dataplane/nftables/read/read-text.js';
+import { parseNftScript } from '../../src/core/dataplane/nftables/read/read-script.js';
 import { buildNftServiceTrees } from '../../src/core/dataplane/nftables/trees.js';
 import { MODELLED } from '../../src/core/dataplane/kube-proxy/releases.js';
 import { NODE, objects, objectsV6 } from '../support/nft-overall.js';

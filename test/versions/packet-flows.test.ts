@@ -41,7 +41,7 @@ import { parseIptables } from '../../src/core/dataplane/iptables/read/parse.js';
 import { expectedSave } from '../../src/core/dataplane/iptables/save.js';
 import { expectedNftText } from '../../src/core/dataplane/nftables/expected/expected.js';
 import { parseNftJson } from '../../src/core/dataplane/nftables/read/listing.js';
-import { parseNftScript } from '../../src/core/dataplane/nftables/read/read-text.js';
+import { parseNftScript } from '../../src/core/dataplane/nftables/read/read-script.js';
 import { writes } from '../../src/core/dataplane/kube-proxy/releases.js';
 import { traceNftPacket } from '../../src/core/dataplane/nftables/trace.js';
 import type { TracePacket, TraceResult } from '../../src/core/dataplane/trace/trace.js';

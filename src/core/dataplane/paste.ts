@@ -12,12 +12,9 @@ import { parseIptables, TABLES, type Ruleset } from './iptables/read/parse.js';
 import { isIpvs, parseIpvs, type IpvsTable } from './ipvs/read/listing.js';
 import { buildIpvsTrees } from './ipvs/trees.js';
 import { isNftJson, isTablePair, pairFamilies, type NftTable } from './nftables/read/listing.js';
-import {
-  isKubeProxyTable,
-  isNftScript,
-  isNftText,
-  parseNftAny,
-} from './nftables/read/read-text.js';
+import { isKubeProxyTable } from './nftables/read/kube-proxy-names.js';
+import { isNftScript } from './nftables/read/read-script.js';
+import { isNftText, parseNftAny } from './nftables/read/read-text.js';
 import { buildNftServiceTrees, entriesNotListed } from './nftables/trees.js';
 import { type ServiceTrees } from './trees.js';
 import type { IPFamily } from '../ipv6.js';

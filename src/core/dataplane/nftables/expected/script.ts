@@ -116,7 +116,7 @@ export function scriptLine(c: NftCommand, family: NftFamily): string {
   }
 }
 
-/** The table the commands build, applied in order as the script reader (../read/read-text.ts)
+/** The table the commands build, applied in order as the script reader (../read/read-script.ts)
  * applies the printed lines: an element added again (a second port's cluster IP) is kept once, at
  * the end. */
 export function scriptTable(commands: NftCommand[], family: NftFamily): NftTable {

@@ -1,5 +1,5 @@
 // The expressions of kube-proxy's rules as nft -j writes them, built in this one place: the text
-// reader (read-text.ts) builds them from what it reads, the expected table
+// and script readers (table-parts.ts) build them from what they read, the expected table
 // (../expected/script.ts) from what it writes, so a rule kube-proxy should write and the one read
 // from a node compare as equals.
 import type { NftExpr } from './listing.js';
