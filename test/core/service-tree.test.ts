@@ -119,6 +119,36 @@ ${sep(A, false)}`;
     assert.equal(named.services[0]!.name, N);
   });
 
+  it('without comments, tells a cluster IP, an external IP before 1.24, and from 1.24 an external or load-balancer IP by their targets', () => {
+    const kinds = (nat: string) => only(nat).entries.map((e) => [e.address, e.kind, e.label]);
+    const rules = `
+-A KUBE-SERVICES -d 172.30.0.41/32 -p tcp -m tcp --dport 80 -j ${SVC}
+-A ${SVC} -j ${SEP(A)}
+${sep(A, false)}`;
+    // before 1.24: a later VIP to the SVC chain is an external IP (load balancers went to FW)
+    assert.deepEqual(
+      kinds(`${rules}\n-A KUBE-SERVICES -d 203.0.113.7/32 -p tcp -m tcp --dport 80 -j ${SVC}`),
+      [
+        ['172.30.0.41', 'cluster-ip', undefined],
+        ['203.0.113.7', 'external-ip', undefined],
+      ],
+    );
+    // from 1.24 external and load-balancer IPs alike go to EXT: which one is not said
+    assert.deepEqual(
+      kinds(
+        `${rules}\n-A KUBE-SERVICES -d 203.0.113.7/32 -p tcp -m tcp --dport 80 -j ${EXT}\n-A ${EXT} -j ${SVC}`,
+      ),
+      [
+        ['172.30.0.41', 'cluster-ip', undefined],
+        [
+          '203.0.113.7',
+          'virtual-server',
+          'external or load-balancer IP (a listing does not say which)',
+        ],
+      ],
+    );
+  });
+
   it('reads a NodePort Service through KUBE-NODEPORTS and its KUBE-EXT chain', () => {
     const t = only(`
 ${clusterIP}

@@ -4,10 +4,14 @@
 import type { ServicePortName } from '../model.js';
 import type { IPFamily } from '../ipv6.js';
 
-/** 'virtual-server': an IPVS virtual server a listing alone does not say the kind of;
+/** 'virtual-server': an address a listing alone does not say the kind of (an IPVS virtual server;
+ * an address kube-proxy's rules send to a Service port's external chain, with a label);
  * 'frontend': the same of a Cilium frontend (`cilium service get` before 1.14 prints no type). */
 export type EntryKind =
   'cluster-ip' | 'external-ip' | 'load-balancer' | 'node-port' | 'virtual-server' | 'frontend';
+
+/** What an address sent to a Service port's external chain is, where nothing says which. */
+export const EXTERNAL_OR_LB = 'external or load-balancer IP (a listing does not say which)';
 
 /** What a person calls each kind of entry. */
 export const ENTRY_KIND_TEXT: Record<EntryKind, string> = {

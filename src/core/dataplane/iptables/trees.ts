@@ -9,6 +9,7 @@ import type { ServicePortName } from '../../model.js';
 import { hostPort } from '../../ipv6.js';
 import {
   emptyTree,
+  EXTERNAL_OR_LB,
   PORTAL_CHAINS,
   type EntryKind,
   type OrphanChain,
@@ -224,12 +225,16 @@ class TreeBuilder {
         tree.absentChains = append(tree.absentChains ?? [], target);
       let kind: EntryKind = named?.kind ?? (from === 'KUBE-NODEPORTS' ? 'node-port' : 'cluster-ip');
       if (!named && from === 'KUBE-SERVICES') {
-        // no comment: the first VIP jumping to SVC/SVL is the ClusterIP, FW means a load balancer
+        // no comment: the first VIP jumping to SVC/SVL is the ClusterIP, FW means a load balancer;
+        // before 1.24 a later one to SVC is an external IP (load balancers went to FW), from 1.24
+        // external and load-balancer IPs alike go to EXT
         if (tkind === 'KUBE-FW') kind = 'load-balancer';
-        else if (tkind === 'KUBE-EXT' || tree.clusterIP !== undefined) kind = 'external-ip';
+        else if (tkind === 'KUBE-EXT') kind = 'virtual-server';
+        else if (tree.clusterIP !== undefined) kind = 'external-ip';
       }
       tree.entries = append(tree.entries, {
         kind,
+        ...(kind === 'virtual-server' ? { label: EXTERNAL_OR_LB } : {}),
         address,
         port,
         protocol,

@@ -11,6 +11,7 @@ import { hostPort } from '../../ipv6.js';
 import type { ServicePortName } from '../../model.js';
 import {
   emptyTree,
+  EXTERNAL_OR_LB,
   type EntryPoint,
   type MasqueradeRule,
   type OrphanChain,
@@ -159,9 +160,6 @@ export function entriesNotListed(t: NftTable): boolean {
   if (maps.some((m) => (m?.elements.length ?? 0) > 0)) return false;
   return t.chains.some((ch) => portChain(ch.name)?.kind === 'service');
 }
-
-/** An address the listing sends to a Service port's external chain, its kind not in it. */
-const EXTERNAL_OR_LB = 'external or load-balancer IP (a listing does not say which)';
 
 export function buildNftServiceTrees(t: NftTable, o: NftTreeOptions = {}): ServiceTrees {
   const trees = new Map<ServicePortName, ServiceTree>();
