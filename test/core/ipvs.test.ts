@@ -130,6 +130,68 @@ TCP  10.96.45.12:80 rr
     assert.doesNotMatch(r.stdout, /no virtual server in the listing/);
   });
 
+  it('ipvsadm-save: an elision limits the virtual server before it and the one its next real server names', () => {
+    const t = parseIpvs(`-A -t 10.96.0.1:443 -s rr
+-a -t 10.96.0.1:443 -r 172.18.0.2:6443 -m -w 1
+-A -t 10.96.0.10:53 -s rr
+...
+-a -t 10.96.0.1:443 -r 172.18.0.4:6443 -m -w 1
+-A -t 10.96.0.20:80 -s rr
+-a -t 10.96.0.20:80 -r 10.244.1.5:80 -m -w 1
+[snip]
+-a -t 10.96.0.30:80 -r 10.244.1.6:80 -m -w 1
+-A -t 10.96.0.40:80 -s rr
+`);
+    assert.deepEqual(t.elided, [4, 8]);
+    // 10.96.0.30's -A line is among those [snip] left out: its real server is not read
+    assert.deepEqual(t.ownerElided, [9]);
+    assert.deepEqual(
+      buildIpvsTrees(t).services.map((x) => [
+        x.id,
+        x.endpoints.map((e) => [e.address, Boolean(e.shareUnknown)]),
+        x.partial,
+      ]),
+      [
+        ['TCP 10.96.0.10:53', [], 'an elision follows it at line 4: it may have more real servers'],
+        [
+          'TCP 10.96.0.1:443',
+          [
+            ['172.18.0.2:6443', true],
+            ['172.18.0.4:6443', true],
+          ],
+          'an elision precedes its real servers at line 4: it may have more',
+        ],
+        [
+          'TCP 10.96.0.20:80',
+          [['10.244.1.5:80', true]],
+          'an elision follows it at line 8: it may have more real servers',
+        ],
+        // ipvsadm-save prints its real servers after it, below the elisions: none is left out
+        ['TCP 10.96.0.40:80', [], undefined],
+      ],
+    );
+  });
+
+  it('an elision above the listing with no header below: its real servers before any virtual server have no owner, the rest is read', () => {
+    const t = parseIpvs(`...
+  -> 10.244.0.3:53                Masq    1      0          0
+TCP  10.96.0.1:443 rr
+  -> 172.18.0.3:6443              Masq    1      0          0
+`);
+    assert.deepEqual(t.elided, [1]);
+    assert.deepEqual(t.ownerElided, [2]);
+    assert.deepEqual(t.skipped, []);
+    assert.deepEqual(
+      buildIpvsTrees(t).services.map((x) => [x.id, x.endpoints.map((e) => e.address)]),
+      [['TCP 10.96.0.1:443', ['172.18.0.3:6443']]],
+    );
+    // above ipvsadm's header it elides nothing of the listing: skipped
+    const headed = parseIpvs(
+      `...\nIP Virtual Server version 1.2.1 (size=4096)\n${LIST.split('\n').slice(2).join('\n')}`,
+    );
+    assert.deepEqual([headed.elided, headed.skipped[0]], [[], 1]);
+  });
+
   it('calls only provable node ports by kind: a Service IP is not called a cluster IP', () => {
     const kinds = (save: string) =>
       buildIpvsTrees(parseIpvs(save)).services.flatMap((t) =>

@@ -178,6 +178,8 @@ export function parseIpvs(coloured: string, file = '<input>'): IpvsTable {
   const elided: number[] = [];
   const ownerElided: number[] = [];
   let afterElision = false;
+  let elidedAbove: number | undefined; // an elision above the listing: its own if no header follows
+  let savedAfter: number | undefined; // an elision no ipvsadm-save line has followed yet
   const iptablesLines: number[] = [];
   const typed: number[] = [];
   let view: IpvsView | undefined;
@@ -194,6 +196,13 @@ export function parseIpvs(coloured: string, file = '<input>'): IpvsTable {
     if (no !== last) throw new IpvsParseError(file, no, why);
     cut = no;
     if (current) current.partial = `the paste is cut at line ${no} inside its real servers`;
+  };
+  // the listing starts without its header below an elision: that elision left its start out
+  const bareStart = () => {
+    if (inListing || elidedAbove === undefined) return;
+    skipped.splice(skipped.indexOf(elidedAbove), 1);
+    elided.push(elidedAbove);
+    afterElision = inListing = true;
   };
   let header = false; // ipvsadm's own header lines, or the save form: a whole listing
   const unknownOptions: NonNullable<IpvsTable['unknownOptions']> = [];
@@ -246,7 +255,12 @@ export function parseIpvs(coloured: string, file = '<input>'): IpvsTable {
       inListing = true;
       continue;
     }
-    if (inListing && ELISION.test(t)) {
+    if (ELISION.test(t) && !inListing) {
+      elidedAbove = no;
+      skipped.push(no);
+      continue;
+    }
+    if (ELISION.test(t)) {
       elided.push(no);
       // the virtual server above may have more real servers past it, and those below may be
       // another's, left out with it
@@ -254,6 +268,7 @@ export function parseIpvs(coloured: string, file = '<input>'): IpvsTable {
         current.partial ??= `an elision follows it at line ${no}: it may have more real servers`;
       current = undefined;
       afterElision = true;
+      savedAfter = no;
       continue;
     }
     // ipvsadm -Ln: "TCP  10.96.0.10:53 rr persistent 10800" / "  -> 10.244.0.2:53  Masq 1 0 0"
@@ -265,6 +280,7 @@ export function parseIpvs(coloured: string, file = '<input>'): IpvsTable {
       continue;
     }
     if ((m = SERVICE.exec(t))) {
+      bareStart();
       const rest = (m[4] ?? '').split(/\s+/).filter(Boolean);
       const counters = rest.length > 0 && /^\d+[KMGT]?$/.test(rest[0]!);
       if (counters) view ??= 'counters';
@@ -320,6 +336,7 @@ export function parseIpvs(coloured: string, file = '<input>'): IpvsTable {
       continue;
     }
     if ((m = /^->\s+(\S+)(?:\s+(.*))?$/.exec(t))) {
+      bareStart();
       // "-> Masq 1 0 0": its forwarding where its address should be, or a real server of such a
       // virtual server line
       if (addressless || (FORWARDS.has(m[1]!) && /^\d/.test(m[2] ?? ''))) {
@@ -377,7 +394,12 @@ export function parseIpvs(coloured: string, file = '<input>'): IpvsTable {
     // commands, in any order as ipvsadm's getopt takes them: applied in order, as ipvsadm would
     const command = ruleCommand(t);
     if (command) {
+      bareStart();
       const op = command.op;
+      // ipvsadm-save prints each virtual server's real servers after it: one named first after an
+      // elision by its real server may have more in it
+      const elision = savedAfter;
+      savedAfter = undefined;
       if (command.typed) typed.push(no);
       if (command.unknown) unknownOptions.push({ line: no, options: command.unknown });
       view ??= 'save';
@@ -388,6 +410,7 @@ export function parseIpvs(coloured: string, file = '<input>'): IpvsTable {
       if (op === 'A' || op === 'E') {
         if (op === 'A' && owner) {
           duplicates.push(no);
+          current = owner;
           continue;
         }
         if (op === 'E' && !owner) {
@@ -408,6 +431,7 @@ export function parseIpvs(coloured: string, file = '<input>'): IpvsTable {
           services.push(s);
           byAddress.set(key, s);
         }
+        current = s;
         continue;
       }
       if (op === 'D') {
@@ -417,10 +441,18 @@ export function parseIpvs(coloured: string, file = '<input>'): IpvsTable {
         }
         continue;
       }
+      // its virtual server's line may be among the lines an elision left out
+      if (!owner && afterElision) {
+        ownerElided.push(no);
+        continue;
+      }
       if (!owner) {
         unreadable(no, `a real server of a virtual server not added before: ${t.slice(0, 200)}`);
         continue;
       }
+      current = owner;
+      if (elision !== undefined)
+        owner.partial ??= `an elision precedes its real servers at line ${elision}: it may have more`;
       const server = command.server!;
       const at = owner.realServers.findIndex((r) => r.address === server);
       if (op === 'd') {
