@@ -575,6 +575,76 @@ COMMIT
     }
   });
 
+  it('the chain whose rules follow an elision may have rules before them in it: no share, no hairpin verdict', () => {
+    const svc = (before: string, among = '') => `*nat
+:KUBE-SERVICES - [0:0]
+:KUBE-SVC-TCOU7JCQXEZGVUNU - [0:0]
+:KUBE-SEP-BBBBBBBBBBBBBBBB - [0:0]
+:KUBE-SEP-CCCCCCCCCCCCCCCC - [0:0]
+-A KUBE-SERVICES -d 10.96.0.10/32 -p udp -m comment --comment "kube-system/kube-dns:dns cluster IP" -m udp --dport 53 -j KUBE-SVC-TCOU7JCQXEZGVUNU
+${before}
+-A KUBE-SVC-TCOU7JCQXEZGVUNU -m comment --comment "kube-system/kube-dns:dns -> 10.244.0.3:53" -m statistic --mode random --probability 0.50000000000 -j KUBE-SEP-BBBBBBBBBBBBBBBB
+${among}
+-A KUBE-SVC-TCOU7JCQXEZGVUNU -m comment --comment "kube-system/kube-dns:dns -> 10.244.0.4:53" -j KUBE-SEP-CCCCCCCCCCCCCCCC
+-A KUBE-SEP-BBBBBBBBBBBBBBBB -s 10.244.0.3/32 -m comment --comment "kube-system/kube-dns:dns" -j KUBE-MARK-MASQ
+-A KUBE-SEP-BBBBBBBBBBBBBBBB -p udp -m comment --comment "kube-system/kube-dns:dns" -m udp -j DNAT --to-destination 10.244.0.3:53
+-A KUBE-SEP-CCCCCCCCCCCCCCCC -s 10.244.0.4/32 -m comment --comment "kube-system/kube-dns:dns" -j KUBE-MARK-MASQ
+-A KUBE-SEP-CCCCCCCCCCCCCCCC -p udp -m comment --comment "kube-system/kube-dns:dns" -m udp -j DNAT --to-destination 10.244.0.4:53
+COMMIT
+`;
+    // the KUBE-SVC chain's first rules (an endpoint taking its share first) may be left out
+    const x = reads(svc('...'));
+    const dns = tree(x, 'kube-system/kube-dns:dns');
+    assert.match(dns.partial ?? '', /elides lines before it/);
+    assert.deepEqual(
+      dns.endpoints.map((e) => [e.address, e.shareUnknown !== undefined, e.hairpinMasquerade]),
+      [
+        ['10.244.0.3:53', true, true],
+        ['10.244.0.4:53', true, true],
+      ],
+    );
+    assert.doesNotMatch(rulesText(x.dump, x.trees, { label: 'p' }), /50%/);
+    // so do those before a rule the chain's rules resume with
+    const resumed = tree(reads(svc('', '...')), 'kube-system/kube-dns:dns');
+    assert.match(resumed.partial ?? '', /elides lines among its rules/);
+    assert.ok(resumed.endpoints.every((e) => e.shareUnknown !== undefined));
+    // kube-proxy writes a KUBE-SEP chain's KUBE-MARK-MASQ rule first: above an elision, unknown
+    const sep = reads(svc('').replace(/^-A KUBE-SEP-BBBBBBBBBBBBBBBB -s .*\n/m, '[snip]\n'));
+    assert.deepEqual(
+      tree(sep, 'kube-system/kube-dns:dns').endpoints.map((e) => [
+        e.address,
+        e.hairpinMasquerade,
+        e.chainPartial !== undefined,
+      ]),
+      [
+        ['10.244.0.3:53', null, true],
+        ['10.244.0.4:53', true, false],
+      ],
+    );
+    assert.doesNotMatch(rulesText(sep.dump, sep.trees, { label: 'p' }), /NO hairpin/);
+  });
+
+  it('a chain listed under its Chain line after an elision is whole above: its shares stand', () => {
+    const x = reads(`Chain KUBE-SERVICES (2 references)
+target     prot opt source               destination
+KUBE-SVC-TCOU7JCQXEZGVUNU  udp  --  0.0.0.0/0            10.96.0.10           /* kube-system/kube-dns:dns cluster IP */ udp dpt:53
+...
+Chain KUBE-SVC-TCOU7JCQXEZGVUNU (1 references)
+target     prot opt source               destination
+KUBE-SEP-BBBBBBBBBBBBBBBB  all  --  0.0.0.0/0            0.0.0.0/0            /* kube-system/kube-dns:dns -> 10.244.0.3:53 */ statistic mode random probability 0.50000000000
+KUBE-SEP-CCCCCCCCCCCCCCCC  all  --  0.0.0.0/0            0.0.0.0/0            /* kube-system/kube-dns:dns -> 10.244.0.4:53 */
+`);
+    const dns = tree(x, 'kube-system/kube-dns:dns');
+    assert.equal(dns.partial, undefined);
+    assert.deepEqual(
+      dns.endpoints.map((e) => [e.probability, e.shareUnknown]),
+      [
+        [0.5, undefined],
+        [0.5, undefined],
+      ],
+    );
+  });
+
   it('a filter chain listing then a nat one are two tables, not one', () => {
     const x = reads(`-N KUBE-FORWARD
 -A KUBE-FORWARD -m conntrack --ctstate INVALID -j DROP

@@ -49,6 +49,18 @@ export abstract class DumpCuts extends DumpState {
           t.nameOf(c),
           'the paste elides lines after it: more of its rules may be there',
         );
+    // a chain whose rules go on after an elision: rules before them may be among those left out,
+    // taking their shares first
+    for (const c of this.elidedAbove.get(t) ?? []) {
+      const name = t.nameOf(c);
+      t.partial.set(
+        name,
+        t.partial.has(name)
+          ? 'the paste elides lines among its rules: more of them may be there'
+          : 'the paste elides lines before it: more of its rules may be there',
+      );
+      t.cutAbove.add(name);
+    }
     // a table the paste's last line elides is left open there, not cut
     const cut = (noCommit && this.endsElided?.table !== t) || this.cutTable === t;
     // iptables -L lists each chain's rules under its Chain line: only the one cut may go on

@@ -164,6 +164,10 @@ export abstract class DumpRuleLines extends DumpSections {
     // (an -L row prints more columns after its target: its end is not the name's)
     const cutName = end ? CUT_NAME.exec(spec)?.[1] : undefined;
     const t = this.lex.tokens;
+    // an elision just above, in the same table: rules of this one's chain may be left out with it
+    const open = this.current ?? this.section;
+    const elision = this.elisionAbove?.table === open ? this.elisionAbove : undefined;
+    this.elisionAbove = undefined;
     // headerless, the other family's rule starts the other family's dump (grep of both saves)
     const family = this.current ? undefined : lineFamily(spec);
     if (
@@ -200,6 +204,13 @@ export abstract class DumpRuleLines extends DumpSections {
     }
     if (!this.current) this.sectionHasRules = true;
     if (!this.current) this.sectionFamily ??= family;
+    // the first rule after an elision, its chain's head (a Chain line in a listing) above it: rules
+    // of its chain before this one may be among those left out
+    if (elision && (table.chainLine(chain) ?? 0) < elision.line) {
+      const chains = this.elidedAbove.get(table) ?? [];
+      chains.push(chain); // grep -A's 100k "--": not a copy each
+      this.elidedAbove.set(table, chains);
+    }
     if (cutName) this.cutInName(table, cutName);
   }
 
