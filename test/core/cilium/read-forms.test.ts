@@ -656,6 +656,55 @@ describe("an author's elision in any form (../../../src/core/dataplane/elisions.
     }
   });
 
+  it('rows after a line that is no row and no elision are said not read, and the frontend above claims no share', () => {
+    const list =
+      'ID   Frontend            Service Type   Backend\n' +
+      '1    10.96.0.10:53/UDP   ClusterIP      1 => 10.244.0.2:53/UDP (active)\n' +
+      '                                        2 => 10.244.0.3:53/UDP (active)\n' +
+      'NOTE\n' +
+      '                                        3 => 10.244.0.4:53/UDP (active)\n' +
+      '2    10.96.0.1:443/TCP   ClusterIP      1 => 192.168.0.10:6443/TCP (active)\n';
+    const bpf =
+      'SERVICE ADDRESS         BACKEND ADDRESS (REVNAT_ID) (SLOT)\n' +
+      '10.96.0.10:53/UDP (0)   0.0.0.0:0 (7) (0) [ClusterIP, non-routable]\n' +
+      '10.96.0.10:53/UDP (1)   10.244.0.2:53/UDP (7) (1)\n' +
+      '10.96.0.10:53/UDP (2)   10.244.0.3:53/UDP (7) (2)\n' +
+      'NOTE\n' +
+      '10.96.0.1:443/TCP (0)   0.0.0.0:0 (3) (0) [ClusterIP, non-routable]\n';
+    for (const [listing, line] of [
+      [list, 4],
+      [bpf, 5],
+    ] as const)
+      for (const note of ['the rest looks the same', 'and so on']) {
+        const text = listing.replace('NOTE', note);
+        const t = parseCilium(text, 'p.txt');
+        assert.deepEqual(
+          t.cut,
+          [
+            {
+              line,
+              reason: `lines from here not read ("${note}" is no row of the listing, and rows follow it)`,
+            },
+          ],
+          note,
+        );
+        assert.deepEqual(
+          t.frontends.map((f) => [f.ip, f.backends.map((b) => b.ip)]),
+          [['10.96.0.10', ['10.244.0.2', '10.244.0.3']]],
+          note,
+        );
+        const [dns] = trees(text);
+        assert.match(dns!.partial ?? '', new RegExp(`\\(line ${line}\\)`), note);
+        assert.ok(
+          dns!.endpoints.every((e) => e.shareUnknown !== undefined),
+          note,
+        );
+      }
+    // prose after the listing's last row: nothing more to read, nothing said
+    const after = parseCilium(list.split('NOTE')[0] + 'the rest looks the same\n', 'p.txt');
+    assert.equal(after.cut, undefined);
+  });
+
   it('a listing whose rows are all elided is not said to have no frontend', () => {
     for (const snip of SNIPS) {
       const table = parseCilium(`ID   Frontend   Service Type   Backend\n${snip}\n`, 'p.txt');

@@ -86,8 +86,8 @@ export interface CiliumFrontend {
   /** `bpf lb list` without the Service's own row (slot 0): a grep's rows, which need not be all
    * of its backends. */
   serviceRowUnseen?: true;
-  /** The line of an elision right after its rows: more of its backends may be on the lines the
-   * author left out. */
+  /** The line of an elision right after its rows, or of a line the rows after which are not read:
+   * more of its backends may be on the lines left out. */
   backendsElided?: number;
   line: number;
 }

@@ -293,6 +293,16 @@ const endsListing = (t: string) => ENDS.test(t) && !ELISION.test(t);
 const followedByRows = (lines: string[], k: number) =>
   lines.slice(k + 1).some((l) => /^\s*\d/.test(l)) ? k + 1 : undefined;
 
+/** Whether a row follows line `k` before another listing starts (a prompt, a command, a header). */
+function rowsBelow(lines: string[], k: number): boolean {
+  for (const l of lines.slice(k + 1)) {
+    const t = l.trim();
+    if (endsListing(t) || HEADERS.some(([re]) => re.test(t))) return false;
+    if (/^\d/.test(t)) return true;
+  }
+  return false;
+}
+
 /** Rows the author left out at `line`, quoted as marked. */
 const leftOut = (line: number, mark: string): CiliumCut => ({
   line,
@@ -301,13 +311,14 @@ const leftOut = (line: number, mark: string): CiliumCut => ({
 
 /** Calls `row` with each of the listing's rows after its header, trimmed, with its line number,
  * up to what ends it (a prompt, a fence, or `row` returning false); marked elided where the
- * author left rows out. Returns where the first elision is, and the line of a new command whose
- * output follows (that is another listing, not read with this one). */
+ * author left rows out. Returns where the first elision is, the line of a new command whose
+ * output follows (that is another listing, not read with this one), and where `row` stopped at a
+ * line with rows after it (those not read). */
 function eachRow(
   lines: string[],
   index: number,
   row: (r: { t: string; at: number; elided: boolean }) => boolean | void,
-): { cut?: CiliumCut; unreadFrom?: number } {
+): { cut?: CiliumCut; unreadFrom?: number; stopped?: CiliumCut } {
   let cut: CiliumCut | undefined;
   // rows left out before the first one read, its header with them: the listing is not whole
   const headed = index >= 0 && HEADERS.some(([re]) => re.test(lines[index]!.trim()));
@@ -324,7 +335,15 @@ function eachRow(
       return { ...(cut ? { cut } : {}), ...(unreadFrom ? { unreadFrom } : {}) };
     }
     if (elided) cut ??= leftOut(k + 1, t);
-    if (row({ t, at: k + 1, elided }) === false) break;
+    if (row({ t, at: k + 1, elided }) === false) {
+      // rows of the listing below a line that is none ("(output truncated)", a note): said unread
+      if (!rowsBelow(lines, k)) break;
+      const stopped = {
+        line: k + 1,
+        reason: `lines from here not read ("${excerpt(t)}" is no row of the listing, and rows follow it)`,
+      };
+      return { ...(cut ? { cut } : {}), stopped };
+    }
   }
   return cut ? { cut } : {};
 }
@@ -337,7 +356,7 @@ function serviceList(lines: string[], source: string): CiliumTable {
   let current: CiliumFrontend | undefined;
   let elided = false;
   const beyond = index >= 0 ? beyondBackend(lines[index]!) : undefined;
-  const { cut, unreadFrom } = eachRow(lines, index, (row) => {
+  const { cut, unreadFrom, stopped } = eachRow(lines, index, (row) => {
     const { at } = row;
     if (row.elided) {
       // its backends may go on past the elision, on the lines left out
@@ -375,11 +394,14 @@ function serviceList(lines: string[], source: string): CiliumTable {
     if (m![5]) current.backends.push(backendCell(m![5], m![6]!, at, source));
     frontends.push(current);
   });
+  // its backends may go on in the rows not read
+  if (stopped && current) current.backendsElided ??= stopped.line;
+  const cuts = [cut, stopped].filter((c) => c !== undefined);
   return {
     form: 'service-list',
     source,
     frontends: merged(frontends),
-    ...(cut ? { cut: [cut] } : {}),
+    ...(cuts.length > 0 ? { cut: cuts } : {}),
     ...(unreadFrom ? { unreadFrom } : {}),
   };
 }
@@ -676,7 +698,7 @@ function bpfLbList(lines: string[], source: string): CiliumTable {
   let current: CiliumFrontend | undefined;
   let headless: CiliumCut | undefined;
   let elided = false;
-  const { cut, unreadFrom } = eachRow(lines, index, (row) => {
+  const { cut, unreadFrom, stopped } = eachRow(lines, index, (row) => {
     const { t, at } = row;
     if (row.elided) {
       // its backends may go on past the elision, on the lines left out
@@ -706,7 +728,9 @@ function bpfLbList(lines: string[], source: string): CiliumTable {
     if (rows.byKey.size > 0 && !/\d/.test(t)) return false;
     fail(source, at, `not a row of cilium bpf lb list: "${t.slice(0, 80)}"`);
   });
-  const notWhole = cut ?? headless;
+  // its backends may go on in the rows not read
+  if (stopped && current) current.backendsElided ??= stopped.line;
+  const cuts = [cut ?? headless, stopped].filter((c) => c !== undefined);
   // every Service has its slot 0 row: where it is not in the paste, its other rows may not be all
   for (const fe of rows.byKey.values())
     if (!rows.withServiceRow.has(fe)) fe.serviceRowUnseen = true;
@@ -714,7 +738,7 @@ function bpfLbList(lines: string[], source: string): CiliumTable {
     form: 'bpf-lb-list',
     source,
     frontends: [...rows.byKey.values()],
-    ...(notWhole ? { cut: [notWhole] } : {}),
+    ...(cuts.length > 0 ? { cut: cuts } : {}),
     ...(unreadFrom ? { unreadFrom } : {}),
   };
 }
