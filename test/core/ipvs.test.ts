@@ -629,7 +629,22 @@ TCP  ip-10-100-0-1.us-west-2.compu rr
   });
 
   it("an author's snip line is an elision: virtual servers may be missing", () => {
-    for (const snip of ['--- snip ---', '[snip]', '<snipped>', '... omitted ...'])
+    for (const snip of [
+      '--- snip ---',
+      '[snip]',
+      '<snipped>',
+      '... omitted ...',
+      '--',
+      '… (200 more) …',
+      '[... 200 more ...]',
+      '... 40 more rows ...',
+      '(output truncated)',
+      '（省略）',
+      '(省略)',
+      '以下省略',
+      '中略',
+      '⋮',
+    ])
       assert.deepEqual(
         parseIpvs(
           `Prot LocalAddress:Port Scheduler Flags\n${snip}\nTCP  10.96.0.10:53 rr\n  -> 10.244.0.2:53                Masq    1      0          0\n`,
@@ -637,6 +652,32 @@ TCP  ip-10-100-0-1.us-west-2.compu rr
         [2],
         snip,
       );
+  });
+
+  it('grep -A\'s "--" between the groups it printed: the virtual server above it may have more real servers', () => {
+    const t = parseIpvs(`TCP  10.96.0.10:53 rr
+  -> 10.244.0.2:53                Masq    1      0          0
+  -> 10.244.0.3:53                Masq    1      0          0
+--
+UDP  10.96.0.10:53 rr
+  -> 10.244.0.2:53                Masq    1      0          0
+`);
+    assert.deepEqual(t.elided, [4]);
+    assert.deepEqual(
+      buildIpvsTrees(t).services.map((x) => [
+        x.id,
+        x.endpoints.every((e) => e.shareUnknown !== undefined),
+        x.partial,
+      ]),
+      [
+        [
+          'TCP 10.96.0.10:53',
+          true,
+          'an elision follows it at line 4: it may have more real servers',
+        ],
+        ['UDP 10.96.0.10:53', false, undefined],
+      ],
+    );
   });
 
   it("an address's host and port as ipvsadm prints them, one reading for names and numbers", () => {

@@ -566,6 +566,16 @@ describe('the nft text listing', () => {
     '省略',
     '# --- snip ---',
     '... (200 more) ...',
+    '--',
+    '… (200 more) …',
+    '[... 200 more ...]',
+    '... 40 more rows ...',
+    '(output truncated)',
+    '（省略）',
+    '(省略)',
+    '以下省略',
+    '中略',
+    '⋮',
   ];
   const service = (t: NftTable, name: string) =>
     buildNftServiceTrees(t).services.find((x) => x.name === name)!;

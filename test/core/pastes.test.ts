@@ -553,7 +553,23 @@ COMMIT
   });
 
   it("an author's snip line inside a dump is an elision as '...' is: the chain before it claims nothing", () => {
-    for (const snip of ['--- snip ---', '[snip]', '省略', '<omitted>', '... (200 more) ...']) {
+    for (const snip of [
+      '--- snip ---',
+      '[snip]',
+      '省略',
+      '<omitted>',
+      '... (200 more) ...',
+      '--',
+      '… (200 more) …',
+      '[... 200 more ...]',
+      '... 40 more rows ...',
+      '(output truncated)',
+      '（省略）',
+      '(省略)',
+      '以下省略',
+      '中略',
+      '⋮',
+    ]) {
       const x = reads(`*nat
 :KUBE-SERVICES - [0:0]
 :KUBE-SVC-TCOU7JCQXEZGVUNU - [0:0]

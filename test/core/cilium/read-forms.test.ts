@@ -541,6 +541,16 @@ describe("an author's elision in any form (../../../src/core/dataplane/elisions.
     '省略',
     '# --- snip ---',
     '... (200 more) ...',
+    '--',
+    '… (200 more) …',
+    '[... 200 more ...]',
+    '... 40 more rows ...',
+    '(output truncated)',
+    '（省略）',
+    '(省略)',
+    '以下省略',
+    '中略',
+    '⋮',
   ];
   const trees = (text: string) => buildCiliumTrees(parseCilium(text, 'p.txt'), new Map()).services;
 

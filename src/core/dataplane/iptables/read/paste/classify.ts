@@ -307,7 +307,7 @@ export function classifyLine(line: string): LineClass {
   }
   if (/^(?:```|~~~)/.test(line)) return { kind: 'fence' };
   // an author's elision, or grep's "--" between the groups it printed: lines left out either way
-  if (line === '--' || ELISION.test(line.trim())) return { kind: 'elided' };
+  if (ELISION.test(line.trim())) return { kind: 'elided' };
   if (TIMESTAMP.test(line)) return { kind: 'log' };
   if (LEGACY_WARNING.test(line)) return { kind: 'backend' };
   // another tool's line may be quoted ("> ") or in a diff ("+") too
