@@ -640,7 +640,27 @@ COMMIT
     assert.doesNotMatch(rulesText(sep.dump, sep.trees, { label: 'p' }), /NO hairpin/);
   });
 
-  it('a chain listed under its Chain line after an elision is whole above: its shares stand', () => {
+  it('a chain declared (or listed under its Chain line) after an elision is whole above: its shares stand', () => {
+    const svc = `-A KUBE-SVC-TCOU7JCQXEZGVUNU -m comment --comment "kube-system/kube-dns:dns -> 10.244.0.3:53" -m statistic --mode random --probability 0.50000000000 -j KUBE-SEP-BBBBBBBBBBBBBBBB
+-A KUBE-SVC-TCOU7JCQXEZGVUNU -m comment --comment "kube-system/kube-dns:dns -> 10.244.0.4:53" -j KUBE-SEP-CCCCCCCCCCCCCCCC
+`;
+    // iptables-save declares every chain before any rule, iptables -S CHAIN starts with its -N
+    const saved = reads(`*nat
+:KUBE-SERVICES - [0:0]
+...
+:KUBE-SVC-TCOU7JCQXEZGVUNU - [0:0]
+${svc}-A KUBE-SERVICES -d 10.96.0.10/32 -p udp -m comment --comment "kube-system/kube-dns:dns cluster IP" -m udp --dport 53 -j KUBE-SVC-TCOU7JCQXEZGVUNU
+COMMIT
+`);
+    const listed = reads(`-N KUBE-SEP-BBBBBBBBBBBBBBBB\n...\n-N KUBE-SVC-TCOU7JCQXEZGVUNU\n${svc}`);
+    for (const y of [saved, listed])
+      assert.deepEqual(
+        tree(y, 'kube-system/kube-dns:dns').endpoints.map((e) => [e.probability, e.shareUnknown]),
+        [
+          [0.5, undefined],
+          [0.5, undefined],
+        ],
+      );
     const x = reads(`Chain KUBE-SERVICES (2 references)
 target     prot opt source               destination
 KUBE-SVC-TCOU7JCQXEZGVUNU  udp  --  0.0.0.0/0            10.96.0.10           /* kube-system/kube-dns:dns cluster IP */ udp dpt:53

@@ -204,9 +204,8 @@ export abstract class DumpRuleLines extends DumpSections {
     }
     if (!this.current) this.sectionHasRules = true;
     if (!this.current) this.sectionFamily ??= family;
-    // the first rule after an elision, its chain's head (a Chain line in a listing) above it: rules
-    // of its chain before this one may be among those left out
-    if (elision && (table.chainLine(chain) ?? 0) < elision.line) {
+    // the first rule after an elision: rules of its chain before it may be among those left out
+    if (elision) {
       const chains = this.elidedAbove.get(table) ?? [];
       chains.push(chain); // grep -A's 100k "--": not a copy each
       this.elidedAbove.set(table, chains);

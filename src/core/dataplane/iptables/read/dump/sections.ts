@@ -141,6 +141,7 @@ export abstract class DumpSections extends DumpFamilies {
 
   /** ":CHAIN POLICY [packets:bytes]" */
   protected chainLine(s: number, e: number, last: boolean): void {
+    this.elisionAbove = undefined; // declarations come before all rules: an elision above hid none
     const b = this.buf;
     let k = s + 1;
     while (k < e && b[k] !== SP) k++;
@@ -182,6 +183,7 @@ export abstract class DumpSections extends DumpFamilies {
 
   /** "-N CHAIN" or "-P CHAIN POLICY" (iptables -S). */
   protected declare(s: number, e: number, policy: boolean): void {
+    this.elisionAbove = undefined; // a chain's rules follow its -N (its Chain line): none hidden above
     const b = this.buf;
     const words: number[] = [];
     for (let k = s; k < e;) {

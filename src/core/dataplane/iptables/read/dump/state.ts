@@ -52,7 +52,7 @@ export abstract class DumpState {
   protected endsElided: { table: Table; line: number; text: string } | undefined; // "..." at the end
   protected readonly whole: Buffer;
   protected readonly elided = new Map<Table, number[]>(); // "..." lines: the chain read before each
-  protected elisionAbove: { table: Table | undefined; line: number } | undefined; // the last "...", no rule after it yet
+  protected elisionAbove: { table: Table | undefined } | undefined; // the last "...", no rule after it yet
   protected readonly elidedAbove = new Map<Table, number[]>(); // chains whose first rules follow a "..."
   protected readonly countersLines: number[] = []; // counters whose rule is not in the paste
   protected readonly startsInside = new Set<Table>(); // tables the paste starts in (COMMIT, no *table)
@@ -79,7 +79,7 @@ export abstract class DumpState {
   /** "..." inside a table: the chain before it may go on past it, and any chain may lie in it. */
   protected noteElided(): void {
     const t = this.current ?? this.section;
-    this.elisionAbove = { table: t, line: this.lineNo };
+    this.elisionAbove = { table: t };
     if (!t) return;
     const before = this.elided.get(t) ?? [];
     before.push(this.lastTable === t ? this.lastChain : -1); // grep -A's 100k "--": not a copy each
