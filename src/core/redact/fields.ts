@@ -1,4 +1,4 @@
-// What a redacted snapshot keeps of each object: the fields kube/objects.ts and the checks read, per kind,
+// What a redacted snapshot keeps of each object: the fields kube/objects/ and the checks read, per kind,
 // as data; everything else is dropped. A new read of a raw field is added here too
 // (test/core/redact-allowlist.test.ts compares the model and the diagnosis before and after).
 import { dump, load } from 'js-yaml';
@@ -270,8 +270,8 @@ const POD_SPEC = {
 
 const POD: Fields = { ...TYPE, metadata: POD_METADATA, spec: POD_SPEC, status: POD_STATUS };
 
-/** The kube-proxy flags with a value kube/objects.ts's proxyFlags reads: the rest of its command line is
- * dropped. */
+/** The kube-proxy flags with a value kube/objects/kube-proxy-config.ts's proxyFlags reads: the
+ * rest of its command line is dropped. */
 const VALUE_FLAGS = [
   'proxy-mode',
   'cluster-cidr',
@@ -319,7 +319,8 @@ const KUBE_PROXY_POD: Fields = {
   },
 };
 
-/** The fields of a KubeProxyConfiguration kube/objects.ts's configFrom reads. */
+/** The fields of a KubeProxyConfiguration that kube/objects/kube-proxy-config.ts's configFrom
+ * reads. */
 const PROXY_CONFIG: Fields = {
   apiVersion: S,
   kind: S,
@@ -348,8 +349,8 @@ function proxyConfigText(text: string): string {
   return kept === undefined ? '' : dump(kept);
 }
 
-/** The key kube/objects.ts reads kube-proxy's configuration from; never a kubeconfig (it holds the
- * server, and may hold a token). */
+/** The key kube/objects/kube-proxy-config.ts reads kube-proxy's configuration from; never a
+ * kubeconfig (it holds the server, and may hold a token). */
 function proxyConfigKey(data: J): string | undefined {
   if (typeof data['config.conf'] === 'string') return 'config.conf';
   return Object.keys(data).find(
