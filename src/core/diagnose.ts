@@ -6,7 +6,8 @@ import { finding, isPending, pending, serviceKind, type Check } from './checks/c
 import { CheckContext, type DiagnoseOptions, type DiagnosedService } from './checks/context.js';
 import { dnsCheck, plannedLookups } from './checks/dns.js';
 import { endpointsCheck } from './checks/endpoints.js';
-import { clusterMode, kubeProxyCheck } from './checks/kube-proxy.js';
+import { kubeProxyCheck } from './checks/kube-proxy.js';
+import { clusterMode } from './checks/kube-proxy/modes.js';
 import { hairpinCheck } from './checks/hairpin.js';
 import { portsCheck } from './checks/ports.js';
 import { connectProbe, PROBED_ENDPOINTS, type NodeProbe } from './checks/reachability/probes.js';

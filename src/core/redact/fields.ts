@@ -478,8 +478,8 @@ export const RULES: Rule[] = [
   },
   { name: 'ConfigMap', kind: 'ConfigMap', keep: CONFIG_MAP },
   { name: 'NetworkPolicy', kind: 'NetworkPolicy', keep: NETWORK_POLICY },
-  // kube-proxy.ts reads whether a kube-proxy DaemonSet is there and, where its Pods were read by
-  // node, its rollout (daemon-set.ts): counts and generations, no names
+  // checks/kube-proxy/ reads whether a kube-proxy DaemonSet is there and, where its Pods were
+  // read by node, its rollout (daemon-set.ts): counts and generations, no names
   {
     name: 'DaemonSet',
     kind: 'DaemonSet',

@@ -21,7 +21,8 @@ import {
   podsWithAddress,
 } from '../check.js';
 import type { CheckContext } from '../context.js';
-import { ciliumNodes, clusterMode, replacement } from '../kube-proxy.js';
+import { clusterMode } from '../kube-proxy/modes.js';
+import { ciliumNodes, replacement } from '../kube-proxy/replacement.js';
 import {
   connectProbe,
   idleProbers,

@@ -1,0 +1,203 @@
+// Does each node run kube-proxy: its Pods (which they are, the selector that lists them, the
+// nodes whose Pods were not read), each ready or why not, or kube-proxy inside k3s or RKE2.
+import { kubeProxyPodsReadOn, rolloutOf, settled, type Rollout } from '../../kube/daemon-set.js';
+import { read } from '../../evidence.js';
+import { kubeProxyPodOn } from '../../dataplane/iptables/drift/context.js';
+import { isKubeProxyPod, isWindows, type Pod } from '../../kube/objects.js';
+import type { Finding } from '../../model.js';
+import { namedFew } from '../../nodes/access.js';
+import { kubectl, valid } from '../../next-command.js';
+import { count, findingOf, list } from '../check.js';
+import type { CheckContext } from '../context.js';
+import { podReady, whyNotReady, type NotReady } from '../pod-health.js';
+
+const finding = findingOf('kube-proxy');
+
+export function kubeProxyPods(ctx: CheckContext): Pod[] {
+  return ctx.view.pods.filter(isKubeProxyPod);
+}
+
+/** Labels a DaemonSet stamps per revision: they differ from Pod to Pod of one kube-proxy. */
+const REVISION = new Set([
+  'controller-revision-hash',
+  'pod-template-generation',
+  'pod-template-hash',
+]);
+
+/** The label selector of this cluster's kube-proxy Pods, from the Pods seen: kubeadm's
+ * k8s-app=kube-proxy where they carry it, else the labels they all share (a DaemonSet
+ * labelled otherwise), with a label no kube-proxy Pod has left out where another kube-system
+ * Pod shares them too ("tier=node,!app" beside flannel's). */
+export function kubeProxySelector(ctx: CheckContext): string {
+  const pods = kubeProxyPods(ctx);
+  const usual = 'k8s-app=kube-proxy';
+  if (pods.length === 0 || pods.every((p) => p.labels['k8s-app'] === 'kube-proxy')) return usual;
+  const shared = Object.fromEntries(
+    Object.entries(pods[0]!.labels).filter(
+      ([k, v]) => !REVISION.has(k) && pods.every((p) => p.labels[k] === v),
+    ),
+  );
+  const selector = valid.selector(shared);
+  if (!selector) return usual;
+  const alike = ctx.view.pods.filter(
+    (p) =>
+      p.namespace === 'kube-system' &&
+      !isKubeProxyPod(p) &&
+      Object.entries(shared).every(([k, v]) => p.labels[k] === v),
+  );
+  // each of those left out by a label key of its own: where one has none, it is listed too
+  const absent = [
+    ...new Set(
+      alike.flatMap((p) => {
+        const own = Object.keys(p.labels).find(
+          (k) => valid.labelKey(k) !== undefined && pods.every((x) => !(k in x.labels)),
+        );
+        return own ? [own] : [];
+      }),
+    ),
+  ];
+  return [selector, ...absent.map((k) => `!${k}`)].join(',');
+}
+
+/** `kubectl get pods` of every kube-proxy Pod, wide (their nodes). */
+export const kubeProxyPodsWide = (ctx: CheckContext) =>
+  kubectl('kube-system', 'get', 'pods', '-l', kubeProxySelector(ctx), '-o', 'wide');
+
+/** The Linux nodes whose kube-proxy Pods a capture did not read one by one, and the settled
+ * kube-proxy DaemonSet whose status speaks for them (none where it is not settled). */
+export function notListed(
+  ctx: CheckContext,
+): { nodes: string[]; rollout: Rollout | undefined } | undefined {
+  const on = kubeProxyPodsReadOn(ctx.facts.meta);
+  if (!on) return undefined;
+  const nodes = ctx.view.nodes.filter((n) => !isWindows(n) && !on.has(n.name)).map((n) => n.name);
+  if (nodes.length === 0) return undefined;
+  const ds = ctx.view.daemonSets.find(
+    (d) => d.metadata?.name === 'kube-proxy' && d.metadata.namespace === 'kube-system',
+  );
+  const rollout = ds && rolloutOf(ds);
+  // a DaemonSet speaks for every Linux node only where it schedules one Pod on each
+  const linux = ctx.view.nodes.filter((n) => !isWindows(n)).length;
+  return {
+    nodes,
+    rollout: rollout && settled(rollout) && rollout.desired === linux ? rollout : undefined,
+  };
+}
+
+/** kube-proxy's log on a node: its Pod's, or the command that finds that Pod. */
+export function kubeProxyLogs(ctx: CheckContext, node: string) {
+  const pod = kubeProxyPods(ctx).find((p) => p.nodeName === node);
+  return pod ? kubectl('kube-system', 'logs', valid.name(pod.name)) : kubeProxyPodOn(node);
+}
+
+export function running(ctx: CheckContext): Finding[] {
+  const pods = kubeProxyPods(ctx);
+  const out: Finding[] = [];
+  const notCaptured = pods.length === 0 ? ctx.notCaptured('Pod') : undefined;
+  if (notCaptured)
+    return [
+      finding('kube-proxy-not-observed', 'skip', 'kube-proxy Pods not captured', {
+        explanation: `kdebug did not see the Pods (${notCaptured}), so it cannot tell whether kube-proxy runs on each node; the node rules (step 7) show whether it did its work.`,
+        next: kubeProxyPodsWide(ctx),
+      }),
+    ];
+  const byNode = new Map<string, Pod>();
+  for (const p of pods) if (p.nodeName && !byNode.has(p.nodeName)) byNode.set(p.nodeName, p);
+  // nodes in the same condition are one finding: the cluster may have thousands
+  const missing: string[] = [];
+  const down = new Map<string, { pod: Pod; node: string; why: NotReady }[]>();
+  const readOn = kubeProxyPodsReadOn(ctx.facts.meta);
+  for (const n of [...ctx.view.nodes].sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    const node = n.name;
+    if (readOn && !readOn.has(node)) continue; // the DaemonSet's status speaks for it: notListed()
+    const pod = byNode.get(node);
+    if (pod && podReady(pod) && pod.phase === 'Running') continue;
+    if (!pod && isWindows(n)) continue; // Windows runs its own kube-proxy (a service or kube-proxy-windows)
+    if (!pod && ctx.analysis.state(node).embeddedIn) continue; // k3s, RKE2: embedded()
+    if (!pod) missing.push(node);
+    else {
+      const why = whyNotReady(pod);
+      down.set(why.short, [...(down.get(why.short) ?? []), { pod, node, why }]);
+    }
+  }
+  const of = ctx.view.nodes.length;
+  const scope = (nodes: string[]) =>
+    nodes.length === 1
+      ? {
+          explanation: `Nothing updates the Service rules on ${nodes[0]}: new Services and endpoint changes never reach it, and Pods there keep using whatever rules were left, or none.`,
+          node: nodes[0]!,
+        }
+      : {
+          explanation: `Nothing updates the Service rules on these ${nodes.length} nodes: new Services and endpoint changes never reach them, and Pods there keep using whatever rules were left, or none. Clients on the other ${of - nodes.length} nodes do not meet this.`,
+          nodes,
+        };
+  if (missing.length > 0)
+    out.push(
+      finding(
+        'kube-proxy-not-running',
+        'fail',
+        missing.length === 1
+          ? `no kube-proxy Pod on node ${missing[0]}`
+          : `no kube-proxy Pod on ${missing.length} of ${of} nodes`,
+        {
+          ...scope(missing),
+          evidence: [
+            ...missing.map((node) => read(`${node}: no kube-proxy Pod`)),
+            read(
+              `kube-proxy Pods: ${pods.length} (${namedFew(
+                pods.map(
+                  (p) => `${p.name} ${p.nodeName ? `on ${p.nodeName}` : '(not scheduled yet)'}`,
+                ),
+              )})`,
+            ),
+          ],
+          next: kubectl('kube-system', 'describe', 'daemonset', 'kube-proxy'),
+        },
+      ),
+    );
+  for (const [short, group] of down) {
+    const first = group[0]!;
+    out.push(
+      finding(
+        'kube-proxy-not-running',
+        'fail',
+        group.length === 1
+          ? `kube-proxy on ${first.node} is not running: ${short}`
+          : `kube-proxy is not running on ${group.length} of ${of} nodes: ${short}`,
+        {
+          ...scope(group.map((g) => g.node)),
+          evidence:
+            group.length === 1
+              ? first.why.evidence
+              : [
+                  ...first.why.evidence,
+                  ...group.slice(1).map((g) => read(`${g.pod.name} on ${g.node}: ${short}`)),
+                ],
+          next: kubectl('kube-system', 'logs', valid.name(first.pod.name), '--previous'),
+        },
+      ),
+    );
+  }
+  return out;
+}
+
+/** k3s and RKE2 run kube-proxy inside their own process, not as a Pod: said as what it is, from
+ * the Nodes' kubelet version, never as a kube-proxy that is missing. */
+export function embedded(ctx: CheckContext): Finding | undefined {
+  const states = ctx
+    .nodeNames()
+    .map((n) => ctx.analysis.state(n))
+    .filter((s) => s.embeddedIn);
+  if (states.length === 0) return undefined;
+  const distributions = [...new Set(states.map((s) => s.embeddedIn!))];
+  return finding(
+    'kube-proxy-embedded',
+    'pass',
+    `kube-proxy runs inside ${list(distributions)} on ${count(states.length, 'node')}, not as a Pod`,
+    {
+      explanation: `${list(distributions)} starts kube-proxy in its own process on each node: there is no kube-proxy Pod or DaemonSet to look at, its configuration is in the ${list(distributions)} configuration (kube-proxy-arg), and its /metrics answers on the node's port 10249. Whether it runs shows in its rules (step 7) and, where read, its /metrics.`,
+      evidence: states.flatMap((s) => (s.version ? [s.version.evidence] : [])),
+      info: true,
+    },
+  );
+}

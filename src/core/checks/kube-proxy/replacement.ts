@@ -1,0 +1,49 @@
+// Services programmed without kube-proxy: Cilium's agent in its place, or another proxy, told
+// from its Pods, its ConfigMap, or node rules without kube-proxy's chains.
+import { read, seen } from '../../evidence.js';
+import type { Evidence } from '../../model.js';
+import { kubectl, type NextCommand } from '../../next-command.js';
+import { count, list } from '../check.js';
+import type { CheckContext } from '../context.js';
+import { kubeProxyPods } from './pods.js';
+
+/** The nodes where Cilium's agent replaces kube-proxy (their node state says so). */
+export const ciliumNodes = (ctx: CheckContext): string[] =>
+  ctx.nodeNames().filter((n) => ctx.analysis.state(n).mode.value === 'cilium');
+
+/** A kube-proxy replacement, with the command that shows its Service table. */
+export function replacement(
+  ctx: CheckContext,
+): { name: string; evidence: Evidence[]; next?: NextCommand } | undefined {
+  if (kubeProxyPods(ctx).length > 0) return undefined;
+  const cilium = ctx.view.pods.filter((p) => p.labels['k8s-app'] === 'cilium');
+  const cfg = ctx.view.configMaps.find((c) => c.name === 'cilium-config')?.data[
+    'kube-proxy-replacement'
+  ];
+  if (cilium.length > 0 || (cfg && cfg !== 'false' && cfg !== 'disabled'))
+    return {
+      name: 'Cilium',
+      evidence: [
+        ...(cfg ? [read(`ConfigMap cilium-config: kube-proxy-replacement: ${cfg}`)] : []),
+        read(`${count(cilium.length, 'cilium Pod')} in kube-system, no kube-proxy Pods`),
+      ],
+      next: kubectl('kube-system', 'exec', 'ds/cilium', '--', 'cilium-dbg', 'service', 'list'),
+    };
+  const dumps = ctx
+    .nodesWithRules()
+    .map((n) => ctx.rules(n))
+    .filter((r) => r?.ruleset);
+  const kubeChains = dumps.some((r) => r!.ruleset!.table('nat')?.chain('KUBE-SERVICES'));
+  const hasDaemonSet = ctx.view.daemonSets.some((d) => d.metadata?.name === 'kube-proxy');
+  if (dumps.length > 0 && !kubeChains && !hasDaemonSet)
+    return {
+      name: 'another Service proxy',
+      evidence: [
+        seen(
+          `no kube-proxy Pods, and no KUBE-SERVICES chain in the rules of ${list(ctx.nodesWithRules())}`,
+        ),
+      ],
+      next: kubectl('kube-system', 'get', 'pods', '-o', 'wide'),
+    };
+  return undefined;
+}
