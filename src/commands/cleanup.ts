@@ -1,7 +1,7 @@
 // `kdebug cleanup`: the debug Pods a killed kdebug left behind, deleted; those of a kdebug still
 // running elsewhere are spared (their run renews a lease), unless --all and a yes. Pods that only
 // carry kdebug's label, without kdebug's shape, are listed and never deleted.
-import type { ForeignPod, LeftPod } from '../cluster/nodes/debug-pod.js';
+import type { ForeignPod, LeftPod } from '../cluster/nodes/debug-pod/cleanup.js';
 import { sanitize } from '../core/sanitize.js';
 import { ask, EXIT, format, tell, UsageError, write, type GlobalOptions } from './common/io.js';
 import { withExamples, type Define } from './common/flags.js';
@@ -23,7 +23,7 @@ const foreignLine = (p: ForeignPod) =>
 export async function cleanupCommand(o: CleanupFlags, g: GlobalOptions): Promise<number> {
   format(g, 'cleanup');
   const { KubeApi } = await import('../cluster/kube-api.js');
-  const { debugPodsLeft, deleteDebugPods } = await import('../cluster/nodes/debug-pod.js');
+  const { debugPodsLeft, deleteDebugPods } = await import('../cluster/nodes/debug-pod/cleanup.js');
   const api = await KubeApi.connect({ kubeconfig: g.kubeconfig, context: g.context });
   try {
     const plan = await debugPodsLeft(api, { namespace: g.namespace });

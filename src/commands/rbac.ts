@@ -2,7 +2,7 @@
 // offline on purpose: the person asking is often not the one who may read the cluster, and RBAC
 // cannot name the Pods kdebug execs into (kube-proxy's and the debug Pods' names are generated),
 // so the comments say plainly how far each exec grant reaches.
-import { DEBUG_NAMESPACE_LABELS } from '../cluster/nodes/debug-pod.js';
+import { DEBUG_NAMESPACE_LABELS } from '../cluster/nodes/debug-pod/manifest.js';
 import {
   DEBUG_NAMESPACE,
   namespaceYaml,

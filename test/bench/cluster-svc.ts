@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { DEBUG_POD_SELECTOR } from '../../src/cluster/nodes/debug-pod.js';
+import { DEBUG_POD_SELECTOR } from '../../src/cluster/nodes/debug-pod/manifest.js';
 import type { ClusterClient, Run, SvcJson } from '../support/cluster/client.js';
 import { ROOT } from '../support/cluster/cluster.js';
 

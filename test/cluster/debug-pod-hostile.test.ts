@@ -8,13 +8,9 @@ import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { KubeApi } from '../../src/cluster/kube-api.js';
 import { KubeApiError } from '../../src/cluster/kube/errors.js';
-import {
-  debugPodManifest,
-  DebugPods,
-  debugPodsLeft,
-  deleteDebugPods,
-  type DebugPodOptions,
-} from '../../src/cluster/nodes/debug-pod.js';
+import { DebugPods, type DebugPodOptions } from '../../src/cluster/nodes/debug-pod.js';
+import { debugPodsLeft, deleteDebugPods } from '../../src/cluster/nodes/debug-pod/cleanup.js';
+import { debugPodManifest } from '../../src/cluster/nodes/debug-pod/manifest.js';
 import { NodeAccessTransport } from '../../src/cluster/nodes/transport.js';
 import type { KubeObject } from '../../src/core/model.js';
 import { kdebugAsync } from '../support/cli.js';

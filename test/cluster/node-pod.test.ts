@@ -10,16 +10,17 @@ import { after, afterEach, before, describe, it } from 'node:test';
 import { DEFAULT_DEBUG_IMAGE } from '../../src/cluster/debug-image.js';
 import { KubeApi } from '../../src/cluster/kube-api.js';
 import {
-  DEBUG_POD_SELECTOR,
-  debugPodManifest,
   DebugPods,
-  debugPodsLeft,
-  deleteDebugPods,
-  notKdebugs,
-  OWNER,
   type DebugPodConsent,
   type DebugPodOptions,
 } from '../../src/cluster/nodes/debug-pod.js';
+import { debugPodsLeft, deleteDebugPods } from '../../src/cluster/nodes/debug-pod/cleanup.js';
+import {
+  DEBUG_POD_SELECTOR,
+  debugPodManifest,
+  notKdebugs,
+  OWNER,
+} from '../../src/cluster/nodes/debug-pod/manifest.js';
 import type { KubeObject } from '../../src/core/model.js';
 import type { ExecHandler } from '../support/fake-api/exec.js';
 import { typeOfKind } from '../support/fake-api/resources.js';

@@ -8,9 +8,8 @@
 // removes what is left). Each Pod names the run that owns it and carries a lease that run renews:
 // cleanup spares the Pods of live runs. A name can be reused: every exec, renewal and delete is
 // tied to the UID the API gave the Pod at create.
+// The Pod's shape, the checks before it, its state and `kdebug cleanup` are in debug-pod/.
 import { sanitize } from '../../core/sanitize.js';
-import { randomBytes } from 'node:crypto';
-import { hostname } from 'node:os';
 import { toPod, type Pod } from '../../core/kube/objects.js';
 import type { KubeObject } from '../../core/model.js';
 import type { NodeCommand, NodeResult } from '../cluster.js';
@@ -19,46 +18,29 @@ import type { KubeApi } from '../kube-api.js';
 import { KubeApiError } from '../kube/errors.js';
 import { NodeUnavailable, type NodeChannel, type NodeRunner } from './channel.js';
 import { nodeArgv } from './commands.js';
-import { DEBUG_NAMESPACE, DEBUG_POD_RULES } from '../permissions.js';
+import { DEBUG_NAMESPACE } from '../permissions.js';
 import { DEFAULT_DEBUG_IMAGE } from '../debug-image.js';
+import {
+  CONTAINER,
+  DEBUG_NAMESPACE_LABELS,
+  DEBUG_POD_LIFETIME_S,
+  debugPodManifest,
+  LEASE_SECONDS,
+  notKdebugs,
+  OWNER,
+  PSA_ENFORCE,
+  type RunOwner,
+} from './debug-pod/manifest.js';
+import {
+  createNamespaceCommand,
+  debugPodAccess,
+  imageWarnings,
+  namespaceCreateRefusal,
+  podSecurityRefusal,
+} from './debug-pod/preflight.js';
+import { GONE, renewalLoss, running, startFailure } from './debug-pod/pod-state.js';
 
-export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
-/** Every Pod kdebug creates carries this label: `kdebug cleanup` finds them by it. */
-export const DEBUG_POD_SELECTOR = `${MANAGED_BY_LABEL}=kdebug`;
-/** How long a debug Pod may live: its sleep and its activeDeadlineSeconds. */
-export const DEBUG_POD_LIFETIME_S = 900;
-const NAME_PREFIX = 'kdebug-';
-const CONTAINER = 'debugger';
-const PSA_ENFORCE = 'pod-security.kubernetes.io/enforce';
-/** The labels of the namespace kdebug makes for its debug Pods. */
-export const DEBUG_NAMESPACE_LABELS: Record<string, string> = {
-  [PSA_ENFORCE]: 'privileged',
-  [MANAGED_BY_LABEL]: 'kdebug',
-};
 const POLL_MS = 250;
-/** A run that has not renewed its Pods' lease for this long is gone (kill -9, a closed laptop). */
-export const LEASE_SECONDS = 60;
-
-/** The annotations that say who owns a debug Pod and whether that owner still lives. */
-export const OWNER = {
-  run: 'kdebug.io/run',
-  owner: 'kdebug.io/owner',
-  renewed: 'kdebug.io/lease-renewed',
-  lease: 'kdebug.io/lease-seconds',
-  deadline: 'kdebug.io/deadline',
-} as const;
-
-/** Which kdebug process made a Pod: a random id, the host, the pid and when the process started. */
-export interface RunOwner {
-  id: string;
-  owner: string;
-}
-
-/** This process as a run owner (one per process: its Pods share it). */
-const THIS_RUN: RunOwner = {
-  id: randomBytes(8).toString('hex'),
-  owner: `${hostname()} pid ${process.pid} started ${new Date(Date.now() - process.uptime() * 1000).toISOString()}`,
-};
 
 /** What a person is asked before kdebug creates debug Pods. */
 export interface DebugPodConsent {
@@ -98,194 +80,6 @@ export interface DebugPodOptions {
   /** Where the channel lists itself until closed, so a signal can say whether it deletes Pods. */
   holders?: Set<PodHolder>;
 }
-
-/** A digest pins what the kubelet runs; a tag is whatever its registry serves today. */
-const pinned = (image: string) => /@sha256:[a-f0-9]{64}$/.test(image);
-
-/** The debug Pod for one node, as POSTed (the API adds its defaults). */
-export function debugPodManifest(
-  node: string,
-  o: { image: string; lifetimeSeconds: number; run?: RunOwner; now?: Date },
-): KubeObject {
-  // a valid name prefix however long or dotted the node name is
-  const base = `${NAME_PREFIX}${node}`.slice(0, 52).replace(/[.-]+$/, '');
-  const now = o.now ?? new Date();
-  const run = o.run ?? THIS_RUN;
-  return {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: {
-      generateName: `${base}-`,
-      labels: { [MANAGED_BY_LABEL]: 'kdebug', 'app.kubernetes.io/name': 'kdebug-node-debugger' },
-      annotations: {
-        'kdebug.io/node': node,
-        [OWNER.run]: run.id,
-        [OWNER.owner]: run.owner,
-        [OWNER.renewed]: now.toISOString(),
-        [OWNER.lease]: String(LEASE_SECONDS),
-        [OWNER.deadline]: new Date(now.getTime() + o.lifetimeSeconds * 1000).toISOString(),
-      },
-    },
-    spec: {
-      nodeName: node,
-      hostNetwork: true,
-      hostPID: true,
-      // DNS probes resolve through the cluster's DNS, not the node's resolv.conf
-      dnsPolicy: 'ClusterFirstWithHostNet',
-      restartPolicy: 'Never',
-      tolerations: [{ operator: 'Exists' }],
-      activeDeadlineSeconds: o.lifetimeSeconds,
-      terminationGracePeriodSeconds: 0,
-      automountServiceAccountToken: false,
-      enableServiceLinks: false,
-      containers: [
-        {
-          name: CONTAINER,
-          image: o.image,
-          // a digest cannot change under the node's cache: pulling it again would bring the same
-          ...(pinned(o.image) ? { imagePullPolicy: 'IfNotPresent' } : {}),
-          command: ['sleep', String(o.lifetimeSeconds)],
-          securityContext: { privileged: true },
-          // kdebug never modifies a node: the node's files are mounted read-only
-          volumeMounts: [{ name: 'host-root', mountPath: '/host', readOnly: true }],
-        },
-      ],
-      volumes: [{ name: 'host-root', hostPath: { path: '/' } }],
-    },
-  };
-}
-
-/** Why a namespace's Pod Security level refuses a privileged Pod, or undefined when it allows one. */
-export function podSecurityRefusal(
-  namespace: string,
-  labels: Record<string, string>,
-): string | undefined {
-  const level = labels[PSA_ENFORCE];
-  if (level !== 'baseline' && level !== 'restricted') return undefined;
-  return (
-    `namespace ${namespace} enforces Pod Security "${level}" (label ${PSA_ENFORCE}=${level}), which refuses a privileged Pod with the node's network, PIDs and files. ` +
-    `Use --debug-namespace with a namespace labelled ${PSA_ENFORCE}=privileged, ` +
-    `or allow it here: kubectl label namespace ${namespace} ${PSA_ENFORCE}=privileged --overwrite (or use --via kube-proxy or --via ssh)`
-  );
-}
-
-/** What a debug Pod needs from RBAC in its namespace, one review per verb. */
-const NEEDED = DEBUG_POD_RULES.flatMap((r) => {
-  const [resource, subresource] = r.resource.split('/') as [string, string | undefined];
-  return r.verbs.map((verb) => ({ verb, resource, ...(subresource ? { subresource } : {}) }));
-});
-
-/** SelfSubjectAccessReviews for everything a debug Pod needs; the refusal in words, or undefined. */
-export async function debugPodAccess(api: KubeApi, namespace: string): Promise<string | undefined> {
-  const answers = await Promise.all(
-    NEEDED.map(
-      (n) =>
-        api
-          .canI({ ...n, namespace })
-          .then((r) => r.allowed)
-          .catch(() => true), // the review itself failed: creating the Pod will say what is wrong
-    ),
-  );
-  const refused = NEEDED.filter((_, i) => !answers[i]).map(
-    (n) => `${n.verb} ${n.resource}${n.subresource ? `/${n.subresource}` : ''}`,
-  );
-  if (refused.length === 0) return undefined;
-  return (
-    `access denied by RBAC: user "${api.apiServer.user}" cannot ${refused.join(', ')} in namespace ${namespace}. ` +
-    `A debug Pod needs create, get, patch and delete on pods and get and create on pods/exec there ` +
-    `(kdebug rbac --via pod prints the Role): ask for them, pick another namespace with --debug-namespace, or use --via kube-proxy or --via ssh`
-  );
-}
-
-/** The commands that make kdebug's namespace, for someone who may when the user may not. */
-const createNamespaceCommand = (namespace: string) =>
-  `kubectl create namespace ${namespace} && kubectl label namespace ${namespace} ${Object.entries(
-    DEBUG_NAMESPACE_LABELS,
-  )
-    .map(([k, v]) => `${k}=${v}`)
-    .join(' ')}`;
-
-/** A SelfSubjectAccessReview: why this user may not create kdebug's namespace, or undefined. */
-export async function namespaceCreateRefusal(
-  api: KubeApi,
-  namespace: string,
-): Promise<string | undefined> {
-  const may = await api
-    .canI({ verb: 'create', resource: 'namespaces' })
-    .then((r) => r.allowed)
-    .catch(() => true); // the review itself failed: creating the namespace will say what is wrong
-  if (may) return undefined;
-  return (
-    `namespace ${namespace} does not exist and user "${api.apiServer.user}" may not create namespaces. ` +
-    `Ask someone who may to create it for kdebug's debug Pods: ${createNamespaceCommand(namespace)} ` +
-    `(kdebug rbac --via pod prints it with the Role), or use --debug-namespace, --via kube-proxy or --via ssh`
-  );
-}
-
-/** A warning when the image is a tag: whoever can push that tag decides what runs privileged. */
-function imageWarnings(image: string): string[] {
-  if (pinned(image)) return [];
-  return [
-    `image ${image} has no digest: whoever can push that tag decides what runs privileged on the nodes; pin it with --image ${image}@sha256:<digest>`,
-  ];
-}
-
-/** Why a Pod carrying kdebug's label is not one kdebug made, or undefined when it has kdebug's shape. */
-export function notKdebugs(raw: KubeObject): string | undefined {
-  const meta = raw.metadata ?? {};
-  const owners = (meta['ownerReferences'] as { kind?: string; name?: string }[] | undefined) ?? [];
-  const containers =
-    (raw['spec'] as { containers?: { name?: string; command?: unknown }[] } | undefined)
-      ?.containers ?? [];
-  const [c] = containers;
-  const command = c?.command;
-  const sleeps =
-    Array.isArray(command) &&
-    command.length === 2 &&
-    command[0] === 'sleep' &&
-    /^\d+$/.test(String(command[1]));
-  const why = [
-    owners.length > 0 ? `owned by ${owners.map((o) => `${o.kind} ${o.name}`).join(', ')}` : '',
-    (meta.name ?? '').startsWith(NAME_PREFIX) ? '' : `its name does not start with ${NAME_PREFIX}`,
-    containers.length !== 1 ? `${containers.length} containers, not one` : '',
-    c && containers.length === 1 && c.name !== CONTAINER ? `its container is not ${CONTAINER}` : '',
-    c && containers.length === 1 && !sleeps ? 'its container does not run sleep N' : '',
-    meta.annotations?.[OWNER.run] ? '' : `no ${OWNER.run} annotation`,
-  ].filter(Boolean);
-  return why.length > 0 ? why.join(', ') : undefined;
-}
-
-/** Why a Pod name no longer means the Pod this run made. */
-const GONE = {
-  deleted: 'was deleted by someone else',
-  replaced: 'was replaced by another Pod of the same name',
-} as const;
-
-/** Whether a renewal's refusal says the Pod is gone: 404, or the uid in the patch refused (422). */
-function renewalLoss(e: unknown): string | undefined {
-  if (!(e instanceof KubeApiError)) return undefined;
-  if (e.reason === 'not-found') return GONE.deleted;
-  // the API server keeps metadata.uid immutable: a patch naming another uid is Invalid
-  if (e.code === 422 && /metadata\.uid/.test(e.message)) return GONE.replaced;
-  return undefined;
-}
-
-const CANNOT_START =
-  /^(ErrImagePull|ImagePullBackOff|InvalidImageName|ErrImageNeverPull|CreateContainerConfigError|CreateContainerError|RunContainerError)$/;
-
-/** Why a debug Pod will never run, or undefined while it still may. */
-function startFailure(p: Pod): string | undefined {
-  if (p.phase === 'Failed' || p.phase === 'Succeeded')
-    return `it ended (${p.phase}${p.containerStatuses[0]?.state.reason ? `, ${p.containerStatuses[0].state.reason}` : ''})`;
-  const waiting = p.containerStatuses.find((c) => CANNOT_START.test(c.state.reason ?? ''));
-  if (waiting)
-    return `${waiting.state.reason}${waiting.state.message ? ` (${waiting.state.message})` : ''}`;
-  return undefined;
-}
-
-const running = (p: Pod) =>
-  p.phase === 'Running' &&
-  p.containerStatuses.some((c) => c.name === CONTAINER && c.state.kind === 'running');
 
 /** The debug Pods of one kdebug run: created on first use per node, all deleted by close(). */
 export class DebugPods implements NodeChannel {
@@ -639,111 +433,4 @@ export class DebugPods implements NodeChannel {
       );
     }
   }
-}
-
-/** A debug Pod found by `kdebug cleanup`, and whether the run that made it still lives. */
-export interface LeftPod {
-  namespace: string;
-  name: string;
-  /** Deleted only if it is still this very Pod (DeleteOptions preconditions). */
-  uid: string;
-  node?: string;
-  phase: string;
-  /** Who made it ("host pid N started T"), when it says. */
-  owner?: string;
-  /** Why it is left behind, or (live) how recently its run renewed it. */
-  why: string;
-  live: boolean;
-}
-
-/** A Pod carrying kdebug's label that kdebug did not make: listed, never deleted. */
-export interface ForeignPod {
-  namespace: string;
-  name: string;
-  /** What makes it not kdebug's (an owner, another shape). */
-  why: string;
-}
-
-export interface CleanupPlan {
-  pods: LeftPod[];
-  notKdebugs: ForeignPod[];
-  /** Where it looked: "all namespaces" or "namespace X". */
-  scope: string;
-  note?: string;
-}
-
-/** Whether a debug Pod's run still lives: it renewed the lease in time and the deadline is ahead. */
-function podLiveness(raw: KubeObject, now: Date): { live: boolean; why: string } {
-  const p = toPod(raw);
-  const a = raw.metadata?.annotations ?? {};
-  if (p.phase === 'Succeeded' || p.phase === 'Failed')
-    return { live: false, why: `it ended (${p.phase})` };
-  const deadline = Date.parse(a[OWNER.deadline] ?? '');
-  if (deadline <= now.getTime()) return { live: false, why: 'its deadline passed' };
-  const renewed = Date.parse(a[OWNER.renewed] ?? '');
-  if (Number.isNaN(renewed)) return { live: false, why: 'it has no lease' };
-  const lease = Number(a[OWNER.lease]) || LEASE_SECONDS;
-  const ago = Math.max(0, Math.round((now.getTime() - renewed) / 1000));
-  return ago > lease
-    ? { live: false, why: `its run stopped renewing it ${ago}s ago (lease ${lease}s)` }
-    : { live: true, why: `its run renewed it ${ago}s ago` };
-}
-
-/** The Pods carrying kdebug's label in one namespace, or in all. */
-async function labelled(api: KubeApi, namespace?: string): Promise<KubeObject[]> {
-  const path = apiPath({ resource: 'pods', namespace });
-  return (await api.list(path, { labelSelector: DEBUG_POD_SELECTOR })).items;
-}
-
-/**
- * `kdebug cleanup`'s look: every Pod with kdebug's label, and of those the ones of kdebug's own
- * shape, with their owner's liveness; a label is easy to copy, so the rest are only listed.
- */
-export async function debugPodsLeft(
-  api: KubeApi,
-  o: { namespace?: string; now?: Date } = {},
-): Promise<CleanupPlan> {
-  let items: KubeObject[];
-  let scope = o.namespace ? `namespace ${o.namespace}` : 'all namespaces';
-  let note: string | undefined;
-  try {
-    items = await labelled(api, o.namespace);
-  } catch (e) {
-    if (o.namespace || !(e instanceof KubeApiError) || e.reason !== 'forbidden') throw e;
-    // may not list Pods cluster-wide: look where kdebug puts its debug Pods
-    scope = `namespace ${DEBUG_NAMESPACE}`;
-    note = `cannot list Pods in all namespaces (${e.message}); looked in ${DEBUG_NAMESPACE} only, kdebug's namespace for debug Pods (use -n for another)`;
-    items = await labelled(api, DEBUG_NAMESPACE);
-  }
-  const now = o.now ?? new Date();
-  const pods: LeftPod[] = [];
-  const foreign: ForeignPod[] = [];
-  for (const raw of items) {
-    const p = toPod(raw);
-    const why = notKdebugs(raw);
-    if (why) {
-      foreign.push({ namespace: p.namespace, name: p.name, why });
-      continue;
-    }
-    const owner = raw.metadata?.annotations?.[OWNER.owner];
-    pods.push({
-      namespace: p.namespace,
-      name: p.name,
-      uid: String(raw.metadata?.['uid'] ?? ''),
-      ...(p.nodeName ? { node: p.nodeName } : {}),
-      phase: p.phase,
-      ...(owner ? { owner } : {}),
-      ...podLiveness(raw, now),
-    });
-  }
-  return { pods, notKdebugs: foreign, scope, ...(note ? { note } : {}) };
-}
-
-/** Deletes these Pods, each only if it is still the Pod listed; returns those deleted. */
-export async function deleteDebugPods(api: KubeApi, pods: LeftPod[]): Promise<LeftPod[]> {
-  const deleted: LeftPod[] = [];
-  for (const p of pods)
-    if (await api.deletePod(p.namespace, p.name, { gracePeriodSeconds: 0, uid: p.uid }))
-      deleted.push(p);
-  return deleted;
 }
