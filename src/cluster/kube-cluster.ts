@@ -4,7 +4,8 @@ import type { SnapshotMeta } from '../core/model.js';
 import type { Pod } from '../core/kube/objects.js';
 import type { Cluster, NodeCommand, NodeResult, ReadRequest } from './cluster.js';
 import { commandStem } from './cluster.js';
-import { KubeApi, type KubeApiOptions } from './kube-api.js';
+import { KubeApi } from './kube-api.js';
+import type { KubeApiOptions } from './kube/connection.js';
 import type { KubeObject } from '../core/model.js';
 import type { NodeAccess } from '../core/nodes/access.js';
 
