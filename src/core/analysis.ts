@@ -4,7 +4,7 @@
 // The checks, the commands and the TUI all read the node's dataplane through here.
 import { oldAgentBinary, type CiliumAgent } from './dataplane/cilium/agent.js';
 import { ciliumLineSet } from './dataplane/cilium/drift.js';
-import { refusedText } from './dataplane/cilium/refused.js';
+import { notStarted, refusedText } from './dataplane/cilium/refused.js';
 import {
   expectedCilium,
   type CiliumNode,
@@ -438,10 +438,14 @@ export class NodeAnalysis {
         : `${what} (${listed}) ${verb} not read`;
     // the command that lists the mode's state on a node (none for Cilium's agent table)
     const listing = modeTraits(this.mode())?.state?.command(this.family).join(' ') ?? '';
-    if (this.mode() === 'cilium')
-      return this.cilium()?.read
-        ? undefined
-        : `node ${this.name}: ${this.agentNotStarted() ?? `Cilium replaces kube-proxy and ${notRead("its agent's Service table", 'was', 'cilium-dbg service list, db/show frontends or bpf lb list', this.cilium())}`}`;
+    if (this.mode() === 'cilium') {
+      if (this.cilium()?.read) return undefined;
+      const table = `Cilium replaces kube-proxy and ${notRead("its agent's Service table", 'was', 'cilium-dbg service list, db/show frontends or bpf lb list', this.cilium())}`;
+      // an agent whose readiness was not read is not said refused: only that a start would stop
+      const agent = this.analysis.state(this.name).cilium;
+      const refused = agent && refusedText(agent, false);
+      return `node ${this.name}: ${this.agentNotStarted() ?? (refused ? `${table}; ${refused}` : table)}`;
+    }
     if (this.mode() === 'ipvs')
       return this.ipvs()?.read
         ? undefined
@@ -459,12 +463,13 @@ export class NodeAnalysis {
   }
 
   /** Why nothing of the node's Cilium agent was listed where its release refuses cilium-config
-   * and it has not started (refused.ts); undefined where it started or something was listed. */
+   * and it is not ready, so has not started (refused.ts); undefined where it started, its
+   * readiness was not read, or something was listed. */
   agentNotStarted(): string | undefined {
     const agent = this.analysis.state(this.name).cilium;
     if (this.mode() !== 'cilium' || this.family === 'IPv6' || !agent || this.cilium())
       return undefined;
-    return refusedText(agent, false);
+    return notStarted(agent) ? refusedText(agent, false) : undefined;
   }
 
   /**

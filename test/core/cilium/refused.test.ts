@@ -123,3 +123,71 @@ describe('an agent that does not start with its configuration, its listing read'
     assert.match(refused.title, /cilium-config as read would stop the agent's next start/);
   });
 });
+
+describe("an agent's readiness: its own container's status, else its Pod's Ready condition", () => {
+  /** node-a's agent with `status` (node-b's listed, as above). */
+  const withStatus = (status: Record<string, unknown>) =>
+    facts(
+      objects().map((o) =>
+        o.metadata?.name === 'cilium-node-a'
+          ? { ...o, status: { phase: 'Running', ...status } }
+          : o,
+      ),
+      { 'node-b': { 'cilium-frontends': FRONTENDS } },
+    );
+  const agentOn = (f: ReturnType<typeof withStatus>) => new Analysis(f).state('node-a').cilium!;
+
+  it('no container status but Ready True: started, nothing said refused', () => {
+    // before: refused, with evidence "container cilium-agent not ready" nobody read
+    const f = withStatus({ conditions: [{ type: 'Ready', status: 'True' }] });
+    assert.equal(agentOn(f).refused, undefined);
+    const found = run(rulesCheck, f).filter((x) => x.node === 'node-a');
+    assert.deepEqual(ids(found), ['rules-cilium-not-observed:skip']);
+  });
+
+  it("another container ready is not the agent's: Ready False says it, as read", () => {
+    const f = withStatus({
+      containerStatuses: [{ name: 'sidecar', ready: true, state: { running: {} } }],
+      conditions: [{ type: 'Ready', status: 'False', reason: 'ContainersNotReady' }],
+    });
+    // before: the sidecar's ready made it started, so nothing was said
+    assert.match(new Analysis(f).node('node-a').agentNotStarted() ?? '', /does not start/);
+    const found = run(rulesCheck, f).filter((x) => x.node === 'node-a');
+    assert.deepEqual(ids(found), ['cilium-config-refused:warn']);
+    assert.deepEqual(
+      found[0]!.evidence.map((e) => [e.kind, e.text]),
+      [
+        ['read', 'Pod kube-system/cilium-node-a: condition Ready False (ContainersNotReady)'],
+        ['read', 'ConfigMap kube-system/cilium-config, as Cilium v1.18.6 reads it'],
+      ],
+    );
+  });
+
+  it('neither read: not said refused, only that a start would stop, and no line not read', () => {
+    const f = withStatus({});
+    const node = new Analysis(f).node('node-a');
+    // before: "does not start with its configuration", for drift, trace and the TUI too
+    assert.equal(node.agentNotStarted(), undefined);
+    assert.match(
+      node.driftUnavailable() ?? '',
+      /^node node-a: Cilium replaces kube-proxy and its agent's Service table .* was not read; cilium-config as read would stop .* at a start; whether it started is not known/,
+    );
+    const found = run(rulesCheck, f).filter((x) => x.node === 'node-a');
+    // the table not read is said, and the refusal beside it
+    assert.deepEqual(ids(found), ['rules-cilium-not-observed:skip', 'cilium-config-refused:warn']);
+    const refused = found[1]!;
+    assert.match(refused.title, /cilium-config as read would stop the agent at a start/);
+    assert.doesNotMatch(refused.explanation, /does not start|not ready/);
+    // before: ['read', 'Pod ...: container cilium-agent not ready']
+    assert.deepEqual(
+      refused.evidence.map((e) => [e.kind, e.text]),
+      [
+        [
+          'not-observed',
+          'Pod kube-system/cilium-node-a: no status of container cilium-agent and no Ready condition read',
+        ],
+        ['read', 'ConfigMap kube-system/cilium-config, as Cilium v1.18.6 reads it'],
+      ],
+    );
+  });
+});

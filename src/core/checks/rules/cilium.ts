@@ -2,11 +2,15 @@
 // (not started, so nothing of it to compare; or, its table read, to stop at its next start), and
 // the Service's loadBalancerSourceRanges the agent ignores (a note, as expect and drift say it).
 import { read } from '../../evidence.js';
-import { refusedText } from '../../dataplane/cilium/refused.js';
+import {
+  notStarted,
+  previousLog,
+  refusedEvidence,
+  refusedText,
+} from '../../dataplane/cilium/refused.js';
 import { ignoredRangesOf } from '../../dataplane/cilium/source-ranges.js';
 import type { Service } from '../../kube/objects.js';
 import type { Finding } from '../../model.js';
-import { kubectl, valid } from '../../next-command.js';
 import { findingOf, serviceRef } from '../check.js';
 import type { CheckContext } from '../context.js';
 import type { NodeAnalysis } from '../../analysis.js';
@@ -14,7 +18,7 @@ import type { NodeAnalysis } from '../../analysis.js';
 const finding = findingOf('rules');
 
 /** The node's agent refusing its configuration, where it replaces kube-proxy and does;
- * `listed`: its table was read. */
+ * `listed`: its table was read without failure. */
 export function ciliumRefused(
   ctx: CheckContext,
   n: NodeAnalysis,
@@ -25,32 +29,19 @@ export function ciliumRefused(
   const agent = ctx.analysis.state(node).cilium;
   const why = agent && refusedText(agent, listed);
   if (!agent || !why) return undefined;
-  const pod = `${agent.pod.namespace}/${agent.pod.name}`;
-  const state = agent.pod.containerStatuses.find((s) => s.name === agent.container)?.state;
   return finding(
     'cilium-config-refused',
     'warn',
     listed
       ? "cilium-config as read would stop the agent's next start"
-      : "Cilium's agent does not start with its configuration",
+      : notStarted(agent)
+        ? "Cilium's agent does not start with its configuration"
+        : 'cilium-config as read would stop the agent at a start',
     {
       explanation: `${why}.`,
-      evidence: [
-        read(
-          `Pod ${pod}: container ${agent.container} not ready${state ? ` (${state.kind}${state.reason ? `: ${state.reason}` : ''})` : ''}`,
-          `Pod ${pod}`,
-        ),
-        read(`${agent.source}, as Cilium ${agent.version} reads it`, agent.source),
-      ],
+      evidence: refusedEvidence(agent),
       // the log of its last start says why it stopped
-      next: kubectl(
-        agent.pod.namespace,
-        'logs',
-        valid.name(agent.pod.name),
-        '-c',
-        valid.name(agent.container),
-        '--previous',
-      ),
+      next: previousLog(agent),
       node,
     },
   );

@@ -20,6 +20,7 @@ import { listingArgv } from '../../nodes/commands.js';
 import type { CheckContext } from '../context.js';
 import type { OnNode } from './nodes.js';
 import { ciliumIgnoredRanges, ciliumRefused } from './cilium.js';
+import { notStarted } from '../../dataplane/cilium/refused.js';
 
 const finding = findingOf('rules');
 
@@ -61,16 +62,21 @@ export function tableNode(
   // whose listing was read anyway ran, and the refusal is said beside what that listing gives
   const refused = ciliumRefused(ctx, n, read !== undefined);
   const beside = refused ? [refused] : [];
+  const agent = ctx.analysis.state(node).cilium;
   if (!read)
-    return on([
-      refused ??
-        finding(m.notObserved, 'skip', `${m.word} mode, ${m.what(family)} not read`, {
-          explanation: `${m.who(node)} and kdebug did not read ${m.what(family)} (nodes/${node}/${stem}.txt is not in the facts), so ${svc.namespace}/${svc.name} is not checked there.`,
-          evidence: [unseen(`nodes/${node}/${stem}.txt: not in the facts`, node)],
-          next: save(),
-          node,
-        }),
-    ]);
+    return on(
+      refused && agent && notStarted(agent)
+        ? [refused]
+        : [
+            finding(m.notObserved, 'skip', `${m.word} mode, ${m.what(family)} not read`, {
+              explanation: `${m.who(node)} and kdebug did not read ${m.what(family)} (nodes/${node}/${stem}.txt is not in the facts), so ${svc.namespace}/${svc.name} is not checked there.`,
+              evidence: [unseen(`nodes/${node}/${stem}.txt: not in the facts`, node)],
+              next: save(),
+              node,
+            }),
+            ...beside,
+          ],
+    );
   const trees = !read.failure ? n.trees(ctx.scope) : undefined;
   if (!trees)
     return on([

@@ -92,8 +92,12 @@ export interface CiliumAgent {
   /** Its native devices and NodePort addresses, with their own source; undefined where neither
    * its status nor cilium-config names them. */
   nodePorts?: CiliumNodePorts;
-  /** Why its release does not start with cilium-config as read (lbConfigRefused), where it has
-   * not started: it holds no table; one it listed anyway shows it ran on an earlier configuration. */
+  /** Its readiness as its Pod was read: the agent container's status, else the Pod's Ready
+   * condition, with the line that says it; undefined where neither was read. */
+  readiness?: { ready: boolean; said: string };
+  /** Why its release does not start with cilium-config as read (lbConfigRefused), where it is not
+   * known to have started (no status answered, not ready or its readiness not read); one it listed
+   * anyway ran on an earlier configuration. */
   refused?: string;
 }
 
@@ -187,20 +191,22 @@ export function ciliumAgentOn(
     externalClusterIP: c('bpf-lb-external-clusterip') === 'true',
     noBackend: c('service-no-backend-response') === 'drop' ? 'drop' : 'reject',
   };
-  // an agent whose status answered, or whose container runs ready, started: on another
+  const container =
+    pod.containers.find((x) => x.name === 'cilium-agent')?.name ??
+    pod.containers[0]?.name ??
+    'cilium-agent';
+  const readiness = readinessOf(pod, container);
+  // an agent whose status answered, or whose container is ready, started: on another
   // configuration than this one, perhaps, so nothing is said refused; nor where its release is
   // unknown (the releases differ on it)
-  const started = said !== undefined || pod.containerStatuses.some((s) => s.ready);
+  const started = said !== undefined || readiness?.ready === true;
   const refused =
     config && !started && release !== undefined ? lbConfigRefused(c, release) : undefined;
   const from = said ? 'status' : config ? 'cilium-config' : 'default';
   const nodePorts = nodePortsOf(view, pod, status, configMap);
   return {
     pod,
-    container:
-      pod.containers.find((x) => x.name === 'cilium-agent')?.name ??
-      pod.containers[0]?.name ??
-      'cilium-agent',
+    container,
     replacesKubeProxy: kpr,
     settings,
     from,
@@ -214,7 +220,28 @@ export function ciliumAgentOn(
     ...(version ? { version } : {}),
     ...(release ? { release } : {}),
     ...(nodePorts ? { nodePorts } : {}),
+    ...(readiness ? { readiness } : {}),
     ...(refused ? { refused } : {}),
+  };
+}
+
+/** The agent container's readiness as its status says it, else the Pod's Ready condition; undefined
+ * where neither was read (a Pod without statuses, or a condition Unknown). */
+function readinessOf(pod: Pod, container: string): CiliumAgent['readiness'] {
+  const where = `Pod ${pod.namespace}/${pod.name}`;
+  const status = pod.containerStatuses.find((s) => s.name === container);
+  if (status) {
+    const { kind, reason } = status.state;
+    return {
+      ready: status.ready,
+      said: `${where}: container ${container} ${status.ready ? 'ready' : 'not ready'} (${kind}${reason ? `: ${reason}` : ''})`,
+    };
+  }
+  const condition = pod.conditions.find((x) => x.type === 'Ready' && x.status !== 'Unknown');
+  if (!condition) return undefined;
+  return {
+    ready: condition.status === 'True',
+    said: `${where}: condition Ready ${condition.status}${condition.reason ? ` (${condition.reason})` : ''}`,
   };
 }
 

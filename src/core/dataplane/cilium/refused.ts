@@ -1,14 +1,51 @@
 // An agent whose release refuses cilium-config as read (agent.ts lbConfigRefused), in the words
-// drift, trace, the Rules step and the TUI all use: with nothing of it read, it has not started
-// and programs nothing; with its listing read, it ran on an earlier configuration.
+// drift, trace, the Rules step and the TUI all use: not ready with nothing of it read, it has not
+// started and programs nothing; with its listing read, it ran on an earlier configuration; with
+// its readiness not read, only that a start would stop is said.
+import { read, unseen } from '../../evidence.js';
+import type { Evidence } from '../../model.js';
+import { kubectl, valid, type NextCommand } from '../../next-command.js';
 import type { CiliumAgent } from './agent.js';
 
-/** Why `agent` is said refused, worded for a node where its listing was `listed` or not;
- * undefined where its release takes cilium-config as read (or it started). */
+/** The agent refuses cilium-config as read and is known not ready: it has not started. */
+export const notStarted = (agent: CiliumAgent) =>
+  agent.refused !== undefined && agent.readiness?.ready === false;
+
+/** Why `agent` is said refused, worded for a node where its listing was `listed` (read without
+ * failure) or not; undefined where its release takes cilium-config as read (or it started). */
 export function refusedText(agent: CiliumAgent, listed: boolean): string | undefined {
   if (!agent.refused) return undefined;
   const who = `Cilium's agent ${agent.pod.namespace}/${agent.pod.name}`;
-  return listed
-    ? `${who} is not ready and would not start again with cilium-config as read; the listing read shows it ran (on an earlier configuration), so that listing is read as usual: ${agent.refused}`
-    : `${who} does not start with its configuration, so it programs no Service there (what an earlier start left in its BPF maps was not read): ${agent.refused}`;
+  const known = agent.readiness !== undefined;
+  if (listed)
+    return `${who} ${known ? 'is not ready and' : '(its readiness not read)'} would not start again with cilium-config as read; the listing read shows it ran (on an earlier configuration), so that listing is read as usual: ${agent.refused}`;
+  return known
+    ? `${who} does not start with its configuration, so it programs no Service there (what an earlier start left in its BPF maps was not read): ${agent.refused}`
+    : `cilium-config as read would stop ${who} at a start; whether it started is not known (neither its container's status nor its Pod's Ready condition was read): ${agent.refused}`;
 }
+
+/** What the refusal rests on: the agent's readiness as read (or that it was not), and
+ * cilium-config as its release reads it. */
+export function refusedEvidence(agent: CiliumAgent): Evidence[] {
+  const pod = `Pod ${agent.pod.namespace}/${agent.pod.name}`;
+  return [
+    agent.readiness
+      ? read(agent.readiness.said, pod)
+      : unseen(
+          `${pod}: no status of container ${agent.container} and no Ready condition read`,
+          agent.pod.nodeName,
+        ),
+    read(`${agent.source}, as Cilium ${agent.version} reads it`, agent.source),
+  ];
+}
+
+/** The log of the agent's last start, which says why it stopped (none where a name is hostile). */
+export const previousLog = (agent: CiliumAgent): NextCommand | undefined =>
+  kubectl(
+    agent.pod.namespace,
+    'logs',
+    valid.name(agent.pod.name),
+    '-c',
+    valid.name(agent.container),
+    '--previous',
+  );
