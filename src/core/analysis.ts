@@ -441,10 +441,15 @@ export class NodeAnalysis {
     if (this.mode() === 'cilium') {
       if (this.cilium()?.read) return undefined;
       const table = `Cilium replaces kube-proxy and ${notRead("its agent's Service table", 'was', 'cilium-dbg service list, db/show frontends or bpf lb list', this.cilium())}`;
-      // an agent whose readiness was not read is not said refused: only that a start would stop
       const agent = this.analysis.state(this.name).cilium;
       const refused = agent && refusedText(agent, false);
-      return `node ${this.name}: ${this.agentNotStarted() ?? (refused ? `${table}; ${refused}` : table)}`;
+      const notStarted = this.agentNotStarted();
+      // an agent not started first, a listing recorded that did not read beside it; else the
+      // table not read, beside it the start cilium-config would stop (readiness not read)
+      const said = notStarted
+        ? [notStarted, ...(this.cilium()?.failure ? [table] : [])]
+        : [table, ...(refused ? [refused] : [])];
+      return `node ${this.name}: ${said.join('; ')}`;
     }
     if (this.mode() === 'ipvs')
       return this.ipvs()?.read
@@ -464,10 +469,10 @@ export class NodeAnalysis {
 
   /** Why nothing of the node's Cilium agent was listed where its release refuses cilium-config
    * and it is not ready, so has not started (refused.ts); undefined where it started, its
-   * readiness was not read, or something was listed. */
+   * readiness was not read, or a listing of it was read (one that failed shows nothing ran). */
   agentNotStarted(): string | undefined {
     const agent = this.analysis.state(this.name).cilium;
-    if (this.mode() !== 'cilium' || this.family === 'IPv6' || !agent || this.cilium())
+    if (this.mode() !== 'cilium' || this.family === 'IPv6' || !agent || this.cilium()?.read)
       return undefined;
     return notStarted(agent) ? refusedText(agent, false) : undefined;
   }

@@ -121,7 +121,12 @@ export function nodeData(node: NodeAnalysis, view: ClusterView): NodeData {
     get error() {
       // the node's mode reads one of these at most
       const state = cilium() ?? nft() ?? ipvs();
-      if (state) return state.failure && couldNotRead(state.failure);
+      // an agent not started is why its listing holds no table: said first
+      if (state)
+        return (
+          state.failure &&
+          [node.agentNotStarted(), couldNotRead(state.failure)].filter((x) => x).join('; ')
+        );
       const r = node.rules();
       // a mode whose state was not read says why, as the Drift screen does (an agent not started)
       return r

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Analysis } from '../../../src/core/analysis.js';
 import { rulesCheck } from '../../../src/core/checks/rules/rules.js';
+import { analyze } from '../../../src/tui/data.js';
 import { DriftInputError } from '../../../src/core/dataplane/drift.js';
 import type { KubeObject } from '../../../src/core/model.js';
 import { aCiliumAgent, aCiliumConfig } from '../../support/builders.js';
@@ -189,5 +190,34 @@ describe("an agent's readiness: its own container's status, else its Pod's Ready
         ['read', 'ConfigMap kube-system/cilium-config, as Cilium v1.18.6 reads it'],
       ],
     );
+  });
+});
+
+describe('an agent that does not start, its listing recorded but not read (an error in its place)', () => {
+  const ERROR =
+    'Error: Get "http://localhost/v1/config": dial unix /var/run/cilium/cilium.sock: connect: no such file or directory\n';
+  const f = facts(objects(), {
+    'node-a': { 'cilium-frontends': ERROR },
+    'node-b': { 'cilium-frontends': FRONTENDS },
+  });
+
+  it('the Rules step says it does not start beside the listing not read, not that it ran', () => {
+    const found = run(rulesCheck, f).filter((x) => x.node === 'node-a');
+    assert.deepEqual(ids(found), ['rules-unreadable:warn', 'cilium-config-refused:warn']);
+    // before: "would stop the agent's next start ... the listing read shows it ran"
+    assert.match(found[1]!.title, /Cilium's agent does not start with its configuration/);
+    assert.doesNotMatch(found[1]!.explanation, /shows it ran/);
+  });
+
+  it('drift, trace and the TUI say it does not start, and the listing that did not read', () => {
+    const node = new Analysis(f).node('node-a');
+    // before: undefined (a listing file was there), so only the listing not read was said
+    assert.match(node.agentNotStarted() ?? '', /does not start with its configuration/);
+    assert.match(
+      node.driftUnavailable() ?? '',
+      /^node node-a: Cilium's agent kube-system\/cilium-node-a does not start .*; Cilium replaces kube-proxy and its agent's Service table was not read: /,
+    );
+    const tui = analyze({ objects: objects(), nodes: f.nodes, meta: {} }).nodes[0]!;
+    assert.match(tui.error ?? '', /^Cilium's agent kube-system\/cilium-node-a does not start .*; /);
   });
 });

@@ -60,7 +60,7 @@ export function tableNode(
   };
   // an agent that does not start holds no table: said so, rather than that none was read; one
   // whose listing was read anyway ran, and the refusal is said beside what that listing gives
-  const refused = ciliumRefused(ctx, n, read !== undefined);
+  const refused = ciliumRefused(ctx, n, read !== undefined && !read.failure);
   const beside = refused ? [refused] : [];
   const agent = ctx.analysis.state(node).cilium;
   if (!read)
