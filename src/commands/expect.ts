@@ -58,6 +58,7 @@ export async function expectCommand(o: ExpectOptions, g: GlobalOptions): Promise
         settings: agent.source,
         ...(agent.nodePorts ? { nodePorts: agent.nodePorts } : {}),
         ...(agent.refused ? { refused: agent.refused } : {}),
+        sourceRangeCheck: agent.settings.sourceRangeCheck,
       }),
     );
     return EXIT.ok;

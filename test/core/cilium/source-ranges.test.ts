@@ -54,8 +54,9 @@ const web = (ranges: string[]): KubeObject => ({
   }),
   status: { loadBalancer: { ingress: [{ ip: '198.51.100.7' }] } },
 });
-/** node-a's agent of `tag`, its frontends table read (the ClusterIP's only: enough to compare). */
-const analysis = (tag: string, ranges = RANGES) =>
+/** node-a's agent of `tag` with cilium-config `config`, its frontends table read (the
+ * ClusterIP's only: enough to compare). */
+const analysis = (tag: string, ranges = RANGES, config: Record<string, string> = {}) =>
   new Analysis(
     facts(
       [
@@ -65,7 +66,7 @@ const analysis = (tag: string, ranges = RANGES) =>
         ...twoNodes(),
         ...kubeDns(),
         aCiliumAgent('node-a', `quay.io/cilium/cilium:${tag}`),
-        aCiliumConfig(),
+        aCiliumConfig(config),
       ],
       {
         'node-a': {
@@ -125,6 +126,66 @@ describe('ranges the agent ignores, said', () => {
     assert.deepEqual(
       f[0]!.evidence.map((e) => [e.kind, e.text]),
       [['read', `spec.loadBalancerSourceRanges: ${JSON.stringify(RANGES)}`]],
+    );
+  });
+});
+
+describe('ranges the agent ignores where it checks no source at all', () => {
+  const UNCHECKED =
+    "no source is checked (the agent's source-range check is off: enable-svc-source-range-check false, or NodePort off), so every client is let in";
+  const OFF = { 'enable-svc-source-range-check': 'false' };
+
+  it('1.18 with the check off: expect, drift and the Rules step say no source is checked', () => {
+    const a = analysis('v1.18.6', RANGES, OFF);
+    const node = a.node('node-a');
+    const agent = a.state('node-a').cilium!;
+    const text = expectedCiliumText(node.ciliumExpected() ?? [], [], {
+      node: 'node-a',
+      agent: 'kube-system/cilium-node-a',
+      settings: 'ConfigMap kube-system/cilium-config',
+      sourceRangeCheck: agent.settings.sourceRangeCheck,
+    });
+    // before: "so its frontends check the source against 192.168.0.0/16 only"
+    assert.match(
+      text,
+      /of default\/web: it parses each as written \(netip\.ParsePrefix\), so no source/,
+    );
+    assert.ok(text.includes(UNCHECKED), text);
+    const note = node.drift().notes?.find((n) => n.id === 'cilium-source-range-ignored');
+    assert.ok(note?.explanation.endsWith(`${UNCHECKED}.`), note?.explanation);
+    const f = run(rulesCheck, a.facts).filter((x) => x.id === 'cilium-source-range-ignored');
+    // every client let in against the spec: a warn, not a note that passes
+    assert.deepEqual(
+      f.map((x) => [x.status, x.info ?? false]),
+      [['warn', false]],
+    );
+    assert.ok(f[0]!.explanation.endsWith(`${UNCHECKED}.`));
+  });
+
+  it('1.18.3, whose ClusterIP frontends carry them too, with the check off: unchecked', () => {
+    // 1.18.0 to 1.18.5 guard every type
+    const a = analysis('v1.18.3', RANGES, OFF);
+    const cluster = (a.node('node-a').ciliumExpected() ?? []).find((x) => x.type === 'ClusterIP');
+    assert.equal(cluster?.ignoredRanges?.length, 2);
+    const f = run(rulesCheck, a.facts).filter((x) => x.id === 'cilium-source-range-ignored');
+    assert.ok(f[0]?.explanation.endsWith(`${UNCHECKED}.`), f[0]?.explanation);
+  });
+
+  it('checked but every range ignored: a warn; some range left: a note', () => {
+    const open = run(rulesCheck, analysis('v1.20.2', [' 10.0.0.0/8']).facts).filter(
+      (x) => x.id === 'cilium-source-range-ignored',
+    );
+    assert.deepEqual(
+      open.map((x) => x.status),
+      ['warn'],
+    );
+    assert.match(open[0]!.explanation, /check no source: every client is let in\.$/);
+    const some = run(rulesCheck, analysis('v1.20.2').facts).filter(
+      (x) => x.id === 'cilium-source-range-ignored',
+    );
+    assert.deepEqual(
+      some.map((x) => [x.status, x.info]),
+      [['pass', true]],
     );
   });
 });

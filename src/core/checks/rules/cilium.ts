@@ -1,6 +1,6 @@
 // Step 7 on a Cilium node, beside its table: an agent whose release refuses cilium-config as read
 // (not started, so nothing of it to compare; or, its table read, to stop at its next start), and
-// the Service's loadBalancerSourceRanges the agent ignores (a note, as expect and drift say it).
+// the Service's loadBalancerSourceRanges the agent ignores (as expect and drift say it).
 import { read } from '../../evidence.js';
 import {
   notStarted,
@@ -48,24 +48,29 @@ export function ciliumRefused(
 }
 
 /** The Service's loadBalancerSourceRanges the node's agent ignores, where it replaces kube-proxy,
- * each Service's said once. */
+ * each Service's said once: a note, a warn where every client is let in despite the spec. */
 export function ciliumIgnoredRanges(ctx: CheckContext, n: NodeAnalysis, svc: Service): Finding[] {
-  if (n.mode() !== 'cilium') return [];
   const node = n.name;
+  const agent = ctx.analysis.state(node).cilium;
+  if (n.mode() !== 'cilium' || !agent) return [];
   const name = `${svc.namespace}/${svc.name}`;
   const frontends = n.ciliumExpected(ctx.scope) ?? [];
   const written = (svc.raw['spec'] as { loadBalancerSourceRanges?: unknown })
     .loadBalancerSourceRanges;
-  return ignoredRangesOf(frontends.filter((f) => f.service === name)).map((s) =>
-    finding('cilium-source-range-ignored', 'pass', s.title, {
+  const said = ignoredRangesOf(
+    frontends.filter((f) => f.service === name),
+    agent.settings.sourceRangeCheck,
+  );
+  return said.map((s) =>
+    finding('cilium-source-range-ignored', s.open ? 'warn' : 'pass', s.title, {
       explanation: `${s.text}.`,
       // the ranges as the API holds them: their spaces are what the agent reads
       evidence: [
         read(`spec.loadBalancerSourceRanges: ${JSON.stringify(written)}`, serviceRef(svc)),
       ],
       node,
-      // a note, worth reading where the table matches: what the agent makes of the spec
-      info: true,
+      // a note, worth reading where the table matches, unless the spec's restriction is lost
+      ...(s.open ? {} : { info: true }),
     }),
   );
 }

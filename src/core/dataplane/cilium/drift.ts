@@ -174,7 +174,9 @@ export function ciliumDrift(given: CiliumDriftInput): NodeDrift {
         ...(next ? { next } : {}),
       }),
     );
-  for (const { service, title, text } of ignoredRangesOf(input.expected))
+  // the agent's source-range check, on by default (as maps/expected.ts takes it)
+  const checked = input.mapExpectations?.options.sourceRangeCheck !== false;
+  for (const { service, title, text } of ignoredRangesOf(input.expected, checked))
     notes.push(
       infoNote(input, 'cilium-source-range-ignored', { service, title, message: `${text}.` }),
     );

@@ -97,6 +97,8 @@ export function expectedCiliumText(
     nodePorts?: CiliumNodePorts;
     /** Why the agent does not start with its configuration: no table is expected of it. */
     refused?: string;
+    /** The agent's source-range check (agent.ts sourceRangeCheck; on by default). */
+    sourceRangeCheck?: boolean;
   },
 ): string {
   const head = `# what Cilium's agent ${o.agent}${o.version ? ` (${o.version})` : ''} on ${o.node} should hold, as it lists it; settings from ${o.settings}`;
@@ -108,7 +110,7 @@ export function expectedCiliumText(
     '# cilium-dbg shell -- db/show frontends',
     ...frontendsTable(held),
     ...oneOfLines(frontends.filter((f) => f.oneOf)),
-    ...ignoredRangesOf(frontends).map((s) => `# ${s.text}`),
+    ...ignoredRangesOf(frontends, o.sourceRangeCheck !== false).map((s) => `# ${s.text}`),
     '',
     '# cilium-dbg shell -- db/show backends',
     ...backendsTable(held),

@@ -48,21 +48,38 @@ export function sourceRangesOf(
   return { ranges, ignored };
 }
 
-/** Each Service of `frontends` whose ranges the agent ignores, said once: a title naming them
- * (quoted, their spaces seen) and one line with why each, and what its frontends check instead. */
+/** What the agent makes of a Service's ranges it ignores: a title naming them (quoted, their spaces
+ * seen), one line with why each and what its frontends check instead, and whether that lets every
+ * client in. */
+export interface IgnoredRangesSaid {
+  service: string;
+  title: string;
+  text: string;
+  open: boolean;
+}
+
+/** Each Service of `frontends` whose ranges the agent ignores, said once; `checked`: the agent's
+ * source-range check is on (agent.ts sourceRangeCheck), else no frontend checks a source. */
 export function ignoredRangesOf(
   frontends: readonly Pick<ExpectedFrontend, 'service' | 'sourceRanges' | 'ignoredRanges'>[],
-): { service: string; title: string; text: string }[] {
-  const said = new Map<string, { service: string; title: string; text: string }>();
+  checked: boolean,
+): IgnoredRangesSaid[] {
+  const said = new Map<string, IgnoredRangesSaid>();
   for (const f of frontends) {
     if (!f.ignoredRanges || said.has(f.service)) continue;
     const quoted = f.ignoredRanges.map((r) => JSON.stringify(r.range));
     const each = f.ignoredRanges.map((r, i) => `${quoted[i]} (${r.why})`).join(', ');
-    const checked = f.sourceRanges ?? [];
+    const ranges = checked ? (f.sourceRanges ?? []) : [];
+    const instead = !checked
+      ? "no source is checked (the agent's source-range check is off: enable-svc-source-range-check false, or NodePort off), so every client is let in"
+      : ranges.length > 0
+        ? `its frontends check the source against ${ranges.join(', ')} only`
+        : 'its frontends check no source: every client is let in';
     said.set(f.service, {
       service: f.service,
       title: `loadBalancerSourceRanges ${quoted.join(', ')} ignored by Cilium's agent`,
-      text: `Cilium's agent ignores ${each} of the loadBalancerSourceRanges of ${f.service}: it parses each as written (netip.ParsePrefix), so ${checked.length > 0 ? `its frontends check the source against ${checked.join(', ')} only` : 'its frontends check no source: every client is let in'}`,
+      text: `Cilium's agent ignores ${each} of the loadBalancerSourceRanges of ${f.service}: it parses each as written (netip.ParsePrefix), so ${instead}`,
+      open: ranges.length === 0,
     });
   }
   return [...said.values()];
