@@ -80,9 +80,10 @@ describe('a Cilium agent that does not start with its configuration, on the comm
       doc.findings.filter((f) => f.severity !== 'info').map((f) => f.id),
       ['cilium-backend-stale', 'cilium-backend-missing'],
     );
+    // and its BPF maps' forwarding and algorithm not compared with the refused config
     assert.deepEqual(
       doc.notes.map((n) => n.id),
-      ['cilium-config-refused'],
+      ['cilium-config-refused', 'table-not-captured'],
     );
     assert.match(doc.notes[0]!.message, /cilium-lk8wz is not ready and would not start again/);
     const text = kdebug(['drift', '--snapshot', dir, '--node', 'vm-12-11-centos']);

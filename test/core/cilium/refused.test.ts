@@ -221,3 +221,30 @@ describe('an agent that does not start, its listing recorded but not read (an er
     assert.match(tui.error ?? '', /^Cilium's agent kube-system\/cilium-node-a does not start .*; /);
   });
 });
+
+describe("an agent refusing cilium-config's bpf-lb-mode, its BPF maps read", () => {
+  // 1.18 stops on node-port-mode set beside a bpf-lb-mode other than snat; the agent ran on an
+  // earlier configuration (SNAT: no entry says dsr)
+  const MODES = { 'bpf-lb-mode': 'dsr', 'node-port-mode': 'dsr' };
+  const BPF = [
+    'SERVICE ADDRESS         BACKEND ADDRESS (REVNAT_ID) (SLOT)',
+    '10.96.0.10:53/UDP (0)   0.0.0.0:0 (1) (0) [ClusterIP, non-routable]',
+    '10.96.0.10:53/UDP (1)   10.244.0.2:53/UDP (1) (1)',
+    '10.96.0.50:80/TCP (0)   0.0.0.0:0 (2) (0) [ClusterIP, non-routable]',
+    '10.96.0.50:80/TCP (1)   10.244.0.5:8080/TCP (2) (1)',
+    '10.96.0.50:80/TCP (2)   10.244.1.6:8080/TCP (2) (2)',
+    '',
+  ].join('\n');
+  const f = facts(objects(MODES), {
+    'node-b': { 'cilium-frontends': FRONTENDS, 'cilium-bpf-lb-list': BPF },
+  });
+
+  it('compares no forwarding mode nor algorithm of the refused config, and says so', () => {
+    const d = new Analysis(f).node('node-b').drift();
+    // before: cilium-forwarding-differs on each entry, against the dsr the agent never ran with
+    assert.deepEqual(d.findings, []);
+    const said = d.notRead?.find((n) => n.title.startsWith('forwarding mode'));
+    assert.equal(said?.id, 'table-not-captured');
+    assert.match(said.explanation, /earlier configuration, whose bpf-lb-mode and bpf-lb-algorithm/);
+  });
+});

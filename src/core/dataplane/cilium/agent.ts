@@ -284,10 +284,11 @@ export const oldAgentBinary = (agent: CiliumAgent | undefined): 'cilium' | undef
 /** Which BPF map entry flags and tables the agent's release and its settings as read (not
  * assumed) let drift compare with what kdebug expects. */
 export interface KnownMapFlags {
-  /** dsr: the forwarding mode and its annotation were read, and the release writes the flag
-   * (1.17 on; for hybrid only from 1.18.5, before which hybrid wrote none). */
+  /** dsr: the forwarding mode and its annotation were read, in a cilium-config the agent takes
+   * (not refused), and the release writes the flag (1.17 on; for hybrid only from 1.18.5, before
+   * which hybrid wrote none). */
   forwarding: boolean;
-  /** LBALG and the Maglev table: the algorithm and its annotation were read. */
+  /** LBALG and the Maglev table: the algorithm and its annotation were read, not refused. */
   algorithm: boolean;
   /** deny: the release honours the source-range policy annotation (1.17 on). */
   sourceRangeDeny: boolean;
@@ -302,9 +303,12 @@ export function knownMapFlags(agent: CiliumAgent): KnownMapFlags {
   const since = (r: readonly [number, number, number?]) =>
     agent.release !== undefined && atLeast(agent.release, r);
   const hybrid = agent.settings.forwarding === 'hybrid';
+  // a refused cilium-config is not the one the agent runs on, and its bpf-lb-mode and
+  // bpf-lb-algorithm are among the keys it is refused on (lbConfigRefused)
+  const runs = agent.configRead && !agent.refused;
   return {
-    forwarding: agent.configRead && since([1, 17]) && (!hybrid || since([1, 18, 5])),
-    algorithm: agent.configRead,
+    forwarding: runs && since([1, 17]) && (!hybrid || since([1, 18, 5])),
+    algorithm: runs,
     sourceRangeDeny: since([1, 17]),
     flags: since([1, 18]),
     sourceRangeTypes: agent.configRead,

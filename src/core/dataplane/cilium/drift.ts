@@ -185,8 +185,17 @@ export function ciliumDrift(given: CiliumDriftInput): NodeDrift {
   if (input.maps) maps(input, input.maps, add, notes);
   // the BPF maps, read besides the table or as the only one, against the entries expected
   const bpf = input.maps ?? (BPF_FORMS.includes(table.form) ? table : undefined);
-  if (bpf && input.mapExpectations)
+  if (bpf && input.mapExpectations) {
     mapEntryDrift(node, input.expected, bpf, input.mapExpectations, add);
+    // knownMapFlags leaves them out where the agent refuses cilium-config as read
+    if (input.refused)
+      notRead.push(
+        infoNote(input, 'table-not-captured', {
+          title: 'forwarding mode and backend selection not compared',
+          message: `The BPF map entries of ${node} are compared without their forwarding mode (dsr) and backend selection (LBALG, Maglev): the agent would not start with cilium-config as read, so it runs on an earlier configuration, whose bpf-lb-mode and bpf-lb-algorithm were not read.`,
+        }),
+      );
+  }
   if (statesUnread(table))
     notRead.push(
       infoNote(input, 'table-not-captured', {
