@@ -58,6 +58,8 @@ export async function expectCommand(o: ExpectOptions, g: GlobalOptions): Promise
         settings: agent.source,
         ...(agent.nodePorts ? { nodePorts: agent.nodePorts } : {}),
         ...(agent.refused ? { refused: agent.refused } : {}),
+        // as drift decides it: nothing of it listed and not ready, it has not started
+        notStarted: node.agentNotStarted() !== undefined,
         sourceRangeCheck: agent.settings.sourceRangeCheck,
       }),
     );

@@ -90,4 +90,18 @@ describe('a Cilium agent that does not start with its configuration, on the comm
     // before: "compared with what Cilium's agent should hold (nothing: it does not start, below)"
     assert.match(text.stdout, /compared with\s+what Cilium's agent should hold \(frontends/);
   });
+
+  it('its listing read, expect prints the table drift compares, with a note why it may differ', () => {
+    const expect = kdebug(['expect', '--snapshot', dir, '--node', 'vm-12-11-centos'], {
+      env: { COLUMNS: '400' },
+    });
+    assert.equal(expect.code, 0, expect.stderr);
+    // before: "# nothing: cilium-config sets both ...", while drift compared the full table
+    assert.doesNotMatch(expect.stdout, /^# nothing/m);
+    assert.match(
+      expect.stdout,
+      /^# note: cilium-config as read would be refused at the agent's next start, so what it holds comes from an earlier configuration: cilium-config sets both bpf-lb-acceleration/m,
+    );
+    assert.match(expect.stdout, /^10\.1\.190\.219:8080\/TCP +ClusterIP +default\/nginx-svc/m);
+  });
 });

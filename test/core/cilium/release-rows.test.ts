@@ -213,6 +213,7 @@ describe('both a bpf-lb-* key and its deprecated one set: the agent does not sta
       agent: 'kube-system/cilium-x',
       settings: 'ConfigMap kube-system/cilium-config',
       refused: why,
+      notStarted: true,
     });
     assert.match(text, /^# nothing: cilium-config sets both bpf-lb-mode/m);
     assert.doesNotMatch(text, /db\/show frontends/);

@@ -95,18 +95,26 @@ export function expectedCiliumText(
     version?: string;
     settings: string;
     nodePorts?: CiliumNodePorts;
-    /** Why the agent does not start with its configuration: no table is expected of it. */
+    /** Why cilium-config as read would stop the agent at a start (agent.ts lbConfigRefused). */
     refused?: string;
+    /** The agent so refused has not started (not ready, nothing of it listed): no table is
+     * expected of it; else it runs on an earlier configuration, and the table is said with a note. */
+    notStarted?: boolean;
     /** The agent's source-range check (agent.ts sourceRangeCheck; on by default). */
     sourceRangeCheck?: boolean;
   },
 ): string {
   const head = `# what Cilium's agent ${o.agent}${o.version ? ` (${o.version})` : ''} on ${o.node} should hold, as it lists it; settings from ${o.settings}`;
-  if (o.refused) return `${head}\n# nothing: ${o.refused}\n`;
+  if (o.refused && o.notStarted) return `${head}\n# nothing: ${o.refused}\n`;
   // a frontend the agent holds at one of several addresses is said apart, not listed as held
   const held = frontends.filter((f) => !f.oneOf);
   return [
     head,
+    ...(o.refused
+      ? [
+          `# note: cilium-config as read would be refused at the agent's next start, so what it holds comes from an earlier configuration: ${o.refused}`,
+        ]
+      : []),
     '# cilium-dbg shell -- db/show frontends',
     ...frontendsTable(held),
     ...oneOfLines(frontends.filter((f) => f.oneOf)),
