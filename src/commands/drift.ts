@@ -2,6 +2,7 @@
 import { Analysis } from '../core/analysis.js';
 import { DriftInputError, driftAnswer } from '../core/dataplane/drift.js';
 import { hasRules } from '../core/facts.js';
+import { byReason, namedFew } from '../core/nodes/access.js';
 import type { IPFamily } from '../core/ipv6.js';
 import { pickNodes, type SourceFlags } from '../cluster/facts-source.js';
 import { driftDoc, driftText } from '../output/drift.js';
@@ -13,6 +14,7 @@ import {
   format,
   sourceContext,
   UsageError,
+  tell,
   textWidth,
   write,
   writeDoc,
@@ -36,6 +38,8 @@ export async function driftCommand(o: DriftFlags, g: GlobalOptions): Promise<num
   const chosen = ssh?.node ?? o.node;
   const notStarted = chosen !== undefined ? analysis.node(chosen).agentNotStarted() : undefined;
   if (notStarted) throw new DriftInputError(`node ${chosen}: ${notStarted}`);
+  // without --node such nodes are none of those recorded: each said, not left out unsaid
+  if (chosen === undefined) for (const line of notStartedLines(analysis)) tell(line);
   const nodes = pickNodes(facts, dir, { ...o, node: chosen }, 'recorded rules', true);
   const from = o.snapshot !== undefined ? `snapshot ${dir}` : dir;
   const label = ssh ? `${from}, ${ssh.node}'s rules read now (${ssh.via})` : from;
@@ -60,6 +64,19 @@ export async function driftCommand(o: DriftFlags, g: GlobalOptions): Promise<num
   if (shown === 'json') writeDoc(driftDoc(answer, how));
   else write(driftText(answer, how, textWidth().width));
   return answer.drifted ? EXIT.problem : EXIT.ok;
+}
+
+/** The nodes not compared because their Cilium agent has not started (nothing of it listed), as
+ * nodes not reached are said: grouped by why. */
+function notStartedLines(analysis: Analysis): string[] {
+  const left = analysis.view.nodes.flatMap(({ name }) => {
+    const reason = analysis.node(name).agentNotStarted();
+    return reason && !hasRules(analysis.facts, name) ? [{ node: name, reason }] : [];
+  });
+  return byReason(left).map(
+    (g) =>
+      `${g.nodes.length} node${g.nodes.length === 1 ? '' : 's'} not compared: ${namedFew(g.nodes)} (${g.reason})`,
+  );
 }
 
 /** `kdebug drift`: its flags, help and action. */

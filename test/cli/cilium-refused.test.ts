@@ -68,6 +68,22 @@ describe('a Cilium agent that does not start with its configuration, on the comm
     assert.match(expect.stdout, /^# nothing: cilium-config sets both bpf-lb-acceleration/m);
   });
 
+  it('drift without --node says the node it leaves out and why', () => {
+    const said =
+      /^kdebug: 1 node not compared: vm-12-7-centos \(Cilium's agent kube-system\/cilium-5xq2d does not start with its configuration, .*cilium-config sets both bpf-lb-acceleration/m;
+    // before: the node was left out with nothing said
+    for (const flags of [['--all-nodes'], []]) {
+      const drift = kdebug(['drift', '--snapshot', dir, ...flags, '-o', 'json']);
+      assert.equal(drift.code, 1, drift.stderr);
+      assert.match(drift.stderr, said);
+      const doc = JSON.parse(drift.stdout) as { nodes: { node: string }[] };
+      assert.deepEqual(
+        doc.nodes.map((n) => n.node),
+        ['vm-12-11-centos'],
+      );
+    }
+  });
+
   it('its listing read, drift compares it as usual and notes it would not start again', () => {
     const drift = kdebug(['drift', '--snapshot', dir, '--node', 'vm-12-11-centos', '-o', 'json']);
     assert.equal(drift.code, 1, drift.stderr);
