@@ -44,7 +44,7 @@ import type { ListingParseError } from './listing-error.js';
 import { listingArgv, type ListingCommand } from '../nodes/commands.js';
 import { escapeControls } from '../sanitize.js';
 import { traceCiliumPacket } from './cilium/trace.js';
-import { refusedText } from './cilium/refused.js';
+import { refusal } from './cilium/refused.js';
 import { buildCiliumTrees, nodePortKey, type CiliumKnown } from './cilium/trees.js';
 import { tracePacket } from './iptables/trace.js';
 import type { NodeNetwork, TracePacket, TraceResult } from './trace/trace.js';
@@ -386,7 +386,7 @@ function healthServers(
 export function ciliumDataplane(read: CiliumRead, view: ClusterView): CiliumDataplane {
   const { table, agent } = read;
   // its table read, an agent said refused ran on an earlier configuration: read as usual
-  const refused = refusedText(agent, true);
+  const refused = refusal(agent, true);
   const expected = (only?: readonly { namespace: string; name: string }[]) =>
     expectedCilium(view, read.node, agent.settings, only);
   return {
@@ -440,7 +440,7 @@ export function ciliumDataplane(read: CiliumRead, view: ClusterView): CiliumData
         ...(read.maps ? { maps: read.maps } : {}),
         podIPs: new Set(view.pods.flatMap((p) => (p.hostNetwork ? [] : p.podIPs))),
       });
-      return refused ? { ...walked, notes: [...walked.notes, refused] } : walked;
+      return refused ? { ...walked, notes: [...walked.notes, refused.why] } : walked;
     },
     // the agent's table holds no per-address line a ping meets: its walk says what happens
     clusterIpLines: () => [],

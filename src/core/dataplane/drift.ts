@@ -68,6 +68,8 @@ export interface DriftSaid {
   /** What to do about it, in words. */
   advice?: string;
   notSynced?: true;
+  /** What it rests on besides the node's lines: objects as read from the API. */
+  evidence?: Evidence[];
 }
 
 /** Adds a finding of `id` (its severity from SEVERITY) about the node being compared. */
@@ -152,7 +154,17 @@ export function driftFinding(
   at: { node: string; source: string },
   severity: Severity = SEVERITY[id],
 ): DriftFinding {
-  const { service, title, message, expected = [], actual = [], next, advice, ...lines } = said;
+  const {
+    service,
+    title,
+    message,
+    expected = [],
+    actual = [],
+    next,
+    advice,
+    evidence = [],
+    ...lines
+  } = said;
   const drift: DriftLines = { expected, actual, ...lines };
   return {
     id,
@@ -160,11 +172,13 @@ export function driftFinding(
     title,
     explanation: message,
     // what the check read on the node (what it expected is in `drift`): judgedOnNode tells its
-    // lines apart on the node's whole rules
-    evidence:
-      actual.length > 0 || expected.length === 0
+    // lines apart on the node's whole rules; then what it read from the API
+    evidence: [
+      ...(actual.length > 0 || expected.length === 0
         ? actual.map((l) => seen(l, at))
-        : [seen(`${at.source}: none of these`, at)],
+        : [seen(`${at.source}: none of these`, at)]),
+      ...evidence,
+    ],
     ...(next ? { next } : {}),
     ...(advice ? { advice } : {}),
     node: at.node,

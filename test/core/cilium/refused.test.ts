@@ -99,6 +99,24 @@ describe('an agent that does not start with its configuration, its listing read'
       /is not ready and would not start again .* read as usual/,
     );
     assert.match(d.notes![0]!.explanation, WHY);
+    // before: no evidence, and `logs --tail=200` of the container running now
+    assert.deepEqual(
+      d.notes![0]!.evidence.map((e) => [e.kind, e.text]),
+      [
+        ['read', 'Pod kube-system/cilium-node-b: container cilium-agent not ready (running)'],
+        ['read', 'ConfigMap kube-system/cilium-config, as Cilium v1.18.6 reads it'],
+      ],
+    );
+    assert.deepEqual(d.notes![0]!.next?.argv, [
+      'kubectl',
+      '-n',
+      'kube-system',
+      'logs',
+      'cilium-node-b',
+      '-c',
+      'cilium-agent',
+      '--previous',
+    ]);
   });
 
   it('trace walks the listing and says the refusal in a note', () => {

@@ -224,7 +224,13 @@ describe('both a bpf-lb-* key and its deprecated one set: the agent does not sta
     // a listing read shows the agent ran (on an earlier configuration): it used to be compared
     // with nothing; now it is compared as usual (a frontend no object makes is stale), and the
     // refusal at the next start is a note
-    const drift = ciliumDrift({ node: 'n1', expected: [], table, scoped: false, refused: why });
+    const drift = ciliumDrift({
+      node: 'n1',
+      expected: [],
+      table,
+      scoped: false,
+      refused: { why, evidence: [] },
+    });
     assert.deepEqual(
       drift.findings.map((f) => f.id),
       ['cilium-frontend-stale'],

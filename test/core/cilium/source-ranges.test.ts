@@ -99,16 +99,21 @@ describe('ranges the agent ignores, said', () => {
   it('drift notes them, once for the Service, not as drift', () => {
     const d = analysis('v1.20.2').node('node-a').drift();
     const notes = (d.notes ?? []).filter((n) => n.id === 'cilium-source-range-ignored');
+    // a note of the whole Service (before: "default/web" given as a port's name), on its spec
     assert.deepEqual(
       notes.map((n) => [n.service, severityOf(n), n.title, n.explanation]),
       [
         [
-          'default/web',
+          undefined,
           'info',
           'loadBalancerSourceRanges " 10.0.0.0/8", "010.1.0.0/16" ignored by Cilium\'s agent',
           `${SAID}.`,
         ],
       ],
+    );
+    assert.deepEqual(
+      notes[0]!.evidence.map((e) => [e.kind, e.text, e.object]),
+      [['read', `spec.loadBalancerSourceRanges: ${JSON.stringify(RANGES)}`, 'Service default/web']],
     );
     // every range ignored: no source is checked at all
     const none = analysis('v1.20.2', [' 10.0.0.0/8']).node('node-a').drift().notes ?? [];

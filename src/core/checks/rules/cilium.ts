@@ -1,17 +1,11 @@
 // Step 7 on a Cilium node, beside its table: an agent whose release refuses cilium-config as read
 // (not started, so nothing of it to compare; or, its table read, to stop at its next start), and
 // the Service's loadBalancerSourceRanges the agent ignores (as expect and drift say it).
-import { read } from '../../evidence.js';
-import {
-  notStarted,
-  previousLog,
-  refusedEvidence,
-  refusedText,
-} from '../../dataplane/cilium/refused.js';
-import { ignoredRangesOf } from '../../dataplane/cilium/source-ranges.js';
+import { notStarted, refusal } from '../../dataplane/cilium/refused.js';
+import { ignoredRangesOf, rangesRead } from '../../dataplane/cilium/source-ranges.js';
 import type { Service } from '../../kube/objects.js';
 import type { Finding } from '../../model.js';
-import { findingOf, serviceRef } from '../check.js';
+import { findingOf } from '../check.js';
 import type { CheckContext } from '../context.js';
 import type { NodeAnalysis } from '../../analysis.js';
 
@@ -27,8 +21,8 @@ export function ciliumRefused(
   if (n.mode() !== 'cilium') return undefined;
   const node = n.name;
   const agent = ctx.analysis.state(node).cilium;
-  const why = agent && refusedText(agent, listed);
-  if (!agent || !why) return undefined;
+  const said = agent && refusal(agent, listed);
+  if (!agent || !said) return undefined;
   return finding(
     'cilium-config-refused',
     'warn',
@@ -38,10 +32,10 @@ export function ciliumRefused(
         ? "Cilium's agent does not start with its configuration"
         : 'cilium-config as read would stop the agent at a start',
     {
-      explanation: `${why}.`,
-      evidence: refusedEvidence(agent),
+      explanation: `${said.why}.`,
+      evidence: said.evidence,
       // the log of its last start says why it stopped
-      next: previousLog(agent),
+      next: said.next,
       node,
     },
   );
@@ -55,8 +49,6 @@ export function ciliumIgnoredRanges(ctx: CheckContext, n: NodeAnalysis, svc: Ser
   if (n.mode() !== 'cilium' || !agent) return [];
   const name = `${svc.namespace}/${svc.name}`;
   const frontends = n.ciliumExpected(ctx.scope) ?? [];
-  const written = (svc.raw['spec'] as { loadBalancerSourceRanges?: unknown })
-    .loadBalancerSourceRanges;
   const said = ignoredRangesOf(
     frontends.filter((f) => f.service === name),
     agent.settings.sourceRangeCheck,
@@ -64,10 +56,7 @@ export function ciliumIgnoredRanges(ctx: CheckContext, n: NodeAnalysis, svc: Ser
   return said.map((s) =>
     finding('cilium-source-range-ignored', s.open ? 'warn' : 'pass', s.title, {
       explanation: `${s.text}.`,
-      // the ranges as the API holds them: their spaces are what the agent reads
-      evidence: [
-        read(`spec.loadBalancerSourceRanges: ${JSON.stringify(written)}`, serviceRef(svc)),
-      ],
+      evidence: [rangesRead(svc)],
       node,
       // a note, worth reading where the table matches, unless the spec's restriction is lost
       ...(s.open ? {} : { info: true }),

@@ -28,7 +28,8 @@ import {
 import { mapEntryDrift, type MapExpectations } from './maps/drift.js';
 import { unwrittenMaps } from './maps/expected.js';
 import { unreadMapText } from './maps/read-dump.js';
-import { ignoredRangesOf } from './source-ranges.js';
+import type { Refusal } from './refused.js';
+import { ignoredRangesOf, rangesRead } from './source-ranges.js';
 
 /** The listings that are the BPF maps themselves. */
 const BPF_FORMS: readonly CiliumTable['form'][] = ['bpf-lb-list', 'maps-dump'];
@@ -49,9 +50,10 @@ export interface CiliumDriftInput {
   /** Why the health server's frontends are not compared (healthServerUnknown), and the Services
    * in scope that have a health check node port; undefined where they are compared. */
   healthServers?: { why: string; services: string[] };
-  /** Why the agent, not ready, would not start again with cilium-config as read (refused.ts):
-   * its table was read, so it is compared as usual and this said beside. */
-  refused?: string;
+  /** Why the agent would not start again with cilium-config as read (refused.ts), what that
+   * rests on, and the log of its last start: its table was read, so it is compared as usual and
+   * this said beside. */
+  refused?: Refusal;
 }
 
 const nameOf = (f: Pick<ExpectedFrontend, 'service' | 'portName'>) =>
@@ -170,16 +172,24 @@ export function ciliumDrift(given: CiliumDriftInput): NodeDrift {
     notes.push(
       infoNote(input, 'cilium-config-refused', {
         title: "cilium-config as read would stop the agent's next start",
-        message: input.refused,
-        ...(next ? { next } : {}),
+        message: input.refused.why,
+        evidence: input.refused.evidence,
+        ...(input.refused.next ? { next: input.refused.next } : {}),
       }),
     );
   // the agent's source-range check, on by default (as maps/expected.ts takes it)
   const checked = input.mapExpectations?.options.sourceRangeCheck !== false;
-  for (const { service, title, text } of ignoredRangesOf(input.expected, checked))
+  for (const { service, title, text } of ignoredRangesOf(input.expected, checked)) {
+    // a note of the whole Service, none of its ports; its spec as read, where given
+    const svc = input.mapExpectations?.services.find((s) => `${s.namespace}/${s.name}` === service);
     notes.push(
-      infoNote(input, 'cilium-source-range-ignored', { service, title, message: `${text}.` }),
+      infoNote(input, 'cilium-source-range-ignored', {
+        title,
+        message: `${text}.`,
+        ...(svc ? { evidence: [rangesRead(svc)] } : {}),
+      }),
     );
+  }
   if (input.healthServers) healthServersNotCompared(input, input.healthServers, notRead);
   if (!input.scoped) stale(input, matched, add, next, notRead);
   if (input.maps) maps(input, input.maps, add, notes);

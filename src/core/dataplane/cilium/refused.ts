@@ -24,9 +24,25 @@ export function refusedText(agent: CiliumAgent, listed: boolean): string | undef
     : `cilium-config as read would stop ${who} at a start; whether it started is not known (neither its container's status nor its Pod's Ready condition was read): ${agent.refused}`;
 }
 
+/** What drift and the Rules step say of a refused agent: why, what that rests on, and the log
+ * of its last start. */
+export interface Refusal {
+  why: string;
+  evidence: Evidence[];
+  next?: NextCommand;
+}
+
+/** `agent`'s refusal (refusedText), where its release refuses cilium-config as read. */
+export function refusal(agent: CiliumAgent, listed: boolean): Refusal | undefined {
+  const why = refusedText(agent, listed);
+  if (!why) return undefined;
+  const next = previousLog(agent);
+  return { why, evidence: refusedEvidence(agent), ...(next ? { next } : {}) };
+}
+
 /** What the refusal rests on: the agent's readiness as read (or that it was not), and
  * cilium-config as its release reads it. */
-export function refusedEvidence(agent: CiliumAgent): Evidence[] {
+function refusedEvidence(agent: CiliumAgent): Evidence[] {
   const pod = `Pod ${agent.pod.namespace}/${agent.pod.name}`;
   return [
     agent.readiness
@@ -40,7 +56,7 @@ export function refusedEvidence(agent: CiliumAgent): Evidence[] {
 }
 
 /** The log of the agent's last start, which says why it stopped (none where a name is hostile). */
-export const previousLog = (agent: CiliumAgent): NextCommand | undefined =>
+const previousLog = (agent: CiliumAgent): NextCommand | undefined =>
   kubectl(
     agent.pod.namespace,
     'logs',
