@@ -91,6 +91,19 @@ describe('IPVS listings', () => {
     ]);
   });
 
+  it("an elision in another command's output above a listing is not the listing's", () => {
+    const t = parseIpvs(`$ ip addr show kube-ipvs0
+    inet 10.96.0.1/32 scope global kube-ipvs0
+...
+$ ipvsadm-save -n
+-A -t 10.96.0.1:443 -s rr
+-a -t 10.96.0.1:443 -r 172.18.0.2:6443 -m -w 1
+`);
+    assert.deepEqual(t.elided, []);
+    const [vs] = buildIpvsTrees(t).services;
+    assert.deepEqual([vs!.partial, vs!.endpoints.map((e) => e.probability)], [undefined, [1]]);
+  });
+
   it('an elision limits the virtual server above it, and real servers below it have no owner', () => {
     const head = `IP Virtual Server version 1.2.1 (size=4096)
 Prot LocalAddress:Port Scheduler Flags

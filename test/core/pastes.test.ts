@@ -1930,3 +1930,40 @@ describe("Cilium's status pasted before another tool's listing", () => {
     );
   });
 });
+
+describe('what an elision limits, and what it does not', () => {
+  const svc = 'KUBE-SVC-NPX46M4PTMTKRN6Y';
+  it("an elision in one command's output does not limit the next command's listing", () => {
+    const x = reads(`$ sudo iptables -t nat -S KUBE-SERVICES
+-N KUBE-SERVICES
+-A KUBE-SERVICES -d 10.96.0.50/32 -p tcp -m comment --comment "default/web:http cluster IP" -m tcp --dport 80 -j ${svc}
+...
+$ sudo iptables -t nat -S ${svc} | grep -e '-A'
+-A ${svc} -m comment --comment "default/web:http -> 10.1.0.5:80" -m statistic --mode random --probability 0.50000000000 -j KUBE-SEP-ZXMNUKOKXUTL2MK2
+-A ${svc} -m comment --comment "default/web:http -> 10.1.0.6:80" -j KUBE-SEP-XGLOHA7QRQ3V22RZ
+`);
+    const t = x.trees.services.find((s) => s.name === 'default/web:http')!;
+    assert.deepEqual(
+      t.endpoints.map((e) => (e.shareUnknown ? null : e.probability)),
+      [0.5, 0.5],
+    );
+  });
+
+  it('a KUBE-SEP chain DNATs to its first DNAT rule: one after it is never reached', () => {
+    const x = reads(`*nat
+:KUBE-SERVICES - [0:0]
+:${svc} - [0:0]
+:KUBE-SEP-ZXMNUKOKXUTL2MK2 - [0:0]
+-A KUBE-SERVICES -d 10.96.0.50/32 -p tcp -m comment --comment "default/web:http cluster IP" -m tcp --dport 80 -j ${svc}
+-A ${svc} -m comment --comment "default/web:http -> 10.1.0.5:80" -j KUBE-SEP-ZXMNUKOKXUTL2MK2
+-A KUBE-SEP-ZXMNUKOKXUTL2MK2 -p tcp -m comment --comment "default/web:http" -m tcp -j DNAT --to-destination 10.1.0.5:80
+-A KUBE-SEP-ZXMNUKOKXUTL2MK2 -p tcp -m comment --comment "default/web:http" -m tcp -j DNAT --to-destination 10.1.0.6:80
+COMMIT
+`);
+    const t = x.trees.services.find((s) => s.name === 'default/web:http')!;
+    assert.deepEqual(
+      t.endpoints.map((e) => e.address),
+      ['10.1.0.5:80'],
+    );
+  });
+});

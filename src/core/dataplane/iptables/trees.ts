@@ -436,7 +436,8 @@ class TreeBuilder {
     for (let k = 0; k < count; k++) {
       const id = nat.ruleIdOf(c, k);
       if (nat.isDnat(id)) {
-        address = nat.to(id);
+        // the first DNAT translates: a rule after it is never reached
+        address ??= nat.to(id);
         if (nat.hidesDnatTarget(id)) f |= SEP_QUIRK;
       } else if (nat.marksForMasquerade(id) && nat.hasSource(id)) hairpin = id;
       // a masquerade whose source an `iptables -L` paste printed as a name: maybe the hairpin

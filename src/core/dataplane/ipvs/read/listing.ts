@@ -487,6 +487,8 @@ export function parseIpvs(coloured: string, file = '<input>'): IpvsTable {
     // `ipvsadm -ln` typed above the listing prints numbers only: a host name under it is no name
     if (NUMERIC_COMMAND.test(t)) numeric ??= no;
     if (IPTABLES_LINE.test(t)) iptablesLines.push(no);
+    // a prompt, a command or prose between an elision and a listing: the elision is another's
+    elidedAbove = undefined;
     skipped.push(no);
   }
   if (other && services.length === 0)

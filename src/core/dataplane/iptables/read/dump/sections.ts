@@ -31,6 +31,8 @@ export abstract class DumpSections extends DumpFamilies {
     if (save && new Set([...line.matchAll(SAVE_COMMANDS)].map((m) => m[1])).size > 1)
       this.saveFamily = undefined;
     if (command && TYPED_WRITE.test(line)) this.typedWrites.push(this.lineNo);
+    // a command typed starts another listing: an elision above it hid none of that one's rules
+    if (command) this.elisionAbove = undefined;
     // a save typed (`docker exec NODE ip6tables-save | grep X`): its lines, without *table lines
     // when grep'ed, are that family's; another command typed next prints something else
     // (prose that names a save, "nothing in ip6tables-save", says nothing of the lines after it)
