@@ -1966,4 +1966,27 @@ COMMIT
       ['10.1.0.5:80'],
     );
   });
+
+  it('a chain whose hash a person redacted (digits and all) is still the kube-proxy chain it names', () => {
+    const x = reads(`*nat
+:KUBE-SERVICES - [0:0]
+:${svc} - [0:0]
+:KUBE-SEP-AAAAAAAAAAAAAAA1 - [0:0]
+:KUBE-SEP-AAAAAAAAAAAAAAA2 - [0:0]
+-A KUBE-SERVICES -d 10.96.0.50/32 -p tcp -m comment --comment "default/web:http cluster IP" -m tcp --dport 80 -j ${svc}
+-A ${svc} -m statistic --mode random --probability 0.50000000000 -j KUBE-SEP-AAAAAAAAAAAAAAA1
+-A ${svc} -j KUBE-SEP-AAAAAAAAAAAAAAA2
+-A KUBE-SEP-AAAAAAAAAAAAAAA1 -p tcp -m tcp -j DNAT --to-destination 10.1.0.5:80
+-A KUBE-SEP-AAAAAAAAAAAAAAA2 -p tcp -m tcp -j DNAT --to-destination 10.1.0.6:80
+COMMIT
+`);
+    const t = x.trees.services.find((s) => s.name === 'default/web:http')!;
+    assert.deepEqual(
+      t.endpoints.map((e) => [e.address, e.probability]),
+      [
+        ['10.1.0.5:80', 0.5],
+        ['10.1.0.6:80', 0.5],
+      ],
+    );
+  });
 });

@@ -723,10 +723,11 @@ const SEP_UNSURE = 32; // a masquerade rule with a match not read: its hairpin r
 const OLD_HAIRPIN =
   / --set-x?mark (?:0x4d415351(?:\/0xffffffff)?|0x0*([1-9a-f]0*)\/0x0*\1)(?: |$)/i;
 
-/** The kube-proxy chain kind a name that is not in the paste has, by its shape. */
+/** The kube-proxy chain kind a name that is not in the paste has, by its shape (its hash perhaps
+ * redacted by hand, digits and all). */
 function absentKind(name: string | undefined): string | undefined {
   const m =
-    name === undefined ? null : /^(KUBE-(?:SVC|SVL|EXT|FW|XLB|SEP))-[A-Z2-7]{16}$/.exec(name);
+    name === undefined ? null : /^(KUBE-(?:SVC|SVL|EXT|FW|XLB|SEP))-[A-Z0-9]{16}$/.exec(name);
   return m?.[1];
 }
 

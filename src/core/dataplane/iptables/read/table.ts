@@ -721,7 +721,7 @@ const KINDS = ['KUBE-SVC-', 'KUBE-SVL-', 'KUBE-EXT-', 'KUBE-FW-', 'KUBE-XLB-', '
 );
 
 /** Which kube-proxy chain a name is (1 + its index in KINDS, 0 for none): prefix plus a
- * 16-character base32 hash. */
+ * 16-character hash, base32 as kube-proxy writes it or with digits a person redacted it to. */
 function chainKind(b: Uint8Array, s: number, e: number): number {
   if (b[s] !== 75 /* K */ || b[s + 4] !== 45) return 0;
   for (let i = 0; i < KINDS.length; i++) {
@@ -732,7 +732,7 @@ function chainKind(b: Uint8Array, s: number, e: number): number {
     if (k < bytes.length) continue;
     for (; k < e - s; k++) {
       const ch = b[s + k]!;
-      if (!((ch >= 65 && ch <= 90) || (ch >= 50 && ch <= 55))) return 0;
+      if (!((ch >= 65 && ch <= 90) || (ch >= 48 && ch <= 57))) return 0;
     }
     return i + 1;
   }

@@ -147,7 +147,7 @@ export abstract class DumpCuts extends DumpState {
 const cutAt = (line: number) => `the paste is cut at line ${line}`;
 
 /** A jump ending the line in a kube-proxy chain's name shorter than its 16 hash characters. */
-export const CUT_NAME = / -[jg] (KUBE-(?:SVC|SVL|SEP|EXT|FW|XLB)-[A-Z2-7]{0,15})$/;
+export const CUT_NAME = / -[jg] (KUBE-(?:SVC|SVL|SEP|EXT|FW|XLB)-[A-Z0-9]{0,15})$/;
 
 /** The jump a line ends in, to a kube-proxy chain of a fixed name. */
 export const CUT_FIXED_TARGET = / -[jg] (KUBE-[A-Z-]*)$/;

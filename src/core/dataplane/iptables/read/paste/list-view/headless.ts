@@ -97,7 +97,7 @@ function impliedChain(rule: string): { chain: string; why: string } | undefined 
   // with the bare name that match a destination port
   if (
     / -m (?:tcp|udp|sctp) --dport \d+(?: |$)/.test(bare) &&
-    (target === 'KUBE-MARK-MASQ' || /^KUBE-(?:SVC|EXT|XLB)-[A-Z2-7]{16}$/.test(target ?? ''))
+    (target === 'KUBE-MARK-MASQ' || /^KUBE-(?:SVC|EXT|XLB)-[A-Z0-9]{16}$/.test(target ?? ''))
   )
     return {
       chain: 'KUBE-NODEPORTS',
