@@ -1989,4 +1989,35 @@ COMMIT
       ],
     );
   });
+
+  it("-L rows under a column header whose Chain line was left out are no chain's the paste names", () => {
+    const row = (sep: string, comment: string, more = '') =>
+      `${sep}  all  --  0.0.0.0/0  0.0.0.0/0  /* ${comment} */${more}`;
+    const x = reads(`Chain KUBE-SERVICES (2 references)
+target     prot opt source               destination
+${svc}  tcp  --  0.0.0.0/0            10.96.0.50           /* default/web:http cluster IP */ tcp dpt:80
+
+Chain ${svc} (1 references)
+target     prot opt source               destination
+${row('KUBE-SEP-ZXMNUKOKXUTL2MK2', 'default/web:http -> 10.1.0.5:80')}
+...
+target     prot opt source               destination
+${row('KUBE-SEP-BBBBBBBBBBBBBBBB', 'kube-system/kube-dns:dns -> 10.244.0.3:53', ' statistic mode random probability 0.50000000000')}
+${row('KUBE-SEP-CCCCCCCCCCCCCCCC', 'kube-system/kube-dns:dns -> 10.244.0.4:53')}
+`);
+    const t = x.trees.services.find((s) => s.name === 'default/web:http')!;
+    // before: kube-dns's endpoints were read as web's
+    assert.deepEqual(
+      t.endpoints.map((e) => e.chain),
+      ['KUBE-SEP-ZXMNUKOKXUTL2MK2'],
+    );
+    assert.ok(x.mode === 'iptables');
+    assert.ok(
+      x.dump.warnings.some((w) =>
+        /lines 10, 11: rows under a column header whose Chain line is not in the paste/.test(
+          w.message,
+        ),
+      ),
+    );
+  });
 });

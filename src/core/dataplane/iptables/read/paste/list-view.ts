@@ -65,6 +65,10 @@ export function listViewToRules(text: string): ListViewRules {
   const joined: number[] = [];
   const joinedHeads: number[] = [];
   let noInterfaces: number | undefined; // the first column header without in/out columns
+  // -L prints a column header once under each Chain line: another under the same chain is the
+  // next chain's, its Chain line left out, so the rows under it are no chain's the paste names
+  let chainless: number | undefined;
+  const chainlessRows: number[] = [];
   // the paste's last line with text: a rule -L printed only part of is where the paste was cut
   let lastText = lines.length - 1;
   while (lastText > 0 && lines[lastText]!.trim() === '') lastText--;
@@ -99,6 +103,7 @@ export function listViewToRules(text: string): ListViewRules {
       if (builtIn >= 0) lastBuiltIn = builtIn;
       chain = name;
       columns = undefined;
+      chainless = undefined;
       // -L prints a column header under every Chain line: a paste that ends on one is cut there
       if (i === lastText)
         cut = {
@@ -115,6 +120,11 @@ export function listViewToRules(text: string): ListViewRules {
       return '';
     }
     const h = HEADER.exec(line);
+    if (h && (chain || chainless !== undefined) && columns) {
+      chain = undefined;
+      chainless = i + 1;
+      return '';
+    }
     if (h && chain) {
       columns = { num: !!h[1], counters: !!h[2], interfaces: !!h[3] };
       if (!h[3]) noInterfaces ??= i + 1;
@@ -138,6 +148,10 @@ export function listViewToRules(text: string): ListViewRules {
           ? chain
           : undefined;
       cut = { line: i + 1, reason: `inside ${head}`, text: line.trim(), head: { chain: own } };
+      return '';
+    }
+    if (chainless !== undefined && line.trim() !== '' && !FENCE.test(line)) {
+      chainlessRows.push(i + 1);
       return '';
     }
     // a markdown fence closes the block the listing is quoted in: never a rule, kept as it is
@@ -215,6 +229,12 @@ export function listViewToRules(text: string): ListViewRules {
         message: `${lineList(at)}: ${what} on a line of their own, the rest of the row on the next: read as one row`,
         lines: at,
       });
+  if (chainlessRows.length > 0)
+    notes.push({
+      line: chainlessRows[0]!,
+      message: `${lineList(chainlessRows)}: rows under a column header whose Chain line is not in the paste: whose rules they are is not in it, so they are not read`,
+      lines: chainlessRows,
+    });
   unread.push(...(above?.unread ?? []));
   unread.sort((a, b) => a - b);
   if (unread.length > 0)
