@@ -186,7 +186,7 @@ async function fail(e: unknown): Promise<number> {
       import('./core/dataplane/drift.js'),
       import('./core/dataplane/ipvs/read/listing.js'),
       import('./core/dataplane/nftables/read/listing.js'),
-      import('./core/dataplane/cilium/listing.js'),
+      import('./core/dataplane/cilium/read/listing.js'),
       import('./core/not-read.js'),
       import('./cluster/facts-source.js'),
       import('./cluster/snapshot/read.js'),

@@ -13,7 +13,7 @@ import { parseIpvs } from '../core/dataplane/ipvs/read/listing.js';
 import { outputLimitBytes } from '../core/not-read.js';
 import { buildIpvsTrees } from '../core/dataplane/ipvs/trees.js';
 import { pickNodes, readFacts, sshRulesText, type SourceFlags } from '../cluster/facts-source.js';
-import { parseCilium } from '../core/dataplane/cilium/read.js';
+import { parseCilium } from '../core/dataplane/cilium/read/read.js';
 import { buildCiliumTrees } from '../core/dataplane/cilium/trees.js';
 import {
   rulesDoc,

@@ -11,8 +11,8 @@ import {
   type ExpectedFrontend,
 } from './dataplane/cilium/expected.js';
 import { expectedMaps, type ExpectedMapEntry } from './dataplane/cilium/maps/expected.js';
-import { CiliumParseError } from './dataplane/cilium/listing.js';
-import { parseCilium, withBackendStates } from './dataplane/cilium/read.js';
+import { CiliumParseError } from './dataplane/cilium/read/listing.js';
+import { parseCilium, withBackendStates } from './dataplane/cilium/read/read.js';
 import {
   ciliumDataplane,
   couldNotRead,

@@ -14,7 +14,7 @@ import { buildSearchIndex } from '../core/dataplane/iptables/search.js';
 import type { ServiceTrees } from '../core/dataplane/trees.js';
 import { narrowed } from '../core/kube/service-ref.js';
 import { pairFamilies, type NftTable } from '../core/dataplane/nftables/read/listing.js';
-import type { CiliumTable } from '../core/dataplane/cilium/listing.js';
+import type { CiliumTable } from '../core/dataplane/cilium/read/listing.js';
 import { buildNftSearchIndex } from '../core/dataplane/nftables/search.js';
 import { couldNotRead } from '../core/dataplane/dataplane.js';
 import type { TracePacket, TraceResult } from '../core/dataplane/trace/trace.js';

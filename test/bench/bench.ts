@@ -18,7 +18,7 @@ import { buildSearchIndex } from '../../src/core/dataplane/iptables/search.js';
 import { buildServiceTrees } from '../../src/core/dataplane/iptables/trees.js';
 import { clusterDump } from './cluster-dump.js';
 import { ciliumBpfList } from './cilium-dump.js';
-import { parseCilium } from '../../src/core/dataplane/cilium/read.js';
+import { parseCilium } from '../../src/core/dataplane/cilium/read/read.js';
 import { buildCiliumTrees } from '../../src/core/dataplane/cilium/trees.js';
 import { benchExpectDrift } from './expect-drift.js';
 import { mb, median, ms, time } from './measure.js';

@@ -9,7 +9,7 @@ import {
   isWildcard,
   type CiliumBackend,
   type CiliumFrontend,
-} from '../../src/core/dataplane/cilium/listing.js';
+} from '../../src/core/dataplane/cilium/read/listing.js';
 import type { ExpectedMapEntry } from '../../src/core/dataplane/cilium/maps/expected.js';
 
 type Address = { ip: string; port: number; protocol?: CiliumBackend['protocol'] };

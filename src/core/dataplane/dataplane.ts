@@ -39,7 +39,7 @@ import { healthServerUnknown, knownMapFlags, type CiliumAgent } from './cilium/a
 import { ciliumDrift, type CiliumDriftInput } from './cilium/drift.js';
 import { healthChecked, healthServerOf } from './cilium/health-server.js';
 import { expectedCilium, type CiliumNode } from './cilium/expected.js';
-import { frontendKey, type CiliumTable } from './cilium/listing.js';
+import { frontendKey, type CiliumTable } from './cilium/read/listing.js';
 import type { ListingParseError } from './listing-error.js';
 import { listingArgv, type ListingCommand } from '../nodes/commands.js';
 import { escapeControls } from '../sanitize.js';

@@ -1,6 +1,6 @@
 // A dump as `kdebug rules` shows it: which kind it is (iptables, nftables, IPVS, Cilium), what it
 // holds, counted, and the headline that says so.
-import { isDropEntry, type CiliumTable } from '../../core/dataplane/cilium/listing.js';
+import { isDropEntry, type CiliumTable } from '../../core/dataplane/cilium/read/listing.js';
 import type { IpvsTable } from '../../core/dataplane/ipvs/read/listing.js';
 import type { NftTable } from '../../core/dataplane/nftables/read/listing.js';
 import type { Ruleset } from '../../core/dataplane/iptables/read/parse.js';

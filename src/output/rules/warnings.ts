@@ -1,7 +1,11 @@
 // What `kdebug rules` says of a dump besides its trees: the reader's warnings (iptables'), and what
 // a Cilium, IPVS or nftables listing leaves out or how it was read, one warning each; in text, at
 // FILE:LINE, with many skipped lines said in one.
-import { frontendKey, isDropEntry, type CiliumTable } from '../../core/dataplane/cilium/listing.js';
+import {
+  frontendKey,
+  isDropEntry,
+  type CiliumTable,
+} from '../../core/dataplane/cilium/read/listing.js';
 import { unreadMapText } from '../../core/dataplane/cilium/maps/read-dump.js';
 import type { IpvsTable } from '../../core/dataplane/ipvs/read/listing.js';
 import {

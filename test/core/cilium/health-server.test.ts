@@ -15,7 +15,7 @@ import {
   CILIUM_MAP_DEFAULTS,
   expectedMaps,
 } from '../../../src/core/dataplane/cilium/maps/expected.js';
-import { parseCilium } from '../../../src/core/dataplane/cilium/read.js';
+import { parseCilium } from '../../../src/core/dataplane/cilium/read/read.js';
 import {
   backendsTable,
   expectedCiliumText,

@@ -7,7 +7,7 @@ import { ciliumAgentOn, knownMapFlags } from '../../../src/core/dataplane/cilium
 import { ciliumDrift } from '../../../src/core/dataplane/cilium/drift.js';
 import { expectedCilium } from '../../../src/core/dataplane/cilium/expected.js';
 import { expectedMaps } from '../../../src/core/dataplane/cilium/maps/expected.js';
-import { parseCilium } from '../../../src/core/dataplane/cilium/read.js';
+import { parseCilium } from '../../../src/core/dataplane/cilium/read/read.js';
 import { clusterView, type Pod } from '../../../src/core/kube/objects.js';
 import type { KubeObject } from '../../../src/core/model.js';
 import { aCiliumAgent, aCiliumConfig, aService, anEndpointSlice } from '../../support/builders.js';

@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { CiliumParseError } from '../../../src/core/dataplane/cilium/listing.js';
-import { parseCilium } from '../../../src/core/dataplane/cilium/read.js';
+import { CiliumParseError } from '../../../src/core/dataplane/cilium/read/listing.js';
+import { parseCilium } from '../../../src/core/dataplane/cilium/read/read.js';
 
 const DIR = new URL('../../fixtures/cilium/pastes/', import.meta.url).pathname;
 

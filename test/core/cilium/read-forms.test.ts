@@ -2,8 +2,8 @@
 // the listing reader: the corpus (pastes.test.ts) holds one real sample of each; these pin the class.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { parseAddress } from '../../../src/core/dataplane/cilium/listing.js';
-import { parseCilium } from '../../../src/core/dataplane/cilium/read.js';
+import { parseAddress } from '../../../src/core/dataplane/cilium/read/listing.js';
+import { parseCilium } from '../../../src/core/dataplane/cilium/read/read.js';
 import { ciliumDrift } from '../../../src/core/dataplane/cilium/drift.js';
 import { buildCiliumTrees } from '../../../src/core/dataplane/cilium/trees.js';
 import { rulesText } from '../../../src/output/rules.js';

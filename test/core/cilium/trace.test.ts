@@ -8,7 +8,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { parseCilium } from '../../../src/core/dataplane/cilium/read.js';
+import { parseCilium } from '../../../src/core/dataplane/cilium/read/read.js';
 import { traceCiliumPacket } from '../../../src/core/dataplane/cilium/trace.js';
 import type { TracePacket } from '../../../src/core/dataplane/trace/trace.js';
 import { kdebug } from '../../support/cli.js';

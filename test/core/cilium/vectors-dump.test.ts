@@ -3,8 +3,8 @@
 // NAT), counted against the dump's own lines.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { formatAddress, isDropEntry } from '../../../src/core/dataplane/cilium/listing.js';
-import { parseCilium } from '../../../src/core/dataplane/cilium/read.js';
+import { formatAddress, isDropEntry } from '../../../src/core/dataplane/cilium/read/listing.js';
+import { parseCilium } from '../../../src/core/dataplane/cilium/read/read.js';
 import { listing, vectors } from '../../support/cilium-vectors.js';
 
 const count = (text: string, re: RegExp) => text.split('\n').filter((l) => re.test(l)).length;

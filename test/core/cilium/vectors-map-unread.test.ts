@@ -4,7 +4,7 @@
 // entry is drift as before.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { CiliumMapKind } from '../../../src/core/dataplane/cilium/listing.js';
+import type { CiliumMapKind } from '../../../src/core/dataplane/cilium/read/listing.js';
 import { drift, edited } from '../../support/cilium-drift.js';
 import { listing } from '../../support/cilium-vectors.js';
 

@@ -8,9 +8,9 @@ import {
   expectedCilium,
   type ExpectedFrontend,
 } from '../../../src/core/dataplane/cilium/expected.js';
-import { isDropEntry } from '../../../src/core/dataplane/cilium/listing.js';
+import { isDropEntry } from '../../../src/core/dataplane/cilium/read/listing.js';
 import { expectedMaps } from '../../../src/core/dataplane/cilium/maps/expected.js';
-import { parseCilium } from '../../../src/core/dataplane/cilium/read.js';
+import { parseCilium } from '../../../src/core/dataplane/cilium/read/read.js';
 import { pasteKind } from '../../../src/core/dataplane/paste.js';
 import { listing, setup, vectors } from '../../support/cilium-vectors.js';
 

@@ -7,8 +7,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { setup, vectorFile as file, vectors } from '../../support/cilium-vectors.js';
 import { expectedCilium } from '../../../src/core/dataplane/cilium/expected.js';
-import { formatAddress, frontendKey } from '../../../src/core/dataplane/cilium/listing.js';
-import { parseCilium } from '../../../src/core/dataplane/cilium/read.js';
+import { formatAddress, frontendKey } from '../../../src/core/dataplane/cilium/read/listing.js';
+import { parseCilium } from '../../../src/core/dataplane/cilium/read/read.js';
 
 describe('Cilium vectors: the frontends table', () => {
   for (const v of vectors) {

@@ -24,7 +24,7 @@ import {
   type CiliumBackend,
   type CiliumFrontend,
   type CiliumTable,
-} from './listing.js';
+} from './read/listing.js';
 import { mapEntryDrift, type MapExpectations } from './maps/drift.js';
 import { unwrittenMaps } from './maps/expected.js';
 import { unreadMapText } from './maps/read-dump.js';

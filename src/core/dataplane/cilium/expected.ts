@@ -6,7 +6,7 @@
 import type { ClusterView, EndpointSlice, Service } from '../../kube/objects.js';
 import { canonicalIP } from '../../ipv4.js';
 import { familyOf } from '../../ipv6.js';
-import type { BackendState, CiliumProtocol, FrontendType } from './listing.js';
+import type { BackendState, CiliumProtocol, FrontendType } from './read/listing.js';
 import { healthServerFrontends } from './health-server.js';
 import { hostPortFrontends } from './host-ports.js';
 import { parseNodeSelector } from './node-selector.js';

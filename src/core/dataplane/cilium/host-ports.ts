@@ -4,7 +4,7 @@
 import type { ClusterView, Pod } from '../../kube/objects.js';
 import { familyOf } from '../../ipv6.js';
 import type { CiliumExpectOptions, ExpectedBackend, ExpectedFrontend } from './expected.js';
-import type { CiliumProtocol } from './listing.js';
+import type { CiliumProtocol } from './read/listing.js';
 import { inNodePortRange } from './node-port-range.js';
 
 const LOOPBACK = /^(?:127\.|::1$)/;

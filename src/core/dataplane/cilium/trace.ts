@@ -19,7 +19,7 @@ import {
   isWildcard,
   type CiliumFrontend,
   type CiliumTable,
-} from './listing.js';
+} from './read/listing.js';
 import { nodePortsText, type CiliumNodePorts } from './devices.js';
 
 export interface CiliumTraceOptions {

@@ -22,7 +22,7 @@ import {
   type CiliumFrontend,
   type CiliumTable,
   type FrontendType,
-} from './listing.js';
+} from './read/listing.js';
 
 /** A frontend's Service port, as the objects say (by frontendKey; NodePorts also by
  * "nodeport 30080/TCP" for any node address). */

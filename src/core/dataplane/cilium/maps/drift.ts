@@ -18,7 +18,7 @@ import {
   type CiliumFrontend,
   type CiliumMapKind,
   type CiliumTable,
-} from '../listing.js';
+} from '../read/listing.js';
 import { expectedMaps, type CiliumMapOptions, type ExpectedMapEntry } from './expected.js';
 
 /** What the expected map entries are made from, and what of them the agent makes known. */

@@ -7,7 +7,7 @@ import type { Service } from '../../../kube/objects.js';
 import type { CiliumSettings } from '../agent.js';
 import { inRotation, type ExpectedBackend, type ExpectedFrontend } from '../expected.js';
 import { healthServerOf } from '../health-server.js';
-import { isWildcard, type CiliumMapKind } from '../listing.js';
+import { isWildcard, type CiliumMapKind } from '../read/listing.js';
 import { DEFAULT_NODE_PORT_RANGE } from '../node-port-range.js';
 
 /** The agent settings the map entries depend on beyond the frontends. */

@@ -14,7 +14,7 @@ import {
   type CiliumFrontend,
   type CiliumMapKind,
   type CiliumTable,
-} from '../listing.js';
+} from '../read/listing.js';
 
 const KINDS: Record<CiliumMapKind, RegExp> = {
   BE: /^BE: ID=(\d+) ADDR=(\S+) STATE=(\S+)$/,

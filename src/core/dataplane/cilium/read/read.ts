@@ -3,7 +3,7 @@
 // (`db/show frontends`, `db/show backends`) and the maps dump of Cilium's own tests. Prompts,
 // commands and other text around the listing are skipped; a row that does not read is an error
 // with its line, never a guess.
-import { stripColours } from '../colours.js';
+import { stripColours } from '../../colours.js';
 import {
   CiliumParseError,
   backendState,
@@ -20,10 +20,10 @@ import {
 } from './listing.js';
 import { withoutAgentErrors } from './agent-errors.js';
 import { withoutKubectlNoise } from './kubectl-noise.js';
-import { mapsDump } from './maps/read-dump.js';
-import { excerpt } from '../../sanitize.js';
-import { closingBracket } from '../brackets.js';
-import { ELISION } from '../elisions.js';
+import { mapsDump } from '../maps/read-dump.js';
+import { excerpt } from '../../../sanitize.js';
+import { closingBracket } from '../../brackets.js';
+import { ELISION } from '../../elisions.js';
 
 const HEADERS: [RegExp, CiliumForm][] = [
   [/^(?:ID\s+)?Frontend\s+(?:Service Type\s+)?Backend\b/, 'service-list'],

@@ -1,7 +1,7 @@
 // Cilium's Service tables as its agent lists them: one model for every listing (its own table of
 // Services, the load-balancer tables of 1.17+, the BPF maps), so that trees, drift and the walk
 // never care which listing a node or a paste gave.
-import { ListingParseError } from '../listing-error.js';
+import { ListingParseError } from '../../listing-error.js';
 
 /** An L4 protocol as Cilium names it; `any` is a frontend for every protocol (wildcard). */
 export type CiliumProtocol = 'tcp' | 'udp' | 'sctp' | 'any';
