@@ -2,9 +2,9 @@
 // kube-proxy would write there, the drift and the packet walk computed when first asked for, for
 // every Service or only for the ones asked about (one Service's answer on a big cluster), and kept.
 // The checks, the commands and the TUI all read the node's dataplane through here.
-import { oldAgentBinary, type CiliumAgent } from './dataplane/cilium/agent.js';
+import { oldAgentBinary, type CiliumAgent } from './dataplane/cilium/agent/agent.js';
 import { ciliumLineSet } from './dataplane/cilium/drift.js';
-import { notStarted, refusedText } from './dataplane/cilium/refused.js';
+import { notStarted, refusedText } from './dataplane/cilium/agent/refused.js';
 import {
   expectedCilium,
   type CiliumNode,

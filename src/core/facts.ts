@@ -1,5 +1,5 @@
 // Reading Facts: which nodes were recorded and the rules dump of each. Pure lookups, no verdicts.
-import { CILIUM_STEMS } from './dataplane/cilium/agent.js';
+import { CILIUM_STEMS } from './dataplane/cilium/agent/agent.js';
 import { hasKubeChains } from './dataplane/iptables/backend.js';
 import type { IPFamily } from './ipv6.js';
 import { chainListings, listedBackend, listingText } from './dataplane/iptables/service-chains.js';

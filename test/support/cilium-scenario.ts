@@ -2,7 +2,7 @@
 // DaemonSet, cilium-config's kube-proxy-replacement true, an agent Pod per node). Each node
 // records what the agent lists, as it lists it: its status, its load-balancer tables and its BPF
 // maps, written for the API state the agent last reconciled (src/core/dataplane/cilium/render.ts).
-import { CILIUM_STEMS } from '../../src/core/dataplane/cilium/agent.js';
+import { CILIUM_STEMS } from '../../src/core/dataplane/cilium/agent/agent.js';
 import { CILIUM_DEFAULTS, expectedCilium } from '../../src/core/dataplane/cilium/expected.js';
 import {
   CILIUM_MAP_DEFAULTS,

@@ -7,7 +7,7 @@ import { clusterView } from '../../src/core/kube/objects.js';
 import type { KubeObject } from '../../src/core/model.js';
 import { CILIUM_DEFAULTS } from '../../src/core/dataplane/cilium/expected.js';
 import { CILIUM_MAP_DEFAULTS } from '../../src/core/dataplane/cilium/maps/expected.js';
-import { lbSetting, releaseBehaviour } from '../../src/core/dataplane/cilium/agent.js';
+import { lbSetting, releaseBehaviour } from '../../src/core/dataplane/cilium/agent/agent.js';
 import { parseVersion, type Version } from '../../src/core/version.js';
 
 const DIR = new URL('../fixtures/cilium/vectors/', import.meta.url).pathname;

@@ -8,7 +8,7 @@ import {
   type DiagnosedService,
 } from '../../core/diagnose.js';
 import type { IptablesTool } from '../../core/dataplane/iptables/service-chains.js';
-import { ciliumImageVersion, isCiliumAgentPod } from '../../core/dataplane/cilium/agent.js';
+import { ciliumImageVersion, isCiliumAgentPod } from '../../core/dataplane/cilium/agent/agent.js';
 import type { CiliumList } from '../../core/nodes/commands.js';
 import { configInObjects } from '../../core/nodes/state.js';
 import { atLeast, parseVersion } from '../../core/version.js';

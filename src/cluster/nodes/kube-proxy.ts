@@ -4,7 +4,7 @@
 // commands its place allows run there; probes need a debug Pod or SSH.
 import type { TransportName } from '../../core/nodes/access.js';
 import { isKubeProxyPod, toPod, type Pod } from '../../core/kube/objects.js';
-import { isCiliumAgentPod } from '../../core/dataplane/cilium/agent.js';
+import { isCiliumAgentPod } from '../../core/dataplane/cilium/agent/agent.js';
 import type { NodeCommand, NodeResult } from '../cluster.js';
 import { apiPath } from '../cluster.js';
 import { labelSelectorString } from '../collect/selectors.js';

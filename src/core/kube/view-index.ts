@@ -7,7 +7,7 @@ import {
   type Node,
   type Pod,
 } from './objects.js';
-import { isCiliumAgentPod } from '../dataplane/cilium/agent.js';
+import { isCiliumAgentPod } from '../dataplane/cilium/agent/agent.js';
 
 export class ViewIndex {
   private readonly nodes = new Map<string, Node>();

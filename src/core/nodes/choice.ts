@@ -4,7 +4,7 @@
 // whose kube-proxy or Cilium agent looks unhealthy from the API alone, and a few others at random
 // to catch a node that disagrees; capped. The choice is recorded, so the report says which nodes
 // were read, why, and how many were not.
-import { isCiliumAgentPod } from '../dataplane/cilium/agent.js';
+import { isCiliumAgentPod } from '../dataplane/cilium/agent/agent.js';
 import { podReady } from '../checks/pod-health.js';
 import {
   isKubeProxyPod,

@@ -15,7 +15,7 @@ import {
 import type { Evidence, Facts } from '../model.js';
 import { parseProxyMode } from './outputs.js';
 import { podReady } from '../checks/pod-health.js';
-import { CILIUM_STEMS, ciliumAgentOn, type CiliumAgent } from '../dataplane/cilium/agent.js';
+import { CILIUM_STEMS, ciliumAgentOn, type CiliumAgent } from '../dataplane/cilium/agent/agent.js';
 import type { ViewIndex } from '../kube/view-index.js';
 import { parseVersion, type Version } from '../version.js';
 

@@ -7,7 +7,7 @@ import {
   ciliumAgentOn as agentOf,
   fromStatus,
   knownMapFlags,
-} from '../../../src/core/dataplane/cilium/agent.js';
+} from '../../../src/core/dataplane/cilium/agent/agent.js';
 import { ViewIndex } from '../../../src/core/kube/view-index.js';
 import { clusterView, type ClusterView } from '../../../src/core/kube/objects.js';
 import type { KubeObject } from '../../../src/core/model.js';

@@ -6,11 +6,11 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { ciliumAgentOn } from '../../../src/core/dataplane/cilium/agent.js';
+import { ciliumAgentOn } from '../../../src/core/dataplane/cilium/agent/agent.js';
 import {
   pickNodePortAddresses,
   statusDevices,
-} from '../../../src/core/dataplane/cilium/devices.js';
+} from '../../../src/core/dataplane/cilium/agent/devices.js';
 import { expectedCiliumText } from '../../../src/core/dataplane/cilium/render.js';
 import type { ExpectedFrontend } from '../../../src/core/dataplane/cilium/expected.js';
 import { expectedMaps } from '../../../src/core/dataplane/cilium/maps/expected.js';

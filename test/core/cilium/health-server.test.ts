@@ -4,7 +4,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Analysis } from '../../../src/core/analysis.js';
-import { ciliumAgentOn, healthServerUnknown } from '../../../src/core/dataplane/cilium/agent.js';
+import {
+  ciliumAgentOn,
+  healthServerUnknown,
+} from '../../../src/core/dataplane/cilium/agent/agent.js';
 import {
   CILIUM_DEFAULTS,
   expectedCilium,

@@ -3,7 +3,7 @@
 // BPF map entries expected and drift.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ciliumAgentOn, knownMapFlags } from '../../../src/core/dataplane/cilium/agent.js';
+import { ciliumAgentOn, knownMapFlags } from '../../../src/core/dataplane/cilium/agent/agent.js';
 import { ciliumDrift } from '../../../src/core/dataplane/cilium/drift.js';
 import { expectedCilium } from '../../../src/core/dataplane/cilium/expected.js';
 import { expectedMaps } from '../../../src/core/dataplane/cilium/maps/expected.js';

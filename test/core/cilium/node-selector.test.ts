@@ -2,7 +2,7 @@
 // label selector text of k8s.io/apimachinery's labels.Parse, one it cannot parse ignored.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ciliumAgentOn } from '../../../src/core/dataplane/cilium/agent.js';
+import { ciliumAgentOn } from '../../../src/core/dataplane/cilium/agent/agent.js';
 import { expectedCilium } from '../../../src/core/dataplane/cilium/expected.js';
 import { parseNodeSelector } from '../../../src/core/dataplane/cilium/node-selector.js';
 import { clusterView, type Pod } from '../../../src/core/kube/objects.js';

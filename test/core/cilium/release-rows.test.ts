@@ -3,7 +3,7 @@
 import { severityOf } from '../../../src/core/dataplane/drift.js';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ciliumAgentOn } from '../../../src/core/dataplane/cilium/agent.js';
+import { ciliumAgentOn } from '../../../src/core/dataplane/cilium/agent/agent.js';
 import { ciliumDrift } from '../../../src/core/dataplane/cilium/drift.js';
 import { parseCilium } from '../../../src/core/dataplane/cilium/read/read.js';
 import { expectedCiliumText } from '../../../src/core/dataplane/cilium/render.js';

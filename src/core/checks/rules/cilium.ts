@@ -1,7 +1,7 @@
 // Step 7 on a Cilium node, beside its table: an agent whose release refuses cilium-config as read
 // (not started, so nothing of it to compare; or, its table read, to stop at its next start), and
 // the Service's loadBalancerSourceRanges the agent ignores (as expect and drift say it).
-import { notStarted, refusal } from '../../dataplane/cilium/refused.js';
+import { notStarted, refusal } from '../../dataplane/cilium/agent/refused.js';
 import { ignoredRangesOf, rangesRead } from '../../dataplane/cilium/source-ranges.js';
 import type { Service } from '../../kube/objects.js';
 import type { Finding } from '../../model.js';

@@ -20,7 +20,7 @@ import { listingArgv } from '../../nodes/commands.js';
 import type { CheckContext } from '../context.js';
 import type { OnNode } from './nodes.js';
 import { ciliumIgnoredRanges, ciliumRefused } from './cilium.js';
-import { notStarted } from '../../dataplane/cilium/refused.js';
+import { notStarted } from '../../dataplane/cilium/agent/refused.js';
 
 const finding = findingOf('rules');
 

@@ -28,7 +28,7 @@ import {
 import { mapEntryDrift, type MapExpectations } from './maps/drift.js';
 import { unwrittenMaps } from './maps/expected.js';
 import { unreadMapText } from './maps/read-dump.js';
-import type { Refusal } from './refused.js';
+import type { Refusal } from './agent/refused.js';
 import { ignoredRangesOf, rangesRead } from './source-ranges.js';
 
 /** The listings that are the BPF maps themselves. */
@@ -50,7 +50,7 @@ export interface CiliumDriftInput {
   /** Why the health server's frontends are not compared (healthServerUnknown), and the Services
    * in scope that have a health check node port; undefined where they are compared. */
   healthServers?: { why: string; services: string[] };
-  /** Why the agent would not start again with cilium-config as read (refused.ts), what that
+  /** Why the agent would not start again with cilium-config as read (agent/refused.ts), what that
    * rests on, and the log of its last start: its table was read, so it is compared as usual and
    * this said beside. */
   refused?: Refusal;

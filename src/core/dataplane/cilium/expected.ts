@@ -15,7 +15,7 @@ import {
   DEFAULT_NODE_PORT_RANGE,
   nodePortConflict,
   type NodePortRange,
-} from './node-port-range.js';
+} from './agent/node-port-range.js';
 
 const isIPv6 = (ip: string) => familyOf(ip) === 'IPv6';
 

@@ -8,7 +8,7 @@ import type { Service } from '../../kube/objects.js';
 import { familyOf, ipv6 } from '../../ipv6.js';
 import { ipv4 } from '../../ipv4.js';
 import type { CiliumExpectOptions, CiliumNode, ExpectedFrontend } from './expected.js';
-import { nodePortConflict } from './node-port-range.js';
+import { nodePortConflict } from './agent/node-port-range.js';
 
 /** The health server's own Service is its Service's name with this after it (1.18 on). */
 const SUFFIX = ':healthserver';

@@ -5,7 +5,7 @@ import type { ClusterView, Pod } from '../../kube/objects.js';
 import { familyOf } from '../../ipv6.js';
 import type { CiliumExpectOptions, ExpectedBackend, ExpectedFrontend } from './expected.js';
 import type { CiliumProtocol } from './read/listing.js';
-import { inNodePortRange } from './node-port-range.js';
+import { inNodePortRange } from './agent/node-port-range.js';
 
 const LOOPBACK = /^(?:127\.|::1$)/;
 const UNSPECIFIED = new Set(['0.0.0.0', '::']);

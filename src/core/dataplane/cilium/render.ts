@@ -4,7 +4,7 @@
 import type { ExpectedBackend, ExpectedFrontend } from './expected.js';
 import { formatAddress, frontendKey } from './read/listing.js';
 import type { ExpectedMapEntry } from './maps/expected.js';
-import { nodePortsText, type CiliumNodePorts } from './devices.js';
+import { nodePortsText, type CiliumNodePorts } from './agent/devices.js';
 import { ignoredRangesOf } from './source-ranges.js';
 
 /** Columns as Go's tabwriter aligns them: each as wide as its widest cell, then three spaces. */
@@ -95,12 +95,13 @@ export function expectedCiliumText(
     version?: string;
     settings: string;
     nodePorts?: CiliumNodePorts;
-    /** Why cilium-config as read would stop the agent at a start (agent.ts lbConfigRefused). */
+    /** Why cilium-config as read would stop the agent at a start (agent/agent.ts
+     * lbConfigRefused). */
     refused?: string;
     /** The agent so refused has not started (not ready, nothing of it listed): no table is
      * expected of it; else it runs on an earlier configuration, and the table is said with a note. */
     notStarted?: boolean;
-    /** The agent's source-range check (agent.ts sourceRangeCheck; on by default). */
+    /** The agent's source-range check (agent/agent.ts sourceRangeCheck; on by default). */
     sourceRangeCheck?: boolean;
   },
 ): string {

@@ -61,7 +61,7 @@ export interface IgnoredRangesSaid {
 }
 
 /** Each Service of `frontends` whose ranges the agent ignores, said once; `checked`: the agent's
- * source-range check is on (agent.ts sourceRangeCheck), else no frontend checks a source. */
+ * source-range check is on (agent/agent.ts sourceRangeCheck), else no frontend checks a source. */
 export function ignoredRangesOf(
   frontends: readonly Pick<ExpectedFrontend, 'service' | 'sourceRanges' | 'ignoredRanges'>[],
   checked: boolean,

@@ -20,7 +20,7 @@ import {
   type CiliumFrontend,
   type CiliumTable,
 } from './read/listing.js';
-import { nodePortsText, type CiliumNodePorts } from './devices.js';
+import { nodePortsText, type CiliumNodePorts } from './agent/devices.js';
 
 export interface CiliumTraceOptions {
   /** bpf-lb-sock: translation at the socket for the host (and Pods). */

@@ -4,11 +4,11 @@
 // and how many of them take new connections, and what the affinity, source-range and Maglev maps
 // hold for it.
 import type { Service } from '../../../kube/objects.js';
-import type { CiliumSettings } from '../agent.js';
+import type { CiliumSettings } from '../agent/agent.js';
 import { inRotation, type ExpectedBackend, type ExpectedFrontend } from '../expected.js';
 import { healthServerOf } from '../health-server.js';
 import { isWildcard, type CiliumMapKind } from '../read/listing.js';
-import { DEFAULT_NODE_PORT_RANGE } from '../node-port-range.js';
+import { DEFAULT_NODE_PORT_RANGE } from '../agent/node-port-range.js';
 
 /** The agent settings the map entries depend on beyond the frontends. */
 export type CiliumMapOptions = Pick<

@@ -3,7 +3,7 @@
 // agent expands each NodePort frontend into one BPF map entry per NodePort address
 // (pkg/loadbalancer/reconciler: the NodeAddress table's NodePort rows), and those addresses are
 // picked per device by pkg/datapath/tables/node_address.go.
-import { containsAny, familyOf } from '../../ipv6.js';
+import { containsAny, familyOf } from '../../../ipv6.js';
 
 export interface CiliumDevice {
   /** The device's name; from cilium-config, a name or a pattern ("eth+"). */

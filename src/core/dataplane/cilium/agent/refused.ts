@@ -2,9 +2,9 @@
 // drift, trace, the Rules step and the TUI all use: not ready with nothing of it read, it has not
 // started and programs nothing; with its listing read, it ran on an earlier configuration; with
 // its readiness not read, only that a start would stop is said.
-import { read, unseen } from '../../evidence.js';
-import type { Evidence } from '../../model.js';
-import { kubectl, valid, type NextCommand } from '../../next-command.js';
+import { read, unseen } from '../../../evidence.js';
+import type { Evidence } from '../../../model.js';
+import { kubectl, valid, type NextCommand } from '../../../next-command.js';
 import type { CiliumAgent } from './agent.js';
 
 /** The agent refuses cilium-config as read and is known not ready: it has not started. */

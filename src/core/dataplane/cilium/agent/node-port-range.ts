@@ -1,8 +1,8 @@
 // Cilium's NodePort range (node-port-range, pkg/loadbalancer/config.go) and what the agent keeps
 // out of it: host ports inside it, and from 1.20 LoadBalancer and ExternalIPs frontends on a
 // NodePort address at a port inside it (pkg/loadbalancer/writer/writer.go, isNodePortConflict).
-import type { CiliumExpectOptions, CiliumNode } from './expected.js';
-import type { FrontendType } from './read/listing.js';
+import type { CiliumExpectOptions, CiliumNode } from '../expected.js';
+import type { FrontendType } from '../read/listing.js';
 
 export type NodePortRange = readonly [min: number, max: number];
 

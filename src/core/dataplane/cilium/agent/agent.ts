@@ -1,10 +1,10 @@
 // The Cilium agent on a node: its Pod, its release, and the settings Service load balancing
 // depends on, from what the agent itself said (`cilium-dbg status --verbose`) first, else from
 // its ConfigMap (cilium-config), else Cilium's defaults, each said with its source.
-import type { ClusterView, Pod } from '../../kube/objects.js';
-import { commandStem } from '../../nodes/commands.js';
-import { atLeast, parseVersion, type Version } from '../../version.js';
-import type { CiliumExpectOptions } from './expected.js';
+import type { ClusterView, Pod } from '../../../kube/objects.js';
+import { commandStem } from '../../../nodes/commands.js';
+import { atLeast, parseVersion, type Version } from '../../../version.js';
+import type { CiliumExpectOptions } from '../expected.js';
 import {
   configDevices,
   nodePortCIDRs,
