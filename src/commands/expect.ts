@@ -7,7 +7,7 @@ import { Analysis } from '../core/analysis.js';
 import { expectedSave } from '../core/dataplane/kube-proxy/expected.js';
 import { expectedIpvs, expectedIpvsText } from '../core/dataplane/ipvs/expected.js';
 import { expectedNftText } from '../core/dataplane/nftables/expected/expected.js';
-import { expectedCiliumText } from '../core/dataplane/cilium/render.js';
+import { expectedCiliumText } from '../core/dataplane/cilium/expected/render.js';
 import type { IPFamily } from '../core/ipv6.js';
 import { serviceCIDRs, type ClusterView } from '../core/kube/objects.js';
 import { pickNodes, readFacts, type SourceFlags } from '../cluster/facts-source.js';

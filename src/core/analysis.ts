@@ -9,7 +9,7 @@ import {
   expectedCilium,
   type CiliumNode,
   type ExpectedFrontend,
-} from './dataplane/cilium/expected.js';
+} from './dataplane/cilium/expected/expected.js';
 import { expectedMaps, type ExpectedMapEntry } from './dataplane/cilium/maps/expected.js';
 import { CiliumParseError } from './dataplane/cilium/read/listing.js';
 import { parseCilium, withBackendStates } from './dataplane/cilium/read/read.js';

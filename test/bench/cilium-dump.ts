@@ -1,11 +1,12 @@
-// A `cilium-dbg bpf lb list` of a big cluster, as Cilium 1.18 prints it (src/core/dataplane/cilium/render.ts
-// writes it the agent's way): `services` ClusterIP Services of `backends` backends each.
-import type { ExpectedFrontend } from '../../src/core/dataplane/cilium/expected.js';
+// A `cilium-dbg bpf lb list` of a big cluster, as Cilium 1.18 prints it
+// (src/core/dataplane/cilium/expected/render.ts writes it the agent's way): `services` ClusterIP
+// Services of `backends` backends each.
+import type { ExpectedFrontend } from '../../src/core/dataplane/cilium/expected/expected.js';
 import {
   CILIUM_MAP_DEFAULTS,
   expectedMaps,
 } from '../../src/core/dataplane/cilium/maps/expected.js';
-import { bpfLbList } from '../../src/core/dataplane/cilium/render.js';
+import { bpfLbList } from '../../src/core/dataplane/cilium/expected/render.js';
 
 export function ciliumBpfList(o: { services: number; backends: number }): string {
   const frontends: ExpectedFrontend[] = [];

@@ -1,9 +1,13 @@
 // The Cilium scenario: the demo cluster with Cilium 1.18 replacing kube-proxy (no kube-proxy
 // DaemonSet, cilium-config's kube-proxy-replacement true, an agent Pod per node). Each node
 // records what the agent lists, as it lists it: its status, its load-balancer tables and its BPF
-// maps, written for the API state the agent last reconciled (src/core/dataplane/cilium/render.ts).
+// maps, written for the API state the agent last reconciled
+// (src/core/dataplane/cilium/expected/render.ts).
 import { CILIUM_STEMS } from '../../src/core/dataplane/cilium/agent/agent.js';
-import { CILIUM_DEFAULTS, expectedCilium } from '../../src/core/dataplane/cilium/expected.js';
+import {
+  CILIUM_DEFAULTS,
+  expectedCilium,
+} from '../../src/core/dataplane/cilium/expected/expected.js';
 import {
   CILIUM_MAP_DEFAULTS,
   expectedMaps,
@@ -12,7 +16,7 @@ import {
   backendsTable,
   bpfLbList,
   frontendsTable,
-} from '../../src/core/dataplane/cilium/render.js';
+} from '../../src/core/dataplane/cilium/expected/render.js';
 import { clusterView } from '../../src/core/kube/objects.js';
 import type { KubeObject } from '../../src/core/model.js';
 import { CAPTURED_AT, modernCluster, type Json } from './scenario-cluster.js';
@@ -190,7 +194,7 @@ The cluster of the other scenarios without kube-proxy (no DaemonSet, no ConfigMa
 \`cilium-config\` (\`kube-proxy-replacement: true\`, socket LB, random selection, SNAT) and an agent
 Pod per node. Each node records what kdebug reads from the agent: \`cilium-dbg status --verbose\`,
 \`cilium-dbg shell -- db/show frontends\` and \`backends\`, \`cilium-dbg bpf lb list\`, written in
-Cilium 1.18's own format by \`src/core/dataplane/cilium/render.ts\` from what \`src/core/dataplane/cilium/expected.ts\`
+Cilium 1.18's own format by \`src/core/dataplane/cilium/expected/render.ts\` from what \`src/core/dataplane/cilium/expected/expected.ts\`
 says the agent holds for the API state it last reconciled.
 
 ## The cluster

@@ -5,7 +5,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { load } from 'js-yaml';
 import { clusterView } from '../../src/core/kube/objects.js';
 import type { KubeObject } from '../../src/core/model.js';
-import { CILIUM_DEFAULTS } from '../../src/core/dataplane/cilium/expected.js';
+import { CILIUM_DEFAULTS } from '../../src/core/dataplane/cilium/expected/expected.js';
 import { CILIUM_MAP_DEFAULTS } from '../../src/core/dataplane/cilium/maps/expected.js';
 import { lbSetting, releaseBehaviour } from '../../src/core/dataplane/cilium/agent/agent.js';
 import { parseVersion, type Version } from '../../src/core/version.js';

@@ -3,7 +3,10 @@
 // GetProxyDelegation), as the flags of the BPF map entries kdebug expects say them.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CILIUM_DEFAULTS, expectedCilium } from '../../../src/core/dataplane/cilium/expected.js';
+import {
+  CILIUM_DEFAULTS,
+  expectedCilium,
+} from '../../../src/core/dataplane/cilium/expected/expected.js';
 import {
   CILIUM_MAP_DEFAULTS,
   expectedMaps,

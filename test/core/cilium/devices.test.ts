@@ -11,8 +11,8 @@ import {
   pickNodePortAddresses,
   statusDevices,
 } from '../../../src/core/dataplane/cilium/agent/devices.js';
-import { expectedCiliumText } from '../../../src/core/dataplane/cilium/render.js';
-import type { ExpectedFrontend } from '../../../src/core/dataplane/cilium/expected.js';
+import { expectedCiliumText } from '../../../src/core/dataplane/cilium/expected/render.js';
+import type { ExpectedFrontend } from '../../../src/core/dataplane/cilium/expected/expected.js';
 import { expectedMaps } from '../../../src/core/dataplane/cilium/maps/expected.js';
 import { ViewIndex } from '../../../src/core/kube/view-index.js';
 import { clusterView, type ClusterView } from '../../../src/core/kube/objects.js';

@@ -2,7 +2,10 @@
 // ParseEndpointSliceV1), where it differs from reading the slice's own fields.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CILIUM_DEFAULTS, expectedCilium } from '../../../src/core/dataplane/cilium/expected.js';
+import {
+  CILIUM_DEFAULTS,
+  expectedCilium,
+} from '../../../src/core/dataplane/cilium/expected/expected.js';
 import { clusterView } from '../../../src/core/kube/objects.js';
 import { aService, anEndpointSlice } from '../../support/builders.js';
 

@@ -13,7 +13,7 @@ import {
   expectedCilium,
   type CiliumExpectOptions,
   type CiliumNode,
-} from '../../../src/core/dataplane/cilium/expected.js';
+} from '../../../src/core/dataplane/cilium/expected/expected.js';
 import {
   CILIUM_MAP_DEFAULTS,
   expectedMaps,
@@ -23,7 +23,7 @@ import {
   backendsTable,
   expectedCiliumText,
   frontendsTable,
-} from '../../../src/core/dataplane/cilium/render.js';
+} from '../../../src/core/dataplane/cilium/expected/render.js';
 import { buildCiliumTrees } from '../../../src/core/dataplane/cilium/trees.js';
 import { clusterView, type Pod } from '../../../src/core/kube/objects.js';
 import type { KubeObject } from '../../../src/core/model.js';

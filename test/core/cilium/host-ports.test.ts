@@ -6,7 +6,7 @@ import {
   CILIUM_DEFAULTS,
   expectedCilium,
   type CiliumExpectOptions,
-} from '../../../src/core/dataplane/cilium/expected.js';
+} from '../../../src/core/dataplane/cilium/expected/expected.js';
 import { releaseBehaviour } from '../../../src/core/dataplane/cilium/agent/agent.js';
 import { clusterView } from '../../../src/core/kube/objects.js';
 import { parseVersion } from '../../../src/core/version.js';

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ciliumAgentOn, knownMapFlags } from '../../../src/core/dataplane/cilium/agent/agent.js';
 import { ciliumDrift } from '../../../src/core/dataplane/cilium/drift.js';
-import { expectedCilium } from '../../../src/core/dataplane/cilium/expected.js';
+import { expectedCilium } from '../../../src/core/dataplane/cilium/expected/expected.js';
 import { expectedMaps } from '../../../src/core/dataplane/cilium/maps/expected.js';
 import { parseCilium } from '../../../src/core/dataplane/cilium/read/read.js';
 import { clusterView, type Pod } from '../../../src/core/kube/objects.js';

@@ -3,8 +3,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ciliumAgentOn } from '../../../src/core/dataplane/cilium/agent/agent.js';
-import { expectedCilium } from '../../../src/core/dataplane/cilium/expected.js';
-import { parseNodeSelector } from '../../../src/core/dataplane/cilium/node-selector.js';
+import { expectedCilium } from '../../../src/core/dataplane/cilium/expected/expected.js';
+import { parseNodeSelector } from '../../../src/core/dataplane/cilium/expected/node-selector.js';
 import { clusterView, type Pod } from '../../../src/core/kube/objects.js';
 import { aCiliumAgent, aCiliumConfig, aService } from '../../support/builders.js';
 

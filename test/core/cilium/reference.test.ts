@@ -6,7 +6,10 @@ import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { Analysis } from '../../../src/core/analysis.js';
-import { CILIUM_DEFAULTS, expectedCilium } from '../../../src/core/dataplane/cilium/expected.js';
+import {
+  CILIUM_DEFAULTS,
+  expectedCilium,
+} from '../../../src/core/dataplane/cilium/expected/expected.js';
 import { formatAddress, frontendKey } from '../../../src/core/dataplane/cilium/read/listing.js';
 import { parseCilium } from '../../../src/core/dataplane/cilium/read/read.js';
 import { clusterView } from '../../../src/core/kube/objects.js';

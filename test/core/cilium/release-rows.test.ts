@@ -6,11 +6,11 @@ import { describe, it } from 'node:test';
 import { ciliumAgentOn } from '../../../src/core/dataplane/cilium/agent/agent.js';
 import { ciliumDrift } from '../../../src/core/dataplane/cilium/drift.js';
 import { parseCilium } from '../../../src/core/dataplane/cilium/read/read.js';
-import { expectedCiliumText } from '../../../src/core/dataplane/cilium/render.js';
+import { expectedCiliumText } from '../../../src/core/dataplane/cilium/expected/render.js';
 import {
   expectedCilium,
   type ExpectedFrontend,
-} from '../../../src/core/dataplane/cilium/expected.js';
+} from '../../../src/core/dataplane/cilium/expected/expected.js';
 import {
   CILIUM_MAP_DEFAULTS,
   expectedMaps,

@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Analysis } from '../../../src/core/analysis.js';
 import { rulesCheck } from '../../../src/core/checks/rules/rules.js';
-import { expectedCiliumText } from '../../../src/core/dataplane/cilium/render.js';
-import { prefixRejected } from '../../../src/core/dataplane/cilium/source-ranges.js';
+import { expectedCiliumText } from '../../../src/core/dataplane/cilium/expected/render.js';
+import { prefixRejected } from '../../../src/core/dataplane/cilium/expected/source-ranges.js';
 import type { KubeObject } from '../../../src/core/model.js';
 import { aCiliumAgent, aCiliumConfig } from '../../support/builders.js';
 import {

@@ -3,11 +3,11 @@
 // compared by behaviour (test/support/cilium-maps.ts says what that is).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { expectedCilium } from '../../../src/core/dataplane/cilium/expected.js';
+import { expectedCilium } from '../../../src/core/dataplane/cilium/expected/expected.js';
 import { formatAddress, frontendKey } from '../../../src/core/dataplane/cilium/read/listing.js';
 import { expectedMaps } from '../../../src/core/dataplane/cilium/maps/expected.js';
 import { parseCilium } from '../../../src/core/dataplane/cilium/read/read.js';
-import { bpfLbList } from '../../../src/core/dataplane/cilium/render.js';
+import { bpfLbList } from '../../../src/core/dataplane/cilium/expected/render.js';
 import { listing, setup, vectors } from '../../support/cilium-vectors.js';
 import { fromDump, fromModel } from '../../support/cilium-maps.js';
 

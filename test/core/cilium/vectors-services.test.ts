@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import {
   expectedCilium,
   type ExpectedFrontend,
-} from '../../../src/core/dataplane/cilium/expected.js';
+} from '../../../src/core/dataplane/cilium/expected/expected.js';
 import { isDropEntry } from '../../../src/core/dataplane/cilium/read/listing.js';
 import { expectedMaps } from '../../../src/core/dataplane/cilium/maps/expected.js';
 import { parseCilium } from '../../../src/core/dataplane/cilium/read/read.js';

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { setup, vectorFile as file, vectors } from '../../support/cilium-vectors.js';
-import { expectedCilium } from '../../../src/core/dataplane/cilium/expected.js';
+import { expectedCilium } from '../../../src/core/dataplane/cilium/expected/expected.js';
 import { formatAddress, frontendKey } from '../../../src/core/dataplane/cilium/read/listing.js';
 import { parseCilium } from '../../../src/core/dataplane/cilium/read/read.js';
 

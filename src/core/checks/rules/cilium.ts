@@ -2,7 +2,7 @@
 // (not started, so nothing of it to compare; or, its table read, to stop at its next start), and
 // the Service's loadBalancerSourceRanges the agent ignores (as expect and drift say it).
 import { notStarted, refusal } from '../../dataplane/cilium/agent/refused.js';
-import { ignoredRangesOf, rangesRead } from '../../dataplane/cilium/source-ranges.js';
+import { ignoredRangesOf, rangesRead } from '../../dataplane/cilium/expected/source-ranges.js';
 import type { Service } from '../../kube/objects.js';
 import type { Finding } from '../../model.js';
 import { findingOf } from '../check.js';

@@ -1,6 +1,7 @@
-// Drift on a Cilium node: the frontends and backends Cilium's agent should hold (expected.ts)
-// against what it lists, compared by behaviour (which addresses answer, which backends take new
-// connections), never by spelling; and its own table against its BPF maps where both were read.
+// Drift on a Cilium node: the frontends and backends Cilium's agent should hold
+// (expected/expected.ts) against what it lists, compared by behaviour (which addresses answer,
+// which backends take new connections), never by spelling; and its own table against its BPF maps
+// where both were read.
 import { kubectl, valid, type NextCommand } from '../../next-command.js';
 import {
   driftFinding,
@@ -14,8 +15,8 @@ import {
   type NodeDrift,
 } from '../drift.js';
 import type { ServicePortName } from '../../model.js';
-import { inRotation, type ExpectedFrontend } from './expected.js';
-import { healthServerOf } from './health-server.js';
+import { inRotation, type ExpectedFrontend } from './expected/expected.js';
+import { healthServerOf } from './expected/health-server.js';
 import {
   formatAddress,
   frontendKey,
@@ -29,7 +30,7 @@ import { mapEntryDrift, type MapExpectations } from './maps/drift.js';
 import { unwrittenMaps } from './maps/expected.js';
 import { unreadMapText } from './maps/read-dump.js';
 import type { Refusal } from './agent/refused.js';
-import { ignoredRangesOf, rangesRead } from './source-ranges.js';
+import { ignoredRangesOf, rangesRead } from './expected/source-ranges.js';
 
 /** The listings that are the BPF maps themselves. */
 const BPF_FORMS: readonly CiliumTable['form'][] = ['bpf-lb-list', 'maps-dump'];

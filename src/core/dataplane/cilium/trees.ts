@@ -12,8 +12,8 @@ import {
   type ServiceTrees,
   type TreeEndpoint,
 } from '../trees.js';
-import { inRotation } from './expected.js';
-import { healthServerOf } from './health-server.js';
+import { inRotation } from './expected/expected.js';
+import { healthServerOf } from './expected/health-server.js';
 import {
   frontendKey,
   isDropEntry,

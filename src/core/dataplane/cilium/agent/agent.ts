@@ -4,7 +4,7 @@
 import type { ClusterView, Pod } from '../../../kube/objects.js';
 import { commandStem } from '../../../nodes/commands.js';
 import { atLeast, parseVersion, type Version } from '../../../version.js';
-import type { CiliumExpectOptions } from '../expected.js';
+import type { CiliumExpectOptions } from '../expected/expected.js';
 import {
   configDevices,
   nodePortCIDRs,
@@ -315,8 +315,8 @@ export function knownMapFlags(agent: CiliumAgent): KnownMapFlags {
   };
 }
 
-/** Why the health server's frontends (health-server.ts) are not compared on the agent's node, or
- * undefined where they are. */
+/** Why the health server's frontends (expected/health-server.ts) are not compared on the agent's
+ * node, or undefined where they are. */
 export function healthServerUnknown(agent: CiliumAgent): string | undefined {
   const s = agent.settings;
   if (!agent.configRead)

@@ -1,7 +1,7 @@
 // Cilium's NodePort range (node-port-range, pkg/loadbalancer/config.go) and what the agent keeps
 // out of it: host ports inside it, and from 1.20 LoadBalancer and ExternalIPs frontends on a
 // NodePort address at a port inside it (pkg/loadbalancer/writer/writer.go, isNodePortConflict).
-import type { CiliumExpectOptions, CiliumNode } from '../expected.js';
+import type { CiliumExpectOptions, CiliumNode } from '../expected/expected.js';
 import type { FrontendType } from '../read/listing.js';
 
 export type NodePortRange = readonly [min: number, max: number];

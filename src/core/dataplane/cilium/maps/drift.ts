@@ -8,7 +8,7 @@ import { canonicalCidrOf } from '../../../ipv6.js';
 import type { ServicePortName } from '../../../model.js';
 import { lineAt, type AddFinding } from '../../drift.js';
 import type { KnownMapFlags } from '../agent/agent.js';
-import type { ExpectedFrontend } from '../expected.js';
+import type { ExpectedFrontend } from '../expected/expected.js';
 import {
   formatAddress,
   frontendKey,

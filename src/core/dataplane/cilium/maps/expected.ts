@@ -5,8 +5,8 @@
 // hold for it.
 import type { Service } from '../../../kube/objects.js';
 import type { CiliumSettings } from '../agent/agent.js';
-import { inRotation, type ExpectedBackend, type ExpectedFrontend } from '../expected.js';
-import { healthServerOf } from '../health-server.js';
+import { inRotation, type ExpectedBackend, type ExpectedFrontend } from '../expected/expected.js';
+import { healthServerOf } from '../expected/health-server.js';
 import { isWildcard, type CiliumMapKind } from '../read/listing.js';
 import { DEFAULT_NODE_PORT_RANGE } from '../agent/node-port-range.js';
 

@@ -4,11 +4,11 @@
 // on that port of the node, and with enable-health-check-loadbalancer-ip also on the Service's
 // LoadBalancer IP, through a Service of its own ("ns/name:healthserver") whose one backend is the
 // node's NodePort address at that port.
-import type { Service } from '../../kube/objects.js';
-import { familyOf, ipv6 } from '../../ipv6.js';
-import { ipv4 } from '../../ipv4.js';
+import type { Service } from '../../../kube/objects.js';
+import { familyOf, ipv6 } from '../../../ipv6.js';
+import { ipv4 } from '../../../ipv4.js';
 import type { CiliumExpectOptions, CiliumNode, ExpectedFrontend } from './expected.js';
-import { nodePortConflict } from './agent/node-port-range.js';
+import { nodePortConflict } from '../agent/node-port-range.js';
 
 /** The health server's own Service is its Service's name with this after it (1.18 on). */
 const SUFFIX = ':healthserver';

@@ -1,11 +1,11 @@
 // The HostPort frontends Cilium's agent makes from the Pods on its node, modelled on its Pod
 // reflector (pkg/loadbalancer/reflectors/k8s.go, upsertHostPort): one synthetic Service per Pod
 // and host port, "ns/pod:host-port:PORT:UID", whose backends are the Pod's IPs.
-import type { ClusterView, Pod } from '../../kube/objects.js';
-import { familyOf } from '../../ipv6.js';
+import type { ClusterView, Pod } from '../../../kube/objects.js';
+import { familyOf } from '../../../ipv6.js';
 import type { CiliumExpectOptions, ExpectedBackend, ExpectedFrontend } from './expected.js';
-import type { CiliumProtocol } from './read/listing.js';
-import { inNodePortRange } from './agent/node-port-range.js';
+import type { CiliumProtocol } from '../read/listing.js';
+import { inNodePortRange } from '../agent/node-port-range.js';
 
 const LOOPBACK = /^(?:127\.|::1$)/;
 const UNSPECIFIED = new Set(['0.0.0.0', '::']);

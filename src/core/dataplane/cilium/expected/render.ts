@@ -2,9 +2,9 @@
 // load-balancer tables (`cilium-dbg shell -- db/show frontends`, `backends`) and its BPF maps
 // (`cilium-dbg bpf lb list`), so a person can set kdebug's expectation beside the agent's own.
 import type { ExpectedBackend, ExpectedFrontend } from './expected.js';
-import { formatAddress, frontendKey } from './read/listing.js';
-import type { ExpectedMapEntry } from './maps/expected.js';
-import { nodePortsText, type CiliumNodePorts } from './agent/devices.js';
+import { formatAddress, frontendKey } from '../read/listing.js';
+import type { ExpectedMapEntry } from '../maps/expected.js';
+import { nodePortsText, type CiliumNodePorts } from '../agent/devices.js';
 import { ignoredRangesOf } from './source-ranges.js';
 
 /** Columns as Go's tabwriter aligns them: each as wide as its widest cell, then three spaces. */

@@ -3,10 +3,10 @@
 // reflectors/conversions.go turns Services and EndpointSlices into frontends and backends,
 // writer.DefaultSelectBackends picks each frontend's backends). Tested against the states of
 // Cilium's own script tests and against its control plane run in the lab.
-import type { ClusterView, EndpointSlice, Service } from '../../kube/objects.js';
-import { canonicalIP } from '../../ipv4.js';
-import { familyOf } from '../../ipv6.js';
-import type { BackendState, CiliumProtocol, FrontendType } from './read/listing.js';
+import type { ClusterView, EndpointSlice, Service } from '../../../kube/objects.js';
+import { canonicalIP } from '../../../ipv4.js';
+import { familyOf } from '../../../ipv6.js';
+import type { BackendState, CiliumProtocol, FrontendType } from '../read/listing.js';
 import { healthServerFrontends } from './health-server.js';
 import { hostPortFrontends } from './host-ports.js';
 import { parseNodeSelector } from './node-selector.js';
@@ -15,7 +15,7 @@ import {
   DEFAULT_NODE_PORT_RANGE,
   nodePortConflict,
   type NodePortRange,
-} from './agent/node-port-range.js';
+} from '../agent/node-port-range.js';
 
 const isIPv6 = (ip: string) => familyOf(ip) === 'IPv6';
 
