@@ -4,7 +4,8 @@
 // iptables -S, with whatever surrounds them). The kind is told by the text, not by the file name.
 import { stripColours } from './colours.js';
 import type { CiliumTable } from './cilium/read/listing.js';
-import { ciliumForm, ciliumOther, parseCilium, uncommented } from './cilium/read/read.js';
+import { parseCilium } from './cilium/read/read.js';
+import { ciliumForm, ciliumOther, uncommented } from './cilium/read/which-listing.js';
 import { buildCiliumTrees } from './cilium/trees.js';
 import { isListView } from './iptables/read/paste/list-view.js';
 import { NFT_ERROR } from './iptables/read/paste/classify.js';

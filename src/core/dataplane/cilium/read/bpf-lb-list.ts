@@ -1,0 +1,197 @@
+// `cilium-dbg bpf lb list`, its table and its -o json alike: a row per Service map entry, slot 0
+// the Service itself and the other slots its backends.
+import {
+  CiliumParseError,
+  backendState,
+  frontendKey,
+  frontendType,
+  parseAddress,
+  type CiliumBackend,
+  type CiliumCut,
+  type CiliumFrontend,
+  type CiliumTable,
+} from './listing.js';
+import { isRecord, jsonValue } from './json-value.js';
+import { eachRow, fail, headerAt } from './row-walk.js';
+
+/** `bpf lb list -o json`: the table's map (the command prints the same map either way:
+ * TablePrinter the key and its entries, PrintOutput the map), each Service key to its entries,
+ * each entry read as the table's row is, at the line its string is on. */
+export function bpfLbJson(text: string, source: string): CiliumTable {
+  const json = jsonValue(
+    text,
+    (v) => isRecord(v) && Object.values(v).every((e) => Array.isArray(e)),
+  );
+  if ('error' in json)
+    throw new CiliumParseError(
+      source,
+      json.line,
+      `not the JSON of cilium-dbg bpf lb list -o json: ${json.error}`,
+    );
+  const rows = bpfRows(source);
+  const lineOf = linesOnward(text);
+  // each key and string, in the order JSON writes them, found from where the last one was
+  let at = text.indexOf(
+    '{',
+    text
+      .split('\n')
+      .slice(0, json.line - 1)
+      .join('\n').length,
+  );
+  for (const [key, entries] of Object.entries(json.value as Record<string, unknown[]>)) {
+    const found = text.indexOf(JSON.stringify(key), at);
+    at = found >= 0 ? found : at;
+    for (const entry of entries) {
+      const line = lineOf(at);
+      if (typeof entry !== 'string')
+        fail(source, line, `not an entry of bpf lb list -o json under "${key}"`);
+      // an entry written otherwise than JSON.stringify would (Go escapes "<", ">", "&"): at the
+      // line of the last one found
+      const next = text.indexOf(JSON.stringify(entry), at + 1);
+      at = next >= 0 ? next : at;
+      const [first, rest] = firstWord(entry as string);
+      if (!rows.row(key.split(/\s+/)[0]!, first, rest, lineOf(at)))
+        fail(
+          source,
+          lineOf(at),
+          `not an entry of bpf lb list -o json: "${key}": "${entry as string}"`,
+        );
+    }
+  }
+  return { form: 'bpf-lb-list', source, frontends: [...rows.byKey.values()] };
+}
+
+/** The line of each position of `text` asked, counting its newlines on from the last position
+ * asked (from the start again only where one is before it): the entries of a big JSON listing
+ * are asked in order, and counting from the start for each made reading it quadratic. */
+function linesOnward(text: string): (at: number) => number {
+  let from = 0;
+  let line = 1;
+  return (at) => {
+    if (at < from) [from, line] = [0, 1];
+    for (let i = text.indexOf('\n', from); i >= 0 && i < at; i = text.indexOf('\n', i + 1)) line++;
+    from = at;
+    return line;
+  };
+}
+
+/** An entry's first word, and the rest from the space after it. */
+function firstWord(entry: string): [string, string] {
+  const space = entry.search(/\s/);
+  return space < 0 ? [entry, ''] : [entry.slice(0, space), entry.slice(space)];
+}
+
+/** The Services of `bpf lb list` as its rows are read, table or JSON: `row` takes a row's
+ * Service column (its address) and its entry, as its first word and the rest ("ADDR", " (revnat)
+ * (slot) [flags]"; or "backend", " N not found"), and gives the frontend it is of, undefined
+ * where the two are no such row. */
+function bpfRows(source: string) {
+  const byKey = new Map<string, CiliumFrontend>();
+  // newer releases print the Service address on every row: each is parsed once
+  const byToken = new Map<string, CiliumFrontend>();
+  const withServiceRow = new Set<CiliumFrontend>();
+  const row = (
+    service: string,
+    first: string,
+    rest: string,
+    at: number,
+  ): CiliumFrontend | undefined => {
+    let fe = byToken.get(service);
+    if (!fe) {
+      const a = parseAddress(service);
+      if (!a || (first !== 'backend' && parseAddress(first) === undefined)) return undefined;
+      const key = frontendKey(a);
+      fe = byKey.get(key);
+      if (!fe) {
+        // field by field, not `...a`: that spread cost a fifth of a big listing's parse
+        fe = { ip: a.ip, port: a.port, flags: [], backends: [], line: at };
+        if (a.protocol) fe.protocol = a.protocol;
+        if (a.internal) fe.internal = true;
+        byKey.set(key, fe);
+      }
+      byToken.set(service, fe);
+    }
+    slot(fe, first, rest, at);
+    return fe;
+  };
+
+  /** One map slot: "ADDR (revnat) (slot) [flags]", or "backend N not found". */
+  function slot(fe: CiliumFrontend, entry: string, rest: string, at: number): void {
+    if (entry === 'backend') {
+      fe.flags.push(`backend${rest.replace(/ not found.*$/, '')} not found`);
+      return;
+    }
+    const a = parseAddress(entry) ?? fail(source, at, `not an address: "${entry}"`);
+    const bracket = rest.includes('[') ? /\[([^\]]*)\]/.exec(rest)?.[1] : undefined;
+    if (a.port === 0 && (a.ip === '0.0.0.0' || a.ip === '::')) {
+      withServiceRow.add(fe);
+      // the Service entry: its flags name the frontend's type
+      const flags = bracket?.split(/,\s*/) ?? [];
+      fe.type ??= flags.map(frontendType).find((f) => f !== undefined);
+      fe.flags.push(...flags.filter((f) => !frontendType(f) && !fe.flags.includes(f)));
+      return;
+    }
+    const state = backendState(bracket);
+    // its protocol in the literal: a field added after it costs each backend a second allocation
+    const backend: CiliumBackend = a.protocol
+      ? { ip: a.ip, port: a.port, line: at, protocol: a.protocol }
+      : { ip: a.ip, port: a.port, line: at };
+    if (state) backend.state = state;
+    fe.backends.push(backend);
+  }
+  return { byKey, row, slot, withServiceRow };
+}
+
+/** `cilium-dbg bpf lb list`: a row per Service map entry. Slot 0 ("0.0.0.0:0 (revnat) (0)
+ * [flags]") is the Service itself; the other slots name its backends. Older releases print the
+ * Service address once, newer ones on every row with its slot. */
+export function bpfLbList(lines: string[], source: string): CiliumTable {
+  const { index } = headerAt(lines, 'bpf-lb-list');
+  const rows = bpfRows(source);
+  let current: CiliumFrontend | undefined;
+  let headless: CiliumCut | undefined;
+  let elided = false;
+  const { cut, unreadFrom, stopped } = eachRow(lines, index, (row) => {
+    const { t, at } = row;
+    if (row.elided) {
+      // its backends may go on past the elision, on the lines left out
+      if (current) current.backendsElided ??= at;
+      elided = true;
+      current = undefined;
+      return;
+    }
+    // "SERVICE [(slot)] ENTRY REST": a row of a Service; else the next entry of the one above
+    const m = /^(\S+)(?:\s+\(\d+\))?\s+(\S+)(.*)$/.exec(t);
+    const fe = m ? rows.row(m[1]!, m[2]!, m[3]!, at) : undefined;
+    if (fe) {
+      current = fe;
+      return;
+    }
+    const first = m ? parseAddress(m[1]!) : parseAddress(t);
+    if ((first || /^backend \d+ not found/.test(t)) && current) {
+      const [entry, ...rest] = t.split(/\s+/);
+      return rows.slot(current, entry!, ` ${rest.join(' ')}`, at);
+    }
+    // a backend row of a Service whose own rows are not in the paste (a grep's context)
+    if (first && !current && rows.byKey.size === 0) {
+      headless ??= { line: at, reason: 'rows of a Service whose first row is not in the paste' };
+      return;
+    }
+    if (first && !current && elided) return; // the rest of a Service the author left out
+    if (rows.byKey.size > 0 && !/\d/.test(t)) return false;
+    fail(source, at, `not a row of cilium bpf lb list: "${t.slice(0, 80)}"`);
+  });
+  // its backends may go on in the rows not read
+  if (stopped && current) current.backendsElided ??= stopped.line;
+  const cuts = [cut ?? headless, stopped].filter((c) => c !== undefined);
+  // every Service has its slot 0 row: where it is not in the paste, its other rows may not be all
+  for (const fe of rows.byKey.values())
+    if (!rows.withServiceRow.has(fe)) fe.serviceRowUnseen = true;
+  return {
+    form: 'bpf-lb-list',
+    source,
+    frontends: [...rows.byKey.values()],
+    ...(cuts.length > 0 ? { cut: cuts } : {}),
+    ...(unreadFrom ? { unreadFrom } : {}),
+  };
+}

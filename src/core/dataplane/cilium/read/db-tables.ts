@@ -1,0 +1,123 @@
+// The load-balancer tables of Cilium 1.17+ (`db/show frontends`, `db/show backends`): each cell
+// read where its column's title starts, the frontends with their backends, and each backend's state.
+import {
+  backendState,
+  formatAddress,
+  frontendType,
+  parseAddress,
+  type BackendState,
+  type CiliumBackend,
+  type CiliumCut,
+  type CiliumFrontend,
+  type CiliumTable,
+} from './listing.js';
+import { HEADERS } from './which-listing.js';
+import { backendCell, endsListing, fail, followedByRows, headerAt, leftOut } from './row-walk.js';
+import { ELISION } from '../../elisions.js';
+
+/** The columns of a load-balancer table, from its header: each cell starts where its title does. */
+function columns(header: string): { name: string; start: number }[] {
+  return [...header.matchAll(/\S+/g)].map((m) => ({ name: m[0].toLowerCase(), start: m.index }));
+}
+
+function cells(line: string, cols: { name: string; start: number }[]): Map<string, string> {
+  const out = new Map<string, string>();
+  // a row out of line with its header (hand-made, re-indented) splits on runs of spaces
+  const aligned = cols.every(
+    (c) => c.start === 0 || line[c.start - 1] === ' ' || line[c.start - 1] === undefined,
+  );
+  const parts = aligned
+    ? cols.map((c, i) => line.slice(c.start, cols[i + 1]?.start ?? line.length))
+    : line.trim().split(/\s{2,}|\t+/);
+  cols.forEach((c, i) => out.set(c.name, (parts[i] ?? '').trim()));
+  return out;
+}
+
+/** `db/show frontends` (Cilium 1.17+): Address, Type, ServiceName, PortName, Status, Backends,
+ * in the order the release prints them. */
+export function dbFrontends(lines: string[], source: string): CiliumTable {
+  const { index, column } = headerAt(lines, 'db-frontends');
+  const cols = columns(lines[index]!.slice(column));
+  const frontends: CiliumFrontend[] = [];
+  let cut: CiliumCut | undefined;
+  let unreadFrom: number | undefined;
+  for (let k = index + 1; k < lines.length; k++) {
+    const raw = lines[k]!.slice(column);
+    const t = raw.trim();
+    if (t === '') continue;
+    if (endsListing(t) || HEADERS.some(([re]) => re.test(t))) {
+      unreadFrom = followedByRows(lines, k);
+      break;
+    }
+    const at = k + 1;
+    if (ELISION.test(t)) {
+      cut ??= leftOut(at, t);
+      continue;
+    }
+    const row = cells(raw, cols);
+    const addr =
+      parseAddress(row.get('address') ?? '') ??
+      fail(source, at, `not a frontend address: "${row.get('address')}"`);
+    const cell = row.get('backends') ?? '';
+    // the table shows the first few and "+ N more ...": the rest is not in the listing
+    const more = /\+ (\d+) more/.exec(cell);
+    const backends = cell
+      .replace(/\s*\+ \d+ more.*$/, '')
+      .split(/,\s*/)
+      .filter((b) => b !== '')
+      .map((b): CiliumBackend => {
+        const [address, ...rest] = b.split(/\s+/);
+        return backendCell(address!, rest.join(' '), at, source);
+      });
+    const status = row.get('status');
+    frontends.push({
+      ...addr,
+      type: frontendType(row.get('type')),
+      ...(row.get('servicename') ? { service: row.get('servicename') } : {}),
+      ...(row.get('portname') ? { portName: row.get('portname') } : {}),
+      ...(status ? { status } : {}),
+      flags: [],
+      backends,
+      ...(more ? { backendsNotShown: Number(more[1]) } : {}),
+      ...(cols.some((c) => c.name === 'backends') ? {} : { backendsUnread: true as const }),
+      line: at,
+    });
+  }
+  return {
+    form: 'db-frontends',
+    source,
+    frontends,
+    ...(cut ? { cut: [cut] } : {}),
+    ...(unreadFrom ? { unreadFrom } : {}),
+  };
+}
+
+/** `db/show backends`: each backend's state, from its Instances ("ns/name [terminating] (port)")
+ * or, in later releases, its own State column; where rows are left out, the first elision. */
+export function dbBackends(
+  lines: string[],
+  source: string,
+): { backendStates: Map<string, BackendState>; cut?: CiliumCut[] } {
+  const { index, column } = headerAt(lines, 'db-backends');
+  const cols = columns(lines[index]!.slice(column));
+  const states = new Map<string, BackendState>();
+  let cut: CiliumCut | undefined;
+  for (let k = index + 1; k < lines.length; k++) {
+    const raw = lines[k]!.slice(column);
+    const t = raw.trim();
+    if (t === '') continue;
+    if (endsListing(t) || HEADERS.some(([re]) => re.test(t))) break;
+    if (ELISION.test(t)) {
+      cut ??= leftOut(k + 1, t);
+      continue;
+    }
+    const row = cells(raw, cols);
+    const a =
+      parseAddress(row.get('address') ?? '') ??
+      fail(source, k + 1, `not a backend address: "${row.get('address')}"`);
+    const marked = /\[([^\]]+)\]/.exec(row.get('instances') ?? '')?.[1];
+    const state = backendState(row.get('state')) ?? backendState(marked) ?? 'active';
+    states.set(formatAddress(a), state);
+  }
+  return { backendStates: states, ...(cut ? { cut: [cut] } : {}) };
+}

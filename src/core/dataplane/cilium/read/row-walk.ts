@@ -1,0 +1,124 @@
+// Walking a text listing's rows: where its header is, what ends it (a prompt, a new command, a
+// fence), the rows an author left out, the rows below a line that is none; and a backend's cell as
+// the text tables print it.
+import {
+  CiliumParseError,
+  backendState,
+  parseAddress,
+  type CiliumBackend,
+  type CiliumCut,
+  type CiliumForm,
+} from './listing.js';
+import { HEADERS, ROWS } from './which-listing.js';
+import { excerpt } from '../../../sanitize.js';
+import { ELISION } from '../../elisions.js';
+
+/** A row that does not read: an error at its line, never a guess. */
+export const fail = (source: string, line: number, why: string): never => {
+  throw new CiliumParseError(source, line, why);
+};
+
+/** The line where the listing's header is (the line before its first row where it has none),
+ * and the column it starts at. */
+export function headerAt(lines: string[], form: CiliumForm): { index: number; column: number } {
+  let index = lines.findIndex((l) => HEADERS.some(([re, f]) => f === form && re.test(l.trim())));
+  if (index < 0) {
+    index = lines.findIndex((l) => ROWS.some(([re, f]) => f === form && re.test(l.trim()))) - 1;
+    // rows that do not say the form may come first (a grep's context): back to what ends it
+    while (index >= 0 && lines[index]!.trim() !== '' && !endsListing(lines[index]!.trim())) index--;
+  }
+  if (index < 0) return { index: -1, column: 0 };
+  const line = lines[index]!;
+  return { index, column: line.length - line.trimStart().length };
+}
+
+/** A line that ends the listing: a shell prompt ("root@node:~# ", "[user@host dir]$ ", one
+ * alone at the end of a line as a trimmed paste leaves it), a new command (with or without a
+ * prompt, as documentation writes it; through an alias of kubectl or docker, "k exec ... --
+ * cilium-dbg service list | grep X"), a code fence. */
+const ENDS =
+  /^(?:\S*[#$%>](?: |$)|\[[^\]]*\][#$%>](?: |$)|```|~~~|Exitcode:|Stderr:|cmd: |(?:sudo\s+)?(?:kubectl|cilium|cilium-dbg)\s|\S+\s.*\s(?:cilium|cilium-dbg)\s+(?:service|bpf|shell|status|statedb|map)\b)/;
+
+/** A line that ends the listing and is no elision ("# --- snip ---" and "<omitted>" read as a
+ * prompt). */
+export const endsListing = (t: string) => ENDS.test(t) && !ELISION.test(t);
+
+/** Where another command's output starts after a listing: at `k` where rows follow, so that it is
+ * read in turn (or said not read), never dropped. */
+export const followedByRows = (lines: string[], k: number) =>
+  lines.slice(k + 1).some((l) => /^\s*\d/.test(l)) ? k + 1 : undefined;
+
+/** Whether a row follows line `k` before another listing starts (a prompt, a command, a header). */
+function rowsBelow(lines: string[], k: number): boolean {
+  for (const l of lines.slice(k + 1)) {
+    const t = l.trim();
+    if (endsListing(t) || HEADERS.some(([re]) => re.test(t))) return false;
+    if (/^\d/.test(t)) return true;
+  }
+  return false;
+}
+
+/** Rows the author left out at `line`, quoted as marked. */
+export const leftOut = (line: number, mark: string): CiliumCut => ({
+  line,
+  reason: `rows left out ("${mark}")`,
+});
+
+/** Calls `row` with each of the listing's rows after its header, trimmed, with its line number,
+ * up to what ends it (a prompt, a fence, or `row` returning false); marked elided where the
+ * author left rows out. Returns where the first elision is, the line of a new command whose
+ * output follows (that is another listing, not read with this one), and where `row` stopped at a
+ * line with rows after it (those not read). */
+export function eachRow(
+  lines: string[],
+  index: number,
+  row: (r: { t: string; at: number; elided: boolean }) => boolean | void,
+): { cut?: CiliumCut; unreadFrom?: number; stopped?: CiliumCut } {
+  let cut: CiliumCut | undefined;
+  // rows left out before the first one read, its header with them: the listing is not whole
+  const headed = index >= 0 && HEADERS.some(([re]) => re.test(lines[index]!.trim()));
+  for (let k = index; !headed && k >= 0 && !endsListing(lines[k]!.trim()); k--)
+    if (ELISION.test(lines[k]!.trim())) cut ??= leftOut(k + 1, lines[k]!.trim());
+  for (let k = index + 1; k < lines.length; k++) {
+    const t = lines[k]!.trim();
+    if (t === '') continue;
+    // most rows start with an address: no prompt, fence or elision starts with a digit
+    const plain = t.charCodeAt(0) >= 48 && t.charCodeAt(0) <= 57;
+    const elided = !plain && ELISION.test(t);
+    if (!plain && !elided && ENDS.test(t)) {
+      const unreadFrom = followedByRows(lines, k);
+      return { ...(cut ? { cut } : {}), ...(unreadFrom ? { unreadFrom } : {}) };
+    }
+    if (elided) cut ??= leftOut(k + 1, t);
+    if (row({ t, at: k + 1, elided }) === false) {
+      // rows of the listing below a line that is none ("(output truncated)", a note): said unread
+      if (!rowsBelow(lines, k)) break;
+      const stopped = {
+        line: k + 1,
+        reason: `lines from here not read ("${excerpt(t)}" is no row of the listing, and rows follow it)`,
+      };
+      return { ...(cut ? { cut } : {}), stopped };
+    }
+  }
+  return cut ? { cut } : {};
+}
+
+/** "10.244.1.69:53/TCP" then " (active)", " (active) (preferred)", or nothing (old releases). */
+export function backendCell(
+  address: string,
+  rest: string,
+  line: number,
+  source: string,
+): CiliumBackend {
+  const a = parseAddress(address) ?? fail(source, line, `not a backend address: "${address}"`);
+  const words = [...rest.matchAll(/\(([^)]*)\)/g)].map((w) => w[1]!);
+  const state = words.map(backendState).find((s) => s !== undefined);
+  return {
+    ip: a.ip,
+    port: a.port,
+    ...(a.protocol ? { protocol: a.protocol } : {}),
+    ...(state ? { state } : {}),
+    ...(words.includes('preferred') ? { preferred: true } : {}),
+    line,
+  };
+}

@@ -1,0 +1,100 @@
+// `cilium-dbg service list` as text: a row per frontend with its first backend, further backends
+// on lines of their own; columns a build prints after Backend are not read.
+import {
+  frontendKey,
+  frontendType,
+  parseAddress,
+  type CiliumFrontend,
+  type CiliumTable,
+} from './listing.js';
+import { backendCell, eachRow, fail, headerAt } from './row-walk.js';
+
+/** `cilium-dbg service list`: "ID  Frontend  Service Type  Backend", each backend "N => ADDR
+ * (state)", further backends on lines of their own. */
+export function serviceList(lines: string[], source: string): CiliumTable {
+  const { index } = headerAt(lines, 'service-list');
+  const frontends: CiliumFrontend[] = [];
+  let current: CiliumFrontend | undefined;
+  let elided = false;
+  const beyond = index >= 0 ? beyondBackend(lines[index]!) : undefined;
+  const { cut, unreadFrom, stopped } = eachRow(lines, index, (row) => {
+    const { at } = row;
+    if (row.elided) {
+      // its backends may go on past the elision, on the lines left out
+      if (current) current.backendsElided ??= at;
+      elided = true;
+      current = undefined;
+      return;
+    }
+    // columns the header has after Backend are not read: each row is cut where they start
+    const t = beyond === undefined ? row.t : beforeColumn(lines[at - 1]!, beyond);
+    if (t === '') return;
+    const be = /^(\d+) => (\S+)(.*)$/.exec(t);
+    if (be) {
+      if (!current && elided) return; // the rest of a frontend the author left out
+      if (!current) fail(source, at, 'a backend before any frontend');
+      current!.backends.push(backendCell(be[2]!, be[3]!, at, source));
+      return;
+    }
+    const m =
+      /^(?:(\d+)\s+)?(\S+?)(?: =>)?(?:\s+([A-Za-z]+(?: \(Remote\))?))?(?:\s+(\d+) => (\S+)(.*))?$/.exec(
+        t,
+      );
+    const addr = m && parseAddress(m[2]!);
+    if (!m || !addr) {
+      if (frontends.length > 0 && !/\d/.test(t)) return false; // prose after the listing
+      fail(source, at, `not a row of cilium service list: "${t.slice(0, 80)}"`);
+    }
+    current = {
+      ...addr!,
+      type: frontendType(m![3]?.replace(' (Remote)', '')),
+      flags: m![3]?.endsWith('(Remote)') ? ['remote'] : [],
+      backends: [],
+      line: at,
+    };
+    if (m![5]) current.backends.push(backendCell(m![5], m![6]!, at, source));
+    frontends.push(current);
+  });
+  // its backends may go on in the rows not read
+  if (stopped && current) current.backendsElided ??= stopped.line;
+  const cuts = [cut, stopped].filter((c) => c !== undefined);
+  return {
+    form: 'service-list',
+    source,
+    frontends: merged(frontends),
+    ...(cuts.length > 0 ? { cut: cuts } : {}),
+    ...(unreadFrom ? { unreadFrom } : {}),
+  };
+}
+
+/** Where the header's first column after Backend starts (tabs expanded), if it has one: a
+ * build that prints more than ID, Frontend, Service Type and Backend ("Source Ranges"). */
+function beyondBackend(header: string): number | undefined {
+  const wide = expandTabs(header);
+  const backend = /\bBackend\b/.exec(wide);
+  if (!backend) return undefined;
+  const next = /\S/.exec(wide.slice(backend.index + 'Backend'.length));
+  return next ? backend.index + 'Backend'.length + next.index : undefined;
+}
+
+/** A row's text up to the column at `at` (tabs expanded, as a tabwriter's columns line up),
+ * trimmed; the whole row where nothing starts there after a space (a row out of line). */
+function beforeColumn(line: string, at: number): string {
+  const wide = expandTabs(line);
+  return (wide.length > at && wide[at - 1] === ' ' ? wide.slice(0, at) : wide).trim();
+}
+
+/** Tabs to the next multiple of 8, as a terminal shows them. */
+function expandTabs(line: string): string {
+  if (!line.includes('\t')) return line;
+  let out = '';
+  for (const c of line) out += c === '\t' ? ' '.repeat(8 - (out.length % 8)) : c;
+  return out;
+}
+
+/** One frontend listed twice (a paste holding the listing twice) is one frontend. */
+function merged(frontends: CiliumFrontend[]): CiliumFrontend[] {
+  const byKey = new Map<string, CiliumFrontend>();
+  for (const f of frontends) if (!byKey.has(frontendKey(f))) byKey.set(frontendKey(f), f);
+  return [...byKey.values()];
+}
