@@ -7,7 +7,8 @@ import { clusterView } from '../../src/core/kube/objects.js';
 import type { KubeObject } from '../../src/core/model.js';
 import { CILIUM_DEFAULTS } from '../../src/core/dataplane/cilium/expected/expected.js';
 import { CILIUM_MAP_DEFAULTS } from '../../src/core/dataplane/cilium/maps/expected.js';
-import { lbSetting, releaseBehaviour } from '../../src/core/dataplane/cilium/agent/agent.js';
+import { lbSetting } from '../../src/core/dataplane/cilium/agent/lb-config.js';
+import { releaseBehaviour } from '../../src/core/dataplane/cilium/agent/release-behaviour.js';
 import { parseVersion, type Version } from '../../src/core/version.js';
 
 const DIR = new URL('../fixtures/cilium/vectors/', import.meta.url).pathname;
@@ -71,7 +72,7 @@ export function setup(v: string) {
       healthCheckNodePort: !flag(/--enable-health-check-nodeport=false/),
       serviceTopology: flag(/--enable-service-topology\b/),
       ...(release
-        ? // a later release's own behaviour (agent.ts), with 1.18.1's zone-hint fallback
+        ? // a later release's own behaviour, with 1.18.1's zone-hint fallback
           { ...releaseBehaviour(release), zoneHintsFallback: true }
         : {
             // the 1.17 and 1.18 vectors are from branch points before 1.18.1's zone-hint

@@ -3,11 +3,9 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import {
-  ciliumAgentOn as agentOf,
-  fromStatus,
-  knownMapFlags,
-} from '../../../src/core/dataplane/cilium/agent/agent.js';
+import { ciliumAgentOn as agentOf } from '../../../src/core/dataplane/cilium/agent/agent.js';
+import { fromStatus } from '../../../src/core/dataplane/cilium/agent/status.js';
+import { knownMapFlags } from '../../../src/core/dataplane/cilium/agent/comparable.js';
 import { ViewIndex } from '../../../src/core/kube/view-index.js';
 import { clusterView, type ClusterView } from '../../../src/core/kube/objects.js';
 import type { KubeObject } from '../../../src/core/model.js';

@@ -4,10 +4,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Analysis } from '../../../src/core/analysis.js';
-import {
-  ciliumAgentOn,
-  healthServerUnknown,
-} from '../../../src/core/dataplane/cilium/agent/agent.js';
+import { ciliumAgentOn } from '../../../src/core/dataplane/cilium/agent/agent.js';
+import { healthServerUnknown } from '../../../src/core/dataplane/cilium/agent/comparable.js';
 import {
   CILIUM_DEFAULTS,
   expectedCilium,

@@ -7,7 +7,7 @@ import {
   expectedCilium,
   type CiliumExpectOptions,
 } from '../../../src/core/dataplane/cilium/expected/expected.js';
-import { releaseBehaviour } from '../../../src/core/dataplane/cilium/agent/agent.js';
+import { releaseBehaviour } from '../../../src/core/dataplane/cilium/agent/release-behaviour.js';
 import { clusterView } from '../../../src/core/kube/objects.js';
 import { parseVersion } from '../../../src/core/version.js';
 import type { KubeObject } from '../../../src/core/model.js';

@@ -3,7 +3,8 @@
 // BPF map entries expected and drift.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ciliumAgentOn, knownMapFlags } from '../../../src/core/dataplane/cilium/agent/agent.js';
+import { ciliumAgentOn } from '../../../src/core/dataplane/cilium/agent/agent.js';
+import { knownMapFlags } from '../../../src/core/dataplane/cilium/agent/comparable.js';
 import { ciliumDrift } from '../../../src/core/dataplane/cilium/drift.js';
 import { expectedCilium } from '../../../src/core/dataplane/cilium/expected/expected.js';
 import { expectedMaps } from '../../../src/core/dataplane/cilium/maps/expected.js';

@@ -1,5 +1,6 @@
-// Rows of the release table (agent.ts releaseBehaviour) at the patch where each turns, read from
-// an agent of that release and carried through to the frontends and BPF map entries expected.
+// Rows of the release table (agent/release-behaviour.ts releaseBehaviour) at the patch where each
+// turns, read from an agent of that release and carried through to the frontends and BPF map
+// entries expected.
 import { severityOf } from '../../../src/core/dataplane/drift.js';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

@@ -1,7 +1,7 @@
-// An agent whose release refuses cilium-config as read (agent.ts lbConfigRefused), in the words
-// drift, trace, the Rules step and the TUI all use: not ready with nothing of it read, it has not
-// started and programs nothing; with its listing read, it ran on an earlier configuration; with
-// its readiness not read, only that a start would stop is said.
+// An agent whose release refuses cilium-config as read (lb-config.ts lbConfigRefused), in the
+// words drift, trace, the Rules step and the TUI all use: not ready with nothing of it read, it has
+// not started and programs nothing; with its listing read, it ran on an earlier configuration;
+// with its readiness not read, only that a start would stop is said.
 import { read, unseen } from '../../../evidence.js';
 import type { Evidence } from '../../../model.js';
 import { kubectl, valid, type NextCommand } from '../../../next-command.js';

@@ -95,7 +95,7 @@ export function expectedCiliumText(
     version?: string;
     settings: string;
     nodePorts?: CiliumNodePorts;
-    /** Why cilium-config as read would stop the agent at a start (agent/agent.ts
+    /** Why cilium-config as read would stop the agent at a start (agent/lb-config.ts
      * lbConfigRefused). */
     refused?: string;
     /** The agent so refused has not started (not ready, nothing of it listed): no table is

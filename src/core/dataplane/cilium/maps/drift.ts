@@ -7,7 +7,7 @@ import type { Service } from '../../../kube/objects.js';
 import { canonicalCidrOf } from '../../../ipv6.js';
 import type { ServicePortName } from '../../../model.js';
 import { lineAt, type AddFinding } from '../../drift.js';
-import type { KnownMapFlags } from '../agent/agent.js';
+import type { KnownMapFlags } from '../agent/comparable.js';
 import type { ExpectedFrontend } from '../expected/expected.js';
 import {
   formatAddress,

@@ -1,0 +1,54 @@
+// What of the agent's tables drift may compare with what kdebug expects, given its release and its
+// settings as read (not assumed): its BPF map entries' flags, and the health server's frontends.
+import { atLeast } from '../../../version.js';
+import type { CiliumAgent } from './agent.js';
+
+/** Which BPF map entry flags and tables the agent's release and its settings as read (not
+ * assumed) let drift compare with what kdebug expects. */
+export interface KnownMapFlags {
+  /** dsr: the forwarding mode and its annotation were read, in a cilium-config the agent takes
+   * (not refused), and the release writes the flag (1.17 on; for hybrid only from 1.18.5, before
+   * which hybrid wrote none). */
+  forwarding: boolean;
+  /** LBALG and the Maglev table: the algorithm and its annotation were read, not refused. */
+  algorithm: boolean;
+  /** deny: the release honours the source-range policy annotation (1.17 on). */
+  sourceRangeDeny: boolean;
+  /** The traffic-policy, affinity and source-range flags as kdebug models them (1.18 on: 1.17's
+   * default control plane writes Local on fewer types, and heeds other settings). */
+  flags: boolean;
+  /** Which frontend types source ranges guard: bpf-lb-source-range-all-types was read. */
+  sourceRangeTypes: boolean;
+}
+
+export function knownMapFlags(agent: CiliumAgent): KnownMapFlags {
+  const since = (r: readonly [number, number, number?]) =>
+    agent.release !== undefined && atLeast(agent.release, r);
+  const hybrid = agent.settings.forwarding === 'hybrid';
+  // a refused cilium-config is not the one the agent runs on, and its bpf-lb-mode and
+  // bpf-lb-algorithm are among the keys it is refused on (lbConfigRefused)
+  const runs = agent.configRead && !agent.refused;
+  return {
+    forwarding: runs && since([1, 17]) && (!hybrid || since([1, 18, 5])),
+    algorithm: runs,
+    sourceRangeDeny: since([1, 17]),
+    flags: since([1, 18]),
+    sourceRangeTypes: agent.configRead,
+  };
+}
+
+/** Why the health server's frontends (expected/health-server.ts) are not compared on the agent's
+ * node, or undefined where they are. */
+export function healthServerUnknown(agent: CiliumAgent): string | undefined {
+  const s = agent.settings;
+  if (!agent.configRead)
+    return 'cilium-config was not read, so whether enable-health-check-loadbalancer-ip is on (off by default) is not known';
+  if (!agent.release)
+    return "the agent's release is not known, and before 1.18 it made them otherwise";
+  if (!atLeast(agent.release, [1, 18]))
+    return `Cilium ${agent.version} makes them as releases before 1.18 do (ns/name-healthCheck, backed by the node's IP), which kdebug does not model`;
+  const made = s.kubeProxyReplacement && s.healthCheckNodePort && s.healthCheckLoadBalancerIP;
+  if (made && agent.nodePorts?.addresses === undefined)
+    return "the agent's NodePort addresses were not read (its status), and each one's backend is the first of them";
+  return undefined;
+}

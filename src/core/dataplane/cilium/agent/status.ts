@@ -1,0 +1,48 @@
+// The settings the agent itself says it runs with, read from its `cilium-dbg status --verbose`.
+import type { CiliumSettings } from './agent.js';
+
+type Said = Partial<
+  Pick<
+    CiliumSettings,
+    | 'kubeProxyReplacement'
+    | 'socketLB'
+    | 'hostnsOnly'
+    | 'algorithm'
+    | 'forwarding'
+    | 'sessionAffinity'
+    | 'nodePortRange'
+  >
+> & {
+  version?: string;
+};
+
+/** `cilium-dbg status --verbose`: "KubeProxyReplacement:  True  [eth0 ...]", then its details
+ * ("Socket LB: Enabled", "Socket LB Coverage: Hostns-only", "Mode: SNAT", "Backend Selection:
+ * Random", "Session Affinity: Enabled", "- NodePort: Enabled (Range: 30000-32767)");
+ * "Cilium: Ok 1.16.5 (v1.16.5-...)". */
+export function fromStatus(text: string): Said {
+  const field = (name: string) => new RegExp(`^\\s*${name}:\\s+(.+?)\\s*$`, 'mi').exec(text)?.[1];
+  const on = (v: string | undefined) =>
+    v === undefined ? undefined : /^(true|enabled|strict)\b/i.test(v);
+  const out: Said = {};
+  // the details' own Status where the summary line is not in the text (a quote of the details)
+  const kpr =
+    field('KubeProxyReplacement') ??
+    /^[ \t]*KubeProxyReplacement Details:[ \t]*\n[ \t]+Status:[ \t]+(\S+)/m.exec(text)?.[1];
+  if (kpr !== undefined) out.kubeProxyReplacement = on(kpr)!;
+  const sock = field('Socket LB');
+  if (sock !== undefined) out.socketLB = on(sock)!;
+  const coverage = field('Socket LB Coverage');
+  if (coverage !== undefined) out.hostnsOnly = /hostns/i.test(coverage);
+  const mode = field('Mode');
+  if (mode) out.forwarding = mode.split(/\s/)[0]!.toLowerCase();
+  const selection = field('Backend Selection');
+  if (selection) out.algorithm = selection.split(/\s/)[0]!.toLowerCase();
+  const affinity = field('Session Affinity');
+  if (affinity !== undefined) out.sessionAffinity = on(affinity)!;
+  const range = /^\s*-?\s*NodePort:\s+Enabled \(Range: (\d+)-(\d+)\)/m.exec(text);
+  if (range) out.nodePortRange = [Number(range[1]), Number(range[2])];
+  const version = /^Cilium:\s+\S+\s+(\d+\.\d+\.\d+\S*)/m.exec(text)?.[1];
+  if (version) out.version = `v${version.replace(/^v/, '')}`;
+  return out;
+}
