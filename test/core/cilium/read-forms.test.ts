@@ -713,6 +713,20 @@ describe("an author's elision in any form (../../../src/core/dataplane/elisions.
     // prose after the listing's last row: nothing more to read, nothing said
     const after = parseCilium(list.split('NOTE')[0] + 'the rest looks the same\n', 'p.txt');
     assert.equal(after.cut, undefined);
+    // a numbered note or a route after it starts with a digit, but is no row of the listing
+    for (const [listing, tail] of [
+      [list, 'Things I tried so far:\n1. restarted the agent\n'],
+      [bpf, 'and the routes:\n10.0.0.0/24 via 10.0.0.1 dev cilium_host\n'],
+    ] as const) {
+      const whole = parseCilium(listing.split('NOTE')[0] + tail, 'p.txt');
+      assert.equal(whole.cut, undefined, tail);
+      assert.ok(
+        trees(listing.split('NOTE')[0] + tail)[0]!.endpoints.every(
+          (e) => e.shareUnknown === undefined,
+        ),
+        tail,
+      );
+    }
   });
 
   it('a listing whose rows are all elided is not said to have no frontend', () => {

@@ -151,7 +151,7 @@ export function bpfLbList(lines: string[], source: string): CiliumTable {
   let current: CiliumFrontend | undefined;
   let headless: CiliumCut | undefined;
   let elided = false;
-  const { cut, unreadFrom, stopped } = eachRow(lines, index, (row) => {
+  const { cut, unreadFrom, stopped } = eachRow(lines, index, 'bpf-lb-list', (row) => {
     const { t, at } = row;
     if (row.elided) {
       // its backends may go on past the elision, on the lines left out

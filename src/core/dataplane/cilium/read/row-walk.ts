@@ -48,12 +48,20 @@ export const endsListing = (t: string) => ENDS.test(t) && !ELISION.test(t);
 export const followedByRows = (lines: string[], k: number) =>
   lines.slice(k + 1).some((l) => /^\s*\d/.test(l)) ? k + 1 : undefined;
 
-/** Whether a row follows line `k` before another listing starts (a prompt, a command, a header). */
-function rowsBelow(lines: string[], k: number): boolean {
+/** A backend's row of its own under its frontend's: "2 => 10.244.0.3:53/UDP (active)" in
+ * service list, "10.244.0.3:53/UDP (7) (2)" in bpf lb list. */
+const BACKEND_ROW: Partial<Record<CiliumForm, RegExp>> = {
+  'service-list': /^\d+ => \S+/,
+  'bpf-lb-list': /^\S+:\d+\S* \(\d+\) \(\d+\)/,
+};
+
+/** Whether a row of the listing's form follows line `k` before another listing starts (a
+ * prompt, a command, a header): a numbered note or a route below it is none. */
+function rowsBelow(lines: string[], k: number, form: CiliumForm): boolean {
   for (const l of lines.slice(k + 1)) {
     const t = l.trim();
     if (endsListing(t) || HEADERS.some(([re]) => re.test(t))) return false;
-    if (/^\d/.test(t)) return true;
+    if (ROWS.some(([re, f]) => f === form && re.test(t)) || BACKEND_ROW[form]?.test(t)) return true;
   }
   return false;
 }
@@ -72,6 +80,7 @@ export const leftOut = (line: number, mark: string): CiliumCut => ({
 export function eachRow(
   lines: string[],
   index: number,
+  form: CiliumForm,
   row: (r: { t: string; at: number; elided: boolean }) => boolean | void,
 ): { cut?: CiliumCut; unreadFrom?: number; stopped?: CiliumCut } {
   let cut: CiliumCut | undefined;
@@ -92,7 +101,7 @@ export function eachRow(
     if (elided) cut ??= leftOut(k + 1, t);
     if (row({ t, at: k + 1, elided }) === false) {
       // rows of the listing below a line that is none ("(output truncated)", a note): said unread
-      if (!rowsBelow(lines, k)) break;
+      if (!rowsBelow(lines, k, form)) break;
       const stopped = {
         line: k + 1,
         reason: `lines from here not read ("${excerpt(t)}" is no row of the listing, and rows follow it)`,

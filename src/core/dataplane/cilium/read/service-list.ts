@@ -17,7 +17,7 @@ export function serviceList(lines: string[], source: string): CiliumTable {
   let current: CiliumFrontend | undefined;
   let elided = false;
   const beyond = index >= 0 ? beyondBackend(lines[index]!) : undefined;
-  const { cut, unreadFrom, stopped } = eachRow(lines, index, (row) => {
+  const { cut, unreadFrom, stopped } = eachRow(lines, index, 'service-list', (row) => {
     const { at } = row;
     if (row.elided) {
       // its backends may go on past the elision, on the lines left out
