@@ -50,6 +50,8 @@ export async function expectCommand(o: ExpectOptions, g: GlobalOptions): Promise
   };
   const agent = analysis.state(name!).cilium;
   if (mode === 'cilium' && agent) {
+    const read = node.stateRead();
+    const listed = read !== undefined && !read.failure;
     print(
       expectedCiliumText(node.ciliumExpected() ?? [], node.ciliumMaps() ?? [], {
         node: name!,
@@ -60,6 +62,8 @@ export async function expectCommand(o: ExpectOptions, g: GlobalOptions): Promise
         ...(agent.refused ? { refused: agent.refused } : {}),
         // as drift decides it: nothing of it listed and not ready, it has not started
         notStarted: node.agentNotStarted() !== undefined,
+        // its readiness not read and nothing of it listed: whether it runs is not known
+        startUnknown: agent.readiness === undefined && !listed,
         sourceRangeCheck: agent.settings.sourceRangeCheck,
       }),
     );

@@ -14,7 +14,7 @@ interface Item {
   kind: string;
   metadata: { name: string };
   data?: Record<string, string>;
-  status?: { containerStatuses?: Record<string, unknown>[] };
+  status?: { containerStatuses?: Record<string, unknown>[]; conditions?: unknown[] };
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'kdebug-cilium-refused-'));
@@ -119,5 +119,24 @@ describe('a Cilium agent that does not start with its configuration, on the comm
       /^# note: cilium-config as read would be refused at the agent's next start, so what it holds comes from an earlier configuration: cilium-config sets both bpf-lb-acceleration/m,
     );
     assert.match(expect.stdout, /^10\.1\.190\.219:8080\/TCP +ClusterIP +default\/nginx-svc/m);
+  });
+
+  it('its readiness not read and nothing of it listed, expect does not say whether it runs', () => {
+    const unknown = mkdtempSync(join(tmpdir(), 'kdebug-cilium-unknown-'));
+    after(() => rmSync(unknown, { recursive: true, force: true }));
+    cpSync(dir, unknown, { recursive: true });
+    for (const o of objects.items)
+      if (o.kind === 'Pod' && o.metadata.name.startsWith('cilium-')) {
+        delete o.status!.containerStatuses;
+        delete o.status!.conditions;
+      }
+    writeFileSync(join(unknown, 'objects.json'), JSON.stringify(objects));
+    const expect = kdebug(['expect', '--snapshot', unknown, '--node', 'vm-12-7-centos'], {
+      env: { COLUMNS: '400' },
+    });
+    assert.equal(expect.code, 0, expect.stderr);
+    // before: "so what it holds comes from an earlier configuration", as if it were known to run
+    assert.match(expect.stdout, /^# note: .*whether it started is not known/m);
+    assert.doesNotMatch(expect.stdout, /comes from an earlier configuration/);
   });
 });

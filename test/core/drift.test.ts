@@ -263,6 +263,32 @@ describe('drift', () => {
     assert.ok(said.evidence.some((e) => !e.diff && e.text.startsWith('actual:   -t nat')));
   });
 
+  it('a dump without comments: an address sent to KUBE-EXT is found as the external or load-balancer IP it is', () => {
+    const v = clusterView([
+      ...objects,
+      aService('ns1/ext', { clusterIP: '172.30.0.45', externalIPs: ['198.51.100.7'] }),
+      anEndpointSlice('ns1/ext', ['10.180.0.6']),
+      aService('ns1/lb2', {
+        type: 'LoadBalancer',
+        clusterIP: '172.30.0.46',
+        ports: [['p80', 80, 'TCP', 3003]],
+        loadBalancerIPs: ['5.6.7.9'],
+      }),
+      anEndpointSlice('ns1/lb2', ['10.180.0.7']),
+    ]);
+    const bare = expectedSave(expectedRules(v, NODE, { randomFully: true }))
+      .split('\n')
+      .map((l) =>
+        l.startsWith('-A KUBE-SERVICES ') ? l.replace(/ -m comment --comment "[^"]*"/, '') : l,
+      )
+      .join('\n');
+    const d = drift(bare, v);
+    assert.deepEqual(
+      d.findings.filter((f) => f.id === 'service-rules-missing').map((f) => f.service),
+      [],
+    );
+  });
+
   it('collapses one masquerade difference on every Service port into one node finding', () => {
     const d = drift(clean.replaceAll('! -s 10.0.0.0/8', '! -s 10.244.0.0/16'));
     assert.deepEqual(ids(d.findings.filter((f) => severityOf(f) !== 'info')), [
@@ -359,6 +385,16 @@ describe('a drift finding', () => {
       driftFinding('table-not-captured', { title: 't', message: 'm' }, at).evidence,
       [],
     );
+    // what it read from the API besides is kept where the node's lines are judged again
+    const api = { kind: 'read' as const, text: 'spec.x: 1', object: 'Service ns/a' };
+    const note = driftFinding(
+      'table-not-captured',
+      { title: 't', message: 'm', evidence: [api] },
+      at,
+      'info',
+    );
+    const judgedNote = judgedOnNode(note, at.source, { holds: () => false, expects: () => false });
+    assert.deepEqual([judgedNote.evidence, judgedNote.status], [[api], 'pass']);
   });
 });
 

@@ -2012,6 +2012,23 @@ ${row('KUBE-SEP-CCCCCCCCCCCCCCCC', 'kube-system/kube-dns:dns -> 10.244.0.4:53')}
       ['KUBE-SEP-ZXMNUKOKXUTL2MK2'],
     );
     assert.ok(x.mode === 'iptables');
+    // a blank line, or a line that is no row, ends them: a command's -S output after is read
+    const dns = 'KUBE-SVC-TCOU7JCQXEZGVUNU';
+    const y = reads(`$ iptables -t nat -L -n
+Chain KUBE-SERVICES (2 references)
+target     prot opt source               destination
+${dns}  udp  --  0.0.0.0/0            10.96.0.10           /* kube-system/kube-dns:dns cluster IP */ udp dpt:53
+target     prot opt source               destination
+${row('KUBE-SEP-BBBBBBBBBBBBBBBB', 'kube-system/kube-dns:dns -> 10.244.0.3:53')}
+$ iptables -t nat -S ${dns}
+-N ${dns}
+-A ${dns} -m comment --comment "kube-system/kube-dns:dns -> 10.244.0.4:53" -j KUBE-SEP-CCCCCCCCCCCCCCCC
+`);
+    const d = y.trees.services.find((s) => s.name === 'kube-system/kube-dns:dns')!;
+    assert.deepEqual(
+      d.endpoints.map((e) => e.chain),
+      ['KUBE-SEP-CCCCCCCCCCCCCCCC'],
+    );
     assert.ok(
       x.dump.warnings.some((w) =>
         /lines 10, 11: rows under a column header whose Chain line is not in the paste/.test(

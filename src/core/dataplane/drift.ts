@@ -325,12 +325,16 @@ export function judgedOnNode(
   source: string,
   node: { holds(line: string): boolean; expects(line: string): boolean },
 ): DriftFinding {
-  const evidence = driftEvidence(
-    d.drift,
-    { node: d.node, source },
-    (l) => node.holds(l),
-    (l) => node.expects(l),
-  );
+  const evidence = [
+    ...driftEvidence(
+      d.drift,
+      { node: d.node, source },
+      (l) => node.holds(l),
+      (l) => node.expects(l),
+    ),
+    // what it rests on besides the node's lines, as read from the API: kept as said
+    ...d.evidence.filter((e) => e.kind === 'read'),
+  ];
   return { ...d, evidence, status: judged(d.status, evidence) };
 }
 

@@ -729,6 +729,19 @@ describe("an author's elision in any form (../../../src/core/dataplane/elisions.
     }
   });
 
+  it('before 1.10, a bpf lb list backend row has no slot: rows of it after a note are still rows', () => {
+    const text =
+      'SERVICE ADDRESS        BACKEND ADDRESS\n' +
+      '10.254.162.28:8080     0.0.0.0:0 (59) [ClusterIP, non-routable]\n' +
+      '                       192.168.214.171:8080 (59)\n' +
+      'note: rows of this Service left out here\n' +
+      '                       192.168.154.116:8080 (59)\n' +
+      '                       192.168.177.116:8080 (59)\n';
+    const t = parseCilium(text, 'p.txt');
+    assert.equal(t.cut?.[0]?.line, 4);
+    assert.ok(trees(text)[0]!.endpoints.every((e) => e.shareUnknown !== undefined));
+  });
+
   it('a listing whose rows are all elided is not said to have no frontend', () => {
     for (const snip of SNIPS) {
       const table = parseCilium(`ID   Frontend   Service Type   Backend\n${snip}\n`, 'p.txt');

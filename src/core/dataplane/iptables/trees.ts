@@ -757,7 +757,7 @@ function nameFromComments(
 }
 
 const VERDICT_COMMENT =
-  /^(.*) (?:has no endpoints|has no local endpoints|traffic not accepted by KUBE-FW-[A-Z2-7]{16})$/;
+  /^(.*) (?:has no endpoints|has no local endpoints|traffic not accepted by KUBE-FW-[A-Z0-9]{16})$/;
 
 /** The Service port name and entry kind a kube-proxy comment gives. */
 function commentName(comment: string, from: string): { name: string; kind: EntryKind } | undefined {

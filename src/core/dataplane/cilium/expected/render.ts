@@ -101,6 +101,8 @@ export function expectedCiliumText(
     /** The agent so refused has not started (not ready, nothing of it listed): no table is
      * expected of it; else it runs on an earlier configuration, and the table is said with a note. */
     notStarted?: boolean;
+    /** Whether it started is not known (its readiness not read, nothing of it listed). */
+    startUnknown?: boolean;
     /** The agent's source-range check (agent/agent.ts sourceRangeCheck; on by default). */
     sourceRangeCheck?: boolean;
   },
@@ -113,7 +115,9 @@ export function expectedCiliumText(
     head,
     ...(o.refused
       ? [
-          `# note: cilium-config as read would be refused at the agent's next start, so what it holds comes from an earlier configuration: ${o.refused}`,
+          o.startUnknown
+            ? `# note: cilium-config as read would stop the agent at a start, and whether it started is not known (its readiness was not read): what it holds, if it runs on an earlier configuration: ${o.refused}`
+            : `# note: cilium-config as read would be refused at the agent's next start, so what it holds comes from an earlier configuration: ${o.refused}`,
         ]
       : []),
     '# cilium-dbg shell -- db/show frontends',

@@ -49,10 +49,11 @@ export const followedByRows = (lines: string[], k: number) =>
   lines.slice(k + 1).some((l) => /^\s*\d/.test(l)) ? k + 1 : undefined;
 
 /** A backend's row of its own under its frontend's: "2 => 10.244.0.3:53/UDP (active)" in
- * service list, "10.244.0.3:53/UDP (7) (2)" in bpf lb list. */
+ * service list, "10.244.0.3:53/UDP (7) (2)" in bpf lb list ("192.168.214.171:8080 (59)", no slot,
+ * before 1.10). */
 const BACKEND_ROW: Partial<Record<CiliumForm, RegExp>> = {
   'service-list': /^\d+ => \S+/,
-  'bpf-lb-list': /^\S+:\d+\S* \(\d+\) \(\d+\)/,
+  'bpf-lb-list': /^\S+:\d+\S* \(\d+\)(?: \(\d+\))?/,
 };
 
 /** Whether a row of the listing's form follows line `k` before another listing starts (a

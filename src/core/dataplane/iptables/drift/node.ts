@@ -163,7 +163,7 @@ export function orphanChains(c: DriftContext, orphans: OrphanChain[]): void {
   }
   groups.push(...byName.values());
   for (const group of groups) {
-    const hash = /^KUBE-(?:SVC|SVL|EXT|FW|XLB)-([A-Z2-7]{16})$/.exec(group[0]!)?.[1];
+    const hash = /^KUBE-(?:SVC|SVL|EXT|FW|XLB)-([A-Z0-9]{16})$/.exec(group[0]!)?.[1];
     const currentPort = hash ? byHash.get(hash) : undefined;
     const name = currentPort ?? commentName(c, group);
     const targets = group.flatMap((ch) =>

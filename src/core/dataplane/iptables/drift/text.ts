@@ -368,7 +368,7 @@ function ruleOwner(table: Table, id: number, { byName, byHash, byVip }: Owners):
     for (const s of SUFFIXES)
       if (comment.endsWith(s) && byName.has(comment.slice(0, -s.length)))
         return comment.slice(0, -s.length);
-    const fw = / traffic not accepted by KUBE-FW-[A-Z2-7]{16}$/.exec(comment);
+    const fw = / traffic not accepted by KUBE-FW-[A-Z0-9]{16}$/.exec(comment);
     if (fw && byName.has(comment.slice(0, fw.index))) return comment.slice(0, fw.index);
   }
   const target = table.target(id);

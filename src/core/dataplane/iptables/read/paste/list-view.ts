@@ -150,9 +150,15 @@ export function listViewToRules(text: string): ListViewRules {
       cut = { line: i + 1, reason: `inside ${head}`, text: line.trim(), head: { chain: own } };
       return '';
     }
-    if (chainless !== undefined && line.trim() !== '' && !FENCE.test(line)) {
-      chainlessRows.push(i + 1);
-      return '';
+    // -L ends a chain's rows with a blank line; a line that reads as no row ends them too
+    if (chainless !== undefined && (line.trim() === '' || FENCE.test(line))) chainless = undefined;
+    if (chainless !== undefined) {
+      const row = columns ? ruleOf(line, 'X', columns, false) : undefined;
+      if (row && 'text' in row) {
+        chainlessRows.push(i + 1);
+        return '';
+      }
+      chainless = undefined;
     }
     // a markdown fence closes the block the listing is quoted in: never a rule, kept as it is
     if (!columns || !chain || line.trim() === '' || FENCE.test(line)) return line;
