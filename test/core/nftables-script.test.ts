@@ -12,6 +12,7 @@ import { isNftScript, parseNftScript } from '../../src/core/dataplane/nftables/r
 import { traceNftPacket } from '../../src/core/dataplane/nftables/trace.js';
 import { buildNftServiceTrees } from '../../src/core/dataplane/nftables/trees.js';
 import { hasCommand, skipWithout } from '../support/skip.js';
+import { rulesText } from '../../src/output/rules.js';
 
 const SVC = 'service-ULMVA6XW-ns1/svc1/tcp/p80';
 const EP1 = 'endpoint-5OJB2KTY-ns1/svc1/tcp/p80__10.180.0.1/80';
@@ -148,10 +149,21 @@ describe('the nft -f script form', () => {
     assert.deepEqual(listing.skipped, [1]);
   });
 
-  it("an author's elision ('...', '# --- snip ---') is a line skipped, said, not a comment passed over", () => {
+  it("an author's elision ('...', '# --- snip ---') leaves every chain and map open: no 'no endpoints'", () => {
     for (const snip of ['...', '# --- snip ---', '<omitted>']) {
-      const listing = parseNftScript(`${SCRIPT}${snip}\n`, 's.nft');
-      assert.deepEqual(listing.skipped, [SCRIPT.split('\n').length], snip);
+      // the elision where the Service chain's numgen rule was: what it hides may be any chain's
+      // rules or any map's elements
+      const lines = SCRIPT.split('\n');
+      const at = lines.findIndex((l) => l.includes('numgen random mod 2'));
+      const script = [...lines.slice(0, at), snip, ...lines.slice(at + 1)].join('\n');
+      const listing = parseNftScript(script, 's.nft');
+      const t = listing.table('ip', 'kube-proxy')!;
+      assert.deepEqual([t.elided, listing.skipped], [[at + 1], undefined], snip);
+      assert.ok(t.chain(SVC)!.elided && t.set('service-ips')!.elided, snip);
+      const [svc] = buildNftServiceTrees(t).services;
+      assert.match(svc!.partial ?? '', /elides lines/, snip);
+      const text = rulesText(t, buildNftServiceTrees(t), { label: 's' });
+      assert.doesNotMatch(text, /no endpoints/, snip);
     }
   });
 

@@ -33,6 +33,7 @@ export function parseNftScript(input: string, file = '<input>'): NftListing {
   };
   const tables = new Map<string, Building>();
   const skipped: number[] = [];
+  const elisions: number[] = [];
   // the element keys of each set's current elements (rebuilt when the array is replaced)
   const keyIndex = new Map<NftSet, { of: NftElement[]; keys: Set<string> }>();
   const keysOf = (st: NftSet) => {
@@ -45,8 +46,11 @@ export function parseNftScript(input: string, file = '<input>'): NftListing {
   for (let i = 0; i < lines.length; i++) {
     const no = i + 1;
     const t = lines[i]!.trim();
-    // a comment; "# --- snip ---" is an elision, skipped as "..." is
-    if (!t || (t.startsWith('#') && !ELISION.test(t))) continue;
+    if (ELISION.test(t)) {
+      elisions.push(no);
+      continue;
+    }
+    if (!t || t.startsWith('#')) continue; // a comment
     const m =
       /^(add|create|insert|flush|delete|destroy) (table|chain|rule|set|map|element) (ip|ip6|inet) (\S+)(?: (.*))?$/.exec(
         t,
@@ -166,7 +170,13 @@ export function parseNftScript(input: string, file = '<input>'): NftListing {
       }
     }
   }
-  const list = [...tables.values()].map(({ chainByName: _c, setByName: _s, ...t }) => finished(t));
+  // a script's lines may come in any order: what an elision left out may belong to any chain,
+  // set or map, so no content of any is claimed whole
+  for (const t of elisions.length > 0 ? tables.values() : [])
+    for (const part of [...t.chains, ...t.sets]) part.elided = true;
+  const list = [...tables.values()].map(({ chainByName: _c, setByName: _s, ...t }) =>
+    finished({ ...t, ...(elisions.length > 0 ? { elided: elisions } : {}) }),
+  );
   if (list.length === 0) throw new NftParseError(file, undefined, 'the nft script adds no table');
   return {
     tables: list,
