@@ -13,6 +13,10 @@ export type EntryKind =
 /** What an address sent to a Service port's external chain is, where nothing says which. */
 export const EXTERNAL_OR_LB = 'external or load-balancer IP (a listing does not say which)';
 
+/** An entry that is an external or a load-balancer IP, the listing not saying which. */
+export const externalOrLb = (e: EntryPoint) =>
+  e.kind === 'virtual-server' && e.label === EXTERNAL_OR_LB;
+
 /** What a person calls each kind of entry. */
 export const ENTRY_KIND_TEXT: Record<EntryKind, string> = {
   'cluster-ip': 'cluster IP',

@@ -15,7 +15,7 @@ import { compareEndpoints, isOnNode, noVerdict, stale } from './service.js';
 import { podOf } from '../../kube-proxy/endpoints.js';
 import type { ExpectedServicePort } from '../../kube-proxy/expected.js';
 import type { Rule } from '../read/parse.js';
-import { EXTERNAL_OR_LB, type EntryPoint, type ServiceTree } from '../../trees.js';
+import { externalOrLb, type EntryPoint, type ServiceTree } from '../../trees.js';
 
 const unconditional = (r: Rule) =>
   !r.source && !r.inInterface && r.matches.every((m) => m.kind === 'comment');
@@ -60,10 +60,9 @@ export function externalPath(
   if (!sp.externallyAccessible) return;
   const entries = t?.entries ?? [];
   // an entry whose kind the dump does not say (no comment: external or load-balancer) is either
-  const external = (e: EntryPoint) => e.kind === 'virtual-server' && e.label === EXTERNAL_OR_LB;
   const has = (kind: EntryPoint['kind'], address: string) =>
     entries.some(
-      (e) => (e.kind === kind || external(e)) && e.address === address && e.port === sp.port,
+      (e) => (e.kind === kind || externalOrLb(e)) && e.address === address && e.port === sp.port,
     );
   if (sp.hasEndpoints) {
     // nat's own rule for it: a tree's node ports may come from filter's "has no endpoints" rule
@@ -103,7 +102,7 @@ export function externalPath(
   // a node port or external IP goes straight to the policy; a load-balancer IP may pass KUBE-FW
   const entry =
     entries.find((e) => e.kind === 'node-port' || e.kind === 'external-ip') ??
-    entries.find((e) => e.kind === 'load-balancer' || external(e));
+    entries.find((e) => e.kind === 'load-balancer' || externalOrLb(e));
   if (!t || !entry) {
     if (!sp.hasExternalEndpoints) externalVerdicts(sp, t, c);
     return;
