@@ -742,6 +742,20 @@ describe("an author's elision in any form (../../../src/core/dataplane/elisions.
     assert.ok(trees(text)[0]!.endpoints.every((e) => e.shareUnknown !== undefined));
   });
 
+  it('db/show tables: a prose line ends the table, said where rows follow it; the paste is read', () => {
+    const head =
+      'Address                 Type        ServiceName            PortName   Backends                                   Status\n' +
+      '10.1.0.1:443/TCP        ClusterIP   default/kubernetes     https      10.0.12.7:6443/TCP                         Done\n';
+    const dns =
+      '10.1.0.10:53/UDP        ClusterIP   kube-system/kube-dns   dns        10.244.0.2:53/UDP, 10.244.1.2:53/UDP       Done\n';
+    // before: "not a frontend address", exit 2, for a paste whose table was read
+    const last = parseCilium(`${head}that is all I see here\n`, 'p.txt');
+    assert.deepEqual([last.frontends.length, last.cut], [1, undefined]);
+    const between = parseCilium(`${head}that is all I see here\n${dns}`, 'p.txt');
+    assert.equal(between.frontends.length, 1);
+    assert.deepEqual(between.cut?.[0]?.line, 3);
+  });
+
   it('a listing whose rows are all elided is not said to have no frontend', () => {
     for (const snip of SNIPS) {
       const table = parseCilium(`ID   Frontend   Service Type   Backend\n${snip}\n`, 'p.txt');

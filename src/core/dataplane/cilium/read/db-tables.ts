@@ -14,6 +14,7 @@ import {
 import { HEADERS } from './which-listing.js';
 import { backendCell, endsListing, fail, followedByRows, headerAt, leftOut } from './row-walk.js';
 import { ELISION } from '../../elisions.js';
+import { excerpt } from '../../../sanitize.js';
 
 /** The columns of a load-balancer table, from its header: each cell starts where its title does. */
 function columns(header: string): { name: string; start: number }[] {
@@ -31,6 +32,27 @@ function cells(line: string, cols: { name: string; start: number }[]): Map<strin
     : line.trim().split(/\s{2,}|\t+/);
   cols.forEach((c, i) => out.set(c.name, (parts[i] ?? '').trim()));
   return out;
+}
+
+/** An address anywhere on a line: a row of a table holds one in its Address column. */
+const HOLDS_ADDRESS = /\d+\.\d+\.\d+\.\d+|\[[\da-f:.]+\]/i;
+
+/** A line among the rows that holds no address ("that is all I see", a note): prose, which ends
+ * the table; where rows of it follow, those are said not read (`stopped`). */
+function proseRow(lines: string[], k: number, t: string): { stopped?: CiliumCut } | undefined {
+  if (HOLDS_ADDRESS.test(t)) return undefined;
+  for (const l of lines.slice(k + 1)) {
+    const below = l.trim();
+    if (endsListing(below) || HEADERS.some(([re]) => re.test(below))) break;
+    if (HOLDS_ADDRESS.test(below))
+      return {
+        stopped: {
+          line: k + 1,
+          reason: `lines from here not read ("${excerpt(t)}" is no row of the listing, and rows follow it)`,
+        },
+      };
+  }
+  return {};
 }
 
 /** `db/show frontends` (Cilium 1.17+): Address, Type, ServiceName, PortName, Status, Backends,
@@ -53,6 +75,11 @@ export function dbFrontends(lines: string[], source: string): CiliumTable {
     if (ELISION.test(t)) {
       cut ??= leftOut(at, t);
       continue;
+    }
+    const prose = proseRow(lines, k, t);
+    if (prose) {
+      if (prose.stopped) cut ??= prose.stopped;
+      break;
     }
     const row = cells(raw, cols);
     const addr =
@@ -110,6 +137,11 @@ export function dbBackends(
     if (ELISION.test(t)) {
       cut ??= leftOut(k + 1, t);
       continue;
+    }
+    const prose = proseRow(lines, k, t);
+    if (prose) {
+      if (prose.stopped) cut ??= prose.stopped;
+      break;
     }
     const row = cells(raw, cols);
     const a =
