@@ -4,6 +4,7 @@
 // session affinity, the connection-based schedulers said as such. This kernel has no IPVS, so the
 // listings are written in ipvsadm 1.31's layout (ipvsadm.c print_service_entry) rather than taken
 // from a live node. IP conventions: Service CIDR 10.96.0.0/16, Pods 10.244.0.0/16, node 192.168.0.10.
+import { ELISION_FORMS } from '../support/elision-forms.js';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
@@ -642,22 +643,7 @@ TCP  ip-10-100-0-1.us-west-2.compu rr
   });
 
   it("an author's snip line is an elision: virtual servers may be missing", () => {
-    for (const snip of [
-      '--- snip ---',
-      '[snip]',
-      '<snipped>',
-      '... omitted ...',
-      '--',
-      '… (200 more) …',
-      '[... 200 more ...]',
-      '... 40 more rows ...',
-      '(output truncated)',
-      '（省略）',
-      '(省略)',
-      '以下省略',
-      '中略',
-      '⋮',
-    ])
+    for (const snip of ELISION_FORMS)
       assert.deepEqual(
         parseIpvs(
           `Prot LocalAddress:Port Scheduler Flags\n${snip}\nTCP  10.96.0.10:53 rr\n  -> 10.244.0.2:53                Masq    1      0          0\n`,

@@ -3,6 +3,7 @@
 // the truth matrix's Services): `nft -j list table ip kube-proxy` on node-a.
 // IP conventions: Pod CIDR 10.244.0.0/16 (node-a 10.244.1.0/24, node-b 10.244.2.0/24), Service
 // CIDR 10.96.0.0/16, node-a 192.0.2.21, external IPs 203.0.113.10-11, LB IPs 198.51.100.20-23.
+import { ELISION_FORMS } from '../support/elision-forms.js';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
@@ -559,24 +560,7 @@ describe('the nft text listing', () => {
   });
 
   // an author's elisions other than dots (../../src/core/dataplane/elisions.ts)
-  const SNIPS = [
-    '--- snip ---',
-    '[snip]',
-    '<omitted>',
-    '省略',
-    '# --- snip ---',
-    '... (200 more) ...',
-    '--',
-    '… (200 more) …',
-    '[... 200 more ...]',
-    '... 40 more rows ...',
-    '(output truncated)',
-    '（省略）',
-    '(省略)',
-    '以下省略',
-    '中略',
-    '⋮',
-  ];
+  const SNIPS = ELISION_FORMS;
   const service = (t: NftTable, name: string) =>
     buildNftServiceTrees(t).services.find((x) => x.name === name)!;
 

@@ -4,6 +4,7 @@
 // cut), and the kind of each paste kdebug does not read, named. Then the views the corpus does not
 // hold, written in each tool's own layout (ipvsadm.c's print_service_entry, nft -a, per-chain
 // `iptables -S CHAIN` listings): Service CIDR 10.96.0.0/16, Pods 10.244.0.0/16, node 192.168.0.10.
+import { ELISION_FORMS } from '../support/elision-forms.js';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
@@ -553,23 +554,7 @@ COMMIT
   });
 
   it("an author's snip line inside a dump is an elision as '...' is: the chain before it claims nothing", () => {
-    for (const snip of [
-      '--- snip ---',
-      '[snip]',
-      '省略',
-      '<omitted>',
-      '... (200 more) ...',
-      '--',
-      '… (200 more) …',
-      '[... 200 more ...]',
-      '... 40 more rows ...',
-      '(output truncated)',
-      '（省略）',
-      '(省略)',
-      '以下省略',
-      '中略',
-      '⋮',
-    ]) {
+    for (const snip of ELISION_FORMS) {
       const x = reads(`*nat
 :KUBE-SERVICES - [0:0]
 :KUBE-SVC-TCOU7JCQXEZGVUNU - [0:0]

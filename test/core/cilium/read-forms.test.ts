@@ -1,5 +1,6 @@
 // Classes of what Cilium's CLI prints, each as its printer writes it at some release, read by
 // the listing reader: the corpus (pastes.test.ts) holds one real sample of each; these pin the class.
+import { ELISION_FORMS } from '../../support/elision-forms.js';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseAddress } from '../../../src/core/dataplane/cilium/read/listing.js';
@@ -533,25 +534,7 @@ describe('service get -o json after other JSON (kubectl get -o json of the Servi
 });
 
 describe("an author's elision in any form (../../../src/core/dataplane/elisions.ts)", () => {
-  const SNIPS = [
-    '...',
-    '--- snip ---',
-    '[snip]',
-    '<omitted>',
-    '省略',
-    '# --- snip ---',
-    '... (200 more) ...',
-    '--',
-    '… (200 more) …',
-    '[... 200 more ...]',
-    '... 40 more rows ...',
-    '(output truncated)',
-    '（省略）',
-    '(省略)',
-    '以下省略',
-    '中略',
-    '⋮',
-  ];
+  const SNIPS = ['...', ...ELISION_FORMS];
   const trees = (text: string) => buildCiliumTrees(parseCilium(text, 'p.txt'), new Map()).services;
 
   it("inside a service list's backend lines: that frontend's backends may go on, no share is said, and the rows after it are read", () => {
