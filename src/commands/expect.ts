@@ -8,6 +8,7 @@ import { expectedSave } from '../core/dataplane/kube-proxy/expected.js';
 import { expectedIpvs, expectedIpvsText } from '../core/dataplane/ipvs/expected.js';
 import { expectedNftText } from '../core/dataplane/nftables/expected/expected.js';
 import { expectedCiliumText } from '../core/dataplane/cilium/expected/render.js';
+import { startKnown } from '../core/dataplane/cilium/agent/refused.js';
 import type { IPFamily } from '../core/ipv6.js';
 import { serviceCIDRs, type ClusterView } from '../core/kube/objects.js';
 import { pickNodes, readFacts, type SourceFlags } from '../cluster/facts-source.js';
@@ -62,8 +63,7 @@ export async function expectCommand(o: ExpectOptions, g: GlobalOptions): Promise
         ...(agent.refused ? { refused: agent.refused } : {}),
         // as drift decides it: nothing of it listed and not ready, it has not started
         notStarted: node.agentNotStarted() !== undefined,
-        // its readiness not read and nothing of it listed: whether it runs is not known
-        startUnknown: agent.readiness === undefined && !listed,
+        startUnknown: !startKnown(agent, listed),
         sourceRangeCheck: agent.settings.sourceRangeCheck,
       }),
     );

@@ -9,8 +9,7 @@ import { analyze } from '../../src/tui/data.js';
 import { Drift, driftModel } from '../../src/tui/screens/Drift.js';
 import { traceSources } from '../../src/tui/screens/trace-model.js';
 import { initialState } from '../../src/tui/state.js';
-import { aCiliumAgent, aCiliumConfig } from '../support/builders.js';
-import { aService, anEndpointSlice, kubeDns, twoNodes, webPods } from '../core/checks/builders.js';
+import { ciliumCluster } from '../core/checks/builders.js';
 import { frame, renderPlain, settle } from './harness.js';
 
 const FRONTENDS = [
@@ -20,16 +19,10 @@ const FRONTENDS = [
   '',
 ].join('\n');
 const data = analyze({
-  objects: [
-    aService(),
-    anEndpointSlice(),
-    ...webPods(),
-    ...twoNodes(),
-    ...kubeDns(),
-    aCiliumAgent('node-a'),
-    aCiliumAgent('node-b'),
-    aCiliumConfig({ 'bpf-lb-acceleration': 'native', 'node-port-acceleration': 'disabled' }),
-  ],
+  objects: ciliumCluster({
+    'bpf-lb-acceleration': 'native',
+    'node-port-acceleration': 'disabled',
+  }),
   nodes: {
     'node-a': { 'ip-addr': 'eth0 UP 192.0.2.10/24\n' },
     'node-b': { 'cilium-frontends': FRONTENDS },

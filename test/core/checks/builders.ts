@@ -12,6 +12,7 @@ import { CheckContext, type DiagnoseOptions } from '../../../src/core/checks/con
 import type { Check } from '../../../src/core/checks/check.js';
 import { runStep } from '../../../src/core/diagnose.js';
 import type { Finding } from '../../../src/core/model.js';
+import { aCiliumAgent, aCiliumConfig } from '../../support/builders.js';
 
 type J = Record<string, unknown>;
 
@@ -258,6 +259,21 @@ export function facts(objects: KubeObject[], nodes: Facts['nodes'] = {}): Facts 
 /** A healthy two-node cluster around "web". */
 export function healthy(): KubeObject[] {
   return [aService(), anEndpointSlice(), ...webPods(), ...twoNodes(), ...kubeDns(), ...kubeProxy()];
+}
+
+/** The same cluster where Cilium replaces kube-proxy: its agents run (with no status answered)
+ * with cilium-config's `config`, and no kube-proxy does. */
+export function ciliumCluster(config: Record<string, string> = {}): KubeObject[] {
+  return [
+    aService(),
+    anEndpointSlice(),
+    ...webPods(),
+    ...twoNodes(),
+    ...kubeDns(),
+    aCiliumAgent('node-a'),
+    aCiliumAgent('node-b'),
+    aCiliumConfig(config),
+  ];
 }
 
 export const TARGET = { namespace: 'default', service: 'web' };

@@ -7,29 +7,9 @@ import { Analysis } from '../../../src/core/analysis.js';
 import { rulesCheck } from '../../../src/core/checks/rules/rules.js';
 import type { DumpReadFailure } from '../../../src/core/dataplane/dataplane.js';
 import type { KubeObject } from '../../../src/core/model.js';
-import { aCiliumAgent, aCiliumConfig } from '../../support/builders.js';
-import {
-  aService,
-  anEndpointSlice,
-  facts,
-  healthy,
-  kubeDns,
-  run,
-  twoNodes,
-  webPods,
-} from './builders.js';
+import { aCiliumAgent } from '../../support/builders.js';
+import { ciliumCluster, facts, healthy, run } from './builders.js';
 
-// Cilium replaces kube-proxy: its agents run and no kube-proxy does
-const ciliumCluster = (): KubeObject[] => [
-  aService(),
-  anEndpointSlice(),
-  ...webPods(),
-  ...twoNodes(),
-  ...kubeDns(),
-  aCiliumAgent('node-a'),
-  aCiliumAgent('node-b'),
-  aCiliumConfig(),
-];
 const FRONTENDS_HEADER = 'Address  Type  ServiceName  PortName  Status  Backends';
 const FRONTEND = '10.96.0.50:80/TCP  ClusterIP  default/web  http  Done  10.244.0.2:8080/TCP';
 
@@ -117,7 +97,7 @@ const cases: {
   },
   {
     what: "the agent's frontends with a backend that is no address",
-    objects: ciliumCluster,
+    objects: () => ciliumCluster(),
     outputs: {
       'cilium-frontends': `${FRONTENDS_HEADER}\n10.96.0.50:80/TCP  ClusterIP  default/web  http  Done  bogus\n`,
     },
@@ -131,7 +111,7 @@ const cases: {
   },
   {
     what: "the agent's frontends read, its backends not: the failure is the backends listing's",
-    objects: ciliumCluster,
+    objects: () => ciliumCluster(),
     outputs: {
       'cilium-frontends': `${FRONTENDS_HEADER}\n${FRONTEND}\n`,
       'cilium-backends': 'no table here\n',

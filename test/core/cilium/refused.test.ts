@@ -10,30 +10,12 @@ import { rulesCheck } from '../../../src/core/checks/rules/rules.js';
 import { analyze } from '../../../src/tui/data.js';
 import { DriftInputError } from '../../../src/core/dataplane/drift.js';
 import type { KubeObject } from '../../../src/core/model.js';
-import { aCiliumAgent, aCiliumConfig } from '../../support/builders.js';
-import {
-  aService,
-  anEndpointSlice,
-  facts,
-  ids,
-  kubeDns,
-  run,
-  twoNodes,
-  webPods,
-} from '../checks/builders.js';
+import { ciliumCluster, facts, ids, run } from '../checks/builders.js';
 
 const ACCELERATION = { 'bpf-lb-acceleration': 'native', 'node-port-acceleration': 'disabled' };
-const objects = (config: Record<string, string> = ACCELERATION): KubeObject[] => [
-  aService(),
-  anEndpointSlice(),
-  ...webPods(),
-  ...twoNodes(),
-  ...kubeDns(),
-  // running but not ready (the builder's agents are), and no status answered
-  aCiliumAgent('node-a'),
-  aCiliumAgent('node-b'),
-  aCiliumConfig(config),
-];
+// running but not ready (the builder's agents are), and no status answered
+const objects = (config: Record<string, string> = ACCELERATION): KubeObject[] =>
+  ciliumCluster(config);
 // node-b's agent listed the Services as the objects make them: web and kube-dns
 const FRONTENDS = [
   'Address            Type       ServiceName          PortName  Backends                                  Status',

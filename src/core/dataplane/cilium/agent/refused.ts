@@ -11,15 +11,19 @@ import type { CiliumAgent } from './agent.js';
 export const notStarted = (agent: CiliumAgent) =>
   agent.refused !== undefined && agent.readiness?.ready === false;
 
+/** Whether it is known that the agent started: a listing read (without failure) shows it ran,
+ * else its readiness says. */
+export const startKnown = (agent: CiliumAgent, listed: boolean) =>
+  listed || agent.readiness !== undefined;
+
 /** Why `agent` is said refused, worded for a node where its listing was `listed` (read without
  * failure) or not; undefined where its release takes cilium-config as read (or it started). */
 export function refusedText(agent: CiliumAgent, listed: boolean): string | undefined {
   if (!agent.refused) return undefined;
   const who = `Cilium's agent ${agent.pod.namespace}/${agent.pod.name}`;
-  const known = agent.readiness !== undefined;
   if (listed)
-    return `${who} ${known ? 'is not ready and' : '(its readiness not read)'} would not start again with cilium-config as read; the listing read shows it ran (on an earlier configuration), so that listing is read as usual: ${agent.refused}`;
-  return known
+    return `${who} ${agent.readiness !== undefined ? 'is not ready and' : '(its readiness not read)'} would not start again with cilium-config as read; the listing read shows it ran (on an earlier configuration), so that listing is read as usual: ${agent.refused}`;
+  return startKnown(agent, false)
     ? `${who} does not start with its configuration, so it programs no Service there (what an earlier start left in its BPF maps was not read): ${agent.refused}`
     : `cilium-config as read would stop ${who} at a start; whether it started is not known (neither its container's status nor its Pod's Ready condition was read): ${agent.refused}`;
 }
