@@ -324,7 +324,12 @@ function isGroup(v: unknown): v is NodeErrorGroup {
 /** The reads of a node's IPv4 rules: the dump, one backend's, or a chain by name. */
 const RULES_READ = /^iptables(?:-legacy|-nft)?-(?:save|(?:nat|filter)-S_.*)$/;
 
-/** Why a node's rules were not read, when the capture tried and failed. */
-export function rulesReadError(errors: NodeErrors, node: string): string | undefined {
-  return errors.find(node, (e) => RULES_READ.test(e.command))?.error;
+/** How the capture's read of a node's rules failed, when it tried: `lost` where it began and did
+ * not finish (the report is partial there), else refused or failed. */
+export function rulesReadFailure(errors: NodeErrors, node: string): NodeError | undefined {
+  return errors.find(node, (e) => RULES_READ.test(e.command));
 }
+
+/** Why a node's rules were not read, when the capture tried and failed. */
+export const rulesReadError = (errors: NodeErrors, node: string): string | undefined =>
+  rulesReadFailure(errors, node)?.error;

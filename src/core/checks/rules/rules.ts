@@ -6,7 +6,7 @@ import { DriftInputError, judgedOnNode, type DriftFinding } from '../../dataplan
 import { isWindows, type Service, type ServicePort } from '../../kube/objects.js';
 import type { Evidence, Finding } from '../../model.js';
 import { byReason, namedFew } from '../../nodes/access.js';
-import { rulesReadError } from '../../nodes/errors.js';
+import { rulesReadFailure } from '../../nodes/errors.js';
 import type { NodeAnalysis } from '../../analysis.js';
 import { nodeDump } from '../../facts.js';
 import { clusterTrafficEndpoints, type ServiceTree } from '../../dataplane/trees.js';
@@ -282,7 +282,8 @@ function notRead(ctx: CheckContext, read: string[]): Finding[] {
             node,
           }),
         ];
-      const error = rulesReadError(ctx.analysis.nodeErrors, node);
+      const failure = rulesReadFailure(ctx.analysis.nodeErrors, node);
+      const error = failure?.error;
       // a node whose kube-proxy keeps its state outside iptables (nftables, IPVS) says how to
       // read that state, not its iptables dump; Cilium's agents are read with the other nodes
       const state = stateOf(modes.get(node));
@@ -301,6 +302,15 @@ function notRead(ctx: CheckContext, read: string[]): Finding[] {
                 node,
               }),
             ];
+      // a read that began and was lost is the run's loss, said in its Partial list: not observed
+      if (failure?.lost)
+        return [
+          finding('rules-not-observed', 'skip', `${node}: rules not observed (the read was lost)`, {
+            explanation: `The read of ${node}'s rules began and did not finish (${error}), so ${svc.namespace}/${svc.name} is not checked there${read.length > 0 ? '; the other nodes are' : ''}.`,
+            evidence: [unseen(`${node}: ${failure.command} lost: ${error}`, node)],
+            node,
+          }),
+        ];
       failed.push({ node, reason: error });
       return [];
     });
