@@ -464,7 +464,13 @@ export class NodeAnalysis {
         : `node ${this.name}: kube-proxy runs in nftables mode and ${notRead('its table', 'was', listing, this.nft())}`;
     }
     const mode = unsupportedMode(this.mode());
-    return mode ? `node ${this.name}: ${mode}` : undefined;
+    if (mode) return `node ${this.name}: ${mode}`;
+    // a dump cut short would show everything after the cut as missing: said, not compared
+    const read = this.rules();
+    const cut = read?.ruleset?.warnings.find((w) => w.kind === 'truncated');
+    return cut
+      ? `node ${this.name}: ${read!.source}${cut.line ? `:${cut.line}` : ''}: ${cut.message.replace(/; read up to there$/, '')}, so it is not compared (what is missing could be missing from the dump only)`
+      : undefined;
   }
 
   /** Why nothing of the node's Cilium agent was listed where its release refuses cilium-config

@@ -165,8 +165,16 @@ function drift(ctx: CheckContext, na: NodeAnalysis, svc: Service): OnNode[] {
     source = d.source;
   } catch (e) {
     if (!(e instanceof DriftInputError)) throw e;
+    // rules not compared are not observed for this Service: the step cannot pass for them
     return [
-      on(finding('rules-not-checked', 'skip', e.message, { explanation: e.message, node }), true),
+      on(
+        finding('rules-not-checked', 'skip', 'rules not compared', {
+          explanation: e.message,
+          evidence: [unseen(e.message, node)],
+          node,
+        }),
+        true,
+      ),
     ];
   }
   // a kube-proxy that is not running explains whatever its node's rules got wrong since
@@ -421,6 +429,7 @@ export const rulesCheck: Check<'rules'> = {
     const modes = proxyModes(ctx);
     const clean: string[] = [];
     const drifted = new Set<string>();
+    const notCompared = new Set<string>();
     for (const node of nodes) {
       const mode = modes.find((m) => m.node === node)?.mode ?? 'iptables';
       if (stateOf(mode)) {
@@ -460,7 +469,9 @@ export const rulesCheck: Check<'rules'> = {
         continue;
       }
       const found = drift(ctx, ctx.analysis.node(node), svc);
-      if (found.some(({ finding: f }) => f.status === 'fail' || f.status === 'warn'))
+      // rules read but not compared (a dump cut short, say) match nothing: not among the clean
+      if (found.some(({ finding: f }) => f.id === 'rules-not-checked')) notCompared.add(node);
+      else if (found.some(({ finding: f }) => f.status === 'fail' || f.status === 'warn'))
         drifted.add(node);
       else clean.push(node);
       items.push(...found);
@@ -472,9 +483,10 @@ export const rulesCheck: Check<'rules'> = {
       // one line for all the nodes that agree with the expected rules
       const same = ok.every((n) => n.ports === ok[0]!.ports);
       // a node whose rules were not read is not among those that match: "1 of 2 nodes"
-      const blind = new Set(
-        unread.flatMap((f) => f.nodes ?? (f.node !== undefined ? [f.node] : [])),
-      );
+      const blind = new Set([
+        ...unread.flatMap((f) => f.nodes ?? (f.node !== undefined ? [f.node] : [])),
+        ...notCompared,
+      ]);
       const all = clean.length + blind.size;
       const nodesText =
         clean.length < all
