@@ -202,6 +202,28 @@ describe('IPVS mode: drift', () => {
       assert.deepEqual(driftOf(read), [f.found]);
     });
 
+  it("names the cluster IP's virtual server at a port no Service port has, not as a leftover (a port change)", () => {
+    const read = asRead(want);
+    read.table.services.find((s) => s.address === '10.96.0.20:80')!.address = '10.96.0.20:8080';
+    const found = ipvsDrift({
+      node: NODE,
+      source: 'ipvsadm-save.txt',
+      expected: want,
+      ...read,
+      localEndpoints: new Set(['10.244.0.5:8080']),
+      scoped: false,
+    }).findings;
+    assert.deepEqual(
+      found.map((f) => f.id),
+      ['service-rules-missing'],
+    );
+    assert.match(
+      found[0]!.explanation,
+      /It has one at 10\.96\.0\.20:8080, a port of this cluster IP no current Service port has/,
+    );
+    assert.match(found[0]!.drift.actual[0]!, /^ipvsadm-save\.txt:\d+: -A -t 10\.96\.0\.20:8080 /);
+  });
+
   it('an endpoint kube-proxy drains (weight 0, no longer an endpoint) is a note, not drift', () => {
     const read = asRead(want);
     read.table.services

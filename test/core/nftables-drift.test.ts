@@ -46,8 +46,8 @@ const exp = expectedRules(view, NODE);
 const script = expectedNftScript(exp, serviceCIDRs(view));
 const itp = nftPortChains(exp.servicePorts.find((sp) => sp.name === 'ns9/itp:p80')!);
 
-/** Drift of `table` against the objects: "id service" per finding. */
-const drift = (table: NftTable) =>
+/** The findings of `table` against the objects. */
+const findings = (table: NftTable) =>
   nftablesDrift({
     node: NODE,
     source: 'nodes/test-node/nft-ip-kube-proxy.txt',
@@ -58,7 +58,11 @@ const drift = (table: NftTable) =>
       loadBalancerIPs: new Set(['1.2.3.4', '5.6.7.8', '192.168.77.7']),
     }),
     scoped: false,
-  }).findings.map((f) => `${f.id}${f.service ? ` ${f.service}` : ''}`);
+  }).findings;
+
+/** Drift of `table` against the objects: "id service" per finding. */
+const drift = (table: NftTable) =>
+  findings(table).map((f) => `${f.id}${f.service ? ` ${f.service}` : ''}`);
 
 /** The script with the lines matching `drop` left out and `more` added. */
 const edited = (drop: RegExp | undefined, more: string[] = [], swap?: [RegExp, string]) =>
@@ -209,6 +213,27 @@ describe('nftables drift', () => {
     it(`finds ${ids.join(', ')}: ${what}`, () => {
       assert.deepEqual(drift(table), ids);
     });
+
+  it("names the element of another port that still leads into a Service port's chain (a port change)", () => {
+    const [f, ...rest] = findings(
+      edited(
+        undefined,
+        [],
+        [
+          /service-ips \{ 172\.30\.0\.41 \. tcp \. 80 :/,
+          'service-ips { 172.30.0.41 . tcp . 8080 :',
+        ],
+      ),
+    );
+    assert.deepEqual([f?.id, rest], ['service-rules-missing', []]);
+    assert.match(
+      f!.explanation,
+      /; its elements for 172\.30\.0\.41:8080\/tcp lead into the Service port's chains instead/,
+    );
+    assert.deepEqual(f!.drift.actual, [
+      'nodes/test-node/nft-ip-kube-proxy.txt: service-ips 172.30.0.41 . tcp . 8080 : goto service-ULMVA6XW-ns1/svc1/tcp/p80',
+    ]);
+  });
 });
 
 const why =

@@ -18,7 +18,12 @@ import {
 import type { ExpectedRules, ExpectedServicePort } from '../kube-proxy/expected.js';
 import { percent } from '../../model.js';
 import { writes, type Release } from '../kube-proxy/releases.js';
-import type { ServiceTree, ServiceTrees } from '../trees.js';
+import {
+  entriesElsewhere,
+  type EntryPoint,
+  type ServiceTree,
+  type ServiceTrees,
+} from '../trees.js';
 import {
   expectedNftCommands,
   expectedNftTable,
@@ -158,6 +163,16 @@ interface PortCheck {
 
 const keyText = (e: { key: (string | number)[] }) => e.key.join(' . ');
 
+/** A map element as read, in nft's words: "service-ips 10.96.0.1 . tcp . 443 : goto CHAIN". */
+const elementLine = (source: string, x: EntryPoint) =>
+  `${source}: ${x.from} ${x.address === undefined ? '' : `${x.address} . `}${x.protocol} . ${x.port} : goto ${x.chain}`;
+
+/** "10.96.0.1:443/tcp", "node port 30080/tcp": where an element sends from. */
+const entryAt = (x: EntryPoint) =>
+  x.address === undefined
+    ? `node port ${x.port}/${x.protocol}`
+    : `${hostPort(x.address, x.port ?? '')}/${x.protocol}`;
+
 /** One Service port: its entries, no-endpoint verdicts, endpoints and shares, affinity,
  * external-chain masquerade, firewall and hairpin, the node's against kube-proxy's. */
 function servicePort(
@@ -197,9 +212,12 @@ function servicePort(
     if (!found) {
       // an entry a line not read may hold: the chains behind it are still compared
       entryWrong ||= !blind;
+      // the chains' names hold no port: the element of the port a change replaced leads there
+      const moved = entriesElsewhere(a, { ...e, port: e.port ?? 0 });
       missing(e.kind === 'node-port' ? 'nodeport-missing' : 'service-rules-missing', {
         title: `no ${e.from} element for ${sp.name} (${where})`,
-        message: `kube-proxy's table on ${node} has no ${e.from} element for ${sp.name}'s ${e.kind} ${where}, although the Service has endpoints: connections to it from ${node} are not translated.`,
+        message: `kube-proxy's table on ${node} has no ${e.from} element for ${sp.name}'s ${e.kind} ${where}, although the Service has endpoints: connections to it from ${node} are not translated${moved.length > 0 ? `; its elements for ${moved.map(entryAt).join(', ')} lead into the Service port's chains instead, a port the Service port does not have in the API (the chains' names hold no port: a port change keeps them)` : ''}.`,
+        ...(moved.length > 0 ? { actual: moved.map((x) => elementLine(source, x)) } : {}),
         ...sync,
       });
     } else if (!table.chain(found.chain))
@@ -240,9 +258,7 @@ function servicePort(
       add('endpoint-stale', {
         title: `${x.address ?? 'node port'}:${x.port} still goes to ${x.chain}`,
         message: `kube-proxy's table on ${node} still sends ${sp.name}'s ${x.kind} ${x.address ?? ''}:${x.port} to ${x.chain}, but ${sp.name} has no endpoint for it now: those connections go to Pods that are gone or not ready.`,
-        actual: [
-          `${source}: ${x.from} ${x.address ?? ''} . ${x.protocol} . ${x.port} : goto ${x.chain}`,
-        ],
+        actual: [elementLine(source, x)],
       });
 
   if (a && !entryWrong) {

@@ -15,7 +15,8 @@ import { compareEndpoints, isOnNode, noVerdict, stale } from './service.js';
 import { podOf } from '../../kube-proxy/endpoints.js';
 import type { ExpectedServicePort } from '../../kube-proxy/expected.js';
 import type { Rule } from '../read/parse.js';
-import { externalOrLb, type EntryPoint, type ServiceTree } from '../../trees.js';
+import { entriesElsewhere, externalOrLb, type EntryPoint, type ServiceTree } from '../../trees.js';
+import { elsewhere, entryRules } from './stale-port.js';
 
 const unconditional = (r: Rule) =>
   !r.source && !r.inInterface && r.matches.every((m) => m.kind === 'comment');
@@ -69,35 +70,42 @@ export function externalPath(
     if (
       sp.nodePort !== undefined &&
       !entries.some((e) => e.kind === 'node-port' && e.port === sp.nodePort)
-    )
+    ) {
+      const moved = entriesElsewhere(t, { ...sp, kind: 'node-port', port: sp.nodePort });
       c.add({
         id: 'nodeport-missing',
         service: sp.name,
         title: `no rule for node port ${sp.nodePort}/${sp.protocol}`,
-        message: `node ${c.node} does not forward node port ${sp.nodePort}/${sp.protocol} to ${sp.name}: connections to ${c.exp.node.ips[0] ?? 'the node'}:${sp.nodePort} reach the node itself and are refused or time out.`,
+        message: `node ${c.node} does not forward node port ${sp.nodePort}/${sp.protocol} to ${sp.name}: connections to ${c.exp.node.ips[0] ?? 'the node'}:${sp.nodePort} reach the node itself and are refused or time out${elsewhere(moved)}.`,
         expected: nat(sp.nat.filter((l) => l.chain === 'KUBE-NODEPORTS')),
-        actual: chainLines(c.nat, 'KUBE-NODEPORTS').filter((l) =>
-          l.includes(`--dport ${sp.nodePort} `),
-        ),
+        actual: [
+          ...chainLines(c.nat, 'KUBE-NODEPORTS').filter((l) =>
+            l.includes(`--dport ${sp.nodePort} `),
+          ),
+          ...entryRules(c, moved),
+        ],
         ...syncNext(c),
       });
+    }
     for (const [kind, ips, word] of [
       ['external-ip', sp.externalIPs, 'external IP'],
       ['load-balancer', sp.loadBalancerIPs, 'load-balancer IP'],
     ] as const)
-      for (const ip of ips)
-        if (!has(kind, ip))
-          c.add({
-            id: 'service-rules-missing',
-            service: sp.name,
-            title: `no rule for the ${word} ${vip(ip, sp.port, sp.protocol)}`,
-            message: `node ${c.node} has no rule for ${sp.name}'s ${word} ${vip(ip, sp.port, sp.protocol)}: traffic to it is not redirected to any endpoint.`,
-            expected: nat(
-              sp.nat.filter((l) => l.chain === 'KUBE-SERVICES' && l.text.includes(`-d ${ip}/32 `)),
-            ),
-            actual: [],
-            ...syncNext(c),
-          });
+      for (const ip of ips) {
+        if (has(kind, ip)) continue;
+        const moved = entriesElsewhere(t, { ...sp, kind, address: ip });
+        c.add({
+          id: 'service-rules-missing',
+          service: sp.name,
+          title: `no rule for the ${word} ${vip(ip, sp.port, sp.protocol)}`,
+          message: `node ${c.node} has no rule for ${sp.name}'s ${word} ${vip(ip, sp.port, sp.protocol)}: traffic to it is not redirected to any endpoint${elsewhere(moved)}.`,
+          expected: nat(
+            sp.nat.filter((l) => l.chain === 'KUBE-SERVICES' && l.text.includes(`-d ${ip}/32 `)),
+          ),
+          actual: entryRules(c, moved),
+          ...syncNext(c),
+        });
+      }
   }
   // a node port or external IP goes straight to the policy; a load-balancer IP may pass KUBE-FW
   const entry =

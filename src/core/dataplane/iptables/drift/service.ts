@@ -14,8 +14,14 @@ import {
 } from './context.js';
 import { podOf, quantisedProbability } from '../../kube-proxy/endpoints.js';
 import { chainAbsent } from './jumps.js';
+import { clusterIPElsewhere } from './stale-port.js';
 import type { ExpectedEndpoint, ExpectedServicePort } from '../../kube-proxy/expected.js';
-import type { EntryPoint, ServiceTree, TreeEndpoint } from '../../trees.js';
+import {
+  entriesElsewhere,
+  type EntryPoint,
+  type ServiceTree,
+  type TreeEndpoint,
+} from '../../trees.js';
 
 /** Cluster IP traffic. Returns whether the endpoints of the SVC chain were compared. */
 export function internalPath(
@@ -124,9 +130,17 @@ function missingEntry(sp: ExpectedServicePort, t: ServiceTree | undefined, c: Dr
     });
     return;
   }
+  const moved = entriesElsewhere(t, { ...sp, kind: 'cluster-ip', address: sp.clusterIP }).filter(
+    (e) => e.from === 'KUBE-SERVICES',
+  );
+  if (moved.length > 0) {
+    clusterIPElsewhere(sp, moved, c);
+    return;
+  }
   const rejected = t?.verdicts.find((v) => v.table === 'filter' && v.address === sp.clusterIP);
+  // a chain something else jumps to (an external chain) is not said to be left alone
   const leftover = [sp.chains.svc, sp.chains.svl].filter(
-    (x): x is string => !!x && !!c.nat.chain(x),
+    (x): x is string => !!x && !!c.nat.chain(x) && !c.nat.jumpsTo([x]),
   );
   const eps = sp.hasEndpoints
     ? `${sp.clusterEndpoints.length || sp.localEndpoints.length} ready endpoint(s)`

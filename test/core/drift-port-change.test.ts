@@ -1,0 +1,108 @@
+// A Service port changed in the API, the node's rules not: kube-proxy names a Service port's
+// chains by its ServicePortName (no port in it), so the rules for the port it replaced still lead
+// into them. Drift must name those rules as what the node does, not say the chains are unused.
+//
+// IP conventions (kube-proxy's proxier_test.go): Pod IPs 10.180.0.0/16 in the cluster CIDR
+// 10.0.0.0/8, ClusterIPs 172.30.0.0/16, node test-node 192.168.0.2 (Pods 10.180.0.0/24), load
+// balancer 5.6.7.8.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { kubeProxyChain } from '../../src/core/dataplane/kube-proxy/chain-names.js';
+import { nodeDrift } from '../../src/core/dataplane/iptables/drift/drift.js';
+import { optionsFromDump } from '../../src/core/dataplane/kube-proxy/knobs.js';
+import { expectedRules, expectedSave } from '../../src/core/dataplane/kube-proxy/expected.js';
+import { parseIptables } from '../../src/core/dataplane/iptables/read/parse.js';
+import { clusterView } from '../../src/core/kube/objects.js';
+import { aKubeProxyConfig, aNode, aService, anEndpointSlice } from '../support/builders.js';
+
+const NODE = 'test-node';
+const LB = 'ns1/lb:p80';
+const SVC = kubeProxyChain('KUBE-SVC', LB, 'tcp');
+
+/** The cluster with ns1/lb at `port` (node port `nodePort`). */
+const viewAt = (port: number, nodePort: number) =>
+  clusterView([
+    aNode(NODE, '192.168.0.2', '10.180.0.0/24'),
+    aKubeProxyConfig('clusterCIDR: 10.0.0.0/8\n'),
+    aService('ns1/lb', {
+      type: 'LoadBalancer',
+      clusterIP: '172.30.0.43',
+      ports: [['p80', port, 'TCP', nodePort]],
+      loadBalancerIPs: ['5.6.7.8'],
+    }),
+    anEndpointSlice('ns1/lb', ['10.180.0.5']),
+  ]);
+
+/** The rules kube-proxy wrote for port 80 (node port 3002), compared with the API's `view`. */
+function driftAgainst(view: ReturnType<typeof viewAt>) {
+  const before = expectedSave(expectedRules(viewAt(80, 3002), NODE, { randomFully: true }));
+  const rs = parseIptables(before, { file: 'test' });
+  const d = nodeDrift({
+    node: NODE,
+    source: 'test',
+    expected: expectedRules(view, NODE, optionsFromDump(rs)),
+    actual: rs,
+    view,
+  });
+  const lineOf = (part: string) => before.split('\n').findIndex((l) => l.includes(part)) + 1;
+  return { d, lineOf };
+}
+
+describe('drift after a Service port change', () => {
+  it("names the cluster IP rule for the port it replaced, which still jumps to the port's chain", () => {
+    const { d, lineOf } = driftAgainst(viewAt(8080, 3002));
+    const f = d.findings.find((x) => x.title.startsWith('the cluster IP rule'))!;
+    assert.equal(f.id, 'service-rules-missing');
+    assert.equal(
+      f.title,
+      'the cluster IP rule is for 172.30.0.43:80/tcp, not 172.30.0.43:8080/tcp',
+    );
+    const line = lineOf(`--comment "${LB} cluster IP" -m tcp --dport 80 -j ${SVC}`);
+    assert.match(
+      f.explanation,
+      new RegExp(`sends 172\\.30\\.0\\.43:80/tcp \\(line ${line}\\) to ${SVC}`),
+    );
+    assert.doesNotMatch(f.explanation, /nothing jumps to it/);
+    // the rule that jumps there is what the node has: first among the lines shown
+    assert.match(
+      f.drift.actual[0]!,
+      new RegExp(`^-t nat -A KUBE-SERVICES -d 172\\.30\\.0\\.43/32 .*--dport 80 -j ${SVC}$`),
+    );
+    assert.ok(f.drift.expected.some((l) => l.includes('--dport 8080 -j ' + SVC)));
+  });
+
+  it('does not say nothing jumps to a chain its external chain jumps to', () => {
+    const view = viewAt(80, 3002);
+    const rs = parseIptables(
+      expectedSave(expectedRules(view, NODE, { randomFully: true }))
+        .split('\n')
+        .filter((l) => !l.includes(`"${LB} cluster IP" -m tcp --dport 80 -j ${SVC}`))
+        .join('\n'),
+    );
+    const d = nodeDrift({
+      node: NODE,
+      source: 'test',
+      expected: expectedRules(view, NODE, optionsFromDump(rs)),
+      actual: rs,
+      view,
+    });
+    const f = d.findings.find((x) => x.id === 'service-rules-missing')!;
+    assert.match(f.explanation, /kube-proxy on this node has not written this Service\.$/);
+  });
+
+  it('names the load-balancer IP rule and the node port rule that lead there from another port', () => {
+    const { d } = driftAgainst(viewAt(8080, 3005));
+    const lb = d.findings.find((x) => x.title.startsWith('no rule for the load-balancer IP'))!;
+    assert.match(
+      lb.explanation,
+      /; it sends 5\.6\.7\.8:80\/tcp \(line \d+\) into the Service port's chains instead/,
+    );
+    assert.ok(lb.drift.actual.some((l) => /-d 5\.6\.7\.8\/32 .*--dport 80 /.test(l)));
+    const np = d.findings.find((x) => x.id === 'nodeport-missing')!;
+    assert.match(
+      np.explanation,
+      /; it sends node port 3002\/tcp \(line \d+\) into the Service port's chains instead/,
+    );
+    assert.ok(np.drift.actual.some((l) => /-A KUBE-NODEPORTS .*--dport 3002 /.test(l)));
+  });
+});
