@@ -2,7 +2,12 @@
 // have written, worst first, in sentences with the rule lines as evidence; or JSON.
 import type { Release } from '../core/dataplane/kube-proxy/releases.js';
 import { resolveNext, shellLine, shellWords, type Invocation } from '../core/next-command.js';
-import { severityOf, type DriftAnswer, type DriftFinding } from '../core/dataplane/drift.js';
+import {
+  severityOf,
+  type DriftAnswer,
+  type DriftFinding,
+  type NodeDrift,
+} from '../core/dataplane/drift.js';
 import { RENAMED_IDS, type Severity } from '../core/model.js';
 import { jsonText } from '../core/sanitize.js';
 import { wrapCommand, wrapIndented } from './wrap.js';
@@ -101,7 +106,7 @@ export function driftText(
   const out: Line[] = [];
   for (const n of nodes) {
     out.push(
-      `node ${n.node}${n.family === 'IPv6' ? ' IPv6' : ''} (${label}, ${n.source}): ${plural(n.servicePorts, 'Service port')} compared with what ${n.cilium ? `Cilium's agent should hold (frontends, backends${n.cilium.states ? ' and their states' : ' without their states (not read)'}${n.cilium.maps ? ', and its BPF maps against its table' : '; its BPF maps were not read'})` : `kube-proxy ${comparedWith(n.tables, n.release)}`}`,
+      `node ${n.node}${n.family === 'IPv6' ? ' IPv6' : ''} (${label}, ${n.source}): ${plural(n.servicePorts, 'Service port')} compared with what ${n.cilium ? `Cilium's agent should hold ${ciliumCompared(n.cilium)}` : `kube-proxy ${comparedWith(n.tables, n.release)}`}`,
     );
     if (n.writtenBy) out.push(`  written by ${n.writtenBy}`);
     const serious = n.findings.filter((f) => severityOf(f) !== 'info');
@@ -113,7 +118,7 @@ export function driftText(
         ? `  ${countsLine(n.findings)}`
         : blind
           ? '  no drift in what was read: the notes below say what was not'
-          : `  no drift: ${n.cilium ? 'the agent holds every frontend and backend the objects say' : 'every Service port routes as kube-proxy would'}`,
+          : `  no drift: ${n.cilium ? `${n.cilium.read === 'maps' ? 'its BPF maps hold' : 'the agent holds'} every frontend and backend the objects say` : 'every Service port routes as kube-proxy would'}`,
     );
     out.push('');
     for (const f of serious)
@@ -172,6 +177,13 @@ export function driftDoc({ label, nodes, drifted }: DriftAnswer, how: Invocation
 
 export const driftJson = (answer: DriftAnswer, how: Invocation = {}): string =>
   jsonText(driftDoc(answer, how));
+
+/** What of Cilium's agent a node's drift compared, in a person's words. */
+function ciliumCompared({ read, states }: NonNullable<NodeDrift['cilium']>): string {
+  if (read === 'maps')
+    return "(frontends and backends, as its BPF maps hold them; the agent's own table was not read)";
+  return `(frontends, backends${states ? ' and their states' : ' without their states (not read)'}${read === 'both' ? ', and its BPF maps against its table' : '; its BPF maps were not read'})`;
+}
 
 /** What a node's drift compared, in a person's words. */
 function comparedWith(tables: string[] | undefined, release: Release | undefined): string {

@@ -19,7 +19,7 @@ import { nftablesClusterIpLines, nftablesPing } from './nftables/ping.js';
 import { ipvsClusterIpLines, ipvsPing } from './ipvs/ping.js';
 import { ciliumPing } from './cilium/ping.js';
 import { watchedServiceCIDRs } from './kube-proxy/releases.js';
-import type { NodeDrift } from './drift.js';
+import type { CiliumCompared, NodeDrift } from './drift.js';
 import { nodeDrift } from './iptables/drift/drift.js';
 import type { ExpectedRules } from './kube-proxy/expected.js';
 import type { Ruleset } from './iptables/read/parse.js';
@@ -384,6 +384,13 @@ function healthServers(
   return { healthServers: { why, services } };
 }
 
+/** What of the agent was not compared, by what was read of it. */
+const CILIUM_NOT_COMPARED: Record<CiliumCompared, string> = {
+  table: " (its BPF maps were not read, so kdebug compared the agent's table only)",
+  maps: " (the agent's own table was not read, so kdebug compared its BPF maps only)",
+  both: '',
+};
+
 export function ciliumDataplane(read: CiliumRead, view: ClusterView): CiliumDataplane {
   const { table, agent } = read;
   // its table read, an agent said refused ran on an earlier configuration: read as usual
@@ -448,10 +455,7 @@ export function ciliumDataplane(read: CiliumRead, view: ClusterView): CiliumData
     hairpin: () => ({ kind: 'not-checked', why: "Cilium's agent, not kube-proxy, handles it" }),
     hairpinHow: '',
     noLocalEndpointLines: () => [],
-    notCompared: (drift) =>
-      drift.cilium?.maps
-        ? ''
-        : " (its BPF maps were not read, so kdebug compared the agent's table only)",
+    notCompared: (drift) => CILIUM_NOT_COMPARED[drift.cilium?.read ?? 'table'],
     entryLines: (tree) => listedEntryLines(table.source, tree, 'frontend'),
     notReadFor: () => [], // read whole, or refused, or its cut said apart
   };

@@ -192,6 +192,10 @@ export function driftFinding(
 export const severityOf = (f: Pick<Finding, 'status' | 'info'>): Severity =>
   f.info ? 'info' : f.status === 'fail' ? 'error' : 'warning';
 
+/** What of Cilium's agent a node's drift compared: its own table (db/show frontends, service
+ * list), its BPF maps alone (bpf lb list, a maps dump), or its table and its BPF maps. */
+export type CiliumCompared = 'table' | 'maps' | 'both';
+
 export interface NodeDrift {
   node: string;
   /** The proxier compared: IPv4 (iptables-save) or IPv6 (ip6tables-save). */
@@ -202,9 +206,10 @@ export interface NodeDrift {
   servicePorts: number;
   /** Signs of an older kube-proxy, when the dump shows them. */
   writtenBy?: string;
-  /** Compared with what Cilium's agent should hold (its frontends), not kube-proxy's rules: with
-   * its BPF maps, and its backends' states, where read. */
-  cilium?: { maps: boolean; states: boolean };
+  /** Compared with what Cilium's agent should hold (its frontends), not kube-proxy's rules: what
+   * was read of it (its own table, its BPF maps alone, or both: the table against the maps), and
+   * whether its backends' states were. */
+  cilium?: { read: CiliumCompared; states: boolean };
   /** The kube-proxy release whose rules the node was compared with (kube-proxy/releases.ts). */
   release?: Release;
   findings: DriftFinding[];

@@ -103,7 +103,7 @@ describe("Cilium's own control plane on the truth matrix", () => {
         d.findings.map((f) => `${f.id} ${f.title}`),
         [],
       );
-      assert.equal(d.cilium?.maps, true);
+      assert.equal(d.cilium?.read, 'both');
       assert.ok(d.servicePorts >= 20, `${d.servicePorts}`);
       // every frontend compared, the health server's included
       assert.deepEqual(d.notRead ?? [], []);

@@ -19,7 +19,7 @@ describe("Cilium vectors: what Cilium's tests hold is no drift, its BPF maps inc
         [],
       );
       // the maps are compared with the agent's table where the script checks both
-      if (listing(v, 'expected-frontends.txt') !== undefined) assert.equal(d.cilium?.maps, true);
+      if (listing(v, 'expected-frontends.txt') !== undefined) assert.equal(d.cilium?.read, 'both');
     });
   }
 });
@@ -31,6 +31,7 @@ describe('Cilium vectors: the BPF maps as the only table read', () => {
       d.findings.map((f) => `${f.id} ${f.title}`),
       [],
     );
+    assert.equal(d.cilium?.read, 'maps');
     assert.deepEqual(
       d.notRead?.filter((n) => n.id === 'table-not-captured').map((n) => n.title),
       ['2 wildcard BPF map entries not compared'],

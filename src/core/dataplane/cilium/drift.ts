@@ -233,7 +233,10 @@ export function ciliumDrift(given: CiliumDriftInput): NodeDrift {
     findings: sortFindings(findings),
     ...(notes.length ? { notes } : {}),
     ...(notRead.length ? { notRead } : {}),
-    cilium: { maps: input.maps !== undefined, states: !statesUnread(table) },
+    cilium: {
+      read: input.maps ? 'both' : BPF_FORMS.includes(table.form) ? 'maps' : 'table',
+      states: !statesUnread(table),
+    },
     // what was compared: the agent's table, and its BPF maps where read
     tables: ['cilium', ...(input.maps ? ['bpf'] : [])],
     drifted: findings.some(isDrift),
