@@ -97,6 +97,15 @@ function infoText(findings: DriftFinding[], how: Invocation): Line[] {
   return out;
 }
 
+/** "2 nodes", and where some hold a rule set of each family, how many of each family: a
+ * dual-stack node's IPv4 and IPv6 rules are two drifts of one node. */
+function nodesCompared(nodes: NodeDrift[]): string {
+  const count = plural(new Set(nodes.map((n) => n.node)).size, 'node');
+  const v6 = nodes.filter((n) => n.family === 'IPv6').length;
+  if (v6 === 0) return count;
+  return `${count} (${plural(nodes.length - v6, 'IPv4 rule set')}, ${plural(v6, 'IPv6 rule set')})`;
+}
+
 /** The drift of each node as text at `width` columns (none: unwrapped). */
 export function driftText(
   { label, nodes }: DriftAnswer,
@@ -130,7 +139,7 @@ export function driftText(
     }
   }
   const all = nodes.flatMap((n) => n.findings);
-  out.push(`${plural(nodes.length, 'node')}: ${countsLine(all)}`);
+  out.push(`${nodesCompared(nodes)}: ${countsLine(all)}`);
   return rendered(out, width).join('\n') + '\n'; // wrap sanitises what came from the node
 }
 

@@ -1,0 +1,26 @@
+// `kdebug drift`'s text: its last line counts nodes, not the rule sets compared on them (a
+// dual-stack node has an IPv4 and an IPv6 one).
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { NodeDrift } from '../../src/core/dataplane/drift.js';
+import { driftText } from '../../src/output/drift.js';
+
+const clean = (node: string, family?: 'IPv6'): NodeDrift => ({
+  node,
+  ...(family ? { family } : {}),
+  source: `nodes/${node}/${family ? 'ip6tables' : 'iptables'}-save.txt`,
+  servicePorts: 3,
+  findings: [],
+  drifted: false,
+});
+
+const lastLine = (nodes: NodeDrift[]) =>
+  driftText({ label: 'snapshot s', nodes, drifted: false }).trimEnd().split('\n').pop();
+
+describe('drift text: the closing count', () => {
+  it('counts each node once, the families of its rule sets apart where IPv6 was compared', () => {
+    const nodes = ['node-a', 'node-b'].flatMap((n) => [clean(n), clean(n, 'IPv6')]);
+    assert.equal(lastLine(nodes), '2 nodes (2 IPv4 rule sets, 2 IPv6 rule sets): no drift');
+    assert.equal(lastLine([clean('node-a')]), '1 node: no drift');
+  });
+});
