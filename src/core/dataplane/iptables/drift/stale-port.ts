@@ -12,12 +12,14 @@ export const entryRules = (c: DriftContext, entries: EntryPoint[]): string[] =>
     .filter((id) => id >= 0)
     .map((id) => `-t nat ${c.nat.text(id)}`);
 
-/** "10.1.190.219:8080/tcp (line 128)": where each entry sends from, and its line in the dump. */
+/** "10.1.190.219:8080/tcp": where each entry sends from; its line is in the actual rules, so
+ * nodes with the same stale port say the same and are one finding. */
 export const entriesAt = (entries: EntryPoint[]): string =>
   entries
-    .map(
-      (e) =>
-        `${e.address === undefined ? `node port ${e.port}/${e.protocol}` : vip(e.address, e.port ?? 0, e.protocol)} (line ${e.line})`,
+    .map((e) =>
+      e.address === undefined
+        ? `node port ${e.port}/${e.protocol}`
+        : vip(e.address, e.port ?? 0, e.protocol),
     )
     .join(', ');
 
