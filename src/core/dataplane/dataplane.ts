@@ -100,8 +100,9 @@ interface Common {
   /** What the node does with a Service port's external traffic when it has no local endpoint
    * (externalTrafficPolicy Local): its drop rules, or where IPVS sends it instead. */
   noLocalEndpointLines(tree: ServiceTree | undefined): StateLine[];
-  /** What a match of the node's state with the objects did not compare (its drift's tables). */
-  notCompared(drift: NodeDrift): string;
+  /** What a match of the node's state with the objects did not compare (its drift's tables),
+   * as a clause; undefined where it compared the whole state. */
+  notCompared(drift: NodeDrift): string | undefined;
   /** How traffic enters a Service port's tree here, as the node's state holds it (and, where the
    * port has no endpoint, the element that rejects or drops it). */
   entryLines(tree: ServiceTree): StateLine[];
@@ -205,7 +206,7 @@ export function iptablesDataplane(
     hairpin: (q) => iptablesHairpin(ruleset, source, q),
     hairpinHow: IPTABLES_HAIRPIN,
     noLocalEndpointLines: (tree) => iptablesLocalDrops(ruleset, source, tree),
-    notCompared: () => '',
+    notCompared: () => undefined,
     entryLines: (tree) => iptablesEntryLines(ruleset, source, tree),
     notReadFor: () => [], // read whole, or refused, or its cut said apart
   };
@@ -241,7 +242,7 @@ export function nftablesDataplane(
     hairpin: (q) => nftablesHairpin(table, source, q),
     hairpinHow: NFTABLES_HAIRPIN,
     noLocalEndpointLines: (tree) => nftablesLocalDrops(source, tree),
-    notCompared: () => '',
+    notCompared: () => undefined,
     entryLines: (tree) => nftablesEntryLines(source, tree),
     notReadFor: (ports) => unreadFor(table, ports).map((u) => unreadAt(source, u)),
   };
@@ -385,10 +386,10 @@ function healthServers(
 }
 
 /** What of the agent was not compared, by what was read of it. */
-const CILIUM_NOT_COMPARED: Record<CiliumCompared, string> = {
-  table: " (its BPF maps were not read, so kdebug compared the agent's table only)",
-  maps: " (the agent's own table was not read, so kdebug compared its BPF maps only)",
-  both: '',
+const CILIUM_NOT_COMPARED: Record<CiliumCompared, string | undefined> = {
+  table: "its BPF maps were not read, so kdebug compared the agent's table only",
+  maps: "the agent's own table was not read, so kdebug compared its BPF maps only",
+  both: undefined,
 };
 
 export function ciliumDataplane(read: CiliumRead, view: ClusterView): CiliumDataplane {

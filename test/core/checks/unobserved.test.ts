@@ -663,3 +663,18 @@ describe('a node dump cut short', () => {
     );
   });
 });
+
+describe('a part of a mode state not read', () => {
+  it("IPVS without the node's ipsets: the match is partial, the ipsets not observed", async () => {
+    const facts = await readSnapshot('snapshots/ipvs-stale-real-server');
+    for (const outputs of Object.values(facts.nodes)) delete outputs['ipset-save'];
+    const r = diagnose(facts, { namespace: 'default', service: 'nginx-svc' });
+    const rules = r.steps.find((s) => s.id === 'rules')!;
+    const blind = rules.findings.filter((f) => f.id === 'rules-ipvs-not-observed');
+    assert.ok(blind.length > 0, ids(r, 'rules').join(' '));
+    assert.ok(
+      blind.every((f) => f.status === 'skip' && /ipsets were not read/.test(f.explanation)),
+    );
+    assert.notEqual(shownStepStatus(rules), 'pass');
+  });
+});

@@ -146,14 +146,25 @@ export function tableNode(
       ? drifted
       : drifted.concat(on([notRead(m, read.source, node, svc, blind)]));
   const keeper = m.perFamily ? `kube-proxy's ${m.word} state` : `${m.word}'s agent`;
+  const uncompared = dataplane?.notCompared(drift);
   return drifted.concat(
     on([
       finding('rules-match', 'pass', `${parts.join(', ')} in ${m.word}, as expected`, {
-        explanation: `${keeper} on ${node} sends ${svc.namespace}/${svc.name} to exactly the ${m.sendsTo} it should for the current objects${dataplane?.notCompared(drift) ?? ''}.`,
+        explanation: `${keeper} on ${node} sends ${svc.namespace}/${svc.name} to exactly the ${m.sendsTo} it should for the current objects${uncompared ? ` (${uncompared})` : ''}.`,
         // a line not read keeps this from passing: said, as not observed
         evidence: [...evidence, ...blind],
         node,
       }),
+      // a part of the state not compared is not observed: the step passes only in part
+      ...(uncompared
+        ? [
+            finding(m.notObserved, 'skip', `part of the ${m.word} state not compared`, {
+              explanation: `On ${node}, ${uncompared}: what that part holds for ${svc.namespace}/${svc.name} is not observed.`,
+              evidence: [unseen(`${node}: ${uncompared}`, node)],
+              node,
+            }),
+          ]
+        : []),
     ]),
   );
 }

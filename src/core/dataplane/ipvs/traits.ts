@@ -18,5 +18,5 @@ export const IPVS_STATE: StateTraits = {
 /** What of IPVS mode's state was not there to compare. */
 export const ipvsNotCompared = (tables: string[] | undefined, error: string | undefined) =>
   tables?.includes('ipset')
-    ? ''
-    : ` (kube-proxy's ipsets were not ${error ? `readable: ${error};` : 'read,'} so they were not compared)`;
+    ? undefined
+    : `kube-proxy's ipsets were not ${error ? `readable: ${error};` : 'read,'} so they were not compared`;
