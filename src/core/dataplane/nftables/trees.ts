@@ -87,7 +87,7 @@ function markAbridged(t: NftTable, x: ServiceTree, why: string): void {
   )
     x.partial = why;
   else if (x.endpoints.some((e) => e.chainMissing))
-    x.partial = `an endpoint chain is not in the paste: ${why}`;
+    x.partial ??= `an endpoint chain is not in the paste: ${why}`;
 }
 
 /** The sets and maps every Service port's tree is read from, and the chain whose mark applies to
@@ -322,7 +322,19 @@ export function buildNftServiceTrees(t: NftTable, o: NftTreeOptions = {}): Servi
 
   const orphans: OrphanChain[] = t.chains
     .filter((ch) => !reached.has(ch.name) && portChain(ch.name))
-    .map((ch) => ({ chain: ch.name, rules: ch.rules.length }));
+    .map((ch) => {
+      const leftOut = mapElisions(t, trees.get(portChain(ch.name)!.name));
+      return {
+        chain: ch.name,
+        rules: ch.rules.length,
+        // an element its Service port's numgen map does not show may lead to it
+        ...(leftOut.length > 0 && ch.name.startsWith('endpoint-')
+          ? {
+              partial: `line ${leftOut.join(', ')} elides elements of its Service port's numgen map: it may be among them`,
+            }
+          : {}),
+      };
+    });
   const services = [...trees.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const abridged = abridgedBy(t);
   if (abridged) for (const x of services) markAbridged(t, x, abridged);
@@ -381,9 +393,11 @@ function endpointsOf(
     if (vmap) {
       // numgen random mod N picks each of 0..N-1 alike: a listed target gets 1/N
       for (const target of vmap.targets) endpointChain(target).probability += 1 / vmap.mod;
+      x.partial ??= elidedMap(r, vmap);
       continue;
     }
     const dnat = dnatOf(r);
+    if (typeof dnat === 'object') x.partial ??= elidedMap(r, dnat);
     if (typeof dnat === 'string')
       out.push({
         address: dnat,
@@ -410,6 +424,19 @@ function endpointsOf(
     if (ep.address && ep.hairpinMasquerade === null && hairpin?.has(`${ep.address}/${x.protocol}`))
       ep.hairpinMasquerade = true;
   return out;
+}
+
+/** Why a numgen map whose elements an author left out does not show all the endpoints it picks
+ * from (its N says how many); undefined where those shown are all N. */
+function elidedMap(r: NftRule, map: { mod: number; targets: string[] }): string | undefined {
+  if (!r.elided || map.targets.length >= map.mod) return undefined;
+  return `its numgen map shows ${map.targets.length} of its ${map.mod} endpoints (line ${r.elided.join(', ')} elides the rest): the others' chains and shares are not in the paste`;
+}
+
+/** The lines eliding elements of the numgen maps of a Service port's service and local chains. */
+function mapElisions(t: NftTable, x: ServiceTree | undefined): number[] {
+  const own = [x?.chains.svc, x?.chains.svl].map((c) => (c ? t.chain(c) : undefined));
+  return own.flatMap((c) => c?.rules.flatMap((r) => r.elided ?? []) ?? []);
 }
 
 /** A DNAT: "ip:port", or a numgen map's N and its "ip:port" targets. */

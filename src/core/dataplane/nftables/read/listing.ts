@@ -17,6 +17,9 @@ export interface NftRule {
   handle?: number;
   comment?: string;
   expr: NftExpr[];
+  /** Pasted lines by which an author left elements of its numgen map out ("0 : goto A, ...,
+   * 2 : goto C"): the map holds more than its expression shows. */
+  elided?: number[];
 }
 
 export interface NftChain {

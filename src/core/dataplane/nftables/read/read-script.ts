@@ -30,6 +30,8 @@ export function parseNftScript(input: string, file = '<input>'): NftListing {
     chainByName: Map<string, NftChain>;
     setByName: Map<string, NftSet>;
     unread?: NftUnread[];
+    /** Lines of its rules' numgen maps whose elements an author left out. */
+    inRules?: number[];
   };
   const tables = new Map<string, Building>();
   const skipped: number[] = [];
@@ -158,7 +160,7 @@ export function parseNftScript(input: string, file = '<input>'): NftListing {
     } else if (what === 'rule') {
       const c = chainNamed(name) ?? newChain(name);
       if (verb === 'add' || verb === 'insert') {
-        const r = rule(name, body);
+        const r = rule(name, body, () => no);
         if (!understood(body, r))
           throw new NftParseError(
             file,
@@ -167,6 +169,7 @@ export function parseNftScript(input: string, file = '<input>'): NftListing {
           );
         if (verb === 'insert') c.rules.unshift(r);
         else c.rules.push(r);
+        if (r.elided) (table.inRules ??= []).push(no);
       }
     }
   }
@@ -174,9 +177,11 @@ export function parseNftScript(input: string, file = '<input>'): NftListing {
   // set or map, so no content of any is claimed whole
   for (const t of elisions.length > 0 ? tables.values() : [])
     for (const part of [...t.chains, ...t.sets]) part.elided = true;
-  const list = [...tables.values()].map(({ chainByName: _c, setByName: _s, ...t }) =>
-    finished({ ...t, ...(elisions.length > 0 ? { elided: elisions } : {}) }),
-  );
+  // an elision inside a rule's map hides elements of that map alone
+  const list = [...tables.values()].map(({ chainByName: _c, setByName: _s, inRules, ...t }) => {
+    const elided = [...elisions, ...(inRules ?? [])].sort((a, b) => a - b);
+    return finished({ ...t, ...(elided.length > 0 ? { elided } : {}) });
+  });
   if (list.length === 0) throw new NftParseError(file, undefined, 'the nft script adds no table');
   return {
     tables: list,

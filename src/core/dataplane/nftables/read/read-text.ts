@@ -5,7 +5,15 @@
 // prints inside a table (sets, maps, rules) is read by table-parts.ts, which the script reader
 // (read-script.ts) shares; parseNftAny reads any of nft's forms.
 import { ELISION } from '../../elisions.js';
-import type { NftChain, NftFamily, NftListing, NftSet, NftTable, NftUnread } from './listing.js';
+import type {
+  NftChain,
+  NftFamily,
+  NftListing,
+  NftRule,
+  NftSet,
+  NftTable,
+  NftUnread,
+} from './listing.js';
 import { isNftJson, NftParseError, parseNftJson } from './listing.js';
 import { isKubeProxyFragment } from './kube-proxy-names.js';
 import { isNftScript, parseNftScript } from './read-script.js';
@@ -119,7 +127,10 @@ export function parseNftText(input: string, file = '<input>'): NftListing {
         } else unread(lineOf(l, at), text);
       });
     else if (chain) {
-      if (!chainLine(chain, t)) unread(l.no, t);
+      const read = chainLine(chain, t, (at) => lineOf(l, at));
+      if (!read) unread(l.no, t);
+      // elements of a rule's numgen map left out by its author: part of the table elided
+      else if (read !== true && read.elided) (table!.elided ??= []).push(...read.elided);
     } else if (table && (m = /^comment "(.*)"$/.exec(t))) table.comment = m[1];
     else if (!table)
       skipped.push(l.no); // a prompt, the command, prose around the paste
@@ -166,9 +177,10 @@ function open(text: string): number {
   return n;
 }
 
-/** A chain's line read into it; false when nft prints no such line (its rules start with an
- * expression or a statement), or when a DNAT or numgen statement is not one the reader knows. */
-function chainLine(c: NftChain, t: string): boolean {
+/** A chain's line read into it (its rule, or true for its declaration); false when nft prints
+ * no such line (its rules start with an expression or a statement), or when a DNAT or numgen
+ * statement is not one the reader knows. */
+function chainLine(c: NftChain, t: string, lineAt: (at: number) => number): NftRule | boolean {
   let m: RegExpExecArray | null;
   if ((m = /^type (\S+) hook (\S+) priority (.+?); policy (\S+);$/.exec(t))) {
     c.type = m[1];
@@ -179,10 +191,10 @@ function chainLine(c: NftChain, t: string): boolean {
   }
   if (/^comment "(.*)"$/.test(t)) return true;
   if (!RULE_START.test(t)) return false;
-  const r = rule(c.name, t);
+  const r = rule(c.name, t, lineAt);
   if (!understood(t, r)) return false;
   c.rules.push(r);
-  return true;
+  return r;
 }
 
 /** The words nft starts a rule with: a match's left-hand side (payload, meta, ct, fib …), or a

@@ -147,8 +147,9 @@ export function priority(p: string): number {
   return m[2] ? base + (m[2] === '+' ? 1 : -1) * Number(m[3]) : base;
 }
 
-/** A rule's text read into the expressions the trees look at; the rest kept as match text. */
-export function rule(chain: string, text: string): NftRule {
+/** A rule's text read into the expressions the trees look at; the rest kept as match text.
+ * `lineAt` gives the pasted line of an offset in it (a wrapped rule spans several). */
+export function rule(chain: string, text: string, lineAt: (at: number) => number): NftRule {
   let t = text;
   let comment: string | undefined;
   const c = t.includes(' comment "') ? / comment "(.*)"$/.exec(t) : null;
@@ -158,20 +159,23 @@ export function rule(chain: string, text: string): NftRule {
   }
   const expr: NftExpr[] = [];
   let m: RegExpExecArray | null;
+  let elided: number[] = [];
   // each statement's regex runs only on a rule naming it: a table of 10,000 Services has
   // hundreds of thousands of rules
   const numgen = t.includes('numgen random mod ');
   const dnat = t.includes('dnat ');
   // the statement at the end: a verdict, a numgen vmap, a DNAT, a mark, masquerade
+  let pairs: ReturnType<typeof numgenPairs>;
   if (
     numgen &&
     (m = /(?:^| )numgen random mod (\d+) vmap \{ (.*) \}$/.exec(t)) &&
-    splitTop(m[2]!).every((p) => VMAP_PAIR.test(p))
+    (pairs = numgenPairs(t, m, 2, VMAP_PAIR, lineAt))
   ) {
-    const set = splitTop(m[2]!).map((p): [number, NftExpr] => {
+    const set = pairs.shown.map((p): [number, NftExpr] => {
       const [k, v] = splitOnce(p, ' : ');
       return [Number(k), toVerdictExpr(v.trim())];
     });
+    elided = pairs.elided;
     t = t.slice(0, m.index);
     expr.push(...matchExprs(t), numgenVmapExpr(Number(m[1]), set));
   } else if (
@@ -181,12 +185,13 @@ export function rule(chain: string, text: string): NftRule {
     (m = /(?:^| )dnat (ip6?)(?: addr \. port)? to numgen random mod (\d+) map \{ (.*) \}$/.exec(
       t,
     )) &&
-    splitTop(m[3]!).every((p) => DNAT_PAIR.test(p))
+    (pairs = numgenPairs(t, m, 3, DNAT_PAIR, lineAt))
   ) {
-    const set = splitTop(m[3]!).map((p): [number, (string | number)[]] => {
+    const set = pairs.shown.map((p): [number, (string | number)[]] => {
       const [k, v] = splitOnce(p, ' : ');
       return [Number(k), v.trim().split(' . ').map(value_)];
     });
+    elided = pairs.elided;
     t = t.slice(0, m.index);
     expr.push(...matchExprs(t), numgenDnatExpr(m[1]!, Number(m[2]), set));
   } else if (dnat && (m = /(?:^| )dnat (?:ip6? )?to \[?([^\s\]]+?)\]?:(\d+)$/.exec(t))) {
@@ -205,7 +210,34 @@ export function rule(chain: string, text: string): NftRule {
   } else if ((m = /^update (@\S+) \{ (ip6?) saddr \}$/.exec(t))) {
     expr.push(updateSaddrExpr(m[2]!, m[1]!));
   } else expr.push(...matchExprs(t));
-  return { chain, ...(comment !== undefined ? { comment } : {}), expr };
+  return {
+    chain,
+    ...(comment !== undefined ? { comment } : {}),
+    expr,
+    ...(elided.length > 0 ? { elided } : {}),
+  };
+}
+
+/** A numgen map's pairs (group `at` of `m`): those shown, and the pasted lines of an author's
+ * elisions among them ("0 : goto A, ..., 2 : goto C"); undefined where a pair is not nft's. */
+function numgenPairs(
+  t: string,
+  m: RegExpExecArray,
+  at: number,
+  pair: RegExp,
+  lineAt: (at: number) => number,
+): { shown: string[]; elided: number[] } | undefined {
+  const shown: string[] = [];
+  const elided: number[] = [];
+  let from = m.index + m[0].lastIndexOf(m[at]!);
+  for (const p of splitTop(m[at]!)) {
+    from = t.indexOf(p, from);
+    if (pair.test(p)) shown.push(p);
+    else if (ELISION.test(p)) elided.push(lineAt(from));
+    else return undefined;
+    from += p.length;
+  }
+  return { shown, elided };
 }
 
 /** A numgen map's pairs as nft prints them: "0 : goto CHAIN"; "0 : 10.244.1.4 . 80". */
