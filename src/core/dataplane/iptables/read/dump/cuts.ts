@@ -95,6 +95,14 @@ export abstract class DumpCuts extends DumpState {
         t.partial.set(name, 'its Chain line is above the paste: more of its rules may lie above');
         t.cutAbove.add(name);
       }
+    // a chain grep's window may cut (grep -A/-B/-C output): what lies past the window is unknown
+    for (const cut of this.grep.cuts) {
+      if (cut.table !== t) continue;
+      const name = t.nameOf(cut.chain);
+      if (!t.partial.has(name)) t.partial.set(name, cut.why);
+      if (cut.side === 'before') t.cutAbove.add(name);
+      this.warn('elided', cut.said, cut.line);
+    }
     const last = this.lastTable === t ? this.lastChain : -1;
     // a COMMIT the paste holds ends its last chain
     if (last >= 0 && (cut || (!declared && !t.committed)))

@@ -48,9 +48,11 @@ export class DumpParser extends DumpRuleLines {
       } else if (s < e) {
         this.nonBlank++;
         this.line(s, e, last, true);
+        this.grep.seen(this.lineNo);
       } else if (!this.options.listView) this.skip('blank');
       pos = end + 1;
     }
+    this.grep.finish();
     const head = this.options.listView?.cut;
     if (head?.head) this.cutInHead(head, head.head.chain);
     const open = this.current;
@@ -132,6 +134,7 @@ export class DumpParser extends DumpRuleLines {
       if (!this.current)
         return this.warn('prose', 'COMMIT without a *table line before it: not read');
       this.current.committed = true;
+      this.grep.boundary();
       this.spans.set(this.current, [this.spanStart, e]);
       this.current = undefined;
       this.settleTwice();
@@ -154,6 +157,8 @@ export class DumpParser extends DumpRuleLines {
     if (cls.kind === 'foreign' || (cls.kind === 'prose' && this.lastForeign))
       return this.foreignLine(cls.kind === 'foreign' ? cls.foreign : this.lastForeign!);
     if (cls.kind === 'elided') this.noteElided();
+    if (cls.kind === 'elided' && e - s === 2 && b[s] === 45) this.grep.separator(this.lineNo);
+    if (cls.kind === 'fence') this.grep.typed(undefined, this.lineNo);
     // a "..." that ends the paste inside a table is why it has no COMMIT: said with it, once
     if (cls.kind === 'elided' && last && this.current) {
       this.endsElided = { table: this.current, line: this.lineNo, text: text(b, s, e) };

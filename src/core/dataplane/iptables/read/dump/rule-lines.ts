@@ -204,6 +204,7 @@ export abstract class DumpRuleLines extends DumpSections {
     }
     if (!this.current) this.sectionHasRules = true;
     if (!this.current) this.sectionFamily ??= family;
+    this.grep.rule(table, chain, this.lineNo);
     // the first rule after an elision: rules of its chain before it may be among those left out
     if (elision) {
       const chains = this.elidedAbove.get(table) ?? [];

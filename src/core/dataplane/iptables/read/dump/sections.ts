@@ -23,6 +23,7 @@ export abstract class DumpSections extends DumpFamilies {
   /** A typed `iptables [-t TABLE] -L|-S`: the table of the listing that follows (or has just
    * started), as iptables itself takes it. Any other command's output follows it instead. */
   protected noteTyped(line: string, command: boolean): void {
+    this.grep.typed(command ? line : undefined, this.lineNo);
     // prose that quotes a command names its table only where it says one (`-t nat`): "the output
     // of `iptables -S`" is as likely a nat -S as iptables' default table
     const save = SAVE_COMMAND.exec(line);
@@ -119,6 +120,7 @@ export abstract class DumpSections extends DumpFamilies {
       return;
     }
     this.current = new Table(name, this.buf, this.lineNo);
+    this.grep.boundary();
     this.saveForm.add(this.current);
     this.spanStart = s;
     if (undecided) this.twice = { table: this.current, first: existing, line: this.lineNo };
@@ -144,6 +146,7 @@ export abstract class DumpSections extends DumpFamilies {
   /** ":CHAIN POLICY [packets:bytes]" */
   protected chainLine(s: number, e: number, last: boolean): void {
     this.elisionAbove = undefined; // declarations come before all rules: an elision above hid none
+    this.grep.boundary();
     const b = this.buf;
     let k = s + 1;
     while (k < e && b[k] !== SP) k++;
@@ -186,6 +189,7 @@ export abstract class DumpSections extends DumpFamilies {
   /** "-N CHAIN" or "-P CHAIN POLICY" (iptables -S). */
   protected declare(s: number, e: number, policy: boolean): void {
     this.elisionAbove = undefined; // a chain's rules follow its -N (its Chain line): none hidden above
+    this.grep.boundary();
     const b = this.buf;
     const words: number[] = [];
     for (let k = s; k < e;) {

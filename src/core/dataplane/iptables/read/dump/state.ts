@@ -6,6 +6,7 @@ import { SKIPPED_AS, type ForeignKind, type WarningKind } from '../paste/classif
 import { IptablesParseError } from '../errors.js';
 import type { ParseOptions, ParseWarning } from '../ruleset.js';
 import type { Table } from '../table.js';
+import { GrepWindows } from './grep-windows.js';
 import { excerpt } from '../../../../sanitize.js';
 import type { IPFamily } from '../../../../ipv6.js';
 
@@ -55,6 +56,7 @@ export abstract class DumpState {
   protected elisionAbove: { table: Table | undefined } | undefined; // the last "...", no rule after it yet
   protected readonly elidedAbove = new Map<Table, number[]>(); // chains whose first rules follow a "..."
   protected readonly countersLines: number[] = []; // counters whose rule is not in the paste
+  protected readonly grep = new GrepWindows(); // grep -A/-B/-C output: the chains its windows may cut
   protected readonly startsInside = new Set<Table>(); // tables the paste starts in (COMMIT, no *table)
   protected readonly interleaved = new Set<Table>(); // tables whose chains' rules take turns
   protected readonly typedFor = new Map<Table, Typed>(); // the listing each typed command named

@@ -1,0 +1,171 @@
+// grep's context output (`grep -A N`, `-B N`, `-C N`): each match with the lines its window holds
+// around it, windows that touch merged into a group, groups apart printed with a "--" line between
+// them. The "--" lines are elisions (../../../elisions.ts); this says what they cannot: the last
+// group's end (and the first group's start) may be where a window ended, not the end of the input,
+// so the chain there may go on past what the paste holds.
+import type { Table } from '../table.js';
+
+/** The context a grep typed on a command line prints: lines after and before each match. */
+export interface GrepContext {
+  after: number;
+  before: number;
+}
+
+/** A chain whose rules a grep window may have cut: past its last line shown, or above its first
+ * (`line`); `why` says so of the chain, `said` of the paste. */
+export interface WindowCut {
+  table: Table;
+  chain: number;
+  side: 'after' | 'before';
+  line: number;
+  why: string;
+  said: string;
+}
+
+/** The context options of the last grep of a command line (`-A 3`, `-B2`, `-nC 1`, `-3`,
+ * `--after-context=3`); null for a grep without them, undefined for a line without grep. */
+export function grepContext(line: string): GrepContext | null | undefined {
+  const greps = [...line.matchAll(/(?:^|[\s|;&(`])[ef]?grep((?:\s+[^|;&)`]*)?)/g)];
+  const args = greps.at(-1)?.[1];
+  if (args === undefined) return undefined;
+  const words = args.trim().split(/\s+/);
+  const context: GrepContext = { after: 0, before: 0 };
+  let said = false;
+  const set = (which: string, n: number) => {
+    said = true;
+    if (which !== 'B') context.after = n;
+    if (which !== 'A') context.before = n;
+  };
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i]!;
+    const short = /^-[a-zA-Z]*?([ABC])(\d*)$/.exec(w);
+    const long = /^--(after|before)?-?context(?:=(\d+))?$/.exec(w);
+    if (short) set(short[1]!, Number(short[2] || words[++i]));
+    else if (long) set(long[1] ? long[1][0]!.toUpperCase() : 'C', Number(long[2] ?? words[++i]));
+    else if (/^-\d+$/.test(w)) set('C', Number(w.slice(1)));
+  }
+  return said && Number.isFinite(context.after + context.before) ? context : null;
+}
+
+/** One stretch of a command's output, and what of grep's groups it holds. */
+interface Region {
+  /** The line that ended the output before it (a command typed, prose, a fence). */
+  after: number;
+  /** From a typed grep with context options, and the line it was typed on. */
+  typed?: GrepContext & { line: number };
+  start?: number; // its first non-blank line
+  end?: number; // its last non-blank line so far
+  separators: number[];
+  declaredFirst: boolean; // a chain or table starts before its first rule: that chain starts there
+  firstRule?: { table: Table; chain: number; line: number };
+  // the last rule read, in fields of their own: a dump of 400,000 rules makes no object each
+  lastTable?: Table | undefined;
+  lastChain: number;
+  lastLine: number;
+}
+
+const newRegion = (after: number): Region => ({
+  after,
+  separators: [],
+  declaredFirst: false,
+  lastChain: -1,
+  lastLine: 0,
+});
+
+/** Follows a paste's lines and says, of each command's output that is grep's context output,
+ * which chains its windows may have cut. */
+export class GrepWindows {
+  private region = newRegion(0);
+  readonly cuts: WindowCut[] = [];
+
+  /** A non-blank line of the paste (after it was read). */
+  seen(line: number): void {
+    if (line <= this.region.after) return;
+    this.region.start ??= line;
+    this.region.end = line;
+  }
+
+  /** A command typed, or prose or a fence: the output before it ends, another may start. */
+  typed(lineText: string | undefined, line: number): void {
+    this.close();
+    const context = lineText === undefined ? undefined : grepContext(lineText);
+    this.region = newRegion(line);
+    if (context) this.region.typed = { ...context, line };
+  }
+
+  /** grep's "--" between two groups. */
+  separator(line: number): void {
+    this.region.separators.push(line);
+  }
+
+  /** A line that starts or ends a chain (a declaration, a Chain line, *table, COMMIT): the
+   * rules before it end their chain, and a chain starts after it. */
+  boundary(): void {
+    if (!this.region.firstRule) this.region.declaredFirst = true;
+    this.region.lastTable = undefined;
+  }
+
+  rule(table: Table, chain: number, line: number): void {
+    const r = this.region;
+    r.firstRule ??= { table, chain, line };
+    r.lastTable = table;
+    r.lastChain = chain;
+    r.lastLine = line;
+  }
+
+  /** The end of the paste. */
+  finish(): void {
+    this.close();
+    this.region = newRegion(Infinity);
+  }
+
+  private close(): void {
+    const r = this.region;
+    const typed = r.typed;
+    if (r.start === undefined || r.end === undefined) return;
+    if (!typed && r.separators.length === 0) return;
+    const seps = r.separators;
+    const firstEnd = (seps[0] ?? r.end + 1) - 1;
+    const lastStart = (seps.at(-1) ?? r.start - 1) + 1;
+    const alone = seps.length === 0; // one group: its edges may touch the input's
+    // a window not cut by the input's ends holds `before` lines, the match and `after` lines
+    const whole = typed ? typed.before + typed.after + 1 : 0;
+    const how = typed
+      ? `grep's window (${windowText(typed)}, typed at line ${typed.line})`
+      : `grep's window (its "--" lines say grep -A/-B/-C printed this; its size is not in the paste)`;
+    const last = r.lastTable && { table: r.lastTable, chain: r.lastChain, line: r.lastLine };
+    if (
+      last &&
+      last.line >= lastStart &&
+      (!typed || (typed.after > 0 && r.end - lastStart + 1 >= (alone ? typed.after + 1 : whole)))
+    )
+      this.cuts.push({
+        ...last,
+        side: 'after',
+        line: r.end,
+        why: `${how} may end inside it, at line ${r.end}: more of its rules may follow past it`,
+        said: `${how} may end at line ${r.end}: what grep left out past it is not in the paste`,
+      });
+    const first = r.firstRule;
+    if (
+      first &&
+      !r.declaredFirst &&
+      first.line <= firstEnd &&
+      (!typed || (typed.before > 0 && firstEnd - r.start + 1 >= (alone ? typed.before + 1 : whole)))
+    )
+      this.cuts.push({
+        ...first,
+        side: 'before',
+        line: r.start,
+        why: `${how} may start inside it, at line ${r.start}: more of its rules may lie above`,
+        said: `${how} may start at line ${r.start}: what grep left out above it is not in the paste`,
+      });
+  }
+}
+
+const windowText = (c: GrepContext) =>
+  c.after === c.before
+    ? `-C ${c.after}`
+    : [c.before > 0 ? `-B ${c.before}` : '', c.after > 0 ? `-A ${c.after}` : '']
+        .filter(Boolean)
+        .join(' ');
