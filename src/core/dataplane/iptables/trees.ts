@@ -756,8 +756,9 @@ function nameFromComments(
   return said.size === 1 ? { name: [...said][0]!, protocol: '' } : undefined;
 }
 
+// the KUBE-FW chain it names as written: a paste may hide its hash (KUBE-FW-xxxx)
 const VERDICT_COMMENT =
-  /^(.*) (?:has no endpoints|has no local endpoints|traffic not accepted by KUBE-FW-[A-Z0-9]{16})$/;
+  /^(.*) (?:has no endpoints|has no local endpoints|traffic not accepted by KUBE-FW-\S+)$/;
 
 /** The Service port name and entry kind a kube-proxy comment gives. */
 function commentName(comment: string, from: string): { name: string; kind: EntryKind } | undefined {

@@ -7,6 +7,7 @@ import { isEscapedDump, unescapeDump } from './paste/escaped.js';
 import { COLUMNED_NOTE, columnedAt, uncolumn } from './paste/columned.js';
 import { typesetLines, typesetNote, untypeset } from './paste/typeset.js';
 import { unwrapRules, wrappedNote } from './paste/wrapped.js';
+import { restoreHiddenHashes, type Restored } from './paste/hidden-hashes.js';
 import { COLOURS_REMOVED, hasColours, stripColours } from '../../colours.js';
 import { isListView, listViewToRules } from './paste/list-view.js';
 import { screenRows, screenWidth } from './paste/terminal.js';
@@ -75,7 +76,7 @@ export function parseIptables(input: Uint8Array | string, options: ParseOptions 
   // a rule longer than the terminal it was copied from, gone on at the next line's start
   const unwrapped = listing ? undefined : unwrapRules(bytes);
   if (unwrapped) {
-    const rs = new DumpParser(toBytes(unwrapped.text), options).run();
+    const rs = dumpOf(toBytes(unwrapped.text), options);
     // the line a rule went on to is left blank: not said as a blank line of the paste
     const gone = new Set(unwrapped.lines);
     const kept = rs.warnings.filter((w) => !(w.kind === 'blank' && gone.has(w.line ?? 0)));
@@ -92,7 +93,7 @@ export function parseIptables(input: Uint8Array | string, options: ParseOptions 
       above: view.above,
       ...(view.cut ? { cut: view.cut } : {}),
     };
-    const rs = new DumpParser(toBytes(view.text), { ...options, listView }).run();
+    const rs = dumpOf(toBytes(view.text), { ...options, listView });
     rs.warnings.unshift(
       ...view.notes.map(({ line, message, lines }) => ({
         line,
@@ -103,8 +104,61 @@ export function parseIptables(input: Uint8Array | string, options: ParseOptions 
     );
     return rs;
   }
-  return new DumpParser(bytes, options).run();
+  return dumpOf(bytes, options);
 }
+
+/** The dump read; where it names kube-proxy chains whose hash its author hid, read again with
+ * each name a line ties to one chain written as kube-proxy's, the rest said and claiming nothing. */
+function dumpOf(bytes: Uint8Array, options: ParseOptions): Ruleset {
+  const rs = new DumpParser(bytes, options).run();
+  if (!rs.tables.some((t) => t.hidesHashes)) return rs;
+  const restored = restoreHiddenHashes(new TextDecoder().decode(bytes));
+  if (!restored || restored.read.length === 0) return withUnread(rs, restored?.unread ?? []);
+  const again = new DumpParser(toBytes(restored.text), options).run();
+  const lines = restored.read.flatMap((r) => r.lines).sort((a, b) => a - b);
+  again.warnings.unshift({ line: lines[0]!, kind: 'view', message: readNote(restored), lines });
+  return withUnread(again, restored.unread);
+}
+
+/** Hidden names no line tied to one chain: said, and their chains claim nothing. */
+function withUnread(rs: Ruleset, unread: Restored['unread']): Ruleset {
+  const lines = new Set(unread.flatMap((u) => u.lines));
+  // lines alike only by a name hidden alike are no paste's repeat (their rules are said below)
+  const kept = rs.warnings.filter(
+    (w) => w.kind !== 'duplicate' || !(w.lines ?? [w.line ?? 0]).every((l) => lines.has(l)),
+  );
+  rs.warnings.length = 0;
+  for (const w of kept) rs.warnings.push(w);
+  for (const u of unread) {
+    const why = `its hash is hidden: ${u.why}`;
+    for (const t of rs.tables) {
+      if (t.indexOf(u.hidden) >= 0) t.partial.set(u.hidden, why);
+      // a chain that jumps to it: which chain each jump takes is not known, so no share is
+      for (const line of u.lines) {
+        const id = t.ruleAtLine(line);
+        const chain = id < 0 ? undefined : t.chainOf(id).name;
+        if (chain === undefined || chain === u.hidden) continue;
+        t.partial.set(chain, `a jump of it names ${u.hidden}, whose hash is hidden: ${u.why}`);
+        t.cutAbove.add(chain);
+      }
+    }
+    rs.warnings.push({
+      line: u.lines[0]!,
+      kind: 'redacted',
+      message: `${u.hidden} (line${u.lines.length === 1 ? '' : 's'} ${u.lines.join(', ')}): ${why}; read as written, and what its chain holds is not claimed whole`,
+      lines: u.lines,
+    });
+  }
+  return rs;
+}
+
+const readNote = (r: Restored) => {
+  const each = r.read.map(
+    (x) => `${x.hidden} as ${x.as} (line${x.lines.length === 1 ? '' : 's'} ${x.lines.join(', ')})`,
+  );
+  const more = each.length > 8 ? `; and ${each.length - 8} more` : '';
+  return `chain names whose hash was hidden by hand, read as the chains kube-proxy names after the Service port (and endpoint) their lines give: ${each.slice(0, 8).join('; ')}${more}`;
+};
 
 function toBytes(input: Uint8Array | string): Uint8Array {
   if (typeof input !== 'string') return input;

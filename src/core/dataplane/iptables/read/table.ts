@@ -6,6 +6,7 @@ import { H, HOT_FIELDS, RuleFlag, walkRule } from './token-walk.js';
 import { bytesCidrContains } from '../../../ipv4.js';
 import type { IPFamily } from '../../../ipv6.js';
 import { DISPATCH_MIN, dispatchOf, type Dispatch } from './dispatch.js';
+import { hiddenKind, mayHideHash } from './paste/hidden-hashes.js';
 
 /** Each table's built-in chains, in the order iptables lists them. */
 export const BUILTINS: Record<string, readonly string[]> = {
@@ -155,6 +156,8 @@ export class Table {
   chainsRead: ReadonlySet<string> | undefined;
   /** The file its lines are in, where the rule set was read from more than one. */
   file: string | undefined;
+  /** A chain or jump names a kube-proxy chain whose hash its author hid (paste/hidden-hashes.ts). */
+  hidesHashes = false;
   private chunks: Int32Array[] = [];
   // a field's [start, end) as Uint16 offsets from its rule's specStart: half the bytes of Int32
   private pairChunks: Uint16Array[] = [];
@@ -356,6 +359,7 @@ export class Table {
     this.records[at + C.nameStart] = s;
     this.records[at + C.nameEnd] = e;
     this.records[at + C.kind] = chainKind(this.buf, s, e);
+    if (!this.hidesHashes) this.hidesHashes = hides(this.buf, s, e);
     if ((this.chainCount + 1) * 2 * SLOT_INTS > this.slots.length) {
       this.rehash();
       found = this.probe(h, s, e);
@@ -472,6 +476,7 @@ export class Table {
     const at = (id & MASK) * STRIDE;
     const hot = this.hotScratch.fill(0);
     let flags = walkRule(this.buf, lex, hot);
+    if (!this.hidesHashes && hot[1] !== 0) this.hidesHashes = hides(this.buf, hot[0]!, hot[1]!);
     if (lineStart !== specStart - 3) {
       flags |= RuleFlag.counters;
       this.lineStarts.set(id, lineStart);
@@ -740,6 +745,10 @@ function chainKind(b: Uint8Array, s: number, e: number): number {
 }
 
 const encoder = new TextEncoder();
+
+/** Whether the bytes [s, e) name a kube-proxy chain whose hash its author hid. */
+const hides = (b: Uint8Array, s: number, e: number) =>
+  mayHideHash(b, s, e) && hiddenKind(text(b, s, e)) !== undefined;
 
 const SLOT_INTS = 2;
 
