@@ -1466,6 +1466,32 @@ TCP  [::1]:31201 rr
     assert.doesNotMatch(rulesText(x.dump, x.trees, { label: 'p' }), /no endpoints/);
   });
 
+  it("`ipvsadm -Ln` begun inside a virtual server's real servers and cut inside a row's address: neither row read, both said", () => {
+    const x = reads(`  -> 10.244.1.5:8080              Masq    1      0          0
+TCP  10.96.0.50:80 rr
+  -> 10.244.1.5:8080              Masq    1      0          0
+  -> 10.244.1.6:80
+`);
+    assert.ok(x.mode === 'ipvs');
+    const t = tree(x, 'TCP 10.96.0.50:80');
+    // print_service_entry pads each address and prints four columns after it: ":80" may be ":8080"
+    assert.deepEqual(
+      t.endpoints.map((e) => [e.address, e.shareUnknown !== undefined]),
+      [['10.244.1.5:8080', true]],
+    );
+    const text = rulesText(x.dump, x.trees, { label: 'p', file: 'p.txt' });
+    assert.match(text, /p\.txt:1: line 1: the paste starts inside a listing/);
+    assert.match(text, /p\.txt:4: the listing ends mid-line at line 4/);
+  });
+
+  it('one virtual server line alone: IPVS, its real servers unknown, not none', () => {
+    const x = reads('```\nTCP  10.1.109.187:443 rr\n```\n');
+    assert.ok(x.mode === 'ipvs');
+    const t = tree(x, 'TCP 10.1.109.187:443');
+    assert.match(t.partial ?? '', /line alone.*real servers are unknown/);
+    assert.doesNotMatch(rulesText(x.dump, x.trees, { label: 'p' }), /no endpoints/);
+  });
+
   it('ipvsadm -l names cut at their column (no port) are read as names; a redacted <address> is no name', () => {
     const names = reads(`TCP  ip-10-49-120-28.eu-west-1.co rr
   -> ip-10-48-0-18.eu-west-1.comp Masq    1      0          0

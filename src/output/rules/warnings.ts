@@ -171,6 +171,11 @@ function ipvsWarnings(d: IpvsTable): RulesWarning[] {
       d.ownerElided,
       `line${d.ownerElided.length === 1 ? '' : 's'} ${lineRange(d.ownerElided)}: real servers after an elision, before any virtual server line: whose they are was left out with it, so ${d.ownerElided.length === 1 ? 'it is' : 'they are'} not read`,
     );
+  if (d.ownerAbove)
+    sayAt(
+      d.ownerAbove,
+      `line${d.ownerAbove.length === 1 ? '' : 's'} ${lineRange(d.ownerAbove)}: the paste starts inside a listing, with real servers of a virtual server above it: whose they are is not in the paste, so ${d.ownerAbove.length === 1 ? 'it is' : 'they are'} not read`,
+    );
   if (d.cut)
     say(
       `the listing ends mid-line at line ${d.cut}: it was cut there, and what came after was not read`,

@@ -66,6 +66,9 @@ export interface IpvsTable {
   /** Real server lines after an elision and before any virtual server line: whose they are was
    * left out with it, so they are not read. */
   ownerElided?: number[];
+  /** Real server lines that start the paste, before any header or virtual server line: theirs is
+   * above the paste, so they are not read. */
+  ownerAbove?: number[];
   /** Lines of iptables rules pasted with the listing (iptables-save / -S lines, quoted or
    * indented): another mode's rules, not read with it (among the skipped lines). */
   iptablesLines?: number[];
@@ -113,7 +116,10 @@ export const isIpvs = (text: string) => {
         /^IP Virtual Server version |^Prot LocalAddress:Port |^IPVS connection entries$/.test(t) ||
         ruleCommand(t)?.op === 'A' ||
         (SERVICE.test(t) && /^-> /.test(head[i + 1] ?? '')),
-    ) || head.filter(scheduled).length >= 2
+    ) ||
+    head.filter(scheduled).length >= 2 ||
+    // one virtual server's line alone (with a prompt, prose): no iptables line beside it
+    (head.some(scheduled) && !head.some((t) => IPTABLES_LINE.test(t)))
   );
 };
 
@@ -177,6 +183,7 @@ export function parseIpvs(coloured: string, file = '<input>'): IpvsTable {
   const duplicates: number[] = [];
   const elided: number[] = [];
   const ownerElided: number[] = [];
+  const ownerAbove: number[] = [];
   let afterElision = false;
   let elidedAbove: number | undefined; // an elision above the listing: its own if no header follows
   let savedAfter: number | undefined; // an elision no ipvsadm-save line has followed yet
@@ -350,6 +357,11 @@ export function parseIpvs(coloured: string, file = '<input>'): IpvsTable {
         ownerElided.push(no);
         continue;
       }
+      // the paste starts inside a listing, among the real servers of a virtual server above it
+      if (!current && !inListing) {
+        ownerAbove.push(no);
+        continue;
+      }
       if (!current)
         throw new IpvsParseError(
           file,
@@ -368,6 +380,12 @@ export function parseIpvs(coloured: string, file = '<input>'): IpvsTable {
       }
       names ||= isName(m[1]!);
       const words = (m[2] ?? '').split(/\s+/).filter(Boolean);
+      // ipvsadm prints columns after every real server's address: the last line with none may
+      // be cut inside the address itself ("10.244.0.6:d" of ":domain", ":80" of ":8080")
+      if (no === last && words.length === 0 && columns.length > 0) {
+        unreadable(no, `not a real server's row: ${t.slice(0, 200)}`);
+        continue;
+      }
       const rs = realServer(m[1]!, words, view, columns, no);
       if (names && realNameCut(rs.address)) {
         rs.nameCut = true;
@@ -499,11 +517,14 @@ export function parseIpvs(coloured: string, file = '<input>'): IpvsTable {
     );
   const renamed = numeric !== undefined && names ? namedHosts(services) : [];
   if (renamed.length > 0) names = false;
-  // no real server line at all, and no header: grep filtered them out, they are unknown
+  // no real server line at all, and no header: grep filtered them out, or one line was quoted
+  // alone; either way they are unknown, not none
   if (!header && realServers === 0)
     for (const vs of services)
       vs.partial ??=
-        'the paste shows no real server lines (filtered, as by grep): its real servers are unknown';
+        services.length === 1
+          ? "the paste shows this virtual server's line alone, without ipvsadm's header or any real server line: its real servers are unknown"
+          : 'the paste shows no real server lines (filtered, as by grep): its real servers are unknown';
   return {
     kind: 'ipvs',
     view: view ?? 'list',
@@ -513,6 +534,7 @@ export function parseIpvs(coloured: string, file = '<input>'): IpvsTable {
     duplicates,
     elided,
     ...(ownerElided.length > 0 ? { ownerElided } : {}),
+    ...(ownerAbove.length > 0 ? { ownerAbove } : {}),
     ...(iptablesLines.length > 0 ? { iptablesLines } : {}),
     ...(typed.length > 0 ? { typed } : {}),
     ...(unknownOptions.length > 0 ? { unknownOptions } : {}),
