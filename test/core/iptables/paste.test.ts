@@ -178,6 +178,30 @@ describe('pastes: what is not a rule is skipped and said, the rules are read', (
     );
   });
 
+  it('a rule iptables holds twice is two rules: counted apart, or not followed by the rest of its chain again', () => {
+    const rule = '-A INPUT -p tcp -m tcp --dport 9107 -j ACCEPT';
+    // iptables-save -c: one text, four counts, four rules (a paste twice copies the counters too)
+    const counted = parseIptables(
+      ['[0:0]', '[18:1271]', '[0:0]', '[16:1167]'].map((c) => `  ${c} ${rule}`).join('\n'),
+      { table: 'filter' },
+    );
+    assert.equal(counted.table('filter')!.chain('INPUT')!.ruleIds.length, 4);
+    assert.deepEqual(kinds(counted), []);
+    // without counters: a rule appended again after another is the chain's, not a block again
+    const other = '-A INPUT -i lo -j ACCEPT';
+    const again = parseIptables([rule, other, rule, '-A INPUT -j DROP'].join('\n'), {
+      table: 'filter',
+    });
+    assert.equal(again.table('filter')!.chain('INPUT')!.ruleIds.length, 4);
+    assert.deepEqual(kinds(again), []);
+    // the chain's rules again up to its last read: a block pasted twice, counters and all
+    const twice = parseIptables([rule, other, rule, other].map((r) => `[5:300] ${r}`).join('\n'), {
+      table: 'filter',
+    });
+    assert.equal(twice.table('filter')!.chain('INPUT')!.ruleIds.length, 2);
+    assert.deepEqual(kinds(twice), ['3:duplicate']);
+  });
+
   it("iptables-save -c's counters on a line of their own: the rule after them read; on the last line, a cut", () => {
     const broken = SAVE.replace(/^-A /gm, '[12:720]\n-A ');
     const rs = parseIptables(broken);

@@ -417,9 +417,14 @@ export class Table {
     return found >= 0 ? found : -1;
   }
 
-  /** Whether the rule's line, from its "-A", is the bytes [s, e) of the dump. */
+  /** Whether the rule's line, from its `[p:b]` counters where it has them (else its "-A"), is the
+   * bytes [s, e) of the dump: two rules of one text that count apart are two rules. */
   ruleIs(id: number, s: number, e: number): boolean {
-    return this.sameBytes(this.int(id, R.specStart) - 3, this.int(id, R.lineEnd), s, e);
+    const start =
+      (this.flags(id) & RuleFlag.counters) !== 0
+        ? this.lineStarts.get(id)!
+        : this.int(id, R.specStart) - 3;
+    return this.sameBytes(start, this.int(id, R.lineEnd), s, e);
   }
 
   private sameBytes(as: number, ae: number, s: number, e: number): boolean {

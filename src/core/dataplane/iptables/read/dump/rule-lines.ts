@@ -9,7 +9,7 @@ import { excerpt } from '../../../../sanitize.js';
 import { CUT_FIXED_TARGET, CUT_NAME, cutFixedName } from './cuts.js';
 import { lineFamily } from './families.js';
 import { DumpSections } from './sections.js';
-import { SP } from './state.js';
+import { CR, NL, SP, TAB } from './state.js';
 
 /** " -A ": a rule starting inside the line of another (a paste whose line ends were lost). */
 const JOIN = Buffer.from(' -A ');
@@ -195,7 +195,7 @@ export abstract class DumpRuleLines extends DumpSections {
     // a chain's rules resumed after another's: kube-proxy's restore input, not iptables-save
     if (chain !== near && table.ruleCountOf(chain) > 0) this.interleaved.add(table);
     this.lastTable = table;
-    if (this.repeated(table, chain, chain !== near, a, e)) return;
+    if (this.repeated(table, chain, chain !== near, lineStart, e)) return;
     this.lastChain = chain;
     try {
       table.addRule(this.lex, chain, lineStart, specStart, e, this.lineNo);
@@ -252,9 +252,12 @@ export abstract class DumpRuleLines extends DumpSections {
   }
 
   /**
-   * Whether the rule in bytes [a, e) repeats one its chain already has (a block pasted twice):
-   * the rule a repeat is expected to repeat next, the chain's first rule, or, when the chain's
-   * rules resume after another chain's, any of them. A clean dump pays one length compare.
+   * Whether the rule line in bytes [a, e) (its counters with it) repeats one its chain already has
+   * (a block pasted twice): the rule a repeat is expected to repeat next, the chain's first rule,
+   * or, when the chain's rules resume after another chain's, any of them; and the lines after it
+   * go on repeating the chain's rules up to its last read, as a block pasted again does (iptables
+   * keeps a rule appended twice: one that does not is the chain's own). A clean dump pays one
+   * length compare.
    */
   private repeated(table: Table, chain: number, resumed: boolean, a: number, e: number): boolean {
     const count = table.ruleCountOf(chain);
@@ -266,6 +269,8 @@ export abstract class DumpRuleLines extends DumpSections {
     else if (resumed)
       for (let j = 1; j < count && k < 0; j++)
         if (table.ruleIs(table.ruleIdOf(chain, j), a, e)) k = j;
+    // a block's next line was looked ahead at when its first was met
+    if (k >= 0 && k !== next && !this.repeatsOn(table, chain, k + 1, e)) k = -1;
     if (k < 0) {
       this.dupNext = -1;
       return false;
@@ -273,6 +278,29 @@ export abstract class DumpRuleLines extends DumpSections {
     this.dupNext = k + 1;
     this.lastChain = chain;
     this.duplicates.push(this.lineNo);
+    return true;
+  }
+
+  /** Whether the lines after byte `e` (blank ones aside) are, trimmed, the chain's rules from
+   * the `from`th to its last read, counters and all. */
+  private repeatsOn(table: Table, chain: number, from: number, e: number): boolean {
+    const b = this.buf;
+    let pos = e;
+    for (let j = from; j < table.ruleCountOf(chain); j++) {
+      let s: number;
+      let end: number;
+      do {
+        if (pos >= b.length) return false;
+        s = b.indexOf(NL, pos) + 1;
+        if (s === 0) return false;
+        end = b.indexOf(NL, s);
+        if (end < 0) end = b.length;
+        pos = end;
+        while (s < end && (b[s] === SP || b[s] === TAB)) s++;
+        while (end > s && (b[end - 1] === SP || b[end - 1] === TAB || b[end - 1] === CR)) end--;
+      } while (s === end);
+      if (!table.ruleIs(table.ruleIdOf(chain, j), s, end)) return false;
+    }
     return true;
   }
 }
