@@ -862,6 +862,33 @@ table ip kube-proxy { # handle 5
       said('*nat\n:PREROUTING ACCEPT [0:0]\n:KUBE-SERVICES - [0:0]\nCOMMIT\n'),
       /no Service rules found \(no KUBE-SERVICES entries in the nat table\)/,
     );
+    // rules nothing tells the table of are read as filter: the paste is not said to lack nat
+    const untold = said('-A KUBE-SERVICES -m comment --comment "portals" -j MY-CHAIN\n');
+    assert.match(untold, /nothing in the paste tells which table its rules are/);
+    assert.doesNotMatch(untold, /holds no nat table/);
+  });
+
+  it("IPVS mode's jumps to its nat chains (kube-proxy's ipvs iptablesChains) tell the nat table", () => {
+    for (const target of ['KUBE-NODE-PORT', 'KUBE-LOAD-BALANCER']) {
+      const x = reads(
+        `-A KUBE-SERVICES -m comment --comment "Kubernetes service lb portal" -m set --match-set KUBE-LOAD-BALANCER dst,dst -j ${target}\n`,
+      );
+      assert.ok(x.mode === 'iptables');
+      assert.deepEqual(
+        x.dump.tables.map((t) => t.name),
+        ['nat'],
+      );
+      assert.ok(x.dump.warnings.some((w) => /^IPVS mode: /.test(w.message)));
+    }
+    // filter's KUBE-NODE-PORT is INPUT's health-check jump
+    const input = reads(
+      '-A INPUT -m comment --comment "kubernetes health check rules" -j KUBE-NODE-PORT\n',
+    );
+    assert.ok(input.mode === 'iptables');
+    assert.deepEqual(
+      input.dump.tables.map((t) => t.name),
+      ['filter'],
+    );
   });
 
   it('an nft listing inside a diff: its new side read (+ and context lines), the - lines not', () => {

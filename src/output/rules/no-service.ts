@@ -35,6 +35,9 @@ export function noServiceRules(rs: Ruleset): string {
   const nat = rs.table('nat');
   const cut = nat?.partial.get('KUBE-SERVICES');
   if (cut) return `no Service entry in the paste: KUBE-SERVICES (${cut})`;
+  // rules no *table line names, and nothing in them tells: the paste may be nat's all the same
+  if (!nat && rs.tables.some((t) => t.untold))
+    return "no Service rules read: nothing in the paste tells which table its rules are (no *table line), so they were read as filter; kube-proxy's Service rules are in the nat table (`--table nat` reads them as nat's)";
   if (!nat)
     return `no Service rules in the paste: it holds no nat table (only ${rs.tables.map((t) => t.name).join(', ')}), where kube-proxy's Service rules are`;
   // KUBE-SERVICES jumped to, or the paste cut, and the chain itself not in it: nothing is known

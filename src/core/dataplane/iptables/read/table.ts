@@ -132,6 +132,7 @@ export interface TableState {
   scatteredRules: Map<number, number[]>;
   partial: Map<string, string>;
   cutAbove: Set<string>;
+  untold: boolean;
 }
 
 export interface AddressMatch {
@@ -151,6 +152,9 @@ export class Table {
   partial = new Map<string, string>();
   /** Partial chains whose first rules may lie above the paste: none of their shares is known. */
   cutAbove = new Set<string>();
+  /** Read as filter for want of anything that tells its table (no *table line, no chain or
+   * target of one table's): which table it is, the paste does not say. */
+  untold = false;
   /** The chains read, where only some were (one Service's, by name): of any other chain nothing
    * is known, not even that it is missing. Undefined: the whole table was read. */
   chainsRead: ReadonlySet<string> | undefined;
@@ -207,6 +211,7 @@ export class Table {
       scatteredRules: this.scatteredRules,
       partial: this.partial,
       cutAbove: this.cutAbove,
+      untold: this.untold,
     };
   }
 
@@ -225,6 +230,7 @@ export class Table {
     t.policies = s.policies;
     t.partial = s.partial;
     t.cutAbove = s.cutAbove;
+    t.untold = s.untold;
     t.scatteredRules = s.scatteredRules;
     return t;
   }

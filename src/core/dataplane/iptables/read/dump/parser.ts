@@ -242,7 +242,9 @@ export class DumpParser extends DumpRuleLines {
     let matchSet = false; // IPVS mode's KUBE-SERVICES starts with its ipset rules
     for (let k = 0; services >= 0 && k < Math.min(20, nat.ruleCountOf(services)); k++)
       matchSet ||= nat.text(nat.ruleIdOf(services, k)).includes('--match-set KUBE-CLUSTER-IP');
-    if (matchSet || has('KUBE-NODE-PORT', 'KUBE-LOAD-BALANCER', 'KUBE-LOOP-BACK')) {
+    // its chains, declared or only jumped to (two KUBE-SERVICES rules quoted alone)
+    const ipvsChains = ['KUBE-NODE-PORT', 'KUBE-LOAD-BALANCER', 'KUBE-LOOP-BACK'];
+    if (matchSet || has(...ipvsChains) || nat.jumpsTo(ipvsChains)) {
       let leftovers = 0;
       for (let c = 0; c < nat.chainCount; c++) if (nat.kindOf(c) !== undefined) leftovers++;
       this.warn(

@@ -325,6 +325,7 @@ export abstract class DumpSections extends DumpFamilies {
       return;
     }
     if (!guess) {
+      t.untold = true;
       this.warn(
         'table',
         `cannot tell which table the rules from line ${t.startLine} belong to; read as filter (pass the table to be sure)`,

@@ -13,6 +13,9 @@ const FILTER_TARGETS = new Set([
 ]);
 const NAT_CHAINS =
   /^KUBE-(SVC|SEP|SVL|EXT|FW|XLB|MARK-MASQ|MARK-DROP|POSTROUTING|NODEPORTS|SERVICES)/;
+/** IPVS mode's chains (pkg/proxy/ipvs iptablesChains): KUBE-LOAD-BALANCER is nat's alone, and
+ * KUBE-NODE-PORT is filter's only as INPUT's health-check jump (iptablesJumpChain). */
+const IPVS_NAT_TARGETS = new Set(['KUBE-LOAD-BALANCER', 'KUBE-NODE-PORT']);
 
 /** The one table a kube-proxy chain can be in, by its name (KUBE-SERVICES and KUBE-NODEPORTS are
  * in both nat and filter). */
@@ -82,7 +85,8 @@ export function guessTable(t: Table): string | undefined {
       if (target === undefined) continue;
       if (
         NAT_TARGETS.has(target) ||
-        (NAT_CHAINS.test(target) && target !== 'KUBE-SERVICES' && target !== 'KUBE-NODEPORTS')
+        (NAT_CHAINS.test(target) && target !== 'KUBE-SERVICES' && target !== 'KUBE-NODEPORTS') ||
+        (IPVS_NAT_TARGETS.has(target) && c.name !== 'INPUT')
       )
         nat++;
       else if (FILTER_TARGETS.has(target)) filter++;
