@@ -1273,6 +1273,41 @@ describe('input that holds no rule at all', () => {
         /`nft list tables` output.*give kdebug `nft list table ip kube-proxy` \(and `nft list table ip6 kube-proxy`\)/,
     },
     {
+      what: '`ipvsadm -L --timeout` (ipvsadm.c print_timeout): the timeouts, no virtual server',
+      text: '# ipvsadm -L --timeout\nTimeout (tcp tcpfin udp): 900 120 15\n',
+      message: /^dump\.txt: this is `ipvsadm -L --timeout` output, IPVS's connection timeouts/,
+    },
+    {
+      what: 'iptables (legacy) and iptables-save failing to open a table the kernel does not have',
+      text: "$ sudo iptables -t nat -L -n\niptables v1.6.1: can't initialize iptables table `nat': Table does not exist (do you need to insmod?)\nPerhaps iptables or your kernel needs to be upgraded.\n",
+      message: /^dump\.txt: this is iptables failing to open a table .*no IPv4 netfilter table/,
+    },
+    {
+      what: 'ip6tables-save failing to open a table: the IPv6 family named',
+      text: 'ip6tables-save v1.8.4 (legacy): Cannot initialize: Table does not exist (do you need to insmod?)\n',
+      message: /^dump\.txt: this is ip6tables failing to open a table .*no IPv6 netfilter table/,
+    },
+    {
+      what: "the shell's report of nft's crash, naming it (zsh) or after it was typed (bash)",
+      text: 'zsh: segmentation fault (core dumped)  sudo nft list ruleset\n',
+      message: /^dump\.txt: this is nft failing where a listing was asked for/,
+    },
+    {
+      what: "bash's crash report after a typed nft, a blank between",
+      text: 'root@node:~# nft -a list table ip kube-proxy\n\nBus error (core dumped)\n',
+      message: /^dump\.txt: this is nft failing where a listing was asked for/,
+    },
+    {
+      what: "a crash report after another command typed is not said to be nft's",
+      text: '$ sudo iptables-save\nSegmentation fault (core dumped)\n',
+      message: /^no iptables rules in dump\.txt: none of its 2 lines/,
+    },
+    {
+      what: "kubectl get pods -o wide (kubectl's pod columns)",
+      text: 'NAME                     READY   STATUS    RESTARTS   AGE   IP           NODE\nnginx-7c5ddbdf54-2xk8p   1/1     Running   0          3d    10.244.1.5   node-a\n',
+      message: /^dump\.txt: this is kubectl output/,
+    },
+    {
       what: 'ipset list output',
       text: 'Name: KUBE-CLUSTER-IP\nType: hash:ip,port\nRevision: 5\nHeader: family inet hashsize 1024 maxelem 65536\nMembers:\n10.1.190.219,tcp:8080\n',
       message: /`ipset list` output/,
@@ -1346,6 +1381,17 @@ describe('input that holds no rule at all', () => {
       lines: [
         klog('proxier.go', 'Failed to bind service address to dummy device: kube-ipvs0'),
         klog('proxier.go', '"Failed to add entry to ip set" set="KUBE-LOAD-BALANCER"'),
+      ],
+      whose: /^dump\.txt: this is kube-proxy's log/,
+    },
+    {
+      what: "a proxier.go entry whose multi-line value (klog's key=< ... >) names ip6tables and a KUBE- chain: kube-proxy's",
+      lines: [
+        `E0928 23:55:44.961265    4424 proxier.go:874] "Failed to ensure chain jumps" err=<`,
+        "\terror checking rule: exit status 2: ip6tables v1.8.6 (nf_tables): Couldn't find match `conntrack'",
+        '\t',
+        ' > table=filter srcChain=INPUT dstChain=KUBE-EXTERNAL-SERVICES',
+        klog('proxier.go', '"Sync failed" retryingTime="30s"'),
       ],
       whose: /^dump\.txt: this is kube-proxy's log/,
     },

@@ -3,8 +3,14 @@
 // says it is; at the end what the paste held besides the dump is said once, and its tables are
 // the Ruleset.
 import { text } from '../lexer.js';
-import { FOREIGN, LEGACY_WARNING, classifyLine, type ForeignKind } from '../paste/classify.js';
-import { isLog } from '../paste/logs.js';
+import {
+  FOREIGN,
+  LEGACY_WARNING,
+  classifyLine,
+  nftCrashed,
+  type ForeignKind,
+} from '../paste/classify.js';
+import { isLog, logLine } from '../paste/logs.js';
 import { NoRulesError } from '../errors.js';
 import { Ruleset, type DumpFormat } from '../ruleset.js';
 import { excerpt } from '../../../../sanitize.js';
@@ -18,6 +24,9 @@ export class DumpParser extends DumpRuleLines {
   private readonly prefixed: number[] = [];
   private legacyWarning: number | undefined; // iptables-nft's "legacy tables present" line
   private nonBlank = 0;
+  private typedLine: string | undefined; // the command typed on the line before (blanks aside)
+  // the klog entry the last log line began, while a multi-line value of it is open
+  private entry: { header: string; lines: number[]; open: boolean } | undefined;
 
   run(): Ruleset {
     const b = this.buf;
@@ -99,6 +108,8 @@ export class DumpParser extends DumpRuleLines {
   protected override line(s: number, e: number, last: boolean, first: boolean): void {
     const b = this.buf;
     const c = b[s];
+    const typedAbove = this.typedLine;
+    this.typedLine = undefined;
     if (c === 45 /* - */ && e - s >= 2 && b[s + 2] === SP) {
       const k = b[s + 1];
       if (k === 65 /* A */ && b[s + 3] !== 45) return this.rules(s, e, last);
@@ -143,6 +154,10 @@ export class DumpParser extends DumpRuleLines {
     // "-A" alone on the last line: a rule cut before its chain's name, said where rules are read
     if (last && c === 45 /* - */ && e - s === 2 && b[s + 1] === 65) return this.rule(s, s, e, last);
     const cls = classifyLine(text(b, s, e));
+    // the shell's "Segmentation fault" for the nft typed above: its crash, not prose
+    if (cls.kind === 'prose' && nftCrashed(text(b, s, e), typedAbove))
+      return this.foreignLine('nft-crash');
+    if (cls.kind === 'prompt' || cls.kind === 'command') this.typedLine = text(b, s, e);
     if ((cls.kind === 'prompt' || cls.kind === 'prose') && this.promptOutput(s, e, last)) return;
     if (cls.kind === 'prefix' && first) {
       (cls.log ? this.logged : this.prefixed).push(this.lineNo);
@@ -154,8 +169,14 @@ export class DumpParser extends DumpRuleLines {
       this.legacyWarning ??= this.lineNo;
       return this.warn('backend', backendWarning(text(b, s, e)));
     }
-    if (cls.kind === 'foreign' || (cls.kind === 'prose' && this.lastForeign))
-      return this.foreignLine(cls.kind === 'foreign' ? cls.foreign : this.lastForeign!);
+    if (cls.kind === 'foreign') {
+      const t = text(b, s, e);
+      this.entry = isLog(cls.foreign)
+        ? { header: t, lines: [this.lineNo], open: OPENS.test(t) }
+        : undefined;
+      return this.foreignLine(cls.foreign);
+    }
+    if (cls.kind === 'prose' && this.lastForeign) return this.goesOn(text(b, s, e));
     if (cls.kind === 'elided') this.noteElided();
     if (cls.kind === 'elided' && e - s === 2 && b[s] === 45) this.grep.separator(this.lineNo);
     if (cls.kind === 'fence') this.grep.typed(undefined, this.lineNo);
@@ -182,6 +203,28 @@ export class DumpParser extends DumpRuleLines {
       );
     }
     this.skip(cls.kind === 'prefix' ? 'prose' : cls.kind);
+  }
+
+  /** A line inside another tool's listing; inside a klog entry's multi-line value (klog writes
+   * `key=<`, the value's lines indented, then ` >` and the entry's other keys), the entry's: whose
+   * log it is, its words there may say (ip6tables, a KUBE- chain), and its lines move there. */
+  private goesOn(line: string): void {
+    const kind = this.lastForeign!;
+    this.foreignLine(kind);
+    const entry = this.entry;
+    if (!entry?.open) return;
+    entry.lines.push(this.lineNo);
+    if (line.startsWith('>')) entry.open = OPENS.test(line);
+    // an entry its header names no component of: the words of each of its lines, with it
+    const now = kind === 'other-log' ? logLine(`${entry.header} ${line}`)?.kind : undefined;
+    if (!now || now === kind) return;
+    // the entry's lines are the last of its kind's: blank lines are counted under none
+    this.foreign.get(kind)!.splice(-entry.lines.length);
+    if (this.foreign.get(kind)!.length === 0) this.foreign.delete(kind);
+    const to = this.foreign.get(now) ?? [];
+    to.push(...entry.lines);
+    this.foreign.set(now, to);
+    this.lastForeign = now;
   }
 
   /** One warning for each kind of line that is read in bulk: prefixes, repeats, listings. */
@@ -307,6 +350,7 @@ export class DumpParser extends DumpRuleLines {
     } else {
       const cls = classifyLine(t);
       if (cls.kind === 'prompt') {
+        this.typedLine = t;
         // a root prompt ("# iptables-save"), its output perhaps run on from its end
         this.noteTyped(t.slice(1).trim(), true);
         if (!this.promptOutput(s, e, last)) this.skip('prompt');
@@ -324,6 +368,9 @@ export class DumpParser extends DumpRuleLines {
     }
   }
 }
+
+/** A klog line that opens a multi-line value (`err=<`), its lines to follow. */
+const OPENS = /=<$/;
 
 /** The end of a rule without its "-A CHAIN" start: options up to a target. */
 const RULE_TAIL = /^(?:! )?--?[a-z][\w-]*(?: \S+)*? -[jg] [\w-]+(?: .*)?$/;

@@ -42,6 +42,9 @@ export type ForeignKind =
   | 'nft-rules'
   | 'nft-error'
   | 'nft-crash'
+  | 'ipvs-timeouts'
+  | 'iptables-no-table'
+  | 'ip6tables-no-table'
   | 'conntrack'
   | 'ip-addr'
   | 'calico-bpf-nat'
@@ -59,7 +62,13 @@ export const FOREIGN: Record<ForeignKind, string> = {
   'nft-error':
     "these are nft's error messages (FILE:LINE:COL: Error: ...) for rules it was asked to load, as kube-proxy's log repeats them when its nftables sync fails: they quote the rules kube-proxy tried to write, not what the node holds; the error says what the kernel or nft refused: run `nft list table ip kube-proxy` on the node and give kdebug that",
   'nft-crash':
-    "this is nft failing where a listing was asked for (its own assertion failed and it aborted): no rule, set or map of the node is in the paste; an nft older than the kube-proxy that wrote the table may not decode it: list it with the nft in kube-proxy's own image (`kubectl -n kube-system exec KUBE-PROXY-POD -- nft list table ip kube-proxy`) and give kdebug that",
+    'this is nft failing where a listing was asked for (its own assertion failed and it aborted, or it crashed: the shell\'s "Segmentation fault"): no rule, set or map of the node is in the paste, and what nft printed before it may be incomplete; an nft older than the kube-proxy that wrote the table may not decode it: list it with the nft in kube-proxy\'s own image (`kubectl -n kube-system exec KUBE-PROXY-POD -- nft list table ip kube-proxy`) and give kdebug that',
+  'ipvs-timeouts':
+    "this is `ipvsadm -L --timeout` output, IPVS's connection timeouts (tcp, tcpfin and udp, in seconds), not its virtual servers: nothing of any Service is in it; run `ipvsadm -Ln` on the node and give kdebug that",
+  'iptables-no-table':
+    'this is iptables failing to open a table ("can\'t initialize iptables table ...: Table does not exist"): the node\'s kernel has no IPv4 netfilter table there for this iptables backend (its iptable_* module not loaded, or not built), so that backend holds no rules to list; the other backend may (`iptables-nft-save` or `iptables-legacy-save`)',
+  'ip6tables-no-table':
+    'this is ip6tables failing to open a table ("can\'t initialize ip6tables table ...: Table does not exist"): the node\'s kernel has no IPv6 netfilter table there for this ip6tables backend (its ip6table_* module not loaded, or IPv6 netfilter not built), so that backend holds no IPv6 rules to list; the other backend may (`ip6tables-nft-save` or `ip6tables-legacy-save`), and `iptables-save` lists the IPv4 rules',
   'kube-proxy-nft':
     "this is kube-proxy's nftables table (nftables mode), in a form kdebug cannot read as a listing here (a fragment, a diff, a quote): give it `nft list table ip kube-proxy` (or `nft -j list table ip kube-proxy`) as printed",
   ipvsadm:
@@ -82,7 +91,7 @@ export const FOREIGN: Record<ForeignKind, string> = {
   'nft-tables':
     "this is `nft list tables` output, the names of the node's nftables tables without their rules: where it lists `ip kube-proxy` (or `ip6 kube-proxy`) kube-proxy runs in nftables mode there; give kdebug `nft list table ip kube-proxy` (and `nft list table ip6 kube-proxy`) as printed",
   kubectl:
-    "this is kubectl output (`kubectl get svc`, `get endpoints` or `endpointslices`, `describe svc`): the Service objects and their endpoints, not a node's rules; paste `iptables-save` (or `ipvsadm -Ln`, `nft list table ip kube-proxy`) from the node, or run `kdebug svc NAME` against the cluster",
+    "this is kubectl output (`kubectl get` of Services, endpoints, Pods or nodes, `describe svc`): the cluster's objects as the API server holds them, not a node's rules; paste `iptables-save` (or `ipvsadm -Ln`, `nft list table ip kube-proxy`) from the node, or run `kdebug svc NAME` against the cluster",
 };
 
 /** A line that is not a dump line: what it is, or the rule left after a known prefix. */
@@ -161,6 +170,26 @@ const PROMPT = /^(?:\S*[@:]\S*\s*[$#%] |\[[^\]]*\][$#] |\S+ [$#] |[$%] )/;
 const COMMANDS =
   /^(?:sudo|kubectl|k|iptables\S*|ip6tables\S*|nft|ipvsadm|ipset|grep|egrep|cat|less|docker|crictl|ssh|minikube|kind|k3s|oc|journalctl|conntrack)(?: |$)/;
 
+/** iptables' (ip6tables') error for a table the kernel does not have. */
+const NO_TABLE = (six: string) =>
+  new RegExp(
+    `^ip${six}tables(?:-legacy|-nft)?(?:-save)?(?: v[\\d.]+(?: \\(\\w+\\))?)?: (?:can't initialize ip${six}tables table \`\\w+'|Cannot initialize): Table does not exist\\b`,
+  );
+
+/** The shell's report of a command killed by a signal, with the command where bash (`PID
+ * Segmentation fault (core dumped) COMMAND`) or zsh (`zsh: segmentation fault  COMMAND`) names it. */
+const SHELL_CRASH =
+  /^(?:(?:-?bash|sh|zsh): (?:line \d+: )?)?(?:\d+ )?(?:segmentation fault|aborted|bus error|illegal (?:instruction|hardware instruction)|floating point exception)(?: \(core dumped\))?(?:\s+(.+))?$/i;
+
+/** Whether a line is the shell's report that nft crashed: nft named on it, or typed just above. */
+export function nftCrashed(line: string, typedAbove: string | undefined): boolean {
+  const m = SHELL_CRASH.exec(line);
+  return m !== null && NFT_COMMAND.test(m[1] ?? typedAbove ?? '');
+}
+
+/** A command line that runs nft (after sudo, a prompt, `kubectl exec ... --`). */
+const NFT_COMMAND = /(?:^|[\s$#>(/])nft(?= |$)/;
+
 const FOREIGN_LINES: [RegExp, ForeignKind][] = [
   [/^Chain \S+ \((?:policy \w+|\d+ references)/, 'iptables-list'],
   // a listing a web page joined onto one line
@@ -213,6 +242,11 @@ const FOREIGN_LINES: [RegExp, ForeignKind][] = [
     /^(?:link\/(?:ether|loopback|none|ipip|gre)\b|inet6? [\da-f.:]+\/\d+ .*\bscope\b|valid_lft \S+ preferred_lft \S+$)/,
     'ip-addr',
   ],
+  // kubectl get nodes, pods, deployments, daemonsets: the columns of kubectl's printers for each
+  [
+    /^(?:NAMESPACE +)?NAME +(?:STATUS +ROLES +AGE +VERSION|READY +STATUS +RESTARTS +AGE|READY +UP-TO-DATE +AVAILABLE +AGE|DESIRED +CURRENT +READY +UP-TO-DATE +AVAILABLE)\b/,
+    'kubectl',
+  ],
   // kubectl get endpoints / endpointslices
   [/^NAME +(?:ADDRESSTYPE +PORTS +)?ENDPOINTS +AGE$/, 'kubectl'],
   // kubectl get svc / describe svc
@@ -251,6 +285,12 @@ const FOREIGN_LINES: [RegExp, ForeignKind][] = [
   // nft aborting on its own assertion ("nft: netlink_delinearize.c:136: netlink_parse_concat_expr:
   // Assertion `consumed > 0' failed."), where the table it was asked to list should be
   [/^nft: [\w./-]+\.c:\d+: \w+: Assertion .* failed\.?$/, 'nft-crash'],
+  // ipvsadm.c's print_timeout
+  [/^Timeout \(tcp tcpfin udp\): \d+ \d+ \d+$/, 'ipvs-timeouts'],
+  // xtables_error's "PROG vVERSION (BACKEND): " before iptables' or iptables-save's failure to
+  // open a table the kernel does not have (iptc_strerror's ENOENT)
+  [NO_TABLE(''), 'iptables-no-table'],
+  [NO_TABLE('6'), 'ip6tables-no-table'],
   // `nft list tables`: a table's name alone on its line
   [/^table (?:ip6?|inet|arp|bridge|netdev) \S+$/, 'nft-tables'],
   [/^(?:add |delete |flush )?(?:table|chain|map|set) (?:ip6?|inet) kube-proxy\b/, 'kube-proxy-nft'],
