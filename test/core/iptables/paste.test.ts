@@ -2045,6 +2045,27 @@ describe('the family of a table whose rules show none', () => {
   });
 });
 
+describe("rules in a page's HTML source", () => {
+  it("a highlighter's tags around their words and its entities: read as the page showed them, said at the first such line", () => {
+    const svc = 'KUBE-SVC-NPX46M4PTMTKRN6Y';
+    const rs = parseIptables(
+      [
+        '<div class="highlight"><pre><code><span class="c"># the Service\'s endpoints</span>',
+        `<span class="nt">-A</span> ${svc} <span class="nt">-m</span> comment <span class="nt">--comment</span> <span class="s2">&quot;default/web:http -&gt; 10.1.0.5:80&quot;</span> <span class="nt">-j</span> KUBE-SEP-ZXMNUKOKXUTL2MK2`,
+        '<span class="nt">-A</span> KUBE-SEP-ZXMNUKOKXUTL2MK2 -p tcp -m tcp <span class="nt">-j</span> DNAT <span class="nt">--to-destination</span> 10.1.0.5:80',
+        '</code></pre></div>',
+      ].join('\n'),
+    );
+    const nat = rs.table('nat')!;
+    assert.deepEqual(
+      nat.chain(svc)!.ruleIds.map((id) => [nat.line(id), nat.comment(id)]),
+      [[2, 'default/web:http -> 10.1.0.5:80']],
+    );
+    const note = rs.warnings.find((w) => /HTML source/.test(w.message));
+    assert.equal(note?.line, 2);
+  });
+});
+
 describe('rules a page typeset', () => {
   it('read "–" as "--" and curly quotes as straight ones on rule lines only, and say so by line', () => {
     // Kevin-fqh/learning-k8s-source-code: a blog engine's smart punctuation in copied rules

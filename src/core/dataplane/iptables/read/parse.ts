@@ -6,6 +6,7 @@
 import { isEscapedDump, unescapeDump } from './paste/escaped.js';
 import { COLUMNED_NOTE, columnedAt, uncolumn } from './paste/columned.js';
 import { typesetLines, typesetNote, untypeset } from './paste/typeset.js';
+import { markupLines, markupNote, unmarkup } from './paste/markup.js';
 import { unwrapRules, wrappedNote } from './paste/wrapped.js';
 import { restoreHiddenHashes, type Restored } from './paste/hidden-hashes.js';
 import { COLOURS_REMOVED, hasColours, stripColours } from '../../colours.js';
@@ -42,6 +43,13 @@ export function parseIptables(input: Uint8Array | string, options: ParseOptions 
       message:
         'the rules were inside a quoted string (line ends written as \\n): read unescaped, and line numbers count the unescaped lines',
     });
+    return rs;
+  }
+  // rules in a page's HTML source ("<span>-A</span> ...", "-&gt;"): read as the page showed them
+  const markup = markupLines(head);
+  if (markup.length > 0) {
+    const rs = parseIptables(unmarkup(new TextDecoder().decode(bytes)), options);
+    rs.warnings.unshift({ line: markup[0]!, kind: 'view', message: markupNote(markup) });
     return rs;
   }
   // rules a page typeset ("–comment", "“ns/svc”"): read with the characters iptables printed
