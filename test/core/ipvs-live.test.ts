@@ -155,6 +155,8 @@ const VIEWS: View[] = [
   { file: 'ipvsadm-Ln-stats-exact.txt', view: 'stats', ...COUNTERS },
   { file: 'ipvsadm-Ln-rate.txt', view: 'rate', ...COUNTERS },
   { file: 'ipvsadm-save-n.txt', ...LIST, view: 'save' },
+  // without -n it saves names too: a real server's named port is its port
+  { file: 'ipvsadm-save.txt', ...LIST, view: 'save', names: true },
   { file: 'ipvsadm-Ln-t-cluster-ip.txt', ...LIST, services: only('tcp 10.96.0.30:80') },
   { file: 'ipvsadm-Ln-t-persistent.txt', ...LIST, services: only('tcp 10.96.0.20:443') },
   { file: 'ipvsadm-Ln-u-dns.txt', ...LIST, services: only('udp 10.96.0.10:53') },

@@ -420,6 +420,11 @@ export function parseIpvs(coloured: string, file = '<input>'): IpvsTable {
       savedAfter = undefined;
       if (command.typed) typed.push(no);
       if (command.unknown) unknownOptions.push({ line: no, options: command.unknown });
+      // `ipvsadm-save` without -n saves names as `ipvsadm -l` prints them
+      if (!command.typed)
+        names ||=
+          (command.protocol !== 'fwmark' && isName(command.address)) ||
+          (command.server !== undefined && isName(command.server));
       view ??= 'save';
       header = true; // the commands say every real server they add
       inListing = true;

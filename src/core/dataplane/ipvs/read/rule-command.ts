@@ -105,9 +105,10 @@ export function ruleCommand(line: string): RuleCommand | undefined {
   }
   if (!op || !protocol || !address || !/:|^\d+$/.test(address)) return undefined;
   if (/^[aed]$/.test(op) && !c.server) return undefined;
-  // a real server without its port takes the virtual service's (ipvsadm's own default)
+  // a real server without its port takes the virtual service's (ipvsadm's own default); a port
+  // may be a name (`ipvsadm-save` without -n: "10.244.1.4:http-alt")
   const port = /:(\d+)$/.exec(address)?.[1];
-  if (c.server && port && !/^\[.*\]:\d+$|^[^:]+:\d+$/.test(c.server))
+  if (c.server && port && !/^\[.*\]:[\w-]+$|^[^:]+:[\w-]+$/.test(c.server))
     c.server = c.server.includes(':')
       ? `[${c.server.replace(/^\[|\]$/g, '')}]:${port}`
       : `${c.server}:${port}`;
