@@ -248,6 +248,10 @@ describe('ipvsadm on a real kernel: the listings that hold no virtual server', (
     assert.throws(() => readPaste(fixture('ipvsadm-Lnc.txt'), { file: 'c' }), /connection/);
     refused('ipvsadm-Lnc.txt');
   });
+  it('ipvsadm -Ln --timeout: its one line of timeouts, named as such', () => {
+    assert.throws(() => readPaste(fixture('ipvsadm-Ln-timeout.txt'), { file: 't' }), /timeout/);
+    refused('ipvsadm-Ln-timeout.txt');
+  });
   it('ipvsadm -Ln -t of a virtual server that does not exist: "No such service", exit 1', () => {
     for (const f of ['ipvsadm-Ln-t-missing', 'ipvsadm-Ln-u-missing']) {
       assert.equal(fixture(`${f}.txt`), '');

@@ -104,6 +104,11 @@ export class IpvsParseError extends ListingParseError {
   }
 }
 
+/** The first line of one of ipvsadm's listings: of the virtual servers (`-Ln`, or `-Ln -t` of one),
+ * of the connections (`-Lnc`), of the timeouts (`--timeout`: that line alone). */
+const LISTING_HEAD =
+  /^IP Virtual Server version |^Prot LocalAddress:Port |^IPVS connection entries$|^Timeout \(tcp tcpfin udp\):/;
+
 /** Does this look like ipvsadm's listing or its save form? (Lines may be quoted or in a diff.) */
 export const isIpvs = (text: string) => {
   const head = text
@@ -113,7 +118,7 @@ export const isIpvs = (text: string) => {
   return (
     head.some(
       (t, i) =>
-        /^IP Virtual Server version |^Prot LocalAddress:Port |^IPVS connection entries$/.test(t) ||
+        LISTING_HEAD.test(t) ||
         ruleCommand(t)?.op === 'A' ||
         (SERVICE.test(t) && /^-> /.test(head[i + 1] ?? '')),
     ) ||
