@@ -252,6 +252,13 @@ describe('ipvsadm on a real kernel: the listings that hold no virtual server', (
     assert.throws(() => readPaste(fixture('ipvsadm-Ln-timeout.txt'), { file: 't' }), /timeout/);
     refused('ipvsadm-Ln-timeout.txt');
   });
+  it('/proc/net/ip_vs: hex addresses and ports, persistence in jiffies: named, not misread', () => {
+    assert.throws(
+      () => readPaste(fixture('proc-net-ip_vs.txt'), { file: 'p' }),
+      /\/proc\/net\/ip_vs.*ipvsadm -Ln/,
+    );
+    refused('proc-net-ip_vs.txt');
+  });
   it('ipvsadm -Ln -t of a virtual server that does not exist: "No such service", exit 1', () => {
     for (const f of ['ipvsadm-Ln-t-missing', 'ipvsadm-Ln-u-missing']) {
       assert.equal(fixture(`${f}.txt`), '');

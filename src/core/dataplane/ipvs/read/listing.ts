@@ -146,6 +146,18 @@ const bareLine = (raw: string) =>
  * "FWM  1481 IPv6 rr" (print_service_entry's "FWM  %d IPv6"): protocol, address, IPv6, the rest. */
 const SERVICE = /^(TCP|UDP|SCTP|FWM)\s+(\S+)(?:(?<=^FWM\s+\d+)\s+(IPv6)(?=\s|$))?(?:\s+(.*))?$/;
 
+/** A virtual server's address as /proc/net/ip_vs prints it (ip_vs_info_seq_show): "%08X:%04X",
+ * "[%pI6]:%04X" (every group of four digits), a mark as "%08X"; ipvsadm prints none of them
+ * (its numbers are decimal, its IPv6 addresses shortened). */
+const PROC_HOST_PORT = /^[\dA-F]{8}:[\dA-F]{4}$|^\[(?:[\da-f]{4}:){7}[\da-f]{4}\]:[\dA-F]{4}$/;
+const PROC_ADDRESS: Record<string, RegExp> = {
+  TCP: PROC_HOST_PORT,
+  UDP: PROC_HOST_PORT,
+  SCTP: PROC_HOST_PORT,
+  // a decimal mark of eight digits is ipvsadm's: the kernel's has a leading 0 or a letter
+  FWM: /^(?=0|.*[A-F])[\dA-F]{8}$/,
+};
+
 /** A virtual service's identity: a firewall mark's family is part of it. */
 const serviceKey = (protocol: string, address: string, ipv6: boolean | undefined) =>
   `${protocol} ${address}${ipv6 ? ' IPv6' : ''}`;
@@ -291,6 +303,12 @@ export function parseIpvs(coloured: string, file = '<input>'): IpvsTable {
       else unreadable(no, `not a virtual server's address:port: ${t.slice(0, 200)}`);
       continue;
     }
+    if ((m = SERVICE.exec(t)) && PROC_ADDRESS[m[1]!]?.test(m[2]!))
+      throw new IpvsParseError(
+        file,
+        no,
+        "this is /proc/net/ip_vs, the kernel's own listing: addresses and ports in hex and persistence in jiffies (seconds times the kernel's HZ, which it does not say): run `ipvsadm -Ln` for the virtual servers",
+      );
     if ((m = SERVICE.exec(t))) {
       bareStart();
       const rest = (m[4] ?? '').split(/\s+/).filter(Boolean);
