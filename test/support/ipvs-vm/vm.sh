@@ -3,9 +3,10 @@
 # machine's kernel cannot do: boots an initramfs of busybox, ipvsadm, ipset, iproute2 and iptables
 # (all from Debian's packages), runs one script inside as root, copies back what it wrote, powers
 # off. Nothing of the host is changed: the guest has no network unless --net, and then only
-# qemu's user networking (the host reached as 10.0.2.2).
+# qemu's user networking (the host reached as 10.0.2.2, or as HOST of --net=CIDR,HOST,GUEST: the
+# loopback of the network namespace qemu runs in, where the guest's connections are made).
 #
-#   vm.sh [--net] [--add SRC:DEST]... [--modules 'mod ...'] SCRIPT [OUT_DIR]
+#   vm.sh [--net[=CIDR,HOST,GUEST]] [--add SRC:DEST]... [--modules 'mod ...'] SCRIPT [OUT_DIR]
 #
 # SCRIPT runs with `bash` in the guest, in /share/out (copied to OUT_DIR afterwards, if given);
 # its stdout and stderr come back on ours, its exit code is ours. --add puts a host file into the
@@ -29,10 +30,12 @@ MODULES="crc32c_generic virtio_pci 9pnet_virtio 9p ip_vs ip_vs_rr ip_vs_wrr ip_v
 # in the initramfs for modprobe on demand, not loaded at boot (dummy would make a dummy0)
 ON_DEMAND="dummy"
 NET=0
+NETSPEC=10.0.2.0/24,10.0.2.2,10.0.2.15
 ADD=()
 while [[ $# -gt 0 ]]; do
   case $1 in
     --net) NET=1; MODULES+=" virtio_net"; shift ;;
+    --net=*) NET=1; MODULES+=" virtio_net"; NETSPEC=${1#--net=}; shift ;;
     --add) ADD+=("$2"); shift 2 ;;
     --modules) MODULES+=" $2"; shift 2 ;;
     -*) echo "vm.sh: unknown option $1" >&2; exit 2 ;;
@@ -40,6 +43,7 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 [[ $# -ge 1 ]] || { sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+IFS=, read -r NET_CIDR NET_HOST NET_GUEST <<<"$NETSPEC"
 SCRIPT=$(realpath "$1")
 OUT_DIR=${2:-}
 
@@ -132,7 +136,7 @@ build() {
   mkdir -p "$I/etc/modprobe.d" && echo 'options dummy numdummies=0' >"$I/etc/modprobe.d/dummy.conf"
   cat >"$I/init" <<EOF
 #!/bin/sh
-export PATH=/usr/sbin:/usr/bin:/sbin:/bin
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 mount -t proc proc /proc; mount -t sysfs sys /sys; mount -t devtmpfs dev /dev
 mount -t tmpfs tmp /tmp; mount -t tmpfs run /run
 echo /bin/modprobe >/proc/sys/kernel/modprobe # what the kernel runs for a module on demand
@@ -140,7 +144,7 @@ for m in $(echo $MODULES); do modprobe \$m || echo "init: modprobe \$m failed"; 
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 share /share
 ip link set lo up
 if [ $NET = 1 ]; then
-  ip link set eth0 up && ip addr add 10.0.2.15/24 dev eth0 && ip route add default via 10.0.2.2
+  ip link set eth0 up && ip addr add $NET_GUEST/${NET_CIDR#*/} dev eth0 && ip route add default via $NET_HOST
 fi
 cut -d' ' -f1 /proc/uptime >/share/booted
 cd /share/out && bash /share/script.sh >/share/stdout 2>/share/stderr
@@ -184,7 +188,9 @@ boot() {
   run=$(mktemp -d "$CACHE/run.XXXXXX")
   mkdir "$run/out" && cp "$SCRIPT" "$run/script.sh"
   local nic=(-nic none)
-  [[ $NET = 1 ]] && nic=(-nic user,model=virtio-net-pci)
+  # no option ROM: the NIC's iPXE only slows the boot
+  [[ $NET = 1 ]] && nic=(-netdev "user,id=net0,net=$NET_CIDR,host=$NET_HOST"
+    -device virtio-net-pci,netdev=net0,romfile=)
   local t0 t1
   t0=$(date +%s.%N)
   timeout "${KDEBUG_IPVS_VM_TIMEOUT:-600}" qemu-system-x86_64 "${ACCEL[@]}" -smp 1 -m "${KDEBUG_IPVS_VM_MEMORY:-512}" \

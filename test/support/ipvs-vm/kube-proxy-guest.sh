@@ -1,0 +1,39 @@
+# Runs inside the VM (vm.sh, started by kube-proxy.ts): the lab's kube-proxy in IPVS mode as node
+# node-a, against the lab's API server (192.0.2.10, qemu's user networking), until what it
+# programs stops changing; then records what kdebug reads from an IPVS node, one file a command,
+# under the stems of a snapshot's nodes/<node>/ (src/core/nodes/commands.ts commandStem).
+set -uo pipefail
+out=$PWD
+# the node's own address as the lab gives node-a (the guest's eth0 holds it too)
+kube-proxy --config=/etc/kube-proxy/config.conf --hostname-override=node-a \
+  >"$out/kube-proxy.log" 2>&1 &
+proxy=$!
+# settled: the kube-dns virtual server is there and two listings a few seconds apart agree
+last='' settled=0
+for _ in $(seq 1 120); do
+  sleep 3
+  kill -0 $proxy 2>/dev/null || { echo "kube-proxy exited" >&2; tail -20 "$out/kube-proxy.log" >&2; exit 1; }
+  now=$(ipvsadm-save -n 2>/dev/null; ipset list -o save 2>/dev/null)
+  if [[ $now == *10.96.0.10:53* && $now == "$last" ]]; then settled=$((settled + 1)); else settled=0; fi
+  [[ $settled -ge 3 ]] && break
+  last=$now
+done
+[[ $settled -ge 3 ]] || echo "kube-proxy's IPVS state did not settle in 6 minutes" >&2
+ipvsadm-save -n >"$out/ipvsadm-save.txt"
+ipvsadm -Ln >"$out/ipvsadm-list.txt"
+ipset list -o save >"$out/ipset-save.txt"
+ip -o addr show kube-ipvs0 >"$out/ip-o-addr-kube-ipvs0.txt"
+ip -br addr >"$out/ip-addr.txt"
+iptables-save >"$out/iptables-save.txt"
+ip6tables-save >"$out/ip6tables-save.txt"
+cat /proc/net/ip_vs_stats >"$out/ip_vs_stats.txt"
+wget -q -O "$out/proxy-mode.txt" http://127.0.0.1:10249/proxyMode
+wget -q -O "$out/proxy-configz.txt" http://127.0.0.1:10249/configz
+{
+  echo "kernel $(uname -r)"
+  ipvsadm --version
+  ipset --version
+  iptables --version
+  kube-proxy --version
+} >"$out/versions.txt"
+kill $proxy
