@@ -6,13 +6,13 @@ set -uo pipefail
 out=$PWD
 # the node's own address as the lab gives node-a (the guest's eth0 holds it too)
 kube-proxy --config=/etc/kube-proxy/config.conf --hostname-override=node-a \
-  >"$out/kube-proxy.log" 2>&1 &
+  >"$out/kube-proxy-log.txt" 2>&1 &
 proxy=$!
 # settled: the kube-dns virtual server is there and two listings a few seconds apart agree
 last='' settled=0
 for _ in $(seq 1 120); do
   sleep 3
-  kill -0 $proxy 2>/dev/null || { echo "kube-proxy exited" >&2; tail -20 "$out/kube-proxy.log" >&2; exit 1; }
+  kill -0 $proxy 2>/dev/null || { echo "kube-proxy exited" >&2; tail -20 "$out/kube-proxy-log.txt" >&2; exit 1; }
   now=$(ipvsadm-save -n 2>/dev/null; ipset list -o save 2>/dev/null)
   if [[ $now == *10.96.0.10:53* && $now == "$last" ]]; then settled=$((settled + 1)); else settled=0; fi
   [[ $settled -ge 3 ]] && break

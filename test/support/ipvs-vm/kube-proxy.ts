@@ -95,7 +95,9 @@ try {
   // the files a snapshot's node holds move there; the VM's others (its log, versions, the listing
   // views kdebug does not collect) stay in vm/
   for (const f of readdirSync(recorded))
-    if (!/^(kube-proxy\.log|versions\.txt|ip-o-addr-kube-ipvs0\.txt|ipvsadm-list\.txt)$/.test(f))
+    if (
+      !/^(kube-proxy-log\.txt|versions\.txt|ip-o-addr-kube-ipvs0\.txt|ipvsadm-list\.txt)$/.test(f)
+    )
       renameSync(join(recorded, f), join(nodeDir, f));
   // and what the snapshot said of reading node-a (from the lab's own node-a) is not said of them
   const metaFile = join(snapshot, 'meta.json');
