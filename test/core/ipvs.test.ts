@@ -738,3 +738,19 @@ UDP  10.96.0.10:53 rr
     );
   });
 });
+
+describe('IPVS schedulers that do not pick by weight alone', () => {
+  it('say what picks the real server: the connections for lc, a hash of the source for sh', () => {
+    const quirks = (scheduler: string) =>
+      buildIpvsTrees(
+        parseIpvs(
+          `-A -t 10.96.7.7:8080 -s ${scheduler}\n-a -t 10.96.7.7:8080 -r 10.244.1.8:8080 -m -w 1\n-a -t 10.96.7.7:8080 -r 10.244.0.9:8080 -m -w 1\n`,
+        ),
+      ).services[0]!.endpoints.map((e) => e.quirk);
+    assert.deepEqual(quirks('rr'), [undefined, undefined]);
+    assert.match(quirks('lc')[0]!, /picked by the fewest connections/);
+    assert.match(quirks('sh')[0]!, /picked by a hash of the source address/);
+    assert.doesNotMatch(quirks('sh')[0]!, /connections/);
+    assert.match(quirks('mh')[0]!, /Maglev hashing of the source address/);
+  });
+});

@@ -14,6 +14,7 @@ import type {
   TracePacket,
   TraceResult,
 } from '../trace/trace.js';
+import { pickedBy, picksByWeight } from './schedulers.js';
 
 export interface IpvsTraceOptions {
   /** kube-proxy's clusterCIDR: traffic from outside it to a Service is masqueraded. */
@@ -22,7 +23,6 @@ export interface IpvsTraceOptions {
 }
 
 const FLAG = { tcp: '-t', udp: '-u', sctp: '--sctp-service', fwmark: '-f' } as const;
-const BY_WEIGHT = new Set(['rr', 'wrr']);
 
 export function traceIpvsPacket(
   read: Pick<IpvsRead, 'table' | 'bound'>,
@@ -111,10 +111,10 @@ export function traceIpvsPacket(
       ],
     };
   const total = live.reduce((n, r) => n + (r.weight ?? 1), 0);
-  const byWeight = vs.scheduler !== undefined && BY_WEIGHT.has(vs.scheduler);
+  const byWeight = picksByWeight(vs.scheduler);
   if (!byWeight)
     assumptions.push(
-      `${vs.scheduler !== undefined ? `scheduler ${vs.scheduler}` : 'no scheduler in this view'}: the real server depends on the connections; each is shown with an equal share`,
+      `${vs.scheduler !== undefined ? `scheduler ${vs.scheduler}` : 'no scheduler in this view'}: the real server is picked by ${pickedBy(vs.scheduler)}; each is shown with an equal share`,
     );
   const fromOutside = o.clusterCIDR === undefined || !containsAny(o.clusterCIDR, src);
   return {

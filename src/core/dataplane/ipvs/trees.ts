@@ -2,8 +2,9 @@
 // where the objects name it (its cluster IP, node ports on each node address, external and
 // load-balancer IPs all merge into it), else one per virtual server ("TCP 10.96.0.10:53"). Each
 // real server is an endpoint with its share: weight / sum of weights for rr and wrr (kube-proxy
-// writes weight 1, and 0 for a terminating endpoint); for the connection-based schedulers the share
-// depends on the connections, said in a quirk. Persistence is session affinity.
+// writes weight 1, and 0 for a terminating endpoint); for the other schedulers what picks the real
+// server (connections, a hash of the source) is said in a quirk. Persistence is session affinity.
+import { pickedBy, picksByWeight } from './schedulers.js';
 import type { ServicePortName } from '../../model.js';
 import {
   emptyTree,
@@ -33,7 +34,6 @@ export interface IpvsTreeOptions {
 }
 
 /** Schedulers whose choice is the weights alone. */
-const BY_WEIGHT = new Set(['rr', 'wrr']);
 
 export function buildIpvsTrees(t: IpvsTable, o: IpvsTreeOptions = {}): ServiceTrees {
   const trees = new Map<string, ServiceTree>();
@@ -180,8 +180,7 @@ function endpointsOf(
   const total = vs.realServers.reduce((n, r) => n + (r.weight ?? 0), 0);
   // with one real server of weight above 0 every scheduler picks it: IPVS skips weight 0
   const byWeight =
-    (vs.scheduler !== undefined && BY_WEIGHT.has(vs.scheduler)) ||
-    vs.realServers.filter((r) => (r.weight ?? 0) > 0).length < 2;
+    picksByWeight(vs.scheduler) || vs.realServers.filter((r) => (r.weight ?? 0) > 0).length < 2;
   const unknown = vs.partial
     ? `${vs.partial}: the share of each is unknown`
     : weighed
@@ -202,7 +201,7 @@ function endpointsOf(
     ...(byWeight || unknown
       ? {}
       : {
-          quirk: `scheduler ${vs.scheduler ?? 'unknown'}: the share depends on the connections, not on the weight alone`,
+          quirk: `scheduler ${vs.scheduler ?? 'unknown'}: the real server is picked by ${pickedBy(vs.scheduler)}, not by the weight alone`,
         }),
     line: r.line,
   }));

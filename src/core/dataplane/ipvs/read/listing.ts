@@ -8,6 +8,7 @@ import { ELISION } from '../../elisions.js';
 import { headerCut, realNameCut, virtualNameCut } from './printing.js';
 import { hostAndPort, hostName, isName, nameHost } from './addresses.js';
 import { ruleCommand } from './rule-command.js';
+import { SCHEDULERS } from '../schedulers.js';
 
 export interface IpvsRealServer {
   /** "10.244.1.4:80", IPv6 as "[fd00::4]:80"; `ipvsadm -l` prints names ("host:http"). */
@@ -161,24 +162,6 @@ const PROC_ADDRESS: Record<string, RegExp> = {
 /** A virtual service's identity: a firewall mark's family is part of it. */
 const serviceKey = (protocol: string, address: string, ipv6: boolean | undefined) =>
   `${protocol} ${address}${ipv6 ? ' IPv6' : ''}`;
-
-/** ipvsadm's schedulers (ip_vs_*.ko): a service line's word after the address. */
-const SCHEDULERS = new Set([
-  'rr',
-  'wrr',
-  'lc',
-  'wlc',
-  'lblc',
-  'lblcr',
-  'dh',
-  'sh',
-  'sed',
-  'nq',
-  'fo',
-  'ovf',
-  'mh',
-  'twos',
-]);
 
 /** The forwarding methods ipvsadm's fwd_name prints (DPVS's ipvsadm: FullNat, SNAT). */
 const FORWARDS = new Set(['Masq', 'Local', 'Tunnel', 'Route', 'FullNat', 'SNAT', 'Bypass']);
