@@ -113,6 +113,7 @@ export const STEP_FINDING_IDS = {
   'traffic-policy': [
     'traffic-policy-cluster',
     'local-endpoints-everywhere',
+    'traffic-policy-not-observed',
     'traffic-policy-not-used',
   ],
   hairpin: [

@@ -1,7 +1,7 @@
 // Step 9: externalTrafficPolicy / internalTrafficPolicy Local. Local keeps the client's source
 // IP (or keeps traffic on its node) by using only the node's own endpoints: a node without one
 // drops the traffic. Which nodes have a local ready endpoint, and which will drop.
-import { read, stateSeen } from '../evidence.js';
+import { read, stateSeen, unseen } from '../evidence.js';
 import { categorize, portEndpoints } from '../dataplane/kube-proxy/endpoints.js';
 import type { Service, ServicePort } from '../kube/objects.js';
 import type { Evidence, Finding } from '../model.js';
@@ -39,16 +39,56 @@ function dropRules(ctx: CheckContext, node: string, spn: string): Evidence[] {
   return (dp?.noLocalEndpointLines(tree) ?? []).map((l) => stateSeen(node, l));
 }
 
-/** How nodes without a local endpoint fail external traffic, as their proxy mode does. */
-function dropsHow(ctx: CheckContext, nodes: NodeLocal[], entry: string[]): string {
+/** How nodes without a local endpoint fail external traffic, as their proxy mode does: what their
+ * rules hold, or what kube-proxy would do (`would`) where they were not read. */
+function dropsHow(ctx: CheckContext, nodes: NodeLocal[], entry: string[], would = false): string {
+  const verb = (now: string, then: string) => (would ? `would ${then}` : now);
   const forwarding = nodes.filter(
     (n) =>
       modeTraits(ctx.analysis.node(n.node).mode())?.withoutLocalEndpoint ===
       'forward-unmasqueraded',
   );
   if (forwarding.length === 0)
-    return `kube-proxy there drops new connections to ${list(entry)} (a filter DROP rule)`;
-  return `kube-proxy ${forwarding.length === nodes.length ? 'there' : `on ${list(forwarding.map((n) => n.node))}`} (IPVS mode) sends ${list(entry)} to endpoints on other nodes without masquerading them (kubernetes#97081), so the replies come from the Pod's address and the client discards them${forwarding.length < nodes.length ? '; the others drop new connections (a filter DROP rule)' : ''}`;
+    return `kube-proxy there ${verb('drops', 'drop')} new connections to ${list(entry)} (a filter DROP rule)`;
+  return `kube-proxy ${forwarding.length === nodes.length ? 'there' : `on ${list(forwarding.map((n) => n.node))}`} (IPVS mode) ${verb('sends', 'send')} ${list(entry)} to endpoints on other nodes without masquerading them (kubernetes#97081), so the replies come from the Pod's address and the client discards them${forwarding.length < nodes.length ? `; the others ${verb('drop', 'drop')} new connections (a filter DROP rule)` : ''}`;
+}
+
+/** Whether the node's rules of its own proxy mode were read: only they say what it drops. */
+function rulesRead(ctx: CheckContext, node: string): boolean {
+  const n = ctx.analysis.node(node);
+  return n.dataplane()?.mode === n.mode();
+}
+
+/** Nodes without a local endpoint whose rules were not read: what the API implies there (`would`,
+ * what kube-proxy would do), said as not observed, never as a drop. */
+function rulesUnread(
+  ctx: CheckContext,
+  which: 'externalTrafficPolicy' | 'internalTrafficPolicy',
+  nodes: NodeLocal[],
+  would: string,
+  spn: string,
+): Finding[] {
+  if (nodes.length === 0) return [];
+  const names = nodes.map((n) => n.node);
+  const one = names.length === 1;
+  return [
+    finding(
+      'traffic-policy-not-observed',
+      'skip',
+      `${which} Local: ${list(names)} ${one ? 'has' : 'have'} no local endpoint; what ${one ? 'it does' : 'they do'} is not observed (rules not read)`,
+      {
+        explanation: `The API lists no ready endpoint of this Service on ${list(names)}, so with ${which}: Local ${would}. ${one ? 'Its' : 'Their'} rules were not read, so whether ${one ? 'it does' : 'they do'} is not observed (the Rules step says why).`,
+        evidence: [
+          ...names.map((n) => read(`${n}: no local endpoint`)),
+          ...names.map((n) =>
+            unseen(`${n}: rules of its ${ctx.analysis.node(n).mode()} mode not read`, n),
+          ),
+        ],
+        service: spn,
+        ...(one ? { node: names[0] } : { nodes: names }),
+      },
+    ),
+  ];
 }
 
 function external(ctx: CheckContext, svc: Service): Finding[] {
@@ -56,7 +96,10 @@ function external(ctx: CheckContext, svc: Service): Finding[] {
   for (const port of svc.ports) {
     const spn = ctx.servicePortName(port);
     const per = localEndpoints(ctx, svc, port);
-    const without = per.filter((n) => n.local.length === 0);
+    const none = per.filter((n) => n.local.length === 0);
+    // a drop is said of the nodes whose rules were read; the others are not observed
+    const without = none.filter((n) => rulesRead(ctx, n.node));
+    const unread = none.filter((n) => !without.includes(n));
     const entry = [
       ...(port.nodePort ? [`node port ${port.nodePort}`] : []),
       ...svc.externalIPs.map((ip) => hostPort(ip, port.port)),
@@ -67,6 +110,10 @@ function external(ctx: CheckContext, svc: Service): Finding[] {
         `${n.node}: ${n.local.length > 0 ? `local endpoint ${n.local.join(', ')}` : 'no local endpoint'}`,
       ),
     );
+    out.push(
+      ...rulesUnread(ctx, 'externalTrafficPolicy', unread, dropsHow(ctx, unread, entry, true), spn),
+    );
+    if (unread.length > 0 && without.length === 0) continue;
     if (without.length === 0) {
       out.push(
         finding(
@@ -102,44 +149,58 @@ function external(ctx: CheckContext, svc: Service): Finding[] {
 }
 
 function internal(ctx: CheckContext, svc: Service): Finding[] {
-  return svc.ports.map((port) => {
+  return svc.ports.flatMap((port) => {
     const spn = ctx.servicePortName(port);
     const per = localEndpoints(ctx, svc, port);
-    const without = per.filter((n) => n.local.length === 0);
+    const none = per.filter((n) => n.local.length === 0);
+    const without = none.filter((n) => rulesRead(ctx, n.node));
+    const unread = rulesUnread(
+      ctx,
+      'internalTrafficPolicy',
+      none.filter((n) => !without.includes(n)),
+      'kube-proxy there would drop the traffic of its Pods to the ClusterIP (filter KUBE-SERVICES DROP "has no local endpoints")',
+      spn,
+    );
+    if (unread.length > 0 && without.length === 0) return unread;
     const evidence = per.map((n) =>
       read(
         `${n.node}: ${n.local.length > 0 ? `local endpoint ${n.local.join(', ')}` : 'no local endpoint'}`,
       ),
     );
     if (without.length === 0)
-      return finding(
-        'local-endpoints-everywhere',
-        'pass',
-        `internalTrafficPolicy Local: every node has a local endpoint for ${port.port}/${port.protocol}`,
+      return [
+        finding(
+          'local-endpoints-everywhere',
+          'pass',
+          `internalTrafficPolicy Local: every node has a local endpoint for ${port.port}/${port.protocol}`,
+          {
+            explanation: 'Pods reach the ClusterIP on their own node everywhere.',
+            evidence,
+            service: spn,
+          },
+        ),
+      ];
+    return [
+      ...unread,
+      finding(
+        'no-local-endpoint',
+        'warn',
+        `internalTrafficPolicy Local: Pods on ${list(without.map((n) => n.node))} cannot reach ${hostPort(svc.clusterIP ?? '', port.port)}`,
         {
-          explanation: 'Pods reach the ClusterIP on their own node everywhere.',
-          evidence,
+          explanation: `With internalTrafficPolicy: Local, a Pod reaching the ClusterIP is only sent to an endpoint on its own node. ${list(without.map((n) => n.node))} ${without.length === 1 ? 'has' : 'have'} none, so kube-proxy there drops the traffic (filter KUBE-SERVICES DROP "has no local endpoints"). This suits node-local agents run as a DaemonSet; anything else should use Cluster.`,
+          evidence: [...evidence, ...without.flatMap((n) => dropRules(ctx, n.node, spn))],
+          next: kubectl(
+            svc.namespace,
+            'patch',
+            'service',
+            valid.name(svc.name),
+            '-p',
+            JSON.stringify({ spec: { internalTrafficPolicy: 'Cluster' } }),
+          ),
           service: spn,
         },
-      );
-    return finding(
-      'no-local-endpoint',
-      'warn',
-      `internalTrafficPolicy Local: Pods on ${list(without.map((n) => n.node))} cannot reach ${hostPort(svc.clusterIP ?? '', port.port)}`,
-      {
-        explanation: `With internalTrafficPolicy: Local, a Pod reaching the ClusterIP is only sent to an endpoint on its own node. ${list(without.map((n) => n.node))} ${without.length === 1 ? 'has' : 'have'} none, so kube-proxy there drops the traffic (filter KUBE-SERVICES DROP "has no local endpoints"). This suits node-local agents run as a DaemonSet; anything else should use Cluster.`,
-        evidence: [...evidence, ...without.flatMap((n) => dropRules(ctx, n.node, spn))],
-        next: kubectl(
-          svc.namespace,
-          'patch',
-          'service',
-          valid.name(svc.name),
-          '-p',
-          JSON.stringify({ spec: { internalTrafficPolicy: 'Cluster' } }),
-        ),
-        service: spn,
-      },
-    );
+      ),
+    ];
   });
 }
 

@@ -7,6 +7,7 @@ import {
   aService,
   anEndpointSlice,
   dumpFor,
+  dumps,
   facts,
   healthy,
   ids,
@@ -29,7 +30,8 @@ const cluster = (svc: KubeObject, slice = onlyNodeA()) =>
   replace(replace(healthy(), 'Service', 'web', svc), 'EndpointSlice', 'web-abcde', slice);
 
 describe('traffic policy step', () => {
-  const cases: { name: string; objects: KubeObject[]; want: string[] }[] = [
+  // `unread`: no node's rules in the facts; the others read both nodes' dumps
+  const cases: { name: string; objects: KubeObject[]; want: string[]; unread?: true }[] = [
     { name: 'Cluster policies', objects: healthy(), want: ['traffic-policy-cluster:pass'] },
     {
       name: 'NodePort, ETP Local, a node without a local endpoint',
@@ -56,9 +58,46 @@ describe('traffic policy step', () => {
       objects: cluster(aService({ spec: { internalTrafficPolicy: 'Local' } })),
       want: ['no-local-endpoint:warn'],
     },
+    {
+      name: 'ETP Local, the node without a local endpoint not read: not observed, never a drop',
+      objects: cluster(nodePortLocal()),
+      unread: true,
+      want: ['traffic-policy-not-observed:skip'],
+    },
+    {
+      name: 'ITP Local, the node without a local endpoint not read',
+      objects: cluster(aService({ spec: { internalTrafficPolicy: 'Local' } })),
+      unread: true,
+      want: ['traffic-policy-not-observed:skip'],
+    },
   ];
   for (const c of cases)
-    it(c.name, () => assert.deepEqual(ids(run(trafficPolicyCheck, facts(c.objects))), c.want));
+    it(c.name, () =>
+      assert.deepEqual(
+        ids(run(trafficPolicyCheck, facts(c.objects, c.unread ? {} : dumps(c.objects)))),
+        c.want,
+      ),
+    );
+
+  it('says what a node whose rules were not read would do, as not observed', () => {
+    const objects = cluster(nodePortLocal());
+    const [f] = run(
+      trafficPolicyCheck,
+      facts(objects, { 'node-a': { 'iptables-save': dumpFor(objects, 'node-a') } }),
+    );
+    assert.equal(
+      f!.title,
+      'externalTrafficPolicy Local: node-b has no local endpoint; what it does is not observed (rules not read)',
+    );
+    assert.match(f!.explanation, /kube-proxy there would drop new connections to node port 30080/);
+    assert.equal(f!.node, 'node-b');
+    assert.ok(
+      f!.evidence
+        .map(evidenceText)
+        .includes('not observed: node-b: rules of its iptables mode not read'),
+      f!.evidence.map(evidenceText).join('\n'),
+    );
+  });
 
   it('names the node that drops, with its DROP rule', () => {
     const objects = cluster(nodePortLocal());
