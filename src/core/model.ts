@@ -155,9 +155,13 @@ export interface ServiceSummary {
   /** "http 8080/TCP -> 80" per Service port. */
   ports: string[];
   externalName?: string;
-  /** kube-proxy's mode, when known ("iptables", "ipvs", "nftables"). */
+  /** kube-proxy's mode, when known ("iptables", "ipvs", "nftables"), or MIXED_PROXY_MODES where
+   * the nodes run different ones. */
   proxyMode?: string;
 }
+
+/** The proxy mode of a cluster whose nodes run different ones (the kube-proxy step says which). */
+export const MIXED_PROXY_MODES = 'mixed';
 
 export interface Report {
   schemaVersion: number;

@@ -3,6 +3,7 @@
 // Fits 80 columns; commands are wrapped with shell continuations so they still paste.
 import {
   isUnobserved,
+  MIXED_PROXY_MODES,
   shownStatus,
   shownStepStatus,
   type Finding,
@@ -189,7 +190,9 @@ export function reportText(report: Report, o: TextOptions = {}): string {
           ? [s.clusterIP === 'None' ? 'headless' : (s.clusterIPs ?? [s.clusterIP]).join(', ')]
           : []),
       ...s.ports,
-      ...(s.proxyMode ? [`kube-proxy ${s.proxyMode}`] : []),
+      ...(s.proxyMode
+        ? [`kube-proxy ${s.proxyMode === MIXED_PROXY_MODES ? 'modes mixed' : s.proxyMode}`]
+        : []),
     ];
     out.push(...wrap(parts.join('  '), width, '', '  '));
   }

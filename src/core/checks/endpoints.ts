@@ -114,36 +114,51 @@ function legacyAgreement(ctx: CheckContext, svc: Service, all: PortEndpoint[]): 
   ];
 }
 
-/** Selected, ready Pods the slices do not list, and endpoints whose Pod is gone. */
-function mismatches(ctx: CheckContext, svc: Service, all: PortEndpoint[]): Finding[] {
-  const out: Finding[] = [];
+/** Selected, ready Pods no EndpointSlice lists: with no endpoint ready, the root of "no ready
+ * endpoints" (a slice deleted and not re-created, a controller behind). */
+function missingPods(
+  ctx: CheckContext,
+  svc: Service,
+  all: PortEndpoint[],
+  served: boolean,
+): Finding | undefined {
   const listed = new Set(all.map((e) => e.ip));
   const missing = ctx
     .selectedPods()
     .filter((p) => podReady(p) && p.podIP && !listed.has(p.podIP) && !p.deleting);
-  if (missing.length > 0 && all.length > 0)
-    out.push(
-      finding(
-        'pod-missing-from-endpoints',
-        'warn',
-        `${count(missing.length, 'ready Pod')} selected but not in the EndpointSlices`,
-        {
-          explanation: `The selector matches ${missing.map((p) => p.name).join(', ')} and ${missing.length === 1 ? 'it is' : 'they are'} ready, but no EndpointSlice lists ${missing.length === 1 ? 'its' : 'their'} IP. Either the endpoint controller is behind (kube-controller-manager), or a named targetPort cannot be resolved on ${missing.length === 1 ? 'that Pod' : 'those Pods'}.`,
-          evidence: missing.map((p: Pod) =>
-            read(
-              `Pod ${p.name}: ${p.podIP} ${p.nodeName ? `on ${p.nodeName}` : '(not scheduled yet)'}, Ready`,
-            ),
+  if (missing.length === 0) return undefined;
+  const one = missing.length === 1;
+  const none = ctx.slices().length === 0;
+  return finding(
+    'pod-missing-from-endpoints',
+    served ? 'warn' : 'fail',
+    none
+      ? `${count(missing.length, 'ready Pod')} selected, but the Service has no EndpointSlice`
+      : `${count(missing.length, 'ready Pod')} selected but not in the EndpointSlices`,
+    {
+      explanation: `The selector matches ${missing.map((p) => p.name).join(', ')} and ${one ? 'it is' : 'they are'} ready, but ${
+        none
+          ? `no EndpointSlice of ${svc.namespace}/${svc.name} exists: it was deleted and the EndpointSlice controller (kube-controller-manager) has not re-created it, or that controller is behind or not running.`
+          : `no EndpointSlice lists ${one ? 'its' : 'their'} IP. Either the endpoint controller is behind (kube-controller-manager), or a named targetPort cannot be resolved on ${one ? 'that Pod' : 'those Pods'}.`
+      }${served ? '' : ' kube-proxy and CoreDNS take the endpoints from the EndpointSlices only: to them the Service has none.'}`,
+      evidence: [
+        ...missing.map((p: Pod) =>
+          read(
+            `Pod ${p.name}: ${p.podIP} ${p.nodeName ? `on ${p.nodeName}` : '(not scheduled yet)'}, Ready`,
           ),
-          next: kubectl(
-            'kube-system',
-            'logs',
-            '-l',
-            'component=kube-controller-manager',
-            '--tail=50',
-          ),
-        },
-      ),
-    );
+        ),
+        ...(none
+          ? [read(`no EndpointSlice has label kubernetes.io/service-name=${svc.name}`)]
+          : []),
+      ],
+      next: kubectl('kube-system', 'logs', '-l', 'component=kube-controller-manager', '--tail=50'),
+    },
+  );
+}
+
+/** Endpoints that name no Pod, or a Pod that is gone, and Pods restarting. */
+function mismatches(ctx: CheckContext, svc: Service, all: PortEndpoint[]): Finding[] {
+  const out: Finding[] = [];
   const unnamed = [...new Set(all.filter((e) => !e.podName).map((e) => e.ip))];
   const holders = unnamed.map((ip) => ({ ip, holder: addressHolder(ctx, ip) }));
   const outside = holders.filter((h) => h.holder === 'none').map((h) => h.ip);
@@ -254,8 +269,13 @@ function check(ctx: CheckContext, svc: Service): Finding[] {
   const notReadyFindings = all
     .filter((x) => !x.ready && !x.terminating)
     .map((e) => notReady(ctx, svc, e, anyReady));
+  const served = all.some((e) => e.ready || (e.serving && e.terminating));
+  const missing = missingPods(ctx, svc, all, served);
+  const unlisted = missing && consequence(missing, cause);
+  // ready Pods no slice lists are the root of an endpoint-less Service: said first
+  if (unlisted && !served) out.push(unlisted);
   if (!anyReady) out.push(...notReadyFindings);
-  const why = notReadyFindings.find((f) => f.status === 'fail');
+  const why = [unlisted, ...notReadyFindings].find((f) => f?.status === 'fail');
   const noneReady = cause ?? (why ? { finding: why, step: 'Endpoints' } : undefined);
   for (const port of svc.ports.length > 0 ? svc.ports : [undefined]) {
     const eps = port ? ctx.endpoints(port) : all;
@@ -299,7 +319,7 @@ function check(ctx: CheckContext, svc: Service): Finding[] {
                 },
               )
             : finding('no-ready-endpoints', 'fail', `${f}: ${what}: no ready endpoints`, {
-                explanation: `${svc.namespace}/${svc.name} is dual-stack: its ${f} cluster IP ${ip} is served by its ${f} endpoints only (kube-proxy's ${f} proxier reads the ${f} EndpointSlice), and ${of.length === 0 ? 'no EndpointSlice lists one' : `none of the ${count(of.length, 'endpoint')} is ready`}. ${f} clients are refused while the other family works.`,
+                explanation: `${svc.namespace}/${svc.name} is dual-stack: its ${f} cluster IP ${ip} is served by its ${f} endpoints only (kube-proxy's ${f} proxier reads the ${f} EndpointSlice), and ${of.length === 0 ? 'no EndpointSlice lists one' : `none of the ${count(of.length, 'endpoint')} is ready`}. kube-proxy would refuse ${f} clients while serving the other family's.`,
                 evidence: evidence.filter(
                   (x) => !ready.some((e) => x.text.includes(hostPort(e.ip, e.port))),
                 ),
@@ -344,7 +364,7 @@ function check(ctx: CheckContext, svc: Service): Finding[] {
           finding('no-ready-endpoints', 'fail', `${what}: no ready endpoints`, {
             explanation:
               eps.length === 0
-                ? `No endpoint is listed for ${what}: nothing can answer. ${effect(svc)}`
+                ? `No endpoint is listed for ${what}: the EndpointSlices give ${svc.headless ? 'CoreDNS nothing to answer with' : 'kube-proxy nothing to send it to'}. ${effect(svc)}`
                 : `${eps.length === 1 ? 'The only endpoint' : eps.length === 2 ? 'Both endpoints' : `All ${eps.length} endpoints`} of ${what} ${eps.length === 1 ? 'is' : 'are'} not ready, so none gets traffic. ${effect(svc)}`,
             evidence,
             next: endpointSlicesOf(svc, 'wide'),
@@ -370,14 +390,20 @@ function check(ctx: CheckContext, svc: Service): Finding[] {
         },
       ),
     );
-  return [...out, ...legacyAgreement(ctx, svc, all), ...mismatches(ctx, svc, all)];
+  return [
+    ...out,
+    ...legacyAgreement(ctx, svc, all),
+    ...(unlisted && served ? [unlisted] : []),
+    ...mismatches(ctx, svc, all),
+  ];
 }
 
 /** What a Service without ready endpoints does to its clients. */
 const effect = (svc: Service) =>
   svc.headless
     ? 'Its DNS name has no address records, so clients get NXDOMAIN.'
-    : 'kube-proxy writes a REJECT rule for the ClusterIP instead of forwarding, so clients get "connection refused" at once.';
+    : // what kube-proxy does, not what the nodes hold: the Rules and Reachability steps say that
+      'For a Service without ready endpoints kube-proxy writes a REJECT rule for the ClusterIP instead of forwarding, so clients would get "connection refused" at once; the Rules step says whether the nodes hold that rule.';
 
 const list2 = (eps: PortEndpoint[]) =>
   eps.length <= 3 ? eps.map((e) => hostPort(e.ip, e.port)).join(', ') : `${eps.length} endpoints`;

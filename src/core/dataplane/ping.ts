@@ -12,8 +12,11 @@ export interface PingFacts {
   /** A ping was recorded, and whether one got an answer. */
   pinged: boolean;
   answered: boolean;
-  /** A ready (or serving terminating) endpoint exists: a connection is DNATed, not rejected. */
-  forwarded: boolean;
+  /** A recorded ping got neither a reply nor an ICMP error. */
+  silent: boolean;
+  /** What the node's rules do to a connection to the port, as walked (or a connect probe that
+   * got through: forwarded); undefined where they were not read or tell neither. */
+  connection?: 'forwarded' | 'rejected';
   /** The connection test a person runs ("curl 10.96.0.10:80"). */
   curl: string;
   /** The finding's title around the mode's own words ("ping … gets no answer, curl connects: …"). */

@@ -64,8 +64,14 @@ describe('endpoints step', () => {
       want: ['endpoint-not-ready:fail', 'endpoint-not-ready:fail', 'no-ready-endpoints:warn'],
     },
     {
-      name: 'no EndpointSlice at all',
+      name: 'no EndpointSlice at all, its Pods ready',
       objects: [aService(), ...webPods()],
+      // the ready Pods no slice lists are the root; no ready endpoint follows from them
+      want: ['pod-missing-from-endpoints:fail', 'no-ready-endpoints:warn'],
+    },
+    {
+      name: 'no EndpointSlice and no ready Pod',
+      objects: [aService(), ...webPods({ ready: false, why: 'probe' })],
       want: ['no-ready-endpoints:fail'],
     },
     {
@@ -163,11 +169,25 @@ describe('endpoints step', () => {
     );
   });
 
+  it('a Service whose slice is gone: its ready Pods are the root, the rest is what kube-proxy would do', () => {
+    const [root, none] = run(endpointsCheck, facts([aService(), ...webPods()]));
+    assert.equal(root!.title, '2 ready Pods selected, but the Service has no EndpointSlice');
+    assert.match(root!.explanation, /no EndpointSlice of default\/web exists: it was deleted/);
+    assert.ok(
+      root!.evidence
+        .map(evidenceText)
+        .includes('no EndpointSlice has label kubernetes.io/service-name=web'),
+    );
+    // said from the API alone: what kube-proxy would do, never what the nodes do now
+    assert.match(none!.explanation, /clients would get "connection refused"/);
+    assert.match(none!.explanation, /follows from pod-missing-from-endpoints \(Endpoints\)/);
+  });
+
   it('a headless Service without ready endpoints has no DNS records', () => {
-    const [f] = run(
+    const f = run(
       endpointsCheck,
       facts([aService({ spec: { clusterIP: 'None', clusterIPs: ['None'] } }), ...webPods()]),
-    );
+    ).find((x) => x.id === 'no-ready-endpoints');
     assert.match(f!.explanation, /NXDOMAIN/);
   });
 

@@ -3,6 +3,7 @@ import { evidenceText } from '../../../src/core/evidence.js';
 import { describe, it } from 'node:test';
 import { reachabilityCheck } from '../../../src/core/checks/reachability/reachability.js';
 import { diagnose } from '../../../src/core/diagnose.js';
+import { reportText } from '../../../src/output/text.js';
 import {
   aService,
   dumpFor,
@@ -187,8 +188,82 @@ describe('reachability step', () => {
     ]);
     assert.match(
       step.findings[0]!.explanation,
-      /kube-proxy forwarded it to a Pod, and the Pod refused it/,
+      /The rules on node-a DNAT it to the Service's endpoints, and the Pod refused it/,
     );
+  });
+
+  // the API lists no endpoint, node-a's rules (written before) still DNAT: the rules are what the
+  // packets meet, so they, not the API, say what happens to a connection
+  const sliceGone = () => healthy().filter((o) => o.kind !== 'EndpointSlice');
+  it('says what the rules do to a refused connection, not what the API implies', () => {
+    const probes = { [`tcp-connect_${VIP}_80`]: p.tcpRefused(VIP, 80) };
+    const [f] = run(reachabilityCheck, facts(sliceGone(), nodeA(probes)));
+    assert.equal(f!.id, 'clusterip-unreachable');
+    assert.match(f!.explanation, /The rules on node-a DNAT it to the Service's endpoints/);
+    assert.doesNotMatch(f!.explanation, /REJECT rule/);
+    assert.ok(
+      f!.evidence.map(evidenceText).some((e) => e.startsWith(`walked: on node-a, tcp`)),
+      f!.evidence.map(evidenceText).join('\n'),
+    );
+    // no rules read: both ways are said, neither claimed
+    const [blind] = run(
+      reachabilityCheck,
+      facts(sliceGone(), { 'node-a': { 'proxy-mode': 'iptables', ...probes } }),
+    );
+    assert.match(blind!.explanation, /either kube-proxy forwarded it .* or rejected it itself/);
+    assert.match(blind!.explanation, /The rules on node-a were not read to say which/);
+  });
+
+  it('explains ping beside what the rules and probes show, never a rejection they contradict', () => {
+    const f = run(reachabilityCheck, facts(sliceGone(), nodeA(allOk))).find(
+      (x) => x.id === 'ping-clusterip-explained',
+    )!;
+    assert.match(f.explanation, new RegExp(`A TCP packet to ${VIP}:80 is DNATed to a Pod`));
+    assert.doesNotMatch(f.explanation, /rejected right now/);
+  });
+});
+
+describe('reachability step: nodes in different proxy modes', () => {
+  // node-a says nftables (its table not read), node-b iptables with its rules
+  const nodes = {
+    'node-a': { 'proxy-mode': 'nftables', [`icmp-echo_${VIP}`]: p.pingLost(VIP) },
+    'node-b': {
+      'proxy-mode': 'iptables',
+      'iptables-save': dumpFor(healthy(), 'node-b'),
+      [`icmp-echo_${VIP}`]: p.pingLost(VIP),
+    },
+  };
+  it("explains ping per mode, each beside its own nodes' evidence", () => {
+    const pings = run(reachabilityCheck, facts(healthy(), nodes)).filter(
+      (x) => x.id === 'ping-clusterip-explained',
+    );
+    assert.deepEqual(
+      pings.map((f) => [f.node, f.title]),
+      [
+        [
+          'node-a',
+          `node-a: ping ${VIP} gets no answer: in nftables mode other ports are rejected at once`,
+        ],
+        ['node-b', `node-b: ping ${VIP} gets no answer: normal in iptables mode`],
+      ],
+    );
+    const [nft, ipt] = pings.map((f) => f.evidence.map(evidenceText));
+    assert.ok(
+      nft!.every((e) => !e.includes('node-b')),
+      nft!.join('\n'),
+    );
+    assert.ok(
+      ipt!.every((e) => !e.includes('node-a')),
+      ipt!.join('\n'),
+    );
+    // a ping that timed out is not the ICMP error nftables mode gives: said, not contradicted
+    assert.match(pings[0]!.explanation, /The ping recorded here got no reply at all/);
+  });
+
+  it("says the cluster mixed, not the first node's mode", () => {
+    const report = diagnose(facts(healthy(), nodes), TARGET);
+    assert.equal(report.service?.proxyMode, 'mixed');
+    assert.match(reportText(report).split('\n')[2]!, /kube-proxy modes mixed$/);
   });
 });
 

@@ -1,7 +1,7 @@
 // kube-proxy's mode on each node, as the node state decided it: one mode everywhere, nodes that
 // differ from each other or from the configuration, and the nodes where nobody said it.
 import { configInObjects } from '../../nodes/state.js';
-import type { Evidence, Finding } from '../../model.js';
+import { MIXED_PROXY_MODES, type Evidence, type Finding } from '../../model.js';
 import { namedFew } from '../../nodes/access.js';
 import { kubectl } from '../../next-command.js';
 import { count, findingOf, list } from '../check.js';
@@ -37,10 +37,17 @@ export function proxyModes(ctx: CheckContext): NodeMode[] {
     }));
 }
 
-/** The mode most nodes run (the header shows it). */
+/** The mode the nodes run (the header shows it): MIXED where the modes seen on them differ. */
 export function clusterMode(ctx: CheckContext): string | undefined {
   if (replacement(ctx)) return undefined;
-  const modes = proxyModes(ctx).map((m) => m.mode);
+  const all = proxyModes(ctx);
+  // only modes seen on the nodes tell them apart: a configured one is what a restart would run
+  const seen = new Set(
+    all.filter((m) => !m.stale && m.evidence.kind === 'observed').map((m) => m.mode),
+  );
+  if (seen.size > 1) return MIXED_PROXY_MODES;
+  if (seen.size === 1) return [...seen][0];
+  const modes = all.map((m) => m.mode);
   if (modes.length === 0) return ctx.kubeProxyConfig().config.mode;
   // counted once: a sort that counted in each comparison took seconds on thousands of nodes
   const count = new Map<string, number>();

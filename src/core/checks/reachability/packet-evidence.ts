@@ -1,6 +1,6 @@
 // The packet walk (dataplane/trace/) as evidence lines: what kube-proxy's rules on a node do to one
 // packet a process on that node sends, e.g. an ICMP echo or a TCP SYN to a ClusterIP.
-import type { TraceProtocol } from '../../dataplane/trace/trace.js';
+import type { TraceProtocol, TraceResult } from '../../dataplane/trace/trace.js';
 import type { CheckContext } from '../context.js';
 import { computed } from '../../evidence.js';
 import { percent, type Evidence } from '../../model.js';
@@ -11,22 +11,33 @@ export interface WalkRequest {
   proto: string;
 }
 
-/** "walked: on NODE, icmp 10.0.12.7 -> 10.1.190.219: no rule matched it: routed unchanged". */
-export function packetWalk(ctx: CheckContext, node: string, r: WalkRequest): Evidence[] {
+/** The walk of one packet from the node itself, where its rules were read. */
+function walk(
+  ctx: CheckContext,
+  node: string,
+  r: WalkRequest,
+): { src: string; result: TraceResult } | undefined {
   const src = ctx.view.nodes.find((n) => n.name === node)?.ips[0];
-  if (!ctx.analysis.node(node).dataplane() || !src) return [];
-  let result;
+  if (!ctx.analysis.node(node).dataplane() || !src) return undefined;
   try {
-    result = ctx.analysis.node(node).trace({
+    const result = ctx.analysis.node(node).trace({
       src,
       dst: r.dst,
       dport: r.port,
       protocol: r.proto as TraceProtocol,
       fromHost: true,
     });
+    return { src, result };
   } catch {
-    return []; // the walk is supporting evidence; its absence is not a finding
+    return undefined; // the walk is supporting evidence; its absence is not a finding
   }
+}
+
+/** "walked: on NODE, icmp 10.0.12.7 -> 10.1.190.219: no rule matched it: routed unchanged". */
+export function packetWalk(ctx: CheckContext, node: string, r: WalkRequest): Evidence[] {
+  const w = walk(ctx, node, r);
+  if (!w) return [];
+  const { src, result } = w;
   const head = `on ${node}, ${r.proto} ${src} -> ${r.dst}${r.port !== undefined && r.proto !== 'icmp' ? `:${r.port}` : ''}:`;
   const outcomes = result.outcomes.map((o) =>
     o.destination === null
@@ -37,4 +48,24 @@ export function packetWalk(ctx: CheckContext, node: string, r: WalkRequest): Evi
   );
   // computed over the node's observed rules: it explains, it does not prove
   return [computed(`${head} ${outcomes.join('; ') || 'no outcome'}`, 'walked')];
+}
+
+/** What a node's rules do to a new connection: every outcome DNATed to an endpoint (forwarded),
+ * every one rejected, or something else; undefined where the rules of its mode were not read. */
+export type ConnectionFate = 'forwarded' | 'rejected' | 'other';
+
+export function connectionFate(
+  ctx: CheckContext,
+  node: string,
+  r: WalkRequest,
+): ConnectionFate | undefined {
+  const n = ctx.analysis.node(node);
+  // another mode's rules (the iptables dump of an nftables node) say nothing of what it does
+  if (n.dataplane()?.mode !== n.mode()) return undefined;
+  const outcomes = walk(ctx, node, r)?.result.outcomes;
+  if (!outcomes) return undefined;
+  if (outcomes.length > 0 && outcomes.every((o) => o.dnat !== undefined && o.verdict === 'ACCEPT'))
+    return 'forwarded';
+  if (outcomes.length > 0 && outcomes.every((o) => o.verdict === 'REJECT')) return 'rejected';
+  return 'other';
 }

@@ -3,7 +3,7 @@
 // curl disagree in this cluster's proxy mode, with the rules (and the packet walk) as proof.
 import { read, seen, stateSeen, unseen } from '../../evidence.js';
 import type { Service, ServicePort } from '../../kube/objects.js';
-import type { Evidence, Finding } from '../../model.js';
+import { MIXED_PROXY_MODES, type Evidence, type Finding } from '../../model.js';
 import { kdebug, kubectl, valid, w } from '../../next-command.js';
 import { parseIpBrief, type ProbeResult } from '../../nodes/outputs.js';
 import {
@@ -35,7 +35,7 @@ import {
 import { treeOf } from '../rules/rules.js';
 import { clientAdmitted, policiesFor, together } from './network-policy.js';
 import { conntrackFindings } from './conntrack.js';
-import { packetWalk } from './packet-evidence.js';
+import { connectionFate, packetWalk } from './packet-evidence.js';
 import { hostPort } from '../../ipv6.js';
 import { modeTraits } from '../../dataplane/dataplane.js';
 
@@ -284,11 +284,15 @@ function clusterIpProbes(
     ctx.causedBy(...CLUSTERIP_CAUSES) ??
     (inStep ? { finding: inStep, step: 'Reachability' } : undefined);
   const r = failed.find(refused);
-  const forwarded = ctx.endpoints(port).some((e) => e.ready || (e.serving && e.terminating));
+  // who refused it, as the refusing node's rules show: never guessed from the API's endpoints
+  const toPort = { dst: ip, port: port.port, proto: port.protocol.toLowerCase() };
+  const fate = r && connectionFate(ctx, r.node, toPort);
   const explanation = r
-    ? forwarded
-      ? `The connection to ${hostPort(ip, port.port)} was refused. The Service has ready endpoints, so kube-proxy forwarded it to a Pod, and the Pod refused it: nothing listens on the targetPort there.`
-      : `The connection to ${hostPort(ip, port.port)} was refused at once, by the REJECT rule kube-proxy writes for a Service without ready endpoints.`
+    ? fate === 'forwarded'
+      ? `The connection to ${hostPort(ip, port.port)} was refused. The rules on ${r.node} DNAT it to the Service's endpoints, and the Pod refused it: nothing listens on the targetPort there.`
+      : fate === 'rejected'
+        ? `The connection to ${hostPort(ip, port.port)} was refused at once, by the REJECT rule on ${r.node} that kube-proxy writes for a Service without ready endpoints.`
+        : `The connection to ${hostPort(ip, port.port)} was refused: either kube-proxy forwarded it to an endpoint where nothing listens on the targetPort, or rejected it itself, as it does for a Service without ready endpoints. ${fate ? `The rules on ${r.node} do not say which (kdebug trace walks them).` : `The rules on ${r.node} were not read to say which.`}`
     : `The connection to ${hostPort(ip, port.port)} got no answer from ${list(failed.map((p) => p.node))}. Either the node has no rule for it (so the packet leaves unchanged towards the default route, where nobody owns the ClusterIP), or it was forwarded to an endpoint that does not answer.`;
   return [
     consequence(
@@ -298,7 +302,12 @@ function clusterIpProbes(
         `${family}ClusterIP ${hostPort(ip, port.port)}: ${failed[0]!.result.detail}`,
         {
           explanation: `${explanation}${failed.length < answered.length ? ` It works from ${list(answered.filter((p) => !failed.includes(p)).map((p) => p.node))}: compare that node's rules with the failing one's (Rules step).` : ''}`,
-          evidence: answered.map(line),
+          evidence: [
+            ...answered.map(line),
+            ...(fate === 'forwarded' || fate === 'rejected'
+              ? packetWalk(ctx, r!.node, toPort)
+              : []),
+          ],
           next: kdebug([
             'trace',
             '--node',
@@ -334,10 +343,10 @@ function idleNodes(ctx: CheckContext): Finding[] {
   ];
 }
 
-/** Who owns the ClusterIP on each node, from `ip -br addr`. */
-function owners(ctx: CheckContext, ip: string): Evidence[] {
+/** Who owns the ClusterIP on each of these nodes, from `ip -br addr`. */
+function owners(ctx: CheckContext, ip: string, among: ReadonlySet<string>): Evidence[] {
   return ctx.nodeNames().flatMap((node) => {
-    const text = ctx.output(node, 'ip-addr');
+    const text = among.has(node) ? ctx.output(node, 'ip-addr') : undefined;
     if (text === undefined) return [];
     const dev = parseIpBrief(text).find((i) => i.addresses.some((a) => a.split('/')[0] === ip));
     return [
@@ -422,29 +431,56 @@ function networkPolicies(ctx: CheckContext, port: ServicePort): Finding[] {
   ];
 }
 
-/** Why ping to the ClusterIP and a connection to its port behave differently in this mode, with
- * what one node's state holds for the address and the walk of both through it. */
-function pingExplained(ctx: CheckContext, svc: Service): Finding | undefined {
-  const ip = svc.clusterIP!;
+/** Why ping to the ClusterIP and a connection to its port behave differently, for each proxy mode
+ * the nodes run: one finding a mode, beside its own nodes' probes, state and packet walks. */
+function pingExplained(ctx: CheckContext, svc: Service): Finding[] {
   const port = svc.ports[0];
-  if (!port) return undefined;
+  if (!port) return [];
   const mode = ciliumNodes(ctx).length > 0 ? 'cilium' : (clusterMode(ctx) ?? 'iptables');
-  const explain = modeTraits(mode)?.ping;
-  if (!explain) return undefined;
+  if (mode !== MIXED_PROXY_MODES)
+    return modeTraits(mode) ? [pingInMode(ctx, svc, port, mode, ctx.nodeNames(), false)] : [];
+  // nodes seen in different modes: one explanation a mode, beside its own nodes' evidence
+  const family = svc.clusterIP!.includes(':') ? 'IPv6' : 'IPv4';
+  const byMode = new Map<string, string[]>();
+  for (const n of ctx.nodeNames()) {
+    const m = ctx.analysis.node(n, undefined, family).mode();
+    if (modeTraits(m)) byMode.set(m, [...(byMode.get(m) ?? []), n]);
+  }
+  // a mode nothing was observed in is said nowhere: its nodes were not read
+  return [...byMode]
+    .map(([m, nodes]) => pingInMode(ctx, svc, port, m, nodes, true))
+    .filter((f) => f.evidence.length > 0);
+}
+
+/** The ping explanation of one mode, from what the nodes in it recorded and hold. */
+function pingInMode(
+  ctx: CheckContext,
+  svc: Service,
+  port: ServicePort,
+  mode: string,
+  nodes: string[],
+  mixed: boolean,
+): Finding {
+  const ip = svc.clusterIP!;
+  const explain = modeTraits(mode)!.ping;
+  const among = new Set(nodes);
   // only what a probe saw counts: a ping that could not run answered nothing
-  const pings = probed(ctx, { kind: 'icmp-echo', ip }).filter(observed);
+  const pings = probed(ctx, { kind: 'icmp-echo', ip }).filter(
+    (p) => observed(p) && among.has(p.node),
+  );
   const connect = connectProbe(ip, port.port, port.protocol);
-  const conns = connect ? probed(ctx, connect).filter(observed) : [];
-  const evidence = [...pings.map(line), ...conns.map(line), ...owners(ctx, ip)];
+  const conns = connect ? probed(ctx, connect).filter((p) => observed(p) && among.has(p.node)) : [];
+  const evidence = [...pings.map(line), ...conns.map(line), ...owners(ctx, ip, among)];
   // one node in this mode whose state was read, one the probes ran from (its Service port
   // programmed) first: the lines, the walk and the recorded results tell one story
   const family = ip.includes(':') ? 'IPv6' : 'IPv4';
-  const inMode = ctx
-    .nodeNames()
-    .filter((n) => ctx.analysis.node(n, undefined, family).dataplane()?.mode === mode);
+  const inMode = nodes.filter(
+    (n) => ctx.analysis.node(n, undefined, family).dataplane()?.mode === mode,
+  );
   const programmed = inMode.filter((n) => treeOf(ctx, n, port));
   const pinged = (n: string) => pings.some((p) => p.node === n);
   const node = programmed.find(pinged) ?? programmed[0] ?? inMode.find(pinged) ?? inMode[0];
+  const toPort = { dst: ip, port: port.port, proto: port.protocol.toLowerCase() };
   if (node) {
     const lines = ctx.analysis
       .node(node, undefined, family)
@@ -459,12 +495,16 @@ function pingExplained(ctx: CheckContext, svc: Service): Finding | undefined {
     evidence.push(
       ...lines.map((l) => stateSeen(node, l)),
       ...packetWalk(ctx, node, { dst: ip, proto: 'icmp' }),
-      ...packetWalk(ctx, node, { dst: ip, port: port.port, proto: port.protocol.toLowerCase() }),
+      ...packetWalk(ctx, node, toPort),
     );
   }
   const proto = port.protocol;
   const answered = pings.some((p) => p.result.status === 'pass');
   const connected = conns.some((p) => p.result.status === 'pass');
+  // what the node's rules do to a connection, else what a probe saw: never the API's guess
+  const fate = node ? connectionFate(ctx, node, toPort) : undefined;
+  const connection =
+    fate === 'forwarded' || fate === 'rejected' ? fate : connected ? 'forwarded' : undefined;
   const curl =
     proto === 'TCP'
       ? `curl ${ip.includes(':') ? `-g http://${hostPort(ip, port.port)}/` : hostPort(ip, port.port)}`
@@ -475,6 +515,8 @@ function pingExplained(ctx: CheckContext, svc: Service): Finding | undefined {
       : answered
         ? `ping ${ip} answers`
         : `ping ${ip} gets no answer`;
+  // nodes in different modes: each finding says whose it is
+  const on = mixed ? `${listFew(nodes, 3)}: ` : '';
   const m = explain({
     ip,
     protocol: proto,
@@ -482,9 +524,10 @@ function pingExplained(ctx: CheckContext, svc: Service): Finding | undefined {
     ports: svc.ports.map((p) => ({ port: p.port, protocol: p.protocol })),
     pinged: pings.length > 0,
     answered,
-    forwarded: ctx.endpoints(port).some((e) => e.ready || (e.serving && e.terminating)),
+    silent: !answered && pings.some((p) => p.result.failure === 'silent'),
+    ...(connection ? { connection } : {}),
     curl,
-    title: (normal) => `${ping}${connected ? `, ${curl} connects` : ''}: ${normal}`,
+    title: (normal) => `${on}${ping}${connected ? `, ${curl} connects` : ''}: ${normal}`,
   });
   // worth reading at once only where the recorded ping and connect disagree
   const disagree = pings.length > 0 && conns.length > 0 && answered !== connected;
@@ -493,6 +536,7 @@ function pingExplained(ctx: CheckContext, svc: Service): Finding | undefined {
     evidence,
     info: true,
     ...(disagree ? {} : { folded: true }),
+    ...(mixed ? (nodes.length === 1 ? { node: nodes[0] } : { nodes }) : {}),
   });
 }
 
@@ -587,11 +631,8 @@ export const reachabilityCheck: Check<'reachability'> = {
     out.push(...idleNodes(ctx));
     out.push(...conntrackFindings(ctx, svc));
     for (const port of svc.ports) out.push(...networkPolicies(ctx, port));
-    const ping =
-      !svc.headless && (ciliumNodes(ctx).length > 0 || !replacement(ctx))
-        ? pingExplained(ctx, svc)
-        : undefined;
-    if (ping) out.push(ping);
+    if (!svc.headless && (ciliumNodes(ctx).length > 0 || !replacement(ctx)))
+      out.push(...pingExplained(ctx, svc));
     return out;
   },
 };

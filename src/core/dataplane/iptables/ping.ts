@@ -13,7 +13,14 @@ export function iptablesPing(p: PingFacts): PingExplained {
       : p.title(
           p.pinged ? 'normal in iptables mode' : `no answer in iptables mode, ${curl} is the test`,
         ),
-    text: `In iptables mode no interface owns a ClusterIP: ${ip} exists only as a match in kube-proxy's nat rules, and those rules match only its protocol and port (${p.ports.map((x) => `${x.protocol.toLowerCase()} port ${x.port}`).join(', ')}). ${p.forwarded ? `A ${proto} packet to ${target(p)} is DNATed to a Pod by the node it is sent from.` : `A ${proto} packet to ${target(p)} is rejected right now, because the Service has no ready endpoints; once it has some, it is DNATed to one of them by the node it is sent from.`} An ICMP echo matches no rule at all, leaves the node unchanged towards the default route, and nobody answers it${answered ? ' (the answer recorded here came from something else on the path that owns the address, which is unusual)' : ''}. So a failing ping says nothing about the Service: test it with ${curl}.`,
+    text: `In iptables mode no interface owns a ClusterIP: ${ip} exists only as a match in kube-proxy's nat rules, and those rules match only its protocol and port (${p.ports.map((x) => `${x.protocol.toLowerCase()} port ${x.port}`).join(', ')}). ${
+      p.connection === 'forwarded'
+        ? `A ${proto} packet to ${target(p)} is DNATed to a Pod by the node it is sent from.`
+        : p.connection === 'rejected'
+          ? `A ${proto} packet to ${target(p)} is rejected right now, by the REJECT rule kube-proxy writes for a Service without ready endpoints; once it has some, it is DNATed to one of them by the node it is sent from.`
+          : // the rules were not read: what kube-proxy writes, not what the node holds
+            `kube-proxy DNATs a ${proto} packet to ${target(p)} to a Pod on the node it is sent from (or rejects it while the Service has no ready endpoints).`
+    } An ICMP echo matches no rule at all, leaves the node unchanged towards the default route, and nobody answers it${answered ? ' (the answer recorded here came from something else on the path that owns the address, which is unusual)' : ''}. So a failing ping says nothing about the Service: test it with ${curl}.`,
   };
 }
 

@@ -7,7 +7,14 @@ import { matchesSet, type NftTable } from './read/listing.js';
 export function nftablesPing(p: PingFacts): PingExplained {
   return {
     title: p.title('in nftables mode other ports are rejected at once'),
-    text: `In nftables mode kube-proxy knows every ClusterIP and rejects any packet for one that is not for a Service port: a ping or a connection to another port fails at once with an ICMP error instead of timing out. ${p.curl} ${p.forwarded ? 'is DNATed to an endpoint' : 'is rejected right now too, because the Service has no ready endpoints; once it has some, it is DNATed to one of them'}: that is the test that counts.`,
+    text: `In nftables mode kube-proxy knows every ClusterIP and rejects any packet for one that is not for a Service port: a ping or a connection to another port fails at once with an ICMP error instead of timing out. ${p.silent ? "The ping recorded here got no reply at all rather than that error, which kube-proxy's table does not do: something dropped it first (a host firewall), or the node is not in nftables mode after all. " : ''}${p.curl} ${
+      p.connection === 'forwarded'
+        ? 'is DNATed to an endpoint'
+        : p.connection === 'rejected'
+          ? 'is rejected right now too, by the rule kube-proxy writes for a Service without ready endpoints; once it has some, it is DNATed to one of them'
+          : // the table was not read: what kube-proxy writes, not what the node holds
+            'is DNATed by kube-proxy to an endpoint (or rejected while the Service has no ready endpoints)'
+    }: that is the test that counts.`,
   };
 }
 
