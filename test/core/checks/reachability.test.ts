@@ -6,6 +6,7 @@ import { diagnose } from '../../../src/core/diagnose.js';
 import { reportText } from '../../../src/output/text.js';
 import {
   aService,
+  anEndpointSlice,
   dumpFor,
   facts,
   healthy,
@@ -68,6 +69,44 @@ describe('reachability step', () => {
     it(c.name, () =>
       assert.deepEqual(ids(run(reachabilityCheck, facts(healthy(), nodeA(c.probes)))), c.want),
     );
+
+  it("names the node a probe ran from, as every probe finding does; the endpoint's node is in the text", () => {
+    const probes = { ...allOk, 'tcp-connect_10.244.1.6_8080': p.tcpRefused('10.244.1.6', 8080) };
+    const f = run(reachabilityCheck, facts(healthy(), nodeA(probes))).find(
+      (x) => x.id === 'endpoint-unreachable',
+    )!;
+    assert.equal(f.node, 'node-a');
+    assert.match(f.explanation, /Pod web-2 on node-b/);
+  });
+
+  it('tells two ports of one number apart by protocol (dns 53/UDP, dns-tcp 53/TCP)', () => {
+    const ports = [
+      { name: 'dns', port: 53, protocol: 'UDP', targetPort: 5353 },
+      { name: 'dns-tcp', port: 53, protocol: 'TCP', targetPort: 5353 },
+    ];
+    const udp = anEndpointSlice({ portName: 'dns', port: 5353, protocol: 'UDP' });
+    const tcp = anEndpointSlice({ portName: 'dns-tcp', port: 5353, protocol: 'TCP' });
+    const objects = [
+      ...replace(healthy(), 'Service', 'web', aService({ spec: { ports } })).filter(
+        (o) => o.kind !== 'EndpointSlice',
+      ),
+      udp,
+      { ...tcp, metadata: { ...tcp.metadata, name: 'web-fghij' } },
+    ];
+    // node-a probed, but none of these addresses: each is said not probed, once per protocol
+    const titles = run(
+      reachabilityCheck,
+      facts(objects, nodeA({ [`icmp-echo_${VIP}`]: p.pingLost(VIP) })),
+    )
+      .filter((f) => f.id === 'probe-not-observed')
+      .map((f) => f.title);
+    assert.deepEqual(titles, [
+      `ClusterIP ${VIP}:53/UDP not probed from node-a`,
+      '2 endpoints of 53/UDP not probed from node-a',
+      `ClusterIP ${VIP}:53/TCP not probed from node-a`,
+      '2 endpoints of 53/TCP not probed from node-a',
+    ]);
+  });
 
   it('counts endpoints, not probes, when several nodes probed them', () => {
     const twoNodes = {

@@ -75,6 +75,15 @@ function probed(ctx: CheckContext, probe: NodeProbe): Probed[] {
 }
 
 const line = (p: Probed) => probeSeen(p.node, p.probe, p.result);
+
+/** Another port of the Service has this one's number (dns 53/UDP and dns-tcp 53/TCP): what is
+ * said of each names its protocol, or the two read the same. */
+const sharesNumber = (ctx: CheckContext, port: ServicePort) =>
+  ctx.service!.ports.some((q) => q !== port && q.port === port.port);
+
+/** "10.1.0.10:53", or "10.1.0.10:53/UDP" where another port of the Service has that number. */
+const addressOf = (ctx: CheckContext, port: ServicePort, ip: string, n = port.port) =>
+  `${hostPort(ip, n)}${sharesNumber(ctx, port) ? `/${port.protocol}` : ''}`;
 /** A probe that ran and saw something: its tool was there and it gave an answer or an error. */
 const observed = (p: Probed) => p.result.status !== 'unknown';
 
@@ -126,14 +135,16 @@ function endpointProbes(
     const by = new Set(ran.map((p) => p.node));
     const missing = probing.filter((n) => !by.has(n));
     // past the plan's first endpoints none is probed, by design: counted, said apart
-    if (ran.length === 0 && i >= PROBED_ENDPOINTS) beyond.push(hostPort(e.ip, e.port));
-    else if (missing.length > 0) unprobed.push({ target: hostPort(e.ip, e.port), nodes: missing });
+    if (ran.length === 0 && i >= PROBED_ENDPOINTS) beyond.push(addressOf(ctx, port, e.ip, e.port));
+    else if (missing.length > 0)
+      unprobed.push({ target: addressOf(ctx, port, e.ip, e.port), nodes: missing });
     const got = ran.filter(observed);
     all.push(...got);
     const failed = got.filter((p) => p.result.status === 'fail');
     if (failed.length === 0) continue;
-    const who = e.podName ? `Pod ${e.podName}` : e.ip;
+    const who = e.podName ? `Pod ${e.podName}${e.nodeName ? ` on ${e.nodeName}` : ''}` : e.ip;
     const r = failed.find(refused);
+    const from = [...new Set(failed.map((p) => p.node))];
     // an address no Pod has: said before any network cause is offered
     const nobody = !e.podName && noPodHas(ctx, e.ip);
     findings.push(
@@ -141,7 +152,7 @@ function endpointProbes(
         finding(
           'endpoint-unreachable',
           'fail',
-          `endpoint ${hostPort(e.ip, e.port)}: ${failed[0]!.result.detail}`,
+          `endpoint ${addressOf(ctx, port, e.ip, e.port)}: ${failed[0]!.result.detail}`,
           {
             explanation: nobody
               ? `No Pod and no node has ${e.ip}: the EndpointSlice lists an address written by hand, and the connection to it ${r ? 'was refused' : `got no answer from ${list(failed.map((p) => p.node))}`}. Whatever holds ${e.ip} (outside the cluster's Pods, or nothing at all) does not ${r ? 'listen on' : 'answer on'} port ${e.port}: check the address in the EndpointSlice before the network.`
@@ -165,7 +176,8 @@ function endpointProbes(
                     '-tln',
                   )
                 : podsWithAddress(e.ip),
-            node: e.nodeName,
+            // where it was observed, as for every probe: the endpoint's node is in the text
+            ...(from.length === 1 ? { node: from[0] } : { nodes: from }),
             service: ctx.servicePortName(port),
           },
         ),
@@ -224,8 +236,8 @@ function clusterIpProbes(
   const missing = probingNodes(ctx).filter((n) => !by.has(n));
   const unprobed = notProbed(
     ctx,
-    `${family}ClusterIP ${hostPort(ip, port.port)}`,
-    missing.length > 0 ? [{ target: hostPort(ip, port.port), nodes: missing }] : [],
+    `${family}ClusterIP ${addressOf(ctx, port, ip)}`,
+    missing.length > 0 ? [{ target: addressOf(ctx, port, ip), nodes: missing }] : [],
     port,
   );
   if (ran.length === 0) return unprobed;
@@ -233,7 +245,7 @@ function clusterIpProbes(
   const blind = [
     ...notObserved(
       ctx,
-      `${family}ClusterIP ${hostPort(ip, port.port)}`,
+      `${family}ClusterIP ${addressOf(ctx, port, ip)}`,
       ran.filter((p) => !observed(p)),
       port,
     ),
@@ -253,7 +265,7 @@ function clusterIpProbes(
           finding(
             'clusterip-unreachable',
             'warn',
-            `${family}ClusterIP ${hostPort(ip, port.port)} dropped on ${list(dropped.map((p) => p.node))}, as internalTrafficPolicy Local does there`,
+            `${family}ClusterIP ${addressOf(ctx, port, ip)} dropped on ${list(dropped.map((p) => p.node))}, as internalTrafficPolicy Local does there`,
             {
               explanation: `With internalTrafficPolicy: Local kube-proxy sends ClusterIP traffic only to endpoints on the sender's own node, and ${list(dropped.map((p) => p.node))} ${dropped.length === 1 ? 'runs' : 'run'} none: it drops the connection, as designed. This is the traffic policy at work (step 9), not a broken Service.`,
               evidence: dropped.map(line),
@@ -270,7 +282,7 @@ function clusterIpProbes(
       finding(
         'clusterip-reachable',
         'pass',
-        `${family}ClusterIP ${hostPort(ip, port.port)} answers from ${list(answered.map((p) => p.node))}`,
+        `${family}ClusterIP ${addressOf(ctx, port, ip)} answers from ${list(answered.map((p) => p.node))}`,
         {
           explanation: `A ${port.protocol} connection to the ClusterIP is translated to an endpoint and answered.`,
           evidence: answered.map(line),
@@ -299,7 +311,7 @@ function clusterIpProbes(
       finding(
         'clusterip-unreachable',
         'fail',
-        `${family}ClusterIP ${hostPort(ip, port.port)}: ${failed[0]!.result.detail}`,
+        `${family}ClusterIP ${addressOf(ctx, port, ip)}: ${failed[0]!.result.detail}`,
         {
           explanation: `${explanation}${failed.length < answered.length ? ` It works from ${list(answered.filter((p) => !failed.includes(p)).map((p) => p.node))}: compare that node's rules with the failing one's (Rules step).` : ''}`,
           evidence: [
@@ -562,14 +574,15 @@ export const reachabilityCheck: Check<'reachability'> = {
         for (const ip of svc.clusterIPs)
           out.push(...clusterIpProbes(ctx, svc, port, eps.findings, ip));
       out.push(...eps.findings);
-      out.push(...notObserved(ctx, 'the endpoints', eps.blind, port));
+      const of = sharesNumber(ctx, port) ? ` of ${port.port}/${port.protocol}` : '';
+      out.push(...notObserved(ctx, `the endpoints${of}`, eps.blind, port));
       const unprobed = eps.unprobed;
       out.push(
         ...notProbed(
           ctx,
           unprobed.length === 1
             ? `endpoint ${unprobed[0]!.target}`
-            : count(unprobed.length, 'endpoint'),
+            : `${count(unprobed.length, 'endpoint')}${of}`,
           unprobed,
           port,
         ),
@@ -579,7 +592,7 @@ export const reachabilityCheck: Check<'reachability'> = {
           finding(
             'probe-not-observed',
             'skip',
-            `${count(eps.beyond.length, 'endpoint')} past the first ${PROBED_ENDPOINTS} not probed`,
+            `${count(eps.beyond.length, 'endpoint')}${of} past the first ${PROBED_ENDPOINTS} not probed`,
             {
               explanation: `kdebug probes the first ${PROBED_ENDPOINTS} endpoints of each port from each node it reads; the other ${count(eps.beyond.length, 'endpoint')} of ${port.port}/${port.protocol} were not probed, so nothing is said of how they answer.`,
               evidence: [
@@ -598,7 +611,7 @@ export const reachabilityCheck: Check<'reachability'> = {
           finding(
             'endpoints-reachable',
             'pass',
-            `${count(answering, 'endpoint')} answer${answering === 1 ? 's' : ''} directly on the targetPort`,
+            `${count(answering, 'endpoint')}${of} answer${answering === 1 ? 's' : ''} directly on the targetPort`,
 
             {
               explanation: 'Connections straight to the Pods, bypassing the Service, get through.',
