@@ -17,6 +17,7 @@ import { KubeCluster } from '../../src/cluster/kube-cluster.js';
 import { nodeArgv } from '../../src/cluster/nodes/commands.js';
 import { readSnapshot } from '../../src/cluster/snapshot/read.js';
 import { Analysis } from '../../src/core/analysis.js';
+import { diagnose } from '../../src/core/diagnose.js';
 import { ENTRY_CHAINS, FILTER_CHAINS } from '../../src/core/dataplane/iptables/service-chains.js';
 import { clusterView, type Service } from '../../src/core/kube/objects.js';
 import type { Facts } from '../../src/core/model.js';
@@ -80,7 +81,11 @@ describe(
     });
 
     /** collect() for one Service, its node commands run for real in the namespace (rules only). */
-    async function byName(svc: Service, wholeBelow = 0): Promise<Facts> {
+    async function byName(
+      svc: Service,
+      wholeBelow = 0,
+      refuse?: (c: NodeCommand) => boolean,
+    ): Promise<Facts> {
       const cluster = await KubeCluster.connect({
         kubeconfig: fake.kubeconfig({ namespace: 'default' }),
         env: {},
@@ -88,6 +93,13 @@ describe(
           run: async (_node, c: NodeCommand) => {
             ran.push(commandStem(c));
             const rules = /tables|proc-net/.test(c.kind);
+            if (refuse?.(c))
+              return {
+                stdout: '',
+                stderr: 'sudo: a password is required',
+                exitCode: 1,
+                via: 'test',
+              };
             if (!rules)
               return {
                 stdout: '',
@@ -218,6 +230,26 @@ describe(
       const walked = outcomes(new Analysis(facts), packet);
       assert.deepEqual(walked, outcomes(new Analysis(now), packet));
       assert.match(walked.join('\n'), /10\.244\.9\.9:8080/);
+    });
+
+    it('reads the whole dump where a chain read by name is refused, and says why', async () => {
+      const view = clusterView(whole.objects);
+      const svc = view.services.find((s) => s.namespace === 'matrix' && s.name === 'node-port')!;
+      const facts = await byName(
+        svc,
+        0,
+        (c) => c.kind === 'iptables-chain' && c.chain.startsWith('KUBE-SVC-'),
+      );
+      const n = new Analysis(facts).node(NODE);
+      assert.equal(n.chainsRead(), undefined);
+      assert.deepEqual(n.drift([svc]).findings, []);
+      const rules = diagnose(facts, { namespace: svc.namespace, service: svc.name })
+        .steps.flatMap((s) => s.findings)
+        .find((f) => f.id === 'rules-match');
+      assert.match(
+        rules?.explanation ?? '',
+        /On node-a kdebug read the whole table instead of this Service's rules by name: iptables-nft -t nat -S KUBE-SVC-\w+: sudo: a password is required\./,
+      );
     });
 
     it('reads a small table whole: one read costs less than a dozen by name', async () => {

@@ -41,7 +41,7 @@ async function readNodes(
   fold: NodeErrorFold,
   early?: Early,
 ): Promise<NodeReads> {
-  const none: NodeReads = { outputs: {}, notKept: {} };
+  const none: NodeReads = { outputs: {}, notKept: {}, wholeWhy: {} };
   if (!early)
     return commands.length > 0
       ? runNodeCommands(cluster, nodes, commands, o, progress, byService, undefined, fold)
@@ -67,6 +67,7 @@ async function readNodes(
   return {
     outputs,
     notKept: mergeNotKept([first.notKept, others.notKept, topUp.notKept]),
+    wholeWhy: { ...first.wholeWhy, ...others.wholeWhy, ...topUp.wholeWhy },
   };
 }
 
@@ -190,7 +191,7 @@ export async function finish(
   if (commands.length > 0) cluster.podsRead?.(analysis.view.pods);
   const byService = view && o.rulesOf ? { view, target: o.rulesOf } : undefined;
   const fold = early?.fold ?? new NodeErrorFold();
-  const { outputs, notKept } = await readNodes(
+  const { outputs, notKept, wholeWhy } = await readNodes(
     cluster,
     nodes,
     commands,
@@ -214,6 +215,7 @@ export async function finish(
       // up to FLAT failed nodes each in its own words (meta.nodeErrors), as older kdebug reads
       ...nodeErrorsMeta(fold, read.readErrors),
       ...(Object.keys(notKept).length > 0 ? { entryRulesNotKept: notKept } : {}),
+      ...(Object.keys(wholeWhy).length > 0 ? { rulesReadWhole: wholeWhy } : {}),
     },
   };
 }

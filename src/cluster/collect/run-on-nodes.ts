@@ -6,6 +6,7 @@ import { backendToRead, hasKubeChains, probeStem } from '../../core/dataplane/ip
 import {
   FAN_OUT,
   keepServiceRules,
+  MOST_CHAINS,
   serviceChainReads,
   type IptablesTool,
 } from '../../core/dataplane/iptables/service-chains.js';
@@ -88,6 +89,11 @@ export async function runNodeCommands(
       );
   };
   const notKept: NodeReads['notKept'] = {};
+  const wholeWhy: NodeReads['wholeWhy'] = {};
+  /** Why a node's rules were read whole after all, where one Service's were asked for. */
+  const gaveWay = (node: string, why: string) => {
+    wholeWhy[node] = wholeWhy[node] ? `${wholeWhy[node]}; ${why}` : why;
+  };
   // a name Kubernetes cannot have made is no node kdebug reaches (nor a path it writes)
   const queue = nodes.filter(isNodeName);
   for (const node of nodes.filter((n) => !isNodeName(n)))
@@ -134,8 +140,16 @@ export async function runNodeCommands(
     if (decision === 'unread') notRun(node, command);
     if (decision === 'run') await runOne(node, command);
   };
-  /** One Service's chains, round after round until its rules reach no chain not read; the
-   * whole dump where they are too many or a read by name fails. */
+  /** Reads on one node, at most CHAIN_READS_AT_ONCE in flight, the next starting as one ends. */
+  const inLanes = async (node: string, reads: NodeCommand[]) => {
+    const queue = [...reads];
+    const lane = async () => {
+      for (let c = queue.shift(); c !== undefined; c = queue.shift()) await runChecked(node, c);
+    };
+    await Promise.all(Array.from({ length: CHAIN_READS_AT_ONCE }, lane));
+  };
+  /** A failed read as the reason a read by name gave way: the command and nft's or iptables' words. */
+  const failedRead = (e: NodeFailure) => `${(e.typed ?? [e.command]).join(' ')}: ${e.error}`;
   /** The whole dumps, as every read but one Service's makes them. */
   const readWhole = async (node: string, tool: IptablesTool) => {
     delete notKept[node]; // the whole dump is what is read there
@@ -174,19 +188,11 @@ export async function runNodeCommands(
       stem !== probeStem(tool, backend) &&
       (stem.startsWith(chainStemPrefix(tool, backend)) ||
         stem.startsWith(chainStemPrefix(tool, backend, 'filter')));
-    const chainErrors = () => (failures.get(node) ?? []).some((e) => chainStem(e.command));
-    // at most CHAIN_READS_AT_ONCE in flight, the next starting as one ends
-    const inLanes = async (reads: NodeCommand[]) => {
-      const queue = [...reads];
-      const lane = async () => {
-        for (let c = queue.shift(); c !== undefined; c = queue.shift()) await runChecked(node, c);
-      };
-      await Promise.all(Array.from({ length: CHAIN_READS_AT_ONCE }, lane));
-    };
+    const chainError = () => (failures.get(node) ?? []).find((e) => chainStem(e.command));
     // KUBE-SERVICES sizes the table; the chains every answer reads go with it in the first round
     const services = { kind: 'iptables-chain', tool, backend, chain: 'KUBE-SERVICES' } as const;
     const first = serviceChainReads(view, target, outputs.get(node), tool, backend);
-    await inLanes([
+    await inLanes(node, [
       services,
       ...(first === 'whole' ? [] : first.filter((c) => commandStem(c) !== commandStem(services))),
     ]);
@@ -205,9 +211,11 @@ export async function runNodeCommands(
       const next = serviceChainReads(view, target, outputs.get(node), tool, backend);
       if (next !== 'whole' && next.length === 0) return keepOnlyTheService(node, tool, backend);
       if (next !== 'whole') {
-        await inLanes(next);
-        if (!chainErrors()) continue;
-      }
+        await inLanes(node, next);
+        const failed = chainError();
+        if (!failed) continue;
+        gaveWay(node, failedRead(failed));
+      } else gaveWay(node, `${tool}: the Service reaches more than ${MOST_CHAINS} chains`);
       await runOne(node, { kind: save, backend });
       // read whole: the reads by name that failed are no longer a loss
       if (outputs.get(node)?.[commandStem({ kind: save, backend })] !== undefined)
@@ -294,7 +302,7 @@ export async function runNodeCommands(
     }
   };
   await Promise.all(Array.from({ length: Math.min(o.nodeConcurrency ?? 8, nodes.length) }, worker));
-  return { outputs: Object.fromEntries(outputs), notKept };
+  return { outputs: Object.fromEntries(outputs), notKept, wholeWhy };
 }
 
 /** What the nodes gave: their outputs, and per node and entry chain how many rules of other
@@ -302,4 +310,6 @@ export async function runNodeCommands(
 export interface NodeReads {
   outputs: Record<string, NodeOutputs>;
   notKept: Record<string, Record<string, number>>;
+  /** Per node, why its rules were read whole where only one Service's were asked for. */
+  wholeWhy: Record<string, string>;
 }
