@@ -109,6 +109,18 @@ export function entryRulesNotKeptOf(facts: Facts): Record<string, Record<string,
   return out;
 }
 
+/** Per node, why a live read for one Service read the node's whole table after all (a read by
+ * name failed, or could not be made). */
+export function rulesReadWholeOf(facts: Facts): Record<string, string> {
+  const v = facts.meta['rulesReadWhole'];
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return {};
+  return Object.fromEntries(
+    Object.entries(v as Record<string, unknown>).filter(
+      (e): e is [string, string] => typeof e[1] === 'string',
+    ),
+  );
+}
+
 /** A lookup by address the user may not make (it lists Pods cluster-wide) leaves the address
  * unjudged, which the Endpoints step says: no warning of its own. */
 export const quietWhenRefused = (e: ReadError) =>

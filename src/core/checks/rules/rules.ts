@@ -37,7 +37,7 @@ import {
 import { tableNode } from './table.js';
 import { byCondition, type OnNode } from './nodes.js';
 import { percent, thousands } from '../../model.js';
-import { entryRulesNotKeptOf } from '../../not-read.js';
+import { entryRulesNotKeptOf, rulesReadWholeOf } from '../../not-read.js';
 
 const finding = findingOf('rules');
 
@@ -548,9 +548,18 @@ function byName(ctx: CheckContext, nodes: string[]): string {
     (n, node) => n + Object.values(notKept[node] ?? {}).reduce((a, b) => a + b, 0),
     0,
   );
+  // a read by name that gave way to the whole table: where, and why
+  const whole = rulesReadWholeOf(ctx.facts);
+  const gaveWay = nodes
+    .filter((n) => whole[n] !== undefined)
+    .map(
+      (n) =>
+        ` On ${n} kdebug read the whole table instead of this Service's rules by name: ${whole[n]}.`,
+    )
+    .join('');
   return read.length === 0
-    ? ''
-    : ` On ${listFew(read)} kdebug read the nat chains this Service reaches by name (iptables -t nat -S CHAIN) and ${filterWhole ? 'the filter table whole' : "kube-proxy's filter chains by name"}; the rest ${filterWhole ? 'of the nat table ' : ''}was not read.${dropped > 0 ? ` Of KUBE-SERVICES and KUBE-NODEPORTS it kept this Service's rules and those of no Service: ${thousands(dropped)} rules of other Services, which cannot take its packets, were not kept.` : ''}`;
+    ? gaveWay
+    : ` On ${listFew(read)} kdebug read the nat chains this Service reaches by name (iptables -t nat -S CHAIN) and ${filterWhole ? 'the filter table whole' : "kube-proxy's filter chains by name"}; the rest ${filterWhole ? 'of the nat table ' : ''}was not read.${dropped > 0 ? ` Of KUBE-SERVICES and KUBE-NODEPORTS it kept this Service's rules and those of no Service: ${thousands(dropped)} rules of other Services, which cannot take its packets, were not kept.` : ''}${gaveWay}`;
 }
 
 /** A large cluster: the nodes the capture chose for this Service, why, and how many it did not
