@@ -374,7 +374,8 @@ export class Table {
     return index;
   }
 
-  private named(index: number, s: number, e: number): boolean {
+  /** Whether the chain at index is named by the bytes [s, e). */
+  named(index: number, s: number, e: number): boolean {
     const at = index * C_STRIDE;
     return this.sameBytes(this.records[at + C.nameStart]!, this.records[at + C.nameEnd]!, s, e);
   }
@@ -426,11 +427,31 @@ export class Table {
   /** Whether the rule's line, from its `[p:b]` counters where it has them (else its "-A"), is the
    * bytes [s, e) of the dump: two rules of one text that count apart are two rules. */
   ruleIs(id: number, s: number, e: number): boolean {
-    const start =
-      (this.flags(id) & RuleFlag.counters) !== 0
-        ? this.lineStarts.get(id)!
-        : this.int(id, R.specStart) - 3;
-    return this.sameBytes(start, this.int(id, R.lineEnd), s, e);
+    return this.sameBytes(this.lineStartOf(id), this.int(id, R.lineEnd), s, e);
+  }
+
+  /** Whether the bytes [s, e) are the start of the rule's line as ruleIs takes it: a copy of it
+   * cut at the paste's end. */
+  ruleStartsWith(id: number, s: number, e: number): boolean {
+    const start = this.lineStartOf(id);
+    return e - s < this.int(id, R.lineEnd) - start && this.sameBytes(start, start + e - s, s, e);
+  }
+
+  /** Whether the rule's text, from its "-A" (its counters aside), is the bytes [a, e). */
+  ruleTextIs(id: number, a: number, e: number): boolean {
+    return this.sameBytes(this.int(id, R.specStart) - 3, this.int(id, R.lineEnd), a, e);
+  }
+
+  /** textHash of the rule's text, from its "-A". */
+  ruleTextHash(id: number): number {
+    return textHash(this.buf, this.int(id, R.specStart) - 3, this.int(id, R.lineEnd));
+  }
+
+  /** Where the rule's line starts: at its `[p:b]` counters where it has them, else its "-A". */
+  private lineStartOf(id: number): number {
+    return (this.flags(id) & RuleFlag.counters) !== 0
+      ? this.lineStarts.get(id)!
+      : this.int(id, R.specStart) - 3;
   }
 
   private sameBytes(as: number, ae: number, s: number, e: number): boolean {
@@ -547,23 +568,17 @@ export class Table {
     return ((this.int(id, R.flags) >>> PRESENT_SHIFT) & (1 << field)) !== 0;
   }
 
-  /** The rule line exactly as it appears in the dump (without a `[p:b]` counters prefix). */
+  /** The rule line exactly as it appears in the dump (with its `[p:b]` counters where it has
+   * them). */
   text(id: number): string {
-    const start =
-      (this.flags(id) & RuleFlag.counters) !== 0
-        ? this.lineStarts.get(id)!
-        : this.int(id, R.specStart) - 3;
-    return text(this.buf, start, this.int(id, R.lineEnd));
+    return text(this.buf, this.lineStartOf(id), this.int(id, R.lineEnd));
   }
 
   /** Whether the rule line is exactly `s`, compared on the bytes: no string is built. */
   textEquals(id: number, s: string): boolean {
     const b = this.buf;
     const end = this.int(id, R.lineEnd);
-    const start =
-      (this.flags(id) & RuleFlag.counters) !== 0
-        ? this.lineStarts.get(id)!
-        : this.int(id, R.specStart) - 3;
+    const start = this.lineStartOf(id);
     if (end - start !== s.length) return s.length > end - start ? false : this.text(id) === s;
     for (let k = 0; k < s.length; k++) {
       const c = b[start + k]!;
@@ -776,6 +791,8 @@ function hashName(name: string): number {
 }
 
 /** A hash of bytes four at a time (names are long and alike up to their last 16 characters). */
+export const textHash = (b: Uint8Array, s: number, e: number): number => hashBytes(b, s, e);
+
 function hashBytes(b: Uint8Array, s: number, e: number): number {
   let h = HASH_SEED ^ (e - s);
   let k = s;

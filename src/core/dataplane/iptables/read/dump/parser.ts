@@ -245,12 +245,20 @@ export class DumpParser extends DumpRuleLines {
         this.logged[0]!,
         this.logged,
       );
-    if (this.duplicates.length > 0)
+    const { copies, reruns } = this.ruleRepeats;
+    if (copies.length > 0)
       this.warn(
         'duplicate',
-        `${this.duplicates.length} rule line${this.duplicates.length === 1 ? '' : 's'} repeat${this.duplicates.length === 1 ? 's' : ''} an earlier one (pasted twice?): read once (line${this.duplicates.length === 1 ? '' : 's'} ${list(this.duplicates)})`,
-        this.duplicates[0]!,
-        this.duplicates,
+        `${copies.length} rule line${copies.length === 1 ? '' : 's'} repeat${copies.length === 1 ? 's' : ''} an earlier one (pasted twice?): read once (line${copies.length === 1 ? '' : 's'} ${list(copies)})`,
+        copies[0]!,
+        copies,
+      );
+    if (reruns.length > 0)
+      this.warn(
+        'duplicate',
+        `${reruns.length} rule line${reruns.length === 1 ? '' : 's'} repeat${reruns.length === 1 ? 's' : ''} the rules an earlier command printed but for ${reruns.length === 1 ? 'its' : 'their'} counters (the command run again, its counters moved since): the same rule${reruns.length === 1 ? '' : 's'}, read once (line${reruns.length === 1 ? '' : 's'} ${list(reruns)})`,
+        reruns[0]!,
+        reruns,
       );
     for (const [kind, lines] of this.foreign)
       this.warn(

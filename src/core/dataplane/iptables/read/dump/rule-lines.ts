@@ -1,21 +1,19 @@
 // The dump parser's layer for rule lines: one rule, or several run together on a line (their line
 // ends lost in copying), or one run on from a prompt or from a command typed before it; a rule
-// pasted twice read once, a rule whose address was hidden by hand not read.
+// pasted twice read once (./repeats.ts), a rule whose address was hidden by hand not read.
 import { LineSyntaxError, text } from '../lexer.js';
 import { gluedOutput, gluedPrompt } from '../paste/classify.js';
 import { cutTargetOption } from '../paste/cut-option.js';
-import type { Table } from '../table.js';
 import { excerpt } from '../../../../sanitize.js';
 import { CUT_FIXED_TARGET, CUT_NAME, cutFixedName } from './cuts.js';
 import { lineFamily } from './families.js';
 import { DumpSections } from './sections.js';
-import { CR, NL, SP, TAB } from './state.js';
+import { SP } from './state.js';
 
 /** " -A ": a rule starting inside the line of another (a paste whose line ends were lost). */
 const JOIN = Buffer.from(' -A ');
 
 export abstract class DumpRuleLines extends DumpSections {
-  private dupNext = -1; // the rule a repeated block is expected to repeat next
   private nextJoin = -2; // where the next " -A " inside a line may be (-1: none left)
 
   /** Reads [s, e) as a line of its own: the parser's, which every kind of line goes through. */
@@ -124,6 +122,11 @@ export abstract class DumpRuleLines extends DumpSections {
 
   protected rule(lineStart: number, a: number, e: number, last: boolean): void {
     const specStart = a + 3;
+    // a copy of rules above, cut by the paste's end inside its last line: read with them
+    if (last && this.ruleRepeats.cutCopy(lineStart, e)) {
+      this.ruleRepeats.copies.push(this.lineNo);
+      return;
+    }
     // the last line only "-A", or "-A" and a word: cut before, after or inside the chain's name
     if (last && !this.options.listView && e - a < 4)
       return this.cutShort('a rule cut before its chain name');
@@ -192,16 +195,18 @@ export abstract class DumpRuleLines extends DumpSections {
         `a rule of ${name} not read: the line holds only the columns -L prints before its target, and the rest of its row is not in the paste, so its chain is not claimed whole`,
       );
     }
-    // a chain's rules resumed after another's: kube-proxy's restore input, not iptables-save
-    if (chain !== near && table.ruleCountOf(chain) > 0) this.interleaved.add(table);
     this.lastTable = table;
-    if (this.repeated(table, chain, chain !== near, lineStart, e)) return;
+    const resumed = chain !== near && table.ruleCountOf(chain) > 0;
     this.lastChain = chain;
+    if (this.ruleRepeats.check(table, chain, resumed, { s: lineStart, a, e }, this.lineNo)) return;
+    // a chain's rules resumed after another's: kube-proxy's restore input, not iptables-save
+    if (resumed) this.interleaved.add(table);
     try {
       table.addRule(this.lex, chain, lineStart, specStart, e, this.lineNo);
     } catch (err) {
       return this.unreadable(err, specStart, e, false);
     }
+    this.ruleRepeats.added(table, chain, a, e);
     if (!this.current) this.sectionHasRules = true;
     if (!this.current) this.sectionFamily ??= family;
     this.grep.rule(table, chain, this.lineNo);
@@ -249,59 +254,6 @@ export abstract class DumpRuleLines extends DumpSections {
       'redacted',
       `a rule of ${name} not read: its address "${address}" was hidden by hand, so its chain is not claimed whole`,
     );
-  }
-
-  /**
-   * Whether the rule line in bytes [a, e) (its counters with it) repeats one its chain already has
-   * (a block pasted twice): the rule a repeat is expected to repeat next, the chain's first rule,
-   * or, when the chain's rules resume after another chain's, any of them; and the lines after it
-   * go on repeating the chain's rules up to its last read, as a block pasted again does (iptables
-   * keeps a rule appended twice: one that does not is the chain's own). A clean dump pays one
-   * length compare.
-   */
-  private repeated(table: Table, chain: number, resumed: boolean, a: number, e: number): boolean {
-    const count = table.ruleCountOf(chain);
-    if (count === 0) return false;
-    let k = -1;
-    const next = this.dupNext;
-    if (next >= 0 && next < count && table.ruleIs(table.ruleIdOf(chain, next), a, e)) k = next;
-    else if (table.ruleIs(table.ruleIdOf(chain, 0), a, e)) k = 0;
-    else if (resumed)
-      for (let j = 1; j < count && k < 0; j++)
-        if (table.ruleIs(table.ruleIdOf(chain, j), a, e)) k = j;
-    // a block's next line was looked ahead at when its first was met
-    if (k >= 0 && k !== next && !this.repeatsOn(table, chain, k + 1, e)) k = -1;
-    if (k < 0) {
-      this.dupNext = -1;
-      return false;
-    }
-    this.dupNext = k + 1;
-    this.lastChain = chain;
-    this.duplicates.push(this.lineNo);
-    return true;
-  }
-
-  /** Whether the lines after byte `e` (blank ones aside) are, trimmed, the chain's rules from
-   * the `from`th to its last read, counters and all. */
-  private repeatsOn(table: Table, chain: number, from: number, e: number): boolean {
-    const b = this.buf;
-    let pos = e;
-    for (let j = from; j < table.ruleCountOf(chain); j++) {
-      let s: number;
-      let end: number;
-      do {
-        if (pos >= b.length) return false;
-        s = b.indexOf(NL, pos) + 1;
-        if (s === 0) return false;
-        end = b.indexOf(NL, s);
-        if (end < 0) end = b.length;
-        pos = end;
-        while (s < end && (b[s] === SP || b[s] === TAB)) s++;
-        while (end > s && (b[end - 1] === SP || b[end - 1] === TAB || b[end - 1] === CR)) end--;
-      } while (s === end);
-      if (!table.ruleIs(table.ruleIdOf(chain, j), s, end)) return false;
-    }
-    return true;
   }
 }
 

@@ -24,6 +24,7 @@ export abstract class DumpSections extends DumpFamilies {
    * started), as iptables itself takes it. Any other command's output follows it instead. */
   protected noteTyped(line: string, command: boolean): void {
     this.grep.typed(command ? line : undefined, this.lineNo);
+    if (command) this.ruleRepeats.typed(this.lineNo);
     // prose that quotes a command names its table only where it says one (`-t nat`): "the output
     // of `iptables -S`" is as likely a nat -S as iptables' default table
     const save = SAVE_COMMAND.exec(line);
@@ -177,7 +178,7 @@ export abstract class DumpSections extends DumpFamilies {
     if (declared !== undefined) {
       this.warn(
         'duplicate',
-        `chain ${table.nameOf(chain)} is declared again (first on line ${declared}; pasted twice?): read once`,
+        `chain ${table.nameOf(chain)} is declared again (first on line ${declared}; ${this.ruleRepeats.earlier(declared) ? 'a command run again?' : 'pasted twice?'}): read once`,
       );
       if (!this.current) this.againDeclared.push({ s: s + 1, e: k, line: this.lineNo });
       return;

@@ -7,6 +7,7 @@ import { IptablesParseError } from '../errors.js';
 import type { ParseOptions, ParseWarning } from '../ruleset.js';
 import type { Table } from '../table.js';
 import { GrepWindows } from './grep-windows.js';
+import { Repeats } from './repeats.js';
 import { excerpt } from '../../../../sanitize.js';
 import type { IPFamily } from '../../../../ipv6.js';
 
@@ -47,11 +48,11 @@ export abstract class DumpState {
   protected readonly logged: number[] = []; // rules kube-proxy logged, read after its log prefix
   protected readonly foreign = new Map<ForeignKind, number[]>();
   protected lastForeign: ForeignKind | undefined; // lines inside another tool's listing
-  protected readonly duplicates: number[] = [];
   protected readonly saveForm = new Set<Table>(); // tables read from iptables-save lines (":CHAIN")
   protected cutTable: Table | undefined; // the table whose last line ends mid-rule
   protected endsElided: { table: Table; line: number; text: string } | undefined; // "..." at the end
   protected readonly whole: Buffer;
+  protected readonly ruleRepeats: Repeats; // rule lines that repeat rules read above them
   protected readonly elided = new Map<Table, number[]>(); // "..." lines: the chain read before each
   protected elisionAbove: { table: Table | undefined } | undefined; // the last "...", no rule after it yet
   protected readonly elidedAbove = new Map<Table, number[]>(); // chains whose first rules follow a "..."
@@ -76,6 +77,7 @@ export abstract class DumpState {
   ) {
     this.lex = new RuleLexer(buf);
     this.whole = Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
+    this.ruleRepeats = new Repeats(buf);
   }
 
   /** "..." inside a table: the chain before it may go on past it, and any chain may lie in it. */
