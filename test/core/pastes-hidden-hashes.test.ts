@@ -107,3 +107,28 @@ describe("a chain name whose hash the paste's author hid is the chain kube-proxy
     assert.doesNotMatch(rulesText(x.dump, x.trees, { label: 'p' }), /100%.*KUBE-SEP-XXXX/);
   });
 });
+
+describe('a hidden name its own line does not tie to one chain', () => {
+  it('two jumps hidden alike, their comments without an endpoint, one chain of that name pasted: neither jump claimed as it', () => {
+    const svc = 'KUBE-SVC-XXXXXXXXXXXXXXXX';
+    const sep = 'KUBE-SEP-XXXXXXXXXXXXXXXX';
+    const text = [
+      '*nat',
+      `:${sep} - [0:0]`,
+      `-A KUBE-SERVICES -d 10.96.0.20/32 -p tcp -m comment --comment "default/web:http cluster IP" -m tcp --dport 80 -j ${svc}`,
+      `-A ${svc} -m comment --comment default/web:http -m statistic --mode random --probability 0.50000000000 -j ${sep}`,
+      `-A ${svc} -m comment --comment default/web:http -j ${sep}`,
+      `-A ${sep} -s 10.244.1.2/32 -m comment --comment default/web:http -j KUBE-MARK-MASQ`,
+      `-A ${sep} -p tcp -m comment --comment default/web:http -m tcp -j DNAT --to-destination 10.244.1.2:80`,
+      'COMMIT',
+    ].join('\n');
+    const x = reads(text);
+    const web = x.trees.services.find((t) => t.name === 'default/web:http')!;
+    assert.match(web.partial ?? '', new RegExp(`a jump of it names ${sep}, whose hash is hidden`));
+    assert.ok(web.endpoints.length > 0);
+    assert.ok(web.endpoints.every((e) => e.shareUnknown !== undefined));
+    const unread = x.dump.warnings.find((w) => w.kind === 'redacted')!;
+    assert.deepEqual(unread.lines, [4, 5]);
+    assert.doesNotMatch(rulesText(x.dump, x.trees, { label: 'p' }), /100%/);
+  });
+});

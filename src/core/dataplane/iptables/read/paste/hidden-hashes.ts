@@ -3,8 +3,8 @@
 // KUBE-SVC-XXXX… and the chain KUBE-SVC-TCOU… it is would make two trees of one Service. kube-proxy
 // names each chain after what it is for (../../../kube-proxy/chain-names.ts): a Service port and
 // protocol, and for KUBE-SEP its endpoint too, which each line's comment, protocol and DNAT say.
-// Each hidden name is read as the name kube-proxy gave that chain; one no line ties to a single
-// chain is left as written and said, and its chain claims nothing.
+// Each hidden name is read as the name kube-proxy gave that chain where its own line ties it to
+// one chain; where its line does not, it is left as written and said, and its chain claims nothing.
 import { endpointChain, hash16 } from '../../../kube-proxy/chain-names.js';
 
 const KINDS = ['SVC', 'SVL', 'EXT', 'FW', 'XLB', 'SEP'];
@@ -84,8 +84,8 @@ function facts(line: string) {
  * The text with each hidden chain name that a line ties to one chain written as kube-proxy names
  * that chain; undefined where the text hides no hash. A line ties a name to its chain by its
  * comment's Service port, the protocol that port has in the paste, and for KUBE-SEP the endpoint;
- * a line that does not (a declaration, a jump without a comment) takes the one chain the other
- * lines read that hidden name as, and none where they read it as several.
+ * a declaration takes one of the chains the other lines read that hidden name as; any other line
+ * that does not tie it (a jump without a comment, or whose comment names no endpoint) none.
  */
 export function restoreHiddenHashes(text: string): Restored | undefined {
   const lines = text.split('\n');
@@ -160,20 +160,18 @@ export function restoreHiddenHashes(text: string): Restored | undefined {
       const hash = name && /^KUBE-(?:SVC|SVL|EXT|FW|XLB)-([A-Z0-9]{16})$/.exec(name)?.[1];
       if (hash) x.as = `KUBE-${x.kind}-${hash}`;
     }
-  // a line that does not: the one chain the others read its name as
+  // a declaration, which says nothing of its chain: one of the chains the others read its name
+  // as, each declared once; a rule that does not tie it stays as written (the paste shows one
+  // chain hidden so, not that the name stands for no other)
   const readAsSet = new Map<string, Set<string>>();
   for (const x of found) if (x.as) add(readAsSet, x.hidden, x.as);
   const readAs = new Map([...readAsSet].map(([k, v]) => [k, [...v]]));
   const declared = new Map<string, number>(); // declarations of each hidden name so far
   for (const x of found) {
-    if (x.as) continue;
-    const as = readAs.get(x.hidden) ?? [];
-    // each declaration of a name hidden alike declares one of the chains it stands for
-    if (DECLARATION.test(lines[x.line - 1]!) && as.length > 1) {
-      const k = declared.get(x.hidden) ?? 0;
-      declared.set(x.hidden, k + 1);
-      x.as = as[k];
-    } else if (as.length === 1) x.as = as[0];
+    if (x.as || !DECLARATION.test(lines[x.line - 1]!)) continue;
+    const k = declared.get(x.hidden) ?? 0;
+    declared.set(x.hidden, k + 1);
+    x.as = readAs.get(x.hidden)?.[k];
   }
   // each line's names written back, from its end so that offsets hold
   for (const x of [...found].reverse()) {
@@ -198,7 +196,9 @@ export function restoreHiddenHashes(text: string): Restored | undefined {
         why:
           as.length > 1
             ? `it stands for ${as.length} chains of the paste (${as.join(', ')}), and these lines do not say which`
-            : 'no line names the Service port (and endpoint) whose chain it is',
+            : as.length === 1
+              ? `these lines do not say which chain it is: other lines read it as ${as[0]}, but a chain the paste does not hold may be hidden alike`
+              : 'no line names the Service port (and endpoint) whose chain it is',
       });
     unread.get(x.hidden)!.lines.push(x.line);
   }
