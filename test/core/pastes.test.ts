@@ -1519,6 +1519,27 @@ TCP  10.96.0.50:80 rr
     assert.doesNotMatch(rulesText(x.dump, x.trees, { label: 'p' }), /no endpoints/);
   });
 
+  it("one virtual server line beside iptables' own lines anywhere in the paste (an -L view, -c counters, past the first 4 KiB): the iptables rules are read, the line said", () => {
+    const ipvs = '# ipvsadm -Ln | grep 10.96.0.10\nTCP  10.96.0.10:53 rr\n';
+    const listing = `# iptables -t nat -L KUBE-SERVICES -n
+Chain KUBE-SERVICES (2 references)
+target     prot opt source               destination
+KUBE-SVC-ERIFXISQEP7F7OF4  tcp  --  0.0.0.0/0            10.96.0.10           /* kube-system/kube-dns:dns-tcp cluster IP */ tcp dpt:53
+`;
+    const rule =
+      '-A KUBE-SERVICES -d 10.96.0.10/32 -p tcp -m comment --comment "kube-system/kube-dns:dns-tcp cluster IP" -m tcp --dport 53 -j KUBE-SVC-ERIFXISQEP7F7OF4\n';
+    const prose = 'the DNS Service does not answer from this node, here is what it has\n'.repeat(
+      80,
+    );
+    for (const rules of [listing, `[4:240] ${rule}`, `${prose}# iptables-save -t nat\n${rule}`]) {
+      const x = reads(ipvs + rules);
+      assert.equal(x.mode, 'iptables', rules.slice(0, 40));
+      assert.ok(x.mode === 'iptables');
+      assert.ok(x.trees.services.some((t) => t.name === 'kube-system/kube-dns:dns-tcp'));
+      assert.ok(x.dump.warnings.some((w) => w.kind === 'foreign' && w.line === 2));
+    }
+  });
+
   it('ipvsadm -l names cut at their column (no port) are read as names; a redacted <address> is no name', () => {
     const names = reads(`TCP  ip-10-49-120-28.eu-west-1.co rr
   -> ip-10-48-0-18.eu-west-1.comp Masq    1      0          0

@@ -48,7 +48,7 @@ export function pasteForm(
     const from = text.slice(0, found.at).split('\n').length - 1;
     return { kind: found.kind, ...(from > 0 ? { from } : {}) };
   }
-  return { kind: readerForm(head) ?? 'iptables' };
+  return { kind: readerForm(head, whole) ?? 'iptables' };
 }
 
 /** The text with its first `from` lines blank (their line breaks kept, so lines keep their
@@ -60,15 +60,24 @@ export const linesFrom = (text: string, from: number): string =>
     .join('\n');
 
 /** The reader whose form `text` (its first 4 KiB) shows: nft's, ipvsadm's, or iptables' rules
- * (iptables-save, -S, or an -L listing); undefined where none. */
-function readerForm(text: string): Exclude<PasteKind, 'cilium'> | undefined {
+ * (iptables-save, -S, or an -L listing); undefined where none. `whole` gives all of the paste, for
+ * what its head alone cannot settle. */
+function readerForm(
+  text: string,
+  whole: () => string = () => text,
+): Exclude<PasteKind, 'cilium'> | undefined {
   // nft's error report quotes the rules it refused, in nft's syntax: a listing beside it is read
   // without it (an ipvsadm listing too), else the iptables reader names what it is
   const errors = nftErrorLines(text);
   const rest = errors.length > 0 ? withoutLines(text, errors) : '';
-  if (errors.length > 0) return isNft(rest) ? 'nftables' : isIpvs(rest) ? 'ipvs' : 'iptables';
+  if (errors.length > 0)
+    return isNft(rest)
+      ? 'nftables'
+      : isIpvs(rest, () => withoutLines(whole(), errors))
+        ? 'ipvs'
+        : 'iptables';
   if (isNft(text) || isNft(newSide(text) ?? '')) return 'nftables';
-  if (isIpvs(text)) return 'ipvs';
+  if (isIpvs(text, whole)) return 'ipvs';
   const head = text.slice(0, 4096);
   return /^(?:\*[a-z]+$|:KUBE-|-[AN] )/m.test(head) || isListView(head) ? 'iptables' : undefined;
 }

@@ -9,6 +9,7 @@ import { headerCut, realNameCut, virtualNameCut } from './printing.js';
 import { hostAndPort, hostName, isName, nameHost } from './addresses.js';
 import { ruleCommand } from './rule-command.js';
 import { SCHEDULERS } from '../schedulers.js';
+import { holdsIptablesLine, isIptablesRuleLine } from '../../iptables/read/paste/iptables-lines.js';
 
 export interface IpvsRealServer {
   /** "10.244.1.4:80", IPv6 as "[fd00::4]:80"; `ipvsadm -l` prints names ("host:http"). */
@@ -110,8 +111,10 @@ export class IpvsParseError extends ListingParseError {
 const LISTING_HEAD =
   /^IP Virtual Server version |^Prot LocalAddress:Port |^IPVS connection entries$|^Timeout \(tcp tcpfin udp\):/;
 
-/** Does this look like ipvsadm's listing or its save form? (Lines may be quoted or in a diff.) */
-export const isIpvs = (text: string) => {
+/** Does this look like ipvsadm's listing or its save form? (Lines may be quoted or in a diff.)
+ * `text` is the paste's head; `whole` gives all of it, read only where the head shows one virtual
+ * server's line and nothing else of ipvsadm's. */
+export const isIpvs = (text: string, whole: () => string = () => text) => {
   const head = text
     .slice(0, 4096)
     .split('\n')
@@ -124,8 +127,9 @@ export const isIpvs = (text: string) => {
         (SERVICE.test(t) && /^-> /.test(head[i + 1] ?? '')),
     ) ||
     head.filter(scheduled).length >= 2 ||
-    // one virtual server's line alone (with a prompt, prose): no iptables line beside it
-    (head.some(scheduled) && !head.some((t) => IPTABLES_LINE.test(t)))
+    // one virtual server's line alone (with a prompt, prose): no line of iptables' anywhere in
+    // the paste beside it
+    (head.some(scheduled) && !holdsIptablesLine(whole()))
   );
 };
 
@@ -515,7 +519,7 @@ export function parseIpvs(coloured: string, file = '<input>'): IpvsTable {
     }
     // `ipvsadm -ln` typed above the listing prints numbers only: a host name under it is no name
     if (NUMERIC_COMMAND.test(t)) numeric ??= no;
-    if (IPTABLES_LINE.test(t)) iptablesLines.push(no);
+    if (isIptablesRuleLine(t)) iptablesLines.push(no);
     // a prompt, a command or prose between an elision and a listing: the elision is another's
     elidedAbove = undefined;
     skipped.push(no);
@@ -564,10 +568,6 @@ const OTHER_LISTING =
 
 /** A connection of `ipvsadm -Lnc`: protocol, expiry (mm:ss), state, source, virtual, destination. */
 const CONNECTION_ROW = /^(?:TCP|UDP|SCTP|IP)\s+\d+:\d\d\s+\S+\s+\S+\s+\S+\s+\S+$/;
-
-/** A line of iptables-save or iptables -S, after a quote's or a hand-drawn tree's "> " marks. */
-const IPTABLES_LINE =
-  /^(?:[>+|]\s*)*(?:-[AINP] [\w-]+(?: |$)|:[\w-]+ \S+ \[\d+:\d+\]$|\*(?:nat|filter|mangle|raw)$)/;
 
 /** `ipvsadm` typed with -n (--numeric): it prints addresses and ports as numbers. */
 const NUMERIC_COMMAND =
