@@ -1188,6 +1188,23 @@ describe('iptables -L pastes cut short', () => {
     assert.doesNotMatch(said, /no endpoints/);
   });
 
+  it("iptables failing to open one table beside another's rules: said of the table it names", () => {
+    const rs = parseIptables(
+      [
+        '# iptables -t security -L -n',
+        "iptables v1.8.7 (legacy): can't initialize iptables table `security': Table does not exist (do you need to insmod?)",
+        'Perhaps iptables or your kernel needs to be upgraded.',
+        ...lines(NAT_S),
+      ].join('\n'),
+      { file: 'dump.txt' },
+    );
+    assert.ok(rs.table('nat')!.ruleCount > 0);
+    const said = rs.warnings.find((w) => w.kind === 'foreign')!.message;
+    assert.match(said, /open table security .*no IPv4 security table .*iptable_security module/);
+    assert.match(said, /its other tables are not affected/);
+    assert.doesNotMatch(said, /holds no rules to list/);
+  });
+
   it('a note after the last rule is not a cut', () => {
     const rs = parseIptables(
       listing('# Warning: iptables-legacy tables present, use iptables-legacy to see them'),
@@ -1280,12 +1297,14 @@ describe('input that holds no rule at all', () => {
     {
       what: 'iptables (legacy) and iptables-save failing to open a table the kernel does not have',
       text: "$ sudo iptables -t nat -L -n\niptables v1.6.1: can't initialize iptables table `nat': Table does not exist (do you need to insmod?)\nPerhaps iptables or your kernel needs to be upgraded.\n",
-      message: /^dump\.txt: this is iptables failing to open a table .*no IPv4 netfilter table/,
+      message:
+        /^dump\.txt: this is iptables failing to open table nat .*no IPv4 nat table for this iptables backend \(its iptable_nat module/,
     },
     {
       what: 'ip6tables-save failing to open a table: the IPv6 family named',
       text: 'ip6tables-save v1.8.4 (legacy): Cannot initialize: Table does not exist (do you need to insmod?)\n',
-      message: /^dump\.txt: this is ip6tables failing to open a table .*no IPv6 netfilter table/,
+      message:
+        /^dump\.txt: this is ip6tables failing to open a table .*no IPv6 netfilter table of the one ip6tables was asked to open/,
     },
     {
       what: "the shell's report of nft's crash, naming it (zsh) or after it was typed (bash)",

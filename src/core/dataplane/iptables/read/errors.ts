@@ -1,6 +1,6 @@
 // What a parse throws: IptablesParseError for a line it cannot read (FILE:LINE and why), and
 // NoRulesError for input that holds no rule, saying what it holds instead and what to run.
-import { FOREIGN, type ForeignKind } from './paste/classify.js';
+import { foreignText, type ForeignKind } from './paste/classify.js';
 import type { ParseOptions } from './ruleset.js';
 import { escapeControls, excerpt } from '../../../sanitize.js';
 
@@ -36,6 +36,8 @@ export interface NoRulesDetail {
   typedRules?: number[];
   /** What the paste's one cut line was (a rule stopped before its end), as its warning says. */
   cut?: string;
+  /** The tables iptables' errors say it could not open (the kernel lacks them). */
+  unopened?: string[];
 }
 
 /** Input with no rule in it at all: empty, or another tool's listing (named, with what to run). */
@@ -58,7 +60,7 @@ function noRulesMessage(file: string, foreign?: ForeignKind, d?: NoRulesDetail):
     d?.legacyWarning !== undefined
       ? `; line ${d.legacyWarning} is iptables-nft's warning that the legacy backend holds tables: kube-proxy's rules are likely there, run \`iptables-legacy-save\``
       : '';
-  if (foreign) return `${file}: ${FOREIGN[foreign]}${legacy}`;
+  if (foreign) return `${file}: ${foreignText(foreign, d?.unopened ?? [])}${legacy}`;
   if (d?.counters !== undefined) {
     const one = d.counters.length === 1;
     return `no iptables rules in ${file}: line${one ? '' : 's'} ${d.counters.join(', ')} hold${one ? 's' : ''} only the packet and byte counters iptables-save -c prints before a rule, and the rule${one ? '' : 's'} they count ${one ? 'is' : 'are'} not in the paste${d.lines > d.counters.length ? `; no other line is a line of iptables-save or iptables -S` : ''}${legacy}`;

@@ -4,9 +4,10 @@
 // the Ruleset.
 import { text } from '../lexer.js';
 import {
-  FOREIGN,
   LEGACY_WARNING,
   classifyLine,
+  foreignText,
+  missingTable,
   nftCrashed,
   type ForeignKind,
 } from '../paste/classify.js';
@@ -93,9 +94,11 @@ export class DumpParser extends DumpRuleLines {
     rs.foreign = [...this.foreign.keys()];
     // the one rule there was, cut: said as such, not as a line of something else
     const cut = this.warnings.find((w) => w.kind === 'truncated');
+    const main = this.mainForeign();
     if (rs.tables.length === 0)
-      throw new NoRulesError(this.options.file ?? '<input>', this.mainForeign(), {
+      throw new NoRulesError(this.options.file ?? '<input>', main, {
         lines: this.nonBlank,
+        ...(main && this.unopened.has(main) ? { unopened: this.unopenedBy(main) } : {}),
         ...(this.legacyWarning !== undefined ? { legacyWarning: this.legacyWarning } : {}),
         ...(this.countersLines.length > 0 ? { counters: this.countersLines } : {}),
         ...(this.options.source ? { source: this.options.source } : {}),
@@ -171,6 +174,10 @@ export class DumpParser extends DumpRuleLines {
     }
     if (cls.kind === 'foreign') {
       const t = text(b, s, e);
+      // iptables' error for a table the kernel lacks names that table, not all of them
+      const missing = missingTable(t);
+      if (missing)
+        this.unopened.set(cls.foreign, (this.unopened.get(cls.foreign) ?? new Set()).add(missing));
       this.entry = isLog(cls.foreign)
         ? { header: t, lines: [this.lineNo], open: OPENS.test(t) }
         : undefined;
@@ -263,10 +270,15 @@ export class DumpParser extends DumpRuleLines {
     for (const [kind, lines] of this.foreign)
       this.warn(
         'foreign',
-        `line${lines.length === 1 ? '' : 's'} ${list(lines)} not read: ${FOREIGN[kind]}`,
+        `line${lines.length === 1 ? '' : 's'} ${list(lines)} not read: ${foreignText(kind, this.unopenedBy(kind))}`,
         lines[0]!,
         lines,
       );
+  }
+
+  /** The tables the lines of `kind` (iptables failing to open one) name, in the order named. */
+  private unopenedBy(kind: ForeignKind): string[] {
+    return [...(this.unopened.get(kind) ?? [])];
   }
 
   /** A component's log lines whose file or words name no component (shared_informer.go,

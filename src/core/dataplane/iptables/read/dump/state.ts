@@ -48,6 +48,7 @@ export abstract class DumpState {
   protected readonly logged: number[] = []; // rules kube-proxy logged, read after its log prefix
   protected readonly foreign = new Map<ForeignKind, number[]>();
   protected lastForeign: ForeignKind | undefined; // lines inside another tool's listing
+  protected readonly unopened = new Map<ForeignKind, Set<string>>(); // tables iptables failed to open
   protected readonly saveForm = new Set<Table>(); // tables read from iptables-save lines (":CHAIN")
   protected cutTable: Table | undefined; // the table whose last line ends mid-rule
   protected endsElided: { table: Table; line: number; text: string } | undefined; // "..." at the end

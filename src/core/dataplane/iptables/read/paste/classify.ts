@@ -65,10 +65,8 @@ export const FOREIGN: Record<ForeignKind, string> = {
     'this is nft failing where a listing was asked for (its own assertion failed and it aborted, or it crashed: the shell\'s "Segmentation fault"): no rule, set or map of the node is in the paste, and what nft printed before it may be incomplete; an nft older than the kube-proxy that wrote the table may not decode it: list it with the nft in kube-proxy\'s own image (`kubectl -n kube-system exec KUBE-PROXY-POD -- nft list table ip kube-proxy`) and give kdebug that',
   'ipvs-timeouts':
     "this is `ipvsadm -L --timeout` output, IPVS's connection timeouts (tcp, tcpfin and udp, in seconds), not its virtual servers: nothing of any Service is in it; run `ipvsadm -Ln` on the node and give kdebug that",
-  'iptables-no-table':
-    'this is iptables failing to open a table ("can\'t initialize iptables table ...: Table does not exist"): the node\'s kernel has no IPv4 netfilter table there for this iptables backend (its iptable_* module not loaded, or not built), so that backend holds no rules to list; the other backend may (`iptables-nft-save` or `iptables-legacy-save`)',
-  'ip6tables-no-table':
-    'this is ip6tables failing to open a table ("can\'t initialize ip6tables table ...: Table does not exist"): the node\'s kernel has no IPv6 netfilter table there for this ip6tables backend (its ip6table_* module not loaded, or IPv6 netfilter not built), so that backend holds no IPv6 rules to list; the other backend may (`ip6tables-nft-save` or `ip6tables-legacy-save`), and `iptables-save` lists the IPv4 rules',
+  'iptables-no-table': noTable('iptables', []),
+  'ip6tables-no-table': noTable('ip6tables', []),
   'kube-proxy-nft':
     "this is kube-proxy's nftables table (nftables mode), in a form kdebug cannot read as a listing here (a fragment, a diff, a quote): give it `nft list table ip kube-proxy` (or `nft -j list table ip kube-proxy`) as printed",
   ipvsadm:
@@ -93,6 +91,39 @@ export const FOREIGN: Record<ForeignKind, string> = {
   kubectl:
     "this is kubectl output (`kubectl get` of Services, endpoints, Pods or nodes, `describe svc`): the cluster's objects as the API server holds them, not a node's rules; paste `iptables-save` (or `ipvsadm -Ln`, `nft list table ip kube-proxy`) from the node, or run `kdebug svc NAME` against the cluster",
 };
+
+/** What the lines of another tool's kind are; iptables' failure to open a table said of the
+ * tables its lines name (missingTable). */
+export function foreignText(kind: ForeignKind, tables: readonly string[]): string {
+  if (kind === 'iptables-no-table') return noTable('iptables', tables);
+  if (kind === 'ip6tables-no-table') return noTable('ip6tables', tables);
+  return FOREIGN[kind];
+}
+
+/** The table iptables' (ip6tables') error for a table the kernel lacks names; undefined where it
+ * names none ("Cannot initialize: Table does not exist"). */
+export const missingTable = (line: string): string | undefined =>
+  /can't initialize ip6?tables table `(\w+)'/.exec(line)?.[1];
+
+/** iptables (ip6tables) failing to open `tables` (none named: one it was asked for): iptables
+ * opens each table on its own (iptc_init), so the others, and the other backend's, are not said
+ * empty. */
+function noTable(cmd: 'iptables' | 'ip6tables', tables: readonly string[]): string {
+  const six = cmd === 'ip6tables';
+  const family = six ? 'IPv6' : 'IPv4';
+  const modules = tables.map((t) => `${six ? 'ip6table' : 'iptable'}_${t}`);
+  const them = tables.join(' and ');
+  const what =
+    tables.length === 0
+      ? `a table ("Cannot initialize: Table does not exist", which names none)`
+      : `table${tables.length === 1 ? '' : 's'} ${them} ("can't initialize ${cmd} table \`${tables[0]}': Table does not exist")`;
+  const lacks =
+    tables.length === 0
+      ? `no ${family} netfilter table of the one ${cmd} was asked to open, for this backend (its ${six ? 'ip6table' : 'iptable'}_* module not loaded, or not built)`
+      : `no ${family} ${them} table for this ${cmd} backend (its ${modules.join(', ')} module${tables.length === 1 ? '' : 's'} not loaded, or not built${six ? ', or IPv6 netfilter not built' : ''}), so it holds no ${them} rules to list`;
+  const other = tables.length === 1 ? ` -t ${tables[0]}` : '';
+  return `this is ${cmd} failing to open ${what}: the node's kernel has ${lacks}; ${cmd} opens each table on its own, so its other tables are not affected (\`${cmd}-save\` lists those it has), and the other backend may hold ${tables.length === 0 ? 'that one' : them} (\`${cmd}-nft-save${other}\` or \`${cmd}-legacy-save${other}\`)${six ? '; `iptables-save` lists the IPv4 rules' : ''}`;
+}
 
 /** A line that is not a dump line: what it is, or the rule left after a known prefix. */
 export type LineClass =
