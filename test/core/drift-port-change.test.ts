@@ -21,14 +21,14 @@ const NODE = 'test-node';
 const LB = 'ns1/lb:p80';
 const SVC = kubeProxyChain('KUBE-SVC', LB, 'tcp');
 
-/** The cluster with ns1/lb at `port` (node port `nodePort`). */
-const viewAt = (port: number, nodePort: number) =>
+/** The cluster with ns1/lb at `port` (node port `nodePort`), its cluster IP `clusterIP`. */
+const viewAt = (port: number, nodePort: number, clusterIP = '172.30.0.43') =>
   clusterView([
     aNode(NODE, '192.168.0.2', '10.180.0.0/24'),
     aKubeProxyConfig('clusterCIDR: 10.0.0.0/8\n'),
     aService('ns1/lb', {
       type: 'LoadBalancer',
-      clusterIP: '172.30.0.43',
+      clusterIP,
       ports: [['p80', port, 'TCP', nodePort]],
       loadBalancerIPs: ['5.6.7.8'],
     }),
@@ -67,6 +67,22 @@ describe('drift after a Service port change', () => {
       new RegExp(`^-t nat -A KUBE-SERVICES -d 172\\.30\\.0\\.43/32 .*--dport 80 -j ${SVC}$`),
     );
     assert.ok(f.drift.expected.some((l) => l.includes('--dport 8080 -j ' + SVC)));
+    assert.match(f.explanation, /\(a port change kube-proxy has not applied: .*hold no port/);
+  });
+
+  it('says an address change, not a port change, where the Service was created again with a new cluster IP', () => {
+    const { d } = driftAgainst(viewAt(80, 3002, '172.30.0.99'));
+    const f = d.findings.find((x) => x.title.startsWith('the cluster IP rule'))!;
+    assert.equal(f.title, 'the cluster IP rule is for 172.30.0.43:80/tcp, not 172.30.0.99:80/tcp');
+    assert.match(
+      f.explanation,
+      /\(an address change kube-proxy has not applied: .*hold no address: a Service deleted and created again, which gets a new cluster IP/,
+    );
+    assert.doesNotMatch(f.explanation, /port change/);
+    const both = driftAgainst(viewAt(8080, 3002, '172.30.0.99')).d.findings.find((x) =>
+      x.title.startsWith('the cluster IP rule'),
+    )!;
+    assert.match(both.explanation, /\(an address and port change kube-proxy has not applied/);
   });
 
   it('does not say nothing jumps to a chain its external chain jumps to', () => {

@@ -233,6 +233,26 @@ describe('nftables drift', () => {
     assert.deepEqual(f!.drift.actual, [
       'nodes/test-node/nft-ip-kube-proxy.txt: service-ips 172.30.0.41 . tcp . 8080 : goto service-ULMVA6XW-ns1/svc1/tcp/p80',
     ]);
+    assert.match(
+      f!.explanation,
+      /a port the Service port does not have .*a port change keeps them/,
+    );
+  });
+
+  it('says an address, not a port, where the element is for the cluster IP the Service had before it was created again', () => {
+    const [f] = findings(
+      edited(
+        undefined,
+        [],
+        // its cluster-ips element and its service-ips one, as kube-proxy wrote them then
+        [/\b172\.30\.0\.41 /, '172.30.0.99 '],
+      ),
+    );
+    assert.match(
+      f!.explanation,
+      /its elements for 172\.30\.0\.99:80\/tcp lead into the Service port's chains instead, an address the Service port does not have in the API \(the chains' names hold no address: a Service deleted and created again/,
+    );
+    assert.doesNotMatch(f!.explanation, /port change/);
   });
 });
 

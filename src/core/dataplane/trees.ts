@@ -17,23 +17,6 @@ export const EXTERNAL_OR_LB = 'external or load-balancer IP (a listing does not 
 export const externalOrLb = (e: EntryPoint) =>
   e.kind === 'virtual-server' && e.label === EXTERNAL_OR_LB;
 
-/** The tree's entries of `want`'s kind at another port (a cluster IP: or address) than `want`'s.
- * A Service port's chains are named for its ServicePortName, which holds no port, so until the
- * proxy applies a port change the entry for the port it replaced still leads into them. */
-export function entriesElsewhere(
-  t: ServiceTree | undefined,
-  want: Pick<EntryPoint, 'kind' | 'address' | 'protocol'> & { port: number },
-): EntryPoint[] {
-  const external = want.kind === 'external-ip' || want.kind === 'load-balancer';
-  return (t?.entries ?? []).filter(
-    (e) =>
-      (e.kind === want.kind || (external && externalOrLb(e))) &&
-      e.protocol === want.protocol &&
-      (want.kind === 'cluster-ip' || e.address === want.address) &&
-      (e.port !== want.port || e.address !== want.address),
-  );
-}
-
 /** What a person calls each kind of entry. */
 export const ENTRY_KIND_TEXT: Record<EntryKind, string> = {
   'cluster-ip': 'cluster IP',

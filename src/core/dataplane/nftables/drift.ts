@@ -18,12 +18,8 @@ import {
 import type { ExpectedRules, ExpectedServicePort } from '../kube-proxy/expected.js';
 import { percent } from '../../model.js';
 import { writes, type Release } from '../kube-proxy/releases.js';
-import {
-  entriesElsewhere,
-  type EntryPoint,
-  type ServiceTree,
-  type ServiceTrees,
-} from '../trees.js';
+import { type EntryPoint, type ServiceTree, type ServiceTrees } from '../trees.js';
+import { entriesAt, entriesElsewhere, notInApi } from '../stale-entries.js';
 import {
   expectedNftCommands,
   expectedNftTable,
@@ -167,12 +163,6 @@ const keyText = (e: { key: (string | number)[] }) => e.key.join(' . ');
 const elementLine = (source: string, x: EntryPoint) =>
   `${source}: ${x.from} ${x.address === undefined ? '' : `${x.address} . `}${x.protocol} . ${x.port} : goto ${x.chain}`;
 
-/** "10.96.0.1:443/tcp", "node port 30080/tcp": where an element sends from. */
-const entryAt = (x: EntryPoint) =>
-  x.address === undefined
-    ? `node port ${x.port}/${x.protocol}`
-    : `${hostPort(x.address, x.port ?? '')}/${x.protocol}`;
-
 /** One Service port: its entries, no-endpoint verdicts, endpoints and shares, affinity,
  * external-chain masquerade, firewall and hairpin, the node's against kube-proxy's. */
 function servicePort(
@@ -213,10 +203,11 @@ function servicePort(
       // an entry a line not read may hold: the chains behind it are still compared
       entryWrong ||= !blind;
       // the chains' names hold no port: the element of the port a change replaced leads there
-      const moved = entriesElsewhere(a, { ...e, port: e.port ?? 0 });
+      const want = { ...e, port: e.port ?? 0 };
+      const moved = entriesElsewhere(a, want);
       missing(e.kind === 'node-port' ? 'nodeport-missing' : 'service-rules-missing', {
         title: `no ${e.from} element for ${sp.name} (${where})`,
-        message: `kube-proxy's table on ${node} has no ${e.from} element for ${sp.name}'s ${e.kind} ${where}, although the Service has endpoints: connections to it from ${node} are not translated${moved.length > 0 ? `; its elements for ${moved.map(entryAt).join(', ')} lead into the Service port's chains instead, a port the Service port does not have in the API (the chains' names hold no port: a port change keeps them)` : ''}.`,
+        message: `kube-proxy's table on ${node} has no ${e.from} element for ${sp.name}'s ${e.kind} ${where}, although the Service has endpoints: connections to it from ${node} are not translated${moved.length > 0 ? `; its elements for ${entriesAt(moved)} lead into the Service port's chains instead, ${notInApi(want, moved)}` : ''}.`,
         ...(moved.length > 0 ? { actual: moved.map((x) => elementLine(source, x)) } : {}),
         ...sync,
       });

@@ -15,7 +15,8 @@ import { compareEndpoints, isOnNode, noVerdict, stale } from './service.js';
 import { podOf } from '../../kube-proxy/endpoints.js';
 import type { ExpectedServicePort } from '../../kube-proxy/expected.js';
 import type { Rule } from '../read/parse.js';
-import { entriesElsewhere, externalOrLb, type EntryPoint, type ServiceTree } from '../../trees.js';
+import { externalOrLb, type EntryPoint, type ServiceTree } from '../../trees.js';
+import { entriesElsewhere } from '../../stale-entries.js';
 import { elsewhere, entryRules } from './stale-port.js';
 
 const unconditional = (r: Rule) =>
@@ -71,12 +72,13 @@ export function externalPath(
       sp.nodePort !== undefined &&
       !entries.some((e) => e.kind === 'node-port' && e.port === sp.nodePort)
     ) {
-      const moved = entriesElsewhere(t, { ...sp, kind: 'node-port', port: sp.nodePort });
+      const want = { ...sp, kind: 'node-port' as const, port: sp.nodePort };
+      const moved = entriesElsewhere(t, want);
       c.add({
         id: 'nodeport-missing',
         service: sp.name,
         title: `no rule for node port ${sp.nodePort}/${sp.protocol}`,
-        message: `node ${c.node} does not forward node port ${sp.nodePort}/${sp.protocol} to ${sp.name}: connections to ${c.exp.node.ips[0] ?? 'the node'}:${sp.nodePort} reach the node itself and are refused or time out${elsewhere(moved)}.`,
+        message: `node ${c.node} does not forward node port ${sp.nodePort}/${sp.protocol} to ${sp.name}: connections to ${c.exp.node.ips[0] ?? 'the node'}:${sp.nodePort} reach the node itself and are refused or time out${elsewhere(want, moved)}.`,
         expected: nat(sp.nat.filter((l) => l.chain === 'KUBE-NODEPORTS')),
         actual: [
           ...chainLines(c.nat, 'KUBE-NODEPORTS').filter((l) =>
@@ -93,12 +95,13 @@ export function externalPath(
     ] as const)
       for (const ip of ips) {
         if (has(kind, ip)) continue;
-        const moved = entriesElsewhere(t, { ...sp, kind, address: ip });
+        const want = { ...sp, kind, address: ip };
+        const moved = entriesElsewhere(t, want);
         c.add({
           id: 'service-rules-missing',
           service: sp.name,
           title: `no rule for the ${word} ${vip(ip, sp.port, sp.protocol)}`,
-          message: `node ${c.node} has no rule for ${sp.name}'s ${word} ${vip(ip, sp.port, sp.protocol)}: traffic to it is not redirected to any endpoint${elsewhere(moved)}.`,
+          message: `node ${c.node} has no rule for ${sp.name}'s ${word} ${vip(ip, sp.port, sp.protocol)}: traffic to it is not redirected to any endpoint${elsewhere(want, moved)}.`,
           expected: nat(
             sp.nat.filter((l) => l.chain === 'KUBE-SERVICES' && l.text.includes(`-d ${ip}/32 `)),
           ),
