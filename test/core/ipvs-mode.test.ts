@@ -224,6 +224,67 @@ describe('IPVS mode: drift', () => {
     assert.match(found[0]!.drift.actual[0]!, /^ipvsadm-save\.txt:\d+: -A -t 10\.96\.0\.20:8080 /);
   });
 
+  it('two ports changed at once: each stale virtual server said with its own Service port where its real servers tell, else said not told', () => {
+    /** shop/two at 10.96.0.40 with ports `ports`, its endpoint serving `targets`. */
+    const two = (ports: [number, number], targets: [number, number]) =>
+      expectedIpvs(
+        expectedRules(
+          clusterView([
+            aNode(NODE, '192.0.2.11', '10.244.0.0/24'),
+            aKubeProxyConfig('mode: ipvs\nclusterCIDR: 10.244.0.0/16\n'),
+            aService('shop/two', {
+              clusterIP: '10.96.0.40',
+              ports: [
+                ['http', ports[0]],
+                ['https', ports[1]],
+              ],
+            }),
+            anEndpointSlice(
+              'shop/two',
+              ['10.244.0.7'],
+              [
+                ['http', targets[0]],
+                ['https', targets[1]],
+              ],
+            ),
+          ]),
+          NODE,
+        ),
+        { scheduler: 'rr', nodeAddresses: ['192.0.2.11'] },
+      );
+    const said = (before: ExpectedIpvs, now: ExpectedIpvs) =>
+      ipvsDrift({
+        node: NODE,
+        source: 'ipvsadm-save.txt',
+        expected: now,
+        ...asRead(before),
+        localEndpoints: new Set(),
+        scoped: false,
+      }).findings.map((f) => [f.title, f.explanation]);
+    // the Service's ports and targets alike: 80 -> 8080, 443 -> 8443, now 81 and 444
+    const told = said(two([80, 443], [8080, 8443]), two([81, 444], [8080, 8443]));
+    assert.deepEqual(
+      told.map(([t]) => t).filter((t) => t!.startsWith('no virtual server')),
+      ['no virtual server TCP 10.96.0.40:81', 'no virtual server TCP 10.96.0.40:444'],
+    );
+    assert.match(
+      told[0]![1]!,
+      /It has one at 10\.96\.0\.40:80, .*with this Service port's real servers/,
+    );
+    assert.doesNotMatch(told[0]![1]!, /:443/);
+    assert.match(told[1]![1]!, /It has one at 10\.96\.0\.40:443, /);
+    assert.doesNotMatch(told[1]![1]!, /:80\b/);
+    // both ports' targets the same: their real servers do not tell them apart
+    const untold = said(two([80, 443], [8080, 8080]), two([81, 444], [8080, 8080]));
+    const missing = untold.filter(([t]) => t!.startsWith('no virtual server'));
+    assert.equal(missing.length, 2);
+    for (const [, explanation] of missing)
+      assert.match(
+        explanation!,
+        /virtual servers at 10\.96\.0\.40:80, 10\.96\.0\.40:443, .*which of them was this Service port's, the listing cannot tell/,
+      );
+  });
+
   it('an endpoint kube-proxy drains (weight 0, no longer an endpoint) is a note, not drift', () => {
     const read = asRead(want);
     read.table.services

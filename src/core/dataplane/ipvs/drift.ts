@@ -17,7 +17,7 @@ import {
 import type { ExpectedIpvs, ExpectedVirtualServer } from './expected.js';
 import type { Ipset } from './read/ipset.js';
 import type { IpvsRealServer, IpvsService, IpvsTable } from './read/listing.js';
-import { hostAndPort } from './read/addresses.js';
+import { stalePorts, stalePortsText } from './stale-ports.js';
 
 export interface IpvsDriftInput {
   node: string;
@@ -76,17 +76,19 @@ export function ipvsDrift(input: IpvsDriftInput): NodeDrift {
   const actual = new Map(table.services.map((s) => [`${s.protocol} ${s.address}`, s]));
   const known = new Set(exp.virtualServers.map((v) => `${v.protocol} ${v.address}`));
   const named = new Set<IpvsService>(); // at another port of a cluster IP: said with its port
+  const listed = (v: ExpectedVirtualServer) => actual.has(`${v.protocol} ${v.address}`);
   for (const want of exp.virtualServers) {
     const got = actual.get(`${want.protocol} ${want.address}`);
     const line = `-A ${vsLine(want)} -s ${want.scheduler}${want.persistent !== undefined ? ` -p ${want.persistent}` : ''}`;
     if (!got) {
       const nodePort = want.kind === 'node-port';
-      const moved = otherPorts(want, table, known);
+      const stale = stalePorts(want, exp, table, known, listed);
+      const moved = [...stale.told, ...stale.untold];
       for (const s of moved) named.add(s);
       add(nodePort ? 'nodeport-missing' : 'service-rules-missing', {
         service: want.name,
         title: `no virtual server ${want.protocol.toUpperCase()} ${want.address}`,
-        message: `${node} has no IPVS virtual server for ${want.name} at ${want.address} (${want.kind}): connections to it are not load-balanced on this node. ${moved.length > 0 ? `It has one at ${moved.map((s) => s.address).join(', ')}, a port of this cluster IP no current Service port has: it is left from before a change of the Service (its port) that kube-proxy has not applied.` : 'kube-proxy creates it on every sync, so it was deleted by hand or kube-proxy is not syncing.'}`,
+        message: `${node} has no IPVS virtual server for ${want.name} at ${want.address} (${want.kind}): connections to it are not load-balanced on this node. ${moved.length > 0 ? stalePortsText(stale) : 'kube-proxy creates it on every sync, so it was deleted by hand or kube-proxy is not syncing.'}`,
         expected: [line],
         actual: moved.map((s) => vsText(s, source)),
         ...notSyncing(node),
@@ -163,22 +165,6 @@ export function ipvsDrift(input: IpvsDriftInput): NodeDrift {
     ...(notRead.length > 0 ? { notRead } : {}),
     drifted: findings.some(isDrift),
   };
-}
-
-/** The virtual servers at a missing cluster IP's address on a port no current Service port has:
- * what a port change leaves until kube-proxy syncs (IPVS has no chain to tie them to the port). */
-function otherPorts(
-  want: ExpectedVirtualServer,
-  table: IpvsTable,
-  known: Set<string>,
-): IpvsService[] {
-  if (want.kind !== 'cluster-ip') return [];
-  return table.services.filter(
-    (s) =>
-      s.protocol === want.protocol &&
-      hostAndPort(s.address)?.host === want.ip &&
-      !known.has(`${s.protocol} ${s.address}`),
-  );
 }
 
 function realServers(
