@@ -110,3 +110,15 @@ COMMIT
     );
   });
 });
+
+describe("what ends grep's output", () => {
+  it('a line of prose after it ends it (its last line is where a window may end); a "#" note among its rules does not', () => {
+    const typed = '$ iptables -t nat -S | grep -A 1 KUBE-SVC-NPX46M4PTMTKRN6Y\n';
+    const more =
+      '-A KUBE-SVC-TCOU7JCQXEZGVUNU -m comment --comment "kube-system/kube-dns:dns -> 10.244.0.2:53" -j KUBE-SEP-YIL6JZP7A3QYXJU2\n';
+    const ends = (between: string) =>
+      reads(typed + AFTER_1 + between + more).warned.map((w) => w.line);
+    assert.deepEqual(ends('and that is all it printed\n'), [10]);
+    assert.deepEqual(ends('# and that is all it printed\n'), [12]);
+  });
+});

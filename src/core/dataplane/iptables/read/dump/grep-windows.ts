@@ -49,7 +49,9 @@ export function grepContext(line: string): GrepContext | null | undefined {
 
 /** One stretch of a command's output, and what of grep's groups it holds. */
 interface Region {
-  /** The line that ended the output before it (a command typed, prose, a fence). */
+  /** The line that ended the output before it: a command typed, a fence, or a line of prose
+   * (the parser's noteTyped; not a "#" note among the rules, nor prose going on from another
+   * tool's output, which leave the output open). */
   after: number;
   /** From a typed grep with context options, and the line it was typed on. */
   typed?: GrepContext & { line: number };
@@ -85,7 +87,8 @@ export class GrepWindows {
     this.region.end = line;
   }
 
-  /** A command typed, or prose or a fence: the output before it ends, another may start. */
+  /** A command typed, a fence or a line of prose (as `after` says): the output before it ends,
+   * another may start. */
   typed(lineText: string | undefined, line: number): void {
     this.close();
     const context = lineText === undefined ? undefined : grepContext(lineText);
