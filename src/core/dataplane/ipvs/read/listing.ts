@@ -107,9 +107,9 @@ export class IpvsParseError extends ListingParseError {
 }
 
 /** The first line of one of ipvsadm's listings: of the virtual servers (`-Ln`, or `-Ln -t` of one),
- * of the connections (`-Lnc`), of the timeouts (`--timeout`: that line alone). */
+ * of the connections (`-Lnc`); `--timeout`'s line alone is a foreign kind (classify.ts). */
 const LISTING_HEAD =
-  /^IP Virtual Server version |^Prot LocalAddress:Port |^IPVS connection entries$|^Timeout \(tcp tcpfin udp\):/;
+  /^IP Virtual Server version |^Prot LocalAddress:Port |^IPVS connection entries$/;
 
 /** Does this look like ipvsadm's listing or its save form? (Lines may be quoted or in a diff.)
  * `text` is the paste's head; `whole` gives all of it, read only where the head shows one virtual
