@@ -2,7 +2,7 @@
 // printed as Go's net.IP.String() does (RFC 5952: lower case, no leading zeros, the longest run
 // of two or more zero groups as "::", the first such run on a tie). And the family-neutral
 // helpers the rule model uses, so the IPv4 and IPv6 rule sets are one code path.
-import { canonicalCidr as canonicalCidr4, contains as contains4, isIPv4 } from './ipv4.js';
+import { canonicalCidr as canonicalCidr4, cidrContains, ipv4, isIPv4, parseCidr } from './ipv4.js';
 
 export type IPFamily = 'IPv4' | 'IPv6';
 
@@ -97,10 +97,23 @@ export function canonicalAddress(text: string): string {
 
 /** Does the CIDR contain the address (same family only)? */
 export function containsAny(cidr: string, address: string): boolean {
-  if (familyOf(cidr) === 'IPv4') return contains4(cidr, address);
+  return cidrHolds(cidr)(address);
+}
+
+/** Whether an address is in the CIDR (same family only), the CIDR read once for many. */
+export function cidrHolds(cidr: string): (address: string) => boolean {
+  if (familyOf(cidr) === 'IPv4') {
+    const c = parseCidr(cidr);
+    return (address) => {
+      const a = ipv4(address);
+      return c !== undefined && a !== undefined && cidrContains(c, a);
+    };
+  }
   const c = parseCidr6(cidr);
-  const a = ipv6(address);
-  return c !== undefined && a !== undefined && cidr6Contains(c, a);
+  return (address) => {
+    const a = ipv6(address);
+    return c !== undefined && a !== undefined && cidr6Contains(c, a);
+  };
 }
 
 /** An address with its host prefix (/32, /128); a CIDR as it is. */

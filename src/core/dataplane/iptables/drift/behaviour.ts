@@ -10,7 +10,7 @@ import {
 import { parseIptables, type Ruleset } from '../read/parse.js';
 import { RuleFlag } from '../read/token-walk.js';
 import { formatIPv4, parseCidr } from '../../../ipv4.js';
-import { containsAny, formatIPv6, hostCidr, hostPort, parseCidr6 } from '../../../ipv6.js';
+import { cidrHolds, formatIPv6, hostCidr, hostPort, parseCidr6 } from '../../../ipv6.js';
 import { tracePacket } from '../trace.js';
 import type { NodeNetwork, TracePacket } from '../../trace/trace.js';
 
@@ -93,7 +93,7 @@ const PORT_CHAIN = /^KUBE-(?:SVC|SVL|SEP|EXT|FW|XLB)-[A-Z0-9]{16}$/;
  * negated match, a port range or list), which ports of one shape may meet differently. */
 export interface SharedRules {
   byName: Map<string, string[]>;
-  ranges: { cidrs: string[]; ports: [number, number][] };
+  ranges: { cidrs: ((address: string) => boolean)[]; ports: [number, number][] };
 }
 
 /** The shared rules of the node's nat and filter tables, read once per drift. */
@@ -120,7 +120,7 @@ export function sharedRules(actual: Ruleset): SharedRules {
         const dport = t.dport(id);
         if (dst !== undefined) {
           const host = dst.replace(/\/(?:32|128)$/, '');
-          if (flags & RuleFlag.dstNegated || host.includes('/')) ranges.cidrs.push(dst);
+          if (flags & RuleFlag.dstNegated || host.includes('/')) ranges.cidrs.push(cidrHolds(dst));
           else add(host, t.text(id));
         } else if (dport !== undefined && !(flags & RuleFlag.dportNegated) && /^\d+$/.test(dport))
           add(dport, t.text(id));
@@ -161,10 +161,11 @@ export function behaviourKey(
   const numbers = [sp.port, sp.nodePort, ...endpoints.map((e) => e.port)].flatMap((n) =>
     n === undefined ? [] : [n],
   );
-  const senders = new Set(packetsFor(exp, sp).map((p) => p.src));
+  // every source sends to the cluster IP
+  const { pod, outside, node } = sourcesOf(exp);
   if (
-    addresses.some((ip) => senders.has(ip)) ||
-    shared.ranges.cidrs.some((c) => addresses.some((ip) => containsAny(c, ip))) ||
+    addresses.some((ip) => ip === pod || ip === outside || ip === node) ||
+    shared.ranges.cidrs.some((holds) => addresses.some(holds)) ||
     shared.ranges.ports.some(([a, b]) => numbers.some((n) => n >= a && n <= b))
   )
     return undefined;
@@ -174,28 +175,27 @@ export function behaviourKey(
   for (const e of endpoints) {
     own.add(e.ip).add(e.address).add(hostCidr(e.ip));
   }
+  for (const c of Object.values(sp.chains)) if (c) own.add(c);
   // the port's rules made afresh: the key of every port need not keep them (40 MB at 10,000)
   const rules = rulesOf(exp, sp);
-  for (const r of rules.nat) for (const w of r.text.split(' ')) if (PORT_CHAIN.test(w)) own.add(w);
-  for (const c of Object.values(sp.chains)) if (c) own.add(c);
-  const seen = new Map<string, number>();
-  const name = (word: string) => {
-    let n = seen.get(word);
-    if (n === undefined) seen.set(word, (n = seen.size));
-    return `<${n}>`;
-  };
-  // a comment, spaces and all, is one word
-  const renamed = (text: string) =>
-    text.replace(WORD, (w) => (w.startsWith('"') ? name(w) : own.has(w) ? name(w) : w));
+  const renamed = renamer(own);
   // the differences kube-proxy's side has are the port's own lines: each is marked where it
   // stands, not renamed twice
   const differs = new Map<string, number>();
-  for (const l of diff.expected) differs.set(l, (differs.get(l) ?? 0) + 1);
-  const line = (table: string, r: { chain: string; text: string }) => {
-    const key = `-t ${table} ${r.text}`;
-    const n = differs.get(key);
-    if (n) differs.set(key, n - 1);
-    return `${renamed(r.chain)} ${renamed(r.text)}${n ? ' -' : ''}`;
+  const differing = { nat: new Set<string>(), filter: new Set<string>() };
+  for (const l of diff.expected) {
+    differs.set(l, (differs.get(l) ?? 0) + 1);
+    if (l.startsWith('-t nat ')) differing.nat.add(l.slice(7));
+    else if (l.startsWith('-t filter ')) differing.filter.add(l.slice(10));
+  }
+  const chains = new Map<string, string>();
+  const line = (table: 'nat' | 'filter', r: { chain: string; text: string }) => {
+    let chain = chains.get(r.chain);
+    if (chain === undefined) chains.set(r.chain, (chain = renamed(r.chain, table)));
+    const key = differing[table].has(r.text) ? `-t ${table} ${r.text}` : undefined;
+    const n = key === undefined ? 0 : differs.get(key);
+    if (key !== undefined && n) differs.set(key, n - 1);
+    return `${chain} ${renamed(r.text, table)}${n ? ' -' : ''}`;
   };
   const lines = [
     sp.protocol,
@@ -206,12 +206,12 @@ export function behaviourKey(
   // the port's own chains the node's side differs in, whole and in order: a rule's place in its
   // chain is part of what it does (a DROP before the jumps, or after the last); in the shared
   // chains the rules met below keep their order
-  const differing = new Set<string>();
+  const differed = new Set<string>();
   for (const l of diff.actual) {
     const [, table, , chain] = l.split(' ', 4) as [string, string, string, string];
-    if (PORT_CHAIN.test(chain)) differing.add(`${table} ${chain}`);
+    if (PORT_CHAIN.test(chain)) differed.add(`${table} ${chain}`);
   }
-  const placed = [...differing].flatMap((at) => {
+  const placed = [...differed].flatMap((at) => {
     const [table, chain] = at.split(' ') as [string, string];
     return [`@ ${at}`, ...chainRules(table, chain)];
   });
@@ -219,17 +219,69 @@ export function behaviourKey(
   return [
     ...lines,
     '-',
-    ...left.map(renamed),
+    ...left.map((l) => renamed(l)),
     '+',
-    ...diff.actual.map(renamed),
-    ...placed.map(renamed),
+    ...diff.actual.map((l) => renamed(l)),
+    ...placed.map((l) => renamed(l)),
     '=',
-    ...met.map(renamed),
+    ...met.map((l) => renamed(l)),
   ].join('\n');
 }
 
-/** A word of a rule's text: a quoted comment whole, else up to the next space. */
-const WORD = /"[^"]*"|[^ ]+/g;
+/**
+ * Renames a port's own words and every comment in a text to <0>, <1> ... in order of first use.
+ * A word is a quoted comment whole, spaces and all, else up to the next space. A word of the
+ * port's nat rules (renamed first, `table` 'nat') that names a port chain is its own, there and
+ * after. Scanned by hand, a word looked up only where it starts as an own word can: a regex's
+ * callback per word was most of the time of a key.
+ */
+function renamer(own: Set<string>): (text: string, table?: 'nat' | 'filter') => string {
+  const first = new Uint8Array(128);
+  for (const w of own) {
+    const c = w.charCodeAt(0);
+    if (c < 128) first[c] = 1;
+  }
+  first[34] = 1; // a comment
+  first[75] = 1; // K: a port chain
+  const seen = new Map<string, string>();
+  const isOwn = (word: string, nat: boolean) => {
+    if (own.has(word)) return true;
+    if (!nat || !PORT_CHAIN.test(word)) return false;
+    own.add(word);
+    return true;
+  };
+  return (text, table) => {
+    const nat = table === 'nat';
+    let out = '';
+    let done = 0; // text[0, done) is in out
+    const n = text.length;
+    let i = 0;
+    while (i < n) {
+      const c = text.charCodeAt(i);
+      if (c === 32) {
+        i++;
+        continue;
+      }
+      let end = i + 1;
+      if (c === 34) {
+        while (end < n && text.charCodeAt(end) !== 34) end++;
+        if (end < n) end++;
+        else for (end = i + 1; end < n && text.charCodeAt(end) !== 32;) end++;
+      } else while (end < n && text.charCodeAt(end) !== 32) end++;
+      if (c >= 128 || first[c]) {
+        const word = text.slice(i, end);
+        if (c === 34 || isOwn(word, nat)) {
+          let name = seen.get(word);
+          if (name === undefined) seen.set(word, (name = `<${seen.size}>`));
+          out += text.slice(done, i) + name;
+          done = end;
+        }
+      }
+      i = end;
+    }
+    return done === 0 ? text : out + text.slice(done);
+  };
+}
 
 /** Where kube-proxy's rules send a packet, as a sorted list of "50% -> 10.0.0.1:80 masquerade"
  * outcomes: its DNAT, its mark for masquerade and its REJECT or DROP; what the node's other rules
@@ -252,13 +304,18 @@ function outcomes(rs: Ruleset, net: NodeNetwork, packet: TracePacket): string {
 const describe = (p: TracePacket) =>
   `${p.protocol} ${p.fromHost ? `from the node (${p.src})` : `from ${p.src}`} to ${hostPort(p.dst, p.dport ?? 0)}`;
 
-/** A Pod's, an outside client's and the node's packet to each of the port's addresses. */
-function packetsFor(exp: ExpectedRules, sp: ExpectedServicePort): TracePacket[] {
+/** Where the walks send packets from: a Pod, a client outside the cluster, the node. */
+function sourcesOf(exp: ExpectedRules): { pod?: string; outside: string; node?: string } {
   const v6 = exp.ruleContext.family === 'IPv6';
-  const node = exp.node.ips[0];
   const pod = hostOf(exp.localDetector?.ifLocal.source ?? exp.node.podCIDR, v6);
   // TEST-NET / documentation addresses: a client outside the cluster
   const outside = v6 ? '2001:db8:ffff::77' : '198.51.100.77';
+  return { pod, outside, node: exp.node.ips[0] };
+}
+
+/** A Pod's, an outside client's and the node's packet to each of the port's addresses. */
+function packetsFor(exp: ExpectedRules, sp: ExpectedServicePort): TracePacket[] {
+  const { pod, outside, node } = sourcesOf(exp);
   const sources: [string, boolean][] = [
     ...(pod ? [[pod, false] as [string, boolean]] : []),
     [outside, false],
