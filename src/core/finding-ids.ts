@@ -91,6 +91,7 @@ export const STEP_FINDING_IDS = {
     'rules-other-mode',
     'rules-not-kube-proxy',
     'rules-not-used',
+    'rules-read-whole',
     'rules-nftables-not-observed',
     'rules-ipvs-not-observed',
     'rules-cilium-not-observed',

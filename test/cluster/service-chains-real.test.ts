@@ -243,12 +243,14 @@ describe(
       const n = new Analysis(facts).node(NODE);
       assert.equal(n.chainsRead(), undefined);
       assert.deepEqual(n.drift([svc]).findings, []);
-      const rules = diagnose(facts, { namespace: svc.namespace, service: svc.name })
+      // said on the node whatever its rules hold: a note of its own, with the failed read
+      const note = diagnose(facts, { namespace: svc.namespace, service: svc.name })
         .steps.flatMap((s) => s.findings)
-        .find((f) => f.id === 'rules-match');
+        .find((f) => f.id === 'rules-read-whole');
+      assert.equal(note?.node, NODE);
       assert.match(
-        rules?.explanation ?? '',
-        /On node-a kdebug read the whole table instead of this Service's rules by name: iptables-nft -t nat -S KUBE-SVC-\w+: sudo: a password is required\./,
+        note?.explanation ?? '',
+        /the whole table instead of this Service's rules by name on node-a: iptables-nft -t nat -S KUBE-SVC-\w+: sudo: a password is required\./,
       );
     });
 

@@ -24,7 +24,8 @@ import { buildServiceTrees } from './iptables/trees.js';
 export type PasteKind = 'nftables' | 'ipvs' | 'iptables' | 'cilium';
 
 /** Which reader a paste is for, from its first 4 KiB (`head`); `whole` gives the rest of the
- * text, read only where the head holds Cilium's output that lists no Service. */
+ * text, read where the head alone cannot tell (Cilium's output that lists no Service, one IPVS
+ * virtual server's line beside lines that may be iptables'). */
 export const pasteKind = (head: string, whole: () => string = () => head): PasteKind =>
   pasteForm(head, whole).kind;
 

@@ -112,7 +112,9 @@ function ipvsWarnings(d: IpvsTable): RulesWarning[] {
     out.push({ line: lines[0]!, kind: 'ipvs', message, lines });
   if (d.names)
     say(
-      '`ipvsadm -l` without -n prints host and port names: addresses are shown as printed, ports only where the name is a well-known one; run `ipvsadm -Ln` for numbers',
+      d.view === 'save'
+        ? '`ipvsadm-save` without -n saves host and port names: addresses are shown as saved, ports only where the name is a well-known one; run `ipvsadm-save -n` for numbers'
+        : '`ipvsadm -l` without -n prints host and port names: addresses are shown as printed, ports only where the name is a well-known one; run `ipvsadm -Ln` for numbers',
     );
   if (d.renamed)
     say(

@@ -33,8 +33,6 @@ export interface IpvsTreeOptions {
   loopBack?: Set<string>;
 }
 
-/** Schedulers whose choice is the weights alone. */
-
 export function buildIpvsTrees(t: IpvsTable, o: IpvsTreeOptions = {}): ServiceTrees {
   const trees = new Map<string, ServiceTree>();
   const guessed = o.known ? undefined : entryKinds(t);

@@ -263,7 +263,7 @@ export class DumpParser extends DumpRuleLines {
     if (reruns.length > 0)
       this.warn(
         'duplicate',
-        `${reruns.length} rule line${reruns.length === 1 ? '' : 's'} repeat${reruns.length === 1 ? 's' : ''} the rules an earlier command printed but for ${reruns.length === 1 ? 'its' : 'their'} counters (the command run again, its counters moved since): the same rule${reruns.length === 1 ? '' : 's'}, read once (line${reruns.length === 1 ? '' : 's'} ${list(reruns)})`,
+        `${reruns.length} rule line${reruns.length === 1 ? '' : 's'} repeat${reruns.length === 1 ? 's' : ''} the rules an earlier command printed (the command run again; where counters are printed, only they may differ): the same rule${reruns.length === 1 ? '' : 's'}, read once (line${reruns.length === 1 ? '' : 's'} ${list(reruns)})`,
         reruns[0]!,
         reruns,
       );
