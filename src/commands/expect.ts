@@ -9,7 +9,7 @@ import { expectedIpvs, expectedIpvsText } from '../core/dataplane/ipvs/expected.
 import { expectedNftText } from '../core/dataplane/nftables/expected/expected.js';
 import { expectedCiliumText } from '../core/dataplane/cilium/expected/render.js';
 import { startKnown } from '../core/dataplane/cilium/agent/refused.js';
-import type { IPFamily } from '../core/ipv6.js';
+import { familyOf, type IPFamily } from '../core/ipv6.js';
 import { serviceCIDRs, type ClusterView } from '../core/kube/objects.js';
 import { pickNodes, readFacts, type SourceFlags } from '../cluster/facts-source.js';
 import { expectDoc } from '../output/expect.js';
@@ -101,7 +101,18 @@ export async function expectCommand(o: ExpectOptions, g: GlobalOptions): Promise
     }
     if (mode === 'ipvs') {
       const n = analysis.node(name!, undefined, family);
-      return expectedIpvsText(expectedIpvs(n.expected(), n.ipvsOptions()));
+      const options = n.ipvsOptions();
+      const e = expectedIpvs(n.expected(), options);
+      // kube-proxy runs an IPv6 proxier wherever the node has IPv6: said where it is not printed
+      if (
+        families.length === 1 &&
+        family === 'IPv4' &&
+        options.nodeAddresses?.some((a) => familyOf(a) === 'IPv6')
+      )
+        e.notes.push(
+          `the node has IPv6, so kube-proxy runs its IPv6 proxier here too: its KUBE-6-* ipsets and ip6tables rules with --family ipv6`,
+        );
+      return expectedIpvsText(e);
     }
     const exp = node.expected(undefined, { ...flags, family });
     // the knobs' notes say what was assumed; a knob given on the command line is not

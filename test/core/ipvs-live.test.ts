@@ -2,9 +2,8 @@
 // recorded in a VM by test/support/ipvs-vm/record.sh), read back against the configuration that
 // script wrote: the virtual servers, real servers, weights, schedulers and persistence kdebug must
 // find in each view, and no share stated where the view prints no weights (--stats, --rate,
-// --thresholds). The expectations are the configuration's, not kdebug's reading. Then what the
-// lab's real kube-proxy programmed in IPVS mode in that VM (kube-proxy/, by kube-proxy.ts), which
-// `kdebug expect` and `kdebug drift` must match.
+// --thresholds). The expectations are the configuration's, not kdebug's reading. (What each
+// release's real kube-proxy programmed in IPVS mode in that VM is test/versions' recordings.)
 // IP conventions: Services 10.96.0.0/16 and fd00:10:96::/112, Pods 10.244.0.0/16 and
 // fd00:10:244::/48, the node 192.168.0.10 ("node-a" in the guest's /etc/hosts).
 import assert from 'node:assert/strict';
@@ -14,7 +13,6 @@ import { parseIpsets } from '../../src/core/dataplane/ipvs/read/ipset.js';
 import { parseIpvs, type IpvsService } from '../../src/core/dataplane/ipvs/read/listing.js';
 import { readPaste } from '../../src/core/dataplane/paste.js';
 import type { ServiceTree } from '../../src/core/dataplane/trees.js';
-import { kdebug } from '../support/cli.js';
 
 const DIR = 'test/fixtures/ipvs-live';
 const fixture = (name: string) => readFileSync(`${DIR}/${name}`, 'utf8');
@@ -297,54 +295,4 @@ describe("kube-proxy's ipsets on a real kernel: ipset list and ipset save read a
         assert.deepEqual(sorted([...sets.get(name)!.entries]), sorted(entries.split(' ')), name);
       }
     });
-});
-
-describe("kube-proxy v1.37.2's IPVS mode on a real kernel (test/fixtures/ipvs-live/kube-proxy)", () => {
-  // the lab's truth matrix; node-a's files are what the real kube-proxy programmed in the VM
-  const SNAPSHOT = `${DIR}/kube-proxy/snapshot`;
-  const NODE_A = `${SNAPSHOT}/nodes/node-a`;
-  const lines = (text: string) => text.split('\n').filter((l) => l && !l.startsWith('#'));
-  /** `kdebug expect`'s sections by their heading: IPVS, ipsets, kube-ipvs0. */
-  const expected = () => {
-    const r = kdebug(['expect', '--snapshot', SNAPSHOT, '--node', 'node-a']);
-    assert.equal(r.code, 0, r.stderr);
-    const sections = r.stdout.split(/^(?=# )/m);
-    const section = (heading: RegExp) => lines(sections.find((s) => heading.test(s)) ?? '');
-    return {
-      ipvs: section(/^# IPVS \(IPv4\)/),
-      ipsets: section(/^# ipsets/),
-      kubeIpvs0: section(/^# kube-ipvs0/),
-    };
-  };
-  const entries = (ipsetSave: string[]) =>
-    ipsetSave.filter((l) => l.startsWith('add ')).map((l) => l.split(/\s+/).slice(1, 3).join(' '));
-
-  it('kdebug expect: the virtual and real servers kube-proxy wrote (ipvsadm-save -n)', () => {
-    assert.deepEqual(
-      sorted(expected().ipvs),
-      sorted(lines(fixture('kube-proxy/snapshot/nodes/node-a/ipvsadm-save.txt'))),
-    );
-  });
-  it('kdebug expect: its ipsets and their entries; the sets it leaves out are empty', () => {
-    const want = expected().ipsets;
-    const got = lines(readFileSync(`${NODE_A}/ipset-save.txt`, 'utf8'));
-    assert.deepEqual(sorted(entries(want)), sorted(entries(got)));
-    const named = new Set(want.filter((l) => l.startsWith('create ')).map((l) => l.split(' ')[1]));
-    const others = got.filter((l) => /^create /.test(l) && !named.has(l.split(' ')[1]));
-    // kube-proxy's IPv6 proxier (the guest has IPv6) makes its KUBE-6- sets, empty here
-    assert.ok(
-      others.every((l) => / KUBE-6-/.test(` ${l.split(' ')[1]}`)),
-      others.join('\n'),
-    );
-  });
-  it("kdebug expect: kube-ipvs0's addresses", () => {
-    const got = /^kube-ipvs0\s+\S+\s+(.*)$/m.exec(
-      fixture('kube-proxy/snapshot/nodes/node-a/ip-addr.txt'),
-    );
-    assert.deepEqual(sorted(expected().kubeIpvs0), sorted(got![1]!.trim().split(/\s+/)));
-  });
-  it('kdebug drift: nothing on node-a', () => {
-    const r = kdebug(['drift', '--snapshot', SNAPSHOT, '--node', 'node-a', '-o', 'json']);
-    assert.equal(r.code, 0, r.stdout + r.stderr);
-  });
 });

@@ -5,12 +5,12 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ClusterClient } from '../support/cluster/client.js';
 import { down, up } from '../support/cluster/cluster.js';
-import { LATEST_PATCH, modesOf } from './record.js';
+import { labModesOf, LATEST_PATCH } from './record.js';
 
 const OUT = join(import.meta.dirname, '..', 'fixtures', 'releases');
 
 for (const minor of process.argv.slice(2).map(Number)) {
-  for (const mode of modesOf(minor)) {
+  for (const mode of labModesOf(minor)) {
     const c = new ClusterClient(
       await up({ prefix: 'kdz', nodes: 1, mode, kubeProxy: LATEST_PATCH[minor] }),
     );

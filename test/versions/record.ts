@@ -1,11 +1,13 @@
 // `npm run test:versions`: expect and drift against what each modelled release's real kube-proxy
 // wrote (the unit tests of test/versions, from the recordings; nothing is built). With
-// `-- --record [--only 1.31,1.36] [--built-only]` it records them again (--built-only: only the
-// releases whose kube-proxy is built already): for each release's latest patch, the lab
-// (test/support/cluster) runs that kube-proxy (the control plane stays at VERSION) in iptables and
-// nftables mode (nftables from 1.31: beta, on by default), creates the truth matrix, waits until
-// kube-proxy wrote it, and saves a kdebug snapshot under test/fixtures/releases/<minor>/<mode>/.
-// Run it under `flock /tmp/kdebug-lab.lock`: one lab at a time on a machine.
+// `-- --record [--only 1.31,1.36] [--modes ipvs] [--built-only]` it records them again
+// (--built-only: only the releases whose kube-proxy is built already): for each release's latest
+// patch, the lab (test/support/cluster) runs that kube-proxy (the control plane stays at VERSION)
+// in iptables and nftables mode (nftables from 1.31: beta, on by default), creates the truth
+// matrix, waits until kube-proxy wrote it, and saves a kdebug snapshot under
+// test/fixtures/releases/<minor>/<mode>/; IPVS mode (every release) runs in the IPVS VM
+// (test/support/ipvs-vm: a real kernel with IPVS) as node-a, the VM's other files in
+// <minor>/ipvs-vm/. Run it under `flock /tmp/kdebug-lab.lock`: one lab at a time on a machine.
 import { spawnSync } from 'node:child_process';
 import {
   cpSync,
@@ -24,6 +26,7 @@ import { ClusterClient } from '../support/cluster/client.js';
 import { down, ROOT, up } from '../support/cluster/cluster.js';
 import { applyMatrix, LB_INGRESS, MATRIX_NAMESPACE } from '../support/cluster/matrix.js';
 import type { ProxyMode } from '../support/cluster/topology.js';
+import { recordIpvsNode } from '../support/ipvs-vm/kube-proxy.js';
 import { MODELLED, type Release } from '../../src/core/dataplane/kube-proxy/releases.js';
 
 /** The latest patch of each modelled minor (`go list -m -versions k8s.io/kubernetes`). */
@@ -38,14 +41,20 @@ export const LATEST_PATCH: Record<number, string> = {
   37: K8S_VERSION,
 };
 
-/** nftables mode is beta, on by default, from 1.31. */
-export const modesOf = (minor: number): ProxyMode[] =>
+/** A recording's kube-proxy mode: the lab's nodes run iptables and nftables, the IPVS VM ipvs. */
+export type RecordedMode = ProxyMode | 'ipvs';
+
+/** The lab's modes of a release: nftables mode is beta, on by default, from 1.31. */
+export const labModesOf = (minor: number): ProxyMode[] =>
   minor >= 31 ? ['iptables', 'nftables'] : ['iptables'];
+
+/** Every mode recorded of a release: the lab's, and IPVS (in every modelled release). */
+export const modesOf = (minor: number): RecordedMode[] => [...labModesOf(minor), 'ipvs'];
 
 export const FIXTURES = join(ROOT, 'test/fixtures/releases');
 
 /** Every recording held: each modelled release and mode with a snapshot under FIXTURES. */
-export const recordings = (): { release: Release; mode: ProxyMode; dir: string }[] =>
+export const recordings = (): { release: Release; mode: RecordedMode; dir: string }[] =>
   MODELLED.flatMap((release) =>
     modesOf(release.minor).map((mode) => ({
       release,
@@ -60,14 +69,18 @@ export function recordedBy(dir: string): { version: string; mode: string } | und
   return m ? { version: m[1]!, mode: m[2]! } : undefined;
 }
 
-async function record(minor: number, mode: ProxyMode): Promise<void> {
+const PREFIX = 'kdv';
+
+async function record(minor: number, mode: RecordedMode): Promise<void> {
   const version = LATEST_PATCH[minor]!;
   const started = Date.now();
+  // in an IPVS recording the lab's own nodes run the release in iptables mode (node-b stays so)
+  const labMode: ProxyMode = mode === 'ipvs' ? 'iptables' : mode;
   const c = new ClusterClient(
     await up({
-      prefix: 'kdv',
+      prefix: PREFIX,
       nodes: 2,
-      mode,
+      mode: labMode,
       kubeProxy: version === K8S_VERSION ? undefined : version,
     }),
   );
@@ -77,7 +90,7 @@ async function record(minor: number, mode: ProxyMode): Promise<void> {
     const rules = (node: string) =>
       c.onNode(
         node,
-        mode === 'nftables' ? ['nft', 'list', 'table', 'ip', 'kube-proxy'] : ['iptables-save'],
+        labMode === 'nftables' ? ['nft', 'list', 'table', 'ip', 'kube-proxy'] : ['iptables-save'],
       ).stdout;
     await c.until('kube-proxy to write every endpoint and load-balancer IP', () =>
       c.info.nodes.every((n) => {
@@ -85,21 +98,33 @@ async function record(minor: number, mode: ProxyMode): Promise<void> {
         return ips.every((ip) => new RegExp(`\\b${ip.replace(/\./g, '\\.')}\\b`).test(r));
       }),
     );
-    // a moment for the last sync to land, then the snapshot as a user would save it
-    await new Promise((r) => setTimeout(r, 3000));
-    const tmp = mkdtempSync(join(tmpdir(), 'kdv-'));
-    const dir = join(tmp, 'snapshot');
-    const saved = c.kdebug(['snapshot', 'save', dir, '--all', '-A', '--via', 'kube-proxy']);
-    if (saved.code !== 0) throw new Error(`snapshot save: ${saved.stderr}`);
     const out = join(FIXTURES, String(minor), mode);
-    rmSync(out, { recursive: true, force: true });
-    cpSync(dir, out, { recursive: true });
-    rmSync(tmp, { recursive: true, force: true });
+    let vm = '';
+    if (mode === 'ipvs') {
+      const seconds = recordIpvsNode(c, PREFIX, { snapshot: out, vm: `${out}-vm` });
+      vm = ` (the VM ${seconds} s)`;
+    } else {
+      // a moment for the last sync to land, then the snapshot as a user would save it
+      await new Promise((r) => setTimeout(r, 3000));
+      const tmp = mkdtempSync(join(tmpdir(), 'kdv-'));
+      const dir = join(tmp, 'snapshot');
+      const saved = c.kdebug(['snapshot', 'save', dir, '--all', '-A', '--via', 'kube-proxy']);
+      if (saved.code !== 0) throw new Error(`snapshot save: ${saved.stderr}`);
+      rmSync(out, { recursive: true, force: true });
+      cpSync(dir, out, { recursive: true });
+      rmSync(tmp, { recursive: true, force: true });
+    }
+    const where =
+      mode === 'ipvs'
+        ? ` on node-a in the IPVS VM (test/support/ipvs-vm; its other files in ../ipvs-vm), node-b the same release in iptables mode`
+        : '';
     writeFileSync(
       join(out, 'RECORDED'),
-      `kube-proxy ${version} (${mode} mode), control plane ${K8S_VERSION}: the lab's truth matrix, saved with kdebug snapshot save by npm run test:versions -- --record\n`,
+      `kube-proxy ${version} (${mode} mode)${where}, control plane ${K8S_VERSION}: the lab's truth matrix, saved with kdebug snapshot save by npm run test:versions -- --record\n`,
     );
-    console.error(`recorded v1.${minor} ${mode} in ${Math.round((Date.now() - started) / 1000)} s`);
+    console.error(
+      `recorded v1.${minor} ${mode} in ${Math.round((Date.now() - started) / 1000)} s${vm}`,
+    );
   } finally {
     down();
   }
@@ -123,9 +148,10 @@ async function main(argv: string[]): Promise<number> {
   // the oldest and newest of each mode first: a run cut short still proves the ends
   const first = [30, 31, 37];
   minors.sort((a, b) => (first.includes(b) ? 1 : 0) - (first.includes(a) ? 1 : 0) || b - a);
+  const modes = argv.includes('--modes') ? argv[argv.indexOf('--modes') + 1]!.split(',') : [];
   let failed = 0;
   for (const minor of minors)
-    for (const mode of modesOf(minor))
+    for (const mode of modesOf(minor).filter((m) => modes.length === 0 || modes.includes(m)))
       await record(minor, mode).catch((e: Error) => {
         failed++;
         console.error(`v1.${minor} ${mode} not recorded: ${e.message}`);

@@ -1,11 +1,13 @@
 // Each modelled release's real kube-proxy, as the lab recorded it (npm run test:versions --
-// --record: test/fixtures/releases/<minor>/<mode>/, a kdebug snapshot of the truth matrix), read
-// as a user's snapshot is read: kdebug takes the release from what the recording holds (the
-// kube-proxy Pod's image tag, its /metrics where recorded), and with no release given `kdebug
-// expect` is what that kube-proxy wrote, compared as kube-proxy's own tests compare (truth.ts),
-// and drift on it finds nothing. Nothing is built or run but nft (to list our script as nft lists
-// the recorded table). IP conventions (the lab, topology.ts): Pod CIDR 10.244.0.0/16, Service
-// CIDR 10.96.0.0/16, nodes 192.0.2.21 and .22.
+// --record: test/fixtures/releases/<minor>/<mode>/, a kdebug snapshot of the truth matrix; in
+// IPVS mode node-a is the IPVS VM's), read as a user's snapshot is read: kdebug takes the release
+// from what the recording holds (the kube-proxy Pod's image tag, its /metrics where recorded), and
+// with no release given `kdebug expect` is what that kube-proxy wrote, compared as kube-proxy's own
+// tests compare (truth.ts; IPVS: virtual and real servers, ipsets with their create options,
+// kube-ipvs0 and both proxiers' iptables rules, ipvs-vm/truth.ts), and drift on it finds nothing.
+// Nothing is built or run but nft (to list our script as nft lists the recorded table). IP
+// conventions (the lab, topology.ts): Pod CIDR 10.244.0.0/16, Service CIDR 10.96.0.0/16, nodes
+// 192.0.2.21 and .22.
 import { severityOf } from '../../src/core/dataplane/drift.js';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -22,6 +24,8 @@ import { expectedNftScript } from '../../src/core/dataplane/nftables/expected/ex
 import { watchedServiceCIDRs } from '../../src/core/dataplane/kube-proxy/releases.js';
 import { differences, nftDifferences } from '../support/cluster/truth.js';
 import { hasCommand } from '../support/skip.js';
+import { IPVS_NODE } from '../support/ipvs-vm/kube-proxy.js';
+import { ipvsDifferences } from '../support/ipvs-vm/truth.js';
 import { FIXTURES, recordedBy, recordings } from './record.js';
 
 const recorded = recordings();
@@ -82,7 +86,11 @@ describe('expect and drift against what each release really wrote (the lab recor
         const node = analysis.node(name);
         const exp = node.expected();
         assert.equal(exp.release.minor, release.minor, `${name}: the release expect writes`);
-        if (mode === 'iptables') {
+        // an IPVS recording's other node is the lab's, in iptables mode
+        const nodeMode = analysis.state(name).mode.value;
+        assert.equal(nodeMode, mode === 'ipvs' && name !== IPVS_NODE ? 'iptables' : mode, name);
+        if (nodeMode === 'ipvs') assert.deepEqual(ipvsDifferences(analysis, name), [], name);
+        else if (nodeMode === 'iptables') {
           const saved = facts.nodes[name]!['iptables-save']!;
           assert.deepEqual(differences(expectedSave(exp), saved), [], `${name}: expect`);
         } else if (nft) {

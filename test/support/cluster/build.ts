@@ -162,6 +162,10 @@ export function buildKubeProxy(version: string, log: (s: string) => void = () =>
   return join(bin, 'kube-proxy');
 }
 
+/** The kube-proxy binary of release `version`: the lab's own at VERSION, else built alone. */
+export const kubeProxyBinary = (version: string, log: (s: string) => void = () => {}): string =>
+  version === K8S_VERSION ? join(buildBinaries(log), 'kube-proxy') : buildKubeProxy(version, log);
+
 /** The directory holding every binary, built first when the cache has none for these sources. */
 export function buildBinaries(log: (s: string) => void = () => {}): string {
   const cache = process.env['XDG_CACHE_HOME'] ?? join(homedir(), '.cache');

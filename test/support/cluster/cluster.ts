@@ -19,7 +19,7 @@ import {
 } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildBinaries, buildKubeProxy, K8S_VERSION } from './build.js';
+import { buildBinaries, K8S_VERSION, kubeProxyBinary } from './build.js';
 import { LIMITED_USER, manifests } from './manifests.js';
 import { kubeconfig, makePki, type Identity } from './pki.js';
 import {
@@ -103,9 +103,7 @@ export async function up(
   if (why) throw new Error(`cluster: ${why}`);
   const bin = buildBinaries((s) => console.error(`cluster: ${s}`));
   const proxyVersion = o.kubeProxy ?? K8S_VERSION;
-  const proxyBin = o.kubeProxy
-    ? buildKubeProxy(o.kubeProxy, (s) => console.error(`cluster: ${s}`))
-    : join(bin, 'kube-proxy');
+  const proxyBin = kubeProxyBinary(proxyVersion, (s) => console.error(`cluster: ${s}`));
   down();
   mkdirSync(join(DIR, 'logs'), { recursive: true });
   const pids: Pids = { prefix: t.prefix, pids: [] };

@@ -1,7 +1,8 @@
-# Runs inside the VM (vm.sh, started by kube-proxy.ts): the lab's kube-proxy in IPVS mode as node
-# node-a, against the lab's API server (192.0.2.10, qemu's user networking), until what it
-# programs stops changing; then records what kdebug reads from an IPVS node, one file a command,
-# under the stems of a snapshot's nodes/<node>/ (src/core/nodes/commands.ts commandStem).
+# Runs inside the VM (vm.sh, started by kube-proxy.ts): the lab's kube-proxy (whichever release
+# the lab runs) in IPVS mode as node node-a, against the lab's API server (192.0.2.10, qemu's
+# user networking), until what it programs stops changing; then records what kdebug reads from an
+# IPVS node, one file a command, under the stems of a snapshot's nodes/<node>/
+# (src/core/nodes/commands.ts commandStem).
 set -uo pipefail
 out=$PWD
 # the node's own address as the lab gives node-a (the guest's eth0 holds it too)
@@ -29,6 +30,8 @@ ip6tables-save >"$out/ip6tables-save.txt"
 cat /proc/net/ip_vs_stats >"$out/ip_vs_stats.txt"
 wget -q -O "$out/proxy-mode.txt" http://127.0.0.1:10249/proxyMode
 wget -q -O "$out/proxy-configz.txt" http://127.0.0.1:10249/configz
+# its build info: the release kdebug reads, as from a node's kube-proxy
+wget -q -O "$out/proxy-metrics.txt" http://127.0.0.1:10249/metrics
 {
   echo "kernel $(uname -r)"
   ipvsadm --version

@@ -24,7 +24,8 @@ export function declaredChains(exp: ExpectedRules): { nat: string[]; filter: str
   return { nat: [...new Set(nat)].sort(), filter };
 }
 
-const BUILTINS = {
+/** The built-in chains of each table, in iptables-save's order. */
+export const BUILTINS = {
   filter: ['INPUT', 'FORWARD', 'OUTPUT'],
   nat: ['PREROUTING', 'INPUT', 'OUTPUT', 'POSTROUTING'],
 } as const;

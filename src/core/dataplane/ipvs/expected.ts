@@ -1,12 +1,16 @@
 // What kube-proxy programs on one node in IPVS mode (pkg/proxy/ipvs/proxier.go syncProxyRules,
-// v1.37): one virtual server per cluster IP, external IP, load-balancer IP and node address ×
-// node port of each Service port, with the endpoints of its traffic policy as real servers
-// (weight 1); the addresses it binds to kube-ipvs0; the entries of its ipsets. Built from the
-// same model as iptables mode (kube-proxy/expected.ts: endpoints, policies, addresses).
-import type { ExpectedRules } from '../kube-proxy/expected.js';
+// the same in 1.30-1.37): one virtual server per cluster IP, external IP, load-balancer IP and node
+// address × node port of each Service port, with the endpoints of its traffic policy as real
+// servers (weight 1); the addresses it binds to kube-ipvs0; its ipsets and their entries; its
+// iptables rules (iptables.ts). Built from the same model as iptables mode (kube-proxy/expected.ts:
+// endpoints, policies, addresses, the release).
+import type { ExpectedRules, RuleLine } from '../kube-proxy/expected.js';
 import { containsAny, familyOf, hostPort, type IPFamily } from '../../ipv6.js';
 import type { ServicePortName } from '../../model.js';
 import type { EntryPoint } from '../trees.js';
+import { BUILTINS } from '../iptables/save.js';
+import { IPVS_CHAINS, ipvsIptablesRules, type NoNodeAccess } from './iptables.js';
+import { createLine, IPSETS, ipsetName, type IpsetBase } from './ipsets.js';
 
 export interface ExpectedVirtualServer {
   name: ServicePortName;
@@ -35,6 +39,10 @@ export interface ExpectedIpvs {
   ipsets: Map<string, string[]>;
   /** The Service port each ipset entry is for ("KUBE-CLUSTER-IP 10.96.0.10,udp:53" -> its name). */
   entryOwners: Map<string, ServicePortName>;
+  /** Its iptables rules (ip6tables' for IPv6), each chain's in the order kube-proxy writes them. */
+  iptables: { nat: RuleLine[]; filter: RuleLine[] };
+  /** The release modelled, for what the text says. */
+  release: ExpectedRules['release'];
   /** The node addresses its node ports listen on. */
   nodeIPs: string[];
   /** Those are all of them: the node's addresses were read, or nodePortAddresses names them. */
@@ -53,10 +61,6 @@ export interface IpvsExpectOptions {
 export const loopBackEntry = (ip: string, protocol: string, port: number | string) =>
   `${ip},${protocol}:${port},${ip}`;
 
-/** An ipset's name in a family: IPv6 sets are KUBE-6-... (at most 31 characters). */
-export const ipsetName = (name: string, family: IPFamily) =>
-  family === 'IPv6' ? name.replace(/^KUBE-/, 'KUBE-6-').slice(0, 31) : name;
-
 export function expectedIpvs(exp: ExpectedRules, o: IpvsExpectOptions = {}): ExpectedIpvs {
   const family = exp.ruleContext.family;
   const scheduler = o.scheduler || 'rr';
@@ -73,6 +77,7 @@ export function expectedIpvs(exp: ExpectedRules, o: IpvsExpectOptions = {}): Exp
     if (owner) entryOwners.set(`${name} ${entry}`, owner);
   };
   const bound = new Set<string>();
+  const noNodeAccess: NoNodeAccess[] = [];
   const virtualServers: ExpectedVirtualServer[] = [];
   for (const sp of exp.servicePorts) {
     owner = sp.name;
@@ -119,6 +124,7 @@ export function expectedIpvs(exp: ExpectedRules, o: IpvsExpectOptions = {}): Exp
           .slice(0, 1)
           .some((n) => sp.sourceRanges.some((c) => containsAny(c, n)));
         if (fromNode) add('KUBE-LOAD-BALANCER-SOURCE-IP', `${at(ip)},${ip}`);
+        else noNodeAccess.push({ ip, protocol: proto, port: sp.port });
       }
       vs('load-balancer', ip, sp.port, sp.externalPolicyLocal);
       if (!local.has(ip)) bound.add(ip);
@@ -138,12 +144,17 @@ export function expectedIpvs(exp: ExpectedRules, o: IpvsExpectOptions = {}): Exp
   }
   owner = undefined;
   for (const ip of bound) add('KUBE-IPVS-IPS', ip);
+  const filled = new Set(
+    (Object.keys(IPSETS) as IpsetBase[]).filter((b) => ipsets.has(ipsetName(b, family))),
+  );
   return {
     family,
     virtualServers,
     bound: [...bound],
     ipsets: new Map([...ipsets].map(([k, v]) => [k, [...v]])),
     entryOwners,
+    iptables: ipvsIptablesRules(exp, { family, filled, noNodeAccess }),
+    release: exp.release,
     nodeIPs,
     nodeIPsKnown: exp.nodePortIPs !== 'all' || o.nodeAddresses !== undefined,
     notes,
@@ -167,27 +178,6 @@ function nodePortIPs(exp: ExpectedRules, o: IpvsExpectOptions, notes: string[]):
   return exp.node.ips.filter(usable);
 }
 
-/** The type of each of kube-proxy's ipsets (proxier.go ipsetInfo). */
-const IPSET_TYPES: Record<string, string> = {
-  'KUBE-LOOP-BACK': 'hash:ip,port,ip',
-  'KUBE-CLUSTER-IP': 'hash:ip,port',
-  'KUBE-EXTERNAL-IP': 'hash:ip,port',
-  'KUBE-EXTERNAL-IP-LOCAL': 'hash:ip,port',
-  'KUBE-LOAD-BALANCER': 'hash:ip,port',
-  'KUBE-LOAD-BALANCER-FW': 'hash:ip,port',
-  'KUBE-LOAD-BALANCER-LOCAL': 'hash:ip,port',
-  'KUBE-LOAD-BALANCER-SOURCE-IP': 'hash:ip,port,ip',
-  'KUBE-LOAD-BALANCER-SOURCE-CIDR': 'hash:ip,port,net',
-  'KUBE-NODE-PORT-TCP': 'bitmap:port',
-  'KUBE-NODE-PORT-LOCAL-TCP': 'bitmap:port',
-  'KUBE-NODE-PORT-UDP': 'bitmap:port',
-  'KUBE-NODE-PORT-LOCAL-UDP': 'bitmap:port',
-  'KUBE-NODE-PORT-SCTP-HASH': 'hash:ip,port',
-  'KUBE-NODE-PORT-LOCAL-SCTP-HASH': 'hash:ip,port',
-  'KUBE-HEALTH-CHECK-NODE-PORT': 'bitmap:port',
-  'KUBE-IPVS-IPS': 'hash:ip',
-};
-
 const FLAG = { tcp: '-t', udp: '-u', sctp: '--sctp-service' } as const;
 
 /** The virtual and real servers as `ipvsadm-save -n` prints them (ipvsadm-restore loads it). */
@@ -199,30 +189,48 @@ export function ipvsadmSaveLines(e: ExpectedIpvs): string[] {
 }
 
 /** kube-proxy's ipsets, every one it creates (empty ones too), as `ipset save` writes them
- * (`ipset restore` loads it). */
+ * (`ipset restore` loads it); the kernel's ipset adds its own options (bucketsize, initval). */
 export function ipsetSaveLines(e: ExpectedIpvs): string[] {
-  const family = e.family === 'IPv6' ? 'inet6' : 'inet';
-  return Object.entries(IPSET_TYPES).flatMap(([base, type]) => {
+  return (Object.keys(IPSETS) as IpsetBase[]).flatMap((base) => {
     const name = ipsetName(base, e.family);
-    const options = type === 'bitmap:port' ? 'range 0-65535' : `family ${family}`;
     return [
-      `create ${name} ${type} ${options}`,
+      createLine(base, e.family),
       ...(e.ipsets.get(name) ?? []).map((entry) => `add ${name} ${entry}`),
     ];
   });
 }
 
+/** Its iptables rules as iptables-save prints them: filter then nat, built-in chains first, then
+ * kube-proxy's by name, each chain's rules together in the order written. */
+export function ipvsIptablesSave(e: ExpectedIpvs): string[] {
+  return (['filter', 'nat'] as const).flatMap((table) => {
+    const rules = e.iptables[table];
+    const chains = [...BUILTINS[table], ...IPVS_CHAINS[table]];
+    return [
+      `*${table}`,
+      ...BUILTINS[table].map((c) => `:${c} ACCEPT [0:0]`),
+      ...IPVS_CHAINS[table].map((c) => `:${c} - [0:0]`),
+      ...chains.flatMap((c) => rules.filter((r) => r.chain === c).map((r) => r.text)),
+      'COMMIT',
+    ];
+  });
+}
+
 /** What kube-proxy programs, as a person compares it with the node: `ipvsadm-save -n`'s lines,
- * the ipsets as `ipset save` writes them, then the addresses on kube-ipvs0. */
+ * the ipsets as `ipset save` writes them, the addresses on kube-ipvs0, then its iptables rules. */
 export function expectedIpvsText(e: ExpectedIpvs): string {
+  const v6 = e.family === 'IPv6';
   return [
+    `# kdebug expect: what kube-proxy v1.${e.release.minor} programs in IPVS mode (${e.family})`,
     ...e.notes.map((n) => `# ${n}`),
     `# IPVS (${e.family}): ipvsadm-save -n (ipvsadm-restore loads it)`,
     ...ipvsadmSaveLines(e),
     `# ipsets: ipset list -o save (ipset restore loads it)`,
     ...ipsetSaveLines(e),
     `# kube-ipvs0: ip -br addr show kube-ipvs0`,
-    ...e.bound.map((ip) => `${ip}/${e.family === 'IPv6' ? 128 : 32}`),
+    ...e.bound.map((ip) => `${ip}/${v6 ? 128 : 32}`),
+    `# ${v6 ? 'ip6tables' : 'iptables'}: ${v6 ? 'ip6tables-save' : 'iptables-save'} (${v6 ? 'ip6tables-restore' : 'iptables-restore'} loads it)`,
+    ...ipvsIptablesSave(e),
     '',
   ].join('\n');
 }

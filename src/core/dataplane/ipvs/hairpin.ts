@@ -5,7 +5,8 @@ import { onNode } from '../../next-command.js';
 import type { StateLine } from '../dataplane.js';
 import { type Hairpin, type HairpinQuery } from '../hairpin.js';
 import type { Ruleset } from '../iptables/read/parse.js';
-import { ipsetName, loopBackEntry } from './expected.js';
+import { loopBackEntry } from './expected.js';
+import { ipsetName } from './ipsets.js';
 import type { Ipset } from './read/ipset.js';
 
 export const IPVS_HAIRPIN =

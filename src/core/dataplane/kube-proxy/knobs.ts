@@ -67,7 +67,10 @@ export function optionsFromDump(rs: Ruleset): ExpectOptions {
   const filters = rs.tables.filter((t) => t.name === 'filter');
   const post = nats.flatMap((t) => t.chain('KUBE-POSTROUTING')?.rules ?? []);
   const forward = filters.flatMap((t) => t.chain('KUBE-FORWARD')?.rules ?? []);
-  const masquerade = post.find((r) => r.target?.kind === 'masquerade');
+  // the rule for marked traffic: in IPVS mode KUBE-LOOP-BACK's own MASQUERADE (no flag) comes first
+  const masquerade = post.find(
+    (r) => r.target?.kind === 'masquerade' && !r.matches.some((m) => m.module === 'set'),
+  );
   // the localhost counter is among KUBE-NODEPORTS' first rules: 50 are typed, not thousands
   const first = nats.flatMap((nat) => {
     const nodePorts = nat.chain('KUBE-NODEPORTS');
