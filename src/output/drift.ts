@@ -199,7 +199,9 @@ function comparedWith(tables: string[] | undefined, release: Release | undefined
   const who = release ? `v1.${release.minor} ` : '';
   if (tables?.[0]?.endsWith(' kube-proxy'))
     return `${who}would write in nftables mode (entries, endpoints, no-endpoint rejects)`;
-  if (tables?.[0] === 'ipvs')
-    return `would program in IPVS mode (virtual servers, real servers, kube-ipvs0${tables.includes('ipset') ? ', ipsets' : '; its ipsets were not read'})`;
+  if (tables?.[0] === 'ipvs') {
+    const rules = ['nat', 'filter'].filter((t) => tables.includes(t));
+    return `${who}would program in IPVS mode (virtual servers, real servers, kube-ipvs0${tables.includes('ipset') ? ", the ipsets' entries" : '; its ipsets were not read'}${rules.length === 2 ? ', its iptables rules' : rules.length === 1 ? `, its iptables ${rules[0]} rules` : '; its iptables rules were not read'})`;
+  }
   return `${who}would write${tables?.includes('filter') === false ? ' (nat table only: the dump has no filter table)' : ''}`;
 }

@@ -278,8 +278,9 @@ export function ipvsDataplane(
   known: () => Map<string, IpvsKnown>,
   /** The configuration the node state settled on for this node. */
   config: () => KubeProxyConfig,
-  /** The node's iptables rules of this family: KUBE-POSTROUTING masquerades the loop-back set. */
-  nat: () => IpvsHairpinState['nat'],
+  /** The node's iptables rules of this family: kube-proxy's in IPVS mode (KUBE-POSTROUTING
+   * masquerades the loop-back set). */
+  iptables: () => IpvsHairpinState['nat'],
 ): IpvsDataplane {
   return {
     mode: 'ipvs',
@@ -302,6 +303,7 @@ export function ipvsDataplane(
         ...(read.ipsets ? { ipsets: read.ipsets, ipsetsSource: read.ipsetsSource } : {}),
         ...(read.ipsetsError ? { ipsetsError: read.ipsetsError } : {}),
         ...(read.bound ? { bound: read.bound } : {}),
+        ...(iptables() ? { iptables: iptables()! } : {}),
         localEndpoints: new Set(
           expected.servicePorts.flatMap((sp) =>
             sp.allEndpoints.filter((e) => e.local).map((e) => e.address),
@@ -315,7 +317,7 @@ export function ipvsDataplane(
       return traceIpvsPacket(read, net, packet, { clusterCIDR, masqueradeAll });
     },
     clusterIpLines: (q) => ipvsClusterIpLines(read.table, source, q),
-    hairpin: (q) => ipvsHairpin({ ...read, nat: nat() }, q),
+    hairpin: (q) => ipvsHairpin({ ...read, nat: iptables() }, q),
     hairpinHow: IPVS_HAIRPIN,
     noLocalEndpointLines: (tree) => ipvsExternalServers(source, tree),
     notCompared: (drift) => ipvsNotCompared(drift.tables, read.ipsetsError),

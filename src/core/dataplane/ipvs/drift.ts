@@ -1,8 +1,9 @@
-// Drift in IPVS mode: the virtual servers, real servers, kube-ipvs0 addresses and ipset entries
-// kube-proxy should program (expected.ts) against what the node lists. The iptables-mode ids
-// where the meaning is the same (endpoint missing or stale, rules or node port missing, local
-// policy wrong, affinity wrong), and IPVS's own: a VIP not on kube-ipvs0, an ipset entry missing,
-// a real server at weight 0 while its endpoint is ready.
+// Drift in IPVS mode: the virtual servers, real servers, kube-ipvs0 addresses, ipset entries and
+// iptables rules kube-proxy should program (expected.ts) against what the node lists. The
+// iptables-mode ids where the meaning is the same (endpoint missing or stale, rules or node port
+// missing, local policy wrong, affinity wrong, a masquerade, firewall or jump rule missing), and
+// IPVS's own: a VIP not on kube-ipvs0, an ipset entry missing, a real server at weight 0 while its
+// endpoint is ready.
 import { kubeProxyPodOn } from '../iptables/drift/context.js';
 import { onNode } from '../../next-command.js';
 import {
@@ -18,6 +19,8 @@ import type { ExpectedIpvs, ExpectedVirtualServer } from './expected.js';
 import type { Ipset } from './read/ipset.js';
 import type { IpvsRealServer, IpvsService, IpvsTable } from './read/listing.js';
 import { stalePorts, stalePortsText } from './stale-ports.js';
+import { ipvsIptablesDrift } from './iptables-drift.js';
+import type { Ruleset } from '../iptables/read/parse.js';
 
 export interface IpvsDriftInput {
   node: string;
@@ -32,6 +35,9 @@ export interface IpvsDriftInput {
   ipsetsError?: string;
   /** The addresses on kube-ipvs0 (`ip -br addr`); undefined when not read. */
   bound?: Set<string>;
+  /** The node's iptables dump of this family ("nodes/NODE/iptables-save.txt"); its ruleset
+   * undefined when not read or not readable. */
+  iptables?: { ruleset?: Ruleset; source: string };
   /** Addresses of this node's endpoints, for telling a local-policy fault from a stale one. */
   localEndpoints: Set<string>;
   /** Only the Service ports expected (one Service's answer): no leftover virtual servers. */
@@ -133,6 +139,21 @@ export function ipvsDrift(input: IpvsDriftInput): NodeDrift {
       ),
     );
   if (input.ipsets) ipsetEntries(exp, input.ipsets, input.ipsetsSource ?? 'ipset', add, node);
+  const rules = input.iptables?.ruleset;
+  const tables = rules
+    ? ipvsIptablesDrift(exp.iptables, { ruleset: rules, source: input.iptables!.source }, node, add)
+    : [];
+  if (tables.length < 2)
+    notRead.push(
+      driftFinding(
+        'table-not-captured',
+        {
+          title: `kube-proxy's ${tables.length === 0 ? 'iptables rules' : `${tables[0] === 'nat' ? 'filter' : 'nat'} table`} not compared`,
+          message: `kube-proxy writes nat and filter rules beside its virtual servers in IPVS mode; ${rules ? `the dump read for ${node} (${input.iptables!.source}) has no ${tables[0] === 'nat' ? 'filter' : 'nat'} table` : `${node}'s ${exp.family === 'IPv6' ? 'ip6tables-save' : 'iptables-save'} was not ${input.iptables ? 'readable' : 'read'}`}, so ${tables.length === 0 ? 'they were' : 'it was'} not compared.`,
+        },
+        { node, source },
+      ),
+    );
   if (!input.scoped) {
     // where the node's addresses were not read, a node port on another of them is no leftover
     const nodePorts = new Set(
@@ -158,7 +179,7 @@ export function ipvsDrift(input: IpvsDriftInput): NodeDrift {
   return {
     node,
     source,
-    tables: ['ipvs', ...(input.ipsets ? ['ipset'] : [])],
+    tables: ['ipvs', ...(input.ipsets ? ['ipset'] : []), ...tables],
     servicePorts: new Set(exp.virtualServers.map((v) => `${v.name} ${v.protocol}`)).size,
     findings: sortFindings(findings),
     ...(notes.length > 0 ? { notes } : {}),

@@ -15,8 +15,23 @@ export const IPVS_STATE: StateTraits = {
   ownBackends: false,
 };
 
-/** What of IPVS mode's state was not there to compare. */
-export const ipvsNotCompared = (tables: string[] | undefined, error: string | undefined) =>
-  tables?.includes('ipset')
-    ? undefined
-    : `kube-proxy's ipsets were not ${error ? `readable: ${error};` : 'read,'} so they were not compared`;
+/** What of IPVS mode's state was not there to compare: its ipsets, its iptables tables. */
+export function ipvsNotCompared(
+  tables: string[] | undefined,
+  error: string | undefined,
+): string | undefined {
+  const missing = (['nat', 'filter'] as const).filter((t) => !tables?.includes(t));
+  const clauses = [
+    ...(tables?.includes('ipset')
+      ? []
+      : [
+          `kube-proxy's ipsets were not ${error ? `readable: ${error};` : 'read,'} so they were not compared`,
+        ]),
+    ...(missing.length > 0
+      ? [
+          `its iptables ${missing.length === 2 ? 'rules were' : `${missing[0]} table was`} not read, so ${missing.length === 2 ? 'they were' : 'it was'} not compared`,
+        ]
+      : []),
+  ];
+  return clauses.length > 0 ? clauses.join('; ') : undefined;
+}
