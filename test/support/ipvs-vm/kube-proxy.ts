@@ -33,11 +33,11 @@ const HERE = fileURLToPath(new URL('.', import.meta.url));
 /** The VM's files that are no node file of a snapshot: they stay in the `vm` folder. */
 const VM_ONLY = /^(kube-proxy-log\.txt|versions\.txt|ip-o-addr-kube-ipvs0\.txt|ipvsadm-list\.txt)$/;
 
-/** Why the VM cannot run here, or '' (vm.sh installs qemu itself where apt can). */
+/** Why the VM cannot run here, or '' (.ci/run installs qemu; vm.sh fetches the rest with apt). */
 export function ipvsVmUnavailable(): string {
-  if (spawnSync('sh', ['-c', 'command -v qemu-system-x86_64 || command -v apt-get']).status !== 0)
-    return 'qemu-system-x86_64 is missing and apt-get cannot install it';
-  return '';
+  const has = (c: string) => spawnSync('sh', ['-c', `command -v ${c}`]).status === 0;
+  const missing = ['qemu-system-x86_64', 'apt-get', 'dpkg-deb', 'xz'].filter((c) => !has(c));
+  return missing.length > 0 ? `the IPVS VM needs ${missing.join(', ')}` : '';
 }
 
 /**

@@ -54,8 +54,13 @@ fetch() {
   command -v qemu-system-x86_64 >/dev/null ||
     { log "installing qemu-system-x86"; DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends qemu-system-x86 >&2; }
   local kernel
-  kernel=$(apt-cache depends "$KERNEL_META" | awk '/Depends: linux-image-[0-9]/ {print $2; exit}')
-  [[ -n $kernel ]] || { log "no kernel package behind $KERNEL_META (apt-get update?)"; exit 1; }
+  kernel=$(apt-cache depends "$KERNEL_META" 2>/dev/null | awk '/Depends: linux-image-[0-9]/ {print $2; exit}')
+  # a fresh machine has no package lists yet: read them once
+  if [[ -z $kernel ]]; then
+    log "no package lists: apt-get update"; apt-get update -qq >&2
+    kernel=$(apt-cache depends "$KERNEL_META" | awk '/Depends: linux-image-[0-9]/ {print $2; exit}')
+  fi
+  [[ -n $kernel ]] || { log "no kernel package behind $KERNEL_META"; exit 1; }
   mkdir -p "$CACHE/debs"
   local want=("$kernel" "${PACKAGES[@]}" "${LIBRARIES[@]}") missing=() p
   for p in "${want[@]}"; do
