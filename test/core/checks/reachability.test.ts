@@ -4,6 +4,10 @@ import { describe, it } from 'node:test';
 import { reachabilityCheck } from '../../../src/core/checks/reachability/reachability.js';
 import { diagnose } from '../../../src/core/diagnose.js';
 import { reportText } from '../../../src/output/text.js';
+import { readSnapshot } from '../../../src/cluster/snapshot/read.js';
+import { Analysis } from '../../../src/core/analysis.js';
+import { expectedSave } from '../../../src/core/dataplane/kube-proxy/expected.js';
+import type { Facts } from '../../../src/core/model.js';
 import {
   aService,
   anEndpointSlice,
@@ -351,5 +355,77 @@ describe('reachability step: NetworkPolicies', () => {
       facts([...healthy(), policy({ matchLabels: { app: 'web' } })], nodeA(probes)),
     ).find((x) => x.id === 'endpoint-unreachable')!;
     assert.match(f.explanation, /NetworkPolicy only-frontend selects this Pod/);
+  });
+
+  /** The demo made dual-stack: an IPv6 cluster IP, slice, node address and ip6tables dump. */
+  async function dualStack(): Promise<Facts> {
+    const facts = await readSnapshot('snapshots/nginx-svc');
+    for (const o of facts.objects) {
+      if (o.kind === 'Service' && o.metadata?.name === 'nginx-svc') {
+        const spec = o['spec'] as { clusterIPs: string[]; ipFamilies: string[] };
+        spec.clusterIPs = ['10.1.190.219', 'fd00:10:96::be'];
+        spec.ipFamilies = ['IPv4', 'IPv6'];
+      }
+      if (o.kind === 'Node') {
+        const addresses = (o['status'] as { addresses: { address: string; type: string }[] })
+          .addresses;
+        const v4 = addresses.find((a) => a.type === 'InternalIP')!.address;
+        addresses.push({ address: `fd00:10:0:12::${v4.split('.')[3]}`, type: 'InternalIP' });
+      }
+    }
+    const v4 = facts.objects.find(
+      (o) => o.kind === 'EndpointSlice' && o.metadata?.name?.startsWith('nginx-svc'),
+    )!;
+    const v6 = structuredClone(v4);
+    v6.metadata = { ...v6.metadata, name: 'nginx-svc-v6' };
+    v6['addressType'] = 'IPv6';
+    for (const [n, e] of (v6['endpoints'] as { addresses: string[] }[]).entries())
+      e.addresses = [`fd00:10:244:${n}::7`];
+    facts.objects.push(v6);
+    for (const node of Object.keys(facts.nodes)) {
+      const exp = new Analysis(facts).node(node).expected(undefined, { family: 'IPv6' });
+      facts.nodes[node]!['ip6tables-save'] = expectedSave(exp);
+    }
+    return facts;
+  }
+
+  it("walks a refused IPv6 connection through the node's IPv6 rules, from its IPv6 address", async () => {
+    const facts = await dualStack();
+    facts.nodes['vm-12-7-centos']!['tcp-connect_fd00:10:96::be_8080'] =
+      'nc: connect to fd00:10:96::be port 8080 (tcp) failed: Connection refused\nkdebug-probe tcp-connect tool=nc exit=1\n';
+    const all = diagnose(facts, { namespace: 'default', service: 'nginx-svc' }).steps.find(
+      (s) => s.id === 'reachability',
+    )!.findings;
+    const f = all.find((x) => x.id === 'clusterip-unreachable' && x.title.startsWith('IPv6'));
+    assert.ok(f, all.map((x) => `${x.id} ${x.title}`).join('\n'));
+    assert.match(f.explanation, /The rules on vm-12-7-centos DNAT it to the Service's endpoints/);
+    const walked = f.evidence.map(evidenceText).filter((e) => e.startsWith('walked:'));
+    assert.equal(walked.length, 1, f.evidence.map(evidenceText).join('\n'));
+    assert.match(
+      walked[0]!,
+      /^walked: on vm-12-7-centos, tcp fd00:10:0:12::7 -> \[fd00:10:96::be\]:8080: 50% DNAT to /,
+    );
+  });
+
+  it('words an IPVS rejection as the walk shows it: a virtual server without real servers', () => {
+    const probes = { [`tcp-connect_${VIP}_80`]: p.tcpRefused(VIP, 80) };
+    const nodes = {
+      'node-a': {
+        'proxy-mode': 'ipvs',
+        'ipvsadm-save': `-A -t ${VIP}:80 -s rr\n`,
+        'ip-addr': `${IP_ADDR}kube-ipvs0 DOWN ${VIP}/32\n`,
+        ...probes,
+      },
+    };
+    const f = run(reachabilityCheck, facts(healthy(), nodes)).find(
+      (x) => x.id === 'clusterip-unreachable',
+    )!;
+    assert.match(
+      f.explanation,
+      new RegExp(
+        `refused at once, by the IPVS virtual server TCP ${VIP}:80 on node-a, which has no real server`,
+      ),
+    );
+    assert.doesNotMatch(f.explanation, /REJECT rule|without ready endpoints/);
   });
 });

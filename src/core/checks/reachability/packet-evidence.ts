@@ -2,6 +2,7 @@
 // packet a process on that node sends, e.g. an ICMP echo or a TCP SYN to a ClusterIP.
 import type { TraceProtocol, TraceResult } from '../../dataplane/trace/trace.js';
 import type { CheckContext } from '../context.js';
+import { hostPort, type IPFamily } from '../../ipv6.js';
 import { computed } from '../../evidence.js';
 import { percent, type Evidence } from '../../model.js';
 
@@ -11,16 +12,26 @@ export interface WalkRequest {
   proto: string;
 }
 
-/** The walk of one packet from the node itself, where its rules were read. */
+/** The node's rules of the destination's family: an IPv6 packet walks the IPv6 rules. */
+const familyOf = (ip: string): IPFamily => (ip.includes(':') ? 'IPv6' : 'IPv4');
+const rulesFor = (ctx: CheckContext, node: string, dst: string) =>
+  ctx.analysis.node(node, undefined, familyOf(dst));
+
+/** The walk of one packet from the node itself, where its rules were read: from the node's own
+ * address of the destination's family, through that family's rules. */
 function walk(
   ctx: CheckContext,
   node: string,
   r: WalkRequest,
 ): { src: string; result: TraceResult } | undefined {
-  const src = ctx.view.nodes.find((n) => n.name === node)?.ips[0];
-  if (!ctx.analysis.node(node).dataplane() || !src) return undefined;
+  const family = familyOf(r.dst);
+  const src = ctx.view.nodes
+    .find((n) => n.name === node)
+    ?.ips.find((ip) => familyOf(ip) === family);
+  const n = rulesFor(ctx, node, r.dst);
+  if (!n.dataplane() || !src) return undefined;
   try {
-    const result = ctx.analysis.node(node).trace({
+    const result = n.trace({
       src,
       dst: r.dst,
       dport: r.port,
@@ -38,7 +49,7 @@ export function packetWalk(ctx: CheckContext, node: string, r: WalkRequest): Evi
   const w = walk(ctx, node, r);
   if (!w) return [];
   const { src, result } = w;
-  const head = `on ${node}, ${r.proto} ${src} -> ${r.dst}${r.port !== undefined && r.proto !== 'icmp' ? `:${r.port}` : ''}:`;
+  const head = `on ${node}, ${r.proto} ${src} -> ${r.port !== undefined && r.proto !== 'icmp' ? hostPort(r.dst, r.port) : r.dst}:`;
   const outcomes = result.outcomes.map((o) =>
     o.destination === null
       ? o.delivery === 'local'
@@ -59,7 +70,7 @@ export function connectionFate(
   node: string,
   r: WalkRequest,
 ): ConnectionFate | undefined {
-  const n = ctx.analysis.node(node);
+  const n = rulesFor(ctx, node, r.dst);
   // another mode's rules (the iptables dump of an nftables node) say nothing of what it does
   if (n.dataplane()?.mode !== n.mode()) return undefined;
   const outcomes = walk(ctx, node, r)?.result.outcomes;
@@ -68,4 +79,14 @@ export function connectionFate(
     return 'forwarded';
   if (outcomes.length > 0 && outcomes.every((o) => o.verdict === 'REJECT')) return 'rejected';
   return 'other';
+}
+
+/** What rejected a connection the node's rules reject, in the words of its mode's walk: IPVS's
+ * virtual server without a real server, or the REJECT rule kube-proxy writes (iptables,
+ * nftables) for a Service port without ready endpoints. */
+export function rejectedBy(ctx: CheckContext, node: string, r: WalkRequest): string {
+  const last = walk(ctx, node, r)?.result.outcomes[0]?.rules.at(-1);
+  if (last?.table === 'ipvs')
+    return `by the IPVS virtual server ${last.chain} on ${node}, which has ${last.effect}`;
+  return `by the REJECT rule on ${node} that kube-proxy writes for a Service without ready endpoints`;
 }

@@ -35,7 +35,7 @@ import {
 import { treeOf } from '../rules/rules.js';
 import { clientAdmitted, policiesFor, together } from './network-policy.js';
 import { conntrackFindings } from './conntrack.js';
-import { connectionFate, packetWalk } from './packet-evidence.js';
+import { connectionFate, packetWalk, rejectedBy } from './packet-evidence.js';
 import { hostPort } from '../../ipv6.js';
 import { modeTraits } from '../../dataplane/dataplane.js';
 
@@ -303,7 +303,7 @@ function clusterIpProbes(
     ? fate === 'forwarded'
       ? `The connection to ${hostPort(ip, port.port)} was refused. The rules on ${r.node} DNAT it to the Service's endpoints, and the Pod refused it: nothing listens on the targetPort there.`
       : fate === 'rejected'
-        ? `The connection to ${hostPort(ip, port.port)} was refused at once, by the REJECT rule on ${r.node} that kube-proxy writes for a Service without ready endpoints.`
+        ? `The connection to ${hostPort(ip, port.port)} was refused at once, ${rejectedBy(ctx, r.node, toPort)}.`
         : `The connection to ${hostPort(ip, port.port)} was refused: either kube-proxy forwarded it to an endpoint where nothing listens on the targetPort, or rejected it itself, as it does for a Service without ready endpoints. ${fate ? `The rules on ${r.node} do not say which (kdebug trace walks them).` : `The rules on ${r.node} were not read to say which.`}`
     : `The connection to ${hostPort(ip, port.port)} got no answer from ${list(failed.map((p) => p.node))}. Either the node has no rule for it (so the packet leaves unchanged towards the default route, where nobody owns the ClusterIP), or it was forwarded to an endpoint that does not answer.`;
   return [
