@@ -428,4 +428,26 @@ describe('reachability step: NetworkPolicies', () => {
     );
     assert.doesNotMatch(f.explanation, /REJECT rule|without ready endpoints/);
   });
+
+  it('explains IPVS ping as recorded: no reply, a refused connection, never the opposite', () => {
+    const nodes = {
+      'node-a': {
+        'proxy-mode': 'ipvs',
+        'ipvsadm-save': `-A -t ${VIP}:80 -s rr\n`,
+        'ip-addr': `${IP_ADDR}kube-ipvs0 DOWN ${VIP}/32\n`,
+        [`icmp-echo_${VIP}`]: p.pingLost(VIP),
+        [`tcp-connect_${VIP}_80`]: p.tcpRefused(VIP, 80),
+      },
+    };
+    const f = run(reachabilityCheck, facts(healthy(), nodes)).find(
+      (x) => x.id === 'ping-clusterip-explained',
+    )!;
+    assert.equal(
+      f.title,
+      `ping ${VIP} gets no answer: unusual in IPVS mode, where the node answers a ping itself`,
+    );
+    assert.match(f.explanation, /The ping recorded here got no reply/);
+    assert.match(f.explanation, new RegExp(`curl ${VIP}:80 is refused right now`));
+    assert.doesNotMatch(f.explanation, /the node owns|to an endpoint:/);
+  });
 });

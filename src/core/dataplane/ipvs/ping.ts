@@ -1,14 +1,31 @@
 // A ping to a ClusterIP in IPVS mode: kube-proxy binds every ClusterIP to kube-ipvs0 on every
-// node, so the node itself answers it.
+// node, so the node itself answers it (said beside what the recorded ping and connection saw).
 import { hostPort } from '../../ipv6.js';
 import type { ClusterIpQuery, StateLine } from '../dataplane.js';
 import type { PingExplained, PingFacts } from '../ping.js';
 import type { IpvsTable } from './read/listing.js';
 
 export function ipvsPing(p: PingFacts): PingExplained {
+  // what was recorded is said as it was: a ping with no reply is never "answered by the node"
+  const unanswered = p.pinged && !p.answered;
   return {
-    title: p.title('in IPVS mode the node itself answers a ping'),
-    text: `In IPVS mode kube-proxy binds every ClusterIP to the dummy interface kube-ipvs0 on every node, so the node owns ${p.ip} and answers the ping itself: the answer proves nothing about the Pods. ${p.curl} goes through the IPVS virtual server to an endpoint: that is the test that counts.`,
+    title: p.title(
+      unanswered
+        ? 'unusual in IPVS mode, where the node answers a ping itself'
+        : 'in IPVS mode the node itself answers a ping',
+    ),
+    text: `In IPVS mode kube-proxy binds every ClusterIP to the dummy interface kube-ipvs0 on every node, so a node that holds ${p.ip} there answers a ping to it itself: an answer proves nothing about the Pods. ${
+      unanswered
+        ? `The ping recorded here got no reply${p.silent ? ' at all' : ''}: the node did not answer for ${p.ip} as IPVS mode makes it (the address is not bound to kube-ipvs0, which the ip -br addr line shows where it was read, or something dropped the ping), or it is not in IPVS mode after all. `
+        : ''
+    }${p.curl} ${
+      p.connection === 'forwarded'
+        ? 'is forwarded to an endpoint'
+        : p.connection === 'rejected'
+          ? "is refused right now: the node's IPVS virtual server has no real server, so the kernel answers ICMP port unreachable; once it has some, it goes to one of them"
+          : // the virtual server was not read: what kube-proxy writes, not what the node holds
+            'goes through the IPVS virtual server kube-proxy writes to an endpoint (or is refused while the virtual server has no real server)'
+    }: that is the test that counts.`,
   };
 }
 
