@@ -1531,7 +1531,17 @@ KUBE-SVC-ERIFXISQEP7F7OF4  tcp  --  0.0.0.0/0            10.96.0.10           /*
     const prose = 'the DNS Service does not answer from this node, here is what it has\n'.repeat(
       80,
     );
-    for (const rules of [listing, `[4:240] ${rule}`, `${prose}# iptables-save -t nat\n${rule}`]) {
+    // grep's -n / -H prefixes the parser strips before a rule: the rule is iptables' all the same
+    const grepped = [
+      `# iptables-save -t nat | grep -n 10.96.0.10\n12:${rule}`,
+      `# grep -H 10.96.0.10 nat.txt\nnat.txt:${rule}`,
+    ];
+    for (const rules of [
+      listing,
+      `[4:240] ${rule}`,
+      `${prose}# iptables-save -t nat\n${rule}`,
+      ...grepped,
+    ]) {
       const x = reads(ipvs + rules);
       assert.equal(x.mode, 'iptables', rules.slice(0, 40));
       assert.ok(x.mode === 'iptables');
