@@ -407,6 +407,26 @@ describe('reachability step: NetworkPolicies', () => {
     );
   });
 
+  it("another node's missing rules are not the cause of a refusal where the rules DNAT it", async () => {
+    const facts = await dualStack();
+    const other = facts.nodes['vm-12-11-centos']!;
+    other['ip6tables-save'] = other['ip6tables-save']!.split('\n')
+      .filter((l) => !l.includes('nginx-svc'))
+      .join('\n');
+    facts.nodes['vm-12-7-centos']!['tcp-connect_fd00:10:96::be_8080'] =
+      'nc: connect to fd00:10:96::be port 8080 (tcp) failed: Connection refused\nkdebug-probe tcp-connect tool=nc exit=1\n';
+    const r = diagnose(facts, { namespace: 'default', service: 'nginx-svc' });
+    const missing = r.steps
+      .flatMap((x) => x.findings)
+      .find((x) => x.id === 'service-rules-missing');
+    assert.equal(missing?.node, 'vm-12-11-centos');
+    const f = r.steps
+      .find((x) => x.id === 'reachability')!
+      .findings.find((x) => x.id === 'clusterip-unreachable' && x.title.startsWith('IPv6'))!;
+    assert.match(f.explanation, /The rules on vm-12-7-centos DNAT it/);
+    assert.doesNotMatch(f.explanation, /follows from service-rules-missing/);
+  });
+
   it('words an IPVS rejection as the walk shows it: a virtual server without real servers', () => {
     const probes = { [`tcp-connect_${VIP}_80`]: p.tcpRefused(VIP, 80) };
     const nodes = {

@@ -293,8 +293,13 @@ function clusterIpProbes(
     ];
   const inStep = earlier.find((f) => f.id === 'endpoint-unreachable');
   const cause =
-    ctx.causedBy(...CLUSTERIP_CAUSES) ??
-    (inStep ? { finding: inStep, step: 'Reachability' } : undefined);
+    // a node's fault explains only that node's failures: another node's missing rules do not
+    // cause a refusal where the rules were read to DNAT it
+    ctx.earlier.find((c) => {
+      if (!CLUSTERIP_CAUSES.includes(c.finding.id)) return false;
+      const on = [c.finding.node, ...(c.finding.nodes ?? [])].filter((n) => n !== undefined);
+      return on.length === 0 || on.some((n) => failed.some((p) => p.node === n));
+    }) ?? (inStep ? { finding: inStep, step: 'Reachability' } : undefined);
   const r = failed.find(refused);
   // who refused it, as the refusing node's rules show: never guessed from the API's endpoints
   const toPort = { dst: ip, port: port.port, proto: port.protocol.toLowerCase() };
