@@ -151,7 +151,7 @@ export function bpfLbList(lines: string[], source: string): CiliumTable {
   let current: CiliumFrontend | undefined;
   let headless: CiliumCut | undefined;
   let elided = false;
-  const { cut, unreadFrom, stopped } = eachRow(lines, index, 'bpf-lb-list', (row) => {
+  const { cut, unreadFrom, stopped, endsInRow } = eachRow(lines, index, 'bpf-lb-list', (row) => {
     const { t, at } = row;
     if (row.elided) {
       // its backends may go on past the elision, on the lines left out
@@ -168,7 +168,8 @@ export function bpfLbList(lines: string[], source: string): CiliumTable {
       return;
     }
     const first = m ? parseAddress(m[1]!) : parseAddress(t);
-    if ((first || /^backend \d+ not found/.test(t)) && current) {
+    // a backend's row has its rev-NAT ID after its address: one without is cut short
+    if (((first && /\(\d+\)/.test(t)) || /^backend \d+ not found/.test(t)) && current) {
       const [entry, ...rest] = t.split(/\s+/);
       return rows.slot(current, entry!, ` ${rest.join(' ')}`, at);
     }
@@ -183,7 +184,15 @@ export function bpfLbList(lines: string[], source: string): CiliumTable {
   });
   // its backends may go on in the rows not read
   if (stopped && current) current.backendsElided ??= stopped.line;
-  const cuts = [cut ?? headless, stopped].filter((c) => c !== undefined);
+  // a row cut short may be one more of the Service above: indented under it, or (where every
+  // row names its Service) starting as its address does
+  if (endsInRow && current) {
+    const word = endsInRow.text.split(/\s/)[0]!;
+    const key = frontendKey(current);
+    if (endsInRow.indented || key.startsWith(word) || word.startsWith(key))
+      current.backendsElided ??= endsInRow.cut.line;
+  }
+  const cuts = [cut ?? headless, stopped, endsInRow?.cut].filter((c) => c !== undefined);
   // every Service has its slot 0 row: where it is not in the paste, its other rows may not be all
   for (const fe of rows.byKey.values())
     if (!rows.withServiceRow.has(fe)) fe.serviceRowUnseen = true;

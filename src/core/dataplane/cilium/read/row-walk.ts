@@ -73,17 +73,26 @@ export const leftOut = (line: number, mark: string): CiliumCut => ({
   reason: `rows left out ("${mark}")`,
 });
 
+/** The paste's last line, cut inside a row: the row as far as it goes, and whether it is
+ * indented (a further row of the Service above, where the listing prints its address once). */
+export interface RowCut {
+  cut: CiliumCut;
+  text: string;
+  indented: boolean;
+}
+
 /** Calls `row` with each of the listing's rows after its header, trimmed, with its line number,
  * up to what ends it (a prompt, a fence, or `row` returning false); marked elided where the
  * author left rows out. Returns where the first elision is, the line of a new command whose
- * output follows (that is another listing, not read with this one), and where `row` stopped at a
- * line with rows after it (those not read). */
+ * output follows (that is another listing, not read with this one), where `row` stopped at a
+ * line with rows after it (those not read), and the paste's last line where it ends inside a row
+ * that does not read (the rows before it read, it not). */
 export function eachRow(
   lines: string[],
   index: number,
   form: CiliumForm,
   row: (r: { t: string; at: number; elided: boolean }) => boolean | void,
-): { cut?: CiliumCut; unreadFrom?: number; stopped?: CiliumCut } {
+): { cut?: CiliumCut; unreadFrom?: number; stopped?: CiliumCut; endsInRow?: RowCut } {
   let cut: CiliumCut | undefined;
   // rows left out before the first one read, its header with them: the listing is not whole
   const headed = index >= 0 && HEADERS.some(([re]) => re.test(lines[index]!.trim()));
@@ -100,7 +109,20 @@ export function eachRow(
       return { ...(cut ? { cut } : {}), ...(unreadFrom ? { unreadFrom } : {}) };
     }
     if (elided) cut ??= leftOut(k + 1, t);
-    if (row({ t, at: k + 1, elided }) === false) {
+    let more: boolean | void;
+    try {
+      more = row({ t, at: k + 1, elided });
+    } catch (e) {
+      if (!(e instanceof CiliumParseError) || lines.slice(k + 1).some((l) => l.trim() !== ''))
+        throw e;
+      const endsInRow = {
+        cut: { line: k + 1, reason: `the paste ends inside a row ("${excerpt(t)}"), not read` },
+        text: t,
+        indented: /^\s/.test(lines[k]!),
+      };
+      return { ...(cut ? { cut } : {}), endsInRow };
+    }
+    if (more === false) {
       // rows of the listing below a line that is none ("(output truncated)", a note): said unread
       if (!rowsBelow(lines, k, form)) break;
       const stopped = {

@@ -17,7 +17,7 @@ export function serviceList(lines: string[], source: string): CiliumTable {
   let current: CiliumFrontend | undefined;
   let elided = false;
   const beyond = index >= 0 ? beyondBackend(lines[index]!) : undefined;
-  const { cut, unreadFrom, stopped } = eachRow(lines, index, 'service-list', (row) => {
+  const { cut, unreadFrom, stopped, endsInRow } = eachRow(lines, index, 'service-list', (row) => {
     const { at } = row;
     if (row.elided) {
       // its backends may go on past the elision, on the lines left out
@@ -57,7 +57,10 @@ export function serviceList(lines: string[], source: string): CiliumTable {
   });
   // its backends may go on in the rows not read
   if (stopped && current) current.backendsElided ??= stopped.line;
-  const cuts = [cut, stopped].filter((c) => c !== undefined);
+  // a row cut short is a new frontend's only where its ID and address start it ("16   10.9")
+  if (endsInRow && current && !/^\d+\s+[\d[]/.test(endsInRow.text))
+    current.backendsElided ??= endsInRow.cut.line;
+  const cuts = [cut, stopped, endsInRow?.cut].filter((c) => c !== undefined);
   return {
     form: 'service-list',
     source,

@@ -1,0 +1,61 @@
+// A listing whose paste ends inside its last row (a page's copy stopping mid-address, a terminal
+// cut): the rows before it are read, that row is said not read; where it may be one more row of
+// the frontend above, that frontend's backends are said to be possibly more. A row that does not
+// read anywhere else is still an error at its line.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { parseCilium } from '../../../src/core/dataplane/cilium/read/read.js';
+
+const LIST =
+  'ID   Frontend              Service Type   Backend\n' +
+  '2    10.96.0.10:53/TCP     ClusterIP      1 => 10.244.1.69:53/TCP (active)\n' +
+  '                                          2 => 10.244.1.109:53/TCP (active)\n';
+
+const BPF =
+  'SERVICE ADDRESS     BACKEND ADDRESS (REVNAT_ID) (SLOT)\n' +
+  '10.96.155.44:80     0.0.0.0:0 (14) (0) [ClusterIP, non-routable]\n' +
+  '                    10.244.1.211:80 (14) (1)\n';
+
+describe('a Cilium listing cut inside its last row', () => {
+  it('service list: a new frontend cut short leaves the one above whole', () => {
+    const t = parseCilium(
+      `${LIST}3    10.96.0.10:53/UDP     ClusterIP      1 => 10.244.1.69:53/U\n`,
+      'p',
+    );
+    assert.equal(t.frontends.length, 1);
+    assert.equal(t.frontends[0]!.backends.length, 2);
+    assert.equal(t.frontends[0]!.backendsElided, undefined);
+    assert.deepEqual(
+      t.cut?.map((c) => c.line),
+      [4],
+    );
+  });
+
+  it('service list: a backend row cut short says the frontend above may have more', () => {
+    const t = parseCilium(`${LIST}                                          3 => 10.244.1.1`, 'p');
+    assert.equal(t.frontends[0]!.backends.length, 2);
+    assert.equal(t.frontends[0]!.backendsElided, 4);
+  });
+
+  it('bpf lb list: an address alone at the end is cut, not a backend of the Service above', () => {
+    const t = parseCilium(`${BPF}10.96.122.5:80\n`, 'p');
+    assert.deepEqual(
+      t.frontends[0]!.backends.map((b) => b.ip),
+      ['10.244.1.211'],
+    );
+    assert.equal(t.frontends[0]!.backendsElided, undefined);
+    assert.match(t.cut?.[0]?.reason ?? '', /ends inside a row \("10\.96\.122\.5:80"\)/);
+  });
+
+  it('bpf lb list: an indented row cut short may be one more of the Service above', () => {
+    const t = parseCilium(`${BPF}                    10.244.1.2`, 'p');
+    assert.equal(t.frontends[0]!.backendsElided, 4);
+  });
+
+  it('a row that does not read before the last line is still an error at its line', () => {
+    assert.throws(
+      () => parseCilium(`${BPF}10.96.122.\n${BPF.split('\n')[1]}\n`, 'p'),
+      /p:4: not a row of cilium bpf lb list/,
+    );
+  });
+});
