@@ -40,6 +40,10 @@ export interface EntryPoint {
   from: EntryChain;
   /** Userspace mode: the port kube-proxy itself listens on, where the portal sends traffic. */
   proxyPort?: number;
+  /** Cilium: a frontend flagged l7-load-balancer, whose new connections the datapath sends to its
+   * L7 proxy (Envoy) on the node, at `port` where the listing prints it: no backend is picked from
+   * the map, Envoy's own configuration picks the upstream. */
+  l7Proxy?: { port?: number };
   /** What it is where the kind's word would misname it or its listing cannot tell: Cilium's host
    * ports and local redirects, an IPVS firewall mark, an IPVS Service IP of unknown kind. */
   label?: string;

@@ -16,7 +16,7 @@ function entryText(e: EntryPoint): string {
     const where = e.address
       ? `${hostPort(e.address, e.port ?? 0)}${protocol}`
       : `${e.port}${protocol} on every node address`;
-    return `${kind} ${where}  (cilium line ${e.line})`;
+    return `${kind} ${where}  (cilium line ${e.line})${e.l7Proxy ? `  -> ${l7ProxyText(e.l7Proxy)}` : ''}`;
   }
   // an IPVS firewall-mark service: its mark alone, said in its label
   if (e.from === 'ipvs' && e.address === undefined && e.port === undefined)
@@ -34,6 +34,10 @@ function entryText(e: EntryPoint): string {
   const unshown = e.port === undefined && e.from !== 'ipvs' ? ' (port not shown)' : '';
   return `${where}${proto}${unshown}  (${e.from} ${e.line ? `line ${e.line} ` : ''}-> ${e.chain})`;
 }
+
+/** Where an l7-load-balancer frontend's connections go. */
+const l7ProxyText = (p: NonNullable<EntryPoint['l7Proxy']>) =>
+  `Cilium's L7 proxy (Envoy) on this node${p.port ? `, port ${p.port}` : ' (its port not in this listing)'}`;
 
 function endpointText(ep: TreeEndpoint): string {
   if (ep.cilium) {
@@ -96,13 +100,17 @@ export function treeText(t: ServiceTree): string[] {
     out.push(
       `  ${v.kind.toUpperCase()}  ${v.comment ?? ''}  (${[v.table, v.chain].filter(Boolean).join(' ')}${v.line ? ` line ${v.line}` : ''})`,
     );
+  // an l7-load-balancer frontend's backends are not where the datapath sends its connections
+  const proxied = t.entries.find((e) => e.chain === t.chains.svc && e.l7Proxy)?.l7Proxy;
   const list = (title: string | undefined, eps: TreeEndpoint[], empty = 'no endpoints') => {
     if (!title) return;
-    const none = t.partial
-      ? `  (the paste may not hold all its rules: ${t.partial})`
-      : eps.length === 0
-        ? `  (${empty})`
-        : '';
+    const none = proxied
+      ? `  (new connections go to ${l7ProxyText(proxied)}, not to a backend of the map: Envoy's own configuration, not in this listing, picks the upstream)`
+      : t.partial
+        ? `  (the paste may not hold all its rules: ${t.partial})`
+        : eps.length === 0
+          ? `  (${empty})`
+          : '';
     out.push(`  ${title}${none}`);
     eps.forEach((ep, i) => out.push(`  ${i === eps.length - 1 ? '└─' : '├─'}${endpointText(ep)}`));
   };

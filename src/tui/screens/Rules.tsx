@@ -143,7 +143,9 @@ function RowLine({ row, marks }: { row: TreeRow; marks: RowMarks }) {
           {fold}
           <S tone="title">{t.id}</S> <S tone="accent">{t.name ? addr : ''}</S>
           {t.nodePorts.length > 0 ? <S tone="accent"> np {t.nodePorts.join(',')}</S> : null}
-          {eps === 0 ? (
+          {eps === 0 && t.entries.some((e) => e.chain === t.chains.svc && e.l7Proxy) ? (
+            <S tone="muted"> to the L7 proxy</S>
+          ) : eps === 0 ? (
             <S tone={t.verdicts.length > 0 ? 'warn' : 'bad'}> no endpoints</S>
           ) : (
             <S tone="muted">

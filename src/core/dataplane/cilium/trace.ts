@@ -16,6 +16,7 @@ import { inRotation } from './expected/expected.js';
 import {
   frontendKey,
   isDropEntry,
+  isL7Proxied,
   isWildcard,
   type CiliumFrontend,
   type CiliumTable,
@@ -136,6 +137,20 @@ export function traceCiliumPacket(
         rules: [
           rule(
             `a ClusterIP is non-routable from ${where}: dropped (bpf-lb-external-clusterip is off)`,
+          ),
+        ],
+      }),
+    ]);
+  // the datapath redirects an L7 load balancer's connections before it looks at any backend
+  if (isL7Proxied(fe))
+    return result([
+      outcome({
+        delivery: 'local',
+        // no DNAT: Envoy takes the connection transparently, to the address it was sent to
+        destination: `Cilium's L7 proxy (Envoy)${fe.l7ProxyPort ? ` on port ${fe.l7ProxyPort}` : ''}`,
+        rules: [
+          rule(
+            `l7-load-balancer: sent to Cilium's L7 proxy (Envoy) on this node${fe.l7ProxyPort ? ` at port ${fe.l7ProxyPort}` : ' (its port not in this listing)'}, no backend picked from the map; Envoy's own configuration, not in this listing, picks the upstream`,
           ),
         ],
       }),

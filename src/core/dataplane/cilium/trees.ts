@@ -17,6 +17,7 @@ import { healthServerOf } from './expected/health-server.js';
 import {
   frontendKey,
   isDropEntry,
+  isL7Proxied,
   isWildcard,
   type CiliumBackend,
   type CiliumFrontend,
@@ -89,6 +90,7 @@ export function buildCiliumTrees(table: CiliumTable, known: CiliumKnown): Servic
       protocol,
       chain,
       from: 'cilium',
+      ...(isL7Proxied(f) ? { l7Proxy: f.l7ProxyPort ? { port: f.l7ProxyPort } : {} } : {}),
       line: f.line,
     });
     if (kind === 'cluster-ip' && f.type === 'ClusterIP') {
@@ -133,6 +135,7 @@ export function endpointsOf(f: CiliumFrontend): TreeEndpoint[] {
   // 1.18 the REST model marks every backend preferred (frontend.go), which says nothing
   const affinity = f.backends.some((b) => b.preferred) && !f.backends.every((b) => b.preferred);
   const partial = f.backendsNotShown || f.backendsUnread || f.serviceRowUnseen || f.backendsElided;
+  const l7 = isL7Proxied(f);
   return f.backends.map((b) => {
     const address = hostPort(b.ip, b.port);
     const cilium: Marks = b.state || affinity ? {} : UNMARKED;
@@ -148,7 +151,10 @@ export function endpointsOf(f: CiliumFrontend): TreeEndpoint[] {
       cilium,
       line: b.line,
     };
-    if (partial) ep.shareUnknown = 'the listing does not show every backend';
+    if (l7)
+      ep.shareUnknown =
+        "new connections go to Cilium's L7 proxy (Envoy), not to a backend the map picks";
+    else if (partial) ep.shareUnknown = 'the listing does not show every backend';
     return ep;
   });
 }

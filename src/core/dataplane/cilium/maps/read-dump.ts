@@ -20,7 +20,7 @@ const KINDS: Record<CiliumMapKind, RegExp> = {
   BE: /^BE: ID=(\d+) ADDR=(\S+) STATE=(\S+)$/,
   REV: /^REV: ID=(\d+) ADDR=(\S+)$/,
   // slot 0 is the Service's own entry: BEID=0 (1.17), LBALG and AFFTimeout, or L7Proxy
-  SVC: /^SVC: ID=(\d+) ADDR=(\S+) SLOT=(\d+) (?:BEID=(\d+)|LBALG=(\S+) AFFTimeout=(\d+)|L7Proxy=\d+) COUNT=(\d+) QCOUNT=\d+ FLAGS=(.+)$/,
+  SVC: /^SVC: ID=(\d+) ADDR=(\S+) SLOT=(\d+) (?:BEID=(\d+)|LBALG=(\S+) AFFTimeout=(\d+)|L7Proxy=(\d+)) COUNT=(\d+) QCOUNT=\d+ FLAGS=(.+)$/,
   AFF: /^AFF: ID=(\d+) BEID=(\d+)$/,
   SRCRANGE: /^SRCRANGE: ID=(\d+) CIDR=(\S+)$/,
   MAGLEV: /^MAGLEV: ID=(\d+) INNER=\[((?:\d+\(\d+\)(?:, )?)*)\]$/,
@@ -98,7 +98,7 @@ export function mapsDump(lines: string[], source: string): CiliumTable {
   const slots = new Map<CiliumFrontend, { slot: number; id: string; at: number }[]>();
   const counts = new Map<CiliumFrontend, number>();
   for (const { m, at } of rows.get('SVC')!) {
-    const [, id, written, slot, , algorithm, affinity, count, flagText] = m;
+    const [, id, written, slot, , algorithm, affinity, proxy, count, flagText] = m;
     const zero = written!.startsWith(ZERO);
     const addr = address(zero ? `0.0.0.0:0${written!.slice(ZERO.length)}` : written!, at);
     const key = zero ? `${ZERO} ${id}` : frontendKey(addr);
@@ -119,6 +119,7 @@ export function mapsDump(lines: string[], source: string): CiliumTable {
       counts.set(fe, Number(count));
       if (Number(affinity ?? 0) > 0) fe.affinitySeconds = Number(affinity);
       if (algorithm === 'random' || algorithm === 'maglev') fe.algorithm = algorithm;
+      if (proxy !== undefined) fe.l7ProxyPort = Number(proxy);
     } else slots.get(fe)!.push({ slot: Number(slot), id: m[4]!, at });
   }
   for (const [fe, list] of slots)
@@ -178,14 +179,14 @@ function unreadMaps(
 ): CiliumMapKind[] {
   const svc = rows.get('SVC')!;
   // a Service entry (slot 0) whose backends take new connections (COUNT), by its flags
-  const serving = svc.filter(({ m }) => m[3] === '0' && Number(m[7]) > 0);
-  const flagged = (word: string) => serving.some(({ m }) => m[8]!.split('+').includes(word));
+  const serving = svc.filter(({ m }) => m[3] === '0' && Number(m[8]) > 0);
+  const flagged = (word: string) => serving.some(({ m }) => m[9]!.split('+').includes(word));
   const refers: Record<CiliumMapKind, boolean> = {
     SVC: [...rows.values()].some((r) => r.length > 0),
     BE: svc.some(({ m }) => m[4] !== undefined && m[4] !== '0'),
     REV: svc.length > 0,
     AFF: flagged('sessionAffinity'),
-    SRCRANGE: svc.some(({ m }) => m[8]!.split('+').includes('check source-range')),
+    SRCRANGE: svc.some(({ m }) => m[9]!.split('+').includes('check source-range')),
     // never the wildcard's (0.0.0.0, <zero>): its entry has no Maglev table
     MAGLEV: serving.some(
       ({ m }) => m[5] === 'maglev' && !/^(?:0\.0\.0\.0|\[::\]|<zero>)/.test(m[2]!),

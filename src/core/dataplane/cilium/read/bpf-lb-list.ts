@@ -129,6 +129,8 @@ function bpfRows(source: string) {
       const flags = bracket?.split(/,\s*/) ?? [];
       fe.type ??= flags.map(frontendType).find((f) => f !== undefined);
       fe.flags.push(...flags.filter((f) => !frontendType(f) && !fe.flags.includes(f)));
+      const proxy = /\(L7LB Proxy Port: (\d+)\)/.exec(rest);
+      if (proxy) fe.l7ProxyPort = Number(proxy[1]);
       return;
     }
     const state = backendState(bracket);
