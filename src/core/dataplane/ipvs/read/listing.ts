@@ -8,6 +8,7 @@ import { ELISION } from '../../elisions.js';
 import { headerCut, realNameCut, virtualNameCut } from './printing.js';
 import { hostAndPort, hostName, isName, nameHost } from './addresses.js';
 import { ruleCommand } from './rule-command.js';
+import { closeRegion, regionAt, type GrepRegion } from './grep-windows.js';
 import { SCHEDULERS } from '../schedulers.js';
 import { holdsIptablesLine, isIptablesRuleLine } from '../../iptables/read/paste/iptables-lines.js';
 
@@ -226,6 +227,7 @@ export function parseIpvs(coloured: string, file = '<input>'): IpvsTable {
   const cutNames: number[] = [];
   const noAddress: number[] = [];
   let addressless = false; // the real servers that follow belong to a line without its address
+  let region: GrepRegion = { line: 0 }; // the output of the command last typed
   for (let i = 0; i < lines.length; i++) {
     const no = i + 1;
     const t = bareLine(lines[i]!);
@@ -523,7 +525,12 @@ export function parseIpvs(coloured: string, file = '<input>'): IpvsTable {
     // a prompt, a command or prose between an elision and a listing: the elision is another's
     elidedAbove = undefined;
     skipped.push(no);
+    // the output before it ends, grep's windows with it; a grep's output is a listing of its own
+    closeRegion(region, no, lines, services, current);
+    region = regionAt(t, no);
+    if (region.context !== undefined) [inListing, current] = [false, undefined];
   }
+  closeRegion(region, lines.length + 1, lines, services, current);
   if (other && services.length === 0)
     throw new IpvsParseError(
       file,
