@@ -36,6 +36,14 @@ const lineOf = (l: Line, at: number) => l.joined.reduce((no, j) => (j.at <= at ?
 /** `nft -a` ends a line with its handle ("... # handle 12"): not part of the rule. */
 const withoutHandle = (line: string) => line.replace(/\s+# handle \d+$/, '');
 
+/** grep's "--" at `k` between two windows, the second starting a block or its header lines
+ * ("map service-ips {", "type ..."): the list open above is cut there, not continued. */
+const anotherBlock = (raw: string[], k: number) =>
+  raw[k]!.trim() === '--' &&
+  /^(?:(?:table|chain|set|map) \S+(?: \S+)? \{|(?:type|flags|comment|elements =|timeout|size|policy) )/.test(
+    raw[k + 1]?.trim() ?? '',
+  );
+
 /** "... }", "[snip] }": elided lines, then the brace that ends their block. */
 const elidedEnd = (t: string) => t.endsWith('}') && ELISION.test(t.slice(0, -1).trim());
 
@@ -53,7 +61,12 @@ export function parseNftText(input: string, file = '<input>'): NftListing {
     let text = withoutHandle(raw[i]!.trim());
     const no = i + 1;
     const joined: Line['joined'] = [];
-    while (open(text) > 0 && i + 1 < raw.length && !/^(chain|set|map|table) /.test(text)) {
+    while (
+      open(text) > 0 &&
+      i + 1 < raw.length &&
+      !/^(chain|set|map|table) /.test(text) &&
+      !anotherBlock(raw, i + 1)
+    ) {
       i++;
       joined.push({ at: text.length + 1, no: i + 1 });
       const next = withoutHandle(raw[i]!.trim());
