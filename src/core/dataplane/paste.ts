@@ -3,6 +3,7 @@
 // or iptables rules (iptables-save,
 // iptables -S, with whatever surrounds them). The kind is told by the text, not by the file name.
 import { stripColours } from './colours.js';
+import { excerpt } from '../sanitize.js';
 import type { CiliumTable } from './cilium/read/listing.js';
 import { parseCilium } from './cilium/read/read.js';
 import { ciliumForm, ciliumOther, uncommented } from './cilium/read/which-listing.js';
@@ -210,6 +211,10 @@ export function readNftPaste(coloured: string, file: string): NftPaste {
     );
   if (side !== undefined)
     notes.unshift('a diff: its new side is read (its + and context lines), not the - lines');
+  if (listing.crash)
+    notes.push(
+      `line ${listing.crash.line}: nft crashed ("${excerpt(listing.crash.text)}") after the tables above: they are read, and what it did not print is not in the paste`,
+    );
   // maps listed without their elements beside Service chains: `nft -t` (--terse) omits them
   if ([table, also].some((t) => t?.set('service-ips') && entriesNotListed(t)))
     notes.push(

@@ -245,4 +245,6 @@ const skippedWarning = (lines: number[]) =>
 
 /** A text listing that ends inside its table: read as far as it goes, said so. */
 export const cutText = (t: NftTable) =>
-  `the listing ends at line ${t.cut!.line} inside ${t.cut!.inside}: it was cut there, and what came after was not read`;
+  t.cut!.crash
+    ? `nft crashed at line ${t.cut!.line} ("${excerpt(t.cut!.crash)}") inside ${t.cut!.inside}: what it printed before is read, what it did not print is not in the paste`
+    : `the listing ends at line ${t.cut!.line} inside ${t.cut!.inside}: it was cut there, and what came after was not read`;

@@ -65,8 +65,9 @@ export interface NftTable {
   sets: NftSet[];
   chain(name: string): NftChain | undefined;
   set(name: string): NftSet | undefined;
-  /** The text listing ends inside this table (a paste cut short): where, and inside what. */
-  cut?: { line: number; inside: string };
+  /** The text listing ends inside this table (a paste cut short): where, and inside what; and
+   * the shell's report where nft crashed there ("Segmentation fault (core dumped)"). */
+  cut?: { line: number; inside: string; crash?: string };
   /** Elision lines ("...") inside the table: the paste left part of it out. */
   elided?: number[];
   /** The paste starts inside this table: its `table` line is not in it (family and name unknown). */
@@ -133,6 +134,9 @@ export interface NftListing {
   table(family: NftFamily, name: string): NftTable | undefined;
   /** Lines outside any table that were skipped (a prompt, the command, prose), 1-based. */
   skipped?: number[];
+  /** The shell's report that nft crashed after its last table ended: the tables it would have
+   * printed after are not in the paste. */
+  crash?: { line: number; text: string };
 }
 
 /** Input that is not an nft JSON listing, with where and why. */

@@ -5,6 +5,7 @@
 // prints inside a table (sets, maps, rules) is read by table-parts.ts, which the script reader
 // (read-script.ts) shares; parseNftAny reads any of nft's forms.
 import { ELISION } from '../../elisions.js';
+import { nftCrashed } from '../../iptables/read/paste/classify.js';
 import type {
   NftChain,
   NftFamily,
@@ -92,9 +93,17 @@ export function parseNftText(input: string, file = '<input>'): NftListing {
         : undefined;
     (table!.unread ??= []).push({ line: no, text, ...(block ? { block } : {}) });
   };
+  let typed: string | undefined; // the last line outside a table: the command typed, if any
+  let crash: { line: number; text: string } | undefined;
   for (const l of lines) {
     const t = l.text;
     let m: RegExpExecArray | null;
+    // the shell's report that nft crashed: what it printed before is all there is
+    if (nftCrashed(t, typed)) {
+      crash = { line: l.no, text: t };
+      break;
+    }
+    if (!table && !t.endsWith('{')) typed = t;
     if ((m = /^table (ip|ip6|inet|arp|bridge|netdev) (\S+) \{$/.exec(t))) {
       if (table) fail(l, 'a table inside a table');
       table = { family: m[1] as NftFamily, name: m[2]!, chains: [], sets: [] };
@@ -158,7 +167,7 @@ export function parseNftText(input: string, file = '<input>'): NftListing {
     ];
     if (chain) inside.push(`chain ${chain.name}`);
     if (set) inside.push(`${set.kind} ${set.name}`);
-    let last = raw.length;
+    let last = crash?.line ?? raw.length;
     while (last > 1 && !raw[last - 1]!.trim()) last--;
     // a last line not read is the cut's, and the cut says it (nft printed more there than it holds)
     const end = lines.at(-1)!.no;
@@ -167,7 +176,8 @@ export function parseNftText(input: string, file = '<input>'): NftListing {
     else delete table.unread;
     // a paste that ends in "..." is cut there too: what follows is not compared (its warning is
     // the elision's, said once)
-    tables.push({ ...finished(table), cut: { line: last, inside: inside.join(', ') } });
+    const cut = { line: last, inside: inside.join(', '), ...(crash ? { crash: crash.text } : {}) };
+    tables.push({ ...finished(table), cut });
   }
   if (tables.length === 0)
     throw new NftParseError(file, undefined, 'the nft listing holds no table');
@@ -175,6 +185,7 @@ export function parseNftText(input: string, file = '<input>'): NftListing {
     tables,
     table: (family, name) => tables.find((t) => t.family === family && t.name === name),
     ...(skipped.length > 0 ? { skipped } : {}),
+    ...(crash && !table ? { crash } : {}),
   };
 }
 
