@@ -170,8 +170,8 @@ function ipvsRules(o: RulesOptions, shown: string, d: GivenDump): number {
     throw new UsageError('the TUI does not show IPVS listings yet: use -o text or -o json');
   const text = textOf(d);
   const table = parseIpvs(text, d.file);
-  // iptables rules pasted with it are said of in the listing's warnings, as what they are
-  const iptables = new Set(table.iptablesLines ?? []);
+  // iptables rules and kubectl's output pasted with it are said of in its warnings, as what they are
+  const iptables = new Set([...(table.iptablesLines ?? []), ...(table.kubectlLines ?? [])]);
   tellSkipped(
     table.skipped.filter((l) => !iptables.has(l)),
     d.file,

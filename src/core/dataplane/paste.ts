@@ -9,7 +9,7 @@ import { parseCilium } from './cilium/read/read.js';
 import { ciliumForm, ciliumOther, uncommented } from './cilium/read/which-listing.js';
 import { buildCiliumTrees } from './cilium/trees.js';
 import { isListView } from './iptables/read/paste/list-view.js';
-import { NFT_ERROR } from './iptables/read/paste/classify.js';
+import { NFT_ERROR, kubectlLines } from './iptables/read/paste/classify.js';
 import { parseIptables, TABLES, type Ruleset } from './iptables/read/parse.js';
 import { isIpvs, parseIpvs, type IpvsTable } from './ipvs/read/listing.js';
 import { buildIpvsTrees } from './ipvs/trees.js';
@@ -220,8 +220,14 @@ export function readNftPaste(coloured: string, file: string): NftPaste {
     notes.push(
       "the listing's maps hold no elements though Service ports' chains are there (`nft -t` / `--terse` omits them): which address and port lead to each Service port is not in the paste; list without -t for them",
     );
+  // kubectl's output pasted with it: the API server's objects, named apart from the prose
+  const kubectl = kubectlLines((side ?? text).split('\n'), listing.skipped ?? []);
+  if (kubectl.length > 0)
+    notes.push(
+      `line${kubectl.length === 1 ? '' : 's'} ${kubectl.join(', ')}: kubectl output (\`kubectl get\` of endpoints, EndpointSlices, Services ...): the cluster's objects as the API server holds them, not the node's rules: not read with the table`,
+    );
   if (table) {
-    const skipped = listing.skipped ?? [];
+    const skipped = (listing.skipped ?? []).filter((l) => !kubectl.includes(l));
     table.paste = { notes, skipped, diff: side !== undefined, ...(also ? { also } : {}) };
     return { table, skipped, notes };
   }

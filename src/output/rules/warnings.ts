@@ -143,6 +143,11 @@ function ipvsWarnings(d: IpvsTable): RulesWarning[] {
       d.iptablesLines,
       `line${d.iptablesLines.length === 1 ? '' : 's'} ${lineRange(d.iptablesLines)}: iptables rules (iptables-save or -S lines) pasted with the IPVS listing: not read with it; give them to kdebug on their own`,
     );
+  if (d.kubectlLines)
+    sayAt(
+      d.kubectlLines,
+      `line${d.kubectlLines.length === 1 ? '' : 's'} ${lineRange(d.kubectlLines)}: kubectl output (\`kubectl get\` of endpoints, EndpointSlices, Services ...): the cluster's objects as the API server holds them, not the node's rules: not read with the listing`,
+    );
   if (d.duplicates.length > 0)
     sayAt(
       d.duplicates,

@@ -11,6 +11,7 @@ import { ruleCommand } from './rule-command.js';
 import { closeRegion, regionAt, type GrepRegion } from './grep-windows.js';
 import { SCHEDULERS } from '../schedulers.js';
 import { holdsIptablesLine, isIptablesRuleLine } from '../../iptables/read/paste/iptables-lines.js';
+import { kubectlLines } from '../../iptables/read/paste/classify.js';
 
 export interface IpvsRealServer {
   /** "10.244.1.4:80", IPv6 as "[fd00::4]:80"; `ipvsadm -l` prints names ("host:http"). */
@@ -75,6 +76,9 @@ export interface IpvsTable {
   /** Lines of iptables rules pasted with the listing (iptables-save / -S lines, quoted or
    * indented): another mode's rules, not read with it (among the skipped lines). */
   iptablesLines?: number[];
+  /** Lines of kubectl's output pasted with the listing (`kubectl get ep`, `get endpointslices`,
+   * `get svc`): the API server's objects, not the node's, not read (among the skipped lines). */
+  kubectlLines?: number[];
   /** Lines of ipvsadm commands typed (`ipvsadm -A/-a ...` after a prompt): read as what they
    * add, not a listing read back from the node. */
   typed?: number[];
@@ -537,6 +541,7 @@ export function parseIpvs(coloured: string, file = '<input>'): IpvsTable {
       other.lines[0]!,
       "this is ipvsadm's connection (-c) or timeout listing, which holds no virtual server: run `ipvsadm -Ln` for the Services",
     );
+  const kubectl = kubectlLines(lines, skipped);
   const renamed = numeric !== undefined && names ? namedHosts(services) : [];
   if (renamed.length > 0) names = false;
   // no real server line at all, and no header: grep filtered them out, or one line was quoted
@@ -558,6 +563,7 @@ export function parseIpvs(coloured: string, file = '<input>'): IpvsTable {
     ...(ownerElided.length > 0 ? { ownerElided } : {}),
     ...(ownerAbove.length > 0 ? { ownerAbove } : {}),
     ...(iptablesLines.length > 0 ? { iptablesLines } : {}),
+    ...(kubectl.length > 0 ? { kubectlLines: kubectl } : {}),
     ...(typed.length > 0 ? { typed } : {}),
     ...(unknownOptions.length > 0 ? { unknownOptions } : {}),
     ...(cut ? { cut } : {}),

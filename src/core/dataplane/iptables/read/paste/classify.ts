@@ -278,8 +278,8 @@ const FOREIGN_LINES: [RegExp, ForeignKind][] = [
     /^(?:NAMESPACE +)?NAME +(?:STATUS +ROLES +AGE +VERSION|READY +STATUS +RESTARTS +AGE|READY +UP-TO-DATE +AVAILABLE +AGE|DESIRED +CURRENT +READY +UP-TO-DATE +AVAILABLE)\b/,
     'kubectl',
   ],
-  // kubectl get endpoints / endpointslices
-  [/^NAME +(?:ADDRESSTYPE +PORTS +)?ENDPOINTS +AGE$/, 'kubectl'],
+  // kubectl get endpoints / endpointslices, -A's NAMESPACE column first
+  [/^(?:NAMESPACE +)?NAME +(?:ADDRESSTYPE +PORTS +)?ENDPOINTS +AGE$/, 'kubectl'],
   // kubectl get svc / describe svc
   // kubectl get svc, its -A / --all-namespaces NAMESPACE column first, before 1.8 without TYPE
   [/^(?:NAMESPACE +)?NAME +(?:TYPE +)?CLUSTER-IP +EXTERNAL-IP +PORT\(S\)/, 'kubectl'],
@@ -394,6 +394,23 @@ export function classifyLine(line: string): LineClass {
   if (COMMANDS.test(line) || COMMANDS.test(bare) || /^-[IDXFRZCLS]\b/.test(line))
     return { kind: 'command' };
   return { kind: 'prose' };
+}
+
+/** Which of the `skipped` lines (1-based) are kubectl's output: a header of its printers (`get
+ * ep`, `get endpointslices`, `get svc` ...) and the rows right below it, up to a blank line or a
+ * line of another kind. The API server's objects, not a node's rules: named, never prose. */
+export function kubectlLines(lines: readonly string[], skipped: readonly number[]): number[] {
+  const out: number[] = [];
+  const skip = new Set(skipped);
+  let rows = false; // the line above was kubectl's header or one of its rows
+  for (let no = 1; no <= lines.length; no++) {
+    const t = lines[no - 1]!.trim();
+    const c = t && skip.has(no) ? classifyLine(t) : undefined;
+    if (c?.kind === 'foreign' && c.foreign === 'kubectl') rows = true;
+    else if (!(rows && c?.kind === 'prose')) rows = false;
+    if (rows) out.push(no);
+  }
+  return out;
 }
 
 /** The table an `iptables -L` / `-S` command typed on this line lists (`-t TABLE`, else filter,
