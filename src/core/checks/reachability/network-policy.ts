@@ -2,11 +2,17 @@
 // them first): with one in place, only the sources its rules allow can connect, and everyone
 // else's packets are dropped silently, which looks like a timeout, never like a refusal. Each
 // policy is read as the API server defines it (networking/v1): its podSelector (matchLabels and
-// matchExpressions), then, for the Service's port, which sources its ingress rules admit.
+// matchExpressions), then, for the Service's port, which sources its ingress rules admit, said
+// as a finding (a warning where they admit nothing, or not the client asked about).
+import { read, unseen } from '../../evidence.js';
 import { contains } from '../../ipv4.js';
 import type { Pod, ServicePort } from '../../kube/objects.js';
-import type { KubeObject } from '../../model.js';
+import type { Finding, KubeObject } from '../../model.js';
+import { kubectl, valid } from '../../next-command.js';
+import { count, findingOf, labelText, list, listFew } from '../check.js';
 import type { CheckContext } from '../context.js';
+
+const finding = findingOf('reachability');
 
 type J = Record<string, unknown>;
 const obj = (v: unknown): J => (v !== null && typeof v === 'object' ? (v as J) : {});
@@ -304,4 +310,75 @@ export function together(policies: AppliedPolicy[]): Admits {
   return sources.length > 0
     ? { kind: 'some', sources: [...new Set(sources)] }
     : { kind: 'nothing' };
+}
+
+/** The NetworkPolicies that select the Service's Pods, evaluated for its port: which sources they
+ * admit together. None is a warning: every client's connection times out. */
+export function networkPolicies(ctx: CheckContext, port: ServicePort): Finding[] {
+  const svc = ctx.service!;
+  const client = ctx.clientPod();
+  const policies = policiesFor(ctx, port, client);
+  if (policies.length === 0) return [];
+  const admits = together(policies);
+  // "NetworkPolicy a admits", "NetworkPolicies a and b admit": the policies judged together
+  const one = policies.length === 1;
+  const names = `${one ? 'NetworkPolicy' : 'NetworkPolicies'} ${list(policies.map((p) => p.name))}`;
+  const admit = one ? 'admits' : 'admit';
+  const what = `${port.port}/${port.protocol}`;
+  const blind =
+    "kdebug's probes come from the nodes, which NetworkPolicy may treat apart from Pods (that depends on the network plugin): they prove nothing about what a client Pod is allowed.";
+  // the client the person named: where the policies leave it out, that is their answer
+  const asked = ctx.options.client?.kind === 'pod' ? ctx.options.client : undefined;
+  const named = asked && `Pod ${asked.namespace ?? svc.namespace}/${asked.name}`;
+  const verdict = client ? clientAdmitted(policies, ctx.selectedPods()) : undefined;
+  const refused =
+    admits.kind !== 'nothing' && verdict && 'refusedBy' in verdict ? verdict : undefined;
+  const where = refused
+    ? refused.refusedBy.length === refused.of
+      ? ''
+      : ` on ${count(refused.refusedBy.length, 'Pod')} of ${refused.of} (${listFew(refused.refusedBy, 3)})`
+    : '';
+  const title =
+    admits.kind === 'nothing'
+      ? `${names} ${admit} no connection to ${what}: every client times out`
+      : refused
+        ? `${names} ${one ? 'does' : 'do'} not admit ${named} (--from) to ${what}${where}: its connections ${where ? 'there ' : ''}time out`
+        : admits.kind === 'all'
+          ? `${names} ${admit} every source to ${what}`
+          : `${names} ${admit} only ${list(admits.sources)} to ${what}`;
+  const labels = client && (labelText(client.labels) || 'none');
+  const forClient = !named
+    ? 'Check that the client is one of them.'
+    : !client
+      ? `${named} (--from) was not read, so kdebug cannot tell whether it is one of them.`
+      : verdict && 'unknown' in verdict
+        ? `Whether ${named} (--from) is one of them kdebug cannot tell: ${verdict.unknown}.`
+        : `${named} (--from) is one of them.`;
+  const explanation =
+    admits.kind === 'nothing'
+      ? `${policies.length === 1 ? 'This NetworkPolicy selects' : 'These NetworkPolicies select'} the Service's Pods for ingress and no ingress rule allows ${what}: connections to the Service and to the Pods directly are dropped silently, so clients time out. Add an ingress rule for the clients that need it.`
+      : refused
+        ? `Each Pod takes only what the policies selecting it admit; ${named} (labels ${labels}, namespace ${client!.namespace}) matches none of the sources they admit to ${what}${where}, so its connections there, through the Service or to the Pods directly, are dropped silently and time out. Add an ingress rule that admits it, or label it as one of the admitted sources.`
+        : admits.kind === 'all'
+          ? `${policies.length === 1 ? 'This NetworkPolicy selects' : 'These NetworkPolicies select'} the Service's Pods and ${policies.length === 1 ? 'its' : 'their'} rules let any source reach ${what}.`
+          : `Only these sources may connect to ${what}, to the Service or to the Pods directly; anyone else's connections are dropped silently and time out. ${forClient}`;
+  const warn = admits.kind === 'nothing' || refused !== undefined;
+  return [
+    finding('network-policy-applies', warn ? 'warn' : 'pass', title, {
+      explanation: `${explanation} ${blind}`,
+      evidence: [
+        ...policies.flatMap((p) =>
+          p.lines.map((l) => read(l, `NetworkPolicy ${svc.namespace}/${p.name}`)),
+        ),
+        ...(client
+          ? [read(`${named}: labels ${labels}`, named)]
+          : named
+            ? [unseen(`${named} (--from) was not read`)]
+            : []),
+      ],
+      next: kubectl(svc.namespace, 'describe', 'networkpolicy', valid.name(policies[0]!.name)),
+      service: ctx.servicePortName(port),
+      ...(warn ? {} : { info: true }),
+    }),
+  ];
 }

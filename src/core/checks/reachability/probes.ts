@@ -1,11 +1,12 @@
-// The probes the diagnosis asks a live run to make on each node, and how each reads in evidence.
+// The probes the diagnosis asks a live run to make on each node, what each recorded, and how each
+// reads in evidence.
 import { commandStem, type NodeProbe } from '../../nodes/commands.js';
 import { seen, unseen } from '../../evidence.js';
 import { hostPort } from '../../ipv6.js';
 import type { Evidence } from '../../model.js';
 import type { ProbeResult } from '../../nodes/outputs.js';
 import type { CheckContext } from '../context.js';
-import { isWindows } from '../../kube/objects.js';
+import { isWindows, type ServicePort } from '../../kube/objects.js';
 
 export type { NodeProbe } from '../../nodes/commands.js';
 
@@ -71,3 +72,32 @@ export function idleProbers(ctx: CheckContext): string[] {
         (Object.keys(ctx.facts.nodes[n] ?? {}).length > 0 || tried.has(n)),
     );
 }
+
+export interface Probed {
+  node: string;
+  probe: NodeProbe;
+  result: ProbeResult;
+}
+
+export function probed(ctx: CheckContext, probe: NodeProbe): Probed[] {
+  return ctx.nodeNames().flatMap((node) => {
+    const result = ctx.probe(node, probe);
+    return result ? [{ node, probe, result }] : [];
+  });
+}
+
+/** A recorded probe as evidence. */
+export const probedEvidence = (p: Probed) => probeSeen(p.node, p.probe, p.result);
+
+/** Another port of the Service has this one's number (dns 53/UDP and dns-tcp 53/TCP): what is
+ * said of each names its protocol, or the two read the same. */
+export const sharesNumber = (ctx: CheckContext, port: ServicePort) =>
+  ctx.service!.ports.some((q) => q !== port && q.port === port.port);
+
+/** "10.1.0.10:53", or "10.1.0.10:53/UDP" where another port of the Service has that number. */
+export const addressOf = (ctx: CheckContext, port: ServicePort, ip: string, n = port.port) =>
+  `${hostPort(ip, n)}${sharesNumber(ctx, port) ? `/${port.protocol}` : ''}`;
+/** A probe that ran and saw something: its tool was there and it gave an answer or an error. */
+export const observed = (p: Probed) => p.result.status !== 'unknown';
+/** A probe whose connection was refused. */
+export const refused = (p: Probed) => p.result.failure === 'refused';

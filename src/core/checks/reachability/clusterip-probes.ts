@@ -1,0 +1,162 @@
+// The connections to the ClusterIP:port, one family at a time: answered, dropped by design
+// (internalTrafficPolicy Local), or failed, with the earlier fault or the node's rules as the cause.
+import type { Service, ServicePort } from '../../kube/objects.js';
+import { type Finding } from '../../model.js';
+import { kdebug, valid } from '../../next-command.js';
+import { consequence, findingOf, list } from '../check.js';
+import type { CheckContext } from '../context.js';
+import {
+  connectProbe,
+  probingNodes,
+  addressOf,
+  observed,
+  probed,
+  probedEvidence,
+  refused,
+} from './probes.js';
+import { connectionFate, packetWalk, rejectedBy } from './packet-evidence.js';
+import { hostPort } from '../../ipv6.js';
+import { notObserved, notProbed } from './not-observed.js';
+import { ENDPOINT_CAUSES } from './endpoint-probes.js';
+
+const finding = findingOf('reachability');
+
+const CLUSTERIP_CAUSES = [
+  ...ENDPOINT_CAUSES,
+  'kube-proxy-not-running',
+  'service-rules-missing',
+  'service-chain-missing',
+  'endpoint-missing',
+  'endpoint-stale',
+  'no-endpoints-reject-missing',
+  'local-policy-wrong',
+  'no-local-endpoint',
+];
+
+export function clusterIpProbes(
+  ctx: CheckContext,
+  svc: Service,
+  port: ServicePort,
+  earlier: Finding[],
+  ip: string,
+): Finding[] {
+  // a dual-stack Service's findings say which family they are about
+  const family = svc.clusterIPs.length > 1 ? (ip.includes(':') ? 'IPv6: ' : 'IPv4: ') : '';
+  const probe = connectProbe(ip, port.port, port.protocol);
+  if (!probe) return [];
+  const ran = probed(ctx, probe);
+  // nodes that probed, but not this address (a family left out, a probe lost): said, never
+  // passed over
+  const by = new Set(ran.map((p) => p.node));
+  const missing = probingNodes(ctx).filter((n) => !by.has(n));
+  const unprobed = notProbed(
+    ctx,
+    `${family}ClusterIP ${addressOf(ctx, port, ip)}`,
+    missing.length > 0 ? [{ target: addressOf(ctx, port, ip), nodes: missing }] : [],
+    port,
+  );
+  if (ran.length === 0) return unprobed;
+  const got = ran.filter(observed);
+  const blind = [
+    ...notObserved(
+      ctx,
+      `${family}ClusterIP ${addressOf(ctx, port, ip)}`,
+      ran.filter((p) => !observed(p)),
+      port,
+    ),
+    ...unprobed,
+  ];
+  if (got.length === 0) return blind;
+  const spn = ctx.servicePortName(port);
+  // internalTrafficPolicy Local: a node without a local endpoint drops it by design (step 9)
+  const local = svc.internalTrafficPolicy === 'Local';
+  const hasLocal = (node: string) =>
+    ctx.endpoints(port).some((e) => e.nodeName === node && (e.ready || e.serving));
+  const dropped = got.filter((p) => p.result.status === 'fail' && local && !hasLocal(p.node));
+  const byDesign: Finding[] =
+    dropped.length === 0
+      ? []
+      : [
+          finding(
+            'clusterip-unreachable',
+            'warn',
+            `${family}ClusterIP ${addressOf(ctx, port, ip)} dropped on ${list(dropped.map((p) => p.node))}, as internalTrafficPolicy Local does there`,
+            {
+              explanation: `With internalTrafficPolicy: Local kube-proxy sends ClusterIP traffic only to endpoints on the sender's own node, and ${list(dropped.map((p) => p.node))} ${dropped.length === 1 ? 'runs' : 'run'} none: it drops the connection, as designed. This is the traffic policy at work (step 9), not a broken Service.`,
+              evidence: dropped.map(probedEvidence),
+              service: spn,
+            },
+          ),
+        ];
+  const failed = got.filter((p) => p.result.status === 'fail' && !dropped.includes(p));
+  const answered = got.filter((p) => !dropped.includes(p));
+  if (failed.length === 0 && answered.length === 0) return [...byDesign, ...blind];
+  if (failed.length === 0)
+    return [
+      ...byDesign,
+      finding(
+        'clusterip-reachable',
+        'pass',
+        `${family}ClusterIP ${addressOf(ctx, port, ip)} answers from ${list(answered.map((p) => p.node))}`,
+        {
+          explanation: `A ${port.protocol} connection to the ClusterIP is translated to an endpoint and answered.`,
+          evidence: answered.map(probedEvidence),
+          service: spn,
+        },
+      ),
+      ...blind,
+    ];
+  const inStep = earlier.find((f) => f.id === 'endpoint-unreachable');
+  const cause =
+    // a node's fault explains only that node's failures: another node's missing rules do not
+    // cause a refusal where the rules were read to DNAT it
+    ctx.earlier.find((c) => {
+      if (!CLUSTERIP_CAUSES.includes(c.finding.id)) return false;
+      const on = [c.finding.node, ...(c.finding.nodes ?? [])].filter((n) => n !== undefined);
+      return on.length === 0 || on.some((n) => failed.some((p) => p.node === n));
+    }) ?? (inStep ? { finding: inStep, step: 'Reachability' } : undefined);
+  const r = failed.find(refused);
+  // who refused it, as the refusing node's rules show: never guessed from the API's endpoints
+  const toPort = { dst: ip, port: port.port, proto: port.protocol.toLowerCase() };
+  const fate = r && connectionFate(ctx, r.node, toPort);
+  const explanation = r
+    ? fate === 'forwarded'
+      ? `The connection to ${hostPort(ip, port.port)} was refused. The rules on ${r.node} DNAT it to the Service's endpoints, and the Pod refused it: nothing listens on the targetPort there.`
+      : fate === 'rejected'
+        ? `The connection to ${hostPort(ip, port.port)} was refused at once, ${rejectedBy(ctx, r.node, toPort)}.`
+        : `The connection to ${hostPort(ip, port.port)} was refused: either kube-proxy forwarded it to an endpoint where nothing listens on the targetPort, or rejected it itself, as it does for a Service without ready endpoints. ${fate ? `The rules on ${r.node} do not say which (kdebug trace walks them).` : `The rules on ${r.node} were not read to say which.`}`
+    : `The connection to ${hostPort(ip, port.port)} got no answer from ${list(failed.map((p) => p.node))}. Either the node has no rule for it (so the packet leaves unchanged towards the default route, where nobody owns the ClusterIP), or it was forwarded to an endpoint that does not answer.`;
+  return [
+    consequence(
+      finding(
+        'clusterip-unreachable',
+        'fail',
+        `${family}ClusterIP ${addressOf(ctx, port, ip)}: ${failed[0]!.result.detail}`,
+        {
+          explanation: `${explanation}${failed.length < answered.length ? ` It works from ${list(answered.filter((p) => !failed.includes(p)).map((p) => p.node))}: compare that node's rules with the failing one's (Rules step).` : ''}`,
+          evidence: [
+            ...answered.map(probedEvidence),
+            ...(fate === 'forwarded' || fate === 'rejected'
+              ? packetWalk(ctx, r!.node, toPort)
+              : []),
+          ],
+          next: kdebug([
+            'trace',
+            '--node',
+            valid.name(failed[0]!.node),
+            '--dst',
+            valid.ip(ip) && hostPort(ip, port.port),
+            '--proto',
+            valid.protocol(port.protocol),
+            '--from-host', // from the node's own address, of the cluster IP's family
+          ]),
+          node: failed.length === 1 ? failed[0]!.node : undefined,
+          service: spn,
+        },
+      ),
+      cause,
+    ),
+    ...byDesign,
+    ...blind,
+  ];
+}

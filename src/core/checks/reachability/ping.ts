@@ -1,0 +1,147 @@
+// Why ping to the ClusterIP and a connection to its port behave differently in each proxy mode the
+// nodes run, with their probes, state and packet walks as proof.
+import { seen, stateSeen } from '../../evidence.js';
+import type { Service, ServicePort } from '../../kube/objects.js';
+import { MIXED_PROXY_MODES, type Evidence, type Finding } from '../../model.js';
+import { parseIpBrief } from '../../nodes/outputs.js';
+import { findingOf, listFew } from '../check.js';
+import type { CheckContext } from '../context.js';
+import { clusterMode } from '../kube-proxy/modes.js';
+import { ciliumNodes } from '../kube-proxy/replacement.js';
+import { connectProbe, observed, probed, probedEvidence } from './probes.js';
+import { treeOf } from '../rules/rules.js';
+import { connectionFate, packetWalk } from './packet-evidence.js';
+import { hostPort } from '../../ipv6.js';
+import { modeTraits } from '../../dataplane/dataplane.js';
+
+const finding = findingOf('reachability');
+
+/** Who owns the ClusterIP on each of these nodes, from `ip -br addr`. */
+function owners(ctx: CheckContext, ip: string, among: ReadonlySet<string>): Evidence[] {
+  return ctx.nodeNames().flatMap((node) => {
+    const text = among.has(node) ? ctx.output(node, 'ip-addr') : undefined;
+    if (text === undefined) return [];
+    const dev = parseIpBrief(text).find((i) => i.addresses.some((a) => a.split('/')[0] === ip));
+    return [
+      seen(
+        dev
+          ? `${node}: ${ip} is bound to ${dev.name} (ip -br addr)`
+          : `${node}: no interface holds ${ip} (ip -br addr)`,
+        { node, source: `nodes/${node}/ip-addr.txt` },
+      ),
+    ];
+  });
+}
+
+/** Why ping to the ClusterIP and a connection to its port behave differently, for each proxy mode
+ * the nodes run: one finding a mode, beside its own nodes' probes, state and packet walks. */
+export function pingExplained(ctx: CheckContext, svc: Service): Finding[] {
+  const port = svc.ports[0];
+  if (!port) return [];
+  const mode = ciliumNodes(ctx).length > 0 ? 'cilium' : (clusterMode(ctx) ?? 'iptables');
+  if (mode !== MIXED_PROXY_MODES)
+    return modeTraits(mode) ? [pingInMode(ctx, svc, port, mode, ctx.nodeNames(), false)] : [];
+  // nodes seen in different modes: one explanation a mode, beside its own nodes' evidence
+  const family = svc.clusterIP!.includes(':') ? 'IPv6' : 'IPv4';
+  const byMode = new Map<string, string[]>();
+  for (const n of ctx.nodeNames()) {
+    const m = ctx.analysis.node(n, undefined, family).mode();
+    if (modeTraits(m)) byMode.set(m, [...(byMode.get(m) ?? []), n]);
+  }
+  // a mode nothing was observed in is said nowhere: its nodes were not read
+  return [...byMode]
+    .map(([m, nodes]) => pingInMode(ctx, svc, port, m, nodes, true))
+    .filter((f) => f.evidence.length > 0);
+}
+
+/** The ping explanation of one mode, from what the nodes in it recorded and hold. */
+function pingInMode(
+  ctx: CheckContext,
+  svc: Service,
+  port: ServicePort,
+  mode: string,
+  nodes: string[],
+  mixed: boolean,
+): Finding {
+  const ip = svc.clusterIP!;
+  const explain = modeTraits(mode)!.ping;
+  const among = new Set(nodes);
+  // only what a probe saw counts: a ping that could not run answered nothing
+  const pings = probed(ctx, { kind: 'icmp-echo', ip }).filter(
+    (p) => observed(p) && among.has(p.node),
+  );
+  const connect = connectProbe(ip, port.port, port.protocol);
+  const conns = connect ? probed(ctx, connect).filter((p) => observed(p) && among.has(p.node)) : [];
+  const evidence = [
+    ...pings.map(probedEvidence),
+    ...conns.map(probedEvidence),
+    ...owners(ctx, ip, among),
+  ];
+  // one node in this mode whose state was read, one the probes ran from (its Service port
+  // programmed) first: the lines, the walk and the recorded results tell one story
+  const family = ip.includes(':') ? 'IPv6' : 'IPv4';
+  const inMode = nodes.filter(
+    (n) => ctx.analysis.node(n, undefined, family).dataplane()?.mode === mode,
+  );
+  const programmed = inMode.filter((n) => treeOf(ctx, n, port));
+  const pinged = (n: string) => pings.some((p) => p.node === n);
+  const node = programmed.find(pinged) ?? programmed[0] ?? inMode.find(pinged) ?? inMode[0];
+  const toPort = { dst: ip, port: port.port, proto: port.protocol.toLowerCase() };
+  if (node) {
+    const lines = ctx.analysis
+      .node(node, undefined, family)
+      .dataplane()!
+      .clusterIpLines({
+        node,
+        ip,
+        port: port.port,
+        protocol: port.protocol,
+        tree: treeOf(ctx, node, port),
+      });
+    evidence.push(
+      ...lines.map((l) => stateSeen(node, l)),
+      ...packetWalk(ctx, node, { dst: ip, proto: 'icmp' }),
+      ...packetWalk(ctx, node, toPort),
+    );
+  }
+  const proto = port.protocol;
+  const answered = pings.some((p) => p.result.status === 'pass');
+  const connected = conns.some((p) => p.result.status === 'pass');
+  // what the node's rules do to a connection, else what a probe saw: never the API's guess
+  const fate = node ? connectionFate(ctx, node, toPort) : undefined;
+  const connection =
+    fate === 'forwarded' || fate === 'rejected' ? fate : connected ? 'forwarded' : undefined;
+  const curl =
+    proto === 'TCP'
+      ? `curl ${ip.includes(':') ? `-g http://${hostPort(ip, port.port)}/` : hostPort(ip, port.port)}`
+      : `a ${proto} client on port ${port.port}`;
+  const ping =
+    pings.length === 0
+      ? `ping ${ip}`
+      : answered
+        ? `ping ${ip} answers`
+        : `ping ${ip} gets no answer`;
+  // nodes in different modes: each finding says whose it is
+  const on = mixed ? `${listFew(nodes, 3)}: ` : '';
+  const m = explain({
+    ip,
+    protocol: proto,
+    port: port.port,
+    ports: svc.ports.map((p) => ({ port: p.port, protocol: p.protocol })),
+    pinged: pings.length > 0,
+    answered,
+    silent: !answered && pings.some((p) => p.result.failure === 'silent'),
+    ...(connection ? { connection } : {}),
+    curl,
+    title: (normal) => `${on}${ping}${connected ? `, ${curl} connects` : ''}: ${normal}`,
+  });
+  // worth reading at once only where the recorded ping and connect disagree
+  const disagree = pings.length > 0 && conns.length > 0 && answered !== connected;
+  return finding('ping-clusterip-explained', 'pass', m.title, {
+    explanation: m.text,
+    evidence,
+    info: true,
+    ...(disagree ? {} : { folded: true }),
+    ...(mixed ? (nodes.length === 1 ? { node: nodes[0] } : { nodes }) : {}),
+  });
+}
