@@ -9,10 +9,8 @@ import { expectedRules } from '../../src/core/dataplane/kube-proxy/expected.js';
 import { clusterView, serviceCIDRs } from '../../src/core/kube/objects.js';
 import type { KubeObject } from '../../src/core/model.js';
 import { nftablesDrift } from '../../src/core/dataplane/nftables/drift.js';
-import {
-  expectedNftScript,
-  nftPortChains,
-} from '../../src/core/dataplane/nftables/expected/expected.js';
+import { expectedNftScript } from '../../src/core/dataplane/nftables/expected/expected.js';
+import { nftPortChains } from '../../src/core/dataplane/nftables/expected/port-script.js';
 import { parseNftJson, type NftTable } from '../../src/core/dataplane/nftables/read/listing.js';
 import { parseNftScript } from '../../src/core/dataplane/nftables/read/read-script.js';
 import { parseNftText } from '../../src/core/dataplane/nftables/read/read-text.js';

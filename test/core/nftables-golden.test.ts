@@ -16,8 +16,8 @@ import {
   expectedNftScript,
   expectedNftTable,
   expectedNftText,
-  firewallSources,
 } from '../../src/core/dataplane/nftables/expected/expected.js';
+import { firewallSources } from '../../src/core/dataplane/nftables/expected/port-script.js';
 import { parseNftJson, type NftTable } from '../../src/core/dataplane/nftables/read/listing.js';
 import { parseNftScript } from '../../src/core/dataplane/nftables/read/read-script.js';
 import { MODELLED } from '../../src/core/dataplane/kube-proxy/releases.js';

@@ -23,9 +23,9 @@ import { entriesAt, entriesElsewhere, notInApi } from '../stale-entries.js';
 import {
   expectedNftCommands,
   expectedNftTable,
-  firewallSources,
   type ExpectedNftScript,
 } from './expected/expected.js';
+import { firewallSources } from './expected/port-script.js';
 import {
   intervalSources,
   nftPortChainNames,

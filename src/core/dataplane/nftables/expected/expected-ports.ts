@@ -7,7 +7,7 @@ import { containsAny, hostCidr, hostPort } from '../../../ipv6.js';
 import type { ExpectedRules, ExpectedServicePort } from '../../kube-proxy/expected.js';
 import { writes } from '../../kube-proxy/releases.js';
 import type { EntryPoint, ServiceTree } from '../../trees.js';
-import { nftEndpointNames, nftPortChains, usesFirewall } from './expected.js';
+import { nftEndpointNames, nftPortChains, usesFirewall } from './port-script.js';
 
 export interface NftPortPlan {
   entries: Pick<EntryPoint, 'kind' | 'address' | 'port' | 'protocol' | 'chain' | 'from'>[];
