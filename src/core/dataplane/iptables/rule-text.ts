@@ -3,7 +3,7 @@
 // them, comments always quoted, `--or-mark 0x4000` as `--set-xmark 0x4000/0x4000`, probabilities
 // quantised, `-j REJECT` with its default `--reject-with`. Checked against iptables 1.8.9.
 import { savedProbability } from '../kube-proxy/endpoints.js';
-import type { ExpectedEndpoint, ExpectedServicePort } from '../kube-proxy/expected.js';
+import type { ExpectedEndpoint, ExpectedServicePort } from '../kube-proxy/service-port.js';
 import { containsAny, FAMILY, type IPFamily } from '../../ipv6.js';
 
 /** One rule: its chain and its full text ("-A CHAIN ..."). */

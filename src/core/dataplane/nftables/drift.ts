@@ -15,10 +15,11 @@ import {
   type DriftId,
   type NodeDrift,
 } from '../drift.js';
-import type { ExpectedRules, ExpectedServicePort } from '../kube-proxy/expected.js';
+import type { ExpectedRules } from '../kube-proxy/expected.js';
+import type { ExpectedServicePort } from '../kube-proxy/service-port.js';
 import { percent } from '../../model.js';
 import { writes, type Release } from '../kube-proxy/releases.js';
-import { type EntryPoint, type ServiceTree, type ServiceTrees } from '../trees.js';
+import type { EntryPoint, ServiceTree, ServiceTrees } from '../trees.js';
 import { entriesAt, entriesElsewhere, notInApi } from '../stale-entries.js';
 import {
   expectedNftCommands,

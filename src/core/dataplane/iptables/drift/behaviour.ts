@@ -1,12 +1,8 @@
 // What a Service port's rules do, compared by walking the same packets (src/core/trace) through
 // the node's rules and through the rules kube-proxy would write: where the dump is spelled by a
 // release kdebug does not model, only where packets go counts, never how the rules read.
-import {
-  expectedSave,
-  rulesOf,
-  type ExpectedRules,
-  type ExpectedServicePort,
-} from '../../kube-proxy/expected.js';
+import { expectedSave, rulesOf, type ExpectedRules } from '../../kube-proxy/expected.js';
+import type { ExpectedServicePort } from '../../kube-proxy/service-port.js';
 import { parseIptables, type Ruleset } from '../read/parse.js';
 import { RuleFlag } from '../read/token-walk.js';
 import { formatIPv4, parseCidr } from '../../../ipv4.js';

@@ -1,7 +1,8 @@
 // What the drift checks share: the node's rules, trees and objects (DriftContext), and the
 // helpers that turn rules into evidence lines and sentences.
 import type { DriftId, DriftSaid } from '../../drift.js';
-import type { ExpectedRules, ExpectedServicePort } from '../../kube-proxy/expected.js';
+import type { ExpectedRules } from '../../kube-proxy/expected.js';
+import type { ExpectedServicePort } from '../../kube-proxy/service-port.js';
 import type { Ruleset, Table } from '../read/parse.js';
 import type { Pod } from '../../../kube/objects.js';
 import type { ServiceTree } from '../../trees.js';

@@ -9,10 +9,11 @@ import { internalPath } from './service.js';
 import { danglingJumps } from './jumps.js';
 import { nodeLevelChecks, orphanChains } from './node.js';
 import { textDifferences } from './text.js';
-import type { ExpectedRules, ExpectedServicePort } from '../../kube-proxy/expected.js';
+import type { ExpectedRules } from '../../kube-proxy/expected.js';
+import type { ExpectedServicePort } from '../../kube-proxy/service-port.js';
 import type { Ruleset } from '../read/parse.js';
 import { DEFAULT_KUBE_PROXY_CONFIG, type ClusterView, type Pod } from '../../../kube/objects.js';
-import { type ServiceTree, type ServiceTrees } from '../../trees.js';
+import type { ServiceTree, ServiceTrees } from '../../trees.js';
 import { buildServiceTrees } from '../trees.js';
 import {
   capLine,

@@ -13,7 +13,7 @@ import {
 } from './context.js';
 import { compareEndpoints, isOnNode, noVerdict, stale } from './service.js';
 import { podOf } from '../../kube-proxy/endpoints.js';
-import type { ExpectedServicePort } from '../../kube-proxy/expected.js';
+import type { ExpectedServicePort } from '../../kube-proxy/service-port.js';
 import type { Rule } from '../read/parse.js';
 import { externalOrLb, type EntryPoint, type ServiceTree } from '../../trees.js';
 import { entriesElsewhere } from '../../stale-entries.js';

@@ -3,7 +3,7 @@
 // chains no current Service accounts for.
 import { chainLines, restartKubeProxy, type DriftContext } from './context.js';
 import { hexMark } from '../rule-text.js';
-import type { ExpectedServicePort } from '../../kube-proxy/expected.js';
+import type { ExpectedServicePort } from '../../kube-proxy/service-port.js';
 import type { Table } from '../read/parse.js';
 import type { OrphanChain } from '../../trees.js';
 import { ruleMatches } from '../match.js';

@@ -15,8 +15,8 @@ import {
 import { podOf, quantisedProbability } from '../../kube-proxy/endpoints.js';
 import { chainAbsent } from './jumps.js';
 import { clusterIPElsewhere } from './stale-port.js';
-import type { ExpectedEndpoint, ExpectedServicePort } from '../../kube-proxy/expected.js';
-import { type EntryPoint, type ServiceTree, type TreeEndpoint } from '../../trees.js';
+import type { ExpectedEndpoint, ExpectedServicePort } from '../../kube-proxy/service-port.js';
+import type { EntryPoint, ServiceTree, TreeEndpoint } from '../../trees.js';
 import { entriesElsewhere } from '../../stale-entries.js';
 
 /** Cluster IP traffic. Returns whether the endpoints of the SVC chain were compared. */

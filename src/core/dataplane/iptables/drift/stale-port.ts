@@ -1,7 +1,7 @@
 // Entry rules for a port (or cluster IP) the Service port no longer has in the API, as iptables
 // drift says them (../../stale-entries.ts: why the chains still take them).
 import { chainLines, nat, syncNext, vip, type DriftContext } from './context.js';
-import type { ExpectedServicePort } from '../../kube-proxy/expected.js';
+import type { ExpectedServicePort } from '../../kube-proxy/service-port.js';
 import type { EntryPoint } from '../../trees.js';
 import {
   changeOf,

@@ -5,7 +5,8 @@
 // a release kdebug does not model is compared by behaviour instead: one folded info per node.
 // Per-Service chains are compared in order, chain by chain; shared chains as multisets.
 import type { DriftContext } from './context.js';
-import { rulesOf, type ExpectedServicePort, type RuleLine } from '../../kube-proxy/expected.js';
+import { rulesOf, type RuleLine } from '../../kube-proxy/expected.js';
+import type { ExpectedServicePort } from '../../kube-proxy/service-port.js';
 import type { Ruleset, Table } from '../read/parse.js';
 import { hostCidr } from '../../../ipv6.js';
 import { releaseRange } from '../../kube-proxy/releases.js';

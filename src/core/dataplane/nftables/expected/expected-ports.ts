@@ -4,7 +4,8 @@
 // (expected.ts), so drift reads no text back; a test holds it equal to the trees of that script's
 // table for every modelled release.
 import { containsAny, hostCidr, hostPort } from '../../../ipv6.js';
-import type { ExpectedRules, ExpectedServicePort } from '../../kube-proxy/expected.js';
+import type { ExpectedRules } from '../../kube-proxy/expected.js';
+import type { ExpectedServicePort } from '../../kube-proxy/service-port.js';
 import { writes } from '../../kube-proxy/releases.js';
 import type { EntryPoint, ServiceTree } from '../../trees.js';
 import { nftEndpointNames, nftPortChains, usesFirewall } from './port-script.js';

@@ -5,7 +5,8 @@
 // changed what); default feature gates. The script is typed commands (script.ts): drift builds
 // its table from them, never from the printed lines. Each release's TestOverallNFTablesRules is
 // the vector (test/versions).
-import type { ExpectedRules, ExpectedServicePort } from '../../kube-proxy/expected.js';
+import type { ExpectedRules } from '../../kube-proxy/expected.js';
+import type { ExpectedServicePort } from '../../kube-proxy/service-port.js';
 import { containsAny, familyOf } from '../../../ipv6.js';
 import { writes } from '../../kube-proxy/releases.js';
 import type { NftSet, NftTable } from '../read/listing.js';

@@ -1,7 +1,8 @@
 // What one Service port adds to kube-proxy's nftables script (proxier.go syncProxyRules' loop over
 // the Service ports): its chains' names, its map elements, its chains' rules and load balancing.
 import { nftChainBase } from '../../kube-proxy/chain-names.js';
-import type { ExpectedRules, ExpectedServicePort } from '../../kube-proxy/expected.js';
+import type { ExpectedRules } from '../../kube-proxy/expected.js';
+import type { ExpectedServicePort } from '../../kube-proxy/service-port.js';
 import type { ProxyEndpoint } from '../../kube-proxy/endpoints.js';
 import { containsAny } from '../../../ipv6.js';
 import { writes } from '../../kube-proxy/releases.js';
