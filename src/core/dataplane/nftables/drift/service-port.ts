@@ -1,0 +1,243 @@
+// Drift of one Service port in nftables mode: its map entries, no-endpoint verdicts, endpoints and
+// shares, affinity, external-chain masquerade, firewall and hairpin, the node's against the plan
+// kube-proxy writes it from (expected/expected-ports.ts).
+import { kubeProxyPodOn } from '../../iptables/drift/context.js';
+import { hostPort } from '../../../ipv6.js';
+import type { AddFinding as Add } from '../../drift.js';
+import type { ExpectedServicePort } from '../../kube-proxy/service-port.js';
+import { percent } from '../../../model.js';
+import { writes } from '../../kube-proxy/releases.js';
+import type { EntryPoint, ServiceTree } from '../../trees.js';
+import { entriesAt, entriesElsewhere, notInApi } from '../../stale-entries.js';
+import { firewallSources } from '../expected/port-script.js';
+import { intervalSources, type NftPortPlan } from '../expected/expected-ports.js';
+import type { NftRule } from '../read/listing.js';
+import { ruleText } from '../render.js';
+import { keyText, type PortCheck } from './context.js';
+import { isAddress, signature } from './rule-signature.js';
+
+/** A map element as read, in nft's words: "service-ips 10.96.0.1 . tcp . 443 : goto CHAIN". */
+const elementLine = (source: string, x: EntryPoint) =>
+  `${source}: ${x.from} ${x.address === undefined ? '' : `${x.address} . `}${x.protocol} . ${x.port} : goto ${x.chain}`;
+
+/** One Service port: its entries, no-endpoint verdicts, endpoints and shares, affinity,
+ * external-chain masquerade, firewall and hairpin, the node's against kube-proxy's. */
+export function servicePort(
+  sp: ExpectedServicePort,
+  w: NftPortPlan,
+  a: ServiceTree | undefined,
+  /** The script lines kube-proxy writes for this port: each finding's `expected`. */
+  expected: () => string[],
+  c: PortCheck,
+): void {
+  const { node, source, table } = c;
+  const add: Add = (id, f) => c.add(id, { service: sp.name, expected: expected(), ...f });
+  // what a line not read may hold of this port is not said missing: only what was read differs
+  const blind = c.bearing(sp.name) !== undefined;
+  const missing: Add = (id, f) => {
+    if (!blind) add(id, f);
+  };
+  // the log of kube-proxy on the node says why its sync failed
+  const sync = {
+    notSynced: true as const,
+    advice: `kube-proxy on ${node} has not written the current state: its log says why.`,
+    next: kubeProxyPodOn(node),
+  };
+  let entryWrong = false;
+
+  for (const e of w.entries) {
+    const where = e.address
+      ? `${hostPort(e.address, e.port ?? '')}/${e.protocol}`
+      : `node port ${e.port}/${e.protocol}`;
+    const found = a?.entries.find(
+      (x) =>
+        x.kind === e.kind &&
+        x.address === e.address &&
+        x.port === e.port &&
+        x.protocol === e.protocol,
+    );
+    if (!found) {
+      // an entry a line not read may hold: the chains behind it are still compared
+      entryWrong ||= !blind;
+      // the chains' names hold no port: the element of the port a change replaced leads there
+      const want = { ...e, port: e.port ?? 0 };
+      const moved = entriesElsewhere(a, want);
+      missing(e.kind === 'node-port' ? 'nodeport-missing' : 'service-rules-missing', {
+        title: `no ${e.from} element for ${sp.name} (${where})`,
+        message: `kube-proxy's table on ${node} has no ${e.from} element for ${sp.name}'s ${e.kind} ${where}, although the Service has endpoints: connections to it from ${node} are not translated${moved.length > 0 ? `; its elements for ${entriesAt(moved)} lead into the Service port's chains instead, ${notInApi(want, moved)}` : ''}.`,
+        ...(moved.length > 0 ? { actual: moved.map((x) => elementLine(source, x)) } : {}),
+        ...sync,
+      });
+    } else if (!table.chain(found.chain))
+      entryWrong = true; // element-chain-missing, from elementTargets
+    else if (found.chain !== e.chain) {
+      entryWrong = true;
+      const local = /^local-/.test(found.chain) !== /^local-/.test(e.chain);
+      add(local ? 'local-policy-wrong' : 'service-chain-missing', {
+        title: `${where} goes to ${found.chain}, not ${e.chain}`,
+        message: `kube-proxy's table on ${node} sends ${sp.name}'s ${e.kind} ${where} to ${found.chain}; for the Service's traffic policies kube-proxy sends it to ${e.chain}.`,
+        actual: [`${source}: ${found.from} ${where} : goto ${found.chain}`],
+        ...sync,
+      });
+    }
+  }
+
+  for (const v of w.verdicts) {
+    const where = v.address ? hostPort(v.address, v.port ?? '') : `node port ${v.port}`;
+    const found = a?.verdicts.find(
+      (x) => x.chain === v.chain && x.address === v.address && x.port === v.port,
+    );
+    if (found?.kind === v.kind) continue;
+    (found ? add : missing)('no-endpoints-reject-missing', {
+      title: `no ${v.kind} for ${sp.name} at ${where}`,
+      message:
+        v.kind === 'reject'
+          ? `${sp.name} has no endpoints, but kube-proxy's table on ${node} has no ${v.chain} element rejecting ${where}: connections to it hang until they time out instead of being refused.`
+          : `${sp.name} has no endpoint on ${node} for this traffic (a Local traffic policy), but kube-proxy's table there has no ${v.chain} element dropping ${where}${found ? ` (it ${found.kind}s it)` : ''}.`,
+      actual: found ? [`${source}: ${v.chain} ${where} : ${found.kind}`] : [],
+    });
+  }
+  // an entry sent into a chain although kube-proxy would drop or reject it there
+  for (const x of a?.entries ?? [])
+    if (
+      !w.entries.some((e) => e.address === x.address && e.port === x.port && e.kind === x.kind) &&
+      w.verdicts.some((v) => v.address === x.address && v.port === x.port)
+    )
+      add('endpoint-stale', {
+        title: `${x.address ?? 'node port'}:${x.port} still goes to ${x.chain}`,
+        message: `kube-proxy's table on ${node} still sends ${sp.name}'s ${x.kind} ${x.address ?? ''}:${x.port} to ${x.chain}, but ${sp.name} has no endpoint for it now: those connections go to Pods that are gone or not ready.`,
+        actual: [elementLine(source, x)],
+      });
+
+  if (a && !entryWrong) {
+    if (w.chains.svc)
+      endpoints(
+        sp,
+        w.endpoints,
+        a.chains.svc ? a.endpoints : undefined,
+        w.chains.svc,
+        { add, missing },
+        c,
+      );
+    if (w.chains.svl)
+      endpoints(
+        sp,
+        w.localEndpoints,
+        a.chains.svl ? (a.localEndpoints ?? []) : undefined,
+        w.chains.svl,
+        { add, missing },
+        c,
+      );
+    if (w.affinitySeconds !== a.affinitySeconds)
+      (a.affinitySeconds === undefined ? missing : add)('affinity-wrong', {
+        title: `session affinity ${a.affinitySeconds === undefined ? 'missing' : `${a.affinitySeconds}s`}, not ${w.affinitySeconds === undefined ? 'none' : `${w.affinitySeconds}s`}`,
+        message: `${sp.name} has ${w.affinitySeconds === undefined ? 'no session affinity' : `sessionAffinity ClientIP for ${w.affinitySeconds}s`}, but kube-proxy's table on ${node} ${a.affinitySeconds === undefined ? 'keeps no affinity sets for it' : `keeps clients for ${a.affinitySeconds}s`}.`,
+      });
+    for (const m of w.externalMasquerade)
+      if (!a.masquerade.some((x) => x.chain === a.chains.ext && x.condition === m))
+        missing('masquerade-missing', {
+          title: `no masquerade mark in ${w.chains.ext}${m === 'all' ? '' : ` for ${m}`}`,
+          message: `kube-proxy's table on ${node} does not mark ${sp.name}'s external traffic${m === 'all' ? '' : ` (${m})`} for masquerade: replies from an endpoint on another node go straight back to the client, which drops them.`,
+          actual: (table.chain(w.chains.ext!)?.rules ?? []).map((r) => `${source}: ${ruleText(r)}`),
+        });
+  }
+  if (w.chains.fw) firewall(sp, w.chains.fw, c, missing);
+  // before 1.36 each endpoint chain marks its own hairpin traffic: no hairpin-connections set
+  const hairpins = writes(c.release, 'nftInlineMasquerade') ? sp.reachableEndpoints : [];
+  for (const ep of hairpins.filter((e) => e.local)) {
+    const key = `${ep.ip} . ${ep.ip} . ${sp.protocol} . ${ep.port}`;
+    if (c.hairpin.has(key)) continue;
+    c.hairpin.add(key); // one finding per element
+    missing('masquerade-missing', {
+      title: `${ep.address} not in hairpin-connections`,
+      message: `${ep.address} is a local endpoint of ${sp.name}, but kube-proxy's table on ${node} has no hairpin-connections element for it: a Pod reaching itself through the Service gets replies from its own address and drops them.`,
+    });
+  }
+}
+
+/** One policy chain's endpoints and shares against kube-proxy's. */
+function endpoints(
+  sp: ExpectedServicePort,
+  /** The addresses kube-proxy DNATs to. */
+  want: string[],
+  got: ServiceTree['endpoints'] | undefined,
+  chain: string,
+  /** `missing` adds what says a thing is not there: none where a line not read may hold it. */
+  { add, missing }: { add: Add; missing: Add },
+  c: PortCheck,
+): void {
+  if (!got) {
+    missing('service-chain-missing', {
+      title: `${chain} missing`,
+      message: `kube-proxy's table on ${c.node} has no chain ${chain}, where ${sp.name}'s traffic is load-balanced to its endpoints.`,
+    });
+    return;
+  }
+  const addresses = new Set(want);
+  const have = new Set(got.map((y) => y.address));
+  for (const address of want.filter((x) => !have.has(x)))
+    missing('endpoint-missing', {
+      title: `endpoint ${address} missing`,
+      message: `${address} is an endpoint of ${sp.name} kube-proxy should send to, but its table on ${c.node} does not: ${c.node}'s kube-proxy has not synced since the endpoint became ready.`,
+    });
+  for (const e of got.filter((x) => x.address && !addresses.has(x.address)))
+    add('endpoint-stale', {
+      ...(e.address ? { endpoint: e.address } : {}),
+      title: `DNAT to ${e.address}, no longer an endpoint`,
+      message: `kube-proxy's table on ${c.node} still sends ${percent(e.probability)} of ${sp.name} to ${e.address}, which is not an endpoint kube-proxy should use now: those connections go to a Pod that is gone or not ready.`,
+      actual: [`${c.source}: ${e.chain}`],
+    });
+  for (const e of got.filter((x) => x.chainMissing))
+    add('element-chain-missing', {
+      title: `${e.chain} missing`,
+      message: `${chain} on ${c.node} sends ${sp.name}'s connections to ${e.chain}, which is not in the table: nft refuses such a table, so the paste or listing lacks it, or it was deleted by hand.`,
+    });
+  for (const e of got.filter((x) => x.affinity && x.probability === 0 && !x.chainMissing))
+    missing('endpoint-not-in-numgen', {
+      title: `${e.address ?? e.chain} only for clients it already has`,
+      message: `${chain} on ${c.node} sends clients remembered in ${e.chain}'s affinity set there, but its numgen map never picks ${e.address ?? 'that endpoint'} for a new client.`,
+      actual: [`${c.source}: ${e.chain}`],
+    });
+  const share = 1 / want.length;
+  if (
+    got.length === want.length &&
+    !got.some((e) => e.affinity && e.probability === 0) &&
+    got.every((e) => e.address !== undefined && addresses.has(e.address)) &&
+    got.some((e) => Math.abs(e.probability - share) > 1e-9)
+  )
+    // the shares are the numgen rule's, which may be a line not read
+    missing('weights-uneven', {
+      title: `shares ${got.map((e) => percent(e.probability)).join(' / ')}, not ${percent(share)} each`,
+      message: `kube-proxy's table on ${c.node} does not split ${sp.name} evenly over its ${want.length} endpoints (numgen random mod ${want.length} gives each ${percent(share)}).`,
+      actual: got.map((e) => `${c.source}: ${percent(e.probability)} -> ${e.address} (${e.chain})`),
+    });
+}
+
+/** loadBalancerSourceRanges: the firewall-ips elements and the firewall chain's sources. */
+function firewall(sp: ExpectedServicePort, fw: string, c: PortCheck, add: Add): void {
+  const elements = c.table.set('firewall-ips')?.elements ?? [];
+  const unguarded = sp.loadBalancerIPs.filter(
+    (ip) =>
+      !elements.some(
+        (e) => keyText(e) === `${ip} . ${sp.protocol} . ${sp.port}` && e.verdict?.target === fw,
+      ),
+  );
+  const chain = c.table.chain(fw);
+  const want = intervalSources(firewallSources(sp, c.exp));
+  const got = sources(chain?.rules ?? []);
+  if (unguarded.length === 0 && chain && want.join() === got.join()) return;
+  add('firewall-missing', {
+    title: !chain
+      ? `${fw} missing`
+      : unguarded.length > 0
+        ? `no firewall-ips element for ${unguarded.join(', ')}`
+        : `source ranges ${got.join(', ') || 'none'}, not ${want.join(', ')}`,
+    message: `${sp.name} accepts only ${sp.sourceRanges.join(', ')} at its load-balancer IP, but kube-proxy's table on ${c.node} ${!chain ? `has no ${fw}` : unguarded.length > 0 ? `does not look ${unguarded.join(', ')} up in firewall-ips` : `lets ${got.join(', ') || 'every source'} through`}: other clients are not dropped.`,
+    actual: chain ? chain.rules.map((r) => `${c.source}: ${ruleText(r)}`) : [],
+  });
+}
+
+/** The addresses and CIDRs a firewall chain's rules let through, as its interval set holds
+ * them (kube-proxy adds the load-balancer IP to a range holding the node). */
+const sources = (rules: NftRule[]): string[] =>
+  intervalSources(rules.flatMap((r) => signature(r).split(' ').filter(isAddress)));
