@@ -16,7 +16,8 @@ import {
 } from '../../src/core/dataplane/nftables/read/listing.js';
 import { isNftText, parseNftText } from '../../src/core/dataplane/nftables/read/read-text.js';
 import { Analysis } from '../../src/core/analysis.js';
-import { buildNftServiceTrees, portChain } from '../../src/core/dataplane/nftables/trees.js';
+import { buildNftServiceTrees } from '../../src/core/dataplane/nftables/trees.js';
+import { portChain } from '../../src/core/dataplane/nftables/trees/port-chain.js';
 import type { ServiceTree, ServiceTrees } from '../../src/core/dataplane/trees.js';
 import { rulesDoc } from '../../src/output/rules.js';
 

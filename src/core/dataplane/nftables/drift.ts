@@ -22,7 +22,8 @@ import {
 import { nftPortChainNames, nftPortPlans } from './expected/expected-ports.js';
 import { unreadAt, type NftTable, type NftUnread } from './read/listing.js';
 import { scriptLine, type NftCommand } from './expected/script.js';
-import { portChain, unreadBearing, unreadNames } from './trees.js';
+import { unreadBearing, unreadNames } from './trees/partial.js';
+import { portChain } from './trees/port-chain.js';
 import { keyText, type PortCheck } from './drift/context.js';
 import { servicePort } from './drift/service-port.js';
 import { elementTargets, fixedChains } from './drift/fixed-chains.js';

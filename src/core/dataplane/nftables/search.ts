@@ -6,7 +6,7 @@ import type { ServiceTrees } from '../trees.js';
 import { familyOf, hostPort, type IPFamily } from '../../ipv6.js';
 import { pairFamilies, type NftTable } from './read/listing.js';
 import { ruleText } from './render.js';
-import { portChain } from './trees.js';
+import { portChain } from './trees/port-chain.js';
 
 const ADDRESS = /^\d{1,3}(?:\.\d{1,3}){3}(?:\/\d{1,2})?(?::\d{1,5})?$/;
 // an ip6 table's addresses and prefixes: hex groups with two colons or more

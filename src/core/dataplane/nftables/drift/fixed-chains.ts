@@ -4,7 +4,7 @@
 import type { DriftId } from '../../drift.js';
 import type { NftTable } from '../read/listing.js';
 import { ruleText } from '../render.js';
-import { portChain } from '../trees.js';
+import { portChain } from '../trees/port-chain.js';
 import { keyText, type PortCheck } from './context.js';
 import { signature } from './rule-signature.js';
 

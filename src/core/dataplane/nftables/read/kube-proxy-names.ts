@@ -1,7 +1,7 @@
 // kube-proxy's nftables table told from any other by the names only it uses: its sets and maps,
 // its own chains and its Service ports' chains.
 import type { NftTable } from './listing.js';
-import { portChain } from '../trees.js';
+import { portChain } from '../trees/port-chain.js';
 
 /** The sets and maps of kube-proxy's nftables table (pkg/proxy/nftables): no other table has them. */
 const KUBE_PROXY_SETS = [

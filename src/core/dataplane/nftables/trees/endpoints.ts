@@ -1,0 +1,156 @@
+// The endpoints a Service port's service- or local- chain sends to, with their shares: through
+// endpoint chains and a numgen vmap (1.29-1.32, and affinity), or DNAT through a numgen map in the
+// chain itself (1.33 on).
+import { hostPort } from '../../../ipv6.js';
+import type { ServiceTree, TreeEndpoint } from '../../trees.js';
+import { scalar, verdictOf, type NftRule, type NftTable } from '../read/listing.js';
+import { goesTo, isObject } from './expr.js';
+import { markRule } from './masquerade.js';
+
+/** The endpoints a service- or local- chain sends to, each with its share. */
+export function endpointsOf(
+  t: NftTable,
+  rules: NftRule[],
+  reached: Set<string>,
+  x: ServiceTree,
+  hairpin: Set<string> | undefined,
+): TreeEndpoint[] {
+  const out: TreeEndpoint[] = [];
+  const byChain = new Map<string, TreeEndpoint>();
+  const endpointChain = (name: string): TreeEndpoint => {
+    let ep = byChain.get(name);
+    if (!ep) {
+      reached.add(name);
+      const chain = t.chain(name);
+      let dnat: ReturnType<typeof dnatOf>;
+      // 1.29-1.32: `ip saddr <the endpoint> jump mark-for-masquerade` in the endpoint chain
+      let hairpin = false;
+      for (const r of chain?.rules ?? []) {
+        dnat ??= dnatOf(r);
+        hairpin ||= markRule(r)?.includes('saddr') === true;
+      }
+      ep = {
+        address: typeof dnat === 'string' ? dnat : undefined,
+        chain: name,
+        probability: 0,
+        hairpinMasquerade: hairpin ? true : null,
+        affinity: false,
+        line: 0,
+      };
+      if (!chain) ep.chainMissing = true;
+      // its rules go on where the paste elides them: a DNAT rule not shown is unknown, not absent
+      else if (chain.elided) ep.chainPartial = 'the listing elides lines in it';
+      byChain.set(name, ep);
+      out.push(ep);
+    }
+    return ep;
+  };
+  for (const r of rules) {
+    const affinity = affinitySet(r);
+    const target = goesTo(r);
+    if (affinity && target) {
+      const ep = endpointChain(target);
+      ep.affinity = true;
+      x.affinitySeconds ??= t.set(affinity)?.timeout;
+      continue;
+    }
+    const vmap = numgenVmap(r);
+    if (vmap) {
+      // numgen random mod N picks each of 0..N-1 alike: a listed target gets 1/N
+      for (const target of vmap.targets) endpointChain(target).probability += 1 / vmap.mod;
+      x.partial ??= elidedMap(r, vmap);
+      continue;
+    }
+    const dnat = dnatOf(r);
+    if (typeof dnat === 'object') x.partial ??= elidedMap(r, dnat);
+    if (typeof dnat === 'string')
+      out.push({
+        address: dnat,
+        chain: r.chain,
+        probability: 1,
+        hairpinMasquerade: null,
+        affinity: false,
+        line: 0,
+      });
+    else if (dnat)
+      for (const address of dnat.targets)
+        out.push({
+          address,
+          chain: r.chain,
+          probability: 1 / dnat.mod,
+          hairpinMasquerade: null,
+          affinity: false,
+          line: 0,
+        });
+  }
+  // 1.33 on: the masquerading chain's hairpin-connections set lists this node's endpoints; one
+  // not in it is another node's (no hairpin there) or a local one missing: unknown without Pods
+  for (const ep of out)
+    if (ep.address && ep.hairpinMasquerade === null && hairpin?.has(`${ep.address}/${x.protocol}`))
+      ep.hairpinMasquerade = true;
+  return out;
+}
+
+/** Why a numgen map whose elements an author left out does not show all the endpoints it picks
+ * from (its N says how many); undefined where those shown are all N. */
+function elidedMap(r: NftRule, map: { mod: number; targets: string[] }): string | undefined {
+  if (!r.elided || map.targets.length >= map.mod) return undefined;
+  return `its numgen map shows ${map.targets.length} of its ${map.mod} endpoints (line ${r.elided.join(', ')} elides the rest): the others' chains and shares are not in the paste`;
+}
+
+/** The lines eliding elements of the numgen maps of a Service port's service and local chains. */
+export function mapElisions(t: NftTable, x: ServiceTree | undefined): number[] {
+  const own = [x?.chains.svc, x?.chains.svl].map((c) => (c ? t.chain(c) : undefined));
+  return own.flatMap((c) => c?.rules.flatMap((r) => r.elided ?? []) ?? []);
+}
+
+/** A DNAT: "ip:port", or a numgen map's N and its "ip:port" targets. */
+function dnatOf(r: NftRule): string | { mod: number; targets: string[] } | undefined {
+  for (const e of r.expr) {
+    const d = e['dnat'];
+    if (!isObject(d)) continue;
+    const addr = d['addr'];
+    if (typeof addr === 'string')
+      return d['port'] !== undefined ? hostPort(addr, String(d['port'])) : addr;
+    const map = isObject(addr) && isObject(addr['map']) ? addr['map'] : undefined;
+    const set = map && isObject(map['data']) ? map['data']['set'] : undefined;
+    if (Array.isArray(set)) {
+      const numgen = map && isObject(map['key']) ? map['key']['numgen'] : undefined;
+      const mod = isObject(numgen) ? Number(numgen['mod']) : 0;
+      const targets = set.map((pair) => {
+        const v = Array.isArray(pair) ? pair[1] : undefined;
+        const parts = isObject(v) && Array.isArray(v['concat']) ? (v['concat'] as unknown[]) : [v];
+        const [ip, port] = parts.map((p) => String(scalar(p)));
+        return port === undefined ? ip! : hostPort(ip!, port);
+      });
+      return { mod: mod > 0 ? mod : targets.length, targets };
+    }
+  }
+  return undefined;
+}
+
+/** `numgen random mod N vmap { 0 : goto X, ... }`: N and the targets in order. */
+function numgenVmap(r: NftRule): { mod: number; targets: string[] } | undefined {
+  for (const e of r.expr) {
+    const v = e['vmap'];
+    if (!isObject(v) || !isObject(v['key']) || !isObject(v['key']['numgen'])) continue;
+    const set = isObject(v['data']) ? v['data']['set'] : undefined;
+    if (!Array.isArray(set)) continue;
+    const targets = set
+      .map((pair) => (Array.isArray(pair) ? verdictOf(pair[1])?.target : undefined))
+      .filter((x): x is string => x !== undefined);
+    const mod = Number(v['key']['numgen']['mod']);
+    return { mod: mod > 0 ? mod : targets.length, targets };
+  }
+  return undefined;
+}
+
+/** `ip saddr @affinity-...`: the affinity set a rule looks the client up in. */
+function affinitySet(r: NftRule): string | undefined {
+  for (const e of r.expr) {
+    const m = e['match'];
+    const right = isObject(m) ? m['right'] : undefined;
+    if (typeof right === 'string' && right.startsWith('@affinity-')) return right.slice(1);
+  }
+  return undefined;
+}
