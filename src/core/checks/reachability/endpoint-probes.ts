@@ -1,6 +1,6 @@
 // The connections straight to each endpoint, bypassing the Service: refused or unanswered, and why.
 import type { ServicePort } from '../../kube/objects.js';
-import { type Finding } from '../../model.js';
+import type { Finding } from '../../model.js';
 import { kubectl, valid, w } from '../../next-command.js';
 import {
   consequence,
@@ -23,7 +23,7 @@ import {
   type Probed,
 } from './probes.js';
 import { policiesFor } from './network-policy.js';
-import { type Unprobed } from './not-observed.js';
+import type { Unprobed } from './not-observed.js';
 
 const finding = findingOf('reachability');
 

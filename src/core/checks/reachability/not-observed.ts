@@ -2,7 +2,7 @@
 // probed from a node that probed others, a node that ran no probe.
 import { unseen } from '../../evidence.js';
 import type { ServicePort } from '../../kube/objects.js';
-import { type Finding } from '../../model.js';
+import type { Finding } from '../../model.js';
 import { count, findingOf, listFew, otherWay } from '../check.js';
 import type { CheckContext } from '../context.js';
 import { idleProbers, probingNodes, probedEvidence, type Probed } from './probes.js';
