@@ -18,7 +18,8 @@ import type { ParseOptions, Ruleset } from './ruleset.js';
 export type { Rule } from './rule.js';
 export type { ForeignKind, WarningKind } from './paste/classify.js';
 export { printRule, parseRuleLine } from './rule.js';
-export { Chain, Table } from './table.js';
+export { Chain } from './chain.js';
+export { Table } from './table.js';
 export { IptablesParseError, NoRulesError } from './errors.js';
 export { Ruleset, TABLES, rulesetFromState, rulesetState } from './ruleset.js';
 

@@ -6,79 +6,16 @@ import { H, HOT_FIELDS, RuleFlag, walkRule } from './token-walk.js';
 import { bytesCidrContains } from '../../../ipv4.js';
 import type { IPFamily } from '../../../ipv6.js';
 import { DISPATCH_MIN, dispatchOf, type Dispatch } from './dispatch.js';
-import { hiddenKind, mayHideHash } from './paste/hidden-hashes.js';
-
-/** Each table's built-in chains, in the order iptables lists them. */
-export const BUILTINS: Record<string, readonly string[]> = {
-  raw: ['PREROUTING', 'OUTPUT'],
-  mangle: ['PREROUTING', 'INPUT', 'FORWARD', 'OUTPUT', 'POSTROUTING'],
-  nat: ['PREROUTING', 'INPUT', 'OUTPUT', 'POSTROUTING'],
-  filter: ['INPUT', 'FORWARD', 'OUTPUT'],
-  security: ['INPUT', 'FORWARD', 'OUTPUT'],
-};
-
-// A big dump has 100,000 chains: a Chain is a view of its table's per-chain records, made only
-// when asked for (bulk readers use chain indexes and build none).
-export class Chain {
-  constructor(
-    readonly table: Table,
-    /** Position in the table. */
-    readonly index: number,
-  ) {}
-
-  /** kube-proxy's per-Service chains by name shape, read from the bytes. */
-  get kind(): ChainKind {
-    return this.table.kindOf(this.index);
-  }
-
-  /** Decoded on first use: most of a big dump's chain names are never read. */
-  get name(): string {
-    return this.table.nameOf(this.index);
-  }
-
-  /** The policy of a builtin chain (ACCEPT, DROP); undefined for user chains. */
-  get policy(): string | undefined {
-    return this.table.chainPolicy(this.index);
-  }
-  set policy(policy: string | undefined) {
-    this.table.setChainPolicy(this.index, policy);
-  }
-
-  /** The line that declared it (`:CHAIN`, `-N` or `-P`). */
-  get line(): number | undefined {
-    return this.table.chainLine(this.index);
-  }
-  set line(line: number | undefined) {
-    this.table.setChainLine(this.index, line);
-  }
-
-  /** Declared by `:CHAIN`, `-N` or `-P`; false when only rules name it (grep removed the line). */
-  get declared(): boolean {
-    return this.line !== undefined;
-  }
-
-  get builtin(): boolean {
-    return (BUILTINS[this.table.name] ?? []).includes(this.name);
-  }
-
-  get ruleCount(): number {
-    return this.table.ruleCountOf(this.index);
-  }
-
-  /** The table-wide id of this chain's k-th rule. */
-  ruleId(k: number): number {
-    return this.table.ruleIdOf(this.index, k);
-  }
-
-  get ruleIds(): number[] {
-    return this.table.ruleIdsOf(this.index);
-  }
-
-  /** Typed rules, parsed on first use. */
-  get rules(): Rule[] {
-    return this.table.typedRules(this.index);
-  }
-}
+import { Chain } from './chain.js';
+import {
+  chainKind,
+  hashBytes,
+  hashName,
+  hides,
+  KINDS,
+  textHash,
+  type ChainKind,
+} from './chain-names.js';
 
 /** A chain's record in its table: name bytes, rules [first, first + count) (count -1: listed
  * apart, interleaved with another chain's), declaring line (0 for none) and kind. */
@@ -741,77 +678,4 @@ export class Table {
   }
 }
 
-export type ChainKind =
-  'KUBE-SVC' | 'KUBE-SVL' | 'KUBE-EXT' | 'KUBE-FW' | 'KUBE-XLB' | 'KUBE-SEP' | undefined;
-
-const KINDS = ['KUBE-SVC-', 'KUBE-SVL-', 'KUBE-EXT-', 'KUBE-FW-', 'KUBE-XLB-', 'KUBE-SEP-'].map(
-  (p) => ({
-    bytes: Array.from(p, (c) => c.charCodeAt(0)),
-    kind: p.slice(0, -1) as ChainKind,
-  }),
-);
-
-/** Which kube-proxy chain a name is (1 + its index in KINDS, 0 for none): prefix plus a
- * 16-character hash, base32 as kube-proxy writes it or with digits a person redacted it to. */
-function chainKind(b: Uint8Array, s: number, e: number): number {
-  if (b[s] !== 75 /* K */ || b[s + 4] !== 45) return 0;
-  for (let i = 0; i < KINDS.length; i++) {
-    const bytes = KINDS[i]!.bytes;
-    if (e - s !== bytes.length + 16) continue;
-    let k = 5;
-    while (k < bytes.length && b[s + k] === bytes[k]) k++;
-    if (k < bytes.length) continue;
-    for (; k < e - s; k++) {
-      const ch = b[s + k]!;
-      if (!((ch >= 65 && ch <= 90) || (ch >= 48 && ch <= 57))) return 0;
-    }
-    return i + 1;
-  }
-  return 0;
-}
-
-const encoder = new TextEncoder();
-
-/** Whether the bytes [s, e) name a kube-proxy chain whose hash its author hid. */
-const hides = (b: Uint8Array, s: number, e: number) =>
-  mayHideHash(b, s, e) && hiddenKind(text(b, s, e)) !== undefined;
-
 const SLOT_INTS = 2;
-
-const nameScratch = new Uint8Array(64); // chain names are at most 28 bytes
-
-/** hashBytes of a name's UTF-8 bytes; an ASCII name is copied as is (no TextEncoder call). */
-function hashName(name: string): number {
-  const n = name.length;
-  let ascii = n <= nameScratch.length;
-  for (let k = 0; k < n && ascii; k++) ascii = (nameScratch[k] = name.charCodeAt(k)) < 0x80;
-  if (ascii) return hashBytes(nameScratch, 0, n);
-  const bytes = encoder.encode(name);
-  return hashBytes(bytes, 0, bytes.length);
-}
-
-/** A hash of bytes four at a time (names are long and alike up to their last 16 characters). */
-export const textHash = (b: Uint8Array, s: number, e: number): number => hashBytes(b, s, e);
-
-function hashBytes(b: Uint8Array, s: number, e: number): number {
-  let h = HASH_SEED ^ (e - s);
-  let k = s;
-  for (; k + 4 <= e; k += 4)
-    h = Math.imul(
-      h ^ (b[k]! | (b[k + 1]! << 8) | (b[k + 2]! << 16) | (b[k + 3]! << 24)),
-      HASH_PRIME,
-    );
-  for (; k < e; k++) h = Math.imul(h ^ b[k]!, HASH_PRIME);
-  return avalanche(h);
-}
-
-const HASH_SEED = 0x811c9dc5 | 0;
-const HASH_PRIME = 0x9e3779b1 | 0;
-
-/** Mixes high bits into the low ones that pick the slot; a signed int, as slots store it. */
-function avalanche(h: number): number {
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  return h | 0;
-}

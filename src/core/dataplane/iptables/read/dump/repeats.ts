@@ -5,7 +5,8 @@
 // appended twice, each with its own counters.
 import { text } from '../lexer.js';
 import { classifyLine } from '../paste/classify.js';
-import { textHash, type Table } from '../table.js';
+import type { Table } from '../table.js';
+import { textHash } from '../chain-names.js';
 import { CR, NL, SP, TAB } from './state.js';
 
 /** What a rule line is to the rules read before it: a copy pasted again, the same rule in the

@@ -1,6 +1,7 @@
 // Which table a listing without its *table line is, by what it holds: the built-in chains each
 // table has, the targets only nat or raw takes, and the table each kube-proxy chain is written in.
-import { BUILTINS, type Table } from '../table.js';
+import type { Table } from '../table.js';
+import { BUILTINS } from '../chain.js';
 
 const NAT_TARGETS = new Set(['DNAT', 'SNAT', 'MASQUERADE', 'REDIRECT', 'NETMAP', 'KUBE-MARK-MASQ']);
 const FILTER_TARGETS = new Set([
