@@ -2,26 +2,26 @@
 // name, a rule comment or a pasted line could carry escape sequences that move the cursor, retitle
 // the window or hide text.
 
-/* eslint-disable no-control-regex -- matching control characters is the point */
-// ESC/CSI sequences, OSC/DCS/APC/PM/SOS strings (to BEL or ST), then any C0/C1 control left over
-const ESCAPES =
-  /(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]|(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?|\x1b[ -/]*[0-~]?/g;
-const CONTROLS = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
-/* eslint-enable no-control-regex */
-// bidirectional overrides and isolates reorder what is shown ("Trojan Source")
-const BIDI = /[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/g;
+// C0 and C1 controls (an escape sequence's ESC among them) and the bidirectional overrides and
+// isolates that reorder what is shown ("Trojan Source")
+const UNSAFE = /[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/g; // eslint-disable-line no-control-regex
+
+/** One unsafe character as the reader can see it: `\x1b`, `\u202e`. */
+const escaped = (ch: string) => {
+  const c = ch.charCodeAt(0);
+  return c < 0x100 ? `\\x${c.toString(16).padStart(2, '0')}` : `\\u${c.toString(16)}`;
+};
 
 /** The most of one string a screen or a text report shows: a 1 MB label is data, not a page. */
 export const MAX_SHOWN = 4096;
 
-/** One line of display text: escape sequences and control characters removed, tabs and newlines
- * as spaces, at most MAX_SHOWN characters (the rest counted, not shown). */
+/** One line of display text: tabs and newlines as spaces, every other control or BIDI character
+ * shown escaped (`\x1b[2J`: the value the input holds, none of it obeyed), at most MAX_SHOWN
+ * characters (the rest counted, not shown). */
 export function sanitize(s: string): string {
   const clean = (s.length > MAX_SHOWN * 4 ? s.slice(0, MAX_SHOWN * 4) : s)
-    .replace(ESCAPES, '')
     .replace(/[\t\n]/g, ' ')
-    .replace(CONTROLS, '')
-    .replace(BIDI, '');
+    .replace(UNSAFE, escaped);
   if (clean.length <= MAX_SHOWN && s.length <= MAX_SHOWN * 4) return clean;
   // the note fits in MAX_SHOWN: sanitising the result again changes nothing
   const note = `… (${s.length - (MAX_SHOWN - 40)} more characters)`;
@@ -73,40 +73,27 @@ export function jsonPieces(doc: object, out: (text: string) => void): void {
 
 /**
  * sanitize(), cutting the result into pieces by a mark on the original characters (the matched
- * ones of a search hit): what is removed is removed whole, whichever pieces it spanned.
+ * ones of a search hit): an escaped character carries its own mark, whole.
  */
 export function sanitizeMarked(
   s: string,
   marked: (index: number) => boolean,
 ): { text: string; marked: boolean }[] {
-  const removed = new Uint8Array(s.length);
-  for (const m of s.matchAll(ESCAPES)) removed.fill(1, m.index, m.index + m[0].length);
   const parts: { text: string; marked: boolean }[] = [];
   for (let i = 0; i < s.length; i++) {
-    if (removed[i]) continue;
-    let ch = s[i]!;
-    if (ch === '\t' || ch === '\n') ch = ' ';
-    else if (/^[\x00-\x1f\x7f-\x9f]$/.test(ch) || BIDI_CHAR.test(ch)) continue; // eslint-disable-line no-control-regex
+    const ch = s[i]!;
+    const shown = ch === '\t' || ch === '\n' ? ' ' : ch.replace(UNSAFE, escaped);
     const m = marked(i);
     const last = parts[parts.length - 1];
-    if (last && last.marked === m) last.text += ch;
-    else parts.push({ text: ch, marked: m });
+    if (last && last.marked === m) last.text += shown;
+    else parts.push({ text: shown, marked: m });
   }
   return parts;
 }
 
-const BIDI_CHAR = /^[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]$/;
-
-const UNSAFE = /[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/g; // eslint-disable-line no-control-regex
-
 /** An excerpt of input quoted in a message: every control or BIDI character shown escaped
  * (`\x1b`, `\u202e`), so the reader sees what the input holds and the terminal obeys none of it. */
-export function escapeControls(s: string): string {
-  return s.replace(UNSAFE, (ch) => {
-    const c = ch.charCodeAt(0);
-    return c < 0x100 ? `\\x${c.toString(16).padStart(2, '0')}` : `\\u${c.toString(16)}`;
-  });
-}
+export const escapeControls = (s: string): string => s.replace(UNSAFE, escaped);
 
 /** A short, escaped excerpt of one input line. */
 export function excerpt(s: string, max = 80): string {

@@ -130,13 +130,13 @@ describe('the line the TUI leaves behind', () => {
     ]);
   });
 
-  it('shows text from the cluster inert: no escape sequence reaches the terminal', () => {
+  it('shows text from the cluster inert: each control escaped, none reaches the terminal', () => {
     const title = 'selector app=\x1b]0;pwned\x07ngnix\x1b[2J matches no Pods';
     const evil = problem('Selector', 'fail', 'selector-matches-no-pods', title);
     const [line] = exitLine({ ended: 'answered', report: aReport([evil]) }, 200);
     assert.equal(
       line,
-      'kdebug: default/nginx-svc: problem at step 1 (Selector): selector app=ngnix matches no Pods [selector-matches-no-pods]',
+      'kdebug: default/nginx-svc: problem at step 1 (Selector): selector app=\\x1b]0;pwned\\x07ngnix\\x1b[2J matches no Pods [selector-matches-no-pods]',
     );
   });
 });

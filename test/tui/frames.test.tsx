@@ -188,9 +188,11 @@ describe('Search frame', () => {
       ]),
       [{ text: 'ab', match: true }],
     );
-    // an escape sequence goes whole, even when the match falls inside it
+    // a control is shown escaped, as the text's other screens show it
     assert.deepEqual(highlight('svc \x1b]0;pwned\x07 IP', [[8, 12]]), [
-      { text: 'svc  IP', match: false },
+      { text: 'svc \\x1b]0;', match: false },
+      { text: 'pwned', match: true },
+      { text: '\\x07 IP', match: false },
     ]);
   });
 });
