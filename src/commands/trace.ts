@@ -19,6 +19,7 @@ import {
   type GlobalOptions,
 } from './common/io.js';
 import { nodeAccessOptions, withExamples, type Define } from './common/flags.js';
+import { isPort } from '../cluster/nodes/commands.js';
 import { Option } from 'commander';
 
 export interface TraceOptions extends SourceFlags {
@@ -41,6 +42,8 @@ export async function traceCommand(o: TraceOptions, g: GlobalOptions): Promise<n
   const port = m[2] || undefined;
   if (o.proto !== 'icmp' && port === undefined)
     throw new UsageError(`--dst needs a port for ${o.proto}: IP:PORT`);
+  if (port !== undefined && !isPort(Number(port)))
+    throw new UsageError(`--dst ${o.dst}: port ${port} is not a port (1-65535)`);
   if (o.proto === 'icmp' && port !== undefined)
     throw new UsageError(
       `--dst ${o.dst}: icmp has no ports (ping reaches the address alone): give --dst ${m[1]}`,

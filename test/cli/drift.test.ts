@@ -473,6 +473,16 @@ describe('kdebug trace', () => {
     ],
     ['no source', ['--dst', '10.1.190.219:8080'], /give the source: --src IP/],
     [
+      'a port above 65535',
+      ['--dst', '10.1.190.219:99999', '--src', '10.244.0.2'],
+      /^kdebug: --dst 10\.1\.190\.219:99999: port 99999 is not a port \(1-65535\)$/m,
+    ],
+    [
+      'port 0 of an IPv6 address',
+      ['--dst', '[fd00::1]:0', '--src', 'fd00::2'],
+      /^kdebug: --dst \[fd00::1\]:0: port 0 is not a port \(1-65535\)$/m,
+    ],
+    [
       'a port with icmp',
       ['--proto', 'icmp', '--dst', '10.1.190.219:8080'],
       /--dst 10\.1\.190\.219:8080: icmp has no ports \(ping reaches the address alone\): give --dst 10\.1\.190\.219$/m,
