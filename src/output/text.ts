@@ -136,6 +136,10 @@ function needsService(steps: Step[], from: number): number {
 }
 
 function conclusion(report: Report, p: Palette, width: number): string[] {
+  return [...verdict(report, p, width), ...unobserved(report, width)];
+}
+
+function verdict(report: Report, p: Palette, width: number): string[] {
   const problem = report.firstProblem;
   if (problem) {
     const { status, finding: f } = problem;
@@ -154,20 +158,17 @@ function conclusion(report: Report, p: Palette, width: number): string[] {
     ];
   }
   if (report.pending) return wrap('Still collecting: some steps are pending.', width, '', '  ');
+  return wrap('No problem found in the steps kdebug could check.', width, '', '  ').map((l) =>
+    p.status('pass', l),
+  );
+}
+
+/** What this run did not observe, whatever it concluded (JSON's `unobserved`). */
+function unobserved(report: Report, width: number): string[] {
   const blind = report.unobserved ?? [];
-  return [
-    ...wrap('No problem found in the steps kdebug could check.', width, '', '  ').map((l) =>
-      p.status('pass', l),
-    ),
-    ...(blind.length > 0
-      ? wrap(
-          `${blind.length} ${blind.length === 1 ? 'check' : 'checks'} not observed: ${blind.join('; ')}`,
-          width,
-          '',
-          '  ',
-        )
-      : []),
-  ];
+  if (blind.length === 0) return [];
+  const what = `${blind.length} ${blind.length === 1 ? 'check' : 'checks'} not observed`;
+  return wrap(`${what}: ${blind.join('; ')}`, width, '', '  ');
 }
 
 export function reportText(report: Report, o: TextOptions = {}): string {

@@ -58,6 +58,15 @@ describe('text output', () => {
     ]);
   });
 
+  it('lists what was not observed under a problem, as under a pass and as JSON does', () => {
+    const failing = report([
+      { id: 'selector', status: 'fail', findings: [f('selector-matches-no-pods', 'fail')] },
+    ]);
+    const text = reportText({ ...failing, unobserved: ['DNS: no recorded lookup'] });
+    assert.match(text, /^Problem at step 1 \(Selector\)/m);
+    assert.match(text, /^1 check not observed: DNS: no recorded lookup$/m);
+  });
+
   it('shows each step on one line, expands failures and warnings, not passes', () => {
     const text = reportText(
       report([
