@@ -271,6 +271,30 @@ describe('kube-proxy where it is not a DaemonSet Pod', () => {
   });
 });
 
+describe('what a kube-proxy release is compared with', () => {
+  const at = (tag: string) =>
+    kubeProxy().map((p) => {
+      const spec = p['spec'] as { containers: Record<string, unknown>[] };
+      const image = `registry.k8s.io/kube-proxy:${tag}`;
+      return { ...p, spec: { ...spec, containers: [{ ...spec.containers[0], image }] } };
+    });
+  const explained = (tag: string) =>
+    run(kubeProxyCheck, facts([...base(), ...at(tag)])).find((f) => f.id === 'kube-proxy-version')!
+      .explanation;
+
+  it('a modelled release: with what its own release writes', () => {
+    assert.match(explained('v1.33.4'), /compares a node on one of them with what its own release/);
+    assert.doesNotMatch(explained('v1.33.4'), /not modelled/);
+  });
+
+  it('an unmodelled release: by behaviour, with what the nearest modelled release writes', () => {
+    assert.match(
+      explained('v1.15.2'),
+      /v1\.15\.2 is not modelled: its nodes are compared with what v1\.30 writes, by behaviour/,
+    );
+  });
+});
+
 describe('the kube-proxy Pods a next command lists', () => {
   const proxy = (node: string, labels: Record<string, string>) =>
     aPod({

@@ -4,6 +4,11 @@ import type { Finding } from '../../model.js';
 import { namedFew } from '../../nodes/access.js';
 import { count, findingOf } from '../check.js';
 import type { CheckContext } from '../context.js';
+import {
+  modelledRelease,
+  parseRelease,
+  releaseRange,
+} from '../../dataplane/kube-proxy/releases.js';
 
 const finding = findingOf('kube-proxy');
 
@@ -27,8 +32,7 @@ export function versions(ctx: CheckContext): Finding[] {
   if (known.length > 0)
     out.push(
       finding('kube-proxy-version', 'pass', `kube-proxy ${said.join(', ')}`, {
-        explanation:
-          "kube-proxy writes its rules differently from release to release: kdebug compares each node with what its own release writes. The version comes from kube-proxy's /metrics (kubernetes_build_info), else the image tag of its Pod, else the Node's status.nodeInfo.kubeProxyVersion.",
+        explanation: `kube-proxy writes its rules differently from release to release: ${compared([...byRelease.keys()])} The version comes from kube-proxy's /metrics (kubernetes_build_info), else the image tag of its Pod, else the Node's status.nodeInfo.kubeProxyVersion.`,
         evidence: known.map((s) => s.version!.evidence),
         info: true,
         folded: true,
@@ -52,4 +56,22 @@ export function versions(ctx: CheckContext): Finding[] {
       ),
     );
   return out;
+}
+
+/** What drift compares the nodes of these releases with: a modelled release's own rules, an
+ * unmodelled one's behaviour against the nearest modelled release (releases.ts). */
+function compared(releases: string[]): string {
+  const unmodelled = releases.flatMap((text) => {
+    const asked = parseRelease(text);
+    const modelled = asked && modelledRelease(asked);
+    return modelled?.note
+      ? [
+          `${text} is not modelled: its nodes are compared with what v1.${modelled.release.minor} writes, by behaviour (the same packets walked through both: where they go counts, not how the rules read).`,
+        ]
+      : [];
+  });
+  return [
+    `kdebug models ${releaseRange()} and compares a node on one of them with what its own release writes.`,
+    ...unmodelled,
+  ].join(' ');
 }
