@@ -20,6 +20,7 @@ import {
 } from './common/io.js';
 import { nodeAccessOptions, withExamples, type Define } from './common/flags.js';
 import { isPort } from '../cluster/nodes/commands.js';
+import { readStop } from '../core/dataplane/iptables/trace-cut.js';
 import { Option } from 'commander';
 
 export interface TraceOptions extends SourceFlags {
@@ -80,11 +81,16 @@ export async function traceCommand(o: TraceOptions, g: GlobalOptions): Promise<n
     protocol: o.proto,
     fromHost: !!o.fromHost,
   });
-  const answer = traceAnswer(result, analysis.view, name!);
+  // a dump cut short is walked as far as it was read, and says where it stopped
+  const read = node.mode() === 'iptables' ? node.rules() : undefined;
+  const stop =
+    read?.ruleset && readStop(read.ruleset, dumpFile(o)(name!, read.source), result.outcomes);
+  const answer = traceAnswer(result, analysis.view, name!, stop);
   const how = invocationOf(g, { snapshot: o.snapshot });
   if (shown === 'json') writeDoc(traceDoc(answer));
   else write(traceText(answer, textWidth().width, how));
-  return traceFails(answer) ? EXIT.problem : EXIT.ok;
+  // a walk of rules not wholly read is a partial answer: exit 2 unless what it read fails
+  return traceFails(answer) ? EXIT.problem : answer.stop ? EXIT.failed : EXIT.ok;
 }
 
 /** `kdebug trace`: its flags, help and action. */

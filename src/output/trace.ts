@@ -1,7 +1,7 @@
 // The `kdebug trace` presentations: every outcome of one packet with its probability, and the
 // rules it matched in order, as text a person follows or as JSON.
 import type { TraceOutcome, TraceResult } from '../core/dataplane/trace/trace.js';
-import { translatedBy, type TraceAnswer } from '../core/dataplane/trace/answer.js';
+import { stopText, translatedBy, type TraceAnswer } from '../core/dataplane/trace/answer.js';
 import { jsonText } from '../core/sanitize.js';
 import { wrap, wrapAfter, wrapCommand } from './wrap.js';
 import { resolveNext, shellWords, type Invocation } from '../core/next-command.js';
@@ -38,7 +38,9 @@ function summary(o: TraceOutcome, i: number, a: TraceAnswer): string {
       : r.packet.fromHost
         ? 'sent out by the node'
         : 'forwarded';
-  return `${where}, ${to}, ${o.masquerade ? 'masqueraded (source NAT to the node)' : 'not masqueraded'}`;
+  const partly = a.stop?.partly[i] ?? [];
+  const cut = partly.length > 0 ? ` (through ${partly.join(', ')}, read in part)` : '';
+  return `${where}, ${to}, ${o.masquerade ? 'masqueraded (source NAT to the node)' : 'not masqueraded'}${cut}`;
 }
 
 /** The walk as text at `width` columns (none: unwrapped); long rule lines wrap under themselves;
@@ -53,6 +55,15 @@ export function traceText(a: TraceAnswer, width = Infinity, how: Invocation = {}
     out.push(...wrapAfter(`  ${percent(o.probability).padStart(6)}  `, summary(o, i, a), width)),
   );
   if (a.unmatched) out.push('', ...wrap(a.unmatched, width, '  '));
+  else if (a.stop)
+    out.push(
+      '',
+      ...wrap(
+        `The rules were not wholly read (${stopText(a.stop)}): these outcomes and their shares hold for the rules read up to there, and say nothing of the rules past it.`,
+        width,
+        '  ',
+      ),
+    );
   if (a.next)
     out.push(...wrapCommand(['next:', ...shellWords(resolveNext(a.next, how))], width, '  '));
   r.outcomes.forEach((o, i) => {
@@ -95,10 +106,14 @@ export function traceDoc(a: TraceAnswer) {
       verdict: o.verdict,
       delivery: o.delivery,
       ...(a.stale.includes(i) ? { noPodHasTarget: true } : {}),
+      ...(a.stop?.partly[i]?.length ? { partlyRead: a.stop.partly[i] } : {}),
       rules: o.rules,
       assumptions: o.assumptions,
     })),
     notes: r.notes,
+    ...(a.stop
+      ? { readStopped: { file: a.stop.file, line: a.stop.line, reason: a.stop.why } }
+      : {}),
   };
 }
 

@@ -5,7 +5,7 @@
 // IP conventions (the demo cluster): nodes vm-12-7-centos 10.0.12.7, vm-12-11-centos 10.0.12.11;
 // Pod CIDR 10.244.0.0/16; nginx-svc 10.1.190.219:8080 -> 10.244.0.3:80, 10.244.1.7:80.
 import assert from 'node:assert/strict';
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -458,6 +458,38 @@ describe('kdebug trace', () => {
       ['10.244.0.3:80', false],
       ['10.244.1.7:80', true],
     ]);
+  });
+
+  it('walks a dump cut short as far as it was read, says where it stopped, and no verdict past it', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kdebug-trace-cut-'));
+    try {
+      cpSync('snapshots/stale-endpoint', dir, { recursive: true });
+      const file = join(dir, 'nodes/vm-12-11-centos/iptables-save.txt');
+      const whole = readFileSync(
+        'snapshots/stale-endpoint/nodes/vm-12-11-centos/iptables-save.txt',
+        'utf8',
+      );
+      writeFileSync(file, whole.split('\n').slice(0, 132).join('\n') + '\n');
+      const args = ['trace', '--snapshot', dir, '--node', 'vm-12-11-centos'];
+      const packet = ['--src', '10.244.0.3', '--dst', '10.1.190.219:8080'];
+      const r = kdebug([...args, ...packet]);
+      // nothing read fails, and the rest was not read: a partial answer
+      assert.equal(r.code, 2, r.stderr);
+      assert.doesNotMatch(r.stdout, /kube-proxy has not written/);
+      assert.doesNotMatch(r.stdout, /next: kdebug drift/);
+      assert.match(r.stdout, /the rules were not\s+wholly\s+read\s+\(\S+iptables-save\.txt:132:/);
+      assert.match(r.stdout, /through\s+KUBE-SVC-ELCM5PCEQWBTUJ2I,\s+read\s+in\s+part/);
+      const doc = JSON.parse(kdebug([...args, ...packet, '-o', 'json']).stdout);
+      assert.deepEqual(doc.readStopped, {
+        file,
+        line: 132,
+        reason:
+          'the dump looks cut short after line 132: table nat has no COMMIT; read up to there',
+      });
+      assert.deepEqual(doc.outcomes[1].partlyRead, ['KUBE-SVC-ELCM5PCEQWBTUJ2I']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   const failures: [string, string[], RegExp][] = [

@@ -5,6 +5,17 @@ import type { ClusterView } from '../../kube/objects.js';
 import type { TraceOutcome, TraceResult } from './trace.js';
 import { kdebug, valid, type NextCommand } from '../../next-command.js';
 
+/** Where the read of the node's rules stopped (a dump cut short): the walk holds for what was
+ * read, and says nothing of the rules past the stop. */
+export interface ReadStop {
+  file: string;
+  line: number | null;
+  /** The reader's words: "the dump looks cut short after line 132: table nat has no COMMIT ..." */
+  why: string;
+  /** Per outcome, the chains it entered that the dump holds in part. */
+  partly: string[][];
+}
+
 export interface TraceAnswer {
   result: TraceResult;
   node: string;
@@ -20,6 +31,8 @@ export interface TraceAnswer {
   next?: NextCommand;
   /** Nothing answers it: no rule took it to an endpoint, and the node itself does not answer. */
   unanswered: boolean;
+  /** The rules were not wholly read: where the read stopped; no verdict rests on what lies past. */
+  stop?: ReadStop;
 }
 
 /** How the destination was changed, in the words of what changed it: Cilium's socket and tc hooks
@@ -31,7 +44,12 @@ export const translatedBy = (o: TraceOutcome) =>
  * intends? Refused, dropped, unanswered or sent to a Pod that is gone: no. */
 export const traceFails = (a: TraceAnswer) => a.blocked || a.unanswered || a.stale.length > 0;
 
-export function traceAnswer(result: TraceResult, view: ClusterView, node: string): TraceAnswer {
+export function traceAnswer(
+  result: TraceResult,
+  view: ClusterView,
+  node: string,
+  stop?: ReadStop,
+): TraceAnswer {
   const dst = result.packet.dst;
   const captured = view.pods.flatMap((p) =>
     p.podIPs.length > 0 ? p.podIPs : p.podIP ? [p.podIP] : [],
@@ -42,8 +60,18 @@ export function traceAnswer(result: TraceResult, view: ClusterView, node: string
     const ip = o.dnat?.replace(/:\d+$/, '').replace(/^\[(.*)\]$/, '$1');
     return ip !== undefined && captured.length > 0 && !pods.has(ip) ? [i] : [];
   });
-  const blocked = result.outcomes.some((o) => o.verdict === 'REJECT' || o.verdict === 'DROP');
-  const answer: TraceAnswer = { result, node, stale, blocked, unanswered: false };
+  // a refusal counts where no chain on its way was cut: the rules past the cut may come first
+  const blocked = result.outcomes.some(
+    (o, i) => (o.verdict === 'REJECT' || o.verdict === 'DROP') && !stop?.partly[i]?.length,
+  );
+  const answer: TraceAnswer = {
+    result,
+    node,
+    stale,
+    blocked,
+    unanswered: false,
+    ...(stop ? { stop } : {}),
+  };
   for (const s of view.services) {
     const kind = s.clusterIPs.includes(dst)
       ? 'the ClusterIP'
@@ -61,6 +89,11 @@ export function traceAnswer(result: TraceResult, view: ClusterView, node: string
       (p) => p.protocol.toLowerCase() === protocol && p.port === dport,
     );
     const unchanged = result.outcomes.find((o) => o.destination === null);
+    // a packet no rule read took may be taken past the cut: where the read stopped, no verdict
+    if (stop && unchanged) {
+      answer.unmatched = `No rule read changed ${protocol}${dport !== undefined ? ` port ${dport}` : ''} of ${dst}, but the rules were not wholly read (${stopText(stop)}): what the rules past there do with the packet was not read, so kdebug says nothing of whether kube-proxy wrote this Service on node ${node}.`;
+      return answer;
+    }
     // IPVS mode binds the address to the node (kube-ipvs0): it is delivered there, not lost
     // only the node answering a ping to its own kube-ipvs0 address is an answer
     answer.unanswered =
@@ -82,3 +115,7 @@ export function traceAnswer(result: TraceResult, view: ClusterView, node: string
   if (owner) answer.destinationIs = `an address of node ${owner.name}`;
   return answer;
 }
+
+/** Where the read stopped, as FILE:LINE and the reader's words. */
+export const stopText = (s: ReadStop) =>
+  `${s.file}${s.line !== null ? `:${s.line}` : ''}: ${s.why}`;
