@@ -16,7 +16,7 @@ import {
   realServers,
   type RulesDump,
 } from './rules/dump.js';
-import { natInPart, nftInPart, nftNoService, noServiceRules } from './rules/no-service.js';
+import { nftNoService, noServiceRules, orphansUnproven } from './rules/no-service.js';
 import { treeText } from './rules/tree-text.js';
 import { dumpWarnings, warningLines } from './rules/warnings.js';
 
@@ -65,11 +65,23 @@ export function rulesText(
             : noServiceRules(dump),
     );
   for (const t of trees.services) out.push(...treeText(t), '');
+  const unproven = orphansOf(dump);
+  const chains = trees.orphans
+    .map(
+      (o) =>
+        `${o.chain} (${o.family ? `${o.family}, ` : ''}${o.partial ? `${count(o.rules, 'rule')} in the paste, ${o.partial}` : count(o.rules, 'rule')})`,
+    )
+    .join(', ');
+  // a table read in part proves no chain unreached: they are named, not called orphans
   if (!isCilium(dump))
     out.push(
       trees.orphans.length === 0
-        ? 'orphan chains: none'
-        : `orphan chains (no entry point ${inPart(dump) ? 'in the paste ' : ''}reaches them): ${trees.orphans.map((o) => `${o.chain} (${o.family ? `${o.family}, ` : ''}${o.partial ? `${count(o.rules, 'rule')} in the paste, ${o.partial}` : count(o.rules, 'rule')})`).join(', ')}`,
+        ? unproven
+          ? `orphan chains: not known (${unproven})`
+          : 'orphan chains: none'
+        : unproven
+          ? `chains no rule in the paste reaches, not called orphans (${unproven}): ${chains}`
+          : `orphan chains (no entry point reaches them): ${chains}`,
     );
   const shown = new Set<ServiceTree>();
   for (const o of trees.orphans)
@@ -104,6 +116,7 @@ interface EndpointDoc {
 
 /** The document `rules -o json` prints (schema/rules.vN.json). */
 export function rulesDoc(dump: RulesDump, trees: ServiceTrees, source: RulesSource) {
+  const unproven = orphansOf(dump);
   const endpoint = (ep: TreeEndpoint): EndpointDoc => {
     // field by field, in the document's order: a spread per optional field made a big listing's
     // endpoints cost as much as their JSON
@@ -198,6 +211,7 @@ export function rulesDoc(dump: RulesDump, trees: ServiceTrees, source: RulesSour
       ...(o.family ? { family: o.family } : {}),
       rules: o.rules,
       ...(o.partial ? { partial: o.partial } : {}),
+      ...(unproven ? { reachUnknown: unproven } : {}),
       ...(o.tree ? { tree: tree(o.tree) } : {}),
     })),
   };
@@ -234,9 +248,5 @@ export const searchDoc = (query: string, hits: SearchHit[]) => ({
 export const searchJson = (query: string, hits: SearchHit[]): string =>
   jsonText(searchDoc(query, hits));
 
-/** Whether a dump of rules holds part of its tables: a chain no entry point in it reaches may be
- * reached from what is not in it. */
-const inPart = (d: RulesDump): boolean =>
-  isNft(d)
-    ? [d, d.paste?.also].some((t) => t && nftInPart(t).length > 0)
-    : !isIpvs(d) && !isCilium(d) && natInPart(d);
+/** Why the dump proves no chain an orphan (IPVS and Cilium have none to prove). */
+const orphansOf = (d: RulesDump) => (isCilium(d) || isIpvs(d) ? undefined : orphansUnproven(d));

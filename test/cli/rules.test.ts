@@ -1,7 +1,9 @@
 // The built `kdebug rules` against the seed dumps and the demo snapshot (the demo cluster:
 // Pod CIDR 10.244.0.0/16, Service CIDR 10.1.0.0/16, nginx-svc 10.1.190.219:8080).
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { kdebug } from '../support/cli.js';
 
@@ -12,6 +14,32 @@ const DEMO = 'snapshots/nginx-svc';
 const WIDE = { env: { COLUMNS: '200' } };
 
 describe('kdebug rules', () => {
+  it('calls no chain of a dump cut short an orphan: the jumps to it may lie past the cut', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kdebug-rules-cut-'));
+    try {
+      cpSync('snapshots/stale-endpoint', dir, { recursive: true });
+      const dump = 'nodes/vm-12-11-centos/iptables-save.txt';
+      const whole = readFileSync(join('snapshots/stale-endpoint', dump), 'utf8');
+      writeFileSync(join(dir, dump), whole.split('\n').slice(0, 132).join('\n') + '\n');
+      const args = ['rules', '--snapshot', dir, '--node', 'vm-12-11-centos'];
+      const text = kdebug(args).stdout;
+      assert.doesNotMatch(text, /orphan chains \(/);
+      assert.match(
+        text,
+        /^chains no rule in the paste reaches, not called orphans \(the dump is cut/m,
+      );
+      const doc = JSON.parse(kdebug([...args, '-o', 'json']).stdout);
+      assert.ok(doc.orphans.length > 0);
+      for (const o of doc.orphans)
+        assert.equal(
+          o.reachUnknown,
+          'the dump is cut short after line 132: a jump to them may lie past the cut',
+        );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('reads a Cilium agent listing: each frontend, its backends and their states', () => {
     const file = 'test/fixtures/cilium/pastes/cilium-service-list-quarantined.txt';
     const r = kdebug(['rules', '--file', file, '-o', 'text'], WIDE);

@@ -82,3 +82,19 @@ export function nftNoService(t: NftTable): string {
     : 'the service-ips map is not in it';
   return `no Service entry in the paste: ${absent} (the paste holds part of the table: ${part.join(', ')})`;
 }
+
+/** Why no chain of a dump held in part can be called an orphan (a jump to it may lie outside the
+ * part read), in words; undefined for a whole table, where no entry point reaching it proves it. */
+export function orphansUnproven(d: Ruleset | NftTable): string | undefined {
+  if ('sets' in d) {
+    const part = [d, d.paste?.also].flatMap((t) => (t ? nftInPart(t) : []));
+    return part.length > 0
+      ? `the listing holds part of its table (${[...new Set(part)].join(', ')}): what reaches them may lie outside it`
+      : undefined;
+  }
+  if (!natInPart(d)) return undefined;
+  const cut = d.warnings.find((w) => w.kind === 'truncated');
+  return cut?.line
+    ? `the dump is cut short after line ${cut.line}: a jump to them may lie past the cut`
+    : 'the paste holds part of the nat table: a jump to them may lie outside it';
+}

@@ -20,6 +20,7 @@ import {
   type TreeRow,
 } from './rules-rows.js';
 import { hostPort } from '../../core/ipv6.js';
+import { orphansUnproven } from '../../output/rules/no-service.js';
 
 export interface RulesModel {
   node: NodeData | undefined;
@@ -40,11 +41,19 @@ export interface RulesModel {
 export interface RowMarks {
   stale: Map<string, string>;
   uneven: Map<string, string>;
+  /** Why the node's rules, read in part, prove no chain an orphan (rules.ts says it alike). */
+  unproven?: string;
 }
 
 /** The drift findings a row can carry, from the node's drift (none where it cannot be made). */
 function rowMarks(node: NodeData | undefined): RowMarks {
-  const marks: RowMarks = { stale: new Map(), uneven: new Map() };
+  const read = node?.rs ?? node?.nft;
+  const unproven = read && orphansUnproven(read);
+  const marks: RowMarks = {
+    stale: new Map(),
+    uneven: new Map(),
+    ...(unproven ? { unproven } : {}),
+  };
   const drift = node?.drift();
   if (!drift || 'error' in drift) return marks;
   for (const f of drift.findings) {
@@ -252,10 +261,13 @@ function RowLine({ row, marks }: { row: TreeRow; marks: RowMarks }) {
       const o = row.orphan!;
       return (
         <>
-          <S tone="warn">! orphan</S> {o.chain}{' '}
+          <S tone="warn">{marks.unproven ? '! unreached' : '! orphan'}</S> {o.chain}{' '}
           <S tone="muted">
             {o.rules} rule{o.rules === 1 ? '' : 's'}
-            {o.partial ? ` in the paste (${o.partial})` : ''}: no entry point reaches it
+            {o.partial ? ` in the paste (${o.partial})` : ''}
+            {marks.unproven
+              ? `: no rule in the paste reaches it, not called an orphan (${marks.unproven})`
+              : ': no entry point reaches it'}
           </S>
         </>
       );
