@@ -152,6 +152,8 @@ export interface UntarOptions {
   /** The cap of a regular file to keep, by its path; undefined: skipped (counted, not kept).
    * Default: every file, each within a node output's cap. */
   keep?: (path: string) => number | undefined;
+  /** A file over its cap: true skips it (the caller says it was not read), else the archive fails. */
+  tooBig?: (path: string, cap: number) => boolean;
   /** The most entries (headers of any kind). */
   maxEntries?: number;
 }
@@ -270,6 +272,7 @@ class TarReader {
     if (!path) this.fail(`entry ${quoted(name)} points outside the archive`);
     const cap = this.o.keep(path);
     if (cap === undefined) return newBody('skip', size);
+    if (size > cap && this.o.tooBig?.(path, cap)) return newBody('skip', size);
     if (size > cap) this.fail(`entry ${quoted(path)}: over ${sizeText(cap)}, not read`);
     return newBody('file', size, path, true);
   }
@@ -329,6 +332,7 @@ export async function untarGz(
   const tar = new TarReader(file, {
     max,
     keep: o.keep ?? (() => Math.min(max, LIMITS.output)),
+    tooBig: o.tooBig ?? (() => false),
     maxEntries: o.maxEntries ?? MAX_ENTRIES,
   });
   const source = Buffer.isBuffer(input) ? Readable.from([input]) : input;

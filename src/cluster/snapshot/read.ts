@@ -28,6 +28,7 @@ import {
 import { jsonErrorLine } from '../../core/json-position.js';
 import { flattenObjects } from '../../core/kube/objects.js';
 import type { Facts, KubeObject, NodeOutputs, SnapshotMeta } from '../../core/model.js';
+import type { NodeError } from '../../core/nodes/access.js';
 
 export { SnapshotError } from './files.js';
 
@@ -68,7 +69,17 @@ export async function readSnapshot(dir: string, objectsOnly = false): Promise<Fa
   const metaFile = join(dir, 'meta.json');
   const metaText = readText(metaFile, LIMITS.meta);
   const meta = metaText === undefined ? {} : parseMeta(metaFile, metaText);
-  return { objects, nodes: objectsOnly ? nodeMap() : await readNodes(join(dir, 'nodes')), meta };
+  if (objectsOnly) return { objects, nodes: nodeMap(), meta };
+  const { nodes, tooBig } = await readNodes(join(dir, 'nodes'));
+  return { objects, nodes, meta: withUnread(meta, tooBig) };
+}
+
+/** meta with the node outputs not read beside the capture's own failed commands: each is said on
+ * its node as not observed, with its file and why, as a live run says an output over its limit. */
+function withUnread(meta: Facts['meta'], tooBig: NodeError[]): Facts['meta'] {
+  if (tooBig.length === 0) return meta;
+  const recorded = Array.isArray(meta['nodeErrors']) ? (meta['nodeErrors'] as unknown[]) : [];
+  return { ...meta, nodeErrors: [...recorded, ...tooBig] };
 }
 
 /** A folder of the snapshot to list: a directory. Absent, or a file in its place (a README
@@ -84,9 +95,13 @@ function isFolder(path: string, s = entryAt(path)): boolean {
 
 /** nodes/<node>/<stem>.txt, read now (links, devices and bad names refused): the core gets plain
  * text and never reads a file. */
-async function readNodes(nodesDir: string): Promise<Facts['nodes']> {
+async function readNodes(
+  nodesDir: string,
+): Promise<{ nodes: Facts['nodes']; tooBig: NodeError[] }> {
   const nodes = nodeMap();
-  if (!isFolder(nodesDir)) return nodes;
+  // an output over the cap is one node command not read, not the whole snapshot
+  const tooBig: NodeError[] = [];
+  if (!isFolder(nodesDir)) return { nodes, tooBig };
   let count = 0;
   for (const node of (await readdir(nodesDir)).sort()) {
     const nodeDir = join(nodesDir, node);
@@ -103,13 +118,18 @@ async function readNodes(nodesDir: string): Promise<Facts['nodes']> {
         throw new SnapshotError(nodesDir, `more than ${MAX_OUTPUTS} node outputs, not read`);
       const file = join(nodeDir, name);
       const f = entryAt(file);
+      if (f?.isFile() && f.size > LIMITS.output) {
+        const error = `${shown(file)}: over ${sizeText(LIMITS.output)}, not read`;
+        tooBig.push({ node, command: stem, exitCode: null, error });
+        continue;
+      }
       if (f) checkFile(file, f, LIMITS.output);
       const text = readText(file, LIMITS.output);
       if (text === undefined) throw new SnapshotError(file, 'removed while the snapshot was read');
       outputs[stem] = text;
     }
   }
-  return nodes;
+  return { nodes, tooBig };
 }
 
 /** Where a kept archive entry sits in a snapshot, and so its cap; other entries are skipped. */
@@ -117,8 +137,11 @@ function archiveCap(path: string): number | undefined {
   const name = path.slice(path.lastIndexOf('/') + 1);
   if (name === 'objects.json') return LIMITS.objects;
   if (name === 'meta.json') return LIMITS.meta;
-  return /(?:^|\/)nodes\/[^/]+\/[^/]+\.txt$/.test(path) ? LIMITS.output : undefined;
+  return isNodeOutput(path) ? LIMITS.output : undefined;
 }
+
+/** nodes/<node>/<stem>.txt, anywhere in an archive. */
+const isNodeOutput = (path: string) => /(?:^|\/)nodes\/[^/]+\/[^/]+\.txt$/.test(path);
 
 /** The archive file the person named (a link they made is theirs), if a regular file. */
 function openArchive(file: string): number {
@@ -148,9 +171,13 @@ function openArchive(file: string): number {
 /** The archive's files, the tree under the (shallowest) objects.json read as a directory. */
 async function readArchive(file: string): Promise<Facts> {
   let files: Map<string, Buffer>;
+  // a node output over its cap is that command not read, not the whole archive
+  const tooBig = new Map<string, number>();
+  const outputOnly = (path: string, cap: number) =>
+    cap === LIMITS.output && isNodeOutput(path) && tooBig.set(path, cap) !== undefined;
   try {
     const input = createReadStream('', { fd: openArchive(file) });
-    files = await untarGz(input, file, { keep: archiveCap });
+    files = await untarGz(input, file, { keep: archiveCap, tooBig: outputOnly });
   } catch (e) {
     if (e instanceof ArchiveError) throw new SnapshotError(file, e.reason);
     throw e;
@@ -164,7 +191,14 @@ async function readArchive(file: string): Promise<Facts> {
   const objects = parseObjects(where(objectsPath), files.get(objectsPath)!.toString('utf8'));
   const metaBytes = files.get(`${root}meta.json`);
   const meta = metaBytes ? parseMeta(where(`${root}meta.json`), metaBytes.toString('utf8')) : {};
-  return { objects, nodes: archiveNodes(files, `${root}nodes/`, where), meta };
+  const unread = [...tooBig].flatMap(([path, cap]): NodeError[] => {
+    const m = /^([^/]+)\/([^/]+)\.txt$/.exec(path.slice(`${root}nodes/`.length));
+    if (!path.startsWith(`${root}nodes/`) || !m || !isNodeName(m[1]!) || !isStem(m[2]!)) return [];
+    const error = `${where(path)}: over ${sizeText(cap)}, not read`;
+    return [{ node: m[1]!, command: m[2]!, exitCode: null, error }];
+  });
+  const nodes = archiveNodes(files, `${root}nodes/`, where);
+  return { objects, nodes, meta: withUnread(meta, unread) };
 }
 
 /** nodes/<node>/<stem>.txt of an archive, as text. */
