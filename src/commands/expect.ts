@@ -65,6 +65,7 @@ export async function expectCommand(o: ExpectOptions, g: GlobalOptions): Promise
         notStarted: node.agentNotStarted() !== undefined,
         startUnknown: !startKnown(agent, listed),
         sourceRangeCheck: agent.settings.sourceRangeCheck,
+        notKnown: agent.settings.notKnown,
       }),
     );
     return EXIT.ok;

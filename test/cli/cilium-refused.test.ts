@@ -119,6 +119,16 @@ describe('a Cilium agent that does not start with its configuration, on the comm
       /^# note: cilium-config as read would be refused at the agent's next start, so what it holds comes from an earlier configuration: cilium-config sets both bpf-lb-acceleration/m,
     );
     assert.match(expect.stdout, /^10\.1\.190\.219:8080\/TCP +ClusterIP +default\/nginx-svc/m);
+    // the BPF flags the refused config's options decide, left out and said (before: each
+    // ClusterIP's "non-routable", as the refused config has bpf-lb-external-clusterip)
+    assert.match(
+      expect.stdout,
+      /^10\.1\.190\.219:8080\/TCP \(0\) +0\.0\.0\.0:0 \(\d+\) \(0\) \[ClusterIP\]$/m,
+    );
+    assert.match(
+      expect.stdout,
+      /^# left out of the rows below, whether an entry carries them not known: .*: non-routable \(bpf-lb-external-clusterip\), dsr \(bpf-lb-mode\)$/m,
+    );
   });
 
   it('its readiness not read and nothing of it listed, expect does not say whether it runs', () => {

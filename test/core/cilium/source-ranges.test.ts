@@ -44,6 +44,11 @@ describe('a range as netip.ParsePrefix reads it', () => {
 });
 
 const RANGES = [' 10.0.0.0/8', '192.168.0.0/16', '010.1.0.0/16'];
+const FRONTENDS = [
+  'Address            Type       ServiceName  PortName  Backends             Status',
+  '10.96.0.50:80/TCP  ClusterIP  default/web  http      10.244.0.5:8080/TCP  Done',
+  '',
+].join('\n');
 const web = (ranges: string[]): KubeObject => ({
   ...aService({
     spec: {
@@ -55,8 +60,13 @@ const web = (ranges: string[]): KubeObject => ({
   status: { loadBalancer: { ingress: [{ ip: '198.51.100.7' }] } },
 });
 /** node-a's agent of `tag` with cilium-config `config`, its frontends table read (the
- * ClusterIP's only: enough to compare). */
-const analysis = (tag: string, ranges = RANGES, config: Record<string, string> = {}) =>
+ * ClusterIP's only: enough to compare), or `listed`. */
+const analysis = (
+  tag: string,
+  ranges = RANGES,
+  config: Record<string, string> = {},
+  listed: Record<string, string> = { 'cilium-frontends': FRONTENDS },
+) =>
   new Analysis(
     facts(
       [
@@ -68,15 +78,7 @@ const analysis = (tag: string, ranges = RANGES, config: Record<string, string> =
         aCiliumAgent('node-a', `quay.io/cilium/cilium:${tag}`),
         aCiliumConfig(config),
       ],
-      {
-        'node-a': {
-          'cilium-frontends': [
-            'Address            Type       ServiceName  PortName  Backends             Status',
-            '10.96.0.50:80/TCP  ClusterIP  default/web  http      10.244.0.5:8080/TCP  Done',
-            '',
-          ].join('\n'),
-        },
-      },
+      { 'node-a': listed },
     ),
   );
 const SAID =
@@ -191,6 +193,72 @@ describe('ranges the agent ignores where it checks no source at all', () => {
     assert.deepEqual(
       some.map((x) => [x.status, x.info]),
       [['pass', true]],
+    );
+  });
+});
+
+describe('ranges the agent ignores, where it refuses cilium-config as read (its listing read)', () => {
+  // every release stops on these: the agent ran on an earlier configuration, whose
+  // enable-svc-source-range-check was not read
+  const REFUSED = {
+    'bpf-lb-acceleration': 'native',
+    'node-port-acceleration': 'disabled',
+    'enable-svc-source-range-check': 'false',
+  };
+  const NOT_KNOWN =
+    'its frontends check the source against 192.168.0.0/16 only where its source-range check is on, which is not known: cilium-config as read is refused, so the agent runs on an earlier configuration kdebug did not read; where off, every client is let in';
+
+  const a = analysis('v1.18.6', RANGES, REFUSED);
+
+  it('the Rules step: a note that the check is not known (before: a warn, the refused off)', () => {
+    const f = run(rulesCheck, a.facts).filter((x) => x.id === 'cilium-source-range-ignored');
+    assert.deepEqual(
+      f.map((x) => [x.status, x.info]),
+      [['pass', true]],
+    );
+    assert.ok(f[0]!.explanation.endsWith(`${NOT_KNOWN}.`), f[0]!.explanation);
+  });
+
+  it('drift and expect say the check not known (before: "no source is checked")', () => {
+    const note = a
+      .node('node-a')
+      .drift()
+      .notes?.find((n) => n.id === 'cilium-source-range-ignored');
+    assert.ok(note?.explanation.endsWith(`${NOT_KNOWN}.`), note?.explanation);
+    const agent = a.state('node-a').cilium!;
+    const text = expectedCiliumText(a.node('node-a').ciliumExpected() ?? [], [], {
+      node: 'node-a',
+      agent: 'kube-system/cilium-node-a',
+      settings: agent.source,
+      sourceRangeCheck: agent.settings.sourceRangeCheck,
+      notKnown: agent.settings.notKnown,
+    });
+    assert.ok(text.includes(`${NOT_KNOWN}\n`), text);
+  });
+
+  it('a maps dump without the source-range map: said not read, not taken as the check off', () => {
+    // the LoadBalancer entry checks sources; the dump holds no SRCRANGE line
+    const dump = [
+      'BE: ID=1 ADDR=10.244.0.5:8080/TCP STATE=active',
+      'REV: ID=1 ADDR=198.51.100.7:80',
+      'SVC: ID=1 ADDR=198.51.100.7:80/TCP SLOT=0 LBALG=undef AFFTimeout=0 COUNT=1 QCOUNT=0 FLAGS=LoadBalancer+check source-range',
+      'SVC: ID=1 ADDR=198.51.100.7:80/TCP SLOT=1 BEID=1 COUNT=0 QCOUNT=0 FLAGS=LoadBalancer+check source-range',
+      '',
+    ].join('\n');
+    const notes = (config: Record<string, string>) =>
+      analysis('v1.18.6', RANGES, config, { 'cilium-bpf-lb-list': dump }).node('node-a').drift()
+        .notRead ?? [];
+    const notRead = (config: Record<string, string>) => notes(config).map((n) => n.title);
+    const SAID = 'BPF maps dump: no SRCRANGE line, not compared';
+    // the check off as read, not refused: the agent writes no such map
+    assert.ok(!notRead({ 'enable-svc-source-range-check': 'false' }).includes(SAID));
+    // before: left unsaid, the refused config's off taken as the agent's
+    assert.ok(notRead(REFUSED).includes(SAID), notRead(REFUSED).join('\n'));
+    // and the note of what the refusal leaves uncompared says the CIDRs rest on the dump
+    const refused = notes(REFUSED).find((n) => n.title.startsWith('forwarding mode'));
+    assert.match(
+      refused?.explanation ?? '',
+      /were not read; its session affinity \(enable-session-affinity\) is compared only where the listing shows the agent writes it \(a timeout, an affinity map\), and its source ranges' CIDRs \(enable-svc-source-range-check\) only where the dump holds the map the check writes\.$/,
     );
   });
 });

@@ -55,7 +55,7 @@ export function packetWalk(ctx: CheckContext, node: string, r: WalkRequest): Evi
       ? o.delivery === 'local'
         ? 'delivered to the node itself, which answers it'
         : 'no rule matched it: routed unchanged'
-      : `${result.outcomes.length > 1 ? `${percent(o.probability)} ` : ''}${o.destination === 'REJECT' || o.destination === 'DROP' ? o.destination : o.dnat ? `DNAT to ${o.dnat}` : `sent to ${o.destination}`}${o.masquerade ? ', masqueraded' : ''}`,
+      : `${result.outcomes.length > 1 ? `${percent(o.probability)} ` : ''}${o.destination === 'REJECT' || o.destination === 'DROP' ? o.destination : o.dnat ? `DNAT to ${o.dnat}` : `sent to ${o.destination}`}${o.masquerade ? ', masqueraded' : ''}${o.assumptions.length > 0 ? ` (assumes: ${o.assumptions.join('; ')})` : ''}`,
   );
   // computed over the node's observed rules: it explains, it does not prove
   return [computed(`${head} ${outcomes.join('; ') || 'no outcome'}`, 'walked')];

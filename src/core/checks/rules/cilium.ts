@@ -3,6 +3,7 @@
 // the Service's loadBalancerSourceRanges the agent ignores (as expect and drift say it).
 import { notStarted, refusal } from '../../dataplane/cilium/agent/refused.js';
 import { ignoredRangesOf, rangesRead } from '../../dataplane/cilium/expected/source-ranges.js';
+import { sourceRangeCheckOf } from '../../dataplane/cilium/agent/comparable.js';
 import type { Service } from '../../kube/objects.js';
 import type { Finding } from '../../model.js';
 import { findingOf } from '../check.js';
@@ -51,7 +52,7 @@ export function ciliumIgnoredRanges(ctx: CheckContext, n: NodeAnalysis, svc: Ser
   const frontends = n.ciliumExpected(ctx.scope) ?? [];
   const said = ignoredRangesOf(
     frontends.filter((f) => f.service === name),
-    agent.settings.sourceRangeCheck,
+    sourceRangeCheckOf(agent.settings),
   );
   return said.map((s) =>
     finding('cilium-source-range-ignored', s.open ? 'warn' : 'pass', s.title, {

@@ -30,6 +30,7 @@ import { mapEntryDrift, type MapExpectations } from './maps/drift.js';
 import { unwrittenMaps } from './maps/expected.js';
 import { unreadMapText } from './maps/read-dump.js';
 import type { Refusal } from './agent/refused.js';
+import { comparedOnEvidence, sourceRangeCheckOf } from './agent/comparable.js';
 import { ignoredRangesOf, rangesRead } from './expected/source-ranges.js';
 
 /** The listings that are the BPF maps themselves. */
@@ -178,8 +179,8 @@ export function ciliumDrift(given: CiliumDriftInput): NodeDrift {
         ...(input.refused.next ? { next: input.refused.next } : {}),
       }),
     );
-  // the agent's source-range check, on by default (as maps/expected.ts takes it)
-  const checked = input.mapExpectations?.options.sourceRangeCheck !== false;
+  // the agent's source-range check, on by default (as maps/expected.ts takes it), or not known
+  const checked = input.mapExpectations ? sourceRangeCheckOf(input.mapExpectations.options) : true;
   for (const { service, title, text } of ignoredRangesOf(input.expected, checked)) {
     // a note of the whole Service, none of its ports; its spec as read, where given
     const svc = input.mapExpectations?.services.find((s) => `${s.namespace}/${s.name}` === service);
@@ -203,7 +204,7 @@ export function ciliumDrift(given: CiliumDriftInput): NodeDrift {
       notRead.push(
         infoNote(input, 'table-not-captured', {
           title: 'forwarding mode and backend selection not compared',
-          message: `The BPF map entries of ${node} are compared without their forwarding mode (dsr) and backend selection (LBALG, Maglev): the agent would not start with cilium-config as read, so it runs on an earlier configuration, whose bpf-lb-mode and bpf-lb-algorithm were not read.`,
+          message: `The BPF map entries of ${node} are compared without their forwarding mode (dsr) and backend selection (LBALG, Maglev): the agent would not start with cilium-config as read, so it runs on an earlier configuration, whose bpf-lb-mode and bpf-lb-algorithm were not read${comparedOnEvidence(input.mapExpectations.options)}.`,
         }),
       );
   }

@@ -22,6 +22,8 @@ import {
   type CiliumTable,
 } from './read/listing.js';
 import { nodePortsText, type CiliumNodePorts } from './agent/devices.js';
+import { knows, type ConfigOnlySetting } from './agent/agent.js';
+import { SETTING_NOT_KNOWN } from './agent/refused.js';
 
 export interface CiliumTraceOptions {
   /** bpf-lb-sock: translation at the socket for the host (and Pods). */
@@ -39,6 +41,9 @@ export interface CiliumTraceOptions {
   nodePorts?: CiliumNodePorts;
   /** Its BPF maps, where read besides the table: 1.19's wildcard drop entries are there only. */
   maps?: CiliumTable;
+  /** The settings above that are not known (agent.ts notKnown): the walk says so, takes what the
+   * agent's own listing shows, else Cilium's default, and says it assumed that. */
+  notKnown?: readonly ConfigOnlySetting[];
 }
 
 export function traceCiliumPacket(
@@ -50,15 +55,7 @@ export function traceCiliumPacket(
   const { dst, protocol } = packet;
   const fromPod = !packet.fromHost && o.podIPs.has(packet.src);
   const where = packet.fromHost ? 'the host' : fromPod ? 'a Pod on this node' : 'outside the node';
-  const hook = packet.fromHost
-    ? o.socketLB && protocol !== 'icmp'
-      ? 'the socket hook (connect/sendmsg) of the host'
-      : 'the host device on the way out'
-    : fromPod
-      ? o.socketLB && !o.hostnsOnly && protocol !== 'icmp'
-        ? "the socket hook (connect/sendmsg) in the Pod's namespace"
-        : "the Pod's interface (tc)"
-      : "the node's device (tc/XDP at ingress)";
+  const hook = hookOf(o, { fromHost: packet.fromHost, fromPod, icmp: protocol === 'icmp' });
   const notes = [
     `Cilium: the frontends of its agent's table are walked at ${hook}; no iptables rule is involved`,
   ];
@@ -129,16 +126,15 @@ export function traceCiliumPacket(
     rule: `${table.source}:${fe.line}`,
     effect,
   });
-  if (!fromPod && !packet.fromHost && fe.type === 'ClusterIP' && !o.externalClusterIP)
+  const routing =
+    !fromPod && !packet.fromHost && fe.type === 'ClusterIP' && routableOf(fe, table, o);
+  if (routing && !routing.routable)
     return result([
       outcome({
         verdict: 'DROP',
         destination: 'DROP',
-        rules: [
-          rule(
-            `a ClusterIP is non-routable from ${where}: dropped (bpf-lb-external-clusterip is off)`,
-          ),
-        ],
+        rules: [rule(`a ClusterIP is non-routable from ${where}: dropped (${routing.said})`)],
+        assumptions: routing.assumed ? [routing.assumed] : [],
       }),
     ]);
   // the datapath redirects an L7 load balancer's connections before it looks at any backend
@@ -158,18 +154,27 @@ export function traceCiliumPacket(
   const used = fe.backends.some((b) => b.inRotation !== undefined)
     ? fe.backends.filter((b) => b.inRotation)
     : inRotation(fe.backends);
-  if (used.length === 0)
+  if (used.length === 0) {
+    // not known, Cilium's default: reject
+    const known = knows(o, 'noBackend');
+    const response = known ? o.noBackend : 'reject';
     return result([
       outcome({
-        verdict: o.noBackend === 'reject' ? 'REJECT' : 'DROP',
-        destination: o.noBackend === 'reject' ? 'REJECT' : 'DROP',
+        verdict: response === 'reject' ? 'REJECT' : 'DROP',
+        destination: response === 'reject' ? 'REJECT' : 'DROP',
         rules: [
           rule(
-            `no backend takes new connections: ${o.noBackend === 'reject' ? 'answered with ICMP port unreachable' : 'dropped'} (service-no-backend-response=${o.noBackend})`,
+            `no backend takes new connections: ${response === 'reject' ? 'answered with ICMP port unreachable' : 'dropped'} (service-no-backend-response=${known ? response : `reject, Cilium's default; the agent's own is ${SETTING_NOT_KNOWN}`})`,
           ),
         ],
+        assumptions: known
+          ? []
+          : [
+              "service-no-backend-response is Cilium's default, reject; the agent's own is not known, and drop leaves the client waiting for a timeout",
+            ],
       }),
     ]);
+  }
   return result(
     used.map((b) => {
       const to = hostPort(b.ip, b.port);
@@ -184,6 +189,67 @@ export function traceCiliumPacket(
       });
     }),
   );
+}
+
+/** Where the walk starts: the socket hook (socket LB, for a Pod only outside hostns-only), else
+ * the interface the packet leaves by or comes in at; either, said so, where socket LB is not
+ * known. ICMP never meets the socket hook. */
+function hookOf(
+  o: CiliumTraceOptions,
+  p: { fromHost: boolean; fromPod: boolean; icmp: boolean },
+): string {
+  if (!p.fromHost && !p.fromPod) return "the node's device (tc/XDP at ingress)";
+  const socket = p.fromHost
+    ? 'the socket hook (connect/sendmsg) of the host'
+    : "the socket hook (connect/sendmsg) in the Pod's namespace";
+  const device = p.fromHost ? 'the host device on the way out' : "the Pod's interface (tc)";
+  if (p.icmp) return device;
+  const keys = p.fromHost ? (['socketLB'] as const) : (['socketLB', 'hostnsOnly'] as const);
+  if (keys.some((k) => !knows(o, k)))
+    return `${socket}, or ${device} (bpf-lb-sock${p.fromHost ? '' : ' and bpf-lb-sock-hostns-only'} ${SETTING_NOT_KNOWN}; the backend is the same either way)`;
+  return o.socketLB && (p.fromHost || !o.hostnsOnly) ? socket : device;
+}
+
+/** Whether a ClusterIP answers from outside the node, and why: bpf-lb-external-clusterip; where
+ * that is not known, the BPF entry's non-routable flag as the agent listed it, else Cilium's
+ * default (off), assumed. */
+function routableOf(
+  fe: CiliumFrontend,
+  table: CiliumTable,
+  o: CiliumTraceOptions,
+): { routable: boolean; said: string; assumed?: string } {
+  if (knows(o, 'externalClusterIP'))
+    return {
+      routable: o.externalClusterIP,
+      said: `bpf-lb-external-clusterip is ${o.externalClusterIP ? 'on' : 'off'}`,
+    };
+  const listed = listedEntry(fe, table, o.maps);
+  if (listed)
+    return {
+      routable: !listed.f.flags.includes('non-routable'),
+      said: `its BPF map entry, ${listed.source}:${listed.f.line}, is non-routable`,
+    };
+  return {
+    routable: false,
+    said: `bpf-lb-external-clusterip ${SETTING_NOT_KNOWN}; Cilium's default is off`,
+    assumed:
+      "bpf-lb-external-clusterip is Cilium's default, off; the agent's own is not known, and on, the ClusterIP answers from outside",
+  };
+}
+
+/** `fe`'s BPF map entry as the agent listed it (its Service row read, so its flags are shown): the
+ * table's own where it is the BPF maps, else the maps read besides it. */
+function listedEntry(
+  fe: CiliumFrontend,
+  table: CiliumTable,
+  maps: CiliumTable | undefined,
+): { source: string; f: CiliumFrontend } | undefined {
+  const bpf = table.form === 'bpf-lb-list' || table.form === 'maps-dump' ? table : maps;
+  const key = frontendKey(fe);
+  const f = bpf === table ? fe : bpf?.frontends.find((m) => frontendKey(m) === key);
+  return bpf && f?.type !== undefined && !f.serviceRowUnseen
+    ? { source: bpf.source, f }
+    : undefined;
 }
 
 /** The frontend a packet's destination hits: exact, else a NodePort on one of the node's own

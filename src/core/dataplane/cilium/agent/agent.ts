@@ -74,7 +74,27 @@ export interface CiliumSettings extends CiliumExpectOptions {
   /** default-lb-service-ipam: "lbipam" (the default) means Cilium's LB-IPAM gives the
    * LoadBalancer IPs of Services without a loadBalancerClass. */
   lbServiceIPAM: string;
+  /** The settings above that only a cilium-config its release refuses gave (CiliumAgent.refused):
+   * the agent runs, if it does, on an earlier configuration kdebug did not read, so their values
+   * here decide nothing. Empty where the agent takes cilium-config as read. */
+  notKnown: readonly ConfigOnlySetting[];
 }
+
+/** The settings Service load balancing takes from cilium-config alone: neither the agent's status
+ * (read only where it started, so never beside a refusal) nor its release says them. */
+export type ConfigOnlySetting =
+  | 'socketLB'
+  | 'hostnsOnly'
+  | 'forwarding'
+  | 'algorithm'
+  | 'sessionAffinity'
+  | 'sourceRangeCheck'
+  | 'externalClusterIP'
+  | 'noBackend';
+
+/** Whether `o` (the agent's settings, or options made of them) knows setting `s`. */
+export const knows = (o: { notKnown?: readonly ConfigOnlySetting[] }, s: ConfigOnlySetting) =>
+  !o.notKnown?.includes(s);
 
 export interface CiliumAgent {
   pod: Pod;
@@ -134,6 +154,17 @@ export function ciliumAgentOn(
   const version = said?.version ?? ciliumImageVersion(pod);
   const release = parseVersion(version);
   const byRelease = releaseBehaviour(release);
+  const container =
+    pod.containers.find((x) => x.name === 'cilium-agent')?.name ??
+    pod.containers[0]?.name ??
+    'cilium-agent';
+  const readiness = readinessOf(pod, container);
+  // an agent whose status answered, or whose container is ready, started: on another
+  // configuration than this one, perhaps, so nothing is said refused; nor where its release is
+  // unknown (the releases differ on it)
+  const started = said !== undefined || readiness?.ready === true;
+  const refused =
+    config && !started && release !== undefined ? lbConfigRefused(c, release) : undefined;
   const settings: CiliumSettings = {
     kubeProxyReplacement: kpr,
     ipv4: c('enable-ipv4') !== 'false',
@@ -193,20 +224,23 @@ export function ciliumAgentOn(
     sourceRangeFlagChecked: byRelease.sourceRangeFlagChecked,
     externalClusterIP: c('bpf-lb-external-clusterip') === 'true',
     noBackend: c('service-no-backend-response') === 'drop' ? 'drop' : 'reject',
+    // refused, nothing said them (a status is read only where the agent started)
+    notKnown: refused
+      ? [
+          'socketLB',
+          'hostnsOnly',
+          'forwarding',
+          'algorithm',
+          'externalClusterIP',
+          'noBackend',
+          // from 1.19 the release keeps both on, whatever its configuration says
+          ...(byRelease.kprOptionsGone ? [] : (['sessionAffinity', 'sourceRangeCheck'] as const)),
+        ]
+      : [],
   };
-  const container =
-    pod.containers.find((x) => x.name === 'cilium-agent')?.name ??
-    pod.containers[0]?.name ??
-    'cilium-agent';
-  const readiness = readinessOf(pod, container);
-  // an agent whose status answered, or whose container is ready, started: on another
-  // configuration than this one, perhaps, so nothing is said refused; nor where its release is
-  // unknown (the releases differ on it)
-  const started = said !== undefined || readiness?.ready === true;
-  const refused =
-    config && !started && release !== undefined ? lbConfigRefused(c, release) : undefined;
   const from = said ? 'status' : config ? 'cilium-config' : 'default';
-  const nodePorts = nodePortsOf(view, pod, status, configMap);
+  // refused, the devices cilium-config names are not the ones the agent runs with
+  const nodePorts = nodePortsOf(view, pod, status, refused ? undefined : configMap);
   return {
     pod,
     container,

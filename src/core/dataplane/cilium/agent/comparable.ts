@@ -1,7 +1,7 @@
 // What of the agent's tables drift may compare with what kdebug expects, given its release and its
 // settings as read (not assumed): its BPF map entries' flags, and the health server's frontends.
 import { atLeast } from '../../../version.js';
-import type { CiliumAgent } from './agent.js';
+import { knows, type CiliumAgent, type CiliumSettings, type ConfigOnlySetting } from './agent.js';
 
 /** Which BPF map entry flags and tables the agent's release and its settings as read (not
  * assumed) let drift compare with what kdebug expects. */
@@ -25,17 +25,23 @@ export function knownMapFlags(agent: CiliumAgent): KnownMapFlags {
   const since = (r: readonly [number, number, number?]) =>
     agent.release !== undefined && atLeast(agent.release, r);
   const hybrid = agent.settings.forwarding === 'hybrid';
-  // a refused cilium-config is not the one the agent runs on, and its bpf-lb-mode and
-  // bpf-lb-algorithm are among the keys it is refused on (lbConfigRefused)
-  const runs = agent.configRead && !agent.refused;
+  // a refused cilium-config is not the one the agent runs on (agent.ts notKnown)
+  const known = (s: ConfigOnlySetting) => knows(agent.settings, s);
   return {
-    forwarding: runs && since([1, 17]) && (!hybrid || since([1, 18, 5])),
-    algorithm: runs,
+    forwarding:
+      agent.configRead && known('forwarding') && since([1, 17]) && (!hybrid || since([1, 18, 5])),
+    algorithm: agent.configRead && known('algorithm'),
     sourceRangeDeny: since([1, 17]),
     flags: since([1, 18]),
     sourceRangeTypes: agent.configRead,
   };
 }
+
+/** The agent's source-range check (on by default), undefined where it is not known (a refused
+ * cilium-config). */
+export const sourceRangeCheckOf = (
+  o: Partial<Pick<CiliumSettings, 'sourceRangeCheck' | 'notKnown'>>,
+): boolean | undefined => (knows(o, 'sourceRangeCheck') ? o.sourceRangeCheck !== false : undefined);
 
 /** Why the health server's frontends (expected/health-server.ts) are not compared on the agent's
  * node, or undefined where they are. */
@@ -51,4 +57,18 @@ export function healthServerUnknown(agent: CiliumAgent): string | undefined {
   if (made && agent.nodePorts?.addresses === undefined)
     return "the agent's NodePort addresses were not read (its status), and each one's backend is the first of them";
   return undefined;
+}
+
+/** What drift compares only where the agent's own listing shows it on, that setting not known
+ * (maps/drift.ts), worded to follow a sentence of what is not compared; "" where each is known. */
+export function comparedOnEvidence(o: { notKnown?: readonly ConfigOnlySetting[] }): string {
+  const said = [
+    knows(o, 'sessionAffinity')
+      ? ''
+      : 'its session affinity (enable-session-affinity) is compared only where the listing shows the agent writes it (a timeout, an affinity map)',
+    knows(o, 'sourceRangeCheck')
+      ? ''
+      : "its source ranges' CIDRs (enable-svc-source-range-check) only where the dump holds the map the check writes",
+  ].filter(Boolean);
+  return said.length > 0 ? `; ${said.join(', and ')}` : '';
 }

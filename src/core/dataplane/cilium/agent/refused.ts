@@ -7,6 +7,10 @@ import type { Evidence } from '../../../model.js';
 import { kubectl, valid, type NextCommand } from '../../../next-command.js';
 import type { CiliumAgent } from './agent.js';
 
+/** Why a setting only cilium-config gives (agent.ts notKnown) is not known. */
+export const SETTING_NOT_KNOWN =
+  'not known: cilium-config as read is refused, so the agent runs on an earlier configuration kdebug did not read';
+
 /** The agent refuses cilium-config as read and is known not ready: it has not started. */
 export const notStarted = (agent: CiliumAgent) =>
   agent.refused !== undefined && agent.readiness?.ready === false;

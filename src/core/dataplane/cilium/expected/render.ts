@@ -6,6 +6,9 @@ import { formatAddress, frontendKey } from '../read/listing.js';
 import type { ExpectedMapEntry } from '../maps/expected.js';
 import { nodePortsText, type CiliumNodePorts } from '../agent/devices.js';
 import { ignoredRangesOf } from './source-ranges.js';
+import type { ConfigOnlySetting } from '../agent/agent.js';
+import { sourceRangeCheckOf } from '../agent/comparable.js';
+import { SETTING_NOT_KNOWN } from '../agent/refused.js';
 
 /** Columns as Go's tabwriter aligns them: each as wide as its widest cell, then three spaces. */
 function table(rows: string[][]): string[] {
@@ -76,7 +79,9 @@ const sorted = (frontends: readonly ExpectedFrontend[]) =>
 
 /** Where the BPF maps' NodePort entries are: the NodePort addresses and where they were read, or
  * why only the wildcard entry is written. */
-function nodePortHeader(n: CiliumNodePorts | undefined): string {
+function nodePortHeader(n: CiliumNodePorts | undefined, refused: boolean): string {
+  if (!n && refused)
+    return `NodePort devices and addresses not read (no agent status recorded) and those cilium-config names ${SETTING_NOT_KNOWN}: NodePorts on the wildcard entry only`;
   if (!n)
     return 'NodePort devices and addresses not read (no agent status recorded, none named in cilium-config): NodePorts on the wildcard entry only';
   if (!n.addresses)
@@ -105,6 +110,8 @@ export function expectedCiliumText(
     startUnknown?: boolean;
     /** The agent's source-range check (agent/agent.ts sourceRangeCheck; on by default). */
     sourceRangeCheck?: boolean;
+    /** The agent's settings not known (agent/agent.ts notKnown). */
+    notKnown?: readonly ConfigOnlySetting[];
   },
 ): string {
   const head = `# what Cilium's agent ${o.agent}${o.version ? ` (${o.version})` : ''} on ${o.node} should hold, as it lists it; settings from ${o.settings}`;
@@ -123,15 +130,26 @@ export function expectedCiliumText(
     '# cilium-dbg shell -- db/show frontends',
     ...frontendsTable(held),
     ...oneOfLines(frontends.filter((f) => f.oneOf)),
-    ...ignoredRangesOf(frontends, o.sourceRangeCheck !== false).map((s) => `# ${s.text}`),
+    ...ignoredRangesOf(frontends, sourceRangeCheckOf(o)).map((s) => `# ${s.text}`),
     '',
     '# cilium-dbg shell -- db/show backends',
     ...backendsTable(held),
     '',
-    `# cilium-dbg bpf lb list (${nodePortHeader(o.nodePorts)})`,
+    `# cilium-dbg bpf lb list (${nodePortHeader(o.nodePorts, o.refused !== undefined)})`,
+    ...flagsNotKnownLine(maps),
     ...bpfLbList(maps.filter((e) => !e.frontend.oneOf)),
     '',
   ].join('\n');
+}
+
+/** The flags the rows leave out, their options not known (maps/expected.ts flagsNotKnown). */
+function flagsNotKnownLine(maps: readonly ExpectedMapEntry[]): string[] {
+  const each = new Map(maps.flatMap((e) => e.flagsNotKnown ?? []).map((x) => [x.flag, x.option]));
+  if (each.size === 0) return [];
+  const what = [...each].map(([flag, option]) => `${flag} (${option})`).join(', ');
+  return [
+    `# left out of the rows below, whether an entry carries them ${SETTING_NOT_KNOWN}: ${what}`,
+  ];
 }
 
 /** Each Service's frontends of which the agent holds one: the health server's, which it keeps

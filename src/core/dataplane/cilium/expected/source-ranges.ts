@@ -7,6 +7,7 @@ import { familyOf } from '../../../ipv6.js';
 import type { Service } from '../../../kube/objects.js';
 import type { Evidence } from '../../../model.js';
 import type { ExpectedFrontend } from './expected.js';
+import { SETTING_NOT_KNOWN } from '../agent/refused.js';
 
 /** A range of the Service the agent ignores, and why netip.ParsePrefix rejects it. */
 export interface IgnoredRange {
@@ -61,22 +62,26 @@ export interface IgnoredRangesSaid {
 }
 
 /** Each Service of `frontends` whose ranges the agent ignores, said once; `checked`: the agent's
- * source-range check is on (agent/agent.ts sourceRangeCheck), else no frontend checks a source. */
+ * source-range check is on (agent/agent.ts sourceRangeCheck), else no frontend checks a source;
+ * undefined where that is not known (comparable.ts sourceRangeCheckOf). */
 export function ignoredRangesOf(
   frontends: readonly Pick<ExpectedFrontend, 'service' | 'sourceRanges' | 'ignoredRanges'>[],
-  checked: boolean,
+  checked: boolean | undefined,
 ): IgnoredRangesSaid[] {
   const said = new Map<string, IgnoredRangesSaid>();
   for (const f of frontends) {
     if (!f.ignoredRanges || said.has(f.service)) continue;
     const quoted = f.ignoredRanges.map((r) => JSON.stringify(r.range));
     const each = f.ignoredRanges.map((r, i) => `${quoted[i]} (${r.why})`).join(', ');
-    const ranges = checked ? (f.sourceRanges ?? []) : [];
-    const instead = !checked
-      ? "no source is checked (the agent's source-range check is off: enable-svc-source-range-check false, or NodePort off), so every client is let in"
-      : ranges.length > 0
-        ? `its frontends check the source against ${ranges.join(', ')} only`
-        : 'its frontends check no source: every client is let in';
+    const ranges = checked === false ? [] : (f.sourceRanges ?? []);
+    const instead =
+      checked === false
+        ? "no source is checked (the agent's source-range check is off: enable-svc-source-range-check false, or NodePort off), so every client is let in"
+        : ranges.length === 0
+          ? 'its frontends check no source: every client is let in'
+          : checked
+            ? `its frontends check the source against ${ranges.join(', ')} only`
+            : `its frontends check the source against ${ranges.join(', ')} only where its source-range check is on, which is ${SETTING_NOT_KNOWN}; where off, every client is let in`;
     said.set(f.service, {
       service: f.service,
       title: `loadBalancerSourceRanges ${quoted.join(', ')} ignored by Cilium's agent`,

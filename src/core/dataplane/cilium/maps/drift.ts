@@ -184,7 +184,8 @@ function sourceRanges(c: Entry) {
       expected: [expectedLine(c, ` ${list(ranges)}`)],
       actual: [at(c)],
     });
-  // no source-range map where the agent's check is off: none to compare
+  // no source-range map where the agent's check is off: none to compare (where that is not
+  // known, a dump holding the map says it is on: off, the agent writes none)
   if (!mapped || !c.e.sourceRanges) return;
   const norm = (l: readonly string[]) => new Set(l.map((r) => canonicalCidrOf(r) ?? r));
   const have = norm(mapped);
@@ -217,7 +218,8 @@ function affinity(c: Entry) {
   const sticky = c.m.flags.includes('sessionAffinity');
   const timeout = c.m.affinitySeconds;
   const extra = timeout ? ` AFFTimeout=${timeout}` : '';
-  // the timeout is compared where the agent writes one (its session affinity on)
+  // the timeout is compared where the agent writes one (its session affinity on; where that is
+  // not known, the timeout listed says it is)
   const written = c.e.affinitySeconds;
   if (
     sticky !== (seconds !== undefined) ||
@@ -234,7 +236,8 @@ function affinity(c: Entry) {
     });
     return;
   }
-  // the affinity map (the maps dump): a client is kept only on a backend it names
+  // the affinity map (the maps dump): a client is kept only on a backend it names (a dump holding
+  // that map says session affinity is on, where that is not known)
   if (!sticky || written === undefined || !shows(c, 'AFF')) return;
   const missing = c.m.backends.filter((b) => b.state === 'active' && !b.affinity);
   if (!missing.length) return;

@@ -4,7 +4,7 @@
 // and how many of them take new connections, and what the affinity, source-range and Maglev maps
 // hold for it.
 import type { Service } from '../../../kube/objects.js';
-import type { CiliumSettings } from '../agent/agent.js';
+import { knows, type CiliumSettings } from '../agent/agent.js';
 import { inRotation, type ExpectedBackend, type ExpectedFrontend } from '../expected/expected.js';
 import { healthServerOf } from '../expected/health-server.js';
 import { isWildcard, type CiliumMapKind } from '../read/listing.js';
@@ -35,6 +35,7 @@ export type CiliumMapOptions = Pick<
       | 'sessionAffinity'
       | 'sourceRangeCheck'
       | 'sourceRangeFlagChecked'
+      | 'notKnown'
     >
   >;
 
@@ -56,6 +57,9 @@ export interface ExpectedMapEntry {
   ip: string;
   /** The Service entry's flags after its type, as Cilium words them and in its order. */
   flags: string[];
+  /** Flags left out of `flags` as not known, with the option that decides each: it is not known
+   * (agent.ts notKnown), so the entry may carry them or not. */
+  flagsNotKnown?: { flag: string; option: string }[];
   /** In slot order: the ones that take new connections first. */
   backends: ExpectedBackend[];
   /** Slots 1 to count take new connections (COUNT); the rest keep their own. */
@@ -65,12 +69,12 @@ export interface ExpectedMapEntry {
   /** A Maglev lookup table (of the backends counted) picks the backend. */
   maglev: boolean;
   /** The Service entry's affinity timeout (AFFTimeout), where the agent's session affinity is on
-   * (upsertMaster; 1.17 writes it regardless, in no listing kdebug reads). */
+   * or not known to be off (upsertMaster; 1.17 writes it regardless, in no listing kdebug reads). */
   affinitySeconds?: number;
   /** The backends session affinity may keep a client on (the affinity map). */
   affinity: ExpectedBackend[];
   /** The source-range map's CIDRs of the entry's family, where the entry checks the source and
-   * the agent's check is on. */
+   * the agent's check is on or not known to be off. */
   sourceRanges?: string[];
 }
 
@@ -92,12 +96,16 @@ function annotatedMode(svc: Service | undefined, o: CiliumMapOptions): 'dsr' | '
     : undefined;
 }
 
+/** A setting off, as known (not a refused cilium-config's). */
+const off = (o: CiliumMapOptions, s: 'sessionAffinity' | 'sourceRangeCheck') =>
+  o[s] === false && knows(o, s);
+
 /** The maps the agent writes nothing to under its settings (the maps dump holds no line of them,
  * which is no map unread): the affinity map without session affinity, the source-range map
  * without the check. */
 export const unwrittenMaps = (o: CiliumMapOptions): CiliumMapKind[] => [
-  ...(o.sessionAffinity === false ? (['AFF'] as const) : []),
-  ...(o.sourceRangeCheck === false ? (['SRCRANGE'] as const) : []),
+  ...(off(o, 'sessionAffinity') ? (['AFF'] as const) : []),
+  ...(off(o, 'sourceRangeCheck') ? (['SRCRANGE'] as const) : []),
 ];
 
 export function expectedMaps(
@@ -140,7 +148,7 @@ export function expectedMaps(
       : [f.ip];
     // enable-session-affinity off: the flag stays, no timeout nor affinity match is written
     // (the reconciler's upsertMaster and updateFrontend)
-    const sticky = f.affinitySeconds !== undefined && o.options.sessionAffinity !== false;
+    const sticky = f.affinitySeconds !== undefined && !off(o.options, 'sessionAffinity');
     const used = inRotation(f.backends);
     // maintenance backends are left out of the slots
     const kept = f.backends.filter((b) => !used.includes(b) && b.state !== 'maintenance');
@@ -156,7 +164,7 @@ export function expectedMaps(
       out.push({
         frontend: f,
         ip,
-        flags: flagsOf(f, svc, routable, o.options),
+        ...flagsOf(f, svc, routable, o.options),
         backends: [...used, ...kept],
         count: used.length,
         ...(algorithm ? { algorithm } : {}),
@@ -164,7 +172,7 @@ export function expectedMaps(
         ...(sticky ? { affinitySeconds: f.affinitySeconds } : {}),
         affinity: sticky ? [...used, ...kept].filter((b) => b.state === 'active') : [],
         // the source-range map only with the check on (the reconciler's updateFrontend)
-        ...(f.sourceRanges && o.options.sourceRangeCheck !== false
+        ...(f.sourceRanges && !off(o.options, 'sourceRangeCheck')
           ? { sourceRanges: f.sourceRanges.filter((r) => r.includes(':') === ip.includes(':')) }
           : {}),
       });
@@ -216,27 +224,39 @@ function wildcarded(
 }
 
 /** ServiceFlags.String() after the type: Local, InternalLocal, two-scopes, sessionAffinity,
- * non-routable, check source-range, deny, delegate-if-local, dsr. */
+ * non-routable, check source-range, deny, delegate-if-local, dsr; apart, those a setting not known
+ * decides. */
 function flagsOf(
   f: ExpectedFrontend,
   svc: Service | undefined,
   routable: boolean,
   o: CiliumMapOptions,
-): string[] {
+): Pick<ExpectedMapEntry, 'flags' | 'flagsNotKnown'> {
   // the Service's policies, on every one of its frontends; the health server's own are Local
   const own = healthServerOf(f.service) !== undefined;
   const ext = own || svc?.externalTrafficPolicy === 'Local';
   const int = own || (o.internalTrafficPolicy && svc?.internalTrafficPolicy === 'Local');
   const mode = (o.forwardingAnnotation ? annotatedMode(svc, o) : undefined) ?? o.forwarding;
-  const flags: [boolean, string][] = [
+  // each flag, and the option deciding it where that is not known
+  const flags: [boolean, string, string?][] = [
     [ext, 'Local'],
     [int, 'InternalLocal'],
     [ext !== int && f.type !== 'ClusterIP', 'two-scopes'],
     [f.affinitySeconds !== undefined, 'sessionAffinity'],
-    [!routable, 'non-routable'],
+    // a ClusterIP is routable where bpf-lb-external-clusterip says; the others, by their address
+    [
+      !routable,
+      'non-routable',
+      f.type === 'ClusterIP' && !knows(o, 'externalClusterIP')
+        ? 'bpf-lb-external-clusterip'
+        : undefined,
+    ],
     [
       f.sourceRanges !== undefined && !(o.sourceRangeFlagChecked && o.sourceRangeCheck === false),
       'check source-range',
+      f.sourceRanges !== undefined && o.sourceRangeFlagChecked && !knows(o, 'sourceRangeCheck')
+        ? 'enable-svc-source-range-check'
+        : undefined,
     ],
     [f.sourceRanges !== undefined && lowered(svc, 'src-ranges-policy') === 'deny', 'deny'],
     [lowered(svc, 'proxy-delegation') === 'delegate-if-local', 'delegate-if-local'],
@@ -244,9 +264,14 @@ function flagsOf(
     [
       mode === 'dsr' || (mode === 'hybrid' && o.hybridForwarding !== false && f.protocol === 'tcp'),
       'dsr',
+      knows(o, 'forwarding') ? undefined : 'bpf-lb-mode',
     ],
   ];
-  return flags.filter(([on]) => on).map(([, word]) => word);
+  const notKnown = flags.flatMap(([, flag, option]) => (option ? [{ flag, option }] : []));
+  return {
+    flags: flags.filter(([on, , option]) => on && !option).map(([, flag]) => flag),
+    ...(notKnown.length > 0 ? { flagsNotKnown: notKnown } : {}),
+  };
 }
 
 /** useMaglev: never the wildcard's; the annotation's algorithm, else the agent's for the types
