@@ -114,10 +114,44 @@ interface EndpointDoc {
   line: number;
 }
 
+/** An endpoint without the optional fields of EndpointDoc (a Cilium backend's state aside). */
+const plain = (ep: TreeEndpoint) =>
+  !ep.inferredIP &&
+  !ep.shareUnknown &&
+  !ep.addressFromComment &&
+  !ep.portUnknown &&
+  !ep.hostStart &&
+  ep.cilium?.preferred === undefined &&
+  !ep.chainMissing &&
+  !ep.chainPartial &&
+  !ep.quirk &&
+  !ep.forward;
+
 /** The document `rules -o json` prints (schema/rules.vN.json). */
 export function rulesDoc(dump: RulesDump, trees: ServiceTrees, source: RulesSource) {
   const unproven = orphansOf(dump);
   const endpoint = (ep: TreeEndpoint): EndpointDoc => {
+    // most endpoints carry no optional field but a Cilium backend's state: one literal, all its
+    // fields in the object (built field by field, each went on in a property array of its own)
+    if (plain(ep))
+      return ep.cilium
+        ? {
+            address: ep.address ?? null,
+            chain: ep.chain,
+            probability: ep.probability,
+            hairpinMasquerade: ep.hairpinMasquerade,
+            backendState: ep.cilium.state ?? null,
+            affinity: ep.affinity,
+            line: ep.line,
+          }
+        : {
+            address: ep.address ?? null,
+            chain: ep.chain,
+            probability: ep.probability,
+            hairpinMasquerade: ep.hairpinMasquerade,
+            affinity: ep.affinity,
+            line: ep.line,
+          };
     // field by field, in the document's order: a spread per optional field made a big listing's
     // endpoints cost as much as their JSON
     const out: EndpointDoc = { address: ep.address ?? null } as EndpointDoc;
