@@ -47,6 +47,12 @@ if (child) {
 const services = Number(args.get('services') ?? 10000);
 const endpoints = Number(args.get('endpoints') ?? 10);
 const runs = Number(args.get('runs') ?? 7);
+// `--only expect-drift` (and `--case WORDS`, the cases whose name holds them): expect + drift
+// alone, no dump written and no process run
+if (args.get('only') === 'expect-drift') {
+  benchExpectDrift({ services, endpoints }, runs, args.get('case'));
+  process.exit(0);
+}
 const dir = mkdtempSync(join(tmpdir(), 'kdebug-bench-'));
 const file = join(dir, 'iptables-save.txt');
 

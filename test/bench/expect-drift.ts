@@ -3,7 +3,8 @@
 // rules (parsing is timed apart). iptables as the newest and the oldest modelled release write
 // them, and as kube-proxy v1.20 spelled them (a release kdebug does not model: compared by
 // behaviour, each Service port's packets walked); nftables as its newest and oldest modelled
-// release write it.
+// release write it; IPVS mode as the newest writes it (virtual servers, ipsets, kube-ipvs0 and
+// its iptables rules; drift reckons what IPVS programs from expect's model, as kdebug does).
 import {
   expectedRules,
   type ExpectOptions,
@@ -31,6 +32,11 @@ import {
 } from './cluster-dump.js';
 import { median, ms, time } from './measure.js';
 import { nftClusterScript } from './nft-dump.js';
+import { ipvsState, NODE_ADDRESSES, type IpvsState } from './ipvs-dump.js';
+import { expectedIpvs } from '../../src/core/dataplane/ipvs/expected.js';
+import { ipvsDrift } from '../../src/core/dataplane/ipvs/drift.js';
+import { parseIpsets } from '../../src/core/dataplane/ipvs/read/ipset.js';
+import { parseIpvs } from '../../src/core/dataplane/ipvs/read/listing.js';
 
 interface Case {
   name: string;
@@ -74,6 +80,31 @@ const nftables = (script: string) => {
   };
 };
 
+const ipvs = (json: string) => {
+  const state = JSON.parse(json) as IpvsState;
+  const table = parseIpvs(state.ipvsadm, 'ipvsadm-save.txt');
+  const ipsets = parseIpsets(state.ipsets, 'ipset-save.txt');
+  const ruleset = parseIptables(state.iptables);
+  return (exp: ExpectedRules) =>
+    ipvsDrift({
+      node: NODE,
+      source: 'ipvsadm-save.txt',
+      // what IPVS programs is reckoned from the model inside drift, as the dataplane does
+      expected: expectedIpvs(exp, { nodeAddresses: NODE_ADDRESSES }),
+      table,
+      ipsets,
+      ipsetsSource: 'ipset-save.txt',
+      bound: new Set(state.bound),
+      iptables: { ruleset, source: 'iptables-save.txt' },
+      localEndpoints: new Set(
+        exp.servicePorts.flatMap((sp) =>
+          sp.allEndpoints.filter((e) => e.local).map((e) => e.address),
+        ),
+      ),
+      scoped: false,
+    }).findings;
+};
+
 const cases = (shape: DumpShape): Case[] => [
   {
     name: `iptables, v1.${newest.minor}`,
@@ -110,12 +141,21 @@ const cases = (shape: DumpShape): Case[] => [
     read: nftables,
     wanted: '0 findings',
   },
+  {
+    name: `IPVS, v1.${newest.minor}`,
+    options: { release: newest },
+    rules: () => JSON.stringify(ipvsState(shape, newest)),
+    read: ipvs,
+    wanted: '0 findings',
+  },
 ];
 
-/** One line per case: the median expect + drift of `runs`, and the findings it gave. */
-export function benchExpectDrift(shape: DumpShape, runs: number): void {
+/** One line per case (those whose name holds `only`): the median expect + drift of `runs`, and
+ * the findings it gave. */
+export function benchExpectDrift(shape: DumpShape, runs: number, only?: string): void {
   const objects = clusterObjects(shape);
   for (const c of cases(shape)) {
+    if (only && !c.name.includes(only)) continue;
     const rules = c.rules();
     const expect: number[] = [];
     const compare: number[] = [];
