@@ -179,16 +179,24 @@ export function behaviourKey(
   // stands, not renamed twice
   const differs = new Map<string, number>();
   const differing = { nat: new Set<string>(), filter: new Set<string>() };
+  // their lengths: a rule of another length is not looked up (hashing each rule's text was a
+  // fifth of a key's time)
+  const lengths = new Set<number>();
   for (const l of diff.expected) {
     differs.set(l, (differs.get(l) ?? 0) + 1);
     if (l.startsWith('-t nat ')) differing.nat.add(l.slice(7));
     else if (l.startsWith('-t filter ')) differing.filter.add(l.slice(10));
+    else continue;
+    lengths.add(l.length - (l.startsWith('-t nat ') ? 7 : 10));
   }
   const chains = new Map<string, string>();
   const line = (table: 'nat' | 'filter', r: { chain: string; text: string }) => {
     let chain = chains.get(r.chain);
     if (chain === undefined) chains.set(r.chain, (chain = renamed(r.chain, table)));
-    const key = differing[table].has(r.text) ? `-t ${table} ${r.text}` : undefined;
+    const key =
+      lengths.has(r.text.length) && differing[table].has(r.text)
+        ? `-t ${table} ${r.text}`
+        : undefined;
     const n = key === undefined ? 0 : differs.get(key);
     if (key !== undefined && n) differs.set(key, n - 1);
     return `${chain} ${renamed(r.text, table)}${n ? ' -' : ''}`;

@@ -308,15 +308,16 @@ function compareChain(
   to: number,
   diff: () => Diff,
 ): number {
-  const c = nat.chain(chain);
-  const count = c?.ruleCount ?? 0;
+  // by index, no Chain view made: every per-Service chain of every port differing comes here
+  const c = nat.indexOf(chain);
+  const count = c < 0 ? 0 : nat.ruleCountOf(c);
   let same = count === to - from;
   for (let k = 0; same && k < count; k++)
-    same = nat.textEquals(c!.ruleId(k), lines[from + k]!.text);
+    same = nat.textEquals(nat.ruleIdOf(c, k), lines[from + k]!.text);
 
-  if (same) return c!.index;
+  if (same) return c;
   const expected = lines.slice(from, to).map((l) => l.text);
-  const actual = c ? c.ruleIds.map((id) => nat.text(id)) : [];
+  const actual = c < 0 ? [] : nat.ruleIdsOf(c).map((id) => nat.text(id));
   // the lines only one side has, as multisets, in each side's order
   const left = new Map<string, number>();
   for (const t of actual) left.set(t, (left.get(t) ?? 0) + 1);
@@ -339,7 +340,7 @@ function compareChain(
     d.expected.push(...expected.map((e) => `-t nat ${e}`));
     d.actual.push(...actual.map((t) => `-t nat ${t}`));
   }
-  return c ? c.index : -1;
+  return c;
 }
 
 /** Service port names by name, chain hash and VIP ("10.96.0.10/32:53/udp"). */
