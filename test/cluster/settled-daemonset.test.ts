@@ -4,7 +4,8 @@
 // status is not settled, every Pod is listed and the node whose kube-proxy is down is found.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { readLive } from '../../src/cluster/facts-source.js';
+import { PODS_BY_NODE } from '../../src/cluster/collect/addons.js';
+import { readLive, type NodeChoiceFlags } from '../../src/cluster/facts-source.js';
 import { KubeCluster, type NodeTransport } from '../../src/cluster/kube-cluster.js';
 import { diagnose } from '../../src/core/diagnose.js';
 import type { Facts, KubeObject } from '../../src/core/model.js';
@@ -40,10 +41,17 @@ function cluster(down?: string): KubeObject[] {
   return [...objects, ds];
 }
 
-async function svc(down?: string): Promise<{ facts: Facts; requests: RequestRecord[] }> {
+async function svc(
+  down?: string,
+  which: NodeChoiceFlags = {},
+): Promise<{ facts: Facts; requests: RequestRecord[]; ran: Set<string> }> {
   const fake = await startFakeApi({ objects: cluster(down) });
+  const ran = new Set<string>();
   const transport: NodeTransport = {
-    run: async (node) => ({ stdout: '', stderr: `not reached: ${node}`, exitCode: 1, via: 'test' }),
+    run: async (node) => {
+      ran.add(node);
+      return { stdout: '', stderr: `not reached: ${node}`, exitCode: 1, via: 'test' };
+    },
   };
   const kube = await KubeCluster.connect({
     kubeconfig: fake.kubeconfig({ namespace: 'default' }),
@@ -51,8 +59,8 @@ async function svc(down?: string): Promise<{ facts: Facts; requests: RequestReco
     transport: () => transport,
   });
   try {
-    const { facts } = await readLive(kube, target, '9.9.9');
-    return { facts, requests: [...fake.requests] };
+    const { facts } = await readLive(kube, target, '9.9.9', undefined, undefined, which);
+    return { facts, requests: [...fake.requests], ran };
   } finally {
     await kube.close();
     await fake.close();
@@ -116,5 +124,15 @@ describe("kube-proxy's Pods on a cluster whose DaemonSet is settled", () => {
     assert.deepEqual(chosen.find((c) => c.node === 'node-42')?.why, ['unhealthy']);
     const kp = diagnose(facts, target).steps.find((s) => s.id === 'kube-proxy')!.findings;
     assert.match(kp.find((f) => f.id === 'kube-proxy-not-running')!.title, /node-42/);
+  });
+
+  it('--nodes naming more than 50: 50 are read by name before the lists, the rest with them', async () => {
+    const asked = Array.from({ length: NODES }, (_, i) => `node-${i}`);
+    const { requests, ran } = await svc(undefined, { nodes: asked });
+    const byName = requests.filter((r) => r.path.startsWith('/api/v1/nodes/'));
+    assert.equal(byName.length, PODS_BY_NODE, 'each Node past 50 comes with the list of every one');
+    const cilium = requests.filter((r) => r.query.get('labelSelector') === 'k8s-app=cilium');
+    assert.equal(cilium.filter((r) => r.query.get('fieldSelector')).length, PODS_BY_NODE);
+    assert.deepEqual([...ran].sort(), [...asked].sort(), 'every node asked for is still read');
   });
 });

@@ -30,7 +30,7 @@ export interface ProxyPodsByNode {
 }
 
 /** Past this many nodes one list of every kube-proxy Pod costs less than one read per node. */
-const PODS_BY_NODE = 50;
+export const PODS_BY_NODE = 50;
 
 /** The kube-proxy Pods on `nodes` not read yet, one read per node; false: too many, or a read
  * failed (then every Pod is listed: a node whose Pod was not read must not look like one

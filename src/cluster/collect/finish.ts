@@ -12,6 +12,7 @@ import { isNodeName } from '../snapshot/files.js';
 import {
   CILIUM_AGENTS,
   listKubeProxyPods,
+  PODS_BY_NODE,
   readProxyPodsOn,
   type ProxyPodsByNode,
 } from './addons.js';
@@ -100,7 +101,8 @@ export async function startEarly(
     meta: { ...cluster.meta, ...meta, ...r.meta() },
   });
   const sofar = facts();
-  const wanted = early.nodes(sofar, new Analysis(sofar)).filter(isNodeName);
+  // three reads by name a node, which the lists bring too: past PODS_BY_NODE the rest wait for them
+  const wanted = early.nodes(sofar, new Analysis(sofar)).filter(isNodeName).slice(0, PODS_BY_NODE);
   if (wanted.length === 0) return undefined;
   const selector = await kubeProxyPods;
   await Promise.all(
