@@ -64,6 +64,8 @@ function nameOf(f: CiliumFrontend, key: string, known: CiliumKnown): ServicePort
 
 export function buildCiliumTrees(table: CiliumTable, known: CiliumKnown): ServiceTrees {
   const trees = new Map<string, ServiceTree>();
+  // the backends each tree's endpoints were read from, where the listing shows all of them
+  const backendsOf = new Map<ServiceTree, string>();
   for (const f of table.frontends) {
     // the drop entries are no Service port
     if (isDropEntry(f)) continue;
@@ -72,14 +74,23 @@ export function buildCiliumTrees(table: CiliumTable, known: CiliumKnown): Servic
     const name = nameOf(f, chain, known);
     const protocol = f.protocol ?? '';
     // without names, a NodePort's frontends (the wildcard, each node address) are one entry
-    const id =
+    let id =
       name ??
       (healthServerOf(f.service) ? f.service! : undefined) ??
       (f.type === 'NodePort'
         ? `node port ${f.port}${f.protocol ? `/${f.protocol.toUpperCase()}` : ''}`
         : chain);
-    const key = `${id} ${protocol}`;
+    let key = `${id} ${protocol}`;
     let tree = trees.get(key);
+    // each frontend has its own backends in the map: one whose backends are not its tree's (the
+    // scope a Local traffic policy narrows to the node's own) is a tree of its own, by its key
+    const mine = wholeBackends(f);
+    const theirs = tree && backendsOf.get(tree);
+    if (mine !== undefined && theirs !== undefined && mine !== theirs) {
+      id = chain;
+      key = `${chain} ${protocol} ${mine}`;
+      tree = trees.get(key);
+    }
     if (!tree) trees.set(key, (tree = emptyTree({ name, id, protocol })));
     const kind = f.type ? KIND[f.type] : 'frontend';
     tree.entries.push({
@@ -106,6 +117,8 @@ export function buildCiliumTrees(table: CiliumTable, known: CiliumKnown): Servic
       tree.endpoints = endpointsOf(f);
       // the frontend whose backends these are stands where kube-proxy's KUBE-SVC chain would
       tree.chains = { svc: chain };
+      if (mine !== undefined) backendsOf.set(tree, mine);
+      else backendsOf.delete(tree);
     }
     if (f.backendsNotShown)
       tree.partial = `the listing shows ${f.backends.length} of ${f.backends.length + f.backendsNotShown} backends`;
@@ -115,9 +128,27 @@ export function buildCiliumTrees(table: CiliumTable, known: CiliumKnown): Servic
         "the listing does not hold the Service's own row (slot 0): its rows need not be all of its backends";
     if (f.backendsElided)
       tree.partial = `the listing elides rows after its backends (line ${f.backendsElided}): more may be there`;
+    if (f.grepped)
+      tree.partial = `the listing is piped through grep (line ${f.grepped}): its further backends, on rows of their own, show only where they match`;
   }
   return { services: [...trees.values()], orphans: [] };
 }
+
+/** A frontend's backends, one string to compare, where the listing shows all of them and the
+ * datapath picks among them (not an L7 proxy's frontend); undefined otherwise. */
+function wholeBackends(f: CiliumFrontend): string | undefined {
+  if (someUnseen(f) || isL7Proxied(f)) return;
+  return f.backends
+    .map((b) => hostPort(b.ip, b.port))
+    .sort()
+    .join(',');
+}
+
+/** Whether the listing may not show all of a frontend's backends (cut, elided, grepped). */
+const someUnseen = (f: CiliumFrontend) =>
+  Boolean(
+    f.backendsNotShown || f.backendsUnread || f.serviceRowUnseen || f.backendsElided || f.grepped,
+  );
 
 type Marks = NonNullable<TreeEndpoint['cilium']>;
 /** The marks of a backend the listing marks no way: one frozen object for all of a big listing's. */
@@ -134,7 +165,7 @@ export function endpointsOf(f: CiliumFrontend): TreeEndpoint[] {
   // said where the listing's marks tell backends apart (service list --clustermesh-affinity): from
   // 1.18 the REST model marks every backend preferred (frontend.go), which says nothing
   const affinity = f.backends.some((b) => b.preferred) && !f.backends.every((b) => b.preferred);
-  const partial = f.backendsNotShown || f.backendsUnread || f.serviceRowUnseen || f.backendsElided;
+  const partial = someUnseen(f);
   const l7 = isL7Proxied(f);
   return f.backends.map((b) => {
     const address = hostPort(b.ip, b.port);

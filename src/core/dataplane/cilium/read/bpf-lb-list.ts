@@ -107,7 +107,11 @@ function bpfRows(source: string) {
         fe = { ip: a.ip, port: a.port, flags: [], backends: [], line: at };
         if (a.protocol) fe.protocol = a.protocol;
         if (a.internal) fe.internal = true;
+        // kept only once its first row reads: a row cut short makes no frontend
+        slot(fe, first, rest, at);
         byKey.set(key, fe);
+        byToken.set(service, fe);
+        return fe;
       }
       byToken.set(service, fe);
     }
@@ -122,11 +126,16 @@ function bpfRows(source: string) {
       return;
     }
     const a = parseAddress(entry) ?? fail(source, at, `not an address: "${entry}"`);
+    // every entry is printed with its rev-NAT ID: one without it is cut short
+    if (!/^\s+\(\d+\)/.test(rest)) fail(source, at, `an entry without its rev-NAT ID: "${entry}"`);
     const bracket = rest.includes('[') ? /\[([^\]]*)\]/.exec(rest)?.[1] : undefined;
     if (a.port === 0 && (a.ip === '0.0.0.0' || a.ip === '::')) {
       withServiceRow.add(fe);
       // the Service entry: its flags name the frontend's type
-      const flags = bracket?.split(/,\s*/) ?? [];
+      // 1.6 prints them "[FLAGS: NONE]", "[FLAGS: ExternalIPs]": its word for none is no flag
+      const flags = (bracket?.replace(/^FLAGS:\s*/, '').split(/,\s*/) ?? []).filter(
+        (f) => f !== 'NONE',
+      );
       fe.type ??= flags.map(frontendType).find((f) => f !== undefined);
       fe.flags.push(...flags.filter((f) => !frontendType(f) && !fe.flags.includes(f)));
       const proxy = /\(L7LB Proxy Port: (\d+)\)/.exec(rest);

@@ -92,6 +92,9 @@ export interface CiliumFrontend {
   /** The line of an elision right after its rows, or of a line the rows after which are not read:
    * more of its backends may be on the lines left out. */
   backendsElided?: number;
+  /** The line of the grep its listing was piped through, where grep's window may end inside its
+   * rows: its further backends, on rows of their own, are printed only where they match. */
+  grepped?: number;
   line: number;
 }
 

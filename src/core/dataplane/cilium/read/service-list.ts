@@ -8,6 +8,7 @@ import {
   type CiliumTable,
 } from './listing.js';
 import { backendCell, eachRow, fail, headerAt } from './row-walk.js';
+import { grepContext } from '../../grep-context.js';
 
 /** `cilium-dbg service list`: "ID  Frontend  Service Type  Backend", each backend "N => ADDR
  * (state)", further backends on lines of their own. */
@@ -17,6 +18,8 @@ export function serviceList(lines: string[], source: string): CiliumTable {
   let current: CiliumFrontend | undefined;
   let elided = false;
   const beyond = index >= 0 ? beyondBackend(lines[index]!) : undefined;
+  // from 1.6 every frontend's row has its Service Type (the header says so, or a row above)
+  let typed = index >= 0 && /\bService Type\b/.test(lines[index]!);
   const { cut, unreadFrom, stopped, endsInRow } = eachRow(lines, index, 'service-list', (row) => {
     const { at } = row;
     if (row.elided) {
@@ -45,6 +48,10 @@ export function serviceList(lines: string[], source: string): CiliumTable {
       if (frontends.length > 0 && !/\d/.test(t)) return false; // prose after the listing
       fail(source, at, `not a row of cilium service list: "${t.slice(0, 80)}"`);
     }
+    // a row that stops before the type its listing prints on every row is cut short
+    if (typed && !m![3] && !t.includes('=>'))
+      fail(source, at, `a frontend's row without its Service Type, cut short: "${t.slice(0, 80)}"`);
+    typed ||= m![3] !== undefined;
     current = {
       ...addr!,
       type: frontendType(m![3]?.replace(' (Remote)', '')),
@@ -60,6 +67,10 @@ export function serviceList(lines: string[], source: string): CiliumTable {
   // a row cut short is a new frontend's only where its ID and address start it ("16   10.9")
   if (endsInRow && current && !/^\d+\s+[\d[]/.test(endsInRow.text))
     current.backendsElided ??= endsInRow.cut.line;
+  // piped through grep: a frontend's rows past grep's window (its backends after the first, on
+  // rows of their own that do not hold its address) are not printed
+  const grep = grepAbove(lines, index);
+  if (grep) for (const f of frontends) if (f.backends.length > grep.after) f.grepped = grep.line;
   const cuts = [cut, stopped, endsInRow?.cut].filter((c) => c !== undefined);
   return {
     form: 'service-list',
@@ -68,6 +79,17 @@ export function serviceList(lines: string[], source: string): CiliumTable {
     ...(cuts.length > 0 ? { cut: cuts } : {}),
     ...(unreadFrom ? { unreadFrom } : {}),
   };
+}
+
+/** The grep the listing was piped through, typed on the command line right above it (its
+ * header, where grep printed it, between): its line and how many lines after a match it prints. */
+function grepAbove(lines: string[], index: number): { line: number; after: number } | undefined {
+  for (let k = index; k >= 0 && k >= index - 2; k--) {
+    const context = grepContext(lines[k]!);
+    if (context !== undefined && /\bservice\s+list\b/.test(lines[k]!))
+      return { line: k + 1, after: context?.after ?? 0 };
+  }
+  return undefined;
 }
 
 /** Where the header's first column after Backend starts (tabs expanded), if it has one: a

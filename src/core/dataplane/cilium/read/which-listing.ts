@@ -28,6 +28,9 @@ export const ROWS: [RegExp, CiliumForm][] = [
   [/^\S+:\d+\S*(?: \(\d+\))?\s+(?:0\.0\.0\.0|\[::\]):0 \(\d+\) \(0\) \[/, 'bpf-lb-list'],
   // before 1.10 the Service's own row has no slot: "10.254.162.28:8080  0.0.0.0:0 (59) [ClusterIP]"
   [/^\S+:\d+\s+(?:0\.0\.0\.0|\[::\]):0 \(\d+\) \[/, 'bpf-lb-list'],
+  // the Service's own entry on a row of its own under its address, as releases before 1.16 print
+  // it where a backend's row comes first: "0.0.0.0:0 (76) [LoadBalancer]"
+  [/^(?:0\.0\.0\.0|\[::\]):0 \(\d+\)(?: \(0\))? \[[^\]]*\]$/, 'bpf-lb-list'],
   // a backend's row (a grep for it): "SVC[/PROTO] [(slot)]  BACKEND[/PROTO] (revnat) (slot)"
   [/^\S+:\d+\S*(?: \(\d+\))?\s+\S+:\d+\S* \(\d+\) \(\d+\)$/, 'bpf-lb-list'],
 ];
