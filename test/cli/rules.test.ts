@@ -78,7 +78,7 @@ describe('kdebug rules', () => {
     // the drop entry is no Service frontend: counted apart
     assert.match(
       r.stdout,
-      /: Cilium load-balancer table \(db\/show frontends\), 3 frontends, 3 backends, 1 wildcard drop entry$/m,
+      /: Cilium load-balancer table \(db\/show frontends\) and bpf lb list \(the BPF maps\), 3 frontends, 3 backends, 1 wildcard drop entry$/m,
     );
     // each at the bpf lb list row it stands on: the flags of 10.96.15.6:80/TCP (the drop entry's
     // are its own), the drop entry

@@ -55,7 +55,7 @@ export function nftCounts(d: NftTable): {
 
 export function headline(d: RulesDump, label: string): string {
   if (isCilium(d))
-    return `${label}: Cilium ${CILIUM_FORM[d.form]}, ${count(d.frontends.length - dropEntries(d), 'frontend')}, ${count(ciliumBackends(d), 'backend')}${dropEntries(d) > 0 ? `, ${count(dropEntries(d), 'wildcard drop entry', 'wildcard drop entries')}` : ''}`;
+    return `${label}: Cilium ${[d.form, ...(d.alsoForms ?? [])].map((f) => CILIUM_FORM[f]).join(' and ')}, ${count(d.frontends.length - dropEntries(d), 'frontend')}, ${count(ciliumBackends(d), 'backend')}${dropEntries(d) > 0 ? `, ${count(dropEntries(d), 'wildcard drop entry', 'wildcard drop entries')}` : ''}`;
   if (isIpvs(d))
     return `${label}: IPVS${d.view === 'save' && d.typed ? ' (ipvsadm commands)' : IPVS_VIEW[d.view]}, ${count(d.services.length, 'virtual server')}, ${count(realServers(d), 'real server')}`;
   if (isNft(d)) {

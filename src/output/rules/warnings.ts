@@ -2,6 +2,7 @@
 // a Cilium, IPVS or nftables listing leaves out or how it was read, one warning each; in text, at
 // FILE:LINE, with many skipped lines said in one.
 import {
+  L7_FLAG,
   frontendKey,
   isDropEntry,
   type CiliumTable,
@@ -63,6 +64,11 @@ function ciliumWarnings(d: CiliumTable): RulesWarning[] {
       "another command's output starts here; only the listing before it was read (give each listing to kdebug rules --file on its own)",
       d.unreadFrom,
     );
+  if (d.rerun)
+    say(
+      `the same listing is printed again after line${d.rerun.length === 1 ? '' : 's'} ${d.rerun.join(', ')} (a command run again): each frontend is read as the last run lists it`,
+      d.rerun[0],
+    );
   if (d.form === 'db-backends')
     say('a backends table alone names no frontend: paste db/show frontends with it');
   if (d.frontends.length > 0 && d.frontends.every((f) => f.protocol === undefined))
@@ -75,8 +81,12 @@ function ciliumWarnings(d: CiliumTable): RulesWarning[] {
       `${count(drops.length, 'wildcard drop entry', 'wildcard drop entries')} (${listed(drops.map((f) => frontendKey(f)))}): Cilium 1.19+ drops traffic from outside the node to the other ports of that address; no Service port, so no tree`,
       Math.min(...drops.map((f) => f.line)),
     );
-  // the drop entries are said above: the flags are the Service frontends'
-  const flagged = d.frontends.filter((f) => f.flags.length > 0 && !isDropEntry(f));
+  if (d.kubectlLines)
+    say(`${kubectlText(d.kubectlLines)}: not read with the listing`, d.kubectlLines[0]);
+  // the drop entries are said above: the flags are the Service frontends'; l7-load-balancer is
+  // modelled (its frontends' walk ends at the proxy), no flag left uncompared
+  const unmodelled = (f: CiliumTable['frontends'][number]) => f.flags.some((x) => x !== L7_FLAG);
+  const flagged = d.frontends.filter((f) => unmodelled(f) && !isDropEntry(f));
   if (flagged.length > 0)
     say(
       `flags of the listing, kept as listed and not compared here: ${listed(flagCounts(flagged))}`,
@@ -88,9 +98,14 @@ function ciliumWarnings(d: CiliumTable): RulesWarning[] {
 /** Each flag these frontends carry (the BPF map's "non-routable", "Local" ...), with how many. */
 function flagCounts(frontends: CiliumTable['frontends']): string[] {
   const n = new Map<string, number>();
-  for (const f of frontends) for (const flag of f.flags) n.set(flag, (n.get(flag) ?? 0) + 1);
+  for (const f of frontends)
+    for (const flag of f.flags) if (flag !== L7_FLAG) n.set(flag, (n.get(flag) ?? 0) + 1);
   return [...n].map(([flag, k]) => `${flag} (${count(k, 'frontend')})`);
 }
+
+/** kubectl's output pasted beside a listing, named as what it is. */
+const kubectlText = (lines: number[]) =>
+  `line${lines.length === 1 ? '' : 's'} ${lineRange(lines)}: kubectl output (\`kubectl get\` of endpoints, EndpointSlices, Services ...): the cluster's objects as the API server holds them, not the node's rules`;
 
 const listed = (items: string[]) =>
   items.length > 5
@@ -144,10 +159,7 @@ function ipvsWarnings(d: IpvsTable): RulesWarning[] {
       `line${d.iptablesLines.length === 1 ? '' : 's'} ${lineRange(d.iptablesLines)}: iptables rules (iptables-save or -S lines) pasted with the IPVS listing: not read with it; give them to kdebug on their own`,
     );
   if (d.kubectlLines)
-    sayAt(
-      d.kubectlLines,
-      `line${d.kubectlLines.length === 1 ? '' : 's'} ${lineRange(d.kubectlLines)}: kubectl output (\`kubectl get\` of endpoints, EndpointSlices, Services ...): the cluster's objects as the API server holds them, not the node's rules: not read with the listing`,
-    );
+    sayAt(d.kubectlLines, `${kubectlText(d.kubectlLines)}: not read with the listing`);
   if (d.duplicates.length > 0)
     sayAt(
       d.duplicates,

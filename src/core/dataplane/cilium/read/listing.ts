@@ -129,6 +129,13 @@ export interface CiliumTable {
   /** A maps dump's maps that its entries refer to but it holds no line of (a grep, a paste in
    * part): not read, so nothing is said to be missing from them. */
   unreadMaps?: CiliumMapKind[];
+  /** Lines of kubectl's output pasted with the listing (`kubectl get svc`, `get ep` ...): the API
+   * server's objects, not the agent's; named, not read. */
+  kubectlLines?: number[];
+  /** The other listings of the paste read with this one (a second command's), by their form. */
+  alsoForms?: CiliumForm[];
+  /** Lines where the same listing is printed again (a command run again): the later is read. */
+  rerun?: number[];
   /** `db/show backends`: each backend's state by its address ("10.244.1.1:80/TCP"), on its own
    * table and on the frontends table read with it; undefined where it was not read. */
   backendStates?: Map<string, BackendState>;

@@ -21,12 +21,32 @@ import { bpfLbJson, bpfLbList } from './bpf-lb-list.js';
 import { dbBackends, dbFrontends } from './db-tables.js';
 import { mapsDump } from '../maps/read-dump.js';
 import { excerpt } from '../../../sanitize.js';
+import { kubectlLines } from '../../iptables/read/paste/classify.js';
 
 /** One of the agent's listings, read. Throws CiliumParseError (FILE:LINE first) on a row that
  * does not read, or when no listing is found. */
 export function parseCilium(coloured: string, source: string): CiliumTable {
   // grep --color's codes around each match: the listing is the text without them
   const text = stripColours(coloured);
+  const table = parseListings(text, source);
+  // kubectl's output pasted with it: the API server's objects, named apart from the prose
+  const read = new Set(
+    table.frontends.flatMap((f) => [
+      f.line,
+      f.flagsLine ?? f.line,
+      ...f.backends.map((b) => b.line),
+    ]),
+  );
+  const lines = text.split('\n');
+  const kubectl = kubectlLines(
+    lines,
+    lines.map((_, i) => i + 1).filter((no) => !read.has(no)),
+  );
+  return kubectl.length > 0 ? { ...table, kubectlLines: kubectl } : table;
+}
+
+/** The listings of the paste, one after another where a command's output follows another's. */
+function parseListings(text: string, source: string): CiliumTable {
   const table = parseListing(text, source);
   if (table.unreadFrom === undefined) return table;
   // another listing follows under its own command (a paste of two): read it too, at its lines
@@ -36,27 +56,29 @@ export function parseCilium(coloured: string, source: string): CiliumTable {
     .join('\n');
   let next: CiliumTable;
   try {
-    next = parseCilium(rest, source);
+    next = parseListings(rest, source);
   } catch (e) {
     if (e instanceof CiliumParseError) return table; // not a listing: said as not read
     throw e;
   }
-  const { unreadFrom: _read, ...first } = table;
-  return joined(first, next);
+  const { unreadFrom: at, ...first } = table;
+  return joined(first, next, at);
 }
 
 /** Two listings of one agent in one paste: each frontend once, what the second adds (its type,
- * backends the first does not list) filled in. */
-function joined(a: CiliumTable, b: CiliumTable): CiliumTable {
+ * backends the first does not list) filled in; the same listing printed again (a command run
+ * again) is the later state, each frontend it lists as it lists it. */
+function joined(a: CiliumTable, b: CiliumTable, at: number): CiliumTable {
   const byKey = new Map(
     a.frontends.map((f) => [
       frontendKey(f),
       { ...f, flags: [...f.flags], backends: [...f.backends] },
     ]),
   );
+  const again = a.form === b.form;
   for (const f of b.frontends) {
     const known = byKey.get(frontendKey(f));
-    if (!known) {
+    if (!known || again) {
       byKey.set(frontendKey(f), f);
       continue;
     }
@@ -72,6 +94,9 @@ function joined(a: CiliumTable, b: CiliumTable): CiliumTable {
   return {
     ...a,
     frontends: [...byKey.values()],
+    ...(again
+      ? { rerun: [...(a.rerun ?? []), at, ...(b.rerun ?? [])] }
+      : { alsoForms: [...(a.alsoForms ?? []), b.form, ...(b.alsoForms ?? [])] }),
     ...(cut.length > 0 ? { cut } : {}),
     ...(b.unreadFrom !== undefined ? { unreadFrom: b.unreadFrom } : {}),
   };
