@@ -1,10 +1,12 @@
 // IP conventions: the demo snapshot (the demo cluster): Pod CIDR 10.244.0.0/16, Service CIDR
 // 10.1.0.0/16, nginx-svc 10.1.190.219:8080 -> 10.244.0.3:80 and 10.244.1.7:80.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { readSnapshot } from '../../src/cluster/snapshot/read.js';
 import { analyze } from '../../src/tui/data.js';
-import { locate, rawLines, treeRows } from '../../src/tui/screens/rules-rows.js';
+import { readPaste } from '../../src/core/dataplane/paste.js';
+import { endpointsUnseen, locate, rawLines, treeRows } from '../../src/tui/screens/rules-rows.js';
 
 const facts = await readSnapshot(new URL('../../snapshots/nginx-svc', import.meta.url).pathname);
 const node = analyze(facts).nodes.find((n) => n.name === 'vm-12-7-centos')!;
@@ -180,4 +182,26 @@ describe("drift's marks in the Rules tree", () => {
       );
       assert.equal(clean.marks.stale.size, 0);
     });
+});
+
+describe('a tree without endpoint rows on the Rules screen', () => {
+  const paste = (slug: string) => {
+    const file = `test/fixtures/pastes/${slug}.txt`;
+    const got = readPaste(readFileSync(file, 'utf8'), { file });
+    assert.ok(got.mode !== 'not-kube-proxy', got.mode);
+    return got.trees;
+  };
+  it('is never "no endpoints" where its chain is not in the paste (rke2#5657: KUBE-EXT not pasted)', () => {
+    const [a, b] = paste('rke2-5657-L-v-kube-nodeports-kube-ext-names-prose').services;
+    for (const t of [a!, b!]) {
+      assert.equal(t.endpoints.length, 0);
+      assert.ok(endpointsUnseen(t) && endpointsUnseen(t, t.absentChains![0]), t.id);
+    }
+  });
+  it('is "no endpoints" where the listing shows the frontend without any (cilium#16776)', () => {
+    const t = paste(
+      'cilium-16776-ci-log-service-list-tab-prefixed-after-endpoint-list-backendless-clusterip-cut',
+    ).services.find((x) => x.clusterIP === '10.107.224.229')!;
+    assert.equal(endpointsUnseen(t, t.chains.svc), false);
+  });
 });

@@ -11,6 +11,7 @@ import { cursorOf, type State, type View } from '../state.js';
 import { wrap } from '../wrap.js';
 import {
   chainLines,
+  endpointsUnseen,
   nftChainLines,
   listingRawLines,
   nftRawLines,
@@ -154,6 +155,8 @@ function RowLine({ row, marks }: { row: TreeRow; marks: RowMarks }) {
           {t.nodePorts.length > 0 ? <S tone="accent"> np {t.nodePorts.join(',')}</S> : null}
           {eps === 0 && t.entries.some((e) => e.chain === t.chains.svc && e.l7Proxy) ? (
             <S tone="muted"> to the L7 proxy</S>
+          ) : eps === 0 && endpointsUnseen(t) ? (
+            <S tone="warn"> endpoints not in the paste</S>
           ) : eps === 0 ? (
             <S tone={t.verdicts.length > 0 ? 'warn' : 'bad'}> no endpoints</S>
           ) : (
@@ -205,7 +208,11 @@ function RowLine({ row, marks }: { row: TreeRow; marks: RowMarks }) {
         <>
           {fold}
           {row.chain}
-          {row.open === undefined ? <S tone="bad"> no endpoints</S> : null}
+          {row.open !== undefined ? null : endpointsUnseen(t, row.chain) ? (
+            <S tone="warn"> endpoints not in the paste</S>
+          ) : (
+            <S tone="bad"> no endpoints</S>
+          )}
           {row.chain !== t.chains.svc ? <S tone="muted"> local only</S> : null}
           {eps.length > 0 ? <S tone="muted"> ({eps.length})</S> : null}
         </>

@@ -17,6 +17,14 @@ import {
 } from '../../core/dataplane/trees.js';
 import { percent } from '../../core/model.js';
 
+/** Whether a tree (or one of its chains) without endpoint rows may have some the paste does not
+ * hold (a cut, a grep's window, a chain not pasted): then it is never said to have none. */
+export const endpointsUnseen = (tree: ServiceTree, chain?: string): boolean =>
+  tree.partial !== undefined ||
+  (chain === undefined
+    ? (tree.absentChains?.length ?? 0) > 0
+    : (tree.absentChains?.includes(chain) ?? false));
+
 export type RowKind =
   'service' | 'entry' | 'masquerade' | 'verdict' | 'chain' | 'endpoint' | 'note' | 'orphan';
 
