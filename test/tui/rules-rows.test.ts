@@ -198,10 +198,11 @@ describe('a tree without endpoint rows on the Rules screen', () => {
       assert.ok(endpointsUnseen(t) && endpointsUnseen(t, t.absentChains![0]), t.id);
     }
   });
-  it('is "no endpoints" where the listing shows the frontend without any (cilium#16776)', () => {
+  it('is "no endpoints" where the listing shows the frontend without any (cilium#45252)', () => {
     const t = paste(
-      'cilium-16776-ci-log-service-list-tab-prefixed-after-endpoint-list-backendless-clusterip-cut',
-    ).services.find((x) => x.clusterIP === '10.107.224.229')!;
+      'cilium-45252-db-show-frontends-grep-etp-local-scopes-external-without-backends',
+    ).services.find((x) => x.entries.some((e) => e.line === 5))!;
+    assert.equal(t.endpoints.length, 0);
     assert.equal(endpointsUnseen(t, t.chains.svc), false);
   });
 });
