@@ -45,6 +45,7 @@ import type { ListingParseError } from './listing-error.js';
 import { listingArgv, type ListingCommand } from '../nodes/commands.js';
 import { escapeControls } from '../sanitize.js';
 import { traceCiliumPacket } from './cilium/trace.js';
+import { sendersOf } from './cilium/trace-source.js';
 import { refusal } from './cilium/agent/refused.js';
 import { buildCiliumTrees, nodePortKey, type CiliumKnown } from './cilium/trees.js';
 import { tracePacket } from './iptables/trace.js';
@@ -449,7 +450,7 @@ export function ciliumDataplane(read: CiliumRead, view: ClusterView): CiliumData
         ...agent.settings,
         ...(agent.nodePorts ? { nodePorts: agent.nodePorts } : {}),
         ...(read.maps ? { maps: read.maps } : {}),
-        podIPs: new Set(view.pods.flatMap((p) => (p.hostNetwork ? [] : p.podIPs))),
+        ...sendersOf(view, agent, read.node.name),
       });
       return refused ? { ...walked, notes: [...walked.notes, refused.why] } : walked;
     },

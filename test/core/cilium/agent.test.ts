@@ -41,6 +41,7 @@ describe('the Cilium agent on a node', () => {
       sessionAffinity: true,
       nodePortRange: [30000, 32767],
       version: 'v1.18.6',
+      podCIDRs: ['10.244.0.0/24'],
     });
     const hostns = STATUS.replace(
       'Socket LB Coverage:     Full',
@@ -247,6 +248,8 @@ describe('real published cilium status --verbose (test/fixtures/cilium/pastes)',
       sessionAffinity: true,
       nodePortRange: [30000, 32767],
       version: 'v1.15.0-rc.1',
+      // the Pod range its IPAM allocates from on the node (the walk's senders)
+      podCIDRs: ['10.0.1.0/24'],
     });
   });
   it('the standalone-gateway guide quotes only the details: their Status says the replacement', () => {

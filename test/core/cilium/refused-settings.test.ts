@@ -17,6 +17,8 @@ import { ciliumCluster, facts, run } from '../checks/builders.js';
 
 const REFUSED = { 'bpf-lb-acceleration': 'native', 'node-port-acceleration': 'disabled' };
 const NOT_KNOWN = /not known: cilium-config as read is refused/;
+const OUTSIDE_ASSUMED =
+  "203.0.113.9 is no Pod read, no node's address and in no Pod range read (10.244.1.0/24, 10.244.0.0/24): walked as a client outside the cluster, coming in at the node's device";
 const FRONTENDS = [
   'Address            Type       ServiceName  PortName  Backends                                  Status',
   '10.96.0.50:80/TCP  ClusterIP  default/web  http      10.244.0.5:8080/TCP, 10.244.1.6:8080/TCP  Done',
@@ -94,9 +96,10 @@ describe('trace on an agent refusing cilium-config, its listing read', () => {
     assert.equal(walk(nodeB(external, listed, false), outside).outcomes.length, 2);
     // refused: the agent's own entry says non-routable (before: translated, as the refused config says)
     const flagged = walk(nodeB(external, listed), outside).outcomes;
+    // the one assumption: where the packet comes from, not the refused setting
     assert.deepEqual(
       flagged.map((o) => [o.verdict, o.assumptions]),
-      [['DROP', []]],
+      [['DROP', [OUTSIDE_ASSUMED]]],
     );
     assert.match(
       flagged[0]!.rules[0]!.effect,
@@ -111,8 +114,9 @@ describe('trace on an agent refusing cilium-config, its listing read', () => {
       unflagged.map((o) => o.verdict),
       ['DROP'],
     );
+    assert.deepEqual(unflagged[0]!.assumptions.slice(0, 1), [OUTSIDE_ASSUMED]);
     assert.match(
-      unflagged[0]!.assumptions.join(),
+      unflagged[0]!.assumptions.slice(1).join(),
       /^bpf-lb-external-clusterip is Cilium's default, off/,
     );
   });

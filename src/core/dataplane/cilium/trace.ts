@@ -24,8 +24,12 @@ import {
 import { nodePortsText, type CiliumNodePorts } from './agent/devices.js';
 import { knows, type ConfigOnlySetting } from './agent/agent.js';
 import { SETTING_NOT_KNOWN } from './agent/refused.js';
+import { originOf, type TraceSenders } from './trace-source.js';
 
-export interface CiliumTraceOptions {
+/** The agent's settings the walk depends on, and what it knows of the senders (trace-source.ts):
+ * a Pod's packet is walked where the Pod sends it, the host's where it does, any other where it
+ * comes in. */
+export interface CiliumTraceOptions extends TraceSenders {
   /** bpf-lb-sock: translation at the socket for the host (and Pods). */
   socketLB: boolean;
   /** bpf-lb-sock-hostns-only: the socket hook serves the host only; Pods are translated at
@@ -35,8 +39,6 @@ export interface CiliumTraceOptions {
   externalClusterIP: boolean;
   /** service-no-backend-response: reject (ICMP unreachable, 1.15+ default) or drop. */
   noBackend: 'reject' | 'drop';
-  /** The cluster's Pod IPs: a packet from one comes from a Pod, any other from outside. */
-  podIPs: Set<string>;
   /** The agent's NodePort addresses: from outside, NodePorts answer on these only. */
   nodePorts?: CiliumNodePorts;
   /** Its BPF maps, where read besides the table: 1.19's wildcard drop entries are there only. */
@@ -53,9 +55,11 @@ export function traceCiliumPacket(
   o: CiliumTraceOptions,
 ): TraceResult {
   const { dst, protocol } = packet;
-  const fromPod = !packet.fromHost && o.podIPs.has(packet.src);
-  const where = packet.fromHost ? 'the host' : fromPod ? 'a Pod on this node' : 'outside the node';
-  const hook = hookOf(o, { fromHost: packet.fromHost, fromPod, icmp: protocol === 'icmp' });
+  const origin = originOf(packet, net.localAddresses, o);
+  const fromPod = origin.from === 'pod';
+  const fromHost = origin.from === 'host';
+  const where = fromHost ? 'the host' : fromPod ? 'a Pod on this node' : 'outside the node';
+  const hook = hookOf(o, { fromHost, fromPod, icmp: protocol === 'icmp' });
   const notes = [
     `Cilium: the frontends of its agent's table are walked at ${hook}; no iptables rule is involved`,
   ];
@@ -66,11 +70,13 @@ export function traceCiliumPacket(
     verdict: 'ACCEPT',
     delivery: 'forward',
     mark: 0,
-    assumptions: [],
     ...x,
+    // the sender taken without knowing it holds for every outcome
+    assumptions: [...(origin.assumed ? [origin.assumed] : []), ...(x.assumptions ?? [])],
   });
   const result = (outcomes: TraceOutcome[]): TraceResult => ({
-    packet,
+    // the node's own source address is walked as the host's: the packet says so
+    packet: fromHost && !packet.fromHost ? { ...packet, fromHost } : packet,
     enters: hook,
     outcomes,
     notes,
@@ -88,7 +94,7 @@ export function traceCiliumPacket(
         'dropped by the datapath (unsupported protocol for a Service): ping fails while TCP and UDP work',
     });
   // the socket hook serves a NodePort on any local address; the device, on its NodePort ones
-  const served = fromPod || packet.fromHost ? undefined : o.nodePorts?.addresses;
+  const served = fromPod || fromHost ? undefined : o.nodePorts?.addresses;
   const port = packet.dport ?? 0;
   const fe =
     protocol === 'icmp' ? undefined : findFrontend(table, { dst, port, protocol, net, served });
@@ -98,7 +104,7 @@ export function traceCiliumPacket(
       served && own && findFrontend(table, { dst, port, protocol, net, served: undefined });
     // 1.19's wildcard entry of a Service address (port 0, ANY) drops its other ports at the
     // device only: the socket and Pod hooks look it up east-west, which skips it (bpf/lib/lb.h)
-    const outside = !fromPod && !packet.fromHost;
+    const outside = !fromPod && !fromHost;
     const wildcard = elsewhere || !outside ? undefined : wildcardEntry([table, o.maps], dst);
     if (wildcard)
       return dropped({
@@ -126,8 +132,7 @@ export function traceCiliumPacket(
     rule: `${table.source}:${fe.line}`,
     effect,
   });
-  const routing =
-    !fromPod && !packet.fromHost && fe.type === 'ClusterIP' && routableOf(fe, table, o);
+  const routing = !fromPod && !fromHost && fe.type === 'ClusterIP' && routableOf(fe, table, o);
   if (routing && !routing.routable)
     return result([
       outcome({

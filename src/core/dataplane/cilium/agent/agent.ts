@@ -115,6 +115,8 @@ export interface CiliumAgent {
   /** Its native devices and NodePort addresses, with their own source; undefined where neither
    * its status nor cilium-config names them. */
   nodePorts?: CiliumNodePorts;
+  /** The Pod ranges its IPAM allocates from on its node, as its status says them (observed). */
+  podCIDRs?: string[];
   /** Its readiness as its Pod was read: the agent container's status, else the Pod's Ready
    * condition, with the line that says it; undefined where neither was read. */
   readiness?: { ready: boolean; said: string };
@@ -257,6 +259,7 @@ export function ciliumAgentOn(
     ...(version ? { version } : {}),
     ...(release ? { release } : {}),
     ...(nodePorts ? { nodePorts } : {}),
+    ...(said?.podCIDRs ? { podCIDRs: said.podCIDRs } : {}),
     ...(readiness ? { readiness } : {}),
     ...(refused ? { refused } : {}),
   };

@@ -14,6 +14,9 @@ type Said = Partial<
   >
 > & {
   version?: string;
+  /** The Pod ranges its IPAM allocates from on this node ("IPAM: IPv4: 6/254 allocated from
+   * 10.244.1.0/24, IPv6: ..."). */
+  podCIDRs?: string[];
 };
 
 /** `cilium-dbg status --verbose`: "KubeProxyReplacement:  True  [eth0 ...]", then its details
@@ -44,5 +47,10 @@ export function fromStatus(text: string): Said {
   if (range) out.nodePortRange = [Number(range[1]), Number(range[2])];
   const version = /^Cilium:\s+\S+\s+(\d+\.\d+\.\d+\S*)/m.exec(text)?.[1];
   if (version) out.version = `v${version.replace(/^v/, '')}`;
+  const ipam = field('IPAM');
+  const pools = [...(ipam ?? '').matchAll(/allocated from ([0-9a-fA-F.:]+\/\d+)/g)].map(
+    (m) => m[1]!,
+  );
+  if (pools.length > 0) out.podCIDRs = pools;
   return out;
 }

@@ -1,0 +1,109 @@
+// Where a packet walked on a Cilium node comes from, by what is known of its source address:
+// Cilium translates where a packet is sent (a Pod's or the host's socket, a Pod's interface), not
+// where it arrives, so the walk needs the sender where the iptables walk needs only the interface
+// (trace/route.ts). A Pod read from the API is one; an address in a Pod range (the agent's IPAM
+// as its status says it, a Node's spec.podCIDRs, cilium-config's cluster pool) is walked as a
+// Pod and the node's own address as the host, each said as an assumption; any other comes from
+// the network, said as one too where the address is no node's.
+import type { ClusterView } from '../../kube/objects.js';
+import { cidrHolds } from '../../ipv6.js';
+import type { TracePacket } from '../trace/trace.js';
+import type { CiliumAgent } from './agent/agent.js';
+
+/** A Pod range and where it was read. */
+export interface PodRange {
+  cidr: string;
+  /** The node it is the Pod range of; none for the cluster's pool. */
+  node?: string;
+  /** Where it was read: "the agent's status (IPAM)", "Node spec.podCIDRs" ... */
+  source: string;
+}
+
+/** What the walk knows of the cluster's senders. */
+export interface TraceSenders {
+  /** The cluster's Pod IPs (not on the host's network), as read from the API. */
+  podIPs: ReadonlySet<string>;
+  /** The node walked, where known. */
+  node?: string;
+  /** The Pod ranges read, this node's first. */
+  podRanges?: readonly PodRange[];
+  /** The other nodes' addresses. */
+  nodeIPs?: ReadonlySet<string>;
+}
+
+/** Where the walk takes the packet from, and what it assumed to. */
+export interface TraceOrigin {
+  from: 'host' | 'pod' | 'network';
+  assumed?: string;
+}
+
+/** The sender of `packet`: --from-host, a Pod read, the node's own address, a Pod range, another
+ * node's address, else a client outside the cluster. */
+export function originOf(
+  packet: Pick<TracePacket, 'src' | 'fromHost'>,
+  localAddresses: readonly string[],
+  s: TraceSenders,
+): TraceOrigin {
+  const { src } = packet;
+  const node = s.node ? `node ${s.node}` : 'this node';
+  const ranges = s.podRanges ?? [];
+  if (packet.fromHost) return { from: 'host' };
+  if (s.podIPs.has(src)) return { from: 'pod' };
+  if (localAddresses.includes(src))
+    return {
+      from: 'host',
+      assumed: `${src} is an address of ${node}: walked as sent by a process on it (the host), not as a packet come in with that source`,
+    };
+  const range = ranges.find((r) => cidrHolds(r.cidr)(src));
+  if (range) {
+    const whose = range.node ? `node ${range.node}'s Pod range` : "the cluster's Pod range";
+    const there = !range.node
+      ? `walked as a Pod of ${node}`
+      : range.node === s.node
+        ? 'walked as a Pod there'
+        : "walked as a Pod sending from this node (Cilium translates a Pod's connection at its own node's hooks, as here)";
+    return {
+      from: 'pod',
+      assumed: `${src} is in ${whose} (${range.cidr}, ${range.source}) and no Pod read has it: ${there}`,
+    };
+  }
+  if (s.nodeIPs?.has(src)) return { from: 'network' };
+  const read = [...new Set(ranges.map((r) => r.cidr))];
+  return {
+    from: 'network',
+    assumed: `${src} is no Pod read, no node's address and in no Pod range read (${read.length > 0 ? read.join(', ') : 'none was read'}): walked as a client outside the cluster, coming in at the node's device`,
+  };
+}
+
+/** What the walk on `node` knows of the cluster's senders: its Pods and nodes as read, and the Pod
+ * ranges, this node's first (its agent's IPAM as its status says it, its spec.podCIDRs), then the
+ * other nodes', then cilium-config's cluster pool. */
+export function sendersOf(view: ClusterView, agent: CiliumAgent, node: string): TraceSenders {
+  const own = view.nodes.find((n) => n.name === node);
+  const pool = view.configMaps.find((c) => c.name === 'cilium-config');
+  const poolRanges = ['cluster-pool-ipv4-cidr', 'cluster-pool-ipv6-cidr'].flatMap((key) =>
+    (pool?.data[key] ?? '')
+      .split(/[\s,]+/)
+      .filter(Boolean)
+      .map((cidr) => ({ cidr, source: `ConfigMap ${pool!.namespace}/cilium-config ${key}` })),
+  );
+  return {
+    node,
+    podIPs: new Set(view.pods.flatMap((p) => (p.hostNetwork ? [] : p.podIPs))),
+    podRanges: [
+      ...(agent.podCIDRs ?? []).map((cidr) => ({
+        cidr,
+        node,
+        source: `the IPAM line of agent ${agent.pod.namespace}/${agent.pod.name}'s status`,
+      })),
+      ...(own?.podCIDRs ?? []).map((cidr) => ({ cidr, node, source: 'Node spec.podCIDRs' })),
+      ...view.nodes
+        .filter((n) => n.name !== node)
+        .flatMap((n) =>
+          n.podCIDRs.map((cidr) => ({ cidr, node: n.name, source: 'Node spec.podCIDRs' })),
+        ),
+      ...poolRanges,
+    ],
+    nodeIPs: new Set(view.nodes.filter((n) => n.name !== node).flatMap((n) => n.ips)),
+  };
+}

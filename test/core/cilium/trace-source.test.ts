@@ -1,0 +1,125 @@
+// Where the Cilium walk takes a packet from (cilium/trace-source.ts): a Pod read from the API, an
+// address in a Pod range (the agent's IPAM as its status says it, a Node's spec.podCIDRs,
+// cilium-config's cluster pool), the node's own address, another node's, or none of these; each
+// but a Pod read and another node's address said as an assumption. Before, any address no Pod
+// read had came "from outside the node", and a ClusterIP was dropped for it, nothing assumed.
+//
+// IP conventions: node-a 192.0.2.10 (Pods 10.244.0.0/24), node-b 192.0.2.11 (Pods
+// 10.244.1.0/24); web's ClusterIP 10.96.0.50, its Pods 10.244.0.5 and 10.244.1.6; 203.0.113.9
+// is a client outside the cluster.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { Analysis } from '../../../src/core/analysis.js';
+import type { TracePacket } from '../../../src/core/dataplane/trace/trace.js';
+import { ciliumCluster, facts } from '../checks/builders.js';
+import { kdebug } from '../../support/cli.js';
+
+const FRONTENDS = [
+  'Address            Type       ServiceName  PortName  Backends                                  Status',
+  '10.96.0.50:80/TCP  ClusterIP  default/web  http      10.244.0.5:8080/TCP, 10.244.1.6:8080/TCP  Done',
+  '',
+].join('\n');
+/** node-b's walk of a packet from `src` to web's ClusterIP, cilium-config `config`. */
+const walk = (src: string, config: Record<string, string> = {}, p: Partial<TracePacket> = {}) =>
+  new Analysis(facts(ciliumCluster(config), { 'node-b': { 'cilium-frontends': FRONTENDS } }))
+    .node('node-b')
+    .trace({ src, dst: '10.96.0.50', dport: 80, protocol: 'tcp', fromHost: false, ...p });
+const POD_HOOK = "the socket hook (connect/sendmsg) in the Pod's namespace";
+const translated = (r: ReturnType<typeof walk>) =>
+  r.outcomes.map((o) => o.destination).sort((a, b) => (a ?? '').localeCompare(b ?? ''));
+const assumed = (r: ReturnType<typeof walk>) => [
+  ...new Set(r.outcomes.flatMap((o) => o.assumptions)),
+];
+
+describe('the Cilium walk: where the packet comes from', () => {
+  it("an address in the node's Pod range no Pod has: walked as a Pod there, said", () => {
+    const r = walk('10.244.1.5');
+    // before: at the node's device, DROP (a ClusterIP is non-routable from outside), nothing assumed
+    assert.equal(r.enters, POD_HOOK);
+    assert.deepEqual(translated(r), ['10.244.0.5:8080', '10.244.1.6:8080']);
+    assert.deepEqual(assumed(r), [
+      "10.244.1.5 is in node node-b's Pod range (10.244.1.0/24, Node spec.podCIDRs) and no Pod read has it: walked as a Pod there",
+    ]);
+    // a Pod read: the same hook, nothing assumed
+    const pod = walk('10.244.1.6');
+    assert.equal(pod.enters, POD_HOOK);
+    assert.deepEqual(assumed(pod), []);
+  });
+
+  it("another node's Pod range, and the cluster's pool: walked as a Pod, which range said", () => {
+    assert.match(
+      assumed(walk('10.244.0.77')).join(),
+      /^10\.244\.0\.77 is in node node-a's Pod range \(10\.244\.0\.0\/24, Node spec\.podCIDRs\) and no Pod read has it: walked as a Pod sending from this node/,
+    );
+    const pool = walk('10.244.7.9', { 'cluster-pool-ipv4-cidr': '10.244.0.0/16' });
+    assert.equal(pool.enters, POD_HOOK);
+    assert.deepEqual(assumed(pool), [
+      "10.244.7.9 is in the cluster's Pod range (10.244.0.0/16, ConfigMap kube-system/cilium-config cluster-pool-ipv4-cidr) and no Pod read has it: walked as a Pod of node node-b",
+    ]);
+  });
+
+  it("the node's own address: walked as the host, its socket hook as the settings allow", () => {
+    const r = walk('192.0.2.11', { 'bpf-lb-sock': 'true', 'bpf-lb-sock-hostns-only': 'true' });
+    assert.equal(r.enters, 'the socket hook (connect/sendmsg) of the host');
+    assert.equal(r.packet.fromHost, true);
+    assert.deepEqual(translated(r), ['10.244.0.5:8080', '10.244.1.6:8080']);
+    assert.match(
+      assumed(r).join(),
+      /^192\.0\.2\.11 is an address of node node-b: walked as sent by a process on it/,
+    );
+    // socket LB off: the host device on the way out
+    assert.equal(
+      walk('192.0.2.11', { 'bpf-lb-sock': 'false' }).enters,
+      'the host device on the way out',
+    );
+  });
+
+  it("anything else comes from the network: another node's address as such, an unknown one assumed", () => {
+    const node = walk('192.0.2.10');
+    assert.equal(node.enters, "the node's device (tc/XDP at ingress)");
+    assert.deepEqual(assumed(node), []);
+    const outside = walk('203.0.113.9');
+    assert.deepEqual(
+      outside.outcomes.map((o) => o.verdict),
+      ['DROP'],
+    );
+    assert.deepEqual(assumed(outside), [
+      "203.0.113.9 is no Pod read, no node's address and in no Pod range read (10.244.1.0/24, 10.244.0.0/24): walked as a client outside the cluster, coming in at the node's device",
+    ]);
+  });
+});
+
+describe('kdebug trace on the Cilium scenario, from an address of the Pod range no Pod has', () => {
+  it("walks it as a Pod of the node, the agent's IPAM range said, and finds the stale backend", () => {
+    const run = kdebug([
+      'trace',
+      '--snapshot',
+      'snapshots/cilium-stale-backend',
+      '--node',
+      'vm-12-11-centos',
+      '--src',
+      '10.244.1.5',
+      '--dst',
+      '10.1.190.219:8080',
+      '-o',
+      'json',
+    ]);
+    // exit 1 for the stale backend, as from the Pod 10.244.1.8 (before: for a 100% DROP)
+    assert.equal(run.code, 1, run.stderr);
+    const doc = JSON.parse(run.stdout) as {
+      packet: { enters: string };
+      outcomes: { probability: number; verdict: string; assumptions: string[] }[];
+    };
+    assert.equal(doc.packet.enters, POD_HOOK);
+    assert.deepEqual(
+      doc.outcomes.map((o) => [o.probability, o.verdict]),
+      [
+        [0.5, 'ACCEPT'],
+        [0.5, 'ACCEPT'],
+      ],
+    );
+    assert.deepEqual(doc.outcomes[0]!.assumptions, [
+      "10.244.1.5 is in node vm-12-11-centos's Pod range (10.244.1.0/24, the IPAM line of agent kube-system/cilium-lk8wz's status) and no Pod read has it: walked as a Pod there",
+    ]);
+  });
+});
