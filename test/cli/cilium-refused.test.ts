@@ -131,6 +131,43 @@ describe('a Cilium agent that does not start with its configuration, on the comm
     );
   });
 
+  it('a NodePort its listing lacks: kube-proxy replacement not known, not compared, never missing', () => {
+    const nodePort = mkdtempSync(join(tmpdir(), 'kdebug-cilium-nodeport-'));
+    after(() => rmSync(nodePort, { recursive: true, force: true }));
+    cpSync(dir, nodePort, { recursive: true });
+    const made = JSON.parse(readFileSync(join(dir, 'objects.json'), 'utf8')) as {
+      items: { kind: string; metadata: { name: string }; spec?: Record<string, unknown> }[];
+    };
+    const svc = made.items.find((o) => o.kind === 'Service' && o.metadata.name === 'nginx-svc')!;
+    svc.spec = {
+      ...svc.spec,
+      type: 'NodePort',
+      ports: [{ name: 'http', port: 8080, protocol: 'TCP', targetPort: 80, nodePort: 30080 }],
+    };
+    writeFileSync(join(nodePort, 'objects.json'), JSON.stringify(made));
+    const args = ['--snapshot', nodePort, '--node', 'vm-12-11-centos'];
+    const drift = kdebug(['drift', ...args, '-o', 'json']);
+    const doc = JSON.parse(drift.stdout) as {
+      findings: { id: string; title: string }[];
+      notes: { id: string; title: string; message: string }[];
+    };
+    // before: "no frontend 0.0.0.0:30080/TCP NodePort", from the refused kube-proxy-replacement
+    assert.deepEqual(
+      doc.findings.filter((f) => f.title.includes('30080')),
+      [],
+    );
+    assert.match(
+      doc.notes.map((n) => n.message).join('\n'),
+      /lists none of 0\.0\.0\.0:30080\/TCP: it makes them only with kube-proxy replacement, which is not known/,
+    );
+    const expect = kdebug(['expect', ...args], { env: { COLUMNS: '400' } });
+    assert.doesNotMatch(expect.stdout, /^0\.0\.0\.0:30080/m);
+    assert.match(
+      expect.stdout,
+      /^# note: kube-proxy replacement not known: .* so they are not in the tables below: 0\.0\.0\.0:30080\/TCP NodePort default\/nginx-svc -> 10\.244\.0\.3:80\/TCP, 10\.244\.1\.8:80\/TCP$/m,
+    );
+  });
+
   it('its readiness not read and nothing of it listed, expect does not say whether it runs', () => {
     const unknown = mkdtempSync(join(tmpdir(), 'kdebug-cilium-unknown-'));
     after(() => rmSync(unknown, { recursive: true, force: true }));

@@ -15,7 +15,13 @@ import {
 import type { Evidence, Facts } from '../model.js';
 import { parseProxyMode } from './outputs.js';
 import { podReady } from '../checks/pod-health.js';
-import { CILIUM_STEMS, ciliumAgentOn, type CiliumAgent } from '../dataplane/cilium/agent/agent.js';
+import {
+  CILIUM_STEMS,
+  ciliumAgentOn,
+  knows,
+  type CiliumAgent,
+} from '../dataplane/cilium/agent/agent.js';
+import { SETTING_NOT_KNOWN } from '../dataplane/cilium/agent/refused.js';
 import type { ViewIndex } from '../kube/view-index.js';
 import { parseVersion, type Version } from '../version.js';
 
@@ -71,23 +77,32 @@ export function resolveNode(node: string, inputs: StateInputs): NodeState {
   const embeddedIn = pod ? undefined : distribution;
   const version = versionOf(node, outputs['proxy-metrics'], info, pod, embeddedIn);
   const cilium = ciliumAgentOn(view, index.ciliumAgentPod(node), outputs[CILIUM_STEMS.status]);
+  const proxy = () => modeOf(node, outputs, config, pod, () => inputs.shownMode(node));
+  // a refused cilium-config says nothing of the replacement: kube-proxy's own answer or rules,
+  // where observed, say it runs; else the agent is taken to, and the mode line says why
+  const replaces =
+    cilium !== undefined &&
+    !pod &&
+    (cilium.replacesKubeProxy ||
+      (!knows(cilium.settings, 'kubeProxyReplacement') && proxy().evidence.kind !== 'observed'));
   return {
     node,
     windows,
     ...(embeddedIn ? { embeddedIn } : {}),
-    mode:
-      cilium?.replacesKubeProxy && !pod
-        ? ciliumMode(node, cilium)
-        : modeOf(node, outputs, config, pod, () => inputs.shownMode(node)),
+    mode: replaces ? ciliumMode(node, cilium) : proxy(),
     config,
     ...(cilium ? { cilium } : {}),
     ...(version ? { version } : {}),
   };
 }
 
-/** Cilium replaces kube-proxy here: as its agent said (observed), or its ConfigMap (read). */
+/** Cilium replaces kube-proxy here: as its agent said (observed), or its ConfigMap (read); where
+ * the agent refuses that ConfigMap, its agent and no kube-proxy Pod are what is read, and whether
+ * it replaces kube-proxy is said not known. */
 function ciliumMode(node: string, agent: CiliumAgent): NodeState['mode'] {
-  const text = `${node}: cilium (kube-proxy replacement, from ${agent.source})`;
+  const text = knows(agent.settings, 'kubeProxyReplacement')
+    ? `${node}: cilium (kube-proxy replacement, from ${agent.source})`
+    : `${node}: cilium (its agent ${agent.pod.namespace}/${agent.pod.name} and no kube-proxy Pod there; kube-proxy replacement ${SETTING_NOT_KNOWN})`;
   return {
     value: 'cilium',
     from:

@@ -29,7 +29,7 @@ import {
 import { mapEntryDrift, type MapExpectations } from './maps/drift.js';
 import { unwrittenMaps } from './maps/expected.js';
 import { unreadMapText } from './maps/read-dump.js';
-import type { Refusal } from './agent/refused.js';
+import { SETTING_NOT_KNOWN, type Refusal } from './agent/refused.js';
 import { comparedOnEvidence, sourceRangeCheckOf } from './agent/comparable.js';
 import { ignoredRangesOf, rangesRead } from './expected/source-ranges.js';
 
@@ -137,10 +137,16 @@ export function ciliumDrift(given: CiliumDriftInput): NodeDrift {
   const held = new Set(
     input.expected.filter((f) => f.oneOf && actual.find(f).length > 0).map((f) => f.service),
   );
+  // made only with kube-proxy replacement, not known: unlisted, they are not compared
+  const unlisted: ExpectedFrontend[] = [];
   for (const want of input.expected) {
     if (want.internal && !scopes) continue;
     const entries = actual.find(want);
     const service = nameOf(want);
+    if (entries.length === 0 && want.kprNotKnown) {
+      unlisted.push(want);
+      continue;
+    }
     if (entries.length === 0 && want.oneOf) {
       if (held.has(want.service)) continue;
       held.add(want.service);
@@ -192,6 +198,16 @@ export function ciliumDrift(given: CiliumDriftInput): NodeDrift {
       }),
     );
   }
+  if (unlisted.length > 0)
+    notRead.push(
+      infoNote(input, 'table-not-captured', {
+        title: `${unlisted.length} frontend${unlisted.length === 1 ? '' : 's'} of kube-proxy replacement not compared`,
+        message: `Cilium's agent on ${node} lists none of ${unlisted.map(frontendKey).join(', ')}: it makes them only with kube-proxy replacement, which is ${SETTING_NOT_KNOWN}, so their absence says nothing; those it lists are what it holds, and their backends were compared.`,
+        expected: unlisted.map(
+          (f) => `${frontendLine(f)} -> ${f.backends.map(backendLine).join(', ') || 'no backends'}`,
+        ),
+      }),
+    );
   if (input.healthServers) healthServersNotCompared(input, input.healthServers, notRead);
   if (!input.scoped) stale(input, matched, add, next, notRead);
   if (input.maps) maps(input, input.maps, add, notes);

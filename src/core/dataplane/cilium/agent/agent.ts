@@ -83,6 +83,7 @@ export interface CiliumSettings extends CiliumExpectOptions {
 /** The settings Service load balancing takes from cilium-config alone: neither the agent's status
  * (read only where it started, so never beside a refusal) nor its release says them. */
 export type ConfigOnlySetting =
+  | 'kubeProxyReplacement'
   | 'socketLB'
   | 'hostnsOnly'
   | 'forwarding'
@@ -229,6 +230,7 @@ export function ciliumAgentOn(
     // refused, nothing said them (a status is read only where the agent started)
     notKnown: refused
       ? [
+          'kubeProxyReplacement',
           'socketLB',
           'hostnsOnly',
           'forwarding',

@@ -2,6 +2,7 @@
 // settings as read (not assumed): its BPF map entries' flags, and the health server's frontends.
 import { atLeast } from '../../../version.js';
 import { knows, type CiliumAgent, type CiliumSettings, type ConfigOnlySetting } from './agent.js';
+import { SETTING_NOT_KNOWN } from './refused.js';
 
 /** Which BPF map entry flags and tables the agent's release and its settings as read (not
  * assumed) let drift compare with what kdebug expects. */
@@ -53,6 +54,9 @@ export function healthServerUnknown(agent: CiliumAgent): string | undefined {
     return "the agent's release is not known, and before 1.18 it made them otherwise";
   if (!atLeast(agent.release, [1, 18]))
     return `Cilium ${agent.version} makes them as releases before 1.18 do (ns/name-healthCheck, backed by the node's IP), which kdebug does not model`;
+  // the health server needs kube-proxy replacement, which a refused cilium-config leaves unknown
+  if (!knows(s, 'kubeProxyReplacement') && s.healthCheckNodePort && s.healthCheckLoadBalancerIP)
+    return `whether the agent makes them is not known: it does only with kube-proxy replacement, ${SETTING_NOT_KNOWN}`;
   const made = s.kubeProxyReplacement && s.healthCheckNodePort && s.healthCheckLoadBalancerIP;
   if (made && agent.nodePorts?.addresses === undefined)
     return "the agent's NodePort addresses were not read (its status), and each one's backend is the first of them";

@@ -7,6 +7,7 @@ import type { ClusterView, EndpointSlice, Service } from '../../../kube/objects.
 import { canonicalIP } from '../../../ipv4.js';
 import { familyOf } from '../../../ipv6.js';
 import type { BackendState, CiliumProtocol, FrontendType } from '../read/listing.js';
+import { knows, type ConfigOnlySetting } from '../agent/agent.js';
 import { healthServerFrontends } from './health-server.js';
 import { hostPortFrontends } from './host-ports.js';
 import { parseNodeSelector } from './node-selector.js';
@@ -23,6 +24,9 @@ const isIPv6 = (ip: string) => familyOf(ip) === 'IPv6';
 export interface CiliumExpectOptions {
   /** kube-proxy-replacement: NodePort, LoadBalancer and ExternalIPs frontends exist only with it. */
   kubeProxyReplacement: boolean;
+  /** The settings not known (agent.ts notKnown): without kube-proxy replacement, the frontends
+   * only it makes are expected as kprNotKnown. */
+  notKnown?: readonly ConfigOnlySetting[];
   ipv4: boolean;
   ipv6: boolean;
   /** enable-internal-traffic-policy (default true). */
@@ -142,6 +146,9 @@ export interface ExpectedFrontend {
   oneOf?: boolean;
   /** With oneOf: the agent may hold none of them (the last it saw was one it drops). */
   orNone?: boolean;
+  /** Made only with kube-proxy replacement, which is not known (a refused cilium-config): the
+   * agent's own listing says whether it holds it, no finding its absence. */
+  kprNotKnown?: boolean;
   backends: ExpectedBackend[];
 }
 
@@ -162,6 +169,9 @@ export function expectedCilium(
 ): ExpectedFrontend[] {
   const wanted = only && new Set(only.map((s) => `${s.namespace}/${s.name}`));
   const out: ExpectedFrontend[] = [];
+  // not known, what kube-proxy replacement makes is expected and marked so
+  const unknown = !knows(options, 'kubeProxyReplacement');
+  const kpr = unknown ? { ...options, kubeProxyReplacement: true } : options;
   for (const svc of view.services) {
     if (wanted && !wanted.has(`${svc.namespace}/${svc.name}`)) continue;
     if (!handled(svc, node, options)) continue;
@@ -176,17 +186,20 @@ export function expectedCilium(
     );
     for (const fe of frontends)
       out.push({ ...fe, backends: selected(fe, svc, backends, node, options) });
-    out.push(...healthServerFrontends(svc, frontends, node, options));
+    out.push(...kprMade(healthServerFrontends(svc, frontends, node, kpr), unknown));
   }
   // the node's Pods' host ports: frontends of no Service, so of the whole node's answer only
-  if (!only && options.kubeProxyReplacement)
-    out.push(...hostPortFrontends(view, node.name, options));
+  if (!only && kpr.kubeProxyReplacement)
+    out.push(...kprMade(hostPortFrontends(view, node.name, options), unknown));
   return out;
 }
 
 const annotations = (svc: Service) =>
   (svc.raw.metadata as { annotations?: Record<string, string> } | undefined)?.annotations ?? {};
 const labels = (svc: Service) => svc.raw.metadata?.labels ?? {};
+/** `frontends`, marked made only with kube-proxy replacement where it is `unknown`. */
+const kprMade = (frontends: ExpectedFrontend[], unknown: boolean): ExpectedFrontend[] =>
+  unknown ? frontends.map((f) => ({ ...f, kprNotKnown: true })) : frontends;
 
 /** Whether the agent programs the Service at all: its service-proxy-name, the node exposure
  * annotations (service.cilium.io/node, node-selector), headless. */
@@ -229,6 +242,11 @@ function frontendsOf(svc: Service, o: CiliumExpectOptions): Frontend[] {
   const affinity = svc.sessionAffinity === 'ClientIP' ? svc.sessionAffinityTimeout : undefined;
   const guarded = (type: FrontendType) =>
     o.sourceRangeTypes === 'all' || o.sourceRangeTypes.includes(type);
+  // kube-proxy replacement not known: the frontends only it makes are expected, marked so
+  const unknown = !knows(o, 'kubeProxyReplacement');
+  const kpr = o.kubeProxyReplacement || unknown;
+  const onlyKpr = (type: FrontendType) =>
+    unknown && type !== 'ClusterIP' && (type === 'NodePort' || !o.nonKprFrontends);
   const add = (
     ip: string,
     port: number,
@@ -250,6 +268,7 @@ function frontendsOf(svc: Service, o: CiliumExpectOptions): Frontend[] {
       ...(affinity !== undefined ? { affinitySeconds: affinity } : {}),
       ...(guarded(type) && ranges.length > 0 ? { sourceRanges: ranges } : {}),
       ...(guarded(type) && ignored.length > 0 ? { ignoredRanges: ignored } : {}),
+      ...(onlyKpr(type) ? { kprNotKnown: true } : {}),
     });
   };
   if (can('ClusterIP')) {
@@ -258,12 +277,8 @@ function frontendsOf(svc: Service, o: CiliumExpectOptions): Frontend[] {
     for (const ip of ips.filter(familyOn))
       for (const p of svc.ports) add(ip, p.port, p, 'ClusterIP', false);
   }
-  if (!o.kubeProxyReplacement && !o.nonKprFrontends) return out;
-  if (
-    o.kubeProxyReplacement &&
-    (svc.type === 'NodePort' || svc.type === 'LoadBalancer') &&
-    can('NodePort')
-  )
+  if (!kpr && !o.nonKprFrontends) return out;
+  if (kpr && (svc.type === 'NodePort' || svc.type === 'LoadBalancer') && can('NodePort'))
     for (const internal of scopes)
       for (const family of familiesOf(svc, o))
         if (family === 'IPv6' ? o.ipv6 : o.ipv4)

@@ -116,8 +116,10 @@ export function expectedCiliumText(
 ): string {
   const head = `# what Cilium's agent ${o.agent}${o.version ? ` (${o.version})` : ''} on ${o.node} should hold, as it lists it; settings from ${o.settings}`;
   if (o.refused && o.notStarted) return `${head}\n# nothing: ${o.refused}\n`;
-  // a frontend the agent holds at one of several addresses is said apart, not listed as held
-  const held = frontends.filter((f) => !f.oneOf);
+  // a frontend the agent holds at one of several addresses is said apart, not listed as held;
+  // one only kube-proxy replacement makes, not known, too
+  const held = frontends.filter((f) => !f.oneOf && !f.kprNotKnown);
+  const entries = maps.filter((e) => !e.frontend.oneOf && !e.frontend.kprNotKnown);
   return [
     head,
     ...(o.refused
@@ -127,19 +129,33 @@ export function expectedCiliumText(
             : `# note: cilium-config as read would be refused at the agent's next start, so what it holds comes from an earlier configuration: ${o.refused}`,
         ]
       : []),
+    ...kprNotKnownLines(frontends.filter((f) => f.kprNotKnown)),
     '# cilium-dbg shell -- db/show frontends',
     ...frontendsTable(held),
-    ...oneOfLines(frontends.filter((f) => f.oneOf)),
+    ...oneOfLines(frontends.filter((f) => f.oneOf && !f.kprNotKnown)),
     ...ignoredRangesOf(frontends, sourceRangeCheckOf(o)).map((s) => `# ${s.text}`),
     '',
     '# cilium-dbg shell -- db/show backends',
     ...backendsTable(held),
     '',
     `# cilium-dbg bpf lb list (${nodePortHeader(o.nodePorts, o.refused !== undefined)})`,
-    ...flagsNotKnownLine(maps),
-    ...bpfLbList(maps.filter((e) => !e.frontend.oneOf)),
+    ...flagsNotKnownLine(entries),
+    ...bpfLbList(entries),
     '',
   ].join('\n');
+}
+
+/** The frontends the agent makes only with kube-proxy replacement, which is not known: said
+ * apart, none in the tables. */
+function kprNotKnownLines(frontends: readonly ExpectedFrontend[]): string[] {
+  if (frontends.length === 0) return [];
+  const each = sorted(frontends).map(
+    (f) =>
+      `${frontendKey(f)} ${f.type} ${f.service} -> ${f.backends.map(backendText).join(', ') || 'no backends'}`,
+  );
+  return [
+    `# note: kube-proxy replacement ${SETTING_NOT_KNOWN}; the agent makes these only with it, so they are not in the tables below: ${each.join('; ')}`,
+  ];
 }
 
 /** The flags the rows leave out, their options not known (maps/expected.ts flagsNotKnown). */

@@ -137,6 +137,7 @@ export function expectedMaps(
     // without kube-proxy replacement only these are datapath candidates (isDatapathCandidate)
     if (
       o.options.kubeProxyReplacement === false &&
+      knows(o.options, 'kubeProxyReplacement') &&
       o.options.datapathCandidates === true &&
       !['ClusterIP', 'LocalRedirect', 'ExternalIPs'].includes(f.type)
     )
