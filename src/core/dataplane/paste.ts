@@ -8,6 +8,7 @@ import type { CiliumTable } from './cilium/read/listing.js';
 import { parseCilium } from './cilium/read/read.js';
 import { ciliumForm, ciliumOther, uncommented } from './cilium/read/which-listing.js';
 import { buildCiliumTrees } from './cilium/trees.js';
+import { quoteNote, unquoted } from './iptables/read/paste/quoted.js';
 import { isListView } from './iptables/read/paste/list-view.js';
 import { NFT_ERROR, kubectlLines } from './iptables/read/paste/classify.js';
 import { parseIptables, TABLES, type Ruleset } from './iptables/read/parse.js';
@@ -37,9 +38,9 @@ export function pasteForm(
   coloured: string,
   colouredWhole: () => string = () => coloured,
 ): { kind: PasteKind; from?: number } {
-  // grep --color's codes hide the words each reader looks for
-  const head = stripColours(coloured);
-  const whole = () => stripColours(colouredWhole());
+  // grep --color's codes hide the words each reader looks for; a markdown quote's marks too
+  const head = unquoted(stripColours(coloured)).text;
+  const whole = () => unquoted(stripColours(colouredWhole())).text;
   if (ciliumForm(head) || uncommented(head)) return { kind: 'cilium' };
   // Cilium's output that lists no Service, to say what it is: where no other reader's form is
   // anywhere in the paste (a status, then a listing, is that listing)
@@ -180,8 +181,8 @@ export type NftPaste =
 const IPTABLES_CHAINS = ['PREROUTING', 'INPUT', 'FORWARD', 'OUTPUT', 'POSTROUTING'];
 
 export function readNftPaste(coloured: string, file: string): NftPaste {
-  // grep --color's codes around each match: the listing is the text without them
-  const text = stripColours(coloured);
+  // grep --color's codes around each match, a markdown quote's marks: the listing is without them
+  const { text, quote } = unquoted(stripColours(coloured));
   // nft's listing inside a diff: its new side is read, said so
   const diff = newSide(text);
   const side = diff !== undefined && isNft(diff.slice(0, 4096)) ? diff : undefined;
@@ -209,6 +210,7 @@ export function readNftPaste(coloured: string, file: string): NftPaste {
     notes.unshift(
       `line${errors.length === 1 ? '' : 's'} ${errors.map((i) => i + 1).join(', ')}: nft's error report (FILE:LINE:COL: Error: ..., the input it quotes), not the listed table: skipped`,
     );
+  if (quote) notes.unshift(quoteNote(quote));
   if (side !== undefined)
     notes.unshift('a diff: its new side is read (its + and context lines), not the - lines');
   if (listing.crash)

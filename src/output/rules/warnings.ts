@@ -15,6 +15,7 @@ import {
   type NftUnread,
 } from '../../core/dataplane/nftables/read/listing.js';
 import { count } from '../../core/checks/check.js';
+import { quoteNote } from '../../core/dataplane/iptables/read/paste/quoted.js';
 import { excerpt } from '../../core/sanitize.js';
 import { isCilium, isIpvs, isNft, type RulesDump } from './dump.js';
 
@@ -56,6 +57,7 @@ function ciliumWarnings(d: CiliumTable): RulesWarning[] {
   const out: RulesWarning[] = [];
   const say = (message: string, line: number | null = null) =>
     out.push({ line, kind: 'cilium', message });
+  if (d.quote) say(quoteNote(d.quote), d.quote.lines[0]);
   for (const c of d.cut ?? [])
     say(`${c.reason}: what is not in the paste is not shown, and nothing is said about it`, c.line);
   for (const kind of d.unreadMaps ?? []) say(`${unreadMapText(kind)}: nothing is said about it`);
@@ -125,6 +127,7 @@ function ipvsWarnings(d: IpvsTable): RulesWarning[] {
   // one warning for many lines: at the first, with every line it stands for
   const sayAt = (lines: number[], message: string) =>
     out.push({ line: lines[0]!, kind: 'ipvs', message, lines });
+  if (d.quote) sayAt(d.quote.lines, quoteNote(d.quote));
   if (d.names)
     say(
       d.view === 'save'

@@ -2,6 +2,7 @@
 // Services, the load-balancer tables of 1.17+, the BPF maps), so that trees, drift and the walk
 // never care which listing a node or a paste gave.
 import { ListingParseError } from '../../listing-error.js';
+import type { Quote } from '../../iptables/read/paste/quoted.js';
 
 /** An L4 protocol as Cilium names it; `any` is a frontend for every protocol (wildcard). */
 export type CiliumProtocol = 'tcp' | 'udp' | 'sctp' | 'any';
@@ -136,6 +137,8 @@ export interface CiliumTable {
   alsoForms?: CiliumForm[];
   /** Lines where the same listing is printed again (a command run again): the later is read. */
   rerun?: number[];
+  /** The lines a markdown reply quotes ("> " before each), read without the marks. */
+  quote?: Quote;
   /** `db/show backends`: each backend's state by its address ("10.244.1.1:80/TCP"), on its own
    * table and on the frontends table read with it; undefined where it was not read. */
   backendStates?: Map<string, BackendState>;

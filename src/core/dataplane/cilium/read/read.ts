@@ -22,13 +22,15 @@ import { dbBackends, dbFrontends } from './db-tables.js';
 import { mapsDump } from '../maps/read-dump.js';
 import { excerpt } from '../../../sanitize.js';
 import { kubectlLines } from '../../iptables/read/paste/classify.js';
+import { unquoted } from '../../iptables/read/paste/quoted.js';
 
 /** One of the agent's listings, read. Throws CiliumParseError (FILE:LINE first) on a row that
  * does not read, or when no listing is found. */
 export function parseCilium(coloured: string, source: string): CiliumTable {
-  // grep --color's codes around each match: the listing is the text without them
-  const text = stripColours(coloured);
+  // grep --color's codes around each match, a markdown quote's marks: the listing is without them
+  const { text, quote } = unquoted(stripColours(coloured));
   const table = parseListings(text, source);
+  if (quote) table.quote = quote;
   // kubectl's output pasted with it: the API server's objects, named apart from the prose
   const read = new Set(
     table.frontends.flatMap((f) => [

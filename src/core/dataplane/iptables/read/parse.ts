@@ -3,6 +3,7 @@
 // in a flat Int32Array; typed rules are built on demand (chain.rules), so a 50 MB dump costs
 // little more than reading it. Here a paste is first undone of what copying did to it (colours,
 // escapes, typesetting, columns, a terminal's rows, wrapped lines, an -L listing); dump/ reads it.
+import { quoteNote, unquoted } from './paste/quoted.js';
 import { isEscapedDump, unescapeDump } from './paste/escaped.js';
 import { COLUMNED_NOTE, columnedAt, uncolumn } from './paste/columned.js';
 import { typesetLines, typesetNote, untypeset } from './paste/typeset.js';
@@ -32,6 +33,16 @@ export function parseIptables(input: Uint8Array | string, options: ParseOptions 
     const rs = parseIptables(stripColours(new TextDecoder().decode(bytes)), options);
     rs.warnings.unshift({ line: null, kind: 'view', message: COLOURS_REMOVED });
     return rs;
+  }
+  // quoted in a markdown reply ("> " before each line): read without the marks
+  if (/(?:^|\n)>/.test(head)) {
+    const q = unquoted(new TextDecoder().decode(bytes));
+    if (q.quote) {
+      const rs = parseIptables(q.text, options);
+      const { lines } = q.quote;
+      rs.warnings.unshift({ line: lines[0]!, kind: 'view', message: quoteNote(q.quote), lines });
+      return rs;
+    }
   }
   // a dump inside a quoted string (a JSON field, a log line): the text it stands for
   const escaped = isEscapedDump(head) ? new TextDecoder().decode(bytes) : undefined;

@@ -12,6 +12,7 @@ import { closeRegion, regionAt, type GrepRegion } from './grep-windows.js';
 import { SCHEDULERS } from '../schedulers.js';
 import { holdsIptablesLine, isIptablesRuleLine } from '../../iptables/read/paste/iptables-lines.js';
 import { kubectlLines } from '../../iptables/read/paste/classify.js';
+import { unquoted, type Quote } from '../../iptables/read/paste/quoted.js';
 
 export interface IpvsRealServer {
   /** "10.244.1.4:80", IPv6 as "[fd00::4]:80"; `ipvsadm -l` prints names ("host:http"). */
@@ -97,6 +98,8 @@ export interface IpvsTable {
   /** Virtual and real server lines without their address ("TCP rr", "-> Masq 1 0 0": a page
    * that dropped the addresses), not read. */
   noAddress?: number[];
+  /** The lines a markdown reply quotes ("> " before each), read without the marks. */
+  quote?: Quote;
   /** ipvsadm-save lines with options kdebug does not know, skipped (the rest of each read). */
   unknownOptions?: { line: number; options: string[] }[];
 }
@@ -184,8 +187,8 @@ const PROTOCOLS: Record<string, IpvsService['protocol']> = {
 };
 
 export function parseIpvs(coloured: string, file = '<input>'): IpvsTable {
-  // grep --color's codes around each match: the listing is the text without them
-  const text = stripColours(coloured);
+  // grep --color's codes around each match, a markdown quote's marks: the listing is without them
+  const { text, quote } = unquoted(stripColours(coloured));
   const services: IpvsService[] = [];
   const byAddress = new Map<string, IpvsService>();
   const skipped: number[] = [];
@@ -572,6 +575,7 @@ export function parseIpvs(coloured: string, file = '<input>'): IpvsTable {
     ...(noAddress.length > 0 ? { noAddress } : {}),
     ...(sharedNames.size > 0 ? { sharedNames: [...sharedNames].sort((a, b) => a - b) } : {}),
     ...(cutNames.length > 0 && names ? { cutNames } : {}),
+    ...(quote ? { quote } : {}),
   };
 }
 
