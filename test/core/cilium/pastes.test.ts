@@ -93,6 +93,21 @@ describe('a Cilium listing among other text', () => {
     assert.equal(other.unreadFrom, 5);
   });
 
+  it("below a fence, a numbered note is no listing's row; a row Cilium prints is", () => {
+    // cilium/cilium#12895: "3. `cilium monitor`" under the fenced bpf lb list
+    const FENCED =
+      '```\n10.0.30.15:8088        10.244.1.159:80 (76)\n                       0.0.0.0:0 (76) [LoadBalancer]\n```\n';
+    const note = parseCilium(`${FENCED}\n3. \`cilium monitor\`\n\nNo events.\n`, 'p.txt');
+    assert.equal(note.unreadFrom, undefined);
+    assert.equal(note.frontends.length, 1);
+    const rows = parseCilium(
+      `${FENCED}\n3. then\n\n2    10.96.0.1:443   ClusterIP   1 => 10.0.0.1:6443 (active)\n`,
+      'p.txt',
+    );
+    // read in turn, as a second listing
+    assert.equal(rows.frontends.length, 2);
+  });
+
   it('rows left out before a listing that starts without its header make it a listing in part', () => {
     const rows = '62   10.1.0.2:53    ExternalIPs    1 => 192.168.1.234:53\n';
     assert.equal(parseCilium(`$ cilium service list\n...\n\n${rows}`, 'p.txt').cut?.[0]?.line, 2);

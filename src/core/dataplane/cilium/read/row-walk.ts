@@ -45,8 +45,24 @@ export const endsListing = (t: string) => ENDS.test(t) && !ELISION.test(t);
 
 /** Where another command's output starts after a listing: at `k` where rows follow, so that it is
  * read in turn (or said not read), never dropped. */
-export const followedByRows = (lines: string[], k: number) =>
-  lines.slice(k + 1).some((l) => /^\s*\d/.test(l)) ? k + 1 : undefined;
+export const followedByRows = (lines: string[], k: number): number | undefined => {
+  // below a command, its output (whatever it prints); below a fence, the author's markdown, in
+  // which only a listing's own lines are another listing
+  const fence = FENCE.test(lines[k]!.trim());
+  const rows = lines
+    .slice(k + 1)
+    .some((l) => (fence ? printedRow(l.trim()) : l.trim() !== '' && !FENCE.test(l.trim())));
+  return rows ? k + 1 : undefined;
+};
+
+const FENCE = /^(?:```|~~~)/;
+
+/** A line Cilium's printers print in a listing: a header, or a row holding an address and port
+ * where every row has one (first; after service list's ID column, or its "2 => " before a
+ * backend's). A numbered note ("3. `cilium monitor`") starts with a digit and is none. */
+const printedRow = (t: string): boolean =>
+  HEADERS.some(([re]) => re.test(t)) ||
+  /^(?:\d+\s+(?:=>\s+)?)?(?:\[[\da-fA-F:.]+\]|\d{1,3}(?:\.\d{1,3}){3}):\d+(?![\d.])/.test(t);
 
 /** A backend's row of its own under its frontend's: "2 => 10.244.0.3:53/UDP (active)" in
  * service list, "10.244.0.3:53/UDP (7) (2)" in bpf lb list ("192.168.214.171:8080 (59)", no slot,
