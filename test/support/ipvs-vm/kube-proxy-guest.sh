@@ -32,6 +32,28 @@ wget -q -O "$out/proxy-mode.txt" http://127.0.0.1:10249/proxyMode
 wget -q -O "$out/proxy-configz.txt" http://127.0.0.1:10249/configz
 # its build info: the release kdebug reads, as from a node's kube-proxy
 wget -q -O "$out/proxy-metrics.txt" http://127.0.0.1:10249/metrics
+# one Service's reads by address (kdebug svc): every virtual server listed by its address and every
+# ipset entry tested, each command's stdout, stderr and exit code as targeted/N.txt, .stderr and
+# .rc, named in targeted/index.tsv
+mkdir -p "$out/targeted"
+n=0
+rec() {
+  n=$((n + 1))
+  local f=$out/targeted/$n rc=0
+  "$@" >"$f.txt" 2>"$f.stderr" || rc=$?
+  echo "$rc" >"$f.rc"
+  printf '%s\t%s\n' "$n" "$*" >>"$out/targeted/index.tsv"
+}
+ipvsadm-save -n >/tmp/ipvsadm-save && ipset save >/tmp/ipset-save
+while read -r op flag address _; do
+  [[ $op == -A ]] && rec ipvsadm -Ln "$flag" "$address"
+done </tmp/ipvsadm-save
+while read -r op set entry _; do
+  [[ $op == add ]] && rec ipset test "$set" "$entry"
+done </tmp/ipset-save
+# and a virtual server and an entry that are not there
+rec ipvsadm -Ln -u 10.96.0.1:443
+rec ipset test KUBE-CLUSTER-IP 10.96.0.1,udp:443
 {
   echo "kernel $(uname -r)"
   ipvsadm --version

@@ -30,8 +30,9 @@ import { API_IP, CLUSTER_CIDR } from '../cluster/topology.js';
 export const IPVS_NODE = 'node-a';
 const NODE_IP = '192.0.2.21';
 const HERE = fileURLToPath(new URL('.', import.meta.url));
-/** The VM's files that are no node file of a snapshot: they stay in the `vm` folder. */
-const VM_ONLY = /^(kube-proxy-log\.txt|versions\.txt|ip-o-addr-kube-ipvs0\.txt|ipvsadm-list\.txt)$/;
+/** The VM's files that are no node file of a snapshot (nor are the reads by address): they stay in `vm`. */
+const VM_ONLY =
+  /^(kube-proxy-log\.txt|versions\.txt|ip-o-addr-kube-ipvs0\.txt|ipvsadm-list\.txt|targeted)$/;
 
 /** Why the VM cannot run here, or '' (.ci/run installs qemu; vm.sh fetches the rest with apt). */
 export function ipvsVmUnavailable(): string {
@@ -43,7 +44,8 @@ export function ipvsVmUnavailable(): string {
 /**
  * Runs the lab's kube-proxy (`c.info.kubeProxyVersion`) in IPVS mode in the VM as node-a and
  * records it: `snapshot` a kdebug snapshot of the cluster with node-a's files the VM's, `vm` the
- * rest (its log, versions, `ipvsadm -Ln`, `ip -o addr show kube-ipvs0`). Returns qemu's seconds.
+ * rest (its log, versions, `ipvsadm -Ln`, `ip -o addr show kube-ipvs0`, the reads by address in
+ * `targeted/`). Returns qemu's seconds.
  */
 export function recordIpvsNode(
   c: ClusterClient,

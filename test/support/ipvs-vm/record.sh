@@ -152,6 +152,27 @@ rec ip-addr-kube-ipvs0 ip -o addr show kube-ipvs0
 rec ip-br-addr ip -br addr
 rec proc-net-ip_vs cat /proc/net/ip_vs
 rec proc-net-ip_vs_stats cat /proc/net/ip_vs_stats
+# one Service's reads by address (kdebug svc on a large cluster): a node port's and an SCTP virtual
+# server, ones that are not there; ipset test of an entry held, one not held, a set not there
+rec ipvsadm-Ln-t-node-port ipvsadm -Ln -t 192.168.0.10:30080
+rec ipvsadm-Ln-sctp ipvsadm -Ln --sctp-service 10.96.0.70:9999
+rec ipvsadm-Ln-sctp-missing ipvsadm -Ln --sctp-service 10.96.0.70:9998
+rec ipvsadm-Ln-t-ipv6-missing ipvsadm -Ln -t '[fd00:10:96::b]:80'
+rec ipset-test-cluster-ip ipset test KUBE-CLUSTER-IP 10.96.0.30,tcp:80
+rec ipset-test-cluster-ip-missing ipset test KUBE-CLUSTER-IP 10.96.0.99,tcp:80
+rec ipset-test-loop-back ipset test KUBE-LOOP-BACK 10.244.1.4,tcp:8080,10.244.1.4
+rec ipset-test-loop-back-missing ipset test KUBE-LOOP-BACK 10.244.3.6,tcp:8080,10.244.3.6
+rec ipset-test-node-port ipset test KUBE-NODE-PORT-TCP 30080
+rec ipset-test-node-port-missing ipset test KUBE-NODE-PORT-TCP 30081
+rec ipset-test-ipvs-ips ipset test KUBE-IPVS-IPS 10.96.0.30
+rec ipset-test-ipv6 ipset test KUBE-6-CLUSTER-IP fd00:10:96::a,tcp:80
+rec ipset-test-no-set ipset test KUBE-LOAD-BALANCER 10.96.0.30,tcp:80
+# a source range's entry is tested as written: the exact net, not a host or a smaller net in it
+# (made after the listings above, which it would change)
+ipset create KUBE-LOAD-BALANCER-SOURCE-CIDR hash:ip,port,net family inet hashsize 1024 maxelem 65536
+ipset add KUBE-LOAD-BALANCER-SOURCE-CIDR 10.96.0.80,tcp:80,203.0.113.0/24
+rec ipset-test-source-cidr ipset test KUBE-LOAD-BALANCER-SOURCE-CIDR 10.96.0.80,tcp:80,203.0.113.0/24
+rec ipset-test-source-cidr-narrower ipset test KUBE-LOAD-BALANCER-SOURCE-CIDR 10.96.0.80,tcp:80,203.0.113.0/25
 {
   echo "kernel $(uname -r)"
   ipvsadm --version
