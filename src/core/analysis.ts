@@ -26,7 +26,16 @@ import {
   type DumpReadFailure,
   type IpvsRead,
 } from './dataplane/dataplane.js';
-import { expectedIpvs, type IpvsExpectOptions } from './dataplane/ipvs/expected.js';
+import {
+  expectedIpvs,
+  type ExpectedIpvs,
+  type IpvsExpectOptions,
+} from './dataplane/ipvs/expected.js';
+import {
+  readByAddress,
+  stateByAddress,
+  virtualServerListed,
+} from './dataplane/ipvs/read/by-address.js';
 import { parseIpsets } from './dataplane/ipvs/read/ipset.js';
 import { IpvsParseError, parseIpvs, type IpvsTable } from './dataplane/ipvs/read/listing.js';
 import type { IpvsKnown } from './dataplane/ipvs/trees.js';
@@ -162,9 +171,12 @@ export class Analysis {
     if (nft?.table) return { mode: 'nftables', source: nft.source };
     // IPVS virtual servers: kube-proxy writes them in IPVS mode only
     const ipvs = this.ipvsTable(name);
-    return ipvs && !(ipvs.table instanceof IpvsParseError) && ipvs.table.services.length > 0
-      ? { mode: 'ipvs', source: ipvs.source }
-      : undefined;
+    if (ipvs)
+      return !(ipvs.table instanceof IpvsParseError) && ipvs.table.services.length > 0
+        ? { mode: 'ipvs', source: ipvs.source }
+        : undefined;
+    const byAddress = virtualServerListed(this.facts.nodes[name]);
+    return byAddress ? { mode: 'ipvs', source: `nodes/${name}/${byAddress}.txt` } : undefined;
   }
 
   /** The node's IPVS listing, parsed once for both families and the mode it shows (or why it is
@@ -406,9 +418,12 @@ export class NodeAnalysis {
   }
 
   /** What a question about the whole node is answered for: the Service whose chains were read
-   * by name where only those were (nothing is known of the others); undefined: every Service. */
+   * by name, or whose virtual servers by address, where only those were (nothing is known of the
+   * others); undefined: every Service. */
   private readScope(): Scope {
-    if (!this.chainsRead()) return undefined;
+    const byAddress =
+      !this.analysis.ipvsTable(this.name) && readByAddress(this.facts.nodes[this.name]);
+    if (!this.chainsRead() && !byAddress) return undefined;
     const { namespace, service } = this.facts.meta;
     const svc =
       namespace && service ? findService(this.analysis.view, namespace, service) : undefined;
@@ -643,7 +658,7 @@ export class NodeAnalysis {
   ipvs(): { source: string; text: string; read?: IpvsRead; failure?: DumpReadFailure } | undefined {
     if (this.ipvsMemo !== null) return this.ipvsMemo;
     const listing = this.analysis.ipvsTable(this.name);
-    if (!listing) return (this.ipvsMemo = undefined);
+    if (!listing) return (this.ipvsMemo = this.ipvsByAddress());
     const { source, text, command, table } = listing;
     if (table instanceof IpvsParseError)
       return (this.ipvsMemo = { source, text, failure: dumpReadFailure(table, command) });
@@ -660,6 +675,41 @@ export class NodeAnalysis {
       expect: this.ipvsOptions(),
     };
     return (this.ipvsMemo = { source, text, read });
+  }
+
+  /** Where only one Service's virtual servers were read, by address (kdebug svc): its state as
+   * read for the Service the facts are for. */
+  private ipvsByAddress(): ReturnType<NodeAnalysis['ipvs']> {
+    const outputs = this.facts.nodes[this.name];
+    if (!outputs || !readByAddress(outputs)) return undefined;
+    const bound = this.interfaceAddresses((n) => n === 'kube-ipvs0');
+    const whole = this.analysis.ipsets(this.name);
+    return stateByAddress(outputs, this.ipvsExpected(), this.name, {
+      ...(bound ? { bound: new Set(bound) } : {}),
+      expect: this.ipvsOptions(),
+      ...(whole ? { ipsetsWhole: whole } : {}),
+    });
+  }
+
+  /** What kube-proxy programs here in IPVS mode, for `scope`'s Services or what was read for. */
+  ipvsExpected(scope?: Scope): ExpectedIpvs {
+    return expectedIpvs(this.expected(scope), this.ipvsOptions());
+  }
+
+  /** Where the node's IPVS state was read for one Service only, by address: how many virtual
+   * servers were read and ipset entries tested (undefined: not tested), or the ipsets read whole. */
+  ipvsReadByAddress():
+    | { virtualServers: number; entries?: number; ipsetsWhole: boolean }
+    | undefined {
+    const read = this.mode() === 'ipvs' ? this.ipvs()?.read : undefined;
+    const by = read?.byAddress;
+    return (
+      by && {
+        virtualServers: by.virtualServers.size,
+        ...(by.entries ? { entries: by.entries.size } : {}),
+        ipsetsWhole: !by.entries && read.ipsets !== undefined,
+      }
+    );
   }
 
   /** What the node's Cilium agent should hold (its frontends and their backends), for `scope`'s

@@ -174,6 +174,56 @@ const KINDS: [NodeCommand, string[], string][] = [
     'ipset-save',
   ],
   [
+    { kind: 'ipvs-service', protocol: 'tcp', ip: '10.96.190.219', port: 80 },
+    ['/usr/bin/timeout', '30', '/usr/sbin/ipvsadm', '-Ln', '-t', '10.96.190.219:80'],
+    'ipvsadm-Ln_tcp_10.96.190.219_80',
+  ],
+  [
+    { kind: 'ipvs-service', protocol: 'sctp', ip: 'fd00:10:96::a', port: 9999 },
+    [
+      '/usr/bin/timeout',
+      '30',
+      '/usr/sbin/ipvsadm',
+      '-Ln',
+      '--sctp-service',
+      '[fd00:10:96::a]:9999',
+    ],
+    'ipvsadm-Ln_sctp_fd00:10:96::a_9999',
+  ],
+  [
+    { kind: 'ipset-test', set: 'KUBE-LOOP-BACK', entry: '10.244.1.5,tcp:80,10.244.1.5' },
+    [
+      '/usr/bin/timeout',
+      '30',
+      '/usr/sbin/ipset',
+      'test',
+      'KUBE-LOOP-BACK',
+      '10.244.1.5,tcp:80,10.244.1.5',
+    ],
+    'ipset-test_KUBE-LOOP-BACK_10.244.1.5_tcp:80_10.244.1.5',
+  ],
+  [
+    {
+      kind: 'ipset-test',
+      set: 'KUBE-LOAD-BALANCER-SOURCE-CIDR',
+      entry: '203.0.113.10,tcp:80,10.0.0.0/8',
+    },
+    [
+      '/usr/bin/timeout',
+      '30',
+      '/usr/sbin/ipset',
+      'test',
+      'KUBE-LOAD-BALANCER-SOURCE-CIDR',
+      '203.0.113.10,tcp:80,10.0.0.0/8',
+    ],
+    'ipset-test_KUBE-LOAD-BALANCER-SOURCE-CIDR_203.0.113.10_tcp:80_10.0.0.0-8',
+  ],
+  [
+    { kind: 'ipset-test', set: 'KUBE-NODE-PORT-TCP', entry: '30080' },
+    ['/usr/bin/timeout', '30', '/usr/sbin/ipset', 'test', 'KUBE-NODE-PORT-TCP', '30080'],
+    'ipset-test_KUBE-NODE-PORT-TCP_30080',
+  ],
+  [
     { kind: 'proc-net', file: 'ip_tables_names' },
     ['/usr/bin/timeout', '10', '/bin/cat', '/proc/net/ip_tables_names'],
     'ip_tables_names',
@@ -234,6 +284,8 @@ describe('node commands', () => {
       'conntrack-stats': 1,
       'ipvs-save': 1,
       'ipset-save': 1,
+      'ipvs-service': 1,
+      'ipset-test': 1,
       'proc-net': 1,
       cilium: 1,
     } satisfies Record<NodeCommand['kind'], 1>;
@@ -342,7 +394,9 @@ describe('node commands', () => {
       c.kind === 'nft-list' ||
       c.kind.startsWith('conntrack') ||
       c.kind === 'ipvs-save' ||
+      c.kind === 'ipvs-service' ||
       c.kind === 'ipset-save' ||
+      c.kind === 'ipset-test' ||
       (c.kind === 'proc-net' && c.file !== 'ip_vs_stats');
     for (const [command] of KINDS.filter(([c]) => !needsRoot(c))) {
       assert.ok(!nodeArgv(command, SUDO).includes('sudo'), command.kind);
@@ -390,6 +444,18 @@ describe('node commands', () => {
     assert.deepEqual(nodeArgv({ kind: 'iptables-save', backend: 'nft' }, KUBE_PROXY), [
       'iptables-nft-save',
     ]);
+    // one Service's IPVS state by address, with the image's ipvsadm and ipset (IPVS mode's tools)
+    assert.deepEqual(
+      nodeArgv({ kind: 'ipvs-service', protocol: 'udp', ip: '10.96.0.10', port: 53 }, KUBE_PROXY),
+      ['ipvsadm', '-Ln', '-u', '10.96.0.10:53'],
+    );
+    assert.deepEqual(
+      nodeArgv(
+        { kind: 'ipset-test', set: 'KUBE-CLUSTER-IP', entry: '10.96.0.10,udp:53' },
+        KUBE_PROXY,
+      ),
+      ['ipset', 'test', 'KUBE-CLUSTER-IP', '10.96.0.10,udp:53'],
+    );
     // the kernel's lists with the image's cat (its iptables wrapper needs one)
     assert.deepEqual(nodeArgv({ kind: 'proc-net', file: 'ip_vs_stats' }, KUBE_PROXY), [
       'cat',
@@ -527,6 +593,54 @@ describe('node commands', () => {
     ['a conntrack flag smuggled in', { kind: 'conntrack-stats', flags: ['-F'] }],
     ['an ipset command smuggled in', { kind: 'ipset-save', set: 'x; ipset flush' }],
     ['an ipvsadm format that is not one', { kind: 'ipvs-save', format: '-C' }],
+    [
+      'a virtual server protocol of its own',
+      { kind: 'ipvs-service', protocol: 'fwmark', ip: '10.96.0.10', port: 53 },
+    ],
+    [
+      'a virtual server address that is an option',
+      { kind: 'ipvs-service', protocol: 'tcp', ip: '-C', port: 53 },
+    ],
+    [
+      'a virtual server address with its port',
+      { kind: 'ipvs-service', protocol: 'tcp', ip: '10.96.0.10:53', port: 53 },
+    ],
+    [
+      'a virtual server port 0',
+      { kind: 'ipvs-service', protocol: 'udp', ip: '10.96.0.10', port: 0 },
+    ],
+    ['an ipset that is an option', { kind: 'ipset-test', set: '-exist', entry: '30080' }],
+    ["an ipset not kube-proxy's", { kind: 'ipset-test', set: 'cali40all-hosts', entry: '30080' }],
+    [
+      'an ipset name longer than ipset allows',
+      { kind: 'ipset-test', set: `KUBE-${'A'.repeat(27)}`, entry: '30080' },
+    ],
+    ['an ipset entry that is an option', { kind: 'ipset-test', set: 'KUBE-IPVS-IPS', entry: '-q' }],
+    [
+      'an ipset entry with shell in it',
+      { kind: 'ipset-test', set: 'KUBE-IPVS-IPS', entry: '10.96.0.10;reboot' },
+    ],
+    [
+      'an ipset entry of a protocol of its own',
+      { kind: 'ipset-test', set: 'KUBE-CLUSTER-IP', entry: '10.96.0.10,icmp:53' },
+    ],
+    [
+      'an ipset entry with a part too many',
+      { kind: 'ipset-test', set: 'KUBE-LOOP-BACK', entry: '10.0.0.1,tcp:80,10.0.0.1,10.0.0.2' },
+    ],
+    [
+      'an ipset entry with a net too long',
+      {
+        kind: 'ipset-test',
+        set: 'KUBE-LOAD-BALANCER-SOURCE-CIDR',
+        entry: '10.0.0.1,tcp:80,10.0.0.0/33',
+      },
+    ],
+    ['an ipset port too big', { kind: 'ipset-test', set: 'KUBE-NODE-PORT-TCP', entry: '65536' }],
+    [
+      'a second ipset entry smuggled in',
+      { kind: 'ipset-test', set: 'KUBE-IPVS-IPS', entry: '10.96.0.10', more: '10.96.0.11' },
+    ],
     ['a second read that is not one', { kind: 'conntrack-stats', again: '-F' }],
     ['unknown kind', { kind: 'shell', command: 'rm -rf /' }],
     ['a string', 'iptables-save; rm -rf /'],

@@ -76,6 +76,10 @@ const IPVS_READS: NodeCommand[] = [
   { kind: 'ipset-save' },
 ];
 
+/** The same for one Service's answer: whether IPVS is loaded; its own virtual servers and ipset
+ * entries follow, by address (see readServiceIpvs). */
+export const IPVS_LOADED = { kind: 'proc-net', file: 'ip_vs_stats' } as const;
+
 /** The rules and status every diagnosis reads, kube-proxy's nftables table or IPVS state where
  * kube-proxy is configured for that mode, and the IPv6 proxier's rules where some Service has an
  * IPv6 cluster IP. The legacy reads come after every dump: where a kube-proxy image has no `cat`,
@@ -107,7 +111,7 @@ export function nodeBasics(
     ...NODE_STATUS,
     ...(mode === 'nftables' ? [{ kind: 'nft-list', family: 'ip' } as const] : []),
     ...(mode === 'nftables' && ipv6 ? [{ kind: 'nft-list', family: 'ip6' } as const] : []),
-    ...(mode === 'ipvs' ? IPVS_READS : []),
+    ...(mode === 'ipvs' ? (byService ? [IPVS_LOADED] : IPVS_READS) : []),
     ...cilium,
   ];
 }
@@ -151,7 +155,12 @@ function guardOf(c: NodeCommand): Extract<NodeCommand, { kind: 'proc-net' }> | u
   // without -t, iptables-legacy-save reads only the tables the kernel lists: nothing to guard
   if ((c.kind === 'iptables-save' || c.kind === 'ip6tables-save') && c.backend === 'legacy')
     return c.table ? { kind: 'proc-net', file: LEGACY_TABLES[c.kind] } : undefined;
-  if (c.kind === 'ipvs-save' || c.kind === 'ipset-save')
+  if (
+    c.kind === 'ipvs-save' ||
+    c.kind === 'ipset-save' ||
+    c.kind === 'ipvs-service' ||
+    c.kind === 'ipset-test'
+  )
     return { kind: 'proc-net', file: 'ip_vs_stats' };
   return undefined;
 }
@@ -213,6 +222,8 @@ export const isRulesDump = (c: NodeCommand) =>
   c.kind === 'nft-list' ||
   c.kind === 'ipvs-save' ||
   c.kind === 'ipset-save' ||
+  c.kind === 'ipvs-service' ||
+  c.kind === 'ipset-test' ||
   c.kind === 'conntrack-list' ||
   c.kind === 'conntrack-stats' ||
   c.kind === 'cilium';

@@ -1,7 +1,7 @@
 // Runs the commands on the nodes, a few nodes at a time and one command at a time on each: the
 // reads each may run, the same read another way where the first failed, kube-proxy's backend
-// where the default dump read the other, one Service's chains round by round; what failed is
-// folded by node, and the tally told as each node is done.
+// where the default dump read the other, one Service's chains round by round and its IPVS state
+// by address; what failed is folded by node, and the tally told as each node is done.
 import { backendToRead, hasKubeChains, probeStem } from '../../core/dataplane/iptables/backend.js';
 import {
   FAN_OUT,
@@ -17,7 +17,15 @@ import { NodeErrorFold, type NodeFailure } from '../../core/nodes/errors.js';
 import { commandStem, type Cluster, type NodeCommand, type NodeResult } from '../cluster.js';
 import { typedCommand } from '../nodes/commands.js';
 import { isNodeName } from '../snapshot/files.js';
-import { fallbackOf, isRulesDump, notRunWhy, readDecision, rulesReads } from './node-plan.js';
+import {
+  fallbackOf,
+  IPVS_LOADED,
+  isRulesDump,
+  notRunWhy,
+  readDecision,
+  rulesReads,
+} from './node-plan.js';
+import { ipvsPlanner, readServiceIpvs, recordedAnswer, type NodeReadsIo } from './service-ipvs.js';
 import type { CollectOptions, CollectProgress, NodeTally } from './options.js';
 
 /** cat's own words for a file that is not there (GNU and busybox alike). */
@@ -94,6 +102,21 @@ export async function runNodeCommands(
   const gaveWay = (node: string, why: string) => {
     wholeWhy[node] = wholeWhy[node] ? `${wholeWhy[node]}; ${why}` : why;
   };
+  const planner = byService && ipvsPlanner(byService.view, byService.target);
+  /** One Service's IPVS state on a node, by address where it can be. */
+  const readIpvs = async (node: string) => {
+    const io: NodeReadsIo = {
+      outputs: () => outputs.get(node),
+      run: (c) => runChecked(node, c),
+      failure: (stem) => failures.get(node)?.find((e) => e.command === stem),
+      forget: (stems) => {
+        const kept = outputs.get(node);
+        if (kept) for (const stem of stems) delete kept[stem];
+        drop(node, (e) => stems.has(e.command));
+      },
+    };
+    for (const why of await readServiceIpvs(io, node, planner!)) gaveWay(node, why);
+  };
   // a name Kubernetes cannot have made is no node kdebug reaches (nor a path it writes)
   const queue = nodes.filter(isNodeName);
   for (const node of nodes.filter((n) => !isNodeName(n)))
@@ -110,7 +133,10 @@ export async function runNodeCommands(
     // progress names the command as a person types it on the node, not its file's stem
     const what = typedCommand(command).join(' ');
     progress({ what, node, state: 'start' });
-    const r = chainAbsent(command, listedNothing(command, await cluster.run(node, command)));
+    const r = recordedAnswer(
+      command,
+      chainAbsent(command, listedNothing(command, await cluster.run(node, command))),
+    );
     // a failed dump is no dump: an empty one would read as "no rules in this backend"
     if (r.exitCode === 0 || (r.exitCode !== null && !isRulesDump(command)))
       outputs.set(node, { ...outputs.get(node), [stem]: r.stdout });
@@ -255,6 +281,8 @@ export async function runNodeCommands(
         // a backend's probe is in: the rules next, before the reads a kube-proxy image may lack
         if (byService && command.kind === 'iptables-chain' && command.backend !== 'auto')
           await afterProbe(node, command.tool, command.backend);
+        // whether IPVS is loaded is in: the Service's virtual servers and ipset entries next
+        if (byService && commandStem(command) === commandStem(IPVS_LOADED)) await readIpvs(node);
       }
       // the default iptables-save reads the other backend: read the one with kube-proxy's chains
       const backend = backendToRead(outputs.get(node));

@@ -2,7 +2,12 @@
 // cluster (IPs, ports, DNS names) are validated strictly and only ever passed as separate
 // argv elements; the probe scripts are constants that read them as "$1", "$2", "$3".
 import type { NodeCommand } from '../cluster.js';
-import { CILIUM_ARGS, listingArgv, type ProcNetFile } from '../../core/nodes/commands.js';
+import {
+  CILIUM_ARGS,
+  IPVS_SERVICE_FLAG,
+  listingArgv,
+  type ProcNetFile,
+} from '../../core/nodes/commands.js';
 
 /** Where a command runs; each place has its own binaries and privileges. */
 export type CommandPlace =
@@ -155,8 +160,9 @@ export function nodeArgv(command: NodeCommand, place: CommandPlace): string[] {
         ];
       return ['/usr/bin/timeout', `${TIME_LIMIT.addresses}`, '/usr/sbin/ip', '-br', 'addr'];
     case 'nft-list':
-    case 'ipvs-save': {
-      // both only list; kube-proxy's own image has their tools (it programs the node with them)
+    case 'ipvs-save':
+    case 'ipvs-service': {
+      // they only list; kube-proxy's own image has their tools (it programs the node with them)
       const [bin, ...args] = listingArgv(c);
       if (place.kind === 'kube-proxy-pod') return [bin!, ...args];
       return rootRead(place, bin!, args);
@@ -170,6 +176,12 @@ export function nodeArgv(command: NodeCommand, place: CommandPlace): string[] {
     }
     case 'ipset-save': {
       const args = ['list', '-o', 'save'];
+      if (place.kind === 'kube-proxy-pod') return ['ipset', ...args];
+      return rootRead(place, 'ipset', args);
+    }
+    case 'ipset-test': {
+      // test only asks the kernel whether the set holds the entry
+      const args = ['test', c.set, c.entry];
       if (place.kind === 'kube-proxy-pod') return ['ipset', ...args];
       return rootRead(place, 'ipset', args);
     }
@@ -352,6 +364,18 @@ export function validNodeCommand(value: unknown): NodeCommand {
     case 'ipset-save':
       allowed([]);
       break;
+    case 'ipvs-service':
+      allowed(['protocol', 'ip', 'port']);
+      if (!Object.hasOwn(IPVS_SERVICE_FLAG, c['protocol'] as string))
+        throw bad(`protocol ${JSON.stringify(c['protocol'])}`);
+      checkIp(c['ip']);
+      checkPort(c['port']);
+      break;
+    case 'ipset-test':
+      allowed(['set', 'entry']);
+      if (!isKubeIpsetName(c['set'])) throw bad(`set ${JSON.stringify(c['set'])}`);
+      if (!isIpsetEntry(c['entry'])) throw bad(`entry ${JSON.stringify(c['entry'])}`);
+      break;
     case 'cilium':
       allowed(['list', 'binary']);
       if (!Object.hasOwn(CILIUM_ARGS, c['list'] as string))
@@ -399,6 +423,33 @@ const NAT_CHAIN = /^[A-Za-z][A-Za-z0-9_.-]{0,27}$/;
 
 export function isNatChainName(value: unknown): value is string {
   return typeof value === 'string' && NAT_CHAIN.test(value);
+}
+
+/** One of kube-proxy's ipset names: KUBE- and capitals, digits and '-', at most 31 characters
+ * (ipset's limit); never an option. */
+export function isKubeIpsetName(value: unknown): value is string {
+  return typeof value === 'string' && /^KUBE-[A-Z0-9-]{1,26}$/.test(value);
+}
+
+const IPSET_PROTOCOLS = ['tcp', 'udp', 'sctp'];
+
+/** An entry as kube-proxy writes one in its ipsets: a port ("30080"), an address ("10.96.0.10"),
+ * or an address and "proto:port" with an address or a net after them
+ * ("10.96.0.10,udp:53", "10.244.1.5,tcp:80,10.244.1.5", "203.0.113.10,tcp:80,10.0.0.0/8"). */
+export function isIpsetEntry(value: unknown): value is string {
+  if (typeof value !== 'string') return false;
+  if (/^\d{1,5}$/.test(value)) return isPort(Number(value));
+  const [ip, at, last, ...rest] = value.split(',');
+  if (!isPlainIp(ip) || rest.length > 0) return false;
+  if (at === undefined) return last === undefined;
+  const [protocol, port] = at.split(':');
+  if (!IPSET_PROTOCOLS.includes(protocol!) || !/^\d{1,5}$/.test(port ?? '')) return false;
+  if (!isPort(Number(port))) return false;
+  if (last === undefined) return true;
+  const [address, length, ...more] = last.split('/');
+  if (!isPlainIp(address) || more.length > 0) return false;
+  const max = address.includes(':') ? 128 : 32;
+  return length === undefined || (/^\d{1,3}$/.test(length) && Number(length) <= max);
 }
 
 const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;

@@ -26,6 +26,7 @@ import type { Ruleset } from './iptables/read/parse.js';
 import { ipvsDrift } from './ipvs/drift.js';
 import { expectedIpvs, type IpvsExpectOptions } from './ipvs/expected.js';
 import type { Ipset } from './ipvs/read/ipset.js';
+import type { IpsetTested } from './ipvs/read/by-address.js';
 import type { IpvsTable } from './ipvs/read/listing.js';
 import { buildIpvsTrees, type IpvsKnown } from './ipvs/trees.js';
 import { traceIpvsPacket } from './ipvs/trace.js';
@@ -261,6 +262,15 @@ export interface IpvsRead {
   bound?: Set<string>;
   /** Options for the expected state: the scheduler, the node's own addresses. */
   expect: IpvsExpectOptions;
+  /** One Service's state read by address (kdebug svc): the virtual servers read, there or not
+   * ("tcp 10.96.0.30:80"), the ipset entries tested ("SET ENTRY") with their answers (undefined:
+   * the sets read whole, or not at all), and the reads of its expected state not in the facts,
+   * each "FILE: not read". Anything else of the node was not read. Undefined: the whole listing. */
+  byAddress?: {
+    virtualServers: ReadonlySet<string>;
+    entries?: ReadonlyMap<string, IpsetTested>;
+    unread: { name: ServicePortName; line: string }[];
+  };
 }
 
 /** The node's KUBE-LOOP-BACK entries ("10.244.1.5,tcp:80,10.244.1.5"), where its ipsets were read. */
@@ -305,6 +315,7 @@ export function ipvsDataplane(
         ...(read.ipsetsError ? { ipsetsError: read.ipsetsError } : {}),
         ...(read.bound ? { bound: read.bound } : {}),
         ...(iptables() ? { iptables: iptables()! } : {}),
+        ...(read.byAddress ? { byAddress: read.byAddress } : {}),
         localEndpoints: new Set(
           expected.servicePorts.flatMap((sp) =>
             sp.allEndpoints.filter((e) => e.local).map((e) => e.address),
@@ -323,7 +334,11 @@ export function ipvsDataplane(
     noLocalEndpointLines: (tree) => ipvsExternalServers(source, tree),
     notCompared: (drift) => ipvsNotCompared(drift.tables, read.ipsetsError),
     entryLines: (tree) => listedEntryLines(source, tree, 'virtual server'),
-    notReadFor: () => [], // read whole, or refused, or its cut said apart
+    // read by address: what the Service's ports rest on that is not in the facts
+    notReadFor: (ports) =>
+      (read.byAddress?.unread ?? [])
+        .filter((u) => u.name === '' || ports.has(u.name))
+        .map((u) => u.line),
   };
 }
 

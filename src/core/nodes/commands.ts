@@ -2,6 +2,7 @@
 // recorded under (`nodes/<node>/<stem>.txt`). One home: the checks read the stems, the cluster
 // adapters run the commands (their argv is in cluster/nodes/commands.ts; the dataplane listings'
 // own words are here, where a listing that does not read is named by them).
+import { hostPort } from '../ipv6.js';
 
 /** Every command kdebug can run on a node. Adding one means adding it here, nowhere else. */
 export type NodeCommand =
@@ -33,6 +34,11 @@ export type NodeCommand =
   | { kind: 'ipvs-save'; format?: 'list' }
   /** IPVS mode's ipsets and their entries: `ipset list -o save`. */
   | { kind: 'ipset-save' }
+  /** One virtual server by its address (`ipvsadm -Ln -t|-u|--sctp-service IP:PORT`): one
+   * Service's answer reads its own, not every Service's of the node. */
+  | { kind: 'ipvs-service'; protocol: IpvsProtocol; ip: string; port: number }
+  /** Whether one of kube-proxy's ipsets holds one entry: `ipset test SET ENTRY`. */
+  | { kind: 'ipset-test'; set: string; entry: string }
   /** A kernel list read before the reads that would create what they read where it is absent:
    * the legacy tables that exist (`ip_tables_names`, `ip6_tables_names`; a legacy table read by
    * name is created) and whether IPVS is loaded (`ip_vs_stats`; ipvsadm loads it). */
@@ -42,6 +48,14 @@ export type NodeCommand =
    * `binary: 'cilium'` for releases before 1.15, which had no cilium-dbg. */
   | { kind: 'cilium'; list: CiliumList; binary?: 'cilium' }
   | NodeProbe;
+
+/** The protocols of the virtual servers kube-proxy writes, and ipvsadm's option for each. */
+export type IpvsProtocol = 'tcp' | 'udp' | 'sctp';
+export const IPVS_SERVICE_FLAG: Readonly<Record<IpvsProtocol, string>> = Object.freeze({
+  tcp: '-t',
+  udp: '-u',
+  sctp: '--sctp-service',
+});
 
 /** Which iptables binary: the node's default (`iptables`), or one backend's own. */
 export type Backend = 'auto' | 'legacy' | 'nft';
@@ -61,7 +75,10 @@ export const CILIUM_ARGS: Readonly<Record<CiliumList, readonly string[]>> = Obje
 
 /** The listings a node's Service dataplane is read from outside iptables: kube-proxy's nftables
  * table, its IPVS virtual servers, a Cilium agent's tables. */
-export type ListingCommand = Extract<NodeCommand, { kind: 'nft-list' | 'ipvs-save' | 'cilium' }>;
+export type ListingCommand = Extract<
+  NodeCommand,
+  { kind: 'nft-list' | 'ipvs-save' | 'ipvs-service' | 'cilium' }
+>;
 
 /** A listing as a person types it: the binary and its arguments, without the sudo, chroot or
  * time limit kdebug wraps around it on the node. */
@@ -78,6 +95,8 @@ export function listingArgv(c: ListingCommand): string[] {
       ];
     case 'ipvs-save':
       return c.format === 'list' ? ['ipvsadm', '-Ln'] : ['ipvsadm-save', '-n'];
+    case 'ipvs-service':
+      return ['ipvsadm', '-Ln', IPVS_SERVICE_FLAG[c.protocol], hostPort(c.ip, c.port)];
     case 'cilium':
       return [c.binary ?? 'cilium-dbg', ...CILIUM_ARGS[c.list]];
   }
@@ -120,6 +139,11 @@ export function commandStem(c: NodeCommand): string {
       return c.format === 'list' ? 'ipvsadm-list' : 'ipvsadm-save';
     case 'ipset-save':
       return 'ipset-save';
+    case 'ipvs-service':
+      return `${IPVS_SERVICE_STEM}${c.protocol}_${c.ip}_${c.port}`;
+    case 'ipset-test':
+      // a stem holds no ',' or '/': an entry's parts are joined by '_', a net's length by '-'
+      return `ipset-test_${c.set}_${c.entry.replaceAll(',', '_').replaceAll('/', '-')}`;
     case 'proc-net':
       return c.file;
     case 'cilium':
@@ -133,6 +157,9 @@ export function commandStem(c: NodeCommand): string {
       return `icmp-echo_${c.ip}`;
   }
 }
+
+/** Where the virtual servers read by address are stored: "ipvsadm-Ln_tcp_10.96.0.30_80". */
+export const IPVS_SERVICE_STEM = 'ipvsadm-Ln_';
 
 /** Where one tool's and backend's chain listings of a table are stored: the stem before the
  * chain's name, e.g. "iptables-nat-S_" (KUBE-SERVICES is in "iptables-nat-S_KUBE-SERVICES"). */

@@ -37,7 +37,7 @@ import {
 import { tableNode } from './table.js';
 import { byCondition, type OnNode } from './nodes.js';
 import { percent, thousands } from '../../model.js';
-import { entryRulesNotKeptOf, rulesReadWholeOf } from '../../not-read.js';
+import { byName, readWhole } from './read-for-service.js';
 
 const finding = findingOf('rules');
 
@@ -533,54 +533,6 @@ export const rulesCheck: Check<'rules'> = {
     ];
   },
 };
-
-/** Where only the Service's own chains were read (by name), say so: the rest was not seen. */
-function byName(ctx: CheckContext, nodes: string[]): string {
-  let filterWhole = false;
-  const byNameOn: string[] = [];
-  const read = nodes.flatMap((n) => {
-    const chains = ctx.analysis.node(n).chainsRead();
-    if (chains && !ctx.analysis.node(n).chainsRead('filter')) filterWhole = true;
-    if (chains) byNameOn.push(n);
-    return chains ? [`${n} (${count(chains.size, 'chain')})`] : [];
-  });
-  const notKept = entryRulesNotKeptOf(ctx.facts);
-  const dropped = byNameOn.reduce(
-    (n, node) => n + Object.values(notKept[node] ?? {}).reduce((a, b) => a + b, 0),
-    0,
-  );
-  return read.length === 0
-    ? ''
-    : ` On ${listFew(read)} kdebug read the nat chains this Service reaches by name (iptables -t nat -S CHAIN) and ${filterWhole ? 'the filter table whole' : "kube-proxy's filter chains by name"}; the rest ${filterWhole ? 'of the nat table ' : ''}was not read.${dropped > 0 ? ` Of KUBE-SERVICES and KUBE-NODEPORTS it kept this Service's rules and those of no Service: ${thousands(dropped)} rules of other Services, which cannot take its packets, were not kept.` : ''}`;
-}
-
-/** Nodes where a read of this Service's rules by name gave way to the whole table, and why: an
- * info on every such node, whatever its rules hold. */
-function readWhole(ctx: CheckContext): Finding[] {
-  const whole = rulesReadWholeOf(ctx.facts);
-  const nodes = Object.keys(whole).filter((n) => ctx.nodeNames().includes(n));
-  if (nodes.length === 0) return [];
-  const one = nodes.length === 1;
-  return [
-    finding(
-      'rules-read-whole',
-      'pass',
-      one
-        ? `${nodes[0]}: the whole table read, not this Service's rules by name`
-        : `${nodes.length} nodes: the whole table read, not this Service's rules by name`,
-      {
-        explanation: `kdebug read the whole table instead of this Service's rules by name on ${listFew(nodes)}: ${nodes
-          .slice(0, 5)
-          .map((n) => `${one ? '' : `${n}: `}${whole[n]}`)
-          .join('; ')}${nodes.length > 5 ? `; and ${nodes.length - 5} more` : ''}.`,
-        evidence: nodes.map((n) => seen(`${n}: read whole: ${whole[n]}`, { node: n })),
-        info: true,
-        folded: true,
-        ...(one ? { node: nodes[0]! } : { nodes }),
-      },
-    ),
-  ];
-}
 
 /** A large cluster: the nodes the capture chose for this Service, why, and how many it did not
  * read (about which nothing is said). */

@@ -21,6 +21,7 @@ import type { CheckContext } from '../context.js';
 import type { OnNode } from './nodes.js';
 import { ciliumIgnoredRanges, ciliumRefused } from './cilium.js';
 import { notStarted } from '../../dataplane/cilium/agent/refused.js';
+import { byAddress } from './read-for-service.js';
 
 const finding = findingOf('rules');
 
@@ -150,7 +151,7 @@ export function tableNode(
   return drifted.concat(
     on([
       finding('rules-match', 'pass', `${parts.join(', ')} in ${m.word}, as expected`, {
-        explanation: `${keeper} on ${node} sends ${svc.namespace}/${svc.name} to exactly the ${m.sendsTo} it should for the current objects${uncompared ? ` (${uncompared})` : ''}.`,
+        explanation: `${keeper} on ${node} sends ${svc.namespace}/${svc.name} to exactly the ${m.sendsTo} it should for the current objects${uncompared ? ` (${uncompared})` : ''}.${byAddress(ctx, node, family)}`,
         // a line not read keeps this from passing: said, as not observed
         evidence: [...evidence, ...blind],
         node,

@@ -17,6 +17,8 @@ import {
 } from '../drift.js';
 import type { ExpectedIpvs, ExpectedVirtualServer } from './expected.js';
 import type { Ipset } from './read/ipset.js';
+import type { IpvsRead } from '../dataplane.js';
+import { entryKey, serverKey, type IpsetTested } from './read/by-address.js';
 import type { IpvsRealServer, IpvsService, IpvsTable } from './read/listing.js';
 import { stalePorts, stalePortsText } from './stale-ports.js';
 import { ipvsIptablesDrift } from './iptables-drift.js';
@@ -42,6 +44,8 @@ export interface IpvsDriftInput {
   localEndpoints: Set<string>;
   /** Only the Service ports expected (one Service's answer): no leftover virtual servers. */
   scoped: boolean;
+  /** Read by address: only what was read is compared (the rest is not observed). */
+  byAddress?: IpvsRead['byAddress'];
 }
 
 /** kube-proxy on the node has not written the current state: its log says why. */
@@ -84,6 +88,8 @@ export function ipvsDrift(input: IpvsDriftInput): NodeDrift {
   const named = new Set<IpvsService>(); // at another port of a cluster IP: said with its port
   const listed = (v: ExpectedVirtualServer) => actual.has(`${v.protocol} ${v.address}`);
   for (const want of exp.virtualServers) {
+    // read by address: one not read is neither there nor missing
+    if (input.byAddress && !input.byAddress.virtualServers.has(serverKey(want))) continue;
     const got = actual.get(`${want.protocol} ${want.address}`);
     const line = `-A ${vsLine(want)} -s ${want.scheduler}${want.persistent !== undefined ? ` -p ${want.persistent}` : ''}`;
     if (!got) {
@@ -94,7 +100,7 @@ export function ipvsDrift(input: IpvsDriftInput): NodeDrift {
       add(nodePort ? 'nodeport-missing' : 'service-rules-missing', {
         service: want.name,
         title: `no virtual server ${want.protocol.toUpperCase()} ${want.address}`,
-        message: `${node} has no IPVS virtual server for ${want.name} at ${want.address} (${want.kind}): connections to it are not load-balanced on this node. ${moved.length > 0 ? stalePortsText(stale) : 'kube-proxy creates it on every sync, so it was deleted by hand or kube-proxy is not syncing.'}`,
+        message: `${node} has no IPVS virtual server for ${want.name} at ${want.address} (${want.kind}): connections to it are not load-balanced on this node. ${moved.length > 0 ? stalePortsText(stale) : `kube-proxy creates it on every sync, so it was deleted by hand or kube-proxy is not syncing${input.byAddress && want.kind === 'cluster-ip' ? ' (or the Service changed its port and kube-proxy has not applied it: read by address, a virtual server left at the old port is not seen)' : ''}.`}`,
         expected: [line],
         actual: moved.map((s) => vsText(s, source)),
         ...notSyncing(node),
@@ -138,7 +144,15 @@ export function ipvsDrift(input: IpvsDriftInput): NodeDrift {
         { node, source },
       ),
     );
-  if (input.ipsets) ipsetEntries(exp, input.ipsets, input.ipsetsSource ?? 'ipset', add, node);
+  if (input.ipsets)
+    ipsetEntries(
+      exp,
+      input.ipsets,
+      input.ipsetsSource ?? 'ipset',
+      add,
+      node,
+      input.byAddress?.entries,
+    );
   const rules = input.iptables?.ruleset;
   const tables = rules
     ? ipvsIptablesDrift(exp.iptables, { ruleset: rules, source: input.iptables!.source }, node, add)
@@ -260,8 +274,11 @@ function ipsetEntries(
   source: string,
   add: Add,
   node: string,
+  /** Read by address: the entries tested; any other is not compared. */
+  tested?: ReadonlyMap<string, IpsetTested>,
 ): void {
-  for (const [name, entries] of exp.ipsets) {
+  for (const [name, expected] of exp.ipsets) {
+    const entries = tested ? expected.filter((e) => tested.has(entryKey(name, e))) : expected;
     const got = sets.get(name);
     const missing = entries.filter((e) => !got?.entries.has(e));
     if (missing.length === 0) continue;
@@ -271,12 +288,17 @@ function ipsetEntries(
       title: `${name}: ${missing.length === 1 ? missing[0] : `${missing.length} entries`} missing`,
       message: `kube-proxy's iptables rules in IPVS mode match its ipsets, and ${got ? `${name} on ${node} lacks ${missing.length === 1 ? 'an entry' : 'entries'} it should have` : `${node} has no ipset ${name}`}: ${WHY[name.replace(/^KUBE-6-/, 'KUBE-')] ?? 'the rules that match it miss these addresses'}.`,
       expected: missing.slice(0, 20).map((e) => `add ${name} ${e}`),
-      // a summary of the set, not one of its lines: its file, no line number
-      actual: [
-        got
-          ? `${source}: ${name} holds ${got.entries.size} entr${got.entries.size === 1 ? 'y' : 'ies'}`
-          : `${source}: no set ${name}`,
-      ],
+      // ipset test's answers, where tested; else a summary of the set: its file, no line number
+      actual: tested
+        ? missing.slice(0, 20).map((e) => {
+            const t = tested.get(entryKey(name, e))!;
+            return `${t.source}: ${t.words}`;
+          })
+        : [
+            got
+              ? `${source}: ${name} holds ${got.entries.size} entr${got.entries.size === 1 ? 'y' : 'ies'}`
+              : `${source}: no set ${name}`,
+          ],
       actualAt: { source },
     });
   }

@@ -2,11 +2,12 @@
 // in the KUBE-LOOP-BACK ipset, and KUBE-POSTROUTING masquerades what matches it.
 import { canonicalAddress } from '../../ipv6.js';
 import { onNode } from '../../next-command.js';
-import type { StateLine } from '../dataplane.js';
+import type { IpvsRead, StateLine } from '../dataplane.js';
 import { type Hairpin, type HairpinQuery } from '../hairpin.js';
 import type { Ruleset } from '../iptables/read/parse.js';
 import { loopBackEntry } from './expected.js';
 import { ipsetName } from './ipsets.js';
+import { entryKey } from './read/by-address.js';
 import type { Ipset } from './read/ipset.js';
 
 export const IPVS_HAIRPIN =
@@ -18,6 +19,8 @@ const LOOP_BACK_RULE = /--match-set KUBE-(6-)?LOOP-BACK dst,dst,src -j MASQUERAD
 export interface IpvsHairpinState {
   ipsets?: Map<string, Ipset>;
   ipsetsSource?: string;
+  /** Read by address: the entries tested, with ipset's answers. */
+  byAddress?: IpvsRead['byAddress'];
   nat?: { ruleset?: Ruleset; source: string };
 }
 
@@ -27,6 +30,10 @@ export function ipvsHairpin(state: IpvsHairpinState, q: HairpinQuery): Hairpin {
   // the set itself, not the real servers: an endpoint IPVS lacks still needs its entry
   const set = ipsetName('KUBE-LOOP-BACK', family);
   const entry = loopBackEntry(canonicalAddress(q.ip), q.protocol.toLowerCase(), q.port);
+  // read by address: only the entries tested are known, each by ipset's own answer
+  const tested = state.byAddress?.entries?.get(entryKey(set, entry));
+  if (state.byAddress?.entries && !tested)
+    return { kind: 'not-checked', why: `its ${set} entry ${entry} was not tested` };
   const held = state.ipsets.get(set)?.entries.has(entry) === true;
   // the endpoint's family's nat table, where the dump holds it (ip6tables' matches KUBE-6-LOOP-BACK)
   const rs = state.nat?.ruleset;
@@ -36,10 +43,9 @@ export function ipvsHairpin(state: IpvsHairpinState, q: HairpinQuery): Hairpin {
     ?.ruleIds.map((id) => nat.text(id))
     .find((text) => LOOP_BACK_RULE.test(text));
   const source = state.ipsetsSource ?? 'ipset';
-  const setLine: StateLine = {
-    text: `${source}: ${set} ${held ? 'holds' : 'lacks'} ${entry}`,
-    source,
-  };
+  const setLine: StateLine = tested
+    ? { text: `${tested.source}: ${tested.words}`, source: tested.source }
+    : { text: `${source}: ${set} ${held ? 'holds' : 'lacks'} ${entry}`, source };
   if (held && rule)
     return {
       kind: 'masqueraded',

@@ -7,6 +7,7 @@
 import type { IpvsRead } from '../dataplane.js';
 import { containsAny, hostPort } from '../../ipv6.js';
 import { percent } from '../../model.js';
+import { serverKey } from './read/by-address.js';
 import type {
   MatchedRule,
   NodeNetwork,
@@ -25,7 +26,7 @@ export interface IpvsTraceOptions {
 const FLAG = { tcp: '-t', udp: '-u', sctp: '--sctp-service', fwmark: '-f' } as const;
 
 export function traceIpvsPacket(
-  read: Pick<IpvsRead, 'table' | 'bound'>,
+  read: Pick<IpvsRead, 'table' | 'bound' | 'byAddress'>,
   net: NodeNetwork,
   packet: TracePacket,
   o: IpvsTraceOptions,
@@ -75,6 +76,25 @@ export function traceIpvsPacket(
       notes,
       outcomes: [outcome({ delivery: 'forward', rules: [routing] })],
     };
+  // read by address: a virtual server not read may be there or not
+  if (
+    !vs &&
+    protocol !== 'icmp' &&
+    read.byAddress &&
+    !read.byAddress.virtualServers.has(serverKey({ protocol, address }))
+  ) {
+    assumptions.push(
+      `the virtual server ${protocol.toUpperCase()} ${address} was not read (only the Service's own were, by address): what IPVS does with the packet is not known`,
+    );
+    const rule: MatchedRule = {
+      table: 'ipvs',
+      chain: '',
+      line: 0,
+      rule: `virtual server ${protocol.toUpperCase()} ${address} not read`,
+      effect: 'skipped',
+    };
+    return { packet, enters, notes, outcomes: [outcome({ rules: [routing, rule] })] };
+  }
   if (!vs) {
     const rule: MatchedRule = {
       table: 'ipvs',
