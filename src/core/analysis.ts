@@ -699,8 +699,7 @@ export class NodeAnalysis {
   /** Where the node's IPVS state was read for one Service only, by address: how many virtual
    * servers were read and ipset entries tested (undefined: not tested), or the ipsets read whole. */
   ipvsReadByAddress():
-    | { virtualServers: number; entries?: number; ipsetsWhole: boolean }
-    | undefined {
+    { virtualServers: number; entries?: number; ipsetsWhole: boolean } | undefined {
     const read = this.mode() === 'ipvs' ? this.ipvs()?.read : undefined;
     const by = read?.byAddress;
     return (

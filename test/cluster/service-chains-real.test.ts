@@ -250,7 +250,7 @@ describe(
       assert.equal(note?.node, NODE);
       assert.match(
         note?.explanation ?? '',
-        /the whole table instead of this Service's rules by name on node-a: iptables-nft -t nat -S KUBE-SVC-\w+: sudo: a password is required\./,
+        /the whole dump instead of this Service's rules alone \(its chains by name, its virtual servers and ipset entries by address\) on node-a: iptables-nft -t nat -S KUBE-SVC-\w+: sudo: a password is required\./,
       );
     });
 

@@ -108,6 +108,7 @@ export async function runNodeCommands(
     const io: NodeReadsIo = {
       outputs: () => outputs.get(node),
       run: (c) => runChecked(node, c),
+      inLanes: (reads) => inLanes(node, reads),
       failure: (stem) => failures.get(node)?.find((e) => e.command === stem),
       forget: (stems) => {
         const kept = outputs.get(node);
@@ -115,7 +116,8 @@ export async function runNodeCommands(
         drop(node, (e) => stems.has(e.command));
       },
     };
-    for (const why of await readServiceIpvs(io, node, planner!)) gaveWay(node, why);
+    const why = await readServiceIpvs(io, node, planner!);
+    if (why) gaveWay(node, why);
   };
   // a name Kubernetes cannot have made is no node kdebug reaches (nor a path it writes)
   const queue = nodes.filter(isNodeName);

@@ -18,9 +18,6 @@ import { commandStem, type NodeCommand, type NodeResult } from '../cluster.js';
 import { typedCommand } from '../nodes/commands.js';
 import { fallbackOf, readDecision } from './node-plan.js';
 
-/** Reads by address that run at once on a node (each its own exec or channel), as chain reads. */
-const AT_ONCE = 8;
-
 /**
  * A read by address as kdebug records it: ipvsadm's "No such service" (exit 1) is an empty
  * listing, no virtual server there (observed, not a failure); ipset test's answer, on stderr with
@@ -38,11 +35,13 @@ export function recordedAnswer(c: NodeCommand, r: NodeResult): NodeResult {
   return r;
 }
 
-/** What the reads of one node need from the run: its outputs so far, a read run (guarded), a
- * read's failure there, and forgetting reads (their outputs and failures) read again whole. */
+/** What the reads of one node need from the run: its outputs so far, a read run (guarded), reads
+ * run a few at once, a read's failure there, and forgetting reads (their outputs and failures)
+ * read again whole. */
 export interface NodeReadsIo {
   outputs(): NodeOutputs | undefined;
   run(c: NodeCommand): Promise<void>;
+  inLanes(reads: NodeCommand[]): Promise<void>;
   failure(stem: string): NodeFailure | undefined;
   forget(stems: ReadonlySet<string>): void;
 }
@@ -76,29 +75,28 @@ function expectedOn(p: IpvsPlanner, node: string, outputs: NodeOutputs): Expecte
 
 /**
  * One Service's IPVS state on a node: read by address, else (IPVS not loaded there, too many
- * reads, a read that fails or cannot stand for its own) whole as before. Returns why a whole
- * listing was read, where one was for this Service.
+ * reads, a read that fails or cannot stand for its own) whole as before. Returns why the whole
+ * state (or the ipsets alone) was read, where a read by address gave way.
  */
 export async function readServiceIpvs(
   io: NodeReadsIo,
   node: string,
   planner: IpvsPlanner,
-): Promise<string[]> {
+): Promise<string | undefined> {
   const save: NodeCommand = { kind: 'ipvs-save' };
   const sets: NodeCommand = { kind: 'ipset-save' };
   // IPVS not loaded, or not known to be: the whole reads say so as they always did
   if (readDecision(save, io.outputs()) !== 'run') {
     for (const c of [save, sets]) await io.run(c);
-    return [];
+    return undefined;
   }
   const plan = serviceIpvsReads(expectedOn(planner, node, io.outputs() ?? {}));
   if ('whole' in plan) {
     await readListing(io, save);
     await io.run(sets);
-    return [plan.whole];
+    return `IPVS: ${plan.whole}`;
   }
-  const why: string[] = [];
-  await inLanes(io, plan.virtualServers);
+  await io.inLanes(plan.virtualServers);
   const unclear = plan.virtualServers
     .map((c) =>
       whyNot(io, c, (text) => {
@@ -108,11 +106,13 @@ export async function readServiceIpvs(
     )
     .find((w) => w !== undefined);
   if (unclear) {
-    why.push(unclear);
+    // the whole state then, the ipsets too: a whole listing is compared with whole sets
     io.forget(new Set(plan.virtualServers.map(commandStem)));
     await readListing(io, save);
+    await io.run(sets);
+    return unclear;
   }
-  await inLanes(io, plan.tests);
+  await io.inLanes(plan.tests);
   const untested = plan.tests
     .map((c) =>
       whyNot(io, c, (text) =>
@@ -120,12 +120,10 @@ export async function readServiceIpvs(
       ),
     )
     .find((w) => w !== undefined);
-  if (untested) {
-    why.push(untested);
-    io.forget(new Set(plan.tests.map(commandStem)));
-    await io.run(sets);
-  }
-  return why;
+  if (!untested) return undefined;
+  io.forget(new Set(plan.tests.map(commandStem)));
+  await io.run(sets);
+  return untested;
 }
 
 /** Why a read by address cannot stand for its own: it failed, or what it printed does not read. */
@@ -137,7 +135,7 @@ function whyNot(
   const stem = commandStem(c);
   const typed = typedCommand(c).join(' ');
   const failed = io.failure(stem);
-  if (failed) return `${typed} failed: ${failed.error}`;
+  if (failed) return `${typed}: ${failed.error}`;
   const text = io.outputs()?.[stem];
   if (text === undefined) return `${typed} was not run`;
   const why = unclear(text);
@@ -152,13 +150,4 @@ async function readListing(io: NodeReadsIo, save: NodeCommand): Promise<void> {
   if (!failed || !other || (failed.exitCode === null && !failed.missingBinary)) return;
   await io.run(other);
   if (io.outputs()?.[commandStem(other)] !== undefined) io.forget(new Set([commandStem(save)]));
-}
-
-/** The reads, at most AT_ONCE in flight, the next starting as one ends. */
-async function inLanes(io: NodeReadsIo, reads: NodeCommand[]): Promise<void> {
-  const queue = [...new Map(reads.map((c) => [commandStem(c), c])).values()];
-  const lane = async () => {
-    for (let c = queue.shift(); c !== undefined; c = queue.shift()) await io.run(c);
-  };
-  await Promise.all(Array.from({ length: AT_ONCE }, lane));
 }
