@@ -19,7 +19,13 @@ import { readSnapshot } from '../../src/cluster/snapshot/read.js';
 import { Analysis } from '../../src/core/analysis.js';
 import { diagnose } from '../../src/core/diagnose.js';
 import { clusterView, type Service } from '../../src/core/kube/objects.js';
-import type { Facts, KubeObject, Report } from '../../src/core/model.js';
+import {
+  shownStatus,
+  shownStepStatus,
+  type Facts,
+  type KubeObject,
+  type Report,
+} from '../../src/core/model.js';
 import type { TracePacket, TraceResult } from '../../src/core/dataplane/trace/trace.js';
 import { ROOT } from '../support/cli.js';
 import { startFakeApi, type FakeApi } from '../support/fake-api/server.js';
@@ -311,6 +317,34 @@ describe("one Service's IPVS state read by address, against the real kube-proxy'
       text,
       /on node-a: ipset test KUBE-\S+ \S+: ipset v7\.17: Kernel error received: Operation not permitted\./,
     );
+  });
+
+  it('says a read by address missing from the facts not compared, neither there nor missing', async () => {
+    const svc = named('node-port');
+    const facts = await read(svc, { byAddress: true });
+    const outputs = { ...facts.nodes[NODE]! };
+    const vs = Object.keys(outputs).find((s) => s.startsWith(`ipvsadm-Ln_tcp_${NODE_IP}_`))!;
+    const entry = Object.keys(outputs).find((s) => s.startsWith('ipset-test_KUBE-NODE-PORT-TCP'))!;
+    delete outputs[vs];
+    delete outputs[entry];
+    const cut: Facts = { ...facts, nodes: { ...facts.nodes, [NODE]: outputs } };
+    const rules = diagnose(cut, { namespace: svc.namespace, service: svc.name }).steps.find(
+      (s) => s.id === 'rules',
+    )!;
+    const onNode = rules.findings.filter((f) => f.node === NODE);
+    assert.deepEqual(
+      onNode.filter((f) => f.status === 'fail' || f.status === 'warn').map((f) => f.id),
+      [],
+    );
+    const skip = onNode.find((f) => f.id === 'rules-ipvs-not-observed');
+    assert.equal(skip && shownStatus(skip), 'unobserved');
+    assert.match(
+      skip?.explanation ?? '',
+      new RegExp(
+        `2 reads by address of this Service's state were not recorded \\(nodes/node-a/${vs.replaceAll('.', '\\.')}\\.txt, nodes/node-a/${entry}\\.txt\\), so what they would read was not compared`,
+      ),
+    );
+    assert.equal(shownStepStatus(rules), 'partial');
   });
 
   it("says a packet to another Service's virtual server was not read, rather than that none is there", async () => {

@@ -264,12 +264,12 @@ export interface IpvsRead {
   expect: IpvsExpectOptions;
   /** One Service's state read by address (kdebug svc): the virtual servers read, there or not
    * ("tcp 10.96.0.30:80"), the ipset entries tested ("SET ENTRY") with their answers (undefined:
-   * the sets read whole, or not at all), and the reads of its expected state not in the facts,
-   * each "FILE: not read". Anything else of the node was not read. Undefined: the whole listing. */
+   * the sets read whole, or not at all), and the files of the reads its expected state needs
+   * that are not in the facts. Anything else of the node was not read. Undefined: read whole. */
   byAddress?: {
     virtualServers: ReadonlySet<string>;
     entries?: ReadonlyMap<string, IpsetTested>;
-    unread: { name: ServicePortName; line: string }[];
+    unread: string[];
   };
 }
 
@@ -332,13 +332,9 @@ export function ipvsDataplane(
     hairpin: (q) => ipvsHairpin({ ...read, nat: iptables() }, q),
     hairpinHow: IPVS_HAIRPIN,
     noLocalEndpointLines: (tree) => ipvsExternalServers(source, tree),
-    notCompared: (drift) => ipvsNotCompared(drift.tables, read.ipsetsError),
+    notCompared: (drift) => ipvsNotCompared(drift.tables, read.ipsetsError, read.byAddress?.unread),
     entryLines: (tree) => listedEntryLines(source, tree, 'virtual server'),
-    // read by address: what the Service's ports rest on that is not in the facts
-    notReadFor: (ports) =>
-      (read.byAddress?.unread ?? [])
-        .filter((u) => u.name === '' || ports.has(u.name))
-        .map((u) => u.line),
+    notReadFor: () => [], // read whole, or its reads by address not recorded said as not compared
   };
 }
 

@@ -22,6 +22,7 @@ import { entryKey, serverKey, type IpsetTested } from './read/by-address.js';
 import type { IpvsRealServer, IpvsService, IpvsTable } from './read/listing.js';
 import { stalePorts, stalePortsText } from './stale-ports.js';
 import { ipvsIptablesDrift } from './iptables-drift.js';
+import { notReadByAddress } from './traits.js';
 import type { Ruleset } from '../iptables/read/parse.js';
 
 export interface IpvsDriftInput {
@@ -140,6 +141,17 @@ export function ipvsDrift(input: IpvsDriftInput): NodeDrift {
         {
           title: "kube-proxy's ipsets not compared",
           message: `The ipsets recorded for ${node} could not be read (${input.ipsetsError}), so their entries were not compared; the virtual servers were.`,
+        },
+        { node, source },
+      ),
+    );
+  if (input.byAddress && input.byAddress.unread.length > 0)
+    notRead.push(
+      driftFinding(
+        'table-not-captured',
+        {
+          title: "reads by address of the Service's state not recorded",
+          message: `On ${node}, ${notReadByAddress(input.byAddress.unread)}.`,
         },
         { node, source },
       ),

@@ -15,10 +15,12 @@ export const IPVS_STATE: StateTraits = {
   ownBackends: false,
 };
 
-/** What of IPVS mode's state was not there to compare: its ipsets, its iptables tables. */
+/** What of IPVS mode's state was not there to compare: its ipsets, its iptables tables, the reads
+ * by address of one Service's state that were not recorded. */
 export function ipvsNotCompared(
   tables: string[] | undefined,
   error: string | undefined,
+  unread: string[] = [],
 ): string | undefined {
   const missing = (['nat', 'filter'] as const).filter((t) => !tables?.includes(t));
   const clauses = [
@@ -32,6 +34,14 @@ export function ipvsNotCompared(
           `its iptables ${missing.length === 2 ? 'rules were' : `${missing[0]} table was`} not read, so ${missing.length === 2 ? 'they were' : 'it was'} not compared`,
         ]
       : []),
+    ...(unread.length > 0 ? [notReadByAddress(unread)] : []),
   ];
   return clauses.length > 0 ? clauses.join('; ') : undefined;
+}
+
+/** Reads by address of one Service's virtual servers or ipset entries that are not in the facts
+ * (a snapshot cut, say): what they would have read is neither there nor missing. */
+export function notReadByAddress(unread: string[]): string {
+  const one = unread.length === 1;
+  return `${one ? 'a read' : `${unread.length} reads`} by address of this Service's state ${one ? 'was' : 'were'} not recorded (${unread.slice(0, 3).join(', ')}${unread.length > 3 ? ', …' : ''}), so what ${one ? 'it' : 'they'} would read was not compared`;
 }

@@ -208,21 +208,19 @@ export function stateByAddress(
       : 'unclear' in tests
         ? { ipsetsError: tests.unclear }
         : { ipsets: tests.ipsets, ipsetsSource: `nodes/${node}/ipset-test_*.txt` });
+  // the reads its expected state needs that are not in the facts: not compared, said so
   const unread = [
     ...exp.virtualServers
       .filter((v) => !servers.read.has(serverKey(v)))
-      .map((v) => ({ name: v.name, what: `${commandStem(virtualServerRead(v))}.txt` })),
+      .map((v) => commandStem(virtualServerRead(v))),
     ...(tests && !('unclear' in tests)
       ? [...exp.ipsets].flatMap(([set, entries]) =>
           entries
             .filter((e) => !tests.tested.has(entryKey(set, e)))
-            .map((e) => ({
-              name: exp.entryOwners.get(entryKey(set, e)) ?? '',
-              what: `${commandStem(ipsetTest(set, e))}.txt`,
-            })),
+            .map((e) => commandStem(ipsetTest(set, e))),
         )
       : []),
-  ].map((u) => ({ name: u.name, line: `nodes/${node}/${u.what}: not read` }));
+  ].map((stem) => `nodes/${node}/${stem}.txt`);
   return {
     source,
     text,
