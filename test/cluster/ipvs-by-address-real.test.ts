@@ -1,8 +1,8 @@
-// One Service's IPVS state read by address (kdebug svc), against what the real kube-proxy v1.37.2
-// programmed in IPVS mode on a real kernel (test/fixtures/ipvs-live/kube-proxy, recorded in the
-// IPVS VM): collect() runs through a transport that answers each node command with what the VM
-// printed for that very command (its whole listings in snapshot/, every virtual server by its
-// address and every ipset entry tested in vm/targeted/), and for every Service of the recording
+// One Service's IPVS state read by address (kdebug svc), against what the real kube-proxy v1.37
+// programmed in IPVS mode on a real kernel (test/fixtures/releases/37/ipvs, recorded in the IPVS
+// VM): collect() runs through a transport that answers each node command with what the VM
+// printed for that very command (its whole listings in ipvs/, every virtual server by its
+// address and every ipset entry tested in ipvs-vm/targeted/), and for every Service of the recording
 // the diagnosis read by address is the one read whole, from far fewer bytes; a read by address
 // that fails, or prints what cannot stand for its own, falls back to the whole listing, said.
 // IP conventions: the recording's (Service CIDR 10.96.0.0/16, Pods 10.244.0.0/16, node-a
@@ -30,13 +30,13 @@ import type { TracePacket, TraceResult } from '../../src/core/dataplane/trace/tr
 import { ROOT } from '../support/cli.js';
 import { startFakeApi, type FakeApi } from '../support/fake-api/server.js';
 
-const RECORDING = join(ROOT, 'test/fixtures/ipvs-live/kube-proxy');
+const RECORDING = join(ROOT, 'test/fixtures/releases/37/ipvs');
 const NODE = 'node-a';
 const NODE_IP = '192.0.2.21';
 
 /** What the VM printed for each read by address, by the command as typed. */
 function targeted(): Map<string, Pick<NodeResult, 'stdout' | 'stderr' | 'exitCode'>> {
-  const dir = join(RECORDING, 'vm/targeted');
+  const dir = `${RECORDING}-vm/targeted`;
   const read = (n: string, ext: string) => readFileSync(join(dir, `${n}.${ext}`), 'utf8');
   return new Map(
     read('index', 'tsv')
@@ -98,7 +98,7 @@ describe("one Service's IPVS state read by address, against the real kube-proxy'
   let fake: FakeApi;
   const answers = targeted();
   before(async () => {
-    whole = await readSnapshot(join(RECORDING, 'snapshot'));
+    whole = await readSnapshot(RECORDING);
     fake = await startFakeApi({ objects: inIpvsMode(whole.objects) });
   });
   after(async () => {
@@ -201,9 +201,10 @@ describe("one Service's IPVS state read by address, against the real kube-proxy'
     // ipvsadm's and ipset's answers where they are not there, as the VM printed them
     const noSuchService = answers.get('ipvsadm -Ln -u 10.96.0.1:443')!;
     assert.equal(noSuchService.stderr, 'No such service\n');
-    const loopBack = [...answers.keys()].find((k) =>
-      k.startsWith('ipset test KUBE-LOOP-BACK 10.244.1.4,tcp:80'),
-    )!;
+    // one of its endpoints' loop-back entries, as its read by address tests it
+    const ran: string[] = [];
+    await read(svc, { byAddress: true, ran });
+    const loopBack = ran.find((k) => /^ipset test KUBE-LOOP-BACK \S+,tcp:\d+,/.test(k))!;
     const entry = loopBack.split(' ')[3]!;
     const notInSet = answers.get('ipset test KUBE-CLUSTER-IP 10.96.0.1,udp:443')!;
     assert.match(notInSet.stderr, /^10\.96\.0\.1,udp:443 is NOT in set KUBE-CLUSTER-IP\.$/m);

@@ -9,13 +9,17 @@ out=$PWD
 kube-proxy --config=/etc/kube-proxy/config.conf --hostname-override=node-a \
   >"$out/kube-proxy-log.txt" 2>&1 &
 proxy=$!
-# settled: the kube-dns virtual server is there and two listings a few seconds apart agree
+# settled: the kube-dns virtual server is there, the IPv6 proxier's rules too where it runs (it
+# restores them after its ipsets; under emulation its first sync can end minutes after the IPv4
+# one's), and listings a few seconds apart agree
 last='' settled=0
 for _ in $(seq 1 120); do
   sleep 3
   kill -0 $proxy 2>/dev/null || { echo "kube-proxy exited" >&2; tail -20 "$out/kube-proxy-log.txt" >&2; exit 1; }
-  now=$(ipvsadm-save -n 2>/dev/null; ipset list -o save 2>/dev/null)
-  if [[ $now == *10.96.0.10:53* && $now == "$last" ]]; then settled=$((settled + 1)); else settled=0; fi
+  now=$(ipvsadm-save -n 2>/dev/null; ipset list -o save 2>/dev/null; ip6tables-save -t nat 2>/dev/null | grep '^-A')
+  v6=true
+  grep -q 'dual-stack mode' "$out/kube-proxy-log.txt" && [[ $now != *'-A KUBE-POSTROUTING'* ]] && v6=false
+  if [[ $now == *10.96.0.10:53* && $v6 == true && $now == "$last" ]]; then settled=$((settled + 1)); else settled=0; fi
   [[ $settled -ge 3 ]] && break
   last=$now
 done
