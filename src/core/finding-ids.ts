@@ -114,6 +114,7 @@ export const STEP_FINDING_IDS = {
   'traffic-policy': [
     'traffic-policy-cluster',
     'local-endpoints-everywhere',
+    'no-local-endpoint',
     'traffic-policy-not-observed',
     'traffic-policy-not-used',
   ],
@@ -134,10 +135,8 @@ export type StepId = keyof typeof STEP_FINDING_IDS;
  * node findings of `kdebug drift`. */
 export type StepFindingId<S extends StepId> =
   | (typeof STEP_FINDING_IDS)[S][number]
-  | (S extends 'rules' ? DriftId : S extends 'traffic-policy' ? TrafficPolicyDriftId : never)
+  | (S extends 'rules' ? DriftId : never)
   | (typeof ANY_STEP_IDS)[number];
-/** The drift id the Traffic policy step says for itself: a node without a local endpoint. */
-type TrafficPolicyDriftId = Extract<DriftId, 'no-local-endpoint'>;
 /** A finding's id: a step's own, one of `kdebug drift`'s (the Rules step's per node), or any step's. */
 export type FindingId =
   (typeof STEP_FINDING_IDS)[StepId][number] | DriftId | (typeof ANY_STEP_IDS)[number];

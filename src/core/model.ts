@@ -8,7 +8,8 @@ export type ServicePortName = string;
 
 /** Finding ids renamed, with the old ids JSON still carries as `aliases` for one release. */
 export const RENAMED_IDS: Record<string, string[]> = {
-  'no-local-endpoint': ['no-local-endpoints'], // drift used the plural before 0.2
+  // drift's note shared no-local-endpoint with the Traffic policy step's failure before 0.2
+  'local-policy-drop': ['no-local-endpoint', 'no-local-endpoints'],
   'service-chain-missing': ['svc-chain-missing'], // drift ids say "service-" from 0.2 on
 };
 

@@ -309,7 +309,7 @@ describe('drift', () => {
     assert.deepEqual(d.findings, []);
     assert.deepEqual(
       d.notes?.map((n) => [n.id, n.service]),
-      [['no-local-endpoint', LOCAL]],
+      [['local-policy-drop', LOCAL]],
     );
     assert.match(
       d.notes![0]!.explanation,
@@ -451,7 +451,7 @@ describe('drift on the snapshots', () => {
       [],
     ],
     ['missing-service-rules', 'vm-12-7-centos', [], []],
-    ['nodeport-local-no-endpoint', 'vm-12-11-centos', [], ['no-local-endpoint']],
+    ['nodeport-local-no-endpoint', 'vm-12-11-centos', [], ['local-policy-drop']],
     ['nodeport-local-no-endpoint', 'vm-12-7-centos', [], []],
     ['orphan-chains', 'vm-12-7-centos', ['warning orphan-chain default/old-web:http'], []],
     ['orphan-chains', 'vm-12-11-centos', [], []],

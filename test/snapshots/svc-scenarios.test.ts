@@ -48,7 +48,7 @@ export const SCENARIOS: Scenario[] = [
 /** The ids StepFindingId<step> allows, at run time. */
 function stepMayCarry(step: string, id: string): boolean {
   const own: readonly string[] = STEP_FINDING_IDS[step as StepId] ?? [];
-  const drift = step === 'rules' ? Object.keys(SEVERITY) : step === 'traffic-policy' ? ['no-local-endpoint'] : [];
+  const drift = step === 'rules' ? Object.keys(SEVERITY) : [];
   return [...own, ...drift, ...ANY_STEP_IDS].includes(id);
 }
 
@@ -81,6 +81,20 @@ describe('kdebug svc scenarios', () => {
       golden(join('test/golden/svc', `${s.dir}.json`), reportJson(report));
     });
   }
+});
+
+describe('an id says one verdict in a run: a script reading it gets one answer', () => {
+  for (const s of SCENARIOS.filter((x) => existsSync(join('snapshots', x.dir, 'objects.json'))))
+    it(s.dir, async () => {
+      const report = await scenarioReport(s);
+      const steps = new Map<string, Set<string>>();
+      for (const step of report.steps)
+        for (const f of step.findings)
+          if (f.status === 'pass' || f.status === 'fail' || f.status === 'warn')
+            steps.set(f.id, (steps.get(f.id) ?? new Set()).add(`${step.id}:${f.status === 'pass' ? 'pass' : 'problem'}`));
+      const mixed = [...steps].filter(([, at]) => new Set([...at].map((a) => a.split(':')[1])).size > 1);
+      assert.deepEqual(mixed.map(([id, at]) => `${id}: ${[...at].join(', ')}`), []);
+    });
 });
 
 describe("the summary's Next is the command that shows or fixes the cause, not the symptom", () => {

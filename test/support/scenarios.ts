@@ -420,7 +420,7 @@ ${CLUSTER}
 ## What kdebug should say
 
 - \`kdebug drift --snapshot snapshots/nodeport-local-no-endpoint --all-nodes\`: no drift (exit 0);
-  on vm-12-11-centos an informational \`no-local-endpoint\` for \`default/nginx-svc:http\`
+  on vm-12-11-centos an informational \`local-policy-drop\` for \`default/nginx-svc:http\`
   explaining the drop and naming the node that answers.
 - \`kdebug trace --snapshot snapshots/nodeport-local-no-endpoint --node vm-12-11-centos --src 203.0.113.50 --dst 10.0.12.11:30080\`:
   DROP. The same on vm-12-7-centos: DNAT to 10.244.0.3:80, not masqueraded (the client IP is

@@ -21,7 +21,7 @@ export type DriftId =
   | 'firewall-missing'
   | 'entry-jump-missing'
   | 'orphan-chain'
-  | 'no-local-endpoint'
+  | 'local-policy-drop'
   | 'rule-text-differs'
   | 'rule-behaviour-differs'
   | 'jump-target-missing'
@@ -90,7 +90,7 @@ export const SEVERITY: Record<DriftId, Severity> = {
   'no-endpoints-reject-missing': 'warning',
   'firewall-missing': 'warning',
   'orphan-chain': 'warning',
-  'no-local-endpoint': 'info',
+  'local-policy-drop': 'info',
   'rule-text-differs': 'info',
   'rule-behaviour-differs': 'warning',
   'jump-target-missing': 'error',

@@ -30,7 +30,7 @@ const CLUSTERIP_CAUSES = [
   'endpoint-stale',
   'no-endpoints-reject-missing',
   'local-policy-wrong',
-  'no-local-endpoint',
+  'local-policy-drop',
 ];
 
 export function clusterIpProbes(

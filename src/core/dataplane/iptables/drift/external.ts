@@ -249,7 +249,7 @@ function externalVerdicts(
       ...new Set(sp.allEndpoints.filter((e) => e.ready && e.nodeName).map((e) => e.nodeName!)),
     ];
     c.note({
-      id: 'no-local-endpoint',
+      id: 'local-policy-drop',
       service: sp.name,
       title: `no local endpoint: external traffic arriving here is dropped`,
       message: `node ${c.node} runs none of ${sp.name}'s endpoints, so with externalTrafficPolicy: Local kube-proxy drops traffic arriving here for ${where}, as designed${nodes.length ? `; only ${nodes.join(', ')} ${nodes.length === 1 ? 'answers' : 'answer'}` : ''}. Pods and processes on this node still reach the Service.`,

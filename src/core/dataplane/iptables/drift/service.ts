@@ -48,7 +48,7 @@ export function internalPath(
     if (!ok) noVerdict(sp, `${where} (cluster IP)`, sp.internalVerdict!, sp.filter, c);
     else if (sp.internalVerdict === 'DROP')
       c.note({
-        id: 'no-local-endpoint',
+        id: 'local-policy-drop',
         service: sp.name,
         title: `no local endpoint: cluster IP traffic from this node is dropped`,
         message: `node ${c.node} runs none of ${sp.name}'s endpoints, so kube-proxy drops its cluster IP traffic from this node (internalTrafficPolicy: Local), as designed. Pods on this node cannot reach ${where}.`,
