@@ -115,6 +115,7 @@ export const STEP_FINDING_IDS = {
     'traffic-policy-cluster',
     'local-endpoints-everywhere',
     'no-local-endpoint',
+    'traffic-policy-not-met',
     'traffic-policy-not-observed',
     'traffic-policy-not-used',
   ],

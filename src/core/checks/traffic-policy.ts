@@ -4,12 +4,26 @@
 import { read, stateSeen, unseen } from '../evidence.js';
 import { categorize, portEndpoints } from '../dataplane/kube-proxy/endpoints.js';
 import type { Service, ServicePort } from '../kube/objects.js';
+import type { FindingId } from '../finding-ids.js';
 import type { Evidence, Finding } from '../model.js';
 import { kubectl, valid } from '../next-command.js';
-import { type Check, findingOf, list, pending, podsOf, serviceRef } from './check.js';
+import {
+  type Cause,
+  type Check,
+  consequence,
+  count,
+  findingOf,
+  foldNodes,
+  list,
+  listFew,
+  pending,
+  podsOf,
+  serviceRef,
+} from './check.js';
 import type { CheckContext } from './context.js';
 import { hostPort } from '../ipv6.js';
 import { modeTraits } from '../dataplane/dataplane.js';
+import { namedFew } from '../nodes/access.js';
 
 const finding = findingOf('traffic-policy');
 
@@ -204,6 +218,158 @@ function internal(ctx: CheckContext, svc: Service): Finding[] {
   });
 }
 
+/** The Rules step's findings that say a node does not send the Service's traffic to its ready
+ * endpoints: where one stands, policy Cluster's effect is not met on that node. */
+const NOT_FORWARDED: readonly FindingId[] = [
+  'service-rules-missing',
+  'service-chain-missing',
+  'endpoint-missing',
+  'endpoint-stale',
+  'nodeport-missing',
+  'local-policy-wrong',
+  'entry-jump-missing',
+  'jump-target-missing',
+  'rule-behaviour-differs',
+  'element-chain-missing',
+  'endpoint-not-in-numgen',
+  'vip-not-on-kube-ipvs0',
+  'real-server-weight-zero',
+  'cilium-frontend-missing',
+  'cilium-frontend-not-reconciled',
+  'cilium-backend-missing',
+  'cilium-backend-stale',
+  'cilium-traffic-policy-differs',
+  'cilium-forwarding-differs',
+];
+
+/** The Rules step's finding that the node does not forward the Service's traffic, if it said one. */
+const notForwardedOn = (ctx: CheckContext, node: string): Cause | undefined =>
+  ctx.earlier.find(
+    (c) =>
+      c.step === 'Rules' &&
+      NOT_FORWARDED.includes(c.finding.id) &&
+      (c.finding.node === node || c.finding.nodes?.includes(node) === true),
+  );
+
+/** Policy Cluster: what every node does is what each node's rules show. A node whose rules were
+ * read and not found wrong passes with them; one the Rules step found wrong does not (that step
+ * holds the fault); one whose rules were not read is what kube-proxy would do, not observed. */
+function cluster(ctx: CheckContext, svc: Service): Finding[] {
+  const ext = externallyAccessible(svc);
+  // what a node does under the policy, as a verb said of one node and of several
+  const [does, doAll] = ext
+    ? [
+        'accepts the node port and forwards to any ready endpoint, on any node',
+        'accept the node port and forward to any ready endpoint, on any node',
+      ]
+    : [
+        'sends the ClusterIP traffic to any ready endpoint, on any node',
+        'send the ClusterIP traffic to any ready endpoint, on any node',
+      ];
+  const why = ext
+    ? " The connection is masqueraded on the way, so the Pod sees the node's address instead of the client's. externalTrafficPolicy: Local keeps the client IP, at the cost of dropping traffic on nodes without a local Pod."
+    : '';
+  const spec = [
+    ...(ext ? [`spec.externalTrafficPolicy: ${svc.externalTrafficPolicy}`] : []),
+    `spec.internalTrafficPolicy: ${svc.internalTrafficPolicy}`,
+  ].map((l) => read(l, serviceRef(svc)));
+  const wrong: [string, Cause][] = [];
+  const shown: [string, Evidence[]][] = [];
+  const unread: string[] = [];
+  // without the EndpointSlices the Rules step compared nothing: no node's rules are known right
+  const compared = ctx.slices().length > 0 || !ctx.slicesNotCaptured(svc);
+  for (const node of ctx.nodeNames()) {
+    const cause = notForwardedOn(ctx, node);
+    const lines =
+      cause || !compared || !rulesRead(ctx, node) ? undefined : entryLines(ctx, svc, node);
+    if (cause) wrong.push([node, cause]);
+    else if (lines) shown.push([node, lines]);
+    else unread.push(node);
+  }
+  const out: Finding[] = [];
+  if (shown.length > 0) {
+    const nodes = shown.map(([n]) => n);
+    const all = nodes.length === ctx.nodeNames().length;
+    out.push(
+      finding(
+        'traffic-policy-cluster',
+        'pass',
+        all
+          ? 'policy Cluster: any node forwards to any ready endpoint'
+          : `policy Cluster: ${listFew(nodes, 3)} forward${nodes.length === 1 ? 's' : ''} to any ready endpoint`,
+        {
+          explanation: `${all ? `Every node ${does}` : `${list(nodes)} ${nodes.length === 1 ? does : doAll}`}, as ${all || nodes.length > 1 ? 'their' : 'its'} rules show.${why}`,
+          evidence: [...spec, ...shown.flatMap(([, lines]) => lines)],
+          nodes,
+        },
+      ),
+    );
+  }
+  // the Rules step holds the fault: said here as its consequence, never as a second root
+  const notMet = wrong.map(([node, cause]) =>
+    consequence(
+      finding(
+        'traffic-policy-not-met',
+        'warn',
+        `policy Cluster: not met on ${node}, whose rules do not forward as it says (step 7)`,
+        {
+          explanation: `With this policy every node ${does}. The Rules step found that ${node} does not: ${cause.finding.title}.`,
+          evidence: [...spec, ...cause.finding.evidence.filter((e) => e.kind === 'observed')],
+          node,
+          ...(cause.finding.next ? { next: cause.finding.next } : {}),
+        },
+      ),
+      cause,
+    ),
+  );
+  out.push(
+    ...foldNodes(
+      notMet,
+      (nodes) =>
+        `policy Cluster: not met on ${namedFew(nodes)}, whose rules do not forward as it says (step 7)`,
+    ),
+  );
+  if (unread.length > 0)
+    out.push(
+      finding(
+        'traffic-policy-not-observed',
+        'skip',
+        `policy Cluster: what ${count(unread.length, 'node')} ${unread.length === 1 ? 'does' : 'do'} is not observed (rules not read)`,
+        {
+          explanation: `kube-proxy on ${listFew(unread)} would ${doAll}. ${unread.length === 1 ? 'Its' : 'Their'} rules for the Service were not read, so whether ${unread.length === 1 ? 'it does' : 'they do'} is not observed (the Rules step says why).`,
+          evidence: [
+            ...spec,
+            ...unread.map((n) => unseen(`${n}: rules for the Service not read`, n)),
+          ],
+          ...(unread.length === 1 ? { node: unread[0] } : { nodes: unread }),
+        },
+      ),
+    );
+  return out;
+}
+
+/** How the Service's traffic enters each of its ports' rules on the node, where every port has
+ * them; undefined where one has none read. */
+function entryLines(ctx: CheckContext, svc: Service, node: string): Evidence[] | undefined {
+  const n = ctx.analysis.node(node);
+  const dp = n.dataplane();
+  const trees = n.trees(ctx.scope)?.services ?? [];
+  const lines: Evidence[] = [];
+  for (const port of svc.ports) {
+    const spn = ctx.servicePortName(port);
+    const tree = trees.find((t) => t.name === spn);
+    const entry = tree && dp ? dp.entryLines(tree).map((l) => stateSeen(node, l)) : [];
+    // a port without endpoints is rejected by a filter rule in iptables mode, its entry's own
+    const verdicts =
+      tree && n.mode() === 'iptables'
+        ? tree.verdicts.flatMap((v) => ctx.lineEvidence(node, v.table, v.line) ?? [])
+        : [];
+    if (entry.length + verdicts.length === 0) return undefined;
+    lines.push(...entry, ...verdicts);
+  }
+  return lines;
+}
+
 export const trafficPolicyCheck: Check<'traffic-policy'> = {
   id: 'traffic-policy',
   title: 'Traffic policy',
@@ -220,23 +386,6 @@ export const trafficPolicyCheck: Check<'traffic-policy'> = {
     const etpLocal = svc.externalTrafficPolicy === 'Local' && externallyAccessible(svc);
     const itpLocal = svc.internalTrafficPolicy === 'Local';
     const out = [...(etpLocal ? external(ctx, svc) : []), ...(itpLocal ? internal(ctx, svc) : [])];
-    if (out.length > 0) return out;
-    const ext = externallyAccessible(svc);
-    return [
-      finding(
-        'traffic-policy-cluster',
-        'pass',
-        'policy Cluster: any node forwards to any ready endpoint',
-        {
-          explanation: ext
-            ? "Every node accepts the node port and forwards to any ready endpoint, on any node; the connection is masqueraded on the way, so the Pod sees the node's address instead of the client's. externalTrafficPolicy: Local keeps the client IP, at the cost of dropping traffic on nodes without a local Pod."
-            : 'Every node sends the ClusterIP traffic to any ready endpoint, on any node.',
-          evidence: [
-            ...(ext ? [`spec.externalTrafficPolicy: ${svc.externalTrafficPolicy}`] : []),
-            `spec.internalTrafficPolicy: ${svc.internalTrafficPolicy}`,
-          ].map((l) => read(l, serviceRef(svc))),
-        },
-      ),
-    ];
+    return out.length > 0 ? out : cluster(ctx, svc);
   },
 };

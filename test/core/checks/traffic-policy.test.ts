@@ -3,6 +3,8 @@ import { evidenceText } from '../../../src/core/evidence.js';
 import { describe, it } from 'node:test';
 import { trafficPolicyCheck } from '../../../src/core/checks/traffic-policy.js';
 import type { KubeObject } from '../../../src/core/model.js';
+import { readSnapshot } from '../../../src/cluster/snapshot/read.js';
+import { diagnose } from '../../../src/core/diagnose.js';
 import {
   aService,
   anEndpointSlice,
@@ -65,6 +67,12 @@ describe('traffic policy step', () => {
       want: ['traffic-policy-not-observed:skip'],
     },
     {
+      name: 'Cluster policies, no node read: what kube-proxy would do, never a ✓',
+      objects: healthy(),
+      unread: true,
+      want: ['traffic-policy-not-observed:skip'],
+    },
+    {
       name: 'ITP Local, the node without a local endpoint not read',
       objects: cluster(aService({ spec: { internalTrafficPolicy: 'Local' } })),
       unread: true,
@@ -117,5 +125,23 @@ describe('traffic policy step', () => {
         .some((e) => e.includes('has no local endpoints') && e.includes('-j DROP')),
       f!.evidence.map(evidenceText).join('\n'),
     );
+  });
+});
+
+describe("policy Cluster rests on the nodes' rules", () => {
+  it('a node the Rules step found without the rule is not passed: not met there, pointing at step 7', async () => {
+    const facts = await readSnapshot('snapshots/missing-service-rules');
+    const r = diagnose(facts, { namespace: 'default', service: 'nginx-svc' });
+    const found = r.steps.find((s) => s.id === 'traffic-policy')!.findings;
+    assert.deepEqual(ids(found), ['traffic-policy-cluster:pass', 'traffic-policy-not-met:warn']);
+    const [pass, notMet] = found as [(typeof found)[0], (typeof found)[0]];
+    assert.deepEqual(pass.nodes, ['vm-12-7-centos']);
+    assert.ok(
+      pass.evidence.some((e) => e.kind === 'observed' && e.node === 'vm-12-7-centos'),
+      pass.evidence.map(evidenceText).join('\n'),
+    );
+    assert.equal(notMet.node, 'vm-12-11-centos');
+    assert.match(notMet.explanation, /This follows from service-rules-missing \(Rules\)/);
+    assert.equal(r.firstProblem?.finding.id, 'service-rules-missing', 'the root stays in Rules');
   });
 });
