@@ -55,7 +55,7 @@ describe('Diagnosis frames', () => {
 ┃ ◐  6 kube-proxy          ┃│   app=wbe, so the endpoint controller finds no   │
 ┃ ⠋  7 Rules               ┃│   Pods: the Service has no endpoints, and        │
 ┃ ⠋  8 Reachability        ┃│   kube-proxy rejects connections to it. The      │
-┃ ✓  9 Traffic policy      ┃│   nearest miss: Pods web-1 and web-2 of          │
+┃ ⠋  9 Traffic policy      ┃│   nearest miss: Pods web-1 and web-2 of          │
 ┃ ⠋ 10 Hairpin             ┃│   Deployment web have app=web where the selector │
 ┃                          ┃│   wants app=wbe. Either correct the Service's    │
 ┃                          ┃│   selector or the Pods' labels (in their         │
@@ -87,7 +87,7 @@ kubectl -n default patch service web --type=merge -p \\
 │ ◐  6 kube-proxy          │┃   app=wbe, so the endpoint controller finds no   ┃
 │ ⠸  7 Rules               │┃   Pods: the Service has no endpoints, and        ┃
 │ ⠸  8 Reachability        │┃   kube-proxy rejects connections to it. The      ┃
-│ ✓  9 Traffic policy      │┃   nearest miss: Pods web-1 and web-2 of          ┃
+│ ⠸  9 Traffic policy      │┃   nearest miss: Pods web-1 and web-2 of          ┃
 │ ⠸ 10 Hairpin             │┃   Deployment web have app=web where the selector ┃
 │                          │┃   wants app=wbe. Either correct the Service's    ┃
 │                          │┃   selector or the Pods' labels (in their         ┃

@@ -386,6 +386,8 @@ export const trafficPolicyCheck: Check<'traffic-policy'> = {
     const etpLocal = svc.externalTrafficPolicy === 'Local' && externallyAccessible(svc);
     const itpLocal = svc.internalTrafficPolicy === 'Local';
     const out = [...(etpLocal ? external(ctx, svc) : []), ...(itpLocal ? internal(ctx, svc) : [])];
-    return out.length > 0 ? out : cluster(ctx, svc);
+    if (out.length > 0) return out;
+    // policy Cluster rests on the nodes' rules: pending while they are read
+    return ctx.waiting('nodes') ? pending('waiting for the node rules') : cluster(ctx, svc);
   },
 };
