@@ -41,6 +41,7 @@ export { isWindows, toNode, type Node, type NodeAddress } from './objects/node.j
 export {
   configFromConfigz,
   configMapsMounted,
+  configTells,
   DEFAULT_KUBE_PROXY_CONFIG,
   kubeProxyConfigOf,
   kubeProxyMounts,

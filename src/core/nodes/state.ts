@@ -5,6 +5,7 @@ import { read, seen, unseen } from '../evidence.js';
 import {
   DEFAULT_KUBE_PROXY_CONFIG,
   configFromConfigz,
+  configTells,
   isWindows,
   kubeProxyConfigOf,
   type ClusterView,
@@ -158,13 +159,17 @@ function configOf(
       evidence: (assumed ? unseen : read)(config.source),
     };
   } catch (e) {
-    const config = kubeProxyConfigOf({ ...view, configMaps: [] }, pod, mounted);
+    // unreadable: as if none were there (its Pod's flags alone), and said why
+    const error = (e as Error).message;
+    const flagged = kubeProxyConfigOf({ ...view, configMaps: [] }, pod, mounted);
+    const assumed = flagged === DEFAULT_KUBE_PROXY_CONFIG;
+    const source = assumed ? error : `${flagged.source} (${error})`;
     return {
-      value: config,
-      from: config === DEFAULT_KUBE_PROXY_CONFIG ? 'default' : 'objects',
-      source: config.source,
-      evidence: unseen(config.source),
-      error: (e as Error).message,
+      value: { ...flagged, source, unread: { ...flagged.unread!, why: error } },
+      from: assumed ? 'default' : 'objects',
+      source,
+      evidence: unseen(`kube-proxy's configuration: ${error}`),
+      error,
     };
   }
 }
@@ -213,8 +218,9 @@ function modeOf(
     return mode(rules.mode, 'rules', `the rules in ${rules.source}`, (t) =>
       seen(t, { node, source: rules.source }),
     );
-  // the configuration kube-proxy reads is read from the API; its default is only assumed
-  return mode(configured, config.from, config.source, config.from === 'default' ? unseen : read);
+  // the configuration kube-proxy reads is read from the API; a mode it does not tell, not known
+  const told = config.from !== 'default' && configTells(config.value, 'mode');
+  return mode(configured, config.from, config.source, told ? read : unseen);
 }
 
 /** kube-proxy's release, best first: its own build info on /metrics, the image tag of its Pod

@@ -1,5 +1,7 @@
 // kube-proxy's mode on each node, as the node state decided it: one mode everywhere, nodes that
 // differ from each other or from the configuration, and the nodes where nobody said it.
+import { unseen } from '../../evidence.js';
+import { configTells } from '../../kube/objects.js';
 import { configInObjects } from '../../nodes/state.js';
 import { MIXED_PROXY_MODES, type Evidence, type Finding } from '../../model.js';
 import { namedFew } from '../../nodes/access.js';
@@ -64,13 +66,7 @@ export function modes(ctx: CheckContext): Finding[] {
   const out: Finding[] = [];
   const unobserved = all.filter((m) => !per.includes(m));
   if (unobserved.length > 0) out.push(notObserved(ctx, unobserved));
-  if (error)
-    out.push(
-      finding('kube-proxy-config-unreadable', 'warn', 'the kube-proxy ConfigMap cannot be read', {
-        explanation: `${error}. kdebug assumes kube-proxy's defaults (iptables mode).`,
-        next: kubectl('kube-system', 'get', 'configmap', 'kube-proxy', '-o', 'yaml'),
-      }),
-    );
+  if (error) out.push(unreadable(error));
   const evidence = per.map((m) => m.evidence);
   // what the API objects configure (a ConfigMap, its Pod's flags), never what a node served
   const configured = configuredMode(ctx);
@@ -100,12 +96,28 @@ export function modes(ctx: CheckContext): Finding[] {
   return out;
 }
 
+/** kube-proxy's configuration file does not parse: not read, and what that leaves unknown. */
+function unreadable(error: string): Finding {
+  return finding(
+    'kube-proxy-config-unreadable',
+    'skip',
+    "kube-proxy's configuration cannot be read",
+    {
+      explanation: `${error}. What only the configuration tells is not known: the cluster IP masquerade condition (masqueradeAll, clusterCIDR, detectLocalMode) and, on a node where nothing else said it, the proxy mode. kdebug compares nothing against them; the masquerade condition is read from each node's rules.`,
+      evidence: [unseen(`kube-proxy's configuration: ${error}`)],
+      next: kubectl('kube-system', 'get', 'configmap', 'kube-proxy', '-o', 'yaml'),
+    },
+  );
+}
+
 /** The mode kube-proxy's configuration in the API objects names ("iptables" where it names
  * none); undefined where none was read, or it cannot be. */
 function configuredMode(ctx: CheckContext): string | undefined {
   const config = configInObjects(ctx.view);
   // unreadable: kube-proxy-config-unreadable says so
-  return config.error || config.from === 'default' ? undefined : config.value.mode || 'iptables';
+  return config.error || config.from === 'default' || !configTells(config.value, 'mode')
+    ? undefined
+    : config.value.mode || 'iptables';
 }
 
 /** The nodes whose mode nobody there said: a stale answer, the configuration, or the default. */

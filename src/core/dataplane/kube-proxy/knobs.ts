@@ -2,10 +2,12 @@
 // from what was recorded there: the knobs its rules show, its /configz, its /metrics and version.
 // The one home for expect, drift, the Rules step and the TUI.
 import type { ExpectOptions } from './expected.js';
-import type { Ruleset } from '../iptables/read/parse.js';
+import type { Ruleset, Table } from '../iptables/read/parse.js';
 import type { NodeState } from '../../nodes/state.js';
 import { atLeast } from '../../version.js';
 import { NEWEST_MODELLED } from './releases.js';
+import { configTells, type KubeProxyConfig } from '../../kube/objects.js';
+import { masqueradeCondition } from '../iptables/trees/tree-index.js';
 
 /** A node's options, and where the ones not read off its rules came from (for `expect`'s notes). */
 export interface NodeKnobs {
@@ -31,7 +33,7 @@ export function nodeKnobs(
   rules?: Ruleset,
 ): NodeKnobs {
   const node = state.node;
-  const config = state.config.value;
+  const config = rules ? withMasqueradeShown(state.config.value, rules) : state.config.value;
   const version = state.version?.value;
   // the release whose rules to write: the node's own; unknown, the newest modelled, said
   const release = version?.major === 1 ? { minor: version.minor } : undefined;
@@ -89,4 +91,43 @@ export function optionsFromDump(rs: Ruleset): ExpectOptions {
     nfacct,
     conntrackTcpBeLiberal: forward.length > 0 && !invalidDrop,
   };
+}
+
+/** Where the configuration does not tell the cluster IP masquerade condition (none was read),
+ * the one condition the node's rules hold for every Service: what kube-proxy there runs with.
+ * Several conditions, or none read: still not known, and drift says how the rules differ. */
+function withMasqueradeShown(config: KubeProxyConfig, rs: Ruleset): KubeProxyConfig {
+  if (configTells(config, 'masquerade')) return config;
+  // each condition once, in drift's words, with the settings that write it
+  const shown = new Map<string, Partial<KubeProxyConfig> | undefined>();
+  for (const nat of rs.tables.filter((t) => t.name === 'nat'))
+    for (const chain of nat.chains) {
+      // kube-proxy marks cluster IP traffic in KUBE-SVC chains, before 1.21 in KUBE-SERVICES
+      if (chain.name !== 'KUBE-SERVICES' && !chain.name.startsWith('KUBE-SVC-')) continue;
+      for (const id of chain.ruleIds)
+        if (nat.marksForMasquerade(id) && nat.comment(id)?.endsWith(' cluster IP'))
+          shown.set(masqueradeCondition(nat, id), settingsOf(nat, id));
+    }
+  const [only] = shown;
+  return shown.size === 1 && only![1]
+    ? { ...config, ...only![1], masqueradeShown: only![0] }
+    : config;
+}
+
+/** The settings under which kube-proxy writes this KUBE-MARK-MASQ rule for a cluster IP: what
+ * its local traffic detector matches, negated, or nothing (masqueradeAll). */
+function settingsOf(nat: Table, id: number): Partial<KubeProxyConfig> | undefined {
+  const src = nat.addressMatch(id, 'source');
+  const into = nat.rule(id).inInterface;
+  if (src?.negated && !into)
+    return { masqueradeAll: false, detectLocalMode: 'ClusterCIDR', clusterCIDR: src.cidr };
+  if (!src && into?.negated)
+    return into.name.endsWith('+')
+      ? {
+          masqueradeAll: false,
+          detectLocalMode: 'InterfaceNamePrefix',
+          interfaceNamePrefix: into.name.slice(0, -1),
+        }
+      : { masqueradeAll: false, detectLocalMode: 'BridgeInterface', bridgeInterface: into.name };
+  return !src && !into && !nat.hasOtherMatches(id) ? { masqueradeAll: true } : undefined;
 }

@@ -33,7 +33,22 @@ export interface KubeProxyConfig {
   featureGates: Record<string, boolean>;
   /** Where the values came from, for evidence. */
   source: string;
+  /** Where no configuration file was read (no ConfigMap, or one that does not parse): why, and
+   * the settings only it tells that no flag of the Pod told either, which are then not known
+   * (the values here are kube-proxy's defaults, never to be compared or decided from). */
+  unread?: { why: string; unknown: UnknownSetting[] };
+  /** Where `unread` leaves the masquerade condition unknown: the one condition the node's own
+   * rules hold ("! -s 10.244.0.0/16", "all"), taken as what kube-proxy there runs with. */
+  masqueradeShown?: string;
 }
+
+/** A setting only kube-proxy's configuration tells: its mode, and the cluster IP masquerade
+ * condition (masqueradeAll, clusterCIDR, detectLocalMode). */
+export type UnknownSetting = 'mode' | 'masquerade';
+
+/** Whether the configuration tells this setting: read from a file, or set by a flag. */
+export const configTells = (c: KubeProxyConfig, setting: UnknownSetting): boolean =>
+  !c.unread?.unknown.includes(setting);
 
 export function toConfigMap(raw: KubeObject): ConfigMap {
   return { namespace: namespaceOf(raw), name: nameOf(raw), data: strMap(raw['data']), raw };
@@ -54,7 +69,12 @@ export function toKubeProxyConfig(cm: ConfigMap): KubeProxyConfig {
     try {
       c = obj(loadYaml(cm.data[key]!));
     } catch (e) {
-      throw new Error(`${source}: not valid YAML: ${(e as Error).message.split('\n')[0]}`);
+      // js-yaml's mark counts lines from 0
+      const { reason, mark } = e as { reason?: string; mark?: { line: number } };
+      const at = mark ? ` at line ${mark.line + 1}` : '';
+      throw new Error(
+        `${source}: not valid YAML${at}: ${reason ?? (e as Error).message.split('\n')[0]}`,
+      );
     }
   }
   return configFrom(c, source);
@@ -148,6 +168,10 @@ export const DEFAULT_KUBE_PROXY_CONFIG: KubeProxyConfig = {
   nodePortAddresses: [],
   featureGates: {},
   source: 'defaults (no kube-proxy ConfigMap)',
+  unread: {
+    why: "no ConfigMap; kube-proxy may run with flags, or with EKS's kube-proxy-config",
+    unknown: ['mode', 'masquerade'],
+  },
 };
 
 /** The ConfigMaps a Pod mounts (for kube-proxy's Pod: where its configuration file is). */
@@ -178,11 +202,18 @@ export function kubeProxyConfigOf(
   const base = cm ? (cm.proxyConfig ??= toKubeProxyConfig(cm)) : DEFAULT_KUBE_PROXY_CONFIG;
   const flags = pod ? proxyFlags(pod) : {};
   if (Object.keys(flags).length === 0) return base;
+  // with no file read, what the flags set is known, nothing else
+  const unknown = base.unread?.unknown.filter((s) =>
+    s === 'mode'
+      ? !flags.mode
+      : !flags.masqueradeAll && !flags.clusterCIDR && !flags.detectLocalMode,
+  );
   return {
     ...base,
     ...flags,
     featureGates: { ...base.featureGates, ...flags.featureGates },
     source: `${cm ? `${base.source}, ` : ''}the flags of Pod kube-system/${pod!.name}`,
+    ...(base.unread ? { unread: { ...base.unread, unknown: unknown ?? [] } } : {}),
   };
 }
 

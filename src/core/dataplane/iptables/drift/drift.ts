@@ -12,7 +12,7 @@ import { textDifferences } from './text.js';
 import type { ExpectedRules } from '../../kube-proxy/expected.js';
 import type { ExpectedServicePort } from '../../kube-proxy/service-port.js';
 import type { Ruleset } from '../read/parse.js';
-import { DEFAULT_KUBE_PROXY_CONFIG, type ClusterView, type Pod } from '../../../kube/objects.js';
+import { configTells, type ClusterView, type Pod } from '../../../kube/objects.js';
 import type { ServiceTree, ServiceTrees } from '../../trees.js';
 import { buildServiceTrees } from '../trees.js';
 import {
@@ -88,7 +88,7 @@ export function nodeDrift(input: DriftInput): NodeDrift {
     if (findings.slice(before).some(isDrift)) flagged.add(sp.name);
   }
   reportMasquerade(masq, ctx);
-  for (const m of masq) flagged.add(m.service);
+  for (const m of masq) if (m.got !== m.want) flagged.add(m.service);
   nodeLevelChecks(ctx);
   danglingJumps(ctx);
   if (!input.servicePortsOnly) orphanChains(ctx, trees.orphans);
@@ -169,19 +169,25 @@ function kubeProxyPodOn(pods: Pod[], node: string): DriftContext['kubeProxy'] {
 function reportMasquerade(diffs: MasqueradeDiff[], ctx: DriftContext): void {
   if (diffs.length === 0) return;
   const same = diffs.every((d) => d.want === diffs[0]!.want && d.got === diffs[0]!.got);
-  if (ctx.exp.config === DEFAULT_KUBE_PROXY_CONFIG) {
+  const { unread, masqueradeShown } = ctx.exp.config;
+  if (unread && !configTells(ctx.exp.config, 'masquerade')) {
     // the configuration was not read: nothing to compare with but the node's own consistency
-    const ways = [...new Set(diffs.map((d) => d.got))];
+    const ways = [
+      ...new Set([...(masqueradeShown ? [masqueradeShown] : []), ...diffs.map((d) => d.got)]),
+    ];
+    const actual = diffs.slice(0, 3).flatMap((x) => x.actual);
     const f = {
       id: 'masquerade-differs' as const,
       title:
         ways.length === 1
           ? 'kube-proxy configuration not read: masquerade condition taken from the rules'
           : `Service ports masquerade cluster IP traffic in ${ways.length} different ways`,
-      message: `kdebug read no kube-proxy configuration (no ConfigMap; kube-proxy may run with flags, or with EKS's kube-proxy-config), so the masquerade condition is not checked against it. On ${ctx.node} ${ways.length === 1 ? `every Service port masquerades on "${ways[0]}"` : `Service ports masquerade in ${ways.length} different ways (${ways.map((w) => `"${w}"`).join(', ')}): one kube-proxy writes one condition for all, so some of these rules are stale or were written by someone else`}.`,
-      expected: [],
-      actual: diffs.slice(0, 3).flatMap((x) => x.actual),
-      advice: 'Find the configuration kube-proxy mounts among the ConfigMaps of kube-system.',
+      message: `kdebug read no kube-proxy configuration (${unread.why}), so the masquerade condition is not checked against it. On ${ctx.node} ${ways.length === 1 ? `every Service port masquerades on "${ways[0]}"` : `Service ports masquerade in ${ways.length} different ways (${ways.map((w) => `"${w}"`).join(', ')}): one kube-proxy writes one condition for all, so some of these rules are stale or were written by someone else`}.`,
+      // one way: the node's own lines are what kube-proxy there writes, never unexpected
+      expected: ways.length === 1 ? actual : [],
+      actual,
+      advice:
+        'Find the configuration kube-proxy mounts among the ConfigMaps of kube-system, and correct it where it does not parse.',
       next: kubectl('kube-system', 'get', 'configmaps', '-o', 'name'),
     };
     // consistent: information; inconsistent among themselves: observed bad, a warning

@@ -99,7 +99,7 @@ export function append<T>(list: T[], item: T): T[] {
 }
 
 /** What a KUBE-MARK-MASQ rule selects, in iptables words. */
-function masqueradeCondition(t: Table, id: number): string {
+export function masqueradeCondition(t: Table, id: number): string {
   const src = t.addressMatch(id, 'source');
   if (src) return (src.negated ? '! -s ' : '-s ') + src.cidr;
   if (!t.hasOtherMatches(id)) return 'all';
