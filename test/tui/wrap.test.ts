@@ -17,7 +17,8 @@ describe('wrap', () => {
     ],
     ['keeps paragraphs', 'a\nb c', 5, '', ['a', 'b c']],
     ['empty text is one empty line', '', 5, '', ['']],
-    ['strips control characters', 'a\x1b[31mb', 5, '', ['ab']],
+    // a control character is shown escaped, never sent to the terminal
+    ['escapes control characters', 'a\x1b[31mb', 20, '', ['a\\x1b[31mb']],
   ];
   for (const [what, text, width, indent, lines] of cases) {
     it(what, () => assert.deepEqual(wrap(text, width, indent), lines));
