@@ -260,7 +260,8 @@ describe('--all-nodes on 3,000 nodes whose kubelets the API server cannot reach'
       text,
       new RegExp(`\\.\\.\\. and ${N + 2 - 11} more \\(-o json lists every one\\)`),
     );
-    assert.ok(text.split('\n').length < 120, `${text.split('\n').length} lines`);
+    // bounded whatever the node count (the footer naming what was not observed takes three lines)
+    assert.ok(text.split('\n').length < 130, `${text.split('\n').length} lines`);
   });
 
   it('keeps of each Node what the steps read, and diagnoses as it would with the Nodes whole', () => {
