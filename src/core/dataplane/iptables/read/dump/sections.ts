@@ -46,7 +46,7 @@ export abstract class DumpSections extends DumpFamilies {
       const had = this.familyShown(section);
       if (had !== undefined && had !== this.typedSave) this.closeSection();
     }
-    if (!command && !/(?:^| )(?:-t ?|--table[= ])\w/.test(line)) return;
+    if (!command && !/(?:^| )(?:-[a-zA-Z]*t ?|--table[= ])\w/.test(line)) return;
     const listed = listedTable(line);
     if (listed) this.saveFamily = undefined;
     if (!listed || !(TABLES as readonly string[]).includes(listed.table)) {

@@ -2,6 +2,7 @@
 // listings of other tools. The parser asks here only about lines that are not dump lines, so a
 // clean dump never pays for it.
 import { ELISION } from '../../../elisions.js';
+import { typedOptions } from './list-view/command.js';
 import { LOGS, logLine, type LogKind } from './logs.js';
 
 /** Why a line was skipped or doubted (JSON `warnings[].kind`). */
@@ -423,7 +424,7 @@ export function listedTable(
   if (!m || (m.index > 0 && !/[\s`$#(]/.test(line[m.index - 1]!))) return undefined;
   const args = m[2]!;
   if (!/(?:^| )(?:-[a-zA-Z]*[LS][a-zA-Z]*|--list(?:-rules)?)(?= |$)/.test(args)) return undefined;
-  const table = /(?:^| )(?:-t ?|--table[= ])(\w+)/.exec(args)?.[1] ?? 'filter';
+  const table = typedOptions(args).table ?? 'filter';
   return { table, ip6: m[1] === '6', command: m[0].trim() };
 }
 

@@ -1,0 +1,159 @@
+// The columns an `iptables -L` typed in a paste prints, from its options as iptables reads them
+// (getopt_long: short options bundled, `-nvL`, `-nt nat`; a long option by any prefix that names
+// it alone, `--verb`, `--line`): -v (--verbose) prints the packet and byte counts and the in and
+// out interfaces, --line-numbers the rule's number first. iptables' printer prints no others.
+import type { Columns } from './columns.js';
+
+/** iptables' long options (iptables/xshared.c, xtables_legacy/nft's main options). */
+const LONG = [
+  'append',
+  'check',
+  'delete',
+  'insert',
+  'replace',
+  'list',
+  'list-rules',
+  'flush',
+  'zero',
+  'new-chain',
+  'delete-chain',
+  'rename-chain',
+  'policy',
+  'source',
+  'src',
+  'destination',
+  'dst',
+  'protocol',
+  'in-interface',
+  'jump',
+  'table',
+  'match',
+  'numeric',
+  'out-interface',
+  'verbose',
+  'wait',
+  'wait-interval',
+  'exact',
+  'fragment',
+  'version',
+  'help',
+  'line-numbers',
+  'modprobe',
+  'set-counters',
+  'goto',
+  'ipv4',
+  'ipv6',
+];
+
+/** The long option a `--word` names: itself, else the one option it is a prefix of. */
+function longOption(word: string): string | undefined {
+  if (LONG.includes(word)) return word;
+  const all = LONG.filter((o) => o.startsWith(word));
+  return all.length === 1 ? all[0] : undefined;
+}
+
+/** Options that take an argument, short and long: their argument is no option. */
+const SHORT_ARG = new Set([
+  't',
+  'A',
+  'C',
+  'D',
+  'I',
+  'R',
+  'N',
+  'X',
+  'E',
+  'P',
+  's',
+  'd',
+  'p',
+  'i',
+  'j',
+  'm',
+  'o',
+  'g',
+  'w',
+  'W',
+]);
+const LONG_ARG = new Set([
+  'append',
+  'check',
+  'delete',
+  'insert',
+  'replace',
+  'new-chain',
+  'rename-chain',
+  'policy',
+  'source',
+  'src',
+  'destination',
+  'dst',
+  'protocol',
+  'in-interface',
+  'jump',
+  'table',
+  'match',
+  'out-interface',
+  'goto',
+  'modprobe',
+  'set-counters',
+]);
+
+/** The options iptables reads in `args` (what follows `iptables` on a line, up to a pipe): -L,
+ * -v, --line-numbers, and the table -t names. */
+export function typedOptions(args: string): {
+  list: boolean;
+  verbose: boolean;
+  numbers: boolean;
+  table?: string;
+} {
+  const words = args.trim().split(/\s+/);
+  const o = { list: false, verbose: false, numbers: false } as ReturnType<typeof typedOptions>;
+  for (let k = 0; k < words.length; k++) {
+    const w = words[k]!;
+    if (w.startsWith('--')) {
+      const [name, value] = w.slice(2).split('=', 2);
+      const long = longOption(name ?? '');
+      if (long === 'list') o.list = true;
+      else if (long === 'verbose') o.verbose = true;
+      else if (long === 'line-numbers') o.numbers = true;
+      if (long && LONG_ARG.has(long) && value === undefined) k++;
+      if (long === 'table') o.table = value ?? words[k];
+    } else if (/^-[a-zA-Z]/.test(w)) {
+      for (let c = 1; c < w.length; c++) {
+        const ch = w[c]!;
+        if (ch === 'L') o.list = true;
+        else if (ch === 'v') o.verbose = true;
+        // an option with an argument takes the rest of the word, else the next one
+        if (SHORT_ARG.has(ch)) {
+          const value = c < w.length - 1 ? w.slice(c + 1) : words[++k];
+          if (ch === 't') o.table = value;
+          break;
+        }
+      }
+    }
+    // -L's chain, a bare word, is no option
+  }
+  if (o.table !== undefined && !/^\w+$/.test(o.table)) delete o.table;
+  return o;
+}
+
+/** What an `iptables` (`ip6tables`) command typed on `line` lists with -L: the columns its rows
+ * hold; undefined where the line types no `-L` (--list). */
+export function listColumns(line: string): Columns | undefined {
+  const m = /(?:^|[\s`$#(])(?:sudo +)?ip6?tables(?:-legacy|-nft)? +([^|;&`]*)/.exec(line);
+  if (!m) return undefined;
+  const o = typedOptions(m[1]!);
+  return o.list ? { num: o.numbers, counters: o.verbose, interfaces: o.verbose } : undefined;
+}
+
+/** The options that gave `cols`, said as iptables names them. */
+export function columnsSaid(cols: Columns): string {
+  const said = [
+    ...(cols.num ? ['--line-numbers: the rule number'] : []),
+    ...(cols.counters ? ['-v: the packet and byte counts, the in and out interfaces'] : []),
+  ];
+  return said.length > 0
+    ? said.join('; ')
+    : 'neither -v nor --line-numbers: no counts, no interfaces, no number';
+}
