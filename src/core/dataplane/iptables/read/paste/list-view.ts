@@ -5,7 +5,8 @@
 // own print functions for each match and target). What -L printed and kdebug does not read — a
 // name where -n would print an address, a port name it does not know, a match it does not model —
 // stays on the rule as `-m unread --as "…"`, so no rule reads as matching more than it does.
-import { CHAIN, cutHead, HEADER, type Columns } from './list-view/columns.js';
+import { CHAIN, cutHead, HEADER, headerColumns, type Columns } from './list-view/columns.js';
+import { bareRows } from './list-view/bare.js';
 import { headless } from './list-view/headless.js';
 import { lineList, type ListViewNote } from './list-view/notes.js';
 import { ruleOf, runOn } from './list-view/row.js';
@@ -13,6 +14,10 @@ import { ruleOf, runOn } from './list-view/row.js';
 /** A paste holding an `iptables -L` listing: a Chain header, then its column header (which a
  * page may break after its first words). */
 export function isListView(head: string): boolean {
+  return listedWithChain(head) || bareRows(head.split('\n')) !== undefined;
+}
+
+function listedWithChain(head: string): boolean {
   return /(?:^|\n)[ \t]*Chain \S+ \((?:policy \w+[^)]*|\d+ references)\)[ \t]*\r?\n[ \t]*(?:num +)?(?:pkts +bytes)?\s*target +prot +opt\b/.test(
     head,
   );
@@ -44,6 +49,12 @@ export interface ListViewCut {
    * where the line is whole and read, and the paste ends after it. */
   head?: { chain: string | undefined; read?: true };
 }
+
+/** Rows of a paste with no Chain line. */
+const NO_CHAIN = {
+  rows: 'rows of an `iptables -L` listing without their Chain line (the paste holds none)',
+  rest: 'its other rules not in the paste',
+};
 
 /** A markdown fence: the quoted block's first or last line. */
 const FENCE = /^[ \t]*(?:```|~~~)/;
@@ -77,7 +88,15 @@ export function listViewToRules(text: string): ListViewRules {
   // rules above the first Chain line belong to a chain whose Chain line the paste does not hold
   const first = lines.findIndex((l) => CHAIN.test(l));
   const firstHeader = lines.find((l) => HEADER.test(l));
-  const above = first > 0 && firstHeader ? headless(lines.slice(0, first), firstHeader) : undefined;
+  // rows of a paste that holds no Chain line (`iptables -L -v | grep PORT`): in the columns the -L
+  // typed above them prints, else those their shape shows
+  const bare = first < 0 ? bareRows(lines) : undefined;
+  const above = bare
+    ? headless(lines, bare.at, NO_CHAIN)
+    : first > 0 && firstHeader
+      ? headless(lines.slice(0, first), () => headerColumns(firstHeader))
+      : undefined;
+  if (bare) notes.push(...bare.notes);
   if (above?.note) notes.push(above.note);
   // a listing without -n: names where addresses would be, from this line
   let plain = above?.plain;

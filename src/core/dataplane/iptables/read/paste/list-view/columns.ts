@@ -42,3 +42,9 @@ const HEADERS = [true, false].flatMap((num) =>
     'destination',
   ]),
 );
+
+/** The columns a column header names; undefined where the line is none. */
+export function headerColumns(line: string): Columns | undefined {
+  const h = HEADER.exec(line);
+  return h ? { num: !!h[1], counters: !!h[2], interfaces: !!h[3] } : undefined;
+}

@@ -2,7 +2,7 @@
 // Chain line above it, so such a row is read only where what kube-proxy writes in it is written in
 // one chain alone (a node port's rules, an endpoint's DNAT).
 import { endpointChain } from '../../../../kube-proxy/chain-names.js';
-import { HEADER } from './columns.js';
+import { HEADER, type Columns } from './columns.js';
 import { lineList, type ListViewNote } from './notes.js';
 import { ruleOf } from './row.js';
 
@@ -21,12 +21,16 @@ interface Headless {
   unread: number[];
 }
 
-/** The lines above the first Chain line that are rows in the columns of the listing's first
- * column header (or that header). -L names a row's chain only in the Chain line above it, so
- * a row is read only where what kube-proxy writes in it is written in one chain alone. */
-export function headless(lines: string[], header: string): Headless | undefined {
-  const h = HEADER.exec(header)!;
-  const cols = { num: !!h[1], counters: !!h[2], interfaces: !!h[3] };
+/** The lines above the first Chain line (or of a paste with none) that are rows in the columns
+ * -L printed them in (`columnsAt` the line's 0-based index: its listing's first column header's,
+ * or those the -L typed above them prints), or a column header. -L names a row's chain only in the
+ * Chain line above it, so a row is read only where what kube-proxy writes in it is written in one
+ * chain alone. `where` says where the rows' Chain line is. */
+export function headless(
+  lines: string[],
+  columnsAt: (i: number) => Columns | undefined,
+  where: { rows: string; rest: string } = ABOVE,
+): Headless | undefined {
   const out = new Map<number, string>();
   const rows: number[] = []; // the rule rows among them, not the column header
   const read = new Map<string, { lines: number[]; why: string }>();
@@ -36,7 +40,8 @@ export function headless(lines: string[], header: string): Headless | undefined 
   lines.forEach((l, i) => {
     // its column header too, where the paste starts between its Chain line and it
     if (HEADER.test(l)) return void out.set(i + 1, '');
-    const rule = l.trim() === '' ? undefined : ruleOf(l, UNKNOWN_CHAIN, cols, false);
+    const cols = columnsAt(i);
+    const rule = l.trim() === '' || !cols ? undefined : ruleOf(l, UNKNOWN_CHAIN, cols, false);
     if (!rule || 'cut' in rule) return;
     rows.push(i + 1);
     const implied = impliedChain(rule.text);
@@ -54,7 +59,7 @@ export function headless(lines: string[], header: string): Headless | undefined 
   if (out.size === 0) return undefined;
   const said = [...read].map(
     ([chain, r]) =>
-      `${lineList(r.lines)} read as ${chain}'s, the chain inferred from what kube-proxy writes in ${r.lines.length === 1 ? 'it' : 'them'} (${r.why}), its rules above the paste not known`,
+      `${lineList(r.lines)} read as ${chain}'s, the chain inferred from what kube-proxy writes in ${r.lines.length === 1 ? 'it' : 'them'} (${r.why}), ${where.rest}`,
   );
   if (read.size === 0) said.push('not read (their chain is not known)');
   else if (notRead.length > 0)
@@ -68,7 +73,7 @@ export function headless(lines: string[], header: string): Headless | undefined 
       ? {
           note: {
             line: rows[0]!,
-            message: `${lineList(rows)}: rules of a chain whose Chain line is above the paste, not in it: ${said.join('; ')}`,
+            message: `${lineList(rows)}: ${where.rows}: ${said.join('; ')}`,
             lines: rows,
           },
         }
@@ -77,6 +82,12 @@ export function headless(lines: string[], header: string): Headless | undefined 
     unread,
   };
 }
+
+/** Rows above a listing's first Chain line. */
+const ABOVE = {
+  rows: 'rules of a chain whose Chain line is above the paste, not in it',
+  rest: 'its rules above the paste not known',
+};
 
 /** The chain name a headless row is read with before its chain is known. */
 const UNKNOWN_CHAIN = 'X';

@@ -1,0 +1,94 @@
+// `iptables -L` rows pasted without any Chain line (`iptables -nt nat -L -v | grep PORT`): read
+// in the columns the typed -L prints (getopt's bundled and abbreviated options), else in the one
+// set of columns their shape fits; each placed in the chain kube-proxy writes such a rule in, or
+// said not read where no one chain is provable.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { listColumns } from '../../../src/core/dataplane/iptables/read/paste/list-view/command.js';
+import { listedTable } from '../../../src/core/dataplane/iptables/read/paste/classify.js';
+import { readPaste } from '../../../src/core/dataplane/paste.js';
+import { rulesText } from '../../../src/output/rules.js';
+
+const read = (text: string) => {
+  const got = readPaste(text, { file: 'paste.txt' });
+  assert.ok(got.mode === 'iptables', 'message' in got ? got.message : got.mode);
+  return {
+    got,
+    text: rulesText(got.dump, got.trees, { label: 'file paste.txt', file: 'paste.txt' }),
+  };
+};
+
+const V_ROW =
+  '    0     0 KUBE-EXT-XNA7EOYKP5F2R2QR  tcp  --  *      *       0.0.0.0/0            0.0.0.0/0            /* app/app:http */ tcp dpt:30011';
+
+describe('-L rows with no Chain line in the paste', () => {
+  it("the options iptables' getopt reads: bundled, abbreviated, with the table's argument", () => {
+    assert.deepEqual(listColumns('iptables -nt nat --list -v | grep 30011'), {
+      num: false,
+      counters: true,
+      interfaces: true,
+    });
+    assert.deepEqual(listColumns('# iptables -t nat -nL --line KUBE-NODEPORTS'), {
+      num: true,
+      counters: false,
+      interfaces: false,
+    });
+    assert.deepEqual(listColumns('sudo iptables --verb -t nat -L -n'), {
+      num: false,
+      counters: true,
+      interfaces: true,
+    });
+    // -S lists no columns; -t's argument "Lv" is a table's name, no -L
+    assert.equal(listColumns('iptables -t nat -S'), undefined);
+    assert.equal(listColumns('iptables -tLv -S'), undefined);
+    assert.equal(listedTable('iptables -nt nat --list -v | grep 30011')?.table, 'nat');
+    assert.equal(listedTable('iptables -nvt mangle -L')?.table, 'mangle');
+  });
+
+  it('a -v row under the typed -L: read in its columns, in KUBE-NODEPORTS, of the nat table', () => {
+    const { got, text } = read(
+      ['```', 'iptables -nt nat --list -v | grep 30011', V_ROW, '```'].join('\n'),
+    );
+    const t = got.trees.services.find((s) => s.id === 'app/app:http');
+    assert.ok(t, text);
+    assert.deepEqual(t.nodePorts, [30011]);
+    assert.deepEqual(
+      got.dump.tables.map((x) => x.name),
+      ['nat'],
+    );
+    assert.match(text, /line 3 read as KUBE-NODEPORTS's/);
+    assert.match(text, /in the columns the `iptables -L` typed there \(line 2\) prints \(-v/);
+    assert.match(text, /KUBE-EXT-XNA7EOYKP5F2R2QR\s+\(chain not in this paste/);
+  });
+
+  it('a row alone: the one set of columns its shape fits, said', () => {
+    const { got, text } = read(V_ROW);
+    assert.ok(
+      got.trees.services.some((s) => s.nodePorts.includes(30011)),
+      text,
+    );
+    assert.match(text, /read in the columns its shape shows.*\n?.*-v/);
+  });
+
+  it('--line-numbers rows: the number read as no count; a row no one chain holds is said not read', () => {
+    const { got, text } = read(
+      [
+        '$ iptables -t nat -n -L --line-numbers | grep web',
+        '3    KUBE-SVC-AAAAAAAAAAAAAAAA  tcp  --  0.0.0.0/0            0.0.0.0/0            /* default/web:http */ tcp dpt:30080',
+        '1    KUBE-SEP-BBBBBBBBBBBBBBBB  all  --  0.0.0.0/0            0.0.0.0/0            /* default/web:http -> 10.244.1.5:80 */',
+      ].join('\n'),
+    );
+    const t = got.trees.services.find((s) => s.id === 'default/web:http');
+    assert.ok(t, text);
+    assert.deepEqual(t.nodePorts, [30080]);
+    assert.match(text, /line 2 read as KUBE-NODEPORTS's/);
+    assert.match(text, /line 3 not read \(nothing kube-proxy writes in it names one chain/);
+  });
+
+  it('rows the typed -L does not print (no -v, counts before the target) are not read by their shape', () => {
+    assert.throws(
+      () => readPaste(['# iptables -t nat -n -L | grep 30011', V_ROW].join('\n'), { file: 'p' }),
+      /its columns are not the ones iptables prints/,
+    );
+  });
+});
