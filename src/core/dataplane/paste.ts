@@ -115,11 +115,17 @@ export function nftErrorLines(text: string): number[] {
   if (!/: (?:Error|Warning): /.test(text)) return [];
   const lines = text.split('\n');
   const out: number[] = [];
+  let last = lines.length - 1;
+  while (last > 0 && lines[last]!.trim() === '') last--;
   for (let i = 0; i < lines.length; i++) {
     if (!NFT_ERROR.test(lines[i]!)) continue;
     out.push(i);
-    // the quoted input only where its carets follow: a report without them quotes none
-    if (CARETS.test(lines[i + 2] ?? '') && !NFT_ERROR.test(lines[i + 1]!)) out.push(++i);
+    // the quoted input only where its carets follow: a report without them quotes none; nft
+    // prints the input line and its carets after every located error, so a line after the
+    // error that ends the paste is its quote, the carets cut off
+    const quote =
+      CARETS.test(lines[i + 2] ?? '') || (i + 1 === last && lines[i + 1]!.trim() !== '');
+    if (quote && !NFT_ERROR.test(lines[i + 1]!)) out.push(++i);
     if (CARETS.test(lines[i + 1] ?? '')) out.push(++i);
   }
   return out;

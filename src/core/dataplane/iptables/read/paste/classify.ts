@@ -193,7 +193,7 @@ const PRINTS_RULES =
  * comment in iptables-nft-save). */
 /** A line of nft's error report, as a log viewer may frame it ("│ "): the input's file, line and
  * columns, then what nft refused ("/dev/stdin:892:87-100: Error: Could not process rule: ..."). */
-export const NFT_ERROR = /^(?:[│|]\s*)?\S+:\d+:\d+(?:-\d+)?: (?:Error|Warning): /;
+export const NFT_ERROR = /^\s*(?:[│|]\s*)?\S+:\d+:\d+(?:-\d+)?: (?:Error|Warning): /;
 
 export const LEGACY_WARNING = /^(?:# )?Warning: iptables-legacy tables present/;
 
