@@ -40,4 +40,25 @@ describe('nft crashing after printing', () => {
       /line 11: nft crashed \("bash: segmentation fault {2}nft list ruleset"\) after the tables above/,
     );
   });
+
+  it('ends only the listing it cut: a command typed after it prints a listing of its own, read', () => {
+    const ruleset = `# nft list ruleset
+table inet foo {
+\tchain INPUT {
+\t\ttype filter hook input priority filter; policy accept;
+\t}
+}
+Segmentation fault (core dumped)
+`;
+    const out = text(`${ruleset}${TABLE}\t}\n}\n`);
+    assert.match(out, /nftables table ip kube-proxy, 1 chain, 1 rule/);
+    assert.match(out, /line 7: nft crashed/);
+    // a crash inside the first listing's table cuts that table, not the next listing
+    const inside = readPaste(`${ruleset.replace('}\nSeg', 'Seg')}${TABLE}\t}\n}\n`, { file: 'p' });
+    assert.equal(inside.mode, 'nftables');
+    if (inside.mode === 'nftables') {
+      assert.equal(inside.dump.name, 'kube-proxy');
+      assert.equal(inside.dump.cut, undefined);
+    }
+  });
 });

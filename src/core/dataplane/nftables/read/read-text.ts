@@ -93,15 +93,47 @@ export function parseNftText(input: string, file = '<input>'): NftListing {
         : undefined;
     (table!.unread ??= []).push({ line: no, text, ...(block ? { block } : {}) });
   };
+  // the input ended inside the table (or nft crashed there): a paste cut short, read as far as
+  // it goes
+  const cutShort = (at: { line: number; crash?: string } | undefined) => {
+    const open = table!;
+    const inside = [
+      open.headless
+        ? 'a table whose first line is not in the paste'
+        : `table ${open.family} ${open.name}`,
+    ];
+    if (chain) inside.push(`chain ${chain.name}`);
+    if (set) inside.push(`${set.kind} ${set.name}`);
+    let last = at?.line ?? raw.length;
+    while (last > 1 && !raw[last - 1]!.trim()) last--;
+    // a last line not read is the cut's, and the cut says it (nft printed more there than it
+    // holds); a crash's report is the shell's, not a line nft cut
+    const end = at ? Infinity : lines.at(-1)!.no;
+    const unread = open.unread?.filter((u) => u.line < end) ?? [];
+    if (unread.length > 0) open.unread = unread;
+    else delete open.unread;
+    // a paste that ends in "..." is cut there too: what follows is not compared (its warning is
+    // the elision's, said once)
+    const cut = {
+      line: last,
+      inside: inside.join(', '),
+      ...(at?.crash ? { crash: at.crash } : {}),
+    };
+    tables.push({ ...finished(open), cut });
+    table = chain = set = undefined;
+  };
   let typed: string | undefined; // the last line outside a table: the command typed, if any
   let crash: { line: number; text: string } | undefined;
   for (const l of lines) {
     const t = l.text;
     let m: RegExpExecArray | null;
-    // the shell's report that nft crashed: what it printed before is all there is
+    // the shell's report that nft crashed: what it printed before is all that listing holds; a
+    // command typed after it prints a listing of its own, read as any other
     if (nftCrashed(t, typed)) {
-      crash = { line: l.no, text: t };
-      break;
+      if (table) cutShort({ line: l.no, crash: t });
+      else crash ??= { line: l.no, text: t };
+      typed = undefined;
+      continue;
     }
     if (!table && !t.endsWith('{')) typed = t;
     if ((m = /^table (ip|ip6|inet|arp|bridge|netdev) (\S+) \{$/.exec(t))) {
@@ -158,34 +190,14 @@ export function parseNftText(input: string, file = '<input>'): NftListing {
       skipped.push(l.no); // a prompt, the command, prose around the paste
     else unread(l.no, t); // another object (a flowtable, a named counter), or not nft's
   }
-  // the input ended inside the table: a paste cut short, read as far as it goes
-  if (table) {
-    const inside = [
-      table.headless
-        ? 'a table whose first line is not in the paste'
-        : `table ${table.family} ${table.name}`,
-    ];
-    if (chain) inside.push(`chain ${chain.name}`);
-    if (set) inside.push(`${set.kind} ${set.name}`);
-    let last = crash?.line ?? raw.length;
-    while (last > 1 && !raw[last - 1]!.trim()) last--;
-    // a last line not read is the cut's, and the cut says it (nft printed more there than it holds)
-    const end = lines.at(-1)!.no;
-    const unread = table.unread?.filter((u) => u.line < end) ?? [];
-    if (unread.length > 0) table.unread = unread;
-    else delete table.unread;
-    // a paste that ends in "..." is cut there too: what follows is not compared (its warning is
-    // the elision's, said once)
-    const cut = { line: last, inside: inside.join(', '), ...(crash ? { crash: crash.text } : {}) };
-    tables.push({ ...finished(table), cut });
-  }
+  if (table) cutShort(undefined);
   if (tables.length === 0)
     throw new NftParseError(file, undefined, 'the nft listing holds no table');
   return {
     tables,
     table: (family, name) => tables.find((t) => t.family === family && t.name === name),
     ...(skipped.length > 0 ? { skipped } : {}),
-    ...(crash && !table ? { crash } : {}),
+    ...(crash ? { crash } : {}),
   };
 }
 
