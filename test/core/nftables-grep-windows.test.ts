@@ -29,4 +29,28 @@ describe("grep's windows over nft's listing", () => {
     );
     assert.deepEqual(table!.elided, [6]);
   });
+
+  it('a "--" ends a cut map: the next window\'s chain holds its own rules, read', () => {
+    const [table] = parseNftText(
+      `# nft list table ip kube-proxy | grep -A4 -e "map service-ips" -e "chain service-"
+\tmap service-ips {
+\t\ttype ipv4_addr . inet_proto . inet_service : verdict
+\t\tcomment "ClusterIP, ExternalIP and LoadBalancer IP traffic"
+\t\telements = { 10.96.0.10 . tcp . 53 : goto service-NWBZK7IH-kube-system/kube-dns/tcp/dns-tcp,
+\t\t\t     10.96.0.1 . tcp . 443 : goto service-2QRHZV4L-default/kubernetes/tcp/https,
+--
+\tchain service-NWBZK7IH-kube-system/kube-dns/tcp/dns-tcp {
+\t\tip daddr 10.96.0.10 tcp dport 53 ip saddr != 10.244.0.0/16 jump mark-for-masquerade
+\t\tnumgen random mod 1 vmap { 0 : goto endpoint-ABC-kube-system/kube-dns/tcp/dns-tcp__10.244.0.2/53 }
+\t}
+`,
+      'p',
+    ).tables;
+    assert.deepEqual(
+      table!.chains.map((c) => [c.name, c.rules.length]),
+      [['service-NWBZK7IH-kube-system/kube-dns/tcp/dns-tcp', 2]],
+    );
+    assert.equal(table!.unread, undefined);
+    assert.equal(table!.sets[0]!.elided, true);
+  });
 });

@@ -122,6 +122,15 @@ export function parseNftText(input: string, file = '<input>'): NftListing {
     tables.push({ ...finished(open), cut });
     table = chain = set = undefined;
   };
+  // a block's header while another is open (grep's "--" between their windows, an elision): the
+  // open one's end is not in the paste, and what follows is the new block's, not its
+  const endOpenBlock = (l: Line) => {
+    const open = chain ?? set;
+    if (!open) return;
+    if (!open.elided) (table!.elided ??= []).push(l.no);
+    open.elided = true;
+    chain = set = undefined;
+  };
   let typed: string | undefined; // the last line outside a table: the command typed, if any
   let crash: { line: number; text: string } | undefined;
   for (const l of lines) {
@@ -141,9 +150,11 @@ export function parseNftText(input: string, file = '<input>'): NftListing {
       table = { family: m[1] as NftFamily, name: m[2]!, chains: [], sets: [] };
     } else if ((m = /^chain (\S+) \{$/.exec(t))) {
       table ??= headless(tables, l, fail);
+      endOpenBlock(l);
       table.chains.push((chain = { name: m[1]!, rules: [] }));
     } else if ((m = /^(set|map) (\S+) \{$/.exec(t))) {
       table ??= headless(tables, l, fail);
+      endOpenBlock(l);
       table.sets.push(
         (set = { name: m[2]!, kind: m[1] as 'set' | 'map', type: [], flags: [], elements: [] }),
       );
