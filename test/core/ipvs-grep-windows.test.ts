@@ -29,6 +29,29 @@ describe("a grep's window over ipvsadm -Ln", () => {
     );
   });
 
+  it('a command after grep that may drop lines (head, sed ...): a short window is no input end', () => {
+    for (const then of ['head -3', 'sed 3q', 'awk "NR<4"', 'tail -n 3', 'grep -v Route']) {
+      const t = tree(`$ ipvsadm -Ln | grep -A 10 10.96.0.1 | ${then}\n${VS}${RS(2)}${RS(3)}`);
+      const name = then.split(' ')[0]!;
+      assert.match(
+        t.partial ?? '',
+        new RegExp(
+          `\\(-A 10, typed at line 1; \`${name}\` after grep in the pipe may drop lines\\) may end`,
+        ),
+        then,
+      );
+      assert.ok(
+        t.endpoints.every((e) => e.shareUnknown !== undefined),
+        then,
+      );
+    }
+    // a command that passes every line on changes nothing
+    assert.equal(
+      tree(`$ ipvsadm -ln | grep -A3 10.96.0.1 | cat\n${VS}${RS(2)}`).partial,
+      undefined,
+    );
+  });
+
   it('grep without -A prints matching lines only: a virtual server alone is no "no endpoints"', () => {
     const t = tree(`${HEAD}$ ipvsadm -ln | grep 10.96.0.1\n${VS}`);
     assert.match(t.partial ?? '', /grep \(typed at line 3\) printed only the lines matching/);

@@ -95,6 +95,17 @@ COMMIT
     assert.doesNotMatch(nat.partial.get('KUBE-SVC-TCOU7JCQXEZGVUNU') ?? '', /window/);
   });
 
+  it('a command after grep that may drop lines (`| head`): a short last group may be its doing, said', () => {
+    // the last group holds 3 lines of a window of 6: the input's end, unless head cut it
+    const typed = (then: string) =>
+      `$ iptables -t nat -S | grep -A 5 KUBE-SVC-NPX46M4PTMTKRN6Y${then}\n${AFTER_1}`;
+    assert.doesNotMatch(reads(typed('')).tree('kube-system/kube-dns:dns').partial ?? '', /window/);
+    assert.match(
+      reads(typed(' | head -n 10')).tree('kube-system/kube-dns:dns').partial ?? '',
+      /grep's window \(-A 5, typed at line 1; `head` after grep in the pipe may drop lines\) may end inside it, at line 10/,
+    );
+  });
+
   it("-B: the window that starts the output may start inside a chain, its endpoints' shares unknown", () => {
     // `grep -B 2 "dns -> 10.244.0.2:53"`: one group, its first line kubernetes's last rule
     const { tree } = reads(`# iptables -t nat -S | grep -B 2 "dns -> 10.244.0.2:53"

@@ -5,14 +5,39 @@
 export interface GrepContext {
   after: number;
   before: number;
+  /** A command after the grep in the pipe that may drop lines of its output (`head`, `tail`,
+   * `sed`, `awk`, `cut`, another grep ...): a window shorter than the options say may be its
+   * doing, not the input's end. */
+  thenBy?: string;
 }
 
-/** The context options of the last grep of a command line (`-A 3`, `-B2`, `-nC 1`, `-3`,
- * `--after-context=3`); null for a grep without them, undefined for a line without grep. */
+/** Commands that pass every line of their input on. */
+const KEEPS_LINES = /^(?:cat|less|more|tee|nl|column)$/;
+
+/** The context options of the last grep of a command line that has them (`-A 3`, `-B2`, `-nC 1`, `-3`,
+ * `--after-context=3`), and what follows it in the pipe; null for greps without them, undefined
+ * for a line without grep. */
 export function grepContext(line: string): GrepContext | null | undefined {
   const greps = [...line.matchAll(/(?:^|[\s|;&(`])[ef]?grep((?:\s+[^|;&)`]*)?)/g)];
-  const args = greps.at(-1)?.[1];
-  if (args === undefined) return undefined;
+  if (greps.length === 0) return undefined;
+  // the windows are the last grep's with context options; a grep after it only drops lines
+  for (const grep of greps.reverse()) {
+    const context = options(grep[1] ?? '');
+    if (!context) continue;
+    // the pipe's stages after it, up to the command line's end or its next command
+    const after = line.slice(grep.index + grep[0].length).split(/[;&)`]/)[0]!;
+    const thenBy = after
+      .split('|')
+      .slice(1)
+      .map((stage) => /^\s*(?:sudo\s+)?(\S+)/.exec(stage)?.[1]?.replace(/^.*\//, ''))
+      .find((command) => command !== undefined && !KEEPS_LINES.test(command));
+    return thenBy ? { ...context, thenBy } : context;
+  }
+  return null;
+}
+
+/** A grep's context options, if it has any. */
+function options(args: string): GrepContext | undefined {
   const words = args.trim().split(/\s+/);
   const context: GrepContext = { after: 0, before: 0 };
   let said = false;
@@ -29,7 +54,7 @@ export function grepContext(line: string): GrepContext | null | undefined {
     else if (long) set(long[1] ? long[1][0]!.toUpperCase() : 'C', Number(long[2] ?? words[++i]));
     else if (/^-\d+$/.test(w)) set('C', Number(w.slice(1)));
   }
-  return said && Number.isFinite(context.after + context.before) ? context : null;
+  return said && Number.isFinite(context.after + context.before) ? context : undefined;
 }
 
 /** A window's size as grep's options say it. */
@@ -39,3 +64,7 @@ export const windowText = (c: GrepContext) =>
     : [c.before > 0 ? `-B ${c.before}` : '', c.after > 0 ? `-A ${c.after}` : '']
         .filter(Boolean)
         .join(' ');
+
+/** What a command after the grep may have done to its windows, said after them ("" if none). */
+export const thenByText = (c: GrepContext | null | undefined) =>
+  c?.thenBy ? `; \`${c.thenBy}\` after grep in the pipe may drop lines` : '';

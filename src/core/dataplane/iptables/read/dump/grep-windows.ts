@@ -3,7 +3,7 @@
 // them. The "--" lines are elisions (../../../elisions.ts); this says what they cannot: the last
 // group's end (and the first group's start) may be where a window ended, not the end of the input,
 // so the chain there may go on past what the paste holds.
-import { grepContext, windowText, type GrepContext } from '../../../grep-context.js';
+import { grepContext, thenByText, windowText, type GrepContext } from '../../../grep-context.js';
 import type { Table } from '../table.js';
 
 /** A chain whose rules a grep window may have cut: past its last line shown, or above its first
@@ -103,14 +103,17 @@ export class GrepWindows {
     const alone = seps.length === 0; // one group: its edges may touch the input's
     // a window not cut by the input's ends holds `before` lines, the match and `after` lines
     const whole = typed ? typed.before + typed.after + 1 : 0;
+    // a window shorter than that touches the input's end, unless a command after grep (`head`,
+    // `tail`) may have dropped lines of it
+    const full = (n: number, side: number) => !!typed?.thenBy || n >= (alone ? side + 1 : whole);
     const how = typed
-      ? `grep's window (${windowText(typed)}, typed at line ${typed.line})`
+      ? `grep's window (${windowText(typed)}, typed at line ${typed.line}${thenByText(typed)})`
       : `grep's window (its "--" lines say grep -A/-B/-C printed this; its size is not in the paste)`;
     const last = r.lastTable && { table: r.lastTable, chain: r.lastChain, line: r.lastLine };
     if (
       last &&
       last.line >= lastStart &&
-      (!typed || (typed.after > 0 && r.end - lastStart + 1 >= (alone ? typed.after + 1 : whole)))
+      (!typed || (typed.after > 0 && full(r.end - lastStart + 1, typed.after)))
     )
       this.cuts.push({
         ...last,
@@ -124,7 +127,7 @@ export class GrepWindows {
       first &&
       !r.declaredFirst &&
       first.line <= firstEnd &&
-      (!typed || (typed.before > 0 && firstEnd - r.start + 1 >= (alone ? typed.before + 1 : whole)))
+      (!typed || (typed.before > 0 && full(firstEnd - r.start + 1, typed.before)))
     )
       this.cuts.push({
         ...first,
