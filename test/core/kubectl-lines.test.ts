@@ -21,11 +21,12 @@ TCP  10.96.0.1:443 rr
     assert.deepEqual(t.kubectlLines, [2, 3, 4]);
   });
 
-  it('nft: the lines of get ep are named kubectl output, not skipped as prose', () => {
+  it('nft: the lines of get ep are named kubectl output, not skipped as prose, once, as a range', () => {
     const got = readPaste(
-      `$ kubectl get ep -n kube-system kube-dns
+      `$ kubectl get ep -n kube-system
 NAME       ENDPOINTS                     AGE
 kube-dns   10.244.0.2:53,10.244.0.3:53   3d
+metrics    10.244.0.4:443                3d
 $ nft list table ip kube-proxy
 table ip kube-proxy {
 	chain services {
@@ -36,7 +37,12 @@ table ip kube-proxy {
     );
     assert.equal(got.mode, 'nftables');
     if (got.mode !== 'nftables') return;
-    assert.deepEqual(got.skipped, [1, 4]);
-    assert.match(rulesText(got.dump, got.trees, { label: 'p' }), /lines 2, 3: kubectl output/);
+    assert.deepEqual(got.skipped, [1, 5]);
+    const said = rulesText(got.dump, got.trees, { label: 'p' }).match(/kubectl output/g);
+    assert.equal(said?.length, 1);
+    assert.match(
+      rulesText(got.dump, got.trees, { label: 'p' }),
+      /line 2: lines 2-4: kubectl output/,
+    );
   });
 });

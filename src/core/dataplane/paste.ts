@@ -10,7 +10,8 @@ import { ciliumForm, ciliumOther, uncommented } from './cilium/read/which-listin
 import { buildCiliumTrees } from './cilium/trees.js';
 import { quoteNote, unquoted } from './iptables/read/paste/quoted.js';
 import { isListView } from './iptables/read/paste/list-view.js';
-import { NFT_ERROR, kubectlLines } from './iptables/read/paste/classify.js';
+import { NFT_ERROR } from './iptables/read/paste/classify.js';
+import { kubectlLines } from './paste-foreign.js';
 import { parseIptables, TABLES, type Ruleset } from './iptables/read/parse.js';
 import { isIpvs, parseIpvs, type IpvsTable } from './ipvs/read/listing.js';
 import { buildIpvsTrees } from './ipvs/trees.js';
@@ -230,13 +231,15 @@ export function readNftPaste(coloured: string, file: string): NftPaste {
     );
   // kubectl's output pasted with it: the API server's objects, named apart from the prose
   const kubectl = kubectlLines((side ?? text).split('\n'), listing.skipped ?? []);
-  if (kubectl.length > 0)
-    notes.push(
-      `line${kubectl.length === 1 ? '' : 's'} ${kubectl.join(', ')}: kubectl output (\`kubectl get\` of endpoints, EndpointSlices, Services ...): the cluster's objects as the API server holds them, not the node's rules: not read with the table`,
-    );
   if (table) {
     const skipped = (listing.skipped ?? []).filter((l) => !kubectl.includes(l));
-    table.paste = { notes, skipped, diff: side !== undefined, ...(also ? { also } : {}) };
+    table.paste = {
+      notes,
+      skipped,
+      diff: side !== undefined,
+      ...(kubectl.length > 0 ? { kubectlLines: kubectl } : {}),
+      ...(also ? { also } : {}),
+    };
     return { table, skipped, notes };
   }
   const names = listing.tables.map((t) =>

@@ -83,8 +83,7 @@ function ciliumWarnings(d: CiliumTable): RulesWarning[] {
       `${count(drops.length, 'wildcard drop entry', 'wildcard drop entries')} (${listed(drops.map((f) => frontendKey(f)))}): Cilium 1.19+ drops traffic from outside the node to the other ports of that address; no Service port, so no tree`,
       Math.min(...drops.map((f) => f.line)),
     );
-  if (d.kubectlLines)
-    say(`${kubectlText(d.kubectlLines)}: not read with the listing`, d.kubectlLines[0]);
+  out.push(...kubectlWarning(d.kubectlLines, 'cilium'));
   // the drop entries are said above: the flags are the Service frontends'; l7-load-balancer is
   // modelled (its frontends' walk ends at the proxy), no flag left uncompared
   const unmodelled = (f: CiliumTable['frontends'][number]) => f.flags.some((x) => x !== L7_FLAG);
@@ -105,9 +104,19 @@ function flagCounts(frontends: CiliumTable['frontends']): string[] {
   return [...n].map(([flag, k]) => `${flag} (${count(k, 'frontend')})`);
 }
 
-/** kubectl's output pasted beside a listing, named as what it is. */
-const kubectlText = (lines: number[]) =>
-  `line${lines.length === 1 ? '' : 's'} ${lineRange(lines)}: kubectl output (\`kubectl get\` of endpoints, EndpointSlices, Services ...): the cluster's objects as the API server holds them, not the node's rules`;
+/** kubectl's output pasted beside a listing (any reader's), named as what it is: one warning at
+ * its first line, with every line it stands for. */
+const kubectlWarning = (lines: number[] | undefined, kind: string): RulesWarning[] =>
+  lines && lines.length > 0
+    ? [
+        {
+          line: lines[0]!,
+          kind,
+          message: `line${lines.length === 1 ? '' : 's'} ${lineRange(lines)}: kubectl output (\`kubectl get\` of endpoints, EndpointSlices, Services ...): the cluster's objects as the API server holds them, not the node's rules: not read with the listing`,
+          lines,
+        },
+      ]
+    : [];
 
 const listed = (items: string[]) =>
   items.length > 5
@@ -161,8 +170,7 @@ function ipvsWarnings(d: IpvsTable): RulesWarning[] {
       d.iptablesLines,
       `line${d.iptablesLines.length === 1 ? '' : 's'} ${lineRange(d.iptablesLines)}: iptables rules (iptables-save or -S lines) pasted with the IPVS listing: not read with it; give them to kdebug on their own`,
     );
-  if (d.kubectlLines)
-    sayAt(d.kubectlLines, `${kubectlText(d.kubectlLines)}: not read with the listing`);
+  out.push(...kubectlWarning(d.kubectlLines, 'ipvs'));
   if (d.duplicates.length > 0)
     sayAt(
       d.duplicates,
@@ -211,6 +219,7 @@ function nftWarnings(t: NftTable): RulesWarning[] {
   const leftOut = leftOutText(t);
   return [
     ...(t.paste?.notes ?? []).map((message) => ({ line: null, kind: 'view', message })),
+    ...kubectlWarning(t.paste?.kubectlLines, 'view'),
     ...skippedWarning(t.paste?.skipped ?? []),
     // a listing that ends in "..." is cut at its elision: said once, as the elision
     ...(t.cut && !t.elided?.includes(t.cut.line)

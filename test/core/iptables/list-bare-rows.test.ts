@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { listColumns } from '../../../src/core/dataplane/iptables/read/paste/list-view/command.js';
-import { listedTable } from '../../../src/core/dataplane/iptables/read/paste/classify.js';
+import { listedTable } from '../../../src/core/dataplane/iptables/read/dump/sections.js';
 import { readPaste } from '../../../src/core/dataplane/paste.js';
 import { rulesText } from '../../../src/output/rules.js';
 

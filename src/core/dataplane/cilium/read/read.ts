@@ -21,7 +21,7 @@ import { bpfLbJson, bpfLbList } from './bpf-lb-list.js';
 import { dbBackends, dbFrontends } from './db-tables.js';
 import { mapsDump } from '../maps/read-dump.js';
 import { excerpt } from '../../../sanitize.js';
-import { kubectlLines } from '../../iptables/read/paste/classify.js';
+import { kubectlLines } from '../../paste-foreign.js';
 import { unquoted } from '../../iptables/read/paste/quoted.js';
 
 /** One of the agent's listings, read. Throws CiliumParseError (FILE:LINE first) on a row that

@@ -11,7 +11,7 @@ import { ruleCommand } from './rule-command.js';
 import { closeRegion, regionAt, type GrepRegion } from './grep-windows.js';
 import { SCHEDULERS } from '../schedulers.js';
 import { holdsIptablesLine, isIptablesRuleLine } from '../../iptables/read/paste/iptables-lines.js';
-import { kubectlLines } from '../../iptables/read/paste/classify.js';
+import { kubectlLines } from '../../paste-foreign.js';
 import { unquoted, type Quote } from '../../iptables/read/paste/quoted.js';
 
 export interface IpvsRealServer {

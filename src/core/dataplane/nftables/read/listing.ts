@@ -77,8 +77,15 @@ export interface NftTable {
   /** How a paste of it was read (`rules --file`): what reading it took or left out, one sentence
    * each (a diff's new side, another family's table), the lines around it skipped, and whether
    * it was a diff (a hunk holds part of the table); and the other family's kube-proxy table where
-   * the listing holds both (a dual-stack node's `nft list ruleset`), read with it. */
-  paste?: { notes: string[]; skipped: number[]; diff: boolean; also?: NftTable };
+   * the listing holds both (a dual-stack node's `nft list ruleset`), read with it; the lines of
+   * kubectl's output pasted with it (the API server's objects, not read with the table). */
+  paste?: {
+    notes: string[];
+    skipped: number[];
+    diff: boolean;
+    kubectlLines?: number[];
+    also?: NftTable;
+  };
 }
 
 /** The family of kube-proxy's table: its `table` line's, or for a part whose table line is not

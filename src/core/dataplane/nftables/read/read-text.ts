@@ -5,7 +5,7 @@
 // prints inside a table (sets, maps, rules) is read by table-parts.ts, which the script reader
 // (read-script.ts) shares; parseNftAny reads any of nft's forms.
 import { ELISION } from '../../elisions.js';
-import { nftCrashed } from '../../iptables/read/paste/classify.js';
+import { nftCrashed } from '../../paste-foreign.js';
 import type {
   NftChain,
   NftFamily,

@@ -8,9 +8,9 @@ import {
   classifyLine,
   foreignText,
   missingTable,
-  nftCrashed,
   type ForeignKind,
 } from '../paste/classify.js';
+import { nftCrashed } from '../../../paste-foreign.js';
 import { isLog, logLine } from '../paste/logs.js';
 import { NoRulesError } from '../errors.js';
 import { Ruleset, type DumpFormat } from '../ruleset.js';

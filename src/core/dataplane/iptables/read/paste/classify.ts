@@ -2,7 +2,6 @@
 // listings of other tools. The parser asks here only about lines that are not dump lines, so a
 // clean dump never pays for it.
 import { ELISION } from '../../../elisions.js';
-import { typedOptions } from './list-view/command.js';
 import { LOGS, logLine, type LogKind } from './logs.js';
 
 /** Why a line was skipped or doubted (JSON `warnings[].kind`). */
@@ -189,12 +188,12 @@ const GLUED =
 const PRINTS_RULES =
   /ip6?tables(?:-legacy|-nft)?-save|ip6?tables\S*(?: [^|;&]*)? (?:-[a-zA-Z]*S[a-zA-Z]*|--list-rules)(?: |$)|(?:^|[\s|;&(])(?:cat|zcat|grep|egrep|fgrep|head|tail|less|more)(?: |$)/;
 
-/** iptables-nft's note that the legacy backend holds tables too (after `iptables -L`, or as a
- * comment in iptables-nft-save). */
 /** A line of nft's error report, as a log viewer may frame it ("│ "): the input's file, line and
  * columns, then what nft refused ("/dev/stdin:892:87-100: Error: Could not process rule: ..."). */
 export const NFT_ERROR = /^\s*(?:[│|]\s*)?\S+:\d+:\d+(?:-\d+)?: (?:Error|Warning): /;
 
+/** iptables-nft's note that the legacy backend holds tables too (after `iptables -L`, or as a
+ * comment in iptables-nft-save). */
 export const LEGACY_WARNING = /^(?:# )?Warning: iptables-legacy tables present/;
 
 const TIMESTAMP = /^(?:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d|time="|level=|\{"(?:level|ts|time)")/;
@@ -207,20 +206,6 @@ const NO_TABLE = (six: string) =>
   new RegExp(
     `^ip${six}tables(?:-legacy|-nft)?(?:-save)?(?: v[\\d.]+(?: \\(\\w+\\))?)?: (?:can't initialize ip${six}tables table \`\\w+'|Cannot initialize): Table does not exist\\b`,
   );
-
-/** The shell's report of a command killed by a signal, with the command where bash (`PID
- * Segmentation fault (core dumped) COMMAND`) or zsh (`zsh: segmentation fault  COMMAND`) names it. */
-const SHELL_CRASH =
-  /^(?:(?:-?bash|sh|zsh): (?:line \d+: )?)?(?:\d+ )?(?:segmentation fault|aborted|bus error|illegal (?:instruction|hardware instruction)|floating point exception)(?: \(core dumped\))?(?:\s+(.+))?$/i;
-
-/** Whether a line is the shell's report that nft crashed: nft named on it, or typed just above. */
-export function nftCrashed(line: string, typedAbove: string | undefined): boolean {
-  const m = SHELL_CRASH.exec(line);
-  return m !== null && NFT_COMMAND.test(m[1] ?? typedAbove ?? '');
-}
-
-/** A command line that runs nft (after sudo, a prompt, `kubectl exec ... --`). */
-const NFT_COMMAND = /(?:^|[\s$#>(/])nft(?= |$)/;
 
 const FOREIGN_LINES: [RegExp, ForeignKind][] = [
   [/^Chain \S+ \((?:policy \w+|\d+ references)/, 'iptables-list'],
@@ -375,7 +360,11 @@ export function classifyLine(line: string): LineClass {
   for (const p of PREFIXES) {
     const m = p.exec(line);
     if (m && m[0].length < line.length && DUMP_LINE.test(line.slice(m[0].length).trimStart()))
-      return { kind: 'prefix', rest: m[0].length + leadingBlanks(line.slice(m[0].length)) };
+      // the rule starts after the prefix and the blanks after it
+      return {
+        kind: 'prefix',
+        rest: m[0].length + /^[ \t]*/.exec(line.slice(m[0].length))![0].length,
+      };
   }
   if (/^(?:```|~~~)/.test(line)) return { kind: 'fence' };
   // an author's elision, or grep's "--" between the groups it printed: lines left out either way
@@ -395,43 +384,6 @@ export function classifyLine(line: string): LineClass {
   if (COMMANDS.test(line) || COMMANDS.test(bare) || /^-[IDXFRZCLS]\b/.test(line))
     return { kind: 'command' };
   return { kind: 'prose' };
-}
-
-/** Which of the `skipped` lines (1-based) are kubectl's output: a header of its printers (`get
- * ep`, `get endpointslices`, `get svc` ...) and the rows right below it, up to a blank line or a
- * line of another kind. The API server's objects, not a node's rules: named, never prose. */
-export function kubectlLines(lines: readonly string[], skipped: readonly number[]): number[] {
-  const out: number[] = [];
-  const skip = new Set(skipped);
-  let rows = false; // the line above was kubectl's header or one of its rows
-  for (let no = 1; no <= lines.length; no++) {
-    const t = lines[no - 1]!.trim();
-    const c = t && skip.has(no) ? classifyLine(t) : undefined;
-    if (c?.kind === 'foreign' && c.foreign === 'kubectl') rows = true;
-    else if (!(rows && c?.kind === 'prose')) rows = false;
-    if (rows) out.push(no);
-  }
-  return out;
-}
-
-/** The table an `iptables -L` / `-S` command typed on this line lists (`-t TABLE`, else filter,
- * iptables' default), whether ip6tables lists it (the IPv6 family's table), and the command, or
- * undefined when the line types no such command. */
-export function listedTable(
-  line: string,
-): { table: string; ip6: boolean; command: string } | undefined {
-  const m = /(?:sudo )?ip(6?)tables(?:-legacy|-nft)? +([^|;&`]*)/.exec(line);
-  if (!m || (m.index > 0 && !/[\s`$#(]/.test(line[m.index - 1]!))) return undefined;
-  const args = m[2]!;
-  if (!/(?:^| )(?:-[a-zA-Z]*[LS][a-zA-Z]*|--list(?:-rules)?)(?= |$)/.test(args)) return undefined;
-  const table = typedOptions(args).table ?? 'filter';
-  return { table, ip6: m[1] === '6', command: m[0].trim() };
-}
-
-function leadingBlanks(s: string): number {
-  let k = 0;
-  while (k < s.length && (s[k] === ' ' || s[k] === '\t')) k++;
-  return k;
 }
 
 /** The words a warning uses for a skipped line of this kind. */
