@@ -21,10 +21,18 @@ function packetText(r: TraceResult): string {
 }
 
 function summary(o: TraceOutcome, i: number, a: TraceAnswer): string {
-  const r = a.result;
+  // the chains it passed through whose rules past the dump's cut may have come first
+  const partly = a.stop?.partly[i] ?? [];
+  const cut = partly.length > 0 ? ` (through ${partly.join(', ')}, read in part)` : '';
   if (o.verdict === 'REJECT')
-    return 'REJECTED (the client gets "connection refused" / port unreachable)';
-  if (o.verdict === 'DROP') return 'DROPPED (the client waits for a timeout)';
+    return `REJECTED (the client gets "connection refused" / port unreachable)${cut}`;
+  if (o.verdict === 'DROP') return `DROPPED (the client waits for a timeout)${cut}`;
+  return `${routed(o, i, a)}${cut}`;
+}
+
+/** An outcome the packet goes on in: where to, and whether masqueraded. */
+function routed(o: TraceOutcome, i: number, a: TraceAnswer): string {
+  const r = a.result;
   const gone = a.stale.includes(i)
     ? ` (no Pod has ${o.dnat!.replace(/:\d+$/, '')} now: a stale rule)`
     : '';
@@ -38,9 +46,7 @@ function summary(o: TraceOutcome, i: number, a: TraceAnswer): string {
       : r.packet.fromHost
         ? 'sent out by the node'
         : 'forwarded';
-  const partly = a.stop?.partly[i] ?? [];
-  const cut = partly.length > 0 ? ` (through ${partly.join(', ')}, read in part)` : '';
-  return `${where}, ${to}, ${o.masquerade ? 'masqueraded (source NAT to the node)' : 'not masqueraded'}${cut}`;
+  return `${where}, ${to}, ${o.masquerade ? 'masqueraded (source NAT to the node)' : 'not masqueraded'}`;
 }
 
 /** The walk as text at `width` columns (none: unwrapped); long rule lines wrap under themselves;

@@ -1,11 +1,14 @@
 // Where a packet walk's read of an iptables dump stopped: a dump cut short holds its rules up to
-// the cut, and the chains it holds in part may do more past it than the walk could see.
+// the cut, and the chains it holds in part may do more past it than the walk could see. A chain
+// the walk left by a rule it matched (a verdict, DNAT, RETURN, a goto, or a verdict of a chain
+// it jumped to) was left before the cut: rules past the cut there cannot come first. Only a chain
+// the walk fell off the end of (every rule read passed) may hold, past the cut, a rule that would.
 import type { ReadStop } from '../trace/answer.js';
-import type { TraceOutcome } from '../trace/trace.js';
+import type { MatchedRule, TraceOutcome } from '../trace/trace.js';
 import type { Ruleset } from './read/parse.js';
 
-/** The cut of `rs` (read from `file`), with the chains each outcome entered that the dump holds in
- * part (a matched rule's chain, or the chain it jumped to); undefined for a whole dump. */
+/** The cut of `rs` (read from `file`), with the chains each outcome passed through to their end
+ * that the dump holds in part; undefined for a whole dump. */
 export function readStop(
   rs: Ruleset,
   file: string,
@@ -13,17 +16,72 @@ export function readStop(
 ): ReadStop | undefined {
   const cut = rs.warnings.find((w) => w.kind === 'truncated');
   if (!cut) return undefined;
-  const partly = outcomes.map((o) => {
-    const chains = new Set<string>();
-    for (const m of o.rules) {
-      const table = rs.table(m.table);
-      if (!table) continue;
-      if (table.partial.has(m.chain)) chains.add(m.chain);
-      const at = rs.ruleAt(m.line);
-      const target = at && at.table === table ? table.target(at.id) : undefined;
-      if (target !== undefined && table.partial.has(target)) chains.add(target);
-    }
-    return [...chains];
-  });
+  const partly = outcomes.map((o) =>
+    fellThrough(rs, o.rules)
+      .filter(({ table, chain }) => rs.table(table)?.partial.has(chain))
+      .map(({ chain }) => chain)
+      .filter((c, k, all) => all.indexOf(c) === k),
+  );
   return { file, line: cut.line, why: cut.message, partly };
+}
+
+/** What a matched rule does to the walk through its table's chains. */
+type Step =
+  | { kind: 'enter'; chain: string; goto: boolean } // a jump (goto) to a chain of the table
+  | { kind: 'leave' } // RETURN: its chain left by it
+  | { kind: 'end' } // a verdict, a NAT: the table's walk ends there
+  | { kind: 'policy' } // the built-in chain's policy: its rules all passed
+  | { kind: 'on' }; // a mark, a log, a jump to a chain not read: the walk goes on in the chain
+
+function step(rs: Ruleset, m: MatchedRule): Step {
+  const at = m.line > 0 ? rs.ruleAt(m.line) : undefined;
+  if (!at) return m.effect.startsWith('policy ') ? { kind: 'policy' } : { kind: 'on' };
+  const t = at.table.rule(at.id).target;
+  if (!t) return { kind: 'on' };
+  switch (t.kind) {
+    case 'chain': {
+      const next = at.table.targetChain(at.id);
+      return next ? { kind: 'enter', chain: next.name, goto: t.goto } : { kind: 'on' };
+    }
+    case 'verdict':
+      return t.name === 'RETURN' ? { kind: 'leave' } : { kind: 'end' };
+    case 'reject':
+    case 'dnat':
+    case 'snat':
+    case 'masquerade':
+      return { kind: 'end' };
+    default:
+      return t.name === 'REDIRECT' ? { kind: 'end' } : { kind: 'on' };
+  }
+}
+
+/** The chains (by table) the walk of these matched rules passed through to their end. */
+function fellThrough(rs: Ruleset, rules: MatchedRule[]): { table: string; chain: string }[] {
+  const out: { table: string; chain: string }[] = [];
+  let table: string | undefined;
+  let stack: string[] = []; // the chains the walk is in, the one it runs last
+  const fellOff = (chains: string[]) =>
+    out.push(...chains.map((chain) => ({ table: table!, chain })));
+  for (const m of rules) {
+    if (m.table !== table) {
+      // a table's walk that ended with no verdict fell off every chain it was in
+      fellOff(stack);
+      [table, stack] = [m.table, [m.chain]];
+    }
+    // a matched rule in a chain below the last one: the chains after it were passed to their end
+    const k = stack.lastIndexOf(m.chain);
+    if (k < 0) {
+      fellOff(stack);
+      stack = [m.chain];
+    } else fellOff(stack.splice(k + 1));
+    const s = step(rs, m);
+    if (s.kind === 'enter') {
+      if (s.goto) stack.pop();
+      stack.push(s.chain);
+    } else if (s.kind === 'leave') stack.pop();
+    else if (s.kind === 'end') stack = [];
+    else if (s.kind === 'policy') fellOff(stack.splice(0));
+  }
+  fellOff(stack);
+  return out;
 }
