@@ -6,26 +6,46 @@
 // isolates that reorder what is shown ("Trojan Source")
 const UNSAFE = /[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/g; // eslint-disable-line no-control-regex
 
-/** One unsafe character as the reader can see it: `\x1b`, `\u202e`. */
+/** One unsafe character as the reader can see it: `\x1b`, `\u202e` (always four hex digits). */
 const escaped = (ch: string) => {
   const c = ch.charCodeAt(0);
-  return c < 0x100 ? `\\x${c.toString(16).padStart(2, '0')}` : `\\u${c.toString(16)}`;
+  return c < 0x100
+    ? `\\x${c.toString(16).padStart(2, '0')}`
+    : `\\u${c.toString(16).padStart(4, '0')}`;
 };
 
 /** The most of one string a screen or a text report shows: a 1 MB label is data, not a page. */
 export const MAX_SHOWN = 4096;
 
+/** What sanitize shows of one unsafe character: a tab or newline as a space, any other escaped. */
+const shown = (ch: string) => (ch === '\t' || ch === '\n' ? ' ' : escaped(ch));
+
 /** One line of display text: tabs and newlines as spaces, every other control or BIDI character
  * shown escaped (`\x1b[2J`: the value the input holds, none of it obeyed), at most MAX_SHOWN
- * characters (the rest counted, not shown). */
+ * characters of that text (the rest counted, not shown; an escape shown whole or not at all).
+ * Backslashes are kept as they are: the text may hold excerpts escaped already (escapeControls),
+ * which a second escape would garble. */
 export function sanitize(s: string): string {
-  const clean = (s.length > MAX_SHOWN * 4 ? s.slice(0, MAX_SHOWN * 4) : s)
-    .replace(/[\t\n]/g, ' ')
-    .replace(UNSAFE, escaped);
-  if (clean.length <= MAX_SHOWN && s.length <= MAX_SHOWN * 4) return clean;
+  // the length shown: each unsafe character's escape in place of it
+  let length = s.length;
+  for (const m of s.matchAll(UNSAFE)) length += shown(m[0]).length - 1;
+  if (length <= MAX_SHOWN) return s.replace(UNSAFE, shown);
   // the note fits in MAX_SHOWN: sanitising the result again changes nothing
-  const note = `… (${s.length - (MAX_SHOWN - 40)} more characters)`;
-  return clean.slice(0, MAX_SHOWN - 40) + note;
+  const room = MAX_SHOWN - 40;
+  let out = '';
+  let from = 0; // the input's characters before it are shown
+  for (const m of s.matchAll(UNSAFE)) {
+    if (out.length + (m.index - from) >= room) break; // the text up to it fills the room
+    out += s.slice(from, m.index);
+    from = m.index;
+    const escape = shown(m[0]);
+    if (out.length + escape.length > room)
+      return `${out}… (${length - out.length} more characters)`;
+    out += escape;
+    from++;
+  }
+  out += s.slice(from, from + room - out.length);
+  return `${out}… (${length - out.length} more characters)`;
 }
 
 // what JSON.stringify leaves raw but a terminal may obey or reorder: C1 controls, BIDI, line separators
@@ -94,8 +114,11 @@ export function sanitizeMarked(
 }
 
 /** An excerpt of input quoted in a message: every control or BIDI character shown escaped
- * (`\x1b`, `\u202e`), so the reader sees what the input holds and the terminal obeys none of it. */
-export const escapeControls = (s: string): string => s.replace(UNSAFE, escaped);
+ * (`\x1b`, `\u202e`), so the reader sees what the input holds and the terminal obeys none of it;
+ * a backslash of the input before x or u doubled (`\\x41` is the input's four characters `\x41`),
+ * so that no escape can be mistaken for the input's own text. */
+export const escapeControls = (s: string): string =>
+  s.replace(/\\+(?=[xu])/g, (run) => run + run).replace(UNSAFE, escaped);
 
 /** A short, escaped excerpt of one input line. */
 export function excerpt(s: string, max = 80): string {

@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { jsonPieces, jsonText, sanitize, sanitizeMarked } from '../../src/core/sanitize.js';
+import {
+  MAX_SHOWN,
+  excerpt,
+  jsonPieces,
+  jsonText,
+  sanitize,
+  sanitizeMarked,
+} from '../../src/core/sanitize.js';
 
 describe('sanitize: text from the cluster reaches the terminal inert', () => {
   const cases: [string, string, string][] = [
@@ -33,6 +40,31 @@ describe('sanitize: text from the cluster reaches the terminal inert', () => {
   for (const [what, input, shown] of cases) {
     it(what, () => assert.equal(sanitize(input), shown));
   }
+
+  it('a BIDI mark below U+1000 shows with four hex digits', () =>
+    assert.equal(sanitize('a\u061cb'), 'a\\u061cb'));
+
+  it('a long text is cut and counted as shown, escapes and all, never inside an escape', () => {
+    for (const input of ['\x07'.repeat(2000), 'ab' + '\x1b'.repeat(1500), 'y'.repeat(5000)]) {
+      const out = sanitize(input);
+      const m = /^(.*)… \((\d+) more characters\)$/s.exec(out);
+      assert.ok(m, out.slice(-60));
+      assert.ok(out.length <= MAX_SHOWN);
+      const all = [...input]
+        .map((c) => (c < ' ' ? `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}` : c))
+        .join('');
+      // what is shown is the escaped text's start, the count its rest
+      assert.ok(all.startsWith(m[1]!));
+      assert.equal(m[1]!.length + Number(m[2]), all.length);
+      assert.doesNotMatch(m[1]!, /\\x?[0-9a-f]?$/);
+    }
+  });
+
+  it("an excerpt doubles the input's own backslash before x or u: no escape is mistaken for it", () => {
+    assert.equal(excerpt('a\\x41\x1b'), 'a\\\\x41\\x1b');
+    assert.equal(excerpt('\\\\u202e'), '\\\\\\\\u202e');
+    assert.equal(excerpt('C:\\dir'), 'C:\\dir');
+  });
 
   it('leaves no control character in any byte soup', () => {
     let soup = '';
