@@ -35,7 +35,7 @@ export interface AppliedPolicy {
 }
 
 /** A LabelSelector as the API server evaluates it; an empty one selects everything. */
-export function labelSelectorMatches(selector: unknown, labels: Record<string, string>): boolean {
+function labelSelectorMatches(selector: unknown, labels: Record<string, string>): boolean {
   const sel = obj(selector);
   const byLabel = Object.entries(obj(sel['matchLabels'])).every(([k, v]) => labels[k] === v);
   return (
@@ -289,7 +289,7 @@ export function policiesFor(ctx: CheckContext, port: ServicePort, client?: Pod):
 export type ClientVerdict =
   { admitted: true } | { refusedBy: string[]; of: number } | { unknown: string };
 
-export function clientAdmitted(policies: AppliedPolicy[], pods: Pod[]): ClientVerdict {
+function clientAdmitted(policies: AppliedPolicy[], pods: Pod[]): ClientVerdict {
   const refusedBy: string[] = [];
   let unknown: string | undefined;
   for (const pod of pods) {
