@@ -2,10 +2,16 @@
 // table pasted, the table holds none, or Cilium replaced kube-proxy.
 import { missingSets, type NftTable } from '../../core/dataplane/nftables/read/listing.js';
 import type { Ruleset } from '../../core/dataplane/iptables/read/parse.js';
+import type { Table } from '../../core/dataplane/iptables/read/table.js';
+
+/** Whether the dump's cut (its end, or its start mid-rule) lies in this table: never in one its
+ * COMMIT ended, a jump crossing no table (a cut past nat's COMMIT, in filter, leaves nat whole). */
+const cutIn = (rs: Ruleset, t: Table) =>
+  !t.committed && rs.warnings.some((w) => w.kind === 'truncated');
 
 /** Whether a dump holds only part of its nat table: cut, a segment, or some chains without the
  * built-in ones (iptables-save, -S and -L print every built-in chain of a table they list). */
-export function natInPart(rs: Ruleset): boolean {
+function natInPart(rs: Ruleset): boolean {
   // each family's nat table: where the dump holds both, either in part is a part
   const families = rs.families();
   if (families.length > 1) return families.some((f) => natInPart(rs.ofFamily(f)));
@@ -15,7 +21,7 @@ export function natInPart(rs: Ruleset): boolean {
     nat.indexOf(name) >= 0 && nat.chainLine(nat.indexOf(name)) !== undefined;
   return (
     nat.partial.size > 0 ||
-    rs.warnings.some((w) => w.kind === 'truncated') ||
+    cutIn(rs, nat) ||
     !['PREROUTING', 'OUTPUT', 'POSTROUTING'].every(declared)
   );
 }
@@ -43,9 +49,7 @@ export function noServiceRules(rs: Ruleset): string {
   // KUBE-SERVICES jumped to, or the paste cut, and the chain itself not in it: nothing is known
   const jumped = nat.jumpsTo(['KUBE-SERVICES']);
   // a chain whose first rules lie above the paste is no cut: the paste is a part of the table
-  const truncated =
-    [...nat.partial.keys()].some((c) => !nat.cutAbove.has(c)) ||
-    rs.warnings.some((w) => w.kind === 'truncated');
+  const truncated = [...nat.partial.keys()].some((c) => !nat.cutAbove.has(c)) || cutIn(rs, nat);
   if (nat.indexOf('KUBE-SERVICES') < 0 && (jumped || truncated))
     return `no Service entry in the paste: KUBE-SERVICES${jumped ? ', which the nat table jumps to,' : ''} is not in it`;
   const cilium = rs.tables.some((t) => t.chains.some((c) => c.name.startsWith('CILIUM_')));
@@ -57,7 +61,7 @@ export function noServiceRules(rs: Ruleset): string {
 }
 
 /** Why an nft listing holds part of its table, one phrase each; none for a whole table. */
-export const nftInPart = (t: NftTable): string[] =>
+const nftInPart = (t: NftTable): string[] =>
   [
     t.headless && 'its table line is not in it',
     t.cut && 'it is cut',
@@ -93,7 +97,10 @@ export function orphansUnproven(d: Ruleset | NftTable): string | undefined {
       : undefined;
   }
   if (!natInPart(d)) return undefined;
-  const cut = d.warnings.find((w) => w.kind === 'truncated');
+  const nat = d.families().map((f) => d.ofFamily(f).table('nat'));
+  const cut = nat.some((t) => t && cutIn(d, t))
+    ? d.warnings.find((w) => w.kind === 'truncated')
+    : undefined;
   return cut?.line
     ? `the dump is cut short after line ${cut.line}: a jump to them may lie past the cut`
     : 'the paste holds part of the nat table: a jump to them may lie outside it';
