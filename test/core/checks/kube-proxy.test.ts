@@ -278,9 +278,15 @@ describe('what a kube-proxy release is compared with', () => {
       const image = `registry.k8s.io/kube-proxy:${tag}`;
       return { ...p, spec: { ...spec, containers: [{ ...spec.containers[0], image }] } };
     });
-  const explained = (tag: string) =>
-    run(kubeProxyCheck, facts([...base(), ...at(tag)])).find((f) => f.id === 'kube-proxy-version')!
-      .explanation;
+  const explained = (tag: string, modes?: Record<string, string>) =>
+    run(
+      kubeProxyCheck,
+      facts(
+        [...base(), ...at(tag)],
+        modes &&
+          Object.fromEntries(Object.entries(modes).map(([n, m]) => [n, { 'proxy-mode': m }])),
+      ),
+    ).find((f) => f.id === 'kube-proxy-version')!.explanation;
 
   it('a modelled release: with what its own release writes', () => {
     assert.match(explained('v1.33.4'), /compares a node on one of them with what its own release/);
@@ -290,8 +296,15 @@ describe('what a kube-proxy release is compared with', () => {
   it('an unmodelled release: by behaviour, with what the nearest modelled release writes', () => {
     assert.match(
       explained('v1.15.2'),
-      /v1\.15\.2 is not modelled: its nodes are compared with what v1\.30 writes, by behaviour/,
+      /v1\.15\.2 is not modelled: its nodes are compared with what v1\.30 writes, on iptables nodes by behaviour/,
     );
+  });
+
+  it('an unmodelled release on nftables and IPVS nodes: said as those drifts compare, no packet walked', () => {
+    const said = explained('v1.29.10', { 'node-a': 'nftables', 'node-b': 'ipvs' }) ?? '';
+    assert.doesNotMatch(said, /by behaviour/);
+    assert.match(said, /on nftables nodes each Service port by where its packets go/);
+    assert.match(said, /on IPVS nodes by what they hold: virtual and real servers/);
   });
 });
 

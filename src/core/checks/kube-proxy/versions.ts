@@ -2,6 +2,7 @@
 import { unseen } from '../../evidence.js';
 import type { Finding } from '../../model.js';
 import { namedFew } from '../../nodes/access.js';
+import type { NodeState } from '../../nodes/state.js';
 import { count, findingOf } from '../check.js';
 import type { CheckContext } from '../context.js';
 import {
@@ -22,17 +23,19 @@ export function versions(ctx: CheckContext): Finding[] {
   if (states.length === 0) return [];
   const known = states.filter((s) => s.version);
   const unknown = states.filter((s) => !s.version).map((s) => s.node);
-  const byRelease = new Map<string, string[]>();
+  const byRelease = new Map<string, NodeState[]>();
   for (const s of known)
-    byRelease.set(s.version!.value.text, [...(byRelease.get(s.version!.value.text) ?? []), s.node]);
+    byRelease.set(s.version!.value.text, [...(byRelease.get(s.version!.value.text) ?? []), s]);
   const said = [...byRelease].map(([v, nodes]) =>
-    byRelease.size === 1 ? `${v} on ${count(nodes.length, 'node')}` : `${v} on ${namedFew(nodes)}`,
+    byRelease.size === 1
+      ? `${v} on ${count(nodes.length, 'node')}`
+      : `${v} on ${namedFew(nodes.map((s) => s.node))}`,
   );
   const out: Finding[] = [];
   if (known.length > 0)
     out.push(
       finding('kube-proxy-version', 'pass', `kube-proxy ${said.join(', ')}`, {
-        explanation: `kube-proxy writes its rules differently from release to release: ${compared([...byRelease.keys()])} The version comes from kube-proxy's /metrics (kubernetes_build_info), else the image tag of its Pod, else the Node's status.nodeInfo.kubeProxyVersion.`,
+        explanation: `kube-proxy writes its rules differently from release to release: ${compared(byRelease)} The version comes from kube-proxy's /metrics (kubernetes_build_info), else the image tag of its Pod, else the Node's status.nodeInfo.kubeProxyVersion.`,
         evidence: known.map((s) => s.version!.evidence),
         info: true,
         folded: true,
@@ -58,17 +61,31 @@ export function versions(ctx: CheckContext): Finding[] {
   return out;
 }
 
+/** How drift compares a node of an unmodelled release with the nearest modelled one, by mode:
+ * only iptables drift walks packets (iptables/drift/text.ts foldByBehaviour); nftables drift
+ * compares each Service port's tree and the fixed chains' rules by what they match and do
+ * (nftables/drift.ts), IPVS drift what IPVS, its ipsets and iptables hold (ipvs/drift.ts). */
+const UNMODELLED_BY_MODE: Record<string, string> = {
+  iptables:
+    'on iptables nodes by behaviour (the same packets walked through both: where they go counts, not how the rules read)',
+  nftables:
+    "on nftables nodes each Service port by where its packets go (endpoints, shares, masquerading), and kube-proxy's fixed chains rule by rule by what each matches and does, so a rule that release writes otherwise there reads as missing (no packet is walked)",
+  ipvs: 'on IPVS nodes by what they hold: virtual and real servers, kube-ipvs0 addresses, ipset entries, and each iptables rule kube-proxy writes in its chain, so one that release writes otherwise reads as missing (no packet is walked)',
+};
+
 /** What drift compares the nodes of these releases with: a modelled release's own rules, an
- * unmodelled one's behaviour against the nearest modelled release (releases.ts). */
-function compared(releases: string[]): string {
-  const unmodelled = releases.flatMap((text) => {
+ * unmodelled one's against the nearest modelled release, as each node's mode compares them. */
+function compared(byRelease: Map<string, NodeState[]>): string {
+  const unmodelled = [...byRelease].flatMap(([text, states]) => {
     const asked = parseRelease(text);
     const modelled = asked && modelledRelease(asked);
-    return modelled?.note
-      ? [
-          `${text} is not modelled: its nodes are compared with what v1.${modelled.release.minor} writes, by behaviour (the same packets walked through both: where they go counts, not how the rules read).`,
-        ]
-      : [];
+    if (!modelled?.note) return [];
+    const how = [...new Set(states.map((s) => s.mode.value))].flatMap(
+      (mode) => UNMODELLED_BY_MODE[mode] ?? [],
+    );
+    return [
+      `${text} is not modelled: its nodes are compared with what v1.${modelled.release.minor} writes${how.length > 0 ? `, ${how.join('; ')}` : ''}.`,
+    ];
   });
   return [
     `kdebug models ${releaseRange()} and compares a node on one of them with what its own release writes.`,
