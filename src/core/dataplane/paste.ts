@@ -222,7 +222,7 @@ export function readNftPaste(coloured: string, file: string): NftPaste {
     notes.unshift('a diff: its new side is read (its + and context lines), not the - lines');
   if (listing.crash)
     notes.push(
-      `line ${listing.crash.line}: nft crashed ("${excerpt(listing.crash.text)}") after the tables above: they are read, and what it did not print is not in the paste`,
+      `line ${listing.crash.line}: nft crashed ("${excerpt(listing.crash.text)}") after the tables above that line: they are read, and what that listing did not print is not in the paste`,
     );
   // maps listed without their elements beside Service chains: `nft -t` (--terse) omits them
   if ([table, also].some((t) => t?.set('service-ips') && entriesNotListed(t)))
