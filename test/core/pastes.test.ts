@@ -36,6 +36,9 @@ interface Reading {
   form: string;
   kind: 'iptables' | 'ipvs' | 'nft' | 'cilium' | 'foreign';
   foreign?: ForeignKind;
+  /** The error a reader refuses the paste with where it is not the iptables reader's foreign
+   * listing (NoRulesError): its name ("IpvsParseError"), with `says` its message. */
+  refusal?: string;
   says?: string;
   services?: ServiceReading[];
   notInPaste?: string[];
@@ -113,7 +116,12 @@ describe(`the pastes corpus (${corpus.length} real pastes)`, () => {
         const message =
           'error' in got ? got.error.message : got.mode === 'not-kube-proxy' ? got.message : '';
         assert.ok(message, `${slug} was read as ${'mode' in got ? got.mode : '?'}, not named`);
-        if ('error' in got) {
+        if ('error' in got && r.refusal !== undefined) {
+          // another reader's refusal: its kind and what it says of the paste
+          assert.equal(got.error.name, r.refusal, message);
+          assert.equal(r.foreign, undefined, `${slug}: a refusal names no foreign kind`);
+          assert.ok(r.says, `${slug}: a refusal's reading says what the message must say`);
+        } else if ('error' in got) {
           assert.ok(got.error instanceof NoRulesError, got.error.message);
           assert.equal(got.error.foreign, r.foreign, message);
         } else assert.equal(r.foreign, 'nft', message);
