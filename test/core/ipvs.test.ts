@@ -294,6 +294,37 @@ TCP  10.96.0.1:443 rr
     );
   });
 
+  it("DPVS's ipvsadm: its MATCH virtual servers are named as DPVS's, never a real server without one", () => {
+    // iqiyi/dpvs tools/ipvsadm print_service_entry: a match service prints "MATCH proto,from=...",
+    // and its -S form "-A -H proto=...": packets selected by ranges and interfaces for its SNAT
+    const head =
+      'IP Virtual Server version 0.0.0 (size=0)\nProt LocalAddress:Port Scheduler Flags\n  -> RemoteAddress:Port           Forward Weight ActiveConn InActConn\n';
+    const match =
+      'MATCH tcp,from=172.16.0.0-172.16.255.254:0-0,oif=dpdk1 rr\n  -> 192.168.10.2:0               SNAT    100    0          0\n  -> 192.168.10.4:0               SNAT    100    0          0\n';
+    assert.throws(
+      () => parseIpvs(`${head}${match}`, 'p.txt'),
+      (e: unknown) =>
+        e instanceof IpvsParseError &&
+        /^p\.txt:4: this is DPVS's ipvsadm .*line 4\).*no Service is in it$/.test(e.message),
+    );
+    // beside an address's virtual server: that one read, the MATCH one and its real servers named
+    const t = parseIpvs(
+      `${head}${match}TCP  10.0.0.100:80 rr\n  -> 192.168.100.2:80             FullNat 1      0          0\n`,
+    );
+    assert.deepEqual(
+      t.services.map((s) => [s.address, s.realServers.map((r) => r.address)]),
+      [['10.0.0.100:80', ['192.168.100.2:80']]],
+    );
+    assert.deepEqual(t.dpvs, { match: [4], realServers: [5, 6] });
+    assert.throws(
+      () =>
+        parseIpvs(
+          '-A -H proto=udp,src-range=172.16.0.0-172.16.255.254,oif=dpdk1 -s rr\n-a -H proto=udp,src-range=172.16.0.0-172.16.255.254,oif=dpdk1 -r 192.168.10.2:0 -J -w 100\n',
+        ),
+      /DPVS's ipvsadm/,
+    );
+  });
+
   it('a virtual server line cut before its port is where the paste ends, never a virtual server', () => {
     // rancher-archives/rke#2804: the paste ends "TCP  19" (an address cut at its second digit)
     const head =

@@ -148,6 +148,11 @@ function ipvsWarnings(d: IpvsTable): RulesWarning[] {
       `the command on line ${d.renamed.line} gives -n, and ipvsadm -n prints addresses: ${listed(d.renamed.hosts)} ${d.renamed.hosts.length === 1 ? 'is a name' : 'are names'} put in by hand where it printed ${d.renamed.hosts.length === 1 ? 'an address' : 'addresses'}, shown as pasted; what ${d.renamed.hosts.length === 1 ? 'it stands' : 'they stand'} for is not said`,
       d.renamed.line,
     );
+  if (d.dpvs)
+    sayAt(
+      [...d.dpvs.match, ...d.dpvs.realServers].sort((a, b) => a - b),
+      `line${d.dpvs.match.length === 1 ? '' : 's'} ${d.dpvs.match.join(', ')}: DPVS's MATCH virtual server${d.dpvs.match.length === 1 ? '' : 's'} (iQIYI's DPDK load balancer: packets selected by protocol, address ranges and interfaces for its SNAT), with ${d.dpvs.realServers.length} real server line${d.dpvs.realServers.length === 1 ? '' : 's'}: not read; this is DPVS's ipvsadm, not the kernel's IPVS nor kube-proxy's, so its virtual servers are DPVS's, none kube-proxy's`,
+    );
   if (d.other)
     sayAt(
       d.other.lines,

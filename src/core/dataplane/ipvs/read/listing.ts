@@ -102,6 +102,10 @@ export interface IpvsTable {
   quote?: Quote;
   /** ipvsadm-save lines with options kdebug does not know, skipped (the rest of each read). */
   unknownOptions?: { line: number; options: string[] }[];
+  /** DPVS's ipvsadm (iQIYI's DPDK load balancer), known by what only it prints: the lines of its
+   * MATCH virtual servers (packets selected by protocol, address ranges and interfaces, as its SNAT
+   * uses, not an address and port) and of their real servers, none of them read. */
+  dpvs?: { match: number[]; realServers: number[] };
 }
 
 /** An IPVS-mode listing (ipvsadm's, or kube-proxy's ipsets) that does not read, with where. */
@@ -113,6 +117,16 @@ export class IpvsParseError extends ListingParseError {
     super(file, line, reason);
   }
 }
+
+/** DPVS's ipvsadm's match service (print_service_entry): "MATCH tcp,from=172.16.0.0-172.16.255.254:0-0,oif=dpdk1 rr"
+ * as -L prints it, "-A -H proto=tcp,src-range=...,oif=dpdk1 -s rr" / "-a -H ... -r ADDR -J" as
+ * -S saves it: its protocol and ranges, then the scheduler or counters. */
+const DPVS_MATCH =
+  /^(?:MATCH (?:tcp|udp|sctp|icmp|icmpv6)(?:,\S*)?|-[aA]\s+-H\s+proto=\S+)(?:\s|$)/;
+
+/** What a paste of DPVS's ipvsadm is: none of its MATCH virtual servers is a Service. */
+const dpvsMessage = (match: number[]) =>
+  `this is DPVS's ipvsadm (iQIYI's DPDK load balancer, not the kernel's IPVS, and not kube-proxy's): its MATCH virtual server${match.length === 1 ? '' : 's'} (line${match.length === 1 ? '' : 's'} ${match.join(', ')}) select${match.length === 1 ? 's' : ''} packets by protocol, address ranges and interfaces for DPVS's SNAT, not a Service's address and port: no Service is in it`;
 
 /** The first line of one of ipvsadm's listings: of the virtual servers (`-Ln`, or `-Ln -t` of one),
  * of the connections (`-Lnc`); `--timeout`'s line alone is a foreign kind (classify.ts). */
@@ -235,6 +249,8 @@ export function parseIpvs(coloured: string, file = '<input>'): IpvsTable {
   const noAddress: number[] = [];
   let addressless = false; // the real servers that follow belong to a line without its address
   let region: GrepRegion = { line: 0 }; // the output of the command last typed
+  const dpvs = { match: [] as number[], realServers: [] as number[] };
+  let inMatch = false; // the real servers that follow are a DPVS MATCH virtual server's
   for (let i = 0; i < lines.length; i++) {
     const no = i + 1;
     const t = bareLine(lines[i]!);
@@ -275,6 +291,20 @@ export function parseIpvs(coloured: string, file = '<input>'): IpvsTable {
       inListing = true;
       continue;
     }
+    // DPVS's MATCH virtual server: no address and port, so no Service; nor its real servers
+    if (DPVS_MATCH.test(t)) {
+      bareStart();
+      if (t.startsWith('-a')) dpvs.realServers.push(no);
+      else dpvs.match.push(no);
+      current = undefined;
+      inListing = header = inMatch = true;
+      continue;
+    }
+    if (inMatch && /^->\s/.test(t)) {
+      dpvs.realServers.push(no);
+      continue;
+    }
+    inMatch = false;
     if (ELISION.test(t) && !inListing) {
       elidedAbove = no;
       skipped.push(no);
@@ -544,6 +574,8 @@ export function parseIpvs(coloured: string, file = '<input>'): IpvsTable {
       other.lines[0]!,
       "this is ipvsadm's connection (-c) or timeout listing, which holds no virtual server: run `ipvsadm -Ln` for the Services",
     );
+  if (dpvs.match.length > 0 && services.length === 0)
+    throw new IpvsParseError(file, dpvs.match[0]!, dpvsMessage(dpvs.match));
   const kubectl = kubectlLines(lines, skipped);
   const renamed = numeric !== undefined && names ? namedHosts(services) : [];
   if (renamed.length > 0) names = false;
@@ -576,6 +608,7 @@ export function parseIpvs(coloured: string, file = '<input>'): IpvsTable {
     ...(sharedNames.size > 0 ? { sharedNames: [...sharedNames].sort((a, b) => a - b) } : {}),
     ...(cutNames.length > 0 && names ? { cutNames } : {}),
     ...(quote ? { quote } : {}),
+    ...(dpvs.match.length > 0 ? { dpvs } : {}),
   };
 }
 
