@@ -1,7 +1,8 @@
 // A listing whose paste ends inside its last row (a page's copy stopping mid-address, a terminal
 // cut): the rows before it are read, that row is said not read; where it may be one more row of
 // the frontend above, that frontend's backends are said to be possibly more. A row that does not
-// read anywhere else is still an error at its line.
+// read anywhere else is still an error at its line. A row is whole only where every column its
+// printer writes is there and closed; a fence, a prompt or prose after it ends the listing too.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseCilium } from '../../../src/core/dataplane/cilium/read/read.js';
@@ -50,6 +51,79 @@ describe('a Cilium listing cut inside its last row', () => {
   it('bpf lb list: an indented row cut short may be one more of the Service above', () => {
     const t = parseCilium(`${BPF}                    10.244.1.2`, 'p');
     assert.equal(t.frontends[0]!.backendsElided, 4);
+  });
+
+  // a row cut inside a column still parses: whole only where every column its printer writes
+  // (cilium-dbg/cmd/service_list.go, bpf_lb_list.go) is there and closed
+  it('service list: a last line cut mid-port, no newline after it, is no backend', () => {
+    const t = parseCilium(
+      `${LIST}                                          3 => 10.244.1.109:5`,
+      'p',
+    );
+    assert.equal(t.frontends[0]!.backends.length, 2);
+    assert.equal(t.frontends[0]!.backendsElided, 4);
+  });
+
+  it('service list: a backend without the state its release prints is cut short', () => {
+    const t = parseCilium(
+      `${LIST}                                          3 => 10.244.1.109:53\n`,
+      'p',
+    );
+    assert.equal(t.frontends[0]!.backends.length, 2);
+    assert.equal(t.frontends[0]!.backendsElided, 4);
+  });
+
+  const ROWS =
+    'SERVICE ADDRESS     BACKEND ADDRESS (REVNAT_ID) (SLOT)\n' +
+    '10.96.155.44:80     0.0.0.0:0 (14) (0) [ClusterIP, non-routable]\n' +
+    '10.96.155.44:80     10.244.1.211:80 (14) (1)\n';
+  for (const [what, row] of [
+    ['cut inside its slot', '10.96.155.44:80     10.244.1.212:80 (14) (2\n'],
+    ['without the slot its release prints', '10.96.155.44:80     10.244.1.212:80 (14)\n'],
+  ] as const)
+    it(`bpf lb list, the Service's address on every row: a row ${what} is no backend`, () => {
+      const t = parseCilium(`${ROWS}${row}`, 'p');
+      assert.deepEqual(
+        t.frontends[0]!.backends.map((b) => b.ip),
+        ['10.244.1.211'],
+      );
+      assert.equal(t.frontends[0]!.backendsElided, 4);
+    });
+
+  it('bpf lb list: a Service entry without the flags its release prints is cut short', () => {
+    const t = parseCilium(`${BPF}10.96.0.1:443       0.0.0.0:0 (2) (0)\n`, 'p');
+    assert.equal(t.frontends.length, 1);
+    assert.equal(t.cut?.[0]?.line, 4);
+  });
+
+  it('a whole last row without a newline after it is read', () => {
+    const t = parseCilium(`${BPF}                    10.244.1.212:80 (14) (2)`, 'p');
+    assert.equal(t.frontends[0]!.backends.length, 2);
+    assert.equal(t.cut, undefined);
+  });
+
+  // the listing's end is the paste's: a fence, the next prompt, prose, another command
+  for (const [what, after] of [
+    ['a closing fence', '\n```\n'],
+    ['the next prompt', '\nroot@kind-control-plane:/home/cilium# exit\n'],
+    ['prose', '\nI think the problem is here\n'],
+  ] as const)
+    it(`a row cut short, then ${what}: the rows before it read, it not`, () => {
+      const t = parseCilium(
+        `\`\`\`\n${LIST}16   10.96.55.103:80/TCP   ClusterIP      1 => 10.244.1.67:80/TC\n${after}`,
+        'p',
+      );
+      assert.equal(t.frontends.length, 1);
+      assert.equal(t.frontends[0]!.backends.length, 2);
+      assert.match(t.cut?.[0]?.reason ?? '', /the listing ends inside a row/);
+      assert.equal(t.cut?.[0]?.line, 5);
+    });
+
+  it('a row cut short with rows of the listing after the prose is still an error', () => {
+    assert.throws(
+      () => parseCilium(`${BPF}10.96.122.\nsee below\n${BPF.split('\n')[1]}\n`, 'p'),
+      /p:4: not a row of cilium bpf lb list/,
+    );
   });
 
   it('a row that does not read before the last line is still an error at its line', () => {

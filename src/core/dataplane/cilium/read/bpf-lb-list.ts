@@ -119,6 +119,25 @@ function bpfRows(source: string) {
     return fe;
   };
 
+  // the columns the listing's release prints: its rev-NAT ID always; from 1.6 the slot after it,
+  // and the Service entry's flags
+  const printed = { slot: false, flags: false };
+  /** Throws where the entry lacks a column its printer writes (its release's, as its other
+   * entries show them) or leaves one open: it is cut short, not a backend or flags to read. */
+  function whole(entry: string, rest: string, service: boolean, at: number): void {
+    const ids = /^\s+\(\d+\)(\s+\(\d+\))?/.exec(rest);
+    const flags = /\[[^\]]*\]/.test(rest);
+    if (
+      !ids ||
+      (printed.slot && !ids[1]) ||
+      (service && printed.flags && !flags) ||
+      /\([^)]*$|\[[^\]]*$/.test(rest)
+    )
+      fail(source, at, `an entry cut short: "${entry}${rest}"`);
+    printed.slot ||= ids![1] !== undefined;
+    printed.flags ||= service && flags;
+  }
+
   /** One map slot: "ADDR (revnat) (slot) [flags]", or "backend N not found". */
   function slot(fe: CiliumFrontend, entry: string, rest: string, at: number): void {
     if (entry === 'backend') {
@@ -126,10 +145,10 @@ function bpfRows(source: string) {
       return;
     }
     const a = parseAddress(entry) ?? fail(source, at, `not an address: "${entry}"`);
-    // every entry is printed with its rev-NAT ID: one without it is cut short
-    if (!/^\s+\(\d+\)/.test(rest)) fail(source, at, `an entry without its rev-NAT ID: "${entry}"`);
     const bracket = rest.includes('[') ? /\[([^\]]*)\]/.exec(rest)?.[1] : undefined;
-    if (a.port === 0 && (a.ip === '0.0.0.0' || a.ip === '::')) {
+    const service = a.port === 0 && (a.ip === '0.0.0.0' || a.ip === '::');
+    whole(entry, rest, service, at);
+    if (service) {
       withServiceRow.add(fe);
       // the Service entry: its flags name the frontend's type
       // 1.6 prints them "[FLAGS: NONE]", "[FLAGS: ExternalIPs]": its word for none is no flag

@@ -89,7 +89,7 @@ export const leftOut = (line: number, mark: string): CiliumCut => ({
   reason: `rows left out ("${mark}")`,
 });
 
-/** The paste's last line, cut inside a row: the row as far as it goes, and whether it is
+/** A row cut short, at the end of the listing: the row as far as it goes, and whether it is
  * indented (a further row of the Service above, where the listing prints its address once). */
 export interface RowCut {
   cut: CiliumCut;
@@ -97,12 +97,38 @@ export interface RowCut {
   indented: boolean;
 }
 
+/** How each printer ends a whole row: its last column closed ("(active)", "(14) (3)",
+ * "[ClusterIP]", "(L7LB Proxy Port: 15735)"), or "backend 12 not found". The paste's last line,
+ * where no newline ends it, is whole only so: "2 => 10.244.1.109:5" may be ":53/UDP (active)" cut
+ * short, and read as it stands it would be a backend no listing printed. */
+const CLOSED: Partial<Record<CiliumForm, RegExp>> = {
+  'service-list': /\)$/,
+  'bpf-lb-list': /[)\]]$|^backend \d+ not found$/,
+};
+
+/** Where the listing ends, when it ends after line `k`: nothing but blank lines follow to the
+ * end of the paste (`at` undefined) or to a line `at` that ends it (a fence, a prompt, a command:
+ * `unreadFrom` where another listing's rows follow it), or prose does (no row of a listing is
+ * without a digit) with no row of it below. */
+type ListingEnd = { at?: number; unreadFrom?: number };
+function endsAfter(lines: string[], k: number, form: CiliumForm): ListingEnd | undefined {
+  for (let j = k + 1; j < lines.length; j++) {
+    const t = lines[j]!.trim();
+    if (t === '') continue;
+    if (endsListing(t)) return { at: j, unreadFrom: followedByRows(lines, j) };
+    const prose = !ELISION.test(t) && !/\d/.test(t) && !rowsBelow(lines, j, form);
+    return prose ? { at: j } : undefined;
+  }
+  return {};
+}
+
 /** Calls `row` with each of the listing's rows after its header, trimmed, with its line number,
  * up to what ends it (a prompt, a fence, or `row` returning false); marked elided where the
  * author left rows out. Returns where the first elision is, the line of a new command whose
  * output follows (that is another listing, not read with this one), where `row` stopped at a
- * line with rows after it (those not read), and the paste's last line where it ends inside a row
- * that does not read (the rows before it read, it not). */
+ * line with rows after it (those not read), and the listing's last row where it is cut short
+ * (it does not read, or it is the paste's last line and no newline ends it where its printer
+ * closes it): the rows before it read, it not. */
 export function eachRow(
   lines: string[],
   index: number,
@@ -114,6 +140,16 @@ export function eachRow(
   const headed = index >= 0 && HEADERS.some(([re]) => re.test(lines[index]!.trim()));
   for (let k = index; !headed && k >= 0 && !endsListing(lines[k]!.trim()); k--)
     if (ELISION.test(lines[k]!.trim())) cut ??= leftOut(k + 1, lines[k]!.trim());
+  const last = lines.length - 1;
+  const cutRow = (k: number, t: string, { at, unreadFrom }: ListingEnd) => {
+    const what = at === undefined ? 'paste' : 'listing';
+    const endsInRow = {
+      cut: { line: k + 1, reason: `the ${what} ends inside a row ("${excerpt(t)}"), not read` },
+      text: t,
+      indented: /^\s/.test(lines[k]!),
+    };
+    return { ...(cut ? { cut } : {}), ...(unreadFrom ? { unreadFrom } : {}), endsInRow };
+  };
   for (let k = index + 1; k < lines.length; k++) {
     const t = lines[k]!.trim();
     if (t === '') continue;
@@ -125,18 +161,14 @@ export function eachRow(
       return { ...(cut ? { cut } : {}), ...(unreadFrom ? { unreadFrom } : {}) };
     }
     if (elided) cut ??= leftOut(k + 1, t);
+    else if (k === last && /\d/.test(t) && CLOSED[form]?.test(t) === false) return cutRow(k, t, {});
     let more: boolean | void;
     try {
       more = row({ t, at: k + 1, elided });
     } catch (e) {
-      if (!(e instanceof CiliumParseError) || lines.slice(k + 1).some((l) => l.trim() !== ''))
-        throw e;
-      const endsInRow = {
-        cut: { line: k + 1, reason: `the paste ends inside a row ("${excerpt(t)}"), not read` },
-        text: t,
-        indented: /^\s/.test(lines[k]!),
-      };
-      return { ...(cut ? { cut } : {}), endsInRow };
+      const end = e instanceof CiliumParseError ? endsAfter(lines, k, form) : undefined;
+      if (!end) throw e;
+      return cutRow(k, t, end);
     }
     if (more === false) {
       // rows of the listing below a line that is none ("(output truncated)", a note): said unread
@@ -159,6 +191,8 @@ export function backendCell(
   source: string,
 ): CiliumBackend {
   const a = parseAddress(address) ?? fail(source, line, `not a backend address: "${address}"`);
+  // the printer closes each word it writes in parentheses: one left open is cut short
+  if (/\([^)]*$/.test(rest)) fail(source, line, `a backend cut short: "${address}${rest}"`);
   const words = [...rest.matchAll(/\(([^)]*)\)/g)].map((w) => w[1]!);
   const state = words.map(backendState).find((s) => s !== undefined);
   return {

@@ -20,6 +20,15 @@ export function serviceList(lines: string[], source: string): CiliumTable {
   const beyond = index >= 0 ? beyondBackend(lines[index]!) : undefined;
   // from 1.6 every frontend's row has its Service Type (the header says so, or a row above)
   let typed = index >= 0 && /\bService Type\b/.test(lines[index]!);
+  // a release that prints backends' states prints one on each (" (active)"): one without is cut
+  let stated = false;
+  const backend = (address: string, rest: string, at: number) => {
+    const b = backendCell(address, rest, at, source);
+    if (stated && !b.state)
+      fail(source, at, `a backend without its state, cut short: "${address}"`);
+    stated ||= b.state !== undefined;
+    return b;
+  };
   const { cut, unreadFrom, stopped, endsInRow } = eachRow(lines, index, 'service-list', (row) => {
     const { at } = row;
     if (row.elided) {
@@ -36,7 +45,7 @@ export function serviceList(lines: string[], source: string): CiliumTable {
     if (be) {
       if (!current && elided) return; // the rest of a frontend the author left out
       if (!current) fail(source, at, 'a backend before any frontend');
-      current!.backends.push(backendCell(be[2]!, be[3]!, at, source));
+      current!.backends.push(backend(be[2]!, be[3]!, at));
       return;
     }
     const m =
@@ -59,7 +68,7 @@ export function serviceList(lines: string[], source: string): CiliumTable {
       backends: [],
       line: at,
     };
-    if (m![5]) current.backends.push(backendCell(m![5], m![6]!, at, source));
+    if (m![5]) current.backends.push(backend(m![5], m![6]!, at));
     frontends.push(current);
   });
   // its backends may go on in the rows not read
