@@ -166,6 +166,9 @@ export interface ServiceTree {
   partial?: string;
   /** The family of the tables it was read from, where they are ip6tables' or both families'. */
   family?: IPFamily;
+  /** Cilium: its own entry (the frontend whose backends `endpoints` are, `chains.svc`) is sent
+   * to the L7 proxy, as that entry's l7Proxy says: no endpoint takes its new connections. */
+  l7Proxy?: { port?: number };
 }
 
 /** The endpoints a Service port's own traffic reaches on this node: through its service chain,

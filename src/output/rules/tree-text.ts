@@ -101,7 +101,7 @@ export function treeText(t: ServiceTree): string[] {
       `  ${v.kind.toUpperCase()}  ${v.comment ?? ''}  (${[v.table, v.chain].filter(Boolean).join(' ')}${v.line ? ` line ${v.line}` : ''})`,
     );
   // an l7-load-balancer frontend's backends are not where the datapath sends its connections
-  const proxied = t.entries.find((e) => e.chain === t.chains.svc && e.l7Proxy)?.l7Proxy;
+  const proxied = t.l7Proxy;
   const list = (title: string | undefined, eps: TreeEndpoint[], empty = 'no endpoints') => {
     if (!title) return;
     const none = proxied

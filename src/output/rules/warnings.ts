@@ -2,7 +2,6 @@
 // a Cilium, IPVS or nftables listing leaves out or how it was read, one warning each; in text, at
 // FILE:LINE, with many skipped lines said in one.
 import {
-  L7_FLAG,
   frontendKey,
   isDropEntry,
   type CiliumTable,
@@ -84,10 +83,9 @@ function ciliumWarnings(d: CiliumTable): RulesWarning[] {
       Math.min(...drops.map((f) => f.line)),
     );
   out.push(...kubectlWarning(d.kubectlLines, 'cilium'));
-  // the drop entries are said above: the flags are the Service frontends'; l7-load-balancer is
-  // modelled (its frontends' walk ends at the proxy), no flag left uncompared
-  const unmodelled = (f: CiliumTable['frontends'][number]) => f.flags.some((x) => x !== L7_FLAG);
-  const flagged = d.frontends.filter((f) => unmodelled(f) && !isDropEntry(f));
+  // the drop entries are said above: the flags are the Service frontends' (l7-load-balancer is
+  // none: its reader takes it as the frontend's l7Proxy, whose walk ends at the proxy)
+  const flagged = d.frontends.filter((f) => f.flags.length > 0 && !isDropEntry(f));
   if (flagged.length > 0)
     say(
       `flags of the listing, kept as listed and not compared here: ${listed(flagCounts(flagged))}`,
@@ -99,8 +97,7 @@ function ciliumWarnings(d: CiliumTable): RulesWarning[] {
 /** Each flag these frontends carry (the BPF map's "non-routable", "Local" ...), with how many. */
 function flagCounts(frontends: CiliumTable['frontends']): string[] {
   const n = new Map<string, number>();
-  for (const f of frontends)
-    for (const flag of f.flags) if (flag !== L7_FLAG) n.set(flag, (n.get(flag) ?? 0) + 1);
+  for (const f of frontends) for (const flag of f.flags) n.set(flag, (n.get(flag) ?? 0) + 1);
   return [...n].map(([flag, k]) => `${flag} (${count(k, 'frontend')})`);
 }
 

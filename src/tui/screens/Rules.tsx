@@ -153,7 +153,7 @@ function RowLine({ row, marks }: { row: TreeRow; marks: RowMarks }) {
           {fold}
           <S tone="title">{t.id}</S> <S tone="accent">{t.name ? addr : ''}</S>
           {t.nodePorts.length > 0 ? <S tone="accent"> np {t.nodePorts.join(',')}</S> : null}
-          {eps === 0 && t.entries.some((e) => e.chain === t.chains.svc && e.l7Proxy) ? (
+          {eps === 0 && t.l7Proxy ? (
             <S tone="muted"> to the L7 proxy</S>
           ) : eps === 0 && endpointsUnseen(t) ? (
             <S tone="warn"> endpoints not in the paste</S>

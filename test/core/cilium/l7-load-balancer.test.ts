@@ -34,11 +34,14 @@ describe('an l7-load-balancer frontend', () => {
     const { trees, text } = read(BPF);
     const l7 = trees.services.find((t) => t.clusterIP === '10.96.193.7')!;
     assert.deepEqual(l7.entries[0]!.l7Proxy, { port: 15735 });
+    // the tree's own entry says it, for the views: set once, from the reader's typed mark
+    assert.deepEqual(l7.l7Proxy, { port: 15735 });
     assert.match(text, /10\.96\.193\.7:443.*\n.*L7 proxy \(Envoy\) on this node, port 15735/);
     assert.doesNotMatch(text, /no endpoints/);
     // the frontend beside it is no L7 load balancer
     const plain = trees.services.find((t) => t.clusterIP === '10.96.155.44')!;
     assert.equal(plain.entries[0]!.l7Proxy, undefined);
+    assert.equal(plain.l7Proxy, undefined);
   });
 
   it('says its port is not in a listing that does not print it (before 1.16)', () => {
@@ -50,10 +53,23 @@ describe('an l7-load-balancer frontend', () => {
 
   it("gives the maps dump's backend of it no share: the datapath does not pick it", () => {
     const { table, trees } = read(MAPS);
-    assert.equal(table.frontends[0]!.l7ProxyPort, 18036);
+    assert.deepEqual(table.frontends[0]!.l7Proxy, { port: 18036 });
+    // the flag is read as the mark, not left among the flags nothing models
+    assert.deepEqual(table.frontends[0]!.flags, ['non-routable']);
     const [ep] = trees.services[0]!.endpoints;
     assert.equal(ep!.address, '10.244.1.1:80');
     assert.match(ep!.shareUnknown ?? '', /L7 proxy/);
+  });
+
+  it('keeps the port bpf lb list prints where a service list read before it names the frontend', () => {
+    const { table, text } = read(
+      'ID   Frontend              Service Type   Backend\n' +
+        '30   10.96.193.7:443       ClusterIP\n' +
+        `# cilium-dbg bpf lb list\n${BPF}`,
+    );
+    const l7 = table.frontends.find((f) => f.ip === '10.96.193.7')!;
+    assert.deepEqual(l7.l7Proxy, { port: 15735 });
+    assert.match(text, /L7 proxy \(Envoy\) on this node, port 15735/);
   });
 
   it('walks a connection to the proxy, not to a rejection for want of backends', () => {

@@ -484,7 +484,7 @@ function stale(
   for (const f of input.table.frontends) {
     if (matched.has(f) || f.type === 'HostPort' || f.type === 'LocalRedirect') continue;
     if (portless.includes(f)) continue;
-    if (f.flags.includes('l7-load-balancer')) continue;
+    if (f.l7Proxy) continue;
     if (input.healthServers && healthServerOf(f.service)) continue; // said as not compared
     if (isDropEntry(f)) continue; // 1.19's drop entry of a VIP: no Service's own
     // a NodePort on a node address is the wildcard's expansion, matched by port

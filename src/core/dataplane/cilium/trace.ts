@@ -16,7 +16,6 @@ import { inRotation } from './expected/expected.js';
 import {
   frontendKey,
   isDropEntry,
-  isL7Proxied,
   isWildcard,
   type CiliumFrontend,
   type CiliumTable,
@@ -143,15 +142,15 @@ export function traceCiliumPacket(
       }),
     ]);
   // the datapath redirects an L7 load balancer's connections before it looks at any backend
-  if (isL7Proxied(fe))
+  if (fe.l7Proxy)
     return result([
       outcome({
         delivery: 'local',
         // no DNAT: Envoy takes the connection transparently, to the address it was sent to
-        destination: `Cilium's L7 proxy (Envoy)${fe.l7ProxyPort ? ` on port ${fe.l7ProxyPort}` : ''}`,
+        destination: `Cilium's L7 proxy (Envoy)${fe.l7Proxy.port ? ` on port ${fe.l7Proxy.port}` : ''}`,
         rules: [
           rule(
-            `l7-load-balancer: sent to Cilium's L7 proxy (Envoy) on this node${fe.l7ProxyPort ? ` at port ${fe.l7ProxyPort}` : ' (its port not in this listing)'}, no backend picked from the map; Envoy's own configuration, not in this listing, picks the upstream`,
+            `l7-load-balancer: sent to Cilium's L7 proxy (Envoy) on this node${fe.l7Proxy.port ? ` at port ${fe.l7Proxy.port}` : ' (its port not in this listing)'}, no backend picked from the map; Envoy's own configuration, not in this listing, picks the upstream`,
           ),
         ],
       }),

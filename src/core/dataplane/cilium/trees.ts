@@ -17,7 +17,6 @@ import { healthServerOf } from './expected/health-server.js';
 import {
   frontendKey,
   isDropEntry,
-  isL7Proxied,
   isWildcard,
   type CiliumBackend,
   type CiliumFrontend,
@@ -101,7 +100,7 @@ export function buildCiliumTrees(table: CiliumTable, known: CiliumKnown): Servic
       protocol,
       chain,
       from: 'cilium',
-      ...(isL7Proxied(f) ? { l7Proxy: f.l7ProxyPort ? { port: f.l7ProxyPort } : {} } : {}),
+      ...(f.l7Proxy ? { l7Proxy: f.l7Proxy } : {}),
       line: f.line,
     });
     if (kind === 'cluster-ip' && f.type === 'ClusterIP') {
@@ -117,6 +116,8 @@ export function buildCiliumTrees(table: CiliumTable, known: CiliumKnown): Servic
       tree.endpoints = endpointsOf(f);
       // the frontend whose backends these are stands where kube-proxy's KUBE-SVC chain would
       tree.chains = { svc: chain };
+      if (f.l7Proxy) tree.l7Proxy = f.l7Proxy;
+      else delete tree.l7Proxy;
       if (mine !== undefined) backendsOf.set(tree, mine);
       else backendsOf.delete(tree);
     }
@@ -137,7 +138,7 @@ export function buildCiliumTrees(table: CiliumTable, known: CiliumKnown): Servic
 /** A frontend's backends, one string to compare, where the listing shows all of them and the
  * datapath picks among them (not an L7 proxy's frontend); undefined otherwise. */
 function wholeBackends(f: CiliumFrontend): string | undefined {
-  if (someUnseen(f) || isL7Proxied(f)) return;
+  if (someUnseen(f) || f.l7Proxy) return;
   return f.backends
     .map((b) => hostPort(b.ip, b.port))
     .sort()
@@ -166,7 +167,7 @@ export function endpointsOf(f: CiliumFrontend): TreeEndpoint[] {
   // 1.18 the REST model marks every backend preferred (frontend.go), which says nothing
   const affinity = f.backends.some((b) => b.preferred) && !f.backends.every((b) => b.preferred);
   const partial = someUnseen(f);
-  const l7 = isL7Proxied(f);
+  const l7 = f.l7Proxy !== undefined;
   return f.backends.map((b) => {
     const address = hostPort(b.ip, b.port);
     const cilium: Marks = b.state || affinity ? {} : UNMARKED;

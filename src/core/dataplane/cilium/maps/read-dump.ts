@@ -9,6 +9,7 @@ import {
   frontendKey,
   frontendType,
   parseAddress,
+  withoutL7Flag,
   type BackendState,
   type CiliumBackend,
   type CiliumFrontend,
@@ -105,7 +106,8 @@ export function mapsDump(lines: string[], source: string): CiliumTable {
     let fe = byKey.get(key);
     if (!fe) {
       const flags = flagText!.split('+');
-      fe = { ...addr, type: frontendType(flags[0]), flags: flags.slice(1), backends: [], line: at };
+      fe = { ...addr, type: frontendType(flags[0]), flags: [], backends: [], line: at };
+      fe.flags = withoutL7Flag(fe, flags.slice(1), undefined); // its port on slot 0's row
       byKey.set(key, fe);
       byId.set(id!, [...(byId.get(id!) ?? []), fe]);
       slots.set(fe, []);
@@ -119,7 +121,7 @@ export function mapsDump(lines: string[], source: string): CiliumTable {
       counts.set(fe, Number(count));
       if (Number(affinity ?? 0) > 0) fe.affinitySeconds = Number(affinity);
       if (algorithm === 'random' || algorithm === 'maglev') fe.algorithm = algorithm;
-      if (proxy !== undefined) fe.l7ProxyPort = Number(proxy);
+      if (proxy !== undefined) fe.l7Proxy = { port: Number(proxy) }; // printed for an L7 one
     } else slots.get(fe)!.push({ slot: Number(slot), id: m[4]!, at });
   }
   for (const [fe, list] of slots)

@@ -6,6 +6,7 @@ import {
   frontendKey,
   frontendType,
   parseAddress,
+  withoutL7Flag,
   type CiliumBackend,
   type CiliumCut,
   type CiliumFrontend,
@@ -152,13 +153,13 @@ function bpfRows(source: string) {
       withServiceRow.add(fe);
       // the Service entry: its flags name the frontend's type
       // 1.6 prints them "[FLAGS: NONE]", "[FLAGS: ExternalIPs]": its word for none is no flag
-      const flags = (bracket?.replace(/^FLAGS:\s*/, '').split(/,\s*/) ?? []).filter(
+      const listed = (bracket?.replace(/^FLAGS:\s*/, '').split(/,\s*/) ?? []).filter(
         (f) => f !== 'NONE',
       );
+      const proxy = /\(L7LB Proxy Port: (\d+)\)/.exec(rest);
+      const flags = withoutL7Flag(fe, listed, proxy ? Number(proxy[1]) : undefined);
       fe.type ??= flags.map(frontendType).find((f) => f !== undefined);
       fe.flags.push(...flags.filter((f) => !frontendType(f) && !fe.flags.includes(f)));
-      const proxy = /\(L7LB Proxy Port: (\d+)\)/.exec(rest);
-      if (proxy) fe.l7ProxyPort = Number(proxy[1]);
       return;
     }
     const state = backendState(bracket);

@@ -63,9 +63,10 @@ export interface CiliumFrontend {
   status?: string;
   /** The BPF map's flags on the Service entry ("non-routable", "check source-range" ...). */
   flags: string[];
-  /** The L7 proxy's port on the node, where the listing prints it ("(L7LB Proxy Port: N)" in
-   * bpf lb list from 1.16, "L7Proxy=N" in the maps dump). */
-  l7ProxyPort?: number;
+  /** Flagged l7-load-balancer (its reader takes the flag out of `flags`): the datapath sends its
+   * new connections to Cilium's L7 proxy (Envoy) on the node, at `port` where the listing prints
+   * it ("(L7LB Proxy Port: N)" in bpf lb list from 1.16, "L7Proxy=N" in the maps dump). */
+  l7Proxy?: { port?: number };
   /** The line its flags are listed on, where a second listing of the paste gave them. */
   flagsLine?: number;
   /** The internal scope of a Service with one Local traffic policy ("/i" in Cilium's text). */
@@ -209,9 +210,20 @@ export const isDropEntry = (f: Pick<CiliumFrontend, 'port' | 'protocol'>) =>
 /** The flag Cilium sets on a Service entry with an L7 proxy port (an Ingress's or a Gateway's
  * Service, one a CiliumEnvoyConfig redirects): the datapath sends its new connections to Envoy on
  * the node at that port and picks no backend from the map (bpf/lib/lb.h, lbX_svc_is_l7_loadbalancer). */
-export const L7_FLAG = 'l7-load-balancer';
+const L7_FLAG = 'l7-load-balancer';
 
-export const isL7Proxied = (f: Pick<CiliumFrontend, 'flags'>) => f.flags.includes(L7_FLAG);
+/** A Service entry's flags as a listing prints them, the l7-load-balancer flag taken out: where
+ * it is there, the frontend is marked sent to the L7 proxy (at `port`, where the listing prints
+ * it). The readers' one place for the flag. */
+export function withoutL7Flag(
+  fe: CiliumFrontend,
+  flags: string[],
+  port: number | undefined,
+): string[] {
+  if (!flags.includes(L7_FLAG)) return flags;
+  fe.l7Proxy = port === undefined ? {} : { port };
+  return flags.filter((f) => f !== L7_FLAG);
+}
 
 /** The wildcard address of NodePort and HostPort frontends (one per node address in the maps). */
 export const isWildcard = (ip: string) => ip === '0.0.0.0' || ip === '::';

@@ -85,6 +85,7 @@ function joined(a: CiliumTable, b: CiliumTable, at: number): CiliumTable {
       continue;
     }
     known.type ??= f.type;
+    if (f.l7Proxy) known.l7Proxy = { ...known.l7Proxy, ...f.l7Proxy };
     // the BPF map's flags (Local, non-routable ...) are kept with the frontend they belong to
     if (known.flags.length === 0 && f.flags.length > 0) known.flagsLine = f.line;
     for (const flag of f.flags) if (!known.flags.includes(flag)) known.flags.push(flag);
