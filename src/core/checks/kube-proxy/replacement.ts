@@ -3,6 +3,7 @@
 import { read, seen } from '../../evidence.js';
 import type { Evidence } from '../../model.js';
 import { kubectl, type NextCommand } from '../../next-command.js';
+import { knows } from '../../dataplane/cilium/agent/agent.js';
 import { count, list } from '../check.js';
 import type { CheckContext } from '../context.js';
 import { kubeProxyPods } from './pods.js';
@@ -10,6 +11,18 @@ import { kubeProxyPods } from './pods.js';
 /** The nodes where Cilium's agent replaces kube-proxy (their node state says so). */
 export const ciliumNodes = (ctx: CheckContext): string[] =>
   ctx.nodeNames().filter((n) => ctx.analysis.state(n).mode.value === 'cilium');
+
+/** Where agents refuse cilium-config as read (agent.ts notKnown): its value is in no configuration
+ * they are seen to run on. */
+function refusedBy(ctx: CheckContext): string {
+  const agents = ctx
+    .nodeNames()
+    .map((n) => ctx.analysis.state(n).cilium)
+    .filter((a) => a !== undefined && !knows(a.settings, 'kubeProxyReplacement'));
+  if (agents.length === 0) return '';
+  const pods = agents.map((a) => `${a!.pod.namespace}/${a!.pod.name}`);
+  return `, from a cilium-config ${count(pods.length, 'agent')} refuse${pods.length === 1 ? 's' : ''} (${list(pods)}): not observed in force`;
+}
 
 /** A kube-proxy replacement, with the command that shows its Service table. */
 export function replacement(
@@ -24,7 +37,9 @@ export function replacement(
     return {
       name: 'Cilium',
       evidence: [
-        ...(cfg ? [read(`ConfigMap cilium-config: kube-proxy-replacement: ${cfg}`)] : []),
+        ...(cfg
+          ? [read(`ConfigMap cilium-config: kube-proxy-replacement: ${cfg}${refusedBy(ctx)}`)]
+          : []),
         read(`${count(cilium.length, 'cilium Pod')} in kube-system, no kube-proxy Pods`),
       ],
       next: kubectl('kube-system', 'exec', 'ds/cilium', '--', 'cilium-dbg', 'service', 'list'),

@@ -91,7 +91,11 @@ export type ConfigOnlySetting =
   | 'sessionAffinity'
   | 'sourceRangeCheck'
   | 'externalClusterIP'
-  | 'noBackend';
+  | 'noBackend'
+  | 'healthCheckNodePort'
+  | 'healthCheckLoadBalancerIP'
+  | 'nodePortRange'
+  | 'sourceRangeTypes';
 
 /** Whether `o` (the agent's settings, or options made of them) knows setting `s`. */
 export const knows = (o: { notKnown?: readonly ConfigOnlySetting[] }, s: ConfigOnlySetting) =>
@@ -177,7 +181,9 @@ export function ciliumAgentOn(
     zoneHintsFallback: true,
     serviceProxyName: c('k8s-service-proxy-name') ?? '',
     sourceRangeTypes:
-      c('bpf-lb-source-range-all-types') === 'true' ? 'all' : byRelease.sourceRangeTypes,
+      c('bpf-lb-source-range-all-types') === 'true' && !refused
+        ? 'all'
+        : byRelease.sourceRangeTypes,
     healthCheckNodePort: c('enable-health-check-nodeport') !== 'false',
     healthCheckLoadBalancerIP: c('enable-health-check-loadbalancer-ip') === 'true',
     nodePortRange:
@@ -237,6 +243,12 @@ export function ciliumAgentOn(
           'algorithm',
           'externalClusterIP',
           'noBackend',
+          'healthCheckNodePort',
+          'healthCheckLoadBalancerIP',
+          'nodePortRange',
+          // the release's own types are guarded whatever it says; bpf-lb-source-range-all-types'
+          // others not known
+          'sourceRangeTypes',
           // from 1.19 the release keeps both on, whatever its configuration says
           ...(byRelease.kprOptionsGone ? [] : (['sessionAffinity', 'sourceRangeCheck'] as const)),
         ]

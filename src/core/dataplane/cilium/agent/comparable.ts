@@ -34,7 +34,7 @@ export function knownMapFlags(agent: CiliumAgent): KnownMapFlags {
     algorithm: agent.configRead && known('algorithm'),
     sourceRangeDeny: since([1, 17]),
     flags: since([1, 18]),
-    sourceRangeTypes: agent.configRead,
+    sourceRangeTypes: agent.configRead && known('sourceRangeTypes'),
   };
 }
 
@@ -43,6 +43,13 @@ export function knownMapFlags(agent: CiliumAgent): KnownMapFlags {
 export const sourceRangeCheckOf = (
   o: Partial<Pick<CiliumSettings, 'sourceRangeCheck' | 'notKnown'>>,
 ): boolean | undefined => (knows(o, 'sourceRangeCheck') ? o.sourceRangeCheck !== false : undefined);
+
+/** What the health server's frontends need on (expected/health-server.ts). */
+export const HEALTH_SERVER_SETTINGS = [
+  'kubeProxyReplacement',
+  'healthCheckNodePort',
+  'healthCheckLoadBalancerIP',
+] as const satisfies readonly ConfigOnlySetting[];
 
 /** Why the health server's frontends (expected/health-server.ts) are not compared on the agent's
  * node, or undefined where they are. */
@@ -54,9 +61,10 @@ export function healthServerUnknown(agent: CiliumAgent): string | undefined {
     return "the agent's release is not known, and before 1.18 it made them otherwise";
   if (!atLeast(agent.release, [1, 18]))
     return `Cilium ${agent.version} makes them as releases before 1.18 do (ns/name-healthCheck, backed by the node's IP), which kdebug does not model`;
-  // the health server needs kube-proxy replacement, which a refused cilium-config leaves unknown
-  if (!knows(s, 'kubeProxyReplacement') && s.healthCheckNodePort && s.healthCheckLoadBalancerIP)
-    return `whether the agent makes them is not known: it does only with kube-proxy replacement, ${SETTING_NOT_KNOWN}`;
+  // the health server needs kube-proxy replacement and both options, which a refused
+  // cilium-config leaves unknown
+  if (HEALTH_SERVER_SETTINGS.some((x) => !knows(s, x)))
+    return `whether the agent makes them is not known: it does only with kube-proxy replacement, enable-health-check-nodeport and enable-health-check-loadbalancer-ip, each ${SETTING_NOT_KNOWN}`;
   const made = s.kubeProxyReplacement && s.healthCheckNodePort && s.healthCheckLoadBalancerIP;
   if (made && agent.nodePorts?.addresses === undefined)
     return "the agent's NodePort addresses were not read (its status), and each one's backend is the first of them";

@@ -9,6 +9,7 @@ import { familyOf, ipv6 } from '../../../ipv6.js';
 import { ipv4 } from '../../../ipv4.js';
 import type { CiliumExpectOptions, CiliumNode, ExpectedFrontend } from './expected.js';
 import { nodePortConflict } from '../agent/node-port-range.js';
+import { knows } from '../agent/agent.js';
 
 /** The health server's own Service is its Service's name with this after it (1.18 on). */
 const SUFFIX = ':healthserver';
@@ -36,6 +37,8 @@ export function healthServerFrontends(
   node: CiliumNode,
   o: CiliumExpectOptions,
 ): ExpectedFrontend[] {
+  // its options not known (a refused cilium-config), none is expected (comparable.ts says why)
+  if (!knows(o, 'healthCheckNodePort') || !knows(o, 'healthCheckLoadBalancerIP')) return [];
   if (!o.kubeProxyReplacement || !o.healthCheckNodePort || !o.healthCheckLoadBalancerIP) return [];
   if (!healthChecked(svc) || node.nodePortAddresses === undefined) return [];
   const port = svc.healthCheckNodePort!;

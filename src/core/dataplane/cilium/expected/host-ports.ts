@@ -39,7 +39,9 @@ function ofPod(pod: Pod, uid: string, o: CiliumExpectOptions): ExpectedFrontend[
     ? pod.hostPorts.filter((p, i, all) => !all.slice(i + 1).some((q) => q.hostPort === p.hostPort))
     : pod.hostPorts;
   for (const p of ports) {
-    if (inNodePortRange(p.hostPort, o)) continue;
+    // the range not known, each is expected (marked made only with kube-proxy replacement, which
+    // is not known either: agent.ts notKnown)
+    if (inNodePortRange(p.hostPort, o) === true) continue;
     const protocol = p.protocol.toLowerCase() as CiliumProtocol;
     const service = `${pod.namespace}/${pod.name}:host-port:${p.hostPort}:${uid}`;
     const bes = backends.get(service) ?? [];

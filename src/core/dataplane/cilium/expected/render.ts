@@ -6,7 +6,7 @@ import { formatAddress, frontendKey } from '../read/listing.js';
 import type { ExpectedMapEntry } from '../maps/expected.js';
 import { nodePortsText, type CiliumNodePorts } from '../agent/devices.js';
 import { ignoredRangesOf } from './source-ranges.js';
-import type { ConfigOnlySetting } from '../agent/agent.js';
+import { knows, type ConfigOnlySetting } from '../agent/agent.js';
 import { sourceRangeCheckOf } from '../agent/comparable.js';
 import { SETTING_NOT_KNOWN } from '../agent/refused.js';
 
@@ -130,6 +130,11 @@ export function expectedCiliumText(
         ]
       : []),
     ...kprNotKnownLines(frontends.filter((f) => f.kprNotKnown)),
+    ...(knows(o, 'healthCheckLoadBalancerIP')
+      ? []
+      : [
+          `# note: the health server's frontends on LoadBalancer IPs (enable-health-check-nodeport, enable-health-check-loadbalancer-ip) ${SETTING_NOT_KNOWN}; none is in the tables below`,
+        ]),
     '# cilium-dbg shell -- db/show frontends',
     ...frontendsTable(held),
     ...oneOfLines(frontends.filter((f) => f.oneOf && !f.kprNotKnown)),

@@ -129,8 +129,10 @@ export function expectedMaps(
     frontends.filter((f) => f.type !== 'NodePort' && !isWildcard(f.ip)).map(own),
   );
   const [low, high] = o.options.nodePortRange ?? DEFAULT_NODE_PORT_RANGE;
+  // the range not known (a refused cilium-config), no expansion is said to yield
   const yields = (f: ExpectedFrontend, ip: string) =>
     o.options.nodePortConflicts === true &&
+    knows(o.options, 'nodePortRange') &&
     (f.port < low || f.port > high) &&
     primary.has(own({ ...f, ip }));
   for (const f of frontends) {
