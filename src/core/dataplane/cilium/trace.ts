@@ -12,7 +12,7 @@ import type {
   TracePacket,
   TraceResult,
 } from '../trace/trace.js';
-import { inRotation } from './expected/expected.js';
+import { inRotation } from './expected/backends.js';
 import {
   frontendKey,
   isDropEntry,

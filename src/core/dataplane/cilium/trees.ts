@@ -12,7 +12,7 @@ import {
   type ServiceTrees,
   type TreeEndpoint,
 } from '../trees.js';
-import { inRotation } from './expected/expected.js';
+import { inRotation } from './expected/backends.js';
 import { healthServerOf } from './expected/health-server.js';
 import {
   frontendKey,

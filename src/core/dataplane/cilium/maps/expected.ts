@@ -5,7 +5,8 @@
 // hold for it.
 import type { Service } from '../../../kube/objects.js';
 import { knows, type CiliumSettings } from '../agent/agent.js';
-import { inRotation, type ExpectedBackend, type ExpectedFrontend } from '../expected/expected.js';
+import type { ExpectedBackend, ExpectedFrontend } from '../expected/expected.js';
+import { inRotation } from '../expected/backends.js';
 import { healthServerOf } from '../expected/health-server.js';
 import { isWildcard, type CiliumMapKind } from '../read/listing.js';
 import { DEFAULT_NODE_PORT_RANGE } from '../agent/node-port-range.js';

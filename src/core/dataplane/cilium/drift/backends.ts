@@ -1,0 +1,130 @@
+// Drift of one frontend the agent holds: its backends against the EndpointSlices' (by address,
+// states where the listing shows them), and its reconcile status.
+import type { NextCommand } from '../../../next-command.js';
+import { lineAt, type AddFinding, type DriftFinding } from '../../drift.js';
+import type { ExpectedFrontend } from '../expected/expected.js';
+import { inRotation } from '../expected/backends.js';
+import { formatAddress, frontendKey, type CiliumFrontend } from '../read/listing.js';
+import type { CiliumDriftInput } from '../drift.js';
+import { NOT_APPLIED, backendLine, infoNote, nameOf } from './words.js';
+
+/** Backends compared by address; states where the listing shows them. */
+export function backends(
+  want: ExpectedFrontend,
+  got: CiliumFrontend,
+  input: CiliumDriftInput,
+  add: AddFinding,
+  notes: DriftFinding[],
+  next: NextCommand | undefined,
+) {
+  const service = nameOf(want);
+  const source = input.table.source;
+  const protocols = got.protocol !== undefined;
+  const key = (b: { ip: string; port: number; protocol?: CiliumFrontend['protocol'] }) =>
+    formatAddress({ ...b, protocol: protocols ? (b.protocol ?? want.protocol) : undefined });
+  const have = new Map(got.backends.map((b) => [key(b), b]));
+  const expected = new Map(want.backends.map((b) => [key(b), b]));
+  const rotation = new Set(inRotation(want.backends).map(key));
+  const where = lineAt(source, got.line, frontendKey(got));
+  // a listing that leaves backends out ("+ 4 more") can only show what it shows
+  const slots = input.table.form === 'maps-dump' || input.table.form === 'bpf-lb-list';
+  if (!got.backendsNotShown && !got.backendsUnread && !got.serviceRowUnseen)
+    for (const [k, b] of expected) {
+      if (have.has(k)) continue;
+      // the BPF maps give a backend in maintenance no slot: it is the agent's table's only
+      if (slots && b.state === 'maintenance') continue;
+      const used = inRotation(want.backends).includes(b);
+      add('cilium-backend-missing', {
+        service,
+        title: `${frontendKey(got)}: backend ${k} missing`,
+        message: `The ${want.type} frontend ${frontendKey(got)} of ${service} on ${node(input)} does not list backend ${k}${b.target ? ` (${b.target})` : ''}, which its EndpointSlice says is ${b.state}${used ? ': Cilium sends it no new connections, so the others carry its share' : ''}. ${NOT_APPLIED}`,
+        expected: [backendLine(b)],
+        actual: [where],
+        next,
+      });
+    }
+  for (const [k, b] of have) {
+    const w = expected.get(k);
+    if (!w) {
+      add('cilium-backend-stale', {
+        service,
+        title: `${frontendKey(got)}: stale backend ${k}`,
+        message: `The ${want.type} frontend ${frontendKey(got)} of ${service} on ${node(input)} still lists backend ${k}${b.state ? ` (${b.state})` : ''}, which no EndpointSlice of the Service names${want.localOnly ? ' for this node (a Local traffic policy keeps only its own)' : ''}: connections sent there reach a Pod that is gone or another workload. ${NOT_APPLIED}`,
+        expected: want.backends.map(backendLine),
+        actual: [lineAt(source, b.line, backendLine(b))],
+        next,
+      });
+      continue;
+    }
+    // the maps dump shows which backends take new connections: the ones the states give
+    if (
+      b.inRotation !== undefined &&
+      b.inRotation !== rotation.has(k) &&
+      b.state !== 'quarantined'
+    ) {
+      if (!b.inRotation) {
+        notes.push(
+          infoNote(input, 'cilium-backend-state-differs', {
+            service,
+            title: `${frontendKey(got)}: backend ${k} quarantined in the BPF map`,
+            message: `The BPF map keeps backend ${k} of ${service} on ${node(input)} past the backends that take new connections: Cilium's health checking quarantined it (its EndpointSlice says ${w.state}), so new connections go to the others until it answers again.`,
+            expected: [backendLine(w)],
+            actual: [lineAt(source, b.line, backendLine(b))],
+          }),
+        );
+        continue;
+      }
+      add('cilium-backend-state-differs', {
+        service,
+        title: `${frontendKey(got)}: backend ${k} takes new connections, expected none`,
+        message: `Cilium's BPF map on ${node(input)} gives backend ${k} of ${service} new connections, but its EndpointSlice makes it ${w.state}${rotation.size ? ` while ${[...rotation].join(', ')} ${rotation.size === 1 ? 'is' : 'are'} ready` : ''}: new connections go to an endpoint that is not ready.`,
+        expected: inRotation(want.backends).map(backendLine),
+        actual: [lineAt(source, b.line, backendLine(b))],
+        next,
+      });
+      continue;
+    }
+    if (!b.state || b.state === w.state) continue;
+    if (b.state === 'quarantined') {
+      notes.push(
+        infoNote(input, 'cilium-backend-state-differs', {
+          service,
+          title: `${frontendKey(got)}: backend ${k} quarantined`,
+          message: `Cilium's health checking quarantined backend ${k} of ${service} on ${node(input)}: it takes no new connections until it answers again (its EndpointSlice says ${w.state}).`,
+          expected: [backendLine(w)],
+          actual: [lineAt(source, b.line, backendLine(b))],
+        }),
+      );
+      continue;
+    }
+    add('cilium-backend-state-differs', {
+      service,
+      title: `${frontendKey(got)}: backend ${k} ${b.state}, expected ${w.state}`,
+      message: `Backend ${k} of ${service} is ${b.state} in Cilium's table on ${node(input)}, but its EndpointSlice makes it ${w.state}: ${w.state === 'active' ? 'it takes no new connections though it is ready' : 'new connections still go to an endpoint that is not ready'}.`,
+      expected: [backendLine(w)],
+      actual: [lineAt(source, b.line, backendLine(b))],
+      next,
+    });
+  }
+}
+
+const node = (input: CiliumDriftInput) => input.node;
+
+/** The load-balancer table's reconcile status: anything but Done is not (yet) in the maps. */
+export function status(
+  want: ExpectedFrontend,
+  got: CiliumFrontend,
+  input: CiliumDriftInput,
+  add: AddFinding,
+  next: NextCommand | undefined,
+) {
+  if (!got.status || got.status === 'Done') return;
+  const error = /^Error/i.test(got.status);
+  add('cilium-frontend-not-reconciled', {
+    service: nameOf(want),
+    title: `${frontendKey(got)}: ${got.status}`,
+    message: `Cilium's agent on ${input.node} has not written frontend ${frontendKey(got)} of ${nameOf(want)} to its BPF maps (status ${got.status})${error ? ': the maps hold an older state or none, and the agent retries; its log says why' : ''}.`,
+    actual: [`${input.table.source}:${got.line}`],
+    next,
+  });
+}

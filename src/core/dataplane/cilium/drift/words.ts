@@ -1,0 +1,31 @@
+// How Cilium drift writes what it compares: a frontend's and a backend's line, its Service port,
+// an information note, and why a table that disagrees with the objects does.
+import { driftFinding, type DriftId, type DriftSaid } from '../../drift.js';
+import type { ServicePortName } from '../../../model.js';
+import type { ExpectedFrontend } from '../expected/expected.js';
+import {
+  formatAddress,
+  frontendKey,
+  type CiliumBackend,
+  type CiliumFrontend,
+} from '../read/listing.js';
+import type { CiliumDriftInput } from '../drift.js';
+
+export const nameOf = (f: Pick<ExpectedFrontend, 'service' | 'portName'>) =>
+  `${f.service}${f.portName ? `:${f.portName}` : ''}` as ServicePortName;
+export const backendLine = (b: Pick<CiliumBackend, 'ip' | 'port' | 'protocol' | 'state'>) =>
+  `${formatAddress(b)}${b.state ? ` (${b.state})` : ''}`;
+export const frontendLine = (f: {
+  ip: string;
+  port: number;
+  protocol?: CiliumFrontend['protocol'];
+  type?: string;
+}) => `${frontendKey(f)}${f.type ? ` ${f.type}` : ''}`;
+
+/** What the agent does as designed, or what was not read of it: information, not drift. */
+export const infoNote = (input: CiliumDriftInput, id: DriftId, said: DriftSaid) =>
+  driftFinding(id, said, { node: input.node, source: input.table.source }, 'info');
+
+/** Why an agent's table disagrees with the API objects, and what to do about it. */
+export const NOT_APPLIED =
+  "The agent writes its tables from the Service and its EndpointSlices: it has not applied their last change. Its log says why (a lost watch of the API server, a failing reconcile); deleting the agent's Pod makes it rebuild them.";
