@@ -316,12 +316,19 @@ function compareChain(
     same = nat.textEquals(nat.ruleIdOf(c, k), lines[from + k]!.text);
 
   if (same) return c;
+  const d = diff();
+  // one line more on one side, the rest the same in order (an older release's moved rule): the
+  // multisets below would leave that line alone
+  const one = c < 0 ? undefined : oneMore(nat, c, lines, from, to);
+  if (one !== undefined) {
+    (one.expected ? d.expected : d.actual).push(`-t nat ${one.text}`);
+    return c;
+  }
   const expected = lines.slice(from, to).map((l) => l.text);
   const actual = c < 0 ? [] : nat.ruleIdsOf(c).map((id) => nat.text(id));
   // the lines only one side has, as multisets, in each side's order
   const left = new Map<string, number>();
   for (const t of actual) left.set(t, (left.get(t) ?? 0) + 1);
-  const d = diff();
   const before = d.expected.length + d.actual.length;
   for (const e of expected) {
     const n = left.get(e) ?? 0;
@@ -341,6 +348,32 @@ function compareChain(
     d.actual.push(...actual.map((t) => `-t nat ${t}`));
   }
   return c;
+}
+
+/** The one line only one side of a chain has (expected lines [from, to), the dump's chain at
+ * index `c`) where the rest are the same in order; undefined otherwise. */
+function oneMore(
+  nat: Table,
+  c: number,
+  lines: { text: string }[],
+  from: number,
+  to: number,
+): { expected: boolean; text: string } | undefined {
+  const count = nat.ruleCountOf(c);
+  const expected = to - from === count + 1;
+  if (!expected && count !== to - from + 1) return undefined;
+  // the first place they part, then the rest one apart
+  const n = Math.min(count, to - from);
+  let k = 0;
+  while (k < n && nat.textEquals(nat.ruleIdOf(c, k), lines[from + k]!.text)) k++;
+  for (let i = k; i < n; i++)
+    if (
+      !(expected
+        ? nat.textEquals(nat.ruleIdOf(c, i), lines[from + i + 1]!.text)
+        : nat.textEquals(nat.ruleIdOf(c, i + 1), lines[from + i]!.text))
+    )
+      return undefined;
+  return { expected, text: expected ? lines[from + k]!.text : nat.text(nat.ruleIdOf(c, k)) };
 }
 
 /** Service port names by name, chain hash and VIP ("10.96.0.10/32:53/udp"). */
