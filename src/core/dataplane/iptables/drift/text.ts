@@ -7,17 +7,9 @@
 import type { DriftContext } from './context.js';
 import { rulesOf, type RuleLine } from '../../kube-proxy/expected.js';
 import type { ExpectedServicePort } from '../../kube-proxy/service-port.js';
-import type { Ruleset, Table } from '../read/parse.js';
+import type { Table } from '../read/parse.js';
 import { hostCidr } from '../../../ipv6.js';
-import { releaseRange } from '../../kube-proxy/releases.js';
-import {
-  behaviourDiffers,
-  behaviourKey,
-  portsMeeting,
-  sharedRules,
-  wantedRules,
-  type SharedRules,
-} from './behaviour.js';
+import { foldByBehaviour, type Diff, type Other } from './by-behaviour.js';
 
 const SHARED: Record<'nat' | 'filter', string[]> = {
   nat: ['KUBE-SERVICES', 'KUBE-NODEPORTS'],
@@ -38,11 +30,6 @@ const SUFFIXES = [
   ' has no local endpoints',
   ' health check node port',
 ];
-
-interface Diff {
-  expected: string[];
-  actual: string[];
-}
 
 export function textDifferences(c: DriftContext, flagged: Set<string>): { writtenBy?: string } {
   const diffs = new Map<string, Diff>();
@@ -152,98 +139,6 @@ function otherRelease(c: DriftContext, signs: string | undefined): Other | undef
   const asked = c.exp.requested;
   if (asked && asked.minor !== c.exp.release.minor) return { who: `kube-proxy v1.${asked.minor}` };
   return signs ? { who: 'an older kube-proxy' } : undefined;
-}
-
-/** A chain's rules as the node's dump holds them, in order, as the drift's lines spell them. */
-function chainRules(c: DriftContext, table: string, chain: string): string[] {
-  const t = table === 'nat' ? c.nat : table === 'filter' ? c.filter : undefined;
-  const x = t?.chain(chain);
-  return x ? x.ruleIds.map((id) => t!.text(id)) : [];
-}
-
-/** How many ports are walked through their own part of kube-proxy's rules before all of them
- * are parsed once (a few distinct shapes on most nodes; every port where none fold). */
-const FEW_WALKS = 32;
-
-interface Other {
-  who: string;
-}
-
-/**
- * A dump spelled by an unmodelled release: each Service port whose rules read differently is
- * compared by where its packets go; the same walk is spelling (one info for the node), a
- * different one is `rule-behaviour-differs`.
- */
-function foldByBehaviour(
-  c: DriftContext,
-  diffs: Map<string, Diff>,
-  flagged: Set<string>,
-  other: Other,
-): void {
-  let rules = 0;
-  let ports = 0;
-  // ports whose rules and differences are the same but for their own names: one walk for all
-  const walkedSame = new Set<string>();
-  let shared: SharedRules | undefined;
-  // kube-proxy's rules a walk needs: the port's own and those it meets, for the first few ports
-  // walked; past those, all of them, parsed once
-  let whole: Ruleset | undefined;
-  let meeting: ((sp: ExpectedServicePort) => ExpectedServicePort[]) | undefined;
-  let walked = 0;
-  const want = (sp: ExpectedServicePort) =>
-    whole ??
-    (++walked > FEW_WALKS
-      ? (whole = wantedRules(c.exp, c.actual))
-      : wantedRules(c.exp, c.actual, (meeting ??= portsMeeting(c.exp))(sp)));
-  const byName = new Map<string, ExpectedServicePort>(c.exp.servicePorts.map((x) => [x.name, x]));
-  // where the node's own chains read differently, a port whose rules read alike may still meet
-  // what differs there: every port is walked (ports alike share a walk)
-  const node = diffs.get(NODE);
-  const nodeDiffers = node !== undefined && node.expected.length + node.actual.length > 0;
-  const all: [string, Diff][] = nodeDiffers
-    ? [
-        ...diffs,
-        ...c.exp.servicePorts
-          .filter((sp) => !diffs.has(sp.name))
-          .map((sp): [string, Diff] => [sp.name, { expected: [], actual: [] }]),
-      ]
-    : [...diffs];
-  for (const [owner, d] of all) {
-    const n = Math.max(d.expected.length, d.actual.length);
-    if (n === 0 && !nodeDiffers) continue;
-    // a port with a finding already says what differs there
-    if (flagged.has(owner)) continue;
-    const sp = owner === NODE ? undefined : byName.get(owner);
-    const key =
-      sp &&
-      behaviourKey(c.exp, sp, d, (shared ??= sharedRules(c.actual)), (table, chain) =>
-        chainRules(c, table, chain),
-      );
-    const same = key !== undefined && walkedSame.has(key);
-    const walks = !sp || same ? [] : behaviourDiffers(c.exp, want(sp), c.actual, sp);
-    if (key !== undefined && walks.length === 0) walkedSame.add(key);
-    if (walks.length === 0) {
-      rules += n;
-      if (sp && n > 0) ports++;
-      continue;
-    }
-    c.add({
-      id: 'rule-behaviour-differs',
-      service: owner,
-      title: `${walks.length === 1 ? '1 packet goes' : `${walks.length} packets go`} elsewhere than kube-proxy would send ${walks.length === 1 ? 'it' : 'them'}`,
-      message: `walked through node ${c.node}'s rules, ${walks[0]!.packet} ends ${walks[0]!.actual || 'nowhere'}; through the rules kube-proxy v1.${c.exp.release.minor} writes it ends ${walks[0]!.expected || 'nowhere'}`,
-      expected: walks.map((w) => `${w.packet}: ${w.expected}`),
-      actual: walks.map((w) => `${w.packet}: ${w.actual}`),
-    });
-  }
-  if (rules === 0) return;
-  c.add({
-    id: 'rule-text-differs',
-    title: `written as ${other.who} writes it; kdebug models ${releaseRange()}: compared by behaviour`,
-    message: `node ${c.node}'s rules are spelled by ${other.who}: ${rules} rules${ports ? ` of ${ports} Service port${ports === 1 ? '' : 's'}` : ''} and kube-proxy's own chains read differently from what kube-proxy v1.${c.exp.release.minor} writes; every packet walked through them goes where kube-proxy would send it`,
-    expected: [],
-    actual: [],
-  });
 }
 
 /**
