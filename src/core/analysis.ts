@@ -484,7 +484,7 @@ export class NodeAnalysis {
     const read = this.rules();
     const cut = read?.ruleset?.warnings.find((w) => w.kind === 'truncated');
     return cut
-      ? `node ${this.name}: ${read!.source}${cut.line ? `:${cut.line}` : ''}: ${cut.message.replace(/; read up to there$/, '')}, so it is not compared (what is missing could be missing from the dump only)`
+      ? `node ${this.name}: ${read!.source}${cut.line ? `:${cut.line}` : ''}: ${cut.reason ?? cut.message}, so it is not compared (what is missing could be missing from the dump only)`
       : undefined;
   }
 

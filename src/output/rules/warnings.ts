@@ -243,7 +243,11 @@ function nftWarnings(t: NftTable): RulesWarning[] {
 export function dumpWarnings(d: RulesDump): RulesWarning[] {
   if (isCilium(d)) return ciliumWarnings(d);
   if (isIpvs(d)) return ipvsWarnings(d);
-  if (!isNft(d)) return d.warnings;
+  // what the text and JSON say of a reader's warning (its typed reason is the message's own)
+  if (!isNft(d))
+    return d.warnings.map(({ line, kind, message, lines }) =>
+      lines ? { line, kind, message, lines } : { line, kind, message },
+    );
   // the other family's table read with it: what its part of the paste lacks, after
   const also = d.paste?.also;
   return also ? [...nftWarnings(d), ...nftWarnings(also)] : nftWarnings(d);

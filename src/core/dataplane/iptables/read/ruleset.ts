@@ -15,6 +15,9 @@ export interface ParseWarning {
   line: number | null;
   kind: WarningKind;
   message: string;
+  /** What was wrong at the line, without what the reader did then ("read up to there"), where
+   * the message adds that: what another sentence is built on. */
+  reason?: string;
   /** Every line a summary warning stands for (prefixes stripped, repeats, another listing). */
   lines?: number[];
 }

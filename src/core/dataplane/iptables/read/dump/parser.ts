@@ -71,14 +71,13 @@ export class DumpParser extends DumpRuleLines {
     // a last line cut inside the table is why it has no COMMIT: the cut says it, once; a "..."
     // ending it is said here, as why, and not as a line skipped besides
     const end = this.endsElided;
-    if (open && open !== this.cutTable)
-      this.warn(
-        'truncated',
-        end
-          ? `the paste ends in an elision at line ${end.line} ("${excerpt(end.text)}"): the rest of table ${open.name}, its COMMIT with it, is not in the paste; read up to there`
-          : `the dump looks cut short after line ${this.lineNo}: table ${open.name} has no COMMIT; read up to there`,
-        end?.line ?? this.lineNo,
-      );
+    if (open && open !== this.cutTable) {
+      const reason = end
+        ? `the paste ends in an elision at line ${end.line} ("${excerpt(end.text)}"): the rest of table ${open.name}, its COMMIT with it, is not in the paste`
+        : `the dump looks cut short after line ${this.lineNo}: table ${open.name} has no COMMIT`;
+      const line = end?.line ?? this.lineNo;
+      this.warnings.push({ line, kind: 'truncated', message: `${reason}; read up to there`, reason });
+    }
     this.closeSection();
     this.settleFamilies();
     for (const t of this.tables) this.markPartial(t);
