@@ -610,7 +610,6 @@ describe('bad input', () => {
     ['an unknown top-level option', '-A X -z 1 -j ACCEPT\n', 1, /unknown option "-z"/],
     ['a module option before any -m', '-A X --dport 80 -j ACCEPT\n', 1, /before any -m or -j/],
     ['an unknown table', '*nta\nCOMMIT\n', 1, /unknown table "nta"/],
-    ['a rule after COMMIT', '*nat\nCOMMIT\n-A X -j ACCEPT\n', 3, /outside a \*table/],
     ['a dangling "!"', '-A X -j ACCEPT !\n', 1, /"!"/],
     [
       'a rule too long for any iptables',
@@ -631,6 +630,32 @@ describe('bad input', () => {
       );
     });
   }
+});
+
+describe('a line outside every table of a whole dump', () => {
+  // before: the whole dump failed ("line outside a *table ... COMMIT block"), its tables unread
+  it('is skipped and said at its line, the tables around it read', () => {
+    const rs = parseIptables(
+      '*nat\n:X - [0:0]\n-A X -j ACCEPT\nCOMMIT\n-A X -p tcp -j DROP\n-P INPUT DROP\n',
+      { file: 'dump.txt' },
+    );
+    assert.equal(rs.table('nat')!.chain('X')!.rules.length, 1);
+    assert.deepEqual(
+      rs.warnings.map((w) => [w.line, w.kind, w.message]),
+      [
+        [
+          5,
+          'stray',
+          'a line outside any *table ... COMMIT block, not read, skipped: "-A X -p tcp -j DROP"',
+        ],
+        [
+          6,
+          'stray',
+          'a line outside any *table ... COMMIT block, not read, skipped: "-P INPUT DROP"',
+        ],
+      ],
+    );
+  });
 });
 
 /** A nat table declaring the names in order, with a jump to each from PREROUTING: checks that

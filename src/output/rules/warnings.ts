@@ -28,7 +28,17 @@ export interface RulesWarning {
 }
 
 /** Kinds of warning that are one skipped line each: summarised in one line when many. */
-const SKIPPED_LINE = new Set(['blank', 'prompt', 'command', 'prose', 'elided', 'fence', 'log']);
+const SKIPPED_LINE = new Set([
+  'blank',
+  'prompt',
+  'command',
+  'prose',
+  'comment',
+  'stray',
+  'elided',
+  'fence',
+  'log',
+]);
 const MANY = 3;
 
 /** One warning as a line of text: at FILE:LINE where it has a line (`line N` with no file). */

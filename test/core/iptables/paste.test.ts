@@ -356,7 +356,7 @@ describe("kube-proxy's own restore payload, as it logs it", () => {
     // the fixture's own five-line header is a note, no line of the payload: said skipped
     assert.deepEqual(
       rs.warnings.map((w) => `${w.line}:${w.kind}`),
-      ['1:prose', '2:prose', '3:prose', '4:prose', '5:prose'],
+      ['1:comment', '2:comment', '3:comment', '4:comment', '5:comment'],
     );
     const trees = buildServiceTrees(rs);
     const svc1 = trees.services.find((t) => t.name === 'ns1/svc1:p80')!;
@@ -1983,7 +1983,7 @@ describe('other proxy modes seen in an iptables dump are named', () => {
 describe('comments', () => {
   it('a root prompt and its command, and an author’s note, are no lines of the dump: each said', () => {
     const rs = parseIptables(`# iptables -t nat -S\n# rules of node-a\n${NAT_S}`, { table: 'nat' });
-    assert.deepEqual(kinds(rs), ['1:prompt', '2:prose']);
+    assert.deepEqual(kinds(rs), ['1:prompt', '2:comment']);
   });
 
   it("iptables-nft's line above a table with nft's own base chains is said as what it is", () => {

@@ -76,7 +76,12 @@ export class DumpParser extends DumpRuleLines {
         ? `the paste ends in an elision at line ${end.line} ("${excerpt(end.text)}"): the rest of table ${open.name}, its COMMIT with it, is not in the paste`
         : `the dump looks cut short after line ${this.lineNo}: table ${open.name} has no COMMIT`;
       const line = end?.line ?? this.lineNo;
-      this.warnings.push({ line, kind: 'truncated', message: `${reason}; read up to there`, reason });
+      this.warnings.push({
+        line,
+        kind: 'truncated',
+        message: `${reason}; read up to there`,
+        reason,
+      });
     }
     this.closeSection();
     this.settleFamilies();
@@ -383,7 +388,8 @@ export class DumpParser extends DumpRuleLines {
         else this.skip('elided');
       }
       // iptables-save prints no other comment: an author's note between the rules, said skipped
-      else this.skip('prose');
+      // (a comment to iptables-restore too: it holds no rule)
+      else this.skip('comment');
     }
   }
 }

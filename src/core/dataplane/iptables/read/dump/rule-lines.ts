@@ -184,6 +184,7 @@ export abstract class DumpRuleLines extends DumpSections {
       this.moveDeclarations();
     }
     this.againDeclared = [];
+    if (this.outsideTables()) return this.skip('stray');
     const table = this.target();
     const near = this.lastTable === table ? this.lastChain : -1;
     const chain = table.chainAt(t[0]!, t[1]!, near);
@@ -227,7 +228,7 @@ export abstract class DumpRuleLines extends DumpSections {
     const [lineNo, lineStart] = [this.lineNo, this.lineStart];
     for (const d of this.againDeclared) {
       [this.lineNo, this.lineStart] = [d.line, d.s - 1]; // the new table starts at its first
-      const table = this.target(true);
+      const table = this.target();
       table.setChainLine(table.chainAt(d.s, d.e), d.line);
     }
     [this.lineNo, this.lineStart] = [lineNo, lineStart];

@@ -170,7 +170,7 @@ export abstract class DumpSections extends DumpFamilies {
     const prev = this.tables.at(-1);
     const afterCommit =
       !this.current && !open && builtIn && prev?.committed === true && this.settled.has(prev);
-    const table = this.target(true);
+    const table = this.target();
     if (redeclared || afterCommit) this.redeclared.add(table);
     this.saveForm.add(table);
     const chain = table.chainAt(s + 1, k);
@@ -217,6 +217,7 @@ export abstract class DumpSections extends DumpFamilies {
       ((policy && this.policyFollows()) || this.listedBefore(name))
     )
       this.closeSection();
+    if (this.outsideTables()) return this.skip('stray');
     const table = this.target();
     const chain = table.chainAt(words[2]!, words[3]!);
     table.setChainLine(chain, this.lineNo);
@@ -245,15 +246,17 @@ export abstract class DumpSections extends DumpFamilies {
     );
   }
 
-  /** The table a line belongs to: the open *table, else the current -S section. */
-  protected target(declaration = false): Table {
+  /** Whether a rule or -N/-P line belongs to no table: after the last COMMIT of a whole dump
+   * (grep'ed save output keeps no *table lines, a whole dump does). Such a line is not read, and
+   * said; a chain's declaration there starts a dump whose *table line is not in the paste. */
+  protected outsideTables(): boolean {
+    return !this.current && this.sawSave && this.tables.every((t) => t.committed) && !this.section;
+  }
+
+  /** The table a line belongs to: the open *table, else the current -S section (one a line
+   * outside every table, outsideTables(), never asks for). */
+  protected target(): Table {
     if (this.current) return this.current;
-    // a chain's declaration after COMMIT starts a dump whose *table line is not in the paste
-    if (!declaration && this.sawSave && this.tables.every((t) => t.committed) && !this.section) {
-      // lines after COMMIT outside any table: grep'ed save output keeps no *table lines,
-      // but a whole dump must not have stray lines
-      this.fail('line outside a *table ... COMMIT block');
-    }
     this.sawS = true;
     if (!this.section) {
       this.section = new Table('', this.buf, this.lineNo);

@@ -10,6 +10,7 @@ export type WarningKind =
   | 'prompt' // a shell prompt and the command typed after it
   | 'command' // a command line without a prompt (`sudo iptables-save`, `iptables -I ...`)
   | 'prose'
+  | 'comment' // a "# ..." line iptables-save does not print: an author's note, no rule
   | 'elided' // `...`, `--- snip ---` (../../elisions.ts), grep's `--`: part of the paste left out
   | 'fence' // markdown ``` fences
   | 'log' // klog / kubectl log lines
@@ -17,6 +18,7 @@ export type WarningKind =
   | 'prefix' // grep -n / grep -H / prompt prefixes stripped, the rule after them read
   | 'duplicate' // a line pasted twice, read once
   | 'joined' // several rules on one line (the line ends lost in copying), each read
+  | 'stray' // a rule after a whole dump's last COMMIT, in no table: not read
   | 'redacted' // a rule whose address its author hid (51.254.xxx.xxx): not read, its chain partial
   | 'counters' // a rule's counters on a line of their own (iptables-save -c's [0:0], -L -v's)
   | 'truncated' // the dump looks cut short
@@ -395,4 +397,5 @@ export const SKIPPED_AS: Record<string, string> = {
   elided: 'an elision',
   fence: 'a markdown fence',
   log: 'a log line',
+  stray: 'a line outside any *table ... COMMIT block, not read',
 };
