@@ -178,6 +178,23 @@ describe('claims on the bundled snapshots', () => {
     assert.match(r.stdout, /^Next: kubectl -n default describe pod nginx-55fc968d9-kh24k$/m);
   });
 
+  // before: the node with drift lost its note, only vm-12-7-centos's was said
+  it('IPVS: a part of the state not compared is said on every node, drift found or not', () => {
+    const r = svcOn('snapshots/ipvs-stale-real-server')('json');
+    const { unobserved } = JSON.parse(r.stdout) as { unobserved: string[] };
+    assert.ok(
+      unobserved.includes(
+        'Rules: 2 nodes (vm-12-11-centos, vm-12-7-centos): part of the IPVS state not compared',
+      ),
+      unobserved.join('\n'),
+    );
+    // the second node is "the same as" the first: not observed there either, never observed
+    assert.deepEqual(evidenceOf(r, 'rules', 'rules-ipvs-not-observed'), [
+      'not-observed: vm-12-11-centos: its iptables filter table was not read, so it was not compared',
+      'not-observed: vm-12-7-centos: the same as vm-12-11-centos',
+    ]);
+  });
+
   it("an IPVS node that did not sync: Next is its kube-proxy's log, not ipvsadm", () => {
     const r = svcOn('snapshots/ipvs-stale-real-server')('text');
     assert.match(r.stdout, /^Next: kubectl -n kube-system logs kube-proxy-n2jtl$/m);
@@ -256,6 +273,100 @@ describe('claims on a snapshot changed for the case', () => {
         exit: 1,
       });
       assert.match(text.stdout, /^ +i 10\.244\.1\.99 is no Pod's address$/m);
+    } finally {
+      s.done();
+    }
+  });
+});
+
+/** vm-12-11-centos's iptables-save.txt of nginx-svc, its lines changed by `edit`. */
+const dumpChanged = (edit: (lines: string[]) => void) =>
+  changed('nginx-svc', (dir) => {
+    const file = join(dir, 'nodes', 'vm-12-11-centos', 'iptables-save.txt');
+    const lines = readFileSync(file, 'utf8').split('\n');
+    edit(lines);
+    writeFileSync(file, lines.join('\n'));
+  });
+
+/** The evidence texts of a step's findings of one id, from JSON. */
+const evidenceOf = (json: CliResult, step: string, id: string) =>
+  (JSON.parse(json.stdout) as ReportJson).steps
+    .find((s) => s.id === step)!
+    .findings.filter((f) => f.id === id)
+    .flatMap((f) => f.evidence.map((e) => `${e.kind}: ${e.text}`));
+
+describe("a node's dump read in part", () => {
+  // before: a line skipped inside the dump left Rules a plain ✓ for both nodes, the line unsaid
+  it('a line skipped inside the dump is said not read, at its line: Rules passes in part', () => {
+    const s = dumpChanged((lines) => lines.splice(95, 0, 'this line is not a rule'));
+    try {
+      const run = svcOn(s.dir);
+      const json = run('json');
+      assertClaim(run('text'), json, {
+        step: 'Rules',
+        mark: '◐',
+        line: /^1 of 2 nodes: 8080\/TCP -> 2 endpoints, as expected; vm-12-11-centos: 1 line of the rules dump not read$/,
+        finding: { step: 'rules', id: 'rules-not-observed', kinds: ['not-observed'] },
+        exit: 0,
+      });
+      assert.deepEqual(evidenceOf(json, 'rules', 'rules-not-observed'), [
+        'not-observed: nodes/vm-12-11-centos/iptables-save.txt:96: not a line of iptables-save or iptables -S output, skipped: "this line is not a rule"',
+      ]);
+    } finally {
+      s.done();
+    }
+  });
+
+  // before: the whole dump was unreadable, a warning (exit 1) whose only evidence was its name
+  it('a rule after the last COMMIT is said not read, the tables before it compared', () => {
+    const s = dumpChanged((lines) =>
+      lines.push('-A KUBE-SERVICES -d 10.9.9.9/32 -p tcp -m tcp --dport 80 -j ACCEPT'),
+    );
+    try {
+      const run = svcOn(s.dir);
+      const json = run('json');
+      assertClaim(run('text'), json, {
+        step: 'Rules',
+        mark: '◐',
+        line: /^1 of 2 nodes: 8080\/TCP -> 2 endpoints, as expected; vm-12-11-centos: 1 line of the rules dump not read$/,
+        finding: { step: 'rules', id: 'rules-not-observed', kinds: ['not-observed'] },
+        exit: 0,
+      });
+      assert.match(
+        evidenceOf(json, 'rules', 'rules-not-observed').join('\n'),
+        /^not-observed: nodes\/vm-12-11-centos\/iptables-save\.txt:\d+: a line outside any \*table \.\.\. COMMIT block, not read, skipped: "-A KUBE-SERVICES -d 10\.9\.9\.9/,
+      );
+    } finally {
+      s.done();
+    }
+  });
+
+  // before: '!', "Warning at step 7", exit 1, the file's name its only (observed) evidence
+  it('a dump that does not read is not checked there, from why, with the dump to save again', () => {
+    const s = dumpChanged((lines) => lines.splice(95, 0, '-A KUBE-SERVICES -j'));
+    try {
+      const run = svcOn(s.dir);
+      const json = run('json');
+      assertClaim(run('text'), json, {
+        step: 'Rules',
+        mark: '◐',
+        line: /^1 of 2 nodes: 8080\/TCP -> 2 endpoints, as expected; vm-12-11-centos: the rules dump cannot be read$/,
+        finding: { step: 'rules', id: 'rules-unreadable', kinds: ['not-observed'] },
+        exit: 0,
+      });
+      assert.match(
+        evidenceOf(json, 'rules', 'rules-unreadable').join('\n'),
+        /^not-observed: nodes\/vm-12-11-centos\/iptables-save\.txt:96: /,
+      );
+      const unreadable = (
+        JSON.parse(json.stdout) as { steps: { findings: { id: string; next?: string }[] }[] }
+      ).steps
+        .flatMap((st) => st.findings)
+        .find((f) => f.id === 'rules-unreadable')!;
+      assert.match(
+        unreadable.next ?? '',
+        /-- chroot \/host iptables-save > .*vm-12-11-centos\/iptables-save\.txt$/,
+      );
     } finally {
       s.done();
     }

@@ -210,7 +210,11 @@ export function iptablesDataplane(
     noLocalEndpointLines: (tree) => iptablesLocalDrops(ruleset, source, tree),
     notCompared: () => undefined,
     entryLines: (tree) => iptablesEntryLines(ruleset, source, tree),
-    notReadFor: () => [], // read whole, or refused, or its cut said apart
+    // any line skipped may have held any Service's rule; a cut is said apart (driftUnavailable)
+    notReadFor: () =>
+      ruleset
+        .linesNotRead()
+        .map((w) => `${source}${w.line === null ? '' : `:${w.line}`}: ${w.message}`),
   };
 }
 

@@ -1,8 +1,8 @@
 // Step 7 on many nodes: nodes in the same condition for the Service are one finding ("4,996
 // nodes (a, b, c and 4,993 more): 80/TCP -> 5 endpoints in nftables, as expected"), so the step
 // grows with the conditions found, not with the nodes read.
-import { seen } from '../../evidence.js';
-import { thousands, type Finding } from '../../model.js';
+import { seen, unseen } from '../../evidence.js';
+import { isUnobserved, thousands, type Finding } from '../../model.js';
 import { namedFew } from '../../nodes/access.js';
 
 /** One node's finding, its title not naming the node; `label` is its family ("IPv6: "), and
@@ -48,7 +48,14 @@ export function byCondition(items: readonly OnNode[], several = false): Finding[
       explanation: `The same on ${thousands(nodes.length)} nodes. On ${first.node}: ${f.explanation}`,
       evidence: [
         ...f.evidence,
-        ...nodes.slice(1).map((n) => seen(`${n}: the same as ${first.node}`, { node: n })),
+        // what the first node's evidence is, the others' is: a part not observed is not there
+        ...nodes
+          .slice(1)
+          .map((n) =>
+            isUnobserved(f)
+              ? unseen(`${n}: the same as ${first.node}`, n)
+              : seen(`${n}: the same as ${first.node}`, { node: n }),
+          ),
       ],
       nodes,
     };

@@ -34,7 +34,7 @@ import {
   replacement,
   withSyncShown,
 } from '../kube-proxy.js';
-import { tableNode } from './table.js';
+import { linesNotRead, tableNode, unreadable } from './table.js';
 import { byCondition, type OnNode } from './nodes.js';
 import { percent, thousands } from '../../model.js';
 import { byName, readWhole } from './read-for-service.js';
@@ -177,6 +177,9 @@ function drift(ctx: CheckContext, na: NodeAnalysis, svc: Service): OnNode[] {
       ),
     ];
   }
+  // lines of the dump skipped may hold any of the Service's rules: said, nothing of them judged
+  const blind = (na.dataplane()?.notReadFor(names) ?? []).map((u) => unseen(u, node));
+  const skipped = blind.length > 0 ? [on(dumpNotRead(ctx, na, svc, found, blind), true)] : [];
   // a kube-proxy that is not running explains whatever its node's rules got wrong since
   const down = ctx.earlier.find(
     (c) =>
@@ -198,7 +201,44 @@ function drift(ctx: CheckContext, na: NodeAnalysis, svc: Service): OnNode[] {
         }),
       );
       return on(consequence(withCommand(seen, node, down !== undefined), down));
-    });
+    })
+    .concat(skipped);
+}
+
+/** Lines of a node's dump skipped: the comparison rests on the rest, and says so. */
+function dumpNotRead(
+  ctx: CheckContext,
+  na: NodeAnalysis,
+  svc: Service,
+  found: DriftFinding[],
+  blind: Evidence[],
+): Finding {
+  const clean = !found.some((d) => d.status === 'fail' || d.status === 'warn');
+  return linesNotRead(
+    'rules-not-observed',
+    'the rules dump',
+    'iptables-save does not write there',
+    {
+      source: na.rules()!.source,
+      node: na.name,
+      svc,
+      blind,
+      before: clean
+        ? `The rules read on ${na.name} for ${svc.namespace}/${svc.name} are what kube-proxy should have written for the current objects${byName(ctx, [na.name])}; `
+        : '',
+    },
+  );
+}
+
+/** Whether a node's findings show its rules differ, were compared only in part (lines not read)
+ * or not at all, or match. */
+function compared(found: OnNode[]): 'drifted' | 'partly' | 'clean' {
+  if (found.some(({ finding: f }) => f.status === 'fail' || f.status === 'warn')) return 'drifted';
+  return found.some(
+    ({ finding: f }) => f.id === 'rules-not-checked' || f.id === 'rules-not-observed',
+  )
+    ? 'partly'
+    : 'clean';
 }
 
 /** The Service's IPv6 half: on each node whose IPv4 rules were compared, its ip6tables rules are
@@ -221,17 +261,17 @@ function ipv6Rules(ctx: CheckContext, svc: Service, nodes: string[]): Finding[] 
         node,
         label: 'IPv6: ',
         named: true,
-        finding: finding('rules-unreadable', 'warn', 'the ip6tables dump cannot be read', {
-          explanation: read.failure.headline,
-          evidence: [seen(read.source, { node, source: read.source })],
+        finding: unreadable(
+          'the ip6tables dump cannot be read',
           node,
-        }),
+          read.failure.headline,
+          saveNodeOutput(node, ['ip6tables-save'], 'ip6tables-save'),
+        ),
       });
       continue;
     }
     const found = drift(ctx, na, svc);
-    if (!found.some(({ finding: f }) => f.status === 'fail' || f.status === 'warn'))
-      clean.push(summary(node, svc, ipv6Source(ctx, node, na)));
+    if (compared(found) === 'clean') clean.push(summary(node, svc, ipv6Source(ctx, node, na)));
     items.push(...found);
   }
   const out = byCondition(items, nodes.length > 1);
@@ -459,20 +499,23 @@ export const rulesCheck: Check<'rules'> = {
         items.push(
           on(
             node,
-            finding('rules-unreadable', 'warn', 'the rules dump cannot be read', {
-              explanation: r.error,
-              evidence: [seen(r.source, { node, source: r.source })],
+            unreadable(
+              'the rules dump cannot be read',
               node,
-            }),
+              r.error,
+              saveNodeOutput(node, ['iptables-save'], 'iptables-save'),
+            ),
           ),
         );
+        notCompared.add(node);
         continue;
       }
       const found = drift(ctx, ctx.analysis.node(node), svc);
-      // rules read but not compared (a dump cut short, say) match nothing: not among the clean
-      if (found.some(({ finding: f }) => f.id === 'rules-not-checked')) notCompared.add(node);
-      else if (found.some(({ finding: f }) => f.status === 'fail' || f.status === 'warn'))
-        drifted.add(node);
+      // rules not compared (a dump cut short, say), or in part (lines skipped), match nothing:
+      // not among the clean
+      const was = compared(found);
+      if (was === 'partly') notCompared.add(node);
+      else if (was === 'drifted') drifted.add(node);
       else clean.push(node);
       items.push(...found);
     }

@@ -9,6 +9,7 @@ import { withSyncShown } from '../kube-proxy.js';
 import type { Service } from '../../kube/objects.js';
 import { seen, stateSeen, unseen } from '../../evidence.js';
 import type { Evidence, Finding } from '../../model.js';
+import type { NextCommand } from '../../next-command.js';
 import { judgedOnNode } from '../../dataplane/drift.js';
 import { clusterTrafficEndpoints } from '../../dataplane/trees.js';
 import type { IPFamily } from '../../ipv6.js';
@@ -81,22 +82,23 @@ export function tableNode(
   const trees = !read.failure ? n.trees(ctx.scope) : undefined;
   if (!trees)
     return on([
-      finding('rules-unreadable', 'warn', `the ${m.word} state cannot be read`, {
-        explanation: read.failure ? couldNotRead(read.failure) : 'unreadable',
-        evidence: [seen(read.source, { node, source: read.source })],
+      unreadable(
+        `the ${m.word} state cannot be read`,
         node,
-      }),
+        read.failure ? couldNotRead(read.failure) : `${read.source}: not read`,
+        save(),
+      ),
       ...beside,
     ]);
   // a listing cut short would show everything after the cut as missing: said, not compared
   if (read.cut)
     return on([
-      finding('rules-unreadable', 'warn', `the ${m.word} listing is cut short`, {
-        explanation: `${read.source} ends at line ${read.cut.line} inside ${read.cut.inside}: what came after was not recorded, so ${svc.namespace}/${svc.name} is not compared there (what is missing could be missing from the listing only).`,
-        evidence: [seen(read.source, { node, source: read.source })],
-        next: save(),
+      unreadable(
+        `the ${m.word} listing is cut short`,
         node,
-      }),
+        `${read.source} ends at line ${read.cut.line} inside ${read.cut.inside}: what came after was not recorded, so ${svc.namespace}/${svc.name} is not compared there (what is missing could be missing from the listing only)`,
+        save(),
+      ),
       ...beside,
     ]);
   // the drift of this Service's ports, as `kdebug drift` computes it in this mode
@@ -142,12 +144,23 @@ export function tableNode(
   // what the agent makes of the Service that no comparison shows: ranges it ignores
   const ignored = ciliumIgnoredRanges(ctx, n, svc);
   const drifted = on(out, false).concat(on([...beside, ...ignored]));
-  if (out.some((f) => f.status === 'fail' || f.status === 'warn') || parts.length === 0)
-    return blind.length === 0
-      ? drifted
-      : drifted.concat(on([notRead(m, read.source, node, svc, blind)]));
-  const keeper = m.perFamily ? `kube-proxy's ${m.word} state` : `${m.word}'s agent`;
   const uncompared = dataplane?.notCompared(drift);
+  // a part of the state not compared is not observed, whatever the rest shows: the step passes
+  // only in part, and drift found elsewhere says nothing of it
+  const partly = uncompared
+    ? [
+        finding(m.notObserved, 'skip', `part of the ${m.word} state not compared`, {
+          explanation: `On ${node}, ${uncompared}: what that part holds for ${svc.namespace}/${svc.name} is not observed.`,
+          evidence: [unseen(`${node}: ${uncompared}`, node)],
+          node,
+        }),
+      ]
+    : [];
+  if (out.some((f) => f.status === 'fail' || f.status === 'warn') || parts.length === 0)
+    return drifted.concat(
+      on([...(blind.length > 0 ? [nftNotRead(m, read.source, node, svc, blind)] : []), ...partly]),
+    );
+  const keeper = m.perFamily ? `kube-proxy's ${m.word} state` : `${m.word}'s agent`;
   return drifted.concat(
     on([
       finding('rules-match', 'pass', `${parts.join(', ')} in ${m.word}, as expected`, {
@@ -156,38 +169,54 @@ export function tableNode(
         evidence: [...evidence, ...blind],
         node,
       }),
-      // a part of the state not compared is not observed: the step passes only in part
-      ...(uncompared
-        ? [
-            finding(m.notObserved, 'skip', `part of the ${m.word} state not compared`, {
-              explanation: `On ${node}, ${uncompared}: what that part holds for ${svc.namespace}/${svc.name} is not observed.`,
-              evidence: [unseen(`${node}: ${uncompared}`, node)],
-              node,
-            }),
-          ]
-        : []),
+      ...partly,
     ]),
   );
 }
 
+/** A node's rules that did not read (`why` names the file): nothing of them is observed, so the
+ * Service is not checked there; the listing saved again is the next command. */
+export const unreadable = (
+  title: string,
+  node: string,
+  why: string,
+  next: NextCommand | undefined,
+) =>
+  finding('rules-unreadable', 'skip', title, {
+    explanation: why,
+    evidence: [unseen(why, node)],
+    ...(next ? { next } : {}),
+    node,
+  });
+
 /** Lines of the node's listing not read that may hold what it does for the Service: a skip that
  * names each, where no pass carries them. */
-function notRead(
+const nftNotRead = (
   m: StateTraits,
   source: string,
   node: string,
   svc: Service,
   blind: Evidence[],
+) =>
+  linesNotRead(m.notObserved, `the ${m.word} listing`, 'nft does not print there', {
+    source,
+    node,
+    svc,
+    blind,
+  });
+
+/** Lines of a node's rules (`what`: "the nftables listing", "the rules dump") not read, that may
+ * hold what it does for the Service: a skip that names each, and says nothing of what they hold. */
+export function linesNotRead(
+  id: StateTraits['notObserved'] | 'rules-not-observed',
+  what: string,
+  why: string,
+  p: { source: string; node: string; svc: Service; blind: Evidence[]; before?: string },
 ): Finding {
-  const one = blind.length === 1;
-  return finding(
-    m.notObserved,
-    'skip',
-    `${count(blind.length, 'line')} of the ${m.word} listing not read`,
-    {
-      explanation: `${source} holds ${one ? 'a line' : 'lines'} nft does not print there, which may hold what ${node} does for ${svc.namespace}/${svc.name}: kdebug did not read ${one ? 'it' : 'them'}, so nothing ${one ? 'it holds' : 'they hold'} is said to be there or missing.`,
-      evidence: blind,
-      node,
-    },
-  );
+  const one = p.blind.length === 1;
+  return finding(id, 'skip', `${count(p.blind.length, 'line')} of ${what} not read`, {
+    explanation: `${p.before ?? ''}${p.source} holds ${one ? 'a line' : 'lines'} ${why}, which may hold what ${p.node} does for ${p.svc.namespace}/${p.svc.name}: kdebug did not read ${one ? 'it' : 'them'}, so nothing ${one ? 'it holds' : 'they hold'} is said to be there or missing.`,
+    evidence: p.blind,
+    node: p.node,
+  });
 }

@@ -40,6 +40,9 @@ export interface ParseOptions {
   };
 }
 
+/** Warnings of a line skipped that may have held a rule: what it holds is not known. */
+const NOT_READ: ReadonlySet<WarningKind> = new Set(['prose', 'redacted', 'stray']);
+
 export class Ruleset {
   readonly tables: Table[] = [];
   readonly warnings: ParseWarning[] = [];
@@ -57,6 +60,11 @@ export class Ruleset {
   /** The table of that name: of the family asked, else the first the dump holds. */
   table(name: string, family?: IPFamily): Table | undefined {
     return this.tables.find((t) => t.name === name && (!family || t.family === family));
+  }
+
+  /** The lines skipped that may have held a rule (not another tool's, not a prompt's). */
+  linesNotRead(): ParseWarning[] {
+    return this.warnings.filter((w) => NOT_READ.has(w.kind));
   }
 
   /** The address families whose tables the dump holds, in the order it holds them. */
