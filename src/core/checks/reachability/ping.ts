@@ -9,7 +9,7 @@ import type { CheckContext } from '../context.js';
 import { clusterMode } from '../kube-proxy/modes.js';
 import { ciliumNodes } from '../kube-proxy/replacement.js';
 import { connectProbe, observed, probed, probedEvidence } from './probes.js';
-import { treeOf } from '../rules/rules.js';
+import { treeOf } from '../rules/summary.js';
 import { connectionFate, packetWalk } from './packet-evidence.js';
 import { hostPort } from '../../ipv6.js';
 import { modeTraits } from '../../dataplane/dataplane.js';

@@ -1,0 +1,120 @@
+// Step 7 on one node in iptables mode: its drift from what kube-proxy should have written for
+// the Service, the lines of its dump not read, and whether it matches, differs or was compared
+// in part.
+import { unseen } from '../../evidence.js';
+import { DriftInputError, judgedOnNode, type DriftFinding } from '../../dataplane/drift.js';
+import type { Service } from '../../kube/objects.js';
+import type { Evidence, Finding } from '../../model.js';
+import type { NodeAnalysis } from '../../analysis.js';
+import { consequence, familyLabel, findingOf } from '../check.js';
+import { kdebug, valid } from '../../next-command.js';
+import type { CheckContext } from '../context.js';
+import { withSyncShown } from '../kube-proxy.js';
+import { linesNotRead } from './table.js';
+import type { OnNode } from './nodes.js';
+import { byName } from './read-for-service.js';
+
+const finding = findingOf('rules');
+
+/** Drift's advice joins the explanation (unless a cause found earlier already says it); its
+ * command, else the node's whole drift, is the next one. */
+function withCommand(f: Finding, node: string, explained: boolean): Finding {
+  const { advice, ...rest } = f;
+  return {
+    ...rest,
+    explanation: advice && !explained ? `${f.explanation} ${advice}` : f.explanation,
+    next: f.next ?? kdebug(['drift', '--node', valid.name(node)]),
+  };
+}
+
+/** The node's drift for this Service's ports (and node-wide drift that affects every Service);
+ * the IPv6 proxier's findings say "IPv6:" first. */
+export function drift(ctx: CheckContext, na: NodeAnalysis, svc: Service): OnNode[] {
+  const node = na.name;
+  const family = familyLabel(svc, na.family);
+  const on = (finding: Finding, named = false): OnNode => ({ node, label: family, named, finding });
+  const names = new Set(svc.ports.map((p) => ctx.servicePortName(p)));
+  let found: DriftFinding[];
+  let source: string;
+  try {
+    // notes explain what a correct dump does on purpose (e.g. no local endpoint: DROP)
+    const d = na.drift(ctx.scope);
+    found = [...d.findings, ...(d.notes ?? []), ...(d.notRead ?? [])];
+    source = d.source;
+  } catch (e) {
+    if (!(e instanceof DriftInputError)) throw e;
+    // rules not compared are not observed for this Service: the step cannot pass for them
+    return [
+      on(
+        finding('rules-not-checked', 'skip', 'rules not compared', {
+          explanation: e.message,
+          evidence: [unseen(e.message, node)],
+          node,
+        }),
+        true,
+      ),
+    ];
+  }
+  // lines of the dump skipped may hold any of the Service's rules: said, nothing of them judged
+  const blind = (na.dataplane()?.notReadFor(names) ?? []).map((u) => unseen(u, node));
+  const skipped = blind.length > 0 ? [on(dumpNotRead(ctx, na, svc, found, blind), true)] : [];
+  // a kube-proxy that is not running explains whatever its node's rules got wrong since
+  const down = ctx.earlier.find(
+    (c) =>
+      c.finding.id === 'kube-proxy-not-running' &&
+      (c.finding.node === node || c.finding.nodes?.includes(node)),
+  );
+  return found
+    .filter((d) =>
+      d.service ? names.has(d.service) : d.id !== 'orphan-chain' && d.id !== 'rule-text-differs',
+    )
+    .filter((d) => d.id !== 'rule-text-differs') // spelling only: the trees already show what the rules do
+    .map((d) => {
+      const seen = withSyncShown(
+        ctx,
+        node,
+        judgedOnNode(d, source, {
+          holds: (l) => na.holds(l),
+          expects: (l) => na.expects(l, ctx.scope),
+        }),
+      );
+      return on(consequence(withCommand(seen, node, down !== undefined), down));
+    })
+    .concat(skipped);
+}
+
+/** Lines of a node's dump skipped: the comparison rests on the rest, and says so. */
+function dumpNotRead(
+  ctx: CheckContext,
+  na: NodeAnalysis,
+  svc: Service,
+  found: DriftFinding[],
+  blind: Evidence[],
+): Finding {
+  const clean = !found.some((d) => d.status === 'fail' || d.status === 'warn');
+  return linesNotRead(
+    'rules-not-observed',
+    'the rules dump',
+    'iptables-save does not write there',
+    {
+      source: na.rules()!.source,
+      node: na.name,
+      svc,
+      blind,
+      before: clean
+        ? `The rules read on ${na.name} for ${svc.namespace}/${svc.name} are what kube-proxy should have written for the current objects${byName(ctx, [na.name])}; `
+        : '',
+    },
+  );
+}
+
+/** Whether a node's findings show its rules differ, were compared only in part (lines not read)
+ * or not at all, or match. */
+export function compared(found: OnNode[]): 'drifted' | 'partly' | 'clean' {
+  if (found.some(({ finding: f }) => f.status === 'fail' || f.status === 'warn')) return 'drifted';
+  return found.some(
+    ({ finding: f }) => f.id === 'rules-not-checked' || f.id === 'rules-not-observed',
+  )
+    ? 'partly'
+    : 'clean';
+}

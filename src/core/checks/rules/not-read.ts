@@ -1,0 +1,144 @@
+// Step 7's nodes not read: a failed read, a snapshot without their dump, a Windows node, a mode
+// kept outside iptables whose state was not read, and on a large cluster the nodes not chosen.
+import { computed, seen, unseen } from '../../evidence.js';
+import { reasonText } from '../../nodes/choice.js';
+import { isWindows } from '../../kube/objects.js';
+import type { Finding } from '../../model.js';
+import { byReason, namedFew } from '../../nodes/access.js';
+import { rulesReadFailure } from '../../nodes/errors.js';
+import { count, findingOf, otherWay, saveNodeOutput } from '../check.js';
+import { kdebug, valid } from '../../next-command.js';
+import { modeTraits } from '../../dataplane/dataplane.js';
+import type { CheckContext } from '../context.js';
+import { proxyModes } from '../kube-proxy.js';
+import { tableNode } from './table.js';
+import { byCondition, type OnNode } from './nodes.js';
+import { thousands } from '../../model.js';
+
+const finding = findingOf('rules');
+
+/** Nodes whose rules were not read: a live run that failed (with why), a snapshot without their
+ * dump, a Windows node. The Service is unchecked there, and the step says so by name. */
+export function notRead(ctx: CheckContext, read: string[]): Finding[] {
+  const svc = ctx.service!;
+  const windows = new Set(ctx.view.nodes.filter(isWindows).map((n) => n.name));
+  // nodes whose read failed the same way are one finding: many nodes, one line
+  const failed: { node: string; reason: string }[] = [];
+  const tables: OnNode[] = [];
+  // each node's mode, once: asked of every node not read (thousands, with --all-nodes)
+  const modes = new Map(proxyModes(ctx).map((m) => [m.node, m.mode]));
+  const wasRead = new Set(read);
+  const out = ctx
+    .nodeNames()
+    .filter((n) => !wasRead.has(n))
+    .flatMap((node) => {
+      if (windows.has(node))
+        return [
+          finding('rules-not-linux', 'skip', `${node}: Windows node, not read`, {
+            explanation: `${node} is a Windows node: kube-proxy runs there in kernelspace mode (HNS load balancers), with no iptables rules. kdebug reads Linux nodes only, so ${svc.namespace}/${svc.name} is not checked on it.`,
+            evidence: [unseen(`${node}: a Windows node (kube-proxy kernelspace mode)`, node)],
+            advice: `On ${node}, in PowerShell, hnsdiag list loadbalancers shows its load balancers.`,
+            node,
+          }),
+        ];
+      const failure = rulesReadFailure(ctx.analysis.nodeErrors, node);
+      const error = failure?.error;
+      // a node whose kube-proxy keeps its state outside iptables (nftables, IPVS) says how to
+      // read that state, not its iptables dump; Cilium's agents are read with the other nodes
+      const state = stateOf(modes.get(node));
+      if (error === undefined && state?.perFamily && !ctx.waiting('nodes')) {
+        tables.push(...tableNode(ctx, node, svc));
+        return [];
+      }
+      if (error === undefined)
+        return ctx.waiting('nodes')
+          ? []
+          : [
+              finding('rules-not-observed', 'skip', `${node}: rules not observed`, {
+                explanation: `No rules dump of ${node} was read (nodes/${node}/iptables-save.txt is not in the facts), so ${svc.namespace}/${svc.name} is not checked there${read.length > 0 ? '; the other nodes are' : ''}.`,
+                evidence: [unseen(`nodes/${node}/iptables-save.txt: not in the facts`, node)],
+                next: saveNodeOutput(node, ['iptables-save'], 'iptables-save'),
+                node,
+              }),
+            ];
+      // a read that began and was lost is the run's loss, said in its Partial list: not observed
+      if (failure?.lost)
+        return [
+          finding('rules-not-observed', 'skip', `${node}: rules not observed (the read was lost)`, {
+            explanation: `The read of ${node}'s rules began and did not finish (${error}), so ${svc.namespace}/${svc.name} is not checked there${read.length > 0 ? '; the other nodes are' : ''}.`,
+            evidence: [unseen(`${node}: ${failure.command} lost: ${error}`, node)],
+            node,
+          }),
+        ];
+      failed.push({ node, reason: error });
+      return [];
+    });
+  out.push(...byCondition(tables));
+  // the same failure on many nodes (no agent Pod there, say) is one finding
+  const reasonOf = new Map(failed.map((f) => [f.node, f.reason]));
+  for (const { nodes } of byReason(failed)) {
+    const reads = nodes.map((node) => ({ node, reason: reasonOf.get(node)! }));
+    const error = reads[0]!.reason;
+    const one = nodes.length === 1;
+    const where = one ? nodes[0]! : `${nodes.length} nodes (${namedFew(nodes, 5)})`;
+    out.push(
+      finding(
+        'rules-not-read',
+        'warn',
+        one
+          ? `${nodes[0]}: rules not read`
+          : `rules not read on ${nodes.length} nodes: ${namedFew(nodes)}`,
+        {
+          explanation: `kdebug could not read the rules of ${where}, so ${svc.namespace}/${svc.name} is not checked there${read.length > 0 ? '; the other nodes are' : ''}. ${one ? error : `On ${nodes[0]}: ${error}`}${/[.!?]$/.test(error) ? '' : '.'}`,
+          // the failed read itself is what was seen: a warning, not a verdict on the rules
+          evidence: reads.map((r) =>
+            seen(`${r.node}: the read failed: ${r.reason}`, { node: r.node }),
+          ),
+          ...otherWay(ctx, svc),
+          ...(one ? { node: nodes[0]! } : { nodes }),
+        },
+      ),
+    );
+  }
+  return out;
+}
+
+/** How the node's mode keeps its state, where that is outside iptables (nftables, IPVS, Cilium). */
+export const stateOf = (mode: string | undefined) => modeTraits(mode)?.state;
+
+/** A large cluster: the nodes the capture chose for this Service, why, and how many it did not
+ * read (about which nothing is said). */
+export function notChosen(ctx: CheckContext): Finding[] {
+  const left = ctx.notChosen();
+  const choice = ctx.choice;
+  if (!choice || left.length === 0) return [];
+  const read = choice.chosen.length;
+  return [
+    finding(
+      'rules-nodes-not-read',
+      'skip',
+      `${thousands(left.length)} of ${thousands(choice.total)} nodes not read: --all-nodes reads them`,
+      {
+        explanation: `${
+          choice.policy === 'asked'
+            ? `kdebug read the ${count(read, 'node')} asked for (--nodes)`
+            : `On a cluster this large kdebug reads at most ${choice.max} nodes (--max-nodes): those of the client and of the Service's endpoints, those whose kube-proxy or Cilium agent looks unhealthy from the API, and a few others at random`
+        }.${choice.clientNotFound ? ` The client ${choice.clientNotFound} (--from) was not found, so no node was read for it.` : ''} Nothing here is said about the ${thousands(left.length)} nodes it did not read.`,
+        evidence: [
+          ...choice.chosen.map((c) => computed(`read ${c.node}: ${reasonText(c)}`)),
+          unseen(`not read: ${namedFew(left, 5)}`),
+        ],
+        next: kdebug(
+          [
+            'svc',
+            valid.name(ctx.target.service),
+            '-n',
+            valid.namespace(ctx.target.namespace),
+            '--all-nodes',
+          ],
+          { live: true },
+        ),
+      },
+    ),
+  ];
+}
