@@ -23,6 +23,7 @@ import {
 import type { CheckContext } from './context.js';
 import { hostPort } from '../ipv6.js';
 import { modeTraits } from '../dataplane/dataplane.js';
+import { type DriftId, SEVERITY } from '../dataplane/drift.js';
 import { namedFew } from '../nodes/access.js';
 
 const finding = findingOf('traffic-policy');
@@ -67,10 +68,18 @@ function dropsHow(ctx: CheckContext, nodes: NodeLocal[], entry: string[], would 
   return `kube-proxy ${forwarding.length === nodes.length ? 'there' : `on ${list(forwarding.map((n) => n.node))}`} (IPVS mode) ${verb('sends', 'send')} ${list(entry)} to endpoints on other nodes without masquerading them (kubernetes#97081), so the replies come from the Pod's address and the client discards them${forwarding.length < nodes.length ? `; the others ${verb('drop', 'drop')} new connections (a filter DROP rule)` : ''}`;
 }
 
-/** Whether the node's rules of its own proxy mode were read: only they say what it drops. */
+/** Whether the node's rules of its own proxy mode were read and compared, as the Rules step
+ * compares them (its drift): only then do they say what the node does. Rules cut short,
+ * unreadable or not recorded make the drift throw, and are not observed here either. */
 function rulesRead(ctx: CheckContext, node: string): boolean {
   const n = ctx.analysis.node(node);
-  return n.dataplane()?.mode === n.mode();
+  if (n.dataplane()?.mode !== n.mode()) return false;
+  try {
+    n.drift(ctx.scope);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Nodes without a local endpoint whose rules were not read: what the API implies there (`would`,
@@ -218,36 +227,31 @@ function internal(ctx: CheckContext, svc: Service): Finding[] {
   });
 }
 
-/** The Rules step's findings that say a node does not send the Service's traffic to its ready
- * endpoints: where one stands, policy Cluster's effect is not met on that node. */
-const NOT_FORWARDED: readonly FindingId[] = [
-  'service-rules-missing',
-  'service-chain-missing',
+/** Drift of warning severity that still means a ready endpoint is not sent the traffic; any
+ * error-severity drift (SEVERITY) is a forwarding fault by itself. */
+const NOT_FORWARDED_WARNINGS: readonly DriftId[] = [
   'endpoint-missing',
-  'endpoint-stale',
-  'nodeport-missing',
-  'local-policy-wrong',
-  'entry-jump-missing',
-  'jump-target-missing',
   'rule-behaviour-differs',
-  'element-chain-missing',
   'endpoint-not-in-numgen',
-  'vip-not-on-kube-ipvs0',
   'real-server-weight-zero',
-  'cilium-frontend-missing',
-  'cilium-frontend-not-reconciled',
   'cilium-backend-missing',
-  'cilium-backend-stale',
   'cilium-traffic-policy-differs',
   'cilium-forwarding-differs',
 ];
+
+/** Whether a Rules-step finding says the node does not send the Service's traffic to its ready
+ * endpoints: drift of error severity (whatever the step made its status, a consequence's warn
+ * included), or one of the warnings above. */
+const notForwarding = (id: FindingId): boolean =>
+  Object.hasOwn(SEVERITY, id) &&
+  (SEVERITY[id as DriftId] === 'error' || NOT_FORWARDED_WARNINGS.includes(id as DriftId));
 
 /** The Rules step's finding that the node does not forward the Service's traffic, if it said one. */
 const notForwardedOn = (ctx: CheckContext, node: string): Cause | undefined =>
   ctx.earlier.find(
     (c) =>
       c.step === 'Rules' &&
-      NOT_FORWARDED.includes(c.finding.id) &&
+      notForwarding(c.finding.id) &&
       (c.finding.node === node || c.finding.nodes?.includes(node) === true),
   );
 

@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { evidenceText } from '../../../src/core/evidence.js';
 import { describe, it } from 'node:test';
 import { trafficPolicyCheck } from '../../../src/core/checks/traffic-policy.js';
@@ -143,5 +146,51 @@ describe("policy Cluster rests on the nodes' rules", () => {
     assert.equal(notMet.node, 'vm-12-11-centos');
     assert.match(notMet.explanation, /This follows from service-rules-missing \(Rules\)/);
     assert.equal(r.firstProblem?.finding.id, 'service-rules-missing', 'the root stays in Rules');
+  });
+});
+
+/** A scratch copy of snapshots/`name`, `edit`ed. */
+function copyOf(name: string, edit: (dir: string) => void): string {
+  const dir = mkdtempSync(join(tmpdir(), 'kdebug-tp-'));
+  cpSync(`snapshots/${name}`, dir, { recursive: true });
+  edit(dir);
+  return dir;
+}
+const policyOf = async (dir: string) => {
+  const r = diagnose(await readSnapshot(dir), { namespace: 'default', service: 'nginx-svc' });
+  rmSync(dir, { recursive: true, force: true });
+  return r.steps.find((s) => s.id === 'traffic-policy')!.findings;
+};
+
+describe('policy Cluster on nodes the Rules step did not compare or found not forwarding', () => {
+  it('a dump cut short (rules not compared) is not observed, not passed', async () => {
+    const dir = copyOf('nginx-svc', (d) => {
+      const f = join(d, 'nodes/vm-12-7-centos/iptables-save.txt');
+      const lines = readFileSync(f, 'utf8').split('\n');
+      writeFileSync(f, [...lines.slice(0, 87), lines[87]!.slice(0, 20)].join('\n'));
+    });
+    const found = await policyOf(dir);
+    assert.deepEqual(ids(found), [
+      'traffic-policy-cluster:pass',
+      'traffic-policy-not-observed:skip',
+    ]);
+    assert.deepEqual(found[0]!.nodes, ['vm-12-11-centos']);
+    assert.equal(found[1]!.node, 'vm-12-7-centos');
+  });
+
+  it('a Cilium node whose BPF maps lack the Service (cilium-bpf-map-differs) is not met', async () => {
+    const dir = copyOf('cilium-stale-backend', (d) => {
+      const f = join(d, 'nodes/vm-12-7-centos/cilium-bpf-lb-list.txt');
+      const kept = readFileSync(f, 'utf8')
+        .split('\n')
+        .filter((l) => !l.includes('10.1.190.219'));
+      writeFileSync(f, kept.join('\n'));
+    });
+    const found = await policyOf(dir);
+    assert.ok(!found.some((f) => f.status === 'pass'), ids(found).join(', '));
+    const notMet = found.find(
+      (f) => f.id === 'traffic-policy-not-met' && f.node === 'vm-12-7-centos',
+    );
+    assert.match(notMet?.explanation ?? '', /cilium-bpf-map-differs/);
   });
 });
