@@ -42,6 +42,19 @@ export const kubeProxyCheck: Check<'kube-proxy'> = {
   run(ctx) {
     if (ctx.waiting('objects')) return pending('reading kube-proxy');
     const other = replacement(ctx);
+    if (other?.unobserved)
+      return [
+        finding(
+          'kube-proxy-replaced',
+          'skip',
+          `no kube-proxy: whether ${other.name} handles Services is not observed`,
+          {
+            explanation: `No kube-proxy Pod runs, and the API objects name ${other.name} in its place, but ${other.unobserved}. Its agent's status on a node shows whether it replaces kube-proxy (KubeProxyReplacement).`,
+            evidence: other.evidence,
+            next: other.next,
+          },
+        ),
+      ];
     if (other)
       return [
         finding(

@@ -91,9 +91,19 @@ describe('kube-proxy step', () => {
       ],
     },
     {
-      name: 'replaced by Cilium',
+      name: 'replaced by Cilium, as its agents say on their nodes',
       objects: [...base(), ...cilium()],
+      nodes: {
+        'node-a': { 'cilium-status': 'KubeProxyReplacement:    True   [eth0]\n' },
+        'node-b': { 'cilium-status': 'KubeProxyReplacement:    True   [eth0]\n' },
+      },
       want: ['kube-proxy-replaced:pass'],
+    },
+    {
+      // cilium Pods read from the API, no agent's status read: not observed, not a pass
+      name: 'Cilium Pods and no kube-proxy, no agent status read',
+      objects: [...base(), ...cilium()],
+      want: ['kube-proxy-replaced:skip'],
     },
     {
       name: 'synced recently',
@@ -187,10 +197,14 @@ describe('kube-proxy step', () => {
     assert.equal(line(f!.next), 'kubectl -n kube-system logs kube-proxy-1x9z --previous');
   });
 
-  it("gives the command that shows Cilium's Service table", () => {
+  it("gives the command that shows the agent's status where no node showed it", () => {
     const [f] = run(kubeProxyCheck, facts([...base(), ...cilium()]));
-    assert.equal(line(f!.next), 'kubectl -n kube-system exec ds/cilium -- cilium-dbg service list');
-    assert.equal(f!.info, true);
+    assert.equal(
+      line(f!.next),
+      'kubectl -n kube-system exec ds/cilium -- cilium-dbg status --verbose',
+    );
+    assert.equal(f!.status, 'skip');
+    assert.ok(f!.evidence.some((e) => e.kind === 'not-observed'));
   });
 
   it('reads the sync timestamps and failure counters from /metrics', () => {

@@ -97,4 +97,13 @@ describe("the kube-proxy step on a refused cilium-config's kube-proxy-replacemen
       JSON.stringify(evidence(true)),
     );
   });
+
+  it('is not a pass: the replacement is not observed in force, and says how to observe it', () => {
+    const f = run(kubeProxyCheck, facts(ciliumCluster({ ...REFUSED, ...CONFIG }))).find(
+      (x) => x.id === 'kube-proxy-replaced',
+    )!;
+    assert.equal(f.status, 'skip');
+    assert.match(f.explanation, /refuse the cilium-config/);
+    assert.match(String(f.next && JSON.stringify(f.next)), /cilium-dbg.*status/);
+  });
 });

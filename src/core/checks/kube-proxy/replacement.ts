@@ -1,6 +1,6 @@
 // Services programmed without kube-proxy: Cilium's agent in its place, or another proxy, told
 // from its Pods, its ConfigMap, or node rules without kube-proxy's chains.
-import { read, seen } from '../../evidence.js';
+import { read, seen, unseen } from '../../evidence.js';
 import type { Evidence } from '../../model.js';
 import { kubectl, type NextCommand } from '../../next-command.js';
 import { knows } from '../../dataplane/cilium/agent/agent.js';
@@ -24,26 +24,42 @@ function refusedBy(ctx: CheckContext): string {
   return `, from a cilium-config ${count(pods.length, 'agent')} refuse${pods.length === 1 ? 's' : ''} (${list(pods)}): not observed in force`;
 }
 
-/** A kube-proxy replacement, with the command that shows its Service table. */
+/** A kube-proxy replacement, with the command that shows its Service table; `unobserved` says
+ * why no node was seen to run it (read from the API only, or refused), when none was. */
 export function replacement(
   ctx: CheckContext,
-): { name: string; evidence: Evidence[]; next?: NextCommand } | undefined {
+): { name: string; evidence: Evidence[]; next?: NextCommand; unobserved?: string } | undefined {
   if (kubeProxyPods(ctx).length > 0) return undefined;
   const cilium = ctx.view.pods.filter((p) => p.labels['k8s-app'] === 'cilium');
   const cfg = ctx.view.configMaps.find((c) => c.name === 'cilium-config')?.data[
     'kube-proxy-replacement'
   ];
-  if (cilium.length > 0 || (cfg && cfg !== 'false' && cfg !== 'disabled'))
+  if (cilium.length > 0 || (cfg && cfg !== 'false' && cfg !== 'disabled')) {
+    // only an agent's own status, read on its node, shows the replacement in force
+    const observed = ciliumNodes(ctx)
+      .map((n) => ctx.analysis.state(n).mode.evidence)
+      .filter((e) => e.kind === 'observed');
+    const refused = refusedBy(ctx);
+    const unseenWhy =
+      observed.length > 0
+        ? undefined
+        : refused
+          ? 'the agents refuse the cilium-config read, so the kube-proxy replacement it sets is not known to be in force'
+          : 'no agent status was read on a node, only the API objects';
     return {
       name: 'Cilium',
       evidence: [
-        ...(cfg
-          ? [read(`ConfigMap cilium-config: kube-proxy-replacement: ${cfg}${refusedBy(ctx)}`)]
-          : []),
+        ...(cfg ? [read(`ConfigMap cilium-config: kube-proxy-replacement: ${cfg}${refused}`)] : []),
         read(`${count(cilium.length, 'cilium Pod')} in kube-system, no kube-proxy Pods`),
+        ...observed,
+        ...(unseenWhy ? [unseen('no Cilium agent seen replacing kube-proxy on a node')] : []),
       ],
-      next: kubectl('kube-system', 'exec', 'ds/cilium', '--', 'cilium-dbg', 'service', 'list'),
+      next: unseenWhy
+        ? kubectl('kube-system', 'exec', 'ds/cilium', '--', 'cilium-dbg', 'status', '--verbose')
+        : kubectl('kube-system', 'exec', 'ds/cilium', '--', 'cilium-dbg', 'service', 'list'),
+      ...(unseenWhy ? { unobserved: unseenWhy } : {}),
     };
+  }
   const dumps = ctx
     .nodesWithRules()
     .map((n) => ctx.rules(n))
