@@ -73,6 +73,19 @@ describe('a Cilium listing cut inside its last row', () => {
     assert.equal(t.frontends[0]!.backendsElided, 4);
   });
 
+  // a row whose line ends inside its Service Type column: "Cl", "Cluster", "NodePor" are words
+  // service list never prints (it writes the type's whole name)
+  for (const word of ['Cl', 'Cluster', 'NodePor']) {
+    it(`service list: a row cut inside its Service Type ("${word}") is cut, not read`, () => {
+      const t = parseCilium(`${LIST}3    10.96.0.11:53       ${word}\n`, 'p');
+      assert.deepEqual(
+        t.frontends.map((f) => f.ip),
+        ['10.96.0.10'],
+      );
+      assert.match(t.cut?.[0]?.reason ?? '', /ends inside a row \("3 +10\.96\.0\.11:53 +\w+"\)/);
+    });
+  }
+
   const ROWS =
     'SERVICE ADDRESS     BACKEND ADDRESS (REVNAT_ID) (SLOT)\n' +
     '10.96.155.44:80     0.0.0.0:0 (14) (0) [ClusterIP, non-routable]\n' +

@@ -61,9 +61,14 @@ export function serviceList(lines: string[], source: string): CiliumTable {
     if (typed && !m![3] && !t.includes('=>'))
       fail(source, at, `a frontend's row without its Service Type, cut short: "${t.slice(0, 80)}"`);
     typed ||= m![3] !== undefined;
+    // the printer writes its type's whole name (ClusterIP, NodePort ...): a word it never
+    // writes ("Cluster", "NodePor") is one cut short
+    const type = frontendType(m![3]?.replace(' (Remote)', ''));
+    if (m![3] !== undefined && !type)
+      fail(source, at, `a Service Type Cilium does not print, cut short: "${m![3]}"`);
     current = {
       ...addr!,
-      type: frontendType(m![3]?.replace(' (Remote)', '')),
+      type,
       flags: m![3]?.endsWith('(Remote)') ? ['remote'] : [],
       backends: [],
       line: at,
