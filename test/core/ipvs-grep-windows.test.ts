@@ -52,6 +52,29 @@ describe("a grep's window over ipvsadm -Ln", () => {
     );
   });
 
+  it('a command before grep that may drop lines (head, sed ...): a short window is no input end', () => {
+    for (const first of ['head -5', 'sed 5q', 'tail -n 5', 'grep -v Route']) {
+      const t = tree(`# ipvsadm -Ln | ${first} | grep -A3 10.96.0.1\n${VS}${RS(2)}`);
+      const name = first.split(' ')[0]!;
+      assert.match(
+        t.partial ?? '',
+        new RegExp(
+          `\\(-A 3, typed at line 1; \`${name}\` before grep in the pipe may drop lines\\)`,
+        ),
+        first,
+      );
+      assert.ok(
+        t.endpoints.every((e) => e.shareUnknown !== undefined),
+        first,
+      );
+    }
+    // one that passes every line on changes nothing
+    assert.equal(
+      tree(`# ipvsadm -Ln | cat | grep -A3 10.96.0.1\n${VS}${RS(2)}`).partial,
+      undefined,
+    );
+  });
+
   it('grep without -A prints matching lines only: a virtual server alone is no "no endpoints"', () => {
     const t = tree(`${HEAD}$ ipvsadm -ln | grep 10.96.0.1\n${VS}`);
     assert.match(t.partial ?? '', /grep \(typed at line 3\) printed only the lines matching/);

@@ -106,6 +106,14 @@ COMMIT
     );
   });
 
+  it('a command before grep that may drop lines (`head |`): a short last group may be its doing, said', () => {
+    const typed = `$ iptables -t nat -S | head -n 40 | grep -A 5 KUBE-SVC-NPX46M4PTMTKRN6Y\n${AFTER_1}`;
+    assert.match(
+      reads(typed).tree('kube-system/kube-dns:dns').partial ?? '',
+      /grep's window \(-A 5, typed at line 1; `head` before grep in the pipe may drop lines\) may end inside it, at line 10/,
+    );
+  });
+
   it("-B: the window that starts the output may start inside a chain, its endpoints' shares unknown", () => {
     // `grep -B 2 "dns -> 10.244.0.2:53"`: one group, its first line kubernetes's last rule
     const { tree } = reads(`# iptables -t nat -S | grep -B 2 "dns -> 10.244.0.2:53"

@@ -9,7 +9,16 @@ export interface GrepContext {
    * `sed`, `awk`, `cut`, another grep ...): a window shorter than the options say may be its
    * doing, not the input's end. */
   thenBy?: string;
+  /** A command before the grep in the pipe that may drop lines of its input (`ipvsadm -Ln | head
+   * -5 | grep -A3 X`): grep's input may end before the listing does, so a window ending with
+   * it is no sign the listing ended there. */
+  firstBy?: string;
 }
+
+/** Whether a command in the pipe, before or after the grep, may have dropped lines of its
+ * windows: a window shorter than its options say is then no sign of the input's end. */
+export const droppedInPipe = (c: GrepContext | null | undefined): boolean =>
+  !!(c?.thenBy ?? c?.firstBy);
 
 /** Commands that pass every line of their input on. */
 const KEEPS_LINES = /^(?:cat|less|more|tee|nl|column)$/;
@@ -26,15 +35,24 @@ export function grepContext(line: string): GrepContext | null | undefined {
     if (!context) continue;
     // the pipe's stages after it, up to the command line's end or its next command
     const after = line.slice(grep.index + grep[0].length).split(/[;&)`]/)[0]!;
-    const thenBy = after
-      .split('|')
-      .slice(1)
-      .map((stage) => /^\s*(?:sudo\s+)?(\S+)/.exec(stage)?.[1]?.replace(/^.*\//, ''))
-      .find((command) => command !== undefined && !KEEPS_LINES.test(command));
-    return thenBy ? { ...context, thenBy } : context;
+    const thenBy = dropping(after.split('|').slice(1));
+    // the stages before it, from its command line's start or its command's: the first prints
+    // the listing, the rest filter it (a grep without context options too)
+    const before = line
+      .slice(0, grep.index)
+      .split(/[;&(`]/)
+      .at(-1)!;
+    const firstBy = dropping(before.split('|').slice(1));
+    return { ...context, ...(thenBy ? { thenBy } : {}), ...(firstBy ? { firstBy } : {}) };
   }
   return null;
 }
+
+/** The first of a pipe's stages that may drop lines. */
+const dropping = (stages: string[]): string | undefined =>
+  stages
+    .map((stage) => /^\s*(?:sudo\s+)?(\S+)/.exec(stage)?.[1]?.replace(/^.*\//, ''))
+    .find((command) => command !== undefined && !KEEPS_LINES.test(command));
 
 /** A grep's context options, if it has any. */
 function options(args: string): GrepContext | undefined {
@@ -67,4 +85,7 @@ export const windowText = (c: GrepContext) =>
 
 /** What a command after the grep may have done to its windows, said after them ("" if none). */
 export const thenByText = (c: GrepContext | null | undefined) =>
-  c?.thenBy ? `; \`${c.thenBy}\` after grep in the pipe may drop lines` : '';
+  [
+    c?.firstBy ? `; \`${c.firstBy}\` before grep in the pipe may drop lines` : '',
+    c?.thenBy ? `; \`${c.thenBy}\` after grep in the pipe may drop lines` : '',
+  ].join('');

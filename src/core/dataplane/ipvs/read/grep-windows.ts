@@ -4,7 +4,13 @@
 // server grep may have cut so that no share and no "no endpoints" is stated of it; its "--" lines
 // are elisions (../../elisions.ts), which say the same of the virtual server above each, and say
 // grep printed the output where no grep is typed.
-import { grepContext, thenByText, windowText, type GrepContext } from '../../grep-context.js';
+import {
+  droppedInPipe,
+  grepContext,
+  thenByText,
+  windowText,
+  type GrepContext,
+} from '../../grep-context.js';
 import type { IpvsService } from './listing.js';
 
 /** One command's output: from the line after `line` (0: the paste's start) up to the next
@@ -52,9 +58,13 @@ export function closeRegion(
   const alone = separators.length === 0;
   const whole = context ? context.before + context.after + 1 : 0;
   if (!current || current.line < lastStart) return;
-  // a window shorter than that ends where the input did, unless a command after grep (`head`)
-  // may have dropped its lines
-  if (context && !context.thenBy && end - lastStart + 1 < (alone ? context.after + 1 : whole))
+  // a window shorter than that ends where the input did, unless a command in the pipe (`head`
+  // after grep or before it) may have dropped its lines
+  if (
+    context &&
+    !droppedInPipe(context) &&
+    end - lastStart + 1 < (alone ? context.after + 1 : whole)
+  )
     return;
   const how = context
     ? `grep's window (${windowText(context)}${typed}${thenByText(context)})`

@@ -3,7 +3,13 @@
 // them. The "--" lines are elisions (../../../elisions.ts); this says what they cannot: the last
 // group's end (and the first group's start) may be where a window ended, not the end of the input,
 // so the chain there may go on past what the paste holds.
-import { grepContext, thenByText, windowText, type GrepContext } from '../../../grep-context.js';
+import {
+  droppedInPipe,
+  grepContext,
+  thenByText,
+  windowText,
+  type GrepContext,
+} from '../../../grep-context.js';
 import type { Table } from '../table.js';
 
 /** A chain whose rules a grep window may have cut: past its last line shown, or above its first
@@ -105,7 +111,8 @@ export class GrepWindows {
     const whole = typed ? typed.before + typed.after + 1 : 0;
     // a window shorter than that touches the input's end, unless a command after grep (`head`,
     // `tail`) may have dropped lines of it
-    const full = (n: number, side: number) => !!typed?.thenBy || n >= (alone ? side + 1 : whole);
+    const full = (n: number, side: number) =>
+      droppedInPipe(typed) || n >= (alone ? side + 1 : whole);
     const how = typed
       ? `grep's window (${windowText(typed)}, typed at line ${typed.line}${thenByText(typed)})`
       : `grep's window (its "--" lines say grep -A/-B/-C printed this; its size is not in the paste)`;
