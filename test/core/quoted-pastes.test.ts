@@ -72,6 +72,19 @@ describe('a listing quoted in a markdown reply', () => {
         assert.match(note.message, depth > 1 ? /"> > " before each, a quote of a quote/ : /"> "/);
       });
 
+  it("lines quoted at mixed depths: each depth said where it is, not the deepest as every line's", () => {
+    const rules = PASTES.iptables!.trimEnd().split('\n');
+    const text = `${rules
+      .slice(0, 3)
+      .map((l) => `> ${l}`)
+      .join('\n')}\n> > ${rules[3]}\n`;
+    const note = read(`said before\n${text}`).said.find((w) => /markdown reply/.test(w.message));
+    assert.match(
+      note?.message ?? '',
+      /^lines 2-5 are quoted in a markdown reply \("> " before each, "> > " on line 5, a quote of a quote\)/,
+    );
+  });
+
   it('a ">" prompt before a command, its output not marked, is no quote', () => {
     const got = read(`> ipvsadm -Ln\n${PASTES.ipvs!.replace(/^```\n# ipvsadm -Ln\n/, '')}`);
     assert.equal(got.mode, 'ipvs');

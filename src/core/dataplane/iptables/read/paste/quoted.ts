@@ -12,6 +12,9 @@ const MARKS = /^(?:> ?)+/;
 export interface Quote {
   lines: number[];
   depth: number;
+  /** How deep each of `lines` is quoted ("> > " is 2), in their order; 0 for a blank one (">"
+   * alone quotes a blank line at any depth). */
+  depths: number[];
 }
 
 /** The lines a markdown quote marks, where one of them, unmarked, is a line of a listing (a
@@ -20,15 +23,18 @@ export interface Quote {
 export function quoteOf(text: string): Quote | undefined {
   if (!text.startsWith('>') && !text.includes('\n>')) return undefined;
   const lines: number[] = [];
+  const depths: number[] = [];
   let depth = 0; // 0 while no marked line is a listing's
   text.split('\n').forEach((l, i) => {
     const m = MARKS.exec(l);
     if (!m) return;
+    const level = m[0].split('>').length - 1;
+    const t = l.slice(m[0].length).replace(/\r$/, '').trim();
     lines.push(i + 1);
-    if (listingLine(l.slice(m[0].length).replace(/\r$/, '').trim()))
-      depth = Math.max(depth, m[0].split('>').length - 1);
+    depths.push(t === '' ? 0 : level);
+    if (listingLine(t)) depth = Math.max(depth, level);
   });
-  return depth > 0 ? { lines, depth } : undefined;
+  return depth > 0 ? { lines, depth, depths } : undefined;
 }
 
 /** A line some reader reads, or names as another tool's listing: not prose, a prompt or a command. */
@@ -54,9 +60,21 @@ export function unquoted(text: string): { text: string; quote?: Quote } {
   return quote ? { text: unquote(text, quote), quote } : { text };
 }
 
-/** What a reader says of a quoted listing. */
-export const quoteNote = (q: Quote): string =>
-  `line${q.lines.length === 1 ? '' : 's'} ${span(q.lines)} ${q.lines.length === 1 ? 'is' : 'are'} quoted in a markdown reply ("${'> '.repeat(q.depth)}" before each${q.depth > 1 ? ', a quote of a quote' : ''}): read without the quote marks, as the listing was printed`;
+/** What a reader says of a quoted listing: the marks every line has, and the lines quoted
+ * deeper than that ("> " before each, "> > " on line 6), each depth as it is. */
+export const quoteNote = (q: Quote): string => {
+  const said = q.depths.filter((d) => d > 0);
+  const least = Math.min(...said);
+  const deeper = [...new Set(said)]
+    .filter((d) => d > least)
+    .sort((a, b) => a - b)
+    .map((d) => {
+      const at = q.lines.filter((_, i) => q.depths[i] === d);
+      return `, "${'> '.repeat(d)}" on line${at.length === 1 ? '' : 's'} ${span(at)}`;
+    });
+  const deepest = Math.max(...said);
+  return `line${q.lines.length === 1 ? '' : 's'} ${span(q.lines)} ${q.lines.length === 1 ? 'is' : 'are'} quoted in a markdown reply ("${'> '.repeat(least)}" before each${deeper.join('')}${deepest > 1 ? ', a quote of a quote' : ''}): read without the quote marks, as the listing was printed`;
+};
 
 /** Lines as a range where they run on ("14-18"), else listed (the first 10). */
 const span = (lines: number[]): string =>
