@@ -169,6 +169,18 @@ export function ipvsDrift(input: IpvsDriftInput): NodeDrift {
   const tables = rules
     ? ipvsIptablesDrift(exp.iptables, { ruleset: rules, source: input.iptables!.source }, node, add)
     : [];
+  const uncompared = exp.iptables.uncompared ?? [];
+  if (tables.includes('nat') && uncompared.length > 0)
+    notRead.push(
+      driftFinding(
+        'table-not-captured',
+        {
+          title: "kube-proxy's cluster IP masquerade rule not compared",
+          message: `kube-proxy's configuration was not read and ${node}'s rules do not show one condition for masquerading cluster IP traffic (masqueradeAll, clusterCIDR, detectLocalMode write its form), so its rule in KUBE-SERVICES was not compared: it is neither missing nor stale.`,
+        },
+        { node, source },
+      ),
+    );
   if (tables.length < 2)
     notRead.push(
       driftFinding(

@@ -4,12 +4,17 @@
 // servers (weight 1); the addresses it binds to kube-ipvs0; its ipsets and their entries; its
 // iptables rules (iptables.ts). Built from the same model as iptables mode (kube-proxy/expected.ts:
 // endpoints, policies, addresses, the release).
-import type { ExpectedRules, RuleLine } from '../kube-proxy/expected.js';
+import type { ExpectedRules } from '../kube-proxy/expected.js';
 import { containsAny, familyOf, hostPort, type IPFamily } from '../../ipv6.js';
 import type { ServicePortName } from '../../model.js';
 import type { EntryPoint } from '../trees.js';
 import { BUILTINS } from '../iptables/save.js';
-import { IPVS_CHAINS, ipvsIptablesRules, type NoNodeAccess } from './iptables.js';
+import {
+  IPVS_CHAINS,
+  ipvsIptablesRules,
+  type IpvsIptables,
+  type NoNodeAccess,
+} from './iptables.js';
 import { createLine, IPSETS, ipsetName, type IpsetBase } from './ipsets.js';
 
 export interface ExpectedVirtualServer {
@@ -40,7 +45,7 @@ export interface ExpectedIpvs {
   /** The Service port each ipset entry is for ("KUBE-CLUSTER-IP 10.96.0.10,udp:53" -> its name). */
   entryOwners: Map<string, ServicePortName>;
   /** Its iptables rules (ip6tables' for IPv6), each chain's in the order kube-proxy writes them. */
-  iptables: { nat: RuleLine[]; filter: RuleLine[] };
+  iptables: IpvsIptables;
   /** The release modelled, for what the text says. */
   release: ExpectedRules['release'];
   /** The node addresses its node ports listen on. */

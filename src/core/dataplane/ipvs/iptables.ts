@@ -8,6 +8,7 @@ import { FAMILY, type IPFamily } from '../../ipv6.js';
 import type { ExpectedRules, RuleLine } from '../kube-proxy/expected.js';
 import { hexMark } from '../iptables/rule-text.js';
 import { IPSETS, ipsetName, type IpsetBase } from './ipsets.js';
+import { configTells } from '../../kube/objects.js';
 
 /** A load-balancer IP and port the node may not reach (its source ranges do not hold the node). */
 export interface NoNodeAccess {
@@ -81,17 +82,23 @@ const SET_RULES: [IpsetBase, 'nat' | 'filter', string, string, string, string?][
 
 const PROTOCOL_NUMBER = { tcp: 6, udp: 17, sctp: 132 } as const;
 
+/** One family's proxier's rules, and those of them whose form no configuration read tells (the
+ * cluster IP masquerade rule where kube-proxy's configuration was not read): not compared. */
+export interface IpvsIptables {
+  nat: RuleLine[];
+  filter: RuleLine[];
+  uncompared?: RuleLine[];
+}
+
 /** The rules of one family's proxier, each chain's in the order kube-proxy writes them. */
-export function ipvsIptablesRules(
-  exp: ExpectedRules,
-  o: IpvsIptablesInput,
-): { nat: RuleLine[]; filter: RuleLine[] } {
+export function ipvsIptablesRules(exp: ExpectedRules, o: IpvsIptablesInput): IpvsIptables {
   const F = FAMILY[o.family];
   const m = hexMark(exp.masqueradeMark);
   const set = (base: IpsetBase) => ipsetName(base, o.family);
   const matchSet = (base: IpsetBase, type: string) => `-m set --match-set ${set(base)} ${type}`;
   const nat: RuleLine[] = [];
   const filter: RuleLine[] = [];
+  const uncompared: RuleLine[] = [];
   const l = (list: RuleLine[], chain: string, spec: string) =>
     list.push({ chain, text: `-A ${chain} ${spec}` });
   // the built-in chains' jumps, each prepended: they end up in reverse order
@@ -123,6 +130,10 @@ export function ipvsIptablesRules(
         ? `${local.source ? `! -s ${local.source}` : `! -i ${local.inInterface}`} ${c}${matchSet('KUBE-CLUSTER-IP', 'dst,dst')}`
         : `${c}${matchSet('KUBE-CLUSTER-IP', 'src,dst')}`;
     l(nat, 'KUBE-SERVICES', `${spec} -j KUBE-MARK-MASQ`);
+    // no configuration read tells its condition, nor one rule of the node's: written as the
+    // defaults say, compared with nothing
+    if (!configTells(exp.config, 'masquerade') && exp.config.masqueradeShown === undefined)
+      uncompared.push(nat.at(-1)!);
   }
   for (const base of ['KUBE-EXTERNAL-IP', 'KUBE-EXTERNAL-IP-LOCAL'] as const) {
     if (!o.filled.has(base)) continue;
@@ -183,5 +194,5 @@ export function ipvsIptablesRules(
     `${comment('kubernetes service traffic requiring SNAT')} -j MASQUERADE${exp.options.randomFully ? ' --random-fully' : ''}`,
   );
   l(nat, 'KUBE-MARK-MASQ', `-j MARK --set-xmark ${m}/${m}`);
-  return { nat, filter };
+  return { nat, filter, uncompared };
 }

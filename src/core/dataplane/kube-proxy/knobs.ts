@@ -8,6 +8,7 @@ import { atLeast } from '../../version.js';
 import { NEWEST_MODELLED } from './releases.js';
 import { configTells, type KubeProxyConfig } from '../../kube/objects.js';
 import { masqueradeCondition } from '../iptables/trees/tree-index.js';
+import { IPSETS } from '../ipvs/ipsets.js';
 
 /** A node's options, and where the ones not read off its rules came from (for `expect`'s notes). */
 export interface NodeKnobs {
@@ -104,14 +105,52 @@ function withMasqueradeShown(config: KubeProxyConfig, rs: Ruleset): KubeProxyCon
     for (const chain of nat.chains) {
       // kube-proxy marks cluster IP traffic in KUBE-SVC chains, before 1.21 in KUBE-SERVICES
       if (chain.name !== 'KUBE-SERVICES' && !chain.name.startsWith('KUBE-SVC-')) continue;
-      for (const id of chain.ruleIds)
-        if (nat.marksForMasquerade(id) && nat.comment(id)?.endsWith(' cluster IP'))
+      for (const id of chain.ruleIds) {
+        if (!nat.marksForMasquerade(id)) continue;
+        if (nat.comment(id)?.endsWith(' cluster IP'))
           shown.set(masqueradeCondition(nat, id), settingsOf(nat, id));
+        else if (chain.name === 'KUBE-SERVICES') {
+          const ipvs = ipvsSettingsOf(nat, id);
+          if (ipvs) shown.set(ipvs[0], ipvs[1]);
+        }
+      }
     }
   const [only] = shown;
   return shown.size === 1 && only![1]
     ? { ...config, ...only![1], masqueradeShown: only![0] }
     : config;
+}
+
+/** IPVS mode's one KUBE-MARK-MASQ rule for cluster IPs, in KUBE-SERVICES on the KUBE-CLUSTER-IP
+ * set (pkg/proxy/ipvs/proxier.go writeIptablesRules): "dst,dst" after the local detector's
+ * negated match, "dst,dst" alone with masqueradeAll, "src,dst" where there is no detector (no
+ * cluster CIDR). Its condition in drift's words and the settings that write it; undefined for
+ * another rule, or one kube-proxy does not write so. */
+function ipvsSettingsOf(
+  nat: Table,
+  id: number,
+): [string, Partial<KubeProxyConfig> | undefined] | undefined {
+  if (nat.comment(id) !== IPSETS['KUBE-CLUSTER-IP'].comment) return undefined;
+  const sets = nat.rule(id).matches.filter((m) => m.kind === 'set');
+  const set = sets[0];
+  if (sets.length !== 1 || set?.kind !== 'set' || set.negated) return undefined;
+  if (!/^KUBE-(?:6-)?CLUSTER-IP$/.test(set.name)) return undefined;
+  const flags = set.flags.join(',');
+  const src = nat.addressMatch(id, 'source');
+  const into = nat.rule(id).inInterface;
+  if (flags === 'src,dst')
+    return src || into
+      ? undefined
+      : [
+          'traffic from a cluster IP (no local detector: "src,dst")',
+          { masqueradeAll: false, detectLocalMode: 'ClusterCIDR', clusterCIDR: '' },
+        ];
+  if (flags !== 'dst,dst') return undefined;
+  if (!src && !into) return ['all', { masqueradeAll: true }];
+  const settings = settingsOf(nat, id);
+  return settings && settings.masqueradeAll === false
+    ? [masqueradeCondition(nat, id), settings]
+    : undefined;
 }
 
 /** The settings under which kube-proxy writes this KUBE-MARK-MASQ rule for a cluster IP: what
