@@ -4,7 +4,10 @@
 // said not read where no one chain is provable.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { listColumns } from '../../../src/core/dataplane/iptables/read/paste/list-view/command.js';
+import {
+  listColumns,
+  typedOptions,
+} from '../../../src/core/dataplane/iptables/read/paste/list-view/command.js';
 import { listedTable } from '../../../src/core/dataplane/iptables/read/dump/sections.js';
 import { readPaste } from '../../../src/core/dataplane/paste.js';
 import { rulesText } from '../../../src/output/rules.js';
@@ -43,6 +46,43 @@ describe('-L rows with no Chain line in the paste', () => {
     assert.equal(listColumns('iptables -tLv -S'), undefined);
     assert.equal(listedTable('iptables -nt nat --list -v | grep 30011')?.table, 'nat');
     assert.equal(listedTable('iptables -nvt mangle -L')?.table, 'mangle');
+  });
+
+  it('the chain -L names (its optional argument: the next word, or the rest of its word)', () => {
+    const chain = (args: string) => typedOptions(args).chain;
+    assert.equal(chain('-t nat -nvL KUBE-SERVICES'), 'KUBE-SERVICES');
+    assert.equal(chain('-t nat --list KUBE-SERVICES -n'), 'KUBE-SERVICES');
+    assert.equal(chain('-t nat --list=KUBE-NODEPORTS'), 'KUBE-NODEPORTS');
+    assert.equal(chain('-nLKUBE-NODEPORTS -t nat'), 'KUBE-NODEPORTS');
+    assert.equal(chain('-t nat -nL --line-numbers'), undefined);
+    assert.equal(chain('-t nat -L -n'), undefined);
+  });
+
+  it('rows under a -L that names its chain: read in that chain, from the command typed', () => {
+    const { got, text } = read(
+      ['# iptables -t nat -nvL KUBE-SERVICES | grep 30011', V_ROW].join('\n'),
+    );
+    assert.deepEqual(
+      got.dump.tables.flatMap((t) => t.chains.map((c) => c.name)),
+      ['KUBE-SERVICES'],
+    );
+    assert.match(
+      text,
+      /line 2 read as KUBE-SERVICES's, the chain the `iptables -L` typed on line 1 lists, from the command typed/,
+    );
+    assert.doesNotMatch(text, /KUBE-NODEPORTS|inferred/);
+  });
+
+  it('one --line-numbers row under a -L that names its chain: a -L listing, read', () => {
+    const { got, text } = read(
+      [
+        '# iptables -t nat -nL KUBE-SERVICES --line-numbers | grep app',
+        '5    KUBE-SVC-XNA7EOYKP5F2R2QR  tcp  --  0.0.0.0/0            10.96.12.34          /* app/app:http cluster IP */ tcp dpt:80',
+      ].join('\n'),
+    );
+    const t = got.trees.services.find((s) => s.id === 'app/app:http');
+    assert.ok(t, text);
+    assert.match(text, /cluster IP 10\.96\.12\.34:80\/tcp\s+\(KUBE-SERVICES line 2/);
   });
 
   it('a -v row under the typed -L: read in its columns, in KUBE-NODEPORTS, of the nat table', () => {

@@ -92,7 +92,7 @@ export function listViewToRules(text: string): ListViewRules {
   // typed above them prints, else those their shape shows
   const bare = first < 0 ? bareRows(lines) : undefined;
   const above = bare
-    ? headless(lines, bare.at, NO_CHAIN)
+    ? headless(lines, bare.at, NO_CHAIN, bare.chainAt)
     : first > 0 && firstHeader
       ? headless(lines.slice(0, first), () => headerColumns(firstHeader))
       : undefined;

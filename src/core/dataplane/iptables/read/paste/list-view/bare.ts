@@ -3,7 +3,7 @@
 // above it asks for (-v, --line-numbers), or those its column header names; where neither is in
 // the paste, those the rows' own shape shows, when one set of columns reads every such row.
 import { CHAIN, headerColumns, type Columns } from './columns.js';
-import { columnsSaid, listColumns } from './command.js';
+import { columnsSaid, typedList } from './command.js';
 import { lineList, type ListViewNote } from './notes.js';
 import { ruleOf } from './row.js';
 
@@ -32,6 +32,9 @@ const shape = (cols: Columns) =>
 export interface BareRows {
   /** The columns of the row at each 0-based line, where it is one. */
   at: (i: number) => Columns | undefined;
+  /** The chain the typed -L above the row at each 0-based line names, with that line (1-based):
+   * the chain iptables printed it from. */
+  chainAt: (i: number) => { chain: string; line: number } | undefined;
   /** Where the columns were taken from, said. */
   notes: ListViewNote[];
 }
@@ -41,18 +44,27 @@ export interface BareRows {
 export function bareRows(lines: string[]): BareRows | undefined {
   if (lines.some((l) => CHAIN.test(l)) || DUMP.test(lines.join('\n'))) return undefined;
   const cols = new Map<number, Columns>();
+  const chains = new Map<number, { chain: string; line: number }>();
   const notes: ListViewNote[] = [];
   // the -L (or column header) each row is under, and the rows under none
-  let under: { cols: Columns; line: number; said: string; rows: number[] } | undefined;
+  let under:
+    | { cols: Columns; chain?: string; typed?: number; line: number; said: string; rows: number[] }
+    | undefined;
   const said: NonNullable<typeof under>[] = [];
   const shapeless: number[] = [];
   lines.forEach((raw, i) => {
     const l = raw.replace(/\r$/, '');
     const header = headerColumns(l);
-    const typed = header ? undefined : listColumns(l);
+    const typed = header ? undefined : typedList(l);
     if (header || typed) {
       under = {
-        cols: (header ?? typed)!,
+        cols: (header ?? typed?.cols)!,
+        // -L of one chain prints one column header: one under it is that chain's too
+        ...(typed?.chain !== undefined
+          ? { chain: typed.chain, typed: i + 1 }
+          : header && under?.chain !== undefined
+            ? { chain: under.chain, typed: under.typed! }
+            : {}),
         line: i + 1,
         said: header ? 'its column header' : `the \`iptables -L\` typed there`,
         rows: [],
@@ -65,6 +77,7 @@ export function bareRows(lines: string[]): BareRows | undefined {
       const rule = shape(under.cols).test(l) ? ruleOf(l, 'X', under.cols, false) : undefined;
       if (rule && !('cut' in rule)) {
         cols.set(i, under.cols);
+        if (under.chain !== undefined) chains.set(i, { chain: under.chain, line: under.typed! });
         under.rows.push(i + 1);
       }
     } else shapeless.push(i);
@@ -97,5 +110,5 @@ export function bareRows(lines: string[]): BareRows | undefined {
   }
   if (cols.size === 0) return undefined;
   notes.sort((a, b) => a.line - b.line);
-  return { at: (i) => cols.get(i), notes };
+  return { at: (i) => cols.get(i), chainAt: (i) => chains.get(i), notes };
 }

@@ -100,30 +100,46 @@ const LONG_ARG = new Set([
 ]);
 
 /** The options iptables reads in `args` (what follows `iptables` on a line, up to a pipe): -L,
- * -v, --line-numbers, and the table -t names. */
+ * -v, --line-numbers, the table -t names, and the chain -L names. -L's argument is optional
+ * (getopt's "L::"): the rest of its word (`-LKUBE-SERVICES`, `--list=KUBE-SERVICES`), else the
+ * next word where it starts with neither "-" nor "!" (iptables/xshared.c, xs_has_arg). */
 export function typedOptions(args: string): {
   list: boolean;
   verbose: boolean;
   numbers: boolean;
   table?: string;
+  /** The one chain -L lists, where it names one: the chain of every row it prints. */
+  chain?: string;
 } {
   const words = args.trim().split(/\s+/);
   const o = { list: false, verbose: false, numbers: false } as ReturnType<typeof typedOptions>;
+  // -L's chain, where its option does not hold it: the next word, where it is no option
+  const listed = (value: string | undefined, k: number): number => {
+    if (value !== undefined) o.chain = value;
+    else if (words[k + 1] !== undefined && !/^[-!]/.test(words[k + 1]!)) o.chain = words[++k];
+    return k;
+  };
   for (let k = 0; k < words.length; k++) {
     const w = words[k]!;
     if (w.startsWith('--')) {
       const [name, value] = w.slice(2).split('=', 2);
       const long = longOption(name ?? '');
-      if (long === 'list') o.list = true;
-      else if (long === 'verbose') o.verbose = true;
+      if (long === 'list') {
+        o.list = true;
+        k = listed(value, k);
+      } else if (long === 'verbose') o.verbose = true;
       else if (long === 'line-numbers') o.numbers = true;
       if (long && LONG_ARG.has(long) && value === undefined) k++;
       if (long === 'table') o.table = value ?? words[k];
     } else if (/^-[a-zA-Z]/.test(w)) {
       for (let c = 1; c < w.length; c++) {
         const ch = w[c]!;
-        if (ch === 'L') o.list = true;
-        else if (ch === 'v') o.verbose = true;
+        if (ch === 'L') {
+          o.list = true;
+          k = listed(c < w.length - 1 ? w.slice(c + 1) : undefined, k);
+          break;
+        }
+        if (ch === 'v') o.verbose = true;
         // an option with an argument takes the rest of the word, else the next one
         if (SHORT_ARG.has(ch)) {
           const value = c < w.length - 1 ? w.slice(c + 1) : words[++k];
@@ -132,19 +148,27 @@ export function typedOptions(args: string): {
         }
       }
     }
-    // -L's chain, a bare word, is no option
   }
   if (o.table !== undefined && !/^\w+$/.test(o.table)) delete o.table;
+  if (o.chain !== undefined && !/^[\w.:-]+$/.test(o.chain)) delete o.chain;
   return o;
 }
 
 /** What an `iptables` (`ip6tables`) command typed on `line` lists with -L: the columns its rows
  * hold; undefined where the line types no `-L` (--list). */
 export function listColumns(line: string): Columns | undefined {
+  return typedList(line)?.cols;
+}
+
+/** What an `iptables` (`ip6tables`) command typed on `line` lists with -L: the columns its rows
+ * hold, and the chain they are in where -L names one; undefined where the line types no -L. */
+export function typedList(line: string): { cols: Columns; chain?: string } | undefined {
   const m = /(?:^|[\s`$#(])(?:sudo +)?ip6?tables(?:-legacy|-nft)? +([^|;&`]*)/.exec(line);
   if (!m) return undefined;
   const o = typedOptions(m[1]!);
-  return o.list ? { num: o.numbers, counters: o.verbose, interfaces: o.verbose } : undefined;
+  if (!o.list) return undefined;
+  const cols = { num: o.numbers, counters: o.verbose, interfaces: o.verbose };
+  return o.chain !== undefined ? { cols, chain: o.chain } : { cols };
 }
 
 /** The options that gave `cols`, said as iptables names them. */

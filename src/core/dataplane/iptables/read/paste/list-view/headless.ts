@@ -30,10 +30,11 @@ export function headless(
   lines: string[],
   columnsAt: (i: number) => Columns | undefined,
   where: { rows: string; rest: string } = ABOVE,
+  named: (i: number) => { chain: string; line: number } | undefined = () => undefined,
 ): Headless | undefined {
   const out = new Map<number, string>();
   const rows: number[] = []; // the rule rows among them, not the column header
-  const read = new Map<string, { lines: number[]; why: string }>();
+  const read = new Map<string, { lines: number[]; why: string; typed: boolean }>();
   const notRead: number[] = [];
   const unread: number[] = [];
   let plain: number | undefined;
@@ -44,13 +45,26 @@ export function headless(
     const rule = l.trim() === '' || !cols ? undefined : ruleOf(l, UNKNOWN_CHAIN, cols, false);
     if (!rule || 'cut' in rule) return;
     rows.push(i + 1);
-    const implied = impliedChain(rule.text);
+    // the chain the -L typed above names is where iptables printed the row: read before any
+    // inference from what kube-proxy writes in it
+    const typed = named(i);
+    const implied = typed
+      ? {
+          chain: typed.chain,
+          why: `the chain the \`iptables -L\` typed on line ${typed.line} lists, from the command typed`,
+          typed: true,
+        }
+      : impliedChain(rule.text);
     if (!implied) {
       notRead.push(i + 1);
       return void out.set(i + 1, '');
     }
     out.set(i + 1, `-A ${implied.chain}${rule.text.slice(`-A ${UNKNOWN_CHAIN}`.length)}`);
-    const at = read.get(implied.chain) ?? { lines: [], why: implied.why };
+    const at = read.get(implied.chain) ?? {
+      lines: [],
+      why: implied.why,
+      typed: 'typed' in implied,
+    };
     at.lines.push(i + 1);
     read.set(implied.chain, at);
     if (rule.plain) plain ??= i + 1;
@@ -59,7 +73,7 @@ export function headless(
   if (out.size === 0) return undefined;
   const said = [...read].map(
     ([chain, r]) =>
-      `${lineList(r.lines)} read as ${chain}'s, the chain inferred from what kube-proxy writes in ${r.lines.length === 1 ? 'it' : 'them'} (${r.why}), ${where.rest}`,
+      `${lineList(r.lines)} read as ${chain}'s, ${r.typed ? r.why : `the chain inferred from what kube-proxy writes in ${r.lines.length === 1 ? 'it' : 'them'} (${r.why})`}, ${where.rest}`,
   );
   if (read.size === 0) said.push('not read (their chain is not known)');
   else if (notRead.length > 0)
