@@ -13,6 +13,9 @@ import { readSnapshot } from '../../src/cluster/snapshot/read.js';
 import { endpointChain, kubeProxyChain } from '../../src/core/dataplane/kube-proxy/chain-names.js';
 import {
   driftFinding,
+  NOT_FORWARDED,
+  SEVERITY,
+  type DriftId,
   judgedOnNode,
   severityOf,
   unsupportedMode,
@@ -544,5 +547,32 @@ describe("one Service's answer: drift of its ports and the node, not of every ch
       full.findings.filter((f) => !dropped(f)),
     );
     assert.deepEqual(some.notes, full.notes);
+  });
+});
+
+describe('which drift ids mean the node does not forward a Service (NOT_FORWARDED)', () => {
+  it('classifies every drift id, and only drift ids', () => {
+    assert.deepEqual(Object.keys(NOT_FORWARDED).sort(), Object.keys(SEVERITY).sort());
+  });
+
+  it('holds every error-severity id', () => {
+    for (const [id, severity] of Object.entries(SEVERITY) as [DriftId, string][]) {
+      if (severity === 'error') assert.equal(NOT_FORWARDED[id], true, id);
+    }
+  });
+
+  it('is the error ids and the warnings that leave an endpoint without its traffic', () => {
+    const errors = (Object.keys(SEVERITY) as DriftId[]).filter((id) => SEVERITY[id] === 'error');
+    const warnings: DriftId[] = [
+      'endpoint-missing',
+      'rule-behaviour-differs',
+      'endpoint-not-in-numgen',
+      'real-server-weight-zero',
+      'cilium-backend-missing',
+      'cilium-traffic-policy-differs',
+      'cilium-forwarding-differs',
+    ];
+    const marked = (Object.keys(NOT_FORWARDED) as DriftId[]).filter((id) => NOT_FORWARDED[id]);
+    assert.deepEqual(marked.sort(), [...errors, ...warnings].sort());
   });
 });

@@ -23,7 +23,7 @@ import {
 import type { CheckContext } from './context.js';
 import { hostPort } from '../ipv6.js';
 import { modeTraits } from '../dataplane/dataplane.js';
-import { type DriftId, SEVERITY } from '../dataplane/drift.js';
+import { type DriftId, NOT_FORWARDED } from '../dataplane/drift.js';
 import { namedFew } from '../nodes/access.js';
 
 const finding = findingOf('traffic-policy');
@@ -227,24 +227,11 @@ function internal(ctx: CheckContext, svc: Service): Finding[] {
   });
 }
 
-/** Drift of warning severity that still means a ready endpoint is not sent the traffic; any
- * error-severity drift (SEVERITY) is a forwarding fault by itself. */
-const NOT_FORWARDED_WARNINGS: readonly DriftId[] = [
-  'endpoint-missing',
-  'rule-behaviour-differs',
-  'endpoint-not-in-numgen',
-  'real-server-weight-zero',
-  'cilium-backend-missing',
-  'cilium-traffic-policy-differs',
-  'cilium-forwarding-differs',
-];
-
 /** Whether a Rules-step finding says the node does not send the Service's traffic to its ready
- * endpoints: drift of error severity (whatever the step made its status, a consequence's warn
- * included), or one of the warnings above. */
+ * endpoints: a drift id NOT_FORWARDED marks (whatever the step made its status, a consequence's
+ * warn included). */
 const notForwarding = (id: FindingId): boolean =>
-  Object.hasOwn(SEVERITY, id) &&
-  (SEVERITY[id as DriftId] === 'error' || NOT_FORWARDED_WARNINGS.includes(id as DriftId));
+  Object.hasOwn(NOT_FORWARDED, id) && NOT_FORWARDED[id as DriftId];
 
 /** The Rules step's finding that the node does not forward the Service's traffic, if it said one. */
 const notForwardedOn = (ctx: CheckContext, node: string): Cause | undefined =>

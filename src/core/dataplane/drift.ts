@@ -118,6 +118,52 @@ export const SEVERITY: Record<DriftId, Severity> = {
   'cilium-source-range-ignored': 'info',
 };
 
+/** Whether a finding of the id says the node does not send a Service's traffic to its ready
+ * endpoints (a traffic policy "not met" on that node): every error-severity id does, and the
+ * warnings where an endpoint goes without its share all the same; each id decides here. */
+export const NOT_FORWARDED: Record<DriftId, boolean> = {
+  'service-rules-missing': true,
+  'service-chain-missing': true,
+  'endpoint-stale': true,
+  'local-policy-wrong': true,
+  'nodeport-missing': true,
+  'entry-jump-missing': true,
+  'endpoint-missing': true,
+  'weights-uneven': false,
+  'affinity-wrong': false,
+  'masquerade-missing': false,
+  'masquerade-differs': false,
+  'no-endpoints-reject-missing': false,
+  'firewall-missing': false,
+  'orphan-chain': false,
+  'local-policy-drop': false,
+  'rule-text-differs': false,
+  'rule-behaviour-differs': true,
+  'jump-target-missing': true,
+  'table-not-captured': false,
+  'element-chain-missing': true,
+  'endpoint-not-in-numgen': true,
+  'vip-not-on-kube-ipvs0': true,
+  'ipset-entry-missing': false,
+  'real-server-weight-zero': true,
+  'cilium-frontend-missing': true,
+  'cilium-frontend-stale': false,
+  'cilium-backend-missing': true,
+  'cilium-backend-stale': true,
+  'cilium-backend-state-differs': false,
+  'cilium-frontend-not-reconciled': true,
+  'cilium-bpf-map-differs': true,
+  'cilium-affinity-differs': false,
+  'cilium-source-range-missing': true,
+  'cilium-source-range-differs': true,
+  'cilium-traffic-policy-differs': true,
+  'cilium-forwarding-differs': true,
+  'cilium-algorithm-differs': false,
+  'cilium-reverse-nat-differs': true,
+  'cilium-config-refused': false,
+  'cilium-source-range-ignored': false,
+};
+
 /** What a drift finding compared: the lines that differ, as the check found them. */
 export interface DriftLines {
   /** Rule lines kube-proxy would have written ("-t nat -A ..."). */
