@@ -427,7 +427,7 @@ export function isNatChainName(value: unknown): value is string {
 
 /** One of kube-proxy's ipset names: KUBE- and capitals, digits and '-', at most 31 characters
  * (ipset's limit); never an option. */
-export function isKubeIpsetName(value: unknown): value is string {
+function isKubeIpsetName(value: unknown): value is string {
   return typeof value === 'string' && /^KUBE-[A-Z0-9-]{1,26}$/.test(value);
 }
 
@@ -436,7 +436,7 @@ const IPSET_PROTOCOLS = ['tcp', 'udp', 'sctp'];
 /** An entry as kube-proxy writes one in its ipsets: a port ("30080"), an address ("10.96.0.10"),
  * or an address and "proto:port" with an address or a net after them
  * ("10.96.0.10,udp:53", "10.244.1.5,tcp:80,10.244.1.5", "203.0.113.10,tcp:80,10.0.0.0/8"). */
-export function isIpsetEntry(value: unknown): value is string {
+function isIpsetEntry(value: unknown): value is string {
   if (typeof value !== 'string') return false;
   if (/^\d{1,5}$/.test(value)) return isPort(Number(value));
   const [ip, at, last, ...rest] = value.split(',');

@@ -232,7 +232,8 @@ export function readNftPaste(coloured: string, file: string): NftPaste {
   // kubectl's output pasted with it: the API server's objects, named apart from the prose
   const kubectl = kubectlLines((side ?? text).split('\n'), listing.skipped ?? []);
   if (table) {
-    const skipped = (listing.skipped ?? []).filter((l) => !kubectl.includes(l));
+    const named = new Set(kubectl);
+    const skipped = (listing.skipped ?? []).filter((l) => !named.has(l));
     table.paste = {
       notes,
       skipped,

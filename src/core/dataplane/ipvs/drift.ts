@@ -4,6 +4,7 @@
 // missing, local policy wrong, affinity wrong, a masquerade, firewall or jump rule missing), and
 // IPVS's own: a VIP not on kube-ipvs0, an ipset entry missing, a real server at weight 0 while its
 // endpoint is ready.
+import { IPVS_SERVICE_FLAG } from '../../nodes/commands.js';
 import { kubeProxyPodOn } from '../iptables/drift/context.js';
 import { onNode } from '../../next-command.js';
 import {
@@ -56,7 +57,8 @@ const notSyncing = (node: string) => ({
   next: kubeProxyPodOn(node),
 });
 
-const FLAG = { tcp: '-t', udp: '-u', sctp: '--sctp-service', fwmark: '-f' } as const;
+// ipvsadm's flag for a virtual server of each protocol, and of a firewall mark
+const FLAG = { ...IPVS_SERVICE_FLAG, fwmark: '-f' } as const;
 const vsLine = (v: { protocol: keyof typeof FLAG; address: string }) =>
   `${FLAG[v.protocol]} ${v.address}`;
 

@@ -4,6 +4,7 @@
 // servers (weight 1); the addresses it binds to kube-ipvs0; its ipsets and their entries; its
 // iptables rules (iptables.ts). Built from the same model as iptables mode (kube-proxy/expected.ts:
 // endpoints, policies, addresses, the release).
+import { IPVS_SERVICE_FLAG } from '../../nodes/commands.js';
 import type { ExpectedRules } from '../kube-proxy/expected.js';
 import { containsAny, familyOf, hostPort, type IPFamily } from '../../ipv6.js';
 import type { ServicePortName } from '../../model.js';
@@ -183,13 +184,13 @@ function nodePortIPs(exp: ExpectedRules, o: IpvsExpectOptions, notes: string[]):
   return exp.node.ips.filter(usable);
 }
 
-const FLAG = { tcp: '-t', udp: '-u', sctp: '--sctp-service' } as const;
-
 /** The virtual and real servers as `ipvsadm-save -n` prints them (ipvsadm-restore loads it). */
 export function ipvsadmSaveLines(e: ExpectedIpvs): string[] {
   return e.virtualServers.flatMap((vs) => [
-    `-A ${FLAG[vs.protocol]} ${vs.address} -s ${vs.scheduler}${vs.persistent !== undefined ? ` -p ${vs.persistent}` : ''}`,
-    ...vs.realServers.map((rs) => `-a ${FLAG[vs.protocol]} ${vs.address} -r ${rs} -m -w 1`),
+    `-A ${IPVS_SERVICE_FLAG[vs.protocol]} ${vs.address} -s ${vs.scheduler}${vs.persistent !== undefined ? ` -p ${vs.persistent}` : ''}`,
+    ...vs.realServers.map(
+      (rs) => `-a ${IPVS_SERVICE_FLAG[vs.protocol]} ${vs.address} -r ${rs} -m -w 1`,
+    ),
   ]);
 }
 

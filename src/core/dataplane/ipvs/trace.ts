@@ -4,6 +4,7 @@
 // share (weight / sum for rr and wrr) and rewrites the destination (Masq); no real server: the
 // kernel answers ICMP port unreachable. A local address no virtual server takes is the node's
 // own: it answers a ping itself. Masquerading follows kube-proxy's nat rules for the ipsets.
+import { IPVS_SERVICE_FLAG } from '../../nodes/commands.js';
 import type { IpvsRead } from '../dataplane.js';
 import { containsAny, hostPort } from '../../ipv6.js';
 import { percent } from '../../model.js';
@@ -23,7 +24,8 @@ export interface IpvsTraceOptions {
   masqueradeAll: boolean;
 }
 
-const FLAG = { tcp: '-t', udp: '-u', sctp: '--sctp-service', fwmark: '-f' } as const;
+// ipvsadm's flag for a virtual server of each protocol, and of a firewall mark
+const FLAG = { ...IPVS_SERVICE_FLAG, fwmark: '-f' } as const;
 
 export function traceIpvsPacket(
   read: Pick<IpvsRead, 'table' | 'bound' | 'byAddress'>,

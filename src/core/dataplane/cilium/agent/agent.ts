@@ -82,20 +82,26 @@ export interface CiliumSettings extends CiliumExpectOptions {
 
 /** The settings Service load balancing takes from cilium-config alone: neither the agent's status
  * (read only where it started, so never beside a refusal) nor its release says them. */
-export type ConfigOnlySetting =
-  | 'kubeProxyReplacement'
-  | 'socketLB'
-  | 'hostnsOnly'
-  | 'forwarding'
-  | 'algorithm'
-  | 'sessionAffinity'
-  | 'sourceRangeCheck'
-  | 'externalClusterIP'
-  | 'noBackend'
-  | 'healthCheckNodePort'
-  | 'healthCheckLoadBalancerIP'
-  | 'nodePortRange'
-  | 'sourceRangeTypes';
+const CONFIG_ONLY = [
+  'kubeProxyReplacement',
+  'socketLB',
+  'hostnsOnly',
+  'forwarding',
+  'algorithm',
+  'externalClusterIP',
+  'noBackend',
+  'healthCheckNodePort',
+  'healthCheckLoadBalancerIP',
+  'nodePortRange',
+  // the release's own types are guarded whatever it says; bpf-lb-source-range-all-types'
+  // others not known
+  'sourceRangeTypes',
+  'sessionAffinity',
+  'sourceRangeCheck',
+] as const;
+export type ConfigOnlySetting = (typeof CONFIG_ONLY)[number];
+/** From 1.19 the release keeps both on, whatever its configuration says. */
+const KEPT_ON_FROM_1_19: readonly ConfigOnlySetting[] = ['sessionAffinity', 'sourceRangeCheck'];
 
 /** Whether `o` (the agent's settings, or options made of them) knows setting `s`. */
 export const knows = (o: { notKnown?: readonly ConfigOnlySetting[] }, s: ConfigOnlySetting) =>
@@ -235,23 +241,7 @@ export function ciliumAgentOn(
     noBackend: c('service-no-backend-response') === 'drop' ? 'drop' : 'reject',
     // refused, nothing said them (a status is read only where the agent started)
     notKnown: refused
-      ? [
-          'kubeProxyReplacement',
-          'socketLB',
-          'hostnsOnly',
-          'forwarding',
-          'algorithm',
-          'externalClusterIP',
-          'noBackend',
-          'healthCheckNodePort',
-          'healthCheckLoadBalancerIP',
-          'nodePortRange',
-          // the release's own types are guarded whatever it says; bpf-lb-source-range-all-types'
-          // others not known
-          'sourceRangeTypes',
-          // from 1.19 the release keeps both on, whatever its configuration says
-          ...(byRelease.kprOptionsGone ? [] : (['sessionAffinity', 'sourceRangeCheck'] as const)),
-        ]
+      ? CONFIG_ONLY.filter((s) => !byRelease.kprOptionsGone || !KEPT_ON_FROM_1_19.includes(s))
       : [],
   };
   const from = said ? 'status' : config ? 'cilium-config' : 'default';

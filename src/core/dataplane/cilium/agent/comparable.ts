@@ -45,7 +45,7 @@ export const sourceRangeCheckOf = (
 ): boolean | undefined => (knows(o, 'sourceRangeCheck') ? o.sourceRangeCheck !== false : undefined);
 
 /** What the health server's frontends need on (expected/health-server.ts). */
-export const HEALTH_SERVER_SETTINGS = [
+const HEALTH_SERVER_SETTINGS = [
   'kubeProxyReplacement',
   'healthCheckNodePort',
   'healthCheckLoadBalancerIP',

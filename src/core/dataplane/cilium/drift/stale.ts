@@ -2,11 +2,10 @@
 // comparison only).
 import type { NextCommand } from '../../../next-command.js';
 import { lineAt, type AddFinding, type DriftFinding } from '../../drift.js';
-import type { ServicePortName } from '../../../model.js';
 import { healthServerOf } from '../expected/health-server.js';
 import { frontendKey, isDropEntry, isWildcard, type CiliumFrontend } from '../read/listing.js';
 import type { CiliumDriftInput } from '../drift.js';
-import { frontendLine, infoNote } from './words.js';
+import { frontendLine, infoNote, nameOf } from './words.js';
 
 /** Frontends the objects do not account for (a whole-node comparison only). */
 export function stale(
@@ -39,9 +38,7 @@ export function stale(
     if (input.expected.some((w) => w.ip === f.ip && w.port === f.port && f.protocol === undefined))
       continue;
     add('cilium-frontend-stale', {
-      ...(f.service
-        ? { service: `${f.service}${f.portName ? `:${f.portName}` : ''}` as ServicePortName }
-        : {}),
+      ...(f.service ? { service: nameOf({ service: f.service, portName: f.portName ?? '' }) } : {}),
       title: `frontend ${frontendLine(f)} not in the objects`,
       message: healthServerOf(f.service)
         ? `Cilium's agent on ${input.node} holds the health server's frontend ${frontendKey(f)} for ${healthServerOf(f.service)}, which neither the Service (a LoadBalancer IP, externalTrafficPolicy Local, a healthCheckNodePort of ${f.port}) nor the agent's settings as read (enable-health-check-loadbalancer-ip) make here: left from an earlier state of either.`

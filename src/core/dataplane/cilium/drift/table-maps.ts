@@ -12,7 +12,7 @@ import {
 } from '../read/listing.js';
 import type { CiliumDriftInput } from '../drift.js';
 import { Frontends } from './frontends.js';
-import { backendLine, frontendLine, infoNote } from './words.js';
+import { backendLine, frontendLine, infoNote, nameOf } from './words.js';
 
 /** The agent's table against its BPF maps: the datapath uses the maps. */
 export function maps(
@@ -37,7 +37,7 @@ export function maps(
     } as ExpectedFrontend;
     const entries = inMaps.find(probe);
     const service = f.service
-      ? (`${f.service}${f.portName ? `:${f.portName}` : ''}` as ServicePortName)
+      ? nameOf({ service: f.service, portName: f.portName ?? '' })
       : undefined;
     if (entries.length === 0) {
       add('cilium-bpf-map-differs', {

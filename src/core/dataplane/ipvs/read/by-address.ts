@@ -113,7 +113,7 @@ export function virtualServerListed(outputs: NodeOutputs | undefined): string | 
 
 /** The virtual servers `exp` expects that the node recorded by address: those read (there or
  * not), as a table of the ones there; or the first listing that cannot stand for its own. */
-export function virtualServersRead(
+function virtualServersRead(
   outputs: NodeOutputs,
   exp: ExpectedIpvs,
   node: string,
@@ -153,7 +153,7 @@ export interface IpsetTested {
 
 /** The ipset entries `exp` expects that the node tested: each answer, and the sets as far as they
  * tell (a set there, with the entries it holds); or the first answer that is none of ipset's. */
-export function ipsetEntriesTested(
+function ipsetEntriesTested(
   outputs: NodeOutputs,
   exp: ExpectedIpvs,
   node: string,

@@ -75,13 +75,13 @@ export class DumpParser extends DumpRuleLines {
       const reason = end
         ? `the paste ends in an elision at line ${end.line} ("${excerpt(end.text)}"): the rest of table ${open.name}, its COMMIT with it, is not in the paste`
         : `the dump looks cut short after line ${this.lineNo}: table ${open.name} has no COMMIT`;
-      const line = end?.line ?? this.lineNo;
-      this.warnings.push({
-        line,
-        kind: 'truncated',
-        message: `${reason}; read up to there`,
+      this.warn(
+        'truncated',
+        `${reason}; read up to there`,
+        end?.line ?? this.lineNo,
+        undefined,
         reason,
-      });
+      );
     }
     this.closeSection();
     this.settleFamilies();

@@ -112,8 +112,10 @@ export abstract class DumpState {
     message: string,
     line: number | null = this.lineNo,
     lines?: number[],
+    reason?: string,
   ): void {
-    this.warnings.push(lines ? { line, kind, message, lines } : { line, kind, message });
+    if (reason !== undefined) this.warnings.push({ line, kind, message, reason });
+    else this.warnings.push(lines ? { line, kind, message, lines } : { line, kind, message });
   }
 
   /** Whether the next line that holds anything starts "-P " or "-A " (by the letter's byte). */

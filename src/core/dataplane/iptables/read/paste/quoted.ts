@@ -20,7 +20,7 @@ export interface Quote {
 /** The lines a markdown quote marks, where one of them, unmarked, is a line of a listing (a
  * rule, a row of -L, ipvsadm, nft or Cilium): undefined where the marks hold only prose or
  * commands (a ">" prompt before a command whose output is not marked). */
-export function quoteOf(text: string): Quote | undefined {
+function quoteOf(text: string): Quote | undefined {
   if (!text.startsWith('>') && !text.includes('\n>')) return undefined;
   const lines: number[] = [];
   const depths: number[] = [];
@@ -46,7 +46,7 @@ function listingLine(t: string): boolean {
 }
 
 /** The text with each line of the quote without its marks, every line on its own number. */
-export const unquote = (text: string, quote: Quote): string => {
+const unquote = (text: string, quote: Quote): string => {
   const marked = new Set(quote.lines);
   return text
     .split('\n')
