@@ -7,7 +7,7 @@
 // matrix, waits until kube-proxy wrote it, and saves a kdebug snapshot under
 // test/fixtures/releases/<minor>/<mode>/; IPVS mode (every release) runs in the IPVS VM
 // (test/support/ipvs-vm: a real kernel with IPVS) as node-a, the VM's other files in
-// <minor>/ipvs-vm/. Run it under `flock /tmp/kdebug-lab.lock`: one lab at a time on a machine.
+// <minor>/ipvs-vm/ (ipvs-dual, -vm: the same in a dual-stack cluster). Run it under `flock /tmp/kdebug-lab.lock`: one lab at a time on a machine.
 import { spawnSync } from 'node:child_process';
 import {
   cpSync,
@@ -41,15 +41,28 @@ export const LATEST_PATCH: Record<number, string> = {
   37: K8S_VERSION,
 };
 
-/** A recording's kube-proxy mode: the lab's nodes run iptables and nftables, the IPVS VM ipvs. */
-export type RecordedMode = ProxyMode | 'ipvs';
+/** A recording's kube-proxy mode: the lab's nodes run iptables and nftables, the IPVS VM ipvs
+ * (ipvs-dual: in a dual-stack cluster, Services and EndpointSlices of both families). */
+export type RecordedMode = ProxyMode | 'ipvs' | 'ipvs-dual';
+
+/** The mode kube-proxy runs in a recording (its RECORDED and what kdebug reads off the node). */
+export const proxyModeOf = (mode: RecordedMode): ProxyMode | 'ipvs' =>
+  mode === 'ipvs-dual' ? 'ipvs' : mode;
+
+/** A recording made in the IPVS VM, node-a the VM's and node-b the lab's (iptables mode). */
+export const inVm = (mode: RecordedMode): boolean => proxyModeOf(mode) === 'ipvs';
 
 /** The lab's modes of a release: nftables mode is beta, on by default, from 1.31. */
 export const labModesOf = (minor: number): ProxyMode[] =>
   minor >= 31 ? ['iptables', 'nftables'] : ['iptables'];
 
-/** Every mode recorded of a release: the lab's, and IPVS (in every modelled release). */
-export const modesOf = (minor: number): RecordedMode[] => [...labModesOf(minor), 'ipvs'];
+/** Every mode recorded of a release: the lab's, IPVS (in every modelled release), and IPVS
+ * dual-stack on the oldest and newest (a VM run each, minutes under emulation). */
+export const modesOf = (minor: number): RecordedMode[] => [
+  ...labModesOf(minor),
+  'ipvs',
+  ...(minor === 30 || minor === 37 ? ['ipvs-dual' as const] : []),
+];
 
 export const FIXTURES = join(ROOT, 'test/fixtures/releases');
 
@@ -75,17 +88,19 @@ async function record(minor: number, mode: RecordedMode): Promise<void> {
   const version = LATEST_PATCH[minor]!;
   const started = Date.now();
   // in an IPVS recording the lab's own nodes run the release in iptables mode (node-b stays so)
-  const labMode: ProxyMode = mode === 'ipvs' ? 'iptables' : mode;
+  const labMode: ProxyMode = inVm(mode) ? 'iptables' : (mode as ProxyMode);
+  const families = mode === 'ipvs-dual' ? 'dual' : 'ipv4';
   const c = new ClusterClient(
     await up({
       prefix: PREFIX,
       nodes: 2,
       mode: labMode,
+      families,
       kubeProxy: version === K8S_VERSION ? undefined : version,
     }),
   );
   try {
-    await applyMatrix(c);
+    await applyMatrix(c, families);
     const ips = [...c.podIPs(MATRIX_NAMESPACE), ...Object.values(LB_INGRESS)];
     const rules = (node: string) =>
       c.onNode(
@@ -100,8 +115,8 @@ async function record(minor: number, mode: RecordedMode): Promise<void> {
     );
     const out = join(FIXTURES, String(minor), mode);
     let vm = '';
-    if (mode === 'ipvs') {
-      const seconds = recordIpvsNode(c, PREFIX, { snapshot: out, vm: `${out}-vm` });
+    if (inVm(mode)) {
+      const seconds = recordIpvsNode(c, PREFIX, { snapshot: out, vm: `${out}-vm` }, families);
       vm = ` (the VM ${seconds} s)`;
     } else {
       // a moment for the last sync to land, then the snapshot as a user would save it
@@ -115,12 +130,13 @@ async function record(minor: number, mode: RecordedMode): Promise<void> {
       rmSync(tmp, { recursive: true, force: true });
     }
     const where =
-      mode === 'ipvs'
-        ? ` on node-a in the IPVS VM (test/support/ipvs-vm; its other files in ../ipvs-vm), node-b the same release in iptables mode`
-        : '';
+      (families === 'dual' ? ', dual-stack' : '') +
+      (inVm(mode)
+        ? ` on node-a in the IPVS VM (test/support/ipvs-vm; its other files in ../${mode}-vm), node-b the same release in iptables mode`
+        : '');
     writeFileSync(
       join(out, 'RECORDED'),
-      `kube-proxy ${version} (${mode} mode)${where}, control plane ${K8S_VERSION}: the lab's truth matrix, saved with kdebug snapshot save by npm run test:versions -- --record\n`,
+      `kube-proxy ${version} (${proxyModeOf(mode)} mode)${where}, control plane ${K8S_VERSION}: the lab's truth matrix, saved with kdebug snapshot save by npm run test:versions -- --record\n`,
     );
     console.error(
       `recorded v1.${minor} ${mode} in ${Math.round((Date.now() - started) / 1000)} s${vm}`,

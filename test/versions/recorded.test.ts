@@ -26,7 +26,7 @@ import { differences, nftDifferences } from '../support/cluster/truth.js';
 import { hasCommand } from '../support/skip.js';
 import { IPVS_NODE } from '../support/ipvs-vm/kube-proxy.js';
 import { ipvsDifferences } from '../support/ipvs-vm/truth.js';
-import { FIXTURES, recordedBy, recordings } from './record.js';
+import { FIXTURES, inVm, proxyModeOf, recordedBy, recordings } from './record.js';
 
 const recorded = recordings();
 
@@ -64,7 +64,7 @@ describe('expect and drift against what each release really wrote (the lab recor
   for (const { release, mode, dir } of recorded)
     it(`v1.${release.minor} ${mode}: the release read from the recording, expect is what it wrote, drift finds nothing`, async (t) => {
       const truth = recordedBy(dir) ?? assert.fail(`${dir}/RECORDED names no kube-proxy`);
-      assert.equal(truth.mode, mode, `${dir}/RECORDED`);
+      assert.equal(truth.mode, proxyModeOf(mode), `${dir}/RECORDED`);
       const facts = await readSnapshot(dir);
       const analysis = new Analysis(facts);
       const nodes = readdirSync(join(dir, 'nodes'));
@@ -88,7 +88,11 @@ describe('expect and drift against what each release really wrote (the lab recor
         assert.equal(exp.release.minor, release.minor, `${name}: the release expect writes`);
         // an IPVS recording's other node is the lab's, in iptables mode
         const nodeMode = analysis.state(name).mode.value;
-        assert.equal(nodeMode, mode === 'ipvs' && name !== IPVS_NODE ? 'iptables' : mode, name);
+        assert.equal(
+          nodeMode,
+          inVm(mode) && name !== IPVS_NODE ? 'iptables' : proxyModeOf(mode),
+          name,
+        );
         if (nodeMode === 'ipvs') assert.deepEqual(ipvsDifferences(analysis, name), [], name);
         else if (nodeMode === 'iptables') {
           const saved = facts.nodes[name]!['iptables-save']!;

@@ -18,7 +18,7 @@ import type { Facts, Finding, Report, Step } from '../../src/core/model.js';
 import { kdebugAsync } from '../support/cli.js';
 import { MATRIX_NAMESPACE } from '../support/cluster/matrix.js';
 import { IPVS_NODE } from '../support/ipvs-vm/kube-proxy.js';
-import { recordedBy, recordings } from './record.js';
+import { inVm, recordedBy, recordings } from './record.js';
 
 /** The Services the lab runs `kdebug svc` on against a live kube-proxy (releases, nftables). */
 const DIAGNOSED = ['kube-system/kube-dns', `${MATRIX_NAMESPACE}/cluster-ip`];
@@ -74,7 +74,7 @@ describe('kdebug svc on what each release really wrote (the lab recordings)', ()
       );
       for (const [i, r] of runs.entries()) {
         const what = `v1.${release.minor} ${mode} ${services[i]}`;
-        const mixed = mode === 'ipvs';
+        const mixed = inVm(mode);
         assert.equal(r.code, mixed ? 1 : 0, `${what}: ${r.stderr}`);
         const report = JSON.parse(r.stdout) as Report & { service?: { proxyMode?: string } };
         // the IPVS recordings' node-b is the lab's own node, in iptables mode: said mixed

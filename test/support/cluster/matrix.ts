@@ -3,6 +3,7 @@
 // SCTP 9000) and the Pods of a StatefulSet-like lone Pod per node (local).
 import type { ClusterClient } from './client.js';
 import { deployment as app, manifest, namespace, service as svc } from './objects.js';
+import type { Families } from './topology.js';
 
 export const MATRIX_NAMESPACE = 'matrix';
 
@@ -99,13 +100,19 @@ export const LB_INGRESS: Record<string, string> = {
   kitchen: '198.51.100.23',
 };
 
-/** The matrix created on the lab cluster (IPv4), its load balancers given their addresses, once
- * its three Pods are ready. */
-export async function applyMatrix(c: ClusterClient): Promise<void> {
-  c.kubectl(['apply', '-f', '-'], { input: MATRIX_OBJECTS });
+/** The matrix created on the lab cluster (in both families on a dual-stack one), its load
+ * balancers given their addresses, once its three Pods are ready. */
+export async function applyMatrix(c: ClusterClient, families: Families = 'ipv4'): Promise<void> {
+  const dual = families === 'dual';
+  c.kubectl(['apply', '-f', '-'], { input: dual ? DUAL_MATRIX_OBJECTS : MATRIX_OBJECTS });
   c.setIngress(
     MATRIX_NAMESPACE,
-    Object.fromEntries(Object.entries(LB_INGRESS).map(([name, ip]) => [name, [ip]])),
+    Object.fromEntries(
+      Object.entries(LB_INGRESS).map(([name, ip]) => [
+        name,
+        dual ? [ip, LB_INGRESS_V6[name]!] : [ip],
+      ]),
+    ),
   );
   await c.until(
     'the matrix Pods ready',

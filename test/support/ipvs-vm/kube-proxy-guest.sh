@@ -5,7 +5,10 @@
 # (src/core/nodes/commands.ts commandStem).
 set -uo pipefail
 out=$PWD
-# the node's own address as the lab gives node-a (the guest's eth0 holds it too)
+# the node's own address as the lab gives node-a (the guest's eth0 holds it too; its IPv6 one in a
+# dual-stack lab, given in node-ip6)
+six=/etc/kube-proxy/node-ip6
+[[ -f $six ]] && ip -6 addr add "$(cat $six)" dev eth0 nodad
 kube-proxy --config=/etc/kube-proxy/config.conf --hostname-override=node-a \
   >"$out/kube-proxy-log.txt" 2>&1 &
 proxy=$!
@@ -19,6 +22,8 @@ for _ in $(seq 1 120); do
   now=$(ipvsadm-save -n 2>/dev/null; ipset list -o save 2>/dev/null; ip6tables-save -t nat 2>/dev/null | grep '^-A')
   v6=true
   grep -q 'dual-stack mode' "$out/kube-proxy-log.txt" && [[ $now != *'-A KUBE-POSTROUTING'* ]] && v6=false
+  # dual-stack: an IPv6 Service's virtual server too (the matrix's are all dual-stack)
+  [[ -f $six && $now != *'[fd00:10:96::'* ]] && v6=false
   if [[ $now == *10.96.0.10:53* && $v6 == true && $now == "$last" ]]; then settled=$((settled + 1)); else settled=0; fi
   [[ $settled -ge 3 ]] && break
   last=$now

@@ -25,7 +25,7 @@ import type { ClusterClient } from '../cluster/client.js';
 import { DIR } from '../cluster/cluster.js';
 import { kubeProxyConfig } from '../cluster/manifests.js';
 import { kubeconfig } from '../cluster/pki.js';
-import { API_IP, CLUSTER_CIDR } from '../cluster/topology.js';
+import { API_IP, CLUSTER_CIDR, CLUSTER_CIDR6, type Families, twin } from '../cluster/topology.js';
 
 export const IPVS_NODE = 'node-a';
 const NODE_IP = '192.0.2.21';
@@ -45,13 +45,16 @@ export function ipvsVmUnavailable(): string {
  * Runs the lab's kube-proxy (`c.info.kubeProxyVersion`) in IPVS mode in the VM as node-a and
  * records it: `snapshot` a kdebug snapshot of the cluster with node-a's files the VM's, `vm` the
  * rest (its log, versions, `ipvsadm -Ln`, `ip -o addr show kube-ipvs0`, the reads by address in
- * `targeted/`). Returns qemu's seconds.
+ * `targeted/`). `families` dual: the lab is dual-stack, the guest has node-a's IPv6 address too.
+ * Returns qemu's seconds.
  */
 export function recordIpvsNode(
   c: ClusterClient,
   prefix: string,
   out: { snapshot: string; vm: string },
+  families: Families = 'ipv4',
 ): number {
+  const dual = families === 'dual';
   // the guest's kube-proxy: the lab's binary, identity and configuration, but mode ipvs
   const guest = mkdtempSync(join(tmpdir(), `${prefix}-guest-`));
   const etc = '/etc/kube-proxy';
@@ -61,10 +64,15 @@ export function recordIpvsNode(
   );
   writeFileSync(
     join(guest, 'config.conf'),
-    kubeProxyConfig({ clusterCIDR: CLUSTER_CIDR, mode: 'iptables' })
+    kubeProxyConfig({
+      clusterCIDR: dual ? `${CLUSTER_CIDR},${CLUSTER_CIDR6}` : CLUSTER_CIDR,
+      mode: 'iptables',
+    })
       .replace(/^mode: iptables$/m, 'mode: ipvs')
       .replace('/var/lib/kube-proxy/kubeconfig.conf', `${etc}/kubeconfig`),
   );
+  // dual-stack: node-a's IPv6 address (as the lab's Node says) on the guest's eth0 too
+  if (dual) writeFileSync(join(guest, 'node-ip6'), `${twin(NODE_IP)}/64\n`);
   const pki = join(DIR, 'pki');
   const files: [string, string][] = [
     [kubeProxyBinary(c.info.kubeProxyVersion), '/usr/local/bin/kube-proxy'],
@@ -74,6 +82,7 @@ export function recordIpvsNode(
       join(pki, f),
       `${etc}/${f}`,
     ]),
+    ...(dual ? [[join(guest, 'node-ip6'), `${etc}/node-ip6`] as [string, string]] : []),
   ];
   rmSync(out.vm, { recursive: true, force: true });
   const started = Date.now();
