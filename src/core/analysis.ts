@@ -482,9 +482,9 @@ export class NodeAnalysis {
     if (mode) return `node ${this.name}: ${mode}`;
     // a dump cut short would show everything after the cut as missing: said, not compared
     const read = this.rules();
-    const cut = read?.ruleset?.warnings.find((w) => w.kind === 'truncated');
+    const cut = read?.ruleset?.cut;
     return cut
-      ? `node ${this.name}: ${read!.source}${cut.line ? `:${cut.line}` : ''}: ${cut.reason ?? cut.message}, so it is not compared (what is missing could be missing from the dump only)`
+      ? `node ${this.name}: ${read!.source}${cut.line ? `:${cut.line}` : ''}: ${cut.reason}, so it is not compared (what is missing could be missing from the dump only)`
       : undefined;
   }
 

@@ -6,8 +6,7 @@ import type { Table } from '../../core/dataplane/iptables/read/table.js';
 
 /** Whether the dump's cut (its end, or its start mid-rule) lies in this table: never in one its
  * COMMIT ended, a jump crossing no table (a cut past nat's COMMIT, in filter, leaves nat whole). */
-const cutIn = (rs: Ruleset, t: Table) =>
-  !t.committed && rs.warnings.some((w) => w.kind === 'truncated');
+const cutIn = (rs: Ruleset, t: Table) => !t.committed && rs.cut !== undefined;
 
 /** Whether a dump holds only part of its nat table: cut, a segment, or some chains without the
  * built-in ones (iptables-save, -S and -L print every built-in chain of a table they list). */
@@ -98,9 +97,7 @@ export function orphansUnproven(d: Ruleset | NftTable): string | undefined {
   }
   if (!natInPart(d)) return undefined;
   const nat = d.families().map((f) => d.ofFamily(f).table('nat'));
-  const cut = nat.some((t) => t && cutIn(d, t))
-    ? d.warnings.find((w) => w.kind === 'truncated')
-    : undefined;
+  const cut = nat.some((t) => t && cutIn(d, t)) ? d.cut : undefined;
   return cut?.line
     ? `the dump is cut short after line ${cut.line}: a jump to them may lie past the cut`
     : 'the paste holds part of the nat table: a jump to them may lie outside it';

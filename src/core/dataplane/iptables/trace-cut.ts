@@ -14,7 +14,7 @@ export function readStop(
   file: string,
   outcomes: TraceOutcome[],
 ): ReadStop | undefined {
-  const cut = rs.warnings.find((w) => w.kind === 'truncated');
+  const cut = rs.cut;
   if (!cut) return undefined;
   const partly = outcomes.map((o) =>
     fellThrough(rs, o.rules)

@@ -40,6 +40,15 @@ export interface ParseOptions {
   };
 }
 
+/** Where a dump was cut short: its first 'truncated' warning, as the parser said it. */
+export interface DumpCut {
+  line: number | null;
+  /** What was cut, without what the reader did then. */
+  reason: string;
+  /** The warning's whole sentence. */
+  message: string;
+}
+
 /** Warnings of a line skipped that may have held a rule: what it holds is not known. */
 const NOT_READ: ReadonlySet<WarningKind> = new Set(['prose', 'redacted', 'stray']);
 
@@ -50,6 +59,8 @@ export class Ruleset {
   generator: string | undefined;
   /** Other tools' listings the input also held (skipped, and named in the warnings). */
   foreign: ForeignKind[] = [];
+  /** Where the dump was cut short, set by the parser; undefined for a dump read to its end. */
+  cut: DumpCut | undefined;
   private byLine: Map<number, { table: Table; id: number }> | undefined;
 
   constructor(
@@ -79,6 +90,7 @@ export class Ruleset {
     for (const w of this.warnings) rs.warnings.push(w); // a spread of 100k+ overflows the stack
     rs.generator = this.generator;
     rs.foreign = this.foreign;
+    rs.cut = this.cut;
     return rs;
   }
 
@@ -114,6 +126,7 @@ export interface RulesetState {
   warnings: ParseWarning[];
   generator: string | undefined;
   foreign: ForeignKind[];
+  cut: DumpCut | undefined;
 }
 
 export function rulesetState(rs: Ruleset, buf: Uint8Array): RulesetState {
@@ -125,6 +138,7 @@ export function rulesetState(rs: Ruleset, buf: Uint8Array): RulesetState {
     warnings: rs.warnings,
     generator: rs.generator,
     foreign: rs.foreign,
+    cut: rs.cut,
   };
 }
 
@@ -134,5 +148,6 @@ export function rulesetFromState(s: RulesetState): Ruleset {
   for (const w of s.warnings) rs.warnings.push(w); // a spread of 100k+ overflows the stack
   rs.generator = s.generator;
   rs.foreign = s.foreign;
+  rs.cut = s.cut;
   return rs;
 }

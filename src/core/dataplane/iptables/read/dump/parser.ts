@@ -96,8 +96,8 @@ export class DumpParser extends DumpRuleLines {
     for (const w of this.warnings) rs.warnings.push(w); // a spread of 100k+ overflows the stack
     rs.generator = this.generator;
     rs.foreign = [...this.foreign.keys()];
-    // the one rule there was, cut: said as such, not as a line of something else
     const cut = this.warnings.find((w) => w.kind === 'truncated');
+    if (cut) rs.cut = { line: cut.line, reason: cut.reason ?? cut.message, message: cut.message };
     const main = this.mainForeign();
     if (rs.tables.length === 0)
       throw new NoRulesError(this.options.file ?? '<input>', main, {
@@ -107,7 +107,8 @@ export class DumpParser extends DumpRuleLines {
         ...(this.countersLines.length > 0 ? { counters: this.countersLines } : {}),
         ...(this.options.source ? { source: this.options.source } : {}),
         ...(this.typedWrites.length > 0 ? { typedRules: this.typedWrites } : {}),
-        ...(cut ? { cut: cut.message } : {}),
+        // the one rule there was, cut: said as such, not as a line of something else
+        ...(rs.cut ? { cut: rs.cut.message } : {}),
       });
     return rs;
   }
