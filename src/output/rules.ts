@@ -16,7 +16,8 @@ import {
   realServers,
   type RulesDump,
 } from './rules/dump.js';
-import { nftNoService, noServiceRules, orphansUnproven } from './rules/no-service.js';
+import { orphansUnproven } from '../core/dataplane/orphans.js';
+import { nftNoService, noServiceRules, unprovenText } from './rules/no-service.js';
 import { treeText } from './rules/tree-text.js';
 import { dumpWarnings, warningLines } from './rules/warnings.js';
 
@@ -282,5 +283,8 @@ export const searchDoc = (query: string, hits: SearchHit[]) => ({
 export const searchJson = (query: string, hits: SearchHit[]): string =>
   jsonText(searchDoc(query, hits));
 
-/** Why the dump proves no chain an orphan (IPVS and Cilium have none to prove). */
-const orphansOf = (d: RulesDump) => (isCilium(d) || isIpvs(d) ? undefined : orphansUnproven(d));
+/** Why the dump proves no chain an orphan, in words (IPVS and Cilium have none to prove). */
+function orphansOf(d: RulesDump): string | undefined {
+  const unproven = isCilium(d) || isIpvs(d) ? undefined : orphansUnproven(d);
+  return unproven && unprovenText(unproven);
+}

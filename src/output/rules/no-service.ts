@@ -1,29 +1,14 @@
 // Why a dump shows no Service: its entry chain or map is past a cut or outside the part of the
 // table pasted, the table holds none, or Cilium replaced kube-proxy.
-import { missingSets, type NftTable } from '../../core/dataplane/nftables/read/listing.js';
+import type { NftTable } from '../../core/dataplane/nftables/read/listing.js';
 import type { Ruleset } from '../../core/dataplane/iptables/read/parse.js';
-import type { Table } from '../../core/dataplane/iptables/read/table.js';
-
-/** Whether the dump's cut (its end, or its start mid-rule) lies in this table: never in one its
- * COMMIT ended, a jump crossing no table (a cut past nat's COMMIT, in filter, leaves nat whole). */
-const cutIn = (rs: Ruleset, t: Table) => !t.committed && rs.cut !== undefined;
-
-/** Whether a dump holds only part of its nat table: cut, a segment, or some chains without the
- * built-in ones (iptables-save, -S and -L print every built-in chain of a table they list). */
-function natInPart(rs: Ruleset): boolean {
-  // each family's nat table: where the dump holds both, either in part is a part
-  const families = rs.families();
-  if (families.length > 1) return families.some((f) => natInPart(rs.ofFamily(f)));
-  const nat = rs.table('nat');
-  if (!nat) return false;
-  const declared = (name: string) =>
-    nat.indexOf(name) >= 0 && nat.chainLine(nat.indexOf(name)) !== undefined;
-  return (
-    nat.partial.size > 0 ||
-    cutIn(rs, nat) ||
-    !['PREROUTING', 'OUTPUT', 'POSTROUTING'].every(declared)
-  );
-}
+import {
+  cutIn,
+  natInPart,
+  nftParts,
+  type NftPart,
+  type OrphansUnproven,
+} from '../../core/dataplane/orphans.js';
 
 /** Why an iptables dump shows no Service: its KUBE-SERVICES is past a cut or outside the part of
  * the nat table pasted, or Cilium replaced kube-proxy (its CILIUM_ chains and no KUBE-SERVICES:
@@ -59,22 +44,21 @@ export function noServiceRules(rs: Ruleset): string {
   return 'no Service rules found (no KUBE-SERVICES entries in the nat table)';
 }
 
-/** Why an nft listing holds part of its table, one phrase each; none for a whole table. */
-const nftInPart = (t: NftTable): string[] =>
-  [
-    t.headless && 'its table line is not in it',
-    t.cut && 'it is cut',
-    (t.elided?.length ?? 0) > 0 && 'it elides lines',
-    t.paste?.diff && "it is a diff's hunk",
-    missingSets(t).length > 0 && 'its rules use maps it does not hold',
-    (t.unread?.length ?? 0) > 0 && 'lines of it were not read',
-  ].filter((x): x is string => typeof x === 'string');
+/** An nft listing's part, as a phrase. */
+const NFT_PART: Record<NftPart, string> = {
+  headless: 'its table line is not in it',
+  cut: 'it is cut',
+  elided: 'it elides lines',
+  diff: "it is a diff's hunk",
+  'maps-missing': 'its rules use maps it does not hold',
+  unread: 'lines of it were not read',
+};
 
 /** Why an nft listing shows no Service: of a whole table, its service-ips map is empty or absent;
  * of part of one (its table line, its end or lines elided, a diff's hunk, maps its rules use not
  * in it), the map or its elements are not in the paste, and nothing is said of the table. */
 export function nftNoService(t: NftTable): string {
-  const part = nftInPart(t);
+  const part = nftParts(t).map((p) => NFT_PART[p]);
   const map = t.set('service-ips');
   if (part.length === 0)
     return map
@@ -86,19 +70,11 @@ export function nftNoService(t: NftTable): string {
   return `no Service entry in the paste: ${absent} (the paste holds part of the table: ${part.join(', ')})`;
 }
 
-/** Why no chain of a dump held in part can be called an orphan (a jump to it may lie outside the
- * part read), in words; undefined for a whole table, where no entry point reaching it proves it. */
-export function orphansUnproven(d: Ruleset | NftTable): string | undefined {
-  if ('sets' in d) {
-    const part = [d, d.paste?.also].flatMap((t) => (t ? nftInPart(t) : []));
-    return part.length > 0
-      ? `the listing holds part of its table (${[...new Set(part)].join(', ')}): what reaches them may lie outside it`
-      : undefined;
-  }
-  if (!natInPart(d)) return undefined;
-  const nat = d.families().map((f) => d.ofFamily(f).table('nat'));
-  const cut = nat.some((t) => t && cutIn(d, t)) ? d.cut : undefined;
-  return cut?.line
-    ? `the dump is cut short after line ${cut.line}: a jump to them may lie past the cut`
+/** Why the dump's unreached chains are not called orphans, in words. */
+export function unprovenText(u: OrphansUnproven): string {
+  if (u.table === 'kube-proxy')
+    return `the listing holds part of its table (${u.parts.map((p) => NFT_PART[p]).join(', ')}): what reaches them may lie outside it`;
+  return u.cutAfter
+    ? `the dump is cut short after line ${u.cutAfter}: a jump to them may lie past the cut`
     : 'the paste holds part of the nat table: a jump to them may lie outside it';
 }

@@ -21,7 +21,8 @@ import {
   type TreeRow,
 } from './rules-rows.js';
 import { hostPort } from '../../core/ipv6.js';
-import { orphansUnproven } from '../../output/rules/no-service.js';
+import { orphansUnproven } from '../../core/dataplane/orphans.js';
+import { unprovenText } from '../../output/rules/no-service.js';
 
 export interface RulesModel {
   node: NodeData | undefined;
@@ -49,7 +50,8 @@ export interface RowMarks {
 /** The drift findings a row can carry, from the node's drift (none where it cannot be made). */
 function rowMarks(node: NodeData | undefined): RowMarks {
   const read = node?.rs ?? node?.nft;
-  const unproven = read && orphansUnproven(read);
+  const why = read && orphansUnproven(read);
+  const unproven = why && unprovenText(why);
   const marks: RowMarks = {
     stale: new Map(),
     uneven: new Map(),
