@@ -1,0 +1,239 @@
+// One node's dataplane for one family: its Service trees, the drift from what kube-proxy would
+// write, the lines it holds, its network and a packet's walk, on top of its reads
+// (node-reads.ts) and what is expected there (node-expected.ts).
+import { ciliumLineSet } from './dataplane/cilium/drift.js';
+import { notStarted, refusedText } from './dataplane/cilium/agent/refused.js';
+import {
+  ciliumDataplane,
+  couldNotRead,
+  iptablesDataplane,
+  ipvsDataplane,
+  modeTraits,
+  nftablesDataplane,
+  type Dataplane,
+  type DumpReadFailure,
+} from './dataplane/dataplane.js';
+import {
+  DriftInputError,
+  unsupportedMode,
+  type DriftFinding,
+  type NodeDrift,
+} from './dataplane/drift.js';
+import { ruleText } from './dataplane/nftables/render.js';
+import { servicePortName } from './kube/objects.js';
+import type { ServiceTrees } from './dataplane/trees.js';
+import { nodeNetwork, type NodeNetwork, type TracePacket } from './dataplane/trace/trace.js';
+import type { TraceResult } from './dataplane/trace/trace.js';
+import { NodeExpected } from './node-expected.js';
+import { scopeKey, type Scope } from './node-reads.js';
+
+/** One node's dataplane for one family (iptables mode: iptables-save for IPv4, ip6tables-save
+ * for IPv6): rules, trees, expected rules, drift, network, trace. */
+export class NodeAnalysis extends NodeExpected {
+  private readonly treesMemo = new Map<string, ServiceTrees>();
+  private readonly driftMemo = new Map<string, NodeDrift>();
+  private networkMemo: NodeNetwork | undefined;
+  private dataplaneMemo: Dataplane | undefined | null = null;
+  private heldMemo: ((line: string) => boolean) | undefined;
+
+  /** The node's rules in its proxy mode: kube-proxy's nftables table on a node in nftables mode
+   * where it was read, else its iptables dump; undefined when neither was. */
+  dataplane(): Dataplane | undefined {
+    if (this.dataplaneMemo !== null) return this.dataplaneMemo;
+    const nft = this.mode() === 'nftables' ? this.nft() : undefined;
+    const ipvs = this.mode() === 'ipvs' ? this.ipvs() : undefined;
+    const cilium = this.mode() === 'cilium' ? this.cilium() : undefined;
+    if (cilium?.read)
+      return (this.dataplaneMemo = ciliumDataplane(cilium.read, this.analysis.view));
+    const rules = this.rules();
+    return (this.dataplaneMemo = nft?.table
+      ? nftablesDataplane(nft.table, nft.source, this.analysis.view)
+      : ipvs?.read
+        ? ipvsDataplane(
+            ipvs.read,
+            ipvs.source,
+            () => this.ipvsKnown(ipvs.read!),
+            () => this.analysis.state(this.name).config.value,
+            () => this.rules(),
+          )
+        : rules?.ruleset
+          ? iptablesDataplane(rules.ruleset, rules.source, this.analysis.view)
+          : undefined);
+  }
+
+  /** The Service trees of the node's rules, for `scope`'s Services or all. */
+  trees(asked?: Scope): ServiceTrees | undefined {
+    const dataplane = this.dataplane();
+    if (!dataplane) return undefined;
+    const scope = asked ?? this.readScope();
+    const key = scopeKey(scope);
+    let t = this.treesMemo.get(key);
+    if (!t) {
+      const known = servicePortsOf(scope ?? this.analysis.view.services);
+      t = dataplane.trees({ only: scope && known, known });
+      this.treesMemo.set(key, t);
+    }
+    return t;
+  }
+
+  /** Why drift cannot be computed here (another proxy mode, no Services), if it cannot. */
+  driftUnavailable(): string | undefined {
+    if (this.mode() === 'cilium' && this.family === 'IPv6')
+      return `node ${this.name}: Cilium's agent holds both families in one table, compared as the node's IPv4`;
+    // a listing that does not read is said with its file and command; one not recorded, with
+    // the command that lists it
+    const notRead = (
+      what: string,
+      verb: 'was' | 'were',
+      listed: string,
+      read: { failure?: DumpReadFailure } | undefined,
+    ) =>
+      read?.failure
+        ? `${what} ${verb} not read: ${couldNotRead(read.failure)}`
+        : `${what} (${listed}) ${verb} not read`;
+    // the command that lists the mode's state on a node (none for Cilium's agent table)
+    const listing = modeTraits(this.mode())?.state?.command(this.family).join(' ') ?? '';
+    if (this.mode() === 'cilium') {
+      if (this.cilium()?.read) return undefined;
+      const table = `Cilium replaces kube-proxy and ${notRead("its agent's Service table", 'was', 'cilium-dbg service list, db/show frontends or bpf lb list', this.cilium())}`;
+      const agent = this.analysis.state(this.name).cilium;
+      const refused = agent && refusedText(agent, false);
+      const notStarted = this.agentNotStarted();
+      // an agent not started first, a listing recorded that did not read beside it; else the
+      // table not read, beside it the start cilium-config would stop (readiness not read)
+      const said = notStarted
+        ? [notStarted, ...(this.cilium()?.failure ? [table] : [])]
+        : [table, ...(refused ? [refused] : [])];
+      return `node ${this.name}: ${said.join('; ')}`;
+    }
+    if (this.mode() === 'ipvs')
+      return this.ipvs()?.read
+        ? undefined
+        : `node ${this.name}: kube-proxy runs in IPVS mode and ${notRead('its virtual servers', 'were', listing, this.ipvs())}`;
+    if (this.mode() === 'nftables') {
+      const table = this.nft()?.table;
+      if (table?.cut)
+        return `node ${this.name}: ${this.nft()!.source} ends at line ${table.cut.line} inside ${table.cut.inside}: the listing was cut, so it is not compared (what is missing could be missing from the listing only)`;
+      return table
+        ? undefined
+        : `node ${this.name}: kube-proxy runs in nftables mode and ${notRead('its table', 'was', listing, this.nft())}`;
+    }
+    const mode = unsupportedMode(this.mode());
+    if (mode) return `node ${this.name}: ${mode}`;
+    // a dump cut short would show everything after the cut as missing: said, not compared
+    const read = this.rules();
+    const cut = read?.ruleset?.cut;
+    return cut
+      ? `node ${this.name}: ${read!.source}${cut.line ? `:${cut.line}` : ''}: ${cut.reason}, so it is not compared (what is missing could be missing from the dump only)`
+      : undefined;
+  }
+
+  /** Why nothing of the node's Cilium agent was listed where its release refuses cilium-config
+   * and it is not ready, so has not started (refused.ts); undefined where it started, its
+   * readiness was not read, or a listing of it was read (one that failed shows nothing ran). */
+  agentNotStarted(): string | undefined {
+    const agent = this.analysis.state(this.name).cilium;
+    if (this.mode() !== 'cilium' || this.family === 'IPv6' || !agent || this.cilium()?.read)
+      return undefined;
+    return notStarted(agent) ? refusedText(agent, false) : undefined;
+  }
+
+  /**
+   * Expected vs actual, for `scope`'s Services (then only what their answer uses) or the whole
+   * node. Throws DriftInputError when the node cannot be checked, the parse error when its dump
+   * cannot be read.
+   */
+  drift(asked?: Scope): NodeDrift {
+    const scope = asked ?? this.readScope();
+    const key = scopeKey(scope);
+    let d = this.driftMemo.get(key);
+    if (!d) {
+      const unavailable = this.driftUnavailable();
+      if (unavailable) throw new DriftInputError(unavailable);
+      const dataplane = this.dataplane();
+      if (!dataplane) {
+        this.ruleset(); // throws why: the dump's parse error
+        throw new DriftInputError(`no rules recorded for node "${this.name}"`);
+      }
+      const found = dataplane.drift(
+        this.name,
+        () => this.expected(scope),
+        this.trees(scope)!,
+        scope,
+      );
+      // every finding names the rule set it was found in
+      const family = this.family;
+      const onNode = (f: DriftFinding) => ({ ...f, drift: { ...f.drift, family } });
+      d = {
+        ...found,
+        ...(dataplane.mode === 'cilium' ? {} : { release: this.expected(scope).release }),
+        family,
+        findings: found.findings.map(onNode),
+        ...(found.notes ? { notes: found.notes.map(onNode) } : {}),
+        ...(found.notRead ? { notRead: found.notRead.map(onNode) } : {}),
+      };
+      this.driftMemo.set(key, d);
+    }
+    return d;
+  }
+
+  /** Whether the node's rules hold a line as drift writes it ("-t nat -A ...", "add rule ...",
+   * an IPVS or agent listing's line): a drift finding's actual shows only the lines that differ. */
+  holds(line: string): boolean {
+    this.heldMemo ??= this.heldLines();
+    return this.heldMemo(line.trim());
+  }
+
+  private heldLines(): (line: string) => boolean {
+    const mode = this.mode();
+    if (mode === 'ipvs') {
+      const lines = new Set((this.ipvs()?.text ?? '').split('\n').map((l) => l.trim()));
+      return (l) => lines.has(l);
+    }
+    if (mode === 'cilium') {
+      const table = this.cilium()?.read?.table;
+      // a frontend or backend written as drift writes them: the agent lists one so
+      const lines = table ? ciliumLineSet(table) : new Set<string>();
+      return (l) => lines.has(l);
+    }
+    if (mode === 'nftables') {
+      const table = this.nft()?.table;
+      // each rule as nftables drift writes an expected one: "add rule ip kube-proxy CHAIN TEXT"
+      const lines = new Set(
+        (table?.chains ?? []).flatMap((c) =>
+          c.rules.map((r) => `add rule ${table!.family} ${table!.name} ${c.name} ${ruleText(r)}`),
+        ),
+      );
+      return (l) => lines.has(l);
+    }
+    const lines = new Set(
+      (this.rules()?.ruleset?.tables ?? []).flatMap((t) =>
+        t.chains.flatMap((c) =>
+          c.ruleIds.map((id) => `-t ${t.name} ${t.text(id).replace(/^\[\d+:\d+\] /, '')}`),
+        ),
+      ),
+    );
+    return (l) => lines.has(l);
+  }
+
+  /** The node's addresses and interfaces, for the packet walk. */
+  network(): NodeNetwork {
+    return (this.networkMemo ??= nodeNetwork(
+      this.analysis.index.node(this.name),
+      this.facts.nodes[this.name]?.['ip-addr'],
+    ));
+  }
+
+  /** One packet walked through the node's rules in its proxy mode. */
+  trace(packet: TracePacket): TraceResult {
+    const dataplane = this.dataplane();
+    if (!dataplane) this.ruleset(); // throws why: the dump's parse error, or none recorded
+    return dataplane!.trace(packet, this.network());
+  }
+}
+
+function servicePortsOf(services: Scope & object) {
+  return services.flatMap((s) =>
+    s.ports.map((p) => ({ name: servicePortName(s, p), protocol: p.protocol })),
+  );
+}
