@@ -5,13 +5,11 @@ import { ciliumLineSet } from './dataplane/cilium/drift.js';
 import { notStarted, refusedText } from './dataplane/cilium/agent/refused.js';
 import {
   ciliumDataplane,
-  couldNotRead,
   iptablesDataplane,
   ipvsDataplane,
   modeTraits,
   nftablesDataplane,
   type Dataplane,
-  type DumpReadFailure,
 } from './dataplane/dataplane.js';
 import {
   DriftInputError,
@@ -24,6 +22,7 @@ import { servicePortName } from './kube/objects.js';
 import type { ServiceTrees } from './dataplane/trees.js';
 import { nodeNetwork, type NodeNetwork, type TracePacket } from './dataplane/trace/trace.js';
 import type { TraceResult } from './dataplane/trace/trace.js';
+import { unavailableText, type DriftUnavailable } from './drift-unavailable.js';
 import { NodeExpected } from './node-expected.js';
 import { scopeKey, type Scope } from './node-reads.js';
 
@@ -78,54 +77,56 @@ export class NodeAnalysis extends NodeExpected {
 
   /** Why drift cannot be computed here (another proxy mode, no Services), if it cannot. */
   driftUnavailable(): string | undefined {
-    if (this.mode() === 'cilium' && this.family === 'IPv6')
-      return `node ${this.name}: Cilium's agent holds both families in one table, compared as the node's IPv4`;
-    // a listing that does not read is said with its file and command; one not recorded, with
-    // the command that lists it
-    const notRead = (
-      what: string,
-      verb: 'was' | 'were',
-      listed: string,
-      read: { failure?: DumpReadFailure } | undefined,
-    ) =>
-      read?.failure
-        ? `${what} ${verb} not read: ${couldNotRead(read.failure)}`
-        : `${what} (${listed}) ${verb} not read`;
-    // the command that lists the mode's state on a node (none for Cilium's agent table)
-    const listing = modeTraits(this.mode())?.state?.command(this.family).join(' ') ?? '';
-    if (this.mode() === 'cilium') {
-      if (this.cilium()?.read) return undefined;
-      const table = `Cilium replaces kube-proxy and ${notRead("its agent's Service table", 'was', 'cilium-dbg service list, db/show frontends or bpf lb list', this.cilium())}`;
+    const why = this.driftUnavailableReason();
+    return why && unavailableText(this.name, why);
+  }
+
+  /** Why drift cannot be computed here, typed; undefined where it can. */
+  private driftUnavailableReason(): DriftUnavailable | undefined {
+    const mode = this.mode();
+    if (mode === 'cilium' && this.family === 'IPv6') return { kind: 'cilium-ipv6' };
+    if (mode === 'cilium') {
+      const read = this.cilium();
+      if (read?.read) return undefined;
       const agent = this.analysis.state(this.name).cilium;
-      const refused = agent && refusedText(agent, false);
-      const notStarted = this.agentNotStarted();
-      // an agent not started first, a listing recorded that did not read beside it; else the
-      // table not read, beside it the start cilium-config would stop (readiness not read)
-      const said = notStarted
-        ? [notStarted, ...(this.cilium()?.failure ? [table] : [])]
-        : [table, ...(refused ? [refused] : [])];
-      return `node ${this.name}: ${said.join('; ')}`;
+      return {
+        kind: 'cilium-not-read',
+        ...(read?.failure ? { failure: read.failure } : {}),
+        ...(agent ? { agent } : {}),
+      };
     }
-    if (this.mode() === 'ipvs')
-      return this.ipvs()?.read
+    // the command that lists the mode's state on a node
+    const listing = modeTraits(mode)?.state?.command(this.family).join(' ') ?? '';
+    if (mode === 'ipvs') {
+      const read = this.ipvs();
+      return read?.read
         ? undefined
-        : `node ${this.name}: kube-proxy runs in IPVS mode and ${notRead('its virtual servers', 'were', listing, this.ipvs())}`;
-    if (this.mode() === 'nftables') {
-      const table = this.nft()?.table;
-      if (table?.cut)
-        return `node ${this.name}: ${this.nft()!.source} ends at line ${table.cut.line} inside ${table.cut.inside}: the listing was cut, so it is not compared (what is missing could be missing from the listing only)`;
-      return table
-        ? undefined
-        : `node ${this.name}: kube-proxy runs in nftables mode and ${notRead('its table', 'was', listing, this.nft())}`;
+        : {
+            kind: 'state-not-read',
+            mode,
+            listing,
+            ...(read?.failure ? { failure: read.failure } : {}),
+          };
     }
-    const mode = unsupportedMode(this.mode());
-    if (mode) return `node ${this.name}: ${mode}`;
+    if (mode === 'nftables') {
+      const read = this.nft();
+      const cut = read?.table?.cut;
+      if (cut) return { kind: 'nft-cut', source: read!.source, line: cut.line, inside: cut.inside };
+      return read?.table
+        ? undefined
+        : {
+            kind: 'state-not-read',
+            mode,
+            listing,
+            ...(read?.failure ? { failure: read.failure } : {}),
+          };
+    }
+    const unmodelled = unsupportedMode(mode);
+    if (unmodelled) return { kind: 'mode-unmodelled', said: unmodelled };
     // a dump cut short would show everything after the cut as missing: said, not compared
     const read = this.rules();
     const cut = read?.ruleset?.cut;
-    return cut
-      ? `node ${this.name}: ${read!.source}${cut.line ? `:${cut.line}` : ''}: ${cut.reason}, so it is not compared (what is missing could be missing from the dump only)`
-      : undefined;
+    return cut && { kind: 'dump-cut', source: read!.source, cut };
   }
 
   /** Why nothing of the node's Cilium agent was listed where its release refuses cilium-config
