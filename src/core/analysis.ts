@@ -3,7 +3,7 @@
 // every Service or only for the ones asked about (one Service's answer on a big cluster), and kept.
 // The checks, the commands and the TUI all read the node's dataplane through here.
 import type { IpvsRead } from './dataplane/dataplane.js';
-import { virtualServerListed } from './dataplane/ipvs/read/by-address.js';
+import { listingAt, virtualServerListed } from './dataplane/ipvs/read/by-address.js';
 import { parseIpsets } from './dataplane/ipvs/read/ipset.js';
 import { IpvsParseError, parseIpvs, type IpvsTable } from './dataplane/ipvs/read/listing.js';
 import { commandStem, type ListingCommand } from './nodes/commands.js';
@@ -48,6 +48,7 @@ export class Analysis {
   private readonly states = new Map<string, NodeState>();
   private readonly ipvsTables = new Map<string, IpvsTable | IpvsParseError>();
   private readonly ipsetsRead = new Map<string, ReturnType<typeof readIpsets>>();
+  private readonly ipvsReadsAt = new Map<string, IpvsTable | IpvsParseError>();
 
   constructor(
     readonly facts: Facts,
@@ -106,7 +107,9 @@ export class Analysis {
       return !(ipvs.table instanceof IpvsParseError) && ipvs.table.services.length > 0
         ? { mode: 'ipvs', source: ipvs.source }
         : undefined;
-    const byAddress = virtualServerListed(this.facts.nodes[name]);
+    const byAddress = virtualServerListed(this.facts.nodes[name], (stem) =>
+      this.ipvsAt(name, stem),
+    );
     return byAddress ? { mode: 'ipvs', source: `nodes/${name}/${byAddress}.txt` } : undefined;
   }
 
@@ -134,6 +137,18 @@ export class Analysis {
       this.ipvsTables.set(name, table);
     }
     return { source, text, command, table };
+  }
+
+  /** The node's read by address `stem` (`ipvsadm -Ln -t IP:PORT`), parsed once: the mode the
+   * node shows and the Service's state there both read it. */
+  ipvsAt(name: string, stem: string): IpvsTable | IpvsParseError {
+    const source = `nodes/${name}/${stem}.txt`;
+    let table = this.ipvsReadsAt.get(source);
+    if (!table) {
+      table = listingAt(this.facts.nodes[name]?.[stem] ?? '', source);
+      this.ipvsReadsAt.set(source, table);
+    }
+    return table;
   }
 
   /** The node's ipsets (IPVS mode), parsed once for both families, or why they are unreadable. */

@@ -250,11 +250,17 @@ export abstract class NodeReads {
     if (!outputs || !readByAddress(outputs)) return undefined;
     const bound = this.interfaceAddresses((n) => n === 'kube-ipvs0');
     const whole = this.analysis.ipsets(this.name);
-    return stateByAddress(outputs, this.ipvsExpected(), this.name, {
-      ...(bound ? { bound: new Set(bound) } : {}),
-      expect: this.ipvsOptions(),
-      ...(whole ? { ipsetsWhole: whole } : {}),
-    });
+    return stateByAddress(
+      outputs,
+      this.ipvsExpected(),
+      this.name,
+      {
+        ...(bound ? { bound: new Set(bound) } : {}),
+        expect: this.ipvsOptions(),
+        ...(whole ? { ipsetsWhole: whole } : {}),
+      },
+      (stem) => this.analysis.ipvsAt(this.name, stem),
+    );
   }
 
   /** What kube-proxy programs here in IPVS mode (node-expected.ts): a read by address is of it. */

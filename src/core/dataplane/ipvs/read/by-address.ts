@@ -56,24 +56,31 @@ export const serverKey = (v: Pick<IpvsService, 'protocol' | 'address'>) =>
   `${v.protocol} ${v.address}`;
 export const entryKey = (set: string, entry: string) => `${set} ${entry}`;
 
+/** One read by address parsed: its listing, or why it does not read. */
+export function listingAt(text: string, file: string): IpvsTable | IpvsParseError {
+  try {
+    return parseIpvs(text, file);
+  } catch (e) {
+    if (!(e instanceof IpvsParseError)) throw e;
+    return e;
+  }
+}
+
 /**
  * What `ipvsadm -Ln` of one address printed, for the virtual server asked: none where it printed
  * nothing (ipvsadm's "No such service", recorded so), its one virtual server, or why the listing
- * cannot stand for it (then the whole listing is read instead).
+ * cannot stand for it (then the whole listing is read instead). `listing`: its parse, where one
+ * is kept.
  */
 export function virtualServerAt(
   text: string,
   asked: Pick<ExpectedVirtualServer, 'protocol' | 'ip' | 'port'>,
   file: string,
+  listing = () => listingAt(text, file),
 ): { service?: IpvsService } | { unclear: string } {
   if (text.trim() === '') return {};
-  let table: IpvsTable;
-  try {
-    table = parseIpvs(text, file);
-  } catch (e) {
-    if (!(e instanceof IpvsParseError)) throw e;
-    return { unclear: e.message };
-  }
+  const table = listing();
+  if (table instanceof IpvsParseError) return { unclear: table.message };
   const [one, ...more] = table.services;
   const at = one && hostAndPort(one.address);
   const same =
@@ -95,19 +102,21 @@ export function virtualServerAt(
 export const readByAddress = (outputs: NodeOutputs | undefined) =>
   Object.keys(outputs ?? {}).some((stem) => stem.startsWith(IPVS_SERVICE_STEM));
 
+/** A node's read by address, by its stem, parsed once (the Analysis keeps each). */
+export type ListingOf = (stem: string) => IpvsTable | IpvsParseError;
+
 /** The first read by address that lists a virtual server (kube-proxy's IPVS mode shows there),
  * by its stem. */
-export function virtualServerListed(outputs: NodeOutputs | undefined): string | undefined {
+export function virtualServerListed(
+  outputs: NodeOutputs | undefined,
+  listing: ListingOf,
+): string | undefined {
   return Object.keys(outputs ?? {})
     .sort()
     .find((stem) => {
       if (!stem.startsWith(IPVS_SERVICE_STEM) || outputs![stem]!.trim() === '') return false;
-      try {
-        return parseIpvs(outputs![stem]!, stem).services.length > 0;
-      } catch (e) {
-        if (e instanceof IpvsParseError) return false;
-        throw e;
-      }
+      const table = listing(stem);
+      return !(table instanceof IpvsParseError) && table.services.length > 0;
     });
 }
 
@@ -117,6 +126,7 @@ function virtualServersRead(
   outputs: NodeOutputs,
   exp: ExpectedIpvs,
   node: string,
+  listing: ListingOf,
 ):
   | { table: IpvsTable; read: Set<string> }
   | { unclear: string; source: string; asked: ReturnType<typeof virtualServerRead> } {
@@ -127,7 +137,7 @@ function virtualServersRead(
     const text = outputs[stem];
     if (text === undefined) continue;
     const source = `nodes/${node}/${stem}.txt`;
-    const at = virtualServerAt(text, v, source);
+    const at = virtualServerAt(text, v, source, () => listing(stem));
     if ('unclear' in at) return { unclear: at.unclear, source, asked: virtualServerRead(v) };
     read.add(serverKey(v));
     if (at.service) services.push(at.service);
@@ -186,9 +196,10 @@ export function stateByAddress(
   exp: ExpectedIpvs,
   node: string,
   base: Pick<IpvsRead, 'bound' | 'expect'> & { ipsetsWhole?: IpvsIpsets },
+  listing: ListingOf,
 ): { source: string; text: string; read?: IpvsRead; failure?: DumpReadFailure } {
   const source = `nodes/${node}/${IPVS_SERVICE_STEM}*.txt`;
-  const servers = virtualServersRead(outputs, exp, node);
+  const servers = virtualServersRead(outputs, exp, node, listing);
   const text = exp.virtualServers
     .map((v) => outputs[commandStem(virtualServerRead(v))] ?? '')
     .join('');
