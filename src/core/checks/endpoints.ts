@@ -19,59 +19,10 @@ import {
 } from './check.js';
 import type { CheckContext, PortEndpoint } from './context.js';
 import { podReady, whyNotReady } from './pod-health.js';
-import { connectProbe, probeSeen } from './reachability/probes.js';
+import { endpointLine, notReady } from './endpoints/not-ready.js';
 import { hostPort } from '../ipv6.js';
 
 const finding = findingOf('endpoints');
-
-const state = (e: PortEndpoint) =>
-  e.ready
-    ? 'ready'
-    : e.serving && e.terminating
-      ? 'terminating (still serving)'
-      : e.terminating
-        ? 'terminating'
-        : 'not ready';
-
-export const endpointLine = (e: PortEndpoint) =>
-  `${hostPort(e.ip, e.port)} ${state(e)}${e.podName ? `  Pod ${e.podName}` : ''}${e.nodeName ? ` on ${e.nodeName}` : ''}`;
-
-function notReady(ctx: CheckContext, svc: Service, e: PortEndpoint, anyReady: boolean): Finding {
-  const why = e.pod ? whyNotReady(e.pod) : undefined;
-  const who = e.podName ? `Pod ${e.podName}` : e.ip;
-  // a direct connection that works means the application runs: the probe's own check fails
-  const probe = connectProbe(
-    e.ip,
-    e.port,
-    svc.ports.find((p) => ctx.endpoints(p).includes(e))?.protocol ?? 'TCP',
-  );
-  const direct = probe
-    ? ctx.nodeNames().flatMap((n) => {
-        const r = ctx.probe(n, probe);
-        return r ? [{ n, r }] : [];
-      })
-    : [];
-  const answers = why?.probeFailing && direct.some((d) => d.r.status === 'pass');
-  return finding(
-    'endpoint-not-ready',
-    anyReady ? 'warn' : 'fail',
-    `${who} is not ready: ${why?.short ?? state(e)}`,
-    {
-      explanation: `${who} (${e.ip}) is selected, but ${why?.reason ?? 'it is not ready'}. A Pod that is not ready stays in the EndpointSlice with ready=false and gets no Service traffic${anyReady ? ' while the other endpoints take it' : ''}.${answers ? ` It does accept connections on port ${e.port} (a direct probe connected), so the application runs: it is the readiness check itself that fails. Check what the probe asks for against what the application serves; the Pod's events give the probe's error.` : ''}`,
-      evidence: [
-        read(`EndpointSlice ${e.slice}: ${endpointLine(e)}`),
-        ...(why?.evidence ?? []),
-        ...(probe ? direct.map((d) => probeSeen(d.n, probe, d.r)) : []),
-      ],
-      next: e.podName
-        ? why?.crashed
-          ? kubectl(svc.namespace, 'logs', valid.name(e.podName), '--previous')
-          : kubectl(svc.namespace, 'describe', 'pod', valid.name(e.podName))
-        : endpointSlicesOf(svc, 'yaml'),
-      node: e.nodeName,
-    },
-  );
-}
 
 /** Legacy Endpoints (ready addresses) against the slices' ready endpoints. */
 function legacyAgreement(ctx: CheckContext, svc: Service, all: PortEndpoint[]): Finding[] {

@@ -15,6 +15,8 @@ import {
   kubeProxyPodsWide,
   notListed,
   running,
+  stale,
+  staleOn,
 } from './kube-proxy/pods.js';
 import { replacement } from './kube-proxy/replacement.js';
 import { freshness } from './kube-proxy/sync.js';
@@ -86,12 +88,15 @@ export const kubeProxyCheck: Check<'kube-proxy'> = {
       ];
     const out = [
       ...running(ctx),
+      ...stale(ctx),
       ...modes(ctx),
       ...versions(ctx),
       ...backends(ctx),
       ...freshness(ctx),
     ];
-    const pods = kubeProxyPods(ctx);
+    // a Pod whose node stopped posting status speaks for nothing now: stale() says so
+    const unknown = staleOn(ctx);
+    const pods = kubeProxyPods(ctx).filter((p) => !p.nodeName || !unknown.has(p.nodeName));
     const nodesUnseen = ctx.notCaptured('Node');
     const unread = notListed(ctx);
     if (unread && !unread.rollout)
@@ -111,12 +116,12 @@ export const kubeProxyCheck: Check<'kube-proxy'> = {
     const up = unread?.rollout
       ? new Set([...pods.flatMap((p) => (p.nodeName ? [p.nodeName] : [])), ...unread.nodes]).size
       : pods.length;
-    if (!out.some((f) => f.id === 'kube-proxy-not-running'))
+    if (!out.some((f) => f.id === 'kube-proxy-not-running') && (up > 0 || unknown.size === 0))
       out.unshift(
         finding('kube-proxy-running', 'pass', `kube-proxy running on ${count(up, 'node')}`, {
           explanation:
-            nodesUnseen || (unread && !unread.rollout)
-              ? 'Each kube-proxy Pod kdebug read is ready.'
+            nodesUnseen || (unread && !unread.rollout) || unknown.size > 0
+              ? `Each kube-proxy Pod kdebug read${unknown.size > 0 ? ' on a node that posts its status' : ''} is ready.`
               : unread?.rollout
                 ? `Every node has a ready kube-proxy Pod: those kdebug read, and on the other ${unread.nodes.length} the DaemonSet's status, which counts every Pod it schedules ready and of the current template.`
                 : 'Every node has a ready kube-proxy Pod.',

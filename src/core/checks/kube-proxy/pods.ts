@@ -1,7 +1,7 @@
 // Does each node run kube-proxy: its Pods (which they are, the selector that lists them, the
 // nodes whose Pods were not read), each ready or why not, or kube-proxy inside k3s or RKE2.
 import { kubeProxyPodsReadOn, rolloutOf, settled, type Rollout } from '../../kube/daemon-set.js';
-import { read } from '../../evidence.js';
+import { read, unseen } from '../../evidence.js';
 import { kubeProxyPodOn } from '../../dataplane/iptables/drift/context.js';
 import { isKubeProxyPod, isWindows, type Pod } from '../../kube/objects.js';
 import type { Finding } from '../../model.js';
@@ -9,6 +9,7 @@ import { namedFew } from '../../nodes/access.js';
 import { kubectl, valid } from '../../next-command.js';
 import { count, findingOf, list } from '../check.js';
 import type { CheckContext } from '../context.js';
+import { describeNode, nodeDown, type NodeDown } from '../node-health.js';
 import { podReady, whyNotReady, type NotReady } from '../pod-health.js';
 
 const finding = findingOf('kube-proxy');
@@ -88,6 +89,46 @@ export function notListed(
 export function kubeProxyLogs(ctx: CheckContext, node: string) {
   const pod = kubeProxyPods(ctx).find((p) => p.nodeName === node);
   return pod ? kubectl('kube-system', 'logs', valid.name(pod.name)) : kubeProxyPodOn(node);
+}
+
+/** The nodes whose kubelet stopped posting status (Ready=Unknown) with a kube-proxy Pod the API
+ * still calls Running and Ready: that is the last status the kubelet posted, not known now. */
+export function staleOn(ctx: CheckContext): Map<string, { pod: Pod; down: NodeDown }> {
+  const out = new Map<string, { pod: Pod; down: NodeDown }>();
+  for (const pod of kubeProxyPods(ctx)) {
+    const down = nodeDown(ctx, pod.nodeName);
+    if (down?.status === 'Unknown' && podReady(pod) && pod.phase === 'Running')
+      out.set(down.node, { pod, down });
+  }
+  return out;
+}
+
+/** kube-proxy on the nodes of staleOn(): not observed, the node's status said as why. */
+export function stale(ctx: CheckContext): Finding[] {
+  const on = [...staleOn(ctx).values()];
+  if (on.length === 0) return [];
+  const nodes = on.map((s) => s.down.node);
+  const one = nodes.length === 1;
+  return [
+    finding(
+      'kube-proxy-node-not-ready',
+      'skip',
+      `kube-proxy on ${namedFew(nodes)}: not known to be running now (node status Unknown)`,
+      {
+        explanation: `The kubelet of ${one ? 'that node' : 'those nodes'} stopped posting status (Ready=Unknown): the Running, Ready the API holds for ${one ? 'its kube-proxy Pod' : 'their kube-proxy Pods'} is the last it posted, not what runs now. Whether kube-proxy runs there, and keeps its rules current, is not observed; the node itself may be down or cut off from the API server.`,
+        evidence: on.flatMap(({ pod, down }) => [
+          ...down.evidence,
+          read(
+            `Pod ${pod.name} on ${down.node}: ${pod.phase}, Ready (last posted)`,
+            `Pod kube-system/${pod.name}`,
+          ),
+          unseen(`kube-proxy on ${down.node} now: not observed`, down.node),
+        ]),
+        next: describeNode(nodes[0]!),
+        ...(one ? { node: nodes[0]! } : { nodes }),
+      },
+    ),
+  ];
 }
 
 export function running(ctx: CheckContext): Finding[] {

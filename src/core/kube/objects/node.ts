@@ -15,10 +15,25 @@ export interface Node {
   podCIDRs: string[];
   labels: Record<string, string>;
   ready: boolean | undefined;
+  /** The Ready condition as the API holds it, where the Node has one. */
+  readyCondition?: NodeCondition;
+  /** The taints the node controller sets on a node it finds down (unreachable, not-ready). */
+  downTaints: string[];
   /** status.nodeInfo.operatingSystem, else the kubernetes.io/os label ("linux", "windows"). */
   os?: string;
   raw: KubeObject;
 }
+
+export interface NodeCondition {
+  /** "True", "False" or "Unknown" (the kubelet stopped posting its status). */
+  status: string;
+  reason?: string;
+  message?: string;
+  lastTransitionTime?: string;
+}
+
+/** The taint keys the node controller puts on a node whose Ready is False or Unknown. */
+const DOWN_TAINTS = new Set(['node.kubernetes.io/unreachable', 'node.kubernetes.io/not-ready']);
 
 /** A Windows node runs kube-proxy in kernelspace (HNS) mode: no iptables to read. */
 export const isWindows = (n: Pick<Node, 'os'>) => n.os === 'windows';
@@ -48,8 +63,27 @@ export function toNode(raw: KubeObject): Node {
     podCIDRs: podCIDRs.length > 0 ? podCIDRs : podCIDR ? [podCIDR] : [],
     labels: raw.metadata?.labels ?? {},
     ready: ready ? ready['status'] === 'True' : undefined,
+    ...(ready ? { readyCondition: conditionOf(ready) } : {}),
+    downTaints: arr(spec['taints'])
+      .map(obj)
+      .flatMap((t) => {
+        const key = str(t['key']);
+        return key && DOWN_TAINTS.has(key) ? [`${key}:${str(t['effect']) ?? ''}`] : [];
+      }),
     ...osOf(raw, status),
     raw,
+  };
+}
+
+function conditionOf(c: Record<string, unknown>): NodeCondition {
+  const [reason, message, since] = ['reason', 'message', 'lastTransitionTime'].map((k) =>
+    str(c[k]),
+  );
+  return {
+    status: str(c['status']) ?? 'Unknown',
+    ...(reason ? { reason } : {}),
+    ...(message ? { message } : {}),
+    ...(since ? { lastTransitionTime: since } : {}),
   };
 }
 

@@ -1,0 +1,43 @@
+// A node the API says is down: its Ready condition False or Unknown, or the node controller's
+// unreachable / not-ready taint on it. What the steps say of its Pods starts from it.
+import { read } from '../evidence.js';
+import type { Node } from '../kube/objects.js';
+import type { Evidence } from '../model.js';
+import { kubectl, valid } from '../next-command.js';
+import type { CheckContext } from './context.js';
+
+export interface NodeDown {
+  node: string;
+  /** "Unknown": its kubelet stopped posting status, so what the API says of its Pods is stale. */
+  status: string;
+  /** "NotReady (Ready=Unknown: NodeStatusUnknown)", for a title. */
+  short: string;
+  evidence: Evidence[];
+}
+
+/** The node named, if the API says it is not Ready; undefined where it is, or was not read. */
+export function nodeDown(ctx: CheckContext, name: string | undefined): NodeDown | undefined {
+  const n = name === undefined ? undefined : ctx.view.nodes.find((x) => x.name === name);
+  if (!n) return undefined;
+  const c = n.readyCondition;
+  if ((!c || c.status === 'True') && n.downTaints.length === 0) return undefined;
+  return {
+    node: n.name,
+    status: c?.status ?? 'Unknown',
+    short: `NotReady (Ready=${c?.status ?? 'not reported'}${c?.reason ? `: ${c.reason}` : ''})`,
+    evidence: [read(conditionLine(n), `Node ${n.name}`)],
+  };
+}
+
+/** `kubectl describe node`: its conditions, taints and events say why it is down. */
+export const describeNode = (node: string) =>
+  kubectl(undefined, 'describe', 'node', valid.name(node));
+
+function conditionLine(n: Node): string {
+  const c = n.readyCondition;
+  const ready = c
+    ? `Ready=${c.status}${c.reason ? ` (${c.reason}${c.message ? `: ${c.message}` : ''})` : ''}${c.lastTransitionTime ? ` since ${c.lastTransitionTime}` : ''}`
+    : 'no Ready condition';
+  const taints = n.downTaints.length > 0 ? `; taint ${n.downTaints.join(', ')}` : '';
+  return `Node ${n.name}: ${ready}${taints}`;
+}
