@@ -202,6 +202,23 @@ describe('IPVS mode: drift', () => {
       assert.deepEqual(driftOf(read), [f.found]);
     });
 
+  it("cites kube-ipvs0's addresses where they were read, ip -br addr, not the virtual servers", () => {
+    const read = asRead(want);
+    read.bound.delete('10.96.0.20');
+    const f = ipvsDrift({
+      node: NODE,
+      source: 'ipvsadm-save.txt',
+      expected: want,
+      ...read,
+      localEndpoints: new Set(['10.244.0.5:8080']),
+      scoped: false,
+    }).findings.find((x) => x.id === 'vip-not-on-kube-ipvs0')!;
+    assert.deepEqual(
+      f.evidence.map((e) => [evidenceText(e), e.source]),
+      [[`nodes/${NODE}/ip-addr.txt: none of these`, `nodes/${NODE}/ip-addr.txt`]],
+    );
+  });
+
   it("names the cluster IP's virtual server at a port no Service port has, not as a leftover (a port change)", () => {
     const read = asRead(want);
     read.table.services.find((s) => s.address === '10.96.0.20:80')!.address = '10.96.0.20:8080';

@@ -191,6 +191,16 @@ const STATUS: Record<Severity, Finding['status']> = {
   info: 'pass',
 };
 
+/** The node holds none of the lines expected, said of the output they would be in. */
+function noneOf(
+  at: { node: string; source: string },
+  actualAt: DriftLines['actualAt'],
+  prefix = '',
+): Evidence {
+  const where = actualAt ? { node: at.node, ...actualAt } : at;
+  return seen(`${prefix}${where.source}: none of these`, where);
+}
+
 /** A drift finding of `id` about the node whose `source` was compared; `severity` overrides the
  * id's where a check says it as information (a note). Its evidence is what the check read on the
  * node: its lines as seen in `source`, or that it holds none of those expected. */
@@ -222,7 +232,7 @@ export function driftFinding(
     evidence: [
       ...(actual.length > 0 || expected.length === 0
         ? actual.map((l) => seen(l, at))
-        : [seen(`${at.source}: none of these`, at)]),
+        : [noneOf(at, lines.actualAt)]),
       ...evidence,
     ],
     ...(next ? { next } : {}),
@@ -363,7 +373,7 @@ function driftEvidence(
     ...d.expected.filter(isCapLine).map((l) => computed(l)),
     ...said.map((l) => seen(`actual:   ${l}`, d.actualAt ? { node: at.node, ...d.actualAt } : at)),
     ...(d.actual.length === 0 && diff.length > 0 && diff.every((x) => x.kind === 'missing')
-      ? [seen(`actual:   ${at.source}: none of these`, at)]
+      ? [noneOf(at, d.actualAt, 'actual:   ')]
       : []),
   ];
 }

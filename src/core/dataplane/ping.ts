@@ -14,6 +14,8 @@ export interface PingFacts {
   answered: boolean;
   /** A recorded ping got neither a reply nor an ICMP error. */
   silent: boolean;
+  /** The nodes whose interfaces were read (`ip -br addr`) and none holds the address. */
+  notHeldOn: string[];
   /** What the node's rules do to a connection to the port, as walked (or a connect probe that
    * got through: forwarded); undefined where they were not read or tell neither. */
   connection?: 'forwarded' | 'rejected';

@@ -66,7 +66,7 @@ describe('reachability step', () => {
     {
       name: 'no probes recorded',
       probes: {},
-      want: ['probes-not-recorded:skip', 'ping-clusterip-explained:pass'],
+      want: ['probes-not-recorded:skip', 'ping-clusterip-explained:skip'],
     },
   ];
   for (const c of cases)
@@ -184,6 +184,21 @@ describe('reachability step', () => {
     assert.ok(
       f.evidence.map(evidenceText).includes(`node-a: ${VIP} is bound to kube-ipvs0 (ip -br addr)`),
     );
+  });
+
+  it('explains a ping in IPVS mode from the state alone as no pass, and never as answered by a node whose interfaces lack the address', () => {
+    const nodes = {
+      'node-a': { 'proxy-mode': 'ipvs', 'ip-addr': `${IP_ADDR}kube-ipvs0 DOWN 10.96.0.10/32\n` },
+    };
+    const f = run(reachabilityCheck, facts(healthy(), nodes)).find(
+      (x) => x.id === 'ping-clusterip-explained',
+    )!;
+    assert.equal(f.status, 'skip');
+    assert.equal(
+      f.title,
+      `ping ${VIP}: in IPVS mode a node answers a ping itself only where ${VIP} is on kube-ipvs0, not on node node-a`,
+    );
+    assert.match(f.explanation, /node node-a no interface holds .* so that node would not answer/);
   });
 
   it('explains the immediate rejection in nftables mode', () => {

@@ -16,12 +16,19 @@ import { modeTraits } from '../../dataplane/dataplane.js';
 
 const finding = findingOf('reachability');
 
-/** Who owns the ClusterIP on each of these nodes, from `ip -br addr`. */
-function owners(ctx: CheckContext, ip: string, among: ReadonlySet<string>): Evidence[] {
-  return ctx.nodeNames().flatMap((node) => {
+/** Who owns the ClusterIP on each of these nodes, from `ip -br addr`, and the nodes whose
+ * interfaces were read and none holds it. */
+function owners(
+  ctx: CheckContext,
+  ip: string,
+  among: ReadonlySet<string>,
+): { evidence: Evidence[]; notHeldOn: string[] } {
+  const notHeldOn: string[] = [];
+  const evidence = ctx.nodeNames().flatMap((node) => {
     const text = among.has(node) ? ctx.output(node, 'ip-addr') : undefined;
     if (text === undefined) return [];
     const dev = parseIpBrief(text).find((i) => i.addresses.some((a) => a.split('/')[0] === ip));
+    if (!dev) notHeldOn.push(node);
     return [
       seen(
         dev
@@ -31,6 +38,7 @@ function owners(ctx: CheckContext, ip: string, among: ReadonlySet<string>): Evid
       ),
     ];
   });
+  return { evidence, notHeldOn };
 }
 
 /** Why ping to the ClusterIP and a connection to its port behave differently, for each proxy mode
@@ -72,11 +80,8 @@ function pingInMode(
   );
   const connect = connectProbe(ip, port.port, port.protocol);
   const conns = connect ? probed(ctx, connect).filter((p) => observed(p) && among.has(p.node)) : [];
-  const evidence = [
-    ...pings.map(probedEvidence),
-    ...conns.map(probedEvidence),
-    ...owners(ctx, ip, among),
-  ];
+  const held = owners(ctx, ip, among);
+  const evidence = [...pings.map(probedEvidence), ...conns.map(probedEvidence), ...held.evidence];
   // one node in this mode whose state was read, one the probes ran from (its Service port
   // programmed) first: the lines, the walk and the recorded results tell one story
   const family = ip.includes(':') ? 'IPv6' : 'IPv4';
@@ -131,13 +136,15 @@ function pingInMode(
     pinged: pings.length > 0,
     answered,
     silent: !answered && pings.some((p) => p.result.failure === 'silent'),
+    notHeldOn: held.notHeldOn,
     ...(connection ? { connection } : {}),
     curl,
     title: (normal) => `${on}${ping}${connected ? `, ${curl} connects` : ''}: ${normal}`,
   });
   // worth reading at once only where the recorded ping and connect disagree
   const disagree = pings.length > 0 && conns.length > 0 && answered !== connected;
-  return finding('ping-clusterip-explained', 'pass', m.title, {
+  // an explanation from the nodes' state is no verdict: only a recorded ping passes
+  return finding('ping-clusterip-explained', pings.length > 0 ? 'pass' : 'skip', m.title, {
     explanation: m.text,
     evidence,
     info: true,

@@ -131,6 +131,8 @@ export function ipvsDrift(input: IpvsDriftInput): NodeDrift {
         title: `${ip} not on kube-ipvs0`,
         message: `kube-proxy binds ${ip} to the dummy interface kube-ipvs0 so that the node takes packets for it as its own and IPVS sees them; on ${node} it is not there, so connections to ${ip} leave the node unbalanced instead.`,
         expected: [`ip addr add ${ip}/${ip.includes(':') ? 128 : 32} dev kube-ipvs0`],
+        // kube-ipvs0's addresses are read from ip -br addr, not from the virtual servers
+        actualAt: { source: `nodes/${node}/ip-addr.txt` },
         next: onNode(node, ['ip', '-br', 'addr', 'show', 'kube-ipvs0']),
       });
     }

@@ -8,13 +8,22 @@ import type { IpvsTable } from './read/listing.js';
 export function ipvsPing(p: PingFacts): PingExplained {
   // what was recorded is said as it was: a ping with no reply is never "answered by the node"
   const unanswered = p.pinged && !p.answered;
+  // a node whose kube-ipvs0 was read without the address would not answer: said, as step 7 says
+  const missing = p.notHeldOn;
+  const nodes = missing.length === 1 ? `node ${missing[0]}` : `nodes ${missing.join(', ')}`;
   return {
     title: p.title(
       unanswered
         ? 'unusual in IPVS mode, where the node answers a ping itself'
-        : 'in IPVS mode the node itself answers a ping',
+        : missing.length > 0
+          ? `in IPVS mode a node answers a ping itself only where ${p.ip} is on kube-ipvs0, not on ${nodes}`
+          : 'in IPVS mode the node itself answers a ping',
     ),
     text: `In IPVS mode kube-proxy binds every ClusterIP to the dummy interface kube-ipvs0 on every node, so a node that holds ${p.ip} there answers a ping to it itself: an answer proves nothing about the Pods. ${
+      missing.length > 0
+        ? `On ${nodes} no interface holds ${p.ip} (ip -br addr), so ${missing.length === 1 ? 'that node' : 'those nodes'} would not answer a ping to it. `
+        : ''
+    }${
       unanswered
         ? `The ping recorded here got no reply${p.silent ? ' at all' : ''}: the node did not answer for ${p.ip} as IPVS mode makes it (the address is not bound to kube-ipvs0, which the ip -br addr line shows where it was read, or something dropped the ping), or it is not in IPVS mode after all. `
         : ''
