@@ -307,14 +307,25 @@ const node: KubeObject = {
     podCIDR: '10.244.1.0/24',
     podCIDRs: ['10.244.1.0/24', 'fd00:10:244:1::/64'],
     providerID: M,
-    taints: [{ key: M, effect: 'NoSchedule' }],
+    taints: [
+      { key: M, effect: 'NoSchedule' },
+      { key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule' },
+    ],
   },
   status: {
     addresses: [
       { type: 'InternalIP', address: '192.0.2.10' },
       { type: 'Hostname', address: 'node-a' },
     ],
-    conditions: [{ type: 'Ready', status: 'True', reason: M, message: M }],
+    conditions: [
+      {
+        type: 'Ready',
+        status: 'True',
+        reason: 'KubeletReady',
+        message: M,
+        lastTransitionTime: '2019-08-20T02:13:52Z',
+      },
+    ],
     nodeInfo: { operatingSystem: 'linux', machineID: M, bootID: M, kernelVersion: M, osImage: M },
     images: [{ names: [M], sizeBytes: 1 }],
     volumesAttached: [{ name: M, devicePath: M }],

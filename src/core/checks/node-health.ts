@@ -36,7 +36,7 @@ export const describeNode = (node: string) =>
 function conditionLine(n: Node): string {
   const c = n.readyCondition;
   const ready = c
-    ? `Ready=${c.status}${c.reason ? ` (${c.reason}${c.message ? `: ${c.message}` : ''})` : ''}${c.lastTransitionTime ? ` since ${c.lastTransitionTime}` : ''}`
+    ? `Ready=${c.status}${c.reason ? ` (${c.reason})` : ''}${c.lastTransitionTime ? ` since ${c.lastTransitionTime}` : ''}`
     : 'no Ready condition';
   const taints = n.downTaints.length > 0 ? `; taint ${n.downTaints.join(', ')}` : '';
   return `Node ${n.name}: ${ready}${taints}`;

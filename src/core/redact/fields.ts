@@ -383,13 +383,24 @@ const VERSION = new Rewrite('only a version, such as v1.31.4+k3s1', (v) =>
   typeof v === 'string' && parseVersion(v) ? v : undefined,
 );
 
+/** The taints the node controller puts on a node it finds down: node-health.ts reads them. */
+const DOWN_TAINT_KEYS = ['node.kubernetes.io/unreachable', 'node.kubernetes.io/not-ready'];
+const DOWN_TAINT = new Rewrite(
+  "the node controller's unreachable and not-ready taints only",
+  (t, keep) =>
+    isObj(t) && DOWN_TAINT_KEYS.includes(String(t['key']))
+      ? keep(t, { key: S, effect: S })
+      : undefined,
+);
+
 const NODE: Fields = {
   ...TYPE,
   metadata: { name: S, labels: strings('kubernetes.io/os') },
-  spec: { podCIDR: S, podCIDRs: each(S) },
+  spec: { podCIDR: S, podCIDRs: each(S), taints: each(DOWN_TAINT) },
   status: {
     addresses: each({ type: S, address: S }),
-    conditions: each({ type: S, status: S }),
+    // a node not Ready is said with its reason and since when (node-health.ts)
+    conditions: each({ type: S, status: S, reason: S, lastTransitionTime: S }),
     nodeInfo: { operatingSystem: S, kubeletVersion: VERSION, kubeProxyVersion: VERSION },
   },
 };

@@ -28,7 +28,6 @@ export interface NodeCondition {
   /** "True", "False" or "Unknown" (the kubelet stopped posting its status). */
   status: string;
   reason?: string;
-  message?: string;
   lastTransitionTime?: string;
 }
 
@@ -76,13 +75,10 @@ export function toNode(raw: KubeObject): Node {
 }
 
 function conditionOf(c: Record<string, unknown>): NodeCondition {
-  const [reason, message, since] = ['reason', 'message', 'lastTransitionTime'].map((k) =>
-    str(c[k]),
-  );
+  const [reason, since] = ['reason', 'lastTransitionTime'].map((k) => str(c[k]));
   return {
     status: str(c['status']) ?? 'Unknown',
     ...(reason ? { reason } : {}),
-    ...(message ? { message } : {}),
     ...(since ? { lastTransitionTime: since } : {}),
   };
 }
