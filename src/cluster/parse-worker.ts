@@ -26,7 +26,7 @@ try {
   // the file's own memory, so it can move to the main thread (a small read shares a pool)
   const buf =
     read.byteOffset === 0 && read.byteLength === read.buffer.byteLength ? read : Buffer.from(read);
-  const state = rulesetState(parseIptables(buf, { file }), buf);
+  const state = rulesetState(parseIptables(buf, { file, noun: 'dump' }), buf);
   answer = { state };
   const buffers = new Set<ArrayBuffer>([buf.buffer as ArrayBuffer]);
   for (const t of state.tables)

@@ -90,6 +90,7 @@ export abstract class NodeReads {
         parseIptables(dump.text ?? '', {
           file,
           table: this.given?.table ?? (chains ? 'nat' : table),
+          ...(this.given ? {} : { noun: 'dump' as const }),
         });
       if (chains) withChainsRead(ruleset, chains, fileOf ? (s) => fileOf(this.name, s) : undefined);
       this.read = { source: dump.source, ruleset };

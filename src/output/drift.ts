@@ -201,7 +201,7 @@ function comparedWith(tables: string[] | undefined, release: Release | undefined
     return `${who}would write in nftables mode (entries, endpoints, no-endpoint rejects)`;
   if (tables?.[0] === 'ipvs') {
     const rules = ['nat', 'filter'].filter((t) => tables.includes(t));
-    return `${who}would program in IPVS mode (virtual servers, real servers, kube-ipvs0${tables.includes('ipset') ? ", the ipsets' entries" : '; its ipsets were not read'}${rules.length === 2 ? ', its iptables rules' : rules.length === 1 ? `, its iptables ${rules[0]} rules` : '; its iptables rules were not read'})`;
+    return `${who}would program in IPVS mode (virtual servers, real servers${tables.includes('kube-ipvs0') ? ', kube-ipvs0' : ''}${tables.includes('ipset') ? ", the ipsets' entries" : '; its ipsets were not read'}${rules.length === 2 ? ', its iptables rules' : rules.length === 1 ? `, its iptables ${rules[0]} rules` : '; its iptables rules were not read'}${tables.includes('kube-ipvs0') ? '' : "; kube-ipvs0's addresses were not read"})`;
   }
   return `${who}would write${tables?.includes('filter') === false ? ' (nat table only: the dump has no filter table)' : ''}`;
 }

@@ -369,11 +369,11 @@ describe('IPVS mode through the analysis', () => {
       /IPVS mode and its virtual servers \(ipvsadm-save -n\) were not read/,
     );
     const { 'ipset-save': __, ...noSets } = outputs;
-    assert.deepEqual(new Analysis(facts(noSets)).node(NODE).drift().tables, ['ipvs']);
+    assert.deepEqual(new Analysis(facts(noSets)).node(NODE).drift().tables, ['ipvs', 'kube-ipvs0']);
     // ipsets that do not read leave the virtual servers compared, and say why
     const badSets = { ...outputs, 'ipset-save': 'add KUBE-NOPE 1.2.3.4\n' };
     const d = new Analysis(facts(badSets)).node(NODE).drift();
-    assert.deepEqual([d.tables, d.findings], [['ipvs'], []]);
+    assert.deepEqual([d.tables, d.findings], [['ipvs', 'kube-ipvs0'], []]);
     assert.match(
       d.notRead?.[0]?.explanation ?? '',
       /ipset-save\.txt:1: an entry of a set not created before/,

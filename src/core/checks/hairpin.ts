@@ -8,6 +8,7 @@ import { type Check, consequence, count, findingOf, list, pending } from './chec
 import type { CheckContext } from './context.js';
 import { kubeProxyPods } from './kube-proxy/pods.js';
 import { replacement } from './kube-proxy/replacement.js';
+import { rulesCompared } from './rules/compared.js';
 import { canonicalAddress, familyOf, hostPort } from '../ipv6.js';
 import { BRIDGE_NOTE } from '../dataplane/hairpin.js';
 import { modeTraits } from '../dataplane/dataplane.js';
@@ -78,6 +79,12 @@ function check(ctx: CheckContext): Finding[] {
           : word
             ? `its ${word} state was not read`
             : `kdebug does not read ${n.mode()} mode`;
+        l.unchecked.push({ who, node, why });
+        continue;
+      }
+      // rules the Rules step did not compare (a dump cut short) are not cited here either
+      if (!rulesCompared(ctx, node, family)) {
+        const why = 'its rules were not compared (the Rules step says why)';
         l.unchecked.push({ who, node, why });
         continue;
       }

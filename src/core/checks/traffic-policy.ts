@@ -1,6 +1,7 @@
 // Step 9: externalTrafficPolicy / internalTrafficPolicy Local. Local keeps the client's source
 // IP (or keeps traffic on its node) by using only the node's own endpoints: a node without one
 // drops the traffic. Which nodes have a local ready endpoint, and which will drop.
+import { rulesCompared } from './rules/compared.js';
 import { read, stateSeen, unseen } from '../evidence.js';
 import { categorize, portEndpoints } from '../dataplane/kube-proxy/endpoints.js';
 import type { Service, ServicePort } from '../kube/objects.js';
@@ -55,7 +56,7 @@ function dropRules(ctx: CheckContext, node: string, spn: string): Evidence[] {
 }
 
 /** How nodes without a local endpoint fail external traffic, as their proxy mode does: what their
- * rules hold, or what kube-proxy would do (`would`) where they were not read. */
+ * rules hold, or what kube-proxy would do (`would`) where the Rules step did not compare them. */
 function dropsHow(ctx: CheckContext, nodes: NodeLocal[], entry: string[], would = false): string {
   const verb = (now: string, then: string) => (would ? `would ${then}` : now);
   const forwarding = nodes.filter(
@@ -68,21 +69,7 @@ function dropsHow(ctx: CheckContext, nodes: NodeLocal[], entry: string[], would 
   return `kube-proxy ${forwarding.length === nodes.length ? 'there' : `on ${list(forwarding.map((n) => n.node))}`} (IPVS mode) ${verb('sends', 'send')} ${list(entry)} to endpoints on other nodes without masquerading them (kubernetes#97081), so the replies come from the Pod's address and the client discards them${forwarding.length < nodes.length ? `; the others ${verb('drop', 'drop')} new connections (a filter DROP rule)` : ''}`;
 }
 
-/** Whether the node's rules of its own proxy mode were read and compared, as the Rules step
- * compares them (its drift): only then do they say what the node does. Rules cut short,
- * unreadable or not recorded make the drift throw, and are not observed here either. */
-function rulesRead(ctx: CheckContext, node: string): boolean {
-  const n = ctx.analysis.node(node);
-  if (n.dataplane()?.mode !== n.mode()) return false;
-  try {
-    n.drift(ctx.scope);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Nodes without a local endpoint whose rules were not read: what the API implies there (`would`,
+/** Nodes without a local endpoint whose rules the Rules step did not compare: what the API implies there (`would`,
  * what kube-proxy would do), said as not observed, never as a drop. */
 function rulesUnread(
   ctx: CheckContext,
@@ -98,13 +85,13 @@ function rulesUnread(
     finding(
       'traffic-policy-not-observed',
       'skip',
-      `${which} Local: ${list(names)} ${one ? 'has' : 'have'} no local endpoint; what ${one ? 'it does' : 'they do'} is not observed (rules not read)`,
+      `${which} Local: ${list(names)} ${one ? 'has' : 'have'} no local endpoint; what ${one ? 'it does' : 'they do'} is not observed (rules not compared)`,
       {
-        explanation: `The API lists no ready endpoint of this Service on ${list(names)}, so with ${which}: Local ${would}. ${one ? 'Its' : 'Their'} rules were not read, so whether ${one ? 'it does' : 'they do'} is not observed (the Rules step says why).`,
+        explanation: `The API lists no ready endpoint of this Service on ${list(names)}, so with ${which}: Local ${would}. ${one ? 'Its' : 'Their'} rules were not compared, so whether ${one ? 'it does' : 'they do'} is not observed (the Rules step says why).`,
         evidence: [
           ...names.map((n) => read(`${n}: no local endpoint`)),
           ...names.map((n) =>
-            unseen(`${n}: rules of its ${ctx.analysis.node(n).mode()} mode not read`, n),
+            unseen(`${n}: rules of its ${ctx.analysis.node(n).mode()} mode not compared`, n),
           ),
         ],
         service: spn,
@@ -121,7 +108,7 @@ function external(ctx: CheckContext, svc: Service): Finding[] {
     const per = localEndpoints(ctx, svc, port);
     const none = per.filter((n) => n.local.length === 0);
     // a drop is said of the nodes whose rules were read; the others are not observed
-    const without = none.filter((n) => rulesRead(ctx, n.node));
+    const without = none.filter((n) => rulesCompared(ctx, n.node));
     const unread = none.filter((n) => !without.includes(n));
     const entry = [
       ...(port.nodePort ? [`node port ${port.nodePort}`] : []),
@@ -176,7 +163,7 @@ function internal(ctx: CheckContext, svc: Service): Finding[] {
     const spn = ctx.servicePortName(port);
     const per = localEndpoints(ctx, svc, port);
     const none = per.filter((n) => n.local.length === 0);
-    const without = none.filter((n) => rulesRead(ctx, n.node));
+    const without = none.filter((n) => rulesCompared(ctx, n.node));
     const unread = rulesUnread(
       ctx,
       'internalTrafficPolicy',
@@ -244,7 +231,7 @@ const notForwardedOn = (ctx: CheckContext, node: string): Cause | undefined =>
 
 /** Policy Cluster: what every node does is what each node's rules show. A node whose rules were
  * read and not found wrong passes with them; one the Rules step found wrong does not (that step
- * holds the fault); one whose rules were not read is what kube-proxy would do, not observed. */
+ * holds the fault); one whose rules it did not compare is what kube-proxy would do, not observed. */
 function cluster(ctx: CheckContext, svc: Service): Finding[] {
   const ext = externallyAccessible(svc);
   // what a node does under the policy, as a verb said of one node and of several
@@ -272,7 +259,7 @@ function cluster(ctx: CheckContext, svc: Service): Finding[] {
   for (const node of ctx.nodeNames()) {
     const cause = notForwardedOn(ctx, node);
     const lines =
-      cause || !compared || !rulesRead(ctx, node) ? undefined : entryLines(ctx, svc, node);
+      cause || !compared || !rulesCompared(ctx, node) ? undefined : entryLines(ctx, svc, node);
     if (cause) wrong.push([node, cause]);
     else if (lines) shown.push([node, lines]);
     else unread.push(node);
@@ -325,12 +312,12 @@ function cluster(ctx: CheckContext, svc: Service): Finding[] {
       finding(
         'traffic-policy-not-observed',
         'skip',
-        `policy Cluster: what ${count(unread.length, 'node')} ${unread.length === 1 ? 'does' : 'do'} is not observed (rules not read)`,
+        `policy Cluster: what ${count(unread.length, 'node')} ${unread.length === 1 ? 'does' : 'do'} is not observed (rules not compared)`,
         {
-          explanation: `kube-proxy on ${listFew(unread)} would ${doAll}. ${unread.length === 1 ? 'Its' : 'Their'} rules for the Service were not read, so whether ${unread.length === 1 ? 'it does' : 'they do'} is not observed (the Rules step says why).`,
+          explanation: `kube-proxy on ${listFew(unread)} would ${doAll}. ${unread.length === 1 ? 'Its' : 'Their'} rules for the Service were not compared, so whether ${unread.length === 1 ? 'it does' : 'they do'} is not observed (the Rules step says why).`,
           evidence: [
             ...spec,
-            ...unread.map((n) => unseen(`${n}: rules for the Service not read`, n)),
+            ...unread.map((n) => unseen(`${n}: rules for the Service not compared`, n)),
           ],
           ...(unread.length === 1 ? { node: unread[0] } : { nodes: unread }),
         },

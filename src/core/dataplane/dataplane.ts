@@ -4,7 +4,7 @@
 import { listedEntryLines } from './listed-entries.js';
 import type { IPFamily } from '../ipv6.js';
 import { NFTABLES_STATE, nftablesEntryLines } from './nftables/traits.js';
-import { IPVS_STATE, ipvsNotCompared } from './ipvs/traits.js';
+import { IPVS_STATE, ipvsForwardingNotRead, ipvsNotCompared } from './ipvs/traits.js';
 import { CILIUM_STATE } from './cilium/traits.js';
 import { iptablesLocalDrops } from './iptables/local-policy.js';
 import { nftablesLocalDrops } from './nftables/local-policy.js';
@@ -105,6 +105,9 @@ interface Common {
   /** What a match of the node's state with the objects did not compare (its drift's tables),
    * as a clause; undefined where it compared the whole state. */
   notCompared(drift: NodeDrift): string | undefined;
+  /** The part of the state not read without which whether the node forwards the Service at all
+   * is not known (IPVS: kube-ipvs0's addresses), as a phrase: no match is said there. */
+  forwardingNotRead?(drift: NodeDrift): string | undefined;
   /** How traffic enters a Service port's tree here, as the node's state holds it (and, where the
    * port has no endpoint, the element that rejects or drops it). */
   entryLines(tree: ServiceTree): StateLine[];
@@ -337,6 +340,7 @@ export function ipvsDataplane(
     hairpinHow: IPVS_HAIRPIN,
     noLocalEndpointLines: (tree) => ipvsExternalServers(source, tree),
     notCompared: (drift) => ipvsNotCompared(drift.tables, read.ipsetsError, read.byAddress?.unread),
+    forwardingNotRead: (drift) => ipvsForwardingNotRead(drift.tables),
     entryLines: (tree) => listedEntryLines(source, tree, 'virtual server'),
     notReadFor: () => [], // read whole, or its reads by address not recorded said as not compared
   };

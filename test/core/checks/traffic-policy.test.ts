@@ -98,14 +98,14 @@ describe('traffic policy step', () => {
     );
     assert.equal(
       f!.title,
-      'externalTrafficPolicy Local: node-b has no local endpoint; what it does is not observed (rules not read)',
+      'externalTrafficPolicy Local: node-b has no local endpoint; what it does is not observed (rules not compared)',
     );
     assert.match(f!.explanation, /kube-proxy there would drop new connections to node port 30080/);
     assert.equal(f!.node, 'node-b');
     assert.ok(
       f!.evidence
         .map(evidenceText)
-        .includes('not observed: node-b: rules of its iptables mode not read'),
+        .includes('not observed: node-b: rules of its iptables mode not compared'),
       f!.evidence.map(evidenceText).join('\n'),
     );
   });

@@ -145,18 +145,31 @@ export function tableNode(
   const ignored = ciliumIgnoredRanges(ctx, n, svc);
   const drifted = on(out, false).concat(on([...beside, ...ignored]));
   const uncompared = dataplane?.notCompared(drift);
+  // a part without which whether the node forwards the Service is not known: no match said
+  const forwarding = dataplane?.forwardingNotRead?.(drift);
   // a part of the state not compared is not observed, whatever the rest shows: the step passes
   // only in part, and drift found elsewhere says nothing of it
   const partly = uncompared
     ? [
-        finding(m.notObserved, 'skip', `part of the ${m.word} state not compared`, {
-          explanation: `On ${node}, ${uncompared}: what that part holds for ${svc.namespace}/${svc.name} is not observed.`,
-          evidence: [unseen(`${node}: ${uncompared}`, node)],
-          node,
-        }),
+        finding(
+          m.notObserved,
+          'skip',
+          forwarding
+            ? `${forwarding}: whether it forwards the Service is not observed`
+            : `part of the ${m.word} state not compared`,
+          {
+            explanation: `On ${node}, ${uncompared}: what that part holds for ${svc.namespace}/${svc.name} is not observed.`,
+            evidence: [unseen(`${node}: ${uncompared}`, node)],
+            node,
+          },
+        ),
       ]
     : [];
-  if (out.some((f) => f.status === 'fail' || f.status === 'warn') || parts.length === 0)
+  if (
+    out.some((f) => f.status === 'fail' || f.status === 'warn') ||
+    parts.length === 0 ||
+    forwarding
+  )
     return drifted.concat(
       on([...(blind.length > 0 ? [nftNotRead(m, read.source, node, svc, blind)] : []), ...partly]),
     );

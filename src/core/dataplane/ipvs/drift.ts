@@ -221,7 +221,12 @@ export function ipvsDrift(input: IpvsDriftInput): NodeDrift {
   return {
     node,
     source,
-    tables: ['ipvs', ...(input.ipsets ? ['ipset'] : []), ...tables],
+    tables: [
+      'ipvs',
+      ...(input.bound ? ['kube-ipvs0'] : []),
+      ...(input.ipsets ? ['ipset'] : []),
+      ...tables,
+    ],
     servicePorts: new Set(exp.virtualServers.map((v) => `${v.name} ${v.protocol}`)).size,
     findings: sortFindings(findings),
     ...(notes.length > 0 ? { notes } : {}),

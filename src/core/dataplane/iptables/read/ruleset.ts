@@ -29,6 +29,8 @@ export interface ParseOptions {
   table?: string;
   /** How the text came: a file the person saved, or a pipe (empty: its command failed). */
   source?: 'file' | 'pipe';
+  /** What its messages call the text: a node's output kdebug recorded is its dump, not a paste. */
+  noun?: 'dump' | 'paste';
   /** Rewritten from an `iptables -L` listing: its blank lines (and column headers) are its own,
    * and another listing starts at these lines (its built-in chains' -P lines say nothing); at the
    * broken ones, a rule -L printed only the first columns of. */

@@ -8,6 +8,11 @@ import { excerpt } from '../../../../sanitize.js';
 import { DumpState } from './state.js';
 
 export abstract class DumpCuts extends DumpState {
+  /** What the messages of a cut call the text: a node's recorded dump, else the paste. */
+  private get noun(): 'dump' | 'paste' {
+    return this.options.noun ?? 'paste';
+  }
+
   /** iptables-save -c's "[packets:bytes]" on a line of its own: the rule after it is the one
    * they count; on the last line, the paste was cut after them. */
   protected counters(last: boolean): void {
@@ -27,10 +32,13 @@ export abstract class DumpCuts extends DumpState {
   protected cutInName(table: Table, name: string): void {
     this.cutTable = table;
     const prefix = name.slice(0, name.lastIndexOf('-') + 1);
-    table.partial.set(name, 'its name is cut at the end of the paste: the chain is not in it');
+    table.partial.set(
+      name,
+      `its name is cut at the end of the ${this.noun}: the chain is not in it`,
+    );
     this.warn(
       'truncated',
-      `${cutAt(this.lineNo)}: it ends mid-word in ${name}, ${name.length - prefix.length} of the 16 characters kube-proxy writes after ${prefix}: the rule is read, the chain it names is not in the paste`,
+      `the ${this.noun} is cut at line ${this.lineNo}: it ends mid-word in ${name}, ${name.length - prefix.length} of the 16 characters kube-proxy writes after ${prefix}: the rule is read, the chain it names is not in the ${this.noun}`,
     );
   }
 
@@ -74,7 +82,7 @@ export abstract class DumpCuts extends DumpState {
         t.partial.set(
           t.nameOf(c),
           cut
-            ? 'declared, but the paste is cut: its rules may lie past the cut'
+            ? `declared, but the ${this.noun} is cut: its rules may lie past the cut`
             : 'declared, but the paste elides lines: its rules may be among them',
         );
     }
@@ -109,7 +117,7 @@ export abstract class DumpCuts extends DumpState {
       t.partial.set(
         t.nameOf(last),
         cut
-          ? 'the paste is cut inside it: more of its rules may lie past the cut'
+          ? `the ${this.noun} is cut inside it: more of its rules may lie past the cut`
           : 'the paste ends inside it and declares no chain: more of its rules may follow',
       );
   }
@@ -131,7 +139,7 @@ export abstract class DumpCuts extends DumpState {
         : [reason, text(this.buf, this.lineStart, this.lineEnd)];
     this.warn(
       'truncated',
-      `${cutAt(this.lineNo)}: it ends ${where} (${why}), not read: "${excerpt(shown)}"`,
+      `the ${this.noun} is cut at line ${this.lineNo}: it ends ${where} (${why}), not read: "${excerpt(shown)}"`,
     );
   }
 
@@ -145,14 +153,11 @@ export abstract class DumpCuts extends DumpState {
       'truncated',
       cut.head?.read
         ? `the dump looks cut short after line ${cut.line}: the paste ends ${cut.reason}`
-        : `${cutAt(cut.line)}: it ends ${cut.reason}, not read: "${excerpt(cut.text)}"`,
+        : `the ${this.noun} is cut at line ${cut.line}: it ends ${cut.reason}, not read: "${excerpt(cut.text)}"`,
       cut.line,
     );
   }
 }
-
-/** A paste whose last line ends where it was cut, mid-line (the lines before it whole). */
-const cutAt = (line: number) => `the paste is cut at line ${line}`;
 
 /** A jump ending the line in a kube-proxy chain's name shorter than its 16 hash characters. */
 export const CUT_NAME = / -[jg] (KUBE-(?:SVC|SVL|SEP|EXT|FW|XLB)-[A-Z0-9]{0,15})$/;
