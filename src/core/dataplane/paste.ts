@@ -11,6 +11,7 @@ import { buildCiliumTrees } from './cilium/trees.js';
 import { quoteNote, unquoted } from './iptables/read/paste/quoted.js';
 import { isListView } from './iptables/read/paste/list-view.js';
 import { NFT_ERROR } from './iptables/read/paste/classify.js';
+import { nftErrors, nftErrorSaid } from './iptables/read/paste/nft-errors.js';
 import { kubectlLines } from './paste-foreign.js';
 import { parseIptables, TABLES, type Ruleset } from './iptables/read/parse.js';
 import { isIpvs, parseIpvs, type IpvsTable } from './ipvs/read/listing.js';
@@ -213,9 +214,10 @@ export function readNftPaste(coloured: string, file: string): NftPaste {
         ? 'this listing also holds part of a kube-proxy table whose table line is not in it, not read here (give that part to kdebug rules --file on its own)'
         : `this listing also holds table ${t.family} kube-proxy, not read here: \`nft list table ${t.family} kube-proxy\` on its own is read`,
     );
+  const said = errors.length > 0 ? nftErrors(side ?? text) : undefined;
   if (errors.length > 0)
     notes.unshift(
-      `line${errors.length === 1 ? '' : 's'} ${errors.map((i) => i + 1).join(', ')}: nft's error report (FILE:LINE:COL: Error: ..., the input it quotes), not the listed table: skipped`,
+      `line${errors.length === 1 ? '' : 's'} ${errors.map((i) => i + 1).join(', ')}: nft's error report (FILE:LINE:COL: Error: ..., the input it quotes), not the listed table: skipped${said ? `; nft said on ${nftErrorSaid(said)}` : ''}`,
     );
   if (quote) notes.unshift(quoteNote(quote));
   if (side !== undefined)

@@ -131,4 +131,22 @@ describe('-L rows with no Chain line in the paste', () => {
       /its columns are not the ones iptables prints/,
     );
   });
+
+  it('rows whose chain nothing names: said as -L rows without their Chain line, with what to run', () => {
+    const rows = [
+      'Rules of the Service:',
+      '',
+      '    0     0 KUBE-MARK-MASQ  all  --  *      *       0.0.0.0/0            0.0.0.0/0            /* masquerade traffic for default/web external destinations */',
+      '    5   300 KUBE-SVC-AAAAAAAAAAAAAAAA  tcp  --  *      *       0.0.0.0/0            10.96.0.1            /* default/web:http cluster IP */ tcp dpt:80',
+    ].join('\n');
+    assert.throws(
+      () => readPaste(rows, { file: 'p.txt' }),
+      (e: Error) =>
+        /lines 3, 4 are rows of `iptables -L` without their Chain line, and neither the paste nor a -L typed in it names the chain/.test(
+          e.message,
+        ) &&
+        /run `iptables -t nat -L CHAIN -n -v`/.test(e.message) &&
+        !/not a line of iptables-save|empty/.test(e.message),
+    );
+  });
 });

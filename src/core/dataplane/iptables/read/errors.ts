@@ -1,6 +1,7 @@
 // What a parse throws: IptablesParseError for a line it cannot read (FILE:LINE and why), and
 // NoRulesError for input that holds no rule, saying what it holds instead and what to run.
 import { foreignText, type ForeignKind } from './paste/classify.js';
+import { nftErrorSaid, type NftErrors } from './paste/nft-errors.js';
 import type { ParseOptions } from './ruleset.js';
 import { escapeControls, excerpt } from '../../../sanitize.js';
 
@@ -36,6 +37,10 @@ export interface NoRulesDetail {
   typedRules?: number[];
   /** What the paste's one cut line was (a rule stopped before its end), as its warning says. */
   cut?: string;
+  /** Rows of `iptables -L` no Chain line, typed -L or kube-proxy's writing names the chain of. */
+  chainless?: number[];
+  /** nft's error reports the paste is, the first quoted in the message. */
+  nftErrors?: NftErrors;
   /** The tables iptables' errors say it could not open (the kernel lacks them). */
   unopened?: string[];
 }
@@ -60,10 +65,18 @@ function noRulesMessage(file: string, foreign?: ForeignKind, d?: NoRulesDetail):
     d?.legacyWarning !== undefined
       ? `; line ${d.legacyWarning} is iptables-nft's warning that the legacy backend holds tables: kube-proxy's rules are likely there, run \`iptables-legacy-save\``
       : '';
+  if (d?.nftErrors?.typed)
+    return `${file}: this is nft's error for a command typed (Error: ..., the command, carets under the part it refused), not a listing: no rule, set or map of the node is in the paste; nft said on ${nftErrorSaid(d.nftErrors)}${/No such file or directory/.test(d.nftErrors.said) ? ' (ENOENT: the table, chain or set the command names is not on the node; a kube-proxy in nftables mode keeps its table as `ip kube-proxy` and `ip6 kube-proxy`)' : ''}${legacy}`;
+  if (foreign && d?.nftErrors)
+    return `${file}: ${foreignText(foreign, [])}; nft said on ${nftErrorSaid(d.nftErrors)}${legacy}`;
   if (foreign) return `${file}: ${foreignText(foreign, d?.unopened ?? [])}${legacy}`;
   if (d?.counters !== undefined) {
     const one = d.counters.length === 1;
     return `no iptables rules in ${file}: line${one ? '' : 's'} ${d.counters.join(', ')} hold${one ? 's' : ''} only the packet and byte counters iptables-save -c prints before a rule, and the rule${one ? '' : 's'} they count ${one ? 'is' : 'are'} not in the paste${d.lines > d.counters.length ? `; no other line is a line of iptables-save or iptables -S` : ''}${legacy}`;
+  }
+  if (d?.chainless?.length) {
+    const one = d.chainless.length === 1;
+    return `no iptables rules read in ${file}: line${one ? '' : 's'} ${d.chainless.join(', ')} ${one ? 'is a row' : 'are rows'} of \`iptables -L\` without ${one ? 'its' : 'their'} Chain line, and neither the paste nor a -L typed in it names the chain ${one ? 'it is' : 'they are'} in: run \`iptables -t nat -L CHAIN -n -v\` naming the chain, or \`iptables-save -t nat\`${legacy}`;
   }
   if (d?.cut) return `no whole iptables rule in ${file}: ${d.cut}${legacy}`;
   if (d?.typedRules?.length) {

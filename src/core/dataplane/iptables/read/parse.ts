@@ -15,6 +15,8 @@ import { isListView, listViewToRules } from './paste/list-view.js';
 import { screenRows, screenWidth } from './paste/terminal.js';
 import { DumpParser } from './dump/parser.js';
 import type { ParseOptions, Ruleset } from './ruleset.js';
+import { NoRulesError } from './errors.js';
+import { nftErrors } from './paste/nft-errors.js';
 
 export type { Rule } from './rule.js';
 export type { ForeignKind, WarningKind } from './paste/classify.js';
@@ -26,6 +28,23 @@ export { Ruleset, TABLES, rulesetFromState, rulesetState } from './ruleset.js';
 
 /** Parses a dump. Throws IptablesParseError with the line for anything it cannot read. */
 export function parseIptables(input: Uint8Array | string, options: ParseOptions = {}): Ruleset {
+  try {
+    return parseForms(input, options);
+  } catch (e) {
+    if (!(e instanceof NoRulesError) || e.detail?.nftErrors) throw e;
+    if (e.foreign !== undefined && e.foreign !== 'nft-error') throw e;
+    // nft's own errors, where the paste is them: what nft said, quoted
+    const errors = nftErrors(typeof input === 'string' ? input : new TextDecoder().decode(input));
+    if (!errors || (e.foreign === undefined && !errors.typed)) throw e;
+    throw new NoRulesError(e.file, 'nft-error', {
+      ...e.detail,
+      lines: e.detail?.lines ?? 0,
+      nftErrors: errors,
+    });
+  }
+}
+
+function parseForms(input: Uint8Array | string, options: ParseOptions): Ruleset {
   const bytes = toBytes(input);
   const head = new TextDecoder().decode(bytes.subarray(0, 16384));
   // grep --color's codes around each match: the text without them
@@ -113,7 +132,9 @@ export function parseIptables(input: Uint8Array | string, options: ParseOptions 
       above: view.above,
       ...(view.cut ? { cut: view.cut } : {}),
     };
-    const rs = dumpOf(toBytes(view.text), { ...options, listView });
+    const rs = chainlessOnly(view.chainless, () =>
+      dumpOf(toBytes(view.text), { ...options, listView }),
+    );
     rs.warnings.unshift(
       ...view.notes.map(({ line, message, lines }) => ({
         line,
@@ -125,6 +146,21 @@ export function parseIptables(input: Uint8Array | string, options: ParseOptions 
     return rs;
   }
   return dumpOf(bytes, options);
+}
+
+/** The listing read; where it holds no rule and -L rows whose chain nothing names, it is said
+ * to be those rows, not lines of no known kind. */
+function chainlessOnly(chainless: number[], read: () => Ruleset): Ruleset {
+  try {
+    return read();
+  } catch (e) {
+    if (!(e instanceof NoRulesError) || chainless.length === 0 || e.foreign) throw e;
+    throw new NoRulesError(e.file, undefined, {
+      ...e.detail,
+      lines: e.detail?.lines ?? 0,
+      chainless,
+    });
+  }
 }
 
 /** The dump read; where it names kube-proxy chains whose hash its author hid, read again with

@@ -36,6 +36,8 @@ export interface ListViewRules {
   /** Chains read from rows above the paste's first Chain line, by what kube-proxy writes in
    * them: their first rules lie above the paste. */
   above: string[];
+  /** Rows of a paste with no Chain line whose chain nothing names: not read. */
+  chainless: number[];
   /** The line the paste cuts: what -L printed of it before the cut, and its text; `head` where
    * the cut is in a Chain line or column header, with the chain whose header it is. */
   cut?: ListViewCut;
@@ -274,6 +276,7 @@ export function listViewToRules(text: string): ListViewRules {
     broken,
     notes,
     above: above?.chains ?? [],
+    chainless: bare ? (above?.chainless ?? []) : [],
     ...(cut ? { cut } : {}),
   };
 }

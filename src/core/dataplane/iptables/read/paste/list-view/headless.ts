@@ -19,6 +19,8 @@ interface Headless {
   plain: number | undefined;
   /** Lines read that keep a match -L printed as not read. */
   unread: number[];
+  /** Rows not read: no Chain line, typed -L or kube-proxy's writing names their chain. */
+  chainless: number[];
 }
 
 /** The lines above the first Chain line (or of a paste with none) that are rows in the columns
@@ -94,6 +96,7 @@ export function headless(
       : {}),
     plain,
     unread,
+    chainless: notRead,
   };
 }
 
