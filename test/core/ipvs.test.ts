@@ -361,6 +361,17 @@ TCP  10.96.0.1:443 rr
     }
   });
 
+  it("a last line cut after a real server row's dash: the virtual server above is cut, not without endpoints", () => {
+    // kubernetes/kubernetes#71071: `ipvsadm -L -n -t VIP:443`, the paste ending "  -"
+    const head =
+      'Prot LocalAddress:Port Scheduler Flags\n  -> RemoteAddress:Port           Forward Weight ActiveConn InActConn\nTCP  10.158.9.61:443 rr\n';
+    const cut = parseIpvs(`${head}  -`);
+    assert.equal(cut.cut, 4);
+    assert.match(cut.services[0]!.partial ?? '', /cut at line 4 inside its real servers/);
+    // a dash in the middle of a paste is prose skipped, not a cut
+    assert.equal(parseIpvs(`${head}  -\nTCP  10.0.0.1:443 rr\n`).cut, undefined);
+  });
+
   it('a header cut inside a title (or the version line before its ")") is where the paste ends', () => {
     // cloudnativelabs/kube-router#159: the paste ends "  -> RemoteAddress:Port ... ActiveConn InActC"
     const version = 'IP Virtual Server version 1.2.1 (size=4096)\n';

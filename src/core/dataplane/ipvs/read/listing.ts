@@ -551,6 +551,12 @@ export function parseIpvs(coloured: string, file = '<input>'): IpvsTable {
       unreadable(no, `not a line of ipvsadm's listing: ${t.slice(0, 200)}`);
       continue;
     }
+    // the last line a real server's row cut after its indent's dash ("  -" of "  -> 10.244...."):
+    // nothing else ipvsadm prints in a listing starts so, its virtual server's real servers not known
+    if (inListing && no === last && current && t === '-') {
+      unreadable(no, `a real server's row cut after its first character: ${t}`);
+      continue;
+    }
     // a virtual server's line cut before its address ends ("TCP  10.96.")
     if (inListing && no === last && /^(?:TCP|UDP|SCTP|FWM)\b/.test(t)) {
       cut = no;
