@@ -6,9 +6,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
   listColumns,
+  listedTable,
   typedOptions,
 } from '../../../src/core/dataplane/iptables/read/paste/list-view/command.js';
-import { listedTable } from '../../../src/core/dataplane/iptables/read/dump/sections.js';
 import { readPaste } from '../../../src/core/dataplane/paste.js';
 import { rulesText } from '../../../src/output/rules.js';
 

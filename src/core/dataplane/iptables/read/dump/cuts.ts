@@ -49,6 +49,7 @@ export abstract class DumpCuts extends DumpState {
    * (no COMMIT, a last line cut mid-rule) or is a fragment (rules without any declaration).
    */
   protected markPartial(t: Table): void {
+    this.declareListed(t);
     const noCommit = this.saveForm.has(t) && !t.committed;
     const elided = this.elided.get(t);
     for (const c of elided ?? [])
@@ -120,6 +121,22 @@ export abstract class DumpCuts extends DumpState {
           ? `the ${this.noun} is cut inside it: more of its rules may lie past the cut`
           : 'the paste ends inside it and declares no chain: more of its rules may follow',
       );
+  }
+
+  /** The chains a typed `iptables -S CHAIN` lists, their -N (-P) line not in the paste: iptables
+   * printed it first, then every rule of the chain, so the command declares the chain its rows
+   * are in, at its line. */
+  private declareListed(t: Table): void {
+    for (const typed of this.listedChains.get(t) ?? []) {
+      const c = t.indexOf(typed.chain!);
+      if (c < 0 || t.chainLine(c) !== undefined || t.ruleCountOf(c) === 0) continue;
+      t.setChainLine(c, typed.line);
+      this.warn(
+        'table',
+        `the rules of ${typed.chain} are \`${typed.command}\`'s listing of that chain (line ${typed.line}), its -N line not in the paste: the chain is the one the command names, declared there`,
+        typed.line,
+      );
+    }
   }
 
   /** A last line that does not lex: the paste was cut in the middle of it. */

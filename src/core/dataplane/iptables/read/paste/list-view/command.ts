@@ -100,23 +100,32 @@ const LONG_ARG = new Set([
 ]);
 
 /** The options iptables reads in `args` (what follows `iptables` on a line, up to a pipe): -L,
- * -v, --line-numbers, the table -t names, and the chain -L names. -L's argument is optional
- * (getopt's "L::"): the rest of its word (`-LKUBE-SERVICES`, `--list=KUBE-SERVICES`), else the
- * next word where it starts with neither "-" nor "!" (iptables/xshared.c, xs_has_arg). */
+ * -S, -v, --line-numbers, the table -t names, and the chain -L or -S names. Their argument is
+ * optional (getopt's "L::", "S::"): the rest of its word (`-LKUBE-SERVICES`, `--list-rules=CHAIN`),
+ * else the next word where it starts with neither "-" nor "!" (iptables/xshared.c, xs_has_arg);
+ * a rule's number may follow the chain (`-S CHAIN 2`: that rule alone). */
 export function typedOptions(args: string): {
   list: boolean;
+  /** -S (--list-rules): the rules printed as iptables -S prints them. */
+  rules: boolean;
   verbose: boolean;
   numbers: boolean;
   table?: string;
-  /** The one chain -L lists, where it names one: the chain of every row it prints. */
+  /** The one chain -L or -S lists, where it names one: the chain of every row it prints. */
   chain?: string;
+  /** A rule's number after the chain: the listing holds that rule alone. */
+  ruleNumber?: number;
 } {
   const words = args.trim().split(/\s+/);
-  const o = { list: false, verbose: false, numbers: false } as ReturnType<typeof typedOptions>;
-  // -L's chain, where its option does not hold it: the next word, where it is no option
+  const o = { list: false, rules: false, verbose: false, numbers: false } as ReturnType<
+    typeof typedOptions
+  >;
+  // the chain, where its option does not hold it: the next word, where it is no option; then
+  // a rule's number, where one follows
   const listed = (value: string | undefined, k: number): number => {
     if (value !== undefined) o.chain = value;
     else if (words[k + 1] !== undefined && !/^[-!]/.test(words[k + 1]!)) o.chain = words[++k];
+    if (o.chain !== undefined && /^\d+$/.test(words[k + 1] ?? '')) o.ruleNumber = +words[++k]!;
     return k;
   };
   for (let k = 0; k < words.length; k++) {
@@ -124,8 +133,8 @@ export function typedOptions(args: string): {
     if (w.startsWith('--')) {
       const [name, value] = w.slice(2).split('=', 2);
       const long = longOption(name ?? '');
-      if (long === 'list') {
-        o.list = true;
+      if (long === 'list' || long === 'list-rules') {
+        o[long === 'list' ? 'list' : 'rules'] = true;
         k = listed(value, k);
       } else if (long === 'verbose') o.verbose = true;
       else if (long === 'line-numbers') o.numbers = true;
@@ -134,8 +143,8 @@ export function typedOptions(args: string): {
     } else if (/^-[a-zA-Z]/.test(w)) {
       for (let c = 1; c < w.length; c++) {
         const ch = w[c]!;
-        if (ch === 'L') {
-          o.list = true;
+        if (ch === 'L' || ch === 'S') {
+          o[ch === 'L' ? 'list' : 'rules'] = true;
           k = listed(c < w.length - 1 ? w.slice(c + 1) : undefined, k);
           break;
         }
@@ -180,4 +189,26 @@ export function columnsSaid(cols: Columns): string {
   return said.length > 0
     ? said.join('; ')
     : 'neither -v nor --line-numbers: no counts, no interfaces, no number';
+}
+
+/** The table an `iptables -L` / `-S` command typed on this line lists (`-t TABLE`, else filter,
+ * iptables' default), whether ip6tables lists it (the IPv6 family's table), and the command, or
+ * undefined when the line types no such command; with the chain `-S CHAIN` lists whole. */
+export function listedTable(
+  line: string,
+): { table: string; ip6: boolean; command: string; chain?: string } | undefined {
+  const m = /(?:sudo )?ip(6?)tables(?:-legacy|-nft)? +([^|;&`]*)/.exec(line);
+  if (!m || (m.index > 0 && !/[\s`$#(]/.test(line[m.index - 1]!))) return undefined;
+  const o = typedOptions(m[2]!);
+  if (!o.list && !o.rules) return undefined;
+  // `-S CHAIN` prints CHAIN's -N (or -P) line, then all its rules; `-S CHAIN N` rule N alone,
+  // and a pipe (grep, head) may keep any of them
+  const piped = line[m.index + m[0].length] === '|';
+  const whole = o.rules && o.chain !== undefined && o.ruleNumber === undefined && !piped;
+  return {
+    table: o.table ?? 'filter',
+    ip6: m[1] === '6',
+    command: m[0].trim(),
+    ...(whole ? { chain: o.chain } : {}),
+  };
 }
