@@ -372,6 +372,23 @@ TCP  10.96.0.1:443 rr
     assert.equal(parseIpvs(`${head}  -\nTCP  10.0.0.1:443 rr\n`).cut, undefined);
   });
 
+  it('--stats / --rate virtual server lines without their header are an ipvsadm listing; one named again after a label is the same', () => {
+    // iqiyi/dpvs#386: '--stats', a line, 'sleep 1', the line again, '--rate', the line again
+    const text = [
+      '--stats',
+      'TCP  VIP:https        2515932  125426K        0   13034M        0',
+      'sleep 1',
+      'TCP  VIP:https        2516461  125451K        0   13036M        0',
+      '',
+      '--rate',
+      'TCP  VIP:https              0        0        0        0        0',
+    ].join('\n');
+    assert.ok(isIpvs(text));
+    const t = parseIpvs(text, 'p.txt');
+    assert.equal(t.services.length, 1);
+    assert.deepEqual(t.duplicates, [4, 7]);
+  });
+
   it('a header cut inside a title (or the version line before its ")") is where the paste ends', () => {
     // cloudnativelabs/kube-router#159: the paste ends "  -> RemoteAddress:Port ... ActiveConn InActC"
     const version = 'IP Virtual Server version 1.2.1 (size=4096)\n';

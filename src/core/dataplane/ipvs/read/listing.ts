@@ -148,12 +148,22 @@ export const isIpvs = (text: string, whole: () => string = () => text) => {
         ruleCommand(t)?.op === 'A' ||
         (SERVICE.test(t) && /^-> /.test(head[i + 1] ?? '')),
     ) ||
-    head.filter(scheduled).length >= 2 ||
+    head.filter(serviceLine).length >= 2 ||
     // one virtual server's line alone (with a prompt, prose): no line of iptables' anywhere in
     // the paste beside it
-    (head.some(scheduled) && !holdsIptablesLine(whole()))
+    (head.some(serviceLine) && !holdsIptablesLine(whole()))
   );
 };
+
+/** A virtual server's line as `ipvsadm -L` prints it without its header (grep'd, or picked):
+ * with its scheduler, or with --stats' or --rate's five counts (print_service_entry). */
+const serviceLine = (t: string) => scheduled(t) || counted(t);
+
+/** "TCP  10.96.0.10:53   2515932  125426K  0  13034M  0": a virtual server and five counts. */
+function counted(t: string): boolean {
+  const m = SERVICE.exec(t);
+  return m !== null && m[2]!.includes(':') && /^(?:\d+[KMGT]?\s+){4}\d+[KMGT]?$/.test(m[4] ?? '');
+}
 
 /** A virtual server's line with its scheduler ("TCP  10.96.0.1:443 rr"): `ipvsadm -Ln | grep`
  * leaves only these. */
@@ -568,6 +578,9 @@ export function parseIpvs(coloured: string, file = '<input>'): IpvsTable {
     // a prompt, a command or prose between an elision and a listing: the elision is another's
     elidedAbove = undefined;
     skipped.push(no);
+    // a name met again after a line not of the listing is another output's (a command typed
+    // again, a label between samples): the same virtual server, not another of one host name
+    listingAt = no;
     // the output before it ends, grep's windows with it; a grep's output is a listing of its own
     closeRegion(region, no, lines, services, current);
     region = regionAt(t, no);
