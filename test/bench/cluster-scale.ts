@@ -6,9 +6,11 @@
 // it read from nodes and its peak memory: while those Pods are Pending (a DaemonSet rolling out)
 // and again once they run (the bench writes the status a kubelet would); then, side by side,
 // svc, svc --all-nodes and svc --via pod --yes; and the truth check at that size. A bench, not a
-// test. `-- --services N --nodes N` for other sizes, `-- --svc-only` for the svc timings without
+// test. `-- --services N --nodes N` for other sizes, `-- --sizes 1000,2500,5000` for the same
+// measures at each of those Node counts (Services scaled alike, one cluster grown from size to
+// size, the truth check at the last), side by side; `-- --svc-only` for the svc timings without
 // the truth check, `-- --profile DIR` for one run's CPU profile, `-- --hold` to keep the cluster up
-// for runs by hand until interrupted.
+// for runs by hand until interrupted (both at the last size).
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,24 +20,35 @@ import { ClusterClient, VIA_POD } from '../support/cluster/client.js';
 import { DIR, down, up } from '../support/cluster/cluster.js';
 import { createSimulatedNodes, startSimulatedProxies } from '../support/cluster/simulated.js';
 import { differences, roundTrip, scratchNamespace } from '../support/cluster/truth.js';
-import { measureSvc, runLine, runsTable } from './cluster-svc.js';
+import { measureSvc, runLine, runsTable, sizesTable, type SizeRuns } from './cluster-svc.js';
 
 const arg = (flag: string) =>
   process.argv.includes(flag) ? Number(process.argv[process.argv.indexOf(flag) + 1]) : undefined;
 const SERVICES = arg('--services') ?? 10_000;
 /** Nodes in all, the two real ones included. */
 const NODES = arg('--nodes') ?? 5000;
+/** Node counts measured one after the other, each with SERVICES / NODES Services a Node. */
+const SIZES = process.argv.includes('--sizes')
+  ? process.argv[process.argv.indexOf('--sizes') + 1]!.split(',').map(Number)
+  : [NODES];
+if (SIZES.some((n, k) => !Number.isSafeInteger(n) || n < 2 || n <= (SIZES[k - 1] ?? 0)))
+  throw new Error(`--sizes: Node counts of 2 or more, ascending, not ${SIZES.join(',')}`);
+const servicesAt = (nodes: number) => Math.round((nodes * SERVICES) / NODES);
 const ENDPOINTS = 5;
 const NS = 'scale';
 
-/** The Services and their EndpointSlices, as API writes (kubectl writes one at a time). */
-function objects(nodes: { name: string; podCIDR: string }[]): (ApiWrite | 'wait')[] {
+/** Services [from, to) and their EndpointSlices, as API writes (kubectl writes one at a time). */
+function objects(
+  nodes: { name: string; podCIDR: string }[],
+  from: number,
+  to: number,
+): (ApiWrite | 'wait')[] {
   const at = `/api/v1/namespaces/${NS}`;
-  const writes: (ApiWrite | 'wait')[] = [
-    { method: 'POST', path: '/api/v1/namespaces', body: { metadata: { name: NS } } },
-    'wait',
-  ];
-  for (let i = 0; i < SERVICES; i++) {
+  const writes: (ApiWrite | 'wait')[] =
+    from === 0
+      ? [{ method: 'POST', path: '/api/v1/namespaces', body: { metadata: { name: NS } } }, 'wait']
+      : [];
+  for (let i = from; i < to; i++) {
     const name = `svc-${String(i).padStart(4, '0')}`;
     writes.push({
       method: 'POST',
@@ -78,7 +91,7 @@ function objects(nodes: { name: string; podCIDR: string }[]): (ApiWrite | 'wait'
 }
 
 /** The kube-proxy DaemonSet's status: every desired Pod updated, ready and available. */
-function proxySettled(c: ClusterClient): boolean {
+function proxySettled(c: ClusterClient, nodes: number): boolean {
   const [desired, updated, ready, available] = c
     .kubectl([
       ...['get', 'daemonset', '-n', 'kube-system', 'kube-proxy', '-o'],
@@ -86,80 +99,113 @@ function proxySettled(c: ClusterClient): boolean {
     ])
     .split(' ')
     .map(Number);
-  return desired === NODES && [updated, ready, available].every((n) => n === desired);
+  return desired === nodes && [updated, ready, available].every((n) => n === desired);
 }
 
 const ms = (start: bigint) => Number(process.hrtime.bigint() - start) / 1e6;
+
+/** The cluster grown to `nodes` Nodes and their Services, kube-proxy synced and its DaemonSet
+ * settled, with svc timed while it rolls out and after; undefined where --hold or --profile ran. */
+async function measureSize(
+  c: ClusterClient,
+  from: { nodes: number; services: number },
+  nodes: number,
+  last: boolean,
+): Promise<SizeRuns | undefined> {
+  const services = servicesAt(nodes);
+  let t = process.hrtime.bigint();
+  await c.apiWrites(objects(c.info.nodes, from.services, services));
+  console.log(
+    `created Services ${from.services} to ${services} × ${ENDPOINTS} endpoints: ${Math.round(ms(t))} ms`,
+  );
+  const simulated = {
+    from: Math.max(0, from.nodes - c.info.nodes.length),
+    count: Math.max(0, nodes - Math.max(from.nodes, c.info.nodes.length)),
+  };
+  t = process.hrtime.bigint();
+  await createSimulatedNodes(c, simulated);
+  console.log(
+    `created ${simulated.count} Nodes in the API only, Ready, each with its kube-proxy Pod (Pending): ${Math.round(ms(t))} ms`,
+  );
+  t = process.hrtime.bigint();
+  await c.until(
+    'kube-proxy to write every Service',
+    () =>
+      c.info.nodes.every(
+        (n) =>
+          (c.onNode(n.name, ['iptables-save', '-t', 'nat']).stdout.match(/^:KUBE-SVC-/gm) ?? [])
+            .length >= services,
+      ),
+    600_000,
+  );
+  console.log(`kube-proxy synced on every node: ${Math.round(ms(t))} ms`);
+  const target = `svc-${String(Math.floor(services / 2)).padStart(4, '0')}`;
+  const svc = [target, '-n', NS, '--via', 'kube-proxy'];
+  // `-- --profile DIR`: only the timed run below, with a CPU profile of kdebug written to DIR
+  const profile =
+    last && process.argv.includes('--profile')
+      ? process.argv[process.argv.indexOf('--profile') + 1]
+      : undefined;
+  // a DaemonSet rolling out: kdebug lists every kube-proxy Pod to see which nodes run one
+  const rolling = profile
+    ? undefined
+    : await measureSvc(c, `svc ${target}, the kube-proxy DaemonSet rolling out`, svc, 3);
+  if (rolling) {
+    console.log(runLine(rolling));
+    whereTimeGoes(target, rolling.stderr);
+  }
+  t = process.hrtime.bigint();
+  await startSimulatedProxies(c, simulated);
+  await c.until('the kube-proxy DaemonSet to settle', () => proxySettled(c, nodes), 600_000);
+  console.log(
+    `kube-proxy Pods running (status written), DaemonSet settled: ${Math.round(ms(t))} ms`,
+  );
+  if (last && process.argv.includes('--hold')) return void (await hold(c, target));
+  if (profile) {
+    process.env['KDEBUG_TIMINGS'] = '1';
+    const timed = c.kdebugMeasured(
+      [...svc, '-o', 'json'],
+      ['--cpu-prof', `--cpu-prof-dir=${profile}`],
+    );
+    delete process.env['KDEBUG_TIMINGS'];
+    return void whereTimeGoes(target, timed.stderr);
+  }
+  // the same Service read three ways, side by side
+  const runs = [
+    await measureSvc(c, 'svc', svc, 3),
+    await measureSvc(c, 'svc --all-nodes', [...svc, '--all-nodes']),
+    await measureSvc(c, 'svc --via pod --yes', [target, '-n', NS, ...VIA_POD]),
+  ];
+  for (const r of runs) console.log(runLine(r));
+  console.log(
+    `kdebug svc ${target} (live) on ${nodes} nodes and ${services} Services, the DaemonSet settled:\n${runsTable(runs)}`,
+  );
+  whereTimeGoes(target, runs[0]!.stderr);
+  return { nodes, services, rolling: rolling!, runs };
+}
 
 async function main(): Promise<void> {
   // API-only Nodes never heartbeat: the one status the bench writes must hold for its whole run
   const c = new ClusterClient(await up({ nodes: 2, heartbeatGrace: '2h' }));
   try {
-    let t = process.hrtime.bigint();
-    await c.apiWrites(objects(c.info.nodes));
-    console.log(`created ${SERVICES} Services × ${ENDPOINTS} endpoints: ${Math.round(ms(t))} ms`);
-    const simulated = { count: Math.max(0, NODES - c.info.nodes.length) };
-    t = process.hrtime.bigint();
-    await createSimulatedNodes(c, simulated);
-    console.log(
-      `created ${simulated.count} Nodes in the API only, Ready, each with its kube-proxy Pod (Pending): ${Math.round(ms(t))} ms`,
-    );
-    t = process.hrtime.bigint();
-    await c.until(
-      'kube-proxy to write every Service',
-      () =>
-        c.info.nodes.every(
-          (n) =>
-            (c.onNode(n.name, ['iptables-save', '-t', 'nat']).stdout.match(/^:KUBE-SVC-/gm) ?? [])
-              .length >= SERVICES,
-        ),
-      600_000,
-    );
-    console.log(`kube-proxy synced on every node: ${Math.round(ms(t))} ms`);
-    const target = `svc-${String(Math.floor(SERVICES / 2)).padStart(4, '0')}`;
-    const svc = [target, '-n', NS, '--via', 'kube-proxy'];
-    // `-- --profile DIR`: only the timed run below, with a CPU profile of kdebug written to DIR
-    const profile = process.argv.includes('--profile')
-      ? process.argv[process.argv.indexOf('--profile') + 1]
-      : undefined;
-    // a DaemonSet rolling out: kdebug lists every kube-proxy Pod to see which nodes run one
-    if (!profile)
-      console.log(
-        runLine(await measureSvc(c, `svc ${target}, the kube-proxy DaemonSet rolling out`, svc, 3)),
-      );
-    t = process.hrtime.bigint();
-    await startSimulatedProxies(c, simulated);
-    await c.until('the kube-proxy DaemonSet to settle', () => proxySettled(c), 600_000);
-    console.log(
-      `kube-proxy Pods running (status written), DaemonSet settled: ${Math.round(ms(t))} ms`,
-    );
-    if (process.argv.includes('--hold')) return await hold(c, target);
-    if (profile) {
-      process.env['KDEBUG_TIMINGS'] = '1';
-      const timed = c.kdebugMeasured(
-        [...svc, '-o', 'json'],
-        ['--cpu-prof', `--cpu-prof-dir=${profile}`],
-      );
-      delete process.env['KDEBUG_TIMINGS'];
-      whereTimeGoes(target, timed.stderr);
-    } else {
-      // the same Service read three ways, side by side
-      const runs = [
-        await measureSvc(c, 'svc', svc, 3),
-        await measureSvc(c, 'svc --all-nodes', [...svc, '--all-nodes']),
-        await measureSvc(c, 'svc --via pod --yes', [target, '-n', NS, ...VIA_POD]),
-      ];
-      for (const r of runs) console.log(runLine(r));
-      console.log(
-        `kdebug svc ${target} (live) on ${NODES} nodes and ${SERVICES} Services, the DaemonSet settled:\n${runsTable(runs)}`,
-      );
-      whereTimeGoes(target, runs[0]!.stderr);
+    const sizes: SizeRuns[] = [];
+    let made = { nodes: c.info.nodes.length, services: 0 };
+    for (const [k, nodes] of SIZES.entries()) {
+      const measured = await measureSize(c, made, nodes, k === SIZES.length - 1);
+      if (!measured) return;
+      sizes.push(measured);
+      made = { nodes: Math.max(nodes, made.nodes), services: servicesAt(nodes) };
     }
+    if (sizes.length > 1)
+      console.log(
+        `kdebug svc at each size, the DaemonSet settled but where said:\n${sizesTable(sizes)}`,
+      );
     // `-- --svc-only`: the timings alone (kube-proxy's restart at this size takes many minutes)
     if (process.argv.includes('--svc-only')) return;
     // kube-proxy rewrites only changed Services between full syncs, and a large cluster gets
     // none until syncPeriod: chains written while it was small keep their comments. A restart
     // writes everything once, in large-cluster mode, as kdebug expect computes it.
+    let t = process.hrtime.bigint();
     const started = Date.now();
     for (const n of c.info.nodes)
       spawnSync('pkill', ['-f', '--', `--config=${join(DIR, 'nodes', n.name, 'kube-proxy.conf')}`]);

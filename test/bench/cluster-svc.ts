@@ -132,7 +132,7 @@ export function runLine(r: SvcRun): string {
 
 /** The runs side by side. */
 export function runsTable(runs: SvcRun[]): string {
-  const rows = [
+  return table([
     [
       '',
       'report in',
@@ -147,7 +147,7 @@ export function runsTable(runs: SvcRun[]): string {
     ],
     ...runs.map((r) => [
       r.label,
-      `${(median(r.ms) / 1000).toFixed(1)} s`,
+      secs(r),
       String(r.chosen),
       String(r.read),
       String(r.debugPods),
@@ -157,7 +157,45 @@ export function runsTable(runs: SvcRun[]): string {
       `${r.rssMiB} MiB`,
       String(r.code),
     ]),
-  ];
+  ]);
+}
+
+/** One cluster size's runs: svc while kube-proxy rolls out, then each of `runs` once settled. */
+export interface SizeRuns {
+  nodes: number;
+  services: number;
+  rolling: SvcRun;
+  runs: SvcRun[];
+}
+
+/** Each size a row: every run's time and peak memory, and what it read, side by side. */
+export function sizesTable(sizes: SizeRuns[]): string {
+  const labels = ['svc rolling out', ...sizes[0]!.runs.map((r) => r.label)];
+  return table([
+    [
+      'Nodes',
+      'Services',
+      ...labels.flatMap((l) => [l, 'memory']),
+      'API (svc)',
+      'read (--all-nodes)',
+    ],
+    ...sizes.map((s) => {
+      const every = s.runs.find((r) => r.label.includes('--all-nodes'));
+      return [
+        String(s.nodes),
+        String(s.services),
+        ...[s.rolling, ...s.runs].flatMap((r) => [secs(r), `${r.rssMiB} MiB`]),
+        mb(s.runs[0]!.apiBytes),
+        every ? `${every.read} of ${every.chosen}` : '',
+      ];
+    }),
+  ]);
+}
+
+const secs = (r: SvcRun) => `${(median(r.ms) / 1000).toFixed(1)} s`;
+
+/** Rows in columns, the first left-aligned, the rest right-aligned. */
+function table(rows: string[][]): string {
   const widths = rows[0]!.map((_, k) => Math.max(...rows.map((row) => row[k]!.length)));
   return rows
     .map((row) =>

@@ -15,6 +15,8 @@ export const simAddress = (i: number) => {
 
 export interface Simulated {
   count: number;
+  /** The first one's index (sim-FROM): a cluster grown in steps adds Nodes after its own. */
+  from?: number;
   /** Nodes (by name) whose Ready condition is False. */
   notReady?: string[];
   /** Nodes whose kube-proxy runs but is not ready. */
@@ -168,7 +170,7 @@ export async function addSimulatedNodes(c: ClusterClient, s: Simulated): Promise
 export async function createSimulatedNodes(c: ClusterClient, s: Simulated): Promise<void> {
   const owner = daemonSet(c);
   const now = new Date().toISOString();
-  const all = Array.from({ length: s.count }, (_, i) => i);
+  const all = Array.from({ length: s.count }, (_, i) => (s.from ?? 0) + i);
   const writes: (ApiWrite | 'wait')[] = [];
   for (let b = 0; b < s.count; b += BLOCK) {
     const block = all.slice(b, b + BLOCK);
@@ -182,7 +184,8 @@ export async function createSimulatedNodes(c: ClusterClient, s: Simulated): Prom
 export async function startSimulatedProxies(c: ClusterClient, s: Simulated): Promise<void> {
   const image = daemonSet(c).spec.containers[0]!.image;
   const now = new Date().toISOString();
-  const writes = Array.from({ length: s.count }, (_, i): ApiWrite => {
+  const writes = Array.from({ length: s.count }, (_, k): ApiWrite => {
+    const i = (s.from ?? 0) + k;
     const status = proxyStatus(i, image, now, {
       ready: !s.proxyNotReady?.includes(simName(i)),
       restarts: s.proxyRestarted?.includes(simName(i)) ? 2 : 0,
