@@ -109,6 +109,53 @@ describe('a Cilium listing cut inside its last row', () => {
     assert.equal(t.cut?.[0]?.line, 4);
   });
 
+  // service_list.go writes a state after each backend only from the release that added it; the
+  // older ones end a backend's row at its address (cilium#1185's v1.8 docs, the v1.5 cheat sheet)
+  const STATELESS =
+    'ID   Frontend              Service Type   Backend\n' +
+    '2    10.96.0.10:53         ClusterIP      1 => 10.244.1.69:53\n';
+  it('service list of a release without states: a last row at its address, no newline, is whole', () => {
+    const t = parseCilium(
+      `${STATELESS}                                          2 => 10.244.1.109:53`,
+      'p',
+    );
+    assert.deepEqual(
+      t.frontends[0]!.backends.map((b) => `${b.ip}:${b.port}`),
+      ['10.244.1.69:53', '10.244.1.109:53'],
+    );
+    assert.equal(t.cut, undefined);
+    assert.equal(t.frontends[0]!.backendsElided, undefined);
+  });
+
+  it('service list: a last frontend without backends ends at its Service Type, whole', () => {
+    const t = parseCilium(`${LIST}7    192.168.60.179:443/TCP   ClusterIP`, 'p');
+    assert.deepEqual(
+      t.frontends.map((f) => [f.ip, f.type, f.backends.length]),
+      [
+        ['10.96.0.10', 'ClusterIP', 2],
+        ['192.168.60.179', 'ClusterIP', 0],
+      ],
+    );
+    assert.equal(t.cut, undefined);
+  });
+
+  it('service list printing protocols, no states: a last address without its protocol is cut', () => {
+    const withProtocol = STATELESS.replace('10.244.1.69:53', '10.244.1.69:53/UDP');
+    const t = parseCilium(
+      `${withProtocol}                                          2 => 10.244.1.109:53`,
+      'p',
+    );
+    assert.equal(t.frontends[0]!.backends.length, 1);
+    assert.equal(t.frontends[0]!.backendsElided, 3);
+  });
+
+  it('service list: no row above shows whether the release prints states, the last row is cut', () => {
+    const only = `${STATELESS.split('\n')[0]}\n2    10.96.0.10:53         ClusterIP      1 => 10.244.1.69:53`;
+    const t = parseCilium(only, 'p');
+    assert.equal(t.frontends.length, 0);
+    assert.equal(t.cut?.[0]?.line, 2);
+  });
+
   it('a whole last row without a newline after it is read', () => {
     const t = parseCilium(`${BPF}                    10.244.1.212:80 (14) (2)`, 'p');
     assert.equal(t.frontends[0]!.backends.length, 2);

@@ -99,8 +99,9 @@ export interface RowCut {
 
 /** How each printer ends a whole row: its last column closed ("(active)", "(14) (3)",
  * "[ClusterIP]", "(L7LB Proxy Port: 15735)"), or "backend 12 not found". The paste's last line,
- * where no newline ends it, is whole only so: "2 => 10.244.1.109:5" may be ":53/UDP (active)" cut
- * short, and read as it stands it would be a backend no listing printed. */
+ * where no newline ends it, is whole only so (unless its reader knows the release's columns
+ * otherwise): "2 => 10.244.1.109:5" may be ":53/UDP (active)" cut short, and read as it stands it
+ * would be a backend no listing printed. */
 const CLOSED: Partial<Record<CiliumForm, RegExp>> = {
   'service-list': /\)$/,
   'bpf-lb-list': /[)\]]$|^backend \d+ not found$/,
@@ -128,12 +129,14 @@ function endsAfter(lines: string[], k: number, form: CiliumForm): ListingEnd | u
  * output follows (that is another listing, not read with this one), where `row` stopped at a
  * line with rows after it (those not read), and the listing's last row where it is cut short
  * (it does not read, or it is the paste's last line and no newline ends it where its printer
- * closes it): the rows before it read, it not. */
+ * closes it, or `closed` says, as far as the rows before it show the release's columns): the
+ * rows before it read, it not. */
 export function eachRow(
   lines: string[],
   index: number,
   form: CiliumForm,
   row: (r: { t: string; at: number; elided: boolean }) => boolean | void,
+  closed: (t: string) => boolean = (t) => CLOSED[form]?.test(t) !== false,
 ): { cut?: CiliumCut; unreadFrom?: number; stopped?: CiliumCut; endsInRow?: RowCut } {
   let cut: CiliumCut | undefined;
   // rows left out before the first one read, its header with them: the listing is not whole
@@ -161,7 +164,7 @@ export function eachRow(
       return { ...(cut ? { cut } : {}), ...(unreadFrom ? { unreadFrom } : {}) };
     }
     if (elided) cut ??= leftOut(k + 1, t);
-    else if (k === last && /\d/.test(t) && CLOSED[form]?.test(t) === false) return cutRow(k, t, {});
+    else if (k === last && /\d/.test(t) && !closed(t)) return cutRow(k, t, {});
     let more: boolean | void;
     try {
       more = row({ t, at: k + 1, elided });

@@ -22,60 +22,86 @@ export function serviceList(lines: string[], source: string): CiliumTable {
   let typed = index >= 0 && /\bService Type\b/.test(lines[index]!);
   // a release that prints backends' states prints one on each (" (active)"): one without is cut
   let stated = false;
+  // a release that prints none, as its rows above show; one that prints protocols ("/TCP")
+  let stateless = false;
+  let protocols = false;
   const backend = (address: string, rest: string, at: number) => {
     const b = backendCell(address, rest, at, source);
     if (stated && !b.state)
       fail(source, at, `a backend without its state, cut short: "${address}"`);
     stated ||= b.state !== undefined;
+    stateless ||= b.state === undefined;
+    protocols ||= b.protocol !== undefined;
     return b;
   };
-  const { cut, unreadFrom, stopped, endsInRow } = eachRow(lines, index, 'service-list', (row) => {
-    const { at } = row;
-    if (row.elided) {
-      // its backends may go on past the elision, on the lines left out
-      if (current) current.backendsElided ??= at;
-      elided = true;
-      current = undefined;
-      return;
-    }
-    // columns the header has after Backend are not read: each row is cut where they start
-    const t = beyond === undefined ? row.t : beforeColumn(lines[at - 1]!, beyond);
-    if (t === '') return;
-    const be = /^(\d+) => (\S+)(.*)$/.exec(t);
-    if (be) {
-      if (!current && elided) return; // the rest of a frontend the author left out
-      if (!current) fail(source, at, 'a backend before any frontend');
-      current!.backends.push(backend(be[2]!, be[3]!, at));
-      return;
-    }
-    const m =
-      /^(?:(\d+)\s+)?(\S+?)(?: =>)?(?:\s+([A-Za-z]+(?: \(Remote\))?))?(?:\s+(\d+) => (\S+)(.*))?$/.exec(
-        t,
-      );
-    const addr = m && parseAddress(m[2]!);
-    if (!m || !addr) {
-      if (frontends.length > 0 && !/\d/.test(t)) return false; // prose after the listing
-      fail(source, at, `not a row of cilium service list: "${t.slice(0, 80)}"`);
-    }
-    // a row that stops before the type its listing prints on every row is cut short
-    if (typed && !m![3] && !t.includes('=>'))
-      fail(source, at, `a frontend's row without its Service Type, cut short: "${t.slice(0, 80)}"`);
-    typed ||= m![3] !== undefined;
-    // the printer writes its type's whole name (ClusterIP, NodePort ...): a word it never
-    // writes ("Cluster", "NodePor") is one cut short
-    const type = frontendType(m![3]?.replace(' (Remote)', ''));
-    if (m![3] !== undefined && !type)
-      fail(source, at, `a Service Type Cilium does not print, cut short: "${m![3]}"`);
-    current = {
-      ...addr!,
-      type,
-      flags: m![3]?.endsWith('(Remote)') ? ['remote'] : [],
-      backends: [],
-      line: at,
-    };
-    if (m![5]) current.backends.push(backend(m![5], m![6]!, at));
-    frontends.push(current);
-  });
+  /** The paste's last row, no newline after it, is whole where every column its release prints
+   * (as the rows above show them) is there: a backend's state closes it ("(active)"); a release
+   * that prints none ends it at the address, with its protocol where it prints one; a frontend
+   * without backends ends at its Service Type, whose word the row's reading checks. */
+  const closed = (t: string) => {
+    if (t.endsWith(')')) return true;
+    const last = /\d+ => (\S+)$/.exec(t);
+    if (!last) return /^\d+\s+\S+\s+[A-Za-z]+$/.test(t);
+    const a = parseAddress(last[1]!);
+    return stateless && !stated && a !== undefined && (!protocols || a.protocol !== undefined);
+  };
+  const { cut, unreadFrom, stopped, endsInRow } = eachRow(
+    lines,
+    index,
+    'service-list',
+    (row) => {
+      const { at } = row;
+      if (row.elided) {
+        // its backends may go on past the elision, on the lines left out
+        if (current) current.backendsElided ??= at;
+        elided = true;
+        current = undefined;
+        return;
+      }
+      // columns the header has after Backend are not read: each row is cut where they start
+      const t = beyond === undefined ? row.t : beforeColumn(lines[at - 1]!, beyond);
+      if (t === '') return;
+      const be = /^(\d+) => (\S+)(.*)$/.exec(t);
+      if (be) {
+        if (!current && elided) return; // the rest of a frontend the author left out
+        if (!current) fail(source, at, 'a backend before any frontend');
+        current!.backends.push(backend(be[2]!, be[3]!, at));
+        return;
+      }
+      const m =
+        /^(?:(\d+)\s+)?(\S+?)(?: =>)?(?:\s+([A-Za-z]+(?: \(Remote\))?))?(?:\s+(\d+) => (\S+)(.*))?$/.exec(
+          t,
+        );
+      const addr = m && parseAddress(m[2]!);
+      if (!m || !addr) {
+        if (frontends.length > 0 && !/\d/.test(t)) return false; // prose after the listing
+        fail(source, at, `not a row of cilium service list: "${t.slice(0, 80)}"`);
+      }
+      // a row that stops before the type its listing prints on every row is cut short
+      if (typed && !m![3] && !t.includes('=>'))
+        fail(
+          source,
+          at,
+          `a frontend's row without its Service Type, cut short: "${t.slice(0, 80)}"`,
+        );
+      typed ||= m![3] !== undefined;
+      // the printer writes its type's whole name (ClusterIP, NodePort ...): a word it never
+      // writes ("Cluster", "NodePor") is one cut short
+      const type = frontendType(m![3]?.replace(' (Remote)', ''));
+      if (m![3] !== undefined && !type)
+        fail(source, at, `a Service Type Cilium does not print, cut short: "${m![3]}"`);
+      current = {
+        ...addr!,
+        type,
+        flags: m![3]?.endsWith('(Remote)') ? ['remote'] : [],
+        backends: [],
+        line: at,
+      };
+      if (m![5]) current.backends.push(backend(m![5], m![6]!, at));
+      frontends.push(current);
+    },
+    closed,
+  );
   // its backends may go on in the rows not read
   if (stopped && current) current.backendsElided ??= stopped.line;
   // a row cut short is a new frontend's only where its ID and address start it ("16   10.9")
