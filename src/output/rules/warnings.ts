@@ -86,6 +86,11 @@ function ciliumWarnings(d: CiliumTable): RulesWarning[] {
     say(
       'this listing prints no protocols (Cilium before 1.17): TCP and UDP frontends of one port are not told apart',
     );
+  if (d.protocolNotShown !== undefined)
+    say(
+      "the BPF map listing prints no protocols (bpf lb list before 1.17): each entry is read as the one of every protocol's frontend on its address and port, which protocol's it is not shown",
+      d.protocolNotShown,
+    );
   const drops = d.frontends.filter(isDropEntry);
   if (drops.length > 0)
     say(

@@ -14,6 +14,7 @@ import type {
 } from '../trace/trace.js';
 import { inRotation } from './expected/backends.js';
 import {
+  entryOf,
   frontendKey,
   isDropEntry,
   isWildcard,
@@ -249,8 +250,13 @@ function listedEntry(
   maps: CiliumTable | undefined,
 ): { source: string; f: CiliumFrontend } | undefined {
   const bpf = table.form === 'bpf-lb-list' || table.form === 'maps-dump' ? table : maps;
+  // its own entry, else (a listing without protocols) the entry of every protocol's
   const key = frontendKey(fe);
-  const f = bpf === table ? fe : bpf?.frontends.find((m) => frontendKey(m) === key);
+  const f =
+    bpf === table
+      ? fe
+      : (bpf?.frontends.find((m) => frontendKey(m) === key) ??
+        bpf?.frontends.find((m) => entryOf(fe, m)));
   return bpf && f?.type !== undefined && !f.serviceRowUnseen
     ? { source: bpf.source, f }
     : undefined;

@@ -138,6 +138,10 @@ export interface CiliumTable {
   alsoForms?: CiliumForm[];
   /** Lines where the same listing is printed again (a command run again): the later is read. */
   rerun?: number[];
+  /** The line of the first entry of another listing read with this one that prints no protocol
+   * (bpf lb list before 1.17), read as the entry of each protocol's frontend on its address and
+   * port: which protocol's it is, the listing does not show. */
+  protocolNotShown?: number;
   /** The lines a markdown reply quotes ("> " before each), read without the marks. */
   quote?: Quote;
   /** `db/show backends`: each backend's state by its address ("10.244.1.1:80/TCP"), on its own
@@ -201,6 +205,18 @@ export function formatAddress(a: { ip: string; port: number; protocol?: CiliumPr
 /** A frontend's identity: its address, protocol and scope. */
 export const frontendKey = (f: Pick<CiliumFrontend, 'ip' | 'port' | 'protocol' | 'internal'>) =>
   `${formatAddress(f)}${f.internal ? '/i' : ''}`;
+
+/** Whether `m`, a BPF map entry as listed, is frontend `f`'s: the same address, port and scope,
+ * and `f`'s protocol, or none where the listing prints none (bpf lb list before 1.17: the entry
+ * of every protocol's frontend on that address and port). */
+export const entryOf = (
+  f: Pick<CiliumFrontend, 'ip' | 'port' | 'protocol' | 'internal'>,
+  m: Pick<CiliumFrontend, 'ip' | 'port' | 'protocol' | 'internal'>,
+) =>
+  m.ip === f.ip &&
+  m.port === f.port &&
+  (m.internal ?? false) === (f.internal ?? false) &&
+  (m.protocol === undefined || m.protocol === f.protocol);
 
 /** Cilium 1.19's wildcard entry of a VIP (port 0, protocol ANY, no backends): the datapath drops
  * traffic to the address's ports no Service uses; it is no Service port of its own. */

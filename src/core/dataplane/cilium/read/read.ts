@@ -6,10 +6,12 @@
 import { stripColours } from '../../colours.js';
 import {
   CiliumParseError,
+  entryOf,
   formatAddress,
   frontendKey,
   type BackendState,
   type CiliumCut,
+  type CiliumFrontend,
   type CiliumTable,
 } from './listing.js';
 import { withoutAgentErrors } from './agent-errors.js';
@@ -71,38 +73,69 @@ function parseListings(text: string, source: string): CiliumTable {
  * backends the first does not list) filled in; the same listing printed again (a command run
  * again) is the later state, each frontend it lists as it lists it. */
 function joined(a: CiliumTable, b: CiliumTable, at: number): CiliumTable {
-  const byKey = new Map(
-    a.frontends.map((f) => [
-      frontendKey(f),
-      { ...f, flags: [...f.flags], backends: [...f.backends] },
-    ]),
-  );
   const again = a.form === b.form;
-  for (const f of b.frontends) {
-    const known = byKey.get(frontendKey(f));
-    if (!known || again) {
-      byKey.set(frontendKey(f), f);
-      continue;
-    }
-    known.type ??= f.type;
-    if (f.l7Proxy) known.l7Proxy = { ...known.l7Proxy, ...f.l7Proxy };
-    // the BPF map's flags (Local, non-routable ...) are kept with the frontend they belong to
-    if (known.flags.length === 0 && f.flags.length > 0) known.flagsLine = f.line;
-    for (const flag of f.flags) if (!known.flags.includes(flag)) known.flags.push(flag);
-    for (const be of f.backends)
-      if (!known.backends.some((x) => x.ip === be.ip && x.port === be.port))
-        known.backends.push(be);
-  }
   const cut = [...(a.cut ?? []), ...(b.cut ?? [])];
+  const { frontends, bare } = again
+    ? { frontends: rerun(a.frontends, b.frontends), bare: undefined }
+    : filledIn(a.frontends, b.frontends);
+  const notShown = [a.protocolNotShown, bare, b.protocolNotShown].find((x) => x !== undefined);
   return {
     ...a,
-    frontends: [...byKey.values()],
+    frontends,
+    ...(notShown !== undefined ? { protocolNotShown: notShown } : {}),
     ...(again
       ? { rerun: [...(a.rerun ?? []), at, ...(b.rerun ?? [])] }
       : { alsoForms: [...(a.alsoForms ?? []), b.form, ...(b.alsoForms ?? [])] }),
     ...(cut.length > 0 ? { cut } : {}),
     ...(b.unreadFrom !== undefined ? { unreadFrom: b.unreadFrom } : {}),
   };
+}
+
+/** The listing printed again: each frontend as the later run lists it. */
+function rerun(a: CiliumFrontend[], b: CiliumFrontend[]): CiliumFrontend[] {
+  const byKey = new Map(a.map((f) => [frontendKey(f), f]));
+  for (const f of b) byKey.set(frontendKey(f), f);
+  return [...byKey.values()];
+}
+
+/** Two listings' frontends, each once, kept as the one that prints protocols has it: an entry of
+ * bpf lb list before 1.17 names no protocol, and is the map entry of every protocol's frontend on
+ * its address and port (its key holds none), so it fills in each of them; `bare`, the line of the
+ * first so read. */
+function filledIn(
+  a: CiliumFrontend[],
+  b: CiliumFrontend[],
+): { frontends: CiliumFrontend[]; bare?: number } {
+  const shows = (fs: CiliumFrontend[]) => fs.some((f) => f.protocol !== undefined);
+  const [base, other] = !shows(a) && shows(b) ? [b, a] : [a, b];
+  const byKey = new Map(
+    base.map((f) => [frontendKey(f), { ...f, flags: [...f.flags], backends: [...f.backends] }]),
+  );
+  const kept = [...byKey.values()];
+  let bare: number | undefined;
+  for (const f of other) {
+    const exact = byKey.get(frontendKey(f));
+    const known = exact
+      ? [exact]
+      : f.protocol === undefined
+        ? kept.filter((k) => entryOf(k, f))
+        : [];
+    if (known.length === 0) byKey.set(frontendKey(f), f);
+    if (!exact && known.length > 0) bare ??= f.line;
+    for (const k of known) fill(k, f);
+  }
+  return { frontends: [...byKey.values()], ...(bare !== undefined ? { bare } : {}) };
+}
+
+/** What `f`, another listing's, adds to `known`: its type, its flags, backends it lacks. */
+function fill(known: CiliumFrontend, f: CiliumFrontend): void {
+  known.type ??= f.type;
+  if (f.l7Proxy) known.l7Proxy = { ...known.l7Proxy, ...f.l7Proxy };
+  // the BPF map's flags (Local, non-routable ...) are kept with the frontend they belong to
+  if (known.flags.length === 0 && f.flags.length > 0) known.flagsLine = f.line;
+  for (const flag of f.flags) if (!known.flags.includes(flag)) known.flags.push(flag);
+  for (const be of f.backends)
+    if (!known.backends.some((x) => x.ip === be.ip && x.port === be.port)) known.backends.push(be);
 }
 
 /** One listing: the first the text holds; where the agent's CLI said it could not print some
