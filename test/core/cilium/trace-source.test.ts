@@ -1,7 +1,7 @@
 // Where the Cilium walk takes a packet from (cilium/trace-source.ts): a Pod read from the API, an
 // address in a Pod range (the agent's IPAM as its status says it, a Node's spec.podCIDRs,
-// cilium-config's cluster pool), the node's own address, another node's, or none of these; each
-// but a Pod read and another node's address said as an assumption. Before, any address no Pod
+// cilium-config's cluster pool), the node's own address, another node's (whose own agent may have
+// translated a ClusterIP already), or none of these; each but a Pod read said as an assumption. Before, any address no Pod
 // read had came "from outside the node", and a ClusterIP was dropped for it, nothing assumed.
 //
 // IP conventions: node-a 192.0.2.10 (Pods 10.244.0.0/24), node-b 192.0.2.11 (Pods
@@ -74,10 +74,7 @@ describe('the Cilium walk: where the packet comes from', () => {
     );
   });
 
-  it("anything else comes from the network: another node's address as such, an unknown one assumed", () => {
-    const node = walk('192.0.2.10');
-    assert.equal(node.enters, "the node's device (tc/XDP at ingress)");
-    assert.deepEqual(assumed(node), []);
+  it('an unknown address comes from the network, as a client outside the cluster, assumed', () => {
     const outside = walk('203.0.113.9');
     assert.deepEqual(
       outside.outcomes.map((o) => o.verdict),
@@ -86,6 +83,82 @@ describe('the Cilium walk: where the packet comes from', () => {
     assert.deepEqual(assumed(outside), [
       "203.0.113.9 is no Pod read, no node's address and in no Pod range read (10.244.1.0/24, 10.244.0.0/24): walked as a client outside the cluster, coming in at the node's device",
     ]);
+  });
+});
+
+// a ClusterIP from another node's own address: that node's agent translates it before it leaves
+// (its socket hook with socket LB on), so it never reaches this node as ClusterIP traffic
+describe("the Cilium walk from another node's address to a ClusterIP", () => {
+  it("socket LB on there: translated at that node's socket hook, said, not dropped here", () => {
+    const r = walk('192.0.2.10');
+    // before: at this node's device, DROP (non-routable from outside), nothing assumed
+    assert.equal(r.enters, "the socket hook (connect/sendmsg) of node node-a's host");
+    assert.deepEqual(translated(r), ['10.244.0.5:8080', '10.244.1.6:8080']);
+    assert.match(r.outcomes[0]!.rules[0]!.effect, /^translated on node node-a to backend/);
+    assert.deepEqual(assumed(r), [
+      "192.0.2.10 is an address of node node-a, whose agent kube-system/cilium-node-a (ConfigMap kube-system/cilium-config) has socket LB on (bpf-lb-sock): a process there connecting to 10.96.0.50:80 is translated by node-a's own socket hook, so the packet leaves node-a for a backend and never reaches this node as ClusterIP traffic; node-a's table was not read here, its backends are taken as this node's lists them",
+    ]);
+  });
+
+  it('socket LB off there, kube-proxy replaced: translated on the way out of its host', () => {
+    const r = walk('192.0.2.10', { 'bpf-lb-sock': 'false' });
+    assert.equal(r.enters, "node node-a's host device on the way out");
+    assert.deepEqual(translated(r), ['10.244.0.5:8080', '10.244.1.6:8080']);
+  });
+
+  it("that node's agent not read, or its settings refused: walked as arriving, said why", () => {
+    const objects = ciliumCluster().filter(
+      (o) => !(o.kind === 'Pod' && o.metadata?.name === 'cilium-node-a'),
+    );
+    const bare = new Analysis(facts(objects, { 'node-b': { 'cilium-frontends': FRONTENDS } }))
+      .node('node-b')
+      .trace({ src: '192.0.2.10', dst: '10.96.0.50', dport: 80, protocol: 'tcp', fromHost: false });
+    assert.equal(bare.enters, "the node's device (tc/XDP at ingress)");
+    assert.deepEqual(
+      bare.outcomes.map((o) => o.verdict),
+      ['DROP'],
+    );
+    assert.match(
+      assumed(bare).join(),
+      /^192\.0\.2\.10 is an address of node node-a, where no Cilium agent was read: walked as it arrives here, to 10\.96\.0\.50:80 unchanged/,
+    );
+    const refused = walk('192.0.2.10', {
+      'bpf-lb-acceleration': 'native',
+      'node-port-acceleration': 'disabled',
+    });
+    assert.match(
+      assumed(refused)[0]!,
+      /^192\.0\.2\.10 is an address of node node-a: whether its agent kube-system\/cilium-node-a \(ConfigMap kube-system\/cilium-config\) translates it \(bpf-lb-sock, kube-proxy-replacement\) is not known; walked as it arrives here/,
+    );
+  });
+
+  it('kdebug trace -o json on the Cilium scenario says it in the outcomes', () => {
+    const run = kdebug([
+      'trace',
+      '--snapshot',
+      'snapshots/cilium-stale-backend',
+      '--node',
+      'vm-12-11-centos',
+      '--src',
+      '10.0.12.7',
+      '--dst',
+      '10.1.190.219:8080',
+      '-o',
+      'json',
+    ]);
+    const doc = JSON.parse(run.stdout) as {
+      packet: { enters: string };
+      outcomes: { verdict: string; assumptions: string[] }[];
+    };
+    assert.equal(
+      doc.packet.enters,
+      "the socket hook (connect/sendmsg) of node vm-12-7-centos's host",
+    );
+    assert.deepEqual(
+      doc.outcomes.map((o) => o.verdict),
+      ['ACCEPT', 'ACCEPT'],
+    );
+    assert.match(doc.outcomes[0]!.assumptions[0]!, /never reaches this node as ClusterIP traffic/);
   });
 });
 

@@ -8,7 +8,7 @@
 import type { ClusterView } from '../../kube/objects.js';
 import { cidrHolds } from '../../ipv6.js';
 import type { TracePacket } from '../trace/trace.js';
-import type { CiliumAgent } from './agent/agent.js';
+import { ciliumAgentOn, isCiliumAgentPod, knows, type CiliumAgent } from './agent/agent.js';
 
 /** A Pod range and where it was read. */
 export interface PodRange {
@@ -29,12 +29,23 @@ export interface TraceSenders {
   podRanges?: readonly PodRange[];
   /** The other nodes' addresses. */
   nodeIPs?: ReadonlySet<string>;
+  /** What is known of the other nodes, by each of their addresses. */
+  peers?: ReadonlyMap<string, PeerNode>;
 }
 
-/** Where the walk takes the packet from, and what it assumed to. */
+/** Another node, as what sends from its address meets first: its Cilium agent, where one was
+ * read, whether its socket LB is on and whether it replaces kube-proxy (undefined: not known). */
+export interface PeerNode {
+  node: string;
+  agent?: { pod: string; socketLB?: boolean; kubeProxyReplacement?: boolean; source: string };
+}
+
+/** Where the walk takes the packet from, and what it assumed to; the node it was sent on where
+ * that is another node. */
 export interface TraceOrigin {
   from: 'host' | 'pod' | 'network';
   assumed?: string;
+  peer?: PeerNode;
 }
 
 /** The sender of `packet`: --from-host, a Pod read, the node's own address, a Pod range, another
@@ -67,7 +78,10 @@ export function originOf(
       assumed: `${src} is in ${whose} (${range.cidr}, ${range.source}) and no Pod read has it: ${there}`,
     };
   }
-  if (s.nodeIPs?.has(src)) return { from: 'network' };
+  if (s.nodeIPs?.has(src)) {
+    const peer = s.peers?.get(src);
+    return { from: 'network', ...(peer ? { peer } : {}) };
+  }
   const read = [...new Set(ranges.map((r) => r.cidr))];
   return {
     from: 'network',
@@ -105,5 +119,65 @@ export function sendersOf(view: ClusterView, agent: CiliumAgent, node: string): 
       ...poolRanges,
     ],
     nodeIPs: new Set(view.nodes.filter((n) => n.name !== node).flatMap((n) => n.ips)),
+    peers: peersOf(view, node),
+  };
+}
+
+/** The other nodes by address, each with its agent as the API shows it: its settings from
+ * cilium-config (its own status is not read here), not known where that is refused or unread. */
+function peersOf(view: ClusterView, node: string): Map<string, PeerNode> {
+  const out = new Map<string, PeerNode>();
+  for (const n of view.nodes.filter((x) => x.name !== node)) {
+    const pod = view.pods.find((p) => p.nodeName === n.name && isCiliumAgentPod(p));
+    const agent = ciliumAgentOn(view, pod, undefined);
+    // Cilium's defaults, no cilium-config read, say nothing of how that agent runs
+    const known = (x: 'socketLB' | 'kubeProxyReplacement') =>
+      agent !== undefined && agent.from !== 'default' && knows(agent.settings, x);
+    const peer: PeerNode = {
+      node: n.name,
+      ...(agent
+        ? {
+            agent: {
+              pod: `${agent.pod.namespace}/${agent.pod.name}`,
+              ...(known('socketLB') ? { socketLB: agent.settings.socketLB } : {}),
+              ...(known('kubeProxyReplacement')
+                ? { kubeProxyReplacement: agent.settings.kubeProxyReplacement }
+                : {}),
+              source: agent.source,
+            },
+          }
+        : {}),
+    };
+    for (const ip of n.ips) out.set(ip, peer);
+  }
+  return out;
+}
+
+/** Where on another node a packet its host sends from its own address to a ClusterIP is
+ * translated, as that node's agent is known (its socket hook with socket LB on; its host device
+ * on the way out with it off and kube-proxy replacement on, as this walk takes this node's host),
+ * and why; `at` undefined where that is not known or no agent there does it: walked as arriving. */
+export function peerHook(src: string, dst: string, peer: PeerNode): { at?: string; said: string } {
+  const sender = `${src} is an address of node ${peer.node}`;
+  const here = `walked as it arrives here, to ${dst} unchanged`;
+  const a = peer.agent;
+  if (!a)
+    return {
+      said: `${sender}, where no Cilium agent was read: ${here} (what load-balances Services on ${peer.node} was not read)`,
+    };
+  const agent = `agent ${a.pod} (${a.source})`;
+  const leaves = `so the packet leaves ${peer.node} for a backend and never reaches this node as ClusterIP traffic; ${peer.node}'s table was not read here, its backends are taken as this node's lists them`;
+  if (a.socketLB)
+    return {
+      at: `the socket hook (connect/sendmsg) of node ${peer.node}'s host`,
+      said: `${sender}, whose ${agent} has socket LB on (bpf-lb-sock): a process there connecting to ${dst} is translated by ${peer.node}'s own socket hook, ${leaves}`,
+    };
+  if (a.socketLB === false && a.kubeProxyReplacement)
+    return {
+      at: `node ${peer.node}'s host device on the way out`,
+      said: `${sender}, whose ${agent} replaces kube-proxy with socket LB off: ${peer.node}'s agent translates it on the way out of its host, ${leaves}`,
+    };
+  return {
+    said: `${sender}: ${a.socketLB === false ? `its ${agent} neither translates at the socket nor replaces kube-proxy, and what else load-balances Services there was not read` : `whether its ${agent} translates it (bpf-lb-sock, kube-proxy-replacement) is not known`}; ${here}`,
   };
 }

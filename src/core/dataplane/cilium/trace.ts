@@ -24,7 +24,7 @@ import {
 import { nodePortsText, type CiliumNodePorts } from './agent/devices.js';
 import { knows, type ConfigOnlySetting } from './agent/agent.js';
 import { SETTING_NOT_KNOWN } from './agent/refused.js';
-import { originOf, type TraceSenders } from './trace-source.js';
+import { originOf, peerHook, type TraceSenders } from './trace-source.js';
 
 /** The agent's settings the walk depends on, and what it knows of the senders (trace-source.ts):
  * a Pod's packet is walked where the Pod sends it, the host's where it does, any other where it
@@ -59,10 +59,12 @@ export function traceCiliumPacket(
   const fromPod = origin.from === 'pod';
   const fromHost = origin.from === 'host';
   const where = fromHost ? 'the host' : fromPod ? 'a Pod on this node' : 'outside the node';
-  const hook = hookOf(o, { fromHost, fromPod, icmp: protocol === 'icmp' });
-  const notes = [
-    `Cilium: the frontends of its agent's table are walked at ${hook}; no iptables rule is involved`,
-  ];
+  let hook = hookOf(o, { fromHost, fromPod, icmp: protocol === 'icmp' });
+  const walkedAt = () =>
+    `Cilium: the frontends of its agent's table are walked at ${hook}; no iptables rule is involved`;
+  const notes = [walkedAt()];
+  // what the walk takes of the sender, for every outcome (another node's, once its frontend is known)
+  const lead = origin.assumed ? [origin.assumed] : [];
   const outcome = (x: Partial<TraceOutcome> & Pick<TraceOutcome, 'rules'>): TraceOutcome => ({
     probability: 1,
     destination: null,
@@ -72,7 +74,7 @@ export function traceCiliumPacket(
     mark: 0,
     ...x,
     // the sender taken without knowing it holds for every outcome
-    assumptions: [...(origin.assumed ? [origin.assumed] : []), ...(x.assumptions ?? [])],
+    assumptions: [...lead, ...(x.assumptions ?? [])],
   });
   const result = (outcomes: TraceOutcome[]): TraceResult => ({
     // the node's own source address is walked as the host's: the packet says so
@@ -132,7 +134,18 @@ export function traceCiliumPacket(
     rule: `${table.source}:${fe.line}`,
     effect,
   });
-  const routing = !fromPod && !fromHost && fe.type === 'ClusterIP' && routableOf(fe, table, o);
+  // another node's host sending to a ClusterIP: its own agent may have translated it there
+  const peer =
+    origin.peer && fe.type === 'ClusterIP'
+      ? peerHook(packet.src, hostPort(dst, port), origin.peer)
+      : undefined;
+  if (peer) lead.push(peer.said);
+  if (peer?.at) {
+    hook = peer.at;
+    notes[0] = walkedAt();
+  }
+  const routing =
+    !fromPod && !fromHost && !peer?.at && fe.type === 'ClusterIP' && routableOf(fe, table, o);
   if (routing && !routing.routable)
     return result([
       outcome({
@@ -189,7 +202,9 @@ export function traceCiliumPacket(
         dnat: to,
         delivery: net.localAddresses.includes(b.ip) ? 'local' : 'forward',
         rules: [
-          rule(`translated to backend ${to}${b.state ? ` (${b.state})` : ''}, 1 of ${used.length}`),
+          rule(
+            `translated${peer?.at ? ` on node ${origin.peer!.node}` : ''} to backend ${to}${b.state ? ` (${b.state})` : ''}, 1 of ${used.length}`,
+          ),
         ],
       });
     }),
