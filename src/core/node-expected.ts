@@ -81,14 +81,15 @@ export abstract class NodeExpected extends NodeReads {
   /** What the node's Cilium agent should hold (its frontends and their backends), for `scope`'s
    * Services or all; undefined where no agent replaces kube-proxy there. */
   ciliumExpected(scope?: Scope): ExpectedFrontend[] | undefined {
-    const agent = this.analysis.state(this.name).cilium;
+    // the agent as its listing shows it, where one was read
+    const agent = this.cilium()?.read?.agent ?? this.analysis.state(this.name).cilium;
     if (!agent) return undefined;
     return expectedCilium(this.analysis.view, this.ciliumNode(agent), agent.settings, scope);
   }
 
   /** What the node's Cilium agent should write to its BPF maps for `scope`'s Services or all. */
   ciliumMaps(scope?: Scope): ExpectedMapEntry[] | undefined {
-    const agent = this.analysis.state(this.name).cilium;
+    const agent = this.cilium()?.read?.agent ?? this.analysis.state(this.name).cilium;
     const frontends = this.ciliumExpected(scope);
     if (!agent || !frontends) return undefined;
     return expectedMaps(frontends, {

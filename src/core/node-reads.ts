@@ -3,6 +3,7 @@
 // state, its Cilium agent's tables, each with why it could not be read; and which Services a
 // read of part of the node answers for.
 import { oldAgentBinary, type CiliumAgent } from './dataplane/cilium/agent/agent.js';
+import { listedAgent } from './dataplane/cilium/agent/listed.js';
 import type { CiliumNode } from './dataplane/cilium/expected/expected.js';
 import { CiliumParseError } from './dataplane/cilium/read/listing.js';
 import { parseCilium, withBackendStates } from './dataplane/cilium/read/read.js';
@@ -321,7 +322,7 @@ export abstract class NodeReads {
         read: {
           table,
           ...(bpf ? { maps: bpf } : {}),
-          agent: state.cilium,
+          agent: listedAgent(state.cilium, [table, bpf]),
           node: this.ciliumNode(state.cilium),
         },
       });

@@ -29,6 +29,7 @@ import {
 } from './drift/health-server.js';
 import { stale } from './drift/stale.js';
 import { maps } from './drift/table-maps.js';
+import { familiesNotCompared, topologyNotCompared } from './drift/not-known.js';
 import { NOT_APPLIED, backendLine, frontendLine, infoNote, nameOf } from './drift/words.js';
 
 /** The listings that are the BPF maps themselves. */
@@ -89,12 +90,18 @@ export function ciliumDrift(given: CiliumDriftInput): NodeDrift {
   );
   // made only with kube-proxy replacement, not known: unlisted, they are not compared
   const unlisted: ExpectedFrontend[] = [];
+  // of a family not known, which the agent lists none of (agent/listed.ts): not compared
+  const familyUnlisted: ExpectedFrontend[] = [];
   for (const want of input.expected) {
     if (want.internal && !scopes) continue;
     const entries = actual.find(want);
     const service = nameOf(want);
     if (entries.length === 0 && want.kprNotKnown) {
       unlisted.push(want);
+      continue;
+    }
+    if (entries.length === 0 && want.familyNotKnown) {
+      familyUnlisted.push(want);
       continue;
     }
     if (entries.length === 0 && want.oneOf) {
@@ -158,6 +165,8 @@ export function ciliumDrift(given: CiliumDriftInput): NodeDrift {
         ),
       }),
     );
+  notRead.push(...familiesNotCompared(input, familyUnlisted));
+  notRead.push(...topologyNotCompared(input));
   if (input.healthServers) healthServersNotCompared(input, input.healthServers, notRead);
   if (!input.scoped) stale(input, matched, add, next, notRead);
   if (input.maps) maps(input, input.maps, add, notes);

@@ -98,6 +98,12 @@ const CONFIG_ONLY = [
   'sourceRangeTypes',
   'sessionAffinity',
   'sourceRangeCheck',
+  // the families, service topology and the annotations honoured: nothing else says them
+  'ipv4',
+  'ipv6',
+  'serviceTopology',
+  'forwardingAnnotation',
+  'algorithmAnnotation',
 ] as const;
 export type ConfigOnlySetting = (typeof CONFIG_ONLY)[number];
 /** From 1.19 the release keeps both on, whatever its configuration says. */

@@ -7,8 +7,8 @@ import { SETTING_NOT_KNOWN } from './refused.js';
 /** Which BPF map entry flags and tables the agent's release and its settings as read (not
  * assumed) let drift compare with what kdebug expects. */
 export interface KnownMapFlags {
-  /** dsr: the forwarding mode and its annotation were read, in a cilium-config the agent takes
-   * (not refused), and the release writes the flag (1.17 on; for hybrid only from 1.18.5, before
+  /** dsr: the forwarding mode and whether its annotation is honoured were read, in a
+   * cilium-config the agent takes (not refused), and the release writes the flag (1.17 on; for hybrid only from 1.18.5, before
    * which hybrid wrote none). */
   forwarding: boolean;
   /** LBALG and the Maglev table: the algorithm and its annotation were read, not refused. */
@@ -29,9 +29,14 @@ export function knownMapFlags(agent: CiliumAgent): KnownMapFlags {
   // a refused cilium-config is not the one the agent runs on (agent.ts notKnown)
   const known = (s: ConfigOnlySetting) => knows(agent.settings, s);
   return {
+    // each with its Service annotation's option, which picks the entry's own where honoured
     forwarding:
-      agent.configRead && known('forwarding') && since([1, 17]) && (!hybrid || since([1, 18, 5])),
-    algorithm: agent.configRead && known('algorithm'),
+      agent.configRead &&
+      known('forwarding') &&
+      known('forwardingAnnotation') &&
+      since([1, 17]) &&
+      (!hybrid || since([1, 18, 5])),
+    algorithm: agent.configRead && known('algorithm') && known('algorithmAnnotation'),
     sourceRangeDeny: since([1, 17]),
     flags: since([1, 18]),
     sourceRangeTypes: agent.configRead && known('sourceRangeTypes'),

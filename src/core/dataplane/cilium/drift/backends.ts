@@ -7,29 +7,32 @@ import { inRotation } from '../expected/backends.js';
 import { formatAddress, frontendKey, type CiliumFrontend } from '../read/listing.js';
 import type { CiliumDriftInput } from '../drift.js';
 import { NOT_APPLIED, backendLine, infoNote, nameOf } from './words.js';
+import { bySelection } from './not-known.js';
 
 /** Backends compared by address; states where the listing shows them. */
 export function backends(
-  want: ExpectedFrontend,
+  asExpected: ExpectedFrontend,
   got: CiliumFrontend,
   input: CiliumDriftInput,
   add: AddFinding,
   notes: DriftFinding[],
   next: NextCommand | undefined,
 ) {
+  // service topology not known: the selection the listing shows, where it is one of the two
+  const want = bySelection(asExpected, got);
   const service = nameOf(want);
   const source = input.table.source;
   const protocols = got.protocol !== undefined;
   const key = (b: { ip: string; port: number; protocol?: CiliumFrontend['protocol'] }) =>
     formatAddress({ ...b, protocol: protocols ? (b.protocol ?? want.protocol) : undefined });
   const have = new Map(got.backends.map((b) => [key(b), b]));
-  const expected = new Map(want.backends.map((b) => [key(b), b]));
+  const wanted = new Map(want.backends.map((b) => [key(b), b]));
   const rotation = new Set(inRotation(want.backends).map(key));
   const where = lineAt(source, got.line, frontendKey(got));
   // a listing that leaves backends out ("+ 4 more") can only show what it shows
   const slots = input.table.form === 'maps-dump' || input.table.form === 'bpf-lb-list';
   if (!got.backendsNotShown && !got.backendsUnread && !got.serviceRowUnseen)
-    for (const [k, b] of expected) {
+    for (const [k, b] of wanted) {
       if (have.has(k)) continue;
       // the BPF maps give a backend in maintenance no slot: it is the agent's table's only
       if (slots && b.state === 'maintenance') continue;
@@ -44,7 +47,7 @@ export function backends(
       });
     }
   for (const [k, b] of have) {
-    const w = expected.get(k);
+    const w = wanted.get(k);
     if (!w) {
       add('cilium-backend-stale', {
         service,

@@ -3,6 +3,7 @@
 // port, its state) and writer.DefaultSelectBackends (protocol, family, port name, topology).
 import type { EndpointSlice, Service } from '../../../kube/objects.js';
 import { familyOf } from '../../../ipv6.js';
+import { familyOn } from './families.js';
 import type { BackendState, CiliumProtocol } from '../read/listing.js';
 import type {
   CiliumExpectOptions,
@@ -74,7 +75,7 @@ export function backendsOf(slices: EndpointSlice[], o: CiliumExpectOptions): Bac
       // which the agent reads as its node name (ParseEndpointSliceV1)
       const nodeName = ep.nodeName ?? raw[i]?.deprecatedTopology?.['kubernetes.io/hostname'];
       for (const ip of ep.addresses) {
-        if (!(isIPv6(ip) ? o.ipv6 : o.ipv4)) continue;
+        if (!familyOn(o, ip)) continue;
         for (const p of slice.ports) {
           if (p.port === undefined) continue;
           // the dummy endpoint Cilium's Ingress and Gateway API controllers give their Services

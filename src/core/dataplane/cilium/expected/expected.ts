@@ -13,6 +13,7 @@ import { hostPortFrontends } from './host-ports.js';
 import { parseNodeSelector } from './node-selector.js';
 import { sourceRangesOf, type IgnoredRange } from './source-ranges.js';
 import { backendsOf, selected } from './backends.js';
+import { familyNotKnown, familyOn } from './families.js';
 import { annotations, labels } from './service-meta.js';
 import {
   DEFAULT_NODE_PORT_RANGE,
@@ -151,6 +152,12 @@ export interface ExpectedFrontend {
   /** Made only with kube-proxy replacement, which is not known (a refused cilium-config): the
    * agent's own listing says whether it holds it, no finding its absence. */
   kprNotKnown?: boolean;
+  /** Of a family whose enable-ipv4/enable-ipv6 is not known: compared only where the agent's
+   * listing holds a frontend of that family (then it runs it), else not compared. */
+  familyNotKnown?: 'IPv4' | 'IPv6';
+  /** The backends it holds with service topology on, where that is not known and they differ
+   * from `backends` (with it off): the listing's, where it holds exactly these, are taken. */
+  topologyNotKnown?: ExpectedBackend[];
   backends: ExpectedBackend[];
 }
 
@@ -187,13 +194,30 @@ export function expectedCilium(
       (fe) => !nodePortConflict(fe, node, options),
     );
     for (const fe of frontends)
-      out.push({ ...fe, backends: selected(fe, svc, backends, node, options) });
+      out.push({ ...fe, ...selectedBoth(fe, svc, backends, node, options) });
     out.push(...kprMade(healthServerFrontends(svc, frontends, node, kpr), unknown));
   }
   // the node's Pods' host ports: frontends of no Service, so of the whole node's answer only
   if (!only && kpr.kubeProxyReplacement)
     out.push(...kprMade(hostPortFrontends(view, node.name, options), unknown));
   return out;
+}
+
+/** The frontend's backends; where service topology is not known, with it off, and those it
+ * selects with it on where they differ. */
+function selectedBoth(
+  fe: Frontend,
+  svc: Service,
+  backends: Parameters<typeof selected>[2],
+  node: CiliumNode,
+  o: CiliumExpectOptions,
+): Pick<ExpectedFrontend, 'backends' | 'topologyNotKnown'> {
+  if (knows(o, 'serviceTopology')) return { backends: selected(fe, svc, backends, node, o) };
+  const off = selected(fe, svc, backends, node, { ...o, serviceTopology: false });
+  const on = selected(fe, svc, backends, node, { ...o, serviceTopology: true });
+  const key = (b: ExpectedBackend) => `${b.ip} ${b.port} ${b.protocol}`;
+  const same = on.length === off.length && on.every((b) => off.some((x) => key(x) === key(b)));
+  return same ? { backends: off } : { backends: off, topologyNotKnown: on };
 }
 
 /** `frontends`, marked made only with kube-proxy replacement where it is `unknown`. */
@@ -229,7 +253,7 @@ function frontendsOf(svc: Service, o: CiliumExpectOptions): Frontend[] {
   const exposed = a['service.cilium.io/type'];
   const can = (t: string) =>
     !['ClusterIP', 'NodePort', 'LoadBalancer'].includes(exposed ?? '') || exposed === t;
-  const familyOn = (ip: string) => (isIPv6(ip) ? o.ipv6 : o.ipv4);
+  const on = (ip: string) => familyOn(o, ip);
   const service = `${svc.namespace}/${svc.name}`;
   const etpLocal = svc.externalTrafficPolicy === 'Local';
   const itpLocal = o.internalTrafficPolicy && svc.internalTrafficPolicy === 'Local';
@@ -268,27 +292,28 @@ function frontendsOf(svc: Service, o: CiliumExpectOptions): Frontend[] {
       ...(guarded(type) && ranges.length > 0 ? { sourceRanges: ranges } : {}),
       ...(guarded(type) && ignored.length > 0 ? { ignoredRanges: ignored } : {}),
       ...(onlyKpr(type) ? { kprNotKnown: true } : {}),
+      ...(familyNotKnown(o, ip) ? { familyNotKnown: familyNotKnown(o, ip) } : {}),
     });
   };
   if (can('ClusterIP')) {
     const ips =
       svc.clusterIPs.length > 0 ? [...svc.clusterIPs].sort() : svc.clusterIP ? [svc.clusterIP] : [];
-    for (const ip of ips.filter(familyOn))
+    for (const ip of ips.filter(on))
       for (const p of svc.ports) add(ip, p.port, p, 'ClusterIP', false);
   }
   if (!kpr && !o.nonKprFrontends) return out;
   if (kpr && (svc.type === 'NodePort' || svc.type === 'LoadBalancer') && can('NodePort'))
     for (const internal of scopes)
       for (const family of familiesOf(svc, o))
-        if (family === 'IPv6' ? o.ipv6 : o.ipv4)
+        if (on(family === 'IPv6' ? '::' : '0.0.0.0'))
           for (const p of svc.ports)
             if (p.nodePort)
               add(family === 'IPv6' ? '::' : '0.0.0.0', p.nodePort, p, 'NodePort', internal);
   if (svc.type === 'LoadBalancer' && can('LoadBalancer'))
-    for (const ip of loadBalancerIPs(svc, o).filter(familyOn))
+    for (const ip of loadBalancerIPs(svc, o).filter(on))
       for (const internal of scopes)
         for (const p of svc.ports) add(ip, p.port, p, 'LoadBalancer', internal);
-  for (const ip of svc.externalIPs.filter(familyOn))
+  for (const ip of svc.externalIPs.filter(on))
     for (const p of svc.ports) add(ip, p.port, p, 'ExternalIPs', false);
   return out;
 }

@@ -3,6 +3,7 @@
 // and host port, "ns/pod:host-port:PORT:UID", whose backends are the Pod's IPs.
 import type { ClusterView, Pod } from '../../../kube/objects.js';
 import { familyOf } from '../../../ipv6.js';
+import { familyOn } from './families.js';
 import type { CiliumExpectOptions, ExpectedBackend, ExpectedFrontend } from './expected.js';
 import type { CiliumProtocol } from '../read/listing.js';
 import { inNodePortRange } from '../agent/node-port-range.js';
@@ -30,7 +31,7 @@ export function hostPortFrontends(
 }
 
 function ofPod(pod: Pod, uid: string, o: CiliumExpectOptions): ExpectedFrontend[] {
-  const ips = pod.podIPs.filter((ip) => (familyOf(ip) === 'IPv6' ? o.ipv6 : o.ipv4));
+  const ips = pod.podIPs.filter((ip) => familyOn(o, ip));
   // one Service per host port: a TCP and a UDP port of one number share it, and its backends
   const byService = new Map<string, ExpectedFrontend[]>();
   const backends = new Map<string, ExpectedBackend[]>();

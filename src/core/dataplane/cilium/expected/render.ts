@@ -118,8 +118,9 @@ export function expectedCiliumText(
   if (o.refused && o.notStarted) return `${head}\n# nothing: ${o.refused}\n`;
   // a frontend the agent holds at one of several addresses is said apart, not listed as held;
   // one only kube-proxy replacement makes, not known, too
-  const held = frontends.filter((f) => !f.oneOf && !f.kprNotKnown);
-  const entries = maps.filter((e) => !e.frontend.oneOf && !e.frontend.kprNotKnown);
+  const apart = (f: ExpectedFrontend) => f.oneOf || f.kprNotKnown || f.familyNotKnown;
+  const held = frontends.filter((f) => !apart(f));
+  const entries = maps.filter((e) => !apart(e.frontend));
   return [
     head,
     ...(o.refused
@@ -130,6 +131,8 @@ export function expectedCiliumText(
         ]
       : []),
     ...kprNotKnownLines(frontends.filter((f) => f.kprNotKnown)),
+    ...familyNotKnownLines(frontends.filter((f) => f.familyNotKnown && !f.kprNotKnown)),
+    ...topologyNotKnownLines(held.filter((f) => f.topologyNotKnown)),
     ...(knows(o, 'healthCheckLoadBalancerIP')
       ? []
       : [
@@ -160,6 +163,35 @@ function kprNotKnownLines(frontends: readonly ExpectedFrontend[]): string[] {
   );
   return [
     `# note: kube-proxy replacement ${SETTING_NOT_KNOWN}; the agent makes these only with it, so they are not in the tables below: ${each.join('; ')}`,
+  ];
+}
+
+/** The frontends of a family whether the agent runs is not known: said apart, none in the
+ * tables. */
+function familyNotKnownLines(frontends: readonly ExpectedFrontend[]): string[] {
+  return (['IPv4', 'IPv6'] as const).flatMap((family) => {
+    const of = sorted(frontends.filter((f) => f.familyNotKnown === family));
+    if (of.length === 0) return [];
+    const each = of.map(
+      (f) =>
+        `${frontendKey(f)} ${f.type} ${f.service} -> ${f.backends.map(backendText).join(', ') || 'no backends'}`,
+    );
+    return [
+      `# note: ${family} (enable-${family.toLowerCase()}) ${SETTING_NOT_KNOWN}; the agent makes these only with it, so they are not in the tables below: ${each.join('; ')}`,
+    ];
+  });
+}
+
+/** The frontends whose backends service topology would narrow, that setting not known: the
+ * tables hold them without it. */
+function topologyNotKnownLines(frontends: readonly ExpectedFrontend[]): string[] {
+  if (frontends.length === 0) return [];
+  const each = sorted(frontends).map(
+    (f) =>
+      `${frontendKey(f)} -> ${f.topologyNotKnown!.map(backendText).join(', ') || 'no backends'}`,
+  );
+  return [
+    `# note: service topology (enable-service-topology) ${SETTING_NOT_KNOWN}; the tables below select backends without it, with it they are: ${each.join('; ')}`,
   ];
 }
 
