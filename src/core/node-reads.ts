@@ -322,7 +322,7 @@ export abstract class NodeReads {
         read: {
           table,
           ...(bpf ? { maps: bpf } : {}),
-          agent: listedAgent(state.cilium, [table, bpf]),
+          agent: listedAgent(state.cilium, [table, bpf], this.analysis.view.services),
           node: this.ciliumNode(state.cilium),
         },
       });

@@ -75,6 +75,32 @@ describe('refused cilium-config: the families as the listing shows them', () => 
   });
 });
 
+describe('refused cilium-config: which Services the agent handles, as the listing shows it', () => {
+  const plain = () => objects({ 'k8s-service-proxy-name': 'other' }, () => {});
+  it("it lists web's ClusterIP: web's label (none) is its name, k8s-service-proxy-name as read ignored", () => {
+    const d = driftOf(plain(), [DNS, row('10.96.0.50:80/TCP', BOTH)]);
+    // before: the refused "other" left every Service unhandled, web's frontend said stale
+    assert.deepEqual(ids(d), []);
+  });
+
+  it("it lists no Service's ClusterIP: none compared, said; the one it lists is stale", () => {
+    const d = driftOf(
+      objects({}, () => {}),
+      [
+        '10.96.0.99:80/TCP  ClusterIP  default/gone           http      10.244.1.9:8080/TCP                       Done',
+      ],
+    );
+    // before: cilium-frontend-missing for web and kube-dns, as if the unset name were in force
+    assert.deepEqual(ids(d), [
+      'cilium-frontend-stale frontend 10.96.0.99:80/TCP ClusterIP not in the objects',
+    ]);
+    assert.match(
+      d.notRead?.find((n) => n.title === '2 Services not compared')?.explanation ?? '',
+      /lists none of the ClusterIPs of default\/web, kube-system\/kube-dns|lists none of the ClusterIPs of kube-system\/kube-dns, default\/web/,
+    );
+  });
+});
+
 /** web asks for topology (trafficDistribution PreferClose), its slice hints each zone's backend. */
 function topology(o: KubeObject): void {
   if (o.kind === 'Service')

@@ -90,7 +90,8 @@ export function ciliumDrift(given: CiliumDriftInput): NodeDrift {
   );
   // made only with kube-proxy replacement, not known: unlisted, they are not compared
   const unlisted: ExpectedFrontend[] = [];
-  // of a family not known, which the agent lists none of (agent/listed.ts): not compared
+  // of a family, or a Service, whether the agent handles is not known and it does not list
+  // (agent/listed.ts): not compared
   const familyUnlisted: ExpectedFrontend[] = [];
   for (const want of input.expected) {
     if (want.internal && !scopes) continue;
@@ -100,7 +101,7 @@ export function ciliumDrift(given: CiliumDriftInput): NodeDrift {
       unlisted.push(want);
       continue;
     }
-    if (entries.length === 0 && want.familyNotKnown) {
+    if (entries.length === 0 && (want.familyNotKnown || want.proxyNameNotKnown)) {
       familyUnlisted.push(want);
       continue;
     }

@@ -104,6 +104,8 @@ const CONFIG_ONLY = [
   'serviceTopology',
   'forwardingAnnotation',
   'algorithmAnnotation',
+  // k8s-service-proxy-name: which Services the agent handles at all
+  'serviceProxyName',
 ] as const;
 export type ConfigOnlySetting = (typeof CONFIG_ONLY)[number];
 /** From 1.19 the release keeps both on, whatever its configuration says. */

@@ -155,6 +155,9 @@ export interface ExpectedFrontend {
   /** Of a family whose enable-ipv4/enable-ipv6 is not known: compared only where the agent's
    * listing holds a frontend of that family (then it runs it), else not compared. */
   familyNotKnown?: 'IPv4' | 'IPv6';
+  /** Whether the agent handles its Service (k8s-service-proxy-name) is not known: compared only
+   * where it lists it, no finding its absence. */
+  proxyNameNotKnown?: boolean;
   /** The backends it holds with service topology on, where that is not known and they differ
    * from `backends` (with it off): the listing's, where it holds exactly these, are taken. */
   topologyNotKnown?: ExpectedBackend[];
@@ -193,9 +196,16 @@ export function expectedCilium(
     const frontends = frontendsOf(svc, options).filter(
       (fe) => !nodePortConflict(fe, node, options),
     );
-    for (const fe of frontends)
-      out.push({ ...fe, ...selectedBoth(fe, svc, backends, node, options) });
-    out.push(...kprMade(healthServerFrontends(svc, frontends, node, kpr), unknown));
+    const mine: ExpectedFrontend[] = [
+      ...frontends.map((fe) => ({ ...fe, ...selectedBoth(fe, svc, backends, node, options) })),
+      ...kprMade(healthServerFrontends(svc, frontends, node, kpr), unknown),
+    ];
+    // whether the agent handles the Service at all is not known: its listing says
+    out.push(
+      ...(knows(options, 'serviceProxyName')
+        ? mine
+        : mine.map((f) => ({ ...f, proxyNameNotKnown: true }))),
+    );
   }
   // the node's Pods' host ports: frontends of no Service, so of the whole node's answer only
   if (!only && kpr.kubeProxyReplacement)
@@ -228,8 +238,9 @@ const kprMade = (frontends: ExpectedFrontend[], unknown: boolean): ExpectedFront
  * annotations (service.cilium.io/node, node-selector), headless. */
 function handled(svc: Service, node: CiliumNode, o: CiliumExpectOptions): boolean {
   if (svc.type === 'ExternalName') return false;
-  if ((labels(svc)['service.kubernetes.io/service-proxy-name'] ?? '') !== o.serviceProxyName)
-    return false;
+  // not known (a refused cilium-config), every Service is expected, marked
+  const name = labels(svc)['service.kubernetes.io/service-proxy-name'] ?? '';
+  if (knows(o, 'serviceProxyName') && name !== o.serviceProxyName) return false;
   const a = annotations(svc);
   const selector = a['service.cilium.io/node-selector'];
   if (selector !== undefined && !o.nodeSelectorIgnored) {

@@ -118,7 +118,8 @@ export function expectedCiliumText(
   if (o.refused && o.notStarted) return `${head}\n# nothing: ${o.refused}\n`;
   // a frontend the agent holds at one of several addresses is said apart, not listed as held;
   // one only kube-proxy replacement makes, not known, too
-  const apart = (f: ExpectedFrontend) => f.oneOf || f.kprNotKnown || f.familyNotKnown;
+  const apart = (f: ExpectedFrontend) =>
+    f.oneOf || f.kprNotKnown || f.familyNotKnown || f.proxyNameNotKnown;
   const held = frontends.filter((f) => !apart(f));
   const entries = maps.filter((e) => !apart(e.frontend));
   return [
@@ -132,6 +133,9 @@ export function expectedCiliumText(
       : []),
     ...kprNotKnownLines(frontends.filter((f) => f.kprNotKnown)),
     ...familyNotKnownLines(frontends.filter((f) => f.familyNotKnown && !f.kprNotKnown)),
+    ...proxyNameNotKnownLines(
+      frontends.filter((f) => f.proxyNameNotKnown && !f.familyNotKnown && !f.kprNotKnown),
+    ),
     ...topologyNotKnownLines(held.filter((f) => f.topologyNotKnown)),
     ...(knows(o, 'healthCheckLoadBalancerIP')
       ? []
@@ -180,6 +184,19 @@ function familyNotKnownLines(frontends: readonly ExpectedFrontend[]): string[] {
       `# note: ${family} (enable-${family.toLowerCase()}) ${SETTING_NOT_KNOWN}; the agent makes these only with it, so they are not in the tables below: ${each.join('; ')}`,
     ];
   });
+}
+
+/** The frontends of Services whether the agent handles is not known: said apart, none in the
+ * tables. */
+function proxyNameNotKnownLines(frontends: readonly ExpectedFrontend[]): string[] {
+  if (frontends.length === 0) return [];
+  const each = sorted(frontends).map(
+    (f) =>
+      `${frontendKey(f)} ${f.type} ${f.service} -> ${f.backends.map(backendText).join(', ') || 'no backends'}`,
+  );
+  return [
+    `# note: which Services the agent handles (k8s-service-proxy-name) ${SETTING_NOT_KNOWN}, and no listing read shows it handles these, so they are not in the tables below: ${each.join('; ')}`,
+  ];
 }
 
 /** The frontends whose backends service topology would narrow, that setting not known: the
