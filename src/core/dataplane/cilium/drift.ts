@@ -92,7 +92,7 @@ export function ciliumDrift(given: CiliumDriftInput): NodeDrift {
   const unlisted: ExpectedFrontend[] = [];
   // of a family, or a Service, whether the agent handles is not known and it does not list
   // (agent/listed.ts): not compared
-  const familyUnlisted: ExpectedFrontend[] = [];
+  const notKnownUnlisted: ExpectedFrontend[] = [];
   for (const want of input.expected) {
     if (want.internal && !scopes) continue;
     const entries = actual.find(want);
@@ -102,7 +102,7 @@ export function ciliumDrift(given: CiliumDriftInput): NodeDrift {
       continue;
     }
     if (entries.length === 0 && (want.familyNotKnown || want.proxyNameNotKnown)) {
-      familyUnlisted.push(want);
+      notKnownUnlisted.push(want);
       continue;
     }
     if (entries.length === 0 && want.oneOf) {
@@ -166,7 +166,7 @@ export function ciliumDrift(given: CiliumDriftInput): NodeDrift {
         ),
       }),
     );
-  notRead.push(...familiesNotCompared(input, familyUnlisted));
+  notRead.push(...familiesNotCompared(input, notKnownUnlisted));
   notRead.push(...topologyNotCompared(input));
   if (input.healthServers) healthServersNotCompared(input, input.healthServers, notRead);
   if (!input.scoped) stale(input, matched, add, next, notRead);
