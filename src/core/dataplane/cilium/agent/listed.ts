@@ -18,6 +18,8 @@ export function listedAgent(
   tables: readonly (CiliumTable | undefined)[],
   services: readonly Service[],
 ): CiliumAgent {
+  // cilium-config taken as read (the common case): nothing to look for
+  if (agent.settings.notKnown.length === 0) return agent;
   const frontends = tables.flatMap((t) => t?.frontends ?? []).filter((f) => !isDropEntry(f));
   const shown = (['ipv4', 'ipv6'] as const).filter(
     (s) => !knows(agent.settings, s) && frontends.some((f) => familyOf(f.ip) === FAMILY[s]),
@@ -45,12 +47,12 @@ function proxyNameListed(
   frontends: readonly CiliumFrontend[],
   services: readonly Service[],
 ): string | undefined {
+  // by address and port: a big listing against every Service, once each
+  const listed = new Set(frontends.map((f) => `${f.ip} ${f.port}`));
   const names = new Set(
     services
       .filter((svc) =>
-        frontends.some(
-          (f) => svc.clusterIPs.includes(f.ip) && svc.ports.some((p) => p.port === f.port),
-        ),
+        svc.clusterIPs.some((ip) => svc.ports.some((p) => listed.has(`${ip} ${p.port}`))),
       )
       .map((svc) => labels(svc)['service.kubernetes.io/service-proxy-name'] ?? ''),
   );
