@@ -1,0 +1,131 @@
+// A real server's line as ipvsadm's print_service_entry prints it under its virtual server:
+// "  -> 10.244.0.2:53  Masq 1 0 0", its words after the address read by the columns its view's
+// header titles (-L's Forward Weight ActiveConn InActConn, --persistent-conn's without Forward,
+// none used of --stats and --rate).
+import { IpvsParseError, type IpvsRealServer, type IpvsView } from './listing.js';
+import { realNameCut } from './printing.js';
+import { isName, nameHost } from './addresses.js';
+import { unreadable, type ListingRead } from './listing-state.js';
+import { bareStart } from './listing-elisions.js';
+
+/** The forwarding methods ipvsadm's fwd_name prints (DPVS's ipvsadm: FullNat, SNAT). */
+const FORWARDS = new Set(['Masq', 'Local', 'Tunnel', 'Route', 'FullNat', 'SNAT', 'Bypass']);
+
+/** Reads a real server's line ("-> ADDRESS WORDS"); false for any other line. */
+export function readRealServerLine(r: ListingRead, t: string, no: number): boolean {
+  const m = /^->\s+(\S+)(?:\s+(.*))?$/.exec(t);
+  if (!m) return false;
+  bareStart(r);
+  const address = m[1]!;
+  const words = (m[2] ?? '').split(/\s+/).filter(Boolean);
+  if (ownerUnread(r, address, m[2], no)) return true;
+  const current = r.current;
+  if (!current)
+    throw new IpvsParseError(
+      r.file,
+      no,
+      `a real server before any virtual server: ${t.slice(0, 200)}`,
+    );
+  // `ipvsadm -l` cuts a long host name at its column, port and all: a name, port unknown
+  const bareName = r.names && nameHost(address.replace(/:$/, ''));
+  if (!bareName && !/^(?:\[[^\]]+\]|[^\s:]+):[\w-]+$/.test(address)) {
+    unreadable(r, no, `not a real server's address:port: ${t.slice(0, 200)}`);
+    return true;
+  }
+  if (current.realServers.some((s) => s.address === address)) {
+    r.duplicates.push(no);
+    return true;
+  }
+  r.names ||= isName(address);
+  // ipvsadm prints columns after every real server's address: the last line with none may
+  // be cut inside the address itself ("10.244.0.6:d" of ":domain", ":80" of ":8080")
+  if (no === r.last && words.length === 0 && r.columns.length > 0) {
+    unreadable(r, no, `not a real server's row: ${t.slice(0, 200)}`);
+    return true;
+  }
+  const rs = realServer(address, words, r.view, r.columns, no);
+  if (r.names && realNameCut(rs.address)) {
+    rs.nameCut = true;
+    r.cutNames.push(no);
+  }
+  current.realServers.push(rs);
+  r.realServers++;
+  if (no === r.last && (r.view ?? 'list') === 'list' && rowShort(rs, words, r.columns)) {
+    r.cut = no;
+    current.partial = `the paste is cut at line ${no} inside its real servers`;
+  }
+  return true;
+}
+
+/** A real server line whose virtual server is not read: its address gone from the page, or its
+ * owner left out by an elision or above the paste's start. */
+function ownerUnread(
+  r: ListingRead,
+  address: string,
+  after: string | undefined,
+  no: number,
+): boolean {
+  // "-> Masq 1 0 0": its forwarding where its address should be, or a real server of such a
+  // virtual server line
+  if (r.addressless || (FORWARDS.has(address) && /^\d/.test(after ?? ''))) {
+    r.noAddress.push(no);
+    // a real server not read under a virtual server read: the shares of the others unknown
+    if (r.current && !r.addressless)
+      r.current.partial ??= `its real server at line ${no} is printed without its address, not read`;
+    return true;
+  }
+  if (!r.current && r.afterElision) {
+    r.ownerElided.push(no);
+    return true;
+  }
+  // the paste starts inside a listing, among the real servers of a virtual server above it
+  if (!r.current && !r.inListing) {
+    r.ownerAbove.push(no);
+    return true;
+  }
+  return false;
+}
+
+/** ipvsadm's print_service_entry prints every column of its header on each real server's line:
+ * the last line with fewer stops at a cut (a weight with no column after it may itself be cut:
+ * "1" of "10"). */
+const rowShort = (rs: IpvsRealServer, words: string[], columns: string[]): boolean =>
+  words.length < columns.length ||
+  (rs.forward !== undefined &&
+    (rs.weight === undefined || (columns.includes('InActConn') && rs.inActConn === undefined)));
+
+/** A real server's words read by the columns its view prints (counter views have none we use). */
+function realServer(
+  address: string,
+  words: string[],
+  view: IpvsView | undefined,
+  columns: string[],
+  line: number,
+): IpvsRealServer {
+  const forwards = columns[0] !== 'Weight';
+  if (
+    view === 'stats' ||
+    view === 'rate' ||
+    view === 'counters' ||
+    (forwards && !/^[A-Za-z]/.test(words[0] ?? ''))
+  )
+    return { address, line };
+  const at = (name: string) => {
+    const k = columns.indexOf(name);
+    return k >= 0 && words[k] !== undefined && /^\d+$/.test(words[k]!)
+      ? Number(words[k])
+      : undefined;
+  };
+  const weight = at('Weight');
+  const active = at('ActiveConn');
+  const inactive = at('InActConn');
+  return {
+    address,
+    ...(forwards ? { forward: words[0]! } : {}),
+    ...(weight !== undefined ? { weight } : {}),
+    ...(active !== undefined && inactive !== undefined
+      ? { activeConn: active, inActConn: inactive }
+      : {}),
+    line,
+  };
+}

@@ -1,0 +1,116 @@
+// ipvsadm's rule language: what `ipvsadm-save -n` prints ("-A -t 10.96.0.10:53 -s rr -p 10800",
+// "-a -t 10.96.0.10:53 -r 10.244.0.2:53 -m -w 1"), or the same options typed as ipvsadm commands,
+// in any order as ipvsadm's getopt takes them: applied in order, as ipvsadm would.
+import type { IpvsRealServer, IpvsService } from './listing.js';
+import { isName } from './addresses.js';
+import { ruleCommand, type RuleCommand } from './rule-command.js';
+import { unreadable, type ListingRead } from './listing-state.js';
+import { bareStart } from './listing-elisions.js';
+import { serviceKey } from './virtual-server-line.js';
+
+/** Reads a saved or typed ipvsadm command; false for any other line. */
+export function readSaveLine(r: ListingRead, t: string, no: number): boolean {
+  const command = ruleCommand(t);
+  if (!command) return false;
+  bareStart(r);
+  // ipvsadm-save prints each virtual server's real servers after it: one named first after an
+  // elision by its real server may have more in it
+  const elision = r.savedAfter;
+  r.savedAfter = undefined;
+  if (command.typed) r.typed.push(no);
+  if (command.unknown) r.unknownOptions.push({ line: no, options: command.unknown });
+  // `ipvsadm-save` without -n saves names as `ipvsadm -l` prints them
+  if (!command.typed)
+    r.names ||=
+      (command.protocol !== 'fwmark' && isName(command.address)) ||
+      (command.server !== undefined && isName(command.server));
+  r.view ??= 'save';
+  r.header = true; // the commands say every real server they add
+  r.inListing = true;
+  if (command.op === 'A' || command.op === 'E') editService(r, command, t, no);
+  else if (command.op === 'D') deleteService(r, command);
+  else editRealServer(r, command, elision, t, no);
+  return true;
+}
+
+/** -A adds a virtual server (or repeats one), -E edits one added before. */
+function editService(r: ListingRead, command: RuleCommand, t: string, no: number): void {
+  const { op } = command;
+  const key = serviceKey(command.protocol, command.address, command.ipv6);
+  const owner = r.byAddress.get(key);
+  if (op === 'A' && owner) {
+    r.duplicates.push(no);
+    r.current = owner;
+    return;
+  }
+  if (op === 'E' && !owner) {
+    unreadable(r, no, `an edit of a virtual server not added before: ${t.slice(0, 200)}`);
+    return;
+  }
+  const s: IpvsService = owner ?? {
+    protocol: command.protocol,
+    address: command.address,
+    ...(command.ipv6 ? { ipv6: true as const } : {}),
+    realServers: [],
+    line: no,
+  };
+  s.scheduler = command.scheduler ?? (op === 'E' ? s.scheduler : undefined) ?? 'wlc';
+  if (command.persistent !== undefined) s.persistent = command.persistent;
+  else if (op === 'A') delete s.persistent;
+  if (!owner) {
+    r.services.push(s);
+    r.byAddress.set(key, s);
+  }
+  r.current = s;
+}
+
+/** -D deletes a virtual server. */
+function deleteService(r: ListingRead, command: RuleCommand): void {
+  const key = serviceKey(command.protocol, command.address, command.ipv6);
+  const owner = r.byAddress.get(key);
+  if (!owner) return;
+  r.services.splice(r.services.indexOf(owner), 1);
+  r.byAddress.delete(key);
+}
+
+/** -a adds a real server, -e edits one, -d deletes one, of a virtual server added before. */
+function editRealServer(
+  r: ListingRead,
+  command: RuleCommand,
+  elision: number | undefined,
+  t: string,
+  no: number,
+): void {
+  const owner = r.byAddress.get(serviceKey(command.protocol, command.address, command.ipv6));
+  // its virtual server's line may be among the lines an elision left out
+  if (!owner && r.afterElision) {
+    r.ownerElided.push(no);
+    return;
+  }
+  if (!owner) {
+    unreadable(r, no, `a real server of a virtual server not added before: ${t.slice(0, 200)}`);
+    return;
+  }
+  r.current = owner;
+  if (elision !== undefined)
+    owner.partial ??= `an elision precedes its real servers at line ${elision}: it may have more`;
+  const server = command.server!;
+  const at = owner.realServers.findIndex((s) => s.address === server);
+  if (command.op === 'd') {
+    if (at >= 0) owner.realServers.splice(at, 1);
+    return;
+  }
+  if (command.op === 'a' && at >= 0) {
+    r.duplicates.push(no);
+    return;
+  }
+  const before = at >= 0 ? owner.realServers[at] : undefined;
+  const rs: IpvsRealServer = {
+    address: server,
+    forward: command.forward ?? before?.forward ?? 'Masq',
+    weight: command.weight ?? before?.weight ?? 1,
+    line: no,
+  };
+  if (before) owner.realServers.splice(at, 1, rs);
+  else owner.realServers.push(rs);
+}
