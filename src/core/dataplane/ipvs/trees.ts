@@ -179,11 +179,14 @@ function endpointsOf(
   // with one real server of weight above 0 every scheduler picks it: IPVS skips weight 0
   const byWeight =
     picksByWeight(vs.scheduler) || vs.realServers.filter((r) => (r.weight ?? 0) > 0).length < 2;
+  const bare = vs.realServers.filter((r) => r.columnsMissing).map((r) => r.line);
   const unknown = vs.partial
     ? `${vs.partial}: the share of each is unknown`
-    : weighed
-      ? undefined
-      : `${VIEW_FLAG[view] ?? 'this view'} shows no weights`;
+    : bare.length > 0
+      ? bareText(bare)
+      : weighed
+        ? undefined
+        : `${VIEW_FLAG[view] ?? 'this view'} shows no weights`;
   return vs.realServers.map((r) => ({
     ...(r.nameCut ? cutName(r.address) : { address: r.address }),
     chain: vs.protocol === 'fwmark' ? markId(vs) : vsName(vs),
@@ -204,6 +207,12 @@ function endpointsOf(
     line: r.line,
   }));
 }
+
+/** Why no share is stated: these real servers' lines show no columns after the address. */
+const bareText = (lines: number[]) =>
+  lines.length === 1
+    ? `its real server at line ${lines[0]} shows no columns after its address: its weight is not in the paste`
+    : `its real servers at lines ${lines.join(', ')} show no columns after their addresses: their weights are not in the paste`;
 
 const VIEW_FLAG: Partial<Record<IpvsTable['view'], string>> = {
   stats: 'ipvsadm --stats',

@@ -36,6 +36,9 @@ export interface ListingRead {
   view?: IpvsView;
   /** What the words after a real server's address are. */
   columns: string[];
+  /** A real server's row showed words after its address: one at the paste's end without them
+   * stopped there, maybe inside its address. */
+  columnsShown: boolean;
   names: boolean;
   /** The virtual server whose real servers the next lines are. */
   current?: IpvsService;
@@ -81,6 +84,7 @@ export function startRead(file: string, lines: string[], last: number): ListingR
     dpvs: { match: [], realServers: [] },
     afterElision: false,
     columns: LIST_COLUMNS,
+    columnsShown: false,
     names: false,
     inListing: false,
     header: false,

@@ -29,6 +29,9 @@ export interface IpvsRealServer {
   inActConn?: number;
   /** `ipvsadm -l` cut its printed name at the column's width: its port is not in the paste. */
   nameCut?: true;
+  /** -L prints its Forward, Weight and connection columns after every real server's address
+   * (print_service_entry): the paste shows none of them, so its weight is not known. */
+  columnsMissing?: true;
   line: number;
 }
 

@@ -37,13 +37,17 @@ export function readRealServerLine(r: ListingRead, t: string, no: number): boole
     return true;
   }
   r.names ||= isName(address);
-  // ipvsadm prints columns after every real server's address: the last line with none may
-  // be cut inside the address itself ("10.244.0.6:d" of ":domain", ":80" of ":8080")
-  if (no === r.last && words.length === 0 && r.columns.length > 0) {
+  // ipvsadm prints columns after every real server's address: where rows above show them, the
+  // last line with none may be cut inside the address itself ("10.244.0.6:d" of ":domain", ":80"
+  // of ":8080")
+  if (no === r.last && words.length === 0 && r.columns.length > 0 && r.columnsShown) {
     unreadable(r, no, `not a real server's row: ${t.slice(0, 200)}`);
     return true;
   }
   const rs = realServer(address, words, r.view, r.columns, no);
+  if (words.length > 0) r.columnsShown = true;
+  // the paste left out the columns -L printed after the address: its weight is not known
+  else if ((r.view ?? 'list') === 'list' && r.columns.length > 0) rs.columnsMissing = true;
   if (r.names && realNameCut(rs.address)) {
     rs.nameCut = true;
     r.cutNames.push(no);
