@@ -39,7 +39,7 @@ describe('IPVS mode on the oldest and newest recorded releases', () => {
       it('compares both tables: nothing found as recorded', async () => {
         const d = await driftWith(dir, (s) => s);
         assert.deepEqual(d.findings, []);
-        assert.deepEqual(d.tables, ['ipvs', 'ipset', 'nat', 'filter']);
+        assert.deepEqual(d.tables, ['ipvs', 'kube-ipvs0', 'ipset', 'nat', 'filter']);
       });
       it('a deleted rule is its chain kind of finding, with the rule kube-proxy writes', async () => {
         const d = await driftWith(dir, (s) =>
@@ -57,7 +57,7 @@ describe('IPVS mode on the oldest and newest recorded releases', () => {
       it('a dump without its filter table: the nat table compared, the filter table said not to be', async () => {
         const d = await driftWith(dir, (s) => s.replace(/^\*filter\n[\s\S]*?^COMMIT\n/m, ''));
         assert.deepEqual(d.findings, []);
-        assert.deepEqual(d.tables, ['ipvs', 'ipset', 'nat']);
+        assert.deepEqual(d.tables, ['ipvs', 'kube-ipvs0', 'ipset', 'nat']);
         assert.deepEqual(d.notes, ["table-not-captured: kube-proxy's filter table not compared"]);
       });
       it('expect: the IPv4 proxier says the IPv6 one runs too; --family ipv6 prints its sets and rules', () => {
