@@ -11,7 +11,8 @@ import {
   vip,
   type DriftContext,
 } from './context.js';
-import { compareEndpoints, isOnNode, noVerdict, stale } from './service.js';
+import { noVerdict } from './service.js';
+import { compareEndpoints, isOnNode, stale } from './endpoints.js';
 import { podOf } from '../../kube-proxy/endpoints.js';
 import type { ExpectedServicePort } from '../../kube-proxy/service-port.js';
 import type { Rule } from '../read/parse.js';

@@ -1,7 +1,6 @@
-// The semantic checks of a Service port's cluster IP traffic and of its endpoints: does the node
-// send it to the endpoints kube-proxy would choose, in the shares it would give them,
-// masqueraded when it would masquerade, and rejected when it would reject?
-import { percent } from '../../../model.js';
+// The semantic checks of a Service port's cluster IP traffic: does the node send it into the
+// Service chain kube-proxy would (its endpoints compared in endpoints.ts), masqueraded when it
+// would masquerade, and rejected when it would reject?
 import {
   chainLines,
   entryLines,
@@ -12,11 +11,11 @@ import {
   vip,
   type DriftContext,
 } from './context.js';
-import { podOf, quantisedProbability } from '../../kube-proxy/endpoints.js';
 import { chainAbsent } from './jumps.js';
+import { compareEndpoints, stale } from './endpoints.js';
 import { clusterIPElsewhere } from './stale-port.js';
-import type { ExpectedEndpoint, ExpectedServicePort } from '../../kube-proxy/service-port.js';
-import type { EntryPoint, ServiceTree, TreeEndpoint } from '../../trees.js';
+import type { ExpectedServicePort } from '../../kube-proxy/service-port.js';
+import type { EntryPoint, ServiceTree } from '../../trees.js';
 import { entriesElsewhere } from '../../stale-entries.js';
 
 /** Cluster IP traffic. Returns whether the endpoints of the SVC chain were compared. */
@@ -176,216 +175,6 @@ export function noVerdict(
         : `node ${c.node} has no local endpoint for ${sp.name}, but does not drop traffic to ${where} as kube-proxy would: it reaches the node itself instead.`,
     expected: filterLines(expected),
     actual: [],
-    ...syncNext(c),
-  });
-}
-
-/** What an endpoint address that is not expected is, in words. */
-function whatIs(sp: ExpectedServicePort, address: string | undefined, c: DriftContext): string {
-  if (!address) return 'an endpoint the dump does not name';
-  const ip = address.split(':')[0]!;
-  const listed = sp.allEndpoints.find((e) => e.address === address);
-  const pod = c.pods.get(ip)?.[0];
-  const podName = pod ? `Pod ${pod.namespace}/${pod.name}` : undefined;
-  if (listed) {
-    const state = listed.terminating ? 'terminating' : 'not ready';
-    return `${podName ?? 'an endpoint'}, which the EndpointSlices list as ${state}`;
-  }
-  if (!pod) return 'a Pod that no longer exists';
-  if (pod.deleting) return `${podName}, which is being deleted`;
-  const ready = pod.conditions.find((x) => x.type === 'Ready')?.status === 'True';
-  if (!ready) return `${podName}, which is not ready`;
-  return `${podName}, which is no longer an endpoint of the Service`;
-}
-
-export function stale(
-  sp: ExpectedServicePort,
-  ep: TreeEndpoint,
-  chain: string,
-  why: string,
-  c: DriftContext,
-  traffic = '',
-): void {
-  const what = whatIs(sp, ep.address, c);
-  c.add({
-    id: 'endpoint-stale',
-    service: sp.name,
-    ...(ep.address ? { endpoint: ep.address } : {}),
-    title: `stale endpoint ${ep.address ?? ep.chain}`,
-    message: `node ${c.node} still sends ${percent(ep.probability)} of ${sp.name}${traffic} to ${ep.address ?? ep.chain}, ${what}${why ? ` ${why}` : ''}${what.startsWith('a Pod that no longer exists') ? ': those connections time out' : ''}.`,
-    expected: nat(sp.nat.filter((l) => l.chain === chain)),
-    actual: [
-      ...chainLines(c.nat, chain).filter((l) => l.endsWith(` ${ep.chain}`)),
-      ...chainLines(c.nat, ep.chain),
-    ],
-    ...syncNext(c),
-  });
-}
-
-export function compareEndpoints(
-  sp: ExpectedServicePort,
-  t: ServiceTree,
-  expected: ExpectedEndpoint[],
-  actual: TreeEndpoint[],
-  chain: string,
-  path: 'cluster IP' | 'external',
-  c: DriftContext,
-): void {
-  const traffic = path === 'external' ? "'s external traffic" : '';
-  // the common case: the same endpoints in the same (sorted) order
-  const same =
-    actual.length === expected.length &&
-    actual.every((a, i) => !a.chainMissing && a.address === expected[i]!.address);
-  if (same) {
-    weights(sp, expected, actual, chain, traffic, c);
-    hairpin(sp, actual, c);
-    affinity(sp, t, chain, c);
-    return;
-  }
-  const byAddress = new Map(expected.map((e) => [e.address, e]));
-  const matched = new Map<string, TreeEndpoint>();
-  const extra: TreeEndpoint[] = [];
-  for (const a of actual) {
-    const e = a.address
-      ? byAddress.get(a.address)
-      : a.inferredIP
-        ? expected.find((x) => x.ip === a.inferredIP)
-        : undefined;
-    if (e && !a.chainMissing) matched.set(e.address, a);
-    else extra.push(a);
-  }
-  const missing = expected.filter((e) => !matched.has(e.address));
-  for (const a of extra) {
-    if (a.chainMissing) {
-      c.add({
-        id: 'service-chain-missing',
-        service: sp.name,
-        title: `jump to ${a.chain}, which does not exist`,
-        message: `node ${c.node} sends ${percent(a.probability)} of ${sp.name}${traffic} to ${a.chain}, a chain that is not in the dump.`,
-        expected: nat(sp.nat.filter((l) => l.chain === chain)),
-        actual: chainLines(c.nat, chain),
-        ...syncNext(c),
-      });
-      continue;
-    }
-    const offNode = path === 'external' && sp.externalPolicyLocal && !isOnNode(a, sp, c);
-    if (offNode)
-      c.add({
-        id: 'local-policy-wrong',
-        service: sp.name,
-        title: `external traffic sent off-node to ${a.address}`,
-        message: `node ${c.node} sends ${percent(a.probability)} of ${sp.name}'s external traffic to ${a.address}, which does not run on this node, although the Service has externalTrafficPolicy: Local: the client IP is lost and the traffic takes an extra hop.`,
-        expected: nat(sp.nat.filter((l) => l.chain === chain)),
-        actual: chainLines(c.nat, chain),
-        ...syncNext(c),
-      });
-    else stale(sp, a, chain, '', c, traffic);
-  }
-  for (const e of missing) {
-    const pod = podOf(e) ? `Pod ${podOf(e)}` : 'an endpoint';
-    const dropped = path === 'external' && matched.size === 0 && extra.length === 0;
-    c.add({
-      id: dropped ? 'local-policy-wrong' : 'endpoint-missing',
-      service: sp.name,
-      title: dropped
-        ? `external traffic dropped although ${e.address} is local`
-        : `endpoint ${e.address} missing`,
-      message: dropped
-        ? `node ${c.node} sends none of ${sp.name}'s external traffic to ${e.address} (${pod} on this node): with externalTrafficPolicy: Local it is dropped here although a local endpoint exists.`
-        : `node ${c.node} sends none of ${sp.name}${traffic} to ${e.address} (${pod}, ${e.ready ? 'ready' : 'terminating'}): it has no KUBE-SEP rule for this endpoint, so the endpoint gets no traffic from this node.`,
-      expected: nat([
-        ...sp.nat.filter((l) => l.chain === chain && l.text.endsWith(` ${e.chain}`)),
-        ...sp.nat.filter((l) => l.chain === e.chain),
-      ]),
-      actual: chainLines(c.nat, chain),
-      ...syncNext(c),
-    });
-  }
-  if (extra.length > 0 || missing.length > 0) return;
-  weights(sp, expected, actual, chain, traffic, c);
-  hairpin(sp, actual, c);
-  affinity(sp, t, chain, c);
-}
-
-export function isOnNode(a: TreeEndpoint, sp: ExpectedServicePort, c: DriftContext): boolean {
-  const ip = a.address?.split(':')[0] ?? a.inferredIP;
-  const listed = sp.allEndpoints.find((e) => e.ip === ip);
-  if (listed?.nodeName) return listed.nodeName === c.node;
-  const pod = ip ? c.pods.get(ip)?.[0] : undefined;
-  return pod?.nodeName === undefined || pod.nodeName === c.node;
-}
-
-function weights(
-  sp: ExpectedServicePort,
-  expected: ExpectedEndpoint[],
-  actual: TreeEndpoint[],
-  chain: string,
-  traffic: string,
-  c: DriftContext,
-): void {
-  const n = expected.length;
-  // the exact check: the same endpoints in the same order with kube-proxy's probabilities
-  const exact = actual.every((a, i) => {
-    const q =
-      a.ruleProbability === undefined ? undefined : Math.round(a.ruleProbability * 0x80000000);
-    return (
-      a.address === expected[i]?.address &&
-      q === (i < n - 1 ? quantisedProbability(n - i) : undefined)
-    );
-  });
-  if (exact) return;
-  // the semantic check: every endpoint gets its 1/n
-  const total = actual.reduce((s, a) => s + a.probability, 0);
-  const uneven = actual.some((a) => Math.abs(a.probability - 1 / n) > 0.0005) || 1 - total > 0.0005;
-  if (!uneven) return;
-  const shares = actual.map((a) => `${a.address ?? a.chain} ${percent(a.probability)}`).join(', ');
-  c.add({
-    id: 'weights-uneven',
-    service: sp.name,
-    title: `endpoints get uneven shares (${shares})`,
-    message:
-      1 - total > 0.0005
-        ? `node ${c.node}'s ${chain} lets ${percent(1 - total)} of new connections to ${sp.name}${traffic} match no endpoint jump (${shares}); each of the ${n} endpoints should get ${percent(1 / n)}.`
-        : `node ${c.node} splits new connections to ${sp.name}${traffic} unevenly: ${shares}; each of the ${n} endpoints should get ${percent(1 / n)}.`,
-    expected: nat(sp.nat.filter((l) => l.chain === chain)),
-    actual: chainLines(c.nat, chain),
-    ...syncNext(c),
-  });
-}
-
-function hairpin(sp: ExpectedServicePort, actual: TreeEndpoint[], c: DriftContext): void {
-  const without = actual.filter((a) => !a.hairpinMasquerade && !a.chainMissing);
-  if (without.length === 0) return;
-  c.add({
-    id: 'masquerade-missing',
-    service: sp.name,
-    title: `no hairpin masquerade for ${without.map((a) => a.address ?? a.chain).join(', ')}`,
-    message: `node ${c.node} does not masquerade a Pod that reaches itself through ${sp.name} (${without.map((a) => a.address ?? a.chain).join(', ')}): the Pod sees its own address as the source and such hairpin connections fail.`,
-    expected: nat(sp.nat.filter((l) => without.some((a) => l.chain === a.chain))),
-    actual: without.flatMap((a) => chainLines(c.nat, a.chain)),
-    ...syncNext(c),
-  });
-}
-
-function affinity(sp: ExpectedServicePort, t: ServiceTree, chain: string, c: DriftContext): void {
-  if (sp.affinitySeconds === t.affinitySeconds) return;
-  c.add({
-    id: 'affinity-wrong',
-    service: sp.name,
-    title:
-      sp.affinitySeconds === undefined
-        ? 'session affinity on the node, not on the Service'
-        : t.affinitySeconds === undefined
-          ? 'no session affinity'
-          : `session affinity of ${t.affinitySeconds}s, not ${sp.affinitySeconds}s`,
-    message:
-      sp.affinitySeconds === undefined
-        ? `node ${c.node} keeps each client on one endpoint of ${sp.name} for ${t.affinitySeconds}s, but the Service has no sessionAffinity.`
-        : t.affinitySeconds === undefined
-          ? `${sp.name} has sessionAffinity: ClientIP (${sp.affinitySeconds}s), but node ${c.node} balances every new connection afresh.`
-          : `node ${c.node} keeps clients of ${sp.name} on one endpoint for ${t.affinitySeconds}s, the Service says ${sp.affinitySeconds}s.`,
-    expected: nat(sp.nat.filter((l) => l.chain === chain)),
-    actual: chainLines(c.nat, chain),
     ...syncNext(c),
   });
 }
