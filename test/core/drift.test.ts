@@ -111,6 +111,30 @@ describe('drift', () => {
       [`warning endpoint-missing ${WEB}`],
     ],
     [
+      // the chain is still there: only the jump is gone, so the last share leaves KUBE-SVC
+      'the last endpoint jump gone, its KUBE-SEP chain left',
+      without(`-j ${SEP(WEB, '10.180.1.2:80')}`),
+      [`error service-chain-falls-through ${WEB}`],
+    ],
+    [
+      'a last jump that does not take every packet',
+      swap(
+        new RegExp(`(-A ${SVC} -m comment --comment "ns1/web:p80 -> 10\\.180\\.1\\.2:80") -j`),
+        '$1 -m statistic --mode random --probability 0.50000000000 -j',
+      ),
+      [`error service-chain-falls-through ${WEB}`],
+    ],
+    [
+      'an endpoint chain without its DNAT (it returns: the next jump takes its share)',
+      without(`-A ${SEP(WEB, '10.180.0.3:80')}`, '-j DNAT'),
+      [`warning endpoint-dnat-missing ${WEB}`],
+    ],
+    [
+      'the last endpoint chain without its DNAT',
+      without(`-A ${SEP(WEB, '10.180.1.2:80')}`, '-j DNAT'),
+      [`error service-chain-falls-through ${WEB}`, `warning endpoint-dnat-missing ${WEB}`],
+    ],
+    [
       'probabilities that give uneven shares',
       swap('--probability 0.33333333349', '--probability 0.50000000000'),
       [`warning weights-uneven ${WEB}`],
@@ -565,6 +589,7 @@ describe('which drift ids mean the node does not forward a Service (NOT_FORWARDE
     const errors = (Object.keys(SEVERITY) as DriftId[]).filter((id) => SEVERITY[id] === 'error');
     const warnings: DriftId[] = [
       'endpoint-missing',
+      'endpoint-dnat-missing',
       'rule-behaviour-differs',
       'endpoint-not-in-numgen',
       'real-server-weight-zero',

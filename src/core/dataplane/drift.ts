@@ -10,6 +10,8 @@ export type DriftId =
   | 'service-rules-missing'
   | 'service-chain-missing'
   | 'endpoint-missing'
+  | 'endpoint-dnat-missing'
+  | 'service-chain-falls-through'
   | 'endpoint-stale'
   | 'weights-uneven'
   | 'affinity-wrong'
@@ -83,6 +85,8 @@ export const SEVERITY: Record<DriftId, Severity> = {
   'nodeport-missing': 'error',
   'entry-jump-missing': 'error',
   'endpoint-missing': 'warning',
+  'endpoint-dnat-missing': 'warning',
+  'service-chain-falls-through': 'error',
   'weights-uneven': 'warning',
   'affinity-wrong': 'warning',
   'masquerade-missing': 'warning',
@@ -129,6 +133,8 @@ export const NOT_FORWARDED: Record<DriftId, boolean> = {
   'nodeport-missing': true,
   'entry-jump-missing': true,
   'endpoint-missing': true,
+  'endpoint-dnat-missing': true,
+  'service-chain-falls-through': true,
   'weights-uneven': false,
   'affinity-wrong': false,
   'masquerade-missing': false,

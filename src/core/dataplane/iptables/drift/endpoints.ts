@@ -5,6 +5,13 @@ import { chainLines, nat, syncNext, type DriftContext } from './context.js';
 import { podOf, quantisedProbability } from '../../kube-proxy/endpoints.js';
 import type { ExpectedEndpoint, ExpectedServicePort } from '../../kube-proxy/service-port.js';
 import type { ServiceTree, TreeEndpoint } from '../../trees.js';
+import {
+  dnatMissing,
+  endpointDnatMissing,
+  fallsThrough,
+  sharesKnown,
+  walk,
+} from './fall-through.js';
 
 /** What an endpoint address that is not expected is, in words. */
 function whatIs(sp: ExpectedServicePort, address: string | undefined, c: DriftContext): string {
@@ -63,7 +70,7 @@ export function compareEndpoints(
     actual.length === expected.length &&
     actual.every((a, i) => !a.chainMissing && a.address === expected[i]!.address);
   if (same) {
-    weights(sp, expected, actual, chain, traffic, c);
+    weights(sp, expected, actual, chain, path, c);
     hairpin(sp, actual, c);
     affinity(sp, t, chain, c);
     return;
@@ -71,6 +78,7 @@ export function compareEndpoints(
   const byAddress = new Map(expected.map((e) => [e.address, e]));
   const matched = new Map<string, TreeEndpoint>();
   const extra: TreeEndpoint[] = [];
+  const returning = new Map<TreeEndpoint, ExpectedEndpoint | undefined>(); // chains without DNAT
   for (const a of actual) {
     const e = a.address
       ? byAddress.get(a.address)
@@ -78,9 +86,18 @@ export function compareEndpoints(
         ? expected.find((x) => x.ip === a.inferredIP)
         : undefined;
     if (e && !a.chainMissing) matched.set(e.address, a);
-    else extra.push(a);
+    else if (dnatMissing(a)) {
+      // the endpoint is named by its chain, kube-proxy's hash of its address
+      const own = expected.find((x) => x.chain === a.chain);
+      if (own) matched.set(own.address, a);
+      returning.set(a, own);
+    } else extra.push(a);
   }
+  const walked = walk(actual, new Set(returning.keys()));
+  for (const [a, e] of returning) endpointDnatMissing(sp, a, e, chain, walked, traffic, c);
   const missing = expected.filter((e) => !matched.has(e.address));
+  const through = sharesKnown(actual) ? walked.fallThrough : 0;
+  if (through > 0) fallsThrough(sp, missing, [...returning.keys()], through, chain, path, c);
   for (const a of extra) {
     if (a.chainMissing) {
       c.add({
@@ -107,7 +124,8 @@ export function compareEndpoints(
       });
     else stale(sp, a, chain, '', c, traffic);
   }
-  for (const e of missing) {
+  // endpoints whose share falls through are named by fallsThrough
+  for (const e of through > 0 ? [] : missing) {
     const pod = podOf(e) ? `Pod ${podOf(e)}` : 'an endpoint';
     const dropped = path === 'external' && matched.size === 0 && extra.length === 0;
     c.add({
@@ -118,7 +136,7 @@ export function compareEndpoints(
         : `endpoint ${e.address} missing`,
       message: dropped
         ? `node ${c.node} sends none of ${sp.name}'s external traffic to ${e.address} (${pod} on this node): with externalTrafficPolicy: Local it is dropped here although a local endpoint exists.`
-        : `node ${c.node} sends none of ${sp.name}${traffic} to ${e.address} (${pod}, ${e.ready ? 'ready' : 'terminating'}): it has no KUBE-SEP rule for this endpoint, so the endpoint gets no traffic from this node.`,
+        : `node ${c.node} sends none of ${sp.name}${traffic} to ${e.address} (${pod}, ${e.ready ? 'ready' : 'terminating'}): ${c.nat.chain(e.chain) ? `no rule of ${chain} jumps to ${e.chain}, the endpoint's chain, which the dump holds` : 'it has no KUBE-SEP rule for this endpoint'}, so the endpoint gets no traffic from this node.`,
       expected: nat([
         ...sp.nat.filter((l) => l.chain === chain && l.text.endsWith(` ${e.chain}`)),
         ...sp.nat.filter((l) => l.chain === e.chain),
@@ -127,8 +145,8 @@ export function compareEndpoints(
       ...syncNext(c),
     });
   }
-  if (extra.length > 0 || missing.length > 0) return;
-  weights(sp, expected, actual, chain, traffic, c);
+  if (extra.length > 0 || missing.length > 0 || returning.size > 0) return;
+  weights(sp, expected, actual, chain, path, c);
   hairpin(sp, actual, c);
   affinity(sp, t, chain, c);
 }
@@ -146,9 +164,10 @@ function weights(
   expected: ExpectedEndpoint[],
   actual: TreeEndpoint[],
   chain: string,
-  traffic: string,
+  path: 'cluster IP' | 'external',
   c: DriftContext,
 ): void {
+  const traffic = path === 'external' ? "'s external traffic" : '';
   const n = expected.length;
   // the exact check: the same endpoints in the same order with kube-proxy's probabilities
   const exact = actual.every((a, i) => {
@@ -160,19 +179,21 @@ function weights(
     );
   });
   if (exact) return;
+  // a share no endpoint takes is not DNATed at all: worse than uneven
+  const { fallThrough } = walk(actual, new Set());
+  if (fallThrough > 0 && sharesKnown(actual)) {
+    fallsThrough(sp, [], [], fallThrough, chain, path, c);
+    return;
+  }
   // the semantic check: every endpoint gets its 1/n
-  const total = actual.reduce((s, a) => s + a.probability, 0);
-  const uneven = actual.some((a) => Math.abs(a.probability - 1 / n) > 0.0005) || 1 - total > 0.0005;
+  const uneven = actual.some((a) => Math.abs(a.probability - 1 / n) > 0.0005);
   if (!uneven) return;
   const shares = actual.map((a) => `${a.address ?? a.chain} ${percent(a.probability)}`).join(', ');
   c.add({
     id: 'weights-uneven',
     service: sp.name,
     title: `endpoints get uneven shares (${shares})`,
-    message:
-      1 - total > 0.0005
-        ? `node ${c.node}'s ${chain} lets ${percent(1 - total)} of new connections to ${sp.name}${traffic} match no endpoint jump (${shares}); each of the ${n} endpoints should get ${percent(1 / n)}.`
-        : `node ${c.node} splits new connections to ${sp.name}${traffic} unevenly: ${shares}; each of the ${n} endpoints should get ${percent(1 / n)}.`,
+    message: `node ${c.node} splits new connections to ${sp.name}${traffic} unevenly: ${shares}; each of the ${n} endpoints should get ${percent(1 / n)}.`,
     expected: nat(sp.nat.filter((l) => l.chain === chain)),
     actual: chainLines(c.nat, chain),
     ...syncNext(c),
