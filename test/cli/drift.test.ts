@@ -353,7 +353,8 @@ describe('kdebug trace', () => {
       ],
     );
     const rule = doc.outcomes[0].rules[0];
-    assert.deepEqual(Object.keys(rule), ['table', 'chain', 'line', 'rule', 'effect']);
+    assert.deepEqual(Object.keys(rule), ['table', 'chain', 'line', 'rule', 'effect', 'into']);
+    assert.equal(rule.into, 'KUBE-SERVICES');
     assert.deepEqual([rule.table, rule.chain], ['nat', 'PREROUTING']);
   });
 

@@ -13,6 +13,7 @@ import { readSnapshot } from '../../src/cluster/snapshot/read.js';
 import { parseIptables } from '../../src/core/dataplane/iptables/read/parse.js';
 import { clusterView } from '../../src/core/kube/objects.js';
 import { tracePacket } from '../../src/core/dataplane/iptables/trace.js';
+import { traceAnswer } from '../../src/core/dataplane/trace/answer.js';
 import {
   nodeNetwork,
   type TracePacket,
@@ -498,5 +499,36 @@ describe('IPv6: the ip6tables rules of the dual-stack scenario (nginx-svc fd00:1
       fromHost: false,
     });
     assert.deepEqual(outcomes(got), [[null, 1, false]]);
+  });
+});
+
+describe('the answer for a Service port whose chain the packet fell through', () => {
+  it('says the chain it ended in and its share, not that kube-proxy never wrote the Service', async () => {
+    const facts = await readSnapshot('snapshots/nginx-svc');
+    const node = 'vm-12-7-centos';
+    const view = clusterView(facts.objects);
+    // the Service chain's last jump gone, its KUBE-SEP chain left
+    const dump = facts.nodes[node]!['iptables-save']!.replace(
+      /^-A KUBE-SVC-ELCM5PCEQWBTUJ2I -j KUBE-SEP-\S+\n/m,
+      '',
+    );
+    const net = nodeNetwork(
+      view.nodes.find((n) => n.name === node),
+      facts.nodes[node]!['ip-addr'],
+    );
+    const p: TracePacket = {
+      src: '10.244.0.5',
+      dst: '10.1.190.219',
+      dport: 8080,
+      protocol: 'tcp',
+      fromHost: false,
+    };
+    const answer = traceAnswer(tracePacket(parseIptables(dump), net, p), view, node);
+    assert.match(
+      answer.unmatched ?? '',
+      /KUBE-SERVICES line \d+ takes the packet into KUBE-SVC-ELCM5PCEQWBTUJ2I, and it leaves KUBE-SVC-ELCM5PCEQWBTUJ2I unchanged: 50% of new connections fall through it/,
+    );
+    assert.doesNotMatch(answer.unmatched ?? '', /has not written this Service/);
+    assert.equal(answer.unanswered, true);
   });
 });

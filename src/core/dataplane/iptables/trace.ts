@@ -197,8 +197,8 @@ class Tracer {
     prefix: string,
   ): void {
     const t = rule.target;
-    const record = (effect: string) => {
-      w.rules.push(this.step(table.name, rule, prefix + effect));
+    const record = (effect: string, into?: string) => {
+      w.rules.push(this.step(table.name, rule, prefix + effect, into));
     };
     if (!t) return record('counts the packet');
     switch (t.kind) {
@@ -217,7 +217,7 @@ class Tracer {
             record(`${t.goto ? 'goto' : 'jump'} to ${t.name}, which is not in the dump: skipped`);
             return;
           }
-          record(`${t.goto ? 'goto' : 'jump'} ${t.name}`);
+          record(`${t.goto ? 'goto' : 'jump'} ${t.name}`, t.name);
           if (t.goto) stack.pop();
           stack.push({ chain: next, index: 0 });
         }
@@ -283,8 +283,8 @@ class Tracer {
 
   /** The rule as a walk shows it; its text printed only when read (a drift by behaviour walks
    * thousands of packets and reads none). */
-  private step(table: string, r: Rule, effect: string): MatchedRule {
-    return {
+  private step(table: string, r: Rule, effect: string, into?: string): MatchedRule {
+    const m: MatchedRule = {
       table,
       chain: r.chain,
       line: r.line,
@@ -293,5 +293,7 @@ class Tracer {
       },
       effect,
     };
+    if (into !== undefined) m.into = into;
+    return m;
   }
 }

@@ -2,7 +2,8 @@
 // outcome refuses or drops the packet (exit 1), which DNATs reach no captured Pod (stale rules),
 // and why a packet no Service rule matched gets no answer (the ping-to-a-ClusterIP question).
 import type { ClusterView } from '../../kube/objects.js';
-import type { TraceOutcome, TraceResult } from './trace.js';
+import type { MatchedRule, TraceOutcome, TraceResult } from './trace.js';
+import { percent } from '../../model.js';
 import { kdebug, valid, type NextCommand } from '../../next-command.js';
 
 /** Where the read of the node's rules stopped (a dump cut short): the walk holds for what was
@@ -104,6 +105,8 @@ export function traceAnswer(
       answer.unmatched = servicePort
         ? `${dst} is an address of node ${node} (kube-ipvs0), and no virtual server takes ${protocol} port ${dport} there: kube-proxy has not programmed this Service on node ${node} (drift shows what it lacks), so the node itself gets the packet and nothing of the Service answers.`
         : `${dst} is an address of node ${node} (IPVS mode binds it to kube-ipvs0), and its virtual servers take only ${ports.join(', ')}: the node itself gets the packet${protocol === 'icmp' ? ' and answers the ping. This is why ping to a ClusterIP answers in IPVS mode: the answer comes from the node, not from a Pod.' : ', where nothing of the Service listens.'}`;
+    else if (ports.length > 0 && unchanged && servicePort && fellThrough(unchanged))
+      answer.unmatched = fallThroughText(result, fellThrough(unchanged)!, dst, node);
     else if (ports.length > 0 && unchanged)
       answer.unmatched = servicePort
         ? `No rule matched ${protocol} port ${dport} of ${dst}, a port of the Service: kube-proxy has not written this Service on node ${node} (drift shows what it lacks). The packet goes on to ${dst} unchanged, and nothing answers it.`
@@ -114,6 +117,23 @@ export function traceAnswer(
   const owner = view.nodes.find((n) => n.ips.includes(dst));
   if (owner) answer.destinationIs = `an address of node ${owner.name}`;
   return answer;
+}
+
+/** The last Service chain a packet left unchanged entered (KUBE-SVC, -SVL, -XLB, -EXT, -FW), with
+ * the rule that took it there: it fell through that chain. */
+function fellThrough(o: TraceOutcome) {
+  return o.rules.findLast(
+    (m) => m.table === 'nat' && /^KUBE-(SVC|SVL|XLB|EXT|FW)-/.test(m.into ?? ''),
+  );
+}
+
+/** A Service port's packet that entered its Service chain and left it unchanged: where, and how
+ * many new connections do. */
+function fallThroughText(result: TraceResult, by: MatchedRule, dst: string, node: string): string {
+  const share = result.outcomes
+    .filter((o) => o.destination === null && fellThrough(o)?.into === by.into)
+    .reduce((s, o) => s + o.probability, 0);
+  return `On node ${node}, ${by.chain} line ${by.line} takes the packet into ${by.into}, and it leaves ${by.into} unchanged: ${percent(share)} of new connections fall through it, matching none of its endpoint rules (a jump missing, or an endpoint chain without DNAT: drift names which). They go on to ${dst} unchanged, and nothing answers them.`;
 }
 
 /** Where the read stopped, as FILE:LINE and the reader's words. */

@@ -38,6 +38,9 @@ export interface MatchedRule {
   rule: string;
   /** What the rule did: "jump", "mark 0x4000", "DNAT 10.244.0.3:80", "50% branch" ... */
   effect: string;
+  /** The chain a jump or goto entered (iptables): where a packet that leaves it unchanged fell
+   * through. */
+  into?: string;
 }
 
 export interface TraceOutcome {
