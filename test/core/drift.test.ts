@@ -515,6 +515,56 @@ describe('drift on the snapshots', () => {
   });
 });
 
+describe('the evidence of a finding on a v1.15 node (the demo, one rule deleted)', () => {
+  const node = 'vm-12-7-centos';
+  async function finding(edit: (dump: string) => string) {
+    const facts = await readSnapshot('snapshots/nginx-svc');
+    facts.nodes[node]!['iptables-save'] = edit(facts.nodes[node]!['iptables-save']!);
+    const na = new Analysis(facts).node(node);
+    const d = na.drift().findings.find((f) => severityOf(f) !== 'info')!;
+    const judged = judgedOnNode(d, 'test', {
+      holds: (l) => na.holds(l),
+      expects: (l) => na.expects(l),
+    });
+    return { id: d.id, lines: judged.evidence.filter((e) => e.diff).map(evidenceText) };
+  }
+
+  it('the Service chain without its last jump: that jump alone lacking, the rest held as v1.15 spells it', async () => {
+    const f = await finding((t) =>
+      t.replace(/^-A KUBE-SVC-ELCM5PCEQWBTUJ2I -j KUBE-SEP-\S+\n/m, ''),
+    );
+    assert.equal(f.id, 'service-chain-falls-through');
+    assert.deepEqual(
+      f.lines.filter((l) => l.startsWith('-')),
+      [
+        '- -t nat -A KUBE-SVC-ELCM5PCEQWBTUJ2I -m comment --comment "default/nginx-svc:http -> 10.244.1.7:80" -j KUBE-SEP-FNO4E6JYD7EGUHTP',
+      ],
+    );
+    // the masquerade rule where v1.15 writes it, before the jump in KUBE-SERVICES
+    assert.ok(
+      f.lines.some((l) =>
+        /^\s+-t nat -A KUBE-SERVICES ! -s 10\.244\.0\.0\/16 .* -j KUBE-MARK-MASQ$/.test(l),
+      ),
+      f.lines.join('\n'),
+    );
+    assert.deepEqual(
+      f.lines.filter((l) => l.startsWith('+')),
+      [],
+    );
+  });
+
+  it('an endpoint chain without its DNAT: the DNAT alone lacking', async () => {
+    const f = await finding((t) =>
+      t.replace(/^-A KUBE-SEP-SMDVMBZNJPO5AA7R -p tcp .*-j DNAT .*\n/m, ''),
+    );
+    assert.equal(f.id, 'endpoint-dnat-missing');
+    assert.deepEqual(
+      f.lines.filter((l) => !/^\s/.test(l)).map((l) => l.replace(/ -m comment.*/, '')),
+      ['- -t nat -A KUBE-SEP-SMDVMBZNJPO5AA7R -p tcp'],
+    );
+  });
+});
+
 /** The clean dump with its KUBE-SERVICES rules in reverse (Go's map order differs per sync). */
 function reorderServices(text: string): string {
   const lines = text.split('\n');

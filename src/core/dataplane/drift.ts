@@ -185,6 +185,9 @@ export interface DriftLines {
   notSynced?: true;
   /** The family of the rule set it was found in (the IPv4 iptables or the IPv6 ip6tables one). */
   family?: IPFamily;
+  /** Lines of `expected` the node holds acting alike (spelled otherwise, or in the chain an older
+   * release puts them), each with the node's line: neither is a difference. */
+  alike?: { expected: string; actual: string }[];
 }
 
 /** A finding of `kdebug drift`: a Finding about one node, with the lines it compared. Its status
@@ -336,16 +339,20 @@ const bare = (line: string) => line.replace(/^-t \S+ /, '').trim();
  * whether kube-proxy writes a line at all: a finding's actual may show a whole chain, whose
  * other lines are as expected. */
 export function diffLines(
-  f: Pick<DriftLines, 'expected' | 'actual'>,
+  f: Pick<DriftLines, 'expected' | 'actual' | 'alike'>,
   onNode: (line: string) => boolean = () => false,
   expects: (line: string) => boolean = () => false,
 ) {
   const actual = new Set(f.actual.map(bare));
-  const expected = new Set(f.expected.map(bare));
+  const expected = new Set([...f.expected, ...(f.alike ?? []).map((a) => a.actual)].map(bare));
+  // a line the node holds acting alike is shown as the node spells it
+  const held = new Map((f.alike ?? []).map((a) => [bare(a.expected), a.actual]));
   return [
-    ...f.expected.map(
-      (l) => ({ line: l, kind: actual.has(bare(l)) || onNode(l) ? 'same' : 'missing' }) as const,
-    ),
+    ...f.expected.map((l) => {
+      const alike = held.get(bare(l));
+      if (alike !== undefined) return { line: alike, kind: 'same' } as const;
+      return { line: l, kind: actual.has(bare(l)) || onNode(l) ? 'same' : 'missing' } as const;
+    }),
     ...f.actual
       .filter((l) => !expected.has(bare(l)))
       .map((l) => ({ line: l, kind: expects(l) ? 'same' : 'unexpected' }) as const),
@@ -365,7 +372,7 @@ function driftEvidence(
   const lines = d.actual.filter(holds);
   const said = d.actual.filter((l) => !holds(l));
   const diff = diffLines(
-    { expected: d.expected.filter((l) => !isCapLine(l)), actual: lines },
+    { expected: d.expected.filter((l) => !isCapLine(l)), actual: lines, alike: d.alike },
     holds,
     expects,
   );

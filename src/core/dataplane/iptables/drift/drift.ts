@@ -9,6 +9,7 @@ import { internalPath } from './service.js';
 import { danglingJumps } from './jumps.js';
 import { nodeLevelChecks, orphanChains } from './node.js';
 import { textDifferences } from './text.js';
+import { alikeLines } from './alike.js';
 import type { ExpectedRules } from '../../kube-proxy/expected.js';
 import type { ExpectedServicePort } from '../../kube-proxy/service-port.js';
 import type { Ruleset } from '../read/parse.js';
@@ -75,8 +76,18 @@ export function nodeDrift(input: DriftInput): NodeDrift {
         if (SEVERITY[id] !== 'info') uncompared.push(said.title);
         return;
       }
+      const alike = alikeLines(ctx, said.service, expected);
       findings.push(
-        driftFinding(id, { ...said, expected: capped(expected), actual: capped(actual) }, at),
+        driftFinding(
+          id,
+          {
+            ...said,
+            expected: capped(expected),
+            actual: capped(actual),
+            ...(alike.length > 0 ? { alike } : {}),
+          },
+          at,
+        ),
       );
     },
     note: ({ id, ...said }) => notes.push(driftFinding(id, said, at, 'info')),
