@@ -7,6 +7,7 @@
 // vm-12-11-centos 10.0.12.11 (Pods 10.244.1.0/24); Pod CIDR 10.244.0.0/16; Service CIDR
 // 10.1.0.0/16; nginx-svc 10.1.190.219:8080 -> Pods 10.244.0.3:80, 10.244.1.7:80; kube-dns
 // 10.1.0.10 -> CoreDNS 10.244.0.2, 10.244.1.2. Probes are recorded on vm-12-7-centos.
+import { dualStackKubeProxy } from './dual-stack-release.js';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { endpointChain, kubeProxyChain } from '../../src/core/dataplane/kube-proxy/chain-names.js';
@@ -223,6 +224,7 @@ function dualStack(f: Facts): void {
       v4.endsWith('.7') ? 'fd00:10:244::/64' : 'fd00:10:244:1::/64',
     ].filter(Boolean);
   }
+  dualStackKubeProxy(f.objects);
   const cm = find(f, 'ConfigMap', 'kube-system', 'kube-proxy');
   cm['data']['config.conf'] = cm['data']['config.conf'].replace(
     'clusterCIDR: 10.244.0.0/16',

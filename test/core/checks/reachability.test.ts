@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { dualStackKubeProxy } from '../../support/dual-stack-release.js';
 import { evidenceText } from '../../../src/core/evidence.js';
 import { describe, it } from 'node:test';
 import { reachabilityCheck } from '../../../src/core/checks/reachability/reachability.js';
@@ -397,6 +398,7 @@ describe('reachability step: NetworkPolicies', () => {
     for (const [n, e] of (v6['endpoints'] as { addresses: string[] }[]).entries())
       e.addresses = [`fd00:10:244:${n}::7`];
     facts.objects.push(v6);
+    dualStackKubeProxy(facts.objects);
     for (const node of Object.keys(facts.nodes)) {
       const exp = new Analysis(facts).node(node).expected(undefined, { family: 'IPv6' });
       facts.nodes[node]!['ip6tables-save'] = expectedSave(exp);

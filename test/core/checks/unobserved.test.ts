@@ -1,5 +1,6 @@
 // What kdebug did not observe, it neither passes nor blames: the demo snapshot with one source
 // of evidence blinded at a time (a probe tool missing on every node).
+import { dualStackKubeProxy } from '../../support/dual-stack-release.js';
 import { severityOf } from '../../../src/core/dataplane/drift.js';
 import { evidenceText } from '../../../src/core/evidence.js';
 import assert from 'node:assert/strict';
@@ -316,6 +317,7 @@ describe('dual-stack, on the API side', () => {
     for (const [n, e] of (v6['endpoints'] as { addresses: string[] }[]).entries())
       e.addresses = [`fd00:10:244:${n}::7`];
     facts.objects.push(v6);
+    dualStackKubeProxy(facts.objects);
     return facts;
   }
 
