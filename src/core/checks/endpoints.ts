@@ -3,7 +3,7 @@
 import { read, unseen } from '../evidence.js';
 import type { Pod, Service } from '../kube/objects.js';
 import type { Finding } from '../model.js';
-import { kubectl, valid, w } from '../next-command.js';
+import { kubectl, valid } from '../next-command.js';
 import {
   addressHolder,
   type Check,
@@ -21,49 +21,9 @@ import type { CheckContext, PortEndpoint } from './context.js';
 import { podReady, whyNotReady } from './pod-health.js';
 import { endpointLine, notReady } from './endpoints/not-ready.js';
 import { hostPort } from '../ipv6.js';
+import { legacyAgreement } from './endpoints-legacy.js';
 
 const finding = findingOf('endpoints');
-
-/** Legacy Endpoints (ready addresses) against the slices' ready endpoints. */
-function legacyAgreement(ctx: CheckContext, svc: Service, all: PortEndpoint[]): Finding[] {
-  const legacy = ctx.view.endpoints.find(
-    (e) => e.namespace === svc.namespace && e.name === svc.name,
-  );
-  if (!legacy || ctx.slices().length === 0) return [];
-  const fromLegacy = new Set(legacy.subsets.flatMap((s) => s.addresses.map((a) => a.ip)));
-  // the legacy object holds one family (the Service's first): compare that family only
-  const families = new Set([...fromLegacy].map(family));
-  if (families.size === 0) families.add(family(svc.clusterIP ?? ''));
-  const fromSlices = new Set(
-    all.filter((e) => e.ready && families.has(family(e.ip))).map((e) => e.ip),
-  );
-  const onlyLegacy = [...fromLegacy].filter((ip) => !fromSlices.has(ip));
-  const onlySlices = [...fromSlices].filter((ip) => !fromLegacy.has(ip));
-  if (onlyLegacy.length === 0 && onlySlices.length === 0) return [];
-  return [
-    finding(
-      'endpoints-disagree',
-      'warn',
-      'the legacy Endpoints and the EndpointSlices list different ready addresses',
-      {
-        explanation: `kube-proxy and CoreDNS read the EndpointSlices, not the legacy Endpoints object, so a tool that reads Endpoints (an older ingress controller, a script) sees a different set of Pods. One of the controllers is behind or the objects were edited by hand.`,
-        evidence: [
-          ...onlyLegacy.map((ip) => `only in Endpoints ${svc.name}: ${ip}`),
-          ...onlySlices.map((ip) => `only in the EndpointSlices: ${ip}`),
-        ].map((l) => read(l)),
-        next: kubectl(
-          svc.namespace,
-          'get',
-          'endpoints,endpointslices',
-          '-l',
-          w`kubernetes.io/service-name=${valid.name(svc.name)}`,
-          '-o',
-          'wide',
-        ),
-      },
-    ),
-  ];
-}
 
 /** Selected, ready Pods no EndpointSlice lists: with no endpoint ready, the root of "no ready
  * endpoints" (a slice deleted and not re-created, a controller behind). */

@@ -24,6 +24,7 @@ import { byCondition, type OnNode } from './nodes.js';
 import { byName, readWhole } from './read-for-service.js';
 import { ipv4Source, ipv6Source, summary, type NodeSummary } from './summary.js';
 import { compared, drift } from './node-drift.js';
+import { endpointSourceText } from '../../dataplane/kube-proxy/endpoint-source.js';
 import { notChosen, notRead, stateOf } from './not-read.js';
 
 const finding = findingOf('rules');
@@ -240,7 +241,7 @@ export const rulesCheck: Check<'rules'> = {
           'pass',
           same ? `${named}: ${ok[0]!.ports}, as expected` : `${named}: as expected`,
           {
-            explanation: `On ${listFew(clean)} the rules for ${svc.namespace}/${svc.name} are what kube-proxy should have written for the current objects.${byName(ctx, clean)}`,
+            explanation: `On ${listFew(clean)} the rules for ${svc.namespace}/${svc.name} are what kube-proxy should have written for the current objects.${readFrom(ctx, clean)}${byName(ctx, clean)}`,
             evidence: ok.flatMap((n) => [seen(`${n.node}:`, { node: n.node }), ...n.evidence]),
           },
         ),
@@ -274,3 +275,11 @@ export const rulesCheck: Check<'rules'> = {
     ];
   },
 };
+
+/** Which objects the nodes' expected endpoints came from, where not simply the EndpointSlices. */
+function readFrom(ctx: CheckContext, nodes: string[]): string {
+  const said = endpointSourceText(
+    nodes.map((n) => [n, ctx.analysis.node(n).expected(ctx.scope).endpointsFrom]),
+  );
+  return said ? ` ${said}` : '';
+}

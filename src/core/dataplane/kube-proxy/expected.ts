@@ -7,6 +7,7 @@
 // localhostNodePorts and nodePortAddresses. One family at a time, as kube-proxy runs one proxier
 // per family: IPv4 (iptables) by default, IPv6 (ip6tables) with `family`.
 import { portEndpointCount } from './endpoints.js';
+import { endpointSource, proxiedSlices, type EndpointSource } from './endpoint-source.js';
 import {
   fixedRules,
   servicePortRules,
@@ -67,6 +68,8 @@ export interface ExpectedRules {
   release: Release;
   /** The release the caller said the node runs, modelled or not. */
   requested?: Release;
+  /** The objects that release takes the endpoints from (its own, not the modelled one's). */
+  endpointsFrom: EndpointSource;
   options: Required<Omit<ExpectOptions, 'interfaceAddresses' | 'config' | 'family' | 'release'>> & {
     interfaceAddresses: string[];
   };
@@ -125,7 +128,9 @@ export function expectedRules(
     interfaceAddresses: options.interfaceAddresses ?? [],
   };
   const localDetector = detectorOf(config, node, family, notes);
-  const slices = slicesByService(view.endpointSlices);
+  // the node's own release says which objects it proxies from, not the modelled one
+  const endpointsFrom = endpointSource(asked);
+  const slices = slicesByService(proxiedSlices(view, endpointsFrom));
   const shared: SharedContext = { rules: undefined };
   const only = scope.only && new Set(scope.only.map((s) => `${s.namespace}/${s.name}`));
   const ports = view.services
@@ -179,6 +184,7 @@ export function expectedRules(
     node,
     config,
     release,
+    endpointsFrom,
     ...(asked ? { requested: asked } : {}),
     options: opts,
     masqueradeMark,

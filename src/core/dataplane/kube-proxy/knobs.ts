@@ -6,6 +6,7 @@ import type { Ruleset, Table } from '../iptables/read/parse.js';
 import type { NodeState } from '../../nodes/state.js';
 import { atLeast } from '../../version.js';
 import { NEWEST_MODELLED } from './releases.js';
+import { endpointSource } from './endpoint-source.js';
 import { configTells, type KubeProxyConfig } from '../../kube/objects.js';
 import { masqueradeCondition } from '../iptables/trees/tree-index.js';
 import { IPSETS } from '../ipvs/ipsets.js';
@@ -41,7 +42,7 @@ export function nodeKnobs(
   const notes = release
     ? []
     : [
-        `kube-proxy's version on ${node} is ${version ? `${version.text}, not a 1.x release` : 'unknown'}: written as kube-proxy v1.${NEWEST_MODELLED} writes it`,
+        `kube-proxy's version on ${node} is ${version ? `${version.text}, not a 1.x release` : 'unknown'}: written as kube-proxy v1.${NEWEST_MODELLED} writes it, ${endpointSource(undefined).assumed}`,
       ];
   if (rules)
     return { options: { ...optionsFromDump(rules), config, release }, notes, nfacctNotes: [] };

@@ -83,7 +83,7 @@ export function syncNext(c: DriftContext): Pick<DriftSaid, 'advice' | 'next' | '
     };
   return {
     notSynced: true,
-    advice: `kube-proxy on ${c.node} has not applied the current Services and EndpointSlices: look for sync or iptables-restore errors in its log; deleting its Pod makes it resync everything.`,
+    advice: `kube-proxy on ${c.node} has not applied the current Services and ${c.exp.endpointsFrom.reads}: look for sync or iptables-restore errors in its log; deleting its Pod makes it resync everything.`,
     next: kp ? kubectl('kube-system', 'logs', valid.name(kp.pod)) : kubeProxyPodOn(c.node),
   };
 }

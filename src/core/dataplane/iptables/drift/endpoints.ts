@@ -22,7 +22,7 @@ function whatIs(sp: ExpectedServicePort, address: string | undefined, c: DriftCo
   const podName = pod ? `Pod ${pod.namespace}/${pod.name}` : undefined;
   if (listed) {
     const state = listed.terminating ? 'terminating' : 'not ready';
-    return `${podName ?? 'an endpoint'}, which the EndpointSlices list as ${state}`;
+    return `${podName ?? 'an endpoint'}, which the ${c.exp.endpointsFrom.reads} list as ${state}`;
   }
   if (!pod) return 'a Pod that no longer exists';
   if (pod.deleting) return `${podName}, which is being deleted`;

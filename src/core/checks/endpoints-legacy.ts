@@ -1,0 +1,72 @@
+// Step 4's legacy Endpoints against the EndpointSlices: which of the two kube-proxy routes by
+// on each node (its release says: endpoint-source.ts) is the one in effect there.
+import { read } from '../evidence.js';
+import type { Service } from '../kube/objects.js';
+import type { Finding } from '../model.js';
+import { kubectl, valid, w } from '../next-command.js';
+import { findingOf } from './check.js';
+import type { CheckContext, PortEndpoint } from './context.js';
+import {
+  endpointSourceText,
+  SLICE_PROXYING,
+  type EndpointSource,
+} from '../dataplane/kube-proxy/endpoint-source.js';
+
+const finding = findingOf('endpoints');
+const family = (ip: string) => (ip.includes(':') ? 'IPv6' : 'IPv4');
+
+/** Legacy Endpoints (ready addresses) against the slices' ready endpoints. */
+export function legacyAgreement(ctx: CheckContext, svc: Service, all: PortEndpoint[]): Finding[] {
+  const legacy = ctx.view.endpoints.find(
+    (e) => e.namespace === svc.namespace && e.name === svc.name,
+  );
+  if (!legacy || ctx.slices().length === 0) return [];
+  const fromLegacy = new Set(legacy.subsets.flatMap((s) => s.addresses.map((a) => a.ip)));
+  // the legacy object holds one family (the Service's first): compare that family only
+  const families = new Set([...fromLegacy].map(family));
+  if (families.size === 0) families.add(family(svc.clusterIP ?? ''));
+  const fromSlices = new Set(
+    all.filter((e) => e.ready && families.has(family(e.ip))).map((e) => e.ip),
+  );
+  const onlyLegacy = [...fromLegacy].filter((ip) => !fromSlices.has(ip));
+  const onlySlices = [...fromSlices].filter((ip) => !fromLegacy.has(ip));
+  if (onlyLegacy.length === 0 && onlySlices.length === 0) return [];
+  return [
+    finding(
+      'endpoints-disagree',
+      'warn',
+      'the legacy Endpoints and the EndpointSlices list different ready addresses',
+      {
+        explanation: `${proxiesFrom(ctx)} One of the controllers is behind or the objects were edited by hand.`,
+        evidence: [
+          ...onlyLegacy.map((ip) => `only in Endpoints ${svc.name}: ${ip}`),
+          ...onlySlices.map((ip) => `only in the EndpointSlices: ${ip}`),
+        ].map((l) => read(l)),
+        next: kubectl(
+          svc.namespace,
+          'get',
+          'endpoints,endpointslices',
+          '-l',
+          w`kubernetes.io/service-name=${valid.name(svc.name)}`,
+          '-o',
+          'wide',
+        ),
+      },
+    ),
+  ];
+}
+
+/** Which of the two objects kube-proxy routes by, on each node by its release. */
+function proxiesFrom(ctx: CheckContext): string {
+  const byNode = ctx
+    .nodeNames()
+    .map((n): [string, EndpointSource] => [
+      n,
+      ctx.analysis.node(n).expected(ctx.scope).endpointsFrom,
+    ]);
+  const legacy = byNode.filter(([, s]) => s.reads === 'Endpoints');
+  const said = endpointSourceText(byNode);
+  if (legacy.length === 0)
+    return `kube-proxy 1.${SLICE_PROXYING} and later reads the EndpointSlices, not the legacy Endpoints object, so a tool that reads Endpoints (an older ingress controller, a script) sees a different set of Pods.${said ? ` ${said}` : ''}`;
+  return `${said} There connections to the Service go to the Endpoints' addresses, and a tool that reads the EndpointSlices sees a different set of Pods.`;
+}

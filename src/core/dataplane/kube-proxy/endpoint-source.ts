@@ -1,0 +1,89 @@
+// Which object kube-proxy takes a Service's endpoints from, by release: the EndpointSlices from
+// 1.19 on Linux (EndpointSliceProxying beta and on by default, pkg/features/kube_features.go at
+// v1.19.0; alpha and off at v1.18.0, whose cmd/kube-proxy watches Endpoints unless it is on), the
+// legacy Endpoints before. Expect, drift and the checks all ask here.
+import { familyOf } from '../../ipv6.js';
+import type { ClusterView, EndpointSlice, LegacyEndpoints } from '../../kube/objects.js';
+import type { Release } from './releases.js';
+
+/** The first minor whose kube-proxy proxies from the EndpointSlices by default. */
+export const SLICE_PROXYING = 19;
+
+export interface EndpointSource {
+  reads: 'EndpointSlices' | 'Endpoints';
+  /** The release did not say (kube-proxy's version unknown): what was assumed, in words that
+   * follow a clause ("written as v1.37 writes it, ..."). */
+  assumed?: string;
+}
+
+export function endpointSource(release: Release | undefined): EndpointSource {
+  if (!release)
+    return {
+      reads: 'EndpointSlices',
+      assumed: `its endpoints taken from the EndpointSlices, as kube-proxy 1.${SLICE_PROXYING} and later reads them (older releases read the legacy Endpoints)`,
+    };
+  return { reads: release.minor >= SLICE_PROXYING ? 'EndpointSlices' : 'Endpoints' };
+}
+
+/** The Service's endpoints as that kube-proxy reads them, as EndpointSlices: the slices, or each
+ * legacy Endpoints object made one slice per family (its ready addresses ready, its not-ready
+ * ones neither ready nor serving: kube-proxy before 1.19 skips them). */
+export function proxiedSlices(view: ClusterView, source: EndpointSource): EndpointSlice[] {
+  return source.reads === 'EndpointSlices'
+    ? view.endpointSlices
+    : view.endpoints.flatMap(slicesOfEndpoints);
+}
+
+const READY = { ready: true, serving: true, terminating: false };
+const NOT_READY = { ready: false, serving: false, terminating: false };
+
+function slicesOfEndpoints(e: LegacyEndpoints): EndpointSlice[] {
+  const out: EndpointSlice[] = [];
+  e.subsets.forEach((subset, i) => {
+    for (const family of ['IPv4', 'IPv6'] as const) {
+      const of = (list: typeof subset.addresses, conditions: typeof READY) =>
+        list
+          .filter((a) => familyOf(a.ip) === family)
+          .map((a) => ({
+            addresses: [a.ip],
+            conditions,
+            ...(a.nodeName ? { nodeName: a.nodeName } : {}),
+            ...(a.targetRef?.name
+              ? { targetRef: { kind: 'Pod', name: a.targetRef.name, namespace: e.namespace } }
+              : {}),
+          }));
+      const endpoints = [
+        ...of(subset.addresses, READY),
+        ...of(subset.notReadyAddresses, NOT_READY),
+      ];
+      if (endpoints.length === 0) continue;
+      out.push({
+        namespace: e.namespace,
+        name: `${e.name} (Endpoints, subset ${i + 1})`,
+        serviceName: e.name,
+        addressType: family,
+        ports: subset.ports,
+        endpoints,
+        raw: e.raw,
+      });
+    }
+  });
+  return out;
+}
+
+/** What the nodes' kube-proxy reads, in words, where that is not simply the EndpointSlices:
+ * the nodes that read the Endpoints, and those whose version is not known. */
+export function endpointSourceText(byNode: [string, EndpointSource][]): string | undefined {
+  const legacy = byNode.filter(([, s]) => s.reads === 'Endpoints').map(([n]) => n);
+  const assumed = byNode.filter(([, s]) => s.assumed).map(([n]) => n);
+  const said: string[] = [];
+  if (legacy.length > 0)
+    said.push(
+      `On ${legacy.join(', ')} kube-proxy is older than 1.${SLICE_PROXYING} and proxies from the legacy Endpoints object, not the EndpointSlices, so its endpoints are taken from the Endpoints`,
+    );
+  if (assumed.length > 0)
+    said.push(
+      `On ${assumed.join(', ')} kube-proxy's version is not known: its endpoints are taken from the EndpointSlices, as 1.${SLICE_PROXYING} and later reads them (older releases read the Endpoints)`,
+    );
+  return said.length > 0 ? `${said.join('. ')}.` : undefined;
+}

@@ -1,0 +1,62 @@
+// Which object kube-proxy takes the endpoints from, by its release: the legacy Endpoints before
+// 1.19, the EndpointSlices from 1.19 (EndpointSliceProxying on by default). The demo (kube-proxy
+// v1.15) with its EndpointSlice moved to another address and its Endpoints left as they were.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { readSnapshot } from '../../src/cluster/snapshot/read.js';
+import { Analysis } from '../../src/core/analysis.js';
+import { severityOf } from '../../src/core/dataplane/drift.js';
+import { endpointSource } from '../../src/core/dataplane/kube-proxy/endpoint-source.js';
+import { dualStackKubeProxy } from '../support/dual-stack-release.js';
+
+const NODE = 'vm-12-7-centos';
+
+async function sliceMoved(release?: 'v1.21') {
+  const facts = await readSnapshot('snapshots/nginx-svc');
+  const slice = facts.objects.find(
+    (o) => o.kind === 'EndpointSlice' && o.metadata?.name?.startsWith('nginx-svc'),
+  )!;
+  for (const e of slice['endpoints'] as { addresses: string[] }[])
+    if (e.addresses[0] === '10.244.0.3') e.addresses = ['10.244.0.9'];
+  if (release) dualStackKubeProxy(facts.objects);
+  return new Analysis(facts).node(NODE);
+}
+
+describe('the endpoints kube-proxy is expected to hold, by its release', () => {
+  it('v1.15 proxies from the Endpoints: the node holding them has no drift', async () => {
+    const na = await sliceMoved();
+    const exp = na.expected();
+    assert.deepEqual(exp.endpointsFrom, { reads: 'Endpoints' });
+    const web = exp.servicePorts.find((sp) => sp.name === 'default/nginx-svc:http')!;
+    assert.deepEqual(
+      web.clusterEndpoints.map((e) => e.address),
+      ['10.244.0.3:80', '10.244.1.7:80'],
+    );
+    assert.deepEqual(
+      na
+        .drift()
+        .findings.filter((f) => severityOf(f) !== 'info')
+        .map((f) => f.id),
+      [],
+    );
+  });
+
+  it('v1.21 proxies from the EndpointSlices: the same node is behind them', async () => {
+    const na = await sliceMoved('v1.21');
+    assert.deepEqual(na.expected().endpointsFrom, { reads: 'EndpointSlices' });
+    assert.deepEqual(
+      na
+        .drift()
+        .findings.filter((f) => severityOf(f) !== 'info')
+        .map((f) => f.id),
+      ['endpoint-stale', 'endpoint-missing'],
+    );
+  });
+
+  it('an unknown release reads the EndpointSlices, and says that was assumed', () => {
+    assert.equal(endpointSource(undefined).reads, 'EndpointSlices');
+    assert.match(endpointSource(undefined).assumed!, /EndpointSlices, as kube-proxy 1\.19/);
+    assert.equal(endpointSource({ minor: 18 }).reads, 'Endpoints');
+    assert.equal(endpointSource({ minor: 19 }).reads, 'EndpointSlices');
+  });
+});
