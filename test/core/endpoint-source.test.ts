@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { readSnapshot } from '../../src/cluster/snapshot/read.js';
 import { Analysis } from '../../src/core/analysis.js';
+import { diagnose } from '../../src/core/diagnose.js';
 import { severityOf } from '../../src/core/dataplane/drift.js';
 import { endpointSource } from '../../src/core/dataplane/kube-proxy/endpoint-source.js';
 import { dualStackKubeProxy } from '../support/dual-stack-release.js';
@@ -58,5 +59,18 @@ describe('the endpoints kube-proxy is expected to hold, by its release', () => {
     assert.match(endpointSource(undefined).assumed!, /EndpointSlices, as kube-proxy 1\.19/);
     assert.equal(endpointSource({ minor: 18 }).reads, 'Endpoints');
     assert.equal(endpointSource({ minor: 19 }).reads, 'EndpointSlices');
+  });
+});
+
+describe('step 4 on v1.15 nodes: the Endpoints kube-proxy routes by', () => {
+  it('no EndpointSlice while the Endpoints list the Pods: a warning that says kube-proxy still routes there', async () => {
+    const facts = await readSnapshot('snapshots/nginx-svc');
+    facts.objects = facts.objects.filter((o) => o.kind !== 'EndpointSlice');
+    const r = diagnose(facts, { namespace: 'default', service: 'nginx-svc' });
+    const f = r.steps
+      .find((s) => s.id === 'endpoints')!
+      .findings.find((x) => x.id === 'pod-missing-from-endpoints')!;
+    assert.equal(f.status, 'warn');
+    assert.match(f.explanation, /kube-proxy still sends the Service's traffic there/);
   });
 });

@@ -70,3 +70,28 @@ function proxiesFrom(ctx: CheckContext): string {
     return `kube-proxy 1.${SLICE_PROXYING} and later reads the EndpointSlices, not the legacy Endpoints object, so a tool that reads Endpoints (an older ingress controller, a script) sees a different set of Pods.${said ? ` ${said}` : ''}`;
   return `${said} There connections to the Service go to the Endpoints' addresses, and a tool that reads the EndpointSlices sees a different set of Pods.`;
 }
+
+/** Where every node's kube-proxy routes by the legacy Endpoints and they list all of `ips` ready:
+ * why those addresses still get the Service's traffic, in words. */
+export function routedByEndpoints(
+  ctx: CheckContext,
+  svc: Service,
+  ips: string[],
+): string | undefined {
+  const byNode = ctx
+    .nodeNames()
+    .map((n): [string, EndpointSource] => [
+      n,
+      ctx.analysis.node(n).expected(ctx.scope).endpointsFrom,
+    ]);
+  if (byNode.length === 0 || byNode.some(([, s]) => s.reads !== 'Endpoints')) return undefined;
+  const ready = new Set(legacyReady(ctx, svc));
+  if (ips.length === 0 || !ips.every((ip) => ready.has(ip))) return undefined;
+  return `${endpointSourceText(byNode)} The Endpoints ${svc.name} list ${ips.join(', ')} ready, so kube-proxy still sends the Service's traffic there; what reads the EndpointSlices does not see ${ips.length === 1 ? 'it' : 'them'}.`;
+}
+
+/** The ready addresses of the Service's legacy Endpoints. */
+export const legacyReady = (ctx: CheckContext, svc: Service): string[] =>
+  ctx.view.endpoints
+    .find((e) => e.namespace === svc.namespace && e.name === svc.name)
+    ?.subsets.flatMap((s) => s.addresses.map((a) => a.ip)) ?? [];

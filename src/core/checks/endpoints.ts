@@ -21,7 +21,7 @@ import type { CheckContext, PortEndpoint } from './context.js';
 import { podReady, whyNotReady } from './pod-health.js';
 import { endpointLine, notReady } from './endpoints/not-ready.js';
 import { hostPort } from '../ipv6.js';
-import { legacyAgreement } from './endpoints-legacy.js';
+import { legacyAgreement, legacyReady, routedByEndpoints } from './endpoints-legacy.js';
 
 const finding = findingOf('endpoints');
 
@@ -40,9 +40,15 @@ function missingPods(
   if (missing.length === 0) return undefined;
   const one = missing.length === 1;
   const none = ctx.slices().length === 0;
+  // kube-proxy before 1.19 routes by the legacy Endpoints: there they may still be endpoints
+  const routed = routedByEndpoints(
+    ctx,
+    svc,
+    missing.map((p) => p.podIP!),
+  );
   return finding(
     'pod-missing-from-endpoints',
-    served ? 'warn' : 'fail',
+    served || routed ? 'warn' : 'fail',
     none
       ? `${count(missing.length, 'ready Pod')} selected, but the Service has no EndpointSlice`
       : `${count(missing.length, 'ready Pod')} selected but not in the EndpointSlices`,
@@ -51,7 +57,7 @@ function missingPods(
         none
           ? `no EndpointSlice of ${svc.namespace}/${svc.name} exists: it was deleted and the EndpointSlice controller (kube-controller-manager) has not re-created it, or that controller is behind or not running.`
           : `no EndpointSlice lists ${one ? 'its' : 'their'} IP. Either the endpoint controller is behind (kube-controller-manager), or a named targetPort cannot be resolved on ${one ? 'that Pod' : 'those Pods'}.`
-      }${served ? '' : ' kube-proxy and CoreDNS take the endpoints from the EndpointSlices only: to them the Service has none.'}`,
+      }${routed ? ` ${routed}` : served ? '' : ' kube-proxy (1.19 and later) and CoreDNS take the endpoints from the EndpointSlices only: to them the Service has none.'}`,
       evidence: [
         ...missing.map((p: Pod) =>
           read(
@@ -270,11 +276,17 @@ function check(ctx: CheckContext, svc: Service): Finding[] {
         ),
       );
     } else {
+      // kube-proxy before 1.19 routes by the legacy Endpoints: they may list what the slices lack
+      const routed =
+        eps.length === 0 && !svc.headless
+          ? routedByEndpoints(ctx, svc, legacyReady(ctx, svc))
+          : undefined;
       out.push(
         consequence(
-          finding('no-ready-endpoints', 'fail', `${what}: no ready endpoints`, {
-            explanation:
-              eps.length === 0
+          finding('no-ready-endpoints', routed ? 'warn' : 'fail', `${what}: no ready endpoints`, {
+            explanation: routed
+              ? `No EndpointSlice lists an endpoint for ${what}. ${routed}`
+              : eps.length === 0
                 ? `No endpoint is listed for ${what}: the EndpointSlices give ${svc.headless ? 'CoreDNS nothing to answer with' : 'kube-proxy nothing to send it to'}. ${effect(svc)}`
                 : `${eps.length === 1 ? 'The only endpoint' : eps.length === 2 ? 'Both endpoints' : `All ${eps.length} endpoints`} of ${what} ${eps.length === 1 ? 'is' : 'are'} not ready, so none gets traffic. ${effect(svc)}`,
             evidence,

@@ -619,10 +619,11 @@ describe('EndpointSlices not captured', () => {
       r.steps.filter((s) => s.status === 'fail').map((s) => s.id),
       [],
     );
-    // the same facts without the refusals: no slice, observed, its ready Pods the root
+    // the same facts without the refusals: no slice, observed, its ready Pods the root; a
+    // warning, as kube-proxy v1.15 routes by the Endpoints, which list them
     delete facts.meta['readErrors'];
     assert.deepEqual(ids(diagnose(facts, TARGET), 'endpoints'), [
-      'pod-missing-from-endpoints:fail',
+      'pod-missing-from-endpoints:warn',
       'no-ready-endpoints:warn',
     ]);
   });
