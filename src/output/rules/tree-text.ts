@@ -67,6 +67,10 @@ function endpointText(ep: TreeEndpoint): string {
     to = `DNAT target not in the paste (its chain: ${ep.chainPartial})`;
   const marks = [
     ep.shareUnknown ? `share unknown: ${ep.shareUnknown}` : '',
+    // what the rule says of the connections that reach it, no share of the Service's
+    ep.shareUnknown && ep.ruleProbability !== undefined
+      ? `its rule's --probability ${ep.ruleProbability}: of the connections that reach it`
+      : '',
     ep.portUnknown ? `port unknown: ${ep.portUnknown}` : '',
     ep.hairpinMasquerade === null
       ? 'hairpin rule unknown'

@@ -1,6 +1,7 @@
 // `iptables -S CHAIN` pasted without the -N line iptables printed first: the typed command (its
 // options as getopt reads -S's optional argument) names the table and the chain its rows are the
-// whole of; `-S CHAIN N` (rule N alone) or a pipe after it (grep, head) lists part of it only.
+// whole of; `-S CHAIN N` (rule N alone) or a pipe after it (grep, head) lists part of it only,
+// whose endpoints' shares of the Service it does not show.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
@@ -36,7 +37,12 @@ describe('iptables -S CHAIN typed, its -N line not in the paste', () => {
   });
 
   it('the rows are the whole chain the command names: declared there, not a chain that may go on', () => {
-    for (const command of [`iptables -t nat -S ${SVC}`, `sudo iptables -t nat -S${SVC}`]) {
+    // grep '-A' drops the -N line alone: every rule is there
+    for (const command of [
+      `iptables -t nat -S ${SVC}`,
+      `sudo iptables -t nat -S${SVC}`,
+      `iptables -t nat -S ${SVC} | grep -e '-A'`,
+    ]) {
       const { got, tree, text } = read(command);
       assert.deepEqual(
         got.dump.tables.map((t) => t.name),
@@ -54,11 +60,23 @@ describe('iptables -S CHAIN typed, its -N line not in the paste', () => {
     }
   });
 
-  it('a rule number or a pipe after the command: part of the chain, which may have more rules', () => {
-    for (const command of [`iptables -t nat -S ${SVC} 2`, `iptables -t nat -S ${SVC} | grep dns`]) {
+  it('a rule number or a pipe after the command: part of the chain, no share of the Service', () => {
+    for (const [command, why] of [
+      [`iptables -t nat -S ${SVC} 2`, /lists its rule 2 alone: rule 1 before it/],
+      [`iptables -t nat -S ${SVC} | grep dns`, /piped through `grep dns`: any of its rules/],
+    ] as const) {
       const { tree, text } = read(command);
-      assert.match(tree.partial ?? '', /more of its rules may follow/, text);
+      assert.match(tree.partial ?? '', why, text);
+      assert.ok(
+        tree.endpoints.every((e) => e.shareUnknown !== undefined),
+        text,
+      );
+      assert.doesNotMatch(text, /\d%/, text);
       assert.doesNotMatch(text, /listing of that chain/);
     }
+    // the one rule `-S CHAIN 2` prints, kube-proxy's last: not the Service's every connection
+    const one = readPaste([`$ iptables -t nat -S ${SVC} 2`, ROWS[1]!].join('\n'), { file: 'p' });
+    assert.ok(one.mode === 'iptables');
+    assert.doesNotMatch(rulesText(one.dump, one.trees, { label: 'p' }), /100%/);
   });
 });

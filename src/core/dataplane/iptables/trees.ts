@@ -47,16 +47,14 @@ function dnatProtocol(nat: Table, tree: ServiceTree): string | undefined {
   return undefined;
 }
 
-/** A tree whose own chain the paste may not hold in full claims nothing about its endpoints. */
+/** A tree whose own chain the paste may not hold in full claims nothing about its endpoints: no
+ * share of the Service (rules above the paste would take theirs first, rules past it the rest). */
 function markPartial(nat: Table, tree: ServiceTree): void {
   const own = tree.chains.svc ?? tree.chains.svl ?? tree.chains.xlb;
   const why = own === undefined ? undefined : nat.partial.get(own);
   if (why === undefined) return;
   tree.partial = why;
-  // rules above the paste would take their shares first: then no share is known
-  const above = nat.cutAbove.has(own!);
-  for (const ep of [...tree.endpoints, ...(tree.localEndpoints ?? [])])
-    if (above || (ep.probability === 0 && !ep.affinity)) ep.shareUnknown = why;
+  for (const ep of [...tree.endpoints, ...(tree.localEndpoints ?? [])]) ep.shareUnknown = why;
 }
 
 export function buildServiceTrees(rs: Ruleset, options: TreeOptions = {}): ServiceTrees {

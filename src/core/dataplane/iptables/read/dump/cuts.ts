@@ -8,6 +8,9 @@ import { excerpt } from '../../../../sanitize.js';
 import { DumpState } from './state.js';
 
 export abstract class DumpCuts extends DumpState {
+  /** The chain of the rule a cut ends in, where the paste names it: -1 for none. */
+  private cutIn = -1;
+
   /** What the messages of a cut call the text: a node's recorded dump, else the paste. */
   private get noun(): 'dump' | 'paste' {
     return this.options.noun ?? 'paste';
@@ -31,6 +34,7 @@ export abstract class DumpCuts extends DumpState {
    * is read up to its jump, and the chain it names (its name cut) is not in the paste. */
   protected cutInName(table: Table, name: string): void {
     this.cutTable = table;
+    this.cutIn = this.lastChain;
     const prefix = name.slice(0, name.lastIndexOf('-') + 1);
     table.partial.set(
       name,
@@ -121,6 +125,32 @@ export abstract class DumpCuts extends DumpState {
           ? `the ${this.noun} is cut inside it: more of its rules may lie past the cut`
           : 'the paste ends inside it and declares no chain: more of its rules may follow',
       );
+    this.markListedRules(t);
+    // the rule kube-proxy writes last in a Service's chain ends it: what the paste leaves out
+    // after it (a cut, an elision, grep's window) holds none of its rules
+    for (const name of [...t.partial.keys()]) {
+      const c = t.indexOf(name);
+      if (!t.cutAbove.has(name) && c !== this.cutIn && takesTheRest(t, c)) t.partial.delete(name);
+    }
+  }
+
+  /** The chains a typed `iptables -S CHAIN N` lists rule N of, that rule alone (the rules
+   * before and after it not in the paste), or a pipe after `-S CHAIN` keeps some rules of. */
+  private markListedRules(t: Table): void {
+    for (const typed of this.listedChains.get(t) ?? []) {
+      const part = typed.part;
+      if (!part || t.indexOf(part.chain) < 0) continue;
+      const n = (part.rule ?? 1) - 1;
+      const above = n > 0 ? `rule${n > 1 ? `s 1-${n}` : ' 1'} before it and ` : '';
+      const said = `\`${typed.command}\` (line ${typed.line})`;
+      t.partial.set(
+        part.chain,
+        part.pipe !== undefined
+          ? `${said} is piped through \`${excerpt(part.pipe, 40)}\`: any of its rules may be left out`
+          : `${said} lists its rule ${part.rule} alone: ${above}any after it are not in the paste`,
+      );
+      if (n > 0 || part.pipe !== undefined) t.cutAbove.add(part.chain);
+    }
   }
 
   /** The chains a typed `iptables -S CHAIN` lists, their -N (-P) line not in the paste: iptables
@@ -128,7 +158,8 @@ export abstract class DumpCuts extends DumpState {
    * are in, at its line. */
   private declareListed(t: Table): void {
     for (const typed of this.listedChains.get(t) ?? []) {
-      const c = t.indexOf(typed.chain!);
+      if (typed.chain === undefined) continue;
+      const c = t.indexOf(typed.chain);
       if (c < 0 || t.chainLine(c) !== undefined || t.ruleCountOf(c) === 0) continue;
       t.setChainLine(c, typed.line);
       this.warn(
@@ -145,7 +176,7 @@ export abstract class DumpCuts extends DumpState {
     // the chain a cut rule names is the one the paste is cut inside
     const named = /^(?:\[\d+:\d+\] )?-A (\S+)/.exec(text(this.buf, this.lineStart, this.lineEnd));
     const at = named && this.cutTable ? this.cutTable.indexOf(named[1]!) : -1;
-    if (at >= 0) [this.lastTable, this.lastChain] = [this.cutTable, at];
+    if (at >= 0) [this.lastTable, this.lastChain, this.cutIn] = [this.cutTable, at, at];
     // a chain the paste holds no other rule of: the chain before it ended whole
     else if (named) this.lastChain = -1;
     // an `iptables -L` line: what -L printed of it, as the paste shows it
@@ -174,6 +205,24 @@ export abstract class DumpCuts extends DumpState {
       cut.line,
     );
   }
+}
+
+/** A Service chain's last rule as kube-proxy writes it: the jump without a match (but its
+ * comment) to the last endpoint's KUBE-SEP chain, taking every connection the rules above left. */
+function takesTheRest(t: Table, c: number): boolean {
+  const n = c < 0 ? 0 : t.ruleCountOf(c);
+  if (n === 0 || !/^KUBE-(?:SVC|SVL)-/.test(t.nameOf(c))) return false;
+  const id = t.ruleIdOf(c, n - 1);
+  return (
+    t.target(id)?.startsWith('KUBE-SEP-') === true &&
+    t.probability(id) === undefined &&
+    !t.checksRecent(id) &&
+    !t.hasOtherMatches(id) &&
+    !t.hasSource(id) &&
+    t.destination(id) === undefined &&
+    t.protocol(id) === undefined &&
+    t.dport(id) === undefined
+  );
 }
 
 /** A jump ending the line in a kube-proxy chain's name shorter than its 16 hash characters. */

@@ -59,6 +59,7 @@ export abstract class DumpSections extends DumpFamilies {
       line: this.lineNo,
       command: excerpt(listed.command, 80),
       ...(listed.chain !== undefined ? { chain: listed.chain } : {}),
+      ...(listed.part ? { part: listed.part } : {}),
     };
     const open = this.section;
     if (open && !this.sectionHasRules && !this.typedFor.has(open)) {
@@ -278,7 +279,7 @@ export abstract class DumpSections extends DumpFamilies {
 
   /** The chain a typed `-S CHAIN` lists whole, in the section its rows are read in. */
   private noteListedChain(t: Table, typed: Typed): void {
-    if (typed.chain !== undefined)
+    if (typed.chain !== undefined || typed.part)
       this.listedChains.set(t, [...(this.listedChains.get(t) ?? []), typed]);
   }
 

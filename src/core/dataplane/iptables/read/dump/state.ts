@@ -6,6 +6,7 @@ import { SKIPPED_AS, type ForeignKind, type WarningKind } from '../paste/classif
 import { IptablesParseError } from '../errors.js';
 import type { ParseOptions, ParseWarning } from '../ruleset.js';
 import type { Table } from '../table.js';
+import type { ListedPart } from '../paste/list-view/command.js';
 import { GrepWindows } from './grep-windows.js';
 import { Repeats } from './repeats.js';
 import { excerpt } from '../../../../sanitize.js';
@@ -25,6 +26,8 @@ export interface Typed {
   command: string;
   /** The chain `-S CHAIN` lists whole: iptables printed its -N (or -P) line first. */
   chain?: string;
+  /** The part of a chain `-S CHAIN N` or a pipe after `-S CHAIN` lists. */
+  part?: ListedPart;
 }
 
 export abstract class DumpState {

@@ -191,24 +191,63 @@ export function columnsSaid(cols: Columns): string {
     : 'neither -v nor --line-numbers: no counts, no interfaces, no number';
 }
 
+/** A pipe `grep PATTERN` whose pattern every rule `-S CHAIN` prints holds ('-A', the chain's
+ * name): it drops the -N line alone. Inverted (-v), other commands after it: not known. */
+function keepsEveryRule(pipe: string, chain: string): boolean {
+  const g = /^\s*grep(\s+-e|\s+--)?\s+(?:'([^']+)'|"([^"]+)"|([^\s'"|]+))\s*$/.exec(pipe);
+  const pattern = g?.[2] ?? g?.[3] ?? g?.[4];
+  // a pattern starting with "-" after neither -e nor "--" is an option to grep
+  if (pattern === undefined || (pattern.startsWith('-') && g![1] === undefined)) return false;
+  try {
+    return new RegExp(pattern).test(`-A ${chain} `);
+  } catch {
+    return `-A ${chain} `.includes(pattern);
+  }
+}
+
+/** The part of a chain `iptables -S CHAIN N` (rule N alone) or `-S CHAIN | grep ...` lists. */
+export interface ListedPart {
+  chain: string;
+  rule?: number;
+  /** What the listing is piped through (grep, head): any of its rules may be left out. */
+  pipe?: string;
+}
+
 /** The table an `iptables -L` / `-S` command typed on this line lists (`-t TABLE`, else filter,
  * iptables' default), whether ip6tables lists it (the IPv6 family's table), and the command, or
- * undefined when the line types no such command; with the chain `-S CHAIN` lists whole. */
-export function listedTable(
-  line: string,
-): { table: string; ip6: boolean; command: string; chain?: string } | undefined {
+ * undefined when the line types no such command; with the chain `-S CHAIN` lists whole, or the
+ * part of it `-S CHAIN N` (rule N alone) or a pipe after it lists. */
+export function listedTable(line: string):
+  | {
+      table: string;
+      ip6: boolean;
+      command: string;
+      chain?: string;
+      part?: ListedPart;
+    }
+  | undefined {
   const m = /(?:sudo )?ip(6?)tables(?:-legacy|-nft)? +([^|;&`]*)/.exec(line);
   if (!m || (m.index > 0 && !/[\s`$#(]/.test(line[m.index - 1]!))) return undefined;
   const o = typedOptions(m[2]!);
   if (!o.list && !o.rules) return undefined;
   // `-S CHAIN` prints CHAIN's -N (or -P) line, then all its rules; `-S CHAIN N` rule N alone,
   // and a pipe (grep, head) may keep any of them
-  const piped = line[m.index + m[0].length] === '|';
+  const pipe = line[m.index + m[0].length] === '|' ? line.slice(m.index + m[0].length + 1) : '';
+  const piped = pipe !== '' && !(o.chain !== undefined && keepsEveryRule(pipe, o.chain));
   const whole = o.rules && o.chain !== undefined && o.ruleNumber === undefined && !piped;
   return {
     table: o.table ?? 'filter',
     ip6: m[1] === '6',
     command: m[0].trim(),
     ...(whole ? { chain: o.chain } : {}),
+    ...(o.rules && o.chain !== undefined && !whole
+      ? {
+          part: {
+            chain: o.chain,
+            ...(o.ruleNumber !== undefined ? { rule: o.ruleNumber } : {}),
+            ...(piped ? { pipe: pipe.trim() } : {}),
+          },
+        }
+      : {}),
   };
 }
