@@ -3,7 +3,7 @@
 // in a flat Int32Array; typed rules are built on demand (chain.rules), so a 50 MB dump costs
 // little more than reading it. Here a paste is first undone of what copying did to it (colours,
 // escapes, typesetting, columns, a terminal's rows, wrapped lines, an -L listing); dump/ reads it.
-import { quoteNote, unquoted } from './paste/quoted.js';
+import { markdownMarked, quoteNote, unquoted } from './paste/quoted.js';
 import { isEscapedDump, unescapeDump } from './paste/escaped.js';
 import { COLUMNED_NOTE, columnedAt, uncolumn } from './paste/columned.js';
 import { typesetLines, typesetNote, untypeset } from './paste/typeset.js';
@@ -53,8 +53,8 @@ function parseForms(input: Uint8Array | string, options: ParseOptions): Ruleset 
     rs.warnings.unshift({ line: null, kind: 'view', message: COLOURS_REMOVED });
     return rs;
   }
-  // quoted in a markdown reply ("> " before each line): read without the marks
-  if (/(?:^|\n)>/.test(head)) {
+  // quoted in a markdown reply ("> " before each line), a fence glued to a rule: read without them
+  if (markdownMarked(head)) {
     const q = unquoted(new TextDecoder().decode(bytes));
     if (q.quote) {
       const rs = parseIptables(q.text, options);

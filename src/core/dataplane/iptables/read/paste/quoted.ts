@@ -1,28 +1,33 @@
-// A paste quoted in a markdown reply: ">" and a blank before each of its lines ("> > " where the
-// reply quotes a quote), the replier's own prose around it unmarked. The marks are markdown's,
-// not the listing's: every reader (iptables', nft's, ipvsadm's, Cilium's) reads the quoted lines
-// without them, on the paste's own lines, and says so.
+// A paste wrapped in markdown: quoted in a reply (">" and a blank before each of its lines, "> > "
+// where the reply quotes a quote, the replier's own prose around it unmarked), or its code fence
+// typed on the listing's first or last line (fences.ts). The marks are markdown's, not the
+// listing's: every reader (iptables', nft's, ipvsadm's, Cilium's) reads the lines without them,
+// on the paste's own lines, and says so.
 import { classifyLine } from './classify.js';
+import { fencesNote, unfence, type GluedFence } from './fences.js';
 import { isIptablesLine } from './iptables-lines.js';
 
 /** Markdown's quote marks at a line's start: ">" and at most one blank, once per level. */
 const MARKS = /^(?:> ?)+/;
 
-/** A quote's lines (1-based), and how deep its deepest line of a listing is quoted. */
+/** What markdown put around a listing, read off its lines. */
 export interface Quote {
+  /** Every line read without a mark (a quote's or a fence), 1-based, in order. */
   lines: number[];
-  depth: number;
-  /** How deep each of `lines` is quoted ("> > " is 2), in their order; 0 for a blank one (">"
-   * alone quotes a blank line at any depth). */
+  /** The lines a quote marks, and how deep each is quoted ("> > " is 2; 0 for a blank one:
+   * ">" alone quotes a blank line at any depth), in their order. */
+  quoted: number[];
   depths: number[];
+  /** The lines a fence is glued to, the fence read off. */
+  fences: GluedFence[];
 }
 
 /** The lines a markdown quote marks, where one of them, unmarked, is a line of a listing (a
  * rule, a row of -L, ipvsadm, nft or Cilium): undefined where the marks hold only prose or
  * commands (a ">" prompt before a command whose output is not marked). */
-function quoteOf(text: string): Quote | undefined {
+function quoteOf(text: string): Pick<Quote, 'quoted' | 'depths'> | undefined {
   if (!text.startsWith('>') && !text.includes('\n>')) return undefined;
-  const lines: number[] = [];
+  const quoted: number[] = [];
   const depths: number[] = [];
   let depth = 0; // 0 while no marked line is a listing's
   text.split('\n').forEach((l, i) => {
@@ -30,11 +35,11 @@ function quoteOf(text: string): Quote | undefined {
     if (!m) return;
     const level = m[0].split('>').length - 1;
     const t = l.slice(m[0].length).replace(/\r$/, '').trim();
-    lines.push(i + 1);
+    quoted.push(i + 1);
     depths.push(t === '' ? 0 : level);
     if (listingLine(t)) depth = Math.max(depth, level);
   });
-  return depth > 0 ? { lines, depth, depths } : undefined;
+  return depth > 0 ? { quoted, depths } : undefined;
 }
 
 /** A line some reader reads, or names as another tool's listing: not prose, a prompt or a command. */
@@ -45,35 +50,52 @@ function listingLine(t: string): boolean {
   return c.kind === 'foreign' || c.kind === 'prefix';
 }
 
-/** The text with each line of the quote without its marks, every line on its own number. */
-const unquote = (text: string, quote: Quote): string => {
-  const marked = new Set(quote.lines);
+/** The text with each quoted line without its marks, every line on its own number. */
+const unquote = (text: string, quoted: number[]): string => {
+  const marked = new Set(quoted);
   return text
     .split('\n')
     .map((l, i) => (marked.has(i + 1) ? l.replace(MARKS, '') : l))
     .join('\n');
 };
 
-/** The text a reader reads: without the quote's marks where a listing is quoted. */
+/** Whether the head of a paste may hold markdown's marks: a quote's, or a fence. */
+export const markdownMarked = (head: string): boolean => /(?:^|\n)>|```|~~~/.test(head);
+
+/** The text a reader reads: without a quote's marks where a listing is quoted, and without a
+ * fence glued to a listing's line. */
 export function unquoted(text: string): { text: string; quote?: Quote } {
-  const quote = quoteOf(text);
-  return quote ? { text: unquote(text, quote), quote } : { text };
+  const q = quoteOf(text);
+  const inner = q ? unquote(text, q.quoted) : text;
+  const { text: read, glued } = unfence(inner, (l) => listingLine(l.trim()));
+  if (!q && glued.length === 0) return { text };
+  const lines = [...new Set([...(q?.quoted ?? []), ...glued.map((g) => g.line)])].sort(
+    (a, b) => a - b,
+  );
+  return {
+    text: read,
+    quote: { lines, quoted: q?.quoted ?? [], depths: q?.depths ?? [], fences: glued },
+  };
 }
 
-/** What a reader says of a quoted listing: the marks every line has, and the lines quoted
- * deeper than that ("> " before each, "> > " on line 6), each depth as it is. */
+/** What a reader says of a listing wrapped in markdown: the quote marks every quoted line has,
+ * the lines quoted deeper than that ("> " before each, "> > " on line 6), each depth as it is;
+ * the fences glued to its lines. */
 export const quoteNote = (q: Quote): string => {
   const said = q.depths.filter((d) => d > 0);
+  if (said.length === 0) return fencesNote(q.fences);
   const least = Math.min(...said);
   const deeper = [...new Set(said)]
     .filter((d) => d > least)
     .sort((a, b) => a - b)
     .map((d) => {
-      const at = q.lines.filter((_, i) => q.depths[i] === d);
+      const at = q.quoted.filter((_, i) => q.depths[i] === d);
       return `, "${'> '.repeat(d)}" on line${at.length === 1 ? '' : 's'} ${span(at)}`;
     });
   const deepest = Math.max(...said);
-  return `line${q.lines.length === 1 ? '' : 's'} ${span(q.lines)} ${q.lines.length === 1 ? 'is' : 'are'} quoted in a markdown reply ("${'> '.repeat(least)}" before each${deeper.join('')}${deepest > 1 ? ', a quote of a quote' : ''}): read without the quote marks, as the listing was printed`;
+  const n = q.quoted.length;
+  const quoted = `line${n === 1 ? '' : 's'} ${span(q.quoted)} ${n === 1 ? 'is' : 'are'} quoted in a markdown reply ("${'> '.repeat(least)}" before each${deeper.join('')}${deepest > 1 ? ', a quote of a quote' : ''}): read without the quote marks, as the listing was printed`;
+  return q.fences.length > 0 ? `${quoted}; ${fencesNote(q.fences)}` : quoted;
 };
 
 /** Lines as a range where they run on ("14-18"), else listed (the first 10). */
