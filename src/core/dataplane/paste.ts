@@ -220,6 +220,11 @@ export function readNftPaste(coloured: string, file: string): NftPaste {
       `line${errors.length === 1 ? '' : 's'} ${errors.map((i) => i + 1).join(', ')}: nft's error report (FILE:LINE:COL: Error: ..., the input it quotes), not the listed table: skipped${said ? `; nft said on ${nftErrorSaid(said)}` : ''}`,
     );
   if (quote) notes.unshift(quoteNote(quote));
+  const inMap = table?.mapAbove;
+  if (inMap)
+    notes.unshift(
+      `line ${inMap.line}: the paste starts inside a map, its \`map\` line not in it: read as kube-proxy's ${inMap.name} (its key, comment and verdicts are that map's); the rest of the table is not in the paste`,
+    );
   if (side !== undefined)
     notes.unshift('a diff: its new side is read (its + and context lines), not the - lines');
   if (listing.crash)

@@ -2,6 +2,7 @@
 // its own chains and its Service ports' chains.
 import type { NftTable } from './listing.js';
 import { portChain } from '../trees/port-chain.js';
+import { mapAbove } from './map-above.js';
 
 /** The sets and maps of kube-proxy's nftables table (pkg/proxy/nftables): no other table has them. */
 const KUBE_PROXY_SETS = [
@@ -42,11 +43,12 @@ const KUBE_PROXY_CHAINS = new Set([
 const isKubeProxyChain = (name: string) =>
   KUBE_PROXY_CHAINS.has(name) || portChain(name) !== undefined;
 
-/** A paste that starts inside kube-proxy's table: no table line, one of its sets, maps or chains. */
+/** A paste that starts inside kube-proxy's table: no table line, one of its sets, maps or chains;
+ * or inside one of its maps, that map's lines first. */
 export const isKubeProxyFragment = (text: string) =>
   [...text.slice(0, 4096).matchAll(/^\s*(set|map|chain) (\S+) \{$/gm)].some(([, kind, name]) =>
     kind === 'chain' ? isKubeProxyChain(name!) : KUBE_PROXY_SETS.includes(name!),
-  );
+  ) || mapAbove(text) !== undefined;
 
 /** A table (or a paste of part of one) that is kube-proxy's, by the names only it uses. */
 export const isKubeProxyTable = (t: NftTable) =>

@@ -72,6 +72,9 @@ export interface NftTable {
   elided?: number[];
   /** The paste starts inside this table: its `table` line is not in it (family and name unknown). */
   headless?: boolean;
+  /** The paste starts inside this map, its `map` line not in it: kube-proxy's map its key and
+   * verdicts are (map-above.ts), and the line its first line is on. */
+  mapAbove?: { name: string; line: number };
   /** Lines of the text listing that were not read (not what nft prints there): said, not guessed. */
   unread?: NftUnread[];
   /** How a paste of it was read (`rules --file`): what reading it took or left out, one sentence

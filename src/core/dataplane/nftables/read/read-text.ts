@@ -17,6 +17,7 @@ import type {
 } from './listing.js';
 import { isNftJson, NftParseError, parseNftJson } from './listing.js';
 import { isKubeProxyFragment } from './kube-proxy-names.js';
+import { mapAbove } from './map-above.js';
 import { isNftScript, parseNftScript } from './read-script.js';
 import { finished, priority, rule, setLine, understood, type Building } from './table-parts.js';
 
@@ -133,9 +134,16 @@ export function parseNftText(input: string, file = '<input>'): NftListing {
   };
   let typed: string | undefined; // the last line outside a table: the command typed, if any
   let crash: { line: number; text: string } | undefined;
+  // a paste that starts inside one of kube-proxy's maps: read as that map from its first line
+  const inMap = mapAbove(input);
   for (const l of lines) {
     const t = l.text;
     let m: RegExpExecArray | null;
+    if (inMap && !table && tables.length === 0 && l.no === inMap.line) {
+      table = { ...headless(tables, l, fail), mapAbove: inMap };
+      set = { name: inMap.name, kind: 'map', type: [], flags: [], elements: [] };
+      table.sets.push(set);
+    }
     // the shell's report that nft crashed: what it printed before is all that listing holds; a
     // command typed after it prints a listing of its own, read as any other
     if (nftCrashed(t, typed)) {

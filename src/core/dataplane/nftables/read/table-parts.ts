@@ -32,6 +32,7 @@ export interface Building {
   sets: NftSet[];
   elided?: number[];
   headless?: boolean;
+  mapAbove?: { name: string; line: number };
   unread?: NftUnread[];
 }
 

@@ -319,6 +319,12 @@ const FOREIGN_LINES: [RegExp, ForeignKind][] = [
     'kube-proxy-nft',
   ],
   [/^table (?:ip6?|inet) kube-proxy\b/, 'kube-proxy-nft'],
+  // its dispatch maps' key (ADDRESS . PROTOCOL . PORT, or PROTOCOL . PORT for node ports) to a
+  // verdict, and their elements, wherever a fragment (a KEP's, a diff's) starts
+  [
+    /^type (?:ipv[46]_addr \. )?inet_proto \. inet_service : verdict;?$|^(?:elements = \{ )?(?:[\d.]+|[\da-f:]+) \. (?:tcp|udp|sctp) \. \d+ : (?:goto|jump) \S+,?$/,
+    'kube-proxy-nft',
+  ],
   [/^(?:add|insert|replace|delete|flush) (?:rule|element|table|chain|map|set) /, 'nft'],
   [/^(?:table (?:ip6?|inet|arp|bridge|netdev) \S+|chain \S+|(?:map|set) \S+) \{$/, 'nft'],
   [/^(?:type (?:nat|filter|route) hook \w+|policy \w+;|elements = \{|\})/, 'nft'],
