@@ -272,13 +272,19 @@ export class DumpParser extends DumpRuleLines {
         reruns[0]!,
         reruns,
       );
-    for (const [kind, lines] of this.foreign)
+    // -L's rows among rules read: those lines are -L's, not the paste's kind
+    const ruled = [...this.tables, this.section].some((t) => (t?.ruleCount ?? 0) > 0);
+    for (const [kind, lines] of this.foreign) {
+      const at = `line${lines.length === 1 ? '' : 's'} ${list(lines)}`;
       this.warn(
         'foreign',
-        `line${lines.length === 1 ? '' : 's'} ${list(lines)} not read: ${foreignText(kind, this.unopenedBy(kind))}`,
+        kind === 'iptables-list' && ruled
+          ? `${at}: a row of \`iptables -L\` (its target, prot, opt, source and destination columns) among rules as iptables-save and -S print them: not read, the rules around it are`
+          : `${at} not read: ${foreignText(kind, this.unopenedBy(kind))}`,
         lines[0]!,
         lines,
       );
+    }
   }
 
   /** The tables the lines of `kind` (iptables failing to open one) name, in the order named. */
