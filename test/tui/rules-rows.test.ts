@@ -206,3 +206,25 @@ describe('a tree without endpoint rows on the Rules screen', () => {
     assert.equal(endpointsUnseen(t, t.chains.svc), false);
   });
 });
+
+describe('a chain the paste holds part of, as rows', () => {
+  it('carries no share note: what its rules leave is not said where more of them may follow', () => {
+    const svc = 'KUBE-SVC-ELCM5PCEQWBTUJ2I';
+    const got = readPaste(
+      [
+        `$ iptables -t nat -S ${svc} | head -3`,
+        `-N ${svc}`,
+        `-A ${svc} -m comment --comment "default/web:http" -m statistic --mode random --probability 0.33333333349 -j KUBE-SEP-SMDVMBZNJPO5AA7R`,
+        `-A ${svc} -m comment --comment "default/web:http" -m statistic --mode random --probability 0.50000000000 -j KUBE-SEP-FNO4E6JYD7EGUHTP`,
+      ].join('\n'),
+      { file: 'p' },
+    );
+    const t = got.mode === 'iptables' ? got.trees.services[0]! : undefined;
+    assert.ok(t?.partial && t.fallThrough > 0);
+    const rows = treeRows(got.trees, { open: {}, focus: t.id });
+    assert.deepEqual(
+      rows.filter((r) => r.kind === 'note').map((r) => r.note),
+      [],
+    );
+  });
+});

@@ -120,7 +120,8 @@ function serviceChildren(rows: TreeRow[], tree: ServiceTree, parent: number, o: 
           at,
         );
   }
-  if (tree.fallThrough > 0)
+  // what a partial chain's rules leave is no claim: more of them may follow
+  if (tree.fallThrough > 0 && !tree.partial)
     leaf({
       key: `note:${tree.id}:fall`,
       kind: 'note',
