@@ -86,7 +86,7 @@ function firstWord(entry: string): [string, string] {
  * Service column (its address) and its entry, as its first word and the rest ("ADDR", " (revnat)
  * (slot) [flags]"; or "backend", " N not found"), and gives the frontend it is of, undefined
  * where the two are no such row. */
-function bpfRows(source: string) {
+export function bpfRows(source: string) {
   const byKey = new Map<string, CiliumFrontend>();
   // newer releases print the Service address on every row: each is parsed once
   const byToken = new Map<string, CiliumFrontend>();

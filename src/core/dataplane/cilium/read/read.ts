@@ -20,6 +20,7 @@ import { BPF_JSON, ciliumForm, ciliumOther, uncommented } from './which-listing.
 import { serviceList } from './service-list.js';
 import { serviceListJson } from './service-list-json.js';
 import { bpfLbJson, bpfLbList } from './bpf-lb-list.js';
+import { BPF_GO_MAP, bpfLbGoMap } from './bpf-lb-go-map.js';
 import { dbBackends, dbFrontends } from './db-tables.js';
 import { mapsDump } from '../maps/read-dump.js';
 import { excerpt } from '../../../sanitize.js';
@@ -176,8 +177,9 @@ function parseForm(text: string, source: string): CiliumTable {
     case 'service-list':
       return serviceList(lines, source);
     case 'bpf-lb-list':
-      return BPF_JSON.test(text.slice(0, 16384))
-        ? bpfLbJson(text, source)
+      if (BPF_JSON.test(text.slice(0, 16384))) return bpfLbJson(text, source);
+      return BPF_GO_MAP.test(text.slice(0, 16384))
+        ? bpfLbGoMap(text, source)
         : bpfLbList(lines, source);
     case 'db-frontends':
       return dbFrontends(lines, source);

@@ -2,6 +2,7 @@
 // the header was cut off (the maps dump and JSON by their first line); and, where it holds none,
 // what other output of Cilium's tools it is, said by what prints it.
 import type { CiliumForm } from './listing.js';
+import { BPF_GO_MAP } from './bpf-lb-go-map.js';
 
 /** Each listing's header line, as the releases print it. */
 export const HEADERS: [RegExp, CiliumForm][] = [
@@ -44,6 +45,8 @@ export function ciliumForm(text: string): CiliumForm | undefined {
     return 'service-list-json';
   // `bpf lb list -o json`: the table's map, each Service key to its entries as the table prints them
   if (BPF_JSON.test(head)) return 'bpf-lb-list';
+  // the same map as cilium-cli's local-redirect-policy test prints it (Go's %+v), one line
+  if (BPF_GO_MAP.test(head)) return 'bpf-lb-list';
   const lines = head.split('\n').map((l) => l.trim());
   for (const t of lines) {
     if (/^(?:AFF|BE|MAGLEV|REV|SRCRANGE|SVC): ID=\d+ /.test(t)) return 'maps-dump';
