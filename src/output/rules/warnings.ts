@@ -69,6 +69,7 @@ function ciliumWarnings(d: CiliumTable): RulesWarning[] {
   if (d.quote) say(quoteNote(d.quote), d.quote.lines[0]);
   for (const c of d.cut ?? [])
     say(`${c.reason}: what is not in the paste is not shown, and nothing is said about it`, c.line);
+  for (const n of d.notRead ?? []) say(n.reason, n.line);
   for (const kind of d.unreadMaps ?? []) say(`${unreadMapText(kind)}: nothing is said about it`);
   if (d.unreadFrom !== undefined)
     say(

@@ -126,6 +126,9 @@ export interface CiliumTable {
   /** Why the listing is not whole (rows left out, entries the CLI could not print), one reason
    * each at the line it shows: what it lacks is no claim. */
   cut?: CiliumCut[];
+  /** What the paste holds that is not read (a column no release prints, another tool's output),
+   * each with what it is, at its line: said, never dropped. */
+  notRead?: CiliumCut[];
   /** The line where a new command's output starts after the listing: not read with it. */
   unreadFrom?: number;
   /** A maps dump's maps that its entries refer to but it holds no line of (a grep, a paste in

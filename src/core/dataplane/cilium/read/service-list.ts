@@ -117,6 +117,9 @@ export function serviceList(lines: string[], source: string): CiliumTable {
     source,
     frontends: merged(frontends),
     ...(cuts.length > 0 ? { cut: cuts } : {}),
+    ...(beyond !== undefined
+      ? { notRead: [columnsNotRead(lines[index]!, beyond, index + 1)] }
+      : {}),
     ...(unreadFrom ? { unreadFrom } : {}),
   };
 }
@@ -140,6 +143,24 @@ function beyondBackend(header: string): number | undefined {
   if (!backend) return undefined;
   const next = /\S/.exec(wide.slice(backend.index + 'Backend'.length));
   return next ? backend.index + 'Backend'.length + next.index : undefined;
+}
+
+/** The header's columns after Backend, said not read: no release's printServiceList writes any
+ * (ID, Frontend, Service Type, Backend), so what a build's column means is not known here. */
+function columnsNotRead(
+  header: string,
+  at: number,
+  line: number,
+): { line: number; reason: string } {
+  const names = expandTabs(header)
+    .slice(at)
+    .trim()
+    .split(/\s{2,}|\t/);
+  const quoted = names.map((n) => `"${n}"`).join(', ');
+  return {
+    line,
+    reason: `the column${names.length === 1 ? '' : 's'} ${quoted} after Backend, which no released cilium service list prints (a build's own), ${names.length === 1 ? 'is' : 'are'} not read: what ${names.length === 1 ? 'it holds' : 'they hold'} (${/source range/i.test(quoted) ? 'which clients a frontend admits' : "each row's value"}) is not said`,
+  };
 }
 
 /** A row's text up to the column at `at` (tabs expanded, as a tabwriter's columns line up),

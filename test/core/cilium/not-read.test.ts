@@ -1,0 +1,27 @@
+// What a Cilium paste holds that kdebug does not read is said, with what it is, at its line:
+// columns no release's printer writes, other tools' output beside the listing.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { parseCilium } from '../../../src/core/dataplane/cilium/read/read.js';
+
+describe("cilium service list with columns after Backend (a build's own)", () => {
+  const listing =
+    'ID   Frontend            Service Type   Backend                       Zone    Weight\n' +
+    '1    10.96.0.1:443/TCP   ClusterIP      1 => 172.18.0.2:6443/TCP (active)   a       1\n';
+
+  it('reads the frontend and says those columns are not read, at the header', () => {
+    const t = parseCilium(listing, 'p.txt');
+    assert.deepEqual(
+      t.frontends.map((f) => f.backends.map((b) => `${b.ip}:${b.port}`)),
+      [['172.18.0.2:6443']],
+    );
+    assert.equal(t.notRead?.length, 1);
+    assert.equal(t.notRead![0]!.line, 1);
+    assert.match(t.notRead![0]!.reason, /columns "Zone", "Weight" after Backend.* not read/);
+  });
+
+  it('says nothing where the header ends at Backend', () => {
+    const plain = listing.replace(/\s+Zone\s+Weight/, '').replace(/\s+a\s+1$/m, '');
+    assert.equal(parseCilium(plain, 'p.txt').notRead, undefined);
+  });
+});
