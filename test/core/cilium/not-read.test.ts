@@ -25,3 +25,26 @@ describe("cilium service list with columns after Backend (a build's own)", () =>
     assert.equal(parseCilium(plain, 'p.txt').notRead, undefined);
   });
 });
+
+describe('bpftool cgroup tree pasted above a listing', () => {
+  const tree =
+    'CgroupPath\n' +
+    'ID       AttachType      AttachFlags     Name           \n' +
+    '/run/cilium/cgroupv2\n' +
+    '1201     connect4                        cil_sock4_connect\n' +
+    '1205     sendmsg4                        cil_sock4_sendmsg\n' +
+    '\n';
+  const listing =
+    'ID   Frontend            Service Type   Backend\n' +
+    '1    10.96.0.1:443/TCP   ClusterIP      1 => 172.18.0.2:6443/TCP (active)\n';
+
+  it('is named at its lines, as holding no Service, and the listing read', () => {
+    const t = parseCilium(tree + listing, 'p.txt');
+    assert.equal(t.frontends.length, 1);
+    assert.equal(t.notRead?.[0]?.line, 1);
+    assert.match(
+      t.notRead![0]!.reason,
+      /^lines 1-5 are `bpftool cgroup tree`.*connect4, sendmsg4.*no Service/,
+    );
+  });
+});

@@ -23,6 +23,7 @@ import { bpfLbJson, bpfLbList } from './bpf-lb-list.js';
 import { BPF_GO_MAP, bpfLbGoMap } from './bpf-lb-go-map.js';
 import { dbBackends, dbFrontends } from './db-tables.js';
 import { mapsDump } from '../maps/read-dump.js';
+import { bpftoolCgroupTree } from './other-tools.js';
 import { excerpt } from '../../../sanitize.js';
 import { kubectlLines } from '../../paste-foreign.js';
 import { unquoted } from '../../iptables/read/paste/quoted.js';
@@ -47,6 +48,8 @@ export function parseCilium(coloured: string, source: string): CiliumTable {
     lines,
     lines.map((_, i) => i + 1).filter((no) => !read.has(no)),
   );
+  const cgroups = bpftoolCgroupTree(lines);
+  if (cgroups) table.notRead = [...(table.notRead ?? []), cgroups];
   return kubectl.length > 0 ? { ...table, kubectlLines: kubectl } : table;
 }
 
