@@ -48,3 +48,37 @@ describe('bpftool cgroup tree pasted above a listing', () => {
     );
   });
 });
+
+describe('service update and delete typed between runs of service list', () => {
+  const session =
+    '# cilium-dbg service list\n' +
+    'ID   Frontend            Service Type   Backend\n' +
+    '1    10.96.0.1:443/TCP   ClusterIP      1 => 172.18.0.2:6443/TCP (active)\n' +
+    '2    10.96.0.2:80/TCP    ClusterIP      1 => 10.244.0.5:80/TCP (active)\n' +
+    '# cilium-dbg service update --id 3 --frontend 10.96.0.3:80/TCP --backends 10.244.0.6:80\n' +
+    'Added service with 1 backends\n' +
+    '# cilium-dbg service delete 10.96.0.2:80/TCP\n' +
+    'Service 2 deleted successfully\n';
+
+  it('takes out a frontend the CLI said it deleted after the listing, and says each command', () => {
+    const t = parseCilium(session, 'p.txt');
+    assert.deepEqual(
+      t.frontends.map((f) => `${f.ip}:${f.port}`),
+      ['10.96.0.1:443'],
+    );
+    const said = (t.notRead ?? []).map((n) => `${n.line} ${n.reason}`);
+    assert.match(
+      said.find((s) => s.startsWith('7 ')) ?? '',
+      /deleted 10\.96\.0\.2:80\/TCP.*not shown/,
+    );
+    assert.match(
+      said.find((s) => s.startsWith('5 ')) ?? '',
+      /service update 10\.96\.0\.3:80\/TCP.*no listing read shows/,
+    );
+  });
+
+  it('keeps a frontend whose delete the paste holds no result of', () => {
+    const t = parseCilium(session.replace('Service 2 deleted successfully\n', ''), 'p.txt');
+    assert.equal(t.frontends.length, 2);
+  });
+});

@@ -24,6 +24,7 @@ import { BPF_GO_MAP, bpfLbGoMap } from './bpf-lb-go-map.js';
 import { dbBackends, dbFrontends } from './db-tables.js';
 import { mapsDump } from '../maps/read-dump.js';
 import { bpftoolCgroupTree } from './other-tools.js';
+import { withAgentCommands } from './agent-commands.js';
 import { excerpt } from '../../../sanitize.js';
 import { kubectlLines } from '../../paste-foreign.js';
 import { unquoted } from '../../iptables/read/paste/quoted.js';
@@ -33,7 +34,7 @@ import { unquoted } from '../../iptables/read/paste/quoted.js';
 export function parseCilium(coloured: string, source: string): CiliumTable {
   // grep --color's codes around each match, a markdown quote's marks: the listing is without them
   const { text, quote } = unquoted(stripColours(coloured));
-  const table = parseListings(text, source);
+  const table = withAgentCommands(parseListings(text, source), text.split('\n'));
   if (quote) table.quote = quote;
   // kubectl's output pasted with it: the API server's objects, named apart from the prose
   const read = new Set(
