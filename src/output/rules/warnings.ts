@@ -78,7 +78,7 @@ function ciliumWarnings(d: CiliumTable): RulesWarning[] {
     );
   if (d.rerun)
     say(
-      `the same listing is printed again after line${d.rerun.length === 1 ? '' : 's'} ${d.rerun.join(', ')} (a command run again): each frontend is read as the last run lists it`,
+      `the same listing is printed again by the command at line${d.rerun.length === 1 ? '' : 's'} ${d.rerun.join(', ')} (run again): each frontend is read as the last run lists it`,
       d.rerun[0],
     );
   if (d.form === 'db-backends')

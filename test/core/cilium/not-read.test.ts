@@ -73,7 +73,7 @@ describe('service update and delete typed between runs of service list', () => {
     );
     assert.match(
       said.find((s) => s.startsWith('5 ')) ?? '',
-      /service update 10\.96\.0\.3:80\/TCP.*no listing read shows/,
+      /service update --id 3 --frontend 10\.96\.0\.3:80\/TCP.*no listing after it/,
     );
   });
 

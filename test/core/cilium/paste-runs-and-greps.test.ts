@@ -46,7 +46,10 @@ describe('a Cilium listing run again', () => {
         ['10.244.1.8:80', 'active', 50],
       ],
     );
-    assert.match(rulesText(got.dump, got.trees, { label: 'p' }), /printed again after line 7/);
+    assert.match(
+      rulesText(got.dump, got.trees, { label: 'p' }),
+      /printed again by the command at line 11 /,
+    );
   });
 });
 

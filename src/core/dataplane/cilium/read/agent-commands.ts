@@ -13,6 +13,7 @@ interface Typed {
   line: number;
   verb: 'update' | 'delete';
   target: string;
+  args: string;
   done?: { line: number; text: string };
 }
 
@@ -23,14 +24,14 @@ function typed(lines: readonly string[]): Typed[] {
   lines.forEach((l, i) => {
     const m = TYPED.exec(l.trim());
     if (!m) return;
-    const args = m[2]!;
+    const args = m[2]!.replace(/\s*\\$/, ''); // a continuation's backslash is no argument
     const target =
       m[1] === 'update'
         ? (/--frontend[ =](\S+)/.exec(args)?.[1] ?? '')
         : /--all\b/.test(args)
           ? 'all'
           : (/^\s*(\S+)/.exec(args)?.[1] ?? '');
-    const c: Typed = { line: i + 1, verb: m[1] as Typed['verb'], target };
+    const c: Typed = { line: i + 1, verb: m[1] as Typed['verb'], target, args };
     for (let k = i + 1; k < lines.length && !TYPED.test(lines[k]!.trim()); k++) {
       const t = lines[k]!.trim();
       if (/[#$] \S/.test(t)) break; // the next prompt
@@ -52,11 +53,12 @@ export function withAgentCommands(table: CiliumTable, lines: readonly string[]):
     const result = c.done
       ? `Cilium said "${excerpt(c.done.text)}" (line ${c.done.line})`
       : 'its result is not in the paste';
-    const command = `\`cilium service ${c.verb} ${excerpt(c.target, 40)}\``;
+    const command = `\`cilium service ${c.verb} ${excerpt(c.args.trim(), 60)}\``;
     if (!f) {
+      const after = frontends.some((x) => x.line > c.line);
       said.push({
         line: c.line,
-        reason: `${command} changed the agent's table (${result}); no listing read shows that frontend`,
+        reason: `${command} changed the agent's table (${result}): ${after ? 'each frontend is read as the listing after it shows it' : 'no listing after it is read, so what it changed is not shown'}`,
       });
       continue;
     }

@@ -71,7 +71,16 @@ function parseListings(text: string, source: string): CiliumTable {
     throw e;
   }
   const { unreadFrom: at, ...first } = table;
-  return joined(first, next, at);
+  return joined(first, next, listedAt(text.split('\n'), at, next.frontends[0]?.line));
+}
+
+/** The line of the command that printed the listing read from `from` on (the last list command
+ * typed above its first row), else `from`: a run again is said where it was run, not at a command
+ * between (a service update). */
+function listedAt(lines: string[], from: number, row: number | undefined): number {
+  for (let no = (row ?? from) - 1; no >= from; no--)
+    if (/\b(?:service|bpf\s+lb)\s+(?:list|ls)\b|\bdb\/show\b/.test(lines[no - 1]!)) return no;
+  return from;
 }
 
 /** Two listings of one agent in one paste: each frontend once, what the second adds (its type,
