@@ -77,6 +77,11 @@ describe('service update and delete typed between runs of service list', () => {
     );
   });
 
+  it('says what is not read from after what a command printed, not at the command', () => {
+    const t = parseCilium(`${session}\n# cilium-dbg service list\nID   Frontend`, 'p.txt');
+    assert.equal(t.unreadFrom, 10);
+  });
+
   it('keeps a frontend whose delete the paste holds no result of', () => {
     const t = parseCilium(session.replace('Service 2 deleted successfully\n', ''), 'p.txt');
     assert.equal(t.frontends.length, 2);

@@ -14,6 +14,8 @@ interface Typed {
   verb: 'update' | 'delete';
   target: string;
   args: string;
+  /** Its last line: the command's, or of what it printed. */
+  end: number;
   done?: { line: number; text: string };
 }
 
@@ -24,17 +26,21 @@ function typed(lines: readonly string[]): Typed[] {
   lines.forEach((l, i) => {
     const m = TYPED.exec(l.trim());
     if (!m) return;
-    const args = m[2]!.replace(/\s*\\$/, ''); // a continuation's backslash is no argument
+    // a line ending in a backslash goes on on the next
+    let args = m[2]!;
+    for (let k = i + 1; /\\$/.test(args) && k < lines.length; k++)
+      args = `${args.slice(0, -1).trimEnd()} ${lines[k]!.trim()}`;
     const target =
       m[1] === 'update'
         ? (/--frontend[ =](\S+)/.exec(args)?.[1] ?? '')
         : /--all\b/.test(args)
           ? 'all'
           : (/^\s*(\S+)/.exec(args)?.[1] ?? '');
-    const c: Typed = { line: i + 1, verb: m[1] as Typed['verb'], target, args };
+    const c: Typed = { line: i + 1, verb: m[1] as Typed['verb'], target, args, end: i + 1 };
     for (let k = i + 1; k < lines.length && !TYPED.test(lines[k]!.trim()); k++) {
       const t = lines[k]!.trim();
       if (/[#$] \S/.test(t)) break; // the next prompt
+      if (t !== '') c.end = k + 1;
       if (DONE.test(t)) c.done = { line: k + 1, text: t };
     }
     out.push(c);
@@ -47,13 +53,19 @@ function typed(lines: readonly string[]): Typed[] {
 export function withAgentCommands(table: CiliumTable, lines: readonly string[]): CiliumTable {
   const said: CiliumCut[] = [];
   let frontends = table.frontends;
-  for (const c of typed(lines)) {
+  const commands = typed(lines);
+  // the reading stopped at a command said here: what is not read starts after what it printed
+  let unreadFrom = table.unreadFrom;
+  for (const c of commands)
+    if (unreadFrom === c.line)
+      unreadFrom = lines.findIndex((l, i) => i >= c.end && l.trim() !== '') + 1 || undefined;
+  for (const c of commands) {
     const a = parseAddress(c.target);
     const f = a && frontends.find((x) => frontendKey(x) === frontendKey(a));
     const result = c.done
       ? `Cilium said "${excerpt(c.done.text)}" (line ${c.done.line})`
       : 'its result is not in the paste';
-    const command = `\`cilium service ${c.verb} ${excerpt(c.args.trim(), 60)}\``;
+    const command = `\`cilium service ${c.verb} ${excerpt(c.args.trim(), 100)}\``;
     if (!f) {
       const after = frontends.some((x) => x.line > c.line);
       said.push({
@@ -81,5 +93,11 @@ export function withAgentCommands(table: CiliumTable, lines: readonly string[]):
       });
   }
   if (said.length === 0) return table;
-  return { ...table, frontends, notRead: [...(table.notRead ?? []), ...said] };
+  const { unreadFrom: _, ...rest } = table;
+  return {
+    ...rest,
+    frontends,
+    notRead: [...(table.notRead ?? []), ...said],
+    ...(unreadFrom !== undefined ? { unreadFrom } : {}),
+  };
 }
