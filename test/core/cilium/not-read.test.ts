@@ -87,3 +87,22 @@ describe('service update and delete typed between runs of service list', () => {
     assert.equal(t.frontends.length, 2);
   });
 });
+
+describe('cilium-dbg service list rows without backend states', () => {
+  const rows =
+    'ID   Frontend            Service Type   Backend\n' +
+    '1    10.96.0.1:443/TCP   ClusterIP      1 => 172.18.0.2:6443/TCP\n' +
+    '                                        2 => 172.18.0.3:6443/TCP\n';
+
+  it('under cilium-dbg (every release prints a state) are said to have had theirs taken out', () => {
+    const t = parseCilium(`$ kubectl exec ds/cilium -- cilium-dbg service list\n${rows}`, 'p.txt');
+    assert.equal(t.frontends[0]!.backends.length, 2);
+    assert.match(t.notRead?.[0]?.reason ?? '', /^cilium-dbg .*carry none, taken out/);
+    assert.equal(t.notRead![0]!.line, 2);
+  });
+
+  it('under cilium (a release before states, or one with them) say nothing of it', () => {
+    const t = parseCilium(`$ cilium service list\n${rows}`, 'p.txt');
+    assert.equal(t.notRead, undefined);
+  });
+});

@@ -117,9 +117,7 @@ export function serviceList(lines: string[], source: string): CiliumTable {
     source,
     frontends: merged(frontends),
     ...(cuts.length > 0 ? { cut: cuts } : {}),
-    ...(beyond !== undefined
-      ? { notRead: [columnsNotRead(lines[index]!, beyond, index + 1)] }
-      : {}),
+    ...notRead(lines, index, beyond, stateless && !stated),
     ...(unreadFrom ? { unreadFrom } : {}),
   };
 }
@@ -143,6 +141,28 @@ function beyondBackend(header: string): number | undefined {
   if (!backend) return undefined;
   const next = /\S/.exec(wide.slice(backend.index + 'Backend'.length));
   return next ? backend.index + 'Backend'.length + next.index : undefined;
+}
+
+/** What the listing's lines hold that is not read, or lack that its printer writes: columns
+ * after Backend; backends without their state under cilium-dbg, whose every release (1.15 on)
+ * writes "N => ADDR (state)": states its author took out, not a release that prints none. */
+function notRead(
+  lines: string[],
+  index: number,
+  beyond: number | undefined,
+  stateless: boolean,
+): { notRead?: { line: number; reason: string }[] } {
+  const out = beyond !== undefined ? [columnsNotRead(lines[index]!, beyond, index + 1)] : [];
+  const typed = lines
+    .slice(Math.max(0, index - 2), index + 1)
+    .some((l) => /\bcilium-dbg\s+service\s+(?:list|ls)\b/.test(l));
+  if (stateless && typed)
+    out.push({
+      line: index + 1,
+      reason:
+        'cilium-dbg (Cilium 1.15 on) prints each backend\'s state ("1 => ADDR (active)"); these rows carry none, taken out by their author: which backends are active is not known',
+    });
+  return out.length > 0 ? { notRead: out } : {};
 }
 
 /** The header's columns after Backend, said not read: no release's printServiceList writes any
