@@ -1,7 +1,7 @@
 // Where a command's Facts come from: a snapshot directory, the live cluster read now, or one
 // node's rules read over SSH into a snapshot's objects; and the one node picker. The adapters
 // (client-node, ssh2) load only when a source needs them.
-import { Analysis } from '../core/analysis.js';
+import { Analysis } from '../core/nodes/analysis.js';
 import { DUMP_STEMS, recordedFamily, recordedNodes } from '../core/facts.js';
 import { clusterView, type ClusterView } from '../core/kube/objects.js';
 import { chooseNodes, firstChosen, type NodeChoice } from '../core/nodes/choice.js';

@@ -1,5 +1,5 @@
 // `kdebug drift`: what each node's rules do differently from what kube-proxy would write.
-import { Analysis } from '../core/analysis.js';
+import { Analysis } from '../core/nodes/analysis.js';
 import { DriftInputError, driftAnswer } from '../core/dataplane/drift.js';
 import { hasRules } from '../core/facts.js';
 import { byReason, namedFew } from '../core/nodes/access.js';

@@ -3,7 +3,7 @@
 // kube-ipvs0 addresses (IPVS mode); where Cilium replaces kube-proxy, what its agent should hold,
 // as the agent lists it.
 import { watchedServiceCIDRs } from '../core/dataplane/kube-proxy/releases.js';
-import { Analysis } from '../core/analysis.js';
+import { Analysis } from '../core/nodes/analysis.js';
 import { expectedSave } from '../core/dataplane/kube-proxy/expected.js';
 import { expectedIpvs, expectedIpvsText } from '../core/dataplane/ipvs/expected.js';
 import { expectedNftText } from '../core/dataplane/nftables/expected/expected.js';

@@ -1,6 +1,6 @@
 // `kdebug rules`: the Service trees of one node's rules (a file, stdin, a host over SSH, a
 // snapshot's node or the live cluster's), as text, JSON, a search, or the TUI.
-import { Analysis } from '../core/analysis.js';
+import { Analysis } from '../core/nodes/analysis.js';
 import { recordedFamily } from '../core/facts.js';
 import { parseIptables, TABLES } from '../core/dataplane/iptables/read/parse.js';
 import { linesFrom, nftPasteTrees, pasteForm, readNftPaste } from '../core/dataplane/paste.js';

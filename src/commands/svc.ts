@@ -1,7 +1,7 @@
 // `kdebug svc NAME`: the guided diagnosis of one Service, from a snapshot or
 // the live cluster, as the TUI, text or JSON.
 import { join } from 'node:path';
-import { Analysis } from '../core/analysis.js';
+import { Analysis } from '../core/nodes/analysis.js';
 import { diagnose, type DiagnosedService } from '../core/diagnose.js';
 import { clusterView } from '../core/kube/objects.js';
 import { valid } from '../core/next-command.js';

@@ -1,5 +1,5 @@
 // `kdebug trace`: one packet walked through a node's rules, every outcome with its chance.
-import { Analysis } from '../core/analysis.js';
+import { Analysis } from '../core/nodes/analysis.js';
 import { canonicalAddress, familyOf } from '../core/ipv6.js';
 import type { TraceProtocol } from '../core/dataplane/trace/trace.js';
 import { traceAnswer, traceFails } from '../core/dataplane/trace/answer.js';

@@ -1,6 +1,6 @@
 // The guided diagnosis: every step in order over the same Facts, into one Report. Pure and total:
 // partial facts (a live run still collecting) give pending steps, never an exception.
-import type { Analysis } from './analysis.js';
+import type { Analysis } from './nodes/analysis.js';
 import { portText } from './checks/service.js';
 import { finding, isPending, pending, serviceKind, type Check } from './checks/check.js';
 import { CheckContext, type DiagnoseOptions, type DiagnosedService } from './checks/context.js';

@@ -6,7 +6,7 @@ import type { CollectProgress } from '../cluster/collect.js';
 import type { DiagnosedService } from '../core/diagnose.js';
 import type { Service } from '../core/kube/objects.js';
 import { shownReportStatus, type Facts, type Report, type Shown } from '../core/model.js';
-import type { Analysis } from '../core/analysis.js';
+import type { Analysis } from '../core/nodes/analysis.js';
 import { Footer } from './components/footer.js';
 import { Header } from './components/header.js';
 import { T, ThemeContext } from './components/text.js';

@@ -1,7 +1,7 @@
 // What the screens show, computed by the core from Facts: the Report, each node's parsed rules
 // and Service trees, the search index (built on first use). Nothing here decides a status.
-import { Analysis } from '../core/analysis.js';
-import type { NodeAnalysis } from '../core/node-analysis.js';
+import { Analysis } from '../core/nodes/analysis.js';
+import type { NodeAnalysis } from '../core/nodes/node-analysis.js';
 import { hasRules, recordedNodes } from '../core/facts.js';
 import type { IPFamily } from '../core/ipv6.js';
 import type { Ruleset } from '../core/dataplane/iptables/read/parse.js';

@@ -16,7 +16,7 @@ import { collect, diagnosisCommands } from '../../src/cluster/collect.js';
 import { KubeCluster } from '../../src/cluster/kube-cluster.js';
 import { typedCommand } from '../../src/cluster/nodes/commands.js';
 import { readSnapshot } from '../../src/cluster/snapshot/read.js';
-import { Analysis } from '../../src/core/analysis.js';
+import { Analysis } from '../../src/core/nodes/analysis.js';
 import { diagnose } from '../../src/core/diagnose.js';
 import { clusterView, type Service } from '../../src/core/kube/objects.js';
 import {

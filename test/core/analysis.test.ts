@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { Analysis } from '../../src/core/analysis.js';
+import { Analysis } from '../../src/core/nodes/analysis.js';
 import { diagnose } from '../../src/core/diagnose.js';
 import { analyze } from '../../src/tui/data.js';
 import { expectedRules, rulesOf } from '../../src/core/dataplane/kube-proxy/expected.js';

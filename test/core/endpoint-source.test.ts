@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { readSnapshot } from '../../src/cluster/snapshot/read.js';
-import { Analysis } from '../../src/core/analysis.js';
+import { Analysis } from '../../src/core/nodes/analysis.js';
 import { diagnose } from '../../src/core/diagnose.js';
 import { severityOf } from '../../src/core/dataplane/drift.js';
 import { endpointSource } from '../../src/core/dataplane/kube-proxy/endpoint-source.js';

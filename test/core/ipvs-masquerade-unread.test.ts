@@ -4,7 +4,7 @@
 // tells it, that rule is not compared, said so, and is no finding.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Analysis } from '../../src/core/analysis.js';
+import { Analysis } from '../../src/core/nodes/analysis.js';
 import { readSnapshot } from '../../src/cluster/snapshot/read.js';
 import type { Facts } from '../../src/core/model.js';
 

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { readSnapshot } from '../../src/cluster/snapshot/read.js';
-import { Analysis } from '../../src/core/analysis.js';
+import { Analysis } from '../../src/core/nodes/analysis.js';
 import { hairpinCheck } from '../../src/core/checks/hairpin.js';
 import { trafficPolicyCheck } from '../../src/core/checks/traffic-policy.js';
 import { expectedRules } from '../../src/core/dataplane/kube-proxy/expected.js';

@@ -3,7 +3,7 @@
 // and a note names each line.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Analysis } from '../../src/core/analysis.js';
+import { Analysis } from '../../src/core/nodes/analysis.js';
 import type { NodeDrift } from '../../src/core/dataplane/drift.js';
 import { clusterIpObjects, labListing } from '../support/nft-lab.js';
 

@@ -15,7 +15,7 @@ import {
   type NftTable,
 } from '../../src/core/dataplane/nftables/read/listing.js';
 import { isNftText, parseNftText } from '../../src/core/dataplane/nftables/read/read-text.js';
-import { Analysis } from '../../src/core/analysis.js';
+import { Analysis } from '../../src/core/nodes/analysis.js';
 import { buildNftServiceTrees } from '../../src/core/dataplane/nftables/trees.js';
 import { portChain } from '../../src/core/dataplane/nftables/trees/port-chain.js';
 import type { ServiceTree, ServiceTrees } from '../../src/core/dataplane/trees.js';

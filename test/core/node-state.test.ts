@@ -2,7 +2,7 @@
 // evidence recorded on that node, with a typed provenance; what nothing says is not guessed.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Analysis } from '../../src/core/analysis.js';
+import { Analysis } from '../../src/core/nodes/analysis.js';
 import type { KubeObject } from '../../src/core/model.js';
 import { parseVersion } from '../../src/core/version.js';
 import { facts, kubeProxy, twoNodes } from './checks/builders.js';

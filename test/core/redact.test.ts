@@ -3,7 +3,7 @@
 // Addresses: Service CIDR 10.96.0.0/16, Pod CIDR 10.244.0.0/16, API server 203.0.113.10.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Analysis } from '../../src/core/analysis.js';
+import { Analysis } from '../../src/core/nodes/analysis.js';
 import { clusterView, kubeProxyConfigOf } from '../../src/core/kube/objects.js';
 import type { Facts, KubeObject } from '../../src/core/model.js';
 import { readErrorsOf } from '../../src/core/not-read.js';

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { readSnapshot } from '../../src/cluster/snapshot/read.js';
-import { Analysis } from '../../src/core/analysis.js';
+import { Analysis } from '../../src/core/nodes/analysis.js';
 import { goUnavailable, K8S_VERSION } from '../support/cluster/build.js';
 import { ClusterClient } from '../support/cluster/client.js';
 import { clusterUnavailable, down, up } from '../support/cluster/cluster.js';

@@ -2,7 +2,7 @@
 // the objects, an agent of the vector's release with its script's flags, and the tables the script
 // checks as that agent's listings; and faults made in its maps dump.
 import assert from 'node:assert/strict';
-import { Analysis } from '../../src/core/analysis.js';
+import { Analysis } from '../../src/core/nodes/analysis.js';
 import { aCiliumAgent, aCiliumConfig } from './builders.js';
 import { listing, setup, vectorRelease } from './cilium-vectors.js';
 

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { endpointChain, kubeProxyChain } from '../../src/core/dataplane/kube-proxy/chain-names.js';
 import type { Facts, KubeObject } from '../../src/core/model.js';
 import { readSnapshot, writeSnapshot } from '../../src/cluster/snapshot/read.js';
-import { Analysis } from '../../src/core/analysis.js';
+import { Analysis } from '../../src/core/nodes/analysis.js';
 import { expectedSave } from '../../src/core/dataplane/kube-proxy/expected.js';
 
 const DEMO = 'snapshots/nginx-svc';

@@ -219,9 +219,10 @@ describe('a chain the paste holds part of, as rows', () => {
       ].join('\n'),
       { file: 'p' },
     );
-    const t = got.mode === 'iptables' ? got.trees.services[0]! : undefined;
-    assert.ok(t?.partial && t.fallThrough > 0);
-    const rows = treeRows(got.trees, { open: {}, focus: t.id });
+    const trees = got.mode === 'iptables' ? got.trees : assert.fail(`read as ${got.mode}`);
+    const t = trees.services[0]!;
+    assert.ok(t.partial && t.fallThrough > 0);
+    const rows = treeRows(trees, { open: {}, focus: t.id });
     assert.deepEqual(
       rows.filter((r) => r.kind === 'note').map((r) => r.note),
       [],

@@ -7,7 +7,7 @@ import { severityOf } from '../../src/core/dataplane/drift.js';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { readSnapshot } from '../../src/cluster/snapshot/read.js';
-import { Analysis } from '../../src/core/analysis.js';
+import { Analysis } from '../../src/core/nodes/analysis.js';
 import { nodeDrift } from '../../src/core/dataplane/iptables/drift/drift.js';
 import { optionsFromDump } from '../../src/core/dataplane/kube-proxy/knobs.js';
 import { expectedRules } from '../../src/core/dataplane/kube-proxy/expected.js';

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { pickNodes } from '../../src/cluster/facts-source.js';
 import { readSnapshot } from '../../src/cluster/snapshot/read.js';
-import { Analysis } from '../../src/core/analysis.js';
+import { Analysis } from '../../src/core/nodes/analysis.js';
 import { endpointChain, kubeProxyChain } from '../../src/core/dataplane/kube-proxy/chain-names.js';
 import { nodeDrift } from '../../src/core/dataplane/iptables/drift/drift.js';
 import { optionsFromDump } from '../../src/core/dataplane/kube-proxy/knobs.js';

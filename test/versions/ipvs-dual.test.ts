@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { readSnapshot } from '../../src/cluster/snapshot/read.js';
-import { Analysis } from '../../src/core/analysis.js';
+import { Analysis } from '../../src/core/nodes/analysis.js';
 import { severityOf } from '../../src/core/dataplane/drift.js';
 import { clusterView } from '../../src/core/kube/objects.js';
 import { kdebug } from '../support/cli.js';

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { readSnapshot } from '../../src/cluster/snapshot/read.js';
-import { Analysis } from '../../src/core/analysis.js';
+import { Analysis } from '../../src/core/nodes/analysis.js';
 import { severityOf } from '../../src/core/dataplane/drift.js';
 import { optionsFromDump } from '../../src/core/dataplane/kube-proxy/knobs.js';
 import { parseIptables } from '../../src/core/dataplane/iptables/read/parse.js';

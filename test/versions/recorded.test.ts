@@ -15,7 +15,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { readSnapshot } from '../../src/cluster/snapshot/read.js';
-import { Analysis } from '../../src/core/analysis.js';
+import { Analysis } from '../../src/core/nodes/analysis.js';
 import { expectedSave } from '../../src/core/dataplane/kube-proxy/expected.js';
 import { nftStems } from '../../src/core/facts.js';
 import type { Facts } from '../../src/core/model.js';

@@ -11,7 +11,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { readSnapshot } from '../../src/cluster/snapshot/read.js';
-import { Analysis } from '../../src/core/analysis.js';
+import { Analysis } from '../../src/core/nodes/analysis.js';
 import { diagnose } from '../../src/core/diagnose.js';
 import { clusterView } from '../../src/core/kube/objects.js';
 import type { Facts, Finding, Report, Step } from '../../src/core/model.js';

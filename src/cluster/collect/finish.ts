@@ -1,7 +1,7 @@
 // The node half of a capture: the nodes read whatever the cluster-wide lists say, begun early; the
 // others chosen once every Node is listed (their kube-proxy Pods read by node where its DaemonSet
 // is settled), all read; and the Facts made of the objects and what the nodes gave.
-import { Analysis } from '../../core/analysis.js';
+import { Analysis } from '../../core/nodes/analysis.js';
 import { isWindows } from '../../core/kube/objects.js';
 import type { Facts, NodeOutputs, SnapshotMeta } from '../../core/model.js';
 import { NodeErrorFold } from '../../core/nodes/errors.js';

@@ -12,7 +12,7 @@ import { ciliumImageVersion, isCiliumAgentPod } from '../../core/dataplane/ciliu
 import type { CiliumList } from '../../core/nodes/commands.js';
 import { configInObjects } from '../../core/nodes/state.js';
 import { atLeast, parseVersion } from '../../core/version.js';
-import { Analysis } from '../../core/analysis.js';
+import { Analysis } from '../../core/nodes/analysis.js';
 import { clusterView, type ClusterView } from '../../core/kube/objects.js';
 import type { Facts, NodeOutputs } from '../../core/model.js';
 import { commandStem, type NodeCommand } from '../cluster.js';

@@ -1,7 +1,7 @@
 // What a capture is asked (CollectOptions: which nodes, which commands, one Service's rules) and
 // what it tells as it goes: each read starting and ending, and the nodes read so far.
 import type { NodeCommand } from '../cluster.js';
-import type { Analysis } from '../../core/analysis.js';
+import type { Analysis } from '../../core/nodes/analysis.js';
 import type { Facts, SnapshotMeta } from '../../core/model.js';
 
 /** A read starting or ending: an API read, or a command on `node`. */

@@ -3,7 +3,7 @@
 // core/dataplane/ipvs/service-reads.ts plans them from what kube-proxy programs there for it; the
 // whole listing (ipvsadm-save -n, ipset list -o save) where a read by address fails or cannot
 // stand for its own, with why.
-import { Analysis } from '../../core/analysis.js';
+import { Analysis } from '../../core/nodes/analysis.js';
 import type { ExpectedIpvs } from '../../core/dataplane/ipvs/expected.js';
 import {
   ipsetAnswer,

@@ -1,6 +1,6 @@
 // `kdebug snapshot save DIR`: collect Facts from the live cluster and write them as a snapshot
 // directory that `--snapshot DIR` replays. Returns what was written; cli.ts prints it.
-import type { Analysis } from '../../core/analysis.js';
+import type { Analysis } from '../../core/nodes/analysis.js';
 import { readdir, stat } from 'node:fs/promises';
 import type { Facts, SnapshotMeta } from '../../core/model.js';
 import type { NodeAccess } from '../../core/nodes/access.js';

@@ -3,8 +3,8 @@
 // before it, so a step can say "this follows from step 3" instead of failing a second time.
 import { seen } from '../evidence.js';
 import type { IPFamily } from '../ipv6.js';
-import { Analysis } from '../analysis.js';
-import type { Scope } from '../node-reads.js';
+import { Analysis } from '../nodes/analysis.js';
+import type { Scope } from '../nodes/node-reads.js';
 import { nodeDump } from '../facts.js';
 import { readErrorsOf, type ApiRead } from '../not-read.js';
 import type { Invocation } from '../next-command.js';

@@ -3,7 +3,7 @@
 // and the Rules step says it in one line, worded once (couldNotRead).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Analysis } from '../../../src/core/analysis.js';
+import { Analysis } from '../../../src/core/nodes/analysis.js';
 import { rulesCheck } from '../../../src/core/checks/rules/rules.js';
 import type { DumpReadFailure } from '../../../src/core/dataplane/dataplane.js';
 import type { KubeObject } from '../../../src/core/model.js';

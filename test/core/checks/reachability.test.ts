@@ -6,7 +6,7 @@ import { reachabilityCheck } from '../../../src/core/checks/reachability/reachab
 import { diagnose } from '../../../src/core/diagnose.js';
 import { reportText } from '../../../src/output/text.js';
 import { readSnapshot } from '../../../src/cluster/snapshot/read.js';
-import { Analysis } from '../../../src/core/analysis.js';
+import { Analysis } from '../../../src/core/nodes/analysis.js';
 import { expectedSave } from '../../../src/core/dataplane/kube-proxy/expected.js';
 import type { Facts } from '../../../src/core/model.js';
 import {

@@ -9,7 +9,7 @@ import { readSnapshot } from '../../../src/cluster/snapshot/read.js';
 import { diagnose, probePlan } from '../../../src/core/diagnose.js';
 import { commandStem } from '../../../src/core/nodes/commands.js';
 import { shownStepStatus, type Facts, type Report } from '../../../src/core/model.js';
-import { Analysis } from '../../../src/core/analysis.js';
+import { Analysis } from '../../../src/core/nodes/analysis.js';
 import { expectedSave } from '../../../src/core/dataplane/kube-proxy/expected.js';
 import { reportText } from '../../../src/output/text.js';
 

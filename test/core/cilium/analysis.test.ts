@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { load } from 'js-yaml';
-import { Analysis } from '../../../src/core/analysis.js';
+import { Analysis } from '../../../src/core/nodes/analysis.js';
 import type { Facts, KubeObject } from '../../../src/core/model.js';
 import { aCiliumAgent, aCiliumConfig, aService, anEndpointSlice } from '../../support/builders.js';
 

@@ -3,7 +3,7 @@
 // case; these are the rules around it, the settings and releases they turn on, and drift.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Analysis } from '../../../src/core/analysis.js';
+import { Analysis } from '../../../src/core/nodes/analysis.js';
 import { ciliumAgentOn } from '../../../src/core/dataplane/cilium/agent/agent.js';
 import { healthServerUnknown } from '../../../src/core/dataplane/cilium/agent/comparable.js';
 import {

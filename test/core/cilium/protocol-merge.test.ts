@@ -8,7 +8,7 @@
 // 10.96.0.10 with 10.244.0.9; 203.0.113.9 a client outside the cluster.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Analysis } from '../../../src/core/analysis.js';
+import { Analysis } from '../../../src/core/nodes/analysis.js';
 import { parseCilium } from '../../../src/core/dataplane/cilium/read/read.js';
 import { dumpWarnings } from '../../../src/output/rules/warnings.js';
 import { ciliumCluster, facts } from '../checks/builders.js';

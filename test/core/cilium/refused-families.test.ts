@@ -9,7 +9,7 @@
 // Pods 10.244.0.5 (node-a, zone-a) and 10.244.1.6 (node-b, zone-b); kube-dns 10.96.0.10.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Analysis } from '../../../src/core/analysis.js';
+import { Analysis } from '../../../src/core/nodes/analysis.js';
 import type { KubeObject } from '../../../src/core/model.js';
 import { expectedCiliumText } from '../../../src/core/dataplane/cilium/expected/render.js';
 import { ciliumCluster, facts } from '../checks/builders.js';

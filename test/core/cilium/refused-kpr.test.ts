@@ -9,7 +9,7 @@
 // 30080), its Pods 10.244.0.5 and 10.244.1.6; 10.244.1.99 is a Pod that is gone.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Analysis } from '../../../src/core/analysis.js';
+import { Analysis } from '../../../src/core/nodes/analysis.js';
 import { expectedCiliumText } from '../../../src/core/dataplane/cilium/expected/render.js';
 import { aService, ciliumCluster, facts, replace } from '../checks/builders.js';
 

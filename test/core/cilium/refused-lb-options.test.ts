@@ -7,7 +7,7 @@
 // the refused config's node-port-range and outside the default one.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Analysis } from '../../../src/core/analysis.js';
+import { Analysis } from '../../../src/core/nodes/analysis.js';
 import {
   healthServerUnknown,
   knownMapFlags,

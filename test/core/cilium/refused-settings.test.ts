@@ -9,7 +9,7 @@
 // 10.244.0.5 and 10.244.1.6; 203.0.113.9 is a client outside the cluster.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Analysis } from '../../../src/core/analysis.js';
+import { Analysis } from '../../../src/core/nodes/analysis.js';
 import { reachabilityCheck } from '../../../src/core/checks/reachability/reachability.js';
 import type { TracePacket } from '../../../src/core/dataplane/trace/trace.js';
 import { expectedCiliumText } from '../../../src/core/dataplane/cilium/expected/render.js';

@@ -5,7 +5,7 @@
 // and walked as usual, and the refusal is said beside.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Analysis } from '../../../src/core/analysis.js';
+import { Analysis } from '../../../src/core/nodes/analysis.js';
 import { rulesCheck } from '../../../src/core/checks/rules/rules.js';
 import { analyze } from '../../../src/tui/data.js';
 import { DriftInputError } from '../../../src/core/dataplane/drift.js';

@@ -6,7 +6,7 @@
 import { severityOf } from '../../../src/core/dataplane/drift.js';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Analysis } from '../../../src/core/analysis.js';
+import { Analysis } from '../../../src/core/nodes/analysis.js';
 import { rulesCheck } from '../../../src/core/checks/rules/rules.js';
 import { expectedCiliumText } from '../../../src/core/dataplane/cilium/expected/render.js';
 import { prefixRejected } from '../../../src/core/dataplane/cilium/expected/source-ranges.js';

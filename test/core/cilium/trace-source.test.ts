@@ -9,7 +9,7 @@
 // is a client outside the cluster.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Analysis } from '../../../src/core/analysis.js';
+import { Analysis } from '../../../src/core/nodes/analysis.js';
 import type { TracePacket } from '../../../src/core/dataplane/trace/trace.js';
 import { ciliumCluster, facts } from '../checks/builders.js';
 import { kdebug } from '../../support/cli.js';

@@ -1,7 +1,7 @@
 // What kdebug expect says a node in IPVS mode holds, against what a real kube-proxy programmed
 // there (the IPVS VM's recording): one line per difference, [] when they agree. Both proxiers
 // where the node has IPv6 (kube-proxy runs its IPv6 one there even in a single-stack cluster).
-import type { Analysis } from '../../../src/core/analysis.js';
+import type { Analysis } from '../../../src/core/nodes/analysis.js';
 import {
   expectedIpvs,
   ipsetSaveLines,

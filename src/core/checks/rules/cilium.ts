@@ -8,7 +8,7 @@ import type { Service } from '../../kube/objects.js';
 import type { Finding } from '../../model.js';
 import { findingOf } from '../check.js';
 import type { CheckContext } from '../context.js';
-import type { NodeAnalysis } from '../../node-analysis.js';
+import type { NodeAnalysis } from '../../nodes/node-analysis.js';
 
 const finding = findingOf('rules');
 

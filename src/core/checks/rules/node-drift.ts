@@ -5,7 +5,7 @@ import { unseen } from '../../evidence.js';
 import { DriftInputError, judgedOnNode, type DriftFinding } from '../../dataplane/drift.js';
 import type { Service } from '../../kube/objects.js';
 import type { Evidence, Finding } from '../../model.js';
-import type { NodeAnalysis } from '../../node-analysis.js';
+import type { NodeAnalysis } from '../../nodes/node-analysis.js';
 import { consequence, familyLabel, findingOf } from '../check.js';
 import { kdebug, valid } from '../../next-command.js';
 import type { CheckContext } from '../context.js';

@@ -3,7 +3,7 @@
 // node's ip6tables dump).
 import { seen } from '../../evidence.js';
 import type { Service, ServicePort } from '../../kube/objects.js';
-import type { NodeAnalysis } from '../../node-analysis.js';
+import type { NodeAnalysis } from '../../nodes/node-analysis.js';
 import { clusterTrafficEndpoints, type ServiceTree } from '../../dataplane/trees.js';
 import { count } from '../check.js';
 import type { CheckContext } from '../context.js';

@@ -2,20 +2,20 @@
 // kube-proxy would write there, the drift and the packet walk computed when first asked for, for
 // every Service or only for the ones asked about (one Service's answer on a big cluster), and kept.
 // The checks, the commands and the TUI all read the node's dataplane through here.
-import type { IpvsRead } from './dataplane/dataplane.js';
-import { listingAt, virtualServerListed } from './dataplane/ipvs/read/by-address.js';
-import { parseIpsets } from './dataplane/ipvs/read/ipset.js';
-import { IpvsParseError, parseIpvs, type IpvsTable } from './dataplane/ipvs/read/listing.js';
-import { commandStem, type ListingCommand } from './nodes/commands.js';
-import type { IPFamily } from './ipv6.js';
-import { nodeDump } from './facts.js';
-import type { NftTable } from './dataplane/nftables/read/listing.js';
-import type { IptablesParseError, NoRulesError, Ruleset } from './dataplane/iptables/read/parse.js';
-import { clusterView, type ClusterView } from './kube/objects.js';
-import type { Facts } from './model.js';
-import { nodeErrorsOf, type NodeErrors } from './nodes/errors.js';
-import { clusterConfig, resolveNode, type NodeState } from './nodes/state.js';
-import { ViewIndex } from './kube/view-index.js';
+import type { IpvsRead } from '../dataplane/dataplane.js';
+import { listingAt, virtualServerListed } from '../dataplane/ipvs/read/by-address.js';
+import { parseIpsets } from '../dataplane/ipvs/read/ipset.js';
+import { IpvsParseError, parseIpvs, type IpvsTable } from '../dataplane/ipvs/read/listing.js';
+import { commandStem, type ListingCommand } from './commands.js';
+import type { IPFamily } from '../ipv6.js';
+import { nodeDump } from '../facts.js';
+import type { NftTable } from '../dataplane/nftables/read/listing.js';
+import type { IptablesParseError, NoRulesError, Ruleset } from '../dataplane/iptables/read/parse.js';
+import { clusterView, type ClusterView } from '../kube/objects.js';
+import type { Facts } from '../model.js';
+import { nodeErrorsOf, type NodeErrors } from './errors.js';
+import { clusterConfig, resolveNode, type NodeState } from './state.js';
+import { ViewIndex } from '../kube/view-index.js';
 import { NodeAnalysis } from './node-analysis.js';
 
 /** A dump given on the command line: read already (its text), or parsed already (its rules). */

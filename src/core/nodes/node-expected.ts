@@ -1,18 +1,18 @@
 // What kube-proxy (or the Cilium agent that replaces it) should have written on one node, in
 // its mode: the iptables rules, the IPVS virtual servers and ipsets, the agent's frontends and
 // BPF map entries; from the objects and what the node tells of itself (knobs.ts).
-import { expectedCilium, type ExpectedFrontend } from './dataplane/cilium/expected/expected.js';
-import { expectedMaps, type ExpectedMapEntry } from './dataplane/cilium/maps/expected.js';
-import type { IpvsRead } from './dataplane/dataplane.js';
-import { expectedIpvs, type ExpectedIpvs } from './dataplane/ipvs/expected.js';
-import type { IpvsKnown } from './dataplane/ipvs/trees.js';
+import { expectedCilium, type ExpectedFrontend } from '../dataplane/cilium/expected/expected.js';
+import { expectedMaps, type ExpectedMapEntry } from '../dataplane/cilium/maps/expected.js';
+import type { IpvsRead } from '../dataplane/dataplane.js';
+import { expectedIpvs, type ExpectedIpvs } from '../dataplane/ipvs/expected.js';
+import type { IpvsKnown } from '../dataplane/ipvs/trees.js';
 import {
   expectedRules,
   type ExpectOptions,
   type ExpectedRules,
-} from './dataplane/kube-proxy/expected.js';
-import { nodeKnobs, type NodeKnobs } from './dataplane/kube-proxy/knobs.js';
-import { parseIpBrief } from './nodes/outputs.js';
+} from '../dataplane/kube-proxy/expected.js';
+import { nodeKnobs, type NodeKnobs } from '../dataplane/kube-proxy/knobs.js';
+import { parseIpBrief } from './outputs.js';
 import { NodeReads, scopeKey, type Scope } from './node-reads.js';
 
 /** A node's reads, and what kube-proxy would write there. */

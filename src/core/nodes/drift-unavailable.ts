@@ -1,9 +1,9 @@
 // Why drift cannot be computed on a node for one family: found by the node's analysis as a typed
 // reason, said in one sentence here (drift's error, the trace's refusal, the TUI's Drift screen).
-import type { CiliumAgent } from './dataplane/cilium/agent/agent.js';
-import { notStarted, refusedText } from './dataplane/cilium/agent/refused.js';
-import { couldNotRead, type DumpReadFailure } from './dataplane/dataplane.js';
-import type { DumpCut } from './dataplane/iptables/read/ruleset.js';
+import type { CiliumAgent } from '../dataplane/cilium/agent/agent.js';
+import { notStarted, refusedText } from '../dataplane/cilium/agent/refused.js';
+import { couldNotRead, type DumpReadFailure } from '../dataplane/dataplane.js';
+import type { DumpCut } from '../dataplane/iptables/read/ruleset.js';
 
 /** Why a node's drift is not computed. */
 export type DriftUnavailable =

@@ -1,8 +1,8 @@
 // One node's dataplane for one family: its Service trees, the drift from what kube-proxy would
 // write, the lines it holds, its network and a packet's walk, on top of its reads
 // (node-reads.ts) and what is expected there (node-expected.ts).
-import { ciliumLineSet } from './dataplane/cilium/drift.js';
-import { notStarted, refusedText } from './dataplane/cilium/agent/refused.js';
+import { ciliumLineSet } from '../dataplane/cilium/drift.js';
+import { notStarted, refusedText } from '../dataplane/cilium/agent/refused.js';
 import {
   ciliumDataplane,
   iptablesDataplane,
@@ -10,18 +10,18 @@ import {
   modeTraits,
   nftablesDataplane,
   type Dataplane,
-} from './dataplane/dataplane.js';
+} from '../dataplane/dataplane.js';
 import {
   DriftInputError,
   unsupportedMode,
   type DriftFinding,
   type NodeDrift,
-} from './dataplane/drift.js';
-import { ruleText } from './dataplane/nftables/render.js';
-import { servicePortName } from './kube/objects.js';
-import type { ServiceTrees } from './dataplane/trees.js';
-import { nodeNetwork, type NodeNetwork, type TracePacket } from './dataplane/trace/trace.js';
-import type { TraceResult } from './dataplane/trace/trace.js';
+} from '../dataplane/drift.js';
+import { ruleText } from '../dataplane/nftables/render.js';
+import { servicePortName } from '../kube/objects.js';
+import type { ServiceTrees } from '../dataplane/trees.js';
+import { nodeNetwork, type NodeNetwork, type TracePacket } from '../dataplane/trace/trace.js';
+import type { TraceResult } from '../dataplane/trace/trace.js';
 import { unavailableText, type DriftUnavailable } from './drift-unavailable.js';
 import { NodeExpected } from './node-expected.js';
 import { scopeKey, type Scope } from './node-reads.js';

@@ -2,36 +2,36 @@
 // from another thread, or given on the command line), kube-proxy's nftables table, its IPVS
 // state, its Cilium agent's tables, each with why it could not be read; and which Services a
 // read of part of the node answers for.
-import { oldAgentBinary, type CiliumAgent } from './dataplane/cilium/agent/agent.js';
-import { listedAgent } from './dataplane/cilium/agent/listed.js';
-import type { CiliumNode } from './dataplane/cilium/expected/expected.js';
-import { CiliumParseError } from './dataplane/cilium/read/listing.js';
-import { parseCilium, withBackendStates } from './dataplane/cilium/read/read.js';
+import { oldAgentBinary, type CiliumAgent } from '../dataplane/cilium/agent/agent.js';
+import { listedAgent } from '../dataplane/cilium/agent/listed.js';
+import type { CiliumNode } from '../dataplane/cilium/expected/expected.js';
+import { CiliumParseError } from '../dataplane/cilium/read/listing.js';
+import { parseCilium, withBackendStates } from '../dataplane/cilium/read/read.js';
 import {
   dumpReadFailure,
   type CiliumRead,
   type DumpReadFailure,
   type IpvsRead,
-} from './dataplane/dataplane.js';
-import type { ExpectedIpvs, IpvsExpectOptions } from './dataplane/ipvs/expected.js';
-import { readByAddress, stateByAddress } from './dataplane/ipvs/read/by-address.js';
-import { IpvsParseError } from './dataplane/ipvs/read/listing.js';
-import { commandStem, type CiliumList, type ListingCommand } from './nodes/commands.js';
-import { DriftInputError } from './dataplane/drift.js';
-import type { IPFamily } from './ipv6.js';
-import { nftStems, nodeDump, type NodeDump } from './facts.js';
-import { NftParseError, type NftTable } from './dataplane/nftables/read/listing.js';
-import { parseNftAny } from './dataplane/nftables/read/read-text.js';
-import { rulesetSigns, textSigns, type DumpSigns } from './dataplane/iptables/backend.js';
+} from '../dataplane/dataplane.js';
+import type { ExpectedIpvs, IpvsExpectOptions } from '../dataplane/ipvs/expected.js';
+import { readByAddress, stateByAddress } from '../dataplane/ipvs/read/by-address.js';
+import { IpvsParseError } from '../dataplane/ipvs/read/listing.js';
+import { commandStem, type CiliumList, type ListingCommand } from './commands.js';
+import { DriftInputError } from '../dataplane/drift.js';
+import type { IPFamily } from '../ipv6.js';
+import { nftStems, nodeDump, type NodeDump } from '../facts.js';
+import { NftParseError, type NftTable } from '../dataplane/nftables/read/listing.js';
+import { parseNftAny } from '../dataplane/nftables/read/read-text.js';
+import { rulesetSigns, textSigns, type DumpSigns } from '../dataplane/iptables/backend.js';
 import {
   IptablesParseError,
   NoRulesError,
   parseIptables,
   type Ruleset,
-} from './dataplane/iptables/read/parse.js';
-import { findService, type Service } from './kube/objects.js';
-import type { Facts } from './model.js';
-import { parseIpBrief } from './nodes/outputs.js';
+} from '../dataplane/iptables/read/parse.js';
+import { findService, type Service } from '../kube/objects.js';
+import type { Facts } from '../model.js';
+import { parseIpBrief } from './outputs.js';
 import type { Analysis, GivenDump } from './analysis.js';
 
 /** The Services to analyse: undefined for every Service (the whole node), else only these. */
