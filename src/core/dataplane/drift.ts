@@ -26,6 +26,7 @@ export type DriftId =
   | 'local-policy-drop'
   | 'rule-text-differs'
   | 'rule-behaviour-differs'
+  | 'service-traffic-diverted'
   | 'jump-target-missing'
   | 'table-not-captured'
   | 'element-chain-missing'
@@ -97,6 +98,7 @@ export const SEVERITY: Record<DriftId, Severity> = {
   'local-policy-drop': 'info',
   'rule-text-differs': 'info',
   'rule-behaviour-differs': 'warning',
+  'service-traffic-diverted': 'error',
   'jump-target-missing': 'error',
   'table-not-captured': 'info',
   'element-chain-missing': 'error',
@@ -145,6 +147,7 @@ export const NOT_FORWARDED: Record<DriftId, boolean> = {
   'local-policy-drop': false,
   'rule-text-differs': false,
   'rule-behaviour-differs': true,
+  'service-traffic-diverted': true,
   'jump-target-missing': true,
   'table-not-captured': false,
   'element-chain-missing': true,

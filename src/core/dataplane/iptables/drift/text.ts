@@ -10,6 +10,7 @@ import type { ExpectedServicePort } from '../../kube-proxy/service-port.js';
 import type { Table } from '../read/parse.js';
 import { hostCidr } from '../../../ipv6.js';
 import { foldByBehaviour, type Diff, type Other } from './by-behaviour.js';
+import { caughtByExtraRules, mayDivert } from './caught.js';
 
 const SHARED: Record<'nat' | 'filter', string[]> = {
   nat: ['KUBE-SERVICES', 'KUBE-NODEPORTS'],
@@ -76,13 +77,23 @@ export function textDifferences(c: DriftContext, flagged: Set<string>): { writte
   }
   for (const table of ['nat', 'filter'] as const)
     for (const l of c.exp.fixed[table]) take(NODE, table, l.text);
+  const left = (['nat', 'filter'] as const).flatMap((name) =>
+    [...actual[name]].flatMap(([text, ids]) =>
+      ids.map((id) => ({ table: tables[name]!, id, text })),
+    ),
+  );
+  // a left-over rule that sends some Service port's packets elsewhere is a finding of its own
+  const caught = caughtByExtraRules(
+    c,
+    left.filter((l) => mayDivert(l.table, l.id)),
+    flagged,
+  );
   let owners: Owners | undefined; // built only when a shared rule is left over
-  for (const name of ['nat', 'filter'] as const)
-    for (const [text, ids] of actual[name])
-      for (const id of ids) {
-        const owner = ruleOwner(tables[name]!, id, (owners ??= ownersOf(c.exp.servicePorts)));
-        diff(owner).actual.push(`-t ${name} ${text}`);
-      }
+  for (const l of left) {
+    if (caught.has(l)) continue;
+    const owner = ruleOwner(l.table, l.id, (owners ??= ownersOf(c.exp.servicePorts)));
+    diff(owner).actual.push(`-t ${l.table.name} ${l.text}`);
+  }
   // per-Service chains the node has and kube-proxy would not write now (stale endpoints, KUBE-XLB)
   for (const sp of c.exp.servicePorts) {
     const t = c.trees.get(sp.hash);
