@@ -69,13 +69,19 @@ function report(
   const names = ports.map(([sp]) => sp.name);
   const named = `${names.slice(0, NAMED).join(', ')}${names.length > NAMED ? ` and ${names.length - NAMED} more` : ''}`;
   const w = ports[0]![1][0]!;
+  // the first two outcomes of a walk that spreads over many endpoints
+  const parts = w.expected.split(', ');
+  const sent =
+    parts.length > 2
+      ? `${parts.slice(0, 2).join(', ')} ... (${parts.length} endpoints)`
+      : w.expected;
   const chain = table.chainOf(id).name;
   const line = table.line(id);
   c.add({
     id: diverted ? 'service-traffic-diverted' : 'no-endpoints-reject-missing',
     ...(ports.length === 1 ? { service: names[0]! } : {}),
     title: `a rule kube-proxy does not write in ${table.name} ${chain} (line ${line}) catches ${ports.length === 1 ? names[0]! : `${ports.length} Service ports`}`,
-    message: `node ${c.node}'s ${table.name} ${chain} has a rule kube-proxy does not write (line ${line}: ${table.text(id)}); it catches the packets of ${named}: ${w.packet} ends ${w.actual || 'nowhere'} where kube-proxy sends it ${w.expected || 'nowhere'}${diverted ? ', so they never reach the endpoints' : ': kube-proxy refuses it because the Service has no endpoints; now it is not refused'}.`,
+    message: `node ${c.node}'s ${table.name} ${chain} has a rule kube-proxy does not write (line ${line}: ${table.text(id)}); it catches the packets of ${named}: ${w.packet} ends ${w.actual || 'nowhere'} where kube-proxy sends it ${sent || 'nowhere'}${diverted ? ', so they never reach the endpoints' : ': kube-proxy refuses it because the Service has no endpoints; now it is not refused'}.`,
     expected: [],
     actual: [`-t ${table.name} ${table.text(id)}`],
     advice: `Find what added the rule (a firewall, a script, another controller) and remove it: iptables -t ${table.name} -D ${table.text(id).slice(3)}`,
