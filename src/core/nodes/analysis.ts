@@ -10,7 +10,11 @@ import { commandStem, type ListingCommand } from './commands.js';
 import type { IPFamily } from '../ipv6.js';
 import { nodeDump } from '../facts.js';
 import type { NftTable } from '../dataplane/nftables/read/listing.js';
-import type { IptablesParseError, NoRulesError, Ruleset } from '../dataplane/iptables/read/parse.js';
+import type {
+  IptablesParseError,
+  NoRulesError,
+  Ruleset,
+} from '../dataplane/iptables/read/parse.js';
 import { clusterView, type ClusterView } from '../kube/objects.js';
 import type { Facts } from '../model.js';
 import { nodeErrorsOf, type NodeErrors } from './errors.js';
