@@ -37,7 +37,8 @@ export function traceSummary(t: ReturnType<typeof traceDoc>): string {
   const p = t.packet;
   const head = `${p.protocol} ${p.src} -> ${p.dst}${p.dport !== null ? `:${p.dport}` : ''} on node ${t.node}`;
   const outcomes = t.outcomes.map(
-    (o) => `  ${percent(o.probability)} ${o.verdict}${o.destination ? ` to ${o.destination}` : ''}`,
+    (o) =>
+      `  ${o.shareUnknown ? '?' : percent(o.probability)} ${o.verdict}${o.destination ? ` to ${o.destination}` : ''}`,
   );
   return [`${head}: ${t.outcomes.length} outcome(s)`, ...outcomes].join('\n');
 }

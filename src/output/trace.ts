@@ -1,12 +1,11 @@
 // The `kdebug trace` presentations: every outcome of one packet with its probability, and the
 // rules it matched in order, as text a person follows or as JSON.
-import type { TraceOutcome, TraceResult } from '../core/dataplane/trace/trace.js';
+import { shareText, type TraceOutcome, type TraceResult } from '../core/dataplane/trace/trace.js';
 import { stopText, translatedBy, type TraceAnswer } from '../core/dataplane/trace/answer.js';
 import { jsonText } from '../core/sanitize.js';
 import { wrap, wrapAfter, wrapCommand } from './wrap.js';
 import { resolveNext, shellWords, type Invocation } from '../core/next-command.js';
 import { schemaId } from './schema-id.js';
-import { percent } from '../core/model.js';
 import { hostPort } from '../core/ipv6.js';
 
 export const TRACE_SCHEMA_VERSION = 1;
@@ -58,7 +57,7 @@ export function traceText(a: TraceAnswer, width = Infinity, how: Invocation = {}
     out.push(...wrap(`${r.packet.dst} is ${a.destinationIs}`, width, '  ', '    '));
   out.push('', `${r.outcomes.length} outcome${r.outcomes.length === 1 ? '' : 's'}:`);
   r.outcomes.forEach((o, i) =>
-    out.push(...wrapAfter(`  ${percent(o.probability).padStart(6)}  `, summary(o, i, a), width)),
+    out.push(...wrapAfter(`  ${shareText(o).padStart(6)}  `, summary(o, i, a), width)),
   );
   if (a.unmatched) out.push('', ...wrap(a.unmatched, width, '  '));
   else if (a.stop)
@@ -75,7 +74,7 @@ export function traceText(a: TraceAnswer, width = Infinity, how: Invocation = {}
   r.outcomes.forEach((o, i) => {
     out.push(
       '',
-      ...wrap(`outcome ${i + 1}: ${percent(o.probability)}  ${summary(o, i, a)}`, width, '', '  '),
+      ...wrap(`outcome ${i + 1}: ${shareText(o)}  ${summary(o, i, a)}`, width, '', '  '),
     );
     o.rules.forEach((m, k) => {
       const at = `${m.table} ${m.chain}${m.line ? ` (line ${m.line})` : ''}: ${m.effect}`;
@@ -107,6 +106,7 @@ export function traceDoc(a: TraceAnswer) {
     destinationIs: a.destinationIs ?? null,
     outcomes: r.outcomes.map((o, i) => ({
       probability: o.probability,
+      ...(o.shareUnknown ? { shareUnknown: o.shareUnknown } : {}),
       destination: o.destination,
       masquerade: o.masquerade,
       verdict: o.verdict,

@@ -1,8 +1,7 @@
 // The Trace screen: pick a source and a destination, see the packet walk rule by rule, every
 // branch with its probability, where it is DNATed and whether it is masqueraded.
-import { percent } from '../../core/model.js';
 import { Box } from 'ink';
-import type { TraceResult } from '../../core/dataplane/trace/trace.js';
+import { shareText, type TraceResult } from '../../core/dataplane/trace/trace.js';
 import { Pane, innerLines } from '../components/pane.js';
 import { T } from '../components/text.js';
 import { useWindow } from '../components/window.js';
@@ -59,9 +58,7 @@ function outcomeHead(o: TraceResult['outcomes'][number], many: boolean, fromHost
           ? 'sent out by the node'
           : 'forwarded'
       : '';
-  return [many || o.probability < 1 ? percent(o.probability) : '', to, masq, end]
-    .filter(Boolean)
-    .join('  ');
+  return [many || o.probability < 1 ? shareText(o) : '', to, masq, end].filter(Boolean).join('  ');
 }
 
 /** The walk as lines of `width` columns. */

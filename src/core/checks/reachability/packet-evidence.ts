@@ -1,10 +1,10 @@
 // The packet walk (dataplane/trace/) as evidence lines: what kube-proxy's rules on a node do to one
 // packet a process on that node sends, e.g. an ICMP echo or a TCP SYN to a ClusterIP.
-import type { TraceProtocol, TraceResult } from '../../dataplane/trace/trace.js';
+import { shareText, type TraceProtocol, type TraceResult } from '../../dataplane/trace/trace.js';
 import type { CheckContext } from '../context.js';
 import { hostPort, type IPFamily } from '../../ipv6.js';
 import { computed } from '../../evidence.js';
-import { percent, type Evidence } from '../../model.js';
+import type { Evidence } from '../../model.js';
 
 export interface WalkRequest {
   dst: string;
@@ -55,7 +55,7 @@ export function packetWalk(ctx: CheckContext, node: string, r: WalkRequest): Evi
       ? o.delivery === 'local'
         ? 'delivered to the node itself, which answers it'
         : 'no rule matched it: routed unchanged'
-      : `${result.outcomes.length > 1 ? `${percent(o.probability)} ` : ''}${o.destination === 'REJECT' || o.destination === 'DROP' ? o.destination : o.dnat ? `DNAT to ${o.dnat}` : `sent to ${o.destination}`}${o.masquerade ? ', masqueraded' : ''}${o.assumptions.length > 0 ? ` (assumes: ${o.assumptions.join('; ')})` : ''}`,
+      : `${result.outcomes.length > 1 ? `${shareText(o)} ` : ''}${o.destination === 'REJECT' || o.destination === 'DROP' ? o.destination : o.dnat ? `DNAT to ${o.dnat}` : `sent to ${o.destination}`}${o.masquerade ? ', masqueraded' : ''}${o.assumptions.length > 0 ? ` (assumes: ${o.assumptions.join('; ')})` : ''}`,
   );
   // computed over the node's observed rules: it explains, it does not prove
   return [computed(`${head} ${outcomes.join('; ') || 'no outcome'}`, 'walked')];

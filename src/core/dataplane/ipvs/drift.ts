@@ -272,7 +272,21 @@ function realServers(
       endpoint: r.address,
       actual: [rsText(got, r, source)],
     };
-    if (draining)
+    // its weight not in the listing: neither draining nor still taken is observed
+    if (r.weight === undefined)
+      notes.push(
+        driftFinding(
+          'endpoint-stale',
+          {
+            ...f,
+            title: `${want.address}: ${r.address} is no longer an endpoint, its weight not in the listing`,
+            message: `${r.address} is no longer an endpoint of ${want.name}, but ${where} on ${node} still lists it; its weight is not in the listing, so whether kube-proxy drains it (weight 0, until its connections end) or still sends it new connections is not known.`,
+          },
+          { node, source },
+          'info',
+        ),
+      );
+    else if (draining)
       notes.push(
         driftFinding(
           'endpoint-stale',

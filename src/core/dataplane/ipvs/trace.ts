@@ -117,8 +117,8 @@ export function traceIpvsPacket(
     rule: `-A ${FLAG[vs.protocol]} ${vs.address} ${vs.scheduler !== undefined ? ` -s ${vs.scheduler}` : ''}${vs.persistent !== undefined ? ` -p ${vs.persistent}` : ''}`,
     effect,
   });
-  // a counter view (--stats, --rate) prints no weights: each real server counts as live
-  const live = vs.realServers.filter((r) => (r.weight ?? 1) > 0);
+  // a weight not in the listing (--stats, --rate, a row without its columns) may be live
+  const live = vs.realServers.filter((r) => r.weight === undefined || r.weight > 0);
   if (live.length === 0)
     return {
       packet,
@@ -132,9 +132,15 @@ export function traceIpvsPacket(
         }),
       ],
     };
-  const total = live.reduce((n, r) => n + (r.weight ?? 1), 0);
+  const total = live.reduce((n, r) => n + (r.weight ?? 0), 0);
   const byWeight = picksByWeight(vs.scheduler);
-  if (!byWeight)
+  // with a weight not in the listing no real server's share is known
+  const unweighed = live.length > 1 && live.some((r) => r.weight === undefined);
+  if (unweighed)
+    assumptions.push(
+      `a real server's weight is not in the listing: the share of each is not known`,
+    );
+  else if (!byWeight)
     assumptions.push(
       `${vs.scheduler !== undefined ? `scheduler ${vs.scheduler}` : 'no scheduler in this view'}: the real server is picked by ${pickedBy(vs.scheduler)}; each is shown with an equal share`,
     );
@@ -144,23 +150,31 @@ export function traceIpvsPacket(
     enters,
     notes,
     outcomes: live.map((r) => {
-      const p = byWeight ? (r.weight ?? 1) / total : 1 / live.length;
+      const p =
+        live.length === 1 ? 1 : unweighed ? 0 : byWeight ? r.weight! / total : 1 / live.length;
       const ip = r.address.replace(/:\d+$/, '').replace(/^\[(.*)\]$/, '$1');
       const masquerade = o.masqueradeAll || fromOutside || ip === src;
       return outcome({
         probability: p,
+        ...(unweighed ? { shareUnknown: 'weight not in the listing' } : {}),
         destination: r.address,
         dnat: r.address,
         delivery: 'forward',
         masquerade,
         rules: [
           routing,
-          vsRule(live.length > 1 ? `${percent(p)} branch` : 'one real server'),
+          vsRule(
+            live.length === 1
+              ? 'one real server'
+              : unweighed
+                ? 'a branch, its share not known: weight not in the listing'
+                : `${percent(p)} branch`,
+          ),
           {
             table: 'ipvs',
             chain: `${vs.protocol.toUpperCase()} ${vs.address}`,
             line: r.line,
-            rule: `-a ${FLAG[vs.protocol]} ${vs.address} -r ${r.address} -m -w ${r.weight}`,
+            rule: `-a ${FLAG[vs.protocol]} ${vs.address} -r ${r.address} -m${r.weight !== undefined ? ` -w ${r.weight}` : ''}`,
             effect: `DNAT ${r.address}${masquerade ? (ip === src ? ', masqueraded (KUBE-LOOP-BACK: a Pod sent to itself)' : `, masqueraded (KUBE-CLUSTER-IP: ${o.masqueradeAll ? 'masqueradeAll' : `from outside ${o.clusterCIDR ?? 'the cluster CIDR (not configured)'}`})`) : ''}`,
           },
         ],

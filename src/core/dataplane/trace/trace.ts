@@ -4,6 +4,7 @@ import { ipv4 } from '../../ipv4.js';
 import { ipv6 } from '../../ipv6.js';
 import type { Node } from '../../kube/objects.js';
 import { parseIpBrief } from '../../nodes/outputs.js';
+import { percent } from '../../model.js';
 
 import type { TraceProtocol } from './packet.js';
 
@@ -46,6 +47,8 @@ export interface MatchedRule {
 export interface TraceOutcome {
   /** Chance of this outcome for a new connection, 0..1. */
   probability: number;
+  /** Why this outcome's share is not known (its probability then 0, saying nothing). */
+  shareUnknown?: string;
   /** "IP:PORT" after DNAT, "REJECT", "DROP", or null: no rule changed it, routed unchanged. */
   destination: string | null;
   /** SNAT (MASQUERADE) in nat POSTROUTING. */
@@ -59,6 +62,10 @@ export interface TraceOutcome {
   rules: MatchedRule[];
   assumptions: string[];
 }
+
+/** An outcome's share as text: "?" where it is not known. */
+export const shareText = (o: Pick<TraceOutcome, 'probability' | 'shareUnknown'>): string =>
+  o.shareUnknown ? '?' : percent(o.probability);
 
 export interface TraceResult {
   packet: TracePacket;

@@ -1,0 +1,78 @@
+// A real server whose weight the listing does not hold (--stats, --rate, a row pasted without its
+// columns): the walk states no share and writes no -w, and drift says neither draining nor not.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ipvsDrift } from '../../src/core/dataplane/ipvs/drift.js';
+import { expectedIpvs } from '../../src/core/dataplane/ipvs/expected.js';
+import { parseIpvs } from '../../src/core/dataplane/ipvs/read/listing.js';
+import { traceIpvsPacket } from '../../src/core/dataplane/ipvs/trace.js';
+import { expectedRules } from '../../src/core/dataplane/kube-proxy/expected.js';
+import { clusterView } from '../../src/core/kube/objects.js';
+import { aNode, aService, anEndpointSlice } from '../support/builders.js';
+
+const BARE = 'TCP  10.96.0.50:80 rr\n  -> 10.244.1.6:80\n  -> 10.244.1.7:80\n';
+const NET = { localAddresses: ['192.0.2.11'], interfaces: [] };
+const PACKET = {
+  src: '10.244.0.9',
+  dst: '10.96.0.50',
+  dport: 80,
+  protocol: 'tcp',
+  fromHost: false,
+} as const;
+const walk = (text: string) =>
+  traceIpvsPacket({ table: parseIpvs(text) }, NET, PACKET, { masqueradeAll: false });
+
+describe('IPVS: a real server weight not in the listing', () => {
+  it('the walk states no share and no -w for rows pasted without their columns', () => {
+    const r = walk(BARE);
+    assert.deepEqual(
+      r.outcomes.map((o) => [o.destination, o.shareUnknown]),
+      [
+        ['10.244.1.6:80', 'weight not in the listing'],
+        ['10.244.1.7:80', 'weight not in the listing'],
+      ],
+    );
+    const rules = r.outcomes.flatMap((o) => o.rules.map((m) => m.rule));
+    assert.ok(rules.includes('-a -t 10.96.0.50:80 -r 10.244.1.6:80 -m'), rules.join('\n'));
+    assert.ok(!rules.some((l) => /-w/.test(l)), rules.join('\n'));
+  });
+
+  it('weights listed: each share is its weight over the sum, -w as listed', () => {
+    const r = walk(
+      'TCP  10.96.0.50:80 rr\n  -> 10.244.1.6:80  Masq  3  0  0\n  -> 10.244.1.7:80  Masq  1  0  0\n',
+    );
+    assert.deepEqual(
+      r.outcomes.map((o) => [o.probability, o.shareUnknown]),
+      [
+        [0.75, undefined],
+        [0.25, undefined],
+      ],
+    );
+    assert.equal(r.outcomes[0]!.rules.at(-1)!.rule, '-a -t 10.96.0.50:80 -r 10.244.1.6:80 -m -w 3');
+  });
+
+  it('drift: a real server no longer an endpoint, weight unknown, is neither drained nor taken', () => {
+    const view = clusterView([
+      aNode('node-a', '192.0.2.11', '10.244.0.0/24'),
+      aService('shop/web', { clusterIP: '10.96.0.50', ports: [['http', 80, 'TCP']] }),
+      anEndpointSlice('shop/web', ['10.244.1.6'], [['http', 80]]),
+    ]);
+    const d = ipvsDrift({
+      node: 'node-a',
+      source: 's',
+      expected: expectedIpvs(expectedRules(view, 'node-a')),
+      table: parseIpvs(BARE),
+      localEndpoints: new Set(),
+      scoped: true,
+    });
+    assert.deepEqual(
+      d.findings.map((f) => f.title),
+      [],
+    );
+    assert.deepEqual(
+      d.notes?.map((n) => n.title),
+      ['10.96.0.50:80: 10.244.1.7:80 is no longer an endpoint, its weight not in the listing'],
+    );
+    assert.doesNotMatch(JSON.stringify(d), /undefined|draining \(weight 0\)/);
+  });
+});
