@@ -40,6 +40,7 @@ const expected = (o: Partial<ExpectedIpvs>): ExpectedIpvs => ({
   entryOwners: new Map(),
   iptables: { nat: [], filter: [] },
   release: { minor: 37 },
+  endpointsFrom: { reads: 'EndpointSlices' },
   nodeIPs: ['192.0.2.21'],
   nodeIPsKnown: true,
   notes: [],

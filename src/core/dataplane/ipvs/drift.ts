@@ -50,10 +50,11 @@ export interface IpvsDriftInput {
   byAddress?: IpvsRead['byAddress'];
 }
 
-/** kube-proxy on the node has not written the current state: its log says why. */
-const notSyncing = (node: string) => ({
+/** kube-proxy on the node has not written the current state (of the objects its release reads):
+ * its log says why. */
+const notSyncing = (node: string, exp: ExpectedIpvs) => ({
   notSynced: true as const,
-  advice: `kube-proxy on ${node} has not synced the current Services and EndpointSlices: its log says why; deleting its Pod makes it resync everything.`,
+  advice: `kube-proxy on ${node} has not synced the current Services and ${exp.endpointsFrom.reads}: its log says why; deleting its Pod makes it resync everything.`,
   next: kubeProxyPodOn(node),
 });
 
@@ -106,7 +107,7 @@ export function ipvsDrift(input: IpvsDriftInput): NodeDrift {
         message: `${node} has no IPVS virtual server for ${want.name} at ${want.address} (${want.kind}): connections to it are not load-balanced on this node. ${moved.length > 0 ? stalePortsText(stale) : `kube-proxy creates it on every sync, so it was deleted by hand or kube-proxy is not syncing${input.byAddress && want.kind === 'cluster-ip' ? ' (or the Service changed its port and kube-proxy has not applied it: read by address, a virtual server left at the old port is not seen)' : ''}.`}`,
         expected: [line],
         actual: moved.map((s) => vsText(s, source)),
-        ...notSyncing(node),
+        ...notSyncing(node, input.expected),
       });
       continue;
     }
@@ -310,7 +311,7 @@ function realServers(
         ...f,
         title: `${want.address}: real server ${r.address} is no longer an endpoint`,
         message: `${where} on ${node} still sends new connections to ${r.address} (weight ${r.weight}), which is not an endpoint kube-proxy should use now: those connections go to a Pod that is gone or not ready.`,
-        ...notSyncing(node),
+        ...notSyncing(node, input.expected),
       });
   }
 }

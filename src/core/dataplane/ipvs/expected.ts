@@ -49,6 +49,8 @@ export interface ExpectedIpvs {
   iptables: IpvsIptables;
   /** The release modelled, for what the text says. */
   release: ExpectedRules['release'];
+  /** The objects the node's kube-proxy takes the endpoints from. */
+  endpointsFrom: ExpectedRules['endpointsFrom'];
   /** The node addresses its node ports listen on. */
   nodeIPs: string[];
   /** Those are all of them: the node's addresses were read, or nodePortAddresses names them. */
@@ -161,6 +163,7 @@ export function expectedIpvs(exp: ExpectedRules, o: IpvsExpectOptions = {}): Exp
     entryOwners,
     iptables: ipvsIptablesRules(exp, { family, filled, noNodeAccess }),
     release: exp.release,
+    endpointsFrom: exp.endpointsFrom,
     nodeIPs,
     nodeIPsKnown: exp.nodePortIPs !== 'all' || o.nodeAddresses !== undefined,
     notes,
