@@ -4,6 +4,7 @@
 import { rulesCompared } from './rules/compared.js';
 import { read, stateSeen, unseen } from '../evidence.js';
 import { categorize, portEndpoints } from '../dataplane/kube-proxy/endpoints.js';
+import { proxiedSlicesOf } from '../dataplane/kube-proxy/endpoint-source.js';
 import type { Service, ServicePort } from '../kube/objects.js';
 import type { FindingId } from '../finding-ids.js';
 import type { Evidence, Finding } from '../model.js';
@@ -40,9 +41,13 @@ interface NodeLocal {
   local: string[];
 }
 
+/** Each node's endpoints of the port on itself, from the objects its kube-proxy reads (the legacy
+ * Endpoints before 1.19), as the Rules step expects them. */
 function localEndpoints(ctx: CheckContext, svc: Service, port: ServicePort): NodeLocal[] {
   return ctx.nodeNames().map((node) => {
-    const cat = categorize(portEndpoints(ctx.slices(), port, node), { cluster: true, local: true });
+    const from = ctx.analysis.node(node).expected(ctx.scope).endpointsFrom;
+    const slices = proxiedSlicesOf(ctx.view, svc, from);
+    const cat = categorize(portEndpoints(slices, port, node), { cluster: true, local: true });
     return { node, local: cat.local.map((e) => e.address) };
   });
 }

@@ -3,7 +3,12 @@
 // v1.19.0; alpha and off at v1.18.0, whose cmd/kube-proxy watches Endpoints unless it is on), the
 // legacy Endpoints before. Expect, drift and the checks all ask here.
 import { familyOf } from '../../ipv6.js';
-import type { ClusterView, EndpointSlice, LegacyEndpoints } from '../../kube/objects.js';
+import {
+  slicesOf,
+  type ClusterView,
+  type EndpointSlice,
+  type LegacyEndpoints,
+} from '../../kube/objects.js';
 import type { Release } from './releases.js';
 
 /** The first minor whose kube-proxy proxies from the EndpointSlices by default. */
@@ -32,6 +37,19 @@ export function proxiedSlices(view: ClusterView, source: EndpointSource): Endpoi
   return source.reads === 'EndpointSlices'
     ? view.endpointSlices
     : view.endpoints.flatMap(slicesOfEndpoints);
+}
+
+/** The same for one Service. */
+export function proxiedSlicesOf(
+  view: ClusterView,
+  svc: { namespace: string; name: string },
+  source: EndpointSource,
+): EndpointSlice[] {
+  return source.reads === 'EndpointSlices'
+    ? slicesOf(view, svc)
+    : view.endpoints
+        .filter((e) => e.namespace === svc.namespace && e.name === svc.name)
+        .flatMap(slicesOfEndpoints);
 }
 
 const READY = { ready: true, serving: true, terminating: false };
