@@ -37,6 +37,13 @@ describe('IPVS: a real server weight not in the listing', () => {
     assert.ok(!rules.some((l) => /-w/.test(l)), rules.join('\n'));
   });
 
+  it('a lone real server without its columns: its share not known either (at weight 0 none)', () => {
+    const [o, ...more] = walk('TCP  10.96.0.50:80 rr\n  -> 10.244.1.6:80\n').outcomes;
+    assert.equal(more.length, 0);
+    assert.equal(o!.shareUnknown, 'weight not in the listing');
+    assert.match(o!.rules[1]!.effect, /^one real server, its share not known/);
+  });
+
   it('weights listed: each share is its weight over the sum, -w as listed', () => {
     const r = walk(
       'TCP  10.96.0.50:80 rr\n  -> 10.244.1.6:80  Masq  3  0  0\n  -> 10.244.1.7:80  Masq  1  0  0\n',

@@ -134,8 +134,9 @@ export function traceIpvsPacket(
     };
   const total = live.reduce((n, r) => n + (r.weight ?? 0), 0);
   const byWeight = picksByWeight(vs.scheduler);
-  // with a weight not in the listing no real server's share is known
-  const unweighed = live.length > 1 && live.some((r) => r.weight === undefined);
+  // with a weight not in the listing no real server's share is known, a lone one's included (at
+  // weight 0 it takes nothing)
+  const unweighed = live.some((r) => r.weight === undefined);
   if (unweighed)
     assumptions.push(
       `a real server's weight is not in the listing: the share of each is not known`,
@@ -150,8 +151,13 @@ export function traceIpvsPacket(
     enters,
     notes,
     outcomes: live.map((r) => {
-      const p =
-        live.length === 1 ? 1 : unweighed ? 0 : byWeight ? r.weight! / total : 1 / live.length;
+      const p = unweighed
+        ? 0
+        : live.length === 1
+          ? 1
+          : byWeight
+            ? r.weight! / total
+            : 1 / live.length;
       const ip = r.address.replace(/:\d+$/, '').replace(/^\[(.*)\]$/, '$1');
       const masquerade = o.masqueradeAll || fromOutside || ip === src;
       return outcome({
@@ -164,10 +170,10 @@ export function traceIpvsPacket(
         rules: [
           routing,
           vsRule(
-            live.length === 1
-              ? 'one real server'
-              : unweighed
-                ? 'a branch, its share not known: weight not in the listing'
+            unweighed
+              ? `${live.length === 1 ? 'one real server' : 'a branch'}, its share not known: weight not in the listing`
+              : live.length === 1
+                ? 'one real server'
                 : `${percent(p)} branch`,
           ),
           {
