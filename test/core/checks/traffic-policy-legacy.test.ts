@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { readSnapshot } from '../../../src/cluster/snapshot/read.js';
-import { Analysis } from '../../../src/core/analysis.js';
+import { Analysis } from '../../../src/core/nodes/analysis.js';
 import { trafficPolicyCheck } from '../../../src/core/checks/traffic-policy.js';
 import { evidenceText } from '../../../src/core/evidence.js';
 import type { KubeObject } from '../../../src/core/model.js';
