@@ -3,7 +3,12 @@
 import { Analysis } from '../core/nodes/analysis.js';
 import { recordedFamily } from '../core/facts.js';
 import { parseIptables, TABLES } from '../core/dataplane/iptables/read/parse.js';
-import { linesFrom, nftPasteTrees, pasteForm, readNftPaste } from '../core/dataplane/paste.js';
+import {
+  linesFrom,
+  nftPasteTrees,
+  pasteForm,
+  readNftPaste,
+} from '../core/dataplane/paste/paste.js';
 import { buildNftPasteSearchIndex } from '../core/dataplane/nftables/search.js';
 import type { ServiceTrees } from '../core/dataplane/trees.js';
 import type { Facts } from '../core/model.js';

@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { parseIpsets } from '../../src/core/dataplane/ipvs/read/ipset.js';
 import { parseIpvs, type IpvsService } from '../../src/core/dataplane/ipvs/read/listing.js';
-import { readPaste } from '../../src/core/dataplane/paste.js';
+import { readPaste } from '../../src/core/dataplane/paste/paste.js';
 import type { ServiceTree } from '../../src/core/dataplane/trees.js';
 
 const DIR = 'test/fixtures/ipvs-live';

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseIpvs } from '../../src/core/dataplane/ipvs/read/listing.js';
-import { readPaste } from '../../src/core/dataplane/paste.js';
+import { readPaste } from '../../src/core/dataplane/paste/paste.js';
 import { rulesText } from '../../src/output/rules.js';
 
 const SLICES = `$ kubectl get endpointslices -A

@@ -3,7 +3,7 @@
 // nft crashed (not that the paste was cut).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { readPaste } from '../../src/core/dataplane/paste.js';
+import { readPaste } from '../../src/core/dataplane/paste/paste.js';
 import { rulesText } from '../../src/output/rules.js';
 
 const TABLE = `# nft list table ip kube-proxy

@@ -3,7 +3,7 @@
 // PROTO . PORT : goto service-HASH-ns/name/proto/port), the rest of the table not in the paste.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { readPaste } from '../../src/core/dataplane/paste.js';
+import { readPaste } from '../../src/core/dataplane/paste/paste.js';
 import { rulesText } from '../../src/output/rules.js';
 
 const SERVICE_IPS = [

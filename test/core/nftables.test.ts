@@ -560,7 +560,7 @@ describe('the nft text listing', () => {
     assert.ok(buildNftServiceTrees(t).services.every((x) => x.partial !== undefined));
   });
 
-  // an author's elisions other than dots (../../src/core/dataplane/elisions.ts)
+  // an author's elisions other than dots (../../src/core/dataplane/paste/elisions.ts)
   const SNIPS = ELISION_FORMS;
   const service = (t: NftTable, name: string) =>
     buildNftServiceTrees(t).services.find((x) => x.name === name)!;

@@ -7,7 +7,7 @@
 // IP conventions: Pods 10.244.0.0/16, Service CIDR 10.96.0.0/16, node 192.168.0.10.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { readPaste } from '../../src/core/dataplane/paste.js';
+import { readPaste } from '../../src/core/dataplane/paste/paste.js';
 import type { ServiceTree } from '../../src/core/dataplane/trees.js';
 import { rulesText } from '../../src/output/rules.js';
 

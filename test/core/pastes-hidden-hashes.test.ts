@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { readPaste } from '../../src/core/dataplane/paste.js';
+import { readPaste } from '../../src/core/dataplane/paste/paste.js';
 import type { ServiceTrees } from '../../src/core/dataplane/trees.js';
 import { rulesText } from '../../src/output/rules.js';
 

@@ -11,7 +11,7 @@ import { describe, it } from 'node:test';
 import { isListView } from '../../src/core/dataplane/iptables/read/paste/list-view.js';
 import { NoRulesError } from '../../src/core/dataplane/iptables/read/parse.js';
 import type { ForeignKind } from '../../src/core/dataplane/iptables/read/parse.js';
-import { readPaste, type PasteReading } from '../../src/core/dataplane/paste.js';
+import { readPaste, type PasteReading } from '../../src/core/dataplane/paste/paste.js';
 import type { ServiceTree, ServiceTrees } from '../../src/core/dataplane/trees.js';
 import { rulesDoc, rulesText } from '../../src/output/rules.js';
 import { buildNftPasteSearchIndex } from '../../src/core/dataplane/nftables/search.js';

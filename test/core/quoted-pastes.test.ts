@@ -2,7 +2,7 @@
 // replier's prose around it): every reader reads it as the unquoted listing, and says the quote.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { readPaste } from '../../src/core/dataplane/paste.js';
+import { readPaste } from '../../src/core/dataplane/paste/paste.js';
 import { rulesDoc } from '../../src/output/rules.js';
 import { dumpWarnings } from '../../src/output/rules/warnings.js';
 

@@ -1,5 +1,5 @@
 // The lines by which paste authors leave part of a listing out, other than bare dots: every
-// reader's elision tests take each (src/core/dataplane/elisions.ts is what reads them).
+// reader's elision tests take each (src/core/dataplane/paste/elisions.ts is what reads them).
 export const ELISION_FORMS = [
   '--- snip ---',
   '[snip]',

@@ -14,7 +14,7 @@ import {
 } from '../../src/tui/screens/rules-rows.js';
 import { traceDestinations, traceSources, walk } from '../../src/tui/screens/trace-model.js';
 import { clusterIpObjects, NODE_A_TABLE } from '../support/nft-lab.js';
-import { readNftPaste } from '../../src/core/dataplane/paste.js';
+import { readNftPaste } from '../../src/core/dataplane/paste/paste.js';
 
 const facts = await readSnapshot(new URL('../../snapshots/nginx-svc', import.meta.url).pathname);
 const target = { namespace: 'default', service: 'nginx-svc' };

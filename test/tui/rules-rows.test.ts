@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { readSnapshot } from '../../src/cluster/snapshot/read.js';
 import { analyze } from '../../src/tui/data.js';
-import { readPaste } from '../../src/core/dataplane/paste.js';
+import { readPaste } from '../../src/core/dataplane/paste/paste.js';
 import { endpointsUnseen, locate, rawLines, treeRows } from '../../src/tui/screens/rules-rows.js';
 
 const facts = await readSnapshot(new URL('../../snapshots/nginx-svc', import.meta.url).pathname);

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseCilium } from '../../../src/core/dataplane/cilium/read/read.js';
-import { readPaste } from '../../../src/core/dataplane/paste.js';
+import { readPaste } from '../../../src/core/dataplane/paste/paste.js';
 
 // 1.17's entries (a protocol on each), an IPv6 frontend, one of internal scope
 const WHOLE =

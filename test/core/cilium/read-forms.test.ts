@@ -533,7 +533,7 @@ describe('service get -o json after other JSON (kubectl get -o json of the Servi
   });
 });
 
-describe("an author's elision in any form (../../../src/core/dataplane/elisions.ts)", () => {
+describe("an author's elision in any form (../../../src/core/dataplane/paste/elisions.ts)", () => {
   const SNIPS = ['...', ...ELISION_FORMS];
   const trees = (text: string) => buildCiliumTrees(parseCilium(text, 'p.txt'), new Map()).services;
 

@@ -11,7 +11,7 @@ import {
 import { isDropEntry } from '../../../src/core/dataplane/cilium/read/listing.js';
 import { expectedMaps } from '../../../src/core/dataplane/cilium/maps/expected.js';
 import { parseCilium } from '../../../src/core/dataplane/cilium/read/read.js';
-import { pasteKind } from '../../../src/core/dataplane/paste.js';
+import { pasteKind } from '../../../src/core/dataplane/paste/paste.js';
 import { listing, setup, vectors } from '../../support/cilium-vectors.js';
 
 /** A db/show table: each cell starts where its title does. */

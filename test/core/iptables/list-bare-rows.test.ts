@@ -9,7 +9,7 @@ import {
   listedTable,
   typedOptions,
 } from '../../../src/core/dataplane/iptables/read/paste/list-view/command.js';
-import { readPaste } from '../../../src/core/dataplane/paste.js';
+import { readPaste } from '../../../src/core/dataplane/paste/paste.js';
 import { rulesText } from '../../../src/output/rules.js';
 
 const read = (text: string) => {

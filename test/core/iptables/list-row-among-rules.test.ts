@@ -2,7 +2,7 @@
 // line, the rules around it read; a paste of -L rows alone is still named as -L output.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { readPaste } from '../../../src/core/dataplane/paste.js';
+import { readPaste } from '../../../src/core/dataplane/paste/paste.js';
 import { rulesText } from '../../../src/output/rules.js';
 
 const SVC = 'KUBE-SVC-AAAAAAAAAAAAAAAA';

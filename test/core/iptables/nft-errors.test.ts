@@ -3,7 +3,7 @@
 // (Error: alone, the command and its carets under it, as erec_print writes both).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { readPaste } from '../../../src/core/dataplane/paste.js';
+import { readPaste } from '../../../src/core/dataplane/paste/paste.js';
 
 const said = (text: string): string => {
   try {

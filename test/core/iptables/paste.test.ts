@@ -15,7 +15,7 @@ import { uncolumn } from '../../../src/core/dataplane/iptables/read/paste/column
 import { endpointChain } from '../../../src/core/dataplane/kube-proxy/chain-names.js';
 import { buildServiceTrees } from '../../../src/core/dataplane/iptables/trees.js';
 import { tracePacket } from '../../../src/core/dataplane/iptables/trace.js';
-import { readPaste } from '../../../src/core/dataplane/paste.js';
+import { readPaste } from '../../../src/core/dataplane/paste/paste.js';
 import { rulesText } from '../../../src/output/rules.js';
 
 const fixture = (name: string) =>

@@ -2,7 +2,7 @@
 // GitHub issues hold it (kubernetes#34321): markdown's, read off for every reader, the line kept.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { readPaste } from '../../../src/core/dataplane/paste.js';
+import { readPaste } from '../../../src/core/dataplane/paste/paste.js';
 import { unquoted } from '../../../src/core/dataplane/iptables/read/paste/quoted.js';
 import { rulesText } from '../../../src/output/rules.js';
 

@@ -13,7 +13,7 @@ import {
 } from './listing.js';
 import { HEADERS } from './which-listing.js';
 import { backendCell, endsListing, fail, followedByRows, headerAt, leftOut } from './row-walk.js';
-import { ELISION } from '../../elisions.js';
+import { ELISION } from '../../paste/elisions.js';
 import { excerpt } from '../../../sanitize.js';
 
 /** The columns of a load-balancer table, from its header: each cell starts where its title does. */

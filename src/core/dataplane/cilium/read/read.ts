@@ -3,7 +3,7 @@
 // (`db/show frontends`, `db/show backends`) and the maps dump of Cilium's own tests. Prompts,
 // commands and other text around the listing are skipped; a row that does not read is an error
 // with its line, never a guess. Each form has its own reader beside this one.
-import { stripColours } from '../../colours.js';
+import { stripColours } from '../../paste/colours.js';
 import {
   CiliumParseError,
   entryOf,
@@ -26,7 +26,7 @@ import { mapsDump } from '../maps/read-dump.js';
 import { bpftoolCgroupTree } from './other-tools.js';
 import { withAgentCommands } from './agent-commands.js';
 import { excerpt } from '../../../sanitize.js';
-import { kubectlLines } from '../../paste-foreign.js';
+import { kubectlLines } from '../../paste/foreign.js';
 import { unquoted } from '../../iptables/read/paste/quoted.js';
 
 /** One of the agent's listings, read. Throws CiliumParseError (FILE:LINE first) on a row that

@@ -11,7 +11,7 @@ import {
 } from './listing.js';
 import { HEADERS, ROWS } from './which-listing.js';
 import { excerpt } from '../../../sanitize.js';
-import { ELISION } from '../../elisions.js';
+import { ELISION } from '../../paste/elisions.js';
 
 /** A row that does not read: an error at its line, never a guess. */
 export const fail = (source: string, line: number, why: string): never => {

@@ -8,7 +8,7 @@ import {
   type CiliumTable,
 } from './listing.js';
 import { backendCell, eachRow, fail, headerAt } from './row-walk.js';
-import { grepContext } from '../../grep-context.js';
+import { grepContext } from '../../paste/grep-context.js';
 
 /** `cilium-dbg service list`: "ID  Frontend  Service Type  Backend", each backend "N => ADDR
  * (state)", further backends on lines of their own. */

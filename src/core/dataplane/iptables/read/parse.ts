@@ -10,7 +10,7 @@ import { typesetLines, typesetNote, untypeset } from './paste/typeset.js';
 import { markupLines, markupNote, unmarkup } from './paste/markup.js';
 import { unwrapRules, wrappedNote } from './paste/wrapped.js';
 import { restoreHiddenHashes, type Restored } from './paste/hidden-hashes.js';
-import { COLOURS_REMOVED, hasColours, stripColours } from '../../colours.js';
+import { COLOURS_REMOVED, hasColours, stripColours } from '../../paste/colours.js';
 import { isListView, listViewToRules } from './paste/list-view.js';
 import { screenRows, screenWidth } from './paste/terminal.js';
 import { DumpParser } from './dump/parser.js';

@@ -10,7 +10,7 @@ import {
   thenByText,
   windowText,
   type GrepContext,
-} from '../../grep-context.js';
+} from '../../paste/grep-context.js';
 import type { IpvsService } from './listing.js';
 
 /** One command's output: from the line after `line` (0: the paste's start) up to the next

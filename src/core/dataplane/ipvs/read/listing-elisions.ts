@@ -1,7 +1,7 @@
 // An elision ("...") in or above an ipvsadm listing: the virtual server above it may have more
 // real servers, those below it may be another's left out with it, and one above the listing's
 // first line left its start out when no header follows.
-import { ELISION } from '../../elisions.js';
+import { ELISION } from '../../paste/elisions.js';
 import type { ListingRead } from './listing-state.js';
 
 /** Reads an elision line; false for any other line. */

@@ -2,14 +2,14 @@
 // each virtual server (protocol, address, port or firewall mark, scheduler, persistence) with its
 // real servers (address, forwarding, weight, connections). Lines around a paste (a prompt, the
 // command) are skipped and named; a line inside the listing kdebug cannot place is FILE:LINE.
-import { stripColours } from '../../colours.js';
+import { stripColours } from '../../paste/colours.js';
 import { ListingParseError } from '../../listing-error.js';
 import { hostAndPort, isName } from './addresses.js';
 import { ruleCommand } from './rule-command.js';
 import { closeRegion, regionAt } from './grep-windows.js';
 import { SCHEDULERS } from '../schedulers.js';
 import { holdsIptablesLine, isIptablesRuleLine } from '../../iptables/read/paste/iptables-lines.js';
-import { kubectlLines } from '../../paste-foreign.js';
+import { kubectlLines } from '../../paste/foreign.js';
 import { unquoted, type Quote } from '../../iptables/read/paste/quoted.js';
 import { startRead, unreadable, type ListingRead } from './listing-state.js';
 import { readElision } from './listing-elisions.js';

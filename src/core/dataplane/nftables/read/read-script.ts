@@ -1,6 +1,6 @@
 // kube-proxy's `nft -f` script (as it feeds nft, and logs it) read into the same typed tables as
 // nft's listings, by applying its lines in order to an empty ruleset as nft itself would.
-import { ELISION } from '../../elisions.js';
+import { ELISION } from '../../paste/elisions.js';
 import type { NftChain, NftElement, NftFamily, NftListing, NftSet, NftUnread } from './listing.js';
 import { NftParseError } from './listing.js';
 import { element, finished, priority, rule, setLine, splitTop, understood } from './table-parts.js';

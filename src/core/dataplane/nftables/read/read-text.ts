@@ -4,8 +4,8 @@
 // affinity sets, mark sets, matches kept as their text); anything else stays as text. What nft
 // prints inside a table (sets, maps, rules) is read by table-parts.ts, which the script reader
 // (read-script.ts) shares; parseNftAny reads any of nft's forms.
-import { ELISION } from '../../elisions.js';
-import { nftCrashed } from '../../paste-foreign.js';
+import { ELISION } from '../../paste/elisions.js';
+import { nftCrashed } from '../../paste/foreign.js';
 import type {
   NftChain,
   NftFamily,

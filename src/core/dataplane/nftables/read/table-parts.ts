@@ -2,7 +2,7 @@
 // kube-proxy's script (read-script.ts): a set's or map's declaration and its elements, a rule's
 // statements, a chain's priority; and a table read, finished with its lookups.
 import { walkBrackets } from '../../brackets.js';
-import { ELISION } from '../../elisions.js';
+import { ELISION } from '../../paste/elisions.js';
 import type {
   NftChain,
   NftElement,

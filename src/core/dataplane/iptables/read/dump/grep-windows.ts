@@ -9,7 +9,7 @@ import {
   thenByText,
   windowText,
   type GrepContext,
-} from '../../../grep-context.js';
+} from '../../../paste/grep-context.js';
 import type { Table } from '../table.js';
 
 /** A chain whose rules a grep window may have cut: past its last line shown, or above its first

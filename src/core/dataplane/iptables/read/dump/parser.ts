@@ -10,7 +10,7 @@ import {
   missingTable,
   type ForeignKind,
 } from '../paste/classify.js';
-import { nftCrashed } from '../../../paste-foreign.js';
+import { nftCrashed } from '../../../paste/foreign.js';
 import { isLog, logLine } from '../paste/logs.js';
 import { NoRulesError } from '../errors.js';
 import { Ruleset, type DumpFormat } from '../ruleset.js';

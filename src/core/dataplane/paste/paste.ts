@@ -3,27 +3,27 @@
 // or iptables rules (iptables-save,
 // iptables -S, with whatever surrounds them). The kind is told by the text, not by the file name.
 import { stripColours } from './colours.js';
-import { excerpt } from '../sanitize.js';
-import type { CiliumTable } from './cilium/read/listing.js';
-import { parseCilium } from './cilium/read/read.js';
-import { ciliumForm, ciliumOther, uncommented } from './cilium/read/which-listing.js';
-import { buildCiliumTrees } from './cilium/trees.js';
-import { quoteNote, unquoted } from './iptables/read/paste/quoted.js';
-import { isListView } from './iptables/read/paste/list-view.js';
-import { NFT_ERROR } from './iptables/read/paste/classify.js';
-import { nftErrors, nftErrorSaid } from './iptables/read/paste/nft-errors.js';
-import { kubectlLines } from './paste-foreign.js';
-import { parseIptables, TABLES, type Ruleset } from './iptables/read/parse.js';
-import { isIpvs, parseIpvs, type IpvsTable } from './ipvs/read/listing.js';
-import { buildIpvsTrees } from './ipvs/trees.js';
-import { isNftJson, isTablePair, pairFamilies, type NftTable } from './nftables/read/listing.js';
-import { isKubeProxyTable } from './nftables/read/kube-proxy-names.js';
-import { isNftScript } from './nftables/read/read-script.js';
-import { isNftText, parseNftAny } from './nftables/read/read-text.js';
-import { buildNftServiceTrees, entriesNotListed } from './nftables/trees.js';
-import { type ServiceTrees } from './trees.js';
-import type { IPFamily } from '../ipv6.js';
-import { buildServiceTrees } from './iptables/trees.js';
+import { excerpt } from '../../sanitize.js';
+import type { CiliumTable } from '../cilium/read/listing.js';
+import { parseCilium } from '../cilium/read/read.js';
+import { ciliumForm, ciliumOther, uncommented } from '../cilium/read/which-listing.js';
+import { buildCiliumTrees } from '../cilium/trees.js';
+import { quoteNote, unquoted } from '../iptables/read/paste/quoted.js';
+import { isListView } from '../iptables/read/paste/list-view.js';
+import { NFT_ERROR } from '../iptables/read/paste/classify.js';
+import { nftErrors, nftErrorSaid } from '../iptables/read/paste/nft-errors.js';
+import { kubectlLines } from './foreign.js';
+import { parseIptables, TABLES, type Ruleset } from '../iptables/read/parse.js';
+import { isIpvs, parseIpvs, type IpvsTable } from '../ipvs/read/listing.js';
+import { buildIpvsTrees } from '../ipvs/trees.js';
+import { isNftJson, isTablePair, pairFamilies, type NftTable } from '../nftables/read/listing.js';
+import { isKubeProxyTable } from '../nftables/read/kube-proxy-names.js';
+import { isNftScript } from '../nftables/read/read-script.js';
+import { isNftText, parseNftAny } from '../nftables/read/read-text.js';
+import { buildNftServiceTrees, entriesNotListed } from '../nftables/trees.js';
+import { type ServiceTrees } from '../trees.js';
+import type { IPFamily } from '../../ipv6.js';
+import { buildServiceTrees } from '../iptables/trees.js';
 
 export type PasteKind = 'nftables' | 'ipvs' | 'iptables' | 'cilium';
 
