@@ -281,7 +281,13 @@ describe('--all-nodes on 3,000 nodes whose kubelets the API server cannot reach'
           { type: 'Hostname', address: 'node-a' },
         ],
         conditions: [
-          { type: 'Ready', status: 'True' },
+          // the Ready condition's reason and since when (node-health.ts), never its message
+          {
+            type: 'Ready',
+            status: 'True',
+            reason: 'KubeletReady',
+            lastTransitionTime: '2024-05-01T10:00:00Z',
+          },
           { type: 'DiskPressure', status: 'False' },
         ],
         nodeInfo: {
