@@ -88,6 +88,42 @@ describe('service update and delete typed between runs of service list', () => {
   });
 });
 
+describe('service delete by the ID service list prints in its first column', () => {
+  const first =
+    '$ cilium-dbg service list\n' +
+    'ID   Frontend            Service Type   Backend\n' +
+    '1    10.96.0.1:443       ClusterIP      1 => 172.18.0.2:6443 (active)\n' +
+    '2    10.96.0.10:53       ClusterIP      1 => 10.0.1.5:53 (active)\n' +
+    '                                        2 => 10.0.1.6:53 (active)\n' +
+    '$ cilium-dbg service delete 2\n' +
+    'Service 2 deleted successfully\n' +
+    '$ cilium-dbg service list\n' +
+    'ID   Frontend            Service Type   Backend\n' +
+    '1    10.96.0.1:443       ClusterIP      1 => 172.18.0.2:6443 (active)\n';
+
+  it('takes out the frontend of that ID, listed before it and not after', () => {
+    const t = parseCilium(first, 'p.txt');
+    assert.deepEqual(
+      t.frontends.map((f) => `${f.id} ${f.ip}:${f.port}`),
+      ['1 10.96.0.1:443'],
+    );
+    assert.match(
+      t.notRead?.find((n) => n.line === 6)?.reason ?? '',
+      /deleted service 2 \(10\.96\.0\.10:53\).*not shown/,
+    );
+  });
+
+  it('where no listing prints IDs, says the frontend listed only before it is not known current', () => {
+    const bare = first.replace(/^ID {3}|^(?:1|2|\s) {4}/gm, '');
+    const t = parseCilium(bare, 'p.txt');
+    assert.ok(t.frontends.every((f) => f.id === undefined));
+    assert.match(
+      t.notRead?.find((n) => n.line === 6)?.reason ?? '',
+      /print no service IDs, so which frontend is ID 2 is not known: 10\.96\.0\.10:53 \(line 4\)/,
+    );
+  });
+});
+
 describe('cilium-dbg service list rows without backend states', () => {
   const rows =
     'ID   Frontend            Service Type   Backend\n' +

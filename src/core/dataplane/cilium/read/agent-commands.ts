@@ -1,7 +1,13 @@
 // Commands typed between an agent's listings that change its table (`cilium(-dbg) service update`,
 // `service delete`, as service_update.go and service_delete.go print their result): what each did
 // is said at its line, and a frontend deleted after the listing that shows it is not shown.
-import { frontendKey, parseAddress, type CiliumCut, type CiliumTable } from './listing.js';
+import {
+  frontendKey,
+  parseAddress,
+  type CiliumCut,
+  type CiliumFrontend,
+  type CiliumTable,
+} from './listing.js';
 import { excerpt } from '../../../sanitize.js';
 
 const TYPED = /(?:^|\s)(?:cilium|cilium-dbg)\s+service\s+(update|delete)\b(.*)$/;
@@ -13,6 +19,8 @@ interface Typed {
   line: number;
   verb: 'update' | 'delete';
   target: string;
+  /** The service ID it names: delete's argument, update's --id. */
+  id?: number;
   args: string;
   /** Its last line: the command's, or of what it printed. */
   end: number;
@@ -36,7 +44,9 @@ function typed(lines: readonly string[]): Typed[] {
         : /--all\b/.test(args)
           ? 'all'
           : (/^\s*(\S+)/.exec(args)?.[1] ?? '');
+    const id = m[1] === 'update' ? /--id[ =](\d+)\b/.exec(args)?.[1] : /^\d+$/.exec(target)?.[0];
     const c: Typed = { line: i + 1, verb: m[1] as Typed['verb'], target, args, end: i + 1 };
+    if (id !== undefined) c.id = Number(id);
     for (let k = i + 1; k < lines.length && !TYPED.test(lines[k]!.trim()); k++) {
       const t = lines[k]!.trim();
       if (/[#$] \S/.test(t)) break; // the next prompt
@@ -60,36 +70,37 @@ export function withAgentCommands(table: CiliumTable, lines: readonly string[]):
     if (unreadFrom === c.line)
       unreadFrom = lines.findIndex((l, i) => i >= c.end && l.trim() !== '') + 1 || undefined;
   for (const c of commands) {
-    const a = parseAddress(c.target);
-    const f = a && frontends.find((x) => frontendKey(x) === frontendKey(a));
+    const f = named(frontends, c);
     const result = c.done
       ? `Cilium said "${excerpt(c.done.text)}" (line ${c.done.line})`
       : 'its result is not in the paste';
     const command = `\`cilium service ${c.verb} ${excerpt(c.args.trim(), 100)}\``;
     if (!f) {
-      const after = frontends.some((x) => x.line > c.line);
       said.push({
         line: c.line,
-        reason: `${command} changed the agent's table (${result}): ${after ? 'each frontend is read as the listing after it shows it' : 'no listing after it is read, so what it changed is not shown'}`,
+        reason: `${command} changed the agent's table (${result}): ${unmatched(frontends, c)}`,
       });
       continue;
     }
+    // by ID: its address too, as the listing shows it
+    const what =
+      f.id === c.id && c.id !== undefined ? `service ${c.id} (${f.ip}:${f.port})` : c.target;
     const listedBefore = f.line < c.line && f.backends.every((b) => b.line < c.line);
     if (c.verb === 'delete' && listedBefore && c.done) {
       frontends = frontends.filter((x) => x !== f);
       said.push({
         line: c.line,
-        reason: `${command} deleted ${c.target} after the listing shows it at line ${f.line} (${result}): it is not shown`,
+        reason: `${command} deleted ${what} after the listing shows it at line ${f.line} (${result}): it is not shown`,
       });
     } else if (listedBefore)
       said.push({
         line: c.line,
-        reason: `${command} changed ${c.target} after the listing shows it at line ${f.line} (${result}): it is shown as listed before the command`,
+        reason: `${command} changed ${what} after the listing shows it at line ${f.line} (${result}): it is shown as listed before the command`,
       });
     else
       said.push({
         line: c.line,
-        reason: `${command} changed the agent's table before the listing that shows ${c.target} at line ${f.line} (${result}): read as that listing shows it`,
+        reason: `${command} changed the agent's table before the listing that shows ${what} at line ${f.line} (${result}): read as that listing shows it`,
       });
   }
   if (said.length === 0) return table;
@@ -100,4 +111,27 @@ export function withAgentCommands(table: CiliumTable, lines: readonly string[]):
     notRead: [...(table.notRead ?? []), ...said],
     ...(unreadFrom !== undefined ? { unreadFrom } : {}),
   };
+}
+
+/** The frontend a command names: by the service ID where it names one and a listing prints it
+ * (the one listed before it first), else by its address. */
+function named(frontends: readonly CiliumFrontend[], c: Typed): CiliumFrontend | undefined {
+  const byId = frontends.filter((x) => c.id !== undefined && x.id === c.id);
+  if (byId.length > 0) return byId.find((x) => x.line < c.line) ?? byId[0];
+  const a = parseAddress(c.target);
+  return a && frontends.find((x) => frontendKey(x) === frontendKey(a));
+}
+
+/** What is shown of a command whose frontend no listing names: frontends listed only before it
+ * (none listed after it, or no IDs to tell which it named) are shown as listed, not as current. */
+function unmatched(frontends: readonly CiliumFrontend[], c: Typed): string {
+  if (!frontends.some((x) => x.line > c.line))
+    return 'no listing after it is read, so what it changed is not shown';
+  const before = frontends.filter((x) => x.line < c.line);
+  if (before.length === 0) return 'each frontend is read as the listing after it shows it';
+  const which =
+    c.id !== undefined && !frontends.some((x) => x.id !== undefined)
+      ? `its listings print no service IDs, so which frontend is ID ${c.id} is not known`
+      : 'which frontend it named is not known';
+  return `${which}: ${before.map((x) => `${x.ip}:${x.port} (line ${x.line})`).join(', ')}, listed before it and not after, ${before.length === 1 ? 'is' : 'are'} shown as listed then`;
 }

@@ -53,6 +53,9 @@ export interface CiliumBackend {
 export interface CiliumFrontend {
   ip: string;
   port: number;
+  /** The agent's service ID, where its listing prints one (service list's first column): what
+   * `cilium service delete ID` names. */
+  id?: number;
   /** Undefined where the listing does not print it (releases before protocols were shown). */
   protocol?: CiliumProtocol;
   type?: FrontendType;

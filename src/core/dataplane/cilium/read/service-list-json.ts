@@ -56,6 +56,7 @@ export function serviceListJson(text: string, source: string): CiliumTable {
     return {
       ip: fe.ip!,
       port: fe.port ?? 0,
+      ...(spec.id !== undefined ? { id: spec.id } : {}),
       ...(protocol && protocol !== 'none'
         ? { protocol: protocol as CiliumFrontend['protocol'] }
         : {}),

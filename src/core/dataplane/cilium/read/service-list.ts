@@ -92,6 +92,7 @@ export function serviceList(lines: string[], source: string): CiliumTable {
         fail(source, at, `a Service Type Cilium does not print, cut short: "${m![3]}"`);
       current = {
         ...addr!,
+        ...(m![1] !== undefined ? { id: Number(m![1]) } : {}),
         type,
         flags: m![3]?.endsWith('(Remote)') ? ['remote'] : [],
         backends: [],
