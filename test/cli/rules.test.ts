@@ -281,6 +281,19 @@ describe('kdebug rules', () => {
     assert.match(text.stdout, /^warning: a diff: its new side is read/m);
   });
 
+  it("counts an nftables paste's sets and maps apart, each with its own plural", () => {
+    const whole = kdebug(['rules', '--file', NFT, '-o', 'text'], WIDE);
+    assert.match(whole.stdout, /^file .*, 89 rules, 9 sets, 5 maps$/m);
+    const input = [
+      '\t\ttype ipv4_addr . inet_proto . inet_service : verdict',
+      '\t\tcomment "ClusterIP, ExternalIP and LoadBalancer IP traffic"',
+      '\t\telements = { 10.96.0.10 . tcp . 53 : goto service-NWBZK7IH-kube-system/kube-dns/tcp/dns-tcp,',
+      '\t\t\t     10.96.0.1 . tcp . 443 : goto service-2QRHZV4L-default/kubernetes/tcp/https,',
+    ].join('\n');
+    const part = kdebug(['rules', '--file', '-'], { input, env: { COLUMNS: '200' } });
+    assert.match(part.stdout, /, 0 chains, 0 rules, 0 sets, 1 map$/m);
+  });
+
   it('writes an IPv6 entry as [address]:port, as it writes the Service line', () => {
     const input = [
       '-A KUBE-SERVICES -d fd00:10:96::a/128 -p udp -m comment --comment "kube-system/kube-dns:dns cluster IP" -m udp --dport 53 -j KUBE-SVC-TCOU7JCQXEZGVUNU',
