@@ -6,7 +6,8 @@ import type { IPFamily } from '../ipv6.js';
 import { Analysis } from '../nodes/analysis.js';
 import type { Scope } from '../nodes/node-reads.js';
 import { nodeDump } from '../facts.js';
-import { readErrorsOf, type ApiRead } from '../not-read.js';
+import type { ApiRead } from '../not-read.js';
+import { notCaptured, readFailed, type CapturedKind } from '../captured.js';
 import type { Invocation } from '../next-command.js';
 import type { Ruleset } from '../dataplane/iptables/read/parse.js';
 import { recordedChoice, type NodeChoice } from '../nodes/choice.js';
@@ -127,22 +128,13 @@ export class CheckContext {
   /** "the read of X failed: why" for a read of the live run that failed (RBAC, say), if one did:
    * the first whose ApiRead `of` accepts. */
   readError(of: (read: ApiRead) => boolean): string | undefined {
-    const failed = readErrorsOf(this.facts).find((e) => e.read && of(e.read));
-    return failed ? `the read of ${failed.what} failed: ${failed.error}` : undefined;
+    return readFailed(this.facts, of);
   }
 
-  /** Why the objects of a kind were not captured (none in the facts at all, or the read of them
-   * failed), or undefined when they were: "no Pods" then means none exist. */
-  notCaptured(kind: 'Pod' | 'Node'): string | undefined {
-    // a list of them, not one by name, by address, nor kube-system's add-on Pods
-    const resource = kind === 'Pod' ? 'pods' : 'nodes';
-    const failed = this.readError(
-      (r) => r.resource === resource && !r.name && !r.addon && r.podIP === undefined,
-    );
-    if (failed) return failed;
-    if (!this.facts.objects.some((o) => o.kind === kind))
-      return `the facts hold no ${kind} at all (objects.json has none)`;
-    return undefined;
+  /** Why the objects of a kind were not captured (captured.ts), or undefined when they were:
+   * "no Pods" then means none exist. */
+  notCaptured(kind: CapturedKind): string | undefined {
+    return notCaptured(this.facts, this.view, kind);
   }
 
   /** Why the EndpointSlices of `svc` were not captured (the read of them, or of every slice of its

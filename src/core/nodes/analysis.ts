@@ -20,6 +20,8 @@ import type { Facts } from '../model.js';
 import { nodeErrorsOf, type NodeErrors } from './errors.js';
 import { clusterConfig, resolveNode, type NodeState } from './state.js';
 import { ViewIndex } from '../kube/view-index.js';
+import { notCaptured } from '../captured.js';
+import type { EndpointsUnread } from '../dataplane/kube-proxy/endpoint-source.js';
 import { NodeAnalysis } from './node-analysis.js';
 
 /** A dump given on the command line: read already (its text), or parsed already (its rules). */
@@ -66,6 +68,12 @@ export class Analysis {
   /** The node commands that failed in the capture, read once. */
   get nodeErrors(): NodeErrors {
     return (this.nodeErrorsMemo ??= nodeErrorsOf(this.facts));
+  }
+
+  /** The objects kube-proxy takes endpoints from that the capture did not read. */
+  endpointsUnread(): EndpointsUnread {
+    const why = notCaptured(this.facts, this.view, 'Endpoints');
+    return why ? { Endpoints: why } : {};
   }
 
   /** The view's Pods and Nodes by node name. */

@@ -44,6 +44,7 @@ export abstract class NodeExpected extends NodeReads {
         ...this.knobs().options,
         interfaceAddresses: addresses,
         family: this.family,
+        unread: this.analysis.endpointsUnread(),
         ...overrides,
       };
       exp = expectedRules(this.analysis.view, this.name, options, { only: scope && [...scope] });

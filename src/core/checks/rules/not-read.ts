@@ -104,6 +104,19 @@ export function notRead(ctx: CheckContext, read: string[]): Finding[] {
 }
 
 /** How the node's mode keeps its state, where that is outside iptables (nftables, IPVS, Cilium). */
+/** The node's kube-proxy takes the endpoints from objects the capture did not read (the
+ * Endpoints, RBAC refused): what its rules should hold for the Service is not known. */
+export function endpointsUnseen(ctx: CheckContext, node: string): Finding | undefined {
+  const from = ctx.analysis.node(node).expected(ctx.scope).endpointsFrom;
+  if (!from.notRead) return undefined;
+  const svc = ctx.service!;
+  return finding('rules-not-checked', 'skip', `rules not compared: ${from.reads} not captured`, {
+    explanation: `kube-proxy on ${node} takes the Service's endpoints from the ${from.reads}, and ${from.notRead}: which endpoints its rules for ${svc.namespace}/${svc.name} should send to is not observed, so they are not compared there.`,
+    evidence: [unseen(`${from.reads}: ${from.notRead}`, node)],
+    node,
+  });
+}
+
 export const stateOf = (mode: string | undefined) => modeTraits(mode)?.state;
 
 /** A large cluster: the nodes the capture chose for this Service, why, and how many it did not

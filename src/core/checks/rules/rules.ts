@@ -25,7 +25,7 @@ import { byName, readWhole } from './read-for-service.js';
 import { ipv4Source, ipv6Source, summary, type NodeSummary } from './summary.js';
 import { compared, drift } from './node-drift.js';
 import { endpointSourceText } from '../../dataplane/kube-proxy/endpoint-source.js';
-import { notChosen, notRead, stateOf } from './not-read.js';
+import { endpointsUnseen, notChosen, notRead, stateOf } from './not-read.js';
 
 const finding = findingOf('rules');
 
@@ -171,6 +171,13 @@ export const rulesCheck: Check<'rules'> = {
     const notCompared = new Set<string>();
     for (const node of nodes) {
       const mode = modes.find((m) => m.node === node)?.mode ?? 'iptables';
+      // Cilium's agent reads the EndpointSlices itself: kube-proxy's objects are not its
+      const blind = mode === 'cilium' ? undefined : endpointsUnseen(ctx, node);
+      if (blind) {
+        items.push(on(node, blind));
+        notCompared.add(node);
+        continue;
+      }
       if (stateOf(mode)) {
         const found = tableNode(ctx, node, svc);
         if (found.some(({ finding: f }) => f.status === 'fail' || f.status === 'warn'))

@@ -19,15 +19,25 @@ export interface EndpointSource {
   /** The release did not say (kube-proxy's version unknown): what was assumed, in words that
    * follow a clause ("written as v1.37 writes it, ..."). */
   assumed?: string;
+  /** Why the objects it reads were not captured (captured.ts): its endpoints are not observed. */
+  notRead?: string;
 }
 
-export function endpointSource(release: Release | undefined): EndpointSource {
-  if (!release)
-    return {
-      reads: 'EndpointSlices',
-      assumed: `its endpoints taken from the EndpointSlices, as kube-proxy 1.${SLICE_PROXYING} and later reads them (older releases read the legacy Endpoints)`,
-    };
-  return { reads: release.minor >= SLICE_PROXYING ? 'EndpointSlices' : 'Endpoints' };
+/** Why each kind of object was not captured, where it was not. */
+export type EndpointsUnread = Partial<Record<EndpointSource['reads'], string>>;
+
+export function endpointSource(
+  release: Release | undefined,
+  unread: EndpointsUnread = {},
+): EndpointSource {
+  const source: EndpointSource = !release
+    ? {
+        reads: 'EndpointSlices',
+        assumed: `its endpoints taken from the EndpointSlices, as kube-proxy 1.${SLICE_PROXYING} and later reads them (older releases read the legacy Endpoints)`,
+      }
+    : { reads: release.minor >= SLICE_PROXYING ? 'EndpointSlices' : 'Endpoints' };
+  const notRead = unread[source.reads];
+  return notRead ? { ...source, notRead } : source;
 }
 
 /** The Service's endpoints as that kube-proxy reads them, as EndpointSlices: the slices, or each

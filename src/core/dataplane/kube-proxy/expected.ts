@@ -7,7 +7,12 @@
 // localhostNodePorts and nodePortAddresses. One family at a time, as kube-proxy runs one proxier
 // per family: IPv4 (iptables) by default, IPv6 (ip6tables) with `family`.
 import { portEndpointCount } from './endpoints.js';
-import { endpointSource, proxiedSlices, type EndpointSource } from './endpoint-source.js';
+import {
+  endpointSource,
+  proxiedSlices,
+  type EndpointSource,
+  type EndpointsUnread,
+} from './endpoint-source.js';
 import {
   fixedRules,
   servicePortRules,
@@ -53,6 +58,8 @@ export interface ExpectOptions {
   interfaceAddresses?: string[];
   /** The kube-proxy release whose rules to write (undefined: the newest modelled). */
   release?: Release;
+  /** The objects kube-proxy may read that the capture did not (an unread kind is not empty). */
+  unread?: EndpointsUnread;
 }
 
 export const DEFAULT_EXPECT_OPTIONS = {
@@ -70,7 +77,9 @@ export interface ExpectedRules {
   requested?: Release;
   /** The objects that release takes the endpoints from (its own, not the modelled one's). */
   endpointsFrom: EndpointSource;
-  options: Required<Omit<ExpectOptions, 'interfaceAddresses' | 'config' | 'family' | 'release'>> & {
+  options: Required<
+    Omit<ExpectOptions, 'interfaceAddresses' | 'config' | 'family' | 'release' | 'unread'>
+  > & {
     interfaceAddresses: string[];
   };
   /** The mark KUBE-MARK-MASQ sets, e.g. 0x4000. */
@@ -113,7 +122,7 @@ export function expectedRules(
     family === 'IPv4' &&
     (options.localhostNodePorts ?? config.localhostNodePorts) &&
     (nodePortCidrs === 'all' || nodePortCidrs.some((c) => containsAny(c, '127.0.0.1')));
-  const { family: _family, release: asked, ...rest } = definedOnly(options);
+  const { family: _family, release: asked, unread, ...rest } = definedOnly(options);
   const { release, note } = modelledRelease(asked);
   if (note) notes.push(note);
   // before 1.37 kube-proxy asks iptables whether it has --random-fully: said by the node's rules
@@ -129,7 +138,7 @@ export function expectedRules(
   };
   const localDetector = detectorOf(config, node, family, notes);
   // the node's own release says which objects it proxies from, not the modelled one
-  const endpointsFrom = endpointSource(asked);
+  const endpointsFrom = endpointSource(asked, unread);
   const slices = slicesByService(proxiedSlices(view, endpointsFrom));
   const shared: SharedContext = { rules: undefined };
   const only = scope.only && new Set(scope.only.map((s) => `${s.namespace}/${s.name}`));

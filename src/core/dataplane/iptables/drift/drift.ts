@@ -2,6 +2,7 @@
 // Service port's traffic goes (entry rules, endpoints and their shares, masquerading, local
 // policy, rejects), not how the rules are spelled. A dump written by an older kube-proxy that
 // routes correctly shows only `rule-text-differs` (info); an exact dump shows nothing.
+import { unseen } from '../../../evidence.js';
 import { kubectl, onNode } from '../../../next-command.js';
 import type { DriftContext, MasqueradeDiff } from './context.js';
 import { externalPath, firewall } from './external.js';
@@ -59,6 +60,8 @@ export function nodeDrift(input: DriftInput): NodeDrift {
   const masq: MasqueradeDiff[] = [];
   const filter = actual.table('filter');
   const uncompared: string[] = []; // checks of the filter table, in a dump that has none
+  const unread = exp.endpointsFrom.notRead;
+  let unobserved = 0; // Service ports' findings, where the objects their endpoints come from were not read
   const ctx: DriftContext = {
     node: input.node,
     exp,
@@ -74,6 +77,11 @@ export function nodeDrift(input: DriftInput): NodeDrift {
       // rules expected in a table that was not captured are not missing: they were not seen
       if (!filter && expected.length > 0 && expected.every((l) => l.startsWith('-t filter '))) {
         if (SEVERITY[id] !== 'info') uncompared.push(said.title);
+        return;
+      }
+      // a Service port's rules follow its endpoints: unread, what the node holds is not compared
+      if (unread && said.service) {
+        if (SEVERITY[id] !== 'info') unobserved++;
         return;
       }
       const alike = alikeLines(ctx, said.service, expected);
@@ -114,6 +122,19 @@ export function nodeDrift(input: DriftInput): NodeDrift {
           message: `The dump of ${input.node} has no filter table (a nat-only dump, such as iptables -t nat -S), so kube-proxy's REJECT and DROP rules and the jumps to them were not compared${uncompared.length > 0 ? `; not checked: ${uncompared.join('; ')}` : ''}.`,
           advice: 'Read every table: iptables-save without -t.',
           next: onNode(input.node, ['iptables-save'], { hostBinaries: true }),
+        },
+        at,
+      ),
+    );
+  if (unread)
+    notRead.push(
+      driftFinding(
+        'table-not-captured',
+        {
+          title: `${exp.endpointsFrom.reads} not captured: the Service ports' endpoints were not compared`,
+          message: `kube-proxy on ${input.node} takes the Services' endpoints from the ${exp.endpointsFrom.reads}, and ${unread}: what the node's Service rules send where is not observed${unobserved > 0 ? ` (${unobserved} difference${unobserved === 1 ? '' : 's'} from an empty list not said)` : ''}, never compared with "no endpoints".`,
+          advice: `Capture with read access to the ${exp.endpointsFrom.reads} (kubectl auth can-i list endpoints).`,
+          evidence: [unseen(`${exp.endpointsFrom.reads}: ${unread}`, input.node)],
         },
         at,
       ),
