@@ -60,6 +60,21 @@ describe('the endpoints kube-proxy is expected to hold, by its release', () => {
     assert.equal(endpointSource({ minor: 18 }).reads, 'Endpoints');
     assert.equal(endpointSource({ minor: 19 }).reads, 'EndpointSlices');
   });
+
+  it('from 1.18 to 1.21 the EndpointSliceProxying gate the configuration sets decides, with its source', () => {
+    const config = (on: boolean) => ({
+      featureGates: { EndpointSliceProxying: on },
+      source: 'ConfigMap kube-system/kube-proxy key config.conf',
+    });
+    assert.deepEqual(endpointSource({ minor: 18 }, config(true)), {
+      reads: 'EndpointSlices',
+      gate: 'EndpointSliceProxying=true in ConfigMap kube-system/kube-proxy key config.conf',
+    });
+    assert.equal(endpointSource({ minor: 21 }, config(false)).reads, 'Endpoints');
+    // locked on from 1.22 (GA), and no gate before 1.18
+    assert.deepEqual(endpointSource({ minor: 22 }, config(false)), { reads: 'EndpointSlices' });
+    assert.deepEqual(endpointSource({ minor: 17 }, config(true)), { reads: 'Endpoints' });
+  });
 });
 
 describe('step 4 on v1.15 nodes: the Endpoints kube-proxy routes by', () => {

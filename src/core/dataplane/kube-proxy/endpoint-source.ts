@@ -1,7 +1,8 @@
 // Which object kube-proxy takes a Service's endpoints from, by release: the EndpointSlices from
 // 1.19 on Linux (EndpointSliceProxying beta and on by default, pkg/features/kube_features.go at
 // v1.19.0; alpha and off at v1.18.0, whose cmd/kube-proxy watches Endpoints unless it is on), the
-// legacy Endpoints before. Expect, drift and the checks all ask here.
+// legacy Endpoints before; from 1.18 to 1.21 the gate set in the node's configuration decides.
+// Expect, drift and the checks all ask here.
 import { familyOf } from '../../ipv6.js';
 import {
   slicesOf,
@@ -9,6 +10,7 @@ import {
   type EndpointSlice,
   type LegacyEndpoints,
 } from '../../kube/objects.js';
+import type { KubeProxyConfig } from '../../kube/objects/kube-proxy-config.js';
 import type { Release } from './releases.js';
 
 /** The first minor whose kube-proxy proxies from the EndpointSlices by default. */
@@ -19,6 +21,9 @@ export interface EndpointSource {
   /** The release did not say (kube-proxy's version unknown): what was assumed, in words that
    * follow a clause ("written as v1.37 writes it, ..."). */
   assumed?: string;
+  /** The feature gate that decided it, where the node's configuration sets it: "GATE=false in
+   * SOURCE". */
+  gate?: string;
   /** Why the objects it reads were not captured (captured.ts): its endpoints are not observed. */
   notRead?: string;
 }
@@ -26,16 +31,33 @@ export interface EndpointSource {
 /** Why each kind of object was not captured, where it was not. */
 export type EndpointsUnread = Partial<Record<EndpointSource['reads'], string>>;
 
+/** The gate kube-proxy 1.18 to 1.21 reads: on, it proxies from the EndpointSlices. */
+export const GATE = 'EndpointSliceProxying';
+
+/** The first minor whose kube-proxy has the gate (alpha), and the first where it is locked on (GA,
+ * pkg/features/kube_features.go at v1.22.0; removed at v1.25.0). */
+const GATE_SINCE = 18;
+const GATE_LOCKED = 22;
+
 export function endpointSource(
   release: Release | undefined,
+  config?: Pick<KubeProxyConfig, 'featureGates' | 'source'>,
   unread: EndpointsUnread = {},
 ): EndpointSource {
+  const gate = config?.featureGates[GATE];
+  const gated =
+    release && gate !== undefined && release.minor >= GATE_SINCE && release.minor < GATE_LOCKED;
   const source: EndpointSource = !release
     ? {
         reads: 'EndpointSlices',
         assumed: `its endpoints taken from the EndpointSlices, as kube-proxy 1.${SLICE_PROXYING} and later reads them (older releases read the legacy Endpoints)`,
       }
-    : { reads: release.minor >= SLICE_PROXYING ? 'EndpointSlices' : 'Endpoints' };
+    : gated
+      ? {
+          reads: gate ? 'EndpointSlices' : 'Endpoints',
+          gate: `${GATE}=${gate} in ${config!.source}`,
+        }
+      : { reads: release.minor >= SLICE_PROXYING ? 'EndpointSlices' : 'Endpoints' };
   const notRead = unread[source.reads];
   return notRead ? { ...source, notRead } : source;
 }
@@ -102,13 +124,16 @@ function slicesOfEndpoints(e: LegacyEndpoints): EndpointSlice[] {
 /** What the nodes' kube-proxy reads, in words, where that is not simply the EndpointSlices:
  * the nodes that read the Endpoints, and those whose version is not known. */
 export function endpointSourceText(byNode: [string, EndpointSource][]): string | undefined {
-  const legacy = byNode.filter(([, s]) => s.reads === 'Endpoints').map(([n]) => n);
+  const legacy = byNode.filter(([, s]) => s.reads === 'Endpoints' && !s.gate).map(([n]) => n);
   const assumed = byNode.filter(([, s]) => s.assumed).map(([n]) => n);
+  const gated = byNode.filter(([, s]) => s.gate);
   const said: string[] = [];
   if (legacy.length > 0)
     said.push(
       `On ${legacy.join(', ')} kube-proxy is older than 1.${SLICE_PROXYING} and proxies from the legacy Endpoints object, not the EndpointSlices, so its endpoints are taken from the Endpoints`,
     );
+  for (const [n, s] of gated)
+    said.push(`On ${n} kube-proxy proxies from the ${s.reads} (${s.gate})`);
   if (assumed.length > 0)
     said.push(
       `On ${assumed.join(', ')} kube-proxy's version is not known: its endpoints are taken from the EndpointSlices, as 1.${SLICE_PROXYING} and later reads them (older releases read the Endpoints)`,

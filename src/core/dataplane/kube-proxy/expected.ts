@@ -138,7 +138,7 @@ export function expectedRules(
   };
   const localDetector = detectorOf(config, node, family, notes);
   // the node's own release says which objects it proxies from, not the modelled one
-  const endpointsFrom = endpointSource(asked, unread);
+  const endpointsFrom = endpointSource(asked, config, unread);
   const slices = slicesByService(proxiedSlices(view, endpointsFrom));
   const shared: SharedContext = { rules: undefined };
   const only = scope.only && new Set(scope.only.map((s) => `${s.namespace}/${s.name}`));
