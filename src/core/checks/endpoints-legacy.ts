@@ -6,27 +6,25 @@ import type { Finding } from '../model.js';
 import { kubectl, valid, w } from '../next-command.js';
 import { findingOf } from './check.js';
 import type { CheckContext, PortEndpoint } from './context.js';
+import { familyOf } from '../ipv6.js';
 import {
+  endpointsOf,
   endpointSourceText,
   SLICE_PROXYING,
   type EndpointSource,
 } from '../dataplane/kube-proxy/endpoint-source.js';
 
 const finding = findingOf('endpoints');
-const family = (ip: string) => (ip.includes(':') ? 'IPv6' : 'IPv4');
 
 /** Legacy Endpoints (ready addresses) against the slices' ready endpoints. */
 export function legacyAgreement(ctx: CheckContext, svc: Service, all: PortEndpoint[]): Finding[] {
-  const legacy = ctx.view.endpoints.find(
-    (e) => e.namespace === svc.namespace && e.name === svc.name,
-  );
-  if (!legacy || ctx.slices().length === 0) return [];
-  const fromLegacy = new Set(legacy.subsets.flatMap((s) => s.addresses.map((a) => a.ip)));
+  if (endpointsOf(ctx.view, svc).length === 0 || ctx.slices().length === 0) return [];
+  const fromLegacy = new Set(legacyReady(ctx, svc));
   // the legacy object holds one family (the Service's first): compare that family only
-  const families = new Set([...fromLegacy].map(family));
-  if (families.size === 0) families.add(family(svc.clusterIP ?? ''));
+  const families = new Set([...fromLegacy].map(familyOf));
+  if (families.size === 0) families.add(familyOf(svc.clusterIP ?? '') ?? 'IPv4');
   const fromSlices = new Set(
-    all.filter((e) => e.ready && families.has(family(e.ip))).map((e) => e.ip),
+    all.filter((e) => e.ready && families.has(familyOf(e.ip))).map((e) => e.ip),
   );
   const onlyLegacy = [...fromLegacy].filter((ip) => !fromSlices.has(ip));
   const onlySlices = [...fromSlices].filter((ip) => !fromLegacy.has(ip));
@@ -58,12 +56,7 @@ export function legacyAgreement(ctx: CheckContext, svc: Service, all: PortEndpoi
 
 /** Which of the two objects kube-proxy routes by, on each node by its release. */
 function proxiesFrom(ctx: CheckContext): string {
-  const byNode = ctx
-    .nodeNames()
-    .map((n): [string, EndpointSource] => [
-      n,
-      ctx.analysis.node(n).expected(ctx.scope).endpointsFrom,
-    ]);
+  const byNode = sourcesByNode(ctx);
   const legacy = byNode.filter(([, s]) => s.reads === 'Endpoints');
   const said = endpointSourceText(byNode);
   if (legacy.length === 0)
@@ -78,12 +71,7 @@ export function routedByEndpoints(
   svc: Service,
   ips: string[],
 ): string | undefined {
-  const byNode = ctx
-    .nodeNames()
-    .map((n): [string, EndpointSource] => [
-      n,
-      ctx.analysis.node(n).expected(ctx.scope).endpointsFrom,
-    ]);
+  const byNode = sourcesByNode(ctx);
   if (byNode.length === 0 || byNode.some(([, s]) => s.reads !== 'Endpoints')) return undefined;
   const ready = new Set(legacyReady(ctx, svc));
   if (ips.length === 0 || !ips.every((ip) => ready.has(ip))) return undefined;
@@ -92,6 +80,8 @@ export function routedByEndpoints(
 
 /** The ready addresses of the Service's legacy Endpoints. */
 export const legacyReady = (ctx: CheckContext, svc: Service): string[] =>
-  ctx.view.endpoints
-    .find((e) => e.namespace === svc.namespace && e.name === svc.name)
-    ?.subsets.flatMap((s) => s.addresses.map((a) => a.ip)) ?? [];
+  endpointsOf(ctx.view, svc).flatMap((e) => e.subsets.flatMap((s) => s.addresses.map((a) => a.ip)));
+
+/** What each node's kube-proxy takes the endpoints from (endpoint-source.ts). */
+const sourcesByNode = (ctx: CheckContext): [string, EndpointSource][] =>
+  ctx.nodeNames().map((n) => [n, ctx.analysis.node(n).expected(ctx.scope).endpointsFrom]);

@@ -20,7 +20,7 @@ import {
 import type { CheckContext, PortEndpoint } from './context.js';
 import { podReady, whyNotReady } from './pod-health.js';
 import { endpointLine, notReady } from './endpoints/not-ready.js';
-import { hostPort } from '../ipv6.js';
+import { familyOf, hostPort } from '../ipv6.js';
 import { legacyAgreement, legacyReady, routedByEndpoints } from './endpoints-legacy.js';
 
 const finding = findingOf('endpoints');
@@ -157,14 +157,12 @@ function mismatches(ctx: CheckContext, svc: Service, all: PortEndpoint[]): Findi
   return out;
 }
 
-const family = (ip: string) => (ip.includes(':') ? 'IPv6' : 'IPv4');
-
 /** Endpoints counted as Pods: a dual-stack Pod is one endpoint with an address in each family. */
 function perFamily(eps: PortEndpoint[]): { count: (list: PortEndpoint[]) => number; note: string } {
-  const families = [...new Set(eps.map((e) => family(e.ip)))].sort();
+  const families = [...new Set(eps.map((e) => familyOf(e.ip)))].sort();
   if (families.length < 2) return { count: (l) => l.length, note: '' };
   const most = (l: PortEndpoint[]) =>
-    Math.max(...families.map((f) => l.filter((e) => family(e.ip) === f).length));
+    Math.max(...families.map((f) => l.filter((e) => familyOf(e.ip) === f).length));
   return { count: most, note: ` (${families.join(' and ')})` };
 }
 
@@ -210,17 +208,17 @@ function check(ctx: CheckContext, svc: Service): Finding[] {
     ].map((l) => read(l));
     const what = port ? `${port.port}/${port.protocol}` : svc.name;
     const pods = perFamily(eps);
-    const families = [...new Set(svc.clusterIPs.map(family))].sort();
+    const families = [...new Set(svc.clusterIPs.map(familyOf))].sort();
     // a dual-stack Service whose one family has ready endpoints and the other none
     if (
       families.length > 1 &&
       ready.length > 0 &&
-      families.some((f) => !ready.some((e) => family(e.ip) === f))
+      families.some((f) => !ready.some((e) => familyOf(e.ip) === f))
     ) {
       for (const f of families) {
-        const of = eps.filter((e) => family(e.ip) === f);
-        const up = ready.filter((e) => family(e.ip) === f);
-        const ip = svc.clusterIPs.find((x) => family(x) === f);
+        const of = eps.filter((e) => familyOf(e.ip) === f);
+        const up = ready.filter((e) => familyOf(e.ip) === f);
+        const ip = svc.clusterIPs.find((x) => familyOf(x) === f);
         out.push(
           up.length > 0
             ? finding(

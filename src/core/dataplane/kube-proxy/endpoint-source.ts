@@ -79,10 +79,15 @@ export function proxiedSlicesOf(
 ): EndpointSlice[] {
   return source.reads === 'EndpointSlices'
     ? slicesOf(view, svc)
-    : view.endpoints
-        .filter((e) => e.namespace === svc.namespace && e.name === svc.name)
-        .flatMap(slicesOfEndpoints);
+    : endpointsOf(view, svc).flatMap(slicesOfEndpoints);
 }
+
+/** The Service's legacy Endpoints object (one at most: it bears the Service's name). */
+export const endpointsOf = (
+  view: Pick<ClusterView, 'endpoints'>,
+  svc: { namespace: string; name: string },
+): LegacyEndpoints[] =>
+  view.endpoints.filter((e) => e.namespace === svc.namespace && e.name === svc.name);
 
 const READY = { ready: true, serving: true, terminating: false };
 const NOT_READY = { ready: false, serving: false, terminating: false };
