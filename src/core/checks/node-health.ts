@@ -1,5 +1,5 @@
-// A node the API says is down: its Ready condition False or Unknown, or the node controller's
-// unreachable / not-ready taint on it. What the steps say of its Pods starts from it.
+// A node the API says is down: its Ready condition False or Unknown. What the steps say of its
+// Pods starts from it. The node controller's unreachable / not-ready taint is only said beside.
 import { read } from '../evidence.js';
 import type { Node } from '../kube/objects.js';
 import type { Evidence } from '../model.js';
@@ -20,13 +20,21 @@ export function nodeDown(ctx: CheckContext, name: string | undefined): NodeDown 
   const n = name === undefined ? undefined : ctx.view.nodes.find((x) => x.name === name);
   if (!n) return undefined;
   const c = n.readyCondition;
-  if ((!c || c.status === 'True') && n.downTaints.length === 0) return undefined;
+  // the condition decides: a taint alone may be one the node controller has not removed yet
+  if (c?.status !== 'False' && c?.status !== 'Unknown') return undefined;
   return {
     node: n.name,
-    status: c?.status ?? 'Unknown',
-    short: `NotReady (Ready=${c?.status ?? 'not reported'}${c?.reason ? `: ${c.reason}` : ''})`,
+    status: c.status,
+    short: `NotReady (Ready=${c.status}${c.reason ? `: ${c.reason}` : ''})`,
     evidence: [read(conditionLine(n), `Node ${n.name}`)],
   };
+}
+
+/** A node not down by nodeDown() that still carries a down taint: said beside, never the cause. */
+export function downTaintOnly(ctx: CheckContext, name: string | undefined): Evidence | undefined {
+  const n = name === undefined ? undefined : ctx.view.nodes.find((x) => x.name === name);
+  if (!n || n.downTaints.length === 0 || nodeDown(ctx, name)) return undefined;
+  return read(`${conditionLine(n)} (the Ready condition decides, not the taint)`, `Node ${n.name}`);
 }
 
 /** `kubectl describe node`: its conditions, taints and events say why it is down. */

@@ -97,3 +97,42 @@ describe('a node whose Ready is Unknown', () => {
     assert.equal(line(down.next), 'kubectl describe node node-b');
   });
 });
+
+describe('a Ready node with a not-ready taint left on it', () => {
+  /** node-b Ready=True, its not-ready taint not yet removed by the node controller. */
+  const tainted = (): KubeObject => {
+    const n = aNode('node-b', '192.0.2.11', '10.244.1.0/24');
+    return {
+      ...n,
+      spec: {
+        ...(n['spec'] as object),
+        taints: [{ key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule' }],
+      },
+    };
+  };
+
+  it('leaves the Pod its own cause, the taint said beside', () => {
+    const f = run(
+      endpointsCheck,
+      facts([
+        aService(),
+        anEndpointSlice({
+          endpoints: [
+            { ip: '10.244.0.5', node: 'node-a', pod: 'web-1' },
+            { ip: '10.244.1.6', node: 'node-b', pod: 'web-2', ready: false },
+          ],
+        }),
+        aPod({ name: 'web-1' }),
+        aPod({ name: 'web-2', ip: '10.244.1.6', node: 'node-b', ready: false }),
+        aNode('node-a', '192.0.2.10', '10.244.0.0/24'),
+        tainted(),
+      ]),
+    );
+    assert.deepEqual(ids(f), ['endpoints-ready:pass', 'endpoint-not-ready:warn']);
+    assert.ok(
+      f[1]!.evidence.some((e) =>
+        evidenceText(e).includes('taint node.kubernetes.io/not-ready:NoSchedule'),
+      ),
+    );
+  });
+});

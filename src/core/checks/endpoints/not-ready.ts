@@ -7,7 +7,7 @@ import { kubectl, valid } from '../../next-command.js';
 import { hostPort } from '../../ipv6.js';
 import { endpointSlicesOf, findingOf } from '../check.js';
 import type { CheckContext, PortEndpoint } from '../context.js';
-import { describeNode, nodeDown, type NodeDown } from '../node-health.js';
+import { describeNode, downTaintOnly, nodeDown, type NodeDown } from '../node-health.js';
 import { whyNotReady } from '../pod-health.js';
 import { connectProbe, probeSeen } from '../reachability/probes.js';
 
@@ -33,6 +33,7 @@ export function notReady(
 ): Finding {
   const down = nodeDown(ctx, e.nodeName);
   if (down) return onNodeDown(svc, e, anyReady, down);
+  const taint = downTaintOnly(ctx, e.nodeName);
   const why = e.pod ? whyNotReady(e.pod) : undefined;
   const who = e.podName ? `Pod ${e.podName}` : e.ip;
   // a direct connection that works means the application runs: the probe's own check fails
@@ -58,6 +59,7 @@ export function notReady(
         read(`EndpointSlice ${e.slice}: ${endpointLine(e)}`),
         ...(why?.evidence ?? []),
         ...(probe ? direct.map((d) => probeSeen(d.n, probe, d.r)) : []),
+        ...(taint ? [taint] : []),
       ],
       next: e.podName
         ? why?.crashed
