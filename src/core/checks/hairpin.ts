@@ -8,7 +8,7 @@ import { type Check, consequence, count, findingOf, list, pending } from './chec
 import type { CheckContext } from './context.js';
 import { kubeProxyPods } from './kube-proxy/pods.js';
 import { replacement } from './kube-proxy/replacement.js';
-import { rulesCompared } from './rules/compared.js';
+import { rulesRead } from './rules/compared.js';
 import { canonicalAddress, familyOf, hostPort } from '../ipv6.js';
 import { BRIDGE_NOTE } from '../dataplane/hairpin.js';
 import { modeTraits } from '../dataplane/dataplane.js';
@@ -82,8 +82,8 @@ function check(ctx: CheckContext): Finding[] {
         l.unchecked.push({ who, node, why });
         continue;
       }
-      // rules the Rules step did not compare (a dump cut short) are not cited here either
-      if (!rulesCompared(ctx, node, family)) {
+      // rules not read (a dump cut short) are not cited; kube-ipvs0 unread hides no ipset fact
+      if (!rulesRead(ctx, node, family)) {
         const why = 'its rules were not compared (the Rules step says why)';
         l.unchecked.push({ who, node, why });
         continue;

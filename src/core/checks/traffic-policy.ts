@@ -262,9 +262,13 @@ function cluster(ctx: CheckContext, svc: Service): Finding[] {
   // without the EndpointSlices the Rules step compared nothing: no node's rules are known right
   const compared = ctx.slices().length > 0 || !ctx.slicesNotCaptured(svc);
   for (const node of ctx.nodeNames()) {
+    // rules the Rules step did not compare say nothing of the node, its wrong finding either
+    if (!compared || !rulesCompared(ctx, node)) {
+      unread.push(node);
+      continue;
+    }
     const cause = notForwardedOn(ctx, node);
-    const lines =
-      cause || !compared || !rulesCompared(ctx, node) ? undefined : entryLines(ctx, svc, node);
+    const lines = cause ? undefined : entryLines(ctx, svc, node);
     if (cause) wrong.push([node, cause]);
     else if (lines) shown.push([node, lines]);
     else unread.push(node);

@@ -6,6 +6,7 @@ import { readSnapshot } from '../../../src/cluster/snapshot/read.js';
 import { evidenceText } from '../../../src/core/evidence.js';
 import { hairpinCheck } from '../../../src/core/checks/hairpin.js';
 import { rulesCheck } from '../../../src/core/checks/rules/rules.js';
+import { diagnose } from '../../../src/core/diagnose.js';
 import { trafficPolicyCheck } from '../../../src/core/checks/traffic-policy.js';
 import type { Facts, Finding } from '../../../src/core/model.js';
 import { ids, run } from './builders.js';
@@ -66,5 +67,32 @@ describe('an IPVS node whose kube-ipvs0 addresses were not read', () => {
     const passed = policy.filter((f) => f.status === 'pass');
     assert.ok(!passed.some((f) => f.node === NODE || f.nodes?.includes(NODE)));
     assert.ok(texts(policy).includes(`not observed: ${NODE}: rules for the Service not compared`));
+  });
+});
+
+describe('IPVS nodes none of whose kube-ipvs0 addresses were read, one real server stale', () => {
+  const STALE = 'vm-12-11-centos';
+  const noAddr = async () => {
+    const f = await readSnapshot('snapshots/ipvs-stale-real-server');
+    const nodes = Object.fromEntries(
+      Object.entries(f.nodes).map(([n, { 'ip-addr': _, ...rest }]) => [n, rest]),
+    );
+    return diagnose({ ...f, nodes } as Facts, NGINX);
+  };
+  const step = (r: Awaited<ReturnType<typeof noAddr>>, id: string) =>
+    r.steps.find((s) => s.id === id)!.findings;
+
+  it('leaves Traffic policy not observed on the stale node, as the Rules step does', async () => {
+    const policy = step(await noAddr(), 'traffic-policy');
+    assert.deepEqual(ids(policy), ['traffic-policy-not-observed:skip']);
+    assert.ok(texts(policy).includes(`not observed: ${STALE}: rules for the Service not compared`));
+  });
+
+  it("keeps Hairpin's KUBE-LOOP-BACK entry missing: the ipset was read", async () => {
+    const hairpin = step(await noAddr(), 'hairpin');
+    assert.ok(ids(hairpin).includes('hairpin-masquerade-missing:warn'), ids(hairpin).join());
+    assert.ok(
+      texts(hairpin).some((t) => t.includes(`nodes/${STALE}/ipset-save.txt: KUBE-LOOP-BACK lacks`)),
+    );
   });
 });

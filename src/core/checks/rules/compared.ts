@@ -1,6 +1,6 @@
 // Whether the Rules step compared a node's rules for the Service enough to say what the node does
 // with it: the steps after it (Traffic policy, Hairpin) speak of a node's rules only where it did.
-import { DriftInputError } from '../../dataplane/drift.js';
+import { DriftInputError, type NodeDrift } from '../../dataplane/drift.js';
 import { IptablesParseError, NoRulesError } from '../../dataplane/iptables/read/errors.js';
 import { ListingParseError } from '../../dataplane/listing-error.js';
 import type { IPFamily } from '../../ipv6.js';
@@ -10,14 +10,24 @@ import type { CheckContext } from '../context.js';
  * (its drift), with every part that decides whether it forwards the Service. Rules cut short,
  * unreadable or not recorded make the drift throw, and are not compared here either. */
 export function rulesCompared(ctx: CheckContext, node: string, family?: IPFamily): boolean {
+  const drift = driftOf(ctx, node, family);
+  const dataplane = ctx.analysis.node(node, undefined, family).dataplane();
+  return drift !== undefined && !dataplane?.forwardingNotRead?.(drift);
+}
+
+/** The node's state of its own proxy mode was read whole (its drift computed), whether or not
+ * it holds what decides forwarding: facts besides that (IPVS's ipsets) are still observed. */
+export const rulesRead = (ctx: CheckContext, node: string, family?: IPFamily): boolean =>
+  driftOf(ctx, node, family) !== undefined;
+
+function driftOf(ctx: CheckContext, node: string, family?: IPFamily): NodeDrift | undefined {
   const n = ctx.analysis.node(node, undefined, family);
   const dataplane = n.dataplane();
-  if (!dataplane || dataplane.mode !== n.mode()) return false;
+  if (!dataplane || dataplane.mode !== n.mode()) return undefined;
   try {
-    const drift = n.drift(ctx.scope);
-    return !dataplane.forwardingNotRead?.(drift);
+    return n.drift(ctx.scope);
   } catch (e) {
-    if (readFailure(e)) return false;
+    if (readFailure(e)) return undefined;
     throw e; // anything else is a bug, not rules left unread
   }
 }
