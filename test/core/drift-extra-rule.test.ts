@@ -95,4 +95,35 @@ describe('drift: a rule kube-proxy does not write in its shared chains', () => {
       ids(d.findings).join('\n'),
     );
   });
+
+  it('says a node port kube-proxy drops for no local endpoint is accepted, not "no endpoints"', () => {
+    const local = clusterView([
+      aNode(NODE, '192.168.0.2', '10.180.0.0/24'),
+      aNode('other', '192.168.0.3', '10.180.1.0/24'),
+      aKubeProxyConfig('clusterCIDR: 10.0.0.0/8\n'),
+      aService('ns1/lb', {
+        clusterIP: '172.30.0.43',
+        type: 'NodePort',
+        externalTrafficPolicy: 'Local',
+        ports: [['p80', 80, 'TCP', 30080]],
+      }),
+      anEndpointSlice('ns1/lb', [['10.180.1.5', { node: 'other' }]]),
+    ]);
+    const dump = expectedSave(expectedRules(local, NODE, { randomFully: true }));
+    const rule = '-A KUBE-EXTERNAL-SERVICES -p tcp -m tcp --dport 30080 -j ACCEPT';
+    const at = dump.indexOf('\n-A KUBE-EXTERNAL-SERVICES ', dump.indexOf('*filter')) + 1;
+    const d = drift(`${dump.slice(0, at)}${rule}\n${dump.slice(at)}`, local);
+    assert.deepEqual(ids(d.findings), ['warning no-endpoints-reject-missing ns1/lb:p80']);
+    const said = d.findings[0]!.explanation;
+    assert.doesNotMatch(said, /the Service has no endpoints/);
+    assert.match(
+      said,
+      /the node port's packets, which kube-proxy drops because this node runs none of its endpoints \(externalTrafficPolicy: Local\), are accepted instead/,
+    );
+    // the node port is no longer dropped here: no note says it is
+    assert.deepEqual(
+      (d.notes ?? []).map((n) => n.id),
+      [],
+    );
+  });
 });

@@ -10,11 +10,24 @@ import { cidrHolds, formatIPv6, hostCidr, hostPort, parseCidr6 } from '../../../
 import { tracePacket } from '../trace.js';
 import type { NodeNetwork, TracePacket } from '../../trace/trace.js';
 
-/** One packet the two rule sets treat differently. */
+/** Where kube-proxy's rules send a share of a packet's connections. */
+export interface WalkOutcome {
+  share: number;
+  /** The DNAT's "IP:PORT"; undefined: the destination is unchanged. */
+  dnat?: string;
+  /** kube-proxy's REJECT or DROP stopped it. */
+  refused?: 'REJECT' | 'DROP';
+  masquerade: boolean;
+}
+
+/** One packet the two rule sets treat differently: its walks' outcomes and their text. */
 export interface BehaviourDiff {
   packet: string;
+  sent: TracePacket;
   expected: string;
   actual: string;
+  wanted: WalkOutcome[];
+  got: WalkOutcome[];
 }
 
 /** The rules kube-proxy would write, parsed, in the tables the node's dump holds: a nat-only
@@ -73,9 +86,12 @@ export function behaviourDiffers(
   const net: NodeNetwork = { localAddresses: exp.node.ips, interfaces: [] };
   const out: BehaviourDiff[] = [];
   for (const packet of packetsFor(exp, sp)) {
-    const expected = outcomes(want, net, packet);
+    const wanted = outcomes(want, net, packet);
     const got = outcomes(actual, net, packet);
-    if (expected !== got) out.push({ packet: describe(packet), expected, actual: got });
+    const expected = outcomesText(wanted);
+    const text = outcomesText(got);
+    if (expected !== text)
+      out.push({ packet: describe(packet), sent: packet, expected, actual: text, wanted, got });
   }
   return out;
 }
@@ -287,23 +303,33 @@ function renamer(own: Set<string>): (text: string, table?: 'nat' | 'filter') => 
   };
 }
 
-/** Where kube-proxy's rules send a packet, as a sorted list of "50% -> 10.0.0.1:80 masquerade"
- * outcomes: its DNAT, its mark for masquerade and its REJECT or DROP; what the node's other rules
- * do (a CNI's masquerade, a host firewall) is not kube-proxy's and not compared. */
-function outcomes(rs: Ruleset, net: NodeNetwork, packet: TracePacket): string {
-  const merged = new Map<string, number>();
+/** Where kube-proxy's rules send a packet, alike outcomes merged: its DNAT, its mark for
+ * masquerade and its REJECT or DROP; what the node's other rules do (a CNI's masquerade, a host
+ * firewall) is not kube-proxy's and not compared. */
+function outcomes(rs: Ruleset, net: NodeNetwork, packet: TracePacket): WalkOutcome[] {
+  const merged = new Map<string, WalkOutcome>();
   for (const o of tracePacket(rs, net, packet).outcomes) {
     const last = o.rules.at(-1);
-    const stopped = o.verdict !== 'ACCEPT' && last?.chain.startsWith('KUBE-') ? o.verdict : '';
-    const masq = o.rules.some((r) => r.chain === 'KUBE-MARK-MASQ') ? ' masquerade' : '';
-    const key = `${stopped || (o.dnat ?? 'unchanged')}${masq}`;
-    merged.set(key, (merged.get(key) ?? 0) + o.probability);
+    const refused =
+      o.verdict !== 'ACCEPT' && last?.chain.startsWith('KUBE-') ? o.verdict : undefined;
+    const masquerade = o.rules.some((r) => r.chain === 'KUBE-MARK-MASQ');
+    const w: WalkOutcome = refused
+      ? { share: o.probability, refused, masquerade }
+      : { share: o.probability, ...(o.dnat ? { dnat: o.dnat } : {}), masquerade };
+    const key = outcomeText({ ...w, share: 0 });
+    const m = merged.get(key);
+    if (m) m.share += w.share;
+    else merged.set(key, w);
   }
-  return [...merged]
-    .map(([k, p]) => `${Math.round(p * 1000) / 10}% -> ${k}`)
-    .sort()
-    .join(', ');
+  return [...merged.values()];
 }
+
+/** "50% -> 10.0.0.1:80 masquerade": an outcome as text, its share first. */
+export const outcomeText = (o: WalkOutcome): string =>
+  `${Math.round(o.share * 1000) / 10}% -> ${o.refused ?? o.dnat ?? 'unchanged'}${o.masquerade ? ' masquerade' : ''}`;
+
+/** The outcomes as a sorted list of outcomeText. */
+const outcomesText = (os: WalkOutcome[]): string => os.map(outcomeText).sort().join(', ');
 
 const describe = (p: TracePacket) =>
   `${p.protocol} ${p.fromHost ? `from the node (${p.src})` : `from ${p.src}`} to ${hostPort(p.dst, p.dport ?? 0)}`;

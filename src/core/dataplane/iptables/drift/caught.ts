@@ -8,7 +8,7 @@ import { parseIptables, type Ruleset, type Table } from '../read/parse.js';
 import { expectedSave } from '../../kube-proxy/expected.js';
 import { RuleFlag } from '../read/token-walk.js';
 import { cidrHolds, hostCidr } from '../../../ipv6.js';
-import { behaviourDiffers, type BehaviourDiff } from './behaviour.js';
+import { behaviourDiffers, outcomeText, type BehaviourDiff } from './behaviour.js';
 
 /** A rule of the node's dump: its table and its id there. */
 export interface ExtraRule {
@@ -64,28 +64,56 @@ function report(
   ports: [ExpectedServicePort, BehaviourDiff[]][],
 ): void {
   const diverted = ports.some(([, ws]) =>
-    ws.some((w) => / -> (?!REJECT|DROP|unchanged)/.test(w.expected)),
+    ws.some((w) => w.wanted.some((o) => o.dnat !== undefined && !o.refused)),
   );
   const names = ports.map(([sp]) => sp.name);
   const named = `${names.slice(0, NAMED).join(', ')}${names.length > NAMED ? ` and ${names.length - NAMED} more` : ''}`;
-  const w = ports[0]![1][0]!;
+  const [sp, [w]] = ports[0]! as [ExpectedServicePort, [BehaviourDiff]];
   // the first two outcomes of a walk that spreads over many endpoints
-  const parts = w.expected.split(', ');
+  const parts = w.wanted.map(outcomeText).sort();
   const sent =
     parts.length > 2
       ? `${parts.slice(0, 2).join(', ')} ... (${parts.length} endpoints)`
       : w.expected;
   const chain = table.chainOf(id).name;
   const line = table.line(id);
+  if (!diverted)
+    for (const [p, ws] of ports)
+      for (const x of ws)
+        if (x.wanted.some((o) => o.refused === 'DROP'))
+          c.undropped.add(`${p.name} ${internal(p, x) ? 'internal' : 'external'}`);
   c.add({
     id: diverted ? 'service-traffic-diverted' : 'no-endpoints-reject-missing',
     ...(ports.length === 1 ? { service: names[0]! } : {}),
     title: `a rule kube-proxy does not write in ${table.name} ${chain} (line ${line}) catches ${ports.length === 1 ? names[0]! : `${ports.length} Service ports`}`,
-    message: `node ${c.node}'s ${table.name} ${chain} has a rule kube-proxy does not write (line ${line}: ${table.text(id)}); it catches the packets of ${named}: ${w.packet} ends ${w.actual || 'nowhere'} where kube-proxy sends it ${sent || 'nowhere'}${diverted ? ', so they never reach the endpoints' : ': kube-proxy refuses it because the Service has no endpoints; now it is not refused'}.`,
+    message: `node ${c.node}'s ${table.name} ${chain} has a rule kube-proxy does not write (line ${line}: ${table.text(id)}); it catches the packets of ${named}: ${w.packet} ends ${w.actual || 'nowhere'} where kube-proxy sends it ${sent || 'nowhere'}${diverted ? ', so they never reach the endpoints' : `: ${unrefused(sp, w, table.target(id) === 'ACCEPT')}`}.`,
     expected: [],
     actual: [`-t ${table.name} ${table.text(id)}`],
     advice: `Find what added the rule (a firewall, a script, another controller) and remove it: iptables -t ${table.name} -D ${table.text(id).slice(3)}`,
   });
+}
+
+/** The walk's packet is for the cluster IP: kube-proxy's internal traffic policy applies. */
+const internal = (sp: ExpectedServicePort, w: BehaviourDiff) => w.sent.dst === sp.clusterIP;
+
+/** What the rule changes for a packet kube-proxy does not DNAT: why kube-proxy refuses it, and
+ * that it is now accepted (`accepts`: the rule's verdict) or let on. */
+function unrefused(sp: ExpectedServicePort, w: BehaviourDiff, accepts: boolean): string {
+  const refused = w.wanted.find((o) => o.refused)?.refused;
+  const inside = internal(sp, w);
+  const dst = inside
+    ? 'cluster IP'
+    : w.sent.dport === sp.nodePort
+      ? 'node port'
+      : `address ${w.sent.dst}`;
+  // kube-proxy lets them on unchanged: the rule is what changes them
+  if (!refused) return `kube-proxy leaves the ${dst}'s packets unchanged; the rule does not`;
+  const why =
+    refused === 'REJECT' || !sp.hasEndpoints
+      ? 'the Service has no endpoints'
+      : `this node runs none of its endpoints (${inside ? 'internal' : 'external'}TrafficPolicy: Local)`;
+  const verb = refused === 'REJECT' ? 'rejects' : 'drops';
+  return `the ${dst}'s packets, which kube-proxy ${verb} because ${why}, are ${accepts ? 'accepted' : 'let on'} instead`;
 }
 
 /** Whether the node's rule comes before a port's last rule in its chain (one naming the port's

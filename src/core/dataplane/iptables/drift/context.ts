@@ -32,12 +32,15 @@ export interface DriftContext {
   masquerade: MasqueradeDiff[];
   /** Missing chains a finding already names (jump-target-missing leaves them out). */
   reported: Set<string>;
+  /** "<port name> internal|external": the packets kube-proxy drops for a traffic policy Local
+   * that a rule it does not write lets on (their note is not said). */
+  undropped: Set<string>;
   /** The shared chains' rules by address and by Service port, read when a finding first asks
    * (entryLines, verdictLines). */
   sharedLines?: SharedLines;
   add(f: IdSaid): void;
   /** An explanation of what the node does as designed (not drift), e.g. no local endpoint. */
-  note(f: IdSaid): void;
+  note(f: IdSaid, traffic?: 'internal' | 'external'): void;
 }
 
 /** A drift check's finding in its words, with its id. */

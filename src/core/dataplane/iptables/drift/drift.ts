@@ -56,7 +56,7 @@ export function nodeDrift(input: DriftInput): NodeDrift {
   for (const t of trees.services) if (t.hash) byHash.set(t.hash, t);
   const at = { node: input.node, source: input.source };
   const findings: DriftFinding[] = [];
-  const notes: DriftFinding[] = [];
+  const notes: [DriftFinding, string?][] = [];
   const masq: MasqueradeDiff[] = [];
   const filter = actual.table('filter');
   const uncompared: string[] = []; // checks of the filter table, in a dump that has none
@@ -73,6 +73,7 @@ export function nodeDrift(input: DriftInput): NodeDrift {
     kubeProxy: kubeProxyPodOn(input.view.pods, input.node),
     masquerade: masq,
     reported: new Set(),
+    undropped: new Set(),
     add: ({ id, expected = [], actual = [], ...said }) => {
       // rules expected in a table that was not captured are not missing: they were not seen
       if (!filter && expected.length > 0 && expected.every((l) => l.startsWith('-t filter '))) {
@@ -98,7 +99,8 @@ export function nodeDrift(input: DriftInput): NodeDrift {
         ),
       );
     },
-    note: ({ id, ...said }) => notes.push(driftFinding(id, said, at, 'info')),
+    note: ({ id, ...said }, traffic) =>
+      notes.push([driftFinding(id, said, at, 'info'), traffic && `${said.service} ${traffic}`]),
   };
   const flagged = new Set<string>();
   for (const sp of exp.servicePorts) {
@@ -146,7 +148,8 @@ export function nodeDrift(input: DriftInput): NodeDrift {
     servicePorts: exp.servicePorts.length,
     ...(text.writtenBy ? { writtenBy: text.writtenBy } : {}),
     findings: sortFindings(findings),
-    notes,
+    // a note that a port's packets are dropped here, where a rule lets them on, is not so
+    notes: notes.flatMap(([n, key]) => (key && ctx.undropped.has(key) ? [] : [n])),
     ...(notRead.length > 0 ? { notRead } : {}),
     drifted: findings.some(isDrift),
   };

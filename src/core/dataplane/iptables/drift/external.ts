@@ -249,15 +249,18 @@ function externalVerdicts(
     const nodes = [
       ...new Set(sp.allEndpoints.filter((e) => e.ready && e.nodeName).map((e) => e.nodeName!)),
     ];
-    c.note({
-      id: 'local-policy-drop',
-      service: sp.name,
-      title: `no local endpoint: external traffic arriving here is dropped`,
-      message: `node ${c.node} runs none of ${sp.name}'s endpoints, so with externalTrafficPolicy: Local kube-proxy drops traffic arriving here for ${where}, as designed${nodes.length ? `; only ${nodes.join(', ')} ${nodes.length === 1 ? 'answers' : 'answer'}` : ''}. Pods and processes on this node still reach the Service.`,
-      expected: [],
-      actual: verdictLines(c, sp),
-      advice: `Send external traffic to ${nodes.length ? nodes.join(' or ') : 'a node that runs one of its Pods'}${sp.healthCheckNodePort ? ` (the load balancer finds them through health check node port ${sp.healthCheckNodePort})` : ''}, or set externalTrafficPolicy: Cluster if the client IP does not matter.`,
-    });
+    c.note(
+      {
+        id: 'local-policy-drop',
+        service: sp.name,
+        title: `no local endpoint: external traffic arriving here is dropped`,
+        message: `node ${c.node} runs none of ${sp.name}'s endpoints, so with externalTrafficPolicy: Local kube-proxy drops traffic arriving here for ${where}, as designed${nodes.length ? `; only ${nodes.join(', ')} ${nodes.length === 1 ? 'answers' : 'answer'}` : ''}. Pods and processes on this node still reach the Service.`,
+        expected: [],
+        actual: verdictLines(c, sp),
+        advice: `Send external traffic to ${nodes.length ? nodes.join(' or ') : 'a node that runs one of its Pods'}${sp.healthCheckNodePort ? ` (the load balancer finds them through health check node port ${sp.healthCheckNodePort})` : ''}, or set externalTrafficPolicy: Cluster if the client IP does not matter.`,
+      },
+      'external',
+    );
   }
 }
 

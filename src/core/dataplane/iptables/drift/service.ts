@@ -46,15 +46,18 @@ export function internalPath(
     );
     if (!ok) noVerdict(sp, `${where} (cluster IP)`, sp.internalVerdict!, sp.filter, c);
     else if (sp.internalVerdict === 'DROP')
-      c.note({
-        id: 'local-policy-drop',
-        service: sp.name,
-        title: `no local endpoint: cluster IP traffic from this node is dropped`,
-        message: `node ${c.node} runs none of ${sp.name}'s endpoints, so kube-proxy drops its cluster IP traffic from this node (internalTrafficPolicy: Local), as designed. Pods on this node cannot reach ${where}.`,
-        expected: [],
-        actual: verdictLines(c, sp),
-        advice: `Run one of its Pods on ${c.node}, or set internalTrafficPolicy: Cluster.`,
-      });
+      c.note(
+        {
+          id: 'local-policy-drop',
+          service: sp.name,
+          title: `no local endpoint: cluster IP traffic from this node is dropped`,
+          message: `node ${c.node} runs none of ${sp.name}'s endpoints, so kube-proxy drops its cluster IP traffic from this node (internalTrafficPolicy: Local), as designed. Pods on this node cannot reach ${where}.`,
+          expected: [],
+          actual: verdictLines(c, sp),
+          advice: `Run one of its Pods on ${c.node}, or set internalTrafficPolicy: Cluster.`,
+        },
+        'internal',
+      );
     return false;
   }
   if (!entry || !t) {
