@@ -11,6 +11,7 @@ import { readStop } from '../../src/core/dataplane/iptables/trace-cut.js';
 import { traceAnswer } from '../../src/core/dataplane/trace/answer.js';
 import { clusterView } from '../../src/core/kube/objects.js';
 import { traceText } from '../../src/output/trace.js';
+import { aService } from '../support/builders.js';
 
 const NET = { localAddresses: ['192.0.2.10'], interfaces: [] };
 const PACKET = {
@@ -63,6 +64,27 @@ describe('a walk over a dump cut short', () => {
     assert.match(
       traceText(answer),
       /REJECTED \(the client gets "connection refused" \/ port unreachable\) \(through KUBE-SERVICES, read in part\)/,
+    );
+  });
+
+  it('a Service chain cut after its first branch: the answer speaks per share, not for the whole packet', () => {
+    const nat = `*nat
+:PREROUTING ACCEPT [0:0]
+:KUBE-SERVICES - [0:0]
+:KUBE-SVC-AAAAAAAAAAAAAAAA - [0:0]
+:KUBE-SEP-BBBBBBBBBBBBBBBB - [0:0]
+-A PREROUTING -m comment --comment "kubernetes service portals" -j KUBE-SERVICES
+-A KUBE-SEP-BBBBBBBBBBBBBBBB -p tcp -m tcp -j DNAT --to-destination 10.244.0.7:80
+-A KUBE-SERVICES -d 10.96.0.20/32 -p tcp -m comment --comment "default/web:http cluster IP" -m tcp --dport 80 -j KUBE-SVC-AAAAAAAAAAAAAAAA
+-A KUBE-SVC-AAAAAAAAAAAAAAAA -m statistic --mode random --probability 0.50000000000 -j KUBE-SEP-BBBBBBBBBBBBBBBB
+`;
+    const rs = parseIptables(nat);
+    const result = tracePacket(rs, NET, PACKET);
+    const view = clusterView([aService('default/web', { clusterIP: '10.96.0.20' })]);
+    const answer = traceAnswer(result, view, 'node', readStop(rs, 'dump.txt', result.outcomes));
+    assert.match(
+      answer.unmatched ?? '',
+      /^Of new connections to tcp port 80 of 10\.96\.0\.20, 50% are DNATed to 10\.244\.0\.7:80; for the other 50% no rule read changed the destination, but the rules were not wholly read/,
     );
   });
 });

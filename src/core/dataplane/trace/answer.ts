@@ -2,7 +2,7 @@
 // outcome refuses or drops the packet (exit 1), which DNATs reach no captured Pod (stale rules),
 // and why a packet no Service rule matched gets no answer (the ping-to-a-ClusterIP question).
 import type { ClusterView } from '../../kube/objects.js';
-import type { MatchedRule, TraceOutcome, TraceResult } from './trace.js';
+import { shareText, type MatchedRule, type TraceOutcome, type TraceResult } from './trace.js';
 import { percent } from '../../model.js';
 import { kdebug, valid, type NextCommand } from '../../next-command.js';
 
@@ -92,7 +92,12 @@ export function traceAnswer(
     const unchanged = result.outcomes.find((o) => o.destination === null);
     // a packet no rule read took may be taken past the cut: where the read stopped, no verdict
     if (stop && unchanged) {
-      answer.unmatched = `No rule read changed ${protocol}${dport !== undefined ? ` port ${dport}` : ''} of ${dst}, but the rules were not wholly read (${stopText(stop)}): what the rules past there do with the packet was not read, so kdebug says nothing of whether kube-proxy wrote this Service on node ${node}.`;
+      answer.unmatched = cutAnswer(
+        result,
+        `${protocol}${dport !== undefined ? ` port ${dport}` : ''} of ${dst}`,
+        node,
+        stop,
+      );
       return answer;
     }
     // IPVS mode binds the address to the node (kube-ipvs0): it is delivered there, not lost
@@ -117,6 +122,25 @@ export function traceAnswer(
   const owner = view.nodes.find((n) => n.ips.includes(dst));
   if (owner) answer.destinationIs = `an address of node ${owner.name}`;
   return answer;
+}
+
+/** The answer of a walk some of whose outcomes no rule read changed, per share: those the rules
+ * read took, then the rest, of which the rules past the read's stop decide. */
+function cutAnswer(result: TraceResult, what: string, node: string, stop: ReadStop): string {
+  const taken = result.outcomes.filter((o) => o.destination !== null);
+  const rest = result.outcomes.filter((o) => o.destination === null);
+  const cut = `the rules were not wholly read (${stopText(stop)})`;
+  if (taken.length === 0)
+    return `No rule read changed ${what}, but ${cut}: what the rules past there do with the packet was not read, so kdebug says nothing of whether kube-proxy wrote this Service on node ${node}.`;
+  const took = taken.map(
+    (o) =>
+      `${shareText(o)} ${o.dnat ? `${translatedBy(o) === 'DNAT to' ? 'are DNATed' : 'are translated'} to ${o.dnat}` : `end in ${o.verdict}`}`,
+  );
+  const others = shareText({
+    probability: rest.reduce((p, o) => p + o.probability, 0),
+    ...(rest.some((o) => o.shareUnknown) ? { shareUnknown: 'one share not known' } : {}),
+  });
+  return `Of new connections to ${what}, ${took.join(', ')}; for the other ${others} no rule read changed the destination, but ${cut}: what the rules past there do with those was not read.`;
 }
 
 /** The last Service chain a packet left unchanged entered (KUBE-SVC, -SVL, -XLB, -EXT, -FW), with
