@@ -19,14 +19,54 @@ function packetText(r: TraceResult): string {
   return `${p.protocol} ${p.src} -> ${dst}, ${from}`;
 }
 
-function summary(o: TraceOutcome, i: number, a: TraceAnswer): string {
+function summary(o: TraceOutcome, i: number, a: TraceAnswer, apart: string[]): string {
   // the chains it passed through whose rules past the dump's cut may have come first
   const partly = a.stop?.partly[i] ?? [];
-  const cut = partly.length > 0 ? ` (through ${partly.join(', ')}, read in part)` : '';
+  const cut = `${partly.length > 0 ? ` (through ${partly.join(', ')}, read in part)` : ''}${apart[i] ?? ''}`;
   if (o.verdict === 'REJECT')
     return `REJECTED (the client gets "connection refused" / port unreachable)${cut}`;
   if (o.verdict === 'DROP') return `DROPPED (the client waits for a timeout)${cut}`;
   return `${routed(o, i, a)}${cut}`;
+}
+
+/** Per outcome alike another (the same end, masquerade and delivery), the chains it entered
+ * that the others did not, or those it did not enter: why there are two. */
+function passedApart(a: TraceAnswer): string[] {
+  const groups = new Map<string, number[]>();
+  a.result.outcomes.forEach((o, i) => {
+    const key = JSON.stringify([
+      o.verdict,
+      o.destination,
+      o.delivery,
+      o.masquerade,
+      a.stale.includes(i),
+      a.stop?.partly[i] ?? [],
+    ]);
+    const is = groups.get(key);
+    if (is) is.push(i);
+    else groups.set(key, [i]);
+  });
+  const apart: string[] = [];
+  const entered = (i: number) =>
+    new Set(a.result.outcomes[i]!.rules.flatMap((m) => (m.into ? [m.into] : [])));
+  for (const is of groups.values()) {
+    if (is.length < 2) continue;
+    const sets = is.map(entered);
+    const every = [...sets[0]!].filter((c) => sets.every((s) => s.has(c)));
+    const some = new Set(sets.flatMap((s) => [...s]).filter((c) => !every.includes(c)));
+    is.forEach((i, k) => {
+      const own = [...sets[k]!].filter((c) => some.has(c));
+      const not = [...some].filter((c) => !sets[k]!.has(c));
+      // a chain it entered and matched no rule in: it fell through it (a KUBE-SEP without DNAT)
+      const o = a.result.outcomes[i]!;
+      const named = own.map((c) =>
+        o.rules.some((m) => m.chain === c) ? c : `${c}, where no rule matched it`,
+      );
+      if (own.length) apart[i] = ` (through ${named.join('; ')})`;
+      else if (not.length) apart[i] = ` (not through ${not.join(', ')})`;
+    });
+  }
+  return apart;
 }
 
 /** An outcome the packet goes on in: where to, and whether masqueraded. */
@@ -56,8 +96,9 @@ export function traceText(a: TraceAnswer, width = Infinity, how: Invocation = {}
   if (a.destinationIs)
     out.push(...wrap(`${r.packet.dst} is ${a.destinationIs}`, width, '  ', '    '));
   out.push('', `${r.outcomes.length} outcome${r.outcomes.length === 1 ? '' : 's'}:`);
+  const apart = passedApart(a);
   r.outcomes.forEach((o, i) =>
-    out.push(...wrapAfter(`  ${shareText(o).padStart(6)}  `, summary(o, i, a), width)),
+    out.push(...wrapAfter(`  ${shareText(o).padStart(6)}  `, summary(o, i, a, apart), width)),
   );
   if (a.unmatched) out.push('', ...wrap(a.unmatched, width, '  '));
   else if (a.stop)
@@ -74,7 +115,7 @@ export function traceText(a: TraceAnswer, width = Infinity, how: Invocation = {}
   r.outcomes.forEach((o, i) => {
     out.push(
       '',
-      ...wrap(`outcome ${i + 1}: ${shareText(o)}  ${summary(o, i, a)}`, width, '', '  '),
+      ...wrap(`outcome ${i + 1}: ${shareText(o)}  ${summary(o, i, a, apart)}`, width, '', '  '),
     );
     o.rules.forEach((m, k) => {
       const at = `${m.table} ${m.chain}${m.line ? ` (line ${m.line})` : ''}: ${m.effect}`;
