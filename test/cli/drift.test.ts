@@ -478,7 +478,12 @@ describe('kdebug trace', () => {
       assert.equal(r.code, 2, r.stderr);
       assert.doesNotMatch(r.stdout, /kube-proxy has not written/);
       assert.doesNotMatch(r.stdout, /next: kdebug drift/);
-      assert.match(r.stdout, /the rules were not\s+wholly\s+read\s+\(\S+iptables-save\.txt:132:/);
+      assert.match(r.stdout, /the\s+rules were not\s+wholly\s+read\s+\(\S+iptables-save\.txt:132:/);
+      // the half the rules read DNATed is said apart from the half they left unchanged
+      assert.match(
+        r.stdout,
+        /50% are DNATed to\s+10\.244\.0\.3:80; for the other 50% no rule read/,
+      );
       assert.match(r.stdout, /through\s+KUBE-SVC-ELCM5PCEQWBTUJ2I,\s+read\s+in\s+part/);
       const doc = JSON.parse(kdebug([...args, ...packet, '-o', 'json']).stdout);
       assert.deepEqual(doc.readStopped, {
