@@ -1045,7 +1045,7 @@ table ip kube-proxy { # handle 5
     const text = rulesText(x.dump, x.trees, { label: 'p' });
     assert.match(
       text,
-      /^p: nftables tables ip kube-proxy and ip6 kube-proxy, 4 chains, 4 rules, 2 sets/,
+      /^p: nftables tables ip kube-proxy and ip6 kube-proxy, 4 chains, 4 rules, 0 sets, 2 maps/,
     );
     assert.match(text, /\[fd00:10:96::a\]:53\/udp {2}\(IPv6\)/);
     const doc = rulesDoc(x.dump, x.trees, { label: 'p' });
