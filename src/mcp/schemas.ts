@@ -11,7 +11,7 @@ export async function outputSchemas(z: Zod) {
     import('../../schema/rules-search.v1.json', { with: { type: 'json' } }),
     import('../../schema/expect.v1.json', { with: { type: 'json' } }),
     import('../../schema/drift.v1.json', { with: { type: 'json' } }),
-    import('../../schema/trace.v1.json', { with: { type: 'json' } }),
+    import('../../schema/trace.v2.json', { with: { type: 'json' } }),
   ]);
   const [svc, rules, rules_search, expect, drift, trace] = files.map((f) =>
     z.fromJSONSchema(f.default as core.JSONSchema.JSONSchema),

@@ -260,7 +260,7 @@ export function registerTools(
     'trace',
     {
       title: 'Walk a packet through the rules',
-      description: `kdebug trace: one packet walked through a node's rules: every outcome, its chance, the rules it matched. Returns kdebug trace -o json (schema kdebug/schema/trace.v1.json).${pods}`,
+      description: `kdebug trace: one packet walked through a node's rules: every outcome, its chance, the rules it matched. Returns kdebug trace -o json (schema kdebug/schema/trace.v2.json).${pods}`,
       inputSchema: {
         dst: z
           .string()

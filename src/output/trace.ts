@@ -8,7 +8,7 @@ import { resolveNext, shellWords, type Invocation } from '../core/next-command.j
 import { schemaId } from './schema-id.js';
 import { hostPort } from '../core/ipv6.js';
 
-export const TRACE_SCHEMA_VERSION = 1;
+export const TRACE_SCHEMA_VERSION = 2;
 
 function packetText(r: TraceResult): string {
   const p = r.packet;
@@ -146,7 +146,8 @@ export function traceDoc(a: TraceAnswer) {
     },
     destinationIs: a.destinationIs ?? null,
     outcomes: r.outcomes.map((o, i) => ({
-      probability: o.probability,
+      // a share not known is null, never a 0 a script would read as "no connections"
+      probability: o.shareUnknown ? null : o.probability,
       ...(o.shareUnknown ? { shareUnknown: o.shareUnknown } : {}),
       destination: o.destination,
       masquerade: o.masquerade,

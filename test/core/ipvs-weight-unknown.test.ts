@@ -6,6 +6,7 @@ import { ipvsDrift } from '../../src/core/dataplane/ipvs/drift.js';
 import { expectedIpvs } from '../../src/core/dataplane/ipvs/expected.js';
 import { parseIpvs } from '../../src/core/dataplane/ipvs/read/listing.js';
 import { traceIpvsPacket } from '../../src/core/dataplane/ipvs/trace.js';
+import { traceDoc } from '../../src/output/trace.js';
 import { expectedRules } from '../../src/core/dataplane/kube-proxy/expected.js';
 import { clusterView } from '../../src/core/kube/objects.js';
 import { aNode, aService, anEndpointSlice } from '../support/builders.js';
@@ -35,6 +36,30 @@ describe('IPVS: a real server weight not in the listing', () => {
     const rules = r.outcomes.flatMap((o) => o.rules.map((m) => m.rule));
     assert.ok(rules.includes('-a -t 10.96.0.50:80 -r 10.244.1.6:80 -m'), rules.join('\n'));
     assert.ok(!rules.some((l) => /-w/.test(l)), rules.join('\n'));
+  });
+
+  it('trace -o json: a share not known is null, not 0, with why beside it', () => {
+    const result = walk(BARE);
+    const doc = traceDoc({ result, node: 'node-a', stale: [], blocked: false, unanswered: false });
+    assert.deepEqual(
+      doc.outcomes.map((o) => [o.probability, o.shareUnknown]),
+      [
+        [null, 'weight not in the listing'],
+        [null, 'weight not in the listing'],
+      ],
+    );
+    const known = walk('TCP  10.96.0.50:80 rr\n  -> 10.244.1.6:80  Masq  1  0  0\n');
+    const one = traceDoc({
+      result: known,
+      node: 'node-a',
+      stale: [],
+      blocked: false,
+      unanswered: false,
+    });
+    assert.deepEqual(
+      one.outcomes.map((o) => o.probability),
+      [1],
+    );
   });
 
   it('a lone real server without its columns: its share not known either (at weight 0 none)', () => {

@@ -74,11 +74,19 @@ describe('kdebug mcp tools (SDK client, stdio, bundled snapshots)', () => {
       for (const i of inputs)
         assert.ok(flags.includes(i), `${tool}: input ${i} is no flag of kdebug ${path}`);
     }
-    for (const t of ['svc', 'rules', 'rules_search', 'expect', 'drift', 'trace'])
+    const schemaOf = {
+      svc: 'report.v2',
+      rules: 'rules.v2',
+      rules_search: 'rules-search.v1',
+      expect: 'expect.v1',
+      drift: 'drift.v1',
+      trace: 'trace.v2',
+    };
+    for (const [t, schema] of Object.entries(schemaOf))
       assert.equal(
         (byName.get(t)!.outputSchema?.properties as Record<string, { const?: string }>)['$schema']
           ?.const,
-        `kdebug/schema/${t === 'svc' ? 'report.v2' : t === 'rules' ? 'rules.v2' : t === 'rules_search' ? 'rules-search.v1' : `${t}.v1`}.json`,
+        `kdebug/schema/${schema}.json`,
       );
     // read-only unless started otherwise, and the tools say so
     assert.match(byName.get('svc')!.description!, /never creates a debug Pod/);

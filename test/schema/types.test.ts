@@ -15,7 +15,7 @@ import type Report from '../../schema/report.v2.json';
 import type Rules from '../../schema/rules.v2.json';
 import type Search from '../../schema/rules-search.v1.json';
 import type Drift from '../../schema/drift.v1.json';
-import type Trace from '../../schema/trace.v1.json';
+import type Trace from '../../schema/trace.v2.json';
 import type Version from '../../schema/version.v1.json';
 
 /** Every key of every member of a union (optional spreads make unions). */
