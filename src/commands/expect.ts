@@ -5,7 +5,7 @@
 import { watchedServiceCIDRs } from '../core/dataplane/kube-proxy/releases.js';
 import { Analysis } from '../core/nodes/analysis.js';
 import { expectedSave } from '../core/dataplane/kube-proxy/expected.js';
-import { expectedIpvs, expectedIpvsText } from '../core/dataplane/ipvs/expected.js';
+import { expectedIpvs, expectedIpvsText } from '../core/dataplane/ipvs/expected/expected.js';
 import { expectedNftText } from '../core/dataplane/nftables/expected/expected.js';
 import { expectedCiliumText } from '../core/dataplane/cilium/expected/render.js';
 import { startKnown } from '../core/dataplane/cilium/agent/refused.js';

@@ -1,13 +1,13 @@
 // The node state kube-proxy's IPVS mode leaves on node-a of the bench cluster (cluster-dump.ts),
 // as kdebug reads it: `ipvsadm-save -n`, `ipset list -o save`, kube-ipvs0's addresses and the
-// iptables rules of IPVS mode, rendered by src/core/dataplane/ipvs/expected.ts (proven equal to
-// what kube-proxy 1.30-1.37 programs by test/fixtures/releases/*/ipvs).
+// iptables rules of IPVS mode, rendered by src/core/dataplane/ipvs/expected/expected.ts (proven
+// equal to what kube-proxy 1.30-1.37 programs by test/fixtures/releases/*/ipvs).
 import {
   expectedIpvs,
   ipsetSaveLines,
   ipvsadmSaveLines,
   ipvsIptablesSave,
-} from '../../src/core/dataplane/ipvs/expected.js';
+} from '../../src/core/dataplane/ipvs/expected/expected.js';
 import { expectedRules } from '../../src/core/dataplane/kube-proxy/expected.js';
 import type { Release } from '../../src/core/dataplane/kube-proxy/releases.js';
 import { clusterView } from '../../src/core/kube/objects.js';

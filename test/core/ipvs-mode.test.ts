@@ -16,7 +16,7 @@ import {
   ipsetSaveLines,
   ipvsadmSaveLines,
   type ExpectedIpvs,
-} from '../../src/core/dataplane/ipvs/expected.js';
+} from '../../src/core/dataplane/ipvs/expected/expected.js';
 import { parseIpsets } from '../../src/core/dataplane/ipvs/read/ipset.js';
 import { parseIpvs } from '../../src/core/dataplane/ipvs/read/listing.js';
 import { clusterView } from '../../src/core/kube/objects.js';

@@ -7,8 +7,8 @@ import { describe, it } from 'node:test';
 import type {
   ExpectedIpvs,
   ExpectedVirtualServer,
-} from '../../src/core/dataplane/ipvs/expected.js';
-import { MOST_READS, serviceIpvsReads } from '../../src/core/dataplane/ipvs/service-reads.js';
+} from '../../src/core/dataplane/ipvs/expected/expected.js';
+import { MOST_READS, serviceIpvsReads } from '../../src/core/dataplane/ipvs/read/service-reads.js';
 
 const server = (
   ip: string,

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ipvsDrift } from '../../src/core/dataplane/ipvs/drift.js';
-import { expectedIpvs } from '../../src/core/dataplane/ipvs/expected.js';
+import { expectedIpvs } from '../../src/core/dataplane/ipvs/expected/expected.js';
 import { parseIpvs } from '../../src/core/dataplane/ipvs/read/listing.js';
 import { traceIpvsPacket } from '../../src/core/dataplane/ipvs/trace.js';
 import { traceDoc } from '../../src/output/trace.js';

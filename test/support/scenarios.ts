@@ -10,7 +10,7 @@ import {
   expectedIpvs,
   ipsetSaveLines,
   ipvsadmSaveLines,
-} from '../../src/core/dataplane/ipvs/expected.js';
+} from '../../src/core/dataplane/ipvs/expected/expected.js';
 import { clusterView } from '../../src/core/kube/objects.js';
 import type { Facts, KubeObject } from '../../src/core/model.js';
 import {
@@ -584,8 +584,8 @@ node's virtual server 10.1.190.219:8080 still has the real server 10.244.1.7:80 
 The cluster of the other scenarios with kube-proxy's ConfigMap set to \`mode: ipvs\` (scheduler rr,
 the default). Each node records what kdebug reads in this mode: \`ipvsadm-save -n\`, \`ipset list
 -o save\` and \`ip -br addr\` (every cluster IP on \`kube-ipvs0\`), computed from the objects by
-\`src/core/dataplane/ipvs/expected.ts\` for the API state each node last synced, and the nat table's
-IPVS-mode rules (kdebug does not compare those).
+\`src/core/dataplane/ipvs/expected/expected.ts\` for the API state each node last synced, and the
+nat table's IPVS-mode rules (kdebug does not compare those).
 
 ## The cluster
 

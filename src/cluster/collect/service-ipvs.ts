@@ -4,13 +4,13 @@
 // whole listing (ipvsadm-save -n, ipset list -o save) where a read by address fails or cannot
 // stand for its own, with why.
 import { Analysis } from '../../core/nodes/analysis.js';
-import type { ExpectedIpvs } from '../../core/dataplane/ipvs/expected.js';
+import type { ExpectedIpvs } from '../../core/dataplane/ipvs/expected/expected.js';
 import {
   ipsetAnswer,
   NO_SUCH_SERVICE,
   virtualServerAt,
 } from '../../core/dataplane/ipvs/read/by-address.js';
-import { serviceIpvsReads } from '../../core/dataplane/ipvs/service-reads.js';
+import { serviceIpvsReads } from '../../core/dataplane/ipvs/read/service-reads.js';
 import { findService, type ClusterView } from '../../core/kube/objects.js';
 import type { NodeOutputs } from '../../core/model.js';
 import type { NodeFailure } from '../../core/nodes/errors.js';

@@ -24,7 +24,7 @@ import { nodeDrift } from './iptables/drift/drift.js';
 import type { ExpectedRules } from './kube-proxy/expected.js';
 import type { Ruleset } from './iptables/read/parse.js';
 import { ipvsDrift } from './ipvs/drift.js';
-import { expectedIpvs, type IpvsExpectOptions } from './ipvs/expected.js';
+import { expectedIpvs, type IpvsExpectOptions } from './ipvs/expected/expected.js';
 import type { Ipset } from './ipvs/read/ipset.js';
 import type { IpsetTested } from './ipvs/read/by-address.js';
 import type { IpvsTable } from './ipvs/read/listing.js';

@@ -4,7 +4,7 @@
 import { expectedCilium, type ExpectedFrontend } from '../dataplane/cilium/expected/expected.js';
 import { expectedMaps, type ExpectedMapEntry } from '../dataplane/cilium/maps/expected.js';
 import type { IpvsRead } from '../dataplane/dataplane.js';
-import { expectedIpvs, type ExpectedIpvs } from '../dataplane/ipvs/expected.js';
+import { expectedIpvs, type ExpectedIpvs } from '../dataplane/ipvs/expected/expected.js';
 import type { IpvsKnown } from '../dataplane/ipvs/trees.js';
 import {
   expectedRules,

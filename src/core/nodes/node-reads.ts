@@ -13,7 +13,7 @@ import {
   type DumpReadFailure,
   type IpvsRead,
 } from '../dataplane/dataplane.js';
-import type { ExpectedIpvs, IpvsExpectOptions } from '../dataplane/ipvs/expected.js';
+import type { ExpectedIpvs, IpvsExpectOptions } from '../dataplane/ipvs/expected/expected.js';
 import { readByAddress, stateByAddress } from '../dataplane/ipvs/read/by-address.js';
 import { IpvsParseError } from '../dataplane/ipvs/read/listing.js';
 import { commandStem, type CiliumList, type ListingCommand } from './commands.js';

@@ -7,7 +7,7 @@ import {
   ipsetSaveLines,
   ipvsadmSaveLines,
   ipvsIptablesSave,
-} from '../../../src/core/dataplane/ipvs/expected.js';
+} from '../../../src/core/dataplane/ipvs/expected/expected.js';
 import type { IPFamily } from '../../../src/core/ipv6.js';
 import { differences } from '../cluster/truth.js';
 

@@ -1,5 +1,5 @@
 // Drift in IPVS mode: the virtual servers, real servers, kube-ipvs0 addresses, ipset entries and
-// iptables rules kube-proxy should program (expected.ts) against what the node lists. The
+// iptables rules kube-proxy should program (expected/expected.ts) against what the node lists. The
 // iptables-mode ids where the meaning is the same (endpoint missing or stale, rules or node port
 // missing, local policy wrong, affinity wrong, a masquerade, firewall or jump rule missing), and
 // IPVS's own: a VIP not on kube-ipvs0, an ipset entry missing, a real server at weight 0 while its
@@ -16,13 +16,13 @@ import {
   type NodeDrift,
   type AddFinding as Add,
 } from '../drift.js';
-import type { ExpectedIpvs, ExpectedVirtualServer } from './expected.js';
+import type { ExpectedIpvs, ExpectedVirtualServer } from './expected/expected.js';
 import type { Ipset } from './read/ipset.js';
 import type { IpvsRead } from '../dataplane.js';
 import { entryKey, serverKey, type IpsetTested } from './read/by-address.js';
 import type { IpvsRealServer, IpvsService, IpvsTable } from './read/listing.js';
-import { stalePorts, stalePortsText } from './stale-ports.js';
-import { ipvsIptablesDrift } from './iptables-drift.js';
+import { stalePorts, stalePortsText } from './drift/stale-ports.js';
+import { ipvsIptablesDrift } from './drift/iptables-rules.js';
 import { notReadByAddress } from './traits.js';
 import type { Ruleset } from '../iptables/read/parse.js';
 

@@ -5,8 +5,8 @@ import { onNode } from '../../next-command.js';
 import type { IpvsRead, StateLine } from '../dataplane.js';
 import { type Hairpin, type HairpinQuery } from '../hairpin.js';
 import type { Ruleset } from '../iptables/read/parse.js';
-import { loopBackEntry } from './expected.js';
-import { ipsetName } from './ipsets.js';
+import { loopBackEntry } from './expected/expected.js';
+import { ipsetName } from './expected/ipsets.js';
 import { entryKey } from './read/by-address.js';
 import type { Ipset } from './read/ipset.js';
 

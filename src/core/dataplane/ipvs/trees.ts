@@ -14,7 +14,7 @@ import {
   type TreeEndpoint,
 } from '../trees.js';
 import { hostAndPort } from './read/addresses.js';
-import { loopBackEntry } from './expected.js';
+import { loopBackEntry } from './expected/expected.js';
 import { REAL_SERVER_WIDTH } from './read/printing.js';
 import type { IpvsService, IpvsTable } from './read/listing.js';
 import { SERVICE_PORTS } from './read/service-names.js';

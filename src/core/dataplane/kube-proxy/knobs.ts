@@ -9,7 +9,7 @@ import { NEWEST_MODELLED } from './releases.js';
 import { endpointSource } from './endpoint-source.js';
 import { configTells, type KubeProxyConfig } from '../../kube/objects.js';
 import { masqueradeCondition } from '../iptables/trees/tree-index.js';
-import { IPSETS } from '../ipvs/ipsets.js';
+import { IPSETS } from '../ipvs/expected/ipsets.js';
 
 /** A node's options, and where the ones not read off its rules came from (for `expect`'s notes). */
 export interface NodeKnobs {

@@ -6,7 +6,7 @@ import { canonicalAddress } from '../../../ipv6.js';
 import { commandStem, IPVS_SERVICE_STEM, type NodeCommand } from '../../../nodes/commands.js';
 import type { NodeOutputs } from '../../../model.js';
 import type { DumpReadFailure, IpvsRead } from '../../dataplane.js';
-import type { ExpectedIpvs, ExpectedVirtualServer } from '../expected.js';
+import type { ExpectedIpvs, ExpectedVirtualServer } from '../expected/expected.js';
 import { hostAndPort } from './addresses.js';
 import type { Ipset } from './ipset.js';
 import { IpvsParseError, parseIpvs, type IpvsService, type IpvsTable } from './listing.js';

@@ -1,9 +1,9 @@
-// Drift of kube-proxy's iptables rules in IPVS mode (iptables.ts) against the node's dump of the
-// same family: each rule kube-proxy writes must be in its chain, one finding per chain that
-// lacks any. Rules others added to kube-proxy's chains are not findings.
-import type { DriftId, AddFinding } from '../drift.js';
-import type { RuleLine } from '../kube-proxy/expected.js';
-import type { Ruleset, Table } from '../iptables/read/parse.js';
+// Drift of kube-proxy's iptables rules in IPVS mode (../expected/iptables-rules.ts) against the
+// node's dump of the same family: each rule kube-proxy writes must be in its chain, one finding
+// per chain that lacks any. Rules others added to kube-proxy's chains are not findings.
+import type { DriftId, AddFinding } from '../../drift.js';
+import type { RuleLine } from '../../kube-proxy/expected.js';
+import type { Ruleset, Table } from '../../iptables/read/parse.js';
 
 /** The chains whose rules keep IPVS's traffic from being dropped or reaching host ports. */
 const FIREWALL = new Set([

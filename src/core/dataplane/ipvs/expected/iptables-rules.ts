@@ -4,11 +4,11 @@
 // load-balancer IP whose source ranges leave out the node. Every release 1.30-1.37 writes the
 // same but for MASQUERADE's --random-fully (always from 1.37, before where iptables has it).
 // In iptables-save's canonical form, as iptables 1.8.9 prints it back.
-import { FAMILY, type IPFamily } from '../../ipv6.js';
-import type { ExpectedRules, RuleLine } from '../kube-proxy/expected.js';
-import { hexMark } from '../iptables/rule-text.js';
+import { FAMILY, type IPFamily } from '../../../ipv6.js';
+import type { ExpectedRules, RuleLine } from '../../kube-proxy/expected.js';
+import { hexMark } from '../../iptables/rule-text.js';
 import { IPSETS, ipsetName, type IpsetBase } from './ipsets.js';
-import { configTells } from '../../kube/objects.js';
+import { configTells } from '../../../kube/objects.js';
 
 /** A load-balancer IP and port the node may not reach (its source ranges do not hold the node). */
 export interface NoNodeAccess {

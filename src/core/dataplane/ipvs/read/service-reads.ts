@@ -3,9 +3,9 @@
 // IPs, external IPs and load-balancer IPs, and every node address its node ports listen on), and
 // a test of each ipset entry it adds. The bytes read grow with the Service, not with the
 // cluster's Services. Pure: the cluster layer runs what this asks for.
-import type { NodeCommand } from '../../nodes/commands.js';
-import type { ExpectedIpvs } from './expected.js';
-import { ipsetTest, virtualServerRead } from './read/by-address.js';
+import type { NodeCommand } from '../../../nodes/commands.js';
+import type { ExpectedIpvs } from '../expected/expected.js';
+import { ipsetTest, virtualServerRead } from './by-address.js';
 
 /** Reads by address past this many (one exec on the node each): the whole listing instead. */
 export const MOST_READS = 64;

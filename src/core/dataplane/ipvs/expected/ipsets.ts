@@ -1,7 +1,7 @@
 // kube-proxy's ipsets in IPVS mode, as every release 1.30-1.37 makes them: their names per family,
 // types, the comments its iptables rules carry for them (pkg/proxy/ipvs/ipset.go, proxier.go
 // ipsetInfo) and the options it creates them with (pkg/proxy/ipvs/ipset/ipset.go createSet).
-import type { IPFamily } from '../../ipv6.js';
+import type { IPFamily } from '../../../ipv6.js';
 
 /** Each set kube-proxy creates (ipsetInfo's order), with its type and the comment of its rules. */
 export const IPSETS = {

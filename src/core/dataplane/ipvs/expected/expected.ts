@@ -2,20 +2,20 @@
 // the same in 1.30-1.37): one virtual server per cluster IP, external IP, load-balancer IP and node
 // address × node port of each Service port, with the endpoints of its traffic policy as real
 // servers (weight 1); the addresses it binds to kube-ipvs0; its ipsets and their entries; its
-// iptables rules (iptables.ts). Built from the same model as iptables mode (kube-proxy/expected.ts:
-// endpoints, policies, addresses, the release).
-import { IPVS_SERVICE_FLAG } from '../../nodes/commands.js';
-import type { ExpectedRules } from '../kube-proxy/expected.js';
-import { containsAny, familyOf, hostPort, type IPFamily } from '../../ipv6.js';
-import type { ServicePortName } from '../../model.js';
-import type { EntryPoint } from '../trees.js';
-import { BUILTINS } from '../iptables/save.js';
+// iptables rules (iptables-rules.ts). Built from the same model as iptables mode
+// (../../kube-proxy/expected.ts: endpoints, policies, addresses, the release).
+import { IPVS_SERVICE_FLAG } from '../../../nodes/commands.js';
+import type { ExpectedRules } from '../../kube-proxy/expected.js';
+import { containsAny, familyOf, hostPort, type IPFamily } from '../../../ipv6.js';
+import type { ServicePortName } from '../../../model.js';
+import type { EntryPoint } from '../../trees.js';
+import { BUILTINS } from '../../iptables/save.js';
 import {
   IPVS_CHAINS,
   ipvsIptablesRules,
   type IpvsIptables,
   type NoNodeAccess,
-} from './iptables.js';
+} from './iptables-rules.js';
 import { createLine, IPSETS, ipsetName, type IpsetBase } from './ipsets.js';
 
 export interface ExpectedVirtualServer {

@@ -2,9 +2,9 @@
 // what a port change leaves until kube-proxy syncs. IPVS ties no virtual server to a Service port
 // (no chain named for it, as iptables and nftables have), so where the cluster IP lacks several,
 // each is told to be a Service port's only by its real servers: those of that port alone.
-import type { ExpectedIpvs, ExpectedVirtualServer } from './expected.js';
-import type { IpvsService, IpvsTable } from './read/listing.js';
-import { hostAndPort } from './read/addresses.js';
+import type { ExpectedIpvs, ExpectedVirtualServer } from '../expected/expected.js';
+import type { IpvsService, IpvsTable } from '../read/listing.js';
+import { hostAndPort } from '../read/addresses.js';
 
 /** The stale virtual servers of a Service port's cluster IP: those told to be its, and those that
  * may be its or another missing port's. */
