@@ -5,18 +5,18 @@
 import { stripColours } from '../../paste/colours.js';
 import { ListingParseError } from '../../listing-error.js';
 import { hostAndPort, isName } from './addresses.js';
-import { ruleCommand } from './rule-command.js';
-import { closeRegion, regionAt } from './grep-windows.js';
+import { ruleCommand } from './listing/rule-command.js';
+import { closeRegion, regionAt } from './listing/grep-windows.js';
 import { SCHEDULERS } from '../schedulers.js';
 import { holdsIptablesLine, isIptablesRuleLine } from '../../iptables/read/paste/iptables-lines.js';
 import { kubectlLines } from '../../paste/foreign.js';
 import { unquoted, type Quote } from '../../iptables/read/paste/quoted.js';
-import { startRead, unreadable, type ListingRead } from './listing-state.js';
-import { readElision } from './listing-elisions.js';
-import { dpvsMessage, readViewLine } from './listing-views.js';
-import { readVirtualServer, SERVICE } from './virtual-server-line.js';
-import { readRealServerLine } from './real-server-line.js';
-import { readSaveLine } from './save-line.js';
+import { startRead, unreadable, type ListingRead } from './listing/state.js';
+import { readElision } from './listing/elisions.js';
+import { dpvsMessage, readViewLine } from './listing/views.js';
+import { readVirtualServer, SERVICE } from './listing/virtual-server-line.js';
+import { readRealServerLine } from './listing/real-server-line.js';
+import { readSaveLine } from './listing/save-line.js';
 
 export interface IpvsRealServer {
   /** "10.244.1.4:80", IPv6 as "[fd00::4]:80"; `ipvsadm -l` prints names ("host:http"). */

@@ -1,5 +1,5 @@
 // How ipvsadm prints its listings, for a reader to tell a cut from a line of its own (an
-// author's elision is every reader's: ../../elisions.ts):
+// author's elision is every reader's: ../../paste/elisions.ts):
 // print_title prints each column title whole; print_service_entry cuts an IPv4 virtual server's
 // "PROTO  host:port" at 33 characters and a real server's "host:port" at 28 (IPv6 ones are not cut),
 // which only names (`ipvsadm -l` without -n) reach, and two addresses that resolve to one host name

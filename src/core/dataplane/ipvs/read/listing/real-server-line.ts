@@ -2,11 +2,11 @@
 // "  -> 10.244.0.2:53  Masq 1 0 0", its words after the address read by the columns its view's
 // header titles (-L's Forward Weight ActiveConn InActConn, --persistent-conn's without Forward,
 // none used of --stats and --rate).
-import { IpvsParseError, type IpvsRealServer, type IpvsView } from './listing.js';
-import { realNameCut } from './printing.js';
-import { isName, nameHost } from './addresses.js';
-import { unreadable, type ListingRead } from './listing-state.js';
-import { bareStart } from './listing-elisions.js';
+import { IpvsParseError, type IpvsRealServer, type IpvsView } from '../listing.js';
+import { realNameCut } from '../printing.js';
+import { isName, nameHost } from '../addresses.js';
+import { unreadable, type ListingRead } from './state.js';
+import { bareStart } from './elisions.js';
 
 /** The forwarding methods ipvsadm's fwd_name prints (DPVS's ipvsadm: FullNat, SNAT). */
 const FORWARDS = new Set(['Masq', 'Local', 'Tunnel', 'Route', 'FullNat', 'SNAT', 'Bypass']);

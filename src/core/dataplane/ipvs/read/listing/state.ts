@@ -2,7 +2,7 @@
 // servers read so far, the view and columns its headers set, the virtual server whose real servers
 // follow, and the lines said of (skipped, elided, cut). Each line's reader (the views' headers,
 // a virtual server's line, a real server's, a saved rule) takes it and moves it on.
-import { IpvsParseError, type IpvsService, type IpvsTable, type IpvsView } from './listing.js';
+import { IpvsParseError, type IpvsService, type IpvsTable, type IpvsView } from '../listing.js';
 import type { GrepRegion } from './grep-windows.js';
 
 /** ipvsadm -L's real-server columns when no header says otherwise. */

@@ -1,8 +1,8 @@
 // An elision ("...") in or above an ipvsadm listing: the virtual server above it may have more
 // real servers, those below it may be another's left out with it, and one above the listing's
 // first line left its start out when no header follows.
-import { ELISION } from '../../paste/elisions.js';
-import type { ListingRead } from './listing-state.js';
+import { ELISION } from '../../../paste/elisions.js';
+import type { ListingRead } from './state.js';
 
 /** Reads an elision line; false for any other line. */
 export function readElision(r: ListingRead, t: string, no: number): boolean {

@@ -1,7 +1,7 @@
 // ipvsadm's rule language: what `ipvsadm-save -n` prints ("-A -t 10.96.0.10:53 -s rr -p 10800",
 // "-a -t 10.96.0.10:53 -r 10.244.0.2:53 -m -w 1"), or the same options typed as ipvsadm commands
 // after a prompt, in any order as ipvsadm's getopt takes them.
-import type { IpvsService } from './listing.js';
+import type { IpvsService } from '../listing.js';
 
 /** The options that name a virtual service, by the protocol each gives it. */
 const SERVICE_FLAGS = new Map<string, IpvsService['protocol']>([

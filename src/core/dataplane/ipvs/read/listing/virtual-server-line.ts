@@ -2,12 +2,12 @@
 // persistent 10800" under -L, "UDP  10.96.0.10:53   0   0 ..." under --stats and --rate, "FWM  1481
 // IPv6 rr" of an IPv6 mark; one cut before its port ends the paste, the kernel's
 // /proc/net/ip_vs is refused.
-import { IpvsParseError, type IpvsService } from './listing.js';
-import { virtualNameCut } from './printing.js';
-import { hostName, isName } from './addresses.js';
-import { SCHEDULERS } from '../schedulers.js';
-import { unreadable, type ListingRead } from './listing-state.js';
-import { bareStart } from './listing-elisions.js';
+import { IpvsParseError, type IpvsService } from '../listing.js';
+import { virtualNameCut } from '../printing.js';
+import { hostName, isName } from '../addresses.js';
+import { SCHEDULERS } from '../../schedulers.js';
+import { unreadable, type ListingRead } from './state.js';
+import { bareStart } from './elisions.js';
 
 /** "TCP  10.96.0.10:53 rr persistent 10800", "UDP  10.96.0.10:53   0   0 ..." (--stats/--rate),
  * "FWM  1481 IPv6 rr" (print_service_entry's "FWM  %d IPv6"): protocol, address, IPv6, the rest. */

@@ -2,9 +2,9 @@
 // view (-L, --stats, --rate, --persistent-conn) and the real servers' column titles under it,
 // the other listings pasted beside one (`-Lnc`'s connections, `--timeout`), and DPVS's MATCH
 // virtual servers, none of them a Service.
-import { headerCut } from './printing.js';
-import type { ListingRead } from './listing-state.js';
-import { bareStart } from './listing-elisions.js';
+import { headerCut } from '../printing.js';
+import type { ListingRead } from './state.js';
+import { bareStart } from './elisions.js';
 
 /** The header of `ipvsadm -Lnc` (connection entries) or the line of `ipvsadm -l --timeout`. */
 const OTHER_LISTING =

@@ -2,16 +2,16 @@
 // -A/-B/-C, a window of lines around each; the real servers of a virtual server it printed may go
 // on past the window's end (or, without -A, be left out whole). The reader says of each virtual
 // server grep may have cut so that no share and no "no endpoints" is stated of it; its "--" lines
-// are elisions (../../elisions.ts), which say the same of the virtual server above each, and say
-// grep printed the output where no grep is typed.
+// are elisions (../../../paste/elisions.ts), which say the same of the virtual server above each,
+// and say grep printed the output where no grep is typed.
 import {
   droppedInPipe,
   grepContext,
   thenByText,
   windowText,
   type GrepContext,
-} from '../../paste/grep-context.js';
-import type { IpvsService } from './listing.js';
+} from '../../../paste/grep-context.js';
+import type { IpvsService } from '../listing.js';
 
 /** One command's output: from the line after `line` (0: the paste's start) up to the next
  * prompt, command or prose line; `context` where the command pipes through grep (null for a grep

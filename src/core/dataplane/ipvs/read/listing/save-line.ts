@@ -1,11 +1,11 @@
 // ipvsadm's rule language: what `ipvsadm-save -n` prints ("-A -t 10.96.0.10:53 -s rr -p 10800",
 // "-a -t 10.96.0.10:53 -r 10.244.0.2:53 -m -w 1"), or the same options typed as ipvsadm commands,
 // in any order as ipvsadm's getopt takes them: applied in order, as ipvsadm would.
-import type { IpvsRealServer, IpvsService } from './listing.js';
-import { isName } from './addresses.js';
+import type { IpvsRealServer, IpvsService } from '../listing.js';
+import { isName } from '../addresses.js';
 import { ruleCommand, type RuleCommand } from './rule-command.js';
-import { unreadable, type ListingRead } from './listing-state.js';
-import { bareStart } from './listing-elisions.js';
+import { unreadable, type ListingRead } from './state.js';
+import { bareStart } from './elisions.js';
 import { serviceKey } from './virtual-server-line.js';
 
 /** Reads a saved or typed ipvsadm command; false for any other line. */
