@@ -13,7 +13,7 @@ import { expectedRules } from '../../src/core/dataplane/kube-proxy/expected.js';
 import { clusterView, configFromConfigz, serviceCIDRs } from '../../src/core/kube/objects.js';
 import { aKubeProxyConfig } from '../support/builders.js';
 import { expectedNftScript } from '../../src/core/dataplane/nftables/expected/expected.js';
-import { parseNftJson } from '../../src/core/dataplane/nftables/read/listing.js';
+import { parseNftJson } from '../../src/core/dataplane/nftables/read/read-json.js';
 import { parseNftScript } from '../../src/core/dataplane/nftables/read/read-script.js';
 import { buildNftServiceTrees } from '../../src/core/dataplane/nftables/trees.js';
 import { NODE, objects, objectsV6 } from '../support/nft-overall.js';

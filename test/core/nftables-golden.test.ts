@@ -18,7 +18,8 @@ import {
   expectedNftText,
 } from '../../src/core/dataplane/nftables/expected/expected.js';
 import { firewallSources } from '../../src/core/dataplane/nftables/expected/port-script.js';
-import { parseNftJson, type NftTable } from '../../src/core/dataplane/nftables/read/listing.js';
+import { type NftTable } from '../../src/core/dataplane/nftables/read/listing.js';
+import { parseNftJson } from '../../src/core/dataplane/nftables/read/read-json.js';
 import { parseNftScript } from '../../src/core/dataplane/nftables/read/read-script.js';
 import { MODELLED } from '../../src/core/dataplane/kube-proxy/releases.js';
 import { buildNftServiceTrees } from '../../src/core/dataplane/nftables/trees.js';

@@ -9,11 +9,10 @@ import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import {
   NftParseError,
-  isNftJson,
   missingSets,
-  parseNftJson,
   type NftTable,
 } from '../../src/core/dataplane/nftables/read/listing.js';
+import { isNftJson, parseNftJson } from '../../src/core/dataplane/nftables/read/read-json.js';
 import { isNftText, parseNftText } from '../../src/core/dataplane/nftables/read/read-text.js';
 import { Analysis } from '../../src/core/nodes/analysis.js';
 import { buildNftServiceTrees } from '../../src/core/dataplane/nftables/trees.js';

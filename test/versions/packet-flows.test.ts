@@ -40,7 +40,7 @@ import { tracePacket } from '../../src/core/dataplane/iptables/trace.js';
 import { parseIptables } from '../../src/core/dataplane/iptables/read/parse.js';
 import { expectedSave } from '../../src/core/dataplane/iptables/save.js';
 import { expectedNftText } from '../../src/core/dataplane/nftables/expected/expected.js';
-import { parseNftJson } from '../../src/core/dataplane/nftables/read/listing.js';
+import { parseNftJson } from '../../src/core/dataplane/nftables/read/read-json.js';
 import { parseNftScript } from '../../src/core/dataplane/nftables/read/read-script.js';
 import { writes } from '../../src/core/dataplane/kube-proxy/releases.js';
 import { traceNftPacket } from '../../src/core/dataplane/nftables/trace.js';

@@ -15,7 +15,8 @@ import type {
   NftTable,
   NftUnread,
 } from './listing.js';
-import { isNftJson, NftParseError, parseNftJson } from './listing.js';
+import { NftParseError } from './listing.js';
+import { isNftJson, parseNftJson } from './read-json.js';
 import { isKubeProxyFragment } from './kube-proxy-names.js';
 import { mapAbove } from './map-above.js';
 import { isNftScript, parseNftScript } from './read-script.js';
