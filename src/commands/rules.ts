@@ -12,7 +12,7 @@ import {
 import { buildNftPasteSearchIndex } from '../core/dataplane/nftables/search.js';
 import type { ServiceTrees } from '../core/dataplane/trees.js';
 import type { Facts } from '../core/model.js';
-import { treeSearchIndex } from '../core/dataplane/search.js';
+import { treeSearchIndex } from '../core/dataplane/search/tree-docs.js';
 import { buildSearchIndex } from '../core/dataplane/iptables/search.js';
 import { parseIpvs } from '../core/dataplane/ipvs/read/listing.js';
 import { outputLimitBytes } from '../core/not-read.js';

@@ -1,5 +1,5 @@
 // The `kdebug rules` presentations: Service trees as an indented tree a person reads, or JSON.
-import type { SearchHit } from '../core/dataplane/search.js';
+import type { SearchHit } from '../core/dataplane/search/search.js';
 import { count } from '../core/checks/check.js';
 import { sanitize, jsonText } from '../core/sanitize.js';
 import type { ServiceTree, ServiceTrees, TreeEndpoint } from '../core/dataplane/trees.js';

@@ -10,7 +10,8 @@ import { findService, type ClusterView, type Service } from '../core/kube/object
 import { diagnose, type DiagnoseOptions, type DiagnosedService } from '../core/diagnose.js';
 import type { Facts, Report } from '../core/model.js';
 import type { Invocation } from '../core/next-command.js';
-import { treeSearchIndex, type SearchHit, type SearchIndex } from '../core/dataplane/search.js';
+import { type SearchHit, type SearchIndex } from '../core/dataplane/search/search.js';
+import { treeSearchIndex } from '../core/dataplane/search/tree-docs.js';
 import { buildSearchIndex } from '../core/dataplane/iptables/search.js';
 import type { ServiceTrees } from '../core/dataplane/trees.js';
 import { narrowed } from '../core/kube/service-ref.js';

@@ -11,7 +11,7 @@ import { describe, it } from 'node:test';
 import { hostAndPort, isName, nameHost } from '../../src/core/dataplane/ipvs/read/addresses.js';
 import { IpvsParseError, isIpvs, parseIpvs } from '../../src/core/dataplane/ipvs/read/listing.js';
 import { buildIpvsTrees } from '../../src/core/dataplane/ipvs/trees.js';
-import { treeSearchIndex } from '../../src/core/dataplane/search.js';
+import { treeSearchIndex } from '../../src/core/dataplane/search/tree-docs.js';
 import { kdebug } from '../support/cli.js';
 
 const LIST = `$ sudo ipvsadm -Ln

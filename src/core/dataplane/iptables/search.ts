@@ -2,7 +2,8 @@
 // ports and DNAT target, besides the Service trees' own documents.
 import type { Ruleset } from './read/parse.js';
 import type { ServiceTrees } from '../trees.js';
-import { addTreeDocs, SearchIndex } from '../search.js';
+import { SearchIndex } from '../search/search.js';
+import { addTreeDocs } from '../search/tree-docs.js';
 
 const stripHost = (cidr: string) => cidr.replace(/\/(32|128)$/, '');
 

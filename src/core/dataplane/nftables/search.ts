@@ -1,7 +1,8 @@
 // Search over kube-proxy's nftables table: the Service trees, every chain by name, each rule's
 // comment and the addresses it names, and each map and set element's key (a cluster IP and its
 // port, a node port, a hairpin pair), found by the Service whose chain it leads to.
-import { addTreeDocs, SearchIndex } from '../search.js';
+import { SearchIndex } from '../search/search.js';
+import { addTreeDocs } from '../search/tree-docs.js';
 import type { ServiceTrees } from '../trees.js';
 import { familyOf, hostPort, type IPFamily } from '../../ipv6.js';
 import { pairFamilies, type NftTable } from './read/listing.js';
