@@ -1,5 +1,6 @@
 // `kdebug trace`: one packet walked through a node's rules, every outcome with its chance.
 import { Analysis } from '../core/nodes/analysis.js';
+import { unavailableText } from '../core/nodes/drift-unavailable.js';
 import { canonicalAddress, familyOf } from '../core/ipv6.js';
 import type { TraceProtocol } from '../core/dataplane/trace/trace.js';
 import { traceAnswer, traceFails } from '../core/dataplane/trace/answer.js';
@@ -62,7 +63,7 @@ export async function traceCommand(o: TraceOptions, g: GlobalOptions): Promise<n
   if (node.mode() !== 'iptables') {
     // (an unreadable listing is in driftUnavailable's reason)
     const unavailable = node.driftUnavailable();
-    if (unavailable) throw new UsageError(unavailable);
+    if (unavailable) throw new UsageError(unavailableText(name!, unavailable));
   } else node.ruleset();
   const nodeIP = analysis.view.nodes
     .find((n) => n.name === name)

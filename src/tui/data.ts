@@ -2,6 +2,7 @@
 // and Service trees, the search index (built on first use). Nothing here decides a status.
 import { Analysis } from '../core/nodes/analysis.js';
 import type { NodeAnalysis } from '../core/nodes/node-analysis.js';
+import { unavailableText } from '../core/nodes/drift-unavailable.js';
 import { hasRules, recordedNodes } from '../core/facts.js';
 import type { IPFamily } from '../core/ipv6.js';
 import type { Ruleset } from '../core/dataplane/iptables/read/parse.js';
@@ -131,9 +132,7 @@ export function nodeData(node: NodeAnalysis, view: ClusterView): NodeData {
         );
       const r = node.rules();
       // a mode whose state was not read says why, as the Drift screen does (an agent not started)
-      return r
-        ? r.failure?.headline
-        : (node.driftUnavailable() ?? 'no rules recorded for this node');
+      return r ? r.failure?.headline : (unavailableOn(node) ?? 'no rules recorded for this node');
     },
     search() {
       const trees = node.trees();
@@ -184,12 +183,18 @@ function givenNodes(
   ];
 }
 
+/** Why the node's drift is not computed, as drift says it; undefined where it is. */
+function unavailableOn(node: NodeAnalysis): string | undefined {
+  const why = node.driftUnavailable();
+  return why && unavailableText(node.name, why);
+}
+
 /** The core's expected rules for the node, compared with its dump, or why they cannot be. */
 function driftOf(node: NodeAnalysis, view: ClusterView): NodeDrift | { error: string } {
   const r = node.rules();
   if (!node.dataplane())
     return {
-      error: r?.failure?.headline ?? node.driftUnavailable() ?? 'no rules recorded for this node',
+      error: r?.failure?.headline ?? unavailableOn(node) ?? 'no rules recorded for this node',
     };
   if (view.services.length === 0)
     return {

@@ -25,6 +25,7 @@ import { traceAnswer } from '../../src/core/dataplane/trace/answer.js';
 import { aKubeProxyConfig, aNode, aService, anEndpointSlice } from '../support/builders.js';
 import { skipWithout } from '../support/skip.js';
 import { ids, run } from './checks/builders.js';
+import { unavailableText } from '../../src/core/nodes/drift-unavailable.js';
 
 const NODE = 'node-a';
 const OBJECTS = [
@@ -364,8 +365,10 @@ describe('IPVS mode through the analysis', () => {
 
   it('says what was not read: without ipvsadm-save no drift, without ipset-save no ipsets compared', () => {
     const { 'ipvsadm-save': _, ...noServers } = outputs;
+    const why = new Analysis(facts(noServers)).node(NODE).driftUnavailable();
+    assert.equal(why?.kind, 'state-not-read');
     assert.match(
-      new Analysis(facts(noServers)).node(NODE).driftUnavailable() ?? '',
+      unavailableText(NODE, why!),
       /IPVS mode and its virtual servers \(ipvsadm-save -n\) were not read/,
     );
     const { 'ipset-save': __, ...noSets } = outputs;

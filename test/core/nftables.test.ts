@@ -19,6 +19,7 @@ import { buildNftServiceTrees } from '../../src/core/dataplane/nftables/trees.js
 import { portChain } from '../../src/core/dataplane/nftables/trees/port-chain.js';
 import type { ServiceTree, ServiceTrees } from '../../src/core/dataplane/trees.js';
 import { rulesDoc } from '../../src/output/rules.js';
+import { unavailableText } from '../../src/core/nodes/drift-unavailable.js';
 
 const fixture = readFileSync(
   new URL('../fixtures/nft/kube-proxy-1.37-node-a.json', import.meta.url),
@@ -416,8 +417,10 @@ describe('the nft text listing', () => {
       },
       meta: {},
     };
+    const why = new Analysis(facts).node('node-a').driftUnavailable();
+    assert.equal(why?.kind, 'nft-cut');
     assert.match(
-      new Analysis(facts).node('node-a').driftUnavailable() ?? '',
+      unavailableText('node-a', why!),
       new RegExp(
         `nft-ip-kube-proxy-text\\.txt ends at line ${at + 1} inside table ip kube-proxy, map service-ips: the listing was cut`,
       ),

@@ -75,14 +75,9 @@ export class NodeAnalysis extends NodeExpected {
     return t;
   }
 
-  /** Why drift cannot be computed here (another proxy mode, no Services), if it cannot. */
-  driftUnavailable(): string | undefined {
-    const why = this.driftUnavailableReason();
-    return why && unavailableText(this.name, why);
-  }
-
-  /** Why drift cannot be computed here, typed; undefined where it can. */
-  private driftUnavailableReason(): DriftUnavailable | undefined {
+  /** Why drift cannot be computed here (state not read, a mode not modelled, a cut), typed for
+   * its callers to say with unavailableText; undefined where it can. */
+  driftUnavailable(): DriftUnavailable | undefined {
     const mode = this.mode();
     if (mode === 'cilium' && this.family === 'IPv6') return { kind: 'cilium-ipv6' };
     if (mode === 'cilium') {
@@ -150,7 +145,7 @@ export class NodeAnalysis extends NodeExpected {
     let d = this.driftMemo.get(key);
     if (!d) {
       const unavailable = this.driftUnavailable();
-      if (unavailable) throw new DriftInputError(unavailable);
+      if (unavailable) throw new DriftInputError(unavailableText(this.name, unavailable));
       const dataplane = this.dataplane();
       if (!dataplane) {
         this.ruleset(); // throws why: the dump's parse error

@@ -9,6 +9,7 @@ import type { DumpReadFailure } from '../../../src/core/dataplane/dataplane.js';
 import type { KubeObject } from '../../../src/core/model.js';
 import { aCiliumAgent } from '../../support/builders.js';
 import { ciliumCluster, facts, healthy, run } from './builders.js';
+import { unavailableText } from '../../../src/core/nodes/drift-unavailable.js';
 
 const FRONTENDS_HEADER = 'Address  Type  ServiceName  PortName  Status  Backends';
 const FRONTEND = '10.96.0.50:80/TCP  ClusterIP  default/web  http  Done  10.244.0.2:8080/TCP';
@@ -154,6 +155,8 @@ describe('a dataplane listing that does not read', () => {
         [['node-a', c.said]],
       );
       // drift (and trace) refuse the node with the same words after what was not read
-      assert.ok(node.driftUnavailable()?.endsWith(` not read: ${c.said}`), node.driftUnavailable());
+      const why = node.driftUnavailable();
+      const said = why ? unavailableText(node.name, why) : '';
+      assert.ok(said.endsWith(` not read: ${c.said}`), said);
     });
 });

@@ -11,6 +11,14 @@ import { analyze } from '../../../src/tui/data.js';
 import { DriftInputError } from '../../../src/core/dataplane/drift.js';
 import type { KubeObject } from '../../../src/core/model.js';
 import { ciliumCluster, facts, ids, run } from '../checks/builders.js';
+import { unavailableText } from '../../../src/core/nodes/drift-unavailable.js';
+import type { NodeAnalysis } from '../../../src/core/nodes/node-analysis.js';
+
+/** Why drift refuses the node, as drift says it; '' where it does not. */
+function driftRefusal(node: NodeAnalysis): string {
+  const why = node.driftUnavailable();
+  return why ? unavailableText(node.name, why) : '';
+}
 
 const ACCELERATION = { 'bpf-lb-acceleration': 'native', 'node-port-acceleration': 'disabled' };
 // running but not ready (the builder's agents are), and no status answered
@@ -36,7 +44,7 @@ describe('an agent that does not start with its configuration, nothing of it lis
     assert.match(said, /programs no Service there/);
     assert.match(said, WHY);
     // before: "Cilium replaces kube-proxy and its agent's Service table (...) was not read"
-    assert.equal(node.driftUnavailable(), `node node-a: ${said}`);
+    assert.equal(driftRefusal(node), `node node-a: ${said}`);
     assert.throws(() => node.drift(), DriftInputError);
     assert.equal(node.dataplane(), undefined);
   });
@@ -174,8 +182,9 @@ describe("an agent's readiness: its own container's status, else its Pod's Ready
     const node = new Analysis(f).node('node-a');
     // before: "does not start with its configuration", for drift, trace and the TUI too
     assert.equal(node.agentNotStarted(), undefined);
+    assert.equal(node.driftUnavailable()?.kind, 'cilium-not-read');
     assert.match(
-      node.driftUnavailable() ?? '',
+      driftRefusal(node),
       /^node node-a: Cilium replaces kube-proxy and its agent's Service table .* was not read; cilium-config as read would stop .* at a start; whether it started is not known/,
     );
     const found = run(rulesCheck, f).filter((x) => x.node === 'node-a');
@@ -219,7 +228,7 @@ describe('an agent that does not start, its listing recorded but not read (an er
     // before: undefined (a listing file was there), so only the listing not read was said
     assert.match(node.agentNotStarted() ?? '', /does not start with its configuration/);
     assert.match(
-      node.driftUnavailable() ?? '',
+      driftRefusal(node),
       /^node node-a: Cilium's agent kube-system\/cilium-node-a does not start .*; Cilium replaces kube-proxy and its agent's Service table was not read: /,
     );
     const tui = analyze({ objects: objects(), nodes: f.nodes, meta: {} }).nodes[0]!;
