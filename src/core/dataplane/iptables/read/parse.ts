@@ -20,7 +20,8 @@ import { nftErrors } from './paste/nft-errors.js';
 
 export type { Rule } from './rule.js';
 export type { ForeignKind, WarningKind } from './paste/classify.js';
-export { printRule, parseRuleLine } from './rule.js';
+export { parseRuleLine } from './rule.js';
+export { printRule } from './print-rule.js';
 export { Chain } from './chain.js';
 export { Table } from './table.js';
 export { IptablesParseError, NoRulesError } from './errors.js';
