@@ -4,7 +4,8 @@
 import type { KubeObject } from '../../core/model.js';
 import type { ApiRead, ReadError } from '../../core/not-read.js';
 import { canonicalAddress } from '../../core/ipv6.js';
-import { NODE_READ, prune } from '../../core/redact/fields.js';
+import { NODE_READ } from '../../core/redact/fields.js';
+import { prune } from '../../core/redact/prune.js';
 import { apiPath, type Cluster, type ReadRequest } from '../cluster.js';
 import { KubeApiError } from '../kube/errors.js';
 import type { CollectProgress } from './options.js';

@@ -1,118 +1,11 @@
 // What a redacted snapshot keeps of each object: the fields kube/objects/ and the checks read, per kind,
 // as data; everything else is dropped. A new read of a raw field is added here too
 // (test/core/redact-allowlist.test.ts compares the model and the diagnosis before and after).
-import { dump, load } from 'js-yaml';
 import type { KubeObject } from '../model.js';
 import { familyOf } from '../ipv6.js';
 import { parseVersion } from '../version.js';
-
-/** A string, number or boolean as it is; an object or array in its place is dropped. */
-const S = 'scalar' as const;
-
-/** Each element of an array, kept by one rule, in order. */
-class Each {
-  constructor(readonly of: Keep) {}
-}
-
-/** A map of strings (labels, a selector): every key, or only the keys named. */
-class Strings {
-  constructor(readonly keys?: readonly string[]) {}
-}
-
-/** Keeps a value through `keep` (the same pruning, under this path) after looking at it. */
-type Prune = (v: unknown, keep: Keep) => unknown;
-
-/** A value the checks read only in part: `apply` returns what is kept, or undefined for none. */
-class Rewrite {
-  constructor(
-    readonly what: string,
-    readonly apply: (v: unknown, keep: Prune) => unknown,
-  ) {}
-}
-
-/** An object: only the fields named, each kept by its own rule. */
-export interface Fields {
-  readonly [field: string]: Keep;
-}
-
-export type Keep = typeof S | Each | Strings | Rewrite | Fields;
-
-const each = (of: Keep) => new Each(of);
-const strings = (...keys: string[]) => new Strings(keys.length > 0 ? keys : undefined);
-
-type J = Record<string, unknown>;
-export const isObj = (v: unknown): v is J =>
-  v !== null && typeof v === 'object' && !Array.isArray(v);
-const isScalar = (v: unknown) =>
-  typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
-const join = (path: string, field: string) => (path ? `${path}.${field}` : field);
-
-/**
- * What `keep` keeps of `v` (undefined: nothing); `dropped` hears the path of each field taken
- * out. Paths name schema fields only: map keys (labels, data) never reach it, so no value does.
- */
-export function prune(
-  v: unknown,
-  keep: Keep,
-  path = '',
-  dropped: (path: string) => void = () => undefined,
-): unknown {
-  if (v === undefined || v === null) return undefined;
-  const out = pruneValue(v, keep, path, dropped);
-  if (out === undefined) dropped(path);
-  return out;
-}
-
-function pruneValue(
-  v: unknown,
-  keep: Keep,
-  path: string,
-  dropped: (path: string) => void,
-): unknown {
-  if (keep === S) return isScalar(v) ? v : undefined;
-  if (keep instanceof Each)
-    return Array.isArray(v)
-      ? v.map((x) => prune(x, keep.of, `${path}[]`, dropped)).filter((x) => x !== undefined)
-      : undefined;
-  if (keep instanceof Strings) {
-    if (!isObj(v)) return undefined;
-    const kept = Object.entries(v).filter(
-      ([k, x]) => typeof x === 'string' && (!keep.keys || keep.keys.includes(k)),
-    );
-    if (kept.length < Object.keys(v).length) dropped(`${path} (keys not read)`);
-    return Object.fromEntries(kept);
-  }
-  // what the rewrite keeps through `keep` is pruned here; a drop is heard once, by the caller
-  if (keep instanceof Rewrite)
-    return keep.apply(v, (x, k) => (x == null ? undefined : pruneValue(x, k, path, dropped)));
-  if (!isObj(v)) return undefined;
-  // an object stays an object, even emptied: its place in an array is read ([0], "is there one")
-  const out: J = {};
-  for (const [k, x] of Object.entries(v)) {
-    if (!Object.hasOwn(keep, k)) {
-      dropped(join(path, k));
-      continue;
-    }
-    const kept = prune(x, keep[k]!, join(path, k), dropped);
-    if (kept !== undefined) out[k] = kept;
-  }
-  return out;
-}
-
-/** The paths a rule keeps, as meta.json lists them: "spec.ports[].port", "metadata.labels.*". */
-export function keptPaths(keep: Keep, path = ''): string[] {
-  if (keep === S) return [path];
-  if (keep instanceof Each) return keptPaths(keep.of, `${path}[]`);
-  if (keep instanceof Strings)
-    return keep.keys ? keep.keys.map((k) => `${path}["${k}"]`) : [`${path}.*`];
-  if (keep instanceof Rewrite) return [`${path} (${keep.what})`];
-  const fields = Object.entries(keep);
-  // an object kept empty: whether it is there is what is read (a container state "running")
-  if (fields.length === 0) return [path];
-  return fields.flatMap(([k, x]) => keptPaths(x, join(path, k)));
-}
-
-// --- the allowlist ----------------------------------------------------------------------------
+import { FLAGS, PROXY_CONFIG_DATA } from './kube-proxy-fields.js';
+import { each, isObj, Rewrite, S, strings, type Fields } from './prune.js';
 
 /** What stands in for a value whose presence is read but whose text is not. */
 const REDACTED = '(redacted)';
@@ -270,45 +163,6 @@ const POD_SPEC = {
 
 const POD: Fields = { ...TYPE, metadata: POD_METADATA, spec: POD_SPEC, status: POD_STATUS };
 
-/** The kube-proxy flags with a value kube/objects/kube-proxy-config.ts's proxyFlags reads: the
- * rest of its command line is dropped. */
-const VALUE_FLAGS = [
-  'proxy-mode',
-  'cluster-cidr',
-  'detect-local-mode',
-  'ipvs-scheduler',
-  'iptables-masquerade-bit',
-];
-
-/** Read as on or off: the word after it is not its value, and "=false" reads as its absence. */
-const MASQUERADE_ALL = '--masquerade-all';
-
-/** The words of a command line that set a flag kdebug reads ("--proxy-mode=ipvs", or the flag and
- * its value as two words). */
-function proxyFlagWords(v: unknown): string[] | undefined {
-  if (!Array.isArray(v)) return undefined;
-  const out: string[] = [];
-  for (let i = 0; i < v.length; i++) {
-    const w: unknown = v[i];
-    if (typeof w !== 'string') continue;
-    if (w === MASQUERADE_ALL || w === `${MASQUERADE_ALL}=true`) out.push(MASQUERADE_ALL);
-    const flag = VALUE_FLAGS.find((f) => w === `--${f}` || w.startsWith(`--${f}=`));
-    if (!flag) continue;
-    out.push(w);
-    const next: unknown = v[i + 1];
-    if (w === `--${flag}` && typeof next === 'string' && !next.startsWith('-')) {
-      out.push(next);
-      i++;
-    }
-  }
-  return out;
-}
-
-const FLAGS = new Rewrite(
-  `only the flags kdebug reads: ${[...VALUE_FLAGS.map((f) => `--${f}`), MASQUERADE_ALL].join(', ')}`,
-  proxyFlagWords,
-);
-
 /** kube-proxy's Pod also keeps its image (the version), flags and the ConfigMaps it mounts. */
 const KUBE_PROXY_POD: Fields = {
   ...POD,
@@ -318,54 +172,6 @@ const KUBE_PROXY_POD: Fields = {
     volumes: each({ configMap: { name: S } }),
   },
 };
-
-/** The fields of a KubeProxyConfiguration that kube/objects/kube-proxy-config.ts's configFrom
- * reads. */
-const PROXY_CONFIG: Fields = {
-  apiVersion: S,
-  kind: S,
-  mode: S,
-  clusterCIDR: S,
-  detectLocalMode: S,
-  detectLocal: { bridgeInterface: S, interfaceNamePrefix: S },
-  iptables: { masqueradeAll: S, masqueradeBit: S, localhostNodePorts: S },
-  nftables: { masqueradeAll: S, masqueradeBit: S },
-  ipvs: { scheduler: S },
-  nodePortAddresses: each(S),
-};
-
-/** Stands in for a configuration that is not YAML: still not YAML, so the replay says so too. */
-const NOT_YAML = '{ kdebug redacted this value: it was not valid YAML';
-
-/** The configuration file cut to the fields read, as YAML. */
-function proxyConfigText(text: string): string {
-  let doc: unknown;
-  try {
-    doc = load(text);
-  } catch {
-    return NOT_YAML;
-  }
-  const kept = prune(doc, PROXY_CONFIG);
-  return kept === undefined ? '' : dump(kept);
-}
-
-/** The key kube/objects/kube-proxy-config.ts reads kube-proxy's configuration from; never a
- * kubeconfig (it holds the server, and may hold a token). */
-function proxyConfigKey(data: J): string | undefined {
-  if (typeof data['config.conf'] === 'string') return 'config.conf';
-  return Object.keys(data).find(
-    (k) => /conf/.test(k) && !/kubeconfig/i.test(k) && typeof data[k] === 'string',
-  );
-}
-
-const PROXY_CONFIG_DATA = new Rewrite(
-  `the configuration key (config.conf, else the first key named *conf* that is not a kubeconfig), cut to ${keptPaths(PROXY_CONFIG).join(', ')}`,
-  (v) => {
-    if (!isObj(v)) return undefined;
-    const key = proxyConfigKey(v);
-    return key ? { [key]: proxyConfigText(v[key] as string) } : {};
-  },
-);
 
 /** The line of the Corefile dns.ts reads the cluster domain from (the same expression). */
 const KUBERNETES_PLUGIN = /^\s*kubernetes\s+([^{\n]+)/m;

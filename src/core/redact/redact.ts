@@ -5,7 +5,8 @@
 import { hash, randomBytes } from 'node:crypto';
 import { flattenObjects, isKubeProxyPod, kubeProxyMounts, toPod } from '../kube/objects.js';
 import type { Facts, KubeObject, SnapshotMeta } from '../model.js';
-import { isObj, keptPaths, prune, ruleFor, RULES, type RuleContext } from './fields.js';
+import { ruleFor, RULES, type RuleContext } from './fields.js';
+import { isObj, keptPaths, prune } from './prune.js';
 
 /** Something taken out, how many times, and for fields the paths (schema names, not values). */
 export interface Removed {
