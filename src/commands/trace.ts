@@ -20,7 +20,7 @@ import {
   type GlobalOptions,
 } from './common/io.js';
 import { nodeAccessOptions, withExamples, type Define } from './common/flags.js';
-import { isPort } from '../cluster/nodes/commands.js';
+import { isPort } from '../cluster/nodes/valid-command.js';
 import { readStop } from '../core/dataplane/iptables/trace-cut.js';
 import { Option } from 'commander';
 

@@ -7,16 +7,18 @@ import { createServer, type AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import { commandStem, type NodeCommand } from '../../src/cluster/cluster.js';
 import {
-  InvalidNodeCommandError,
   nodeArgv,
   PROBE_SCRIPTS,
   shellCommand,
   shellQuote,
   typedCommand,
   UnsupportedCommandError,
-  validNodeCommand,
   type CommandPlace,
 } from '../../src/cluster/nodes/commands.js';
+import {
+  InvalidNodeCommandError,
+  validNodeCommand,
+} from '../../src/cluster/nodes/valid-command.js';
 import type { SshSession } from '../../src/cluster/nodes/ssh.js';
 import { parseProbe } from '../../src/core/nodes/outputs.js';
 import { hasCommand } from '../support/skip.js';

@@ -4,7 +4,8 @@
 import type { Node } from '../../core/kube/objects.js';
 import { DEFAULT_MAX_OUTPUT_BYTES, OutputBuffer, outputOverLimit } from '../../core/not-read.js';
 import { failedResult, type NodeCommand, type NodeResult } from '../cluster.js';
-import { isDnsName, isPlainIp, nodeArgv, shellCommand } from './commands.js';
+import { nodeArgv, shellCommand } from './commands.js';
+import { isDnsName, isPlainIp } from './valid-command.js';
 import { connectRoute, type SshConnection } from '../ssh/connect.js';
 import {
   DEFAULT_COMMAND_TIMEOUT_MS,

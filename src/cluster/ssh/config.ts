@@ -3,7 +3,7 @@
 // never runs a command from it: `Match exec` never matches and ProxyCommand is refused.
 import { readdir, readFile } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join } from 'node:path';
-import { isDnsName, isPlainIp, isPort } from '../nodes/commands.js';
+import { isDnsName, isPlainIp, isPort } from '../nodes/valid-command.js';
 
 /** One `Keyword value...` line, with where it came from. */
 export interface ConfigLine {

@@ -4,7 +4,7 @@
 import { homedir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { outputLimitBytes } from '../../core/not-read.js';
-import { isDnsName, isPlainIp } from '../nodes/commands.js';
+import { isDnsName, isPlainIp } from '../nodes/valid-command.js';
 import {
   computeSshConfig,
   loadSshConfig,
