@@ -2,7 +2,7 @@
 // what they wait for), else a message, else the keys that matter here.
 import { Box } from 'ink';
 import { completeCommand } from '../keymap.js';
-import type { Activity } from '../App.js';
+import type { Activity } from '../use-facts.js';
 import { LISTS, type State } from '../state.js';
 import { S, T } from './text.js';
 
