@@ -15,7 +15,7 @@ const NAMED = { name: S, namespace: S };
 
 const SERVICE: Fields = {
   ...TYPE,
-  // dns.ts finds the kube-dns Service by this label
+  // checks/dns/records.ts finds the kube-dns Service by this label
   metadata: { ...NAMED, labels: strings('k8s-app') },
   spec: {
     type: S,
@@ -173,7 +173,8 @@ const KUBE_PROXY_POD: Fields = {
   },
 };
 
-/** The line of the Corefile dns.ts reads the cluster domain from (the same expression). */
+/** The line of the Corefile checks/dns/records.ts reads the cluster domain from (the same
+ * expression). */
 const KUBERNETES_PLUGIN = /^\s*kubernetes\s+([^{\n]+)/m;
 
 const COREFILE_DATA = new Rewrite('Corefile, cut to its kubernetes plugin line', (v) => {

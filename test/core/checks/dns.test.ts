@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { evidenceText } from '../../../src/core/evidence.js';
 import { resolveNext, shellLine, type NextCommand } from '../../../src/core/next-command.js';
 import { describe, it } from 'node:test';
-import { dnsCheck } from '../../../src/core/checks/dns.js';
+import { dnsCheck } from '../../../src/core/checks/dns/dns.js';
 import { diagnose } from '../../../src/core/diagnose.js';
 import type { KubeObject } from '../../../src/core/model.js';
 import {

@@ -1,0 +1,103 @@
+// What cluster DNS should answer for the Service: the cluster domain, the kube-dns Service, the
+// records CoreDNS serves for the Service's names, and the lookups a live run makes on each node.
+import type { Service } from '../../kube/objects.js';
+import type { CheckContext } from '../context.js';
+import type { NodeProbe } from '../reachability/probes.js';
+
+/** The cluster domain: the first zone of the Corefile's kubernetes plugin, else cluster.local. */
+export function clusterDomain(ctx: CheckContext): string {
+  const corefile = ctx.view.configMaps.find(
+    (c) => c.namespace === 'kube-system' && c.name === 'coredns',
+  )?.data['Corefile'];
+  const zones =
+    /^\s*kubernetes\s+([^{\n]+)/m
+      .exec(corefile ?? '')?.[1]
+      ?.trim()
+      .split(/\s+/) ?? [];
+  return zones.find((z) => !z.endsWith('.arpa'))?.replace(/\.$/, '') ?? 'cluster.local';
+}
+
+export function kubeDnsService(ctx: CheckContext): Service | undefined {
+  return (
+    ctx.view.services.find((s) => s.namespace === 'kube-system' && s.name === 'kube-dns') ??
+    ctx.view.services.find(
+      (s) => s.namespace === 'kube-system' && s.raw.metadata?.labels?.['k8s-app'] === 'kube-dns',
+    )
+  );
+}
+
+export interface Expected {
+  name: string;
+  type: 'A' | 'AAAA' | 'CNAME' | 'SRV';
+  /** The answers CoreDNS should give; empty for NXDOMAIN. */
+  answers: string[];
+}
+
+/** The records the Service should have, FQDN first. */
+export function expectedRecords(ctx: CheckContext, svc: Service, domain: string): Expected[] {
+  const fqdn = `${svc.name}.${svc.namespace}.svc.${domain}`;
+  if (svc.type === 'ExternalName')
+    return [{ name: fqdn, type: 'CNAME', answers: [`${svc.externalName}.`] }];
+  const eps = ctx.endpointAddresses().filter((e) => e.ready || svc.publishNotReadyAddresses);
+  // one address record per family the Service has: A for IPv4, AAAA for IPv6
+  const addresses = svc.headless ? eps.map((e) => e.ip).sort() : svc.clusterIPs;
+  const v4 = addresses.filter((ip) => !ip.includes(':'));
+  const v6 = addresses.filter((ip) => ip.includes(':'));
+  const out: Expected[] = [
+    ...(v4.length > 0 || v6.length === 0 ? [{ name: fqdn, type: 'A' as const, answers: v4 }] : []),
+    ...(v6.length > 0 ? [{ name: fqdn, type: 'AAAA' as const, answers: v6 }] : []),
+  ];
+  if (svc.headless) {
+    const slicesHost = ctx
+      .slices()
+      .flatMap((s) =>
+        s.endpoints.filter(
+          (e) => e.hostname && (e.conditions.ready || svc.publishNotReadyAddresses),
+        ),
+      );
+    for (const e of slicesHost)
+      out.push({
+        name: `${e.hostname}.${fqdn}`,
+        type: e.addresses[0]!.includes(':') ? 'AAAA' : 'A',
+        answers: [e.addresses[0]!],
+      });
+  }
+  for (const p of svc.ports.filter((x) => x.name)) {
+    // headless: one SRV per endpoint, to its hostname or dashed IP, with CoreDNS's even weights
+    const targets = svc.headless
+      ? ctx
+          .endpoints(p)
+          .filter((e) => e.ready || svc.publishNotReadyAddresses)
+          .map((e) => ({
+            port: e.port,
+            host: `${e.hostname ?? e.ip.replace(/\./g, '-')}.${fqdn}.`,
+          }))
+      : [{ port: p.port, host: `${fqdn}.` }];
+    const weight = Math.floor(100 / Math.max(1, targets.length));
+    out.push({
+      name: `_${p.name}._${p.protocol.toLowerCase()}.${fqdn}`,
+      type: 'SRV',
+      answers: targets.map((t) => `0 ${weight} ${t.port} ${t.host}`),
+    });
+  }
+  return out;
+}
+/** The lookups a live run makes on each node (diagnose's probePlan): the Service's own name
+ * against kube-dns, one record per family it has (a headless Service's from its endpoints), a
+ * CNAME for ExternalName. What a node did not record of these, it did not observe. */
+export function plannedLookups(ctx: CheckContext): (NodeProbe & { kind: 'dns-lookup' })[] {
+  const svc = ctx.service;
+  const dns = kubeDnsService(ctx);
+  if (!svc || !dns?.clusterIP || dns.clusterIP === 'None') return [];
+  const name = `${svc.name}.${svc.namespace}.svc.${clusterDomain(ctx)}`;
+  const addresses = svc.headless
+    ? svc.ports.flatMap((p) => ctx.endpoints(p).map((e) => e.ip))
+    : svc.clusterIPs;
+  const v6 = addresses.some((ip) => ip.includes(':'));
+  const v4 = addresses.some((ip) => !ip.includes(':'));
+  const types: ('A' | 'AAAA' | 'CNAME')[] =
+    svc.type === 'ExternalName'
+      ? ['CNAME']
+      : [...(v4 || !v6 ? ['A' as const] : []), ...(v6 ? ['AAAA' as const] : [])];
+  return types.map((type) => ({ kind: 'dns-lookup', name, server: dns.clusterIP!, type }));
+}
