@@ -1,6 +1,7 @@
 // The dump parser's state, which its layers share (state, cuts, families, sections, rule lines,
-// parser: each a class over the one before): where the line pass is, the tables read so far, what
-// the paste held besides them; and what every layer does with a line (warn, skip, fail).
+// lines, summary, parser: each a class over the one before): where the line pass is, the tables
+// read so far, what the paste held besides them; and what every layer does with a line (warn,
+// skip, fail).
 import { RuleLexer, text } from '../lexer.js';
 import { SKIPPED_AS, type ForeignKind, type WarningKind } from '../paste/classify.js';
 import { IptablesParseError } from '../errors.js';
