@@ -14,7 +14,7 @@ import {
   type Match,
   type Rule,
   type Target,
-} from '../../src/core/dataplane/iptables/read/rule.js';
+} from '../../src/core/dataplane/iptables/read/rule/rule.js';
 import { PORT_MODULES } from '../../src/core/dataplane/iptables/read/token-walk.js';
 import { hostCidr } from '../../src/core/ipv6.js';
 

@@ -8,7 +8,7 @@ import {
   type PacketState,
   type TraceProtocol,
 } from '../trace/packet.js';
-import type { Match, Ports, Rule } from './read/rule.js';
+import type { Match, Ports, Rule } from './read/rule/rule.js';
 import { unreadText } from './read/paste/list-view/unread.js';
 
 export interface MatchContext {

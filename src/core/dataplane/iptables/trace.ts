@@ -7,8 +7,8 @@
 import { ipv4 } from '../../ipv4.js';
 import { familyOf, ipv6 } from '../../ipv6.js';
 import type { Chain, Ruleset, Table } from './read/parse.js';
-import type { Rule } from './read/rule.js';
-import { printRule } from './read/print-rule.js';
+import type { Rule } from './read/rule/rule.js';
+import { printRule } from './read/rule/print.js';
 import { addressPort, packetAddress, type Address, type PacketState } from '../trace/packet.js';
 import { NodeRoutes } from '../trace/route.js';
 import { outcomeOf, startWalk, type Walk } from '../trace/walk.js';

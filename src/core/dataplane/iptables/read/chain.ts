@@ -1,5 +1,5 @@
 // A chain of a parsed table, a view of its per-chain records; and each table's built-in chains.
-import type { Rule } from './rule.js';
+import type { Rule } from './rule/rule.js';
 import type { ChainKind } from './chain-names.js';
 import type { Table } from './table.js';
 

@@ -18,10 +18,10 @@ import type { ParseOptions, Ruleset } from './ruleset.js';
 import { NoRulesError } from './errors.js';
 import { nftErrors } from './paste/nft-errors.js';
 
-export type { Rule } from './rule.js';
+export type { Rule } from './rule/rule.js';
 export type { ForeignKind, WarningKind } from './paste/classify.js';
-export { parseRuleLine } from './rule.js';
-export { printRule } from './print-rule.js';
+export { parseRuleLine } from './rule/rule.js';
+export { printRule } from './rule/print.js';
 export { Chain } from './chain.js';
 export { Table } from './table.js';
 export { IptablesParseError, NoRulesError } from './errors.js';

@@ -2,7 +2,7 @@
 // offsets into the dump, Chain views and typed rules built on demand, and the hot fields read one
 // at a time for bulk readers.
 import { RuleLexer, text, unescaped } from './lexer.js';
-import { buildRule, type Rule } from './rule.js';
+import { buildRule, type Rule } from './rule/rule.js';
 import { H, RuleFlag } from './token-walk.js';
 import { bytesCidrContains } from '../../../ipv4.js';
 import type { IPFamily } from '../../../ipv6.js';

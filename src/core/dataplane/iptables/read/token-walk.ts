@@ -3,7 +3,7 @@
 // written, so the table's fields and the typed rule cannot read a rule two ways.
 import { hostCidr } from '../../../ipv6.js';
 import { Flag, LineSyntaxError, Role, type RuleLexer, SLOT, text, unescaped } from './lexer.js';
-import type { MatchBase, Option, Rule } from './rule.js';
+import type { MatchBase, Option, Rule } from './rule/rule.js';
 
 /** The hot fields, in the order they are packed. */
 export const H = {

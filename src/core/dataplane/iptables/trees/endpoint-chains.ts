@@ -1,7 +1,7 @@
 // kube-proxy's KUBE-SEP chains, one per endpoint: each read once for its DNAT address, its hairpin
 // masquerade rule and quirks, and made into the trees' endpoints.
 import type { Table } from '../read/parse.js';
-import { DNAT_QUIRK } from '../read/rule-target.js';
+import { DNAT_QUIRK } from '../read/rule/target.js';
 import { unreadText } from '../read/paste/list-view/unread.js';
 import type { TreeEndpoint } from '../../trees.js';
 import { ENDPOINT_COMMENT, stripHost } from './comments.js';

@@ -1,6 +1,6 @@
 // Text an `iptables -L` row printed and kdebug does not read, kept on its rule as a match of its
 // own (`-m unread --as "…"`): no packet is known to meet it, so no rule reads as matching more.
-import type { Match } from '../../rule.js';
+import type { Match } from '../../rule/rule.js';
 
 /** What kdebug keeps of text -L printed and it does not read: a match no packet is known to meet. */
 export const unreadMatch = (shown: string) => `-m ${UNREAD} --as ${quoted(shown)}`;

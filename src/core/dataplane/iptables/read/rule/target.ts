@@ -1,7 +1,7 @@
 // A rule's target (-j / -g) typed from its options: DNAT, SNAT, MASQUERADE, MARK, REJECT, LOG, a
 // verdict, an extension, else a jump to a user chain.
 import type { NatTo, Option, Target } from './rule.js';
-import { opt, parseMark } from './rule-matches.js';
+import { opt, parseMark } from './matches.js';
 
 export const DNAT_QUIRK =
   'this iptables binary (1.4.x) cannot print the DNAT target it reads back (":0 --persistent ..."): the endpoint address is not in the dump; read the rules with iptables 1.6 or newer';

@@ -1,7 +1,7 @@
 // A rule's -m modules typed from their options as written: ports, multiport, statistic, mark,
 // addrtype, conntrack, recent, set, physdev; any other module kept as it is.
 import type { Match, MatchBase, Option, Ports, Types } from './rule.js';
-import { PORT_MODULES } from './token-walk.js';
+import { PORT_MODULES } from '../token-walk.js';
 
 /** The option of this name, of a module or a target. */
 export const opt = (m: MatchBase | Option[], name: string) =>

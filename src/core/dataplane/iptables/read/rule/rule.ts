@@ -1,10 +1,10 @@
-// The typed form of one rule: top-level matches, -m modules with their options (rule-matches.ts),
-// and the target (rule-target.ts). Options a module does not model stay verbatim in `options`,
-// so printing (print-rule.ts) loses nothing.
-import { RuleLexer } from './lexer.js';
-import { HOT_FIELDS, walkRule, type RuleParts } from './token-walk.js';
-import { typeMatch } from './rule-matches.js';
-import { typeTarget } from './rule-target.js';
+// The typed form of one rule: top-level matches, -m modules with their options (matches.ts),
+// and the target (target.ts). Options a module does not model stay verbatim in `options`,
+// so printing (print.ts) loses nothing.
+import { RuleLexer } from '../lexer.js';
+import { HOT_FIELDS, walkRule, type RuleParts } from '../token-walk.js';
+import { typeMatch } from './matches.js';
+import { typeTarget } from './target.js';
 
 /** One `--name value...` of a module or target, as written. */
 export interface Option {
