@@ -6,7 +6,7 @@ import { finding, isPending, pending, serviceKind, type Check } from './checks/c
 import { CheckContext, type DiagnoseOptions, type DiagnosedService } from './checks/context.js';
 import { dnsCheck } from './checks/dns/dns.js';
 import { plannedLookups } from './checks/dns/records.js';
-import { endpointsCheck } from './checks/endpoints.js';
+import { endpointsCheck } from './checks/endpoints/endpoints.js';
 import { kubeProxyCheck } from './checks/kube-proxy.js';
 import { clusterMode } from './checks/kube-proxy/modes.js';
 import { hairpinCheck } from './checks/hairpin.js';

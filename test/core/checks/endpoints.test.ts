@@ -3,7 +3,7 @@ import { evidenceText } from '../../../src/core/evidence.js';
 import { resolveNext, shellLine, type NextCommand } from '../../../src/core/next-command.js';
 import { describe, it } from 'node:test';
 import { readSnapshot } from '../../../src/cluster/snapshot/read.js';
-import { endpointsCheck } from '../../../src/core/checks/endpoints.js';
+import { endpointsCheck } from '../../../src/core/checks/endpoints/endpoints.js';
 import { diagnose } from '../../../src/core/diagnose.js';
 import type { KubeObject } from '../../../src/core/model.js';
 import { CheckContext } from '../../../src/core/checks/context.js';

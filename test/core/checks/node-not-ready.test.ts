@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { evidenceText } from '../../../src/core/evidence.js';
 import { resolveNext, shellLine, type NextCommand } from '../../../src/core/next-command.js';
-import { endpointsCheck } from '../../../src/core/checks/endpoints.js';
+import { endpointsCheck } from '../../../src/core/checks/endpoints/endpoints.js';
 import { kubeProxyCheck } from '../../../src/core/checks/kube-proxy.js';
 import type { KubeObject } from '../../../src/core/model.js';
 import {

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { reachabilityCheck } from '../../../src/core/checks/reachability/reachability.js';
-import { endpointsCheck } from '../../../src/core/checks/endpoints.js';
+import { endpointsCheck } from '../../../src/core/checks/endpoints/endpoints.js';
 import { rulesCheck } from '../../../src/core/checks/rules/rules.js';
 import { evidenceText } from '../../../src/core/evidence.js';
 import { resolveNext } from '../../../src/core/next-command.js';

@@ -1,18 +1,18 @@
 // Step 4's legacy Endpoints against the EndpointSlices: which of the two kube-proxy routes by
 // on each node (its release says: endpoint-source.ts) is the one in effect there.
-import { read } from '../evidence.js';
-import type { Service } from '../kube/objects.js';
-import type { Finding } from '../model.js';
-import { kubectl, valid, w } from '../next-command.js';
-import { findingOf } from './check.js';
-import type { CheckContext, PortEndpoint } from './context.js';
-import { familyOf } from '../ipv6.js';
+import { read } from '../../evidence.js';
+import type { Service } from '../../kube/objects.js';
+import type { Finding } from '../../model.js';
+import { kubectl, valid, w } from '../../next-command.js';
+import { findingOf } from '../check.js';
+import type { CheckContext, PortEndpoint } from '../context.js';
+import { familyOf } from '../../ipv6.js';
 import {
   endpointsOf,
   endpointSourceText,
   SLICE_PROXYING,
   type EndpointSource,
-} from '../dataplane/kube-proxy/endpoint-source.js';
+} from '../../dataplane/kube-proxy/endpoint-source.js';
 
 const finding = findingOf('endpoints');
 

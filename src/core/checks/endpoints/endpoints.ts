@@ -1,9 +1,9 @@
 // Step 4: the EndpointSlices: each endpoint's ready / serving / terminating state and the Pod and
 // node behind it; why a Pod is not ready; the legacy Endpoints agreeing with the slices.
-import { read, unseen } from '../evidence.js';
-import type { Pod, Service } from '../kube/objects.js';
-import type { Finding } from '../model.js';
-import { kubectl, valid } from '../next-command.js';
+import { read, unseen } from '../../evidence.js';
+import type { Pod, Service } from '../../kube/objects.js';
+import type { Finding } from '../../model.js';
+import { kubectl, valid } from '../../next-command.js';
 import {
   addressHolder,
   type Check,
@@ -16,11 +16,11 @@ import {
   podsOf,
   podsWithAddress,
   serviceRef,
-} from './check.js';
-import type { CheckContext, PortEndpoint } from './context.js';
-import { podReady, whyNotReady } from './pod-health.js';
-import { endpointLine, notReady } from './endpoints/not-ready.js';
-import { familyOf, hostPort } from '../ipv6.js';
+} from '../check.js';
+import type { CheckContext, PortEndpoint } from '../context.js';
+import { podReady, whyNotReady } from '../pod-health.js';
+import { endpointLine, notReady } from './not-ready.js';
+import { familyOf, hostPort } from '../../ipv6.js';
 import { legacyAgreement, legacyReady, routedByEndpoints } from './endpoints-legacy.js';
 
 const finding = findingOf('endpoints');
