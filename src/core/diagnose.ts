@@ -7,7 +7,7 @@ import { CheckContext, type DiagnoseOptions, type DiagnosedService } from './che
 import { dnsCheck } from './checks/dns/dns.js';
 import { plannedLookups } from './checks/dns/records.js';
 import { endpointsCheck } from './checks/endpoints/endpoints.js';
-import { kubeProxyCheck } from './checks/kube-proxy.js';
+import { kubeProxyCheck } from './checks/kube-proxy/kube-proxy.js';
 import { clusterMode } from './checks/kube-proxy/modes.js';
 import { hairpinCheck } from './checks/hairpin.js';
 import { portsCheck } from './checks/ports.js';

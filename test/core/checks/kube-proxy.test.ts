@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { resolveNext, shellLine, type NextCommand } from '../../../src/core/next-command.js';
 import { describe, it } from 'node:test';
-import { kubeProxyCheck } from '../../../src/core/checks/kube-proxy.js';
+import { kubeProxyCheck } from '../../../src/core/checks/kube-proxy/kube-proxy.js';
 import { kubeProxySelector } from '../../../src/core/checks/kube-proxy/pods.js';
 import { parseProxyMetrics } from '../../../src/core/checks/kube-proxy/sync.js';
 import { CheckContext } from '../../../src/core/checks/context.js';

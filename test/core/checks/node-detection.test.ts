@@ -5,7 +5,7 @@ import { evidenceText } from '../../../src/core/evidence.js';
 import { NODE_DEBUG_IMAGE, resolveNext, shellLine } from '../../../src/core/next-command.js';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { kubeProxyCheck } from '../../../src/core/checks/kube-proxy.js';
+import { kubeProxyCheck } from '../../../src/core/checks/kube-proxy/kube-proxy.js';
 import { proxyModes } from '../../../src/core/checks/kube-proxy/modes.js';
 import { CheckContext } from '../../../src/core/checks/context.js';
 import { rulesCheck } from '../../../src/core/checks/rules/rules.js';

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { evidenceText } from '../../../src/core/evidence.js';
 import { resolveNext, shellLine, type NextCommand } from '../../../src/core/next-command.js';
 import { endpointsCheck } from '../../../src/core/checks/endpoints/endpoints.js';
-import { kubeProxyCheck } from '../../../src/core/checks/kube-proxy.js';
+import { kubeProxyCheck } from '../../../src/core/checks/kube-proxy/kube-proxy.js';
 import type { KubeObject } from '../../../src/core/model.js';
 import {
   aNode,

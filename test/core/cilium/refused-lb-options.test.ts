@@ -13,7 +13,7 @@ import {
   knownMapFlags,
 } from '../../../src/core/dataplane/cilium/agent/comparable.js';
 import { nodePortConflict } from '../../../src/core/dataplane/cilium/agent/node-port-range.js';
-import { kubeProxyCheck } from '../../../src/core/checks/kube-proxy.js';
+import { kubeProxyCheck } from '../../../src/core/checks/kube-proxy/kube-proxy.js';
 import { expectedCiliumText } from '../../../src/core/dataplane/cilium/expected/render.js';
 import { ciliumCluster, facts, run } from '../checks/builders.js';
 

@@ -9,7 +9,7 @@ import type { NodeAnalysis } from '../../nodes/node-analysis.js';
 import { consequence, familyLabel, findingOf } from '../check.js';
 import { kdebug, valid } from '../../next-command.js';
 import type { CheckContext } from '../context.js';
-import { withSyncShown } from '../kube-proxy.js';
+import { withSyncShown } from '../kube-proxy/kube-proxy.js';
 import { linesNotRead } from './table.js';
 import type { OnNode } from './nodes.js';
 import { byName } from './read-for-service.js';

@@ -10,7 +10,7 @@ import { count, findingOf, otherWay, saveNodeOutput } from '../check.js';
 import { kdebug, valid } from '../../next-command.js';
 import { modeTraits } from '../../dataplane/dataplane.js';
 import type { CheckContext } from '../context.js';
-import { proxyModes } from '../kube-proxy.js';
+import { proxyModes } from '../kube-proxy/kube-proxy.js';
 import { tableNode } from './table.js';
 import { byCondition, type OnNode } from './nodes.js';
 import { thousands } from '../../model.js';

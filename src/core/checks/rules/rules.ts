@@ -18,7 +18,7 @@ import {
 } from '../check.js';
 import { modeTraits } from '../../dataplane/dataplane.js';
 import type { CheckContext } from '../context.js';
-import { ciliumNodes, kubeProxyLogs, proxyModes, replacement } from '../kube-proxy.js';
+import { ciliumNodes, kubeProxyLogs, proxyModes, replacement } from '../kube-proxy/kube-proxy.js';
 import { tableNode, unreadable } from './table.js';
 import { byCondition, type OnNode } from './nodes.js';
 import { byName, readWhole } from './read-for-service.js';

@@ -5,7 +5,7 @@
 // send to (the same endpoint choice as iptables mode: ready, else serving and terminating; local
 // ones for the local policies), and every other part kube-proxy should write, as `kdebug drift`
 // compares it.
-import { withSyncShown } from '../kube-proxy.js';
+import { withSyncShown } from '../kube-proxy/kube-proxy.js';
 import type { Service } from '../../kube/objects.js';
 import { seen, stateSeen, unseen } from '../../evidence.js';
 import type { Evidence, Finding } from '../../model.js';

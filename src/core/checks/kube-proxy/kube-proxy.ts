@@ -2,13 +2,13 @@
 // else the ConfigMap), a kube-proxy Pod running on every node, how fresh its last sync is (its
 // /metrics), or a replacement such as Cilium, said plainly.
 // Each part is in kube-proxy/; here the check runs them in order.
-import { rolloutText } from '../kube/daemon-set.js';
-import { read, unseen } from '../evidence.js';
-import { namedFew } from '../nodes/access.js';
-import { kubectl } from '../next-command.js';
-import { type Check, count, findingOf, noRulesFor, pending } from './check.js';
-import { backends } from './kube-proxy/backends.js';
-import { modes } from './kube-proxy/modes.js';
+import { rolloutText } from '../../kube/daemon-set.js';
+import { read, unseen } from '../../evidence.js';
+import { namedFew } from '../../nodes/access.js';
+import { kubectl } from '../../next-command.js';
+import { type Check, count, findingOf, noRulesFor, pending } from '../check.js';
+import { backends } from './backends.js';
+import { modes } from './modes.js';
 import {
   embedded,
   kubeProxyPods,
@@ -17,16 +17,16 @@ import {
   running,
   stale,
   staleOn,
-} from './kube-proxy/pods.js';
-import { replacement } from './kube-proxy/replacement.js';
-import { freshness } from './kube-proxy/sync.js';
-import { versions } from './kube-proxy/versions.js';
+} from './pods.js';
+import { replacement } from './replacement.js';
+import { freshness } from './sync.js';
+import { versions } from './versions.js';
 
 // rules/ takes these from this path
-export { kubeProxyLogs } from './kube-proxy/pods.js';
-export { proxyModes } from './kube-proxy/modes.js';
-export { ciliumNodes, replacement } from './kube-proxy/replacement.js';
-export { withSyncShown } from './kube-proxy/sync.js';
+export { kubeProxyLogs } from './pods.js';
+export { proxyModes } from './modes.js';
+export { ciliumNodes, replacement } from './replacement.js';
+export { withSyncShown } from './sync.js';
 
 const finding = findingOf('kube-proxy');
 
