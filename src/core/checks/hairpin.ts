@@ -11,7 +11,7 @@ import { replacement } from './kube-proxy/replacement.js';
 import { rulesRead } from './rules/compared.js';
 import { canonicalAddress, familyOf, hostPort } from '../ipv6.js';
 import { BRIDGE_NOTE } from '../dataplane/hairpin.js';
-import { modeTraits } from '../dataplane/dataplane.js';
+import { modeTraits } from '../dataplane/mode-traits.js';
 
 const finding = findingOf('hairpin');
 

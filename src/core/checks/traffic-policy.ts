@@ -24,7 +24,7 @@ import {
 } from './check.js';
 import type { CheckContext } from './context.js';
 import { hostPort } from '../ipv6.js';
-import { modeTraits } from '../dataplane/dataplane.js';
+import { modeTraits } from '../dataplane/mode-traits.js';
 import { type DriftId, NOT_FORWARDED } from '../dataplane/drift.js';
 import { namedFew } from '../nodes/access.js';
 

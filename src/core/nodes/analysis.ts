@@ -2,7 +2,7 @@
 // kube-proxy would write there, the drift and the packet walk computed when first asked for, for
 // every Service or only for the ones asked about (one Service's answer on a big cluster), and kept.
 // The checks, the commands and the TUI all read the node's dataplane through here.
-import type { IpvsRead } from '../dataplane/dataplane.js';
+import type { IpvsRead } from '../dataplane/ipvs/dataplane.js';
 import { listingAt, virtualServerListed } from '../dataplane/ipvs/read/by-address.js';
 import { parseIpsets } from '../dataplane/ipvs/read/ipset.js';
 import { IpvsParseError, parseIpvs, type IpvsTable } from '../dataplane/ipvs/read/listing.js';

@@ -3,14 +3,12 @@
 // (node-reads.ts) and what is expected there (node-expected.ts).
 import { ciliumLineSet } from '../dataplane/cilium/drift.js';
 import { notStarted, refusedText } from '../dataplane/cilium/agent/refused.js';
-import {
-  ciliumDataplane,
-  iptablesDataplane,
-  ipvsDataplane,
-  modeTraits,
-  nftablesDataplane,
-  type Dataplane,
-} from '../dataplane/dataplane.js';
+import type { Dataplane } from '../dataplane/dataplane.js';
+import { ciliumDataplane } from '../dataplane/cilium/dataplane.js';
+import { ipvsDataplane } from '../dataplane/ipvs/dataplane.js';
+import { nftablesDataplane } from '../dataplane/nftables/dataplane.js';
+import { iptablesDataplane } from '../dataplane/iptables/dataplane.js';
+import { modeTraits } from '../dataplane/mode-traits.js';
 import {
   DriftInputError,
   unsupportedMode,

@@ -3,7 +3,7 @@
 // BPF map entries; from the objects and what the node tells of itself (knobs.ts).
 import { expectedCilium, type ExpectedFrontend } from '../dataplane/cilium/expected/expected.js';
 import { expectedMaps, type ExpectedMapEntry } from '../dataplane/cilium/maps/expected.js';
-import type { IpvsRead } from '../dataplane/dataplane.js';
+import type { IpvsRead } from '../dataplane/ipvs/dataplane.js';
 import { expectedIpvs, type ExpectedIpvs } from '../dataplane/ipvs/expected/expected.js';
 import type { IpvsKnown } from '../dataplane/ipvs/trees.js';
 import {

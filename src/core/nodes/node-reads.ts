@@ -7,12 +7,9 @@ import { listedAgent } from '../dataplane/cilium/agent/listed.js';
 import type { CiliumNode } from '../dataplane/cilium/expected/expected.js';
 import { CiliumParseError } from '../dataplane/cilium/read/listing.js';
 import { parseCilium, withBackendStates } from '../dataplane/cilium/read/read.js';
-import {
-  dumpReadFailure,
-  type CiliumRead,
-  type DumpReadFailure,
-  type IpvsRead,
-} from '../dataplane/dataplane.js';
+import { dumpReadFailure, type DumpReadFailure } from '../dataplane/dataplane.js';
+import type { CiliumRead } from '../dataplane/cilium/dataplane.js';
+import type { IpvsRead } from '../dataplane/ipvs/dataplane.js';
 import type { ExpectedIpvs, IpvsExpectOptions } from '../dataplane/ipvs/expected/expected.js';
 import { readByAddress, stateByAddress } from '../dataplane/ipvs/read/by-address.js';
 import { IpvsParseError } from '../dataplane/ipvs/read/listing.js';

@@ -12,7 +12,7 @@ import { connectProbe, observed, probed, probedEvidence } from './probes.js';
 import { treeOf } from '../rules/summary.js';
 import { connectionFate, packetWalk } from './packet-evidence.js';
 import { hostPort } from '../../ipv6.js';
-import { modeTraits } from '../../dataplane/dataplane.js';
+import { modeTraits } from '../../dataplane/mode-traits.js';
 
 const finding = findingOf('reachability');
 

@@ -8,7 +8,7 @@ import { byReason, namedFew } from '../../nodes/access.js';
 import { rulesReadFailure } from '../../nodes/errors.js';
 import { count, findingOf, otherWay, saveNodeOutput } from '../check.js';
 import { kdebug, valid } from '../../next-command.js';
-import { modeTraits } from '../../dataplane/dataplane.js';
+import { modeTraits } from '../../dataplane/mode-traits.js';
 import type { CheckContext } from '../context.js';
 import { proxyModes } from '../kube-proxy/kube-proxy.js';
 import { tableNode } from './table.js';

@@ -16,7 +16,7 @@ import {
   pending,
   saveNodeOutput,
 } from '../check.js';
-import { modeTraits } from '../../dataplane/dataplane.js';
+import { modeTraits } from '../../dataplane/mode-traits.js';
 import type { CheckContext } from '../context.js';
 import { ciliumNodes, kubeProxyLogs, proxyModes, replacement } from '../kube-proxy/kube-proxy.js';
 import { tableNode, unreadable } from './table.js';

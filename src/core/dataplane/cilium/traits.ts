@@ -1,6 +1,6 @@
 // Cilium's agent table, where Cilium replaces kube-proxy, as the Rules step names it and a
 // person reads it (from the agent Pod: no command on the node).
-import type { StateTraits } from '../dataplane.js';
+import type { StateTraits } from '../mode-traits.js';
 import { CILIUM_STEMS } from './agent/agent.js';
 
 export const CILIUM_STATE: StateTraits = {

@@ -18,7 +18,7 @@ import {
 } from '../drift.js';
 import type { ExpectedIpvs, ExpectedVirtualServer } from './expected/expected.js';
 import type { Ipset } from './read/ipset.js';
-import type { IpvsRead } from '../dataplane.js';
+import type { IpvsRead } from './dataplane.js';
 import { entryKey, serverKey, type IpsetTested } from './read/by-address.js';
 import type { IpvsRealServer, IpvsService, IpvsTable } from './read/listing.js';
 import { stalePorts, stalePortsText } from './drift/stale-ports.js';

@@ -2,7 +2,8 @@
 // in the KUBE-LOOP-BACK ipset, and KUBE-POSTROUTING masquerades what matches it.
 import { canonicalAddress } from '../../ipv6.js';
 import { onNode } from '../../next-command.js';
-import type { IpvsRead, StateLine } from '../dataplane.js';
+import type { StateLine } from '../dataplane.js';
+import type { IpvsRead } from './dataplane.js';
 import { type Hairpin, type HairpinQuery } from '../hairpin.js';
 import type { Ruleset } from '../iptables/read/parse.js';
 import { loopBackEntry } from './expected/expected.js';

@@ -5,7 +5,7 @@
 // kernel answers ICMP port unreachable. A local address no virtual server takes is the node's
 // own: it answers a ping itself. Masquerading follows kube-proxy's nat rules for the ipsets.
 import { IPVS_SERVICE_FLAG } from '../../nodes/commands.js';
-import type { IpvsRead } from '../dataplane.js';
+import type { IpvsRead } from './dataplane.js';
 import { containsAny, hostPort } from '../../ipv6.js';
 import { percent } from '../../model.js';
 import { serverKey } from './read/by-address.js';

@@ -1,7 +1,7 @@
 // IPVS mode's state (virtual servers, ipsets, kube-ipvs0) as the Rules step names it and a
 // person reads it.
 import { commandStem, listingArgv } from '../../nodes/commands.js';
-import type { StateTraits } from '../dataplane.js';
+import type { StateTraits } from '../mode-traits.js';
 
 export const IPVS_STATE: StateTraits = {
   word: 'IPVS',

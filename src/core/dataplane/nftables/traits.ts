@@ -1,7 +1,8 @@
 // kube-proxy's nftables table as the Rules step names it and a person reads it.
 import { nftStems } from '../../facts.js';
 import { listingArgv } from '../../nodes/commands.js';
-import type { StateLine, StateTraits } from '../dataplane.js';
+import type { StateLine } from '../dataplane.js';
+import type { StateTraits } from '../mode-traits.js';
 import type { ServiceTree } from '../trees.js';
 import { noEndpointElement } from './trees.js';
 

@@ -5,7 +5,8 @@
 import { canonicalAddress } from '../../../ipv6.js';
 import { commandStem, IPVS_SERVICE_STEM, type NodeCommand } from '../../../nodes/commands.js';
 import type { NodeOutputs } from '../../../model.js';
-import type { DumpReadFailure, IpvsRead } from '../../dataplane.js';
+import type { DumpReadFailure } from '../../dataplane.js';
+import type { IpvsRead } from '../dataplane.js';
 import type { ExpectedIpvs, ExpectedVirtualServer } from '../expected/expected.js';
 import { hostAndPort } from './addresses.js';
 import type { Ipset } from './ipset.js';

@@ -1,0 +1,119 @@
+// Cilium's Dataplane: the agent's own table of frontends and backends (and its BPF maps where
+// read), compared with what Cilium makes of the objects rather than with kube-proxy's rules.
+import type { CiliumDataplane } from '../dataplane.js';
+import { listedEntryLines } from '../listed-entries.js';
+import type { CiliumCompared } from '../drift.js';
+import type { ClusterView } from '../../kube/objects.js';
+import type { ServicePortName } from '../../model.js';
+import type { CiliumAgent } from './agent/agent.js';
+import { healthServerUnknown, knownMapFlags } from './agent/comparable.js';
+import { ciliumDrift, type CiliumDriftInput } from './drift.js';
+import { healthChecked, healthServerOf } from './expected/health-server.js';
+import { expectedCilium, type CiliumNode } from './expected/expected.js';
+import { frontendKey, type CiliumTable } from './read/listing.js';
+import { traceCiliumPacket } from './trace.js';
+import { sendersOf } from './trace-source.js';
+import { refusal } from './agent/refused.js';
+import { buildCiliumTrees, nodePortKey, type CiliumKnown } from './trees.js';
+
+/** What the Cilium dataplane takes from the node: its agent, its name and labels, the Service
+ * ports its frontends serve, the cluster's Pod IPs (a packet from one is a Pod's). */
+export interface CiliumRead {
+  table: CiliumTable;
+  maps?: CiliumTable;
+  agent: CiliumAgent;
+  node: CiliumNode;
+}
+
+/** Where the health server's frontends are not compared: why, and the Services in scope with a
+ * health check node port. */
+function healthServers(
+  view: ClusterView,
+  agent: CiliumAgent,
+  scope: readonly { namespace: string; name: string }[] | undefined,
+): Pick<CiliumDriftInput, 'healthServers'> {
+  const why = healthServerUnknown(agent);
+  if (!why) return {};
+  const wanted = scope && new Set(scope.map((s) => `${s.namespace}/${s.name}`));
+  const services = view.services
+    .filter((s) => healthChecked(s) && (!wanted || wanted.has(`${s.namespace}/${s.name}`)))
+    .map((s) => `${s.namespace}/${s.name}`);
+  return { healthServers: { why, services } };
+}
+
+/** What of the agent was not compared, by what was read of it. */
+const CILIUM_NOT_COMPARED: Record<CiliumCompared, string | undefined> = {
+  table: "its BPF maps were not read, so kdebug compared the agent's table only",
+  maps: "the agent's own table was not read, so kdebug compared its BPF maps only",
+  both: undefined,
+};
+
+export function ciliumDataplane(read: CiliumRead, view: ClusterView): CiliumDataplane {
+  const { table, agent } = read;
+  // its table read, an agent said refused ran on an earlier configuration: read as usual
+  const refused = refusal(agent, true);
+  const expected = (only?: readonly { namespace: string; name: string }[]) =>
+    expectedCilium(view, read.node, agent.settings, only);
+  return {
+    mode: 'cilium',
+    source: table.source,
+    table,
+    ...(read.maps ? { maps: read.maps } : {}),
+    trees: (ports) => {
+      // one Service's trees need only its own frontends named: not the whole cluster's
+      const services = ports.only?.map((p) => {
+        const [namespace, name] = p.name.split(':')[0]!.split('/');
+        return { namespace: namespace!, name: name! };
+      });
+      const known: CiliumKnown = new Map();
+      // the health server's frontends serve no Service port
+      for (const f of expected(services).filter((x) => !healthServerOf(x.service))) {
+        const name = `${f.service}${f.portName ? `:${f.portName}` : ''}` as ServicePortName;
+        known.set(frontendKey(f), name);
+        if (f.type === 'NodePort') known.set(nodePortKey(f.port, f.protocol), name);
+      }
+      const all = buildCiliumTrees(table, known);
+      if (!ports.only) return all;
+      const only = new Set(ports.only.map((p) => `${p.name} ${p.protocol.toLowerCase()}`));
+      return { ...all, services: all.services.filter((t) => only.has(`${t.name} ${t.protocol}`)) };
+    },
+    drift: (node, _kubeProxy, _trees, scope) =>
+      ciliumDrift({
+        node,
+        expected: expected(scope),
+        table,
+        ...(read.maps ? { maps: read.maps } : {}),
+        mapExpectations: {
+          services: view.services,
+          nodePortAddresses: agent.nodePorts?.addresses ?? [],
+          options: agent.settings,
+          known: knownMapFlags(agent),
+        },
+        scoped: scope !== undefined,
+        agent: {
+          namespace: agent.pod.namespace,
+          pod: agent.pod.name,
+          container: agent.container,
+        },
+        ...healthServers(view, agent, scope),
+        ...(refused ? { refused } : {}),
+      }),
+    trace: (packet, net) => {
+      const walked = traceCiliumPacket(table, net, packet, {
+        ...agent.settings,
+        ...(agent.nodePorts ? { nodePorts: agent.nodePorts } : {}),
+        ...(read.maps ? { maps: read.maps } : {}),
+        ...sendersOf(view, agent, read.node.name),
+      });
+      return refused ? { ...walked, notes: [...walked.notes, refused.why] } : walked;
+    },
+    // the agent's table holds no per-address line a ping meets: its walk says what happens
+    clusterIpLines: () => [],
+    hairpin: () => ({ kind: 'not-checked', why: "Cilium's agent, not kube-proxy, handles it" }),
+    hairpinHow: '',
+    noLocalEndpointLines: () => [],
+    notCompared: (drift) => CILIUM_NOT_COMPARED[drift.cilium?.read ?? 'table'],
+    entryLines: (tree) => listedEntryLines(table.source, tree, 'frontend'),
+    notReadFor: () => [], // read whole, or refused, or its cut said apart
+  };
+}

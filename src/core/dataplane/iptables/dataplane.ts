@@ -1,0 +1,47 @@
+// iptables mode's Dataplane: the node's iptables dump is kube-proxy's whole state.
+import type { IptablesDataplane } from '../dataplane.js';
+import { iptablesLocalDrops } from './local-policy.js';
+import { IPTABLES_HAIRPIN, iptablesHairpin } from './hairpin.js';
+import { iptablesClusterIpLines, iptablesEntryLines } from './ping.js';
+import { nodeDrift } from './drift/drift.js';
+import type { Ruleset } from './read/parse.js';
+import type { ClusterView } from '../../kube/objects.js';
+import { tracePacket } from './trace.js';
+import { buildServiceTrees } from './trees.js';
+
+export function iptablesDataplane(
+  ruleset: Ruleset,
+  source: string,
+  view: ClusterView,
+): IptablesDataplane {
+  return {
+    mode: 'iptables',
+    source,
+    ruleset,
+    // one Service's trees walk only its chains; the whole node's are named by every port known
+    trees: (ports) =>
+      buildServiceTrees(ruleset, ports.only ? { only: ports.only } : { servicePorts: ports.known }),
+    drift: (node, expected, trees, scope) =>
+      nodeDrift({
+        node,
+        source,
+        expected: expected(),
+        actual: ruleset,
+        view,
+        trees,
+        servicePortsOnly: scope !== undefined,
+      }),
+    trace: (packet, net) => tracePacket(ruleset, net, packet),
+    clusterIpLines: (q) => iptablesClusterIpLines(ruleset, source, q),
+    hairpin: (q) => iptablesHairpin(ruleset, source, q),
+    hairpinHow: IPTABLES_HAIRPIN,
+    noLocalEndpointLines: (tree) => iptablesLocalDrops(ruleset, source, tree),
+    notCompared: () => undefined,
+    entryLines: (tree) => iptablesEntryLines(ruleset, source, tree),
+    // any line skipped may have held any Service's rule; a cut is said apart (driftUnavailable)
+    notReadFor: () =>
+      ruleset
+        .linesNotRead()
+        .map((w) => `${source}${w.line === null ? '' : `:${w.line}`}: ${w.message}`),
+  };
+}

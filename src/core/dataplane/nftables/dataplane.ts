@@ -1,0 +1,49 @@
+// nftables mode's Dataplane: kube-proxy's table (ip or ip6 kube-proxy) as the node listed it.
+import type { NftablesDataplane } from '../dataplane.js';
+import { nftablesEntryLines } from './traits.js';
+import { nftablesLocalDrops } from './local-policy.js';
+import { NFTABLES_HAIRPIN, nftablesHairpin } from './hairpin.js';
+import { nftablesClusterIpLines } from './ping.js';
+import { watchedServiceCIDRs } from '../kube-proxy/releases.js';
+import { serviceCIDRs, type ClusterView } from '../../kube/objects.js';
+import { nftablesDrift, unreadFor } from './drift.js';
+import { unreadAt, type NftTable } from './read/listing.js';
+import { traceNftPacket } from './trace.js';
+import { buildNftServiceTrees } from './trees.js';
+import type { ServiceTrees } from '../trees.js';
+
+export function nftablesDataplane(
+  table: NftTable,
+  source: string,
+  view: ClusterView,
+): NftablesDataplane {
+  let trees: ServiceTrees | undefined;
+  return {
+    mode: 'nftables',
+    source,
+    table,
+    // the table's maps are read whole: building it costs less than choosing in it
+    trees: () =>
+      (trees ??= buildNftServiceTrees(table, {
+        loadBalancerIPs: new Set(view.services.flatMap((s) => s.loadBalancerIPs)),
+      })),
+    drift: (node, expected, own, scope) =>
+      nftablesDrift({
+        node,
+        source,
+        expected: expected(),
+        serviceCIDRs: watchedServiceCIDRs(expected().release, serviceCIDRs(view)),
+        table,
+        trees: own,
+        scoped: scope !== undefined,
+      }),
+    trace: (packet, net) => traceNftPacket(table, net, packet),
+    clusterIpLines: (q) => nftablesClusterIpLines(table, source, q),
+    hairpin: (q) => nftablesHairpin(table, source, q),
+    hairpinHow: NFTABLES_HAIRPIN,
+    noLocalEndpointLines: (tree) => nftablesLocalDrops(source, tree),
+    notCompared: () => undefined,
+    entryLines: (tree) => nftablesEntryLines(source, tree),
+    notReadFor: (ports) => unreadFor(table, ports).map((u) => unreadAt(source, u)),
+  };
+}
