@@ -1,6 +1,13 @@
 // `kdebug drift`: what each node's rules do differently from what kube-proxy would write.
 import { Analysis } from '../core/nodes/analysis.js';
-import { DriftInputError, driftAnswer } from '../core/dataplane/drift.js';
+import {
+  DriftInputError,
+  driftAnswer,
+  type NodeDrift,
+  type NotCompared,
+} from '../core/dataplane/drift.js';
+import { isDriftReadFailure, said } from '../core/nodes/drift-unavailable.js';
+import { nodeErrorsOf, rulesReadError } from '../core/nodes/errors.js';
 import { hasRules } from '../core/facts.js';
 import { byReason, namedFew } from '../core/nodes/access.js';
 import type { IPFamily } from '../core/ipv6.js';
@@ -45,26 +52,57 @@ export async function driftCommand(o: DriftFlags, g: GlobalOptions): Promise<num
   const label = ssh ? `${from}, ${ssh.node}'s rules read now (${ssh.via})` : from;
   const asked: IPFamily[] =
     o.family === 'ipv4' ? ['IPv4'] : o.family === 'ipv6' ? ['IPv6'] : ['IPv4', 'IPv6'];
-  const answer = driftAnswer(
-    label,
-    nodes.flatMap((n) =>
-      asked
-        // without --family, a family is compared where its dump was recorded
-        .filter((f) => o.family !== undefined || hasRules(facts, n, f))
-        .map((f) => {
-          if (f === 'IPv6' && !hasRules(facts, n, f))
-            throw new UsageError(
-              `no ip6tables-save (or ip6 nftables table) recorded for node ${n}`,
-            );
-          return analysis.node(n, undefined, f).drift();
-        }),
-    ),
-  );
+  // with --all-nodes a node that cannot be compared is said beside the others, not in their way
+  const many = o.allNodes === true && chosen === undefined;
+  const compared: NodeDrift[] = [];
+  const notCompared: NotCompared[] = many ? unrecorded(analysis, nodes) : [];
+  for (const n of nodes)
+    for (const f of asked) {
+      // without --family, a family is compared where its dump was recorded
+      if (o.family === undefined && !hasRules(facts, n, f)) continue;
+      try {
+        if (f === 'IPv6' && !hasRules(facts, n, f))
+          throw new UsageError(`no ip6tables-save (or ip6 nftables table) recorded for node ${n}`);
+        compared.push(analysis.node(n, undefined, f).drift());
+      } catch (e) {
+        if (!many || !(isDriftReadFailure(e) || e instanceof UsageError)) throw e;
+        const reason = analysis.node(n, undefined, f).driftUnavailable();
+        notCompared.push({ node: n, family: f, why: reason ? said(reason) : e.message });
+      }
+    }
+  // nothing compared at all: kdebug could not do its job, said as one error
+  if (compared.length === 0 && notCompared.length > 0)
+    throw new DriftInputError(notComparedLine(notCompared));
+  const answer = driftAnswer(label, compared, notCompared);
   const how = invocationOf(g, o);
   if (shown === 'json') writeDoc(driftDoc(answer, how));
   else write(driftText(answer, how, textWidth().width));
-  return answer.drifted ? EXIT.problem : EXIT.ok;
+  if (answer.drifted) return EXIT.problem;
+  return notCompared.length > 0 ? EXIT.failed : EXIT.ok;
 }
+
+/** The known nodes (Node objects) with no rules recorded, each with why: its read's error where
+ * one was recorded; those whose Cilium agent has not started are said apart (notStartedLines). */
+function unrecorded(analysis: Analysis, recorded: string[]): NotCompared[] {
+  const errors = nodeErrorsOf(analysis.facts);
+  return analysis.view.nodes
+    .map((n) => n.name)
+    .filter((n) => !recorded.includes(n) && !analysis.node(n).agentNotStarted())
+    .map((node) => ({
+      node,
+      why: rulesReadError(errors, node) ?? 'no rules recorded for it',
+    }));
+}
+
+/** The nodes not compared, grouped by why, as one line. */
+const notComparedLine = (left: NotCompared[]): string =>
+  byReason(left.map((n) => ({ node: n.node, reason: n.why })))
+    .map(
+      (g) => `${plural(g.nodes.length, 'node')} not compared: ${namedFew(g.nodes)} (${g.reason})`,
+    )
+    .join('; ');
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /** The nodes not compared because their Cilium agent has not started (nothing of it listed), as
  * nodes not reached are said: grouped by why. */

@@ -10,6 +10,7 @@ import {
 } from '../core/dataplane/drift.js';
 import { RENAMED_IDS, type Severity } from '../core/model.js';
 import { jsonText } from '../core/sanitize.js';
+import { byReason, namedFew } from '../core/nodes/access.js';
 import { wrapCommand, wrapIndented } from './wrap.js';
 import { schemaId } from './schema-id.js';
 
@@ -108,7 +109,7 @@ function nodesCompared(nodes: NodeDrift[]): string {
 
 /** The drift of each node as text at `width` columns (none: unwrapped). */
 export function driftText(
-  { label, nodes }: DriftAnswer,
+  { label, nodes, notCompared }: DriftAnswer,
   how: Invocation = {},
   width = Infinity,
 ): string {
@@ -138,8 +139,19 @@ export function driftText(
       out.push(...nextLines(f, how, '    '), '');
     }
   }
+  // each node asked for and not compared, with why: its drift is not known, never "no drift"
+  const left = byReason(notCompared.map((n) => ({ node: n.node, reason: n.why })));
+  for (const g of left)
+    out.push(
+      `${plural(g.nodes.length, 'node')} not compared: ${namedFew(g.nodes)}`,
+      `  ${g.reason}`,
+      '',
+    );
   const all = nodes.flatMap((n) => n.findings);
-  out.push(`${nodesCompared(nodes)}: ${countsLine(all)}`);
+  const unread = new Set(notCompared.map((n) => n.node)).size;
+  out.push(
+    `${nodesCompared(nodes)}: ${countsLine(all)}${unread > 0 ? `; ${plural(unread, 'node')} not compared` : ''}`,
+  );
   return rendered(out, width).join('\n') + '\n'; // wrap sanitises what came from the node
 }
 
@@ -159,7 +171,10 @@ const findingJson = (f: DriftFinding, how: Invocation) => ({
 });
 
 /** The document `drift -o json` prints (schema/drift.vN.json). */
-export function driftDoc({ label, nodes, drifted }: DriftAnswer, how: Invocation = {}) {
+export function driftDoc(
+  { label, nodes, drifted, notCompared }: DriftAnswer,
+  how: Invocation = {},
+) {
   const all = nodes.flatMap((n) => n.findings);
   const c = counts(all);
   return {
@@ -181,6 +196,7 @@ export function driftDoc({ label, nodes, drifted }: DriftAnswer, how: Invocation
       .flatMap((n) => [...(n.notes ?? []), ...(n.notRead ?? [])])
       .map((f) => findingJson(f, how)),
     summary: { ...c, drift: drifted },
+    notCompared: notCompared.map((n) => ({ node: n.node, family: n.family ?? null, why: n.why })),
   };
 }
 

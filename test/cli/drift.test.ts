@@ -66,6 +66,43 @@ describe('kdebug drift', () => {
     });
   }
 
+  it('--all-nodes: a node whose dump is cut or absent is listed as not compared, the others compared; exit 2', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kdebug-drift-'));
+    try {
+      cpSync('snapshots/nginx-svc', dir, { recursive: true });
+      const dump = join(dir, 'nodes/vm-12-7-centos/iptables-save.txt');
+      writeFileSync(dump, readFileSync(dump, 'utf8').split('\n').slice(0, 92).join('\n') + '\n');
+      const cut = kdebug(['drift', '--snapshot', dir, '--all-nodes', '-o', 'json']);
+      assert.equal(cut.code, 2, cut.stderr);
+      const doc = JSON.parse(cut.stdout);
+      assert.deepEqual(
+        doc.nodes.map((n: { node: string }) => n.node),
+        ['vm-12-11-centos'],
+      );
+      assert.deepEqual(
+        doc.notCompared.map((n: { node: string }) => n.node),
+        ['vm-12-7-centos'],
+      );
+      assert.match(doc.notCompared[0].why, /iptables-save\.txt:92: .*cut short/);
+      const text = kdebug(['drift', '--snapshot', dir, '--all-nodes']);
+      assert.match(text.stdout, /^1 node not compared: vm-12-7-centos$/m);
+      assert.match(text.stdout, /^1 node: .*; 1 node not compared$/m);
+      // the node's dump gone: said as not compared, not left out
+      rmSync(dump);
+      const gone = kdebug(['drift', '--snapshot', dir, '--all-nodes', '-o', 'json']);
+      assert.equal(gone.code, 2, gone.stderr);
+      assert.deepEqual(JSON.parse(gone.stdout).notCompared, [
+        { node: 'vm-12-7-centos', family: null, why: 'no rules recorded for it' },
+      ]);
+      // no node compared at all: one error, exit 2
+      rmSync(join(dir, 'nodes/vm-12-11-centos/iptables-save.txt'));
+      const none = kdebug(['drift', '--snapshot', dir, '--all-nodes']);
+      assert.equal(none.code, 2);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('checks one node with --node', () => {
     const r = kdebug([
       'drift',
@@ -332,7 +369,7 @@ describe('kdebug trace', () => {
     const r = traceDemo(['--src', '10.244.0.3', '--dst', '10.1.190.219:8080', '-o', 'json']);
     assert.equal(r.code, 0, r.stderr);
     const doc = JSON.parse(r.stdout);
-    assert.equal(doc.schemaVersion, 1);
+    assert.equal(doc.schemaVersion, 2);
     assert.deepEqual(doc.packet, {
       src: '10.244.0.3',
       dst: '10.1.190.219',

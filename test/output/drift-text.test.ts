@@ -15,7 +15,10 @@ const clean = (node: string, family?: 'IPv6'): NodeDrift => ({
 });
 
 const lastLine = (nodes: NodeDrift[]) =>
-  driftText({ label: 'snapshot s', nodes, drifted: false }).trimEnd().split('\n').pop();
+  driftText({ label: 'snapshot s', nodes, drifted: false, notCompared: [] })
+    .trimEnd()
+    .split('\n')
+    .pop();
 
 describe('drift text: the closing count', () => {
   it('counts each node once, the families of its rule sets apart where IPv6 was compared', () => {

@@ -299,10 +299,23 @@ export interface DriftAnswer {
   label: string;
   nodes: NodeDrift[];
   drifted: boolean;
+  /** The nodes (and rule sets) asked for whose drift could not be computed, each with why. */
+  notCompared: NotCompared[];
 }
 
-export function driftAnswer(label: string, nodes: NodeDrift[]): DriftAnswer {
-  return { label, nodes, drifted: nodes.some((n) => n.drifted) };
+/** A node asked for whose rules were not compared: not read, cut, or of a mode not modelled. */
+export interface NotCompared {
+  node: string;
+  family?: 'IPv4' | 'IPv6';
+  why: string;
+}
+
+export function driftAnswer(
+  label: string,
+  nodes: NodeDrift[],
+  notCompared: NotCompared[] = [],
+): DriftAnswer {
+  return { label, nodes, drifted: nodes.some((n) => n.drifted), notCompared };
 }
 
 /** The dump cannot be checked (no nat table, or kube-proxy is not in iptables mode). */

@@ -3,6 +3,9 @@
 import type { CiliumAgent } from '../dataplane/cilium/agent/agent.js';
 import { notStarted, refusedText } from '../dataplane/cilium/agent/refused.js';
 import { couldNotRead, type DumpReadFailure } from '../dataplane/dataplane.js';
+import { DriftInputError } from '../dataplane/drift.js';
+import { IptablesParseError, NoRulesError } from '../dataplane/iptables/read/errors.js';
+import { ListingParseError } from '../dataplane/listing-error.js';
 import type { DumpCut } from '../dataplane/iptables/read/ruleset.js';
 
 /** Why a node's drift is not computed. */
@@ -38,7 +41,8 @@ export function unavailableText(node: string, u: DriftUnavailable): string {
   return `node ${node}: ${said(u)}`;
 }
 
-function said(u: DriftUnavailable): string {
+/** The reason alone, for a line that names the node itself. */
+export function said(u: DriftUnavailable): string {
   switch (u.kind) {
     case 'cilium-ipv6':
       return "Cilium's agent holds both families in one table, compared as the node's IPv4";
@@ -65,3 +69,11 @@ function said(u: DriftUnavailable): string {
       return `${u.source}${u.cut.line ? `:${u.cut.line}` : ''}: ${u.cut.reason}, so it is not compared (what is missing could be missing from the dump only)`;
   }
 }
+
+/** What drift throws for input it cannot read: the node not checkable, or its dump unparsed
+ * (anything else is a bug, not rules left unread). */
+export const isDriftReadFailure = (e: unknown): e is Error =>
+  e instanceof DriftInputError ||
+  e instanceof IptablesParseError ||
+  e instanceof NoRulesError ||
+  e instanceof ListingParseError;

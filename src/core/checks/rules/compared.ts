@@ -1,8 +1,7 @@
 // Whether the Rules step compared a node's rules for the Service enough to say what the node does
 // with it: the steps after it (Traffic policy, Hairpin) speak of a node's rules only where it did.
-import { DriftInputError, type NodeDrift } from '../../dataplane/drift.js';
-import { IptablesParseError, NoRulesError } from '../../dataplane/iptables/read/errors.js';
-import { ListingParseError } from '../../dataplane/listing-error.js';
+import type { NodeDrift } from '../../dataplane/drift.js';
+import { isDriftReadFailure } from '../../nodes/drift-unavailable.js';
 import type { IPFamily } from '../../ipv6.js';
 import type { CheckContext } from '../context.js';
 
@@ -27,14 +26,7 @@ function driftOf(ctx: CheckContext, node: string, family?: IPFamily): NodeDrift 
   try {
     return n.drift(ctx.scope);
   } catch (e) {
-    if (readFailure(e)) return undefined;
+    if (isDriftReadFailure(e)) return undefined;
     throw e; // anything else is a bug, not rules left unread
   }
 }
-
-/** What drift throws for input it cannot read: the node not checkable, or its dump unparsed. */
-const readFailure = (e: unknown): boolean =>
-  e instanceof DriftInputError ||
-  e instanceof IptablesParseError ||
-  e instanceof NoRulesError ||
-  e instanceof ListingParseError;
