@@ -3,6 +3,7 @@
 import {
   RENAMED_IDS,
   isUnobserved,
+  shownReportStatus,
   shownStepStatus,
   type Finding,
   type Report,
@@ -37,6 +38,8 @@ export function reportDoc(report: Report) {
     target: report.target,
     context: report.context ?? null,
     status: report.status ?? null,
+    // the whole answer's mark: pass only where every step looked everywhere it speaks for
+    verdict: shownReportStatus(report) ?? null,
     unobserved: report.unobserved ?? [],
     partial: report.notRead.length > 0,
     notRead: report.notRead,

@@ -215,7 +215,13 @@ describe('claims on a snapshot changed for the case', () => {
         finding: { step: 'rules', id: 'rules-not-observed', kinds: ['not-observed'] },
         exit: 0,
       };
-      assertClaim(run('text'), run('json'), claim);
+      const json = run('json');
+      assertClaim(run('text'), json, claim);
+      // no step failed, and the answer is not a plain pass: one field says so for a script
+      const doc = JSON.parse(json.stdout) as { status: string; verdict: string };
+      assert.deepEqual([doc.status, doc.verdict], ['pass', 'partial']);
+      const whole = JSON.parse(svcOn('snapshots/nginx-svc')('json').stdout) as typeof doc;
+      assert.equal(whole.verdict, 'pass');
     } finally {
       s.done();
     }
