@@ -53,13 +53,14 @@ describe('pastes: what is not a rule is skipped and said, the rules are read', (
     {
       what: 'a shell prompt and the command before the output',
       text: `controlplane $ kubectl exec -n kube-system kube-proxy-x -- iptables-save | grep KUBE\n${NAT_S}`,
-      warnings: ['1:prompt'],
+      // every line holds KUBE: grep's output, said filtered
+      warnings: ['1:prompt', '1:view'],
       excerpt: /controlplane \$ kubectl exec/,
     },
     {
       what: 'a root prompt',
       text: `root@node-a:~# iptables -t nat -S | grep KUBE\n${NAT_S}`,
-      warnings: ['1:prompt'],
+      warnings: ['1:prompt', '1:view'],
     },
     {
       what: 'a "$ " prompt with the command',

@@ -89,3 +89,54 @@ export const thenByText = (c: GrepContext | null | undefined) =>
     c?.firstBy ? `; \`${c.firstBy}\` before grep in the pipe may drop lines` : '',
     c?.thenBy ? `; \`${c.thenBy}\` after grep in the pipe may drop lines` : '',
   ].join('');
+
+/** A grep without context options on a command line: it prints only the lines that match, so
+ * every listing piped through it holds part of each chain it shows. */
+export interface GrepFilter {
+  /** The grep, as typed (`grep -i nginx`). */
+  command: string;
+  /** The pattern as a fixed string where grep keeps exactly the lines holding it (one grep, no
+   * -v/-x, no regex operator); undefined where which lines it kept cannot be said so. */
+  fixed?: string;
+  ignoreCase: boolean;
+}
+
+/** Options that change which lines grep prints from "those holding the pattern". */
+const NOT_HOLDING = /^-[a-zA-Z]*[vxfoclLe]|^--(?:invert|line-regexp|file|only|count|files|regexp)/;
+/** Regex operators (basic and extended): a pattern with one matches more than its text. */
+const OPERATOR = /[[\]*+?^$(){}|]|\\[^-.]/;
+
+/** The filter a command line's grep applies, where its greps have no context options; undefined
+ * for a line without grep or with context options (see grepContext). */
+export function grepFilter(line: string): GrepFilter | undefined {
+  if (grepContext(line) !== null) return undefined;
+  const greps = [...line.matchAll(/(?:^|[\s|;&(`])[ef]?grep((?:\s+[^|;&)`]*)?)/g)];
+  // a shell comment after it (`grep nginx # no rows`) is not its argument
+  const args = (greps[0]?.[1] ?? '').replace(/(?:^|\s)#.*/, '');
+  const words = [...args.matchAll(/'([^']*)'|"([^"]*)"|(\S+)/g)].map((w) => ({
+    text: w[1] ?? w[2] ?? w[3]!,
+    option: w[3]?.startsWith('-') ?? false,
+  }));
+  // `-e PATTERN` names the pattern, which may start with "-" (`grep -e '-A'`)
+  const afterE = (k: number) => k > 0 && words[k - 1]!.option && words[k - 1]!.text === '-e';
+  const patterns = words.filter((_, k) => afterE(k));
+  const options = words.filter((w, k) => w.option && !afterE(k));
+  const pattern = patterns.length > 0 ? patterns[0] : words.find((w) => !w.option);
+  const text = pattern?.text;
+  const fixedForm = options.some((o) => /^-[a-zA-Z]*F|^--fixed/.test(o.text));
+  // a quote the pipe split (`grep -E 'a|b'`): the pattern goes on past what was read
+  const split = /['"]/.test(args.replace(/'[^']*'|"[^"]*"/g, ''));
+  const literal =
+    !split &&
+    greps.length === 1 &&
+    patterns.length <= 1 &&
+    text !== undefined &&
+    text !== '' &&
+    !options.some((o) => o.text !== '-e' && NOT_HOLDING.test(o.text)) &&
+    (fixedForm || !OPERATOR.test(text));
+  return {
+    command: `grep${args}`.trim(),
+    ignoreCase: options.some((o) => /^-[a-zA-Z]*i|^--ignore-case/.test(o.text)),
+    ...(literal ? { fixed: fixedForm ? text : text.replace(/\\([-.])/g, '$1') } : {}),
+  };
+}

@@ -63,6 +63,8 @@ export class Ruleset {
   foreign: ForeignKind[] = [];
   /** Where the dump was cut short, set by the parser; undefined for a dump read to its end. */
   cut: DumpCut | undefined;
+  /** The greps without context options whose output the dump is: each chain it shows is part. */
+  filtered: { command: string; line: number }[] = [];
   private byLine: Map<number, { table: Table; id: number }> | undefined;
 
   constructor(
@@ -93,6 +95,7 @@ export class Ruleset {
     rs.generator = this.generator;
     rs.foreign = this.foreign;
     rs.cut = this.cut;
+    rs.filtered = this.filtered;
     return rs;
   }
 
@@ -129,6 +132,7 @@ export interface RulesetState {
   generator: string | undefined;
   foreign: ForeignKind[];
   cut: DumpCut | undefined;
+  filtered: Ruleset['filtered'];
 }
 
 export function rulesetState(rs: Ruleset, buf: Uint8Array): RulesetState {
@@ -141,6 +145,7 @@ export function rulesetState(rs: Ruleset, buf: Uint8Array): RulesetState {
     generator: rs.generator,
     foreign: rs.foreign,
     cut: rs.cut,
+    filtered: rs.filtered,
   };
 }
 
@@ -151,5 +156,6 @@ export function rulesetFromState(s: RulesetState): Ruleset {
   rs.generator = s.generator;
   rs.foreign = s.foreign;
   rs.cut = s.cut;
+  rs.filtered = s.filtered;
   return rs;
 }

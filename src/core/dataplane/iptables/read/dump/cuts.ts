@@ -6,10 +6,13 @@ import type { ListViewCut } from '../paste/list-view.js';
 import type { Table } from '../table.js';
 import { excerpt } from '../../../../sanitize.js';
 import { DumpState } from './state.js';
+import { filteredChains, printedBy, type Filtered } from './grep-windows.js';
 
 export abstract class DumpCuts extends DumpState {
   /** The chain of the rule a cut ends in, where the paste names it: -1 for none. */
   private cutIn = -1;
+  /** Greps typed above rules that are not all their output (a paste put together by hand). */
+  private readonly notGrepped = new Set<Filtered>();
 
   /** What the messages of a cut call the text: a node's recorded dump, else the paste. */
   private get noun(): 'dump' | 'paste' {
@@ -125,6 +128,7 @@ export abstract class DumpCuts extends DumpState {
           ? `the ${this.noun} is cut inside it: more of its rules may lie past the cut`
           : 'the paste ends inside it and declares no chain: more of its rules may follow',
       );
+    this.markFiltered(t);
     this.markListedRules(t);
     // the rule kube-proxy writes last in a Service's chain ends it: what the paste leaves out
     // after it (a cut, an elision, grep's window) holds none of its rules
@@ -132,6 +136,40 @@ export abstract class DumpCuts extends DumpState {
       const c = t.indexOf(name);
       if (!t.cutAbove.has(name) && c !== this.cutIn && takesTheRest(t, c)) t.partial.delete(name);
     }
+  }
+
+  /** The chains a grep without context options printed only the matching rules of: partial, its
+   * reason said over a cut's (the grep, not the paste's end, is why). */
+  private markFiltered(t: Table): void {
+    for (const f of this.grep.filtered) {
+      // -L's rows are read as rules in another spelling: their text is not what grep matched
+      if (this.options.listView === undefined && !printedBy(t, f)) {
+        this.notGrepped.add(f);
+        continue;
+      }
+      const chains = filteredChains(t, f, this.options.listView === undefined);
+      for (const c of chains) {
+        const name = t.nameOf(c);
+        t.partial.set(
+          name,
+          `\`${excerpt(f.command, 60)}\` (line ${f.line}) printed only the lines matching its pattern: its other rules are not in the paste`,
+        );
+        t.cutAbove.add(name);
+      }
+      if (chains.length > 0)
+        this.warn(
+          'view',
+          `lines ${f.start}-${f.end} are the output of \`${excerpt(f.command, 60)}\` (line ${f.line}): only the lines matching its pattern, so the chains they show are not whole: no share or count of their endpoints is stated`,
+          f.line,
+        );
+    }
+  }
+
+  /** The greps without context options whose output holds the rules read. */
+  protected filteredBy(): { command: string; line: number }[] {
+    return this.grep.filtered
+      .filter((f) => !this.notGrepped.has(f))
+      .map((f) => ({ command: f.command, line: f.line }));
   }
 
   /** The chains a typed `iptables -S CHAIN N` lists rule N of, that rule alone (the rules

@@ -6,9 +6,11 @@
 import {
   droppedInPipe,
   grepContext,
+  grepFilter,
   thenByText,
   windowText,
   type GrepContext,
+  type GrepFilter,
 } from '../../../paste/grep-context.js';
 import type { Table } from '../table.js';
 
@@ -31,6 +33,8 @@ interface Region {
   after: number;
   /** From a typed grep with context options, and the line it was typed on. */
   typed?: GrepContext & { line: number };
+  /** From a typed grep without them: only the lines matching it are in the output. */
+  filter?: GrepFilter & { line: number };
   start?: number; // its first non-blank line
   end?: number; // its last non-blank line so far
   separators: number[];
@@ -50,11 +54,20 @@ const newRegion = (after: number): Region => ({
   lastLine: 0,
 });
 
+/** The output of a grep without context options: the lines from `start` to `end` are those of
+ * a listing that matched it, each chain's other rules not in the paste. */
+export interface Filtered extends GrepFilter {
+  line: number;
+  start: number;
+  end: number;
+}
+
 /** Follows a paste's lines and says, of each command's output that is grep's context output,
  * which chains its windows may have cut. */
 export class GrepWindows {
   private region = newRegion(0);
   readonly cuts: WindowCut[] = [];
+  readonly filtered: Filtered[] = [];
 
   /** A non-blank line of the paste (after it was read). */
   seen(line: number): void {
@@ -70,6 +83,8 @@ export class GrepWindows {
     const context = lineText === undefined ? undefined : grepContext(lineText);
     this.region = newRegion(line);
     if (context) this.region.typed = { ...context, line };
+    const filter = lineText === undefined ? undefined : grepFilter(lineText);
+    if (filter) this.region.filter = { ...filter, line };
   }
 
   /** grep's "--" between two groups. */
@@ -102,6 +117,9 @@ export class GrepWindows {
     const r = this.region;
     const typed = r.typed;
     if (r.start === undefined || r.end === undefined) return;
+    // a rule on the line a command is glued to ends the output before it there
+    const end = Math.max(r.end, r.lastLine);
+    if (r.filter && r.firstRule) this.filtered.push({ ...r.filter, start: r.start, end });
     if (!typed && r.separators.length === 0) return;
     const seps = r.separators;
     const firstEnd = (seps[0] ?? r.end + 1) - 1;
@@ -144,4 +162,59 @@ export class GrepWindows {
         said: `${how} may start at line ${r.start}: what grep left out above it is not in the paste`,
       });
   }
+}
+
+/** The fixed pattern as grep matches it: a "." stands for any character. */
+const matcher = (f: Filtered): RegExp | undefined =>
+  f.fixed === undefined
+    ? undefined
+    : new RegExp(
+        f.fixed.replace(/[.*+?^${}()|[\]\\]/g, (c) => (c === '.' ? '.' : `\\${c}`)),
+        f.ignoreCase ? 'i' : '',
+      );
+
+/** Whether the rules after a grep can be its output: each holds its pattern, where it is fixed.
+ * Rules that do not were put there by hand (more than grep prints), not filtered by it. */
+export function printedBy(t: Table, f: Filtered): boolean {
+  const match = matcher(f);
+  if (!match) return true;
+  const within = (line: number | undefined) =>
+    line !== undefined && line >= f.start && line <= f.end;
+  for (let c = 0; c < t.chainCount; c++) {
+    // its declaration as iptables-save (`:NAME POLICY`) or -S (`-N NAME`, `-P NAME POLICY`) prints it
+    const name = t.nameOf(c);
+    const policy = t.chainPolicy(c);
+    const declared = [`:${name} ${policy ?? '-'}`, policy ? `-P ${name} ${policy}` : `-N ${name}`];
+    if (within(t.chainLine(c)) && !declared.some((d) => match.test(d))) return false;
+    for (const id of t.ruleIdsOf(c))
+      if (within(t.line(id)) && !match.test(t.text(id))) return false;
+  }
+  return true;
+}
+
+/** kube-proxy's chains whose every rule it comments with the Service port's name, first. */
+const NAMED_RULES = new Set(['KUBE-SVC', 'KUBE-SVL', 'KUBE-SEP']);
+
+/** The chains of a table a grep's output shows part of: each with a rule or declaration in it,
+ * unless the pattern is one every rule of the chain holds: its name where the rules are printed
+ * with it (`-A CHAIN`, not -L's rows), or the Service port's name kube-proxy comments each rule of
+ * a KUBE-SVC, KUBE-SVL or KUBE-SEP chain with. */
+export function filteredChains(t: Table, f: Filtered, named: boolean): number[] {
+  const within = (line: number | undefined) =>
+    line !== undefined && line >= f.start && line <= f.end;
+  const fixed = f.fixed && (f.ignoreCase ? f.fixed.toLowerCase() : f.fixed);
+  const holds = (s: string) =>
+    fixed !== undefined && (f.ignoreCase ? s.toLowerCase() : s).includes(fixed);
+  const out: number[] = [];
+  for (let c = 0; c < t.chainCount; c++) {
+    const ids = t.ruleIdsOf(c);
+    if (!within(t.chainLine(c)) && !ids.some((id) => within(t.line(id)))) continue;
+    if (named && holds(`-A ${t.nameOf(c)}`)) continue;
+    const commented =
+      NAMED_RULES.has(t.kindOf(c) ?? '') &&
+      ids.length > 0 &&
+      ids.every((id) => holds(t.comment(id)?.split(' ')[0] ?? ''));
+    if (!commented) out.push(c);
+  }
+  return out;
 }

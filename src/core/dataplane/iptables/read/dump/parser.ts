@@ -74,6 +74,7 @@ export class DumpParser extends DumpSummary {
     this.warnings.sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
     for (const w of this.warnings) rs.warnings.push(w); // a spread of 100k+ overflows the stack
     rs.generator = this.generator;
+    rs.filtered = this.filteredBy();
     rs.foreign = [...this.foreign.keys()];
     const cut = this.warnings.find((w) => w.kind === 'truncated');
     if (cut) rs.cut = { line: cut.line, reason: cut.reason ?? cut.message, message: cut.message };

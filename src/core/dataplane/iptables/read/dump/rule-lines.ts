@@ -35,6 +35,8 @@ export abstract class DumpRuleLines extends DumpSections {
         : `a prompt runs on from the end of its rule (the line end was lost in copying): the rule is read, not the command after it: "${excerpt(line.slice(prompt), 80)}"`,
     );
     this.runTogether(s, at, false);
+    // the command ends the output before it: what grep prints is the next one's (on this line)
+    this.grep.typed(glued ? glued.command : line.slice(prompt), this.lineNo - (glued ? 1 : 0));
     if (glued) this.outputOf(at, e, last, glued);
   }
 
@@ -66,6 +68,7 @@ export abstract class DumpRuleLines extends DumpSections {
       'joined',
       `a rule runs on from the end of the command typed before it (the line end was lost in copying): the rule is read, not the command: "${excerpt(glued.command, 80)}"`,
     );
+    this.grep.typed(glued.command, this.lineNo - 1);
     this.outputOf(s, e, last, glued);
     return true;
   }

@@ -1,0 +1,83 @@
+// `iptables-save | grep X` without context options: grep prints only the lines matching X, so each
+// chain its output shows is part of the chain, unless X is in every rule of it (the chain's name
+// after -A, the Service port's name kube-proxy comments each KUBE-SVC/SEP rule with).
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { readPaste } from '../../../src/core/dataplane/paste/paste.js';
+import { grepFilter } from '../../../src/core/dataplane/paste/grep-context.js';
+import { rulesText } from '../../../src/output/rules.js';
+
+const SVC = 'KUBE-SVC-BBBBBBBBBBBBBBBB';
+const jump = (ep: string, sep: string, p?: string) =>
+  `-A ${SVC} -m comment --comment "default/web:http -> ${ep}"${p ? ` -m statistic --mode random --probability ${p}` : ''} -j ${sep}`;
+const dnat = (ep: string, sep: string) =>
+  `-A ${sep} -p tcp -m comment --comment "default/web:http" -m tcp -j DNAT --to-destination ${ep}`;
+const RULES = [
+  `-A KUBE-SERVICES -d 10.96.0.50/32 -p tcp -m comment --comment "default/web:http cluster IP" -m tcp --dport 80 -j ${SVC}`,
+  jump('10.244.1.5:80', 'KUBE-SEP-AAAAAAAAAAAAAAA1', '0.50000000000'),
+  jump('10.244.2.6:80', 'KUBE-SEP-AAAAAAAAAAAAAAA2'),
+  dnat('10.244.1.5:80', 'KUBE-SEP-AAAAAAAAAAAAAAA1'),
+  dnat('10.244.2.6:80', 'KUBE-SEP-AAAAAAAAAAAAAAA2'),
+];
+
+const read = (command: string, keep = (l: string) => l.includes(command.split(' ').at(-1)!)) => {
+  const got = readPaste([`$ sudo iptables-save | ${command}`, ...RULES.filter(keep)].join('\n'), {
+    file: 'p.txt',
+  });
+  assert.ok(got.mode === 'iptables');
+  const web = got.trees.services.find((t) => t.name === 'default/web:http');
+  return { got, web, text: rulesText(got.dump, got.trees, { label: 'paste' }) };
+};
+
+describe('iptables-save piped through grep without context options', () => {
+  it('an endpoint address: the Service chain is part, no share stated, the headline says grep', () => {
+    const { web, text } = read('grep 10.244.1.5');
+    assert.ok(web?.partial, text);
+    assert.deepEqual(
+      web.endpoints.map((e) => [e.address, e.shareUnknown !== undefined]),
+      [['10.244.1.5:80', true]],
+    );
+    assert.match(text.split('\n')[0]!, /filtered by `grep 10\.244\.1\.5` \(line 1\)/);
+    assert.doesNotMatch(text, /no endpoints|match no endpoint rule|100%/);
+  });
+
+  it("the Service port's name: kube-proxy comments every rule of its chains, so they are whole", () => {
+    const { web, text } = read('grep default/web');
+    assert.equal(web?.partial, undefined, text);
+    assert.deepEqual(
+      web?.endpoints.map((e) => e.probability),
+      [0.5, 0.5],
+    );
+    assert.match(text.split('\n')[0]!, /filtered by `grep default\/web`/);
+  });
+
+  it("a chain's name: every rule -A prints of it holds it", () => {
+    const { web, text } = read(`grep ${SVC}`);
+    assert.equal(web?.partial, undefined, text);
+  });
+
+  it('grep -v keeps lines without the pattern: no chain is whole', () => {
+    const { web, text } = read('grep -v KUBE-SEP-AAAAAAAAAAAAAAA1', () => true);
+    assert.ok(web?.partial, text);
+  });
+
+  it('lines that do not hold the pattern are no output of that grep: put together by hand', () => {
+    const { web, text } = read('grep loadbal', () => true);
+    assert.equal(web?.partial, undefined, text);
+    assert.doesNotMatch(text.split('\n')[0]!, /filtered/);
+  });
+});
+
+describe('grepFilter', () => {
+  it('reads the pattern as grep does', () => {
+    assert.equal(grepFilter('iptables-save | grep -i Nginx')?.fixed, 'Nginx');
+    assert.equal(grepFilter('iptables-save | grep -i Nginx')?.ignoreCase, true);
+    assert.equal(grepFilter("iptables -S | grep -e '-A'")?.fixed, '-A');
+    assert.equal(grepFilter("iptables-save | grep '\\-A KUBE-SVC'")?.fixed, '-A KUBE-SVC');
+    assert.equal(grepFilter('iptables-save | grep nginx # no rows')?.fixed, 'nginx');
+    assert.equal(grepFilter("iptables-save | grep -E 'a|b'")?.fixed, undefined);
+    assert.equal(grepFilter('iptables-save | grep KUBE | grep nginx')?.fixed, undefined);
+    assert.equal(grepFilter('iptables-save | grep -A3 nginx'), undefined);
+    assert.equal(grepFilter('iptables-save'), undefined);
+  });
+});
