@@ -129,6 +129,7 @@ export abstract class DumpCuts extends DumpState {
           : 'the paste ends inside it and declares no chain: more of its rules may follow',
       );
     this.markFiltered(t);
+    this.markListRows(t);
     this.markListedRules(t);
     // the rule kube-proxy writes last in a Service's chain ends it: what the paste leaves out
     // after it (a cut, an elision, grep's window) holds none of its rules
@@ -162,6 +163,32 @@ export abstract class DumpCuts extends DumpState {
           `lines ${f.start}-${f.end} are the output of \`${excerpt(f.command, 60)}\` (line ${f.line}): only the lines matching its pattern, so the chains they show are not whole: no share or count of their endpoints is stated`,
           f.line,
         );
+    }
+  }
+
+  /** The chains an `iptables -L` row among save or -S rules may be a rule of (not read): the chain
+   * of the rule before it and of the rule after it, in the same command's output. The chain after
+   * it may have more rules above those read. */
+  private markListRows(t: Table): void {
+    const rows = this.foreign.get('iptables-list') ?? [];
+    if (rows.length === 0 || this.options.listView !== undefined) return;
+    // the rule lines of the table, with their chains, in line order
+    const rules: [line: number, chain: number][] = [];
+    for (let c = 0; c < t.chainCount; c++)
+      for (const id of t.ruleIdsOf(c)) rules.push([t.line(id), c]);
+    rules.sort((a, b) => a[0] - b[0]);
+    const apart = (a: number, b: number) => this.grep.ends.some((end) => end >= a && end < b);
+    for (const row of rows) {
+      const next = rules.findIndex(([line]) => line > row);
+      const after = next >= 0 ? rules[next] : undefined;
+      const before = rules[(next >= 0 ? next : rules.length) - 1];
+      const why = `line ${row} is a row of \`iptables -L\` among its rules, not read: it may be one of its rules`;
+      if (after && !apart(row, after[0])) {
+        t.partial.set(t.nameOf(after[1]), why);
+        t.cutAbove.add(t.nameOf(after[1]));
+      }
+      if (before && before[1] !== after?.[1] && !apart(before[0], row))
+        t.partial.set(t.nameOf(before[1]), why);
     }
   }
 

@@ -68,6 +68,8 @@ export class GrepWindows {
   private region = newRegion(0);
   readonly cuts: WindowCut[] = [];
   readonly filtered: Filtered[] = [];
+  /** The lines each output ends after (a command typed, a fence, prose), in order. */
+  readonly ends: number[] = [];
 
   /** A non-blank line of the paste (after it was read). */
   seen(line: number): void {
@@ -80,6 +82,7 @@ export class GrepWindows {
    * another may start. */
   typed(lineText: string | undefined, line: number): void {
     this.close();
+    this.ends.push(line);
     const context = lineText === undefined ? undefined : grepContext(lineText);
     this.region = newRegion(line);
     if (context) this.region.typed = { ...context, line };
