@@ -77,8 +77,18 @@ describe('service update and delete typed between runs of service list', () => {
     );
   });
 
-  it('says what is not read from after what a command printed, not at the command', () => {
+  it('says a last listing that ends in its header cut there, not another output unread', () => {
     const t = parseCilium(`${session}\n# cilium-dbg service list\nID   Frontend`, 'p.txt');
+    assert.equal(t.unreadFrom, undefined);
+    assert.deepEqual(
+      (t.cut ?? []).map((c) => c.line),
+      [11],
+    );
+    assert.match(t.cut![0]!.reason, /header of what `cilium-dbg service list` \(line 10\)/);
+  });
+
+  it('says what is not read from after what a command printed, not at the command', () => {
+    const t = parseCilium(`${session}\n# cilium-dbg service list\nnot a listing\nat all`, 'p.txt');
     assert.equal(t.unreadFrom, 10);
   });
 

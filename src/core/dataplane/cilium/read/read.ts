@@ -67,11 +67,48 @@ function parseListings(text: string, source: string): CiliumTable {
   try {
     next = parseListings(rest, source);
   } catch (e) {
-    if (e instanceof CiliumParseError) return table; // not a listing: said as not read
-    throw e;
+    if (!(e instanceof CiliumParseError)) throw e;
+    // a listing command whose output the paste ends in the header of: cut, not another kind
+    const cut = cutInHeader(text.split('\n'), table.unreadFrom);
+    if (!cut) return table; // not a listing: said as not read
+    const { unreadFrom: _, ...first } = table;
+    return { ...first, cut: [...(table.cut ?? []), cut] };
   }
   const { unreadFrom: at, ...first } = table;
   return joined(first, next, listedAt(text.split('\n'), at, next.frontends[0]?.line));
+}
+
+/** Each listing's header, its words one blank apart: what a listing cut in it may end in. */
+const HEADER_TEXTS = [
+  'ID Frontend Service Type Backend',
+  'Frontend Service Type Backend',
+  'SERVICE ADDRESS BACKEND ADDRESS (REVNAT_ID) (SLOT)',
+  'Address Type ServiceName PortName Backends RedirectTo Status Since Error',
+];
+const LIST_COMMAND = /\b(?:service|bpf\s+lb)\s+(?:list|ls)\b|\bdb\/show\b/;
+
+/** The paste's last lines from `from` on: a listing command and nothing after it but the first
+ * words of its header, where the paste ends (cilium#25861's last `service list`, cut at
+ * "Frontend"): the cut, said at the line it is in. */
+function cutInHeader(lines: string[], from: number): CiliumCut | undefined {
+  const rest = lines
+    .map((l, i) => ({ no: i + 1, t: l.trim().replace(/\s+/g, ' ') }))
+    .filter((l) => l.no >= from && l.t !== '');
+  // the commands before it (a service delete) and their output are read as the agent's commands
+  const last = rest.findLastIndex((l) => LIST_COMMAND.test(l.t));
+  const [command, header, ...more] = rest.slice(Math.max(last, 0));
+  if (!command || more.length > 0 || last < 0) return undefined;
+  if (header && !HEADER_TEXTS.some((h) => h.startsWith(header.t))) return undefined;
+  const listed = `\`${excerpt(command.t.replace(/^(?:\[[^\]]*\]|\S*)[#$%>] /, ''), 60)}\``;
+  return header
+    ? {
+        line: header.no,
+        reason: `the paste ends in the header of what ${listed} (line ${command.no}) printed: the listing is cut there`,
+      }
+    : {
+        line: command.no,
+        reason: `the paste ends at ${listed} (line ${command.no}): what it printed is cut off`,
+      };
 }
 
 /** The line of the command that printed the listing read from `from` on (the last list command
