@@ -32,6 +32,20 @@ describe("cilium-cli's message of the BPF LB map (Go's %+v)", () => {
     assert.equal(parseCilium(WHOLE, 'p.txt').cut, undefined);
   });
 
+  it('says the text after the map not read, at its line', () => {
+    const t = parseCilium(
+      `${WHOLE}\nThe LRP pods were running; kube-proxy replacement is on.\n`,
+      'p.txt',
+    );
+    assert.equal(read(WHOLE).length, 4);
+    assert.deepEqual(
+      (t.notRead ?? []).map((n) => n.line),
+      [3],
+    );
+    assert.match(t.notRead![0]!.reason, /after .*not read: "The LRP pods were running/);
+    assert.equal(parseCilium(WHOLE, 'p.txt').notRead, undefined);
+  });
+
   it("is told as Cilium's, not refused as iptables rules, where the paste starts inside it", () => {
     const tail = WHOLE.slice(WHOLE.indexOf('10.96.0.1:443/TCP:['));
     const r = readPaste(tail, { file: 'p.txt' });

@@ -64,12 +64,24 @@ export function bpfLbGoMap(text: string, source: string): CiliumTable {
     at = close + 1;
     while (flat[at] === ' ') at++;
   }
-  // what the message ends with after the map ("]]", the test's next words) holds no frontend
+  // the map's and the message's closing brackets end it; what follows them is not read: said
+  while (at < flat.length && /[\]\s]/.test(flat[at]!)) at++;
+  const after = flat.slice(at).trim();
+  const notRead =
+    after === '' || cut.length > 0
+      ? []
+      : [
+          {
+            line: lineAt[at]!,
+            reason: `line${lineAt[at] === lineAt.at(-1) ? ` ${lineAt[at]}` : `s ${lineAt[at]}-${lineAt.at(-1)}`} after ${NAMED}, not read: "${excerpt(after)}"`,
+          },
+        ];
   return {
     form: 'bpf-lb-list',
     source,
     frontends: [...rows.byKey.values()],
     ...(cut.length > 0 ? { cut } : {}),
+    ...(notRead.length > 0 ? { notRead } : {}),
   };
 }
 
