@@ -56,6 +56,9 @@ export interface ReadRequest {
   fieldSelector?: string;
   /** Items per page, where not the API client's own (kubectl's 500). */
   pageSize?: number;
+  /** What to keep of each item, applied as its page arrives: a page is let go before the next
+   * (thousands of agent Pods are not held whole). */
+  cut?: (o: KubeObject) => KubeObject;
 }
 
 export interface Cluster {

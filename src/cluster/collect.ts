@@ -7,7 +7,8 @@ import type { Facts } from '../core/model.js';
 import type { Cluster } from './cluster.js';
 import { serviceNotFound } from './kube/suggestions.js';
 import { readClusterAddons } from './collect/addons.js';
-import { Reader, slimNode, WHOLE_LIST_PAGE } from './collect/api-reader.js';
+import { Reader, WHOLE_LIST_PAGE } from './collect/api-reader.js';
+import { asRead } from './collect/as-read.js';
 import { addressesNamingNoPod, endpointPodRefs } from './collect/endpoint-pods.js';
 import { finish, startEarly } from './collect/finish.js';
 import type { CollectOptions } from './collect/options.js';
@@ -34,7 +35,7 @@ export async function collect(
   o: CollectOptions = {},
 ): Promise<Facts> {
   const progress = o.onProgress ?? (() => undefined);
-  const r = new Reader(cluster, progress, o.nodesAsRead ? slimNode : undefined);
+  const r = new Reader(cluster, progress, o.asRead ? asRead : undefined);
   const { namespace: ns, service: name } = target;
   const svc = r.get(`Service ${ns}/${name}`, { resource: 'services', namespace: ns, name }, true);
   const slices = r.list(`EndpointSlices of ${ns}/${name}`, {

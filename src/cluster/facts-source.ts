@@ -340,8 +340,8 @@ export async function readLive(
       onProgress: progress,
       ...(onNodes ? { onNodes } : {}),
       meta: { kdebugVersion },
-      // every Node is listed: of each, what the steps read
-      nodesAsRead: true,
+      // every Node and agent Pod is listed: of each, what the steps read
+      asRead: true,
       ...(which.concurrency !== undefined ? { nodeConcurrency: which.concurrency } : {}),
       ...(which.from?.kind === 'pod'
         ? {

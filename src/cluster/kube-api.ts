@@ -88,7 +88,12 @@ export class KubeApi extends KubeConnection {
   /** Every item of a list, page by page (limit/continue), with kind and apiVersion filled in. */
   async list(
     path: string,
-    o: { labelSelector?: string; fieldSelector?: string; pageSize?: number } = {},
+    o: {
+      labelSelector?: string;
+      fieldSelector?: string;
+      pageSize?: number;
+      cut?: (o: KubeObject) => KubeObject;
+    } = {},
   ): Promise<ListResult> {
     const items: KubeObject[] = [];
     let resourceVersion = '';
@@ -138,7 +143,8 @@ export class KubeApi extends KubeConnection {
         // the images a Node holds (each one's names and size): nothing kdebug reads, and most of
         // a busy Node's bytes; thousands of Nodes are read whole for --all-nodes
         if (kind === 'Node') delete (item['status'] as { images?: unknown } | undefined)?.images;
-        items.push({ apiVersion: page.apiVersion, kind, ...item });
+        const typed = { apiVersion: page.apiVersion, kind, ...item };
+        items.push(o.cut ? o.cut(typed) : typed);
       }
       resourceVersion ||= page.metadata?.resourceVersion ?? '';
       cont = page.metadata?.continue || undefined;

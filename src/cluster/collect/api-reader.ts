@@ -4,8 +4,6 @@
 import type { KubeObject } from '../../core/model.js';
 import type { ApiRead, ReadError } from '../../core/not-read.js';
 import { canonicalAddress } from '../../core/ipv6.js';
-import { NODE_READ } from '../../core/redact/fields.js';
-import { prune } from '../../core/redact/prune.js';
 import { apiPath, type Cluster, type ReadRequest } from '../cluster.js';
 import { KubeApiError } from '../kube/errors.js';
 import type { CollectProgress } from './options.js';
@@ -54,10 +52,6 @@ const readOf = ({ resource, namespace, name, service, addon, podIP }: ApiQuery):
   ...(podIP !== undefined ? { podIP } : {}),
 });
 
-/** A Node as the steps read it (NODE_READ); another object as it is. */
-export const slimNode = (o: KubeObject): KubeObject =>
-  o.kind === 'Node' ? (prune(o, NODE_READ) as KubeObject) : o;
-
 /** Reads through a Cluster, keeping every object once and reporting progress and failures. */
 export class Reader {
   private readonly objects = new Map<string, KubeObject>();
@@ -68,8 +62,8 @@ export class Reader {
   constructor(
     private readonly cluster: Cluster,
     private readonly progress: (p: CollectProgress) => void,
-    /** Keeps of an object only what is read (Nodes, for a diagnosis). */
-    private readonly slim: (o: KubeObject) => KubeObject = (o) => o,
+    /** Keeps of an object only what is read (a diagnosis's Nodes and agent Pods: as-read.ts). */
+    private readonly slim?: (o: KubeObject) => KubeObject,
   ) {}
 
   private async read<T>(
@@ -111,6 +105,7 @@ export class Reader {
       ...(q.labelSelector ? { labelSelector: q.labelSelector } : {}),
       ...(q.fieldSelector ? { fieldSelector: q.fieldSelector } : {}),
       ...(q.pageSize ? { pageSize: q.pageSize } : {}),
+      ...(this.slim ? { cut: this.slim } : {}),
     };
     const items = await this.read(
       what,
@@ -124,7 +119,7 @@ export class Reader {
       required,
       [] as KubeObject[],
     );
-    this.keep(items);
+    this.keep(items, false);
     return items;
   }
 
@@ -154,9 +149,10 @@ export class Reader {
             path,
             ...(q.labelSelector ? { labelSelector: q.labelSelector } : {}),
             ...(q.fieldSelector ? { fieldSelector: q.fieldSelector } : {}),
+            ...(this.slim ? { cut: this.slim } : {}),
           });
     const items = await read.catch(() => undefined);
-    this.keep(items ?? []);
+    this.keep(items ?? [], q.name !== undefined);
     this.progress({ what, state: 'done', count: items?.length ?? 0 });
     return items !== undefined;
   }
@@ -178,7 +174,11 @@ export class Reader {
     // the API server matches the text: Pod addresses are written canonical
     const ip = canonicalAddress(address);
     const q: ApiQuery = { resource: 'pods', podIP: ip };
-    const request = { path: apiPath(q), fieldSelector: `status.podIP=${ip}` };
+    const request = {
+      path: apiPath(q),
+      fieldSelector: `status.podIP=${ip}`,
+      ...(this.slim ? { cut: this.slim } : {}),
+    };
     const items = await this.read(
       `Pods with address ${ip}`,
       readOf(q),
@@ -188,7 +188,7 @@ export class Reader {
       undefined,
     );
     if (!items) return;
-    this.keep(items);
+    this.keep(items, false);
     this.podIPLookups.push(ip);
   }
 
@@ -196,9 +196,11 @@ export class Reader {
     return this.objects.has(`${kind}/${namespace}/${name}`);
   }
 
-  private keep(objects: KubeObject[]): void {
+  /** `cut`: false where the list cut each item as its page arrived (ReadRequest.cut). */
+  private keep(objects: KubeObject[], cut = true): void {
+    const slim = cut ? this.slim : undefined;
     for (const o of objects)
-      if (!this.objects.has(keyOf(o))) this.objects.set(keyOf(o), this.slim(o));
+      if (!this.objects.has(keyOf(o))) this.objects.set(keyOf(o), slim ? slim(o) : o);
   }
 
   /** Every object read, in a stable order: by kind, then namespace, then name. */

@@ -52,9 +52,10 @@ export interface CollectOptions {
   clientPod?: { namespace: string; name: string };
   /** Nodes handled at once. Default 8. */
   nodeConcurrency?: number;
-  /** Keep of each Node only what the steps read (NODE_READ): a diagnosis lists every Node,
-   * thousands on a large cluster, where a snapshot keeps them as the API gave them. */
-  nodesAsRead?: boolean;
+  /** Keep of each Node and each node agent's Pod only what the steps read (collect/as-read.ts): a
+   * diagnosis lists thousands of each on a large cluster, where a snapshot keeps them as the API
+   * gave them. */
+  asRead?: boolean;
   now?: () => Date;
   /** Read each node's iptables rules for this Service only, chain by chain (kdebug svc), where
    * kube-proxy runs in iptables mode: see core/dataplane/iptables/service-chains.ts. */

@@ -7,6 +7,7 @@ import { isKubeProxyPod, toPod, type Pod } from '../../core/kube/objects.js';
 import { isCiliumAgentPod } from '../../core/dataplane/cilium/agent/agent.js';
 import type { NodeCommand, NodeResult } from '../cluster.js';
 import { apiPath } from '../cluster.js';
+import { agentPodAsRead } from '../collect/as-read.js';
 import { labelSelectorString } from '../collect/selectors.js';
 import type { KubeApi } from '../kube-api.js';
 import { KubeApiError } from '../kube/errors.js';
@@ -229,10 +230,12 @@ class AgentExec implements NodeChannel {
     const fieldSelector = node === undefined ? undefined : `spec.nodeName=${node}`;
     try {
       const labelSelector = (await this.daemonSetSelector()) ?? label;
-      const pods = (await this.api.list(path, { labelSelector, fieldSelector })).items.map(toPod);
+      // each Pod cut as its page arrives: every node's, thousands, are held for the run
+      const list = { labelSelector, fieldSelector, cut: agentPodAsRead };
+      const pods = (await this.api.list(path, list)).items.map(toPod);
       if (pods.length > 0 || namePrefix === undefined) return pods;
       // static kube-proxy Pods (GKE and others) carry other labels, but the same name
-      return (await this.api.list(path, { fieldSelector })).items
+      return (await this.api.list(path, { fieldSelector, cut: agentPodAsRead })).items
         .map(toPod)
         .filter((p) => p.name.startsWith(namePrefix));
     } catch (e) {
