@@ -420,10 +420,44 @@ describe('the debug Pod', () => {
     assert.deepEqual(podsIn(fake), []);
   });
 
-  it('is deleted when it does not run in time', async () => {
+  it('is deleted when it does not run in time, with what it waits on', async () => {
     const { fake, api } = await serve({ startPodsAfterMs: false });
-    const p = pods(api, { timeoutMs: 600 });
-    await assert.rejects(p.open('node-a'), /did not start: still Pending after 1s$/);
+    // the kubelet took it (startTime) and is pulling its image
+    fake.store.subscribe((e) => {
+      if (e.type !== 'ADDED' || e.resourceType !== POD || !e.object.metadata?.['generateName'])
+        return;
+      const waiting = { waiting: { reason: 'ContainerCreating' } };
+      setTimeout(() =>
+        fake.store.put({
+          ...e.object,
+          status: {
+            phase: 'Pending',
+            startTime: '2026-12-06T10:00:00Z',
+            containerStatuses: [
+              { name: 'debugger', ready: false, restartCount: 0, state: waiting },
+            ],
+          },
+        }),
+      );
+    });
+    const p = pods(api, { timeoutMs: 600, kubeletAckMs: 100 });
+    await assert.rejects(
+      p.open('node-a'),
+      /did not start: still Pending \(ContainerCreating\) after 1s$/,
+    );
+    assert.deepEqual(podsIn(fake), []);
+  });
+
+  it('is deleted as soon as no kubelet has taken it, not at the deadline, and says so', async () => {
+    // a Node that exists in the API only: nothing ever writes the Pod's status
+    const { fake, api } = await serve({ startPodsAfterMs: false });
+    const p = pods(api, { timeoutMs: 60_000, kubeletAckMs: 500 });
+    const t = performance.now();
+    await assert.rejects(
+      p.open('node-a'),
+      /^NodeUnavailable: debug Pod kdebug\/kdebug-node-a-\w{5} on node-a did not start: no kubelet took it within 1s \(no status\.startTime: is the node's kubelet running\?\)$/,
+    );
+    assert.ok(performance.now() - t < 5000, `${Math.round(performance.now() - t)} ms`);
     assert.deepEqual(podsIn(fake), []);
   });
 

@@ -38,7 +38,14 @@ import {
   namespaceCreateRefusal,
   podSecurityRefusal,
 } from './debug-pod/preflight.js';
-import { GONE, renewalLoss, running, startFailure } from './debug-pod/pod-state.js';
+import {
+  acknowledged,
+  GONE,
+  KUBELET_ACK_MS,
+  renewalLoss,
+  running,
+  startFailure,
+} from './debug-pod/pod-state.js';
 
 const POLL_MS = 250;
 
@@ -70,6 +77,8 @@ export interface DebugPodOptions {
   confirm?: (q: DebugPodConsent) => Promise<boolean>;
   /** Waiting for the Pod to run, and each command. */
   timeoutMs?: number;
+  /** Waiting for the node's kubelet to acknowledge the Pod; default KUBELET_ACK_MS. */
+  kubeletAckMs?: number;
   lifetimeSeconds?: number;
   /** Who owns the Pods; default this process. */
   run?: RunOwner;
@@ -262,6 +271,8 @@ export class DebugPods implements NodeChannel {
 
   private async waitRunning(name: string, node: string, via: string): Promise<void> {
     const deadline = Date.now() + this.timeoutMs;
+    const ackWait = Math.min(this.o.kubeletAckMs ?? KUBELET_ACK_MS, this.timeoutMs);
+    const ackDeadline = Date.now() + ackWait;
     let last: Pod | undefined;
     let problem = 'unknown';
     try {
@@ -277,6 +288,11 @@ export class DebugPods implements NodeChannel {
         const failure = startFailure(last);
         if (failure) {
           problem = failure;
+          break;
+        }
+        // no kubelet will run it: said as such, not waited on to the deadline
+        if (!acknowledged(raw) && Date.now() > ackDeadline && !this.closing) {
+          problem = `no kubelet took it within ${Math.round(ackWait / 1000)}s (no status.startTime: is the node's kubelet running?)`;
           break;
         }
         if (Date.now() > deadline || this.closing) {

@@ -1,6 +1,7 @@
 // A debug Pod's state as the run reads it: running, never going to, or no longer the Pod this run
 // made.
 import type { Pod } from '../../../core/kube/objects.js';
+import type { KubeObject } from '../../../core/model.js';
 import { KubeApiError } from '../../kube/errors.js';
 import { CONTAINER } from './manifest.js';
 
@@ -35,3 +36,13 @@ export function startFailure(p: Pod): string | undefined {
 export const running = (p: Pod) =>
   p.phase === 'Running' &&
   p.containerStatuses.some((c) => c.name === CONTAINER && c.state.kind === 'running');
+
+/** How long the node's kubelet may take to acknowledge a Pod bound to it: a running kubelet
+ * writes status.startTime ("acknowledged by the Kubelet", before any image pull) within a second
+ * or two; without it no kubelet is taking Pods there (a Node that exists in the API only, a
+ * kubelet down while its Node still reads Ready), and waiting longer changes nothing. */
+export const KUBELET_ACK_MS = 15_000;
+
+/** Whether a kubelet acknowledged the Pod (status.startTime). */
+export const acknowledged = (raw: KubeObject) =>
+  typeof (raw['status'] as { startTime?: unknown } | undefined)?.startTime === 'string';
