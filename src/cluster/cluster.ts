@@ -65,8 +65,9 @@ export interface Cluster {
   /** Where the objects come from: context and server (snapshot meta.json). */
   readonly meta: SnapshotMeta;
   /**
-   * The items of one list request, exactly as the API returned them, with kind and apiVersion
-   * filled in from the list (the API leaves them out of items), as `kubectl get -o json` prints.
+   * The items of one list request, exactly as the API returned them (or as request.cut keeps
+   * them), with kind and apiVersion filled in from the list (the API leaves them out of items),
+   * as `kubectl get -o json` prints.
    */
   list(request: ReadRequest): Promise<KubeObject[]>;
   /** One object (path ends in its name), exactly as the API returned it; undefined when it does not exist. */
