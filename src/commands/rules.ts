@@ -41,7 +41,7 @@ import {
   writeDoc,
   type GlobalOptions,
 } from './common/io.js';
-import { interactive } from './tui.js';
+import { interactive } from './common/tui.js';
 import { nodeAccessOptions, withExamples, type Define } from './common/flags.js';
 import { Option } from 'commander';
 

@@ -35,7 +35,7 @@ import {
   type GlobalOptions,
 } from './common/io.js';
 import { invocationOf, selfCommand } from './common/invocation.js';
-import { interactive, loadTui } from './tui.js';
+import { interactive, loadTui } from './common/tui.js';
 import type { Command } from 'commander';
 import { nodeAccessOptions, withExamples, type Define } from './common/flags.js';
 

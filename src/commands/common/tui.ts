@@ -1,8 +1,8 @@
 // The TUI, imported only now: text and JSON runs never load Ink and React.
-import type { TuiExit, TuiInput } from '../tui/App.js';
-import type * as TuiRun from '../tui/run.js';
-import { colorEnabled } from '../tui/theme.js';
-import { EXIT, type GlobalOptions } from './common/io.js';
+import type { TuiExit, TuiInput } from '../../tui/App.js';
+import type * as TuiRun from '../../tui/run.js';
+import { colorEnabled } from '../../tui/theme.js';
+import { EXIT, type GlobalOptions } from './io.js';
 
 type TuiModule = typeof TuiRun;
 let loading: Promise<TuiModule> | undefined;
@@ -22,7 +22,7 @@ export function loadTui(): Promise<TuiModule> {
   // undici for a data: URL it can as well decode itself
   const fetch = globalThis.fetch;
   (globalThis as { fetch?: unknown }).fetch = undefined;
-  return (loading = import('../tui/run.js').finally(() => {
+  return (loading = import('../../tui/run.js').finally(() => {
     for (const [k, v] of Object.entries(ci)) if (v !== undefined) process.env[k] = v;
     globalThis.fetch = fetch;
   }));
