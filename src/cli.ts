@@ -187,7 +187,7 @@ async function fail(e: unknown): Promise<number> {
       import('./core/dataplane/ipvs/read/listing.js'),
       import('./core/dataplane/nftables/read/listing.js'),
       import('./core/dataplane/cilium/read/listing.js'),
-      import('./core/not-read.js'),
+      import('./core/facts/not-read.js'),
       import('./cluster/facts-source.js'),
       import('./cluster/snapshot/read.js'),
       import('./cluster/kube/errors.js'),

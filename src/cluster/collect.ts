@@ -16,7 +16,7 @@ import { equalitySelector } from './collect/selectors.js';
 
 export type { CollectOptions, CollectProgress, NodeTally } from './collect/options.js';
 export { diagnosisCommands, nodeBasics } from './collect/node-plan.js';
-export type { ReadError } from '../core/not-read.js';
+export type { ReadError } from '../core/facts/not-read.js';
 
 /** The ServiceCIDRs (networking.k8s.io/v1, 1.33+): a cluster that does not serve them has none. */
 function readServiceCIDRs(r: Reader): Promise<unknown> {

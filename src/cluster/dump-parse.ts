@@ -4,7 +4,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { DUMP_STEMS } from '../core/facts.js';
+import { DUMP_STEMS } from '../core/facts/facts.js';
 import {
   IptablesParseError,
   NoRulesError,

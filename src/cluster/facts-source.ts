@@ -2,7 +2,7 @@
 // node's rules read over SSH into a snapshot's objects; and the one node picker. The adapters
 // (client-node, ssh2) load only when a source needs them.
 import { Analysis } from '../core/nodes/analysis.js';
-import { DUMP_STEMS, recordedFamily, recordedNodes } from '../core/facts.js';
+import { DUMP_STEMS, recordedFamily, recordedNodes } from '../core/facts/facts.js';
 import { clusterView, type ClusterView } from '../core/kube/objects.js';
 import { chooseNodes, firstChosen, type NodeChoice } from '../core/nodes/choice.js';
 import { kubeProxyPodsReadOn } from '../core/kube/daemon-set.js';

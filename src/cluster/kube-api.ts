@@ -5,7 +5,7 @@
 // The connection, its requests and watches are in kube/connection.ts.
 import { Writable } from 'node:stream';
 import type { KubeObject } from '../core/model.js';
-import { OutputBuffer, outputOverLimit } from '../core/not-read.js';
+import { OutputBuffer, outputOverLimit } from '../core/facts/not-read.js';
 import { apiPath, type NodeResult } from './cluster.js';
 import { loadKubeconfig } from './kube/kubeconfig.js';
 import {

@@ -8,7 +8,7 @@ import {
 } from '../core/dataplane/drift.js';
 import { isDriftReadFailure, said } from '../core/nodes/drift-unavailable.js';
 import { nodeErrorsOf, rulesReadError } from '../core/nodes/errors.js';
-import { hasRules } from '../core/facts.js';
+import { hasRules } from '../core/facts/facts.js';
 import { byReason, namedFew } from '../core/nodes/access.js';
 import type { IPFamily } from '../core/ipv6.js';
 import { pickNodes, type SourceFlags } from '../cluster/facts-source.js';

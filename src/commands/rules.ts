@@ -1,7 +1,7 @@
 // `kdebug rules`: the Service trees of one node's rules (a file, stdin, a host over SSH, a
 // snapshot's node or the live cluster's), as text, JSON, a search, or the TUI.
 import { Analysis } from '../core/nodes/analysis.js';
-import { recordedFamily } from '../core/facts.js';
+import { recordedFamily } from '../core/facts/facts.js';
 import { parseIptables, TABLES } from '../core/dataplane/iptables/read/parse.js';
 import {
   linesFrom,
@@ -15,7 +15,7 @@ import type { Facts } from '../core/model.js';
 import { treeSearchIndex } from '../core/dataplane/search/tree-docs.js';
 import { buildSearchIndex } from '../core/dataplane/iptables/search.js';
 import { parseIpvs } from '../core/dataplane/ipvs/read/listing.js';
-import { outputLimitBytes } from '../core/not-read.js';
+import { outputLimitBytes } from '../core/facts/not-read.js';
 import { buildIpvsTrees } from '../core/dataplane/ipvs/trees.js';
 import { pickNodes, readFacts, sshRulesText, type SourceFlags } from '../cluster/facts-source.js';
 import { parseCilium } from '../core/dataplane/cilium/read/read.js';

@@ -1,5 +1,5 @@
 // `kdebug snapshot save DIR`: the cluster's facts written as a directory --snapshot replays.
-import { quietWhenRefused } from '../core/not-read.js';
+import { quietWhenRefused } from '../core/facts/not-read.js';
 import { nodeTransport, tellNodeAccess, type SourceFlags } from '../cluster/facts-source.js';
 import {
   EXIT,

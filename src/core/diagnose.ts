@@ -28,7 +28,7 @@ import {
   type Step,
 } from './model.js';
 import { resolveNext } from './next-command.js';
-import { notRead, type NotRead } from './not-read.js';
+import { notRead, type NotRead } from './facts/not-read.js';
 
 export type { DiagnoseOptions, DiagnosedService } from './checks/context.js';
 export type { NodeProbe } from './checks/reachability/probes.js';

@@ -1,7 +1,7 @@
 // The vocabulary every layer shares: Facts in, Report out. Names follow kube-proxy's words.
 import type { FindingId } from './finding-ids.js';
 import type { NextCommand } from './next-command.js';
-import type { NotRead } from './not-read.js';
+import type { NotRead } from './facts/not-read.js';
 
 /** "ns/name:port", or "ns/name" for an unnamed port: kube-proxy's ServicePortName.String(). */
 export type ServicePortName = string;
@@ -178,7 +178,7 @@ export interface Report {
   firstProblem?: FirstProblem;
   /** Some step is still collecting (a live run). */
   pending: boolean;
-  /** What the run began to read and lost (core/not-read.ts); the report is partial when any. */
+  /** What the run began to read and lost (facts/not-read.ts); the report is partial when any. */
   notRead: NotRead[];
   /** 1 when a step failed or warned, else 2 when the report is partial, else 0 (kdebug's exit
    * status for this answer). */

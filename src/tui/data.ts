@@ -3,7 +3,7 @@
 import { Analysis } from '../core/nodes/analysis.js';
 import type { NodeAnalysis } from '../core/nodes/node-analysis.js';
 import { unavailableText } from '../core/nodes/drift-unavailable.js';
-import { hasRules, recordedNodes } from '../core/facts.js';
+import { hasRules, recordedNodes } from '../core/facts/facts.js';
 import type { IPFamily } from '../core/ipv6.js';
 import type { Ruleset } from '../core/dataplane/iptables/read/parse.js';
 import { DriftInputError, type NodeDrift } from '../core/dataplane/drift.js';

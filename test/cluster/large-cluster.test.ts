@@ -15,7 +15,7 @@ import {
 } from '../../src/cluster/nodes/transport.js';
 import { byReason, nodeAccessLines, type NodeAccess } from '../../src/core/nodes/access.js';
 import { nodeErrorsOf, type NodeErrorGroup } from '../../src/core/nodes/errors.js';
-import { GROUPED, readErrorsOf, type ReadError } from '../../src/core/not-read.js';
+import { GROUPED, readErrorsOf, type ReadError } from '../../src/core/facts/not-read.js';
 import { reportText } from '../../src/output/text.js';
 import { startFakeApi } from '../support/fake-api/server.js';
 import { aNode, aPod, webCluster } from './objects.js';

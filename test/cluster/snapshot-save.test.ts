@@ -11,7 +11,7 @@ import type { NodeTransport } from '../../src/cluster/kube-cluster.js';
 import { saveSnapshot, SnapshotSaveError } from '../../src/cluster/snapshot/save.js';
 import { readSnapshot, writeSnapshot } from '../../src/cluster/snapshot/read.js';
 import type { KubeObject } from '../../src/core/model.js';
-import { readErrorsOf } from '../../src/core/not-read.js';
+import { readErrorsOf } from '../../src/core/facts/not-read.js';
 import { startFakeApi, type FakeApi } from '../support/fake-api/server.js';
 import { aNode, webCluster } from './objects.js';
 

@@ -19,7 +19,7 @@ import {
   notRead,
   readErrorsOf,
   type ReadError,
-} from '../../src/core/not-read.js';
+} from '../../src/core/facts/not-read.js';
 
 /** What the kube-proxy channel says on a node whose kubelet the API server cannot reach. */
 function unreachable(i: number, lost = false): NodeFailure[] {

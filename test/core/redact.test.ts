@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import { Analysis } from '../../src/core/nodes/analysis.js';
 import { clusterView, kubeProxyConfigOf } from '../../src/core/kube/objects.js';
 import type { Facts, KubeObject } from '../../src/core/model.js';
-import { readErrorsOf } from '../../src/core/not-read.js';
+import { readErrorsOf } from '../../src/core/facts/not-read.js';
 import { redactFacts, saltedHash } from '../../src/core/redact/redact.js';
 
 const SERVER = 'https://203.0.113.10:6443';

@@ -17,7 +17,7 @@ import {
   expectedSave,
   type ExpectOptions,
 } from '../../src/core/dataplane/kube-proxy/expected.js';
-import { recordedFamily } from '../../src/core/facts.js';
+import { recordedFamily } from '../../src/core/facts/facts.js';
 import { parseIptables } from '../../src/core/dataplane/iptables/read/parse.js';
 import { clusterView } from '../../src/core/kube/objects.js';
 import { aKubeProxyConfig, aNode, aService, anEndpointSlice } from '../support/builders.js';

@@ -17,7 +17,7 @@ import { describe, it } from 'node:test';
 import { readSnapshot } from '../../src/cluster/snapshot/read.js';
 import { Analysis } from '../../src/core/nodes/analysis.js';
 import { expectedSave } from '../../src/core/dataplane/kube-proxy/expected.js';
-import { nftStems } from '../../src/core/facts.js';
+import { nftStems } from '../../src/core/facts/facts.js';
 import type { Facts } from '../../src/core/model.js';
 import { serviceCIDRs } from '../../src/core/kube/objects.js';
 import { expectedNftScript } from '../../src/core/dataplane/nftables/expected/expected.js';

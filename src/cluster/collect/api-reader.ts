@@ -2,7 +2,7 @@
 // kept once, in a stable order, and a read that fails is recorded (meta.readErrors), except one the
 // run cannot do without, which stops it.
 import type { KubeObject } from '../../core/model.js';
-import type { ApiRead, ReadError } from '../../core/not-read.js';
+import type { ApiRead, ReadError } from '../../core/facts/not-read.js';
 import { canonicalAddress } from '../../core/ipv6.js';
 import { apiPath, type Cluster, type ReadRequest } from '../cluster.js';
 import { KubeApiError } from '../kube/errors.js';

@@ -5,7 +5,7 @@ import { Analysis } from '../../core/nodes/analysis.js';
 import { isWindows } from '../../core/kube/objects.js';
 import type { Facts, NodeOutputs, SnapshotMeta } from '../../core/model.js';
 import { NodeErrorFold } from '../../core/nodes/errors.js';
-import { nodeErrorsMeta } from '../../core/not-read.js';
+import { nodeErrorsMeta } from '../../core/facts/not-read.js';
 import { commandStem, type Cluster, type NodeCommand } from '../cluster.js';
 import { SYSTEM } from '../permissions.js';
 import { isNodeName } from '../snapshot/files.js';

@@ -7,7 +7,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { IncomingMessage } from 'node:http';
 import type * as ClientNodeModule from '@kubernetes/client-node';
-import { DEFAULT_MAX_OUTPUT_BYTES, OutputBuffer, overLimit } from '../../core/not-read.js';
+import { DEFAULT_MAX_OUTPUT_BYTES, OutputBuffer, overLimit } from '../../core/facts/not-read.js';
 import type { KubeconfigOptions, LoadedKubeconfig } from './kubeconfig.js';
 import {
   bodyPhrase,

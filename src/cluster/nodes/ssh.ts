@@ -2,7 +2,11 @@
 // the closed NodeCommand list (rules through `sudo -n` for a non-root user). A node that cannot
 // be reached gives a NodeResult with an error; it never stops the others.
 import type { Node } from '../../core/kube/objects.js';
-import { DEFAULT_MAX_OUTPUT_BYTES, OutputBuffer, outputOverLimit } from '../../core/not-read.js';
+import {
+  DEFAULT_MAX_OUTPUT_BYTES,
+  OutputBuffer,
+  outputOverLimit,
+} from '../../core/facts/not-read.js';
 import { failedResult, type NodeCommand, type NodeResult } from '../cluster.js';
 import { nodeArgv, shellCommand } from './commands.js';
 import { isDnsName, isPlainIp } from './valid-command.js';

@@ -2,7 +2,7 @@
 // to a ticket: every name, file type and size in it is the sender's choice. So a snapshot is
 // regular files and directories under names kdebug writes, each file read up to a cap, opened
 // without following a link or waiting on a FIFO (a link to ~/.aws/credentials is never read).
-import { MAX_OUTPUT_MIB } from '../../core/not-read.js';
+import { MAX_OUTPUT_MIB } from '../../core/facts/not-read.js';
 import {
   closeSync,
   constants,

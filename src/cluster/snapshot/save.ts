@@ -5,7 +5,7 @@ import { readdir, stat } from 'node:fs/promises';
 import type { Facts, SnapshotMeta } from '../../core/model.js';
 import type { NodeAccess } from '../../core/nodes/access.js';
 import { nodeErrorsOf, type NodeErrorGroup } from '../../core/nodes/errors.js';
-import { notRead, readErrorsOf, type NotRead } from '../../core/not-read.js';
+import { notRead, readErrorsOf, type NotRead } from '../../core/facts/not-read.js';
 import { redactFacts, type Redaction } from '../../core/redact/redact.js';
 import {
   collect,

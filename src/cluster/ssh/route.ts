@@ -3,7 +3,7 @@
 // CLI's SSH flags and the one error type every SSH failure is told with.
 import { homedir, userInfo } from 'node:os';
 import { join } from 'node:path';
-import { outputLimitBytes } from '../../core/not-read.js';
+import { outputLimitBytes } from '../../core/facts/not-read.js';
 import { isDnsName, isPlainIp } from '../nodes/valid-command.js';
 import {
   computeSshConfig,

@@ -2,7 +2,7 @@
 // its examples to --help. Each command defines its own flags beside its handler.
 import { Option, type Command } from 'commander';
 import { DEFAULT_DEBUG_IMAGE } from '../../cluster/debug-image.js';
-import { DEFAULT_MAX_OUTPUT_MIB } from '../../core/not-read.js';
+import { DEFAULT_MAX_OUTPUT_MIB } from '../../core/facts/not-read.js';
 import { SELF } from './invocation.js';
 import { textWidth, type GlobalOptions } from './io.js';
 import { wrap, wrapCommand } from '../../output/wrap.js';

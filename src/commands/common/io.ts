@@ -9,7 +9,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Readable } from 'node:stream';
 import type { SourceContext } from '../../cluster/facts-source.js';
 import type { PodHolder } from '../../cluster/nodes/debug-pod.js';
-import { DEFAULT_MAX_OUTPUT_BYTES, OutputBuffer, overLimit } from '../../core/not-read.js';
+import { DEFAULT_MAX_OUTPUT_BYTES, OutputBuffer, overLimit } from '../../core/facts/not-read.js';
 import { jsonPieces, sanitize } from '../../core/sanitize.js';
 
 declare const KDEBUG_VERSION: string;

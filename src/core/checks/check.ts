@@ -7,7 +7,7 @@ import type { Evidence, Finding, Status } from '../model.js';
 import { kdebug, kubectl, onNode, valid, w, type NextCommand } from '../next-command.js';
 import type { CheckContext } from './context.js';
 import { namedFew } from '../nodes/access.js';
-import { podIPLookupsOf } from '../not-read.js';
+import { podIPLookupsOf } from '../facts/not-read.js';
 
 /** A step's input is not there yet (live runs): the step shows as pending. */
 export interface Pending {

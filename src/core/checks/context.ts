@@ -5,9 +5,9 @@ import { seen } from '../evidence.js';
 import type { IPFamily } from '../ipv6.js';
 import { Analysis } from '../nodes/analysis.js';
 import type { Scope } from '../nodes/node-reads.js';
-import { nodeDump } from '../facts.js';
-import type { ApiRead } from '../not-read.js';
-import { notCaptured, readFailed, type CapturedKind } from '../captured.js';
+import { nodeDump } from '../facts/facts.js';
+import type { ApiRead } from '../facts/not-read.js';
+import { notCaptured, readFailed, type CapturedKind } from '../facts/captured.js';
 import type { Invocation } from '../next-command.js';
 import type { Ruleset } from '../dataplane/iptables/read/parse.js';
 import { recordedChoice, type NodeChoice } from '../nodes/choice.js';
@@ -131,8 +131,8 @@ export class CheckContext {
     return readFailed(this.facts, of);
   }
 
-  /** Why the objects of a kind were not captured (captured.ts), or undefined when they were:
-   * "no Pods" then means none exist. */
+  /** Why the objects of a kind were not captured (facts/captured.ts), or undefined when they
+   * were: "no Pods" then means none exist. */
   notCaptured(kind: CapturedKind): string | undefined {
     return notCaptured(this.facts, this.view, kind);
   }

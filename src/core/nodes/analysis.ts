@@ -8,7 +8,7 @@ import { parseIpsets } from '../dataplane/ipvs/read/ipset.js';
 import { IpvsParseError, parseIpvs, type IpvsTable } from '../dataplane/ipvs/read/listing.js';
 import { commandStem, type ListingCommand } from './commands.js';
 import type { IPFamily } from '../ipv6.js';
-import { nodeDump } from '../facts.js';
+import { nodeDump } from '../facts/facts.js';
 import type { NftTable } from '../dataplane/nftables/read/listing.js';
 import type {
   IptablesParseError,
@@ -20,7 +20,7 @@ import type { Facts } from '../model.js';
 import { nodeErrorsOf, type NodeErrors } from './errors.js';
 import { clusterConfig, resolveNode, type NodeState } from './state.js';
 import { ViewIndex } from '../kube/view-index.js';
-import { notCaptured } from '../captured.js';
+import { notCaptured } from '../facts/captured.js';
 import type { EndpointsUnread } from '../dataplane/kube-proxy/endpoint-source.js';
 import { NodeAnalysis } from './node-analysis.js';
 

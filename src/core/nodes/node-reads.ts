@@ -16,7 +16,7 @@ import { IpvsParseError } from '../dataplane/ipvs/read/listing.js';
 import { commandStem, type CiliumList, type ListingCommand } from './commands.js';
 import { DriftInputError } from '../dataplane/drift.js';
 import type { IPFamily } from '../ipv6.js';
-import { nftStems, nodeDump, type NodeDump } from '../facts.js';
+import { nftStems, nodeDump, type NodeDump } from '../facts/facts.js';
 import { NftParseError, type NftTable } from '../dataplane/nftables/read/listing.js';
 import { parseNftAny } from '../dataplane/nftables/read/read-text.js';
 import { rulesetSigns, textSigns, type DumpSigns } from '../dataplane/iptables/backend.js';

@@ -14,7 +14,7 @@ import { Pane, innerLines } from '../components/pane.js';
 import { T } from '../components/text.js';
 import { useWindow } from '../components/window.js';
 import { cursorKey, cursorOf, type State, type View } from '../state.js';
-import type { NotRead } from '../../core/not-read.js';
+import type { NotRead } from '../../core/facts/not-read.js';
 import { evidenceText, moreText, shownEvidence } from '../../core/evidence.js';
 import { shellWords } from '../../core/next-command.js';
 import { MARK_MEANING } from '../../output/marks.js';

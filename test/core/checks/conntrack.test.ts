@@ -7,7 +7,7 @@ import { evidenceText } from '../../../src/core/evidence.js';
 import { resolveNext, shellLine, type NextCommand } from '../../../src/core/next-command.js';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { parseConntrack, parseConntrackStats } from '../../../src/core/conntrack.js';
+import { parseConntrack, parseConntrackStats } from '../../../src/core/facts/conntrack.js';
 import { conntrackFirst, conntrackPlan } from '../../../src/core/diagnose.js';
 import { reachabilityCheck } from '../../../src/core/checks/reachability/reachability.js';
 import { facts, kubeDns, run, twoNodes } from './builders.js';

@@ -2,7 +2,7 @@
 // IP conventions: Service CIDR 10.96.0.0/16 (web 10.96.0.20), Pod CIDR 10.244.0.0/16.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { nodeDump } from '../../../src/core/facts.js';
+import { nodeDump } from '../../../src/core/facts/facts.js';
 import { parseIptables } from '../../../src/core/dataplane/iptables/read/parse.js';
 import {
   backendToRead,

@@ -1,6 +1,6 @@
 // Which iptables backend, legacy or nft, holds kube-proxy's chains on each node.
 import { seen } from '../../evidence.js';
-import { nodeDump } from '../../facts.js';
+import { nodeDump } from '../../facts/facts.js';
 import { nodeBackends } from '../../dataplane/iptables/backend.js';
 import type { Finding } from '../../model.js';
 import { onNode } from '../../next-command.js';

@@ -8,7 +8,7 @@ import {
   parseConntrackStats,
   type ConntrackEntry,
   type ConntrackStats,
-} from '../../conntrack.js';
+} from '../../facts/conntrack.js';
 import type { Service } from '../../kube/objects.js';
 import { seen, unseen } from '../../evidence.js';
 import type { Evidence, Finding } from '../../model.js';

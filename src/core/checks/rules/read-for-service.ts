@@ -5,7 +5,7 @@
 import { seen } from '../../evidence.js';
 import type { IPFamily } from '../../ipv6.js';
 import { thousands, type Finding } from '../../model.js';
-import { entryRulesNotKeptOf, rulesReadWholeOf } from '../../not-read.js';
+import { entryRulesNotKeptOf, rulesReadWholeOf } from '../../facts/not-read.js';
 import { count, findingOf, listFew } from '../check.js';
 import type { CheckContext } from '../context.js';
 

@@ -3,7 +3,7 @@
 import { seen, unseen } from '../../evidence.js';
 import { type Service } from '../../kube/objects.js';
 import type { Finding } from '../../model.js';
-import { nodeDump } from '../../facts.js';
+import { nodeDump } from '../../facts/facts.js';
 import {
   type Check,
   count,

@@ -24,7 +24,8 @@ export interface EndpointSource {
   /** The feature gate that decided it, where the node's configuration sets it: "GATE=false in
    * SOURCE". */
   gate?: string;
-  /** Why the objects it reads were not captured (captured.ts): its endpoints are not observed. */
+  /** Why the objects it reads were not captured (facts/captured.ts): its endpoints are not
+   * observed. */
   notRead?: string;
 }
 

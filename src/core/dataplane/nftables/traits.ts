@@ -1,5 +1,5 @@
 // kube-proxy's nftables table as the Rules step names it and a person reads it.
-import { nftStems } from '../../facts.js';
+import { nftStems } from '../../facts/facts.js';
 import { listingArgv } from '../../nodes/commands.js';
 import type { StateLine } from '../dataplane.js';
 import type { StateTraits } from '../mode-traits.js';

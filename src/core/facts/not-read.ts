@@ -2,8 +2,8 @@
 // refusal (the API server went away, timed out, answered 410 or 5xx) or a node command that began
 // and did not finish. A report with any is partial: what it says holds for what was read only.
 // Also the limit on what one read may hold: past it the read is lost, never kept in part.
-import type { Facts } from './model.js';
-import { namedFew, type NodeError } from './nodes/access.js';
+import type { Facts } from '../model.js';
+import { namedFew, type NodeError } from '../nodes/access.js';
 import {
   nodeErrorsOf,
   ofEach,
@@ -11,7 +11,7 @@ import {
   type NodeErrorFold,
   type NodeErrorGroup,
   type NodeErrors,
-} from './nodes/errors.js';
+} from '../nodes/errors.js';
 
 /** What an API read was of, as data: the steps match failures on this, never on `what`. */
 export interface ApiRead {

@@ -1,7 +1,7 @@
 // Whether the capture read the objects of a kind: "no Pods", "no Endpoints" mean none exist only
 // where it did. The checks (context.ts) and the node analysis (the Endpoints kube-proxy reads) ask.
-import type { ClusterView } from './kube/objects.js';
-import type { Facts } from './model.js';
+import type { ClusterView } from '../kube/objects.js';
+import type { Facts } from '../model.js';
 import { readErrorsOf, type ApiRead } from './not-read.js';
 
 export type CapturedKind = 'Pod' | 'Node' | 'Endpoints';

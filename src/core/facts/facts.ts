@@ -1,10 +1,10 @@
 // Reading Facts: which nodes were recorded and the rules dump of each. Pure lookups, no verdicts.
-import { CILIUM_STEMS } from './dataplane/cilium/agent/agent.js';
-import { hasKubeChains } from './dataplane/iptables/backend.js';
-import type { IPFamily } from './ipv6.js';
-import { chainListings, listedBackend, listingText } from './dataplane/iptables/service-chains.js';
-import type { Facts, NodeOutputs } from './model.js';
-import { chainStemPrefix, commandStem } from './nodes/commands.js';
+import { CILIUM_STEMS } from '../dataplane/cilium/agent/agent.js';
+import { hasKubeChains } from '../dataplane/iptables/backend.js';
+import type { IPFamily } from '../ipv6.js';
+import { chainListings, listedBackend, listingText } from '../dataplane/iptables/service-chains.js';
+import type { Facts, NodeOutputs } from '../model.js';
+import { chainStemPrefix, commandStem } from '../nodes/commands.js';
 
 /** The file stems a node's rules can be stored under, best first. */
 export const DUMP_STEMS = ['iptables-save', 'iptables-nft-save', 'iptables-legacy-save'];
