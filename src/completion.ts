@@ -4,7 +4,7 @@
 import type { Command } from 'commander';
 import { readSnapshot } from './cluster/snapshot/read.js';
 import { clusterView } from './core/kube/objects.js';
-import { valid } from './core/next-command.js';
+import { valid } from './core/findings/next-command.js';
 
 const SCRIPTS: Record<string, string> = {
   // each answer line becomes one candidate as it is: no compgen -W, nothing in it is expanded;

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { STEPS } from '../src/core/diagnose.js';
 import { SEVERITY } from '../src/core/dataplane/drift.js';
-import { ANY_STEP_IDS, STEP_FINDING_IDS } from '../src/core/finding-ids.js';
+import { ANY_STEP_IDS, STEP_FINDING_IDS } from '../src/core/findings/finding-ids.js';
 
 const files = (dir: string): string[] =>
   readdirSync(dir).flatMap((n) => {
@@ -56,7 +56,7 @@ describe('README finding ids', () => {
   });
 });
 
-describe('finding ids: one typed list (src/core/finding-ids.ts), the README and the schema checked against it', () => {
+describe('finding ids: one typed list (src/core/findings/finding-ids.ts), the README and the schema checked against it', () => {
   const readme = readFileSync('README.md', 'utf8');
   const drift = new Set(Object.keys(SEVERITY));
   const all = [

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Analysis } from '../core/nodes/analysis.js';
 import { diagnose, type DiagnosedService } from '../core/diagnose.js';
 import { clusterView } from '../core/kube/objects.js';
-import { valid } from '../core/next-command.js';
+import { valid } from '../core/findings/next-command.js';
 import { thousands, type Facts, type Report } from '../core/model.js';
 import {
   parseServiceAddress,

@@ -27,7 +27,7 @@ import {
   type Status,
   type Step,
 } from './model.js';
-import { resolveNext } from './next-command.js';
+import { resolveNext } from './findings/next-command.js';
 import { notRead, type NotRead } from './facts/not-read.js';
 
 export type { DiagnoseOptions, DiagnosedService } from './checks/context.js';

@@ -1,6 +1,6 @@
 // The vocabulary every layer shares: Facts in, Report out. Names follow kube-proxy's words.
-import type { FindingId } from './finding-ids.js';
-import type { NextCommand } from './next-command.js';
+import type { FindingId } from './findings/finding-ids.js';
+import type { NextCommand } from './findings/next-command.js';
 import type { NotRead } from './facts/not-read.js';
 
 /** "ns/name:port", or "ns/name" for an unnamed port: kube-proxy's ServicePortName.String(). */
@@ -65,7 +65,7 @@ export interface Facts {
 export type Status = 'pass' | 'warn' | 'fail' | 'skip' | 'pending';
 export type Severity = 'error' | 'warning' | 'info';
 
-/** Where a piece of evidence came from (core/evidence.ts builds them). */
+/** Where a piece of evidence came from (core/findings/evidence.ts builds them). */
 export type EvidenceKind = 'observed' | 'read' | 'computed' | 'not-observed';
 
 export interface Evidence {

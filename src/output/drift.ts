@@ -1,7 +1,12 @@
 // The `kdebug drift` presentations: what each node does differently from what kube-proxy would
 // have written, worst first, in sentences with the rule lines as evidence; or JSON.
 import type { Release } from '../core/dataplane/kube-proxy/releases.js';
-import { resolveNext, shellLine, shellWords, type Invocation } from '../core/next-command.js';
+import {
+  resolveNext,
+  shellLine,
+  shellWords,
+  type Invocation,
+} from '../core/findings/next-command.js';
 import {
   severityOf,
   type DriftAnswer,

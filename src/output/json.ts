@@ -8,7 +8,7 @@ import {
   type Finding,
   type Report,
 } from '../core/model.js';
-import { shellLine } from '../core/next-command.js';
+import { shellLine } from '../core/findings/next-command.js';
 import { jsonText } from '../core/sanitize.js';
 import { schemaId } from './schema-id.js';
 

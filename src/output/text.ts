@@ -10,8 +10,8 @@ import {
   type Report,
   type Step,
 } from '../core/model.js';
-import { evidenceText, moreText, shownEvidence } from '../core/evidence.js';
-import { shellWords } from '../core/next-command.js';
+import { evidenceText, moreText, shownEvidence } from '../core/findings/evidence.js';
+import { shellWords } from '../core/findings/next-command.js';
 import { sanitize } from '../core/sanitize.js';
 import { MARK } from './marks.js';
 import { palette, type Palette } from './palette.js';

@@ -4,7 +4,7 @@ import { shareText, type TraceOutcome, type TraceResult } from '../core/dataplan
 import { stopText, translatedBy, type TraceAnswer } from '../core/dataplane/trace/answer.js';
 import { jsonText } from '../core/sanitize.js';
 import { wrap, wrapAfter, wrapCommand } from './wrap.js';
-import { resolveNext, shellWords, type Invocation } from '../core/next-command.js';
+import { resolveNext, shellWords, type Invocation } from '../core/findings/next-command.js';
 import { schemaId } from './schema-id.js';
 import { hostPort } from '../core/ipv6.js';
 

@@ -10,7 +10,7 @@ import { DriftInputError, type NodeDrift } from '../core/dataplane/drift.js';
 import { findService, type ClusterView, type Service } from '../core/kube/objects.js';
 import { diagnose, type DiagnoseOptions, type DiagnosedService } from '../core/diagnose.js';
 import type { Facts, Report } from '../core/model.js';
-import type { Invocation } from '../core/next-command.js';
+import type { Invocation } from '../core/findings/next-command.js';
 import { type SearchHit, type SearchIndex } from '../core/dataplane/search/search.js';
 import { treeSearchIndex } from '../core/dataplane/search/tree-docs.js';
 import { buildSearchIndex } from '../core/dataplane/iptables/search.js';

@@ -7,7 +7,7 @@ import { LISTS, type Action, type State, type View } from './state.js';
 import type { DiagnosedService } from '../core/diagnose.js';
 import type { Service } from '../core/kube/objects.js';
 import type { Shown } from '../core/model.js';
-import { valid } from '../core/next-command.js';
+import { valid } from '../core/findings/next-command.js';
 import { findService } from '../core/kube/service-ref.js';
 import {
   ALL,

@@ -29,7 +29,7 @@ import {
   shellLine,
   type Invocation,
   type NextCommand,
-} from '../../src/core/next-command.js';
+} from '../../src/core/findings/next-command.js';
 import { hermetic, kdebug, ROOT } from '../support/cli.js';
 import { SCENARIOS, scenarioReport } from '../snapshots/svc-scenarios.test.js';
 

@@ -5,7 +5,7 @@
 // IP conventions (kube-proxy's proxier_test.go): Pod IPs 10.180.0.0/16 in the cluster CIDR
 // 10.0.0.0/8, ClusterIPs 172.30.0.0/16, node test-node 192.168.0.2 (Pods 10.180.0.0/24), other
 // node 192.168.0.3 (Pods 10.180.1.0/24), load balancer 5.6.7.8, source range 203.0.113.0/25.
-import { evidenceText } from '../../src/core/evidence.js';
+import { evidenceText } from '../../src/core/findings/evidence.js';
 import { Analysis } from '../../src/core/nodes/analysis.js';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

@@ -1,7 +1,7 @@
 // IPVS mode: what kube-proxy programs (virtual servers, real servers, kube-ipvs0, ipsets) from the
 // objects, the drift of a node's state from it, and kube-proxy's ipsets read back from the real
 // ipset (a network namespace of our own: its sets are its own).
-import { evidenceText } from '../../src/core/evidence.js';
+import { evidenceText } from '../../src/core/findings/evidence.js';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { describe, it } from 'node:test';

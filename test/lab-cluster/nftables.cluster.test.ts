@@ -2,7 +2,7 @@
 // kube-proxy writes its "ip kube-proxy" and "ip6 kube-proxy" nftables tables and traffic goes
 // through them; kdebug reads both on each node and compares them with the tables kube-proxy
 // should write (kdebug expect's).
-import { evidenceText } from '../../src/core/evidence.js';
+import { evidenceText } from '../../src/core/findings/evidence.js';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

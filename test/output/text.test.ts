@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { read, seen } from '../../src/core/evidence.js';
-import { shellWords } from '../../src/core/next-command.js';
+import { read, seen } from '../../src/core/findings/evidence.js';
+import { shellWords } from '../../src/core/findings/next-command.js';
 import { describe, it } from 'node:test';
 import { concluded } from '../../src/core/diagnose.js';
-import type { FindingId } from '../../src/core/finding-ids.js';
+import type { FindingId } from '../../src/core/findings/finding-ids.js';
 import type { Finding, Report, Status } from '../../src/core/model.js';
 import { reportText, wrap, wrapCommand } from '../../src/output/text.js';
 

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { readSnapshot } from '../../src/cluster/snapshot/read.js';
 import { diagnose } from '../../src/core/diagnose.js';
-import { ANY_STEP_IDS, STEP_FINDING_IDS, type FindingId, type StepId } from '../../src/core/finding-ids.js';
+import { ANY_STEP_IDS, STEP_FINDING_IDS, type FindingId, type StepId } from '../../src/core/findings/finding-ids.js';
 import { SEVERITY } from '../../src/core/dataplane/drift.js';
 import type { Report } from '../../src/core/model.js';
 import { reportJson } from '../../src/output/json.js';

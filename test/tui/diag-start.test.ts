@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { concluded } from '../../src/core/diagnose.js';
-import type { FindingId } from '../../src/core/finding-ids.js';
+import type { FindingId } from '../../src/core/findings/finding-ids.js';
 import type { Finding, Report, Status } from '../../src/core/model.js';
 import { diagModel, diagView } from '../../src/tui/screens/Diagnosis.js';
 import { initialState, reduce, type State } from '../../src/tui/state.js';

@@ -2,7 +2,7 @@
 // report's words, or why there is none. Reports are built by hand: only what the line reads.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { FindingId } from '../../src/core/finding-ids.js';
+import type { FindingId } from '../../src/core/findings/finding-ids.js';
 import type { Finding, Report, Status, Step } from '../../src/core/model.js';
 import type { TuiExit } from '../../src/tui/App.js';
 import { exitLine } from '../../src/tui/run.js';

@@ -1,7 +1,7 @@
 // How the person ran kdebug, for the "next" commands a report prints: the name it was invoked
 // by (`kubectl kdebug` when kubectl ran it as its plugin), and the run's snapshot, context, --via.
 import { basename } from 'node:path';
-import type { Invocation } from '../../core/next-command.js';
+import type { Invocation } from '../../core/findings/next-command.js';
 import type { GlobalOptions } from './io.js';
 
 /** kubectl runs a plugin by its file name, kubectl-kdebug (krew and `npm install -g` install it). */

@@ -1,10 +1,10 @@
 // The shape of one diagnostic step, and the small builders its findings are made with.
-import type { FindingId, StepFindingId, StepId } from '../finding-ids.js';
+import type { FindingId, StepFindingId, StepId } from '../findings/finding-ids.js';
 import { canonicalAddress, familyOf } from '../ipv6.js';
 import type { Service } from '../kube/objects.js';
-import { judged, unprovenPass } from '../evidence.js';
+import { judged, unprovenPass } from '../findings/evidence.js';
 import type { Evidence, Finding, Status } from '../model.js';
-import { kdebug, kubectl, onNode, valid, w, type NextCommand } from '../next-command.js';
+import { kdebug, kubectl, onNode, valid, w, type NextCommand } from '../findings/next-command.js';
 import type { CheckContext } from './context.js';
 import { namedFew } from '../nodes/access.js';
 import { podIPLookupsOf } from '../facts/not-read.js';

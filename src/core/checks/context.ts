@@ -1,14 +1,14 @@
 // What every diagnostic step reads: the typed cluster view, the target Service, each node's
 // parsed rules and recorded probes (parsed once, on first use), and the findings of the steps
 // before it, so a step can say "this follows from step 3" instead of failing a second time.
-import { seen } from '../evidence.js';
+import { seen } from '../findings/evidence.js';
 import type { IPFamily } from '../ipv6.js';
 import { Analysis } from '../nodes/analysis.js';
 import type { Scope } from '../nodes/node-reads.js';
 import { nodeDump } from '../facts/facts.js';
 import type { ApiRead } from '../facts/not-read.js';
 import { notCaptured, readFailed, type CapturedKind } from '../facts/captured.js';
-import type { Invocation } from '../next-command.js';
+import type { Invocation } from '../findings/next-command.js';
 import type { Ruleset } from '../dataplane/iptables/read/parse.js';
 import { recordedChoice, type NodeChoice } from '../nodes/choice.js';
 import {

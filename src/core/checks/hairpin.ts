@@ -1,9 +1,9 @@
 // Step 10: a Pod reaching itself through its own Service. The DNAT makes source and destination
 // the same Pod; unless the KUBE-SEP chain marks that packet for masquerade, the reply goes back
 // inside the Pod from its own address and the client drops it. Checked on each endpoint's node.
-import { stateSeen, unseen } from '../evidence.js';
+import { stateSeen, unseen } from '../findings/evidence.js';
 import type { Evidence, Finding } from '../model.js';
-import { kubectl, valid, kdebug } from '../next-command.js';
+import { kubectl, valid, kdebug } from '../findings/next-command.js';
 import { type Check, consequence, count, findingOf, list, pending } from './check.js';
 import type { CheckContext } from './context.js';
 import { kubeProxyPods } from './kube-proxy/pods.js';

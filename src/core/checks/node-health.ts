@@ -1,9 +1,9 @@
 // A node the API says is down: its Ready condition False or Unknown. What the steps say of its
 // Pods starts from it. The node controller's unreachable / not-ready taint is only said beside.
-import { read } from '../evidence.js';
+import { read } from '../findings/evidence.js';
 import type { Node } from '../kube/objects.js';
 import type { Evidence } from '../model.js';
-import { kubectl, valid } from '../next-command.js';
+import { kubectl, valid } from '../findings/next-command.js';
 import type { CheckContext } from './context.js';
 
 export interface NodeDown {

@@ -1,6 +1,6 @@
 // Why a Pod is not ready, in the words `kubectl describe pod` would make a person hunt for:
 // its phase, the Ready condition, each container's state and restarts, the readiness probe.
-import { read } from '../evidence.js';
+import { read } from '../findings/evidence.js';
 import type { Evidence } from '../model.js';
 import type { Pod, ContainerProbe } from '../kube/objects.js';
 

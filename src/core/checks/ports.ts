@@ -1,10 +1,10 @@
 // Step 2: does each Service port's targetPort (a number or a name) lead to a port the selected
 // Pods declare, with the same protocol? Declaring containerPorts is optional, so a number no Pod
 // declares is a strong hint rather than proof; recorded probes to the endpoints settle it.
-import { read } from '../evidence.js';
+import { read } from '../findings/evidence.js';
 import type { Pod, Service, ServicePort } from '../kube/objects.js';
 import type { Evidence, Finding } from '../model.js';
-import { kubectl, valid } from '../next-command.js';
+import { kubectl, valid } from '../findings/next-command.js';
 import {
   type Check,
   count,

@@ -1,9 +1,9 @@
 // Step 3: which Pods does the selector match? When none, the nearest misses and the exact label
 // difference (a typo, `app=` vs `run=`), because that is almost always the cause.
 import type { Pod, Service } from '../kube/objects.js';
-import { read } from '../evidence.js';
+import { read } from '../findings/evidence.js';
 import type { Finding } from '../model.js';
-import { kubectl, valid } from '../next-command.js';
+import { kubectl, valid } from '../findings/next-command.js';
 import { type Check, count, findingOf, labelText, list, pending, podsOf } from './check.js';
 import type { CheckContext } from './context.js';
 

@@ -1,9 +1,9 @@
 // Step 1: does the Service exist, and what is it? Headless and ExternalName Services are said
 // to be what they are, since most of the later steps do not apply to them.
 import type { Service, ServicePort } from '../kube/objects.js';
-import { read } from '../evidence.js';
+import { read } from '../findings/evidence.js';
 import type { Evidence, Finding } from '../model.js';
-import { kubectl, valid, kdebug } from '../next-command.js';
+import { kubectl, valid, kdebug } from '../findings/next-command.js';
 import { type Check, count, findingOf, labelText, list, pending } from './check.js';
 import type { CheckContext } from './context.js';
 import { portsNamed } from '../kube/service-ref.js';

@@ -2,13 +2,13 @@
 // IP (or keeps traffic on its node) by using only the node's own endpoints: a node without one
 // drops the traffic. Which nodes have a local ready endpoint, and which will drop.
 import { rulesCompared } from './rules/compared.js';
-import { read, stateSeen, unseen } from '../evidence.js';
+import { read, stateSeen, unseen } from '../findings/evidence.js';
 import { categorize, portEndpoints } from '../dataplane/kube-proxy/endpoints.js';
 import { proxiedSlicesOf } from '../dataplane/kube-proxy/endpoint-source.js';
 import type { Service, ServicePort } from '../kube/objects.js';
-import type { FindingId } from '../finding-ids.js';
+import type { FindingId } from '../findings/finding-ids.js';
 import type { Evidence, Finding } from '../model.js';
-import { kubectl, valid } from '../next-command.js';
+import { kubectl, valid } from '../findings/next-command.js';
 import {
   type Cause,
   type Check,

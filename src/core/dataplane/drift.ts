@@ -1,7 +1,7 @@
 // What drift is in every mode: its finding ids and their severity, a node's findings, and how a
 // finding's expected and actual lines become a diagnosis Finding whose lines show the difference.
-import { computed, judged, seen } from '../evidence.js';
-import { type NextCommand } from '../next-command.js';
+import { computed, judged, seen } from '../findings/evidence.js';
+import { type NextCommand } from '../findings/next-command.js';
 import type { Evidence, Finding, ServicePortName, Severity } from '../model.js';
 import type { Release } from './kube-proxy/releases.js';
 import type { IPFamily } from '../ipv6.js';

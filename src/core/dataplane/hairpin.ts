@@ -1,7 +1,7 @@
 // A Pod reaching itself through its own Service, as one node's state answers it: the DNAT makes
 // source and destination the same Pod, and unless that connection is masqueraded the reply goes
 // back inside the Pod from its own address and the client drops it.
-import type { NextCommand } from '../next-command.js';
+import type { NextCommand } from '../findings/next-command.js';
 import type { StateLine } from './dataplane.js';
 import type { TreeEndpoint } from './trees.js';
 

@@ -1,7 +1,7 @@
 // Each node's kube-proxy, decided once per run: its OS, proxy mode, version and configuration,
 // each with where it came from. The checks, the commands, expect and the TUI ask this, never
 // the raw outputs, so every step sees the same mode and configuration for a node.
-import { read, seen, unseen } from '../evidence.js';
+import { read, seen, unseen } from '../findings/evidence.js';
 import {
   DEFAULT_KUBE_PROXY_CONFIG,
   configFromConfigz,

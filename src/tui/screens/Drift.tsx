@@ -9,7 +9,7 @@ import {
   type NodeDrift,
 } from '../../core/dataplane/drift.js';
 import type { Severity } from '../../core/model.js';
-import { resolveNext, shellWords, type Invocation } from '../../core/next-command.js';
+import { resolveNext, shellWords, type Invocation } from '../../core/findings/next-command.js';
 import { wrapCommand } from '../../output/wrap.js';
 import { Pane, innerLines } from '../components/pane.js';
 import { S, T } from '../components/text.js';

@@ -12,7 +12,7 @@ import {
   type NodeErrors as Failed,
   type NodeFailure,
 } from '../../core/nodes/errors.js';
-import { quote } from '../../core/next-command.js';
+import { quote } from '../../core/findings/next-command.js';
 import { wrapCommand } from '../../output/wrap.js';
 import { cursorOf, type State, type View } from '../state.js';
 

@@ -3,8 +3,12 @@
 // and the command that clears them; current entries pass; a node whose conntrack could not run
 // is not observed; insert_failed is said since boot. The lines are the real conntrack 1.4.7's.
 // IP conventions: builders.ts (kube-dns 10.96.0.10, CoreDNS 10.244.0.2 on node-a).
-import { evidenceText } from '../../../src/core/evidence.js';
-import { resolveNext, shellLine, type NextCommand } from '../../../src/core/next-command.js';
+import { evidenceText } from '../../../src/core/findings/evidence.js';
+import {
+  resolveNext,
+  shellLine,
+  type NextCommand,
+} from '../../../src/core/findings/next-command.js';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseConntrack, parseConntrackStats } from '../../../src/core/facts/conntrack.js';

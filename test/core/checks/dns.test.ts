@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
-import { evidenceText } from '../../../src/core/evidence.js';
-import { resolveNext, shellLine, type NextCommand } from '../../../src/core/next-command.js';
+import { evidenceText } from '../../../src/core/findings/evidence.js';
+import {
+  resolveNext,
+  shellLine,
+  type NextCommand,
+} from '../../../src/core/findings/next-command.js';
 import { describe, it } from 'node:test';
 import { dnsCheck } from '../../../src/core/checks/dns/dns.js';
 import { diagnose } from '../../../src/core/diagnose.js';

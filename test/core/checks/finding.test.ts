@@ -3,8 +3,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { finding, foldNodes } from '../../../src/core/checks/check.js';
-import { kubectl } from '../../../src/core/next-command.js';
-import { computed, read, seen, unseen } from '../../../src/core/evidence.js';
+import { kubectl } from '../../../src/core/findings/next-command.js';
+import { computed, read, seen, unseen } from '../../../src/core/findings/evidence.js';
 import { shownStepStatus, type Evidence, type Status } from '../../../src/core/model.js';
 
 const SEEN = seen('node-a: TCP connect 10.1.0.1:80: connected', { node: 'node-a' });

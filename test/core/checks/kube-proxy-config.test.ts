@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { readSnapshot } from '../../../src/cluster/snapshot/read.js';
 import { diagnose } from '../../../src/core/diagnose.js';
-import { evidenceText } from '../../../src/core/evidence.js';
+import { evidenceText } from '../../../src/core/findings/evidence.js';
 import { shownStepStatus, type Facts, type Report } from '../../../src/core/model.js';
 
 const TARGET = { namespace: 'default', service: 'nginx-svc' };

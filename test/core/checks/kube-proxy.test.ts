@@ -1,5 +1,9 @@
 import assert from 'node:assert/strict';
-import { resolveNext, shellLine, type NextCommand } from '../../../src/core/next-command.js';
+import {
+  resolveNext,
+  shellLine,
+  type NextCommand,
+} from '../../../src/core/findings/next-command.js';
 import { describe, it } from 'node:test';
 import { kubeProxyCheck } from '../../../src/core/checks/kube-proxy/kube-proxy.js';
 import { kubeProxySelector } from '../../../src/core/checks/kube-proxy/pods.js';

@@ -1,8 +1,12 @@
 // What the steps make of how the nodes were read: the iptables backend per node (both is a
 // finding), the proxy mode from /proxyMode, the ConfigMap or the rules, and a node whose rules a
 // live run could not read. IP conventions: builders.ts (nodes 192.0.2.10/11, Services 10.96/16).
-import { evidenceText } from '../../../src/core/evidence.js';
-import { NODE_DEBUG_IMAGE, resolveNext, shellLine } from '../../../src/core/next-command.js';
+import { evidenceText } from '../../../src/core/findings/evidence.js';
+import {
+  NODE_DEBUG_IMAGE,
+  resolveNext,
+  shellLine,
+} from '../../../src/core/findings/next-command.js';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { kubeProxyCheck } from '../../../src/core/checks/kube-proxy/kube-proxy.js';

@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { evidenceText } from '../../../src/core/evidence.js';
-import { resolveNext, shellLine, type NextCommand } from '../../../src/core/next-command.js';
+import { evidenceText } from '../../../src/core/findings/evidence.js';
+import {
+  resolveNext,
+  shellLine,
+  type NextCommand,
+} from '../../../src/core/findings/next-command.js';
 import { endpointsCheck } from '../../../src/core/checks/endpoints/endpoints.js';
 import { kubeProxyCheck } from '../../../src/core/checks/kube-proxy/kube-proxy.js';
 import type { KubeObject } from '../../../src/core/model.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { dualStackKubeProxy } from '../../support/dual-stack-release.js';
-import { evidenceText } from '../../../src/core/evidence.js';
+import { evidenceText } from '../../../src/core/findings/evidence.js';
 import { describe, it } from 'node:test';
 import { reachabilityCheck } from '../../../src/core/checks/reachability/reachability.js';
 import { diagnose } from '../../../src/core/diagnose.js';

@@ -2,7 +2,7 @@
 // kube-proxy v1.37.2 wrote in the lab (test/fixtures/nft, node-a), its endpoints compared with the
 // EndpointSlice's. The objects are built to match it: matrix/cluster-ip is 10.96.33.216:80 ->
 // 10.244.1.4:80 (node-a) and 10.244.2.2:80 (node-b); the Pod CIDR is 10.244.0.0/16.
-import { evidenceText } from '../../../src/core/evidence.js';
+import { evidenceText } from '../../../src/core/findings/evidence.js';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';

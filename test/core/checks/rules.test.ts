@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { evidenceText } from '../../../src/core/evidence.js';
+import { evidenceText } from '../../../src/core/findings/evidence.js';
 import { describe, it } from 'node:test';
 import { rulesCheck } from '../../../src/core/checks/rules/rules.js';
 import type { KubeObject } from '../../../src/core/model.js';

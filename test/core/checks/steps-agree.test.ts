@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { readSnapshot } from '../../../src/cluster/snapshot/read.js';
-import { evidenceText } from '../../../src/core/evidence.js';
+import { evidenceText } from '../../../src/core/findings/evidence.js';
 import { hairpinCheck } from '../../../src/core/checks/hairpin.js';
 import { rulesCheck } from '../../../src/core/checks/rules/rules.js';
 import { diagnose } from '../../../src/core/diagnose.js';

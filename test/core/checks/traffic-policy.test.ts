@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { evidenceText } from '../../../src/core/evidence.js';
+import { evidenceText } from '../../../src/core/findings/evidence.js';
 import { describe, it } from 'node:test';
 import { trafficPolicyCheck } from '../../../src/core/checks/traffic-policy.js';
 import type { KubeObject } from '../../../src/core/model.js';

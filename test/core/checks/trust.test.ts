@@ -9,8 +9,8 @@ import { describe, it } from 'node:test';
 import { reachabilityCheck } from '../../../src/core/checks/reachability/reachability.js';
 import { endpointsCheck } from '../../../src/core/checks/endpoints/endpoints.js';
 import { rulesCheck } from '../../../src/core/checks/rules/rules.js';
-import { evidenceText } from '../../../src/core/evidence.js';
-import { resolveNext } from '../../../src/core/next-command.js';
+import { evidenceText } from '../../../src/core/findings/evidence.js';
+import { resolveNext } from '../../../src/core/findings/next-command.js';
 import type { Facts, KubeObject } from '../../../src/core/model.js';
 import {
   aPod,

@@ -2,7 +2,7 @@
 // of evidence blinded at a time (a probe tool missing on every node).
 import { dualStackKubeProxy } from '../../support/dual-stack-release.js';
 import { severityOf } from '../../../src/core/dataplane/drift.js';
-import { evidenceText } from '../../../src/core/evidence.js';
+import { evidenceText } from '../../../src/core/findings/evidence.js';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { readSnapshot } from '../../../src/cluster/snapshot/read.js';

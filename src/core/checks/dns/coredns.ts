@@ -1,8 +1,8 @@
 // Whether CoreDNS is up behind the kube-dns Service: read, with ready endpoints and Pods.
-import { read, unseen } from '../../evidence.js';
+import { read, unseen } from '../../findings/evidence.js';
 import type { Pod, Service } from '../../kube/objects.js';
 import type { Finding } from '../../model.js';
-import { kubectl, valid } from '../../next-command.js';
+import { kubectl, valid } from '../../findings/next-command.js';
 import { count, findingOf } from '../check.js';
 import type { CheckContext } from '../context.js';
 import { podReady, whyNotReady } from '../pod-health.js';

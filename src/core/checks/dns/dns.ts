@@ -1,10 +1,10 @@
 // Step 5: cluster DNS. Is CoreDNS up behind the kube-dns Service; which names the Service answers
 // to and with what; what a recorded lookup against the kube-dns ClusterIP actually returned; and
 // the search path and ndots, which decide whether a short name works from another namespace.
-import { computed, unseen } from '../../evidence.js';
+import { computed, unseen } from '../../findings/evidence.js';
 import type { Service } from '../../kube/objects.js';
 import type { Finding } from '../../model.js';
-import { kubectl, valid, w, NODE_DEBUG_IMAGE } from '../../next-command.js';
+import { kubectl, valid, w, NODE_DEBUG_IMAGE } from '../../findings/next-command.js';
 import { type Check, findingOf, pending } from '../check.js';
 import { coreDns } from './coredns.js';
 import { lookups } from './lookups.js';

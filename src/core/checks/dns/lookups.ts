@@ -1,8 +1,8 @@
 // What the recorded lookups of the Service's names against kube-dns returned on each node,
 // compared with the records the Service should have; alike answers on many nodes fold into one.
-import { computed, unseen } from '../../evidence.js';
+import { computed, unseen } from '../../findings/evidence.js';
 import type { Finding } from '../../model.js';
-import { kubectl, onNode, valid, w } from '../../next-command.js';
+import { kubectl, onNode, valid, w } from '../../findings/next-command.js';
 import { type Cause, consequence, FEW_NODES, findingOf, foldNodes, listFew } from '../check.js';
 import type { CheckContext } from '../context.js';
 import { idleProbers, probeSeen, probingNodes, type NodeProbe } from '../reachability/probes.js';

@@ -1,9 +1,9 @@
 // Step 4's legacy Endpoints against the EndpointSlices: which of the two kube-proxy routes by
 // on each node (its release says: endpoint-source.ts) is the one in effect there.
-import { read } from '../../evidence.js';
+import { read } from '../../findings/evidence.js';
 import type { Service } from '../../kube/objects.js';
 import type { Finding } from '../../model.js';
-import { kubectl, valid, w } from '../../next-command.js';
+import { kubectl, valid, w } from '../../findings/next-command.js';
 import { findingOf } from '../check.js';
 import type { CheckContext, PortEndpoint } from '../context.js';
 import { familyOf } from '../../ipv6.js';

@@ -1,9 +1,9 @@
 // Step 4: the EndpointSlices: each endpoint's ready / serving / terminating state and the Pod and
 // node behind it; why a Pod is not ready; the legacy Endpoints agreeing with the slices.
-import { read, unseen } from '../../evidence.js';
+import { read, unseen } from '../../findings/evidence.js';
 import type { Pod, Service } from '../../kube/objects.js';
 import type { Finding } from '../../model.js';
-import { kubectl, valid } from '../../next-command.js';
+import { kubectl, valid } from '../../findings/next-command.js';
 import {
   addressHolder,
   type Check,

@@ -1,9 +1,9 @@
 // Step 4's endpoints that are not ready: why, from the Pod's conditions and containers, or from
 // its node where the API says that node is down (the node is then the cause, its Pods follow).
-import { read } from '../../evidence.js';
+import { read } from '../../findings/evidence.js';
 import type { Service } from '../../kube/objects.js';
 import type { Finding } from '../../model.js';
-import { kubectl, valid } from '../../next-command.js';
+import { kubectl, valid } from '../../findings/next-command.js';
 import { hostPort } from '../../ipv6.js';
 import { endpointSlicesOf, findingOf } from '../check.js';
 import type { CheckContext, PortEndpoint } from '../context.js';

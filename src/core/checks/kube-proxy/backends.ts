@@ -1,9 +1,9 @@
 // Which iptables backend, legacy or nft, holds kube-proxy's chains on each node.
-import { seen } from '../../evidence.js';
+import { seen } from '../../findings/evidence.js';
 import { nodeDump } from '../../facts/facts.js';
 import { nodeBackends } from '../../dataplane/iptables/backend.js';
 import type { Finding } from '../../model.js';
-import { onNode } from '../../next-command.js';
+import { onNode } from '../../findings/next-command.js';
 import { findingOf, list } from '../check.js';
 import type { CheckContext } from '../context.js';
 

@@ -3,9 +3,9 @@
 // /metrics), or a replacement such as Cilium, said plainly.
 // Each part is in kube-proxy/; here the check runs them in order.
 import { rolloutText } from '../../kube/daemon-set.js';
-import { read, unseen } from '../../evidence.js';
+import { read, unseen } from '../../findings/evidence.js';
 import { namedFew } from '../../nodes/access.js';
-import { kubectl } from '../../next-command.js';
+import { kubectl } from '../../findings/next-command.js';
 import { type Check, count, findingOf, noRulesFor, pending } from '../check.js';
 import { backends } from './backends.js';
 import { modes } from './modes.js';

@@ -1,11 +1,11 @@
 // kube-proxy's mode on each node, as the node state decided it: one mode everywhere, nodes that
 // differ from each other or from the configuration, and the nodes where nobody said it.
-import { unseen } from '../../evidence.js';
+import { unseen } from '../../findings/evidence.js';
 import { configTells } from '../../kube/objects.js';
 import { configInObjects } from '../../nodes/state.js';
 import { MIXED_PROXY_MODES, type Evidence, type Finding } from '../../model.js';
 import { namedFew } from '../../nodes/access.js';
-import { kubectl } from '../../next-command.js';
+import { kubectl } from '../../findings/next-command.js';
 import { count, findingOf, list } from '../check.js';
 import type { CheckContext } from '../context.js';
 import { replacement } from './replacement.js';

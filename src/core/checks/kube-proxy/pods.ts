@@ -1,12 +1,12 @@
 // Does each node run kube-proxy: its Pods (which they are, the selector that lists them, the
 // nodes whose Pods were not read), each ready or why not, or kube-proxy inside k3s or RKE2.
 import { kubeProxyPodsReadOn, rolloutOf, settled, type Rollout } from '../../kube/daemon-set.js';
-import { read, unseen } from '../../evidence.js';
+import { read, unseen } from '../../findings/evidence.js';
 import { kubeProxyPodOn } from '../../dataplane/iptables/drift/context.js';
 import { isKubeProxyPod, isWindows, type Pod } from '../../kube/objects.js';
 import type { Finding } from '../../model.js';
 import { namedFew } from '../../nodes/access.js';
-import { kubectl, valid } from '../../next-command.js';
+import { kubectl, valid } from '../../findings/next-command.js';
 import { count, findingOf, list } from '../check.js';
 import type { CheckContext } from '../context.js';
 import { describeNode, nodeDown, type NodeDown } from '../node-health.js';

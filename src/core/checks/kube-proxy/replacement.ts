@@ -1,8 +1,8 @@
 // Services programmed without kube-proxy: Cilium's agent in its place, or another proxy, told
 // from its Pods, its ConfigMap, or node rules without kube-proxy's chains.
-import { read, seen, unseen } from '../../evidence.js';
+import { read, seen, unseen } from '../../findings/evidence.js';
 import type { Evidence } from '../../model.js';
-import { kubectl, type NextCommand } from '../../next-command.js';
+import { kubectl, type NextCommand } from '../../findings/next-command.js';
 import { knows } from '../../dataplane/cilium/agent/agent.js';
 import { count, list } from '../check.js';
 import type { CheckContext } from '../context.js';

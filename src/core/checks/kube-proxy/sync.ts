@@ -1,9 +1,9 @@
 // Whether kube-proxy wrote every change it was told about, from its /metrics: each node's last
 // sync, and what a drift finding says when kube-proxy's own metrics show it in sync.
 import type { DriftFinding } from '../../dataplane/drift.js';
-import { seen, unseen } from '../../evidence.js';
+import { seen, unseen } from '../../findings/evidence.js';
 import type { Finding } from '../../model.js';
-import { kubectl, valid, onNode } from '../../next-command.js';
+import { kubectl, valid, onNode } from '../../findings/next-command.js';
 import { count, findingOf, FEW_NODES, foldNodes, listFew } from '../check.js';
 import type { CheckContext } from '../context.js';
 import { kubeProxyLogs, kubeProxyPods, kubeProxySelector } from './pods.js';

@@ -1,5 +1,5 @@
 // kube-proxy's release on each Linux node, and the nodes where nothing said it.
-import { unseen } from '../../evidence.js';
+import { unseen } from '../../findings/evidence.js';
 import type { Finding } from '../../model.js';
 import { namedFew } from '../../nodes/access.js';
 import type { NodeState } from '../../nodes/state.js';

@@ -2,7 +2,7 @@
 // (internalTrafficPolicy Local), or failed, with the earlier fault or the node's rules as the cause.
 import type { Service, ServicePort } from '../../kube/objects.js';
 import type { Finding } from '../../model.js';
-import { kdebug, valid } from '../../next-command.js';
+import { kdebug, valid } from '../../findings/next-command.js';
 import { consequence, findingOf, list } from '../check.js';
 import type { CheckContext } from '../context.js';
 import {

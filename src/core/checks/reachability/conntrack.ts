@@ -10,10 +10,10 @@ import {
   type ConntrackStats,
 } from '../../facts/conntrack.js';
 import type { Service } from '../../kube/objects.js';
-import { seen, unseen } from '../../evidence.js';
+import { seen, unseen } from '../../findings/evidence.js';
 import type { Evidence, Finding } from '../../model.js';
 import { commandStem } from '../../nodes/commands.js';
-import { onNode, valid } from '../../next-command.js';
+import { onNode, valid } from '../../findings/next-command.js';
 import { count, findingOf, list } from '../check.js';
 import type { CheckContext } from '../context.js';
 

@@ -1,7 +1,7 @@
 // The connections straight to each endpoint, bypassing the Service: refused or unanswered, and why.
 import type { ServicePort } from '../../kube/objects.js';
 import type { Finding } from '../../model.js';
-import { kubectl, valid, w } from '../../next-command.js';
+import { kubectl, valid, w } from '../../findings/next-command.js';
 import {
   consequence,
   endpointSlicesOf,

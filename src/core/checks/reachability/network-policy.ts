@@ -4,11 +4,11 @@
 // policy is read as the API server defines it (networking/v1): its podSelector (matchLabels and
 // matchExpressions), then, for the Service's port, which sources its ingress rules admit, said
 // as a finding (a warning where they admit nothing, or not the client asked about).
-import { read, unseen } from '../../evidence.js';
+import { read, unseen } from '../../findings/evidence.js';
 import { contains } from '../../ipv4.js';
 import type { Pod, ServicePort } from '../../kube/objects.js';
 import type { Finding, KubeObject } from '../../model.js';
-import { kubectl, valid } from '../../next-command.js';
+import { kubectl, valid } from '../../findings/next-command.js';
 import { count, findingOf, labelText, list, listFew } from '../check.js';
 import type { CheckContext } from '../context.js';
 

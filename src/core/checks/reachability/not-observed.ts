@@ -1,6 +1,6 @@
 // What the probes did not observe, said as skips: a probe that could not run, an address not
 // probed from a node that probed others, a node that ran no probe.
-import { unseen } from '../../evidence.js';
+import { unseen } from '../../findings/evidence.js';
 import type { ServicePort } from '../../kube/objects.js';
 import type { Finding } from '../../model.js';
 import { count, findingOf, listFew, otherWay } from '../check.js';

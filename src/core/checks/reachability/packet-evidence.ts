@@ -3,7 +3,7 @@
 import { shareText, type TraceProtocol, type TraceResult } from '../../dataplane/trace/trace.js';
 import type { CheckContext } from '../context.js';
 import { hostPort, type IPFamily } from '../../ipv6.js';
-import { computed } from '../../evidence.js';
+import { computed } from '../../findings/evidence.js';
 import type { Evidence } from '../../model.js';
 
 export interface WalkRequest {

@@ -1,6 +1,6 @@
 // Why ping to the ClusterIP and a connection to its port behave differently in each proxy mode the
 // nodes run, with their probes, state and packet walks as proof.
-import { seen, stateSeen } from '../../evidence.js';
+import { seen, stateSeen } from '../../findings/evidence.js';
 import type { Service, ServicePort } from '../../kube/objects.js';
 import { MIXED_PROXY_MODES, type Evidence, type Finding } from '../../model.js';
 import { parseIpBrief } from '../../nodes/outputs.js';

@@ -1,7 +1,7 @@
 // The probes the diagnosis asks a live run to make on each node, what each recorded, and how each
 // reads in evidence.
 import { commandStem, type NodeProbe } from '../../nodes/commands.js';
-import { seen, unseen } from '../../evidence.js';
+import { seen, unseen } from '../../findings/evidence.js';
 import { hostPort } from '../../ipv6.js';
 import type { Evidence } from '../../model.js';
 import type { ProbeResult } from '../../nodes/outputs.js';

@@ -1,9 +1,9 @@
 // Step 8: does a connection get through? The recorded probes from the nodes: TCP (or UDP) to
 // ClusterIP:port and to each endpoint directly, ICMP echo to the ClusterIP. Then why ping and
 // curl disagree in this cluster's proxy mode, with the rules (and the packet walk) as proof.
-import { unseen } from '../../evidence.js';
+import { unseen } from '../../findings/evidence.js';
 import type { Finding } from '../../model.js';
-import { kdebug, valid } from '../../next-command.js';
+import { kdebug, valid } from '../../findings/next-command.js';
 import { type Check, count, findingOf, listFew, pending } from '../check.js';
 import { ciliumNodes, replacement } from '../kube-proxy/replacement.js';
 import { PROBED_ENDPOINTS, probeText, probedEvidence, sharesNumber } from './probes.js';

@@ -1,13 +1,13 @@
 // Step 7 on one node in iptables mode: its drift from what kube-proxy should have written for
 // the Service, the lines of its dump not read, and whether it matches, differs or was compared
 // in part.
-import { unseen } from '../../evidence.js';
+import { unseen } from '../../findings/evidence.js';
 import { DriftInputError, judgedOnNode, type DriftFinding } from '../../dataplane/drift.js';
 import type { Service } from '../../kube/objects.js';
 import type { Evidence, Finding } from '../../model.js';
 import type { NodeAnalysis } from '../../nodes/node-analysis.js';
 import { consequence, familyLabel, findingOf } from '../check.js';
-import { kdebug, valid } from '../../next-command.js';
+import { kdebug, valid } from '../../findings/next-command.js';
 import type { CheckContext } from '../context.js';
 import { withSyncShown } from '../kube-proxy/kube-proxy.js';
 import { linesNotRead } from './table.js';

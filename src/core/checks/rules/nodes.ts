@@ -1,7 +1,7 @@
 // Step 7 on many nodes: nodes in the same condition for the Service are one finding ("4,996
 // nodes (a, b, c and 4,993 more): 80/TCP -> 5 endpoints in nftables, as expected"), so the step
 // grows with the conditions found, not with the nodes read.
-import { seen, unseen } from '../../evidence.js';
+import { seen, unseen } from '../../findings/evidence.js';
 import { isUnobserved, thousands, type Finding } from '../../model.js';
 import { namedFew } from '../../nodes/access.js';
 

@@ -1,13 +1,13 @@
 // Step 7's nodes not read: a failed read, a snapshot without their dump, a Windows node, a mode
 // kept outside iptables whose state was not read, and on a large cluster the nodes not chosen.
-import { computed, seen, unseen } from '../../evidence.js';
+import { computed, seen, unseen } from '../../findings/evidence.js';
 import { reasonText } from '../../nodes/choice.js';
 import { isWindows } from '../../kube/objects.js';
 import type { Finding } from '../../model.js';
 import { byReason, namedFew } from '../../nodes/access.js';
 import { rulesReadFailure } from '../../nodes/errors.js';
 import { count, findingOf, otherWay, saveNodeOutput } from '../check.js';
-import { kdebug, valid } from '../../next-command.js';
+import { kdebug, valid } from '../../findings/next-command.js';
 import { modeTraits } from '../../dataplane/mode-traits.js';
 import type { CheckContext } from '../context.js';
 import { proxyModes } from '../kube-proxy/kube-proxy.js';

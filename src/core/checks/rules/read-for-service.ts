@@ -2,7 +2,7 @@
 // large cluster), one home for every mode: iptables mode's nat chains by name, IPVS mode's virtual
 // servers and ipset entries by address; and where such a read gave way to the node's whole dump,
 // on which node and why. The rest of the node was not seen, so nothing is said about it.
-import { seen } from '../../evidence.js';
+import { seen } from '../../findings/evidence.js';
 import type { IPFamily } from '../../ipv6.js';
 import { thousands, type Finding } from '../../model.js';
 import { entryRulesNotKeptOf, rulesReadWholeOf } from '../../facts/not-read.js';

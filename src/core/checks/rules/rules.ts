@@ -1,6 +1,6 @@
 // Step 7: per node, the Service's tree read back from the node's rules, and the drift from what
 // kube-proxy should have written there. The node that differs from the others is named.
-import { seen, unseen } from '../../evidence.js';
+import { seen, unseen } from '../../findings/evidence.js';
 import { type Service } from '../../kube/objects.js';
 import type { Finding } from '../../model.js';
 import { nodeDump } from '../../facts/facts.js';

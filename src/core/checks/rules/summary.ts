@@ -1,7 +1,7 @@
 // Step 7: what one node's rules do for the Service, read back as its trees: "80/TCP -> 3
 // endpoints", with the rule lines as evidence seen there (IPv4 from the context, IPv6 from the
 // node's ip6tables dump).
-import { seen } from '../../evidence.js';
+import { seen } from '../../findings/evidence.js';
 import type { Service, ServicePort } from '../../kube/objects.js';
 import type { NodeAnalysis } from '../../nodes/node-analysis.js';
 import { clusterTrafficEndpoints, type ServiceTree } from '../../dataplane/trees.js';

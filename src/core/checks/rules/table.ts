@@ -7,15 +7,15 @@
 // compares it.
 import { withSyncShown } from '../kube-proxy/kube-proxy.js';
 import type { Service } from '../../kube/objects.js';
-import { seen, stateSeen, unseen } from '../../evidence.js';
+import { seen, stateSeen, unseen } from '../../findings/evidence.js';
 import type { Evidence, Finding } from '../../model.js';
-import type { NextCommand } from '../../next-command.js';
+import type { NextCommand } from '../../findings/next-command.js';
 import { judgedOnNode } from '../../dataplane/drift.js';
 import { clusterTrafficEndpoints } from '../../dataplane/trees.js';
 import type { IPFamily } from '../../ipv6.js';
 import { percent } from '../../model.js';
 import { count, familyLabel, findingOf, saveNodeOutput } from '../check.js';
-import { kubectl, valid } from '../../next-command.js';
+import { kubectl, valid } from '../../findings/next-command.js';
 import { couldNotRead } from '../../dataplane/dataplane.js';
 import { modeTraits, type StateTraits } from '../../dataplane/mode-traits.js';
 import { listingArgv } from '../../nodes/commands.js';

@@ -2,7 +2,7 @@
 // (expected/expected.ts) against what it lists, compared by behaviour (which addresses answer,
 // which backends take new connections), never by spelling; and its own table against its BPF maps
 // where both were read. Each comparison has its file under drift/.
-import { kubectl, valid, type NextCommand } from '../../next-command.js';
+import { kubectl, valid, type NextCommand } from '../../findings/next-command.js';
 import {
   driftFinding,
   isDrift,

@@ -6,7 +6,7 @@
 // endpoint is ready.
 import { IPVS_SERVICE_FLAG } from '../../nodes/commands.js';
 import { kubeProxyPodOn } from '../iptables/drift/context.js';
-import { onNode } from '../../next-command.js';
+import { onNode } from '../../findings/next-command.js';
 import {
   lineAt,
   driftFinding,

@@ -1,7 +1,7 @@
 // Hairpin in IPVS mode: kube-proxy puts "podIP,proto:port,podIP" of each of the node's endpoints
 // in the KUBE-LOOP-BACK ipset, and KUBE-POSTROUTING masquerades what matches it.
 import { canonicalAddress } from '../../ipv6.js';
-import { onNode } from '../../next-command.js';
+import { onNode } from '../../findings/next-command.js';
 import type { StateLine } from '../dataplane.js';
 import type { IpvsRead } from './dataplane.js';
 import { type Hairpin, type HairpinQuery } from '../hairpin.js';

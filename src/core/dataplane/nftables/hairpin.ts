@@ -1,7 +1,7 @@
 // Hairpin in nftables mode: from 1.33 the masquerading chain masquerades what its
 // hairpin-connections set lists ("podIP . podIP . proto . port" of each of the node's endpoints);
 // 1.29-1.32 write `ip saddr podIP jump mark-for-masquerade` in the endpoint chain instead.
-import { onNode } from '../../next-command.js';
+import { onNode } from '../../findings/next-command.js';
 import { type Hairpin, type HairpinQuery } from '../hairpin.js';
 import { missingSets, type NftTable } from './read/listing.js';
 

@@ -4,7 +4,7 @@
 import type { ClusterView } from '../../kube/objects.js';
 import { shareText, type MatchedRule, type TraceOutcome, type TraceResult } from './trace.js';
 import { percent } from '../../model.js';
-import { kdebug, valid, type NextCommand } from '../../next-command.js';
+import { kdebug, valid, type NextCommand } from '../../findings/next-command.js';
 
 /** Where the read of the node's rules stopped (a dump cut short): the walk holds for what was
  * read, and says nothing of the rules past the stop. */

@@ -2,9 +2,9 @@
 // words drift, trace, the Rules step and the TUI all use: not ready with nothing of it read, it has
 // not started and programs nothing; with its listing read, it ran on an earlier configuration;
 // with its readiness not read, only that a start would stop is said.
-import { read, unseen } from '../../../evidence.js';
+import { read, unseen } from '../../../findings/evidence.js';
 import type { Evidence } from '../../../model.js';
-import { kubectl, valid, type NextCommand } from '../../../next-command.js';
+import { kubectl, valid, type NextCommand } from '../../../findings/next-command.js';
 import type { CiliumAgent } from './agent.js';
 
 /** Why a setting only cilium-config gives (agent.ts notKnown) is not known. */

@@ -1,6 +1,6 @@
 // Drift of one frontend the agent holds: its backends against the EndpointSlices' (by address,
 // states where the listing shows them), and its reconcile status.
-import type { NextCommand } from '../../../next-command.js';
+import type { NextCommand } from '../../../findings/next-command.js';
 import { lineAt, type AddFinding, type DriftFinding } from '../../drift.js';
 import type { ExpectedFrontend } from '../expected/expected.js';
 import { inRotation } from '../expected/backends.js';

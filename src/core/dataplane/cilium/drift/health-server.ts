@@ -1,6 +1,6 @@
 // Drift of the health server's frontends (expected/health-server.ts): one missing, a Service's
 // several of which the agent holds one, and those not compared.
-import type { NextCommand } from '../../../next-command.js';
+import type { NextCommand } from '../../../findings/next-command.js';
 import { lineAt, type AddFinding, type DriftFinding } from '../../drift.js';
 import type { ExpectedFrontend } from '../expected/expected.js';
 import { healthServerOf } from '../expected/health-server.js';

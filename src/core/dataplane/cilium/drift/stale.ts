@@ -1,6 +1,6 @@
 // Drift of the frontends the agent holds that the objects do not account for (a whole-node
 // comparison only).
-import type { NextCommand } from '../../../next-command.js';
+import type { NextCommand } from '../../../findings/next-command.js';
 import { lineAt, type AddFinding, type DriftFinding } from '../../drift.js';
 import { healthServerOf } from '../expected/health-server.js';
 import { frontendKey, isDropEntry, isWildcard, type CiliumFrontend } from '../read/listing.js';

@@ -2,7 +2,7 @@
 // each (pkg/k8s/service.go ParseService); from 1.18 each is parsed as written and one that does
 // not parse is ignored (pkg/loadbalancer/reflectors/conversions.go convertService). The API server
 // lets such ranges through (padded with spaces, or with a leading zero): each is said, with why.
-import { read } from '../../../evidence.js';
+import { read } from '../../../findings/evidence.js';
 import { familyOf } from '../../../ipv6.js';
 import type { Service } from '../../../kube/objects.js';
 import type { Evidence } from '../../../model.js';

@@ -7,7 +7,7 @@ import type { Ruleset, Table } from '../read/parse.js';
 import type { Pod } from '../../../kube/objects.js';
 import type { ServiceTree } from '../../trees.js';
 import { hostPort } from '../../../ipv6.js';
-import { kubectl, valid, w } from '../../../next-command.js';
+import { kubectl, valid, w } from '../../../findings/next-command.js';
 
 export interface MasqueradeDiff {
   service: string;

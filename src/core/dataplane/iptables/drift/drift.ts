@@ -2,8 +2,8 @@
 // Service port's traffic goes (entry rules, endpoints and their shares, masquerading, local
 // policy, rejects), not how the rules are spelled. A dump written by an older kube-proxy that
 // routes correctly shows only `rule-text-differs` (info); an exact dump shows nothing.
-import { unseen } from '../../../evidence.js';
-import { kubectl, onNode } from '../../../next-command.js';
+import { unseen } from '../../../findings/evidence.js';
+import { kubectl, onNode } from '../../../findings/next-command.js';
 import type { DriftContext, MasqueradeDiff } from './context.js';
 import { externalPath, firewall } from './external.js';
 import { internalPath } from './service.js';

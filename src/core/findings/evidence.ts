@@ -2,8 +2,8 @@
 // line), read from the API (which object), computed by kdebug (the expected rules or records, a
 // packet walked over observed rules), or not observed (why). Only observed and read evidence can
 // pass or fail a finding; computed evidence explains; not-observed evidence says what is missing.
-import type { StateLine } from './dataplane/dataplane.js';
-import type { Evidence, Status } from './model.js';
+import type { StateLine } from '../dataplane/dataplane.js';
+import type { Evidence, Status } from '../model.js';
 
 /** Seen on a node: a rule, a probe's answer, a conntrack entry. */
 export const seen = (

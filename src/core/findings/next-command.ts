@@ -2,7 +2,7 @@
 // validated for its kind before it becomes a word, and the words are shell-quoted only when shown.
 // A command resolved for the person's run names kdebug as it was invoked, carries the run's
 // snapshot and context, and says how to reach the node it runs on.
-import { familyOf } from './ipv6.js';
+import { familyOf } from '../ipv6.js';
 
 /** A command to run next: each word exactly as the program receives it. */
 export interface NextCommand {

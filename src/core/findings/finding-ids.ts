@@ -1,6 +1,6 @@
 // Every finding id, per step, in one typed list: finding() takes only these, and the README's
 // table and the report schema's id examples are checked against it (test/readme-ids.test.ts).
-import type { DriftId } from './dataplane/drift.js';
+import type { DriftId } from '../dataplane/drift.js';
 
 export const STEP_FINDING_IDS = {
   service: [
