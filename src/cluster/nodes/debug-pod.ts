@@ -20,24 +20,16 @@ import { NodeUnavailable, type NodeChannel, type NodeRunner } from './channel.js
 import { nodeArgv } from './commands.js';
 import { DEBUG_NAMESPACE } from '../permissions.js';
 import { DEFAULT_DEBUG_IMAGE } from '../debug-image.js';
+import { preflight } from './debug-pod/consent.js';
 import {
   CONTAINER,
-  DEBUG_NAMESPACE_LABELS,
   DEBUG_POD_LIFETIME_S,
   debugPodManifest,
   LEASE_SECONDS,
-  notKdebugs,
   OWNER,
   PSA_ENFORCE,
   type RunOwner,
 } from './debug-pod/manifest.js';
-import {
-  createNamespaceCommand,
-  debugPodAccess,
-  imageWarnings,
-  namespaceCreateRefusal,
-  podSecurityRefusal,
-} from './debug-pod/preflight.js';
 import {
   acknowledged,
   GONE,
@@ -130,86 +122,11 @@ export class DebugPods implements NodeChannel {
     return undefined;
   }
 
-  /** RBAC, the namespace (its Pod Security level, or whether it may be made), then consent. */
-  private async preflight(): Promise<string | undefined> {
-    const denied = await debugPodAccess(this.api, this.namespace);
-    if (denied) return denied;
-    const ns = await this.namespaceState();
-    if (ns.refusal) return ns.refusal;
-    const declined = await this.consent({
-      namespace: this.namespace,
-      image: this.image,
-      lifetimeSeconds: this.lifetime,
-      createNamespace: ns.absent,
-      warnings: [...(await this.sharedNamespace(ns.absent)), ...imageWarnings(this.image)],
-    });
-    if (declined) return declined;
-    return ns.absent ? this.createNamespace() : undefined;
-  }
-
-  /** Whether the namespace is there and allows privileged Pods, or is kdebug's to make. */
-  private async namespaceState(): Promise<{ absent: boolean; refusal?: string }> {
-    try {
-      const labels = await this.api.namespaceLabels(this.namespace);
-      return { absent: false, refusal: podSecurityRefusal(this.namespace, labels) };
-    } catch (e) {
-      // the labels cannot be read: the create will say if Pod Security refuses it
-      if (!(e instanceof KubeApiError && e.reason === 'not-found')) return { absent: false };
-      // only kdebug's own namespace is made: another name may be a typo
-      if (this.namespace !== DEBUG_NAMESPACE)
-        return {
-          absent: true,
-          refusal: `namespace ${this.namespace} does not exist (see --debug-namespace)`,
-        };
-      return { absent: true, refusal: await namespaceCreateRefusal(this.api, this.namespace) };
-    }
-  }
-
-  /** Warns when others use the namespace: anyone who can exec there is root on the node. */
-  private async sharedNamespace(absent: boolean): Promise<string[]> {
-    if (absent) return [];
-    const risk = `anyone who can exec there gets root on the node for up to ${this.lifetime} s while the debug Pod lives`;
-    if ((await this.otherPods().catch(() => 0)) > 0)
-      return [`namespace ${this.namespace} holds other Pods: ${risk}`];
-    if (this.namespace !== DEBUG_NAMESPACE)
-      return [`namespace ${this.namespace} is not kdebug's own (${DEBUG_NAMESPACE}): ${risk}`];
-    return [];
-  }
-
-  /** How many Pods in the namespace are not kdebug's; one page is enough to know. */
-  private async otherPods(): Promise<number> {
-    const path = apiPath({ resource: 'pods', namespace: this.namespace });
-    const page = (await this.api.request('GET', path, { query: { limit: 100 } })) as {
-      items?: KubeObject[];
-    };
-    return (page.items ?? []).filter((p) => notKdebugs(p) !== undefined).length;
-  }
-
-  /** The person's yes (or --yes, and then the warnings are told): undefined, or why not. */
-  private async consent(q: DebugPodConsent): Promise<string | undefined> {
-    if (this.o.yes) {
-      for (const w of q.warnings) this.tell(`warning: ${w}`);
-      return undefined;
-    }
-    if (!this.o.confirm)
-      return 'kdebug creates a privileged debug Pod only with your consent: add --yes';
-    return (await this.o.confirm(q)) ? undefined : 'you declined to create debug Pods';
-  }
-
-  /** Makes kdebug's namespace, as consented; it stays for the next run. */
-  private async createNamespace(): Promise<string | undefined> {
-    try {
-      await this.api.createNamespace(this.namespace, DEBUG_NAMESPACE_LABELS);
-    } catch (e) {
-      // another run made it meanwhile: Pod Security still judges each create
-      if (e instanceof KubeApiError && e.reason === 'conflict') return undefined;
-      return `cannot create namespace ${this.namespace}: ${(e as Error).message}. Someone who may can: ${createNamespaceCommand(this.namespace)}`;
-    }
-    if (this.o.yes)
-      this.tell(
-        `created namespace ${this.namespace} (Pod Security "privileged") for debug Pods; kdebug leaves it for the next run (kubectl delete namespace ${this.namespace} removes it)`,
-      );
-    return undefined;
+  /** RBAC, the namespace, then consent: once per run. */
+  private preflight(): Promise<string | undefined> {
+    const { namespace, image, lifetime, tell } = this;
+    const { yes, confirm } = this.o;
+    return preflight(this.api, { namespace, image, lifetime, tell, yes, confirm });
   }
 
   async open(node: string): Promise<NodeRunner> {
