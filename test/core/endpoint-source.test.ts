@@ -1,6 +1,7 @@
 // Which object kube-proxy takes the endpoints from, by its release: the legacy Endpoints before
-// 1.19, the EndpointSlices from 1.19 (EndpointSliceProxying on by default). The demo (kube-proxy
-// v1.15) with its EndpointSlice moved to another address and its Endpoints left as they were.
+// 1.19, the EndpointSlices from 1.19 (EndpointSliceProxying on by default), a gate deciding from
+// 1.16 to 1.21. The demo (kube-proxy v1.15) with its EndpointSlice moved to another address and
+// its Endpoints left as they were.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { readSnapshot } from '../../src/cluster/snapshot/read.js';
@@ -74,6 +75,32 @@ describe('the endpoints kube-proxy is expected to hold, by its release', () => {
     // locked on from 1.22 (GA), and no gate before 1.18
     assert.deepEqual(endpointSource({ minor: 22 }, config(false)), { reads: 'EndpointSlices' });
     assert.deepEqual(endpointSource({ minor: 17 }, config(true)), { reads: 'Endpoints' });
+  });
+
+  it('at 1.16 and 1.17 the EndpointSlice gate decides (kube-proxy watches the slices when it is on); not before 1.16, nor from 1.18', () => {
+    const config = (gates: Record<string, boolean>) => ({
+      featureGates: gates,
+      source: 'ConfigMap kube-system/kube-proxy key config.conf',
+    });
+    assert.deepEqual(endpointSource({ minor: 17 }, config({ EndpointSlice: true })), {
+      reads: 'EndpointSlices',
+      gate: 'EndpointSlice=true in ConfigMap kube-system/kube-proxy key config.conf',
+    });
+    assert.deepEqual(endpointSource({ minor: 16 }, config({ EndpointSlice: false })), {
+      reads: 'Endpoints',
+      gate: 'EndpointSlice=false in ConfigMap kube-system/kube-proxy key config.conf',
+    });
+    assert.equal(
+      endpointSource({ minor: 16 }, config({ EndpointSlice: true })).reads,
+      'EndpointSlices',
+    );
+    // no EndpointSlice before 1.16; 1.18 reads EndpointSliceProxying alone
+    assert.deepEqual(endpointSource({ minor: 15 }, config({ EndpointSlice: true })), {
+      reads: 'Endpoints',
+    });
+    assert.deepEqual(endpointSource({ minor: 18 }, config({ EndpointSlice: true })), {
+      reads: 'Endpoints',
+    });
   });
 });
 

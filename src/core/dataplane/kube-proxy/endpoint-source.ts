@@ -1,8 +1,10 @@
 // Which object kube-proxy takes a Service's endpoints from, by release: the EndpointSlices from
 // 1.19 on Linux (EndpointSliceProxying beta and on by default, pkg/features/kube_features.go at
-// v1.19.0; alpha and off at v1.18.0, whose cmd/kube-proxy watches Endpoints unless it is on), the
-// legacy Endpoints before; from 1.18 to 1.21 the gate set in the node's configuration decides.
-// Expect, drift and the checks all ask here.
+// v1.19.0), the legacy Endpoints before, unless a feature gate set in the node's configuration
+// says otherwise: EndpointSlice at 1.16 and 1.17 (alpha, then beta and off by default; their
+// cmd/kube-proxy/app/server.go watches the EndpointSlices when it is on, the Endpoints else),
+// EndpointSliceProxying from 1.18 to 1.21 (alpha and off at v1.18.0). Expect, drift and the checks
+// all ask here.
 import { familyOf } from '../../ipv6.js';
 import {
   slicesOf,
@@ -32,22 +34,23 @@ export interface EndpointSource {
 /** Why each kind of object was not captured, where it was not. */
 export type EndpointsUnread = Partial<Record<EndpointSource['reads'], string>>;
 
-/** The gate kube-proxy 1.18 to 1.21 reads: on, it proxies from the EndpointSlices. */
-export const GATE = 'EndpointSliceProxying';
-
-/** The first minor whose kube-proxy has the gate (alpha), and the first where it is locked on (GA,
- * pkg/features/kube_features.go at v1.22.0; removed at v1.25.0). */
-const GATE_SINCE = 18;
-const GATE_LOCKED = 22;
+/** The gate each release range of kube-proxy reads (from `since`, before `until`): on, it
+ * proxies from the EndpointSlices. From 1.22 EndpointSliceProxying is locked on (GA,
+ * pkg/features/kube_features.go at v1.22.0; removed at v1.25.0); before 1.16 there is no
+ * EndpointSlice. */
+const GATES = [
+  { gate: 'EndpointSlice', since: 16, until: 18 },
+  { gate: 'EndpointSliceProxying', since: 18, until: 22 },
+] as const;
 
 export function endpointSource(
   release: Release | undefined,
   config?: Pick<KubeProxyConfig, 'featureGates' | 'source'>,
   unread: EndpointsUnread = {},
 ): EndpointSource {
-  const gate = config?.featureGates[GATE];
-  const gated =
-    release && gate !== undefined && release.minor >= GATE_SINCE && release.minor < GATE_LOCKED;
+  const read = release && GATES.find((g) => release.minor >= g.since && release.minor < g.until);
+  const gate = read && config?.featureGates[read.gate];
+  const gated = read !== undefined && gate !== undefined;
   const source: EndpointSource = !release
     ? {
         reads: 'EndpointSlices',
@@ -56,7 +59,7 @@ export function endpointSource(
     : gated
       ? {
           reads: gate ? 'EndpointSlices' : 'Endpoints',
-          gate: `${GATE}=${gate} in ${config!.source}`,
+          gate: `${read.gate}=${gate} in ${config!.source}`,
         }
       : { reads: release.minor >= SLICE_PROXYING ? 'EndpointSlices' : 'Endpoints' };
   const notRead = unread[source.reads];
