@@ -1,13 +1,14 @@
 // What a Service port's rules do, compared by walking the same packets (src/core/trace) through
 // the node's rules and through the rules kube-proxy would write: where the dump is spelled by a
 // release kdebug does not model, only where packets go counts, never how the rules read.
-import { expectedSave, rulesOf, type ExpectedRules } from '../../kube-proxy/expected.js';
+import { expectedSave, type ExpectedRules } from '../../kube-proxy/expected.js';
 import type { ExpectedServicePort } from '../../kube-proxy/service-port.js';
 import { parseIptables, type Ruleset } from '../read/parse.js';
 import { RuleFlag } from '../read/token-walk.js';
 import { formatIPv4, parseCidr } from '../../../ipv4.js';
-import { cidrHolds, formatIPv6, hostCidr, hostPort, parseCidr6 } from '../../../ipv6.js';
+import { cidrHolds, formatIPv6, hostPort, parseCidr6 } from '../../../ipv6.js';
 import { tracePacket } from '../trace.js';
+import { numberedPort, renamer } from './port-names.js';
 import type { NodeNetwork, TracePacket } from '../../trace/trace.js';
 
 /** Where kube-proxy's rules send a share of a packet's connections. */
@@ -154,11 +155,12 @@ export function sharedRules(actual: Ruleset): SharedRules {
 
 /**
  * One Service port's rules, its differences from kube-proxy's and the shared rules that name its
- * addresses or ports, with what is the port's own (its addresses, ports, endpoints, chains) and
- * comments numbered in order of first use: two ports with the same key hold the same rules but
- * for their own names, and meet the same shared rules, so the same packets go the same way,
- * renamed, and one walk tells for both. Undefined where that does not hold: a rule matches a
- * range of destinations, or one of the port's addresses is one the walks send packets from.
+ * addresses or ports, with what is the port's own (its addresses, ports, endpoints, chains)
+ * numbered (port-names.ts) and comments numbered in order of first use: two ports with the same
+ * key hold the same rules but for their own names, and meet the same shared rules, so the same
+ * packets go the same way, renamed, and one walk tells for both. Undefined where that does not
+ * hold: a rule matches a range of destinations, or one of the port's addresses is one the walks
+ * send packets from.
  */
 export function behaviourKey(
   exp: ExpectedRules,
@@ -181,48 +183,28 @@ export function behaviourKey(
     shared.ranges.ports.some(([a, b]) => numbers.some((n) => n >= a && n <= b))
   )
     return undefined;
-  const ports = numbers.map(String);
-  const own = new Set<string>([...hosts, ...ports]);
-  for (const h of hosts) own.add(hostCidr(h));
-  for (const e of endpoints) {
-    own.add(e.ip).add(e.address).add(hostCidr(e.ip));
-  }
-  for (const c of Object.values(sp.chains)) if (c) own.add(c);
-  // the port's rules made afresh: the key of every port need not keep them (40 MB at 10,000)
-  const rules = rulesOf(exp, sp);
-  const renamed = renamer(own);
-  // the differences kube-proxy's side has are the port's own lines: each is marked where it
-  // stands, not renamed twice
-  const differs = new Map<string, number>();
-  const differing = { nat: new Set<string>(), filter: new Set<string>() };
-  // their lengths: a rule of another length is not looked up (hashing each rule's text was a
-  // fifth of a key's time)
-  const lengths = new Set<number>();
+  const { names, rules } = numberedPort(sp, exp.ruleContext);
+  const renamed = renamer(names);
+  // the differences kube-proxy's side has are the port's own lines, renamed as numberedPort
+  // writes them: each is marked where it stands
+  const own = renamer(names, true);
+  const differs = { nat: new Map<string, number>(), filter: new Map<string, number>() };
   for (const l of diff.expected) {
-    differs.set(l, (differs.get(l) ?? 0) + 1);
-    if (l.startsWith('-t nat ')) differing.nat.add(l.slice(7));
-    else if (l.startsWith('-t filter ')) differing.filter.add(l.slice(10));
-    else continue;
-    lengths.add(l.length - (l.startsWith('-t nat ') ? 7 : 10));
+    const table = l.startsWith('-t nat ') ? 'nat' : l.startsWith('-t filter ') ? 'filter' : '';
+    if (!table) continue;
+    const k = own(l.slice(4 + table.length));
+    differs[table].set(k, (differs[table].get(k) ?? 0) + 1);
   }
-  const chains = new Map<string, string>();
-  const line = (table: 'nat' | 'filter', r: { chain: string; text: string }) => {
-    let chain = chains.get(r.chain);
-    if (chain === undefined) chains.set(r.chain, (chain = renamed(r.chain, table)));
-    const key =
-      lengths.has(r.text.length) && differing[table].has(r.text)
-        ? `-t ${table} ${r.text}`
-        : undefined;
-    const n = key === undefined ? 0 : differs.get(key);
-    if (key !== undefined && n) differs.set(key, n - 1);
-    return `${chain} ${renamed(r.text, table)}${n ? ' -' : ''}`;
-  };
-  const lines = [
-    sp.protocol,
-    ...rules.nat.map((r) => line('nat', r)),
-    ...rules.filter.map((r) => line('filter', r)),
-  ];
-  const left = [...differs].flatMap(([l, n]) => Array<string>(n).fill(l));
+  const lines: string[] = [sp.protocol];
+  for (const table of ['nat', 'filter'] as const)
+    for (const r of rules[table]) {
+      const n = differs[table].size > 0 ? differs[table].get(r.text) : undefined;
+      if (n) differs[table].set(r.text, n - 1);
+      lines.push(`${table} ${r.text}${n ? ' -' : ''}`);
+    }
+  const left = (['nat', 'filter'] as const).flatMap((table) =>
+    [...differs[table]].flatMap(([l, n]) => Array<string>(n).fill(`${table} ${l}`)),
+  );
   // the port's own chains the node's side differs in, whole and in order: a rule's place in its
   // chain is part of what it does (a DROP before the jumps, or after the last); in the shared
   // chains the rules met below keep their order
@@ -235,72 +217,18 @@ export function behaviourKey(
     const [table, chain] = at.split(' ') as [string, string];
     return [`@ ${at}`, ...chainRules(table, chain)];
   });
+  const ports = numbers.map(String);
   const met = [...hosts, ...ports].flatMap((k) => shared.byName.get(k) ?? []);
   return [
     ...lines,
     '-',
-    ...left.map((l) => renamed(l)),
+    ...left,
     '+',
-    ...diff.actual.map((l) => renamed(l)),
-    ...placed.map((l) => renamed(l)),
+    ...diff.actual.map(renamed),
+    ...placed.map(renamed),
     '=',
-    ...met.map((l) => renamed(l)),
+    ...met.map(renamed),
   ].join('\n');
-}
-
-/**
- * Renames a port's own words and every comment in a text to <0>, <1> ... in order of first use.
- * A word is a quoted comment whole, spaces and all, else up to the next space. A word of the
- * port's nat rules (renamed first, `table` 'nat') that names a port chain is its own, there and
- * after. Scanned by hand, a word looked up only where it starts as an own word can: a regex's
- * callback per word was most of the time of a key.
- */
-function renamer(own: Set<string>): (text: string, table?: 'nat' | 'filter') => string {
-  const first = new Uint8Array(128);
-  for (const w of own) {
-    const c = w.charCodeAt(0);
-    if (c < 128) first[c] = 1;
-  }
-  first[34] = 1; // a comment
-  first[75] = 1; // K: a port chain
-  const seen = new Map<string, string>();
-  const isOwn = (word: string, nat: boolean) => {
-    if (own.has(word)) return true;
-    if (!nat || !PORT_CHAIN.test(word)) return false;
-    own.add(word);
-    return true;
-  };
-  return (text, table) => {
-    const nat = table === 'nat';
-    let out = '';
-    let done = 0; // text[0, done) is in out
-    const n = text.length;
-    let i = 0;
-    while (i < n) {
-      const c = text.charCodeAt(i);
-      if (c === 32) {
-        i++;
-        continue;
-      }
-      let end = i + 1;
-      if (c === 34) {
-        while (end < n && text.charCodeAt(end) !== 34) end++;
-        if (end < n) end++;
-        else for (end = i + 1; end < n && text.charCodeAt(end) !== 32;) end++;
-      } else while (end < n && text.charCodeAt(end) !== 32) end++;
-      if (c >= 128 || first[c]) {
-        const word = text.slice(i, end);
-        if (c === 34 || isOwn(word, nat)) {
-          let name = seen.get(word);
-          if (name === undefined) seen.set(word, (name = `<${seen.size}>`));
-          out += text.slice(done, i) + name;
-          done = end;
-        }
-      }
-      i = end;
-    }
-    return done === 0 ? text : out + text.slice(done);
-  };
 }
 
 /** Where kube-proxy's rules send a packet, alike outcomes merged: its DNAT, its mark for

@@ -1,0 +1,127 @@
+// A Service port's own names (its name, addresses, ports, chains and endpoints) numbered <0>, <1>
+// ... by value, in a fixed order of its fields, and its rules written with them: two ports whose
+// numbered rules read the same differ in their names only (behaviour.ts keys walks by it). The
+// rules are written with the numbers in place of the names, not renamed from their text: that
+// scan was most of the time of a key.
+import { servicePortRules, type RuleLine, type ServiceRulesContext } from '../rule-text.js';
+import type { ExpectedEndpoint, ExpectedServicePort } from '../../kube-proxy/service-port.js';
+import { hostCidr } from '../../../ipv6.js';
+
+export interface NumberedPort {
+  /** Each own word and its number: a value, and an address with its /32 or /128. */
+  names: Map<string, string>;
+  /** The port's rules with its names numbered, rule for rule as rulesOf writes them. */
+  rules: { nat: RuleLine[]; filter: RuleLine[] };
+}
+
+export function numberedPort(sp: ExpectedServicePort, ctx: ServiceRulesContext): NumberedPort {
+  const names = new Map<string, string>();
+  const name = (value: string) => {
+    let n = names.get(value);
+    if (n === undefined) names.set(value, (n = `<${names.size}>`));
+    return n;
+  };
+  // an address and its host CIDR share a number, as rules write it with its /32 or /128
+  const address = (ip: string) => {
+    const n = name(ip);
+    names.set(hostCidr(ip), n + hostCidr(ip).slice(ip.length));
+    return n;
+  };
+  const port = (p: number | undefined) => (p === undefined ? undefined : name(String(p)));
+  const chain = (c: string | undefined) => (c === undefined ? undefined : name(c));
+  const own = {
+    name: name(sp.name),
+    clusterIP: address(sp.clusterIP),
+    externalIPs: sp.externalIPs.map(address),
+    loadBalancerIPs: sp.loadBalancerIPs.map(address),
+    port: port(sp.port),
+    nodePort: port(sp.nodePort),
+    chains: {
+      svc: chain(sp.chains.svc),
+      svl: chain(sp.chains.svl),
+      ext: chain(sp.chains.ext),
+      fw: chain(sp.chains.fw),
+    },
+    internalChain: chain(sp.internalChain),
+    externalPolicyChain: chain(sp.externalPolicyChain),
+  };
+  for (const e of sp.allEndpoints) {
+    address(e.ip);
+    port(e.port);
+    name(e.address);
+  }
+  // only endpoints with a KUBE-SEP chain on this node are written (their chain is hashed when
+  // first asked for)
+  const numbered = new Map<ExpectedEndpoint, ExpectedEndpoint>();
+  const endpoint = (e: ExpectedEndpoint) => {
+    let n = numbered.get(e);
+    if (!n) {
+      const shown = { ip: name(e.ip), address: name(e.address), chain: name(e.chain) };
+      numbered.set(e, (n = shown as unknown as ExpectedEndpoint));
+    }
+    return n;
+  };
+  const reachable = sp.reachableEndpoints.map(endpoint);
+  const rules = servicePortRules(
+    {
+      ...sp,
+      ...own,
+      clusterEndpoints: sp.clusterEndpoints.map(endpoint),
+      localEndpoints: sp.localEndpoints.map(endpoint),
+      reachableEndpoints: reachable,
+    } as unknown as ExpectedServicePort,
+    ctx,
+  );
+  return { names, rules };
+}
+
+/**
+ * Renames a text's own words (`names`) to their numbers. A word is a quoted comment whole,
+ * spaces and all, else up to the next space. A comment is numbered <"0>, <"1> ... in order of
+ * first use, or, `inComments`, keeps its words, its own ones renamed: a rule of the port's own
+ * renamed so reads as numberedPort writes it. Scanned by hand, a word looked up only where it
+ * starts as an own word can.
+ */
+export function renamer(names: Map<string, string>, inComments = false): (text: string) => string {
+  const first = new Uint8Array(128);
+  for (const w of names.keys()) {
+    const c = w.charCodeAt(0);
+    if (c < 128) first[c] = 1;
+  }
+  first[34] = 1; // a comment
+  const comments = new Map<string, string>();
+  const rename = (text: string): string => {
+    let out = '';
+    let done = 0; // text[0, done) is in out
+    const n = text.length;
+    let i = 0;
+    while (i < n) {
+      const c = text.charCodeAt(i);
+      if (c === 32) {
+        i++;
+        continue;
+      }
+      let end = i + 1;
+      if (c === 34) {
+        while (end < n && text.charCodeAt(end) !== 34) end++;
+        if (end < n) end++;
+        else for (end = i + 1; end < n && text.charCodeAt(end) !== 32;) end++;
+      } else while (end < n && text.charCodeAt(end) !== 32) end++;
+      if (c >= 128 || first[c]) {
+        const word = text.slice(i, end);
+        let name: string | undefined;
+        if (c !== 34) name = names.get(word);
+        else if (inComments) name = `"${rename(word.slice(1, -1))}"`;
+        else if ((name = comments.get(word)) === undefined)
+          comments.set(word, (name = `<"${comments.size}>`));
+        if (name !== undefined) {
+          out += text.slice(done, i) + name;
+          done = end;
+        }
+      }
+      i = end;
+    }
+    return done === 0 ? text : out + text.slice(done);
+  };
+  return rename;
+}
