@@ -41,7 +41,11 @@ export class NodeAnalysis extends NodeExpected {
     const ipvs = this.mode() === 'ipvs' ? this.ipvs() : undefined;
     const cilium = this.mode() === 'cilium' ? this.cilium() : undefined;
     if (cilium?.read)
-      return (this.dataplaneMemo = ciliumDataplane(cilium.read, this.analysis.view));
+      return (this.dataplaneMemo = ciliumDataplane(
+        cilium.read,
+        this.analysis.view,
+        (n) => this.analysis.state(n).cilium,
+      ));
     const rules = this.rules();
     return (this.dataplaneMemo = nft?.table
       ? nftablesDataplane(nft.table, nft.source, this.analysis.view)

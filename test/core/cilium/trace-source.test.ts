@@ -132,6 +132,42 @@ describe("the Cilium walk from another node's address to a ClusterIP", () => {
     );
   });
 
+  it("that node's own recorded status, not cilium-config, says how its host's packet leaves", () => {
+    // node-a's agent says socket LB off; cilium-config (kube-proxy replacement on, bpf-lb-sock
+    // unset) would have it on: each node's agent may run otherwise
+    const status = (sock: string) =>
+      [
+        'KubeProxyReplacement:    True   [eth0   192.0.2.10 (Direct Routing)]',
+        'KubeProxyReplacement Details:',
+        '  Status:                 True',
+        `  Socket LB:              ${sock}`,
+      ].join('\n');
+    const from = (config: Record<string, string>, sock: string) =>
+      new Analysis(
+        facts(ciliumCluster({ 'kube-proxy-replacement': 'true', ...config }), {
+          'node-a': { 'cilium-status': status(sock) },
+          'node-b': { 'cilium-frontends': FRONTENDS },
+        }),
+      )
+        .node('node-b')
+        .trace({
+          src: '192.0.2.10',
+          dst: '10.96.0.50',
+          dport: 80,
+          protocol: 'tcp',
+          fromHost: false,
+        });
+    const off = from({}, 'Disabled');
+    // before: the socket hook, from cilium-config's kube-proxy replacement
+    assert.equal(off.enters, "node node-a's host device on the way out");
+    assert.match(
+      assumed(off)[0]!,
+      /^192\.0\.2\.10 is an address of node node-a, whose agent kube-system\/cilium-node-a \(the status of agent kube-system\/cilium-node-a\) replaces kube-proxy with socket LB off/,
+    );
+    const on = from({ 'bpf-lb-sock': 'false' }, 'Enabled');
+    assert.equal(on.enters, "the socket hook (connect/sendmsg) of node node-a's host");
+  });
+
   it('kdebug trace -o json on the Cilium scenario says it in the outcomes', () => {
     const run = kdebug([
       'trace',

@@ -48,7 +48,13 @@ const CILIUM_NOT_COMPARED: Record<CiliumCompared, string | undefined> = {
   both: undefined,
 };
 
-export function ciliumDataplane(read: CiliumRead, view: ClusterView): CiliumDataplane {
+/** `agentOf`: another node's agent as that node's state has it (its own status first), for a
+ * packet its host sends. */
+export function ciliumDataplane(
+  read: CiliumRead,
+  view: ClusterView,
+  agentOf?: (node: string) => CiliumAgent | undefined,
+): CiliumDataplane {
   const { table, agent } = read;
   // its table read, an agent said refused ran on an earlier configuration: read as usual
   const refused = refusal(agent, true);
@@ -103,7 +109,7 @@ export function ciliumDataplane(read: CiliumRead, view: ClusterView): CiliumData
         ...agent.settings,
         ...(agent.nodePorts ? { nodePorts: agent.nodePorts } : {}),
         ...(read.maps ? { maps: read.maps } : {}),
-        ...sendersOf(view, agent, read.node.name),
+        ...sendersOf(view, agent, read.node.name, agentOf),
       });
       return refused ? { ...walked, notes: [...walked.notes, refused.why] } : walked;
     },

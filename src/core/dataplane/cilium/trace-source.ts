@@ -29,8 +29,8 @@ export interface TraceSenders {
   podRanges?: readonly PodRange[];
   /** The other nodes' addresses. */
   nodeIPs?: ReadonlySet<string>;
-  /** What is known of the other nodes, by each of their addresses. */
-  peers?: ReadonlyMap<string, PeerNode>;
+  /** Another node's address: that node and what is known of its agent. */
+  peer?: (ip: string) => PeerNode | undefined;
 }
 
 /** Another node, as what sends from its address meets first: its Cilium agent, where one was
@@ -79,7 +79,7 @@ export function originOf(
     };
   }
   if (s.nodeIPs?.has(src)) {
-    const peer = s.peers?.get(src);
+    const peer = s.peer?.(src);
     return { from: 'network', ...(peer ? { peer } : {}) };
   }
   const read = [...new Set(ranges.map((r) => r.cidr))];
@@ -91,8 +91,14 @@ export function originOf(
 
 /** What the walk on `node` knows of the cluster's senders: its Pods and nodes as read, and the Pod
  * ranges, this node's first (its agent's IPAM as its status says it, its spec.podCIDRs), then the
- * other nodes', then cilium-config's cluster pool. */
-export function sendersOf(view: ClusterView, agent: CiliumAgent, node: string): TraceSenders {
+ * other nodes', then cilium-config's cluster pool; another node's agent as `agentOf` gives it
+ * (that node's state), else as the API shows it. */
+export function sendersOf(
+  view: ClusterView,
+  agent: CiliumAgent,
+  node: string,
+  agentOf?: (node: string) => CiliumAgent | undefined,
+): TraceSenders {
   const own = view.nodes.find((n) => n.name === node);
   const pool = view.configMaps.find((c) => c.name === 'cilium-config');
   const poolRanges = ['cluster-pool-ipv4-cidr', 'cluster-pool-ipv6-cidr'].flatMap((key) =>
@@ -119,38 +125,57 @@ export function sendersOf(view: ClusterView, agent: CiliumAgent, node: string): 
       ...poolRanges,
     ],
     nodeIPs: new Set(view.nodes.filter((n) => n.name !== node).flatMap((n) => n.ips)),
-    peers: peersOf(view, node),
+    peer: peerLookup(view, node, agentOf),
   };
 }
 
-/** The other nodes by address, each with its agent as the API shows it: its settings from
- * cilium-config (its own status is not read here), not known where that is refused or unread. */
-function peersOf(view: ClusterView, node: string): Map<string, PeerNode> {
-  const out = new Map<string, PeerNode>();
-  for (const n of view.nodes.filter((x) => x.name !== node)) {
+/** The node an address of another node is of, with its agent: as that node's own state has it
+ * (`agentOf`: its recorded status first, each node's may differ), else as the API shows it
+ * (cilium-config; not known where that is refused or unread). Looked up for the one address
+ * walked, not for every node. */
+function peerLookup(
+  view: ClusterView,
+  node: string,
+  agentOf: ((node: string) => CiliumAgent | undefined) | undefined,
+): (ip: string) => PeerNode | undefined {
+  return (ip) => {
+    const n = view.nodes.find((x) => x.name !== node && x.ips.includes(ip));
+    if (!n) return undefined;
     const pod = view.pods.find((p) => p.nodeName === n.name && isCiliumAgentPod(p));
-    const agent = ciliumAgentOn(view, pod, undefined);
-    // Cilium's defaults, no cilium-config read, say nothing of how that agent runs
-    const known = (x: 'socketLB' | 'kubeProxyReplacement') =>
-      agent !== undefined && agent.from !== 'default' && knows(agent.settings, x);
-    const peer: PeerNode = {
+    const agent = agentOf ? agentOf(n.name) : ciliumAgentOn(view, pod, undefined);
+    if (!agent) return { node: n.name };
+    const shown = (['socketLB', 'kubeProxyReplacement'] as const).flatMap((x) => {
+      const source = settingSource(view, agent, x);
+      return source ? [{ x, source }] : [];
+    });
+    const value = (x: (typeof shown)[number]['x']) =>
+      shown.some((k) => k.x === x) ? { [x]: agent.settings[x] } : {};
+    const sources = [...new Set(shown.map((k) => k.source))];
+    return {
       node: n.name,
-      ...(agent
-        ? {
-            agent: {
-              pod: `${agent.pod.namespace}/${agent.pod.name}`,
-              ...(known('socketLB') ? { socketLB: agent.settings.socketLB } : {}),
-              ...(known('kubeProxyReplacement')
-                ? { kubeProxyReplacement: agent.settings.kubeProxyReplacement }
-                : {}),
-              source: agent.source,
-            },
-          }
-        : {}),
+      agent: {
+        pod: `${agent.pod.namespace}/${agent.pod.name}`,
+        ...value('socketLB'),
+        ...value('kubeProxyReplacement'),
+        source: sources.length > 0 ? sources.join(' and ') : agent.source,
+      },
     };
-    for (const ip of n.ips) out.set(ip, peer);
-  }
-  return out;
+  };
+}
+
+/** Where the agent's `x` was read: its status where that said it, else cilium-config where read
+ * and not refused; undefined where it is Cilium's default, which says nothing of how it runs. */
+function settingSource(
+  view: ClusterView,
+  agent: CiliumAgent,
+  x: 'socketLB' | 'kubeProxyReplacement',
+): string | undefined {
+  if (agent.statusSaid?.includes(x))
+    return `the status of agent ${agent.pod.namespace}/${agent.pod.name}`;
+  const config = view.configMaps.find((c) => c.name === 'cilium-config');
+  return config && knows(agent.settings, x)
+    ? `ConfigMap ${config.namespace}/cilium-config`
+    : undefined;
 }
 
 /** Where on another node a packet its host sends from its own address to a ClusterIP is

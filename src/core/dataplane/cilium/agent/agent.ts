@@ -124,6 +124,9 @@ export interface CiliumAgent {
   /** Where the settings come from: the agent's status (observed), cilium-config (read from the
    * API), or Cilium's defaults (assumed). */
   from: 'status' | 'cilium-config' | 'default';
+  /** The settings its status said (an older status prints fewer); the others are cilium-config's
+   * or Cilium's defaults. */
+  statusSaid?: readonly (keyof CiliumSettings)[];
   source: string;
   /** cilium-config was read: the settings only it holds (the annotations honoured) are known. */
   configRead: boolean;
@@ -272,6 +275,9 @@ export function ciliumAgentOn(
     ...(release ? { release } : {}),
     ...(nodePorts ? { nodePorts } : {}),
     ...(said?.podCIDRs ? { podCIDRs: said.podCIDRs } : {}),
+    ...(said
+      ? { statusSaid: (Object.keys(said) as (keyof CiliumSettings)[]).filter((k) => k in settings) }
+      : {}),
     ...(readiness ? { readiness } : {}),
     ...(refused ? { refused } : {}),
   };
