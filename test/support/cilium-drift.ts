@@ -3,7 +3,7 @@
 // checks as that agent's listings; and faults made in its maps dump.
 import assert from 'node:assert/strict';
 import { Analysis } from '../../src/core/nodes/analysis.js';
-import { aCiliumAgent, aCiliumConfig } from './builders.js';
+import { aCiliumAgent, aCiliumConfig, aNode } from './builders.js';
 import { listing, setup, vectorRelease } from './cilium-vectors.js';
 
 // the agent prints an empty table as its header alone (a zero-byte file: the script asserts none)
@@ -18,6 +18,8 @@ export function drift(
   maps = listing(v, 'expected-maps.txt'),
   /** null: the agent's table not read (the maps the only table). */
   frontends: string | null | undefined = listing(v, 'expected-frontends.txt'),
+  /** cilium-config keys besides the script's flags. */
+  config: Record<string, string> = {},
 ) {
   const s = setup(v);
   const o = s.maps.options;
@@ -34,9 +36,15 @@ export function drift(
       `KubeProxyReplacement:  ${s.options.kubeProxyReplacement ? 'True' : 'False'}  [test  ${addresses.join(' ')}]\n`;
   for (const [stem, text] of Object.entries(listings))
     if (text !== undefined) nodes[stem] = text === '' ? HEADERS[stem]! : text;
+  // the node's own addresses, as the script's node-addresses table has them (a VIP on one gets
+  // no wildcard entry from 1.19.5)
+  const node = aNode('testnode', s.maps.nodeAddresses[0] ?? '192.0.2.1');
+  (node['status'] as { addresses: { type: string; address: string }[] }).addresses =
+    s.maps.nodeAddresses.map((address) => ({ type: 'InternalIP', address }));
   return new Analysis({
     objects: [
       ...s.docs,
+      ...(s.maps.nodeAddresses.length > 0 ? [node] : []),
       aCiliumAgent(
         'testnode',
         `quay.io/cilium/cilium:${vectorRelease(v)?.text ?? (/-v117-/.test(v) ? 'v1.17.0' : 'v1.18.0')}`,
@@ -53,6 +61,8 @@ export function drift(
         'bpf-lb-mode-annotation': String(o.forwardingAnnotation),
         'bpf-lb-algorithm-annotation': String(o.algorithmAnnotation),
         'enable-health-check-loadbalancer-ip': String(s.options.healthCheckLoadBalancerIP),
+        'bpf-lb-enable-wildcard-entries': String(o.wildcardEntries !== false),
+        ...config,
       }),
     ],
     nodes: { testnode: nodes },

@@ -163,6 +163,7 @@ describe('the Cilium agent on a node', () => {
       sourceRangeDeny: true,
       flags: true,
       sourceRangeTypes: true,
+      wildcards: true,
     };
     assert.deepEqual(known('v1.18.0', {}), all);
     // no cilium-config: the mode, the algorithm, the types guarded and the annotations honoured
@@ -172,6 +173,7 @@ describe('the Cilium agent on a node', () => {
       forwarding: false,
       algorithm: false,
       sourceRangeTypes: false,
+      wildcards: false,
     });
     // hybrid wrote no dsr flag before 1.18.5 (ToSVCForwardingMode knew dsr and snat only)
     assert.equal(known('v1.18.4', { 'bpf-lb-mode': 'hybrid' }).forwarding, false);

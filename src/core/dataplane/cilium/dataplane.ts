@@ -92,6 +92,11 @@ export function ciliumDataplane(
         mapExpectations: {
           services: view.services,
           nodePortAddresses: agent.nodePorts?.addresses ?? [],
+          // the node's own addresses: its devices' as the agent listed them, the Node's
+          nodeAddresses: [
+            ...(agent.nodePorts?.devices.flatMap((d) => d.addresses) ?? []),
+            ...(view.nodes.find((n) => n.name === read.node.name)?.ips ?? []),
+          ],
           options: agent.settings,
           known: knownMapFlags(agent),
         },

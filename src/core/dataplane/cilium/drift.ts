@@ -29,6 +29,7 @@ import {
 } from './drift/health-server.js';
 import { stale } from './drift/stale.js';
 import { maps } from './drift/table-maps.js';
+import { wildcards } from './drift/wildcards.js';
 import { familiesNotCompared, topologyNotCompared } from './drift/not-known.js';
 import { NOT_APPLIED, backendLine, frontendLine, infoNote, nameOf } from './drift/words.js';
 
@@ -174,7 +175,8 @@ export function ciliumDrift(given: CiliumDriftInput): NodeDrift {
   // the BPF maps, read besides the table or as the only one, against the entries expected
   const bpf = input.maps ?? (BPF_FORMS.includes(table.form) ? table : undefined);
   if (bpf && input.mapExpectations) {
-    mapEntryDrift(node, input.expected, bpf, input.mapExpectations, add);
+    const entries = mapEntryDrift(node, input.expected, bpf, input.mapExpectations, add);
+    wildcards(input, bpf, entries, add, notRead);
     // knownMapFlags leaves them out where the agent refuses cilium-config as read
     if (input.refused)
       notRead.push(

@@ -106,6 +106,10 @@ const CONFIG_ONLY = [
   'algorithmAnnotation',
   // k8s-service-proxy-name: which Services the agent handles at all
   'serviceProxyName',
+  // default-lb-service-ipam: whether a Service without a loadBalancerClass gets wildcard entries
+  'lbServiceIPAM',
+  // bpf-lb-enable-wildcard-entries (1.20 on; before, nothing sets it)
+  'wildcardEntries',
 ] as const;
 export type ConfigOnlySetting = (typeof CONFIG_ONLY)[number];
 /** From 1.19 the release keeps both on, whatever its configuration says. */
@@ -210,8 +214,11 @@ export function ciliumAgentOn(
     nodePortConflicts: byRelease.nodePortConflicts,
     trafficDistributions: byRelease.trafficDistributions,
     topologyCandidates: byRelease.topologyCandidates,
-    // a hidden option of 1.20 (bpf-lb-enable-wildcard-entries, on by default)
-    wildcardEntries: byRelease.wildcardEntries && c('bpf-lb-enable-wildcard-entries') !== 'false',
+    // a hidden option of 1.20 (bpf-lb-enable-wildcard-entries, on by default), read as a boolean
+    // (1.19 has no such option: its key decides nothing)
+    wildcardEntries:
+      byRelease.wildcardEntries &&
+      (!byRelease.wildcardOption || goBool(c('bpf-lb-enable-wildcard-entries'), true)),
     sliceWeights: byRelease.sliceWeights,
     nonKprFrontends: byRelease.nonKprFrontends,
     datapathCandidates: byRelease.datapathCandidates,
@@ -252,7 +259,12 @@ export function ciliumAgentOn(
     noBackend: c('service-no-backend-response') === 'drop' ? 'drop' : 'reject',
     // refused, nothing said them (a status is read only where the agent started)
     notKnown: refused
-      ? CONFIG_ONLY.filter((s) => !byRelease.kprOptionsGone || !KEPT_ON_FROM_1_19.includes(s))
+      ? CONFIG_ONLY.filter(
+          (s) =>
+            (!byRelease.kprOptionsGone || !KEPT_ON_FROM_1_19.includes(s)) &&
+            // before 1.20 the release alone says whether it writes wildcard entries
+            (s !== 'wildcardEntries' || byRelease.wildcardOption),
+        )
       : [],
   };
   const from = said ? 'status' : config ? 'cilium-config' : 'default';

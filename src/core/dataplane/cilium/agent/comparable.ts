@@ -20,6 +20,10 @@ export interface KnownMapFlags {
   flags: boolean;
   /** Which frontend types source ranges guard: bpf-lb-source-range-all-types was read. */
   sourceRangeTypes: boolean;
+  /** Which addresses get a wildcard entry: the release (1.19 on) and cilium-config
+   * (default-lb-service-ipam, 1.20's bpf-lb-enable-wildcard-entries) were read; a refused one's
+   * entries are marked not known (maps/expected.ts wildcardNotKnown). */
+  wildcards: boolean;
 }
 
 export function knownMapFlags(agent: CiliumAgent): KnownMapFlags {
@@ -40,6 +44,7 @@ export function knownMapFlags(agent: CiliumAgent): KnownMapFlags {
     sourceRangeDeny: since([1, 17]),
     flags: since([1, 18]),
     sourceRangeTypes: agent.configRead && known('sourceRangeTypes'),
+    wildcards: agent.configRead && agent.release !== undefined,
   };
 }
 

@@ -23,9 +23,7 @@ const since = (
 /** What the agent's release fixes of the settings it has no option for (or whose option's
  * default it sets), as Cilium's pkg/loadbalancer at each tag does; an unknown release is taken
  * as the 1.18/1.19 behaviour. */
-export function releaseBehaviour(
-  release: Version | undefined,
-): Pick<
+export function releaseBehaviour(release: Version | undefined): Pick<
   CiliumSettings,
   | 'sourceRangeTypes'
   | 'nodePortConflicts'
@@ -47,7 +45,12 @@ export function releaseBehaviour(
   | 'hostPortLastProtocol'
   | 'algorithmLowered'
   | 'sourceRangeFlagChecked'
-> & { nodePortKeys: boolean; kprOptionsGone: boolean; sessionAffinityDefault: boolean } {
+> & {
+  nodePortKeys: boolean;
+  kprOptionsGone: boolean;
+  sessionAffinityDefault: boolean;
+  wildcardOption: boolean;
+} {
   return {
     // 1.20 guards ExternalIPs too (cilium#44718)
     sourceRangeTypes: allTypesRelease(release)
@@ -68,6 +71,8 @@ export function releaseBehaviour(
         : 'every',
     // 1.19: a VIP's wildcard entry (port 0, ANY) drops its ports no Service uses
     wildcardEntries: since(release, [1, 19]),
+    // 1.20: bpf-lb-enable-wildcard-entries (hidden, on by default) can turn them off
+    wildcardOption: since(release, [1, 20]),
     // 1.19.5: none for a VIP on the node's own addresses (updateFrontend's isLocalAddr)
     wildcardSkipsNodeAddress: since(release, [1, 19, 5]),
     // 1.18.5: ToSVCForwardingMode knows hybrid, as bpf-lb-mode and as the annotation's value

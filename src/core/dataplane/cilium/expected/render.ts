@@ -121,7 +121,8 @@ export function expectedCiliumText(
   const apart = (f: ExpectedFrontend) =>
     f.oneOf || f.kprNotKnown || f.familyNotKnown || f.proxyNameNotKnown;
   const held = frontends.filter((f) => !apart(f));
-  const entries = maps.filter((e) => !apart(e.frontend));
+  // a wildcard entry whether the agent writes is not known: said apart
+  const entries = maps.filter((e) => !apart(e.frontend) && !e.wildcardNotKnown);
   return [
     head,
     ...(o.refused
@@ -152,6 +153,7 @@ export function expectedCiliumText(
     '',
     `# cilium-dbg bpf lb list (${nodePortHeader(o.nodePorts, o.refused !== undefined)})`,
     ...flagsNotKnownLine(entries),
+    ...wildcardsNotKnownLine(maps.filter((e) => e.wildcardNotKnown && !apart(e.frontend))),
     ...bpfLbList(entries),
     '',
   ].join('\n');
@@ -219,6 +221,19 @@ function flagsNotKnownLine(maps: readonly ExpectedMapEntry[]): string[] {
   const what = [...each].map(([flag, option]) => `${flag} (${option})`).join(', ');
   return [
     `# left out of the rows below, whether an entry carries them ${SETTING_NOT_KNOWN}: ${what}`,
+  ];
+}
+
+/** The wildcard entries whether the agent writes is not known (maps/expected.ts
+ * wildcardNotKnown): said apart, none in the rows. */
+function wildcardsNotKnownLine(maps: readonly ExpectedMapEntry[]): string[] {
+  if (maps.length === 0) return [];
+  const options = [...new Set(maps.flatMap((e) => e.wildcardNotKnown ?? []))].join(', ');
+  const each = maps.map(
+    (e) => `${frontendKey({ ...e.frontend, ip: e.ip })} (${e.frontend.service})`,
+  );
+  return [
+    `# not in the rows below: whether the agent writes these wildcard entries, which drop traffic from outside to the address's other ports, rests on ${options}, ${SETTING_NOT_KNOWN}: ${each.join(', ')}`,
   ];
 }
 

@@ -26,6 +26,8 @@ export interface MapExpectations {
   services: readonly Service[];
   /** The agent's NodePort addresses, where read (the map's own are compared besides). */
   nodePortAddresses: readonly string[];
+  /** The node's other addresses, where known (a VIP on one has no wildcard entry). */
+  nodeAddresses?: readonly string[];
   options: CiliumMapOptions;
   known: KnownMapFlags;
 }
@@ -47,12 +49,13 @@ export function mapEntryDrift(
   bpf: CiliumTable,
   x: MapExpectations,
   add: AddFinding,
-) {
+): ExpectedMapEntry[] {
   // a NodePort address the agent wrote is compared even where its addresses were not read
   const written = bpf.frontends.filter((f) => f.type === 'NodePort' && !isWildcard(f.ip));
   const entries = expectedMaps(expected, {
     services: x.services,
     nodePortAddresses: [...new Set([...x.nodePortAddresses, ...written.map((f) => f.ip)])],
+    ...(x.nodeAddresses ? { nodeAddresses: x.nodeAddresses } : {}),
     options: x.options,
   });
   const protocols = bpf.frontends.some((f) => f.protocol !== undefined);
@@ -78,6 +81,7 @@ export function mapEntryDrift(
     algorithm(c);
     reverseNat(c);
   }
+  return entries;
 }
 
 const nameOf = (e: ExpectedMapEntry) =>

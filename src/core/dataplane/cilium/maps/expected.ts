@@ -77,6 +77,9 @@ export interface ExpectedMapEntry {
   /** The source-range map's CIDRs of the entry's family, where the entry checks the source and
    * the agent's check is on or not known to be off. */
   sourceRanges?: string[];
+  /** A wildcard entry whether the agent writes is not known: the options that decide it
+   * (default-lb-service-ipam, bpf-lb-enable-wildcard-entries) are (agent.ts notKnown). */
+  wildcardNotKnown?: string[];
 }
 
 const annotation = (svc: Service | undefined, key: string) =>
@@ -121,7 +124,7 @@ export function expectedMaps(
 ): ExpectedMapEntry[] {
   const services = new Map(o.services.map((s) => [`${s.namespace}/${s.name}`, s]));
   const out: ExpectedMapEntry[] = [];
-  const wildcards = new Set<string>();
+  const wildcards = new Map<string, ExpectedMapEntry>();
   // the addresses a frontend of their own holds (not a NodePort or HostPort expansion): from
   // 1.19.7 and 1.20.0 an expansion skips them outside the NodePort range (cilium#44730)
   const own = (f: Pick<ExpectedFrontend, 'ip' | 'port' | 'protocol' | 'internal'>) =>
@@ -181,13 +184,17 @@ export function expectedMaps(
           : {}),
       });
     }
-    if (wildcarded(f, svc, o) && !wildcards.has(f.ip)) {
-      wildcards.add(f.ip);
+    const wildcard = wildcarded(f, svc, o);
+    const known = wildcard.notKnown.length === 0;
+    const listed = wildcards.get(f.ip);
+    // one entry per address: made where any frontend of it makes it known, else marked
+    if (wildcard.made && listed?.wildcardNotKnown && known) delete listed.wildcardNotKnown;
+    if (wildcard.made && !listed) {
       // its flags are its first frontend's type only: never routable, no backends
       const drop = { ...f, port: 0, protocol: 'any' as const, portName: '', backends: [] };
       for (const k of ['internal', 'affinitySeconds', 'sourceRanges', 'ignoredRanges'] as const)
         delete drop[k];
-      out.push({
+      const entry: ExpectedMapEntry = {
         frontend: drop,
         ip: f.ip,
         flags: ['non-routable'],
@@ -195,17 +202,22 @@ export function expectedMaps(
         count: 0,
         maglev: false,
         affinity: [],
-      });
+        ...(known ? {} : { wildcardNotKnown: wildcard.notKnown }),
+      };
+      wildcards.set(f.ip, entry);
+      out.push(entry);
     }
   }
   return out;
 }
 
-/** The reconciler's wildcard entry of a VIP (1.19 on): for the ClusterIP and LoadBalancer
- * frontends (external scope) of a Service whose IPs Cilium's LB-IPAM manages (no
- * loadBalancerClass with default-lb-service-ipam lbipam, or a class of Cilium's own), on an
- * address that is not the node's own (from 1.19.5; before, on that one too). */
-function wildcarded(
+/** The reconciler's wildcard entry of a VIP (1.19 on; 1.20's bpf-lb-enable-wildcard-entries):
+ * for the ClusterIP and LoadBalancer frontends (external scope) of a Service whose IPs Cilium's
+ * LB-IPAM manages (no loadBalancerClass with default-lb-service-ipam lbipam, or a class of
+ * Cilium's own: isWildcardClass), on an address that is not the node's own (from 1.19.5; before,
+ * on that one too). `made` where it may be written; `notKnown` the options deciding it that are
+ * not known (a refused cilium-config), whose values here decide nothing. */
+export function wildcarded(
   f: ExpectedFrontend,
   svc: Service | undefined,
   o: {
@@ -213,18 +225,28 @@ function wildcarded(
     nodeAddresses?: readonly string[];
     options: CiliumMapOptions;
   },
-): boolean {
-  if (!o.options.wildcardEntries || f.internal) return false;
-  if (f.type !== 'ClusterIP' && f.type !== 'LoadBalancer') return false;
-  if (healthServerOf(f.service) !== undefined) return false;
+): { made: boolean; notKnown: string[] } {
+  const none = { made: false, notKnown: [] };
+  const optionKnown = knows(o.options, 'wildcardEntries');
+  if ((!o.options.wildcardEntries && optionKnown) || f.internal) return none;
+  if (f.type !== 'ClusterIP' && f.type !== 'LoadBalancer') return none;
+  if (healthServerOf(f.service) !== undefined) return none;
   const lbClass = (svc?.raw['spec'] as { loadBalancerClass?: string } | undefined)
     ?.loadBalancerClass;
+  const ipamKnown = lbClass !== undefined || knows(o.options, 'lbServiceIPAM');
   const managed =
     lbClass === undefined
-      ? (o.options.lbServiceIPAM ?? 'lbipam') === 'lbipam'
+      ? !ipamKnown || (o.options.lbServiceIPAM ?? 'lbipam') === 'lbipam'
       : CILIUM_LB_CLASSES.includes(lbClass);
   const onNode = o.nodePortAddresses.includes(f.ip) || o.nodeAddresses?.includes(f.ip) === true;
-  return managed && !(o.options.wildcardSkipsNodeAddress === true && onNode);
+  if (!managed || (o.options.wildcardSkipsNodeAddress === true && onNode)) return none;
+  return {
+    made: true,
+    notKnown: [
+      ...(optionKnown ? [] : ['bpf-lb-enable-wildcard-entries']),
+      ...(ipamKnown ? [] : ['default-lb-service-ipam']),
+    ],
+  };
 }
 
 /** ServiceFlags.String() after the type: Local, InternalLocal, two-scopes, sessionAffinity,
