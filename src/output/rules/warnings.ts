@@ -7,6 +7,7 @@ import {
   type CiliumTable,
 } from '../../core/dataplane/cilium/read/listing.js';
 import { unreadMapText } from '../../core/dataplane/cilium/maps/read-dump.js';
+import type { RunChange } from '../../core/dataplane/cilium/read/runs.js';
 import type { IpvsTable } from '../../core/dataplane/ipvs/read/listing.js';
 import {
   missingSets,
@@ -81,6 +82,7 @@ function ciliumWarnings(d: CiliumTable): RulesWarning[] {
       `the same listing is printed again by the command at line${d.rerun.length === 1 ? '' : 's'} ${d.rerun.join(', ')} (run again): each frontend is read as the last run lists it`,
       d.rerun[0],
     );
+  for (const c of d.runChanges ?? []) say(runChangeText(c), c.at);
   if (d.form === 'db-backends')
     say('a backends table alone names no frontend: paste db/show frontends with it');
   if (d.frontends.length > 0 && d.frontends.every((f) => f.protocol === undefined))
@@ -108,6 +110,22 @@ function ciliumWarnings(d: CiliumTable): RulesWarning[] {
       Math.min(...flagged.map((f) => f.flagsLine ?? f.line)),
     );
   return out;
+}
+
+/** What changed between a run of the listing and the one before it (read/runs.ts). */
+function runChangeText(c: RunChange): string {
+  const parts = [
+    c.deleted.length > 0 ? `deleted ${listed(c.deleted)}` : '',
+    c.added.length > 0 ? `added ${listed(c.added)}` : '',
+    c.changed.length > 0
+      ? `changed (backends, their states, type or flags) ${listed(c.changed)}`
+      : '',
+  ].filter(Boolean);
+  const kept =
+    c.kept.length > 0
+      ? `; not in the run at line ${c.at}, which is not whole (cut, elided or filtered), so read as the run before lists them: ${listed(c.kept)}`
+      : '';
+  return `between the run before and the one at line ${c.at}: ${parts.length > 0 ? parts.join('; ') : 'no frontend changed'}${kept}`;
 }
 
 /** Each flag these frontends carry (the BPF map's "non-routable", "Local" ...), with how many. */

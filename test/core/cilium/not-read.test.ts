@@ -123,13 +123,15 @@ describe('service delete by the ID service list prints in its first column', () 
     );
   });
 
-  it('where no listing prints IDs, says the frontend listed only before it is not known current', () => {
+  // before: "listed before it and not after, is shown as listed then"; the whole run after it
+  // says it is gone
+  it('where no listing prints IDs, says the frontend listed only before it is not shown', () => {
     const bare = first.replace(/^ID {3}|^(?:1|2|\s) {4}/gm, '');
     const t = parseCilium(bare, 'p.txt');
     assert.ok(t.frontends.every((f) => f.id === undefined));
     assert.match(
       t.notRead?.find((n) => n.line === 6)?.reason ?? '',
-      /print no service IDs, so which frontend is ID 2 is not known: 10\.96\.0\.10:53 \(line 4\)/,
+      /print no service IDs, so which frontend is ID 2 is not known: 10\.96\.0\.10:53 \(line 4\), which the listing run again after it no longer lists, is not shown$/,
     );
   });
 });

@@ -16,6 +16,57 @@ const read = (text: string) => {
   return got;
 };
 
+describe('two bpf lb list runs with a Service deleted between them', () => {
+  // Cilium 1.18's bpf lb list (its Service address on every row), run before and after
+  // `cilium-dbg service delete`; web's second backend gone meanwhile
+  const run = (rows: string[]) => [
+    'SERVICE ADDRESS         BACKEND ADDRESS (REVNAT_ID) (SLOT)',
+    ...rows,
+    '',
+  ];
+  const WEB = [
+    '10.96.0.50:80/TCP (0)   0.0.0.0:0 (2) (0) [ClusterIP, non-routable]',
+    '10.96.0.50:80/TCP (1)   10.244.0.5:8080/TCP (2) (1)',
+  ];
+  const OLD = [
+    '10.96.0.60:80/TCP (0)   0.0.0.0:0 (3) (0) [ClusterIP, non-routable]',
+    '10.96.0.60:80/TCP (1)   10.244.0.9:8080/TCP (3) (1)',
+  ];
+  const before = [...WEB, '10.96.0.50:80/TCP (2)   10.244.1.6:8080/TCP (2) (2)', ...OLD];
+  const paste = (second: string) =>
+    [
+      '# cilium-dbg bpf lb list',
+      ...run(before),
+      '# cilium-dbg service delete 3',
+      'Service 3 deleted',
+      `# ${second}`,
+      ...run(WEB),
+    ].join('\n');
+
+  it('the later run is the state: the deleted frontend is gone, and what changed is said', () => {
+    const got = read(paste('cilium-dbg bpf lb list'));
+    // before: 10.96.0.60:80 kept from the first run, as if the agent still held it
+    assert.deepEqual(
+      got.trees.services.map((t) => t.endpoints.map((e) => e.address)),
+      [['10.244.0.5:8080']],
+    );
+    const text = rulesText(got.dump, got.trees, { label: 'p' });
+    assert.match(
+      text,
+      /between the run before and the one at line 11: deleted 10\.96\.0\.60:80\/TCP; changed \(backends, their states, type or flags\) 10\.96\.0\.50:80\/TCP/,
+    );
+  });
+
+  it('a later run piped through grep is not whole: what it lacks is kept, and said', () => {
+    const got = read(paste('cilium-dbg bpf lb list | grep 10.96.0.50'));
+    assert.equal(got.trees.services.length, 2);
+    assert.match(
+      rulesText(got.dump, got.trees, { label: 'p' }),
+      /not in the run at line 11, which is not whole \(cut, elided or filtered\), so read as the run before lists them: 10\.96\.0\.60:80\/TCP/,
+    );
+  });
+});
+
 describe('a Cilium listing run again', () => {
   // cilium#18814's description up to its second run: a backend quarantined between the two
   const two = [

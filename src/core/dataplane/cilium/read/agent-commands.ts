@@ -63,6 +63,8 @@ function typed(lines: readonly string[]): Typed[] {
 export function withAgentCommands(table: CiliumTable, lines: readonly string[]): CiliumTable {
   const said: CiliumCut[] = [];
   let frontends = table.frontends;
+  // those a whole run after them no longer lists (runs.ts): not shown, but a command may name one
+  const gone = (table.runChanges ?? []).flatMap((r) => r.gone);
   const commands = typed(lines);
   // the reading stopped at a command said here: what is not read starts after what it printed
   let unreadFrom = table.unreadFrom;
@@ -70,7 +72,7 @@ export function withAgentCommands(table: CiliumTable, lines: readonly string[]):
     if (unreadFrom === c.line)
       unreadFrom = lines.findIndex((l, i) => i >= c.end && l.trim() !== '') + 1 || undefined;
   for (const c of commands) {
-    const f = named(frontends, c);
+    const f = named([...frontends, ...gone], c);
     const result = c.done
       ? `Cilium said "${excerpt(c.done.text)}" (line ${c.done.line})`
       : 'its result is not in the paste';
@@ -78,7 +80,7 @@ export function withAgentCommands(table: CiliumTable, lines: readonly string[]):
     if (!f) {
       said.push({
         line: c.line,
-        reason: `${command} changed the agent's table (${result}): ${unmatched(frontends, c)}`,
+        reason: `${command} changed the agent's table (${result}): ${unmatched(frontends, gone, c)}`,
       });
       continue;
     }
@@ -92,7 +94,12 @@ export function withAgentCommands(table: CiliumTable, lines: readonly string[]):
         line: c.line,
         reason: `${command} deleted ${what} after the listing shows it at line ${f.line} (${result}): it is not shown`,
       });
-    } else if (listedBefore)
+    } else if (gone.includes(f))
+      said.push({
+        line: c.line,
+        reason: `${command} changed ${what}, listed at line ${f.line} (${result}); the listing run again after it no longer lists it, so it is not shown`,
+      });
+    else if (listedBefore)
       said.push({
         line: c.line,
         reason: `${command} changed ${what} after the listing shows it at line ${f.line} (${result}): it is shown as listed before the command`,
@@ -124,14 +131,34 @@ function named(frontends: readonly CiliumFrontend[], c: Typed): CiliumFrontend |
 
 /** What is shown of a command whose frontend no listing names: frontends listed only before it
  * (none listed after it, or no IDs to tell which it named) are shown as listed, not as current. */
-function unmatched(frontends: readonly CiliumFrontend[], c: Typed): string {
+function unmatched(
+  frontends: readonly CiliumFrontend[],
+  gone: readonly CiliumFrontend[],
+  c: Typed,
+): string {
   if (!frontends.some((x) => x.line > c.line))
     return 'no listing after it is read, so what it changed is not shown';
   const before = frontends.filter((x) => x.line < c.line);
-  if (before.length === 0) return 'each frontend is read as the listing after it shows it';
+  const left = gone.filter((x) => x.line < c.line);
+  if (before.length === 0 && left.length === 0)
+    return 'each frontend is read as the listing after it shows it';
   const which =
-    c.id !== undefined && !frontends.some((x) => x.id !== undefined)
+    c.id !== undefined && ![...frontends, ...gone].some((x) => x.id !== undefined)
       ? `its listings print no service IDs, so which frontend is ID ${c.id} is not known`
       : 'which frontend it named is not known';
-  return `${which}: ${before.map((x) => `${x.ip}:${x.port} (line ${x.line})`).join(', ')}, listed before it and not after, ${before.length === 1 ? 'is' : 'are'} shown as listed then`;
+  const at = (xs: readonly CiliumFrontend[]) =>
+    xs.map((x) => `${x.ip}:${x.port} (line ${x.line})`).join(', ');
+  const shown = [
+    ...(before.length > 0
+      ? [
+          `${at(before)}, listed before it and not after, ${before.length === 1 ? 'is' : 'are'} shown as listed then`,
+        ]
+      : []),
+    ...(left.length > 0
+      ? [
+          `${at(left)}, which the listing run again after it no longer lists, ${left.length === 1 ? 'is' : 'are'} not shown`,
+        ]
+      : []),
+  ];
+  return `${which}: ${shown.join('; ')}`;
 }

@@ -3,6 +3,7 @@
 // never care which listing a node or a paste gave.
 import { ListingParseError } from '../../listing-error.js';
 import type { Quote } from '../../iptables/read/paste/quoted.js';
+import type { RunChange } from './runs.js';
 
 /** An L4 protocol as Cilium names it; `any` is a frontend for every protocol (wildcard). */
 export type CiliumProtocol = 'tcp' | 'udp' | 'sctp' | 'any';
@@ -144,6 +145,8 @@ export interface CiliumTable {
   alsoForms?: CiliumForm[];
   /** Lines where the same listing is printed again (a command run again): the later is read. */
   rerun?: number[];
+  /** What changed between each run and the one before it (read/runs.ts), in the order of `rerun`. */
+  runChanges?: RunChange[];
   /** The line of the first entry of another listing read with this one that prints no protocol
    * (bpf lb list before 1.17), read as the entry of each protocol's frontend on its address and
    * port: which protocol's it is, the listing does not show. */

@@ -25,6 +25,7 @@ import { dbBackends, dbFrontends } from './db-tables.js';
 import { mapsDump } from '../maps/read-dump.js';
 import { bpftoolCgroupTree } from './other-tools.js';
 import { withAgentCommands } from './agent-commands.js';
+import { laterRun } from './runs.js';
 import { excerpt } from '../../../sanitize.js';
 import { kubectlLines } from '../../paste/foreign.js';
 import { unquoted } from '../../iptables/read/paste/quoted.js';
@@ -54,28 +55,31 @@ export function parseCilium(coloured: string, source: string): CiliumTable {
   return kubectl.length > 0 ? { ...table, kubectlLines: kubectl } : table;
 }
 
-/** The listings of the paste, one after another where a command's output follows another's. */
+/** The listings of the paste, one after another where a command's output follows another's:
+ * each joined to those before it, in order (a run is compared with the state before it). */
 function parseListings(text: string, source: string): CiliumTable {
-  const table = parseListing(text, source);
-  if (table.unreadFrom === undefined) return table;
-  // another listing follows under its own command (a paste of two): read it too, at its lines
-  const rest = text
-    .split('\n')
-    .map((l, i) => (i < table.unreadFrom! - 1 ? '' : l))
-    .join('\n');
-  let next: CiliumTable;
-  try {
-    next = parseListings(rest, source);
-  } catch (e) {
-    if (!(e instanceof CiliumParseError)) throw e;
-    // a listing command whose output the paste ends in the header of: cut, not another kind
-    const cut = cutInHeader(text.split('\n'), table.unreadFrom);
-    if (!cut) return table; // not a listing: said as not read
+  const lines = text.split('\n');
+  let table = parseListing(text, source);
+  while (table.unreadFrom !== undefined) {
+    const at = table.unreadFrom;
+    // another listing follows under its own command (a paste of two): read it too, at its lines
+    const rest = lines.map((l, i) => (i < at - 1 ? '' : l)).join('\n');
+    let next: CiliumTable;
+    try {
+      next = parseListing(rest, source);
+    } catch (e) {
+      if (!(e instanceof CiliumParseError)) throw e;
+      // a listing command whose output the paste ends in the header of: cut, not another kind
+      const cut = cutInHeader(lines, at);
+      if (!cut) return table; // not a listing: said as not read
+      const { unreadFrom: _, ...first } = table;
+      return { ...first, cut: [...(table.cut ?? []), cut] };
+    }
     const { unreadFrom: _, ...first } = table;
-    return { ...first, cut: [...(table.cut ?? []), cut] };
+    const command = listedAt(lines, at, next.frontends[0]?.line);
+    table = joined(first, next, command, command !== at ? lines[command - 1] : undefined);
   }
-  const { unreadFrom: at, ...first } = table;
-  return joined(first, next, listedAt(text.split('\n'), at, next.frontends[0]?.line));
+  return table;
 }
 
 /** Each listing's header, its words one blank apart: what a listing cut in it may end in. */
@@ -122,31 +126,30 @@ function listedAt(lines: string[], from: number, row: number | undefined): numbe
 
 /** Two listings of one agent in one paste: each frontend once, what the second adds (its type,
  * backends the first does not list) filled in; the same listing printed again (a command run
- * again) is the later state, each frontend it lists as it lists it. */
-function joined(a: CiliumTable, b: CiliumTable, at: number): CiliumTable {
+ * again, by `command` at line `at`) is the later state (runs.ts). */
+function joined(
+  a: CiliumTable,
+  b: CiliumTable,
+  at: number,
+  command: string | undefined,
+): CiliumTable {
   const again = a.form === b.form;
   const cut = [...(a.cut ?? []), ...(b.cut ?? [])];
-  const { frontends, bare } = again
-    ? { frontends: rerun(a.frontends, b.frontends), bare: undefined }
+  const run = again ? laterRun(a.frontends, b, at, command) : undefined;
+  const { frontends, bare } = run
+    ? { frontends: run.frontends, bare: undefined }
     : filledIn(a.frontends, b.frontends);
   const notShown = [a.protocolNotShown, bare, b.protocolNotShown].find((x) => x !== undefined);
   return {
     ...a,
     frontends,
     ...(notShown !== undefined ? { protocolNotShown: notShown } : {}),
-    ...(again
-      ? { rerun: [...(a.rerun ?? []), at, ...(b.rerun ?? [])] }
+    ...(run
+      ? { rerun: [...(a.rerun ?? []), at], runChanges: [...(a.runChanges ?? []), run.change] }
       : { alsoForms: [...(a.alsoForms ?? []), b.form, ...(b.alsoForms ?? [])] }),
     ...(cut.length > 0 ? { cut } : {}),
     ...(b.unreadFrom !== undefined ? { unreadFrom: b.unreadFrom } : {}),
   };
-}
-
-/** The listing printed again: each frontend as the later run lists it. */
-function rerun(a: CiliumFrontend[], b: CiliumFrontend[]): CiliumFrontend[] {
-  const byKey = new Map(a.map((f) => [frontendKey(f), f]));
-  for (const f of b) byKey.set(frontendKey(f), f);
-  return [...byKey.values()];
 }
 
 /** Two listings' frontends, each once, kept as the one that prints protocols has it: an entry of
