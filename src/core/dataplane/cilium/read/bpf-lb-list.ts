@@ -126,6 +126,13 @@ export function bpfRows(source: string) {
   /** Throws where the entry lacks a column its printer writes (its release's, as its other
    * entries show them) or leaves one open: it is cut short, not a backend or flags to read. */
   function whole(entry: string, rest: string, service: boolean, at: number): void {
+    // a backend's row as printed, its IDs alone: nothing else to look for (most rows of a listing)
+    const plain = service ? null : /^\s+\(\d+\)(\s+\(\d+\))?\s*$/.exec(rest);
+    if (plain) {
+      if (printed.slot && !plain[1]) fail(source, at, `an entry cut short: "${entry}${rest}"`);
+      printed.slot ||= plain[1] !== undefined;
+      return;
+    }
     const ids = /^\s+\(\d+\)(\s+\(\d+\))?/.exec(rest);
     const flags = /\[[^\]]*\]/.test(rest);
     if (

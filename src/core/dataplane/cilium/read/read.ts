@@ -35,21 +35,20 @@ import { unquoted } from '../../iptables/read/paste/quoted.js';
 export function parseCilium(coloured: string, source: string): CiliumTable {
   // grep --color's codes around each match, a markdown quote's marks: the listing is without them
   const { text, quote } = unquoted(stripColours(coloured));
-  const table = withAgentCommands(parseListings(text, source), text.split('\n'));
-  if (quote) table.quote = quote;
-  // kubectl's output pasted with it: the API server's objects, named apart from the prose
-  const read = new Set(
-    table.frontends.flatMap((f) => [
-      f.line,
-      f.flagsLine ?? f.line,
-      ...f.backends.map((b) => b.line),
-    ]),
-  );
   const lines = text.split('\n');
-  const kubectl = kubectlLines(
-    lines,
-    lines.map((_, i) => i + 1).filter((no) => !read.has(no)),
-  );
+  const table = withAgentCommands(parseListings(text, source), lines);
+  if (quote) table.quote = quote;
+  // kubectl's output pasted with it: the API server's objects, named apart from the prose; the
+  // lines read marked in one array (a set of a big listing's line numbers cost its parse a tenth)
+  const read = new Uint8Array(lines.length + 2);
+  for (const f of table.frontends) {
+    read[f.line] = 1;
+    read[f.flagsLine ?? f.line] = 1;
+    for (const b of f.backends) read[b.line] = 1;
+  }
+  const unread: number[] = [];
+  for (let no = 1; no <= lines.length; no++) if (read[no] === 0) unread.push(no);
+  const kubectl = kubectlLines(lines, unread);
   const cgroups = bpftoolCgroupTree(lines);
   if (cgroups) table.notRead = [...(table.notRead ?? []), cgroups];
   return kubectl.length > 0 ? { ...table, kubectlLines: kubectl } : table;
