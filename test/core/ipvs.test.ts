@@ -181,7 +181,12 @@ TCP  10.96.45.12:80 rr
           'an elision follows it at line 8: it may have more real servers',
         ],
         // ipvsadm-save prints its real servers after it, below the elisions: none is left out
-        ['TCP 10.96.0.40:80', [], undefined],
+        [
+          'TCP 10.96.0.40:80',
+          [],
+          // the paste's last line: its real servers, if any, would follow it
+          'the paste ends at its row (line 10): its real servers, if it has any, are not in the paste',
+        ],
       ],
     );
   });

@@ -418,7 +418,7 @@ describe('the nft text listing', () => {
       meta: {},
     };
     const why = new Analysis(facts).node('node-a').driftUnavailable();
-    assert.equal(why?.kind, 'nft-cut');
+    assert.equal(why?.kind, 'listing-cut');
     assert.match(
       unavailableText('node-a', why!),
       new RegExp(

@@ -141,7 +141,7 @@ export class Analysis {
     let table = this.ipvsTables.get(name);
     if (!table) {
       try {
-        table = parseIpvs(text, source);
+        table = parseIpvs(text, source, { recorded: true });
       } catch (e) {
         if (!(e instanceof IpvsParseError)) throw e;
         table = e;

@@ -22,8 +22,9 @@ export type DriftUnavailable =
       listing: string;
       failure?: DumpReadFailure;
     }
-  /** kube-proxy's nftables table listed in part: what is missing may be missing from it only. */
-  | { kind: 'nft-cut'; source: string; line: number; inside: string }
+  /** kube-proxy's nftables table or IPVS virtual servers listed in part (cut short): what is
+   * missing may be missing from the listing only. */
+  | { kind: 'listing-cut'; source: string; line: number; inside: string }
   /** A proxy mode drift does not model (its words from drift.ts unsupportedMode). */
   | { kind: 'mode-unmodelled'; said: string }
   /** The iptables dump cut short: everything after the cut would show as missing. */
@@ -61,7 +62,7 @@ export function said(u: DriftUnavailable): string {
       return u.mode === 'ipvs'
         ? `kube-proxy runs in IPVS mode and ${notRead('its virtual servers', 'were', u.listing, u.failure)}`
         : `kube-proxy runs in nftables mode and ${notRead('its table', 'was', u.listing, u.failure)}`;
-    case 'nft-cut':
+    case 'listing-cut':
       return `${u.source} ends at line ${u.line} inside ${u.inside}: the listing was cut, so it is not compared (what is missing could be missing from the listing only)`;
     case 'mode-unmodelled':
       return u.said;

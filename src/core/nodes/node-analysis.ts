@@ -96,6 +96,8 @@ export class NodeAnalysis extends NodeExpected {
     const listing = modeTraits(mode)?.state?.command(this.family).join(' ') ?? '';
     if (mode === 'ipvs') {
       const read = this.ipvs();
+      const cut = this.ipvsCut();
+      if (cut) return { kind: 'listing-cut', source: read!.source, ...cut };
       return read?.read
         ? undefined
         : {
@@ -108,7 +110,8 @@ export class NodeAnalysis extends NodeExpected {
     if (mode === 'nftables') {
       const read = this.nft();
       const cut = read?.table?.cut;
-      if (cut) return { kind: 'nft-cut', source: read!.source, line: cut.line, inside: cut.inside };
+      if (cut)
+        return { kind: 'listing-cut', source: read!.source, line: cut.line, inside: cut.inside };
       return read?.table
         ? undefined
         : {

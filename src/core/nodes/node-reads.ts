@@ -177,12 +177,18 @@ export abstract class NodeReads {
             ? this.cilium()
             : undefined;
     if (!read) return undefined;
-    const cut = mode === 'nftables' ? this.nft()?.table?.cut : undefined;
+    const cut = mode === 'nftables' ? this.nft()?.table?.cut : this.ipvsCut();
     return {
       source: read.source,
       ...(read.failure ? { failure: read.failure } : {}),
       ...(cut ? { cut } : {}),
     };
+  }
+
+  /** Where the node's IPVS listing was cut short (IPVS mode), and inside what. */
+  ipvsCut(): { line: number; inside: string } | undefined {
+    const table = this.mode() === 'ipvs' ? this.ipvs()?.read?.table : undefined;
+    return table?.cut ? { line: table.cut, inside: table.cutInside ?? 'a line' } : undefined;
   }
 
   /** kube-proxy's nftables table of this family (`ip` or `ip6` kube-proxy) as the node recorded

@@ -244,8 +244,13 @@ function ipvsWarnings(d: IpvsTable): RulesWarning[] {
     );
   if (d.cut)
     say(
-      `the listing ends mid-line at line ${d.cut}: it was cut there, and what came after was not read`,
+      `the listing ends mid-line at line ${d.cut}${d.cutInside ? `, inside ${d.cutInside}` : ''}: it was cut there, and that line and what came after were not read`,
       d.cut,
+    );
+  if (d.mayBeCut)
+    say(
+      `line ${d.mayBeCut}, the paste's last, has no newline after it (ipvsadm ends every line with one): the paste may be cut there, its last word short (a weight "1" of "10"); it is read as it stands`,
+      d.mayBeCut,
     );
   return out;
 }

@@ -60,7 +60,7 @@ export const entryKey = (set: string, entry: string) => `${set} ${entry}`;
 /** One read by address parsed: its listing, or why it does not read. */
 export function listingAt(text: string, file: string): IpvsTable | IpvsParseError {
   try {
-    return parseIpvs(text, file);
+    return parseIpvs(text, file, { recorded: true });
   } catch (e) {
     if (!(e instanceof IpvsParseError)) throw e;
     return e;

@@ -17,6 +17,7 @@ import { dpvsMessage, readViewLine } from './listing/views.js';
 import { readVirtualServer, SERVICE } from './listing/virtual-server-line.js';
 import { readRealServerLine } from './listing/real-server-line.js';
 import { readSaveLine } from './listing/save-line.js';
+import { endsAtVirtualServer, readsLastLine } from './listing/end.js';
 
 export interface IpvsRealServer {
   /** "10.244.1.4:80", IPv6 as "[fd00::4]:80"; `ipvsadm -l` prints names ("host:http"). */
@@ -92,6 +93,11 @@ export interface IpvsTable {
   typed?: number[];
   /** The last line, cut mid-way (a paste that stops inside a line): what followed was not read. */
   cut?: number;
+  /** What the line cut was: "a real server's row", "a virtual server's row", ... */
+  cutInside?: string;
+  /** The paste's last line, read, has no newline after it: its last word may be cut short (a
+   * weight of "1" may be the start of "10"). */
+  mayBeCut?: number;
   /** Another ipvsadm listing pasted with this one (`-Lnc`'s connection entries, `--timeout`):
    * no virtual server in it, so not read; its lines. */
   other?: { what: 'connections' | 'timeouts'; lines: number[] };
@@ -176,19 +182,30 @@ const bareLine = (raw: string) =>
     .replace(/^(?:[+>] ?)+(?=\s*(?:->|TCP|UDP|SCTP|FWM|IP Virtual|Prot |-[aA] |\.\.\.))/, '')
     .trim();
 
-export function parseIpvs(coloured: string, file = '<input>'): IpvsTable {
+/** `recorded`: the text is the raw stdout of a command kdebug ran (a snapshot's node file), whose
+ * last line without a newline was cut; else a person's paste. */
+export function parseIpvs(
+  coloured: string,
+  file = '<input>',
+  o: { recorded?: boolean } = {},
+): IpvsTable {
   // grep --color's codes around each match, a markdown quote's marks: the listing is without them
   const { text, quote } = unquoted(stripColours(coloured));
   const lines = text.split('\n');
   let last = lines.length;
   while (last > 0 && !bareLine(lines[last - 1]!)) last--;
-  const r = startRead(file, lines, last);
+  // the last piece after the last newline holds the last line: no newline ends it
+  const end = { recorded: o.recorded === true, unterminated: last > 0 && last === lines.length };
+  const r = startRead(file, lines, last, end);
   for (let i = 0; i < lines.length; i++) {
     const t = bareLine(lines[i]!);
-    if (t) readLine(r, t, i + 1);
+    if (t && readsLastLine(r, i + 1)) readLine(r, t, i + 1);
   }
   closeRegion(r.region, lines.length + 1, lines, r.services, r.current);
-  return tableOf(r, quote);
+  const table = tableOf(r, quote);
+  // said after what grep or a lone line left out: theirs is the more telling
+  endsAtVirtualServer(r);
+  return table;
 }
 
 /** Reads one line of the paste, by the first reader that knows it, else as a line outside the
@@ -274,7 +291,10 @@ function tableOf(r: ListingRead, quote: Quote | undefined): IpvsTable {
     ...(kubectl.length > 0 ? { kubectlLines: kubectl } : {}),
     ...(r.typed.length > 0 ? { typed: r.typed } : {}),
     ...(r.unknownOptions.length > 0 ? { unknownOptions: r.unknownOptions } : {}),
-    ...(r.cut ? { cut: r.cut } : {}),
+    ...(r.cut ? { cut: r.cut, cutInside: lineKind(r.lines[r.cut - 1] ?? '') } : {}),
+    ...(r.end.unterminated && !r.end.recorded && r.cut !== r.last && !r.skipped.includes(r.last)
+      ? { mayBeCut: r.last }
+      : {}),
     ...(other ? { other } : {}),
     ...(renamed.length > 0 ? { renamed: { line: r.numeric!, hosts: renamed } } : {}),
     ...(r.noAddress.length > 0 ? { noAddress: r.noAddress } : {}),
@@ -283,6 +303,14 @@ function tableOf(r: ListingRead, quote: Quote | undefined): IpvsTable {
     ...(quote ? { quote } : {}),
     ...(dpvs.match.length > 0 ? { dpvs } : {}),
   };
+}
+
+/** What a line of ipvsadm's is, for where a listing was cut. */
+function lineKind(raw: string): string {
+  const t = bareLine(raw);
+  if (/^(?:->|-[aed] )/.test(t)) return "a real server's row";
+  if (/^(?:TCP|UDP|SCTP|FWM)\b|^-[AED] /.test(t)) return "a virtual server's row";
+  return "ipvsadm's header";
 }
 
 /** `ipvsadm` typed with -n (--numeric): it prints addresses and ports as numbers. */

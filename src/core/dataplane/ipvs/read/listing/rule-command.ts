@@ -22,6 +22,9 @@ export interface RuleCommand {
   server?: string;
   forward?: string;
   weight?: number;
+  /** False where the real server was given without its port (ipvsadm then takes the virtual
+   * service's; ipvsadm-save always prints it). */
+  serverPort?: false;
   /** -6: a firewall-mark service of IPv6. */
   ipv6?: true;
   /** Typed as a command (`ipvsadm -A ...`), not a line of `ipvsadm-save`. */
@@ -108,7 +111,9 @@ export function ruleCommand(line: string): RuleCommand | undefined {
   // a real server without its port takes the virtual service's (ipvsadm's own default); a port
   // may be a name (`ipvsadm-save` without -n: "10.244.1.4:http-alt")
   const port = /:(\d+)$/.exec(address)?.[1];
-  if (c.server && port && !/^\[.*\]:[\w-]+$|^[^:]+:[\w-]+$/.test(c.server))
+  const portless = c.server !== undefined && !/^\[.*\]:[\w-]+$|^[^:]+:[\w-]+$/.test(c.server);
+  if (portless) c.serverPort = false;
+  if (c.server && port && portless)
     c.server = c.server.includes(':')
       ? `[${c.server.replace(/^\[|\]$/g, '')}]:${port}`
       : `${c.server}:${port}`;

@@ -7,6 +7,7 @@ import { ruleCommand, type RuleCommand } from './rule-command.js';
 import { unreadable, type ListingRead } from './state.js';
 import { bareStart } from './elisions.js';
 import { serviceKey } from './virtual-server-line.js';
+import { cutLastLine, savedRowLacks, schedulerCut } from './end.js';
 
 /** Reads a saved or typed ipvsadm command; false for any other line. */
 export function readSaveLine(r: ListingRead, t: string, no: number): boolean {
@@ -41,6 +42,11 @@ function editService(r: ListingRead, command: RuleCommand, t: string, no: number
   if (op === 'A' && owner) {
     r.duplicates.push(no);
     r.current = owner;
+    return;
+  }
+  // ipvsadm-save prints every virtual server's scheduler whole: the last line without it stops short
+  if (op === 'A' && !command.typed && no === r.last && schedulerCut(command.scheduler)) {
+    cutLastLine(r, no);
     return;
   }
   if (op === 'E' && !owner) {
@@ -94,6 +100,14 @@ function editRealServer(
   r.current = owner;
   if (elision !== undefined)
     owner.partial ??= `an elision precedes its real servers at line ${elision}: it may have more`;
+  // ipvsadm-save prints each real server's port, forwarding and weight: a line without one is
+  // cut short (the last), or not its output; never read with ipvsadm's defaults
+  const lacks = command.op === 'a' && !command.typed ? savedRowLacks(command) : undefined;
+  if (lacks && no === r.last) return cutLastLine(r, no);
+  if (lacks) {
+    owner.partial ??= `its real server at line ${no} lacks ${lacks}, which ipvsadm-save prints on every one: not read`;
+    return;
+  }
   const server = command.server!;
   const at = owner.realServers.findIndex((s) => s.address === server);
   if (command.op === 'd') {

@@ -4,6 +4,7 @@
 // a virtual server's line, a real server's, a saved rule) takes it and moves it on.
 import { IpvsParseError, type IpvsService, type IpvsTable, type IpvsView } from '../listing.js';
 import type { GrepRegion } from './grep-windows.js';
+import type { ListingEnd } from './end.js';
 
 /** ipvsadm -L's real-server columns when no header says otherwise. */
 export const LIST_COLUMNS = ['Forward', 'Weight', 'ActiveConn', 'InActConn'];
@@ -14,6 +15,8 @@ export interface ListingRead {
   lines: string[];
   /** The last line that is not blank: a line that stops there may be cut. */
   last: number;
+  /** Whether a newline ends that line, and whose output the listing is. */
+  end: ListingEnd;
   services: IpvsService[];
   byAddress: Map<string, IpvsService>;
   skipped: number[];
@@ -63,11 +66,17 @@ export interface ListingRead {
 }
 
 /** A read not started, of `lines` from `file`. */
-export function startRead(file: string, lines: string[], last: number): ListingRead {
+export function startRead(
+  file: string,
+  lines: string[],
+  last: number,
+  end: ListingEnd,
+): ListingRead {
   return {
     file,
     lines,
     last,
+    end,
     services: [],
     byAddress: new Map(),
     skipped: [],

@@ -8,6 +8,7 @@ import { hostName, isName } from '../addresses.js';
 import { SCHEDULERS } from '../../schedulers.js';
 import { unreadable, type ListingRead } from './state.js';
 import { bareStart } from './elisions.js';
+import { schedulerCut } from './end.js';
 
 /** "TCP  10.96.0.10:53 rr persistent 10800", "UDP  10.96.0.10:53   0   0 ..." (--stats/--rate),
  * "FWM  1481 IPv6 rr" (print_service_entry's "FWM  %d IPv6"): protocol, address, IPv6, the rest. */
@@ -70,6 +71,11 @@ export function readVirtualServer(r: ListingRead, t: string, no: number): boolea
   }
   // the last line cut inside a name, before its ":port" and scheduler ("TCP  ip-1")
   if (no === r.last && rest.length === 0 && !m[2]!.includes(':') && m[1] !== 'FWM') {
+    r.cut = no;
+    return true;
+  }
+  // the last row stopping inside its scheduler's name ("wl" of wlc): not read
+  if (no === r.last && !counters && rest[0] !== undefined && schedulerCut(rest[0])) {
     r.cut = no;
     return true;
   }
