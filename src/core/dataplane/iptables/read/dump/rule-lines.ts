@@ -3,12 +3,12 @@
 // pasted twice read once (./repeats.ts), a rule whose address was hidden by hand not read.
 import { LineSyntaxError, text } from '../lexer.js';
 import { gluedOutput, gluedPrompt } from '../paste/classify.js';
-import { cutTargetOption } from '../paste/cut-option.js';
+import { cutDnatPort, cutTargetOption } from '../paste/cut-option.js';
 import { excerpt } from '../../../../sanitize.js';
 import { CUT_FIXED_TARGET, CUT_NAME, cutFixedName } from './cuts.js';
 import { lineFamily } from './families.js';
 import { DumpSections } from './sections.js';
-import { SP } from './state.js';
+import { NL, SP } from './state.js';
 
 /** " -A ": a rule starting inside the line of another (a paste whose line ends were lost). */
 const JOIN = Buffer.from(' -A ');
@@ -134,6 +134,11 @@ export abstract class DumpRuleLines extends DumpSections {
     if (last && !this.options.listView && e - a < 4)
       return this.cutShort('a rule cut before its chain name');
     if (e - a < 4) this.fail('expected "-A CHAIN ..."');
+    // iptables-save ends every line with a newline: a node's recorded dump whose last line has
+    // none was cut in it (a paste's may have lost it in copying: said below, read)
+    const unterminated = last && this.buf.indexOf(NL, e) < 0;
+    if (unterminated && this.options.noun === 'dump')
+      return this.cutShort('its line has no newline, which iptables-save ends every line with');
     try {
       this.lex.lex(specStart, e);
     } catch (err) {
@@ -164,7 +169,7 @@ export abstract class DumpRuleLines extends DumpSections {
     if (cutTarget !== undefined && cutFixedName(cutTarget))
       return this.cutShort(`a rule cut inside its target's name ("${cutTarget}")`);
     // "-j MARK --set-xm", "-j DNAT --to-destination": cut in or after an option's name
-    const cutOption = end ? cutTargetOption(spec) : undefined;
+    const cutOption = end ? (cutTargetOption(spec) ?? cutDnatPort(spec)) : undefined;
     if (cutOption !== undefined) return this.cutShort(cutOption);
     // kube-proxy names its chains with 16 hash characters: fewer at the input's very end is a cut
     // (an -L row prints more columns after its target: its end is not the name's)
@@ -221,6 +226,13 @@ export abstract class DumpRuleLines extends DumpSections {
       this.elidedAbove.set(table, chains);
     }
     if (cutName) this.cutInName(table, cutName);
+    // a last word of digits (a port, an address, a probability, a mark) may be the start of
+    // another value; a name (a verdict, a whole chain's) is whole or said cut above
+    else if (unterminated && !this.options.listView && /[\d.:/]$/.test(spec))
+      this.warn(
+        'unterminated',
+        `the paste's last line has no newline after it (iptables-save ends every line with one): the paste may be cut there, its last word short ("${excerpt(spec.split(' ').at(-1)!, 40)}"); the rule is read as it stands`,
+      );
   }
 
   /** Chains declared again just above the other family's first rule: that dump's, not a repeat. */

@@ -22,6 +22,7 @@ export type WarningKind =
   | 'redacted' // a rule whose address its author hid (51.254.xxx.xxx): not read, its chain partial
   | 'counters' // a rule's counters on a line of their own (iptables-save -c's [0:0], -L -v's)
   | 'truncated' // the dump looks cut short
+  | 'unterminated' // the paste's last line, read, has no newline after it: it may be cut short
   | 'table' // which table a listing without `*table` belongs to
   | 'backend' // iptables-legacy / iptables-nft, and iptables-nft's "legacy tables present" warning
   | 'mode' // the dump is of another kube-proxy mode (IPVS, userspace)

@@ -42,3 +42,11 @@ export function cutTargetOption(spec: string): string | undefined {
     ? `a rule cut inside its ${m[1]} option's name ("--${name}")`
     : undefined;
 }
+
+/** kube-proxy writes each endpoint's DNAT with its port (`--to-destination 10.244.1.7:80`): a
+ * KUBE-SEP rule ending in an address without one stops short; why, or undefined. */
+export function cutDnatPort(spec: string): string | undefined {
+  const m = /^KUBE-SEP-\S+ .* -j DNAT .*--to-destination (\S+)$/.exec(spec);
+  if (!m || /^(?:\[[^\]]+\]|[^:\s]+):\d+$/.test(m[1]!)) return undefined;
+  return `DNAT to ${m[1]} without the port kube-proxy writes after every endpoint's address`;
+}
