@@ -38,7 +38,7 @@ export function traceSummary(t: ReturnType<typeof traceDoc>): string {
   const head = `${p.protocol} ${p.src} -> ${p.dst}${p.dport !== null ? `:${p.dport}` : ''} on node ${t.node}`;
   const outcomes = t.outcomes.map(
     (o) =>
-      `  ${o.probability === null ? '?' : percent(o.probability)} ${o.verdict}${o.destination ? ` to ${o.destination}` : ''}`,
+      `  ${o.probability === null ? '?' : percent(o.probability)} ${'fateKnown' in o ? 'not known past the cut' : `${o.verdict}${o.destination ? ` to ${o.destination}` : ''}`}`,
   );
   return [`${head}: ${t.outcomes.length} outcome(s)`, ...outcomes].join('\n');
 }

@@ -20,9 +20,12 @@ function packetText(r: TraceResult): string {
 }
 
 function summary(o: TraceOutcome, i: number, a: TraceAnswer, apart: string[]): string {
-  // the chains it passed through whose rules past the dump's cut may have come first
+  // the chains it passed through whose rules past the dump's cut may have come first: what the
+  // rules read did is said, its fate past them is not known
   const partly = a.stop?.partly[i] ?? [];
-  const cut = `${partly.length > 0 ? ` (through ${partly.join(', ')}, read in part)` : ''}${apart[i] ?? ''}`;
+  if (partly.length > 0)
+    return `not known: ${readPart(o)}, but it fell through ${partly.join(', ')}, which the dump holds only up to its cut: what the rules past there do with it was not read${apart[i] ?? ''}`;
+  const cut = apart[i] ?? '';
   if (o.verdict === 'REJECT')
     return `REJECTED (the client gets "connection refused" / port unreachable)${cut}`;
   if (o.verdict === 'DROP') return `DROPPED (the client waits for a timeout)${cut}`;
@@ -69,6 +72,14 @@ function passedApart(a: TraceAnswer): string[] {
   return apart;
 }
 
+/** What the rules read did to an outcome whose walk went past a cut. */
+function readPart(o: TraceOutcome): string {
+  if (o.verdict === 'REJECT' || o.verdict === 'DROP') return `the rules read ${o.verdict} it`;
+  return o.dnat
+    ? `the rules read ${translatedBy(o) === 'DNAT to' ? 'DNAT' : 'translate'} it to ${o.dnat}`
+    : 'no rule read changed the destination';
+}
+
 /** An outcome the packet goes on in: where to, and whether masqueraded. */
 function routed(o: TraceOutcome, i: number, a: TraceAnswer): string {
   const r = a.result;
@@ -79,12 +90,16 @@ function routed(o: TraceOutcome, i: number, a: TraceAnswer): string {
     ? `${translatedBy(o)} ${o.dnat}${gone}`
     : 'no rule changed the destination: routed unchanged';
   // a process on the node sends; only a packet that came in is forwarded
-  const to =
+  const went =
     o.delivery === 'local'
       ? 'delivered to the node itself'
       : r.packet.fromHost
         ? 'sent out by the node'
         : 'forwarded';
+  // its filter chains not read: what they let through is not observed
+  const to = r.tablesNotRead?.includes('filter')
+    ? `${went} unless filter drops it (the dump holds no filter table: not observed)`
+    : went;
   return `${where}, ${to}, ${o.masquerade ? 'masqueraded (source NAT to the node)' : 'not masqueraded'}`;
 }
 
@@ -154,11 +169,12 @@ export function traceDoc(a: TraceAnswer) {
       verdict: o.verdict,
       delivery: o.delivery,
       ...(a.stale.includes(i) ? { noPodHasTarget: true } : {}),
-      ...(a.stop?.partly[i]?.length ? { partlyRead: a.stop.partly[i] } : {}),
+      ...(a.stop?.partly[i]?.length ? { partlyRead: a.stop.partly[i], fateKnown: false } : {}),
       rules: o.rules,
       assumptions: o.assumptions,
     })),
     notes: r.notes,
+    ...(r.tablesNotRead ? { tablesNotRead: r.tablesNotRead } : {}),
     ...(a.stop
       ? { readStopped: { file: a.stop.file, line: a.stop.line, reason: a.stop.why } }
       : {}),

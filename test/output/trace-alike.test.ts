@@ -20,6 +20,9 @@ const NAT = `*nat
 -A KUBE-SVC-AAAAAAAAAAAAAAAA -m statistic --mode random --probability 0.50000000000 -j KUBE-SEP-BBBBBBBBBBBBBBBB
 -A KUBE-SVC-AAAAAAAAAAAAAAAA -j KUBE-SEP-CCCCCCCCCCCCCCCC
 COMMIT
+*filter
+:FORWARD ACCEPT [0:0]
+COMMIT
 `;
 
 describe('trace text: outcomes that end alike', () => {

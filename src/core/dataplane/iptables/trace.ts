@@ -41,6 +41,7 @@ export function tracePacket(rs: Ruleset, net: NodeNetwork, packet: TracePacket):
 class Tracer {
   private readonly routes: NodeRoutes;
   private readonly notes: string[] = [];
+  private readonly notRead: string[] = [];
   private steps = 0;
 
   constructor(
@@ -98,12 +99,19 @@ class Tracer {
       for (const x of walks) outcomes.push(outcomeOf(x, toNode ? 'local' : 'forward'));
     }
     const enters = packet.fromHost ? 'nat OUTPUT' : 'nat PREROUTING';
-    return { packet, enters, outcomes, notes: this.notes };
+    const notRead = this.notRead.length > 0 ? { tablesNotRead: this.notRead } : {};
+    return { packet, enters, outcomes, notes: this.notes, ...notRead };
   }
 
+  /** A table the dump holds, else said not read: walked past, its chains' effect not observed. */
   private table(name: string): Table | undefined {
     const t = this.rs.table(name);
-    if (!t) this.notes.push(`the dump has no ${name} table: its chains are taken as empty`);
+    if (!t) {
+      this.notRead.push(name);
+      this.notes.push(
+        `the dump holds no ${name} table: the walk passes its chains without them, and what they do to the packet was not read`,
+      );
+    }
     return t;
   }
 

@@ -100,6 +100,11 @@ export function traceAnswer(
       );
       return answer;
     }
+    // kube-proxy's Service rules live in the nat table: without it, no rule is no answer
+    if (unchanged && result.tablesNotRead?.includes('nat')) {
+      answer.unmatched = `The dump holds no nat table, where kube-proxy writes its Service rules: whether it wrote this Service on node ${node} was not read.`;
+      return answer;
+    }
     // IPVS mode binds the address to the node (kube-ipvs0): it is delivered there, not lost
     // only the node answering a ping to its own kube-ipvs0 address is an answer
     answer.unanswered =

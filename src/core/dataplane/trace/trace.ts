@@ -72,8 +72,11 @@ export interface TraceResult {
   /** Where the walk starts: "nat OUTPUT" / "nat PREROUTING" (iptables), "the output hook" ... */
   enters: string;
   outcomes: TraceOutcome[];
-  /** What the walk could not do ("the dump has no filter table"). */
+  /** What the walk could not do ("the dump holds no filter table"). */
   notes: string[];
+  /** Tables the walk passes that the rules read do not hold (a dump of part of them, or cut
+   * before them): what their chains do to the packet was not read. */
+  tablesNotRead?: string[];
 }
 
 /**
