@@ -142,11 +142,33 @@ describe('-L rows with no Chain line in the paste', () => {
     assert.throws(
       () => readPaste(rows, { file: 'p.txt' }),
       (e: Error) =>
-        /lines 3, 4 are rows of `iptables -L` without their Chain line, and neither the paste nor a -L typed in it names the chain/.test(
+        /lines 3, 4 are rows of `iptables -L` without their Chain line \(their targets are the nat table's\), and neither the paste nor a -L typed in it names the chain/.test(
           e.message,
         ) &&
         /run `iptables -t nat -L CHAIN -n -v`/.test(e.message) &&
         !/not a line of iptables-save|empty/.test(e.message),
     );
+  });
+  it("rows whose targets are one table's (kube-router's KUBE-POD-FW, REJECT): that table asked for", () => {
+    const rows = [
+      'KUBE-POD-FW-W2QZCVW5MWAHBHSC  all  --  anywhere             10.42.0.84           /* rule to jump traffic destined to POD name:web namespace: default to chain KUBE-POD-FW-W2QZCVW5MWAHBHSC */',
+      '    0     0 REJECT     tcp  --  *      *       0.0.0.0/0            10.96.0.5            /* default/web:http has no endpoints */ tcp dpt:80 reject-with icmp-port-unreachable',
+    ];
+    const said = (text: string) => {
+      try {
+        readPaste(text, { file: 'p.txt' });
+      } catch (e) {
+        return (e as Error).message;
+      }
+      return '';
+    };
+    assert.match(
+      said(rows[0]!),
+      /its target is the filter table's\).*run `iptables -t filter -L CHAIN -n -v`.*`iptables-save -t filter`/,
+    );
+    assert.match(said(rows[1]!), /run `iptables -t filter -L CHAIN/);
+    // a row of each table shows none: nat, where kube-proxy's Service rules are, is asked for
+    const mixed = `${rows[1]!}\n    5   300 KUBE-SVC-AAAAAAAAAAAAAAAA  tcp  --  *      *       0.0.0.0/0            10.96.0.1            /* default/web:http cluster IP */ tcp dpt:80`;
+    assert.match(said(mixed), /Chain line, and .*run `iptables -t nat -L CHAIN/);
   });
 });

@@ -39,6 +39,8 @@ export interface NoRulesDetail {
   cut?: string;
   /** Rows of `iptables -L` no Chain line, typed -L or kube-proxy's writing names the chain of. */
   chainless?: number[];
+  /** The table those rows' targets show they are in (REJECT: filter), where they show one. */
+  chainlessTable?: string;
   /** nft's error reports the paste is, the first quoted in the message. */
   nftErrors?: NftErrors;
   /** The tables iptables' errors say it could not open (the kernel lacks them). */
@@ -76,7 +78,12 @@ function noRulesMessage(file: string, foreign?: ForeignKind, d?: NoRulesDetail):
   }
   if (d?.chainless?.length) {
     const one = d.chainless.length === 1;
-    return `no iptables rules read in ${file}: line${one ? '' : 's'} ${d.chainless.join(', ')} ${one ? 'is a row' : 'are rows'} of \`iptables -L\` without ${one ? 'its' : 'their'} Chain line, and neither the paste nor a -L typed in it names the chain ${one ? 'it is' : 'they are'} in: run \`iptables -t nat -L CHAIN -n -v\` naming the chain, or \`iptables-save -t nat\`${legacy}`;
+    // kube-proxy's Service rules are in nat: the table asked for where the rows do not show theirs
+    const table = d.chainlessTable ?? 'nat';
+    const shown = d.chainlessTable
+      ? ` (${one ? 'its target is' : 'their targets are'} the ${table} table's)`
+      : '';
+    return `no iptables rules read in ${file}: line${one ? '' : 's'} ${d.chainless.join(', ')} ${one ? 'is a row' : 'are rows'} of \`iptables -L\` without ${one ? 'its' : 'their'} Chain line${shown}, and neither the paste nor a -L typed in it names the chain ${one ? 'it is' : 'they are'} in: run \`iptables -t ${table} -L CHAIN -n -v\` naming the chain, or \`iptables-save -t ${table}\`${legacy}`;
   }
   if (d?.cut) return `no whole iptables rule in ${file}: ${d.cut}${legacy}`;
   if (d?.typedRules?.length) {

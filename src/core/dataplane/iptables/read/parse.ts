@@ -17,6 +17,7 @@ import { DumpParser } from './dump/parser.js';
 import type { ParseOptions, Ruleset } from './ruleset.js';
 import { NoRulesError } from './errors.js';
 import { nftErrors } from './paste/nft-errors.js';
+import { rowsTable } from './paste/list-view/rows-table.js';
 
 export type { Rule } from './rule/rule.js';
 export type { ForeignKind, WarningKind } from './paste/classify.js';
@@ -126,14 +127,15 @@ function parseForms(input: Uint8Array | string, options: ParseOptions): Ruleset 
     return rs;
   }
   if (listing) {
-    const view = listViewToRules(new TextDecoder().decode(bytes));
+    const listed = new TextDecoder().decode(bytes);
+    const view = listViewToRules(listed);
     const listView = {
       listingStarts: view.listingStarts,
       broken: view.broken,
       above: view.above,
       ...(view.cut ? { cut: view.cut } : {}),
     };
-    const rs = chainlessOnly(view.chainless, () =>
+    const rs = chainlessOnly(view.chainless, listed, () =>
       dumpOf(toBytes(view.text), { ...options, listView }),
     );
     rs.warnings.unshift(
@@ -151,7 +153,7 @@ function parseForms(input: Uint8Array | string, options: ParseOptions): Ruleset 
 
 /** The listing read; where it holds no rule and -L rows whose chain nothing names, it is said
  * to be those rows, not lines of no known kind. */
-function chainlessOnly(chainless: number[], read: () => Ruleset): Ruleset {
+function chainlessOnly(chainless: number[], text: string, read: () => Ruleset): Ruleset {
   try {
     return read();
   } catch (e) {
@@ -160,6 +162,7 @@ function chainlessOnly(chainless: number[], read: () => Ruleset): Ruleset {
       ...e.detail,
       lines: e.detail?.lines ?? 0,
       chainless,
+      chainlessTable: rowsTable(text.split('\n'), chainless),
     });
   }
 }
