@@ -9,6 +9,7 @@ import { CUT_FIXED_TARGET, CUT_NAME, cutFixedName } from './cuts.js';
 import { lineFamily } from './families.js';
 import { DumpSections } from './sections.js';
 import { NL, SP } from './state.js';
+import { trailingNote } from './trailing-note.js';
 
 /** " -A ": a rule starting inside the line of another (a paste whose line ends were lost). */
 const JOIN = Buffer.from(' -A ');
@@ -123,8 +124,9 @@ export abstract class DumpRuleLines extends DumpSections {
     }
   }
 
-  protected rule(lineStart: number, a: number, e: number, last: boolean): void {
+  protected rule(lineStart: number, a: number, lineEnd: number, last: boolean): void {
     const specStart = a + 3;
+    let e = lineEnd;
     // a copy of rules above, cut by the paste's end inside its last line: read with them
     if (last && this.ruleRepeats.cutCopy(lineStart, e)) {
       this.ruleRepeats.copies.push(this.lineNo);
@@ -142,7 +144,10 @@ export abstract class DumpRuleLines extends DumpSections {
     try {
       this.lex.lex(specStart, e);
     } catch (err) {
-      return this.unreadable(err, specStart, e, last);
+      // looked for only where the line does not read: a dump's 440,000 rules are not scanned twice
+      const note = err instanceof LineSyntaxError ? this.noteAfter(specStart, e) : -1;
+      if (note < 0) return this.unreadable(err, specStart, e, last);
+      e = note;
     }
     if (last && !this.options.listView && /^\S+$/.test(text(this.buf, specStart, e))) {
       const [table, chain] = [this.lastTable, this.lastChain];
@@ -233,6 +238,24 @@ export abstract class DumpRuleLines extends DumpSections {
         'unterminated',
         `the paste's last line has no newline after it (iptables-save ends every line with one): the paste may be cut there, its last word short ("${excerpt(spec.split(' ').at(-1)!, 40)}"); the rule is read as it stands`,
       );
+  }
+
+  /** Where the rule in [spec, e) ends before an author's note after it ("  # why"), the rule read
+   * and the note said skipped; -1 where the line holds none or the rule does not read without it. */
+  private noteAfter(spec: number, e: number): number {
+    const note = trailingNote(this.buf, spec, e);
+    if (note < 0) return -1;
+    try {
+      this.lex.lex(spec, note);
+    } catch (err) {
+      if (err instanceof LineSyntaxError) return -1;
+      throw err;
+    }
+    this.warn(
+      'comment',
+      `a note after the rule (the shell's "#", which iptables never prints), skipped, the rule before it read: "${excerpt(text(this.buf, note, e).trim(), 80)}"`,
+    );
+    return note;
   }
 
   /** Chains declared again just above the other family's first rule: that dump's, not a repeat. */
