@@ -4,7 +4,10 @@
 // service-HASH-ns/name/proto/port" (external- where traffic policy is Local), service-nodeports
 // "PROTO . PORT : goto ...", firewall-ips "... : goto firewall-...", no-endpoint-services and
 // no-endpoint-nodeports "... : goto reject-chain" or drop; the map is told by those alone.
+import { classifyLine } from '../../iptables/read/paste/classify.js';
 import { portChain } from '../trees/port-chain.js';
+import type { NftSet } from './listing.js';
+import { element, splitTop } from './table-parts.js';
 
 /** kube-proxy's comment on each of its verdict maps, as it writes them. */
 const COMMENTS: Record<string, string> = {
@@ -26,6 +29,8 @@ const ELEMENT =
  * undefined where its first lines are not a map's, or its verdicts are not kube-proxy's. */
 export function mapAbove(text: string): { name: string; line: number } | undefined {
   const lines = text.slice(0, 4096).split('\n');
+  const grepped = grepOfMap(lines);
+  if (grepped) return grepped;
   const first = lines.findIndex((l) => HEADER.test(l.trim()));
   // a block's line or a brace before it: the paste does not start inside a map
   if (first < 0 || lines.slice(0, first).some((l) => /[{}]/.test(l))) return undefined;
@@ -67,3 +72,32 @@ function byVerdicts(three: boolean | undefined, targets: string[]): string | und
   if (kinds.has('none')) return three ? 'no-endpoint-services' : 'no-endpoint-nodeports';
   return undefined;
 }
+
+/** One element line of a map listed through grep (`nft list map ip kube-proxy service-ips | grep
+ * X`): grep keeps the element lines nft wraps the list into, each ending in a comma. */
+export const BARE_ELEMENT =
+  /^(?:[\da-f.:]+ \. )?(?:tcp|udp|sctp) \. \d+(?: comment "[^"]*")? : (?:(?:goto|jump) \S+?|drop|accept),?$/;
+
+/** The map a paste's first command lists through grep, its element lines right under it; undefined
+ * where the command lists no kube-proxy map or no element line follows it. */
+function grepOfMap(lines: string[]): { name: string; line: number } | undefined {
+  const at = lines.findIndex((l) => l.trim() !== '');
+  const typed = /\bnft (?:-\S+ )*list map (?:ip6?|inet) \S+ (\S+)/.exec(lines[at] ?? '');
+  if (!typed || !Object.values(COMMENTS).includes(typed[1]!)) return undefined;
+  const next = lines.findIndex((l, i) => i > at && l.trim() !== '');
+  return next > 0 && BARE_ELEMENT.test(lines[next]!.trim())
+    ? { name: typed[1]!, line: next + 1 }
+    : undefined;
+}
+
+/** A grep'ed element line read into its map; what does not read as the map's element is said. */
+export function bareElements(s: NftSet, t: string, say: (at: number, text: string) => void): void {
+  for (const e of splitTop(t.replace(/,$/, ''))) {
+    const read = element(s, e);
+    if (read) s.elements.push(read);
+    else say(t.indexOf(e), e);
+  }
+}
+
+/** A command typed at a prompt: after a part of a listing, the start of another's output. */
+export const typedAfterFragment = (t: string): boolean => classifyLine(t).kind === 'prompt';

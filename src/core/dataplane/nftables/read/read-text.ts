@@ -18,7 +18,8 @@ import type {
 import { NftParseError } from './listing.js';
 import { isNftJson, parseNftJson } from './read-json.js';
 import { isKubeProxyFragment } from './kube-proxy-names.js';
-import { mapAbove } from './map-above.js';
+import { BARE_ELEMENT, bareElements, mapAbove, typedAfterFragment } from './map-above.js';
+import { joinListings } from './joined-listings.js';
 import { isNftScript, parseNftScript } from './read-script.js';
 import { finished, priority, rule, setLine, understood, type Building } from './table-parts.js';
 
@@ -154,6 +155,17 @@ export function parseNftText(input: string, file = '<input>'): NftListing {
       continue;
     }
     if (!table && !t.endsWith('{')) typed = t;
+    // a command typed after a part without its table line (a grep's window): that part ends here
+    if (table?.headless && typedAfterFragment(t)) {
+      // grep kept what it matched of the open block (a map's elements): more of it may be above
+      const open = chain ?? set;
+      if (open) open.elided = true;
+      tables.push(finished(table));
+      table = chain = set = undefined;
+      typed = t;
+      skipped.push(l.no);
+      continue;
+    }
     if ((m = /^table (ip|ip6|inet|arp|bridge|netdev) (\S+) \{$/.exec(t))) {
       if (table) fail(l, 'a table inside a table');
       table = { family: m[1] as NftFamily, name: m[2]!, chains: [], sets: [] };
@@ -193,6 +205,8 @@ export function parseNftText(input: string, file = '<input>'): NftListing {
     // a comment (iptables-nft's "# Warning: table ... managed by iptables-nft"); outside a table
     // "# --- snip ---" is skipped as any elision there is
     else if (/^#/.test(t) && !ELISION.test(t)) continue;
+    else if (set && table?.mapAbove?.name === set.name && BARE_ELEMENT.test(t))
+      bareElements(set, t, (at, text) => unread(lineOf(l, at), text));
     else if (set)
       setLine(set, t, (at, text, elided) => {
         if (elided) {
@@ -213,9 +227,10 @@ export function parseNftText(input: string, file = '<input>'): NftListing {
   if (table) cutShort(undefined);
   if (tables.length === 0)
     throw new NftParseError(file, undefined, 'the nft listing holds no table');
+  const listed = joinListings(tables);
   return {
-    tables,
-    table: (family, name) => tables.find((t) => t.family === family && t.name === name),
+    tables: listed,
+    table: (family, name) => listed.find((t) => t.family === family && t.name === name),
     ...(skipped.length > 0 ? { skipped } : {}),
     ...(crash ? { crash } : {}),
   };
