@@ -1,23 +1,31 @@
 // Several `nft list chain|map|set ip kube-proxy NAME` commands in one paste: nft wraps each block
 // it lists in its own `table ip kube-proxy { ... }`, so the blocks are parts of one table, read as
 // one; so is a grep'ed fragment without its table line (`nft list table ip kube-proxy | grep -A6`)
-// pasted with them. Tables of other names, or of the other family, stay apart.
+// that the next command typed ends. A part without its table line that no command ends (a
+// listing's tail pasted before the whole) is not joined, nor a second listing of the whole table.
+// Tables of other names, or of the other family, stay apart.
 import type { NftTable } from './listing.js';
 import { finished } from './table-parts.js';
 
 /** The tables of a text listing with each table's parts joined into the first of them. */
-export function joinListings(tables: NftTable[]): NftTable[] {
+export function joinListings(tables: NftTable[], fragments: ReadonlySet<NftTable>): NftTable[] {
   // a fragment joins the one kube-proxy table listed beside it (none where two families are)
   const kubeProxy = tables.filter((t) => !t.headless && t.name === 'kube-proxy');
   const home = new Set(kubeProxy.map((t) => t.family)).size === 1 ? kubeProxy[0] : undefined;
   const keyOf = (t: NftTable) =>
-    !t.headless ? `${t.family} ${t.name}` : home ? `${home.family} ${home.name}` : undefined;
+    !t.headless
+      ? `${t.family} ${t.name}`
+      : home && fragments.has(t)
+        ? `${home.family} ${home.name}`
+        : undefined;
   const out: NftTable[] = [];
   const into = new Map<string, NftTable[]>();
   for (const t of tables) {
     const key = keyOf(t);
     const parts = key === undefined ? undefined : into.get(key);
-    if (parts) parts.push(t);
+    // a later whole listing of the table is another listing of it (said apart), not a part
+    if (parts && (t.headless || t.chains.length + t.sets.length === 1)) parts.push(t);
+    else if (parts) out.push(t);
     else {
       if (key !== undefined) into.set(key, [t]);
       out.push(t); // the table's place: its first part's
@@ -25,7 +33,7 @@ export function joinListings(tables: NftTable[]): NftTable[] {
   }
   return out.map((t) => {
     const parts = into.get(keyOf(t) ?? '');
-    return parts && parts.length > 1 ? joined(parts, home) : t;
+    return parts && parts.length > 1 && parts[0] === t ? joined(parts, home) : t;
   });
 }
 

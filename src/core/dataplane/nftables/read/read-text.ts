@@ -134,6 +134,7 @@ export function parseNftText(input: string, file = '<input>'): NftListing {
     open.elided = true;
     chain = set = undefined;
   };
+  const fragments = new Set<NftTable>(); // parts without a table line a typed command ended
   let typed: string | undefined; // the last line outside a table: the command typed, if any
   let crash: { line: number; text: string } | undefined;
   // a paste that starts inside one of kube-proxy's maps: read as that map from its first line
@@ -160,7 +161,9 @@ export function parseNftText(input: string, file = '<input>'): NftListing {
       // grep kept what it matched of the open block (a map's elements): more of it may be above
       const open = chain ?? set;
       if (open) open.elided = true;
-      tables.push(finished(table));
+      const part = finished(table);
+      fragments.add(part);
+      tables.push(part);
       table = chain = set = undefined;
       typed = t;
       skipped.push(l.no);
@@ -227,7 +230,7 @@ export function parseNftText(input: string, file = '<input>'): NftListing {
   if (table) cutShort(undefined);
   if (tables.length === 0)
     throw new NftParseError(file, undefined, 'the nft listing holds no table');
-  const listed = joinListings(tables);
+  const listed = joinListings(tables, fragments);
   return {
     tables: listed,
     table: (family, name) => listed.find((t) => t.family === family && t.name === name),
