@@ -10,12 +10,16 @@ import { lineFamily } from './families.js';
 import { DumpSections } from './sections.js';
 import { NL, SP } from './state.js';
 import { trailingNote } from './trailing-note.js';
+import { holdsNatRules, isFilterReject } from './filter-rejects.js';
+import { Table } from '../table.js';
 
 /** " -A ": a rule starting inside the line of another (a paste whose line ends were lost). */
 const JOIN = Buffer.from(' -A ');
 
 export abstract class DumpRuleLines extends DumpSections {
-  private nextJoin = -2; // where the next " -A " inside a line may be (-1: none left)
+  private nextJoin = -2;
+  private natRules: boolean | undefined; // whether the paste holds a rule only nat holds
+  private filterPart: Table | undefined; // the filter table headerless REJECT rules are read in // where the next " -A " inside a line may be (-1: none left)
 
   /** Reads [s, e) as a line of its own: the parser's, which every kind of line goes through. */
   protected abstract line(s: number, e: number, last: boolean, first: boolean): void;
@@ -198,7 +202,7 @@ export abstract class DumpRuleLines extends DumpSections {
     }
     this.againDeclared = [];
     if (this.outsideTables()) return this.skip('stray');
-    const table = this.target();
+    const table = this.filterReject(spec || text(this.buf, specStart, e)) ?? this.target();
     const near = this.lastTable === table ? this.lastChain : -1;
     const chain = table.chainAt(t[0]!, t[1]!, near);
     if (this.options.listView?.broken.includes(this.lineNo)) {
@@ -256,6 +260,26 @@ export abstract class DumpRuleLines extends DumpSections {
       `a note after the rule (the shell's "#", which iptables never prints), skipped, the rule before it read: "${excerpt(text(this.buf, note, e).trim(), 80)}"`,
     );
     return note;
+  }
+
+  /** The filter table a headerless REJECT rule of kube-proxy's filter chains is read in, where
+   * the paste's other headerless rules are nat's and no command names their table (a grep of a
+   * whole save); undefined for any other rule. */
+  private filterReject(spec: string): Table | undefined {
+    if (this.current || this.options.table || this.typed || !isFilterReject(spec)) return undefined;
+    if (this.section && this.typedFor.has(this.section)) return undefined;
+    this.natRules ??= holdsNatRules(text(this.buf, 0, this.buf.length));
+    if (!this.natRules) return undefined;
+    if (this.filterPart) return this.filterPart;
+    const t = (this.filterPart = new Table('filter', this.buf, this.lineNo));
+    t.family = lineFamily(spec) ?? this.saveFamily ?? 'IPv4';
+    this.settled.add(t);
+    this.tables.push(t);
+    this.warn(
+      'table',
+      `rules from line ${this.lineNo} read as the filter table (no *filter line): kube-proxy writes its REJECT rules for Services without endpoints there, and iptables takes no REJECT in nat`,
+    );
+    return t;
   }
 
   /** Chains declared again just above the other family's first rule: that dump's, not a repeat. */

@@ -14,7 +14,7 @@ import { listedTable } from '../paste/list-view/command.js';
 
 export abstract class DumpSections extends DumpFamilies {
   private sawS = false;
-  private typed: Typed | undefined; // the table a command typed before the next listing lists
+  protected typed: Typed | undefined; // the table a command typed before the next listing lists
   /** Headerless tables started by a built-in chain declared again (another dump, or a repeat). */
   private readonly redeclared = new Set<Table>();
   /** The family of a save command typed last, whose output (grep'ed of its *table lines) follows. */
